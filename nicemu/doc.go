@@ -1,0 +1,34 @@
+// Package nicemu emulates Martini, the network interface controller of the
+// RHiNET cluster, in a shared-memory segment on one machine.
+//
+// The segment holds, for every process of a job, what the NIC would hold:
+// a PGIDTBL entry binding its Windows to (PGID, PID), its Windows (request
+// areas written by the process and kicked to start a request), a contflag
+// page, a SID table naming its registered memory, a bounce buffer and a
+// heap of registrable segment memory. A process opens its NIC with Open and
+// issues requests:
+//
+//   - Push and Pull: remote write and remote read, addressed as
+//     (PID, SID, offset), with optional ack or completion flags;
+//   - BOTF: a whole packet image written into a Window, whose PGID field the
+//     NIC overwrites so it cannot be forged;
+//   - AOTF: one 8-byte store whose header was registered (and checked) in
+//     the Header Buffer beforehand;
+//   - CompareAndSwap and FetchAndAdd on registered segment memory.
+//
+// Every request passes the protection checks of the real hardware: the
+// target must belong to the same job (PGID) and the SID and range must be
+// registered. A refused request is never performed; it is counted in Stats,
+// recorded in ErrorEvents and returned as an *AccessError.
+//
+// Registered memory is either segment memory (RegisterSegment), reached by a
+// copy through the shared mapping, or ordinary process memory
+// (RegisterMemory), reached in a single copy by Linux cross-memory attach
+// (process_vm_readv/writev) or, where the kernel denies that, through the
+// target's bounce buffer (see Service). Translation caches modelled on the
+// RVATLB and PATLB count hits and misses. Transfers are accounted in 2 KB
+// MTU packets.
+//
+// The emulated hardware runs in the process that kicks a Window: requests
+// complete before the call returns.
+package nicemu

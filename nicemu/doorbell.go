@@ -1,0 +1,80 @@
+package nicemu
+
+import (
+	"math"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The doorbell emulates the NIC's interrupt: a process that has nothing to
+// do may sleep on its doorbell word, and every request that writes into a
+// process's memory (or posts to its bounce mailbox) rings the doorbell if,
+// and only if, the process announced it may sleep. A polling process pays
+// one load of a read-mostly word per request; a sleeping one costs nothing.
+
+const (
+	futexWait = 0
+	futexWake = 1
+)
+
+// ArmDoorbell announces that the caller may sleep and returns the doorbell
+// value to pass to WaitDoorbell. After arming, the caller must check once
+// more for work, then call WaitDoorbell or DisarmDoorbell. Safe for
+// concurrent use.
+func (n *NIC) ArmDoorbell() uint32 {
+	atomic.AddUint32(&n.ent.sleepers, 1)
+	return atomic.LoadUint32(&n.ent.bell)
+}
+
+// DisarmDoorbell withdraws an ArmDoorbell without sleeping.
+func (n *NIC) DisarmDoorbell() { atomic.AddUint32(&n.ent.sleepers, ^uint32(0)) }
+
+// WaitDoorbell sleeps until the doorbell rings after the ArmDoorbell that
+// returned seen, or until timeout, then disarms. Safe for concurrent use.
+func (n *NIC) WaitDoorbell(seen uint32, timeout time.Duration) {
+	ts := unix.NsecToTimespec(int64(timeout))
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&n.ent.bell)), futexWait, uintptr(seen),
+		uintptr(unsafe.Pointer(&ts)), 0, 0)
+	n.DisarmDoorbell()
+}
+
+// notify rings dst's doorbell if dst may be asleep.
+func (n *NIC) notify(dst int) {
+	e := n.seg.proc(dst)
+	if atomic.LoadUint32(&e.sleepers) != 0 {
+		atomic.AddUint32(&e.bell, 1)
+		unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&e.bell)), futexWake, math.MaxInt32, 0, 0, 0)
+		n.stats.Wakeups++
+	}
+}
+
+// await waits for done to become true while serving this process's own
+// bounce mailbox (so two processes bouncing to each other cannot deadlock):
+// spin, then yield, then sleep on the doorbell.
+func (n *NIC) await(done func() bool) {
+	for i := 0; ; i++ {
+		if done() {
+			return
+		}
+		n.Service()
+		switch {
+		case i < 256:
+		case i < 2048:
+			yield()
+		default:
+			seen := n.ArmDoorbell()
+			if done() || n.pendingService() {
+				n.DisarmDoorbell()
+				continue
+			}
+			n.WaitDoorbell(seen, time.Millisecond)
+		}
+	}
+}
+
+// yield gives the CPU to another runnable process (sched_yield), which
+// matters when more ranks than cores run.
+func yield() { unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }

@@ -1,0 +1,209 @@
+package nicemu
+
+import (
+	"fmt"
+	"os"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// NIC is one process's view of the emulated Martini NIC: its Windows, its
+// SID table, its translation caches and its counters. Requests are executed
+// by the emulated hardware when a Window is kicked, in the calling process.
+//
+// A NIC is not safe for concurrent use, except for the doorbell methods
+// (ArmDoorbell, WaitDoorbell, DisarmDoorbell); the layer above serialises
+// requests.
+type NIC struct {
+	seg  *Segment
+	pid  int
+	ent  *procEntry
+	part int // partition base offset
+
+	windows [NumWindows]*windowRegs
+	local   [NumWindows][]byte // the local buffer named by each Window's request
+	cont    *[NumWindows * 8]uint64
+	issued  [NumWindows]uint64 // last request number kicked on each Window
+	next    int                // round-robin Window cursor
+
+	freeSIDs    []SID
+	procRegions map[SID][]byte // own KindProcess regions, kept alive while registered
+	segRegions  map[SID]extent // own KindSegment regions
+	heap        heap
+	aotf        *[NumAOTFPages]aotfHeader
+	box         *mailbox
+
+	rvatlb rvaTLB
+	patlb  paTLB
+	stats  Stats
+
+	cma    bool // cross-memory attach permitted
+	ospids []int
+
+	events  []ErrorEvent
+	scratch [8]byte
+	liov    [1]unix.Iovec
+	riov    [1]unix.RemoteIovec
+}
+
+// Op is the kind of a NIC request.
+type Op uint64
+
+// Request kinds selected by the kick.
+const (
+	OpPush Op = iota + 1
+	OpPull
+	OpBOTF
+	OpAOTF
+	OpCAS
+	OpFAA
+)
+
+func (o Op) String() string {
+	switch o {
+	case OpPush:
+		return "PUSH"
+	case OpPull:
+		return "PULL"
+	case OpBOTF:
+		return "BOTF"
+	case OpAOTF:
+		return "AOTF"
+	case OpCAS:
+		return "CAS"
+	case OpFAA:
+		return "FAA"
+	}
+	return fmt.Sprintf("Op(%d)", uint64(o))
+}
+
+// Open attaches the calling process to the NIC as process pid of the
+// segment's job: it records the OS process id, maps the Windows reserved for
+// pid and marks the slot ProcAttached. Set the environment variable
+// MARTINI_NO_CMA=1 to forbid cross-memory attach (bounce buffers only).
+func Open(seg *Segment, pid int) (*NIC, error) {
+	if pid < 0 || pid >= seg.NProcs() {
+		return nil, fmt.Errorf("nicemu: open: PID %d outside the job's %d processes", pid, seg.NProcs())
+	}
+	n := &NIC{
+		seg:         seg,
+		pid:         pid,
+		ent:         seg.proc(pid),
+		part:        seg.partBase(pid),
+		procRegions: make(map[SID][]byte),
+		segRegions:  make(map[SID]extent),
+		cma:         os.Getenv("MARTINI_NO_CMA") != "1",
+		ospids:      make([]int, seg.NProcs()),
+	}
+	for w := range n.windows {
+		n.windows[w] = (*windowRegs)(unsafe.Pointer(&seg.mem[n.part+partWindows+w*WindowSize]))
+	}
+	n.cont = (*[NumWindows * 8]uint64)(unsafe.Pointer(&seg.mem[n.part+partCont]))
+	n.aotf = (*[NumAOTFPages]aotfHeader)(unsafe.Pointer(&seg.mem[n.part+partCtl+aotfOffset]))
+	n.box = (*mailbox)(unsafe.Pointer(&seg.mem[n.part+partCtl]))
+	for w := range n.issued {
+		n.issued[w] = atomic.LoadUint64(&n.cont[w*8])
+	}
+	for s := NumSIDs - 1; s >= 1; s-- {
+		if st := atomic.LoadUint64(&seg.sidEntry(pid, SID(s)).state); st&1 == 1 {
+			// A previous user of the slot left it registered: invalidate.
+			atomic.StoreUint64(&seg.sidEntry(pid, SID(s)).state, st+1)
+		}
+		n.freeSIDs = append(n.freeSIDs, SID(s))
+	}
+	hb := seg.heapBase(pid)
+	n.heap = newHeap(hb, int(seg.hdr.heapSize))
+	atomic.StoreUint64(&n.ent.ospid, uint64(os.Getpid()))
+	if ProcState(atomic.LoadUint64(&n.ent.state)) < ProcAttached {
+		atomic.StoreUint64(&n.ent.state, uint64(ProcAttached))
+	}
+	return n, nil
+}
+
+// PID returns the process's id within the job.
+func (n *NIC) PID() int { return n.pid }
+
+// NumProcs returns the number of processes in the job.
+func (n *NIC) NumProcs() int { return n.seg.NProcs() }
+
+// PGID returns the job key the NIC stamps on this process's requests.
+func (n *NIC) PGID() uint64 { return n.ent.pgid }
+
+// CMA reports whether transfers to process memory use cross-memory attach
+// (single copy) rather than bounce buffers.
+func (n *NIC) CMA() bool { return n.cma }
+
+// SetState records the process's life-cycle state in the segment.
+func (n *NIC) SetState(st ProcState) { atomic.StoreUint64(&n.ent.state, uint64(st)) }
+
+// Close releases every registration of the process. The segment stays
+// mapped; the caller owns it.
+func (n *NIC) Close() error {
+	for sid := range n.procRegions {
+		n.Deregister(sid)
+	}
+	for sid := range n.segRegions {
+		n.Deregister(sid)
+	}
+	return nil
+}
+
+// RegisterMemory registers process memory (typically a Go slice) so that
+// other processes can PUSH into it and PULL from it. The NIC keeps buf alive
+// until Deregister.
+func (n *NIC) RegisterMemory(buf []byte) (SID, error) {
+	if len(buf) == 0 {
+		return 0, fmt.Errorf("nicemu: register memory: empty buffer")
+	}
+	sid, err := n.register(KindProcess, uint64(uintptr(unsafe.Pointer(&buf[0]))), uint64(len(buf)))
+	if err != nil {
+		return 0, err
+	}
+	n.procRegions[sid] = buf
+	return sid, nil
+}
+
+// RegisterSegment allocates size bytes of zeroed segment memory from the
+// process's partition and registers it. The returned slice is the local
+// view of the region.
+func (n *NIC) RegisterSegment(size int) (SID, []byte, error) {
+	if size <= 0 {
+		return 0, nil, fmt.Errorf("nicemu: register segment memory: size %d", size)
+	}
+	off, err := n.heap.alloc(size)
+	if err != nil {
+		return 0, nil, fmt.Errorf("nicemu: register %d bytes of segment memory for PID %d: %w", size, n.pid, err)
+	}
+	mem := n.seg.mem[off : off+size : off+size]
+	clear(mem)
+	sid, err := n.register(KindSegment, uint64(off), uint64(size))
+	if err != nil {
+		n.heap.release(off, size)
+		return 0, nil, err
+	}
+	n.segRegions[sid] = extent{off, size}
+	return sid, mem, nil
+}
+
+// Deregister removes a registration; segment memory returns to the heap.
+func (n *NIC) Deregister(sid SID) error {
+	if _, err := n.unregister(sid); err != nil {
+		return err
+	}
+	if e, ok := n.segRegions[sid]; ok {
+		n.heap.release(e.off, e.size)
+		delete(n.segRegions, sid)
+	}
+	delete(n.procRegions, sid)
+	return nil
+}
+
+// ospid returns the OS process id of a job process.
+func (n *NIC) ospid(p int) int {
+	if n.ospids[p] == 0 {
+		n.ospids[p] = int(atomic.LoadUint64(&n.seg.proc(p).ospid))
+	}
+	return n.ospids[p]
+}

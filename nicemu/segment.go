@@ -1,0 +1,283 @@
+package nicemu
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Layout of the shared segment. Every region is page aligned.
+//
+//	[0, PageSize)                     job header (written by the launcher only)
+//	[PageSize, PageSize+procTabSize)  PGIDTBL: one procEntry per process slot
+//	partition p, at partBase(p)       control page, Windows, contflag page,
+//	                                  SID table, bounce buffer, heap
+const (
+	// PageSize is the page size of the emulated NIC and of the host.
+	PageSize = 4096
+	// MTU is Martini's maximum packet payload; longer transfers are split
+	// into packets transparently and counted as such in Stats.
+	MTU = 2048
+	// NumWindows is the number of Windows reserved for each process.
+	NumWindows = 4
+	// WindowSize is the size of one Window's request area.
+	WindowSize = PageSize
+	// NumSIDs is the number of SID table entries per process.
+	NumSIDs = 1024
+	// NumAOTFPages is the number of AOTF header-buffer entries per process.
+	NumAOTFPages = 64
+
+	segmentMagic   = 0x4d415254494e4931 // "MARTINI1"
+	segmentVersion = 1
+	sidEntrySize   = 64
+	procEntrySize  = 128
+)
+
+// DefaultHeapSize is the segment memory each process may register
+// (rings, bootstrap areas); it bounds the job's total ring memory.
+const DefaultHeapSize = 64 << 20
+
+// DefaultBounceSize is the per-process bounce buffer used when cross-memory
+// attach is not permitted.
+const DefaultBounceSize = 256 << 10
+
+// ProcState is the life-cycle state of a process slot, kept in the segment so
+// that the launcher can tell a clean exit from an exit without Finalize.
+type ProcState uint64
+
+// Process states, in the order a well-behaved rank passes through them.
+const (
+	ProcEmpty       ProcState = iota // not started yet
+	ProcAttached                     // opened its NIC
+	ProcInitialized                  // MPI Init completed
+	ProcFinalized                    // MPI Finalize completed
+)
+
+func (s ProcState) String() string {
+	switch s {
+	case ProcEmpty:
+		return "not started"
+	case ProcAttached:
+		return "attached"
+	case ProcInitialized:
+		return "initialized"
+	case ProcFinalized:
+		return "finalized"
+	}
+	return fmt.Sprintf("ProcState(%d)", uint64(s))
+}
+
+// JobConfig describes the job a segment is created for.
+type JobConfig struct {
+	// NProcs is the number of process slots (ranks) in the segment.
+	NProcs int
+	// PGID is the job key stamped into every PGIDTBL entry.
+	PGID uint64
+	// HeapSize is the registrable segment memory per process (0: default).
+	HeapSize int
+	// BounceSize is the per-process bounce buffer (0: default).
+	BounceSize int
+	// ForeignPGID optionally gives individual slots a different PGID, which
+	// models processes of another job sharing the NIC (used by tests).
+	ForeignPGID map[int]uint64
+}
+
+// jobHeader is the first page of the segment.
+type jobHeader struct {
+	magic      uint64
+	version    uint64
+	nprocs     uint64
+	pgid       uint64
+	partSize   uint64
+	heapSize   uint64
+	bounceSize uint64
+	size       uint64
+	refused    uint64 // protection refusals, all processes (atomic)
+}
+
+// procEntry is one PGIDTBL entry plus the process's shared run state.
+type procEntry struct {
+	pgid     uint64 // written by the launcher only
+	pid      uint64 // written by the launcher only
+	ospid    uint64 // OS process id, written at Open
+	state    uint64 // ProcState
+	bell     uint32 // doorbell futex word
+	sleepers uint32 // >0 while the process may block on bell
+	refused  uint64 // refusals of requests aimed at this process
+	_        [128 - 48]byte
+}
+
+// Per-partition layout offsets (relative to the partition base).
+const (
+	partCtl     = 0                                 // bounce mailbox, AOTF header buffer
+	partWindows = PageSize                          // NumWindows request areas
+	partCont    = partWindows + NumWindows*PageSize // contflag page
+	partSIDs    = partCont + PageSize               // SID table
+	partBounce  = partSIDs + NumSIDs*sidEntrySize   // bounce buffer
+)
+
+// Segment is a mapping of a job's shared-memory segment.
+type Segment struct {
+	file *os.File
+	mem  []byte
+	hdr  *jobHeader
+}
+
+func partitionSize(heap, bounce int) int {
+	return roundUp(partBounce+bounce, PageSize) + roundUp(heap, PageSize)
+}
+
+func roundUp(n, a int) int { return (n + a - 1) / a * a }
+
+// CreateSegment creates the shared segment of a job as an anonymous memory
+// file (memfd): it has no name in /dev/shm, so nothing can leak when a
+// process dies. The launcher passes File() to every rank.
+func CreateSegment(cfg JobConfig) (*Segment, error) {
+	if cfg.NProcs < 1 {
+		return nil, fmt.Errorf("nicemu: create segment: %d processes, need at least 1", cfg.NProcs)
+	}
+	if cfg.HeapSize == 0 {
+		cfg.HeapSize = DefaultHeapSize
+	}
+	if cfg.BounceSize == 0 {
+		cfg.BounceSize = DefaultBounceSize
+	}
+	if cfg.BounceSize < PageSize || cfg.HeapSize < PageSize {
+		return nil, errors.New("nicemu: create segment: heap and bounce sizes must be at least one page")
+	}
+	part := partitionSize(cfg.HeapSize, cfg.BounceSize)
+	size := PageSize + roundUp(cfg.NProcs*procEntrySize, PageSize) + cfg.NProcs*part
+	fd, err := unix.MemfdCreate("martini-segment", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("nicemu: create segment: memfd_create: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "martini-segment")
+	if err := f.Truncate(int64(size)); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("nicemu: create segment: size %d: %w", size, err)
+	}
+	s, err := mapSegment(f, size)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	h := s.hdr
+	h.version = segmentVersion
+	h.nprocs = uint64(cfg.NProcs)
+	h.pgid = cfg.PGID
+	h.partSize = uint64(part)
+	h.heapSize = uint64(cfg.HeapSize)
+	h.bounceSize = uint64(cfg.BounceSize)
+	h.size = uint64(size)
+	for p := 0; p < cfg.NProcs; p++ {
+		e := s.proc(p)
+		e.pgid = cfg.PGID
+		if g, ok := cfg.ForeignPGID[p]; ok {
+			e.pgid = g
+		}
+		e.pid = uint64(p)
+	}
+	atomic.StoreUint64(&h.magic, segmentMagic)
+	return s, nil
+}
+
+// AttachSegment maps a segment created by CreateSegment from an inherited
+// file. The Segment takes ownership of f.
+func AttachSegment(f *os.File) (*Segment, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return nil, fmt.Errorf("nicemu: attach segment: %w", err)
+	}
+	if st.Size < PageSize {
+		return nil, fmt.Errorf("nicemu: attach segment: %d bytes is too small to be a segment", st.Size)
+	}
+	s, err := mapSegment(f, int(st.Size))
+	if err != nil {
+		return nil, err
+	}
+	if atomic.LoadUint64(&s.hdr.magic) != segmentMagic || s.hdr.version != segmentVersion {
+		s.Close()
+		return nil, errors.New("nicemu: attach segment: not a Martini segment (bad magic or version)")
+	}
+	if s.hdr.size != uint64(st.Size) {
+		s.Close()
+		return nil, fmt.Errorf("nicemu: attach segment: size %d, header says %d", st.Size, s.hdr.size)
+	}
+	return s, nil
+}
+
+func mapSegment(f *os.File, size int) (*Segment, error) {
+	mem, err := unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("nicemu: mmap segment (%d bytes): %w", size, err)
+	}
+	return &Segment{file: f, mem: mem, hdr: (*jobHeader)(unsafe.Pointer(&mem[0]))}, nil
+}
+
+// File returns the memory file backing the segment, to be inherited by ranks.
+func (s *Segment) File() *os.File { return s.file }
+
+// NProcs returns the number of process slots.
+func (s *Segment) NProcs() int { return int(s.hdr.nprocs) }
+
+// PGID returns the job key.
+func (s *Segment) PGID() uint64 { return s.hdr.pgid }
+
+// Size returns the segment size in bytes.
+func (s *Segment) Size() int { return int(s.hdr.size) }
+
+// ProcState returns the life-cycle state of process slot p.
+func (s *Segment) ProcState(p int) ProcState {
+	if p < 0 || p >= s.NProcs() {
+		return ProcEmpty
+	}
+	return ProcState(atomic.LoadUint64(&s.proc(p).state))
+}
+
+// SetProcState records the life-cycle state of process slot p.
+func (s *Segment) SetProcState(p int, st ProcState) {
+	if p >= 0 && p < s.NProcs() {
+		atomic.StoreUint64(&s.proc(p).state, uint64(st))
+	}
+}
+
+// Refused returns the number of requests the NIC refused for protection
+// reasons, over all processes of the segment.
+func (s *Segment) Refused() uint64 { return atomic.LoadUint64(&s.hdr.refused) }
+
+// Close unmaps the segment and closes its file.
+func (s *Segment) Close() error {
+	var err error
+	if s.mem != nil {
+		err = unix.Munmap(s.mem)
+		s.mem = nil
+	}
+	if s.file != nil {
+		if cerr := s.file.Close(); err == nil {
+			err = cerr
+		}
+		s.file = nil
+	}
+	return err
+}
+
+func (s *Segment) proc(p int) *procEntry {
+	return (*procEntry)(unsafe.Pointer(&s.mem[PageSize+p*procEntrySize]))
+}
+
+func (s *Segment) partBase(p int) int {
+	return PageSize + roundUp(int(s.hdr.nprocs)*procEntrySize, PageSize) + p*int(s.hdr.partSize)
+}
+
+func (s *Segment) heapBase(p int) int {
+	return s.partBase(p) + roundUp(partBounce+int(s.hdr.bounceSize), PageSize)
+}
+
+// word returns the 8-byte word at segment offset off.
+func (s *Segment) word(off int) *uint64 {
+	return (*uint64)(unsafe.Pointer(&s.mem[off]))
+}

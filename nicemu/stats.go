@@ -1,0 +1,35 @@
+package nicemu
+
+// Stats counts what a process's NIC did. The counters belong to the opening
+// process and are read by it; they are not shared through the segment.
+type Stats struct {
+	Push, Pull, BOTF, AOTF, CAS, FAA uint64 // requests kicked, by kind
+	PushBytes, PullBytes             uint64 // payload bytes moved
+	Packets                          uint64 // MTU-sized packets the transfers were split into
+	CMAOps, CMABytes                 uint64 // single-copy transfers by cross-memory attach
+	BounceOps, BounceBytes           uint64 // transfers staged through segment bounce buffers
+	SegmentOps                       uint64 // transfers into or out of segment memory
+	PGIDOverwrites                   uint64 // BOTF images whose PGID field the NIC replaced
+	RVATLBHits, RVATLBMisses         uint64 // SID→address translation cache
+	PATLBHits, PATLBMisses           uint64 // page translation cache
+	Registrations, Deregistrations   uint64
+	Refused                          uint64                // requests refused, all violations
+	RefusedBy                        [numViolations]uint64 // requests refused, by Violation
+	Served                           uint64                // bounce requests served for other processes
+	Wakeups                          uint64                // doorbell rings sent to sleeping processes
+}
+
+// Stats returns a copy of the NIC's counters.
+func (n *NIC) Stats() Stats {
+	s := n.stats
+	s.PATLBHits, s.PATLBMisses = n.patlb.hits, n.patlb.misses
+	s.RVATLBHits, s.RVATLBMisses = n.rvatlb.hits, n.rvatlb.misses
+	return s
+}
+
+func packets(n int) uint64 {
+	if n <= 0 {
+		return 1
+	}
+	return uint64((n + MTU - 1) / MTU)
+}
