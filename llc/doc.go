@@ -1,0 +1,13 @@
+// Package llc is the network-independent communication layer, after the
+// LLC design: a protocol engine of state machines (connection through a
+// common command slot, lazy ring-buffer allocation, eager send through the
+// rings, rendezvous by remote read or remote write, MPI matching) that
+// consumes user operations and IR events and emits IR commands into a
+// schedule queue; an Endpoint that issues those commands on a Transport and
+// waits for operations; and the Transport interface, whose implementation
+// for the emulated Martini NIC (package llc/martini) is the only
+// network-aware code.
+//
+// The engine never calls a network: it can be driven by scripted events in
+// tests, deterministically.
+package llc

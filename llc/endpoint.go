@@ -1,0 +1,205 @@
+package llc
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Endpoint is the I/O loop around an Engine: it issues the engine's
+// commands on a Transport in schedule order, feeds completions back, and
+// waits for operations. It is safe for concurrent use by many goroutines;
+// its lock is held only while the engine runs, never across a wait.
+type Endpoint struct {
+	mu  sync.Mutex
+	eng *Engine
+	tr  Transport
+
+	// Backoff of waiters: Spin polls, then Yield polls each followed by a
+	// yield of the processor, then a doorbell sleep.
+	Spin, Yield int
+
+	waits, sleeps uint64
+}
+
+// WaitStats counts how waiting went.
+type WaitStats struct {
+	Waits  uint64 // operations waited for
+	Sleeps uint64 // doorbell sleeps taken
+}
+
+// NewEndpoint returns an endpoint driving eng over tr.
+func NewEndpoint(eng *Engine, tr Transport) *Endpoint {
+	return &Endpoint{eng: eng, tr: tr, Spin: 4000, Yield: 200}
+}
+
+// drain issues every scheduled command and delivers the completions.
+// The caller holds ep.mu.
+func (ep *Endpoint) drain() {
+	for c := ep.eng.sched.Next(); c != nil; c = ep.eng.sched.Next() {
+		if ev := ep.tr.Execute(c); ev.Kind != EvNone {
+			ep.eng.Step(ev)
+		}
+	}
+}
+
+// Locked runs f with the endpoint's lock held and the engine's commands
+// issued afterwards.
+func (ep *Endpoint) Locked(f func(e *Engine)) {
+	ep.mu.Lock()
+	f(ep.eng)
+	ep.drain()
+	ep.mu.Unlock()
+}
+
+// Send starts op.
+func (ep *Endpoint) Send(op *SendOp) {
+	ep.mu.Lock()
+	ep.eng.Send(op)
+	ep.drain()
+	ep.mu.Unlock()
+}
+
+// Recv posts op.
+func (ep *Endpoint) Recv(op *RecvOp) {
+	ep.mu.Lock()
+	ep.eng.Recv(op)
+	ep.drain()
+	ep.mu.Unlock()
+}
+
+// Cancel cancels a posted receive that has not matched.
+func (ep *Endpoint) Cancel(op *RecvOp) bool {
+	ep.mu.Lock()
+	ok := ep.eng.Cancel(op)
+	ep.mu.Unlock()
+	return ok
+}
+
+// progress runs one round of the I/O loop. The caller holds ep.mu.
+func (ep *Endpoint) progress() bool {
+	p := ep.tr.Poll()
+	if ep.eng.Poll() {
+		p = true
+	}
+	ep.drain()
+	return p
+}
+
+// Progress runs one round of the I/O loop and reports whether anything
+// happened.
+func (ep *Endpoint) Progress() bool {
+	ep.mu.Lock()
+	p := ep.progress()
+	ep.mu.Unlock()
+	return p
+}
+
+// Completion is an operation that can be waited for: *SendOp or *RecvOp.
+type Completion interface{ Done() bool }
+
+// Test runs one round of progress and reports whether op is done.
+func (ep *Endpoint) Test(op Completion) bool {
+	ep.mu.Lock()
+	done := op.Done()
+	if !done {
+		ep.progress()
+		done = op.Done()
+	}
+	ep.mu.Unlock()
+	return done
+}
+
+// Wait drives progress until op is done: it spins, then yields the
+// processor between polls, then sleeps on the doorbell, so that more
+// processes than cores still make progress.
+func (ep *Endpoint) Wait(op Completion) {
+	ep.WaitFunc(op.Done)
+}
+
+// WaitFunc drives progress until done, called with the lock held, returns
+// true.
+func (ep *Endpoint) WaitFunc(done func() bool) {
+	idle := 0
+	for {
+		ep.mu.Lock()
+		if done() {
+			ep.waits++
+			ep.mu.Unlock()
+			return
+		}
+		p := ep.progress()
+		ok := done()
+		ep.mu.Unlock()
+		if ok {
+			ep.mu.Lock()
+			ep.waits++
+			ep.mu.Unlock()
+			return
+		}
+		if p {
+			idle = 0
+			continue
+		}
+		idle++
+		switch {
+		case idle < ep.Spin:
+		case idle < ep.Spin+ep.Yield:
+			runtime.Gosched()
+			osYield()
+		default:
+			ep.sleep(done)
+			idle = ep.Spin
+		}
+	}
+}
+
+// sleep blocks on the doorbell unless work is already there.
+func (ep *Endpoint) sleep(done func() bool) {
+	t := ep.tr.Arm()
+	ep.mu.Lock()
+	p := ep.progress()
+	ok := done()
+	if !p && !ok {
+		ep.sleeps++
+	}
+	ep.mu.Unlock()
+	if p || ok {
+		ep.tr.Disarm()
+		return
+	}
+	ep.tr.Sleep(t)
+}
+
+// Probe runs one round of progress and reports the earliest unexpected
+// message matching (source, tag, ctx).
+func (ep *Endpoint) Probe(source int, tag int32, ctx uint32) (Status, bool) {
+	ep.mu.Lock()
+	ep.progress()
+	st, ok := ep.eng.Probe(source, tag, ctx)
+	ep.mu.Unlock()
+	return st, ok
+}
+
+// Stats returns the engine's counters.
+func (ep *Endpoint) Stats() Counters {
+	ep.mu.Lock()
+	s := ep.eng.Stats()
+	ep.mu.Unlock()
+	return s
+}
+
+// WaitStats returns how waiting went.
+func (ep *Endpoint) WaitStats() WaitStats {
+	ep.mu.Lock()
+	s := WaitStats{Waits: ep.waits, Sleeps: ep.sleeps}
+	ep.mu.Unlock()
+	return s
+}
+
+// Err returns the engine's fatal error, if any.
+func (ep *Endpoint) Err() error {
+	ep.mu.Lock()
+	err := ep.eng.Err()
+	ep.mu.Unlock()
+	return err
+}

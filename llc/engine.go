@@ -1,0 +1,378 @@
+package llc
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Wildcards for receives and probes.
+const (
+	AnySource = -1
+	AnyTag    = -1
+)
+
+// RndvMode selects the rendezvous variant used for messages above the
+// eager limit.
+type RndvMode uint8
+
+// Rendezvous variants.
+const (
+	// RndvPull: the receiver reads the sender's registered buffer (RDMA
+	// read, after Sur et al.), then tells the sender it is done.
+	RndvPull RndvMode = iota
+	// RndvPush: the receiver registers its buffer and grants it; the sender
+	// writes into it (RDMA write), then tells the receiver it is done.
+	RndvPush
+)
+
+func (m RndvMode) String() string {
+	if m == RndvPush {
+		return "push"
+	}
+	return "pull"
+}
+
+// Config parameterises an Engine.
+type Config struct {
+	Self, Size int
+	// Boot is the bootstrap region of every process, as published in the
+	// management data store; BootMem is this process's own bootstrap
+	// memory, BootSize(Size) bytes of zeroed peer-writable memory.
+	Boot    []RegionID
+	BootMem []byte
+	// EagerLimit is the largest message sent eagerly through the rings.
+	EagerLimit int
+	// RingSize is the record space of each ring this process grants.
+	RingSize int
+	// RingCap bounds the ring memory this process grants in total; rings
+	// are granted first come, first served.
+	RingCap int
+	// Rendezvous selects the rendezvous variant for large messages.
+	Rendezvous RndvMode
+}
+
+// Counters are the engine's per-protocol statistics.
+type Counters struct {
+	EagerSent, EagerRecv    uint64 // eager messages
+	RndvSent, RndvRecv      uint64 // rendezvous messages
+	BytesSent, BytesRecv    uint64 // message payload bytes
+	Unexpected              uint64 // messages that arrived before their receive
+	Truncated               uint64 // receives whose buffer was too small
+	ControlSent             uint64 // RTS, CTS and FIN records
+	Connections             uint64 // connections this process initiated
+	ConnectRetries          uint64 // lost compare-and-swap on a common command slot
+	RingsGranted, RingBytes uint64 // rings allocated for senders, and their memory
+	RingFull, TailReads     uint64 // sends that found a ring full; consumer-count reads
+	CommandsIssued          uint64 // IR commands emitted
+}
+
+// Errors reported by the engine.
+var (
+	// ErrTruncated is matched (errors.Is) by a receive whose buffer was too
+	// small; the error text gives both sizes.
+	ErrTruncated = errors.New("message truncated")
+	// ErrNoRing means the peer had no ring memory left for this process.
+	ErrNoRing = errors.New("peer has no ring memory left")
+)
+
+// Engine is the network-independent protocol engine: connection, ring
+// buffer allocation, eager and rendezvous send-receive with MPI matching.
+// It consumes user operations and IR events and emits IR commands into its
+// schedule queue; it never calls a network. An Engine is not safe for
+// concurrent use.
+type Engine struct {
+	cfg   Config
+	sched schedQueue
+	peers []peer
+	boot  bootArea
+
+	inbound []*inRing
+	granted int // ring memory granted so far
+
+	posted recvQueue
+	unexp  unexpQueue
+	pool   bufPool
+
+	rndvSends map[uint64]*SendOp
+	rndvRecvs map[uint64]*RecvOp
+	nextID    uint64
+
+	blocked int // peers with queued records
+	err     error
+	stats   Counters
+}
+
+// NewEngine checks cfg and returns an engine for it.
+func NewEngine(cfg Config) (*Engine, error) {
+	switch {
+	case cfg.Size < 1 || cfg.Self < 0 || cfg.Self >= cfg.Size:
+		return nil, fmt.Errorf("llc: process %d of %d", cfg.Self, cfg.Size)
+	case len(cfg.Boot) != cfg.Size:
+		return nil, fmt.Errorf("llc: %d bootstrap regions for %d processes", len(cfg.Boot), cfg.Size)
+	case len(cfg.BootMem) < BootSize(cfg.Size):
+		return nil, fmt.Errorf("llc: bootstrap memory %d bytes, need %d", len(cfg.BootMem), BootSize(cfg.Size))
+	case cfg.RingSize < 4*cell || cfg.RingSize%cell != 0:
+		return nil, fmt.Errorf("llc: ring size %d must be a multiple of %d and at least %d", cfg.RingSize, cell, 4*cell)
+	case cfg.EagerLimit < 0 || recordSize(cfg.EagerLimit) > uint64(cfg.RingSize)/2:
+		return nil, fmt.Errorf("llc: eager limit %d too large for rings of %d bytes (at most %d)",
+			cfg.EagerLimit, cfg.RingSize, MaxEagerLimit(cfg.RingSize))
+	}
+	e := &Engine{
+		cfg:       cfg,
+		peers:     make([]peer, cfg.Size),
+		boot:      bootArea{mem: cfg.BootMem, n: cfg.Size},
+		rndvSends: make(map[uint64]*SendOp),
+		rndvRecvs: make(map[uint64]*RecvOp),
+	}
+	e.sched.init(64)
+	return e, nil
+}
+
+// MaxEagerLimit returns the largest eager limit rings of ringSize allow.
+func MaxEagerLimit(ringSize int) int { return ringSize/2 - recHeader - cell + 1 }
+
+// Stats returns the engine's counters.
+func (e *Engine) Stats() Counters { return e.stats }
+
+// Config returns the engine's configuration.
+func (e *Engine) Config() Config { return e.cfg }
+
+// Err returns the fatal error that stopped the engine, if any.
+func (e *Engine) Err() error { return e.err }
+
+// Commands returns the schedule queue, from which the driver takes the
+// commands to issue, in order.
+func (e *Engine) Commands() *schedQueue { return &e.sched }
+
+func (e *Engine) emit(c *Command) {
+	e.stats.CommandsIssued++
+	e.sched.push(c)
+}
+
+// fail stops the engine: every pending operation completes with err.
+func (e *Engine) fail(err error) {
+	if e.err != nil {
+		return
+	}
+	e.err = err
+	for op := e.posted.head; op != nil; op = op.next {
+		op.finish(err)
+	}
+	e.posted = recvQueue{}
+	for _, op := range e.rndvRecvs {
+		op.finish(err)
+	}
+	for _, op := range e.rndvSends {
+		op.finish(err)
+	}
+	for i := range e.peers {
+		e.peers[i].failQueued(err)
+	}
+	e.blocked = 0
+}
+
+// Step delivers an IR event to the engine.
+func (e *Engine) Step(ev Event) {
+	if ev.Kind == EvNone {
+		return
+	}
+	kind, id := splitToken(ev.Token)
+	if ev.Kind == EvError && kind == tokNone {
+		e.fail(fmt.Errorf("llc: network command failed: %w", ev.Err))
+		return
+	}
+	switch kind {
+	case tokConnCAS:
+		e.onConnCAS(int(id), ev)
+	case tokRingAlloc:
+		e.onRingAlloc(int(id), ev)
+	case tokTail:
+		e.onTail(int(id), ev)
+	case tokRegSend:
+		e.onRegSend(id, ev)
+	case tokRegRecv:
+		e.onRegRecv(id, ev)
+	case tokPullDone:
+		e.onPullDone(id, ev)
+	case tokPushDone:
+		e.onPushDone(id, ev)
+	}
+}
+
+// Poll looks for work that arrived from the network: connection requests,
+// connection replies and ring records; it also retries sends that were
+// waiting for a connection or for ring space. It reports whether anything
+// happened.
+func (e *Engine) Poll() bool {
+	if e.err != nil {
+		return false
+	}
+	progressed := e.pollConnect()
+	for _, r := range e.inbound {
+		if e.pollRing(r) {
+			progressed = true
+		}
+	}
+	if e.blocked > 0 {
+		for p := range e.peers {
+			if e.peers[p].queued() {
+				if e.trySend(p) {
+					progressed = true
+				}
+			}
+		}
+	}
+	return progressed
+}
+
+func (e *Engine) pollRing(r *inRing) bool {
+	progressed := false
+	for k := 0; k < 32; k++ {
+		rec, n, ok := r.peek()
+		if !ok {
+			break
+		}
+		if rec != nil {
+			e.handle(r.peer, rec)
+		}
+		r.release(n)
+		progressed = true
+	}
+	return progressed
+}
+
+// handle processes one ring record from src.
+func (e *Engine) handle(src int, rec []byte) {
+	var m meta
+	m.get(rec[8:recHeader])
+	body := rec[recHeader:]
+	switch m.kind {
+	case recEager:
+		e.stats.EagerRecv++
+		payload := body[:m.length]
+		e.stats.BytesRecv += uint64(len(payload))
+		if op := e.posted.match(src, m.tag, m.ctx); op != nil {
+			op.deliver(src, m.tag, payload)
+			e.countTrunc(op)
+			return
+		}
+		e.stats.Unexpected++
+		u := e.unexp.alloc()
+		*u = unexpected{src: src, tag: m.tag, ctx: m.ctx, length: len(payload), data: e.pool.get(len(payload))}
+		copy(u.data, payload)
+		e.unexp.push(u)
+	case recRTS:
+		var r rts
+		r.get(body)
+		r.sendID = m.aux
+		if op := e.posted.match(src, m.tag, m.ctx); op != nil {
+			e.rndvRecvStart(op, src, m.tag, &r)
+			return
+		}
+		e.stats.Unexpected++
+		u := e.unexp.alloc()
+		*u = unexpected{src: src, tag: m.tag, ctx: m.ctx, length: int(r.length), rndv: true, rts: r}
+		e.unexp.push(u)
+	case recCTS:
+		e.onCTS(src, m.aux, body)
+	case recFIN:
+		e.onFIN(m.aux)
+	case recPUT:
+		e.onPUT(m.aux)
+	default:
+		e.fail(fmt.Errorf("llc: corrupt record of kind %d from process %d", m.kind, src))
+	}
+}
+
+func (e *Engine) countTrunc(op *RecvOp) {
+	if op.err != nil && errors.Is(op.err, ErrTruncated) {
+		e.stats.Truncated++
+	}
+}
+
+// Send starts op. An eager send completes before Send returns whenever the
+// connection exists and the ring has room; otherwise op completes during a
+// later Poll or Step.
+func (e *Engine) Send(op *SendOp) {
+	op.done, op.err, op.region, op.id = false, nil, 0, 0
+	if e.err != nil {
+		op.finish(e.err)
+		return
+	}
+	if op.Peer < 0 || op.Peer >= e.cfg.Size {
+		op.finish(fmt.Errorf("llc: send to process %d: only %d processes", op.Peer, e.cfg.Size))
+		return
+	}
+	p := &e.peers[op.Peer]
+	if len(op.Data) <= e.cfg.EagerLimit {
+		if p.conn == connUp && !p.queued() && e.writeEager(op.Peer, op) {
+			return
+		}
+		p.enqueue(outItem{op: op})
+	} else {
+		e.rndvSendStart(op)
+		p.enqueue(outItem{op: op, rndv: true})
+	}
+	if p.n == 1 {
+		e.blocked++
+	}
+	e.trySend(op.Peer)
+}
+
+// Recv posts op: it matches the earliest unexpected message first, in
+// arrival order, else waits in the posted queue.
+func (e *Engine) Recv(op *RecvOp) {
+	op.done, op.err, op.region = false, nil, 0
+	if e.err != nil {
+		op.finish(e.err)
+		return
+	}
+	if op.Source != AnySource && (op.Source < 0 || op.Source >= e.cfg.Size) {
+		op.finish(fmt.Errorf("llc: receive from process %d: only %d processes", op.Source, e.cfg.Size))
+		return
+	}
+	if u := e.unexp.match(op.Source, op.Tag, op.Ctx); u != nil {
+		if u.rndv {
+			e.rndvRecvStart(op, u.src, u.tag, &u.rts)
+		} else {
+			op.deliver(u.src, u.tag, u.data[:u.length])
+			e.countTrunc(op)
+			e.pool.put(u.data)
+		}
+		e.unexp.free(u)
+		return
+	}
+	e.posted.push(op)
+}
+
+// Probe reports the earliest unexpected message matching (source, tag,
+// ctx) without receiving it.
+func (e *Engine) Probe(source int, tag int32, ctx uint32) (Status, bool) {
+	for u := e.unexp.head; u != nil; u = u.next {
+		if matches(source, tag, ctx, u.src, u.tag, u.ctx) {
+			return Status{Source: u.src, Tag: u.tag, Len: u.length}, true
+		}
+	}
+	return Status{}, false
+}
+
+// Cancel removes a posted receive that has not matched yet and reports
+// whether it did.
+func (e *Engine) Cancel(op *RecvOp) bool {
+	if e.posted.remove(op) {
+		op.finish(nil)
+		op.cancelled = true
+		return true
+	}
+	return false
+}
+
+// Idle reports whether the engine has no operation in flight that it is
+// responsible for advancing (used by Finalize).
+func (e *Engine) Idle() bool {
+	return e.blocked == 0 && len(e.rndvSends) == 0 && len(e.rndvRecvs) == 0 && e.sched.len() == 0
+}
+
+func matches(source int, tag int32, ctx uint32, src int, mtag int32, mctx uint32) bool {
+	return mctx == ctx && (source == AnySource || source == src) && (tag == AnyTag || tag == mtag)
+}

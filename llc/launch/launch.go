@@ -1,0 +1,275 @@
+// Package launch is the rank side of the contract between mpirun and the
+// processes it starts: it reads the job description that mpirun leaves in
+// the environment and in inherited file descriptors, and opens the job's
+// shared segment and data store.
+//
+// mpirun sets, for every rank:
+//
+//	MARTINI_RANK        the rank, 0 <= rank < size
+//	MARTINI_SIZE        the number of ranks
+//	MARTINI_PGID        the job key, in hexadecimal
+//	MARTINI_SEGMENT_FD  the descriptor of the segment memfd (3)
+//	MARTINI_STORE_FD    the descriptor of the data-store socket (4)
+//
+// and forwards its tuning flags as the settings MARTINI_EAGER_LIMIT,
+// MARTINI_RNDV, MARTINI_NO_CMA and MARTINI_STATS (see Settings).
+//
+// A program started without mpirun (MARTINI_RANK unset) becomes a singleton
+// job of one rank with a segment and a data store of its own, like MPI
+// singleton initialization.
+package launch
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/rhinet-go/martini/llc/datastore"
+	"github.com/rhinet-go/martini/nicemu"
+	"golang.org/x/sys/unix"
+)
+
+// Names of the environment variables that mpirun sets for its ranks.
+const (
+	EnvRank      = "MARTINI_RANK"
+	EnvSize      = "MARTINI_SIZE"
+	EnvPGID      = "MARTINI_PGID"
+	EnvSegmentFD = "MARTINI_SEGMENT_FD"
+	EnvStoreFD   = "MARTINI_STORE_FD"
+)
+
+// The descriptors at which mpirun passes the segment and the data-store
+// socket (the first two of exec.Cmd.ExtraFiles).
+const (
+	SegmentFD = 3
+	StoreFD   = 4
+)
+
+// Job is the job a process takes part in, as a rank.
+type Job struct {
+	Rank int    // this process's rank
+	Size int    // number of ranks
+	PGID uint64 // job key
+
+	// Segment is the job's shared segment, mapped.
+	Segment *nicemu.Segment
+	// Store is the job's management data store.
+	Store datastore.Store
+	// Singleton is true when the process was started without mpirun.
+	Singleton bool
+	// Settings are the tuning settings forwarded by mpirun.
+	Settings Settings
+}
+
+// inherited is set once FromEnv has taken over the inherited descriptors.
+var inherited atomic.Bool
+
+// FromEnv returns the job described by the environment set by mpirun,
+// attaching to the inherited segment and data-store socket, which the Job
+// then owns. Without MARTINI_RANK it returns a singleton job (rank 0 of 1)
+// with a segment of its own and a datastore.Local. Errors name the offending
+// variable.
+//
+// Outside singleton mode FromEnv can succeed only once per process: the
+// inherited descriptors are consumed by the first call.
+func FromEnv() (*Job, error) {
+	if os.Getenv(EnvRank) != "" && !inherited.CompareAndSwap(false, true) {
+		return nil, errors.New("launch: the inherited segment and data store were already taken by an earlier FromEnv")
+	}
+	return fromEnv(os.Getenv)
+}
+
+func fromEnv(getenv func(string) string) (*Job, error) {
+	settings, err := ParseSettings(getenv)
+	if err != nil {
+		return nil, err
+	}
+	if getenv(EnvRank) == "" {
+		j, err := Singleton()
+		if err != nil {
+			return nil, err
+		}
+		j.Settings = settings
+		return j, nil
+	}
+
+	size, err := intVar(getenv, EnvSize)
+	if err != nil {
+		return nil, err
+	}
+	if size < 1 {
+		return nil, fmt.Errorf("launch: %s=%d: need at least 1 rank", EnvSize, size)
+	}
+	rank, err := intVar(getenv, EnvRank)
+	if err != nil {
+		return nil, err
+	}
+	if rank < 0 || rank >= size {
+		return nil, fmt.Errorf("launch: %s=%d: out of range for %s=%d", EnvRank, rank, EnvSize, size)
+	}
+	pgid, err := pgidVar(getenv)
+	if err != nil {
+		return nil, err
+	}
+	segFD, err := fdVar(getenv, EnvSegmentFD)
+	if err != nil {
+		return nil, err
+	}
+	storeFD, err := fdVar(getenv, EnvStoreFD)
+	if err != nil {
+		return nil, err
+	}
+	if segFD == storeFD {
+		return nil, fmt.Errorf("launch: %s and %s are both %d", EnvSegmentFD, EnvStoreFD, segFD)
+	}
+
+	seg, err := attachSegment(segFD, size, pgid)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := storeConn(storeFD)
+	if err != nil {
+		seg.Close()
+		return nil, err
+	}
+	return &Job{
+		Rank:     rank,
+		Size:     size,
+		PGID:     pgid,
+		Segment:  seg,
+		Store:    datastore.NewClient(conn),
+		Settings: settings,
+	}, nil
+}
+
+// Singleton returns a job of one rank that is not managed by mpirun: it has
+// a new segment with a random job key and a datastore.Local. Its Settings
+// are the defaults.
+func Singleton() (*Job, error) {
+	pgid := RandomPGID()
+	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: 1, PGID: pgid})
+	if err != nil {
+		return nil, fmt.Errorf("launch: singleton: %w", err)
+	}
+	return &Job{
+		Rank:      0,
+		Size:      1,
+		PGID:      pgid,
+		Segment:   seg,
+		Store:     datastore.NewLocal(),
+		Singleton: true,
+		Settings:  DefaultSettings(),
+	}, nil
+}
+
+// RandomPGID returns a random, non-zero job key.
+func RandomPGID() uint64 {
+	var b [8]byte
+	for {
+		rand.Read(b[:])
+		if k := binary.LittleEndian.Uint64(b[:]); k != 0 {
+			return k
+		}
+	}
+}
+
+// FormatPGID formats a job key as mpirun passes it in MARTINI_PGID.
+func FormatPGID(pgid uint64) string { return fmt.Sprintf("%016x", pgid) }
+
+// Close releases the job's data store and segment.
+func (j *Job) Close() error {
+	var errs []error
+	if j.Store != nil {
+		if err := j.Store.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		j.Store = nil
+	}
+	if j.Segment != nil {
+		if err := j.Segment.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		j.Segment = nil
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("launch: close job: %w", err)
+	}
+	return nil
+}
+
+func intVar(getenv func(string) string, name string) (int, error) {
+	s := getenv(name)
+	if s == "" {
+		return 0, fmt.Errorf("launch: %s is not set although %s is", name, EnvRank)
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("launch: %s=%q: not an integer", name, s)
+	}
+	return n, nil
+}
+
+func pgidVar(getenv func(string) string) (uint64, error) {
+	s := getenv(EnvPGID)
+	if s == "" {
+		return 0, fmt.Errorf("launch: %s is not set although %s is", EnvPGID, EnvRank)
+	}
+	pgid, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"), 16, 64)
+	if err != nil {
+		return 0, fmt.Errorf("launch: %s=%q: not a 64-bit hexadecimal number", EnvPGID, s)
+	}
+	return pgid, nil
+}
+
+// fdVar parses a descriptor variable and checks that the descriptor is open.
+func fdVar(getenv func(string) string, name string) (int, error) {
+	fd, err := intVar(getenv, name)
+	if err != nil {
+		return 0, err
+	}
+	if fd <= 2 {
+		return 0, fmt.Errorf("launch: %s=%d: not a descriptor mpirun passes (0-2 are the standard streams)", name, fd)
+	}
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil {
+		return 0, fmt.Errorf("launch: %s=%d: %w", name, fd, err)
+	}
+	return fd, nil
+}
+
+func attachSegment(fd, size int, pgid uint64) (*nicemu.Segment, error) {
+	// Do not pass the segment on to programs this one may start.
+	unix.CloseOnExec(fd)
+	f := os.NewFile(uintptr(fd), "martini-segment")
+	seg, err := nicemu.AttachSegment(f)
+	if err != nil {
+		f.Close() // AttachSegment does not always close it on failure
+		return nil, fmt.Errorf("launch: %s=%d: %w", EnvSegmentFD, fd, err)
+	}
+	if seg.NProcs() != size {
+		n := seg.NProcs()
+		seg.Close()
+		return nil, fmt.Errorf("launch: %s=%d: the segment has %d process slots but %s=%d", EnvSegmentFD, fd, n, EnvSize, size)
+	}
+	if seg.PGID() != pgid {
+		g := seg.PGID()
+		seg.Close()
+		return nil, fmt.Errorf("launch: %s=%d: the segment belongs to job %s, not %s=%s", EnvSegmentFD, fd, FormatPGID(g), EnvPGID, FormatPGID(pgid))
+	}
+	return seg, nil
+}
+
+func storeConn(fd int) (net.Conn, error) {
+	f := os.NewFile(uintptr(fd), "martini-store")
+	conn, err := net.FileConn(f) // dups the descriptor, close-on-exec
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("launch: %s=%d: not a data-store socket: %w", EnvStoreFD, fd, err)
+	}
+	return conn, nil
+}

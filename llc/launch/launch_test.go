@@ -1,0 +1,305 @@
+package launch
+
+import (
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rhinet-go/martini/llc/datastore"
+	"github.com/rhinet-go/martini/nicemu"
+	"golang.org/x/sys/unix"
+)
+
+func mapEnv(env map[string]string) func(string) string {
+	return func(k string) string { return env[k] }
+}
+
+func TestParseSettings(t *testing.T) {
+	s, err := ParseSettings(mapEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s != DefaultSettings() || s.EagerLimit >= 0 {
+		t.Errorf("settings of an empty environment = %+v", s)
+	}
+	s, err = ParseSettings(mapEnv(map[string]string{
+		EnvEagerLimit: "0", EnvRndv: "push", EnvNoCMA: "1", EnvStats: "true",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Settings{EagerLimit: 0, Rndv: RndvPush, NoCMA: true, Stats: true}); s != want {
+		t.Errorf("settings = %+v, want %+v", s, want)
+	}
+	for name, value := range map[string]string{
+		EnvEagerLimit: "-1",
+		EnvRndv:       "pul",
+		EnvNoCMA:      "yes",
+		EnvStats:      "2",
+	} {
+		_, err := ParseSettings(mapEnv(map[string]string{name: value}))
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: error %v does not name the variable", name, value, err)
+		}
+	}
+	if _, err := ParseSettings(mapEnv(map[string]string{EnvEagerLimit: "64k"})); err == nil {
+		t.Error("eager limit 64k accepted")
+	}
+}
+
+func TestSettingsEnvRoundTrip(t *testing.T) {
+	for _, s := range []Settings{
+		DefaultSettings(),
+		{EagerLimit: 4096, Rndv: RndvPull, NoCMA: true, Stats: true},
+		{EagerLimit: 0, Rndv: RndvPush},
+	} {
+		env := map[string]string{}
+		for _, kv := range s.Env() {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+		got, err := ParseSettings(mapEnv(env))
+		if err != nil || got != s {
+			t.Errorf("round trip of %+v: %+v, %v", s, got, err)
+		}
+	}
+}
+
+// launched prepares what mpirun would pass to rank: a segment for size
+// ranks, a data-store socket served by srv, and the environment naming them.
+// The returned descriptors are dups, owned by the caller of fromEnv.
+func launched(t *testing.T, rank, size int) (map[string]string, *datastore.Server) {
+	t.Helper()
+	pgid := RandomPGID()
+	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: size, PGID: pgid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { seg.Close() })
+	segFD, err := unix.Dup(int(seg.File().Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fds[0]), "server end")
+	conn, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := datastore.NewServer(size)
+	go srv.Serve(rank, conn)
+	t.Cleanup(func() { srv.Close() })
+	return map[string]string{
+		EnvRank:      strconv.Itoa(rank),
+		EnvSize:      strconv.Itoa(size),
+		EnvPGID:      FormatPGID(pgid),
+		EnvSegmentFD: strconv.Itoa(segFD),
+		EnvStoreFD:   strconv.Itoa(fds[1]),
+	}, srv
+}
+
+// fdIdentity records which open files the descriptors named by env refer
+// to, so that a test can close them afterwards without closing a reused
+// descriptor number.
+func fdIdentity(env map[string]string) map[int]unix.Stat_t {
+	ids := map[int]unix.Stat_t{}
+	for _, k := range []string{EnvSegmentFD, EnvStoreFD} {
+		if fd, err := strconv.Atoi(env[k]); err == nil && fd > 2 {
+			var st unix.Stat_t
+			if unix.Fstat(fd, &st) == nil {
+				ids[fd] = st
+			}
+		}
+	}
+	return ids
+}
+
+// closeFDs closes the descriptors of ids that still refer to the same files,
+// for cases where fromEnv failed before taking them over.
+func closeFDs(ids map[int]unix.Stat_t) {
+	for fd, want := range ids {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) == nil && st.Dev == want.Dev && st.Ino == want.Ino {
+			unix.Close(fd)
+		}
+	}
+}
+
+func TestFromEnvLaunched(t *testing.T) {
+	env, _ := launched(t, 1, 3)
+	env[EnvEagerLimit] = "8192"
+	j, err := fromEnv(mapEnv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if j.Rank != 1 || j.Size != 3 || j.Singleton || j.Segment.NProcs() != 3 || j.PGID != j.Segment.PGID() {
+		t.Errorf("job = %+v", j)
+	}
+	if j.Settings.EagerLimit != 8192 {
+		t.Errorf("settings = %+v", j.Settings)
+	}
+	if _, ok := j.Store.(*datastore.Client); !ok {
+		t.Fatalf("store is a %T, want a *datastore.Client", j.Store)
+	}
+	if err := j.Store.Put("k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := j.Store.Get("k"); err != nil || v != "v" {
+		t.Errorf("Get = %q, %v", v, err)
+	}
+	// The segment descriptor is no longer inherited by programs we start.
+	fd, _ := strconv.Atoi(env[EnvSegmentFD])
+	if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil || flags&unix.FD_CLOEXEC == 0 {
+		t.Errorf("segment descriptor flags = %#x, %v; want close-on-exec", flags, err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The inherited descriptors are gone: the store socket was dup'ed and
+	// closed, the segment closed by the Segment.
+	for _, k := range []string{EnvSegmentFD, EnvStoreFD} {
+		fd, _ := strconv.Atoi(env[k])
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil {
+			t.Errorf("%s=%d still open after Close", k, fd)
+		}
+	}
+}
+
+func TestFromEnvErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(env map[string]string)
+		want   string // a substring of the error
+	}{
+		{"size missing", func(e map[string]string) { delete(e, EnvSize) }, EnvSize},
+		{"size zero", func(e map[string]string) { e[EnvSize] = "0" }, EnvSize},
+		{"size junk", func(e map[string]string) { e[EnvSize] = "two" }, EnvSize},
+		{"rank junk", func(e map[string]string) { e[EnvRank] = "x" }, EnvRank},
+		{"rank negative", func(e map[string]string) { e[EnvRank] = "-1" }, EnvRank},
+		{"rank too big", func(e map[string]string) { e[EnvRank] = "2" }, EnvRank},
+		{"pgid missing", func(e map[string]string) { delete(e, EnvPGID) }, EnvPGID},
+		{"pgid not hex", func(e map[string]string) { e[EnvPGID] = "xyz" }, EnvPGID},
+		{"pgid wrong", func(e map[string]string) { e[EnvPGID] = "1" }, EnvPGID},
+		{"segment fd missing", func(e map[string]string) { delete(e, EnvSegmentFD) }, EnvSegmentFD},
+		{"segment fd stdio", func(e map[string]string) { e[EnvSegmentFD] = "1" }, EnvSegmentFD},
+		{"segment fd closed", func(e map[string]string) { e[EnvSegmentFD] = "9999" }, EnvSegmentFD},
+		{"segment fd not a segment", func(e map[string]string) {
+			f, err := os.Open(os.DevNull)
+			if err != nil {
+				panic(err)
+			}
+			fd, _ := unix.Dup(int(f.Fd()))
+			f.Close()
+			e[EnvSegmentFD] = strconv.Itoa(fd)
+		}, EnvSegmentFD},
+		{"segment of another size", func(e map[string]string) { e[EnvSize] = "3" }, EnvSize},
+		{"store fd missing", func(e map[string]string) { delete(e, EnvStoreFD) }, EnvStoreFD},
+		{"store fd closed", func(e map[string]string) { e[EnvStoreFD] = "9999" }, EnvStoreFD},
+		{"store fd same", func(e map[string]string) { e[EnvStoreFD] = e[EnvSegmentFD] }, EnvStoreFD},
+		{"store fd not a socket", func(e map[string]string) { e[EnvStoreFD] = e[EnvSegmentFD] + "x" }, EnvStoreFD},
+		{"bad setting", func(e map[string]string) { e[EnvRndv] = "fast" }, EnvRndv},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, _ := launched(t, 1, 2)
+			orig := fdIdentity(env)
+			tt.change(env)
+			changed := fdIdentity(env)
+			j, err := fromEnv(mapEnv(env))
+			if err == nil {
+				j.Close()
+				t.Fatalf("fromEnv succeeded with %v", env)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not name %s", err, tt.want)
+			}
+			closeFDs(orig)
+			closeFDs(changed)
+		})
+	}
+}
+
+func TestStoreFDNotASocket(t *testing.T) {
+	env, _ := launched(t, 0, 1)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	orig := fdIdentity(env)
+	fd, _ := unix.Dup(int(r.Fd()))
+	env[EnvStoreFD] = strconv.Itoa(fd)
+	_, err = fromEnv(mapEnv(env))
+	if err == nil || !strings.Contains(err.Error(), EnvStoreFD) {
+		t.Errorf("error %v does not name %s", err, EnvStoreFD)
+	}
+	closeFDs(orig)
+}
+
+func TestSingleton(t *testing.T) {
+	j, err := fromEnv(mapEnv(map[string]string{EnvStats: "1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if !j.Singleton || j.Rank != 0 || j.Size != 1 || j.PGID == 0 {
+		t.Errorf("singleton job = %+v", j)
+	}
+	if j.Segment.NProcs() != 1 || j.Segment.PGID() != j.PGID {
+		t.Errorf("singleton segment: %d slots, key %x", j.Segment.NProcs(), j.Segment.PGID())
+	}
+	if _, ok := j.Store.(*datastore.Local); !ok {
+		t.Errorf("singleton store is a %T, want *datastore.Local", j.Store)
+	}
+	if !j.Settings.Stats {
+		t.Errorf("singleton settings = %+v, want Stats", j.Settings)
+	}
+	if err := j.Store.Fence(); err != nil {
+		t.Error(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Error(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+func TestFromEnvProcess(t *testing.T) {
+	// Singleton through the real environment.
+	t.Setenv(EnvRank, "")
+	j, err := FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !j.Singleton {
+		t.Error("FromEnv without MARTINI_RANK is not a singleton")
+	}
+	j.Close()
+
+	// Launched through the real environment: only the first call may take
+	// the inherited descriptors.
+	env, _ := launched(t, 0, 1)
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	j, err = FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if j.Singleton || j.Size != 1 {
+		t.Errorf("job = %+v", j)
+	}
+	if _, err := FromEnv(); err == nil {
+		t.Error("second FromEnv succeeded")
+	}
+}

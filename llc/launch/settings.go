@@ -1,0 +1,97 @@
+package launch
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Names of the environment variables through which mpirun forwards its
+// tuning flags.
+const (
+	EnvEagerLimit = "MARTINI_EAGER_LIMIT" // -eager-limit: bytes
+	EnvRndv       = "MARTINI_RNDV"        // -rndv: "pull" or "push"
+	EnvNoCMA      = "MARTINI_NO_CMA"      // -no-cma: "1" forces the bounce-buffer path
+	EnvStats      = "MARTINI_STATS"       // -stats: "1" prints per-rank stats at Finalize
+)
+
+// Rendezvous protocols, the values of Settings.Rndv.
+const (
+	RndvPull = "pull"
+	RndvPush = "push"
+)
+
+// Settings are the tuning settings of a job. The zero value of each field
+// other than EagerLimit means "not set: use the library default"; use
+// DefaultSettings for a Settings with nothing set.
+type Settings struct {
+	// EagerLimit is the largest message sent eagerly, in bytes; negative
+	// when not set.
+	EagerLimit int
+	// Rndv is the rendezvous protocol, RndvPull or RndvPush; "" when not set.
+	Rndv string
+	// NoCMA forces the bounce-buffer path instead of cross-memory attach.
+	NoCMA bool
+	// Stats asks every rank to print its statistics at Finalize.
+	Stats bool
+}
+
+// DefaultSettings returns Settings with nothing set.
+func DefaultSettings() Settings { return Settings{EagerLimit: -1} }
+
+// ParseSettings reads the settings from the environment through getenv
+// (os.Getenv, usually). Unset or empty variables leave the default.
+func ParseSettings(getenv func(string) string) (Settings, error) {
+	s := DefaultSettings()
+	if v := getenv(EnvEagerLimit); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return s, fmt.Errorf("launch: %s=%q: want a non-negative number of bytes", EnvEagerLimit, v)
+		}
+		s.EagerLimit = n
+	}
+	switch v := getenv(EnvRndv); v {
+	case "", RndvPull, RndvPush:
+		s.Rndv = v
+	default:
+		return s, fmt.Errorf("launch: %s=%q: want %q or %q", EnvRndv, v, RndvPull, RndvPush)
+	}
+	var err error
+	if s.NoCMA, err = boolVar(getenv, EnvNoCMA); err != nil {
+		return s, err
+	}
+	if s.Stats, err = boolVar(getenv, EnvStats); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+func boolVar(getenv func(string) string, name string) (bool, error) {
+	v := getenv(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("launch: %s=%q: want 1 or 0", name, v)
+	}
+	return b, nil
+}
+
+// Env returns the settings that are set as environment entries
+// ("NAME=value"), the form in which mpirun forwards them.
+func (s Settings) Env() []string {
+	var env []string
+	if s.EagerLimit >= 0 {
+		env = append(env, EnvEagerLimit+"="+strconv.Itoa(s.EagerLimit))
+	}
+	if s.Rndv != "" {
+		env = append(env, EnvRndv+"="+s.Rndv)
+	}
+	if s.NoCMA {
+		env = append(env, EnvNoCMA+"=1")
+	}
+	if s.Stats {
+		env = append(env, EnvStats+"=1")
+	}
+	return env
+}

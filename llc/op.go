@@ -1,0 +1,81 @@
+package llc
+
+import "fmt"
+
+// Status describes a received or probed message.
+type Status struct {
+	Source int   // sending process
+	Tag    int32 // message tag
+	Len    int   // message length in bytes (may exceed the buffer when truncated)
+}
+
+// SendOp is one send. The caller fills Peer, Tag, Ctx and Data; the engine
+// completes it. Data must not be modified until the op is done.
+type SendOp struct {
+	Peer int
+	Tag  int32
+	Ctx  uint32
+	Data []byte
+
+	done   bool
+	err    error
+	id     uint64   // rendezvous id
+	region RegionID // registered send buffer (pull) or granted receive buffer (push)
+	recvID uint64   // push rendezvous: the receiver's id, echoed in PUT
+	grant  int      // push rendezvous: bytes the receiver granted
+}
+
+// Done reports whether the send completed.
+func (s *SendOp) Done() bool { return s.done }
+
+// Err returns the send's error once done.
+func (s *SendOp) Err() error { return s.err }
+
+func (s *SendOp) finish(err error) {
+	s.done, s.err = true, err
+}
+
+// RecvOp is one receive. The caller fills Source (or AnySource), Tag (or
+// AnyTag), Ctx and Buf; the engine completes it and fills Status.
+type RecvOp struct {
+	Source int
+	Tag    int32
+	Ctx    uint32
+	Buf    []byte
+
+	Status    Status
+	done      bool
+	cancelled bool
+	err       error
+	next      *RecvOp
+	region    RegionID // push rendezvous: registered receive buffer
+	sendID    uint64   // pull rendezvous: the sender's id, echoed in FIN
+}
+
+// Done reports whether the receive completed.
+func (r *RecvOp) Done() bool { return r.done }
+
+// Err returns the receive's error once done.
+func (r *RecvOp) Err() error { return r.err }
+
+// Cancelled reports whether the receive was cancelled before matching.
+func (r *RecvOp) Cancelled() bool { return r.cancelled }
+
+func (r *RecvOp) finish(err error) {
+	r.done, r.err = true, err
+}
+
+// deliver completes r with an eager payload.
+func (r *RecvOp) deliver(src int, tag int32, payload []byte) {
+	copy(r.Buf, payload)
+	r.Status = Status{Source: src, Tag: tag, Len: len(payload)}
+	r.finish(truncation(src, tag, len(payload), len(r.Buf)))
+}
+
+func truncation(src int, tag int32, msg, buf int) error {
+	if msg <= buf {
+		return nil
+	}
+	return fmt.Errorf("%w: message from process %d with tag %d has %d bytes, receive buffer holds %d bytes",
+		ErrTruncated, src, tag, msg, buf)
+}

@@ -1,0 +1,203 @@
+package llc
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+type connState uint8
+
+const (
+	connIdle      connState = iota // no connection, none requested
+	connLocking                    // CAS on the responder's common command slot issued
+	connRequested                  // request written, waiting for the reply
+	connUp                         // ring granted
+	connFailed                     // the responder refused (no ring memory)
+)
+
+// peer is the sending side's state for one destination process.
+type peer struct {
+	conn connState
+	out  outRing
+	err  error
+	// tailPending: a read of the consumer count is in flight.
+	tailPending bool
+	tailBuf     [8]byte
+
+	// q holds records waiting for the connection or for ring space, in
+	// order; q[h:h+n] are live.
+	q    []outItem
+	h, n int
+}
+
+// outItem is a record waiting to be written: a user send (eager or RTS) or
+// a control record.
+type outItem struct {
+	op   *SendOp // user send, or nil for control
+	rndv bool
+	kind uint8 // control record kind
+	aux  uint64
+	ctl  [16]byte
+	clen int
+}
+
+func (p *peer) queued() bool { return p.n > 0 }
+
+func (p *peer) enqueue(it outItem) {
+	if p.h+p.n == len(p.q) {
+		if p.h > 0 {
+			copy(p.q, p.q[p.h:p.h+p.n])
+			p.h = 0
+		}
+		if p.n == len(p.q) {
+			p.q = append(p.q, outItem{})
+			p.q = p.q[:cap(p.q)]
+		}
+	}
+	p.q[p.h+p.n] = it
+	p.n++
+}
+
+func (p *peer) pop() {
+	p.q[p.h] = outItem{}
+	p.h++
+	p.n--
+	if p.n == 0 {
+		p.h = 0
+	}
+}
+
+func (p *peer) failQueued(err error) {
+	for ; p.n > 0; p.pop() {
+		if op := p.q[p.h].op; op != nil && !op.done {
+			op.finish(err)
+		}
+	}
+}
+
+// trySend writes queued records to peer dst while the connection is up and
+// its ring has room, and reports whether it wrote any.
+func (e *Engine) trySend(dst int) bool {
+	p := &e.peers[dst]
+	switch p.conn {
+	case connIdle:
+		e.connect(dst)
+		return false
+	case connFailed:
+		e.blocked--
+		p.failQueued(p.err)
+		return true
+	case connUp:
+	default:
+		return false
+	}
+	wrote := false
+	for p.n > 0 {
+		it := &p.q[p.h]
+		var ok bool
+		switch {
+		case it.op == nil:
+			ok = e.writeRecord(dst, it.kind, 0, 0, it.aux, it.ctl[:it.clen], nil)
+		case it.op.done:
+			ok = true // failed before it could be sent
+		case it.rndv:
+			if !rndvReady(it.op, e.cfg.Rendezvous) {
+				return wrote
+			}
+			ok = e.writeRTS(dst, it.op)
+		default:
+			ok = e.writeEager(dst, it.op)
+		}
+		if !ok {
+			e.refreshTail(dst)
+			return wrote
+		}
+		wrote = true
+		p.pop()
+		if p.n == 0 {
+			e.blocked--
+		}
+	}
+	return wrote
+}
+
+// queueControl sends a control record to dst, behind any queued records.
+func (e *Engine) queueControl(dst int, kind uint8, aux uint64, ctl []byte) {
+	p := &e.peers[dst]
+	if p.conn == connUp && p.n == 0 && e.writeRecord(dst, kind, 0, 0, aux, ctl, nil) {
+		return
+	}
+	it := outItem{kind: kind, aux: aux, clen: len(ctl)}
+	copy(it.ctl[:], ctl)
+	p.enqueue(it)
+	if p.n == 1 {
+		e.blocked++
+	}
+	e.trySend(dst)
+}
+
+// writeEager writes an eager send into dst's ring and completes it.
+func (e *Engine) writeEager(dst int, op *SendOp) bool {
+	if !e.writeRecord(dst, recEager, op.Tag, op.Ctx, 0, nil, op.Data) {
+		return false
+	}
+	e.stats.EagerSent++
+	e.stats.BytesSent += uint64(len(op.Data))
+	op.finish(nil)
+	return true
+}
+
+// writeRecord emits the commands that put one record into dst's ring: the
+// meta and payload, then the signal word. It returns false when the ring
+// has no room.
+func (e *Engine) writeRecord(dst int, kind uint8, tag int32, ctx uint32, aux uint64, ctl, payload []byte) bool {
+	p := &e.peers[dst]
+	r := &p.out
+	body := len(ctl) + len(payload)
+	n := recordSize(body)
+	at, wrap, wrapAt, ok := r.reserve(n)
+	if !ok {
+		e.stats.RingFull++
+		return false
+	}
+	if wrap {
+		r.seq++
+		e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: r.region, Signal: signal(r.seq, wrapMarker), SigOff: ringCtl + wrapAt})
+		r.head += r.size - wrapAt
+	}
+	r.seq++
+	c := Command{Kind: CmdWrite, Peer: dst, Region: r.region, Off: ringCtl + at + 8, Data: payload,
+		Signal: signal(r.seq, n), SigOff: ringCtl + at}
+	m := meta{kind: kind, tag: tag, ctx: ctx, length: uint32(body), aux: aux}
+	m.put(c.Head[:24])
+	c.HeadLen = 24 + uint8(copy(c.Head[24:], ctl))
+	if kind != recEager {
+		e.stats.ControlSent++
+	}
+	e.emit(&c)
+	r.head += n
+	return true
+}
+
+// refreshTail reads dst's consumer count, unless a read is in flight.
+func (e *Engine) refreshTail(dst int) {
+	p := &e.peers[dst]
+	if p.tailPending {
+		return
+	}
+	p.tailPending = true
+	e.stats.TailReads++
+	e.emit(&Command{Kind: CmdRead, Peer: dst, Region: p.out.region, Off: 0, Data: p.tailBuf[:], Token: token(tokTail, uint64(dst))})
+}
+
+func (e *Engine) onTail(dst int, ev Event) {
+	p := &e.peers[dst]
+	p.tailPending = false
+	if ev.Kind == EvError {
+		e.fail(fmt.Errorf("llc: reading the ring consumer count of process %d: %w", dst, ev.Err))
+		return
+	}
+	if t := binary.LittleEndian.Uint64(p.tailBuf[:]); t > p.out.tail && t <= p.out.head {
+		p.out.tail = t
+	}
+}
