@@ -51,20 +51,24 @@ func (ep *Endpoint) Locked(f func(e *Engine)) {
 	ep.mu.Unlock()
 }
 
-// Send starts op.
-func (ep *Endpoint) Send(op *SendOp) {
+// Send starts op and reports whether it is already done.
+func (ep *Endpoint) Send(op *SendOp) bool {
 	ep.mu.Lock()
 	ep.eng.Send(op)
 	ep.drain()
+	done := op.done
 	ep.mu.Unlock()
+	return done
 }
 
-// Recv posts op.
-func (ep *Endpoint) Recv(op *RecvOp) {
+// Recv posts op and reports whether it is already done.
+func (ep *Endpoint) Recv(op *RecvOp) bool {
 	ep.mu.Lock()
 	ep.eng.Recv(op)
 	ep.drain()
+	done := op.done
 	ep.mu.Unlock()
+	return done
 }
 
 // Cancel cancels a posted receive that has not matched.
@@ -109,26 +113,28 @@ func (ep *Endpoint) Test(op Completion) bool {
 	return done
 }
 
-// Wait drives progress until op is done: it spins, then yields the
-// processor between polls, then sleeps on the doorbell, so that more
-// processes than cores still make progress.
-func (ep *Endpoint) Wait(op Completion) {
-	ep.WaitFunc(op.Done)
-}
+type funcCompletion func() bool
+
+func (f funcCompletion) Done() bool { return f() }
 
 // WaitFunc drives progress until done, called with the lock held, returns
 // true.
-func (ep *Endpoint) WaitFunc(done func() bool) {
+func (ep *Endpoint) WaitFunc(done func() bool) { ep.Wait(funcCompletion(done)) }
+
+// Wait drives progress until op is done (op.Done is called with the lock
+// held): it spins, then yields the processor between polls, then sleeps on
+// the doorbell, so that more processes than cores still make progress.
+func (ep *Endpoint) Wait(op Completion) {
 	idle := 0
 	for {
 		ep.mu.Lock()
-		if done() {
+		if op.Done() {
 			ep.waits++
 			ep.mu.Unlock()
 			return
 		}
 		p := ep.progress()
-		ok := done()
+		ok := op.Done()
 		ep.mu.Unlock()
 		if ok {
 			ep.mu.Lock()
@@ -147,18 +153,18 @@ func (ep *Endpoint) WaitFunc(done func() bool) {
 			runtime.Gosched()
 			osYield()
 		default:
-			ep.sleep(done)
+			ep.sleep(op)
 			idle = ep.Spin
 		}
 	}
 }
 
 // sleep blocks on the doorbell unless work is already there.
-func (ep *Endpoint) sleep(done func() bool) {
+func (ep *Endpoint) sleep(op Completion) {
 	t := ep.tr.Arm()
 	ep.mu.Lock()
 	p := ep.progress()
-	ok := done()
+	ok := op.Done()
 	if !p && !ok {
 		ep.sleeps++
 	}
@@ -179,6 +185,38 @@ func (ep *Endpoint) Probe(source int, tag int32, ctx uint32) (Status, bool) {
 	ep.mu.Unlock()
 	return st, ok
 }
+
+// probeWait is a Completion that is done when a matching message arrived.
+type probeWait struct {
+	eng    *Engine
+	source int
+	tag    int32
+	ctx    uint32
+	st     Status
+}
+
+func (w *probeWait) Done() bool {
+	st, ok := w.eng.Probe(w.source, w.tag, w.ctx)
+	w.st = st
+	return ok
+}
+
+// WaitProbe drives progress until a message matching (source, tag, ctx)
+// has arrived, and returns its status without receiving it.
+func (ep *Endpoint) WaitProbe(source int, tag int32, ctx uint32) Status {
+	w := &probeWait{eng: ep.eng, source: source, tag: tag, ctx: ctx}
+	ep.Wait(w)
+	return w.st
+}
+
+// idleWait is a Completion that is done when the engine has nothing in
+// flight (or has failed).
+type idleWait struct{ eng *Engine }
+
+func (w idleWait) Done() bool { return w.eng.Idle() || w.eng.Err() != nil }
+
+// WaitIdle drives progress until the engine has nothing in flight.
+func (ep *Endpoint) WaitIdle() { ep.Wait(idleWait{ep.eng}) }
 
 // Stats returns the engine's counters.
 func (ep *Endpoint) Stats() Counters {

@@ -39,7 +39,7 @@ func (s *Segment) mailbox(p int) *mailbox {
 
 func (s *Segment) bounceBuf(p int) []byte {
 	b := s.partBase(p) + partBounce
-	return s.mem[b : b+int(s.hdr.bounceSize)]
+	return s.mem[b : b+int(s.hdr.bounceSize) : b+int(s.hdr.bounceSize)]
 }
 
 // bounce moves b to or from (dst, sid, off) through dst's bounce buffer.
@@ -85,15 +85,25 @@ func (n *NIC) Service() bool {
 	if atomic.LoadUint64(&b.state) != boxPosted {
 		return false
 	}
+	// Read the initiator before answering: once the state leaves
+	// boxPosted, the initiator may release the mailbox and another one
+	// may post (and overwrite from) before this process rings.
+	from := int(b.from)
+	if from < 0 || from >= n.seg.NProcs() {
+		from = n.pid // a malformed request: ring nobody else's doorbell
+	}
 	region, ok := n.procRegions[SID(b.sid)]
+	bounce := n.seg.bounceBuf(n.pid)
 	c := b.length
 	switch {
 	case !ok:
 		b.result = uint64(ViolationBadSID)
 	case b.off > uint64(len(region)) || c > uint64(len(region))-b.off:
 		b.result = uint64(ViolationOutOfRange)
+	case c > uint64(len(bounce)):
+		b.result = uint64(ViolationBadRequest)
 	default:
-		buf := n.seg.bounceBuf(n.pid)[:c]
+		buf := bounce[:c]
 		if Op(b.op) == OpPush {
 			copy(region[b.off:b.off+c], buf)
 		} else {
@@ -101,10 +111,10 @@ func (n *NIC) Service() bool {
 		}
 		n.stats.Served++
 		atomic.StoreUint64(&b.state, boxDone)
-		n.notify(int(b.from))
+		n.notify(from)
 		return true
 	}
 	atomic.StoreUint64(&b.state, boxRefused)
-	n.notify(int(b.from))
+	n.notify(from)
 	return true
 }

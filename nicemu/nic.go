@@ -39,8 +39,7 @@ type NIC struct {
 	patlb  paTLB
 	stats  Stats
 
-	cma    bool // cross-memory attach permitted
-	ospids []int
+	cma bool // cross-memory attach permitted
 
 	events  []ErrorEvent
 	scratch [8]byte
@@ -95,7 +94,6 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 		procRegions: make(map[SID][]byte),
 		segRegions:  make(map[SID]extent),
 		cma:         os.Getenv("MARTINI_NO_CMA") != "1",
-		ospids:      make([]int, seg.NProcs()),
 	}
 	for w := range n.windows {
 		n.windows[w] = (*windowRegs)(unsafe.Pointer(&seg.mem[n.part+partWindows+w*WindowSize]))
@@ -200,10 +198,10 @@ func (n *NIC) Deregister(sid SID) error {
 	return nil
 }
 
-// ospid returns the OS process id of a job process.
+// ospid returns the OS process id of a job process. It is read from the
+// PGIDTBL entry every time, not cached: a slot may be taken over by a new
+// process (see Open), and a stale OS pid would direct cross-memory copies at
+// a dead process, or at an unrelated one that reused its pid.
 func (n *NIC) ospid(p int) int {
-	if n.ospids[p] == 0 {
-		n.ospids[p] = int(atomic.LoadUint64(&n.seg.proc(p).ospid))
-	}
-	return n.ospids[p]
+	return int(atomic.LoadUint64(&n.seg.proc(p).ospid))
 }

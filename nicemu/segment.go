@@ -186,26 +186,30 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 }
 
 // AttachSegment maps a segment created by CreateSegment from an inherited
-// file. The Segment takes ownership of f.
+// file. The Segment takes ownership of f; if the file is rejected, f is
+// closed.
 func AttachSegment(f *os.File) (*Segment, error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		f.Close()
 		return nil, fmt.Errorf("nicemu: attach segment: %w", err)
 	}
 	if st.Size < PageSize {
+		f.Close()
 		return nil, fmt.Errorf("nicemu: attach segment: %d bytes is too small to be a segment", st.Size)
 	}
 	s, err := mapSegment(f, int(st.Size))
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	if atomic.LoadUint64(&s.hdr.magic) != segmentMagic || s.hdr.version != segmentVersion {
 		s.Close()
 		return nil, errors.New("nicemu: attach segment: not a Martini segment (bad magic or version)")
 	}
-	if s.hdr.size != uint64(st.Size) {
-		s.Close()
-		return nil, fmt.Errorf("nicemu: attach segment: size %d, header says %d", st.Size, s.hdr.size)
+	if size := s.hdr.size; size != uint64(st.Size) {
+		s.Close() // unmaps the header: report the size read before
+		return nil, fmt.Errorf("nicemu: attach segment: size %d, header says %d", st.Size, size)
 	}
 	return s, nil
 }

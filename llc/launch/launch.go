@@ -245,10 +245,8 @@ func fdVar(getenv func(string) string, name string) (int, error) {
 func attachSegment(fd, size int, pgid uint64) (*nicemu.Segment, error) {
 	// Do not pass the segment on to programs this one may start.
 	unix.CloseOnExec(fd)
-	f := os.NewFile(uintptr(fd), "martini-segment")
-	seg, err := nicemu.AttachSegment(f)
+	seg, err := nicemu.AttachSegment(os.NewFile(uintptr(fd), "martini-segment")) // closes it on failure
 	if err != nil {
-		f.Close() // AttachSegment does not always close it on failure
 		return nil, fmt.Errorf("launch: %s=%d: %w", EnvSegmentFD, fd, err)
 	}
 	if seg.NProcs() != size {

@@ -287,6 +287,7 @@ func TestFromEnvProcess(t *testing.T) {
 
 	// Launched through the real environment: only the first call may take
 	// the inherited descriptors.
+	inherited.Store(false) // as in a new process (-count > 1)
 	env, _ := launched(t, 0, 1)
 	for k, v := range env {
 		t.Setenv(k, v)

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rhinet-go/martini/llc/launch"
+)
+
+// options are the parsed command line.
+type options struct {
+	np        int
+	tagOutput bool
+	timeout   time.Duration
+	verbose   bool
+	settings  launch.Settings // forwarded to the ranks as MARTINI_* variables
+	program   string
+	args      []string
+}
+
+// errUsage reports a command line that parseFlags rejected, after printing
+// the reason and the usage.
+var errUsage = errors.New("usage error")
+
+const usageHead = `usage: mpirun -np N [flags] PROGRAM [args...]
+
+Runs N copies of PROGRAM as the ranks of one Martini MPI job, each a process
+of its own, and forwards their output. PROGRAM is an executable (searched in
+PATH when it has no slash) or a Go package (a directory, a .go file or an
+import path), which is built first.
+
+Flags:
+`
+
+// parseFlags parses the command line (without the command name). It returns
+// flag.ErrHelp when help was asked for and errUsage for a bad command line,
+// having written the usage to stderr in both cases.
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{settings: launch.DefaultSettings()}
+	fs := flag.NewFlagSet("mpirun", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageHead)
+		fs.PrintDefaults()
+	}
+	fs.IntVar(&o.np, "np", 0, "number of ranks to start (required, at least 1)")
+	fs.BoolVar(&o.tagOutput, "tag-output", false, `prefix every line of output with "[rank] "`)
+	fs.DurationVar(&o.timeout, "timeout", 0, "kill the job if it has not ended after this `duration` (0: no limit)")
+	fs.BoolVar(&o.verbose, "v", false, "report what mpirun does on stderr")
+	fs.Func("eager-limit", "send messages of up to `bytes` eagerly (suffixes k, m: KiB, MiB)", func(s string) error {
+		n, err := parseBytes(s)
+		if err != nil {
+			return err
+		}
+		o.settings.EagerLimit = n
+		return nil
+	})
+	fs.Func("rndv", "rendezvous protocol, `pull|push`", func(s string) error {
+		if s != launch.RndvPull && s != launch.RndvPush {
+			return fmt.Errorf("want %s or %s", launch.RndvPull, launch.RndvPush)
+		}
+		o.settings.Rndv = s
+		return nil
+	})
+	fs.BoolVar(&o.settings.NoCMA, "no-cma", false, "do not use cross-memory attach; copy through bounce buffers")
+	fs.BoolVar(&o.settings.Stats, "stats", false, "print per-rank statistics at Finalize")
+
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, errUsage // the flag package has printed why, and the usage
+	}
+	bad := func(format string, a ...any) (*options, error) {
+		fmt.Fprintf(stderr, "mpirun: "+format+"\n", a...)
+		fs.Usage()
+		return nil, errUsage
+	}
+	switch {
+	case o.np == 0 && !isSet(fs, "np"):
+		return bad("-np is required")
+	case o.np < 1:
+		return bad("-np %d: need at least 1 rank", o.np)
+	case o.timeout < 0:
+		return bad("-timeout %v: must not be negative", o.timeout)
+	case fs.NArg() == 0:
+		return bad("missing PROGRAM")
+	}
+	o.program = fs.Arg(0)
+	o.args = fs.Args()[1:]
+	return o, nil
+}
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+// parseBytes parses a non-negative byte count with an optional k or m
+// (binary) suffix.
+func parseBytes(s string) (int, error) {
+	mult := 1
+	num := s
+	switch {
+	case strings.HasSuffix(s, "k") || strings.HasSuffix(s, "K"):
+		mult, num = 1<<10, s[:len(s)-1]
+	case strings.HasSuffix(s, "m") || strings.HasSuffix(s, "M"):
+		mult, num = 1<<20, s[:len(s)-1]
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 || n > (1<<31-1)/mult {
+		return 0, errors.New("want a non-negative number of bytes")
+	}
+	return n * mult, nil
+}

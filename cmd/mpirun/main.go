@@ -1,0 +1,113 @@
+// Command mpirun starts the ranks of a Martini MPI job and supervises them.
+//
+// Usage:
+//
+//	mpirun -np N [flags] PROGRAM [args...]
+//
+// PROGRAM is an executable or a Go package, which is built first. mpirun
+// creates the job's shared segment (the emulated NIC) and data store, starts
+// N processes of PROGRAM with the job described in their environment (see
+// package launch), and forwards their output line by line. When a rank
+// fails (a non-zero exit, a signal, a panic, an MPI Abort, or an exit
+// without MPI Finalize after attaching to the NIC) mpirun kills the others,
+// names the failed rank and exits with a non-zero status. Ranks get no
+// standard input.
+//
+// Flags:
+//
+//	-np N              number of ranks (required)
+//	-tag-output        prefix every line of output with "[rank] "
+//	-timeout D         kill the job after D (exit status 124)
+//	-eager-limit BYTES forwarded as MARTINI_EAGER_LIMIT
+//	-rndv pull|push    forwarded as MARTINI_RNDV
+//	-no-cma            forwarded as MARTINI_NO_CMA=1
+//	-stats             forwarded as MARTINI_STATS=1
+//	-v                 report what mpirun does
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+)
+
+func main() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, sigs))
+}
+
+// run is mpirun with command line args, output to stdout and stderr, and
+// the signals it is to handle arriving on sigs (nil: none). It returns the
+// exit status.
+func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
+	opts, err := parseFlags(args, stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case err != nil:
+		return 2
+	}
+	out := newOutput(stdout, stderr, opts.tagOutput)
+
+	ctx, sig, stop := watchSignals(sigs)
+	defer stop()
+
+	t, err := resolveProgram(opts.program)
+	if err != nil {
+		out.logf("%v", err)
+		return exitFailure
+	}
+	path := t.path
+	if t.needsBuild() {
+		dir, err := os.MkdirTemp("", "mpirun-")
+		if err != nil {
+			out.logf("build %v: %v", t, err)
+			return exitFailure
+		}
+		defer os.RemoveAll(dir)
+		path = filepath.Join(dir, "prog")
+		if err := build(ctx, t, path, stderr, opts.verbose); err != nil {
+			if ctx.Err() != nil {
+				out.logf("received %s while building; stopped", signalName(sig()))
+				return 128 + signalNumber(sig())
+			}
+			out.logf("%v", err)
+			return exitFailure
+		}
+	}
+	return runJob(ctx, sig, opts, path, out)
+}
+
+// watchSignals returns a context that is cancelled when the first signal
+// arrives on sigs, and a function reporting that signal.
+func watchSignals(sigs <-chan os.Signal) (ctx context.Context, sig func() os.Signal, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var (
+		mu  sync.Mutex
+		got os.Signal
+	)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			mu.Lock()
+			got = s
+			mu.Unlock()
+			cancel()
+		case <-done:
+		}
+	}()
+	sig = func() os.Signal {
+		mu.Lock()
+		defer mu.Unlock()
+		return got
+	}
+	return ctx, sig, func() { close(done); cancel() }
+}

@@ -1,0 +1,452 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bin holds the helper programs of testdata and the mpirun command, built
+// once by TestMain.
+var bin string
+
+var helpers = []string{"printrank", "failrank", "nofinalize", "storesum", "abort"}
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "mpirun-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	gocmd, err := goTool()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	args := []string{"build", "-o", dir + "/", "."}
+	for _, h := range helpers {
+		args = append(args, "./testdata/"+h)
+	}
+	cmd := exec.Command(gocmd, args...)
+	cmd.Stdout = os.Stderr
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the test helpers: %v\n", err)
+		return 1
+	}
+	bin = dir
+	return m.Run()
+}
+
+func helper(name string) string { return filepath.Join(bin, name) }
+
+// result is the outcome of one in-process run of mpirun.
+type result struct {
+	code           int
+	stdout, stderr string
+	elapsed        time.Duration
+}
+
+func mpirun(t *testing.T, args ...string) result {
+	t.Helper()
+	return mpirunSignalled(t, nil, args...)
+}
+
+func mpirunSignalled(t *testing.T, sigs chan os.Signal, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run(args, &stdout, &stderr, sigs)
+	r := result{code: code, stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	t.Logf("mpirun %s: exit %d after %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, r.elapsed.Round(time.Millisecond), r.stdout, r.stderr)
+	return r
+}
+
+func lines(s string) []string {
+	l := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	if len(l) == 1 && l[0] == "" {
+		return nil
+	}
+	return l
+}
+
+func sortedLines(s string) []string {
+	l := lines(s)
+	slices.Sort(l)
+	return l
+}
+
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{},
+		{"-np", "2"},
+		{helper("printrank")},
+		{"-np", "0", helper("printrank")},
+		{"-np", "-1", helper("printrank")},
+		{"-np", "two", helper("printrank")},
+		{"-bogus", "-np", "2", helper("printrank")},
+		{"-np", "2", "-rndv", "fast", helper("printrank")},
+		{"-np", "2", "-eager-limit", "-5", helper("printrank")},
+		{"-np", "2", "-eager-limit", "lots", helper("printrank")},
+		{"-np", "2", "-timeout", "-1s", helper("printrank")},
+		{"-np", "2", "-timeout", "soon", helper("printrank")},
+	} {
+		r := mpirun(t, args...)
+		if r.code != 2 {
+			t.Errorf("mpirun %q: exit %d, want 2", args, r.code)
+		}
+		if !strings.Contains(r.stderr, "usage: mpirun -np N") {
+			t.Errorf("mpirun %q: no usage in stderr %q", args, r.stderr)
+		}
+		if r.stdout != "" {
+			t.Errorf("mpirun %q: output on stdout: %q", args, r.stdout)
+		}
+	}
+	if r := mpirun(t, "-h"); r.code != 0 || !strings.Contains(r.stderr, "usage:") {
+		t.Errorf("mpirun -h: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestRanksPrint(t *testing.T) {
+	t.Parallel()
+	r := mpirun(t, "-np", "3", helper("printrank"), "a", "b c")
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0", r.code)
+	}
+	var want []string
+	for i := range 3 {
+		want = append(want,
+			fmt.Sprintf("rank %d of 3 args=a,b c eager= rndv= nocma= stats=", i),
+			"no newline at the end")
+	}
+	slices.Sort(want)
+	if got := sortedLines(r.stdout); !slices.Equal(got, want) {
+		t.Errorf("stdout lines:\n%q\nwant\n%q", got, want)
+	}
+	if got, want := sortedLines(r.stderr), []string{"stderr of rank 0", "stderr of rank 1", "stderr of rank 2"}; !slices.Equal(got, want) {
+		t.Errorf("stderr lines %q, want %q", got, want)
+	}
+}
+
+func TestTagOutput(t *testing.T) {
+	t.Parallel()
+	r := mpirun(t, "-np", "3", "-tag-output", helper("printrank"))
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0", r.code)
+	}
+	tagged := regexp.MustCompile(`^\[(\d)\] (.*)$`)
+	n := 0
+	for _, l := range lines(r.stdout) {
+		m := tagged.FindStringSubmatch(l)
+		if m == nil {
+			t.Errorf("stdout line %q is not tagged", l)
+			continue
+		}
+		if strings.HasPrefix(m[2], "rank ") && !strings.HasPrefix(m[2], "rank "+m[1]+" ") {
+			t.Errorf("line %q tagged with the wrong rank", l)
+		}
+		n++
+	}
+	if n != 6 {
+		t.Errorf("%d tagged stdout lines, want 6", n)
+	}
+	for _, l := range lines(r.stderr) {
+		m := tagged.FindStringSubmatch(l)
+		if m == nil || m[2] != "stderr of rank "+m[1] {
+			t.Errorf("stderr line %q is not tagged with its rank", l)
+		}
+	}
+}
+
+func TestSettingsForwarded(t *testing.T) {
+	t.Parallel()
+	r := mpirun(t, "-np", "2", "-eager-limit", "4k", "-rndv", "push", "-no-cma", "-stats", helper("printrank"))
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0", r.code)
+	}
+	for i := range 2 {
+		want := fmt.Sprintf("rank %d of 2 args= eager=4096 rndv=push nocma=1 stats=1\n", i)
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+}
+
+func TestPlainProgramInPath(t *testing.T) {
+	t.Parallel()
+	// Like "mpirun -np 2 hostname": no NIC, no data store, exit 0 is fine.
+	r := mpirun(t, "-np", "2", "true")
+	if r.code != 0 || r.stderr != "" {
+		t.Errorf("exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
+	}
+}
+
+func TestProgramNotFound(t *testing.T) {
+	t.Parallel()
+	for _, prog := range []string{"no-such-program-xyzzy", "./no/such/program", filepath.Join(t.TempDir(), "nothing")} {
+		r := mpirun(t, "-np", "2", prog)
+		if r.code == 0 || !strings.Contains(r.stderr, prog) {
+			t.Errorf("%s: exit %d, stderr %q; want a failure naming the program", prog, r.code, r.stderr)
+		}
+	}
+}
+
+// failureRE matches mpirun's report of a failed rank.
+func failureRE(rank int, how string) *regexp.Regexp {
+	return regexp.MustCompile(fmt.Sprintf(`(?m)^mpirun: rank %d \(pid \d+\) %s`, rank, how))
+}
+
+func checkFailure(t *testing.T, r result, code int, re *regexp.Regexp) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit %d, want %d", r.code, code)
+	}
+	if !re.MatchString(r.stderr) {
+		t.Errorf("stderr does not match %v:\n%s", re, r.stderr)
+	}
+	if n := strings.Count(r.stderr, "mpirun: rank"); n != 1 {
+		t.Errorf("%d failures reported, want only the first", n)
+	}
+	if r.elapsed > 5*time.Second {
+		t.Errorf("the job took %v to end; the sleeping ranks were not killed", r.elapsed)
+	}
+}
+
+func TestRankExitStatus(t *testing.T) {
+	t.Parallel()
+	r := mpirun(t, "-np", "3", helper("failrank"), "exit", "1", "3")
+	checkFailure(t, r, 3, failureRE(1, `exited with status 3$`))
+}
+
+func TestRankPanics(t *testing.T) {
+	t.Parallel()
+	r := mpirun(t, "-np", "3", helper("failrank"), "panic", "2")
+	checkFailure(t, r, 2, failureRE(2, `panicked \(exit status 2\): panic: something went wrong`))
+}
+
+func TestRankKilledBySignal(t *testing.T) {
+	t.Parallel()
+	r := mpirun(t, "-np", "2", helper("failrank"), "kill", "0")
+	checkFailure(t, r, 128+int(syscall.SIGKILL), failureRE(0, `was killed by SIGKILL \(signal 9\)`))
+}
+
+func TestExitWithoutFinalize(t *testing.T) {
+	t.Parallel()
+	r := mpirun(t, "-np", "2", helper("nofinalize"))
+	checkFailure(t, r, 1, failureRE(1, `exited without calling MPI Finalize \(its NIC was initialized\)`))
+}
+
+func TestAbort(t *testing.T) {
+	t.Parallel()
+	r := mpirun(t, "-np", "3", helper("abort"))
+	checkFailure(t, r, 7, failureRE(1, `called MPI Abort with error code 7: bad input$`))
+}
+
+func TestTimeout(t *testing.T) {
+	t.Parallel()
+	r := mpirun(t, "-np", "2", "-timeout", "500ms", helper("failrank"), "sleep")
+	if r.code != exitTimeout {
+		t.Errorf("exit %d, want %d", r.code, exitTimeout)
+	}
+	if !strings.Contains(r.stderr, "mpirun: job did not end within -timeout 500ms") {
+		t.Errorf("stderr does not name the timeout:\n%s", r.stderr)
+	}
+	if r.elapsed > 3*time.Second {
+		t.Errorf("the job took %v", r.elapsed)
+	}
+}
+
+func TestInterrupt(t *testing.T) {
+	t.Parallel()
+	sigs := make(chan os.Signal, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		sigs <- os.Interrupt
+	}()
+	r := mpirunSignalled(t, sigs, "-np", "2", helper("failrank"), "sleep")
+	if r.code != 130 {
+		t.Errorf("exit %d, want 130", r.code)
+	}
+	if !strings.Contains(r.stderr, "mpirun: received SIGINT") {
+		t.Errorf("stderr does not report the interrupt:\n%s", r.stderr)
+	}
+	if r.elapsed > 3*time.Second {
+		t.Errorf("the job took %v", r.elapsed)
+	}
+}
+
+func TestDataStoreThroughMpirun(t *testing.T) {
+	t.Parallel()
+	before := shmEntries(t)
+	r := mpirun(t, "-np", "4", helper("storesum"))
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0", r.code)
+	}
+	var want []string
+	for i := range 4 {
+		want = append(want, fmt.Sprintf("rank %d of 4: sum 6", i))
+	}
+	if got := sortedLines(r.stdout); !slices.Equal(got, want) {
+		t.Errorf("stdout %q, want %q", got, want)
+	}
+	// The segment is a memfd: nothing may appear in /dev/shm.
+	if after := shmEntries(t); !slices.Equal(before, after) {
+		t.Errorf("/dev/shm changed: before %q, after %q", before, after)
+	}
+}
+
+func shmEntries(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/dev/shm")
+	if err != nil {
+		t.Skipf("cannot list /dev/shm: %v", err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// The build tests set TMPDIR, so they cannot run in parallel; they run
+// before the parallel tests.
+
+func TestBuildGoPackage(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	r := mpirun(t, "-np", "2", "-tag-output", "./testdata/printrank")
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0", r.code)
+	}
+	for i := range 2 {
+		if want := fmt.Sprintf("[%d] rank %d of 2", i, i); !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	checkEmpty(t, tmp)
+}
+
+func TestBuildFailure(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	r := mpirun(t, "-np", "2", "./testdata/broken")
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1", r.code)
+	}
+	if !strings.Contains(r.stderr, "mpirun: build") {
+		t.Errorf("stderr does not report the build failure:\n%s", r.stderr)
+	}
+	checkEmpty(t, tmp)
+}
+
+func checkEmpty(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "mpirun-") {
+			t.Errorf("temporary directory %s left behind", e.Name())
+		}
+	}
+}
+
+// startMpirun starts the mpirun command on failrank sleep with np ranks and
+// returns it with the pids of its ranks.
+func startMpirun(t *testing.T, np int) (*exec.Cmd, []int) {
+	t.Helper()
+	cmd := exec.Command(helper("mpirun"), "-np", strconv.Itoa(np), helper("failrank"), "sleep")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Logf("mpirun stderr:\n%s", stderr.String())
+	})
+	var pids []int
+	sc := bufio.NewScanner(stdout)
+	for len(pids) < np && sc.Scan() {
+		var pid int
+		if _, err := fmt.Sscanf(sc.Text(), "pid %d", &pid); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	if len(pids) < np {
+		t.Fatalf("got the pids of %d ranks, want %d", len(pids), np)
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	return cmd, pids
+}
+
+// alive tells whether pid is a live (not zombie) process.
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command name in parentheses.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
+
+func waitDead(t *testing.T, pids []int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for _, pid := range pids {
+		for alive(pid) {
+			if time.Now().After(deadline) {
+				t.Errorf("rank pid %d still alive %v after mpirun ended", pid, within)
+				syscall.Kill(pid, syscall.SIGKILL)
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+func TestMpirunTerminated(t *testing.T) {
+	t.Parallel()
+	cmd, pids := startMpirun(t, 2)
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("mpirun exit %d (%v), want %d", code, err, 128+int(syscall.SIGTERM))
+	}
+	waitDead(t, pids, time.Second)
+}
+
+func TestMpirunKilledTakesRanksDown(t *testing.T) {
+	t.Parallel()
+	cmd, pids := startMpirun(t, 2)
+	cmd.Process.Kill() // no chance to clean up: Pdeathsig must do it
+	cmd.Wait()
+	waitDead(t, pids, 2*time.Second)
+}

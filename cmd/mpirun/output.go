@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+)
+
+// maxLine is the longest piece of output forwarded as one line; a longer
+// line is forwarded in pieces of this size.
+const maxLine = 1 << 20
+
+// output serializes what the ranks and mpirun write, line by line, so that
+// lines of different ranks never interleave within a line.
+type output struct {
+	stdout, stderr io.Writer
+	tag            bool
+
+	mu sync.Mutex // held while writing one line to stdout or stderr
+}
+
+func newOutput(stdout, stderr io.Writer, tag bool) *output {
+	return &output{stdout: stdout, stderr: stderr, tag: tag}
+}
+
+// logf writes a message of mpirun's own to stderr.
+func (o *output) logf(format string, a ...any) {
+	msg := fmt.Sprintf("mpirun: "+format, a...)
+	if len(msg) == 0 || msg[len(msg)-1] != '\n' {
+		msg += "\n"
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	io.WriteString(o.stderr, msg)
+}
+
+// forward copies r to w (o.stdout or o.stderr) line by line until r ends,
+// prefixing each line with the rank when tagging. A last line without a
+// newline gets one. Every line is also passed to inspect, if not nil,
+// without its newline.
+func (o *output) forward(r io.Reader, w io.Writer, rank int, inspect func(line []byte)) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var prefix []byte
+	if o.tag {
+		prefix = []byte("[" + strconv.Itoa(rank) + "] ")
+	}
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		complete := len(line) > 0 && line[len(line)-1] == '\n'
+		if complete || len(line) >= maxLine || (err != nil && err != bufio.ErrBufferFull && len(line) > 0) {
+			if !complete {
+				line = append(line, '\n')
+			}
+			if inspect != nil {
+				inspect(bytes.TrimSuffix(line, []byte("\n")))
+			}
+			o.writeLine(w, prefix, line)
+			line = line[:0]
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return
+		}
+	}
+}
+
+func (o *output) writeLine(w io.Writer, prefix, line []byte) {
+	buf := line
+	if prefix != nil {
+		buf = make([]byte, 0, len(prefix)+len(line))
+		buf = append(append(buf, prefix...), line...)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	w.Write(buf)
+}

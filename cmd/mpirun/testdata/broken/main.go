@@ -1,0 +1,6 @@
+// Command broken does not compile.
+package main
+
+var x int = "not an int"
+
+func main() {}

@@ -1,0 +1,240 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/llc/launch"
+	"github.com/rhinet-go/martini/llc/martini"
+	"github.com/rhinet-go/martini/nicemu"
+)
+
+// Defaults of the point-to-point protocols, chosen by measurement with
+// examples/pingpong on the reference machine (see README).
+const (
+	// DefaultEagerLimit is the largest message sent eagerly; larger ones
+	// use the rendezvous protocol. Override with mpirun -eager-limit or
+	// MARTINI_EAGER_LIMIT.
+	DefaultEagerLimit = 32 << 10
+	// DefaultRingSize is the record space of each eager ring.
+	DefaultRingSize = 256 << 10
+	minRingSize     = 16 << 10
+)
+
+// runtimeState is the state of an initialized MPI process.
+type runtimeState struct {
+	job   *launch.Job
+	nic   *nicemu.NIC
+	tr    *martini.Translator
+	ep    *llc.Endpoint
+	world *Comm
+	stats bool
+}
+
+var (
+	stateMu   sync.Mutex
+	rt        *runtimeState // nil before Init and after Finalize
+	finalized bool
+	// current mirrors rt for lock-free checks on the message path.
+	current atomic.Pointer[runtimeState]
+	epoch     = time.Now()
+)
+
+// Init initializes MPI: it joins the job started by mpirun (or a job of one
+// process when started without it), opens the process's NIC, registers its
+// bootstrap area and exchanges the bootstrap regions of all processes
+// through the management data store.
+func Init() error {
+	stateMu.Lock()
+	defer stateMu.Unlock()
+	if rt != nil {
+		return errors.New("mpi: Init called twice")
+	}
+	if finalized {
+		return errors.New("mpi: Init called after Finalize")
+	}
+	s, err := initRuntime()
+	if err != nil {
+		return err
+	}
+	rt = s
+	current.Store(s)
+	return nil
+}
+
+func initRuntime() (*runtimeState, error) {
+	job, err := launch.FromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("mpi: Init: %w", err)
+	}
+	fail := func(err error) (*runtimeState, error) {
+		job.Close()
+		return nil, fmt.Errorf("mpi: Init: %w", err)
+	}
+	if job.Settings.NoCMA {
+		os.Setenv("MARTINI_NO_CMA", "1")
+	}
+	nic, err := nicemu.Open(job.Segment, job.Rank)
+	if err != nil {
+		return fail(err)
+	}
+	bootSize := llc.BootSize(job.Size)
+	bootSID, bootMem, err := nic.RegisterSegment(bootSize)
+	if err != nil {
+		return fail(err)
+	}
+	if err := job.Store.Put(bootKey(job.Rank), strconv.FormatUint(uint64(bootSID), 10)); err != nil {
+		return fail(err)
+	}
+	if err := job.Store.Fence(); err != nil {
+		return fail(err)
+	}
+	boot := make([]llc.RegionID, job.Size)
+	for r := range boot {
+		v, err := job.Store.Get(bootKey(r))
+		if err != nil {
+			return fail(err)
+		}
+		sid, err := strconv.ParseUint(v, 10, 32)
+		if err != nil {
+			return fail(fmt.Errorf("bootstrap region of rank %d: %q: %w", r, v, err))
+		}
+		boot[r] = llc.RegionID(sid)
+	}
+	cfg := engineConfig(job, boot, bootMem, nicemu.DefaultHeapSize-bootSize)
+	eng, err := llc.NewEngine(cfg)
+	if err != nil {
+		return fail(err)
+	}
+	tr := martini.New(nic)
+	s := &runtimeState{job: job, nic: nic, tr: tr, ep: llc.NewEndpoint(eng, tr), stats: job.Settings.Stats}
+	s.world = newComm(s, worldContext, job.Rank, job.Size)
+	nic.SetState(nicemu.ProcInitialized)
+	return s, nil
+}
+
+func bootKey(rank int) string { return "boot/" + strconv.Itoa(rank) }
+
+// engineConfig sizes the rings so that every peer (itself included) can
+// get one within the registrable memory, and caps the eager limit to what
+// a ring holds.
+func engineConfig(job *launch.Job, boot []llc.RegionID, bootMem []byte, memory int) llc.Config {
+	ring := DefaultRingSize
+	if per := memory/job.Size - 64; per < ring {
+		ring = max(minRingSize, per/64*64)
+	}
+	eager := DefaultEagerLimit
+	if job.Settings.EagerLimit >= 0 {
+		eager = job.Settings.EagerLimit
+	}
+	for llc.MaxEagerLimit(ring) < eager && ring < 64<<20 {
+		ring *= 2 // honour a large requested eager limit with larger rings
+	}
+	mode := llc.RndvPull
+	if job.Settings.Rndv == launch.RndvPush {
+		mode = llc.RndvPush
+	}
+	return llc.Config{
+		Self: job.Rank, Size: job.Size, Boot: boot, BootMem: bootMem,
+		EagerLimit: eager, RingSize: ring, RingCap: memory, Rendezvous: mode,
+	}
+}
+
+// Finalize completes the process's part of the job: it drives progress
+// until the protocol engine has nothing in flight, synchronises with every
+// other process, and releases the NIC and the segment. No MPI call may
+// follow.
+func Finalize() error {
+	stateMu.Lock()
+	defer stateMu.Unlock()
+	if rt == nil {
+		if finalized {
+			return errors.New("mpi: Finalize called twice")
+		}
+		return ErrNotInitialized
+	}
+	s := rt
+	s.ep.WaitIdle()
+	// Keep serving the NIC while waiting for the others, so that a peer
+	// still finishing a transfer from this process is not stranded.
+	fence := make(chan error, 1)
+	go func() { fence <- s.job.Store.Fence() }()
+	var ferr error
+	s.ep.WaitFunc(func() bool {
+		select {
+		case ferr = <-fence:
+			return true
+		default:
+			return false
+		}
+	})
+	if s.stats {
+		printStats(os.Stderr, s.world.rank, s.snapshot())
+	}
+	s.nic.SetState(nicemu.ProcFinalized)
+	s.nic.Close()
+	err := s.job.Close()
+	rt, finalized = nil, true
+	current.Store(nil)
+	if ferr != nil {
+		return fmt.Errorf("mpi: Finalize: %w", ferr)
+	}
+	if err != nil {
+		return fmt.Errorf("mpi: Finalize: %w", err)
+	}
+	return nil
+}
+
+// Initialized reports whether Init has completed and Finalize has not.
+func Initialized() bool {
+	stateMu.Lock()
+	defer stateMu.Unlock()
+	return rt != nil
+}
+
+// Finalized reports whether Finalize has completed.
+func Finalized() bool {
+	stateMu.Lock()
+	defer stateMu.Unlock()
+	return finalized
+}
+
+// World returns the communicator of all processes of the job, or nil
+// before Init.
+func World() *Comm {
+	stateMu.Lock()
+	defer stateMu.Unlock()
+	if rt == nil {
+		return nil
+	}
+	return rt.world
+}
+
+// Wtime returns elapsed wall-clock time in seconds since an arbitrary
+// point in the past, with nanosecond resolution.
+func Wtime() float64 { return time.Since(epoch).Seconds() }
+
+// Wtick returns the resolution of Wtime in seconds.
+func Wtick() float64 { return 1e-9 }
+
+// Abort terminates the whole job: it reports code and the reason to mpirun,
+// which stops every process, and exits with code.
+func (c *Comm) Abort(code int) {
+	msg := fmt.Sprintf("rank %d called Abort(%d)", c.Rank(), code)
+	fmt.Fprintln(os.Stderr, "mpi:", msg)
+	stateMu.Lock()
+	if rt != nil {
+		rt.job.Store.Abort(code, msg)
+	}
+	stateMu.Unlock()
+	if code == 0 {
+		code = 1
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,185 @@
+package mpi
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/rhinet-go/martini/llc"
+)
+
+// Operations of blocking calls are recycled so that the message path does
+// not allocate.
+var (
+	sendOps = sync.Pool{New: func() any { return new(llc.SendOp) }}
+	recvOps = sync.Pool{New: func() any { return new(llc.RecvOp) }}
+)
+
+func wrap(op string, peer int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("mpi: %s with rank %d: %w", op, peer, err)
+}
+
+// Send sends the elements of buf to rank dest of c with tag. It returns when
+// buf may be reused: for a message up to the eager limit once it is copied
+// into the destination's ring, for a larger one once the receiver has it.
+func Send[T Type](c *Comm, buf []T, dest, tag int) error {
+	if err := c.checkDest("Send", dest, tag); err != nil {
+		return err
+	}
+	if dest == ProcNull {
+		return nil
+	}
+	op := sendOps.Get().(*llc.SendOp)
+	*op = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(tag), Ctx: c.ctx, Data: asBytes(buf)}
+	ep := c.rt.ep
+	if !ep.Send(op) {
+		ep.Wait(op)
+	}
+	err := op.Err()
+	*op = llc.SendOp{}
+	sendOps.Put(op)
+	return wrap("Send", dest, err)
+}
+
+// Recv receives a message from rank source (or AnySource) of c with tag (or
+// AnyTag) into buf. A message longer than buf is an error wrapping
+// ErrTruncate that gives both sizes; buf then holds its beginning.
+func Recv[T Type](c *Comm, buf []T, source, tag int) (Status, error) {
+	if err := c.checkSource("Recv", source, tag); err != nil {
+		return Status{}, err
+	}
+	if source == ProcNull {
+		return procNullStatus, nil
+	}
+	op := recvOps.Get().(*llc.RecvOp)
+	*op = llc.RecvOp{Source: c.toWorldSource(source), Tag: int32(tag), Ctx: c.ctx, Buf: asBytes(buf)}
+	ep := c.rt.ep
+	if !ep.Recv(op) {
+		ep.Wait(op)
+	}
+	st := c.status(op.Status, len(op.Buf), sizeOf[T]())
+	err := op.Err()
+	*op = llc.RecvOp{}
+	recvOps.Put(op)
+	return st, wrap("Recv", source, err)
+}
+
+// Sendrecv sends sendbuf to dest and receives into recvbuf from source,
+// without deadlocking against a matching Sendrecv.
+func Sendrecv[S, R Type](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, source, recvtag int) (Status, error) {
+	if err := c.checkDest("Sendrecv", dest, sendtag); err != nil {
+		return Status{}, err
+	}
+	if err := c.checkSource("Sendrecv", source, recvtag); err != nil {
+		return Status{}, err
+	}
+	ep := c.rt.ep
+	var rop *llc.RecvOp
+	st := procNullStatus
+	if source != ProcNull {
+		rop = recvOps.Get().(*llc.RecvOp)
+		*rop = llc.RecvOp{Source: c.toWorldSource(source), Tag: int32(recvtag), Ctx: c.ctx, Buf: asBytes(recvbuf)}
+		ep.Recv(rop)
+	}
+	var serr, rerr error
+	if dest != ProcNull {
+		sop := sendOps.Get().(*llc.SendOp)
+		*sop = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(sendtag), Ctx: c.ctx, Data: asBytes(sendbuf)}
+		if !ep.Send(sop) {
+			ep.Wait(sop)
+		}
+		serr = wrap("Sendrecv (send)", dest, sop.Err())
+		*sop = llc.SendOp{}
+		sendOps.Put(sop)
+	}
+	if rop != nil {
+		ep.Wait(rop)
+		st = c.status(rop.Status, len(rop.Buf), sizeOf[R]())
+		rerr = wrap("Sendrecv (receive)", source, rop.Err())
+		*rop = llc.RecvOp{}
+		recvOps.Put(rop)
+	}
+	if serr != nil {
+		return st, serr
+	}
+	return st, rerr
+}
+
+// Isend starts sending buf to rank dest of c with tag and returns a Request
+// to complete it. buf must not be modified until the request completes.
+func Isend[T Type](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	if err := c.checkDest("Isend", dest, tag); err != nil {
+		return nil, err
+	}
+	r := &Request{c: c, peer: dest, elem: sizeOf[T]()}
+	if dest == ProcNull {
+		r.null = true
+		return r, nil
+	}
+	r.sop = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(tag), Ctx: c.ctx, Data: asBytes(buf)}
+	c.rt.ep.Send(&r.sop)
+	return r, nil
+}
+
+// Irecv starts receiving into buf from rank source (or AnySource) of c with
+// tag (or AnyTag) and returns a Request to complete it.
+func Irecv[T Type](c *Comm, buf []T, source, tag int) (*Request, error) {
+	if err := c.checkSource("Irecv", source, tag); err != nil {
+		return nil, err
+	}
+	r := &Request{c: c, recv: true, peer: source, elem: sizeOf[T]()}
+	if source == ProcNull {
+		r.null = true
+		return r, nil
+	}
+	r.rop = llc.RecvOp{Source: c.toWorldSource(source), Tag: int32(tag), Ctx: c.ctx, Buf: asBytes(buf)}
+	c.rt.ep.Recv(&r.rop)
+	return r, nil
+}
+
+// Iprobe reports whether a message from source (or AnySource) with tag (or
+// AnyTag) can be received, and its status, without receiving it. The
+// status's Count is in bytes; see GetCount.
+func (c *Comm) Iprobe(source, tag int) (bool, Status, error) {
+	if err := c.checkSource("Iprobe", source, tag); err != nil {
+		return false, Status{}, err
+	}
+	if source == ProcNull {
+		return true, procNullStatus, nil
+	}
+	st, ok := c.rt.ep.Probe(c.toWorldSource(source), int32(tag), c.ctx)
+	if !ok {
+		return false, Status{}, nil
+	}
+	return true, c.status(st, st.Len, 1), nil
+}
+
+// Probe waits until a message from source (or AnySource) with tag (or
+// AnyTag) can be received and returns its status without receiving it.
+func (c *Comm) Probe(source, tag int) (Status, error) {
+	if err := c.checkSource("Probe", source, tag); err != nil {
+		return Status{}, err
+	}
+	if source == ProcNull {
+		return procNullStatus, nil
+	}
+	st := c.rt.ep.WaitProbe(c.toWorldSource(source), int32(tag), c.ctx)
+	return c.status(st, st.Len, 1), c.rt.ep.Err()
+}
+
+// toWorld maps a rank of c to the process id the engine uses.
+func (c *Comm) toWorld(rank int) int { return rank }
+
+func (c *Comm) toWorldSource(rank int) int {
+	if rank == AnySource {
+		return AnySource
+	}
+	return c.toWorld(rank)
+}
+
+// status converts an engine status to c's ranks.
+func (c *Comm) status(st llc.Status, bufBytes, elem int) Status {
+	return statusOf(st, bufBytes, elem)
+}

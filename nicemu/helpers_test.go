@@ -1,0 +1,223 @@
+package nicemu
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"sync/atomic"
+	"testing"
+	"unsafe"
+)
+
+// TestMain lets the test binary act as a separate rank process (see
+// cma_test.go): when NICEMU_TEST_CHILD is set it runs childMain instead of
+// the tests.
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(childMain())
+	}
+	os.Exit(m.Run())
+}
+
+const testPGID = 0x5eed_0001
+
+// testConfig is a small job: segments are sparse memfds, but small heaps keep
+// the mappings modest.
+func testConfig(nprocs int) JobConfig {
+	return JobConfig{NProcs: nprocs, PGID: testPGID, HeapSize: 8 << 20, BounceSize: 64 << 10}
+}
+
+// newSegment creates a segment that is closed when the test ends (after the
+// NICs opened on it, since cleanups run last-in first-out).
+func newSegment(tb testing.TB, cfg JobConfig) *Segment {
+	tb.Helper()
+	seg, err := CreateSegment(cfg)
+	if err != nil {
+		tb.Fatalf("CreateSegment(%+v): %v", cfg, err)
+	}
+	tb.Cleanup(func() {
+		if err := seg.Close(); err != nil {
+			tb.Errorf("Segment.Close: %v", err)
+		}
+	})
+	return seg
+}
+
+// openNIC opens process pid's NIC on seg, closed when the test ends.
+func openNIC(tb testing.TB, seg *Segment, pid int) *NIC {
+	tb.Helper()
+	n, err := Open(seg, pid)
+	if err != nil {
+		tb.Fatalf("Open(seg, %d): %v", pid, err)
+	}
+	tb.Cleanup(func() { n.Close() })
+	return n
+}
+
+func mustRegisterSegment(tb testing.TB, n *NIC, size int) (SID, []byte) {
+	tb.Helper()
+	sid, mem, err := n.RegisterSegment(size)
+	if err != nil {
+		tb.Fatalf("PID %d RegisterSegment(%d): %v", n.PID(), size, err)
+	}
+	return sid, mem
+}
+
+func mustRegisterMemory(tb testing.TB, n *NIC, buf []byte) SID {
+	tb.Helper()
+	sid, err := n.RegisterMemory(buf)
+	if err != nil {
+		tb.Fatalf("PID %d RegisterMemory(%d bytes): %v", n.PID(), len(buf), err)
+	}
+	return sid
+}
+
+// pattern returns n deterministic bytes that differ per seed and do not
+// repeat with a page period, so misplaced pages or chunks are detected.
+func pattern(n int, seed uint64) []byte {
+	b := make([]byte, n)
+	fillPattern(b, seed)
+	return b
+}
+
+func fillPattern(b []byte, seed uint64) {
+	x := seed*0x9e3779b97f4a7c15 + 1
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		binary.LittleEndian.PutUint64(b[i:], x)
+	}
+	if i < len(b) {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		var w [8]byte
+		binary.LittleEndian.PutUint64(w[:], x)
+		copy(b[i:], w[:])
+	}
+}
+
+// firstDiff returns the first index where a and b differ, or -1.
+func firstDiff(a, b []byte) int {
+	if bytes.Equal(a, b) {
+		return -1
+	}
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+func checkBytes(tb testing.TB, what string, got, want []byte) {
+	tb.Helper()
+	if i := firstDiff(got, want); i >= 0 {
+		tb.Fatalf("%s: %d bytes differ from byte %d on (got len %d, want len %d)", what, countDiff(got, want), i, len(got), len(want))
+	}
+}
+
+func countDiff(a, b []byte) int {
+	c := 0
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			c++
+		}
+	}
+	return c + max(len(a), len(b)) - min(len(a), len(b))
+}
+
+// wordAt returns the 8-byte word at byte offset off of a segment-memory view.
+func wordAt(mem []byte, off int) *uint64 {
+	if off%8 != 0 || off+8 > len(mem) {
+		panic("wordAt: bad offset")
+	}
+	return (*uint64)(unsafe.Pointer(&mem[off]))
+}
+
+func u64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
+
+// packetsFor is ceil(n/MTU), at least 1.
+func packetsFor(n int) uint64 { return uint64(max(1, (n+MTU-1)/MTU)) }
+
+// pagesSpanned is the number of PageSize pages [addr, addr+n) touches.
+func pagesSpanned(addr uint64, n int) uint64 {
+	if n <= 0 {
+		n = 1
+	}
+	return (addr+uint64(n)-1)/PageSize - addr/PageSize + 1
+}
+
+// expectRefused runs op, which must be refused with violation v, and checks
+// that the refusal is counted in the initiator's Stats, in the segment and in
+// the target's PGIDTBL entry, and recorded as the newest error event.
+func expectRefused(tb testing.TB, n *NIC, v Violation, wantOp Op, wantTarget int, op func() error) *AccessError {
+	tb.Helper()
+	seg := n.seg
+	before := n.Stats()
+	segBefore := seg.Refused()
+	var procBefore uint64
+	if wantTarget >= 0 && wantTarget < seg.NProcs() {
+		procBefore = atomic.LoadUint64(&seg.proc(wantTarget).refused)
+	}
+	err := op()
+	if err == nil {
+		tb.Fatalf("request succeeded, want refusal %v", v)
+	}
+	if !errors.Is(err, ErrRefused) {
+		tb.Fatalf("errors.Is(%v, ErrRefused) = false", err)
+	}
+	var ae *AccessError
+	if !errors.As(err, &ae) {
+		tb.Fatalf("error %T %v is not an *AccessError", err, err)
+	}
+	if ae.Violation != v || ae.Op != wantOp || ae.Target != wantTarget {
+		tb.Fatalf("refused as %v/%v/target %d (%v), want %v/%v/target %d", ae.Op, ae.Violation, ae.Target, err, wantOp, v, wantTarget)
+	}
+	after := n.Stats()
+	if after.Refused != before.Refused+1 {
+		tb.Errorf("Stats.Refused %d -> %d, want +1", before.Refused, after.Refused)
+	}
+	for w := range after.RefusedBy {
+		want := before.RefusedBy[w]
+		if Violation(w) == v {
+			want++
+		}
+		if after.RefusedBy[w] != want {
+			tb.Errorf("Stats.RefusedBy[%v] %d -> %d, want %d", Violation(w), before.RefusedBy[w], after.RefusedBy[w], want)
+		}
+	}
+	if got := seg.Refused(); got != segBefore+1 {
+		tb.Errorf("Segment.Refused %d -> %d, want +1", segBefore, got)
+	}
+	if wantTarget >= 0 && wantTarget < seg.NProcs() {
+		if got := atomic.LoadUint64(&seg.proc(wantTarget).refused); got != procBefore+1 {
+			tb.Errorf("PGIDTBL[%d].refused %d -> %d, want +1", wantTarget, procBefore, got)
+		}
+	}
+	ev := n.ErrorEvents()
+	if len(ev) == 0 {
+		tb.Fatalf("no error event recorded")
+	}
+	last := ev[len(ev)-1]
+	want := ErrorEvent{Op: ae.Op, Violation: ae.Violation, Target: ae.Target, SID: ae.SID, Offset: ae.Offset, Length: ae.Length}
+	if last != want {
+		tb.Errorf("last error event %+v, want %+v", last, want)
+	}
+	// A refused request is not a request performed.
+	if after.Push != before.Push || after.Pull != before.Pull || after.BOTF != before.BOTF ||
+		after.AOTF != before.AOTF || after.CAS != before.CAS || after.FAA != before.FAA ||
+		after.PushBytes != before.PushBytes || after.PullBytes != before.PullBytes {
+		tb.Errorf("refused request counted as performed: before %+v after %+v", before, after)
+	}
+	if ae.Error() == "" {
+		tb.Errorf("empty error text")
+	}
+	return ae
+}
