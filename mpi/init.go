@@ -43,7 +43,7 @@ var (
 	finalized bool
 	// current mirrors rt for lock-free checks on the message path.
 	current atomic.Pointer[runtimeState]
-	epoch     = time.Now()
+	epoch   = time.Now()
 )
 
 // Init initializes MPI: it joins the job started by mpirun (or a job of one
