@@ -42,7 +42,8 @@ type Config struct {
 	BootMem []byte
 	// EagerLimit is the largest message sent eagerly through the rings.
 	EagerLimit int
-	// RingSize is the record space of each ring this process grants.
+	// RingSize is the record space of each ring this process grants, a
+	// power of two.
 	RingSize int
 	// RingCap bounds the ring memory this process grants in total; rings
 	// are granted first come, first served.
@@ -111,8 +112,8 @@ func NewEngine(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("llc: %d bootstrap regions for %d processes", len(cfg.Boot), cfg.Size)
 	case len(cfg.BootMem) < BootSize(cfg.Size):
 		return nil, fmt.Errorf("llc: bootstrap memory %d bytes, need %d", len(cfg.BootMem), BootSize(cfg.Size))
-	case cfg.RingSize < 4*cell || cfg.RingSize%cell != 0:
-		return nil, fmt.Errorf("llc: ring size %d must be a multiple of %d and at least %d", cfg.RingSize, cell, 4*cell)
+	case cfg.RingSize < 4*cell || cfg.RingSize&(cfg.RingSize-1) != 0:
+		return nil, fmt.Errorf("llc: ring size %d must be a power of two and at least %d", cfg.RingSize, 4*cell)
 	case cfg.EagerLimit < 0 || recordSize(cfg.EagerLimit) > uint64(cfg.RingSize)/2:
 		return nil, fmt.Errorf("llc: eager limit %d too large for rings of %d bytes (at most %d)",
 			cfg.EagerLimit, cfg.RingSize, MaxEagerLimit(cfg.RingSize))
@@ -129,7 +130,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 }
 
 // MaxEagerLimit returns the largest eager limit rings of ringSize allow.
-func MaxEagerLimit(ringSize int) int { return ringSize/2 - recHeader - cell + 1 }
+func MaxEagerLimit(ringSize int) int { return ringSize/2 - cell }
 
 // Stats returns the engine's counters.
 func (e *Engine) Stats() Counters { return e.stats }
@@ -244,12 +245,12 @@ func (e *Engine) pollRing(r *inRing) bool {
 // handle processes one ring record from src.
 func (e *Engine) handle(src int, rec []byte) {
 	var m meta
-	m.get(rec[8:recHeader])
-	body := rec[recHeader:]
+	m.get(rec[:recMeta])
+	body := recordBody(rec, int(m.length))
 	switch m.kind {
 	case recEager:
 		e.stats.EagerRecv++
-		payload := body[:m.length]
+		payload := body
 		e.stats.BytesRecv += uint64(len(payload))
 		if op := e.posted.match(src, m.tag, m.ctx); op != nil {
 			op.deliver(src, m.tag, payload)

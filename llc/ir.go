@@ -15,6 +15,8 @@ const (
 	// CmdWrite writes Head then Data at (Peer, Region, Off); if Signal is
 	// not zero, it then writes the 8-byte word Signal at (Peer, Region,
 	// SigOff), visible only after the data (a put with a completion flag).
+	// When SigOff directly follows the data, a translator may send head,
+	// data and signal as one transfer whose last word lands last.
 	CmdWrite CmdKind = iota + 1
 	// CmdRead reads len(Data) bytes at (Peer, Region, Off) into Data.
 	CmdRead
@@ -42,7 +44,7 @@ func (k CmdKind) String() string {
 }
 
 // MaxHead is the size of a command's inline header.
-const MaxHead = 48
+const MaxHead = 56
 
 // Command is one IR command. Commands are values; the engine never retains
 // pointers to them after they are issued.

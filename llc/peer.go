@@ -162,19 +162,29 @@ func (e *Engine) writeRecord(dst int, kind uint8, tag int32, ctx uint32, aux uin
 	}
 	if wrap {
 		r.seq++
-		e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: r.region, Signal: signal(r.seq, wrapMarker), SigOff: ringCtl + wrapAt})
+		e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: r.region, Signal: signal(r.seq, wrapMarker), SigOff: ringCtl + wrapAt + recSignal})
 		r.head += r.size - wrapAt
 	}
 	r.seq++
-	c := Command{Kind: CmdWrite, Peer: dst, Region: r.region, Off: ringCtl + at + 8, Data: payload,
-		Signal: signal(r.seq, n), SigOff: ringCtl + at}
+	rec := ringCtl + at
+	if body > recInline {
+		// Payload cells first; the first cell, with the signal, last.
+		c := Command{Kind: CmdWrite, Peer: dst, Region: r.region, Off: rec + cell, Data: payload}
+		c.HeadLen = uint8(copy(c.Head[:], ctl))
+		e.emit(&c)
+	}
+	c := e.sched.alloc() // the first cell, built in place in the queue
+	e.stats.CommandsIssued++
+	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen = CmdWrite, dst, r.region, rec, recSignal
+	c.Signal, c.SigOff = signal(r.seq, n), rec+recSignal
 	m := meta{kind: kind, tag: tag, ctx: ctx, length: uint32(body), aux: aux}
-	m.put(c.Head[:24])
-	c.HeadLen = 24 + uint8(copy(c.Head[24:], ctl))
+	m.put(c.Head[:recMeta])
+	if body <= recInline {
+		copy(c.Head[recMeta+copy(c.Head[recMeta:], ctl):], payload)
+	}
 	if kind != recEager {
 		e.stats.ControlSent++
 	}
-	e.emit(&c)
 	r.head += n
 	return true
 }

@@ -10,20 +10,26 @@ import (
 // sender's first contact (after Liu, Wu and Panda). Layout of the region:
 //
 //	[0, 64)       control: the consumer count (bytes consumed, monotonic)
-//	[64, 64+size) records, each 64-byte aligned
+//	[64, 64+size) records, each a whole number of 64-byte cells
 //
-// A record is [signal word | meta (24 bytes) | payload]. The sender writes
-// meta and payload, then the signal word (seq<<32 | record size), which the
-// receiver polls. After consuming a record the receiver zeroes the first
-// word of every 64-byte cell it covered, so that any future record position
-// reads zero until its signal lands, and publishes the consumer count. The
-// sender reads that count (one remote read) only when its cached view says
-// the ring is full, as PM/RHiNET does.
+// A record's first cell is [meta (24 bytes) | inline payload (up to 32
+// bytes) | signal word]; a payload longer than 32 bytes fills the cells that
+// follow instead. The signal word (seq<<32 | record size) is the last word
+// of the first cell, so a small message is one write whose last word lands
+// last, as in PM/RHiNET's trailer polling; a longer one writes its payload
+// cells first, then the first cell. After consuming a record the receiver
+// zeroes the signal position of every cell it covered, so that any future
+// record position reads zero until its signal lands, and publishes the
+// consumer count. The sender reads that count (one remote read) only when
+// its cached view says the ring is full, as PM/RHiNET does.
 const (
 	ringCtl    = 64
 	cell       = 64
-	recHeader  = 32 // signal + meta
-	wrapMarker = 1  // record size value that means "continue at offset 0"
+	recMeta    = 24
+	recInline  = 32          // largest payload carried in the first cell
+	recSignal  = cell - 8    // offset of the signal word in the first cell
+	wrapMarker = 1           // record size value that means "continue at offset 0"
+	recHeader  = recMeta + 8 // bytes of the first cell that are not payload
 )
 
 // Record kinds.
@@ -60,7 +66,18 @@ func (m *meta) get(b []byte) {
 }
 
 func recordSize(payload int) uint64 {
-	return uint64(recHeader+payload+cell-1) / cell * cell
+	if payload <= recInline {
+		return cell
+	}
+	return cell + uint64(payload+cell-1)/cell*cell
+}
+
+// recordBody returns the payload of a record of body bytes.
+func recordBody(rec []byte, body int) []byte {
+	if body <= recInline {
+		return rec[recMeta : recMeta+body]
+	}
+	return rec[cell : cell+body]
 }
 
 func signal(seq uint32, size uint64) uint64 { return uint64(seq)<<32 | size }
@@ -81,7 +98,7 @@ func (r *outRing) free() uint64 { return r.size - (r.head - r.tail) }
 // reserve finds room for a record of n bytes. It returns the data offset of
 // the record and whether a wrap marker must be written first at wrapAt.
 func (r *outRing) reserve(n uint64) (at uint64, wrap bool, wrapAt uint64, ok bool) {
-	pos := r.head % r.size
+	pos := r.head & (r.size - 1)
 	need := n
 	if pos+n > r.size {
 		need += r.size - pos
@@ -113,8 +130,8 @@ func newInRing(peer int, region RegionID, mem []byte) *inRing {
 
 // peek returns the record at the consumer position, if its signal landed.
 func (r *inRing) peek() (rec []byte, size uint64, ok bool) {
-	pos := r.consumed % r.size
-	sig := atomic.LoadUint64(word(r.data, pos))
+	pos := r.consumed & (r.size - 1)
+	sig := atomic.LoadUint64(word(r.data, pos+recSignal))
 	if sig == 0 {
 		return nil, 0, false
 	}
@@ -130,9 +147,9 @@ func (r *inRing) peek() (rec []byte, size uint64, ok bool) {
 
 // release frees the record of n bytes at the consumer position.
 func (r *inRing) release(n uint64) {
-	pos := r.consumed % r.size
+	pos := r.consumed & (r.size - 1)
 	for c := pos; c < pos+n && c < r.size; c += cell {
-		atomic.StoreUint64(word(r.data, c), 0)
+		atomic.StoreUint64(word(r.data, c+recSignal), 0)
 	}
 	r.seq++
 	r.consumed += n

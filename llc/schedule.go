@@ -10,19 +10,36 @@ type schedQueue struct {
 	head, tail int // tail-head commands are queued
 }
 
+// init sizes the queue; n must be a power of two.
 func (q *schedQueue) init(n int) { q.buf = make([]Command, n) }
 
 func (q *schedQueue) len() int { return q.tail - q.head }
 
+// alloc returns a zeroed slot at the tail of the queue, to be filled in
+// place; it is issued in order like a pushed command.
+func (q *schedQueue) alloc() *Command {
+	if q.tail-q.head == len(q.buf) {
+		q.grow()
+	}
+	c := &q.buf[q.tail&(len(q.buf)-1)]
+	*c = Command{}
+	q.tail++
+	return c
+}
+
+func (q *schedQueue) grow() {
+	nb := make([]Command, 2*len(q.buf))
+	for i := q.head; i < q.tail; i++ {
+		nb[i-q.head] = q.buf[i&(len(q.buf)-1)]
+	}
+	q.buf, q.tail, q.head = nb, q.tail-q.head, 0
+}
+
 func (q *schedQueue) push(c *Command) {
 	if q.tail-q.head == len(q.buf) {
-		nb := make([]Command, 2*len(q.buf))
-		for i := q.head; i < q.tail; i++ {
-			nb[i-q.head] = q.buf[i%len(q.buf)]
-		}
-		q.buf, q.tail, q.head = nb, q.tail-q.head, 0
+		q.grow()
 	}
-	q.buf[q.tail%len(q.buf)] = *c
+	q.buf[q.tail&(len(q.buf)-1)] = *c
 	q.tail++
 }
 
@@ -32,7 +49,7 @@ func (q *schedQueue) Next() *Command {
 	if q.head == q.tail {
 		return nil
 	}
-	c := &q.buf[q.head%len(q.buf)]
+	c := &q.buf[q.head&(len(q.buf)-1)]
 	q.head++
 	if q.head == q.tail {
 		q.head, q.tail = 0, 0

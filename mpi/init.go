@@ -126,8 +126,8 @@ func bootKey(rank int) string { return "boot/" + strconv.Itoa(rank) }
 // a ring holds.
 func engineConfig(job *launch.Job, boot []llc.RegionID, bootMem []byte, memory int) llc.Config {
 	ring := DefaultRingSize
-	if per := memory/job.Size - 64; per < ring {
-		ring = max(minRingSize, per/64*64)
+	for ring > minRingSize && ring+64 > memory/job.Size {
+		ring /= 2
 	}
 	eager := DefaultEagerLimit
 	if job.Settings.EagerLimit >= 0 {

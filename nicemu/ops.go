@@ -99,10 +99,13 @@ func (n *NIC) write(dst int, sid SID, v sidView, off uint64, src []byte) error {
 	if v.kind == KindSegment {
 		at := v.base + off
 		n.patlb.touch(dst, at, len(src)) // RBend: DMA write
-		if len(src) == 8 && at%8 == 0 {
-			atomic.StoreUint64((*uint64)(unsafe.Pointer(&n.seg.mem[at])), binary.LittleEndian.Uint64(src))
+		end := at + uint64(len(src))
+		if len(src) >= 8 && end%8 == 0 {
+			// In-order delivery: the last 8 bytes land last, atomically.
+			copy(n.seg.mem[at:end-8], src[:len(src)-8])
+			atomic.StoreUint64((*uint64)(unsafe.Pointer(&n.seg.mem[end-8])), binary.LittleEndian.Uint64(src[len(src)-8:]))
 		} else {
-			copy(n.seg.mem[at:at+uint64(len(src))], src)
+			copy(n.seg.mem[at:end], src)
 		}
 		n.stats.SegmentOps++
 		return nil

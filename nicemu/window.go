@@ -41,7 +41,9 @@ const MaxBOTF = WindowSize - 128 - int(unsafe.Sizeof(botfHeader{}))
 func (n *NIC) window() int {
 	w := n.next
 	n.next = (w + 1) % NumWindows
-	for atomic.LoadUint64(&n.cont[w*8]) != n.issued[w] {
+	// The contflag page is written by the NIC and read only by the
+	// owning process, which kicks requests one at a time: plain accesses.
+	for n.cont[w*8] != n.issued[w] {
 		runtime.Gosched()
 	}
 	return w
@@ -65,7 +67,7 @@ func (n *NIC) kick(w int, op Op) error {
 		err = n.execAtomic(r, op)
 	}
 	n.local[w] = nil
-	atomic.StoreUint64(&n.cont[w*8], n.issued[w])
+	n.cont[w*8] = n.issued[w]
 	return err
 }
 
@@ -73,9 +75,11 @@ func (n *NIC) kick(w int, op Op) error {
 // once the source has been read, so src may be reused. If ack is not nil,
 // the NIC sets *ack to 1 when the data has been written remotely.
 //
-// Data lands in address order, and an 8-byte-aligned transfer of exactly 8
-// bytes into segment memory is a single atomic store, so a receiver may poll
-// a flag word written by a later Push.
+// Data lands in address order, as Martini's in-order DMA delivers it: when
+// a transfer into segment memory ends on an 8-byte boundary, its last 8
+// bytes are stored atomically after all the bytes before them, so a
+// receiver may poll a trailer word to learn that the whole transfer landed
+// (an 8-byte aligned transfer of 8 bytes is a single atomic store).
 func (n *NIC) Push(dst int, sid SID, off uint64, src []byte, ack *uint64) error {
 	w := n.window()
 	r := n.windows[w]
@@ -118,7 +122,7 @@ func (n *NIC) BOTFImage(pgid uint64, dst int, sid SID, off uint64, payload []byt
 	r := n.windows[w]
 	if len(payload) > MaxBOTF {
 		n.issued[w]++
-		atomic.StoreUint64(&n.cont[w*8], n.issued[w])
+		n.cont[w*8] = n.issued[w]
 		return n.refuse(OpBOTF, ViolationBadRequest, dst, sid, off, len(payload), "BOTF payload larger than the Window")
 	}
 	h := (*botfHeader)(unsafe.Pointer(&r.image[0]))

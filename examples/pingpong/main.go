@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -22,6 +23,7 @@ func main() {
 	maxSize := flag.Int("max", 4<<20, "largest message size in bytes")
 	runs := flag.Int("runs", 5, "timed runs per size (the median is reported)")
 	budget := flag.Duration("time", 100*time.Millisecond, "time budget per run and size")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of each rank to `prefix`.RANK")
 	flag.Parse()
 
 	if err := mpi.Init(); err != nil {
@@ -29,6 +31,15 @@ func main() {
 		os.Exit(1)
 	}
 	world := mpi.World()
+	if *cpuprofile != "" {
+		f, err := os.Create(fmt.Sprintf("%s.%d", *cpuprofile, world.Rank()))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "pingpong:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	if world.Size() < 2 {
 		fmt.Fprintln(os.Stderr, "pingpong: needs at least 2 processes (mpirun -np 2)")
 		mpi.Finalize()
@@ -69,11 +80,15 @@ func run(world *mpi.Comm, lo, hi, runs int, budget time.Duration) error {
 		msg := buf[:n]
 		// Calibrate the repetitions on rank 0 and share them.
 		reps := []int64{0}
-		t, err := pingpong(world, msg, 10)
+		probe := max(4, min(1000, (8<<20)/max(n, 1)))
+		if _, err := pingpong(world, msg, probe); err != nil { // warm up
+			return err
+		}
+		t, err := pingpong(world, msg, probe)
 		if err != nil {
 			return err
 		}
-		reps[0] = max(10, min(200000, int64(budget.Seconds()/max(t, 1e-9)/2)))
+		reps[0] = max(10, min(1000000, int64(budget.Seconds()/max(t, 1e-9)/2)))
 		if rank <= 1 {
 			if err := shareReps(world, reps); err != nil {
 				return err

@@ -67,39 +67,55 @@ func (t *Translator) Execute(c *llc.Command) llc.Event {
 	return llc.Event{Kind: llc.EvDone, Token: c.Token, Value: val, Mem: mem}
 }
 
-// write sends the header and data of a CmdWrite, then its signal word: one
-// BOTF packet when both fit a Window, else PUSH requests; the signal is an
-// 8-byte PUSH, which lands atomically after the data.
+// write sends the header and data of a CmdWrite, then its signal word.
+// When the signal directly follows the data and all of it fits a Window, it
+// is one BOTF packet whose last word (the signal) lands last; otherwise the
+// parts are PUSH requests, the signal an 8-byte PUSH that lands atomically
+// after them.
 func (t *Translator) write(c *llc.Command) error {
 	n := t.nic
 	sid := nicemu.SID(c.Region)
 	head := c.Head[:c.HeadLen]
-	if total := len(head) + len(c.Data); total > 0 {
-		if t.UseBOTF && total <= nicemu.MaxBOTF {
-			img := n.BOTFBuffer()
-			copy(img, head)
-			copy(img[len(head):], c.Data)
-			if err := n.KickBOTF(c.Peer, sid, c.Off, total); err != nil {
+	total := len(head) + len(c.Data)
+	if total == 0 {
+		return t.signal(c)
+	}
+	if c.Signal != 0 && c.SigOff == c.Off+uint64(total) && total+8 <= nicemu.MaxBOTF && t.UseBOTF {
+		img := n.BOTFBuffer()
+		copy(img, head)
+		copy(img[len(head):], c.Data)
+		binary.LittleEndian.PutUint64(img[total:], c.Signal)
+		return n.KickBOTF(c.Peer, sid, c.Off, total+8)
+	}
+	if t.UseBOTF && total <= nicemu.MaxBOTF {
+		img := n.BOTFBuffer()
+		copy(img, head)
+		copy(img[len(head):], c.Data)
+		if err := n.KickBOTF(c.Peer, sid, c.Off, total); err != nil {
+			return err
+		}
+	} else {
+		if len(head) > 0 {
+			if err := n.Push(c.Peer, sid, c.Off, head, nil); err != nil {
 				return err
 			}
-		} else {
-			if len(head) > 0 {
-				if err := n.Push(c.Peer, sid, c.Off, head, nil); err != nil {
-					return err
-				}
-			}
-			if len(c.Data) > 0 {
-				if err := n.Push(c.Peer, sid, c.Off+uint64(len(head)), c.Data, nil); err != nil {
-					return err
-				}
+		}
+		if len(c.Data) > 0 {
+			if err := n.Push(c.Peer, sid, c.Off+uint64(len(head)), c.Data, nil); err != nil {
+				return err
 			}
 		}
 	}
-	if c.Signal != 0 {
-		binary.LittleEndian.PutUint64(t.sig[:], c.Signal)
-		return n.Push(c.Peer, sid, c.SigOff, t.sig[:], nil)
+	return t.signal(c)
+}
+
+// signal writes a command's signal word, if any, as an 8-byte PUSH.
+func (t *Translator) signal(c *llc.Command) error {
+	if c.Signal == 0 {
+		return nil
 	}
-	return nil
+	binary.LittleEndian.PutUint64(t.sig[:], c.Signal)
+	return t.nic.Push(c.Peer, nicemu.SID(c.Region), c.SigOff, t.sig[:], nil)
 }
 
 // Poll serves bounce-buffer requests other processes posted to this one.

@@ -1,0 +1,98 @@
+package martini
+
+import (
+	"testing"
+
+	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/nicemu"
+)
+
+// pair builds two endpoints of one job in this process, as ranks 0 and 1,
+// with their bootstrap areas registered and exchanged.
+func pair(tb testing.TB, mode llc.RndvMode) [2]*llc.Endpoint {
+	tb.Helper()
+	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: 2, PGID: 42})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { seg.Close() })
+	var nics [2]*nicemu.NIC
+	var boot [2]llc.RegionID
+	var mem [2][]byte
+	for i := range nics {
+		if nics[i], err = nicemu.Open(seg, i); err != nil {
+			tb.Fatal(err)
+		}
+		sid, m, err := nics[i].RegisterSegment(llc.BootSize(2))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		boot[i], mem[i] = llc.RegionID(sid), m
+	}
+	var eps [2]*llc.Endpoint
+	for i := range eps {
+		eng, err := llc.NewEngine(llc.Config{Self: i, Size: 2, Boot: boot[:], BootMem: mem[i],
+			EagerLimit: 32 << 10, RingSize: 256 << 10, RingCap: 8 << 20, Rendezvous: mode})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		eps[i] = llc.NewEndpoint(eng, New(nics[i]))
+	}
+	return eps
+}
+
+// exchange sends buf from 0 to 1 and receives it, in one goroutine.
+func exchange(tb testing.TB, eps [2]*llc.Endpoint, s *llc.SendOp, r *llc.RecvOp) {
+	eps[1].Recv(r)
+	if !eps[0].Send(s) {
+		for !eps[0].Test(s) {
+			eps[1].Progress()
+		}
+	}
+	for !eps[1].Test(r) {
+		eps[0].Progress()
+	}
+	if s.Err() != nil || r.Err() != nil {
+		tb.Fatal(s.Err(), r.Err())
+	}
+}
+
+func benchExchange(b *testing.B, size int, mode llc.RndvMode) {
+	eps := pair(b, mode)
+	src := make([]byte, size)
+	dst := make([]byte, size)
+	s := &llc.SendOp{Peer: 1, Tag: 1, Data: src}
+	r := &llc.RecvOp{Source: 0, Tag: 1, Buf: dst}
+	exchange(b, eps, s, r)
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		*s = llc.SendOp{Peer: 1, Tag: 1, Data: src}
+		*r = llc.RecvOp{Source: 0, Tag: 1, Buf: dst}
+		exchange(b, eps, s, r)
+	}
+}
+
+// BenchmarkEager8 is the software cost of one 8-byte eager message (send,
+// poll, match, deliver) with both processes' memory in this core's cache.
+func BenchmarkEager8(b *testing.B)     { benchExchange(b, 8, llc.RndvPull) }
+func BenchmarkEager1K(b *testing.B)    { benchExchange(b, 1024, llc.RndvPull) }
+func BenchmarkRndvPull1M(b *testing.B) { benchExchange(b, 1<<20, llc.RndvPull) }
+func BenchmarkRndvPush1M(b *testing.B) { benchExchange(b, 1<<20, llc.RndvPush) }
+
+func TestEagerZeroAllocs(t *testing.T) {
+	eps := pair(t, llc.RndvPull)
+	src, dst := make([]byte, 8), make([]byte, 8)
+	s := &llc.SendOp{Peer: 1, Tag: 1, Data: src}
+	r := &llc.RecvOp{Source: 0, Tag: 1, Buf: dst}
+	exchange(t, eps, s, r)
+	allocs := testing.AllocsPerRun(1000, func() {
+		*s = llc.SendOp{Peer: 1, Tag: 1, Data: src}
+		*r = llc.RecvOp{Source: 0, Tag: 1, Buf: dst}
+		exchange(t, eps, s, r)
+	})
+	if allocs != 0 {
+		t.Fatalf("eager send+receive allocates %.1f times per message, want 0", allocs)
+	}
+}
