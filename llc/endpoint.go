@@ -71,6 +71,37 @@ func (ep *Endpoint) Recv(op *RecvOp) bool {
 	return done
 }
 
+// SendUnsolicited starts an unsolicited send and reports whether it is
+// already done.
+func (ep *Endpoint) SendUnsolicited(op *SendOp) bool {
+	ep.mu.Lock()
+	ep.eng.SendUnsolicited(op)
+	ep.drain()
+	done := op.done
+	ep.mu.Unlock()
+	return done
+}
+
+// NextEvent runs one round of progress and pops the oldest notification of
+// the event queue.
+func (ep *Endpoint) NextEvent() (Notification, bool) {
+	ep.mu.Lock()
+	n, ok := ep.eng.NextEvent()
+	if !ok {
+		ep.progress()
+		n, ok = ep.eng.NextEvent()
+	}
+	ep.mu.Unlock()
+	return n, ok
+}
+
+// Release returns the buffer of a NoteUnsolicited notification.
+func (ep *Endpoint) Release(n Notification) {
+	ep.mu.Lock()
+	ep.eng.Release(n)
+	ep.mu.Unlock()
+}
+
 // Cancel cancels a posted receive that has not matched.
 func (ep *Endpoint) Cancel(op *RecvOp) bool {
 	ep.mu.Lock()

@@ -93,6 +93,7 @@ type Engine struct {
 	posted recvQueue
 	unexp  unexpQueue
 	pool   bufPool
+	events eventQueue
 
 	rndvSends map[uint64]*SendOp
 	rndvRecvs map[uint64]*RecvOp
@@ -117,6 +118,8 @@ func NewEngine(cfg Config) (*Engine, error) {
 	case cfg.EagerLimit < 0 || recordSize(cfg.EagerLimit) > uint64(cfg.RingSize)/2:
 		return nil, fmt.Errorf("llc: eager limit %d too large for rings of %d bytes (at most %d)",
 			cfg.EagerLimit, cfg.RingSize, MaxEagerLimit(cfg.RingSize))
+	case cfg.Rendezvous != RndvPull && cfg.Rendezvous != RndvPush:
+		return nil, fmt.Errorf("llc: unknown rendezvous mode %d", cfg.Rendezvous)
 	}
 	e := &Engine{
 		cfg:       cfg,
@@ -166,6 +169,10 @@ func (e *Engine) fail(err error) {
 	for _, op := range e.rndvSends {
 		op.finish(err)
 	}
+	// Forget them, so that a late completion or record cannot complete
+	// them again.
+	clear(e.rndvRecvs)
+	clear(e.rndvSends)
 	for i := range e.peers {
 		e.peers[i].failQueued(err)
 	}
@@ -174,8 +181,8 @@ func (e *Engine) fail(err error) {
 
 // Step delivers an IR event to the engine.
 func (e *Engine) Step(ev Event) {
-	if ev.Kind == EvNone {
-		return
+	if ev.Kind == EvNone || e.err != nil {
+		return // nothing to report, or stopped: every operation is complete
 	}
 	kind, id := splitToken(ev.Token)
 	if ev.Kind == EvError && kind == tokNone {
@@ -274,6 +281,8 @@ func (e *Engine) handle(src int, rec []byte) {
 		u := e.unexp.alloc()
 		*u = unexpected{src: src, tag: m.tag, ctx: m.ctx, length: int(r.length), rndv: true, rts: r}
 		e.unexp.push(u)
+	case recUnsolicited:
+		e.onUnsolicited(src, m.tag, body)
 	case recCTS:
 		e.onCTS(src, m.aux, body)
 	case recFIN:
@@ -294,8 +303,13 @@ func (e *Engine) countTrunc(op *RecvOp) {
 // Send starts op. An eager send completes before Send returns whenever the
 // connection exists and the ring has room; otherwise op completes during a
 // later Poll or Step.
-func (e *Engine) Send(op *SendOp) {
-	op.done, op.err, op.region, op.id = false, nil, 0, 0
+func (e *Engine) Send(op *SendOp) { e.send(op, false) }
+
+func (e *Engine) send(op *SendOp, unsolicited bool) {
+	op.done, op.err, op.region, op.id, op.unsolicited, op.events = false, nil, 0, 0, unsolicited, nil
+	if op.Notify {
+		op.events = &e.events
+	}
 	if e.err != nil {
 		op.finish(e.err)
 		return
@@ -323,7 +337,10 @@ func (e *Engine) Send(op *SendOp) {
 // Recv posts op: it matches the earliest unexpected message first, in
 // arrival order, else waits in the posted queue.
 func (e *Engine) Recv(op *RecvOp) {
-	op.done, op.err, op.region = false, nil, 0
+	op.done, op.err, op.region, op.events, op.cancelled = false, nil, 0, nil, false
+	if op.Notify {
+		op.events = &e.events
+	}
 	if e.err != nil {
 		op.finish(e.err)
 		return

@@ -16,13 +16,17 @@ type SendOp struct {
 	Tag  int32
 	Ctx  uint32
 	Data []byte
+	// Notify asks for a NoteSendDone notification on the event queue.
+	Notify bool
 
-	done   bool
-	err    error
-	id     uint64   // rendezvous id
-	region RegionID // registered send buffer (pull) or granted receive buffer (push)
-	recvID uint64   // push rendezvous: the receiver's id, echoed in PUT
-	grant  int      // push rendezvous: bytes the receiver granted
+	done        bool
+	unsolicited bool
+	events      *eventQueue // where to notify, when Notify
+	err         error
+	id          uint64   // rendezvous id
+	region      RegionID // registered send buffer (pull) or granted receive buffer (push)
+	recvID      uint64   // push rendezvous: the receiver's id, echoed in PUT
+	grant       int      // push rendezvous: bytes the receiver granted
 }
 
 // Done reports whether the send completed.
@@ -33,6 +37,9 @@ func (s *SendOp) Err() error { return s.err }
 
 func (s *SendOp) finish(err error) {
 	s.done, s.err = true, err
+	if s.events != nil {
+		s.events.push(Notification{Kind: NoteSendDone, Send: s})
+	}
 }
 
 // RecvOp is one receive. The caller fills Source (or AnySource), Tag (or
@@ -42,8 +49,11 @@ type RecvOp struct {
 	Tag    int32
 	Ctx    uint32
 	Buf    []byte
+	// Notify asks for a NoteRecvDone notification on the event queue.
+	Notify bool
 
 	Status    Status
+	events    *eventQueue
 	done      bool
 	cancelled bool
 	err       error
@@ -63,6 +73,9 @@ func (r *RecvOp) Cancelled() bool { return r.cancelled }
 
 func (r *RecvOp) finish(err error) {
 	r.done, r.err = true, err
+	if r.events != nil {
+		r.events.push(Notification{Kind: NoteRecvDone, Recv: r})
+	}
 }
 
 // deliver completes r with an eager payload.

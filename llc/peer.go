@@ -23,6 +23,9 @@ type peer struct {
 	// tailPending: a read of the consumer count is in flight.
 	tailPending bool
 	tailBuf     [8]byte
+	// full: the record at the head of the queue found the ring full (it
+	// is counted in RingFull once, however many times it is retried).
+	full bool
 
 	// q holds records waiting for the connection or for ring space, in
 	// order; q[h:h+n] are live.
@@ -84,7 +87,18 @@ func (e *Engine) trySend(dst int) bool {
 		e.connect(dst)
 		return false
 	case connFailed:
+		if p.n == 0 {
+			return false
+		}
 		e.blocked--
+		// Rendezvous sends that never sent their RTS: forget them and
+		// their registration (one still in flight is released when it
+		// completes, see onRegSend).
+		for i := p.h; i < p.h+p.n; i++ {
+			if it := &p.q[i]; it.rndv && !it.op.done {
+				e.dropRndvSend(it.op)
+			}
+		}
 		p.failQueued(p.err)
 		return true
 	case connUp:
@@ -138,7 +152,11 @@ func (e *Engine) queueControl(dst int, kind uint8, aux uint64, ctl []byte) {
 
 // writeEager writes an eager send into dst's ring and completes it.
 func (e *Engine) writeEager(dst int, op *SendOp) bool {
-	if !e.writeRecord(dst, recEager, op.Tag, op.Ctx, 0, nil, op.Data) {
+	kind := recEager
+	if op.unsolicited {
+		kind = recUnsolicited
+	}
+	if !e.writeRecord(dst, kind, op.Tag, op.Ctx, 0, nil, op.Data) {
 		return false
 	}
 	e.stats.EagerSent++
@@ -157,9 +175,13 @@ func (e *Engine) writeRecord(dst int, kind uint8, tag int32, ctx uint32, aux uin
 	n := recordSize(body)
 	at, wrap, wrapAt, ok := r.reserve(n)
 	if !ok {
-		e.stats.RingFull++
+		if !p.full {
+			p.full = true
+			e.stats.RingFull++
+		}
 		return false
 	}
+	p.full = false
 	if wrap {
 		r.seq++
 		e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: r.region, Signal: signal(r.seq, wrapMarker), SigOff: ringCtl + wrapAt + recSignal})
@@ -182,7 +204,7 @@ func (e *Engine) writeRecord(dst int, kind uint8, tag int32, ctx uint32, aux uin
 	if body <= recInline {
 		copy(c.Head[recMeta+copy(c.Head[recMeta:], ctl):], payload)
 	}
-	if kind != recEager {
+	if kind != recEager && kind != recUnsolicited {
 		e.stats.ControlSent++
 	}
 	r.head += n

@@ -43,7 +43,7 @@ func (n *NIC) WaitDoorbell(seen uint32, timeout time.Duration) {
 
 // notify rings dst's doorbell if dst may be asleep.
 func (n *NIC) notify(dst int) {
-	e := n.seg.proc(dst)
+	e := n.procs[dst]
 	if atomic.LoadUint32(&e.sleepers) != 0 {
 		atomic.AddUint32(&e.bell, 1)
 		unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&e.bell)), futexWake, math.MaxInt32, 0, 0, 0)

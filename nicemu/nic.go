@@ -39,7 +39,8 @@ type NIC struct {
 	patlb  paTLB
 	stats  Stats
 
-	cma bool // cross-memory attach permitted
+	cma   bool         // cross-memory attach permitted
+	procs []*procEntry // PGIDTBL entries of every process, by PID
 
 	events  []ErrorEvent
 	scratch [8]byte
@@ -94,6 +95,10 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 		procRegions: make(map[SID][]byte),
 		segRegions:  make(map[SID]extent),
 		cma:         os.Getenv("MARTINI_NO_CMA") != "1",
+	}
+	n.procs = make([]*procEntry, seg.NProcs())
+	for p := range n.procs {
+		n.procs[p] = seg.proc(p)
 	}
 	for w := range n.windows {
 		n.windows[w] = (*windowRegs)(unsafe.Pointer(&seg.mem[n.part+partWindows+w*WindowSize]))
@@ -203,5 +208,5 @@ func (n *NIC) Deregister(sid SID) error {
 // process (see Open), and a stale OS pid would direct cross-memory copies at
 // a dead process, or at an unrelated one that reused its pid.
 func (n *NIC) ospid(p int) int {
-	return int(atomic.LoadUint64(&n.seg.proc(p).ospid))
+	return int(atomic.LoadUint64(&n.procs[p].ospid))
 }

@@ -29,7 +29,7 @@ func (n *NIC) refuse(op Op, v Violation, dst int, sid SID, off uint64, length in
 	n.stats.RefusedBy[v]++
 	atomic.AddUint64(&n.seg.hdr.refused, 1)
 	if dst >= 0 && dst < n.seg.NProcs() {
-		atomic.AddUint64(&n.seg.proc(dst).refused, 1)
+		atomic.AddUint64(&n.procs[dst].refused, 1)
 	}
 	if len(n.events) == maxErrorEvents {
 		n.events = append(n.events[:0], n.events[1:]...)
@@ -42,10 +42,10 @@ func (n *NIC) refuse(op Op, v Violation, dst int, sid SID, off uint64, length in
 // at (dst, sid, off, length): the PGIDTBL comparison of the two processes'
 // jobs, then SID translation through the RVATLB and the bounds check.
 func (n *NIC) target(op Op, dst int, sid SID, off uint64, length int, checkPGID bool) (sidView, error) {
-	if dst < 0 || dst >= n.seg.NProcs() {
+	if uint(dst) >= uint(len(n.procs)) {
 		return sidView{}, n.refuse(op, ViolationBadProcess, dst, sid, off, length, "")
 	}
-	if checkPGID && n.seg.proc(dst).pgid != n.ent.pgid {
+	if checkPGID && n.procs[dst].pgid != n.ent.pgid {
 		return sidView{}, n.refuse(op, ViolationForeignJob, dst, sid, off, length, "")
 	}
 	v, ok := n.rvatlb.lookup(n.seg, dst, sid)

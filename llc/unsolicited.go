@@ -1,0 +1,101 @@
+package llc
+
+import "fmt"
+
+// Unsolicited send and the event queue (LLC's Unsolicited-Send and
+// event-queue notification user commands).
+//
+// An unsolicited message needs no posted receive: it lands in the
+// receiver's ring, is copied into a buffer of the library, and is announced
+// on the receiver's event queue, as control packets and active messages
+// are. Sends and receives may also ask for a notification on the event
+// queue when they complete (the buffer is reusable / the data arrived).
+
+// recUnsolicited is the record kind of an unsolicited message.
+const recUnsolicited uint8 = recPUT + 1
+
+// NoteKind is the kind of an event-queue notification.
+type NoteKind uint8
+
+// Notification kinds.
+const (
+	// NoteUnsolicited: an unsolicited message arrived; Data holds it until
+	// the notification is released.
+	NoteUnsolicited NoteKind = iota + 1
+	// NoteSendDone: a send that asked for it completed; its buffer is
+	// reusable.
+	NoteSendDone
+	// NoteRecvDone: a receive that asked for it completed.
+	NoteRecvDone
+)
+
+// Notification is one entry of the event queue.
+type Notification struct {
+	Kind   NoteKind
+	Source int    // sender (NoteUnsolicited)
+	Tag    int32  // tag (NoteUnsolicited)
+	Data   []byte // message (NoteUnsolicited), valid until Release
+	Send   *SendOp
+	Recv   *RecvOp
+}
+
+// eventQueue is a FIFO of notifications that reuses its storage.
+type eventQueue struct {
+	q    []Notification
+	h, n int
+}
+
+func (q *eventQueue) push(x Notification) {
+	if q.h+q.n == len(q.q) {
+		copy(q.q, q.q[q.h:q.h+q.n])
+		q.h = 0
+		if q.n == len(q.q) {
+			q.q = append(q.q, Notification{})
+			q.q = q.q[:cap(q.q)]
+		}
+	}
+	q.q[q.h+q.n] = x
+	q.n++
+}
+
+func (q *eventQueue) pop() (Notification, bool) {
+	if q.n == 0 {
+		return Notification{}, false
+	}
+	x := q.q[q.h]
+	q.q[q.h] = Notification{}
+	q.h++
+	q.n--
+	if q.n == 0 {
+		q.h = 0
+	}
+	return x, true
+}
+
+// SendUnsolicited sends data to peer as an unsolicited message with tag.
+// It completes (op.Done) once the data is in the peer's ring; data must fit
+// the eager limit.
+func (e *Engine) SendUnsolicited(op *SendOp) {
+	if len(op.Data) > e.cfg.EagerLimit {
+		op.done, op.err = true, fmt.Errorf("llc: unsolicited message of %d bytes exceeds the eager limit of %d bytes", len(op.Data), e.cfg.EagerLimit)
+		return
+	}
+	e.send(op, true)
+}
+
+// NextEvent pops the oldest notification of the event queue.
+func (e *Engine) NextEvent() (Notification, bool) { return e.events.pop() }
+
+// Release returns the buffer of a NoteUnsolicited notification.
+func (e *Engine) Release(n Notification) {
+	if n.Kind == NoteUnsolicited && n.Data != nil {
+		e.pool.put(n.Data)
+	}
+}
+
+// onUnsolicited queues an arrived unsolicited message.
+func (e *Engine) onUnsolicited(src int, tag int32, payload []byte) {
+	d := e.pool.get(len(payload))
+	copy(d, payload)
+	e.events.push(Notification{Kind: NoteUnsolicited, Source: src, Tag: tag, Data: d})
+}
