@@ -288,7 +288,7 @@ func (e *Engine) handle(src int, rec []byte) {
 	case recFIN:
 		e.onFIN(m.aux)
 	case recPUT:
-		e.onPUT(m.aux)
+		e.onPUT(src, m.aux, body)
 	default:
 		e.fail(fmt.Errorf("llc: corrupt record of kind %d from process %d", m.kind, src))
 	}

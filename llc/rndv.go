@@ -66,6 +66,10 @@ func (e *Engine) rndvSendStart(op *SendOp) {
 func (e *Engine) onRegSend(id uint64, ev Event) {
 	op := e.rndvSends[id]
 	if op == nil {
+		// The send failed while its buffer was being registered.
+		if ev.Kind == EvDone {
+			e.emit(&Command{Kind: CmdRelease, Peer: e.cfg.Self, Region: RegionID(ev.Value)})
+		}
 		return
 	}
 	if ev.Kind == EvError {
@@ -76,6 +80,16 @@ func (e *Engine) onRegSend(id uint64, ev Event) {
 	}
 	op.region = RegionID(ev.Value)
 	e.trySend(op.Peer)
+}
+
+// dropRndvSend forgets a rendezvous send that failed before its RTS was
+// sent, and releases its registered buffer.
+func (e *Engine) dropRndvSend(op *SendOp) {
+	delete(e.rndvSends, op.id)
+	if op.region != 0 {
+		e.emit(&Command{Kind: CmdRelease, Peer: e.cfg.Self, Region: op.region})
+		op.region = 0
+	}
 }
 
 func (e *Engine) writeRTS(dst int, op *SendOp) bool {
@@ -183,9 +197,17 @@ func (e *Engine) onPushDone(id uint64, ev Event) {
 
 func (e *Engine) finishSendPush(op *SendOp, err error) {
 	delete(e.rndvSends, op.id)
-	e.queueControl(op.Peer, recPUT, op.recvID, nil)
+	var failed []byte
+	if err != nil {
+		failed = putFailed[:] // the receiver must not take the buffer as written
+	}
+	e.queueControl(op.Peer, recPUT, op.recvID, failed)
 	op.finish(err)
 }
+
+// putFailed is the body of a PUT whose data write failed; a PUT after a
+// successful write has none.
+var putFailed = [1]byte{1}
 
 // onFIN completes a pull-rendezvous send.
 func (e *Engine) onFIN(sendID uint64) {
@@ -203,7 +225,7 @@ func (e *Engine) onFIN(sendID uint64) {
 }
 
 // onPUT completes a push-rendezvous receive.
-func (e *Engine) onPUT(recvID uint64) {
+func (e *Engine) onPUT(src int, recvID uint64, body []byte) {
 	op := e.rndvRecvs[recvID]
 	if op == nil {
 		e.fail(fmt.Errorf("llc: PUT for unknown receive %d", recvID))
@@ -215,6 +237,9 @@ func (e *Engine) onPUT(recvID uint64) {
 		op.region = 0
 	}
 	err := op.err
+	if err == nil && len(body) > 0 && body[0] != 0 {
+		err = fmt.Errorf("llc: process %d failed to write a %d-byte message into the receive buffer", src, op.Status.Len)
+	}
 	if err == nil {
 		err = truncation(op.Status.Source, op.Status.Tag, op.Status.Len, len(op.Buf))
 	}

@@ -1,0 +1,412 @@
+package llc
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+func TestNewEngineConfig(t *testing.T) {
+	net := newMemNet(3)
+	good := testConfig(net, 1, 3)
+	tests := []struct {
+		name string
+		mod  func(c *Config)
+		want string // substring of the error, "" for success
+	}{
+		{"valid", func(c *Config) {}, ""},
+		{"size zero", func(c *Config) { c.Size, c.Self = 0, 0 }, "process"},
+		{"negative self", func(c *Config) { c.Self = -1 }, "process -1 of 3"},
+		{"self too large", func(c *Config) { c.Self = 3 }, "process 3 of 3"},
+		{"boot too short", func(c *Config) { c.Boot = c.Boot[:2] }, "2 bootstrap regions for 3"},
+		{"boot too long", func(c *Config) { c.Boot = append(c.Boot[:3:3], 9) }, "4 bootstrap regions for 3"},
+		{"boot memory small", func(c *Config) { c.BootMem = c.BootMem[:BootSize(3)-1] }, "bootstrap memory"},
+		{"boot memory larger is fine", func(c *Config) { c.BootMem = make([]byte, BootSize(3)+64) }, ""},
+		{"ring too small", func(c *Config) { c.RingSize, c.EagerLimit = 192, 0 }, "ring size 192"},
+		{"ring not a multiple of a cell", func(c *Config) { c.RingSize = 4000 }, "ring size 4000"},
+		{"ring not a power of two", func(c *Config) { c.RingSize = 4096 + 64 }, "ring size 4160"},
+		{"smallest ring", func(c *Config) { c.RingSize, c.EagerLimit = 256, MaxEagerLimit(256) }, ""},
+		{"negative eager limit", func(c *Config) { c.EagerLimit = -1 }, "eager limit -1"},
+		{"eager limit too large", func(c *Config) { c.EagerLimit = 4096 }, "eager limit 4096 too large"},
+		{"eager limit at most half a ring", func(c *Config) { c.EagerLimit = MaxEagerLimit(4096) + 1 }, "too large"},
+		{"unknown rendezvous mode", func(c *Config) { c.Rendezvous = RndvPush + 1 }, "rendezvous"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := good
+			cfg.Boot = append([]RegionID(nil), good.Boot...)
+			tt.mod(&cfg)
+			e, err := NewEngine(cfg)
+			if tt.want == "" {
+				if err != nil || e == nil {
+					t.Fatalf("NewEngine: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("NewEngine accepted the configuration")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %q does not mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// MaxEagerLimit is the largest eager limit NewEngine accepts, and the
+// error for a larger one names it.
+func TestMaxEagerLimit(t *testing.T) {
+	net := newMemNet(1)
+	for _, ring := range []int{256, 512, 1024, 4096, 1 << 20} {
+		max := MaxEagerLimit(ring)
+		cfg := testConfig(net, 0, 1)
+		cfg.RingSize, cfg.EagerLimit = ring, max
+		if _, err := NewEngine(cfg); err != nil {
+			t.Errorf("ring %d: MaxEagerLimit %d rejected: %v", ring, max, err)
+		}
+		cfg.EagerLimit = max + 1
+		_, err := NewEngine(cfg)
+		if err == nil {
+			t.Errorf("ring %d: eager limit %d (MaxEagerLimit+1) accepted", ring, max+1)
+		} else if !strings.Contains(err.Error(), fmt.Sprintf("at most %d", max)) {
+			t.Errorf("ring %d: error %q does not say at most %d", ring, err, max)
+		}
+	}
+}
+
+// cmdSig is the part of an issued command a test checks.
+type cmdSig struct {
+	Src     int
+	Kind    CmdKind
+	Peer    int
+	Region  RegionID
+	Off     uint64
+	Len     int
+	HeadLen uint8
+	Signal  uint64
+	SigOff  uint64
+	Old     uint64
+	New     uint64
+	Size    int
+	Rec     uint8
+	Token   bool
+}
+
+func sigOf(c traced) cmdSig {
+	return cmdSig{Src: c.src, Kind: c.Kind, Peer: c.Peer, Region: c.Region, Off: c.Off, Len: len(c.Data),
+		HeadLen: c.HeadLen, Signal: c.Signal, SigOff: c.SigOff, Old: c.Old, New: c.New, Size: c.Size,
+		Rec: c.recKind(), Token: c.Token != 0}
+}
+
+// checkTrace compares the commands issued since from with want.
+func checkTrace(t *testing.T, c *cluster, from int, want []cmdSig) {
+	t.Helper()
+	got := c.trace[from:]
+	ok := len(got) == len(want)
+	for i := 0; ok && i < len(got); i++ {
+		ok = sigOf(got[i]) == want[i]
+	}
+	if ok {
+		return
+	}
+	var b strings.Builder
+	for i := range max(len(got), len(want)) {
+		var g, w string
+		if i < len(got) {
+			g = fmt.Sprintf("%+v", sigOf(got[i]))
+		}
+		if i < len(want) {
+			w = fmt.Sprintf("%+v", want[i])
+		}
+		mark := "  "
+		if g != w {
+			mark = "!!"
+		}
+		fmt.Fprintf(&b, "%s got  %s\n   want %s\n", mark, g, w)
+	}
+	t.Fatalf("commands differ:\n%s", b.String())
+}
+
+func bootWord(c *cluster, p int, off uint64) uint64 {
+	return atomic.LoadUint64(word(c.net.mems[p], off))
+}
+
+func TestLazyConnect(t *testing.T) {
+	c := newCluster(t, 2, nil)
+	c.tracing = true
+	boot := c.net.boot
+	e0, e1 := c.eng[0], c.eng[1]
+	data := pattern(1, 8)
+
+	// The first send takes the responder's common slot and writes the
+	// request.
+	s := c.send(0, 1, 5, 0, data)
+	if s.Done() {
+		t.Fatal("send done before the connection exists")
+	}
+	checkTrace(t, c, 0, []cmdSig{
+		{Src: 0, Kind: CmdCAS, Peer: 1, Region: boot[1], Off: bootLock, Old: 0, New: 1, Token: true},
+		{Src: 0, Kind: CmdWrite, Peer: 1, Region: boot[1], Signal: 1, SigOff: bootReq},
+	})
+	if got := bootWord(c, 1, bootLock); got != 1 {
+		t.Fatalf("responder lock = %d, want 1", got)
+	}
+	if e0.peers[1].conn != connRequested || e0.Stats().Connections != 1 {
+		t.Fatalf("initiator state %d, connections %d", e0.peers[1].conn, e0.Stats().Connections)
+	}
+	// Nothing more until the responder polls.
+	c.poll(0)
+	if len(c.trace) != 2 {
+		t.Fatalf("initiator issued %v before the reply", c.trace[2:])
+	}
+
+	// The responder allocates a ring and replies; its slot is free again.
+	c.poll(1)
+	ring := c.net.next // the region the allocation got
+	checkTrace(t, c, 2, []cmdSig{
+		{Src: 1, Kind: CmdAlloc, Size: ringCtl + 4096, Token: true},
+		{Src: 1, Kind: CmdWrite, Peer: 0, Region: boot[0], Off: txnOff(1) + 8, HeadLen: 16, Signal: 1, SigOff: txnOff(1)},
+	})
+	if l, r := bootWord(c, 1, bootLock), bootWord(c, 1, bootReq); l != 0 || r != 0 {
+		t.Fatalf("responder lock %d request %d after the reply, want 0 0", l, r)
+	}
+	if got := binary.LittleEndian.Uint64(c.net.mems[0][txnOff(1)+8:]); got != uint64(ring) {
+		t.Fatalf("reply names region %d, want %d", got, ring)
+	}
+	if got := binary.LittleEndian.Uint64(c.net.mems[0][txnOff(1)+16:]); got != 4096 {
+		t.Fatalf("reply names ring size %d, want 4096", got)
+	}
+	if st := e1.Stats(); st.RingsGranted != 1 || st.RingBytes != ringCtl+4096 || st.Connections != 0 {
+		t.Fatalf("responder counters %+v", st)
+	}
+
+	// The initiator acknowledges and writes the record.
+	c.poll(0)
+	checkTrace(t, c, 4, []cmdSig{
+		{Src: 0, Kind: CmdWrite, Peer: 1, Region: boot[1], Signal: 1, SigOff: (&bootArea{n: 2}).ackOff(0)},
+		{Src: 0, Kind: CmdWrite, Peer: 1, Region: ring, Off: ringCtl, HeadLen: recSignal,
+			Signal: signal(1, cell), SigOff: ringCtl + recSignal, Rec: recEager},
+	})
+	checkSent(t, "first send", s)
+	if bootWord(c, 0, txnOff(1)) != 0 {
+		t.Fatal("initiator did not clear its transaction slot")
+	}
+	r := c.recv(1, 0, 5, 0, 8)
+	if r.Done() {
+		t.Fatal("receive done before the responder polled its ring")
+	}
+	c.poll(1)
+	checkRecv(t, "first message", r, 0, 5, data)
+
+	// Later sends write at once: one command.
+	n := len(c.trace)
+	s = c.send(0, 1, 5, 0, data)
+	checkSent(t, "second send", s)
+	checkTrace(t, c, n, []cmdSig{
+		{Src: 0, Kind: CmdWrite, Peer: 1, Region: ring, Off: ringCtl + cell, HeadLen: recSignal,
+			Signal: signal(2, cell), SigOff: ringCtl + cell + recSignal, Rec: recEager},
+	})
+	// A payload beyond the first cell is written first, then the first
+	// cell with the signal.
+	n = len(c.trace)
+	big := pattern(2, 100)
+	s = c.send(0, 1, 6, 0, big)
+	checkSent(t, "third send", s)
+	checkTrace(t, c, n, []cmdSig{
+		{Src: 0, Kind: CmdWrite, Peer: 1, Region: ring, Off: ringCtl + 3*cell, Len: 100},
+		{Src: 0, Kind: CmdWrite, Peer: 1, Region: ring, Off: ringCtl + 2*cell, HeadLen: recSignal,
+			Signal: signal(3, 3*cell), SigOff: ringCtl + 2*cell + recSignal, Rec: recEager},
+	})
+	r = c.recv(1, 0, 6, 0, 100)
+	c.poll(1)
+	checkRecv(t, "third message", r, 0, 6, big)
+	if st := e0.Stats(); st.EagerSent != 3 || st.BytesSent != 116 || st.ConnectRetries != 0 || st.ControlSent != 0 {
+		t.Fatalf("initiator counters %+v", st)
+	}
+	c.noErrs()
+	c.idle()
+}
+
+func TestConnectRace(t *testing.T) {
+	t.Run("two initiators", func(t *testing.T) {
+		c := newCluster(t, 3, nil)
+		d0, d1 := pattern(10, 40), pattern(11, 50)
+		s0 := &SendOp{Peer: 2, Tag: 1, Data: d0}
+		s1 := &SendOp{Peer: 2, Tag: 1, Data: d1}
+		c.eng[0].Send(s0)
+		c.eng[1].Send(s1)
+		c.drain(0) // wins the slot
+		c.drain(1) // loses it
+		if got := c.eng[1].Stats().ConnectRetries; got != 1 {
+			t.Fatalf("loser ConnectRetries = %d, want 1", got)
+		}
+		if c.eng[1].peers[2].conn != connIdle {
+			t.Fatalf("loser state %d, want idle", c.eng[1].peers[2].conn)
+		}
+		if got := c.eng[0].Stats().ConnectRetries; got != 0 {
+			t.Fatalf("winner ConnectRetries = %d", got)
+		}
+		r0 := c.recv(2, 0, 1, 0, 64)
+		r1 := c.recv(2, 1, 1, 0, 64)
+		c.wait(s0, s1, r0, r1)
+		checkSent(t, "s0", s0)
+		checkSent(t, "s1", s1)
+		checkRecv(t, "from 0", r0, 0, 1, d0)
+		checkRecv(t, "from 1", r1, 1, 1, d1)
+		for i := range 2 {
+			if st := c.eng[i].Stats(); st.Connections != 1 {
+				t.Errorf("engine %d: %d connections", i, st.Connections)
+			}
+		}
+		if st := c.eng[2].Stats(); st.RingsGranted != 2 {
+			t.Errorf("responder granted %d rings", st.RingsGranted)
+		}
+		c.noErrs()
+		c.idle()
+	})
+	t.Run("mutual", func(t *testing.T) {
+		c := newCluster(t, 2, nil)
+		s0 := &SendOp{Peer: 1, Tag: 2, Data: pattern(1, 3)}
+		s1 := &SendOp{Peer: 0, Tag: 3, Data: pattern(2, 5)}
+		c.eng[0].Send(s0)
+		c.eng[1].Send(s1)
+		r0 := c.recv(0, 1, 3, 0, 5)
+		r1 := c.recv(1, 0, 2, 0, 3)
+		c.wait(s0, s1, r0, r1)
+		checkRecv(t, "at 0", r0, 1, 3, pattern(2, 5))
+		checkRecv(t, "at 1", r1, 0, 2, pattern(1, 3))
+		for i := range 2 {
+			if st := c.eng[i].Stats(); st.ConnectRetries != 0 || st.Connections != 1 || st.RingsGranted != 1 {
+				t.Errorf("engine %d counters %+v", i, st)
+			}
+		}
+		c.idle()
+	})
+	t.Run("many initiators", func(t *testing.T) {
+		const n = 6
+		c := newCluster(t, n, nil)
+		var ops []Completion
+		var recvs []*RecvOp
+		for i := range n - 1 {
+			ops = append(ops, c.send(i, n-1, 4, 0, pattern(i, i+1)))
+		}
+		for i := range n - 1 {
+			r := c.recv(n-1, i, 4, 0, 16)
+			recvs = append(recvs, r)
+			ops = append(ops, r)
+		}
+		c.wait(ops...)
+		var retries uint64
+		for i := range n - 1 {
+			checkRecv(t, fmt.Sprint("from ", i), recvs[i], i, 4, pattern(i, i+1))
+			retries += c.eng[i].Stats().ConnectRetries
+		}
+		if retries == 0 {
+			t.Error("no initiator lost the slot")
+		}
+		if st := c.eng[n-1].Stats(); st.RingsGranted != n-1 {
+			t.Errorf("responder granted %d rings", st.RingsGranted)
+		}
+		c.idle()
+	})
+}
+
+// A connection whose compare-and-swap fails fails the sends queued for
+// it, and later ones, without stopping the engine.
+func TestConnectError(t *testing.T) {
+	c := newCluster(t, 3, nil)
+	c.hook = func(src int, cmd Command) (Event, bool) {
+		if src == 0 && cmd.Kind == CmdCAS && cmd.Peer == 1 {
+			return Event{Kind: EvError, Token: cmd.Token, Err: errInjected}, true
+		}
+		return Event{}, false
+	}
+	for _, mode := range []RndvMode{RndvPull, RndvPush} {
+		c.eng[0].cfg.Rendezvous = mode
+		before := c.net.regions(0)
+		s1 := c.send(0, 1, 1, 0, pattern(1, 10))
+		s2 := c.send(0, 1, 1, 0, pattern(2, 5000)) // rendezvous
+		c.wait(s1, s2)
+		for _, s := range []*SendOp{s1, s2} {
+			if !errors.Is(s.Err(), errInjected) {
+				t.Fatalf("%v: send error %v, want the CAS failure", mode, s.Err())
+			}
+		}
+		c.idle()
+		if got := c.net.regions(0); got != before {
+			t.Fatalf("%v: %d regions registered, %d before", mode, got, before)
+		}
+	}
+	if c.eng[0].Err() != nil {
+		t.Fatalf("engine failed: %v", c.eng[0].Err())
+	}
+	if c.eng[0].blocked != 0 {
+		t.Fatalf("blocked = %d", c.eng[0].blocked)
+	}
+	// Other peers are unaffected.
+	s := c.send(0, 2, 1, 0, pattern(3, 7))
+	r := c.recv(2, 0, 1, 0, 7)
+	c.wait(s, r)
+	checkRecv(t, "to 2", r, 0, 1, pattern(3, 7))
+}
+
+// A responder with its ring cap reached refuses further senders.
+func TestRingCap(t *testing.T) {
+	for _, mode := range []RndvMode{RndvPull, RndvPush} {
+		t.Run(mode.String(), func(t *testing.T) {
+			const n = 4
+			c := newCluster(t, n, func(i int, cfg *Config) {
+				cfg.Rendezvous = mode
+				if i == n-1 {
+					cfg.RingCap = 2 * (ringCtl + cfg.RingSize)
+				}
+			})
+			resp := n - 1
+			for i := range 2 {
+				s := c.send(i, resp, 1, 0, pattern(i, 100))
+				r := c.recv(resp, i, 1, 0, 100)
+				c.wait(s, r)
+				checkRecv(t, fmt.Sprint("from ", i), r, i, 1, pattern(i, 100))
+			}
+			before := c.net.regions(2)
+			s1 := c.send(2, resp, 1, 0, pattern(2, 100))
+			s2 := c.send(2, resp, 1, 0, pattern(2, 5000)) // rendezvous, queued behind
+			c.wait(s1, s2)
+			for _, s := range []*SendOp{s1, s2} {
+				if !errors.Is(s.Err(), ErrNoRing) {
+					t.Fatalf("refused send: error %v, want ErrNoRing", s.Err())
+				}
+			}
+			// Later sends fail at once.
+			s3 := c.send(2, resp, 1, 0, pattern(3, 1))
+			if !s3.Done() || !errors.Is(s3.Err(), ErrNoRing) {
+				t.Fatalf("send after refusal: done %v err %v", s3.Done(), s3.Err())
+			}
+			// The refused process is otherwise fine, and nothing is left
+			// in flight or registered.
+			c.idle()
+			if got := c.net.regions(2); got != before {
+				t.Fatalf("refused sender has %d regions, had %d", got, before)
+			}
+			s4 := c.send(2, 0, 1, 0, pattern(4, 30))
+			r4 := c.recv(0, 2, 1, 0, 30)
+			// The accepted senders are unaffected.
+			s5 := c.send(1, resp, 2, 0, pattern(5, 3000))
+			r5 := c.recv(resp, 1, 2, 0, 3000)
+			c.wait(s4, r4, s5, r5)
+			checkRecv(t, "2 to 0", r4, 2, 1, pattern(4, 30))
+			checkRecv(t, "1 to 3 after the refusal", r5, 1, 2, pattern(5, 3000))
+			if st := c.eng[resp].Stats(); st.RingsGranted != 2 {
+				t.Fatalf("responder granted %d rings", st.RingsGranted)
+			}
+			if bootWord(c, resp, bootLock) != 0 {
+				t.Fatal("responder slot still locked")
+			}
+			c.noErrs()
+			c.idle()
+		})
+	}
+}

@@ -1,0 +1,515 @@
+package llc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// memNet is a test-only network: every process has registered memory, a
+// map from RegionID to a byte slice, and commands act on it directly. It
+// is safe for concurrent use (the memory itself is touched the way a NIC
+// would: plain copies for data, atomic stores for signal words).
+type memNet struct {
+	mu    sync.Mutex
+	procs []map[RegionID][]byte
+	next  RegionID
+	boot  []RegionID
+	mems  [][]byte // bootstrap memory of every process
+}
+
+var (
+	errNoRegion   = errors.New("memnet: no such region")
+	errOutOfRange = errors.New("memnet: access out of range")
+	errBadPeer    = errors.New("memnet: no such process")
+	errBadCommand = errors.New("memnet: bad command")
+	errInjected   = errors.New("injected failure")
+)
+
+func newMemNet(n int) *memNet {
+	m := &memNet{procs: make([]map[RegionID][]byte, n)}
+	for i := range m.procs {
+		m.procs[i] = make(map[RegionID][]byte)
+		mem := make([]byte, BootSize(n))
+		m.boot = append(m.boot, m.register(i, mem))
+		m.mems = append(m.mems, mem)
+	}
+	return m
+}
+
+// register makes mem a region of process p. The caller holds m.mu or has
+// the network to itself.
+func (m *memNet) register(p int, mem []byte) RegionID {
+	m.next++
+	m.procs[p][m.next] = mem
+	return m.next
+}
+
+// region returns memory [off, off+n) of region r of process p.
+func (m *memNet) region(p int, r RegionID, off uint64, n int) ([]byte, error) {
+	if p < 0 || p >= len(m.procs) {
+		return nil, errBadPeer
+	}
+	mem, ok := m.procs[p][r]
+	if !ok {
+		return nil, errNoRegion
+	}
+	if n < 0 || off > uint64(len(mem)) || uint64(n) > uint64(len(mem))-off {
+		return nil, errOutOfRange
+	}
+	return mem[off : off+uint64(n)], nil
+}
+
+// word8 returns the aligned 8-byte word at off of region r of process p.
+func (m *memNet) word8(p int, r RegionID, off uint64) (*uint64, error) {
+	b, err := m.region(p, r, off, 8)
+	if err != nil {
+		return nil, err
+	}
+	if off%8 != 0 {
+		return nil, errOutOfRange
+	}
+	return word(b, 0), nil
+}
+
+// exec performs c on behalf of process src and returns its completion.
+// It does not allocate except for CmdAlloc and on errors.
+func (m *memNet) exec(src int, c *Command) Event {
+	m.mu.Lock()
+	val, mem, err := m.do(src, c)
+	m.mu.Unlock()
+	switch {
+	case err != nil:
+		return Event{Kind: EvError, Token: c.Token, Err: err}
+	case c.Token == 0:
+		return Event{}
+	}
+	return Event{Kind: EvDone, Token: c.Token, Value: val, Mem: mem}
+}
+
+func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
+	switch c.Kind {
+	case CmdWrite:
+		head := c.Head[:c.HeadLen]
+		dst, err := m.region(c.Peer, c.Region, c.Off, len(head)+len(c.Data))
+		if err != nil {
+			return 0, nil, err
+		}
+		var sig *uint64
+		if c.Signal != 0 {
+			if sig, err = m.word8(c.Peer, c.Region, c.SigOff); err != nil {
+				return 0, nil, err
+			}
+		}
+		copy(dst, head)
+		copy(dst[len(head):], c.Data)
+		if sig != nil {
+			atomic.StoreUint64(sig, c.Signal)
+		}
+	case CmdRead:
+		if len(c.Data) == 8 && c.Off%8 == 0 {
+			// A word (a consumer count): read it atomically, as the
+			// owner publishes it with an atomic store.
+			w, err := m.word8(c.Peer, c.Region, c.Off)
+			if err != nil {
+				return 0, nil, err
+			}
+			*word(c.Data, 0) = atomic.LoadUint64(w)
+			return 0, nil, nil
+		}
+		s, err := m.region(c.Peer, c.Region, c.Off, len(c.Data))
+		if err != nil {
+			return 0, nil, err
+		}
+		copy(c.Data, s)
+	case CmdCAS:
+		w, err := m.word8(c.Peer, c.Region, c.Off)
+		if err != nil {
+			return 0, nil, err
+		}
+		for {
+			old := atomic.LoadUint64(w)
+			if old != c.Old || atomic.CompareAndSwapUint64(w, old, c.New) {
+				return old, nil, nil
+			}
+		}
+	case CmdRegister:
+		return uint64(m.register(src, c.Data)), nil, nil
+	case CmdAlloc:
+		if c.Size <= 0 {
+			return 0, nil, errBadCommand
+		}
+		mem := make([]byte, c.Size)
+		return uint64(m.register(src, mem)), mem, nil
+	case CmdRelease:
+		if _, ok := m.procs[src][c.Region]; !ok {
+			return 0, nil, errNoRegion
+		}
+		delete(m.procs[src], c.Region)
+	default:
+		return 0, nil, errBadCommand
+	}
+	return 0, nil, nil
+}
+
+// regions returns how many regions process p has registered.
+func (m *memNet) regions(p int) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.procs[p])
+}
+
+// testConfig returns the default configuration of process i of n on net.
+func testConfig(net *memNet, i, n int) Config {
+	return Config{
+		Self: i, Size: n, Boot: net.boot, BootMem: net.mems[i],
+		EagerLimit: 1024, RingSize: 4096, RingCap: 1 << 30, Rendezvous: RndvPull,
+	}
+}
+
+// traced is a command as issued, with its issuer.
+type traced struct {
+	src int
+	Command
+}
+
+func (c traced) String() string {
+	s := fmt.Sprintf("%d:%v->%d r%d off=%d len=%d", c.src, c.Kind, c.Peer, c.Region, c.Off, len(c.Data))
+	if c.Kind == CmdWrite {
+		s += fmt.Sprintf(" head=%d sig=%#x@%d", c.HeadLen, c.Signal, c.SigOff)
+		if k := c.recKind(); k != 0 {
+			s += fmt.Sprintf(" rec=%d", k)
+		}
+	}
+	return s
+}
+
+// recKind returns the ring record kind a write carries, or 0.
+func (c traced) recKind() uint8 {
+	if c.Kind != CmdWrite || c.HeadLen < 24 {
+		return 0
+	}
+	return c.Head[0]
+}
+
+// cluster drives n engines over a memNet from one goroutine.
+type cluster struct {
+	t   testing.TB
+	net *memNet
+	eng []*Engine
+
+	// tracing records every issued command in trace.
+	tracing bool
+	trace   []traced
+	// hook, when set, may answer a command instead of the network: it
+	// returns the event to deliver and true.
+	hook func(src int, c Command) (Event, bool)
+	// hold[i]: the commands of engine i are kept in held[i] instead of
+	// being issued, for scripted delivery.
+	hold []bool
+	held [][]Command
+	// paused[i]: run and round do not poll engine i.
+	paused []bool
+	// maxRounds bounds run.
+	maxRounds int
+}
+
+func newCluster(t testing.TB, n int, mod func(i int, c *Config)) *cluster {
+	t.Helper()
+	net := newMemNet(n)
+	c := &cluster{t: t, net: net, hold: make([]bool, n), held: make([][]Command, n),
+		paused: make([]bool, n), maxRounds: 20000}
+	for i := range n {
+		cfg := testConfig(net, i, n)
+		if mod != nil {
+			mod(i, &cfg)
+		}
+		e, err := NewEngine(cfg)
+		if err != nil {
+			t.Fatalf("NewEngine(%d): %v", i, err)
+		}
+		c.eng = append(c.eng, e)
+	}
+	return c
+}
+
+// issue executes one command of engine i (or holds it) and steps the
+// event.
+func (c *cluster) issue(i int, cmd *Command) {
+	if c.hold[i] {
+		c.held[i] = append(c.held[i], *cmd)
+		return
+	}
+	if c.tracing {
+		c.trace = append(c.trace, traced{i, *cmd})
+	}
+	var ev Event
+	ok := false
+	if c.hook != nil {
+		ev, ok = c.hook(i, *cmd)
+	}
+	if !ok {
+		ev = c.net.exec(i, cmd)
+	}
+	c.eng[i].Step(ev)
+}
+
+// drain issues every queued command of engine i and reports whether there
+// was any.
+func (c *cluster) drain(i int) bool {
+	any := false
+	q := c.eng[i].Commands()
+	for cmd := q.Next(); cmd != nil; cmd = q.Next() {
+		cp := *cmd // Step may push and move the queue
+		c.issue(i, &cp)
+		any = true
+	}
+	return any
+}
+
+// poll polls engine i and issues its commands.
+func (c *cluster) poll(i int) bool {
+	p := c.eng[i].Poll()
+	if c.drain(i) {
+		p = true
+	}
+	return p
+}
+
+// round drains and polls every engine that is not paused, in order.
+func (c *cluster) round() bool {
+	p := false
+	for i := range c.eng {
+		if c.drain(i) {
+			p = true
+		}
+		if !c.paused[i] && c.poll(i) {
+			p = true
+		}
+	}
+	return p
+}
+
+// run does rounds until cond holds, failing the test after maxRounds.
+func (c *cluster) run(what string, cond func() bool) {
+	c.t.Helper()
+	for r := 0; r < c.maxRounds; r++ {
+		if cond() {
+			return
+		}
+		c.round()
+	}
+	if !cond() {
+		c.t.Fatalf("%s: not reached after %d rounds (engine errors: %v)", what, c.maxRounds, c.errs())
+	}
+}
+
+// rounds does n rounds.
+func (c *cluster) rounds(n int) {
+	for range n {
+		c.round()
+	}
+}
+
+func (c *cluster) errs() []error {
+	var errs []error
+	for _, e := range c.eng {
+		errs = append(errs, e.Err())
+	}
+	return errs
+}
+
+// noErrs fails the test if an engine has failed.
+func (c *cluster) noErrs() {
+	c.t.Helper()
+	for i, e := range c.eng {
+		if e.Err() != nil {
+			c.t.Fatalf("engine %d failed: %v", i, e.Err())
+		}
+	}
+}
+
+// idle runs until every engine is idle.
+func (c *cluster) idle() {
+	c.t.Helper()
+	c.run("all engines idle", func() bool {
+		for _, e := range c.eng {
+			if !e.Idle() {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// take returns and forgets the commands held for engine i.
+func (c *cluster) take(i int) []Command {
+	h := c.held[i]
+	c.held[i] = nil
+	return h
+}
+
+// deliver executes a held command of engine i now and steps its event.
+func (c *cluster) deliver(i int, cmd Command) {
+	if c.tracing {
+		c.trace = append(c.trace, traced{i, cmd})
+	}
+	c.eng[i].Step(c.net.exec(i, &cmd))
+}
+
+// failHeld delivers a failure of a held command of engine i.
+func (c *cluster) failHeld(i int, cmd Command, err error) {
+	c.eng[i].Step(Event{Kind: EvError, Token: cmd.Token, Err: err})
+}
+
+// send starts a send on engine i and issues its commands.
+func (c *cluster) send(i, dst int, tag int32, ctx uint32, data []byte) *SendOp {
+	op := &SendOp{Peer: dst, Tag: tag, Ctx: ctx, Data: data}
+	c.eng[i].Send(op)
+	c.drain(i)
+	return op
+}
+
+// recv posts a receive on engine i and issues its commands.
+func (c *cluster) recv(i, src int, tag int32, ctx uint32, n int) *RecvOp {
+	op := &RecvOp{Source: src, Tag: tag, Ctx: ctx, Buf: make([]byte, n)}
+	c.eng[i].Recv(op)
+	c.drain(i)
+	return op
+}
+
+// wait runs until every op is done.
+func (c *cluster) wait(ops ...Completion) {
+	c.t.Helper()
+	c.run("operations done", func() bool {
+		for _, op := range ops {
+			if !op.Done() {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// connect establishes the connection src -> dst with a 0-byte message.
+func (c *cluster) connect(src, dst int) {
+	c.t.Helper()
+	const tag = 1<<31 - 1
+	s := c.send(src, dst, tag, 99, nil)
+	r := c.recv(dst, src, tag, 99, 0)
+	c.wait(s, r)
+	if s.Err() != nil || r.Err() != nil {
+		c.t.Fatalf("connect %d->%d: %v, %v", src, dst, s.Err(), r.Err())
+	}
+}
+
+// pattern returns n deterministic bytes for message seed.
+func pattern(seed, n int) []byte {
+	b := make([]byte, n)
+	x := uint32(seed)*2654435761 + 12345
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	return b
+}
+
+// checkRecv fails the test unless op completed without error with
+// status (src, tag, len(want)) and data want.
+func checkRecv(t testing.TB, what string, op *RecvOp, src int, tag int32, want []byte) {
+	t.Helper()
+	switch {
+	case !op.Done():
+		t.Fatalf("%s: receive not done", what)
+	case op.Err() != nil:
+		t.Fatalf("%s: receive error: %v", what, op.Err())
+	case op.Status.Source != src || op.Status.Tag != tag || op.Status.Len != len(want):
+		t.Fatalf("%s: status %+v, want source %d tag %d len %d", what, op.Status, src, tag, len(want))
+	case !bytes.Equal(op.Buf[:len(want)], want):
+		t.Fatalf("%s: payload differs", what)
+	}
+}
+
+func checkSent(t testing.TB, what string, op *SendOp) {
+	t.Helper()
+	if !op.Done() || op.Err() != nil {
+		t.Fatalf("%s: send done=%v err=%v", what, op.Done(), op.Err())
+	}
+}
+
+// memTransport is a Transport over a memNet for an Endpoint.
+type memTransport struct {
+	net  *memNet
+	self int
+}
+
+func (m *memTransport) Execute(c *Command) Event { return m.net.exec(m.self, c) }
+func (m *memTransport) Poll() bool               { return false }
+func (m *memTransport) Arm() uint32              { return 0 }
+func (m *memTransport) Sleep(uint32)             { time.Sleep(20 * time.Microsecond) }
+func (m *memTransport) Disarm()                  {}
+
+// The test network itself: commands act on registered memory, and bad
+// accesses fail with an event carrying the command's token.
+func TestMemNet(t *testing.T) {
+	m := newMemNet(2)
+	mem := make([]byte, 128)
+	r := m.register(1, mem)
+	exec := func(c Command) Event { return m.exec(0, &c) }
+	wr := Command{Kind: CmdWrite, Peer: 1, Region: r, Off: 8, HeadLen: 2, Data: []byte{3, 4}, Signal: 0x55, SigOff: 16, Token: 7}
+	wr.Head[0], wr.Head[1] = 1, 2
+	if ev := exec(wr); ev.Kind != EvDone || ev.Token != 7 {
+		t.Fatalf("write: %+v", ev)
+	}
+	if !bytes.Equal(mem[8:12], []byte{1, 2, 3, 4}) || *word(mem, 16) != 0x55 {
+		t.Fatalf("write landed as %v", mem[:24])
+	}
+	buf := make([]byte, 4)
+	if ev := exec(Command{Kind: CmdRead, Peer: 1, Region: r, Off: 8, Data: buf}); ev.Kind != EvNone || !bytes.Equal(buf, mem[8:12]) {
+		t.Fatalf("read: %+v %v", ev, buf)
+	}
+	if ev := exec(Command{Kind: CmdCAS, Peer: 1, Region: r, Off: 16, Old: 1, New: 2, Token: 1}); ev.Value != 0x55 || *word(mem, 16) != 0x55 {
+		t.Fatalf("failed CAS: %+v", ev)
+	}
+	if ev := exec(Command{Kind: CmdCAS, Peer: 1, Region: r, Off: 16, Old: 0x55, New: 2, Token: 1}); ev.Value != 0x55 || *word(mem, 16) != 2 {
+		t.Fatalf("CAS: %+v", ev)
+	}
+	ev := exec(Command{Kind: CmdAlloc, Size: 256, Token: 2})
+	if ev.Kind != EvDone || len(ev.Mem) != 256 || ev.Value == 0 {
+		t.Fatalf("alloc: %+v", ev)
+	}
+	if ev := exec(Command{Kind: CmdRelease, Region: RegionID(ev.Value)}); ev.Kind != EvNone {
+		t.Fatalf("release: %+v", ev)
+	}
+	for _, c := range []Command{
+		{Kind: CmdWrite, Peer: 1, Region: r, Off: 120, Data: make([]byte, 9)},
+		{Kind: CmdWrite, Peer: 1, Region: r, Off: 1 << 62, Data: make([]byte, 1)},
+		{Kind: CmdWrite, Peer: 1, Region: r, Signal: 1, SigOff: 124},
+		{Kind: CmdWrite, Peer: 1, Region: r, Signal: 1, SigOff: 4},
+		{Kind: CmdWrite, Peer: 2, Region: r},
+		{Kind: CmdWrite, Peer: -1, Region: r},
+		{Kind: CmdWrite, Peer: 0, Region: r},
+		{Kind: CmdRead, Peer: 1, Region: r, Off: 100, Data: make([]byte, 29)},
+		{Kind: CmdRead, Peer: 1, Region: r + 1, Data: make([]byte, 1)},
+		{Kind: CmdCAS, Peer: 1, Region: r, Off: 124},
+		{Kind: CmdCAS, Peer: 1, Region: r, Off: 4},
+		{Kind: CmdRelease, Region: r}, // not process 0's
+		{Kind: CmdAlloc},
+		{Kind: 0},
+	} {
+		c.Token = 99
+		if ev := exec(c); ev.Kind != EvError || ev.Token != 99 || ev.Err == nil {
+			t.Errorf("%v: %+v, want an error", traced{0, c}, ev)
+		}
+	}
+	// Without a token, a failure is still reported.
+	if ev := exec(Command{Kind: CmdRead, Peer: 1, Region: r + 5}); ev.Kind != EvError || ev.Token != 0 {
+		t.Fatalf("token-less failure: %+v", ev)
+	}
+}

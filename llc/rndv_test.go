@@ -1,0 +1,358 @@
+package llc
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// step is an expected command in a rendezvous exchange.
+type step struct {
+	src  int
+	kind CmdKind
+	peer int
+	n    int   // len(Data)
+	rec  uint8 // ring record kind, 0 for none
+}
+
+func (s step) String() string {
+	return fmt.Sprintf("%d:%v->%d len=%d rec=%d", s.src, s.kind, s.peer, s.n, s.rec)
+}
+
+func stepOf(c traced) step {
+	return step{c.src, c.Kind, c.Peer, len(c.Data), c.recKind()}
+}
+
+func checkSteps(t *testing.T, what string, got []traced, want []step) {
+	t.Helper()
+	var g, w []string
+	for _, c := range got {
+		g = append(g, stepOf(c).String())
+	}
+	for _, s := range want {
+		w = append(w, s.String())
+	}
+	if strings.Join(g, "\n") != strings.Join(w, "\n") {
+		t.Fatalf("%s: commands\n%s\nwant\n%s", what, strings.Join(g, "\n"), strings.Join(w, "\n"))
+	}
+}
+
+// newPair returns two connected engines (both directions).
+func newPair(t *testing.T, mod func(i int, cfg *Config)) *cluster {
+	c := newCluster(t, 2, mod)
+	c.connect(0, 1)
+	c.connect(1, 0)
+	return c
+}
+
+func TestRendezvousCommands(t *testing.T) {
+	const size = 5000
+	for _, bufLen := range []int{size, size + 100, 3000, 0} {
+		n := min(size, bufLen)
+		t.Run(fmt.Sprintf("pull/buf=%d", bufLen), func(t *testing.T) {
+			c := newPair(t, func(_ int, cfg *Config) { cfg.Rendezvous = RndvPull })
+			c.tracing = true
+			data := pattern(3, size)
+			r := c.recv(1, 0, 3, 0, bufLen)
+			s := c.send(0, 1, 3, 0, data)
+			reg := c.net.next
+			checkSteps(t, "send", c.trace, []step{
+				{0, CmdRegister, 0, size, 0},
+				{0, CmdWrite, 1, 0, recRTS},
+			})
+			if c.trace[0].Token == 0 || c.trace[1].Token != 0 {
+				t.Fatal("tokens: want one on the registration only")
+			}
+			c.poll(1)
+			want := []step{{1, CmdRead, 0, n, 0}, {1, CmdWrite, 0, 0, recFIN}}
+			if n == 0 {
+				want = want[1:] // nothing to read
+			} else if c.trace[2].Region != reg || c.trace[2].Off != 0 {
+				t.Fatalf("read of region %d at %d, want region %d at 0", c.trace[2].Region, c.trace[2].Off, reg)
+			}
+			checkSteps(t, "receiver", c.trace[2:], want)
+			if !r.Done() || s.Done() {
+				t.Fatalf("after the read: receive done %v, send done %v", r.Done(), s.Done())
+			}
+			m := len(c.trace)
+			c.poll(0)
+			checkSteps(t, "sender on FIN", c.trace[m:], []step{{0, CmdRelease, 0, 0, 0}})
+			if c.trace[m].Region != reg {
+				t.Fatalf("released region %d, want %d", c.trace[m].Region, reg)
+			}
+			checkSent(t, "send", s)
+			checkRendezvousRecv(t, r, data, bufLen)
+			st0, st1 := c.eng[0].Stats(), c.eng[1].Stats()
+			if st0.RndvSent != 1 || st0.ControlSent != 1 || st1.RndvRecv != 1 || st1.ControlSent != 1 || st1.BytesRecv != size {
+				t.Fatalf("counters %+v / %+v", st0, st1)
+			}
+			c.idle()
+			if c.net.regions(0) != 2 || c.net.regions(1) != 2 {
+				t.Fatal("registration left behind")
+			}
+		})
+		t.Run(fmt.Sprintf("push/buf=%d", bufLen), func(t *testing.T) {
+			c := newPair(t, func(_ int, cfg *Config) { cfg.Rendezvous = RndvPush })
+			c.tracing = true
+			data := pattern(4, size)
+			r := c.recv(1, 0, 3, 0, bufLen)
+			s := c.send(0, 1, 3, 0, data)
+			checkSteps(t, "send", c.trace, []step{{0, CmdWrite, 1, 0, recRTS}})
+			c.poll(1)
+			reg := c.net.next
+			want := []step{{1, CmdRegister, 1, n, 0}, {1, CmdWrite, 0, 0, recCTS}}
+			if n == 0 {
+				want = want[1:] // nothing to grant
+			}
+			checkSteps(t, "receiver", c.trace[1:], want)
+			m := len(c.trace)
+			c.poll(0)
+			want = []step{{0, CmdWrite, 1, n, 0}, {0, CmdWrite, 1, 0, recPUT}}
+			if n == 0 {
+				want = want[1:]
+			} else if w := c.trace[m]; w.Region != reg || w.Off != 0 || w.Signal != 0 || w.HeadLen != 0 || w.Token == 0 {
+				t.Fatalf("data write %v, want region %d", w, reg)
+			}
+			checkSteps(t, "sender on CTS", c.trace[m:], want)
+			checkSent(t, "send", s)
+			if r.Done() {
+				t.Fatal("receive done before PUT")
+			}
+			m = len(c.trace)
+			c.poll(1)
+			want = []step{{1, CmdRelease, 1, 0, 0}}
+			if n == 0 {
+				want = nil
+			} else if c.trace[m].Region != reg {
+				t.Fatalf("released region %d, want %d", c.trace[m].Region, reg)
+			}
+			checkSteps(t, "receiver on PUT", c.trace[m:], want)
+			checkRendezvousRecv(t, r, data, bufLen)
+			st0, st1 := c.eng[0].Stats(), c.eng[1].Stats()
+			if st0.RndvSent != 1 || st0.ControlSent != 2 || st1.RndvRecv != 1 || st1.ControlSent != 1 {
+				t.Fatalf("counters %+v / %+v", st0, st1)
+			}
+			c.idle()
+			if c.net.regions(0) != 2 || c.net.regions(1) != 2 {
+				t.Fatal("registration left behind")
+			}
+		})
+	}
+}
+
+func checkRendezvousRecv(t *testing.T, r *RecvOp, data []byte, bufLen int) {
+	t.Helper()
+	if bufLen >= len(data) {
+		checkRecv(t, "receive", r, 0, 3, data)
+		return
+	}
+	if !r.Done() || !errors.Is(r.Err(), ErrTruncated) {
+		t.Fatalf("receive: done %v err %v, want ErrTruncated", r.Done(), r.Err())
+	}
+	if r.Status.Len != len(data) || string(r.Buf) != string(data[:bufLen]) {
+		t.Fatalf("truncated receive: status %+v, prefix intact %v", r.Status, string(r.Buf) == string(data[:bufLen]))
+	}
+}
+
+// A rendezvous message keeps its place among eager messages.
+func TestRendezvousOrder(t *testing.T) {
+	sizes := []int{100, 5000, 50, 2000, 0, 1025, 1024}
+	for _, mode := range modes {
+		for _, posted := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%v/posted=%v", mode, posted), func(t *testing.T) {
+				c := newCluster(t, 2, func(_ int, cfg *Config) { cfg.Rendezvous = mode })
+				var ops []Completion
+				var recvs []*RecvOp
+				post := func() {
+					for range sizes {
+						r := c.recv(1, 0, AnyTag, 0, 6000)
+						recvs = append(recvs, r)
+						ops = append(ops, r)
+					}
+				}
+				if posted {
+					post()
+				}
+				for i, n := range sizes {
+					ops = append(ops, c.send(0, 1, 5, 0, pattern(i, n)))
+				}
+				if !posted {
+					c.run("all arrived", func() bool { return c.eng[1].Stats().Unexpected == uint64(len(sizes)) })
+					post()
+				}
+				c.wait(ops...)
+				for i, n := range sizes {
+					checkRecv(t, fmt.Sprint("message ", i), recvs[i], 0, 5, pattern(i, n))
+				}
+				if st := c.eng[0].Stats(); st.RndvSent != 3 || st.EagerSent != 4 {
+					t.Fatalf("sender counters %+v", st)
+				}
+				c.idle()
+			})
+		}
+	}
+}
+
+// An unexpected rendezvous message is matched by a receive posted later,
+// also through the wildcards, and the sender completes only then.
+func TestRendezvousUnexpected(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode.String(), func(t *testing.T) {
+			c := newPair(t, func(_ int, cfg *Config) { cfg.Rendezvous = mode })
+			data := pattern(1, 20000)
+			s := c.send(0, 1, 8, 4, data)
+			c.rounds(20)
+			if s.Done() {
+				t.Fatal("rendezvous send done without a receive")
+			}
+			if st, ok := c.eng[1].Probe(AnySource, AnyTag, 4); !ok || st.Len != len(data) {
+				t.Fatalf("probe %+v %v", st, ok)
+			}
+			r := c.recv(1, AnySource, AnyTag, 4, len(data))
+			c.wait(s, r)
+			checkRecv(t, "receive", r, 0, 8, data)
+			c.idle()
+		})
+	}
+}
+
+// failCmd returns a hook that fails the first command for which match
+// holds, and a pointer to how many it failed.
+func failCmd(match func(src int, c Command) bool) (func(int, Command) (Event, bool), *int) {
+	n := new(int)
+	return func(src int, c Command) (Event, bool) {
+		if *n == 0 && match(src, c) {
+			*n++
+			return Event{Kind: EvError, Token: c.Token, Err: errInjected}, true
+		}
+		return Event{}, false
+	}, n
+}
+
+func tokenKind(c Command) tokKind { k, _ := splitToken(c.Token); return k }
+
+func TestRendezvousErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		mode  RndvMode
+		match func(src int, c Command) bool
+		// which side reports the error
+		sendErr, recvErr bool
+		// the message never reaches the receiver (the receive is cancelled)
+		lost bool
+		// the receiver learns of the failure from the sender's PUT, not
+		// from its own command
+		remote bool
+	}{
+		{"pull read fails", RndvPull,
+			func(src int, c Command) bool { return src == 1 && tokenKind(c) == tokPullDone }, false, true, false, false},
+		{"pull send registration fails", RndvPull,
+			func(src int, c Command) bool { return src == 0 && c.Kind == CmdRegister }, true, false, true, false},
+		{"push receive registration fails", RndvPush,
+			func(src int, c Command) bool { return src == 1 && c.Kind == CmdRegister }, false, true, false, false},
+		{"push write fails", RndvPush,
+			func(src int, c Command) bool { return src == 0 && tokenKind(c) == tokPushDone }, true, true, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newPair(t, func(_ int, cfg *Config) { cfg.Rendezvous = tt.mode })
+			hook, failed := failCmd(tt.match)
+			c.hook = hook
+			data := pattern(5, 8000)
+			r := c.recv(1, 0, 2, 0, len(data))
+			s := c.send(0, 1, 2, 0, data)
+			after := c.send(0, 1, 3, 0, pattern(6, 10)) // an eager message behind it
+			if tt.lost {
+				c.wait(s)
+			} else {
+				c.wait(s, r)
+			}
+			if *failed != 1 {
+				t.Fatal("the command was not failed")
+			}
+			for _, x := range []struct {
+				what string
+				err  error
+				want bool
+			}{{"send", s.Err(), tt.sendErr}, {"receive", r.Err(), tt.recvErr}} {
+				if !x.want {
+					if x.err != nil {
+						t.Fatalf("%s error: %v", x.what, x.err)
+					}
+					continue
+				}
+				if x.what == "receive" && tt.remote {
+					if x.err == nil || errors.Is(x.err, ErrTruncated) || !strings.Contains(x.err.Error(), "process 0 failed to write") {
+						t.Fatalf("receive error %v, want the sender's failure", x.err)
+					}
+					continue
+				}
+				if !errors.Is(x.err, errInjected) || errors.Is(x.err, ErrTruncated) {
+					t.Fatalf("%s error %v, want the injected failure", x.what, x.err)
+				}
+			}
+			if tt.lost {
+				if !c.eng[1].Cancel(r) {
+					t.Fatal("receive of a lost message could not be cancelled")
+				}
+			}
+			// The engines carry on: the next messages arrive.
+			r2 := c.recv(1, 0, 3, 0, 10)
+			c.wait(after, r2)
+			checkRecv(t, "message after", r2, 0, 3, pattern(6, 10))
+			s3 := c.send(0, 1, 2, 0, data)
+			r3 := c.recv(1, 0, 2, 0, len(data))
+			c.wait(s3, r3)
+			checkRecv(t, "rendezvous after", r3, 0, 2, data)
+			c.noErrs()
+			c.idle()
+			if c.net.regions(0) != 2 || c.net.regions(1) != 2 {
+				t.Fatalf("registrations left: %d, %d", c.net.regions(0), c.net.regions(1))
+			}
+		})
+	}
+}
+
+// Scripted completions: two rendezvous receives whose reads (pull) or
+// registrations (push) complete in reverse order, the first one failing.
+func TestScriptedCompletionOrder(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode.String(), func(t *testing.T) {
+			c := newPair(t, func(_ int, cfg *Config) { cfg.Rendezvous = mode })
+			d1, d2 := pattern(1, 3000), pattern(2, 4000)
+			s1 := c.send(0, 1, 1, 0, d1)
+			s2 := c.send(0, 1, 2, 0, d2)
+			c.run("both RTS arrived", func() bool { _, ok := c.eng[1].Probe(0, 2, 0); return ok })
+			c.hold[1] = true
+			r1 := c.recv(1, 0, 1, 0, len(d1))
+			r2 := c.recv(1, 0, 2, 0, len(d2))
+			held := c.take(1)
+			c.hold[1] = false
+			want := CmdRead
+			if mode == RndvPush {
+				want = CmdRegister
+			}
+			if len(held) != 2 || held[0].Kind != want || held[1].Kind != want || len(held[0].Data) != len(d1) {
+				t.Fatalf("held %v", held)
+			}
+			c.deliver(1, held[1])
+			c.failHeld(1, held[0], errInjected)
+			if mode == RndvPull && (!r1.Done() || !r2.Done()) {
+				t.Fatal("pull receives not done when their reads completed")
+			}
+			c.wait(s1, s2, r1, r2)
+			checkSent(t, "s1", s1)
+			checkSent(t, "s2", s2)
+			checkRecv(t, "r2", r2, 0, 2, d2)
+			if !errors.Is(r1.Err(), errInjected) {
+				t.Fatalf("r1 error %v", r1.Err())
+			}
+			c.noErrs()
+			c.idle()
+			if c.net.regions(0) != 2 || c.net.regions(1) != 2 {
+				t.Fatalf("registrations left: %d, %d", c.net.regions(0), c.net.regions(1))
+			}
+		})
+	}
+}
