@@ -32,7 +32,7 @@ func TestNewEngineConfig(t *testing.T) {
 		{"negative eager limit", func(c *Config) { c.EagerLimit = -1 }, "eager limit -1"},
 		{"eager limit too large", func(c *Config) { c.EagerLimit = 4096 }, "eager limit 4096 too large"},
 		{"eager limit at most half a ring", func(c *Config) { c.EagerLimit = MaxEagerLimit(4096) + 1 }, "too large"},
-		{"unknown rendezvous mode", func(c *Config) { c.Rendezvous = RndvPush + 1 }, "rendezvous"},
+		{"unknown rendezvous mode", func(c *Config) { c.Rendezvous = RndvSplit + 1 }, "rendezvous"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -324,7 +324,7 @@ func TestConnectError(t *testing.T) {
 		}
 		return Event{}, false
 	}
-	for _, mode := range []RndvMode{RndvPull, RndvPush} {
+	for _, mode := range modes {
 		c.eng[0].cfg.Rendezvous = mode
 		before := c.net.regions(0)
 		s1 := c.send(0, 1, 1, 0, pattern(1, 10))
@@ -355,7 +355,7 @@ func TestConnectError(t *testing.T) {
 
 // A responder with its ring cap reached refuses further senders.
 func TestRingCap(t *testing.T) {
-	for _, mode := range []RndvMode{RndvPull, RndvPush} {
+	for _, mode := range modes {
 		t.Run(mode.String(), func(t *testing.T) {
 			const n = 4
 			c := newCluster(t, n, func(i int, cfg *Config) {

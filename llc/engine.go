@@ -23,11 +23,18 @@ const (
 	// RndvPush: the receiver registers its buffer and grants it; the sender
 	// writes into it (RDMA write), then tells the receiver it is done.
 	RndvPush
+	// RndvSplit: both: the receiver reads the first half of a large
+	// message while the sender writes the second half, so that both
+	// processes copy at once.
+	RndvSplit
 )
 
 func (m RndvMode) String() string {
-	if m == RndvPush {
+	switch m {
+	case RndvPush:
 		return "push"
+	case RndvSplit:
+		return "split"
 	}
 	return "pull"
 }
@@ -118,7 +125,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	case cfg.EagerLimit < 0 || recordSize(cfg.EagerLimit) > uint64(cfg.RingSize)/2:
 		return nil, fmt.Errorf("llc: eager limit %d too large for rings of %d bytes (at most %d)",
 			cfg.EagerLimit, cfg.RingSize, MaxEagerLimit(cfg.RingSize))
-	case cfg.Rendezvous != RndvPull && cfg.Rendezvous != RndvPush:
+	case cfg.Rendezvous > RndvSplit:
 		return nil, fmt.Errorf("llc: unknown rendezvous mode %d", cfg.Rendezvous)
 	}
 	e := &Engine{

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-var modes = []RndvMode{RndvPull, RndvPush}
+var modes = []RndvMode{RndvPull, RndvPush, RndvSplit}
 
 func TestEagerSizes(t *testing.T) {
 	for _, size := range []int{0, 1, 8, 31, 32, 33, 63, 64, 65, 100, 1000, 1024} {

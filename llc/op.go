@@ -27,6 +27,9 @@ type SendOp struct {
 	region      RegionID // registered send buffer (pull) or granted receive buffer (push)
 	recvID      uint64   // push rendezvous: the receiver's id, echoed in PUT
 	grant       int      // push rendezvous: bytes the receiver granted
+	// split rendezvous: the sender writes the part the receiver does not
+	// read; it completes after its write and the receiver's FIN.
+	split, pushing, finned bool
 }
 
 // Done reports whether the send completed.
@@ -60,6 +63,10 @@ type RecvOp struct {
 	next      *RecvOp
 	region    RegionID // push rendezvous: registered receive buffer
 	sendID    uint64   // pull rendezvous: the sender's id, echoed in FIN
+	// split rendezvous: the receiver completes after its read and the
+	// sender's PUT.
+	split, pulled, putDone bool
+	srcRegion              RegionID
 }
 
 // Done reports whether the receive completed.

@@ -40,7 +40,7 @@ type outItem struct {
 	rndv bool
 	kind uint8 // control record kind
 	aux  uint64
-	ctl  [16]byte
+	ctl  [24]byte
 	clen int
 }
 

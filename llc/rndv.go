@@ -16,6 +16,12 @@ import (
 // matched, registers its buffer and sends CTS(region, granted bytes); the
 // sender writes the data and sends PUT; the receiver releases and completes.
 //
+// Split (both): as pull, but the receiver also registers its buffer and
+// grants it with CTS(region, granted, split point); it reads the part
+// before the split point while the sender writes the rest and sends PUT; the
+// receiver sends FIN when its read is done. Each side completes when both
+// halves are done. Messages below SplitMin are read whole.
+//
 // Control records travel through the same ring as eager data, so a
 // rendezvous message keeps its place in the non-overtaking order.
 
@@ -48,6 +54,19 @@ func (e *Engine) newID() uint64 {
 	return e.nextID
 }
 
+// SplitMin is the smallest message a split rendezvous divides between the
+// two processes; smaller ones are read whole by the receiver.
+const SplitMin = 256 << 10
+
+// splitPoint returns how many leading bytes of an n-byte split transfer the
+// receiver reads: half, on a page boundary.
+func splitPoint(n int) int {
+	if n < SplitMin {
+		return n
+	}
+	return n / 2 &^ 4095
+}
+
 func rndvReady(op *SendOp, mode RndvMode) bool {
 	return mode == RndvPush || op.region != 0 || len(op.Data) == 0
 }
@@ -58,7 +77,8 @@ func (e *Engine) rndvSendStart(op *SendOp) {
 	e.rndvSends[op.id] = op
 	e.stats.RndvSent++
 	e.stats.BytesSent += uint64(len(op.Data))
-	if e.cfg.Rendezvous == RndvPull {
+	op.split = e.cfg.Rendezvous == RndvSplit
+	if e.cfg.Rendezvous != RndvPush {
 		e.emit(&Command{Kind: CmdRegister, Peer: e.cfg.Self, Data: op.Data, Token: token(tokRegSend, op.id)})
 	}
 }
@@ -108,13 +128,21 @@ func (e *Engine) rndvRecvStart(op *RecvOp, src int, tag int32, r *rts) {
 	op.sendID = r.sendID
 	id := e.newID()
 	e.rndvRecvs[id] = op
+	op.split, op.pulled, op.putDone, op.srcRegion = false, false, false, r.region
+	if r.mode == RndvSplit {
+		if n < SplitMin {
+			r.mode = RndvPull // the sender takes a FIN without CTS as the end
+		} else {
+			op.split = true
+		}
+	}
 	switch {
 	case r.mode == RndvPull && n == 0:
 		e.finishRecvPull(id, op, nil)
 	case r.mode == RndvPull:
 		e.emit(&Command{Kind: CmdRead, Peer: src, Region: r.region, Data: op.Buf[:n], Token: token(tokPullDone, id)})
 	case n == 0:
-		e.grant(id, op, 0, 0)
+		e.grant(id, op, 0, 0, 0)
 	default:
 		e.emit(&Command{Kind: CmdRegister, Peer: e.cfg.Self, Data: op.Buf[:n], Token: token(tokRegRecv, id)})
 	}
@@ -129,7 +157,35 @@ func (e *Engine) onPullDone(id uint64, ev Event) {
 	if ev.Kind == EvError {
 		err = fmt.Errorf("llc: reading a %d-byte message from process %d: %w", op.Status.Len, op.Status.Source, ev.Err)
 	}
+	if op.split {
+		// Tell the sender its buffer is no longer read; complete once its
+		// PUT has come too.
+		op.pulled = true
+		if err != nil && op.err == nil {
+			op.err = err
+		}
+		e.queueControl(op.Status.Source, recFIN, op.sendID, nil)
+		if op.putDone {
+			e.finishRecvSplit(id, op)
+		}
+		return
+	}
 	e.finishRecvPull(id, op, err)
+}
+
+// finishRecvSplit completes a split receive whose read and PUT are done.
+func (e *Engine) finishRecvSplit(id uint64, op *RecvOp) {
+	delete(e.rndvRecvs, id)
+	if op.region != 0 {
+		e.emit(&Command{Kind: CmdRelease, Peer: e.cfg.Self, Region: op.region})
+		op.region = 0
+	}
+	err := op.err
+	if err == nil {
+		err = truncation(op.Status.Source, op.Status.Tag, op.Status.Len, len(op.Buf))
+	}
+	op.finish(err)
+	e.countTrunc(op)
 }
 
 // finishRecvPull tells the sender it may complete, then completes op.
@@ -148,22 +204,38 @@ func (e *Engine) onRegRecv(id uint64, ev Event) {
 	if op == nil {
 		return
 	}
+	n := min(op.Status.Len, len(op.Buf))
 	if ev.Kind == EvError {
+		err := fmt.Errorf("llc: registering a %d-byte receive buffer: %w", len(op.Buf), ev.Err)
+		if op.split {
+			// Read it all instead, as in a pull rendezvous.
+			op.split = false
+			e.emit(&Command{Kind: CmdRead, Peer: op.Status.Source, Region: op.srcRegion, Data: op.Buf[:n], Token: token(tokPullDone, id)})
+			return
+		}
 		// Grant nothing, so the sender still completes; report the error.
-		op.err = fmt.Errorf("llc: registering a %d-byte receive buffer: %w", len(op.Buf), ev.Err)
-		e.grant(id, op, 0, 0)
+		op.err = err
+		e.grant(id, op, 0, 0, 0)
 		return
 	}
 	op.region = RegionID(ev.Value)
-	e.grant(id, op, op.region, min(op.Status.Len, len(op.Buf)))
+	if !op.split {
+		e.grant(id, op, op.region, n, 0)
+		return
+	}
+	k := splitPoint(n)
+	e.grant(id, op, op.region, n, k)
+	e.emit(&Command{Kind: CmdRead, Peer: op.Status.Source, Region: op.srcRegion, Data: op.Buf[:k], Token: token(tokPullDone, id)})
 }
 
-// grant sends CTS for a push rendezvous.
-func (e *Engine) grant(id uint64, op *RecvOp, region RegionID, n int) {
-	var b [16]byte
+// grant sends CTS: the receive buffer's region, the bytes granted, and for
+// a split rendezvous the point from which the sender writes.
+func (e *Engine) grant(id uint64, op *RecvOp, region RegionID, n, split int) {
+	var b [20]byte
 	binary.LittleEndian.PutUint64(b[0:], id)
 	binary.LittleEndian.PutUint32(b[8:], uint32(region))
 	binary.LittleEndian.PutUint32(b[12:], uint32(n))
+	binary.LittleEndian.PutUint32(b[16:], uint32(split))
 	e.queueControl(op.Status.Source, recCTS, op.sendID, b[:])
 }
 
@@ -176,11 +248,16 @@ func (e *Engine) onCTS(src int, sendID uint64, body []byte) {
 	op.recvID = binary.LittleEndian.Uint64(body[0:])
 	region := RegionID(binary.LittleEndian.Uint32(body[8:]))
 	op.grant = int(binary.LittleEndian.Uint32(body[12:]))
-	if op.grant == 0 {
+	from := 0
+	if op.split {
+		from = int(binary.LittleEndian.Uint32(body[16:]))
+	}
+	if from >= op.grant {
 		e.finishSendPush(op, nil)
 		return
 	}
-	e.emit(&Command{Kind: CmdWrite, Peer: src, Region: region, Data: op.Data[:op.grant], Token: token(tokPushDone, sendID)})
+	op.pushing = true
+	e.emit(&Command{Kind: CmdWrite, Peer: src, Region: region, Off: uint64(from), Data: op.Data[from:op.grant], Token: token(tokPushDone, sendID)})
 }
 
 func (e *Engine) onPushDone(id uint64, ev Event) {
@@ -196,13 +273,33 @@ func (e *Engine) onPushDone(id uint64, ev Event) {
 }
 
 func (e *Engine) finishSendPush(op *SendOp, err error) {
-	delete(e.rndvSends, op.id)
 	var failed []byte
 	if err != nil {
 		failed = putFailed[:] // the receiver must not take the buffer as written
 	}
 	e.queueControl(op.Peer, recPUT, op.recvID, failed)
+	if op.split {
+		op.pushing = false
+		if err != nil && op.err == nil {
+			op.err = err
+		}
+		if op.finned {
+			e.finishSendSplit(op)
+		}
+		return
+	}
+	delete(e.rndvSends, op.id)
 	op.finish(err)
+}
+
+// finishSendSplit completes a split send whose write and FIN are done.
+func (e *Engine) finishSendSplit(op *SendOp) {
+	delete(e.rndvSends, op.id)
+	if op.region != 0 {
+		e.emit(&Command{Kind: CmdRelease, Peer: e.cfg.Self, Region: op.region})
+		op.region = 0
+	}
+	op.finish(op.err)
 }
 
 // putFailed is the body of a PUT whose data write failed; a PUT after a
@@ -214,6 +311,14 @@ func (e *Engine) onFIN(sendID uint64) {
 	op := e.rndvSends[sendID]
 	if op == nil {
 		e.fail(fmt.Errorf("llc: FIN for unknown send %d", sendID))
+		return
+	}
+	if op.split && op.pushing {
+		op.finned = true // complete when the write is done
+		return
+	}
+	if op.split {
+		e.finishSendSplit(op)
 		return
 	}
 	delete(e.rndvSends, sendID)
@@ -229,6 +334,16 @@ func (e *Engine) onPUT(src int, recvID uint64, body []byte) {
 	op := e.rndvRecvs[recvID]
 	if op == nil {
 		e.fail(fmt.Errorf("llc: PUT for unknown receive %d", recvID))
+		return
+	}
+	if op.split {
+		if len(body) > 0 && body[0] != 0 && op.err == nil {
+			op.err = fmt.Errorf("llc: process %d failed to write its part of a %d-byte message", src, op.Status.Len)
+		}
+		op.putDone = true
+		if op.pulled {
+			e.finishRecvSplit(recvID, op)
+		}
 		return
 	}
 	delete(e.rndvRecvs, recvID)

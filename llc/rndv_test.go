@@ -356,3 +356,50 @@ func TestScriptedCompletionOrder(t *testing.T) {
 		})
 	}
 }
+
+// A split rendezvous of a large message: the receiver reads the first half
+// while the sender writes the rest; both complete, the data is intact, also
+// when the receive buffer truncates the message, and nothing stays
+// registered.
+func TestRendezvousSplit(t *testing.T) {
+	for _, tc := range []struct{ msg, buf int }{
+		{SplitMin, SplitMin},
+		{1<<20 + 3, 1<<20 + 3},
+		{1 << 20, SplitMin + 4096},
+		{SplitMin - 1, SplitMin}, // below SplitMin: read whole
+	} {
+		t.Run(fmt.Sprintf("%d_into_%d", tc.msg, tc.buf), func(t *testing.T) {
+			c := newCluster(t, 2, func(_ int, cfg *Config) { cfg.Rendezvous = RndvSplit })
+			c.tracing = true
+			data := pattern(7, tc.msg)
+			r := c.recv(1, 0, 3, 0, tc.buf)
+			s := c.send(0, 1, 3, 0, data)
+			c.wait(s, r)
+			checkSent(t, "split send", s)
+			if tc.msg > tc.buf {
+				if !errors.Is(r.Err(), ErrTruncated) || string(r.Buf) != string(data[:tc.buf]) {
+					t.Fatalf("truncated split receive: err %v, prefix intact %v", r.Err(), string(r.Buf) == string(data[:tc.buf]))
+				}
+			} else {
+				checkRecv(t, "split receive", r, 0, 3, data)
+			}
+			c.idle()
+			if got := c.net.regions(0) + c.net.regions(1); got != 4 {
+				t.Fatalf("%d regions registered after the transfer, want 4 (the bootstrap areas and rings only)", got)
+			}
+			reads, writes := 0, 0
+			for _, cmd := range c.trace {
+				switch k, _ := splitToken(cmd.Token); {
+				case k == tokPullDone && cmd.src == 1:
+					reads += len(cmd.Data)
+				case k == tokPushDone && cmd.src == 0:
+					writes += len(cmd.Data)
+				}
+			}
+			n := min(tc.msg, tc.buf)
+			if reads != splitPoint(n) || writes != n-splitPoint(n) {
+				t.Fatalf("receiver read %d bytes and sender wrote %d, want %d and %d", reads, writes, splitPoint(n), n-splitPoint(n))
+			}
+		})
+	}
+}

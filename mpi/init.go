@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/llc/datastore"
 	"github.com/rhinet-go/martini/llc/launch"
 	"github.com/rhinet-go/martini/llc/martini"
 	"github.com/rhinet-go/martini/nicemu"
@@ -24,7 +25,10 @@ const (
 	DefaultEagerLimit = 32 << 10
 	// DefaultRingSize is the record space of each eager ring.
 	DefaultRingSize = 256 << 10
-	minRingSize     = 16 << 10
+	// DefaultRendezvous is the rendezvous variant used unless mpirun -rndv
+	// or MARTINI_RNDV says otherwise.
+	DefaultRendezvous = llc.RndvPull
+	minRingSize       = 16 << 10
 )
 
 // runtimeState is the state of an initialized MPI process.
@@ -35,6 +39,9 @@ type runtimeState struct {
 	ep    *llc.Endpoint
 	world *Comm
 	stats bool
+	// store is job.Store, kept here because job.Close clears that field
+	// while Abort, which must not wait for stateMu, may still use it.
+	store datastore.Store
 }
 
 var (
@@ -113,7 +120,7 @@ func initRuntime() (*runtimeState, error) {
 		return fail(err)
 	}
 	tr := martini.New(nic)
-	s := &runtimeState{job: job, nic: nic, tr: tr, ep: llc.NewEndpoint(eng, tr), stats: job.Settings.Stats}
+	s := &runtimeState{job: job, nic: nic, tr: tr, ep: llc.NewEndpoint(eng, tr), stats: job.Settings.Stats, store: job.Store}
 	s.world = newComm(s, worldContext, job.Rank, job.Size)
 	nic.SetState(nicemu.ProcInitialized)
 	return s, nil
@@ -133,12 +140,22 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, bootMem []byte, memory i
 	if job.Settings.EagerLimit >= 0 {
 		eager = job.Settings.EagerLimit
 	}
-	for llc.MaxEagerLimit(ring) < eager && ring < 64<<20 {
-		ring *= 2 // honour a large requested eager limit with larger rings
+	// Honour a large requested eager limit with larger rings, but only as
+	// long as every peer can still get one: a ring beyond its share of the
+	// memory leaves some peers without one, every send to them failing with
+	// llc.ErrNoRing. The eager limit is then capped to what a ring holds.
+	for llc.MaxEagerLimit(ring) < eager && 2*ring+64 <= memory/job.Size {
+		ring *= 2
 	}
-	mode := llc.RndvPull
-	if job.Settings.Rndv == launch.RndvPush {
+	eager = min(eager, llc.MaxEagerLimit(ring))
+	mode := DefaultRendezvous
+	switch job.Settings.Rndv {
+	case launch.RndvPull:
+		mode = llc.RndvPull
+	case launch.RndvPush:
 		mode = llc.RndvPush
+	case launch.RndvSplit:
+		mode = llc.RndvSplit
 	}
 	return llc.Config{
 		Self: job.Rank, Size: job.Size, Boot: boot, BootMem: bootMem,
@@ -224,17 +241,24 @@ func Wtime() float64 { return time.Since(epoch).Seconds() }
 func Wtick() float64 { return 1e-9 }
 
 // Abort terminates the whole job: it reports code and the reason to mpirun,
-// which stops every process, and exits with code.
+// which stops every process, and exits with code (its low 8 bits, as an
+// exit status has; 1 if those are 0). It may be called from any goroutine,
+// also while another one is in Finalize, and on the nil World of a process
+// that has not initialized.
 func (c *Comm) Abort(code int) {
-	msg := fmt.Sprintf("rank %d called Abort(%d)", c.Rank(), code)
+	who := "a process that has not initialized MPI"
+	if c != nil {
+		who = fmt.Sprintf("rank %d", c.rank)
+	}
+	msg := fmt.Sprintf("%s called Abort(%d)", who, code)
 	fmt.Fprintln(os.Stderr, "mpi:", msg)
-	stateMu.Lock()
-	if rt != nil {
-		rt.job.Store.Abort(code, msg)
+	// Not under stateMu: Finalize holds it while waiting for the others.
+	if s := current.Load(); s != nil {
+		s.store.Abort(code, msg)
 	}
-	stateMu.Unlock()
-	if code == 0 {
-		code = 1
+	status := code & 0xff
+	if status == 0 {
+		status = 1
 	}
-	os.Exit(code)
+	os.Exit(status)
 }

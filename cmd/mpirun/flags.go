@@ -60,9 +60,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.settings.EagerLimit = n
 		return nil
 	})
-	fs.Func("rndv", "rendezvous protocol, `pull|push`", func(s string) error {
-		if s != launch.RndvPull && s != launch.RndvPush {
-			return fmt.Errorf("want %s or %s", launch.RndvPull, launch.RndvPush)
+	fs.Func("rndv", "rendezvous protocol, `pull|push|split`", func(s string) error {
+		if s != launch.RndvPull && s != launch.RndvPush && s != launch.RndvSplit {
+			return fmt.Errorf("want %s, %s or %s", launch.RndvPull, launch.RndvPush, launch.RndvSplit)
 		}
 		o.settings.Rndv = s
 		return nil

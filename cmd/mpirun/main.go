@@ -19,7 +19,7 @@
 //	-tag-output        prefix every line of output with "[rank] "
 //	-timeout D         kill the job after D (exit status 124)
 //	-eager-limit BYTES forwarded as MARTINI_EAGER_LIMIT
-//	-rndv pull|push    forwarded as MARTINI_RNDV
+//	-rndv pull|push|split  forwarded as MARTINI_RNDV
 //	-no-cma            forwarded as MARTINI_NO_CMA=1
 //	-stats             forwarded as MARTINI_STATS=1
 //	-v                 report what mpirun does

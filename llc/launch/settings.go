@@ -9,15 +9,16 @@ import (
 // tuning flags.
 const (
 	EnvEagerLimit = "MARTINI_EAGER_LIMIT" // -eager-limit: bytes
-	EnvRndv       = "MARTINI_RNDV"        // -rndv: "pull" or "push"
+	EnvRndv       = "MARTINI_RNDV"        // -rndv: "pull", "push" or "split"
 	EnvNoCMA      = "MARTINI_NO_CMA"      // -no-cma: "1" forces the bounce-buffer path
 	EnvStats      = "MARTINI_STATS"       // -stats: "1" prints per-rank stats at Finalize
 )
 
 // Rendezvous protocols, the values of Settings.Rndv.
 const (
-	RndvPull = "pull"
-	RndvPush = "push"
+	RndvPull  = "pull"
+	RndvPush  = "push"
+	RndvSplit = "split"
 )
 
 // Settings are the tuning settings of a job. The zero value of each field
@@ -27,7 +28,7 @@ type Settings struct {
 	// EagerLimit is the largest message sent eagerly, in bytes; negative
 	// when not set.
 	EagerLimit int
-	// Rndv is the rendezvous protocol, RndvPull or RndvPush; "" when not set.
+	// Rndv is the rendezvous protocol, RndvPull, RndvPush or RndvSplit; "" when not set.
 	Rndv string
 	// NoCMA forces the bounce-buffer path instead of cross-memory attach.
 	NoCMA bool
@@ -50,10 +51,10 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 		s.EagerLimit = n
 	}
 	switch v := getenv(EnvRndv); v {
-	case "", RndvPull, RndvPush:
+	case "", RndvPull, RndvPush, RndvSplit:
 		s.Rndv = v
 	default:
-		return s, fmt.Errorf("launch: %s=%q: want %q or %q", EnvRndv, v, RndvPull, RndvPush)
+		return s, fmt.Errorf("launch: %s=%q: want %q, %q or %q", EnvRndv, v, RndvPull, RndvPush, RndvSplit)
 	}
 	var err error
 	if s.NoCMA, err = boolVar(getenv, EnvNoCMA); err != nil {
