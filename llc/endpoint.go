@@ -224,20 +224,25 @@ type probeWait struct {
 	tag    int32
 	ctx    uint32
 	st     Status
+	err    error
 }
 
 func (w *probeWait) Done() bool {
 	st, ok := w.eng.Probe(w.source, w.tag, w.ctx)
-	w.st = st
-	return ok
+	w.st, w.err = st, w.eng.Err()
+	return ok || w.err != nil
 }
 
 // WaitProbe drives progress until a message matching (source, tag, ctx)
-// has arrived, and returns its status without receiving it.
-func (ep *Endpoint) WaitProbe(source int, tag int32, ctx uint32) Status {
+// has arrived, and returns its status without receiving it. It fails if
+// the engine fails first, since no message can arrive after that.
+func (ep *Endpoint) WaitProbe(source int, tag int32, ctx uint32) (Status, error) {
 	w := &probeWait{eng: ep.eng, source: source, tag: tag, ctx: ctx}
 	ep.Wait(w)
-	return w.st
+	if w.err != nil {
+		return Status{}, w.err
+	}
+	return w.st, nil
 }
 
 // idleWait is a Completion that is done when the engine has nothing in

@@ -109,7 +109,7 @@ func TestEndpointConcurrent(t *testing.T) {
 					s := &SendOp{Peer: peer, Tag: tag, Data: epMessage(i, tag, k)}
 					ep.Send(s)
 					want := epMessage(peer, tag, k)
-					st := ep.WaitProbe(peer, tag, 0)
+					st, _ := ep.WaitProbe(peer, tag, 0)
 					if st != (Status{Source: peer, Tag: tag, Len: len(want)}) {
 						report("endpoint %d probe %d: %+v, want len %d", i, k, st, len(want))
 						return
