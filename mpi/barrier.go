@@ -28,10 +28,15 @@ func (c *Comm) Barrier() error {
 		if !ep.Send(&sop) {
 			ep.Wait(&sop)
 		}
-		ep.Wait(&rop)
 		if err := sop.Err(); err != nil {
+			// Do not wait for a token that the peers, which have not had
+			// this one, may never send.
+			if !ep.Cancel(&rop) {
+				ep.Wait(&rop)
+			}
 			return wrap("Barrier", to, err)
 		}
+		ep.Wait(&rop)
 		if err := rop.Err(); err != nil {
 			return wrap("Barrier", from, err)
 		}

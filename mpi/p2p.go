@@ -95,9 +95,15 @@ func Sendrecv[S, R Type](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, s
 		sendOps.Put(sop)
 	}
 	if rop != nil {
-		ep.Wait(rop)
-		st = c.status(rop.Status, len(rop.Buf), sizeOf[R]())
-		rerr = wrap("Sendrecv (receive)", source, rop.Err())
+		if serr != nil && ep.Cancel(rop) {
+			// The send failed: do not wait for a reply that the peer,
+			// which did not get the message, may never send.
+			st = Status{}
+		} else {
+			ep.Wait(rop)
+			st = c.status(rop.Status, len(rop.Buf), sizeOf[R]())
+			rerr = wrap("Sendrecv (receive)", source, rop.Err())
+		}
 		*rop = llc.RecvOp{}
 		recvOps.Put(rop)
 	}
@@ -151,6 +157,9 @@ func (c *Comm) Iprobe(source, tag int) (bool, Status, error) {
 	}
 	st, ok := c.rt.ep.Probe(c.toWorldSource(source), int32(tag), c.ctx)
 	if !ok {
+		if err := c.rt.ep.Err(); err != nil {
+			return false, Status{}, fmt.Errorf("mpi: Iprobe: %w", err)
+		}
 		return false, Status{}, nil
 	}
 	return true, c.status(st, st.Len, 1), nil
@@ -165,8 +174,11 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 	if source == ProcNull {
 		return procNullStatus, nil
 	}
-	st := c.rt.ep.WaitProbe(c.toWorldSource(source), int32(tag), c.ctx)
-	return c.status(st, st.Len, 1), c.rt.ep.Err()
+	st, err := c.rt.ep.WaitProbe(c.toWorldSource(source), int32(tag), c.ctx)
+	if err != nil {
+		return Status{}, fmt.Errorf("mpi: Probe: %w", err)
+	}
+	return c.status(st, st.Len, 1), nil
 }
 
 // toWorld maps a rank of c to the process id the engine uses.

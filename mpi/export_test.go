@@ -1,0 +1,36 @@
+package mpi
+
+import (
+	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/nicemu"
+)
+
+// WithNICForTest runs f with this process's NIC, the bootstrap SID of every
+// rank and this rank's own bootstrap memory, holding the endpoint's lock so
+// that f's raw requests do not interleave with the runtime's (the NIC is not
+// safe for concurrent use).
+func WithNICForTest(f func(nic *nicemu.NIC, boot []nicemu.SID, bootMem []byte)) error {
+	s := current.Load()
+	if s == nil {
+		return ErrNotInitialized
+	}
+	s.ep.Locked(func(e *llc.Engine) {
+		cfg := e.Config()
+		boot := make([]nicemu.SID, len(cfg.Boot))
+		for i, b := range cfg.Boot {
+			boot[i] = nicemu.SID(b)
+		}
+		f(s.nic, boot, cfg.BootMem)
+	})
+	return nil
+}
+
+// SegmentRefusedForTest returns the job-wide count of refused NIC requests
+// kept in the shared segment.
+func SegmentRefusedForTest() uint64 {
+	s := current.Load()
+	if s == nil || s.job.Segment == nil {
+		return 0
+	}
+	return s.job.Segment.Refused()
+}

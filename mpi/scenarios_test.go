@@ -1,0 +1,2046 @@
+package mpi_test
+
+// The scenarios that the test binary runs as a rank under mpirun. Each
+// checks what it receives and returns a descriptive error; see mpi_test.go.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/mpi"
+	"github.com/rhinet-go/martini/nicemu"
+)
+
+type llcCounters = llc.Counters
+
+// scenarios run between Init and Finalize.
+var scenarios = map[string]func(world *mpi.Comm) error{
+	"types":           scenarioTypes,
+	"sizes":           scenarioSizes,
+	"order":           scenarioOrder,
+	"probe":           scenarioProbe,
+	"requests":        scenarioRequests,
+	"procnull":        scenarioProcNull,
+	"errors":          scenarioErrors,
+	"concurrency":     scenarioConcurrency,
+	"protection":      scenarioProtection,
+	"stats":           scenarioStats,
+	"barrier":         scenarioBarrier,
+	"self":            scenarioSelf,
+	"exhaust":         scenarioExhaust,
+	"sids-first":      scenarioSIDsFirst,
+	"barrier-refused": scenarioBarrierRefused,
+	"enginefail":      scenarioEngineFail,
+}
+
+// rawScenarios call Init and Finalize (or not) themselves.
+var rawScenarios = map[string]func() error{
+	"lifecycle":       rawLifecycle,
+	"fail-panic":      rawFailPanic,
+	"fail-abort":      func() error { return rawFailAbort(3) },
+	"fail-abort-256":  func() error { return rawFailAbort(256) },
+	"fail-nofinalize": rawFailNoFinalize,
+	"fail-deadlock":   rawFailDeadlock,
+	// Abort from a goroutine while the main one waits in Finalize.
+	"fail-abort-in-finalize": rawAbortInFinalize,
+	// Run without mpirun: the exit status must not be 0.
+	"abort-256-alone": func() error {
+		if err := mpi.Init(); err != nil {
+			return err
+		}
+		mpi.World().Abort(256)
+		return errors.New("Abort returned")
+	},
+	// Abort on the nil World of a process that has not initialized.
+	"abort-before-init": func() error {
+		mpi.World().Abort(5)
+		return errors.New("Abort returned")
+	},
+}
+
+// ---- helpers ----
+
+func bytesOf[T mpi.Type](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(s[0])))
+}
+
+// fill sets the bytes of s to a pattern determined by key: pseudo-random
+// bytes with a period of 64 KiB, each 4 KiB block stamped with its index,
+// so that misplaced data shows. It is cheap for large buffers, also under
+// the race detector.
+func fill[T mpi.Type](s []T, key ...int) []T {
+	b := bytesOf(s)
+	h := uint64(0x9E3779B97F4A7C15)
+	for _, k := range key {
+		h = (h ^ uint64(k)) * 0x100000001B3
+	}
+	const period, block = 64 << 10, 4 << 10
+	var w [8]byte
+	for i := 0; i < len(b) && i < period; i += 8 {
+		h ^= h >> 31
+		h *= 0xBF58476D1CE4E5B9
+		binary.LittleEndian.PutUint64(w[:], h)
+		copy(b[i:], w[:])
+	}
+	for n := period; n < len(b); n *= 2 {
+		copy(b[n:], b[:n])
+	}
+	for i := block; i+8 <= len(b); i += block {
+		binary.LittleEndian.PutUint64(b[i:], uint64(i/block)^h)
+	}
+	return s
+}
+
+// pattern returns n elements filled from key.
+func pattern[T mpi.Type](n int, key ...int) []T { return fill(make([]T, n), key...) }
+
+// diff compares got with want bitwise (NaN payloads included) and
+// describes the first difference, or returns "".
+func diff[T mpi.Type](got, want []T) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d elements, want %d", len(got), len(want))
+	}
+	gb, wb := bytesOf(got), bytesOf(want)
+	if bytes.Equal(gb, wb) {
+		return ""
+	}
+	for i := range gb {
+		if gb[i] != wb[i] {
+			e := i / int(unsafe.Sizeof(want[0]))
+			return fmt.Sprintf("element %d of %d differs: got %v, want %v (byte %d of %d)", e, len(want), got[e], want[e], i, len(wb))
+		}
+	}
+	return ""
+}
+
+func checkStatus(what string, st mpi.Status, source, tag, count, nbytes int) error {
+	if st.Source != source || st.Tag != tag || st.Count != count || st.Bytes != nbytes {
+		return fmt.Errorf("%s: status %+v, want {Source:%d Tag:%d Count:%d Bytes:%d}", what, st, source, tag, count, nbytes)
+	}
+	return nil
+}
+
+func right(w *mpi.Comm) int { return (w.Rank() + 1) % w.Size() }
+func left(w *mpi.Comm) int  { return (w.Rank() - 1 + w.Size()) % w.Size() }
+
+func eagerLimit() (int, error) {
+	st, err := mpi.ReadStats()
+	if err != nil {
+		return 0, err
+	}
+	return st.EagerLimit, nil
+}
+
+// ---- every numeric type ----
+
+func scenarioTypes(w *mpi.Comm) error {
+	tests := []func(w *mpi.Comm, tag, count int) error{
+		typeRound[int8], typeRound[int16], typeRound[int32], typeRound[int64], typeRound[int],
+		typeRound[uint8], typeRound[uint16], typeRound[uint32], typeRound[uint64], typeRound[uint],
+		typeRound[uintptr], typeRound[byte],
+		typeRound[float32], typeRound[float64], typeRound[complex64], typeRound[complex128],
+	}
+	// 5000 complex128 are 80000 bytes, above the eager limit; 5000 int8
+	// are below it.
+	for i, f := range tests {
+		for j, count := range []int{0, 1, 1000, 5000} {
+			if err := f(w, 1000*i+10*j, count); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// withSpecials puts special values into floating-point slices.
+func withSpecials[T mpi.Type](s []T) []T {
+	var specials []any
+	switch any(s).(type) {
+	case []float32:
+		specials = []any{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), float32(math.Copysign(0, -1)), float32(math.MaxFloat32), float32(math.SmallestNonzeroFloat32)}
+	case []float64:
+		specials = []any{math.Inf(1), math.Inf(-1), math.NaN(), math.Copysign(0, -1), math.MaxFloat64, math.SmallestNonzeroFloat64}
+	case []complex64:
+		specials = []any{complex(float32(math.Inf(1)), float32(math.NaN())), complex64(complex(-0.0, math.MaxFloat32))}
+	case []complex128:
+		specials = []any{complex(math.Inf(-1), math.NaN()), complex(math.SmallestNonzeroFloat64, -math.MaxFloat64)}
+	case []int64:
+		specials = []any{int64(math.MinInt64), int64(math.MaxInt64)}
+	case []uint64:
+		specials = []any{uint64(math.MaxUint64)}
+	case []int8:
+		specials = []any{int8(math.MinInt8), int8(math.MaxInt8)}
+	}
+	for i, v := range specials {
+		if i < len(s) {
+			s[i] = v.(T)
+		}
+	}
+	return s
+}
+
+func typeName[T mpi.Type]() string {
+	var z T
+	return fmt.Sprintf("%T", z)
+}
+
+// typeRound exchanges count elements of T around the ring with Send/Recv,
+// shifts them with Sendrecv, and sends them all to all with Isend/Irecv.
+func typeRound[T mpi.Type](w *mpi.Comm, tag, count int) error {
+	me, n := w.Rank(), w.Size()
+	name := fmt.Sprintf("%s x %d", typeName[T](), count)
+	msg := func(src, dst, tag int) []T { return withSpecials(pattern[T](count, src, dst, tag)) }
+
+	// Ring with blocking calls: even ranks send first.
+	elem := int(unsafe.Sizeof(*new(T)))
+	buf := make([]T, count)
+	recv := func() error {
+		st, err := mpi.Recv(w, buf, left(w), tag)
+		if err != nil {
+			return fmt.Errorf("%s: ring Recv: %w", name, err)
+		}
+		if err := checkStatus(name+": ring Recv", st, left(w), tag, count, count*elem); err != nil {
+			return err
+		}
+		if d := diff(buf, msg(left(w), me, tag)); d != "" {
+			return fmt.Errorf("%s: ring Recv from %d: %s", name, left(w), d)
+		}
+		return nil
+	}
+	send := func() error {
+		if err := mpi.Send(w, msg(me, right(w), tag), right(w), tag); err != nil {
+			return fmt.Errorf("%s: ring Send: %w", name, err)
+		}
+		return nil
+	}
+	steps := []func() error{send, recv}
+	if me%2 == 1 {
+		steps = []func() error{recv, send}
+	}
+	for _, f := range steps {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+
+	// Shift the other way with Sendrecv.
+	clear(buf)
+	st, err := mpi.Sendrecv(w, msg(me, left(w), tag+1), left(w), tag+1, buf, right(w), tag+1)
+	if err != nil {
+		return fmt.Errorf("%s: Sendrecv: %w", name, err)
+	}
+	if err := checkStatus(name+": Sendrecv", st, right(w), tag+1, count, count*elem); err != nil {
+		return err
+	}
+	if d := diff(buf, msg(right(w), me, tag+1)); d != "" {
+		return fmt.Errorf("%s: Sendrecv from %d: %s", name, right(w), d)
+	}
+
+	// All to all, self included, with nonblocking calls.
+	bufs := make([][]T, n)
+	var reqs []*mpi.Request
+	for p := range n {
+		bufs[p] = make([]T, count)
+		r, err := mpi.Irecv(w, bufs[p], p, tag+2)
+		if err != nil {
+			return fmt.Errorf("%s: Irecv from %d: %w", name, p, err)
+		}
+		reqs = append(reqs, r)
+	}
+	for i := range n {
+		p := (me + i) % n
+		r, err := mpi.Isend(w, msg(me, p, tag+2), p, tag+2)
+		if err != nil {
+			return fmt.Errorf("%s: Isend to %d: %w", name, p, err)
+		}
+		reqs = append(reqs, r)
+	}
+	sts, err := mpi.Waitall(reqs)
+	if err != nil {
+		return fmt.Errorf("%s: all-to-all Waitall: %w", name, err)
+	}
+	for p := range n {
+		if err := checkStatus(fmt.Sprintf("%s: all-to-all from %d", name, p), sts[p], p, tag+2, count, count*elem); err != nil {
+			return err
+		}
+		if d := diff(bufs[p], msg(p, me, tag+2)); d != "" {
+			return fmt.Errorf("%s: all-to-all from %d: %s", name, p, d)
+		}
+	}
+	return nil
+}
+
+// ---- message sizes around the eager limit ----
+
+func scenarioSizes(w *mpi.Comm) error {
+	me := w.Rank()
+	E, err := eagerLimit()
+	if err != nil {
+		return err
+	}
+	// The requested eager limit is honoured, or capped when the rings it
+	// needs would not fit.
+	if v := os.Getenv("MARTINI_EAGER_LIMIT"); v != "" {
+		req, _ := strconv.Atoi(v)
+		if E > req || (req <= 1<<20 && E != req) || E < min(req, 1<<20) {
+			return fmt.Errorf("eager limit %d in force, %d requested", E, req)
+		}
+	}
+	var sizes []int
+	for _, s := range []int{0, 1, 8, E - 1, E, E + 1, 1 << 20, 4<<20 + 3} {
+		if s >= 0 && !containsInt(sizes, s) {
+			sizes = append(sizes, s)
+		}
+	}
+	const slack = 16
+	for k, size := range sizes {
+		tag := 100 + k
+		// From the left neighbour, and from this rank itself.
+		var reqs []*mpi.Request
+		var bufs [][]byte
+		for _, src := range []int{left(w), me} {
+			b := make([]byte, size+slack)
+			for i := range b {
+				b[i] = 0xEE
+			}
+			r, err := mpi.Irecv(w, b, src, tag)
+			if err != nil {
+				return fmt.Errorf("%d bytes: Irecv from %d: %w", size, src, err)
+			}
+			reqs, bufs = append(reqs, r), append(bufs, b)
+		}
+		for _, dst := range []int{right(w), me} {
+			before, _ := mpi.ReadStats()
+			if err := mpi.Send(w, pattern[byte](size, dst, size), dst, tag); err != nil {
+				return fmt.Errorf("%d bytes: Send to %d: %w", size, dst, err)
+			}
+			after, _ := mpi.ReadStats()
+			de := after.Protocol.EagerSent - before.Protocol.EagerSent
+			dr := after.Protocol.RndvSent - before.Protocol.RndvSent
+			want := "eager"
+			if size > E {
+				want = "rendezvous"
+			}
+			if (size <= E && (de != 1 || dr != 0)) || (size > E && (de != 0 || dr != 1)) {
+				return fmt.Errorf("%d bytes with eager limit %d: sending it counted %d eager and %d rendezvous sends, want one %s", size, E, de, dr, want)
+			}
+		}
+		sts, err := mpi.Waitall(reqs)
+		if err != nil {
+			return fmt.Errorf("%d bytes: Waitall: %w", size, err)
+		}
+		for i, src := range []int{left(w), me} {
+			if err := checkStatus(fmt.Sprintf("%d bytes from %d", size, src), sts[i], src, tag, size, size); err != nil {
+				return err
+			}
+			if d := diff(bufs[i][:size], pattern[byte](size, me, size)); d != "" {
+				return fmt.Errorf("%d bytes from %d: %s", size, src, d)
+			}
+			for j := size; j < size+slack; j++ {
+				if bufs[i][j] != 0xEE {
+					return fmt.Errorf("%d bytes from %d: byte %d past the message was overwritten", size, src, j)
+				}
+			}
+		}
+	}
+	return w.Barrier()
+}
+
+func containsInt(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- non-overtaking, wildcards ----
+
+const orderMsgs = 1000
+
+func orderSize(seq, E int) int {
+	sizes := []int{16, 0, 1, 8, 100, E, E + 1, 3000, 70000, 5, 40000, 1024}
+	return sizes[seq%len(sizes)]
+}
+
+func orderTag(seq int) int { return 10 + seq%3 }
+
+// scenarioOrder: every rank but 0 sends orderMsgs messages of mixed sizes
+// (eager and rendezvous) to rank 0, which receives them with specific and
+// wildcard sources and tags and checks that each sender's arrive in order.
+func scenarioOrder(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	E, err := eagerLimit()
+	if err != nil {
+		return err
+	}
+	if me != 0 {
+		// Batches of Isends alternate with blocking Sends.
+		for seq := 0; seq < orderMsgs; {
+			if seq%50 < 20 {
+				var reqs []*mpi.Request
+				for k := 0; k < 10 && seq < orderMsgs; k, seq = k+1, seq+1 {
+					r, err := mpi.Isend(w, pattern[byte](orderSize(seq, E), me, seq), 0, orderTag(seq))
+					if err != nil {
+						return err
+					}
+					reqs = append(reqs, r)
+				}
+				if _, err := mpi.Waitall(reqs); err != nil {
+					return fmt.Errorf("Isend batch: %w", err)
+				}
+				continue
+			}
+			if err := mpi.Send(w, pattern[byte](orderSize(seq, E), me, seq), 0, orderTag(seq)); err != nil {
+				return fmt.Errorf("Send %d: %w", seq, err)
+			}
+			seq++
+		}
+		return w.Barrier()
+	}
+
+	// Let the first messages arrive before their receives.
+	time.Sleep(100 * time.Millisecond)
+	next := make([]int, n) // next sequence number expected from each rank
+	next[0] = orderMsgs
+	pick := 1
+	sender := func() int { // a sender with messages left, round robin
+		for next[pick] >= orderMsgs {
+			pick = pick%(n-1) + 1
+		}
+		s := pick
+		pick = pick%(n-1) + 1
+		return s
+	}
+	check := func(how string, st mpi.Status, buf []byte) error {
+		src := st.Source
+		if src < 1 || src >= n {
+			return fmt.Errorf("%s: message from rank %d", how, src)
+		}
+		seq := next[src]
+		if seq >= orderMsgs {
+			return fmt.Errorf("%s: message from rank %d after its last", how, src)
+		}
+		size := orderSize(seq, E)
+		if err := checkStatus(fmt.Sprintf("%s: message %d from %d", how, seq, src), st, src, orderTag(seq), size, size); err != nil {
+			return fmt.Errorf("%w (overtaken?)", err)
+		}
+		if d := diff(buf[:size], pattern[byte](size, src, seq)); d != "" {
+			return fmt.Errorf("%s: message %d from %d (%d bytes): %s (overtaken?)", how, seq, src, size, d)
+		}
+		next[src]++
+		return nil
+	}
+	big := make([]byte, 70000+E+1)
+	total := (n - 1) * orderMsgs
+	for got := 0; got < total; {
+		switch i := got % 7; {
+		case i == 6:
+			// A batch of Irecvs from one sender, matched in posting order.
+			s := sender()
+			k := min(8, orderMsgs-next[s])
+			reqs := make([]*mpi.Request, k)
+			bufs := make([][]byte, k)
+			for j := range k {
+				bufs[j] = make([]byte, len(big))
+				tag := mpi.AnyTag
+				if j%2 == 0 {
+					tag = orderTag(next[s] + j)
+				}
+				var err error
+				if reqs[j], err = mpi.Irecv(w, bufs[j], s, tag); err != nil {
+					return err
+				}
+			}
+			sts, err := mpi.Waitall(reqs)
+			if err != nil {
+				return fmt.Errorf("Irecv batch from %d: %w", s, err)
+			}
+			for j := range k {
+				if err := check("Irecv batch", sts[j], bufs[j]); err != nil {
+					return err
+				}
+			}
+			got += k
+		default:
+			src, tag, how := mpi.AnySource, mpi.AnyTag, "Recv(AnySource, AnyTag)"
+			switch i % 3 {
+			case 1:
+				src = sender()
+				how = "Recv(source, AnyTag)"
+			case 2:
+				src = sender()
+				tag = orderTag(next[src])
+				how = "Recv(source, tag)"
+			}
+			st, err := mpi.Recv(w, big, src, tag)
+			if err != nil {
+				return fmt.Errorf("%s: %w", how, err)
+			}
+			if err := check(how, st, big); err != nil {
+				return err
+			}
+			got++
+		}
+	}
+	return w.Barrier()
+}
+
+// ---- Status, Probe, Iprobe ----
+
+func scenarioProbe(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	E, err := eagerLimit()
+	if err != nil {
+		return err
+	}
+	partner := me ^ 1
+	if partner >= n {
+		return w.Barrier()
+	}
+	bigCount := E/16 + 100 // complex128: rendezvous
+	if me%2 == 0 {
+		// Wait until the receiver has seen that nothing is there.
+		if _, err := mpi.Recv(w, []int8{0}, partner, 1); err != nil {
+			return err
+		}
+		if err := mpi.Send(w, pattern[float64](7, 3), partner, 3); err != nil {
+			return err
+		}
+		if err := mpi.Send(w, pattern[int32](1000, 4), partner, 4); err != nil {
+			return err
+		}
+		if err := mpi.Send(w, pattern[complex128](bigCount, 5), partner, 5); err != nil {
+			return err
+		}
+		if err := mpi.Send(w, []uint16{}, partner, 6); err != nil {
+			return err
+		}
+		if err := mpi.Send(w, pattern[uint16](9, 7), partner, 7); err != nil {
+			return err
+		}
+		return w.Barrier()
+	}
+
+	if ok, st, err := w.Iprobe(partner, mpi.AnyTag); err != nil || ok {
+		return fmt.Errorf("Iprobe before anything was sent: %v, %+v, %v", ok, st, err)
+	}
+	if err := mpi.Send(w, []int8{1}, partner, 1); err != nil {
+		return err
+	}
+	iprobe := func(src, tag int) (mpi.Status, error) {
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			ok, st, err := w.Iprobe(src, tag)
+			if err != nil || ok {
+				return st, err
+			}
+			if time.Now().After(deadline) {
+				return st, fmt.Errorf("Iprobe(%d, %d) found nothing in 20s", src, tag)
+			}
+		}
+	}
+	// Tag 3: 7 float64 by Iprobe(AnySource, tag).
+	st, err := iprobe(mpi.AnySource, 3)
+	if err != nil {
+		return err
+	}
+	if err := checkStatus("Iprobe tag 3", st, partner, 3, 56, 56); err != nil {
+		return err
+	}
+	if c := mpi.GetCount[float64](st); c != 7 {
+		return fmt.Errorf("GetCount[float64] of tag 3 = %d, want 7", c)
+	}
+	f := make([]float64, mpi.GetCount[float64](st))
+	if st, err = mpi.Recv(w, f, st.Source, st.Tag); err != nil {
+		return err
+	}
+	if err := checkStatus("Recv tag 3", st, partner, 3, 7, 56); err != nil {
+		return err
+	}
+	if d := diff(f, pattern[float64](7, 3)); d != "" {
+		return fmt.Errorf("tag 3: %s", d)
+	}
+	// Tag 4: 1000 int32 by Iprobe(source, AnyTag); probing twice sees the
+	// same message.
+	if st, err = iprobe(partner, mpi.AnyTag); err != nil {
+		return err
+	}
+	st2, err := iprobe(partner, mpi.AnyTag)
+	if err != nil {
+		return err
+	}
+	if st != st2 {
+		return fmt.Errorf("two Iprobes saw %+v then %+v", st, st2)
+	}
+	if err := checkStatus("Iprobe tag 4", st, partner, 4, 4000, 4000); err != nil {
+		return err
+	}
+	ints := make([]int32, mpi.GetCount[int32](st)+10) // larger than needed
+	if st, err = mpi.Recv(w, ints, partner, mpi.AnyTag); err != nil {
+		return err
+	}
+	if err := checkStatus("Recv tag 4 into a larger buffer", st, partner, 4, 1000, 4000); err != nil {
+		return err
+	}
+	if d := diff(ints[:1000], pattern[int32](1000, 4)); d != "" {
+		return fmt.Errorf("tag 4: %s", d)
+	}
+	// Tag 5: rendezvous by Probe.
+	if st, err = w.Probe(mpi.AnySource, mpi.AnyTag); err != nil {
+		return err
+	}
+	if err := checkStatus("Probe tag 5", st, partner, 5, bigCount*16, bigCount*16); err != nil {
+		return err
+	}
+	cs := make([]complex128, mpi.GetCount[complex128](st))
+	if st, err = mpi.Recv(w, cs, st.Source, st.Tag); err != nil {
+		return err
+	}
+	if err := checkStatus("Recv tag 5", st, partner, 5, bigCount, bigCount*16); err != nil {
+		return err
+	}
+	if d := diff(cs, pattern[complex128](bigCount, 5)); d != "" {
+		return fmt.Errorf("tag 5: %s", d)
+	}
+	// Tag 6: empty. Tag 7 is behind it; Probe for 7 first.
+	if st, err = w.Probe(partner, 7); err != nil {
+		return err
+	}
+	if err := checkStatus("Probe tag 7", st, partner, 7, 18, 18); err != nil {
+		return err
+	}
+	if st, err = w.Probe(partner, mpi.AnyTag); err != nil {
+		return err
+	}
+	if err := checkStatus("Probe tag 6 (empty)", st, partner, 6, 0, 0); err != nil {
+		return err
+	}
+	if st, err = mpi.Recv[uint16](w, nil, partner, 6); err != nil {
+		return err
+	}
+	if err := checkStatus("Recv tag 6 (empty)", st, partner, 6, 0, 0); err != nil {
+		return err
+	}
+	u := make([]uint16, 9)
+	if st, err = mpi.Recv(w, u, partner, mpi.AnyTag); err != nil {
+		return err
+	}
+	if err := checkStatus("Recv tag 7", st, partner, 7, 9, 18); err != nil {
+		return err
+	}
+	if d := diff(u, pattern[uint16](9, 7)); d != "" {
+		return fmt.Errorf("tag 7: %s", d)
+	}
+	if ok, st, err := w.Iprobe(mpi.AnySource, mpi.AnyTag); err != nil || ok {
+		return fmt.Errorf("Iprobe after everything was received: %v, %+v, %v", ok, st, err)
+	}
+	return w.Barrier()
+}
+
+// ---- Waitany, Testall, Testany, Test, Wait twice ----
+
+func scenarioRequests(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	E, err := eagerLimit()
+	if err != nil {
+		return err
+	}
+	// A nil request is an error, not a crash.
+	var nilReq *mpi.Request
+	if _, err := nilReq.Wait(); !errors.Is(err, mpi.ErrRequest) {
+		return fmt.Errorf("Wait on a nil request: %v, want ErrRequest", err)
+	}
+	if _, _, err := nilReq.Test(); !errors.Is(err, mpi.ErrRequest) {
+		return fmt.Errorf("Test on a nil request: %v, want ErrRequest", err)
+	}
+	// Waitany on nothing.
+	if i, _, err := mpi.Waitany(nil); i != mpi.Undefined || err != nil {
+		return fmt.Errorf("Waitany(nil) = %d, %v; want Undefined", i, err)
+	}
+	if i, _, err := mpi.Waitany(make([]*mpi.Request, 3)); i != mpi.Undefined || err != nil {
+		return fmt.Errorf("Waitany of nil requests = %d, %v; want Undefined", i, err)
+	}
+	if i, _, err := mpi.Testany(make([]*mpi.Request, 3)); i != mpi.Undefined || err != nil {
+		return fmt.Errorf("Testany of nil requests = %d, %v; want Undefined", i, err)
+	}
+	if ok, _, err := mpi.Testall(make([]*mpi.Request, 3)); !ok || err != nil {
+		return fmt.Errorf("Testall of nil requests = %v, %v; want true", ok, err)
+	}
+	partner := me ^ 1
+	if partner >= n {
+		return w.Barrier()
+	}
+	sizes := []int{10, E + 5, 0, 3, 100000, 64}
+	k := len(sizes)
+	const goTag = 999
+
+	if me%2 == 0 {
+		// The sender: each round waits for the go of the receiver, then
+		// sends k messages of tags 0..k-1 in reverse order.
+		for round := 0; round < 3; round++ {
+			if _, err := mpi.Recv(w, []byte{0}, partner, goTag); err != nil {
+				return err
+			}
+			var reqs []*mpi.Request
+			for i := k - 1; i >= 0; i-- {
+				r, err := mpi.Isend(w, pattern[int16](sizes[i], round, i), partner, i)
+				if err != nil {
+					return err
+				}
+				reqs = append(reqs, r)
+			}
+			// Complete the sends with Testany.
+			for left := len(reqs); left > 0; {
+				i, _, err := mpi.Testany(reqs)
+				if err != nil {
+					return fmt.Errorf("Testany on sends: %w", err)
+				}
+				if i != mpi.Undefined {
+					if reqs[i] != nil {
+						return fmt.Errorf("Testany returned %d but left the entry", i)
+					}
+					left--
+				}
+			}
+		}
+		return w.Barrier()
+	}
+
+	post := func(round int) ([]*mpi.Request, [][]int16, error) {
+		reqs := make([]*mpi.Request, k)
+		bufs := make([][]int16, k)
+		for i := range k {
+			bufs[i] = make([]int16, sizes[i])
+			var err error
+			if reqs[i], err = mpi.Irecv(w, bufs[i], partner, i); err != nil {
+				return nil, nil, err
+			}
+		}
+		return reqs, bufs, nil
+	}
+	checkOne := func(how string, round, i int, st mpi.Status, bufs [][]int16) error {
+		if err := checkStatus(fmt.Sprintf("%s round %d request %d", how, round, i), st, partner, i, sizes[i], 2*sizes[i]); err != nil {
+			return err
+		}
+		if d := diff(bufs[i], pattern[int16](sizes[i], round, i)); d != "" {
+			return fmt.Errorf("%s round %d request %d: %s", how, round, i, d)
+		}
+		return nil
+	}
+	goAhead := func() error { return mpi.Send(w, []byte{1}, partner, goTag) }
+
+	// Round 0: Waitany.
+	reqs, bufs, err := post(0)
+	if err != nil {
+		return err
+	}
+	if err := goAhead(); err != nil {
+		return err
+	}
+	seen := make([]bool, k)
+	for range k {
+		i, st, err := mpi.Waitany(reqs)
+		if err != nil {
+			return fmt.Errorf("Waitany: %w", err)
+		}
+		if i < 0 || i >= k || seen[i] {
+			return fmt.Errorf("Waitany returned index %d (seen: %v)", i, seen)
+		}
+		seen[i] = true
+		if reqs[i] != nil {
+			return fmt.Errorf("Waitany did not set entry %d to nil", i)
+		}
+		if err := checkOne("Waitany", 0, i, st, bufs); err != nil {
+			return err
+		}
+	}
+	if i, _, err := mpi.Waitany(reqs); i != mpi.Undefined || err != nil {
+		return fmt.Errorf("Waitany with every request completed = %d, %v; want Undefined", i, err)
+	}
+
+	// Round 1: Testall is false before the go, then polled to true.
+	if reqs, bufs, err = post(1); err != nil {
+		return err
+	}
+	if ok, _, err := mpi.Testall(reqs); ok || err != nil {
+		return fmt.Errorf("Testall before anything was sent = %v, %v", ok, err)
+	}
+	if i, _, err := mpi.Testany(reqs); i != mpi.Undefined || err != nil {
+		return fmt.Errorf("Testany before anything was sent = %d, %v", i, err)
+	}
+	if ok, _, err := reqs[0].Test(); ok || err != nil {
+		return fmt.Errorf("Test before anything was sent = %v, %v", ok, err)
+	}
+	if err := goAhead(); err != nil {
+		return err
+	}
+	var sts []mpi.Status
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ok, s, err := mpi.Testall(reqs)
+		if err != nil {
+			return fmt.Errorf("Testall: %w", err)
+		}
+		if ok {
+			sts = s
+			break
+		}
+		if time.Now().After(deadline) {
+			return errors.New("Testall polled 20s without completing")
+		}
+	}
+	for i := range k {
+		if err := checkOne("Testall", 1, i, sts[i], bufs); err != nil {
+			return err
+		}
+		// Wait and Test after completion give the same result.
+		st, err := reqs[i].Wait()
+		if err != nil || st != sts[i] {
+			return fmt.Errorf("Wait after Testall: %+v, %v; want %+v", st, err, sts[i])
+		}
+		ok, st, err := reqs[i].Test()
+		if !ok || err != nil || st != sts[i] {
+			return fmt.Errorf("Test after Wait: %v, %+v, %v; want %+v", ok, st, err, sts[i])
+		}
+	}
+
+	// Round 2: Request.Test polling loops, then Wait twice.
+	if reqs, bufs, err = post(2); err != nil {
+		return err
+	}
+	if err := goAhead(); err != nil {
+		return err
+	}
+	for i := k - 1; i >= 0; i-- {
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			ok, st, err := reqs[i].Test()
+			if err != nil {
+				return fmt.Errorf("Test: %w", err)
+			}
+			if ok {
+				if err := checkOne("Test", 2, i, st, bufs); err != nil {
+					return err
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("Test of request %d polled 20s without completing", i)
+			}
+		}
+		st1, err1 := reqs[i].Wait()
+		st2, err2 := reqs[i].Wait()
+		if st1 != st2 || err1 != nil || err2 != nil {
+			return fmt.Errorf("Wait twice: %+v, %v then %+v, %v", st1, err1, st2, err2)
+		}
+	}
+
+	return w.Barrier()
+}
+
+// ---- ProcNull ----
+
+func scenarioProcNull(w *mpi.Comm) error {
+	start := time.Now()
+	buf := []float32{1, 2, 3}
+	if err := mpi.Send(w, buf, mpi.ProcNull, 5); err != nil {
+		return fmt.Errorf("Send to ProcNull: %w", err)
+	}
+	st, err := mpi.Recv(w, buf, mpi.ProcNull, 5)
+	if err != nil {
+		return fmt.Errorf("Recv from ProcNull: %w", err)
+	}
+	if err := checkStatus("Recv from ProcNull", st, mpi.ProcNull, mpi.AnyTag, 0, 0); err != nil {
+		return err
+	}
+	if buf[0] != 1 || buf[1] != 2 || buf[2] != 3 {
+		return fmt.Errorf("Recv from ProcNull wrote the buffer: %v", buf)
+	}
+	rs, err := mpi.Isend(w, buf, mpi.ProcNull, 1)
+	if err != nil {
+		return err
+	}
+	rr, err := mpi.Irecv(w, buf, mpi.ProcNull, mpi.AnyTag)
+	if err != nil {
+		return err
+	}
+	if ok, _, err := rs.Test(); !ok || err != nil {
+		return fmt.Errorf("Test of Isend to ProcNull: %v, %v", ok, err)
+	}
+	if ok, st, err := rr.Test(); !ok || err != nil || st.Source != mpi.ProcNull || st.Count != 0 {
+		return fmt.Errorf("Test of Irecv from ProcNull: %v, %+v, %v", ok, st, err)
+	}
+	reqs := []*mpi.Request{rs, rr}
+	if i, st, err := mpi.Waitany(reqs); i != 0 || err != nil {
+		return fmt.Errorf("Waitany of ProcNull requests: %d, %+v, %v", i, st, err)
+	}
+	if i, st, err := mpi.Waitany(reqs); i != 1 || err != nil || st.Source != mpi.ProcNull {
+		return fmt.Errorf("Waitany of ProcNull requests: %d, %+v, %v", i, st, err)
+	}
+	st, err = mpi.Sendrecv(w, buf, mpi.ProcNull, 1, buf, mpi.ProcNull, 2)
+	if err != nil || st.Source != mpi.ProcNull {
+		return fmt.Errorf("Sendrecv with ProcNull: %+v, %v", st, err)
+	}
+	// Half ProcNull: a shift along a line, not a ring.
+	me, n := w.Rank(), w.Size()
+	dest, src := me+1, me-1
+	if dest == n {
+		dest = mpi.ProcNull
+	}
+	if src < 0 {
+		src = mpi.ProcNull
+	}
+	got := []int{-7}
+	st, err = mpi.Sendrecv(w, []int{me}, dest, 3, got, src, 3)
+	if err != nil {
+		return fmt.Errorf("line shift: %w", err)
+	}
+	if src == mpi.ProcNull {
+		if st.Source != mpi.ProcNull || got[0] != -7 {
+			return fmt.Errorf("line shift from ProcNull: %+v, %v", st, got)
+		}
+	} else if st.Source != src || got[0] != src {
+		return fmt.Errorf("line shift: %+v, %v", st, got)
+	}
+	if ok, st, err := w.Iprobe(mpi.ProcNull, mpi.AnyTag); !ok || err != nil || st.Source != mpi.ProcNull {
+		return fmt.Errorf("Iprobe(ProcNull): %v, %+v, %v", ok, st, err)
+	}
+	if st, err := w.Probe(mpi.ProcNull, 3); err != nil || st.Source != mpi.ProcNull {
+		return fmt.Errorf("Probe(ProcNull): %+v, %v", st, err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		return fmt.Errorf("ProcNull operations took %v", d)
+	}
+	return w.Barrier()
+}
+
+// ---- errors ----
+
+func scenarioErrors(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	E, err := eagerLimit()
+	if err != nil {
+		return err
+	}
+	buf := make([]int, 4)
+	for _, dest := range []int{n, n + 5, -1, -3, math.MinInt} {
+		want := func(what string, err error) error {
+			if !errors.Is(err, mpi.ErrRank) {
+				return fmt.Errorf("%s rank %d: error %v, want ErrRank", what, dest, err)
+			}
+			if !strings.Contains(err.Error(), fmt.Sprint(dest)) {
+				return fmt.Errorf("%s rank %d: error %q does not name the rank", what, dest, err)
+			}
+			return nil
+		}
+		if err := want("Send to", mpi.Send(w, buf, dest, 0)); err != nil {
+			return err
+		}
+		_, err := mpi.Isend(w, buf, dest, 0)
+		if err := want("Isend to", err); err != nil {
+			return err
+		}
+		_, err = mpi.Sendrecv(w, buf, dest, 0, buf, 0, 0)
+		if err := want("Sendrecv to", err); err != nil {
+			return err
+		}
+		if dest != mpi.AnySource {
+			_, err = mpi.Recv(w, buf, dest, 0)
+			if err := want("Recv from", err); err != nil {
+				return err
+			}
+			_, err = mpi.Irecv(w, buf, dest, 0)
+			if err := want("Irecv from", err); err != nil {
+				return err
+			}
+			_, _, err = w.Iprobe(dest, 0)
+			if err := want("Iprobe", err); err != nil {
+				return err
+			}
+		}
+	}
+	for _, tag := range []int{-1, -2, -1000, mpi.TagUB + 1} {
+		if err := mpi.Send(w, buf, right(w), tag); !errors.Is(err, mpi.ErrTag) {
+			return fmt.Errorf("Send with tag %d: %v, want ErrTag", tag, err)
+		}
+		if _, err := mpi.Isend(w, buf, right(w), tag); !errors.Is(err, mpi.ErrTag) {
+			return fmt.Errorf("Isend with tag %d: %v, want ErrTag", tag, err)
+		}
+		if tag != mpi.AnyTag {
+			if _, err := mpi.Recv(w, buf, left(w), tag); !errors.Is(err, mpi.ErrTag) {
+				return fmt.Errorf("Recv with tag %d: %v, want ErrTag", tag, err)
+			}
+			if _, err := w.Probe(left(w), tag); !errors.Is(err, mpi.ErrTag) {
+				return fmt.Errorf("Probe with tag %d: %v, want ErrTag", tag, err)
+			}
+		}
+	}
+	// The largest tag works.
+	if _, err := mpi.Sendrecv(w, []int{me}, right(w), mpi.TagUB, buf[:1], left(w), mpi.TagUB); err != nil || buf[0] != left(w) {
+		return fmt.Errorf("Sendrecv with TagUB: %v, got %d", err, buf[0])
+	}
+
+	// Truncation, eager and rendezvous, blocking and not: each rank sends
+	// to its right neighbour, which receives into a buffer too small.
+	for k, size := range []int{100, E + 1000, 1 << 20} {
+		tag := 50 + k
+		small := 50
+		msg := pattern[byte](size, size)
+		// Blocking receive.
+		sreq, err := mpi.Isend(w, msg, right(w), tag)
+		if err != nil {
+			return err
+		}
+		got := make([]byte, small)
+		st, err := mpi.Recv(w, got, left(w), tag)
+		if err := checkTruncated(fmt.Sprintf("Recv of %d bytes into %d", size, small), err, size, small); err != nil {
+			return err
+		}
+		if st.Bytes != size || st.Count != small || st.Source != left(w) || st.Tag != tag {
+			return fmt.Errorf("truncated Recv: status %+v, want Bytes %d Count %d", st, size, small)
+		}
+		if d := diff(got, msg[:small]); d != "" {
+			return fmt.Errorf("truncated Recv: the buffer does not hold the beginning: %s", d)
+		}
+		if _, err := sreq.Wait(); err != nil {
+			return fmt.Errorf("send of a message truncated at the receiver: %v", err)
+		}
+		// Nonblocking receive of float64 elements (8 per 64 bytes).
+		sreq, err = mpi.Isend(w, msg, right(w), tag)
+		if err != nil {
+			return err
+		}
+		fl := make([]float64, 3)
+		rreq, err := mpi.Irecv(w, fl, left(w), tag)
+		if err != nil {
+			return err
+		}
+		st, err = rreq.Wait()
+		if err := checkTruncated(fmt.Sprintf("Irecv of %d bytes into 24", size), err, size, 24); err != nil {
+			return err
+		}
+		st2, err2 := rreq.Wait()
+		if st2 != st || err2 == nil || err2.Error() != err.Error() {
+			return fmt.Errorf("second Wait of a truncated Irecv: %+v, %v; first %+v, %v", st2, err2, st, err)
+		}
+		if st.Count != 3 || st.Bytes != size {
+			return fmt.Errorf("truncated Irecv: status %+v, want Count 3 Bytes %d", st, size)
+		}
+		if _, err := sreq.Wait(); err != nil {
+			return fmt.Errorf("send of a message truncated at the receiver: %v", err)
+		}
+	}
+
+	// A large rendezvous message into a large but too small buffer (with
+	// -rndv split, both halves of the transfer are cut).
+	{
+		const size, small = 1<<20 + 5, 700001
+		msg := pattern[byte](size, 11)
+		sreq, err := mpi.Isend(w, msg, right(w), 59)
+		if err != nil {
+			return err
+		}
+		got := make([]byte, small+8)
+		for i := small; i < len(got); i++ {
+			got[i] = 0xEE
+		}
+		st, err := mpi.Recv(w, got[:small], left(w), 59)
+		if err := checkTruncated(fmt.Sprintf("Recv of %d bytes into %d", size, small), err, size, small); err != nil {
+			return err
+		}
+		if st.Bytes != size || st.Count != small {
+			return fmt.Errorf("truncated Recv: status %+v, want Bytes %d Count %d", st, size, small)
+		}
+		if d := diff(got[:small], msg[:small]); d != "" {
+			return fmt.Errorf("truncated Recv of %d bytes into %d: %s", size, small, d)
+		}
+		for i := small; i < len(got); i++ {
+			if got[i] != 0xEE {
+				return fmt.Errorf("truncated Recv of %d bytes into %d wrote byte %d past the buffer", size, small, i)
+			}
+		}
+		if _, err := sreq.Wait(); err != nil {
+			return fmt.Errorf("send of a message truncated at the receiver: %v", err)
+		}
+	}
+
+	// A rendezvous message into an empty buffer: nothing to transfer.
+	sreq, err := mpi.Isend(w, pattern[byte](E+1000, 3), right(w), 60)
+	if err != nil {
+		return err
+	}
+	st, err := mpi.Recv[byte](w, nil, left(w), 60)
+	if err := checkTruncated(fmt.Sprintf("Recv of %d bytes into none", E+1000), err, E+1000, 0); err != nil {
+		return err
+	}
+	if st.Bytes != E+1000 || st.Count != 0 {
+		return fmt.Errorf("truncated Recv into none: status %+v", st)
+	}
+	if _, err := sreq.Wait(); err != nil {
+		return fmt.Errorf("send of a message truncated to nothing at the receiver: %v", err)
+	}
+
+	// The job still works: a ring exchange of every protocol, a barrier.
+	for _, size := range []int{1, E, E + 1, 300000} {
+		got := make([]byte, size)
+		st, err := mpi.Sendrecv(w, pattern[byte](size, me), right(w), 7, got, left(w), 7)
+		if err != nil {
+			return fmt.Errorf("after the errors, Sendrecv of %d bytes: %w", size, err)
+		}
+		if err := checkStatus("after the errors", st, left(w), 7, size, size); err != nil {
+			return err
+		}
+		if d := diff(got, pattern[byte](size, left(w))); d != "" {
+			return fmt.Errorf("after the errors, %d bytes: %s", size, d)
+		}
+	}
+	return w.Barrier()
+}
+
+func checkTruncated(what string, err error, msg, buf int) error {
+	if !errors.Is(err, mpi.ErrTruncate) {
+		return fmt.Errorf("%s: error %v, want ErrTruncate", what, err)
+	}
+	for _, n := range []int{msg, buf} {
+		if !strings.Contains(err.Error(), fmt.Sprintf("%d bytes", n)) {
+			return fmt.Errorf("%s: error %q does not give the size %d", what, err, n)
+		}
+	}
+	return nil
+}
+
+// ---- lifecycle ----
+
+func rawLifecycle() error {
+	notInit := func(what string, err error) error {
+		if !errors.Is(err, mpi.ErrNotInitialized) {
+			return fmt.Errorf("%s: error %v, want ErrNotInitialized", what, err)
+		}
+		return nil
+	}
+	calls := func(when string, w *mpi.Comm, r *mpi.Request) error {
+		buf := []int{1}
+		_, statsErr := mpi.ReadStats()
+		_, recvErr := mpi.Recv(w, buf, 0, 0)
+		_, isendErr := mpi.Isend(w, buf, 0, 0)
+		_, irecvErr := mpi.Irecv(w, buf, 0, 0)
+		_, srErr := mpi.Sendrecv(w, buf, 0, 0, buf, 0, 0)
+		_, _, iprobeErr := w.Iprobe(0, 0)
+		_, probeErr := w.Probe(0, 0)
+		for _, c := range []struct {
+			what string
+			err  error
+		}{
+			{"Send", mpi.Send(w, buf, 0, 0)}, {"Recv", recvErr}, {"Isend", isendErr}, {"Irecv", irecvErr},
+			{"Sendrecv", srErr}, {"Iprobe", iprobeErr}, {"Probe", probeErr}, {"Barrier", w.Barrier()},
+			{"ReadStats", statsErr},
+		} {
+			if err := notInit(when+": "+c.what, c.err); err != nil {
+				return err
+			}
+		}
+		if r != nil {
+			_, err := r.Wait()
+			if err := notInit(when+": Wait", err); err != nil {
+				return err
+			}
+			_, _, err = r.Test()
+			if err := notInit(when+": Test", err); err != nil {
+				return err
+			}
+			if _, err := mpi.Waitall([]*mpi.Request{r}); !errors.Is(err, mpi.ErrNotInitialized) {
+				return fmt.Errorf("%s: Waitall: %v, want ErrNotInitialized", when, err)
+			}
+			if _, _, err := mpi.Waitany([]*mpi.Request{r}); !errors.Is(err, mpi.ErrNotInitialized) {
+				return fmt.Errorf("%s: Waitany: %v, want ErrNotInitialized", when, err)
+			}
+		}
+		return nil
+	}
+
+	if mpi.Initialized() || mpi.Finalized() || mpi.World() != nil {
+		return errors.New("initialized before Init")
+	}
+	if err := calls("before Init", nil, nil); err != nil {
+		return err
+	}
+	if err := notInit("Finalize before Init", mpi.Finalize()); err != nil {
+		return err
+	}
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	if !mpi.Initialized() || mpi.Finalized() {
+		return errors.New("Initialized/Finalized wrong after Init")
+	}
+	if err := mpi.Init(); err == nil {
+		return errors.New("Init twice succeeded")
+	}
+	w := mpi.World()
+	if w.Rank() < 0 || w.Rank() >= w.Size() {
+		return fmt.Errorf("rank %d of %d", w.Rank(), w.Size())
+	}
+	t0 := mpi.Wtime()
+	if mpi.Wtick() <= 0 || mpi.Wtick() > 1e-3 {
+		return fmt.Errorf("Wtick %v", mpi.Wtick())
+	}
+	got := []int{-1}
+	if _, err := mpi.Sendrecv(w, []int{w.Rank()}, right(w), 1, got, left(w), 1); err != nil || got[0] != left(w) {
+		return fmt.Errorf("Sendrecv: %v, got %v", err, got)
+	}
+	// A request that completed before Finalize.
+	r, err := mpi.Isend(w, []int{1}, mpi.ProcNull, 0)
+	if err != nil {
+		return err
+	}
+	if err := w.Barrier(); err != nil {
+		return err
+	}
+	if err := mpi.Finalize(); err != nil {
+		return err
+	}
+	if mpi.Wtime() < t0 {
+		return errors.New("Wtime went backwards")
+	}
+	if mpi.Initialized() || !mpi.Finalized() || mpi.World() != nil {
+		return errors.New("Initialized/Finalized/World wrong after Finalize")
+	}
+	if err := calls("after Finalize", w, r); err != nil {
+		return err
+	}
+	if err := mpi.Finalize(); err == nil {
+		return errors.New("Finalize twice succeeded")
+	}
+	if err := mpi.Init(); err == nil {
+		return errors.New("Init after Finalize succeeded")
+	}
+	return nil
+}
+
+// ---- goroutines ----
+
+func scenarioConcurrency(w *mpi.Comm) error {
+	me := w.Rank()
+	E, err := eagerLimit()
+	if err != nil {
+		return err
+	}
+	const goroutines = 8
+	iters := 40
+	if raceEnabled {
+		iters = 15
+	}
+	sizes := []int{0, 16, 4096, E / 4 * 4, E/4*4 + 4, 100000, 64}
+	errs := make(chan error, goroutines+1)
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for it := range iters {
+				tag := g*10000 + it
+				size := sizes[(g+it)%len(sizes)]
+				send := pattern[uint32](size/4, me, right(w), tag)
+				recv := make([]uint32, size/4)
+				var st mpi.Status
+				var err error
+				how := []string{"Sendrecv", "Isend/Irecv", "Send/Recv"}[it%3]
+				switch it % 3 {
+				case 0:
+					st, err = mpi.Sendrecv(w, send, right(w), tag, recv, left(w), tag)
+				case 1:
+					var rr, rs *mpi.Request
+					if rr, err = mpi.Irecv(w, recv, left(w), tag); err == nil {
+						if rs, err = mpi.Isend(w, send, right(w), tag); err == nil {
+							var sts []mpi.Status
+							sts, err = mpi.Waitall([]*mpi.Request{rs, rr})
+							st = sts[1]
+						}
+					}
+				case 2:
+					if me%2 == 0 {
+						if err = mpi.Send(w, send, right(w), tag); err == nil {
+							st, err = mpi.Recv(w, recv, left(w), tag)
+						}
+					} else {
+						if st, err = mpi.Recv(w, recv, left(w), tag); err == nil {
+							err = mpi.Send(w, send, right(w), tag)
+						}
+					}
+				}
+				if err == nil {
+					err = checkStatus(how, st, left(w), tag, size/4, size/4*4)
+				}
+				if err == nil {
+					if d := diff(recv, pattern[uint32](size/4, left(w), me, tag)); d != "" {
+						err = errors.New(d)
+					}
+				}
+				if err != nil {
+					errs <- fmt.Errorf("goroutine %d, iteration %d (%s, %d bytes): %w", g, it, how, size, err)
+					return
+				}
+			}
+		})
+	}
+	// Barriers on the side, in a goroutine of their own.
+	wg.Go(func() {
+		for i := range 20 {
+			if err := w.Barrier(); err != nil {
+				errs <- fmt.Errorf("barrier %d: %w", i, err)
+				return
+			}
+		}
+	})
+	wg.Wait()
+	close(errs)
+	var all []error
+	for err := range errs {
+		all = append(all, err)
+	}
+	if len(all) > 0 {
+		return errors.Join(all...)
+	}
+	return w.Barrier()
+}
+
+// ---- NIC protection ----
+
+func scenarioProtection(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	dst := right(w)
+	before, err := mpi.ReadStats()
+	if err != nil {
+		return err
+	}
+	const forged = 0xbad0_0000_f00d
+	marker := []byte("MARTINI!")
+	const markerOff = 16 // in the unused part of the bootstrap lock cell
+	type attempt struct {
+		what string
+		v    nicemu.Violation
+		do   func(nic *nicemu.NIC, boot []nicemu.SID) error
+	}
+	eight := make([]byte, 8)
+	attempts := []attempt{
+		{"PUSH to an unregistered SID", nicemu.ViolationBadSID, func(nic *nicemu.NIC, boot []nicemu.SID) error {
+			return nic.Push(dst, nicemu.NumSIDs-1, 0, eight, nil)
+		}},
+		{"PUSH to SID 0", nicemu.ViolationBadSID, func(nic *nicemu.NIC, boot []nicemu.SID) error {
+			return nic.Push(dst, 0, 0, eight, nil)
+		}},
+		{"PULL from an unregistered SID", nicemu.ViolationBadSID, func(nic *nicemu.NIC, boot []nicemu.SID) error {
+			return nic.Pull(dst, nicemu.NumSIDs-2, 0, eight, nil)
+		}},
+		{"PUSH past the end of the bootstrap area", nicemu.ViolationOutOfRange, func(nic *nicemu.NIC, boot []nicemu.SID) error {
+			return nic.Push(dst, boot[dst], 1<<40, eight, nil)
+		}},
+		{"PUSH straddling the end of the bootstrap area", nicemu.ViolationOutOfRange, func(nic *nicemu.NIC, boot []nicemu.SID) error {
+			return nic.Push(dst, boot[dst], uint64(128+128*n-4), eight, nil)
+		}},
+		{"PULL with a wrapping offset", nicemu.ViolationOutOfRange, func(nic *nicemu.NIC, boot []nicemu.SID) error {
+			return nic.Pull(dst, boot[dst], ^uint64(0)-3, eight, nil)
+		}},
+		{"CAS past the end", nicemu.ViolationOutOfRange, func(nic *nicemu.NIC, boot []nicemu.SID) error {
+			_, err := nic.CompareAndSwap(dst, boot[dst], 1<<20, 0, 1)
+			return err
+		}},
+		{"PUSH to a rank outside the job", nicemu.ViolationBadProcess, func(nic *nicemu.NIC, boot []nicemu.SID) error {
+			return nic.Push(n, 1, 0, eight, nil)
+		}},
+		{"BOTF with a forged PGID to an unregistered SID", nicemu.ViolationBadSID, func(nic *nicemu.NIC, boot []nicemu.SID) error {
+			return nic.BOTFImage(forged, dst, nicemu.NumSIDs-1, 0, eight)
+		}},
+	}
+	var refused [16]uint64
+	var failures []string
+	err = mpi.WithNICForTest(func(nic *nicemu.NIC, boot []nicemu.SID, bootMem []byte) {
+		for _, a := range attempts {
+			err := a.do(nic, boot)
+			var ae *nicemu.AccessError
+			switch {
+			case !errors.Is(err, nicemu.ErrRefused) || !errors.As(err, &ae):
+				failures = append(failures, fmt.Sprintf("%s: error %v, want nicemu.ErrRefused", a.what, err))
+			case ae.Violation != a.v:
+				failures = append(failures, fmt.Sprintf("%s: refused for %v, want %v", a.what, ae.Violation, a.v))
+			default:
+				refused[a.v]++
+			}
+		}
+		// A forged PGID on a valid target is overwritten with the real
+		// one: the write lands, and is counted.
+		if err := nic.BOTFImage(forged, dst, boot[dst], markerOff, marker); err != nil {
+			failures = append(failures, fmt.Sprintf("BOTF with a forged PGID to a valid target: %v", err))
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if len(failures) > 0 {
+		return errors.New(strings.Join(failures, "; "))
+	}
+	after, _ := mpi.ReadStats()
+	nAttempts := uint64(len(attempts))
+	if d := after.NIC.Refused - before.NIC.Refused; d != nAttempts {
+		return fmt.Errorf("NIC stats: %d refused requests counted, want %d", d, nAttempts)
+	}
+	for v := range refused {
+		if v >= len(after.NIC.RefusedBy) {
+			break
+		}
+		if d := after.NIC.RefusedBy[v] - before.NIC.RefusedBy[v]; d != refused[v] {
+			return fmt.Errorf("NIC stats: %d refusals for %v counted, want %d", d, nicemu.Violation(v), refused[v])
+		}
+	}
+	if d := after.NIC.PGIDOverwrites - before.NIC.PGIDOverwrites; d != 2 {
+		return fmt.Errorf("NIC stats: %d PGID overwrites counted, want 2", d)
+	}
+	// Everyone has made its attempts: the marker of the left neighbour is
+	// in this rank's bootstrap area, and the job-wide count is complete.
+	if err := w.Barrier(); err != nil {
+		return err
+	}
+	var landed []byte
+	mpi.WithNICForTest(func(_ *nicemu.NIC, _ []nicemu.SID, bootMem []byte) {
+		landed = append(landed, bootMem[markerOff:markerOff+len(marker)]...)
+	})
+	if string(landed) != string(marker) {
+		return fmt.Errorf("the BOTF with a forged PGID from rank %d did not land: %q", left(w), landed)
+	}
+	if got, want := mpi.SegmentRefusedForTest(), uint64(n)*nAttempts; got != want {
+		return fmt.Errorf("segment: %d refused requests in the job, want %d", got, want)
+	}
+
+	// Normal traffic still works, eager and rendezvous, in a ring.
+	E, _ := eagerLimit()
+	for _, size := range []int{0, 8, E, E + 1, 1 << 20} {
+		got := make([]byte, size)
+		st, err := mpi.Sendrecv(w, pattern[byte](size, me), right(w), 1, got, left(w), 1)
+		if err != nil {
+			return fmt.Errorf("after the refusals, %d bytes: %w", size, err)
+		}
+		if err := checkStatus("after the refusals", st, left(w), 1, size, size); err != nil {
+			return err
+		}
+		if d := diff(got, pattern[byte](size, left(w))); d != "" {
+			return fmt.Errorf("after the refusals, %d bytes: %s", size, d)
+		}
+	}
+	if err := w.Barrier(); err != nil {
+		return err
+	}
+	if got, want := mpi.SegmentRefusedForTest(), uint64(n)*nAttempts; got != want {
+		return fmt.Errorf("segment: %d refused requests after normal traffic, want %d", got, want)
+	}
+	return nil
+}
+
+// ---- statistics ----
+
+func scenarioStats(w *mpi.Comm) error {
+	me := w.Rank()
+	st0, err := mpi.ReadStats()
+	if err != nil {
+		return err
+	}
+	E := st0.EagerLimit
+	push := st0.Rendezvous == "push"
+	noCMA := os.Getenv("MARTINI_NO_CMA") == "1"
+	if want := map[bool]string{true: "push", false: "pull"}[os.Getenv("MARTINI_RNDV") == "push"]; st0.Rendezvous != want {
+		return fmt.Errorf("ReadStats: rendezvous %q, want %q", st0.Rendezvous, want)
+	}
+	eager := []int{0, 1, 100, E}
+	rndv := []int{E + 1, 1 << 20, 3<<20 + 5}
+	var eagerBytes, rndvBytes uint64
+	for _, s := range eager {
+		eagerBytes += uint64(s)
+	}
+	for _, s := range rndv {
+		rndvBytes += uint64(s)
+	}
+	// The initiator of rendezvous transfers: the receiver reads (pull), the
+	// sender writes (push).
+	initiator := 1
+	if push {
+		initiator = 0
+	}
+	const goTag, reportTag = 1, 2
+	switch me {
+	case 0:
+		if _, err := mpi.Recv(w, []byte{0}, 1, goTag); err != nil {
+			return err
+		}
+		b, _ := mpi.ReadStats()
+		for _, s := range append(append([]int{}, eager...), rndv...) {
+			if err := mpi.Send(w, pattern[byte](s, s), 1, 3); err != nil {
+				return err
+			}
+		}
+		a, _ := mpi.ReadStats()
+		p := delta(a.Protocol, b.Protocol)
+		if p.EagerSent != uint64(len(eager)) || p.RndvSent != uint64(len(rndv)) || p.BytesSent != eagerBytes+rndvBytes {
+			return fmt.Errorf("sender: %d eager and %d rendezvous sends of %d bytes counted, want %d, %d, %d",
+				p.EagerSent, p.RndvSent, p.BytesSent, len(eager), len(rndv), eagerBytes+rndvBytes)
+		}
+		if a.Wait.Waits <= b.Wait.Waits {
+			return errors.New("sender: no waits counted")
+		}
+		other := make([]uint64, 2)
+		if _, err := mpi.Recv(w, other, 1, reportTag); err != nil {
+			return err
+		}
+		if err := checkPaths("sender", b.NIC, a.NIC, initiator == 0, noCMA, len(rndv), rndvBytes, other); err != nil {
+			return err
+		}
+	case 1:
+		b, _ := mpi.ReadStats()
+		if err := mpi.Send(w, []byte{1}, 0, goTag); err != nil {
+			return err
+		}
+		for _, s := range append(append([]int{}, eager...), rndv...) {
+			buf := make([]byte, s)
+			if _, err := mpi.Recv(w, buf, 0, 3); err != nil {
+				return err
+			}
+			if d := diff(buf, pattern[byte](s, s)); d != "" {
+				return fmt.Errorf("%d bytes: %s", s, d)
+			}
+		}
+		a, _ := mpi.ReadStats()
+		p := delta(a.Protocol, b.Protocol)
+		if p.EagerRecv != uint64(len(eager)) || p.RndvRecv != uint64(len(rndv)) || p.BytesRecv != eagerBytes+rndvBytes {
+			return fmt.Errorf("receiver: %d eager and %d rendezvous receives of %d bytes counted, want %d, %d, %d",
+				p.EagerRecv, p.RndvRecv, p.BytesRecv, len(eager), len(rndv), eagerBytes+rndvBytes)
+		}
+		// Tell the sender what this side's NIC did: bounce chunks it
+		// initiated or served.
+		report := []uint64{a.NIC.BounceOps - b.NIC.BounceOps, a.NIC.Served - b.NIC.Served}
+		if err := mpi.Send(w, report, 0, reportTag); err != nil {
+			return err
+		}
+		if err := checkPaths("receiver", b.NIC, a.NIC, initiator == 1, noCMA, len(rndv), rndvBytes, nil); err != nil {
+			return err
+		}
+	}
+	return w.Barrier()
+}
+
+func delta(a, b llcCounters) llcCounters {
+	return llcCounters{
+		EagerSent: a.EagerSent - b.EagerSent, EagerRecv: a.EagerRecv - b.EagerRecv,
+		RndvSent: a.RndvSent - b.RndvSent, RndvRecv: a.RndvRecv - b.RndvRecv,
+		BytesSent: a.BytesSent - b.BytesSent, BytesRecv: a.BytesRecv - b.BytesRecv,
+	}
+}
+
+// checkPaths checks which data path the NIC of one side used for the
+// rendezvous transfers: single copy by cross-memory attach or the
+// bounce buffers. other, on the sender, is the receiver's report of the
+// bounce chunks it initiated and served.
+func checkPaths(side string, b, a nicemu.Stats, initiator, noCMA bool, msgs int, nbytes uint64, other []uint64) error {
+	cmaOps, cmaBytes := a.CMAOps-b.CMAOps, a.CMABytes-b.CMABytes
+	bounceOps, bounceBytes := a.BounceOps-b.BounceOps, a.BounceBytes-b.BounceBytes
+	served := a.Served - b.Served
+	if !initiator {
+		if cmaOps != 0 || bounceOps != 0 {
+			return fmt.Errorf("%s: %d CMA and %d bounce transfers, but the other side initiates", side, cmaOps, bounceOps)
+		}
+		if other != nil && served != other[0] {
+			return fmt.Errorf("%s: served %d bounce chunks, the receiver initiated %d", side, served, other[0])
+		}
+		if noCMA && served == 0 {
+			return fmt.Errorf("%s: with -no-cma no bounce chunk was served", side)
+		}
+		return nil
+	}
+	if other != nil && other[1] != bounceOps {
+		return fmt.Errorf("%s: %d bounce chunks initiated, the receiver served %d", side, bounceOps, other[1])
+	}
+	cmaWorks := true
+	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID, _ []byte) { cmaWorks = nic.CMA() })
+	switch {
+	case noCMA:
+		if cmaOps != 0 || bounceBytes != nbytes || bounceOps < uint64(msgs) {
+			return fmt.Errorf("%s with -no-cma: %d CMA ops, %d bounce ops of %d bytes; want 0 CMA, bounce of %d bytes", side, cmaOps, bounceOps, bounceBytes, nbytes)
+		}
+	case cmaWorks:
+		if cmaOps != uint64(msgs) || cmaBytes != nbytes || bounceOps != 0 {
+			return fmt.Errorf("%s: %d CMA ops of %d bytes, %d bounce ops; want %d CMA ops of %d bytes", side, cmaOps, cmaBytes, bounceOps, msgs, nbytes)
+		}
+	default: // the kernel refused cross-memory attach: bounce buffers
+		if bounceBytes != nbytes {
+			return fmt.Errorf("%s (CMA denied by the kernel): %d bounce bytes, want %d", side, bounceBytes, nbytes)
+		}
+	}
+	return nil
+}
+
+// ---- barrier ----
+
+func scenarioBarrier(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	// Every rank tells every other that it reached iteration i before
+	// entering barrier i; after the barrier those messages are there.
+	rounds, loops := 30, 200
+	if raceEnabled {
+		rounds, loops = 15, 50
+	}
+	for i := range rounds {
+		if me == i%n {
+			time.Sleep(2 * time.Millisecond) // be late
+		}
+		for p := range n {
+			if p != me {
+				if err := mpi.Send(w, []int32{int32(i)}, p, i); err != nil {
+					return err
+				}
+			}
+		}
+		if err := w.Barrier(); err != nil {
+			return fmt.Errorf("barrier %d: %w", i, err)
+		}
+		for p := range n {
+			if p == me {
+				continue
+			}
+			found := false
+			for try := 0; try < 1000 && !found; try++ {
+				ok, _, err := w.Iprobe(p, i)
+				if err != nil {
+					return err
+				}
+				found = ok
+			}
+			if !found {
+				return fmt.Errorf("after barrier %d, the message rank %d sent before entering it is not there", i, p)
+			}
+			v := []int32{-1}
+			if _, err := mpi.Recv(w, v, p, i); err != nil || v[0] != int32(i) {
+				return fmt.Errorf("iteration %d from %d: %v, %v", i, p, v, err)
+			}
+		}
+	}
+	start := time.Now()
+	for i := range loops {
+		if err := w.Barrier(); err != nil {
+			return fmt.Errorf("barrier loop %d: %w", i, err)
+		}
+	}
+	if me == 0 {
+		fmt.Printf("barrier: %d ranks: %v per barrier\n", n, time.Since(start)/time.Duration(loops))
+	}
+	return nil
+}
+
+// ---- a job of one ----
+
+func scenarioSelf(w *mpi.Comm) error {
+	if w.Size() != 1 || w.Rank() != 0 {
+		return fmt.Errorf("rank %d of %d, want 0 of 1", w.Rank(), w.Size())
+	}
+	E, err := eagerLimit()
+	if err != nil {
+		return err
+	}
+	for _, size := range []int{0, 1, E, E + 1, 2 << 20} {
+		buf := make([]byte, size)
+		r, err := mpi.Irecv(w, buf, 0, 4)
+		if err != nil {
+			return err
+		}
+		if err := mpi.Send(w, pattern[byte](size, 9), 0, 4); err != nil {
+			return fmt.Errorf("Send of %d bytes to itself: %w", size, err)
+		}
+		st, err := r.Wait()
+		if err != nil {
+			return err
+		}
+		if err := checkStatus("from itself", st, 0, 4, size, size); err != nil {
+			return err
+		}
+		if d := diff(buf, pattern[byte](size, 9)); d != "" {
+			return fmt.Errorf("%d bytes from itself: %s", size, d)
+		}
+		got := make([]byte, size)
+		if _, err := mpi.Sendrecv(w, buf, 0, 5, got, 0, 5); err != nil {
+			return fmt.Errorf("Sendrecv of %d bytes with itself: %w", size, err)
+		}
+		if d := diff(got, buf); d != "" {
+			return fmt.Errorf("Sendrecv with itself, %d bytes: %s", size, d)
+		}
+	}
+	// Eager messages to itself without a receive posted.
+	for i := range 100 {
+		if err := mpi.Send(w, []int{i}, 0, 6); err != nil {
+			return err
+		}
+	}
+	for i := range 100 {
+		v := []int{-1}
+		if _, err := mpi.Recv(w, v, mpi.AnySource, 6); err != nil || v[0] != i {
+			return fmt.Errorf("message %d to itself: %v, %v", i, v, err)
+		}
+	}
+	return w.Barrier()
+}
+
+// ---- failures, run with mpirun expecting it to fail ----
+
+// blockInRecv reports on stdout, then blocks in a Recv from rank from that
+// never comes.
+func blockInRecv(w *mpi.Comm, from int) error {
+	fmt.Printf("rank %d blocked in Recv (pid %d)\n", w.Rank(), os.Getpid())
+	_, err := mpi.Recv(w, make([]byte, 8), from, 0)
+	return fmt.Errorf("Recv returned: %v", err)
+}
+
+func rawFailPanic() error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.World()
+	if err := w.Barrier(); err != nil {
+		return err
+	}
+	if w.Rank() == 1 {
+		time.Sleep(300 * time.Millisecond)
+		panic("scenario fail-panic: rank 1 panics on purpose")
+	}
+	return blockInRecv(w, 1)
+}
+
+func rawFailAbort(code int) error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.World()
+	if err := w.Barrier(); err != nil {
+		return err
+	}
+	if w.Rank() == 1 {
+		time.Sleep(300 * time.Millisecond)
+		w.Abort(code)
+		return errors.New("Abort returned")
+	}
+	return blockInRecv(w, 1)
+}
+
+// rawFailNoFinalize: rank 1 returns from main without Finalize; the others
+// finalize, as a correct program does.
+func rawFailNoFinalize() error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.World()
+	if err := w.Barrier(); err != nil {
+		return err
+	}
+	if w.Rank() == 1 {
+		os.Exit(0)
+	}
+	return mpi.Finalize()
+}
+
+// rawFailDeadlock: both ranks receive first.
+func rawFailDeadlock() error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.World()
+	return blockInRecv(w, right(w))
+}
+
+func rawAbortInFinalize() error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.World()
+	if err := w.Barrier(); err != nil {
+		return err
+	}
+	if w.Rank() == 0 {
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			w.Abort(4)
+		}()
+		// Rank 1 never finalizes: this waits until the Abort.
+		err := mpi.Finalize()
+		return fmt.Errorf("Finalize returned: %v", err)
+	}
+	return blockInRecv(w, 0)
+}
+
+// ---- resource exhaustion and engine failure ----
+
+// scenarioExhaust (2 ranks, pull rendezvous): more rendezvous Isends than
+// the NIC has SIDs to register their buffers. The excess fail with a clear
+// error; a Sendrecv whose send cannot register fails too, instead of
+// waiting for a reply that the partner, in the same state, cannot send;
+// and once the pending messages are received everything works again.
+func scenarioExhaust(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	if n != 2 {
+		return fmt.Errorf("needs 2 ranks, not %d", n)
+	}
+	st, err := mpi.ReadStats()
+	if err != nil {
+		return err
+	}
+	if st.Rendezvous != "pull" {
+		return fmt.Errorf("needs pull rendezvous, not %s", st.Rendezvous)
+	}
+	partner := 1 - me
+	size := st.EagerLimit + 1
+	msg := pattern[byte](size, 77)
+	// Connect both ways first: a process whose SID table is full cannot
+	// register the ring a new connection needs (see scenarioSIDsFirst).
+	got := make([]byte, size)
+	if _, err := mpi.Sendrecv(w, msg, partner, 5, got, partner, 5); err != nil {
+		return err
+	}
+	if err := w.Barrier(); err != nil {
+		return err
+	}
+	const N = nicemu.NumSIDs + 50
+	var sent []*mpi.Request
+	var failed int
+	var firstErr error
+	for i := range N {
+		r, err := mpi.Isend(w, msg, partner, 1)
+		if err != nil {
+			return fmt.Errorf("Isend %d: %w", i, err)
+		}
+		switch done, _, err := r.Test(); {
+		case done && err != nil:
+			failed++
+			if firstErr == nil {
+				firstErr = err
+			}
+		case done:
+			return fmt.Errorf("rendezvous Isend %d completed before the partner received it", i)
+		default:
+			sent = append(sent, r)
+		}
+	}
+	if failed == 0 {
+		return fmt.Errorf("all %d rendezvous Isends registered their buffers, with %d SIDs", N, nicemu.NumSIDs)
+	}
+	if !strings.Contains(firstErr.Error(), "SID table full") {
+		return fmt.Errorf("the first failed Isend: %v; want an error naming the full SID table", firstErr)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			fmt.Fprintf(os.Stderr, "rank %d: Sendrecv with a send that cannot register hangs\n", me)
+			os.Exit(1)
+		}
+	}()
+	if _, err := mpi.Sendrecv(w, msg, partner, 2, got, partner, 2); err == nil {
+		return errors.New("a rendezvous Sendrecv succeeded with the SID table full")
+	}
+	// Eager messages need no registration.
+	other := []int{-1}
+	if _, err := mpi.Sendrecv(w, []int{len(sent)}, partner, 3, other, partner, 3); err != nil {
+		return fmt.Errorf("eager Sendrecv with the SID table full: %w", err)
+	}
+	for i := range other[0] {
+		if _, err := mpi.Recv(w, got, partner, 1); err != nil {
+			return fmt.Errorf("receiving pending message %d of %d: %w", i, other[0], err)
+		}
+		if d := diff(got, msg); d != "" {
+			return fmt.Errorf("pending message %d: %s", i, d)
+		}
+	}
+	if _, err := mpi.Waitall(sent); err != nil {
+		return fmt.Errorf("the Isends that registered: %w", err)
+	}
+	if err := w.Barrier(); err != nil {
+		return err
+	}
+	// The SIDs are free again.
+	clear(got)
+	if _, err := mpi.Sendrecv(w, msg, partner, 4, got, partner, 4); err != nil {
+		return fmt.Errorf("rendezvous Sendrecv after the exhaustion: %w", err)
+	}
+	if d := diff(got, msg); d != "" {
+		return fmt.Errorf("rendezvous Sendrecv after the exhaustion: %s", d)
+	}
+	return w.Barrier()
+}
+
+// bootReqOff is where a connection request lands in a process's bootstrap
+// area (llc/connect.go).
+const bootReqOff = 64
+
+// scenarioEngineFail (2 ranks): rank 1 writes a corrupt connection request
+// (from a process that does not exist) into rank 0's bootstrap area, which
+// stops rank 0's protocol engine. Every call of rank 0 must then report
+// the failure instead of waiting for messages that cannot come.
+func scenarioEngineFail(w *mpi.Comm) error {
+	me := w.Rank()
+	if w.Size() != 2 {
+		return fmt.Errorf("needs 2 ranks, not %d", w.Size())
+	}
+	partner := 1 - me
+	E, _ := eagerLimit()
+	for _, size := range []int{8, E + 1} {
+		got := make([]byte, size)
+		if _, err := mpi.Sendrecv(w, pattern[byte](size, 1), partner, 1, got, partner, 1); err != nil {
+			return err
+		}
+	}
+	if err := w.Barrier(); err != nil {
+		return err
+	}
+	if me == 1 {
+		if _, err := mpi.Recv(w, []byte{0}, 0, 2); err != nil {
+			return err
+		}
+		var err error
+		mpi.WithNICForTest(func(nic *nicemu.NIC, boot []nicemu.SID, _ []byte) {
+			var b [8]byte
+			b[0], b[1] = 0xad, 0xde // process 0xdeac + 1
+			err = nic.Push(0, boot[0], bootReqOff, b[:], nil)
+		})
+		return err
+	}
+	if err := mpi.Send(w, []byte{1}, 1, 2); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			fmt.Fprintln(os.Stderr, "rank 0: a call hangs after the engine failed")
+			os.Exit(1)
+		}
+	}()
+	const want = "corrupt connection request"
+	check := func(what string, err error) error {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			return fmt.Errorf("%s after the engine failed: error %v, want one naming the %s", what, err, want)
+		}
+		return nil
+	}
+	_, err := w.Probe(1, 9)
+	if err := check("Probe", err); err != nil {
+		return err
+	}
+	_, _, err = w.Iprobe(mpi.AnySource, mpi.AnyTag)
+	if err := check("Iprobe", err); err != nil {
+		return err
+	}
+	if err := check("Send", mpi.Send(w, []byte{1}, 1, 9)); err != nil {
+		return err
+	}
+	_, err = mpi.Recv(w, []byte{0}, 1, 9)
+	if err := check("Recv", err); err != nil {
+		return err
+	}
+	return check("Barrier", w.Barrier())
+}
+
+// scenarioSIDsFirst (2 ranks) reproduces an llc limitation: rank 0 fills
+// its SID table before rank 1 first sends to it, so rank 0 cannot
+// register a ring for rank 1 and refuses the connection ("ring cap
+// reached", although the cap is not the cause); once rank 0 has freed its
+// SIDs, rank 1's sends should work again, but the connection stays failed.
+func scenarioSIDsFirst(w *mpi.Comm) error {
+	if w.Size() != 2 {
+		return fmt.Errorf("needs 2 ranks, not %d", w.Size())
+	}
+	if w.Rank() == 1 {
+		time.Sleep(500 * time.Millisecond) // rank 0 fills its SID table
+		err := mpi.Send(w, []byte{1}, 0, 1)
+		fmt.Printf("rank 1: Send while rank 0's SID table is full: %v\n", err)
+		time.Sleep(time.Second) // rank 0 frees its SIDs
+		if err := mpi.Send(w, []byte{2}, 0, 1); err != nil {
+			return fmt.Errorf("Send once rank 0 has free SIDs again: %w", err)
+		}
+		return nil
+	}
+	var sids []nicemu.SID
+	var regErr error
+	buf := make([]byte, 64)
+	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID, _ []byte) {
+		for {
+			sid, err := nic.RegisterMemory(buf)
+			if err != nil {
+				regErr = err
+				return
+			}
+			sids = append(sids, sid)
+		}
+	})
+	fmt.Printf("rank 0: registered %d SIDs, then: %v\n", len(sids), regErr)
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		w.Iprobe(1, 1) // serve the connection request
+	}
+	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID, _ []byte) {
+		for _, sid := range sids {
+			nic.Deregister(sid)
+		}
+	})
+	got := []byte{0}
+	for {
+		if _, err := mpi.Recv(w, got, 1, 1); err != nil {
+			return err
+		}
+		if got[0] == 2 {
+			return nil
+		}
+	}
+}
+
+// scenarioBarrierRefused: every rank fills its SID table before any
+// communication, so that no rank can register the ring a peer's first
+// message needs and every barrier token's send fails. Barrier must then
+// return (an error, or success if the connections are retried once the
+// SIDs are freed a second later), not wait for tokens that cannot come.
+func scenarioBarrierRefused(w *mpi.Comm) error {
+	var sids []nicemu.SID
+	buf := make([]byte, 64)
+	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID, _ []byte) {
+		for {
+			sid, err := nic.RegisterMemory(buf)
+			if err != nil {
+				return
+			}
+			sids = append(sids, sid)
+		}
+	})
+	done := make(chan error, 1)
+	go func() { done <- w.Barrier() }()
+	time.Sleep(time.Second)
+	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID, _ []byte) {
+		for _, sid := range sids {
+			nic.Deregister(sid)
+		}
+	})
+	select {
+	case err := <-done:
+		fmt.Printf("rank %d: Barrier with no ring to be had: %v\n", w.Rank(), err)
+		return nil
+	case <-time.After(10 * time.Second):
+		return errors.New("Barrier hangs when its token cannot be sent")
+	}
+}
