@@ -325,6 +325,10 @@ func (e *Engine) send(op *SendOp, unsolicited bool) {
 		op.finish(fmt.Errorf("llc: send to process %d: only %d processes", op.Peer, e.cfg.Size))
 		return
 	}
+	if unsolicited && len(op.Data) > e.cfg.EagerLimit {
+		op.finish(e.unsolicitedTooLarge(op))
+		return
+	}
 	p := &e.peers[op.Peer]
 	if len(op.Data) <= e.cfg.EagerLimit {
 		if p.conn == connUp && !p.queued() && e.writeEager(op.Peer, op) {

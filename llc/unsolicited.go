@@ -75,12 +75,10 @@ func (q *eventQueue) pop() (Notification, bool) {
 // SendUnsolicited sends data to peer as an unsolicited message with tag.
 // It completes (op.Done) once the data is in the peer's ring; data must fit
 // the eager limit.
-func (e *Engine) SendUnsolicited(op *SendOp) {
-	if len(op.Data) > e.cfg.EagerLimit {
-		op.done, op.err = true, fmt.Errorf("llc: unsolicited message of %d bytes exceeds the eager limit of %d bytes", len(op.Data), e.cfg.EagerLimit)
-		return
-	}
-	e.send(op, true)
+func (e *Engine) SendUnsolicited(op *SendOp) { e.send(op, true) }
+
+func (e *Engine) unsolicitedTooLarge(op *SendOp) error {
+	return fmt.Errorf("llc: unsolicited message of %d bytes exceeds the eager limit of %d bytes", len(op.Data), e.cfg.EagerLimit)
 }
 
 // NextEvent pops the oldest notification of the event queue.

@@ -96,3 +96,16 @@ func TestEagerZeroAllocs(t *testing.T) {
 		t.Fatalf("eager send+receive allocates %.1f times per message, want 0", allocs)
 	}
 }
+
+// BenchmarkProgressIdle is one round of the I/O loop with nothing to do:
+// the cost of one poll of a waiting process.
+func BenchmarkProgressIdle(b *testing.B) {
+	eps := pair(b, llc.RndvPull)
+	s := &llc.SendOp{Peer: 1, Tag: 1, Data: make([]byte, 8)}
+	r := &llc.RecvOp{Source: 0, Tag: 1, Buf: make([]byte, 8)}
+	exchange(b, eps, s, r)
+	b.ReportAllocs()
+	for b.Loop() {
+		eps[1].Progress()
+	}
+}

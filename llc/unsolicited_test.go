@@ -1,0 +1,52 @@
+package llc
+
+import (
+	"strings"
+	"testing"
+)
+
+// Unsolicited messages need no posted receive: they are announced on the
+// receiver's event queue in arrival order, next to completion
+// notifications of operations that asked for them.
+func TestUnsolicitedAndEventQueue(t *testing.T) {
+	c := newCluster(t, 2, nil)
+	var ops []Completion
+	for i, n := range []int{0, 8, 100, 1024} {
+		s := &SendOp{Peer: 1, Tag: int32(i), Data: pattern(i, n)}
+		c.eng[0].SendUnsolicited(s)
+		ops = append(ops, s)
+	}
+	notified := &SendOp{Peer: 1, Tag: 9, Data: pattern(9, 10), Notify: true}
+	c.eng[0].Send(notified)
+	r := &RecvOp{Source: 0, Tag: 9, Buf: make([]byte, 10), Notify: true}
+	c.eng[1].Recv(r)
+	ops = append(ops, notified, r)
+	c.wait(ops...)
+
+	for i, n := range []int{0, 8, 100, 1024} {
+		ev, ok := c.eng[1].NextEvent()
+		if !ok || ev.Kind != NoteUnsolicited || ev.Source != 0 || ev.Tag != int32(i) || string(ev.Data) != string(pattern(i, n)) {
+			t.Fatalf("event %d: %+v (ok %v), want unsolicited message of %d bytes with tag %d", i, ev, ok, n, i)
+		}
+		c.eng[1].Release(ev)
+	}
+	if ev, ok := c.eng[1].NextEvent(); !ok || ev.Kind != NoteRecvDone || ev.Recv != r {
+		t.Fatalf("receiver's next event %+v (ok %v), want its receive's completion", ev, ok)
+	}
+	if _, ok := c.eng[1].NextEvent(); ok {
+		t.Fatal("receiver has more events than it should")
+	}
+	if ev, ok := c.eng[0].NextEvent(); !ok || ev.Kind != NoteSendDone || ev.Send != notified {
+		t.Fatalf("sender's event %+v (ok %v), want the notified send's completion", ev, ok)
+	}
+	if _, ok := c.eng[0].NextEvent(); ok {
+		t.Fatal("a send that did not ask for a notification got one")
+	}
+	checkRecv(t, "notified receive", r, 0, 9, pattern(9, 10))
+
+	big := &SendOp{Peer: 1, Data: make([]byte, c.eng[0].Config().EagerLimit+1)}
+	c.eng[0].SendUnsolicited(big)
+	if !big.Done() || big.Err() == nil || !strings.Contains(big.Err().Error(), "eager limit") {
+		t.Fatalf("oversized unsolicited send: done %v err %v", big.Done(), big.Err())
+	}
+}
