@@ -148,8 +148,10 @@ func (r *inRing) peek() (rec []byte, size uint64, ok bool) {
 // release frees the record of n bytes at the consumer position.
 func (r *inRing) release(n uint64) {
 	pos := r.consumed & (r.size - 1)
+	// Plain stores: they become visible before the consumer count, which
+	// is published with an atomic store after them.
 	for c := pos; c < pos+n && c < r.size; c += cell {
-		atomic.StoreUint64(word(r.data, c+recSignal), 0)
+		*word(r.data, c+recSignal) = 0
 	}
 	r.seq++
 	r.consumed += n

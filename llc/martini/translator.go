@@ -16,16 +16,22 @@ import (
 type Translator struct {
 	nic *nicemu.NIC
 	sig [8]byte
-	// UseBOTF sends writes whose header and data fit a Window as one BOTF
-	// packet image instead of PUSH requests (default true).
-	UseBOTF bool
+	// BOTFLimit is the largest write sent as a BOTF packet image written
+	// into a Window; larger ones are PUSH requests, which the NIC reads
+	// from the source by DMA without the extra copy into the Window
+	// (0 disables BOTF).
+	BOTFLimit int
 	// SleepTimeout bounds one doorbell sleep, as a safety net.
 	SleepTimeout time.Duration
 }
 
+// DefaultBOTFLimit is the default BOTFLimit: small messages go as one
+// programmed-I/O packet image, as Martini's BOTF is meant for.
+const DefaultBOTFLimit = 256
+
 // New returns a translator for nic.
 func New(nic *nicemu.NIC) *Translator {
-	return &Translator{nic: nic, UseBOTF: true, SleepTimeout: 20 * time.Millisecond}
+	return &Translator{nic: nic, BOTFLimit: DefaultBOTFLimit, SleepTimeout: 20 * time.Millisecond}
 }
 
 // NIC returns the NIC the translator drives.
@@ -80,14 +86,14 @@ func (t *Translator) write(c *llc.Command) error {
 	if total == 0 {
 		return t.signal(c)
 	}
-	if c.Signal != 0 && c.SigOff == c.Off+uint64(total) && total+8 <= nicemu.MaxBOTF && t.UseBOTF {
+	if c.Signal != 0 && c.SigOff == c.Off+uint64(total) && total+8 <= t.BOTFLimit {
 		img := n.BOTFBuffer()
 		copy(img, head)
 		copy(img[len(head):], c.Data)
 		binary.LittleEndian.PutUint64(img[total:], c.Signal)
 		return n.KickBOTF(c.Peer, sid, c.Off, total+8)
 	}
-	if t.UseBOTF && total <= nicemu.MaxBOTF {
+	if total <= t.BOTFLimit {
 		img := n.BOTFBuffer()
 		copy(img, head)
 		copy(img[len(head):], c.Data)
