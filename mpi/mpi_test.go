@@ -350,8 +350,8 @@ func TestStats(t *testing.T) {
 		name  string
 		flags []string
 	}{
-		{"pull", nil},
-		{"pull-no-cma", []string{"-no-cma"}},
+		{"pull", []string{"-rndv", "pull"}},
+		{"pull-no-cma", []string{"-rndv", "pull", "-no-cma"}},
 		{"push", []string{"-rndv", "push"}},
 		{"push-no-cma", []string{"-rndv", "push", "-no-cma"}},
 	} {
@@ -376,8 +376,11 @@ func TestStats(t *testing.T) {
 func TestBarrier(t *testing.T) {
 	t.Parallel()
 	runAt(t, "barrier", nps(false))
-	// A barrier whose token sends fail returns.
-	for _, np := range []int{2, 3} {
+	// A barrier whose token sends fail returns. Only at 2 ranks, where
+	// every rank's send fails: with more, a rank whose own send went
+	// through may wait for a token from a rank that gave up, as in any
+	// MPI where an error inside a collective leaves the others undefined.
+	for _, np := range []int{2} {
 		t.Run(fmt.Sprintf("refused/np=%d", np), func(t *testing.T) {
 			t.Parallel()
 			runScenarioJob(t, np, "barrier-refused")
@@ -409,7 +412,7 @@ func TestSingleton(t *testing.T) {
 // TestResourceExhaustion runs out of SIDs with pending rendezvous sends.
 func TestResourceExhaustion(t *testing.T) {
 	t.Parallel()
-	runScenarioJob(t, 2, "exhaust")
+	runScenarioJob(t, 2, "exhaust", "-rndv", "pull")
 }
 
 // TestExhaustBeforeConnect reproduces a limitation of llc: when a process
