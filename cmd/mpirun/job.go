@@ -40,7 +40,26 @@ const (
 type failure struct {
 	msg  string // printed as "mpirun: " + msg
 	code int    // mpirun's exit status
+	prio cause  // how likely it is the root cause
 }
+
+// cause ranks failures that arrive together: when a rank dies, the others
+// often fail because of it (their Finalize loses a peer and they exit 1)
+// and may be reaped first, so mpirun names the most telling failure seen
+// within failGrace of the first.
+type cause int
+
+const (
+	causeExit     cause = iota + 1 // non-zero exit status
+	causeNoFinal                   // exit without MPI Finalize
+	causeCrash                     // panic or signal
+	causeAbort                     // MPI Abort
+	causeLauncher                  // mpirun itself: start failure, signal, timeout
+)
+
+// failGrace is how long mpirun collects failures after the first before it
+// names one and kills the remaining ranks.
+const failGrace = 100 * time.Millisecond
 
 // job supervises the ranks of one run.
 type job struct {
@@ -54,7 +73,8 @@ type job struct {
 	wg    sync.WaitGroup // one per started rank, done once it is reaped
 
 	mu     sync.Mutex
-	first  *failure
+	first  *failure      // the failure to report
+	frozen bool          // first is final: later failures are effects
 	failed chan struct{} // closed when first is set
 }
 
@@ -106,7 +126,7 @@ func runJob(ctx context.Context, sig func() os.Signal, opts *options, path strin
 			break
 		}
 		if err := j.start(i); err != nil {
-			j.fail(fmt.Sprintf("rank %d: cannot start %s: %v", i, path, err), exitFailure)
+			j.fail(fmt.Sprintf("rank %d: cannot start %s: %v", i, path, err), exitFailure, causeLauncher)
 		}
 	}
 	all := make(chan struct{})
@@ -120,11 +140,18 @@ func runJob(ctx context.Context, sig func() os.Signal, opts *options, path strin
 	case <-j.failed:
 	case <-ctx.Done():
 		s := sig()
-		j.fail(fmt.Sprintf("received %s; killing all ranks", signalName(s)), 128+signalNumber(s))
+		j.fail(fmt.Sprintf("received %s; killing all ranks", signalName(s)), 128+signalNumber(s), causeLauncher)
 	case <-timeout:
-		j.fail(fmt.Sprintf("job did not end within -timeout %v; killing all ranks", opts.timeout), exitTimeout)
+		j.fail(fmt.Sprintf("job did not end within -timeout %v; killing all ranks", opts.timeout), exitTimeout, causeLauncher)
 	}
 	if j.hasFailed() {
+		select { // let the failures that come together arrive
+		case <-all:
+		case <-time.After(failGrace):
+		}
+		j.mu.Lock()
+		j.frozen = true
+		j.mu.Unlock()
 		j.killAll(all)
 	}
 	select {
@@ -272,21 +299,21 @@ func (j *job) wait(r *rank) {
 	switch {
 	case ws.Signaled():
 		s := ws.Signal()
-		j.fail(fmt.Sprintf("rank %d (pid %d) was killed by %s", r.id, r.pid, signalName(s)), 128+int(s))
+		j.fail(fmt.Sprintf("rank %d (pid %d) was killed by %s", r.id, r.pid, signalName(s)), 128+int(s), causeCrash)
 	case ws.ExitStatus() != 0:
 		code := ws.ExitStatus()
 		r.mu.Lock()
 		p := r.panicLine
 		r.mu.Unlock()
 		if p != "" {
-			j.fail(fmt.Sprintf("rank %d (pid %d) panicked (exit status %d): %s", r.id, r.pid, code, p), code)
+			j.fail(fmt.Sprintf("rank %d (pid %d) panicked (exit status %d): %s", r.id, r.pid, code, p), code, causeCrash)
 		} else {
-			j.fail(fmt.Sprintf("rank %d (pid %d) exited with status %d", r.id, r.pid, code), code)
+			j.fail(fmt.Sprintf("rank %d (pid %d) exited with status %d", r.id, r.pid, code), code, causeExit)
 		}
 	default:
 		switch state := j.seg.ProcState(r.id); state {
 		case nicemu.ProcAttached, nicemu.ProcInitialized:
-			j.fail(fmt.Sprintf("rank %d (pid %d) exited without calling MPI Finalize (its NIC was %s)", r.id, r.pid, state), exitFailure)
+			j.fail(fmt.Sprintf("rank %d (pid %d) exited without calling MPI Finalize (its NIC was %s)", r.id, r.pid, state), exitFailure, causeNoFinal)
 		}
 	}
 }
@@ -309,18 +336,23 @@ func (j *job) abort(a datastore.AbortRequest) {
 	if a.Msg != "" {
 		msg += ": " + a.Msg
 	}
-	j.fail(msg, code)
+	j.fail(msg, code, causeAbort)
 }
 
-// fail records how the job failed, unless it already has.
-func (j *job) fail(msg string, code int) {
+// fail records a failure of the job. The first one starts the end of the
+// job; until the report is frozen, a later one with a more telling cause
+// replaces it.
+func (j *job) fail(msg string, code int, c cause) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.first != nil {
-		return
+	switch {
+	case j.frozen:
+	case j.first == nil:
+		j.first = &failure{msg: msg, code: code, prio: c}
+		close(j.failed)
+	case c > j.first.prio:
+		j.first = &failure{msg: msg, code: code, prio: c}
 	}
-	j.first = &failure{msg: msg, code: code}
-	close(j.failed)
 }
 
 func (j *job) hasFailed() bool {
