@@ -102,6 +102,14 @@ func (ep *Endpoint) Release(n Notification) {
 	ep.mu.Unlock()
 }
 
+// Shutdown stops the engine: every pending operation completes with err,
+// and every later one fails with it.
+func (ep *Endpoint) Shutdown(err error) {
+	ep.mu.Lock()
+	ep.eng.fail(err)
+	ep.mu.Unlock()
+}
+
 // Cancel cancels a posted receive that has not matched.
 func (ep *Endpoint) Cancel(op *RecvOp) bool {
 	ep.mu.Lock()

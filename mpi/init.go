@@ -199,11 +199,18 @@ func Finalize() error {
 	if s.stats {
 		printStats(os.Stderr, s.world.rank, s.snapshot())
 	}
-	s.nic.SetState(nicemu.ProcFinalized)
-	s.nic.Close()
-	err := s.job.Close()
+	// Operations other goroutines still wait for can never complete now:
+	// fail them, so that their calls return ErrFinalized. The segment
+	// stays mapped until the process exits, so that a goroutine still
+	// inside a call touches valid memory.
 	rt, finalized = nil, true
 	current.Store(nil)
+	s.ep.Shutdown(ErrFinalized)
+	s.ep.Locked(func(*llc.Engine) {
+		s.nic.SetState(nicemu.ProcFinalized)
+		s.nic.Close()
+	})
+	err := s.job.Store.Close()
 	if ferr != nil {
 		return fmt.Errorf("mpi: Finalize: %w", ferr)
 	}
@@ -212,6 +219,10 @@ func Finalize() error {
 	}
 	return nil
 }
+
+// ErrFinalized is the error of operations that were still pending when
+// Finalize was called.
+var ErrFinalized = errors.New("mpi: Finalize was called while the operation was pending")
 
 // Initialized reports whether Init has completed and Finalize has not.
 func Initialized() bool {

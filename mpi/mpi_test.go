@@ -409,6 +409,15 @@ func TestSingleton(t *testing.T) {
 	})
 }
 
+// TestFinalizePending calls Finalize while other goroutines are inside MPI
+// calls: they fail cleanly instead of touching unmapped memory.
+func TestFinalizePending(t *testing.T) {
+	t.Parallel()
+	for _, np := range []int{2, 3} {
+		runScenarioJob(t, np, "finalize-pending")
+	}
+}
+
 // TestResourceExhaustion runs out of SIDs with pending rendezvous sends.
 func TestResourceExhaustion(t *testing.T) {
 	t.Parallel()

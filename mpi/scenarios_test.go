@@ -53,6 +53,8 @@ var rawScenarios = map[string]func() error{
 	"fail-deadlock":   rawFailDeadlock,
 	// Abort from a goroutine while the main one waits in Finalize.
 	"fail-abort-in-finalize": rawAbortInFinalize,
+	// Finalize while another goroutine waits in Recv.
+	"finalize-pending": rawFinalizePending,
 	// Run without mpirun: the exit status must not be 0.
 	"abort-256-alone": func() error {
 		if err := mpi.Init(); err != nil {
@@ -2043,4 +2045,66 @@ func scenarioBarrierRefused(w *mpi.Comm) error {
 	case <-time.After(10 * time.Second):
 		return errors.New("Barrier hangs when its token cannot be sent")
 	}
+}
+
+// rawFinalizePending calls Finalize while another goroutine is blocked in
+// a Recv that no one will match and a third keeps calling Iprobe: the
+// blocked call returns ErrFinalized, later calls ErrNotInitialized, and
+// nothing crashes.
+func rawFinalizePending() error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.World()
+	peer := (w.Rank() + 1) % w.Size()
+	blocked := make(chan error, 1)
+	go func() {
+		_, err := mpi.Recv(w, make([]byte, 8), peer, 77)
+		blocked <- err
+	}()
+	stop := make(chan struct{})
+	probing := make(chan error, 1)
+	go func() {
+		for {
+			if _, _, err := w.Iprobe(peer, 78); err != nil {
+				probing <- err
+				return
+			}
+			select {
+			case <-stop:
+				probing <- nil
+				return
+			default:
+			}
+		}
+	}()
+	if err := w.Barrier(); err != nil {
+		return err
+	}
+	time.Sleep(50 * time.Millisecond)
+	if err := mpi.Finalize(); err != nil {
+		return err
+	}
+	select {
+	case err := <-blocked:
+		if !errors.Is(err, mpi.ErrFinalized) {
+			return fmt.Errorf("Recv pending at Finalize returned %v, want ErrFinalized", err)
+		}
+	case <-time.After(5 * time.Second):
+		return errors.New("Recv pending at Finalize did not return")
+	}
+	select {
+	case err := <-probing:
+		// ErrFinalized if it was inside the call during Finalize.
+		if !errors.Is(err, mpi.ErrNotInitialized) && !errors.Is(err, mpi.ErrFinalized) {
+			return fmt.Errorf("Iprobe after Finalize returned %v, want ErrNotInitialized or ErrFinalized", err)
+		}
+	case <-time.After(5 * time.Second):
+		close(stop)
+		return errors.New("Iprobe after Finalize did not fail")
+	}
+	if _, err := mpi.Recv(w, make([]byte, 8), peer, 77); !errors.Is(err, mpi.ErrNotInitialized) {
+		return fmt.Errorf("Recv after Finalize returned %v, want ErrNotInitialized", err)
+	}
+	return nil
 }
