@@ -18,6 +18,9 @@ func wrap(op string, peer int, err error) error {
 	if err == nil {
 		return nil
 	}
+	if peer == AnySource {
+		return fmt.Errorf("mpi: %s from any rank: %w", op, err)
+	}
 	return fmt.Errorf("mpi: %s with rank %d: %w", op, peer, err)
 }
 

@@ -26,9 +26,13 @@ type Request struct {
 	err      error
 }
 
-// Done reports whether the operation has completed. The endpoint calls it
-// with its lock held.
-func (r *Request) Done() bool {
+// pending is a Request as the endpoint waits for it: its Done is called
+// with the endpoint's lock held, so it is not part of Request's API.
+type pending Request
+
+// Done reports whether the operation has completed.
+func (p *pending) Done() bool {
+	r := (*Request)(p)
 	switch {
 	case r.null:
 		return true
@@ -72,7 +76,7 @@ func (r *Request) Wait() (Status, error) {
 		return Status{}, err
 	}
 	if !r.null {
-		r.c.rt.ep.Wait(r)
+		r.c.rt.ep.Wait((*pending)(r))
 	}
 	return r.finish()
 }
@@ -83,7 +87,7 @@ func (r *Request) Test() (bool, Status, error) {
 	if err := r.check(); err != nil {
 		return false, Status{}, err
 	}
-	if !r.null && !r.c.rt.ep.Test(r) {
+	if !r.null && !r.c.rt.ep.Test((*pending)(r)) {
 		return false, Status{}, nil
 	}
 	st, err := r.finish()
@@ -116,7 +120,7 @@ type anyDone struct {
 
 func (a *anyDone) Done() bool {
 	for i, r := range a.reqs {
-		if r != nil && r.Done() {
+		if r != nil && (*pending)(r).Done() {
 			a.idx = i
 			return true
 		}
