@@ -19,6 +19,10 @@ type Endpoint struct {
 	Spin, Yield int
 
 	waits, sleeps uint64
+
+	// Operations of SendWait and RecvWait, recycled under mu.
+	freeSends []*SendOp
+	freeRecvs []*RecvOp
 }
 
 // WaitStats counts how waiting went.
@@ -108,6 +112,58 @@ func (ep *Endpoint) Shutdown(err error) {
 	ep.mu.Lock()
 	ep.eng.fail(err)
 	ep.mu.Unlock()
+}
+
+// SendWait sends data to peer and waits until the send completes, with an
+// operation the endpoint recycles: a blocking send that does not allocate.
+func (ep *Endpoint) SendWait(peer int, tag int32, ctx uint32, data []byte) error {
+	ep.mu.Lock()
+	var op *SendOp
+	if n := len(ep.freeSends); n > 0 {
+		op = ep.freeSends[n-1]
+		ep.freeSends = ep.freeSends[:n-1]
+	} else {
+		op = new(SendOp)
+	}
+	op.Peer, op.Tag, op.Ctx, op.Data = peer, tag, ctx, data
+	ep.eng.Send(op)
+	ep.drain()
+	if !op.done {
+		ep.mu.Unlock()
+		ep.Wait(op)
+		ep.mu.Lock()
+	}
+	err := op.err
+	*op = SendOp{}
+	ep.freeSends = append(ep.freeSends, op)
+	ep.mu.Unlock()
+	return err
+}
+
+// RecvWait receives into buf from source with tag and waits until the
+// receive completes, with an operation the endpoint recycles.
+func (ep *Endpoint) RecvWait(source int, tag int32, ctx uint32, buf []byte) (Status, error) {
+	ep.mu.Lock()
+	var op *RecvOp
+	if n := len(ep.freeRecvs); n > 0 {
+		op = ep.freeRecvs[n-1]
+		ep.freeRecvs = ep.freeRecvs[:n-1]
+	} else {
+		op = new(RecvOp)
+	}
+	op.Source, op.Tag, op.Ctx, op.Buf = source, tag, ctx, buf
+	ep.eng.Recv(op)
+	ep.drain()
+	if !op.done {
+		ep.mu.Unlock()
+		ep.Wait(op)
+		ep.mu.Lock()
+	}
+	st, err := op.Status, op.err
+	*op = RecvOp{}
+	ep.freeRecvs = append(ep.freeRecvs, op)
+	ep.mu.Unlock()
+	return st, err
 }
 
 // Cancel cancels a posted receive that has not matched.

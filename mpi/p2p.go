@@ -34,16 +34,7 @@ func Send[T Type](c *Comm, buf []T, dest, tag int) error {
 	if dest == ProcNull {
 		return nil
 	}
-	op := sendOps.Get().(*llc.SendOp)
-	*op = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(tag), Ctx: c.ctx, Data: asBytes(buf)}
-	ep := c.rt.ep
-	if !ep.Send(op) {
-		ep.Wait(op)
-	}
-	err := op.Err()
-	*op = llc.SendOp{}
-	sendOps.Put(op)
-	return wrap("Send", dest, err)
+	return wrap("Send", dest, c.rt.ep.SendWait(c.toWorld(dest), int32(tag), c.ctx, asBytes(buf)))
 }
 
 // Recv receives a message from rank source (or AnySource) of c with tag (or
@@ -56,17 +47,9 @@ func Recv[T Type](c *Comm, buf []T, source, tag int) (Status, error) {
 	if source == ProcNull {
 		return procNullStatus, nil
 	}
-	op := recvOps.Get().(*llc.RecvOp)
-	*op = llc.RecvOp{Source: c.toWorldSource(source), Tag: int32(tag), Ctx: c.ctx, Buf: asBytes(buf)}
-	ep := c.rt.ep
-	if !ep.Recv(op) {
-		ep.Wait(op)
-	}
-	st := c.status(op.Status, len(op.Buf), sizeOf[T]())
-	err := op.Err()
-	*op = llc.RecvOp{}
-	recvOps.Put(op)
-	return st, wrap("Recv", source, err)
+	b := asBytes(buf)
+	st, err := c.rt.ep.RecvWait(c.toWorldSource(source), int32(tag), c.ctx, b)
+	return c.status(st, len(b), sizeOf[T]()), wrap("Recv", source, err)
 }
 
 // Sendrecv sends sendbuf to dest and receives into recvbuf from source,
