@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -126,9 +127,29 @@ func initRuntime() (*runtimeState, error) {
 	}
 	tr := martini.New(nic)
 	s := &runtimeState{job: job, nic: nic, tr: tr, ep: llc.NewEndpoint(eng, tr), stats: job.Settings.Stats, store: job.Store}
+	s.ep.Spin, s.ep.Yield = backoff(job.Size)
 	s.world = newComm(s, worldContext, job.Rank, job.Size)
 	nic.SetState(nicemu.ProcInitialized)
 	return s, nil
+}
+
+// backoff chooses how long a waiting process spins and yields before it
+// sleeps. With a core per process, spinning answers fastest; with more
+// processes than cores, the process being waited for may not be running,
+// so a waiter spins only briefly and then yields the core at every poll.
+// MARTINI_SPIN and MARTINI_YIELD override the choice (polls).
+func backoff(procs int) (spin, yield int) {
+	spin, yield = 4000, 200
+	if procs > runtime.NumCPU() {
+		spin, yield = 20, 2000
+	}
+	if v, err := strconv.Atoi(os.Getenv("MARTINI_SPIN")); err == nil && v >= 0 {
+		spin = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("MARTINI_YIELD")); err == nil && v >= 0 {
+		yield = v
+	}
+	return spin, yield
 }
 
 func bootKey(rank int) string { return "boot/" + strconv.Itoa(rank) }
