@@ -164,7 +164,7 @@ func (r result) String() string {
 const jobTimeout = 60 * time.Second
 
 // mpirun runs the mpirun command with args and the extra environment env.
-func mpirun(t *testing.T, env []string, args ...string) result {
+func mpirun(t testing.TB, env []string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), jobTimeout+30*time.Second)
 	defer cancel()
@@ -407,6 +407,15 @@ func TestSingleton(t *testing.T) {
 		t.Parallel()
 		runScenarioJob(t, 1, "self")
 	})
+}
+
+// TestZeroAllocs checks that blocking eager Send and Recv do not allocate.
+func TestZeroAllocs(t *testing.T) {
+	t.Parallel()
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	runScenarioJob(t, 2, "allocs")
 }
 
 // TestFinalizePending calls Finalize while other goroutines are inside MPI

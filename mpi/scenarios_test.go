@@ -41,6 +41,8 @@ var scenarios = map[string]func(world *mpi.Comm) error{
 	"sids-first":      scenarioSIDsFirst,
 	"barrier-refused": scenarioBarrierRefused,
 	"enginefail":      scenarioEngineFail,
+	"bench-pingpong":  scenarioBenchPingPong,
+	"allocs":          scenarioAllocs,
 }
 
 // rawScenarios call Init and Finalize (or not) themselves.
