@@ -339,7 +339,7 @@ func (e *Engine) send(op *SendOp, unsolicited bool) {
 		e.rndvSendStart(op)
 		p.enqueue(outItem{op: op, rndv: true})
 	}
-	if p.n == 1 {
+	if p.q.n == 1 {
 		e.blocked++
 	}
 	e.trySend(op.Peer)

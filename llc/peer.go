@@ -28,9 +28,8 @@ type peer struct {
 	full bool
 
 	// q holds records waiting for the connection or for ring space, in
-	// order; q[h:h+n] are live.
-	q    []outItem
-	h, n int
+	// order.
+	q fifo[outItem]
 }
 
 // outItem is a record waiting to be written: a user send (eager or RTS) or
@@ -44,35 +43,13 @@ type outItem struct {
 	clen int
 }
 
-func (p *peer) queued() bool { return p.n > 0 }
+func (p *peer) queued() bool { return p.q.n > 0 }
 
-func (p *peer) enqueue(it outItem) {
-	if p.h+p.n == len(p.q) {
-		if p.h > 0 {
-			copy(p.q, p.q[p.h:p.h+p.n])
-			p.h = 0
-		}
-		if p.n == len(p.q) {
-			p.q = append(p.q, outItem{})
-			p.q = p.q[:cap(p.q)]
-		}
-	}
-	p.q[p.h+p.n] = it
-	p.n++
-}
-
-func (p *peer) pop() {
-	p.q[p.h] = outItem{}
-	p.h++
-	p.n--
-	if p.n == 0 {
-		p.h = 0
-	}
-}
+func (p *peer) enqueue(it outItem) { p.q.push(it) }
 
 func (p *peer) failQueued(err error) {
-	for ; p.n > 0; p.pop() {
-		if op := p.q[p.h].op; op != nil && !op.done {
+	for ; p.q.n > 0; p.q.pop() {
+		if op := p.q.front().op; op != nil && !op.done {
 			op.finish(err)
 		}
 	}
@@ -87,15 +64,15 @@ func (e *Engine) trySend(dst int) bool {
 		e.connect(dst)
 		return false
 	case connFailed:
-		if p.n == 0 {
+		if p.q.n == 0 {
 			return false
 		}
 		e.blocked--
 		// Rendezvous sends that never sent their RTS: forget them and
 		// their registration (one still in flight is released when it
 		// completes, see onRegSend).
-		for i := p.h; i < p.h+p.n; i++ {
-			if it := &p.q[i]; it.rndv && !it.op.done {
+		for i := range p.q.n {
+			if it := p.q.at(i); it.rndv && !it.op.done {
 				e.dropRndvSend(it.op)
 			}
 		}
@@ -106,8 +83,8 @@ func (e *Engine) trySend(dst int) bool {
 		return false
 	}
 	wrote := false
-	for p.n > 0 {
-		it := &p.q[p.h]
+	for p.q.n > 0 {
+		it := p.q.front()
 		var ok bool
 		switch {
 		case it.op == nil:
@@ -127,8 +104,8 @@ func (e *Engine) trySend(dst int) bool {
 			return wrote
 		}
 		wrote = true
-		p.pop()
-		if p.n == 0 {
+		p.q.pop()
+		if p.q.n == 0 {
 			e.blocked--
 		}
 	}
@@ -138,13 +115,13 @@ func (e *Engine) trySend(dst int) bool {
 // queueControl sends a control record to dst, behind any queued records.
 func (e *Engine) queueControl(dst int, kind uint8, aux uint64, ctl []byte) {
 	p := &e.peers[dst]
-	if p.conn == connUp && p.n == 0 && e.writeRecord(dst, kind, 0, 0, aux, ctl, nil) {
+	if p.conn == connUp && p.q.n == 0 && e.writeRecord(dst, kind, 0, 0, aux, ctl, nil) {
 		return
 	}
 	it := outItem{kind: kind, aux: aux, clen: len(ctl)}
 	copy(it.ctl[:], ctl)
 	p.enqueue(it)
-	if p.n == 1 {
+	if p.q.n == 1 {
 		e.blocked++
 	}
 	e.trySend(dst)

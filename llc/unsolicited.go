@@ -39,36 +39,15 @@ type Notification struct {
 	Recv   *RecvOp
 }
 
-// eventQueue is a FIFO of notifications that reuses its storage.
-type eventQueue struct {
-	q    []Notification
-	h, n int
-}
-
-func (q *eventQueue) push(x Notification) {
-	if q.h+q.n == len(q.q) {
-		copy(q.q, q.q[q.h:q.h+q.n])
-		q.h = 0
-		if q.n == len(q.q) {
-			q.q = append(q.q, Notification{})
-			q.q = q.q[:cap(q.q)]
-		}
-	}
-	q.q[q.h+q.n] = x
-	q.n++
-}
+// eventQueue is the event queue: notifications in order.
+type eventQueue struct{ fifo[Notification] }
 
 func (q *eventQueue) pop() (Notification, bool) {
 	if q.n == 0 {
 		return Notification{}, false
 	}
-	x := q.q[q.h]
-	q.q[q.h] = Notification{}
-	q.h++
-	q.n--
-	if q.n == 0 {
-		q.h = 0
-	}
+	x := *q.front()
+	q.fifo.pop()
 	return x, true
 }
 
