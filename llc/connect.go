@@ -64,6 +64,7 @@ func (e *Engine) onConnCAS(dst int, ev Event) {
 		return
 	}
 	p.conn = connRequested
+	e.connecting++
 	e.stats.Connections++
 	e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: e.cfg.Boot[dst],
 		Signal: uint64(e.cfg.Self) + 1, SigOff: bootReq})
@@ -83,14 +84,14 @@ func (e *Engine) pollConnect() bool {
 		}
 		size := ringCtl + e.cfg.RingSize
 		if e.granted+size > e.cfg.RingCap {
-			e.reply(from, 0, 0) // refused: cap reached
+			e.reply(from, 0, refusedCap)
 		} else {
 			e.granted += size
 			e.emit(&Command{Kind: CmdAlloc, Size: size, Token: token(tokRingAlloc, uint64(from))})
 		}
 		progressed = true
 	}
-	for dst := range e.peers {
+	for dst := 0; e.connecting > 0 && dst < len(e.peers); dst++ {
 		p := &e.peers[dst]
 		if p.conn != connRequested {
 			continue
@@ -103,10 +104,18 @@ func (e *Engine) pollConnect() bool {
 		size := binary.LittleEndian.Uint64(b.mem[slot+16:])
 		atomic.StoreUint64(word(b.mem, slot), 0)
 		progressed = true
-		if region == 0 {
+		e.connecting--
+		switch {
+		case region == 0 && size == refusedCap:
 			p.conn = connFailed
-			p.err = fmt.Errorf("llc: connecting to process %d: %w (ring cap reached)", dst, ErrNoRing)
-		} else {
+			p.err = fmt.Errorf("llc: connecting to process %d: %w (its ring memory cap is reached)", dst, ErrNoRing)
+		case region == 0:
+			p.conn = connFailed
+			p.err = fmt.Errorf("llc: connecting to process %d: %w (it could not register a ring)", dst, ErrNoRing)
+		case size < 4*cell || size&(size-1) != 0:
+			e.fail(fmt.Errorf("llc: process %d granted a ring of %d bytes, not a power of two of at least %d", dst, size, 4*cell))
+			return true
+		default:
 			p.conn = connUp
 			p.out = outRing{region: region, size: size}
 			e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: e.cfg.Boot[dst], Signal: 1, SigOff: b.ackOff(e.cfg.Self)})
@@ -119,7 +128,7 @@ func (e *Engine) pollConnect() bool {
 func (e *Engine) onRingAlloc(from int, ev Event) {
 	if ev.Kind == EvError {
 		e.granted -= ringCtl + e.cfg.RingSize
-		e.reply(from, 0, 0)
+		e.reply(from, 0, refusedAlloc)
 		return
 	}
 	region := RegionID(ev.Value)
@@ -128,6 +137,13 @@ func (e *Engine) onRingAlloc(from int, ev Event) {
 	e.stats.RingBytes += uint64(len(ev.Mem))
 	e.reply(from, region, uint64(len(ev.Mem)-ringCtl))
 }
+
+// Reasons for refusing a connection, sent as the ring size of a reply
+// whose region is 0.
+const (
+	refusedCap   = 1 // the ring memory cap is reached
+	refusedAlloc = 2 // the ring could not be allocated or registered
+)
 
 // reply answers a connection request in the initiator's transaction slot
 // and releases this process's common command slot.

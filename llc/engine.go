@@ -106,9 +106,10 @@ type Engine struct {
 	rndvRecvs map[uint64]*RecvOp
 	nextID    uint64
 
-	blocked int // peers with queued records
-	err     error
-	stats   Counters
+	blocked    int // peers with queued records
+	connecting int // peers whose connection reply is awaited
+	err        error
+	stats      Counters
 }
 
 // NewEngine checks cfg and returns an engine for it.

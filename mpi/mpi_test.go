@@ -435,9 +435,9 @@ func TestResourceExhaustion(t *testing.T) {
 
 // TestExhaustBeforeConnect reproduces a limitation of llc: when a process
 // has used up its SIDs before a peer first connects to it, it cannot
-// register the ring for that peer, refuses the connection with the
-// misleading "ring cap reached", and the connection stays failed for the
-// rest of the job, even once SIDs are free again. Skipped unless
+// register the ring for that peer and refuses the connection ("it could
+// not register a ring"), and the connection stays failed for the rest of
+// the job, even once SIDs are free again. Skipped unless
 // MPI_TEST_KNOWN_BUGS=1.
 func TestExhaustBeforeConnect(t *testing.T) {
 	if os.Getenv("MPI_TEST_KNOWN_BUGS") != "1" {
