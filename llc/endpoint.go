@@ -128,11 +128,7 @@ func (ep *Endpoint) SendWait(peer int, tag int32, ctx uint32, data []byte) error
 	op.Peer, op.Tag, op.Ctx, op.Data = peer, tag, ctx, data
 	ep.eng.Send(op)
 	ep.drain()
-	if !op.done {
-		ep.mu.Unlock()
-		ep.Wait(op)
-		ep.mu.Lock()
-	}
+	ep.wait(op)
 	err := op.err
 	*op = SendOp{}
 	ep.freeSends = append(ep.freeSends, op)
@@ -154,11 +150,7 @@ func (ep *Endpoint) RecvWait(source int, tag int32, ctx uint32, buf []byte) (Sta
 	op.Source, op.Tag, op.Ctx, op.Buf = source, tag, ctx, buf
 	ep.eng.Recv(op)
 	ep.drain()
-	if !op.done {
-		ep.mu.Unlock()
-		ep.Wait(op)
-		ep.mu.Lock()
-	}
+	ep.wait(op)
 	st, err := op.Status, op.err
 	*op = RecvOp{}
 	ep.freeRecvs = append(ep.freeRecvs, op)
@@ -220,37 +212,36 @@ func (ep *Endpoint) WaitFunc(done func() bool) { ep.Wait(funcCompletion(done)) }
 // held): it spins, then yields the processor between polls, then sleeps on
 // the doorbell, so that more processes than cores still make progress.
 func (ep *Endpoint) Wait(op Completion) {
-	idle := 0
-	for {
-		ep.mu.Lock()
-		if op.Done() {
-			ep.waits++
-			ep.mu.Unlock()
-			return
-		}
+	ep.mu.Lock()
+	ep.wait(op)
+	ep.mu.Unlock()
+}
+
+// wait is Wait for a caller that holds ep.mu; it returns with ep.mu held
+// and op done. The lock is released between polls.
+func (ep *Endpoint) wait(op Completion) {
+	ep.waits++
+	for idle := 0; !op.Done(); {
 		p := ep.progress()
-		ok := op.Done()
-		ep.mu.Unlock()
-		if ok {
-			ep.mu.Lock()
-			ep.waits++
-			ep.mu.Unlock()
+		if op.Done() {
 			return
 		}
+		ep.mu.Unlock()
 		if p {
 			idle = 0
-			continue
+		} else {
+			idle++
+			switch {
+			case idle < ep.Spin:
+			case idle < ep.Spin+ep.Yield:
+				runtime.Gosched()
+				osYield()
+			default:
+				ep.sleep(op)
+				idle = ep.Spin
+			}
 		}
-		idle++
-		switch {
-		case idle < ep.Spin:
-		case idle < ep.Spin+ep.Yield:
-			runtime.Gosched()
-			osYield()
-		default:
-			ep.sleep(op)
-			idle = ep.Spin
-		}
+		ep.mu.Lock()
 	}
 }
 
