@@ -191,8 +191,10 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, bootMem []byte, memory i
 
 // Finalize completes the process's part of the job: it drives progress
 // until the protocol engine has nothing in flight, synchronises with every
-// other process, and releases the NIC and the segment. No MPI call may
-// follow.
+// other process (serving the NIC meanwhile), fails operations other
+// goroutines still wait for with ErrFinalized, and releases the NIC's
+// registrations and the data store. The segment stays mapped until the
+// process exits. MPI calls after Finalize return ErrNotInitialized.
 func Finalize() error {
 	stateMu.Lock()
 	defer stateMu.Unlock()
