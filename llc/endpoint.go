@@ -56,9 +56,15 @@ func (ep *Endpoint) Locked(f func(e *Engine)) {
 }
 
 // Send starts op and reports whether it is already done.
-func (ep *Endpoint) Send(op *SendOp) bool {
+func (ep *Endpoint) Send(op *SendOp) bool { return ep.startSend(op, false) }
+
+// SendUnsolicited starts an unsolicited send and reports whether it is
+// already done.
+func (ep *Endpoint) SendUnsolicited(op *SendOp) bool { return ep.startSend(op, true) }
+
+func (ep *Endpoint) startSend(op *SendOp, unsolicited bool) bool {
 	ep.mu.Lock()
-	ep.eng.Send(op)
+	ep.eng.send(op, unsolicited)
 	ep.drain()
 	done := op.done
 	ep.mu.Unlock()
@@ -69,17 +75,6 @@ func (ep *Endpoint) Send(op *SendOp) bool {
 func (ep *Endpoint) Recv(op *RecvOp) bool {
 	ep.mu.Lock()
 	ep.eng.Recv(op)
-	ep.drain()
-	done := op.done
-	ep.mu.Unlock()
-	return done
-}
-
-// SendUnsolicited starts an unsolicited send and reports whether it is
-// already done.
-func (ep *Endpoint) SendUnsolicited(op *SendOp) bool {
-	ep.mu.Lock()
-	ep.eng.SendUnsolicited(op)
 	ep.drain()
 	done := op.done
 	ep.mu.Unlock()
