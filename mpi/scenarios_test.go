@@ -178,7 +178,7 @@ func withSpecials[T mpi.Type](s []T) []T {
 	case []float64:
 		specials = []any{math.Inf(1), math.Inf(-1), math.NaN(), math.Copysign(0, -1), math.MaxFloat64, math.SmallestNonzeroFloat64}
 	case []complex64:
-		specials = []any{complex(float32(math.Inf(1)), float32(math.NaN())), complex64(complex(-0.0, math.MaxFloat32))}
+		specials = []any{complex(float32(math.Inf(1)), float32(math.NaN())), complex64(complex(math.Copysign(0, -1), math.MaxFloat32))}
 	case []complex128:
 		specials = []any{complex(math.Inf(-1), math.NaN()), complex(math.SmallestNonzeroFloat64, -math.MaxFloat64)}
 	case []int64:

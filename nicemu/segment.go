@@ -280,8 +280,3 @@ func (s *Segment) partBase(p int) int {
 func (s *Segment) heapBase(p int) int {
 	return s.partBase(p) + roundUp(partBounce+int(s.hdr.bounceSize), PageSize)
 }
-
-// word returns the 8-byte word at segment offset off.
-func (s *Segment) word(off int) *uint64 {
-	return (*uint64)(unsafe.Pointer(&s.mem[off]))
-}
