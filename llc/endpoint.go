@@ -21,8 +21,8 @@ type Endpoint struct {
 	waits, sleeps uint64
 
 	// Operations of SendWait and RecvWait, recycled under mu.
-	freeSends []*SendOp
-	freeRecvs []*RecvOp
+	freeSends freeList[SendOp]
+	freeRecvs freeList[RecvOp]
 }
 
 // WaitStats counts how waiting went.
@@ -113,20 +113,13 @@ func (ep *Endpoint) Shutdown(err error) {
 // operation the endpoint recycles: a blocking send that does not allocate.
 func (ep *Endpoint) SendWait(peer int, tag int32, ctx uint32, data []byte) error {
 	ep.mu.Lock()
-	var op *SendOp
-	if n := len(ep.freeSends); n > 0 {
-		op = ep.freeSends[n-1]
-		ep.freeSends = ep.freeSends[:n-1]
-	} else {
-		op = new(SendOp)
-	}
+	op := ep.freeSends.get()
 	op.Peer, op.Tag, op.Ctx, op.Data = peer, tag, ctx, data
 	ep.eng.Send(op)
 	ep.drain()
 	ep.wait(op)
 	err := op.err
-	*op = SendOp{}
-	ep.freeSends = append(ep.freeSends, op)
+	ep.freeSends.put(op)
 	ep.mu.Unlock()
 	return err
 }
@@ -135,20 +128,13 @@ func (ep *Endpoint) SendWait(peer int, tag int32, ctx uint32, data []byte) error
 // receive completes, with an operation the endpoint recycles.
 func (ep *Endpoint) RecvWait(source int, tag int32, ctx uint32, buf []byte) (Status, error) {
 	ep.mu.Lock()
-	var op *RecvOp
-	if n := len(ep.freeRecvs); n > 0 {
-		op = ep.freeRecvs[n-1]
-		ep.freeRecvs = ep.freeRecvs[:n-1]
-	} else {
-		op = new(RecvOp)
-	}
+	op := ep.freeRecvs.get()
 	op.Source, op.Tag, op.Ctx, op.Buf = source, tag, ctx, buf
 	ep.eng.Recv(op)
 	ep.drain()
 	ep.wait(op)
 	st, err := op.Status, op.err
-	*op = RecvOp{}
-	ep.freeRecvs = append(ep.freeRecvs, op)
+	ep.freeRecvs.put(op)
 	ep.mu.Unlock()
 	return st, err
 }

@@ -40,3 +40,22 @@ func (f *fifo[T]) pop() {
 		f.h = 0
 	}
 }
+
+// freeList recycles values of T, so that blocking calls do not allocate.
+type freeList[T any] struct{ items []*T }
+
+func (f *freeList[T]) get() *T {
+	if n := len(f.items); n > 0 {
+		x := f.items[n-1]
+		f.items = f.items[:n-1]
+		return x
+	}
+	return new(T)
+}
+
+// put zeroes x and keeps it for a later get.
+func (f *freeList[T]) put(x *T) {
+	var zero T
+	*x = zero
+	f.items = append(f.items, x)
+}

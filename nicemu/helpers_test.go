@@ -221,3 +221,17 @@ func expectRefused(tb testing.TB, n *NIC, v Violation, wantOp Op, wantTarget int
 	}
 	return ae
 }
+
+// checkPullCounters checks the counters one PULL of size bytes moves.
+func checkPullCounters(tb testing.TB, before, after Stats, size int) {
+	tb.Helper()
+	if d := after.Pull - before.Pull; d != 1 {
+		tb.Errorf("Stats.Pull +%d, want +1", d)
+	}
+	if d := after.PullBytes - before.PullBytes; d != uint64(size) {
+		tb.Errorf("Stats.PullBytes +%d, want +%d", d, size)
+	}
+	if d := after.Packets - before.Packets; d != packetsFor(size)+1 {
+		tb.Errorf("Stats.Packets +%d, want +%d (replies plus the request)", d, packetsFor(size)+1)
+	}
+}

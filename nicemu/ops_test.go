@@ -62,15 +62,7 @@ func TestPushPullSegment(t *testing.T) {
 				}
 				checkBytes(t, "pulled data", got, want)
 				after := n0.Stats()
-				if d := after.Pull - mid.Pull; d != 1 {
-					t.Errorf("Stats.Pull +%d, want +1", d)
-				}
-				if d := after.PullBytes - mid.PullBytes; d != uint64(size) {
-					t.Errorf("Stats.PullBytes +%d, want +%d", d, size)
-				}
-				if d := after.Packets - mid.Packets; d != packetsFor(size)+1 {
-					t.Errorf("Stats.Packets +%d, want +%d (replies plus the request)", d, packetsFor(size)+1)
-				}
+				checkPullCounters(t, mid, after, size)
 				if d := after.SegmentOps - mid.SegmentOps; d != 1 {
 					t.Errorf("Stats.SegmentOps +%d, want +1", d)
 				}
