@@ -1,0 +1,139 @@
+package collectives
+
+import "fmt"
+
+// allgatherAlgorithms are Allgather's algorithms. Each is called with recv
+// exactly size blocks, the rank's own block already in place.
+var allgatherAlgorithms = map[string]func(c *call, recv []byte) error{
+	"ring":               allgatherRing,
+	"recursive-doubling": allgatherRecursiveDoubling,
+	"bruck":              allgatherBruck,
+}
+
+// Allgather collects the blocks of send of every rank into recv on every
+// rank: rank i's block lands at recv[i*len(send):]. recv must hold at
+// least size*len(send) bytes (the rest is left alone). A nil send means in
+// place: the rank's block is already at its place in recv, and the block
+// size is len(recv)/size.
+//
+// Algorithms: "ring" (size-1 steps, each passing one block to the right
+// neighbour), "recursive-doubling" (log2(size) exchanges of doubling
+// size; power-of-two sizes only, otherwise ErrAlgorithm) and "bruck"
+// (ceil(log2(size)) exchanges, any size).
+func Allgather(n Net, alg string, send, recv []byte) error {
+	f, err := lookupAlgorithm("allgather", allgatherAlgorithms, alg)
+	if err != nil {
+		return err
+	}
+	size, rank := n.Size(), n.Rank()
+	if alg == "recursive-doubling" && !isPowerOfTwo(size) {
+		return fmt.Errorf("allgather: recursive-doubling needs a power-of-two size, not %d: %w", size, ErrAlgorithm)
+	}
+	blk := len(send)
+	if send == nil {
+		if len(recv)%size != 0 {
+			return fmt.Errorf("allgather: in place, the receive buffer of %d bytes is no multiple of %d ranks: %w", len(recv), size, ErrBuffer)
+		}
+		blk = len(recv) / size
+	}
+	if len(recv) < size*blk {
+		return fmt.Errorf("allgather: the receive buffer holds %d bytes, not %d ranks × %d: %w", len(recv), size, blk, ErrBuffer)
+	}
+	recv = recv[:size*blk]
+	if send != nil {
+		copy(recv[rank*blk:(rank+1)*blk], send)
+	}
+	return f(newCall(n), recv)
+}
+
+// allgatherRing: in step s, each rank sends block rank-s to its right
+// neighbour and receives block rank-s-1 from its left one.
+func allgatherRing(c *call, recv []byte) error {
+	size, rank := c.Size(), c.Rank()
+	blk := len(recv) / size
+	right, left := (rank+1)%size, (rank-1+size)%size
+	for s := range size - 1 {
+		out, in := (rank-s+size)%size, (rank-s-1+size)%size
+		if err := c.passrecv(right, recv[out*blk:(out+1)*blk], left, recv[in*blk:(in+1)*blk]); err != nil {
+			return c.end(err)
+		}
+	}
+	return c.end(nil)
+}
+
+// allgatherRecursiveDoubling: before the exchange with rank^m, each rank
+// holds the m blocks of its aligned group of m ranks, and it swaps them
+// for those of the partner's group.
+func allgatherRecursiveDoubling(c *call, recv []byte) error {
+	size, rank := c.Size(), c.Rank()
+	blk := len(recv) / size
+	for m := 1; m < size; m <<= 1 {
+		peer := rank ^ m
+		mine, theirs := rank&^(m-1), peer&^(m-1)
+		if err := c.passrecv(peer, recv[mine*blk:(mine+m)*blk], peer, recv[theirs*blk:(theirs+m)*blk]); err != nil {
+			return c.end(err)
+		}
+	}
+	return c.end(nil)
+}
+
+// allgatherBruck: tmp[j] is the block of rank+j. Before the exchange of
+// distance p, each rank holds tmp[0:p]; it sends the first min(p, size-p)
+// of them to rank-p and receives tmp[p:] from rank+p.
+func allgatherBruck(c *call, recv []byte) error {
+	size, rank := c.Size(), c.Rank()
+	blk := len(recv) / size
+	tmp := c.alloc(len(recv))
+	copy(tmp, recv[rank*blk:(rank+1)*blk])
+	for p := 1; p < size; p <<= 1 {
+		k := min(p, size-p)
+		if err := c.passrecv((rank-p+size)%size, tmp[:k*blk], (rank+p)%size, tmp[p*blk:(p+k)*blk]); err != nil {
+			return c.end(err)
+		}
+	}
+	copy(recv[rank*blk:], tmp[:(size-rank)*blk])
+	copy(recv[:rank*blk], tmp[(size-rank)*blk:])
+	return c.end(nil)
+}
+
+// allgathervAlgorithms are Allgatherv's algorithms. Each is called with
+// the rank's own block already in place in recv.
+var allgathervAlgorithms = map[string]func(c *call, recv []byte, counts, displs []int) error{
+	"ring": allgathervRing,
+}
+
+// Allgatherv is Allgather with a block of its own size per rank: rank i's
+// send (counts[i] bytes) lands at recv[displs[i]:] on every rank. counts
+// and displs (len size, in bytes) are significant on every rank and must
+// be the same on all. A nil send means in place: the rank's block is
+// already at recv[displs[rank]:].
+//
+// Algorithm: "ring".
+func Allgatherv(n Net, alg string, send, recv []byte, counts, displs []int) error {
+	f, err := lookupAlgorithm("allgatherv", allgathervAlgorithms, alg)
+	if err != nil {
+		return err
+	}
+	rank := n.Rank()
+	if err := checkVector("allgatherv", "receive", n.Size(), counts, displs, len(recv)); err != nil {
+		return err
+	}
+	c := newCall(n)
+	if send != nil {
+		c.checkLen(rank, len(send), counts[rank])
+		copy(recv[displs[rank]:displs[rank]+counts[rank]], send)
+	}
+	return f(c, recv, counts, displs)
+}
+
+func allgathervRing(c *call, recv []byte, counts, displs []int) error {
+	size, rank := c.Size(), c.Rank()
+	right, left := (rank+1)%size, (rank-1+size)%size
+	block := func(i int) []byte { return recv[displs[i] : displs[i]+counts[i]] }
+	for s := range size - 1 {
+		if err := c.passrecv(right, block((rank-s+size)%size), left, block((rank-s-1+size)%size)); err != nil {
+			return c.end(err)
+		}
+	}
+	return c.end(nil)
+}

@@ -1,0 +1,93 @@
+package collectives
+
+// The barrier algorithms. A barrier is an agreement that carries no data:
+// the same exchanges also carry every process's Key when the arguments are
+// checked (see publish), so checking costs a barrier nothing.
+const (
+	// AlgNIC uses the network's offload: the synchronisation network's
+	// barrier controller, or multicast.
+	AlgNIC = "nic"
+	// AlgDissemination: ceil(log2 n) rounds, in round k every process
+	// sends to rank+2^k and receives from rank-2^k (Bruck's allgather when
+	// records are carried).
+	AlgDissemination = "dissemination"
+	// AlgBinomial: a binomial tree, gathering to rank 0 and then
+	// broadcasting from it.
+	AlgBinomial = "binomial"
+)
+
+var barrierAlgorithms = []string{AlgDissemination, AlgBinomial, AlgNIC}
+
+// board holds what every process published in an exchange of records.
+type board struct {
+	hw      Hardware
+	recs    []byte
+	size    int
+	self, n int
+	rotated bool // record i is rank (self+i)%n's, not rank i's
+}
+
+// record returns what rank r published.
+func (b *board) record(r int) []byte {
+	if b.hw != nil {
+		return b.hw.Payload(r)
+	}
+	i := r
+	if b.rotated {
+		i = (r - b.self + b.n) % b.n
+	}
+	return b.recs[i*b.size : (i+1)*b.size]
+}
+
+// publish gives every process's rec (of equal sizes) to every process, by
+// method (AlgNIC, AlgDissemination or AlgBinomial); it is also a barrier.
+func publish(c *call, hw Hardware, method string, rec []byte) (board, error) {
+	n, self, size := c.Size(), c.Rank(), len(rec)
+	b := board{size: size, self: self, n: n}
+	switch method {
+	case AlgNIC:
+		if hw == nil {
+			return b, errNoHardware
+		}
+		b.hw = hw
+		return b, hw.Barrier(rec)
+	case AlgBinomial:
+		b.recs = c.alloc(n * size)
+		copy(b.recs[self*size:], rec)
+		if err := gatherBlocks(c, b.recs, size); err != nil {
+			return b, err
+		}
+		return b, bcastBinomial(c, b.recs, 0)
+	}
+	// Dissemination, as Bruck's allgather: after the round with distance
+	// d, a process holds the records of ranks self..self+2d-1.
+	b.rotated = true
+	b.recs = c.alloc(n * size)
+	copy(b.recs, rec)
+	for d := 1; d < n; d *= 2 {
+		cnt := min(d, n-d)
+		to, from := (self-d+n)%n, (self+d)%n
+		if err := c.sendrecv(to, b.recs[:cnt*size], from, b.recs[d*size:(d+cnt)*size]); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// gatherBlocks gathers to rank 0, along a binomial tree, the blocks of
+// size bytes that every rank r holds at buf[r*size:]; a process forwards
+// the contiguous blocks of its subtree.
+func gatherBlocks(c *call, buf []byte, size int) error {
+	n, r := c.Size(), c.Rank()
+	for mask := 1; mask < n; mask *= 2 {
+		if r&mask != 0 {
+			return c.Send(r-mask, buf[r*size:min(r+mask, n)*size])
+		}
+		if child := r + mask; child < n {
+			if err := c.recv(child, buf[child*size:min(child+mask, n)*size]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

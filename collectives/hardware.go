@@ -1,0 +1,25 @@
+package collectives
+
+// Hardware is a network's collective offload for one communicator, as one
+// of its processes sees it: a barrier controller of a synchronisation
+// network that also carries a small payload from every process, and
+// multicast from one process to all the others. Its calls block until
+// done. A communicator without offload has no Hardware (nil).
+type Hardware interface {
+	// Barrier publishes payload (at most PayloadSize bytes) and returns
+	// once every rank of the communicator has called Barrier. Until this
+	// rank calls Barrier again, Payload(r) returns what rank r published.
+	Barrier(payload []byte) error
+	Payload(rank int) []byte
+	PayloadSize() int
+	// Multicast sends data (at most MulticastSize bytes) from this rank to
+	// every other rank of the communicator, each of which takes it with
+	// Deliver(root). The multicasts of a communicator are delivered in the
+	// order they were made; Multicast returns when data may be reused.
+	Multicast(data []byte) error
+	// Deliver receives the next multicast of rank root into buf and
+	// returns its length, which may exceed len(buf): buf then holds its
+	// beginning.
+	Deliver(root int, buf []byte) (int, error)
+	MulticastSize() int
+}

@@ -1,0 +1,140 @@
+package collectives
+
+import (
+	"sync"
+	"testing"
+)
+
+// memHardware is an in-process Hardware for tests: a barrier with
+// double-buffered payload slots and a multicast queue per ordered pair.
+type memHardware struct {
+	mu       sync.Mutex
+	cond     *sync.Cond
+	n        int
+	gen      int
+	arrived  int
+	payloads [2][][]byte
+	mcast    [][][][]byte // mcast[root][dest]
+	dead     bool
+}
+
+func newMemHardware(n int) *memHardware {
+	h := &memHardware{n: n, mcast: make([][][][]byte, n)}
+	h.cond = sync.NewCond(&h.mu)
+	for i := range h.payloads {
+		h.payloads[i] = make([][]byte, n)
+	}
+	for i := range h.mcast {
+		h.mcast[i] = make([][][]byte, n)
+	}
+	return h
+}
+
+// memHW is one rank's view of a memHardware.
+type memHW struct {
+	h    *memHardware
+	rank int
+	gen  int
+}
+
+const memPayloadSize = 120
+
+func (m *memHW) PayloadSize() int   { return memPayloadSize }
+func (m *memHW) MulticastSize() int { return 100 } // small, to test pieces
+
+func (m *memHW) Barrier(p []byte) error {
+	if len(p) > memPayloadSize {
+		panic("payload too large")
+	}
+	h := m.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	g := h.gen
+	h.payloads[g&1][m.rank] = append([]byte(nil), p...)
+	h.arrived++
+	if h.arrived == h.n {
+		h.arrived = 0
+		h.gen++
+		h.cond.Broadcast()
+	}
+	for h.gen == g && !h.dead {
+		h.cond.Wait()
+	}
+	m.gen = g
+	if h.dead {
+		return errMemDead
+	}
+	return nil
+}
+
+func (m *memHW) Payload(r int) []byte {
+	m.h.mu.Lock()
+	defer m.h.mu.Unlock()
+	return m.h.payloads[m.gen&1][r]
+}
+
+func (m *memHW) Multicast(data []byte) error {
+	if len(data) > m.MulticastSize() {
+		panic("multicast too large")
+	}
+	h := m.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for d := range h.n {
+		if d != m.rank {
+			h.mcast[m.rank][d] = append(h.mcast[m.rank][d], append([]byte(nil), data...))
+		}
+	}
+	h.cond.Broadcast()
+	return nil
+}
+
+func (m *memHW) Deliver(root int, buf []byte) (int, error) {
+	h := m.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for len(h.mcast[root][m.rank]) == 0 {
+		if h.dead {
+			return 0, errMemDead
+		}
+		h.cond.Wait()
+	}
+	msg := h.mcast[root][m.rank][0]
+	h.mcast[root][m.rank] = h.mcast[root][m.rank][1:]
+	copy(buf, msg)
+	return len(msg), nil
+}
+
+// runRunners runs f with a Runner on size ranks of a memnet, with
+// hardware or not; a run that does not finish fails the test.
+func runRunners(t *testing.T, size int, hw, check bool, force Selection, f func(u *Runner) error) []error {
+	t.Helper()
+	var h *memHardware
+	if hw {
+		h = newMemHardware(size)
+	}
+	errs := runRanksKill(t, size, func(n Net) error {
+		u := &Runner{Net: n, Check: check, Force: force, Stats: &Stats{}}
+		if h != nil {
+			u.HW = &memHW{h: h, rank: n.Rank()}
+		}
+		return f(u)
+	}, func() {
+		if h != nil {
+			h.mu.Lock()
+			h.dead = true
+			h.cond.Broadcast()
+			h.mu.Unlock()
+		}
+	})
+	if h != nil {
+		for r := range h.mcast {
+			for d, q := range h.mcast[r] {
+				if len(q) != 0 {
+					t.Errorf("%d multicast(s) from %d to %d never delivered", len(q), r, d)
+				}
+			}
+		}
+	}
+	return errs
+}

@@ -1,0 +1,97 @@
+package collectives
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Net carries the messages of one collective operation between the ranks
+// of a communicator. Messages from one rank to another are received in the
+// order they were sent, and those of different operations never mix (the
+// implementation gives every operation its own tag).
+type Net interface {
+	// Rank is the calling process's rank, Size the number of ranks.
+	Rank() int
+	Size() int
+	// Send sends data to rank to and returns when data may be reused.
+	Send(to int, data []byte) error
+	// Recv receives the next message from rank from into buf and returns
+	// the message's length, which may exceed len(buf): buf then holds its
+	// beginning and the rest is dropped. An error means the transport
+	// failed.
+	Recv(from int, buf []byte) (int, error)
+	// Sendrecv sends data to rank to while receiving from rank from, as
+	// Send and Recv would, without deadlocking against a matching
+	// Sendrecv.
+	Sendrecv(to int, data []byte, from int, buf []byte) (int, error)
+}
+
+// ErrMismatch is wrapped by the errors of collective operations whose
+// processes passed inconsistent arguments (counts, roots, operations).
+var ErrMismatch = errors.New("collective arguments differ between processes")
+
+// call is one collective operation in progress on a Net. A message of the
+// wrong length is recorded, not returned: the algorithm goes on with its
+// schedule so that no peer waits forever for a message this process would
+// otherwise not send, and the operation ends with the mismatch.
+type call struct {
+	Net
+	mismatch error
+	arena    *[]byte // scratch memory reused across calls, or nil
+	used     int
+}
+
+func newCall(n Net) *call { return &call{Net: n} }
+
+// alloc returns n bytes of scratch memory for the rest of the call: carved
+// from the arena when there is one (it grows as needed and is reused by
+// the next call), else freshly allocated.
+func (c *call) alloc(n int) []byte {
+	if c.arena == nil {
+		return make([]byte, n)
+	}
+	a := *c.arena
+	if c.used+n > len(a) {
+		a = make([]byte, max(2*len(a), n, 4096))
+		*c.arena = a
+		c.used = 0
+	}
+	b := a[c.used : c.used+n : c.used+n]
+	c.used += n
+	return b
+}
+
+// recv receives exactly len(buf) bytes from rank from.
+func (c *call) recv(from int, buf []byte) error {
+	got, err := c.Recv(from, buf)
+	if err != nil {
+		return err
+	}
+	c.checkLen(from, got, len(buf))
+	return nil
+}
+
+// sendrecv sends data to rank to and receives exactly len(buf) bytes from
+// rank from.
+func (c *call) sendrecv(to int, data []byte, from int, buf []byte) error {
+	got, err := c.Sendrecv(to, data, from, buf)
+	if err != nil {
+		return err
+	}
+	c.checkLen(from, got, len(buf))
+	return nil
+}
+
+func (c *call) checkLen(from, got, want int) {
+	if got != want && c.mismatch == nil {
+		c.mismatch = fmt.Errorf("rank %d sent %d bytes where %d were expected: %w", from, got, want, ErrMismatch)
+	}
+}
+
+// end returns the operation's result: err, or else the first mismatch.
+func (c *call) end(err error) error {
+	if err != nil {
+		return err
+	}
+	return c.mismatch
+}

@@ -1,0 +1,141 @@
+package collectives
+
+import "unsafe"
+
+// Reduce algorithms: AlgBinomial, and for long vectors of a commutative
+// operation AlgReduceScatterGather.
+const (
+	// AlgReduceScatterGather reduces by a reduce-scatter around a ring
+	// followed by a gather of the pieces to the root (Rabenseifner's
+	// reduce): every process sends and combines about the vector once.
+	AlgReduceScatterGather = "reduce-scatter-gather"
+)
+
+var reduceAlgorithms = []string{AlgBinomial, AlgReduceScatterGather}
+
+// reduceBinomial combines the processes' send vectors along a binomial
+// tree into recv at root (recv is only used at root; send nil means the
+// root's input is in recv). For a non-commutative operation the tree is
+// rooted at rank 0, so that every combination joins adjacent rank ranges
+// in order, and rank 0 sends the result to root.
+func reduceBinomial(c *call, r Reducer, send, recv []byte, root int) error {
+	n, rank := c.Size(), c.Rank()
+	length := len(send)
+	if send == nil {
+		length = len(recv)
+	}
+	top := root
+	if !r.Commutative {
+		top = 0
+	}
+	// acc holds the combination of the ranks [rel, rel+mask); tmp
+	// receives a child's, of the ranks just above.
+	acc := recv
+	if rank != top || rank != root || len(recv) < length {
+		acc = c.alloc(length)
+	}
+	copyInput(acc, send, recv)
+	tmp := c.alloc(length)
+	rel := (rank - top + n) % n
+	for mask := 1; mask < n; mask *= 2 {
+		if rel&mask != 0 {
+			if err := c.Send((rel-mask+top)%n, acc); err != nil {
+				return err
+			}
+			break
+		}
+		if rel+mask < n {
+			if err := c.recv((rel+mask+top)%n, tmp); err != nil {
+				return err
+			}
+			if r.Commutative {
+				r.Apply(tmp, acc)
+			} else {
+				// acc (lower ranks) ∘ tmp (higher ranks), computed in tmp.
+				r.Apply(acc, tmp)
+				acc, tmp = tmp, acc
+			}
+		}
+	}
+	switch {
+	case top == root:
+		if rank == root && !same(acc, recv) {
+			copy(recv, acc)
+		}
+	case rank == top:
+		return c.Send(root, acc)
+	case rank == root:
+		return c.recv(top, recv)
+	}
+	return nil
+}
+
+// reduceScatterGather reduces a commutative operation by a ring
+// reduce-scatter (ringReduceScatter) and a gather of the pieces to root.
+func reduceScatterGather(c *call, r Reducer, send, recv []byte, root int) error {
+	n, rank := c.Size(), c.Rank()
+	length := len(send)
+	if send == nil {
+		length = len(recv)
+	}
+	acc := recv
+	if rank != root {
+		acc = c.alloc(length)
+	}
+	copyInput(acc, send, recv)
+	p := pieces{length: length, n: n, unit: r.Unit}
+	if err := ringReduceScatter(c, r, acc, p); err != nil {
+		return err
+	}
+	// After the ring, rank holds piece (rank+1)%n of the result.
+	mine := (rank + 1) % n
+	if rank != root {
+		return c.Send(root, p.piece(acc, mine))
+	}
+	for src := 0; src < n; src++ {
+		if src == root {
+			continue
+		}
+		if err := c.recv(src, p.piece(recv, (src+1)%n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ringReduceScatter combines the processes' vectors acc (of a commutative
+// operation) around a ring: in n-1 steps, every process sends one piece to
+// its right neighbour and adds the piece from its left one, after which
+// piece (rank+1)%n of acc holds the full combination.
+func ringReduceScatter(c *call, r Reducer, acc []byte, p pieces) error {
+	n, rank := c.Size(), c.Rank()
+	right, left := (rank+1)%n, (rank-1+n)%n
+	tmp := c.alloc(p.off(1) + p.unit) // the largest piece
+	for s := 0; s < n-1; s++ {
+		out, in := (rank-s+n)%n, (rank-s-1+n)%n
+		dst := p.piece(acc, in)
+		t := tmp[:len(dst)]
+		if err := c.sendrecv(right, p.piece(acc, out), left, t); err != nil {
+			return err
+		}
+		r.Apply(t, dst)
+	}
+	return nil
+}
+
+// copyInput copies a process's input, send or, in place (send nil), recv,
+// into acc unless acc already is it.
+func copyInput(acc, send, recv []byte) {
+	in := send
+	if in == nil {
+		in = recv
+	}
+	if !same(acc, in) {
+		copy(acc, in)
+	}
+}
+
+// same reports whether a and b start at the same byte.
+func same(a, b []byte) bool {
+	return len(a) != 0 && len(b) != 0 && unsafe.SliceData(a) == unsafe.SliceData(b)
+}

@@ -1,0 +1,304 @@
+package collectives
+
+import "fmt"
+
+// Runner runs the collective operations of one process of a communicator.
+// For each call it compares the processes' arguments (when Check is set),
+// chooses an algorithm by message size and communicator size (unless
+// Force names one), runs it and counts it in Stats.
+//
+// Local argument errors are published to the other processes during the
+// comparison, so that every process fails instead of some waiting for the
+// one that gave up. A Runner runs one operation at a time; counts and
+// displacements are in bytes, and elem is the element size, compared
+// between processes like the counts.
+type Runner struct {
+	Net   Net
+	HW    Hardware  // the communicator's offload, or nil
+	Check bool      // compare arguments before moving data
+	Force Selection // algorithms forced by collective
+	Stats *Stats    // where to count the calls, or nil
+
+	c     call
+	arena []byte
+}
+
+func (u *Runner) begin() *call {
+	u.c = call{Net: u.Net, arena: &u.arena}
+	return &u.c
+}
+
+// recordSize is the size of the record a process publishes for coll.
+func (u *Runner) recordSize(coll Collective) int {
+	switch {
+	case coll == CollBarrier:
+		return keySize
+	case u.HW != nil:
+		return min(u.HW.PayloadSize(), sharedRecord)
+	}
+	return sharedRecord
+}
+
+// method is the algorithm of the exchange that checks arguments: the
+// barrier's.
+func (u *Runner) method() string { return u.choose(CollBarrier, 0, true, false) }
+
+var sharedNames = map[string]string{
+	AlgNIC: "shared-nic", AlgDissemination: "shared-dissemination", AlgBinomial: "shared-binomial",
+}
+
+// opCall describes one call to the driver.
+type opCall struct {
+	key Key
+	// input is what the process publishes for AlgShared; shareLen the
+	// agreed size of the largest input (-1: AlgShared does not apply).
+	input    []byte
+	shareLen int
+	// bytes is the size the choice of algorithm goes by.
+	bytes       int
+	commutative bool
+	invalid     error // the process's own arguments are invalid
+}
+
+// do runs one call: the exchange of arguments (and, for AlgShared, of the
+// inputs), then data, or local on the published records.
+func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(b *board)) error {
+	c := u.begin()
+	coll := o.key.Coll
+	fits := o.shareLen >= 0 && o.shareLen <= u.recordSize(coll)-keySize
+	alg := u.choose(coll, o.bytes, o.commutative, fits)
+	if o.invalid == nil {
+		o.invalid = u.applicable(coll, alg, fits, o.commutative || o.key.Op == 0)
+	}
+	if o.invalid != nil {
+		o.key.Bad = true
+	}
+	if u.Check || alg == AlgShared {
+		rec := c.alloc(u.recordSize(coll))
+		o.key.put(rec)
+		if alg == AlgShared && o.invalid == nil {
+			copy(rec[keySize:], o.input)
+		}
+		method := u.method()
+		b, err := publish(c, u.HW, method, rec)
+		if err != nil {
+			return fmt.Errorf("%v: %w", coll, err)
+		}
+		if o.invalid != nil {
+			return o.invalid
+		}
+		if err := verify(c.Size(), func(r int) Key { return getKey(b.record(r)) }); err != nil {
+			return err
+		}
+		if alg == AlgShared {
+			u.Stats.add(coll, sharedNames[method])
+			local(&b)
+			return nil
+		}
+	} else if o.invalid != nil {
+		return o.invalid
+	}
+	u.Stats.add(coll, alg)
+	if err := c.end(data(c, alg)); err != nil {
+		return fmt.Errorf("%v (%s): %w", coll, alg, err)
+	}
+	return nil
+}
+
+// applicable reports whether alg can run the call.
+func (u *Runner) applicable(coll Collective, alg string, fits, commutative bool) error {
+	switch {
+	case alg == AlgShared && !fits:
+		return fmt.Errorf("%v: the %s algorithm carries at most %d bytes per process: %w",
+			coll, alg, u.recordSize(coll)-keySize, ErrAlgorithm)
+	case alg == AlgNIC && u.HW == nil:
+		return fmt.Errorf("%v: %w", coll, errNoHardware)
+	case (alg == AlgRing || alg == AlgReduceScatterGather || alg == "recursive-halving") && !commutative:
+		return fmt.Errorf("%v: the %s algorithm needs a commutative operation: %w", coll, alg, ErrAlgorithm)
+	case (alg == AlgRecursiveDoubling && coll == CollAllgather) || alg == "recursive-halving":
+		if !isPowerOfTwo(u.Net.Size()) {
+			return fmt.Errorf("%v: the %s algorithm needs a power-of-two size, not %d: %w", coll, alg, u.Net.Size(), ErrAlgorithm)
+		}
+	}
+	return nil
+}
+
+// Fail publishes that this process's arguments to coll are invalid, so
+// that the others fail too, and returns err. Use it for errors found
+// before the Runner's methods are reached (an operation undefined on the
+// element type, say).
+func (u *Runner) Fail(coll Collective, err error) error {
+	if !u.Check {
+		return err
+	}
+	o := opCall{key: Key{Coll: coll}, shareLen: -1, invalid: err}
+	return u.do(&o, nil, nil)
+}
+
+// Barrier returns once every process of the communicator has called it.
+func (u *Runner) Barrier() error {
+	c := u.begin()
+	alg := u.method()
+	var rec []byte
+	if u.Check {
+		rec = c.alloc(keySize)
+		Key{Coll: CollBarrier}.put(rec)
+	}
+	b, err := publish(c, u.HW, alg, rec)
+	if err != nil {
+		return fmt.Errorf("barrier (%s): %w", alg, err)
+	}
+	u.Stats.add(CollBarrier, alg)
+	if u.Check {
+		return verify(c.Size(), func(r int) Key { return getKey(b.record(r)) })
+	}
+	return nil
+}
+
+func badRoot(coll Collective, root, n int) error {
+	if root < 0 || root >= n {
+		return fmt.Errorf("%v: root %d is not a rank of a communicator of %d: %w", coll, root, n, ErrBuffer)
+	}
+	return nil
+}
+
+func badUnits(coll Collective, length, unit int) error {
+	if unit > 0 && length%unit != 0 {
+		return fmt.Errorf("%v: %d bytes are no whole number of %d-byte units: %w", coll, length, unit, ErrBuffer)
+	}
+	return nil
+}
+
+// Bcast broadcasts buf from root.
+func (u *Runner) Bcast(buf []byte, root, elem int) error {
+	o := opCall{key: Key{Coll: CollBcast, Elem: elem, Root: root, Bytes: len(buf)},
+		shareLen: len(buf), bytes: len(buf), commutative: true,
+		invalid: badRoot(CollBcast, root, u.Net.Size())}
+	if u.Net.Rank() == root {
+		o.input = buf
+	}
+	return u.do(&o, func(c *call, alg string) error {
+		switch alg {
+		case AlgScatterAllgather:
+			return bcastScatterAllgather(c, buf, root)
+		case AlgNIC:
+			return bcastMulticast(c, u.HW, buf, root)
+		}
+		return bcastBinomial(c, buf, root)
+	}, func(b *board) {
+		if u.Net.Rank() != root {
+			copy(buf, b.record(root)[keySize:])
+		}
+	})
+}
+
+// reduction prepares the opCall of a reduction of send (nil: in place,
+// from recv) into the first length bytes of recv.
+func (u *Runner) reduction(coll Collective, r Reducer, send []byte, length, root int) opCall {
+	o := opCall{key: Key{Coll: coll, Elem: r.Elem, Op: opID(r), Root: root, Bytes: length},
+		input: send, shareLen: length, bytes: length, commutative: r.Commutative}
+	if err := checkReducer(coll.String(), r); err != nil {
+		o.invalid = err
+	} else {
+		o.invalid = badUnits(coll, length, r.Unit)
+	}
+	return o
+}
+
+// fold combines the published inputs of ranks lo..hi-1, in rank order, at
+// offset off of their records, into acc.
+func fold(b *board, r Reducer, acc []byte, lo, hi, off int) {
+	copy(acc, b.record(hi - 1)[keySize+off:])
+	for s := hi - 2; s >= lo; s-- {
+		r.Apply(b.record(s)[keySize+off:keySize+off+len(acc)], acc)
+	}
+}
+
+// Reduce combines the processes' send vectors with r into recv at root.
+// send nil means in place at the root (its input is in recv).
+func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
+	n, rank := u.Net.Size(), u.Net.Rank()
+	length := len(send)
+	if send == nil {
+		length = len(recv)
+	}
+	o := u.reduction(CollReduce, r, send, length, root)
+	if send == nil {
+		o.input = recv
+	}
+	switch {
+	case o.invalid != nil:
+	case badRoot(CollReduce, root, n) != nil:
+		o.invalid = badRoot(CollReduce, root, n)
+	case send == nil && rank != root:
+		o.invalid = fmt.Errorf("reduce: only the root may reduce in place: %w", ErrBuffer)
+	case rank == root && len(recv) < length:
+		o.invalid = fmt.Errorf("reduce: the root's receive buffer holds %d bytes, not %d: %w", len(recv), length, ErrBuffer)
+	}
+	return u.do(&o, func(c *call, alg string) error {
+		if alg == AlgReduceScatterGather {
+			return reduceScatterGather(c, r, send, recv[:min(len(recv), length)], root)
+		}
+		return reduceBinomial(c, r, send, recv, root)
+	}, func(b *board) {
+		if rank == root {
+			fold(b, r, recv[:length], 0, n, 0)
+		}
+	})
+}
+
+// Allreduce combines the processes' send vectors with r into every
+// process's recv. send nil means in place (the input is in recv).
+func (u *Runner) Allreduce(send, recv []byte, r Reducer) error {
+	o := u.reduction(CollAllreduce, r, send, len(recv), 0)
+	if send == nil {
+		o.input = recv
+	} else if o.invalid == nil && len(send) != len(recv) {
+		o.invalid = fmt.Errorf("allreduce: send buffer of %d bytes, receive buffer of %d: %w", len(send), len(recv), ErrBuffer)
+	}
+	return u.do(&o, func(c *call, alg string) error {
+		switch alg {
+		case AlgRing:
+			return allreduceRing(c, r, send, recv)
+		case AlgReduceBcast:
+			return allreduceReduceBcast(c, r, send, recv)
+		}
+		return allreduceRecursiveDoubling(c, r, send, recv)
+	}, func(b *board) {
+		fold(b, r, recv, 0, u.Net.Size(), 0)
+	})
+}
+
+// Scan leaves in rank i's recv the combination of the send vectors of
+// ranks 0..i; Exscan (exclusive) of ranks 0..i-1, leaving rank 0's recv
+// alone. send nil means in place.
+func (u *Runner) Scan(send, recv []byte, r Reducer, exclusive bool) error {
+	coll := CollScan
+	if exclusive {
+		coll = CollExscan
+	}
+	length := len(send)
+	if send == nil {
+		length = len(recv)
+	}
+	o := u.reduction(coll, r, send, length, 0)
+	if send == nil {
+		o.input = recv
+	} else if o.invalid == nil && len(recv) < length {
+		o.invalid = fmt.Errorf("%v: receive buffer of %d bytes, send buffer of %d: %w", coll, len(recv), length, ErrBuffer)
+	}
+	return u.do(&o, func(c *call, alg string) error {
+		if exclusive {
+			return Exscan(c.Net, alg, send, recv, r)
+		}
+		return Scan(c.Net, alg, send, recv, r)
+	}, func(b *board) {
+		rank := u.Net.Rank()
+		switch {
+		case !exclusive:
+			fold(b, r, recv[:length], 0, rank+1, 0)
+		case rank > 0:
+			fold(b, r, recv[:length], 0, rank, 0)
+		}
+	})
+}

@@ -1,0 +1,243 @@
+package collectives
+
+import "fmt"
+
+// The Runner's data-movement collectives. Their algorithms are the
+// package's Net-level functions (Gather, Allgather, …); the Runner adds
+// the argument check, the choice of algorithm and AlgShared.
+
+func sizeErr(coll Collective, what string, have, want int) error {
+	return fmt.Errorf("%v: the %s holds %d bytes, not %d: %w", coll, what, have, want, ErrBuffer)
+}
+
+// Gather collects every process's send (blocks of equal size) into recv
+// at root, rank i's at recv[i*len(send):]. At the root, send nil means in
+// place (its block already in recv, the block size len(recv)/size).
+func (u *Runner) Gather(send, recv []byte, root, elem int) error {
+	n, rank := u.Net.Size(), u.Net.Rank()
+	blk, own := len(send), send
+	if send == nil && rank == root {
+		blk = len(recv) / n
+		own = recv[root*blk : (root+1)*blk]
+	}
+	o := opCall{key: Key{Coll: CollGather, Elem: elem, Root: root, Bytes: blk},
+		input: own, shareLen: blk, bytes: blk, invalid: badRoot(CollGather, root, n)}
+	switch {
+	case o.invalid != nil:
+	case send == nil && rank != root:
+		o.invalid = fmt.Errorf("gather: only the root may gather in place: %w", ErrBuffer)
+	case rank == root && len(recv) < n*blk:
+		o.invalid = sizeErr(CollGather, "root's receive buffer", len(recv), n*blk)
+	}
+	return u.do(&o, func(c *call, alg string) error {
+		return Gather(c.Net, alg, send, recv, root)
+	}, func(b *board) {
+		if rank == root {
+			for r := range n {
+				copy(recv[r*blk:(r+1)*blk], b.record(r)[keySize:])
+			}
+		}
+	})
+}
+
+// Gatherv collects every process's send into recv at root, rank i's
+// counts[i] bytes at recv[displs[i]:] (counts, displs and recv matter at
+// the root only; send nil there means in place).
+func (u *Runner) Gatherv(send, recv []byte, counts, displs []int, root, elem int) error {
+	n, rank := u.Net.Size(), u.Net.Rank()
+	o := opCall{key: Key{Coll: CollGatherv, Elem: elem, Root: root, Bytes: -1, Own: len(send)},
+		shareLen: -1, invalid: badRoot(CollGatherv, root, n)}
+	if o.invalid == nil && rank == root {
+		o.invalid = checkVector("gatherv", "receive", n, counts, displs, len(recv))
+		if o.invalid == nil {
+			o.key.Counts = countsHash(counts)
+			if send == nil {
+				o.key.Own = counts[root]
+			}
+		}
+	}
+	if o.invalid == nil && send == nil && rank != root {
+		o.invalid = fmt.Errorf("gatherv: only the root may gather in place: %w", ErrBuffer)
+	}
+	return u.do(&o, func(c *call, alg string) error {
+		return Gatherv(c.Net, alg, send, recv, counts, displs, root)
+	}, nil)
+}
+
+// Scatter sends block i of root's send (blocks of len(recv) bytes) to
+// rank i's recv. At the root, recv nil means in place (its block stays
+// in send, the block size len(send)/size).
+func (u *Runner) Scatter(send, recv []byte, root, elem int) error {
+	n, rank := u.Net.Size(), u.Net.Rank()
+	blk := len(recv)
+	if recv == nil && rank == root {
+		blk = len(send) / n
+	}
+	o := opCall{key: Key{Coll: CollScatter, Elem: elem, Root: root, Bytes: blk},
+		shareLen: n * blk, bytes: blk, invalid: badRoot(CollScatter, root, n)}
+	switch {
+	case o.invalid != nil:
+	case recv == nil && rank != root:
+		o.invalid = fmt.Errorf("scatter: only the root may scatter in place: %w", ErrBuffer)
+	case rank == root && len(send) < n*blk:
+		o.invalid = sizeErr(CollScatter, "root's send buffer", len(send), n*blk)
+	case rank == root:
+		o.input = send[:n*blk]
+	}
+	return u.do(&o, func(c *call, alg string) error {
+		return Scatter(c.Net, alg, send, recv, root)
+	}, func(b *board) {
+		if recv != nil {
+			copy(recv, b.record(root)[keySize+rank*blk:])
+		}
+	})
+}
+
+// Scatterv sends root's send[displs[i]:][:counts[i]] to rank i's recv
+// (counts, displs and send matter at the root only; recv nil there means
+// in place).
+func (u *Runner) Scatterv(send []byte, counts, displs []int, recv []byte, root, elem int) error {
+	n, rank := u.Net.Size(), u.Net.Rank()
+	o := opCall{key: Key{Coll: CollScatterv, Elem: elem, Root: root, Bytes: -1, Own: len(recv)},
+		shareLen: -1, invalid: badRoot(CollScatterv, root, n)}
+	if o.invalid == nil && rank == root {
+		o.invalid = checkVector("scatterv", "send", n, counts, displs, len(send))
+		if o.invalid == nil {
+			o.key.Counts = countsHash(counts)
+			if recv == nil {
+				o.key.Own = counts[root]
+			}
+		}
+	}
+	if o.invalid == nil && recv == nil && rank != root {
+		o.invalid = fmt.Errorf("scatterv: only the root may scatter in place: %w", ErrBuffer)
+	}
+	return u.do(&o, func(c *call, alg string) error {
+		return Scatterv(c.Net, alg, send, counts, displs, recv, root)
+	}, nil)
+}
+
+// Allgather collects every process's send into every process's recv, rank
+// i's at recv[i*len(send):]. send nil means in place (the block size is
+// len(recv)/size and the own block is in place).
+func (u *Runner) Allgather(send, recv []byte, elem int) error {
+	n, rank := u.Net.Size(), u.Net.Rank()
+	blk, own := len(send), send
+	if send == nil {
+		blk = len(recv) / n
+		own = recv[rank*blk : (rank+1)*blk]
+	}
+	o := opCall{key: Key{Coll: CollAllgather, Elem: elem, Bytes: blk}, input: own, shareLen: blk, bytes: blk}
+	if len(recv) < n*blk {
+		o.invalid = sizeErr(CollAllgather, "receive buffer", len(recv), n*blk)
+	}
+	return u.do(&o, func(c *call, alg string) error {
+		return Allgather(c.Net, alg, send, recv)
+	}, func(b *board) {
+		for r := range n {
+			copy(recv[r*blk:(r+1)*blk], b.record(r)[keySize:])
+		}
+	})
+}
+
+// Allgatherv collects every process's send into every process's recv,
+// rank i's counts[i] bytes at recv[displs[i]:]. send nil means in place.
+func (u *Runner) Allgatherv(send, recv []byte, counts, displs []int, elem int) error {
+	n, rank := u.Net.Size(), u.Net.Rank()
+	o := opCall{key: Key{Coll: CollAllgatherv, Elem: elem, Bytes: -1, Own: len(send)}, shareLen: -1}
+	o.invalid = checkVector("allgatherv", "receive", n, counts, displs, len(recv))
+	if o.invalid == nil {
+		o.key.Counts = countsHash(counts)
+		if send == nil {
+			o.key.Own = counts[rank]
+		}
+	}
+	return u.do(&o, func(c *call, alg string) error {
+		return Allgatherv(c.Net, alg, send, recv, counts, displs)
+	}, nil)
+}
+
+// Alltoall sends block j of every process's send (len(send)/size bytes)
+// to rank j, which receives rank i's at recv[i*blk:]. send nil means in
+// place (the blocks are taken from recv).
+func (u *Runner) Alltoall(send, recv []byte, elem int) error {
+	n, rank := u.Net.Size(), u.Net.Rank()
+	in := send
+	if send == nil {
+		in = recv
+	}
+	blk := len(in) / n
+	o := opCall{key: Key{Coll: CollAlltoall, Elem: elem, Bytes: blk}, input: in, shareLen: n * blk, bytes: blk}
+	switch {
+	case len(in) != n*blk:
+		o.invalid = fmt.Errorf("alltoall: the buffer of %d bytes is no multiple of %d ranks: %w", len(in), n, ErrBuffer)
+	case len(recv) < n*blk:
+		o.invalid = sizeErr(CollAlltoall, "receive buffer", len(recv), n*blk)
+	}
+	return u.do(&o, func(c *call, alg string) error {
+		return Alltoall(c.Net, alg, send, recv)
+	}, func(b *board) {
+		for r := range n {
+			copy(recv[r*blk:(r+1)*blk], b.record(r)[keySize+rank*blk:])
+		}
+	})
+}
+
+// Alltoallv sends send[sdispls[j]:][:scounts[j]] to rank j, which
+// receives it at recv[rdispls[i]:][:rcounts[i]] for sender i.
+func (u *Runner) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, elem int) error {
+	n := u.Net.Size()
+	o := opCall{key: Key{Coll: CollAlltoallv, Elem: elem, Bytes: -1}, shareLen: -1}
+	o.invalid = checkVector("alltoallv", "send", n, scounts, sdispls, len(send))
+	if o.invalid == nil {
+		o.invalid = checkVector("alltoallv", "receive", n, rcounts, rdispls, len(recv))
+	}
+	return u.do(&o, func(c *call, alg string) error {
+		return Alltoallv(c.Net, alg, send, scounts, sdispls, recv, rcounts, rdispls)
+	}, nil)
+}
+
+// ReduceScatterBlock combines the processes' send vectors (size blocks of
+// len(recv) bytes) with r and leaves block i of the result in rank i's
+// recv. send nil means in place: recv holds the whole input, and the
+// result goes to its first block.
+func (u *Runner) ReduceScatterBlock(send, recv []byte, r Reducer) error {
+	n, rank := u.Net.Size(), u.Net.Rank()
+	in, blk := send, len(recv)
+	if send == nil {
+		in, blk = recv, len(recv)/n
+	}
+	o := u.reduction(CollReduceScatterBlock, r, in, blk, 0)
+	o.shareLen, o.bytes = n*blk, blk
+	if o.invalid == nil && len(in) != n*blk {
+		o.invalid = sizeErr(CollReduceScatterBlock, "input", len(in), n*blk)
+	}
+	return u.do(&o, func(c *call, alg string) error {
+		return ReduceScatterBlock(c.Net, alg, send, recv, r)
+	}, func(b *board) {
+		fold(b, r, recv[:blk], 0, n, rank*blk)
+	})
+}
+
+// ReduceScatter combines the processes' send vectors (sum(counts) bytes)
+// with r and leaves the counts[i] bytes of the result after those of ranks
+// below i in rank i's recv. counts must be the same on all processes.
+// send nil means in place (recv holds the whole input).
+func (u *Runner) ReduceScatter(send, recv []byte, counts []int, r Reducer) error {
+	n, rank := u.Net.Size(), u.Net.Rank()
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	o := u.reduction(CollReduceScatter, r, send, total, 0)
+	o.shareLen = -1
+	if o.invalid == nil && len(counts) != n {
+		o.invalid = fmt.Errorf("reduce_scatter: %d counts for %d ranks: %w", len(counts), n, ErrBuffer)
+	}
+	if o.invalid == nil {
+		o.key.Own, o.key.Counts = counts[rank], countsHash(counts)
+	}
+	return u.do(&o, func(c *call, alg string) error {
+		return ReduceScatter(c.Net, alg, send, recv, counts, r)
+	}, nil)
+}

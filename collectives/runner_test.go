@@ -1,0 +1,491 @@
+package collectives
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"unsafe"
+)
+
+// interval is a non-commutative associative operation on int64s that
+// detects both a wrong order and a missing operand: an element packs
+// (first rank, last rank) of a run of ranks, and two runs combine only if
+// adjacent, in order; anything else yields -1, which absorbs.
+var interval = NewOp("interval", func(in, inout []int64) {
+	for i := range inout {
+		a, b := in[i], inout[i]
+		if a < 0 || b < 0 || a&0xffffffff+1 != b>>32 {
+			inout[i] = -1
+			continue
+		}
+		inout[i] = a&^0xffffffff | b&0xffffffff
+	}
+}, false)
+
+func runOf(lo, hi int) int64 { return int64(lo)<<32 | int64(hi) }
+
+func asBytes[E any](s []E) []byte {
+	if len(s) == 0 {
+		return []byte{}
+	}
+	var e E
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(e)))
+}
+
+// redCase is a reduction test: the reducer, rank r's input of cnt
+// elements, and the combination of ranks lo..hi-1.
+type redCase struct {
+	name  string
+	r     Reducer
+	input func(r, cnt int) []byte
+	comb  func(lo, hi, cnt int) []byte
+}
+
+func redCases(t *testing.T) []redCase {
+	sum, err := ReducerFor[int32](Sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv, err := ReducerFor[int64](interval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []redCase{
+		{"sum-int32", sum,
+			func(r, cnt int) []byte {
+				v := make([]int32, cnt)
+				for i := range v {
+					v[i] = int32(r*1000 + i + 1)
+				}
+				return asBytes(v)
+			},
+			func(lo, hi, cnt int) []byte {
+				v := make([]int32, cnt)
+				for r := lo; r < hi; r++ {
+					for i := range v {
+						v[i] += int32(r*1000 + i + 1)
+					}
+				}
+				return asBytes(v)
+			}},
+		{"interval-int64", iv,
+			func(r, cnt int) []byte {
+				v := make([]int64, cnt)
+				for i := range v {
+					v[i] = runOf(r, r)
+				}
+				return asBytes(v)
+			},
+			func(lo, hi, cnt int) []byte {
+				v := make([]int64, cnt)
+				for i := range v {
+					v[i] = runOf(lo, hi-1)
+				}
+				return asBytes(v)
+			}},
+	}
+}
+
+// inapplicable reports whether alg cannot run coll on n ranks with r.
+func inapplicable(coll Collective, alg string, n int, commutative, hw, fits bool) bool {
+	switch {
+	case alg == AlgNIC:
+		return !hw
+	case alg == AlgShared:
+		return !fits
+	case alg == AlgRing || alg == AlgReduceScatterGather || alg == "recursive-halving":
+		if !commutative {
+			return true
+		}
+	}
+	if (alg == AlgRecursiveDoubling && coll == CollAllgather) || alg == "recursive-halving" {
+		return !isPowerOfTwo(n)
+	}
+	return false
+}
+
+// forEachSetup runs body for every size, with and without hardware and
+// argument checks, and for every algorithm of coll (and the default "").
+func forEachSetup(t *testing.T, coll Collective, body func(t *testing.T, n int, hw, check bool, alg string)) {
+	for _, n := range testSizes {
+		for _, hw := range []bool{false, true} {
+			for _, check := range []bool{false, true} {
+				for _, alg := range append([]string{""}, Algorithms(coll)...) {
+					name := fmt.Sprintf("n%d/hw=%v/check=%v/%s", n, hw, check, alg)
+					t.Run(name, func(t *testing.T) { body(t, n, hw, check, alg) })
+				}
+			}
+		}
+	}
+}
+
+func force(coll Collective, alg string) Selection {
+	if alg == "" {
+		return nil
+	}
+	return Selection{coll: alg}
+}
+
+// expectRun checks the errors of a run: all nil, or, if the algorithm does
+// not apply, all ErrAlgorithm (or mismatches reporting another rank's).
+func expectRun(t *testing.T, errs []error, bad bool) {
+	t.Helper()
+	for r, err := range errs {
+		switch {
+		case bad && !errors.Is(err, ErrAlgorithm) && !errors.Is(err, errNoHardware) && !errors.Is(err, ErrMismatch):
+			t.Errorf("rank %d: want an inapplicable-algorithm error, got %v", r, err)
+		case !bad && err != nil:
+			t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}
+
+func TestRunnerBarrier(t *testing.T) {
+	forEachSetup(t, CollBarrier, func(t *testing.T, n int, hw, check bool, alg string) {
+		errs := runRunners(t, n, hw, check, force(CollBarrier, alg), func(u *Runner) error {
+			for range 3 {
+				if err := u.Barrier(); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		expectRun(t, errs, alg == AlgNIC && !hw)
+	})
+}
+
+func TestRunnerBcast(t *testing.T) {
+	forEachSetup(t, CollBcast, func(t *testing.T, n int, hw, check bool, alg string) {
+		for _, size := range []int{0, 1, 77, 250, 70000} {
+			for root := range n {
+				want := make([]byte, size)
+				for i := range want {
+					want[i] = byte(i*7 + root + 1)
+				}
+				fits := size <= min(memPayloadSize, sharedRecord)-keySize
+				if !hw {
+					fits = size <= sharedRecord-keySize
+				}
+				bad := inapplicable(CollBcast, alg, n, true, hw, fits)
+				errs := runRunners(t, n, hw, check, force(CollBcast, alg), func(u *Runner) error {
+					buf := make([]byte, size)
+					if u.Net.Rank() == root {
+						copy(buf, want)
+					}
+					if err := u.Bcast(buf, root, 1); err != nil {
+						return err
+					}
+					if !bytes.Equal(buf, want) {
+						return fmt.Errorf("size %d root %d: wrong data", size, root)
+					}
+					return nil
+				})
+				expectRun(t, errs, bad)
+			}
+		}
+	})
+}
+
+func TestRunnerAllreduce(t *testing.T) {
+	for _, rc := range redCases(t) {
+		t.Run(rc.name, func(t *testing.T) {
+			forEachSetup(t, CollAllreduce, func(t *testing.T, n int, hw, check bool, alg string) {
+				for _, cnt := range []int{0, 1, 5, 33, 9000} {
+					for _, inPlace := range []bool{false, true} {
+						length := cnt * rc.r.Elem
+						bad := inapplicable(CollAllreduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw))
+						want := rc.comb(0, n, cnt)
+						errs := runRunners(t, n, hw, check, force(CollAllreduce, alg), func(u *Runner) error {
+							in := rc.input(u.Net.Rank(), cnt)
+							recv := make([]byte, length)
+							var err error
+							if inPlace {
+								copy(recv, in)
+								err = u.Allreduce(nil, recv, rc.r)
+							} else {
+								err = u.Allreduce(in, recv, rc.r)
+							}
+							if err != nil {
+								return err
+							}
+							if !bytes.Equal(recv, want) {
+								return fmt.Errorf("%d elements, in place %v: wrong result", cnt, inPlace)
+							}
+							return nil
+						})
+						expectRun(t, errs, bad)
+					}
+				}
+			})
+		})
+	}
+}
+
+// recordData is the input an exchange record carries.
+func recordData(hw bool) int {
+	if hw {
+		return min(memPayloadSize, sharedRecord) - keySize
+	}
+	return sharedRecord - keySize
+}
+
+func TestRunnerReduce(t *testing.T) {
+	for _, rc := range redCases(t) {
+		t.Run(rc.name, func(t *testing.T) {
+			forEachSetup(t, CollReduce, func(t *testing.T, n int, hw, check bool, alg string) {
+				for _, cnt := range []int{0, 3, 9000} {
+					for root := range n {
+						length := cnt * rc.r.Elem
+						bad := inapplicable(CollReduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw))
+						want := rc.comb(0, n, cnt)
+						errs := runRunners(t, n, hw, check, force(CollReduce, alg), func(u *Runner) error {
+							in := rc.input(u.Net.Rank(), cnt)
+							var recv []byte
+							if u.Net.Rank() == root {
+								recv = make([]byte, length)
+							}
+							if err := u.Reduce(in, recv, rc.r, root); err != nil {
+								return err
+							}
+							if u.Net.Rank() == root && !bytes.Equal(recv, want) {
+								return fmt.Errorf("%d elements root %d: wrong result", cnt, root)
+							}
+							return nil
+						})
+						expectRun(t, errs, bad)
+					}
+				}
+			})
+		})
+	}
+}
+
+func TestRunnerScan(t *testing.T) {
+	for _, rc := range redCases(t) {
+		for _, exclusive := range []bool{false, true} {
+			coll := CollScan
+			if exclusive {
+				coll = CollExscan
+			}
+			t.Run(rc.name+"/"+coll.String(), func(t *testing.T) {
+				forEachSetup(t, coll, func(t *testing.T, n int, hw, check bool, alg string) {
+					for _, cnt := range []int{1, 4, 100} {
+						length := cnt * rc.r.Elem
+						bad := inapplicable(coll, alg, n, rc.r.Commutative, hw, length <= recordData(hw))
+						errs := runRunners(t, n, hw, check, force(coll, alg), func(u *Runner) error {
+							rank := u.Net.Rank()
+							recv := make([]byte, length)
+							if err := u.Scan(rc.input(rank, cnt), recv, rc.r, exclusive); err != nil {
+								return err
+							}
+							var want []byte
+							switch {
+							case !exclusive:
+								want = rc.comb(0, rank+1, cnt)
+							case rank > 0:
+								want = rc.comb(0, rank, cnt)
+							default:
+								want = make([]byte, length)
+							}
+							if !bytes.Equal(recv, want) {
+								return fmt.Errorf("%d elements: wrong result at rank %d", cnt, rank)
+							}
+							return nil
+						})
+						expectRun(t, errs, bad)
+					}
+				})
+			})
+		}
+	}
+}
+
+func TestRunnerMoves(t *testing.T) {
+	blockOf := func(from, to, blk int) []byte {
+		b := make([]byte, blk)
+		for i := range b {
+			b[i] = byte(from*31 + to*7 + i + 1)
+		}
+		return b
+	}
+	for _, blk := range []int{0, 3, 40, 3000} {
+		t.Run(fmt.Sprintf("blk%d", blk), func(t *testing.T) {
+			for _, coll := range []Collective{CollGather, CollScatter, CollAllgather, CollAlltoall} {
+				t.Run(coll.String(), func(t *testing.T) {
+					forEachSetup(t, coll, func(t *testing.T, n int, hw, check bool, alg string) {
+						share := blk
+						if coll == CollScatter || coll == CollAlltoall {
+							share = n * blk
+						}
+						bad := inapplicable(coll, alg, n, true, hw, share <= recordData(hw))
+						for root := range n {
+							errs := runRunners(t, n, hw, check, force(coll, alg), func(u *Runner) error {
+								rank := u.Net.Rank()
+								switch coll {
+								case CollGather:
+									recv := make([]byte, n*blk)
+									if err := u.Gather(blockOf(rank, 0, blk), recv, root, 1); err != nil {
+										return err
+									}
+									if rank == root {
+										for r := range n {
+											if !bytes.Equal(recv[r*blk:(r+1)*blk], blockOf(r, 0, blk)) {
+												return fmt.Errorf("block %d wrong", r)
+											}
+										}
+									}
+								case CollScatter:
+									var send []byte
+									if rank == root {
+										for r := range n {
+											send = append(send, blockOf(root, r, blk)...)
+										}
+									}
+									recv := make([]byte, blk)
+									if err := u.Scatter(send, recv, root, 1); err != nil {
+										return err
+									}
+									if !bytes.Equal(recv, blockOf(root, rank, blk)) {
+										return fmt.Errorf("block wrong")
+									}
+								case CollAllgather:
+									recv := make([]byte, n*blk)
+									if err := u.Allgather(blockOf(rank, 0, blk), recv, 1); err != nil {
+										return err
+									}
+									for r := range n {
+										if !bytes.Equal(recv[r*blk:(r+1)*blk], blockOf(r, 0, blk)) {
+											return fmt.Errorf("block %d wrong", r)
+										}
+									}
+								case CollAlltoall:
+									var send []byte
+									for r := range n {
+										send = append(send, blockOf(rank, r, blk)...)
+									}
+									recv := make([]byte, n*blk)
+									if err := u.Alltoall(send, recv, 1); err != nil {
+										return err
+									}
+									for r := range n {
+										if !bytes.Equal(recv[r*blk:(r+1)*blk], blockOf(r, rank, blk)) {
+											return fmt.Errorf("block from %d wrong", r)
+										}
+									}
+								}
+								return nil
+							})
+							expectRun(t, errs, bad)
+							if coll == CollAllgather || coll == CollAlltoall {
+								break
+							}
+						}
+					})
+				})
+			}
+		})
+	}
+}
+
+func TestRunnerReduceScatterBlock(t *testing.T) {
+	for _, rc := range redCases(t) {
+		t.Run(rc.name, func(t *testing.T) {
+			forEachSetup(t, CollReduceScatterBlock, func(t *testing.T, n int, hw, check bool, alg string) {
+				for _, cnt := range []int{1, 2, 500} {
+					blk := cnt * rc.r.Elem
+					bad := inapplicable(CollReduceScatterBlock, alg, n, rc.r.Commutative, hw, n*blk <= recordData(hw))
+					all := rc.comb(0, n, n*cnt)
+					errs := runRunners(t, n, hw, check, force(CollReduceScatterBlock, alg), func(u *Runner) error {
+						rank := u.Net.Rank()
+						recv := make([]byte, blk)
+						if err := u.ReduceScatterBlock(rc.input(rank, n*cnt), recv, rc.r); err != nil {
+							return err
+						}
+						if want := all[rank*blk : (rank+1)*blk]; !bytes.Equal(recv, want) {
+							return fmt.Errorf("%d elements: wrong block at rank %d", cnt, rank)
+						}
+						return nil
+					})
+					expectRun(t, errs, bad)
+				}
+			})
+		})
+	}
+}
+
+// TestRunnerMismatch: processes that disagree on counts, roots or the
+// collective itself all fail with ErrMismatch when arguments are checked.
+func TestRunnerMismatch(t *testing.T) {
+	sum, _ := ReducerFor[int32](Sum)
+	cases := []struct {
+		name string
+		f    func(u *Runner) error
+	}{
+		{"bcast-root", func(u *Runner) error { return u.Bcast(make([]byte, 8), u.Net.Rank()%2, 1) }},
+		{"bcast-count", func(u *Runner) error { return u.Bcast(make([]byte, 8+u.Net.Rank()), 0, 1) }},
+		{"bcast-large-count", func(u *Runner) error { return u.Bcast(make([]byte, 100000+u.Net.Rank()), 0, 1) }},
+		{"allreduce-count", func(u *Runner) error {
+			b := make([]byte, 4*(1+u.Net.Rank()%2))
+			return u.Allreduce(slices.Clone(b), b, sum)
+		}},
+		{"reduce-root", func(u *Runner) error { return u.Reduce(make([]byte, 8), make([]byte, 8), sum, u.Net.Rank()) }},
+		{"gather-count", func(u *Runner) error {
+			return u.Gather(make([]byte, 4+4*(u.Net.Rank()%2)), make([]byte, 64), 0, 4)
+		}},
+		{"barrier-vs-bcast", func(u *Runner) error {
+			if u.Net.Rank() == 1 {
+				return u.Bcast(make([]byte, 4), 0, 1)
+			}
+			return u.Barrier()
+		}},
+		{"invalid-root", func(u *Runner) error {
+			root := 0
+			if u.Net.Rank() == 1 {
+				root = 99
+			}
+			return u.Bcast(make([]byte, 4), root, 1)
+		}},
+		{"gatherv-counts", func(u *Runner) error {
+			n := u.Net.Size()
+			counts, displs := make([]int, n), make([]int, n)
+			for i := range counts {
+				counts[i], displs[i] = 4, 4*i
+			}
+			return u.Gatherv(make([]byte, 4+u.Net.Rank()%2), make([]byte, 4*n), counts, displs, 0, 1)
+		}},
+	}
+	for _, tc := range cases {
+		for _, n := range []int{2, 3, 5, 8} {
+			for _, hw := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/n%d/hw=%v", tc.name, n, hw), func(t *testing.T) {
+					errs := runRunners(t, n, hw, true, nil, tc.f)
+					for r, err := range errs {
+						if !errors.Is(err, ErrMismatch) && !errors.Is(err, ErrBuffer) {
+							t.Errorf("rank %d: want a mismatch error, got %v", r, err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestSelectionParse(t *testing.T) {
+	sel, err := ParseSelection("allreduce=ring, bcast=nic,barrier=binomial")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel[CollAllreduce] != AlgRing || sel[CollBcast] != AlgNIC || sel[CollBarrier] != AlgBinomial {
+		t.Fatalf("parsed %v", sel)
+	}
+	if s := sel.String(); s != "barrier=binomial,bcast=nic,allreduce=ring" {
+		t.Errorf("String() = %q", s)
+	}
+	for _, bad := range []string{"allreduce", "frobnicate=ring", "allreduce=bogus"} {
+		if _, err := ParseSelection(bad); err == nil {
+			t.Errorf("ParseSelection(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package collectives
+
+import "fmt"
+
+// scatterAlgorithms are Scatter's algorithms. Each is called on every rank
+// with own, where the rank's block goes, and at the root send, exactly
+// size blocks of len(own) bytes (own may be send's block of the root: in
+// place).
+var scatterAlgorithms = map[string]func(c *call, send, own []byte, root int) error{
+	"linear":   scatterLinear,
+	"binomial": scatterBinomial,
+}
+
+// Scatter sends block i of the root's send, send[i*len(recv):], to rank
+// i's recv; it is the inverse of Gather. send is significant at the root
+// only, where it must hold at least size*len(recv) bytes. At the root, a
+// nil recv means in place: the root's block stays in send, and the block
+// size is len(send)/size.
+//
+// Algorithms: "linear" (the root sends to each rank in turn) and
+// "binomial" (a binomial tree rooted at root; inner ranks receive their
+// subtree's blocks in one message and pass them on).
+func Scatter(n Net, alg string, send, recv []byte, root int) error {
+	f, err := lookupAlgorithm("scatter", scatterAlgorithms, alg)
+	if err != nil {
+		return err
+	}
+	if err := checkRoot("scatter", n, root); err != nil {
+		return err
+	}
+	size, own := n.Size(), recv
+	if n.Rank() == root {
+		if recv == nil {
+			if len(send)%size != 0 {
+				return fmt.Errorf("scatter: in place, the send buffer of %d bytes is no multiple of %d ranks: %w", len(send), size, ErrBuffer)
+			}
+			blk := len(send) / size
+			own = send[root*blk : (root+1)*blk]
+		}
+		if len(send) < size*len(own) {
+			return fmt.Errorf("scatter: the send buffer holds %d bytes, not %d ranks × %d: %w", len(send), size, len(own), ErrBuffer)
+		}
+		send = send[:size*len(own)]
+	} else {
+		send = nil
+	}
+	return f(newCall(n), send, own, root)
+}
+
+func scatterLinear(c *call, send, own []byte, root int) error {
+	if c.Rank() != root {
+		return c.end(c.recv(root, own))
+	}
+	blk := len(own)
+	for i := range c.Size() {
+		if i == root {
+			copy(own, send[i*blk:(i+1)*blk])
+			continue
+		}
+		if err := c.pass(i, send[i*blk:(i+1)*blk]); err != nil {
+			return c.end(err)
+		}
+	}
+	return c.end(nil)
+}
+
+// scatterBinomial uses the tree of gatherBinomial, the other way: each
+// rank receives its subtree's blocks from its parent and sends each child
+// its subtree's, the largest subtree first.
+func scatterBinomial(c *call, send, own []byte, root int) error {
+	size, blk := c.Size(), len(own)
+	v := (c.Rank() - root + size) % size
+	var tmp []byte
+	sub := size
+	switch {
+	case v == 0 && root == 0:
+		tmp = send
+	case v == 0:
+		// The blocks of ranks root, root+1, …, size-1, 0, …, root-1.
+		tmp = c.alloc(size * blk)
+		copy(tmp, send[root*blk:])
+		copy(tmp[(size-root)*blk:], send[:root*blk])
+	default:
+		parent := (v - lowBit(v) + root) % size
+		sub = min(lowBit(v), size-v)
+		if sub == 1 {
+			return c.end(c.recv(parent, own))
+		}
+		tmp = c.alloc(sub * blk)
+		if err := c.recv(parent, tmp); err != nil {
+			return c.end(err)
+		}
+	}
+	m := 1
+	for 2*m < sub {
+		m <<= 1
+	}
+	for ; m >= 1 && m < sub; m >>= 1 {
+		if err := c.pass((v+m+root)%size, tmp[m*blk:min(2*m, sub)*blk]); err != nil {
+			return c.end(err)
+		}
+	}
+	copy(own, tmp[:blk])
+	return c.end(nil)
+}
+
+// scattervAlgorithms are Scatterv's algorithms; send, counts and displs
+// are significant at the root only, and own is nil there when in place.
+var scattervAlgorithms = map[string]func(c *call, send []byte, counts, displs []int, own []byte, root int) error{
+	"linear": scattervLinear,
+}
+
+// Scatterv is Scatter with a block of its own size per rank: rank i's recv
+// receives the counts[i] bytes at send[displs[i]:] of the root. send,
+// counts and displs (len size, in bytes) are significant at the root
+// only. At the root, a nil recv means in place: the root's block stays in
+// send. A rank whose recv differs in length from the root's counts makes
+// the operation fail with ErrMismatch.
+//
+// Algorithm: "linear".
+func Scatterv(n Net, alg string, send []byte, counts, displs []int, recv []byte, root int) error {
+	f, err := lookupAlgorithm("scatterv", scattervAlgorithms, alg)
+	if err != nil {
+		return err
+	}
+	if err := checkRoot("scatterv", n, root); err != nil {
+		return err
+	}
+	if n.Rank() == root {
+		if err := checkVector("scatterv", "send", n.Size(), counts, displs, len(send)); err != nil {
+			return err
+		}
+	} else {
+		send, counts, displs = nil, nil, nil
+	}
+	return f(newCall(n), send, counts, displs, recv, root)
+}
+
+func scattervLinear(c *call, send []byte, counts, displs []int, own []byte, root int) error {
+	if c.Rank() != root {
+		return c.end(c.recv(root, own))
+	}
+	for i := range c.Size() {
+		blk := send[displs[i] : displs[i]+counts[i]]
+		if i == root {
+			if own != nil {
+				c.checkLen(root, counts[root], len(own))
+				copy(own, blk)
+			}
+			continue
+		}
+		if err := c.pass(i, blk); err != nil {
+			return c.end(err)
+		}
+	}
+	return c.end(nil)
+}

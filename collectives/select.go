@@ -1,0 +1,194 @@
+package collectives
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Algorithms returns the names of the algorithms of collective c, sorted.
+func Algorithms(c Collective) []string {
+	var names []string
+	switch c {
+	case CollBarrier:
+		names = slices.Clone(barrierAlgorithms)
+	case CollBcast:
+		names = append(slices.Clone(bcastAlgorithms), AlgShared)
+	case CollReduce:
+		names = append(slices.Clone(reduceAlgorithms), AlgShared)
+	case CollAllreduce:
+		names = slices.Clone(allreduceAlgorithms)
+	case CollGather:
+		names = append(knownAlgorithms(gatherAlgorithms), AlgShared)
+	case CollGatherv:
+		names = knownAlgorithms(gathervAlgorithms)
+	case CollScatter:
+		names = append(knownAlgorithms(scatterAlgorithms), AlgShared)
+	case CollScatterv:
+		names = knownAlgorithms(scattervAlgorithms)
+	case CollAllgather:
+		names = append(knownAlgorithms(allgatherAlgorithms), AlgShared)
+	case CollAllgatherv:
+		names = knownAlgorithms(allgathervAlgorithms)
+	case CollAlltoall:
+		names = append(knownAlgorithms(alltoallAlgorithms), AlgShared)
+	case CollAlltoallv:
+		names = knownAlgorithms(alltoallvAlgorithms)
+	case CollReduceScatterBlock:
+		names = append(knownAlgorithms(reduceScatterBlockAlgorithms), AlgShared)
+	case CollReduceScatter:
+		names = knownAlgorithms(reduceScatterAlgorithms)
+	case CollScan, CollExscan:
+		names = append(knownAlgorithms(scanAlgorithms), AlgShared)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Selection forces the algorithm of some collectives; the others are
+// chosen by message and communicator size.
+type Selection map[Collective]string
+
+// ParseSelection parses a selection such as
+// "allreduce=ring,bcast=binomial" (the syntax of mpirun -coll and
+// MARTINI_COLL), checking every name.
+func ParseSelection(spec string) (Selection, error) {
+	sel := Selection{}
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, alg, ok := strings.Cut(item, "=")
+		if !ok {
+			return nil, fmt.Errorf("collective selection %q: want collective=algorithm", item)
+		}
+		c, ok := ParseCollective(strings.ToLower(strings.TrimSpace(name)))
+		if !ok {
+			return nil, fmt.Errorf("collective selection %q: unknown collective %q", item, name)
+		}
+		alg = strings.TrimSpace(alg)
+		if !slices.Contains(Algorithms(c), alg) {
+			return nil, fmt.Errorf("collective selection %q: %s has no algorithm %q (known: %s)",
+				item, c, alg, strings.Join(Algorithms(c), ", "))
+		}
+		sel[c] = alg
+	}
+	return sel, nil
+}
+
+// String formats the selection as ParseSelection reads it.
+func (s Selection) String() string {
+	var items []string
+	for c := CollBarrier; c < numCollectives; c++ {
+		if alg, ok := s[c]; ok {
+			items = append(items, c.String()+"="+alg)
+		}
+	}
+	return strings.Join(items, ",")
+}
+
+// Size thresholds of the default choices, in bytes, measured on the
+// 2-core reference machine (see the mpi package's benchmarks).
+const (
+	// sharedRecord is the record a process publishes in an exchange
+	// without the synchronisation network: its Key and up to
+	// sharedRecord-keySize bytes of input.
+	sharedRecord = 128
+	// longVector is where the bandwidth-bound algorithms (ring, scatter-
+	// allgather, reduce-scatter-gather) take over.
+	longVector = 64 << 10
+	// smallBlock is the largest block of Bruck's alltoall.
+	smallBlock = 256
+)
+
+// choose returns the algorithm of collective c for a call moving bytes
+// (the vector of a reduction, the message of a broadcast, one process's
+// block otherwise) on n processes; shared says whether the inputs fit the
+// records of an exchange.
+func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) string {
+	if alg, ok := u.Force[c]; ok {
+		return alg
+	}
+	n := u.Net.Size()
+	if shared {
+		return AlgShared
+	}
+	switch c {
+	case CollBarrier:
+		if u.HW != nil {
+			return AlgNIC
+		}
+		return AlgDissemination
+	case CollBcast:
+		switch {
+		case u.HW != nil && n > 2:
+			return AlgNIC
+		case bytes >= longVector && n > 2:
+			return AlgScatterAllgather
+		}
+		return AlgBinomial
+	case CollReduce:
+		if commutative && bytes >= longVector && n > 2 {
+			return AlgReduceScatterGather
+		}
+		return AlgBinomial
+	case CollAllreduce:
+		switch {
+		case commutative && bytes >= longVector/8 && n > 1:
+			return AlgRing
+		case !commutative && bytes >= longVector:
+			return AlgReduceBcast
+		}
+		return AlgRecursiveDoubling
+	case CollGather:
+		if bytes < longVector/int(max(n, 1)) {
+			return "binomial"
+		}
+		return "linear"
+	case CollScatter:
+		if bytes < longVector/int(max(n, 1)) {
+			return "binomial"
+		}
+		return "linear"
+	case CollAllgather:
+		switch {
+		case bytes*n >= longVector:
+			return "ring"
+		case isPowerOfTwo(n):
+			return "recursive-doubling"
+		}
+		return "bruck"
+	case CollAlltoall:
+		if bytes <= smallBlock && n > 4 {
+			return "bruck"
+		}
+		return "pairwise"
+	case CollReduceScatterBlock:
+		switch {
+		case !commutative:
+			return "reduce-scatter"
+		case isPowerOfTwo(n) && bytes*n < longVector:
+			return "recursive-halving"
+		}
+		return "ring"
+	case CollReduceScatter:
+		if commutative {
+			return "ring"
+		}
+		return "reduce-scatterv"
+	case CollScan, CollExscan:
+		if bytes >= longVector {
+			return "linear"
+		}
+		return "recursive-doubling"
+	case CollGatherv, CollScatterv, CollAllgatherv:
+		if c == CollAllgatherv {
+			return "ring"
+		}
+		return "linear"
+	case CollAlltoallv:
+		return "pairwise"
+	}
+	return ""
+}
