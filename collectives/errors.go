@@ -9,7 +9,8 @@ import (
 
 // ErrBuffer is wrapped by the errors of collective operations called with
 // a buffer, count or displacement that cannot hold what the operation
-// needs. It is detected locally, before any message is exchanged.
+// needs, or a root that is no rank. It is detected locally, before any
+// message is exchanged.
 var ErrBuffer = errors.New("invalid buffer")
 
 // ErrAlgorithm is wrapped by the errors of collective operations asked for
@@ -17,7 +18,7 @@ var ErrBuffer = errors.New("invalid buffer")
 // (a power-of-two algorithm on another size, an algorithm for commutative
 // operations with a non-commutative one). It is detected locally, and every
 // process of a correct program detects it alike, so none is left waiting.
-var ErrAlgorithm = errors.New("algorithm not applicable")
+var ErrAlgorithm = errors.New("algorithm unknown or not applicable")
 
 // knownAlgorithms returns the names of an algorithm table, sorted.
 func knownAlgorithms[F any](m map[string]F) []string {
@@ -43,7 +44,7 @@ func lookupAlgorithm[F any](op string, m map[string]F, alg string) (F, error) {
 // checkRoot reports a root outside the communicator.
 func checkRoot(op string, n Net, root int) error {
 	if root < 0 || root >= n.Size() {
-		return fmt.Errorf("%s: root %d is not a rank of a communicator of %d", op, root, n.Size())
+		return fmt.Errorf("%s: root %d is not a rank of a communicator of %d: %w", op, root, n.Size(), ErrBuffer)
 	}
 	return nil
 }

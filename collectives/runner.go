@@ -215,9 +215,13 @@ func fold(b *board, r Reducer, acc []byte, lo, hi, off int) {
 }
 
 // Reduce combines the processes' send vectors with r into recv at root.
-// send nil means in place at the root (its input is in recv).
+// send nil means in place at the root (its input is in recv); elsewhere it
+// is an empty vector.
 func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
 	n, rank := u.Net.Size(), u.Net.Rank()
+	if send == nil && rank != root {
+		send = []byte{} // in place is for the root only
+	}
 	length := len(send)
 	if send == nil {
 		length = len(recv)
@@ -230,8 +234,6 @@ func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
 	case o.invalid != nil:
 	case badRoot(CollReduce, root, n) != nil:
 		o.invalid = badRoot(CollReduce, root, n)
-	case send == nil && rank != root:
-		o.invalid = fmt.Errorf("reduce: only the root may reduce in place: %w", ErrBuffer)
 	case rank == root && len(recv) < length:
 		o.invalid = fmt.Errorf("reduce: the root's receive buffer holds %d bytes, not %d: %w", len(recv), length, ErrBuffer)
 	}

@@ -12,7 +12,8 @@ func sizeErr(coll Collective, what string, have, want int) error {
 
 // Gather collects every process's send (blocks of equal size) into recv
 // at root, rank i's at recv[i*len(send):]. At the root, send nil means in
-// place (its block already in recv, the block size len(recv)/size).
+// place (its block already in recv, the block size len(recv)/size);
+// elsewhere it is an empty block.
 func (u *Runner) Gather(send, recv []byte, root, elem int) error {
 	n, rank := u.Net.Size(), u.Net.Rank()
 	blk, own := len(send), send
@@ -24,8 +25,6 @@ func (u *Runner) Gather(send, recv []byte, root, elem int) error {
 		input: own, shareLen: blk, bytes: blk, invalid: badRoot(CollGather, root, n)}
 	switch {
 	case o.invalid != nil:
-	case send == nil && rank != root:
-		o.invalid = fmt.Errorf("gather: only the root may gather in place: %w", ErrBuffer)
 	case rank == root && len(recv) < n*blk:
 		o.invalid = sizeErr(CollGather, "root's receive buffer", len(recv), n*blk)
 	}
@@ -56,9 +55,6 @@ func (u *Runner) Gatherv(send, recv []byte, counts, displs []int, root, elem int
 			}
 		}
 	}
-	if o.invalid == nil && send == nil && rank != root {
-		o.invalid = fmt.Errorf("gatherv: only the root may gather in place: %w", ErrBuffer)
-	}
 	return u.do(&o, func(c *call, alg string) error {
 		return Gatherv(c.Net, alg, send, recv, counts, displs, root)
 	}, nil)
@@ -77,8 +73,6 @@ func (u *Runner) Scatter(send, recv []byte, root, elem int) error {
 		shareLen: n * blk, bytes: blk, invalid: badRoot(CollScatter, root, n)}
 	switch {
 	case o.invalid != nil:
-	case recv == nil && rank != root:
-		o.invalid = fmt.Errorf("scatter: only the root may scatter in place: %w", ErrBuffer)
 	case rank == root && len(send) < n*blk:
 		o.invalid = sizeErr(CollScatter, "root's send buffer", len(send), n*blk)
 	case rank == root:
@@ -108,9 +102,6 @@ func (u *Runner) Scatterv(send []byte, counts, displs []int, recv []byte, root, 
 				o.key.Own = counts[root]
 			}
 		}
-	}
-	if o.invalid == nil && recv == nil && rank != root {
-		o.invalid = fmt.Errorf("scatterv: only the root may scatter in place: %w", ErrBuffer)
 	}
 	return u.do(&o, func(c *call, alg string) error {
 		return Scatterv(c.Net, alg, send, counts, displs, recv, root)

@@ -3,6 +3,7 @@ package llc
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Endpoint is the I/O loop around an Engine: it issues the engine's
@@ -19,6 +20,7 @@ type Endpoint struct {
 	Spin, Yield int
 
 	waits, sleeps uint64
+	failed        atomic.Bool // the engine has failed (set by progress)
 
 	// Operations of SendWait and RecvWait, recycled under mu.
 	freeSends freeList[SendOp]
@@ -154,8 +156,16 @@ func (ep *Endpoint) progress() bool {
 		p = true
 	}
 	ep.drain()
+	if ep.eng.err != nil {
+		ep.failed.Store(true)
+	}
 	return p
 }
+
+// Failed reports whether the engine has failed, as seen by the last round
+// of progress. It takes no lock, so that a Completion's Done may call it
+// to stop waiting for something the failed engine cannot bring.
+func (ep *Endpoint) Failed() bool { return ep.failed.Load() }
 
 // Progress runs one round of the I/O loop and reports whether anything
 // happened.

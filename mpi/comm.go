@@ -5,17 +5,17 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
+	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/llc"
-	"golang.org/x/exp/constraints"
+	"github.com/rhinet-go/martini/llc/martini"
 )
 
 // Type is the constraint of the element types messages are made of: every
 // Go integer, floating-point and complex type (byte included).
-type Type interface {
-	constraints.Integer | constraints.Float | constraints.Complex
-}
+type Type = collectives.Type
 
 // Special ranks and tags.
 const (
@@ -41,27 +41,75 @@ var (
 	ErrCount          = errors.New("invalid count")
 	ErrBuffer         = errors.New("invalid buffer")
 	ErrRequest        = errors.New("invalid request")
+	ErrComm           = errors.New("communicator used after Free")
+	ErrRoot           = errors.New("invalid root")
+	// ErrOp: a reduction operation used with an element type it is not
+	// defined for.
+	ErrOp = collectives.ErrOp
+	// ErrMismatch: the processes passed inconsistent arguments to a
+	// collective operation (counts, roots, operations, or different
+	// collectives altogether). Every process gets it.
+	ErrMismatch = collectives.ErrMismatch
 	// ErrTruncate: the message was longer than the receive buffer.
 	ErrTruncate = llc.ErrTruncated
 )
 
-// Contexts separate the traffic of communicators: each communicator has a
-// context for point-to-point and the next one for its collectives.
-const worldContext = 0
+// Contexts separate the traffic of communicators: the communicator of
+// context id i uses context 2i for point-to-point and 2i+1 for its
+// collectives. World has id 0.
+const worldID = 0
 
 // Comm is a communicator: a group of processes and a private context for
-// their messages. Its methods are safe for concurrent use.
+// their messages. Its methods are safe for concurrent use, except that, as
+// in MPI, the collective operations of one communicator must be called in
+// the same order by all its processes, not concurrently by several
+// goroutines of one process.
 type Comm struct {
-	rt   *runtimeState
-	ctx  uint32 // point-to-point context; ctx+1 is for collectives
-	rank int
-	size int
+	rt    *runtimeState
+	id    int    // context id
+	ctx   uint32 // point-to-point context; ctx+1 is for collectives
+	rank  int
+	size  int
+	world []int       // World rank of each rank; nil for World
+	local map[int]int // rank of each World rank; nil for World
+	name  string
 
-	barrierMu sync.Mutex
+	seq    atomic.Uint32 // collective calls started, which tag their messages
+	collMu sync.Mutex    // one blocking collective at a time
+	net    commNet
+	runner collectives.Runner
+	hw     *martini.SyncGroup // the NIC's barrier network and multicast, or nil
+	freed  atomic.Bool
 }
 
-func newComm(s *runtimeState, ctx uint32, rank, size int) *Comm {
-	return &Comm{rt: s, ctx: ctx, rank: rank, size: size}
+// newComm returns the communicator of context id, of the processes world
+// (nil: all, in World's order) in which the caller has rank rank.
+func newComm(s *runtimeState, id, rank int, world []int) *Comm {
+	c := &Comm{rt: s, id: id, ctx: uint32(2 * id), rank: rank, size: len(world), world: world}
+	if world == nil {
+		c.size = s.job.Size
+	} else {
+		c.local = make(map[int]int, len(world))
+		for r, w := range world {
+			c.local[w] = r
+		}
+	}
+	c.net.c = c
+	c.runner = collectives.Runner{Net: &c.net, Check: s.collCheck, Force: s.collForce, Stats: &s.collStats}
+	return c
+}
+
+// setOffload gives c the NIC's barrier controller hwID (none if negative).
+func (c *Comm) setOffload(hwID int) {
+	if hwID < 0 || c.rt.noOffload {
+		return
+	}
+	procs := make([]int, c.size)
+	for r := range procs {
+		procs[r] = c.toWorld(r)
+	}
+	c.hw = martini.NewSyncGroup(c.rt.tr, c.rt.ep, hwID, c.rank, procs, uint32(c.id))
+	c.runner.HW = c.hw
 }
 
 // Rank returns the calling process's rank in c.
@@ -77,6 +125,9 @@ func (c *Comm) check(op string) error {
 	}
 	if current.Load() != c.rt {
 		return fmt.Errorf("mpi: %s: communicator used after Finalize: %w", op, ErrNotInitialized)
+	}
+	if c.freed.Load() {
+		return fmt.Errorf("mpi: %s: %w", op, ErrComm)
 	}
 	return nil
 }

@@ -26,5 +26,34 @@
 // single copy (or, with mpirun -rndv push, the sender writing the
 // receiver's). ReadStats exposes the per-protocol counters.
 //
-// All functions are safe for concurrent use by many goroutines.
+// Collective operations are generic functions too: Bcast, Reduce,
+// Allreduce, Gather(v), Scatter(v), Allgather(v), Alltoall(v),
+// ReduceScatter(Block), Scan, Exscan and Comm.Barrier, with the
+// predefined operations (Sum, Prod, Min, Max, the logical and bitwise
+// ones, MinLoc and MaxLoc on value/index pairs) or one made by NewOp. A
+// nil send buffer means MPI_IN_PLACE. Ibarrier, Ibcast, Iallreduce,
+// Ireduce, Iallgather and Ialltoall start nonblocking ones, which progress
+// in a goroutine of their own and complete through the same Request as
+// point-to-point.
+//
+//	sum := make([]float64, 1)
+//	err := mpi.Allreduce(world, []float64{x}, sum, mpi.Sum)
+//
+// Before moving data, the processes of a collective compare their
+// arguments (mpirun -no-coll-check turns this off): counts, roots,
+// operations or collectives that differ make every process return an
+// error wrapping ErrMismatch instead of hanging. The algorithm is chosen
+// by message and communicator size (package collectives; mpirun -coll
+// forces one). Barriers, small reductions and broadcasts use the emulated
+// NIC's synchronisation network (a barrier controller carrying a small
+// payload from every process) and its multicast, unless mpirun
+// -no-offload; ReadStats shows which algorithms ran.
+//
+// Communicators: Dup, Split and Create (from a Group) make new ones, each
+// with a context of its own, so that their traffic never mixes with
+// another's; Free releases them.
+//
+// All functions are safe for concurrent use by many goroutines, except
+// that, as in MPI, the collectives of one communicator must be called in
+// the same order by all its processes and not concurrently within one.
 package mpi

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/llc/datastore"
 	"github.com/rhinet-go/martini/llc/launch"
@@ -48,6 +49,17 @@ type runtimeState struct {
 	// store is job.Store, kept here because job.Close clears that field
 	// while Abort, which must not wait for stateMu, may still use it.
 	store datastore.Store
+
+	// Collective settings: compare arguments, forced algorithms, no NIC
+	// offload; and what the collectives ran.
+	collCheck bool
+	collForce collectives.Selection
+	softForce collectives.Selection // collForce without the NIC algorithms
+	noOffload bool
+	collStats collectives.Stats
+
+	ctxMu   sync.Mutex
+	ctxFree [numContextIDs / 64]uint64 // context ids not in use, as set bits
 }
 
 var (
@@ -102,8 +114,25 @@ func initRuntime() (*runtimeState, error) {
 	if err != nil {
 		return fail(err)
 	}
+	force, err := collectives.ParseSelection(job.Settings.Coll)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", launch.EnvColl, err))
+	}
 	if err := job.Store.Put(bootKey(job.Rank), strconv.FormatUint(uint64(bootSID), 10)); err != nil {
 		return fail(err)
+	}
+	// Rank 0 claims World's barrier controller in the NIC's
+	// synchronisation network and publishes it with the bootstrap data.
+	if job.Rank == 0 {
+		id := -1
+		if job.Size > 1 && !job.Settings.NoOffload {
+			if id, err = nic.AllocBarrier(); err != nil {
+				id = -1
+			}
+		}
+		if err := job.Store.Put(offloadKey, strconv.Itoa(id)); err != nil {
+			return fail(err)
+		}
 	}
 	if err := job.Store.Fence(); err != nil {
 		return fail(err)
@@ -120,15 +149,32 @@ func initRuntime() (*runtimeState, error) {
 		}
 		boot[r] = llc.RegionID(sid)
 	}
+	v, err := job.Store.Get(offloadKey)
+	if err != nil {
+		return fail(err)
+	}
+	worldOffload, err := strconv.Atoi(v)
+	if err != nil {
+		return fail(fmt.Errorf("World's barrier controller: %q: %w", v, err))
+	}
 	cfg := engineConfig(job, boot, bootMem, nicemu.DefaultHeapSize-bootSize)
 	eng, err := llc.NewEngine(cfg)
 	if err != nil {
 		return fail(err)
 	}
 	tr := martini.New(nic)
-	s := &runtimeState{job: job, nic: nic, tr: tr, ep: llc.NewEndpoint(eng, tr), stats: job.Settings.Stats, store: job.Store}
+	s := &runtimeState{job: job, nic: nic, tr: tr, ep: llc.NewEndpoint(eng, tr), stats: job.Settings.Stats, store: job.Store,
+		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force}
+	s.initContexts()
+	s.softForce = collectives.Selection{}
+	for coll, alg := range force {
+		if alg != collectives.AlgNIC {
+			s.softForce[coll] = alg
+		}
+	}
 	s.ep.Spin, s.ep.Yield = backoff(job.Size)
-	s.world = newComm(s, worldContext, job.Rank, job.Size)
+	s.world = newComm(s, worldID, job.Rank, nil)
+	s.world.setOffload(worldOffload)
 	nic.SetState(nicemu.ProcInitialized)
 	return s, nil
 }
@@ -153,6 +199,9 @@ func backoff(procs int) (spin, yield int) {
 }
 
 func bootKey(rank int) string { return "boot/" + strconv.Itoa(rank) }
+
+// offloadKey is the data-store key of World's barrier controller.
+const offloadKey = "offload/world"
 
 // engineConfig sizes the rings so that every peer (itself included) can
 // get one within the registrable memory, and caps the eager limit to what

@@ -168,7 +168,23 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 }
 
 // toWorld maps a rank of c to the process id the engine uses.
-func (c *Comm) toWorld(rank int) int { return rank }
+func (c *Comm) toWorld(rank int) int {
+	if c.world == nil {
+		return rank
+	}
+	return c.world[rank]
+}
+
+// fromWorld maps a process id to its rank in c.
+func (c *Comm) fromWorld(w int) int {
+	if c.local == nil {
+		return w
+	}
+	if r, ok := c.local[w]; ok {
+		return r
+	}
+	return w
+}
 
 func (c *Comm) toWorldSource(rank int) int {
 	if rank == AnySource {
@@ -179,5 +195,9 @@ func (c *Comm) toWorldSource(rank int) int {
 
 // status converts an engine status to c's ranks.
 func (c *Comm) status(st llc.Status, bufBytes, elem int) Status {
-	return statusOf(st, bufBytes, elem)
+	s := statusOf(st, bufBytes, elem)
+	if s.Source >= 0 {
+		s.Source = c.fromWorld(s.Source)
+	}
+	return s
 }

@@ -19,6 +19,7 @@ type Request struct {
 	elem int
 	sop  llc.SendOp
 	rop  llc.RecvOp
+	coll *collRequest // a nonblocking collective, or nil
 
 	mu       sync.Mutex
 	finished bool
@@ -36,6 +37,8 @@ func (p *pending) Done() bool {
 	switch {
 	case r.null:
 		return true
+	case r.coll != nil:
+		return r.coll.done.Load()
 	case r.recv:
 		return r.rop.Done()
 	}
@@ -52,6 +55,8 @@ func (r *Request) finish() (Status, error) {
 		case r.null && r.recv:
 			r.status = procNullStatus
 		case r.null:
+		case r.coll != nil:
+			r.err = r.coll.err
 		case r.recv:
 			r.status = r.c.status(r.rop.Status, len(r.rop.Buf), r.elem)
 			r.err = wrap("Irecv", r.peer, r.rop.Err())
@@ -75,7 +80,10 @@ func (r *Request) Wait() (Status, error) {
 	if err := r.check(); err != nil {
 		return Status{}, err
 	}
-	if !r.null {
+	switch {
+	case r.coll != nil:
+		<-r.coll.finished // its goroutine drives the progress
+	case !r.null:
 		r.c.rt.ep.Wait((*pending)(r))
 	}
 	return r.finish()

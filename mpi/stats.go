@@ -3,6 +3,8 @@ package mpi
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/nicemu"
@@ -13,6 +15,9 @@ type Stats struct {
 	Protocol llc.Counters  // per-protocol counters of the LLC engine
 	NIC      nicemu.Stats  // requests of the emulated NIC, by kind and path
 	Wait     llc.WaitStats // how waiting went
+	// Collectives counts the collective operations run, by collective and
+	// algorithm ("allreduce/ring", "barrier/nic").
+	Collectives map[string]uint64
 	// EagerLimit, RingSize and Rendezvous are the settings in force.
 	EagerLimit int
 	RingSize   int
@@ -37,6 +42,7 @@ func (s *runtimeState) snapshot() Stats {
 		st.EagerLimit, st.RingSize, st.Rendezvous = cfg.EagerLimit, cfg.RingSize, cfg.Rendezvous.String()
 	})
 	st.Wait = s.ep.WaitStats()
+	st.Collectives = s.collStats.Counts()
 	return st
 }
 
@@ -47,4 +53,12 @@ func printStats(w io.Writer, rank int, s Stats) {
 	fmt.Fprintf(w, "[%d] nic: push %d pull %d botf %d aotf %d cas %d faa %d, packets %d, single-copy(CMA) %d ops %d B, bounce %d ops %d B, refused %d, RVATLB %d/%d hit/miss, PATLB %d/%d hit/miss, waits %d sleeps %d\n",
 		rank, n.Push, n.Pull, n.BOTF, n.AOTF, n.CAS, n.FAA, n.Packets, n.CMAOps, n.CMABytes, n.BounceOps, n.BounceBytes, n.Refused,
 		n.RVATLBHits, n.RVATLBMisses, n.PATLBHits, n.PATLBMisses, s.Wait.Waits, s.Wait.Sleeps)
+	if len(s.Collectives) > 0 {
+		fmt.Fprintf(w, "[%d] collectives:", rank)
+		for _, k := range slices.Sorted(maps.Keys(s.Collectives)) {
+			fmt.Fprintf(w, " %s %d", k, s.Collectives[k])
+		}
+		fmt.Fprintf(w, "; sync network: arrivals %d releases %d multicasts %d (%d B) deliveries %d\n",
+			n.BarrierArrivals, n.BarrierReleases, n.Multicasts, n.MulticastBytes, n.Deliveries)
+	}
 }

@@ -29,6 +29,16 @@
 // RVATLB and PATLB count hits and misses. Transfers are accounted in 2 KB
 // MTU packets.
 //
+// Beside the data network, the segment emulates a synchronisation network
+// (ETL's sync/comm controller, Cenju-4's in-network barrier): 256 barrier
+// controllers, claimed by a job's process for a group and addressed by id,
+// each releasing a generation when every member has arrived and carrying a
+// payload of up to BarrierPayloadSize bytes from every member; and
+// Cenju-4-style multicast, one write by the sender reaching the processes of
+// a destination bitmap, each of which takes its copy from the sender's
+// multicast buffer (TryMulticast, TryDeliver). Their refusals are counted
+// and returned as *AccessError but not recorded in ErrorEvents.
+//
 // The emulated hardware runs in the process that kicks a Window: requests
 // complete before the call returns.
 package nicemu

@@ -78,3 +78,8 @@ func (n *NIC) await(done func() bool) {
 // yield gives the CPU to another runnable process (sched_yield), which
 // matters when more ranks than cores run.
 func yield() { unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
+
+// Wake rings the caller's own doorbell if one of its goroutines may be
+// asleep on it: a goroutine that completes work another one waits for
+// (outside the NIC's own requests) calls it. Safe for concurrent use.
+func (n *NIC) Wake() { n.ring(n.pid) }

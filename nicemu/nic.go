@@ -14,8 +14,10 @@ import (
 // by the emulated hardware when a Window is kicked, in the calling process.
 //
 // A NIC is not safe for concurrent use, except for the doorbell methods
-// (ArmDoorbell, WaitDoorbell, DisarmDoorbell); the layer above serialises
-// requests.
+// (ArmDoorbell, WaitDoorbell, DisarmDoorbell, Wake) and those of the
+// synchronisation network and multicast (AllocBarrier, FreeBarrier,
+// BarrierArrive, BarrierReleased, BarrierPayload, TryMulticast,
+// TryDeliver); the layer above serialises the other requests.
 type NIC struct {
 	seg  *Segment
 	pid  int
@@ -75,6 +77,12 @@ func (o Op) String() string {
 		return "CAS"
 	case OpFAA:
 		return "FAA"
+	case OpBarrier:
+		return "BARRIER"
+	case OpMulticast:
+		return "MULTICAST"
+	case OpDeliver:
+		return "DELIVER"
 	}
 	return fmt.Sprintf("Op(%d)", uint64(o))
 }

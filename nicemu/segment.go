@@ -15,7 +15,14 @@ import (
 //	[0, PageSize)                     job header (written by the launcher only)
 //	[PageSize, PageSize+procTabSize)  PGIDTBL: one procEntry per process slot
 //	partition p, at partBase(p)       control page, Windows, contflag page,
-//	                                  SID table, bounce buffer, heap
+//	                                  SID table, sync region, bounce buffer,
+//	                                  heap
+//
+// The sync regions of all partitions together are the job's sync area (see
+// syncnet.go): the synchronisation network's barrier controllers (in
+// partition 0), the barrier payload slots of member m (in partition m), and
+// process p's counters and multicast slots (in partition p). Each region has
+// the fixed size syncRegionSize, so the area grows with NProcs.
 const (
 	// PageSize is the page size of the emulated NIC and of the host.
 	PageSize = 4096
@@ -32,7 +39,7 @@ const (
 	NumAOTFPages = 64
 
 	segmentMagic   = 0x4d415254494e4931 // "MARTINI1"
-	segmentVersion = 1
+	segmentVersion = 2                  // 2: sync region in every partition
 	sidEntrySize   = 64
 	procEntrySize  = 128
 )
@@ -117,7 +124,8 @@ const (
 	partWindows = PageSize                          // NumWindows request areas
 	partCont    = partWindows + NumWindows*PageSize // contflag page
 	partSIDs    = partCont + PageSize               // SID table
-	partBounce  = partSIDs + NumSIDs*sidEntrySize   // bounce buffer
+	partSync    = partSIDs + NumSIDs*sidEntrySize   // sync region (syncnet.go)
+	partBounce  = partSync + syncRegionSize         // bounce buffer
 )
 
 // Segment is a mapping of a job's shared-memory segment.
@@ -139,6 +147,9 @@ func roundUp(n, a int) int { return (n + a - 1) / a * a }
 func CreateSegment(cfg JobConfig) (*Segment, error) {
 	if cfg.NProcs < 1 {
 		return nil, fmt.Errorf("nicemu: create segment: %d processes, need at least 1", cfg.NProcs)
+	}
+	if cfg.NProcs > maxProcs {
+		return nil, fmt.Errorf("nicemu: create segment: %d processes, at most %d (the multicast destination bitmap)", cfg.NProcs, maxProcs)
 	}
 	if cfg.HeapSize == 0 {
 		cfg.HeapSize = DefaultHeapSize
@@ -211,7 +222,35 @@ func AttachSegment(f *os.File) (*Segment, error) {
 		s.Close() // unmaps the header: report the size read before
 		return nil, fmt.Errorf("nicemu: attach segment: size %d, header says %d", st.Size, size)
 	}
+	if err := s.checkLayout(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// checkLayout verifies that the header's geometry describes the mapped
+// size: every partition, with its sync region, lies inside the segment.
+func (s *Segment) checkLayout() error {
+	h := s.hdr
+	bad := func(what string) error {
+		return fmt.Errorf("nicemu: attach segment: inconsistent header: %s (%d processes, heap %d, bounce %d, partition %d, size %d)",
+			what, h.nprocs, h.heapSize, h.bounceSize, h.partSize, h.size)
+	}
+	const limit = 1 << 46 // bounds every field so the sums below cannot overflow
+	if h.nprocs < 1 || h.nprocs > maxProcs {
+		return bad("process count")
+	}
+	if h.heapSize < PageSize || h.heapSize > limit || h.bounceSize < PageSize || h.bounceSize > limit {
+		return bad("heap or bounce size")
+	}
+	if h.partSize != uint64(partitionSize(int(h.heapSize), int(h.bounceSize))) {
+		return bad("partition size")
+	}
+	if want := uint64(PageSize+roundUp(int(h.nprocs)*procEntrySize, PageSize)) + h.nprocs*h.partSize; h.size != want {
+		return bad(fmt.Sprintf("partitions end at %d", want))
+	}
+	return nil
 }
 
 func mapSegment(f *os.File, size int) (*Segment, error) {

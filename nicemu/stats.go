@@ -1,7 +1,12 @@
 package nicemu
 
 // Stats counts what a process's NIC did. The counters belong to the opening
-// process and are read by it; they are not shared through the segment.
+// process and are read by it; they are not shared through the segment,
+// except those of the sync network and multicast (BarrierArrivals to
+// Deliveries, and their share of Wakeups, Refused and RefusedBy): those
+// methods may run concurrently with the others, so their counters are
+// updated atomically in the process slot's sync region and count what every
+// NIC opened on that slot did since the segment was created.
 type Stats struct {
 	Push, Pull, BOTF, AOTF, CAS, FAA uint64 // requests kicked, by kind
 	PushBytes, PullBytes             uint64 // payload bytes moved
@@ -17,6 +22,10 @@ type Stats struct {
 	RefusedBy                        [numViolations]uint64 // requests refused, by Violation
 	Served                           uint64                // bounce requests served for other processes
 	Wakeups                          uint64                // doorbell rings sent to sleeping processes
+	BarrierArrivals                  uint64                // BarrierArrive calls accepted
+	BarrierReleases                  uint64                // generations released by this process's arrival (it was last)
+	Multicasts, MulticastBytes       uint64                // TryMulticast messages posted and their bytes (counted once, not per destination)
+	Deliveries                       uint64                // multicast messages taken by TryDeliver
 }
 
 // Stats returns a copy of the NIC's counters.
@@ -24,6 +33,7 @@ func (n *NIC) Stats() Stats {
 	s := n.stats
 	s.PATLBHits, s.PATLBMisses = n.patlb.hits, n.patlb.misses
 	s.RVATLBHits, s.RVATLBMisses = n.rvatlb.hits, n.rvatlb.misses
+	n.addSyncStats(&s)
 	return s
 }
 

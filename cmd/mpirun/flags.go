@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/llc/launch"
 )
 
@@ -69,6 +70,15 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	})
 	fs.BoolVar(&o.settings.NoCMA, "no-cma", false, "do not use cross-memory attach; copy through bounce buffers")
 	fs.BoolVar(&o.settings.Stats, "stats", false, "print per-rank statistics at Finalize")
+	fs.Func("coll", "force collective algorithms, `coll=alg,...` (e.g. allreduce=ring,bcast=binomial)", func(s string) error {
+		if _, err := collectives.ParseSelection(s); err != nil {
+			return err
+		}
+		o.settings.Coll = s
+		return nil
+	})
+	fs.BoolVar(&o.settings.NoCollCheck, "no-coll-check", false, "do not compare the ranks' collective arguments before moving data")
+	fs.BoolVar(&o.settings.NoOffload, "no-offload", false, "run collectives without the NIC's barrier network and multicast")
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

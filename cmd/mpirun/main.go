@@ -22,6 +22,9 @@
 //	-rndv pull|push|split  forwarded as MARTINI_RNDV
 //	-no-cma            forwarded as MARTINI_NO_CMA=1
 //	-stats             forwarded as MARTINI_STATS=1
+//	-coll C=ALG,...    forwarded as MARTINI_COLL (collective algorithms)
+//	-no-coll-check     forwarded as MARTINI_NO_COLL_CHECK=1
+//	-no-offload        forwarded as MARTINI_NO_OFFLOAD=1
 //	-v                 report what mpirun does
 package main
 

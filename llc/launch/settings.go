@@ -12,6 +12,15 @@ const (
 	EnvRndv       = "MARTINI_RNDV"        // -rndv: "pull", "push" or "split"
 	EnvNoCMA      = "MARTINI_NO_CMA"      // -no-cma: "1" forces the bounce-buffer path
 	EnvStats      = "MARTINI_STATS"       // -stats: "1" prints per-rank stats at Finalize
+	// EnvColl forces collective algorithms, -coll: "allreduce=ring,bcast=binomial"
+	// (the mpi package checks the names).
+	EnvColl = "MARTINI_COLL"
+	// EnvNoCollCheck, -no-coll-check: "1" skips the comparison of the
+	// processes' arguments before a collective moves data.
+	EnvNoCollCheck = "MARTINI_NO_COLL_CHECK"
+	// EnvNoOffload, -no-offload: "1" runs collectives without the NIC's
+	// synchronisation network and multicast.
+	EnvNoOffload = "MARTINI_NO_OFFLOAD"
 )
 
 // Rendezvous protocols, the values of Settings.Rndv.
@@ -34,6 +43,13 @@ type Settings struct {
 	NoCMA bool
 	// Stats asks every rank to print its statistics at Finalize.
 	Stats bool
+	// Coll forces collective algorithms ("allreduce=ring,bcast=binomial");
+	// "" when not set.
+	Coll string
+	// NoCollCheck skips the argument comparison of collectives.
+	NoCollCheck bool
+	// NoOffload runs collectives in software only.
+	NoOffload bool
 }
 
 // DefaultSettings returns Settings with nothing set.
@@ -61,6 +77,13 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 		return s, err
 	}
 	if s.Stats, err = boolVar(getenv, EnvStats); err != nil {
+		return s, err
+	}
+	s.Coll = getenv(EnvColl)
+	if s.NoCollCheck, err = boolVar(getenv, EnvNoCollCheck); err != nil {
+		return s, err
+	}
+	if s.NoOffload, err = boolVar(getenv, EnvNoOffload); err != nil {
 		return s, err
 	}
 	return s, nil
@@ -93,6 +116,15 @@ func (s Settings) Env() []string {
 	}
 	if s.Stats {
 		env = append(env, EnvStats+"=1")
+	}
+	if s.Coll != "" {
+		env = append(env, EnvColl+"="+s.Coll)
+	}
+	if s.NoCollCheck {
+		env = append(env, EnvNoCollCheck+"=1")
+	}
+	if s.NoOffload {
+		env = append(env, EnvNoOffload+"=1")
 	}
 	return env
 }

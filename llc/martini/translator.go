@@ -135,3 +135,7 @@ func (t *Translator) Sleep(ticket uint32) { t.nic.WaitDoorbell(ticket, t.SleepTi
 
 // Disarm withdraws Arm.
 func (t *Translator) Disarm() { t.nic.DisarmDoorbell() }
+
+// Wake wakes the process's goroutines asleep on the doorbell, so that they
+// look again at what they wait for.
+func (t *Translator) Wake() { t.nic.Wake() }

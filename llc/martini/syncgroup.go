@@ -1,0 +1,146 @@
+package martini
+
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/nicemu"
+)
+
+// SyncGroup is one communicator's view of the NIC's synchronisation
+// network and multicast: a barrier controller shared by the group's
+// processes and their multicast buffers. Its blocking calls wait through
+// the endpoint, which keeps the process's own protocols progressing and
+// sleeps on the doorbell that the NIC rings on release and delivery. It
+// has the method set of collectives.Hardware. One collective at a time
+// may use it.
+type SyncGroup struct {
+	nic    *nicemu.NIC
+	ep     *llc.Endpoint
+	id     int   // barrier controller
+	member int   // the caller's index in procs
+	procs  []int // job-wide process ids of the members
+	dests  []int // procs without the caller
+	tag    uint64
+	seq    uint64 // multicasts made in the group
+	gen    uint64 // generation of the last barrier
+
+	// state of the operation being waited for (Done)
+	mcData  []byte
+	mcRoot  int
+	mcTag   uint64
+	mcLen   int
+	mcOK    bool
+	mcErr   error
+	waiting func(g *SyncGroup) bool
+	done    bool
+}
+
+// NewSyncGroup returns the view of barrier controller id of the NIC t
+// drives, for the group of processes procs (the caller is procs[member]).
+// tag tells this group's multicasts apart from those of other groups the
+// same processes belong to.
+func NewSyncGroup(t *Translator, ep *llc.Endpoint, id, member int, procs []int, tag uint32) *SyncGroup {
+	g := &SyncGroup{nic: t.nic, ep: ep, id: id, member: member, procs: procs, tag: uint64(tag) << 32}
+	for i, p := range procs {
+		if i != member {
+			g.dests = append(g.dests, p)
+		}
+	}
+	return g
+}
+
+// ID returns the barrier controller's id.
+func (g *SyncGroup) ID() int { return g.id }
+
+// Done reports whether the operation being waited for has completed; the
+// endpoint calls it while waiting.
+func (g *SyncGroup) Done() bool {
+	if !g.done {
+		g.done = g.waiting(g)
+	}
+	return g.done || g.ep.Failed()
+}
+
+// wait waits for the operation cond tells done, or for the engine to
+// fail. cond may act (post a multicast, take one): it is not called again
+// once it has reported true.
+func (g *SyncGroup) wait(cond func(g *SyncGroup) bool) error {
+	g.done = cond(g)
+	if g.done {
+		return nil
+	}
+	g.waiting = cond
+	g.ep.Wait(g)
+	if !g.done {
+		return g.ep.Err()
+	}
+	return nil
+}
+
+func barrierReleased(g *SyncGroup) bool { return g.nic.BarrierReleased(g.id, g.gen) }
+
+func multicastPosted(g *SyncGroup) bool {
+	g.mcOK, g.mcErr = g.nic.TryMulticast(g.dests, g.mcTag, g.mcData)
+	return g.mcOK || g.mcErr != nil
+}
+
+func multicastDelivered(g *SyncGroup) bool {
+	g.mcLen, g.mcOK, g.mcErr = g.nic.TryDeliver(g.procs[g.mcRoot], g.mcTag, g.mcData)
+	return g.mcOK || g.mcErr != nil
+}
+
+// Barrier publishes payload and waits until every member has arrived.
+func (g *SyncGroup) Barrier(payload []byte) error {
+	gen, err := g.nic.BarrierArrive(g.id, g.member, g.procs, payload)
+	if err != nil {
+		return fmt.Errorf("barrier controller %d: %w", g.id, err)
+	}
+	g.gen = gen
+	return g.wait(barrierReleased)
+}
+
+// Payload returns what member r published at the last barrier.
+func (g *SyncGroup) Payload(r int) []byte { return g.nic.BarrierPayload(g.id, r, g.gen) }
+
+// PayloadSize is the most bytes a barrier carries from each member.
+func (g *SyncGroup) PayloadSize() int { return nicemu.BarrierPayloadSize }
+
+// MulticastSize is the most bytes one multicast carries.
+func (g *SyncGroup) MulticastSize() int { return nicemu.MulticastSize }
+
+// Multicast sends data to every other member; it waits only for a free
+// multicast buffer.
+func (g *SyncGroup) Multicast(data []byte) error {
+	g.mcTag, g.mcData = g.tag|g.seq&0xffffffff, data
+	g.seq++
+	err := g.wait(multicastPosted)
+	g.mcData = nil
+	if err != nil {
+		return err
+	}
+	if g.mcErr != nil {
+		return fmt.Errorf("multicast: %w", g.mcErr)
+	}
+	return nil
+}
+
+// Deliver receives the next multicast of member root into buf and returns
+// its length.
+func (g *SyncGroup) Deliver(root int, buf []byte) (int, error) {
+	g.mcTag, g.mcData, g.mcRoot = g.tag|g.seq&0xffffffff, buf, root
+	g.seq++
+	err := g.wait(multicastDelivered)
+	g.mcData = nil
+	if err != nil {
+		return 0, err
+	}
+	if g.mcErr != nil {
+		return 0, fmt.Errorf("multicast from member %d: %w", root, g.mcErr)
+	}
+	return g.mcLen, nil
+}
+
+// Free releases the barrier controller; one member calls it once no
+// member uses the group any more.
+func (g *SyncGroup) Free() error { return g.nic.FreeBarrier(g.id) }

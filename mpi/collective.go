@@ -1,0 +1,257 @@
+package mpi
+
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/collectives"
+)
+
+// Op is a reduction operation: one of the predefined ones or one made by
+// NewOp.
+type Op = collectives.Op
+
+// The predefined reduction operations. Sum and Prod apply to every
+// element type; Min and Max to integers and floats; LAnd, LOr, LXor (non-
+// zero is true, results are 0 or 1), BAnd, BOr and BXor to integers.
+// MinLoc and MaxLoc take pairs of elements (value, index), as MPI_2INT and
+// MPI_2DOUBLE_PRECISION do: the buffer holds value0, index0, value1,
+// index1, …, and the result is the extreme value with the smallest index
+// holding it. Using an operation on a type it is not defined for is an
+// error wrapping ErrOp.
+var (
+	Sum    = collectives.Sum
+	Prod   = collectives.Prod
+	Min    = collectives.Min
+	Max    = collectives.Max
+	LAnd   = collectives.LAnd
+	LOr    = collectives.LOr
+	LXor   = collectives.LXor
+	BAnd   = collectives.BAnd
+	BOr    = collectives.BOr
+	BXor   = collectives.BXor
+	MinLoc = collectives.MinLoc
+	MaxLoc = collectives.MaxLoc
+)
+
+// NewOp makes a reduction operation on elements of type T from f, which
+// must set inout[i] to in[i] ∘ inout[i]. The operation must be
+// associative; if it is not commutative, the result is the combination in
+// rank order, a0 ∘ a1 ∘ … ∘ an-1, in holding the lower ranks' operand.
+func NewOp[T Type](name string, f func(in, inout []T), commutative bool) Op {
+	return collectives.NewOp(name, f, commutative)
+}
+
+// collective runs one blocking collective operation of c.
+func (c *Comm) collective(op string, f func(u *collectives.Runner) error) error {
+	if err := c.check(op); err != nil {
+		return err
+	}
+	c.collMu.Lock()
+	defer c.collMu.Unlock()
+	c.net.tag = c.nextTag()
+	if err := f(&c.runner); err != nil {
+		return fmt.Errorf("mpi: %s: %w", op, err)
+	}
+	return nil
+}
+
+// inPlace converts a send buffer: nil stays nil, which the collectives
+// read as "in place"; an empty one stays non-nil.
+func inPlace[T Type](buf []T) []byte {
+	if buf == nil {
+		return nil
+	}
+	if b := asBytes(buf); b != nil {
+		return b
+	}
+	return []byte{}
+}
+
+// scaled converts counts or displacements in elements to bytes.
+func scaled(v []int, elem int) []int {
+	if v == nil {
+		return nil
+	}
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = x * elem
+	}
+	return out
+}
+
+// Barrier blocks until every process of c has called it.
+func (c *Comm) Barrier() error {
+	return c.collective("Barrier", func(u *collectives.Runner) error { return u.Barrier() })
+}
+
+// Bcast sends buf of rank root to the buf of every other process of c.
+func Bcast[T Type](c *Comm, buf []T, root int) error {
+	return c.collective("Bcast", func(u *collectives.Runner) error {
+		return u.Bcast(asBytes(buf), root, sizeOf[T]())
+	})
+}
+
+// reducer returns op's Reducer for T, publishing the error to the other
+// processes if there is none.
+func reducer[T Type](u *collectives.Runner, coll collectives.Collective, op Op) (collectives.Reducer, error) {
+	r, err := collectives.ReducerFor[T](op)
+	if err != nil {
+		return r, u.Fail(coll, err)
+	}
+	return r, nil
+}
+
+// Reduce combines the send buffers of all processes of c element-wise with
+// op into recv at root (recv matters at root only). A nil send at the
+// root means in place: the root's operand is in recv.
+func Reduce[T Type](c *Comm, send, recv []T, op Op, root int) error {
+	return c.collective("Reduce", func(u *collectives.Runner) error {
+		r, err := reducer[T](u, collectives.CollReduce, op)
+		if err != nil {
+			return err
+		}
+		return u.Reduce(inPlace(send), asBytes(recv), r, root)
+	})
+}
+
+// Allreduce combines the send buffers of all processes of c element-wise
+// with op into every process's recv. A nil send means in place: the
+// operand is in recv.
+func Allreduce[T Type](c *Comm, send, recv []T, op Op) error {
+	return c.collective("Allreduce", func(u *collectives.Runner) error {
+		r, err := reducer[T](u, collectives.CollAllreduce, op)
+		if err != nil {
+			return err
+		}
+		return u.Allreduce(inPlace(send), asBytes(recv), r)
+	})
+}
+
+// Gather collects the send buffers (of equal length) of all processes of c
+// into recv at root, rank i's at recv[i*len(send):]. A nil send at the
+// root means in place: its block is already in recv.
+func Gather[T Type](c *Comm, send, recv []T, root int) error {
+	return c.collective("Gather", func(u *collectives.Runner) error {
+		return u.Gather(inPlace(send), asBytes(recv), root, sizeOf[T]())
+	})
+}
+
+// Gatherv collects the send buffers of all processes of c into recv at
+// root, rank i's counts[i] elements at recv[displs[i]:]; recv, counts and
+// displs matter at the root only. A nil send at the root means in place.
+func Gatherv[T Type](c *Comm, send, recv []T, counts, displs []int, root int) error {
+	return c.collective("Gatherv", func(u *collectives.Runner) error {
+		e := sizeOf[T]()
+		return u.Gatherv(inPlace(send), asBytes(recv), scaled(counts, e), scaled(displs, e), root, e)
+	})
+}
+
+// Scatter sends block i of root's send (blocks of len(recv) elements) to
+// the recv of rank i of c. A nil recv at the root means in place: its
+// block stays in send.
+func Scatter[T Type](c *Comm, send, recv []T, root int) error {
+	return c.collective("Scatter", func(u *collectives.Runner) error {
+		return u.Scatter(asBytes(send), inPlace(recv), root, sizeOf[T]())
+	})
+}
+
+// Scatterv sends counts[i] elements of root's send at displs[i] to the
+// recv of rank i of c; send, counts and displs matter at the root only. A
+// nil recv at the root means in place.
+func Scatterv[T Type](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
+	return c.collective("Scatterv", func(u *collectives.Runner) error {
+		e := sizeOf[T]()
+		return u.Scatterv(asBytes(send), scaled(counts, e), scaled(displs, e), inPlace(recv), root, e)
+	})
+}
+
+// Allgather collects the send buffers (of equal length) of all processes
+// of c into every process's recv, rank i's at recv[i*len(send):]. A nil
+// send means in place: each process's block is already in its recv.
+func Allgather[T Type](c *Comm, send, recv []T) error {
+	return c.collective("Allgather", func(u *collectives.Runner) error {
+		return u.Allgather(inPlace(send), asBytes(recv), sizeOf[T]())
+	})
+}
+
+// Allgatherv collects the send buffers of all processes of c into every
+// process's recv, rank i's counts[i] elements at recv[displs[i]:]. A nil
+// send means in place.
+func Allgatherv[T Type](c *Comm, send, recv []T, counts, displs []int) error {
+	return c.collective("Allgatherv", func(u *collectives.Runner) error {
+		e := sizeOf[T]()
+		return u.Allgatherv(inPlace(send), asBytes(recv), scaled(counts, e), scaled(displs, e), e)
+	})
+}
+
+// Alltoall sends block j of every process's send (len(send)/size elements)
+// to rank j of c, which receives rank i's block at recv[i*blk:]. A nil
+// send means in place: the blocks are taken from recv.
+func Alltoall[T Type](c *Comm, send, recv []T) error {
+	return c.collective("Alltoall", func(u *collectives.Runner) error {
+		return u.Alltoall(inPlace(send), asBytes(recv), sizeOf[T]())
+	})
+}
+
+// Alltoallv sends scounts[j] elements of send at sdispls[j] to rank j of
+// c, which receives them at recv[rdispls[i]:][:rcounts[i]] for sender i.
+func Alltoallv[T Type](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
+	return c.collective("Alltoallv", func(u *collectives.Runner) error {
+		e := sizeOf[T]()
+		return u.Alltoallv(asBytes(send), scaled(scounts, e), scaled(sdispls, e),
+			asBytes(recv), scaled(rcounts, e), scaled(rdispls, e), e)
+	})
+}
+
+// ReduceScatterBlock combines the send buffers (size blocks of len(recv)
+// elements) of all processes of c with op and leaves block i of the result
+// in rank i's recv. A nil send means in place: recv holds the whole
+// operand, and block i of the result goes to its beginning.
+func ReduceScatterBlock[T Type](c *Comm, send, recv []T, op Op) error {
+	return c.collective("ReduceScatterBlock", func(u *collectives.Runner) error {
+		r, err := reducer[T](u, collectives.CollReduceScatterBlock, op)
+		if err != nil {
+			return err
+		}
+		return u.ReduceScatterBlock(inPlace(send), asBytes(recv), r)
+	})
+}
+
+// ReduceScatter combines the send buffers (sum(counts) elements) of all
+// processes of c with op and leaves in rank i's recv the counts[i]
+// elements of the result that follow those of ranks below i. counts must
+// be the same on every process. A nil send means in place.
+func ReduceScatter[T Type](c *Comm, send, recv []T, counts []int, op Op) error {
+	return c.collective("ReduceScatter", func(u *collectives.Runner) error {
+		r, err := reducer[T](u, collectives.CollReduceScatter, op)
+		if err != nil {
+			return err
+		}
+		return u.ReduceScatter(inPlace(send), asBytes(recv), scaled(counts, sizeOf[T]()), r)
+	})
+}
+
+// Scan leaves in rank i's recv the combination with op of the send
+// buffers of ranks 0 to i, in rank order. A nil send means in place.
+func Scan[T Type](c *Comm, send, recv []T, op Op) error {
+	return c.collective("Scan", func(u *collectives.Runner) error {
+		r, err := reducer[T](u, collectives.CollScan, op)
+		if err != nil {
+			return err
+		}
+		return u.Scan(inPlace(send), asBytes(recv), r, false)
+	})
+}
+
+// Exscan leaves in rank i's recv the combination with op of the send
+// buffers of ranks 0 to i-1; rank 0's recv is left unchanged. A nil send
+// means in place.
+func Exscan[T Type](c *Comm, send, recv []T, op Op) error {
+	return c.collective("Exscan", func(u *collectives.Runner) error {
+		r, err := reducer[T](u, collectives.CollExscan, op)
+		if err != nil {
+			return err
+		}
+		return u.Scan(inPlace(send), asBytes(recv), r, true)
+	})
+}

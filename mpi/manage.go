@@ -1,0 +1,263 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/rhinet-go/martini/collectives"
+)
+
+// numContextIDs is how many communicators a process can be part of at a
+// time (World included).
+const numContextIDs = 4096
+
+// ErrNoContext: every context id is in use (too many communicators not
+// freed).
+var ErrNoContext = errors.New("no free context id (too many communicators)")
+
+func (s *runtimeState) initContexts() {
+	for i := range s.ctxFree {
+		s.ctxFree[i] = ^uint64(0)
+	}
+	s.ctxFree[0] &^= 1 << worldID
+}
+
+// claimContext marks context id as used if it is free.
+func (s *runtimeState) claimContext(id int) bool {
+	s.ctxMu.Lock()
+	defer s.ctxMu.Unlock()
+	w, b := id/64, uint(id%64)
+	if s.ctxFree[w]&(1<<b) == 0 {
+		return false
+	}
+	s.ctxFree[w] &^= 1 << b
+	return true
+}
+
+func (s *runtimeState) releaseContext(id int) {
+	s.ctxMu.Lock()
+	s.ctxFree[id/64] |= 1 << uint(id%64)
+	s.ctxMu.Unlock()
+}
+
+// allocContext agrees with the other processes of c on a context id free
+// in all of them and claims it: the free sets are intersected (an
+// allreduce), every process claims the lowest common id, and if one could
+// not (another goroutine took it meanwhile) all release it and retry.
+func (c *Comm) allocContext(op string) (int, error) {
+	s := c.rt
+	for {
+		s.ctxMu.Lock()
+		free := s.ctxFree
+		s.ctxMu.Unlock()
+		if err := Allreduce(c, nil, free[:], BAnd); err != nil {
+			return 0, fmt.Errorf("mpi: %s: choosing a context id: %w", op, err)
+		}
+		id := -1
+		for w, v := range free {
+			if v != 0 {
+				id = 64*w + bits.TrailingZeros64(v)
+				break
+			}
+		}
+		if id < 0 {
+			return 0, fmt.Errorf("mpi: %s: %w", op, ErrNoContext)
+		}
+		ok := []uint8{0}
+		claimed := s.claimContext(id)
+		if claimed {
+			ok[0] = 1
+		}
+		if err := Allreduce(c, nil, ok, Min); err != nil {
+			return 0, fmt.Errorf("mpi: %s: claiming context id %d: %w", op, id, err)
+		}
+		if ok[0] == 1 {
+			return id, nil
+		}
+		if claimed {
+			s.releaseContext(id)
+		}
+	}
+}
+
+// build makes the communicator of context id over the processes world (in
+// their new rank order), of which the caller is one, and gives it a
+// barrier controller of the NIC's synchronisation network if one is free
+// (its rank 0 claims it and broadcasts the choice).
+func (c *Comm) build(op string, id int, world []int) (*Comm, error) {
+	rank := slices.Index(world, c.toWorld(c.rank))
+	nc := newComm(c.rt, id, rank, world)
+	if len(world) == c.rt.world.size && isIdentity(world) {
+		nc.world, nc.local = nil, nil
+	}
+	hw := []int64{-1}
+	if rank == 0 && nc.size > 1 && !c.rt.noOffload {
+		if got, err := c.rt.nic.AllocBarrier(); err == nil {
+			hw[0] = int64(got)
+		}
+	}
+	if err := Bcast(nc, hw, 0); err != nil {
+		c.rt.releaseContext(id)
+		return nil, fmt.Errorf("mpi: %s: %w", op, err)
+	}
+	nc.setOffload(int(hw[0]))
+	return nc, nil
+}
+
+// hasWorld reports whether the process of World rank w is in c.
+func (c *Comm) hasWorld(w int) bool {
+	if c.world == nil {
+		return w >= 0 && w < c.size
+	}
+	_, ok := c.local[w]
+	return ok
+}
+
+func isIdentity(world []int) bool {
+	for i, w := range world {
+		if i != w {
+			return false
+		}
+	}
+	return true
+}
+
+// Group returns the group of c's processes, in rank order.
+func (c *Comm) Group() Group {
+	if c.world == nil {
+		g := Group{world: make([]int, c.size)}
+		for i := range g.world {
+			g.world[i] = i
+		}
+		return g
+	}
+	return Group{world: slices.Clone(c.world)}
+}
+
+// Dup returns a new communicator with the same processes as c, whose
+// traffic does not mix with c's. Collective over c.
+func (c *Comm) Dup() (*Comm, error) {
+	if err := c.check("Dup"); err != nil {
+		return nil, err
+	}
+	id, err := c.allocContext("Dup")
+	if err != nil {
+		return nil, err
+	}
+	return c.build("Dup", id, c.Group().world)
+}
+
+// Split partitions c: the processes that pass the same color form a new
+// communicator, ordered by key (ties by rank in c). A process that passes
+// Undefined as color gets nil. Collective over c.
+func (c *Comm) Split(color, key int) (*Comm, error) {
+	if err := c.check("Split"); err != nil {
+		return nil, err
+	}
+	if color < 0 && color != Undefined {
+		return nil, c.runner.Fail(collectives.CollAllgather,
+			fmt.Errorf("mpi: Split: color %d: must be non-negative or Undefined", color))
+	}
+	all := make([]int64, 3*c.size)
+	if err := Allgather(c, []int64{int64(color), int64(key), int64(c.toWorld(c.rank))}, all); err != nil {
+		return nil, fmt.Errorf("mpi: Split: %w", err)
+	}
+	id, err := c.allocContext("Split")
+	if err != nil {
+		return nil, err
+	}
+	if color == Undefined {
+		c.rt.releaseContext(id)
+		return nil, nil
+	}
+	type member struct{ key, rank, world int }
+	var ms []member
+	for r := range c.size {
+		if int(all[3*r]) == color {
+			ms = append(ms, member{int(all[3*r+1]), r, int(all[3*r+2])})
+		}
+	}
+	slices.SortStableFunc(ms, func(a, b member) int {
+		if a.key != b.key {
+			return a.key - b.key
+		}
+		return a.rank - b.rank
+	})
+	world := make([]int, len(ms))
+	for i, m := range ms {
+		world[i] = m.world
+	}
+	return c.build("Split", id, world)
+}
+
+// Create returns a communicator of the processes of g, which must be a
+// subset of c's, the same on every process of c; a process not in g gets
+// nil. Collective over c.
+func (c *Comm) Create(g Group) (*Comm, error) {
+	if err := c.check("Create"); err != nil {
+		return nil, err
+	}
+	// The group must be the same everywhere: compare it as a Bcast of
+	// rank 0's, which fails with ErrMismatch where the sizes differ.
+	mine := make([]int64, len(g.world))
+	for i, w := range g.world {
+		mine[i] = int64(w)
+	}
+	root := slices.Clone(mine)
+	if err := Bcast(c, root, 0); err != nil {
+		return nil, fmt.Errorf("mpi: Create: %w", err)
+	}
+	same := []uint8{1}
+	if !slices.Equal(root, mine) {
+		same[0] = 0
+	}
+	for _, w := range g.world {
+		if !c.hasWorld(w) {
+			same[0] = 0 // not a member of c
+		}
+	}
+	if err := Allreduce(c, nil, same, Min); err != nil {
+		return nil, fmt.Errorf("mpi: Create: %w", err)
+	}
+	if same[0] == 0 {
+		return nil, fmt.Errorf("mpi: Create: %w: the group differs between processes or is not a subset of the communicator", ErrMismatch)
+	}
+	id, err := c.allocContext("Create")
+	if err != nil {
+		return nil, err
+	}
+	if g.rankOf(c.toWorld(c.rank)) == Undefined {
+		c.rt.releaseContext(id)
+		return nil, nil
+	}
+	return c.build("Create", id, slices.Clone(g.world))
+}
+
+// Free releases c once every process of it has called Free (collective
+// over c): its context id may then be reused. Using c afterwards is an
+// error wrapping ErrComm. World cannot be freed.
+func (c *Comm) Free() error {
+	if err := c.check("Free"); err != nil {
+		return err
+	}
+	if c.id == worldID {
+		return fmt.Errorf("mpi: Free: World cannot be freed: %w", ErrComm)
+	}
+	if err := c.Barrier(); err != nil {
+		return fmt.Errorf("mpi: Free: %w", err)
+	}
+	if !c.freed.CompareAndSwap(false, true) {
+		return fmt.Errorf("mpi: Free: %w", ErrComm)
+	}
+	var err error
+	if c.hw != nil && c.rank == 0 {
+		err = c.hw.Free()
+	}
+	c.rt.releaseContext(c.id)
+	if err != nil {
+		return fmt.Errorf("mpi: Free: releasing the barrier controller: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,339 @@
+package nicemu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The synchronisation network is a second, small network beside the data
+// network (ETL's sync/comm controller, Cenju-4's in-network barrier): a job
+// claims a barrier controller by id, and the members of a group arrive at it
+// with a few bytes each; the controller releases a generation when the last
+// member arrives and rings every member's doorbell. Multicast (multicast.go)
+// sends one message to a bitmap of destinations.
+//
+// Both live in the job's sync area: a region of syncRegionSize bytes in
+// every partition, between the SID table and the bounce buffer. Offsets
+// below are relative to the region; every structure starts on a 64-byte
+// cache line, hot words on lines of their own.
+//
+//	syncCountersOff  this slot's sync/multicast counters (two lines)
+//	syncMcSeqOff     this slot's multicast sequence counter (one line)
+//	syncMcMetaOff    MulticastSlots × mcMeta: tag/length/seq line, pending line
+//	syncMcBitmapOff  MulticastSlots pages: destination bitmap of each slot
+//	syncCtlOff       NumBarriers × barrierCtl: owner, arrival and generation
+//	                 lines (used in partition 0 only: the controllers' home)
+//	syncPayloadOff   NumBarriers × 2 parities × barrierSlotSize: the payload
+//	                 slots of member m (in partition m)
+//	syncMcDataOff    MulticastSlots × MulticastSize: this slot's multicast data
+//
+// The segment is a sparse memory file: pages of the area that are never used
+// (the controller table outside partition 0, payload slots of unused
+// controllers, idle multicast slots) never materialise.
+
+const (
+	// NumBarriers is the number of barrier controllers in a job's sync
+	// network.
+	NumBarriers = 256
+	// BarrierPayloadSize is the most bytes a member publishes with an
+	// arrival: a 128-byte payload slot (two cache lines) minus its 8-byte
+	// header, which holds the generation and the length.
+	BarrierPayloadSize = barrierSlotSize - 8
+
+	barrierSlotSize = 128
+	barrierCtlSize  = 3 * 64
+
+	// ctlFreeing marks a controller that FreeBarrier is resetting.
+	ctlFreeing = math.MaxUint64
+
+	// payloadGenShift places the generation above the length in a payload
+	// slot header; generations are compared modulo 2^56.
+	payloadGenShift = 8
+	payloadLenMask  = 1<<payloadGenShift - 1
+)
+
+// Layout of a partition's sync region (see above).
+const (
+	syncCountersOff = 0
+	syncMcSeqOff    = syncCountersOff + syncCountersSize
+	syncMcMetaOff   = syncMcSeqOff + 64
+	syncMcBitmapOff = PageSize
+	syncCtlOff      = syncMcBitmapOff + MulticastSlots*mcBitmapSize
+	syncPayloadOff  = syncCtlOff + (NumBarriers*barrierCtlSize+PageSize-1)/PageSize*PageSize
+	syncMcDataOff   = syncPayloadOff + NumBarriers*2*barrierSlotSize
+	syncRegionSize  = syncMcDataOff + MulticastSlots*MulticastSize
+
+	syncCountersSize = 128
+	mcMetaSize       = 128
+	mcBitmapSize     = PageSize
+	mcBitmapWords    = mcBitmapSize / 8
+
+	// maxProcs is the most processes a job may have: one bit each in a
+	// multicast destination bitmap.
+	maxProcs = mcBitmapWords * 64
+)
+
+// Requests of the sync network and of multicast, as reported in
+// AccessError.Op. (Op.String does not know them yet: they print as Op(7),
+// Op(8), Op(9); the AccessError's Detail names the request.)
+const (
+	OpBarrier   Op = OpFAA + 1 + iota // AllocBarrier, FreeBarrier, BarrierArrive
+	OpMulticast                       // TryMulticast
+	OpDeliver                         // TryDeliver
+)
+
+// ErrNoBarrier is matched by errors.Is when AllocBarrier finds every
+// barrier controller of the job in use.
+var ErrNoBarrier = errors.New("nicemu: no free barrier controller")
+
+// syncCounters are the Stats counters of the sync network and multicast of
+// one process slot, updated atomically by any goroutine of any NIC opened on
+// the slot.
+type syncCounters struct {
+	arrivals   uint64
+	releases   uint64
+	multicasts uint64
+	mcBytes    uint64
+	deliveries uint64
+	wakeups    uint64
+	_          [2]uint64
+	refusedBy  [numViolations]uint64
+}
+
+// barrierCtl is one barrier controller.
+type barrierCtl struct {
+	// owner is 0 while the controller is free, the claimer's PID+1 while it
+	// is allocated (the claimer's PGID is that of its PGIDTBL entry, which
+	// only the launcher writes), and ctlFreeing while FreeBarrier resets it.
+	owner   uint64
+	_       [56]byte
+	arrived uint64 // members arrived in the current generation
+	_       [56]byte
+	gen     uint64 // last generation released
+	_       [56]byte
+}
+
+func (s *Segment) syncBase(p int) int { return s.partBase(p) + partSync }
+
+func (s *Segment) syncCounters(p int) *syncCounters {
+	return (*syncCounters)(unsafe.Pointer(&s.mem[s.syncBase(p)+syncCountersOff]))
+}
+
+func (s *Segment) barrierCtl(id int) *barrierCtl {
+	return (*barrierCtl)(unsafe.Pointer(&s.mem[s.syncBase(0)+syncCtlOff+id*barrierCtlSize]))
+}
+
+// barrierSlot returns the payload slot of member for generations of the
+// given parity: an 8-byte header (generation<<8 | length) and the payload.
+func (s *Segment) barrierSlot(id, member int, parity uint64) []byte {
+	off := s.syncBase(member) + syncPayloadOff + (id*2+int(parity))*barrierSlotSize
+	return s.mem[off : off+barrierSlotSize : off+barrierSlotSize]
+}
+
+func slotHeader(slot []byte) *uint64 { return (*uint64)(unsafe.Pointer(&slot[0])) }
+
+// addSyncStats adds the slot's sync-network counters to s.
+func (n *NIC) addSyncStats(s *Stats) {
+	c := n.seg.syncCounters(n.pid)
+	s.BarrierArrivals = atomic.LoadUint64(&c.arrivals)
+	s.BarrierReleases = atomic.LoadUint64(&c.releases)
+	s.Multicasts = atomic.LoadUint64(&c.multicasts)
+	s.MulticastBytes = atomic.LoadUint64(&c.mcBytes)
+	s.Deliveries = atomic.LoadUint64(&c.deliveries)
+	s.Wakeups += atomic.LoadUint64(&c.wakeups)
+	for v := range c.refusedBy {
+		r := atomic.LoadUint64(&c.refusedBy[v])
+		s.RefusedBy[v] += r
+		s.Refused += r
+	}
+}
+
+// syncRefuse is refuse for the methods that may run concurrently: it counts
+// the refusal atomically (in the slot's counters, the segment and the
+// target's PGIDTBL entry) and returns the *AccessError. It does not record
+// an ErrorEvent, whose queue belongs to the NIC's serialised methods.
+func (n *NIC) syncRefuse(op Op, v Violation, dst int, off uint64, length int, detail string) error {
+	atomic.AddUint64(&n.seg.syncCounters(n.pid).refusedBy[v], 1)
+	atomic.AddUint64(&n.seg.hdr.refused, 1)
+	if dst >= 0 && dst < len(n.procs) {
+		atomic.AddUint64(&n.procs[dst].refused, 1)
+	}
+	return &AccessError{Op: op, Violation: v, Target: dst, Offset: off, Length: length, Detail: detail}
+}
+
+// ring is notify for the methods that may run concurrently: it rings dst's
+// doorbell if dst may be asleep and counts the wake-up atomically. It never
+// rings a process outside the job.
+func (n *NIC) ring(dst int) {
+	if uint(dst) >= uint(len(n.procs)) {
+		return
+	}
+	e := n.procs[dst]
+	if e.pgid != n.ent.pgid {
+		return
+	}
+	if atomic.LoadUint32(&e.sleepers) != 0 {
+		atomic.AddUint32(&e.bell, 1)
+		unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&e.bell)), futexWake, math.MaxInt32, 0, 0, 0)
+		atomic.AddUint64(&n.seg.syncCounters(n.pid).wakeups, 1)
+	}
+}
+
+// ownsCtl reports whether the owner word w names a claimer of this job.
+func (n *NIC) ownsCtl(w uint64) bool {
+	return w != 0 && w <= uint64(len(n.procs)) && n.procs[w-1].pgid == n.ent.pgid
+}
+
+// claimedCtl checks that id names a controller claimed by this job and
+// returns it; otherwise the request is refused.
+func (n *NIC) claimedCtl(id, length int, what string) (*barrierCtl, error) {
+	if uint(id) >= NumBarriers {
+		return nil, n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), length,
+			fmt.Sprintf("%s: barrier id %d outside 0..%d", what, id, NumBarriers-1))
+	}
+	c := n.seg.barrierCtl(id)
+	w := atomic.LoadUint64(&c.owner)
+	if w == 0 || w == ctlFreeing {
+		return nil, n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), length,
+			fmt.Sprintf("%s: barrier %d is not allocated", what, id))
+	}
+	if !n.ownsCtl(w) {
+		return nil, n.syncRefuse(OpBarrier, ViolationForeignJob, -1, uint64(id), length,
+			fmt.Sprintf("%s: barrier %d belongs to another job", what, id))
+	}
+	return c, nil
+}
+
+// AllocBarrier claims a free barrier controller for the caller's job and
+// returns its id. The claim is recorded in the controller with a
+// compare-and-swap, so concurrent callers in any process get distinct ids;
+// when every controller is in use the error wraps ErrNoBarrier. A new
+// controller's last released generation is 0. Safe for concurrent use.
+func (n *NIC) AllocBarrier() (id int, err error) {
+	me := uint64(n.pid) + 1
+	for id := range NumBarriers {
+		c := n.seg.barrierCtl(id)
+		if atomic.LoadUint64(&c.owner) == 0 && atomic.CompareAndSwapUint64(&c.owner, 0, me) {
+			return id, nil
+		}
+	}
+	return -1, fmt.Errorf("nicemu: PID %d: alloc barrier: all %d controllers in use: %w", n.pid, NumBarriers, ErrNoBarrier)
+}
+
+// FreeBarrier releases controller id, which any process of the claimer's
+// job may do; the request is refused for a free controller or one of
+// another job. The controller's arrival count and generation reset to 0
+// before it becomes free. No member may be using it. Safe for concurrent
+// use.
+func (n *NIC) FreeBarrier(id int) error {
+	for {
+		c, err := n.claimedCtl(id, 0, "free")
+		if err != nil {
+			return err
+		}
+		w := atomic.LoadUint64(&c.owner)
+		if !n.ownsCtl(w) || !atomic.CompareAndSwapUint64(&c.owner, w, ctlFreeing) {
+			continue // freed (or freed and claimed again) meanwhile: check again
+		}
+		atomic.StoreUint64(&c.arrived, 0)
+		atomic.StoreUint64(&c.gen, 0)
+		atomic.StoreUint64(&c.owner, 0)
+		return nil
+	}
+}
+
+// BarrierArrive enters controller id as member member (0..len(procs)-1) of
+// the group whose processes (job-wide PIDs) are procs, publishing payload
+// (at most BarrierPayloadSize bytes), and returns the generation whose
+// release to wait for (see BarrierReleased, and the doorbell).
+//
+// A group has at most NProcs members. procs[member] must be the caller's
+// PID (several members may be goroutines of one process); the other entries
+// serve only to ring doorbells, and entries outside the job are not rung. Members arrive at generation g+1
+// only after they saw g released; the caller guarantees this. Payloads are
+// double-buffered by generation parity, so a fast member's next arrival
+// cannot overwrite what a slow member still reads.
+//
+// The last member to arrive releases the generation: it resets the arrival
+// count, then publishes the generation, then rings the doorbell of every
+// other member. A request on a controller not claimed by the caller's job,
+// with a bad id or member, or with an oversized payload is refused: counted
+// in Stats.Refused and RefusedBy and in Segment.Refused, and returned as an
+// *AccessError (Op OpBarrier, Target -1, Offset the id). Safe for concurrent
+// use.
+func (n *NIC) BarrierArrive(id, member int, procs []int, payload []byte) (gen uint64, err error) {
+	c, err := n.claimedCtl(id, len(payload), "arrive")
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case len(procs) > len(n.procs):
+		return 0, n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), len(payload),
+			fmt.Sprintf("arrive: group of %d in a job of %d", len(procs), len(n.procs)))
+	case member < 0 || member >= len(procs):
+		return 0, n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), len(payload),
+			fmt.Sprintf("arrive: member %d of a group of %d", member, len(procs)))
+	case procs[member] != n.pid:
+		return 0, n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), len(payload),
+			fmt.Sprintf("arrive: member %d is PID %d, not the caller's PID %d", member, procs[member], n.pid))
+	case len(payload) > BarrierPayloadSize:
+		return 0, n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), len(payload),
+			fmt.Sprintf("arrive: payload of %d bytes, at most %d", len(payload), BarrierPayloadSize))
+	}
+	gen = atomic.LoadUint64(&c.gen) + 1
+	slot := n.seg.barrierSlot(id, member, gen&1)
+	copy(slot[8:], payload)
+	atomic.StoreUint64(slotHeader(slot), gen<<payloadGenShift|uint64(len(payload)))
+	cnt := n.seg.syncCounters(n.pid)
+	atomic.AddUint64(&cnt.arrivals, 1)
+	// The payload stores come before this read-modify-write, which the
+	// releaser's observes before it publishes the generation.
+	if atomic.AddUint64(&c.arrived, 1) == uint64(len(procs)) {
+		atomic.StoreUint64(&c.arrived, 0)
+		atomic.StoreUint64(&c.gen, gen)
+		atomic.AddUint64(&cnt.releases, 1)
+		for i, p := range procs {
+			if i != member {
+				n.ring(p)
+			}
+		}
+	}
+	return gen, nil
+}
+
+// BarrierReleased reports whether generation gen of controller id has been
+// released (one atomic load). It is false for a bad id. Safe for concurrent
+// use.
+func (n *NIC) BarrierReleased(id int, gen uint64) bool {
+	if uint(id) >= NumBarriers {
+		return false
+	}
+	return atomic.LoadUint64(&n.seg.barrierCtl(id).gen) >= gen
+}
+
+// BarrierPayload returns what member published with its arrival at
+// generation gen of controller id: a read-only view into the segment, valid
+// once gen is released and until that member's next-but-one arrival. It
+// returns nil if the slot does not hold generation gen's payload (not yet
+// published, or already overwritten), for a bad id or member, or for a
+// controller not claimed by the caller's job. Safe for concurrent use.
+func (n *NIC) BarrierPayload(id, member int, gen uint64) []byte {
+	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
+		return nil
+	}
+	if !n.ownsCtl(atomic.LoadUint64(&n.seg.barrierCtl(id).owner)) {
+		return nil
+	}
+	slot := n.seg.barrierSlot(id, member, gen&1)
+	h := atomic.LoadUint64(slotHeader(slot))
+	l := int(h & payloadLenMask)
+	if h>>payloadGenShift != gen<<payloadGenShift>>payloadGenShift || l > BarrierPayloadSize {
+		return nil
+	}
+	return slot[8 : 8+l : 8+l]
+}

@@ -1,0 +1,887 @@
+package nicemu
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// TestSyncLayout checks the sizes and offsets the sync region assumes.
+func TestSyncLayout(t *testing.T) {
+	sizes := []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"syncCounters", unsafe.Sizeof(syncCounters{}), syncCountersSize},
+		{"barrierCtl", unsafe.Sizeof(barrierCtl{}), barrierCtlSize},
+		{"mcMeta", unsafe.Sizeof(mcMeta{}), mcMetaSize},
+	}
+	for _, s := range sizes {
+		if s.got != s.want {
+			t.Errorf("sizeof(%s) = %d, want %d", s.name, s.got, s.want)
+		}
+	}
+	if off := unsafe.Offsetof(barrierCtl{}.arrived); off != 64 {
+		t.Errorf("barrierCtl.arrived at %d, want its own line at 64", off)
+	}
+	if off := unsafe.Offsetof(barrierCtl{}.gen); off != 128 {
+		t.Errorf("barrierCtl.gen at %d, want its own line at 128", off)
+	}
+	if off := unsafe.Offsetof(mcMeta{}.pending); off != 64 {
+		t.Errorf("mcMeta.pending at %d, want its own line at 64", off)
+	}
+	if BarrierPayloadSize+8 != barrierSlotSize || BarrierPayloadSize > payloadLenMask {
+		t.Errorf("BarrierPayloadSize %d does not fit a %d-byte slot with its header", BarrierPayloadSize, barrierSlotSize)
+	}
+	regions := []struct {
+		name     string
+		off, end int
+	}{
+		{"counters", syncCountersOff, syncCountersOff + syncCountersSize},
+		{"multicast seq", syncMcSeqOff, syncMcSeqOff + 64},
+		{"multicast meta", syncMcMetaOff, syncMcMetaOff + MulticastSlots*mcMetaSize},
+		{"multicast bitmaps", syncMcBitmapOff, syncMcBitmapOff + MulticastSlots*mcBitmapSize},
+		{"controllers", syncCtlOff, syncCtlOff + NumBarriers*barrierCtlSize},
+		{"payload slots", syncPayloadOff, syncPayloadOff + NumBarriers*2*barrierSlotSize},
+		{"multicast data", syncMcDataOff, syncMcDataOff + MulticastSlots*MulticastSize},
+	}
+	for i, r := range regions {
+		if r.off%64 != 0 {
+			t.Errorf("sync region %s at %d is not cache-line aligned", r.name, r.off)
+		}
+		if i > 0 && r.off < regions[i-1].end {
+			t.Errorf("sync region %s at %d overlaps %s (ends at %d)", r.name, r.off, regions[i-1].name, regions[i-1].end)
+		}
+		if r.end > syncRegionSize {
+			t.Errorf("sync region %s ends at %d, past the region (%d)", r.name, r.end, syncRegionSize)
+		}
+	}
+	for _, off := range []int{syncMcBitmapOff, syncCtlOff, syncPayloadOff, syncMcDataOff, syncRegionSize, partSync, partBounce} {
+		if off%PageSize != 0 {
+			t.Errorf("offset %d is not page aligned", off)
+		}
+	}
+	if maxProcs != mcBitmapSize*8 {
+		t.Errorf("maxProcs %d, bitmap holds %d bits", maxProcs, mcBitmapSize*8)
+	}
+
+	// Every process's region lies inside its partition, before the bounce
+	// buffer, and the whole segment is mapped.
+	seg := newSegment(t, testConfig(3))
+	for p := range 3 {
+		if b := seg.syncBase(p); b < seg.partBase(p)+partSIDs+NumSIDs*sidEntrySize || b+syncRegionSize > seg.partBase(p)+partBounce {
+			t.Errorf("PID %d: sync region at %d outside [SID table end, bounce buffer)", p, b)
+		}
+	}
+	last := seg.mcData(2, MulticastSlots-1)
+	last[len(last)-1] = 1 // within the mapping
+	if end := seg.syncBase(2) + syncRegionSize; end > seg.Size() {
+		t.Errorf("last sync region ends at %d, past the segment (%d)", end, seg.Size())
+	}
+
+	if s, err := CreateSegment(JobConfig{NProcs: maxProcs + 1, PGID: testPGID}); err == nil {
+		s.Close()
+		t.Errorf("CreateSegment of %d processes succeeded", maxProcs+1)
+	}
+}
+
+// TestAttachSegmentRejectsLayout checks that a header whose geometry does
+// not match the file size is refused, not trusted.
+func TestAttachSegmentRejectsLayout(t *testing.T) {
+	seg := newSegment(t, testConfig(2))
+	good := make([]byte, PageSize) // the header page is all that differs
+	copy(good, seg.mem)
+	for _, c := range []struct {
+		name string
+		f    func(h *jobHeader)
+	}{
+		{"no processes", func(h *jobHeader) { h.nprocs = 0 }},
+		{"too many processes", func(h *jobHeader) { h.nprocs = maxProcs + 1 }},
+		{"one process more", func(h *jobHeader) { h.nprocs++ }},
+		{"partition size", func(h *jobHeader) { h.partSize -= PageSize }},
+		{"heap size", func(h *jobHeader) { h.heapSize += PageSize }},
+		{"huge bounce", func(h *jobHeader) { h.bounceSize = 1 << 62 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := slices.Clone(good)
+			c.f((*jobHeader)(unsafe.Pointer(&b[0])))
+			s, err := AttachSegment(memfile(t, b, int64(seg.Size())))
+			if err == nil {
+				s.Close()
+				t.Fatalf("AttachSegment accepted it")
+			}
+			t.Log(err)
+		})
+	}
+	s, err := AttachSegment(memfile(t, good, int64(seg.Size())))
+	if err != nil {
+		t.Fatalf("AttachSegment of an intact header: %v", err)
+	}
+	s.Close()
+}
+
+// awaitSync waits until cond holds: it spins, then yields, then sleeps on
+// n's doorbell, which the sync network and multicast ring. It returns false
+// if cond still does not hold after timeout.
+func awaitSync(n *NIC, timeout time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for i := 0; ; i++ {
+		if cond() {
+			return true
+		}
+		switch {
+		case i < 64:
+		case i < 512:
+			runtime.Gosched()
+		default:
+			if time.Now().After(deadline) {
+				return cond()
+			}
+			seen := n.ArmDoorbell()
+			if cond() {
+				n.DisarmDoorbell()
+				return true
+			}
+			n.WaitDoorbell(seen, 10*time.Millisecond)
+		}
+	}
+}
+
+// barrierPayload is what member publishes at generation gen in the tests:
+// lengths cycle through 0..BarrierPayloadSize.
+func barrierPayload(member int, gen uint64) []byte {
+	return pattern(int((gen*7+uint64(member)*13)%(BarrierPayloadSize+1)), gen<<16|uint64(member))
+}
+
+// expectSyncRefused runs op, which must be refused with violation v, and
+// checks that the refusal is counted in the NIC's Stats, in the segment and
+// in the target's PGIDTBL entry, and that nothing was counted as performed.
+func expectSyncRefused(tb testing.TB, n *NIC, v Violation, wantOp Op, wantTarget int, op func() error) *AccessError {
+	tb.Helper()
+	seg := n.seg
+	before := n.Stats()
+	segBefore := seg.Refused()
+	var procBefore uint64
+	if wantTarget >= 0 && wantTarget < seg.NProcs() {
+		procBefore = atomic.LoadUint64(&seg.proc(wantTarget).refused)
+	}
+	err := op()
+	if err == nil {
+		tb.Fatalf("request succeeded, want refusal %v", v)
+	}
+	var ae *AccessError
+	if !errors.As(err, &ae) || !errors.Is(err, ErrRefused) {
+		tb.Fatalf("error %T %v is not an *AccessError", err, err)
+	}
+	if ae.Violation != v || ae.Op != wantOp || ae.Target != wantTarget {
+		tb.Fatalf("refused as %v/%v/target %d (%v), want %v/%v/target %d", ae.Op, ae.Violation, ae.Target, err, wantOp, v, wantTarget)
+	}
+	if ae.Error() == "" {
+		tb.Errorf("empty error text")
+	}
+	after := n.Stats()
+	if after.Refused != before.Refused+1 {
+		tb.Errorf("Stats.Refused %d -> %d, want +1", before.Refused, after.Refused)
+	}
+	for w := range after.RefusedBy {
+		want := before.RefusedBy[w]
+		if Violation(w) == v {
+			want++
+		}
+		if after.RefusedBy[w] != want {
+			tb.Errorf("Stats.RefusedBy[%v] %d -> %d, want %d", Violation(w), before.RefusedBy[w], after.RefusedBy[w], want)
+		}
+	}
+	if got := seg.Refused(); got != segBefore+1 {
+		tb.Errorf("Segment.Refused %d -> %d, want +1", segBefore, got)
+	}
+	if wantTarget >= 0 && wantTarget < seg.NProcs() {
+		if got := atomic.LoadUint64(&seg.proc(wantTarget).refused); got != procBefore+1 {
+			tb.Errorf("PGIDTBL[%d].refused %d -> %d, want +1", wantTarget, procBefore, got)
+		}
+	}
+	if after.BarrierArrivals != before.BarrierArrivals || after.BarrierReleases != before.BarrierReleases ||
+		after.Multicasts != before.Multicasts || after.MulticastBytes != before.MulticastBytes ||
+		after.Deliveries != before.Deliveries || after.Wakeups != before.Wakeups {
+		tb.Errorf("refused request counted as performed: before %+v after %+v", before, after)
+	}
+	return ae
+}
+
+func TestBarrierAllocFree(t *testing.T) {
+	seg := newSegment(t, testConfig(4))
+	nics := []*NIC{openNIC(t, seg, 0), openNIC(t, seg, 1), openNIC(t, seg, 2), openNIC(t, seg, 3)}
+
+	// Four processes, two goroutines each, claim every controller at once.
+	var mu sync.Mutex
+	owner := make(map[int]int)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			n := nics[g%4]
+			for {
+				id, err := n.AllocBarrier()
+				if err != nil {
+					if !errors.Is(err, ErrNoBarrier) {
+						t.Errorf("AllocBarrier: %v, want ErrNoBarrier", err)
+					}
+					return
+				}
+				mu.Lock()
+				if prev, dup := owner[id]; dup {
+					t.Errorf("barrier %d allocated twice (goroutines %d and %d)", id, prev, g)
+				}
+				owner[id] = g
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(owner) != NumBarriers {
+		t.Fatalf("%d barriers allocated, want %d", len(owner), NumBarriers)
+	}
+	for id := range NumBarriers {
+		if _, ok := owner[id]; !ok {
+			t.Errorf("barrier %d never allocated", id)
+		}
+	}
+	if id, err := nics[0].AllocBarrier(); !errors.Is(err, ErrNoBarrier) || id != -1 {
+		t.Fatalf("AllocBarrier with all in use = %d, %v; want -1, ErrNoBarrier", id, err)
+	}
+
+	// Free one (by a process of the job other than its claimer) and get it
+	// back; its counters start afresh.
+	const id = 77
+	claimer := nics[owner[id]%4]
+	other := nics[(owner[id]+1)%4]
+	procs := []int{claimer.PID()}
+	for g := uint64(1); g <= 3; g++ {
+		if gen, err := claimer.BarrierArrive(id, 0, procs, nil); err != nil || gen != g {
+			t.Fatalf("arrival %d on barrier %d = %d, %v", g, id, gen, err)
+		}
+	}
+	// A half-done generation of a 2-member group.
+	if gen, err := claimer.BarrierArrive(id, 0, []int{claimer.PID(), other.PID()}, []byte("left")); err != nil || gen != 4 {
+		t.Fatalf("arrival 4 = %d, %v", gen, err)
+	}
+	if !claimer.BarrierReleased(id, 3) || claimer.BarrierReleased(id, 4) {
+		t.Fatalf("before the free: released(3) %v released(4) %v", claimer.BarrierReleased(id, 3), claimer.BarrierReleased(id, 4))
+	}
+	if err := other.FreeBarrier(id); err != nil {
+		t.Fatalf("FreeBarrier(%d) by a process of the job: %v", id, err)
+	}
+	expectSyncRefused(t, other, ViolationBadRequest, OpBarrier, -1, func() error { return other.FreeBarrier(id) })
+	expectSyncRefused(t, claimer, ViolationBadRequest, OpBarrier, -1, func() error {
+		_, err := claimer.BarrierArrive(id, 0, procs, nil)
+		return err
+	})
+	got, err := nics[3].AllocBarrier()
+	if err != nil || got != id {
+		t.Fatalf("AllocBarrier after freeing %d = %d, %v", id, got, err)
+	}
+	if nics[3].BarrierReleased(id, 1) {
+		t.Errorf("reallocated barrier: generation 1 already released")
+	}
+	if !nics[3].BarrierReleased(id, 0) {
+		t.Errorf("reallocated barrier: generation 0 not released")
+	}
+	// A group of two completes generation 1: the stale arrival is gone.
+	pair := []int{3, 0}
+	if gen, err := nics[3].BarrierArrive(id, 0, pair, []byte("a")); err != nil || gen != 1 {
+		t.Fatalf("first arrival on the reallocated barrier = %d, %v", gen, err)
+	}
+	if nics[3].BarrierReleased(id, 1) {
+		t.Fatalf("generation 1 released after one arrival of two: the freed barrier kept its count")
+	}
+	if gen, err := nics[0].BarrierArrive(id, 1, pair, []byte("b")); err != nil || gen != 1 {
+		t.Fatalf("second arrival = %d, %v", gen, err)
+	}
+	if !nics[0].BarrierReleased(id, 1) {
+		t.Fatalf("generation 1 not released after both arrivals")
+	}
+
+	// Free everything; all can be claimed again.
+	for i := range NumBarriers {
+		if err := nics[i%4].FreeBarrier(i); err != nil {
+			t.Fatalf("FreeBarrier(%d): %v", i, err)
+		}
+	}
+	for i := range NumBarriers {
+		if got, err := nics[1].AllocBarrier(); err != nil || got != i {
+			t.Fatalf("AllocBarrier after freeing all = %d, %v; want %d", got, err, i)
+		}
+	}
+}
+
+// runBarrierGroup runs rounds generations of a barrier on controller id with
+// one goroutine per member, member i running on nics[i] as PID procs[i]. It
+// checks that no member is released before every member arrived at that
+// generation and that every payload reads back, and returns nothing; errors
+// are reported through t.
+func runBarrierGroup(t *testing.T, nics []*NIC, id int, procs []int, rounds int) {
+	t.Helper()
+	k := len(procs)
+	arrived := make([]atomic.Int64, rounds+2)
+	var wg sync.WaitGroup
+	for m := range k {
+		wg.Go(func() {
+			n := nics[m]
+			for g := uint64(1); g <= uint64(rounds); g++ {
+				// Skew the members so fast ones arrive at the next
+				// generation while slow ones still read this one.
+				if (g+uint64(m))%5 == 0 {
+					for range m {
+						runtime.Gosched()
+					}
+				}
+				arrived[g].Add(1)
+				gen, err := n.BarrierArrive(id, m, procs, barrierPayload(m, g))
+				if err != nil {
+					t.Errorf("member %d: BarrierArrive at generation %d: %v", m, g, err)
+					return
+				}
+				if gen != g {
+					t.Errorf("member %d: BarrierArrive returned generation %d, want %d", m, gen, g)
+					return
+				}
+				if !awaitSync(n, 30*time.Second, func() bool { return n.BarrierReleased(id, gen) }) {
+					t.Errorf("member %d: generation %d never released (%d of %d arrived)", m, g, arrived[g].Load(), k)
+					return
+				}
+				if a := arrived[g].Load(); a != int64(k) {
+					t.Errorf("member %d: generation %d released with %d of %d members arrived", m, g, a, k)
+					return
+				}
+				for o := range k {
+					p := n.BarrierPayload(id, o, g)
+					if p == nil {
+						t.Errorf("member %d: generation %d: no payload of member %d", m, g, o)
+						return
+					}
+					if want := barrierPayload(o, g); !slices.Equal(p, want) {
+						t.Errorf("member %d: generation %d: payload of member %d = %x, want %x", m, g, o, p, want)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestBarrierGroups(t *testing.T) {
+	const nprocs = 8
+	const rounds = 300
+	for _, k := range []int{1, 2, 3, 5, 8} {
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			seg := newSegment(t, testConfig(nprocs))
+			all := make([]*NIC, nprocs)
+			for p := range all {
+				all[p] = openNIC(t, seg, p)
+			}
+			// Member i is PID (3i+1) mod 8: members are not PIDs.
+			procs := make([]int, k)
+			nics := make([]*NIC, k)
+			for i := range procs {
+				procs[i] = (3*i + 1) % nprocs
+				nics[i] = all[procs[i]]
+			}
+			id, err := all[5].AllocBarrier()
+			if err != nil {
+				t.Fatal(err)
+			}
+			runBarrierGroup(t, nics, id, procs, rounds)
+			var arrivals, releases uint64
+			for _, n := range all {
+				s := n.Stats()
+				arrivals += s.BarrierArrivals
+				releases += s.BarrierReleases
+			}
+			if arrivals != uint64(k*rounds) || releases != rounds {
+				t.Errorf("Stats: %d arrivals, %d releases; want %d, %d", arrivals, releases, k*rounds, rounds)
+			}
+			if !all[0].BarrierReleased(id, rounds) || all[0].BarrierReleased(id, rounds+1) {
+				t.Errorf("after %d rounds: released(%d) %v, released(%d) %v", rounds,
+					rounds, all[0].BarrierReleased(id, rounds), rounds+1, all[0].BarrierReleased(id, rounds+1))
+			}
+		})
+	}
+}
+
+// TestBarrierGoroutinesOfOneNIC runs a group in which three members are
+// goroutines of one NIC, alongside two barriers on other controllers. (A
+// group has at most NProcs members: member m's payload slots are in
+// partition m.)
+func TestBarrierGoroutinesOfOneNIC(t *testing.T) {
+	seg := newSegment(t, testConfig(4))
+	n0, n1, n2 := openNIC(t, seg, 0), openNIC(t, seg, 1), openNIC(t, seg, 2)
+	var wg sync.WaitGroup
+	for _, g := range []struct {
+		nics  []*NIC
+		procs []int
+	}{
+		{[]*NIC{n0, n0, n1, n0}, []int{0, 0, 1, 0}},
+		{[]*NIC{n1, n2}, []int{1, 2}},
+		{[]*NIC{n2, n0, n2}, []int{2, 0, 2}},
+	} {
+		id, err := n0.AllocBarrier()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() { runBarrierGroup(t, g.nics, id, g.procs, 200) })
+	}
+	wg.Wait()
+}
+
+// TestBarrierSlowReader checks the double buffering: a member's payload of
+// generation g stays readable after its arrival at g+1 and is replaced by
+// its arrival at g+2.
+func TestBarrierSlowReader(t *testing.T) {
+	seg := newSegment(t, testConfig(2))
+	fast, slow := openNIC(t, seg, 0), openNIC(t, seg, 1)
+	id, err := fast.AllocBarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := []int{0, 1}
+	a0, a1 := []byte("fast, generation one"), []byte("slow, generation one")
+	b0, b1 := []byte("fast, generation two"), []byte("slow, generation two")
+	c0 := []byte("fast, generation three")
+	arrive := func(n *NIC, member int, payload []byte, want uint64) {
+		t.Helper()
+		if gen, err := n.BarrierArrive(id, member, procs, payload); err != nil || gen != want {
+			t.Fatalf("PID %d arrives: generation %d, %v; want %d", n.PID(), gen, err, want)
+		}
+	}
+	arrive(slow, 1, a1, 1)
+	if slow.BarrierReleased(id, 1) {
+		t.Fatal("generation 1 released after one arrival of two")
+	}
+	if p := slow.BarrierPayload(id, 0, 1); p != nil {
+		t.Fatalf("payload of a member that has not arrived: %q", p)
+	}
+	arrive(fast, 0, a0, 1)
+	if !slow.BarrierReleased(id, 1) {
+		t.Fatal("generation 1 not released")
+	}
+	view := slow.BarrierPayload(id, 0, 1) // the slow member starts reading
+	if string(view) != string(a0) {
+		t.Fatalf("generation 1 payload of member 0 = %q", view)
+	}
+	arrive(fast, 0, b0, 2) // the fast member is already at generation 2
+	if got := slow.BarrierPayload(id, 0, 1); string(got) != string(a0) || string(view) != string(a0) {
+		t.Fatalf("after the fast member's next arrival, generation 1 reads %q (view %q), want %q", got, view, a0)
+	}
+	if got := fast.BarrierPayload(id, 1, 1); string(got) != string(a1) {
+		t.Fatalf("generation 1 payload of member 1 = %q", got)
+	}
+	if slow.BarrierReleased(id, 2) {
+		t.Fatal("generation 2 released with the slow member still reading generation 1")
+	}
+	arrive(slow, 1, b1, 2)
+	if !fast.BarrierReleased(id, 2) {
+		t.Fatal("generation 2 not released")
+	}
+	for m, want := range [][]byte{b0, b1} {
+		if got := fast.BarrierPayload(id, m, 2); string(got) != string(want) {
+			t.Fatalf("generation 2 payload of member %d = %q, want %q", m, got, want)
+		}
+	}
+	// The next-but-one arrival reuses the slot: generation 1 is gone.
+	arrive(fast, 0, c0, 3)
+	if got := slow.BarrierPayload(id, 0, 1); got != nil {
+		t.Fatalf("generation 1 payload after the next-but-one arrival = %q, want nil", got)
+	}
+	if got := slow.BarrierPayload(id, 0, 3); string(got) != string(c0) {
+		t.Fatalf("generation 3 payload = %q", got)
+	}
+	if got := slow.BarrierPayload(id, 0, 2); string(got) != string(b0) {
+		t.Fatalf("generation 2 payload after the fast member's arrival at 3 = %q", got)
+	}
+	// An empty payload is not a missing one.
+	arrive(slow, 1, nil, 3)
+	if got := fast.BarrierPayload(id, 1, 3); got == nil || len(got) != 0 {
+		t.Fatalf("empty payload read as %q (nil %v)", got, got == nil)
+	}
+	for _, bad := range [][2]int{{-1, 0}, {NumBarriers, 0}, {id, -1}, {id, 2}} {
+		if got := fast.BarrierPayload(bad[0], bad[1], 3); got != nil {
+			t.Errorf("BarrierPayload(%d, %d, 3) = %q, want nil", bad[0], bad[1], got)
+		}
+	}
+	if fast.BarrierReleased(-1, 0) || fast.BarrierReleased(NumBarriers, 0) {
+		t.Errorf("BarrierReleased of a bad id is true")
+	}
+}
+
+// TestBarrierDoorbell checks that the releasing arrival rings the sleeping
+// members' doorbells and counts the wake-ups.
+func TestBarrierDoorbell(t *testing.T) {
+	seg := newSegment(t, testConfig(3))
+	n0, n1, n2 := openNIC(t, seg, 0), openNIC(t, seg, 1), openNIC(t, seg, 2)
+	id, err := n1.AllocBarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := []int{2, 0, 1}
+	for round := uint64(1); round <= 3; round++ {
+		if _, err := n1.BarrierArrive(id, 2, procs, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n2.BarrierArrive(id, 0, procs, nil); err != nil {
+			t.Fatal(err)
+		}
+		seen1 := n1.ArmDoorbell() // n1 sleeps; n2 only polls
+		before := n0.Stats()
+		if _, err := n0.BarrierArrive(id, 1, procs, nil); err != nil {
+			t.Fatal(err)
+		}
+		after := n0.Stats()
+		if d := after.Wakeups - before.Wakeups; d != 1 {
+			t.Errorf("round %d: releasing arrival counted %d wake-ups, want 1 (one sleeping member)", round, d)
+		}
+		if d := after.BarrierReleases - before.BarrierReleases; d != 1 {
+			t.Errorf("round %d: BarrierReleases +%d, want +1", round, d)
+		}
+		start := time.Now()
+		n1.WaitDoorbell(seen1, 5*time.Second)
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("round %d: the release did not ring the sleeping member (slept %v)", round, d)
+		}
+		if !n1.BarrierReleased(id, round) {
+			t.Errorf("round %d not released", round)
+		}
+	}
+	if s := n1.Stats(); s.BarrierReleases != 0 || s.BarrierArrivals != 3 || s.Wakeups != 0 {
+		t.Errorf("n1 Stats: %d releases, %d arrivals, %d wake-ups; want 0, 3, 0", s.BarrierReleases, s.BarrierArrivals, s.Wakeups)
+	}
+}
+
+func TestBarrierProtection(t *testing.T) {
+	cfg := testConfig(3)
+	cfg.ForeignPGID = map[int]uint64{2: foreignPGID}
+	seg := newSegment(t, cfg)
+	n0, n1, foreign := openNIC(t, seg, 0), openNIC(t, seg, 1), openNIC(t, seg, 2)
+	id, err := n0.AllocBarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fid, err := foreign.AllocBarrier()
+	if err != nil || fid == id {
+		t.Fatalf("foreign AllocBarrier = %d, %v (job's is %d)", fid, err, id)
+	}
+	unclaimed := fid + 1
+	procs := []int{0, 1}
+	arrive := func(n *NIC, id, member int, procs []int, payload []byte) func() error {
+		return func() error {
+			gen, err := n.BarrierArrive(id, member, procs, payload)
+			if err != nil && gen != 0 {
+				t.Errorf("refused arrival returned generation %d", gen)
+			}
+			return err
+		}
+	}
+
+	// Another job's process can neither arrive at nor free the job's
+	// controller, and the job cannot touch the other job's.
+	for _, c := range []struct {
+		n  *NIC
+		id int
+	}{{foreign, id}, {n0, fid}, {n1, fid}} {
+		ae := expectSyncRefused(t, c.n, ViolationForeignJob, OpBarrier, -1, arrive(c.n, c.id, 0, []int{c.n.PID()}, []byte("x")))
+		if ae.Offset != uint64(c.id) || ae.Length != 1 {
+			t.Errorf("AccessError %+v", ae)
+		}
+		expectSyncRefused(t, c.n, ViolationForeignJob, OpBarrier, -1, func() error { return c.n.FreeBarrier(c.id) })
+		if p := c.n.BarrierPayload(c.id, 0, 1); p != nil {
+			t.Errorf("PID %d reads another job's barrier payload", c.n.PID())
+		}
+	}
+	// Bad ids, unclaimed controllers, bad members, oversized payloads.
+	for _, bad := range []int{-1, NumBarriers, 1 << 40, unclaimed} {
+		expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, arrive(n0, bad, 0, procs, nil))
+		expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, func() error { return n0.FreeBarrier(bad) })
+	}
+	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, arrive(n0, id, -1, procs, nil))
+	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, arrive(n0, id, 2, procs, nil))
+	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, arrive(n0, id, 0, nil, nil))
+	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, arrive(n0, id, 1, procs, nil)) // member 1 is PID 1
+	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, arrive(n0, id, 0, []int{0, 1, 0, 1}, nil))
+	ae := expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, arrive(n0, id, 0, procs, make([]byte, BarrierPayloadSize+1)))
+	if ae.Length != BarrierPayloadSize+1 {
+		t.Errorf("oversized payload refusal: %+v", ae)
+	}
+
+	// None of it counted as an arrival: the group still works, with a
+	// payload of the largest size.
+	full0, full1 := pattern(BarrierPayloadSize, 1), pattern(BarrierPayloadSize, 2)
+	if gen, err := n0.BarrierArrive(id, 0, procs, full0); err != nil || gen != 1 {
+		t.Fatalf("arrival after refusals = %d, %v", gen, err)
+	}
+	if n0.BarrierReleased(id, 1) {
+		t.Fatal("released after one arrival: a refused request was counted")
+	}
+	if gen, err := n1.BarrierArrive(id, 1, procs, full1); err != nil || gen != 1 {
+		t.Fatalf("second arrival = %d, %v", gen, err)
+	}
+	if !n0.BarrierReleased(id, 1) || string(n1.BarrierPayload(id, 0, 1)) != string(full0) || string(n0.BarrierPayload(id, 1, 1)) != string(full1) {
+		t.Fatal("barrier after refusals: not released or payloads wrong")
+	}
+	// The foreign job's own controller works for it.
+	if gen, err := foreign.BarrierArrive(fid, 0, []int{2}, []byte("f")); err != nil || gen != 1 || !foreign.BarrierReleased(fid, 1) {
+		t.Fatalf("foreign job's own barrier: %d, %v", gen, err)
+	}
+	if s := n0.Stats(); s.BarrierArrivals != 1 || s.BarrierReleases != 0 {
+		t.Errorf("n0 Stats after refusals: %d arrivals, %d releases", s.BarrierArrivals, s.BarrierReleases)
+	}
+}
+
+// The sync-network child process. The test binary runs syncChildMain
+// instead of the tests when NICEMU_SYNC_CHILD is set (TestMain belongs to
+// cma_test.go; an init function runs before it).
+const syncChildEnv = "NICEMU_SYNC_CHILD"
+
+func init() {
+	if os.Getenv(syncChildEnv) != "" {
+		os.Exit(syncChildMain())
+	}
+}
+
+// syncJob is the script that the parent (PID 0) and every child run in the
+// child-process test: rounds barrier generations of the whole job on
+// controller id, then root 0 multicasts count messages to all, then every
+// child multicasts one message to every other process, then one last
+// barrier.
+type syncJob struct {
+	n      *NIC
+	id     int
+	procs  []int
+	rounds int
+	count  int
+}
+
+const syncTimeout = 30 * time.Second
+
+func syncJobMessage(root, i int) []byte {
+	sizes := []int{0, 1, 100, 4096, MulticastSize - 1, MulticastSize}
+	return pattern(sizes[i%len(sizes)], uint64(root)<<32|uint64(i))
+}
+
+func (j *syncJob) barrier(gen uint64) error {
+	me := j.n.PID()
+	got, err := j.n.BarrierArrive(j.id, me, j.procs, barrierPayload(me, gen))
+	if err != nil {
+		return err
+	}
+	if got != gen {
+		return fmt.Errorf("PID %d: arrived at generation %d, want %d", me, got, gen)
+	}
+	if !awaitSync(j.n, syncTimeout, func() bool { return j.n.BarrierReleased(j.id, gen) }) {
+		return fmt.Errorf("PID %d: generation %d never released", me, gen)
+	}
+	for m := range j.procs {
+		if p := j.n.BarrierPayload(j.id, m, gen); !slices.Equal(p, barrierPayload(m, gen)) {
+			return fmt.Errorf("PID %d: generation %d: payload of member %d = %x", me, gen, m, p)
+		}
+	}
+	return nil
+}
+
+func (j *syncJob) multicast(tag uint64, data []byte) error {
+	var dests []int
+	for _, p := range j.procs {
+		if p != j.n.PID() {
+			dests = append(dests, p)
+		}
+	}
+	var err error
+	if !awaitSync(j.n, syncTimeout, func() bool {
+		var ok bool
+		ok, err = j.n.TryMulticast(dests, tag, data)
+		return ok || err != nil
+	}) {
+		return fmt.Errorf("PID %d: no multicast slot freed for %v", j.n.PID(), syncTimeout)
+	}
+	return err
+}
+
+func (j *syncJob) deliver(root int, tag uint64, want []byte) error {
+	buf := make([]byte, MulticastSize)
+	var l int
+	var err error
+	if !awaitSync(j.n, syncTimeout, func() bool {
+		var ok bool
+		l, ok, err = j.n.TryDeliver(root, tag, buf)
+		return ok || err != nil
+	}) {
+		return fmt.Errorf("PID %d: multicast %d from %d never came", j.n.PID(), tag, root)
+	}
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(buf[:l], want) {
+		return fmt.Errorf("PID %d: multicast %d from %d: %d bytes, differ from byte %d", j.n.PID(), tag, root, l, firstDiff(buf[:l], want))
+	}
+	return nil
+}
+
+func (j *syncJob) run() error {
+	me := j.n.PID()
+	for g := 1; g <= j.rounds; g++ {
+		if err := j.barrier(uint64(g)); err != nil {
+			return err
+		}
+	}
+	for i := range j.count {
+		var err error
+		if me == 0 {
+			err = j.multicast(uint64(i), syncJobMessage(0, i))
+		} else {
+			err = j.deliver(0, uint64(i), syncJobMessage(0, i))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if me != 0 {
+		if err := j.multicast(1000, syncJobMessage(me, 1000)); err != nil {
+			return err
+		}
+	}
+	for _, p := range j.procs {
+		if p != 0 && p != me {
+			if err := j.deliver(p, 1000, syncJobMessage(p, 1000)); err != nil {
+				return err
+			}
+		}
+	}
+	return j.barrier(uint64(j.rounds + 1))
+}
+
+func syncChildMain() int {
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(os.Stderr, "nicemu sync child: "+format+"\n", args...)
+		return 2
+	}
+	var pid, nprocs int
+	j := &syncJob{}
+	if _, err := fmt.Sscanf(os.Getenv(syncChildEnv), "%d %d %d %d %d", &pid, &nprocs, &j.id, &j.rounds, &j.count); err != nil {
+		return fail("bad %s=%q: %v", syncChildEnv, os.Getenv(syncChildEnv), err)
+	}
+	seg, err := AttachSegment(os.NewFile(3, "martini-segment"))
+	if err != nil {
+		return fail("%v", err)
+	}
+	if j.n, err = Open(seg, pid); err != nil {
+		return fail("%v", err)
+	}
+	for p := range nprocs {
+		j.procs = append(j.procs, p)
+	}
+	if err := j.run(); err != nil {
+		return fail("%v", err)
+	}
+	s := j.n.Stats()
+	fmt.Printf("STATS arrivals=%d multicasts=%d bytes=%d deliveries=%d wakeups=%d\n",
+		s.BarrierArrivals, s.Multicasts, s.MulticastBytes, s.Deliveries, s.Wakeups)
+	return 0
+}
+
+// TestChildProcessSyncNet runs barriers and multicasts across four real
+// processes: the test (PID 0) and three children, which sleep on their
+// doorbells while they wait.
+func TestChildProcessSyncNet(t *testing.T) {
+	const nprocs, rounds, count = 4, 200, 12
+	cfg := testConfig(nprocs)
+	cfg.HeapSize = 1 << 20
+	seg := newSegment(t, cfg)
+	j := &syncJob{n: openNIC(t, seg, 0), rounds: rounds, count: count}
+	for p := range nprocs {
+		j.procs = append(j.procs, p)
+	}
+	var err error
+	if j.id, err = j.n.AllocBarrier(); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type proc struct {
+		cmd            *exec.Cmd
+		stdout, stderr bytes.Buffer
+		done           chan error
+	}
+	var children []*proc
+	for pid := 1; pid < nprocs; pid++ {
+		c := &proc{done: make(chan error, 1)}
+		c.cmd = exec.Command(exe, "-test.run=^$")
+		c.cmd.Env = append(os.Environ(),
+			fmt.Sprintf("%s=%d %d %d %d %d", syncChildEnv, pid, nprocs, j.id, rounds, count),
+			"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+		c.cmd.ExtraFiles = []*os.File{seg.File()}
+		c.cmd.Stdout, c.cmd.Stderr = &c.stdout, &c.stderr
+		if err := c.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { c.done <- c.cmd.Wait() }()
+		t.Cleanup(func() {
+			if c.cmd.ProcessState == nil {
+				c.cmd.Process.Kill()
+				<-c.done
+				t.Logf("child %d stderr:\n%s", pid, c.stderr.String())
+			}
+		})
+		children = append(children, c)
+	}
+	if err := j.run(); err != nil {
+		t.Fatalf("parent: %v", err)
+	}
+	for i, c := range children {
+		pid := i + 1
+		select {
+		case err := <-c.done:
+			if err != nil {
+				t.Fatalf("child %d: %v; stderr:\n%s", pid, err, c.stderr.String())
+			}
+		case <-time.After(syncTimeout):
+			t.Fatalf("child %d did not exit", pid)
+		}
+		var arrivals, multicasts, nbytes, deliveries, wakeups int
+		if _, err := fmt.Sscanf(c.stdout.String(), "STATS arrivals=%d multicasts=%d bytes=%d deliveries=%d wakeups=%d",
+			&arrivals, &multicasts, &nbytes, &deliveries, &wakeups); err != nil {
+			t.Fatalf("child %d said %q: %v", pid, c.stdout.String(), err)
+		}
+		if arrivals != rounds+1 || multicasts != 1 || nbytes != len(syncJobMessage(pid, 1000)) || deliveries != count+nprocs-2 {
+			t.Errorf("child %d Stats: %d arrivals, %d multicasts of %d bytes, %d deliveries; want %d, 1 of %d, %d",
+				pid, arrivals, multicasts, nbytes, deliveries, rounds+1, len(syncJobMessage(pid, 1000)), count+nprocs-2)
+		}
+		t.Logf("child %d rang %d doorbells", pid, wakeups)
+	}
+	s := j.n.Stats()
+	var nbytes uint64
+	for i := range count {
+		nbytes += uint64(len(syncJobMessage(0, i)))
+	}
+	if s.BarrierArrivals != rounds+1 || s.Multicasts != count || s.MulticastBytes != nbytes || s.Deliveries != nprocs-1 {
+		t.Errorf("parent Stats: %d arrivals, %d multicasts of %d bytes, %d deliveries; want %d, %d of %d, %d",
+			s.BarrierArrivals, s.Multicasts, s.MulticastBytes, s.Deliveries, rounds+1, count, nbytes, nprocs-1)
+	}
+	var releases uint64
+	for p := range nprocs {
+		releases += atomic.LoadUint64(&seg.syncCounters(p).releases)
+	}
+	if releases != rounds+1 {
+		t.Errorf("%d releases in all, want %d", releases, rounds+1)
+	}
+	t.Logf("parent rang %d doorbells", s.Wakeups)
+}
