@@ -1,5 +1,7 @@
 package collectives
 
+import "bytes"
+
 // The barrier algorithms. A barrier is an agreement that carries no data:
 // the same exchanges also carry every process's Key when the arguments are
 // checked (see publish), so checking costs a barrier nothing.
@@ -37,6 +39,21 @@ func (b *board) record(r int) []byte {
 		i = (r - b.self + b.n) % b.n
 	}
 	return b.recs[i*b.size : (i+1)*b.size]
+}
+
+// verify checks that every process published the key this one did, mine
+// (see verify for what differs legitimately between processes).
+func (b *board) verify(mine []byte) error {
+	if getKey(mine).Counts != 0 {
+		// The keys differ legitimately (in Own); compare them in full.
+		return verify(b.n, func(r int) Key { return getKey(b.record(r)) })
+	}
+	for r := range b.n {
+		if !bytes.Equal(b.record(r)[:min(keySize, len(b.record(r)))], mine[:keySize]) {
+			return verify(b.n, func(r int) Key { return getKey(b.record(r)) })
+		}
+	}
+	return nil
 }
 
 // publish gives every process's rec (of equal sizes) to every process, by

@@ -127,42 +127,41 @@ func ReducerFor[T Type](op Op) (Reducer, error) {
 		r.Apply = op.user
 		return r, nil
 	}
-	switch t.Kind() {
-	case reflect.Int:
-		r.Apply = ints[int](op.kind)
-	case reflect.Int8:
-		r.Apply = ints[int8](op.kind)
-	case reflect.Int16:
-		r.Apply = ints[int16](op.kind)
-	case reflect.Int32:
-		r.Apply = ints[int32](op.kind)
-	case reflect.Int64:
-		r.Apply = ints[int64](op.kind)
-	case reflect.Uint:
-		r.Apply = ints[uint](op.kind)
-	case reflect.Uint8:
-		r.Apply = ints[uint8](op.kind)
-	case reflect.Uint16:
-		r.Apply = ints[uint16](op.kind)
-	case reflect.Uint32:
-		r.Apply = ints[uint32](op.kind)
-	case reflect.Uint64:
-		r.Apply = ints[uint64](op.kind)
-	case reflect.Uintptr:
-		r.Apply = ints[uintptr](op.kind)
-	case reflect.Float32:
-		r.Apply = floats[float32](op.kind)
-	case reflect.Float64:
-		r.Apply = floats[float64](op.kind)
-	case reflect.Complex64:
-		r.Apply = complexes[complex64](op.kind)
-	case reflect.Complex128:
-		r.Apply = complexes[complex128](op.kind)
+	if k := t.Kind(); int(k) < len(applyTable[op.kind]) {
+		r.Apply = applyTable[op.kind][k]
 	}
 	if r.Apply == nil {
 		return Reducer{}, fmt.Errorf("%w: %s is not defined on %v", ErrOp, op, t)
 	}
 	return r, nil
+}
+
+// applyTable holds the Apply function of every predefined operation for
+// every basic kind (nil where undefined). It is built once: the functions
+// are closures of generic code, which would allocate if made per call.
+var applyTable = makeApplyTable()
+
+func makeApplyTable() *[opMaxLoc + 1][reflect.Complex128 + 1]func(in, inout []byte) {
+	var table [opMaxLoc + 1][reflect.Complex128 + 1]func(in, inout []byte)
+	for k := opSum; k <= opMaxLoc; k++ {
+		t := &table[k]
+		t[reflect.Int] = ints[int](k)
+		t[reflect.Int8] = ints[int8](k)
+		t[reflect.Int16] = ints[int16](k)
+		t[reflect.Int32] = ints[int32](k)
+		t[reflect.Int64] = ints[int64](k)
+		t[reflect.Uint] = ints[uint](k)
+		t[reflect.Uint8] = ints[uint8](k)
+		t[reflect.Uint16] = ints[uint16](k)
+		t[reflect.Uint32] = ints[uint32](k)
+		t[reflect.Uint64] = ints[uint64](k)
+		t[reflect.Uintptr] = ints[uintptr](k)
+		t[reflect.Float32] = floats[float32](k)
+		t[reflect.Float64] = floats[float64](k)
+		t[reflect.Complex64] = complexes[complex64](k)
+		t[reflect.Complex128] = complexes[complex128](k)
+	}
+	return &table
 }
 
 // view reinterprets bytes as elements of type E.

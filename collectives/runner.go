@@ -43,8 +43,15 @@ func (u *Runner) recordSize(coll Collective) int {
 // barrier's.
 func (u *Runner) method() string { return u.choose(CollBarrier, 0, true, false) }
 
-var sharedNames = map[string]string{
-	AlgNIC: "shared-nic", AlgDissemination: "shared-dissemination", AlgBinomial: "shared-binomial",
+// sharedName names AlgShared over the exchange method in statistics.
+func sharedName(method string) string {
+	switch method {
+	case AlgNIC:
+		return "shared-nic"
+	case AlgBinomial:
+		return "shared-binomial"
+	}
+	return "shared-dissemination"
 }
 
 // opCall describes one call to the driver.
@@ -62,7 +69,7 @@ type opCall struct {
 
 // do runs one call: the exchange of arguments (and, for AlgShared, of the
 // inputs), then data, or local on the published records.
-func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(b *board)) error {
+func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(b board)) error {
 	c := u.begin()
 	coll := o.key.Coll
 	fits := o.shareLen >= 0 && o.shareLen <= u.recordSize(coll)-keySize
@@ -87,12 +94,12 @@ func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(
 		if o.invalid != nil {
 			return o.invalid
 		}
-		if err := verify(c.Size(), func(r int) Key { return getKey(b.record(r)) }); err != nil {
+		if err := b.verify(rec); err != nil {
 			return err
 		}
 		if alg == AlgShared {
-			u.Stats.add(coll, sharedNames[method])
-			local(&b)
+			u.Stats.add(coll, sharedName(method))
+			local(b)
 			return nil
 		}
 	} else if o.invalid != nil {
@@ -150,7 +157,7 @@ func (u *Runner) Barrier() error {
 	}
 	u.Stats.add(CollBarrier, alg)
 	if u.Check {
-		return verify(c.Size(), func(r int) Key { return getKey(b.record(r)) })
+		return b.verify(rec)
 	}
 	return nil
 }
@@ -185,7 +192,7 @@ func (u *Runner) Bcast(buf []byte, root, elem int) error {
 			return bcastMulticast(c, u.HW, buf, root)
 		}
 		return bcastBinomial(c, buf, root)
-	}, func(b *board) {
+	}, func(b board) {
 		if u.Net.Rank() != root {
 			copy(buf, b.record(root)[keySize:])
 		}
@@ -197,8 +204,8 @@ func (u *Runner) Bcast(buf []byte, root, elem int) error {
 func (u *Runner) reduction(coll Collective, r Reducer, send []byte, length, root int) opCall {
 	o := opCall{key: Key{Coll: coll, Elem: r.Elem, Op: opID(r), Root: root, Bytes: length},
 		input: send, shareLen: length, bytes: length, commutative: r.Commutative}
-	if err := checkReducer(coll.String(), r); err != nil {
-		o.invalid = err
+	if r.Apply == nil || r.Unit <= 0 {
+		o.invalid = checkReducer(coll.String(), r)
 	} else {
 		o.invalid = badUnits(coll, length, r.Unit)
 	}
@@ -207,7 +214,7 @@ func (u *Runner) reduction(coll Collective, r Reducer, send []byte, length, root
 
 // fold combines the published inputs of ranks lo..hi-1, in rank order, at
 // offset off of their records, into acc.
-func fold(b *board, r Reducer, acc []byte, lo, hi, off int) {
+func fold(b board, r Reducer, acc []byte, lo, hi, off int) {
 	copy(acc, b.record(hi - 1)[keySize+off:])
 	for s := hi - 2; s >= lo; s-- {
 		r.Apply(b.record(s)[keySize+off:keySize+off+len(acc)], acc)
@@ -242,7 +249,7 @@ func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
 			return reduceScatterGather(c, r, send, recv[:min(len(recv), length)], root)
 		}
 		return reduceBinomial(c, r, send, recv, root)
-	}, func(b *board) {
+	}, func(b board) {
 		if rank == root {
 			fold(b, r, recv[:length], 0, n, 0)
 		}
@@ -266,7 +273,7 @@ func (u *Runner) Allreduce(send, recv []byte, r Reducer) error {
 			return allreduceReduceBcast(c, r, send, recv)
 		}
 		return allreduceRecursiveDoubling(c, r, send, recv)
-	}, func(b *board) {
+	}, func(b board) {
 		fold(b, r, recv, 0, u.Net.Size(), 0)
 	})
 }
@@ -294,7 +301,7 @@ func (u *Runner) Scan(send, recv []byte, r Reducer, exclusive bool) error {
 			return Exscan(c.Net, alg, send, recv, r)
 		}
 		return Scan(c.Net, alg, send, recv, r)
-	}, func(b *board) {
+	}, func(b board) {
 		rank := u.Net.Rank()
 		switch {
 		case !exclusive:

@@ -5,41 +5,46 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 )
 
 // Stats counts the collective operations a process ran, by collective and
 // algorithm ("allreduce/ring"). The zero value is ready; it is safe for
-// concurrent use.
+// concurrent use, and counting takes no lock.
 type Stats struct {
-	mu    sync.Mutex
-	count map[statKey]uint64
+	count [numCollectives][len(statAlgs)]atomic.Uint64
 }
 
-type statKey struct {
-	c   Collective
-	alg string
+// statAlgs are the algorithm names counted: every collective's, and
+// AlgShared by the exchange it used.
+var statAlgs = [...]string{
+	AlgNIC, AlgDissemination, AlgBinomial, AlgScatterAllgather, AlgReduceScatterGather,
+	AlgRecursiveDoubling, AlgRing, AlgReduceBcast, "shared-nic", "shared-dissemination",
+	"shared-binomial", "linear", "bruck", "pairwise", "recursive-halving", "reduce-scatter",
+	"reduce-scatterv",
 }
 
 func (s *Stats) add(c Collective, alg string) {
-	if s == nil {
+	if s == nil || c >= numCollectives {
 		return
 	}
-	s.mu.Lock()
-	if s.count == nil {
-		s.count = make(map[statKey]uint64)
+	for i, a := range statAlgs {
+		if a == alg {
+			s.count[c][i].Add(1)
+			return
+		}
 	}
-	s.count[statKey{c, alg}]++
-	s.mu.Unlock()
 }
 
-// Counts returns a copy of the counters.
+// Counts returns the counters that are not zero.
 func (s *Stats) Counts() map[string]uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := make(map[string]uint64, len(s.count))
-	for k, v := range s.count {
-		m[k.c.String()+"/"+k.alg] = v
+	m := make(map[string]uint64)
+	for c := range s.count {
+		for i := range s.count[c] {
+			if v := s.count[c][i].Load(); v != 0 {
+				m[Collective(c).String()+"/"+statAlgs[i]] = v
+			}
+		}
 	}
 	return m
 }

@@ -64,8 +64,11 @@ func inPlace[T Type](buf []T) []byte {
 	if b := asBytes(buf); b != nil {
 		return b
 	}
-	return []byte{}
+	return noBytes
 }
+
+// noBytes is an empty buffer that is not nil (not "in place").
+var noBytes = make([]byte, 0)
 
 // scaled converts counts or displacements in elements to bytes.
 func scaled(v []int, elem int) []int {

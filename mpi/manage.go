@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
-
-	"github.com/rhinet-go/martini/collectives"
 )
 
 // numContextIDs is how many communicators a process can be part of at a
@@ -16,6 +14,9 @@ const numContextIDs = 4096
 // ErrNoContext: every context id is in use (too many communicators not
 // freed).
 var ErrNoContext = errors.New("no free context id (too many communicators)")
+
+// ErrColor: an invalid color passed to Split.
+var ErrColor = errors.New("invalid color")
 
 func (s *runtimeState) initContexts() {
 	for i := range s.ctxFree {
@@ -156,13 +157,15 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	if err := c.check("Split"); err != nil {
 		return nil, err
 	}
-	if color < 0 && color != Undefined {
-		return nil, c.runner.Fail(collectives.CollAllgather,
-			fmt.Errorf("mpi: Split: color %d: must be non-negative or Undefined", color))
-	}
 	all := make([]int64, 3*c.size)
 	if err := Allgather(c, []int64{int64(color), int64(key), int64(c.toWorld(c.rank))}, all); err != nil {
 		return nil, fmt.Errorf("mpi: Split: %w", err)
+	}
+	// Every process checks every color, so that all fail alike.
+	for r := range c.size {
+		if col := int(all[3*r]); col < 0 && col != Undefined {
+			return nil, fmt.Errorf("mpi: Split: rank %d passed color %d: %w (must be non-negative or Undefined)", r, col, ErrColor)
+		}
 	}
 	id, err := c.allocContext("Split")
 	if err != nil {

@@ -36,6 +36,10 @@ type SyncGroup struct {
 	done    bool
 }
 
+// syncSpin is how many times a member looks for a release (or a
+// multicast) before it waits through the endpoint: about a microsecond.
+const syncSpin = 256
+
 // NewSyncGroup returns the view of barrier controller id of the NIC t
 // drives, for the group of processes procs (the caller is procs[member]).
 // tag tells this group's multicasts apart from those of other groups the
@@ -66,9 +70,14 @@ func (g *SyncGroup) Done() bool {
 // fail. cond may act (post a multicast, take one): it is not called again
 // once it has reported true.
 func (g *SyncGroup) wait(cond func(g *SyncGroup) bool) error {
-	g.done = cond(g)
-	if g.done {
-		return nil
+	// The other members are usually close behind: look at the
+	// synchronisation network alone for a moment (one cache line, no
+	// lock) before waiting through the endpoint, whose rounds of
+	// progress would delay noticing the release.
+	for range syncSpin {
+		if g.done = cond(g); g.done {
+			return nil
+		}
 	}
 	g.waiting = cond
 	g.ep.Wait(g)

@@ -1,0 +1,47 @@
+package collectives
+
+import "testing"
+
+// loneHW is the Hardware of a communicator of one process: its barrier
+// returns at once. It measures what a Runner costs around the network.
+type loneHW struct{ payload [memPayloadSize]byte }
+
+func (h *loneHW) Barrier(p []byte) error           { copy(h.payload[:], p); return nil }
+func (h *loneHW) Payload(int) []byte               { return h.payload[:] }
+func (h *loneHW) PayloadSize() int                 { return memPayloadSize }
+func (h *loneHW) Multicast([]byte) error           { return nil }
+func (h *loneHW) Deliver(int, []byte) (int, error) { return 0, nil }
+func (h *loneHW) MulticastSize() int               { return 1 << 16 }
+
+func loneRunner() *Runner {
+	return &Runner{Net: &memNet{w: newMemWorld(1)}, HW: &loneHW{}, Check: true, Stats: &Stats{}}
+}
+
+// BenchmarkRunnerBarrier is the Runner's own cost of a checked barrier on
+// the synchronisation network (the network itself excluded).
+func BenchmarkRunnerBarrier(b *testing.B) {
+	u := loneRunner()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := u.Barrier(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunnerAllreduce8B is the Runner's own cost of a checked 8-byte
+// allreduce by the shared algorithm.
+func BenchmarkRunnerAllreduce8B(b *testing.B) {
+	u := loneRunner()
+	r, err := ReducerFor[float64](Sum)
+	if err != nil {
+		b.Fatal(err)
+	}
+	send, recv := make([]byte, 8), make([]byte, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := u.Allreduce(send, recv, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
