@@ -119,6 +119,19 @@ func opID(r Reducer) uint16 {
 	return uint16(v^v>>16) | 1
 }
 
+// keyHash hashes an encoded Key (the first keySize bytes of b) to a
+// non-zero word, for the synchronisation network's sum of keys.
+func keyHash(b []byte) uint64 {
+	v := uint64(14695981039346656037) // FNV-1a, then a final mix
+	for _, c := range b[:keySize] {
+		v = (v ^ uint64(c)) * 1099511628211
+	}
+	v ^= v >> 29
+	v *= 0xbf58476d1ce4e5b9
+	v ^= v >> 32
+	return v | 1
+}
+
 // countsHash hashes a list of per-rank counts.
 func countsHash(counts []int) uint64 {
 	v := uint64(14695981039346656037) // FNV-1a over the counts' bytes

@@ -44,6 +44,9 @@ func (b *board) record(r int) []byte {
 // verify checks that every process published the key this one did, mine
 // (see verify for what differs legitimately between processes).
 func (b *board) verify(mine []byte) error {
+	if b.hw != nil && len(mine) >= keySize && b.hw.KeySum() == uint64(b.n)*keyHash(mine) {
+		return nil // every rank passed this key
+	}
 	if getKey(mine).Counts != 0 {
 		// The keys differ legitimately (in Own); compare them in full.
 		return verify(b.n, func(r int) Key { return getKey(b.record(r)) })
@@ -67,7 +70,11 @@ func publish(c *call, hw Hardware, method string, rec []byte) (board, error) {
 			return b, errNoHardware
 		}
 		b.hw = hw
-		return b, hw.Barrier(rec)
+		var key uint64
+		if len(rec) >= keySize {
+			key = keyHash(rec)
+		}
+		return b, hw.Barrier(key, rec)
 	case AlgBinomial:
 		b.recs = c.alloc(n * size)
 		copy(b.recs[self*size:], rec)

@@ -4,9 +4,17 @@ import "testing"
 
 // loneHW is the Hardware of a communicator of one process: its barrier
 // returns at once. It measures what a Runner costs around the network.
-type loneHW struct{ payload [memPayloadSize]byte }
+type loneHW struct {
+	payload [memPayloadSize]byte
+	key     uint64
+}
 
-func (h *loneHW) Barrier(p []byte) error           { copy(h.payload[:], p); return nil }
+func (h *loneHW) Barrier(key uint64, p []byte) error {
+	copy(h.payload[:], p)
+	h.key = key
+	return nil
+}
+func (h *loneHW) KeySum() uint64                   { return h.key }
 func (h *loneHW) Payload(int) []byte               { return h.payload[:] }
 func (h *loneHW) PayloadSize() int                 { return memPayloadSize }
 func (h *loneHW) Multicast([]byte) error           { return nil }

@@ -8,8 +8,12 @@ package collectives
 type Hardware interface {
 	// Barrier publishes payload (at most PayloadSize bytes) and returns
 	// once every rank of the communicator has called Barrier. Until this
-	// rank calls Barrier again, Payload(r) returns what rank r published.
-	Barrier(payload []byte) error
+	// rank calls Barrier again, Payload(r) returns what rank r published
+	// and KeySum the sum of the keys all ranks passed (modulo 2^64): ranks
+	// that pass equal keys learn that they agree without reading the
+	// others' payloads.
+	Barrier(key uint64, payload []byte) error
+	KeySum() uint64
 	Payload(rank int) []byte
 	PayloadSize() int
 	// Multicast sends data (at most MulticastSize bytes) from this rank to

@@ -14,6 +14,8 @@ type memHardware struct {
 	gen      int
 	arrived  int
 	payloads [2][][]byte
+	sum      int // sum of the keys of the current generation
+	sums     [2]uint64
 	mcast    [][][][]byte // mcast[root][dest]
 	dead     bool
 }
@@ -42,7 +44,13 @@ const memPayloadSize = 120
 func (m *memHW) PayloadSize() int   { return memPayloadSize }
 func (m *memHW) MulticastSize() int { return 100 } // small, to test pieces
 
-func (m *memHW) Barrier(p []byte) error {
+func (m *memHW) KeySum() uint64 {
+	m.h.mu.Lock()
+	defer m.h.mu.Unlock()
+	return m.h.sums[m.gen&1]
+}
+
+func (m *memHW) Barrier(key uint64, p []byte) error {
 	if len(p) > memPayloadSize {
 		panic("payload too large")
 	}
@@ -52,7 +60,10 @@ func (m *memHW) Barrier(p []byte) error {
 	g := h.gen
 	h.payloads[g&1][m.rank] = append([]byte(nil), p...)
 	h.arrived++
+	h.sum += int(key)
 	if h.arrived == h.n {
+		h.sums[g&1] = uint64(h.sum)
+		h.sum = 0
 		h.arrived = 0
 		h.gen++
 		h.cond.Broadcast()

@@ -113,9 +113,11 @@ type barrierCtl struct {
 	owner   uint64
 	_       [56]byte
 	arrived uint64 // members arrived in the current generation
-	_       [56]byte
-	gen     uint64 // last generation released
-	_       [56]byte
+	sum     uint64 // sum of the members' keys in the current generation
+	_       [48]byte
+	gen     uint64    // last generation released
+	sums    [2]uint64 // the key sum of the last two generations, by parity
+	_       [40]byte
 }
 
 func (s *Segment) syncBase(p int) int { return s.partBase(p) + partSync }
@@ -241,6 +243,7 @@ func (n *NIC) FreeBarrier(id int) error {
 			continue // freed (or freed and claimed again) meanwhile: check again
 		}
 		atomic.StoreUint64(&c.arrived, 0)
+		atomic.StoreUint64(&c.sum, 0)
 		atomic.StoreUint64(&c.gen, 0)
 		atomic.StoreUint64(&c.owner, 0)
 		return nil
@@ -267,6 +270,15 @@ func (n *NIC) FreeBarrier(id int) error {
 // *AccessError (Op OpBarrier, Target -1, Offset the id). Safe for concurrent
 // use.
 func (n *NIC) BarrierArrive(id, member int, procs []int, payload []byte) (gen uint64, err error) {
+	return n.BarrierArriveKey(id, member, procs, 0, payload)
+}
+
+// BarrierArriveKey is BarrierArrive contributing key to a sum the
+// controller combines over the members, like a combining network: the
+// releaser stores it with the generation, where BarrierSum reads it in the
+// cache line that announced the release. Members that pass equal keys
+// learn that they agree without reading each other's payloads.
+func (n *NIC) BarrierArriveKey(id, member int, procs []int, key uint64, payload []byte) (gen uint64, err error) {
 	c, err := n.claimedCtl(id, len(payload), "arrive")
 	if err != nil {
 		return 0, err
@@ -293,7 +305,12 @@ func (n *NIC) BarrierArrive(id, member int, procs []int, payload []byte) (gen ui
 	atomic.AddUint64(&cnt.arrivals, 1)
 	// The payload stores come before this read-modify-write, which the
 	// releaser's observes before it publishes the generation.
+	if key != 0 {
+		atomic.AddUint64(&c.sum, key)
+	}
 	if atomic.AddUint64(&c.arrived, 1) == uint64(len(procs)) {
+		// Every member added its key before its arrival was counted.
+		atomic.StoreUint64(&c.sums[gen&1], atomic.SwapUint64(&c.sum, 0))
 		atomic.StoreUint64(&c.arrived, 0)
 		atomic.StoreUint64(&c.gen, gen)
 		atomic.AddUint64(&cnt.releases, 1)
@@ -314,6 +331,16 @@ func (n *NIC) BarrierReleased(id int, gen uint64) bool {
 		return false
 	}
 	return atomic.LoadUint64(&n.seg.barrierCtl(id).gen) >= gen
+}
+
+// BarrierSum returns the sum of the keys the members passed to
+// BarrierArriveKey for generation gen of controller id, once gen is released
+// and until generation gen+2 is (0 for a bad id). Safe for concurrent use.
+func (n *NIC) BarrierSum(id int, gen uint64) uint64 {
+	if uint(id) >= NumBarriers {
+		return 0
+	}
+	return atomic.LoadUint64(&n.seg.barrierCtl(id).sums[gen&1])
 }
 
 // BarrierPayload returns what member published with its arrival at

@@ -99,15 +99,19 @@ func multicastDelivered(g *SyncGroup) bool {
 	return g.mcOK || g.mcErr != nil
 }
 
-// Barrier publishes payload and waits until every member has arrived.
-func (g *SyncGroup) Barrier(payload []byte) error {
-	gen, err := g.nic.BarrierArrive(g.id, g.member, g.procs, payload)
+// Barrier publishes payload, adds key to the controller's sum, and waits
+// until every member has arrived.
+func (g *SyncGroup) Barrier(key uint64, payload []byte) error {
+	gen, err := g.nic.BarrierArriveKey(g.id, g.member, g.procs, key, payload)
 	if err != nil {
 		return fmt.Errorf("barrier controller %d: %w", g.id, err)
 	}
 	g.gen = gen
 	return g.wait(barrierReleased)
 }
+
+// KeySum returns the sum of the members' keys at the last barrier.
+func (g *SyncGroup) KeySum() uint64 { return g.nic.BarrierSum(g.id, g.gen) }
 
 // Payload returns what member r published at the last barrier.
 func (g *SyncGroup) Payload(r int) []byte { return g.nic.BarrierPayload(g.id, r, g.gen) }

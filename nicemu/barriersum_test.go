@@ -1,0 +1,56 @@
+package nicemu
+
+import "testing"
+
+// TestBarrierSum: the controller adds up the members' keys per generation
+// and keeps the last two sums readable after the release.
+func TestBarrierSum(t *testing.T) {
+	seg := newSegment(t, testConfig(3))
+	nics := []*NIC{openNIC(t, seg, 0), openNIC(t, seg, 1), openNIC(t, seg, 2)}
+	id, err := nics[0].AllocBarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := []int{0, 1, 2}
+	arrive := func(keys ...uint64) uint64 {
+		var gen uint64
+		for m, k := range keys {
+			g, err := nics[m].BarrierArriveKey(id, m, procs, k, []byte{byte(m)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m < len(keys)-1 && nics[m].BarrierReleased(id, g) {
+				t.Fatalf("generation %d released after %d of 3 arrivals", g, m+1)
+			}
+			gen = g
+		}
+		if !nics[0].BarrierReleased(id, gen) {
+			t.Fatalf("generation %d not released after all arrivals", gen)
+		}
+		return gen
+	}
+	g1 := arrive(1, 2, 3)
+	if s := nics[1].BarrierSum(id, g1); s != 6 {
+		t.Errorf("sum of generation %d = %d, want 6", g1, s)
+	}
+	g2 := arrive(10, 10, 0) // a zero key adds nothing
+	if s := nics[2].BarrierSum(id, g2); s != 20 {
+		t.Errorf("sum of generation %d = %d, want 20", g2, s)
+	}
+	if s := nics[0].BarrierSum(id, g1); s != 6 {
+		t.Errorf("sum of generation %d after the next = %d, want 6", g1, s)
+	}
+	g3 := arrive(^uint64(0), 2, 0) // sums wrap around
+	if s := nics[0].BarrierSum(id, g3); s != 1 {
+		t.Errorf("sum of generation %d = %d, want 1 (modulo 2^64)", g3, s)
+	}
+	if err := nics[0].FreeBarrier(id); err != nil {
+		t.Fatal(err)
+	}
+	if id2, err := nics[1].AllocBarrier(); err != nil || id2 != id {
+		t.Fatalf("realloc: %d, %v", id2, err)
+	}
+	if g := arrive(5, 5, 5); nics[0].BarrierSum(id, g) != 15 {
+		t.Errorf("sum after reallocation = %d, want 15 (no leftover from before)", nics[0].BarrierSum(id, g))
+	}
+}
