@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+
+	"github.com/rhinet-go/martini/collectives"
 )
 
 // numContextIDs is how many communicators a process can be part of at a
@@ -248,8 +250,14 @@ func (c *Comm) Free() error {
 	if c.id == worldID {
 		return fmt.Errorf("mpi: Free: World cannot be freed: %w", ErrComm)
 	}
-	if err := c.Barrier(); err != nil {
-		return fmt.Errorf("mpi: Free: %w", err)
+	// A barrier through the network, not the barrier controller: once it
+	// is over, no process still reads the controller, which rank 0 may
+	// then give back.
+	if err := c.collective("Free", func(u *collectives.Runner) error {
+		u.HW = nil
+		return u.Barrier()
+	}); err != nil {
+		return err
 	}
 	if !c.freed.CompareAndSwap(false, true) {
 		return fmt.Errorf("mpi: Free: %w", ErrComm)
