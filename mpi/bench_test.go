@@ -58,13 +58,9 @@ func BenchmarkPingPong4MiBPull(b *testing.B) { benchPingPong(b, 4<<20, "-rndv", 
 // scenarioBenchPingPong times MPI_BENCH_ITERS round trips between ranks 0
 // and 1 after a warm-up, and rank 0 prints the half round trip.
 func scenarioBenchPingPong(w *mpi.Comm) error {
-	size, err := strconv.Atoi(os.Getenv(envBenchSize))
+	size, iters, err := benchSettings()
 	if err != nil {
-		return fmt.Errorf("%s: %v", envBenchSize, err)
-	}
-	iters, err := strconv.Atoi(os.Getenv(envBenchIters))
-	if err != nil || iters < 1 {
-		return fmt.Errorf("%s: %v", envBenchIters, err)
+		return err
 	}
 	buf := make([]byte, size)
 	peer := 1 - w.Rank()
@@ -88,20 +84,39 @@ func scenarioBenchPingPong(w *mpi.Comm) error {
 		}
 		return nil
 	}
+	secs, err := timeRounds(w, iters, round)
+	if err == nil && w.Rank() == 0 {
+		fmt.Printf("halfRTT_ns=%.1f\n", secs/float64(2*iters)*1e9)
+	}
+	return err
+}
+
+// benchSettings reads the message size and the iteration count of a
+// benchmark job.
+func benchSettings() (size, iters int, err error) {
+	size, err = strconv.Atoi(os.Getenv(envBenchSize))
+	if err != nil || size < 0 {
+		return 0, 0, fmt.Errorf("%s: %v", envBenchSize, err)
+	}
+	iters, err = strconv.Atoi(os.Getenv(envBenchIters))
+	if err != nil || iters < 1 {
+		return 0, 0, fmt.Errorf("%s=%q: want a positive count", envBenchIters, os.Getenv(envBenchIters))
+	}
+	return size, iters, nil
+}
+
+// timeRounds runs a warm-up of round, synchronises, and returns how long
+// round(iters) takes.
+func timeRounds(w *mpi.Comm, iters int, round func(n int) error) (float64, error) {
 	if err := round(min(iters, 1000)); err != nil {
-		return err
+		return 0, err
 	}
 	if err := w.Barrier(); err != nil {
-		return err
+		return 0, err
 	}
 	start := mpi.Wtime()
-	if err := round(iters); err != nil {
-		return err
-	}
-	if w.Rank() == 0 {
-		fmt.Printf("halfRTT_ns=%.1f\n", (mpi.Wtime()-start)/float64(2*iters)*1e9)
-	}
-	return nil
+	err := round(iters)
+	return mpi.Wtime() - start, err
 }
 
 // scenarioAllocs checks that the eager path does not allocate: rank 0

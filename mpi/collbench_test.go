@@ -88,13 +88,9 @@ func BenchmarkBcast(b *testing.B) {
 // (barrier, allreduce of float64 or bcast) of MPI_BENCH_SIZE bytes, and
 // rank 0 prints the slowest rank's time per operation.
 func scenarioBenchColl(w *mpi.Comm) error {
-	size, err := strconv.Atoi(os.Getenv(envBenchSize))
+	size, iters, err := benchSettings()
 	if err != nil {
-		return fmt.Errorf("%s: %v", envBenchSize, err)
-	}
-	iters, err := strconv.Atoi(os.Getenv(envBenchIters))
-	if err != nil || iters < 1 {
-		return fmt.Errorf("%s: %v", envBenchIters, err)
+		return err
 	}
 	send, recv := make([]float64, size/8), make([]float64, size/8)
 	buf := make([]byte, size)
@@ -117,17 +113,11 @@ func scenarioBenchColl(w *mpi.Comm) error {
 		}
 		return nil
 	}
-	if err := run(min(iters, 1000)); err != nil {
+	secs, err := timeRounds(w, iters, run)
+	if err != nil {
 		return err
 	}
-	if err := w.Barrier(); err != nil {
-		return err
-	}
-	t0 := mpi.Wtime()
-	if err := run(iters); err != nil {
-		return err
-	}
-	per := []float64{(mpi.Wtime() - t0) / float64(iters) * 1e9}
+	per := []float64{secs / float64(iters) * 1e9}
 	worst := []float64{0}
 	if err := mpi.Reduce(w, per, worst, mpi.Max, 0); err != nil {
 		return err
@@ -138,4 +128,45 @@ func scenarioBenchColl(w *mpi.Comm) error {
 	return nil
 }
 
-func init() { scenarios["bench-coll"] = scenarioBenchColl }
+// TestCollectiveAllocs checks that a barrier and a small allreduce, on the
+// synchronisation network and in software, do not allocate.
+func TestCollectiveAllocs(t *testing.T) {
+	t.Parallel()
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	runScenarioJob(t, 2, "coll-allocs")
+	runScenarioJob(t, 2, "coll-allocs", "-no-offload")
+}
+
+// scenarioCollAllocs measures the allocations of Barrier and of an 8-byte
+// Allreduce on every rank (both run the same number of calls).
+func scenarioCollAllocs(w *mpi.Comm) error {
+	send, recv := []float64{1}, []float64{0}
+	for _, c := range []struct {
+		name string
+		f    func() error
+	}{
+		{"Barrier", w.Barrier},
+		{"Allreduce 8 B", func() error { return mpi.Allreduce(w, send, recv, mpi.Sum) }},
+	} {
+		var err error
+		allocs := testing.AllocsPerRun(2000, func() {
+			if e := c.f(); e != nil && err == nil {
+				err = e
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if allocs > 0 {
+			return fmt.Errorf("%s: %.2f allocations per call, want 0", c.name, allocs)
+		}
+	}
+	return nil
+}
+
+func init() {
+	scenarios["bench-coll"] = scenarioBenchColl
+	scenarios["coll-allocs"] = scenarioCollAllocs
+}
