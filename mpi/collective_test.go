@@ -1,0 +1,1671 @@
+package mpi_test
+
+// Multi-process tests of the collective operations: every reduction with
+// every operation and element type, the data-movement collectives, every
+// algorithm (forced with mpirun -coll), argument mismatches and the
+// nonblocking collectives. Every rank computes the expected results
+// itself, naively, from inputs every rank can generate for every other.
+// The communicator tests are in comm_test.go.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/rhinet-go/martini/collectives"
+	"github.com/rhinet-go/martini/llc/launch"
+	"github.com/rhinet-go/martini/mpi"
+)
+
+func init() {
+	scenarios["coll-reduce-int"] = func(w *mpi.Comm) error { return scenarioReductions(w, "int") }
+	scenarios["coll-reduce-float"] = func(w *mpi.Comm) error { return scenarioReductions(w, "float") }
+	scenarios["coll-reduce-user"] = func(w *mpi.Comm) error { return scenarioReductions(w, "user") }
+	scenarios["coll-move"] = scenarioMovement
+	scenarios["coll-algs"] = scenarioAlgorithms
+	scenarios["coll-mismatch"] = scenarioMismatch
+	scenarios["coll-nonblocking"] = scenarioCollNonblocking
+}
+
+// collSizes are the communicator sizes of the collective tests: 1, 2, 3
+// and 5 (no powers of two), 8 (more ranks than this machine's cores).
+// Under the race detector, heavy scenarios leave 5 and 8 out and the
+// others 8.
+func collSizes(heavy bool) []int {
+	switch {
+	case raceEnabled && heavy:
+		return []int{1, 2, 3}
+	case raceEnabled:
+		return []int{1, 2, 3, 5}
+	}
+	return []int{1, 2, 3, 5, 8}
+}
+
+func TestCollectiveReductions(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"coll-reduce-int", "coll-reduce-float", "coll-reduce-user"} {
+		t.Run(strings.TrimPrefix(name, "coll-reduce-"), func(t *testing.T) {
+			t.Parallel()
+			runAt(t, name, collSizes(true))
+		})
+	}
+}
+
+func TestCollectiveMovement(t *testing.T) {
+	t.Parallel()
+	runAt(t, "coll-move", collSizes(true))
+}
+
+func TestCollectiveMismatch(t *testing.T) {
+	t.Parallel()
+	runAt(t, "coll-mismatch", collSizes(false))
+}
+
+func TestCollectiveNonblocking(t *testing.T) {
+	t.Parallel()
+	runAt(t, "coll-nonblocking", collSizes(false))
+}
+
+// TestCollectiveAlgorithms runs a smaller reduction and data-movement
+// scenario once per algorithm of every collective, forced with mpirun
+// -coll; then with an algorithm of every collective forced at once, in
+// turn, at other sizes; and once each without the argument check and
+// without the NIC's offload. Under the race detector, only the jobs that
+// force every collective's algorithm at once run.
+func TestCollectiveAlgorithms(t *testing.T) {
+	t.Parallel()
+	for c := collectives.CollBarrier; c <= collectives.CollExscan && !raceEnabled; c++ {
+		algs := collectives.Algorithms(c)
+		if len(algs) < 2 {
+			continue // nothing to choose: every other run uses it
+		}
+		for _, alg := range algs {
+			np := 5
+			if needsPowerOfTwo(c, alg) {
+				np = 4
+			}
+			sel := c.String() + "=" + alg
+			t.Run(fmt.Sprintf("%s/np=%d", sel, np), func(t *testing.T) {
+				t.Parallel()
+				runScenarioJob(t, np, "coll-algs", "-coll", sel)
+			})
+		}
+	}
+	sizes := []int{3, 8}
+	if raceEnabled {
+		sizes = []int{3, 4}
+	}
+	for _, np := range sizes {
+		for k := range 3 {
+			sel := combinedSelection(np, k)
+			t.Run(fmt.Sprintf("every-%d/np=%d", k, np), func(t *testing.T) {
+				t.Parallel()
+				runScenarioJob(t, np, "coll-algs", "-coll", sel)
+			})
+		}
+	}
+	for _, flag := range []string{"-no-coll-check", "-no-offload"} {
+		t.Run(flag[1:], func(t *testing.T) {
+			t.Parallel()
+			runAt(t, "coll-algs", collSizes(true), flag)
+		})
+	}
+}
+
+// combinedSelection forces an algorithm of every collective that has a
+// choice: for k = 0, 1, 2 together, each algorithm that applies on np
+// processes (shared aside, which the small calls use anyway).
+func combinedSelection(np, k int) string {
+	var items []string
+	for c := collectives.CollBarrier; c <= collectives.CollExscan; c++ {
+		var algs []string
+		for _, alg := range collectives.Algorithms(c) {
+			if alg == collectives.AlgShared || (needsPowerOfTwo(c, alg) && np&(np-1) != 0) {
+				continue
+			}
+			algs = append(algs, alg)
+		}
+		if len(algs) > 1 {
+			items = append(items, c.String()+"="+algs[(k+int(c))%len(algs)])
+		}
+	}
+	return strings.Join(items, ",")
+}
+
+// needsPowerOfTwo tells the algorithms that only run on communicators of
+// a power-of-two size.
+func needsPowerOfTwo(c collectives.Collective, alg string) bool {
+	return (c == collectives.CollAllgather && alg == collectives.AlgRecursiveDoubling) ||
+		(c == collectives.CollReduceScatterBlock && alg == "recursive-halving")
+}
+
+// needsCommutative tells the algorithms that only run commutative
+// operations.
+func needsCommutative(alg string) bool {
+	return alg == collectives.AlgRing || alg == collectives.AlgReduceScatterGather || alg == "recursive-halving"
+}
+
+// ---- helpers ----
+
+// hmix hashes keys into 64 pseudo-random bits, cheaply: every rank
+// generates the inputs of all.
+func hmix(keys ...int) uint64 {
+	h := uint64(0x9E3779B97F4A7C15)
+	for _, k := range keys {
+		h = (h ^ uint64(k)) * 0x100000001B3
+	}
+	h ^= h >> 31
+	h *= 0xBF58476D1CE4E5B9
+	h ^= h >> 29
+	h *= 0x94D049BB133111EB
+	return h ^ h>>32
+}
+
+// failures collects the wrong results of a scenario, which goes on after
+// one (the collectives stay in step), and reports the first few.
+type failures struct {
+	errs []error
+	n    int
+}
+
+func (f *failures) add(format string, args ...any) {
+	f.n++
+	if len(f.errs) < 10 {
+		f.errs = append(f.errs, fmt.Errorf(format, args...))
+	}
+}
+
+func (f *failures) err() error {
+	if f.n == 0 {
+		return nil
+	}
+	errs := f.errs
+	if f.n > len(errs) {
+		errs = append(errs, fmt.Errorf("and %d more wrong results", f.n-len(errs)))
+	}
+	return errors.Join(errs...)
+}
+
+// valueDiff compares got with want by value (so that -0 equals 0) and
+// describes the first difference, or returns "".
+func valueDiff[T mpi.Type](got, want []T) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d elements, want %d", len(got), len(want))
+	}
+	bad := 0
+	first := -1
+	for i := range want {
+		if got[i] != want[i] {
+			if first < 0 {
+				first = i
+			}
+			bad++
+		}
+	}
+	if first < 0 {
+		return ""
+	}
+	return fmt.Sprintf("element %d of %d is %v, want %v (%d elements differ)", first, len(want), got[first], want[first], bad)
+}
+
+func concat[T any](parts ...[]T) []T {
+	var out []T
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// scrambled returns a permutation of 0..n-1 determined by seed.
+func scrambled(n, seed int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	slices.SortFunc(p, func(a, b int) int {
+		ha, hb := hmix(seed, a), hmix(seed, b)
+		switch {
+		case ha < hb:
+			return -1
+		case ha > hb:
+			return 1
+		}
+		return 0
+	})
+	return p
+}
+
+// layout places blocks of counts in a buffer in the order order, with
+// gap elements before every block, and returns their displacements and
+// the buffer's length.
+func layout(counts, order []int, gap int) (displs []int, total int) {
+	displs = make([]int, len(counts))
+	for _, r := range order {
+		total += gap
+		displs[r] = total
+		total += counts[r]
+	}
+	return displs, total + gap
+}
+
+// ---- reductions ----
+
+type intT interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+
+type floatT interface{ ~float32 | ~float64 }
+
+type realT interface{ intT | floatT }
+
+type cplxT interface{ complex64 | complex128 }
+
+// redCase is a reduction operation on elements of type T, its reference
+// semantics and the inputs to test it with.
+type redCase[T mpi.Type] struct {
+	name string
+	op   mpi.Op
+	unit int                    // elements combined as one: 2 for MinLoc and MaxLoc pairs
+	gen  func(seed, r, i int) T // element i of rank r's input
+	ref  func(in, inout []T)    // inout = in ∘ inout, in the lower ranks' operand
+	big  bool                   // run it with the long vector too
+}
+
+func each[T mpi.Type](f func(a, b T) T) func(in, inout []T) {
+	return func(in, inout []T) {
+		for i := range inout {
+			inout[i] = f(in[i], inout[i])
+		}
+	}
+}
+
+func truth[T intT](b bool) T {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// locRef is MinLoc (less) or MaxLoc on (value, index) pairs: the extreme
+// value, and the smallest index among the pairs that hold it.
+func locRef[T realT](less bool) func(in, inout []T) {
+	return func(in, inout []T) {
+		for i := 0; i+1 < len(inout); i += 2 {
+			a, b := in[i], inout[i]
+			better := a > b
+			if less {
+				better = a < b
+			}
+			if better || (a == b && in[i+1] < inout[i+1]) {
+				inout[i], inout[i+1] = a, in[i+1]
+			}
+		}
+	}
+}
+
+// locGen makes (value, index) pairs with many ties: values 0..3 and
+// indices 0..7 in no relation to ranks.
+func locGen[T realT](seed, r, i int) T {
+	h := hmix(seed, r, i/2)
+	if i%2 == 0 {
+		return T(h % 4)
+	}
+	return T(h >> 8 % 8)
+}
+
+func intCases[T intT]() []redCase[T] {
+	rnd := func(seed, r, i int) T { return T(hmix(seed, r, i)) }
+	// Logical operands: zero with a probability that depends on the
+	// element, from always to 1/8, so that every result occurs.
+	logical := func(seed, r, i int) T {
+		h := hmix(seed, r, i)
+		if h%uint64(1+(i*5+3)%8) == 0 {
+			return 0
+		}
+		if v := T(h >> 8); v != 0 {
+			return v
+		}
+		return 1
+	}
+	return []redCase[T]{
+		{name: "Sum", op: mpi.Sum, gen: rnd, ref: each(func(a, b T) T { return a + b }), big: true},
+		{name: "Prod", op: mpi.Prod, gen: func(seed, r, i int) T { return T(hmix(seed, r, i) | uint64(i&1)) },
+			ref: each(func(a, b T) T { return a * b })},
+		{name: "Min", op: mpi.Min, gen: rnd, ref: each(func(a, b T) T { return min(a, b) })},
+		{name: "Max", op: mpi.Max, gen: rnd, ref: each(func(a, b T) T { return max(a, b) })},
+		{name: "LAnd", op: mpi.LAnd, gen: logical, ref: each(func(a, b T) T { return truth[T](a != 0 && b != 0) })},
+		{name: "LOr", op: mpi.LOr, gen: logical, ref: each(func(a, b T) T { return truth[T](a != 0 || b != 0) })},
+		{name: "LXor", op: mpi.LXor, gen: logical, ref: each(func(a, b T) T { return truth[T]((a != 0) != (b != 0)) })},
+		// Operands with most bits set for BAnd, few for BOr.
+		{name: "BAnd", op: mpi.BAnd, gen: func(seed, r, i int) T { return T(hmix(seed, r, i) | hmix(seed, r, i, 1) | hmix(seed, r, i, 2)) },
+			ref: each(func(a, b T) T { return a & b })},
+		{name: "BOr", op: mpi.BOr, gen: func(seed, r, i int) T { return T(hmix(seed, r, i) & hmix(seed, r, i, 1) & hmix(seed, r, i, 2)) },
+			ref: each(func(a, b T) T { return a | b })},
+		{name: "BXor", op: mpi.BXor, gen: rnd, ref: each(func(a, b T) T { return a ^ b })},
+		{name: "MinLoc", op: mpi.MinLoc, unit: 2, gen: locGen[T], ref: locRef[T](true)},
+		{name: "MaxLoc", op: mpi.MaxLoc, unit: 2, gen: locGen[T], ref: locRef[T](false), big: true},
+	}
+}
+
+// floatCases use small integers, so that results are exact whatever the
+// order of combination: sums of -8..8, products of ±1..3 (3^8 at most),
+// quarters for Min and Max.
+func floatCases[T floatT]() []redCase[T] {
+	return []redCase[T]{
+		{name: "Sum", op: mpi.Sum, gen: func(seed, r, i int) T { return T(int64(hmix(seed, r, i)%17) - 8) },
+			ref: each(func(a, b T) T { return a + b }), big: true},
+		{name: "Prod", op: mpi.Prod, gen: func(seed, r, i int) T {
+			h := hmix(seed, r, i)
+			v := T(1 + h%3)
+			if h&(1<<40) != 0 {
+				v = -v
+			}
+			return v
+		}, ref: each(func(a, b T) T { return a * b }), big: true},
+		{name: "Min", op: mpi.Min, gen: func(seed, r, i int) T { return T(int64(hmix(seed, r, i)%2001)-1000) / 4 },
+			ref: each(func(a, b T) T { return min(a, b) })},
+		{name: "Max", op: mpi.Max, gen: func(seed, r, i int) T { return T(int64(hmix(seed, r, i)%2001)-1000) / 4 },
+			ref: each(func(a, b T) T { return max(a, b) })},
+		{name: "MinLoc", op: mpi.MinLoc, unit: 2, gen: locGen[T], ref: locRef[T](true), big: true},
+		{name: "MaxLoc", op: mpi.MaxLoc, unit: 2, gen: locGen[T], ref: locRef[T](false)},
+	}
+}
+
+func mkComplex[T cplxT](re, im float64) T {
+	var z T
+	switch p := any(&z).(type) {
+	case *complex64:
+		*p = complex64(complex(re, im))
+	case *complex128:
+		*p = complex(re, im)
+	}
+	return z
+}
+
+// complexCases: Gaussian integers, small enough for exact products of 8
+// (|z|² ≤ 10).
+func complexCases[T cplxT]() []redCase[T] {
+	return []redCase[T]{
+		{name: "Sum", op: mpi.Sum, gen: func(seed, r, i int) T {
+			h := hmix(seed, r, i)
+			return mkComplex[T](float64(int(h%9)-4), float64(int(h>>8%9)-4))
+		}, ref: each(func(a, b T) T { return a + b }), big: true},
+		{name: "Prod", op: mpi.Prod, gen: func(seed, r, i int) T {
+			h := hmix(seed, r, i)
+			return mkComplex[T](float64(1+h%3), float64(int(h>>8%3)-1))
+		}, ref: each(func(a, b T) T { return a * b }), big: true},
+	}
+}
+
+// runsCombine is an associative, non-commutative operation on runs of
+// ranks, an element packing first<<32|last: a run followed by the next
+// one joins them, anything else is -1, which absorbs. A wrong order or a
+// missing or repeated operand shows in the result.
+func runsCombine(in, inout []int64) {
+	for i, b := range inout {
+		a := in[i]
+		if a < 0 || b < 0 || a&0xffffffff+1 != b>>32 {
+			inout[i] = -1
+		} else {
+			inout[i] = a>>32<<32 | b&0xffffffff
+		}
+	}
+}
+
+var runsOp = mpi.NewOp("runs", runsCombine, false)
+
+func runsGen(seed, r, i int) int64 {
+	b := int64((i*7+seed)%100000)*64 + int64(r)
+	return b<<32 | b
+}
+
+func runsCase() redCase[int64] {
+	return redCase[int64]{name: "runs", op: runsOp, gen: runsGen, ref: runsCombine, big: true}
+}
+
+// satAdd is a commutative user operation: addition saturating at 65535.
+func satAdd(in, inout []uint16) {
+	for i := range inout {
+		inout[i] = uint16(min(uint32(in[i])+uint32(inout[i]), 0xffff))
+	}
+}
+
+var satAddOp = mpi.NewOp("satadd", satAdd, true)
+
+func satAddCase() redCase[uint16] {
+	return redCase[uint16]{name: "satadd", op: satAddOp, big: true, ref: satAdd,
+		gen: func(seed, r, i int) uint16 { return uint16(hmix(seed, r, i) % 20000) }}
+}
+
+// bigCount is the long vector of the reductions: 40000 elements take the
+// long-vector algorithms for elements of 2 bytes and more.
+const bigCount = 40000
+
+func scenarioReductions(w *mpi.Comm, which string) error {
+	var f failures
+	var err error
+	switch which {
+	case "int":
+		for _, run := range []func() error{
+			func() error { return runRedType(w, &f, 1000, intCases[int8]()) },
+			func() error { return runRedType(w, &f, 2000, intCases[uint16]()) },
+			func() error { return runRedType(w, &f, 3000, intCases[int32]()) },
+			func() error { return runRedType(w, &f, 4000, intCases[int64]()) },
+			func() error { return runRedType(w, &f, 5000, intCases[uint64]()) },
+		} {
+			if err = run(); err != nil {
+				break
+			}
+		}
+	case "float":
+		for _, run := range []func() error{
+			func() error { return runRedType(w, &f, 6000, floatCases[float32]()) },
+			func() error { return runRedType(w, &f, 7000, floatCases[float64]()) },
+			func() error { return runRedType(w, &f, 8000, complexCases[complex64]()) },
+			func() error { return runRedType(w, &f, 9000, complexCases[complex128]()) },
+		} {
+			if err = run(); err != nil {
+				break
+			}
+		}
+	case "user":
+		if err = runRedType(w, &f, 10000, []redCase[int64]{runsCase()}); err == nil {
+			err = runRedType(w, &f, 11000, []redCase[uint16]{satAddCase()})
+		}
+	}
+	return errors.Join(err, f.err())
+}
+
+// runRedType runs every case with counts 1 and 7 (2 and 8 for pairs) and,
+// for the cases marked big, bigCount, out of place and in place. Under the
+// race detector, whose ranks are much slower at combining long vectors,
+// only the first case marked big runs with bigCount.
+func runRedType[T mpi.Type](w *mpi.Comm, f *failures, seed int, cases []redCase[T]) error {
+	bigDone := false
+	for ci, rc := range cases {
+		if raceEnabled && bigDone {
+			rc.big = false
+		}
+		bigDone = bigDone || rc.big
+		if rc.unit == 0 {
+			rc.unit = 1
+		}
+		counts := []int{1, 7}
+		if rc.unit == 2 {
+			counts = []int{2, 8}
+		}
+		if rc.big {
+			counts = append(counts, bigCount)
+		}
+		for k, count := range counts {
+			for _, inPlace := range []bool{false, true} {
+				s := seed + 20*ci + 2*k
+				if inPlace {
+					s++
+				}
+				if err := runReductions(w, f, rc, s, count, inPlace); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// runReductions runs every reduction collective on the inputs of seed:
+// Allreduce, Reduce at every root, Scan, Exscan, ReduceScatterBlock,
+// ReduceScatter with unequal counts (zeros among them), and Iallreduce
+// with Ireduce at once. The collectives of inapplicable (forced to an
+// algorithm that does not apply) must fail on every rank with
+// ErrAlgorithm instead.
+func runReductions[T mpi.Type](w *mpi.Comm, f *failures, rc redCase[T], seed, count int, inPlace bool,
+	inapplicable ...collectives.Collective) error {
+	me, n, u := w.Rank(), w.Size(), rc.unit
+	what := fmt.Sprintf("%s on %d %s", rc.name, count, typeName[T]())
+	if inPlace {
+		what += " in place"
+	}
+	// ReduceScatterBlock's block and ReduceScatter's counts: about count
+	// elements in all for the long vector, count per rank otherwise.
+	blk := count
+	if count > 64 {
+		blk = max(count/n/u*u, u)
+	}
+	cu := max(blk/u, 1)
+	rcounts, off := make([]int, n), make([]int, n+1)
+	for r := range n {
+		rcounts[r] = u * (((r+1)%3)*cu + r%2)
+		off[r+1] = off[r] + rcounts[r]
+	}
+	L := max(count, n*blk, off[n])
+	ins := make([][]T, n)
+	pre := make([][]T, n) // pre[k] = ins[0] ∘ … ∘ ins[k]
+	for r := range n {
+		ins[r] = make([]T, L)
+		for i := range ins[r] {
+			ins[r][i] = rc.gen(seed, r, i)
+		}
+		pre[r] = slices.Clone(ins[r])
+		if r > 0 {
+			rc.ref(pre[r-1], pre[r])
+		}
+	}
+	all, mine := pre[n-1], ins[me]
+	input := func(k int) []T { return slices.Clone(mine[:k]) }
+	sentinel := func(k int) []T { return pattern[T](k, 0x5e47, seed) }
+	check := func(call string, got, want []T) {
+		if d := valueDiff(got, want); d != "" {
+			f.add("rank %d: %s: %s: %s", me, what, call, d)
+		}
+	}
+	checkSend := func(call string, send []T) {
+		if send != nil {
+			check(call+": the send buffer changed", send, mine[:len(send)])
+		}
+	}
+	// run runs one collective and tells whether to check its results: an
+	// error is fatal, except where the algorithm does not apply.
+	run := func(coll collectives.Collective, call string, f1 func() error) (bool, error) {
+		err := f1()
+		if slices.Contains(inapplicable, coll) {
+			if !errors.Is(err, collectives.ErrAlgorithm) {
+				f.add("rank %d: %s: %s with an inapplicable algorithm: error %v, want one wrapping ErrAlgorithm", me, what, call, err)
+			}
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("%s: %s: %w", what, call, err)
+		}
+		return true, nil
+	}
+	// buffers returns the send and receive buffers of k elements: the
+	// input and a sentinel, or, in place, nil and the input.
+	buffers := func(k, recvLen int) ([]T, []T) {
+		if inPlace {
+			return nil, input(k)
+		}
+		return input(k), sentinel(recvLen)
+	}
+
+	send, recv := buffers(count, count)
+	ok, err := run(collectives.CollAllreduce, "Allreduce", func() error { return mpi.Allreduce(w, send, recv, rc.op) })
+	if err != nil {
+		return err
+	}
+	if ok {
+		check("Allreduce", recv, all[:count])
+		checkSend("Allreduce", send)
+	}
+
+	// Reduce to every root; for the long vector, to the first, the last
+	// and a middle one.
+	roots := make([]int, 0, n)
+	for root := range n {
+		if count <= 64 || root == 0 || root == n-1 || root == n/2 {
+			roots = append(roots, root)
+		}
+	}
+	for _, root := range roots {
+		send, recv = input(count), nil
+		if me == root {
+			send, recv = buffers(count, count)
+		}
+		call := fmt.Sprintf("Reduce to %d", root)
+		ok, err := run(collectives.CollReduce, call, func() error { return mpi.Reduce(w, send, recv, rc.op, root) })
+		if err != nil {
+			return err
+		}
+		if ok && me == root {
+			check(call, recv, all[:count])
+		}
+		if ok {
+			checkSend(call, send)
+		}
+	}
+
+	send, recv = buffers(count, count)
+	ok, err = run(collectives.CollScan, "Scan", func() error { return mpi.Scan(w, send, recv, rc.op) })
+	if err != nil {
+		return err
+	}
+	if ok {
+		check("Scan", recv, pre[me][:count])
+		checkSend("Scan", send)
+	}
+
+	send, recv = buffers(count, count)
+	before := slices.Clone(recv)
+	ok, err = run(collectives.CollExscan, "Exscan", func() error { return mpi.Exscan(w, send, recv, rc.op) })
+	if err != nil {
+		return err
+	}
+	switch {
+	case !ok:
+	case me == 0:
+		if d := diff(recv, before); d != "" {
+			f.add("rank 0: %s: Exscan changed rank 0's receive buffer: %s", what, d)
+		}
+	default:
+		check("Exscan", recv, pre[me-1][:count])
+	}
+	if ok {
+		checkSend("Exscan", send)
+	}
+
+	send, recv = buffers(n*blk, blk)
+	call := fmt.Sprintf("ReduceScatterBlock of %d-element blocks", blk)
+	ok, err = run(collectives.CollReduceScatterBlock, call, func() error { return mpi.ReduceScatterBlock(w, send, recv, rc.op) })
+	if err != nil {
+		return err
+	}
+	if ok {
+		check(call, recv[:blk], all[me*blk:(me+1)*blk])
+		checkSend(call, send)
+	}
+
+	send, recv = buffers(off[n], rcounts[me])
+	call = fmt.Sprintf("ReduceScatter of %v", rcounts)
+	ok, err = run(collectives.CollReduceScatter, call, func() error { return mpi.ReduceScatter(w, send, recv, rcounts, rc.op) })
+	if err != nil {
+		return err
+	}
+	if ok {
+		check(call, recv[:rcounts[me]], all[off[me]:off[me+1]])
+		checkSend(call, send)
+	}
+
+	// Iallreduce and Ireduce in flight together.
+	root := seed % n
+	s1, r1 := buffers(count, count)
+	s2, r2 := input(count), []T(nil)
+	if me == root {
+		s2, r2 = buffers(count, count)
+	}
+	q1, err := mpi.Iallreduce(w, s1, r1, rc.op)
+	if err != nil {
+		return fmt.Errorf("%s: Iallreduce: %w", what, err)
+	}
+	q2, err := mpi.Ireduce(w, s2, r2, rc.op, root)
+	if err != nil {
+		return fmt.Errorf("%s: Ireduce: %w", what, err)
+	}
+	ok, err = run(collectives.CollAllreduce, "Iallreduce", func() error { _, err := q1.Wait(); return err })
+	if err != nil {
+		return err
+	}
+	if ok {
+		check("Iallreduce", r1, all[:count])
+		checkSend("Iallreduce", s1)
+	}
+	call = fmt.Sprintf("Ireduce to %d", root)
+	ok, err = run(collectives.CollReduce, call, func() error { _, err := q2.Wait(); return err })
+	if err != nil {
+		return err
+	}
+	if ok && me == root {
+		check(call, r2, all[:count])
+	}
+	if ok {
+		checkSend(call, s2)
+	}
+	return nil
+}
+
+// ---- data movement ----
+
+// moveSizes are the sizes the data-movement collectives are run with, in
+// elements unless said otherwise.
+type moveSizes struct {
+	bcastBytes []int // Bcast and Ibcast, in bytes
+	blocks     []int // Gather, Scatter, Allgather, Alltoall blocks
+	vunits     []int // the unit of the irregular counts of the v variants
+	allRoots   bool  // every root, or the first and last only
+}
+
+var fullMoveSizes = moveSizes{
+	bcastBytes: []int{0, 1, 100, 70000},
+	blocks:     []int{0, 1, 13, -24000}, // negative: that many bytes
+	vunits:     []int{1, -3000},
+	allRoots:   true,
+}
+
+func scenarioMovement(w *mpi.Comm) error {
+	var f failures
+	err := moveType[uint8](w, &f, 100, fullMoveSizes)
+	if err == nil {
+		err = moveType[int32](w, &f, 200, fullMoveSizes)
+	}
+	if err == nil {
+		err = moveType[float64](w, &f, 300, fullMoveSizes)
+	}
+	if err == nil {
+		err = moveType[complex128](w, &f, 400, fullMoveSizes)
+	}
+	return errors.Join(err, f.err())
+}
+
+// vcount is the irregular count of rank r (or of the pair r, s): zero
+// for some.
+func vcount(unit, seed int, r ...int) int {
+	return int(hmix(append([]int{seed}, r...)...)%5) * unit
+}
+
+func moveType[T mpi.Type](w *mpi.Comm, f *failures, seed int, sz moveSizes) error {
+	me, n := w.Rank(), w.Size()
+	e := int(unsafe.Sizeof(*new(T)))
+	tn := typeName[T]()
+	elems := func(k int) int {
+		if k < 0 {
+			return -k / e
+		}
+		return k
+	}
+	sentinel := func(k int, keys ...int) []T { return pattern[T](k, append([]int{0x5e47, seed}, keys...)...) }
+	check := func(what string, got, want []T) {
+		if d := diff(got, want); d != "" {
+			f.add("rank %d: %s of %s: %s", me, what, tn, d)
+		}
+	}
+	roots := []int{0, n - 1}
+	if sz.allRoots || n == 1 {
+		roots = roots[:0]
+		for r := range n {
+			roots = append(roots, r)
+		}
+	}
+	tag := seed * 1000
+
+	// Bcast.
+	for _, root := range roots {
+		for _, nb := range sz.bcastBytes {
+			tag++
+			cnt := (nb + e - 1) / e
+			want := pattern[T](cnt, tag, root)
+			buf := sentinel(cnt, tag)
+			if me == root {
+				buf = slices.Clone(want)
+			}
+			if err := mpi.Bcast(w, buf, root); err != nil {
+				return fmt.Errorf("Bcast of %d %s from %d: %w", cnt, tn, root, err)
+			}
+			check(fmt.Sprintf("Bcast of %d from %d", cnt, root), buf, want)
+		}
+	}
+
+	// Gather and Scatter, in place at the root and not.
+	for _, root := range roots {
+		for _, b := range sz.blocks {
+			blk := elems(b)
+			for _, inPlace := range []bool{false, true} {
+				tag++
+				block := func(r int) []T { return pattern[T](blk, tag, r) }
+				want := make([]T, 0, n*blk)
+				for r := range n {
+					want = append(want, block(r)...)
+				}
+				what := fmt.Sprintf("Gather of %d to %d", blk, root)
+				var send, recv []T
+				if me == root {
+					recv = sentinel(n*blk, tag)
+				}
+				if inPlace && me == root {
+					copy(recv[root*blk:], block(root))
+					what += " in place"
+				} else {
+					send = block(me)
+				}
+				if err := mpi.Gather(w, send, recv, root); err != nil {
+					return fmt.Errorf("%s %s: %w", what, tn, err)
+				}
+				if me == root {
+					check(what, recv, want)
+				}
+
+				what = fmt.Sprintf("Scatter of %d from %d", blk, root)
+				send, recv = nil, sentinel(blk, tag, 1)
+				if me == root {
+					send = slices.Clone(want)
+					if inPlace {
+						recv = nil
+						what += " in place"
+					}
+				}
+				if err := mpi.Scatter(w, send, recv, root); err != nil {
+					return fmt.Errorf("%s %s: %w", what, tn, err)
+				}
+				if recv != nil {
+					check(what, recv, block(me))
+				}
+				if me == root {
+					check(what+": the root's send buffer", send, want)
+				}
+			}
+		}
+	}
+
+	// Gatherv and Scatterv: irregular counts, zeros among them, blocks in
+	// a scrambled order with gaps that must stay untouched.
+	for _, root := range roots {
+		for _, vu := range sz.vunits {
+			unit := elems(vu)
+			for _, inPlace := range []bool{false, true} {
+				tag++
+				counts := make([]int, n)
+				for r := range n {
+					counts[r] = vcount(unit, tag, r)
+				}
+				displs, total := layout(counts, scrambled(n, tag), 2)
+				block := func(r int) []T { return pattern[T](counts[r], tag, r) }
+				full := sentinel(total, tag)
+				for r := range n {
+					copy(full[displs[r]:], block(r))
+				}
+				what := fmt.Sprintf("Gatherv of %v at %v to %d", counts, displs, root)
+				var send, recv []T
+				var c, d []int
+				if me == root {
+					recv, c, d = sentinel(total, tag), counts, displs
+				}
+				if inPlace && me == root {
+					copy(recv[displs[root]:], block(root))
+					what += " in place"
+				} else {
+					send = block(me)
+				}
+				if err := mpi.Gatherv(w, send, recv, c, d, root); err != nil {
+					return fmt.Errorf("%s %s: %w", what, tn, err)
+				}
+				if me == root {
+					check(what, recv, full)
+				}
+
+				what = fmt.Sprintf("Scatterv of %v at %v from %d", counts, displs, root)
+				send, recv = nil, sentinel(counts[me], tag, 1)
+				if me == root {
+					send = slices.Clone(full)
+					if inPlace {
+						recv = nil
+						what += " in place"
+					}
+				}
+				if err := mpi.Scatterv(w, send, c, d, recv, root); err != nil {
+					return fmt.Errorf("%s %s: %w", what, tn, err)
+				}
+				if recv != nil {
+					check(what, recv, block(me))
+				}
+				if me == root {
+					check(what+": the root's send buffer", send, full)
+				}
+			}
+		}
+	}
+
+	// Allgather and Alltoall, in place and not.
+	for _, b := range sz.blocks {
+		blk := elems(b)
+		for _, inPlace := range []bool{false, true} {
+			tag++
+			block := func(r int) []T { return pattern[T](blk, tag, r) }
+			want := make([]T, 0, n*blk)
+			for r := range n {
+				want = append(want, block(r)...)
+			}
+			what := fmt.Sprintf("Allgather of %d", blk)
+			send, recv := block(me), sentinel(n*blk, tag)
+			if inPlace {
+				copy(recv[me*blk:], send)
+				send = nil
+				what += " in place"
+			}
+			if err := mpi.Allgather(w, send, recv); err != nil {
+				return fmt.Errorf("%s %s: %w", what, tn, err)
+			}
+			check(what, recv, want)
+
+			pair := func(from, to int) []T { return pattern[T](blk, tag, from, to, 7) }
+			send, want = nil, nil
+			for to := range n {
+				send = append(send, pair(me, to)...)
+			}
+			for from := range n {
+				want = append(want, pair(from, me)...)
+			}
+			what = fmt.Sprintf("Alltoall of %d", blk)
+			recv = sentinel(n*blk, tag, 1)
+			if inPlace {
+				copy(recv, send)
+				send = nil
+				what += " in place"
+			}
+			if err := mpi.Alltoall(w, send, recv); err != nil {
+				return fmt.Errorf("%s %s: %w", what, tn, err)
+			}
+			check(what, recv, want)
+		}
+	}
+
+	// Allgatherv (in place and not) and Alltoallv, irregular and
+	// scrambled.
+	for _, vu := range sz.vunits {
+		unit := elems(vu)
+		for _, inPlace := range []bool{false, true} {
+			tag++
+			counts := make([]int, n)
+			for r := range n {
+				counts[r] = vcount(unit, tag, r)
+			}
+			displs, total := layout(counts, scrambled(n, tag), 3)
+			block := func(r int) []T { return pattern[T](counts[r], tag, r) }
+			want := sentinel(total, tag)
+			for r := range n {
+				copy(want[displs[r]:], block(r))
+			}
+			what := fmt.Sprintf("Allgatherv of %v at %v", counts, displs)
+			send, recv := block(me), sentinel(total, tag)
+			if inPlace {
+				copy(recv[displs[me]:], send)
+				send = nil
+				what += " in place"
+			}
+			if err := mpi.Allgatherv(w, send, recv, counts, displs); err != nil {
+				return fmt.Errorf("%s %s: %w", what, tn, err)
+			}
+			check(what, recv, want)
+		}
+
+		tag++
+		scounts, rcounts := make([]int, n), make([]int, n)
+		for r := range n {
+			scounts[r], rcounts[r] = vcount(unit, tag, me, r), vcount(unit, tag, r, me)
+		}
+		sdispls, stotal := layout(scounts, scrambled(n, tag+me), 1)
+		rdispls, rtotal := layout(rcounts, scrambled(n, tag-me), 2)
+		pair := func(from, to int) []T { return pattern[T](vcount(unit, tag, from, to), tag, from, to) }
+		send := sentinel(stotal, tag, me)
+		for r := range n {
+			copy(send[sdispls[r]:], pair(me, r))
+		}
+		want := sentinel(rtotal, tag, me, 1)
+		for r := range n {
+			copy(want[rdispls[r]:], pair(r, me))
+		}
+		recv := sentinel(rtotal, tag, me, 1)
+		sendCopy := slices.Clone(send)
+		what := fmt.Sprintf("Alltoallv sending %v at %v, receiving %v at %v", scounts, sdispls, rcounts, rdispls)
+		if err := mpi.Alltoallv(w, send, scounts, sdispls, recv, rcounts, rdispls); err != nil {
+			return fmt.Errorf("%s %s: %w", what, tn, err)
+		}
+		check(what, recv, want)
+		check(what+": the send buffer", send, sendCopy)
+	}
+
+	// Ibcast, Iallgather and Ialltoall at once, in place and not.
+	for k, b := range sz.blocks {
+		blk := elems(b)
+		for _, inPlace := range []bool{false, true} {
+			tag++
+			root := (tag + k) % n
+			nb := sz.bcastBytes[k%len(sz.bcastBytes)]
+			cnt := (nb + e - 1) / e
+			bwant := pattern[T](cnt, tag, root)
+			bbuf := sentinel(cnt, tag)
+			if me == root {
+				bbuf = slices.Clone(bwant)
+			}
+			block := func(r int) []T { return pattern[T](blk, tag, r, 1) }
+			var gwant, asend, awant []T
+			for r := range n {
+				gwant = append(gwant, block(r)...)
+				asend = append(asend, pattern[T](blk, tag, me, r, 2)...)
+				awant = append(awant, pattern[T](blk, tag, r, me, 2)...)
+			}
+			gsend, grecv, arecv := block(me), sentinel(n*blk, tag, 1), sentinel(n*blk, tag, 2)
+			what := fmt.Sprintf("Ibcast of %d from %d, Iallgather and Ialltoall of %d", cnt, root, blk)
+			if inPlace {
+				copy(grecv[me*blk:], gsend)
+				copy(arecv, asend)
+				gsend, asend = nil, nil
+				what += " in place"
+			}
+			q1, err := mpi.Ibcast(w, bbuf, root)
+			if err != nil {
+				return fmt.Errorf("%s: Ibcast: %w", what, err)
+			}
+			q2, err := mpi.Iallgather(w, gsend, grecv)
+			if err != nil {
+				return fmt.Errorf("%s: Iallgather: %w", what, err)
+			}
+			q3, err := mpi.Ialltoall(w, asend, arecv)
+			if err != nil {
+				return fmt.Errorf("%s: Ialltoall: %w", what, err)
+			}
+			if _, err := mpi.Waitall([]*mpi.Request{q1, q2, q3}); err != nil {
+				return fmt.Errorf("%s %s: %w", what, tn, err)
+			}
+			check(what+": Ibcast", bbuf, bwant)
+			check(what+": Iallgather", grecv, gwant)
+			check(what+": Ialltoall", arecv, awant)
+		}
+	}
+	return nil
+}
+
+// ---- every algorithm ----
+
+// forcedSelection returns the algorithms forced by mpirun -coll.
+func forcedSelection() (collectives.Selection, error) {
+	return collectives.ParseSelection(os.Getenv(launch.EnvColl))
+}
+
+// scenarioAlgorithms runs a smaller set of reductions and data movements:
+// those of the collective whose algorithm mpirun -coll forces run it, and
+// the scenario checks in the statistics that they did. Calls the forced
+// algorithm does not apply to (a non-commutative operation for ring, say)
+// must fail with ErrAlgorithm on every rank, and the next ones work.
+func scenarioAlgorithms(w *mpi.Comm) error {
+	sel, err := forcedSelection()
+	if err != nil {
+		return err
+	}
+	before, err := mpi.ReadStats()
+	if err != nil {
+		return err
+	}
+	shared := false
+	for _, alg := range sel {
+		shared = shared || alg == collectives.AlgShared
+	}
+	var f failures
+	// The shared algorithm carries 88 bytes per process: with it, only the
+	// smallest sizes (blocks of one int32, 8 of them at most).
+	sizes := moveSizes{bcastBytes: []int{4, 70000}, blocks: []int{1, -24000}, vunits: []int{1, -3000}}
+	counts := []int{1, 20000}
+	if shared {
+		sizes = moveSizes{bcastBytes: []int{4}, blocks: []int{1}, vunits: []int{1}}
+		counts = counts[:1]
+	}
+	for range 3 {
+		if err := w.Barrier(); err != nil {
+			return fmt.Errorf("Barrier: %w", err)
+		}
+	}
+	if err := moveType[int32](w, &f, 500, sizes); err != nil {
+		return err
+	}
+	sum := redCase[int32]{name: "Sum", op: mpi.Sum, unit: 1,
+		gen: func(seed, r, i int) int32 { return int32(hmix(seed, r, i)) },
+		ref: each(func(a, b int32) int32 { return a + b })}
+	// The non-commutative runs operation, where an algorithm for
+	// commutative operations is forced, must fail with ErrAlgorithm.
+	runs := runsCase()
+	runs.unit = 1
+	var inapplicable []collectives.Collective
+	for c, alg := range sel {
+		if needsCommutative(alg) {
+			inapplicable = append(inapplicable, c)
+		}
+	}
+	for k, count := range counts {
+		for _, inPlace := range []bool{false, true} {
+			s := 600 + 2*k
+			if inPlace {
+				s++
+			}
+			if err := runReductions(w, &f, sum, s, count, inPlace); err != nil {
+				return err
+			}
+			if err := runReductions(w, &f, runs, s, count, inPlace, inapplicable...); err != nil {
+				return err
+			}
+		}
+	}
+	// An operation undefined on the type fails on every rank, with the
+	// argument check or without.
+	for _, inPlace := range []bool{false, true} {
+		send, recv := []float64{1, 2}, []float64{3, 4}
+		if inPlace {
+			send = nil
+		}
+		if err := mpi.Allreduce(w, send, recv, mpi.BAnd); !errors.Is(err, mpi.ErrOp) {
+			f.add("rank %d: Allreduce with BAnd on float64: %v, want ErrOp", w.Rank(), err)
+		}
+		if err := w.Barrier(); err != nil {
+			return fmt.Errorf("Barrier after an invalid operation: %w", err)
+		}
+	}
+	if err := f.err(); err != nil {
+		return err
+	}
+	after, err := mpi.ReadStats()
+	if err != nil {
+		return err
+	}
+	for c, alg := range sel {
+		key := c.String() + "/" + alg
+		ran := uint64(0)
+		for k, v := range after.Collectives {
+			if k == key || strings.HasPrefix(k, key+"-") {
+				ran += v - before.Collectives[k]
+			}
+		}
+		if ran == 0 {
+			return fmt.Errorf("forced %s: the statistics show no call of it: %v", key, after.Collectives)
+		}
+	}
+	if os.Getenv(launch.EnvNoOffload) == "1" {
+		for k, v := range after.Collectives {
+			if strings.HasSuffix(k, "/nic") || strings.HasSuffix(k, "-nic") {
+				return fmt.Errorf("with -no-offload, %d calls of %s", v, k)
+			}
+		}
+	}
+	return nil
+}
+
+// ---- argument mismatches ----
+
+// scenarioMismatch passes inconsistent arguments to collectives: every
+// rank must fail (ErrMismatch, or on the rank whose own argument was
+// invalid, an error naming it), none may hang, and the communicator must
+// work afterwards.
+func scenarioMismatch(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	odd := n - 1 // the rank that passes something else
+	type mismatch struct {
+		name string
+		run  func() error
+		// own: what the odd rank's error must contain, when its own
+		// argument is invalid ("" if it gets ErrMismatch too).
+		own string
+		// all: the call is invalid on every rank, so it fails alone.
+		all bool
+		// others: what the other ranks' errors may contain instead of
+		// wrapping ErrMismatch.
+		others string
+	}
+	i32 := func(k int) []int32 { return make([]int32, k) }
+	f64 := func(k int) []float64 { return make([]float64, k) }
+	pick := func(a, b int) int { // b on the odd rank, a elsewhere
+		if me == odd {
+			return b
+		}
+		return a
+	}
+	cases := []mismatch{
+		// Arguments invalid everywhere fail on every rank, also alone.
+		{name: "invalid root everywhere", run: func() error { return mpi.Bcast(w, i32(3), n+5) }, all: true,
+			own: fmt.Sprintf("root %d", n+5)},
+		{name: "BAnd on float64", run: func() error { return mpi.Allreduce(w, f64(3), f64(3), mpi.BAnd) }, all: true},
+		{name: "runs op on float64", run: func() error { return mpi.Allreduce(w, f64(3), f64(3), runsOp) }, all: true},
+		{name: "MinLoc on an odd count", run: func() error { return mpi.Allreduce(w, i32(3), i32(3), mpi.MinLoc) }, all: true},
+		{name: "MinLoc on complex128", run: func() error {
+			return mpi.Reduce(w, make([]complex128, 2), make([]complex128, 2), mpi.MinLoc, 0)
+		}, all: true},
+		{name: "Ibcast with an invalid root everywhere", run: func() error {
+			q, err := mpi.Ibcast(w, i32(2), -3)
+			if err != nil {
+				return err
+			}
+			_, err = q.Wait()
+			return err
+		}, all: true, own: "root -3"},
+		{name: "Split with an invalid color everywhere", run: func() error {
+			c, err := w.Split(-7, 0)
+			if c != nil {
+				return errors.New("got a communicator")
+			}
+			return err
+		}, all: true, own: "color -7"},
+		{name: "Iallreduce BAnd on float32", run: func() error {
+			q, err := mpi.Iallreduce(w, make([]float32, 4), make([]float32, 4), mpi.BAnd)
+			if err != nil {
+				return err
+			}
+			_, err = q.Wait()
+			return err
+		}, all: true},
+	}
+	if n > 1 {
+		cases = append(cases, []mismatch{
+			{name: "Bcast roots", run: func() error { return mpi.Bcast(w, i32(4), pick(0, 1)) }},
+			{name: "long Bcast roots", run: func() error { return mpi.Bcast(w, i32(30000), pick(0, 1)) }},
+			{name: "Reduce roots", run: func() error { return mpi.Reduce(w, i32(4), i32(4), mpi.Sum, pick(odd, 0)) }},
+			{name: "Gather roots", run: func() error { return mpi.Gather(w, i32(2), i32(2*n), pick(0, odd)) }},
+			{name: "Scatter roots", run: func() error { return mpi.Scatter(w, i32(2*n), i32(2), pick(0, odd)) }},
+			{name: "Gatherv roots", run: func() error {
+				cs, ds := make([]int, n), make([]int, n)
+				for r := range n {
+					cs[r], ds[r] = 1, r
+				}
+				return mpi.Gatherv(w, i32(1), i32(n), cs, ds, pick(0, odd))
+			}},
+			{name: "Allreduce counts", run: func() error { return mpi.Allreduce(w, i32(pick(3, 4)), i32(pick(3, 4)), mpi.Sum) }},
+			{name: "long Allreduce counts", run: func() error {
+				k := pick(30000, 30001)
+				return mpi.Allreduce(w, i32(k), i32(k), mpi.Sum)
+			}},
+			{name: "Bcast counts", run: func() error { return mpi.Bcast(w, i32(pick(5, 6)), 0) }},
+			{name: "Bcast element types", run: func() error {
+				if me == odd {
+					return mpi.Bcast(w, make([]int64, 2), 0)
+				}
+				return mpi.Bcast(w, i32(4), 0)
+			}},
+			{name: "Allgather counts", run: func() error {
+				k := pick(2, 3)
+				return mpi.Allgather(w, i32(k), i32(k*n))
+			}},
+			{name: "Alltoall counts", run: func() error {
+				k := pick(1, 2)
+				return mpi.Alltoall(w, i32(k*n), i32(k*n))
+			}},
+			{name: "Gatherv counts", run: func() error {
+				cs, ds := make([]int, n), make([]int, n)
+				for r := range n {
+					cs[r], ds[r] = 2, 2*r
+				}
+				return mpi.Gatherv(w, i32(pick(2, 1)), i32(2*n), cs, ds, 0)
+			}},
+			{name: "Scatterv counts", run: func() error {
+				cs, ds := make([]int, n), make([]int, n)
+				for r := range n {
+					cs[r], ds[r] = 2, 2*r
+				}
+				return mpi.Scatterv(w, i32(2*n), cs, ds, i32(pick(2, 3)), 0)
+			}},
+			{name: "ReduceScatter counts", run: func() error {
+				cs := make([]int, n)
+				for r := range n {
+					cs[r] = 1
+				}
+				cs[0] = pick(1, 2)
+				total := n - 1 + cs[0]
+				return mpi.ReduceScatter(w, i32(total), i32(2), cs, mpi.Sum)
+			}},
+			{name: "ops", run: func() error {
+				op := mpi.Sum
+				if me == odd {
+					op = mpi.Max
+				}
+				return mpi.Allreduce(w, i32(3), i32(3), op)
+			}},
+			{name: "long Allreduce ops", run: func() error {
+				op := mpi.Sum
+				if me == odd {
+					op = mpi.Max
+				}
+				return mpi.Allreduce(w, i32(30000), i32(30000), op)
+			}},
+			{name: "Barrier against Bcast", run: func() error {
+				if me == odd {
+					return w.Barrier()
+				}
+				return mpi.Bcast(w, i32(2), 0)
+			}},
+			{name: "Allreduce against Reduce", run: func() error {
+				if me == odd {
+					return mpi.Reduce(w, i32(2), i32(2), mpi.Sum, 0)
+				}
+				return mpi.Allreduce(w, i32(2), i32(2), mpi.Sum)
+			}},
+			{name: "invalid root on one rank", run: func() error { return mpi.Bcast(w, i32(3), pick(0, -1)) }, own: "root -1"},
+			{name: "invalid Reduce root on one rank", run: func() error {
+				return mpi.Reduce(w, i32(3), i32(3), mpi.Sum, pick(0, n))
+			}, own: fmt.Sprintf("root %d", n)},
+			{name: "BAnd on float64 on one rank", run: func() error {
+				op := mpi.Sum
+				if me == odd {
+					op = mpi.BAnd
+				}
+				return mpi.Allreduce(w, f64(3), f64(3), op)
+			}, own: "BAnd"},
+			{name: "short receive buffer on one rank", run: func() error {
+				return mpi.Allgather(w, i32(2), i32(pick(2*n, 2*n-1)))
+			}, own: "receive buffer"},
+			{name: "short receive buffer at the Reduce root", run: func() error {
+				return mpi.Reduce(w, i32(5), i32(pick(5, 4)), mpi.Sum, odd)
+			}, own: "receive buffer"},
+			{name: "short send buffer at the Scatter root", run: func() error {
+				return mpi.Scatter(w, i32(pick(0, 2*n-1)), i32(2), odd)
+			}, own: "send buffer"},
+			{name: "too few counts at the Gatherv root", run: func() error {
+				return mpi.Gatherv(w, i32(1), i32(n), make([]int, n-1), make([]int, n-1), odd)
+			}, own: "counts"},
+			{name: "Ibcast with an invalid root on one rank", run: func() error {
+				q, err := mpi.Ibcast(w, i32(2), pick(0, -1))
+				if err != nil {
+					return err
+				}
+				_, err = q.Wait()
+				return err
+			}, own: "root -1"},
+			{name: "Split with an invalid color on one rank", run: func() error {
+				c, err := w.Split(pick(0, -5), 0)
+				if c != nil {
+					return errors.Join(errors.New("got a communicator"), release(c))
+				}
+				return err
+			}, own: "color -5", others: "color -5"},
+			{name: "Iallreduce counts", run: func() error {
+				q, err := mpi.Iallreduce(w, i32(pick(3, 4)), i32(pick(3, 4)), mpi.Sum)
+				if err != nil {
+					return err
+				}
+				_, err = q.Wait()
+				return err
+			}},
+		}...)
+	}
+	var f failures
+	for k, c := range cases {
+		err := c.run()
+		switch {
+		case err == nil:
+			f.add("rank %d: %s: no error", me, c.name)
+		case c.own != "" && (c.all || me == odd):
+			if !strings.Contains(err.Error(), c.own) {
+				f.add("rank %d: %s: error %q does not name %q", me, c.name, err, c.own)
+			}
+		case c.all:
+			if !errors.Is(err, mpi.ErrOp) && !errors.Is(err, mpi.ErrMismatch) && !errors.Is(err, collectives.ErrBuffer) {
+				f.add("rank %d: %s: error %q wraps neither ErrOp, ErrMismatch nor ErrBuffer", me, c.name, err)
+			}
+		case c.others != "" && strings.Contains(err.Error(), c.others):
+		case !errors.Is(err, mpi.ErrMismatch):
+			f.add("rank %d: %s: error %q does not wrap ErrMismatch", me, c.name, err)
+		}
+		// The communicator still works: the NIC's barrier, and software
+		// collectives whose messages are tagged by the count of calls.
+		if err := w.Barrier(); err != nil {
+			return fmt.Errorf("Barrier after %s: %w (earlier: %v)", c.name, err, f.err())
+		}
+		long, longOut := make([]int64, 3000), make([]int64, 3000)
+		for i := range long {
+			long[i] = int64(i + me)
+		}
+		if err := mpi.Allreduce(w, long, longOut, mpi.Max); err != nil {
+			return fmt.Errorf("long Allreduce after %s: %w (earlier: %v)", c.name, err, f.err())
+		}
+		if longOut[0] != int64(n-1) || longOut[2999] != int64(n+2998) {
+			f.add("rank %d: long Allreduce after %s: %d…%d", me, c.name, longOut[0], longOut[2999])
+		}
+		got := []int64{0, 0}
+		if err := mpi.Allreduce(w, []int64{int64(me), int64(k)}, got, mpi.Sum); err != nil {
+			return fmt.Errorf("Allreduce after %s: %w (earlier: %v)", c.name, err, f.err())
+		}
+		if want := []int64{int64(n * (n - 1) / 2), int64(k * n)}; !slices.Equal(got, want) {
+			f.add("rank %d: Allreduce after %s: %v, want %v", me, c.name, got, want)
+		}
+	}
+	return f.err()
+}
+
+// ---- nonblocking ----
+
+func scenarioCollNonblocking(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	var f failures
+	sumTo := func(k int) int64 { return int64(k * (k - 1) / 2) }
+	for round := range 3 {
+		root := round % n
+		// Ibcast, then a blocking Allreduce, then Iallreduce, Ibarrier,
+		// Barrier, and Waitall.
+		bwant := pattern[float64](3000, round, root)
+		bbuf := make([]float64, 3000)
+		if me == root {
+			copy(bbuf, bwant)
+		}
+		q1, err := mpi.Ibcast(w, bbuf, root)
+		if err != nil {
+			return err
+		}
+		sum := []int64{0}
+		if err := mpi.Allreduce(w, []int64{int64(me)}, sum, mpi.Sum); err != nil {
+			return fmt.Errorf("Allreduce while an Ibcast is pending: %w", err)
+		}
+		if sum[0] != sumTo(n) {
+			f.add("rank %d: Allreduce during Ibcast: %d, want %d", me, sum[0], sumTo(n))
+		}
+		big := make([]int32, 20000)
+		for i := range big {
+			big[i] = int32(me + i)
+		}
+		bigOut := make([]int32, len(big))
+		q2, err := mpi.Iallreduce(w, big, bigOut, mpi.Max)
+		if err != nil {
+			return err
+		}
+		q3, err := w.Ibarrier()
+		if err != nil {
+			return err
+		}
+		if err := w.Barrier(); err != nil {
+			return fmt.Errorf("Barrier while Ibarrier is pending: %w", err)
+		}
+		if _, err := mpi.Waitall([]*mpi.Request{q1, q2, q3}); err != nil {
+			return fmt.Errorf("Waitall: %w", err)
+		}
+		if d := diff(bbuf, bwant); d != "" {
+			f.add("rank %d: Ibcast from %d: %s", me, root, d)
+		}
+		for i, v := range bigOut {
+			if v != int32(n-1+i) {
+				f.add("rank %d: Iallreduce Max: element %d is %d, want %d", me, i, v, n-1+i)
+				break
+			}
+		}
+
+		// Test polls until done.
+		out := []int64{0, 0}
+		q, err := mpi.Iallreduce(w, []int64{int64(me), 1}, out, mpi.Sum)
+		if err != nil {
+			return err
+		}
+		for {
+			done, _, err := q.Test()
+			if err != nil {
+				return fmt.Errorf("Test of an Iallreduce: %w", err)
+			}
+			if done {
+				break
+			}
+		}
+		if out[0] != sumTo(n) || out[1] != int64(n) {
+			f.add("rank %d: polled Iallreduce: %v, want [%d %d]", me, out, sumTo(n), n)
+		}
+		// Test after completion returns the same again.
+		if done, _, err := q.Test(); !done || err != nil {
+			f.add("rank %d: Test of a completed Iallreduce: %v, %v", me, done, err)
+		}
+
+		// Waitany over collective requests, and a point-to-point pair.
+		gat := make([]int16, n)
+		red := make([]uint64, 2)
+		bc := []int32{0, 0}
+		if me == root {
+			bc = []int32{7, int32(round)}
+		}
+		tok := []int64{-1}
+		reqs := make([]*mpi.Request, 6)
+		if reqs[0], err = mpi.Iallgather(w, []int16{int16(me * 3)}, gat); err != nil {
+			return err
+		}
+		if reqs[1], err = mpi.Ireduce(w, []uint64{uint64(me), 1}, red, mpi.Sum, root); err != nil {
+			return err
+		}
+		if reqs[2], err = w.Ibarrier(); err != nil {
+			return err
+		}
+		if reqs[3], err = mpi.Ibcast(w, bc, root); err != nil {
+			return err
+		}
+		if reqs[4], err = mpi.Irecv(w, tok, left(w), 90+round); err != nil {
+			return err
+		}
+		if reqs[5], err = mpi.Isend(w, []int64{int64(1000*round + me)}, right(w), 90+round); err != nil {
+			return err
+		}
+		seen := make([]bool, len(reqs))
+		for range len(reqs) {
+			i, st, err := mpi.Waitany(reqs)
+			if err != nil {
+				return fmt.Errorf("Waitany: request %d: %w", i, err)
+			}
+			if i < 0 || i >= len(reqs) || seen[i] {
+				return fmt.Errorf("Waitany returned %d (seen %v)", i, seen)
+			}
+			seen[i] = true
+			if i == 4 {
+				if err := checkStatus("Waitany's Irecv", st, left(w), 90+round, 1, 8); err != nil {
+					f.add("rank %d: %v", me, err)
+				}
+			}
+		}
+		if i, _, err := mpi.Waitany(reqs); i != mpi.Undefined || err != nil {
+			f.add("rank %d: Waitany with every request done: %d, %v; want Undefined", me, i, err)
+		}
+		for r := range n {
+			if gat[r] != int16(3*r) {
+				f.add("rank %d: Iallgather via Waitany: %v", me, gat)
+				break
+			}
+		}
+		if me == root && (red[0] != uint64(sumTo(n)) || red[1] != uint64(n)) {
+			f.add("rank %d: Ireduce via Waitany: %v", me, red)
+		}
+		if bc[0] != 7 || bc[1] != int32(round) {
+			f.add("rank %d: Ibcast via Waitany: %v", me, bc)
+		}
+		if tok[0] != int64(1000*round+left(w)) {
+			f.add("rank %d: Irecv via Waitany: %v", me, tok)
+		}
+	}
+	// Ibarrier: once it completes, the message every rank sent before
+	// starting it is there. One rank is late.
+	for round := range 3 {
+		tag := 200 + round
+		for p := range n {
+			if p != me {
+				if err := mpi.Send(w, []int32{int32(round)}, p, tag); err != nil {
+					return err
+				}
+			}
+		}
+		if me == round%n {
+			time.Sleep(5 * time.Millisecond)
+		}
+		q, err := w.Ibarrier()
+		if err != nil {
+			return err
+		}
+		if _, err := q.Wait(); err != nil {
+			return fmt.Errorf("Ibarrier: %w", err)
+		}
+		for p := range n {
+			if p == me {
+				continue
+			}
+			found := false
+			for try := 0; try < 1000 && !found; try++ {
+				if found, _, err = w.Iprobe(p, tag); err != nil {
+					return err
+				}
+			}
+			if !found {
+				f.add("rank %d: after Ibarrier %d, the message rank %d sent before starting it is not there", me, round, p)
+			}
+			if _, err := mpi.Recv(w, make([]int32, 1), p, tag); err != nil {
+				return err
+			}
+		}
+	}
+
+	// Testall and Testany poll collective requests; Dup (itself
+	// collective) while they are in flight.
+	{
+		out1, out2 := make([]int64, 1), make([]int32, n)
+		q1, err := mpi.Iallreduce(w, []int64{int64(me + 1)}, out1, mpi.Prod)
+		if err != nil {
+			return err
+		}
+		q2, err := mpi.Ialltoall(w, slices.Repeat([]int32{int32(me)}, n), out2)
+		if err != nil {
+			return err
+		}
+		d, err := w.Dup()
+		if err != nil {
+			return fmt.Errorf("Dup while nonblocking collectives are in flight: %w", err)
+		}
+		reqs := []*mpi.Request{q1, q2}
+		for {
+			done, _, err := mpi.Testall(reqs)
+			if err != nil {
+				return fmt.Errorf("Testall: %w", err)
+			}
+			if done {
+				break
+			}
+		}
+		fact := int64(1)
+		for r := 2; r <= n; r++ {
+			fact *= int64(r)
+		}
+		if out1[0] != fact {
+			f.add("rank %d: Iallreduce Prod polled by Testall: %d, want %d", me, out1[0], fact)
+		}
+		for r, v := range out2 {
+			if v != int32(r) {
+				f.add("rank %d: Ialltoall polled by Testall: %v", me, out2)
+				break
+			}
+		}
+		q3, err := d.Ibarrier()
+		if err != nil {
+			return err
+		}
+		reqs = []*mpi.Request{nil, q3}
+		for {
+			i, _, err := mpi.Testany(reqs)
+			if err != nil {
+				return fmt.Errorf("Testany: %w", err)
+			}
+			if i == 1 {
+				break
+			}
+			if i != mpi.Undefined {
+				return fmt.Errorf("Testany returned %d", i)
+			}
+		}
+		if err := release(d); err != nil {
+			return err
+		}
+	}
+
+	// Many nonblocking collectives in flight at once, completed in
+	// reverse order.
+	const k = 40
+	outs := make([][]int64, k)
+	reqs := make([]*mpi.Request, k)
+	for i := range k {
+		outs[i] = make([]int64, 1)
+		var err error
+		if reqs[i], err = mpi.Iallreduce(w, []int64{int64(i * me)}, outs[i], mpi.Sum); err != nil {
+			return err
+		}
+	}
+	for i := k - 1; i >= 0; i-- {
+		if _, err := reqs[i].Wait(); err != nil {
+			return fmt.Errorf("Iallreduce %d of %d in flight: %w", i, k, err)
+		}
+		if want := int64(i) * sumTo(n); outs[i][0] != want {
+			f.add("rank %d: Iallreduce %d of %d in flight: %d, want %d", me, i, k, outs[i][0], want)
+		}
+	}
+	return f.err()
+}

@@ -1,0 +1,801 @@
+package mpi_test
+
+// Multi-process tests of communicators: Dup, Split, Create, groups, Free,
+// isolation of their traffic, concurrent use from goroutines, reuse of
+// context ids and of the NIC's barrier controllers.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rhinet-go/martini/llc/launch"
+	"github.com/rhinet-go/martini/mpi"
+)
+
+func init() {
+	scenarios["comm-isolation"] = scenarioCommIsolation
+	scenarios["comm-groups"] = scenarioCommGroups
+	scenarios["comm-concurrent"] = scenarioCommConcurrent
+	scenarios["comm-free"] = scenarioCommFree
+	scenarios["comm-many"] = func(w *mpi.Comm) error { return scenarioCommMany(w, false) }
+	scenarios["comm-many-keep"] = func(w *mpi.Comm) error { return scenarioCommMany(w, true) }
+}
+
+// release frees c; nil is ignored.
+func release(c *mpi.Comm) error {
+	if c == nil {
+		return nil
+	}
+	return c.Free()
+}
+
+// TestCommunicators runs the communicator scenarios with the NIC's
+// offload (each communicator of more than one process gets a barrier
+// controller while there are free ones) and without.
+func TestCommunicators(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		heavy bool
+		flags []string
+	}{
+		{name: "isolation"},
+		{name: "groups"},
+		{name: "concurrent"},
+		{name: "free", heavy: true},
+		{name: "many", heavy: true},
+		// Communicators left alive for Finalize.
+		{name: "many-keep", heavy: true},
+		// Without the NIC's synchronisation network, every communicator
+		// is software only.
+		{name: "isolation", flags: []string{"-no-offload"}},
+		{name: "groups", flags: []string{"-no-offload"}},
+		{name: "concurrent", flags: []string{"-no-offload"}},
+		{name: "free", heavy: true, flags: []string{"-no-offload"}},
+		{name: "many", heavy: true, flags: []string{"-no-offload"}},
+	} {
+		sub := c.name
+		if len(c.flags) > 0 {
+			sub += "/" + strings.Join(c.flags, "")[1:]
+		}
+		t.Run(sub, func(t *testing.T) {
+			offload := !slices.Contains(c.flags, "-no-offload")
+			t.Parallel()
+			sizes := collSizes(c.heavy)
+			if !offload {
+				sizes = []int{2, 5}
+				if raceEnabled {
+					sizes = []int{3}
+				}
+			}
+			runAt(t, "comm-"+c.name, sizes, c.flags...)
+		})
+	}
+}
+
+// ranksWhere returns the ranks r of 0..n-1 for which keep(r) holds,
+// ordered by key(r) and then by rank.
+func ranksWhere(n int, keep func(r int) bool, key func(r int) int) []int {
+	var rs []int
+	for r := range n {
+		if keep(r) {
+			rs = append(rs, r)
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b int) int { return key(a) - key(b) })
+	return rs
+}
+
+// exerciseComm checks that c is the communicator of the World ranks
+// members, in its rank order, and runs point-to-point and collective
+// traffic on it.
+func exerciseComm(c *mpi.Comm, name string, members []int, worldRank int) error {
+	rank := slices.Index(members, worldRank)
+	if c == nil {
+		return fmt.Errorf("%s: nil communicator for member %d of %v", name, worldRank, members)
+	}
+	n := len(members)
+	if c.Rank() != rank || c.Size() != n {
+		return fmt.Errorf("%s: rank %d of %d, want %d of %d (members %v)", name, c.Rank(), c.Size(), rank, n, members)
+	}
+	g := c.Group()
+	if got := g.WorldRanks(); !slices.Equal(got, members) || g.Size() != n || g.Rank() != rank {
+		return fmt.Errorf("%s: group %v (size %d, rank %d), want %v (rank %d)", name, got, g.Size(), g.Rank(), members, rank)
+	}
+	// A ring with wildcards: Status.Source is a rank of c.
+	right, left := (rank+1)%n, (rank-1+n)%n
+	for round := range 3 {
+		q, err := mpi.Isend(c, []int64{int64(worldRank), int64(round)}, right, 100+round+rank)
+		if err != nil {
+			return fmt.Errorf("%s: Isend: %w", name, err)
+		}
+		buf := []int64{-1, -1}
+		st, err := mpi.Recv(c, buf, mpi.AnySource, mpi.AnyTag)
+		if err != nil {
+			return fmt.Errorf("%s: Recv: %w", name, err)
+		}
+		if _, err := q.Wait(); err != nil {
+			return fmt.Errorf("%s: Isend: %w", name, err)
+		}
+		if err := checkStatus(name+": ring Recv", st, left, 100+round+left, 2, 16); err != nil {
+			return err
+		}
+		if buf[0] != int64(members[left]) || buf[1] != int64(round) {
+			return fmt.Errorf("%s: ring Recv got %v, want [%d %d]", name, buf, members[left], round)
+		}
+	}
+	// Collectives: short ones (the NIC's, when the communicator has a
+	// barrier controller) and long ones.
+	sum := 0
+	for _, m := range members {
+		sum += m
+	}
+	got := []int64{0, 0}
+	if err := mpi.Allreduce(c, []int64{int64(worldRank), 1}, got, mpi.Sum); err != nil {
+		return fmt.Errorf("%s: Allreduce: %w", name, err)
+	}
+	if got[0] != int64(sum) || got[1] != int64(n) {
+		return fmt.Errorf("%s: Allreduce: %v, want [%d %d]", name, got, sum, n)
+	}
+	long := make([]int32, 20000)
+	for i := range long {
+		long[i] = int32(worldRank + i)
+	}
+	longOut := make([]int32, len(long))
+	if err := mpi.Allreduce(c, long, longOut, mpi.Sum); err != nil {
+		return fmt.Errorf("%s: long Allreduce: %w", name, err)
+	}
+	for i, v := range longOut {
+		if v != int32(sum+n*i) {
+			return fmt.Errorf("%s: long Allreduce: element %d is %d, want %d", name, i, v, sum+n*i)
+		}
+	}
+	for root := range n {
+		b := []int32{-1, -1}
+		if root == rank {
+			b = []int32{int32(10 * worldRank), int32(root)}
+		}
+		if err := mpi.Bcast(c, b, root); err != nil {
+			return fmt.Errorf("%s: Bcast from %d: %w", name, root, err)
+		}
+		if b[0] != int32(10*members[root]) || b[1] != int32(root) {
+			return fmt.Errorf("%s: Bcast from %d: %v", name, root, b)
+		}
+	}
+	all := make([]int16, n)
+	if err := mpi.Allgather(c, []int16{int16(worldRank)}, all); err != nil {
+		return fmt.Errorf("%s: Allgather: %w", name, err)
+	}
+	for i, m := range members {
+		if all[i] != int16(m) {
+			return fmt.Errorf("%s: Allgather: %v, want %v", name, all, members)
+		}
+	}
+	pre := []int64{0}
+	if err := mpi.Scan(c, []int64{1}, pre, mpi.Sum); err != nil {
+		return fmt.Errorf("%s: Scan: %w", name, err)
+	}
+	if pre[0] != int64(rank+1) {
+		return fmt.Errorf("%s: Scan of ones: %d, want %d", name, pre[0], rank+1)
+	}
+	if err := c.Barrier(); err != nil {
+		return fmt.Errorf("%s: Barrier: %w", name, err)
+	}
+	return nil
+}
+
+// scenarioCommIsolation posts a wildcard receive on World, runs traffic on
+// communicators made by Dup, Split and Create, and checks that the
+// receive got only the World message sent last.
+func scenarioCommIsolation(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	worldBuf := []int64{-1, -1}
+	wreq, err := mpi.Irecv(w, worldBuf, mpi.AnySource, mpi.AnyTag)
+	if err != nil {
+		return err
+	}
+	every := make([]int, n)
+	for r := range every {
+		every[r] = r
+	}
+	var comms []*mpi.Comm
+	keep := func(c *mpi.Comm) { comms = append(comms, c) }
+
+	dup, err := w.Dup()
+	if err != nil {
+		return fmt.Errorf("Dup: %w", err)
+	}
+	keep(dup)
+	if err := exerciseComm(dup, "Dup of World", every, me); err != nil {
+		return err
+	}
+
+	// Split by three colors, keys reversing the order; every fourth rank
+	// (of 5 and more) is left out.
+	color := func(r int) int {
+		if n >= 5 && r%4 == 3 {
+			return mpi.Undefined
+		}
+		return r % 3
+	}
+	sp, err := w.Split(color(me), -me)
+	if err != nil {
+		return fmt.Errorf("Split: %w", err)
+	}
+	if color(me) == mpi.Undefined {
+		if sp != nil {
+			return fmt.Errorf("Split with color Undefined returned a communicator of size %d", sp.Size())
+		}
+	} else {
+		keep(sp)
+		members := ranksWhere(n, func(r int) bool { return color(r) == color(me) }, func(r int) int { return -r })
+		if err := exerciseComm(sp, fmt.Sprintf("Split color %d", color(me)), members, me); err != nil {
+			return err
+		}
+		// A Dup of the split, and a split of it by parity with equal keys
+		// (ties go by rank in the split).
+		d2, err := sp.Dup()
+		if err != nil {
+			return fmt.Errorf("Dup of a split: %w", err)
+		}
+		keep(d2)
+		if err := exerciseComm(d2, "Dup of a split", members, me); err != nil {
+			return err
+		}
+		half := func(r int) int { return r % 2 }
+		s2, err := d2.Split(half(me), 0)
+		if err != nil {
+			return fmt.Errorf("Split of a Dup of a split: %w", err)
+		}
+		keep(s2)
+		var sub []int
+		for _, m := range members {
+			if half(m) == half(me) {
+				sub = append(sub, m)
+			}
+		}
+		if err := exerciseComm(s2, "Split of a Dup of a split", sub, me); err != nil {
+			return err
+		}
+	}
+
+	// Split with ties: keys (n-me)/2 order the pairs downwards, and a
+	// pair keeps its rank order.
+	ties, err := w.Split(0, (n-me)/2)
+	if err != nil {
+		return fmt.Errorf("Split with ties: %w", err)
+	}
+	keep(ties)
+	if err := exerciseComm(ties, "Split with tied keys", ranksWhere(n, func(int) bool { return true }, func(r int) int { return (n - r) / 2 }), me); err != nil {
+		return err
+	}
+
+	// Create from the group of the even ranks, reversed: the others get
+	// nil.
+	var evens []int
+	for r := n - 1; r >= 0; r-- {
+		if r%2 == 0 {
+			evens = append(evens, r)
+		}
+	}
+	g, err := w.Group().Incl(evens...)
+	if err != nil {
+		return fmt.Errorf("Group.Incl(%v): %w", evens, err)
+	}
+	cr, err := w.Create(g)
+	if err != nil {
+		return fmt.Errorf("Create: %w", err)
+	}
+	if me%2 == 1 {
+		if cr != nil {
+			return fmt.Errorf("Create: a non-member got a communicator of size %d", cr.Size())
+		}
+	} else {
+		keep(cr)
+		if err := exerciseComm(cr, "Create of the even ranks reversed", evens, me); err != nil {
+			return err
+		}
+	}
+
+	// World collectives do not match the pending receive either.
+	if err := w.Barrier(); err != nil {
+		return err
+	}
+	total := []int64{0}
+	if err := mpi.Allreduce(w, []int64{int64(len(comms))}, total, mpi.Sum); err != nil {
+		return err
+	}
+	if done, st, err := wreq.Test(); done || err != nil {
+		return fmt.Errorf("the wildcard receive on World completed (%+v, %v, %v) before any World message was sent", st, err, worldBuf)
+	}
+	for i, c := range comms {
+		if err := release(c); err != nil {
+			return fmt.Errorf("Free of communicator %d: %w", i, err)
+		}
+	}
+	if err := w.Barrier(); err != nil {
+		return err
+	}
+	src := (me - 1 + n) % n
+	if err := mpi.Send(w, []int64{int64(1000 + me), total[0]}, (me+1)%n, 4242); err != nil {
+		return err
+	}
+	st, err := wreq.Wait()
+	if err != nil {
+		return err
+	}
+	if err := checkStatus("the World message", st, src, 4242, 2, 16); err != nil {
+		return err
+	}
+	if worldBuf[0] != int64(1000+src) || worldBuf[1] != total[0] {
+		return fmt.Errorf("the World message: %v, want [%d %d]", worldBuf, 1000+src, total[0])
+	}
+	return nil
+}
+
+// scenarioCommGroups checks the group operations, Create from groups,
+// and Create's errors.
+func scenarioCommGroups(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	g := w.Group()
+	if g.Size() != n || g.Rank() != me {
+		return fmt.Errorf("World's group: size %d rank %d", g.Size(), g.Rank())
+	}
+	var rev []int
+	for r := n - 1; r >= 0; r-- {
+		rev = append(rev, r)
+	}
+	rg, err := g.Incl(rev...)
+	if err != nil {
+		return err
+	}
+	if got := rg.WorldRanks(); !slices.Equal(got, rev) || rg.Rank() != n-1-me {
+		return fmt.Errorf("Incl(%v): %v, rank %d", rev, got, rg.Rank())
+	}
+	if rg.Equal(g) != (n == 1) || !rg.Equal(rg) {
+		return fmt.Errorf("Equal of World's group and its reverse: %v", rg.Equal(g))
+	}
+	// odd: the odd ranks; low: the lower half, from the reversed group.
+	var oddRanks []int
+	for r := 1; r < n; r += 2 {
+		oddRanks = append(oddRanks, r)
+	}
+	odd, err := g.Incl(oddRanks...)
+	if err != nil {
+		return err
+	}
+	evens, err := g.Excl(oddRanks...)
+	if err != nil {
+		return err
+	}
+	var wantEvens []int
+	for r := 0; r < n; r += 2 {
+		wantEvens = append(wantEvens, r)
+	}
+	if !slices.Equal(evens.WorldRanks(), wantEvens) {
+		return fmt.Errorf("Excl(%v): %v, want %v", oddRanks, evens.WorldRanks(), wantEvens)
+	}
+	var lowIdx []int // ranks of rg holding World ranks below n/2
+	for i, r := range rev {
+		if r < (n+1)/2 {
+			lowIdx = append(lowIdx, i)
+		}
+	}
+	low, err := rg.Incl(lowIdx...)
+	if err != nil {
+		return err
+	}
+	var wantLow []int
+	for _, i := range lowIdx {
+		wantLow = append(wantLow, rev[i])
+	}
+	if !slices.Equal(low.WorldRanks(), wantLow) {
+		return fmt.Errorf("Incl of the lower half: %v, want %v", low.WorldRanks(), wantLow)
+	}
+	// Union: odd, then the members of low not in it; Intersection and
+	// Difference in the first group's order.
+	want := slices.Clone(oddRanks)
+	for _, r := range wantLow {
+		if r%2 == 0 {
+			want = append(want, r)
+		}
+	}
+	if got := odd.Union(low).WorldRanks(); !slices.Equal(got, want) {
+		return fmt.Errorf("Union %v ∪ %v = %v, want %v", oddRanks, wantLow, got, want)
+	}
+	want = nil
+	for _, r := range wantLow {
+		if r%2 == 1 {
+			want = append(want, r)
+		}
+	}
+	if got := low.Intersection(odd).WorldRanks(); !slices.Equal(got, want) {
+		return fmt.Errorf("Intersection %v ∩ %v = %v, want %v", wantLow, oddRanks, got, want)
+	}
+	want = nil
+	for _, r := range wantLow {
+		if r%2 == 0 {
+			want = append(want, r)
+		}
+	}
+	if got := low.Difference(odd).WorldRanks(); !slices.Equal(got, want) {
+		return fmt.Errorf("Difference %v ∖ %v = %v, want %v", wantLow, oddRanks, got, want)
+	}
+	if odd.Difference(g).Size() != 0 || g.Intersection(rg).Size() != n || !g.Union(rg).Equal(g) {
+		return errors.New("Difference, Intersection or Union with World's group is wrong")
+	}
+	// TranslateRanks from the reversed group to odd and to World's.
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	tr, err := rg.TranslateRanks(all, g)
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(tr, rev) {
+		return fmt.Errorf("TranslateRanks(%v, World) from the reverse: %v, want %v", all, tr, rev)
+	}
+	tr, err = rg.TranslateRanks(all, odd)
+	if err != nil {
+		return err
+	}
+	for i, r := range rev {
+		want := mpi.Undefined
+		if r%2 == 1 {
+			want = r / 2
+		}
+		if tr[i] != want {
+			return fmt.Errorf("TranslateRanks(%v, odd) from the reverse: %v", all, tr)
+		}
+	}
+	if (odd.Rank() == mpi.Undefined) != (me%2 == 0) {
+		return fmt.Errorf("odd.Rank() = %d on World rank %d", odd.Rank(), me)
+	}
+	// Invalid ranks.
+	if _, err := g.Incl(n); !errors.Is(err, mpi.ErrRank) {
+		return fmt.Errorf("Incl(%d): %v, want ErrRank", n, err)
+	}
+	if _, err := g.Incl(0, 0); !errors.Is(err, mpi.ErrRank) {
+		return fmt.Errorf("Incl(0, 0): %v, want ErrRank", err)
+	}
+	if _, err := g.Excl(-1); !errors.Is(err, mpi.ErrRank) {
+		return fmt.Errorf("Excl(-1): %v, want ErrRank", err)
+	}
+	if _, err := g.TranslateRanks([]int{n}, rg); !errors.Is(err, mpi.ErrRank) {
+		return fmt.Errorf("TranslateRanks(%d): %v, want ErrRank", n, err)
+	}
+
+	// Create from the odd ranks, and from the lower half in the reversed
+	// order: ranks in the group's order; the others get nil.
+	for _, c := range []struct {
+		name string
+		g    mpi.Group
+	}{{"odd ranks", odd}, {"lower half reversed", low}, {"empty group", mpi.Group{}}} {
+		nc, err := w.Create(c.g)
+		if err != nil {
+			return fmt.Errorf("Create of the %s: %w", c.name, err)
+		}
+		if c.g.Rank() == mpi.Undefined {
+			if nc != nil {
+				return fmt.Errorf("Create of the %s: a non-member got a communicator", c.name)
+			}
+			continue
+		}
+		if err := exerciseComm(nc, "Create of the "+c.name, c.g.WorldRanks(), me); err != nil {
+			return err
+		}
+		// Create again from the new communicator: its group, reversed.
+		var back []int
+		for i := nc.Size() - 1; i >= 0; i-- {
+			back = append(back, i)
+		}
+		sub, err := nc.Group().Incl(back...)
+		if err != nil {
+			return err
+		}
+		nc2, err := nc.Create(sub)
+		if err != nil {
+			return fmt.Errorf("Create from a created communicator: %w", err)
+		}
+		if err := exerciseComm(nc2, "Create from the "+c.name, sub.WorldRanks(), me); err != nil {
+			return err
+		}
+		// A group not a subset of the communicator fails everywhere.
+		if nc.Size() < n {
+			if bad, err := nc.Create(g); err == nil || bad != nil {
+				return fmt.Errorf("Create of World's group from the %s: %v, %v; want an error", c.name, bad, err)
+			}
+		}
+		if err := release(nc2); err != nil {
+			return err
+		}
+		if err := release(nc); err != nil {
+			return err
+		}
+	}
+	// Groups that differ between processes make every process fail:
+	// different sizes, and the same size with other members.
+	if n > 1 {
+		mine := g
+		if me == n-1 {
+			mine = odd
+		}
+		if nc, err := w.Create(mine); !errors.Is(err, mpi.ErrMismatch) || nc != nil {
+			return fmt.Errorf("Create with groups of different sizes: %v, %v; want ErrMismatch", nc, err)
+		}
+		mine = g
+		if me == 0 {
+			mine = rg
+		}
+		if nc, err := w.Create(mine); !errors.Is(err, mpi.ErrMismatch) || nc != nil {
+			return fmt.Errorf("Create with different groups of one size: %v, %v; want ErrMismatch", nc, err)
+		}
+		if err := exerciseComm(w, "World after failed Creates", all, me); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scenarioCommConcurrent runs collectives and point-to-point traffic on
+// three communicators at once, each owned by a goroutine of every
+// process.
+func scenarioCommConcurrent(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	a, err := w.Dup()
+	if err != nil {
+		return err
+	}
+	b, err := w.Split(0, -me) // reversed
+	if err != nil {
+		return err
+	}
+	c, err := w.Split(me%2, me)
+	if err != nil {
+		return err
+	}
+	every := make([]int, n)
+	for r := range every {
+		every[r] = r
+	}
+	rev := slices.Clone(every)
+	slices.Reverse(rev)
+	var par []int
+	for r := me % 2; r < n; r += 2 {
+		par = append(par, r)
+	}
+	rounds := 15
+	if raceEnabled {
+		rounds = 5
+	}
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i, job := range []struct {
+		c       *mpi.Comm
+		members []int
+	}{{a, every}, {b, rev}, {c, par}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for round := range rounds {
+				if err := exerciseComm(job.c, fmt.Sprintf("communicator %d, round %d", i, round), job.members, me); err != nil {
+					errs[i] = err
+					return
+				}
+				// Nonblocking collectives of the goroutine's own
+				// communicator too.
+				out := []int32{0}
+				q, err := mpi.Iallreduce(job.c, []int32{int32(round + i)}, out, mpi.Max)
+				if err == nil {
+					_, err = q.Wait()
+				}
+				if err != nil || out[0] != int32(round+i) {
+					errs[i] = fmt.Errorf("communicator %d: Iallreduce: %v, %v", i, out, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return errors.Join(release(a), release(b), release(c))
+}
+
+// scenarioCommFree checks the errors of freed communicators and of
+// World.Free, and that 300 Dup and Free in a row reuse context ids and
+// barrier controllers.
+func scenarioCommFree(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	if err := w.Free(); err == nil || !errors.Is(err, mpi.ErrComm) {
+		return fmt.Errorf("World.Free: %v, want an error wrapping ErrComm", err)
+	}
+	d, err := w.Dup()
+	if err != nil {
+		return err
+	}
+	if err := d.Free(); err != nil {
+		return fmt.Errorf("Free: %w", err)
+	}
+	buf := []int32{0}
+	for _, c := range []struct {
+		name string
+		err  func() error
+	}{
+		{"Free", d.Free},
+		{"Barrier", d.Barrier},
+		{"Allreduce", func() error { return mpi.Allreduce(d, []int32{1}, buf, mpi.Sum) }},
+		{"Bcast", func() error { return mpi.Bcast(d, buf, 0) }},
+		{"Send", func() error { return mpi.Send(d, buf, 0, 1) }},
+		{"Irecv", func() error { _, err := mpi.Irecv(d, buf, 0, 1); return err }},
+		{"Iallreduce", func() error { _, err := mpi.Iallreduce(d, []int32{1}, buf, mpi.Sum); return err }},
+		{"Ibarrier", func() error { _, err := d.Ibarrier(); return err }},
+		{"Dup", func() error { _, err := d.Dup(); return err }},
+		{"Split", func() error { _, err := d.Split(0, 0); return err }},
+		{"Create", func() error { _, err := d.Create(d.Group()); return err }},
+	} {
+		if err := c.err(); !errors.Is(err, mpi.ErrComm) {
+			return fmt.Errorf("%s on a freed communicator: %v, want ErrComm", c.name, err)
+		}
+	}
+	// World still works.
+	if err := exerciseComm(w, "World after World.Free", allRanks(n), me); err != nil {
+		return err
+	}
+
+	offload := n > 1 && os.Getenv(launch.EnvNoOffload) != "1"
+	loops := 300
+	for i := range loops {
+		d, err := w.Dup()
+		if err != nil {
+			return fmt.Errorf("Dup %d: %w", i, err)
+		}
+		if i%60 == 0 {
+			got := []int64{0}
+			if err := mpi.Allreduce(d, []int64{int64(i)}, got, mpi.Sum); err != nil || got[0] != int64(i*n) {
+				return fmt.Errorf("Allreduce on Dup %d: %v, %v", i, got, err)
+			}
+		}
+		if err := d.Free(); err != nil {
+			return fmt.Errorf("Free of Dup %d: %w", i, err)
+		}
+	}
+	// Split with Undefined colors and Free, as many times.
+	for i := range loops / 3 {
+		color := mpi.Undefined
+		if (me+i)%3 != 0 {
+			color = 0
+		}
+		s, err := w.Split(color, 0)
+		if err != nil {
+			return fmt.Errorf("Split %d: %w", i, err)
+		}
+		if s != nil {
+			if err := s.Free(); err != nil {
+				return fmt.Errorf("Free of Split %d: %w", i, err)
+			}
+		}
+	}
+	// After all that, a new communicator still gets a barrier controller.
+	d, err = w.Dup()
+	if err != nil {
+		return err
+	}
+	nic, err := barrierCounts(func() error { return d.Barrier() })
+	if err != nil {
+		return err
+	}
+	if offload && nic != 1 {
+		return fmt.Errorf("after %d Dup and Free, a new communicator's Barrier used the NIC %d times, want 1", loops, nic)
+	}
+	return d.Free()
+}
+
+func allRanks(n int) []int {
+	rs := make([]int, n)
+	for i := range rs {
+		rs[i] = i
+	}
+	return rs
+}
+
+// barrierCounts runs f and returns how many barriers it ran on the NIC.
+func barrierCounts(f func() error) (nic int, err error) {
+	before, err := mpi.ReadStats()
+	if err != nil {
+		return 0, err
+	}
+	if err := f(); err != nil {
+		return 0, err
+	}
+	after, err := mpi.ReadStats()
+	if err != nil {
+		return 0, err
+	}
+	return int(after.Collectives["barrier/nic"] - before.Collectives["barrier/nic"]), nil
+}
+
+// scenarioCommMany keeps more communicators alive than the NIC has
+// barrier controllers (256): the last ones run in software. Each does a
+// Barrier and an Allreduce; then all are freed, and the controllers are
+// free again, or (keep) they are left to Finalize.
+func scenarioCommMany(w *mpi.Comm, keep bool) error {
+	me, n := w.Rank(), w.Size()
+	const many = 270
+	comms := make([]*mpi.Comm, 0, many)
+	for i := range many {
+		var c *mpi.Comm
+		var err error
+		if i%2 == 0 {
+			c, err = w.Dup()
+		} else {
+			c, err = w.Split(0, -me)
+		}
+		if err != nil {
+			return fmt.Errorf("communicator %d: %w", i, err)
+		}
+		comms = append(comms, c)
+	}
+	before, err := mpi.ReadStats()
+	if err != nil {
+		return err
+	}
+	for i, c := range comms {
+		if err := c.Barrier(); err != nil {
+			return fmt.Errorf("Barrier on communicator %d: %w", i, err)
+		}
+		got := []int64{0, 0}
+		if err := mpi.Allreduce(c, []int64{int64(me), int64(i)}, got, mpi.Sum); err != nil {
+			return fmt.Errorf("Allreduce on communicator %d: %w", i, err)
+		}
+		if got[0] != int64(n*(n-1)/2) || got[1] != int64(n*i) {
+			return fmt.Errorf("Allreduce on communicator %d: %v", i, got)
+		}
+	}
+	after, err := mpi.ReadStats()
+	if err != nil {
+		return err
+	}
+	nic := after.Collectives["barrier/nic"] - before.Collectives["barrier/nic"]
+	var soft uint64
+	for _, alg := range []string{"dissemination", "binomial"} {
+		soft += after.Collectives["barrier/"+alg] - before.Collectives["barrier/"+alg]
+	}
+	offload := n > 1 && os.Getenv(launch.EnvNoOffload) != "1"
+	switch {
+	case nic+soft != many:
+		return fmt.Errorf("%d barriers on the NIC and %d in software, want %d in all", nic, soft, many)
+	case offload && (nic == 0 || soft < many-255):
+		return fmt.Errorf("%d live communicators: %d barriers on the NIC and %d in software, want at most 255 on the NIC", many, nic, soft)
+	case !offload && nic != 0:
+		return fmt.Errorf("%d barriers on the NIC without offload", nic)
+	}
+	if keep {
+		return nil // Finalize with them alive
+	}
+	for i, c := range comms {
+		if err := release(c); err != nil {
+			return fmt.Errorf("Free of communicator %d: %w", i, err)
+		}
+	}
+	// The controllers are free again.
+	d, err := w.Dup()
+	if err != nil {
+		return err
+	}
+	k, err := barrierCounts(d.Barrier)
+	if err != nil {
+		return err
+	}
+	if offload && k != 1 {
+		return fmt.Errorf("after freeing %d communicators, a new one's Barrier used the NIC %d times, want 1", many, k)
+	}
+	return d.Free()
+}
