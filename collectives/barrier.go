@@ -26,7 +26,8 @@ type board struct {
 	recs    []byte
 	size    int
 	self, n int
-	rotated bool // record i is rank (self+i)%n's, not rank i's
+	rotated bool   // record i is rank (self+i)%n's, not rank i's
+	key     uint64 // the key this process added to the hardware's sum
 }
 
 // record returns what rank r published.
@@ -44,7 +45,7 @@ func (b *board) record(r int) []byte {
 // verify checks that every process published the key this one did, mine
 // (see verify for what differs legitimately between processes).
 func (b *board) verify(mine []byte) error {
-	if b.hw != nil && len(mine) >= keySize && b.hw.KeySum() == uint64(b.n)*keyHash(mine) {
+	if b.hw != nil && len(mine) >= keySize && b.hw.KeySum() == uint64(b.n)*b.key&(1<<b.hw.KeyBits()-1) {
 		return nil // every rank passed this key
 	}
 	if getKey(mine).Counts != 0 {
@@ -70,11 +71,10 @@ func publish(c *call, hw Hardware, method string, rec []byte) (board, error) {
 			return b, errNoHardware
 		}
 		b.hw = hw
-		var key uint64
 		if len(rec) >= keySize {
-			key = keyHash(rec)
+			b.key = keyHash(rec) & (1<<hw.KeyBits() - 1)
 		}
-		return b, hw.Barrier(key, rec)
+		return b, hw.Barrier(b.key, rec)
 	case AlgBinomial:
 		b.recs = c.alloc(n * size)
 		copy(b.recs[self*size:], rec)

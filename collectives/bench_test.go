@@ -15,6 +15,7 @@ func (h *loneHW) Barrier(key uint64, p []byte) error {
 	return nil
 }
 func (h *loneHW) KeySum() uint64                   { return h.key }
+func (h *loneHW) KeyBits() int                     { return 48 }
 func (h *loneHW) Payload(int) []byte               { return h.payload[:] }
 func (h *loneHW) PayloadSize() int                 { return memPayloadSize }
 func (h *loneHW) Multicast([]byte) error           { return nil }

@@ -9,11 +9,13 @@ type Hardware interface {
 	// Barrier publishes payload (at most PayloadSize bytes) and returns
 	// once every rank of the communicator has called Barrier. Until this
 	// rank calls Barrier again, Payload(r) returns what rank r published
-	// and KeySum the sum of the keys all ranks passed (modulo 2^64): ranks
-	// that pass equal keys learn that they agree without reading the
-	// others' payloads.
+	// and KeySum the sum of the keys all ranks passed, modulo 2^KeyBits
+	// (keys are below that): ranks that pass equal keys learn that they
+	// agree without reading the others' payloads.
 	Barrier(key uint64, payload []byte) error
 	KeySum() uint64
+	// KeyBits is the width of Barrier's keys and of their sum.
+	KeyBits() int
 	Payload(rank int) []byte
 	PayloadSize() int
 	// Multicast sends data (at most MulticastSize bytes) from this rank to

@@ -44,6 +44,8 @@ const memPayloadSize = 120
 func (m *memHW) PayloadSize() int   { return memPayloadSize }
 func (m *memHW) MulticastSize() int { return 100 } // small, to test pieces
 
+func (m *memHW) KeyBits() int { return 64 }
+
 func (m *memHW) KeySum() uint64 {
 	m.h.mu.Lock()
 	defer m.h.mu.Unlock()

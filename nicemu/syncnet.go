@@ -110,11 +110,12 @@ type barrierCtl struct {
 	// owner is 0 while the controller is free, the claimer's PID+1 while it
 	// is allocated (the claimer's PGID is that of its PGIDTBL entry, which
 	// only the launcher writes), and ctlFreeing while FreeBarrier resets it.
-	owner   uint64
+	owner uint64
+	_     [56]byte
+	// arrived counts the members arrived in the current generation in its
+	// low 16 bits and sums their keys above: one fetch-and-add per arrival.
+	arrived uint64
 	_       [56]byte
-	arrived uint64 // members arrived in the current generation
-	sum     uint64 // sum of the members' keys in the current generation
-	_       [48]byte
 	gen     uint64    // last generation released
 	sums    [2]uint64 // the key sum of the last two generations, by parity
 	_       [40]byte
@@ -243,7 +244,6 @@ func (n *NIC) FreeBarrier(id int) error {
 			continue // freed (or freed and claimed again) meanwhile: check again
 		}
 		atomic.StoreUint64(&c.arrived, 0)
-		atomic.StoreUint64(&c.sum, 0)
 		atomic.StoreUint64(&c.gen, 0)
 		atomic.StoreUint64(&c.owner, 0)
 		return nil
@@ -277,7 +277,8 @@ func (n *NIC) BarrierArrive(id, member int, procs []int, payload []byte) (gen ui
 // controller combines over the members, like a combining network: the
 // releaser stores it with the generation, where BarrierSum reads it in the
 // cache line that announced the release. Members that pass equal keys
-// learn that they agree without reading each other's payloads.
+// learn that they agree without reading each other's payloads. Keys and
+// sums have KeyBits bits (higher bits of key are dropped).
 func (n *NIC) BarrierArriveKey(id, member int, procs []int, key uint64, payload []byte) (gen uint64, err error) {
 	c, err := n.claimedCtl(id, len(payload), "arrive")
 	if err != nil {
@@ -305,12 +306,10 @@ func (n *NIC) BarrierArriveKey(id, member int, procs []int, key uint64, payload 
 	atomic.AddUint64(&cnt.arrivals, 1)
 	// The payload stores come before this read-modify-write, which the
 	// releaser's observes before it publishes the generation.
-	if key != 0 {
-		atomic.AddUint64(&c.sum, key)
-	}
-	if atomic.AddUint64(&c.arrived, 1) == uint64(len(procs)) {
-		// Every member added its key before its arrival was counted.
-		atomic.StoreUint64(&c.sums[gen&1], atomic.SwapUint64(&c.sum, 0))
+	// One atomic add counts the arrival and adds the key: a second one on
+	// the same line would make it bounce between the arriving members.
+	if v := atomic.AddUint64(&c.arrived, key<<arrivalBits|1); v&arrivalMask == uint64(len(procs)) {
+		atomic.StoreUint64(&c.sums[gen&1], v>>arrivalBits)
 		atomic.StoreUint64(&c.arrived, 0)
 		atomic.StoreUint64(&c.gen, gen)
 		atomic.AddUint64(&cnt.releases, 1)
@@ -333,7 +332,16 @@ func (n *NIC) BarrierReleased(id int, gen uint64) bool {
 	return atomic.LoadUint64(&n.seg.barrierCtl(id).gen) >= gen
 }
 
-// BarrierSum returns the sum of the keys the members passed to
+// KeyBits is the width of the keys of BarrierArriveKey and of their sums:
+// the controller counts arrivals in the remaining low bits of the same word.
+const KeyBits = 64 - arrivalBits
+
+const (
+	arrivalBits = 16 // enough for maxProcs members
+	arrivalMask = 1<<arrivalBits - 1
+)
+
+// BarrierSum returns the sum (modulo 2^KeyBits) of the keys the members passed to
 // BarrierArriveKey for generation gen of controller id, once gen is released
 // and until generation gen+2 is (0 for a bad id). Safe for concurrent use.
 func (n *NIC) BarrierSum(id int, gen uint64) uint64 {

@@ -110,7 +110,11 @@ func (g *SyncGroup) Barrier(key uint64, payload []byte) error {
 	return g.wait(barrierReleased)
 }
 
-// KeySum returns the sum of the members' keys at the last barrier.
+// KeyBits is the width of the keys and of their sum.
+func (g *SyncGroup) KeyBits() int { return nicemu.KeyBits }
+
+// KeySum returns the sum of the members' keys at the last barrier, modulo
+// 2^KeyBits.
 func (g *SyncGroup) KeySum() uint64 { return g.nic.BarrierSum(g.id, g.gen) }
 
 // Payload returns what member r published at the last barrier.
