@@ -78,9 +78,13 @@ func allreduceRecursiveDoubling(c *call, r Reducer, send, recv []byte) error {
 // reduce-scatter and a ring allgather.
 func allreduceRing(c *call, r Reducer, send, recv []byte) error {
 	n, rank := c.Size(), c.Rank()
-	copyInput(recv, send, recv)
 	p := pieces{length: len(recv), n: n, unit: r.Unit}
-	if err := ringReduceScatter(c, r, recv, p); err != nil {
+	if send == nil || n == 1 {
+		copyInput(recv, send, recv)
+		if err := ringReduceScatter(c, r, recv, p); err != nil {
+			return err
+		}
+	} else if err := ringReduceScatterFrom(c, r, send, recv, p); err != nil {
 		return err
 	}
 	right, left := (rank+1)%n, (rank-1+n)%n

@@ -187,8 +187,16 @@ func arith[E number](k opKind) func(in, inout []byte) {
 	case opSum:
 		return func(in, inout []byte) {
 			a, b := view[E](in), view[E](inout)
-			for i := range b {
-				b[i] = a[i] + b[i]
+			a = a[:len(b)]
+			i := 0
+			for ; i+4 <= len(b); i += 4 {
+				b[i] += a[i]
+				b[i+1] += a[i+1]
+				b[i+2] += a[i+2]
+				b[i+3] += a[i+3]
+			}
+			for ; i < len(b); i++ {
+				b[i] += a[i]
 			}
 		}
 	case opProd:

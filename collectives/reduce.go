@@ -103,6 +103,26 @@ func reduceScatterGather(c *call, r Reducer, send, recv []byte, root int) error 
 	return nil
 }
 
+// ringReduceScatterFrom is ringReduceScatter reading the process's vector
+// from send, so that it is never copied as a whole: each piece is received
+// straight into acc and combined there with the process's own piece, and
+// the first piece sent comes from send. The operation is commutative.
+func ringReduceScatterFrom(c *call, r Reducer, send, acc []byte, p pieces) error {
+	n, rank := c.Size(), c.Rank()
+	right, left := (rank+1)%n, (rank-1+n)%n
+	out := send
+	for s := 0; s < n-1; s++ {
+		o, in := (rank-s+n)%n, (rank-s-1+n)%n
+		dst := p.piece(acc, in)
+		if err := c.sendrecv(right, p.piece(out, o), left, dst); err != nil {
+			return err
+		}
+		r.Apply(p.piece(send, in), dst)
+		out = acc
+	}
+	return nil
+}
+
 // ringReduceScatter combines the processes' vectors acc (of a commutative
 // operation) around a ring: in n-1 steps, every process sends one piece to
 // its right neighbour and adds the piece from its left one, after which
