@@ -81,7 +81,15 @@ func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(
 		o.key.Bad = true
 	}
 	if u.Check || alg == AlgShared {
-		rec := c.alloc(u.recordSize(coll))
+		size := u.recordSize(coll)
+		if u.HW != nil {
+			// Payloads may differ in size: publish no more than needed.
+			size = keySize
+			if alg == AlgShared && o.invalid == nil {
+				size += len(o.input)
+			}
+		}
+		rec := c.alloc(size)
 		o.key.put(rec)
 		if alg == AlgShared && o.invalid == nil {
 			copy(rec[keySize:], o.input)
