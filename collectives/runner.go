@@ -81,8 +81,9 @@ func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(
 		o.key.Bad = true
 	}
 	if u.Check || alg == AlgShared {
+		method := u.method()
 		size := u.recordSize(coll)
-		if u.HW != nil {
+		if method == AlgNIC {
 			// Payloads may differ in size: publish no more than needed.
 			size = keySize
 			if alg == AlgShared && o.invalid == nil {
@@ -94,7 +95,6 @@ func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(
 		if alg == AlgShared && o.invalid == nil {
 			copy(rec[keySize:], o.input)
 		}
-		method := u.method()
 		b, err := publish(c, u.HW, method, rec)
 		if err != nil {
 			return fmt.Errorf("%v: %w", coll, err)

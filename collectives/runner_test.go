@@ -489,3 +489,40 @@ func TestSelectionParse(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerSoftwareCheckWithHardware: with offload present but the
+// barrier (and so the argument exchange) forced to software, records have
+// one size on every rank whatever each publishes.
+func TestRunnerSoftwareCheckWithHardware(t *testing.T) {
+	sum, _ := ReducerFor[int32](Sum)
+	for _, alg := range []string{AlgDissemination, AlgBinomial} {
+		for _, n := range []int{2, 3, 5} {
+			errs := runRunners(t, n, true, true, Selection{CollBarrier: alg}, func(u *Runner) error {
+				buf := make([]byte, 4)
+				if u.Net.Rank() == 0 {
+					buf[0] = 7
+				}
+				if err := u.Bcast(buf, 0, 1); err != nil {
+					return err
+				}
+				if buf[0] != 7 {
+					return fmt.Errorf("bcast: got %d", buf[0])
+				}
+				v := asBytes([]int32{1})
+				out := make([]byte, 4)
+				if err := u.Allreduce(v, out, sum); err != nil {
+					return err
+				}
+				if got := *(*int32)(unsafe.Pointer(&out[0])); got != int32(n) {
+					return fmt.Errorf("allreduce: got %d, want %d", got, n)
+				}
+				return u.Barrier()
+			})
+			for r, err := range errs {
+				if err != nil {
+					t.Errorf("barrier=%s n=%d rank %d: %v", alg, n, r, err)
+				}
+			}
+		}
+	}
+}
