@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // syncWorld is an in-process network whose sends are synchronous: Send
@@ -109,27 +108,12 @@ func runSyncRanks(t *testing.T, size int, f func(n Net) error) []error {
 	for i := range w.queue {
 		w.queue[i] = make([][]*syncMsg, size)
 	}
-	errs := make([]error, size)
-	var wg sync.WaitGroup
-	for r := range size {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[r] = f(&syncNet{w: w, rank: r})
-		}()
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
+	errs := runGoroutines(t, size, func(r int) error { return f(&syncNet{w: w, rank: r}) }, func() {
 		w.mu.Lock()
 		w.dead = true
 		w.cond.Broadcast()
 		w.mu.Unlock()
-		<-done
-		t.Fatalf("%d ranks, synchronous sends: the operation did not finish (errors: %v)", size, errs)
-	}
+	})
 	for from := range w.queue {
 		for to, q := range w.queue[from] {
 			if len(q) != 0 {

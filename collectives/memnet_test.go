@@ -88,20 +88,7 @@ func runRanks(t *testing.T, size int, f func(n Net) error) []error {
 func runRanksKill(t *testing.T, size int, f func(n Net) error, kill func()) []error {
 	t.Helper()
 	w := newMemWorld(size)
-	errs := make([]error, size)
-	var wg sync.WaitGroup
-	for r := range size {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[r] = f(&memNet{w: w, rank: r})
-		}()
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
+	errs := runGoroutines(t, size, func(r int) error { return f(&memNet{w: w, rank: r}) }, func() {
 		w.mu.Lock()
 		w.dead = true
 		w.cond.Broadcast()
@@ -109,15 +96,40 @@ func runRanksKill(t *testing.T, size int, f func(n Net) error, kill func()) []er
 		if kill != nil {
 			kill()
 		}
-		<-done
-		t.Fatalf("%d ranks: the operation did not finish (errors: %v)", size, errs)
-	}
+	})
 	for from := range w.queue {
 		for to, q := range w.queue[from] {
 			if len(q) != 0 {
 				t.Errorf("%d ranks: %d message(s) from %d to %d never received", size, len(q), from, to)
 			}
 		}
+	}
+	return errs
+}
+
+// runGoroutines runs f for ranks 0..size-1, each in a goroutine, and
+// returns their errors. If they have not all returned after 10 s, it calls
+// kill, which must make them return, and fails the test (an algorithm that
+// hangs).
+func runGoroutines(t *testing.T, size int, f func(rank int) error, kill func()) []error {
+	t.Helper()
+	errs := make([]error, size)
+	var wg sync.WaitGroup
+	for r := range size {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[r] = f(r)
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		kill()
+		<-done
+		t.Fatalf("%d ranks: the operation did not finish (errors: %v)", size, errs)
 	}
 	return errs
 }
