@@ -3,6 +3,7 @@ package collectives
 import (
 	"encoding/binary"
 	"fmt"
+	"reflect"
 )
 
 // Collective names a collective operation.
@@ -64,7 +65,11 @@ type Key struct {
 	Bad  bool
 	Elem int    // element size in bytes, 0 if the call has no data
 	Op   uint16 // reduction operation (opID), 0 if none
-	Root int    // root rank, 0 if none
+	Root int    // root rank, 0 if none (at most 2^23-1)
+	// Kind is the element type's reflect.Kind for a reduction (0 if
+	// none): int32 and float32 elements have one size but do not add up
+	// alike.
+	Kind uint8
 	// Bytes is the count every process must agree on, in bytes; -1 when
 	// counts differ by process (the v variants).
 	Bytes int
@@ -85,7 +90,8 @@ func (k Key) put(b []byte) {
 		b[1] |= 0x80
 	}
 	binary.LittleEndian.PutUint16(b[2:], k.Op)
-	binary.LittleEndian.PutUint32(b[4:], uint32(int32(k.Root)))
+	binary.LittleEndian.PutUint32(b[4:], uint32(int32(k.Root))&0xffffff)
+	b[7] = k.Kind
 	binary.LittleEndian.PutUint64(b[8:], uint64(k.Bytes))
 	binary.LittleEndian.PutUint64(b[16:], uint64(k.Own))
 	binary.LittleEndian.PutUint64(b[24:], k.Counts)
@@ -100,7 +106,8 @@ func getKey(b []byte) Key {
 		Bad:    b[1]&0x80 != 0,
 		Elem:   int(b[1] & 0x7f),
 		Op:     binary.LittleEndian.Uint16(b[2:]),
-		Root:   int(int32(binary.LittleEndian.Uint32(b[4:]))),
+		Root:   int(int32(binary.LittleEndian.Uint32(b[4:])<<8) >> 8),
+		Kind:   b[7],
 		Bytes:  int(int64(binary.LittleEndian.Uint64(b[8:]))),
 		Own:    int(int64(binary.LittleEndian.Uint64(b[16:]))),
 		Counts: binary.LittleEndian.Uint64(b[24:]),
@@ -151,7 +158,10 @@ func (k Key) String() string {
 	default:
 		s += fmt.Sprintf(" with own count %d bytes", k.Own)
 	}
-	if k.Elem != 0 {
+	switch {
+	case k.Kind != 0:
+		s += fmt.Sprintf(" of %v", reflect.Kind(k.Kind))
+	case k.Elem != 0:
 		s += fmt.Sprintf(" in %d-byte elements", k.Elem)
 	}
 	if k.Op != 0 {
@@ -177,7 +187,7 @@ func verify(n int, key func(r int) Key) error {
 	var own []int
 	for r := 0; r < n; r++ {
 		k := key(r)
-		if k.Coll != k0.Coll || k.Elem != k0.Elem || k.Op != k0.Op || k.Root != k0.Root || k.Bytes != k0.Bytes {
+		if k.Coll != k0.Coll || k.Elem != k0.Elem || k.Kind != k0.Kind || k.Op != k0.Op || k.Root != k0.Root || k.Bytes != k0.Bytes {
 			return fmt.Errorf("%w: rank 0 called %v, rank %d called %v", ErrMismatch, k0, r, k)
 		}
 		if k.Counts != 0 && own == nil {

@@ -103,6 +103,8 @@ type Reducer struct {
 	Commutative bool
 	// Op is the operation's name, for errors and statistics.
 	Op string
+	// Kind is the element type's reflect.Kind, which processes compare.
+	Kind reflect.Kind
 }
 
 // ErrOp is wrapped by the error of an operation used with an element type
@@ -112,7 +114,7 @@ var ErrOp = errors.New("invalid reduction operation")
 // ReducerFor returns the Reducer of op for elements of type T.
 func ReducerFor[T Type](op Op) (Reducer, error) {
 	t := reflect.TypeFor[T]()
-	r := Reducer{Elem: int(t.Size()), Commutative: op.commute, Op: op.String()}
+	r := Reducer{Elem: int(t.Size()), Commutative: op.commute, Op: op.String(), Kind: t.Kind()}
 	r.Unit = r.Elem
 	if op.kind == opMinLoc || op.kind == opMaxLoc {
 		r.Unit *= 2

@@ -171,7 +171,7 @@ func (u *Runner) Barrier() error {
 }
 
 func badRoot(coll Collective, root, n int) error {
-	if root < 0 || root >= n {
+	if root < 0 || root >= n || root >= 1<<23 {
 		return fmt.Errorf("%v: root %d is not a rank of a communicator of %d: %w", coll, root, n, ErrBuffer)
 	}
 	return nil
@@ -210,7 +210,7 @@ func (u *Runner) Bcast(buf []byte, root, elem int) error {
 // reduction prepares the opCall of a reduction of send (nil: in place,
 // from recv) into the first length bytes of recv.
 func (u *Runner) reduction(coll Collective, r Reducer, send []byte, length, root int) opCall {
-	o := opCall{key: Key{Coll: coll, Elem: r.Elem, Op: opID(r), Root: root, Bytes: length},
+	o := opCall{key: Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Op: opID(r), Root: root, Bytes: length},
 		input: send, shareLen: length, bytes: length, commutative: r.Commutative}
 	if r.Apply == nil || r.Unit <= 0 {
 		o.invalid = checkReducer(coll.String(), r)

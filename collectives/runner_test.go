@@ -431,6 +431,13 @@ func TestRunnerMismatch(t *testing.T) {
 			return u.Allreduce(slices.Clone(b), b, sum)
 		}},
 		{"reduce-root", func(u *Runner) error { return u.Reduce(make([]byte, 8), make([]byte, 8), sum, u.Net.Rank()) }},
+		{"allreduce-type", func(u *Runner) error {
+			r := sum
+			if u.Net.Rank() == 1 {
+				r, _ = ReducerFor[float32](Sum) // same size, another type
+			}
+			return u.Allreduce(make([]byte, 8), make([]byte, 8), r)
+		}},
 		{"gather-count", func(u *Runner) error {
 			return u.Gather(make([]byte, 4+4*(u.Net.Rank()%2)), make([]byte, 64), 0, 4)
 		}},
