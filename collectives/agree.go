@@ -129,12 +129,13 @@ func opID(r Reducer) uint16 {
 // keyHash hashes an encoded Key (the first keySize bytes of b) to a
 // non-zero word, for the synchronisation network's sum of keys.
 func keyHash(b []byte) uint64 {
-	v := uint64(14695981039346656037) // FNV-1a, then a final mix
-	for _, c := range b[:keySize] {
-		v = (v ^ uint64(c)) * 1099511628211
+	v := uint64(0x9e3779b97f4a7c15)
+	for i := 0; i < keySize; i += 8 {
+		v = (v ^ binary.LittleEndian.Uint64(b[i:])) * 0xbf58476d1ce4e5b9
+		v ^= v >> 31
 	}
 	v ^= v >> 29
-	v *= 0xbf58476d1ce4e5b9
+	v *= 0x94d049bb133111eb
 	v ^= v >> 32
 	return v | 1
 }

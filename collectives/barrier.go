@@ -71,7 +71,11 @@ func publish(c *call, hw Hardware, method string, rec []byte) (board, error) {
 			return b, errNoHardware
 		}
 		b.hw = hw
-		if len(rec) >= keySize {
+		switch {
+		case len(rec) < keySize:
+		case &rec[0] == &barrierKey[0]:
+			b.key = barrierHash & (1<<hw.KeyBits() - 1)
+		default:
 			b.key = keyHash(rec) & (1<<hw.KeyBits() - 1)
 		}
 		return b, hw.Barrier(b.key, rec)

@@ -156,8 +156,7 @@ func (u *Runner) Barrier() error {
 	alg := u.method()
 	var rec []byte
 	if u.Check {
-		rec = c.alloc(keySize)
-		Key{Coll: CollBarrier}.put(rec)
+		rec = barrierKey[:]
 	}
 	b, err := publish(c, u.HW, alg, rec)
 	if err != nil {
@@ -169,6 +168,13 @@ func (u *Runner) Barrier() error {
 	}
 	return nil
 }
+
+// barrierKey is the encoded Key of every Barrier, and barrierHash its
+// keyHash: computed once.
+var (
+	barrierKey  = func() (b [keySize]byte) { Key{Coll: CollBarrier}.put(b[:]); return }()
+	barrierHash = keyHash(barrierKey[:])
+)
 
 func badRoot(coll Collective, root, n int) error {
 	if root < 0 || root >= n || root >= 1<<23 {
