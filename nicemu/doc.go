@@ -36,8 +36,8 @@
 // payload of up to BarrierPayloadSize bytes from every member; and
 // Cenju-4-style multicast, one write by the sender reaching the processes of
 // a destination bitmap, each of which takes its copy from the sender's
-// multicast buffer (TryMulticast, TryDeliver). Their refusals are counted
-// and returned as *AccessError but not recorded in ErrorEvents.
+// multicast buffer (TryMulticast, TryDeliver). Their refusals are counted,
+// recorded in ErrorEvents and returned as *AccessError like the others.
 //
 // The emulated hardware runs in the process that kicks a Window: requests
 // complete before the call returns.

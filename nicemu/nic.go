@@ -3,6 +3,7 @@ package nicemu
 import (
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -44,10 +45,11 @@ type NIC struct {
 	cma   bool         // cross-memory attach permitted
 	procs []*procEntry // PGIDTBL entries of every process, by PID
 
-	events  []ErrorEvent
-	scratch [8]byte
-	liov    [1]unix.Iovec
-	riov    [1]unix.RemoteIovec
+	eventsMu sync.Mutex
+	events   []ErrorEvent
+	scratch  [8]byte
+	liov     [1]unix.Iovec
+	riov     [1]unix.RemoteIovec
 }
 
 // Op is the kind of a NIC request.

@@ -20,8 +20,23 @@ type ErrorEvent struct {
 const maxErrorEvents = 64
 
 // ErrorEvents returns the most recent refused requests of this process
-// (at most 64), oldest first.
-func (n *NIC) ErrorEvents() []ErrorEvent { return append([]ErrorEvent(nil), n.events...) }
+// (at most 64), oldest first. Safe for concurrent use.
+func (n *NIC) ErrorEvents() []ErrorEvent {
+	n.eventsMu.Lock()
+	defer n.eventsMu.Unlock()
+	return append([]ErrorEvent(nil), n.events...)
+}
+
+// recordEvent appends a refused request to the error events, dropping the
+// oldest beyond maxErrorEvents. Safe for concurrent use.
+func (n *NIC) recordEvent(e ErrorEvent) {
+	n.eventsMu.Lock()
+	if len(n.events) == maxErrorEvents {
+		n.events = append(n.events[:0], n.events[1:]...)
+	}
+	n.events = append(n.events, e)
+	n.eventsMu.Unlock()
+}
 
 // refuse counts and records a refused request and returns its error.
 func (n *NIC) refuse(op Op, v Violation, dst int, sid SID, off uint64, length int, detail string) error {
@@ -31,10 +46,7 @@ func (n *NIC) refuse(op Op, v Violation, dst int, sid SID, off uint64, length in
 	if dst >= 0 && dst < n.seg.NProcs() {
 		atomic.AddUint64(&n.procs[dst].refused, 1)
 	}
-	if len(n.events) == maxErrorEvents {
-		n.events = append(n.events[:0], n.events[1:]...)
-	}
-	n.events = append(n.events, ErrorEvent{op, v, dst, sid, off, length})
+	n.recordEvent(ErrorEvent{op, v, dst, sid, off, length})
 	return &AccessError{Op: op, Violation: v, Target: dst, SID: sid, Offset: off, Length: length, Detail: detail}
 }
 

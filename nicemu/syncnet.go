@@ -158,9 +158,10 @@ func (n *NIC) addSyncStats(s *Stats) {
 
 // syncRefuse is refuse for the methods that may run concurrently: it counts
 // the refusal atomically (in the slot's counters, the segment and the
-// target's PGIDTBL entry) and returns the *AccessError. It does not record
-// an ErrorEvent, whose queue belongs to the NIC's serialised methods.
+// target's PGIDTBL entry), records an ErrorEvent and returns the
+// *AccessError.
 func (n *NIC) syncRefuse(op Op, v Violation, dst int, off uint64, length int, detail string) error {
+	n.recordEvent(ErrorEvent{Op: op, Violation: v, Target: dst, Offset: off, Length: length})
 	atomic.AddUint64(&n.seg.syncCounters(n.pid).refusedBy[v], 1)
 	atomic.AddUint64(&n.seg.hdr.refused, 1)
 	if dst >= 0 && dst < len(n.procs) {

@@ -168,48 +168,12 @@ func barrierPayload(member int, gen uint64) []byte {
 // in the target's PGIDTBL entry, and that nothing was counted as performed.
 func expectSyncRefused(tb testing.TB, n *NIC, v Violation, wantOp Op, wantTarget int, op func() error) *AccessError {
 	tb.Helper()
-	seg := n.seg
 	before := n.Stats()
-	segBefore := seg.Refused()
-	var procBefore uint64
-	if wantTarget >= 0 && wantTarget < seg.NProcs() {
-		procBefore = atomic.LoadUint64(&seg.proc(wantTarget).refused)
-	}
-	err := op()
-	if err == nil {
-		tb.Fatalf("request succeeded, want refusal %v", v)
-	}
-	var ae *AccessError
-	if !errors.As(err, &ae) || !errors.Is(err, ErrRefused) {
-		tb.Fatalf("error %T %v is not an *AccessError", err, err)
-	}
-	if ae.Violation != v || ae.Op != wantOp || ae.Target != wantTarget {
-		tb.Fatalf("refused as %v/%v/target %d (%v), want %v/%v/target %d", ae.Op, ae.Violation, ae.Target, err, wantOp, v, wantTarget)
-	}
+	ae := expectRefused(tb, n, v, wantOp, wantTarget, op)
 	if ae.Error() == "" {
 		tb.Errorf("empty error text")
 	}
 	after := n.Stats()
-	if after.Refused != before.Refused+1 {
-		tb.Errorf("Stats.Refused %d -> %d, want +1", before.Refused, after.Refused)
-	}
-	for w := range after.RefusedBy {
-		want := before.RefusedBy[w]
-		if Violation(w) == v {
-			want++
-		}
-		if after.RefusedBy[w] != want {
-			tb.Errorf("Stats.RefusedBy[%v] %d -> %d, want %d", Violation(w), before.RefusedBy[w], after.RefusedBy[w], want)
-		}
-	}
-	if got := seg.Refused(); got != segBefore+1 {
-		tb.Errorf("Segment.Refused %d -> %d, want +1", segBefore, got)
-	}
-	if wantTarget >= 0 && wantTarget < seg.NProcs() {
-		if got := atomic.LoadUint64(&seg.proc(wantTarget).refused); got != procBefore+1 {
-			tb.Errorf("PGIDTBL[%d].refused %d -> %d, want +1", wantTarget, procBefore, got)
-		}
-	}
 	if after.BarrierArrivals != before.BarrierArrivals || after.BarrierReleases != before.BarrierReleases ||
 		after.Multicasts != before.Multicasts || after.MulticastBytes != before.MulticastBytes ||
 		after.Deliveries != before.Deliveries || after.Wakeups != before.Wakeups {
