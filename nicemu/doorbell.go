@@ -53,7 +53,8 @@ func (n *NIC) notify(dst int) {
 
 // await waits for done to become true while serving this process's own
 // bounce mailbox (so two processes bouncing to each other cannot deadlock):
-// spin, then yield, then sleep on the doorbell.
+// spin, then yield, then sleep on the doorbell. done is called until it
+// returns true, and never again after.
 func (n *NIC) await(done func() bool) {
 	for i := 0; ; i++ {
 		if done() {
@@ -66,7 +67,13 @@ func (n *NIC) await(done func() bool) {
 			yield()
 		default:
 			seen := n.ArmDoorbell()
-			if done() || n.pendingService() {
+			if done() {
+				// done may act (the bounce lock is a compare-and-swap):
+				// once it has said true, it must not be asked again.
+				n.DisarmDoorbell()
+				return
+			}
+			if n.pendingService() {
 				n.DisarmDoorbell()
 				continue
 			}
