@@ -1,9 +1,6 @@
 package collectives
 
-import (
-	"encoding/binary"
-	"fmt"
-)
+import "fmt"
 
 // Runner runs the collective operations of one process of a communicator.
 // For each call it compares the processes' arguments (when Check is set),
@@ -68,7 +65,6 @@ type opCall struct {
 	bytes       int
 	commutative bool
 	invalid     error // the process's own arguments are invalid
-	fold        bool  // AlgShared only combines the inputs (see fold)
 }
 
 // do runs one call: the exchange of arguments (and, for AlgShared, of the
@@ -87,33 +83,21 @@ func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(
 	if u.Check || alg == AlgShared {
 		method := u.method()
 		size := u.recordSize(coll)
-		// An input of a word or less that is only combined (fold) travels
-		// as the barrier's data word when the group is small enough.
-		inline := method == AlgNIC && alg == AlgShared && o.fold && o.invalid == nil &&
-			len(o.input) <= 8 && c.Size() <= u.HW.InlineRanks()
-		var datum uint64
 		if method == AlgNIC {
 			// Payloads may differ in size: publish no more than needed.
 			size = keySize
-			if alg == AlgShared && o.invalid == nil && !inline {
+			if alg == AlgShared && o.invalid == nil {
 				size += len(o.input)
 			}
 		}
 		rec := c.alloc(size)
 		o.key.put(rec)
-		if inline {
-			var w [8]byte
-			copy(w[:], o.input)
-			datum = binary.LittleEndian.Uint64(w[:])
-		} else if alg == AlgShared && o.invalid == nil {
+		if alg == AlgShared && o.invalid == nil {
 			copy(rec[keySize:], o.input)
 		}
-		b, err := publish(c, u.HW, method, rec, datum)
+		b, err := publish(c, u.HW, method, rec)
 		if err != nil {
 			return fmt.Errorf("%v: %w", coll, err)
-		}
-		if inline {
-			b.inline, b.tmp = true, c.alloc(8)
 		}
 		if o.invalid != nil {
 			return o.invalid
@@ -174,7 +158,7 @@ func (u *Runner) Barrier() error {
 	if u.Check {
 		rec = barrierKey[:]
 	}
-	b, err := publish(c, u.HW, alg, rec, 0)
+	b, err := publish(c, u.HW, alg, rec)
 	if err != nil {
 		return fmt.Errorf("barrier (%s): %w", alg, err)
 	}
@@ -233,7 +217,7 @@ func (u *Runner) Bcast(buf []byte, root, elem int) error {
 // from recv) into the first length bytes of recv.
 func (u *Runner) reduction(coll Collective, r Reducer, send []byte, length, root int) opCall {
 	o := opCall{key: Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Op: opID(r), Root: root, Bytes: length},
-		input: send, shareLen: length, bytes: length, commutative: r.Commutative, fold: true}
+		input: send, shareLen: length, bytes: length, commutative: r.Commutative}
 	if r.Apply == nil || r.Unit <= 0 {
 		o.invalid = checkReducer(coll.String(), r)
 	} else {
@@ -245,9 +229,9 @@ func (u *Runner) reduction(coll Collective, r Reducer, send []byte, length, root
 // fold combines the published inputs of ranks lo..hi-1, in rank order, at
 // offset off of their records, into acc.
 func fold(b board, r Reducer, acc []byte, lo, hi, off int) {
-	copy(acc, b.data(hi-1, off, len(acc)))
+	copy(acc, b.record(hi - 1)[keySize+off:])
 	for s := hi - 2; s >= lo; s-- {
-		r.Apply(b.data(s, off, len(acc)), acc)
+		r.Apply(b.record(s)[keySize+off:keySize+off+len(acc)], acc)
 	}
 }
 
