@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -15,12 +14,7 @@ import (
 // transport's large messages do. An algorithm that relies on buffered
 // sends deadlocks on it. Messages are not copied when sent: the receiver
 // reads the sender's buffer.
-type syncWorld struct {
-	mu    sync.Mutex
-	cond  *sync.Cond
-	queue [][][]*syncMsg // queue[from][to]
-	dead  bool
-}
+type syncWorld = pairQueues[*syncMsg]
 
 type syncMsg struct {
 	data  []byte
@@ -33,18 +27,11 @@ type syncNet struct {
 }
 
 func (n *syncNet) Rank() int { return n.rank }
-func (n *syncNet) Size() int { return len(n.w.queue) }
+func (n *syncNet) Size() int { return n.w.size() }
 
 func (n *syncNet) post(to int, data []byte) (*syncMsg, error) {
-	if to < 0 || to >= n.Size() {
-		return nil, fmt.Errorf("syncnet: send to rank %d of %d", to, n.Size())
-	}
 	m := &syncMsg{data: data}
-	n.w.mu.Lock()
-	n.w.queue[n.rank][to] = append(n.w.queue[n.rank][to], m)
-	n.w.cond.Broadcast()
-	n.w.mu.Unlock()
-	return m, nil
+	return m, n.w.put(n.rank, to, m)
 }
 
 func (n *syncNet) wait(m *syncMsg) error {
@@ -68,24 +55,12 @@ func (n *syncNet) Send(to int, data []byte) error {
 }
 
 func (n *syncNet) Recv(from int, buf []byte) (int, error) {
-	if from < 0 || from >= n.Size() {
-		return 0, fmt.Errorf("syncnet: receive from rank %d of %d", from, n.Size())
-	}
-	w := n.w
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for len(w.queue[from][n.rank]) == 0 {
-		if w.dead {
-			return 0, errMemDead
-		}
-		w.cond.Wait()
-	}
-	m := w.queue[from][n.rank][0]
-	w.queue[from][n.rank] = w.queue[from][n.rank][1:]
-	copy(buf, m.data)
-	m.taken = true
-	w.cond.Broadcast()
-	return len(m.data), nil
+	length := 0
+	err := n.w.take(from, n.rank, func(m *syncMsg) {
+		copy(buf, m.data)
+		length, m.taken = len(m.data), true
+	})
+	return length, err
 }
 
 func (n *syncNet) Sendrecv(to int, data []byte, from int, buf []byte) (int, error) {
@@ -103,24 +78,9 @@ func (n *syncNet) Sendrecv(to int, data []byte, from int, buf []byte) (int, erro
 // runSyncRanks is runRanks on a syncWorld.
 func runSyncRanks(t *testing.T, size int, f func(n Net) error) []error {
 	t.Helper()
-	w := &syncWorld{queue: make([][][]*syncMsg, size)}
-	w.cond = sync.NewCond(&w.mu)
-	for i := range w.queue {
-		w.queue[i] = make([][]*syncMsg, size)
-	}
-	errs := runGoroutines(t, size, func(r int) error { return f(&syncNet{w: w, rank: r}) }, func() {
-		w.mu.Lock()
-		w.dead = true
-		w.cond.Broadcast()
-		w.mu.Unlock()
-	})
-	for from := range w.queue {
-		for to, q := range w.queue[from] {
-			if len(q) != 0 {
-				t.Errorf("%d ranks, synchronous sends: %d message(s) from %d to %d never received", size, len(q), from, to)
-			}
-		}
-	}
+	w := newPairQueues[*syncMsg](size)
+	errs := runGoroutines(t, size, func(r int) error { return f(&syncNet{w: w, rank: r}) }, w.kill)
+	w.checkDelivered(t, fmt.Sprintf("%d ranks, synchronous sends", size))
 	return errs
 }
 

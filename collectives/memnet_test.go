@@ -8,25 +8,87 @@ import (
 	"time"
 )
 
-// memWorld is an in-process network for testing algorithms: one goroutine
-// per rank, an unbounded queue of copied messages per ordered pair.
-type memWorld struct {
+// pairQueues holds the messages in flight of an in-process test network:
+// an unbounded queue per ordered pair of ranks, and a kill switch that
+// makes every wait return errMemDead.
+type pairQueues[M any] struct {
 	mu    sync.Mutex
 	cond  *sync.Cond
-	queue [][][][]byte // queue[from][to]
+	queue [][][]M // queue[from][to]
 	dead  bool
 }
 
 var errMemDead = errors.New("memnet: test timed out")
 
-func newMemWorld(size int) *memWorld {
-	w := &memWorld{queue: make([][][][]byte, size)}
-	w.cond = sync.NewCond(&w.mu)
-	for i := range w.queue {
-		w.queue[i] = make([][][]byte, size)
+func newPairQueues[M any](size int) *pairQueues[M] {
+	q := &pairQueues[M]{queue: make([][][]M, size)}
+	q.cond = sync.NewCond(&q.mu)
+	for i := range q.queue {
+		q.queue[i] = make([][]M, size)
 	}
-	return w
+	return q
 }
+
+func (q *pairQueues[M]) size() int { return len(q.queue) }
+
+// put appends m to the queue from → to.
+func (q *pairQueues[M]) put(from, to int, m M) error {
+	if to < 0 || to >= q.size() {
+		return fmt.Errorf("memnet: send to rank %d of %d", to, q.size())
+	}
+	q.mu.Lock()
+	q.queue[from][to] = append(q.queue[from][to], m)
+	q.cond.Broadcast()
+	q.mu.Unlock()
+	return nil
+}
+
+// take waits for the first message from → to and removes it; then is
+// called on it with the lock held.
+func (q *pairQueues[M]) take(from, to int, then func(m M)) error {
+	if from < 0 || from >= q.size() {
+		return fmt.Errorf("memnet: receive from rank %d of %d", from, q.size())
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.queue[from][to]) == 0 {
+		if q.dead {
+			return errMemDead
+		}
+		q.cond.Wait()
+	}
+	m := q.queue[from][to][0]
+	q.queue[from][to] = q.queue[from][to][1:]
+	then(m)
+	q.cond.Broadcast()
+	return nil
+}
+
+// kill makes every wait return errMemDead.
+func (q *pairQueues[M]) kill() {
+	q.mu.Lock()
+	q.dead = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// checkDelivered fails the test for every message never received.
+func (q *pairQueues[M]) checkDelivered(t *testing.T, what string) {
+	t.Helper()
+	for from := range q.queue {
+		for to, l := range q.queue[from] {
+			if len(l) != 0 {
+				t.Errorf("%s: %d message(s) from %d to %d never received", what, len(l), from, to)
+			}
+		}
+	}
+}
+
+// memWorld is an in-process network for testing algorithms: one goroutine
+// per rank, an unbounded queue of copied messages per ordered pair.
+type memWorld = pairQueues[[]byte]
+
+func newMemWorld(size int) *memWorld { return newPairQueues[[]byte](size) }
 
 // memNet is rank's view of a memWorld; it implements Net.
 type memNet struct {
@@ -35,37 +97,19 @@ type memNet struct {
 }
 
 func (n *memNet) Rank() int { return n.rank }
-func (n *memNet) Size() int { return len(n.w.queue) }
+func (n *memNet) Size() int { return n.w.size() }
 
 func (n *memNet) Send(to int, data []byte) error {
-	if to < 0 || to >= n.Size() {
-		return fmt.Errorf("memnet: send to rank %d of %d", to, n.Size())
-	}
-	w := n.w
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.queue[n.rank][to] = append(w.queue[n.rank][to], append([]byte(nil), data...))
-	w.cond.Broadcast()
-	return nil
+	return n.w.put(n.rank, to, append([]byte(nil), data...))
 }
 
 func (n *memNet) Recv(from int, buf []byte) (int, error) {
-	if from < 0 || from >= n.Size() {
-		return 0, fmt.Errorf("memnet: receive from rank %d of %d", from, n.Size())
-	}
-	w := n.w
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for len(w.queue[from][n.rank]) == 0 {
-		if w.dead {
-			return 0, errMemDead
-		}
-		w.cond.Wait()
-	}
-	m := w.queue[from][n.rank][0]
-	w.queue[from][n.rank] = w.queue[from][n.rank][1:]
-	copy(buf, m)
-	return len(m), nil
+	length := 0
+	err := n.w.take(from, n.rank, func(m []byte) {
+		copy(buf, m)
+		length = len(m)
+	})
+	return length, err
 }
 
 func (n *memNet) Sendrecv(to int, data []byte, from int, buf []byte) (int, error) {
@@ -89,21 +133,12 @@ func runRanksKill(t *testing.T, size int, f func(n Net) error, kill func()) []er
 	t.Helper()
 	w := newMemWorld(size)
 	errs := runGoroutines(t, size, func(r int) error { return f(&memNet{w: w, rank: r}) }, func() {
-		w.mu.Lock()
-		w.dead = true
-		w.cond.Broadcast()
-		w.mu.Unlock()
+		w.kill()
 		if kill != nil {
 			kill()
 		}
 	})
-	for from := range w.queue {
-		for to, q := range w.queue[from] {
-			if len(q) != 0 {
-				t.Errorf("%d ranks: %d message(s) from %d to %d never received", size, len(q), from, to)
-			}
-		}
-	}
+	w.checkDelivered(t, fmt.Sprintf("%d ranks", size))
 	return errs
 }
 

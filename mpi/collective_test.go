@@ -446,33 +446,35 @@ func satAddCase() redCase[uint16] {
 // long-vector algorithms for elements of 2 bytes and more.
 const bigCount = 40000
 
+// firstError runs the steps in turn until one fails, and returns its error.
+func firstError(steps ...func() error) error {
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func scenarioReductions(w *mpi.Comm, which string) error {
 	var f failures
 	var err error
 	switch which {
 	case "int":
-		for _, run := range []func() error{
+		err = firstError(
 			func() error { return runRedType(w, &f, 1000, intCases[int8]()) },
 			func() error { return runRedType(w, &f, 2000, intCases[uint16]()) },
 			func() error { return runRedType(w, &f, 3000, intCases[int32]()) },
 			func() error { return runRedType(w, &f, 4000, intCases[int64]()) },
 			func() error { return runRedType(w, &f, 5000, intCases[uint64]()) },
-		} {
-			if err = run(); err != nil {
-				break
-			}
-		}
+		)
 	case "float":
-		for _, run := range []func() error{
+		err = firstError(
 			func() error { return runRedType(w, &f, 6000, floatCases[float32]()) },
 			func() error { return runRedType(w, &f, 7000, floatCases[float64]()) },
 			func() error { return runRedType(w, &f, 8000, complexCases[complex64]()) },
 			func() error { return runRedType(w, &f, 9000, complexCases[complex128]()) },
-		} {
-			if err = run(); err != nil {
-				break
-			}
-		}
+		)
 	case "user":
 		if err = runRedType(w, &f, 10000, []redCase[int64]{runsCase()}); err == nil {
 			err = runRedType(w, &f, 11000, []redCase[uint16]{satAddCase()})

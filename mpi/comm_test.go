@@ -399,30 +399,16 @@ func scenarioCommGroups(w *mpi.Comm) error {
 	}
 	// Union: odd, then the members of low not in it; Intersection and
 	// Difference in the first group's order.
-	want := slices.Clone(oddRanks)
-	for _, r := range wantLow {
-		if r%2 == 0 {
-			want = append(want, r)
-		}
-	}
+	evenLow := slices.DeleteFunc(slices.Clone(wantLow), func(r int) bool { return r%2 == 1 })
+	oddLow := slices.DeleteFunc(slices.Clone(wantLow), func(r int) bool { return r%2 == 0 })
+	want := append(slices.Clone(oddRanks), evenLow...)
 	if got := odd.Union(low).WorldRanks(); !slices.Equal(got, want) {
 		return fmt.Errorf("Union %v ∪ %v = %v, want %v", oddRanks, wantLow, got, want)
 	}
-	want = nil
-	for _, r := range wantLow {
-		if r%2 == 1 {
-			want = append(want, r)
-		}
+	if got := low.Intersection(odd).WorldRanks(); !slices.Equal(got, oddLow) {
+		return fmt.Errorf("Intersection %v ∩ %v = %v, want %v", wantLow, oddRanks, got, oddLow)
 	}
-	if got := low.Intersection(odd).WorldRanks(); !slices.Equal(got, want) {
-		return fmt.Errorf("Intersection %v ∩ %v = %v, want %v", wantLow, oddRanks, got, want)
-	}
-	want = nil
-	for _, r := range wantLow {
-		if r%2 == 0 {
-			want = append(want, r)
-		}
-	}
+	want = evenLow
 	if got := low.Difference(odd).WorldRanks(); !slices.Equal(got, want) {
 		return fmt.Errorf("Difference %v ∖ %v = %v, want %v", wantLow, oddRanks, got, want)
 	}
