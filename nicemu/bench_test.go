@@ -1,6 +1,7 @@
 package nicemu
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -120,3 +121,47 @@ func BenchmarkPushBounce4MiB(b *testing.B) {
 	s.halt()
 	checkBytes(b, "pushed", region, src)
 }
+
+// benchBarrier times barriers of controller id between NICs 0 and 1 of a
+// two-process segment, each member in a goroutine of its own spinning on
+// the release (the cost of the synchronisation network alone: the
+// arrival's fetch-and-add and the release line's trip between two cores).
+// With keyed set, the members also read the key sum after each release.
+func benchBarrier(b *testing.B, keyed bool) {
+	seg := newSegment(b, testConfig(2))
+	nics := []*NIC{openNIC(b, seg, 0), openNIC(b, seg, 1)}
+	id, err := nics[0].AllocBarrier()
+	if err != nil {
+		b.Fatal(err)
+	}
+	procs := []int{0, 1}
+	key := []byte("barrier key that has 32 bytes..")
+	member := func(m, rounds int) error {
+		n := nics[m]
+		for range rounds {
+			gen, err := n.BarrierArriveKey(id, m, procs, 12345, key)
+			if err != nil {
+				return err
+			}
+			for !n.BarrierReleased(id, gen) {
+			}
+			if keyed && n.BarrierSum(id, gen) != 2*12345 {
+				return fmt.Errorf("member %d: key sum %d", m, n.BarrierSum(id, gen))
+			}
+		}
+		return nil
+	}
+	done := make(chan error)
+	b.ReportAllocs()
+	b.ResetTimer()
+	go func() { done <- member(1, b.N) }()
+	if err := member(0, b.N); err != nil {
+		b.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+}
+
+func BenchmarkBarrierController(b *testing.B)      { benchBarrier(b, false) }
+func BenchmarkBarrierControllerKeyed(b *testing.B) { benchBarrier(b, true) }

@@ -302,7 +302,8 @@ func (n *NIC) BarrierArriveKey(id, member int, procs []int, key uint64, payload 
 	gen = atomic.LoadUint64(&c.gen) + 1
 	slot := n.seg.barrierSlot(id, member, gen&1)
 	copy(slot[8:], payload)
-	atomic.StoreUint64(slotHeader(slot), gen<<payloadGenShift|uint64(len(payload)))
+	// A plain store: the arrival's fetch-and-add below publishes it.
+	*slotHeader(slot) = gen<<payloadGenShift | uint64(len(payload))
 	cnt := n.seg.syncCounters(n.pid)
 	atomic.AddUint64(&cnt.arrivals, 1)
 	// The payload stores come before this read-modify-write, which the
@@ -310,8 +311,12 @@ func (n *NIC) BarrierArriveKey(id, member int, procs []int, key uint64, payload 
 	// One atomic add counts the arrival and adds the key: a second one on
 	// the same line would make it bounce between the arriving members.
 	if v := atomic.AddUint64(&c.arrived, key<<arrivalBits|1); v&arrivalMask == uint64(len(procs)) {
-		atomic.StoreUint64(&c.sums[gen&1], v>>arrivalBits)
-		atomic.StoreUint64(&c.arrived, 0)
+		// Plain stores, made visible in order by the atomic store of the
+		// generation (a release): each atomic store would be a locked
+		// instruction, and the members spinning on the line would take it
+		// back between them.
+		c.sums[gen&1] = v >> arrivalBits
+		c.arrived = 0
 		atomic.StoreUint64(&c.gen, gen)
 		atomic.AddUint64(&cnt.releases, 1)
 		for i, p := range procs {
