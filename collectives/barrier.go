@@ -1,6 +1,9 @@
 package collectives
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // The barrier algorithms. A barrier is an agreement that carries no data:
 // the same exchanges also carry every process's Key when the arguments are
@@ -28,6 +31,8 @@ type board struct {
 	self, n int
 	rotated bool   // record i is rank (self+i)%n's, not rank i's
 	key     uint64 // the key this process added to the hardware's sum
+	inline  bool   // the inputs travelled as the hardware's data words
+	tmp     []byte // 8 bytes to unpack a data word into
 }
 
 // record returns what rank r published.
@@ -40,6 +45,16 @@ func (b *board) record(r int) []byte {
 		i = (r - b.self + b.n) % b.n
 	}
 	return b.recs[i*b.size : (i+1)*b.size]
+}
+
+// data returns n bytes at offset off of what rank r published after its
+// key: its input, from its record or from its data word.
+func (b *board) data(r, off, n int) []byte {
+	if b.inline {
+		binary.LittleEndian.PutUint64(b.tmp, b.hw.Datum(r))
+		return b.tmp[off : off+n]
+	}
+	return b.record(r)[keySize+off : keySize+off+n]
 }
 
 // verify checks that every process published the key this one did, mine
@@ -62,7 +77,8 @@ func (b *board) verify(mine []byte) error {
 
 // publish gives every process's rec (of equal sizes) to every process, by
 // method (AlgNIC, AlgDissemination or AlgBinomial); it is also a barrier.
-func publish(c *call, hw Hardware, method string, rec []byte) (board, error) {
+// With AlgNIC, datum travels as the hardware's data word.
+func publish(c *call, hw Hardware, method string, rec []byte, datum uint64) (board, error) {
 	n, self, size := c.Size(), c.Rank(), len(rec)
 	b := board{size: size, self: self, n: n}
 	switch method {
@@ -78,7 +94,7 @@ func publish(c *call, hw Hardware, method string, rec []byte) (board, error) {
 		default:
 			b.key = keyHash(rec) & (1<<hw.KeyBits() - 1)
 		}
-		return b, hw.Barrier(b.key, rec)
+		return b, hw.Barrier(b.key, datum, rec)
 	case AlgBinomial:
 		b.recs = c.alloc(n * size)
 		copy(b.recs[self*size:], rec)

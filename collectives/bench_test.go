@@ -7,13 +7,16 @@ import "testing"
 type loneHW struct {
 	payload [memPayloadSize]byte
 	key     uint64
+	datum   uint64
 }
 
-func (h *loneHW) Barrier(key uint64, p []byte) error {
+func (h *loneHW) Barrier(key, datum uint64, p []byte) error {
 	copy(h.payload[:], p)
-	h.key = key
+	h.key, h.datum = key, datum
 	return nil
 }
+func (h *loneHW) Datum(int) uint64                 { return h.datum }
+func (h *loneHW) InlineRanks() int                 { return 5 }
 func (h *loneHW) KeySum() uint64                   { return h.key }
 func (h *loneHW) KeyBits() int                     { return 48 }
 func (h *loneHW) Payload(int) []byte               { return h.payload[:] }

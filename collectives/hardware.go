@@ -12,10 +12,17 @@ type Hardware interface {
 	// and KeySum the sum of the keys all ranks passed, modulo 2^KeyBits
 	// (keys are below that): ranks that pass equal keys learn that they
 	// agree without reading the others' payloads.
-	Barrier(key uint64, payload []byte) error
+	Barrier(key, datum uint64, payload []byte) error
 	KeySum() uint64
 	// KeyBits is the width of Barrier's keys and of their sum.
 	KeyBits() int
+	// Datum returns the datum rank r passed to the last Barrier, for
+	// communicators of at most InlineRanks ranks: a word that travels in
+	// the barrier's own messages, at no cost beyond the barrier's.
+	Datum(r int) uint64
+	// InlineRanks is the largest communicator whose data words Datum
+	// returns.
+	InlineRanks() int
 	Payload(rank int) []byte
 	PayloadSize() int
 	// Multicast sends data (at most MulticastSize bytes) from this rank to

@@ -16,6 +16,7 @@ type memHardware struct {
 	payloads [2][][]byte
 	sum      int // sum of the keys of the current generation
 	sums     [2]uint64
+	data     [2][]uint64  // by generation parity and rank
 	mcast    [][][][]byte // mcast[root][dest]
 	dead     bool
 }
@@ -25,6 +26,7 @@ func newMemHardware(n int) *memHardware {
 	h.cond = sync.NewCond(&h.mu)
 	for i := range h.payloads {
 		h.payloads[i] = make([][]byte, n)
+		h.data[i] = make([]uint64, n)
 	}
 	for i := range h.mcast {
 		h.mcast[i] = make([][][]byte, n)
@@ -52,7 +54,15 @@ func (m *memHW) KeySum() uint64 {
 	return m.h.sums[m.gen&1]
 }
 
-func (m *memHW) Barrier(key uint64, p []byte) error {
+func (m *memHW) InlineRanks() int { return 3 }
+
+func (m *memHW) Datum(r int) uint64 {
+	m.h.mu.Lock()
+	defer m.h.mu.Unlock()
+	return m.h.data[m.gen&1][r]
+}
+
+func (m *memHW) Barrier(key, datum uint64, p []byte) error {
 	if len(p) > memPayloadSize {
 		panic("payload too large")
 	}
@@ -61,6 +71,7 @@ func (m *memHW) Barrier(key uint64, p []byte) error {
 	defer h.mu.Unlock()
 	g := h.gen
 	h.payloads[g&1][m.rank] = append([]byte(nil), p...)
+	h.data[g&1][m.rank] = datum
 	h.arrived++
 	h.sum += int(key)
 	if h.arrived == h.n {

@@ -1,6 +1,9 @@
 package collectives
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // Runner runs the collective operations of one process of a communicator.
 // For each call it compares the processes' arguments (when Check is set),
@@ -21,6 +24,18 @@ type Runner struct {
 
 	c     call
 	arena []byte
+	small smallKey // the key of the last small reduction
+	word  [8]byte  // a data word, unpacked for Reducer.Apply
+}
+
+// smallKey caches the encoded Key of the last reduction that took the
+// small-reduction path, and its hash, as long as the calls repeat.
+type smallKey struct {
+	key  Key    // without Op
+	op   string // the Reducer's Op
+	rec  [keySize]byte
+	hash uint64 // keyHash(rec)&mask, never 0
+	mask uint64 // the hardware's key width
 }
 
 func (u *Runner) begin() *call {
@@ -65,6 +80,7 @@ type opCall struct {
 	bytes       int
 	commutative bool
 	invalid     error // the process's own arguments are invalid
+	fold        bool  // AlgShared only combines the inputs (see fold)
 }
 
 // do runs one call: the exchange of arguments (and, for AlgShared, of the
@@ -83,21 +99,33 @@ func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(
 	if u.Check || alg == AlgShared {
 		method := u.method()
 		size := u.recordSize(coll)
+		// An input of a word or less that is only combined (fold) travels
+		// as the barrier's data word when the group is small enough.
+		inline := method == AlgNIC && alg == AlgShared && o.fold && o.invalid == nil &&
+			len(o.input) <= 8 && c.Size() <= u.HW.InlineRanks()
+		var datum uint64
 		if method == AlgNIC {
 			// Payloads may differ in size: publish no more than needed.
 			size = keySize
-			if alg == AlgShared && o.invalid == nil {
+			if alg == AlgShared && o.invalid == nil && !inline {
 				size += len(o.input)
 			}
 		}
 		rec := c.alloc(size)
 		o.key.put(rec)
-		if alg == AlgShared && o.invalid == nil {
+		if inline {
+			var w [8]byte
+			copy(w[:], o.input)
+			datum = binary.LittleEndian.Uint64(w[:])
+		} else if alg == AlgShared && o.invalid == nil {
 			copy(rec[keySize:], o.input)
 		}
-		b, err := publish(c, u.HW, method, rec)
+		b, err := publish(c, u.HW, method, rec, datum)
 		if err != nil {
 			return fmt.Errorf("%v: %w", coll, err)
+		}
+		if inline {
+			b.inline, b.tmp = true, c.alloc(8)
 		}
 		if o.invalid != nil {
 			return o.invalid
@@ -152,13 +180,31 @@ func (u *Runner) Fail(coll Collective, err error) error {
 
 // Barrier returns once every process of the communicator has called it.
 func (u *Runner) Barrier() error {
+	if hw := u.HW; hw != nil && len(u.Force) == 0 {
+		// The synchronisation network's barrier, without publish's
+		// generality.
+		n, mask := uint64(u.Net.Size()), uint64(1)<<hw.KeyBits()-1
+		var rec []byte
+		if u.Check {
+			rec = barrierKey[:]
+		}
+		if err := hw.Barrier(barrierHash&mask, 0, rec); err != nil {
+			return fmt.Errorf("barrier (%s): %w", AlgNIC, err)
+		}
+		u.Stats.addAt(CollBarrier, statNIC)
+		if u.Check && hw.KeySum() != n*barrierHash&mask {
+			b := board{hw: hw, size: keySize, self: u.Net.Rank(), n: int(n), key: barrierHash & mask}
+			return b.verify(rec)
+		}
+		return nil
+	}
 	c := u.begin()
 	alg := u.method()
 	var rec []byte
 	if u.Check {
 		rec = barrierKey[:]
 	}
-	b, err := publish(c, u.HW, alg, rec)
+	b, err := publish(c, u.HW, alg, rec, 0)
 	if err != nil {
 		return fmt.Errorf("barrier (%s): %w", alg, err)
 	}
@@ -217,7 +263,7 @@ func (u *Runner) Bcast(buf []byte, root, elem int) error {
 // from recv) into the first length bytes of recv.
 func (u *Runner) reduction(coll Collective, r Reducer, send []byte, length, root int) opCall {
 	o := opCall{key: Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Op: opID(r), Root: root, Bytes: length},
-		input: send, shareLen: length, bytes: length, commutative: r.Commutative}
+		input: send, shareLen: length, bytes: length, commutative: r.Commutative, fold: true}
 	if r.Apply == nil || r.Unit <= 0 {
 		o.invalid = checkReducer(coll.String(), r)
 	} else {
@@ -229,9 +275,9 @@ func (u *Runner) reduction(coll Collective, r Reducer, send []byte, length, root
 // fold combines the published inputs of ranks lo..hi-1, in rank order, at
 // offset off of their records, into acc.
 func fold(b board, r Reducer, acc []byte, lo, hi, off int) {
-	copy(acc, b.record(hi - 1)[keySize+off:])
+	copy(acc, b.data(hi-1, off, len(acc)))
 	for s := hi - 2; s >= lo; s-- {
-		r.Apply(b.record(s)[keySize+off:keySize+off+len(acc)], acc)
+		r.Apply(b.data(s, off, len(acc)), acc)
 	}
 }
 
@@ -270,9 +316,65 @@ func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
 	})
 }
 
+// smallAllreduce runs an allreduce whose vector fits in a data word of
+// the synchronisation network (and whose communicator is small enough for
+// every rank's word to travel in the barrier's messages) in one barrier:
+// what the driver would do for it, without the driver's generality. It
+// reports false, having done nothing, for any other call, forced
+// algorithms included; the driver then takes the call.
+func (u *Runner) smallAllreduce(send, recv []byte, r Reducer) (bool, error) {
+	hw, length, unit := u.HW, len(recv), r.Unit
+	// (Units are powers of two: length&(unit-1) is length%unit.)
+	if hw == nil || len(u.Force) != 0 || length > 8 || r.Apply == nil || unit <= 0 ||
+		unit&(unit-1) != 0 || length&(unit-1) != 0 || (send != nil && len(send) != length) {
+		return false, nil
+	}
+	n := u.Net.Size()
+	if n > hw.InlineRanks() {
+		return false, nil
+	}
+	k := Key{Coll: CollAllreduce, Elem: r.Elem, Kind: uint8(r.Kind), Bytes: length}
+	sk := &u.small
+	if sk.hash == 0 || sk.key != k || sk.op != r.Op {
+		sk.key, sk.op = k, r.Op
+		k.Op = opID(r)
+		k.put(sk.rec[:])
+		sk.mask = 1<<hw.KeyBits() - 1
+		sk.hash = keyHash(sk.rec[:]) & sk.mask
+	}
+	input := send
+	if send == nil {
+		input = recv
+	}
+	var w [8]byte
+	copy(w[:], input)
+	if err := hw.Barrier(sk.hash, binary.LittleEndian.Uint64(w[:]), sk.rec[:]); err != nil {
+		return true, fmt.Errorf("%v: %w", CollAllreduce, err)
+	}
+	if hw.KeySum() != uint64(n)*sk.hash&sk.mask {
+		// Some rank's call differs: find out how, and say so.
+		b := board{hw: hw, size: keySize, self: u.Net.Rank(), n: n, key: sk.hash}
+		if err := b.verify(sk.rec[:]); err != nil {
+			return true, err
+		}
+	}
+	u.Stats.addAt(CollAllreduce, statSharedNIC)
+	// The words in rank order, as fold does with records.
+	binary.LittleEndian.PutUint64(w[:], hw.Datum(n-1))
+	copy(recv, w[:])
+	for s := n - 2; s >= 0; s-- {
+		binary.LittleEndian.PutUint64(u.word[:], hw.Datum(s))
+		r.Apply(u.word[:length], recv)
+	}
+	return true, nil
+}
+
 // Allreduce combines the processes' send vectors with r into every
 // process's recv. send nil means in place (the input is in recv).
 func (u *Runner) Allreduce(send, recv []byte, r Reducer) error {
+	if ok, err := u.smallAllreduce(send, recv, r); ok {
+		return err
+	}
 	o := u.reduction(CollAllreduce, r, send, len(recv), 0)
 	if send == nil {
 		o.input = recv

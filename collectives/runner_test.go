@@ -430,6 +430,24 @@ func TestRunnerMismatch(t *testing.T) {
 			b := make([]byte, 4*(1+u.Net.Rank()%2))
 			return u.Allreduce(slices.Clone(b), b, sum)
 		}},
+		{"allreduce-op", func(u *Runner) error {
+			r := sum
+			if u.Net.Rank() == 1 {
+				r, _ = ReducerFor[int32](Max)
+			}
+			return u.Allreduce(make([]byte, 8), make([]byte, 8), r)
+		}},
+		{"allreduce-word-vs-record", func(u *Runner) error {
+			// 8 bytes take the small path, 16 the driver.
+			b := make([]byte, 8*(1+u.Net.Rank()%2))
+			return u.Allreduce(nil, b, sum)
+		}},
+		{"allreduce-vs-barrier", func(u *Runner) error {
+			if u.Net.Rank() == 1 {
+				return u.Barrier()
+			}
+			return u.Allreduce(nil, make([]byte, 4), sum)
+		}},
 		{"reduce-root", func(u *Runner) error { return u.Reduce(make([]byte, 8), make([]byte, 8), sum, u.Net.Rank()) }},
 		{"allreduce-type", func(u *Runner) error {
 			r := sum

@@ -24,15 +24,22 @@ var statAlgs = [...]string{
 	"reduce-scatterv",
 }
 
+// The indexes in statAlgs of the algorithms the fast paths count.
+var (
+	statNIC       = slices.Index(statAlgs[:], AlgNIC)
+	statSharedNIC = slices.Index(statAlgs[:], "shared-nic")
+)
+
 func (s *Stats) add(c Collective, alg string) {
-	if s == nil || c >= numCollectives {
-		return
+	if i := slices.Index(statAlgs[:], alg); i >= 0 {
+		s.addAt(c, i)
 	}
-	for i, a := range statAlgs {
-		if a == alg {
-			s.count[c][i].Add(1)
-			return
-		}
+}
+
+// addAt counts a call of c by algorithm statAlgs[i].
+func (s *Stats) addAt(c Collective, i int) {
+	if s != nil && c < numCollectives {
+		s.count[c][i].Add(1)
 	}
 }
 

@@ -54,3 +54,42 @@ func TestBarrierSum(t *testing.T) {
 		t.Errorf("sum after reallocation = %d, want 15 (no leftover from before)", nics[0].BarrierSum(id, g))
 	}
 }
+
+// TestBarrierDatum: a word of data per member travels with the arrival and
+// the release, for the first InlineMembers members of a group.
+func TestBarrierDatum(t *testing.T) {
+	const size = InlineMembers + 1
+	seg := newSegment(t, testConfig(size))
+	var nics []*NIC
+	procs := make([]int, size)
+	for p := range size {
+		nics = append(nics, openNIC(t, seg, p))
+		procs[p] = p
+	}
+	id, err := nics[0].AllocBarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := uint64(1); round <= 3; round++ {
+		var gen uint64
+		for m := range size {
+			if gen, err = nics[m].BarrierArriveData(id, m, procs, 1, round*100+uint64(m), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !nics[0].BarrierReleased(id, gen) {
+			t.Fatalf("round %d: not released", round)
+		}
+		for m := range InlineMembers {
+			if got, want := nics[size-1-m].BarrierDatum(id, m), round*100+uint64(m); got != want {
+				t.Errorf("round %d: datum of member %d = %d, want %d", round, m, got, want)
+			}
+		}
+		if s := nics[0].BarrierSum(id, gen); s != size {
+			t.Errorf("round %d: key sum %d, want %d", round, s, size)
+		}
+	}
+	if nics[0].BarrierDatum(id, InlineMembers) != 0 || nics[0].BarrierDatum(-1, 0) != 0 {
+		t.Error("datum of a member beyond InlineMembers or of a bad id is not 0")
+	}
+}

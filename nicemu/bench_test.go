@@ -126,7 +126,8 @@ func BenchmarkPushBounce4MiB(b *testing.B) {
 // two-process segment, each member in a goroutine of its own spinning on
 // the release (the cost of the synchronisation network alone: the
 // arrival's fetch-and-add and the release line's trip between two cores).
-// With keyed set, the members also read the key sum after each release.
+// With keyed set, the members also pass a datum and read the key sum and
+// the other member's datum after each release (a small allreduce).
 func benchBarrier(b *testing.B, keyed bool) {
 	seg := newSegment(b, testConfig(2))
 	nics := []*NIC{openNIC(b, seg, 0), openNIC(b, seg, 1)}
@@ -139,14 +140,20 @@ func benchBarrier(b *testing.B, keyed bool) {
 	member := func(m, rounds int) error {
 		n := nics[m]
 		for range rounds {
-			gen, err := n.BarrierArriveKey(id, m, procs, 12345, key)
+			gen, err := n.BarrierArriveData(id, m, procs, 12345, uint64(m+1), key)
 			if err != nil {
 				return err
 			}
 			for !n.BarrierReleased(id, gen) {
 			}
-			if keyed && n.BarrierSum(id, gen) != 2*12345 {
-				return fmt.Errorf("member %d: key sum %d", m, n.BarrierSum(id, gen))
+			if !keyed {
+				continue
+			}
+			if s := n.BarrierSum(id, gen); s != 2*12345 {
+				return fmt.Errorf("member %d: key sum %d", m, s)
+			}
+			if d := n.BarrierDatum(id, 1-m); d != uint64(2-m) {
+				return fmt.Errorf("member %d: datum %d from the other", m, d)
 			}
 		}
 		return nil

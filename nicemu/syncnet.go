@@ -115,10 +115,11 @@ type barrierCtl struct {
 	// arrived counts the members arrived in the current generation in its
 	// low 16 bits and sums their keys above: one fetch-and-add per arrival.
 	arrived uint64
-	_       [56]byte
-	gen     uint64    // last generation released
-	sums    [2]uint64 // the key sum of the last two generations, by parity
-	_       [40]byte
+	arrData [InlineMembers]uint64 // the arrivers' data, in the arrival line
+	_       [56 - 8*InlineMembers]byte
+	gen     uint64                // last generation released
+	sums    [2]uint64             // the key sum of the last two generations, by parity
+	relData [InlineMembers]uint64 // the data of the last generation released
 }
 
 func (s *Segment) syncBase(p int) int { return s.partBase(p) + partSync }
@@ -281,6 +282,19 @@ func (n *NIC) BarrierArrive(id, member int, procs []int, payload []byte) (gen ui
 // learn that they agree without reading each other's payloads. Keys and
 // sums have KeyBits bits (higher bits of key are dropped).
 func (n *NIC) BarrierArriveKey(id, member int, procs []int, key uint64, payload []byte) (gen uint64, err error) {
+	return n.BarrierArriveData(id, member, procs, key, 0, payload)
+}
+
+// InlineMembers is how many members of a group carry a word of data
+// (BarrierArriveData) through the controller itself.
+const InlineMembers = 5
+
+// BarrierArriveData is BarrierArriveKey also contributing datum, a word of
+// data that travels in the cache lines the barrier moves anyway: the
+// arrival line, then the release line, where BarrierDatum reads it (for
+// the first InlineMembers members of a group; the others' data is
+// dropped). A small reduction then costs what a barrier costs.
+func (n *NIC) BarrierArriveData(id, member int, procs []int, key, datum uint64, payload []byte) (gen uint64, err error) {
 	c, err := n.claimedCtl(id, len(payload), "arrive")
 	if err != nil {
 		return 0, err
@@ -310,11 +324,19 @@ func (n *NIC) BarrierArriveKey(id, member int, procs []int, key uint64, payload 
 	// releaser's observes before it publishes the generation.
 	// One atomic add counts the arrival and adds the key: a second one on
 	// the same line would make it bounce between the arriving members.
+	if member < InlineMembers {
+		c.arrData[member] = datum // published by the fetch-and-add
+	}
 	if v := atomic.AddUint64(&c.arrived, key<<arrivalBits|1); v&arrivalMask == uint64(len(procs)) {
 		// Plain stores, made visible in order by the atomic store of the
 		// generation (a release): each atomic store would be a locked
 		// instruction, and the members spinning on the line would take it
-		// back between them.
+		// back between them. Every member stored its datum before its
+		// arrival was counted; no member reads the release line's data of
+		// the previous generation any more (all have arrived since).
+		for i := range min(len(procs), InlineMembers) {
+			c.relData[i] = c.arrData[i]
+		}
 		c.sums[gen&1] = v >> arrivalBits
 		c.arrived = 0
 		atomic.StoreUint64(&c.gen, gen)
@@ -355,6 +377,17 @@ func (n *NIC) BarrierSum(id int, gen uint64) uint64 {
 		return 0
 	}
 	return atomic.LoadUint64(&n.seg.barrierCtl(id).sums[gen&1])
+}
+
+// BarrierDatum returns the datum member (below InlineMembers) passed to
+// BarrierArriveData for the last generation of controller id released,
+// until the next one is (0 for a bad id or member). Safe for concurrent
+// use.
+func (n *NIC) BarrierDatum(id, member int) uint64 {
+	if uint(id) >= NumBarriers || uint(member) >= InlineMembers {
+		return 0
+	}
+	return atomic.LoadUint64(&n.seg.barrierCtl(id).relData[member])
 }
 
 // BarrierPayload returns what member published with its arrival at

@@ -99,16 +99,22 @@ func multicastDelivered(g *SyncGroup) bool {
 	return g.mcOK || g.mcErr != nil
 }
 
-// Barrier publishes payload, adds key to the controller's sum, and waits
-// until every member has arrived.
-func (g *SyncGroup) Barrier(key uint64, payload []byte) error {
-	gen, err := g.nic.BarrierArriveKey(g.id, g.member, g.procs, key, payload)
+// Barrier publishes payload, adds key to the controller's sum, passes
+// datum through the controller, and waits until every member has arrived.
+func (g *SyncGroup) Barrier(key, datum uint64, payload []byte) error {
+	gen, err := g.nic.BarrierArriveData(g.id, g.member, g.procs, key, datum, payload)
 	if err != nil {
 		return fmt.Errorf("barrier controller %d: %w", g.id, err)
 	}
 	g.gen = gen
 	return g.wait(barrierReleased)
 }
+
+// Datum returns the datum member r passed to the last barrier.
+func (g *SyncGroup) Datum(r int) uint64 { return g.nic.BarrierDatum(g.id, r) }
+
+// InlineRanks is how many members' data travels with the barrier.
+func (g *SyncGroup) InlineRanks() int { return nicemu.InlineMembers }
 
 // KeyBits is the width of the keys and of their sum.
 func (g *SyncGroup) KeyBits() int { return nicemu.KeyBits }
