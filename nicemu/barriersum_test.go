@@ -19,29 +19,29 @@ func TestBarrierSum(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if m < len(keys)-1 && nics[m].BarrierReleased(id, g) {
+			if m < len(keys)-1 && nics[m].BarrierReleased(id, 3, g) {
 				t.Fatalf("generation %d released after %d of 3 arrivals", g, m+1)
 			}
 			gen = g
 		}
-		if !nics[0].BarrierReleased(id, gen) {
+		if !nics[0].BarrierReleased(id, 3, gen) {
 			t.Fatalf("generation %d not released after all arrivals", gen)
 		}
 		return gen
 	}
 	g1 := arrive(1, 2, 3)
-	if s := nics[1].BarrierSum(id, g1); s != 6 {
+	if s := nics[1].BarrierSum(id, 3, g1); s != 6 {
 		t.Errorf("sum of generation %d = %d, want 6", g1, s)
 	}
 	g2 := arrive(10, 10, 0) // a zero key adds nothing
-	if s := nics[2].BarrierSum(id, g2); s != 20 {
+	if s := nics[2].BarrierSum(id, 3, g2); s != 20 {
 		t.Errorf("sum of generation %d = %d, want 20", g2, s)
 	}
-	if s := nics[0].BarrierSum(id, g1); s != 6 {
+	if s := nics[0].BarrierSum(id, 3, g1); s != 6 {
 		t.Errorf("sum of generation %d after the next = %d, want 6", g1, s)
 	}
 	g3 := arrive(1<<KeyBits-1, 2, 1<<KeyBits) // sums wrap around; high bits are dropped
-	if s := nics[0].BarrierSum(id, g3); s != 1 {
+	if s := nics[0].BarrierSum(id, 3, g3); s != 1 {
 		t.Errorf("sum of generation %d = %d, want 1 (modulo 2^%d)", g3, s, KeyBits)
 	}
 	if err := nics[0].FreeBarrier(id); err != nil {
@@ -50,15 +50,16 @@ func TestBarrierSum(t *testing.T) {
 	if id2, err := nics[1].AllocBarrier(); err != nil || id2 != id {
 		t.Fatalf("realloc: %d, %v", id2, err)
 	}
-	if g := arrive(5, 5, 5); nics[0].BarrierSum(id, g) != 15 {
-		t.Errorf("sum after reallocation = %d, want 15 (no leftover from before)", nics[0].BarrierSum(id, g))
+	if g := arrive(5, 5, 5); nics[0].BarrierSum(id, 3, g) != 15 {
+		t.Errorf("sum after reallocation = %d, want 15 (no leftover from before)", nics[0].BarrierSum(id, 3, g))
 	}
 }
 
-// TestBarrierDatum: a word of data per member travels with the arrival and
-// the release, for the first InlineMembers members of a group.
+// TestBarrierDatum: a word of data per member travels with the arrival,
+// readable by every member after the release and until the next-but-one
+// generation is.
 func TestBarrierDatum(t *testing.T) {
-	const size = InlineMembers + 1
+	const size = 6
 	seg := newSegment(t, testConfig(size))
 	var nics []*NIC
 	procs := make([]int, size)
@@ -70,26 +71,34 @@ func TestBarrierDatum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	datum := func(round uint64, m int) uint64 { return round<<32 | uint64(m) }
+	var last uint64
 	for round := uint64(1); round <= 3; round++ {
 		var gen uint64
 		for m := range size {
-			if gen, err = nics[m].BarrierArriveData(id, m, procs, 1, round*100+uint64(m), nil); err != nil {
+			if gen, err = nics[m].BarrierArriveData(id, m, procs, 1, datum(round, m), nil); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if !nics[0].BarrierReleased(id, gen) {
+		if !nics[0].BarrierReleased(id, size, gen) {
 			t.Fatalf("round %d: not released", round)
 		}
-		for m := range InlineMembers {
-			if got, want := nics[size-1-m].BarrierDatum(id, m), round*100+uint64(m); got != want {
-				t.Errorf("round %d: datum of member %d = %d, want %d", round, m, got, want)
+		for m := range size {
+			if got, want := nics[size-1-m].BarrierDatum(id, m, gen), datum(round, m); got != want {
+				t.Errorf("round %d: datum of member %d = %#x, want %#x", round, m, got, want)
+			}
+			if last != 0 {
+				if got, want := nics[m].BarrierDatum(id, m, last), datum(round-1, m); got != want {
+					t.Errorf("round %d: datum of member %d at the generation before = %#x, want %#x", round, m, got, want)
+				}
 			}
 		}
-		if s := nics[0].BarrierSum(id, gen); s != size {
+		if s := nics[0].BarrierSum(id, size, gen); s != size {
 			t.Errorf("round %d: key sum %d, want %d", round, s, size)
 		}
+		last = gen
 	}
-	if nics[0].BarrierDatum(id, InlineMembers) != 0 || nics[0].BarrierDatum(-1, 0) != 0 {
-		t.Error("datum of a member beyond InlineMembers or of a bad id is not 0")
+	if nics[0].BarrierDatum(id, size, last) != 0 || nics[0].BarrierDatum(-1, 0, last) != 0 {
+		t.Error("datum of a member outside the job or of a bad id is not 0")
 	}
 }

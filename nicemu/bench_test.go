@@ -144,15 +144,15 @@ func benchBarrier(b *testing.B, keyed bool) {
 			if err != nil {
 				return err
 			}
-			for !n.BarrierReleased(id, gen) {
+			for !n.BarrierReleased(id, 2, gen) {
 			}
 			if !keyed {
 				continue
 			}
-			if s := n.BarrierSum(id, gen); s != 2*12345 {
+			if s := n.BarrierSum(id, 2, gen); s != 2*12345 {
 				return fmt.Errorf("member %d: key sum %d", m, s)
 			}
-			if d := n.BarrierDatum(id, 1-m); d != uint64(2-m) {
+			if d := n.BarrierDatum(id, 1-m, gen); d != uint64(2-m) {
 				return fmt.Errorf("member %d: datum %d from the other", m, d)
 			}
 		}

@@ -39,7 +39,7 @@ const (
 	NumAOTFPages = 64
 
 	segmentMagic   = 0x4d415254494e4931 // "MARTINI1"
-	segmentVersion = 2                  // 2: sync region in every partition
+	segmentVersion = 3                  // 2: sync region in every partition; 3: barrier arrival lines
 	sidEntrySize   = 64
 	procEntrySize  = 128
 )
@@ -133,6 +133,9 @@ type Segment struct {
 	file *os.File
 	mem  []byte
 	hdr  *jobHeader
+	// part0 and partSize are partition 0's offset and the partitions'
+	// size, from the header (set once it is written or checked).
+	part0, partSize int
 }
 
 func partitionSize(heap, bounce int) int {
@@ -184,6 +187,7 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 	h.heapSize = uint64(cfg.HeapSize)
 	h.bounceSize = uint64(cfg.BounceSize)
 	h.size = uint64(size)
+	s.setGeometry()
 	for p := 0; p < cfg.NProcs; p++ {
 		e := s.proc(p)
 		e.pgid = cfg.PGID
@@ -226,7 +230,14 @@ func AttachSegment(f *os.File) (*Segment, error) {
 		s.Close()
 		return nil, err
 	}
+	s.setGeometry()
 	return s, nil
+}
+
+// setGeometry caches the partitions' place from the header.
+func (s *Segment) setGeometry() {
+	s.part0 = PageSize + roundUp(int(s.hdr.nprocs)*procEntrySize, PageSize)
+	s.partSize = int(s.hdr.partSize)
 }
 
 // checkLayout verifies that the header's geometry describes the mapped
@@ -312,9 +323,7 @@ func (s *Segment) proc(p int) *procEntry {
 	return (*procEntry)(unsafe.Pointer(&s.mem[PageSize+p*procEntrySize]))
 }
 
-func (s *Segment) partBase(p int) int {
-	return PageSize + roundUp(int(s.hdr.nprocs)*procEntrySize, PageSize) + p*int(s.hdr.partSize)
-}
+func (s *Segment) partBase(p int) int { return s.part0 + p*s.partSize }
 
 func (s *Segment) heapBase(p int) int {
 	return s.partBase(p) + roundUp(partBounce+int(s.hdr.bounceSize), PageSize)

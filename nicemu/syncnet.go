@@ -17,6 +17,14 @@ import (
 // member arrives and rings every member's doorbell. Multicast (multicast.go)
 // sends one message to a bitmap of destinations.
 //
+// A controller is emulated by a line per member rather than by a shared
+// counter: an arriving member writes its generation, key and data word into
+// its own arrival line, and the generation is released once every member's
+// line holds it. A shared counter would need a fetch-and-add per arrival and
+// a release store, each moving one contended line between the members' caches
+// in turn; the lines move in parallel, which halves the cost of a barrier
+// between two cores (BenchmarkBarrierController).
+//
 // Both live in the job's sync area: a region of syncRegionSize bytes in
 // every partition, between the SID table and the bounce buffer. Offsets
 // below are relative to the region; every structure starts on a 64-byte
@@ -26,10 +34,12 @@ import (
 //	syncMcSeqOff     this slot's multicast sequence counter (one line)
 //	syncMcMetaOff    MulticastSlots × mcMeta: tag/length/seq line, pending line
 //	syncMcBitmapOff  MulticastSlots pages: destination bitmap of each slot
-//	syncCtlOff       NumBarriers × barrierCtl: owner, arrival and generation
-//	                 lines (used in partition 0 only: the controllers' home)
+//	syncCtlOff       NumBarriers × barrierCtl: the owner line (used in
+//	                 partition 0 only: the controllers' home)
 //	syncPayloadOff   NumBarriers × 2 parities × barrierSlotSize: the payload
 //	                 slots of member m (in partition m)
+//	syncArriveOff    NumBarriers × barrierArrival: the arrival line of
+//	                 member m (in partition m)
 //	syncMcDataOff    MulticastSlots × MulticastSize: this slot's multicast data
 //
 // The segment is a sparse memory file: pages of the area that are never used
@@ -46,7 +56,8 @@ const (
 	BarrierPayloadSize = barrierSlotSize - 8
 
 	barrierSlotSize = 128
-	barrierCtlSize  = 3 * 64
+	barrierCtlSize  = 64
+	arrivalSize     = 64
 
 	// ctlFreeing marks a controller that FreeBarrier is resetting.
 	ctlFreeing = math.MaxUint64
@@ -65,7 +76,8 @@ const (
 	syncMcBitmapOff = PageSize
 	syncCtlOff      = syncMcBitmapOff + MulticastSlots*mcBitmapSize
 	syncPayloadOff  = syncCtlOff + (NumBarriers*barrierCtlSize+PageSize-1)/PageSize*PageSize
-	syncMcDataOff   = syncPayloadOff + NumBarriers*2*barrierSlotSize
+	syncArriveOff   = syncPayloadOff + NumBarriers*2*barrierSlotSize
+	syncMcDataOff   = syncArriveOff + NumBarriers*arrivalSize
 	syncRegionSize  = syncMcDataOff + MulticastSlots*MulticastSize
 
 	syncCountersSize = 128
@@ -105,21 +117,24 @@ type syncCounters struct {
 	refusedBy  [numViolations]uint64
 }
 
-// barrierCtl is one barrier controller.
+// barrierCtl is one barrier controller's home: its claim.
 type barrierCtl struct {
 	// owner is 0 while the controller is free, the claimer's PID+1 while it
 	// is allocated (the claimer's PGID is that of its PGIDTBL entry, which
 	// only the launcher writes), and ctlFreeing while FreeBarrier resets it.
 	owner uint64
 	_     [56]byte
-	// arrived counts the members arrived in the current generation in its
-	// low 16 bits and sums their keys above: one fetch-and-add per arrival.
-	arrived uint64
-	arrData [InlineMembers]uint64 // the arrivers' data, in the arrival line
-	_       [56 - 8*InlineMembers]byte
-	gen     uint64                // last generation released
-	sums    [2]uint64             // the key sum of the last two generations, by parity
-	relData [InlineMembers]uint64 // the data of the last generation released
+}
+
+// barrierArrival is a member's arrival line at a controller, written by
+// that member only: its last generation, and its key and data word for the
+// last two generations, by parity (a member arrives at g+2 only after every
+// member has arrived at g+1, so done with g's words).
+type barrierArrival struct {
+	gen  uint64
+	keys [2]uint64
+	data [2]uint64
+	_    [24]byte
 }
 
 func (s *Segment) syncBase(p int) int { return s.partBase(p) + partSync }
@@ -140,6 +155,11 @@ func (s *Segment) barrierSlot(id, member int, parity uint64) []byte {
 }
 
 func slotHeader(slot []byte) *uint64 { return (*uint64)(unsafe.Pointer(&slot[0])) }
+
+// arrival returns member's arrival line at controller id.
+func (s *Segment) arrival(id, member int) *barrierArrival {
+	return (*barrierArrival)(unsafe.Pointer(&s.mem[s.syncBase(member)+syncArriveOff+id*arrivalSize]))
+}
 
 // addSyncStats adds the slot's sync-network counters to s.
 func (n *NIC) addSyncStats(s *Stats) {
@@ -232,8 +252,8 @@ func (n *NIC) AllocBarrier() (id int, err error) {
 
 // FreeBarrier releases controller id, which any process of the claimer's
 // job may do; the request is refused for a free controller or one of
-// another job. The controller's arrival count and generation reset to 0
-// before it becomes free. No member may be using it. Safe for concurrent
+// another job. The members' arrival lines reset to generation 0 before the
+// controller becomes free. No member may be using it. Safe for concurrent
 // use.
 func (n *NIC) FreeBarrier(id int) error {
 	for {
@@ -245,8 +265,9 @@ func (n *NIC) FreeBarrier(id int) error {
 		if !n.ownsCtl(w) || !atomic.CompareAndSwapUint64(&c.owner, w, ctlFreeing) {
 			continue // freed (or freed and claimed again) meanwhile: check again
 		}
-		atomic.StoreUint64(&c.arrived, 0)
-		atomic.StoreUint64(&c.gen, 0)
+		for m := range n.procs {
+			atomic.StoreUint64(&n.seg.arrival(id, m).gen, 0)
+		}
 		atomic.StoreUint64(&c.owner, 0)
 		return nil
 	}
@@ -255,48 +276,44 @@ func (n *NIC) FreeBarrier(id int) error {
 // BarrierArrive enters controller id as member member (0..len(procs)-1) of
 // the group whose processes (job-wide PIDs) are procs, publishing payload
 // (at most BarrierPayloadSize bytes), and returns the generation whose
-// release to wait for (see BarrierReleased, and the doorbell).
+// release to wait for (see BarrierReleased, and the doorbell). Every
+// arrival at a controller must come with the same group.
 //
 // A group has at most NProcs members. procs[member] must be the caller's
 // PID (several members may be goroutines of one process); the other entries
-// serve only to ring doorbells, and entries outside the job are not rung. Members arrive at generation g+1
-// only after they saw g released; the caller guarantees this. Payloads are
-// double-buffered by generation parity, so a fast member's next arrival
-// cannot overwrite what a slow member still reads.
+// serve only to ring doorbells, and entries outside the job are not rung.
+// Members arrive at generation g+1 only after they saw g released; the
+// caller guarantees this. Payloads, keys and data words are double-buffered
+// by generation parity, so a fast member's next arrival cannot overwrite
+// what a slow member still reads.
 //
-// The last member to arrive releases the generation: it resets the arrival
-// count, then publishes the generation, then rings the doorbell of every
-// other member. A request on a controller not claimed by the caller's job,
-// with a bad id or member, or with an oversized payload is refused: counted
-// in Stats.Refused and RefusedBy and in Segment.Refused, and returned as an
-// *AccessError (Op OpBarrier, Target -1, Offset the id). Safe for concurrent
-// use.
+// The member writes its arrival line, publishing the generation last; the
+// generation is released when every member's line holds it. An arrival
+// that finds every member arrived (the last one, or each of the last ones
+// when they arrive at once) counts the release and rings the doorbell of
+// every other member. A request on a controller not claimed by the
+// caller's job, with a bad id or member, or with an oversized payload is
+// refused: counted in Stats.Refused and RefusedBy and in Segment.Refused,
+// and returned as an *AccessError (Op OpBarrier, Target -1, Offset the id).
+// Safe for concurrent use.
 func (n *NIC) BarrierArrive(id, member int, procs []int, payload []byte) (gen uint64, err error) {
-	return n.BarrierArriveKey(id, member, procs, 0, payload)
+	return n.BarrierArriveData(id, member, procs, 0, 0, payload)
 }
 
 // BarrierArriveKey is BarrierArrive contributing key to a sum the
-// controller combines over the members, like a combining network: the
-// releaser stores it with the generation, where BarrierSum reads it in the
-// cache line that announced the release. Members that pass equal keys
-// learn that they agree without reading each other's payloads. Keys and
-// sums have KeyBits bits (higher bits of key are dropped).
+// controller combines over the members, like a combining network:
+// BarrierSum reads it. Members that pass equal keys learn that they agree
+// without reading each other's payloads. Keys and sums have KeyBits bits
+// (higher bits of key are dropped).
 func (n *NIC) BarrierArriveKey(id, member int, procs []int, key uint64, payload []byte) (gen uint64, err error) {
 	return n.BarrierArriveData(id, member, procs, key, 0, payload)
 }
 
-// InlineMembers is how many members of a group carry a word of data
-// (BarrierArriveData) through the controller itself.
-const InlineMembers = 5
-
 // BarrierArriveData is BarrierArriveKey also contributing datum, a word of
-// data that travels in the cache lines the barrier moves anyway: the
-// arrival line, then the release line, where BarrierDatum reads it (for
-// the first InlineMembers members of a group; the others' data is
-// dropped). A small reduction then costs what a barrier costs.
+// data that travels in the arrival line the barrier moves anyway, where
+// BarrierDatum reads it: a small reduction costs what a barrier costs.
 func (n *NIC) BarrierArriveData(id, member int, procs []int, key, datum uint64, payload []byte) (gen uint64, err error) {
-	c, err := n.claimedCtl(id, len(payload), "arrive")
-	if err != nil {
+	if _, err := n.claimedCtl(id, len(payload), "arrive"); err != nil {
 		return 0, err
 	}
 	switch {
@@ -313,33 +330,23 @@ func (n *NIC) BarrierArriveData(id, member int, procs []int, key, datum uint64, 
 		return 0, n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), len(payload),
 			fmt.Sprintf("arrive: payload of %d bytes, at most %d", len(payload), BarrierPayloadSize))
 	}
-	gen = atomic.LoadUint64(&c.gen) + 1
+	a := n.seg.arrival(id, member)
+	gen = atomic.LoadUint64(&a.gen) + 1
 	slot := n.seg.barrierSlot(id, member, gen&1)
 	copy(slot[8:], payload)
-	// A plain store: the arrival's fetch-and-add below publishes it.
+	// Plain stores into lines only this member writes, published by the
+	// atomic store of the generation (a release, and on amd64 a full
+	// fence, which the doorbell check below relies on).
 	*slotHeader(slot) = gen<<payloadGenShift | uint64(len(payload))
+	a.keys[gen&1] = key & (1<<KeyBits - 1)
+	a.data[gen&1] = datum
+	atomic.StoreUint64(&a.gen, gen)
 	cnt := n.seg.syncCounters(n.pid)
 	atomic.AddUint64(&cnt.arrivals, 1)
-	// The payload stores come before this read-modify-write, which the
-	// releaser's observes before it publishes the generation.
-	// One atomic add counts the arrival and adds the key: a second one on
-	// the same line would make it bounce between the arriving members.
-	if member < InlineMembers {
-		c.arrData[member] = datum // published by the fetch-and-add
-	}
-	if v := atomic.AddUint64(&c.arrived, key<<arrivalBits|1); v&arrivalMask == uint64(len(procs)) {
-		// Plain stores, made visible in order by the atomic store of the
-		// generation (a release): each atomic store would be a locked
-		// instruction, and the members spinning on the line would take it
-		// back between them. Every member stored its datum before its
-		// arrival was counted; no member reads the release line's data of
-		// the previous generation any more (all have arrived since).
-		for i := range min(len(procs), InlineMembers) {
-			c.relData[i] = c.arrData[i]
-		}
-		c.sums[gen&1] = v >> arrivalBits
-		c.arrived = 0
-		atomic.StoreUint64(&c.gen, gen)
+	if n.BarrierReleased(id, len(procs), gen) {
+		// Every member arrived: ring those that may be asleep. A member
+		// that armed its doorbell before seeing this arrival missing is
+		// seen armed here.
 		atomic.AddUint64(&cnt.releases, 1)
 		for i, p := range procs {
 			if i != member {
@@ -350,44 +357,48 @@ func (n *NIC) BarrierArriveData(id, member int, procs []int, key, datum uint64, 
 	return gen, nil
 }
 
-// BarrierReleased reports whether generation gen of controller id has been
-// released (one atomic load). It is false for a bad id. Safe for concurrent
-// use.
-func (n *NIC) BarrierReleased(id int, gen uint64) bool {
-	if uint(id) >= NumBarriers {
+// BarrierReleased reports whether generation gen of controller id, used by
+// a group of size members, has been released: whether every member's
+// arrival line holds gen (or later). It is false for a bad id or size.
+// Safe for concurrent use.
+func (n *NIC) BarrierReleased(id, size int, gen uint64) bool {
+	if uint(id) >= NumBarriers || uint(size) > uint(len(n.procs)) {
 		return false
 	}
-	return atomic.LoadUint64(&n.seg.barrierCtl(id).gen) >= gen
+	for m := range size {
+		if atomic.LoadUint64(&n.seg.arrival(id, m).gen) < gen {
+			return false
+		}
+	}
+	return true
 }
 
-// KeyBits is the width of the keys of BarrierArriveKey and of their sums:
-// the controller counts arrivals in the remaining low bits of the same word.
-const KeyBits = 64 - arrivalBits
+// KeyBits is the width of the keys of BarrierArriveKey and of their sums.
+const KeyBits = 48
 
-const (
-	arrivalBits = 16 // enough for maxProcs members
-	arrivalMask = 1<<arrivalBits - 1
-)
-
-// BarrierSum returns the sum (modulo 2^KeyBits) of the keys the members passed to
-// BarrierArriveKey for generation gen of controller id, once gen is released
-// and until generation gen+2 is (0 for a bad id). Safe for concurrent use.
-func (n *NIC) BarrierSum(id int, gen uint64) uint64 {
-	if uint(id) >= NumBarriers {
+// BarrierSum returns the sum (modulo 2^KeyBits) of the keys the members of
+// a group of size members passed to BarrierArriveKey for generation gen of
+// controller id, once gen is released and until generation gen+2 is (0 for
+// a bad id or size). Safe for concurrent use.
+func (n *NIC) BarrierSum(id, size int, gen uint64) uint64 {
+	if uint(id) >= NumBarriers || uint(size) > uint(len(n.procs)) {
 		return 0
 	}
-	return atomic.LoadUint64(&n.seg.barrierCtl(id).sums[gen&1])
+	var sum uint64
+	for m := range size {
+		sum += atomic.LoadUint64(&n.seg.arrival(id, m).keys[gen&1])
+	}
+	return sum & (1<<KeyBits - 1)
 }
 
-// BarrierDatum returns the datum member (below InlineMembers) passed to
-// BarrierArriveData for the last generation of controller id released,
-// until the next one is (0 for a bad id or member). Safe for concurrent
-// use.
-func (n *NIC) BarrierDatum(id, member int) uint64 {
-	if uint(id) >= NumBarriers || uint(member) >= InlineMembers {
+// BarrierDatum returns the datum member passed to BarrierArriveData for
+// generation gen of controller id, once gen is released and until
+// generation gen+2 is (0 for a bad id or member). Safe for concurrent use.
+func (n *NIC) BarrierDatum(id, member int, gen uint64) uint64 {
+	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
 		return 0
 	}
-	return atomic.LoadUint64(&n.seg.barrierCtl(id).relData[member])
+	return atomic.LoadUint64(&n.seg.arrival(id, member).data[gen&1])
 }
 
 // BarrierPayload returns what member published with its arrival at

@@ -24,18 +24,13 @@ func TestSyncLayout(t *testing.T) {
 	}{
 		{"syncCounters", unsafe.Sizeof(syncCounters{}), syncCountersSize},
 		{"barrierCtl", unsafe.Sizeof(barrierCtl{}), barrierCtlSize},
+		{"barrierArrival", unsafe.Sizeof(barrierArrival{}), arrivalSize},
 		{"mcMeta", unsafe.Sizeof(mcMeta{}), mcMetaSize},
 	}
 	for _, s := range sizes {
 		if s.got != s.want {
 			t.Errorf("sizeof(%s) = %d, want %d", s.name, s.got, s.want)
 		}
-	}
-	if off := unsafe.Offsetof(barrierCtl{}.arrived); off != 64 {
-		t.Errorf("barrierCtl.arrived at %d, want its own line at 64", off)
-	}
-	if off := unsafe.Offsetof(barrierCtl{}.gen); off != 128 {
-		t.Errorf("barrierCtl.gen at %d, want its own line at 128", off)
 	}
 	if off := unsafe.Offsetof(mcMeta{}.pending); off != 64 {
 		t.Errorf("mcMeta.pending at %d, want its own line at 64", off)
@@ -53,6 +48,7 @@ func TestSyncLayout(t *testing.T) {
 		{"multicast bitmaps", syncMcBitmapOff, syncMcBitmapOff + MulticastSlots*mcBitmapSize},
 		{"controllers", syncCtlOff, syncCtlOff + NumBarriers*barrierCtlSize},
 		{"payload slots", syncPayloadOff, syncPayloadOff + NumBarriers*2*barrierSlotSize},
+		{"arrival lines", syncArriveOff, syncArriveOff + NumBarriers*arrivalSize},
 		{"multicast data", syncMcDataOff, syncMcDataOff + MulticastSlots*MulticastSize},
 	}
 	for i, r := range regions {
@@ -66,7 +62,7 @@ func TestSyncLayout(t *testing.T) {
 			t.Errorf("sync region %s ends at %d, past the region (%d)", r.name, r.end, syncRegionSize)
 		}
 	}
-	for _, off := range []int{syncMcBitmapOff, syncCtlOff, syncPayloadOff, syncMcDataOff, syncRegionSize, partSync, partBounce} {
+	for _, off := range []int{syncMcBitmapOff, syncCtlOff, syncPayloadOff, syncArriveOff, syncMcDataOff, syncRegionSize, partSync, partBounce} {
 		if off%PageSize != 0 {
 			t.Errorf("offset %d is not page aligned", off)
 		}
@@ -238,8 +234,8 @@ func TestBarrierAllocFree(t *testing.T) {
 	if gen, err := claimer.BarrierArrive(id, 0, []int{claimer.PID(), other.PID()}, []byte("left")); err != nil || gen != 4 {
 		t.Fatalf("arrival 4 = %d, %v", gen, err)
 	}
-	if !claimer.BarrierReleased(id, 3) || claimer.BarrierReleased(id, 4) {
-		t.Fatalf("before the free: released(3) %v released(4) %v", claimer.BarrierReleased(id, 3), claimer.BarrierReleased(id, 4))
+	if !claimer.BarrierReleased(id, 1, 3) || claimer.BarrierReleased(id, 2, 4) {
+		t.Fatalf("before the free: released(3) %v released(4) %v", claimer.BarrierReleased(id, 1, 3), claimer.BarrierReleased(id, 2, 4))
 	}
 	if err := other.FreeBarrier(id); err != nil {
 		t.Fatalf("FreeBarrier(%d) by a process of the job: %v", id, err)
@@ -253,10 +249,10 @@ func TestBarrierAllocFree(t *testing.T) {
 	if err != nil || got != id {
 		t.Fatalf("AllocBarrier after freeing %d = %d, %v", id, got, err)
 	}
-	if nics[3].BarrierReleased(id, 1) {
+	if nics[3].BarrierReleased(id, 2, 1) {
 		t.Errorf("reallocated barrier: generation 1 already released")
 	}
-	if !nics[3].BarrierReleased(id, 0) {
+	if !nics[3].BarrierReleased(id, 2, 0) {
 		t.Errorf("reallocated barrier: generation 0 not released")
 	}
 	// A group of two completes generation 1: the stale arrival is gone.
@@ -264,13 +260,13 @@ func TestBarrierAllocFree(t *testing.T) {
 	if gen, err := nics[3].BarrierArrive(id, 0, pair, []byte("a")); err != nil || gen != 1 {
 		t.Fatalf("first arrival on the reallocated barrier = %d, %v", gen, err)
 	}
-	if nics[3].BarrierReleased(id, 1) {
+	if nics[3].BarrierReleased(id, 2, 1) {
 		t.Fatalf("generation 1 released after one arrival of two: the freed barrier kept its count")
 	}
 	if gen, err := nics[0].BarrierArrive(id, 1, pair, []byte("b")); err != nil || gen != 1 {
 		t.Fatalf("second arrival = %d, %v", gen, err)
 	}
-	if !nics[0].BarrierReleased(id, 1) {
+	if !nics[0].BarrierReleased(id, 2, 1) {
 		t.Fatalf("generation 1 not released after both arrivals")
 	}
 
@@ -318,7 +314,7 @@ func runBarrierGroup(t *testing.T, nics []*NIC, id int, procs []int, rounds int)
 					t.Errorf("member %d: BarrierArrive returned generation %d, want %d", m, gen, g)
 					return
 				}
-				if !awaitSync(n, 30*time.Second, func() bool { return n.BarrierReleased(id, gen) }) {
+				if !awaitSync(n, 30*time.Second, func() bool { return n.BarrierReleased(id, k, gen) }) {
 					t.Errorf("member %d: generation %d never released (%d of %d arrived)", m, g, arrived[g].Load(), k)
 					return
 				}
@@ -371,12 +367,13 @@ func TestBarrierGroups(t *testing.T) {
 				arrivals += s.BarrierArrivals
 				releases += s.BarrierReleases
 			}
-			if arrivals != uint64(k*rounds) || releases != rounds {
-				t.Errorf("Stats: %d arrivals, %d releases; want %d, %d", arrivals, releases, k*rounds, rounds)
+			// Members arriving last at once may each count the release.
+			if arrivals != uint64(k*rounds) || releases < rounds || releases > uint64(k*rounds) {
+				t.Errorf("Stats: %d arrivals, %d releases; want %d, %d to %d", arrivals, releases, k*rounds, rounds, k*rounds)
 			}
-			if !all[0].BarrierReleased(id, rounds) || all[0].BarrierReleased(id, rounds+1) {
+			if !all[0].BarrierReleased(id, k, rounds) || all[0].BarrierReleased(id, k, rounds+1) {
 				t.Errorf("after %d rounds: released(%d) %v, released(%d) %v", rounds,
-					rounds, all[0].BarrierReleased(id, rounds), rounds+1, all[0].BarrierReleased(id, rounds+1))
+					rounds, all[0].BarrierReleased(id, k, rounds), rounds+1, all[0].BarrierReleased(id, k, rounds+1))
 			}
 		})
 	}
@@ -428,14 +425,14 @@ func TestBarrierSlowReader(t *testing.T) {
 		}
 	}
 	arrive(slow, 1, a1, 1)
-	if slow.BarrierReleased(id, 1) {
+	if slow.BarrierReleased(id, 2, 1) {
 		t.Fatal("generation 1 released after one arrival of two")
 	}
 	if p := slow.BarrierPayload(id, 0, 1); p != nil {
 		t.Fatalf("payload of a member that has not arrived: %q", p)
 	}
 	arrive(fast, 0, a0, 1)
-	if !slow.BarrierReleased(id, 1) {
+	if !slow.BarrierReleased(id, 2, 1) {
 		t.Fatal("generation 1 not released")
 	}
 	view := slow.BarrierPayload(id, 0, 1) // the slow member starts reading
@@ -449,11 +446,11 @@ func TestBarrierSlowReader(t *testing.T) {
 	if got := fast.BarrierPayload(id, 1, 1); string(got) != string(a1) {
 		t.Fatalf("generation 1 payload of member 1 = %q", got)
 	}
-	if slow.BarrierReleased(id, 2) {
+	if slow.BarrierReleased(id, 2, 2) {
 		t.Fatal("generation 2 released with the slow member still reading generation 1")
 	}
 	arrive(slow, 1, b1, 2)
-	if !fast.BarrierReleased(id, 2) {
+	if !fast.BarrierReleased(id, 2, 2) {
 		t.Fatal("generation 2 not released")
 	}
 	for m, want := range [][]byte{b0, b1} {
@@ -482,8 +479,8 @@ func TestBarrierSlowReader(t *testing.T) {
 			t.Errorf("BarrierPayload(%d, %d, 3) = %q, want nil", bad[0], bad[1], got)
 		}
 	}
-	if fast.BarrierReleased(-1, 0) || fast.BarrierReleased(NumBarriers, 0) {
-		t.Errorf("BarrierReleased of a bad id is true")
+	if fast.BarrierReleased(-1, 2, 0) || fast.BarrierReleased(NumBarriers, 2, 0) || fast.BarrierReleased(id, 3, 0) {
+		t.Errorf("BarrierReleased of a bad id or size is true")
 	}
 }
 
@@ -521,7 +518,7 @@ func TestBarrierDoorbell(t *testing.T) {
 		if d := time.Since(start); d > time.Second {
 			t.Errorf("round %d: the release did not ring the sleeping member (slept %v)", round, d)
 		}
-		if !n1.BarrierReleased(id, round) {
+		if !n1.BarrierReleased(id, 3, round) {
 			t.Errorf("round %d not released", round)
 		}
 	}
@@ -591,17 +588,17 @@ func TestBarrierProtection(t *testing.T) {
 	if gen, err := n0.BarrierArrive(id, 0, procs, full0); err != nil || gen != 1 {
 		t.Fatalf("arrival after refusals = %d, %v", gen, err)
 	}
-	if n0.BarrierReleased(id, 1) {
+	if n0.BarrierReleased(id, 2, 1) {
 		t.Fatal("released after one arrival: a refused request was counted")
 	}
 	if gen, err := n1.BarrierArrive(id, 1, procs, full1); err != nil || gen != 1 {
 		t.Fatalf("second arrival = %d, %v", gen, err)
 	}
-	if !n0.BarrierReleased(id, 1) || string(n1.BarrierPayload(id, 0, 1)) != string(full0) || string(n0.BarrierPayload(id, 1, 1)) != string(full1) {
+	if !n0.BarrierReleased(id, 2, 1) || string(n1.BarrierPayload(id, 0, 1)) != string(full0) || string(n0.BarrierPayload(id, 1, 1)) != string(full1) {
 		t.Fatal("barrier after refusals: not released or payloads wrong")
 	}
 	// The foreign job's own controller works for it.
-	if gen, err := foreign.BarrierArrive(fid, 0, []int{2}, []byte("f")); err != nil || gen != 1 || !foreign.BarrierReleased(fid, 1) {
+	if gen, err := foreign.BarrierArrive(fid, 0, []int{2}, []byte("f")); err != nil || gen != 1 || !foreign.BarrierReleased(fid, 1, 1) {
 		t.Fatalf("foreign job's own barrier: %d, %v", gen, err)
 	}
 	if s := n0.Stats(); s.BarrierArrivals != 1 || s.BarrierReleases != 0 {
@@ -649,7 +646,7 @@ func (j *syncJob) barrier(gen uint64) error {
 	if got != gen {
 		return fmt.Errorf("PID %d: arrived at generation %d, want %d", me, got, gen)
 	}
-	if !awaitSync(j.n, syncTimeout, func() bool { return j.n.BarrierReleased(j.id, gen) }) {
+	if !awaitSync(j.n, syncTimeout, func() bool { return j.n.BarrierReleased(j.id, len(j.procs), gen) }) {
 		return fmt.Errorf("PID %d: generation %d never released", me, gen)
 	}
 	for m := range j.procs {
@@ -844,8 +841,8 @@ func TestChildProcessSyncNet(t *testing.T) {
 	for p := range nprocs {
 		releases += atomic.LoadUint64(&seg.syncCounters(p).releases)
 	}
-	if releases != rounds+1 {
-		t.Errorf("%d releases in all, want %d", releases, rounds+1)
+	if releases < rounds+1 || releases > nprocs*(rounds+1) {
+		t.Errorf("%d releases in all, want %d to %d (members arriving last at once may each count one)", releases, rounds+1, nprocs*(rounds+1))
 	}
 	t.Logf("parent rang %d doorbells", s.Wakeups)
 }

@@ -87,7 +87,7 @@ func (g *SyncGroup) wait(cond func(g *SyncGroup) bool) error {
 	return nil
 }
 
-func barrierReleased(g *SyncGroup) bool { return g.nic.BarrierReleased(g.id, g.gen) }
+func barrierReleased(g *SyncGroup) bool { return g.nic.BarrierReleased(g.id, len(g.procs), g.gen) }
 
 func multicastPosted(g *SyncGroup) bool {
 	g.mcOK, g.mcErr = g.nic.TryMulticast(g.dests, g.mcTag, g.mcData)
@@ -111,17 +111,18 @@ func (g *SyncGroup) Barrier(key, datum uint64, payload []byte) error {
 }
 
 // Datum returns the datum member r passed to the last barrier.
-func (g *SyncGroup) Datum(r int) uint64 { return g.nic.BarrierDatum(g.id, r) }
+func (g *SyncGroup) Datum(r int) uint64 { return g.nic.BarrierDatum(g.id, r, g.gen) }
 
-// InlineRanks is how many members' data travels with the barrier.
-func (g *SyncGroup) InlineRanks() int { return nicemu.InlineMembers }
+// InlineRanks is how many members' data words travel with the barrier:
+// every member's.
+func (g *SyncGroup) InlineRanks() int { return len(g.procs) }
 
 // KeyBits is the width of the keys and of their sum.
 func (g *SyncGroup) KeyBits() int { return nicemu.KeyBits }
 
 // KeySum returns the sum of the members' keys at the last barrier, modulo
 // 2^KeyBits.
-func (g *SyncGroup) KeySum() uint64 { return g.nic.BarrierSum(g.id, g.gen) }
+func (g *SyncGroup) KeySum() uint64 { return g.nic.BarrierSum(g.id, len(g.procs), g.gen) }
 
 // Payload returns what member r published at the last barrier.
 func (g *SyncGroup) Payload(r int) []byte { return g.nic.BarrierPayload(g.id, r, g.gen) }
