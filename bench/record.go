@@ -1,0 +1,138 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// SchemaVersion is the version of the Record format; Decode refuses
+// others.
+const SchemaVersion = 1
+
+// Sources of a Series.
+const (
+	SourceMartini = "martini" // this runtime
+	SourcePeer    = "peer"    // the system MPI, running the C benchmark of bench/peer
+)
+
+// Record is what one run of the suite measured, with what it ran on: the
+// JSON document written into results/.
+type Record struct {
+	Schema    int       `json:"schema"`
+	Time      time.Time `json:"time"`
+	Machine   Machine   `json:"machine"`
+	GoVersion string    `json:"go_version"`
+	// GitRevision is the commit the runtime was built from, with a
+	// "+dirty" suffix when the tree had changes; "" when unknown.
+	GitRevision string   `json:"git_revision"`
+	Params      Params   `json:"params"`
+	Series      []Series `json:"series"`
+	// Notes say what the run could not do ("system MPI: mpicc not found").
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Machine describes the computer a Record was measured on.
+type Machine struct {
+	CPU       string   `json:"cpu"`
+	Vendor    string   `json:"vendor"`
+	Cores     int      `json:"cores"`   // physical cores
+	Threads   int      `json:"threads"` // logical processors
+	CacheLine int      `json:"cache_line"`
+	L1D       int      `json:"l1d_bytes"`
+	L2        int      `json:"l2_bytes"`
+	L3        int      `json:"l3_bytes"`
+	Flags     []string `json:"flags"` // CPU features
+	OS        string   `json:"os"`
+	Arch      string   `json:"arch"`
+	Hostname  string   `json:"hostname"`
+}
+
+// Params are the run's settings.
+type Params struct {
+	NP         int      `json:"np"`
+	Benchmarks []string `json:"benchmarks"`
+	Sizes      []int    `json:"sizes"`
+	Variants   []string `json:"variants"`
+	// Budget is the time each size of each benchmark may take, samples
+	// included, in seconds; Samples the number of timed samples.
+	Budget   float64 `json:"budget_seconds"`
+	Samples  int     `json:"samples"`
+	OffCache bool    `json:"off_cache"`
+}
+
+// Series is one benchmark measured under one variant (or by the peer MPI).
+type Series struct {
+	Benchmark string `json:"benchmark"` // PingPong, Allreduce, ...
+	// Variant names the settings ("default", "eager=4096", "rndv=pull",
+	// "system MPI"); Flags are the mpirun flags that made it.
+	Variant string   `json:"variant"`
+	Flags   []string `json:"flags,omitempty"`
+	Source  string   `json:"source"` // SourceMartini or SourcePeer
+	NP      int      `json:"np"`
+	Rows    []Row    `json:"rows"`
+}
+
+// Row is one message size of a Series. Times are per operation, in
+// microseconds.
+type Row struct {
+	Bytes int `json:"bytes"`
+	Reps  int `json:"reps"` // operations in each sample
+	// Samples are the times of the timed samples: for point-to-point
+	// benchmarks as IMB's t (PingPong: half the round trip), for
+	// collectives the slowest rank's time.
+	Samples []float64 `json:"samples_usec"`
+	T       float64   `json:"t_usec"` // median of Samples
+	// TMin, TMax and TAvg are the fastest, slowest and mean rank's time
+	// (medians over the samples), for collectives; 0 otherwise.
+	TMin float64 `json:"t_min_usec,omitempty"`
+	TMax float64 `json:"t_max_usec,omitempty"`
+	TAvg float64 `json:"t_avg_usec,omitempty"`
+	// MBps is the bandwidth of point-to-point benchmarks as IMB counts
+	// it (MB = 10^6 bytes; Sendrecv counts the bytes twice, Exchange four
+	// times), from T; 0 for collectives.
+	MBps float64 `json:"mbytes_per_sec,omitempty"`
+}
+
+// Collective reports whether a Series is of a collective benchmark.
+func (s Series) Collective() bool { return IsCollective(s.Benchmark) }
+
+// Encode writes r as indented JSON.
+func (r *Record) Encode(w io.Writer) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	if err := e.Encode(r); err != nil {
+		return fmt.Errorf("bench: encode record: %w", err)
+	}
+	return nil
+}
+
+// Decode reads a Record written by Encode.
+func Decode(rd io.Reader) (*Record, error) {
+	var r Record
+	d := json.NewDecoder(rd)
+	d.DisallowUnknownFields()
+	if err := d.Decode(&r); err != nil {
+		return nil, fmt.Errorf("bench: decode record: %w", err)
+	}
+	if r.Schema != SchemaVersion {
+		return nil, fmt.Errorf("bench: record schema %d, this program reads %d", r.Schema, SchemaVersion)
+	}
+	return &r, nil
+}
+
+// ReadRecord reads the Record in the file at path.
+func ReadRecord(path string) (*Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	defer f.Close()
+	r, err := Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
