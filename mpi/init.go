@@ -163,6 +163,9 @@ func initRuntime() (*runtimeState, error) {
 		return fail(err)
 	}
 	tr := martini.New(nic)
+	if err := tr.SetSendPath(job.Settings.SendPath); err != nil {
+		return fail(err)
+	}
 	s := &runtimeState{job: job, nic: nic, tr: tr, ep: llc.NewEndpoint(eng, tr), stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force}
 	s.initContexts()

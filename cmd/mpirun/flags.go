@@ -68,6 +68,13 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.settings.Rndv = s
 		return nil
 	})
+	fs.Func("send-path", "how small messages travel, `botf|push|aotf` (default botf)", func(s string) error {
+		if s != launch.SendBOTF && s != launch.SendPush && s != launch.SendAOTF {
+			return fmt.Errorf("want %s, %s or %s", launch.SendBOTF, launch.SendPush, launch.SendAOTF)
+		}
+		o.settings.SendPath = s
+		return nil
+	})
 	fs.BoolVar(&o.settings.NoCMA, "no-cma", false, "do not use cross-memory attach; copy through bounce buffers")
 	fs.BoolVar(&o.settings.Stats, "stats", false, "print per-rank statistics at Finalize")
 	fs.Func("coll", "force collective algorithms, `coll=alg,...` (e.g. allreduce=ring,bcast=binomial)", func(s string) error {

@@ -38,6 +38,7 @@ func TestParseSettings(t *testing.T) {
 		EnvRndv:       "pul",
 		EnvNoCMA:      "yes",
 		EnvStats:      "2",
+		EnvSendPath:   "dma",
 	} {
 		_, err := ParseSettings(mapEnv(map[string]string{name: value}))
 		if err == nil || !strings.Contains(err.Error(), name) {
@@ -54,6 +55,7 @@ func TestSettingsEnvRoundTrip(t *testing.T) {
 		DefaultSettings(),
 		{EagerLimit: 4096, Rndv: RndvPull, NoCMA: true, Stats: true},
 		{EagerLimit: 0, Rndv: RndvPush},
+		{EagerLimit: -1, SendPath: SendAOTF, Coll: "allreduce=ring", NoOffload: true, NoCollCheck: true},
 	} {
 		env := map[string]string{}
 		for _, kv := range s.Env() {

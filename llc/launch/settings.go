@@ -21,6 +21,16 @@ const (
 	// EnvNoOffload, -no-offload: "1" runs collectives without the NIC's
 	// synchronisation network and multicast.
 	EnvNoOffload = "MARTINI_NO_OFFLOAD"
+	// EnvSendPath, -send-path: how small messages travel, "botf" (the
+	// default), "push" or "aotf".
+	EnvSendPath = "MARTINI_SEND_PATH"
+)
+
+// Send paths, the values of Settings.SendPath.
+const (
+	SendBOTF = "botf"
+	SendPush = "push"
+	SendAOTF = "aotf"
 )
 
 // Rendezvous protocols, the values of Settings.Rndv.
@@ -50,6 +60,9 @@ type Settings struct {
 	NoCollCheck bool
 	// NoOffload runs collectives in software only.
 	NoOffload bool
+	// SendPath is how small messages travel, SendBOTF, SendPush or
+	// SendAOTF; "" when not set.
+	SendPath string
 }
 
 // DefaultSettings returns Settings with nothing set.
@@ -85,6 +98,12 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 	}
 	if s.NoOffload, err = boolVar(getenv, EnvNoOffload); err != nil {
 		return s, err
+	}
+	switch v := getenv(EnvSendPath); v {
+	case "", SendBOTF, SendPush, SendAOTF:
+		s.SendPath = v
+	default:
+		return s, fmt.Errorf("launch: %s=%q: want %q, %q or %q", EnvSendPath, v, SendBOTF, SendPush, SendAOTF)
 	}
 	return s, nil
 }
@@ -125,6 +144,9 @@ func (s Settings) Env() []string {
 	}
 	if s.NoOffload {
 		env = append(env, EnvNoOffload+"=1")
+	}
+	if s.SendPath != "" {
+		env = append(env, EnvSendPath+"="+s.SendPath)
 	}
 	return env
 }

@@ -1,11 +1,12 @@
 // Package martini is the translator between the network-independent LLC
 // layer and the emulated Martini NIC: it turns IR commands into Window
-// requests (PUSH, PULL, BOTF, CAS) and NIC completions into IR events. It is
+// requests (PUSH, PULL, BOTF, AOTF, CAS) and NIC completions into IR events. It is
 // the only part of the communication stack that knows the NIC.
 package martini
 
 import (
 	"encoding/binary"
+	"fmt"
 	"time"
 
 	"github.com/rhinet-go/martini/llc"
@@ -21,13 +22,64 @@ type Translator struct {
 	// from the source by DMA without the extra copy into the Window
 	// (0 disables BOTF).
 	BOTFLimit int
+	// AOTFLimit is the largest write, signal included, sent as AOTF
+	// stores: 8-byte words, each its own packet, written to a page whose
+	// push header the NIC holds (0, the default, disables AOTF). Only
+	// 8-byte aligned writes whose signal follows the data and that stay
+	// within a page qualify.
+	AOTFLimit int
 	// SleepTimeout bounds one doorbell sleep, as a safety net.
 	SleepTimeout time.Duration
+
+	aotf aotfPages
 }
 
 // DefaultBOTFLimit is the default BOTFLimit: small messages go as one
 // programmed-I/O packet image, as Martini's BOTF is meant for.
 const DefaultBOTFLimit = 256
+
+// DefaultAOTFLimit is the AOTFLimit the aotf send path uses: a ring record
+// of one cell, eight AOTF stores.
+const DefaultAOTFLimit = 64
+
+// Send paths for small writes, the values of SetSendPath.
+const (
+	SendBOTF = "botf" // a BOTF packet image (the default)
+	SendPush = "push" // PUSH requests: data, then the signal word
+	SendAOTF = "aotf" // AOTF stores for one-cell records, BOTF above
+)
+
+// SetSendPath selects how small writes travel: SendBOTF, SendPush or
+// SendAOTF ("" keeps the default, BOTF).
+func (t *Translator) SetSendPath(path string) error {
+	switch path {
+	case "", SendBOTF:
+		t.BOTFLimit, t.AOTFLimit = DefaultBOTFLimit, 0
+	case SendPush:
+		t.BOTFLimit, t.AOTFLimit = 0, 0
+	case SendAOTF:
+		t.BOTFLimit, t.AOTFLimit = DefaultBOTFLimit, DefaultAOTFLimit
+	default:
+		return fmt.Errorf("martini: send path %q: want %s, %s or %s", path, SendBOTF, SendPush, SendAOTF)
+	}
+	return nil
+}
+
+// aotfPages remembers which target page each of the NIC's AOTF push
+// headers names, replacing them round-robin. (The NIC checks a header when
+// it is set; the pages it names are those of the peers' rings, which live
+// as long as the job.)
+type aotfPages struct {
+	target     [nicemu.NumAOTFPages]aotfTarget
+	next, last int
+}
+
+type aotfTarget struct {
+	set       bool
+	peer      int
+	sid       nicemu.SID
+	pageStart uint64
+}
 
 // New returns a translator for nic.
 func New(nic *nicemu.NIC) *Translator {
@@ -86,6 +138,10 @@ func (t *Translator) write(c *llc.Command) error {
 	if total == 0 {
 		return t.signal(c)
 	}
+	if c.Signal != 0 && c.SigOff == c.Off+uint64(total) && total+8 <= t.AOTFLimit &&
+		c.Off%8 == 0 && total%8 == 0 && c.Off/nicemu.PageSize == c.SigOff/nicemu.PageSize {
+		return t.writeAOTF(c, head, total)
+	}
 	if c.Signal != 0 && c.SigOff == c.Off+uint64(total) && total+8 <= t.BOTFLimit {
 		img := n.BOTFBuffer()
 		copy(img, head)
@@ -113,6 +169,55 @@ func (t *Translator) write(c *llc.Command) error {
 		}
 	}
 	return t.signal(c)
+}
+
+// writeAOTF sends head, data and signal of c (total bytes before the
+// signal, in one page) as AOTF stores, the signal last.
+func (t *Translator) writeAOTF(c *llc.Command, head []byte, total int) error {
+	n := t.nic
+	page, err := t.aotfPage(c.Peer, nicemu.SID(c.Region), c.Off&^(nicemu.PageSize-1))
+	if err != nil {
+		return err
+	}
+	low := c.Off & (nicemu.PageSize - 1)
+	var w [8]byte
+	for i := 0; i < total; i += 8 {
+		for j := range w {
+			switch k := i + j; {
+			case k < len(head):
+				w[j] = head[k]
+			default:
+				w[j] = c.Data[k-len(head)]
+			}
+		}
+		if err := n.AOTF(page, low+uint64(i), binary.LittleEndian.Uint64(w[:])); err != nil {
+			return err
+		}
+	}
+	return n.AOTF(page, low+uint64(total), c.Signal)
+}
+
+// aotfPage returns the AOTF header page that pushes to (peer, sid) at the
+// page starting at pageStart, setting one up if none does.
+func (t *Translator) aotfPage(peer int, sid nicemu.SID, pageStart uint64) (int, error) {
+	want := aotfTarget{set: true, peer: peer, sid: sid, pageStart: pageStart}
+	if t.aotf.target[t.aotf.last] == want {
+		return t.aotf.last, nil
+	}
+	for i, h := range t.aotf.target {
+		if h == want {
+			t.aotf.last = i
+			return i, nil
+		}
+	}
+	i := t.aotf.next
+	t.aotf.next = (i + 1) % len(t.aotf.target)
+	t.aotf.target[i] = aotfTarget{}
+	if err := t.nic.SetAOTFHeader(i, peer, sid, pageStart); err != nil {
+		return 0, err
+	}
+	t.aotf.target[i], t.aotf.last = want, i
+	return i, nil
 }
 
 // signal writes a command's signal word, if any, as an 8-byte PUSH.
