@@ -1,0 +1,341 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// Options say how Measure measures.
+type Options struct {
+	Sizes []int
+	// Budget is the time each size may take: calibration, then Samples
+	// samples of Budget/Samples each.
+	Budget  time.Duration
+	Samples int
+	// OffCache, when positive, makes successive operations use buffers
+	// at least OffCache bytes apart (rotating through an arena of that
+	// size and more), so that they do not find their data in the caches.
+	OffCache int
+	// Progress, if not nil, is called on rank 0 before each size.
+	Progress func(benchmark string, size int)
+}
+
+// maxReps bounds the operations of one sample.
+const maxReps = 1 << 20
+
+// ErrTooFewRanks is wrapped by Measure's error for a point-to-point
+// benchmark on a communicator of one process.
+var ErrTooFewRanks = errors.New("bench: point-to-point benchmarks need at least 2 processes")
+
+// Measure runs benchmark on every process of c for every size, as the
+// Intel MPI Benchmarks define it, and returns the Series (its rows are
+// complete on rank 0 only; the other ranks get their own timings).
+//
+// For each size the operation runs first in batches of 1, 2, 4, ...
+// until a batch takes a quarter of a sample's time (warm-up and
+// calibration), which sets the repetitions of a sample; then Samples
+// samples run, each started by a barrier. A sample's time per operation
+// is rank 0's for point-to-point benchmarks (PingPong: half the round
+// trip) and the slowest rank's for collectives, whose fastest and mean
+// ranks are recorded too. Row.T is the median sample. Barrier runs for
+// size 0 only; Reduce and Allreduce sum float32 elements and skip sizes
+// that are not a multiple of 4.
+func Measure(c *mpi.Comm, benchmark string, o Options) (Series, error) {
+	s := Series{Benchmark: benchmark, Source: SourceMartini, NP: c.Size()}
+	if o.Samples < 1 {
+		return s, fmt.Errorf("bench: %d samples: need at least 1", o.Samples)
+	}
+	if !IsCollective(benchmark) && c.Size() < 2 {
+		return s, fmt.Errorf("bench: %s on %d process: %w", benchmark, c.Size(), ErrTooFewRanks)
+	}
+	if !slices.Contains(AllBenchmarks(), benchmark) {
+		return s, fmt.Errorf("bench: unknown benchmark %q", benchmark)
+	}
+	bufs := newBuffers(c.Size(), slices.Max(o.Sizes), o.OffCache)
+	for _, size := range o.Sizes {
+		if !Applies(benchmark, size) {
+			continue
+		}
+		if o.Progress != nil && c.Rank() == 0 {
+			o.Progress(benchmark, size)
+		}
+		row, err := measureSize(c, benchmark, size, bufs, o)
+		if err != nil {
+			return s, fmt.Errorf("bench: %s, %d bytes: %w", benchmark, size, err)
+		}
+		s.Rows = append(s.Rows, row)
+	}
+	return s, nil
+}
+
+// Applies reports whether Measure runs benchmark at size: Barrier runs
+// for size 0 only, Reduce and Allreduce for multiples of 4 (float32
+// elements).
+func Applies(benchmark string, size int) bool {
+	switch benchmark {
+	case "Barrier":
+		return size == 0
+	case "Reduce", "Allreduce":
+		return size%4 == 0
+	}
+	return true
+}
+
+// buffers hands out the send and receive buffers of each operation,
+// rotating through an arena when off-cache.
+type buffers struct {
+	arena    []byte
+	np       int
+	offCache int
+	next     int
+}
+
+// footprint is what one operation of size bytes touches, send and
+// receive buffers together (a rank's share of the collectives that move
+// size bytes per pair of ranks is np blocks).
+func footprint(np, size int) int { return 2 * (np*size + 64) }
+
+func newBuffers(np, maxSize, offCache int) *buffers {
+	n := footprint(np, maxSize)
+	if offCache > 0 {
+		n += offCache
+	}
+	return &buffers{arena: make([]byte, n), np: np, offCache: offCache}
+}
+
+// get returns the buffers of the next operation: send and recv of np*size
+// bytes each (the collectives use the first size bytes where that is
+// what they move).
+func (b *buffers) get(size int) (send, recv []byte) {
+	block := b.np*size + 64
+	if b.offCache <= 0 || b.next+2*block > len(b.arena) {
+		b.next = 0
+	}
+	at := b.next
+	if b.offCache > 0 {
+		b.next += 2 * block
+	}
+	return b.arena[at : at+b.np*size], b.arena[at+block : at+block+b.np*size]
+}
+
+// floats views a byte buffer as float32 elements.
+func floats(b []byte) []float32 {
+	if len(b) < 4 {
+		return []float32{}
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
+// operation returns the function that performs the i-th operation of
+// benchmark at size on c.
+func operation(c *mpi.Comm, benchmark string, size int, bufs *buffers) func(i int) error {
+	n, r := c.Size(), c.Rank()
+	right, left := (r+1)%n, (r-1+n)%n
+	const tag = 1
+	switch benchmark {
+	case "PingPong":
+		return func(int) error {
+			s, rv := bufs.get(size)
+			switch r {
+			case 0:
+				if err := mpi.Send(c, s[:size], 1, tag); err != nil {
+					return err
+				}
+				_, err := mpi.Recv(c, rv[:size], 1, tag)
+				return err
+			case 1:
+				if _, err := mpi.Recv(c, rv[:size], 0, tag); err != nil {
+					return err
+				}
+				return mpi.Send(c, s[:size], 0, tag)
+			}
+			return nil
+		}
+	case "PingPing":
+		return func(int) error {
+			if r > 1 {
+				return nil
+			}
+			s, rv := bufs.get(size)
+			req, err := mpi.Isend(c, s[:size], 1-r, tag)
+			if err != nil {
+				return err
+			}
+			if _, err := mpi.Recv(c, rv[:size], 1-r, tag); err != nil {
+				return err
+			}
+			_, err = req.Wait()
+			return err
+		}
+	case "Sendrecv":
+		return func(int) error {
+			s, rv := bufs.get(size)
+			_, err := mpi.Sendrecv(c, s[:size], right, tag, rv[:size], left, tag)
+			return err
+		}
+	case "Exchange":
+		return func(int) error {
+			s, rv := bufs.get(size)
+			r1, err := mpi.Isend(c, s[:size], left, tag)
+			if err != nil {
+				return err
+			}
+			r2, err := mpi.Isend(c, s[:size], right, tag)
+			if err != nil {
+				return err
+			}
+			if _, err := mpi.Recv(c, rv[:size], left, tag); err != nil {
+				return err
+			}
+			if _, err := mpi.Recv(c, rv[size:2*size], right, tag); err != nil {
+				return err
+			}
+			if _, err := r1.Wait(); err != nil {
+				return err
+			}
+			_, err = r2.Wait()
+			return err
+		}
+	case "Barrier":
+		return func(int) error { return c.Barrier() }
+	case "Bcast":
+		return func(i int) error {
+			s, _ := bufs.get(size)
+			return mpi.Bcast(c, s[:size], i%n)
+		}
+	case "Reduce":
+		return func(i int) error {
+			s, rv := bufs.get(size)
+			return mpi.Reduce(c, floats(s[:size]), floats(rv[:size]), mpi.Sum, i%n)
+		}
+	case "Allreduce":
+		return func(int) error {
+			s, rv := bufs.get(size)
+			return mpi.Allreduce(c, floats(s[:size]), floats(rv[:size]), mpi.Sum)
+		}
+	case "Allgather":
+		return func(int) error {
+			s, rv := bufs.get(size)
+			return mpi.Allgather(c, s[:size], rv[:n*size])
+		}
+	case "Gather":
+		return func(i int) error {
+			s, rv := bufs.get(size)
+			return mpi.Gather(c, s[:size], rv[:n*size], i%n)
+		}
+	case "Scatter":
+		return func(i int) error {
+			s, rv := bufs.get(size)
+			return mpi.Scatter(c, s[:n*size], rv[:size], i%n)
+		}
+	}
+	return func(int) error { // Alltoall
+		s, rv := bufs.get(size)
+		return mpi.Alltoall(c, s[:n*size], rv[:n*size])
+	}
+}
+
+// timed runs reps operations after a barrier and returns this process's
+// seconds.
+func timed(c *mpi.Comm, op func(int) error, reps int) (float64, error) {
+	if err := c.Barrier(); err != nil {
+		return 0, err
+	}
+	t0 := mpi.Wtime()
+	for i := range reps {
+		if err := op(i); err != nil {
+			return 0, err
+		}
+	}
+	return mpi.Wtime() - t0, nil
+}
+
+// measureSize calibrates and samples one size.
+func measureSize(c *mpi.Comm, benchmark string, size int, bufs *buffers, o Options) (Row, error) {
+	op := operation(c, benchmark, size, bufs)
+	target := o.Budget.Seconds() / float64(o.Samples)
+	worst := []float64{0}
+	n := 1
+	for {
+		t, err := timed(c, op, n)
+		if err != nil {
+			return Row{}, err
+		}
+		if err := mpi.Allreduce(c, []float64{t}, worst, mpi.Max); err != nil {
+			return Row{}, err
+		}
+		if worst[0] >= target/4 || n >= maxReps {
+			break
+		}
+		n *= 2
+	}
+	reps := maxReps
+	if worst[0] > 0 {
+		reps = int(min(maxReps, max(1, math.Ceil(float64(n)*target/worst[0]))))
+	}
+	row := Row{Bytes: size, Reps: reps}
+	var mins, maxs, avgs []float64
+	for range o.Samples {
+		t, err := timed(c, op, reps)
+		if err != nil {
+			return Row{}, err
+		}
+		per := t / float64(reps) * 1e6
+		if benchmark == "PingPong" {
+			per /= 2
+		}
+		if !IsCollective(benchmark) {
+			row.Samples = append(row.Samples, per)
+			continue
+		}
+		lo, hi, sum := []float64{0}, []float64{0}, []float64{0}
+		for _, red := range []struct {
+			out []float64
+			op  mpi.Op
+		}{{lo, mpi.Min}, {hi, mpi.Max}, {sum, mpi.Sum}} {
+			if err := mpi.Reduce(c, []float64{per}, red.out, red.op, 0); err != nil {
+				return Row{}, err
+			}
+		}
+		row.Samples = append(row.Samples, hi[0])
+		mins, maxs, avgs = append(mins, lo[0]), append(maxs, hi[0]), append(avgs, sum[0]/float64(c.Size()))
+	}
+	row.T = median(row.Samples)
+	if IsCollective(benchmark) {
+		row.TMin, row.TMax, row.TAvg = median(mins), median(maxs), median(avgs)
+	} else if row.T > 0 {
+		row.MBps = float64(size*bytesFactor(benchmark)) / row.T
+	}
+	return row, nil
+}
+
+// bytesFactor is how many times IMB counts the message size in a
+// point-to-point benchmark's bandwidth.
+func bytesFactor(benchmark string) int {
+	switch benchmark {
+	case "Sendrecv":
+		return 2
+	case "Exchange":
+		return 4
+	}
+	return 1
+}
+
+// median returns the median of v (the mean of the middle two for an even
+// count); 0 for none.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(v))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

@@ -1,0 +1,284 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// peerSource is the C benchmark the system MPI runs: the same benchmarks,
+// measured the same way as the Go side.
+//
+//go:embed peer/imb.c
+var peerSource []byte
+
+// PeerVariant is the Variant of the Series the system MPI measured.
+const PeerVariant = "system MPI"
+
+// ErrNoPeer is wrapped by FindPeer's error when the system has no usable
+// C MPI, so that the suite can skip the system MPI column.
+var ErrNoPeer = errors.New("bench: peer: no system MPI")
+
+// Peer is the system's C MPI (Open MPI, MPICH, ...), which runs the
+// suite's benchmarks from the C program in bench/peer for comparison.
+type Peer struct {
+	MPICC, MPIRun string // paths of the compiler wrapper and the launcher
+	// Version describes the MPI, from mpirun --version ("mpirun (Open
+	// MPI) 4.1.4"); "" when unknown.
+	Version string
+}
+
+// peerMissingError says what of the system MPI is missing; it unwraps to
+// ErrNoPeer.
+type peerMissingError struct{ msg string }
+
+func (e *peerMissingError) Error() string { return e.msg }
+func (e *peerMissingError) Unwrap() error { return ErrNoPeer }
+
+// FindPeer looks for mpicc and mpirun on PATH. When either is missing it
+// returns an error wrapping ErrNoPeer that says in one line what is
+// missing, fit for a Record's Notes.
+func FindPeer() (*Peer, error) {
+	var missing []string
+	cc, err := exec.LookPath("mpicc")
+	if err != nil {
+		missing = append(missing, "mpicc")
+	}
+	run, err := exec.LookPath("mpirun")
+	if err != nil {
+		missing = append(missing, "mpirun")
+	}
+	if len(missing) > 0 {
+		return nil, &peerMissingError{fmt.Sprintf("system MPI: %s not found on PATH; the system MPI column is skipped",
+			strings.Join(missing, " and "))}
+	}
+	p := &Peer{MPICC: cc, MPIRun: run}
+	p.Version = p.version()
+	return p, nil
+}
+
+// version reads the MPI's version from mpirun --version, best effort.
+func (p *Peer) version() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.MPIRun, "--version")
+	cmd.Env = peerEnv()
+	out, err := cmd.Output()
+	if err != nil && len(out) == 0 {
+		return ""
+	}
+	return parsePeerVersion(string(out))
+}
+
+// parsePeerVersion picks the version out of mpirun --version's output: its
+// first line, except for MPICH's Hydra, whose first line is a heading.
+func parsePeerVersion(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	first := strings.TrimSpace(lines[0])
+	if strings.HasPrefix(first, "HYDRA build details") {
+		for _, l := range lines[1:] {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(l), "Version:"); ok {
+				return "MPICH Hydra " + strings.TrimSpace(v)
+			}
+		}
+	}
+	return first
+}
+
+// openMPI reports whether the peer is Open MPI.
+func (p *Peer) openMPI() bool { return strings.Contains(p.Version, "Open MPI") }
+
+// Build writes the C benchmark into dir and compiles it there with
+// mpicc, returning the path of the program.
+func (p *Peer) Build(ctx context.Context, dir string) (string, error) {
+	src := filepath.Join(dir, "imb.c")
+	if err := os.WriteFile(src, peerSource, 0o644); err != nil {
+		return "", fmt.Errorf("bench: peer: %w", err)
+	}
+	bin := filepath.Join(dir, "peer-imb")
+	cmd := exec.CommandContext(ctx, p.MPICC, "-O2", "-o", bin, src)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("bench: peer: %s: %w\n%s", strings.Join(cmd.Args, " "), err, bytes.TrimSpace(out))
+	}
+	return bin, nil
+}
+
+// Run runs the program Build made on np ranks under mpirun: the given
+// benchmarks (names as in AllBenchmarks) at the given sizes in bytes,
+// each size allowed budget seconds for samples timed samples, with
+// buffers rotated through more than offCache bytes when offCache > 0. It
+// returns one Series per benchmark, in the order given.
+func (p *Peer) Run(ctx context.Context, bin string, np int, benchmarks []string, sizes []int, budget float64, samples int, offCache int) ([]Series, error) {
+	if err := checkPeerRun(np, benchmarks, sizes, budget, samples, offCache); err != nil {
+		return nil, err
+	}
+	args := []string{"-np", strconv.Itoa(np)}
+	if p.openMPI() {
+		// More ranks than cores is what a laptop benchmark often wants.
+		args = append(args, "--oversubscribe")
+	}
+	sz := make([]string, len(sizes))
+	for i, s := range sizes {
+		sz[i] = strconv.Itoa(s)
+	}
+	args = append(args, bin,
+		"-bench", strings.Join(benchmarks, ","),
+		"-sizes", strings.Join(sz, ","),
+		"-budget", strconv.FormatFloat(budget, 'g', -1, 64),
+		"-samples", strconv.Itoa(samples),
+		"-offcache", strconv.Itoa(offCache))
+
+	cmd := exec.CommandContext(ctx, p.MPIRun, args...)
+	cmd.Env = peerEnv()
+	// On cancellation let mpirun take its ranks down with it; kill it
+	// only if it does not.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := fmt.Sprintf("bench: peer: %s", strings.Join(cmd.Args, " "))
+		if tail := peerTail(stderr.String(), 20); tail != "" {
+			return nil, fmt.Errorf("%s: %w\n%s", msg, err, tail)
+		}
+		return nil, fmt.Errorf("%s: %w", msg, err)
+	}
+	return parsePeerOutput(&stdout, np, benchmarks)
+}
+
+// checkPeerRun checks Run's arguments.
+func checkPeerRun(np int, benchmarks []string, sizes []int, budget float64, samples int, offCache int) error {
+	switch {
+	case np < 1:
+		return fmt.Errorf("bench: peer: %d ranks", np)
+	case len(benchmarks) == 0:
+		return errors.New("bench: peer: no benchmark")
+	case len(sizes) == 0:
+		return errors.New("bench: peer: no message size")
+	case !(budget > 0) || math.IsInf(budget, 0):
+		return fmt.Errorf("bench: peer: budget %g s, want > 0", budget)
+	case samples < 1:
+		return fmt.Errorf("bench: peer: %d samples, want 1 or more", samples)
+	case offCache < 0:
+		return fmt.Errorf("bench: peer: off-cache size %d", offCache)
+	}
+	for _, b := range benchmarks {
+		if !slices.Contains(AllBenchmarks(), b) {
+			return fmt.Errorf("bench: peer: unknown benchmark %q", b)
+		}
+		if !IsCollective(b) && np < 2 {
+			return fmt.Errorf("bench: peer: %s needs at least 2 ranks, have %d", b, np)
+		}
+	}
+	for _, s := range sizes {
+		if s < 0 || s > math.MaxInt32 {
+			return fmt.Errorf("bench: peer: message size %d out of range", s)
+		}
+	}
+	return nil
+}
+
+// peerEnv is the environment of mpirun: as root, Open MPI refuses to run
+// without these variables, which other MPIs ignore.
+func peerEnv() []string {
+	env := os.Environ()
+	if os.Geteuid() == 0 {
+		env = append(env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+	}
+	return env
+}
+
+// peerTail returns the last n lines of s.
+func peerTail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// parsePeerOutput reads the ROW lines the C benchmark printed, run on np
+// ranks, into one Series per benchmark, in the order of benchmarks. Other
+// lines (the launcher's chatter) are ignored; a malformed ROW line, or
+// one of a benchmark not asked for, is an error.
+func parsePeerOutput(r io.Reader, np int, benchmarks []string) ([]Series, error) {
+	series := make([]Series, len(benchmarks))
+	index := make(map[string]int, len(benchmarks))
+	for i, b := range benchmarks {
+		series[i] = Series{Benchmark: b, Variant: PeerVariant, Source: SourcePeer, NP: np, Rows: []Row{}}
+		index[b] = i
+	}
+	sc := bufio.NewScanner(r)
+	for line := 1; sc.Scan(); line++ {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 || f[0] != "ROW" {
+			continue
+		}
+		b, row, err := parsePeerRow(f)
+		if err != nil {
+			return nil, fmt.Errorf("bench: peer: output line %d %q: %w", line, sc.Text(), err)
+		}
+		i, ok := index[b]
+		if !ok {
+			return nil, fmt.Errorf("bench: peer: output line %d: benchmark %q was not asked for", line, b)
+		}
+		series[i].Rows = append(series[i].Rows, row)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("bench: peer: read output: %w", err)
+	}
+	return series, nil
+}
+
+// parsePeerRow reads the fields of one line
+//
+//	ROW <benchmark> <bytes> <reps> <T> <TMin> <TMax> <TAvg> <MBps> <s1>,<s2>,...
+func parsePeerRow(f []string) (string, Row, error) {
+	var row Row
+	if len(f) != 10 {
+		return "", row, fmt.Errorf("%d fields, want 10", len(f))
+	}
+	var err error
+	if row.Bytes, err = strconv.Atoi(f[2]); err != nil || row.Bytes < 0 {
+		return "", row, fmt.Errorf("bad size %q", f[2])
+	}
+	if row.Reps, err = strconv.Atoi(f[3]); err != nil || row.Reps < 1 {
+		return "", row, fmt.Errorf("bad repetitions %q", f[3])
+	}
+	for i, p := range []*float64{&row.T, &row.TMin, &row.TMax, &row.TAvg, &row.MBps} {
+		if *p, err = parsePeerFloat(f[4+i]); err != nil {
+			return "", row, err
+		}
+	}
+	for s := range strings.SplitSeq(f[9], ",") {
+		v, err := parsePeerFloat(s)
+		if err != nil {
+			return "", row, err
+		}
+		row.Samples = append(row.Samples, v)
+	}
+	return f[1], row, nil
+}
+
+// parsePeerFloat reads a finite, non-negative number.
+func parsePeerFloat(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0, fmt.Errorf("bad number %q", s)
+	}
+	return v, nil
+}

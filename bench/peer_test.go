@@ -1,0 +1,141 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParsePeerOutput(t *testing.T) {
+	const out = `ROW PingPong 0 1000 0.5 0 0 0 0 0.5,0.6,0.4
+some launcher chatter
+ROW PingPong 1024 500 2 0 0 0 512 2,2.5,1.5
+
+ROW Allreduce 8 2000 1.25 1 1.25 1.125 0 1.25,1.5,1e-3
+`
+	got, err := parsePeerOutput(strings.NewReader(out), 2, []string{"PingPong", "Allreduce", "Barrier"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Series{
+		{Benchmark: "PingPong", Variant: PeerVariant, Source: SourcePeer, NP: 2, Rows: []Row{
+			{Bytes: 0, Reps: 1000, Samples: []float64{0.5, 0.6, 0.4}, T: 0.5},
+			{Bytes: 1024, Reps: 500, Samples: []float64{2, 2.5, 1.5}, T: 2, MBps: 512},
+		}},
+		{Benchmark: "Allreduce", Variant: PeerVariant, Source: SourcePeer, NP: 2, Rows: []Row{
+			{Bytes: 8, Reps: 2000, Samples: []float64{1.25, 1.5, 0.001}, T: 1.25, TMin: 1, TMax: 1.25, TAvg: 1.125},
+		}},
+		{Benchmark: "Barrier", Variant: PeerVariant, Source: SourcePeer, NP: 2, Rows: []Row{}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parsePeerOutput:\n got %+v\nwant %+v", got, want)
+	}
+
+	for _, bad := range []string{
+		"ROW PingPong 8 100 1 0 0 0 8\n",               // too few fields
+		"ROW PingPong 8 100 1 0 0 0 8 1,2 extra\n",     // too many fields
+		"ROW PingPong x 100 1 0 0 0 8 1,2,3\n",         // bad size
+		"ROW PingPong 8 0 1 0 0 0 8 1,2,3\n",           // no repetitions
+		"ROW PingPong 8 100 fast 0 0 0 8 1,2,3\n",      // bad time
+		"ROW PingPong 8 100 nan 0 0 0 8 1,2,3\n",       // not a number
+		"ROW PingPong 8 100 1 0 0 0 8 1,,3\n",          // empty sample
+		"ROW Alltoall 8 100 1 1 1 1 0 1,1,1\n",         // not asked for
+		"ROW PingPong 8 100 1 0 0 0 8 1,2,3\nROW oops", // truncated
+	} {
+		if _, err := parsePeerOutput(strings.NewReader(bad), 2, []string{"PingPong", "Allreduce"}); err == nil {
+			t.Errorf("parsePeerOutput(%q): no error", bad)
+		}
+	}
+}
+
+func TestParsePeerVersion(t *testing.T) {
+	for _, c := range []struct{ out, want string }{
+		{"mpirun (Open MPI) 4.1.4\n\nReport bugs to http://www.open-mpi.org/community/help/\n", "mpirun (Open MPI) 4.1.4"},
+		{"HYDRA build details:\n    Version:                                 4.0.2\n    Release Date: ...\n", "MPICH Hydra 4.0.2"},
+		{"", ""},
+	} {
+		if got := parsePeerVersion(c.out); got != c.want {
+			t.Errorf("parsePeerVersion(%q) = %q, want %q", c.out, got, c.want)
+		}
+	}
+}
+
+func TestPeerSource(t *testing.T) {
+	if len(peerSource) == 0 || !bytes.Contains(peerSource, []byte("MPI_Init")) {
+		t.Fatalf("embedded peer/imb.c (%d bytes) is not an MPI program", len(peerSource))
+	}
+}
+
+func TestPeerMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := FindPeer()
+	if !errors.Is(err, ErrNoPeer) {
+		t.Fatalf("FindPeer with an empty PATH: error %v, want ErrNoPeer", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "mpicc") || strings.Contains(msg, "\n") {
+		t.Errorf("FindPeer error %q: want one line naming mpicc", msg)
+	}
+}
+
+func TestPeerRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the system MPI")
+	}
+	p, err := FindPeer()
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Logf("system MPI: %s", p.Version)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	bin, err := p.Build(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(ctx, filepath.Join(dir, "no-such-program"), 2, []string{"Barrier"}, []int{0}, 0.01, 1, 0); err == nil {
+		t.Error("Run of a missing program: no error")
+	} else {
+		t.Logf("Run of a missing program: %v", err)
+	}
+	benchmarks := []string{"PingPong", "Allreduce", "Barrier"}
+	series, err := p.Run(ctx, bin, 2, benchmarks, []int{0, 8, 1024}, 0.02, 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(series) != len(benchmarks) {
+		t.Fatalf("%d series, want %d", len(series), len(benchmarks))
+	}
+	for i, s := range series {
+		if s.Benchmark != benchmarks[i] || s.Source != SourcePeer || s.Variant != PeerVariant || s.NP != 2 {
+			t.Errorf("series %d: %s %q %s np=%d", i, s.Benchmark, s.Variant, s.Source, s.NP)
+		}
+		wantRows := 3
+		if s.Benchmark == "Barrier" {
+			wantRows = 1
+		}
+		if len(s.Rows) != wantRows {
+			t.Errorf("%s: %d rows, want %d", s.Benchmark, len(s.Rows), wantRows)
+		}
+		for _, r := range s.Rows {
+			t.Logf("%s %d B: t=%.3g µs (%d reps, samples %v) %.4g MB/s", s.Benchmark, r.Bytes, r.T, r.Reps, r.Samples, r.MBps)
+			if r.T <= 0 || len(r.Samples) != 3 {
+				t.Errorf("%s %d B: t %g, %d samples", s.Benchmark, r.Bytes, r.T, len(r.Samples))
+			}
+			if s.Benchmark == "Barrier" && r.Bytes != 0 {
+				t.Errorf("Barrier measured at %d bytes", r.Bytes)
+			}
+			if s.Benchmark == "PingPong" && r.Bytes == 1024 && r.MBps <= 0 {
+				t.Errorf("PingPong 1024 B: %g MB/s", r.MBps)
+			}
+			if s.Collective() && (r.TMin <= 0 || r.TMin > r.TMax || r.MBps != 0) {
+				t.Errorf("%s %d B: tmin %g tmax %g MB/s %g", s.Benchmark, r.Bytes, r.TMin, r.TMax, r.MBps)
+			}
+		}
+	}
+}

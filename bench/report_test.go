@@ -1,0 +1,414 @@
+package bench
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+const reportRecordPath = "testdata/record.json"
+
+// readReportRecord decodes testdata/record.json.
+func readReportRecord(t *testing.T) *Record {
+	t.Helper()
+	rec, err := ReadRecord(reportRecordPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// reportSeries returns the series of rec with that benchmark and variant.
+func reportSeries(t *testing.T, rec *Record, benchmark, variant string) Series {
+	t.Helper()
+	i := slices.IndexFunc(rec.Series, func(s Series) bool { return s.Benchmark == benchmark && s.Variant == variant })
+	if i < 0 {
+		t.Fatalf("no %s series %q in the test record", benchmark, variant)
+	}
+	return rec.Series[i]
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	raw, err := os.ReadFile(reportRecordPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := Decode(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Schema != SchemaVersion || len(rec.Series) != 4 || rec.Params.Samples != 5 {
+		t.Fatalf("decoded schema %d, %d series, %d samples; want %d, 4, 5",
+			rec.Schema, len(rec.Series), rec.Params.Samples, SchemaVersion)
+	}
+	var buf bytes.Buffer
+	if err := rec.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rec, again) {
+		t.Errorf("record changed in an Encode/Decode round trip:\nbefore %+v\nafter  %+v", rec, again)
+	}
+
+	bad := map[string]string{
+		"schema 99":     strings.Replace(string(raw), `"schema": 1,`, `"schema": 99,`, 1),
+		"unknown field": strings.Replace(string(raw), `"schema": 1,`, `"schema": 1, "colour": "blue",`, 1),
+	}
+	for name, doc := range bad {
+		if doc == string(raw) {
+			t.Fatalf("%s: test record does not have the expected schema line", name)
+		}
+		if _, err := Decode(strings.NewReader(doc)); err == nil {
+			t.Errorf("Decode accepted a record with %s", name)
+		}
+	}
+}
+
+func TestWriteIMB(t *testing.T) {
+	rec := readReportRecord(t)
+	tests := []struct {
+		series Series
+		want   []string // lines the output must contain
+	}{
+		{reportSeries(t, rec, "PingPong", "default"), []string{
+			"#----------------------------------------------------------------",
+			"# Benchmarking PingPong",
+			"# #processes = 2",
+			"# variant: default",
+			"      #bytes #repetitions      t[usec]   Mbytes/sec",
+			"           0         1000         0.35         0.00",
+			"        1024         1000         0.92      1113.04",
+			"     4194304           10       412.50     10167.99",
+		}},
+		{reportSeries(t, rec, "PingPong", "rndv=pull"), []string{
+			"# variant: rndv=pull (mpirun -rndv pull)",
+			"       65536          640         7.90      8295.70",
+		}},
+		{reportSeries(t, rec, "Allreduce", "default"), []string{
+			"# Benchmarking Allreduce",
+			"# #processes = 2",
+			"      #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]",
+			"           8         1000         0.62         0.71         0.67",
+			"     4194304            5      1480.20      1521.70      1500.95",
+		}},
+		{Series{Benchmark: "Barrier", Variant: "default", NP: 4, Rows: []Row{{Reps: 1000, T: 1.9, TMin: 1.62, TMax: 1.9, TAvg: 1.77}}}, []string{
+			"# #processes = 4",
+			"#repetitions  t_min[usec]  t_max[usec]  t_avg[usec]",
+			"        1000         1.62         1.90         1.77",
+		}},
+	}
+	for _, tc := range tests {
+		var buf bytes.Buffer
+		if err := WriteIMB(&buf, tc.series); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		lines := strings.Split(out, "\n")
+		for _, w := range tc.want {
+			if !slices.Contains(lines, w) {
+				t.Errorf("%s %s: no line %q in\n%s", tc.series.Benchmark, tc.series.Variant, w, out)
+			}
+		}
+		if tc.series.Collective() && strings.Contains(out, "Mbytes/sec") {
+			t.Errorf("%s: collective with a bandwidth column:\n%s", tc.series.Benchmark, out)
+		}
+	}
+
+	err := WriteIMB(reportFailWriter{}, rec.Series[0])
+	if !errors.Is(err, errReportWrite) {
+		t.Errorf("WriteIMB to a failing writer: error %v, want it to wrap %v", err, errReportWrite)
+	}
+}
+
+var errReportWrite = errors.New("disk full")
+
+// reportFailWriter fails every write.
+type reportFailWriter struct{}
+
+func (reportFailWriter) Write([]byte) (int, error) { return 0, errReportWrite }
+
+// markdownRows returns the cells, trimmed, of the rows of the Markdown
+// tables in out, header and separator rows included, keyed by their
+// first cell; a key seen twice (the latency and the bandwidth table)
+// gets a "#2" suffix.
+func markdownRows(out string) map[string][]string {
+	rows := make(map[string][]string)
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		key := cells[0]
+		if _, ok := rows[key]; ok {
+			key += "#2"
+		}
+		rows[key] = cells
+	}
+	return rows
+}
+
+func TestWriteComparison(t *testing.T) {
+	rec := readReportRecord(t)
+
+	var buf bytes.Buffer
+	if err := WriteComparison(&buf, rec, "PingPong"); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, w := range []string{
+		"**PingPong**, 2 processes, t[usec] (median of 5 samples)",
+		"**PingPong**, 2 processes, Mbytes/sec",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("PingPong comparison lacks %q:\n%s", w, out)
+		}
+	}
+	rows := markdownRows(out)
+	wantRows := map[string][]string{
+		"bytes":                                  {"bytes", "default", "rndv=pull", "system MPI", "Martini (thesis)"},
+		"0":                                      {"0", "0.35", "0.36", "0.21", ""},
+		"64 KiB":                                 {"64 KiB", "6.80", "7.90", "—", ""},
+		"4 MiB":                                  {"4 MiB", "412", "398", "356", ""},
+		"thesis: 8 B remote write latency, PUSH": {"thesis: 8 B remote write latency, PUSH", "—", "—", "—", "2.48"},
+		"thesis: 8 B remote read latency, PULL":  {"thesis: 8 B remote read latency, PULL", "—", "—", "—", "3.26"},
+		"8#2":                                    {"8", "21.1", "20.5", "33.3", ""},
+		"4 MiB#2":                                {"4 MiB", "10168", "10533", "11788", ""},
+		"thesis: peak throughput, one way":       {"thesis: peak throughput, one way", "—", "—", "—", "444"},
+	}
+	for key, want := range wantRows {
+		if got := rows[key]; !slices.Equal(got, want) {
+			t.Errorf("PingPong row %s: got %q, want %q\n%s", key, got, want, out)
+		}
+	}
+	// The bandwidth figure belongs to the bandwidth table only.
+	if i, j := strings.Index(out, "peak throughput"), strings.Index(out, "Mbytes/sec"); i < j {
+		t.Errorf("bandwidth figure before the bandwidth table:\n%s", out)
+	}
+
+	buf.Reset()
+	if err := WriteComparison(&buf, rec, "Allreduce"); err != nil {
+		t.Fatal(err)
+	}
+	out = buf.String()
+	if strings.Contains(out, thesisColumn) || strings.Contains(out, "thesis:") || strings.Contains(out, "Mbytes/sec") {
+		t.Errorf("Allreduce comparison has a thesis column or a bandwidth table:\n%s", out)
+	}
+	if got, want := markdownRows(out)["4 MiB"], []string{"4 MiB", "1522"}; !slices.Equal(got, want) {
+		t.Errorf("Allreduce row 4 MiB: got %q, want %q\n%s", got, want, out)
+	}
+
+	if err := WriteComparison(&buf, rec, "Barrier"); err == nil {
+		t.Error("WriteComparison of a benchmark absent from the record: no error")
+	}
+	if err := WriteComparison(&buf, nil, "PingPong"); err == nil {
+		t.Error("WriteComparison of a nil record: no error")
+	}
+	if err := WriteComparison(reportFailWriter{}, rec, "PingPong"); !errors.Is(err, errReportWrite) {
+		t.Errorf("WriteComparison to a failing writer: error %v, want it to wrap %v", err, errReportWrite)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for n, want := range map[int]string{
+		0: "0", 8: "8", 1000: "1000", 1024: "1 KiB", 1536: "1.5 KiB", 65536: "64 KiB",
+		4194304: "4 MiB", 3 << 29: "1.5 GiB", 1 << 30: "1 GiB",
+	} {
+		if got := FormatBytes(n); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for v, want := range map[float64]string{
+		0: "0.00", 0.35: "0.35", 2.48: "2.48", 9.999: "10.0", 12.34: "12.3", 99.96: "100", 1520: "1520",
+	} {
+		if got := formatUsec(v); got != want {
+			t.Errorf("formatUsec(%v) = %q, want %q", v, got, want)
+		}
+	}
+	for v, want := range map[float64]string{
+		0: "0", 5.5: "5.50", 33.33: "33.3", 444: "444", 10167.99: "10168",
+	} {
+		if got := formatMBps(v); got != want {
+			t.Errorf("formatMBps(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func TestPlot(t *testing.T) {
+	rec := readReportRecord(t)
+	dir := t.TempDir()
+	pngSignature := []byte("\x89PNG\r\n\x1a\n")
+
+	plots := []struct {
+		name string
+		draw func(*Record, string, string) error
+		bm   string
+	}{
+		{"PingPong-latency.svg", PlotLatency, "PingPong"},
+		{"PingPong-latency.png", PlotLatency, "PingPong"},
+		{"PingPong-bandwidth.svg", PlotBandwidth, "PingPong"},
+		{"PingPong-bandwidth.png", PlotBandwidth, "PingPong"},
+		{"Allreduce-latency.svg", PlotLatency, "Allreduce"},
+	}
+	for _, p := range plots {
+		path := filepath.Join(dir, p.name)
+		if err := p.draw(rec, p.bm, path); err != nil {
+			t.Errorf("%s: %v", p.name, err)
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch filepath.Ext(path) {
+		case ".svg":
+			if !bytes.HasPrefix(data, []byte("<?xml")) && !bytes.HasPrefix(data, []byte("<svg")) {
+				t.Errorf("%s does not start like SVG: %.40q", p.name, data)
+			}
+		case ".png":
+			if !bytes.HasPrefix(data, pngSignature) {
+				t.Errorf("%s does not start like PNG: %.16q", p.name, data)
+			}
+		}
+	}
+
+	bad := []struct {
+		what string
+		err  error
+		path string
+	}{
+		{"bandwidth of a collective", PlotBandwidth(rec, "Allreduce", filepath.Join(dir, "a.svg")), "a.svg"},
+		{"absent benchmark", PlotLatency(rec, "Bcast", filepath.Join(dir, "b.svg")), "b.svg"},
+		{"unknown format", PlotLatency(rec, "PingPong", filepath.Join(dir, "c.gif")), "c.gif"},
+		{"nil record", PlotLatency(nil, "PingPong", filepath.Join(dir, "d.svg")), "d.svg"},
+		{"only size 0", PlotLatency(&Record{Series: []Series{{Benchmark: "Barrier", NP: 2, Rows: []Row{{T: 1.2}}}}}, "Barrier", filepath.Join(dir, "e.svg")), "e.svg"},
+	}
+	for _, b := range bad {
+		if b.err == nil {
+			t.Errorf("plot of %s: no error", b.what)
+		}
+		if _, err := os.Stat(filepath.Join(dir, b.path)); err == nil {
+			t.Errorf("plot of %s: wrote %s anyway", b.what, b.path)
+		}
+	}
+}
+
+func TestRegenerate(t *testing.T) {
+	raw, err := os.ReadFile(reportRecordPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "2026-03-14-bench01.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A newer record, with PingPong only, goes first.
+	newer := readReportRecord(t)
+	newer.Time = newer.Time.Add(48 * time.Hour)
+	newer.Series = newer.Series[:1]
+	var buf bytes.Buffer
+	if err := newer.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "2026-03-16-bench01.json"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := Regenerate(dir); err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(readme)
+	for _, w := range []string{
+		"# Benchmark results",
+		"## 2026-03-14T09:26:53Z",
+		"## 2026-03-16T09:26:53Z",
+		"AMD Ryzen 7 5800X 8-Core Processor (AuthenticAMD), 8 cores / 16 threads, cache line 64 B, L1d 32 KiB, L2 512 KiB, L3 32 MiB, linux/amd64",
+		"- Go: go1.26.8",
+		"- Git revision: 3f9c2e1a7b4d+dirty",
+		"- Parameters: np 2, budget 2.5 s per size, 5 samples, off-cache no",
+		"- system MPI: Open MPI 4.1.6; PingPong only",
+		"### PingPong",
+		"### Allreduce",
+		"**PingPong**, 2 processes, t[usec] (median of 5 samples)",
+		"| 4 MiB ",
+		thesisColumn,
+		"![PingPong latency](plots/2026-03-14-bench01-PingPong-latency.svg)",
+		"![PingPong bandwidth](plots/2026-03-14-bench01-PingPong-bandwidth.svg)",
+		"![Allreduce latency](plots/2026-03-14-bench01-Allreduce-latency.svg)",
+		"![PingPong latency](plots/2026-03-16-bench01-PingPong-latency.svg)",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("README lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "Allreduce-bandwidth") {
+		t.Errorf("README links a bandwidth plot of Allreduce:\n%s", out)
+	}
+	if i, j := strings.Index(out, "## 2026-03-16"), strings.Index(out, "## 2026-03-14"); i > j {
+		t.Errorf("older record first:\n%s", out)
+	}
+	if i, j := strings.Index(out, "### PingPong"), strings.Index(out, "### Allreduce"); i > j {
+		t.Errorf("Allreduce before PingPong:\n%s", out)
+	}
+	links := regexp.MustCompile(`!\[[^\]]*\]\(([^)]+)\)`).FindAllStringSubmatch(out, -1)
+	if len(links) != 5 {
+		t.Errorf("README links %d images, want 5", len(links))
+	}
+	for _, l := range links {
+		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(l[1])))
+		if err != nil {
+			t.Errorf("README links a missing plot: %v", err)
+		} else if fi.Size() == 0 {
+			t.Errorf("plot %s is empty", l[1])
+		}
+	}
+
+	if err := Regenerate(dir); err != nil {
+		t.Fatal(err)
+	}
+	again, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(readme, again) {
+		t.Errorf("README differs between two runs:\n%s\n----\n%s", readme, again)
+	}
+}
+
+func TestRegenerateEmptyAndBad(t *testing.T) {
+	dir := t.TempDir()
+	if err := Regenerate(dir); err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "No records") {
+		t.Errorf("README of an empty directory:\n%s", readme)
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, "broken.json"), []byte(`{"schema": 99}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = Regenerate(dir)
+	if err == nil || !strings.Contains(err.Error(), "broken.json") {
+		t.Errorf("Regenerate with a bad record: error %v, want one naming broken.json", err)
+	}
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rhinet-go/martini/bench"
+)
+
+// TestMain lets the test binary serve as the suite's worker: mpibench
+// starts its own executable with "worker" under mpirun.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "worker" {
+		os.Exit(worker(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func TestFlags(t *testing.T) {
+	var stderr bytes.Buffer
+	o, err := parseSuiteFlags(nil, &stderr)
+	if err != nil {
+		t.Fatalf("defaults: %v\n%s", err, &stderr)
+	}
+	if o.np != 2 || len(o.benchmarks) != 4 || len(o.sizes) != 9 || len(o.variants) != 5 || !o.peer || o.results != "results" {
+		t.Errorf("defaults = %+v", o)
+	}
+	o, err = parseSuiteFlags([]string{"-np", "3", "-bench", "allreduce,bcast", "-compare", "coll,copy", "-sizes", "0-1k", "-peer", "off", "-q"}, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, &stderr)
+	}
+	var names []string
+	for _, v := range o.variants {
+		names = append(names, v.Name)
+	}
+	for _, want := range []string{"default", "no-cma", "coll=allreduce=ring", "coll=bcast=binomial"} {
+		if !strings.Contains(strings.Join(names, ";"), want) {
+			t.Errorf("-compare coll,copy: variants %v lack %s", names, want)
+		}
+	}
+	if o.peer || !o.quiet || len(o.sizes) != 12 {
+		t.Errorf("parsed %+v", o)
+	}
+	for _, v := range o.variants {
+		if strings.HasPrefix(v.Name, "coll=allreduce") && (len(o.benchmarksOf(v)) != 1 || o.benchmarksOf(v)[0] != "Allreduce") {
+			t.Errorf("variant %s measures %v, want Allreduce alone", v.Name, o.benchmarksOf(v))
+		}
+	}
+	for _, bad := range [][]string{
+		{"-np", "1"},               // point-to-point needs 2
+		{"-bench", "PingPang"},     // unknown benchmark
+		{"-sizes", "4-1"},          // backwards range
+		{"-variants", "eager=big"}, // bad variant
+		{"-compare", "speed"},      // unknown group
+		{"-samples", "0"},          //
+		{"-budget", "0s"},          //
+		{"-peer", "maybe"},         //
+		{"extra"},                  // stray argument
+		{"-variants", "rndv=fast"}, //
+		{"-variants", "coll=x=y"},  //
+		{"-variants", "default=1"}, //
+		{"-timeout", "-1s"},        //
+		{"-bench", "Barrier", "-np", "0"},
+	} {
+		stderr.Reset()
+		if _, err := parseSuiteFlags(bad, &stderr); err == nil || stderr.Len() == 0 {
+			t.Errorf("%v: accepted (or no message): %v", bad, err)
+		}
+	}
+}
+
+// TestRunTiny runs the suite end to end at np=2 on two variants, into a
+// temporary results directory, and checks the tables and the record.
+func TestRunTiny(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds mpirun and starts jobs")
+	}
+	dir := t.TempDir()
+	mpirun := filepath.Join(dir, "mpirun")
+	if out, err := exec.Command("go", "build", "-o", mpirun, "github.com/rhinet-go/martini/cmd/mpirun").CombinedOutput(); err != nil {
+		t.Fatalf("building mpirun: %v\n%s", err, out)
+	}
+	results := filepath.Join(dir, "results")
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code := run(ctx, []string{"-np", "2", "-bench", "PingPong,Allreduce,Barrier", "-sizes", "0,8,4k", "-variants", "default;rndv=pull",
+		"-budget", "10ms", "-samples", "2", "-peer", "off", "-mpirun", mpirun, "-results", results}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	out := stdout.String()
+	for _, want := range []string{"# Benchmarking PingPong", "#bytes #repetitions", "t_max[usec]", "| default", "rndv=pull", "Martini (thesis)", "Record: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(results, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("records: %v", files)
+	}
+	rec, err := bench.ReadRecord(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Series) != 6 || rec.Params.NP != 2 || len(rec.Notes) == 0 {
+		t.Fatalf("record: %d series, np %d, notes %v", len(rec.Series), rec.Params.NP, rec.Notes)
+	}
+	for _, s := range rec.Series {
+		want := 3
+		if s.Benchmark == "Barrier" {
+			want = 1
+		}
+		if len(s.Rows) != want {
+			t.Errorf("%s/%s: %d rows, want %d", s.Benchmark, s.Variant, len(s.Rows), want)
+		}
+		for _, r := range s.Rows {
+			if r.T <= 0 || len(r.Samples) != 2 || r.Reps < 1 || (s.Benchmark == "PingPong" && r.Bytes > 0 && r.MBps <= 0) ||
+				(s.Collective() && (r.TMin <= 0 || r.TMin > r.TMax)) {
+				t.Errorf("%s/%s: bad row %+v", s.Benchmark, s.Variant, r)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(results, "README.md")); err != nil {
+		t.Errorf("no README regenerated: %v", err)
+	}
+
+	// Quiet: the tables alone.
+	stdout.Reset()
+	code = run(ctx, []string{"-np", "2", "-bench", "Barrier", "-variants", "default", "-budget", "5ms", "-samples", "1",
+		"-peer", "off", "-mpirun", mpirun, "-results", "", "-q"}, &stdout, &stderr)
+	if code != 0 || strings.Contains(stdout.String(), "# Benchmarking") || !strings.Contains(stdout.String(), "**Barrier**") {
+		t.Errorf("quiet run: exit %d\n%s", code, &stdout)
+	}
+}
+
+// TestRunFails: a job that fails is an error naming the variant.
+func TestRunFails(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-bench", "Barrier", "-variants", "default", "-peer", "off", "-results", "",
+		"-mpirun", "/nonexistent/mpirun"}, &stdout, &stderr)
+	if code == 0 || !strings.Contains(stderr.String(), "variant default") {
+		t.Errorf("exit %d, stderr %q", code, &stderr)
+	}
+}

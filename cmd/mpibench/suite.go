@@ -1,0 +1,370 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rhinet-go/martini/bench"
+)
+
+// Defaults of the short comparison the plain command runs.
+const (
+	defaultBenchmarks = "PingPong,Sendrecv,Barrier,Allreduce"
+	defaultSizes      = "0,8,64,512,4k,32k,256k,1m,4m"
+	defaultVariants   = "default;path=push;path=aotf;rndv=pull;no-cma"
+)
+
+// suiteOptions are the settings of a run of the suite.
+type suiteOptions struct {
+	np         int
+	benchmarks []string
+	sizes      []int
+	variants   []bench.Variant
+	budget     time.Duration
+	samples    int
+	offCache   int // bytes of the off-cache arena, 0 for off
+	peer       bool
+	results    string // directory of the records, "" for none
+	quiet      bool
+	timeout    time.Duration
+	mpirun     string // "" to build it
+}
+
+const suiteUsage = `usage: mpibench [flags]                 measure and print the comparison tables
+       mpibench report [-dir DIR]        rewrite DIR/README.md and DIR/plots from its records
+
+Runs the benchmarks of the Intel MPI Benchmarks (PingPong, PingPing,
+Sendrecv, Exchange, Barrier, Bcast, Reduce, Allreduce, Allgather, Gather,
+Scatter, Alltoall) on this runtime under each variant (a job of its own
+per variant, through mpirun), and on the system MPI when mpicc and mpirun
+are installed; prints IMB-style listings and tables comparing them, and
+writes a JSON record into the results directory.
+
+Flags:
+`
+
+// parseSuiteFlags parses the command line of a run; it returns
+// flag.ErrHelp when help was asked for and errUsage for a bad command
+// line, having written why to stderr.
+func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
+	o := &suiteOptions{}
+	fs := flag.NewFlagSet("mpibench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, suiteUsage)
+		fs.PrintDefaults()
+	}
+	fs.IntVar(&o.np, "np", 2, "number of processes")
+	benchList := fs.String("bench", defaultBenchmarks, "benchmarks, comma-separated, or all")
+	sizeList := fs.String("sizes", defaultSizes, "message sizes in bytes: a list, ranges of powers of two (0-4m), k and m suffixes")
+	variantList := fs.String("variants", defaultVariants, "variants compared, `;`-separated: default, eager=BYTES, rndv=pull|push|split, path=botf|push|aotf, no-cma, no-offload, coll=SELECTION")
+	compare := fs.String("compare", "", "add the variants of comparison `groups`, comma-separated: "+strings.Join(bench.CompareGroups, ", ")+" (with -compare, -variants defaults to default alone)")
+	fs.DurationVar(&o.budget, "budget", 100*time.Millisecond, "time each message size of each benchmark may take")
+	fs.IntVar(&o.samples, "samples", 5, "timed samples per size (the table shows their median)")
+	offCache := fs.Bool("off-cache", false, "use buffers outside the caches (an arena twice the last-level cache)")
+	peer := fs.String("peer", "auto", "measure the system MPI too: auto (when mpicc and mpirun are installed) or off")
+	fs.StringVar(&o.results, "results", "results", "directory of the JSON records and their README (empty: write none)")
+	fs.BoolVar(&o.quiet, "q", false, "quiet: no progress display and no IMB listings, only the comparison tables")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a job that runs longer than this")
+	fs.StringVar(&o.mpirun, "mpirun", "", "this runtime's mpirun (default: built from the module)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, errUsage
+	}
+	bad := func(err error) (*suiteOptions, error) {
+		fmt.Fprintf(stderr, "mpibench: %v\n", err)
+		return nil, errUsage
+	}
+	if fs.NArg() > 0 {
+		return bad(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	var err error
+	if o.benchmarks, err = bench.ParseBenchmarks(*benchList); err != nil {
+		return bad(err)
+	}
+	if o.sizes, err = bench.ParseSizes(*sizeList); err != nil {
+		return bad(err)
+	}
+	if *compare != "" && !isSet(fs, "variants") {
+		*variantList = "default"
+	}
+	if o.variants, err = bench.ParseVariants(*variantList); err != nil {
+		return bad(err)
+	}
+	for _, g := range strings.Split(*compare, ",") {
+		if g = strings.TrimSpace(g); g == "" {
+			continue
+		}
+		vs, err := bench.CompareGroup(g, o.benchmarks)
+		if err != nil {
+			return bad(err)
+		}
+		for _, v := range vs {
+			if !slices.ContainsFunc(o.variants, func(w bench.Variant) bool { return w.Name == v.Name }) {
+				o.variants = append(o.variants, v)
+			}
+		}
+	}
+	switch {
+	case len(o.variants) == 0:
+		return bad(errors.New("no variant to run"))
+	case o.np < 1:
+		return bad(fmt.Errorf("-np %d: need at least 1 process", o.np))
+	case o.np < 2 && slices.ContainsFunc(o.benchmarks, func(b string) bool { return !bench.IsCollective(b) }):
+		return bad(fmt.Errorf("-np %d: point-to-point benchmarks need at least 2 processes", o.np))
+	case o.budget <= 0:
+		return bad(fmt.Errorf("-budget %v: must be positive", o.budget))
+	case o.samples < 1:
+		return bad(fmt.Errorf("-samples %d: need at least 1", o.samples))
+	case o.timeout <= 0:
+		return bad(fmt.Errorf("-timeout %v: must be positive", o.timeout))
+	}
+	switch *peer {
+	case "auto":
+		o.peer = true
+	case "off":
+	default:
+		return bad(fmt.Errorf("-peer %q: want auto or off", *peer))
+	}
+	if *offCache {
+		o.offCache = 2 * bench.ThisMachine().LastLevelCache()
+	}
+	return o, nil
+}
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// benchmarksOf returns the benchmarks of the run that variant v measures.
+func (o *suiteOptions) benchmarksOf(v bench.Variant) []string {
+	if v.Only == nil {
+		return o.benchmarks
+	}
+	return slices.DeleteFunc(slices.Clone(o.benchmarks), func(b string) bool { return !slices.Contains(v.Only, b) })
+}
+
+// steps counts the sizes the run measures over all variants.
+func (o *suiteOptions) steps() int {
+	n := 0
+	for _, v := range o.variants {
+		for _, b := range o.benchmarksOf(v) {
+			for _, s := range o.sizes {
+				if bench.Applies(b, s) {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// runSuite runs every variant, and the system MPI, prints the results and
+// saves the record; it returns the exit status.
+func runSuite(ctx context.Context, o *suiteOptions, stdout, stderr io.Writer) int {
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "mpibench: "+format+"\n", a...) }
+	tmp, err := os.MkdirTemp("", "mpibench-")
+	if err != nil {
+		logf("%v", err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	exe, err := os.Executable()
+	if err != nil {
+		logf("finding this program to start its workers: %v", err)
+		return 1
+	}
+	if o.mpirun == "" {
+		if o.mpirun, err = buildMPIRun(ctx, tmp); err != nil {
+			logf("%v", err)
+			return 1
+		}
+	}
+	rec := &bench.Record{
+		Schema: bench.SchemaVersion, Time: time.Now().UTC().Truncate(time.Second), Machine: bench.ThisMachine(),
+		GoVersion: runtime.Version(), GitRevision: bench.GitRevision("."),
+		Params: bench.Params{NP: o.np, Benchmarks: o.benchmarks, Sizes: o.sizes, Budget: o.budget.Seconds(),
+			Samples: o.samples, OffCache: o.offCache > 0},
+	}
+	var progress *bench.Progress
+	if !o.quiet {
+		progress = bench.NewProgress(stderr, o.steps())
+	}
+	for _, v := range o.variants {
+		rec.Params.Variants = append(rec.Params.Variants, v.Name)
+		series, err := runJob(ctx, o, v, exe, progress, stderr)
+		if err != nil {
+			progress.Done()
+			logf("variant %s: %v", v.Name, err)
+			return 1
+		}
+		rec.Series = append(rec.Series, series...)
+	}
+	progress.Done()
+	if o.peer {
+		series, note := runPeer(ctx, o, tmp)
+		if note != "" {
+			if !o.quiet {
+				fmt.Fprintln(stderr, note)
+			}
+			rec.Notes = append(rec.Notes, note)
+		}
+		rec.Series = append(rec.Series, series...)
+	} else {
+		rec.Notes = append(rec.Notes, "system MPI: not measured (-peer off)")
+	}
+	if ctx.Err() != nil {
+		logf("interrupted")
+		return 130
+	}
+	if err := printRecord(rec, o.quiet, stdout); err != nil {
+		logf("%v", err)
+		return 1
+	}
+	if o.results != "" {
+		path, err := saveRecord(rec, o.results)
+		if err != nil {
+			logf("%v", err)
+			return 1
+		}
+		if !o.quiet {
+			fmt.Fprintf(stdout, "\nRecord: %s (tables and plots of all records: %s)\n", path, filepath.Join(o.results, "README.md"))
+		}
+	}
+	return 0
+}
+
+// buildMPIRun builds this runtime's mpirun into dir.
+func buildMPIRun(ctx context.Context, dir string) (string, error) {
+	path := filepath.Join(dir, "mpirun")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", path, "github.com/rhinet-go/martini/cmd/mpirun")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building mpirun (run mpibench inside the martini module, or pass -mpirun): %v\n%s", err, out)
+	}
+	return path, nil
+}
+
+// runJob runs the job of variant v and returns its series.
+func runJob(ctx context.Context, o *suiteOptions, v bench.Variant, exe string, progress *bench.Progress, stderr io.Writer) ([]bench.Series, error) {
+	benchmarks := o.benchmarksOf(v)
+	if len(benchmarks) == 0 {
+		return nil, nil
+	}
+	args := append([]string{"-np", fmt.Sprint(o.np), "-timeout", o.timeout.String()}, v.Flags...)
+	args = append(append(args, exe), workerArgs(benchmarks, o)...)
+	cmd := exec.CommandContext(ctx, o.mpirun, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) } // mpirun stops its ranks
+	cmd.WaitDelay = 10 * time.Second
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", o.mpirun, err)
+	}
+	var series []bench.Series
+	var parseErr error
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, progressPrefix):
+			progress.Step(v.Name + " " + strings.TrimPrefix(line, progressPrefix) + " B")
+		case strings.HasPrefix(line, seriesPrefix):
+			var s bench.Series
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, seriesPrefix)), &s); err != nil && parseErr == nil {
+				parseErr = fmt.Errorf("reading the worker's results: %w", err)
+			}
+			s.Variant, s.Flags = v.Name, v.Flags
+			series = append(series, s)
+		default:
+			fmt.Fprintln(stderr, line) // the program's own output
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		return nil, fmt.Errorf("mpirun %s: %w", strings.Join(v.Flags, " "), err)
+	}
+	if parseErr != nil {
+		return nil, parseErr
+	}
+	if len(series) != len(benchmarks) {
+		return nil, fmt.Errorf("the job reported %d of %d benchmarks", len(series), len(benchmarks))
+	}
+	return series, nil
+}
+
+// runPeer measures the system MPI, if there is one; note says what
+// happened when it could not.
+func runPeer(ctx context.Context, o *suiteOptions, dir string) ([]bench.Series, string) {
+	p, err := bench.FindPeer()
+	if err != nil {
+		return nil, err.Error()
+	}
+	bin, err := p.Build(ctx, dir)
+	if err != nil {
+		return nil, fmt.Sprintf("system MPI (%s): could not build the C benchmark: %v", p.Version, err)
+	}
+	series, err := p.Run(ctx, bin, o.np, o.benchmarks, o.sizes, o.budget.Seconds(), o.samples, o.offCache)
+	if err != nil {
+		return nil, fmt.Sprintf("system MPI (%s): %v", p.Version, err)
+	}
+	return series, "system MPI: " + p.Version
+}
+
+// printRecord prints the IMB listing of every series (unless quiet) and
+// the comparison table of every benchmark.
+func printRecord(rec *bench.Record, quiet bool, w io.Writer) error {
+	if !quiet {
+		for _, s := range rec.Series {
+			if err := bench.WriteIMB(w, s); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	for _, b := range rec.Params.Benchmarks {
+		if err := bench.WriteComparison(w, rec, b); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// saveRecord writes rec into dir and rewrites dir's README and plots.
+func saveRecord(rec *bench.Record, dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s-np%d.json", rec.Time.Format("20060102T150405Z"), rec.Params.NP))
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	if err := rec.Encode(f); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	return path, bench.Regenerate(dir)
+}

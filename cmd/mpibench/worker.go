@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rhinet-go/martini/bench"
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// Lines the worker's rank 0 writes for the driver.
+const (
+	progressPrefix = "PROGRESS "
+	seriesPrefix   = "SERIES "
+)
+
+// workerArgs returns the command line of a worker measuring benchmarks.
+func workerArgs(benchmarks []string, o *suiteOptions) []string {
+	return []string{"worker", "-bench", strings.Join(benchmarks, ","), "-sizes", bench.FormatSizes(o.sizes),
+		"-budget", o.budget.String(), "-samples", fmt.Sprint(o.samples), "-offcache", fmt.Sprint(o.offCache)}
+}
+
+// worker is one rank of a benchmark job: it measures the benchmarks of
+// its command line and rank 0 writes a SERIES line of JSON for each, and
+// a PROGRESS line before each size, to stdout.
+func worker(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mpibench worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	list := fs.String("bench", "", "benchmarks")
+	sizes := fs.String("sizes", "", "sizes")
+	budget := fs.Duration("budget", 100*time.Millisecond, "time per size")
+	samples := fs.Int("samples", 5, "samples per size")
+	offCache := fs.Int("offcache", 0, "off-cache arena bytes")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "mpibench worker: %v\n", err)
+		return 1
+	}
+	benchmarks, err := bench.ParseBenchmarks(*list)
+	if err != nil {
+		return fail(err)
+	}
+	o := bench.Options{Budget: *budget, Samples: *samples, OffCache: *offCache}
+	if o.Sizes, err = bench.ParseSizes(*sizes); err != nil {
+		return fail(err)
+	}
+	if err := mpi.Init(); err != nil {
+		return fail(err)
+	}
+	w := mpi.World()
+	o.Progress = func(b string, size int) { fmt.Fprintf(stdout, "%s%s %d\n", progressPrefix, b, size) }
+	for _, b := range benchmarks {
+		s, err := bench.Measure(w, b, o)
+		if err != nil {
+			return fail(err)
+		}
+		if w.Rank() == 0 {
+			line, err := json.Marshal(s)
+			if err != nil {
+				return fail(err)
+			}
+			fmt.Fprintf(stdout, "%s%s\n", seriesPrefix, line)
+		}
+	}
+	if err := mpi.Finalize(); err != nil {
+		return fail(err)
+	}
+	if f, ok := stdout.(*os.File); ok {
+		f.Sync()
+	}
+	return 0
+}
