@@ -26,8 +26,12 @@ type Options struct {
 	Progress func(benchmark string, size int)
 }
 
-// maxReps bounds the operations of one sample.
-const maxReps = 1 << 20
+// maxReps bounds the operations of one sample; warmup operations run
+// untimed before the calibration (connections, first touches).
+const (
+	maxReps = 1 << 20
+	warmup  = 2
+)
 
 // ErrTooFewRanks is wrapped by Measure's error for a point-to-point
 // benchmark on a communicator of one process.
@@ -37,9 +41,9 @@ var ErrTooFewRanks = errors.New("bench: point-to-point benchmarks need at least 
 // Intel MPI Benchmarks define it, and returns the Series (its rows are
 // complete on rank 0 only; the other ranks get their own timings).
 //
-// For each size the operation runs first in batches of 1, 2, 4, ...
-// until a batch takes a quarter of a sample's time (warm-up and
-// calibration), which sets the repetitions of a sample; then Samples
+// For each size the operation runs twice untimed (warm-up), then in
+// batches of 1, 2, 4, ... until a batch takes a quarter of a sample's
+// time (calibration), which sets the repetitions of a sample; then Samples
 // samples run, each started by a barrier. A sample's time per operation
 // is rank 0's for point-to-point benchmarks (PingPong: half the round
 // trip) and the slowest rank's for collectives, whose fastest and mean
@@ -260,6 +264,9 @@ func timed(c *mpi.Comm, op func(int) error, reps int) (float64, error) {
 func measureSize(c *mpi.Comm, benchmark string, size int, bufs *buffers, o Options) (Row, error) {
 	op := operation(c, benchmark, size, bufs)
 	target := o.Budget.Seconds() / float64(o.Samples)
+	if _, err := timed(c, op, warmup); err != nil {
+		return Row{}, err
+	}
 	worst := []float64{0}
 	n := 1
 	for {

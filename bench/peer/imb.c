@@ -50,6 +50,7 @@ static const char *const bench_names[NBENCH] = {
 /* PingPong and PingPing run on ranks 0 and 1 only (see run_ops). */
 #define P2P_RANKS 2
 #define MAX_REPS (1L << 20)
+#define WARMUP 2 /* untimed operations before the calibration */
 #define CACHE_LINE 64
 #define TAG 1000
 
@@ -311,8 +312,11 @@ static void measure(int b, int size, const struct opts *o, double *work)
 
 	bufs_init(&bf, b, (size_t)size, o->offcache);
 
-	/* Calibrate, which also warms up: double n until n operations take
-	 * a quarter of the target on the slowest rank. */
+	/* Warm up (connections, first touches) with WARMUP operations, then
+	 * calibrate: double n until n operations take a quarter of the
+	 * target on the slowest rank. */
+	MPI_CHECK(MPI_Barrier(comm));
+	run_ops(b, size, WARMUP, &bf);
 	for (;;) {
 		MPI_CHECK(MPI_Barrier(comm));
 		t0 = MPI_Wtime();
