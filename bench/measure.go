@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/mpi"
 )
 
@@ -47,7 +48,8 @@ var ErrTooFewRanks = errors.New("bench: point-to-point benchmarks need at least 
 // samples run, each started by a barrier. A sample's time per operation
 // is rank 0's for point-to-point benchmarks (PingPong: half the round
 // trip) and the slowest rank's for collectives, whose fastest and mean
-// ranks are recorded too. Row.T is the median sample. Barrier runs for
+// ranks are recorded too. Row.T is the median sample. A size at which a
+// forced collective algorithm does not apply has no row. Barrier runs for
 // size 0 only; Reduce and Allreduce sum float32 elements and skip sizes
 // that are not a multiple of 4.
 func Measure(c *mpi.Comm, benchmark string, o Options) (Series, error) {
@@ -70,6 +72,11 @@ func Measure(c *mpi.Comm, benchmark string, o Options) (Series, error) {
 			o.Progress(benchmark, size)
 		}
 		row, err := measureSize(c, benchmark, size, bufs, o)
+		if errors.Is(err, collectives.ErrAlgorithm) {
+			// A forced algorithm that does not apply at this size (every
+			// process finds so at the same operation): no row.
+			continue
+		}
 		if err != nil {
 			return s, fmt.Errorf("bench: %s, %d bytes: %w", benchmark, size, err)
 		}
