@@ -30,6 +30,8 @@ type Record struct {
 	GitRevision string   `json:"git_revision"`
 	Params      Params   `json:"params"`
 	Series      []Series `json:"series"`
+	// Kernels are runs of NAS Parallel Benchmarks kernels (package npb).
+	Kernels []Kernel `json:"kernels,omitempty"`
 	// Notes say what the run could not do ("system MPI: mpicc not found").
 	Notes []string `json:"notes,omitempty"`
 }
@@ -135,4 +137,18 @@ func ReadRecord(path string) (*Record, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
+}
+
+// Kernel is one run of a kernel of the NAS Parallel Benchmarks, as NPB
+// reports it.
+type Kernel struct {
+	Name       string  `json:"name"`  // EP, IS, CG, MG or FT
+	Class      string  `json:"class"` // S, W, A, B, C
+	Size       string  `json:"size"`
+	Iterations int     `json:"iterations"`
+	NP         int     `json:"np"`
+	Seconds    float64 `json:"seconds"`
+	Mops       float64 `json:"mops_total"`
+	Operation  string  `json:"operation"`
+	Verified   bool    `json:"verified"`
 }

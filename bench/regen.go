@@ -122,6 +122,12 @@ func writeSection(b *bytes.Buffer, dir, name string, rec *Record) error {
 		}
 		fmt.Fprintln(b, strings.Join(images, " "))
 	}
+	if len(rec.Kernels) > 0 {
+		fmt.Fprintf(b, "\n### NAS Parallel Benchmarks\n\n")
+		if err := WriteKernels(b, rec); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -178,6 +184,9 @@ func describeMachine(m Machine) string {
 
 // describeParams writes the settings of a run on one line.
 func describeParams(p Params) string {
+	if p.Samples == 0 {
+		return fmt.Sprintf("np %d", p.NP) // a record of NPB kernels
+	}
 	offCache := "no"
 	if p.OffCache {
 		offCache = "yes"

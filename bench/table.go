@@ -133,7 +133,17 @@ func (c comparison) write(b *bytes.Buffer, series []Series, benchmark string) er
 	align[0] = tw.AlignLeft
 
 	fmt.Fprintf(b, "%s\n\n", c.caption)
-	t := tablewriter.NewTable(b,
+	if err := renderMarkdown(b, header, rows, align); err != nil {
+		return fmt.Errorf("bench: %s table: %w", benchmark, err)
+	}
+	fmt.Fprintln(b)
+	return nil
+}
+
+// renderMarkdown writes a Markdown table with the columns aligned as
+// align says.
+func renderMarkdown(w io.Writer, header []string, rows [][]string, align []tw.Align) error {
+	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewMarkdown()),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
@@ -141,13 +151,9 @@ func (c comparison) write(b *bytes.Buffer, series []Series, benchmark string) er
 	)
 	t.Header(header)
 	if err := t.Bulk(rows); err != nil {
-		return fmt.Errorf("bench: %s table: %w", benchmark, err)
+		return err
 	}
-	if err := t.Render(); err != nil {
-		return fmt.Errorf("bench: %s table: %w", benchmark, err)
-	}
-	fmt.Fprintln(b)
-	return nil
+	return t.Render()
 }
 
 // seriesTitle names a series in a table header or a plot legend.

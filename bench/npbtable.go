@@ -1,0 +1,55 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// NPBReference is the reference NPB3.4-MPI (gfortran/gcc -O3 on Open MPI
+// 4.1.4) on the 2-core reference machine, class A, in Mop/s by kernel and
+// process count (../shared/reference/peers.md).
+var NPBReference = map[string]map[int]float64{
+	"EP": {1: 90, 2: 171},
+	"IS": {1: 280, 2: 508},
+	"CG": {1: 2259, 2: 4835},
+	"MG": {1: 5979, 2: 10952},
+	"FT": {1: 3255, 2: 6392},
+}
+
+// WriteKernels writes the NPB kernel runs of rec as a Markdown table, with
+// the reference NPB3.4-MPI's Mop/s beside class A runs.
+func WriteKernels(w io.Writer, rec *Record) error {
+	if rec == nil || len(rec.Kernels) == 0 {
+		return fmt.Errorf("bench: no NPB kernel runs in the record")
+	}
+	header := []string{"kernel", "class", "np", "size", "iterations", "time [s]", "Mop/s", "Mop/s/process",
+		"verification", "NPB3.4-MPI Mop/s (class A)", "ratio"}
+	var rows [][]string
+	for _, k := range rec.Kernels {
+		verdict := "UNSUCCESSFUL"
+		if k.Verified {
+			verdict = "SUCCESSFUL"
+		}
+		ref, ratio := cellMissing, cellMissing
+		if v, ok := NPBReference[k.Name][k.NP]; ok && k.Class == "A" {
+			ref, ratio = strconv.FormatFloat(v, 'f', 0, 64), fmt.Sprintf("%.2f", k.Mops/v)
+		}
+		rows = append(rows, []string{k.Name, k.Class, strconv.Itoa(k.NP), k.Size, strconv.Itoa(k.Iterations),
+			fmt.Sprintf("%.2f", k.Seconds), fmt.Sprintf("%.1f", k.Mops), fmt.Sprintf("%.1f", k.Mops/float64(max(k.NP, 1))),
+			verdict, ref, ratio})
+	}
+	align := make([]tw.Align, len(header))
+	for i := range align {
+		align[i] = tw.AlignRight
+	}
+	align[0], align[1], align[3], align[8] = tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft
+	fmt.Fprintf(w, "**NAS Parallel Benchmarks**\n\n")
+	if err := renderMarkdown(w, header, rows, align); err != nil {
+		return fmt.Errorf("bench: NPB table: %w", err)
+	}
+	fmt.Fprintln(w)
+	return nil
+}

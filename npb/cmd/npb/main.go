@@ -1,0 +1,120 @@
+// Command npb runs a kernel of the NAS Parallel Benchmarks (Go ports in
+// package npb) as an MPI program: start it through mpirun.
+//
+//	go run ./cmd/mpirun -np 2 ./npb/cmd/npb -class A cg
+//
+// Rank 0 prints NPB's report and writes a JSON record of the run into the
+// results directory, in the benchmark suite's format. The exit status is 0
+// only when the result verifies.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/rhinet-go/martini/bench"
+	"github.com/rhinet-go/martini/mpi"
+	"github.com/rhinet-go/martini/npb"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// Exit statuses.
+const (
+	exitOK         = 0
+	exitFailure    = 1
+	exitUsage      = 2
+	exitUnverified = 3
+)
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("npb", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: mpirun -np N npb [flags] KERNEL\n\nKERNEL is one of %s.\n\nFlags:\n", strings.Join(npb.Kernels(), ", "))
+		fs.PrintDefaults()
+	}
+	classFlag := fs.String("class", "S", "problem class: S, W, A or B")
+	results := fs.String("results", "results", "directory for the JSON record (empty: none)")
+	corrupt := fs.Bool("corrupt", false, "perturb the result before verification (to see UNSUCCESSFUL)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	class, err := npb.ParseClass(*classFlag)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "npb: %v\n", err)
+		return exitFailure
+	}
+	if err := mpi.Init(); err != nil {
+		return fail(err)
+	}
+	w := mpi.World()
+	start := time.Now().UTC().Truncate(time.Second)
+	r, err := npb.Run(w, fs.Arg(0), class, npb.Options{Corrupt: *corrupt})
+	if err != nil {
+		return fail(err)
+	}
+	if err := mpi.Finalize(); err != nil {
+		return fail(err)
+	}
+	if w.Rank() != 0 {
+		return exitOK
+	}
+	fmt.Fprint(stdout, r.Report())
+	if *results != "" {
+		path, err := save(r, start, *results)
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "\n Record: %s\n", path)
+	}
+	if !r.Verified {
+		return exitUnverified
+	}
+	return exitOK
+}
+
+// save writes the record of r into dir and rewrites dir's README.
+func save(r *npb.Result, start time.Time, dir string) (string, error) {
+	rec := &bench.Record{
+		Schema: bench.SchemaVersion, Time: start, Machine: bench.ThisMachine(),
+		GoVersion: runtime.Version(), GitRevision: bench.GitRevision("."),
+		Params: bench.Params{NP: r.NP},
+		Kernels: []bench.Kernel{{Name: r.Kernel, Class: r.Class.String(), Size: r.Size, Iterations: r.Iterations,
+			NP: r.NP, Seconds: r.Seconds, Mops: r.Mops, Operation: r.Operation, Verified: r.Verified}},
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("npb-%s-%s-%v-np%d.json", start.Format("20060102T150405Z"), strings.ToLower(r.Kernel), r.Class, r.NP))
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	if err := rec.Encode(f); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	return path, bench.Regenerate(dir)
+}

@@ -1,0 +1,166 @@
+// Package npb holds Go ports of the kernels of the NAS Parallel
+// Benchmarks 3.4 (MPI version): EP, IS, CG, MG and FT, with NPB's problem
+// generation, its random number generator and its official verification
+// values, over this runtime's mpi package.
+//
+// Run them through mpirun with the npb command:
+//
+//	go run ./cmd/mpirun -np 2 ./npb/cmd/npb -class A cg
+package npb
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// Class is an NPB problem class: 'S', 'W', 'A', 'B' (and 'C' where a
+// kernel has it).
+type Class byte
+
+// String returns the class letter.
+func (c Class) String() string { return string(rune(c)) }
+
+// ParseClass reads a class letter.
+func ParseClass(s string) (Class, error) {
+	if len(s) != 1 || !strings.Contains("SWABC", strings.ToUpper(s)) {
+		return 0, fmt.Errorf("npb: class %q: want S, W, A, B or C", s)
+	}
+	return Class(strings.ToUpper(s)[0]), nil
+}
+
+// Options change how a kernel runs.
+type Options struct {
+	// Corrupt perturbs the kernel's result before verification, to show
+	// that a wrong result is reported UNSUCCESSFUL.
+	Corrupt bool
+}
+
+// Result is what a kernel reports, as NPB's print_results does.
+type Result struct {
+	Kernel     string
+	Class      Class
+	Size       string // the problem size as NPB prints it ("256x256x128")
+	Iterations int
+	NP         int
+	Seconds    float64 // the timed part
+	Mops       float64 // Mop/s in total, by NPB's operation count
+	Operation  string  // what Mop/s counts ("floating point")
+	Verified   bool
+	// Detail is the kernel's verification output: computed and reference
+	// values and the error.
+	Detail string
+}
+
+// Kernel is one NPB kernel.
+type Kernel struct {
+	Name string
+	// Run runs the kernel on every process of c; the Result is complete
+	// on rank 0.
+	Run func(c *mpi.Comm, class Class, o Options) (*Result, error)
+	// Procs reports whether the kernel runs on np processes (NPB: powers
+	// of two for IS, CG, MG and FT; any number for EP).
+	Procs func(np int) bool
+	// Classes are the classes the kernel knows.
+	Classes []Class
+}
+
+var kernels []Kernel
+
+// register adds a kernel; each kernel's file registers itself.
+func register(k Kernel) { kernels = append(kernels, k) }
+
+// Kernels returns the names of the kernels, in NPB's order.
+func Kernels() []string {
+	var names []string
+	for _, n := range []string{"EP", "IS", "CG", "MG", "FT"} {
+		if slices.ContainsFunc(kernels, func(k Kernel) bool { return k.Name == n }) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// ErrUnsupported is wrapped by Run's error for a kernel, class or process
+// count NPB does not define.
+var ErrUnsupported = errors.New("npb: not supported")
+
+// Run runs kernel name (any case) of class on every process of c.
+func Run(c *mpi.Comm, name string, class Class, o Options) (*Result, error) {
+	i := slices.IndexFunc(kernels, func(k Kernel) bool { return strings.EqualFold(k.Name, name) })
+	if i < 0 {
+		return nil, fmt.Errorf("npb: kernel %q: %w (known: %s)", name, ErrUnsupported, strings.Join(Kernels(), ", "))
+	}
+	k := kernels[i]
+	if !slices.Contains(k.Classes, class) {
+		return nil, fmt.Errorf("npb: %s class %v: %w", k.Name, class, ErrUnsupported)
+	}
+	if !k.Procs(c.Size()) {
+		return nil, fmt.Errorf("npb: %s on %d processes: %w (IS, CG, MG and FT need a power of two)", k.Name, c.Size(), ErrUnsupported)
+	}
+	return k.Run(c, class, o)
+}
+
+// PowerOfTwo reports whether n is a power of two.
+func PowerOfTwo(n int) bool { return n > 0 && n&(n-1) == 0 }
+
+// AnyProcs accepts every process count.
+func AnyProcs(n int) bool { return n > 0 }
+
+// Verdict is NPB's verification word.
+func (r *Result) Verdict() string {
+	if r.Verified {
+		return "SUCCESSFUL"
+	}
+	return "UNSUCCESSFUL"
+}
+
+// Report returns the report NPB prints at the end of a run.
+func (r *Result) Report() string {
+	var b strings.Builder
+	line := func(k, v string) { fmt.Fprintf(&b, " %-16s= %24s\n", k, v) }
+	fmt.Fprintf(&b, "\n %s Benchmark Completed.\n", r.Kernel)
+	line("Class", r.Class.String())
+	line("Size", r.Size)
+	line("Iterations", fmt.Sprint(r.Iterations))
+	line("Time in seconds", fmt.Sprintf("%.2f", r.Seconds))
+	line("Total processes", fmt.Sprint(r.NP))
+	line("Mop/s total", fmt.Sprintf("%.2f", r.Mops))
+	line("Mop/s/process", fmt.Sprintf("%.2f", r.Mops/float64(max(r.NP, 1))))
+	line("Operation type", r.Operation)
+	line("Verification", r.Verdict())
+	line("Version", "3.4 (Go port)")
+	if r.Detail != "" {
+		b.WriteString("\n" + r.Detail)
+		if !strings.HasSuffix(r.Detail, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// Mops returns NPB's Mop/s for ops operations in seconds (0 for no time).
+func Mops(ops, seconds float64) float64 {
+	if seconds <= 0 {
+		return 0
+	}
+	return ops / seconds / 1e6
+}
+
+// RelErr returns |got-want|/|want| (|got| when want is 0).
+func RelErr(got, want float64) float64 {
+	d := got - want
+	if d < 0 {
+		d = -d
+	}
+	if want == 0 {
+		return d
+	}
+	if want < 0 {
+		want = -want
+	}
+	return d / want
+}
