@@ -341,6 +341,9 @@ func printRecord(rec *bench.Record, quiet bool, w io.Writer) error {
 		}
 	}
 	for _, b := range rec.Params.Benchmarks {
+		if !slices.ContainsFunc(rec.Series, func(s bench.Series) bool { return s.Benchmark == b }) {
+			continue // no variant measured it
+		}
 		if err := bench.WriteComparison(w, rec, b); err != nil {
 			return err
 		}
