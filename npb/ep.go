@@ -1,0 +1,316 @@
+package npb
+
+// EP, the "embarrassingly parallel" kernel of NPB 3.4 (EP/ep.f90,
+// EP/ep_data.f90, EP/verify.f90): generate 2^(M+1) uniform pseudo-random
+// numbers with NPB's generator, turn the pairs into Gaussian deviates by
+// the Marsaglia polar (acceptance-rejection) method, count them in the
+// square annuli l ≤ max(|X|, |Y|) < l+1 and sum |X| and |Y|.
+//
+// The numbers come in 2^(M-MK) batches of 2·NK = 2^(MK+1) numbers. Batch kk
+// starts at the seed S·AN^kk, AN = A^(2·NK), so every process jumps
+// straight to the batches it owns; the process count changes only the
+// order in which the per-batch sums are added, never the numbers.
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+func init() {
+	register(Kernel{Name: "EP", Run: runEP, Procs: AnyProcs, Classes: []Class{'S', 'W', 'A', 'B'}})
+}
+
+const (
+	// epMK is log2 of the batch size in pairs (ep_data.f90: mk = 16; it
+	// does not change the results).
+	epMK = 16
+	// epNK is the number of pairs in a batch, 2^MK.
+	epNK = 1 << epMK
+	// epNQ is the number of annuli counted (nq).
+	epNQ = 10
+	// epSeed is EP's starting seed s (not the usual Seed of the other
+	// kernels).
+	epSeed = 271828183
+	// epEpsilon is the relative tolerance of verify.f90.
+	epEpsilon = 1e-8
+)
+
+// epClassParams are a class's M (log2 of the number of pairs) and the
+// reference sums and pair count of verify.f90.
+type epClassParams struct {
+	m          int
+	sx, sy, gc float64
+}
+
+// epParams returns the parameters of class, as npbparams.h and verify.f90
+// define them.
+func epParams(class Class) (epClassParams, bool) {
+	switch class {
+	case 'S':
+		return epClassParams{24, 1.051299420395306e+07, 1.051517131857535e+07, 13176389}, true
+	case 'W':
+		return epClassParams{25, 2.102505525182392e+07, 2.103162209578822e+07, 26354769}, true
+	case 'A':
+		return epClassParams{28, 1.682235632304711e+08, 1.682195123368299e+08, 210832767}, true
+	case 'B':
+		return epClassParams{30, 6.728927543423024e+08, 6.728951822504275e+08, 843345606}, true
+	}
+	return epClassParams{}, false
+}
+
+// epShare returns the first batch and the number of batches of rank among
+// np processes sharing nn batches: the first nn mod np ranks take one
+// batch more (ep.f90's np, np_add and k_offset).
+func epShare(nn, np, rank int) (first, count int) {
+	count = nn / np
+	large := nn % np
+	if rank < large {
+		count++
+		return rank * count, count
+	}
+	return large*(count+1) + (rank-large)*count, count
+}
+
+// epSums holds one process's tallies: the annulus counts q(0:nq-1), kept
+// as integers (NPB keeps them in doubles; both are exact), and the sums
+// sx, sy. q has spare room up to 16 annuli so that the index can be masked
+// instead of bounds-checked in the inner loop; a pair never reaches the
+// spare annuli (every uniform number of the generator is an odd multiple
+// of 2^-46, so t = x1²+x2² ≥ 2^-90 and max(|X|, |Y|) < 12).
+type epSums struct {
+	q      [16]int64
+	sx, sy float64
+}
+
+// epChunk is how many accepted pairs go through the staged Gaussian loop
+// at a time; its scratch arrays stay in L1.
+const epChunk = 128
+
+// epWork is one process's scratch space, allocated before the timed part.
+type epWork struct {
+	x          []float64 // the accepted pairs of a batch, x1 x2 x1 x2 …
+	f, s, k, g [epChunk]float64
+}
+
+// epBatches generates batches first … first+count-1 and adds their
+// Gaussian pairs into s (ep.f90, loop 150). It computes exactly what
+// ep.f90 computes, in the same floating-point operations; only the work is
+// arranged differently, for speed:
+//
+//   - the uniform numbers of a batch are generated and paired in one loop
+//     that keeps only the accepted pairs (t ≤ 1), without a branch
+//     (epAccepted, for vranlc and the test of loop 140);
+//   - the accepted pairs then go through loop 140's body in chunks, in
+//     stages over small arrays (log argument reduction and its division,
+//     the rest of log, sqrt and its division, then the tallies), so that
+//     the long dependency chain of one pair overlaps with many others
+//     instead of stalling on divisions;
+//   - log is math.Log's algorithm written out in the loop (epLogReduce,
+//     epLogFinish): the same operations, so bit for bit the same values,
+//     without a call per pair.
+func epBatches(s *epSums, w *epWork, first, count int) {
+	// AN = A^(2·NK) mod 2^46 jumps one batch ahead (ep.f90, loop 100:
+	// MK+1 squarings of A).
+	an := Pow46(A, 2*epNK)
+	q := &s.q
+	sx, sy := s.sx, s.sy
+	for k := first; k < first+count; k++ {
+		// The starting seed of batch k is S·AN^k (ep.f90, loop 120, by
+		// binary powering; exact in integer form).
+		seed := uint64(epSeed) * uint64(Pow46(an, int64(k))) & mod46
+		y := w.x[:epAccepted(w.x, seed)]
+
+		// Loop 140 on the accepted pairs, epChunk at a time.
+		for len(y) > 0 {
+			m := min(len(y)/2, epChunk)
+			p := y[:2*m]
+			f, sd, kd, g := w.f[:m], w.s[:m], w.k[:m], w.g[:m]
+			// Stage 1: log's argument reduction and its division.
+			for j := range f {
+				x1, x2 := p[2*j], p[2*j+1]
+				kd[j], f[j], sd[j] = epLogReduce(x1*x1 + x2*x2)
+			}
+			// Stage 2: the rest of log(t), then sqrt(-2·log(t)/t).
+			for j := range g {
+				x1, x2 := p[2*j], p[2*j+1]
+				t := x1*x1 + x2*x2
+				g[j] = math.Sqrt(-2 * epLogFinish(kd[j], f[j], sd[j]) / t)
+			}
+			// Stage 3: the deviates |X|, |Y|, their annulus and sums, in
+			// the order of the pairs.
+			for j, gj := range g {
+				t3 := math.Abs(p[2*j] * gj)
+				t4 := math.Abs(p[2*j+1] * gj)
+				q[max(int(t3), int(t4))&15]++
+				sx += t3
+				sy += t4
+			}
+			y = y[2*m:]
+		}
+	}
+	s.sx, s.sy = sx, sy
+}
+
+// epAccepted generates the batch of 2·NK uniform numbers that starts after
+// state seed (NPB's vranlc(2·nk, t1, a, x)), forms the pairs
+// x1 = 2·x(2i-1)-1, x2 = 2·x(2i)-1 of ep.f90's loop 140, and stores in x,
+// in order, the pairs with x1²+x2² ≤ 1; it returns how many numbers it
+// stored (twice the number of pairs).
+//
+// The generator runs as in Vranlc but a pair at a time: the second number
+// of pair i+1 is the second of pair i times A², the first is that times A,
+// so the serial chain of multiplications is half as long. A rejected pair
+// is written too, then overwritten: no branch to mispredict.
+func epAccepted(x []float64, seed uint64) int {
+	const a2 = uint64(A) * uint64(A) & mod46
+	x = x[:2*epNK]
+	n := 0
+	u := seed
+	for range epNK {
+		v := u * A & mod46
+		u = u * a2 & mod46
+		x1 := 2*(float64(v)*r46) - 1
+		x2 := 2*(float64(u)*r46) - 1
+		x[n&(2*epNK-1)] = x1
+		x[(n+1)&(2*epNK-1)] = x2
+		d := 0
+		if x1*x1+x2*x2 <= 1 {
+			d = 2
+		}
+		n += d
+	}
+	return n
+}
+
+// The log of math.Log (fdlibm's e_log.c): log(t) = k·ln2 + log(1+f) with
+// 1+f in [√2/2, √2), log(1+f) = f - hfsq + s·(hfsq+R(s²)), s = f/(2+f).
+const (
+	epLn2Hi = 6.93147180369123816490e-01 // 0x3fe62e42fee00000
+	epLn2Lo = 1.90821492927058770002e-10 // 0x3dea39ef35793c76
+	epL1    = 6.666666666666735130e-01   // 0x3FE5555555555593
+	epL2    = 3.999999999940941908e-01   // 0x3FD999999997FA04
+	epL3    = 2.857142874366239149e-01   // 0x3FD2492494229359
+	epL4    = 2.222219843214978396e-01   // 0x3FCC71C51D8E78AF
+	epL5    = 1.818357216161805012e-01   // 0x3FC7466496CB03DE
+	epL6    = 1.531383769920937332e-01   // 0x3FC39A09D078C69F
+	epL7    = 1.479819860511658591e-01   // 0x3FC2F112DF3E5244
+	// epHalfSqrt2 is the bit pattern of √2/2.
+	epHalfSqrt2 = 0x3FE6A09E667F3BCD
+)
+
+// epLogReduce is the first half of math.Log for a normal positive t: t =
+// 2^k·(1+f) with 1+f in [√2/2, √2), and s = f/(2+f). math.Log takes the
+// fraction in [1/2, 1) and doubles it below √2/2; adding 2^52 − the
+// fraction bits of √2/2 to the bits of t makes the same choice without a
+// branch (musl's log does the same).
+func epLogReduce(t float64) (k, f, s float64) {
+	b := math.Float64bits(t) + (0x3FF0000000000000 - epHalfSqrt2)
+	k = float64(int(b>>52) - 0x3FF)
+	f = math.Float64frombits(b&(1<<52-1)+epHalfSqrt2) - 1
+	return k, f, f / (2 + f)
+}
+
+// epLogFinish is the second half of math.Log: log(t) from epLogReduce's k,
+// f, s.
+func epLogFinish(k, f, s float64) float64 {
+	s2 := s * s
+	s4 := s2 * s2
+	r := s2*(epL1+s4*(epL3+s4*(epL5+s4*epL7))) + s4*(epL2+s4*(epL4+s4*epL6))
+	hfsq := 0.5 * f * f
+	return k*epLn2Hi - ((hfsq - (s*(hfsq+r) + k*epLn2Lo)) - f)
+}
+
+// runEP runs EP of class on the processes of c.
+func runEP(c *mpi.Comm, class Class, o Options) (*Result, error) {
+	p, ok := epParams(class)
+	if !ok {
+		return nil, fmt.Errorf("npb: ep: class %v: %w", class, ErrUnsupported)
+	}
+	np, rank := c.Size(), c.Rank()
+	nn := 1 << (p.m - epMK) // number of batches
+	if np > nn {
+		return nil, fmt.Errorf("npb: ep: %d processes for %d batches: %w", np, nn, ErrUnsupported)
+	}
+	first, count := epShare(nn, np, rank)
+
+	// Allocate and touch everything before the timed part, as ep.f90 does
+	// for x.
+	w := &epWork{x: make([]float64, 2*epNK)}
+	for i := range w.x {
+		w.x[i] = -1e99
+	}
+	var s epSums
+	local := make([]float64, epNQ+2)
+	total := make([]float64, epNQ+2)
+
+	if err := c.Barrier(); err != nil {
+		return nil, fmt.Errorf("npb: ep: %w", err)
+	}
+	start := time.Now()
+
+	epBatches(&s, w, first, count)
+
+	// Combine the tallies: ep.f90 does three Allreduces (sx, sy, q); one
+	// of nq+2 numbers gives the same sums.
+	for i, n := range s.q[:epNQ] {
+		local[i] = float64(n)
+	}
+	local[epNQ], local[epNQ+1] = s.sx, s.sy
+	if err := mpi.Allreduce(c, local, total, mpi.Sum); err != nil {
+		return nil, fmt.Errorf("npb: ep: allreduce: %w", err)
+	}
+	q := total[:epNQ]
+	sx, sy := total[epNQ], total[epNQ+1]
+	gc := 0.0
+	for _, v := range q {
+		gc += v
+	}
+	elapsed := []float64{time.Since(start).Seconds()}
+	tm := make([]float64, 1)
+	if err := mpi.Allreduce(c, elapsed, tm, mpi.Max); err != nil {
+		return nil, fmt.Errorf("npb: ep: allreduce: %w", err)
+	}
+
+	if o.Corrupt {
+		sx *= 1 + 1e-6
+	}
+	r := &Result{
+		Kernel:     "EP",
+		Class:      class,
+		Size:       fmt.Sprintf("%.0f", math.Ldexp(1, p.m+1)),
+		Iterations: 0,
+		NP:         np,
+		Seconds:    tm[0],
+		Mops:       Mops(math.Ldexp(1, p.m+1), tm[0]),
+		Operation:  "Random numbers generated",
+	}
+	if rank != 0 {
+		return r, nil
+	}
+
+	// Verification (verify.f90): sx and sy within epsilon, then the
+	// number of pairs gc.
+	sxErr, syErr, gcErr := RelErr(sx, p.sx), RelErr(sy, p.sy), RelErr(gc, p.gc)
+	r.Verified = sxErr <= epEpsilon && syErr <= epEpsilon && gcErr <= epEpsilon
+
+	var b strings.Builder
+	fmt.Fprintf(&b, " EP Benchmark Results:\n\n")
+	fmt.Fprintf(&b, " CPU Time =%10.3f\n", tm[0])
+	fmt.Fprintf(&b, " N = 2^%5d\n", p.m)
+	fmt.Fprintf(&b, " No. Gaussian Pairs =%15.0f\n", gc)
+	fmt.Fprintf(&b, " Sums = %25.15E%25.15E\n", sx, sy)
+	fmt.Fprintf(&b, " Counts:\n")
+	for i, v := range q {
+		fmt.Fprintf(&b, " %3d%15.0f\n", i, v)
+	}
+	fmt.Fprintf(&b, "\n Verification values (epsilon %.1E):\n", epEpsilon)
+	fmt.Fprintf(&b, "   sx: computed %22.15E  reference %22.15E  error %.3E\n", sx, p.sx, sxErr)
+	fmt.Fprintf(&b, "   sy: computed %22.15E  reference %22.15E  error %.3E\n", sy, p.sy, syErr)
+	fmt.Fprintf(&b, "   gc: computed %22.0f  reference %22.0f  error %.3E\n", gc, p.gc, gcErr)
+	r.Detail = b.String()
+	return r, nil
+}
