@@ -1,0 +1,307 @@
+package npb
+
+// MG: the multigrid kernel of NPB 3.4 (MG/mg.f90). A V-cycle multigrid
+// solves the discrete Poisson problem ∇²u = v on a periodic nx×ny×nz grid
+// whose right-hand side v is zero except for ten +1 and ten −1 charges
+// at the positions of the largest and smallest of NPB's random numbers
+// (zran3). Each iteration is one V-cycle (mg3P: restrict the residual
+// down to a 2×2×2 grid with rprj3, smooth there with psinv, then back up
+// with interp, resid and psinv on each level) followed by the residual
+// r = v − A·u on the finest grid; the result is the L2 norm of r after nit
+// iterations (norm2u3). The grid is split into boxes over a 3-D process
+// grid, with halo exchange after every operator (comm3).
+//
+// Files: mg.go (parameters, driver, verification), mg_grid.go
+// (decomposition and halo exchange), mg_kernels.go (the operators),
+// mg_zran3.go (the right-hand side).
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+func init() {
+	register(Kernel{Name: "MG", Run: runMG, Procs: PowerOfTwo, Classes: []Class{'S', 'W', 'A', 'B'}})
+}
+
+// mgEpsilon is mg.f90's verification tolerance on the relative error of
+// the L2 norm.
+const mgEpsilon = 1e-8
+
+// mgParams are a class's parameters (npbparams.h as setparams writes it
+// for MG) and its reference L2 norm (mg.f90's verify_value).
+type mgParams struct {
+	lt     int // log2 of the grid's edge: nx = ny = nz = 2^lt
+	nit    int // iterations
+	verify float64
+}
+
+func mgClassParams(class Class) (mgParams, bool) {
+	switch class {
+	case 'S':
+		return mgParams{lt: 5, nit: 4, verify: 0.5307707005734e-04}, true
+	case 'W':
+		return mgParams{lt: 7, nit: 4, verify: 0.6467329375339e-05}, true
+	case 'A':
+		return mgParams{lt: 8, nit: 4, verify: 0.2433365309069e-05}, true
+	case 'B':
+		return mgParams{lt: 8, nit: 20, verify: 0.1800564401355e-05}, true
+	}
+	return mgParams{}, false
+}
+
+// mgCoefficients returns the operator A's coefficients a and the
+// smoother's c (mg.f90: S(a) for classes S, W, A; S(b) otherwise).
+func mgCoefficients(class Class) (a, c [4]float64) {
+	a = [4]float64{-8.0 / 3.0, 0, 1.0 / 6.0, 1.0 / 12.0}
+	if class == 'S' || class == 'W' || class == 'A' {
+		c = [4]float64{-3.0 / 8.0, +1.0 / 32.0, -1.0 / 64.0, 0}
+	} else {
+		c = [4]float64{-3.0 / 17.0, +1.0 / 33.0, -1.0 / 61.0, 0}
+	}
+	return a, c
+}
+
+// mgState is one process's part of a run: its grids on every level
+// (index 1..lt; NPB keeps them in one array at offsets ir(k)), the
+// right-hand side on the finest level, and the halo exchange with its
+// preallocated buffers.
+type mgState struct {
+	g    mgGrid
+	comm *mgComm
+	u, r [][]float64
+	v    []float64
+	a, c [4]float64
+}
+
+func newMGState(c *mpi.Comm, class Class, p mgParams) (*mgState, error) {
+	g, err := mgSetup(c.Size(), c.Rank(), p.lt)
+	if err != nil {
+		return nil, err
+	}
+	s := &mgState{g: g}
+	s.comm = newMGComm(c, &s.g)
+	s.a, s.c = mgCoefficients(class)
+	s.u = make([][]float64, p.lt+1)
+	s.r = make([][]float64, p.lt+1)
+	for k := 1; k <= p.lt; k++ {
+		n := s.g.lev[k].size()
+		s.u[k] = make([]float64, n)
+		s.r[k] = make([]float64, n)
+	}
+	s.v = make([]float64, s.g.lev[p.lt].size())
+	return s, nil
+}
+
+// resid computes r = v − A·u on level k and exchanges r's ghosts.
+func (s *mgState) resid(k int, u, v, r []float64) error {
+	mgResid(u, v, r, s.g.lev[k].n, &s.a)
+	return s.comm.comm3(r, k)
+}
+
+// psinv smooths u with r on level k and exchanges u's ghosts.
+func (s *mgState) psinv(k int) error {
+	mgPsinv(s.r[k], s.u[k], s.g.lev[k].n, &s.c)
+	return s.comm.comm3(s.u[k], k)
+}
+
+// rprj3 restricts the residual of level k onto level k−1.
+func (s *mgState) rprj3(k int) error {
+	j := k - 1
+	mgRprj3(s.r[k], s.g.lev[k].n, s.r[j], s.g.lev[j].n)
+	return s.comm.comm3(s.r[j], j)
+}
+
+// interp adds the interpolated correction of level k−1 to u on level k.
+func (s *mgState) interp(k int) error {
+	j := k - 1
+	mgInterp(s.u[j], s.g.lev[j].n, s.u[k], s.g.lev[k].n)
+	return s.comm.comm3ex(s.u[k], k)
+}
+
+// mg3P is one V-cycle (mg.f90's mg3P): restriction of the residual down
+// to level 1, an approximate solve there, and prolongation, residual and
+// smoothing on the way back up to the finest level.
+func (s *mgState) mg3P() error {
+	lt := s.g.lt
+	for k := lt; k >= 2; k-- {
+		if err := s.rprj3(k); err != nil {
+			return err
+		}
+	}
+	clear(s.u[1])
+	if err := s.psinv(1); err != nil {
+		return err
+	}
+	for k := 2; k <= lt-1; k++ {
+		clear(s.u[k])
+		if err := s.interp(k); err != nil {
+			return err
+		}
+		if err := s.resid(k, s.u[k], s.r[k], s.r[k]); err != nil {
+			return err
+		}
+		if err := s.psinv(k); err != nil {
+			return err
+		}
+	}
+	if err := s.interp(lt); err != nil {
+		return err
+	}
+	if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
+		return err
+	}
+	return s.psinv(lt)
+}
+
+// norm2u3 returns the L2 norm and the largest magnitude of r on the
+// finest level over all processes (mg.f90's norm2u3).
+func (s *mgState) norm2u3(r []float64) (rnm2, rnmu float64, err error) {
+	l := &s.g.lev[s.g.lt]
+	sum, mx := mgNorm2(r, l.n)
+	in, out := []float64{mx}, []float64{0}
+	if err := mpi.Allreduce(s.comm.c, in, out, mpi.Max); err != nil {
+		return 0, 0, fmt.Errorf("npb: mg: norm2u3: %w", err)
+	}
+	rnmu = out[0]
+	in[0] = sum
+	if err := mpi.Allreduce(s.comm.c, in, out, mpi.Sum); err != nil {
+		return 0, 0, fmt.Errorf("npb: mg: norm2u3: %w", err)
+	}
+	dn := float64(l.ng[0]) * float64(l.ng[1]) * float64(l.ng[2])
+	return math.Sqrt(out[0] / dn), rnmu, nil
+}
+
+// runMG runs MG of class on the processes of c.
+func runMG(c *mpi.Comm, class Class, o Options) (*Result, error) {
+	p, ok := mgClassParams(class)
+	if !ok {
+		return nil, fmt.Errorf("npb: mg: class %v: %w", class, ErrUnsupported)
+	}
+	s, err := newMGState(c, class, p)
+	if err != nil {
+		return nil, err
+	}
+	lt := p.lt
+
+	// Initialisation, untimed: the right-hand side, then one V-cycle for
+	// startup (touching every array), then the right-hand side again
+	// with u = 0, as mg.f90 does.
+	if err := s.zran3(); err != nil {
+		return nil, err
+	}
+	if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
+		return nil, err
+	}
+	if err := s.mg3P(); err != nil {
+		return nil, err
+	}
+	if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
+		return nil, err
+	}
+	clear(s.u[lt])
+	if err := s.zran3(); err != nil {
+		return nil, err
+	}
+
+	// The timed part: the residual, nit V-cycles each followed by the
+	// residual, and the final norm.
+	if err := c.Barrier(); err != nil {
+		return nil, fmt.Errorf("npb: mg: %w", err)
+	}
+	start := time.Now()
+	if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
+		return nil, err
+	}
+	if _, _, err := s.norm2u3(s.r[lt]); err != nil {
+		return nil, err
+	}
+	for range p.nit {
+		if err := s.mg3P(); err != nil {
+			return nil, err
+		}
+		if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
+			return nil, err
+		}
+	}
+	rnm2, _, err := s.norm2u3(s.r[lt])
+	if err != nil {
+		return nil, err
+	}
+	elapsed := []float64{time.Since(start).Seconds()}
+	tmax := []float64{0}
+	if err := mpi.Reduce(c, elapsed, tmax, mpi.Max, 0); err != nil {
+		return nil, fmt.Errorf("npb: mg: %w", err)
+	}
+
+	if o.Corrupt {
+		rnm2 *= 1 + 1e-6
+	}
+	nx := 1 << lt
+	nn := float64(nx) * float64(nx) * float64(nx)
+	r := &Result{
+		Kernel:     "MG",
+		Class:      class,
+		Size:       fmt.Sprintf("%dx%dx%d", nx, nx, nx),
+		Iterations: p.nit,
+		NP:         c.Size(),
+		Seconds:    tmax[0],
+		Mops:       Mops(58*float64(p.nit)*nn, tmax[0]),
+		Operation:  "floating point",
+	}
+	if c.Rank() != 0 {
+		return r, nil
+	}
+
+	// Verification as mg.f90: the relative error of the L2 norm of the
+	// final residual against the class's reference (NaN fails).
+	e := RelErr(rnm2, p.verify)
+	r.Verified = !math.IsNaN(e) && e <= mgEpsilon
+	var b strings.Builder
+	fmt.Fprintf(&b, " Benchmark completed\n")
+	if r.Verified {
+		fmt.Fprintf(&b, " VERIFICATION SUCCESSFUL\n")
+		fmt.Fprintf(&b, " L2 Norm is %s\n", mgFortranE(rnm2))
+		fmt.Fprintf(&b, " Error is   %s\n", mgFortranE(e))
+		fmt.Fprintf(&b, " Reference  %s\n", mgFortranE(p.verify))
+	} else {
+		fmt.Fprintf(&b, " VERIFICATION FAILED\n")
+		fmt.Fprintf(&b, " L2 Norm is             %s\n", mgFortranE(rnm2))
+		fmt.Fprintf(&b, " The correct L2 Norm is %s\n", mgFortranE(p.verify))
+		fmt.Fprintf(&b, " Error is               %s (epsilon %.1E)\n", mgFortranE(e), mgEpsilon)
+	}
+	r.Detail = b.String()
+	return r, nil
+}
+
+// mgFortranE formats x as Fortran's E20.13 edit descriptor does:
+// 0.ddddddddddddd E±ee, right-aligned in 20 characters.
+func mgFortranE(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return fmt.Sprintf("%20v", x)
+	}
+	sign := ""
+	if x < 0 {
+		sign, x = "-", -x
+	}
+	exp := 0
+	digits := strings.Repeat("0", 13)
+	if x != 0 {
+		// d.dddddddddddd E e  ->  0.ddddddddddddd E e+1
+		f := strconv.FormatFloat(x, 'E', 12, 64)
+		mant, ex, _ := strings.Cut(f, "E")
+		digits = strings.Replace(mant, ".", "", 1)
+		exp, _ = strconv.Atoi(ex)
+		exp++
+	}
+	es := "+"
+	if exp < 0 {
+		es, exp = "-", -exp
+	}
+	return fmt.Sprintf("%20s", fmt.Sprintf("%s0.%sE%s%02d", sign, digits, es, exp))
+}

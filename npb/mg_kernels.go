@@ -1,0 +1,332 @@
+package npb
+
+import "math"
+
+// The grid operators of MG (mg.f90's resid, psinv, rprj3, interp and the
+// local part of norm2u3), on one process's part of a level, ghosts
+// included (see mg_grid.go for the layout). They do NPB's floating-point
+// operations in NPB's order, so that the results are NPB's bit for bit
+// (the tests compare them with NPB's loops as written).
+//
+// NPB's loops first fill line temporaries for a whole i1 line (resid's
+// u1 and u2, the sums of the four edge and of the four corner neighbours
+// of each point in the i2, i3 directions; psinv's r1 and r2; rprj3's x1
+// and y1; interp's z1, z2 and z3), then combine them along the line. Here
+// one sweep along the line forms them one point ahead and keeps the
+// values the combination needs in registers: the same sums in the same
+// order, without storing and reloading the temporaries, and nothing to
+// allocate. The lines are subslices of equal length, so that the compiler
+// drops the bounds checks in the sweeps.
+
+// mgResid computes the residual r = v − A·u on the interior of a level of
+// extents n (mg.f90's resid; a(1) = 0 is left out as NPB does). v and r
+// may be the same array. The ghosts of r are left to comm3.
+func mgResid(u, v, r []float64, n [3]int, a *[4]float64) {
+	n1, n2, n3 := n[0], n[1], n[2]
+	if n1 < 3 || n2 < 3 || n3 < 3 {
+		return
+	}
+	s2, s3 := n1, n1*n2
+	m := n1 - 2 // interior points of a line
+	for i3 := 1; i3 < n3-1; i3++ {
+		for i2 := 1; i2 < n2-1; i2++ {
+			o := i2*s2 + i3*s3 // point (0, i2, i3)
+			// NPB's u1 (edge sum) and u2 (corner sum) at i1 = 0 and 1.
+			u1m := u[o-s2] + u[o+s2] + u[o-s3] + u[o+s3]
+			u2m := u[o-s2-s3] + u[o+s2-s3] + u[o-s2+s3] + u[o+s2+s3]
+			u1c := u[o-s2+1] + u[o+s2+1] + u[o-s3+1] + u[o+s3+1]
+			u2c := u[o-s2-s3+1] + u[o+s2-s3+1] + u[o-s2+s3+1] + u[o+s2+s3+1]
+			// The line's interior from i1 = 1, its neighbour lines from
+			// i1 = 2 (one ahead).
+			mgResidLine(r[o+1:][:m], v[o+1:][:m], u[o+1:][:m],
+				u[o-s2+2:][:m], u[o+s2+2:][:m], // (i2∓1, i3)
+				u[o-s3+2:][:m], u[o+s3+2:][:m], // (i2, i3∓1)
+				u[o-s2-s3+2:][:m], u[o+s2-s3+2:][:m], // (i2∓1, i3−1)
+				u[o-s2+s3+2:][:m], u[o+s2+s3+2:][:m], // (i2∓1, i3+1)
+				u1m, u1c, u2m, u2c, a)
+		}
+	}
+}
+
+// mgResidLine is resid's sweep along one line: rc, vc, uc are the line's
+// interior points of r, v, u; the other slices are the neighbour lines
+// one point ahead; u1m, u1c, u2m, u2c are NPB's u1 and u2 at the points
+// before and at the first interior point.
+//
+// NPB fills u1(i1) and u2(i1) for the whole line first, then combines
+// u1(i1±1), u2(i1) and u2(i1±1); this sweep forms u1 and u2 at i1+1 and
+// keeps the last three of each in registers: the same sums in the same
+// order, without the stores and reloads. It is a function of its own so
+// that the register allocator sees only the sweep (inlined into
+// mgResid, it spills).
+//
+//go:noinline
+func mgResidLine(rc, vc, uc, ub, uf, ud, uu, ubd, ufd, ubu, ufu []float64, u1m, u1c, u2m, u2c float64, a *[4]float64) {
+	a0, a2, a3 := a[0], a[2], a[3]
+	// Equal lengths let the compiler drop the bounds checks.
+	vc, uc = vc[:len(rc)], uc[:len(rc)]
+	ub, uf, ud, uu = ub[:len(rc)], uf[:len(rc)], ud[:len(rc)], uu[:len(rc)]
+	ubd, ufd, ubu, ufu = ubd[:len(rc)], ufd[:len(rc)], ubu[:len(rc)], ufu[:len(rc)]
+	for i := range rc {
+		u1p := ub[i] + uf[i] + ud[i] + uu[i]
+		u2p := ubd[i] + ufd[i] + ubu[i] + ufu[i]
+		rc[i] = vc[i] - a0*uc[i] -
+			a2*(u2c+u1m+u1p) -
+			a3*(u2m+u2p)
+		u1m, u1c = u1c, u1p
+		u2m, u2c = u2c, u2p
+	}
+}
+
+// mgPsinv applies the smoother u = u + C·r on the interior of a level
+// (mg.f90's psinv; c(3) = 0 is left out as NPB does). The ghosts of u are
+// left to comm3.
+func mgPsinv(r, u []float64, n [3]int, c *[4]float64) {
+	n1, n2, n3 := n[0], n[1], n[2]
+	if n1 < 3 || n2 < 3 || n3 < 3 {
+		return
+	}
+	s2, s3 := n1, n1*n2
+	m := n1 - 2
+	for i3 := 1; i3 < n3-1; i3++ {
+		for i2 := 1; i2 < n2-1; i2++ {
+			o := i2*s2 + i3*s3
+			// NPB's r1 (edge sum) at i1 = 0 and 1.
+			r1m := r[o-s2] + r[o+s2] + r[o-s3] + r[o+s3]
+			r1c := r[o-s2+1] + r[o+s2+1] + r[o-s3+1] + r[o+s3+1]
+			// u's interior from i1 = 1; r and its edge neighbours from
+			// i1 = 2 (one ahead), its corner neighbours from i1 = 1.
+			mgPsinvLine(u[o+1:][:m], r[o+2:][:m],
+				r[o-s2+2:][:m], r[o+s2+2:][:m], // (i2∓1, i3)
+				r[o-s3+2:][:m], r[o+s3+2:][:m], // (i2, i3∓1)
+				r[o-s2-s3+1:][:m], r[o+s2-s3+1:][:m], // (i2∓1, i3−1)
+				r[o-s2+s3+1:][:m], r[o+s2+s3+1:][:m], // (i2∓1, i3+1)
+				r1m, r1c, r[o], r[o+1], c)
+		}
+	}
+}
+
+// mgPsinvLine is psinv's sweep along one line, as mgResidLine is resid's:
+// NPB's r1 (edge sum) is formed one point ahead and kept with r itself
+// for i1−1, i1, i1+1 in registers; r2 (corner sum) is needed at i1 only.
+//
+//go:noinline
+func mgPsinvLine(uc, rn, rb, rf, rd, ru, rbd, rfd, rbu, rfu []float64, r1m, r1c, rm, rc float64, c *[4]float64) {
+	c0, c1, c2 := c[0], c[1], c[2]
+	rn = rn[:len(uc)]
+	rb, rf, rd, ru = rb[:len(uc)], rf[:len(uc)], rd[:len(uc)], ru[:len(uc)]
+	rbd, rfd, rbu, rfu = rbd[:len(uc)], rfd[:len(uc)], rbu[:len(uc)], rfu[:len(uc)]
+	for i := range uc {
+		r1p := rb[i] + rf[i] + rd[i] + ru[i]
+		r2c := rbd[i] + rfd[i] + rbu[i] + rfu[i]
+		rp := rn[i]
+		uc[i] = uc[i] + c0*rc +
+			c1*(rm+rp+r1c) +
+			c2*(r2c+r1m+r1p)
+		r1m, r1c = r1c, r1p
+		rm, rc = rc, rp
+	}
+}
+
+// mgRprj3 restricts r of the fine level (extents nk) onto s of the
+// coarse level (extents nj) by trilinear finite-element projection,
+// s = P·r (mg.f90's rprj3). A fine extent of 3 (one interior point) maps
+// the coarse points one step further, as NPB's d1, d2, d3 do. The ghosts
+// of s are left to comm3.
+//
+// NPB first fills x1 (edge sum) and y1 (corner sum) at the fine points
+// between the coarse ones, then combines them for each coarse point; here
+// the sweep forms them at i1+1 and carries them to the next coarse point
+// as its values at i1−1, with the same sums in the same order.
+func mgRprj3(r []float64, nk [3]int, s []float64, nj [3]int) {
+	// NPB's d: 2 when the fine extent is 3, else 1. The fine point under
+	// coarse point j (NPB's 1-based indices) is 2j−d; 0-based, coarse jj
+	// = j−1 lies over fine 2·jj + 1 − d.
+	var d [3]int
+	for ax := range 3 {
+		d[ax] = 1
+		if nk[ax] == 3 {
+			d[ax] = 2
+		}
+	}
+	m1, m2 := nk[0], nk[1]
+	s2, s3 := m1, m1*m2
+	for j3 := 1; j3 < nj[2]-1; j3++ {
+		i3 := 2*j3 + 1 - d[2]
+		for j2 := 1; j2 < nj[1]-1; j2++ {
+			i2 := 2*j2 + 1 - d[1]
+			o := i2*s2 + i3*s3
+			rb := r[o-s2:][:m1]     // (i2−1, i3)
+			rf := r[o+s2:][:m1]     // (i2+1, i3)
+			rd := r[o-s3:][:m1]     // (i2, i3−1)
+			ru := r[o+s3:][:m1]     // (i2, i3+1)
+			rbd := r[o-s2-s3:][:m1] // (i2−1, i3−1)
+			rbu := r[o-s2+s3:][:m1] // (i2−1, i3+1)
+			rfd := r[o+s2-s3:][:m1] // (i2+1, i3−1)
+			rfu := r[o+s2+s3:][:m1] // (i2+1, i3+1)
+			rc := r[o:][:m1]
+			sc := s[nj[0]*(j2+nj[1]*j3):][:nj[0]]
+			// x1, y1 and r at fine i1−1 of the first coarse point.
+			i := 2 - d[0]
+			x1m := rb[i] + rf[i] + rd[i] + ru[i]
+			y1m := rbd[i] + rbu[i] + rfd[i] + rfu[i]
+			rm := rc[i]
+			for j1 := 1; j1 < nj[0]-1; j1++ {
+				i1 := 2*j1 + 1 - d[0]
+				y2 := rbd[i1] + rbu[i1] + rfd[i1] + rfu[i1]
+				x2 := rb[i1] + rf[i1] + rd[i1] + ru[i1]
+				ip := i1 + 1
+				x1p := rb[ip] + rf[ip] + rd[ip] + ru[ip]
+				y1p := rbd[ip] + rbu[ip] + rfd[ip] + rfu[ip]
+				rp := rc[ip]
+				sc[j1] = 0.5*rc[i1] +
+					0.25*(rm+rp+x2) +
+					0.125*(x1m+x1p+y2) +
+					0.0625*(y1m+y1p)
+				x1m, y1m, rm = x1p, y1p, rp
+			}
+		}
+	}
+}
+
+// mgInterp adds the trilinear interpolation of the coarse-level
+// correction z (extents nz) to the fine-level u (extents nu), u = u + Q·z
+// (mg.f90's interp). It writes the ghosts of u too, from the ghosts of z.
+// A fine extent of 3 takes NPB's general form with the offsets d and t.
+func mgInterp(z []float64, nz [3]int, u []float64, nu [3]int) {
+	mm1, mm2, mm3 := nz[0], nz[1], nz[2]
+	n1, n2 := nu[0], nu[1]
+	zs2, zs3 := mm1, mm1*mm2
+	us2, us3 := n1, n1*n2
+	if nu[0] != 3 && nu[1] != 3 && nu[2] != 3 {
+		// NPB fills the line temporaries z1 = z(i2+1)+z, z2 = z(i3+1)+z
+		// and z3 = z(i2+1, i3+1)+z(i3+1)+z1 for a coarse line, then adds
+		// to the four fine lines (2·i2+{0,1}, 2·i3+{0,1}) in four loops.
+		// Here one sweep forms z1, z2, z3 at i1+1 and keeps those at i1
+		// in registers: the same sums and updates, in one pass.
+		m := mm1 - 1
+		for i3 := 0; i3 < mm3-1; i3++ {
+			for i2 := 0; i2 < mm2-1; i2++ {
+				o := i2*zs2 + i3*zs3
+				zc := z[o:][:mm1]          // (i2, i3)
+				zf := z[o+zs2:][:mm1]      // (i2+1, i3)
+				zu := z[o+zs3:][:mm1]      // (i2, i3+1)
+				zfu := z[o+zs2+zs3:][:mm1] // (i2+1, i3+1)
+				uo := 2*i2*us2 + 2*i3*us3
+				u00 := u[uo:][:2*m]         // (2·i2, 2·i3)
+				u10 := u[uo+us2:][:2*m]     // (2·i2+1, 2·i3)
+				u01 := u[uo+us3:][:2*m]     // (2·i2, 2·i3+1)
+				u11 := u[uo+us2+us3:][:2*m] // (2·i2+1, 2·i3+1)
+				z0 := zc[0]
+				z1 := zf[0] + z0
+				z2 := zu[0] + z0
+				z3 := zfu[0] + zu[0] + z1
+				zc, zf, zu, zfu = zc[1:][:m], zf[1:][:m], zu[1:][:m], zfu[1:][:m]
+				for i := range zc {
+					// z0..z3 are at coarse i1 = i, zn..z3n at i1 = i+1.
+					zn := zc[i]
+					z1n := zf[i] + zn
+					z2n := zu[i] + zn
+					z3n := zfu[i] + zu[i] + z1n
+					j := 2 * i
+					p := u00[j : j+2 : j+2]
+					p[0] += z0
+					p[1] += 0.5 * (zn + z0)
+					p = u10[j : j+2 : j+2]
+					p[0] += 0.5 * z1
+					p[1] += 0.25 * (z1 + z1n)
+					p = u01[j : j+2 : j+2]
+					p[0] += 0.5 * z2
+					p[1] += 0.25 * (z2 + z2n)
+					p = u11[j : j+2 : j+2]
+					p[0] += 0.25 * z3
+					p[1] += 0.125 * (z3 + z3n)
+					z0, z1, z2, z3 = zn, z1n, z2n, z3n
+				}
+			}
+		}
+		return
+	}
+
+	// The general form, for fine levels with a single interior point on
+	// some axis. With NPB's 1-based indices: d = 2, t = 1 on an axis of
+	// extent 3, else d = 1, t = 0; fine point 2i−d gets the coarse point
+	// i, fine point 2i−t the mean of i and i+1.
+	var d, t [3]int
+	for ax := range 3 {
+		d[ax], t[ax] = 1, 0
+		if nu[ax] == 3 {
+			d[ax], t[ax] = 2, 1
+		}
+	}
+	// zi and ui index z and u with NPB's 1-based indices.
+	zi := func(i1, i2, i3 int) int { return (i1 - 1) + mm1*((i2-1)+mm2*(i3-1)) }
+	ui := func(i1, i2, i3 int) int { return (i1 - 1) + n1*((i2-1)+n2*(i3-1)) }
+	for i3 := d[2]; i3 <= mm3-1; i3++ {
+		for i2 := d[1]; i2 <= mm2-1; i2++ {
+			for i1 := d[0]; i1 <= mm1-1; i1++ {
+				u[ui(2*i1-d[0], 2*i2-d[1], 2*i3-d[2])] += z[zi(i1, i2, i3)]
+			}
+			for i1 := 1; i1 <= mm1-1; i1++ {
+				u[ui(2*i1-t[0], 2*i2-d[1], 2*i3-d[2])] +=
+					0.5 * (z[zi(i1+1, i2, i3)] + z[zi(i1, i2, i3)])
+			}
+		}
+		for i2 := 1; i2 <= mm2-1; i2++ {
+			for i1 := d[0]; i1 <= mm1-1; i1++ {
+				u[ui(2*i1-d[0], 2*i2-t[1], 2*i3-d[2])] +=
+					0.5 * (z[zi(i1, i2+1, i3)] + z[zi(i1, i2, i3)])
+			}
+			for i1 := 1; i1 <= mm1-1; i1++ {
+				u[ui(2*i1-t[0], 2*i2-t[1], 2*i3-d[2])] +=
+					0.25 * (z[zi(i1+1, i2+1, i3)] + z[zi(i1+1, i2, i3)] +
+						z[zi(i1, i2+1, i3)] + z[zi(i1, i2, i3)])
+			}
+		}
+	}
+	for i3 := 1; i3 <= mm3-1; i3++ {
+		for i2 := d[1]; i2 <= mm2-1; i2++ {
+			for i1 := d[0]; i1 <= mm1-1; i1++ {
+				u[ui(2*i1-d[0], 2*i2-d[1], 2*i3-t[2])] +=
+					0.5 * (z[zi(i1, i2, i3+1)] + z[zi(i1, i2, i3)])
+			}
+			for i1 := 1; i1 <= mm1-1; i1++ {
+				u[ui(2*i1-t[0], 2*i2-d[1], 2*i3-t[2])] +=
+					0.25 * (z[zi(i1+1, i2, i3+1)] + z[zi(i1, i2, i3+1)] +
+						z[zi(i1+1, i2, i3)] + z[zi(i1, i2, i3)])
+			}
+		}
+		for i2 := 1; i2 <= mm2-1; i2++ {
+			for i1 := d[0]; i1 <= mm1-1; i1++ {
+				u[ui(2*i1-d[0], 2*i2-t[1], 2*i3-t[2])] +=
+					0.25 * (z[zi(i1, i2+1, i3+1)] + z[zi(i1, i2, i3+1)] +
+						z[zi(i1, i2+1, i3)] + z[zi(i1, i2, i3)])
+			}
+			for i1 := 1; i1 <= mm1-1; i1++ {
+				u[ui(2*i1-t[0], 2*i2-t[1], 2*i3-t[2])] +=
+					0.125 * (z[zi(i1+1, i2+1, i3+1)] + z[zi(i1+1, i2, i3+1)] +
+						z[zi(i1, i2+1, i3+1)] + z[zi(i1, i2, i3+1)] +
+						z[zi(i1+1, i2+1, i3)] + z[zi(i1+1, i2, i3)] +
+						z[zi(i1, i2+1, i3)] + z[zi(i1, i2, i3)])
+			}
+		}
+	}
+}
+
+// mgNorm2 returns the local parts of norm2u3: the sum of squares and the
+// largest magnitude over the interior of a level, summed in NPB's order.
+func mgNorm2(r []float64, n [3]int) (s, rnmu float64) {
+	n1, n2, n3 := n[0], n[1], n[2]
+	for i3 := 1; i3 < n3-1; i3++ {
+		for i2 := 1; i2 < n2-1; i2++ {
+			o := n1 * (i2 + n2*i3)
+			for _, x := range r[o+1 : o+n1-1] {
+				s += x * x
+				if a := math.Abs(x); a > rnmu {
+					rnmu = a
+				}
+			}
+		}
+	}
+	return s, rnmu
+}
