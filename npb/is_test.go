@@ -1,0 +1,104 @@
+package npb
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestIS(t *testing.T) {
+	checkKernel(t, "IS", 'S', 1, 2, 4)
+}
+
+// TestISFindMySeed checks find_my_seed's jump against stepping the
+// generator: process kn's seed is the state after kn·nn/np steps.
+func TestISFindMySeed(t *testing.T) {
+	const nn = 4 << 16
+	for _, np := range []int{1, 2, 4, 8} {
+		for kn := range np {
+			x := float64(Seed)
+			for range kn * (nn / np) {
+				Randlc(&x, A)
+			}
+			if got := isFindMySeed(kn, np, nn, Seed, A); got != x {
+				t.Errorf("np=%d kn=%d: seed %v, want %v", np, kn, got, x)
+			}
+		}
+	}
+}
+
+// TestISCreateSeq checks that the processes' shares of the keys put
+// together are the keys of one process, that the keys are in range, and
+// that they agree with create_seq written with Randlc.
+func TestISCreateSeq(t *testing.T) {
+	p, _ := isParams('S')
+	total, maxKey := 1<<p.totalKeysLog2, 1<<p.maxKeyLog2
+	one := make([]int32, total)
+	isCreateSeq(one, isFindMySeed(0, 1, 4*int64(total), Seed, A), maxKey)
+
+	x := float64(Seed)
+	for i := range 1000 {
+		r := Randlc(&x, A)
+		r += Randlc(&x, A)
+		r += Randlc(&x, A)
+		r += Randlc(&x, A)
+		if want := int32(float64(maxKey/4) * r); one[i] != want {
+			t.Fatalf("key %d = %d, want %d", i, one[i], want)
+		}
+	}
+	for i, k := range one {
+		if k < 0 || int(k) >= maxKey {
+			t.Fatalf("key %d = %d out of [0, %d)", i, k, maxKey)
+		}
+	}
+	for _, np := range []int{2, 4} {
+		n := total / np
+		var joined []int32
+		for kn := range np {
+			part := make([]int32, n)
+			isCreateSeq(part, isFindMySeed(kn, np, 4*int64(total), Seed, A), maxKey)
+			joined = append(joined, part...)
+		}
+		if !slices.Equal(joined, one) {
+			t.Errorf("np=%d: shares differ from the keys of one process", np)
+		}
+	}
+}
+
+// TestISTestRank checks the per-class shifts of the expected test-key
+// ranks at a few iterations.
+func TestISTestRank(t *testing.T) {
+	for _, c := range []struct {
+		class     Class
+		i, it     int
+		base, out int64
+	}{
+		{'S', 0, 3, 0, 3}, {'S', 3, 3, 64917, 64914},
+		{'W', 1, 1, 11698, 11697}, {'W', 2, 1, 1039987, 1039986},
+		{'A', 2, 1, 123928, 123928}, {'A', 4, 10, 8388264, 8388255},
+		{'B', 4, 2, 99, 101}, {'B', 0, 2, 33422937, 33422935},
+	} {
+		if got := isTestRank(c.class, c.base, c.i, c.it); got != c.out {
+			t.Errorf("class %v key %d iteration %d: %d, want %d", c.class, c.i, c.it, got, c.out)
+		}
+	}
+}
+
+// TestISBucketCount checks the interleaved bucket count against a plain
+// one, for lengths that are and are not multiples of four.
+func TestISBucketCount(t *testing.T) {
+	const shift = 9
+	keys := make([]int32, 4099)
+	isCreateSeq(keys, Seed, 1<<19)
+	counts := new([isMaxBuckets]int32)
+	partial := new([4][isMaxBuckets]int32)
+	for _, n := range []int{0, 1, 3, 4, 4096, 4099} {
+		var want [isMaxBuckets]int32
+		for _, k := range keys[:n] {
+			want[k>>shift]++
+		}
+		isBucketCount(counts, partial, keys[:n], shift)
+		if *counts != want {
+			t.Errorf("%d keys: counts differ", n)
+		}
+	}
+}
