@@ -62,6 +62,18 @@ func Regenerate(dir string) error {
 			return fmt.Errorf("bench: regenerate: %w", err)
 		}
 	}
+	// Every NPB kernel run of the directory in one table first, so that
+	// they read side by side (each record holds one run).
+	var all Record
+	for _, f := range files {
+		all.Kernels = append(all.Kernels, f.rec.Kernels...)
+	}
+	if len(all.Kernels) > 1 {
+		fmt.Fprintf(&b, "\n## NAS Parallel Benchmarks: every run\n\n")
+		if err := WriteKernels(&b, &all); err != nil {
+			return fmt.Errorf("bench: regenerate: %w", err)
+		}
+	}
 	for _, f := range files {
 		fmt.Fprintln(&b)
 		if err := writeSection(&b, dir, f.name, f.rec); err != nil {
