@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -123,6 +124,28 @@ func Decode(rd io.Reader) (*Record, error) {
 		return nil, fmt.Errorf("bench: record schema %d, this program reads %d", r.Schema, SchemaVersion)
 	}
 	return &r, nil
+}
+
+// Save writes r into dir (created if need be) as name.json and rewrites
+// dir's README and plots from all its records (Regenerate). It returns the
+// record's path.
+func (r *Record) Save(dir, name string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("bench: save record: %w", err)
+	}
+	path := filepath.Join(dir, name+".json")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", fmt.Errorf("bench: save record: %w", err)
+	}
+	if err := r.Encode(f); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("bench: save record: %w", err)
+	}
+	return path, Regenerate(dir)
 }
 
 // ReadRecord reads the Record in the file at path.

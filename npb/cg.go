@@ -491,7 +491,7 @@ func runCG(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	var b strings.Builder
 	b.WriteString("   iteration           ||r||                 zeta\n")
 	for it := range pr.niter {
-		fmt.Fprintf(&b, "    %5d      %s%20.13f\n", it+1, cgFortranE(rnorms[it], 14, 21), zetas[it])
+		fmt.Fprintf(&b, "    %5d      %s%20.13f\n", it+1, fortranE(rnorms[it], 14, 21), zetas[it])
 	}
 	res.Verified = cgVerify(&b, zeta, pr.zeta)
 	res.Detail = b.String()
@@ -505,39 +505,13 @@ func cgVerify(b *strings.Builder, zeta, want float64) bool {
 	ok := err <= cgEpsilon // false for NaN
 	if ok {
 		b.WriteString(" VERIFICATION SUCCESSFUL\n")
-		fmt.Fprintf(b, " Zeta is    %s\n", cgFortranE(zeta, 13, 20))
-		fmt.Fprintf(b, " Error is   %s\n", cgFortranE(err, 13, 20))
+		fmt.Fprintf(b, " Zeta is    %s\n", fortranE(zeta, 13, 20))
+		fmt.Fprintf(b, " Error is   %s\n", fortranE(err, 13, 20))
 	} else {
 		b.WriteString(" VERIFICATION FAILED\n")
-		fmt.Fprintf(b, " Zeta                %s\n", cgFortranE(zeta, 13, 20))
-		fmt.Fprintf(b, " The correct zeta is %s\n", cgFortranE(want, 13, 20))
-		fmt.Fprintf(b, " Error is            %s\n", cgFortranE(err, 13, 20))
+		fmt.Fprintf(b, " Zeta                %s\n", fortranE(zeta, 13, 20))
+		fmt.Fprintf(b, " The correct zeta is %s\n", fortranE(want, 13, 20))
+		fmt.Fprintf(b, " Error is            %s\n", fortranE(err, 13, 20))
 	}
 	return ok
-}
-
-// cgFortranE formats v as Fortran's Ew.d edit descriptor does
-// (0.ddddE+xx, right-aligned in width w).
-func cgFortranE(v float64, d, w int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Sprintf("%*v", w, v)
-	}
-	sign := ""
-	if v < 0 {
-		sign, v = "-", -v
-	}
-	exp := 0
-	digits := strings.Repeat("0", d)
-	if v != 0 {
-		s := strconv.FormatFloat(v, 'e', d-1, 64) // d.ddde±xx
-		mant, e, _ := strings.Cut(s, "e")
-		digits = strings.Replace(mant, ".", "", 1)
-		exp, _ = strconv.Atoi(e)
-		exp++
-	}
-	es := "+"
-	if exp < 0 {
-		es, exp = "-", -exp
-	}
-	return fmt.Sprintf("%*s", w, fmt.Sprintf("%s0.%sE%s%02d", sign, digits, es, exp))
 }

@@ -165,8 +165,8 @@ func TestCGFortranE(t *testing.T) {
 		{0, " 0.0000000000000E+00"},
 		{-2.5, "-0.2500000000000E+01"},
 	} {
-		if got := cgFortranE(c.v, 13, 20); got != c.want {
-			t.Errorf("cgFortranE(%v) = %q, want %q", c.v, got, c.want)
+		if got := fortranE(c.v, 13, 20); got != c.want {
+			t.Errorf("fortranE(%v) = %q, want %q", c.v, got, c.want)
 		}
 	}
 }

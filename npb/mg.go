@@ -18,7 +18,6 @@ package npb
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -266,42 +265,15 @@ func runMG(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	fmt.Fprintf(&b, " Benchmark completed\n")
 	if r.Verified {
 		fmt.Fprintf(&b, " VERIFICATION SUCCESSFUL\n")
-		fmt.Fprintf(&b, " L2 Norm is %s\n", mgFortranE(rnm2))
-		fmt.Fprintf(&b, " Error is   %s\n", mgFortranE(e))
-		fmt.Fprintf(&b, " Reference  %s\n", mgFortranE(p.verify))
+		fmt.Fprintf(&b, " L2 Norm is %s\n", fortranE(rnm2, 13, 20))
+		fmt.Fprintf(&b, " Error is   %s\n", fortranE(e, 13, 20))
+		fmt.Fprintf(&b, " Reference  %s\n", fortranE(p.verify, 13, 20))
 	} else {
 		fmt.Fprintf(&b, " VERIFICATION FAILED\n")
-		fmt.Fprintf(&b, " L2 Norm is             %s\n", mgFortranE(rnm2))
-		fmt.Fprintf(&b, " The correct L2 Norm is %s\n", mgFortranE(p.verify))
-		fmt.Fprintf(&b, " Error is               %s (epsilon %.1E)\n", mgFortranE(e), mgEpsilon)
+		fmt.Fprintf(&b, " L2 Norm is             %s\n", fortranE(rnm2, 13, 20))
+		fmt.Fprintf(&b, " The correct L2 Norm is %s\n", fortranE(p.verify, 13, 20))
+		fmt.Fprintf(&b, " Error is               %s (epsilon %.1E)\n", fortranE(e, 13, 20), mgEpsilon)
 	}
 	r.Detail = b.String()
 	return r, nil
-}
-
-// mgFortranE formats x as Fortran's E20.13 edit descriptor does:
-// 0.ddddddddddddd E±ee, right-aligned in 20 characters.
-func mgFortranE(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return fmt.Sprintf("%20v", x)
-	}
-	sign := ""
-	if x < 0 {
-		sign, x = "-", -x
-	}
-	exp := 0
-	digits := strings.Repeat("0", 13)
-	if x != 0 {
-		// d.dddddddddddd E e  ->  0.ddddddddddddd E e+1
-		f := strconv.FormatFloat(x, 'E', 12, 64)
-		mant, ex, _ := strings.Cut(f, "E")
-		digits = strings.Replace(mant, ".", "", 1)
-		exp, _ = strconv.Atoi(ex)
-		exp++
-	}
-	es := "+"
-	if exp < 0 {
-		es, exp = "-", -exp
-	}
-	return fmt.Sprintf("%20s", fmt.Sprintf("%s0.%sE%s%02d", sign, digits, es, exp))
 }

@@ -164,37 +164,35 @@ func mgSlab(u []float64, n *[3]int, b mgBox) []float64 {
 // mgPack copies box b of u into buf in i1-fastest order and returns the
 // filled part of buf.
 func mgPack(buf, u []float64, n *[3]int, b mgBox) []float64 {
-	k := 0
-	w := b.hi[0] - b.lo[0]
-	for i3 := b.lo[2]; i3 < b.hi[2]; i3++ {
-		for i2 := b.lo[1]; i2 < b.hi[1]; i2++ {
-			o := b.lo[0] + n[0]*(i2+n[1]*i3)
-			if w == 1 {
-				buf[k] = u[o]
-				k++
-			} else {
-				k += copy(buf[k:k+w], u[o:o+w])
-			}
-		}
-	}
-	return buf[:k]
+	return buf[:mgTransferBox(u, buf, n, b, true)]
 }
 
 // mgUnpack copies buf into box b of u, in mgPack's order.
-func mgUnpack(u, buf []float64, n *[3]int, b mgBox) {
+func mgUnpack(u, buf []float64, n *[3]int, b mgBox) { mgTransferBox(u, buf, n, b, false) }
+
+// mgTransferBox copies between box b of u and buf, whose elements are in
+// i1-fastest order: into buf when pack is set, out of it otherwise. It
+// returns the number of elements copied.
+func mgTransferBox(u, buf []float64, n *[3]int, b mgBox, pack bool) int {
 	k := 0
 	w := b.hi[0] - b.lo[0]
 	for i3 := b.lo[2]; i3 < b.hi[2]; i3++ {
 		for i2 := b.lo[1]; i2 < b.hi[1]; i2++ {
 			o := b.lo[0] + n[0]*(i2+n[1]*i3)
-			if w == 1 {
+			switch {
+			case w == 1 && pack: // a single element: no call to copy
+				buf[k] = u[o]
+			case w == 1:
 				u[o] = buf[k]
-				k++
-			} else {
-				k += copy(u[o:o+w], buf[k:k+w])
+			case pack:
+				copy(buf[k:k+w], u[o:o+w])
+			default:
+				copy(u[o:o+w], buf[k:k+w])
 			}
+			k += w
 		}
 	}
+	return k
 }
 
 // mgCopyBox copies box src of u onto box dst of u (same shape, disjoint):

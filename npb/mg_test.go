@@ -360,8 +360,8 @@ func TestMGFortranE(t *testing.T) {
 		{-2.433365309069e-06, "-0.2433365309069E-05"},
 		{math.NaN(), "                 NaN"},
 	} {
-		if got := mgFortranE(c.x); got != c.want {
-			t.Errorf("mgFortranE(%v) = %q, want %q", c.x, got, c.want)
+		if got := fortranE(c.x, 13, 20); got != c.want {
+			t.Errorf("fortranE(%v, 13, 20) = %q, want %q", c.x, got, c.want)
 		}
 	}
 }

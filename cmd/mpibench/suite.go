@@ -238,7 +238,7 @@ func runSuite(ctx context.Context, o *suiteOptions, stdout, stderr io.Writer) in
 		return 1
 	}
 	if o.results != "" {
-		path, err := saveRecord(rec, o.results)
+		path, err := rec.Save(o.results, fmt.Sprintf("%s-np%d", rec.Time.Format("20060102T150405Z"), rec.Params.NP))
 		if err != nil {
 			logf("%v", err)
 			return 1
@@ -350,24 +350,4 @@ func printRecord(rec *bench.Record, quiet bool, w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	return nil
-}
-
-// saveRecord writes rec into dir and rewrites dir's README and plots.
-func saveRecord(rec *bench.Record, dir string) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, fmt.Sprintf("%s-np%d.json", rec.Time.Format("20060102T150405Z"), rec.Params.NP))
-	f, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
-	if err := rec.Encode(f); err != nil {
-		f.Close()
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		return "", err
-	}
-	return path, bench.Regenerate(dir)
 }

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -101,20 +100,5 @@ func save(r *npb.Result, start time.Time, dir string) (string, error) {
 		Kernels: []bench.Kernel{{Name: r.Kernel, Class: r.Class.String(), Size: r.Size, Iterations: r.Iterations,
 			NP: r.NP, Seconds: r.Seconds, Mops: r.Mops, Operation: r.Operation, Verified: r.Verified}},
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, fmt.Sprintf("npb-%s-%s-%v-np%d.json", start.Format("20060102T150405Z"), strings.ToLower(r.Kernel), r.Class, r.NP))
-	f, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
-	if err := rec.Encode(f); err != nil {
-		f.Close()
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		return "", err
-	}
-	return path, bench.Regenerate(dir)
+	return rec.Save(dir, fmt.Sprintf("npb-%s-%s-%v-np%d", start.Format("20060102T150405Z"), strings.ToLower(r.Kernel), r.Class, r.NP))
 }

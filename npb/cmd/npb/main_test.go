@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rhinet-go/martini/bench"
+)
+
+// TestMain makes the test binary the npb command when mpirun starts it.
+func TestMain(m *testing.M) {
+	if os.Getenv("MARTINI_RANK") != "" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{nil, {"-class", "Z", "ep"}, {"ep", "cg"}, {"-bogus"}} {
+		var out bytes.Buffer
+		if code := run(args, &out, &out); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d\n%s", args, code, exitUsage, &out)
+		}
+	}
+}
+
+// TestCommand runs EP class S through mpirun at np=2: a verified run
+// writes its record, a corrupted one fails with exitUnverified.
+func TestCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds mpirun and starts jobs")
+	}
+	dir := t.TempDir()
+	mpirun := filepath.Join(dir, "mpirun")
+	if out, err := exec.Command("go", "build", "-o", mpirun, "github.com/rhinet-go/martini/cmd/mpirun").CombinedOutput(); err != nil {
+		t.Fatalf("building mpirun: %v\n%s", err, out)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(dir, "results")
+	out, err := exec.Command(mpirun, "-np", "2", self, "-class", "S", "-results", results, "ep").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Verification    =               SUCCESSFUL") {
+		t.Fatalf("EP class S: %v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(results, "npb-*-ep-S-np2.json"))
+	if len(files) != 1 {
+		t.Fatalf("records: %v", files)
+	}
+	rec, err := bench.ReadRecord(files[0])
+	if err != nil || len(rec.Kernels) != 1 || !rec.Kernels[0].Verified || rec.Kernels[0].Mops <= 0 {
+		t.Fatalf("record %+v, %v", rec, err)
+	}
+	out, err = exec.Command(mpirun, "-np", "2", self, "-class", "S", "-results", "", "-corrupt", "ep").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "UNSUCCESSFUL") {
+		t.Errorf("corrupted EP: %v\n%s", err, out)
+	}
+}
