@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/rhinet-go/martini/internal/mpiruntest"
 	"github.com/rhinet-go/martini/mpi"
 )
 
@@ -80,11 +80,7 @@ func mpirun(t *testing.T) string {
 		if buildDir, buildErr = os.MkdirTemp("", "npb-test-"); buildErr != nil {
 			return
 		}
-		mpirunBin = filepath.Join(buildDir, "mpirun")
-		out, err := exec.Command("go", "build", "-o", mpirunBin, "github.com/rhinet-go/martini/cmd/mpirun").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("building mpirun: %v\n%s", err, out)
-		}
+		mpirunBin, buildErr = mpiruntest.Build(buildDir)
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rhinet-go/martini/bench"
+	"github.com/rhinet-go/martini/internal/mpiruntest"
 )
 
 // TestMain lets the test binary serve as the suite's worker: mpibench
@@ -82,9 +82,9 @@ func TestRunTiny(t *testing.T) {
 		t.Skip("builds mpirun and starts jobs")
 	}
 	dir := t.TempDir()
-	mpirun := filepath.Join(dir, "mpirun")
-	if out, err := exec.Command("go", "build", "-o", mpirun, "github.com/rhinet-go/martini/cmd/mpirun").CombinedOutput(); err != nil {
-		t.Fatalf("building mpirun: %v\n%s", err, out)
+	mpirun, err := mpiruntest.Build(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	results := filepath.Join(dir, "results")
 	var stdout, stderr bytes.Buffer

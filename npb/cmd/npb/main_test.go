@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rhinet-go/martini/bench"
+	"github.com/rhinet-go/martini/internal/mpiruntest"
 )
 
 // TestMain makes the test binary the npb command when mpirun starts it.
@@ -35,9 +36,9 @@ func TestCommand(t *testing.T) {
 		t.Skip("builds mpirun and starts jobs")
 	}
 	dir := t.TempDir()
-	mpirun := filepath.Join(dir, "mpirun")
-	if out, err := exec.Command("go", "build", "-o", mpirun, "github.com/rhinet-go/martini/cmd/mpirun").CombinedOutput(); err != nil {
-		t.Fatalf("building mpirun: %v\n%s", err, out)
+	mpirun, err := mpiruntest.Build(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	self, err := os.Executable()
 	if err != nil {
