@@ -78,14 +78,8 @@ func TestFlags(t *testing.T) {
 // TestRunTiny runs the suite end to end at np=2 on two variants, into a
 // temporary results directory, and checks the tables and the record.
 func TestRunTiny(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds mpirun and starts jobs")
-	}
+	mpirun := mpiruntest.ForTest(t)
 	dir := t.TempDir()
-	mpirun, err := mpiruntest.Build(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	results := filepath.Join(dir, "results")
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

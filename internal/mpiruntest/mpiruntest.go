@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"testing"
 )
 
 // Build builds cmd/mpirun into dir and returns the binary's path.
@@ -16,4 +17,18 @@ func Build(dir string) (string, error) {
 		return "", fmt.Errorf("building mpirun: %v\n%s", err, out)
 	}
 	return path, nil
+}
+
+// ForTest builds mpirun into a temporary directory of t, failing t if it
+// cannot; under -short it skips t instead, since such tests start jobs.
+func ForTest(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds mpirun and starts jobs")
+	}
+	path, err := Build(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

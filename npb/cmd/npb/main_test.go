@@ -32,14 +32,8 @@ func TestUsage(t *testing.T) {
 // TestCommand runs EP class S through mpirun at np=2: a verified run
 // writes its record, a corrupted one fails with exitUnverified.
 func TestCommand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds mpirun and starts jobs")
-	}
+	mpirun := mpiruntest.ForTest(t)
 	dir := t.TempDir()
-	mpirun, err := mpiruntest.Build(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
