@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -43,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	classFlag := fs.String("class", "S", "problem class: S, W, A or B")
 	results := fs.String("results", "results", "directory for the JSON record (empty: none)")
 	corrupt := fs.Bool("corrupt", false, "perturb the result before verification (to see UNSUCCESSFUL)")
+	cpuProfile := fs.String("cpuprofile", "", "write each rank's CPU profile of the kernel to `file`.RANK")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -67,7 +69,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	w := mpi.World()
 	start := time.Now().UTC().Truncate(time.Second)
+	stopProfile, err := startProfile(*cpuProfile, w.Rank())
+	if err != nil {
+		return fail(err)
+	}
 	r, err := npb.Run(w, fs.Arg(0), class, npb.Options{Corrupt: *corrupt})
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -89,6 +98,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUnverified
 	}
 	return exitOK
+}
+
+// startProfile starts a CPU profile of this rank into path.RANK when path
+// is not empty; the function it returns stops it and closes the file.
+func startProfile(path string, rank int) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(fmt.Sprintf("%s.%d", path, rank))
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		return nil
+	}, nil
 }
 
 // save writes the record of r into dir and rewrites dir's README.

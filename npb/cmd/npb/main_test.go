@@ -39,7 +39,8 @@ func TestCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := filepath.Join(dir, "results")
-	out, err := exec.Command(mpirun, "-np", "2", self, "-class", "S", "-results", results, "ep").CombinedOutput()
+	profile := filepath.Join(dir, "cpu.prof")
+	out, err := exec.Command(mpirun, "-np", "2", self, "-class", "S", "-results", results, "-cpuprofile", profile, "ep").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "Verification    =               SUCCESSFUL") {
 		t.Fatalf("EP class S: %v\n%s", err, out)
 	}
@@ -50,6 +51,11 @@ func TestCommand(t *testing.T) {
 	rec, err := bench.ReadRecord(files[0])
 	if err != nil || len(rec.Kernels) != 1 || !rec.Kernels[0].Verified || rec.Kernels[0].Mops <= 0 {
 		t.Fatalf("record %+v, %v", rec, err)
+	}
+	for _, rank := range []string{".0", ".1"} {
+		if st, err := os.Stat(profile + rank); err != nil || st.Size() == 0 {
+			t.Errorf("CPU profile of rank %s: %v", rank[1:], err)
+		}
 	}
 	out, err = exec.Command(mpirun, "-np", "2", self, "-class", "S", "-results", "", "-corrupt", "ep").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "UNSUCCESSFUL") {
