@@ -42,6 +42,10 @@ type NIC struct {
 	patlb  paTLB
 	stats  Stats
 
+	timing  *timing // nil under the native profile
+	wantAck bool    // the PUSH being kicked asked for an ack
+	otfPull bool    // the PULL being kicked is a BOTF pull request
+
 	cma   bool         // cross-memory attach permitted
 	procs []*procEntry // PGIDTBL entries of every process, by PID
 
@@ -126,6 +130,15 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 		}
 		n.freeSIDs = append(n.freeSIDs, SID(s))
 	}
+	if p, err := LookupProfile(seg.Profile()); err != nil {
+		return nil, fmt.Errorf("nicemu: open: %w", err)
+	} else if p != nil {
+		res := make([]*nicResources, seg.NProcs())
+		for q := range res {
+			res[q] = &seg.proc(q).res
+		}
+		n.timing = newTiming(p, res[pid], res)
+	}
 	hb := seg.heapBase(pid)
 	n.heap = newHeap(hb, int(seg.hdr.heapSize))
 	atomic.StoreUint64(&n.ent.ospid, uint64(os.Getpid()))
@@ -133,6 +146,15 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 		atomic.StoreUint64(&n.ent.state, uint64(ProcAttached))
 	}
 	return n, nil
+}
+
+// Profile returns the timing profile the NIC runs under: nil for native.
+// The profile is the job's, chosen when its segment was created.
+func (n *NIC) Profile() *Profile {
+	if n.timing == nil {
+		return nil
+	}
+	return n.timing.p
 }
 
 // PID returns the process's id within the job.

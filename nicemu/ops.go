@@ -86,6 +86,9 @@ func (n *NIC) execPush(dst int, sid SID, off uint64, src []byte, op Op) error {
 	if op == OpPush {
 		n.patlb.touch(n.pid, addr(src), len(src)) // Initiator: DMA read of the source
 	}
+	if n.timing != nil {
+		n.timing.write(op, dst, len(src), n.wantAck)
+	}
 	if err := n.write(dst, sid, v, off, src); err != nil {
 		return err
 	}
@@ -143,6 +146,9 @@ func (n *NIC) execPull(src int, sid SID, off uint64, buf []byte) error {
 	if err != nil {
 		return err
 	}
+	if n.timing != nil {
+		n.timing.read(src, len(buf), n.otfPull, false)
+	}
 	if err := n.read(src, sid, v, off, buf); err != nil {
 		return err
 	}
@@ -195,6 +201,9 @@ func (n *NIC) execAtomic(r *windowRegs, op Op) error {
 	at := v.base + off
 	if at%8 != 0 {
 		return n.refuse(op, ViolationMisaligned, dst, sid, off, 8, "")
+	}
+	if n.timing != nil {
+		n.timing.read(dst, 8, false, true)
 	}
 	w := (*uint64)(unsafe.Pointer(&n.seg.mem[at]))
 	if op == OpCAS {

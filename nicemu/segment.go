@@ -39,7 +39,7 @@ const (
 	NumAOTFPages = 64
 
 	segmentMagic   = 0x4d415254494e4931 // "MARTINI1"
-	segmentVersion = 3                  // 2: sync region in every partition; 3: barrier arrival lines
+	segmentVersion = 4                  // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile
 	sidEntrySize   = 64
 	procEntrySize  = 128
 )
@@ -91,6 +91,9 @@ type JobConfig struct {
 	// ForeignPGID optionally gives individual slots a different PGID, which
 	// models processes of another job sharing the NIC (used by tests).
 	ForeignPGID map[int]uint64
+	// Profile names the timing profile every process's NIC runs under
+	// (see Profiles): "" or ProfileNative charges nothing.
+	Profile string
 }
 
 // jobHeader is the first page of the segment.
@@ -104,6 +107,7 @@ type jobHeader struct {
 	bounceSize uint64
 	size       uint64
 	refused    uint64 // protection refusals, all processes (atomic)
+	profile    uint64 // timing profile (profileCode)
 }
 
 // procEntry is one PGIDTBL entry plus the process's shared run state.
@@ -115,7 +119,8 @@ type procEntry struct {
 	bell     uint32 // doorbell futex word
 	sleepers uint32 // >0 while the process may block on bell
 	refused  uint64 // refusals of requests aimed at this process
-	_        [128 - 48]byte
+	res      nicResources
+	_        [128 - 48 - 40]byte
 }
 
 // Per-partition layout offsets (relative to the partition base).
@@ -163,6 +168,10 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 	if cfg.BounceSize < PageSize || cfg.HeapSize < PageSize {
 		return nil, errors.New("nicemu: create segment: heap and bounce sizes must be at least one page")
 	}
+	profile, err := profileCode(cfg.Profile)
+	if err != nil {
+		return nil, fmt.Errorf("nicemu: create segment: %w", err)
+	}
 	part := partitionSize(cfg.HeapSize, cfg.BounceSize)
 	size := PageSize + roundUp(cfg.NProcs*procEntrySize, PageSize) + cfg.NProcs*part
 	fd, err := unix.MemfdCreate("martini-segment", unix.MFD_CLOEXEC)
@@ -187,6 +196,7 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 	h.heapSize = uint64(cfg.HeapSize)
 	h.bounceSize = uint64(cfg.BounceSize)
 	h.size = uint64(size)
+	h.profile = profile
 	s.setGeometry()
 	for p := 0; p < cfg.NProcs; p++ {
 		e := s.proc(p)
@@ -298,6 +308,9 @@ func (s *Segment) SetProcState(p int, st ProcState) {
 		atomic.StoreUint64(&s.proc(p).state, uint64(st))
 	}
 }
+
+// Profile returns the name of the timing profile the job runs under.
+func (s *Segment) Profile() string { return profileName(s.hdr.profile) }
 
 // Refused returns the number of requests the NIC refused for protection
 // reasons, over all processes of the segment.

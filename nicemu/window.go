@@ -85,7 +85,9 @@ func (n *NIC) Push(dst int, sid SID, off uint64, src []byte, ack *uint64) error 
 	r := n.windows[w]
 	r.dst, r.sid, r.off, r.length = uint64(dst), uint64(sid), off, uint64(len(src))
 	n.local[w] = src
+	n.wantAck = ack != nil
 	err := n.kick(w, OpPush)
+	n.wantAck = false
 	if err == nil && ack != nil {
 		atomic.StoreUint64(ack, 1)
 	}
@@ -95,6 +97,21 @@ func (n *NIC) Push(dst int, sid SID, off uint64, src []byte, ack *uint64) error 
 // Pull reads (src, sid, off) into buf: Martini's remote read. If done is not
 // nil, the NIC sets *done to 1 once the data is in buf.
 func (n *NIC) Pull(src int, sid SID, off uint64, buf []byte, done *uint64) error {
+	return n.pull(src, sid, off, buf, done)
+}
+
+// BOTFPull is Pull with the pull request written into the Window as a
+// whole packet image (BOTF) rather than built by the Initiator from the
+// Window's registers. The result is the same; under the martini timing
+// profile it is 0.18 µs sooner (thesis Table 6.3).
+func (n *NIC) BOTFPull(src int, sid SID, off uint64, buf []byte, done *uint64) error {
+	n.otfPull = true
+	err := n.pull(src, sid, off, buf, done)
+	n.otfPull = false
+	return err
+}
+
+func (n *NIC) pull(src int, sid SID, off uint64, buf []byte, done *uint64) error {
 	w := n.window()
 	r := n.windows[w]
 	r.dst, r.sid, r.off, r.length = uint64(src), uint64(sid), off, uint64(len(buf))

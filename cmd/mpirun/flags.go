@@ -11,6 +11,7 @@ import (
 
 	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/llc/launch"
+	"github.com/rhinet-go/martini/nicemu"
 )
 
 // options are the parsed command line.
@@ -19,6 +20,7 @@ type options struct {
 	tagOutput bool
 	timeout   time.Duration
 	verbose   bool
+	profile   string          // the NIC's timing profile (nicemu.Profiles)
 	settings  launch.Settings // forwarded to the ranks as MARTINI_* variables
 	program   string
 	args      []string
@@ -73,6 +75,13 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			return fmt.Errorf("want %s, %s or %s", launch.SendBOTF, launch.SendPush, launch.SendAOTF)
 		}
 		o.settings.SendPath = s
+		return nil
+	})
+	fs.Func("profile", "NIC timing `profile`: native (memory speed, the default) or martini (RHiNET-2's Martini NIC)", func(s string) error {
+		if _, err := nicemu.LookupProfile(s); err != nil {
+			return fmt.Errorf("want %s", strings.Join(nicemu.Profiles(), " or "))
+		}
+		o.profile = s
 		return nil
 	})
 	fs.BoolVar(&o.settings.NoCMA, "no-cma", false, "do not use cross-memory attach; copy through bounce buffers")

@@ -95,7 +95,7 @@ type rank struct {
 // sig then reports the signal.
 func runJob(ctx context.Context, sig func() os.Signal, opts *options, path string, out *output) int {
 	pgid := launch.RandomPGID()
-	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: opts.np, PGID: pgid})
+	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: opts.np, PGID: pgid, Profile: opts.profile})
 	if err != nil {
 		out.logf("%v", err)
 		return exitFailure

@@ -106,6 +106,7 @@ func TestUsageErrors(t *testing.T) {
 		{"-np", "2", "-eager-limit", "lots", helper("printrank")},
 		{"-np", "2", "-timeout", "-1s", helper("printrank")},
 		{"-np", "2", "-timeout", "soon", helper("printrank")},
+		{"-np", "2", "-profile", "myrinet", helper("printrank")},
 	} {
 		r := mpirun(t, args...)
 		if r.code != 2 {

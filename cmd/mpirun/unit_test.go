@@ -23,11 +23,11 @@ func TestParseBytes(t *testing.T) {
 }
 
 func TestParseFlags(t *testing.T) {
-	o, err := parseFlags([]string{"-np", "4", "-tag-output", "-timeout", "3s", "-eager-limit", "1k", "-v", "prog", "-np", "x"}, io.Discard)
+	o, err := parseFlags([]string{"-np", "4", "-tag-output", "-timeout", "3s", "-eager-limit", "1k", "-v", "-profile", "martini", "prog", "-np", "x"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.np != 4 || !o.tagOutput || o.timeout.Seconds() != 3 || !o.verbose || o.settings.EagerLimit != 1024 || o.settings.Rndv != "" {
+	if o.np != 4 || !o.tagOutput || o.timeout.Seconds() != 3 || !o.verbose || o.settings.EagerLimit != 1024 || o.settings.Rndv != "" || o.profile != "martini" {
 		t.Errorf("options = %+v", o)
 	}
 	// Parsing stops at PROGRAM: its flags are its own.

@@ -1,0 +1,201 @@
+package nicemu
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Profile is a timing profile of the emulated NIC: what each stage of a
+// request costs. The emulated hardware holds every request until the time
+// the profile gives for it has passed on the machine's monotonic clock, so
+// that a program sees the latencies and bandwidths of the modelled hardware.
+//
+// A request is modelled stage by stage, as Martini processes it (thesis
+// ch. 4 and 6): the host's PIO stores into a Window reach the NIC; the
+// Initiator builds the packet (for PUSH, after a DMA read of the source over
+// the host's PCI bus); the packet crosses the link; at the target the
+// receive front end (RFend) parses the header and the back end (RBend)
+// writes the payload by DMA over the target's PCI bus. Four resources of
+// every process's NIC are reserved as a packet passes, so that concurrent
+// requests queue behind one another: the Initiator, the outgoing link, the
+// single receive FIFO (held from a packet's arrival until the DMA
+// controller has drained its payload, so headers do not pipeline behind
+// payloads), and the half-duplex PCI bus shared by DMA reads and writes.
+// The Replier, which answers pull requests, is a fifth.
+//
+// Every cost lives in the fields below: no other constant of the timing
+// model exists, and a field changed here moves every figure that depends
+// on it.
+type Profile struct {
+	// Name is the name that selects the profile (mpirun -profile).
+	Name string
+
+	// PIOFirst is the time from the host's first 8-byte store into a
+	// Window (or the AOTF page) until the NIC has accepted it: the
+	// chipset buffers PIO writes before forwarding them over PCI. Table
+	// 6.2: AOTF, one store, is accepted after 0.39 µs.
+	PIOFirst time.Duration
+	// PIOPerWord is each further 8-byte store of the same request. Table
+	// 6.2/6.3: PUSH and PULL write 6 words (0.72 µs), an 8-byte BOTF
+	// packet image 7 (0.79 µs).
+	PIOPerWord time.Duration
+
+	// PCIBytesPerSecond is the PCI bus's burst rate: 64 bits at 66 MHz,
+	// 528 MB/s (Table 6.1).
+	PCIBytesPerSecond float64
+	// DMAOverhead is the bus time of one DMA transaction beyond its data
+	// (arbitration, address phase). With the burst rate it bounds the
+	// one-way throughput, which the receiver's single FIFO limits, to
+	// 444 MB/s for 2 KB packets (Fig 6.3).
+	DMAOverhead time.Duration
+	// DMAReadLatency is the time from a DMA read's bus transaction to
+	// the data's availability in the NIC (memory access through the
+	// chipset). Table 6.3: a remote 8-byte read's PCI transaction starts
+	// at 1.97 µs and its reply leaves at 2.26 µs.
+	DMAReadLatency time.Duration
+	// DMAWriteLatency is the time from the end of a DMA write's bus
+	// transaction until a polling host process sees the data. Table 6.2:
+	// the remote PCI transaction of an 8-byte write starts at 2.06 µs and
+	// the write is complete at 2.48 µs.
+	DMAWriteLatency time.Duration
+	// PCITurnaround is the idle bus time when the bus passes from a DMA
+	// read to a DMA write or back. Both directions share one half-duplex
+	// bus, which bounds the bidirectional throughput to 470 MB/s (Fig
+	// 6.3).
+	PCITurnaround time.Duration
+
+	// InitiatorPush is the Initiator's work on a PUSH before the DMA read
+	// of the source: PGIDTBL lookup, PATLB translation, DMA request
+	// (states PGID, IPA, IPA2, CHK1, CHK2). Table 6.2: accepted at
+	// 0.72 µs, packet leaves at 1.48 µs, which includes the DMA read.
+	InitiatorPush time.Duration
+	// ContFlag is the Initiator's CONT state: once the source has been
+	// read, it looks the Window up in CONTTBL and starts the DMA write of
+	// the contflag, after which the host may write the Window again. A
+	// host reusing one Window waits for it between requests, which sets
+	// the size at which one-way throughput reaches half its peak: about
+	// 1 KB (Fig 6.3, thesis 6.1.3), the figure this value is derived from.
+	ContFlag time.Duration
+	// InitiatorPull is the Initiator's work building a pull request
+	// packet from the Window (Table 6.3: 0.72 → 1.25 µs).
+	InitiatorPull time.Duration
+	// InitiatorOTF is the Initiator's work on a packet image written by
+	// the host, BOTF or AOTF: no DMA (Table 6.2: BOTF 0.79 → 1.14 µs,
+	// AOTF 0.39 → 0.74 µs; Table 6.3: BOTF pull 0.72 → 1.07 µs).
+	InitiatorOTF time.Duration
+	// RFend is the receive front end's header processing, from a
+	// packet's arrival to the start of its processing (Table 6.2:
+	// 1.49 → 1.73 µs).
+	RFend time.Duration
+	// RBend is the receive back end's work before its DMA write: address
+	// translation and DMA request (Table 6.2: 1.73 → 2.06 µs).
+	RBend time.Duration
+	// Replier is the Replier's work on an arrived pull request before the
+	// DMA read of the data (Table 6.3: the request arrives at 1.26 µs and
+	// the PCI transaction starts at 1.97 µs, after RFend).
+	Replier time.Duration
+
+	// WireLatency is the time from a packet's first flit leaving the NIC
+	// to its arrival at the target (Table 6.2: 1.48 → 1.49 µs, two NICs
+	// connected back to back).
+	WireLatency time.Duration
+	// LinkBytesPerSecond is the link's payload rate: 6 Gb/s with 64 of
+	// every 80 bits carrying data, 4.8 Gb/s = 600 MB/s (thesis 6.1.1).
+	LinkBytesPerSecond float64
+	// HeaderBytes is the size of a packet header on the link.
+	HeaderBytes int
+	// MTU is the largest payload of one packet; longer transfers are
+	// split (2 KB on RHiNET-2).
+	MTU int
+
+	// BackToBack is how soon after an emulated request returned the next
+	// one must be issued to count as issued back to back: the emulation
+	// holds a request until its data has landed, but the hardware lets the
+	// host go on as soon as the Window's contflag is written, so a request
+	// issued back to back is timed from the moment the host would have
+	// seen that contflag (see Timing in the package documentation). Not a
+	// hardware cost: a bound on the host work between two requests.
+	BackToBack time.Duration
+}
+
+// Timing profile names.
+const (
+	// ProfileNative charges nothing: the NIC runs at the speed of the
+	// machine's memory.
+	ProfileNative = "native"
+	// ProfileMartini charges the costs of Martini on RHiNET-2/NI, a 64-bit
+	// 66 MHz PCI card in a Pentium III 933 MHz host (thesis ch. 6).
+	ProfileMartini = "martini"
+)
+
+// Martini is the timing profile of Martini on a RHiNET-2/NI card, from the
+// thesis's measurements (Tables 6.1-6.3, Fig 6.3). With it an 8-byte
+// remote write takes 2.48 µs by PUSH, 2.14 µs by BOTF and 1.74 µs by AOTF,
+// and an 8-byte remote read 3.26 µs by PULL and 3.08 µs by a BOTF pull
+// request.
+var Martini = Profile{
+	Name:               ProfileMartini,
+	PIOFirst:           390 * time.Nanosecond,
+	PIOPerWord:         66 * time.Nanosecond,
+	PCIBytesPerSecond:  528e6,
+	DMAOverhead:        160 * time.Nanosecond,
+	DMAReadLatency:     115 * time.Nanosecond,
+	DMAWriteLatency:    245 * time.Nanosecond,
+	PCITurnaround:      300 * time.Nanosecond,
+	InitiatorPush:      470 * time.Nanosecond,
+	ContFlag:           600 * time.Nanosecond,
+	InitiatorPull:      530 * time.Nanosecond,
+	InitiatorOTF:       350 * time.Nanosecond,
+	RFend:              240 * time.Nanosecond,
+	RBend:              330 * time.Nanosecond,
+	Replier:            470 * time.Nanosecond,
+	WireLatency:        10 * time.Nanosecond,
+	LinkBytesPerSecond: 600e6,
+	HeaderBytes:        32,
+	MTU:                MTU,
+	BackToBack:         time.Microsecond,
+}
+
+// Profiles lists the names of the timing profiles.
+func Profiles() []string { return []string{ProfileNative, ProfileMartini} }
+
+// LookupProfile returns the profile called name: nil for native (nothing
+// charged), a copy of Martini for martini.
+func LookupProfile(name string) (*Profile, error) {
+	switch name {
+	case "", ProfileNative:
+		return nil, nil
+	case ProfileMartini:
+		p := Martini
+		return &p, nil
+	}
+	return nil, fmt.Errorf("nicemu: unknown timing profile %q (want %s)", name, strings.Join(Profiles(), " or "))
+}
+
+// profileCode is the profile's number in the segment header.
+func profileCode(name string) (uint64, error) {
+	switch name {
+	case "", ProfileNative:
+		return 0, nil
+	case ProfileMartini:
+		return 1, nil
+	}
+	_, err := LookupProfile(name)
+	return 0, err
+}
+
+func profileName(code uint64) string {
+	if code == 1 {
+		return ProfileMartini
+	}
+	return ProfileNative
+}
+
+// bytesTime is the time bytes take at rate bytes per second.
+func bytesTime(bytes int, rate float64) int64 {
+	if bytes <= 0 || rate <= 0 {
+		return 0
+	}
+	return int64(float64(bytes) * 1e9 / rate)
+}

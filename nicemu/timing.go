@@ -1,0 +1,255 @@
+package nicemu
+
+import (
+	"sync/atomic"
+	_ "unsafe" // go:linkname
+)
+
+// nanotime is the runtime's monotonic clock (CLOCK_MONOTONIC on Linux): one
+// time base for every process of the machine, read without a system call.
+//
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64
+
+// nicResources are the parts of a process's emulated NIC that requests
+// queue for under a timing profile, each the monotonic time (ns) at which
+// it is next free. They live in the process's PGIDTBL entry, since the
+// requests of every process reserve them.
+type nicResources struct {
+	initiator uint64 // request processing
+	link      uint64 // the outgoing link
+	rx        uint64 // the single receive FIFO, RFend and RBend
+	pci       uint64 // the PCI bus: free time << 1 | direction of its last transaction
+	replier   uint64 // pull replies and acks
+}
+
+// Directions of a PCI transaction, seen from the NIC.
+const (
+	busRead  = 0 // DMA read of host memory
+	busWrite = 1 // DMA write into host memory
+)
+
+// reserve takes a resource for dur from the first moment at or after
+// earliest that it is free, and returns that moment.
+func reserve(w *uint64, earliest, dur int64) int64 {
+	for {
+		old := atomic.LoadUint64(w)
+		start := max(earliest, int64(old))
+		if atomic.CompareAndSwapUint64(w, old, uint64(start+dur)) {
+			return start
+		}
+	}
+}
+
+// extend makes a resource busy until at least until.
+func extend(w *uint64, until int64) {
+	for {
+		old := atomic.LoadUint64(w)
+		if int64(old) >= until || atomic.CompareAndSwapUint64(w, old, uint64(until)) {
+			return
+		}
+	}
+}
+
+// reserveBus takes the half-duplex PCI bus for a transaction of dir lasting
+// dur, adding the turnaround when the bus last carried the other direction.
+func reserveBus(w *uint64, earliest, dur int64, dir uint64, turnaround int64) int64 {
+	for {
+		old := atomic.LoadUint64(w)
+		free := int64(old >> 1)
+		if old != 0 && old&1 != dir {
+			free += turnaround
+		}
+		start := max(earliest, free)
+		if atomic.CompareAndSwapUint64(w, old, uint64(start+dur)<<1|dir) {
+			return start
+		}
+	}
+}
+
+// timing is a NIC's state under a timing profile: the profile, the
+// resources of every process and the host's emulated clock.
+type timing struct {
+	p     *Profile
+	self  *nicResources
+	procs []*nicResources
+
+	// hostAt is when the host would have gone on after its last request
+	// on the modelled hardware, returnedAt when the emulation let it go
+	// on (later, since it holds a request until its data has landed).
+	hostAt, returnedAt int64
+
+	now  func() int64      // the clock: nanotime
+	wait func(until int64) // holds the caller until the clock reads until
+}
+
+func newTiming(p *Profile, self *nicResources, procs []*nicResources) *timing {
+	return &timing{p: p, self: self, procs: procs, now: nanotime, wait: spinUntil}
+}
+
+// spinUntil spins until the monotonic clock reads t.
+func spinUntil(t int64) {
+	for nanotime() < t {
+	}
+}
+
+// issue returns the time at which the host issues its next request: now,
+// or, when the request follows the last one back to back, the time the
+// host would have reached this point on the modelled hardware.
+func (t *timing) issue() int64 {
+	now := t.now()
+	if gap := now - t.returnedAt; t.returnedAt != 0 && gap <= int64(t.p.BackToBack) && t.hostAt < t.returnedAt {
+		return t.hostAt + gap
+	}
+	return now
+}
+
+// finish records the end of a request: the host goes on now, where the
+// hardware would have let it go on at hostAt.
+func (t *timing) finish(hostAt int64) {
+	t.hostAt = hostAt
+	t.returnedAt = t.now()
+}
+
+func (t *timing) pio(words int) int64 {
+	return int64(t.p.PIOFirst) + int64(words-1)*int64(t.p.PIOPerWord)
+}
+
+func (t *timing) pciTime(bytes int) int64 { return bytesTime(bytes, t.p.PCIBytesPerSecond) }
+func (t *timing) linkTime(bytes int) int64 {
+	return bytesTime(t.p.HeaderBytes+bytes, t.p.LinkBytesPerSecond)
+}
+
+// packetSize is the payload of packet k of a transfer of n bytes.
+func (t *timing) packetSize(n, k int) int {
+	return min(n-k*t.p.MTU, t.p.MTU)
+}
+
+func (t *timing) packetCount(n int) int {
+	return max(1, (n+t.p.MTU-1)/t.p.MTU)
+}
+
+// dmaRead reserves the bus of r for a DMA read of b bytes at or after
+// earliest; it returns when the bus is free for the next transaction and
+// when the data is in the NIC.
+func (t *timing) dmaRead(r *nicResources, earliest int64, b int) (busFree, ready int64) {
+	d := int64(t.p.DMAOverhead) + t.pciTime(b)
+	s := reserveBus(&r.pci, earliest, d, busRead, int64(t.p.PCITurnaround))
+	return s + d, s + d + int64(t.p.DMAReadLatency)
+}
+
+// dmaWrite reserves the bus of r for a DMA write of b bytes at or after
+// earliest; it returns the end of the bus transaction and when a polling
+// host sees the data.
+func (t *timing) dmaWrite(r *nicResources, earliest int64, b int) (end, visible int64) {
+	d := int64(t.p.DMAOverhead) + t.pciTime(b)
+	s := reserveBus(&r.pci, earliest, d, busWrite, int64(t.p.PCITurnaround))
+	return s + d, s + d + int64(t.p.DMAWriteLatency)
+}
+
+// deliver sends a packet of b payload bytes from src to dst, ready to leave
+// at ready, and returns when its payload is visible in dst's memory. The
+// receive FIFO of dst is held from the packet's arrival until the DMA
+// controller has drained the payload.
+func (t *timing) deliver(src, dst *nicResources, ready int64, b int) int64 {
+	lt := t.linkTime(b)
+	send := reserve(&src.link, ready, lt)
+	head := send + int64(t.p.WireLatency)
+	tail := head + lt
+	front := int64(t.p.RFend + t.p.RBend)
+	dma := int64(t.p.DMAOverhead) + t.pciTime(b)
+	r := reserve(&dst.rx, head, front+dma)
+	end, visible := t.dmaWrite(dst, max(r+front, tail-dma), b)
+	extend(&dst.rx, end)
+	return visible
+}
+
+// writeWords is the number of 8-byte PIO stores that issue a write
+// request of n bytes.
+func writeWords(op Op, n int) int {
+	switch op {
+	case OpBOTF:
+		return 6 + (n+7)/8 // the packet image: header, then the payload
+	case OpAOTF:
+		return 1
+	}
+	return 6 // PUSH: the Window's request registers
+}
+
+// write times a PUSH, BOTF or AOTF of n bytes to dst, with an ack when ack
+// is set. It holds the caller until the data is visible at the target (or
+// the ack is, with ack) and until the host would have gone on on the
+// modelled hardware: when it saw the Window's contflag. It returns when the
+// data became visible at the target.
+func (t *timing) write(op Op, dst int, n int, ack bool) (visible int64) {
+	p := t.p
+	self, tgt := t.self, t.procs[dst]
+	acc := t.issue() + t.pio(writeWords(op, n))
+	var hostAt int64
+	switch op {
+	case OpPush:
+		next := reserve(&self.initiator, acc, int64(p.InitiatorPush)) + int64(p.InitiatorPush)
+		var ready int64
+		for k := range t.packetCount(n) {
+			b := t.packetSize(n, k)
+			next, ready = t.dmaRead(self, next, b)
+			t.wait(ready)
+			visible = t.deliver(self, tgt, ready, b)
+		}
+		// The contflag is written once the source has been read.
+		_, hostAt = t.dmaWrite(self, ready+int64(p.ContFlag), 8)
+	default: // BOTF and AOTF: the packet image is already in the NIC
+		ready := reserve(&self.initiator, acc, int64(p.InitiatorOTF)) + int64(p.InitiatorOTF)
+		t.wait(ready)
+		for k := range t.packetCount(n) {
+			visible = t.deliver(self, tgt, ready, t.packetSize(n, k))
+		}
+		hostAt = acc // AOTF: a posted store
+		if op == OpBOTF {
+			_, hostAt = t.dmaWrite(self, ready+int64(p.ContFlag), 8)
+		}
+	}
+	done := visible
+	if ack {
+		// The target's Replier answers once the DMA write is done.
+		rp := reserve(&tgt.replier, visible-int64(p.DMAWriteLatency), int64(p.Replier)) + int64(p.Replier)
+		done = t.deliver(tgt, self, rp, 8)
+	}
+	t.wait(max(done, hostAt))
+	t.finish(hostAt)
+	return visible
+}
+
+// read times a PULL (or, with otf, a pull request sent as a BOTF packet
+// image) of n bytes from src. It holds the caller until the data is
+// visible, when the host goes on. With update, the target writes back the
+// word it read (CAS, FAA). It returns when the data became visible.
+func (t *timing) read(src int, n int, otf, update bool) (visible int64) {
+	p := t.p
+	self, tgt := t.self, t.procs[src]
+	acc := t.issue() + t.pio(6)
+	build := p.InitiatorPull
+	if otf {
+		build = p.InitiatorOTF
+	}
+	ready := reserve(&self.initiator, acc, int64(build)) + int64(build)
+	t.wait(ready)
+	// The request packet holds the target's receive FIFO for RFend only.
+	lt := t.linkTime(0)
+	head := reserve(&self.link, ready, lt) + int64(p.WireLatency)
+	r := reserve(&tgt.rx, head, int64(p.RFend))
+	next := reserve(&tgt.replier, r+int64(p.RFend), int64(p.Replier)) + int64(p.Replier)
+	for k := range t.packetCount(n) {
+		b := t.packetSize(n, k)
+		var data int64
+		next, data = t.dmaRead(tgt, next, b)
+		if update {
+			t.dmaWrite(tgt, data, b)
+		}
+		t.wait(data)
+		visible = t.deliver(tgt, self, data, b)
+	}
+	t.wait(visible)
+	t.finish(visible)
+	return visible
+}

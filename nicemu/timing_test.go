@@ -1,0 +1,276 @@
+package nicemu
+
+import (
+	"math"
+	"sync"
+	"testing"
+	"time"
+)
+
+// virtualHost is an emulated host on a virtual clock: its requests are
+// timed by the profile without waiting, so the model's figures are exact.
+type virtualHost struct {
+	clock int64
+	t     *timing
+}
+
+// virtualJob makes nprocs hosts whose NICs share resources, each with its
+// own virtual clock starting at start.
+func virtualJob(p *Profile, nprocs int, start int64) []*virtualHost {
+	res := make([]*nicResources, nprocs)
+	for i := range res {
+		res[i] = new(nicResources)
+	}
+	hosts := make([]*virtualHost, nprocs)
+	for i := range hosts {
+		h := &virtualHost{clock: start}
+		h.t = newTiming(p, res[i], res)
+		h.t.now = func() int64 { return h.clock }
+		h.t.wait = func(until int64) { h.clock = max(h.clock, until) }
+		hosts[i] = h
+	}
+	return hosts
+}
+
+// elapse runs op on h and returns the virtual time it took.
+func (h *virtualHost) elapse(op func(t *timing)) time.Duration {
+	start := h.clock
+	op(h.t)
+	return time.Duration(h.clock - start)
+}
+
+// idle lets the host's clock run on (so that the next request is not back
+// to back).
+func (h *virtualHost) idle(d time.Duration) { h.clock += int64(d) }
+
+func martini() *Profile { p := Martini; return &p }
+
+// TestThesisLatencies checks the model's 8-byte latencies against the
+// thesis's Tables 6.2 and 6.3, to the nanosecond of the rounded figures.
+func TestThesisLatencies(t *testing.T) {
+	cases := []struct {
+		name string
+		op   func(t *timing) int64
+		want time.Duration
+	}{
+		{"PUSH", func(t *timing) int64 { return t.write(OpPush, 1, 8, false) }, 2480 * time.Nanosecond},
+		{"BOTF", func(t *timing) int64 { return t.write(OpBOTF, 1, 8, false) }, 2136 * time.Nanosecond},
+		{"AOTF", func(t *timing) int64 { return t.write(OpAOTF, 1, 8, false) }, 1740 * time.Nanosecond},
+		{"PULL", func(t *timing) int64 { return t.read(1, 8, false, false) }, 3260 * time.Nanosecond},
+		{"BOTF pull", func(t *timing) int64 { return t.read(1, 8, true, false) }, 3080 * time.Nanosecond},
+	}
+	for _, c := range cases {
+		h := virtualJob(martini(), 2, 1e9)[0]
+		if got := time.Duration(c.op(h.t) - 1e9); got != c.want {
+			t.Errorf("%s 8 B: %v, thesis %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestProfileIsTheSource changes single parameters and sees exactly the
+// figures that depend on them move.
+func TestProfileIsTheSource(t *testing.T) {
+	push := func(p *Profile) time.Duration {
+		return time.Duration(virtualJob(p, 2, 1e9)[0].t.write(OpPush, 1, 8, false) - 1e9)
+	}
+	aotf := func(p *Profile) time.Duration {
+		return time.Duration(virtualJob(p, 2, 1e9)[0].t.write(OpAOTF, 1, 8, false) - 1e9)
+	}
+	base := martini()
+	p := martini()
+	p.RFend += 100 * time.Nanosecond
+	if d := push(p) - push(base); d != 100*time.Nanosecond {
+		t.Errorf("RFend +100 ns moved PUSH by %v", d)
+	}
+	p = martini()
+	p.InitiatorPush += time.Microsecond
+	if d := push(p) - push(base); d != time.Microsecond {
+		t.Errorf("InitiatorPush +1 µs moved PUSH by %v", d)
+	}
+	if d := aotf(p) - aotf(base); d != 0 {
+		t.Errorf("InitiatorPush moved AOTF by %v", d)
+	}
+	p = martini()
+	p.PIOPerWord *= 2
+	if d := push(p) - push(base); d != 5*Martini.PIOPerWord {
+		t.Errorf("PIOPerWord ×2 moved PUSH by %v, want 5 words", d)
+	}
+}
+
+// stream times count back-to-back PUSHes of size bytes from host 0 to host
+// 1 and returns the throughput in MB/s.
+func stream(p *Profile, size, count int) float64 {
+	h := virtualJob(p, 2, 1e9)[0]
+	d := h.elapse(func(t *timing) {
+		for range count {
+			t.write(OpPush, 1, size, false)
+		}
+	})
+	return float64(size*count) / d.Seconds() / 1e6
+}
+
+func within(got, want, tol float64) bool { return math.Abs(got-want) <= tol*want }
+
+// TestThesisThroughput checks the one-way peak (444 MB/s, the receiver's
+// single FIFO) and Size_half (about 1 KB, the single Window's contflag)
+// of Fig 6.3.
+func TestThesisThroughput(t *testing.T) {
+	peak := stream(martini(), 1<<20, 8)
+	if !within(peak, 444, 0.02) {
+		t.Errorf("one-way 1 MiB PUSHes: %.0f MB/s, thesis 444", peak)
+	}
+	half := 0
+	for size := 64; size <= 8192; size += 64 {
+		if stream(martini(), size, 64) >= peak/2 {
+			half = size
+			break
+		}
+	}
+	t.Logf("one-way peak %.0f MB/s, Size_half %d B", peak, half)
+	if half < 900 || half > 1150 {
+		t.Errorf("Size_half %d B, thesis about 1 KB", half)
+	}
+	// The receive FIFO bounds the peak: with a faster RBend it rises.
+	p := martini()
+	p.RBend /= 2
+	if faster := stream(p, 1<<20, 8); faster <= peak {
+		t.Errorf("RBend halved: %.0f MB/s, not above %.0f", faster, peak)
+	}
+}
+
+// concurrently runs one function per host, each in its own goroutine, on
+// the hosts' virtual clocks in time order: a host waiting until time T
+// goes on only once every other host still running has reached T, as
+// processes running at once reach their reservations in real time.
+func concurrently(hosts []*virtualHost, run func(i int, t *timing)) {
+	var mu sync.Mutex
+	cond := sync.NewCond(&mu)
+	done := make([]bool, len(hosts))
+	behind := func(until int64) bool {
+		for i, h := range hosts {
+			if !done[i] && h.clock < until {
+				return true
+			}
+		}
+		return false
+	}
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		h.t.wait = func(until int64) {
+			mu.Lock()
+			h.clock = max(h.clock, until)
+			cond.Broadcast()
+			for behind(h.clock) {
+				cond.Wait()
+			}
+			mu.Unlock()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(i, h.t)
+			mu.Lock()
+			done[i] = true
+			cond.Broadcast()
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+}
+
+// TestThesisBidirectional has two hosts push to each other at once: the
+// half-duplex PCI buses bound the sum to about 470 MB/s (Fig 6.3).
+func TestThesisBidirectional(t *testing.T) {
+	hosts := virtualJob(martini(), 2, 1e9)
+	const size, count = 1 << 20, 4
+	concurrently(hosts, func(i int, t *timing) {
+		for range count {
+			t.write(OpPush, 1-i, size, false)
+		}
+	})
+	end := max(hosts[0].clock, hosts[1].clock)
+	mbs := float64(2*size*count) / time.Duration(end-1e9).Seconds() / 1e6
+	t.Logf("bidirectional %.0f MB/s", mbs)
+	if !within(mbs, 470, 0.05) {
+		t.Errorf("bidirectional: %.0f MB/s, thesis 470", mbs)
+	}
+}
+
+// TestContention checks that requests queue for shared resources: two
+// senders into one receiver share its FIFO, and a request that is not back
+// to back is timed from the host's clock.
+func TestContention(t *testing.T) {
+	hosts := virtualJob(martini(), 3, 1e9)
+	alone := virtualJob(martini(), 2, 1e9)[0].elapse(func(t *timing) { t.write(OpPush, 1, 2048, false) })
+	hosts[0].t.write(OpPush, 2, 2048, false)
+	second := hosts[1].elapse(func(t *timing) { t.write(OpPush, 2, 2048, false) })
+	if second <= alone {
+		t.Errorf("second sender into a busy FIFO took %v, alone %v", second, alone)
+	}
+	h := virtualJob(martini(), 2, 1e9)[0]
+	first := h.elapse(func(t *timing) { t.write(OpPush, 1, 8, false) })
+	h.idle(10 * time.Microsecond)
+	if again := h.elapse(func(t *timing) { t.write(OpPush, 1, 8, false) }); again != first {
+		t.Errorf("PUSH after an idle host: %v, first %v", again, first)
+	}
+}
+
+func TestLookupProfile(t *testing.T) {
+	for _, name := range []string{"", ProfileNative} {
+		if p, err := LookupProfile(name); p != nil || err != nil {
+			t.Errorf("%q: %v, %v", name, p, err)
+		}
+	}
+	p, err := LookupProfile(ProfileMartini)
+	if err != nil || p.Name != ProfileMartini {
+		t.Fatalf("martini: %v, %v", p, err)
+	}
+	p.RFend = 0
+	if Martini.RFend == 0 {
+		t.Error("LookupProfile returned the shared table, not a copy")
+	}
+	if _, err := LookupProfile("myrinet"); err == nil {
+		t.Error("unknown profile accepted")
+	}
+	if _, err := CreateSegment(JobConfig{NProcs: 1, Profile: "myrinet"}); err == nil {
+		t.Error("CreateSegment accepted an unknown profile")
+	}
+}
+
+// TestMartiniSegment runs requests between two NICs of a martini segment:
+// the data lands, and each request takes at least its modelled latency.
+func TestMartiniSegment(t *testing.T) {
+	cfg := testConfig(2)
+	cfg.Profile = ProfileMartini
+	seg := newSegment(t, cfg)
+	if seg.Profile() != ProfileMartini {
+		t.Fatalf("segment profile %q", seg.Profile())
+	}
+	a, b := openNIC(t, seg, 0), openNIC(t, seg, 1)
+	if a.Profile() == nil || a.Profile().Name != ProfileMartini {
+		t.Fatalf("NIC profile %v", a.Profile())
+	}
+	sid, mem := mustRegisterSegment(t, b, 4096)
+	start := time.Now()
+	if err := a.Push(1, sid, 0, u64(42), nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 2480*time.Nanosecond {
+		t.Errorf("PUSH returned after %v, before its 2.48 µs latency", d)
+	}
+	if got := *wordAt(mem, 0); got != 42 {
+		t.Errorf("PUSH landed %d", got)
+	}
+	buf := make([]byte, 8)
+	start = time.Now()
+	if err := a.BOTFPull(1, sid, 0, buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 3080*time.Nanosecond {
+		t.Errorf("BOTF pull returned after %v, before its 3.08 µs latency", d)
+	}
+	checkBytes(t, "BOTF pull", buf, u64(42))
+	if old, err := a.CompareAndSwap(1, sid, 0, 42, 7); err != nil || old != 42 || *wordAt(mem, 0) != 7 {
+		t.Errorf("CAS: old %d, %v, word %d", old, err, *wordAt(mem, 0))
+	}
+}
