@@ -142,6 +142,17 @@ func (c comparison) write(b *bytes.Buffer, series []Series, benchmark string) er
 
 // renderMarkdown writes a Markdown table with the columns aligned as
 // align says.
+// MarkdownTable writes a Markdown table: the first column aligned left, the
+// others right, as the tables of results/ are.
+func MarkdownTable(w io.Writer, header []string, rows [][]string) error {
+	align := make([]tw.Align, len(header))
+	for i := range align {
+		align[i] = tw.AlignRight
+	}
+	align[0] = tw.AlignLeft
+	return renderMarkdown(w, header, rows, align)
+}
+
 func renderMarkdown(w io.Writer, header []string, rows [][]string, align []tw.Align) error {
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewMarkdown()),

@@ -135,7 +135,7 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 	} else if p != nil {
 		res := make([]*nicResources, seg.NProcs())
 		for q := range res {
-			res[q] = &seg.proc(q).res
+			res[q] = seg.resources(q)
 		}
 		n.timing = newTiming(p, res[pid], res)
 	}

@@ -92,6 +92,9 @@ func (n *NIC) execPush(dst int, sid SID, off uint64, src []byte, op Op) error {
 	if err := n.write(dst, sid, v, off, src); err != nil {
 		return err
 	}
+	if n.timing != nil {
+		n.timing.settle()
+	}
 	switch op {
 	case OpPush:
 		n.stats.Push++

@@ -119,13 +119,12 @@ type procEntry struct {
 	bell     uint32 // doorbell futex word
 	sleepers uint32 // >0 while the process may block on bell
 	refused  uint64 // refusals of requests aimed at this process
-	res      nicResources
-	_        [128 - 48 - 40]byte
+	_        [128 - 48]byte
 }
 
 // Per-partition layout offsets (relative to the partition base).
 const (
-	partCtl     = 0                                 // bounce mailbox, AOTF header buffer
+	partCtl     = 0                                 // bounce mailbox, AOTF header buffer, timing resources
 	partWindows = PageSize                          // NumWindows request areas
 	partCont    = partWindows + NumWindows*PageSize // contflag page
 	partSIDs    = partCont + PageSize               // SID table

@@ -2,7 +2,7 @@ package nicemu
 
 import (
 	"sync/atomic"
-	_ "unsafe" // go:linkname
+	"unsafe"
 )
 
 // nanotime is the runtime's monotonic clock (CLOCK_MONOTONIC on Linux): one
@@ -13,14 +13,27 @@ func nanotime() int64
 
 // nicResources are the parts of a process's emulated NIC that requests
 // queue for under a timing profile, each the monotonic time (ns) at which
-// it is next free. They live in the process's PGIDTBL entry, since the
-// requests of every process reserve them.
+// it is next free. They live in the process's control page, each word on a
+// cache line of its own, since the requests of every process reserve them.
 type nicResources struct {
 	initiator uint64 // request processing
+	_         [56]byte
 	link      uint64 // the outgoing link
+	_         [56]byte
 	rx        uint64 // the single receive FIFO, RFend and RBend
+	_         [56]byte
 	pci       uint64 // the PCI bus: free time << 1 | direction of its last transaction
+	_         [56]byte
 	replier   uint64 // pull replies and acks
+	_         [56]byte
+}
+
+// timingOffset places the resources in the control page, after the AOTF
+// header buffer.
+const timingOffset = aotfOffset + NumAOTFPages*32
+
+func (s *Segment) resources(p int) *nicResources {
+	return (*nicResources)(unsafe.Pointer(&s.mem[s.partBase(p)+partCtl+timingOffset]))
 }
 
 // Directions of a PCI transaction, seen from the NIC.
@@ -177,10 +190,11 @@ func writeWords(op Op, n int) int {
 }
 
 // write times a PUSH, BOTF or AOTF of n bytes to dst, with an ack when ack
-// is set. It holds the caller until the data is visible at the target (or
-// the ack is, with ack) and until the host would have gone on on the
-// modelled hardware: when it saw the Window's contflag. It returns when the
-// data became visible at the target.
+// is set. It holds the caller until the data is due at the target (or the
+// ack is, with ack), when the caller moves the data; settle then holds it
+// until the host would have gone on on the modelled hardware: when it saw
+// the Window's contflag. It returns when the data became visible at the
+// target.
 func (t *timing) write(op Op, dst int, n int, ack bool) (visible int64) {
 	p := t.p
 	self, tgt := t.self, t.procs[dst]
@@ -215,9 +229,18 @@ func (t *timing) write(op Op, dst int, n int, ack bool) (visible int64) {
 		rp := reserve(&tgt.replier, visible-int64(p.DMAWriteLatency), int64(p.Replier)) + int64(p.Replier)
 		done = t.deliver(tgt, self, rp, 8)
 	}
-	t.wait(max(done, hostAt))
+	t.wait(done)
 	t.finish(hostAt)
 	return visible
+}
+
+// settle holds the caller, after a write's data has landed, until the host
+// would have seen the Window's contflag.
+func (t *timing) settle() {
+	if t.hostAt > t.returnedAt {
+		t.wait(t.hostAt)
+		t.returnedAt = t.now()
+	}
 }
 
 // read times a PULL (or, with otf, a pull request sent as a BOTF packet
@@ -253,3 +276,6 @@ func (t *timing) read(src int, n int, otf, update bool) (visible int64) {
 	t.finish(visible)
 	return visible
 }
+
+// The resources must fit in the control page.
+var _ [PageSize - timingOffset - int(unsafe.Sizeof(nicResources{}))]byte

@@ -104,6 +104,7 @@ func stream(p *Profile, size, count int) float64 {
 	d := h.elapse(func(t *timing) {
 		for range count {
 			t.write(OpPush, 1, size, false)
+			t.settle()
 		}
 	})
 	return float64(size*count) / d.Seconds() / 1e6
@@ -186,6 +187,7 @@ func TestThesisBidirectional(t *testing.T) {
 	concurrently(hosts, func(i int, t *timing) {
 		for range count {
 			t.write(OpPush, 1-i, size, false)
+			t.settle()
 		}
 	})
 	end := max(hosts[0].clock, hosts[1].clock)

@@ -1,0 +1,141 @@
+package nicbench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	_ "gonum.org/v1/plot/vg/vgsvg" // .svg
+
+	"github.com/rhinet-go/martini/bench"
+	"github.com/rhinet-go/martini/nicemu"
+)
+
+// Figure is a figure of the thesis that the reproduction measures.
+type Figure struct {
+	What   string  // what it is
+	Unit   string  // "µs", "MB/s" or "B"
+	Thesis float64 // the thesis's value
+	Source string  // where in the thesis
+	// Of returns the figure measured in a run.
+	Of func(r *Run) (float64, error)
+}
+
+func write(kind string) func(*Run) (float64, error) {
+	return func(r *Run) (float64, error) { return r.Write[kind], nil }
+}
+
+func read(kind string) func(*Run) (float64, error) {
+	return func(r *Run) (float64, error) { return r.Read[kind], nil }
+}
+
+// Figures are the thesis's figures the reproduction measures, in the order
+// of its table.
+var Figures = []Figure{
+	{"8 B remote write, PUSH", "µs", 2.48, "Table 6.2", write(WritePush)},
+	{"8 B remote write, BOTF", "µs", 2.14, "Table 6.2", write(WriteBOTF)},
+	{"8 B remote write, AOTF", "µs", 1.74, "Table 6.2", write(WriteAOTF)},
+	{"8 B remote read, PULL", "µs", 3.26, "Table 6.3", read(ReadPull)},
+	{"8 B remote read, BOTF pull request", "µs", 3.08, "Table 6.3", read(ReadBOTFPull)},
+	{"PUSH throughput, one way, peak", "MB/s", 444, "Fig 6.3", func(r *Run) (float64, error) { return Peak(r.OneWay), nil }},
+	{"PUSH throughput, bidirectional, peak", "MB/s", 470, "Fig 6.3", func(r *Run) (float64, error) { return Peak(r.Bidirectional), nil }},
+	{"Size_half (one way reaches half its peak)", "B", 1024, "6.1.3, Fig 6.3", func(r *Run) (float64, error) {
+		return SizeHalf(r.Sizes, r.OneWay, Peak(r.OneWay))
+	}},
+}
+
+// Tolerance is how far from the thesis a figure of the martini profile may
+// land and still count as reproduced.
+const Tolerance = 0.10
+
+// WriteTable writes the reproduction table as Markdown: each figure of the
+// thesis beside its value under each run's profile; the deviation is shown
+// for the martini profile.
+func WriteTable(w io.Writer, runs []*Run) error {
+	header := []string{"figure", "thesis", "source"}
+	for _, r := range runs {
+		header = append(header, r.Profile)
+		if r.Profile == nicemu.ProfileMartini {
+			header = append(header, "deviation", fmt.Sprintf("within ±%.0f%%", 100*Tolerance))
+		}
+	}
+	var rows [][]string
+	for _, f := range Figures {
+		row := []string{f.What + " (" + f.Unit + ")", format(f.Thesis, f.Unit), f.Source}
+		for _, r := range runs {
+			v, err := f.Of(r)
+			if err != nil {
+				row = append(row, "—")
+				if r.Profile == nicemu.ProfileMartini {
+					row = append(row, "—", "no")
+				}
+				continue
+			}
+			row = append(row, format(v, f.Unit))
+			if r.Profile == nicemu.ProfileMartini {
+				dev := (v - f.Thesis) / f.Thesis
+				ok := "yes"
+				if math.Abs(dev) > Tolerance {
+					ok = "no"
+				}
+				row = append(row, fmt.Sprintf("%+.1f%%", 100*dev), ok)
+			}
+		}
+		rows = append(rows, row)
+	}
+	return bench.MarkdownTable(w, header, rows)
+}
+
+func format(v float64, unit string) string {
+	switch unit {
+	case "µs":
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+// Reproduced reports whether every figure of the martini run lands within
+// Tolerance of the thesis, and lists those that do not.
+func Reproduced(r *Run) (bool, []string) {
+	var off []string
+	for _, f := range Figures {
+		v, err := f.Of(r)
+		if err != nil || math.Abs(v-f.Thesis)/f.Thesis > Tolerance {
+			off = append(off, f.What)
+		}
+	}
+	return len(off) == 0, off
+}
+
+// PlotThroughput draws a run's one-way and bidirectional throughput
+// against the transfer size and saves it to path (.svg).
+func PlotThroughput(r *Run, path string) error {
+	p := plot.New()
+	p.Title.Text = "PUSH throughput, " + r.Profile + " profile"
+	p.X.Label.Text = "bytes per PUSH"
+	p.Y.Label.Text = "MB/s (10⁶ bytes)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	one, bi := make(plotter.XYs, len(r.Sizes)), make(plotter.XYs, len(r.Sizes))
+	for i, s := range r.Sizes {
+		one[i] = plotter.XY{X: float64(s), Y: r.OneWay[i]}
+		bi[i] = plotter.XY{X: float64(s), Y: r.Bidirectional[i]}
+	}
+	if err := plotutil.AddLinePoints(p, "one way", one, "bidirectional (sum)", bi); err != nil {
+		return fmt.Errorf("nicbench: plot: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("nicbench: plot: %w", err)
+	}
+	if err := p.Save(16*vg.Centimeter, 10*vg.Centimeter, path); err != nil {
+		return fmt.Errorf("nicbench: plot: %w", err)
+	}
+	return nil
+}

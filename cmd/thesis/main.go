@@ -1,0 +1,254 @@
+// Command thesis reproduces the thesis's measurements of the Martini NIC
+// (Tables 6.2 and 6.3, Fig 6.3) on the emulated NIC, under the martini
+// timing profile and under native, and writes the table of the thesis's
+// figures beside the emulated ones into results/thesis.md, the runs into
+// results/thesis.json and the throughput curves into results/plots/.
+//
+//	go run ./cmd/thesis
+//
+// Each profile is one job of two processes, started through this
+// module's mpirun; the processes measure the NIC directly, below MPI.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/rhinet-go/martini/bench"
+	"github.com/rhinet-go/martini/bench/nicbench"
+	"github.com/rhinet-go/martini/llc/launch"
+	"github.com/rhinet-go/martini/nicemu"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// runPrefix starts the line on which the worker's rank 0 reports its run.
+const runPrefix = "RUN "
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "worker" {
+		return worker(args[1:], stdout, stderr)
+	}
+	fs := flag.NewFlagSet("thesis", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: thesis [flags]\n\nReproduces the thesis's NIC measurements under each timing profile and writes results/thesis.md.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	results := fs.String("results", "results", "directory for thesis.md, thesis.json and plots/")
+	profiles := fs.String("profiles", nicemu.ProfileMartini+","+nicemu.ProfileNative, "timing profiles to run, comma-separated")
+	mpirun := fs.String("mpirun", "", "the mpirun to use (default: build this module's)")
+	quick := fs.Bool("quick", false, "fewer repetitions and smaller transfers (a test run)")
+	timeout := fs.Duration("timeout", 5*time.Minute, "kill a job still running after this long")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	names := strings.Split(*profiles, ",")
+	for _, n := range names {
+		if _, err := nicemu.LookupProfile(n); err != nil || n == "" {
+			fmt.Fprintf(stderr, "thesis: -profiles: %q is not one of %s\n", n, strings.Join(nicemu.Profiles(), ", "))
+			return 2
+		}
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "thesis: %v\n", err)
+		return 1
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fail(err)
+	}
+	if *mpirun == "" {
+		dir, err := os.MkdirTemp("", "thesis")
+		if err != nil {
+			return fail(err)
+		}
+		defer os.RemoveAll(dir)
+		*mpirun = filepath.Join(dir, "mpirun")
+		if out, err := exec.CommandContext(ctx, "go", "build", "-o", *mpirun, "github.com/rhinet-go/martini/cmd/mpirun").CombinedOutput(); err != nil {
+			return fail(fmt.Errorf("building mpirun (run inside the martini module, or pass -mpirun): %v\n%s", err, out))
+		}
+	}
+	var runs []*nicbench.Run
+	for _, name := range names {
+		fmt.Fprintf(stderr, "thesis: measuring the %s profile\n", name)
+		r, err := runJob(ctx, *mpirun, self, name, *quick, *timeout, stderr)
+		if err != nil {
+			return fail(err)
+		}
+		runs = append(runs, r)
+	}
+	if err := writeResults(*results, runs, stdout); err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// runJob runs the worker under profile through mpirun and returns rank 0's
+// run.
+func runJob(ctx context.Context, mpirun, self, profile string, quick bool, timeout time.Duration, stderr io.Writer) (*nicbench.Run, error) {
+	args := []string{"-np", "2", "-profile", profile, "-timeout", timeout.String(), self, "worker", "-profile", profile}
+	if quick {
+		args = append(args, "-quick")
+	}
+	cmd := exec.CommandContext(ctx, mpirun, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) } // mpirun stops its ranks
+	cmd.WaitDelay = 10 * time.Second
+	cmd.Stderr = stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("mpirun -profile %s: %w", profile, err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), runPrefix)
+		if !ok {
+			fmt.Fprintln(stderr, sc.Text())
+			continue
+		}
+		var r nicbench.Run
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return nil, fmt.Errorf("reading the %s run: %w", profile, err)
+		}
+		return &r, nil
+	}
+	return nil, fmt.Errorf("the %s job reported no run", profile)
+}
+
+// worker is one of the two processes of a job: it measures and rank 0
+// prints the run.
+func worker(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("thesis worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	profile := fs.String("profile", "", "the job's timing profile (for the record)")
+	quick := fs.Bool("quick", false, "fewer repetitions")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "thesis worker: %v\n", err)
+		return 1
+	}
+	job, err := launch.FromEnv()
+	if err != nil {
+		return fail(err)
+	}
+	if job.Size != 2 {
+		return fail(fmt.Errorf("%d processes: the measurements need 2", job.Size))
+	}
+	if got := job.Segment.Profile(); got != *profile {
+		return fail(fmt.Errorf("the job runs the %s profile, not %s", got, *profile))
+	}
+	nic, err := nicemu.Open(job.Segment, job.Rank)
+	if err != nil {
+		return fail(err)
+	}
+	defer nic.Close()
+	pair, err := nicbench.NewPair(nic, job.Store, job.Rank)
+	if err != nil {
+		return fail(err)
+	}
+	o := nicbench.DefaultOptions()
+	if *quick {
+		o.Reps, o.Samples, o.StreamBytes = 200, 3, 1<<20
+	}
+	r, err := pair.Measure(job.Store, *profile, o)
+	if err != nil {
+		return fail(err)
+	}
+	if err := job.Store.Fence(); err != nil {
+		return fail(err)
+	}
+	nic.SetState(nicemu.ProcFinalized)
+	if job.Rank == 0 {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "%s%s\n", runPrefix, line)
+	}
+	return 0
+}
+
+// record is results/thesis.json.
+type record struct {
+	Time        time.Time       `json:"time"`
+	Machine     bench.Machine   `json:"machine"`
+	GoVersion   string          `json:"go_version"`
+	GitRevision string          `json:"git_revision,omitempty"`
+	Runs        []*nicbench.Run `json:"runs"`
+}
+
+// writeResults writes thesis.md, thesis.json and the plots into dir, and
+// the table to stdout.
+func writeResults(dir string, runs []*nicbench.Run, stdout io.Writer) error {
+	var table bytes.Buffer
+	if err := nicbench.WriteTable(&table, runs); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, table.String())
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	rec := record{Time: time.Now().UTC().Truncate(time.Second), Machine: bench.ThisMachine(),
+		GoVersion: runtime.Version(), GitRevision: bench.GitRevision("."), Runs: runs}
+	js, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "thesis.json"), append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	var md bytes.Buffer
+	fmt.Fprintf(&md, "# The thesis's Martini figures, reproduced\n\n")
+	fmt.Fprintf(&md, "Generated by `go run ./cmd/thesis` on %s (%s, %s). Two processes measure the emulated NIC directly, below MPI, once under each timing profile (`mpirun -profile`). Latencies are half a ping-pong's round trip (writes) or one request until the data is in local memory (reads), medians of 5 samples; throughputs are back-to-back PUSHes of each size, one way and both ways at once.\n\n",
+		rec.Time.Format("2006-01-02 15:04 MST"), rec.Machine.CPU, rec.GoVersion)
+	md.Write(table.Bytes())
+	for _, r := range runs {
+		if r.Profile != nicemu.ProfileMartini {
+			continue
+		}
+		if ok, off := nicbench.Reproduced(r); ok {
+			fmt.Fprintf(&md, "\nEvery figure of the martini profile lands within ±%.0f%% of the thesis.\n", 100*nicbench.Tolerance)
+		} else {
+			fmt.Fprintf(&md, "\nOutside ±%.0f%% of the thesis under the martini profile: %s.\n", 100*nicbench.Tolerance, strings.Join(off, "; "))
+		}
+	}
+	fmt.Fprintf(&md, "\nThe martini profile's costs are one table, `nicemu.Martini` (nicemu/profile.go), each field derived from the thesis figure it cites.\n")
+	for _, r := range runs {
+		name := "plots/thesis-throughput-" + r.Profile + ".svg"
+		if err := nicbench.PlotThroughput(r, filepath.Join(dir, name)); err != nil {
+			return err
+		}
+		fmt.Fprintf(&md, "\n![PUSH throughput, %s profile](%s)\n", r.Profile, name)
+	}
+	return os.WriteFile(filepath.Join(dir, "thesis.md"), md.Bytes(), 0o644)
+}
