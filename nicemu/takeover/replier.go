@@ -1,0 +1,90 @@
+package takeover
+
+// The Replier (thesis l.1213) answers packets: an ack for a push that asked
+// for one, pull-reply packets for a pull request (processed "like the
+// Initiator processes a PUSH"). The thesis does not name its states; this
+// package's are:
+//
+//	ack   IDLE -> RACK -> RSEND -> IDLE
+//	pull  IDLE -> RPA -> RPA2 -> RDMA -> RWAIT -> RSEND -> IDLE
+//	      (RDMA -> RPA for each further page of a reply packet, RSEND ->
+//	      RPA for each further packet of a reply longer than the MTU)
+//
+// Exceptions: RPA2 (PATLB miss; firmware resumes at RPA), RWAIT (timeout
+// waiting for the DMA reads). RACK is not suspendable (thesis l.2068).
+
+func (m *Module) stepReplier(env Environment) outcome {
+	r := &m.Regs.Replier
+	p := &r.Packet
+	switch m.state {
+	case StateIdle:
+		switch p.Type {
+		case PacketPush:
+			return goTo(StateRACK)
+		case PacketPullRequest:
+			if r.Length > 0 {
+				return goTo(StateRPA)
+			}
+			return goTo(StateRSEND) // an empty pull: only the flag
+		}
+		return goTo(StateIdle) // nothing the Replier answers: dropped
+
+	case StateRACK:
+		if !p.Ack {
+			return goTo(StateIdle)
+		}
+		r.Reply = Header{Type: PacketAck, SrcPGID: p.SrcPGID, SrcPID: r.PID, DstPID: p.SrcPID, AckVA: p.AckVA}
+		return goTo(StateRSEND)
+
+	case StateRPA:
+		if r.PacketLen == 0 {
+			r.PacketLen = min(MTU, r.Length-r.Done)
+		}
+		r.PageVA = r.VA + uint64(r.Done+r.PacketDone)
+		r.PA, r.TLBHit = env.LookupPATLB(p.SrcPGID, r.PID, r.PageVA)
+		return goTo(StateRPA2)
+
+	case StateRPA2:
+		if !r.TLBHit {
+			return raise(CausePATLBMiss)
+		}
+		return goTo(StateRDMA)
+
+	case StateRDMA:
+		if r.PacketDone < r.PacketLen {
+			n := pieceLen(r.PageVA, r.PacketLen-r.PacketDone)
+			m.effect(Effect{Op: EffectDMARead, PGID: p.SrcPGID, PID: r.PID, VA: r.PageVA, PA: r.PA, Length: n, Offset: r.PacketDone})
+			r.PacketDone += n
+		}
+		if r.PacketDone < r.PacketLen {
+			return goTo(StateRPA)
+		}
+		return goTo(StateRWAIT)
+
+	case StateRWAIT:
+		if !env.DMADone(Replier) {
+			return waitHere()
+		}
+		return goTo(StateRSEND)
+
+	case StateRSEND:
+		if p.Type != PacketPullRequest {
+			m.effect(Effect{Op: EffectSendPacket, PGID: p.SrcPGID, PID: r.PID, Packet: r.Reply})
+			return goTo(StateIdle)
+		}
+		last := r.Done+r.PacketLen >= r.Length
+		r.Reply = Header{Type: PacketPullReply, SrcPGID: p.SrcPGID, SrcPID: r.PID, DstPID: p.SrcPID,
+			Length: r.PacketLen, MessageLength: r.Length, ReplyVA: p.ReplyVA + uint64(r.Done)}
+		if last {
+			r.Reply.AckVA = p.AckVA
+		}
+		m.effect(Effect{Op: EffectSendPacket, PGID: p.SrcPGID, PID: r.PID, Packet: r.Reply})
+		r.Done += r.PacketLen
+		r.PacketLen, r.PacketDone = 0, 0
+		if r.Done < r.Length {
+			return goTo(StateRPA)
+		}
+		return goTo(StateIdle)
+	}
+	return waitHere() // not a Replier state: the module hangs
+}
