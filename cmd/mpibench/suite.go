@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/bench"
+	"github.com/rhinet-go/martini/internal/mpirunbuild"
 )
 
 // Defaults of the short comparison the plain command runs.
@@ -191,7 +192,7 @@ func runSuite(ctx context.Context, o *suiteOptions, stdout, stderr io.Writer) in
 		return 1
 	}
 	if o.mpirun == "" {
-		if o.mpirun, err = buildMPIRun(ctx, tmp); err != nil {
+		if o.mpirun, err = mpirunbuild.Build(ctx, tmp); err != nil {
 			logf("%v", err)
 			return 1
 		}
@@ -248,16 +249,6 @@ func runSuite(ctx context.Context, o *suiteOptions, stdout, stderr io.Writer) in
 		}
 	}
 	return 0
-}
-
-// buildMPIRun builds this runtime's mpirun into dir.
-func buildMPIRun(ctx context.Context, dir string) (string, error) {
-	path := filepath.Join(dir, "mpirun")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", path, "github.com/rhinet-go/martini/cmd/mpirun")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building mpirun (run mpibench inside the martini module, or pass -mpirun): %v\n%s", err, out)
-	}
-	return path, nil
 }
 
 // runJob runs the job of variant v and returns its series.

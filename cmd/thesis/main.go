@@ -29,6 +29,7 @@ import (
 
 	"github.com/rhinet-go/martini/bench"
 	"github.com/rhinet-go/martini/bench/nicbench"
+	"github.com/rhinet-go/martini/internal/mpirunbuild"
 	"github.com/rhinet-go/martini/llc/launch"
 	"github.com/rhinet-go/martini/nicemu"
 )
@@ -88,9 +89,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		defer os.RemoveAll(dir)
-		*mpirun = filepath.Join(dir, "mpirun")
-		if out, err := exec.CommandContext(ctx, "go", "build", "-o", *mpirun, "github.com/rhinet-go/martini/cmd/mpirun").CombinedOutput(); err != nil {
-			return fail(fmt.Errorf("building mpirun (run inside the martini module, or pass -mpirun): %v\n%s", err, out))
+		if *mpirun, err = mpirunbuild.Build(ctx, dir); err != nil {
+			return fail(err)
 		}
 	}
 	var runs []*nicbench.Run

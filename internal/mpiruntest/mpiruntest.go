@@ -3,20 +3,15 @@
 package mpiruntest
 
 import (
-	"fmt"
-	"os/exec"
-	"path/filepath"
+	"context"
 	"testing"
+
+	"github.com/rhinet-go/martini/internal/mpirunbuild"
 )
 
 // Build builds cmd/mpirun into dir and returns the binary's path.
 func Build(dir string) (string, error) {
-	path := filepath.Join(dir, "mpirun")
-	out, err := exec.Command("go", "build", "-o", path, "github.com/rhinet-go/martini/cmd/mpirun").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("building mpirun: %v\n%s", err, out)
-	}
-	return path, nil
+	return mpirunbuild.Build(context.Background(), dir)
 }
 
 // ForTest builds mpirun into a temporary directory of t, failing t if it

@@ -185,15 +185,22 @@ func (f *StandardFirmware) specialRequest(env Environment, m *Module) Action {
 	r.PGID, r.PID = pgid, pid
 	m.Record(OpDispatchRequest)
 	h := f.RequestHandlers[r.Request.Kind]
-	if h == nil {
+	return dispatch(m, h != nil, func() error { return h(env, r) }, StateCONT)
+}
+
+// dispatch runs a software handler found for a special request or packet
+// and has the module complete in software from then; without a handler,
+// or when it fails, the work is refused and cancelled.
+func dispatch(m *Module, found bool, handle func() error, then State) Action {
+	if !found {
 		m.Refuse(RefusedNoHandler)
 		return Cancel()
 	}
-	if err := h(env, r); err != nil {
+	if err := handle(); err != nil {
 		m.Refuse(RefusedByHandler)
 		return Cancel()
 	}
-	return CompleteSoft(StateCONT)
+	return CompleteSoft(then)
 }
 
 // patlbResume is where the hardware resumes after a PATLB refill.
@@ -230,15 +237,7 @@ func (f *StandardFirmware) specialPacket(env Environment, m *Module) Action {
 	r := &m.Regs.RFend
 	m.Record(OpDispatchPacket)
 	h := f.PacketHandlers[r.Packet.Type]
-	if h == nil {
-		m.Refuse(RefusedNoHandler)
-		return Cancel()
-	}
-	if err := h(env, r); err != nil {
-		m.Refuse(RefusedByHandler)
-		return Cancel()
-	}
-	return CompleteSoft(StateIdle)
+	return dispatch(m, h != nil, func() error { return h(env, r) }, StateIdle)
 }
 
 func (f *StandardFirmware) rvatlbMiss(env Environment, m *Module) Action {

@@ -52,11 +52,7 @@ func (m *Module) stepInitiator(env Environment) outcome {
 		return goTo(StateCHK1) // an empty PUSH: a header-only packet
 
 	case StateIPA:
-		if r.PacketLen == 0 {
-			r.PacketLen = min(MTU, q.Length-r.Done)
-		}
-		r.PageVA = q.LocalVA + uint64(r.Done+r.PacketDone)
-		r.PA, r.TLBHit = env.LookupPATLB(r.PGID, r.PID, r.PageVA)
+		r.translate(env, r.PGID, r.PID, q.LocalVA, q.Length)
 		return goTo(StateIPA2)
 
 	case StateIPA2:
@@ -66,12 +62,7 @@ func (m *Module) stepInitiator(env Environment) outcome {
 		return goTo(StateCHK1)
 
 	case StateCHK1:
-		if r.PacketDone < r.PacketLen {
-			n := pieceLen(r.PageVA, r.PacketLen-r.PacketDone)
-			m.effect(Effect{Op: EffectDMARead, PGID: r.PGID, PID: r.PID, VA: r.PageVA, PA: r.PA, Length: n, Offset: r.PacketDone})
-			r.PacketDone += n
-		}
-		if r.PacketDone < r.PacketLen {
+		if r.readPiece(m, r.PGID, r.PID) {
 			return goTo(StateIPA)
 		}
 		return goTo(StateCHK2)

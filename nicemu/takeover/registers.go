@@ -1,5 +1,44 @@
 package takeover
 
+// PayloadRead is the progress of a module reading a payload from host
+// memory by DMA, packet by packet and, within a packet, page by page: the
+// Initiator reading a PUSH's source, the Replier a pull's data.
+type PayloadRead struct {
+	// PageVA is the virtual address whose translation was looked up last,
+	// PA its physical address (meaningful when TLBHit).
+	PageVA uint64
+	PA     uint64
+	TLBHit bool
+	// Done is the number of payload bytes already sent in packets.
+	Done int
+	// PacketLen is the length of the packet being assembled, PacketDone
+	// the part of it whose DMA read has been issued.
+	PacketLen  int
+	PacketDone int
+}
+
+// translate looks up the page of the next piece of a payload of total
+// bytes at base in the PATLB, starting a packet if none is being
+// assembled.
+func (r *PayloadRead) translate(env Environment, pgid PGID, pid PID, base uint64, total int) {
+	if r.PacketLen == 0 {
+		r.PacketLen = min(MTU, total-r.Done)
+	}
+	r.PageVA = base + uint64(r.Done+r.PacketDone)
+	r.PA, r.TLBHit = env.LookupPATLB(pgid, pid, r.PageVA)
+}
+
+// readPiece issues the DMA read of the translated page's part of the
+// packet and reports whether more of the packet remains to be read.
+func (r *PayloadRead) readPiece(m *Module, pgid PGID, pid PID) (more bool) {
+	if r.PacketDone < r.PacketLen {
+		n := pieceLen(r.PageVA, r.PacketLen-r.PacketDone)
+		m.effect(Effect{Op: EffectDMARead, PGID: pgid, PID: pid, VA: r.PageVA, PA: r.PA, Length: n, Offset: r.PacketDone})
+		r.PacketDone += n
+	}
+	return r.PacketDone < r.PacketLen
+}
+
 // InitiatorRegs are the Initiator's registers: the request being processed
 // and the progress of its translation and DMA. Firmware may read and write
 // them while the Initiator is suspended.
@@ -11,17 +50,9 @@ type InitiatorRegs struct {
 	PID  PID
 	// Violation says why PGID raised a ProtectionViolation.
 	Violation Refusal
-	// PageVA is the virtual address whose translation IPA looked up, PA
-	// its physical address (meaningful when TLBHit).
-	PageVA uint64
-	PA     uint64
-	TLBHit bool
-	// Done is the number of payload bytes already sent in packets.
-	Done int
-	// PacketLen is the length of the packet being assembled, PacketDone
-	// the part of it whose DMA read has been issued.
-	PacketLen  int
-	PacketDone int
+	// PayloadRead is the progress of the DMA read of the payload: IPA,
+	// IPA2 and CHK1 translate and read it page by page.
+	PayloadRead
 	// Packet is the last header built.
 	Packet Header
 }
@@ -81,16 +112,9 @@ type ReplierRegs struct {
 	// VA and Length are where the push landed, or the pull source.
 	VA     uint64
 	Length int
-	// PageVA is the virtual address whose translation RPA looked up, PA
-	// its physical address (meaningful when TLBHit).
-	PageVA uint64
-	PA     uint64
-	TLBHit bool
-	// Done is the number of pull bytes already sent; PacketLen and
-	// PacketDone describe the reply packet being assembled.
-	Done       int
-	PacketLen  int
-	PacketDone int
+	// PayloadRead is the progress of the DMA read of a pull's data: RPA,
+	// RPA2 and RDMA translate and read it page by page.
+	PayloadRead
 	// Reply is the last ack or pull-reply header built.
 	Reply Header
 }

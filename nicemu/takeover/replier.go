@@ -37,11 +37,7 @@ func (m *Module) stepReplier(env Environment) outcome {
 		return goTo(StateRSEND)
 
 	case StateRPA:
-		if r.PacketLen == 0 {
-			r.PacketLen = min(MTU, r.Length-r.Done)
-		}
-		r.PageVA = r.VA + uint64(r.Done+r.PacketDone)
-		r.PA, r.TLBHit = env.LookupPATLB(p.SrcPGID, r.PID, r.PageVA)
+		r.translate(env, p.SrcPGID, r.PID, r.VA, r.Length)
 		return goTo(StateRPA2)
 
 	case StateRPA2:
@@ -51,12 +47,7 @@ func (m *Module) stepReplier(env Environment) outcome {
 		return goTo(StateRDMA)
 
 	case StateRDMA:
-		if r.PacketDone < r.PacketLen {
-			n := pieceLen(r.PageVA, r.PacketLen-r.PacketDone)
-			m.effect(Effect{Op: EffectDMARead, PGID: p.SrcPGID, PID: r.PID, VA: r.PageVA, PA: r.PA, Length: n, Offset: r.PacketDone})
-			r.PacketDone += n
-		}
-		if r.PacketDone < r.PacketLen {
+		if r.readPiece(m, p.SrcPGID, r.PID) {
 			return goTo(StateRPA)
 		}
 		return goTo(StateRWAIT)

@@ -1,0 +1,50 @@
+package nicbench
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestSizeHalf(t *testing.T) {
+	sizes := []int{256, 512, 1024, 2048}
+	got, err := SizeHalf(sizes, []float64{50, 100, 300, 400}, 400)
+	if err != nil || got != 768 {
+		t.Errorf("SizeHalf = %v, %v; want 768 (halfway between 512 and 1024)", got, err)
+	}
+	if got, _ := SizeHalf(sizes, []float64{300, 350, 380, 400}, 400); got != 256 {
+		t.Errorf("curve above half from the start: %v", got)
+	}
+	if _, err := SizeHalf(sizes, []float64{1, 2, 3, 4}, 400); err == nil {
+		t.Error("a curve that never reaches half its peak gave a size")
+	}
+}
+
+// thesisRun is a martini run that measures exactly the thesis's figures.
+func thesisRun() *Run {
+	return &Run{Profile: "martini",
+		Write: map[string]float64{WritePush: 2.48, WriteBOTF: 2.14, WriteAOTF: 1.74},
+		Read:  map[string]float64{ReadPull: 3.26, ReadBOTFPull: 3.08},
+		Sizes: []int{512, 1024, 1 << 20}, OneWay: []float64{100, 222, 444}, Bidirectional: []float64{120, 250, 470}}
+}
+
+func TestReproducedAndTable(t *testing.T) {
+	r := thesisRun()
+	if ok, off := Reproduced(r); !ok {
+		t.Fatalf("the thesis's own figures are not reproduced: %v", off)
+	}
+	r.Write[WriteAOTF] = 2.0 // +15%
+	ok, off := Reproduced(r)
+	if ok || len(off) != 1 || !strings.Contains(off[0], "AOTF") {
+		t.Errorf("AOTF 15%% off: %v, %v", ok, off)
+	}
+	var b bytes.Buffer
+	if err := WriteTable(&b, []*Run{r}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| 8 B remote write, AOTF (µs)", "+14.9%", "no", "1024"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, &b)
+		}
+	}
+}
