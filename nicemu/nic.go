@@ -137,7 +137,7 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 		for q := range res {
 			res[q] = seg.resources(q)
 		}
-		n.timing = newTiming(p, res[pid], res)
+		n.timing = newTiming(p, res[pid], res, seg.Handoff())
 	}
 	hb := seg.heapBase(pid)
 	n.heap = newHeap(hb, int(seg.hdr.heapSize))

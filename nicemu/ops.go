@@ -155,6 +155,9 @@ func (n *NIC) execPull(src int, sid SID, off uint64, buf []byte) error {
 	if err := n.read(src, sid, v, off, buf); err != nil {
 		return err
 	}
+	if n.timing != nil {
+		n.timing.settle()
+	}
 	n.patlb.touch(n.pid, addr(buf), len(buf)) // RBend: DMA write of the reply
 	n.stats.Pull++
 	n.stats.PullBytes += uint64(len(buf))
@@ -226,6 +229,9 @@ func (n *NIC) execAtomic(r *windowRegs, op Op) error {
 		n.stats.FAA++
 		r.result = atomic.AddUint64(w, r.arg0) - r.arg0
 	}
+	if n.timing != nil {
+		n.timing.settle()
+	}
 	n.stats.Packets += 2
 	n.notify(dst)
 	return nil
@@ -262,6 +268,9 @@ func (n *NIC) SetAOTFHeader(page int, dst int, sid SID, off uint64) error {
 func (n *NIC) AOTF(page int, low12 uint64, v uint64) error {
 	if page < 0 || page >= NumAOTFPages || atomic.LoadUint64(&n.aotf[page].valid) == 0 || low12 >= PageSize || low12%8 != 0 {
 		return n.refuse(OpAOTF, ViolationBadRequest, -1, 0, low12, 8, "AOTF store to an unregistered page or misaligned address")
+	}
+	if n.timing != nil {
+		n.timing.begin()
 	}
 	h := &n.aotf[page]
 	binary.LittleEndian.PutUint64(n.scratch[:], v)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -39,7 +40,7 @@ const (
 	NumAOTFPages = 64
 
 	segmentMagic   = 0x4d415254494e4931 // "MARTINI1"
-	segmentVersion = 4                  // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile
+	segmentVersion = 5                  // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff
 	sidEntrySize   = 64
 	procEntrySize  = 128
 )
@@ -94,6 +95,10 @@ type JobConfig struct {
 	// Profile names the timing profile every process's NIC runs under
 	// (see Profiles): "" or ProfileNative charges nothing.
 	Profile string
+	// Handoff is the machine's cross-core handoff that a timed profile
+	// compensates for (see MeasureHandoff): 0 measures it when the
+	// profile is timed, a negative value disables the compensation.
+	Handoff time.Duration
 }
 
 // jobHeader is the first page of the segment.
@@ -108,6 +113,7 @@ type jobHeader struct {
 	size       uint64
 	refused    uint64 // protection refusals, all processes (atomic)
 	profile    uint64 // timing profile (profileCode)
+	handoff    uint64 // handoff compensation, ns
 }
 
 // procEntry is one PGIDTBL entry plus the process's shared run state.
@@ -171,6 +177,13 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nicemu: create segment: %w", err)
 	}
+	if profile == 0 {
+		cfg.Handoff = 0
+	} else if cfg.Handoff == 0 {
+		if cfg.Handoff, err = MeasureHandoff(); err != nil {
+			return nil, fmt.Errorf("nicemu: create segment: %w", err)
+		}
+	}
 	part := partitionSize(cfg.HeapSize, cfg.BounceSize)
 	size := PageSize + roundUp(cfg.NProcs*procEntrySize, PageSize) + cfg.NProcs*part
 	fd, err := unix.MemfdCreate("martini-segment", unix.MFD_CLOEXEC)
@@ -196,6 +209,7 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 	h.bounceSize = uint64(cfg.BounceSize)
 	h.size = uint64(size)
 	h.profile = profile
+	h.handoff = uint64(max(cfg.Handoff, 0))
 	s.setGeometry()
 	for p := 0; p < cfg.NProcs; p++ {
 		e := s.proc(p)
@@ -310,6 +324,10 @@ func (s *Segment) SetProcState(p int, st ProcState) {
 
 // Profile returns the name of the timing profile the job runs under.
 func (s *Segment) Profile() string { return profileName(s.hdr.profile) }
+
+// Handoff returns the cross-core handoff the job's timed profile
+// compensates for (0 under native, or when compensation is off).
+func (s *Segment) Handoff() time.Duration { return time.Duration(s.hdr.handoff) }
 
 // Refused returns the number of requests the NIC refused for protection
 // reasons, over all processes of the segment.

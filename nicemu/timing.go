@@ -2,6 +2,7 @@ package nicemu
 
 import (
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -91,13 +92,22 @@ type timing struct {
 	// on the modelled hardware, returnedAt when the emulation let it go
 	// on (later, since it holds a request until its data has landed).
 	hostAt, returnedAt int64
+	// issuedAt is when the host issued the current request (begin);
+	// releaseAt is when the emulation lets it go on (settle).
+	issuedAt, releaseAt int64
+	// handoff is how much before the modelled time a remote write's data
+	// is moved, so that a polling target sees it at that time: the
+	// machine's cross-core handoff (handoff.go), at most DMAWriteLatency,
+	// the stage it stands for.
+	handoff int64
 
 	now  func() int64      // the clock: nanotime
 	wait func(until int64) // holds the caller until the clock reads until
 }
 
-func newTiming(p *Profile, self *nicResources, procs []*nicResources) *timing {
-	return &timing{p: p, self: self, procs: procs, now: nanotime, wait: spinUntil}
+func newTiming(p *Profile, self *nicResources, procs []*nicResources, handoff time.Duration) *timing {
+	return &timing{p: p, self: self, procs: procs, now: nanotime, wait: spinUntil,
+		handoff: int64(min(max(handoff, 0), p.DMAWriteLatency))}
 }
 
 // spinUntil spins until the monotonic clock reads t.
@@ -106,22 +116,24 @@ func spinUntil(t int64) {
 	}
 }
 
-// issue returns the time at which the host issues its next request: now,
-// or, when the request follows the last one back to back, the time the
-// host would have reached this point on the modelled hardware.
-func (t *timing) issue() int64 {
+// begin records that the host issues a request now: at the start of the
+// request's first PIO store. When the request follows the last one back to
+// back, it is issued when the host would have reached this point on the
+// modelled hardware.
+func (t *timing) begin() {
 	now := t.now()
 	if gap := now - t.returnedAt; t.returnedAt != 0 && gap <= int64(t.p.BackToBack) && t.hostAt < t.returnedAt {
-		return t.hostAt + gap
+		now = t.hostAt + gap
 	}
-	return now
+	t.issuedAt = now
 }
 
-// finish records the end of a request: the host goes on now, where the
-// hardware would have let it go on at hostAt.
-func (t *timing) finish(hostAt int64) {
+// finish records the end of a request's timing: the hardware lets the
+// host go on at hostAt, the emulation at release, once the caller has
+// moved the data (settle).
+func (t *timing) finish(hostAt, release int64) {
 	t.hostAt = hostAt
-	t.returnedAt = t.now()
+	t.releaseAt = max(hostAt, release)
 }
 
 func (t *timing) pio(words int) int64 {
@@ -189,16 +201,16 @@ func writeWords(op Op, n int) int {
 	return 6 // PUSH: the Window's request registers
 }
 
-// write times a PUSH, BOTF or AOTF of n bytes to dst, with an ack when ack
-// is set. It holds the caller until the data is due at the target (or the
-// ack is, with ack), when the caller moves the data; settle then holds it
-// until the host would have gone on on the modelled hardware: when it saw
-// the Window's contflag. It returns when the data became visible at the
-// target.
+// write times a PUSH, BOTF or AOTF of n bytes to dst, issued at begin,
+// with an ack when ack is set. It holds the caller until the data is due
+// at the target, less the handoff, when the caller moves the data; settle
+// then holds it until the host would have gone on on the modelled
+// hardware: when it saw the Window's contflag (and the ack, with ack). It
+// returns when the data became visible at the target.
 func (t *timing) write(op Op, dst int, n int, ack bool) (visible int64) {
 	p := t.p
 	self, tgt := t.self, t.procs[dst]
-	acc := t.issue() + t.pio(writeWords(op, n))
+	acc := t.issuedAt + t.pio(writeWords(op, n))
 	var hostAt int64
 	switch op {
 	case OpPush:
@@ -229,18 +241,16 @@ func (t *timing) write(op Op, dst int, n int, ack bool) (visible int64) {
 		rp := reserve(&tgt.replier, visible-int64(p.DMAWriteLatency), int64(p.Replier)) + int64(p.Replier)
 		done = t.deliver(tgt, self, rp, 8)
 	}
-	t.wait(done)
-	t.finish(hostAt)
+	t.wait(visible - t.handoff)
+	t.finish(hostAt, done)
 	return visible
 }
 
-// settle holds the caller, after a write's data has landed, until the host
-// would have seen the Window's contflag.
+// settle holds the caller, after it moved a request's data, until the
+// host would have gone on on the modelled hardware.
 func (t *timing) settle() {
-	if t.hostAt > t.returnedAt {
-		t.wait(t.hostAt)
-		t.returnedAt = t.now()
-	}
+	t.wait(t.releaseAt)
+	t.returnedAt = t.now()
 }
 
 // read times a PULL (or, with otf, a pull request sent as a BOTF packet
@@ -250,7 +260,7 @@ func (t *timing) settle() {
 func (t *timing) read(src int, n int, otf, update bool) (visible int64) {
 	p := t.p
 	self, tgt := t.self, t.procs[src]
-	acc := t.issue() + t.pio(6)
+	acc := t.issuedAt + t.pio(6)
 	build := p.InitiatorPull
 	if otf {
 		build = p.InitiatorOTF
@@ -272,8 +282,7 @@ func (t *timing) read(src int, n int, otf, update bool) (visible int64) {
 		t.wait(data)
 		visible = t.deliver(tgt, self, data, b)
 	}
-	t.wait(visible)
-	t.finish(visible)
+	t.finish(visible, visible)
 	return visible
 }
 

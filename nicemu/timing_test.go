@@ -2,6 +2,7 @@ package nicemu
 
 import (
 	"math"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func virtualJob(p *Profile, nprocs int, start int64) []*virtualHost {
 	hosts := make([]*virtualHost, nprocs)
 	for i := range hosts {
 		h := &virtualHost{clock: start}
-		h.t = newTiming(p, res[i], res)
+		h.t = newTiming(p, res[i], res, 0)
 		h.t.now = func() int64 { return h.clock }
 		h.t.wait = func(until int64) { h.clock = max(h.clock, until) }
 		hosts[i] = h
@@ -43,6 +44,24 @@ func (h *virtualHost) elapse(op func(t *timing)) time.Duration {
 // to back).
 func (h *virtualHost) idle(d time.Duration) { h.clock += int64(d) }
 
+// writeReq issues a write of n bytes to dst as the NIC does (begin, write,
+// settle) and returns when its data became visible.
+func writeReq(t *timing, op Op, dst, n int) int64 {
+	t.begin()
+	v := t.write(op, dst, n, false)
+	t.settle()
+	return v
+}
+
+// readReq issues a read of n bytes from src as the NIC does and returns
+// when its data became visible.
+func readReq(t *timing, src, n int, otf bool) int64 {
+	t.begin()
+	v := t.read(src, n, otf, false)
+	t.settle()
+	return v
+}
+
 func martini() *Profile { p := Martini; return &p }
 
 // TestThesisLatencies checks the model's 8-byte latencies against the
@@ -53,11 +72,11 @@ func TestThesisLatencies(t *testing.T) {
 		op   func(t *timing) int64
 		want time.Duration
 	}{
-		{"PUSH", func(t *timing) int64 { return t.write(OpPush, 1, 8, false) }, 2480 * time.Nanosecond},
-		{"BOTF", func(t *timing) int64 { return t.write(OpBOTF, 1, 8, false) }, 2136 * time.Nanosecond},
-		{"AOTF", func(t *timing) int64 { return t.write(OpAOTF, 1, 8, false) }, 1740 * time.Nanosecond},
-		{"PULL", func(t *timing) int64 { return t.read(1, 8, false, false) }, 3260 * time.Nanosecond},
-		{"BOTF pull", func(t *timing) int64 { return t.read(1, 8, true, false) }, 3080 * time.Nanosecond},
+		{"PUSH", func(t *timing) int64 { return writeReq(t, OpPush, 1, 8) }, 2480 * time.Nanosecond},
+		{"BOTF", func(t *timing) int64 { return writeReq(t, OpBOTF, 1, 8) }, 2136 * time.Nanosecond},
+		{"AOTF", func(t *timing) int64 { return writeReq(t, OpAOTF, 1, 8) }, 1740 * time.Nanosecond},
+		{"PULL", func(t *timing) int64 { return readReq(t, 1, 8, false) }, 3260 * time.Nanosecond},
+		{"BOTF pull", func(t *timing) int64 { return readReq(t, 1, 8, true) }, 3080 * time.Nanosecond},
 	}
 	for _, c := range cases {
 		h := virtualJob(martini(), 2, 1e9)[0]
@@ -71,10 +90,10 @@ func TestThesisLatencies(t *testing.T) {
 // figures that depend on them move.
 func TestProfileIsTheSource(t *testing.T) {
 	push := func(p *Profile) time.Duration {
-		return time.Duration(virtualJob(p, 2, 1e9)[0].t.write(OpPush, 1, 8, false) - 1e9)
+		return time.Duration(writeReq(virtualJob(p, 2, 1e9)[0].t, OpPush, 1, 8) - 1e9)
 	}
 	aotf := func(p *Profile) time.Duration {
-		return time.Duration(virtualJob(p, 2, 1e9)[0].t.write(OpAOTF, 1, 8, false) - 1e9)
+		return time.Duration(writeReq(virtualJob(p, 2, 1e9)[0].t, OpAOTF, 1, 8) - 1e9)
 	}
 	base := martini()
 	p := martini()
@@ -103,8 +122,7 @@ func stream(p *Profile, size, count int) float64 {
 	h := virtualJob(p, 2, 1e9)[0]
 	d := h.elapse(func(t *timing) {
 		for range count {
-			t.write(OpPush, 1, size, false)
-			t.settle()
+			writeReq(t, OpPush, 1, size)
 		}
 	})
 	return float64(size*count) / d.Seconds() / 1e6
@@ -186,8 +204,7 @@ func TestThesisBidirectional(t *testing.T) {
 	const size, count = 1 << 20, 4
 	concurrently(hosts, func(i int, t *timing) {
 		for range count {
-			t.write(OpPush, 1-i, size, false)
-			t.settle()
+			writeReq(t, OpPush, 1-i, size)
 		}
 	})
 	end := max(hosts[0].clock, hosts[1].clock)
@@ -203,16 +220,16 @@ func TestThesisBidirectional(t *testing.T) {
 // to back is timed from the host's clock.
 func TestContention(t *testing.T) {
 	hosts := virtualJob(martini(), 3, 1e9)
-	alone := virtualJob(martini(), 2, 1e9)[0].elapse(func(t *timing) { t.write(OpPush, 1, 2048, false) })
-	hosts[0].t.write(OpPush, 2, 2048, false)
-	second := hosts[1].elapse(func(t *timing) { t.write(OpPush, 2, 2048, false) })
+	alone := virtualJob(martini(), 2, 1e9)[0].elapse(func(t *timing) { writeReq(t, OpPush, 1, 2048) })
+	writeReq(hosts[0].t, OpPush, 2, 2048)
+	second := hosts[1].elapse(func(t *timing) { writeReq(t, OpPush, 2, 2048) })
 	if second <= alone {
 		t.Errorf("second sender into a busy FIFO took %v, alone %v", second, alone)
 	}
 	h := virtualJob(martini(), 2, 1e9)[0]
-	first := h.elapse(func(t *timing) { t.write(OpPush, 1, 8, false) })
+	first := h.elapse(func(t *timing) { writeReq(t, OpPush, 1, 8) })
 	h.idle(10 * time.Microsecond)
-	if again := h.elapse(func(t *timing) { t.write(OpPush, 1, 8, false) }); again != first {
+	if again := h.elapse(func(t *timing) { writeReq(t, OpPush, 1, 8) }); again != first {
 		t.Errorf("PUSH after an idle host: %v, first %v", again, first)
 	}
 }
@@ -264,6 +281,9 @@ func TestMartiniSegment(t *testing.T) {
 		t.Errorf("PUSH landed %d", got)
 	}
 	buf := make([]byte, 8)
+	// Not back to back: a request that follows the last one closely is
+	// timed from when the modelled host would have issued it.
+	time.Sleep(10 * Martini.BackToBack)
 	start = time.Now()
 	if err := a.BOTFPull(1, sid, 0, buf, nil); err != nil {
 		t.Fatal(err)
@@ -274,5 +294,59 @@ func TestMartiniSegment(t *testing.T) {
 	checkBytes(t, "BOTF pull", buf, u64(42))
 	if old, err := a.CompareAndSwap(1, sid, 0, 42, 7); err != nil || old != 42 || *wordAt(mem, 0) != 7 {
 		t.Errorf("CAS: old %d, %v, word %d", old, err, *wordAt(mem, 0))
+	}
+}
+
+// TestHandoff checks the handoff compensation: a write's data moves the
+// handoff before the modelled time, the host still goes on at the
+// modelled time, and the compensation never exceeds DMAWriteLatency.
+func TestHandoff(t *testing.T) {
+	for _, c := range []struct{ handoff, want time.Duration }{
+		{0, 0},
+		{150 * time.Nanosecond, 150 * time.Nanosecond},
+		{time.Microsecond, Martini.DMAWriteLatency},
+		{-time.Microsecond, 0},
+	} {
+		h := virtualJob(martini(), 2, 1e9)[0]
+		h.t.handoff = newTiming(martini(), h.t.self, h.t.procs, c.handoff).handoff
+		h.t.begin()
+		visible := h.t.write(OpBOTF, 1, 8, false)
+		if moved := time.Duration(visible - h.clock); moved != c.want {
+			t.Errorf("handoff %v: data moved %v before it is visible, want %v", c.handoff, moved, c.want)
+		}
+		h.t.settle()
+		if got := time.Duration(h.clock - 1e9); got != 2156*time.Nanosecond {
+			t.Errorf("handoff %v: host went on after %v, want 2.156 µs (BOTF's contflag)", c.handoff, got)
+		}
+	}
+}
+
+// TestSegmentHandoff checks that the segment keeps the job's handoff for a
+// timed profile only, and measures it when none is given.
+func TestSegmentHandoff(t *testing.T) {
+	for _, c := range []struct {
+		profile string
+		handoff time.Duration
+		want    time.Duration
+	}{
+		{ProfileMartini, 150 * time.Nanosecond, 150 * time.Nanosecond},
+		{ProfileMartini, -1, 0},
+		{ProfileNative, 150 * time.Nanosecond, 0},
+	} {
+		cfg := testConfig(2)
+		cfg.Profile, cfg.Handoff = c.profile, c.handoff
+		if got := newSegment(t, cfg).Handoff(); got != c.want {
+			t.Errorf("%s profile, handoff %v: segment keeps %v, want %v", c.profile, c.handoff, got, c.want)
+		}
+	}
+	measured, err := MeasureHandoff()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if measured < 0 || measured >= handoffLimit {
+		t.Errorf("MeasureHandoff = %v", measured)
+	}
+	if runtime.NumCPU() >= 2 && runtime.GOMAXPROCS(0) >= 2 && measured == 0 {
+		t.Log("MeasureHandoff found no two threads to spin on (a loaded machine): no compensation")
 	}
 }

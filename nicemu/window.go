@@ -39,6 +39,9 @@ const MaxBOTF = WindowSize - 128 - int(unsafe.Sizeof(botfHeader{}))
 // window returns the next Window, round robin. A Window may be reused only
 // after the NIC wrote its contflag for the previous request.
 func (n *NIC) window() int {
+	if n.timing != nil {
+		n.timing.begin() // the host's first store into the Window
+	}
 	w := n.next
 	n.next = (w + 1) % NumWindows
 	// The contflag page is written by the NIC and read only by the

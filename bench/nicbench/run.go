@@ -19,6 +19,9 @@ type Run struct {
 	Sizes         []int     `json:"sizes"`
 	OneWay        []float64 `json:"oneway_mbps"`
 	Bidirectional []float64 `json:"bidirectional_mbps"`
+	// Handoff is the emulation's own one-way latency (µs) that the
+	// profile compensated for (nicemu.MeasureHandoff; 0 under native).
+	Handoff float64 `json:"handoff_usec"`
 }
 
 // Options size a reproduction run.

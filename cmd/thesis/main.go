@@ -181,6 +181,7 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	r.Handoff = job.Segment.Handoff().Seconds() * 1e6
 	if err := job.Store.Fence(); err != nil {
 		return fail(err)
 	}
