@@ -41,4 +41,30 @@
 //
 // The emulated hardware runs in the process that kicks a Window: requests
 // complete before the call returns.
+//
+// # Timing
+//
+// A job runs under a timing profile, chosen when its segment is created
+// (JobConfig.Profile, mpirun -profile). Under native, the default, the NIC
+// runs at the speed of the machine's memory. Under a timed profile
+// (Martini, the thesis's RHiNET-2/NI card) every PUSH, PULL, BOTF, AOTF,
+// CAS and FAA is modelled stage by stage on the machine's monotonic clock,
+// which all processes share: the request is issued at the host's first
+// store, it reserves the NIC resources it passes (Initiator, link, the
+// target's receive FIFO, the PCI buses, the Replier) so that concurrent
+// requests queue as on the hardware, and the issuing process spins until
+// each stage is due. It moves the data when the model says the target
+// sees it, and returns when the modelled host would have gone on: when it
+// saw the Window's contflag (writes) or the data (reads). A request issued
+// back to back with the last one (within Profile.BackToBack) is timed from
+// that modelled moment, so a host streaming through one Window pipelines
+// as the hardware did although the emulation held the previous request
+// longer.
+//
+// The thesis's latencies are ping-pong round trips halved, which contain
+// its host's own part of a hop. So that the emulation's part does not come
+// on top, a remote write's data moves the segment's Handoff before its
+// modelled time (see MeasureHandoff). The synchronisation network and
+// multicast, which Martini does not have, are not timed; nor is the time a
+// system call of cross-memory attach adds to a copy into process memory.
 package nicemu

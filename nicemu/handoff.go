@@ -16,37 +16,44 @@ import (
 // 6.1.2), so they contain the 2003 host's own part of a hop: seeing the
 // DMA-written word and issuing the answer. The timing profile folds that
 // part into DMAWriteLatency. Under a timed profile the emulation's own
-// part of a hop (its request path, the store that moves the data, the
-// cache-to-cache transfer to the polling core, the receiver's turnaround)
-// would come on top and count the host twice. A timed profile therefore
+// part of a hop would come on top and count the host twice: the spin that
+// holds the request overshoots its deadline, the store that moves the data
+// must cross to the polling process's core, and the receiver runs its
+// code from seeing the word to its next request. A timed profile therefore
 // moves a remote write's data that much before the time the model gives,
-// so that the target's program sees it at the modelled time. The figure is
-// the emulation's one-way latency on this machine, measured when the
-// segment is created (MeasureHandoff) and kept in its header, so that
-// every process of the job uses the same value; it never exceeds the
-// DMAWriteLatency it stands inside.
+// so that a program on the target sees it, and answers, at the modelled
+// time. The figure is measured when the segment is created
+// (MeasureHandoff) and kept in its header, so that every process of the
+// job uses the same value.
 
 // handoffRounds and handoffBatches size the measurement: batches of round
 // trips between two threads, whose median batch gives the figure.
 const (
-	handoffRounds  = 2000
+	handoffRounds  = 400
 	handoffBatches = 9
 	// handoffLimit bounds the measurement: a machine that cannot run two
 	// spinning threads at once gets no compensation.
 	handoffLimit = 250 * time.Millisecond
 )
 
-// MeasureHandoff measures the emulation's one-way latency on this machine:
-// half the round trip of an 8-byte BOTF write ping-pong between two
-// threads, each driving the NIC of one process of a native two-process
-// segment of its own. It returns 0 when the process cannot run two threads
-// at once or the measurement does not finish promptly. It takes a few
-// milliseconds.
-func MeasureHandoff() (time.Duration, error) {
+// MeasureHandoff measures the emulation's own part of a hop under the
+// timing profile called profile: half the round trip of an 8-byte BOTF
+// write ping-pong between two threads, each driving the NIC of one process
+// of a two-process segment of its own under the profile without
+// compensation, less the modelled one-way latency. The result is at most
+// the target's DMA write stage (DMAOverhead + DMAWriteLatency), inside
+// which it stands. It returns 0 for an untimed profile, or when the
+// process cannot run two threads at once or the measurement does not
+// finish promptly. It takes a few tens of milliseconds.
+func MeasureHandoff(profile string) (time.Duration, error) {
+	p, err := LookupProfile(profile)
+	if err != nil || p == nil {
+		return 0, err
+	}
 	if runtime.NumCPU() < 2 || runtime.GOMAXPROCS(0) < 2 {
 		return 0, nil
 	}
-	seg, err := CreateSegment(JobConfig{NProcs: 2, HeapSize: PageSize, BounceSize: PageSize})
+	seg, err := CreateSegment(JobConfig{NProcs: 2, HeapSize: PageSize, BounceSize: PageSize, Profile: profile, Handoff: -1})
 	if err != nil {
 		return 0, fmt.Errorf("nicemu: measure handoff: %w", err)
 	}
@@ -127,7 +134,8 @@ func MeasureHandoff() (time.Duration, error) {
 		return 0, fmt.Errorf("nicemu: measure handoff: %w", err)
 	}
 	slices.Sort(halves)
-	return time.Duration(halves[len(halves)/2]), nil
+	h := time.Duration(halves[len(halves)/2]) - p.modelWrite(OpBOTF, 8)
+	return min(max(h, 0), p.DMAOverhead+p.DMAWriteLatency), nil
 }
 
 var errHandoffTimeout = fmt.Errorf("nicemu: measure handoff: no answer within %v", handoffLimit)

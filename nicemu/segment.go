@@ -95,7 +95,7 @@ type JobConfig struct {
 	// Profile names the timing profile every process's NIC runs under
 	// (see Profiles): "" or ProfileNative charges nothing.
 	Profile string
-	// Handoff is the machine's cross-core handoff that a timed profile
+	// Handoff is the emulation's own part of a hop that a timed profile
 	// compensates for (see MeasureHandoff): 0 measures it when the
 	// profile is timed, a negative value disables the compensation.
 	Handoff time.Duration
@@ -180,7 +180,7 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 	if profile == 0 {
 		cfg.Handoff = 0
 	} else if cfg.Handoff == 0 {
-		if cfg.Handoff, err = MeasureHandoff(); err != nil {
+		if cfg.Handoff, err = MeasureHandoff(cfg.Profile); err != nil {
 			return nil, fmt.Errorf("nicemu: create segment: %w", err)
 		}
 	}

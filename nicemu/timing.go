@@ -96,9 +96,8 @@ type timing struct {
 	// releaseAt is when the emulation lets it go on (settle).
 	issuedAt, releaseAt int64
 	// handoff is how much before the modelled time a remote write's data
-	// is moved, so that a polling target sees it at that time: the
-	// machine's cross-core handoff (handoff.go), at most DMAWriteLatency,
-	// the stage it stands for.
+	// is moved, so that a program polling at the target sees it at that
+	// time (handoff.go); at most the target's DMA write stage.
 	handoff int64
 
 	now  func() int64      // the clock: nanotime
@@ -107,7 +106,21 @@ type timing struct {
 
 func newTiming(p *Profile, self *nicResources, procs []*nicResources, handoff time.Duration) *timing {
 	return &timing{p: p, self: self, procs: procs, now: nanotime, wait: spinUntil,
-		handoff: int64(min(max(handoff, 0), p.DMAWriteLatency))}
+		handoff: int64(min(max(handoff, 0), p.DMAOverhead+p.DMAWriteLatency))}
+}
+
+// modelWrite is the modelled latency of a lone write of n bytes by op
+// under p, from the host's first store until the target sees the data: the
+// model run on a virtual clock.
+func (p *Profile) modelWrite(op Op, n int) time.Duration {
+	res := []*nicResources{new(nicResources), new(nicResources)}
+	t := newTiming(p, res[0], res, 0)
+	const start = 1e9
+	clock := int64(start)
+	t.now = func() int64 { return clock }
+	t.wait = func(until int64) { clock = max(clock, until) }
+	t.begin()
+	return time.Duration(t.write(op, 1, n, false) - start)
 }
 
 // spinUntil spins until the monotonic clock reads t.

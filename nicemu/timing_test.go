@@ -78,6 +78,9 @@ func TestThesisLatencies(t *testing.T) {
 		{"PULL", func(t *timing) int64 { return readReq(t, 1, 8, false) }, 3260 * time.Nanosecond},
 		{"BOTF pull", func(t *timing) int64 { return readReq(t, 1, 8, true) }, 3080 * time.Nanosecond},
 	}
+	if got := Martini.modelWrite(OpBOTF, 8); got != 2136*time.Nanosecond {
+		t.Errorf("modelWrite(BOTF, 8) = %v, want 2.136 µs", got)
+	}
 	for _, c := range cases {
 		h := virtualJob(martini(), 2, 1e9)[0]
 		if got := time.Duration(c.op(h.t) - 1e9); got != c.want {
@@ -304,7 +307,7 @@ func TestHandoff(t *testing.T) {
 	for _, c := range []struct{ handoff, want time.Duration }{
 		{0, 0},
 		{150 * time.Nanosecond, 150 * time.Nanosecond},
-		{time.Microsecond, Martini.DMAWriteLatency},
+		{time.Microsecond, Martini.DMAOverhead + Martini.DMAWriteLatency},
 		{-time.Microsecond, 0},
 	} {
 		h := virtualJob(martini(), 2, 1e9)[0]
@@ -339,12 +342,18 @@ func TestSegmentHandoff(t *testing.T) {
 			t.Errorf("%s profile, handoff %v: segment keeps %v, want %v", c.profile, c.handoff, got, c.want)
 		}
 	}
-	measured, err := MeasureHandoff()
+	if h, err := MeasureHandoff(ProfileNative); h != 0 || err != nil {
+		t.Errorf("MeasureHandoff(native) = %v, %v; want 0", h, err)
+	}
+	if _, err := MeasureHandoff("dimm"); err == nil {
+		t.Error("MeasureHandoff of an unknown profile: no error")
+	}
+	measured, err := MeasureHandoff(ProfileMartini)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if measured < 0 || measured >= handoffLimit {
-		t.Errorf("MeasureHandoff = %v", measured)
+	if measured < 0 || measured > Martini.DMAOverhead+Martini.DMAWriteLatency {
+		t.Errorf("MeasureHandoff(martini) = %v, outside [0, the DMA write stage]", measured)
 	}
 	if runtime.NumCPU() >= 2 && runtime.GOMAXPROCS(0) >= 2 && measured == 0 {
 		t.Log("MeasureHandoff found no two threads to spin on (a loaded machine): no compensation")

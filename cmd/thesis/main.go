@@ -242,6 +242,7 @@ func writeResults(dir string, runs []*nicbench.Run, stdout io.Writer) error {
 		} else {
 			fmt.Fprintf(&md, "\nOutside ±%.0f%% of the thesis under the martini profile: %s.\n", 100*nicbench.Tolerance, strings.Join(off, "; "))
 		}
+		fmt.Fprintf(&md, "\nThe martini job moved each remote write's data %.3f µs before its modelled time: the emulation's own part of a hop on this machine, measured when the job started (`nicemu.MeasureHandoff`). The thesis's round trips already contain its host's part, folded into `DMAWriteLatency`.\n", r.Handoff)
 	}
 	fmt.Fprintf(&md, "\nThe martini profile's costs are one table, `nicemu.Martini` (nicemu/profile.go), each field derived from the thesis figure it cites.\n")
 	for _, r := range runs {

@@ -69,9 +69,18 @@ func TestQuickRun(t *testing.T) {
 		if r.Profile != nicemu.ProfileMartini {
 			continue
 		}
-		for _, f := range nicbench.Figures[:5] {
-			if v, _ := f.Of(r); v < 0.99*f.Thesis {
-				t.Errorf("martini %s: %.2f µs, below the model's %.2f", f.What, v, f.Thesis)
+		// The emulation holds each request for its modelled time; a
+		// write's data moves at most the recorded handoff early.
+		if r.Handoff < 0 || r.Handoff > 0.42 {
+			t.Errorf("martini handoff %.3f µs, outside [0, the DMA write stage]", r.Handoff)
+		}
+		for i, f := range nicbench.Figures[:5] {
+			floor := 0.99 * f.Thesis
+			if i < 3 {
+				floor -= r.Handoff
+			}
+			if v, _ := f.Of(r); v < floor {
+				t.Errorf("martini %s: %.2f µs, below the model's %.2f (handoff %.3f)", f.What, v, f.Thesis, r.Handoff)
 			}
 		}
 	}
