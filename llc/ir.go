@@ -1,6 +1,9 @@
 package llc
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // RegionID names registered memory of a process, as the network names it
 // (a SID on Martini, an rkey on InfiniBand). 0 is never a valid region.
@@ -32,9 +35,79 @@ const (
 	CmdAlloc
 	// CmdRelease deregisters Region (and frees it if it came from CmdAlloc).
 	CmdRelease
+	// CmdAllocQueue allocates this process's receive queue: Size bytes of
+	// zeroed memory (QueueHeader plus a power-of-two record space) that
+	// the network fills with records from every sender, in arrival order
+	// (a VPUSH queue on Martini). The event carries Value (its RegionID)
+	// and Mem. A process has at most one queue.
+	CmdAllocQueue
+	// CmdEnqueue appends Head then Data to Peer's receive queue as one
+	// record (at most MaxQueueRecord bytes). Token must not be 0: the
+	// event is EvDone once the record is in the queue, or EvError with an
+	// error matching ErrQueueFull when the queue has no room for it (the
+	// record was not written; send it again later), or another error.
+	CmdEnqueue
+	// CmdQueueRelease tells the network that this process has consumed
+	// its receive queue up to Off (bytes of records, monotonic), which
+	// frees that space for senders.
+	CmdQueueRelease
 )
 
-var cmdNames = [...]string{"", "Write", "Read", "CAS", "Register", "Alloc", "Release"}
+var cmdNames = [...]string{"", "Write", "Read", "CAS", "Register", "Alloc", "Release", "AllocQueue", "Enqueue", "QueueRelease"}
+
+// Receive queue layout (CmdAllocQueue). The network writes, the owner
+// reads:
+//
+//	[0, 8)            produced: bytes of records written (monotonic),
+//	                  stored after the record's bytes
+//	[QueueHeader, …)  record space of a power-of-two size
+//
+// A record at position pos (produced before it, modulo the record space)
+// is a QueueRecordHeader-byte header, the little-endian uint32 length of
+// Head+Data and the uint32 sending process, then Head+Data, padded to a
+// multiple of QueueAlign. A record never wraps: when it does not fit
+// before the end of the record space, the network writes the length
+// QueueWrap at pos and the record starts at position 0; produced then
+// counts the skipped bytes too. The owner releases (CmdQueueRelease) the
+// bytes it consumed, skipped bytes included.
+const (
+	QueueHeader       = 64
+	QueueRecordHeader = 8
+	QueueAlign        = 8
+	QueueWrap         = 0xffffffff
+	// MaxQueueRecord is the largest Head+Data of one record: a record,
+	// header included, is one 2 KB packet, as VPUSH carries (PM/RHiNET-VP's
+	// largest message is 2040 bytes, thesis 8.4.3).
+	MaxQueueRecord = 2048 - QueueRecordHeader
+)
+
+// ErrQueueFull is matched (errors.Is) by the EvError of a CmdEnqueue
+// whose target queue had no room.
+var ErrQueueFull = errors.New("receive queue full")
+
+// HostWork is host processing that a message layer reports to its
+// transport (see HostCharger).
+type HostWork uint8
+
+// Host work of the PM message layers (eager transports EagerPM and
+// EagerQueue): what PM's library calls did on the host.
+const (
+	// WorkSend is one message handed to the network (pmSend).
+	WorkSend HostWork = iota + 1
+	// WorkRecv is one message taken from a receive buffer and released
+	// (pmReceive, pmReleaseReceiveBuffer).
+	WorkRecv
+	// WorkPoll is one receive buffer checked for a new message.
+	WorkPoll
+)
+
+// HostCharger is implemented by transports that charge host work, as a
+// timing profile charges the thesis host's PM costs. Optional: an
+// Endpoint whose transport does not implement it charges nothing.
+type HostCharger interface {
+	// Charge accounts n units of work w done just now.
+	Charge(w HostWork, n int)
+}
 
 func (k CmdKind) String() string {
 	if int(k) < len(cmdNames) && k != 0 {

@@ -42,7 +42,9 @@ type NIC struct {
 	patlb  paTLB
 	stats  Stats
 
-	timing  *timing // nil under the native profile
+	timing  *timing  // nil under the native profile
+	tk      *tkState // the takeover mechanism's models, made on first use
+	kicked  int      // the Window being kicked
 	wantAck bool    // the PUSH being kicked asked for an ack
 	otfPull bool    // the PULL being kicked is a BOTF pull request
 

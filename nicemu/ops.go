@@ -83,11 +83,15 @@ func (n *NIC) execPush(dst int, sid SID, off uint64, src []byte, op Op) error {
 	if err != nil {
 		return err
 	}
-	if op == OpPush {
-		n.patlb.touch(n.pid, addr(src), len(src)) // Initiator: DMA read of the source
-	}
 	if n.timing != nil {
+		if op == OpPush { // Initiator: DMA read of the source, taken over on a PATLB miss
+			if n.timing.takeover, err = n.pushTakeover(n.kicked, dst, sid, off, src); err != nil {
+				return err
+			}
+		}
 		n.timing.write(op, dst, len(src), n.wantAck)
+	} else if op == OpPush {
+		n.patlb.touch(n.pid, addr(src), len(src)) // Initiator: DMA read of the source
 	}
 	if err := n.write(dst, sid, v, off, src); err != nil {
 		return err

@@ -109,6 +109,46 @@ type Profile struct {
 	// split (2 KB on RHiNET-2).
 	MTU int
 
+	// PATLBRefill is a PATLB miss taken over by the on-chip processor
+	// (thesis 7.4-7.5): the Initiator suspends at IPA2, firmware replaces
+	// the entry and resumes the hardware at IPA (HARD). Fig 7.9: a PUSH
+	// ping-pong whose Initiators both miss on every send takes about 33 µs
+	// more per round trip than without misses, at every size: two misses.
+	PATLBRefill time.Duration
+	// SoftCompletion is what finishing the request in firmware after the
+	// refill (SOFT: packet header, DMA requests) costs beyond resuming the
+	// hardware. Fig 7.9: SOFT's round trip is about 10 µs longer than
+	// HARD's at every size (HARD saves 21% at 32 B, 16% at 2 KB).
+	SoftCompletion time.Duration
+
+	// VPUSHRFend is the firmware's RFend handler for a VPUSH packet (Fig
+	// 7.10, 7.12): from RFend's suspension at RVA (an RVATLB miss on the
+	// VPUSH SID) until it is resumed there with the receive address, the
+	// Replier breakpoint set.
+	VPUSHRFend time.Duration
+	// VPUSHOverlap is the firmware's work after that resume, done while
+	// RBend writes the payload by DMA. Fig 7.12: it ends with the DMA at
+	// 512 B; below, a packet's time is the firmware's, above, the DMA's
+	// grows it.
+	VPUSHOverlap time.Duration
+	// VPUSHReplier is the Replier handler at the breakpoint, once the
+	// payload is written: it publishes the receive pointer (then written
+	// to host memory by DMA). Fig 7.12: the on-chip processor's share of
+	// a VPUSH packet, VPUSHRFend + VPUSHOverlap + VPUSHReplier, is about
+	// 6.6 µs whatever the packet's length. (With these, back-to-back 2 KB
+	// VPUSHes reach 200 MB/s, where Fig 7.11 measured 180.3.)
+	VPUSHReplier time.Duration
+
+	// PMSend, PMRecv and PMPoll are the host's costs of the PM message
+	// layers (thesis ch. 8: SCore's PM on the Pentium III 933 MHz hosts),
+	// charged when llc runs the PM/RHiNET or PM/RHiNET-VP eager transport:
+	// pmSend of one message, pmReceive and pmReleaseReceiveBuffer of one
+	// message, and one receive buffer checked for a new message. Fig 8.7:
+	// PM/RHiNET's round trip is 10.1 µs where two 8-byte PUSHes take 5.0;
+	// Fig 8.4: at 16 processes, checking the 15 receive buffers adds
+	// about 1.8 µs to the round trip.
+	PMSend, PMRecv, PMPoll time.Duration
+
 	// BackToBack is how soon after an emulated request returned the next
 	// one must be issued to count as issued back to back: the emulation
 	// holds a request until its data has landed, but the hardware lets the
@@ -154,6 +194,14 @@ var Martini = Profile{
 	LinkBytesPerSecond: 600e6,
 	HeaderBytes:        32,
 	MTU:                MTU,
+	PATLBRefill:        16500 * time.Nanosecond,
+	SoftCompletion:     5 * time.Microsecond,
+	VPUSHRFend:         3 * time.Microsecond,
+	VPUSHOverlap:       1500 * time.Nanosecond,
+	VPUSHReplier:       2100 * time.Nanosecond,
+	PMSend:             1100 * time.Nanosecond,
+	PMRecv:             1100 * time.Nanosecond,
+	PMPoll:             60 * time.Nanosecond,
 	BackToBack:         time.Microsecond,
 }
 

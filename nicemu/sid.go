@@ -134,6 +134,13 @@ type paTLB struct {
 }
 
 func (t *paTLB) touch(pid int, addr uint64, length int) {
+	t.touchPages(pid, addr, length, nil, nil)
+}
+
+// touchPages looks up the pages of [addr, addr+length) of process pid,
+// filling the misses, and appends the pages that missed to missed (at
+// *n, as far as it has room) when missed is not nil.
+func (t *paTLB) touchPages(pid int, addr uint64, length int, missed []uint64, n *int) {
 	if length <= 0 {
 		length = 1
 	}
@@ -152,6 +159,13 @@ func (t *paTLB) touch(pid int, addr uint64, length int) {
 			t.misses++
 			set[1] = set[0]
 			set[0] = key
+			if missed != nil && *n < len(missed) {
+				missed[*n] = pg
+				*n++
+			}
 		}
 	}
 }
+
+// flush invalidates every entry.
+func (t *paTLB) flush() { t.sets = [1024][2]uint64{} }

@@ -95,6 +95,9 @@ type timing struct {
 	// issuedAt is when the host issued the current request (begin);
 	// releaseAt is when the emulation lets it go on (settle).
 	issuedAt, releaseAt int64
+	// takeover is the Initiator's time in firmware for the request being
+	// kicked (PATLB refills, SOFT completion), added to its hardware work.
+	takeover int64
 	// handoff is how much before the modelled time a remote write's data
 	// is moved, so that a program polling at the target sees it at that
 	// time (handoff.go); at most the target's DMA write stage.
@@ -227,7 +230,9 @@ func (t *timing) write(op Op, dst int, n int, ack bool) (visible int64) {
 	var hostAt int64
 	switch op {
 	case OpPush:
-		next := reserve(&self.initiator, acc, int64(p.InitiatorPush)) + int64(p.InitiatorPush)
+		work := int64(p.InitiatorPush) + t.takeover
+		t.takeover = 0
+		next := reserve(&self.initiator, acc, work) + work
 		var ready int64
 		for k := range t.packetCount(n) {
 			b := t.packetSize(n, k)
@@ -257,6 +262,51 @@ func (t *timing) write(op Op, dst int, n int, ack bool) (visible int64) {
 	t.wait(visible - t.handoff)
 	t.finish(hostAt, done)
 	return visible
+}
+
+// vpush times a VPUSH of n bytes (at most one packet) to dst, issued at
+// begin: a PUSH whose packet the target's firmware takes over (Fig 7.10).
+// RFend stops at RVA; firmware picks the receive address and resumes it;
+// RBend writes the payload while firmware goes on; the Replier stops at its
+// breakpoint and firmware publishes the receive pointer, which a DMA write
+// carries to host memory. The target's receive path is held from the
+// packet's arrival until then. It holds the caller until the message is
+// due to be published, less the handoff; settle then holds it until the
+// host would have seen the Window's contflag. It returns when the
+// published receive pointer became visible at the target.
+func (t *timing) vpush(dst int, n int) (published int64) {
+	p := t.p
+	self, tgt := t.self, t.procs[dst]
+	acc := t.issuedAt + t.pio(writeWords(OpPush, n))
+	next := reserve(&self.initiator, acc, int64(p.InitiatorPush)) + int64(p.InitiatorPush)
+	_, ready := t.dmaRead(self, next, n)
+	_, hostAt := t.dmaWrite(self, ready+int64(p.ContFlag), 8)
+	t.wait(ready)
+
+	lt := t.linkTime(n)
+	send := reserve(&self.link, ready, lt)
+	head := send + int64(p.WireLatency)
+	tail := head + lt
+	dma := int64(p.DMAOverhead) + t.pciTime(n)
+	taken := int64(p.RFend + p.VPUSHRFend)
+	r := reserve(&tgt.rx, head, taken+int64(p.RBend)+dma)
+	resume := r + taken
+	end, _ := t.dmaWrite(tgt, max(resume+int64(p.RBend), tail-dma), n)
+	handler := max(end, resume+int64(p.VPUSHOverlap)) + int64(p.VPUSHReplier)
+	pend, published := t.dmaWrite(tgt, handler, 8)
+	extend(&tgt.rx, pend)
+
+	t.wait(published - t.handoff)
+	t.finish(hostAt, published)
+	return published
+}
+
+// host charges d of work by the host itself (a message layer's library
+// code on the modelled host): the caller is held for d.
+func (t *timing) host(d time.Duration) {
+	if d > 0 {
+		t.wait(t.now() + int64(d))
+	}
 }
 
 // settle holds the caller, after it moved a request's data, until the

@@ -58,6 +58,7 @@ func (n *NIC) window() int {
 func (n *NIC) kick(w int, op Op) error {
 	r := n.windows[w]
 	n.issued[w]++
+	n.kicked = w
 	var err error
 	switch op {
 	case OpPush:
