@@ -45,8 +45,8 @@ type NIC struct {
 	timing  *timing  // nil under the native profile
 	tk      *tkState // the takeover mechanism's models, made on first use
 	kicked  int      // the Window being kicked
-	wantAck bool    // the PUSH being kicked asked for an ack
-	otfPull bool    // the PULL being kicked is a BOTF pull request
+	wantAck bool     // the PUSH being kicked asked for an ack
+	otfPull bool     // the PULL being kicked is a BOTF pull request
 
 	cma   bool         // cross-memory attach permitted
 	procs []*procEntry // PGIDTBL entries of every process, by PID

@@ -99,11 +99,11 @@ func (e *tkEnv) DMADone(takeover.ModuleID) bool              { return true }
 // target's behalf while it holds the target's receive path.
 type tkState struct {
 	env   tkEnv
-	local *takeover.NIC      // this NIC's Initiator
+	local *takeover.NIC // this NIC's Initiator
 	fw    takeover.StandardFirmware
-	rx    *takeover.NIC      // a target's RFend, RBend and Replier
-	rxq   sharedQueue        // the target's VPUSH queue, as its firmware sees it
-	trace []takeover.Event   // the last takeover's trace
+	rx    *takeover.NIC    // a target's RFend, RBend and Replier
+	rxq   sharedQueue      // the target's VPUSH queue, as its firmware sees it
+	trace []takeover.Event // the last takeover's trace
 }
 
 func (n *NIC) takeoverState() *tkState {
