@@ -5,6 +5,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -157,6 +158,15 @@ func (n *NIC) Profile() *Profile {
 		return nil
 	}
 	return n.timing.p
+}
+
+// ChargeHost holds the caller for d under a timing profile: host work of a
+// layer above (a message layer's library code) on the modelled host.
+// Under native it does nothing.
+func (n *NIC) ChargeHost(d time.Duration) {
+	if n.timing != nil {
+		n.timing.host(d)
+	}
 }
 
 // PID returns the process's id within the job.

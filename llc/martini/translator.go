@@ -32,6 +32,7 @@ type Translator struct {
 	SleepTimeout time.Duration
 
 	aotf aotfPages
+	qbuf [nicemu.MaxVPUSH]byte // send buffer of CmdEnqueue
 }
 
 // DefaultBOTFLimit is the default BOTFLimit: small messages go as one
@@ -115,6 +116,16 @@ func (t *Translator) Execute(c *llc.Command) llc.Event {
 		val = uint64(s)
 	case llc.CmdRelease:
 		err = n.Deregister(sid)
+	case llc.CmdAllocQueue:
+		var s nicemu.SID
+		s, mem, err = t.allocQueue(c.Size)
+		val = uint64(s)
+	case llc.CmdEnqueue:
+		err = t.enqueue(c)
+	case llc.CmdQueueRelease:
+		err = n.ReleaseQueue(c.Off)
+	default:
+		err = fmt.Errorf("martini: unknown command %v", c.Kind)
 	}
 	switch {
 	case err != nil:

@@ -1,0 +1,69 @@
+package martini
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/nicemu"
+)
+
+// The receive queue of the IR (CmdAllocQueue, CmdEnqueue, CmdQueueRelease)
+// is Martini's VPUSH queue: the layouts agree, and a record is one VPUSH
+// message whose first QueueRecordHeader bytes are its length and sender.
+var (
+	_ [llc.QueueHeader - nicemu.VPUSHQueueHeader]struct{}
+	_ [nicemu.VPUSHQueueHeader - llc.QueueHeader]struct{}
+	_ [llc.QueueAlign - nicemu.VPUSHAlign]struct{}
+	_ [nicemu.VPUSHAlign - llc.QueueAlign]struct{}
+	_ [llc.QueueWrap - nicemu.VPUSHWrap]struct{}
+	_ [nicemu.VPUSHWrap - llc.QueueWrap]struct{}
+	_ [llc.MaxQueueRecord + llc.QueueRecordHeader - nicemu.MaxVPUSH]struct{}
+	_ [nicemu.MaxVPUSH - llc.MaxQueueRecord - llc.QueueRecordHeader]struct{}
+)
+
+// allocQueue makes the process's VPUSH queue for a CmdAllocQueue of size
+// bytes (header included).
+func (t *Translator) allocQueue(size int) (nicemu.SID, []byte, error) {
+	return t.nic.AllocQueue(size - llc.QueueHeader)
+}
+
+// enqueue sends a CmdEnqueue as one VPUSH message: the record header, then
+// Head and Data, gathered in the translator's send buffer (PM's send
+// buffer, from which the NIC reads the message by DMA).
+func (t *Translator) enqueue(c *llc.Command) error {
+	head := c.Head[:c.HeadLen]
+	n := len(head) + len(c.Data)
+	if n > llc.MaxQueueRecord {
+		return fmt.Errorf("martini: enqueue of %d bytes to process %d: a record holds at most %d", n, c.Peer, llc.MaxQueueRecord)
+	}
+	buf := t.qbuf[:llc.QueueRecordHeader+n]
+	binary.LittleEndian.PutUint32(buf, uint32(n))
+	binary.LittleEndian.PutUint32(buf[4:], uint32(t.nic.PID()))
+	copy(buf[llc.QueueRecordHeader:], head)
+	copy(buf[llc.QueueRecordHeader+len(head):], c.Data)
+	err := t.nic.VPush(c.Peer, buf)
+	if errors.Is(err, nicemu.ErrVPUSHFull) {
+		return fmt.Errorf("martini: enqueue to process %d: %w (%v)", c.Peer, llc.ErrQueueFull, err)
+	}
+	return err
+}
+
+// Charge implements llc.HostCharger: under a timing profile the host work
+// of the PM message layers costs what the profile's PM costs say.
+func (t *Translator) Charge(w llc.HostWork, n int) {
+	p := t.nic.Profile()
+	if p == nil || n <= 0 {
+		return
+	}
+	switch w {
+	case llc.WorkSend:
+		t.nic.ChargeHost(time.Duration(n) * p.PMSend)
+	case llc.WorkRecv:
+		t.nic.ChargeHost(time.Duration(n) * p.PMRecv)
+	case llc.WorkPoll:
+		t.nic.ChargeHost(time.Duration(n) * p.PMPoll)
+	}
+}
