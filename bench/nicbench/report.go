@@ -49,6 +49,33 @@ var Figures = []Figure{
 	{"Size_half (one way reaches half its peak)", "B", 1024, "6.1.3, Fig 6.3", func(r *Run) (float64, error) {
 		return SizeHalf(r.Sizes, r.OneWay, Peak(r.OneWay))
 	}},
+	{"PATLB miss on every send: SOFT − HARD round trip, 32 B", "µs", 10, "7.5.2, Fig 7.9", miss(32, func(m MissPoint) float64 { return m.Soft - m.Hard })},
+	{"PATLB miss on every send: HARD's saving over SOFT, 32 B", "%", 21, "7.5.2, Fig 7.9", miss(32, func(m MissPoint) float64 { return 100 * m.Saving() })},
+	{"PATLB miss on every send: HARD's saving over SOFT, 2 KB", "%", 16, "7.5.2, Fig 7.9", miss(2048, func(m MissPoint) float64 { return 100 * m.Saving() })},
+	{"PM/RHiNET round trip, 8 B, 2 processes", "µs", 10.1, "8.4.3, Fig 8.7", pm("pm", 2)},
+	{"PM/RHiNET-VP round trip, 8 B, 2 processes", "µs", 25.5, "8.4.3, Fig 8.7", pm("vp", 2)},
+	{"PM/RHiNET round trip, 8 B, 16 processes", "µs", 11.9, "8.3.2, Fig 8.4", pm("pm", 16)},
+}
+
+func miss(size int, f func(MissPoint) float64) func(*Run) (float64, error) {
+	return func(r *Run) (float64, error) {
+		for _, m := range r.PATLB {
+			if m.Size == size {
+				return f(m), nil
+			}
+		}
+		return 0, fmt.Errorf("nicbench: no PATLB-miss round trip of %d B", size)
+	}
+}
+
+func pm(transport string, procs int) func(*Run) (float64, error) {
+	return func(r *Run) (float64, error) {
+		v, ok := r.PM[transport][procs]
+		if !ok {
+			return 0, fmt.Errorf("nicbench: no %s round trip at %d processes", transport, procs)
+		}
+		return v, nil
+	}
 }
 
 // Tolerance is how far from the thesis a figure of the martini profile may

@@ -19,6 +19,12 @@ type Run struct {
 	Sizes         []int     `json:"sizes"`
 	OneWay        []float64 `json:"oneway_mbps"`
 	Bidirectional []float64 `json:"bidirectional_mbps"`
+	// PATLB is the PATLB-miss ping-pong (Fig 7.9), by size.
+	PATLB []MissPoint `json:"patlb"`
+	// PM is the PM-level round trip (µs) of each PM eager transport
+	// ("pm", "vp") by the number of processes in the job; separate jobs
+	// measure it (cmd/thesis), not Measure.
+	PM map[string]map[int]float64 `json:"pm_rtt_usec,omitempty"`
 	// Handoff is the emulation's own one-way latency (µs) that the
 	// profile compensated for (nicemu.MeasureHandoff; 0 under native).
 	Handoff float64 `json:"handoff_usec"`
@@ -30,6 +36,10 @@ type Options struct {
 	// StreamBytes is about how many bytes each throughput point moves.
 	StreamBytes int
 	Sizes       []int
+	// MissSizes are the sizes of the PATLB-miss ping-pong, MissReps its
+	// round trips per sample.
+	MissSizes []int
+	MissReps  int
 }
 
 // DefaultOptions are the options of the thesis reproduction.
@@ -38,7 +48,7 @@ func DefaultOptions() Options {
 	for s := 8; s <= 1<<20; s *= 2 {
 		sizes = append(sizes, s)
 	}
-	return Options{Reps: 2000, Samples: 5, StreamBytes: 16 << 20, Sizes: sizes}
+	return Options{Reps: 2000, Samples: 5, StreamBytes: 16 << 20, Sizes: sizes, MissSizes: []int{32, 2048}, MissReps: 200}
 }
 
 // Measure runs every measurement of the reproduction on both processes of
@@ -58,6 +68,20 @@ func (p *Pair) Measure(store datastore.Store, profile string, o Options) (*Run, 
 			return nil, fmt.Errorf("nicbench: %s latency: %w", k, err)
 		}
 		r.Read[k] = usec(d)
+	}
+	for _, size := range o.MissSizes {
+		m := MissPoint{Size: size}
+		for _, mode := range []struct {
+			name string
+			to   *float64
+		}{{MissNone, &m.NoEx}, {MissHard, &m.Hard}, {MissSoft, &m.Soft}} {
+			d, err := p.MissRTT(mode.name, size, o.MissReps, o.Samples)
+			if err != nil {
+				return nil, fmt.Errorf("nicbench: PATLB-miss round trip, %s, %d B: %w", mode.name, size, err)
+			}
+			*mode.to = usec(d)
+		}
+		r.PATLB = append(r.PATLB, m)
 	}
 	for _, size := range o.Sizes {
 		count := min(max(o.StreamBytes/size, 16), 1<<18)

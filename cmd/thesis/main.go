@@ -175,7 +175,7 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	}
 	o := nicbench.DefaultOptions()
 	if *quick {
-		o.Reps, o.Samples, o.StreamBytes = 200, 3, 1<<20
+		o.Reps, o.Samples, o.StreamBytes, o.MissReps = 200, 3, 1<<20, 20
 	}
 	r, err := pair.Measure(job.Store, *profile, o)
 	if err != nil {
