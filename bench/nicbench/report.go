@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -52,9 +53,9 @@ var Figures = []Figure{
 	{"PATLB miss on every send: SOFT − HARD round trip, 32 B", "µs", 10, "7.5.2, Fig 7.9", miss(32, func(m MissPoint) float64 { return m.Soft - m.Hard })},
 	{"PATLB miss on every send: HARD's saving over SOFT, 32 B", "%", 21, "7.5.2, Fig 7.9", miss(32, func(m MissPoint) float64 { return 100 * m.Saving() })},
 	{"PATLB miss on every send: HARD's saving over SOFT, 2 KB", "%", 16, "7.5.2, Fig 7.9", miss(2048, func(m MissPoint) float64 { return 100 * m.Saving() })},
-	{"PM/RHiNET round trip, 8 B, 2 processes", "µs", 10.1, "8.4.3, Fig 8.7", pm("pm", 2)},
-	{"PM/RHiNET-VP round trip, 8 B, 2 processes", "µs", 25.5, "8.4.3, Fig 8.7", pm("vp", 2)},
-	{"PM/RHiNET round trip, 8 B, 16 processes", "µs", 11.9, "8.3.2, Fig 8.4", pm("pm", 16)},
+	{"PM/RHiNET round trip, 8 B, 2 processes", "µs", PMThesis["pm"][2], "8.4.3, Fig 8.7", pm("pm", 2)},
+	{"PM/RHiNET-VP round trip, 8 B, 2 processes", "µs", PMThesis["vp"][2], "8.4.3, Fig 8.7", pm("vp", 2)},
+	{"PM/RHiNET round trip, 8 B, 16 processes", "µs", PMThesis["pm"][16], "8.3.2, Fig 8.4", pm("pm", 16)},
 }
 
 func miss(size int, f func(MissPoint) float64) func(*Run) (float64, error) {
@@ -165,4 +166,100 @@ func PlotThroughput(r *Run, path string) error {
 		return fmt.Errorf("nicbench: plot: %w", err)
 	}
 	return nil
+}
+
+// PMThesis are the thesis's PM round trips (µs) by transport and job size:
+// Fig 8.7 at 2 processes, Fig 8.4 at 16 (PM/RHiNET only; up to 8
+// processes the thesis found it "almost unchanged").
+var PMThesis = map[string]map[int]float64{"pm": {2: 10.1, 16: 11.9}, "vp": {2: 25.5}}
+
+// PMNames are the PM transports' names as the thesis writes them.
+var PMNames = map[string]string{"pm": "PM/RHiNET", "vp": "PM/RHiNET-VP"}
+
+// WritePMTable writes the PM round trips of each run against the number
+// of processes, beside the thesis's, as Markdown.
+func WritePMTable(w io.Writer, runs []*Run) error {
+	header := []string{"processes"}
+	for _, tr := range []string{"pm", "vp"} {
+		header = append(header, PMNames[tr]+", thesis")
+		for _, r := range runs {
+			header = append(header, PMNames[tr]+", "+r.Profile)
+		}
+	}
+	var procs []int
+	for _, r := range runs {
+		for _, tr := range r.PM {
+			for n := range tr {
+				if !slices.Contains(procs, n) {
+					procs = append(procs, n)
+				}
+			}
+		}
+	}
+	slices.Sort(procs)
+	var rows [][]string
+	for _, n := range procs {
+		row := []string{strconv.Itoa(n)}
+		for _, tr := range []string{"pm", "vp"} {
+			row = append(row, value(PMThesis[tr], n))
+			for _, r := range runs {
+				row = append(row, value(r.PM[tr], n))
+			}
+		}
+		rows = append(rows, row)
+	}
+	return bench.MarkdownTable(w, header, rows)
+}
+
+func value(m map[int]float64, n int) string {
+	if v, ok := m[n]; ok {
+		return format(v, "µs")
+	}
+	return "—"
+}
+
+// PlotPM draws a run's PM round trips against the number of processes,
+// with the thesis's points, and saves it to path (.svg).
+func PlotPM(r *Run, path string) error {
+	p := plot.New()
+	p.Title.Text = "PM round trip (8 B), " + r.Profile + " profile"
+	p.X.Label.Text = "processes in the job"
+	p.Y.Label.Text = "round trip (µs)"
+	p.Y.Min = 0
+	var lines []any
+	for _, tr := range []string{"pm", "vp"} {
+		lines = append(lines, PMNames[tr]+" (emulated)", points(r.PM[tr]))
+	}
+	if err := plotutil.AddLinePoints(p, lines...); err != nil {
+		return fmt.Errorf("nicbench: plot: %w", err)
+	}
+	for _, tr := range []string{"pm", "vp"} {
+		s, err := plotter.NewScatter(points(PMThesis[tr]))
+		if err != nil {
+			return fmt.Errorf("nicbench: plot: %w", err)
+		}
+		s.GlyphStyle.Shape = plotutil.Shape(4)
+		p.Add(s)
+		p.Legend.Add(PMNames[tr]+" (thesis)", s)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("nicbench: plot: %w", err)
+	}
+	if err := p.Save(16*vg.Centimeter, 10*vg.Centimeter, path); err != nil {
+		return fmt.Errorf("nicbench: plot: %w", err)
+	}
+	return nil
+}
+
+func points(m map[int]float64) plotter.XYs {
+	var xs []int
+	for n := range m {
+		xs = append(xs, n)
+	}
+	slices.Sort(xs)
+	pts := make(plotter.XYs, len(xs))
+	for i, n := range xs {
+		pts[i] = plotter.XY{X: float64(n), Y: m[n]}
+	}
+	return pts
 }

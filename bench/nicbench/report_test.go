@@ -2,6 +2,8 @@ package nicbench
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -53,5 +55,26 @@ func TestReproducedAndTable(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, &b)
 		}
+	}
+}
+
+func TestPMTableAndPlot(t *testing.T) {
+	r := thesisRun()
+	r.PM["pm"][4] = 10.3
+	var b bytes.Buffer
+	if err := WritePMTable(&b, []*Run{r}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"PM/RHiNET, thesis", "PM/RHiNET-VP, martini", "| 4 ", "10.30", "11.90", "—"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("PM table lacks %q:\n%s", want, &b)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "pm.svg")
+	if err := PlotPM(r, path); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		t.Errorf("plot: %v", err)
 	}
 }
