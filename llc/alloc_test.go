@@ -6,8 +6,15 @@ import (
 )
 
 // After warm-up, an eager send and receive on a connected pair allocate
-// nothing: neither the engines nor the in-memory network.
+// nothing: neither the engines nor the in-memory network, with any eager
+// transport.
 func TestSteadyStateAllocs(t *testing.T) {
+	for _, eager := range []EagerMode{EagerRings, EagerPM, EagerQueue} {
+		t.Run(eager.String(), func(t *testing.T) { testSteadyStateAllocs(t, eager) })
+	}
+}
+
+func testSteadyStateAllocs(t *testing.T, eager EagerMode) {
 	for _, tt := range []struct {
 		name   string
 		posted bool
@@ -19,7 +26,8 @@ func TestSteadyStateAllocs(t *testing.T) {
 		{"unexpected/1000", false, 1000},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newCluster(t, 2, nil)
+			const queue = 4096
+			c := newCluster(t, 2, withEager(eager, func(_ int, cfg *Config) { cfg.QueueSize = queue }))
 			c.connect(0, 1)
 			data := pattern(1, tt.size)
 			buf := make([]byte, tt.size)
@@ -64,8 +72,11 @@ func TestSteadyStateAllocs(t *testing.T) {
 			if allocs != 0 {
 				t.Fatalf("%.2f allocations per send and receive, want 0", allocs)
 			}
-			if st := c.eng[0].Stats(); st.TailReads == 0 {
+			if st := c.eng[0].Stats(); st.TailReads == 0 && eager != EagerQueue {
 				t.Fatalf("the ring never needed a consumer-count read: %+v", st)
+			}
+			if eager == EagerQueue && c.eng[1].queue.consumed < 2*queue {
+				t.Fatalf("the queue wrapped only %d bytes", c.eng[1].queue.consumed)
 			}
 			c.noErrs()
 		})

@@ -16,12 +16,13 @@ import (
 //	                        ring region, ring size
 //	[128+64n+64i, ...)      acknowledgement from initiator i
 //
-// Connection (lazy, on the first send to a peer): the initiator takes the
-// responder's common slot by remote compare-and-swap and writes its id into
-// it; the responder, polling, allocates a ring for the initiator (first
-// come, first served, within its total cap), answers in the initiator's
-// transaction slot, and releases the common slot; the initiator then writes
-// an acknowledgement into the responder's area.
+// Connection (lazy, on the first send to a peer; in EagerPM mode, to every
+// process when the engine starts): the initiator takes the responder's
+// common slot by remote compare-and-swap and writes its id into it; the
+// responder, polling, allocates a ring for the initiator (first come, first
+// served, within its total cap), answers in the initiator's transaction
+// slot, and releases the common slot; the initiator then writes an
+// acknowledgement into the responder's area.
 const (
 	bootLock = 0
 	bootReq  = 64
@@ -54,6 +55,7 @@ func (e *Engine) onConnCAS(dst int, ev Event) {
 	p := &e.peers[dst]
 	if ev.Kind == EvError {
 		p.conn, p.err = connFailed, fmt.Errorf("llc: connecting to process %d: %w", dst, ev.Err)
+		e.connSettled()
 		e.trySend(dst)
 		return
 	}
@@ -115,11 +117,15 @@ func (e *Engine) pollConnect() bool {
 		case size < 4*cell || size&(size-1) != 0:
 			e.fail(fmt.Errorf("llc: process %d granted a ring of %d bytes, not a power of two of at least %d", dst, size, 4*cell))
 			return true
+		case e.pm && size < 2*pmRecordSize(recordSize(e.cfg.EagerLimit)):
+			e.fail(fmt.Errorf("llc: process %d granted a ring of %d bytes, too small for 2 PM records of the eager limit %d", dst, size, e.cfg.EagerLimit))
+			return true
 		default:
 			p.conn = connUp
 			p.out = outRing{region: region, size: size}
 			e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: e.cfg.Boot[dst], Signal: 1, SigOff: b.ackOff(e.cfg.Self)})
 		}
+		e.connSettled()
 		e.trySend(dst)
 	}
 	return progressed

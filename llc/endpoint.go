@@ -14,6 +14,9 @@ type Endpoint struct {
 	mu  sync.Mutex
 	eng *Engine
 	tr  Transport
+	// charger is tr when it charges host work and the engine reports
+	// some (EagerPM, EagerQueue); nil otherwise.
+	charger HostCharger
 
 	// Backoff of waiters: Spin polls, then Yield polls each followed by a
 	// yield of the processor, then a doorbell sleep.
@@ -33,17 +36,55 @@ type WaitStats struct {
 	Sleeps uint64 // doorbell sleeps taken
 }
 
-// NewEndpoint returns an endpoint driving eng over tr.
+// NewEndpoint returns an endpoint driving eng over tr. When tr implements
+// HostCharger and the engine's eager transport reports host work (EagerPM,
+// EagerQueue), the endpoint charges that work to tr.
 func NewEndpoint(eng *Engine, tr Transport) *Endpoint {
-	return &Endpoint{eng: eng, tr: tr, Spin: 4000, Yield: 200}
+	ep := &Endpoint{eng: eng, tr: tr, Spin: 4000, Yield: 200}
+	if hc, ok := tr.(HostCharger); ok && eng.cfg.Eager != EagerRings {
+		ep.charger = hc
+	}
+	return ep
 }
 
 // drain issues every scheduled command and delivers the completions.
 // The caller holds ep.mu.
 func (ep *Endpoint) drain() {
+	if ep.charger != nil {
+		ep.drainCharged()
+		return
+	}
 	for c := ep.eng.sched.Next(); c != nil; c = ep.eng.sched.Next() {
 		if ev := ep.tr.Execute(c); ev.Kind != EvNone {
 			ep.eng.Step(ev)
+		}
+	}
+}
+
+// drainCharged is drain for a transport that charges host work: the work
+// the engine has done is charged before each command is issued (the host
+// works before the network does what it asked for) and once at the end.
+func (ep *Endpoint) drainCharged() {
+	for {
+		ep.charge()
+		c := ep.eng.sched.Next()
+		if c == nil {
+			return
+		}
+		if ev := ep.tr.Execute(c); ev.Kind != EvNone {
+			ep.eng.Step(ev)
+		}
+	}
+}
+
+// charge charges the engine's uncharged host work to the transport: polls,
+// then receives, then sends, the order in which a round of progress does
+// them.
+func (ep *Endpoint) charge() {
+	w := &ep.eng.work
+	for _, k := range [...]HostWork{WorkPoll, WorkRecv, WorkSend} {
+		if n := w.take(k); n > 0 {
+			ep.charger.Charge(k, n)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -25,6 +26,10 @@ func newEndpoints(t *testing.T, n int, mod func(cfg *Config)) []*Endpoint {
 		ep := NewEndpoint(e, &memTransport{net: net, self: i})
 		ep.Spin, ep.Yield = 50, 10
 		eps = append(eps, ep)
+	}
+	// Issue the start-up commands (EagerQueue queues) before any send.
+	for _, ep := range eps {
+		ep.Locked(func(*Engine) {})
 	}
 	return eps
 }
@@ -54,120 +59,200 @@ func epMessage(from, g, k int) []byte {
 }
 
 // Several goroutines per endpoint send and receive concurrently, waiting
-// in all the ways an Endpoint offers. Run with -race.
+// in all the ways an Endpoint offers, with every eager transport. Run with
+// -race.
 func TestEndpointConcurrent(t *testing.T) {
-	for _, mode := range modes {
-		t.Run(mode.String(), func(t *testing.T) {
-			const workers, msgs = 4, 30
-			eps := newEndpoints(t, 2, func(cfg *Config) {
-				cfg.Rendezvous, cfg.RingSize, cfg.EagerLimit = mode, 8192, 1024
+	for _, eager := range []EagerMode{EagerRings, EagerPM, EagerQueue} {
+		for _, mode := range modes {
+			t.Run(fmt.Sprintf("%v/%v", eager, mode), func(t *testing.T) { testEndpointConcurrent(t, eager, mode) })
+		}
+	}
+}
+
+func testEndpointConcurrent(t *testing.T, eager EagerMode, mode RndvMode) {
+	const workers, msgs = 4, 30
+	eps := newEndpoints(t, 2, func(cfg *Config) {
+		cfg.Rendezvous, cfg.RingSize, cfg.EagerLimit = mode, 8192, 1024
+		cfg.Eager, cfg.QueueSize = eager, 8192
+	})
+	errc := make(chan error, 100)
+	report := func(format string, args ...any) {
+		select {
+		case errc <- fmt.Errorf(format, args...):
+		default:
+		}
+	}
+	worker := func(i, g int) {
+		ep, peer := eps[i], 1-i
+		tag := int32(g)
+		for k := range msgs {
+			data := epMessage(i, g, k)
+			want := epMessage(peer, g, k)
+			r := &RecvOp{Source: peer, Tag: tag, Buf: make([]byte, 8000)}
+			ep.Recv(r)
+			s := &SendOp{Peer: peer, Tag: tag, Data: data}
+			ep.Send(s)
+			switch g % 3 {
+			case 0:
+				ep.Wait(s)
+				ep.Wait(r)
+			case 1:
+				for !ep.Test(s) || !ep.Test(r) {
+					runtime.Gosched()
+				}
+			case 2:
+				ep.WaitFunc(func() bool { return s.Done() && r.Done() })
+			}
+			if s.Err() != nil || r.Err() != nil {
+				report("endpoint %d worker %d message %d: %v, %v", i, g, k, s.Err(), r.Err())
+				return
+			}
+			if r.Status != (Status{Source: peer, Tag: tag, Len: len(want)}) || !bytes.Equal(r.Buf[:len(want)], want) {
+				report("endpoint %d worker %d message %d: status %+v, want len %d; data intact %v",
+					i, g, k, r.Status, len(want), bytes.Equal(r.Buf[:min(len(want), r.Status.Len)], want[:min(len(want), r.Status.Len)]))
+				return
+			}
+		}
+	}
+	// prober receives what it probed first, and cancels a receive.
+	prober := func(i int) {
+		ep, peer := eps[i], 1-i
+		const tag = 100
+		for k := range 10 {
+			s := &SendOp{Peer: peer, Tag: tag, Data: epMessage(i, tag, k)}
+			ep.Send(s)
+			want := epMessage(peer, tag, k)
+			st, _ := ep.WaitProbe(peer, tag, 0)
+			if st != (Status{Source: peer, Tag: tag, Len: len(want)}) {
+				report("endpoint %d probe %d: %+v, want len %d", i, k, st, len(want))
+				return
+			}
+			r := &RecvOp{Source: AnySource, Tag: tag, Buf: make([]byte, st.Len)}
+			ep.Recv(r)
+			ep.Wait(r)
+			ep.Wait(s)
+			if r.Err() != nil || s.Err() != nil || !bytes.Equal(r.Buf, want) {
+				report("endpoint %d probed message %d: %v %v", i, k, r.Err(), s.Err())
+				return
+			}
+			c := &RecvOp{Source: peer, Tag: 999, Buf: make([]byte, 1)}
+			ep.Recv(c)
+			if !ep.Cancel(c) || !c.Cancelled() {
+				report("endpoint %d: cancel failed", i)
+				return
+			}
+		}
+	}
+	within(t, 60*time.Second, func() {
+		var all sync.WaitGroup
+		for i := range eps {
+			all.Add(1)
+			go func() {
+				defer all.Done()
+				var wg sync.WaitGroup
+				for g := range workers {
+					wg.Go(func() { worker(i, g) })
+				}
+				wg.Go(func() { prober(i) })
+				wg.Wait()
+				// Control records may still be queued once this
+				// endpoint's own operations are done.
+				eps[i].WaitIdle()
+			}()
+		}
+		all.Wait()
+	})
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+	for i, ep := range eps {
+		if err := ep.Err(); err != nil {
+			t.Fatalf("endpoint %d: %v", i, err)
+		}
+		idle := false
+		ep.Locked(func(e *Engine) { idle = e.Idle() })
+		if !idle {
+			t.Fatalf("endpoint %d not idle", i)
+		}
+		st := ep.Stats()
+		if st.RndvSent == 0 || st.EagerSent == 0 {
+			t.Fatalf("endpoint %d counters %+v", i, st)
+		}
+		if ws := ep.WaitStats(); ws.Waits == 0 {
+			t.Fatalf("endpoint %d wait stats %+v", i, ws)
+		}
+	}
+}
+
+// chargeCounter is a memTransport that counts the host work charged to it,
+// without allocating.
+type chargeCounter struct {
+	memTransport
+	n hostWork
+}
+
+func (c *chargeCounter) Charge(w HostWork, n int) { c.n[w] += n }
+
+// A blocking send and receive through Endpoints allocate nothing, host
+// work charging included.
+func TestEndpointAllocs(t *testing.T) {
+	for _, eager := range []EagerMode{EagerRings, EagerPM, EagerQueue} {
+		t.Run(eager.String(), func(t *testing.T) {
+			net := newMemNet(2)
+			var eps []*Endpoint
+			var trs []*chargeCounter
+			for i := range 2 {
+				cfg := testConfig(net, i, 2)
+				cfg.Eager, cfg.QueueSize = eager, 4096
+				e, err := NewEngine(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr := &chargeCounter{memTransport: memTransport{net: net, self: i}}
+				eps, trs = append(eps, NewEndpoint(e, tr)), append(trs, tr)
+			}
+			for _, ep := range eps {
+				ep.Locked(func(*Engine) {})
+			}
+			// Connect 0 -> 1 (and settle PM's start-up): both poll until
+			// both are idle, since a process serves the connections of
+			// others while it polls.
+			within(t, 10*time.Second, func() {
+				var wg sync.WaitGroup
+				var idle atomic.Int32
+				settle := func(ep *Endpoint) {
+					ep.WaitIdle()
+					idle.Add(1)
+					ep.WaitFunc(func() bool { return idle.Load() == 2 })
+				}
+				wg.Go(func() { eps[0].SendWait(1, 1, 0, []byte("x")); settle(eps[0]) })
+				wg.Go(func() { eps[1].RecvWait(0, 1, 0, make([]byte, 1)); settle(eps[1]) })
+				wg.Wait()
 			})
-			errc := make(chan error, 100)
-			report := func(format string, args ...any) {
-				select {
-				case errc <- fmt.Errorf(format, args...):
-				default:
+			data, buf := pattern(1, 100), make([]byte, 100)
+			bad := 0
+			round := func() {
+				if eps[0].SendWait(1, 2, 0, data) != nil {
+					bad++
+				}
+				if _, err := eps[1].RecvWait(0, 2, 0, buf); err != nil || !bytes.Equal(buf, data) {
+					bad++
 				}
 			}
-			worker := func(i, g int) {
-				ep, peer := eps[i], 1-i
-				tag := int32(g)
-				for k := range msgs {
-					data := epMessage(i, g, k)
-					want := epMessage(peer, g, k)
-					r := &RecvOp{Source: peer, Tag: tag, Buf: make([]byte, 8000)}
-					ep.Recv(r)
-					s := &SendOp{Peer: peer, Tag: tag, Data: data}
-					ep.Send(s)
-					switch g % 3 {
-					case 0:
-						ep.Wait(s)
-						ep.Wait(r)
-					case 1:
-						for !ep.Test(s) || !ep.Test(r) {
-							runtime.Gosched()
-						}
-					case 2:
-						ep.WaitFunc(func() bool { return s.Done() && r.Done() })
-					}
-					if s.Err() != nil || r.Err() != nil {
-						report("endpoint %d worker %d message %d: %v, %v", i, g, k, s.Err(), r.Err())
-						return
-					}
-					if r.Status != (Status{Source: peer, Tag: tag, Len: len(want)}) || !bytes.Equal(r.Buf[:len(want)], want) {
-						report("endpoint %d worker %d message %d: status %+v, want len %d; data intact %v",
-							i, g, k, r.Status, len(want), bytes.Equal(r.Buf[:min(len(want), r.Status.Len)], want[:min(len(want), r.Status.Len)]))
-						return
-					}
-				}
+			for range 100 {
+				round()
 			}
-			// prober receives what it probed first, and cancels a receive.
-			prober := func(i int) {
-				ep, peer := eps[i], 1-i
-				const tag = 100
-				for k := range 10 {
-					s := &SendOp{Peer: peer, Tag: tag, Data: epMessage(i, tag, k)}
-					ep.Send(s)
-					want := epMessage(peer, tag, k)
-					st, _ := ep.WaitProbe(peer, tag, 0)
-					if st != (Status{Source: peer, Tag: tag, Len: len(want)}) {
-						report("endpoint %d probe %d: %+v, want len %d", i, k, st, len(want))
-						return
-					}
-					r := &RecvOp{Source: AnySource, Tag: tag, Buf: make([]byte, st.Len)}
-					ep.Recv(r)
-					ep.Wait(r)
-					ep.Wait(s)
-					if r.Err() != nil || s.Err() != nil || !bytes.Equal(r.Buf, want) {
-						report("endpoint %d probed message %d: %v %v", i, k, r.Err(), s.Err())
-						return
-					}
-					c := &RecvOp{Source: peer, Tag: 999, Buf: make([]byte, 1)}
-					ep.Recv(c)
-					if !ep.Cancel(c) || !c.Cancelled() {
-						report("endpoint %d: cancel failed", i)
-						return
-					}
-				}
+			if allocs := testing.AllocsPerRun(200, round); allocs != 0 || bad != 0 {
+				t.Fatalf("%.2f allocations per send and receive, %d failures", allocs, bad)
 			}
-			within(t, 60*time.Second, func() {
-				var all sync.WaitGroup
-				for i := range eps {
-					all.Add(1)
-					go func() {
-						defer all.Done()
-						var wg sync.WaitGroup
-						for g := range workers {
-							wg.Go(func() { worker(i, g) })
-						}
-						wg.Go(func() { prober(i) })
-						wg.Wait()
-						// Control records may still be queued once this
-						// endpoint's own operations are done.
-						eps[i].WaitIdle()
-					}()
+			for i, tr := range trs {
+				charged := tr.n[WorkSend] > 0
+				if i == 1 {
+					charged = tr.n[WorkRecv] > 0 && tr.n[WorkPoll] > 0
 				}
-				all.Wait()
-			})
-			close(errc)
-			for err := range errc {
-				t.Error(err)
-			}
-			for i, ep := range eps {
-				if err := ep.Err(); err != nil {
-					t.Fatalf("endpoint %d: %v", i, err)
-				}
-				idle := false
-				ep.Locked(func(e *Engine) { idle = e.Idle() })
-				if !idle {
-					t.Fatalf("endpoint %d not idle", i)
-				}
-				st := ep.Stats()
-				if st.RndvSent == 0 || st.EagerSent == 0 {
-					t.Fatalf("endpoint %d counters %+v", i, st)
-				}
-				if ws := ep.WaitStats(); ws.Waits == 0 {
-					t.Fatalf("endpoint %d wait stats %+v", i, ws)
+				if charged != (eager != EagerRings) {
+					t.Fatalf("endpoint %d charged %v", i, tr.n)
 				}
 			}
 		})

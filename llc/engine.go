@@ -47,7 +47,8 @@ type Config struct {
 	// memory, BootSize(Size) bytes of zeroed peer-writable memory.
 	Boot    []RegionID
 	BootMem []byte
-	// EagerLimit is the largest message sent eagerly through the rings.
+	// EagerLimit is the largest message sent eagerly, through the rings
+	// or the receive queue (see Eager).
 	EagerLimit int
 	// RingSize is the record space of each ring this process grants, a
 	// power of two.
@@ -57,6 +58,14 @@ type Config struct {
 	RingCap int
 	// Rendezvous selects the rendezvous variant for large messages.
 	Rendezvous RndvMode
+	// Eager selects how eager messages and control records travel; the
+	// zero value is EagerRings. RingSize and RingCap apply to EagerRings
+	// and EagerPM, QueueSize to EagerQueue.
+	Eager EagerMode
+	// QueueSize is the record space of this process's receive queue in
+	// EagerQueue mode, a power of two of at least
+	// MinQueueSize(EagerLimit).
+	QueueSize int
 }
 
 // Counters are the engine's per-protocol statistics.
@@ -72,6 +81,10 @@ type Counters struct {
 	RingsGranted, RingBytes uint64 // rings allocated for senders, and their memory
 	RingFull, TailReads     uint64 // sends that found a ring full; consumer-count reads
 	CommandsIssued          uint64 // IR commands emitted
+	// QueueFull counts the enqueues (EagerQueue) that the receiver's
+	// queue refused for lack of room; every retry that is refused again
+	// counts too.
+	QueueFull uint64
 }
 
 // Errors reported by the engine.
@@ -97,6 +110,11 @@ type Engine struct {
 	inbound []*inRing
 	granted int // ring memory granted so far
 
+	pm        bool     // EagerPM: aligned records, start-up connections, host work
+	pmPending int      // EagerPM: connections initiated at start and not settled
+	queue     *inQueue // EagerQueue: this process's receive queue, once allocated
+	work      hostWork // EagerPM, EagerQueue: host work not charged yet
+
 	posted recvQueue
 	unexp  unexpQueue
 	pool   bufPool
@@ -121,13 +139,24 @@ func NewEngine(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("llc: %d bootstrap regions for %d processes", len(cfg.Boot), cfg.Size)
 	case len(cfg.BootMem) < BootSize(cfg.Size):
 		return nil, fmt.Errorf("llc: bootstrap memory %d bytes, need %d", len(cfg.BootMem), BootSize(cfg.Size))
-	case cfg.RingSize < 4*cell || cfg.RingSize&(cfg.RingSize-1) != 0:
-		return nil, fmt.Errorf("llc: ring size %d must be a power of two and at least %d", cfg.RingSize, 4*cell)
-	case cfg.EagerLimit < 0 || recordSize(cfg.EagerLimit) > uint64(cfg.RingSize)/2:
-		return nil, fmt.Errorf("llc: eager limit %d too large for rings of %d bytes (at most %d)",
-			cfg.EagerLimit, cfg.RingSize, MaxEagerLimit(cfg.RingSize))
 	case cfg.Rendezvous > RndvSplit:
 		return nil, fmt.Errorf("llc: unknown rendezvous mode %d", cfg.Rendezvous)
+	}
+	var err error
+	switch cfg.Eager {
+	case EagerRings:
+		err = checkRings(&cfg)
+	case EagerPM:
+		if err = checkRings(&cfg); err == nil {
+			err = checkPM(&cfg)
+		}
+	case EagerQueue:
+		err = checkQueue(&cfg)
+	default:
+		err = fmt.Errorf("llc: unknown eager mode %d", cfg.Eager)
+	}
+	if err != nil {
+		return nil, err
 	}
 	e := &Engine{
 		cfg:       cfg,
@@ -135,12 +164,33 @@ func NewEngine(cfg Config) (*Engine, error) {
 		boot:      bootArea{mem: cfg.BootMem, n: cfg.Size},
 		rndvSends: make(map[uint64]*SendOp),
 		rndvRecvs: make(map[uint64]*RecvOp),
+		pm:        cfg.Eager == EagerPM,
 	}
 	e.sched.init(64)
+	switch cfg.Eager {
+	case EagerPM:
+		e.startPM()
+	case EagerQueue:
+		e.startQueue()
+	}
 	return e, nil
 }
 
-// MaxEagerLimit returns the largest eager limit rings of ringSize allow.
+// checkRings checks the ring configuration of EagerRings and EagerPM.
+func checkRings(cfg *Config) error {
+	switch {
+	case cfg.RingSize < 4*cell || cfg.RingSize&(cfg.RingSize-1) != 0:
+		return fmt.Errorf("llc: ring size %d must be a power of two and at least %d", cfg.RingSize, 4*cell)
+	case cfg.EagerLimit < 0 || recordSize(cfg.EagerLimit) > uint64(cfg.RingSize)/2:
+		return fmt.Errorf("llc: eager limit %d too large for rings of %d bytes (at most %d)",
+			cfg.EagerLimit, cfg.RingSize, MaxEagerLimit(cfg.RingSize))
+	}
+	return nil
+}
+
+// MaxEagerLimit returns the largest eager limit rings of ringSize allow,
+// in EagerRings mode and, for rings of at least 2*PMAlign bytes, in
+// EagerPM mode.
 func MaxEagerLimit(ringSize int) int { return ringSize/2 - cell }
 
 // Stats returns the engine's counters.
@@ -212,22 +262,34 @@ func (e *Engine) Step(ev Event) {
 		e.onPullDone(id, ev)
 	case tokPushDone:
 		e.onPushDone(id, ev)
+	case tokQueueAlloc:
+		e.onQueueAlloc(ev)
+	case tokEnqueue:
+		e.onEnqueue(int(id), ev)
 	}
 }
 
 // Poll looks for work that arrived from the network: connection requests,
-// connection replies and ring records; it also retries sends that were
-// waiting for a connection or for ring space. It reports whether anything
-// happened.
+// connection replies and ring records (or the records of the receive
+// queue); it also retries sends that were waiting for a connection or for
+// ring or queue space. It reports whether anything happened.
 func (e *Engine) Poll() bool {
 	if e.err != nil {
 		return false
 	}
-	progressed := e.pollConnect()
-	for _, r := range e.inbound {
-		if e.pollRing(r) {
-			progressed = true
+	var progressed bool
+	switch e.cfg.Eager {
+	case EagerRings:
+		progressed = e.pollConnect()
+		for _, r := range e.inbound {
+			if _, ok := e.pollRing(r); ok {
+				progressed = true
+			}
 		}
+	case EagerPM:
+		progressed = e.pollPM()
+	case EagerQueue:
+		progressed = e.pollQueue()
 	}
 	if e.blocked > 0 {
 		for p := range e.peers {
@@ -241,8 +303,10 @@ func (e *Engine) Poll() bool {
 	return progressed
 }
 
-func (e *Engine) pollRing(r *inRing) bool {
-	progressed := false
+// pollRing consumes the records that arrived in r (at most 32). It returns
+// how many it handled and whether it consumed anything (a wrap marker
+// too).
+func (e *Engine) pollRing(r *inRing) (records int, progressed bool) {
 	for k := 0; k < 32; k++ {
 		rec, n, ok := r.peek()
 		if !ok {
@@ -250,18 +314,24 @@ func (e *Engine) pollRing(r *inRing) bool {
 		}
 		if rec != nil {
 			e.handle(r.peer, rec)
+			records++
 		}
 		r.release(n)
 		progressed = true
 	}
-	return progressed
+	return records, progressed
 }
 
 // handle processes one ring record from src.
 func (e *Engine) handle(src int, rec []byte) {
 	var m meta
 	m.get(rec[:recMeta])
-	body := recordBody(rec, int(m.length))
+	e.dispatch(src, &m, recordBody(rec, int(m.length)))
+}
+
+// dispatch processes one record from src, of any eager transport: its meta
+// m and its body.
+func (e *Engine) dispatch(src int, m *meta, body []byte) {
 	switch m.kind {
 	case recEager:
 		e.stats.EagerRecv++
@@ -398,9 +468,10 @@ func (e *Engine) Cancel(op *RecvOp) bool {
 }
 
 // Idle reports whether the engine has no operation in flight that it is
-// responsible for advancing (used by Finalize).
+// responsible for advancing (used by Finalize); in EagerPM mode, also no
+// start-up connection.
 func (e *Engine) Idle() bool {
-	return e.blocked == 0 && len(e.rndvSends) == 0 && len(e.rndvRecvs) == 0 && e.sched.len() == 0
+	return e.blocked == 0 && len(e.rndvSends) == 0 && len(e.rndvRecvs) == 0 && e.sched.len() == 0 && e.pmPending == 0
 }
 
 func matches(source int, tag int32, ctx uint32, src int, mtag int32, mctx uint32) bool {

@@ -2,6 +2,7 @@ package llc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -20,6 +21,17 @@ type memNet struct {
 	next  RegionID
 	boot  []RegionID
 	mems  [][]byte // bootstrap memory of every process
+	// queues[p] is the receive queue of process p (CmdAllocQueue), or nil.
+	queues []*memQueue
+}
+
+// memQueue is a receive queue as the network keeps it: the owner's memory
+// (layout in ir.go) and how far the owner has released it.
+type memQueue struct {
+	region   RegionID
+	mem      []byte
+	size     uint64 // record space
+	released uint64
 }
 
 var (
@@ -28,10 +40,13 @@ var (
 	errBadPeer    = errors.New("memnet: no such process")
 	errBadCommand = errors.New("memnet: bad command")
 	errInjected   = errors.New("injected failure")
+	errNoQueue    = errors.New("memnet: the target has no receive queue")
+	// errFull is made once, so that a refused enqueue does not allocate.
+	errFull = fmt.Errorf("memnet: %w", ErrQueueFull)
 )
 
 func newMemNet(n int) *memNet {
-	m := &memNet{procs: make([]map[RegionID][]byte, n)}
+	m := &memNet{procs: make([]map[RegionID][]byte, n), queues: make([]*memQueue, n)}
 	for i := range m.procs {
 		m.procs[i] = make(map[RegionID][]byte)
 		mem := make([]byte, BootSize(n))
@@ -150,10 +165,70 @@ func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 			return 0, nil, errNoRegion
 		}
 		delete(m.procs[src], c.Region)
+	case CmdAllocQueue:
+		space := c.Size - QueueHeader
+		if space <= 0 || space&(space-1) != 0 || space%QueueAlign != 0 || m.queues[src] != nil {
+			return 0, nil, errBadCommand
+		}
+		mem := make([]byte, c.Size)
+		r := m.register(src, mem)
+		m.queues[src] = &memQueue{region: r, mem: mem, size: uint64(space)}
+		return uint64(r), mem, nil
+	case CmdEnqueue:
+		return 0, nil, m.enqueue(src, c)
+	case CmdQueueRelease:
+		q := m.queues[src]
+		if q == nil {
+			return 0, nil, errNoQueue
+		}
+		if c.Off < q.released || c.Off > atomic.LoadUint64(word(q.mem, 0)) {
+			return 0, nil, errOutOfRange
+		}
+		q.released = c.Off
 	default:
 		return 0, nil, errBadCommand
 	}
 	return 0, nil, nil
+}
+
+// enqueue appends the record of c, from process src, to the queue of
+// c.Peer, as ir.go lays it out: header, Head, Data, padding; a wrap marker
+// first when it does not fit before the end; produced last.
+func (m *memNet) enqueue(src int, c *Command) error {
+	if c.Peer < 0 || c.Peer >= len(m.procs) {
+		return errBadPeer
+	}
+	n := int(c.HeadLen) + len(c.Data)
+	if c.Token == 0 || n > MaxQueueRecord || int(c.HeadLen) > MaxHead {
+		return errBadCommand
+	}
+	q := m.queues[c.Peer]
+	if q == nil {
+		return errNoQueue
+	}
+	pw := word(q.mem, 0)
+	produced := atomic.LoadUint64(pw)
+	span := queueSpan(n)
+	pos := produced & (q.size - 1)
+	skip := uint64(0)
+	if pos+span > q.size {
+		skip = q.size - pos
+	}
+	if span+skip > q.size-(produced-q.released) {
+		return errFull
+	}
+	data := q.mem[QueueHeader:]
+	if skip > 0 {
+		binary.LittleEndian.PutUint32(data[pos:], QueueWrap)
+		pos = 0
+	}
+	rec := data[pos : pos+span]
+	binary.LittleEndian.PutUint32(rec[0:], uint32(n))
+	binary.LittleEndian.PutUint32(rec[4:], uint32(src))
+	copy(rec[QueueRecordHeader+copy(rec[QueueRecordHeader:], c.Head[:c.HeadLen]):], c.Data)
+	clear(rec[QueueRecordHeader+n:]) // padding
+	atomic.StoreUint64(pw, produced+skip+span)
+	return nil
 }
 
 // regions returns how many regions process p has registered.
@@ -233,6 +308,11 @@ func newCluster(t testing.TB, n int, mod func(i int, c *Config)) *cluster {
 			t.Fatalf("NewEngine(%d): %v", i, err)
 		}
 		c.eng = append(c.eng, e)
+	}
+	// Issue the start-up commands (EagerPM connections, EagerQueue
+	// queues), so that every queue exists before anyone enqueues.
+	for i := range n {
+		c.drain(i)
 	}
 	return c
 }

@@ -13,6 +13,7 @@ const (
 	connRequested                  // request written, waiting for the reply
 	connUp                         // ring granted
 	connFailed                     // the responder refused (no ring memory)
+	connQueue                      // EagerQueue: no connection, records go to the peer's queue
 )
 
 // peer is the sending side's state for one destination process.
@@ -24,8 +25,12 @@ type peer struct {
 	tailPending bool
 	tailBuf     [8]byte
 	// full: the record at the head of the queue found the ring full (it
-	// is counted in RingFull once, however many times it is retried).
+	// is counted in RingFull once, however many times it is retried), or
+	// the peer's receive queue full (EagerQueue).
 	full bool
+	// enqPending: the CmdEnqueue of the record at the head of the queue
+	// is in flight (EagerQueue).
+	enqPending bool
 
 	// q holds records waiting for the connection or for ring space, in
 	// order.
@@ -78,6 +83,8 @@ func (e *Engine) trySend(dst int) bool {
 		}
 		p.failQueued(p.err)
 		return true
+	case connQueue:
+		return e.trySendQueue(dst)
 	case connUp:
 	default:
 		return false
@@ -150,6 +157,9 @@ func (e *Engine) writeRecord(dst int, kind uint8, tag int32, ctx uint32, aux uin
 	r := &p.out
 	body := len(ctl) + len(payload)
 	n := recordSize(body)
+	if e.pm {
+		n = pmRecordSize(n)
+	}
 	at, wrap, wrapAt, ok := r.reserve(n)
 	if !ok {
 		if !p.full {
@@ -183,6 +193,9 @@ func (e *Engine) writeRecord(dst int, kind uint8, tag int32, ctx uint32, aux uin
 	}
 	if kind != recEager && kind != recUnsolicited {
 		e.stats.ControlSent++
+	}
+	if e.pm {
+		e.work[WorkSend]++
 	}
 	r.head += n
 	return true

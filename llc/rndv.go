@@ -22,7 +22,7 @@ import (
 // receiver sends FIN when its read is done. Each side completes when both
 // halves are done. Messages below SplitMin are read whole.
 //
-// Control records travel through the same ring as eager data, so a
+// Control records travel through the same ring (or queue) as eager data, so a
 // rendezvous message keeps its place in the non-overtaking order.
 
 // recPUT tells a push-rendezvous receiver that its data was written.

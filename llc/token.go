@@ -13,6 +13,8 @@ const (
 	tokRegRecv
 	tokPullDone
 	tokPushDone
+	tokQueueAlloc
+	tokEnqueue
 )
 
 func token(k tokKind, id uint64) uint64 { return uint64(k)<<56 | id&(1<<56-1) }

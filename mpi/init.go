@@ -35,7 +35,11 @@ const (
 	// measured 9.2-10 GB/s from 256 KiB to 4 MiB where pull (one process
 	// copying) reached 5-8.6 GB/s and fell to 2.8 GB/s at 4 MiB.
 	DefaultRendezvous = llc.RndvSplit
-	minRingSize       = 16 << 10
+	// DefaultQueueSize is the record space of the receive queue of the
+	// vp eager transport (mpirun -eager vp): 128 records of the largest
+	// size.
+	DefaultQueueSize = 256 << 10
+	minRingSize      = 16 << 10
 )
 
 // runtimeState is the state of an initialized MPI process.
@@ -163,10 +167,30 @@ func initRuntime() (*runtimeState, error) {
 		return fail(err)
 	}
 	tr := martini.New(nic)
-	if err := tr.SetSendPath(job.Settings.SendPath); err != nil {
+	path := job.Settings.SendPath
+	if path == "" && cfg.Eager == llc.EagerPM {
+		path = martini.SendGather // PM/RHiNET pushes each message with its header and trailer
+	}
+	if err := tr.SetSendPath(path); err != nil {
 		return fail(err)
 	}
-	s := &runtimeState{job: job, nic: nic, tr: tr, ep: llc.NewEndpoint(eng, tr), stats: job.Settings.Stats, store: job.Store,
+	ep := llc.NewEndpoint(eng, tr)
+	if cfg.Eager != llc.EagerRings {
+		// Issue the engine's start-up commands: the receive queue (vp) or
+		// the connections to every process (pm).
+		ep.Locked(func(*llc.Engine) {})
+		if err := ep.Err(); err != nil {
+			return fail(err)
+		}
+	}
+	if cfg.Eager == llc.EagerQueue && job.Size > 1 {
+		// A record enqueued to a process that has no queue yet is refused:
+		// start sending once every process has its queue.
+		if err := job.Store.Fence(); err != nil {
+			return fail(err)
+		}
+	}
+	s := &runtimeState{job: job, nic: nic, tr: tr, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force}
 	s.initContexts()
 	s.softForce = collectives.Selection{}
@@ -208,7 +232,8 @@ const offloadKey = "offload/world"
 
 // engineConfig sizes the rings so that every peer (itself included) can
 // get one within the registrable memory, and caps the eager limit to what
-// a ring holds.
+// a ring holds; with the vp eager transport, it sizes the receive queue
+// instead and caps the eager limit to what a queue record holds.
 func engineConfig(job *launch.Job, boot []llc.RegionID, bootMem []byte, memory int) llc.Config {
 	ring := DefaultRingSize
 	for ring > minRingSize && ring+64 > memory/job.Size {
@@ -235,10 +260,25 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, bootMem []byte, memory i
 	case launch.RndvSplit:
 		mode = llc.RndvSplit
 	}
-	return llc.Config{
+	cfg := llc.Config{
 		Self: job.Rank, Size: job.Size, Boot: boot, BootMem: bootMem,
 		EagerLimit: eager, RingSize: ring, RingCap: memory, Rendezvous: mode,
 	}
+	switch job.Settings.Eager {
+	case launch.EagerPM:
+		cfg.Eager = llc.EagerPM
+	case launch.EagerVP:
+		// One queue for every sender, no rings: a requested eager limit
+		// above what one record holds is capped, as it is to what a ring
+		// holds above.
+		cfg.Eager = llc.EagerQueue
+		cfg.EagerLimit = min(eager, llc.MaxQueueEagerLimit)
+		cfg.QueueSize = DefaultQueueSize
+		for cfg.QueueSize > llc.MinQueueSize(cfg.EagerLimit) && llc.QueueHeader+cfg.QueueSize > memory/2 {
+			cfg.QueueSize /= 2
+		}
+	}
+	return cfg
 }
 
 // Finalize completes the process's part of the job: it drives progress

@@ -93,8 +93,16 @@ type timing struct {
 	// on (later, since it holds a request until its data has landed).
 	hostAt, returnedAt int64
 	// issuedAt is when the host issued the current request (begin);
-	// releaseAt is when the emulation lets it go on (settle).
-	issuedAt, releaseAt int64
+	// releaseAt is when the emulation lets it go on (settle); movedAt is
+	// when the caller started to move its data.
+	issuedAt, releaseAt, movedAt int64
+	// excess is how much later than the hardware the emulation let the
+	// host go on after its last request for its own reasons: the
+	// modelled hold (releaseAt beyond hostAt) and the time it took to
+	// move the data. Time lost otherwise (the process descheduled while
+	// it waited) is not excess: it is lost, as it would be on the
+	// modelled host.
+	excess int64
 	// takeover is the Initiator's time in firmware for the request being
 	// kicked (PATLB refills, SOFT completion), added to its hardware work.
 	takeover int64
@@ -135,21 +143,22 @@ func spinUntil(t int64) {
 // begin records that the host issues a request now: at the start of the
 // request's first PIO store. When the request follows the last one back to
 // back, it is issued when the host would have reached this point on the
-// modelled hardware.
+// modelled hardware: the emulation's excess is taken back.
 func (t *timing) begin() {
 	now := t.now()
-	if gap := now - t.returnedAt; t.returnedAt != 0 && gap <= int64(t.p.BackToBack) && t.hostAt < t.returnedAt {
-		now = t.hostAt + gap
+	if gap := now - t.returnedAt; t.returnedAt != 0 && gap <= int64(t.p.BackToBack) {
+		now -= min(t.excess, t.returnedAt-t.hostAt)
 	}
 	t.issuedAt = now
 }
 
-// finish records the end of a request's timing: the hardware lets the
-// host go on at hostAt, the emulation at release, once the caller has
-// moved the data (settle).
+// finish records the end of a request's timing, when the caller is about
+// to move the data: the hardware lets the host go on at hostAt, the
+// emulation at release, once the data is moved (settle).
 func (t *timing) finish(hostAt, release int64) {
 	t.hostAt = hostAt
 	t.releaseAt = max(hostAt, release)
+	t.movedAt = t.now()
 }
 
 func (t *timing) pio(words int) int64 {
@@ -312,8 +321,10 @@ func (t *timing) host(d time.Duration) {
 // settle holds the caller, after it moved a request's data, until the
 // host would have gone on on the modelled hardware.
 func (t *timing) settle() {
+	moving := t.now() - t.movedAt
 	t.wait(t.releaseAt)
 	t.returnedAt = t.now()
+	t.excess = max(0, t.releaseAt-t.hostAt+moving)
 }
 
 // read times a PULL (or, with otf, a pull request sent as a BOTF packet

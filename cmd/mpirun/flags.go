@@ -77,6 +77,20 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.settings.SendPath = s
 		return nil
 	})
+	fs.Func("eager", "eager transport for small messages and control records, `rings|pm|vp`: a ring per sender connected on first use (the default), PM/RHiNET (rings all connected at start, 2 KB-aligned records) or PM/RHiNET-VP (one VPUSH receive queue for all senders; the eager limit is capped to what one 2 KB packet holds)", func(s string) error {
+		if s != launch.EagerRings && s != launch.EagerPM && s != launch.EagerVP {
+			return fmt.Errorf("want %s, %s or %s", launch.EagerRings, launch.EagerPM, launch.EagerVP)
+		}
+		o.settings.Eager = s
+		return nil
+	})
+	fs.Func("bind-to", "CPU binding of the ranks, `none|core`: core pins rank r to the r-th CPU (modulo the CPUs allowed), which keeps two busy ranks off one CPU when more ranks than CPUs wait asleep", func(s string) error {
+		if s != launch.BindNone && s != launch.BindCore {
+			return fmt.Errorf("want %s or %s", launch.BindNone, launch.BindCore)
+		}
+		o.settings.Bind = s
+		return nil
+	})
 	fs.Func("profile", "NIC timing `profile`: native (memory speed, the default) or martini (RHiNET-2's Martini NIC)", func(s string) error {
 		if _, err := nicemu.LookupProfile(s); err != nil {
 			return fmt.Errorf("want %s", strings.Join(nicemu.Profiles(), " or "))

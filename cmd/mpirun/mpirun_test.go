@@ -102,6 +102,7 @@ func TestUsageErrors(t *testing.T) {
 		{"-np", "two", helper("printrank")},
 		{"-bogus", "-np", "2", helper("printrank")},
 		{"-np", "2", "-rndv", "fast", helper("printrank")},
+		{"-np", "2", "-eager", "vpush", helper("printrank")},
 		{"-np", "2", "-eager-limit", "-5", helper("printrank")},
 		{"-np", "2", "-eager-limit", "lots", helper("printrank")},
 		{"-np", "2", "-timeout", "-1s", helper("printrank")},

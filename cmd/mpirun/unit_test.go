@@ -5,8 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rhinet-go/martini/llc/launch"
 )
 
 func TestParseBytes(t *testing.T) {
@@ -33,6 +36,31 @@ func TestParseFlags(t *testing.T) {
 	// Parsing stops at PROGRAM: its flags are its own.
 	if o.program != "prog" || strings.Join(o.args, " ") != "-np x" {
 		t.Errorf("program %q args %q", o.program, o.args)
+	}
+}
+
+// -eager takes rings, pm or vp, forwarded as MARTINI_EAGER; anything else
+// is a usage error that names the choices.
+func TestParseEagerFlag(t *testing.T) {
+	for _, mode := range []string{launch.EagerRings, launch.EagerPM, launch.EagerVP} {
+		o, err := parseFlags([]string{"-np", "2", "-eager", mode, "prog"}, io.Discard)
+		if err != nil {
+			t.Fatalf("-eager %s: %v", mode, err)
+		}
+		if o.settings.Eager != mode || !slices.Contains(o.settings.Env(), launch.EnvEager+"="+mode) {
+			t.Errorf("-eager %s: settings %+v, environment %q", mode, o.settings, o.settings.Env())
+		}
+	}
+	o, err := parseFlags([]string{"-np", "2", "prog"}, io.Discard)
+	if err != nil || o.settings.Eager != "" {
+		t.Fatalf("no -eager: settings %+v, %v", o.settings, err)
+	}
+	var stderr bytes.Buffer
+	if _, err := parseFlags([]string{"-np", "2", "-eager", "vpush", "prog"}, &stderr); err != errUsage {
+		t.Fatalf("-eager vpush: error %v, want errUsage", err)
+	}
+	if msg := stderr.String(); !strings.Contains(msg, "want rings, pm or vp") || !strings.Contains(msg, "-eager") {
+		t.Errorf("-eager vpush: stderr %q does not name the choices", msg)
 	}
 }
 

@@ -47,6 +47,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "worker" {
 		return worker(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "pmworker" {
+		return pmWorker(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("thesis", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -98,6 +101,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "thesis: measuring the %s profile\n", name)
 		r, err := runJob(ctx, *mpirun, self, name, *quick, *timeout, stderr)
 		if err != nil {
+			return fail(err)
+		}
+		if r.PM, err = measurePM(ctx, *mpirun, self, name, *quick, *timeout, stderr); err != nil {
 			return fail(err)
 		}
 		runs = append(runs, r)
@@ -245,12 +251,26 @@ func writeResults(dir string, runs []*nicbench.Run, stdout io.Writer) error {
 		fmt.Fprintf(&md, "\nThe martini job moved each remote write's data %.3f µs before its modelled time: the emulation's own part of a hop on this machine, measured when the job started (`nicemu.MeasureHandoff`). The thesis's round trips already contain its host's part, folded into `DMAWriteLatency`.\n", r.Handoff)
 	}
 	fmt.Fprintf(&md, "\nThe martini profile's costs are one table, `nicemu.Martini` (nicemu/profile.go), each field derived from the thesis figure it cites.\n")
+	fmt.Fprintf(&md, "\n## PM round trips against the number of processes\n\nAn 8-byte ping-pong between ranks 0 and 1 through MPI over llc's PM/RHiNET eager transport (a ring per peer, every ring checked on every poll; `mpirun -eager pm`) or PM/RHiNET-VP's (one VPUSH queue for all peers; `-eager vp`); the other processes wait asleep. Medians of 5 samples, µs.\n\n")
+	if err := nicbench.WritePMTable(&md, runs); err != nil {
+		return err
+	}
 	for _, r := range runs {
 		name := "plots/thesis-throughput-" + r.Profile + ".svg"
 		if err := nicbench.PlotThroughput(r, filepath.Join(dir, name)); err != nil {
 			return err
 		}
 		fmt.Fprintf(&md, "\n![PUSH throughput, %s profile](%s)\n", r.Profile, name)
+	}
+	for _, r := range runs {
+		if len(r.PM) == 0 {
+			continue
+		}
+		name := "plots/thesis-pm-rtt-" + r.Profile + ".svg"
+		if err := nicbench.PlotPM(r, filepath.Join(dir, name)); err != nil {
+			return err
+		}
+		fmt.Fprintf(&md, "\n![PM round trips, %s profile](%s)\n", r.Profile, name)
 	}
 	return os.WriteFile(filepath.Join(dir, "thesis.md"), md.Bytes(), 0o644)
 }

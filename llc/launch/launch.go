@@ -82,7 +82,14 @@ func FromEnv() (*Job, error) {
 	if os.Getenv(EnvRank) != "" && !inherited.CompareAndSwap(false, true) {
 		return nil, errors.New("launch: the inherited segment and data store were already taken by an earlier FromEnv")
 	}
-	return fromEnv(os.Getenv)
+	j, err := fromEnv(os.Getenv)
+	if err == nil && j.Settings.Bind == BindCore && !j.Singleton {
+		if err = bindToCore(j.Rank); err != nil {
+			j.Segment.Close()
+			return nil, err
+		}
+	}
+	return j, err
 }
 
 func fromEnv(getenv func(string) string) (*Job, error) {

@@ -39,6 +39,7 @@ func TestParseSettings(t *testing.T) {
 		EnvNoCMA:      "yes",
 		EnvStats:      "2",
 		EnvSendPath:   "dma",
+		EnvEager:      "vpush",
 	} {
 		_, err := ParseSettings(mapEnv(map[string]string{name: value}))
 		if err == nil || !strings.Contains(err.Error(), name) {
@@ -56,6 +57,9 @@ func TestSettingsEnvRoundTrip(t *testing.T) {
 		{EagerLimit: 4096, Rndv: RndvPull, NoCMA: true, Stats: true},
 		{EagerLimit: 0, Rndv: RndvPush},
 		{EagerLimit: -1, SendPath: SendAOTF, Coll: "allreduce=ring", NoOffload: true, NoCollCheck: true},
+		{EagerLimit: -1, Eager: EagerPM},
+		{EagerLimit: 1024, Eager: EagerVP},
+		{EagerLimit: -1, Eager: EagerRings},
 	} {
 		env := map[string]string{}
 		for _, kv := range s.Env() {
@@ -304,5 +308,40 @@ func TestFromEnvProcess(t *testing.T) {
 	}
 	if _, err := FromEnv(); err == nil {
 		t.Error("second FromEnv succeeded")
+	}
+}
+
+// TestBindToCore pins the test process's threads to its first allowed
+// CPU (rank 0) and restores the affinity.
+func TestBindToCore(t *testing.T) {
+	var before unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &before); err != nil {
+		t.Skip(err)
+	}
+	defer func() { // every thread back to the CPUs it had
+		tasks, _ := os.ReadDir("/proc/self/task")
+		for _, task := range tasks {
+			if tid, err := strconv.Atoi(task.Name()); err == nil {
+				unix.SchedSetaffinity(tid, &before)
+			}
+		}
+	}()
+	if err := bindToCore(0); err != nil {
+		t.Fatal(err)
+	}
+	var after unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &after); err != nil {
+		t.Fatal(err)
+	}
+	if after.Count() != 1 {
+		t.Errorf("bound to %d CPUs, want 1", after.Count())
+	}
+	if _, err := ParseSettings(func(k string) string {
+		if k == EnvBind {
+			return "socket"
+		}
+		return ""
+	}); err == nil {
+		t.Error("MARTINI_BIND=socket: no error")
 	}
 }

@@ -24,6 +24,12 @@ const (
 	// EnvSendPath, -send-path: how small messages travel, "botf" (the
 	// default), "push" or "aotf".
 	EnvSendPath = "MARTINI_SEND_PATH"
+	// EnvEager, -eager: how eager messages and control records travel,
+	// "rings" (the default), "pm" or "vp".
+	EnvEager = "MARTINI_EAGER"
+	// EnvBind, -bind-to: "core" pins each rank to one CPU, rank modulo
+	// the CPUs the job may use, as Open MPI's --bind-to core does.
+	EnvBind = "MARTINI_BIND"
 )
 
 // Send paths, the values of Settings.SendPath.
@@ -31,6 +37,25 @@ const (
 	SendBOTF = "botf"
 	SendPush = "push"
 	SendAOTF = "aotf"
+)
+
+// Bindings, the values of Settings.Bind.
+const (
+	BindNone = "none" // the scheduler places the ranks (the default)
+	BindCore = "core" // each rank on one CPU
+)
+
+// Eager transports, the values of Settings.Eager.
+const (
+	// EagerRings: a ring per sender, connected on first contact (the
+	// default).
+	EagerRings = "rings"
+	// EagerPM: PM/RHiNET: a ring per sender, all connected at start,
+	// records 2 KB aligned.
+	EagerPM = "pm"
+	// EagerVP: PM/RHiNET-VP: one receive queue per process (VPUSH) for
+	// all senders.
+	EagerVP = "vp"
 )
 
 // Rendezvous protocols, the values of Settings.Rndv.
@@ -63,6 +88,12 @@ type Settings struct {
 	// SendPath is how small messages travel, SendBOTF, SendPush or
 	// SendAOTF; "" when not set.
 	SendPath string
+	// Eager is the eager transport, EagerRings, EagerPM or EagerVP; ""
+	// when not set.
+	Eager string
+	// Bind is how ranks are placed on CPUs, BindNone or BindCore; "" when
+	// not set.
+	Bind string
 }
 
 // DefaultSettings returns Settings with nothing set.
@@ -104,6 +135,18 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 		s.SendPath = v
 	default:
 		return s, fmt.Errorf("launch: %s=%q: want %q, %q or %q", EnvSendPath, v, SendBOTF, SendPush, SendAOTF)
+	}
+	switch v := getenv(EnvEager); v {
+	case "", EagerRings, EagerPM, EagerVP:
+		s.Eager = v
+	default:
+		return s, fmt.Errorf("launch: %s=%q: want %q, %q or %q", EnvEager, v, EagerRings, EagerPM, EagerVP)
+	}
+	switch v := getenv(EnvBind); v {
+	case "", BindNone, BindCore:
+		s.Bind = v
+	default:
+		return s, fmt.Errorf("launch: %s=%q: want %q or %q", EnvBind, v, BindNone, BindCore)
 	}
 	return s, nil
 }
@@ -147,6 +190,12 @@ func (s Settings) Env() []string {
 	}
 	if s.SendPath != "" {
 		env = append(env, EnvSendPath+"="+s.SendPath)
+	}
+	if s.Eager != "" {
+		env = append(env, EnvEager+"="+s.Eager)
+	}
+	if s.Bind != "" {
+		env = append(env, EnvBind+"="+s.Bind)
 	}
 	return env
 }

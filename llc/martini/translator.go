@@ -28,11 +28,18 @@ type Translator struct {
 	// 8-byte aligned writes whose signal follows the data and that stay
 	// within a page qualify.
 	AOTFLimit int
+	// GatherLimit is the largest write, signal included, whose head, data
+	// and signal (when it follows the data) are gathered into the
+	// translator's send buffer and sent by one PUSH, as PM/RHiNET's pmSend
+	// pushes a message with its header and trailer (0, the default,
+	// disables it). Writes that BOTF or AOTF take are not gathered.
+	GatherLimit int
 	// SleepTimeout bounds one doorbell sleep, as a safety net.
 	SleepTimeout time.Duration
 
 	aotf aotfPages
 	qbuf [nicemu.MaxVPUSH]byte // send buffer of CmdEnqueue
+	gbuf []byte                // send buffer of gathered writes (GatherLimit bytes)
 }
 
 // DefaultBOTFLimit is the default BOTFLimit: small messages go as one
@@ -48,21 +55,32 @@ const (
 	SendBOTF = "botf" // a BOTF packet image (the default)
 	SendPush = "push" // PUSH requests: data, then the signal word
 	SendAOTF = "aotf" // AOTF stores for one-cell records, BOTF above
+	// SendGather gathers each record with its signal into a send buffer
+	// and sends it by one PUSH, as PM/RHiNET does (the path of the pm
+	// eager transport; not a user choice).
+	SendGather = "gather"
 )
 
-// SetSendPath selects how small writes travel: SendBOTF, SendPush or
-// SendAOTF ("" keeps the default, BOTF).
+// DefaultGatherLimit is the GatherLimit of the gather send path: PM's
+// largest message that one pmSend carries (thesis 8.4.3: 8184 bytes).
+const DefaultGatherLimit = 8192
+
+// SetSendPath selects how small writes travel: SendBOTF, SendPush,
+// SendAOTF or SendGather ("" keeps the default, BOTF).
 func (t *Translator) SetSendPath(path string) error {
+	botf, aotf, gather := 0, 0, 0
 	switch path {
 	case "", SendBOTF:
-		t.BOTFLimit, t.AOTFLimit = DefaultBOTFLimit, 0
+		botf = DefaultBOTFLimit
 	case SendPush:
-		t.BOTFLimit, t.AOTFLimit = 0, 0
 	case SendAOTF:
-		t.BOTFLimit, t.AOTFLimit = DefaultBOTFLimit, DefaultAOTFLimit
+		botf, aotf = DefaultBOTFLimit, DefaultAOTFLimit
+	case SendGather:
+		gather = DefaultGatherLimit
 	default:
-		return fmt.Errorf("martini: send path %q: want %s, %s or %s", path, SendBOTF, SendPush, SendAOTF)
+		return fmt.Errorf("martini: send path %q: want %s, %s, %s or %s", path, SendBOTF, SendPush, SendAOTF, SendGather)
 	}
+	t.BOTFLimit, t.AOTFLimit, t.GatherLimit = botf, aotf, gather
 	return nil
 }
 
@@ -84,7 +102,7 @@ type aotfTarget struct {
 
 // New returns a translator for nic.
 func New(nic *nicemu.NIC) *Translator {
-	return &Translator{nic: nic, BOTFLimit: DefaultBOTFLimit, SleepTimeout: 20 * time.Millisecond}
+	return &Translator{nic: nic, BOTFLimit: DefaultBOTFLimit, SleepTimeout: 500 * time.Millisecond}
 }
 
 // NIC returns the NIC the translator drives.
@@ -159,6 +177,16 @@ func (t *Translator) write(c *llc.Command) error {
 		copy(img[len(head):], c.Data)
 		binary.LittleEndian.PutUint64(img[total:], c.Signal)
 		return n.KickBOTF(c.Peer, sid, c.Off, total+8)
+	}
+	if c.Signal != 0 && c.SigOff == c.Off+uint64(total) && total+8 <= t.GatherLimit {
+		if len(t.gbuf) < t.GatherLimit {
+			t.gbuf = make([]byte, t.GatherLimit)
+		}
+		buf := t.gbuf[:total+8]
+		copy(buf, head)
+		copy(buf[len(head):], c.Data)
+		binary.LittleEndian.PutUint64(buf[total:], c.Signal)
+		return n.Push(c.Peer, sid, c.Off, buf, nil)
 	}
 	if total <= t.BOTFLimit {
 		img := n.BOTFBuffer()

@@ -1,0 +1,480 @@
+package llc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Tests of the eager transports EagerPM and EagerQueue that hold for both;
+// pm_test.go and queue_test.go test what is particular to each.
+
+var eagerModes = []EagerMode{EagerPM, EagerQueue}
+
+// testQueueSize is the receive queue of the tests' EagerQueue engines.
+const testQueueSize = 16 << 10
+
+// withEager returns a cluster configuration for eager transport mode,
+// applied after mod (if any).
+func withEager(mode EagerMode, mod func(i int, cfg *Config)) func(i int, cfg *Config) {
+	return func(i int, cfg *Config) {
+		cfg.Eager = mode
+		if mode == EagerQueue {
+			cfg.QueueSize = testQueueSize
+		}
+		if mod != nil {
+			mod(i, cfg)
+		}
+	}
+}
+
+// Eager and rendezvous messages of every size, posted and unexpected, to
+// a peer and to self.
+func TestEagerModeSizes(t *testing.T) {
+	for _, eager := range eagerModes {
+		for _, mode := range modes {
+			t.Run(fmt.Sprintf("%v/%v", eager, mode), func(t *testing.T) {
+				c := newCluster(t, 2, withEager(eager, func(_ int, cfg *Config) { cfg.Rendezvous = mode }))
+				sizes := []int{0, 1, 8, 31, 32, 33, 100, 1023, 1024, 1025, 5000, 300 << 10}
+				var total int
+				for k, size := range sizes {
+					for _, dst := range []int{1, 0} {
+						for _, posted := range []bool{true, false} {
+							what := fmt.Sprintf("%d bytes to %d posted=%v", size, dst, posted)
+							tag := int32(k)
+							data := pattern(k*4+dst*2+b2i(posted), size)
+							var r *RecvOp
+							if posted {
+								r = c.recv(dst, 0, tag, 7, size)
+							}
+							s := c.send(0, dst, tag, 7, data)
+							if !posted {
+								c.run(what+": arrival", func() bool { _, ok := c.eng[dst].Probe(0, tag, 7); return ok })
+								r = c.recv(dst, 0, tag, 7, size)
+							}
+							c.wait(s, r)
+							checkSent(t, what, s)
+							checkRecv(t, what, r, 0, tag, data)
+							total += size
+						}
+					}
+				}
+				c.noErrs()
+				c.idle()
+				st0, st1 := c.eng[0].Stats(), c.eng[1].Stats()
+				if got := st0.BytesSent; got != uint64(total) {
+					t.Errorf("BytesSent %d, want %d", got, total)
+				}
+				if st0.EagerSent == 0 || st0.RndvSent == 0 || st1.EagerRecv == 0 || st1.RndvRecv == 0 {
+					t.Errorf("counters: sender %+v, receiver %+v", st0, st1)
+				}
+			})
+		}
+	}
+}
+
+// MPI matching over the eager transports: any source, any tag, posting
+// order, arrival order, contexts.
+func TestEagerModeWildcards(t *testing.T) {
+	for _, eager := range eagerModes {
+		for _, size := range []int{5, 3000} { // eager, rendezvous
+			t.Run(fmt.Sprintf("%v/%d", eager, size), func(t *testing.T) {
+				c := newCluster(t, 3, withEager(eager, nil))
+				msg := func(seed int) []byte { return pattern(seed, size+seed) }
+				// A posted wildcard receive takes the first message.
+				r := c.recv(2, AnySource, AnyTag, 0, size+20)
+				s := c.send(1, 2, 7, 0, msg(1))
+				c.wait(r, s)
+				checkRecv(t, "posted any", r, 1, 7, msg(1))
+
+				// Unexpected messages from two sources, in a known order.
+				s0 := c.send(0, 2, 8, 0, msg(2))
+				c.run("first arrival", func() bool { _, ok := c.eng[2].Probe(0, 8, 0); return ok })
+				s1 := c.send(1, 2, 8, 0, msg(3))
+				s2 := c.send(1, 2, 9, 0, msg(4))
+				c.run("second arrival", func() bool { _, ok := c.eng[2].Probe(1, 9, 0); return ok })
+				if st, ok := c.eng[2].Probe(AnySource, AnyTag, 0); !ok || st.Source != 0 {
+					t.Fatalf("probe any: %+v %v, want the message from 0", st, ok)
+				}
+				r1 := c.recv(2, 1, AnyTag, 0, size+20)
+				r2 := c.recv(2, AnySource, 9, 0, size+20)
+				r3 := c.recv(2, AnySource, AnyTag, 0, size+20)
+				c.wait(s0, s1, s2, r1, r2, r3)
+				checkRecv(t, "source 1 any tag", r1, 1, 8, msg(3))
+				checkRecv(t, "any source tag 9", r2, 1, 9, msg(4))
+				checkRecv(t, "any any", r3, 0, 8, msg(2))
+
+				// Posted receives match in posting order; contexts apart.
+				ra := c.recv(2, AnySource, 5, 0, size+20)
+				rb := c.recv(2, 0, AnyTag, 0, size+20)
+				rc := c.recv(2, AnySource, AnyTag, 0, size+20)
+				rx := c.recv(2, AnySource, AnyTag, 1, size+20)
+				c.send(1, 2, 6, 0, msg(5)) // only rc accepts it
+				c.send(0, 2, 5, 0, msg(6)) // ra before rb
+				c.send(0, 2, 5, 0, msg(7)) // rb
+				c.wait(ra, rb, rc)
+				checkRecv(t, "ra", ra, 0, 5, msg(6))
+				checkRecv(t, "rb", rb, 0, 5, msg(7))
+				checkRecv(t, "rc", rc, 1, 6, msg(5))
+				if rx.Done() {
+					t.Fatal("a receive in context 1 matched")
+				}
+				c.send(1, 2, 1, 1, msg(8))
+				c.wait(rx)
+				checkRecv(t, "context 1", rx, 1, 1, msg(8))
+				c.noErrs()
+				c.idle()
+			})
+		}
+	}
+}
+
+// Messages between one pair keep their order per (source, tag, ctx) while
+// the receiver lags, the ring or queue fills, and sends are retried.
+func TestEagerModeOrder(t *testing.T) {
+	for _, eager := range eagerModes {
+		for _, mode := range modes {
+			t.Run(fmt.Sprintf("%v/%v", eager, mode), func(t *testing.T) {
+				const space, nmsg = 8192, 200
+				c := newCluster(t, 2, withEager(eager, func(_ int, cfg *Config) {
+					cfg.RingSize, cfg.QueueSize, cfg.EagerLimit, cfg.Rendezvous = space, space, 1000, mode
+				}))
+				c.idle() // PM: connected
+				type msg struct {
+					tag  int32
+					ctx  uint32
+					data []byte
+				}
+				var msgs []msg
+				var sends []*SendOp
+				c.paused[1] = true
+				for i := range nmsg {
+					size := (i * 37) % 1001
+					if i%50 == 49 {
+						size = 3000 + i
+					}
+					m := msg{tag: int32(i % 3), ctx: uint32(i % 2), data: pattern(i, size)}
+					msgs = append(msgs, m)
+					sends = append(sends, c.send(0, 1, m.tag, m.ctx, m.data))
+				}
+				c.rounds(3 * nmsg)
+				st := c.eng[0].Stats()
+				full := st.RingFull
+				if eager == EagerQueue {
+					full = st.QueueFull
+				}
+				if full == 0 {
+					t.Fatalf("the sender never found the receiver full: %+v", st)
+				}
+				if sends[nmsg-1].Done() {
+					t.Fatal("every send completed although the receiver did not poll")
+				}
+				c.paused[1] = false
+				recvs := make([]*RecvOp, nmsg)
+				for key := 5; key >= 0; key-- {
+					tag, ctx := int32(key%3), uint32(key/3)
+					for i, m := range msgs {
+						if m.tag == tag && m.ctx == ctx {
+							recvs[i] = c.recv(1, 0, tag, ctx, len(m.data))
+						}
+					}
+					c.rounds(5)
+				}
+				var all []Completion
+				for i := range nmsg {
+					all = append(all, sends[i], recvs[i])
+				}
+				c.wait(all...)
+				for i, m := range msgs {
+					checkSent(t, fmt.Sprint("send ", i), sends[i])
+					checkRecv(t, fmt.Sprint("message ", i), recvs[i], 0, m.tag, m.data)
+				}
+				var wrapped uint64
+				if eager == EagerQueue {
+					wrapped = c.eng[1].queue.consumed
+				} else {
+					wrapped = c.eng[0].peers[1].out.head
+				}
+				if wrapped < 3*space {
+					t.Fatalf("the receiver's space wrapped only %d bytes", wrapped)
+				}
+				c.noErrs()
+				c.idle()
+			})
+		}
+	}
+}
+
+func TestEagerModeTruncation(t *testing.T) {
+	for _, eager := range eagerModes {
+		for _, tt := range []struct {
+			mode   RndvMode
+			size   int
+			posted bool
+		}{
+			{RndvPull, 100, true}, {RndvPull, 100, false},
+			{RndvPull, 3000, true}, {RndvPush, 3000, false}, {RndvSplit, 300 << 10, true},
+		} {
+			t.Run(fmt.Sprintf("%v/%v/%d/posted=%v", eager, tt.mode, tt.size, tt.posted), func(t *testing.T) {
+				const bufLen = 40
+				c := newCluster(t, 2, withEager(eager, func(_ int, cfg *Config) { cfg.Rendezvous = tt.mode }))
+				data := pattern(9, tt.size)
+				var r *RecvOp
+				if tt.posted {
+					r = c.recv(1, 0, 2, 0, bufLen)
+				}
+				s := c.send(0, 1, 2, 0, data)
+				if !tt.posted {
+					c.run("arrival", func() bool { _, ok := c.eng[1].Probe(0, 2, 0); return ok })
+					r = c.recv(1, 0, 2, 0, bufLen)
+				}
+				c.wait(s, r)
+				checkSent(t, "sender", s)
+				if err := r.Err(); !errors.Is(err, ErrTruncated) ||
+					!strings.Contains(err.Error(), strconv.Itoa(tt.size)) || !strings.Contains(err.Error(), "40 bytes") {
+					t.Fatalf("receive error %v, want ErrTruncated with both sizes", r.Err())
+				}
+				if r.Status != (Status{Source: 0, Tag: 2, Len: tt.size}) || !bytes.Equal(r.Buf, data[:bufLen]) {
+					t.Fatalf("status %+v, prefix intact %v", r.Status, bytes.Equal(r.Buf, data[:bufLen]))
+				}
+				if got := c.eng[1].Stats().Truncated; got != 1 {
+					t.Fatalf("Truncated = %d", got)
+				}
+				c.idle()
+				// The pair still works.
+				s = c.send(0, 1, 2, 0, data)
+				r = c.recv(1, 0, 2, 0, tt.size)
+				c.wait(s, r)
+				checkRecv(t, "next", r, 0, 2, data)
+			})
+		}
+	}
+}
+
+// Unsolicited messages and completion notifications travel as in the
+// rings.
+func TestEagerModeUnsolicited(t *testing.T) {
+	for _, eager := range eagerModes {
+		t.Run(eager.String(), func(t *testing.T) {
+			c := newCluster(t, 2, withEager(eager, nil))
+			var ops []Completion
+			for i, n := range []int{0, 8, 100, 1024} {
+				s := &SendOp{Peer: 1, Tag: int32(i), Data: pattern(i, n)}
+				c.eng[0].SendUnsolicited(s)
+				ops = append(ops, s)
+			}
+			c.wait(ops...)
+			for i, n := range []int{0, 8, 100, 1024} {
+				var ev Notification
+				c.run("notification", func() bool {
+					var ok bool
+					ev, ok = c.eng[1].NextEvent()
+					return ok
+				})
+				if ev.Kind != NoteUnsolicited || ev.Source != 0 || ev.Tag != int32(i) || !bytes.Equal(ev.Data, pattern(i, n)) {
+					t.Fatalf("event %d: %+v, want unsolicited message of %d bytes with tag %d", i, ev, n, i)
+				}
+				c.eng[1].Release(ev)
+			}
+			big := &SendOp{Peer: 1, Data: make([]byte, c.eng[0].Config().EagerLimit+1)}
+			c.eng[0].SendUnsolicited(big)
+			if !big.Done() || big.Err() == nil || !strings.Contains(big.Err().Error(), "eager limit") {
+				t.Fatalf("oversized unsolicited send: done %v err %v", big.Done(), big.Err())
+			}
+			c.noErrs()
+			c.idle()
+		})
+	}
+}
+
+// NewEngine checks the configuration of each eager transport.
+func TestEagerModeConfig(t *testing.T) {
+	net := newMemNet(2)
+	tests := []struct {
+		name string
+		mod  func(c *Config)
+		want string // substring of the error, "" for success
+	}{
+		{"unknown mode", func(c *Config) { c.Eager = EagerQueue + 1 }, "unknown eager mode 3"},
+		{"pm", func(c *Config) { c.Eager = EagerPM }, ""},
+		{"pm smallest ring", func(c *Config) { c.Eager, c.RingSize, c.EagerLimit = EagerPM, 2*PMAlign, PMAlign-cell }, ""},
+		{"pm ring of one record", func(c *Config) { c.Eager, c.RingSize, c.EagerLimit = EagerPM, 2048, 0 }, "fewer than 2 PM records"},
+		{"pm ring of one small record", func(c *Config) { c.Eager, c.RingSize, c.EagerLimit = EagerPM, 1024, 100 }, "use rings of at least 4096 bytes"},
+		{"pm large", func(c *Config) { c.Eager, c.RingSize, c.EagerLimit = EagerPM, 1<<16, MaxEagerLimit(1<<16) }, ""},
+		{"pm ring checks still apply", func(c *Config) { c.Eager, c.RingSize = EagerPM, 5000 }, "ring size 5000"},
+		{"queue", func(c *Config) { c.Eager, c.QueueSize = EagerQueue, 1<<16 }, ""},
+		{"queue ignores rings", func(c *Config) { c.Eager, c.QueueSize, c.RingSize = EagerQueue, 1<<16, 0 }, ""},
+		{"queue largest eager limit", func(c *Config) {
+			c.Eager, c.QueueSize, c.EagerLimit = EagerQueue, MinQueueSize(MaxQueueEagerLimit), MaxQueueEagerLimit
+		}, ""},
+		{"queue eager limit too large", func(c *Config) { c.Eager, c.QueueSize, c.EagerLimit = EagerQueue, 1<<16, MaxQueueEagerLimit+1 },
+			fmt.Sprintf("eager limit %d too large for the receive queue", MaxQueueEagerLimit+1)},
+		{"queue error names the largest", func(c *Config) { c.Eager, c.QueueSize, c.EagerLimit = EagerQueue, 1<<16, 4096 },
+			fmt.Sprintf("at most %d", MaxQueueEagerLimit)},
+		{"queue negative eager limit", func(c *Config) { c.Eager, c.QueueSize, c.EagerLimit = EagerQueue, 1<<16, -1 }, "eager limit -1"},
+		{"queue not a power of two", func(c *Config) { c.Eager, c.QueueSize = EagerQueue, 3<<12 }, "queue size 12288"},
+		{"queue unset", func(c *Config) { c.Eager = EagerQueue }, "queue size 0"},
+		{"queue smaller than two records", func(c *Config) {
+			c.Eager, c.EagerLimit, c.QueueSize = EagerQueue, 1000, MinQueueSize(1000)/2
+		}, "at least " + strconv.Itoa(MinQueueSize(1000))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := testConfig(net, 0, 2)
+			tt.mod(&cfg)
+			e, err := NewEngine(cfg)
+			if tt.want == "" {
+				if err != nil || e == nil {
+					t.Fatalf("NewEngine: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("NewEngine accepted the configuration")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %q does not mention %q", err, tt.want)
+			}
+		})
+	}
+	// MinQueueSize holds two of the largest records wherever they land.
+	for _, limit := range []int{0, 100, 1000, MaxQueueEagerLimit} {
+		size := MinQueueSize(limit)
+		if size&(size-1) != 0 || uint64(size) < 2*queueSpan(recMeta+max(limit, maxControlBody)) || uint64(size/2) >= 2*queueSpan(recMeta+max(limit, maxControlBody)) {
+			t.Errorf("MinQueueSize(%d) = %d", limit, size)
+		}
+	}
+}
+
+// chargeRec is one Charge call.
+type chargeRec struct {
+	w HostWork
+	n int
+}
+
+// chargingTransport is a memTransport that records the host work charged
+// to it.
+type chargingTransport struct {
+	memTransport
+	charges []chargeRec
+}
+
+func (c *chargingTransport) Charge(w HostWork, n int) { c.charges = append(c.charges, chargeRec{w, n}) }
+
+// The engine counts the host work of PM's library calls per eager
+// transport, and an Endpoint charges it to a HostCharger transport in
+// order; EagerRings reports none.
+func TestHostWork(t *testing.T) {
+	t.Run("engine", func(t *testing.T) {
+		for _, eager := range []EagerMode{EagerRings, EagerPM, EagerQueue} {
+			const n = 3
+			c := newCluster(t, n, withEager(eager, func(_ int, cfg *Config) { cfg.RingSize = 1 << 14 }))
+			c.idle()
+			for i := range n {
+				c.connect(i, 1)
+			}
+			clear(c.eng[0].work[:])
+			clear(c.eng[1].work[:])
+			// One eager message 0 -> 1, one rendezvous message (RTS; FIN
+			// back).
+			s := c.send(0, 1, 1, 0, pattern(1, 100))
+			c.wait(s)
+			sr := c.send(0, 1, 2, 0, pattern(2, 5000))
+			want0 := hostWork{WorkSend: 2}
+			if eager == EagerRings {
+				want0 = hostWork{}
+			}
+			if c.eng[0].work != want0 {
+				t.Errorf("%v: sender's work %v, want %v", eager, c.eng[0].work, want0)
+			}
+			c.poll(1)
+			var want1 hostWork
+			switch eager {
+			case EagerPM:
+				want1 = hostWork{WorkPoll: n, WorkRecv: 2} // every inbound ring
+			case EagerQueue:
+				want1 = hostWork{WorkPoll: 1, WorkRecv: 2} // one queue
+			}
+			if c.eng[1].work != want1 {
+				t.Errorf("%v: receiver's work after one poll %v, want %v", eager, c.eng[1].work, want1)
+			}
+			r := c.recv(1, 0, 1, 0, 100)
+			rr := c.recv(1, 0, 2, 0, 5000)
+			c.wait(r, rr, sr)
+			if eager != EagerRings && c.eng[1].work[WorkSend] != 1 { // FIN
+				t.Errorf("%v: receiver's sends %d, want 1 (FIN)", eager, c.eng[1].work[WorkSend])
+			}
+			if eager == EagerRings {
+				for i, e := range c.eng {
+					if e.work != (hostWork{}) {
+						t.Errorf("rings: engine %d counted host work %v", i, e.work)
+					}
+				}
+			}
+		}
+	})
+	t.Run("endpoint", func(t *testing.T) {
+		for _, eager := range []EagerMode{EagerRings, EagerPM, EagerQueue} {
+			net := newMemNet(2)
+			var eps []*Endpoint
+			var trs []*chargingTransport
+			for i := range 2 {
+				cfg := withEager(eager, nil)
+				config := testConfig(net, i, 2)
+				cfg(i, &config)
+				e, err := NewEngine(config)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr := &chargingTransport{memTransport: memTransport{net: net, self: i}}
+				ep := NewEndpoint(e, tr)
+				ep.Spin, ep.Yield = 50, 10
+				eps, trs = append(eps, ep), append(trs, tr)
+			}
+			for _, ep := range eps {
+				ep.Locked(func(*Engine) {})
+			}
+			within(t, 10*time.Second, func() {
+				// Connect (rings) and settle (PM) with a message each way.
+				var wg sync.WaitGroup
+				for i, ep := range eps {
+					wg.Go(func() {
+						r := &RecvOp{Source: 1 - i, Tag: 9, Buf: make([]byte, 1)}
+						ep.Recv(r)
+						if err := ep.SendWait(1-i, 9, 0, []byte{1}); err != nil {
+							t.Error(err)
+						}
+						ep.Wait(r)
+						ep.WaitIdle()
+					})
+				}
+				wg.Wait()
+				trs[0].charges, trs[1].charges = nil, nil
+				if err := eps[0].SendWait(1, 3, 0, pattern(1, 50)); err != nil {
+					t.Error(err)
+				}
+				if _, err := eps[1].RecvWait(0, 3, 0, make([]byte, 50)); err != nil {
+					t.Error(err)
+				}
+			})
+			var want0, want1 []chargeRec
+			switch eager {
+			case EagerPM:
+				want0 = []chargeRec{{WorkSend, 1}}
+				want1 = []chargeRec{{WorkPoll, 2}, {WorkRecv, 1}}
+			case EagerQueue:
+				want0 = []chargeRec{{WorkSend, 1}}
+				want1 = []chargeRec{{WorkPoll, 1}, {WorkRecv, 1}}
+			}
+			if fmt.Sprint(trs[0].charges) != fmt.Sprint(want0) || fmt.Sprint(trs[1].charges) != fmt.Sprint(want1) {
+				t.Errorf("%v: charged %v to the sender and %v to the receiver, want %v and %v",
+					eager, trs[0].charges, trs[1].charges, want0, want1)
+			}
+		}
+	})
+}

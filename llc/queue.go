@@ -1,0 +1,243 @@
+package llc
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// PM/RHiNET-VP (EagerQueue): one receive queue per process, filled by the
+// network with the records of every sender (CmdEnqueue), in arrival order.
+//
+// A record's Head+Data is the 24-byte meta of the ring records (kind, tag,
+// context, body length, rendezvous id) followed by the body: the control
+// fields of RTS, CTS, FIN and PUT, or the payload of an eager or
+// unsolicited message. The body goes inline in the command's Head when it
+// fits (control records always do), else as its Data. The sending process
+// is in the queue's record header, written by the network.
+//
+// Sending: every record to a peer waits in that peer's queue; the one at
+// its head is enqueued, and at most one CmdEnqueue per peer is in flight,
+// so that records to one peer land in order (MPI's non-overtaking rule).
+// When it completes, the record leaves the queue (an eager send completes)
+// and the next one is enqueued. When the receiver's queue is full
+// (ErrQueueFull), the record stays at the head and is enqueued again on a
+// later poll; any other error stops the engine, as a failed ring write
+// does.
+//
+// Receiving: every Poll reads the queue's produced count, handles the
+// records from the consumed position up to it in order, and releases what
+// it consumed with one CmdQueueRelease.
+//
+// Host work: WorkSend per CmdEnqueue issued, WorkRecv per record consumed,
+// WorkPoll one per Poll (one queue, however many peers).
+
+// MaxQueueEagerLimit is the largest eager limit of EagerQueue: a message
+// and its 24-byte meta fill one queue record of MaxQueueRecord bytes.
+const MaxQueueEagerLimit = MaxQueueRecord - recMeta
+
+// maxControlBody is the largest body of a control record (outItem.ctl).
+const maxControlBody = len(outItem{}.ctl)
+
+// queueSpan returns the queue bytes a record of n bytes (Head+Data) takes.
+func queueSpan(n int) uint64 {
+	return uint64(QueueRecordHeader+n+QueueAlign-1) &^ (QueueAlign - 1)
+}
+
+// MinQueueSize returns the smallest QueueSize that EagerQueue accepts with
+// eagerLimit: the queue must hold two of the largest records, so that an
+// empty queue always has room for one wherever it wraps.
+func MinQueueSize(eagerLimit int) int {
+	need := 2 * queueSpan(recMeta+max(eagerLimit, maxControlBody))
+	size := 1
+	for uint64(size) < need {
+		size <<= 1
+	}
+	return size
+}
+
+// checkQueue checks the configuration of EagerQueue.
+func checkQueue(cfg *Config) error {
+	switch {
+	case cfg.EagerLimit < 0 || cfg.EagerLimit > MaxQueueEagerLimit:
+		return fmt.Errorf("llc: eager limit %d too large for the receive queue: a record holds at most %d bytes, %d of them the header (at most %d)",
+			cfg.EagerLimit, MaxQueueRecord, recMeta, MaxQueueEagerLimit)
+	case cfg.QueueSize < MinQueueSize(cfg.EagerLimit) || cfg.QueueSize&(cfg.QueueSize-1) != 0:
+		return fmt.Errorf("llc: queue size %d must be a power of two and at least %d (two records of the eager limit %d)",
+			cfg.QueueSize, MinQueueSize(cfg.EagerLimit), cfg.EagerLimit)
+	}
+	return nil
+}
+
+// inQueue is the receiver's view of its queue.
+type inQueue struct {
+	region   RegionID
+	produced *uint64 // written by the network
+	data     []byte  // the record space
+	size     uint64
+	consumed uint64
+}
+
+// startQueue asks for this process's receive queue; every peer is reached
+// through its queue, without a connection.
+func (e *Engine) startQueue() {
+	for i := range e.peers {
+		e.peers[i].conn = connQueue
+	}
+	e.emit(&Command{Kind: CmdAllocQueue, Peer: e.cfg.Self, Size: QueueHeader + e.cfg.QueueSize, Token: token(tokQueueAlloc, 0)})
+}
+
+func (e *Engine) onQueueAlloc(ev Event) {
+	want := QueueHeader + e.cfg.QueueSize
+	switch {
+	case ev.Kind == EvError:
+		e.fail(fmt.Errorf("llc: allocating the %d-byte receive queue: %w", want, ev.Err))
+		return
+	case len(ev.Mem) != want || ev.Value == 0:
+		e.fail(fmt.Errorf("llc: receive queue: got region %d of %d bytes, want %d bytes", ev.Value, len(ev.Mem), want))
+		return
+	}
+	e.queue = &inQueue{region: RegionID(ev.Value), produced: word(ev.Mem, 0),
+		data: ev.Mem[QueueHeader:], size: uint64(e.cfg.QueueSize)}
+}
+
+// trySendQueue enqueues the record at the head of dst's queue unless one
+// is in flight. It reports whether it issued a record that had not found
+// the receiver's queue full before (a retry is not progress).
+func (e *Engine) trySendQueue(dst int) bool {
+	p := &e.peers[dst]
+	for p.q.n > 0 && !p.enqPending {
+		it := p.q.front()
+		switch {
+		case it.op != nil && it.op.done:
+			// A rendezvous send that failed before its RTS was sent.
+			p.q.pop()
+			if p.q.n == 0 {
+				e.blocked--
+			}
+			continue
+		case it.rndv && !rndvReady(it.op, e.cfg.Rendezvous):
+			return false
+		}
+		retry := p.full
+		e.enqueue(dst, it)
+		return !retry
+	}
+	return false
+}
+
+// enqueue emits the CmdEnqueue of record it to dst.
+func (e *Engine) enqueue(dst int, it *outItem) {
+	m := meta{kind: it.kind, aux: it.aux}
+	var rtsBody [16]byte
+	ctl, payload := it.ctl[:it.clen], []byte(nil)
+	if op := it.op; op != nil {
+		m.tag, m.ctx = op.Tag, op.Ctx
+		switch {
+		case it.rndv:
+			r := rts{length: uint64(len(op.Data)), region: op.region, mode: e.cfg.Rendezvous}
+			m.kind, m.aux, ctl = recRTS, op.id, rtsBody[:r.put(rtsBody[:])]
+		case op.unsolicited:
+			m.kind, ctl, payload = recUnsolicited, nil, op.Data
+		default:
+			m.kind, ctl, payload = recEager, nil, op.Data
+		}
+	}
+	body := len(ctl) + len(payload)
+	m.length = uint32(body)
+	c := e.sched.alloc() // built in place in the queue
+	e.stats.CommandsIssued++
+	c.Kind, c.Peer, c.Token = CmdEnqueue, dst, token(tokEnqueue, uint64(dst))
+	m.put(c.Head[:recMeta])
+	if body <= MaxHead-recMeta {
+		copy(c.Head[recMeta+copy(c.Head[recMeta:], ctl):], payload)
+		c.HeadLen = uint8(recMeta + body)
+	} else {
+		c.HeadLen, c.Data = recMeta, payload
+	}
+	e.peers[dst].enqPending = true
+	e.work[WorkSend]++
+}
+
+// onEnqueue completes the record at the head of dst's queue, or leaves it
+// there for a later poll when the receiver's queue was full.
+func (e *Engine) onEnqueue(dst int, ev Event) {
+	if dst >= len(e.peers) || !e.peers[dst].enqPending || e.peers[dst].q.n == 0 {
+		e.fail(fmt.Errorf("llc: completion of an enqueue to process %d that is not in flight", dst))
+		return
+	}
+	p := &e.peers[dst]
+	p.enqPending = false
+	if ev.Kind == EvError {
+		if errors.Is(ev.Err, ErrQueueFull) {
+			e.stats.QueueFull++
+			p.full = true
+			return
+		}
+		e.fail(fmt.Errorf("llc: enqueueing a record to process %d: %w", dst, ev.Err))
+		return
+	}
+	p.full = false
+	it := p.q.front()
+	switch op := it.op; {
+	case op == nil || it.rndv:
+		e.stats.ControlSent++
+	default:
+		e.stats.EagerSent++
+		e.stats.BytesSent += uint64(len(op.Data))
+		op.finish(nil)
+	}
+	p.q.pop()
+	if p.q.n == 0 {
+		e.blocked--
+		return
+	}
+	e.trySendQueue(dst)
+}
+
+// pollQueue handles the records that arrived in this process's queue and
+// releases their space.
+func (e *Engine) pollQueue() bool {
+	e.work[WorkPoll]++
+	q := e.queue
+	if q == nil {
+		return false // not allocated yet
+	}
+	start := q.consumed
+	produced := atomic.LoadUint64(q.produced)
+	for q.consumed < produced && e.err == nil {
+		pos := q.consumed & (q.size - 1)
+		length := binary.LittleEndian.Uint32(q.data[pos:])
+		if length == QueueWrap {
+			if q.size-pos > produced-q.consumed {
+				e.fail(fmt.Errorf("llc: corrupt receive queue: wrap marker at %d beyond the %d bytes produced", q.consumed, produced))
+				return true
+			}
+			q.consumed += q.size - pos
+			continue
+		}
+		src := binary.LittleEndian.Uint32(q.data[pos+4:])
+		span := queueSpan(int(length))
+		if length < recMeta || length > MaxQueueRecord || pos+span > q.size || span > produced-q.consumed || src >= uint32(e.cfg.Size) {
+			e.fail(fmt.Errorf("llc: corrupt receive queue record at %d: %d bytes from process %d (%d bytes produced, %d consumed)",
+				q.consumed, length, src, produced, q.consumed))
+			return true
+		}
+		rec := q.data[pos+QueueRecordHeader : pos+QueueRecordHeader+uint64(length)]
+		q.consumed += span
+		var m meta
+		m.get(rec[:recMeta])
+		if m.length != length-recMeta {
+			e.fail(fmt.Errorf("llc: corrupt receive queue record from process %d: body of %d bytes in a record of %d", src, m.length, length))
+			return true
+		}
+		e.work[WorkRecv]++
+		e.dispatch(int(src), &m, rec[recMeta:])
+	}
+	if q.consumed == start || e.err != nil {
+		return q.consumed != start
+	}
+	e.emit(&Command{Kind: CmdQueueRelease, Peer: e.cfg.Self, Region: q.region, Off: q.consumed})
+	return true
+}

@@ -1,0 +1,108 @@
+package mpi_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/llc/launch"
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// TestEagerTransport runs jobs over the PM/RHiNET (pm) and PM/RHiNET-VP
+// (vp) eager transports: every rank exchanges messages of every size with
+// every rank, and checks that the transport asked for is the one in force.
+func TestEagerTransport(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{launch.EagerPM, launch.EagerVP} {
+		for _, np := range nps(false) {
+			t.Run(fmt.Sprintf("%s/eager/np=%d", mode, np), func(t *testing.T) {
+				t.Parallel()
+				runScenarioJob(t, np, "eager", "-eager", mode)
+			})
+		}
+		// Under the Martini timing profile, the host work is charged.
+		t.Run(fmt.Sprintf("%s/eager/martini", mode), func(t *testing.T) {
+			t.Parallel()
+			runScenarioJob(t, 2, "eager", "-eager", mode, "-profile", "martini")
+		})
+		for _, sc := range []string{"sizes", "order", "coll-move"} {
+			t.Run(fmt.Sprintf("%s/%s", mode, sc), func(t *testing.T) {
+				t.Parallel()
+				runScenarioJob(t, 3, sc, "-eager", mode)
+			})
+		}
+	}
+}
+
+// scenarioEager exchanges eager and rendezvous messages with every rank,
+// itself included, received from any source, and checks the counters of
+// the eager transport named by MARTINI_EAGER.
+func scenarioEager(w *mpi.Comm) error {
+	n, me := w.Size(), w.Rank()
+	E, err := eagerLimit()
+	if err != nil {
+		return err
+	}
+	sizes := []int{0, 1, 100, E, E + 1, 100000}
+	for k, size := range sizes {
+		var reqs []*mpi.Request
+		for dst := range n {
+			r, err := mpi.Isend(w, pattern[byte](size, me, dst, k), dst, k)
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, r)
+		}
+		seen := make([]bool, n)
+		buf := make([]byte, size+1)
+		for range n {
+			st, err := mpi.Recv(w, buf, mpi.AnySource, k)
+			if err != nil {
+				return fmt.Errorf("%d bytes: %w", size, err)
+			}
+			src := st.Source
+			if src < 0 || src >= n || seen[src] {
+				return fmt.Errorf("%d bytes: a second message from rank %d", size, src)
+			}
+			seen[src] = true
+			if err := checkStatus(fmt.Sprintf("%d bytes from %d", size, src), st, src, k, size, size); err != nil {
+				return err
+			}
+			if d := diff(buf[:size], pattern[byte](size, src, me, k)); d != "" {
+				return fmt.Errorf("%d bytes from %d: %s", size, src, d)
+			}
+		}
+		if _, err := mpi.Waitall(reqs); err != nil {
+			return err
+		}
+	}
+	st, err := mpi.ReadStats()
+	if err != nil {
+		return err
+	}
+	p := st.Protocol
+	switch mode := os.Getenv(launch.EnvEager); mode {
+	case launch.EagerPM:
+		// Every rank connected to every rank at start.
+		if p.Connections != uint64(n) || p.RingsGranted != uint64(n) {
+			return fmt.Errorf("pm: %d connections, %d rings granted, want %d each", p.Connections, p.RingsGranted, n)
+		}
+	case launch.EagerVP:
+		if p.Connections != 0 || p.RingsGranted != 0 {
+			return fmt.Errorf("vp: %d connections, %d rings granted, want none", p.Connections, p.RingsGranted)
+		}
+		if E != llc.MaxQueueEagerLimit {
+			return fmt.Errorf("vp: eager limit %d, want the largest a queue record allows, %d", E, llc.MaxQueueEagerLimit)
+		}
+	default:
+		return fmt.Errorf("%s=%q: run with -eager pm or vp", launch.EnvEager, mode)
+	}
+	if p.EagerSent == 0 || p.RndvSent == 0 {
+		return fmt.Errorf("counters %+v", p)
+	}
+	return nil
+}
+
+func init() { scenarios["eager"] = scenarioEager }
