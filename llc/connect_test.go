@@ -39,19 +39,7 @@ func TestNewEngineConfig(t *testing.T) {
 			cfg := good
 			cfg.Boot = append([]RegionID(nil), good.Boot...)
 			tt.mod(&cfg)
-			e, err := NewEngine(cfg)
-			if tt.want == "" {
-				if err != nil || e == nil {
-					t.Fatalf("NewEngine: %v", err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("NewEngine accepted the configuration")
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("error %q does not mention %q", err, tt.want)
-			}
+			checkNewEngine(t, cfg, tt.want)
 		})
 	}
 }
@@ -408,5 +396,21 @@ func TestRingCap(t *testing.T) {
 			c.noErrs()
 			c.idle()
 		})
+	}
+}
+
+// checkNewEngine checks that NewEngine accepts cfg (want "") or refuses it
+// with an error that mentions want.
+func checkNewEngine(t *testing.T, cfg Config, want string) {
+	t.Helper()
+	e, err := NewEngine(cfg)
+	switch {
+	case want == "" && (err != nil || e == nil):
+		t.Fatalf("NewEngine: %v", err)
+	case want == "":
+	case err == nil:
+		t.Fatal("NewEngine accepted the configuration")
+	case !strings.Contains(err.Error(), want):
+		t.Fatalf("error %q does not mention %q", err, want)
 	}
 }

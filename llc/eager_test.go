@@ -145,23 +145,8 @@ func TestEagerModeOrder(t *testing.T) {
 					cfg.RingSize, cfg.QueueSize, cfg.EagerLimit, cfg.Rendezvous = space, space, 1000, mode
 				}))
 				c.idle() // PM: connected
-				type msg struct {
-					tag  int32
-					ctx  uint32
-					data []byte
-				}
-				var msgs []msg
-				var sends []*SendOp
 				c.paused[1] = true
-				for i := range nmsg {
-					size := (i * 37) % 1001
-					if i%50 == 49 {
-						size = 3000 + i
-					}
-					m := msg{tag: int32(i % 3), ctx: uint32(i % 2), data: pattern(i, size)}
-					msgs = append(msgs, m)
-					sends = append(sends, c.send(0, 1, m.tag, m.ctx, m.data))
-				}
+				msgs, sends, _ := c.sendKeyed(nmsg)
 				c.rounds(3 * nmsg)
 				st := c.eng[0].Stats()
 				full := st.RingFull
@@ -175,25 +160,7 @@ func TestEagerModeOrder(t *testing.T) {
 					t.Fatal("every send completed although the receiver did not poll")
 				}
 				c.paused[1] = false
-				recvs := make([]*RecvOp, nmsg)
-				for key := 5; key >= 0; key-- {
-					tag, ctx := int32(key%3), uint32(key/3)
-					for i, m := range msgs {
-						if m.tag == tag && m.ctx == ctx {
-							recvs[i] = c.recv(1, 0, tag, ctx, len(m.data))
-						}
-					}
-					c.rounds(5)
-				}
-				var all []Completion
-				for i := range nmsg {
-					all = append(all, sends[i], recvs[i])
-				}
-				c.wait(all...)
-				for i, m := range msgs {
-					checkSent(t, fmt.Sprint("send ", i), sends[i])
-					checkRecv(t, fmt.Sprint("message ", i), recvs[i], 0, m.tag, m.data)
-				}
+				c.receiveByKey(t, msgs, sends)
 				var wrapped uint64
 				if eager == EagerQueue {
 					wrapped = c.eng[1].queue.consumed
@@ -224,16 +191,7 @@ func TestEagerModeTruncation(t *testing.T) {
 				const bufLen = 40
 				c := newCluster(t, 2, withEager(eager, func(_ int, cfg *Config) { cfg.Rendezvous = tt.mode }))
 				data := pattern(9, tt.size)
-				var r *RecvOp
-				if tt.posted {
-					r = c.recv(1, 0, 2, 0, bufLen)
-				}
-				s := c.send(0, 1, 2, 0, data)
-				if !tt.posted {
-					c.run("arrival", func() bool { _, ok := c.eng[1].Probe(0, 2, 0); return ok })
-					r = c.recv(1, 0, 2, 0, bufLen)
-				}
-				c.wait(s, r)
+				s, r := c.sendRecv(data, bufLen, tt.posted)
 				checkSent(t, "sender", s)
 				if err := r.Err(); !errors.Is(err, ErrTruncated) ||
 					!strings.Contains(err.Error(), strconv.Itoa(tt.size)) || !strings.Contains(err.Error(), "40 bytes") {
@@ -327,19 +285,7 @@ func TestEagerModeConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig(net, 0, 2)
 			tt.mod(&cfg)
-			e, err := NewEngine(cfg)
-			if tt.want == "" {
-				if err != nil || e == nil {
-					t.Fatalf("NewEngine: %v", err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatal("NewEngine accepted the configuration")
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("error %q does not mention %q", err, tt.want)
-			}
+			checkNewEngine(t, cfg, tt.want)
 		})
 	}
 	// MinQueueSize holds two of the largest records wherever they land.

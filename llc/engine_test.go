@@ -82,25 +82,8 @@ func TestOrderRingWrap(t *testing.T) {
 				cfg.RingSize, cfg.EagerLimit, cfg.Rendezvous = ring, 1000, mode
 			})
 			c.connect(0, 1)
-			type msg struct {
-				tag  int32
-				ctx  uint32
-				data []byte
-			}
-			var msgs []msg
-			var sends []*SendOp
-			total := 0
 			c.paused[1] = true // the receiver consumes late
-			for i := range nmsg {
-				size := (i * 37) % 1001
-				if i%50 == 49 {
-					size = 3000 + i // a rendezvous now and then
-				}
-				m := msg{tag: int32(i % 3), ctx: uint32(i % 2), data: pattern(i, size)}
-				msgs = append(msgs, m)
-				total += size
-				sends = append(sends, c.send(0, 1, m.tag, m.ctx, m.data))
-			}
+			msgs, sends, total := c.sendKeyed(nmsg)
 			c.rounds(3 * nmsg)
 			st := c.eng[0].Stats()
 			if st.RingFull == 0 || st.TailReads == 0 {
@@ -113,29 +96,7 @@ func TestOrderRingWrap(t *testing.T) {
 				t.Fatal("every send completed although the receiver did not poll")
 			}
 			c.paused[1] = false
-
-			// Receive by key, keys in reverse order, so that receives are
-			// posted in an order different from the sends, and some find
-			// the message unexpected, some wait for it.
-			var recvs = make([]*RecvOp, nmsg)
-			for key := 5; key >= 0; key-- {
-				tag, ctx := int32(key%3), uint32(key/3)
-				for i, m := range msgs {
-					if m.tag == tag && m.ctx == ctx {
-						recvs[i] = c.recv(1, 0, tag, ctx, len(m.data))
-					}
-				}
-				c.rounds(5)
-			}
-			var all []Completion
-			for i := range nmsg {
-				all = append(all, sends[i], recvs[i])
-			}
-			c.wait(all...)
-			for i, m := range msgs {
-				checkSent(t, fmt.Sprint("send ", i), sends[i])
-				checkRecv(t, fmt.Sprint("message ", i), recvs[i], 0, m.tag, m.data)
-			}
+			c.receiveByKey(t, msgs, sends)
 			if head := c.eng[0].peers[1].out.head; head < 3*ring {
 				t.Fatalf("ring wrapped only %d bytes", head)
 			}
@@ -361,16 +322,7 @@ func TestTruncation(t *testing.T) {
 				c.connect(1, 0)
 				regions := []int{c.net.regions(0), c.net.regions(1)}
 				data := pattern(9, tt.size)
-				var r *RecvOp
-				if tt.posted {
-					r = c.recv(1, 0, 2, 0, bufLen)
-				}
-				s := c.send(0, 1, 2, 0, data)
-				if !tt.posted {
-					c.run("arrival", func() bool { _, ok := c.eng[1].Probe(0, 2, 0); return ok })
-					r = c.recv(1, 0, 2, 0, bufLen)
-				}
-				c.wait(s, r)
+				s, r := c.sendRecv(data, bufLen, tt.posted)
 				checkSent(t, "sender", s)
 				err := r.Err()
 				if !errors.Is(err, ErrTruncated) {

@@ -593,3 +593,72 @@ func TestMemNet(t *testing.T) {
 		t.Fatalf("token-less failure: %+v", ev)
 	}
 }
+
+// keyedMsg is a message of the ordering tests, received by its key (tag,
+// ctx).
+type keyedMsg struct {
+	tag  int32
+	ctx  uint32
+	data []byte
+}
+
+// sendKeyed sends nmsg messages of varied sizes, a rendezvous now and then,
+// from process 0 to process 1 under six keys, and returns them, their sends
+// and their total size.
+func (c *cluster) sendKeyed(nmsg int) (msgs []keyedMsg, sends []*SendOp, total int) {
+	for i := range nmsg {
+		size := (i * 37) % 1001
+		if i%50 == 49 {
+			size = 3000 + i
+		}
+		m := keyedMsg{tag: int32(i % 3), ctx: uint32(i % 2), data: pattern(i, size)}
+		msgs = append(msgs, m)
+		total += size
+		sends = append(sends, c.send(0, 1, m.tag, m.ctx, m.data))
+	}
+	return msgs, sends, total
+}
+
+// receiveByKey posts process 1's receives key by key, keys in reverse
+// order, so that receives are posted in an order different from the sends
+// and some find their message unexpected, some wait for it; then it waits
+// for every send and receive and checks them.
+func (c *cluster) receiveByKey(t *testing.T, msgs []keyedMsg, sends []*SendOp) {
+	t.Helper()
+	recvs := make([]*RecvOp, len(msgs))
+	for key := 5; key >= 0; key-- {
+		tag, ctx := int32(key%3), uint32(key/3)
+		for i, m := range msgs {
+			if m.tag == tag && m.ctx == ctx {
+				recvs[i] = c.recv(1, 0, tag, ctx, len(m.data))
+			}
+		}
+		c.rounds(5)
+	}
+	var all []Completion
+	for i := range msgs {
+		all = append(all, sends[i], recvs[i])
+	}
+	c.wait(all...)
+	for i, m := range msgs {
+		checkSent(t, fmt.Sprint("send ", i), sends[i])
+		checkRecv(t, fmt.Sprint("message ", i), recvs[i], 0, m.tag, m.data)
+	}
+}
+
+// sendRecv sends data from process 0 to process 1 under tag 2 and receives
+// it into a buffer of bufLen bytes, the receive posted before the send
+// (posted) or after the message arrived; it waits for both.
+func (c *cluster) sendRecv(data []byte, bufLen int, posted bool) (*SendOp, *RecvOp) {
+	var r *RecvOp
+	if posted {
+		r = c.recv(1, 0, 2, 0, bufLen)
+	}
+	s := c.send(0, 1, 2, 0, data)
+	if !posted {
+		c.run("arrival", func() bool { _, ok := c.eng[1].Probe(0, 2, 0); return ok })
+		r = c.recv(1, 0, 2, 0, bufLen)
+	}
+	c.wait(s, r)
+	return s, r
+}

@@ -124,24 +124,32 @@ func (p *Pair) writeWord(kind string, off int, v uint64) error {
 // kind (half a ping-pong's round trip, as thesis 6.1.2): samples batches
 // of reps round trips, and returns the median batch's figure.
 func (p *Pair) WriteLatency(kind string, reps, samples int) (time.Duration, error) {
+	rtt, err := p.pingPong(reps, samples,
+		func() error { return p.writeWord(kind, pingWord, p.seq) },
+		func() { p.await(pingWord, p.seq) })
+	return rtt / 2, err
+}
+
+// pingPong times samples batches of reps round trips: rank 0 sends (send)
+// and waits for the answer (wait), rank 1 waits and answers; p.seq is the
+// round trip's number. It returns the median batch's round trip.
+func (p *Pair) pingPong(reps, samples int, send func() error, wait func()) (time.Duration, error) {
 	times := make([]time.Duration, 0, samples)
 	for range samples {
 		start := time.Now()
 		for range reps {
 			p.seq++
+			if p.rank == 1 {
+				wait()
+			}
+			if err := send(); err != nil {
+				return 0, err
+			}
 			if p.rank == 0 {
-				if err := p.writeWord(kind, pingWord, p.seq); err != nil {
-					return 0, err
-				}
-				p.await(pingWord, p.seq)
-			} else {
-				p.await(pingWord, p.seq)
-				if err := p.writeWord(kind, pingWord, p.seq); err != nil {
-					return 0, err
-				}
+				wait()
 			}
 		}
-		times = append(times, time.Since(start)/time.Duration(2*reps))
+		times = append(times, time.Since(start)/time.Duration(reps))
 	}
 	return median(times), nil
 }

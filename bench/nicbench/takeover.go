@@ -70,24 +70,5 @@ func (p *Pair) MissRTT(mode string, size, reps, samples int) (time.Duration, err
 		for atomic.LoadUint64(last) < p.seq {
 		}
 	}
-	times := make([]time.Duration, 0, samples)
-	for range samples {
-		start := time.Now()
-		for range reps {
-			p.seq++
-			if p.rank == 0 {
-				if err := send(); err != nil {
-					return 0, err
-				}
-				wait()
-			} else {
-				wait()
-				if err := send(); err != nil {
-					return 0, err
-				}
-			}
-		}
-		times = append(times, time.Since(start)/time.Duration(reps))
-	}
-	return median(times), nil
+	return p.pingPong(reps, samples, send, wait)
 }
