@@ -85,11 +85,17 @@ func scenarioEager(w *mpi.Comm) error {
 	p := st.Protocol
 	switch mode := os.Getenv(launch.EnvEager); mode {
 	case launch.EagerPM:
+		if st.Eager != llc.EagerPM.String() {
+			return fmt.Errorf("pm: the engine runs the %q eager transport", st.Eager)
+		}
 		// Every rank connected to every rank at start.
 		if p.Connections != uint64(n) || p.RingsGranted != uint64(n) {
 			return fmt.Errorf("pm: %d connections, %d rings granted, want %d each", p.Connections, p.RingsGranted, n)
 		}
 	case launch.EagerVP:
+		if st.Eager != llc.EagerQueue.String() {
+			return fmt.Errorf("vp: the engine runs the %q eager transport", st.Eager)
+		}
 		if p.Connections != 0 || p.RingsGranted != 0 {
 			return fmt.Errorf("vp: %d connections, %d rings granted, want none", p.Connections, p.RingsGranted)
 		}
