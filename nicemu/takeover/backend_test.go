@@ -37,27 +37,8 @@ func TestBackEndExceptions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fw := &recorder{decide: holdBreakpoints}
-			w := newWorld(t, func(PID) Firmware { return fw })
-			w.warm()
-			if c.setup != nil {
-				c.setup(w)
-			}
-			for _, p := range c.before {
-				w.receive(p)
-			}
-			fw.seen = nil
-			tr := w.receive(c.pkt)
+			w, tr := expectSuspension(t, c.setup, c.before, c.pkt, suspension{c.module, c.last, c.cause})
 			m := w.nics[1].Module(c.module)
-			var got []suspension
-			for _, s := range fw.seen {
-				if s.module == c.module {
-					got = append(got, s)
-				}
-			}
-			if len(got) != 1 || got[0] != (suspension{c.module, c.last, c.cause}) {
-				t.Fatalf("firmware saw %+v, want %v %v in %v%s", fw.seen, c.module, c.cause, c.last, dump(tr))
-			}
 			if m.LastState() != c.last || m.Cause() != c.cause || !m.Idle() {
 				t.Errorf("registers: last %v cause %v; state %v", m.LastState(), m.Cause(), m.State())
 			}

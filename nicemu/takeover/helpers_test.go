@@ -219,3 +219,33 @@ func holdBreakpoints(env Environment, m *Module) Action {
 	}
 	return Cancel()
 }
+
+// expectSuspension receives before, then pkt, in a warm world (prepared by
+// setup, if not nil) whose firmware records suspensions and holds
+// breakpoints, and checks that the firmware saw exactly one suspension of
+// want's module while pkt was received, and that it is want. It returns
+// the world and pkt's trace.
+func expectSuspension(t *testing.T, setup func(*world), before []Header, pkt Header, want suspension) (*world, []Event) {
+	t.Helper()
+	fw := &recorder{decide: holdBreakpoints}
+	w := newWorld(t, func(PID) Firmware { return fw })
+	w.warm()
+	if setup != nil {
+		setup(w)
+	}
+	for _, p := range before {
+		w.receive(p)
+	}
+	fw.seen = nil
+	tr := w.receive(pkt)
+	var got []suspension
+	for _, s := range fw.seen {
+		if s.module == want.module {
+			got = append(got, s)
+		}
+	}
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("firmware saw %+v, want %v%s", fw.seen, want, dump(tr))
+	}
+	return w, tr
+}

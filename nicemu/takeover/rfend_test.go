@@ -42,27 +42,8 @@ func TestRFendExceptions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fw := &recorder{decide: holdBreakpoints}
-			w := newWorld(t, func(PID) Firmware { return fw })
-			w.warm()
-			if c.setup != nil {
-				c.setup(w)
-			}
-			for _, p := range c.before {
-				w.receive(p)
-			}
-			fw.seen = nil
-			tr := w.receive(c.pkt)
+			w, tr := expectSuspension(t, c.setup, c.before, c.pkt, suspension{RFend, c.last, c.cause})
 			rf := w.nics[1].Module(RFend)
-			var got []suspension
-			for _, s := range fw.seen {
-				if s.module == RFend {
-					got = append(got, s)
-				}
-			}
-			if len(got) != 1 || got[0] != (suspension{RFend, c.last, c.cause}) {
-				t.Fatalf("firmware saw %+v, want %v in %v%s", fw.seen, c.cause, c.last, dump(tr))
-			}
 			if rf.LastState() != c.last || rf.Cause() != c.cause {
 				t.Errorf("registers: last %v cause %v", rf.LastState(), rf.Cause())
 			}
