@@ -34,7 +34,7 @@ import (
 )
 
 func init() {
-	register(Kernel{Name: "CG", Run: runCG, Procs: PowerOfTwo, Classes: []Class{'S', 'W', 'A', 'B'}})
+	register(Kernel{Name: "CG", Run: runCG, Procs: PowerOfTwo, ProcsRule: "a power of two", Classes: []Class{'S', 'W', 'A', 'B'}})
 }
 
 const (

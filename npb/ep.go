@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	register(Kernel{Name: "EP", Run: runEP, Procs: AnyProcs, Classes: []Class{'S', 'W', 'A', 'B'}})
+	register(Kernel{Name: "EP", Run: runEP, Procs: AnyProcs, ProcsRule: "at least one process", Classes: []Class{'S', 'W', 'A', 'B'}})
 }
 
 const (

@@ -27,7 +27,7 @@ import (
 )
 
 func init() {
-	register(Kernel{Name: "FT", Run: runFT, Procs: PowerOfTwo, Classes: []Class{'S', 'W', 'A', 'B'}})
+	register(Kernel{Name: "FT", Run: runFT, Procs: PowerOfTwo, ProcsRule: "a power of two", Classes: []Class{'S', 'W', 'A', 'B'}})
 }
 
 const (

@@ -25,7 +25,7 @@ import (
 )
 
 func init() {
-	register(Kernel{Name: "IS", Run: runIS, Procs: PowerOfTwo, Classes: []Class{'S', 'W', 'A', 'B'}})
+	register(Kernel{Name: "IS", Run: runIS, Procs: PowerOfTwo, ProcsRule: "a power of two", Classes: []Class{'S', 'W', 'A', 'B'}})
 }
 
 const (

@@ -25,7 +25,7 @@ import (
 )
 
 func init() {
-	register(Kernel{Name: "MG", Run: runMG, Procs: PowerOfTwo, Classes: []Class{'S', 'W', 'A', 'B'}})
+	register(Kernel{Name: "MG", Run: runMG, Procs: PowerOfTwo, ProcsRule: "a power of two", Classes: []Class{'S', 'W', 'A', 'B'}})
 }
 
 // mgEpsilon is mg.f90's verification tolerance on the relative error of

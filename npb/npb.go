@@ -1,7 +1,8 @@
-// Package npb holds Go ports of the kernels of the NAS Parallel
-// Benchmarks 3.4 (MPI version): EP, IS, CG, MG and FT, with NPB's problem
-// generation, its random number generator and its official verification
-// values, over this runtime's mpi package.
+// Package npb holds Go ports of the NAS Parallel Benchmarks 3.4 (MPI
+// version), the kernels EP, IS, CG, MG and FT and, where ported, the
+// pseudo-applications BT, SP and LU, with NPB's problem generation, its
+// random number generator and its official verification values, over this
+// runtime's mpi package.
 //
 // Run them through mpirun with the npb command:
 //
@@ -11,6 +12,7 @@ package npb
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -62,8 +64,12 @@ type Kernel struct {
 	// on rank 0.
 	Run func(c *mpi.Comm, class Class, o Options) (*Result, error)
 	// Procs reports whether the kernel runs on np processes (NPB: powers
-	// of two for IS, CG, MG and FT; any number for EP).
+	// of two for IS, CG, MG, FT and LU; squares for BT and SP; any number
+	// for EP).
 	Procs func(np int) bool
+	// ProcsRule says which process counts Procs accepts, for the error
+	// of a count it refuses ("a power of two").
+	ProcsRule string
 	// Classes are the classes the kernel knows.
 	Classes []Class
 }
@@ -73,10 +79,11 @@ var kernels []Kernel
 // register adds a kernel; each kernel's file registers itself.
 func register(k Kernel) { kernels = append(kernels, k) }
 
-// Kernels returns the names of the kernels, in NPB's order.
+// Kernels returns the names of the benchmarks, in NPB's order: the
+// kernels, then the pseudo-applications.
 func Kernels() []string {
 	var names []string
-	for _, n := range []string{"EP", "IS", "CG", "MG", "FT"} {
+	for _, n := range []string{"EP", "IS", "CG", "MG", "FT", "BT", "SP", "LU"} {
 		if slices.ContainsFunc(kernels, func(k Kernel) bool { return k.Name == n }) {
 			names = append(names, n)
 		}
@@ -99,13 +106,28 @@ func Run(c *mpi.Comm, name string, class Class, o Options) (*Result, error) {
 		return nil, fmt.Errorf("npb: %s class %v: %w", k.Name, class, ErrUnsupported)
 	}
 	if !k.Procs(c.Size()) {
-		return nil, fmt.Errorf("npb: %s on %d processes: %w (IS, CG, MG and FT need a power of two)", k.Name, c.Size(), ErrUnsupported)
+		return nil, fmt.Errorf("npb: %s on %d processes: %w (%s needs %s)", k.Name, c.Size(), ErrUnsupported, k.Name, k.ProcsRule)
 	}
 	return k.Run(c, class, o)
 }
 
 // PowerOfTwo reports whether n is a power of two.
 func PowerOfTwo(n int) bool { return n > 0 && n&(n-1) == 0 }
+
+// Square reports whether n is the square of a positive integer.
+func Square(n int) bool {
+	if n <= 0 {
+		return false
+	}
+	r := int(math.Sqrt(float64(n)))
+	for r*r > n {
+		r--
+	}
+	for (r+1)*(r+1) <= n {
+		r++
+	}
+	return r*r == n
+}
 
 // AnyProcs accepts every process count.
 func AnyProcs(n int) bool { return n > 0 }

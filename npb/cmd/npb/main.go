@@ -38,21 +38,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("npb", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: mpirun -np N npb [flags] KERNEL\n\nKERNEL is one of %s.\n\nFlags:\n", strings.Join(npb.Kernels(), ", "))
+		fmt.Fprintf(stderr, "usage: mpirun -np N npb [flags] KERNEL\n\nKERNEL is one of %s; flags may come before or after it.\n\nFlags:\n", strings.Join(npb.Kernels(), ", "))
 		fs.PrintDefaults()
 	}
 	classFlag := fs.String("class", "S", "problem class: S, W, A or B")
 	results := fs.String("results", "results", "directory for the JSON record (empty: none)")
 	corrupt := fs.Bool("corrupt", false, "perturb the result before verification (to see UNSUCCESSFUL)")
 	cpuProfile := fs.String("cpuprofile", "", "write each rank's CPU profile of the kernel to `file`.RANK")
-	if err := fs.Parse(args); err != nil {
+	kernel, err := parseArgs(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
-		return exitUsage
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
+		if !errors.Is(err, errParse) {
+			fmt.Fprintf(stderr, "npb: %v\n", err)
+			fs.Usage()
+		}
 		return exitUsage
 	}
 	class, err := npb.ParseClass(*classFlag)
@@ -73,9 +74,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	r, err := npb.Run(w, fs.Arg(0), class, npb.Options{Corrupt: *corrupt})
+	r, err := npb.Run(w, kernel, class, npb.Options{Corrupt: *corrupt})
 	if perr := stopProfile(); err == nil {
 		err = perr
+	}
+	if errors.Is(err, npb.ErrUnsupported) {
+		// NPB refuses a process count or class it does not define before
+		// it starts: a usage error, on every rank alike.
+		if w.Rank() == 0 {
+			fmt.Fprintf(stderr, "npb: %v\n", err)
+		}
+		mpi.Finalize()
+		return exitUsage
 	}
 	if err != nil {
 		return fail(err)
@@ -98,6 +108,36 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUnverified
 	}
 	return exitOK
+}
+
+// errParse is returned by parseArgs when the flag package has already
+// reported the problem.
+var errParse = errors.New("flags")
+
+// parseArgs parses the flags, which may stand before or after the one
+// benchmark name (npb -class A cg, npb cg -class A), and returns the name.
+func parseArgs(fs *flag.FlagSet, args []string) (string, error) {
+	var names []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return "", err
+			}
+			return "", errParse
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		names = append(names, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	switch len(names) {
+	case 0:
+		return "", errors.New("no benchmark named")
+	case 1:
+		return names[0], nil
+	}
+	return "", fmt.Errorf("one benchmark at a time, not %s", strings.Join(names, " and "))
 }
 
 // startProfile starts a CPU profile of this rank into path.RANK when path

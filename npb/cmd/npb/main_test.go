@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,11 +23,37 @@ func TestMain(m *testing.M) {
 }
 
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"-class", "Z", "ep"}, {"ep", "cg"}, {"-bogus"}} {
+	for _, args := range [][]string{nil, {"-class", "Z", "ep"}, {"ep", "cg"}, {"ep", "-class", "A", "cg"}, {"-bogus"}, {"ep", "-bogus"}, {"ep", "-class"}} {
 		var out bytes.Buffer
 		if code := run(args, &out, &out); code != exitUsage {
 			t.Errorf("%q: exit %d, want %d\n%s", args, code, exitUsage, &out)
 		}
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	for _, args := range [][]string{{"-class", "A", "cg"}, {"cg", "-class", "A"}, {"-class", "B", "cg", "-class", "A"}} {
+		fs := flag.NewFlagSet("npb", flag.ContinueOnError)
+		class := fs.String("class", "S", "")
+		name, err := parseArgs(fs, args)
+		if err != nil || name != "cg" || *class != "A" {
+			t.Errorf("%q: %q, class %q, %v; want cg, A", args, name, *class, err)
+		}
+	}
+}
+
+// TestUnsupportedProcs runs CG, which needs a power of two, on three
+// processes: NPB's refusal, exit 2.
+func TestUnsupportedProcs(t *testing.T) {
+	mpirun := mpiruntest.ForTest(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(mpirun, "-np", "3", self, "cg", "-class", "S", "-results", "").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitUsage || !strings.Contains(string(out), "CG needs a power of two") {
+		t.Errorf("CG on 3 processes: %v, want exit %d and the rule\n%s", err, exitUsage, out)
 	}
 }
 
@@ -40,7 +68,7 @@ func TestCommand(t *testing.T) {
 	}
 	results := filepath.Join(dir, "results")
 	profile := filepath.Join(dir, "cpu.prof")
-	out, err := exec.Command(mpirun, "-np", "2", self, "-class", "S", "-results", results, "-cpuprofile", profile, "ep").CombinedOutput()
+	out, err := exec.Command(mpirun, "-np", "2", self, "ep", "-class", "S", "-results", results, "-cpuprofile", profile).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "Verification    =               SUCCESSFUL") {
 		t.Fatalf("EP class S: %v\n%s", err, out)
 	}
