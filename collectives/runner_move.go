@@ -10,6 +10,20 @@ func sizeErr(coll Collective, what string, have, want int) error {
 	return fmt.Errorf("%v: the %s holds %d bytes, not %d: %w", coll, what, have, want, ErrBuffer)
 }
 
+// blocks splits a buffer of total bytes into n blocks of whole elements
+// of elem bytes, for the collectives whose block size is a division (in
+// place, or Alltoall's send buffer). A buffer that does not split so is
+// an ErrBuffer error naming what: a block of part of an element would
+// splice the bytes of neighbouring elements.
+func blocks(coll Collective, what string, total, n, elem int) (blk int, err error) {
+	unit := n * max(elem, 1)
+	if total%unit != 0 {
+		return total / n, fmt.Errorf("%v: the %s of %d bytes does not split into %d blocks of whole %d-byte elements: %w",
+			coll, what, total, n, elem, ErrBuffer)
+	}
+	return total / n, nil
+}
+
 // Gather collects every process's send (blocks of equal size) into recv
 // at root, rank i's at recv[i*len(send):]. At the root, send nil means in
 // place (its block already in recv, the block size len(recv)/size);
@@ -17,14 +31,17 @@ func sizeErr(coll Collective, what string, have, want int) error {
 func (u *Runner) Gather(send, recv []byte, root, elem int) error {
 	n, rank := u.Net.Size(), u.Net.Rank()
 	blk, own := len(send), send
+	var split error
 	if send == nil && rank == root {
-		blk = len(recv) / n
+		blk, split = blocks(CollGather, "root's receive buffer (in place)", len(recv), n, elem)
 		own = recv[root*blk : (root+1)*blk]
 	}
 	o := opCall{key: Key{Coll: CollGather, Elem: elem, Root: root, Bytes: blk},
 		input: own, shareLen: blk, bytes: blk, invalid: badRoot(CollGather, root, n)}
 	switch {
 	case o.invalid != nil:
+	case split != nil:
+		o.invalid = split
 	case rank == root && len(recv) < n*blk:
 		o.invalid = sizeErr(CollGather, "root's receive buffer", len(recv), n*blk)
 	}
@@ -66,13 +83,16 @@ func (u *Runner) Gatherv(send, recv []byte, counts, displs []int, root, elem int
 func (u *Runner) Scatter(send, recv []byte, root, elem int) error {
 	n, rank := u.Net.Size(), u.Net.Rank()
 	blk := len(recv)
+	var split error
 	if recv == nil && rank == root {
-		blk = len(send) / n
+		blk, split = blocks(CollScatter, "root's send buffer (in place)", len(send), n, elem)
 	}
 	o := opCall{key: Key{Coll: CollScatter, Elem: elem, Root: root, Bytes: blk},
 		shareLen: n * blk, bytes: blk, invalid: badRoot(CollScatter, root, n)}
 	switch {
 	case o.invalid != nil:
+	case split != nil:
+		o.invalid = split
 	case rank == root && len(send) < n*blk:
 		o.invalid = sizeErr(CollScatter, "root's send buffer", len(send), n*blk)
 	case rank == root:
@@ -114,12 +134,13 @@ func (u *Runner) Scatterv(send []byte, counts, displs []int, recv []byte, root, 
 func (u *Runner) Allgather(send, recv []byte, elem int) error {
 	n, rank := u.Net.Size(), u.Net.Rank()
 	blk, own := len(send), send
+	var split error
 	if send == nil {
-		blk = len(recv) / n
+		blk, split = blocks(CollAllgather, "receive buffer (in place)", len(recv), n, elem)
 		own = recv[rank*blk : (rank+1)*blk]
 	}
-	o := opCall{key: Key{Coll: CollAllgather, Elem: elem, Bytes: blk}, input: own, shareLen: blk, bytes: blk}
-	if len(recv) < n*blk {
+	o := opCall{key: Key{Coll: CollAllgather, Elem: elem, Bytes: blk}, input: own, shareLen: blk, bytes: blk, invalid: split}
+	if split == nil && len(recv) < n*blk {
 		o.invalid = sizeErr(CollAllgather, "receive buffer", len(recv), n*blk)
 	}
 	return u.do(&o, func(c *call, alg string) error {
@@ -153,15 +174,15 @@ func (u *Runner) Allgatherv(send, recv []byte, counts, displs []int, elem int) e
 // place (the blocks are taken from recv).
 func (u *Runner) Alltoall(send, recv []byte, elem int) error {
 	n, rank := u.Net.Size(), u.Net.Rank()
-	in := send
+	in, what := send, "send buffer"
 	if send == nil {
-		in = recv
+		in, what = recv, "receive buffer (in place)"
 	}
-	blk := len(in) / n
+	blk, split := blocks(CollAlltoall, what, len(in), n, elem)
 	o := opCall{key: Key{Coll: CollAlltoall, Elem: elem, Bytes: blk}, input: in, shareLen: n * blk, bytes: blk}
 	switch {
-	case len(in) != n*blk:
-		o.invalid = fmt.Errorf("alltoall: the buffer of %d bytes is no multiple of %d ranks: %w", len(in), n, ErrBuffer)
+	case split != nil:
+		o.invalid = split
 	case len(recv) < n*blk:
 		o.invalid = sizeErr(CollAlltoall, "receive buffer", len(recv), n*blk)
 	}
@@ -195,11 +216,16 @@ func (u *Runner) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rco
 func (u *Runner) ReduceScatterBlock(send, recv []byte, r Reducer) error {
 	n, rank := u.Net.Size(), u.Net.Rank()
 	in, blk := send, len(recv)
+	var split error
 	if send == nil {
-		in, blk = recv, len(recv)/n
+		in = recv
+		blk, split = blocks(CollReduceScatterBlock, "receive buffer (in place)", len(recv), n, max(r.Unit, r.Elem))
 	}
 	o := u.reduction(CollReduceScatterBlock, r, in, blk, 0)
 	o.shareLen, o.bytes = n*blk, blk
+	if o.invalid == nil && split != nil {
+		o.invalid = split
+	}
 	if o.invalid == nil && len(in) != n*blk {
 		o.invalid = sizeErr(CollReduceScatterBlock, "input", len(in), n*blk)
 	}

@@ -551,3 +551,56 @@ func TestRunnerSoftwareCheckWithHardware(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerPartialElements: a buffer that divides into the ranks' blocks
+// by bytes but not by elements (3 float64 among 2 ranks: blocks of 12
+// bytes) is refused with ErrBuffer on every rank, never spliced.
+func TestRunnerPartialElements(t *testing.T) {
+	sum, err := ReducerFor[float64](Sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const elem = 8
+	calls := []struct {
+		name      string
+		rootsOnly bool // only the root's buffer is divided: needs the argument check
+		run       func(u *Runner, buf []byte) error
+	}{
+		{"alltoall", false, func(u *Runner, buf []byte) error { return u.Alltoall(buf, make([]byte, len(buf)), elem) }},
+		{"alltoall in place", false, func(u *Runner, buf []byte) error { return u.Alltoall(nil, buf, elem) }},
+		{"allgather in place", false, func(u *Runner, buf []byte) error { return u.Allgather(nil, buf, elem) }},
+		{"reduce_scatter_block in place", false, func(u *Runner, buf []byte) error { return u.ReduceScatterBlock(nil, buf, sum) }},
+		{"gather in place at the root", true, func(u *Runner, buf []byte) error {
+			if u.Net.Rank() == 0 {
+				return u.Gather(nil, buf, 0, elem)
+			}
+			return u.Gather(make([]byte, elem), nil, 0, elem)
+		}},
+		{"scatter in place at the root", true, func(u *Runner, buf []byte) error {
+			if u.Net.Rank() == 0 {
+				return u.Scatter(buf, nil, 0, elem)
+			}
+			return u.Scatter(nil, make([]byte, elem), 0, elem)
+		}},
+	}
+	for _, c := range calls {
+		for _, n := range []int{2, 4} {
+			for _, hw := range []bool{false, true} {
+				for _, check := range []bool{false, true} {
+					if c.rootsOnly && !check {
+						continue
+					}
+					count := n * 3 / 2 // bytes divide by n, elements do not
+					errs := runRunners(t, n, hw, check, nil, func(u *Runner) error {
+						return c.run(u, make([]byte, count*elem))
+					})
+					for r, err := range errs {
+						if !errors.Is(err, ErrBuffer) && !(c.rootsOnly && r != 0 && errors.Is(err, ErrMismatch)) {
+							t.Errorf("%s, n=%d hw=%v check=%v: rank %d: %v, want ErrBuffer", c.name, n, hw, check, r, err)
+						}
+					}
+				}
+			}
+		}
+	}
+}

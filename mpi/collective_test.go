@@ -1263,6 +1263,25 @@ func scenarioMismatch(w *mpi.Comm) error {
 				k := pick(2, 3)
 				return mpi.Allgather(w, i32(k), i32(k*n))
 			}},
+			// A count that divides among the ranks by bytes but not by
+			// elements: refused everywhere, never spliced.
+			{name: "Alltoall of part elements", run: func() error {
+				return mpi.Alltoall(w, f64(n*3/2+n%2), f64(n*3/2+n%2))
+			}, all: true, own: "whole 8-byte elements"},
+			{name: "Alltoall in place of part elements", run: func() error {
+				return mpi.Alltoall(w, nil, f64(n*3/2+n%2))
+			}, all: true, own: "whole 8-byte elements"},
+			{name: "Ialltoall of part elements", run: func() error {
+				q, err := mpi.Ialltoall(w, f64(n*3/2+n%2), f64(n*3/2+n%2))
+				if err != nil {
+					return err
+				}
+				_, err = q.Wait()
+				return err
+			}, all: true, own: "whole 8-byte elements"},
+			{name: "Allgather in place of part elements", run: func() error {
+				return mpi.Allgather(w, nil, f64(n*3/2+n%2))
+			}, all: true, own: "whole 8-byte elements"},
 			{name: "Alltoall counts", run: func() error {
 				k := pick(1, 2)
 				return mpi.Alltoall(w, i32(k*n), i32(k*n))
