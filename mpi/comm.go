@@ -80,6 +80,13 @@ type Comm struct {
 	runner collectives.Runner
 	hw     *martini.SyncGroup // the NIC's barrier network and multicast, or nil
 	freed  atomic.Bool
+
+	// pending counts c's requests not yet finished. A freed communicator's
+	// context id is given back only once they are (MPI: Free marks the
+	// communicator for deallocation; pending operations complete
+	// normally), so that no new communicator's messages can match them.
+	pending  atomic.Int64
+	released atomic.Bool
 }
 
 // newComm returns the communicator of context id, of the processes world
@@ -120,16 +127,43 @@ func (c *Comm) Size() int { return c.size }
 
 // check verifies that c can be used.
 func (c *Comm) check(op string) error {
+	if err := c.checkLive(op); err != nil {
+		return err
+	}
+	if c.freed.Load() {
+		return fmt.Errorf("mpi: %s: %w", op, ErrComm)
+	}
+	return nil
+}
+
+// checkLive verifies that c's runtime is up, freed or not: what
+// completing a request started before Free needs.
+func (c *Comm) checkLive(op string) error {
 	if c == nil || c.rt == nil {
 		return fmt.Errorf("mpi: %s: %w", op, ErrNotInitialized)
 	}
 	if current.Load() != c.rt {
 		return fmt.Errorf("mpi: %s: communicator used after Finalize: %w", op, ErrNotInitialized)
 	}
-	if c.freed.Load() {
-		return fmt.Errorf("mpi: %s: %w", op, ErrComm)
-	}
 	return nil
+}
+
+// requestStarted counts a new request of c.
+func (c *Comm) requestStarted() { c.pending.Add(1) }
+
+// requestFinished counts a finished request of c, and gives c's context
+// id back if c was freed and this was its last one.
+func (c *Comm) requestFinished() {
+	if c.pending.Add(-1) == 0 && c.freed.Load() {
+		c.releaseContext()
+	}
+}
+
+// releaseContext gives c's context id back, once.
+func (c *Comm) releaseContext() {
+	if c.released.CompareAndSwap(false, true) {
+		c.rt.releaseContext(c.id)
+	}
 }
 
 func (c *Comm) checkDest(op string, dest, tag int) error {

@@ -5,6 +5,7 @@ package mpi_test
 // context ids and of the NIC's barrier controllers.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -22,6 +23,7 @@ func init() {
 	scenarios["comm-groups"] = scenarioCommGroups
 	scenarios["comm-concurrent"] = scenarioCommConcurrent
 	scenarios["comm-free"] = scenarioCommFree
+	scenarios["comm-free-pending"] = scenarioCommFreePending
 	scenarios["comm-many"] = func(w *mpi.Comm) error { return scenarioCommMany(w, false) }
 	scenarios["comm-many-keep"] = func(w *mpi.Comm) error { return scenarioCommMany(w, true) }
 }
@@ -48,6 +50,7 @@ func TestCommunicators(t *testing.T) {
 		{name: "groups"},
 		{name: "concurrent"},
 		{name: "free", heavy: true},
+		{name: "free-pending"},
 		{name: "many", heavy: true},
 		// Communicators left alive for Finalize.
 		{name: "many-keep", heavy: true},
@@ -57,6 +60,7 @@ func TestCommunicators(t *testing.T) {
 		{name: "groups", flags: []string{"-no-offload"}},
 		{name: "concurrent", flags: []string{"-no-offload"}},
 		{name: "free", heavy: true, flags: []string{"-no-offload"}},
+		{name: "free-pending", flags: []string{"-no-offload"}},
 		{name: "many", heavy: true, flags: []string{"-no-offload"}},
 	} {
 		sub := c.name
@@ -682,6 +686,98 @@ func scenarioCommFree(w *mpi.Comm) error {
 		return fmt.Errorf("after %d Dup and Free, a new communicator's Barrier used the NIC %d times, want 1", loops, nic)
 	}
 	return d.Free()
+}
+
+// scenarioCommFreePending frees a communicator while point-to-point
+// requests (eager and rendezvous) and a nonblocking collective are
+// pending on it: they complete normally through Wait, Waitany and Test,
+// and its context id is not reused until they have.
+func scenarioCommFreePending(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	E, err := eagerLimit()
+	if err != nil {
+		return err
+	}
+	d, err := w.Dup()
+	if err != nil {
+		return err
+	}
+	id := mpi.ContextIDForTest(d)
+	sizes := []int{8, E + 1} // eager and rendezvous
+	var recvs, sends []*mpi.Request
+	bufs := make([][]byte, len(sizes))
+	for k, size := range sizes {
+		bufs[k] = make([]byte, size)
+		r, err := mpi.Irecv(d, bufs[k], left(d), k)
+		if err != nil {
+			return fmt.Errorf("Irecv of %d bytes: %w", size, err)
+		}
+		recvs = append(recvs, r)
+	}
+	for k, size := range sizes {
+		s, err := mpi.Isend(d, pattern[byte](size, me, k), right(d), k)
+		if err != nil {
+			return fmt.Errorf("Isend of %d bytes: %w", size, err)
+		}
+		sends = append(sends, s)
+	}
+	sum := []int64{0}
+	coll, err := mpi.Iallreduce(d, []int64{int64(me + 1)}, sum, mpi.Sum)
+	if err != nil {
+		return err
+	}
+	if err := d.Free(); err != nil {
+		return fmt.Errorf("Free with requests pending: %w", err)
+	}
+	// A communicator made now must not get the freed one's context.
+	d2, err := w.Dup()
+	if err != nil {
+		return err
+	}
+	if got := mpi.ContextIDForTest(d2); got == id {
+		return fmt.Errorf("a Dup made while requests of a freed communicator were pending got its context id %d", id)
+	}
+	sts, err := mpi.Waitall(recvs)
+	if err != nil {
+		return fmt.Errorf("Waitall on the freed communicator: %w", err)
+	}
+	for k, size := range sizes {
+		if err := checkStatus(fmt.Sprintf("%d bytes after Free", size), sts[k], left(w), k, size, size); err != nil {
+			return err
+		}
+		if !bytes.Equal(bufs[k], pattern[byte](size, left(w), k)) {
+			return fmt.Errorf("%d bytes received after Free: wrong data", size)
+		}
+	}
+	if i, _, err := mpi.Waitany(sends); err != nil || i == mpi.Undefined {
+		return fmt.Errorf("Waitany on the freed communicator: %d, %v", i, err)
+	}
+	for _, s := range sends {
+		for s != nil {
+			done, _, err := s.Test()
+			if err != nil {
+				return fmt.Errorf("Test on the freed communicator: %w", err)
+			}
+			if done {
+				s = nil
+			}
+		}
+	}
+	if _, err := coll.Wait(); err != nil || sum[0] != int64(n*(n+1)/2) {
+		return fmt.Errorf("Iallreduce completed after Free: %v, %v", sum, err)
+	}
+	// Every request has completed: the context id is free again.
+	if err := d2.Free(); err != nil {
+		return err
+	}
+	d3, err := w.Dup()
+	if err != nil {
+		return err
+	}
+	if got := mpi.ContextIDForTest(d3); got != id {
+		return fmt.Errorf("after the requests completed, a Dup got context id %d, want the freed %d back", got, id)
+	}
+	return d3.Free()
 }
 
 func allRanks(n int) []int {

@@ -34,3 +34,6 @@ func SegmentRefusedForTest() uint64 {
 	}
 	return s.job.Segment.Refused()
 }
+
+// ContextIDForTest returns c's context id.
+func ContextIDForTest(c *Comm) int { return c.id }

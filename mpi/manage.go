@@ -241,8 +241,10 @@ func (c *Comm) Create(g Group) (*Comm, error) {
 }
 
 // Free releases c once every process of it has called Free (collective
-// over c): its context id may then be reused. Using c afterwards is an
-// error wrapping ErrComm. World cannot be freed.
+// over c), as MPI_Comm_free: starting operations on c afterwards is an
+// error wrapping ErrComm, but requests started before complete normally
+// (Wait, Test and the others), and c's context id is reused only once
+// they have. World cannot be freed.
 func (c *Comm) Free() error {
 	if err := c.check("Free"); err != nil {
 		return err
@@ -262,11 +264,15 @@ func (c *Comm) Free() error {
 	if !c.freed.CompareAndSwap(false, true) {
 		return fmt.Errorf("mpi: Free: %w", ErrComm)
 	}
+	// The barrier controller serves blocking collectives only, none of
+	// which can be pending: give it back now.
 	var err error
 	if c.hw != nil && c.rank == 0 {
 		err = c.hw.Free()
 	}
-	c.rt.releaseContext(c.id)
+	if c.pending.Load() == 0 {
+		c.releaseContext()
+	}
 	if err != nil {
 		return fmt.Errorf("mpi: Free: releasing the barrier controller: %w", err)
 	}

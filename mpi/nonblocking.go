@@ -29,6 +29,7 @@ func (c *Comm) start(op string, f func(u *collectives.Runner) error) (*Request, 
 	u := &collectives.Runner{Net: &commNet{c: c, tag: c.nextTag()}, Check: c.runner.Check,
 		Force: c.rt.softForce, Stats: c.runner.Stats}
 	cr := &collRequest{finished: make(chan struct{})}
+	c.requestStarted()
 	go func() {
 		if err := f(u); err != nil {
 			cr.err = fmt.Errorf("mpi: %s: %w", op, err)

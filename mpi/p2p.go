@@ -111,6 +111,7 @@ func Isend[T Type](c *Comm, buf []T, dest, tag int) (*Request, error) {
 		return r, nil
 	}
 	r.sop = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(tag), Ctx: c.ctx, Data: asBytes(buf)}
+	c.requestStarted()
 	c.rt.ep.Send(&r.sop)
 	return r, nil
 }
@@ -127,6 +128,7 @@ func Irecv[T Type](c *Comm, buf []T, source, tag int) (*Request, error) {
 		return r, nil
 	}
 	r.rop = llc.RecvOp{Source: c.toWorldSource(source), Tag: int32(tag), Ctx: c.ctx, Buf: asBytes(buf)}
+	c.requestStarted()
 	c.rt.ep.Recv(&r.rop)
 	return r, nil
 }

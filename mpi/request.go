@@ -51,6 +51,9 @@ func (r *Request) finish() (Status, error) {
 	defer r.mu.Unlock()
 	if !r.finished {
 		r.finished = true
+		if !r.null {
+			defer r.c.requestFinished()
+		}
 		switch {
 		case r.null && r.recv:
 			r.status = procNullStatus
@@ -71,7 +74,7 @@ func (r *Request) check() error {
 	if r == nil || r.c == nil {
 		return fmt.Errorf("mpi: nil request: %w", ErrRequest)
 	}
-	return r.c.check("Wait")
+	return r.c.checkLive("Wait")
 }
 
 // Wait blocks until the operation completes and returns its status (for a
