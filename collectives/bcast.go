@@ -1,6 +1,6 @@
 package collectives
 
-import "errors"
+import "fmt"
 
 // The broadcast algorithms besides AlgBinomial and AlgNIC (multicast).
 const (
@@ -13,7 +13,9 @@ const (
 
 var bcastAlgorithms = []string{AlgBinomial, AlgScatterAllgather, AlgNIC}
 
-var errNoHardware = errors.New("no collective offload on this communicator")
+// errNoHardware is the error of a NIC algorithm on a communicator that has
+// no offload (one process, -no-offload, or no free barrier controller).
+var errNoHardware = fmt.Errorf("no collective offload on this communicator: %w", ErrAlgorithm)
 
 // bcastBinomial broadcasts buf from root along a binomial tree.
 func bcastBinomial(c *call, buf []byte, root int) error {

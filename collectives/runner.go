@@ -55,8 +55,16 @@ func (u *Runner) recordSize(coll Collective) int {
 }
 
 // method is the algorithm of the exchange that checks arguments: the
-// barrier's.
-func (u *Runner) method() string { return u.choose(CollBarrier, 0, true, false) }
+// barrier's. The exchange is not the user's barrier: a barrier forced to
+// the NIC on a communicator without it checks by software instead, so
+// that the forced choice breaks no other collective.
+func (u *Runner) method() string {
+	alg := u.choose(CollBarrier, 0, true, false)
+	if alg == AlgNIC && u.HW == nil {
+		return AlgDissemination
+	}
+	return alg
+}
 
 // sharedName names AlgShared over the exchange method in statistics.
 func sharedName(method string) string {
@@ -198,8 +206,12 @@ func (u *Runner) Barrier() error {
 		}
 		return nil
 	}
+	alg := u.choose(CollBarrier, 0, true, false)
+	if alg == AlgNIC && u.HW == nil {
+		// The communicator has no offload, on every process alike.
+		return fmt.Errorf("%v: %w", CollBarrier, errNoHardware)
+	}
 	c := u.begin()
-	alg := u.method()
 	var rec []byte
 	if u.Check {
 		rec = barrierKey[:]

@@ -604,3 +604,44 @@ func TestRunnerPartialElements(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerForcedNICWithoutHardware: a NIC algorithm forced on a
+// communicator without the NIC's offload refuses that collective with
+// ErrAlgorithm on every process and breaks no other collective (the
+// argument check went by the forced barrier, and panicked at one process).
+func TestRunnerForcedNICWithoutHardware(t *testing.T) {
+	sum, err := ReducerFor[int64](Sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, forced := range []Collective{CollBarrier, CollBcast} {
+		for _, n := range []int{1, 2, 3} {
+			for _, check := range []bool{false, true} {
+				errs := runRunners(t, n, false, check, Selection{forced: AlgNIC}, func(u *Runner) error {
+					out := make([]byte, 8)
+					if err := u.Allreduce(make([]byte, 8), out, sum); err != nil {
+						return fmt.Errorf("allreduce: %w", err)
+					}
+					if err := u.Scatter(make([]byte, 8*n), make([]byte, 8), 0, 8); err != nil {
+						return fmt.Errorf("scatter: %w", err)
+					}
+					var err error
+					if forced == CollBarrier {
+						err = u.Barrier()
+					} else {
+						err = u.Bcast(make([]byte, 8), 0, 8)
+					}
+					if !errors.Is(err, ErrAlgorithm) {
+						return fmt.Errorf("forced %v: %v, want ErrAlgorithm", forced, err)
+					}
+					return u.Allreduce(make([]byte, 8), out, sum) // still in step
+				})
+				for r, err := range errs {
+					if err != nil {
+						t.Errorf("%v=nic, n=%d check=%v: rank %d: %v", forced, n, check, r, err)
+					}
+				}
+			}
+		}
+	}
+}

@@ -43,13 +43,25 @@ func NewOp[T Type](name string, f func(in, inout []T), commutative bool) Op {
 
 // collective runs one blocking collective operation of c.
 func (c *Comm) collective(op string, f func(u *collectives.Runner) error) error {
+	return c.runOn(&c.runner, op, f)
+}
+
+// manage runs one collective of communicator management on c (f is given
+// c's manager): Dup, Split, Create and Free work whatever algorithms the
+// user forced.
+func (c *Comm) manage(op string, f func(u *collectives.Runner) error) error {
+	return c.runOn(&c.manager, op, f)
+}
+
+// runOn runs one blocking collective of c with the runner u.
+func (c *Comm) runOn(u *collectives.Runner, op string, f func(u *collectives.Runner) error) error {
 	if err := c.check(op); err != nil {
 		return err
 	}
 	c.collMu.Lock()
 	defer c.collMu.Unlock()
 	c.net.tag = c.nextTag()
-	if err := f(&c.runner); err != nil {
+	if err := f(u); err != nil {
 		return fmt.Errorf("mpi: %s: %w", op, err)
 	}
 	return nil

@@ -50,6 +50,11 @@ var (
 	// collective operation (counts, roots, operations, or different
 	// collectives altogether). Every process gets it.
 	ErrMismatch = collectives.ErrMismatch
+	// ErrAlgorithm: a collective algorithm forced with mpirun -coll
+	// cannot run the call on this communicator (for example a NIC
+	// algorithm where the communicator has no offload). Every process
+	// gets it.
+	ErrAlgorithm = collectives.ErrAlgorithm
 	// ErrTruncate: the message was longer than the receive buffer.
 	ErrTruncate = llc.ErrTruncated
 )
@@ -78,6 +83,9 @@ type Comm struct {
 	collMu sync.Mutex    // one blocking collective at a time
 	net    commNet
 	runner collectives.Runner
+	// manager runs the collectives of communicator management, with the
+	// default algorithms: the user's forced ones (-coll) are not for them.
+	manager collectives.Runner
 	hw     *martini.SyncGroup // the NIC's barrier network and multicast, or nil
 	freed  atomic.Bool
 
@@ -103,6 +111,8 @@ func newComm(s *runtimeState, id, rank int, world []int) *Comm {
 	}
 	c.net.c = c
 	c.runner = collectives.Runner{Net: &c.net, Check: s.collCheck, Force: s.collForce, Stats: &s.collStats}
+	c.manager = c.runner
+	c.manager.Force = nil
 	return c
 }
 
@@ -116,7 +126,7 @@ func (c *Comm) setOffload(hwID int) {
 		procs[r] = c.toWorld(r)
 	}
 	c.hw = martini.NewSyncGroup(c.rt.tr, c.rt.ep, hwID, c.rank, procs, uint32(c.id))
-	c.runner.HW = c.hw
+	c.runner.HW, c.manager.HW = c.hw, c.hw
 }
 
 // Rank returns the calling process's rank in c.

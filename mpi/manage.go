@@ -55,7 +55,7 @@ func (c *Comm) allocContext(op string) (int, error) {
 		s.ctxMu.Lock()
 		free := s.ctxFree
 		s.ctxMu.Unlock()
-		if err := Allreduce(c, nil, free[:], BAnd); err != nil {
+		if err := manageAllreduce(c, free[:], BAnd); err != nil {
 			return 0, fmt.Errorf("mpi: %s: choosing a context id: %w", op, err)
 		}
 		id := -1
@@ -73,7 +73,7 @@ func (c *Comm) allocContext(op string) (int, error) {
 		if claimed {
 			ok[0] = 1
 		}
-		if err := Allreduce(c, nil, ok, Min); err != nil {
+		if err := manageAllreduce(c, ok, Min); err != nil {
 			return 0, fmt.Errorf("mpi: %s: claiming context id %d: %w", op, id, err)
 		}
 		if ok[0] == 1 {
@@ -101,7 +101,7 @@ func (c *Comm) build(op string, id int, world []int) (*Comm, error) {
 			hw[0] = int64(got)
 		}
 	}
-	if err := Bcast(nc, hw, 0); err != nil {
+	if err := manageBcast(nc, hw); err != nil {
 		c.rt.releaseContext(id)
 		return nil, fmt.Errorf("mpi: %s: %w", op, err)
 	}
@@ -160,7 +160,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 		return nil, err
 	}
 	all := make([]int64, 3*c.size)
-	if err := Allgather(c, []int64{int64(color), int64(key), int64(c.toWorld(c.rank))}, all); err != nil {
+	if err := manageAllgather(c, []int64{int64(color), int64(key), int64(c.toWorld(c.rank))}, all); err != nil {
 		return nil, fmt.Errorf("mpi: Split: %w", err)
 	}
 	// Every process checks every color, so that all fail alike.
@@ -211,7 +211,7 @@ func (c *Comm) Create(g Group) (*Comm, error) {
 		mine[i] = int64(w)
 	}
 	root := slices.Clone(mine)
-	if err := Bcast(c, root, 0); err != nil {
+	if err := manageBcast(c, root); err != nil {
 		return nil, fmt.Errorf("mpi: Create: %w", err)
 	}
 	same := []uint8{1}
@@ -223,7 +223,7 @@ func (c *Comm) Create(g Group) (*Comm, error) {
 			same[0] = 0 // not a member of c
 		}
 	}
-	if err := Allreduce(c, nil, same, Min); err != nil {
+	if err := manageAllreduce(c, same, Min); err != nil {
 		return nil, fmt.Errorf("mpi: Create: %w", err)
 	}
 	if same[0] == 0 {
@@ -255,7 +255,7 @@ func (c *Comm) Free() error {
 	// A barrier through the network, not the barrier controller: once it
 	// is over, no process still reads the controller, which rank 0 may
 	// then give back.
-	if err := c.collective("Free", func(u *collectives.Runner) error {
+	if err := c.manage("Free", func(u *collectives.Runner) error {
 		u.HW = nil
 		return u.Barrier()
 	}); err != nil {
@@ -277,4 +277,29 @@ func (c *Comm) Free() error {
 		return fmt.Errorf("mpi: Free: releasing the barrier controller: %w", err)
 	}
 	return nil
+}
+
+// manageAllreduce is Allreduce in place for communicator management.
+func manageAllreduce[T Type](c *Comm, buf []T, op Op) error {
+	return c.manage("Allreduce", func(u *collectives.Runner) error {
+		r, err := reducer[T](u, collectives.CollAllreduce, op)
+		if err != nil {
+			return err
+		}
+		return u.Allreduce(nil, asBytes(buf), r)
+	})
+}
+
+// manageBcast is Bcast from rank 0 for communicator management.
+func manageBcast[T Type](c *Comm, buf []T) error {
+	return c.manage("Bcast", func(u *collectives.Runner) error {
+		return u.Bcast(asBytes(buf), 0, sizeOf[T]())
+	})
+}
+
+// manageAllgather is Allgather for communicator management.
+func manageAllgather[T Type](c *Comm, send, recv []T) error {
+	return c.manage("Allgather", func(u *collectives.Runner) error {
+		return u.Allgather(asBytes(send), asBytes(recv), sizeOf[T]())
+	})
 }
