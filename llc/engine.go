@@ -349,7 +349,10 @@ func (e *Engine) dispatch(src int, m *meta, body []byte) {
 		e.unexp.push(u)
 	case recRTS:
 		var r rts
-		r.get(body)
+		if err := r.get(body); err != nil {
+			e.fail(fmt.Errorf("llc: corrupt record from process %d: %w", src, err))
+			return
+		}
 		r.sendID = m.aux
 		if op := e.posted.match(src, m.tag, m.ctx); op != nil {
 			e.rndvRecvStart(op, src, m.tag, &r)

@@ -44,9 +44,15 @@ type outItem struct {
 	rndv bool
 	kind uint8 // control record kind
 	aux  uint64
-	ctl  [24]byte
+	ctl  [recInline]byte // a control record's body: it fits the first cell
 	clen int
 }
+
+// Control record bodies fit an outItem and the first cell of a record.
+var (
+	_ [recInline - ctsSize]byte
+	_ [recInline - rtsSize]byte
+)
 
 func (p *peer) queued() bool { return p.q.n > 0 }
 

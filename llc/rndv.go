@@ -40,13 +40,20 @@ func (r *rts) put(b []byte) int {
 	binary.LittleEndian.PutUint64(b[0:], r.length)
 	binary.LittleEndian.PutUint32(b[8:], uint32(r.region))
 	b[12] = byte(r.mode)
-	return 13
+	return rtsSize
 }
 
-func (r *rts) get(b []byte) {
+// rtsSize is the encoded size of an rts.
+const rtsSize = 13
+
+func (r *rts) get(b []byte) error {
+	if len(b) < rtsSize {
+		return fmt.Errorf("an RTS record of %d bytes, not %d", len(b), rtsSize)
+	}
 	r.length = binary.LittleEndian.Uint64(b[0:])
 	r.region = RegionID(binary.LittleEndian.Uint32(b[8:]))
 	r.mode = RndvMode(b[12])
+	return nil
 }
 
 func (e *Engine) newID() uint64 {
@@ -228,15 +235,44 @@ func (e *Engine) onRegRecv(id uint64, ev Event) {
 	e.emit(&Command{Kind: CmdRead, Peer: op.Status.Source, Region: op.srcRegion, Data: op.Buf[:k], Token: token(tokPullDone, id)})
 }
 
+// cts is the body of a clear to send: the receive operation, the receive
+// buffer's region, the bytes granted and, for a split rendezvous, the
+// point from which the sender writes. Sizes and offsets are 64-bit, so
+// that messages of 4 GiB and more are granted whole.
+type cts struct {
+	recvID       uint64
+	region       RegionID
+	grant, split uint64
+}
+
+// ctsSize is the encoded size of a cts.
+const ctsSize = 28
+
+func (c *cts) put(b []byte) int {
+	binary.LittleEndian.PutUint64(b[0:], c.recvID)
+	binary.LittleEndian.PutUint32(b[8:], uint32(c.region))
+	binary.LittleEndian.PutUint64(b[12:], c.grant)
+	binary.LittleEndian.PutUint64(b[20:], c.split)
+	return ctsSize
+}
+
+func (c *cts) get(b []byte) error {
+	if len(b) < ctsSize {
+		return fmt.Errorf("a CTS record of %d bytes, not %d", len(b), ctsSize)
+	}
+	c.recvID = binary.LittleEndian.Uint64(b[0:])
+	c.region = RegionID(binary.LittleEndian.Uint32(b[8:]))
+	c.grant = binary.LittleEndian.Uint64(b[12:])
+	c.split = binary.LittleEndian.Uint64(b[20:])
+	return nil
+}
+
 // grant sends CTS: the receive buffer's region, the bytes granted, and for
 // a split rendezvous the point from which the sender writes.
 func (e *Engine) grant(id uint64, op *RecvOp, region RegionID, n, split int) {
-	var b [20]byte
-	binary.LittleEndian.PutUint64(b[0:], id)
-	binary.LittleEndian.PutUint32(b[8:], uint32(region))
-	binary.LittleEndian.PutUint32(b[12:], uint32(n))
-	binary.LittleEndian.PutUint32(b[16:], uint32(split))
-	e.queueControl(op.Status.Source, recCTS, op.sendID, b[:])
+	var b [ctsSize]byte
+	c := cts{recvID: id, region: region, grant: uint64(n), split: uint64(split)}
+	e.queueControl(op.Status.Source, recCTS, op.sendID, b[:c.put(b[:])])
 }
 
 func (e *Engine) onCTS(src int, sendID uint64, body []byte) {
@@ -245,19 +281,26 @@ func (e *Engine) onCTS(src int, sendID uint64, body []byte) {
 		e.fail(fmt.Errorf("llc: CTS from process %d for unknown send %d", src, sendID))
 		return
 	}
-	op.recvID = binary.LittleEndian.Uint64(body[0:])
-	region := RegionID(binary.LittleEndian.Uint32(body[8:]))
-	op.grant = int(binary.LittleEndian.Uint32(body[12:]))
+	var c cts
+	if err := c.get(body); err != nil {
+		e.fail(fmt.Errorf("llc: corrupt record from process %d: %w", src, err))
+		return
+	}
+	if c.grant > uint64(len(op.Data)) || c.split > c.grant {
+		e.fail(fmt.Errorf("llc: CTS from process %d grants %d bytes from %d of a %d-byte message", src, c.grant, c.split, len(op.Data)))
+		return
+	}
+	op.recvID, op.grant = c.recvID, int(c.grant)
 	from := 0
 	if op.split {
-		from = int(binary.LittleEndian.Uint32(body[16:]))
+		from = int(c.split)
 	}
 	if from >= op.grant {
 		e.finishSendPush(op, nil)
 		return
 	}
 	op.pushing = true
-	e.emit(&Command{Kind: CmdWrite, Peer: src, Region: region, Off: uint64(from), Data: op.Data[from:op.grant], Token: token(tokPushDone, sendID)})
+	e.emit(&Command{Kind: CmdWrite, Peer: src, Region: c.region, Off: uint64(from), Data: op.Data[from:op.grant], Token: token(tokPushDone, sendID)})
 }
 
 func (e *Engine) onPushDone(id uint64, ev Event) {

@@ -403,3 +403,31 @@ func TestRendezvousSplit(t *testing.T) {
 		})
 	}
 }
+
+// TestCTSEncoding: grants and split points past 4 GiB travel whole (they
+// were 32-bit fields, so a 4 GiB message was granted 0 bytes and a larger
+// one a wrapped count), and a short record is an error, not a panic.
+func TestCTSEncoding(t *testing.T) {
+	for _, n := range []uint64{0, 5000, 1<<32 - 1, 1 << 32, 1<<32 + 4096, 5<<30 + 123, 1 << 40} {
+		in := cts{recvID: 1<<40 + 7, region: 1<<31 + 5, grant: n, split: uint64(splitPoint(int(n)))}
+		var b [ctsSize]byte
+		if got := in.put(b[:]); got != ctsSize {
+			t.Fatalf("put wrote %d bytes, want %d", got, ctsSize)
+		}
+		var out cts
+		if err := out.get(b[:]); err != nil || out != in {
+			t.Errorf("%d bytes: decoded %+v (%v), want %+v", n, out, err, in)
+		}
+		if n >= 1<<32 && (out.split < 1<<31 || out.split > n) {
+			t.Errorf("%d bytes: split point %d", n, out.split)
+		}
+	}
+	var short cts
+	if err := short.get(make([]byte, ctsSize-1)); err == nil {
+		t.Error("a short CTS record decoded")
+	}
+	var r rts
+	if err := r.get(make([]byte, rtsSize-1)); err == nil {
+		t.Error("a short RTS record decoded")
+	}
+}

@@ -166,7 +166,14 @@ const jobTimeout = 60 * time.Second
 // mpirun runs the mpirun command with args and the extra environment env.
 func mpirun(t testing.TB, env []string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), jobTimeout+30*time.Second)
+	return mpirunWithin(t, jobTimeout+30*time.Second, env, args...)
+}
+
+// mpirunWithin is mpirun for a job that may take up to limit, its own
+// -timeout included.
+func mpirunWithin(t testing.TB, limit time.Duration, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mpirunBin, args...)
 	cmd.Env = append(os.Environ(), env...)
