@@ -86,8 +86,8 @@ type Comm struct {
 	// manager runs the collectives of communicator management, with the
 	// default algorithms: the user's forced ones (-coll) are not for them.
 	manager collectives.Runner
-	hw     *martini.SyncGroup // the NIC's barrier network and multicast, or nil
-	freed  atomic.Bool
+	hw      *martini.SyncGroup // the NIC's barrier network and multicast, or nil
+	freed   atomic.Bool
 
 	// pending counts c's requests not yet finished. A freed communicator's
 	// context id is given back only once they are (MPI: Free marks the
