@@ -240,6 +240,12 @@ func (f funcCompletion) Done() bool { return f() }
 // true.
 func (ep *Endpoint) WaitFunc(done func() bool) { ep.Wait(funcCompletion(done)) }
 
+// WaitEngine drives progress until done, called with the lock held and
+// given the engine, returns true.
+func (ep *Endpoint) WaitEngine(done func(e *Engine) bool) {
+	ep.WaitFunc(func() bool { return done(ep.eng) })
+}
+
 // Wait drives progress until op is done (op.Done is called with the lock
 // held): it spins, then yields the processor between polls, then sleeps on
 // the doorbell, so that more processes than cores still make progress.

@@ -470,6 +470,27 @@ func (e *Engine) Cancel(op *RecvOp) bool {
 	return false
 }
 
+// Unreceived describes a rendezvous message that arrived and that no
+// receive has matched: its sender cannot complete until one does.
+type Unreceived struct {
+	Source int    // the sending process
+	Tag    int32  // its tag
+	Ctx    uint32 // its context
+	Length int    // its length in bytes
+}
+
+// UnreceivedRendezvous returns the rendezvous messages waiting in the
+// unexpected queue, in arrival order.
+func (e *Engine) UnreceivedRendezvous() []Unreceived {
+	var out []Unreceived
+	for u := e.unexp.head; u != nil; u = u.next {
+		if u.rndv {
+			out = append(out, Unreceived{Source: u.src, Tag: u.tag, Ctx: u.ctx, Length: u.length})
+		}
+	}
+	return out
+}
+
 // Idle reports whether the engine has no operation in flight that it is
 // responsible for advancing (used by Finalize); in EagerPM mode, also no
 // start-up connection.

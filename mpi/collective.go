@@ -43,6 +43,9 @@ func NewOp[T Type](name string, f func(in, inout []T), commutative bool) Op {
 
 // collective runs one blocking collective operation of c.
 func (c *Comm) collective(op string, f func(u *collectives.Runner) error) error {
+	if err := c.check(op); err != nil {
+		return err
+	}
 	return c.runOn(&c.runner, op, f)
 }
 
@@ -50,14 +53,15 @@ func (c *Comm) collective(op string, f func(u *collectives.Runner) error) error 
 // c's manager): Dup, Split, Create and Free work whatever algorithms the
 // user forced.
 func (c *Comm) manage(op string, f func(u *collectives.Runner) error) error {
-	return c.runOn(&c.manager, op, f)
-}
-
-// runOn runs one blocking collective of c with the runner u.
-func (c *Comm) runOn(u *collectives.Runner, op string, f func(u *collectives.Runner) error) error {
 	if err := c.check(op); err != nil {
 		return err
 	}
+	return c.runOn(&c.manager, op, f)
+}
+
+// runOn runs one blocking collective of c, which check has accepted, with
+// the runner u.
+func (c *Comm) runOn(u *collectives.Runner, op string, f func(u *collectives.Runner) error) error {
 	c.collMu.Lock()
 	defer c.collMu.Unlock()
 	c.net.tag = c.nextTag()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -297,20 +298,18 @@ func Finalize() error {
 		return ErrNotInitialized
 	}
 	s := rt
-	s.ep.WaitIdle()
-	// Keep serving the NIC while waiting for the others, so that a peer
-	// still finishing a transfer from this process is not stranded.
-	fence := make(chan error, 1)
-	go func() { fence <- s.job.Store.Fence() }()
-	var ferr error
-	s.ep.WaitFunc(func() bool {
-		select {
-		case ferr = <-fence:
-			return true
-		default:
-			return false
-		}
-	})
+	// Every process in Finalize, this one with nothing in flight; then
+	// every process with nothing in flight. The NIC is served throughout,
+	// so that a peer still finishing a transfer from this process is not
+	// stranded.
+	if err := s.fenceServing(true); err != nil {
+		return fmt.Errorf("mpi: Finalize: %w", err)
+	}
+	ferr := s.fenceServing(false)
+	var stranded *strandedError
+	if errors.As(ferr, &stranded) {
+		return fmt.Errorf("mpi: Finalize: %w", ferr)
+	}
 	if s.stats {
 		printStats(os.Stderr, s.world.rank, s.snapshot())
 	}
@@ -333,6 +332,64 @@ func Finalize() error {
 		return fmt.Errorf("mpi: Finalize: %w", err)
 	}
 	return nil
+}
+
+// fenceServing waits for every process to reach a data-store fence, and
+// with idle also for this process to have nothing in flight, serving the
+// NIC meanwhile. Finalize calls it with idle, then without. Once every process is in Finalize, a rendezvous message
+// in this process's unexpected queue can never be received, and its
+// sender never completes: fenceServing then fails with a strandedError
+// naming it (MPI calls the program erroneous; without this the job would
+// hang without a word).
+func (s *runtimeState) fenceServing(idle bool) error {
+	fence := make(chan error, 1)
+	go func() { fence <- s.job.Store.Fence() }()
+	var (
+		ferr     error
+		all      bool // every process has reached the fence
+		stranded []llc.Unreceived
+	)
+	s.ep.WaitEngine(func(e *llc.Engine) bool {
+		if !all {
+			select {
+			case ferr = <-fence:
+				all = true
+			default:
+			}
+		}
+		if ferr != nil {
+			return true
+		}
+		// Every process is in Finalize once the first fence is over (the
+		// second one is called only then).
+		if all || !idle {
+			if stranded = e.UnreceivedRendezvous(); len(stranded) > 0 {
+				return true
+			}
+		}
+		return all && (!idle || e.Idle() || e.Err() != nil)
+	})
+	if ferr == nil && len(stranded) > 0 {
+		ferr = &strandedError{rank: s.job.Rank, msgs: stranded}
+		fmt.Fprintf(os.Stderr, "mpi: rank %d: %v\n", s.job.Rank, ferr)
+	}
+	return ferr
+}
+
+// strandedError reports rendezvous messages that no receive matched
+// before every process called Finalize.
+type strandedError struct {
+	rank int
+	msgs []llc.Unreceived
+}
+
+func (e *strandedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d message(s) sent to rank %d were never received, so their senders cannot complete (every process is in Finalize):", len(e.msgs), e.rank)
+	for _, m := range e.msgs {
+		fmt.Fprintf(&b, " %d bytes from rank %d of World with tag %d;", m.Length, m.Source, m.Tag)
+	}
+	return strings.TrimSuffix(b.String(), ";")
 }
 
 // ErrFinalized is the error of operations that were still pending when

@@ -607,6 +607,14 @@ func TestFailures(t *testing.T) {
 		runFailure(t, 3, "fail-nofinalize", 1,
 			`(?m)^mpirun: rank 1 \(pid \d+\) exited without calling MPI Finalize \(its NIC was initialized\)$`, 10*time.Second)
 	})
+	t.Run("unreceived", func(t *testing.T) {
+		t.Parallel()
+		r := runFailure(t, 2, "fail-unreceived", 1,
+			`(?m)^mpirun: rank 1 \(pid \d+\) exited with status 1`, 10*time.Second)
+		if !regexp.MustCompile(`rank 1: 1 message\(s\) sent to rank 1 were never received.* \d+ bytes from rank 0 of World with tag 5`).MatchString(r.stderr) {
+			t.Errorf("no diagnostic naming the message:\n%v", r)
+		}
+	})
 	t.Run("timeout", func(t *testing.T) {
 		t.Parallel()
 		r := runFailure(t, 2, "fail-deadlock", 124,

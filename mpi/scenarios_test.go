@@ -53,6 +53,8 @@ var rawScenarios = map[string]func() error{
 	"fail-abort-256":  func() error { return rawFailAbort(256) },
 	"fail-nofinalize": rawFailNoFinalize,
 	"fail-deadlock":   rawFailDeadlock,
+	// A rendezvous send that no receive matches before Finalize.
+	"fail-unreceived": rawFailUnreceived,
 	// Abort from a goroutine while the main one waits in Finalize.
 	"fail-abort-in-finalize": rawAbortInFinalize,
 	// Finalize while another goroutine waits in Recv.
@@ -1754,6 +1756,26 @@ func rawFailNoFinalize() error {
 	}
 	if w.Rank() == 1 {
 		os.Exit(0)
+	}
+	return mpi.Finalize()
+}
+
+// rawFailUnreceived: rank 0 starts a rendezvous send to rank 1 that rank
+// 1 never receives, and both call Finalize: rank 1's Finalize fails,
+// naming the message, instead of the job hanging.
+func rawFailUnreceived() error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.World()
+	E, err := eagerLimit()
+	if err != nil {
+		return err
+	}
+	if w.Rank() == 0 {
+		if _, err := mpi.Isend(w, make([]byte, E+1), 1, 5); err != nil {
+			return err
+		}
 	}
 	return mpi.Finalize()
 }
