@@ -227,32 +227,9 @@ func runSuite(ctx context.Context, o *suiteOptions, stdout, stderr io.Writer) in
 		Params: bench.Params{NP: o.np, Benchmarks: o.benchmarks, Sizes: o.sizes, Budget: o.budget.Seconds(),
 			Samples: o.samples, OffCache: o.offCache > 0},
 	}
-	var progress *bench.Progress
-	if !o.quiet {
-		progress = bench.NewProgress(stderr, o.steps())
-	}
-	for _, v := range o.variants {
-		rec.Params.Variants = append(rec.Params.Variants, v.Name)
-		series, err := runJob(ctx, o, v, exe, progress, stderr)
-		if err != nil {
-			progress.Done()
-			logf("variant %s: %v", v.Name, err)
-			return 1
-		}
-		rec.Series = append(rec.Series, series...)
-	}
-	progress.Done()
-	if o.peer {
-		series, note := runPeer(ctx, o, tmp)
-		if note != "" {
-			if !o.quiet {
-				fmt.Fprintln(stderr, note)
-			}
-			rec.Notes = append(rec.Notes, note)
-		}
-		rec.Series = append(rec.Series, series...)
-	} else {
-		rec.Notes = append(rec.Notes, "system MPI: not measured (-peer off)")
+	if err := measure(ctx, o, rec, exe, tmp, stderr); err != nil {
+		logf("%v", err)
+		return 1
 	}
 	if ctx.Err() != nil {
 		logf("interrupted")
@@ -269,6 +246,38 @@ func runSuite(ctx context.Context, o *suiteOptions, stdout, stderr io.Writer) in
 		}
 	}
 	return 0
+}
+
+// measure runs the job of every variant, and the system MPI, and adds
+// their series to rec.
+func measure(ctx context.Context, o *suiteOptions, rec *bench.Record, exe, tmp string, stderr io.Writer) error {
+	var progress *bench.Progress
+	if !o.quiet {
+		progress = bench.NewProgress(stderr, o.steps())
+	}
+	for _, v := range o.variants {
+		rec.Params.Variants = append(rec.Params.Variants, v.Name)
+		series, err := runJob(ctx, o, v, exe, progress, stderr)
+		if err != nil {
+			progress.Done()
+			return fmt.Errorf("variant %s: %w", v.Name, err)
+		}
+		rec.Series = append(rec.Series, series...)
+	}
+	progress.Done()
+	if !o.peer {
+		rec.Notes = append(rec.Notes, "system MPI: not measured (-peer off)")
+		return nil
+	}
+	series, note := runPeer(ctx, o, tmp)
+	if note != "" {
+		if !o.quiet {
+			fmt.Fprintln(stderr, note)
+		}
+		rec.Notes = append(rec.Notes, note)
+	}
+	rec.Series = append(rec.Series, series...)
+	return nil
 }
 
 // saveRecord writes rec into the results directory dir and regenerates
