@@ -44,8 +44,8 @@ type RecordFile struct {
 	Thesis *ThesisHeader
 }
 
-// time is when the record's run began.
-func (f RecordFile) time() time.Time {
+// start is when the record's run began.
+func (f RecordFile) start() time.Time {
 	if f.Thesis != nil {
 		return f.Thesis.Time
 	}
@@ -161,7 +161,7 @@ func readResults(dir string, bad []Skipped) (*Summary, error) {
 		s.Files = append(s.Files, f)
 	}
 	slices.SortStableFunc(s.Files, func(a, b RecordFile) int {
-		if c := b.time().Compare(a.time()); c != 0 {
+		if c := b.start().Compare(a.start()); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Name, b.Name)

@@ -9,15 +9,16 @@ import (
 	"time"
 )
 
-// SchemaVersion is the version of the Record format that Encode writes.
+// SchemaVersion is the version of the Record format; new records set
+// Record.Schema to it.
 // Version 2 gives the machine's usable CPUs ("cpus") and names cpuid's
-// package figures for what they are ("cpuid_package_cores",
+// package figures for what they are ("cpuid_package_cores" and
 // "cpuid_package_threads", version 1's "cores" and "threads"). Decode
-// reads versions 1 and 2.
-const (
-	SchemaVersion = 2
-	oldestSchema  = 1
-)
+// reads every version from oldestSchema on.
+const SchemaVersion = 2
+
+// oldestSchema is the oldest version of the Record format Decode reads.
+const oldestSchema = 1
 
 // Sources of a Series.
 const (
