@@ -49,8 +49,9 @@ var ErrTooFewRanks = errors.New("bench: point-to-point benchmarks need at least 
 // is rank 0's for point-to-point benchmarks (PingPong: half the round
 // trip) and the slowest rank's for collectives, whose fastest and mean
 // ranks are recorded too. Row.T is the median sample. A size at which a
-// forced collective algorithm does not apply has no row. Barrier runs for
-// size 0 only; Reduce and Allreduce sum float32 elements and skip sizes
+// forced collective algorithm does not apply has no row. The sizes run
+// are SizesOf(benchmark, o.Sizes): Barrier runs once, as size 0, whatever
+// the sizes; Reduce and Allreduce sum float32 elements and skip sizes
 // that are not a multiple of 4.
 func Measure(c *mpi.Comm, benchmark string, o Options) (Series, error) {
 	s := Series{Benchmark: benchmark, Source: SourceMartini, NP: c.Size()}
@@ -64,10 +65,7 @@ func Measure(c *mpi.Comm, benchmark string, o Options) (Series, error) {
 		return s, fmt.Errorf("bench: unknown benchmark %q", benchmark)
 	}
 	bufs := newBuffers(c.Size(), slices.Max(o.Sizes), o.OffCache)
-	for _, size := range o.Sizes {
-		if !Applies(benchmark, size) {
-			continue
-		}
+	for _, size := range SizesOf(benchmark, o.Sizes) {
 		if o.Progress != nil && c.Rank() == 0 {
 			o.Progress(benchmark, size)
 		}
@@ -85,17 +83,22 @@ func Measure(c *mpi.Comm, benchmark string, o Options) (Series, error) {
 	return s, nil
 }
 
-// Applies reports whether Measure runs benchmark at size: Barrier runs
-// for size 0 only, Reduce and Allreduce for multiples of 4 (float32
-// elements).
-func Applies(benchmark string, size int) bool {
+// SizeLess reports whether benchmark moves no data (Barrier), so that
+// it has no message size: it is measured once, as size 0.
+func SizeLess(benchmark string) bool { return benchmark == "Barrier" }
+
+// SizesOf returns the sizes at which Measure runs benchmark when sizes
+// are asked for: 0 alone for a size-less benchmark (SizeLess), whatever
+// sizes holds; the multiples of 4 for Reduce and Allreduce (float32
+// elements); sizes otherwise.
+func SizesOf(benchmark string, sizes []int) []int {
 	switch benchmark {
 	case "Barrier":
-		return size == 0
+		return []int{0}
 	case "Reduce", "Allreduce":
-		return size%4 == 0
+		return slices.DeleteFunc(slices.Clone(sizes), func(s int) bool { return s%4 != 0 })
 	}
-	return true
+	return sizes
 }
 
 // buffers hands out the send and receive buffers of each operation,

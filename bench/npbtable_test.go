@@ -42,8 +42,8 @@ func TestWriteKernels(t *testing.T) {
 	if err != nil || len(back.Kernels) != 2 || back.Kernels[0] != rec.Kernels[0] {
 		t.Fatalf("round trip: %+v, %v", back, err)
 	}
-	if err := Regenerate(dir); err != nil {
-		t.Fatal(err)
+	if s, err := Regenerate(dir); err != nil || s.Count(KindNPB) != 1 {
+		t.Fatalf("Regenerate: %v, %+v", err, s)
 	}
 	readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
 	if !strings.Contains(string(readme), "### NAS Parallel Benchmarks") || !strings.Contains(string(readme), "Parameters: np 2\n") {

@@ -9,9 +9,16 @@ import (
 	"time"
 )
 
-// SchemaVersion is the version of the Record format; Decode refuses
-// others.
-const SchemaVersion = 1
+// SchemaVersion is the version of the Record format; new records set
+// Record.Schema to it.
+// Version 2 gives the machine's usable CPUs ("cpus") and names cpuid's
+// package figures for what they are ("cpuid_package_cores" and
+// "cpuid_package_threads", version 1's "cores" and "threads"). Decode
+// reads every version from oldestSchema on.
+const SchemaVersion = 2
+
+// oldestSchema is the oldest version of the Record format Decode reads.
+const oldestSchema = 1
 
 // Sources of a Series.
 const (
@@ -35,22 +42,6 @@ type Record struct {
 	Kernels []Kernel `json:"kernels,omitempty"`
 	// Notes say what the run could not do ("system MPI: mpicc not found").
 	Notes []string `json:"notes,omitempty"`
-}
-
-// Machine describes the computer a Record was measured on.
-type Machine struct {
-	CPU       string   `json:"cpu"`
-	Vendor    string   `json:"vendor"`
-	Cores     int      `json:"cores"`   // physical cores
-	Threads   int      `json:"threads"` // logical processors
-	CacheLine int      `json:"cache_line"`
-	L1D       int      `json:"l1d_bytes"`
-	L2        int      `json:"l2_bytes"`
-	L3        int      `json:"l3_bytes"`
-	Flags     []string `json:"flags"` // CPU features
-	OS        string   `json:"os"`
-	Arch      string   `json:"arch"`
-	Hostname  string   `json:"hostname"`
 }
 
 // Params are the run's settings.
@@ -112,7 +103,9 @@ func (r *Record) Encode(w io.Writer) error {
 	return nil
 }
 
-// Decode reads a Record written by Encode.
+// Decode reads a Record written by Encode, of this schema or an older
+// one (Record.Schema keeps the version read). A field it does not know
+// is an error.
 func Decode(rd io.Reader) (*Record, error) {
 	var r Record
 	d := json.NewDecoder(rd)
@@ -120,8 +113,8 @@ func Decode(rd io.Reader) (*Record, error) {
 	if err := d.Decode(&r); err != nil {
 		return nil, fmt.Errorf("bench: decode record: %w", err)
 	}
-	if r.Schema != SchemaVersion {
-		return nil, fmt.Errorf("bench: record schema %d, this program reads %d", r.Schema, SchemaVersion)
+	if r.Schema < oldestSchema || r.Schema > SchemaVersion {
+		return nil, fmt.Errorf("bench: record schema %d, this program reads %d to %d", r.Schema, oldestSchema, SchemaVersion)
 	}
 	return &r, nil
 }
@@ -130,6 +123,19 @@ func Decode(rd io.Reader) (*Record, error) {
 // dir's README and plots from all its records (Regenerate). It returns the
 // record's path.
 func (r *Record) Save(dir, name string) (string, error) {
+	path, err := r.Write(dir, name)
+	if err != nil {
+		return "", err
+	}
+	if _, err := Regenerate(dir); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// Write writes r into dir (created if need be) as name.json and returns
+// the file's path; it regenerates nothing.
+func (r *Record) Write(dir, name string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("bench: save record: %w", err)
 	}
@@ -145,7 +151,7 @@ func (r *Record) Save(dir, name string) (string, error) {
 	if err := f.Close(); err != nil {
 		return "", fmt.Errorf("bench: save record: %w", err)
 	}
-	return path, Regenerate(dir)
+	return path, nil
 }
 
 // ReadRecord reads the Record in the file at path.

@@ -18,74 +18,118 @@ import (
 const plotsDir = "plots"
 
 // Regenerate rewrites dir/README.md from the records (*.json) in dir,
-// newest first: for each, the machine and the parameters of the run,
-// its notes, and for each benchmark the comparison tables of
-// WriteComparison with links to plots that it draws into dir/plots as
-// SVG. The README depends on the records only.
-func Regenerate(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("bench: regenerate: %w", err)
-	}
-	type file struct {
-		name string // base name without .json
-		rec  *Record
-	}
-	var files []file
-	for _, e := range entries {
-		if e.IsDir() || filepath.Ext(e.Name()) != ".json" {
-			continue
-		}
-		rec, err := ReadRecord(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return fmt.Errorf("bench: regenerate: %w", err)
-		}
-		files = append(files, file{strings.TrimSuffix(e.Name(), ".json"), rec})
-	}
-	slices.SortStableFunc(files, func(a, b file) int {
-		if c := b.rec.Time.Compare(a.rec.Time); c != 0 {
-			return c
-		}
-		return strings.Compare(a.name, b.name)
-	})
+// each read by its kind (Kind), newest first: for each, when and on what
+// it was measured and the parameters of the run, its notes, and for each
+// benchmark the comparison tables of WriteComparison with links to plots
+// that it draws into dir/plots as SVG; NPB kernel runs as a table; a
+// thesis record as a link to its page (ThesisPage), which package
+// bench/nicbench writes. A file that is no record it can read is skipped,
+// and the README names it and says why. The README and the plots depend
+// on the records only. It returns what it read.
+func Regenerate(dir string) (*Summary, error) { return RegenerateExcept(dir, nil) }
 
+// RegenerateExcept is Regenerate with the files of dir that the caller
+// found unreadable by rules of its own (a thesis record whose runs do not
+// decode): they are skipped with the reasons given.
+func RegenerateExcept(dir string, bad []Skipped) (*Summary, error) {
+	s, err := readResults(dir, bad)
+	if err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
-	fmt.Fprintln(&b, "# Benchmark results")
-	fmt.Fprintln(&b)
-	if len(files) == 0 {
-		fmt.Fprintln(&b, "No records yet: this directory holds no *.json results.")
+	if err := writeReadme(&b, dir, s); err != nil {
+		return nil, fmt.Errorf("bench: regenerate: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), b.Bytes(), 0o644); err != nil {
+		return nil, fmt.Errorf("bench: regenerate: %w", err)
+	}
+	return s, nil
+}
+
+// writeReadme writes the README of the records s read in dir into b and
+// draws their plots.
+func writeReadme(b *bytes.Buffer, dir string, s *Summary) error {
+	fmt.Fprintln(b, "# Benchmark results")
+	fmt.Fprintln(b)
+	if len(s.Files) == 0 {
+		fmt.Fprintln(b, "No records yet: this directory holds no *.json results.")
 	} else {
-		fmt.Fprintln(&b, "One section per record (*.json) in this directory, newest first.")
-		fmt.Fprintln(&b, "Times are per operation in microseconds, medians over the samples; MB = 10^6 bytes.")
-		fmt.Fprintln(&b, "This file and plots/ are generated from the records: do not edit them by hand.")
+		fmt.Fprintln(b, "One section per record (*.json) in this directory, newest first:", countKinds(s)+".")
+		fmt.Fprintln(b, "Times are per operation in microseconds, medians over the samples; MB = 10^6 bytes.")
+		fmt.Fprintln(b, "This file, plots/ and the thesis page are generated from the records by `go run ./cmd/mpibench report`: do not edit them by hand.")
 		if err := os.MkdirAll(filepath.Join(dir, plotsDir), 0o755); err != nil {
-			return fmt.Errorf("bench: regenerate: %w", err)
+			return err
 		}
 	}
+	writeSkipped(b, s.Skipped)
 	// Every NPB kernel run of the directory in one table first, so that
 	// they read side by side (each record holds one run).
 	var all Record
-	for _, f := range files {
-		all.Kernels = append(all.Kernels, f.rec.Kernels...)
+	for _, f := range s.Files {
+		if f.Record != nil {
+			all.Kernels = append(all.Kernels, f.Record.Kernels...)
+		}
 	}
 	if len(all.Kernels) > 1 {
-		fmt.Fprintf(&b, "\n## NAS Parallel Benchmarks: every run\n\n")
-		if err := WriteKernels(&b, &all); err != nil {
-			return fmt.Errorf("bench: regenerate: %w", err)
+		fmt.Fprintf(b, "\n## NAS Parallel Benchmarks: every run\n\n")
+		if err := WriteKernels(b, &all); err != nil {
+			return err
 		}
 	}
-	for _, f := range files {
-		fmt.Fprintln(&b)
-		if err := writeSection(&b, dir, f.name, f.rec); err != nil {
-			return fmt.Errorf("bench: regenerate: %s.json: %w", f.name, err)
+	for _, f := range s.Files {
+		fmt.Fprintln(b)
+		if f.Kind == KindThesis {
+			writeThesisSection(b, f)
+			continue
 		}
-	}
-
-	path := filepath.Join(dir, "README.md")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("bench: regenerate: %w", err)
+		if err := writeSection(b, dir, strings.TrimSuffix(f.Name, ".json"), f.Record); err != nil {
+			return fmt.Errorf("%s: %w", f.Name, err)
+		}
 	}
 	return nil
+}
+
+// countKinds says how many records of each kind s holds: "3 benchmark
+// suite runs, 5 NPB kernel runs, 1 thesis reproduction".
+func countKinds(s *Summary) string {
+	names := map[Kind][2]string{
+		KindSuite:  {"benchmark suite run", "benchmark suite runs"},
+		KindNPB:    {"NPB kernel run", "NPB kernel runs"},
+		KindThesis: {"thesis reproduction", "thesis reproductions"},
+	}
+	var parts []string
+	for _, k := range Kinds {
+		switch n := s.Count(k); n {
+		case 0:
+		case 1:
+			parts = append(parts, "1 "+names[k][0])
+		default:
+			parts = append(parts, strconv.Itoa(n)+" "+names[k][1])
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeSkipped lists the files that are no readable record.
+func writeSkipped(b *bytes.Buffer, skipped []Skipped) {
+	if len(skipped) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## Files skipped\n\nThese *.json files are no record that could be read; no section shows them.\n\n")
+	for _, sk := range skipped {
+		fmt.Fprintf(b, "- `%s`: %s\n", sk.Name, sk.Why)
+	}
+}
+
+// writeThesisSection writes the README section of a thesis record.
+func writeThesisSection(b *bytes.Buffer, f RecordFile) {
+	h := f.Thesis
+	fmt.Fprintf(b, "## %s: the thesis reproduction\n\n", h.Time.UTC().Format(time.RFC3339))
+	fmt.Fprintf(b, "Record: [%s](%s), by `go run ./cmd/thesis`. Its tables and plots: [%s](%s).\n\n",
+		f.Name, markdownLink(f.Name), ThesisPage(f.Name), markdownLink(ThesisPage(f.Name)))
+	fmt.Fprintf(b, "- Machine: %s\n", describeMachine(h.Machine))
+	fmt.Fprintf(b, "- Go: %s\n", orUnknown(h.GoVersion))
+	fmt.Fprintf(b, "- Git revision: %s\n", orUnknown(h.GitRevision))
 }
 
 // writeSection writes the README section of the record dir/name.json
@@ -174,8 +218,12 @@ func describeMachine(m Machine) string {
 		cpu += " (" + m.Vendor + ")"
 	}
 	parts = append(parts, cpu)
-	if m.Cores > 0 || m.Threads > 0 {
-		parts = append(parts, fmt.Sprintf("%s cores / %s threads", countOrUnknown(m.Cores), countOrUnknown(m.Threads)))
+	if m.CPUs > 0 {
+		parts = append(parts, fmt.Sprintf("%d CPUs usable", m.CPUs))
+	}
+	if m.PackageCores > 0 || m.PackageThreads > 0 {
+		parts = append(parts, fmt.Sprintf("cpuid's package %s cores / %s threads",
+			countOrUnknown(m.PackageCores), countOrUnknown(m.PackageThreads)))
 	}
 	if m.CacheLine > 0 {
 		parts = append(parts, fmt.Sprintf("cache line %d B", m.CacheLine))
@@ -186,6 +234,8 @@ func describeMachine(m Machine) string {
 	}{{"L1d", m.L1D}, {"L2", m.L2}, {"L3", m.L3}} {
 		if c.size > 0 {
 			parts = append(parts, c.name+" "+FormatBytes(c.size))
+		} else {
+			parts = append(parts, c.name+" unknown")
 		}
 	}
 	if m.OS != "" || m.Arch != "" {

@@ -563,11 +563,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < o.nbench; i++) {
 		int b = o.benches[i];
 
+		if (b == BARRIER) {
+			/* Size-less: measured once, whatever the sizes. */
+			measure(b, 0, &o, work);
+			continue;
+		}
 		for (j = 0; j < o.nsizes; j++) {
 			int size = (int)o.sizes[j];
 
-			if (b == BARRIER && size != 0)
-				continue;
 			if ((b == REDUCE || b == ALLREDUCE) && size % 4 != 0)
 				continue;
 			measure(b, size, &o, work);

@@ -2,11 +2,13 @@
 // of the Intel MPI Benchmarks (the successor of PMB) run on this runtime
 // under several settings side by side and, when it is installed, on the
 // system's C MPI, with the Martini NIC's published figures as reference
-// rows. Every run writes a JSON record into results/;
-// `mpibench report` rewrites results/README.md and the plots from the
-// records.
+// rows. Every run writes a JSON record into results/ and regenerates the
+// directory; `mpibench report` regenerates everything in results/ from
+// the records: README.md, the plots and the thesis page (thesis.md from
+// thesis.json).
 //
 //	go run ./cmd/mpibench                        # the short comparison
+//	go run ./cmd/mpibench -short                 # a quick check of it (CI)
 //	go run ./cmd/mpibench -bench all -sizes 0-4m -compare eager,rndv,path,copy
 //	go run ./cmd/mpibench -bench Allreduce,Bcast -compare coll
 //	go run ./cmd/mpibench report
@@ -20,9 +22,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/rhinet-go/martini/bench"
+	"github.com/rhinet-go/martini/bench/results"
 )
 
 // errUsage is returned by the flag parsers for a bad command line.
@@ -54,21 +59,42 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return runSuite(ctx, o, stdout, stderr)
 }
 
-// report rewrites the README and plots of a results directory.
+// report rewrites every generated file of a results directory from its
+// records (results.Regenerate): README.md, the plots and the thesis page.
+// A file that is no readable record is named on stderr, with why, and
+// does not stop it.
 func report(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mpibench report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("dir", "results", "the results directory")
+	var dir string
+	fs.StringVar(&dir, "results", "results", "the results directory")
+	fs.StringVar(&dir, "dir", "results", "the same as -results")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
-	if err := bench.Regenerate(*dir); err != nil {
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "mpibench report: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	s, err := results.Regenerate(dir)
+	if err != nil {
 		fmt.Fprintf(stderr, "mpibench report: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "wrote %s/README.md\n", *dir)
+	results.WriteSkipped(stderr, "mpibench report: ", s)
+	fmt.Fprintf(stdout, "wrote %s from %d records (%s)\n", filepath.Join(dir, "README.md"), len(s.Files), kindCounts(s))
 	return 0
+}
+
+// kindCounts says how many records of each kind s read: "suite 3, npb 5,
+// thesis 1".
+func kindCounts(s *bench.Summary) string {
+	parts := make([]string, len(bench.Kinds))
+	for i, k := range bench.Kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, s.Count(k))
+	}
+	return strings.Join(parts, ", ")
 }

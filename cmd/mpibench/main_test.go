@@ -52,6 +52,17 @@ func TestFlags(t *testing.T) {
 			t.Errorf("variant %s measures %v, want Allreduce alone", v.Name, o.benchmarksOf(v))
 		}
 	}
+	o, err = parseSuiteFlags([]string{"-short", "-peer=false"}, &stderr)
+	if err != nil {
+		t.Fatalf("-short: %v\n%s", err, &stderr)
+	}
+	if len(o.sizes) != 3 || o.budget != shortBudget || o.samples != shortSamples || o.peer || len(o.variants) != 5 || len(o.benchmarks) != 4 {
+		t.Errorf("-short = %+v", o)
+	}
+	o, err = parseSuiteFlags([]string{"-short", "-sizes", "8", "-samples", "7"}, &stderr)
+	if err != nil || len(o.sizes) != 1 || o.samples != 7 || o.budget != shortBudget {
+		t.Errorf("-short with explicit flags: %v, %+v", err, o)
+	}
 	for _, bad := range [][]string{
 		{"-np", "1"},               // point-to-point needs 2
 		{"-bench", "PingPang"},     // unknown benchmark
@@ -84,13 +95,16 @@ func TestRunTiny(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	code := run(ctx, []string{"-np", "2", "-bench", "PingPong,Allreduce,Barrier", "-sizes", "0,8,4k", "-variants", "default;rndv=pull",
+	// Barrier has no size: it is measured although 0 is not among the
+	// sizes.
+	code := run(ctx, []string{"-np", "2", "-bench", "PingPong,Allreduce,Barrier", "-sizes", "8,4k", "-variants", "default;rndv=pull",
 		"-budget", "10ms", "-samples", "2", "-peer", "off", "-mpirun", mpirun, "-results", results}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
 	}
 	out := stdout.String()
-	for _, want := range []string{"# Benchmarking PingPong", "#bytes #repetitions", "t_max[usec]", "| default", "rndv=pull", "Martini (thesis)", "Record: "} {
+	for _, want := range []string{"# Benchmarking PingPong", "#bytes #repetitions", "t_max[usec]", "| default", "rndv=pull", "Martini (thesis)", "Record: ",
+		"# Benchmarking Barrier", "**Barrier**"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -106,8 +120,11 @@ func TestRunTiny(t *testing.T) {
 	if len(rec.Series) != 6 || rec.Params.NP != 2 || len(rec.Notes) == 0 {
 		t.Fatalf("record: %d series, np %d, notes %v", len(rec.Series), rec.Params.NP, rec.Notes)
 	}
+	if rec.Schema != bench.SchemaVersion || rec.Machine.CPUs < 1 {
+		t.Errorf("record schema %d, machine %+v", rec.Schema, rec.Machine)
+	}
 	for _, s := range rec.Series {
-		want := 3
+		want := 2
 		if s.Benchmark == "Barrier" {
 			want = 1
 		}
@@ -115,6 +132,9 @@ func TestRunTiny(t *testing.T) {
 			t.Errorf("%s/%s: %d rows, want %d", s.Benchmark, s.Variant, len(s.Rows), want)
 		}
 		for _, r := range s.Rows {
+			if (s.Benchmark == "Barrier") != (r.Bytes == 0) {
+				t.Errorf("%s/%s: a row of %d bytes", s.Benchmark, s.Variant, r.Bytes)
+			}
 			if r.T <= 0 || len(r.Samples) != 2 || r.Reps < 1 || (s.Benchmark == "PingPong" && r.Bytes > 0 && r.MBps <= 0) ||
 				(s.Collective() && (r.TMin <= 0 || r.TMin > r.TMax)) {
 				t.Errorf("%s/%s: bad row %+v", s.Benchmark, s.Variant, r)
@@ -144,5 +164,39 @@ func TestRunFails(t *testing.T) {
 		"-mpirun", "/nonexistent/mpirun"}, &stdout, &stderr)
 	if code == 0 || !strings.Contains(stderr.String(), "variant default") {
 		t.Errorf("exit %d, stderr %q", code, &stderr)
+	}
+}
+
+// TestReport: report regenerates a results directory whatever kinds of
+// records it holds, and names the files it skips without failing.
+func TestReport(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile("../../bench/testdata/record.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{"suite.json": string(raw), "broken.json": "{"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"report", "-results", dir}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s", code, &stderr)
+	}
+	if !strings.Contains(stderr.String(), "skipped broken.json: not a JSON object") || !strings.Contains(stdout.String(), "suite 1, npb 0, thesis 0") {
+		t.Errorf("stdout %q, stderr %q", &stdout, &stderr)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil || !strings.Contains(string(readme), "- `broken.json`: not a JSON object") {
+		t.Errorf("README: %v\n%s", err, readme)
+	}
+	for _, bad := range [][]string{{"report", "extra"}, {"report", "-bogus"}} {
+		if code := run(context.Background(), bad, &stdout, &stderr); code != 2 {
+			t.Errorf("%q: exit %d, want 2", bad, code)
+		}
+	}
+	if code := run(context.Background(), []string{"report", "-results", filepath.Join(dir, "absent")}, &stdout, &stderr); code != 1 {
+		t.Errorf("report of a missing directory: exit %d, want 1", code)
 	}
 }

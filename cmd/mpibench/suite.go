@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/bench"
+	"github.com/rhinet-go/martini/bench/results"
 	"github.com/rhinet-go/martini/internal/mpirunbuild"
 )
 
@@ -25,6 +26,15 @@ const (
 	defaultBenchmarks = "PingPong,Sendrecv,Barrier,Allreduce"
 	defaultSizes      = "0,8,64,512,4k,32k,256k,1m,4m"
 	defaultVariants   = "default;path=push;path=aotf;rndv=pull;no-cma"
+)
+
+// Defaults of -short, a quick check of the short comparison: the same
+// benchmarks and variants, fewer sizes, a smaller budget and fewer
+// samples.
+const (
+	shortSizes   = "8,1k,64k"
+	shortBudget  = 20 * time.Millisecond
+	shortSamples = 3
 )
 
 // suiteOptions are the settings of a run of the suite.
@@ -44,7 +54,7 @@ type suiteOptions struct {
 }
 
 const suiteUsage = `usage: mpibench [flags]                 measure and print the comparison tables
-       mpibench report [-dir DIR]        rewrite DIR/README.md and DIR/plots from its records
+       mpibench report [-results DIR]    regenerate DIR/README.md, DIR/plots and DIR/thesis.md from its records
 
 Runs the benchmarks of the Intel MPI Benchmarks (PingPong, PingPing,
 Sendrecv, Exchange, Barrier, Bcast, Reduce, Allreduce, Allgather, Gather,
@@ -75,8 +85,9 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 	fs.DurationVar(&o.budget, "budget", 100*time.Millisecond, "time each message size of each benchmark may take")
 	fs.IntVar(&o.samples, "samples", 5, "timed samples per size (the table shows their median)")
 	offCache := fs.Bool("off-cache", false, "use buffers outside the caches (an arena twice the last-level cache)")
-	peer := fs.String("peer", "auto", "measure the system MPI too: auto (when mpicc and mpirun are installed) or off")
+	peer := fs.String("peer", "auto", "measure the system MPI too: auto (when mpicc and mpirun are installed; also true) or off (also false)")
 	fs.StringVar(&o.results, "results", "results", "directory of the JSON records and their README (empty: write none)")
+	short := fs.Bool("short", false, "a quick check: sizes "+shortSizes+", -budget "+shortBudget.String()+", -samples "+fmt.Sprint(shortSamples)+" (flags given explicitly win)")
 	fs.BoolVar(&o.quiet, "q", false, "quiet: no progress display and no IMB listings, only the comparison tables")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a job that runs longer than this")
 	fs.StringVar(&o.mpirun, "mpirun", "", "this runtime's mpirun (default: built from the module)")
@@ -92,6 +103,9 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 	}
 	if fs.NArg() > 0 {
 		return bad(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if *short {
+		applyShort(fs, sizeList, o)
 	}
 	var err error
 	if o.benchmarks, err = bench.ParseBenchmarks(*benchList); err != nil {
@@ -135,9 +149,9 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 		return bad(fmt.Errorf("-timeout %v: must be positive", o.timeout))
 	}
 	switch *peer {
-	case "auto":
+	case "auto", "true":
 		o.peer = true
-	case "off":
+	case "off", "false":
 	default:
 		return bad(fmt.Errorf("-peer %q: want auto or off", *peer))
 	}
@@ -147,6 +161,20 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 	return o, nil
 }
 
+// applyShort sets the defaults of -short for the flags not given.
+func applyShort(fs *flag.FlagSet, sizeList *string, o *suiteOptions) {
+	if !isSet(fs, "sizes") {
+		*sizeList = shortSizes
+	}
+	if !isSet(fs, "budget") {
+		o.budget = shortBudget
+	}
+	if !isSet(fs, "samples") {
+		o.samples = shortSamples
+	}
+}
+
+// isSet reports whether the flag name was given on the command line.
 func isSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
@@ -166,11 +194,7 @@ func (o *suiteOptions) steps() int {
 	n := 0
 	for _, v := range o.variants {
 		for _, b := range o.benchmarksOf(v) {
-			for _, s := range o.sizes {
-				if bench.Applies(b, s) {
-					n++
-				}
-			}
+			n += len(bench.SizesOf(b, o.sizes))
 		}
 	}
 	return n
@@ -203,32 +227,9 @@ func runSuite(ctx context.Context, o *suiteOptions, stdout, stderr io.Writer) in
 		Params: bench.Params{NP: o.np, Benchmarks: o.benchmarks, Sizes: o.sizes, Budget: o.budget.Seconds(),
 			Samples: o.samples, OffCache: o.offCache > 0},
 	}
-	var progress *bench.Progress
-	if !o.quiet {
-		progress = bench.NewProgress(stderr, o.steps())
-	}
-	for _, v := range o.variants {
-		rec.Params.Variants = append(rec.Params.Variants, v.Name)
-		series, err := runJob(ctx, o, v, exe, progress, stderr)
-		if err != nil {
-			progress.Done()
-			logf("variant %s: %v", v.Name, err)
-			return 1
-		}
-		rec.Series = append(rec.Series, series...)
-	}
-	progress.Done()
-	if o.peer {
-		series, note := runPeer(ctx, o, tmp)
-		if note != "" {
-			if !o.quiet {
-				fmt.Fprintln(stderr, note)
-			}
-			rec.Notes = append(rec.Notes, note)
-		}
-		rec.Series = append(rec.Series, series...)
-	} else {
-		rec.Notes = append(rec.Notes, "system MPI: not measured (-peer off)")
+	if err := measure(ctx, o, rec, exe, tmp, stderr); err != nil {
+		logf("%v", err)
+		return 1
 	}
 	if ctx.Err() != nil {
 		logf("interrupted")
@@ -239,16 +240,62 @@ func runSuite(ctx context.Context, o *suiteOptions, stdout, stderr io.Writer) in
 		return 1
 	}
 	if o.results != "" {
-		path, err := rec.Save(o.results, fmt.Sprintf("%s-np%d", rec.Time.Format("20060102T150405Z"), rec.Params.NP))
-		if err != nil {
+		if err := saveRecord(rec, o.results, o.quiet, stdout, stderr); err != nil {
 			logf("%v", err)
 			return 1
 		}
-		if !o.quiet {
-			fmt.Fprintf(stdout, "\nRecord: %s (tables and plots of all records: %s)\n", path, filepath.Join(o.results, "README.md"))
-		}
 	}
 	return 0
+}
+
+// measure runs the job of every variant, and the system MPI, and adds
+// their series to rec.
+func measure(ctx context.Context, o *suiteOptions, rec *bench.Record, exe, tmp string, stderr io.Writer) error {
+	var progress *bench.Progress
+	if !o.quiet {
+		progress = bench.NewProgress(stderr, o.steps())
+	}
+	for _, v := range o.variants {
+		rec.Params.Variants = append(rec.Params.Variants, v.Name)
+		series, err := runJob(ctx, o, v, exe, progress, stderr)
+		if err != nil {
+			progress.Done()
+			return fmt.Errorf("variant %s: %w", v.Name, err)
+		}
+		rec.Series = append(rec.Series, series...)
+	}
+	progress.Done()
+	if !o.peer {
+		rec.Notes = append(rec.Notes, "system MPI: not measured (-peer off)")
+		return nil
+	}
+	series, note := runPeer(ctx, o, tmp)
+	if note != "" {
+		if !o.quiet {
+			fmt.Fprintln(stderr, note)
+		}
+		rec.Notes = append(rec.Notes, note)
+	}
+	rec.Series = append(rec.Series, series...)
+	return nil
+}
+
+// saveRecord writes rec into the results directory dir and regenerates
+// the directory.
+func saveRecord(rec *bench.Record, dir string, quiet bool, stdout, stderr io.Writer) error {
+	path, err := rec.Write(dir, fmt.Sprintf("%s-np%d", rec.Time.Format("20060102T150405Z"), rec.Params.NP))
+	if err != nil {
+		return err
+	}
+	s, err := results.Regenerate(dir)
+	if err != nil {
+		return err
+	}
+	results.WriteSkipped(stderr, "mpibench: ", s)
+	if !quiet {
+		fmt.Fprintf(stdout, "\nRecord: %s (tables and plots of all records: %s)\n", path, filepath.Join(dir, "README.md"))
+	}
+	return nil
 }
 
 // runJob runs the job of variant v and returns its series.

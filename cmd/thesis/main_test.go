@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,9 +54,9 @@ func TestQuickRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec record
-	if err := json.Unmarshal(js, &rec); err != nil || len(rec.Runs) != 2 {
-		t.Fatalf("thesis.json: %v, %d runs", err, len(rec.Runs))
+	rec, err := nicbench.DecodeRecord(bytes.NewReader(js))
+	if err != nil || len(rec.Runs) != 2 || !rec.Quick {
+		t.Fatalf("thesis.json: %v, %+v", err, rec)
 	}
 	for _, r := range rec.Runs {
 		if _, err := os.Stat(filepath.Join(dir, "plots", "thesis-throughput-"+r.Profile+".svg")); err != nil {
