@@ -1,0 +1,264 @@
+package npb
+
+// BT's line solves (NPB3.4-MPI BT/x_solve.f90, y_solve.f90, z_solve.f90):
+// along every grid line in one direction, the block-tridiagonal system is
+// factored by block Gaussian elimination (forward) and solved by back
+// substitution (backward). A line crosses the p cells of its row, held by
+// p different processes, so the sweep is pipelined across cells: in stage
+// s every process eliminates in its cell at position s on the axis, all
+// of the cell's lines at once, after receiving from the predecessor the
+// last eliminated C′ block and right-hand side of each line, and sends its
+// own to the successor. The back substitution runs through the stages in
+// reverse, passing the first solution value of each line back.
+//
+// The grid's boundary points are not updated: their rows of the system
+// are the identity with a zero right-hand side, so the elimination starts
+// after the first boundary point and stops before the last one; x_solve
+// carries them along as identity blocks, which changes nothing.
+
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// btSolver is one process's part of BT's implicit step.
+type btSolver struct {
+	comm *mpi.Comm
+	g    *adiGrid
+	k    *adiConsts
+	// lhsc[c] holds cell c's eliminated super-diagonal blocks C′, one per
+	// point (indexed as the points of rhs), between the forward and the
+	// backward sweep.
+	lhsc [][]btBlock
+	// fj and nj are the Jacobians along the current line, position q at
+	// index q+1.
+	fj, nj []btBlock
+	// The pipeline's messages: per line 30 values (C′ and r′) forward, 5
+	// (the solution) backward.
+	send, recv []float64
+	sendReq    *mpi.Request
+}
+
+// btFwdWords and btBackWords are the values per line of the forward and
+// backward messages.
+const (
+	btFwdWords  = 30
+	btBackWords = 5
+)
+
+func btNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *btSolver {
+	s := &btSolver{comm: comm, g: g, k: k, lhsc: make([][]btBlock, len(g.cells))}
+	for ci := range g.cells {
+		s.lhsc[ci] = make([]btBlock, g.cells[ci].points())
+	}
+	n := g.maxSize()
+	s.fj = make([]btBlock, n+2)
+	s.nj = make([]btBlock, n+2)
+	s.send = make([]float64, n*n*btFwdWords)
+	s.recv = make([]float64, n*n*btFwdWords)
+	return s
+}
+
+// btOther returns the two axes other than d, in increasing order.
+func btOther(d int) (a, b int) {
+	a, b = (d+1)%3, (d+2)%3
+	if a > b {
+		a, b = b, a
+	}
+	return a, b
+}
+
+// adiLines returns the number of lines along axis d through cell c's
+// updated points.
+func adiLines(c *adiCell, d int) int {
+	a, b := btOther(d)
+	alo, ahi := c.interior(a)
+	blo, bhi := c.interior(b)
+	return (ahi - alo + 1) * (bhi - blo + 1)
+}
+
+// Tags of the pipeline's messages along axis d.
+func btFwdTag(d int) int  { return 200 + d }
+func btBackTag(d int) int { return 210 + d }
+
+// solve runs the line solves along axis d over all cells (x_solve,
+// y_solve or z_solve).
+func (s *btSolver) solve(d int) error {
+	g := s.g
+	p := g.ncells
+	for stage := range p {
+		ci := g.slice[d][stage]
+		c := &g.cells[ci]
+		var in []float64
+		if stage > 0 {
+			var err error
+			if in, err = s.receive(g.pred[d], btFwdTag(d), adiLines(c, d)*btFwdWords); err != nil {
+				return fmt.Errorf("bt: solve along axis %d, forward: %w", d, err)
+			}
+		}
+		s.forward(ci, d, in)
+		if stage < p-1 {
+			if err := s.sendForward(c, ci, d); err != nil {
+				return fmt.Errorf("bt: solve along axis %d, forward: %w", d, err)
+			}
+		}
+	}
+	for stage := p - 1; stage >= 0; stage-- {
+		ci := g.slice[d][stage]
+		c := &g.cells[ci]
+		var in []float64
+		if stage < p-1 {
+			var err error
+			if in, err = s.receive(g.succ[d], btBackTag(d), adiLines(c, d)*btBackWords); err != nil {
+				return fmt.Errorf("bt: solve along axis %d, backward: %w", d, err)
+			}
+		}
+		s.backward(ci, d, in)
+		if stage > 0 {
+			if err := s.sendBackward(c, d); err != nil {
+				return fmt.Errorf("bt: solve along axis %d, backward: %w", d, err)
+			}
+		}
+	}
+	return nil
+}
+
+// receive receives n values from peer into the receive buffer and
+// completes the previous send, whose buffer is reused next.
+func (s *btSolver) receive(peer, tag, n int) ([]float64, error) {
+	buf := s.recv[:n]
+	r, err := mpi.Irecv(s.comm, buf, peer, tag)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Wait(); err != nil {
+		return nil, err
+	}
+	if s.sendReq != nil {
+		_, err = s.sendReq.Wait()
+		s.sendReq = nil
+	}
+	return buf, err
+}
+
+// lineIter calls f for every line along axis d through cell c's updated
+// points, with the line's number and the indices of its point at
+// position 0 on the axis in u, the derived fields and rhs.
+func lineIter(c *adiCell, d int, f func(line, pu, pa, pr int)) {
+	a, b := btOther(d)
+	alo, ahi := c.interior(a)
+	blo, bhi := c.interior(b)
+	var idx [3]int
+	line := 0
+	for ib := blo; ib <= bhi; ib++ {
+		for ia := alo; ia <= ahi; ia++ {
+			idx[a], idx[b], idx[d] = ia, ib, 0
+			f(line, c.uAt(idx[0], idx[1], idx[2]), c.aAt(idx[0], idx[1], idx[2]), c.rAt(idx[0], idx[1], idx[2]))
+			line++
+		}
+	}
+}
+
+// axisStrides returns the strides along axis d of u, the derived fields
+// and rhs (in values), and of rhs in points.
+func axisStrides(c *adiCell, d int) (su, sa, sr int) {
+	ui, uj, uk := c.uStride()
+	ai, aj, ak := c.aStride()
+	rs := [3]int{5, 5 * c.size[0], 5 * c.size[0] * c.size[1]}
+	return [3]int{ui, uj, uk}[d], [3]int{ai, aj, ak}[d], rs[d]
+}
+
+// forward eliminates along axis d in cell ci (x_solve_cell); in holds the
+// predecessor's C′ and r′ of each line unless the cell is first on the
+// axis.
+func (s *btSolver) forward(ci, d int, in []float64) {
+	c := &s.g.cells[ci]
+	lhsc := s.lhsc[ci]
+	ax := &s.k.dir[d]
+	lo, hi := c.interior(d)
+	su, sa, sr := axisStrides(c, d)
+	fj, nj := s.fj, s.nj
+	lineIter(c, d, func(line, pu, pa, pr int) {
+		for q := lo - 1; q <= hi+1; q++ {
+			u := (*[5]float64)(c.u[pu+q*su:])
+			btJacobians(&fj[q+1], &nj[q+1], u, c.rhoI[pa+q*sa], c.qs[pa+q*sa], d+1, s.k)
+		}
+		var a, b, cIn btBlock
+		var cPrev *btBlock
+		var rPrev *[5]float64
+		if in != nil {
+			m := in[line*btFwdWords:][:btFwdWords]
+			for r := range 5 {
+				copy(cIn[r][:], m[5*r:5*r+5])
+			}
+			cPrev, rPrev = &cIn, (*[5]float64)(m[25:])
+		}
+		for q := lo; q <= hi; q++ {
+			r := (*[5]float64)(c.rhs[pr+q*sr:])
+			cq := &lhsc[(pr+q*sr)/5]
+			btLower(&a, &fj[q], &nj[q], ax.dtt1, ax.dtt2, &ax.d)
+			btDiag(&b, &nj[q+1], ax.dtt1, &ax.d)
+			btUpper(cq, &fj[q+2], &nj[q+2], ax.dtt1, ax.dtt2, &ax.d)
+			if q > lo {
+				rPrev = (*[5]float64)(c.rhs[pr+(q-1)*sr:])
+				cPrev = &lhsc[(pr+(q-1)*sr)/5]
+			}
+			if rPrev != nil {
+				btMatVecSub(&a, rPrev, r)
+				btMatMulSub(&a, cPrev, &b)
+			}
+			btBinvCRHS(&b, cq, r)
+		}
+	})
+}
+
+// sendForward sends the C′ and r′ of the last point of every line of cell
+// ci to the successor on axis d.
+func (s *btSolver) sendForward(c *adiCell, ci, d int) error {
+	_, _, sr := axisStrides(c, d)
+	q := c.size[d] - 1
+	lhsc := s.lhsc[ci]
+	lineIter(c, d, func(line, _, _, pr int) {
+		m := s.send[line*btFwdWords:][:btFwdWords]
+		blk := &lhsc[(pr+q*sr)/5]
+		for r := range 5 {
+			copy(m[5*r:5*r+5], blk[r][:])
+		}
+		copy(m[25:30], c.rhs[pr+q*sr:][:5])
+	})
+	var err error
+	s.sendReq, err = mpi.Isend(s.comm, s.send[:adiLines(c, d)*btFwdWords], s.g.succ[d], btFwdTag(d))
+	return err
+}
+
+// backward back-substitutes along axis d in cell ci (x_backsubstitute);
+// in holds the successor's solution at its first point of each line
+// unless the cell is last on the axis.
+func (s *btSolver) backward(ci, d int, in []float64) {
+	c := &s.g.cells[ci]
+	lhsc := s.lhsc[ci]
+	lo, hi := c.interior(d)
+	_, _, sr := axisStrides(c, d)
+	lineIter(c, d, func(line, _, _, pr int) {
+		if in != nil {
+			r := (*[5]float64)(c.rhs[pr+hi*sr:])
+			btMatVecSub(&lhsc[(pr+hi*sr)/5], (*[5]float64)(in[line*btBackWords:]), r)
+		}
+		for q := hi - 1; q >= lo; q-- {
+			r := (*[5]float64)(c.rhs[pr+q*sr:])
+			btMatVecSub(&lhsc[(pr+q*sr)/5], (*[5]float64)(c.rhs[pr+(q+1)*sr:]), r)
+		}
+	})
+}
+
+// sendBackward sends the solution at the first point of every line of
+// cell c to the predecessor on axis d.
+func (s *btSolver) sendBackward(c *adiCell, d int) error {
+	lineIter(c, d, func(line, _, _, pr int) {
+		copy(s.send[line*btBackWords:][:btBackWords], c.rhs[pr:pr+5])
+	})
+	var err error
+	s.sendReq, err = mpi.Isend(s.comm, s.send[:adiLines(c, d)*btBackWords], s.g.pred[d], btBackTag(d))
+	return err
+}
