@@ -188,3 +188,48 @@ func (g *adiGrid) maxSize() int {
 	}
 	return m
 }
+
+// adiOther returns the two axes other than d, in increasing order.
+func adiOther(d int) (a, b int) {
+	a, b = (d+1)%3, (d+2)%3
+	if a > b {
+		a, b = b, a
+	}
+	return a, b
+}
+
+// adiLines returns the number of lines along axis d through cell c's
+// updated points.
+func adiLines(c *adiCell, d int) int {
+	a, b := adiOther(d)
+	alo, ahi := c.interior(a)
+	blo, bhi := c.interior(b)
+	return (ahi - alo + 1) * (bhi - blo + 1)
+}
+
+// adiLineIter calls f for every line along axis d through cell c's updated
+// points, with the line's number and the indices of its point at
+// position 0 on the axis in u, the derived fields and rhs.
+func adiLineIter(c *adiCell, d int, f func(line, pu, pa, pr int)) {
+	a, b := adiOther(d)
+	alo, ahi := c.interior(a)
+	blo, bhi := c.interior(b)
+	var idx [3]int
+	line := 0
+	for ib := blo; ib <= bhi; ib++ {
+		for ia := alo; ia <= ahi; ia++ {
+			idx[a], idx[b], idx[d] = ia, ib, 0
+			f(line, c.uAt(idx[0], idx[1], idx[2]), c.aAt(idx[0], idx[1], idx[2]), c.rAt(idx[0], idx[1], idx[2]))
+			line++
+		}
+	}
+}
+
+// adiAxisStrides returns the strides along axis d of u, the derived fields
+// and rhs (in values), and of rhs in points.
+func adiAxisStrides(c *adiCell, d int) (su, sa, sr int) {
+	ui, uj, uk := c.uStride()
+	ai, aj, ak := c.aStride()
+	rs := [3]int{5, 5 * c.size[0], 5 * c.size[0] * c.size[1]}
+	return [3]int{ui, uj, uk}[d], [3]int{ai, aj, ak}[d], rs[d]
+}

@@ -7,6 +7,8 @@ package npb
 // BT/exact_solution.f90, BT/initialize.f90, BT/exact_rhs.f90; SP's are the
 // same but for the initial values of the ghost points).
 
+import "math"
+
 // adiCE are the coefficients of the exact solution (set_constants' ce):
 // component m is a sum of quartic polynomials in ξ, η and ζ.
 var adiCE = [5][13]float64{
@@ -74,7 +76,7 @@ func adiNewConsts(gp [3]int, dt float64) *adiConsts {
 	k.con43 = 4.0 / 3.0
 	k.con16 = 1.0 / 6.0
 	k.c2iv = 2.5
-	k.bt = 0.7071067811865476 // √0.5
+	k.bt = math.Sqrt(0.5)
 	d := [3]float64{0.75, 0.75, 1.0}
 	for ax := range 3 {
 		a := &k.dir[ax]
@@ -155,10 +157,7 @@ func adiInterpolate(xi, eta, zeta float64) [5]float64 {
 func adiSetFace(c *adiCell, k *adiConsts, d, q int, pos float64) {
 	var idx [3]int
 	idx[d] = q
-	a, b := (d+1)%3, (d+2)%3
-	if a > b {
-		a, b = b, a
-	}
+	a, b := adiOther(d)
 	for ib := range c.size[b] {
 		for ia := range c.size[a] {
 			idx[a], idx[b] = ia, ib

@@ -23,7 +23,7 @@ type adiFaces struct {
 func adiNewFaces(g *adiGrid) *adiFaces {
 	f := &adiFaces{reqs: make([]*mpi.Request, 0, 12)}
 	for d := range 3 {
-		a, b := (d+1)%3, (d+2)%3
+		a, b := adiOther(d)
 		for side := range 2 {
 			n := 0
 			for _, c := range g.cells {

@@ -40,10 +40,7 @@ func adiExactRHS(g *adiGrid, k *adiConsts) {
 // adiForcingAxis adds the flux differences and the dissipation along axis
 // d to cell c's forcing.
 func adiForcingAxis(c *adiCell, k *adiConsts, d int, l *adiLine) {
-	a, b := (d+1)%3, (d+2)%3
-	if a > b {
-		a, b = b, a
-	}
+	a, b := adiOther(d)
 	lo, hi := c.interior(d)
 	first, last := -2*(1-c.start[d]), c.size[d]+1-2*c.end[d]
 	blo, bhi := c.interior(b)

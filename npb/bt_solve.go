@@ -60,24 +60,6 @@ func btNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *btSolver {
 	return s
 }
 
-// btOther returns the two axes other than d, in increasing order.
-func btOther(d int) (a, b int) {
-	a, b = (d+1)%3, (d+2)%3
-	if a > b {
-		a, b = b, a
-	}
-	return a, b
-}
-
-// adiLines returns the number of lines along axis d through cell c's
-// updated points.
-func adiLines(c *adiCell, d int) int {
-	a, b := btOther(d)
-	alo, ahi := c.interior(a)
-	blo, bhi := c.interior(b)
-	return (ahi - alo + 1) * (bhi - blo + 1)
-}
-
 // Tags of the pipeline's messages along axis d.
 func btFwdTag(d int) int  { return 200 + d }
 func btBackTag(d int) int { return 210 + d }
@@ -142,33 +124,6 @@ func (s *btSolver) receive(peer, tag, n int) ([]float64, error) {
 	return buf, err
 }
 
-// lineIter calls f for every line along axis d through cell c's updated
-// points, with the line's number and the indices of its point at
-// position 0 on the axis in u, the derived fields and rhs.
-func lineIter(c *adiCell, d int, f func(line, pu, pa, pr int)) {
-	a, b := btOther(d)
-	alo, ahi := c.interior(a)
-	blo, bhi := c.interior(b)
-	var idx [3]int
-	line := 0
-	for ib := blo; ib <= bhi; ib++ {
-		for ia := alo; ia <= ahi; ia++ {
-			idx[a], idx[b], idx[d] = ia, ib, 0
-			f(line, c.uAt(idx[0], idx[1], idx[2]), c.aAt(idx[0], idx[1], idx[2]), c.rAt(idx[0], idx[1], idx[2]))
-			line++
-		}
-	}
-}
-
-// axisStrides returns the strides along axis d of u, the derived fields
-// and rhs (in values), and of rhs in points.
-func axisStrides(c *adiCell, d int) (su, sa, sr int) {
-	ui, uj, uk := c.uStride()
-	ai, aj, ak := c.aStride()
-	rs := [3]int{5, 5 * c.size[0], 5 * c.size[0] * c.size[1]}
-	return [3]int{ui, uj, uk}[d], [3]int{ai, aj, ak}[d], rs[d]
-}
-
 // forward eliminates along axis d in cell ci (x_solve_cell); in holds the
 // predecessor's C′ and r′ of each line unless the cell is first on the
 // axis.
@@ -177,9 +132,9 @@ func (s *btSolver) forward(ci, d int, in []float64) {
 	lhsc := s.lhsc[ci]
 	ax := &s.k.dir[d]
 	lo, hi := c.interior(d)
-	su, sa, sr := axisStrides(c, d)
+	su, sa, sr := adiAxisStrides(c, d)
 	fj, nj := s.fj, s.nj
-	lineIter(c, d, func(line, pu, pa, pr int) {
+	adiLineIter(c, d, func(line, pu, pa, pr int) {
 		for q := lo - 1; q <= hi+1; q++ {
 			u := (*[5]float64)(c.u[pu+q*su:])
 			btJacobians(&fj[q+1], &nj[q+1], u, c.rhoI[pa+q*sa], c.qs[pa+q*sa], d+1, s.k)
@@ -216,10 +171,10 @@ func (s *btSolver) forward(ci, d int, in []float64) {
 // sendForward sends the C′ and r′ of the last point of every line of cell
 // ci to the successor on axis d.
 func (s *btSolver) sendForward(c *adiCell, ci, d int) error {
-	_, _, sr := axisStrides(c, d)
+	_, _, sr := adiAxisStrides(c, d)
 	q := c.size[d] - 1
 	lhsc := s.lhsc[ci]
-	lineIter(c, d, func(line, _, _, pr int) {
+	adiLineIter(c, d, func(line, _, _, pr int) {
 		m := s.send[line*btFwdWords:][:btFwdWords]
 		blk := &lhsc[(pr+q*sr)/5]
 		for r := range 5 {
@@ -239,8 +194,8 @@ func (s *btSolver) backward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
 	lhsc := s.lhsc[ci]
 	lo, hi := c.interior(d)
-	_, _, sr := axisStrides(c, d)
-	lineIter(c, d, func(line, _, _, pr int) {
+	_, _, sr := adiAxisStrides(c, d)
+	adiLineIter(c, d, func(line, _, _, pr int) {
 		if in != nil {
 			r := (*[5]float64)(c.rhs[pr+hi*sr:])
 			btMatVecSub(&lhsc[(pr+hi*sr)/5], (*[5]float64)(in[line*btBackWords:]), r)
@@ -255,7 +210,7 @@ func (s *btSolver) backward(ci, d int, in []float64) {
 // sendBackward sends the solution at the first point of every line of
 // cell c to the predecessor on axis d.
 func (s *btSolver) sendBackward(c *adiCell, d int) error {
-	lineIter(c, d, func(line, _, _, pr int) {
+	adiLineIter(c, d, func(line, _, _, pr int) {
 		copy(s.send[line*btBackWords:][:btBackWords], c.rhs[pr:pr+5])
 	})
 	var err error

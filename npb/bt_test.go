@@ -150,10 +150,10 @@ func TestBTLineSolve(t *testing.T) {
 			t.Fatal(err)
 		}
 		lo, hi := c.interior(d)
-		su, sa, sr := axisStrides(c, d)
+		su, sa, sr := adiAxisStrides(c, d)
 		ax := &k.dir[d]
 		worst := 0.0
-		lineIter(c, d, func(_, pu, pa, pr int) {
+		adiLineIter(c, d, func(_, pu, pa, pr int) {
 			jac := func(q int) (f, n btBlock) {
 				btJacobians(&f, &n, (*[5]float64)(c.u[pu+q*su:]), c.rhoI[pa+q*sa], c.qs[pa+q*sa], d+1, k)
 				return f, n
