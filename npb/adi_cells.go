@@ -166,7 +166,8 @@ func adiNewGrid(gp [3]int, np, me int, sp bool) (*adiGrid, error) {
 
 // alloc allocates the cell's fields.
 func (c *adiCell) alloc(sp bool) {
-	nu := 5 * (c.size[0] + 4) * (c.size[1] + 4) * (c.size[2] + 4)
+	g2 := 2 * adiGhost
+	nu := 5 * (c.size[0] + g2) * (c.size[1] + g2) * (c.size[2] + g2)
 	na := (c.size[0] + 2) * (c.size[1] + 2) * (c.size[2] + 2)
 	c.u = make([]float64, nu)
 	c.rhs = make([]float64, 5*c.points())

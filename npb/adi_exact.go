@@ -31,35 +31,32 @@ func adiExact(xi, eta, zeta float64) (v [5]float64) {
 	return v
 }
 
-// adiDir are the constants of one axis: for axis x, NPB's tx1, tx2, tx3,
-// dx1..dx5, dx1tx1..dx5tx1, xxcon1..xxcon5 and dttx1, dttx2.
+// adiDir are the constants of one axis (for x, set_constants' tx1, tx2,
+// dx1..dx5, dx1tx1..dx5tx1, xxcon1..xxcon5, dttx1, dttx2, c2dttx1 and
+// dnxm1).
 type adiDir struct {
-	t1, t2, t3 float64 // 1/h², 1/(2h), 1/h
-	d          [5]float64
-	dt1        [5]float64 // d[m]·t1
-	con        [5]float64 // xxcon1..xxcon5
-	dtt1, dtt2 float64    // dt·t1, dt·t2
-	dn         float64    // h = 1/(points−1): NPB's dnxm1
+	t1, t2 float64    // 1/h², 1/(2h)
+	d      [5]float64 // the dissipation coefficients of the implicit operator
+	dt1    [5]float64 // d[m]·t1
+	con    [5]float64 // the viscous coefficients xxcon1..xxcon5
+	dtt1   float64    // dt·t1
+	dtt2   float64    // dt·t2
+	c2dtt1 float64    // 2·dt·t1
+	dn     float64    // h = 1/(points−1)
 }
 
 // adiConsts are the constants of a run (set_constants).
 type adiConsts struct {
-	dt                  float64
-	c1, c2, c3, c4, c5  float64 // the gas constants
-	dir                 [3]adiDir
-	c1c2, c1c5, c3c4    float64
-	c1345, conz1        float64
-	con43, con16        float64
-	dssp                float64
-	c2iv                float64
-	bt                  float64
-	comz1, comz4, comz5 float64 // dt·dssp times 1, 4, 5
-	comz6               float64
-	c4dssp, c5dssp      float64
-	c2dtt1              [3]float64 // 2·dtt1 of each axis
-	dxmax, dymax, dzmax float64
-	c3c4t3              [3]float64 // c3c4·t3 of each axis
-	dttdssp             float64
+	dt          float64
+	dir         [3]adiDir
+	c1, c2      float64 // the gas constants c1 = γ and c2 = γ−1
+	c1c2, c1c5  float64
+	c3c4, c1345 float64
+	con43       float64
+	dssp        float64    // the fourth-order dissipation coefficient
+	dttdssp     float64    // dt·dssp
+	dmax        [3]float64 // NPB's dxmax, dymax, dzmax (SP)
+	bt, c2iv    float64    // √½ and 2.5 (SP's changes of variables)
 }
 
 // adiNewConsts returns the constants for a grid of gp points per axis and
@@ -67,40 +64,33 @@ type adiConsts struct {
 func adiNewConsts(gp [3]int, dt float64) *adiConsts {
 	// Products of the constants are formed at run time, as in NPB (Go
 	// would fold constant expressions exactly).
-	k := &adiConsts{dt: dt, c1: 1.4, c2: 0.4, c3: 0.1, c4: 1.0, c5: 1.4}
-	k.c1c2 = k.c1 * k.c2
-	k.c1c5 = k.c1 * k.c5
-	k.c3c4 = k.c3 * k.c4
+	c1, c2, c3, c4, c5 := 1.4, 0.4, 0.1, 1.0, 1.4
+	k := &adiConsts{dt: dt, c1: c1, c2: c2, c1c2: c1 * c2, c1c5: c1 * c5, c3c4: c3 * c4}
 	k.c1345 = k.c1c5 * k.c3c4
-	k.conz1 = 1 - k.c1c5
 	k.con43 = 4.0 / 3.0
-	k.con16 = 1.0 / 6.0
-	k.c2iv = 2.5
+	conz1 := 1 - k.c1c5
+	con16 := 1.0 / 6.0
 	k.bt = math.Sqrt(0.5)
+	k.c2iv = 2.5
 	d := [3]float64{0.75, 0.75, 1.0}
 	for ax := range 3 {
 		a := &k.dir[ax]
 		a.dn = 1 / float64(gp[ax]-1)
 		a.t1 = 1 / (a.dn * a.dn)
 		a.t2 = 1 / (2 * a.dn)
-		a.t3 = 1 / a.dn
+		t3 := 1 / a.dn
 		for m := range 5 {
 			a.d[m] = d[ax]
 			a.dt1[m] = a.d[m] * a.t1
 		}
 		a.dtt1, a.dtt2 = dt*a.t1, dt*a.t2
-		k.c2dtt1[ax] = 2 * a.dtt1
-		c := k.c3c4 * a.t3
-		k.c3c4t3[ax] = c
-		a.con = [5]float64{c * k.con43 * a.t3, c * a.t3, c * k.conz1 * a.t3, c * k.con16 * a.t3, c * k.c1c5 * a.t3}
+		a.c2dtt1 = 2 * a.dtt1
+		c := k.c3c4 * t3
+		a.con = [5]float64{c * k.con43 * t3, c * t3, c * conz1 * t3, c * con16 * t3, c * k.c1c5 * t3}
 	}
-	k.dxmax = max(k.dir[0].d[2], k.dir[0].d[3])
-	k.dymax = max(k.dir[1].d[1], k.dir[1].d[3])
-	k.dzmax = max(k.dir[2].d[1], k.dir[2].d[2])
+	k.dmax = [3]float64{max(k.dir[0].d[2], k.dir[0].d[3]), max(k.dir[1].d[1], k.dir[1].d[3]), max(k.dir[2].d[1], k.dir[2].d[2])}
 	k.dssp = 0.25 * max(k.dir[0].d[0], max(k.dir[1].d[0], k.dir[2].d[0]))
-	k.c4dssp, k.c5dssp = 4*k.dssp, 5*k.dssp
 	k.dttdssp = dt * k.dssp
-	k.comz1, k.comz4, k.comz5, k.comz6 = k.dttdssp, 4*k.dttdssp, 5*k.dttdssp, 6*k.dttdssp
 	return k
 }
 

@@ -174,3 +174,24 @@ func adiMaxAbs(v []float64) float64 {
 	}
 	return m
 }
+
+// TestADIStepAllocs checks that a time step of BT and of SP on one
+// process allocates nothing.
+func TestADIStepAllocs(t *testing.T) {
+	p, _ := btClassParams('S')
+	bt, err := btNewState(nil, 1, 0, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(3, func() { bt.step() }); n != 0 {
+		t.Errorf("BT: %v allocations per step", n)
+	}
+	p, _ = spClassParams('S')
+	sp, err := spNewState(nil, 1, 0, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(3, func() { sp.step() }); n != 0 {
+		t.Errorf("SP: %v allocations per step", n)
+	}
+}

@@ -19,23 +19,12 @@ package npb
 
 import (
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/rhinet-go/martini/mpi"
 )
 
 func init() {
 	register(Kernel{Name: "BT", Run: runBT, Procs: Square, ProcsRule: "a square number of processes", Classes: []Class{'S', 'W', 'A', 'B'}})
-}
-
-// adiParams are a class's parameters (setparams' write_bt_info or
-// write_sp_info) and its reference norms (verify.f90).
-type adiParams struct {
-	n     int // grid points per axis
-	niter int
-	dt    float64
-	ref   adiReference
 }
 
 // btClassParams returns BT's parameters of class.
@@ -84,9 +73,11 @@ type btState struct {
 // btGhost is the value of u's points outside the cells (initialize.f90).
 var btGhost = [5]float64{1, 1, 1, 1, 1}
 
-func btNewState(comm *mpi.Comm, p adiParams) (*btState, error) {
+// btNewState sets up process me of np's part of a run over comm
+// (which may be nil for a single process).
+func btNewState(comm *mpi.Comm, np, me int, p adiParams) (*btState, error) {
 	gp := [3]int{p.n, p.n, p.n}
-	g, err := adiNewGrid(gp, comm.Size(), comm.Rank(), false)
+	g, err := adiNewGrid(gp, np, me, false)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +122,7 @@ func runBT(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	if !Square(c.Size()) {
 		return nil, fmt.Errorf("npb: bt: %d processes: %w (want a square number)", c.Size(), ErrUnsupported)
 	}
-	s, err := btNewState(c, p)
+	s, err := btNewState(c, c.Size(), c.Rank(), p)
 	if err != nil {
 		return nil, fmt.Errorf("npb: bt: %w", err)
 	}
@@ -140,69 +131,4 @@ func runBT(c *mpi.Comm, class Class, o Options) (*Result, error) {
 		return nil, fmt.Errorf("npb: %w", err)
 	}
 	return adiResult(c, "BT", class, p, secs, btOps(p), o, s.g, s.k, s.rhs)
-}
-
-// adiTimedSteps runs one untimed step, reinitialises, and times niter
-// steps; it returns the largest time over the processes (on rank 0).
-func adiTimedSteps(c *mpi.Comm, niter int, step func() error, reinit func()) (float64, error) {
-	if err := step(); err != nil {
-		return 0, err
-	}
-	reinit()
-	if err := c.Barrier(); err != nil {
-		return 0, err
-	}
-	start := time.Now()
-	for range niter {
-		if err := step(); err != nil {
-			return 0, err
-		}
-	}
-	t := []float64{time.Since(start).Seconds()}
-	tmax := []float64{0}
-	if err := mpi.Reduce(c, t, tmax, mpi.Max, 0); err != nil {
-		return 0, err
-	}
-	return tmax[0], nil
-}
-
-// adiResult computes the norms of the final state, with the right-hand
-// side recomputed by rhs, verifies them and returns the result (verify
-// and print_results).
-func adiResult(c *mpi.Comm, name string, class Class, p adiParams, secs, ops float64, o Options, g *adiGrid, k *adiConsts, rhs func() error) (*Result, error) {
-	lower := strings.ToLower(name)
-	xce, err := adiErrorNorm(c, g, k)
-	if err != nil {
-		return nil, fmt.Errorf("npb: %s: %w", lower, err)
-	}
-	if err := rhs(); err != nil {
-		return nil, fmt.Errorf("npb: %s: %w", lower, err)
-	}
-	xcr, err := adiRHSNorm(c, g)
-	if err != nil {
-		return nil, fmt.Errorf("npb: %s: %w", lower, err)
-	}
-	for m := range xcr {
-		xcr[m] /= p.dt
-	}
-	res := &Result{
-		Kernel:     name,
-		Class:      class,
-		Size:       fmt.Sprintf("%dx%dx%d", p.n, p.n, p.n),
-		Iterations: p.niter,
-		NP:         c.Size(),
-		Seconds:    secs,
-		Mops:       Mops(ops, secs),
-		Operation:  "floating point",
-	}
-	if c.Rank() != 0 {
-		return res, nil
-	}
-	if o.Corrupt {
-		xcr[0] *= 1 + 1e-6
-	}
-	var b strings.Builder
-	res.Verified = adiVerify(&b, class, xcr, xce, p.ref)
-	res.Detail = b.String()
-	return res, nil
 }

@@ -74,9 +74,11 @@ type spState struct {
 	after [3]func(c *adiCell)
 }
 
-func spNewState(comm *mpi.Comm, p adiParams) (*spState, error) {
+// spNewState sets up process me of np's part of a run over comm
+// (which may be nil for a single process).
+func spNewState(comm *mpi.Comm, np, me int, p adiParams) (*spState, error) {
 	gp := [3]int{p.n, p.n, p.n}
-	g, err := adiNewGrid(gp, comm.Size(), comm.Rank(), true)
+	g, err := adiNewGrid(gp, np, me, true)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +127,7 @@ func runSP(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	if !Square(c.Size()) {
 		return nil, fmt.Errorf("npb: sp: %d processes: %w (want a square number)", c.Size(), ErrUnsupported)
 	}
-	s, err := spNewState(c, p)
+	s, err := spNewState(c, c.Size(), c.Rank(), p)
 	if err != nil {
 		return nil, fmt.Errorf("npb: sp: %w", err)
 	}

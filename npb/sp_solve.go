@@ -140,14 +140,14 @@ func (s *spSolver) fillLHS(c *adiCell, d, pa, pl, sa, sl int, lhs []float64) {
 	lo, hi := c.interior(d)
 	n := d + 1 // the momentum component normal to the axis
 	vel := [3][]float64{c.us, c.vs, c.ws}[d]
-	dmax := [3]float64{k.dxmax, k.dymax, k.dzmax}[d]
+	dmax := k.dmax[d]
 	for q := lo - 1; q <= hi+1; q++ {
 		ru1 := k.c3c4 * c.rhoI[pa+q*sa]
 		s.cv[q+1] = vel[pa+q*sa]
 		s.rhon[q+1] = max(ax.d[n]+k.con43*ru1, ax.d[4]+k.c1c5*ru1, dmax+ru1, ax.d[0])
 	}
 	cv, rhon := s.cv, s.rhon
-	c2dtt1 := k.c2dtt1[d]
+	c2dtt1 := ax.c2dtt1
 	for q := lo; q <= hi; q++ {
 		l := lhs[pl+q*sl:][:15]
 		l[0] = 0
