@@ -13,7 +13,9 @@ type btBlock [5][5]float64
 // btJacobians sets f and n to the flux and viscous Jacobians at a point
 // with conserved variables u, 1/ρ = rhoI and kinetic energy per mass qs,
 // for the direction whose momentum component is un (1, 2 or 3 for x, y,
-// z). The other two momentum components enter symmetrically.
+// z). The other two momentum components enter symmetrically. Only the
+// entries that can be non-zero are written: f and n must be zero elsewhere
+// (blocks used for one direction only).
 func btJacobians(f, n *btBlock, u *[5]float64, rhoI, qs float64, un int, k *adiConsts) {
 	t1 := rhoI
 	t2 := t1 * t1
@@ -21,8 +23,6 @@ func btJacobians(f, n *btBlock, u *[5]float64, rhoI, qs float64, un int, k *adiC
 	c1, c2 := k.c1, k.c2
 	c3c4, c1345 := k.c3c4, k.c1345
 	w := u[un]
-	*f = btBlock{}
-	*n = btBlock{}
 
 	f[0][un] = 1
 	f[un][0] = -(w * w * t2) + c2*qs
@@ -121,35 +121,68 @@ func btMatMulSub(a, b, c *btBlock) {
 
 // btBinvCRHS solves b·X = [c r] in place by Gauss–Jordan elimination
 // without pivoting (binvcrhs): c becomes b⁻¹·c and r becomes b⁻¹·r; b is
-// destroyed.
+// destroyed. The elimination of b gives the multipliers, which are then
+// applied to each column of c and to r held in registers; every value
+// goes through the same operations, in the same order, as in binvcrhs.
 func btBinvCRHS(b, c *btBlock, r *[5]float64) {
+	var piv [5]float64
+	var f btBlock // f[q][p]: the multiple of row p subtracted from row q
 	for p := range 5 {
-		bp, cp := &b[p], &c[p]
+		bp := &b[p]
 		pivot := 1 / bp[p]
+		piv[p] = pivot
 		for col := p + 1; col < 5; col++ {
 			bp[col] *= pivot
 		}
-		cp[0] *= pivot
-		cp[1] *= pivot
-		cp[2] *= pivot
-		cp[3] *= pivot
-		cp[4] *= pivot
-		r[p] *= pivot
 		for q := range 5 {
 			if q == p {
 				continue
 			}
-			bq, cq := &b[q], &c[q]
+			bq := &b[q]
 			coeff := bq[p]
+			f[q][p] = coeff
 			for col := p + 1; col < 5; col++ {
 				bq[col] -= coeff * bp[col]
 			}
-			cq[0] -= coeff * cp[0]
-			cq[1] -= coeff * cp[1]
-			cq[2] -= coeff * cp[2]
-			cq[3] -= coeff * cp[3]
-			cq[4] -= coeff * cp[4]
-			r[q] -= coeff * r[p]
 		}
 	}
+	for j := range 5 {
+		c[0][j], c[1][j], c[2][j], c[3][j], c[4][j] = btEliminateColumn(&piv, &f, c[0][j], c[1][j], c[2][j], c[3][j], c[4][j])
+	}
+	r[0], r[1], r[2], r[3], r[4] = btEliminateColumn(&piv, &f, r[0], r[1], r[2], r[3], r[4])
+}
+
+// btEliminateColumn applies the Gauss–Jordan steps with pivots piv and
+// multipliers f to the column (x0, ..., x4).
+func btEliminateColumn(piv *[5]float64, f *btBlock, x0, x1, x2, x3, x4 float64) (float64, float64, float64, float64, float64) {
+	x0 *= piv[0]
+	x1 -= f[1][0] * x0
+	x2 -= f[2][0] * x0
+	x3 -= f[3][0] * x0
+	x4 -= f[4][0] * x0
+
+	x1 *= piv[1]
+	x0 -= f[0][1] * x1
+	x2 -= f[2][1] * x1
+	x3 -= f[3][1] * x1
+	x4 -= f[4][1] * x1
+
+	x2 *= piv[2]
+	x0 -= f[0][2] * x2
+	x1 -= f[1][2] * x2
+	x3 -= f[3][2] * x2
+	x4 -= f[4][2] * x2
+
+	x3 *= piv[3]
+	x0 -= f[0][3] * x3
+	x1 -= f[1][3] * x3
+	x2 -= f[2][3] * x3
+	x4 -= f[4][3] * x3
+
+	x4 *= piv[4]
+	x0 -= f[0][4] * x4
+	x1 -= f[1][4] * x4
+	x2 -= f[2][4] * x4
+	x3 -= f[3][4] * x4
+	return x0, x1, x2, x3, x4
 }

@@ -31,9 +31,9 @@ type btSolver struct {
 	// point (indexed as the points of rhs), between the forward and the
 	// backward sweep.
 	lhsc [][]btBlock
-	// fj and nj are the Jacobians along the current line, position q at
-	// index q+1.
-	fj, nj []btBlock
+	// fj[d] and nj[d] are the Jacobians along the current line in
+	// direction d, position q at index q+1.
+	fj, nj [3][]btBlock
 	// The pipeline's messages: per line 30 values (C′ and r′) forward, 5
 	// (the solution) backward.
 	send, recv []float64
@@ -53,8 +53,10 @@ func btNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *btSolver {
 		s.lhsc[ci] = make([]btBlock, g.cells[ci].points())
 	}
 	n := g.maxSize()
-	s.fj = make([]btBlock, n+2)
-	s.nj = make([]btBlock, n+2)
+	for d := range 3 {
+		s.fj[d] = make([]btBlock, n+2)
+		s.nj[d] = make([]btBlock, n+2)
+	}
 	s.send = make([]float64, n*n*btFwdWords)
 	s.recv = make([]float64, n*n*btFwdWords)
 	return s
@@ -133,7 +135,7 @@ func (s *btSolver) forward(ci, d int, in []float64) {
 	ax := &s.k.dir[d]
 	lo, hi := c.interior(d)
 	su, sa, sr := adiAxisStrides(c, d)
-	fj, nj := s.fj, s.nj
+	fj, nj := s.fj[d], s.nj[d]
 	adiLineIter(c, d, func(line, pu, pa, pr int) {
 		for q := lo - 1; q <= hi+1; q++ {
 			u := (*[5]float64)(c.u[pu+q*su:])

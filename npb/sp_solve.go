@@ -45,7 +45,7 @@ type spSolver struct {
 	// points q−2..q+2.
 	lhs [][]float64
 	// cv and rhon are the normal velocity and the viscous eigenvalue
-	// bound along the current line, position q at index q+1.
+	// bound on the current pencil, row q of line l at (q+1)·na + l.
 	cv, rhon   []float64
 	send, recv []float64
 	sendReq    *mpi.Request
@@ -61,8 +61,8 @@ func spNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *spSolver {
 		s.lhs[ci] = l
 	}
 	n := g.maxSize()
-	s.cv = make([]float64, n+2)
-	s.rhon = make([]float64, n+2)
+	s.cv = make([]float64, (n+2)*n)
+	s.rhon = make([]float64, (n+2)*n)
 	s.send = make([]float64, n*n*spFwdWords)
 	s.recv = make([]float64, n*n*spFwdWords)
 	return s
@@ -132,68 +132,26 @@ func (s *spSolver) receive(peer, tag, n int) ([]float64, error) {
 	return buf, err
 }
 
-// fillLHS sets the pentadiagonal rows of the line along axis d whose
-// first point has indices pa in the derived fields and pl in lhs (lhsx).
-func (s *spSolver) fillLHS(c *adiCell, d, pa, pl, sa, sl int, lhs []float64) {
-	k := s.k
-	ax := &k.dir[d]
-	lo, hi := c.interior(d)
-	n := d + 1 // the momentum component normal to the axis
-	vel := [3][]float64{c.us, c.vs, c.ws}[d]
-	dmax := k.dmax[d]
-	for q := lo - 1; q <= hi+1; q++ {
-		ru1 := k.c3c4 * c.rhoI[pa+q*sa]
-		s.cv[q+1] = vel[pa+q*sa]
-		s.rhon[q+1] = max(ax.d[n]+k.con43*ru1, ax.d[4]+k.c1c5*ru1, dmax+ru1, ax.d[0])
-	}
-	cv, rhon := s.cv, s.rhon
-	c2dtt1 := ax.c2dtt1
-	for q := lo; q <= hi; q++ {
-		l := lhs[pl+q*sl:][:15]
-		l[0] = 0
-		l[1] = -ax.dtt2*cv[q] - ax.dtt1*rhon[q]
-		l[2] = 1 + c2dtt1*rhon[q+1]
-		l[3] = ax.dtt2*cv[q+2] - ax.dtt1*rhon[q+2]
-		l[4] = 0
-		w := &c.diss[d][q]
-		for e := range 5 {
-			l[e] += w[e] * k.dttdssp
-		}
-		sm, sp := c.speed[pa+(q-1)*sa], c.speed[pa+(q+1)*sa]
-		copy(l[5:10], l[:5])
-		copy(l[10:15], l[:5])
-		l[6] -= ax.dtt2 * sm
-		l[8] += ax.dtt2 * sp
-		l[11] += ax.dtt2 * sm
-		l[13] -= ax.dtt2 * sp
-	}
-}
-
 // forward fills the rows and eliminates along axis d in cell ci; in holds
 // the predecessor's last two rows of each line unless the cell is first
 // on the axis.
 func (s *spSolver) forward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
 	lhs := s.lhs[ci]
-	_, sa, sr := adiAxisStrides(c, d)
-	sl := 3 * sr
-	size := c.size[d]
-	adiLineIter(c, d, func(line, _, pa, pr int) {
-		pl := 3 * pr
-		s.fillLHS(c, d, pa, pl, sa, sl, lhs)
-		var m []float64
+	spPencils(c, d, func(p spPencil) {
+		s.fill(c, d, &p, lhs)
 		if in != nil {
-			m = in[line*spFwdWords:][:spFwdWords]
-		}
-		for f, fc := range spFactors {
-			lb := pl + 5*f
-			if m != nil {
-				w := 2 * (2 + fc.hi - fc.lo)
-				spTakeRows(lhs, lb, sl, c.rhs, pr, sr, fc, m[:w])
-				m = m[w:]
+			for l := range p.na {
+				m := in[(p.line0+l)*spFwdWords:][:spFwdWords]
+				pr := p.pr + l*p.srA
+				for f, fc := range spFactors {
+					w := 2 * (2 + fc.hi - fc.lo)
+					spTakeRows(lhs, 3*pr+5*f, 3*p.sr, c.rhs, pr, p.sr, fc, m[:w])
+					m = m[w:]
+				}
 			}
-			spEliminate(lhs, lb, sl, c.rhs, pr, sr, size, fc)
 		}
+		spEliminate(lhs, c.rhs, &p)
 	})
 }
 
@@ -220,56 +178,6 @@ func spTakeRows(lhs []float64, lb, sl int, rhs []float64, rb, sr int, fc spFacto
 	for i, x := range b[2:] {
 		rhs[rb+fc.lo+i] -= x * r1
 		rhs[rb+sr+fc.lo+i] -= x * r2
-	}
-}
-
-// spEliminate runs the forward elimination of factor fc on a line of n
-// rows (the rows scaled to a unit diagonal, the two sub-diagonals
-// eliminated).
-func spEliminate(lhs []float64, lb, sl int, rhs []float64, rb, sr, n int, fc spFactor) {
-	for q := 0; q <= n-3; q++ {
-		l0 := lhs[lb+q*sl:][:5]
-		l1 := lhs[lb+(q+1)*sl:][:5]
-		l2 := lhs[lb+(q+2)*sl:][:5]
-		r0, r1, r2 := rb+q*sr, rb+(q+1)*sr, rb+(q+2)*sr
-		fac1 := 1 / l0[2]
-		l0[3] *= fac1
-		l0[4] *= fac1
-		for m := fc.lo; m < fc.hi; m++ {
-			rhs[r0+m] *= fac1
-		}
-		l1[2] -= l1[1] * l0[3]
-		l1[3] -= l1[1] * l0[4]
-		for m := fc.lo; m < fc.hi; m++ {
-			rhs[r1+m] -= l1[1] * rhs[r0+m]
-		}
-		l2[1] -= l2[0] * l0[3]
-		l2[2] -= l2[0] * l0[4]
-		for m := fc.lo; m < fc.hi; m++ {
-			rhs[r2+m] -= l2[0] * rhs[r0+m]
-		}
-	}
-	// The last two rows have no rows below to eliminate; the last is
-	// scaled at once.
-	l0 := lhs[lb+(n-2)*sl:][:5]
-	l1 := lhs[lb+(n-1)*sl:][:5]
-	r0, r1 := rb+(n-2)*sr, rb+(n-1)*sr
-	fac1 := 1 / l0[2]
-	l0[3] *= fac1
-	l0[4] *= fac1
-	for m := fc.lo; m < fc.hi; m++ {
-		rhs[r0+m] *= fac1
-	}
-	l1[2] -= l1[1] * l0[3]
-	l1[3] -= l1[1] * l0[4]
-	for m := fc.lo; m < fc.hi; m++ {
-		rhs[r1+m] -= l1[1] * rhs[r0+m]
-	}
-	fac2 := 1 / l1[2]
-	l1[3] *= fac2
-	l1[4] *= fac2
-	for m := fc.lo; m < fc.hi; m++ {
-		rhs[r1+m] *= fac2
 	}
 }
 
@@ -303,37 +211,26 @@ func (s *spSolver) sendRows(c *adiCell, ci, d int) error {
 func (s *spSolver) backward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
 	lhs := s.lhs[ci]
-	_, _, sr := adiAxisStrides(c, d)
-	sl := 3 * sr
-	n := c.size[d]
-	adiLineIter(c, d, func(line, _, _, pr int) {
-		for f, fc := range spFactors {
-			lb := 3*pr + 5*f
-			for m := fc.lo; m < fc.hi; m++ {
-				rb := pr + m
-				last, prev := lhs[lb+(n-1)*sl:][:5], lhs[lb+(n-2)*sl:][:5]
+	spPencils(c, d, func(p spPencil) {
+		n, sr := p.n, p.sr
+		for l := range p.na {
+			last := p.pr + (n-1)*sr + l*p.srA
+			prev := last - sr
+			rl, rp := (*[5]float64)(c.rhs[last:]), (*[5]float64)(c.rhs[prev:])
+			ll, lp := (*[15]float64)(lhs[3*last:]), (*[15]float64)(lhs[3*prev:])
+			for m, f := range spFactorOf {
+				o := 5 * f
 				if in != nil {
-					sm := in[line*spBackWords+2*m:][:2]
-					rhs := c.rhs
-					rhs[rb+(n-1)*sr] = rhs[rb+(n-1)*sr] - last[3]*sm[0] - last[4]*sm[1]
-					rhs[rb+(n-2)*sr] = rhs[rb+(n-2)*sr] - prev[3]*rhs[rb+(n-1)*sr] - prev[4]*sm[0]
+					sm := in[(p.line0+l)*spBackWords+2*m:][:2]
+					rl[m] = rl[m] - ll[o+3]*sm[0] - ll[o+4]*sm[1]
+					rp[m] = rp[m] - lp[o+3]*rl[m] - lp[o+4]*sm[0]
 				} else {
-					c.rhs[rb+(n-2)*sr] -= prev[3] * c.rhs[rb+(n-1)*sr]
+					rp[m] -= lp[o+3] * rl[m]
 				}
-				spBackLine(lhs, lb, sl, c.rhs, rb, sr, n)
 			}
 		}
+		spBackSubstitute(lhs, c.rhs, &p)
 	})
-}
-
-// spBackLine back-substitutes one component along a line of n rows whose
-// last two are solved.
-func spBackLine(lhs []float64, lb, sl int, rhs []float64, rb, sr, n int) {
-	for q := n - 3; q >= 0; q-- {
-		l := lhs[lb+q*sl:][:5]
-		r := rb + q*sr
-		rhs[r] = rhs[r] - l[3]*rhs[r+sr] - l[4]*rhs[r+2*sr]
-	}
 }
 
 // sendSolution sends the first two solution values of every line of cell

@@ -65,7 +65,7 @@ func adiMaxDiff(a, b []float64) float64 {
 
 // TestSPLineSolve checks the sweeps on one process against the
 // pentadiagonal systems they solve: for each factor and each line, the
-// rows filled by fillLHS times the solution give back the right-hand side.
+// rows the sweep fills, times the solution, give back the right-hand side.
 func TestSPLineSolve(t *testing.T) {
 	g, k := spTestCell(t, [3]int{7, 8, 9})
 	c := &g.cells[0]
@@ -75,26 +75,22 @@ func TestSPLineSolve(t *testing.T) {
 		if err := s.solve(d, func(*adiCell) {}); err != nil {
 			t.Fatal(err)
 		}
-		_, sa, sr := adiAxisStrides(c, d)
-		sl := 3 * sr
 		rows := make([]float64, len(s.lhs[0]))
-		n := c.size[d]
-		lo, hi := c.interior(d)
 		worst := 0.0
-		adiLineIter(c, d, func(_, _, pa, pr int) {
-			s.fillLHS(c, d, pa, 3*pr, sa, sl, rows)
-			for f, fc := range spFactors {
-				for m := fc.lo; m < fc.hi; m++ {
-					for q := lo; q <= hi; q++ {
-						l := rows[3*pr+5*f+q*sl:][:5]
+		spPencils(c, d, func(p spPencil) {
+			s.fill(c, d, &p, rows)
+			for l := range p.na {
+				for m, f := range spFactorOf {
+					for q := p.lo; q <= p.hi; q++ {
+						r := p.pr + q*p.sr + l*p.srA
+						row := rows[3*r+5*f:][:5]
 						sum := 0.0
 						for e := range 5 {
-							if p := q - 2 + e; p >= 0 && p < n {
-								sum += l[e] * c.rhs[pr+p*sr+m]
+							if x := q - 2 + e; x >= 0 && x < p.n {
+								sum += row[e] * c.rhs[r+(x-q)*p.sr+m]
 							}
 						}
-						want := r0[pr+q*sr+m]
-						worst = max(worst, math.Abs(sum-want)/(math.Abs(want)+1e-3))
+						worst = max(worst, math.Abs(sum-r0[r+m])/(math.Abs(r0[r+m])+1e-3))
 					}
 				}
 			}
