@@ -110,37 +110,57 @@ func spEliminate(lhs, rhs []float64, p *spPencil) {
 
 // spEliminateRow scales the row at rhs index r (rows sr apart) and
 // eliminates its column from the next row and, when two is set, from the
-// row after.
+// row after, for the three factors.
 func spEliminateRow(lhs, rhs []float64, r, sr int, two bool) {
 	l0 := (*[15]float64)(lhs[3*r:])
 	l1 := (*[15]float64)(lhs[3*(r+sr):])
 	r0 := (*[5]float64)(rhs[r:])
 	r1 := (*[5]float64)(rhs[r+sr:])
-	for f, fc := range spFactors {
-		o := 5 * f
-		fac1 := 1 / l0[o+2]
-		l0[o+3] *= fac1
-		l0[o+4] *= fac1
-		for m := fc.lo; m < fc.hi; m++ {
-			r0[m] *= fac1
-		}
-		l1[o+2] -= l1[o+1] * l0[o+3]
-		l1[o+3] -= l1[o+1] * l0[o+4]
-		for m := fc.lo; m < fc.hi; m++ {
-			r1[m] -= l1[o+1] * r0[m]
-		}
+	var l2 *[15]float64
+	var r2 *[5]float64
+	if two {
+		l2 = (*[15]float64)(lhs[3*(r+2*sr):])
+		r2 = (*[5]float64)(rhs[r+2*sr:])
 	}
-	if !two {
-		return
+
+	// The first factor, shared by components 0, 1 and 2.
+	fac := 1 / l0[2]
+	a3, a4 := fac*l0[3], fac*l0[4]
+	l0[3], l0[4] = a3, a4
+	x0, x1, x2 := fac*r0[0], fac*r0[1], fac*r0[2]
+	r0[0], r0[1], r0[2] = x0, x1, x2
+	b := l1[1]
+	l1[2] -= b * a3
+	l1[3] -= b * a4
+	r1[0] -= b * x0
+	r1[1] -= b * x1
+	r1[2] -= b * x2
+	if two {
+		b = l2[0]
+		l2[1] -= b * a3
+		l2[2] -= b * a4
+		r2[0] -= b * x0
+		r2[1] -= b * x1
+		r2[2] -= b * x2
 	}
-	l2 := (*[15]float64)(lhs[3*(r+2*sr):])
-	r2 := (*[5]float64)(rhs[r+2*sr:])
-	for f, fc := range spFactors {
-		o := 5 * f
-		l2[o+1] -= l2[o] * l0[o+3]
-		l2[o+2] -= l2[o] * l0[o+4]
-		for m := fc.lo; m < fc.hi; m++ {
-			r2[m] -= l2[o] * r0[m]
+
+	// The second and third factors, of components 3 and 4.
+	for f := 1; f < 3; f++ {
+		o, m := 5*f, 2+f
+		fac := 1 / l0[o+2]
+		a3, a4 := fac*l0[o+3], fac*l0[o+4]
+		l0[o+3], l0[o+4] = a3, a4
+		x := fac * r0[m]
+		r0[m] = x
+		b := l1[o+1]
+		l1[o+2] -= b * a3
+		l1[o+3] -= b * a4
+		r1[m] -= b * x
+		if two {
+			b = l2[o]
+			l2[o+1] -= b * a3
+			l2[o+2] -= b * a4
+			r2[m] -= b * x
 		}
 	}
 }
