@@ -12,9 +12,10 @@ package npb
 // reverse, passing the first solution value of each line back.
 //
 // The grid's boundary points are not updated: their rows of the system
-// are the identity with a zero right-hand side, so the elimination starts
-// after the first boundary point and stops before the last one; x_solve
-// carries them along as identity blocks, which changes nothing.
+// are the identity with a zero right-hand side, so the elimination here
+// leaves them out, starting after the first boundary point and stopping
+// before the last one. NPB's x_solve carries them along as identity blocks
+// with zero off-diagonal neighbours, which changes no value.
 
 import (
 	"fmt"
