@@ -1,0 +1,88 @@
+package npb
+
+// What BT and SP share around the time steps: a class's parameters, the
+// timed loop and the verification of the result (NPB3.4-MPI BT/bt.f90's
+// main program after the setup, BT/verify.f90 and print_results; SP's
+// are the same).
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// adiParams are a class's parameters (setparams' write_bt_info or
+// write_sp_info) and its reference norms (verify.f90).
+type adiParams struct {
+	n     int // grid points per axis
+	niter int
+	dt    float64
+	ref   adiReference
+}
+
+// adiTimedSteps runs one untimed step, reinitialises, and times niter
+// steps; it returns the largest time over the processes (on rank 0).
+func adiTimedSteps(c *mpi.Comm, niter int, step func() error, reinit func()) (float64, error) {
+	if err := step(); err != nil {
+		return 0, err
+	}
+	reinit()
+	if err := c.Barrier(); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	for range niter {
+		if err := step(); err != nil {
+			return 0, err
+		}
+	}
+	t := []float64{time.Since(start).Seconds()}
+	tmax := []float64{0}
+	if err := mpi.Reduce(c, t, tmax, mpi.Max, 0); err != nil {
+		return 0, err
+	}
+	return tmax[0], nil
+}
+
+// adiResult computes the norms of the final state, with the right-hand
+// side recomputed by rhs, verifies them and returns the result (verify
+// and print_results).
+func adiResult(c *mpi.Comm, name string, class Class, p adiParams, secs, ops float64, o Options, g *adiGrid, k *adiConsts, rhs func() error) (*Result, error) {
+	lower := strings.ToLower(name)
+	xce, err := adiErrorNorm(c, g, k)
+	if err != nil {
+		return nil, fmt.Errorf("npb: %s: %w", lower, err)
+	}
+	if err := rhs(); err != nil {
+		return nil, fmt.Errorf("npb: %s: %w", lower, err)
+	}
+	xcr, err := adiRHSNorm(c, g)
+	if err != nil {
+		return nil, fmt.Errorf("npb: %s: %w", lower, err)
+	}
+	for m := range xcr {
+		xcr[m] /= p.dt
+	}
+	res := &Result{
+		Kernel:     name,
+		Class:      class,
+		Size:       fmt.Sprintf("%dx%dx%d", p.n, p.n, p.n),
+		Iterations: p.niter,
+		NP:         c.Size(),
+		Seconds:    secs,
+		Mops:       Mops(ops, secs),
+		Operation:  "floating point",
+	}
+	if c.Rank() != 0 {
+		return res, nil
+	}
+	if o.Corrupt {
+		xcr[0] *= 1 + 1e-6
+	}
+	var b strings.Builder
+	res.Verified = adiVerify(&b, class, xcr, xce, p.ref)
+	res.Detail = b.String()
+	return res, nil
+}

@@ -1,0 +1,139 @@
+package npb
+
+// SP: the scalar-pentadiagonal pseudo-application of NPB 3.4 (MPI
+// version, SP/sp.f90, adi.f90, verify.f90 and the files named in the
+// adi_*.go and sp_*.go files). It solves the same discretised
+// Navier–Stokes problem as BT, but each factor of the approximate
+// factorisation is diagonalised: every time step (adi) exchanges the
+// faces and computes the right-hand side, moves it into the x
+// characteristic variables (txinvr), solves three scalar pentadiagonal
+// systems along every x line, moves to the y variables (ninvr), solves
+// along y, moves to the z variables (pinvr), solves along z, returns to
+// the conserved variables (tzetar) and adds the update.
+//
+// The decomposition, problem setup, right-hand side, face exchange and
+// norms are BT's (adi_*.go); the pipelined line solves are in
+// sp_solve.go, the changes of variables in sp_invr.go.
+
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+func init() {
+	register(Kernel{Name: "SP", Run: runSP, Procs: Square, ProcsRule: "a square number of processes", Classes: []Class{'S', 'W', 'A', 'B'}})
+}
+
+// spClassParams returns SP's parameters of class.
+func spClassParams(class Class) (adiParams, bool) {
+	switch class {
+	case 'S':
+		return adiParams{n: 12, niter: 100, dt: 0.015, ref: adiReference{
+			xcr: [5]float64{2.7470315451339479e-02, 1.0360746705285417e-02, 1.6235745065095532e-02, 1.5840557224455615e-02, 3.4849040609362460e-02},
+			xce: [5]float64{2.7289258557377227e-05, 1.0364446640837285e-05, 1.6154798287166471e-05, 1.5750704994480102e-05, 3.4177666183390531e-05},
+		}}, true
+	case 'W':
+		return adiParams{n: 36, niter: 400, dt: 0.0015, ref: adiReference{
+			xcr: [5]float64{0.1893253733584e-02, 0.1717075447775e-03, 0.2778153350936e-03, 0.2887475409984e-03, 0.3143611161242e-02},
+			xce: [5]float64{0.7542088599534e-04, 0.6512852253086e-05, 0.1049092285688e-04, 0.1128838671535e-04, 0.1212845639773e-03},
+		}}, true
+	case 'A':
+		return adiParams{n: 64, niter: 400, dt: 0.0015, ref: adiReference{
+			xcr: [5]float64{2.4799822399300195, 1.1276337964368832, 1.5028977888770491, 1.4217816211695179, 2.1292113035138280},
+			xce: [5]float64{1.0900140297820550e-04, 3.7343951769282091e-05, 5.0092785406541633e-05, 4.7671093939528255e-05, 1.3621613399213001e-04},
+		}}, true
+	case 'B':
+		return adiParams{n: 102, niter: 400, dt: 0.001, ref: adiReference{
+			xcr: [5]float64{0.6903293579998e+02, 0.3095134488084e+02, 0.4103336647017e+02, 0.3864769009604e+02, 0.5643482272596e+02},
+			xce: [5]float64{0.9810006190188e-02, 0.1022827905670e-02, 0.1720597911692e-02, 0.1694479428231e-02, 0.1847456263981e-01},
+		}}, true
+	}
+	return adiParams{}, false
+}
+
+// spOps is SP's operation count of a run (sp.f90).
+func spOps(p adiParams) float64 {
+	n3 := float64(p.n) * float64(p.n) * float64(p.n)
+	t := float64(p.n)
+	return float64(p.niter) * (881.174*n3 - 4683.91*t*t + 11484.5*t - 19272.4)
+}
+
+// spGhost is the value of u's points outside the cells (SP's
+// initialize.f90): density and energy 1, no momentum.
+var spGhost = [5]float64{1, 0, 0, 0, 1}
+
+// spState is one process's part of an SP run.
+type spState struct {
+	comm   *mpi.Comm
+	g      *adiGrid
+	k      *adiConsts
+	faces  *adiFaces
+	solver *spSolver
+	// The changes of variables after each sweep.
+	after [3]func(c *adiCell)
+}
+
+// spNewState sets up process me of np's part of a run over comm
+// (which may be nil for a single process).
+func spNewState(comm *mpi.Comm, np, me int, p adiParams) (*spState, error) {
+	gp := [3]int{p.n, p.n, p.n}
+	g, err := adiNewGrid(gp, np, me, true)
+	if err != nil {
+		return nil, err
+	}
+	k := adiNewConsts(gp, p.dt)
+	s := &spState{comm: comm, g: g, k: k, faces: adiNewFaces(g), solver: spNewSolver(comm, g, k)}
+	s.after = [3]func(c *adiCell){
+		func(c *adiCell) { spNinvr(c, k.bt) },
+		func(c *adiCell) { spPinvr(c, k.bt) },
+		func(c *adiCell) { spTzetar(c, k) },
+	}
+	adiInitialize(g, k, spGhost)
+	adiExactRHS(g, k)
+	return s, nil
+}
+
+// rhs exchanges the faces and computes the right-hand side (copy_faces).
+func (s *spState) rhs() error {
+	if err := s.faces.exchange(s.comm, s.g); err != nil {
+		return fmt.Errorf("sp: %w", err)
+	}
+	adiRHS(s.g, s.k)
+	return nil
+}
+
+// step is one time step (adi).
+func (s *spState) step() error {
+	if err := s.rhs(); err != nil {
+		return err
+	}
+	spTxinvr(s.g, s.k)
+	for d := range 3 {
+		if err := s.solver.solve(d, s.after[d]); err != nil {
+			return err
+		}
+	}
+	adiAdd(s.g)
+	return nil
+}
+
+// runSP runs SP of class on the processes of c (sp.f90's main program).
+func runSP(c *mpi.Comm, class Class, o Options) (*Result, error) {
+	p, ok := spClassParams(class)
+	if !ok {
+		return nil, fmt.Errorf("npb: sp: class %v: %w", class, ErrUnsupported)
+	}
+	if !Square(c.Size()) {
+		return nil, fmt.Errorf("npb: sp: %d processes: %w (want a square number)", c.Size(), ErrUnsupported)
+	}
+	s, err := spNewState(c, c.Size(), c.Rank(), p)
+	if err != nil {
+		return nil, fmt.Errorf("npb: sp: %w", err)
+	}
+	secs, err := adiTimedSteps(c, p.niter, s.step, func() { adiInitialize(s.g, s.k, spGhost) })
+	if err != nil {
+		return nil, fmt.Errorf("npb: %w", err)
+	}
+	return adiResult(c, "SP", class, p, secs, spOps(p), o, s.g, s.k, s.rhs)
+}

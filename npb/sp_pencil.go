@@ -1,0 +1,187 @@
+package npb
+
+// SP's sweeps work on pencils, the lines along the sweep's axis through
+// one plane of a cell, side by side: each step of the recurrence along
+// the lines runs over all lines of the pencil, so that the processor
+// overlaps the independent lines (SP/x_solve.f90 and lhsx.f90 have the
+// lines innermost in y and z for the same reason).
+
+// spPencil is na lines along axis d of a cell, next to each other along
+// another axis; NPB's pipeline numbers its lines line0, line0+1, ....
+type spPencil struct {
+	n      int // rows per line: the cell's points on axis d
+	lo, hi int // the rows of points the step updates
+	na     int
+	line0  int
+	pr, pa int // row 0 of the first line in rhs and in the derived fields
+	sr, sa int // strides between rows in rhs and in the derived fields
+	srA    int // stride between lines in rhs
+	saA    int // stride between lines in the derived fields
+}
+
+// spPencils calls f for each pencil of the lines along axis d through
+// cell c's updated points, in the order of adiLineIter.
+func spPencils(c *adiCell, d int, f func(p spPencil)) {
+	a, b := adiOther(d)
+	alo, ahi := c.interior(a)
+	blo, bhi := c.interior(b)
+	_, sa, sr := adiAxisStrides(c, d)
+	_, saA, srA := adiAxisStrides(c, a)
+	p := spPencil{n: c.size[d], na: ahi - alo + 1, sr: sr, sa: sa, srA: srA, saA: saA}
+	p.lo, p.hi = c.interior(d)
+	var idx [3]int
+	for ib := blo; ib <= bhi; ib++ {
+		idx[a], idx[b], idx[d] = alo, ib, 0
+		p.line0 = (ib - blo) * p.na
+		p.pr = c.rAt(idx[0], idx[1], idx[2])
+		p.pa = c.aAt(idx[0], idx[1], idx[2])
+		f(p)
+	}
+}
+
+// fill sets the pentadiagonal rows of the pencil's updated points for the
+// sweep along axis d (lhsx, lhsy, lhsz): the implicit convection and
+// viscous terms, the fourth-order dissipation, and for the second and
+// third factors the speed of sound.
+func (s *spSolver) fill(c *adiCell, d int, p *spPencil, lhs []float64) {
+	k := s.k
+	ax := &k.dir[d]
+	n := d + 1 // the momentum component normal to the axis
+	vel := [3][]float64{c.us, c.vs, c.ws}[d]
+	dmax := k.dmax[d]
+	na := p.na
+	for q := p.lo - 1; q <= p.hi+1; q++ {
+		cv := s.cv[(q+1)*na:][:na]
+		rhon := s.rhon[(q+1)*na:][:na]
+		for l := range na {
+			pa := p.pa + q*p.sa + l*p.saA
+			ru1 := k.c3c4 * c.rhoI[pa]
+			cv[l] = vel[pa]
+			rhon[l] = max(ax.d[n]+k.con43*ru1, ax.d[4]+k.c1c5*ru1, dmax+ru1, ax.d[0])
+		}
+	}
+	for q := p.lo; q <= p.hi; q++ {
+		cvm, cvp := s.cv[q*na:][:na], s.cv[(q+2)*na:][:na]
+		rm, r0, rp := s.rhon[q*na:][:na], s.rhon[(q+1)*na:][:na], s.rhon[(q+2)*na:][:na]
+		w := &c.diss[d][q]
+		for l := range na {
+			row := (*[15]float64)(lhs[3*(p.pr+q*p.sr+l*p.srA):])
+			row[0] = 0 + w[0]*k.dttdssp
+			row[1] = -ax.dtt2*cvm[l] - ax.dtt1*rm[l] + w[1]*k.dttdssp
+			row[2] = 1 + ax.c2dtt1*r0[l] + w[2]*k.dttdssp
+			row[3] = ax.dtt2*cvp[l] - ax.dtt1*rp[l] + w[3]*k.dttdssp
+			row[4] = 0 + w[4]*k.dttdssp
+			pa := p.pa + q*p.sa + l*p.saA
+			sm, sp := ax.dtt2*c.speed[pa-p.sa], ax.dtt2*c.speed[pa+p.sa]
+			row[5], row[6], row[7], row[8], row[9] = row[0], row[1]-sm, row[2], row[3]+sp, row[4]
+			row[10], row[11], row[12], row[13], row[14] = row[0], row[1]+sm, row[2], row[3]-sp, row[4]
+		}
+	}
+}
+
+// eliminate runs the forward elimination of the three factors on the
+// pencil's lines: each row is scaled to a unit diagonal and the two
+// sub-diagonals below it are eliminated; the last row is scaled too.
+func spEliminate(lhs, rhs []float64, p *spPencil) {
+	n, sr := p.n, p.sr
+	for q := 0; q <= n-3; q++ {
+		for l := range p.na {
+			r := p.pr + q*sr + l*p.srA
+			spEliminateRow(lhs, rhs, r, sr, true)
+		}
+	}
+	for l := range p.na {
+		r := p.pr + (n-2)*sr + l*p.srA
+		spEliminateRow(lhs, rhs, r, sr, false)
+		// The last row has nothing below: it is only scaled.
+		rl := r + sr
+		row := (*[15]float64)(lhs[3*rl:])
+		v := (*[5]float64)(rhs[rl:])
+		for f, fc := range spFactors {
+			fac := 1 / row[5*f+2]
+			row[5*f+3] *= fac
+			row[5*f+4] *= fac
+			for m := fc.lo; m < fc.hi; m++ {
+				v[m] *= fac
+			}
+		}
+	}
+}
+
+// spEliminateRow scales the row at rhs index r (rows sr apart) and
+// eliminates its column from the next row and, when two is set, from the
+// row after, for the three factors.
+func spEliminateRow(lhs, rhs []float64, r, sr int, two bool) {
+	l0 := (*[15]float64)(lhs[3*r:])
+	l1 := (*[15]float64)(lhs[3*(r+sr):])
+	r0 := (*[5]float64)(rhs[r:])
+	r1 := (*[5]float64)(rhs[r+sr:])
+	var l2 *[15]float64
+	var r2 *[5]float64
+	if two {
+		l2 = (*[15]float64)(lhs[3*(r+2*sr):])
+		r2 = (*[5]float64)(rhs[r+2*sr:])
+	}
+
+	// The first factor, shared by components 0, 1 and 2.
+	fac := 1 / l0[2]
+	a3, a4 := fac*l0[3], fac*l0[4]
+	l0[3], l0[4] = a3, a4
+	x0, x1, x2 := fac*r0[0], fac*r0[1], fac*r0[2]
+	r0[0], r0[1], r0[2] = x0, x1, x2
+	b := l1[1]
+	l1[2] -= b * a3
+	l1[3] -= b * a4
+	r1[0] -= b * x0
+	r1[1] -= b * x1
+	r1[2] -= b * x2
+	if two {
+		b = l2[0]
+		l2[1] -= b * a3
+		l2[2] -= b * a4
+		r2[0] -= b * x0
+		r2[1] -= b * x1
+		r2[2] -= b * x2
+	}
+
+	// The second and third factors, of components 3 and 4.
+	for f := 1; f < 3; f++ {
+		o, m := 5*f, 2+f
+		fac := 1 / l0[o+2]
+		a3, a4 := fac*l0[o+3], fac*l0[o+4]
+		l0[o+3], l0[o+4] = a3, a4
+		x := fac * r0[m]
+		r0[m] = x
+		b := l1[o+1]
+		l1[o+2] -= b * a3
+		l1[o+3] -= b * a4
+		r1[m] -= b * x
+		if two {
+			b = l2[o]
+			l2[o+1] -= b * a3
+			l2[o+2] -= b * a4
+			r2[m] -= b * x
+		}
+	}
+}
+
+// spFactorOf is the factor of each component of rhs.
+var spFactorOf = [5]int{0, 0, 0, 1, 2}
+
+// spBackSubstitute solves the pencil's lines from their last two rows,
+// which must be solved already, up to the first.
+func spBackSubstitute(lhs, rhs []float64, p *spPencil) {
+	sr := p.sr
+	for q := p.n - 3; q >= 0; q-- {
+		for l := range p.na {
+			r := p.pr + q*sr + l*p.srA
+			row := (*[15]float64)(lhs[3*r:])
+			x := (*[5]float64)(rhs[r:])
+			x1 := (*[5]float64)(rhs[r+sr:])
+			x2 := (*[5]float64)(rhs[r+2*sr:])
+			for m, f := range spFactorOf {
+				x[m] = x[m] - row[5*f+3]*x1[m] - row[5*f+4]*x2[m]
+			}
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package npb
+
+// SP's line solves (NPB3.4-MPI SP/x_solve.f90, y_solve.f90, z_solve.f90,
+// lhsx.f90, lhsy.f90, lhsz.f90): in the characteristic variables of a
+// direction the implicit operator is three scalar pentadiagonal matrices,
+// one shared by components 1–3 (the eigenvalue u) and one each for
+// components 4 and 5 (u+c and u−c). Along every line the Thomas algorithm
+// eliminates the two sub-diagonals (forward) and back-substitutes
+// (backward), pipelined across the p cells of the line as in BT: a
+// process receives the predecessor's last two eliminated rows of every
+// line, and in the back substitution the successor's first two solution
+// values.
+//
+// Unlike BT, the grid's boundary points take part as rows of the
+// identity with a zero right-hand side, as in NPB (lhsinit): the
+// pentadiagonal elimination needs two rows on each side.
+
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// Values per line of SP's pipeline messages: forward, the last two rows
+// (two coefficients and the right-hand sides) of the three factors; back,
+// the first two solution values of the five components.
+const (
+	spFwdWords  = 2*(2+3) + 2*(2+1) + 2*(2+1)
+	spBackWords = 2 * 5
+)
+
+// spFactor is one of the three pentadiagonal factors: the components of
+// rhs it applies to are lo..hi−1.
+type spFactor struct{ lo, hi int }
+
+var spFactors = [3]spFactor{{0, 3}, {3, 4}, {4, 5}}
+
+// spSolver is one process's part of SP's implicit step.
+type spSolver struct {
+	comm *mpi.Comm
+	g    *adiGrid
+	k    *adiConsts
+	// lhs[c] holds cell c's pentadiagonal rows, 15 values per point
+	// (indexed as rhs's points): 5 per factor, the coefficients of the
+	// points q−2..q+2.
+	lhs [][]float64
+	// cv and rhon are the normal velocity and the viscous eigenvalue
+	// bound on the current pencil, row q of line l at (q+1)·na + l.
+	cv, rhon   []float64
+	send, recv []float64
+	sendReq    *mpi.Request
+}
+
+func spNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *spSolver {
+	s := &spSolver{comm: comm, g: g, k: k, lhs: make([][]float64, len(g.cells))}
+	for ci := range g.cells {
+		l := make([]float64, 15*g.cells[ci].points())
+		for p := 0; p < len(l); p += 5 {
+			l[p+2] = 1 // identity rows where nothing else is set
+		}
+		s.lhs[ci] = l
+	}
+	n := g.maxSize()
+	s.cv = make([]float64, (n+2)*n)
+	s.rhon = make([]float64, (n+2)*n)
+	s.send = make([]float64, n*n*spFwdWords)
+	s.recv = make([]float64, n*n*spFwdWords)
+	return s
+}
+
+func spFwdTag(d int) int  { return 300 + d }
+func spBackTag(d int) int { return 310 + d }
+
+// solve runs the line solves along axis d over all cells, each cell's
+// right-hand side then moved to the next direction's variables by after
+// (x_solve with ninvr, y_solve with pinvr, z_solve with tzetar).
+func (s *spSolver) solve(d int, after func(c *adiCell)) error {
+	g := s.g
+	p := g.ncells
+	for stage := range p {
+		ci := g.slice[d][stage]
+		c := &g.cells[ci]
+		var in []float64
+		if stage > 0 {
+			var err error
+			if in, err = s.receive(g.pred[d], spFwdTag(d), adiLines(c, d)*spFwdWords); err != nil {
+				return fmt.Errorf("sp: solve along axis %d, forward: %w", d, err)
+			}
+		}
+		s.forward(ci, d, in)
+		if stage < p-1 {
+			if err := s.sendRows(c, ci, d); err != nil {
+				return fmt.Errorf("sp: solve along axis %d, forward: %w", d, err)
+			}
+		}
+	}
+	for stage := p - 1; stage >= 0; stage-- {
+		ci := g.slice[d][stage]
+		c := &g.cells[ci]
+		var in []float64
+		if stage < p-1 {
+			var err error
+			if in, err = s.receive(g.succ[d], spBackTag(d), adiLines(c, d)*spBackWords); err != nil {
+				return fmt.Errorf("sp: solve along axis %d, backward: %w", d, err)
+			}
+		}
+		s.backward(ci, d, in)
+		if stage > 0 {
+			if err := s.sendSolution(c, d); err != nil {
+				return fmt.Errorf("sp: solve along axis %d, backward: %w", d, err)
+			}
+		}
+		after(c)
+	}
+	return nil
+}
+
+// receive receives n values from peer and completes the previous send.
+func (s *spSolver) receive(peer, tag, n int) ([]float64, error) {
+	buf := s.recv[:n]
+	r, err := mpi.Irecv(s.comm, buf, peer, tag)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Wait(); err != nil {
+		return nil, err
+	}
+	if s.sendReq != nil {
+		_, err = s.sendReq.Wait()
+		s.sendReq = nil
+	}
+	return buf, err
+}
+
+// forward fills the rows and eliminates along axis d in cell ci; in holds
+// the predecessor's last two rows of each line unless the cell is first
+// on the axis.
+func (s *spSolver) forward(ci, d int, in []float64) {
+	c := &s.g.cells[ci]
+	lhs := s.lhs[ci]
+	spPencils(c, d, func(p spPencil) {
+		s.fill(c, d, &p, lhs)
+		if in != nil {
+			for l := range p.na {
+				m := in[(p.line0+l)*spFwdWords:][:spFwdWords]
+				pr := p.pr + l*p.srA
+				for f, fc := range spFactors {
+					w := 2 * (2 + fc.hi - fc.lo)
+					spTakeRows(lhs, 3*pr+5*f, 3*p.sr, c.rhs, pr, p.sr, fc, m[:w])
+					m = m[w:]
+				}
+			}
+		}
+		spEliminate(lhs, c.rhs, &p)
+	})
+}
+
+// spTakeRows eliminates the first two rows of a line (lhs from lb, rhs
+// from rb, strides sl and sr) against the predecessor's last two
+// eliminated rows in m: for each, the two super-diagonal coefficients and
+// the right-hand sides of factor fc.
+func spTakeRows(lhs []float64, lb, sl int, rhs []float64, rb, sr int, fc spFactor, m []float64) {
+	nm := fc.hi - fc.lo
+	a, b := m[:2+nm], m[2+nm:]
+	l0, l1 := lhs[lb:][:5], lhs[lb+sl:][:5]
+	for e, x := range a[2:] {
+		rhs[rb+fc.lo+e] -= x * l0[0]
+	}
+	l0[1] -= a[0] * l0[0]
+	l0[2] -= a[1] * l0[0]
+	d, e := b[0], b[1]
+	r1 := l0[1]
+	l0[2] -= d * r1
+	l0[3] -= e * r1
+	r2 := l1[0]
+	l1[1] -= d * r2
+	l1[2] -= e * r2
+	for i, x := range b[2:] {
+		rhs[rb+fc.lo+i] -= x * r1
+		rhs[rb+sr+fc.lo+i] -= x * r2
+	}
+}
+
+// sendRows sends the last two eliminated rows of every line of cell ci to
+// the successor on axis d.
+func (s *spSolver) sendRows(c *adiCell, ci, d int) error {
+	lhs := s.lhs[ci]
+	_, _, sr := adiAxisStrides(c, d)
+	sl := 3 * sr
+	n := c.size[d]
+	adiLineIter(c, d, func(line, _, _, pr int) {
+		m := s.send[line*spFwdWords:][:spFwdWords]
+		p := 0
+		for f, fc := range spFactors {
+			for q := n - 2; q < n; q++ {
+				l := lhs[3*pr+5*f+q*sl:][:5]
+				m[p], m[p+1] = l[3], l[4]
+				p += 2
+				p += copy(m[p:], c.rhs[pr+q*sr+fc.lo:pr+q*sr+fc.hi])
+			}
+		}
+	})
+	var err error
+	s.sendReq, err = mpi.Isend(s.comm, s.send[:adiLines(c, d)*spFwdWords], s.g.succ[d], spFwdTag(d))
+	return err
+}
+
+// backward back-substitutes along axis d in cell ci; in holds the
+// successor's first two solution values of each line unless the cell is
+// last on the axis.
+func (s *spSolver) backward(ci, d int, in []float64) {
+	c := &s.g.cells[ci]
+	lhs := s.lhs[ci]
+	spPencils(c, d, func(p spPencil) {
+		n, sr := p.n, p.sr
+		for l := range p.na {
+			last := p.pr + (n-1)*sr + l*p.srA
+			prev := last - sr
+			rl, rp := (*[5]float64)(c.rhs[last:]), (*[5]float64)(c.rhs[prev:])
+			ll, lp := (*[15]float64)(lhs[3*last:]), (*[15]float64)(lhs[3*prev:])
+			for m, f := range spFactorOf {
+				o := 5 * f
+				if in != nil {
+					sm := in[(p.line0+l)*spBackWords+2*m:][:2]
+					rl[m] = rl[m] - ll[o+3]*sm[0] - ll[o+4]*sm[1]
+					rp[m] = rp[m] - lp[o+3]*rl[m] - lp[o+4]*sm[0]
+				} else {
+					rp[m] -= lp[o+3] * rl[m]
+				}
+			}
+		}
+		spBackSubstitute(lhs, c.rhs, &p)
+	})
+}
+
+// sendSolution sends the first two solution values of every line of cell
+// c to the predecessor on axis d.
+func (s *spSolver) sendSolution(c *adiCell, d int) error {
+	_, _, sr := adiAxisStrides(c, d)
+	adiLineIter(c, d, func(line, _, _, pr int) {
+		m := s.send[line*spBackWords:][:spBackWords]
+		for comp := range 5 {
+			m[2*comp], m[2*comp+1] = c.rhs[pr+comp], c.rhs[pr+sr+comp]
+		}
+	})
+	var err error
+	s.sendReq, err = mpi.Isend(s.comm, s.send[:adiLines(c, d)*spBackWords], s.g.pred[d], spBackTag(d))
+	return err
+}

@@ -1,0 +1,102 @@
+package npb
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestSP(t *testing.T) {
+	checkKernel(t, "SP", 'S', 1, 4)
+}
+
+// TestSPNine runs class S on 9 processes.
+func TestSPNine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("9 processes oversubscribed")
+	}
+	out, code := runKernel(t, "SP", 'S', 9, false)
+	if code != 0 || !strings.Contains(out, "Verification    =               SUCCESSFUL") {
+		t.Errorf("SP class S np=9 did not verify (exit %d):\n%s", code, out)
+	}
+}
+
+// spTestCell returns a one-process SP grid of gp points at its initial
+// field, with the forcing and the derived fields computed.
+func spTestCell(t *testing.T, gp [3]int) (*adiGrid, *adiConsts) {
+	t.Helper()
+	g, err := adiNewGrid(gp, 1, 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := adiNewConsts(gp, 0.015)
+	adiInitialize(g, k, spGhost)
+	adiExactRHS(g, k)
+	adiRHS(g, k)
+	return g, k
+}
+
+// TestSPChangeOfVariables checks txinvr, ninvr, pinvr and tzetar against
+// each other: they multiply by T_x⁻¹, (T_x⁻¹·T_y)⁻¹, (T_y⁻¹·T_z)⁻¹ and
+// T_z, so that in a row they give back the right-hand side.
+func TestSPChangeOfVariables(t *testing.T) {
+	g, k := spTestCell(t, [3]int{6, 7, 8})
+	c := &g.cells[0]
+	want := append([]float64(nil), c.rhs...)
+	spTxinvr(g, k)
+	if d := adiMaxDiff(c.rhs, want); d < 1e-6 {
+		t.Fatalf("txinvr left the right-hand side unchanged (max change %g)", d)
+	}
+	spNinvr(c, k.bt)
+	spPinvr(c, k.bt)
+	spTzetar(c, k)
+	if d := adiMaxDiff(c.rhs, want); d > 1e-12*adiMaxAbs(want) {
+		t.Errorf("tzetar·pinvr·ninvr·txinvr is off the identity by %g", d)
+	}
+}
+
+func adiMaxDiff(a, b []float64) float64 {
+	m := 0.0
+	for i := range a {
+		m = max(m, math.Abs(a[i]-b[i]))
+	}
+	return m
+}
+
+// TestSPLineSolve checks the sweeps on one process against the
+// pentadiagonal systems they solve: for each factor and each line, the
+// rows the sweep fills, times the solution, give back the right-hand side.
+func TestSPLineSolve(t *testing.T) {
+	g, k := spTestCell(t, [3]int{7, 8, 9})
+	c := &g.cells[0]
+	s := spNewSolver(nil, g, k)
+	for d := range 3 {
+		r0 := append([]float64(nil), c.rhs...)
+		if err := s.solve(d, func(*adiCell) {}); err != nil {
+			t.Fatal(err)
+		}
+		rows := make([]float64, len(s.lhs[0]))
+		worst := 0.0
+		spPencils(c, d, func(p spPencil) {
+			s.fill(c, d, &p, rows)
+			for l := range p.na {
+				for m, f := range spFactorOf {
+					for q := p.lo; q <= p.hi; q++ {
+						r := p.pr + q*p.sr + l*p.srA
+						row := rows[3*r+5*f:][:5]
+						sum := 0.0
+						for e := range 5 {
+							if x := q - 2 + e; x >= 0 && x < p.n {
+								sum += row[e] * c.rhs[r+(x-q)*p.sr+m]
+							}
+						}
+						worst = max(worst, math.Abs(sum-r0[r+m])/(math.Abs(r0[r+m])+1e-3))
+					}
+				}
+			}
+		})
+		if worst > 1e-10 {
+			t.Errorf("axis %d: the solution misses the right-hand side by %g (relative)", d, worst)
+		}
+	}
+}
