@@ -1,0 +1,202 @@
+package npb
+
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// The SSOR iteration of LU (NPB3.4-MPI LU/ssor.f90 with blts.f90,
+// buts.f90 and exchange_1.f90).
+//
+// blts and buts run along one line of i at a time after jacld or jacu
+// has formed the line's blocks; here each point's blocks are formed and
+// used at once (the k-neighbour's contribution, which NPB adds to the
+// whole line first, does not depend on the other points of the line, so
+// the order of every operation on a value is NPB's).
+
+// luBlocks are the neighbour blocks of one point (zero entries set once).
+type luBlocks struct {
+	x, y, z [25]float64
+	d       luDiag
+}
+
+// ssorStats is what ssor reports.
+type ssorStats struct {
+	seconds   float64    // the slowest process's time of the steps
+	rsdnm     [5]float64 // the RMS norms of the last residual
+	converged int        // the step at which the norms fell below tolrsd, or 0
+}
+
+// ssor runs niter SSOR steps from the current u, timed from a barrier.
+func (s *luSolver) ssor(niter int) (ssorStats, error) {
+	var st ssorStats
+	g := &s.g
+	tmp := 1.0 / (s.p.omega * (2.0 - s.p.omega))
+	if err := s.rhs(); err != nil {
+		return st, err
+	}
+	var err error
+	if st.rsdnm, err = s.l2norm(s.rsd); err != nil {
+		return st, err
+	}
+	if err := s.c.Barrier(); err != nil {
+		return st, fmt.Errorf("barrier: %w", err)
+	}
+	start := mpi.Wtime()
+	for istep := 1; istep <= niter; istep++ {
+		s.scaleInterior(s.rsd, s.p.dt)
+		for k := 2; k <= g.nz-1; k++ {
+			if err := s.recvLines(k, false); err != nil {
+				return st, err
+			}
+			s.lowerPlane(k)
+			if err := s.sendLines(k, false); err != nil {
+				return st, err
+			}
+		}
+		for k := g.nz - 1; k >= 2; k-- {
+			if err := s.recvLines(k, true); err != nil {
+				return st, err
+			}
+			s.upperPlane(k)
+			if err := s.sendLines(k, true); err != nil {
+				return st, err
+			}
+		}
+		s.addInterior(s.u, s.rsd, tmp)
+		last := istep%s.p.itmax == 0 // NPB's inorm is itmax
+		if last {
+			if _, err := s.l2norm(s.rsd); err != nil { // the correction's norm, as NPB
+				return st, err
+			}
+		}
+		if err := s.rhs(); err != nil {
+			return st, err
+		}
+		if last || istep == s.p.itmax {
+			if st.rsdnm, err = s.l2norm(s.rsd); err != nil {
+				return st, err
+			}
+		}
+		if s.converged(st.rsdnm) {
+			st.converged = istep
+			break
+		}
+	}
+	t := []float64{mpi.Wtime() - start}
+	tmax := []float64{0}
+	if err := mpi.Allreduce(s.c, t, tmax, mpi.Max); err != nil {
+		return st, fmt.Errorf("time: %w", err)
+	}
+	st.seconds = tmax[0]
+	return st, nil
+}
+
+// converged reports whether every norm is below NPB's tolerance.
+func (s *luSolver) converged(nm [5]float64) bool {
+	for _, v := range nm {
+		if !(v < s.p.tolrsd) {
+			return false
+		}
+	}
+	return true
+}
+
+// scaleInterior multiplies the updated points of w by f.
+func (s *luSolver) scaleInterior(w []float64, f float64) {
+	g := &s.g
+	for k := 2; k <= g.nz-1; k++ {
+		for j := g.jst; j <= g.jend; j++ {
+			lo, hi := s.at(g.ist, j, k), s.at(g.iend, j, k)+5
+			for x, v := range w[lo:hi] {
+				w[lo+x] = f * v
+			}
+		}
+	}
+}
+
+// addInterior adds f·d to w at the updated points.
+func (s *luSolver) addInterior(w, d []float64, f float64) {
+	g := &s.g
+	for k := 2; k <= g.nz-1; k++ {
+		for j := g.jst; j <= g.jend; j++ {
+			lo, hi := s.at(g.ist, j, k), s.at(g.iend, j, k)+5
+			wl, dl := w[lo:hi], d[lo:hi]
+			for x, v := range dl {
+				wl[x] = wl[x] + f*v
+			}
+		}
+	}
+}
+
+// lowerPlane solves plane k of the lower triangular system in place in
+// rsd (jacld and blts for every line of the plane): the neighbours below
+// in i and j are solved already, in this plane or, for the ghosts, by the
+// north and west neighbours.
+func (s *luSolver) lowerPlane(k int) {
+	g := &s.g
+	kc := &s.jac
+	bl := &s.blocks
+	u, rsd := s.u, s.rsd
+	sj, sk := s.sj, s.sk
+	omega := kc.omega
+	cv := kc.cvLower
+	for j := g.jst; j <= g.jend; j++ {
+		for o := s.at(g.ist, j, k); o <= s.at(g.iend, j, k); o += 5 {
+			luJacD(&bl.d, luPt(u, o), kc)
+			luJacZ(&bl.z, luPt(u, o-sk), cv[2], kc)
+			luJacY(&bl.y, luPt(u, o-sj), cv[1], kc)
+			luJacX(&bl.x, luPt(u, o-5), cv[0], kc)
+			v, vk, vj, vi := luPt(rsd, o), luPt(rsd, o-sk), luPt(rsd, o-sj), luPt(rsd, o-5)
+			a, b, c := &bl.z, &bl.y, &bl.x
+			for m := range 5 {
+				r := 5 * m
+				v[m] = v[m] - omega*(a[r]*vk[0]+a[r+1]*vk[1]+a[r+2]*vk[2]+a[r+3]*vk[3]+a[r+4]*vk[4])
+			}
+			for m := range 5 {
+				r := 5 * m
+				v[m] = v[m] - omega*(b[r]*vj[0]+c[r]*vi[0]+b[r+1]*vj[1]+c[r+1]*vi[1]+b[r+2]*vj[2]+
+					c[r+2]*vi[2]+b[r+3]*vj[3]+c[r+3]*vi[3]+b[r+4]*vj[4]+c[r+4]*vi[4])
+			}
+			luSolveDiag(&bl.d, v)
+		}
+	}
+}
+
+// upperPlane solves plane k of the upper triangular system in place in
+// rsd (jacu and buts), from the last point of the plane back to the first.
+func (s *luSolver) upperPlane(k int) {
+	g := &s.g
+	kc := &s.jac
+	bl := &s.blocks
+	u, rsd := s.u, s.rsd
+	sj, sk := s.sj, s.sk
+	omega := kc.omega
+	cv := kc.cvUpper
+	for j := g.jend; j >= g.jst; j-- {
+		for o := s.at(g.iend, j, k); o >= s.at(g.ist, j, k); o -= 5 {
+			luJacD(&bl.d, luPt(u, o), kc)
+			luJacX(&bl.x, luPt(u, o+5), cv[0], kc)
+			luJacY(&bl.y, luPt(u, o+sj), cv[1], kc)
+			luJacZ(&bl.z, luPt(u, o+sk), cv[2], kc)
+			vk, vj, vi := luPt(rsd, o+sk), luPt(rsd, o+sj), luPt(rsd, o+5)
+			a, b, c := &bl.x, &bl.y, &bl.z
+			var tv [5]float64
+			for m := range 5 {
+				r := 5 * m
+				tv[m] = omega * (c[r]*vk[0] + c[r+1]*vk[1] + c[r+2]*vk[2] + c[r+3]*vk[3] + c[r+4]*vk[4])
+			}
+			for m := range 5 {
+				r := 5 * m
+				tv[m] = tv[m] + omega*(b[r]*vj[0]+a[r]*vi[0]+b[r+1]*vj[1]+a[r+1]*vi[1]+b[r+2]*vj[2]+
+					a[r+2]*vi[2]+b[r+3]*vj[3]+a[r+3]*vi[3]+b[r+4]*vj[4]+a[r+4]*vi[4])
+			}
+			luSolveDiag(&bl.d, &tv)
+			v := luPt(rsd, o)
+			for m := range 5 {
+				v[m] = v[m] - tv[m]
+			}
+		}
+	}
+}
