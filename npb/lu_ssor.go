@@ -148,17 +148,8 @@ func (s *luSolver) lowerPlane(k int) {
 			luJacZ(&bl.z, luPt(u, o-sk), cv[2], kc)
 			luJacY(&bl.y, luPt(u, o-sj), cv[1], kc)
 			luJacX(&bl.x, luPt(u, o-5), cv[0], kc)
-			v, vk, vj, vi := luPt(rsd, o), luPt(rsd, o-sk), luPt(rsd, o-sj), luPt(rsd, o-5)
-			a, b, c := &bl.z, &bl.y, &bl.x
-			for m := range 5 {
-				r := 5 * m
-				v[m] = v[m] - omega*(a[r]*vk[0]+a[r+1]*vk[1]+a[r+2]*vk[2]+a[r+3]*vk[3]+a[r+4]*vk[4])
-			}
-			for m := range 5 {
-				r := 5 * m
-				v[m] = v[m] - omega*(b[r]*vj[0]+c[r]*vi[0]+b[r+1]*vj[1]+c[r+1]*vi[1]+b[r+2]*vj[2]+
-					c[r+2]*vi[2]+b[r+3]*vj[3]+c[r+3]*vi[3]+b[r+4]*vj[4]+c[r+4]*vi[4])
-			}
+			v := luPt(rsd, o)
+			luLowerProducts(v, luPt(rsd, o-sk), luPt(rsd, o-sj), luPt(rsd, o-5), bl, omega)
 			luSolveDiag(&bl.d, v)
 		}
 	}
@@ -180,18 +171,8 @@ func (s *luSolver) upperPlane(k int) {
 			luJacX(&bl.x, luPt(u, o+5), cv[0], kc)
 			luJacY(&bl.y, luPt(u, o+sj), cv[1], kc)
 			luJacZ(&bl.z, luPt(u, o+sk), cv[2], kc)
-			vk, vj, vi := luPt(rsd, o+sk), luPt(rsd, o+sj), luPt(rsd, o+5)
-			a, b, c := &bl.x, &bl.y, &bl.z
 			var tv [5]float64
-			for m := range 5 {
-				r := 5 * m
-				tv[m] = omega * (c[r]*vk[0] + c[r+1]*vk[1] + c[r+2]*vk[2] + c[r+3]*vk[3] + c[r+4]*vk[4])
-			}
-			for m := range 5 {
-				r := 5 * m
-				tv[m] = tv[m] + omega*(b[r]*vj[0]+a[r]*vi[0]+b[r+1]*vj[1]+a[r+1]*vi[1]+b[r+2]*vj[2]+
-					a[r+2]*vi[2]+b[r+3]*vj[3]+a[r+3]*vi[3]+b[r+4]*vj[4]+a[r+4]*vi[4])
-			}
+			luUpperProducts(&tv, luPt(rsd, o+sk), luPt(rsd, o+sj), luPt(rsd, o+5), bl, omega)
 			luSolveDiag(&bl.d, &tv)
 			v := luPt(rsd, o)
 			for m := range 5 {
@@ -199,4 +180,43 @@ func (s *luSolver) upperPlane(k int) {
 			}
 		}
 	}
+}
+
+// The products of the neighbour blocks with the neighbours' corrections
+// in blts and buts, written out without the blocks' zero entries (whose
+// products NPB adds as exact zeros): the k-neighbour's product first, then
+// the j- and i-neighbours' interleaved column by column, as NPB sums them.
+
+// luLowerProducts subtracts ω times the products of the blocks below with
+// the corrections below from v (blts).
+func luLowerProducts(v, vk, vj, vi *[5]float64, bl *luBlocks, omega float64) {
+	a, b, c := &bl.z, &bl.y, &bl.x
+	v[0] = v[0] - omega*(a[0]*vk[0]+a[3]*vk[3])
+	v[1] = v[1] - omega*(a[5]*vk[0]+a[6]*vk[1]+a[8]*vk[3])
+	v[2] = v[2] - omega*(a[10]*vk[0]+a[12]*vk[2]+a[13]*vk[3])
+	v[3] = v[3] - omega*(a[15]*vk[0]+a[16]*vk[1]+a[17]*vk[2]+a[18]*vk[3]+a[19]*vk[4])
+	v[4] = v[4] - omega*(a[20]*vk[0]+a[21]*vk[1]+a[22]*vk[2]+a[23]*vk[3]+a[24]*vk[4])
+	v[0] = v[0] - omega*(b[0]*vj[0]+c[0]*vi[0]+c[1]*vi[1]+b[2]*vj[2])
+	v[1] = v[1] - omega*(b[5]*vj[0]+c[5]*vi[0]+b[6]*vj[1]+c[6]*vi[1]+b[7]*vj[2]+c[7]*vi[2]+c[8]*vi[3]+c[9]*vi[4])
+	v[2] = v[2] - omega*(b[10]*vj[0]+c[10]*vi[0]+b[11]*vj[1]+c[11]*vi[1]+b[12]*vj[2]+c[12]*vi[2]+b[13]*vj[3]+b[14]*vj[4])
+	v[3] = v[3] - omega*(b[15]*vj[0]+c[15]*vi[0]+c[16]*vi[1]+b[17]*vj[2]+b[18]*vj[3]+c[18]*vi[3])
+	v[4] = v[4] - omega*(b[20]*vj[0]+c[20]*vi[0]+b[21]*vj[1]+c[21]*vi[1]+b[22]*vj[2]+
+		c[22]*vi[2]+b[23]*vj[3]+c[23]*vi[3]+b[24]*vj[4]+c[24]*vi[4])
+}
+
+// luUpperProducts sets tv to ω times the products of the blocks above
+// with the corrections above (buts).
+func luUpperProducts(tv, vk, vj, vi *[5]float64, bl *luBlocks, omega float64) {
+	a, b, c := &bl.x, &bl.y, &bl.z
+	tv[0] = omega * (c[0]*vk[0] + c[3]*vk[3])
+	tv[1] = omega * (c[5]*vk[0] + c[6]*vk[1] + c[8]*vk[3])
+	tv[2] = omega * (c[10]*vk[0] + c[12]*vk[2] + c[13]*vk[3])
+	tv[3] = omega * (c[15]*vk[0] + c[16]*vk[1] + c[17]*vk[2] + c[18]*vk[3] + c[19]*vk[4])
+	tv[4] = omega * (c[20]*vk[0] + c[21]*vk[1] + c[22]*vk[2] + c[23]*vk[3] + c[24]*vk[4])
+	tv[0] = tv[0] + omega*(b[0]*vj[0]+a[0]*vi[0]+a[1]*vi[1]+b[2]*vj[2])
+	tv[1] = tv[1] + omega*(b[5]*vj[0]+a[5]*vi[0]+b[6]*vj[1]+a[6]*vi[1]+b[7]*vj[2]+a[7]*vi[2]+a[8]*vi[3]+a[9]*vi[4])
+	tv[2] = tv[2] + omega*(b[10]*vj[0]+a[10]*vi[0]+b[11]*vj[1]+a[11]*vi[1]+b[12]*vj[2]+a[12]*vi[2]+b[13]*vj[3]+b[14]*vj[4])
+	tv[3] = tv[3] + omega*(b[15]*vj[0]+a[15]*vi[0]+a[16]*vi[1]+b[17]*vj[2]+b[18]*vj[3]+a[18]*vi[3])
+	tv[4] = tv[4] + omega*(b[20]*vj[0]+a[20]*vi[0]+b[21]*vj[1]+a[21]*vi[1]+b[22]*vj[2]+
+		a[22]*vi[2]+b[23]*vj[3]+a[23]*vi[3]+b[24]*vj[4]+a[24]*vi[4])
 }

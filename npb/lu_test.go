@@ -206,3 +206,51 @@ func TestLUOps(t *testing.T) {
 		t.Errorf("class A: %v operations, want 119296760906.25", got)
 	}
 }
+
+// BenchmarkLUStep times one SSOR step of class A on one process without
+// the message passing: the scaling, both sweeps, the update and rhs.
+func BenchmarkLUStep(b *testing.B) {
+	p, _ := luClassParams('A')
+	g, err := luNewGrid(1, 0, p.n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &luSolver{g: g, p: p}
+	s.luLayout = newLULayout(&s.g)
+	s.co = newLUCoef(p.n, p.n, p.n)
+	s.u, s.rsd, s.frct = make([]float64, s.size), make([]float64, s.size), make([]float64, s.size)
+	s.rhsWork = newLURhsWork(s)
+	s.jac = newLUJacConst(&s.co, p.dt, p.omega)
+	s.setbv()
+	s.setiv()
+	for k := 1; k <= g.nz; k++ {
+		for j := 1; j <= g.ny; j++ {
+			for i := 1; i <= g.nx; i++ {
+				s.exact(i, j, k, s.point(s.rsd, i, j, k))
+			}
+		}
+	}
+	s.fluxDivergence(s.rsd, s.frct, true)
+	step := func() {
+		s.scaleInterior(s.rsd, p.dt)
+		for k := 2; k <= g.nz-1; k++ {
+			s.lowerPlane(k)
+		}
+		for k := g.nz - 1; k >= 2; k-- {
+			s.upperPlane(k)
+		}
+		s.addInterior(s.u, s.rsd, 1/(p.omega*(2-p.omega)))
+		for i, f := range s.frct {
+			s.rsd[i] = -f
+		}
+		s.fluxDivergence(s.u, s.rsd, false)
+	}
+	for i, f := range s.frct {
+		s.rsd[i] = -f
+	}
+	s.fluxDivergence(s.u, s.rsd, false)
+	b.ResetTimer()
+	for range b.N {
+		step()
+	}
+}
