@@ -25,13 +25,8 @@ func (s *luSolver) xTerms(w, out []float64, k int) {
 			o := 5 * (i + 1)
 			luConvective(luPt(f, o), luPt(wl, o), 1)
 		}
-		for i := g.ist; i <= g.iend; i++ {
-			o := 5 * (i + 1)
-			r, fp, fm := luPt(ol, o), luPt(f, o+5), luPt(f, o-5)
-			for m := range 5 {
-				r[m] = r[m] - c.t2*(fp[m]-fm[m])
-			}
-		}
+		lo, hi := 5*(g.ist+1), 5*(g.iend+2)
+		luFluxDiff(ol[lo:hi], f[lo+5:hi+5], f[lo-5:hi-5], c.t2)
 		for i := g.ist; i <= l2; i++ {
 			o := 5 * (i + 1)
 			luViscous(luPt(f, o), luPt(wl, o-5), luPt(wl, o), 1, c)
@@ -71,13 +66,8 @@ func (s *luSolver) dissipation(w, out []float64, step, st, lo, hi, n int, first,
 	if last {
 		b = n - 3
 	}
-	for i := a; i <= b; i++ {
-		o := at(i)
-		r := luPt(out, o)
-		w2m, w1m, w0, w1p, w2p := luPt(w, o-2*st), luPt(w, o-st), luPt(w, o), luPt(w, o+st), luPt(w, o+2*st)
-		for m := range 5 {
-			r[m] = r[m] - dssp*(w2m[m]-4.0*w1m[m]+6.0*w0[m]-4.0*w1p[m]+w2p[m])
-		}
+	if a <= b {
+		luDissipFlat(out, w, at(a), at(b)+5, st, dssp)
 	}
 	if last {
 		luDissipEdge(w, out, at(n-2), st, 2, dssp)
@@ -107,6 +97,27 @@ func luDissipEdge(w, out []float64, o, st, kind int, dssp float64) {
 	}
 }
 
+// luDissipFlat subtracts the inner fourth-difference dissipation from
+// out[lo:hi], the neighbours st apart: one flat loop over the points and
+// their components.
+func luDissipFlat(out, w []float64, lo, hi, st int, dssp float64) {
+	o := out[lo:hi]
+	n := len(o)
+	w2m, w1m, w0 := w[lo-2*st:][:n], w[lo-st:][:n], w[lo:][:n]
+	w1p, w2p := w[lo+st:][:n], w[lo+2*st:][:n]
+	for x := range o {
+		o[x] = o[x] - dssp*(w2m[x]-4.0*w1m[x]+6.0*w0[x]-4.0*w1p[x]+w2p[x])
+	}
+}
+
+// luFluxDiff subtracts t2 times the flux difference fp − fm from out.
+func luFluxDiff(out, fp, fm []float64, t2 float64) {
+	fp, fm = fp[:len(out)], fm[:len(out)]
+	for x := range out {
+		out[x] = out[x] - t2*(fp[x]-fm[x])
+	}
+}
+
 // yTerms adds the y terms of plane k.
 func (s *luSolver) yTerms(w, out []float64, k int) {
 	g := &s.g
@@ -131,12 +142,7 @@ func (s *luSolver) yTerms(w, out []float64, k int) {
 	sj := s.sj
 	for j := g.jst; j <= g.jend; j++ {
 		lo, hi := line(j)
-		for o := lo; o <= hi; o += 5 {
-			r, fp, fm := luPt(out, o+kOff), luPt(f, o+sj), luPt(f, o-sj)
-			for m := range 5 {
-				r[m] = r[m] - c.t2*(fp[m]-fm[m])
-			}
-		}
+		luFluxDiff(out[lo+kOff:hi+5+kOff], f[lo+sj:hi+5+sj], f[lo-sj:hi+5-sj], c.t2)
 	}
 	for j := g.jst; j <= l2; j++ {
 		lo, hi := line(j)
@@ -151,54 +157,33 @@ func (s *luSolver) yTerms(w, out []float64, k int) {
 			luViscousUpdate(luPt(out, x), luPt(f, o+sj), luPt(f, o), luPt(w, x-sj), luPt(w, x), luPt(w, x+sj), c)
 		}
 	}
-	// The dissipation in j, line by line along i, in rhs.f90's order: the
-	// first boundary's rows, the inner rows, the last boundary's rows.
-	plane := s.sk
-	wp, op := w[kOff:kOff+plane], out[kOff:kOff+plane]
-	for i := g.ist; i <= g.iend; i++ {
-		s.dissipationAcross(wp, op, 5*(i+1), sj, g.ny, g.west == -1, g.east == -1, 0)
-	}
-	for i := g.ist; i <= g.iend; i++ {
-		s.dissipationAcross(wp, op, 5*(i+1), sj, g.ny, g.west == -1, g.east == -1, 1)
-	}
-	for i := g.ist; i <= g.iend; i++ {
-		s.dissipationAcross(wp, op, 5*(i+1), sj, g.ny, g.west == -1, g.east == -1, 2)
-	}
-}
-
-// dissipationAcross applies one part of the dissipation in j to column
-// offset o of a plane (points sj apart, index −1 at o): part 0 the first
-// boundary's two rows, part 1 the inner rows, part 2 the last boundary's.
-func (s *luSolver) dissipationAcross(w, out []float64, o, sj, n int, first, last bool, part int) {
+	// The dissipation in j, row by row, in rhs.f90's order: the first
+	// boundary's rows, the inner rows, the last boundary's rows.
 	dssp := s.rhsWork.c.dssp
-	at := func(j int) int { return o + sj*(j+1) }
-	switch part {
-	case 0:
-		if first {
-			luDissipEdge(w, out, at(2), sj, 0, dssp)
-			luDissipEdge(w, out, at(3), sj, 1, dssp)
+	first, last := g.west == -1, g.east == -1
+	row := func(j int) (lo, hi int) { lo, hi = line(j); return lo + kOff, hi + 5 + kOff }
+	edge := func(j, kind int) {
+		lo, hi := row(j)
+		for o := lo; o < hi; o += 5 {
+			luDissipEdge(w, out, o, sj, kind, dssp)
 		}
-	case 1:
-		a, b := 1, n
-		if first {
-			a = 4
-		}
-		if last {
-			b = n - 3
-		}
-		for j := a; j <= b; j++ {
-			x := at(j)
-			r := luPt(out, x)
-			w2m, w1m, w0, w1p, w2p := luPt(w, x-2*sj), luPt(w, x-sj), luPt(w, x), luPt(w, x+sj), luPt(w, x+2*sj)
-			for m := range 5 {
-				r[m] = r[m] - dssp*(w2m[m]-4.0*w1m[m]+6.0*w0[m]-4.0*w1p[m]+w2p[m])
-			}
-		}
-	default:
-		if last {
-			luDissipEdge(w, out, at(n-2), sj, 2, dssp)
-			luDissipEdge(w, out, at(n-1), sj, 3, dssp)
-		}
+	}
+	a, b := 1, g.ny
+	if first {
+		edge(2, 0)
+		edge(3, 1)
+		a = 4
+	}
+	if last {
+		b = g.ny - 3
+	}
+	for j := a; j <= b; j++ {
+		lo, hi := row(j)
+		luDissipFlat(out, w, lo, hi, sj, dssp)
+	}
+	if last {
+		edge(g.ny-2, 2)
+		edge(g.ny-1, 3)
 	}
 }
 
@@ -238,12 +223,11 @@ func (s *luSolver) zTerms(w, out []float64, k int, erhsOrder bool) {
 	zvp, zv := s.rhsWork.zv[(k+1)%2], s.rhsWork.zv[k%2]
 	sk, kOff := s.sk, s.sk*(k-1)
 	for j := g.jst; j <= g.jend; j++ {
-		for o := s.at(g.ist, j, 1); o <= s.at(g.iend, j, 1); o += 5 {
+		lo, hi := s.at(g.ist, j, 1), s.at(g.iend, j, 1)+5
+		luFluxDiff(out[lo+kOff:hi+kOff], zcp[lo:hi], zcm[lo:hi], c.t2)
+		for o := lo; o < hi; o += 5 {
 			x := o + kOff
-			r, fp, fm := luPt(out, x), luPt(zcp, o), luPt(zcm, o)
-			for m := range 5 {
-				r[m] = r[m] - c.t2*(fp[m]-fm[m])
-			}
+			r := luPt(out, x)
 			wm, w0, wp := luPt(w, x-sk), luPt(w, x), luPt(w, x+sk)
 			if erhsOrder {
 				wm, wp = wp, wm
@@ -260,28 +244,29 @@ func (s *luSolver) zTerms(w, out []float64, k int, erhsOrder bool) {
 func (s *luSolver) zDissipation(w, out []float64, k int) {
 	g := &s.g
 	dssp := s.rhsWork.c.dssp
-	sk, kOff, nz := s.sk, s.sk*(k-1), g.nz
+	sk, nz := s.sk, g.nz
+	kind := -1
+	switch {
+	case k == 2:
+		kind = 0
+	case k == 3:
+		kind = 1
+	}
 	for j := g.jst; j <= g.jend; j++ {
-		for o := s.at(g.ist, j, 1); o <= s.at(g.iend, j, 1); o += 5 {
-			x := o + kOff
-			switch k {
-			case 2:
-				luDissipEdge(w, out, x, sk, 0, dssp)
-			case 3:
-				luDissipEdge(w, out, x, sk, 1, dssp)
+		lo, hi := s.at(g.ist, j, k), s.at(g.iend, j, k)+5
+		if kind >= 0 {
+			for o := lo; o < hi; o += 5 {
+				luDissipEdge(w, out, o, sk, kind, dssp)
 			}
-			if k >= 4 && k <= nz-3 {
-				r := luPt(out, x)
-				w2m, w1m, w0, w1p, w2p := luPt(w, x-2*sk), luPt(w, x-sk), luPt(w, x), luPt(w, x+sk), luPt(w, x+2*sk)
-				for m := range 5 {
-					r[m] = r[m] - dssp*(w2m[m]-4.0*w1m[m]+6.0*w0[m]-4.0*w1p[m]+w2p[m])
+		}
+		if k >= 4 && k <= nz-3 {
+			luDissipFlat(out, w, lo, hi, sk, dssp)
+		}
+		for _, e := range [2][2]int{{nz - 2, 2}, {nz - 1, 3}} {
+			if k == e[0] {
+				for o := lo; o < hi; o += 5 {
+					luDissipEdge(w, out, o, sk, e[1], dssp)
 				}
-			}
-			switch k {
-			case nz - 2:
-				luDissipEdge(w, out, x, sk, 2, dssp)
-			case nz - 1:
-				luDissipEdge(w, out, x, sk, 3, dssp)
 			}
 		}
 	}
