@@ -75,10 +75,23 @@ for t in "$MPIFC" "$MPICC" "$MAKE"; do
 	command -v "$t" >/dev/null 2>&1 || die "$t not found (set MPIFC, MPICC or MAKE, or install Open MPI: apt-get install openmpi-bin libopenmpi-dev gfortran)"
 done
 
-mkdir -p "$out" || die "cannot create $out"
-out=$(cd "$out" && pwd)
+# The output directory must not be inside the tree, nor the tree where
+# the copy goes: check before creating anything.
+case $out in
+/*) ;;
+*) out=$(pwd)/$out ;;
+esac
+srcabs=$(cd "$src" && pwd -P)
 case $out/ in
-"$(cd "$src" && pwd)"/*) die "the output directory $out is inside the source tree" ;;
+"$srcabs"/* | "$(cd "$src" && pwd)"/*) die "the output directory $out is inside the source tree $src" ;;
+esac
+case $srcabs/ in
+"$out"/NPB3.4-MPI/*) die "the source tree $src is where the copy would go ($out/NPB3.4-MPI)" ;;
+esac
+mkdir -p "$out" || die "cannot create $out"
+out=$(cd "$out" && pwd -P)
+case $srcabs/ in
+"$out"/NPB3.4-MPI/*) die "the source tree $src is where the copy would go ($out/NPB3.4-MPI)" ;;
 esac
 tree=$out/NPB3.4-MPI
 logs=$out/logs
