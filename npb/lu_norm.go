@@ -119,93 +119,103 @@ func (s *luSolver) pintgrRange() luPintgrRange {
 	return r
 }
 
+// luPintgrWork are pintgr's range and its two work arrays (one per face
+// of a pair).
+type luPintgrWork struct {
+	r          luPintgrRange
+	phi1, phi2 luPhi
+}
+
 // pintgr returns the surface integral of the pressure over the faces of
 // the box ii1..ii2 × ji1..ji2 × ki1..ki2 (pintgr): the trapezoidal rule on
 // each pair of opposite faces, the cells along process borders completed
 // with the neighbours' values.
 func (s *luSolver) pintgr() (float64, error) {
 	g, c := &s.g, &s.co
-	r := s.pintgrRange()
 	lda := max(g.nx, g.ny) + 2
 	ldb := max(g.ny, g.nz) + 2
-	phi1 := luPhi{make([]float64, lda*ldb), lda}
-	phi2 := luPhi{make([]float64, lda*ldb), lda}
-	pres := func(i, j, k int) float64 { return luPressure(luPt(s.u, s.at(i, j, k))) }
+	w := &luPintgrWork{r: s.pintgrRange(),
+		phi1: luPhi{make([]float64, lda*ldb), lda}, phi2: luPhi{make([]float64, lda*ldb), lda}}
+	frc1, err := s.pintgrK(w)
+	if err != nil {
+		return 0, err
+	}
+	frc2, err := s.pintgrJ(w)
+	if err != nil {
+		return 0, err
+	}
+	frc3, err := s.pintgrI(w)
+	if err != nil {
+		return 0, err
+	}
+	return 0.25 * (c.dxi*c.deta*frc1 + c.dxi*c.dzeta*frc2 + c.deta*c.dzeta*frc3), nil
+}
 
-	// The faces k = ki1 and k = ki2.
+// pressure is the pressure at point (i, j, k).
+func (s *luSolver) pressure(i, j, k int) float64 { return luPressure(luPt(s.u, s.at(i, j, k))) }
+
+// pintgrK sums the faces k = ki1 and k = ki2.
+func (s *luSolver) pintgrK(w *luPintgrWork) (float64, error) {
+	c, r := &s.co, &w.r
 	for j := r.jbeg; j <= r.jfin; j++ {
 		for i := r.ibeg; i <= r.ifin; i++ {
-			*phi1.at(i, j) = pres(i, j, c.ki1)
-			*phi2.at(i, j) = pres(i, j, c.ki2)
+			*w.phi1.at(i, j) = s.pressure(i, j, c.ki1)
+			*w.phi2.at(i, j) = s.pressure(i, j, c.ki2)
 		}
 	}
-	if err := s.exchange4(phi1.v, phi2.v, lda, r.ibeg, r.ifin1, r.jbeg, r.jfin1); err != nil {
+	if err := s.exchange4(w.phi1.v, w.phi2.v, w.phi1.lda, r.ibeg, r.ifin1, r.jbeg, r.jfin1); err != nil {
 		return 0, err
 	}
-	frc1, err := s.pintgrSum(&phi1, &phi2, r.ibeg, r.ifin1, r.jbeg, r.jfin1)
-	if err != nil {
-		return 0, err
-	}
-	frc1 = c.dxi * c.deta * frc1
+	return s.pintgrSum(&w.phi1, &w.phi2, r.ibeg, r.ifin1, r.jbeg, r.jfin1)
+}
 
-	// The faces j = ji1 and j = ji2, held by the processes with those j.
-	clear(phi1.v)
-	clear(phi2.v)
-	if g.jpt+r.jbeg == c.ji1 {
+// pintgrJ sums the faces j = ji1 and j = ji2, held by the processes with
+// those j.
+func (s *luSolver) pintgrJ(w *luPintgrWork) (float64, error) {
+	g, c, r := &s.g, &s.co, &w.r
+	clear(w.phi1.v)
+	clear(w.phi2.v)
+	for _, f := range []struct {
+		phi        *luPhi
+		j, jglobal int // the local row and the face's global row
+	}{{&w.phi1, r.jbeg, c.ji1}, {&w.phi2, r.jfin, c.ji2}} {
+		if g.jpt+f.j != f.jglobal {
+			continue
+		}
 		for k := c.ki1; k <= c.ki2; k++ {
 			for i := r.ibeg; i <= r.ifin; i++ {
-				*phi1.at(i, k) = pres(i, r.jbeg, k)
+				*f.phi.at(i, k) = s.pressure(i, f.j, k)
 			}
 		}
-		if err := s.exchangeEdge(phi1.v, lda, true, r.ibeg, r.ifin1); err != nil {
+		if err := s.exchangeEdge(f.phi.v, f.phi.lda, true, r.ibeg, r.ifin1); err != nil {
 			return 0, err
 		}
 	}
-	if g.jpt+r.jfin == c.ji2 {
-		for k := c.ki1; k <= c.ki2; k++ {
-			for i := r.ibeg; i <= r.ifin; i++ {
-				*phi2.at(i, k) = pres(i, r.jfin, k)
-			}
-		}
-		if err := s.exchangeEdge(phi2.v, lda, true, r.ibeg, r.ifin1); err != nil {
-			return 0, err
-		}
-	}
-	frc2, err := s.pintgrSum(&phi1, &phi2, r.ibeg, r.ifin1, c.ki1, c.ki2-1)
-	if err != nil {
-		return 0, err
-	}
-	frc2 = c.dxi * c.dzeta * frc2
+	return s.pintgrSum(&w.phi1, &w.phi2, r.ibeg, r.ifin1, c.ki1, c.ki2-1)
+}
 
-	// The faces i = ii1 and i = ii2.
-	clear(phi1.v)
-	clear(phi2.v)
-	if g.ipt+r.ibeg == c.ii1 {
+// pintgrI sums the faces i = ii1 and i = ii2.
+func (s *luSolver) pintgrI(w *luPintgrWork) (float64, error) {
+	g, c, r := &s.g, &s.co, &w.r
+	clear(w.phi1.v)
+	clear(w.phi2.v)
+	for _, f := range []struct {
+		phi        *luPhi
+		i, iglobal int
+	}{{&w.phi1, r.ibeg, c.ii1}, {&w.phi2, r.ifin, c.ii2}} {
+		if g.ipt+f.i != f.iglobal {
+			continue
+		}
 		for k := c.ki1; k <= c.ki2; k++ {
 			for j := r.jbeg; j <= r.jfin; j++ {
-				*phi1.at(j, k) = pres(r.ibeg, j, k)
+				*f.phi.at(j, k) = s.pressure(f.i, j, k)
 			}
 		}
-		if err := s.exchangeEdge(phi1.v, lda, false, r.jbeg, r.jfin1); err != nil {
+		if err := s.exchangeEdge(f.phi.v, f.phi.lda, false, r.jbeg, r.jfin1); err != nil {
 			return 0, err
 		}
 	}
-	if g.ipt+r.ifin == c.ii2 {
-		for k := c.ki1; k <= c.ki2; k++ {
-			for j := r.jbeg; j <= r.jfin; j++ {
-				*phi2.at(j, k) = pres(r.ifin, j, k)
-			}
-		}
-		if err := s.exchangeEdge(phi2.v, lda, false, r.jbeg, r.jfin1); err != nil {
-			return 0, err
-		}
-	}
-	frc3, err := s.pintgrSum(&phi1, &phi2, r.jbeg, r.jfin1, c.ki1, c.ki2-1)
-	if err != nil {
-		return 0, err
-	}
-	frc3 = c.deta * c.dzeta * frc3
-	return 0.25 * (frc1 + frc2 + frc3), nil
+	return s.pintgrSum(&w.phi1, &w.phi2, r.jbeg, r.jfin1, c.ki1, c.ki2-1)
 }
 
 // pintgrSum sums the corner values of the cells a0..a1 × b0..b1 of both

@@ -18,14 +18,16 @@ type luRhsWork struct {
 	c  luRhsConst
 }
 
-// luRhsConst are rhs's loop-invariant products, each rounded as NPB forms
-// it: t2 is tx2 (ty2, tz2), visc tx3·c3·c4, r43t3 (4/3)·tx3, k5
-// ½(1−c1c5)·tx3, k6 (1/6)·tx3, k7 c1c5·tx3, d1[m] dx(m)·tx1.
+// luRhsDir are rhs's loop-invariant products of one direction, each
+// rounded as NPB forms it (for x: t2 is tx2, t3 tx3, visc tx3·c3·c4, r43t3
+// (4/3)·tx3, k5 ½(1−c1c5)·tx3, k6 (1/6)·tx3, k7 c1c5·tx3, d1[m] dx(m)·tx1).
 type luRhsDir struct {
 	t2, t3, visc, r43t3, k5, k6, k7 float64
 	d1                              [5]float64
 }
 
+// luRhsConst are rhs's constants: each direction's, and the dissipation
+// coefficient.
 type luRhsConst struct {
 	x, y, z luRhsDir
 	dssp    float64

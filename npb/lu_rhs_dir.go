@@ -157,11 +157,18 @@ func (s *luSolver) yTerms(w, out []float64, k int) {
 			luViscousUpdate(luPt(out, x), luPt(f, o+sj), luPt(f, o), luPt(w, x-sj), luPt(w, x), luPt(w, x+sj), c)
 		}
 	}
-	// The dissipation in j, row by row, in rhs.f90's order: the first
-	// boundary's rows, the inner rows, the last boundary's rows.
+	s.yDissipation(w, out, k)
+}
+
+// yDissipation subtracts the dissipation in j at plane k, row by row, in
+// rhs.f90's order: the first boundary's rows, the inner rows, the last
+// boundary's rows.
+func (s *luSolver) yDissipation(w, out []float64, k int) {
+	g := &s.g
+	sj := s.sj
 	dssp := s.rhsWork.c.dssp
 	first, last := g.west == -1, g.east == -1
-	row := func(j int) (lo, hi int) { lo, hi = line(j); return lo + kOff, hi + 5 + kOff }
+	row := func(j int) (lo, hi int) { return s.at(g.ist, j, k), s.at(g.iend, j, k) + 5 }
 	edge := func(j, kind int) {
 		lo, hi := row(j)
 		for o := lo; o < hi; o += 5 {

@@ -31,7 +31,6 @@ type ssorStats struct {
 // ssor runs niter SSOR steps from the current u, timed from a barrier.
 func (s *luSolver) ssor(niter int) (ssorStats, error) {
 	var st ssorStats
-	g := &s.g
 	tmp := 1.0 / (s.p.omega * (2.0 - s.p.omega))
 	if err := s.rhs(); err != nil {
 		return st, err
@@ -46,23 +45,8 @@ func (s *luSolver) ssor(niter int) (ssorStats, error) {
 	start := mpi.Wtime()
 	for istep := 1; istep <= niter; istep++ {
 		s.scaleInterior(s.rsd, s.p.dt)
-		for k := 2; k <= g.nz-1; k++ {
-			if err := s.recvLines(k, false); err != nil {
-				return st, err
-			}
-			s.lowerPlane(k)
-			if err := s.sendLines(k, false); err != nil {
-				return st, err
-			}
-		}
-		for k := g.nz - 1; k >= 2; k-- {
-			if err := s.recvLines(k, true); err != nil {
-				return st, err
-			}
-			s.upperPlane(k)
-			if err := s.sendLines(k, true); err != nil {
-				return st, err
-			}
+		if err := s.sweeps(); err != nil {
+			return st, err
 		}
 		s.addInterior(s.u, s.rsd, tmp)
 		last := istep%s.p.itmax == 0 // NPB's inorm is itmax
@@ -91,6 +75,32 @@ func (s *luSolver) ssor(niter int) (ssorStats, error) {
 	}
 	st.seconds = tmax[0]
 	return st, nil
+}
+
+// sweeps solves the lower and then the upper triangular system for the
+// correction in rsd, plane by plane as a wavefront: each plane waits for
+// the border lines of the processes before it and passes its own on.
+func (s *luSolver) sweeps() error {
+	g := &s.g
+	for k := 2; k <= g.nz-1; k++ {
+		if err := s.recvLines(k, false); err != nil {
+			return err
+		}
+		s.lowerPlane(k)
+		if err := s.sendLines(k, false); err != nil {
+			return err
+		}
+	}
+	for k := g.nz - 1; k >= 2; k-- {
+		if err := s.recvLines(k, true); err != nil {
+			return err
+		}
+		s.upperPlane(k)
+		if err := s.sendLines(k, true); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // converged reports whether every norm is below NPB's tolerance.
