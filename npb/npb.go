@@ -64,8 +64,8 @@ type Kernel struct {
 	// on rank 0.
 	Run func(c *mpi.Comm, class Class, o Options) (*Result, error)
 	// Procs reports whether the kernel runs on np processes (NPB: powers
-	// of two for IS, CG, MG, FT and LU; squares for BT and SP; any number
-	// for EP).
+	// of two for IS, CG, MG and FT; squares for BT and SP; for LU a grid
+	// xdim·ydim with ydim ≤ xdim ≤ 2·ydim; any number for EP).
 	Procs func(np int) bool
 	// ProcsRule says which process counts Procs accepts, for the error
 	// of a count it refuses ("a power of two").
