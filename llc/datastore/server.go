@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -45,11 +47,20 @@ type Server struct {
 	getters map[string][]waiter
 	fences  map[int][]waiter // fence epoch -> ranks waiting in it
 	ranks   []rankState
+	// left is the rank that closed its client having entered the fewest
+	// fences, leftFences; no fence past those can complete. left is -1
+	// while every rank is still there.
+	left, leftFences int
 }
 
+// waiter is a request waiting for an answer: a Get waiting for its key, or
+// a Fence or FenceCollect waiting for the other ranks.
 type waiter struct {
 	rank int
 	id   uint64
+
+	collect bool   // a FenceCollect,
+	prefix  string // collecting the keys that begin with prefix
 }
 
 type rankState struct {
@@ -67,6 +78,7 @@ func NewServer(size int) *Server {
 		getters: make(map[string][]waiter),
 		fences:  make(map[int][]waiter),
 		ranks:   make([]rankState, size),
+		left:    -1,
 	}
 }
 
@@ -119,7 +131,7 @@ func (s *Server) handle(rank int, out *sender, f frame) {
 		s.put(rank, f)
 	case opGet:
 		s.get(rank, f)
-	case opFence:
+	case opFence, opCollect:
 		s.fence(rank, f)
 	case opAbort:
 		s.abort(rank, f)
@@ -128,7 +140,7 @@ func (s *Server) handle(rank int, out *sender, f frame) {
 	case opBye:
 		s.mu.Lock()
 		s.ranks[rank].bye = true
-		s.failFencesNeeding(rank, fmt.Sprintf("rank %d closed its data store before entering the fence", rank))
+		s.leave(rank)
 		s.mu.Unlock()
 	default:
 		out.send(frame{kind: stErr, id: f.id, fields: []string{"unknown " + opName(f.kind)}})
@@ -145,7 +157,7 @@ func (s *Server) reply(w waiter, kind byte, field string) {
 func (s *Server) put(rank int, f frame) {
 	if len(f.fields) != 2 {
 		s.mu.Lock()
-		s.reply(waiter{rank, f.id}, stErr, "put: want key and value")
+		s.reply(waiter{rank: rank, id: f.id}, stErr, "put: want key and value")
 		s.mu.Unlock()
 		return
 	}
@@ -157,13 +169,13 @@ func (s *Server) put(rank int, f frame) {
 		s.reply(w, stOK, value)
 	}
 	delete(s.getters, key)
-	s.reply(waiter{rank, f.id}, stOK, "")
+	s.reply(waiter{rank: rank, id: f.id}, stOK, "")
 }
 
 func (s *Server) get(rank int, f frame) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w := waiter{rank, f.id}
+	w := waiter{rank: rank, id: f.id}
 	if len(f.fields) != 1 {
 		s.reply(w, stErr, "get: want a key")
 		return
@@ -198,49 +210,113 @@ func (s *Server) cancel(rank int, id uint64) {
 	}
 }
 
+// fence enters rank into its next fence (a Fence, or a FenceCollect when f
+// is a collect request). The fences of the job are numbered by epoch: a
+// rank's n-th fence is epoch n, and the fence completes when all ranks have
+// entered it.
 func (s *Server) fence(rank int, f frame) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w := waiter{rank, f.id}
-	epoch := s.ranks[rank].fences
-	s.ranks[rank].fences++
-	if s.lost != "" {
-		s.reply(w, stLost, s.lost)
-		return
-	}
-	for q, st := range s.ranks {
-		if (st.bye || st.gone) && st.fences <= epoch {
-			s.reply(w, stLost, fmt.Sprintf("rank %d closed its data store before entering the fence", q))
+	w := waiter{rank: rank, id: f.id}
+	if f.kind == opCollect {
+		if len(f.fields) != 1 {
+			s.mu.Lock()
+			s.reply(w, stErr, "collect: want a key prefix")
+			s.mu.Unlock()
 			return
 		}
+		w.collect, w.prefix = true, f.fields[0]
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	epoch := s.ranks[rank].fences
+	s.ranks[rank].fences++
+	switch {
+	case s.lost != "":
+		s.reply(w, stLost, s.lost)
+		return
+	case s.left >= 0 && s.leftFences <= epoch:
+		s.reply(w, stLost, leftWhy(s.left))
+		return
 	}
 	s.fences[epoch] = append(s.fences[epoch], w)
-	for _, st := range s.ranks {
-		if st.fences <= epoch {
-			return // somebody has yet to arrive
-		}
+	if len(s.fences[epoch]) == s.size { // every rank enters an epoch once
+		s.release(epoch)
 	}
+}
+
+// release answers every rank waiting in the fence of epoch, which is
+// complete; s.mu must be held. A collection is built once per prefix and
+// the same fields are sent to every rank that asked for it.
+func (s *Server) release(epoch int) {
+	collected := make(map[string]collection)
 	for _, w := range s.fences[epoch] {
-		s.reply(w, stOK, "")
+		if !w.collect {
+			s.reply(w, stOK, "")
+			continue
+		}
+		c, ok := collected[w.prefix]
+		if !ok {
+			c = s.collect(w.prefix)
+			collected[w.prefix] = c
+		}
+		if c.err != "" {
+			s.reply(w, stErr, c.err)
+		} else if out := s.ranks[w.rank].out; out != nil {
+			out.send(frame{kind: stOK, id: w.id, fields: c.fields})
+		}
 	}
 	delete(s.fences, epoch)
 }
 
-// failFencesNeeding fails the pending fences that rank has not entered;
+// collection is the answer to a FenceCollect: the pairs as fields, or why
+// they cannot be sent.
+type collection struct {
+	fields []string
+	err    string
+}
+
+// collect returns the pairs whose key begins with prefix, sorted by key;
 // s.mu must be held.
-func (s *Server) failFencesNeeding(rank int, why string) {
+func (s *Server) collect(prefix string) collection {
+	var keys []string
+	for k := range s.kv {
+		if strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	fields := make([]string, 0, 2*len(keys))
+	for _, k := range keys {
+		fields = append(fields, k, s.kv[k])
+	}
+	if n := bodyLen(fields); n > maxFrame {
+		return collection{err: fmt.Sprintf("collect %q: %d pairs take %d bytes, more than a frame holds (%d)", prefix, len(keys), n, maxFrame)}
+	}
+	return collection{fields: fields}
+}
+
+// leave records that rank closed its client: the fences it has not entered
+// can no longer complete, and fail. s.mu must be held.
+func (s *Server) leave(rank int) {
+	n := s.ranks[rank].fences
+	if s.left < 0 || n < s.leftFences {
+		s.left, s.leftFences = rank, n
+	}
 	for epoch, ws := range s.fences {
-		if s.ranks[rank].fences <= epoch {
+		if n <= epoch {
 			for _, w := range ws {
-				s.reply(w, stLost, why)
+				s.reply(w, stLost, leftWhy(rank))
 			}
 			delete(s.fences, epoch)
 		}
 	}
 }
 
+func leftWhy(rank int) string {
+	return fmt.Sprintf("rank %d closed its data store before entering the fence", rank)
+}
+
 func (s *Server) abort(rank int, f frame) {
-	w := waiter{rank, f.id}
+	w := waiter{rank: rank, id: f.id}
 	code, err := strconv.Atoi(f.field(0))
 	if err != nil || len(f.fields) != 2 {
 		s.mu.Lock()
@@ -280,8 +356,7 @@ func (s *Server) disconnect(rank int, rerr error) error {
 	case s.closed:
 		return ErrServerClosed
 	case st.bye:
-		s.failFencesNeeding(rank, fmt.Sprintf("rank %d closed its data store before entering the fence", rank))
-		return nil
+		return nil // leave did the rest when the rank said bye
 	}
 	why := fmt.Sprintf("rank %d disconnected from the data store without closing it", rank)
 	if !errors.Is(rerr, io.EOF) {

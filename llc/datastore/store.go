@@ -28,6 +28,12 @@ type Store interface {
 	// and it returns once all of them have. It fails instead of hanging when
 	// a rank of the job is gone.
 	Fence() error
+	// FenceCollect is a Fence that also collects data, like PMIx_Fence with
+	// PMIX_COLLECT_DATA: when every rank has entered the fence (by Fence or
+	// FenceCollect), it returns every pair of the store whose key begins
+	// with prefix, which includes what each rank put before it entered.
+	// One FenceCollect thus replaces a Fence followed by a Get per key.
+	FenceCollect(prefix string) (map[string]string, error)
 	// Abort reports to the launcher that this rank called MPI Abort with the
 	// given error code and message. The caller is expected to exit next.
 	Abort(code int, msg string) error

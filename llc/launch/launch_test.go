@@ -30,7 +30,7 @@ func TestParseSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Settings{EagerLimit: 0, Rndv: RndvPush, NoCMA: true, Stats: true}); s != want {
+	if want := (Settings{EagerLimit: 0, Rndv: RndvPush, NoCMA: true, Stats: true, Spin: -1, Yield: -1}); s != want {
 		t.Errorf("settings = %+v, want %+v", s, want)
 	}
 	for name, value := range map[string]string{
@@ -40,14 +40,20 @@ func TestParseSettings(t *testing.T) {
 		EnvStats:      "2",
 		EnvSendPath:   "dma",
 		EnvEager:      "vpush",
+		EnvSpin:       "-1",
+		EnvYield:      "abc",
 	} {
 		_, err := ParseSettings(mapEnv(map[string]string{name: value}))
-		if err == nil || !strings.Contains(err.Error(), name) {
-			t.Errorf("%s=%s: error %v does not name the variable", name, value, err)
+		if err == nil || !strings.Contains(err.Error(), name+"="+strconv.Quote(value)) {
+			t.Errorf("%s=%s: error %v does not name the variable and its value", name, value, err)
 		}
 	}
 	if _, err := ParseSettings(mapEnv(map[string]string{EnvEagerLimit: "64k"})); err == nil {
 		t.Error("eager limit 64k accepted")
+	}
+	s, err = ParseSettings(mapEnv(map[string]string{EnvSpin: "0", EnvYield: "2000"}))
+	if err != nil || s.Spin != 0 || s.Yield != 2000 {
+		t.Errorf("%s=0 %s=2000: settings %+v, %v", EnvSpin, EnvYield, s, err)
 	}
 }
 
@@ -59,7 +65,9 @@ func TestSettingsEnvRoundTrip(t *testing.T) {
 		{EagerLimit: -1, SendPath: SendAOTF, Coll: "allreduce=ring", NoOffload: true, NoCollCheck: true},
 		{EagerLimit: -1, Eager: EagerPM},
 		{EagerLimit: 1024, Eager: EagerVP},
-		{EagerLimit: -1, Eager: EagerRings},
+		{EagerLimit: -1, Eager: EagerRings, Spin: -1, Yield: -1},
+		{EagerLimit: -1, Spin: 0, Yield: 0},
+		{EagerLimit: -1, Spin: 4000, Yield: -1},
 	} {
 		env := map[string]string{}
 		for _, kv := range s.Env() {
