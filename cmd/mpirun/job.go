@@ -92,8 +92,9 @@ type rank struct {
 
 // runJob runs the job described by opts with the executable path, and
 // returns mpirun's exit status. ctx is cancelled when mpirun is signalled;
-// sig then reports the signal.
-func runJob(ctx context.Context, sig func() os.Signal, opts *options, path string, out *output) int {
+// sig then reports the signal. The job is killed at deadline, unless it
+// is zero.
+func runJob(ctx context.Context, sig func() os.Signal, deadline time.Time, opts *options, path string, out *output) int {
 	pgid := launch.RandomPGID()
 	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: opts.np, PGID: pgid, Profile: opts.profile})
 	if err != nil {
@@ -116,8 +117,8 @@ func runJob(ctx context.Context, sig func() os.Signal, opts *options, path strin
 	}
 
 	var timeout <-chan time.Time
-	if opts.timeout > 0 {
-		t := time.NewTimer(opts.timeout)
+	if !deadline.IsZero() {
+		t := time.NewTimer(time.Until(deadline))
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -199,14 +200,13 @@ func (j *job) start(i int) error {
 	}
 
 	cmd := exec.Command(j.path, j.opts.args...)
-	cmd.Env = append(os.Environ(),
+	cmd.Env = append(settingsEnv(j.opts.settings),
 		launch.EnvRank+"="+strconv.Itoa(i),
 		launch.EnvSize+"="+strconv.Itoa(j.opts.np),
 		launch.EnvPGID+"="+launch.FormatPGID(j.seg.PGID()),
 		launch.EnvSegmentFD+"="+strconv.Itoa(launch.SegmentFD),
 		launch.EnvStoreFD+"="+strconv.Itoa(launch.StoreFD),
 	)
-	cmd.Env = append(cmd.Env, j.opts.settings.Env()...)
 	cmd.Stdout = outW
 	cmd.Stderr = errW
 	cmd.ExtraFiles = []*os.File{j.seg.File(), theirs} // fds 3 and 4
