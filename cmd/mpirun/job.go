@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -36,31 +35,6 @@ const (
 	exitTimeout = 124 // -timeout expired (as timeout(1))
 )
 
-// failure is how a job failed.
-type failure struct {
-	msg  string // printed as "mpirun: " + msg
-	code int    // mpirun's exit status
-	prio cause  // how likely it is the root cause
-}
-
-// cause ranks failures that arrive together: when a rank dies, the others
-// often fail because of it (their Finalize loses a peer and they exit 1)
-// and may be reaped first, so mpirun names the most telling failure seen
-// within failGrace of the first.
-type cause int
-
-const (
-	causeExit     cause = iota + 1 // non-zero exit status
-	causeNoFinal                   // exit without MPI Finalize
-	causeCrash                     // panic or signal
-	causeAbort                     // MPI Abort
-	causeLauncher                  // mpirun itself: start failure, signal, timeout
-)
-
-// failGrace is how long mpirun collects failures after the first before it
-// names one and kills the remaining ranks.
-const failGrace = 100 * time.Millisecond
-
 // job supervises the ranks of one run.
 type job struct {
 	opts *options
@@ -74,20 +48,9 @@ type job struct {
 
 	mu     sync.Mutex
 	first  *failure      // the failure to report
+	mpi    bool          // a rank was seen attached to the NIC
 	frozen bool          // first is final: later failures are effects
 	failed chan struct{} // closed when first is set
-}
-
-// rank is one process of the job.
-type rank struct {
-	id      int
-	cmd     *exec.Cmd
-	pid     int
-	drained chan struct{} // closed when its stdout and stderr are at EOF
-	pipes   []*os.File    // read ends of stdout and stderr
-
-	mu        sync.Mutex
-	panicLine string // first "panic:" or "fatal error:" line of its stderr
 }
 
 // runJob runs the job described by opts with the executable path, and
@@ -161,9 +124,7 @@ func runJob(ctx context.Context, sig func() os.Signal, deadline time.Time, opts 
 		out.logf("some ranks could not be reaped after SIGKILL; giving up")
 	}
 
-	j.mu.Lock()
-	f := j.first
-	j.mu.Unlock()
+	f := j.outcome()
 	if f == nil {
 		return 0
 	}
@@ -257,113 +218,6 @@ func (j *job) start(i int) error {
 	return nil
 }
 
-var (
-	panicPrefix = []byte("panic: ")
-	fatalPrefix = []byte("fatal error: ")
-)
-
-// inspectStderr remembers the first line that shows a Go panic or fatal
-// runtime error.
-func (r *rank) inspectStderr(line []byte) {
-	if !bytes.HasPrefix(line, panicPrefix) && !bytes.HasPrefix(line, fatalPrefix) {
-		return
-	}
-	r.mu.Lock()
-	if r.panicLine == "" {
-		r.panicLine = string(line)
-	}
-	r.mu.Unlock()
-}
-
-// wait reaps rank r and records whether it failed.
-func (j *job) wait(r *rank) {
-	defer j.wg.Done()
-	r.cmd.Wait()
-	select {
-	case <-r.drained:
-	case <-time.After(drainTimeout):
-		// A descendant keeps the pipes open; stop forwarding its output.
-		for _, p := range r.pipes {
-			p.Close()
-		}
-		<-r.drained
-	}
-	for _, p := range r.pipes {
-		p.Close()
-	}
-	st := r.cmd.ProcessState
-	if j.opts.verbose {
-		j.out.logf("rank %d (pid %d): %v", r.id, r.pid, st)
-	}
-	ws, _ := st.Sys().(syscall.WaitStatus)
-	switch {
-	case ws.Signaled():
-		s := ws.Signal()
-		j.fail(fmt.Sprintf("rank %d (pid %d) was killed by %s", r.id, r.pid, signalName(s)), 128+int(s), causeCrash)
-	case ws.ExitStatus() != 0:
-		code := ws.ExitStatus()
-		r.mu.Lock()
-		p := r.panicLine
-		r.mu.Unlock()
-		if p != "" {
-			j.fail(fmt.Sprintf("rank %d (pid %d) panicked (exit status %d): %s", r.id, r.pid, code, p), code, causeCrash)
-		} else {
-			j.fail(fmt.Sprintf("rank %d (pid %d) exited with status %d", r.id, r.pid, code), code, causeExit)
-		}
-	default:
-		switch state := j.seg.ProcState(r.id); state {
-		case nicemu.ProcAttached, nicemu.ProcInitialized:
-			j.fail(fmt.Sprintf("rank %d (pid %d) exited without calling MPI Finalize (its NIC was %s)", r.id, r.pid, state), exitFailure, causeNoFinal)
-		}
-	}
-}
-
-// abort is called by the data store when a rank calls MPI Abort.
-func (j *job) abort(a datastore.AbortRequest) {
-	j.mu.Lock()
-	pid := 0
-	for _, r := range j.ranks {
-		if r.id == a.Rank {
-			pid = r.pid
-		}
-	}
-	j.mu.Unlock()
-	code := a.Code & 0xff
-	if code == 0 {
-		code = exitFailure
-	}
-	msg := fmt.Sprintf("rank %d (pid %d) called MPI Abort with error code %d", a.Rank, pid, a.Code)
-	if a.Msg != "" {
-		msg += ": " + a.Msg
-	}
-	j.fail(msg, code, causeAbort)
-}
-
-// fail records a failure of the job. The first one starts the end of the
-// job; until the report is frozen, a later one with a more telling cause
-// replaces it.
-func (j *job) fail(msg string, code int, c cause) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	switch {
-	case j.frozen:
-	case j.first == nil:
-		j.first = &failure{msg: msg, code: code, prio: c}
-		close(j.failed)
-	case c > j.first.prio:
-		j.first = &failure{msg: msg, code: code, prio: c}
-	}
-}
-
-func (j *job) hasFailed() bool {
-	select {
-	case <-j.failed:
-		return true
-	default:
-		return false
-	}
-}
-
 // killAll ends every rank: SIGTERM to their process groups, then SIGKILL
 // to those still there after termGrace. all is closed once every rank has
 // been reaped.
@@ -377,11 +231,16 @@ func (j *job) killAll(all <-chan struct{}) {
 	j.signalAll(unix.SIGKILL)
 }
 
+// signalAll sends s to the process groups of the ranks that have not ended.
+// (Those that have ended have no descendants left, and their pids may be
+// reused once they are reaped.)
 func (j *job) signalAll(s unix.Signal) {
 	j.mu.Lock()
-	ranks := append([]*rank(nil), j.ranks...)
-	j.mu.Unlock()
-	for _, r := range ranks {
+	defer j.mu.Unlock()
+	for _, r := range j.ranks {
+		if r.ended {
+			continue
+		}
 		// The rank leads its own process group, which takes its
 		// descendants down too. A group that is gone is not an error.
 		if err := unix.Kill(-r.pid, s); err != nil && !errors.Is(err, unix.ESRCH) {

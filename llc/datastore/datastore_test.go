@@ -234,6 +234,12 @@ func TestFenceFailsWhenRankDies(t *testing.T) {
 	if err := <-j.served[n-1]; err == nil || !strings.Contains(err.Error(), "rank 3") {
 		t.Errorf("Serve of the dead rank returned %v", err)
 	}
+	// Rank 3 broke the job; another rank dying afterwards did not.
+	j.raw[1].Close()
+	<-j.served[1]
+	if r, ok := j.srv.LostRank(); !ok || r != n-1 {
+		t.Errorf("LostRank = %d, %v; want %d", r, ok, n-1)
+	}
 }
 
 func TestFenceFailsWhenRankLeft(t *testing.T) {
@@ -256,6 +262,9 @@ func TestFenceFailsWhenRankLeft(t *testing.T) {
 	}
 	if err := j.clients[2].Put("k", "w"); !errors.Is(err, ErrClosed) {
 		t.Errorf("Put after Close = %v, want ErrClosed", err)
+	}
+	if r, ok := j.srv.LostRank(); ok {
+		t.Errorf("LostRank = %d after a clean departure", r)
 	}
 }
 

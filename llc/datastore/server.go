@@ -40,13 +40,14 @@ type Server struct {
 
 	size int
 
-	mu      sync.Mutex
-	closed  bool
-	lost    string // why the job is broken ("" while it is not)
-	kv      map[string]string
-	getters map[string][]waiter
-	fences  map[int][]waiter // fence epoch -> ranks waiting in it
-	ranks   []rankState
+	mu       sync.Mutex
+	closed   bool
+	lost     string // why the job is broken ("" while it is not)
+	lostRank int    // the rank whose lost connection broke it, or -1
+	kv       map[string]string
+	getters  map[string][]waiter
+	fences   map[int][]waiter // fence epoch -> ranks waiting in it
+	ranks    []rankState
 	// left is the rank that closed its client having entered the fewest
 	// fences, leftFences; no fence past those can complete. left is -1
 	// while every rank is still there.
@@ -73,12 +74,13 @@ type rankState struct {
 // NewServer returns a Server for a job of size ranks.
 func NewServer(size int) *Server {
 	return &Server{
-		size:    size,
-		kv:      make(map[string]string),
-		getters: make(map[string][]waiter),
-		fences:  make(map[int][]waiter),
-		ranks:   make([]rankState, size),
-		left:    -1,
+		size:     size,
+		kv:       make(map[string]string),
+		getters:  make(map[string][]waiter),
+		fences:   make(map[int][]waiter),
+		ranks:    make([]rankState, size),
+		left:     -1,
+		lostRank: -1,
 	}
 }
 
@@ -362,8 +364,21 @@ func (s *Server) disconnect(rank int, rerr error) error {
 	if !errors.Is(rerr, io.EOF) {
 		why = fmt.Sprintf("rank %d: data store connection failed: %v", rank, rerr)
 	}
+	if s.lost == "" {
+		s.lostRank = rank
+	}
 	s.breakJob(why)
 	return fmt.Errorf("datastore: %s", why)
+}
+
+// LostRank returns the rank whose connection ended without its client
+// having closed it, and so broke the job (its pending and later Gets and
+// Fences failed because of it), if one did. A launcher can tell from it
+// which rank the others failed because of, whichever ended first.
+func (s *Server) LostRank() (rank int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lostRank, s.lostRank >= 0
 }
 
 // breakJob fails every pending and later Get and Fence; s.mu must be held.
