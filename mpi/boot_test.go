@@ -135,21 +135,28 @@ func TestExchangeBootMissing(t *testing.T) {
 	}
 }
 
-// TestBackoffBoundsYields: the yields of all waiting processes together do
-// not grow with the number of processes; they did (2000 each), and at
-// np=512 on 2 cores the waiters' yields took most of the job's time.
+// TestBackoffBoundsYields: past yieldProcsPerCPU processes a CPU, the
+// yields of all waiting processes together fall as processes are added.
+// They grew (2000 each), and at np=1024 on 2 cores the waiters' yields
+// starved the processes they waited for.
 func TestBackoffBoundsYields(t *testing.T) {
 	cpus := runtime.NumCPU()
 	unset := launch.DefaultSettings()
-	bound := oversubscribedYield * yieldProcsPerCPU * cpus
-	for _, procs := range []int{cpus + 1, 2 * cpus, yieldProcsPerCPU * cpus, yieldProcsPerCPU*cpus + 1, 128, 1024, 4096} {
+	full := yieldProcsPerCPU * cpus
+	last := full * oversubscribedYield
+	for procs := full + 1; procs <= 4096; procs *= 2 {
 		spin, yield := backoff(procs, unset)
-		if procs*yield > bound || spin > 20 {
-			t.Errorf("%d processes on %d CPUs: spin %d, yield %d each; %d yields in all, want at most %d", procs, cpus, spin, yield, procs*yield, bound)
+		if total := procs * yield; spin > 20 || total > last {
+			t.Errorf("%d processes on %d CPUs: spin %d, yield %d each; %d yields in all, more than the %d of fewer processes", procs, cpus, spin, yield, total, last)
+		} else {
+			last = total
 		}
 	}
-	if spin, yield := backoff(2*cpus, unset); yield != oversubscribedYield || spin != 20 {
-		t.Errorf("%d processes on %d CPUs: spin %d yield %d, want 20 and %d as measured", 2*cpus, cpus, spin, yield, oversubscribedYield)
+	if _, yield := backoff(256*cpus, unset); yield != 0 {
+		t.Errorf("%d processes on %d CPUs yield %d times, want 0", 256*cpus, cpus, yield)
+	}
+	if spin, yield := backoff(full, unset); yield != oversubscribedYield || spin != 20 {
+		t.Errorf("%d processes on %d CPUs: spin %d yield %d, want 20 and %d as measured", full, cpus, spin, yield, oversubscribedYield)
 	}
 	if spin, yield := backoff(cpus, unset); spin != 4000 || yield != 200 {
 		t.Errorf("a CPU per process: spin %d yield %d, want 4000 and 200", spin, yield)

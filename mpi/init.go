@@ -191,16 +191,18 @@ func initRuntime() (*runtimeState, error) {
 // sleeps. With a core per process, spinning answers fastest; with more
 // processes than cores, the process being waited for may not be running,
 // so a waiter spins only briefly and then yields the core at every poll.
-// Far more processes than cores (past yieldProcsPerCPU a core) yield fewer
-// times each, so that the yields of all waiters together stay bounded: each
-// yield hands the core to another waiter as often as to the process they
-// wait for, and at np=512 on 2 cores the job spent most of its time there.
-// MARTINI_SPIN and MARTINI_YIELD override the choice (polls); package
-// launch has parsed and checked them into settings.
+// Past yieldProcsPerCPU processes a core, the yields fall with the square
+// of the excess: a yield then hands the core to another waiter far more
+// often than to the process they wait for, and all the waiters' yields
+// together starved it (hello at np=1024 on 2 cores did not end in 200 s
+// with 15 yields a wait; with none it took 56 s, most of it starting the
+// processes). MARTINI_SPIN and MARTINI_YIELD override the choice (polls);
+// package launch has parsed and checked them into settings.
 func backoff(procs int, settings launch.Settings) (spin, yield int) {
 	spin, yield = 4000, 200
 	if cpus := runtime.NumCPU(); procs > yieldProcsPerCPU*cpus {
-		spin, yield = 20, oversubscribedYield*yieldProcsPerCPU*cpus/procs
+		full := yieldProcsPerCPU * cpus
+		spin, yield = 20, oversubscribedYield*full/procs*full/procs
 	} else if procs > cpus {
 		spin, yield = 20, oversubscribedYield
 	}

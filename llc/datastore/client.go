@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"sync"
 	"time"
@@ -20,7 +19,7 @@ type Client struct {
 	// means no bound. Set it before the Client is used.
 	Timeout time.Duration
 
-	conn    net.Conn
+	conn    Conn
 	wmu     sync.Mutex // serializes writes to conn
 	done    chan struct{}
 	closing sync.Once
@@ -36,7 +35,7 @@ var _ Store = (*Client)(nil)
 
 // NewClient returns a Client talking to a Server over conn, which it takes
 // ownership of.
-func NewClient(conn net.Conn) *Client {
+func NewClient(conn Conn) *Client {
 	c := &Client{
 		conn:    conn,
 		done:    make(chan struct{}),

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,7 +90,7 @@ func (s *Server) Size() int { return s.size }
 // returns nil if the rank closed its client cleanly, ErrServerClosed if the
 // connection was ended by Close, and otherwise an error saying how the
 // connection was lost.
-func (s *Server) Serve(rank int, conn net.Conn) error {
+func (s *Server) Serve(rank int, conn Conn) error {
 	defer conn.Close()
 	out, err := s.register(rank, conn)
 	if err != nil {
@@ -111,7 +110,7 @@ func (s *Server) Serve(rank int, conn net.Conn) error {
 	return s.disconnect(rank, rerr)
 }
 
-func (s *Server) register(rank int, conn net.Conn) (*sender, error) {
+func (s *Server) register(rank int, conn Conn) (*sender, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -427,7 +426,7 @@ func (s *Server) Close() error {
 // sender writes the responses to one connection from a goroutine of its own,
 // so that a rank that does not read its socket cannot stall the server.
 type sender struct {
-	conn net.Conn
+	conn Conn
 	wake chan struct{}
 	done chan struct{}
 
@@ -440,7 +439,7 @@ type sender struct {
 // queued.
 const closeGrace = time.Second
 
-func newSender(conn net.Conn) *sender {
+func newSender(conn Conn) *sender {
 	s := &sender{conn: conn, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go s.run()
 	return s

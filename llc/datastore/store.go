@@ -13,6 +13,7 @@ package datastore
 
 import (
 	"errors"
+	"io"
 	"time"
 )
 
@@ -39,6 +40,16 @@ type Store interface {
 	Abort(code int, msg string) error
 	// Close releases the store. Calls after Close fail with ErrClosed.
 	Close() error
+}
+
+// Conn is the stream connection between a rank's Client and the Server: a
+// net.Conn, or an *os.File of a socket (what a rank inherits). The package
+// does not need the net package, so that the ranks' programs, which import
+// it, do not link it (and with it cgo).
+type Conn interface {
+	io.ReadWriteCloser
+	// SetWriteDeadline bounds the writes to come, as net.Conn's does.
+	SetWriteDeadline(t time.Time) error
 }
 
 // DefaultTimeout bounds Get (and the other requests except Fence) when a
