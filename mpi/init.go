@@ -191,19 +191,17 @@ func initRuntime() (*runtimeState, error) {
 // sleeps. With a core per process, spinning answers fastest; with more
 // processes than cores, the process being waited for may not be running,
 // so a waiter spins only briefly and then yields the core at every poll.
-// Past yieldProcsPerCPU processes a core, the yields fall with the square
-// of the excess: a yield then hands the core to another waiter far more
-// often than to the process they wait for, and all the waiters' yields
-// together starved it (hello at np=1024 on 2 cores did not end in 200 s
-// with 15 yields a wait; with none it took 56 s, most of it starting the
-// processes). MARTINI_SPIN and MARTINI_YIELD override the choice (polls);
-// package launch has parsed and checked them into settings.
+// Past yieldProcsPerCPU processes a core a waiter does not yield at all:
+// a yield then hands the core to another waiter far more often than to the
+// process they wait for, and the waiters' yields together starve it.
+// MARTINI_SPIN and MARTINI_YIELD override the choice (polls); package
+// launch has parsed and checked them into settings.
 func backoff(procs int, settings launch.Settings) (spin, yield int) {
 	spin, yield = 4000, 200
-	if cpus := runtime.NumCPU(); procs > yieldProcsPerCPU*cpus {
-		full := yieldProcsPerCPU * cpus
-		spin, yield = 20, oversubscribedYield*full/procs*full/procs
-	} else if procs > cpus {
+	switch cpus := runtime.NumCPU(); {
+	case procs > yieldProcsPerCPU*cpus:
+		spin, yield = 20, 0
+	case procs > cpus:
 		spin, yield = 20, oversubscribedYield
 	}
 	if settings.Spin >= 0 {
@@ -215,12 +213,15 @@ func backoff(procs int, settings launch.Settings) (spin, yield int) {
 	return spin, yield
 }
 
-// Yields of a waiting process when processes outnumber cores (measured at 3
-// and 8 processes on 2 cores: a barrier took 36 and 96 µs), up to
-// yieldProcsPerCPU processes a core.
+// Yields of a waiting process when processes outnumber cores: measured at
+// 3 and 8 processes on 2 cores (a barrier took 36 and 96 µs). Up to
+// yieldProcsPerCPU processes a core they still pay, past it they ruin the
+// job: examples/hello on 2 cores took 3.2 s at np=128 with them and 5.8 s
+// without, 6.2 and 8.8 s at np=256, but 42 s (68 s of CPU) and 18 s (13 s)
+// at np=512; at np=1024 with 15 yields a wait it did not end in 200 s.
 const (
 	oversubscribedYield = 2000
-	yieldProcsPerCPU    = 4
+	yieldProcsPerCPU    = 128
 )
 
 // bootPrefix begins the data-store keys of the bootstrap exchange, which

@@ -4,14 +4,25 @@
 //
 //	mpirun -np N [flags] PROGRAM [args...]
 //
-// PROGRAM is an executable or a Go package, which is built first. mpirun
-// creates the job's shared segment (the emulated NIC) and data store, starts
-// N processes of PROGRAM with the job described in their environment (see
-// package launch), and forwards their output line by line. When a rank
-// fails (a non-zero exit, a signal, a panic, an MPI Abort, or an exit
-// without MPI Finalize after attaching to the NIC) mpirun kills the others,
-// names the failed rank and exits with a non-zero status. Ranks get no
-// standard input.
+// PROGRAM is an executable or a Go package, which is built first (as a
+// process group of its own, with its temporary files in a directory of
+// mpirun's: a signal or -timeout ends the whole build, and it leaves
+// nothing behind). Before that, mpirun checks what it can: a process count
+// beyond what the NIC, the system or its own descriptors allow, or a bad
+// MARTINI_* setting in the ranks' environment, is a usage error (status 2).
+//
+// mpirun creates the job's shared segment (the emulated NIC) and data
+// store, starts N processes of PROGRAM with the job described in their
+// environment (see package launch), each leading a process group of its
+// own, and forwards their output line by line. When a rank ends, what is
+// left of its process group (the descendants it left running) is killed.
+// When a rank fails (a non-zero exit, a signal, a panic, an MPI Abort, an
+// exit without MPI Finalize after attaching to the NIC, or an exit before
+// MPI Init while other ranks use MPI) mpirun kills the others, names the
+// failed rank and exits with a non-zero status. A rank that left the job
+// first (its data-store connection broke the others' requests) is named
+// rather than the ranks that failed because of it. Ranks get no standard
+// input.
 //
 // Flags:
 //

@@ -12,7 +12,9 @@
 //	MARTINI_STORE_FD    the descriptor of the data-store socket (4)
 //
 // and forwards its tuning flags as the settings MARTINI_EAGER_LIMIT,
-// MARTINI_RNDV, MARTINI_NO_CMA and MARTINI_STATS (see Settings).
+// MARTINI_RNDV, MARTINI_NO_CMA, MARTINI_STATS and the others of Settings,
+// which also holds MARTINI_SPIN and MARTINI_YIELD (set in the environment
+// only). A bad value of any of them is an error of FromEnv naming it.
 //
 // A program started without mpirun (MARTINI_RANK unset) becomes a singleton
 // job of one rank with a segment and a data store of its own, like MPI
