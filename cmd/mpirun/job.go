@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -134,32 +133,10 @@ func runJob(ctx context.Context, sig func() os.Signal, deadline time.Time, opts 
 
 // start starts rank i.
 func (j *job) start(i int) error {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	f, err := openRankFiles()
 	if err != nil {
-		return fmt.Errorf("data-store socket: %w", err)
+		return err
 	}
-	mine := os.NewFile(uintptr(fds[0]), "datastore-server")
-	theirs := os.NewFile(uintptr(fds[1]), "datastore-rank")
-	defer theirs.Close()
-	conn, err := net.FileConn(mine)
-	mine.Close()
-	if err != nil {
-		return fmt.Errorf("data-store socket: %w", err)
-	}
-
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		conn.Close()
-		return fmt.Errorf("stdout pipe: %w", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		conn.Close()
-		outR.Close()
-		outW.Close()
-		return fmt.Errorf("stderr pipe: %w", err)
-	}
-
 	cmd := exec.Command(j.path, j.opts.args...)
 	cmd.Env = append(settingsEnv(j.opts.settings),
 		launch.EnvRank+"="+strconv.Itoa(i),
@@ -168,12 +145,12 @@ func (j *job) start(i int) error {
 		launch.EnvSegmentFD+"="+strconv.Itoa(launch.SegmentFD),
 		launch.EnvStoreFD+"="+strconv.Itoa(launch.StoreFD),
 	)
-	cmd.Stdout = outW
-	cmd.Stderr = errW
-	cmd.ExtraFiles = []*os.File{j.seg.File(), theirs} // fds 3 and 4
+	cmd.Stdout = f.outW
+	cmd.Stderr = f.errW
+	cmd.ExtraFiles = []*os.File{j.seg.File(), f.store} // fds 3 and 4
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
-	r := &rank{id: i, cmd: cmd, drained: make(chan struct{}), pipes: []*os.File{outR, errR}}
+	r := &rank{id: i, cmd: cmd, drained: make(chan struct{}), pipes: []*os.File{f.outR, f.errR}}
 	// Hold j.mu so that an Abort arriving before the pid is known waits.
 	j.mu.Lock()
 	err = cmd.Start()
@@ -182,12 +159,9 @@ func (j *job) start(i int) error {
 		j.ranks = append(j.ranks, r)
 	}
 	j.mu.Unlock()
-	outW.Close()
-	errW.Close()
+	f.closeRankEnds()
 	if err != nil {
-		conn.Close()
-		outR.Close()
-		errR.Close()
+		f.closeOwnEnds()
 		return err
 	}
 	if j.opts.verbose {
@@ -195,27 +169,84 @@ func (j *job) start(i int) error {
 	}
 
 	go func() {
-		if err := j.srv.Serve(i, conn); err != nil && j.opts.verbose && !errors.Is(err, datastore.ErrServerClosed) {
+		if err := j.srv.Serve(i, f.conn); err != nil && j.opts.verbose && !errors.Is(err, datastore.ErrServerClosed) {
 			j.out.logf("rank %d: %v", i, err)
 		}
 	}()
+	j.forward(r)
+	j.wg.Add(1)
+	go j.wait(r)
+	return nil
+}
+
+// forward forwards the output of rank r until its pipes are at EOF, and
+// then closes r.drained.
+func (j *job) forward(r *rank) {
 	var fwd sync.WaitGroup
 	fwd.Add(2)
 	go func() {
 		defer fwd.Done()
-		j.out.forward(outR, j.out.stdout, i, nil)
+		j.out.forward(r.pipes[0], j.out.stdout, r.id, nil)
 	}()
 	go func() {
 		defer fwd.Done()
-		j.out.forward(errR, j.out.stderr, i, r.inspectStderr)
+		j.out.forward(r.pipes[1], j.out.stderr, r.id, r.inspectStderr)
 	}()
 	go func() {
 		fwd.Wait()
 		close(r.drained)
 	}()
-	j.wg.Add(1)
-	go j.wait(r)
-	return nil
+}
+
+// rankFiles are the files of a rank being started: both ends of its
+// data-store socket and of its stdout and stderr pipes.
+type rankFiles struct {
+	conn, store            *os.File // mpirun's end of the socket, the rank's
+	outR, outW, errR, errW *os.File
+}
+
+func openRankFiles() (*rankFiles, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("data-store socket: %w", err)
+	}
+	// mpirun's end is non-blocking, so that the runtime's poller serves it.
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+		return nil, fmt.Errorf("data-store socket: %w", err)
+	}
+	f := &rankFiles{conn: os.NewFile(uintptr(fds[0]), "datastore-server"), store: os.NewFile(uintptr(fds[1]), "datastore-rank")}
+	if f.outR, f.outW, err = os.Pipe(); err != nil {
+		f.closeRankEnds()
+		f.closeOwnEnds()
+		return nil, fmt.Errorf("stdout pipe: %w", err)
+	}
+	if f.errR, f.errW, err = os.Pipe(); err != nil {
+		f.closeRankEnds()
+		f.closeOwnEnds()
+		return nil, fmt.Errorf("stderr pipe: %w", err)
+	}
+	return f, nil
+}
+
+// closeRankEnds closes the ends the rank inherits, once it has started (or
+// failed to).
+func (f *rankFiles) closeRankEnds() {
+	for _, e := range []*os.File{f.store, f.outW, f.errW} {
+		if e != nil {
+			e.Close()
+		}
+	}
+}
+
+// closeOwnEnds closes mpirun's ends, when the rank could not start.
+func (f *rankFiles) closeOwnEnds() {
+	for _, e := range []*os.File{f.conn, f.outR, f.errR} {
+		if e != nil {
+			e.Close()
+		}
+	}
 }
 
 // killAll ends every rank: SIGTERM to their process groups, then SIGKILL
