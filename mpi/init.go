@@ -139,28 +139,9 @@ func initRuntime() (*runtimeState, error) {
 			return fail(err)
 		}
 	}
-	if err := job.Store.Fence(); err != nil {
-		return fail(err)
-	}
-	boot := make([]llc.RegionID, job.Size)
-	for r := range boot {
-		v, err := job.Store.Get(bootKey(r))
-		if err != nil {
-			return fail(err)
-		}
-		sid, err := strconv.ParseUint(v, 10, 32)
-		if err != nil {
-			return fail(fmt.Errorf("bootstrap region of rank %d: %q: %w", r, v, err))
-		}
-		boot[r] = llc.RegionID(sid)
-	}
-	v, err := job.Store.Get(offloadKey)
+	boot, worldOffload, err := exchangeBoot(job.Store, job.Size)
 	if err != nil {
 		return fail(err)
-	}
-	worldOffload, err := strconv.Atoi(v)
-	if err != nil {
-		return fail(fmt.Errorf("World's barrier controller: %q: %w", v, err))
 	}
 	cfg := engineConfig(job, boot, bootMem, nicemu.DefaultHeapSize-bootSize)
 	eng, err := llc.NewEngine(cfg)
@@ -200,7 +181,7 @@ func initRuntime() (*runtimeState, error) {
 			s.softForce[coll] = alg
 		}
 	}
-	s.ep.Spin, s.ep.Yield = backoff(job.Size)
+	s.ep.Spin, s.ep.Yield = backoff(job.Size, job.Settings)
 	s.world = newComm(s, worldID, job.Rank, nil)
 	s.world.setOffload(worldOffload)
 	nic.SetState(nicemu.ProcInitialized)
@@ -211,25 +192,79 @@ func initRuntime() (*runtimeState, error) {
 // sleeps. With a core per process, spinning answers fastest; with more
 // processes than cores, the process being waited for may not be running,
 // so a waiter spins only briefly and then yields the core at every poll.
-// MARTINI_SPIN and MARTINI_YIELD override the choice (polls).
-func backoff(procs int) (spin, yield int) {
+// Past yieldProcsPerCPU processes a core a waiter does not yield at all:
+// a yield then hands the core to another waiter far more often than to the
+// process they wait for, and the waiters' yields together starve it.
+// MARTINI_SPIN and MARTINI_YIELD override the choice (polls); package
+// launch has parsed and checked them into settings.
+func backoff(procs int, settings launch.Settings) (spin, yield int) {
 	spin, yield = 4000, 200
-	if procs > runtime.NumCPU() {
-		spin, yield = 20, 2000
+	switch cpus := runtime.NumCPU(); {
+	case procs > yieldProcsPerCPU*cpus:
+		spin, yield = 20, 0
+	case procs > cpus:
+		spin, yield = 20, oversubscribedYield
 	}
-	if v, err := strconv.Atoi(os.Getenv("MARTINI_SPIN")); err == nil && v >= 0 {
-		spin = v
+	if settings.Spin >= 0 {
+		spin = settings.Spin
 	}
-	if v, err := strconv.Atoi(os.Getenv("MARTINI_YIELD")); err == nil && v >= 0 {
-		yield = v
+	if settings.Yield >= 0 {
+		yield = settings.Yield
 	}
 	return spin, yield
 }
 
-func bootKey(rank int) string { return "boot/" + strconv.Itoa(rank) }
+// Yields of a waiting process when processes outnumber cores: measured at
+// 3 and 8 processes on 2 cores (a barrier took 36 and 96 µs). Up to
+// yieldProcsPerCPU processes a core they still pay, past it they ruin the
+// job: examples/hello on 2 cores took 3.2 s at np=128 with them and 5.8 s
+// without, 6.2 and 8.8 s at np=256, but 42 s (68 s of CPU) and 18 s (13 s)
+// at np=512; at np=1024 with 15 yields a wait it did not end in 200 s.
+const (
+	oversubscribedYield = 2000
+	yieldProcsPerCPU    = 128
+)
+
+// bootPrefix begins the data-store keys of the bootstrap exchange, which
+// Init collects in one fence.
+const bootPrefix = "boot/"
+
+// bootKey is the data-store key of the bootstrap region of rank.
+func bootKey(rank int) string { return bootPrefix + "region/" + strconv.Itoa(rank) }
 
 // offloadKey is the data-store key of World's barrier controller.
-const offloadKey = "offload/world"
+const offloadKey = bootPrefix + "offload/world"
+
+// exchangeBoot waits until every one of the size processes has published
+// its bootstrap region, and rank 0 World's barrier controller, and returns
+// them. One fence with data collection brings them all: the data-store
+// traffic of a process does not grow with a request per peer.
+func exchangeBoot(store datastore.Store, size int) (boot []llc.RegionID, worldOffload int, err error) {
+	kv, err := store.FenceCollect(bootPrefix)
+	if err != nil {
+		return nil, 0, err
+	}
+	boot = make([]llc.RegionID, size)
+	for r := range boot {
+		v, ok := kv[bootKey(r)]
+		if !ok {
+			return nil, 0, fmt.Errorf("bootstrap: rank %d published no bootstrap region", r)
+		}
+		sid, err := strconv.ParseUint(v, 10, 32)
+		if err != nil {
+			return nil, 0, fmt.Errorf("bootstrap region of rank %d: %q: %w", r, v, err)
+		}
+		boot[r] = llc.RegionID(sid)
+	}
+	v, ok := kv[offloadKey]
+	if !ok {
+		return nil, 0, errors.New("bootstrap: rank 0 published no barrier controller for World")
+	}
+	if worldOffload, err = strconv.Atoi(v); err != nil {
+		return nil, 0, fmt.Errorf("World's barrier controller: %q: %w", v, err)
+	}
+	return boot, worldOffload, nil
+}
 
 // engineConfig sizes the rings so that every peer (itself included) can
 // get one within the registrable memory, and caps the eager limit to what
@@ -343,7 +378,10 @@ func Finalize() error {
 // hang without a word).
 func (s *runtimeState) fenceServing(idle bool) error {
 	fence := make(chan error, 1)
-	go func() { fence <- s.job.Store.Fence() }()
+	go func() {
+		fence <- s.job.Store.Fence()
+		s.tr.Wake() // a waiter asleep on the doorbell sees the fence at once
+	}()
 	var (
 		ferr     error
 		all      bool // every process has reached the fence

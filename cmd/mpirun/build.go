@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/rhinet-go/martini/internal/mpirunbuild"
 )
 
 // target is what PROGRAM resolved to: an executable to run as is, or a Go
@@ -109,35 +111,16 @@ func unwrapExecErr(err error) error {
 	return err
 }
 
-// goTool returns the go command to build with.
-func goTool() (string, error) {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p, nil
-	}
-	if root := os.Getenv("GOROOT"); root != "" {
-		p := filepath.Join(root, "bin", "go")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", errors.New("the go command is not in PATH (needed to build a Go package)")
-}
-
-// build builds t into out with go build. The compiler's output goes to
-// stderr.
-func build(ctx context.Context, t target, out string, stderr io.Writer, verbose bool) error {
-	gocmd, err := goTool()
-	if err != nil {
-		return err
-	}
-	cmd := exec.CommandContext(ctx, gocmd, "build", "-o", out, t.pkg)
-	cmd.Dir = t.dir
-	cmd.Stdout = stderr
-	cmd.Stderr = stderr
+// build builds t into the executable out with go build, its temporary
+// files in work. The compiler's output goes to stderr. However it ends,
+// nothing of the build runs any more when build returns.
+func build(ctx context.Context, t target, work, out string, stderr io.Writer, verbose bool) error {
+	spec := mpirunbuild.Spec{Pkg: t.pkg, Dir: t.dir, Out: out, Work: work, Stdout: stderr, Stderr: stderr}
 	if verbose {
-		fmt.Fprintf(stderr, "mpirun: building %v: (cd %s && %s)\n", t, t.dir, strings.Join(cmd.Args, " "))
+		fmt.Fprintf(stderr, "mpirun: building %v: ", t)
+		spec.Verbose = stderr
 	}
-	if err := cmd.Run(); err != nil {
+	if err := mpirunbuild.GoBuild(ctx, spec); err != nil {
 		return fmt.Errorf("build %v: %w", t, err)
 	}
 	return nil

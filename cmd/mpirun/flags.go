@@ -53,7 +53,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	fs.IntVar(&o.np, "np", 0, "number of ranks to start (required, at least 1)")
 	fs.BoolVar(&o.tagOutput, "tag-output", false, `prefix every line of output with "[rank] "`)
-	fs.DurationVar(&o.timeout, "timeout", 0, "kill the job if it has not ended after this `duration` (0: no limit)")
+	fs.DurationVar(&o.timeout, "timeout", 0, "stop the build and the job if they have not ended after this `duration` (0: no limit)")
 	fs.BoolVar(&o.verbose, "v", false, "report what mpirun does on stderr")
 	fs.Func("eager-limit", "send messages of up to `bytes` eagerly (suffixes k, m: KiB, MiB)", func(s string) error {
 		n, err := parseBytes(s)
@@ -130,6 +130,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return bad("-timeout %v: must not be negative", o.timeout)
 	case fs.NArg() == 0:
 		return bad("missing PROGRAM")
+	}
+	if err := checkRanks(o.np, rankLimits()); err != nil {
+		return bad("%v", err)
+	}
+	if err := checkSettingsEnv(settingsEnv(o.settings)); err != nil {
+		return bad("%v", err)
 	}
 	o.program = fs.Arg(0)
 	o.args = fs.Args()[1:]

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -36,31 +34,6 @@ const (
 	exitTimeout = 124 // -timeout expired (as timeout(1))
 )
 
-// failure is how a job failed.
-type failure struct {
-	msg  string // printed as "mpirun: " + msg
-	code int    // mpirun's exit status
-	prio cause  // how likely it is the root cause
-}
-
-// cause ranks failures that arrive together: when a rank dies, the others
-// often fail because of it (their Finalize loses a peer and they exit 1)
-// and may be reaped first, so mpirun names the most telling failure seen
-// within failGrace of the first.
-type cause int
-
-const (
-	causeExit     cause = iota + 1 // non-zero exit status
-	causeNoFinal                   // exit without MPI Finalize
-	causeCrash                     // panic or signal
-	causeAbort                     // MPI Abort
-	causeLauncher                  // mpirun itself: start failure, signal, timeout
-)
-
-// failGrace is how long mpirun collects failures after the first before it
-// names one and kills the remaining ranks.
-const failGrace = 100 * time.Millisecond
-
 // job supervises the ranks of one run.
 type job struct {
 	opts *options
@@ -74,26 +47,16 @@ type job struct {
 
 	mu     sync.Mutex
 	first  *failure      // the failure to report
+	mpi    bool          // a rank was seen attached to the NIC
 	frozen bool          // first is final: later failures are effects
 	failed chan struct{} // closed when first is set
 }
 
-// rank is one process of the job.
-type rank struct {
-	id      int
-	cmd     *exec.Cmd
-	pid     int
-	drained chan struct{} // closed when its stdout and stderr are at EOF
-	pipes   []*os.File    // read ends of stdout and stderr
-
-	mu        sync.Mutex
-	panicLine string // first "panic:" or "fatal error:" line of its stderr
-}
-
 // runJob runs the job described by opts with the executable path, and
 // returns mpirun's exit status. ctx is cancelled when mpirun is signalled;
-// sig then reports the signal.
-func runJob(ctx context.Context, sig func() os.Signal, opts *options, path string, out *output) int {
+// sig then reports the signal. The job is killed at deadline, unless it
+// is zero.
+func runJob(ctx context.Context, sig func() os.Signal, deadline time.Time, opts *options, path string, out *output) int {
 	pgid := launch.RandomPGID()
 	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: opts.np, PGID: pgid, Profile: opts.profile})
 	if err != nil {
@@ -116,8 +79,8 @@ func runJob(ctx context.Context, sig func() os.Signal, opts *options, path strin
 	}
 
 	var timeout <-chan time.Time
-	if opts.timeout > 0 {
-		t := time.NewTimer(opts.timeout)
+	if !deadline.IsZero() {
+		t := time.NewTimer(time.Until(deadline))
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -160,9 +123,7 @@ func runJob(ctx context.Context, sig func() os.Signal, opts *options, path strin
 		out.logf("some ranks could not be reaped after SIGKILL; giving up")
 	}
 
-	j.mu.Lock()
-	f := j.first
-	j.mu.Unlock()
+	f := j.outcome()
 	if f == nil {
 		return 0
 	}
@@ -172,47 +133,24 @@ func runJob(ctx context.Context, sig func() os.Signal, opts *options, path strin
 
 // start starts rank i.
 func (j *job) start(i int) error {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	f, err := openRankFiles()
 	if err != nil {
-		return fmt.Errorf("data-store socket: %w", err)
+		return err
 	}
-	mine := os.NewFile(uintptr(fds[0]), "datastore-server")
-	theirs := os.NewFile(uintptr(fds[1]), "datastore-rank")
-	defer theirs.Close()
-	conn, err := net.FileConn(mine)
-	mine.Close()
-	if err != nil {
-		return fmt.Errorf("data-store socket: %w", err)
-	}
-
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		conn.Close()
-		return fmt.Errorf("stdout pipe: %w", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		conn.Close()
-		outR.Close()
-		outW.Close()
-		return fmt.Errorf("stderr pipe: %w", err)
-	}
-
 	cmd := exec.Command(j.path, j.opts.args...)
-	cmd.Env = append(os.Environ(),
+	cmd.Env = append(settingsEnv(j.opts.settings),
 		launch.EnvRank+"="+strconv.Itoa(i),
 		launch.EnvSize+"="+strconv.Itoa(j.opts.np),
 		launch.EnvPGID+"="+launch.FormatPGID(j.seg.PGID()),
 		launch.EnvSegmentFD+"="+strconv.Itoa(launch.SegmentFD),
 		launch.EnvStoreFD+"="+strconv.Itoa(launch.StoreFD),
 	)
-	cmd.Env = append(cmd.Env, j.opts.settings.Env()...)
-	cmd.Stdout = outW
-	cmd.Stderr = errW
-	cmd.ExtraFiles = []*os.File{j.seg.File(), theirs} // fds 3 and 4
+	cmd.Stdout = f.outW
+	cmd.Stderr = f.errW
+	cmd.ExtraFiles = []*os.File{j.seg.File(), f.store} // fds 3 and 4
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
-	r := &rank{id: i, cmd: cmd, drained: make(chan struct{}), pipes: []*os.File{outR, errR}}
+	r := &rank{id: i, cmd: cmd, drained: make(chan struct{}), pipes: []*os.File{f.outR, f.errR}}
 	// Hold j.mu so that an Abort arriving before the pid is known waits.
 	j.mu.Lock()
 	err = cmd.Start()
@@ -221,12 +159,9 @@ func (j *job) start(i int) error {
 		j.ranks = append(j.ranks, r)
 	}
 	j.mu.Unlock()
-	outW.Close()
-	errW.Close()
+	f.closeRankEnds()
 	if err != nil {
-		conn.Close()
-		outR.Close()
-		errR.Close()
+		f.closeOwnEnds()
 		return err
 	}
 	if j.opts.verbose {
@@ -234,133 +169,83 @@ func (j *job) start(i int) error {
 	}
 
 	go func() {
-		if err := j.srv.Serve(i, conn); err != nil && j.opts.verbose && !errors.Is(err, datastore.ErrServerClosed) {
+		if err := j.srv.Serve(i, f.conn); err != nil && j.opts.verbose && !errors.Is(err, datastore.ErrServerClosed) {
 			j.out.logf("rank %d: %v", i, err)
 		}
 	}()
-	var fwd sync.WaitGroup
-	fwd.Add(2)
-	go func() {
-		defer fwd.Done()
-		j.out.forward(outR, j.out.stdout, i, nil)
-	}()
-	go func() {
-		defer fwd.Done()
-		j.out.forward(errR, j.out.stderr, i, r.inspectStderr)
-	}()
-	go func() {
-		fwd.Wait()
-		close(r.drained)
-	}()
+	j.forward(r)
 	j.wg.Add(1)
 	go j.wait(r)
 	return nil
 }
 
-var (
-	panicPrefix = []byte("panic: ")
-	fatalPrefix = []byte("fatal error: ")
-)
-
-// inspectStderr remembers the first line that shows a Go panic or fatal
-// runtime error.
-func (r *rank) inspectStderr(line []byte) {
-	if !bytes.HasPrefix(line, panicPrefix) && !bytes.HasPrefix(line, fatalPrefix) {
-		return
-	}
-	r.mu.Lock()
-	if r.panicLine == "" {
-		r.panicLine = string(line)
-	}
-	r.mu.Unlock()
+// forward forwards the output of rank r until its pipes are at EOF, and
+// then closes r.drained.
+func (j *job) forward(r *rank) {
+	var fwd sync.WaitGroup
+	fwd.Add(2)
+	go func() {
+		defer fwd.Done()
+		j.out.forward(r.pipes[0], j.out.stdout, r.id, nil)
+	}()
+	go func() {
+		defer fwd.Done()
+		j.out.forward(r.pipes[1], j.out.stderr, r.id, r.inspectStderr)
+	}()
+	go func() {
+		fwd.Wait()
+		close(r.drained)
+	}()
 }
 
-// wait reaps rank r and records whether it failed.
-func (j *job) wait(r *rank) {
-	defer j.wg.Done()
-	r.cmd.Wait()
-	select {
-	case <-r.drained:
-	case <-time.After(drainTimeout):
-		// A descendant keeps the pipes open; stop forwarding its output.
-		for _, p := range r.pipes {
-			p.Close()
-		}
-		<-r.drained
-	}
-	for _, p := range r.pipes {
-		p.Close()
-	}
-	st := r.cmd.ProcessState
-	if j.opts.verbose {
-		j.out.logf("rank %d (pid %d): %v", r.id, r.pid, st)
-	}
-	ws, _ := st.Sys().(syscall.WaitStatus)
-	switch {
-	case ws.Signaled():
-		s := ws.Signal()
-		j.fail(fmt.Sprintf("rank %d (pid %d) was killed by %s", r.id, r.pid, signalName(s)), 128+int(s), causeCrash)
-	case ws.ExitStatus() != 0:
-		code := ws.ExitStatus()
-		r.mu.Lock()
-		p := r.panicLine
-		r.mu.Unlock()
-		if p != "" {
-			j.fail(fmt.Sprintf("rank %d (pid %d) panicked (exit status %d): %s", r.id, r.pid, code, p), code, causeCrash)
-		} else {
-			j.fail(fmt.Sprintf("rank %d (pid %d) exited with status %d", r.id, r.pid, code), code, causeExit)
-		}
-	default:
-		switch state := j.seg.ProcState(r.id); state {
-		case nicemu.ProcAttached, nicemu.ProcInitialized:
-			j.fail(fmt.Sprintf("rank %d (pid %d) exited without calling MPI Finalize (its NIC was %s)", r.id, r.pid, state), exitFailure, causeNoFinal)
-		}
-	}
+// rankFiles are the files of a rank being started: both ends of its
+// data-store socket and of its stdout and stderr pipes.
+type rankFiles struct {
+	conn, store            *os.File // mpirun's end of the socket, the rank's
+	outR, outW, errR, errW *os.File
 }
 
-// abort is called by the data store when a rank calls MPI Abort.
-func (j *job) abort(a datastore.AbortRequest) {
-	j.mu.Lock()
-	pid := 0
-	for _, r := range j.ranks {
-		if r.id == a.Rank {
-			pid = r.pid
-		}
+func openRankFiles() (*rankFiles, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("data-store socket: %w", err)
 	}
-	j.mu.Unlock()
-	code := a.Code & 0xff
-	if code == 0 {
-		code = exitFailure
+	// mpirun's end is non-blocking, so that the runtime's poller serves it.
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+		return nil, fmt.Errorf("data-store socket: %w", err)
 	}
-	msg := fmt.Sprintf("rank %d (pid %d) called MPI Abort with error code %d", a.Rank, pid, a.Code)
-	if a.Msg != "" {
-		msg += ": " + a.Msg
+	f := &rankFiles{conn: os.NewFile(uintptr(fds[0]), "datastore-server"), store: os.NewFile(uintptr(fds[1]), "datastore-rank")}
+	if f.outR, f.outW, err = os.Pipe(); err != nil {
+		f.closeRankEnds()
+		f.closeOwnEnds()
+		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
-	j.fail(msg, code, causeAbort)
+	if f.errR, f.errW, err = os.Pipe(); err != nil {
+		f.closeRankEnds()
+		f.closeOwnEnds()
+		return nil, fmt.Errorf("stderr pipe: %w", err)
+	}
+	return f, nil
 }
 
-// fail records a failure of the job. The first one starts the end of the
-// job; until the report is frozen, a later one with a more telling cause
-// replaces it.
-func (j *job) fail(msg string, code int, c cause) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	switch {
-	case j.frozen:
-	case j.first == nil:
-		j.first = &failure{msg: msg, code: code, prio: c}
-		close(j.failed)
-	case c > j.first.prio:
-		j.first = &failure{msg: msg, code: code, prio: c}
+// closeRankEnds closes the ends the rank inherits, once it has started (or
+// failed to).
+func (f *rankFiles) closeRankEnds() {
+	for _, e := range []*os.File{f.store, f.outW, f.errW} {
+		if e != nil {
+			e.Close()
+		}
 	}
 }
 
-func (j *job) hasFailed() bool {
-	select {
-	case <-j.failed:
-		return true
-	default:
-		return false
+// closeOwnEnds closes mpirun's ends, when the rank could not start.
+func (f *rankFiles) closeOwnEnds() {
+	for _, e := range []*os.File{f.conn, f.outR, f.errR} {
+		if e != nil {
+			e.Close()
+		}
 	}
 }
 
@@ -377,11 +262,16 @@ func (j *job) killAll(all <-chan struct{}) {
 	j.signalAll(unix.SIGKILL)
 }
 
+// signalAll sends s to the process groups of the ranks that have not ended.
+// (Those that have ended have no descendants left, and their pids may be
+// reused once they are reaped.)
 func (j *job) signalAll(s unix.Signal) {
 	j.mu.Lock()
-	ranks := append([]*rank(nil), j.ranks...)
-	j.mu.Unlock()
-	for _, r := range ranks {
+	defer j.mu.Unlock()
+	for _, r := range j.ranks {
+		if r.ended {
+			continue
+		}
 		// The rank leads its own process group, which takes its
 		// descendants down too. A group that is gone is not an error.
 		if err := unix.Kill(-r.pid, s); err != nil && !errors.Is(err, unix.ESRCH) {

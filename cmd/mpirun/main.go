@@ -4,20 +4,31 @@
 //
 //	mpirun -np N [flags] PROGRAM [args...]
 //
-// PROGRAM is an executable or a Go package, which is built first. mpirun
-// creates the job's shared segment (the emulated NIC) and data store, starts
-// N processes of PROGRAM with the job described in their environment (see
-// package launch), and forwards their output line by line. When a rank
-// fails (a non-zero exit, a signal, a panic, an MPI Abort, or an exit
-// without MPI Finalize after attaching to the NIC) mpirun kills the others,
-// names the failed rank and exits with a non-zero status. Ranks get no
-// standard input.
+// PROGRAM is an executable or a Go package, which is built first (as a
+// process group of its own, with its temporary files in a directory of
+// mpirun's: a signal or -timeout ends the whole build, and it leaves
+// nothing behind). Before that, mpirun checks what it can: a process count
+// beyond what the NIC, the system or its own descriptors allow, or a bad
+// MARTINI_* setting in the ranks' environment, is a usage error (status 2).
+//
+// mpirun creates the job's shared segment (the emulated NIC) and data
+// store, starts N processes of PROGRAM with the job described in their
+// environment (see package launch), each leading a process group of its
+// own, and forwards their output line by line. When a rank ends, what is
+// left of its process group (the descendants it left running) is killed.
+// When a rank fails (a non-zero exit, a signal, a panic, an MPI Abort, an
+// exit without MPI Finalize after attaching to the NIC, or an exit before
+// MPI Init while other ranks use MPI) mpirun kills the others, names the
+// failed rank and exits with a non-zero status. A rank that left the job
+// first (its data-store connection broke the others' requests) is named
+// rather than the ranks that failed because of it. Ranks get no standard
+// input.
 //
 // Flags:
 //
 //	-np N              number of ranks (required)
 //	-tag-output        prefix every line of output with "[rank] "
-//	-timeout D         kill the job after D (exit status 124)
+//	-timeout D         stop the build and the job after D (exit status 124)
 //	-eager-limit BYTES forwarded as MARTINI_EAGER_LIMIT
 //	-rndv pull|push|split  forwarded as MARTINI_RNDV
 //	-no-cma            forwarded as MARTINI_NO_CMA=1
@@ -38,6 +49,7 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -58,17 +70,23 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 		return 2
 	}
 	out := newOutput(stdout, stderr, opts.tagOutput)
-
-	ctx, sig, stop := watchSignals(sigs)
-	defer stop()
-
 	t, err := resolveProgram(opts.program)
 	if err != nil {
 		out.logf("%v", err)
 		return exitFailure
 	}
+
+	ctx, sig, stop := watchSignals(sigs)
+	defer stop()
+	var deadline time.Time // -timeout bounds the build and the job together
+	if opts.timeout > 0 {
+		deadline = time.Now().Add(opts.timeout)
+	}
 	path := t.path
 	if t.needsBuild() {
+		// The executable and the build's temporary files live in a
+		// directory of mpirun's own, removed however mpirun ends (but
+		// by SIGKILL).
 		dir, err := os.MkdirTemp("", "mpirun-")
 		if err != nil {
 			out.logf("build %v: %v", t, err)
@@ -76,16 +94,36 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 		}
 		defer os.RemoveAll(dir)
 		path = filepath.Join(dir, "prog")
-		if err := build(ctx, t, path, stderr, opts.verbose); err != nil {
-			if ctx.Err() != nil {
-				out.logf("received %s while building; stopped", signalName(sig()))
-				return 128 + signalNumber(sig())
-			}
-			out.logf("%v", err)
-			return exitFailure
+		if code := buildProgram(ctx, sig, deadline, t, dir, path, opts, out); code != 0 {
+			return code
 		}
 	}
-	return runJob(ctx, sig, opts, path, out)
+	return runJob(ctx, sig, deadline, opts, path, out)
+}
+
+// buildProgram builds t into path, its temporary files in dir, and returns
+// 0, or mpirun's exit status when the build failed, was interrupted by a
+// signal (ctx is cancelled and sig tells which) or did not end by deadline.
+func buildProgram(ctx context.Context, sig func() os.Signal, deadline time.Time, t target, dir, path string, opts *options, out *output) int {
+	bctx := ctx
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		bctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	err := build(bctx, t, dir, path, out.stderr, opts.verbose)
+	switch {
+	case err == nil:
+		return 0
+	case ctx.Err() != nil:
+		out.logf("received %s while building; stopped", signalName(sig()))
+		return 128 + signalNumber(sig())
+	case bctx.Err() != nil:
+		out.logf("the build did not end within -timeout %v; stopped", opts.timeout)
+		return exitTimeout
+	}
+	out.logf("%v", err)
+	return exitFailure
 }
 
 // watchSignals returns a context that is cancelled when the first signal

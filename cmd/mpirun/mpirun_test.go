@@ -14,13 +14,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rhinet-go/martini/internal/mpirunbuild"
 )
 
 // bin holds the helper programs of testdata and the mpirun command, built
 // once by TestMain.
 var bin string
 
-var helpers = []string{"printrank", "failrank", "nofinalize", "storesum", "abort"}
+var helpers = []string{"printrank", "failrank", "nofinalize", "storesum", "abort", "background", "leave"}
 
 func TestMain(m *testing.M) {
 	os.Exit(testMain(m))
@@ -33,7 +35,7 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	gocmd, err := goTool()
+	gocmd, err := mpirunbuild.GoTool()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -254,6 +256,47 @@ func TestExitWithoutFinalize(t *testing.T) {
 	checkFailure(t, r, 1, failureRE(1, `exited without calling MPI Finalize \(its NIC was initialized\)`))
 }
 
+// TestLeaveReported: a rank that leaves the job with status 0 before MPI
+// Init, or after it without Finalize, is the failure reported, whatever
+// the ranks that waited for it do then.
+func TestLeaveReported(t *testing.T) {
+	t.Parallel()
+	for _, when := range []string{"init", "finalize"} {
+		for _, react := range []string{"exit", "panic", "abort"} {
+			t.Run(when+"-"+react, func(t *testing.T) {
+				t.Parallel()
+				r := mpirun(t, "-np", "3", helper("leave"), when, react)
+				how := `exited with status 0 before calling MPI Init`
+				if when == "finalize" {
+					how = `exited without calling MPI Finalize \(its NIC was initialized\)`
+				}
+				checkFailure(t, r, 1, failureRE(1, how))
+			})
+		}
+	}
+}
+
+// TestNoDescendantLeft: a rank's child that holds the rank's output does
+// not outlive it, nor hold mpirun up.
+func TestNoDescendantLeft(t *testing.T) {
+	t.Parallel()
+	r := mpirun(t, "-np", "2", helper("background"))
+	if r.code != 0 {
+		t.Errorf("exit %d, want 0", r.code)
+	}
+	var pids []int
+	for _, l := range lines(r.stdout) {
+		var pid int
+		if _, err := fmt.Sscanf(l, "child %d", &pid); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	if len(pids) != 2 {
+		t.Fatalf("stdout %q: want the pids of 2 children", r.stdout)
+	}
+	waitDead(t, pids, time.Second)
+}
+
 func TestAbort(t *testing.T) {
 	t.Parallel()
 	r := mpirun(t, "-np", "3", helper("abort"))
@@ -357,6 +400,8 @@ func TestBuildFailure(t *testing.T) {
 	checkEmpty(t, tmp)
 }
 
+// checkEmpty checks that nothing (mpirun's directory, the go command's
+// work directory) was left in dir, the TMPDIR of a build.
 func checkEmpty(t *testing.T, dir string) {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
@@ -364,9 +409,7 @@ func checkEmpty(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "mpirun-") {
-			t.Errorf("temporary directory %s left behind", e.Name())
-		}
+		t.Errorf("%s left behind in TMPDIR", e.Name())
 	}
 }
 
@@ -425,7 +468,7 @@ func waitDead(t *testing.T, pids []int, within time.Duration) {
 	for _, pid := range pids {
 		for alive(pid) {
 			if time.Now().After(deadline) {
-				t.Errorf("rank pid %d still alive %v after mpirun ended", pid, within)
+				t.Errorf("process %d still alive %v after mpirun ended", pid, within)
 				syscall.Kill(pid, syscall.SIGKILL)
 				break
 			}

@@ -1,21 +1,129 @@
-// Package mpirunbuild builds this runtime's mpirun, for the commands and
-// tests that start jobs from inside the module.
+// Package mpirunbuild runs the go command for this runtime's launchers:
+// mpirun builds its ranks' program with it, and the commands and tests that
+// start jobs build mpirun itself.
+//
+// A build runs as a process group of its own (the go command and the
+// compilers and linkers it starts), with its temporary files (GOTMPDIR)
+// in a directory of the caller's. However the build ends (success,
+// failure, cancellation), no process of it is left when GoBuild returns
+// and its temporary files are gone.
 package mpirunbuild
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
+
+// Spec describes one go build.
+type Spec struct {
+	// Pkg is what to build: an import path, "." or a .go file.
+	Pkg string
+	// Dir is the directory to build in; "" is the current one.
+	Dir string
+	// Out is the executable to write.
+	Out string
+	// Work is a directory of the caller's in which the go command keeps
+	// its temporary files while it runs.
+	Work string
+	// Stdout and Stderr receive the go command's output; nil discards it.
+	Stdout, Stderr io.Writer
+	// Verbose, if not nil, receives the command line before it runs.
+	Verbose io.Writer
+}
+
+// groupGrace bounds how long GoBuild waits for the processes of a killed
+// build to be gone.
+const groupGrace = 5 * time.Second
+
+// GoBuild runs go build -o s.Out s.Pkg in s.Dir. When ctx is cancelled
+// first, it kills the build (the whole process group) and returns an error
+// wrapping ctx.Err(). In every case no process of the build runs any more
+// when it returns, and the build's temporary directory is removed.
+func GoBuild(ctx context.Context, s Spec) (err error) {
+	gocmd, err := GoTool()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(s.Work, "gotmp-")
+	if err != nil {
+		return fmt.Errorf("go build %s: temporary directory: %w", s.Pkg, err)
+	}
+	defer func() {
+		if rerr := os.RemoveAll(tmp); rerr != nil && err == nil {
+			err = fmt.Errorf("go build %s: %w", s.Pkg, rerr)
+		}
+	}()
+	cmd := exec.CommandContext(ctx, gocmd, "build", "-o", s.Out, s.Pkg)
+	cmd.Dir = s.Dir
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+tmp)
+	cmd.Stdout, cmd.Stderr = s.Stdout, s.Stderr
+	// The go command leads a group of its own, so that its compilers die
+	// with it: killing the go command alone orphans them.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return unix.Kill(-cmd.Process.Pid, unix.SIGKILL) }
+	// A process that left the group cannot hold the output open forever.
+	cmd.WaitDelay = groupGrace
+	if s.Verbose != nil {
+		fmt.Fprintf(s.Verbose, "(cd %s && GOTMPDIR=%s %s build -o %s %s)\n", dirName(s.Dir), tmp, gocmd, s.Out, s.Pkg)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("go build %s: %w", s.Pkg, err)
+	}
+	werr := cmd.Wait()
+	// Whichever way the go command ended, end what is left of its group
+	// before its temporary files are removed.
+	if gerr := endGroup(cmd.Process.Pid); gerr != nil {
+		return fmt.Errorf("go build %s: %w", s.Pkg, gerr)
+	}
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("go build %s: %w", s.Pkg, ctx.Err())
+	case werr != nil:
+		return fmt.Errorf("go build %s: %w", s.Pkg, werr)
+	}
+	return nil
+}
+
+func dirName(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
+}
+
+// GoTool returns the go command to build with: the one in PATH, or else
+// the one in $GOROOT/bin.
+func GoTool() (string, error) {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p, nil
+	}
+	if root := os.Getenv("GOROOT"); root != "" {
+		p := filepath.Join(root, "bin", "go")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("the go command is not in PATH (needed to build a Go package)")
+}
 
 // Build builds cmd/mpirun into dir and returns the binary's path. It needs
 // the go command and the martini module (run from inside it).
 func Build(ctx context.Context, dir string) (string, error) {
 	path := filepath.Join(dir, "mpirun")
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", path, "github.com/rhinet-go/martini/cmd/mpirun").CombinedOutput()
+	var out bytes.Buffer
+	err := GoBuild(ctx, Spec{Pkg: "github.com/rhinet-go/martini/cmd/mpirun", Out: path, Work: dir, Stdout: &out, Stderr: &out})
 	if err != nil {
-		return "", fmt.Errorf("building mpirun (run inside the martini module, or pass -mpirun): %v\n%s", err, out)
+		return "", fmt.Errorf("building mpirun (run inside the martini module, or pass -mpirun): %w\n%s", err, out.Bytes())
 	}
 	return path, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"sync"
 	"time"
@@ -20,7 +19,7 @@ type Client struct {
 	// means no bound. Set it before the Client is used.
 	Timeout time.Duration
 
-	conn    net.Conn
+	conn    Conn
 	wmu     sync.Mutex // serializes writes to conn
 	done    chan struct{}
 	closing sync.Once
@@ -36,7 +35,7 @@ var _ Store = (*Client)(nil)
 
 // NewClient returns a Client talking to a Server over conn, which it takes
 // ownership of.
-func NewClient(conn net.Conn) *Client {
+func NewClient(conn Conn) *Client {
 	c := &Client{
 		conn:    conn,
 		done:    make(chan struct{}),
@@ -90,18 +89,26 @@ func (c *Client) write(f frame) error {
 }
 
 // call sends a request and waits for its response, for at most timeout
-// (0: no bound). what describes the request in errors.
+// (0: no bound), and returns the response's first field. what describes
+// the request in errors.
 func (c *Client) call(what string, op byte, timeout time.Duration, fields ...string) (string, error) {
+	f, err := c.roundTrip(what, op, timeout, fields...)
+	return f.field(0), err
+}
+
+// roundTrip sends a request and waits for its ok response, for at most
+// timeout (0: no bound).
+func (c *Client) roundTrip(what string, op byte, timeout time.Duration, fields ...string) (frame, error) {
 	ch := make(chan frame, 1)
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return "", fmt.Errorf("%s: %w", what, ErrClosed)
+		return frame{}, fmt.Errorf("%s: %w", what, ErrClosed)
 	}
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
-		return "", fmt.Errorf("%s: %w", what, err)
+		return frame{}, fmt.Errorf("%s: %w", what, err)
 	}
 	c.next++
 	id := c.next
@@ -110,7 +117,7 @@ func (c *Client) call(what string, op byte, timeout time.Duration, fields ...str
 
 	if err := c.write(frame{kind: op, id: id, fields: fields}); err != nil {
 		c.forget(id)
-		return "", fmt.Errorf("%s: send request: %w", what, err)
+		return frame{}, fmt.Errorf("%s: send request: %w", what, err)
 	}
 	var expired <-chan time.Time
 	if timeout > 0 {
@@ -127,14 +134,14 @@ func (c *Client) call(what string, op byte, timeout time.Duration, fields ...str
 			return response(what, f)
 		default:
 		}
-		return "", fmt.Errorf("%s: %w", what, c.err)
+		return frame{}, fmt.Errorf("%s: %w", what, c.err)
 	case <-expired:
 		c.forget(id)
 		if op == opGet {
 			// Best effort: let the server drop the waiting Get.
 			c.write(frame{kind: opCancel, id: id})
 		}
-		return "", fmt.Errorf("%s: no answer after %v: %w", what, timeout, ErrTimeout)
+		return frame{}, fmt.Errorf("%s: no answer after %v: %w", what, timeout, ErrTimeout)
 	}
 }
 
@@ -144,16 +151,16 @@ func (c *Client) forget(id uint64) {
 	c.mu.Unlock()
 }
 
-func response(what string, f frame) (string, error) {
+func response(what string, f frame) (frame, error) {
 	switch f.kind {
 	case stOK:
-		return f.field(0), nil
+		return f, nil
 	case stLost:
-		return "", fmt.Errorf("%s: %s: %w", what, f.field(0), ErrRankLost)
+		return frame{}, fmt.Errorf("%s: %s: %w", what, f.field(0), ErrRankLost)
 	case stErr:
-		return "", fmt.Errorf("%s: %s", what, f.field(0))
+		return frame{}, fmt.Errorf("%s: %s", what, f.field(0))
 	}
-	return "", fmt.Errorf("%s: unexpected response %q", what, f.kind)
+	return frame{}, fmt.Errorf("%s: unexpected response %q", what, f.kind)
 }
 
 // Put publishes value under key for every rank of the job.
@@ -173,6 +180,26 @@ func (c *Client) Get(key string) (string, error) {
 func (c *Client) Fence() error {
 	_, err := c.call("datastore: fence", opFence, 0)
 	return err
+}
+
+// FenceCollect waits until every rank of the job has entered the fence and
+// returns the pairs whose key begins with prefix, all in one response. Like
+// Fence, it is not bounded by Timeout and fails with ErrRankLost if a rank
+// of the job is gone.
+func (c *Client) FenceCollect(prefix string) (map[string]string, error) {
+	what := fmt.Sprintf("datastore: collect %q", prefix)
+	f, err := c.roundTrip(what, opCollect, 0, prefix)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.fields)%2 != 0 {
+		return nil, fmt.Errorf("%s: %w: %d fields, want key-value pairs", what, errBadFrame, len(f.fields))
+	}
+	kv := make(map[string]string, len(f.fields)/2)
+	for i := 0; i < len(f.fields); i += 2 {
+		kv[f.fields[i]] = f.fields[i+1]
+	}
+	return kv, nil
 }
 
 // Abort reports to the launcher that this rank called MPI Abort, and returns

@@ -3,8 +3,10 @@ package datastore
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -232,6 +234,12 @@ func TestFenceFailsWhenRankDies(t *testing.T) {
 	if err := <-j.served[n-1]; err == nil || !strings.Contains(err.Error(), "rank 3") {
 		t.Errorf("Serve of the dead rank returned %v", err)
 	}
+	// Rank 3 broke the job; another rank dying afterwards did not.
+	j.raw[1].Close()
+	<-j.served[1]
+	if r, ok := j.srv.LostRank(); !ok || r != n-1 {
+		t.Errorf("LostRank = %d, %v; want %d", r, ok, n-1)
+	}
 }
 
 func TestFenceFailsWhenRankLeft(t *testing.T) {
@@ -254,6 +262,9 @@ func TestFenceFailsWhenRankLeft(t *testing.T) {
 	}
 	if err := j.clients[2].Put("k", "w"); !errors.Is(err, ErrClosed) {
 		t.Errorf("Put after Close = %v, want ErrClosed", err)
+	}
+	if r, ok := j.srv.LostRank(); ok {
+		t.Errorf("LostRank = %d after a clean departure", r)
 	}
 }
 
@@ -342,5 +353,177 @@ func TestLocal(t *testing.T) {
 	}
 	if err := l.Fence(); !errors.Is(err, ErrClosed) {
 		t.Errorf("Fence after Close = %v", err)
+	}
+}
+
+// collectAll has every client of j enter a fence at once, by FenceCollect
+// with prefix, or by Fence for the ranks in plain, and returns what each
+// collected.
+func collectAll(t *testing.T, j *testJob, prefix string, plain ...int) []map[string]string {
+	t.Helper()
+	got := make([]map[string]string, len(j.clients))
+	errs := make([]error, len(j.clients))
+	var wg sync.WaitGroup
+	for r, c := range j.clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if slices.Contains(plain, r) {
+				errs[r] = c.Fence()
+			} else {
+				got[r], errs[r] = c.FenceCollect(prefix)
+			}
+		}()
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	return got
+}
+
+func TestFenceCollect(t *testing.T) {
+	const n = 5
+	j := newTestJob(t, n)
+	want := map[string]string{}
+	for r, c := range j.clients {
+		key, value := "card/"+strconv.Itoa(r), fmt.Sprintf("addr-%d\x00\n", r)
+		if err := c.Put(key, value); err != nil {
+			t.Fatal(err)
+		}
+		want[key] = value
+		if err := c.Put("other/"+strconv.Itoa(r), "not collected"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.clients[0].Put("card/", ""); err != nil { // the bare prefix is a key like any other
+		t.Fatal(err)
+	}
+	want["card/"] = ""
+	// Rank 3 enters the same fence without collecting.
+	for r, kv := range collectAll(t, j, "card/", 3) {
+		if r == 3 {
+			continue
+		}
+		if !maps.Equal(kv, want) {
+			t.Errorf("rank %d collected %q, want %q", r, kv, want)
+		}
+	}
+	// The next fence is a new epoch, and sees the pairs put meanwhile.
+	if err := j.clients[4].Put("card/4", "moved"); err != nil {
+		t.Fatal(err)
+	}
+	want["card/4"] = "moved"
+	for r, kv := range collectAll(t, j, "card/") {
+		if !maps.Equal(kv, want) {
+			t.Errorf("second fence: rank %d collected %q, want %q", r, kv, want)
+		}
+	}
+	for r, kv := range collectAll(t, j, "none/") {
+		if len(kv) != 0 {
+			t.Errorf("rank %d collected %q under a prefix nobody put", r, kv)
+		}
+	}
+}
+
+func TestFenceCollectWaitsForAll(t *testing.T) {
+	j := newTestJob(t, 3)
+	done := make(chan map[string]string, 2)
+	for r := range 2 {
+		go func() {
+			j.clients[r].Put("k/"+strconv.Itoa(r), "v")
+			kv, err := j.clients[r].FenceCollect("k/")
+			if err != nil {
+				t.Error(err)
+			}
+			done <- kv
+		}()
+	}
+	select {
+	case kv := <-done:
+		t.Fatalf("FenceCollect returned %q before rank 2 entered the fence", kv)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := j.clients[2].Put("k/2", "v"); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := j.clients[2].FenceCollect("k/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range []map[string]string{kv, <-done, <-done} {
+		if len(got) != 3 {
+			t.Errorf("collected %q, want the pairs of all 3 ranks", got)
+		}
+	}
+}
+
+func TestFenceCollectFailsWhenRankDies(t *testing.T) {
+	j := newTestJob(t, 3)
+	errs := make(chan error, 2)
+	for r := range 2 {
+		go func() {
+			_, err := j.clients[r].FenceCollect("")
+			errs <- err
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	j.raw[2].Close() // rank 2 dies
+	for range 2 {
+		if err := <-errs; !errors.Is(err, ErrRankLost) || !strings.Contains(err.Error(), "rank 2") {
+			t.Errorf("FenceCollect error = %v, want ErrRankLost naming rank 2", err)
+		}
+	}
+}
+
+func TestFenceAfterRankLeftFails(t *testing.T) {
+	// Rank 2 takes part in the first fence and then leaves: the first
+	// fence completes, the second cannot.
+	j := newTestJob(t, 3)
+	collectAll(t, j, "")
+	if err := j.clients[2].Close(); err != nil {
+		t.Fatal(err)
+	}
+	<-j.served[2]
+	for r := range 2 {
+		_, err := j.clients[r].FenceCollect("")
+		if !errors.Is(err, ErrRankLost) || !strings.Contains(err.Error(), "rank 2 closed") {
+			t.Errorf("rank %d: FenceCollect after rank 2 left = %v, want ErrRankLost naming rank 2", r, err)
+		}
+	}
+}
+
+func TestFenceCollectTooLarge(t *testing.T) {
+	// Two values that each fit in a frame but not together.
+	j := newTestJob(t, 1)
+	big := strings.Repeat("x", maxFrame/2)
+	for _, k := range []string{"big/1", "big/2"} {
+		if err := j.clients[0].Put(k, big); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := j.clients[0].FenceCollect("big/")
+	if err == nil || !strings.Contains(err.Error(), "more than a frame holds") {
+		t.Fatalf("FenceCollect of %d bytes = %v, want an error saying it does not fit", 2*len(big), err)
+	}
+	// The store goes on working.
+	if kv, err := j.clients[0].FenceCollect("none/"); err != nil || len(kv) != 0 {
+		t.Errorf("FenceCollect afterwards = %q, %v", kv, err)
+	}
+}
+
+func TestLocalFenceCollect(t *testing.T) {
+	l := NewLocal()
+	l.Put("boot/0", "7")
+	l.Put("other", "x")
+	kv, err := l.FenceCollect("boot/")
+	if err != nil || !maps.Equal(kv, map[string]string{"boot/0": "7"}) {
+		t.Errorf("FenceCollect = %q, %v", kv, err)
+	}
+	l.Close()
+	if _, err := l.FenceCollect("boot/"); !errors.Is(err, ErrClosed) {
+		t.Errorf("FenceCollect after Close = %v, want ErrClosed", err)
 	}
 }

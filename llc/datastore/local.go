@@ -2,13 +2,14 @@ package datastore
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
 
 // Local is an in-process Store for a job of a single rank, used when a
-// program runs without a launcher (MPI singleton initialization). Fence
-// returns at once and Abort only records the request. It is safe for
+// program runs without a launcher (MPI singleton initialization). Fence and
+// FenceCollect return at once and Abort only records the request. It is safe for
 // concurrent use; a Get waits for a Put from another goroutine.
 type Local struct {
 	// Timeout bounds Get: zero means DefaultTimeout, negative no bound. Set
@@ -81,6 +82,23 @@ func (l *Local) Fence() error {
 		return fmt.Errorf("datastore: fence: %w", ErrClosed)
 	}
 	return nil
+}
+
+// FenceCollect returns at once, with the pairs whose key begins with
+// prefix: the job has a single rank.
+func (l *Local) FenceCollect(prefix string) (map[string]string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil, fmt.Errorf("datastore: collect %q: %w", prefix, ErrClosed)
+	}
+	kv := make(map[string]string)
+	for k, v := range l.kv {
+		if strings.HasPrefix(k, prefix) {
+			kv[k] = v
+		}
+	}
+	return kv, nil
 }
 
 // Abort records the request; there is no launcher to report it to.

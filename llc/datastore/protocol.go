@@ -17,25 +17,39 @@ import (
 //
 // Requests and their fields:
 //
-//	'P' put     key, value
-//	'G' get     key
-//	'F' fence   -
-//	'A' abort   code (decimal), message
-//	'C' cancel  - (drops the pending get whose id is the frame's id)
-//	'B' bye     - (the client closes cleanly; no response)
+//	'P' put      key, value
+//	'G' get      key
+//	'F' fence    -
+//	'D' collect  prefix (a fence that collects data, see below)
+//	'A' abort    code (decimal), message
+//	'C' cancel   - (drops the pending get whose id is the frame's id)
+//	'B' bye      - (the client closes cleanly; no response)
 //
-// Responses carry one field: the value (get), or an error message.
+// Responses, by status:
 //
 //	'o' ok
 //	'e' the request failed
 //	'l' the request failed because a rank of the job is gone
+//
+// A response carries one field: the value (get), or an error message. The
+// ok response to a collect is the exception: it carries every pair of the
+// store whose key begins with prefix when the fence completes, two fields
+// each, key then value, sorted by key:
+//
+//	'o' id  key1, value1, key2, value2, ...
+//
+// so that a rank learns what every rank published in one round trip
+// instead of one get per key (a fence with data collection, as PMIx_Fence
+// with PMIX_COLLECT_DATA; with PMI-1 a rank does a kvs_fence and then a
+// get per key). A collection that would not fit in a frame fails with 'e'.
 const (
-	opPut    byte = 'P'
-	opGet    byte = 'G'
-	opFence  byte = 'F'
-	opAbort  byte = 'A'
-	opCancel byte = 'C'
-	opBye    byte = 'B'
+	opPut     byte = 'P'
+	opGet     byte = 'G'
+	opFence   byte = 'F'
+	opCollect byte = 'D'
+	opAbort   byte = 'A'
+	opCancel  byte = 'C'
+	opBye     byte = 'B'
 
 	stOK   byte = 'o'
 	stErr  byte = 'e'
@@ -67,6 +81,8 @@ func opName(op byte) string {
 		return "get"
 	case opFence:
 		return "fence"
+	case opCollect:
+		return "collect"
 	case opAbort:
 		return "abort"
 	case opCancel:
@@ -77,12 +93,18 @@ func opName(op byte) string {
 	return fmt.Sprintf("op %q", op)
 }
 
-func appendFrame(buf []byte, f frame) []byte {
+// bodyLen returns the length a frame with fields has after its length
+// word.
+func bodyLen(fields []string) int {
 	n := 1 + 8
-	for _, s := range f.fields {
+	for _, s := range fields {
 		n += 4 + len(s)
 	}
-	buf = binary.BigEndian.AppendUint32(buf, uint32(n))
+	return n
+}
+
+func appendFrame(buf []byte, f frame) []byte {
+	buf = binary.BigEndian.AppendUint32(buf, uint32(bodyLen(f.fields)))
 	buf = append(buf, f.kind)
 	buf = binary.BigEndian.AppendUint64(buf, f.id)
 	for _, s := range f.fields {

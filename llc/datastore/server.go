@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -38,18 +39,28 @@ type Server struct {
 
 	size int
 
-	mu      sync.Mutex
-	closed  bool
-	lost    string // why the job is broken ("" while it is not)
-	kv      map[string]string
-	getters map[string][]waiter
-	fences  map[int][]waiter // fence epoch -> ranks waiting in it
-	ranks   []rankState
+	mu       sync.Mutex
+	closed   bool
+	lost     string // why the job is broken ("" while it is not)
+	lostRank int    // the rank whose lost connection broke it, or -1
+	kv       map[string]string
+	getters  map[string][]waiter
+	fences   map[int][]waiter // fence epoch -> ranks waiting in it
+	ranks    []rankState
+	// left is the rank that closed its client having entered the fewest
+	// fences, leftFences; no fence past those can complete. left is -1
+	// while every rank is still there.
+	left, leftFences int
 }
 
+// waiter is a request waiting for an answer: a Get waiting for its key, or
+// a Fence or FenceCollect waiting for the other ranks.
 type waiter struct {
 	rank int
 	id   uint64
+
+	collect bool   // a FenceCollect,
+	prefix  string // collecting the keys that begin with prefix
 }
 
 type rankState struct {
@@ -62,11 +73,13 @@ type rankState struct {
 // NewServer returns a Server for a job of size ranks.
 func NewServer(size int) *Server {
 	return &Server{
-		size:    size,
-		kv:      make(map[string]string),
-		getters: make(map[string][]waiter),
-		fences:  make(map[int][]waiter),
-		ranks:   make([]rankState, size),
+		size:     size,
+		kv:       make(map[string]string),
+		getters:  make(map[string][]waiter),
+		fences:   make(map[int][]waiter),
+		ranks:    make([]rankState, size),
+		left:     -1,
+		lostRank: -1,
 	}
 }
 
@@ -77,7 +90,7 @@ func (s *Server) Size() int { return s.size }
 // returns nil if the rank closed its client cleanly, ErrServerClosed if the
 // connection was ended by Close, and otherwise an error saying how the
 // connection was lost.
-func (s *Server) Serve(rank int, conn net.Conn) error {
+func (s *Server) Serve(rank int, conn Conn) error {
 	defer conn.Close()
 	out, err := s.register(rank, conn)
 	if err != nil {
@@ -97,7 +110,7 @@ func (s *Server) Serve(rank int, conn net.Conn) error {
 	return s.disconnect(rank, rerr)
 }
 
-func (s *Server) register(rank int, conn net.Conn) (*sender, error) {
+func (s *Server) register(rank int, conn Conn) (*sender, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -119,7 +132,7 @@ func (s *Server) handle(rank int, out *sender, f frame) {
 		s.put(rank, f)
 	case opGet:
 		s.get(rank, f)
-	case opFence:
+	case opFence, opCollect:
 		s.fence(rank, f)
 	case opAbort:
 		s.abort(rank, f)
@@ -128,7 +141,7 @@ func (s *Server) handle(rank int, out *sender, f frame) {
 	case opBye:
 		s.mu.Lock()
 		s.ranks[rank].bye = true
-		s.failFencesNeeding(rank, fmt.Sprintf("rank %d closed its data store before entering the fence", rank))
+		s.leave(rank)
 		s.mu.Unlock()
 	default:
 		out.send(frame{kind: stErr, id: f.id, fields: []string{"unknown " + opName(f.kind)}})
@@ -145,7 +158,7 @@ func (s *Server) reply(w waiter, kind byte, field string) {
 func (s *Server) put(rank int, f frame) {
 	if len(f.fields) != 2 {
 		s.mu.Lock()
-		s.reply(waiter{rank, f.id}, stErr, "put: want key and value")
+		s.reply(waiter{rank: rank, id: f.id}, stErr, "put: want key and value")
 		s.mu.Unlock()
 		return
 	}
@@ -157,13 +170,13 @@ func (s *Server) put(rank int, f frame) {
 		s.reply(w, stOK, value)
 	}
 	delete(s.getters, key)
-	s.reply(waiter{rank, f.id}, stOK, "")
+	s.reply(waiter{rank: rank, id: f.id}, stOK, "")
 }
 
 func (s *Server) get(rank int, f frame) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w := waiter{rank, f.id}
+	w := waiter{rank: rank, id: f.id}
 	if len(f.fields) != 1 {
 		s.reply(w, stErr, "get: want a key")
 		return
@@ -198,49 +211,113 @@ func (s *Server) cancel(rank int, id uint64) {
 	}
 }
 
+// fence enters rank into its next fence (a Fence, or a FenceCollect when f
+// is a collect request). The fences of the job are numbered by epoch: a
+// rank's n-th fence is epoch n, and the fence completes when all ranks have
+// entered it.
 func (s *Server) fence(rank int, f frame) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w := waiter{rank, f.id}
-	epoch := s.ranks[rank].fences
-	s.ranks[rank].fences++
-	if s.lost != "" {
-		s.reply(w, stLost, s.lost)
-		return
-	}
-	for q, st := range s.ranks {
-		if (st.bye || st.gone) && st.fences <= epoch {
-			s.reply(w, stLost, fmt.Sprintf("rank %d closed its data store before entering the fence", q))
+	w := waiter{rank: rank, id: f.id}
+	if f.kind == opCollect {
+		if len(f.fields) != 1 {
+			s.mu.Lock()
+			s.reply(w, stErr, "collect: want a key prefix")
+			s.mu.Unlock()
 			return
 		}
+		w.collect, w.prefix = true, f.fields[0]
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	epoch := s.ranks[rank].fences
+	s.ranks[rank].fences++
+	switch {
+	case s.lost != "":
+		s.reply(w, stLost, s.lost)
+		return
+	case s.left >= 0 && s.leftFences <= epoch:
+		s.reply(w, stLost, leftWhy(s.left))
+		return
 	}
 	s.fences[epoch] = append(s.fences[epoch], w)
-	for _, st := range s.ranks {
-		if st.fences <= epoch {
-			return // somebody has yet to arrive
-		}
+	if len(s.fences[epoch]) == s.size { // every rank enters an epoch once
+		s.release(epoch)
 	}
+}
+
+// release answers every rank waiting in the fence of epoch, which is
+// complete; s.mu must be held. A collection is built once per prefix and
+// the same fields are sent to every rank that asked for it.
+func (s *Server) release(epoch int) {
+	collected := make(map[string]collection)
 	for _, w := range s.fences[epoch] {
-		s.reply(w, stOK, "")
+		if !w.collect {
+			s.reply(w, stOK, "")
+			continue
+		}
+		c, ok := collected[w.prefix]
+		if !ok {
+			c = s.collect(w.prefix)
+			collected[w.prefix] = c
+		}
+		if c.err != "" {
+			s.reply(w, stErr, c.err)
+		} else if out := s.ranks[w.rank].out; out != nil {
+			out.send(frame{kind: stOK, id: w.id, fields: c.fields})
+		}
 	}
 	delete(s.fences, epoch)
 }
 
-// failFencesNeeding fails the pending fences that rank has not entered;
+// collection is the answer to a FenceCollect: the pairs as fields, or why
+// they cannot be sent.
+type collection struct {
+	fields []string
+	err    string
+}
+
+// collect returns the pairs whose key begins with prefix, sorted by key;
 // s.mu must be held.
-func (s *Server) failFencesNeeding(rank int, why string) {
+func (s *Server) collect(prefix string) collection {
+	var keys []string
+	for k := range s.kv {
+		if strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	fields := make([]string, 0, 2*len(keys))
+	for _, k := range keys {
+		fields = append(fields, k, s.kv[k])
+	}
+	if n := bodyLen(fields); n > maxFrame {
+		return collection{err: fmt.Sprintf("collect %q: %d pairs take %d bytes, more than a frame holds (%d)", prefix, len(keys), n, maxFrame)}
+	}
+	return collection{fields: fields}
+}
+
+// leave records that rank closed its client: the fences it has not entered
+// can no longer complete, and fail. s.mu must be held.
+func (s *Server) leave(rank int) {
+	n := s.ranks[rank].fences
+	if s.left < 0 || n < s.leftFences {
+		s.left, s.leftFences = rank, n
+	}
 	for epoch, ws := range s.fences {
-		if s.ranks[rank].fences <= epoch {
+		if n <= epoch {
 			for _, w := range ws {
-				s.reply(w, stLost, why)
+				s.reply(w, stLost, leftWhy(rank))
 			}
 			delete(s.fences, epoch)
 		}
 	}
 }
 
+func leftWhy(rank int) string {
+	return fmt.Sprintf("rank %d closed its data store before entering the fence", rank)
+}
+
 func (s *Server) abort(rank int, f frame) {
-	w := waiter{rank, f.id}
+	w := waiter{rank: rank, id: f.id}
 	code, err := strconv.Atoi(f.field(0))
 	if err != nil || len(f.fields) != 2 {
 		s.mu.Lock()
@@ -280,15 +357,27 @@ func (s *Server) disconnect(rank int, rerr error) error {
 	case s.closed:
 		return ErrServerClosed
 	case st.bye:
-		s.failFencesNeeding(rank, fmt.Sprintf("rank %d closed its data store before entering the fence", rank))
-		return nil
+		return nil // leave did the rest when the rank said bye
 	}
 	why := fmt.Sprintf("rank %d disconnected from the data store without closing it", rank)
 	if !errors.Is(rerr, io.EOF) {
 		why = fmt.Sprintf("rank %d: data store connection failed: %v", rank, rerr)
 	}
+	if s.lost == "" {
+		s.lostRank = rank
+	}
 	s.breakJob(why)
 	return fmt.Errorf("datastore: %s", why)
+}
+
+// LostRank returns the rank whose connection ended without its client
+// having closed it, and so broke the job (its pending and later Gets and
+// Fences failed because of it), if one did. A launcher can tell from it
+// which rank the others failed because of, whichever ended first.
+func (s *Server) LostRank() (rank int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lostRank, s.lostRank >= 0
 }
 
 // breakJob fails every pending and later Get and Fence; s.mu must be held.
@@ -337,7 +426,7 @@ func (s *Server) Close() error {
 // sender writes the responses to one connection from a goroutine of its own,
 // so that a rank that does not read its socket cannot stall the server.
 type sender struct {
-	conn net.Conn
+	conn Conn
 	wake chan struct{}
 	done chan struct{}
 
@@ -350,7 +439,7 @@ type sender struct {
 // queued.
 const closeGrace = time.Second
 
-func newSender(conn net.Conn) *sender {
+func newSender(conn Conn) *sender {
 	s := &sender{conn: conn, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go s.run()
 	return s

@@ -13,6 +13,7 @@ package datastore
 
 import (
 	"errors"
+	"io"
 	"time"
 )
 
@@ -28,11 +29,27 @@ type Store interface {
 	// and it returns once all of them have. It fails instead of hanging when
 	// a rank of the job is gone.
 	Fence() error
+	// FenceCollect is a Fence that also collects data, like PMIx_Fence with
+	// PMIX_COLLECT_DATA: when every rank has entered the fence (by Fence or
+	// FenceCollect), it returns every pair of the store whose key begins
+	// with prefix, which includes what each rank put before it entered.
+	// One FenceCollect thus replaces a Fence followed by a Get per key.
+	FenceCollect(prefix string) (map[string]string, error)
 	// Abort reports to the launcher that this rank called MPI Abort with the
 	// given error code and message. The caller is expected to exit next.
 	Abort(code int, msg string) error
 	// Close releases the store. Calls after Close fail with ErrClosed.
 	Close() error
+}
+
+// Conn is the stream connection between a rank's Client and the Server: a
+// net.Conn, or an *os.File of a socket (what a rank inherits). The package
+// does not need the net package, so that the ranks' programs, which import
+// it, do not link it (and with it cgo).
+type Conn interface {
+	io.ReadWriteCloser
+	// SetWriteDeadline bounds the writes to come, as net.Conn's does.
+	SetWriteDeadline(t time.Time) error
 }
 
 // DefaultTimeout bounds Get (and the other requests except Fence) when a

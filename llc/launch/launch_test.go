@@ -3,10 +3,12 @@ package launch
 import (
 	"net"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/rhinet-go/martini/internal/mpirunbuild"
 	"github.com/rhinet-go/martini/llc/datastore"
 	"github.com/rhinet-go/martini/nicemu"
 	"golang.org/x/sys/unix"
@@ -30,7 +32,7 @@ func TestParseSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Settings{EagerLimit: 0, Rndv: RndvPush, NoCMA: true, Stats: true}); s != want {
+	if want := (Settings{EagerLimit: 0, Rndv: RndvPush, NoCMA: true, Stats: true, Spin: -1, Yield: -1}); s != want {
 		t.Errorf("settings = %+v, want %+v", s, want)
 	}
 	for name, value := range map[string]string{
@@ -40,14 +42,20 @@ func TestParseSettings(t *testing.T) {
 		EnvStats:      "2",
 		EnvSendPath:   "dma",
 		EnvEager:      "vpush",
+		EnvSpin:       "-1",
+		EnvYield:      "abc",
 	} {
 		_, err := ParseSettings(mapEnv(map[string]string{name: value}))
-		if err == nil || !strings.Contains(err.Error(), name) {
-			t.Errorf("%s=%s: error %v does not name the variable", name, value, err)
+		if err == nil || !strings.Contains(err.Error(), name+"="+strconv.Quote(value)) {
+			t.Errorf("%s=%s: error %v does not name the variable and its value", name, value, err)
 		}
 	}
 	if _, err := ParseSettings(mapEnv(map[string]string{EnvEagerLimit: "64k"})); err == nil {
 		t.Error("eager limit 64k accepted")
+	}
+	s, err = ParseSettings(mapEnv(map[string]string{EnvSpin: "0", EnvYield: "2000"}))
+	if err != nil || s.Spin != 0 || s.Yield != 2000 {
+		t.Errorf("%s=0 %s=2000: settings %+v, %v", EnvSpin, EnvYield, s, err)
 	}
 }
 
@@ -59,7 +67,9 @@ func TestSettingsEnvRoundTrip(t *testing.T) {
 		{EagerLimit: -1, SendPath: SendAOTF, Coll: "allreduce=ring", NoOffload: true, NoCollCheck: true},
 		{EagerLimit: -1, Eager: EagerPM},
 		{EagerLimit: 1024, Eager: EagerVP},
-		{EagerLimit: -1, Eager: EagerRings},
+		{EagerLimit: -1, Eager: EagerRings, Spin: -1, Yield: -1},
+		{EagerLimit: -1, Spin: 0, Yield: 0},
+		{EagerLimit: -1, Spin: 4000, Yield: -1},
 	} {
 		env := map[string]string{}
 		for _, kv := range s.Env() {
@@ -343,5 +353,27 @@ func TestBindToCore(t *testing.T) {
 		return ""
 	}); err == nil {
 		t.Error("MARTINI_BIND=socket: no error")
+	}
+}
+
+// TestRanksLinkNoCgo: the packages a rank's program needs do not import
+// net (which brings cgo): a static program starts in about half the time
+// of a cgo one, and a job starts a process per rank.
+func TestRanksLinkNoCgo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	gocmd, err := mpirunbuild.GoTool()
+	if err != nil {
+		t.Skip(err)
+	}
+	out, err := exec.Command(gocmd, "list", "-deps", "github.com/rhinet-go/martini/mpi").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "net" || dep == "runtime/cgo" {
+			t.Errorf("package mpi depends on %s", dep)
+		}
 	}
 }

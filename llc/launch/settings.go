@@ -30,6 +30,12 @@ const (
 	// EnvBind, -bind-to: "core" pins each rank to one CPU, rank modulo
 	// the CPUs the job may use, as Open MPI's --bind-to core does.
 	EnvBind = "MARTINI_BIND"
+	// EnvSpin: how many polls a waiting process spins before it starts
+	// yielding its CPU, a non-negative number.
+	EnvSpin = "MARTINI_SPIN"
+	// EnvYield: how many polls a waiting process yields its CPU at
+	// before it sleeps on its doorbell, a non-negative number.
+	EnvYield = "MARTINI_YIELD"
 )
 
 // Send paths, the values of Settings.SendPath.
@@ -66,8 +72,9 @@ const (
 )
 
 // Settings are the tuning settings of a job. The zero value of each field
-// other than EagerLimit means "not set: use the library default"; use
-// DefaultSettings for a Settings with nothing set.
+// other than EagerLimit, Spin and Yield means "not set: use the library
+// default"; those three are negative when not set. Use DefaultSettings for
+// a Settings with nothing set.
 type Settings struct {
 	// EagerLimit is the largest message sent eagerly, in bytes; negative
 	// when not set.
@@ -94,21 +101,30 @@ type Settings struct {
 	// Bind is how ranks are placed on CPUs, BindNone or BindCore; "" when
 	// not set.
 	Bind string
+	// Spin is how many polls a waiting process spins before it yields;
+	// negative when not set.
+	Spin int
+	// Yield is how many polls a waiting process yields before it sleeps;
+	// negative when not set.
+	Yield int
 }
 
 // DefaultSettings returns Settings with nothing set.
-func DefaultSettings() Settings { return Settings{EagerLimit: -1} }
+func DefaultSettings() Settings { return Settings{EagerLimit: -1, Spin: -1, Yield: -1} }
 
 // ParseSettings reads the settings from the environment through getenv
 // (os.Getenv, usually). Unset or empty variables leave the default.
 func ParseSettings(getenv func(string) string) (Settings, error) {
 	s := DefaultSettings()
-	if v := getenv(EnvEagerLimit); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return s, fmt.Errorf("launch: %s=%q: want a non-negative number of bytes", EnvEagerLimit, v)
-		}
-		s.EagerLimit = n
+	var err error
+	if s.EagerLimit, err = countVar(getenv, EnvEagerLimit, "bytes"); err != nil {
+		return s, err
+	}
+	if s.Spin, err = countVar(getenv, EnvSpin, "polls"); err != nil {
+		return s, err
+	}
+	if s.Yield, err = countVar(getenv, EnvYield, "polls"); err != nil {
+		return s, err
 	}
 	switch v := getenv(EnvRndv); v {
 	case "", RndvPull, RndvPush, RndvSplit:
@@ -116,7 +132,6 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 	default:
 		return s, fmt.Errorf("launch: %s=%q: want %q, %q or %q", EnvRndv, v, RndvPull, RndvPush, RndvSplit)
 	}
-	var err error
 	if s.NoCMA, err = boolVar(getenv, EnvNoCMA); err != nil {
 		return s, err
 	}
@@ -149,6 +164,20 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 		return s, fmt.Errorf("launch: %s=%q: want %q or %q", EnvBind, v, BindNone, BindCore)
 	}
 	return s, nil
+}
+
+// countVar parses a variable that holds a non-negative count of unit; it
+// returns -1 when the variable is unset or empty.
+func countVar(getenv func(string) string, name, unit string) (int, error) {
+	v := getenv(name)
+	if v == "" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return -1, fmt.Errorf("launch: %s=%q: want a non-negative number of %s", name, v, unit)
+	}
+	return n, nil
 }
 
 func boolVar(getenv func(string) string, name string) (bool, error) {
@@ -196,6 +225,12 @@ func (s Settings) Env() []string {
 	}
 	if s.Bind != "" {
 		env = append(env, EnvBind+"="+s.Bind)
+	}
+	if s.Spin >= 0 {
+		env = append(env, EnvSpin+"="+strconv.Itoa(s.Spin))
+	}
+	if s.Yield >= 0 {
+		env = append(env, EnvYield+"="+strconv.Itoa(s.Yield))
 	}
 	return env
 }
