@@ -34,13 +34,15 @@ const (
 	NumWindows = 4
 	// WindowSize is the size of one Window's request area.
 	WindowSize = PageSize
-	// NumSIDs is the number of SID table entries per process.
-	NumSIDs = 1024
+	// NumSIDs is the number of SID table entries per process: enough for
+	// the bootstrap area, a ring from each of 1024 processes and the
+	// program's own registrations.
+	NumSIDs = 2048
 	// NumAOTFPages is the number of AOTF header-buffer entries per process.
 	NumAOTFPages = 64
 
 	segmentMagic   = 0x4d415254494e4931 // "MARTINI1"
-	segmentVersion = 5                  // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff
+	segmentVersion = 6                  // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff; 6: 2048 SIDs
 	sidEntrySize   = 64
 	procEntrySize  = 128
 )
