@@ -18,16 +18,15 @@ package npb
 // with zero off-diagonal neighbours, which changes no value.
 
 import (
-	"fmt"
 
 	"github.com/rhinet-go/martini/mpi"
 )
 
 // btSolver is one process's part of BT's implicit step.
 type btSolver struct {
-	comm *mpi.Comm
-	g    *adiGrid
-	k    *adiConsts
+	adiPipe
+	g *adiGrid
+	k *adiConsts
 	// lhsc[c] holds cell c's eliminated super-diagonal blocks C′, one per
 	// point (indexed as the points of rhs), between the forward and the
 	// backward sweep.
@@ -35,10 +34,6 @@ type btSolver struct {
 	// fj[d] and nj[d] are the Jacobians along the current line in
 	// direction d, position q at index q+1.
 	fj, nj [3][]btBlock
-	// The pipeline's messages: per line 30 values (C′ and r′) forward, 5
-	// (the solution) backward.
-	send, recv []float64
-	sendReq    *mpi.Request
 }
 
 // btFwdWords and btBackWords are the values per line of the forward and
@@ -49,7 +44,7 @@ const (
 )
 
 func btNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *btSolver {
-	s := &btSolver{comm: comm, g: g, k: k, lhsc: make([][]btBlock, len(g.cells))}
+	s := &btSolver{adiPipe: adiPipe{comm: comm}, g: g, k: k, lhsc: make([][]btBlock, len(g.cells))}
 	for ci := range g.cells {
 		s.lhsc[ci] = make([]btBlock, g.cells[ci].points())
 	}
@@ -63,69 +58,13 @@ func btNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *btSolver {
 	return s
 }
 
-// Tags of the pipeline's messages along axis d.
-func btFwdTag(d int) int  { return 200 + d }
-func btBackTag(d int) int { return 210 + d }
+// btMessages are the pipeline's messages: per line 30 values (C′ and r′)
+// forward, 5 (the solution) backward.
+var btMessages = adiMessages{name: "bt", fwdTag: 200, backTag: 210, fwdWords: btFwdWords, backWords: btBackWords}
 
 // solve runs the line solves along axis d over all cells (x_solve,
 // y_solve or z_solve).
-func (s *btSolver) solve(d int) error {
-	g := s.g
-	p := g.ncells
-	for stage := range p {
-		ci := g.slice[d][stage]
-		c := &g.cells[ci]
-		var in []float64
-		if stage > 0 {
-			var err error
-			if in, err = s.receive(g.pred[d], btFwdTag(d), adiLines(c, d)*btFwdWords); err != nil {
-				return fmt.Errorf("bt: solve along axis %d, forward: %w", d, err)
-			}
-		}
-		s.forward(ci, d, in)
-		if stage < p-1 {
-			if err := s.sendForward(c, ci, d); err != nil {
-				return fmt.Errorf("bt: solve along axis %d, forward: %w", d, err)
-			}
-		}
-	}
-	for stage := p - 1; stage >= 0; stage-- {
-		ci := g.slice[d][stage]
-		c := &g.cells[ci]
-		var in []float64
-		if stage < p-1 {
-			var err error
-			if in, err = s.receive(g.succ[d], btBackTag(d), adiLines(c, d)*btBackWords); err != nil {
-				return fmt.Errorf("bt: solve along axis %d, backward: %w", d, err)
-			}
-		}
-		s.backward(ci, d, in)
-		if stage > 0 {
-			if err := s.sendBackward(c, d); err != nil {
-				return fmt.Errorf("bt: solve along axis %d, backward: %w", d, err)
-			}
-		}
-	}
-	return nil
-}
-
-// receive receives n values from peer into the receive buffer and
-// completes the previous send, whose buffer is reused next.
-func (s *btSolver) receive(peer, tag, n int) ([]float64, error) {
-	buf := s.recv[:n]
-	r, err := mpi.Irecv(s.comm, buf, peer, tag)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := r.Wait(); err != nil {
-		return nil, err
-	}
-	if s.sendReq != nil {
-		_, err = s.sendReq.Wait()
-		s.sendReq = nil
-	}
-	return buf, err
-}
+func (s *btSolver) solve(d int) error { return s.run(s.g, s, btMessages, d, nil) }
 
 // forward eliminates along axis d in cell ci (x_solve_cell); in holds the
 // predecessor's C′ and r′ of each line unless the cell is first on the
@@ -185,9 +124,7 @@ func (s *btSolver) sendForward(c *adiCell, ci, d int) error {
 		}
 		copy(m[25:30], c.rhs[pr+q*sr:][:5])
 	})
-	var err error
-	s.sendReq, err = mpi.Isend(s.comm, s.send[:adiLines(c, d)*btFwdWords], s.g.succ[d], btFwdTag(d))
-	return err
+	return s.post(adiLines(c, d)*btFwdWords, s.g.succ[d], btMessages.fwdTag+d)
 }
 
 // backward back-substitutes along axis d in cell ci (x_backsubstitute);
@@ -216,7 +153,5 @@ func (s *btSolver) sendBackward(c *adiCell, d int) error {
 	adiLineIter(c, d, func(line, _, _, pr int) {
 		copy(s.send[line*btBackWords:][:btBackWords], c.rhs[pr:pr+5])
 	})
-	var err error
-	s.sendReq, err = mpi.Isend(s.comm, s.send[:adiLines(c, d)*btBackWords], s.g.pred[d], btBackTag(d))
-	return err
+	return s.post(adiLines(c, d)*btBackWords, s.g.pred[d], btMessages.backTag+d)
 }

@@ -16,7 +16,6 @@ package npb
 // pentadiagonal elimination needs two rows on each side.
 
 import (
-	"fmt"
 
 	"github.com/rhinet-go/martini/mpi"
 )
@@ -37,22 +36,20 @@ var spFactors = [3]spFactor{{0, 3}, {3, 4}, {4, 5}}
 
 // spSolver is one process's part of SP's implicit step.
 type spSolver struct {
-	comm *mpi.Comm
-	g    *adiGrid
-	k    *adiConsts
+	adiPipe
+	g *adiGrid
+	k *adiConsts
 	// lhs[c] holds cell c's pentadiagonal rows, 15 values per point
 	// (indexed as rhs's points): 5 per factor, the coefficients of the
 	// points q−2..q+2.
 	lhs [][]float64
 	// cv and rhon are the normal velocity and the viscous eigenvalue
 	// bound on the current pencil, row q of line l at (q+1)·na + l.
-	cv, rhon   []float64
-	send, recv []float64
-	sendReq    *mpi.Request
+	cv, rhon []float64
 }
 
 func spNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *spSolver {
-	s := &spSolver{comm: comm, g: g, k: k, lhs: make([][]float64, len(g.cells))}
+	s := &spSolver{adiPipe: adiPipe{comm: comm}, g: g, k: k, lhs: make([][]float64, len(g.cells))}
 	for ci := range g.cells {
 		l := make([]float64, 15*g.cells[ci].points())
 		for p := 0; p < len(l); p += 5 {
@@ -68,68 +65,15 @@ func spNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *spSolver {
 	return s
 }
 
-func spFwdTag(d int) int  { return 300 + d }
-func spBackTag(d int) int { return 310 + d }
+// spMessages are the pipeline's messages: per line the last two rows
+// forward, the solution back.
+var spMessages = adiMessages{name: "sp", fwdTag: 300, backTag: 310, fwdWords: spFwdWords, backWords: spBackWords}
 
 // solve runs the line solves along axis d over all cells, each cell's
 // right-hand side then moved to the next direction's variables by after
 // (x_solve with ninvr, y_solve with pinvr, z_solve with tzetar).
 func (s *spSolver) solve(d int, after func(c *adiCell)) error {
-	g := s.g
-	p := g.ncells
-	for stage := range p {
-		ci := g.slice[d][stage]
-		c := &g.cells[ci]
-		var in []float64
-		if stage > 0 {
-			var err error
-			if in, err = s.receive(g.pred[d], spFwdTag(d), adiLines(c, d)*spFwdWords); err != nil {
-				return fmt.Errorf("sp: solve along axis %d, forward: %w", d, err)
-			}
-		}
-		s.forward(ci, d, in)
-		if stage < p-1 {
-			if err := s.sendRows(c, ci, d); err != nil {
-				return fmt.Errorf("sp: solve along axis %d, forward: %w", d, err)
-			}
-		}
-	}
-	for stage := p - 1; stage >= 0; stage-- {
-		ci := g.slice[d][stage]
-		c := &g.cells[ci]
-		var in []float64
-		if stage < p-1 {
-			var err error
-			if in, err = s.receive(g.succ[d], spBackTag(d), adiLines(c, d)*spBackWords); err != nil {
-				return fmt.Errorf("sp: solve along axis %d, backward: %w", d, err)
-			}
-		}
-		s.backward(ci, d, in)
-		if stage > 0 {
-			if err := s.sendSolution(c, d); err != nil {
-				return fmt.Errorf("sp: solve along axis %d, backward: %w", d, err)
-			}
-		}
-		after(c)
-	}
-	return nil
-}
-
-// receive receives n values from peer and completes the previous send.
-func (s *spSolver) receive(peer, tag, n int) ([]float64, error) {
-	buf := s.recv[:n]
-	r, err := mpi.Irecv(s.comm, buf, peer, tag)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := r.Wait(); err != nil {
-		return nil, err
-	}
-	if s.sendReq != nil {
-		_, err = s.sendReq.Wait()
-		s.sendReq = nil
-	}
-	return buf, err
+	return s.run(s.g, s, spMessages, d, after)
 }
 
 // forward fills the rows and eliminates along axis d in cell ci; in holds
@@ -181,9 +125,9 @@ func spTakeRows(lhs []float64, lb, sl int, rhs []float64, rb, sr int, fc spFacto
 	}
 }
 
-// sendRows sends the last two eliminated rows of every line of cell ci to
+// sendForward sends the last two eliminated rows of every line of cell ci to
 // the successor on axis d.
-func (s *spSolver) sendRows(c *adiCell, ci, d int) error {
+func (s *spSolver) sendForward(c *adiCell, ci, d int) error {
 	lhs := s.lhs[ci]
 	_, _, sr := adiAxisStrides(c, d)
 	sl := 3 * sr
@@ -200,9 +144,7 @@ func (s *spSolver) sendRows(c *adiCell, ci, d int) error {
 			}
 		}
 	})
-	var err error
-	s.sendReq, err = mpi.Isend(s.comm, s.send[:adiLines(c, d)*spFwdWords], s.g.succ[d], spFwdTag(d))
-	return err
+	return s.post(adiLines(c, d)*spFwdWords, s.g.succ[d], spMessages.fwdTag+d)
 }
 
 // backward back-substitutes along axis d in cell ci; in holds the
@@ -233,9 +175,9 @@ func (s *spSolver) backward(ci, d int, in []float64) {
 	})
 }
 
-// sendSolution sends the first two solution values of every line of cell
+// sendBackward sends the first two solution values of every line of cell
 // c to the predecessor on axis d.
-func (s *spSolver) sendSolution(c *adiCell, d int) error {
+func (s *spSolver) sendBackward(c *adiCell, d int) error {
 	_, _, sr := adiAxisStrides(c, d)
 	adiLineIter(c, d, func(line, _, _, pr int) {
 		m := s.send[line*spBackWords:][:spBackWords]
@@ -243,7 +185,5 @@ func (s *spSolver) sendSolution(c *adiCell, d int) error {
 			m[2*comp], m[2*comp+1] = c.rhs[pr+comp], c.rhs[pr+sr+comp]
 		}
 	})
-	var err error
-	s.sendReq, err = mpi.Isend(s.comm, s.send[:adiLines(c, d)*spBackWords], s.g.pred[d], spBackTag(d))
-	return err
+	return s.post(adiLines(c, d)*spBackWords, s.g.pred[d], spMessages.backTag+d)
 }

@@ -1,0 +1,109 @@
+package npb
+
+// The pipeline of BT's and SP's line solves (x_solve, y_solve, z_solve
+// of NPB3.4-MPI BT and SP): along an axis, each process solves its cells
+// in turn, stage by stage, receiving the boundary values of the cell
+// before from its predecessor and passing its own to its successor
+// (forward elimination), and then the other way (back substitution).
+
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// adiPipe is the message side of the line solves: the buffers of the
+// values passed along an axis and the send in flight.
+type adiPipe struct {
+	comm       *mpi.Comm
+	send, recv []float64
+	sendReq    *mpi.Request
+}
+
+// adiStages are one benchmark's solves of a cell along axis d: forward
+// eliminates cell ci given the predecessor's values in (nil for the
+// first cell) and sendForward passes its values on; backward substitutes
+// given the successor's values and sendBackward passes its solution back.
+type adiStages interface {
+	forward(ci, d int, in []float64)
+	sendForward(c *adiCell, ci, d int) error
+	backward(ci, d int, in []float64)
+	sendBackward(c *adiCell, d int) error
+}
+
+// adiMessages names a benchmark's pipeline messages: the benchmark, the
+// base tags (plus the axis) and the values per line forward and back.
+type adiMessages struct {
+	name                string
+	fwdTag, backTag     int
+	fwdWords, backWords int
+}
+
+// run solves along axis d over all cells of g with s; after, if not nil,
+// runs on each cell once its solution is complete.
+func (p *adiPipe) run(g *adiGrid, s adiStages, m adiMessages, d int, after func(c *adiCell)) error {
+	n := g.ncells
+	for stage := range n {
+		ci := g.slice[d][stage]
+		c := &g.cells[ci]
+		var in []float64
+		if stage > 0 {
+			var err error
+			if in, err = p.receive(g.pred[d], m.fwdTag+d, adiLines(c, d)*m.fwdWords); err != nil {
+				return fmt.Errorf("%s: solve along axis %d, forward: %w", m.name, d, err)
+			}
+		}
+		s.forward(ci, d, in)
+		if stage < n-1 {
+			if err := s.sendForward(c, ci, d); err != nil {
+				return fmt.Errorf("%s: solve along axis %d, forward: %w", m.name, d, err)
+			}
+		}
+	}
+	for stage := n - 1; stage >= 0; stage-- {
+		ci := g.slice[d][stage]
+		c := &g.cells[ci]
+		var in []float64
+		if stage < n-1 {
+			var err error
+			if in, err = p.receive(g.succ[d], m.backTag+d, adiLines(c, d)*m.backWords); err != nil {
+				return fmt.Errorf("%s: solve along axis %d, backward: %w", m.name, d, err)
+			}
+		}
+		s.backward(ci, d, in)
+		if stage > 0 {
+			if err := s.sendBackward(c, d); err != nil {
+				return fmt.Errorf("%s: solve along axis %d, backward: %w", m.name, d, err)
+			}
+		}
+		if after != nil {
+			after(c)
+		}
+	}
+	return nil
+}
+
+// receive receives n values from peer into the receive buffer and
+// completes the previous send, whose buffer is reused next.
+func (p *adiPipe) receive(peer, tag, n int) ([]float64, error) {
+	buf := p.recv[:n]
+	r, err := mpi.Irecv(p.comm, buf, peer, tag)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Wait(); err != nil {
+		return nil, err
+	}
+	if p.sendReq != nil {
+		_, err = p.sendReq.Wait()
+		p.sendReq = nil
+	}
+	return buf, err
+}
+
+// post starts sending the first n values of the send buffer to peer.
+func (p *adiPipe) post(n, peer, tag int) error {
+	var err error
+	p.sendReq, err = mpi.Isend(p.comm, p.send[:n], peer, tag)
+	return err
+}
