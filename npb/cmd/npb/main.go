@@ -62,7 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "npb: %v\n", err)
+		fmt.Fprintln(stderr, describe(err))
 		return exitFailure
 	}
 	if err := mpi.Init(); err != nil {
@@ -82,7 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// NPB refuses a process count or class it does not define before
 		// it starts: a usage error, on every rank alike.
 		if w.Rank() == 0 {
-			fmt.Fprintf(stderr, "npb: %v\n", err)
+			fmt.Fprintln(stderr, describe(err))
 		}
 		mpi.Finalize()
 		return exitUsage
@@ -108,6 +108,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUnverified
 	}
 	return exitOK
+}
+
+// describe returns the message of err, naming this program once.
+func describe(err error) string {
+	if msg := err.Error(); strings.HasPrefix(msg, "npb: ") {
+		return msg
+	}
+	return "npb: " + err.Error()
 }
 
 // errParse is returned by parseArgs when the flag package has already
