@@ -337,11 +337,13 @@ func Finalize() error {
 	// every process with nothing in flight. The NIC is served throughout,
 	// so that a peer still finishing a transfer from this process is not
 	// stranded.
-	if err := s.fenceServing(true); err != nil {
-		return fmt.Errorf("mpi: Finalize: %w", err)
-	}
-	ferr := s.fenceServing(false)
+	// Unreceived messages leave this process unfinalized (its sender
+	// could never complete); a lost process ends Finalize with its error.
 	var stranded *strandedError
+	ferr := s.fenceServing(true)
+	if ferr == nil {
+		ferr = s.fenceServing(false)
+	}
 	if errors.As(ferr, &stranded) {
 		return fmt.Errorf("mpi: Finalize: %w", ferr)
 	}
