@@ -18,7 +18,6 @@ package npb
 // with zero off-diagonal neighbours, which changes no value.
 
 import (
-
 	"github.com/rhinet-go/martini/mpi"
 )
 

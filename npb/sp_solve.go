@@ -16,7 +16,6 @@ package npb
 // pentadiagonal elimination needs two rows on each side.
 
 import (
-
 	"github.com/rhinet-go/martini/mpi"
 )
 
