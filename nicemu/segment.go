@@ -163,8 +163,8 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 	if cfg.NProcs < 1 {
 		return nil, fmt.Errorf("nicemu: create segment: %d processes, need at least 1", cfg.NProcs)
 	}
-	if cfg.NProcs > maxProcs {
-		return nil, fmt.Errorf("nicemu: create segment: %d processes, at most %d (the multicast destination bitmap)", cfg.NProcs, maxProcs)
+	if cfg.NProcs > MaxProcs {
+		return nil, fmt.Errorf("nicemu: create segment: %d processes, at most %d (the multicast destination bitmap)", cfg.NProcs, MaxProcs)
 	}
 	if cfg.HeapSize == 0 {
 		cfg.HeapSize = DefaultHeapSize
@@ -274,7 +274,7 @@ func (s *Segment) checkLayout() error {
 			what, h.nprocs, h.heapSize, h.bounceSize, h.partSize, h.size)
 	}
 	const limit = 1 << 46 // bounds every field so the sums below cannot overflow
-	if h.nprocs < 1 || h.nprocs > maxProcs {
+	if h.nprocs < 1 || h.nprocs > MaxProcs {
 		return bad("process count")
 	}
 	if h.heapSize < PageSize || h.heapSize > limit || h.bounceSize < PageSize || h.bounceSize > limit {

@@ -85,9 +85,9 @@ const (
 	mcBitmapSize     = PageSize
 	mcBitmapWords    = mcBitmapSize / 8
 
-	// maxProcs is the most processes a job may have: one bit each in a
+	// MaxProcs is the most processes a job may have: one bit each in a
 	// multicast destination bitmap.
-	maxProcs = mcBitmapWords * 64
+	MaxProcs = mcBitmapWords * 64
 )
 
 // Requests of the sync network and of multicast, as reported in

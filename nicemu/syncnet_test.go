@@ -67,8 +67,8 @@ func TestSyncLayout(t *testing.T) {
 			t.Errorf("offset %d is not page aligned", off)
 		}
 	}
-	if maxProcs != mcBitmapSize*8 {
-		t.Errorf("maxProcs %d, bitmap holds %d bits", maxProcs, mcBitmapSize*8)
+	if MaxProcs != mcBitmapSize*8 {
+		t.Errorf("MaxProcs %d, bitmap holds %d bits", MaxProcs, mcBitmapSize*8)
 	}
 
 	// Every process's region lies inside its partition, before the bounce
@@ -85,9 +85,9 @@ func TestSyncLayout(t *testing.T) {
 		t.Errorf("last sync region ends at %d, past the segment (%d)", end, seg.Size())
 	}
 
-	if s, err := CreateSegment(JobConfig{NProcs: maxProcs + 1, PGID: testPGID}); err == nil {
+	if s, err := CreateSegment(JobConfig{NProcs: MaxProcs + 1, PGID: testPGID}); err == nil {
 		s.Close()
-		t.Errorf("CreateSegment of %d processes succeeded", maxProcs+1)
+		t.Errorf("CreateSegment of %d processes succeeded", MaxProcs+1)
 	}
 }
 
@@ -102,7 +102,7 @@ func TestAttachSegmentRejectsLayout(t *testing.T) {
 		f    func(h *jobHeader)
 	}{
 		{"no processes", func(h *jobHeader) { h.nprocs = 0 }},
-		{"too many processes", func(h *jobHeader) { h.nprocs = maxProcs + 1 }},
+		{"too many processes", func(h *jobHeader) { h.nprocs = MaxProcs + 1 }},
 		{"one process more", func(h *jobHeader) { h.nprocs++ }},
 		{"partition size", func(h *jobHeader) { h.partSize -= PageSize }},
 		{"heap size", func(h *jobHeader) { h.heapSize += PageSize }},

@@ -15,12 +15,6 @@ import (
 // What mpirun checks before it builds anything or starts a rank: that the
 // job can run here at all, and that the ranks will accept their settings.
 
-// nicMaxProcs is the most processes a job of the emulated NIC may have: its
-// process table keeps a bit per process in a multicast destination bitmap
-// of one page (nicemu's maxProcs; a test checks it against
-// nicemu.CreateSegment).
-const nicMaxProcs = nicemu.PageSize * 8
-
 // Descriptors mpirun holds: fdsPerRank for each rank while it runs (its
 // data-store socket and the read ends of its stdout and stderr), and at
 // most fdsReserved besides (the standard streams, the segment, the
@@ -43,7 +37,7 @@ type rankLimit struct {
 // rankLimits returns the bounds that this system and mpirun put on the
 // number of ranks. Those it cannot read are left out.
 func rankLimits() []rankLimit {
-	limits := []rankLimit{{nicMaxProcs, fmt.Sprintf("the NIC's process table has %d entries (a bit each in a page of multicast destinations)", nicMaxProcs)}}
+	limits := []rankLimit{{nicemu.MaxProcs, fmt.Sprintf("the NIC's process table has %d entries (a bit each in a page of multicast destinations)", nicemu.MaxProcs)}}
 	if n, err := readProcInt("/proc/sys/kernel/pid_max"); err == nil {
 		limits = append(limits, rankLimit{n - reservedPIDs - 1, fmt.Sprintf("the system has %d process IDs (kernel.pid_max), %d of them reserved, and mpirun takes one", n, reservedPIDs)})
 	}

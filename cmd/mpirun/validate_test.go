@@ -45,23 +45,23 @@ func TestCheckRanks(t *testing.T) {
 	}
 }
 
-// TestNICLimit checks mpirun's idea of the NIC's process table against the
-// NIC's own.
+// TestNICLimit: the NIC's process table is among the rank limits, and it
+// is the bound CreateSegment enforces.
 func TestNICLimit(t *testing.T) {
-	small := nicemu.JobConfig{NProcs: nicMaxProcs, PGID: 1, HeapSize: nicemu.PageSize, BounceSize: nicemu.PageSize}
+	small := nicemu.JobConfig{NProcs: nicemu.MaxProcs, PGID: 1, HeapSize: nicemu.PageSize, BounceSize: nicemu.PageSize}
 	seg, err := nicemu.CreateSegment(small)
 	if err != nil {
-		t.Fatalf("a segment of %d processes: %v", nicMaxProcs, err)
+		t.Fatalf("a segment of %d processes: %v", nicemu.MaxProcs, err)
 	}
 	seg.Close()
 	small.NProcs++
 	if seg, err := nicemu.CreateSegment(small); err == nil {
 		seg.Close()
-		t.Fatalf("a segment of %d processes was created: nicMaxProcs is out of date", small.NProcs)
+		t.Fatalf("a segment of %d processes was created: nicemu.MaxProcs is out of date", small.NProcs)
 	}
 	found := false
 	for _, l := range rankLimits() {
-		found = found || l.n == nicMaxProcs && strings.Contains(l.why, "NIC's process table")
+		found = found || l.n == nicemu.MaxProcs && strings.Contains(l.why, "NIC's process table")
 	}
 	if !found {
 		t.Errorf("rankLimits %v lacks the NIC's", rankLimits())
