@@ -75,8 +75,8 @@ func testSteadyStateAllocs(t *testing.T, eager EagerMode) {
 			if st := c.eng[0].Stats(); st.TailReads == 0 && eager != EagerQueue {
 				t.Fatalf("the ring never needed a consumer-count read: %+v", st)
 			}
-			if eager == EagerQueue && c.eng[1].queue.consumed < 2*queue {
-				t.Fatalf("the queue wrapped only %d bytes", c.eng[1].queue.consumed)
+			if eager == EagerQueue && c.net.queues[1].released < 2*queue {
+				t.Fatalf("the queue wrapped only %d bytes", c.net.queues[1].released)
 			}
 			c.noErrs()
 		})

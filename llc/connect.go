@@ -3,7 +3,6 @@ package llc
 import (
 	"encoding/binary"
 	"fmt"
-	"sync/atomic"
 )
 
 // The bootstrap area of every process is registered at start-up and its
@@ -32,13 +31,32 @@ const (
 // BootSize returns the bootstrap area size for a job of n processes.
 func BootSize(n int) int { return bootTxn + 2*cell*n }
 
-type bootArea struct {
-	mem []byte
-	n   int
+func txnOff(i int) uint64             { return bootTxn + uint64(cell*i) }
+func (e *Engine) ackOff(i int) uint64 { return bootTxn + uint64(cell*(e.cfg.Size+i)) }
+
+// txnSlot is the size of a transaction slot's reply: the signal word, the
+// ring region and the ring size.
+const txnSlot = 24
+
+// AllocBoot allocates this process's bootstrap area for a job of size
+// processes on tr, through the IR (CmdAlloc), and returns its region, to
+// be published in the management data store and given to the engine as
+// Config.Boot[Self].
+func AllocBoot(tr Transport, size int) (RegionID, error) {
+	ev := tr.Execute(&Command{Kind: CmdAlloc, Size: BootSize(size), Token: 1})
+	switch {
+	case ev.Kind == EvError:
+		return 0, fmt.Errorf("llc: allocating the %d-byte bootstrap area: %w", BootSize(size), ev.Err)
+	case ev.Kind != EvDone || ev.Value == 0:
+		return 0, fmt.Errorf("llc: allocating the bootstrap area: event %d with region %d", ev.Kind, ev.Value)
+	}
+	return RegionID(ev.Value), nil
 }
 
-func txnOff(i int) uint64               { return bootTxn + uint64(cell*i) }
-func (b *bootArea) ackOff(i int) uint64 { return bootTxn + uint64(cell*(b.n+i)) }
+// watchRequests asks for the next connection request to this process.
+func (e *Engine) watchRequests() {
+	e.emit(&Command{Kind: CmdWatchSlot, Region: e.cfg.Boot[e.cfg.Self], Off: bootReq, Size: 8, Token: token(tokConnReq, 0)})
+}
 
 // connect starts the connection protocol towards dst.
 func (e *Engine) connect(dst int) {
@@ -66,69 +84,70 @@ func (e *Engine) onConnCAS(dst int, ev Event) {
 		return
 	}
 	p.conn = connRequested
-	e.connecting++
 	e.stats.Connections++
+	e.emit(&Command{Kind: CmdWatchSlot, Region: e.cfg.Boot[e.cfg.Self], Off: txnOff(dst), Size: txnSlot,
+		Token: token(tokConnReply, uint64(dst))})
 	e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: e.cfg.Boot[dst],
 		Signal: uint64(e.cfg.Self) + 1, SigOff: bootReq})
 }
 
-// pollConnect serves a connection request aimed at this process and
-// completes connections this process requested.
-func (e *Engine) pollConnect() bool {
-	progressed := false
-	b := &e.boot
-	if req := atomic.LoadUint64(word(b.mem, bootReq)); req != 0 {
-		atomic.StoreUint64(word(b.mem, bootReq), 0)
-		from := int(req - 1)
-		if from < 0 || from >= e.cfg.Size {
-			e.fail(fmt.Errorf("llc: corrupt connection request %#x", req))
-			return true
-		}
-		size := ringCtl + e.cfg.RingSize
-		if e.granted+size > e.cfg.RingCap {
-			e.reply(from, 0, refusedCap)
-		} else {
-			e.granted += size
-			e.emit(&Command{Kind: CmdAlloc, Size: size, Token: token(tokRingAlloc, uint64(from))})
-		}
-		progressed = true
+// onConnRequest serves a connection request aimed at this process: it
+// allocates a ring for the initiator, unless the ring memory cap is
+// reached, and watches for the next request.
+func (e *Engine) onConnRequest(ev Event) {
+	if ev.Kind != EvSignal {
+		e.fail(fmt.Errorf("llc: watching for connection requests: %w", ev.Err))
+		return
 	}
-	for dst := 0; e.connecting > 0 && dst < len(e.peers); dst++ {
-		p := &e.peers[dst]
-		if p.conn != connRequested {
-			continue
-		}
-		slot := txnOff(dst)
-		if atomic.LoadUint64(word(b.mem, slot)) == 0 {
-			continue
-		}
-		region := RegionID(binary.LittleEndian.Uint64(b.mem[slot+8:]))
-		size := binary.LittleEndian.Uint64(b.mem[slot+16:])
-		atomic.StoreUint64(word(b.mem, slot), 0)
-		progressed = true
-		e.connecting--
-		switch {
-		case region == 0 && size == refusedCap:
-			p.conn = connFailed
-			p.err = fmt.Errorf("llc: connecting to process %d: %w (its ring memory cap is reached)", dst, ErrNoRing)
-		case region == 0:
-			p.conn = connFailed
-			p.err = fmt.Errorf("llc: connecting to process %d: %w (it could not register a ring)", dst, ErrNoRing)
-		case size < 4*cell || size&(size-1) != 0:
-			e.fail(fmt.Errorf("llc: process %d granted a ring of %d bytes, not a power of two of at least %d", dst, size, 4*cell))
-			return true
-		case e.pm && size < 2*pmRecordSize(recordSize(e.cfg.EagerLimit)):
-			e.fail(fmt.Errorf("llc: process %d granted a ring of %d bytes, too small for 2 PM records of the eager limit %d", dst, size, e.cfg.EagerLimit))
-			return true
-		default:
-			p.conn = connUp
-			p.out = outRing{region: region, size: size}
-			e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: e.cfg.Boot[dst], Signal: 1, SigOff: b.ackOff(e.cfg.Self)})
-		}
-		e.connSettled()
-		e.trySend(dst)
+	from := int(ev.Value - 1)
+	if from < 0 || from >= e.cfg.Size {
+		e.fail(fmt.Errorf("llc: corrupt connection request %#x", ev.Value))
+		return
 	}
-	return progressed
+	e.watchRequests()
+	size := ringCtl + e.cfg.RingSize
+	if e.granted+size > e.cfg.RingCap {
+		e.reply(from, 0, refusedCap)
+		return
+	}
+	e.granted += size
+	e.emit(&Command{Kind: CmdAlloc, Size: size, Token: token(tokRingAlloc, uint64(from))})
+}
+
+// onConnReply completes the connection to dst with its reply: the ring it
+// granted, or why it refused.
+func (e *Engine) onConnReply(dst int, ev Event) {
+	p := &e.peers[dst]
+	switch {
+	case ev.Kind != EvSignal:
+		e.fail(fmt.Errorf("llc: watching for the connection reply of process %d: %w", dst, ev.Err))
+		return
+	case dst >= len(e.peers) || p.conn != connRequested || len(ev.Data) < txnSlot-8:
+		e.fail(fmt.Errorf("llc: connection reply of process %d that no request awaits", dst))
+		return
+	}
+	region := RegionID(binary.LittleEndian.Uint64(ev.Data[0:]))
+	size := binary.LittleEndian.Uint64(ev.Data[8:])
+	switch {
+	case region == 0 && size == refusedCap:
+		p.conn = connFailed
+		p.err = fmt.Errorf("llc: connecting to process %d: %w (its ring memory cap is reached)", dst, ErrNoRing)
+	case region == 0:
+		p.conn = connFailed
+		p.err = fmt.Errorf("llc: connecting to process %d: %w (it could not register a ring)", dst, ErrNoRing)
+	case size < 4*cell || size&(size-1) != 0:
+		e.fail(fmt.Errorf("llc: process %d granted a ring of %d bytes, not a power of two of at least %d", dst, size, 4*cell))
+		return
+	case e.pm && size < 2*pmRecordSize(recordSize(e.cfg.EagerLimit)):
+		e.fail(fmt.Errorf("llc: process %d granted a ring of %d bytes, too small for 2 PM records of the eager limit %d", dst, size, e.cfg.EagerLimit))
+		return
+	default:
+		p.conn = connUp
+		p.out = outRing{region: region, size: size}
+		e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: e.cfg.Boot[dst], Signal: 1, SigOff: e.ackOff(e.cfg.Self)})
+	}
+	e.connSettled()
+	e.trySend(dst)
 }
 
 func (e *Engine) onRingAlloc(from int, ev Event) {
@@ -138,7 +157,8 @@ func (e *Engine) onRingAlloc(from int, ev Event) {
 		return
 	}
 	region := RegionID(ev.Value)
-	e.inbound = append(e.inbound, newInRing(from, region, ev.Mem))
+	e.emit(&Command{Kind: CmdWatchRing, Peer: from, Region: region})
+	e.rings++
 	e.stats.RingsGranted++
 	e.stats.RingBytes += uint64(len(ev.Mem))
 	e.reply(from, region, uint64(len(ev.Mem)-ringCtl))
@@ -152,12 +172,13 @@ const (
 )
 
 // reply answers a connection request in the initiator's transaction slot
-// and releases this process's common command slot.
+// and releases this process's common command slot, which the initiator
+// holds, by compare-and-swap.
 func (e *Engine) reply(to int, region RegionID, size uint64) {
 	c := Command{Kind: CmdWrite, Peer: to, Region: e.cfg.Boot[to], Off: txnOff(e.cfg.Self) + 8,
 		Signal: 1, SigOff: txnOff(e.cfg.Self), HeadLen: 16}
 	binary.LittleEndian.PutUint64(c.Head[0:], uint64(region))
 	binary.LittleEndian.PutUint64(c.Head[8:], size)
 	e.emit(&c)
-	atomic.StoreUint64(word(e.boot.mem, bootLock), 0)
+	e.emit(&Command{Kind: CmdCAS, Peer: e.cfg.Self, Region: e.cfg.Boot[e.cfg.Self], Off: bootLock, Old: uint64(to) + 1})
 }

@@ -23,8 +23,6 @@ func TestNewEngineConfig(t *testing.T) {
 		{"self too large", func(c *Config) { c.Self = 3 }, "process 3 of 3"},
 		{"boot too short", func(c *Config) { c.Boot = c.Boot[:2] }, "2 bootstrap regions for 3"},
 		{"boot too long", func(c *Config) { c.Boot = append(c.Boot[:3:3], 9) }, "4 bootstrap regions for 3"},
-		{"boot memory small", func(c *Config) { c.BootMem = c.BootMem[:BootSize(3)-1] }, "bootstrap memory"},
-		{"boot memory larger is fine", func(c *Config) { c.BootMem = make([]byte, BootSize(3)+64) }, ""},
 		{"ring too small", func(c *Config) { c.RingSize, c.EagerLimit = 192, 0 }, "ring size 192"},
 		{"ring not a multiple of a cell", func(c *Config) { c.RingSize = 4000 }, "ring size 4000"},
 		{"ring not a power of two", func(c *Config) { c.RingSize = 4096 + 64 }, "ring size 4160"},
@@ -129,14 +127,15 @@ func TestLazyConnect(t *testing.T) {
 	e0, e1 := c.eng[0], c.eng[1]
 	data := pattern(1, 8)
 
-	// The first send takes the responder's common slot and writes the
-	// request.
+	// The first send takes the responder's common slot, watches its own
+	// transaction slot for the reply and writes the request.
 	s := c.send(0, 1, 5, 0, data)
 	if s.Done() {
 		t.Fatal("send done before the connection exists")
 	}
 	checkTrace(t, c, 0, []cmdSig{
 		{Src: 0, Kind: CmdCAS, Peer: 1, Region: boot[1], Off: bootLock, Old: 0, New: 1, Token: true},
+		{Src: 0, Kind: CmdWatchSlot, Region: boot[0], Off: txnOff(1), Size: txnSlot, Token: true},
 		{Src: 0, Kind: CmdWrite, Peer: 1, Region: boot[1], Signal: 1, SigOff: bootReq},
 	})
 	if got := bootWord(c, 1, bootLock); got != 1 {
@@ -147,16 +146,20 @@ func TestLazyConnect(t *testing.T) {
 	}
 	// Nothing more until the responder polls.
 	c.poll(0)
-	if len(c.trace) != 2 {
-		t.Fatalf("initiator issued %v before the reply", c.trace[2:])
+	if len(c.trace) != 3 {
+		t.Fatalf("initiator issued %v before the reply", c.trace[3:])
 	}
 
-	// The responder allocates a ring and replies; its slot is free again.
+	// The responder watches for the next request, allocates a ring,
+	// watches it, replies and frees its slot by compare-and-swap.
 	c.poll(1)
 	ring := c.net.next // the region the allocation got
-	checkTrace(t, c, 2, []cmdSig{
+	checkTrace(t, c, 3, []cmdSig{
+		{Src: 1, Kind: CmdWatchSlot, Region: boot[1], Off: bootReq, Size: 8, Token: true},
 		{Src: 1, Kind: CmdAlloc, Size: ringCtl + 4096, Token: true},
+		{Src: 1, Kind: CmdWatchRing, Peer: 0, Region: ring},
 		{Src: 1, Kind: CmdWrite, Peer: 0, Region: boot[0], Off: txnOff(1) + 8, HeadLen: 16, Signal: 1, SigOff: txnOff(1)},
+		{Src: 1, Kind: CmdCAS, Peer: 1, Region: boot[1], Off: bootLock, Old: 1, New: 0},
 	})
 	if l, r := bootWord(c, 1, bootLock), bootWord(c, 1, bootReq); l != 0 || r != 0 {
 		t.Fatalf("responder lock %d request %d after the reply, want 0 0", l, r)
@@ -173,8 +176,8 @@ func TestLazyConnect(t *testing.T) {
 
 	// The initiator acknowledges and writes the record.
 	c.poll(0)
-	checkTrace(t, c, 4, []cmdSig{
-		{Src: 0, Kind: CmdWrite, Peer: 1, Region: boot[1], Signal: 1, SigOff: (&bootArea{n: 2}).ackOff(0)},
+	checkTrace(t, c, 8, []cmdSig{
+		{Src: 0, Kind: CmdWrite, Peer: 1, Region: boot[1], Signal: 1, SigOff: bootTxn + cell*(2+0)},
 		{Src: 0, Kind: CmdWrite, Peer: 1, Region: ring, Off: ringCtl, HeadLen: recSignal,
 			Signal: signal(1, cell), SigOff: ringCtl + recSignal, Rec: recEager},
 	})

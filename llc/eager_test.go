@@ -163,7 +163,7 @@ func TestEagerModeOrder(t *testing.T) {
 				c.receiveByKey(t, msgs, sends)
 				var wrapped uint64
 				if eager == EagerQueue {
-					wrapped = c.eng[1].queue.consumed
+					wrapped = c.net.queues[1].released
 				} else {
 					wrapped = c.eng[0].peers[1].out.head
 				}

@@ -192,7 +192,7 @@ func (ep *Endpoint) Cancel(op *RecvOp) bool {
 
 // progress runs one round of the I/O loop. The caller holds ep.mu.
 func (ep *Endpoint) progress() bool {
-	p := ep.tr.Poll()
+	p := ep.tr.Poll(ep.eng)
 	if ep.eng.Poll() {
 		p = true
 	}

@@ -43,10 +43,10 @@ func (m RndvMode) String() string {
 type Config struct {
 	Self, Size int
 	// Boot is the bootstrap region of every process, as published in the
-	// management data store; BootMem is this process's own bootstrap
-	// memory, BootSize(Size) bytes of zeroed peer-writable memory.
-	Boot    []RegionID
-	BootMem []byte
+	// management data store: BootSize(Size) bytes of zeroed memory that
+	// peers can write (CmdAlloc; see AllocBoot). Boot[Self] is this
+	// process's own; EagerQueue does not use them.
+	Boot []RegionID
 	// EagerLimit is the largest message sent eagerly, through the rings
 	// or the receive queue (see Eager).
 	EagerLimit int
@@ -66,6 +66,9 @@ type Config struct {
 	// EagerQueue mode, a power of two of at least
 	// MinQueueSize(EagerLimit).
 	QueueSize int
+	// MaxRecord is the largest record the transport's receive queue
+	// carries (Caps.MaxRecord); 0 means MaxQueueRecord.
+	MaxRecord int
 }
 
 // Counters are the engine's per-protocol statistics.
@@ -105,14 +108,12 @@ type Engine struct {
 	cfg   Config
 	sched schedQueue
 	peers []peer
-	boot  bootArea
 
-	inbound []*inRing
+	rings   int // rings granted to senders and watched
 	granted int // ring memory granted so far
 
 	pm        bool     // EagerPM: aligned records, start-up connections, host work
 	pmPending int      // EagerPM: connections initiated at start and not settled
-	queue     *inQueue // EagerQueue: this process's receive queue, once allocated
 	work      hostWork // EagerPM, EagerQueue: host work not charged yet
 
 	posted recvQueue
@@ -124,10 +125,9 @@ type Engine struct {
 	rndvRecvs map[uint64]*RecvOp
 	nextID    uint64
 
-	blocked    int // peers with queued records
-	connecting int // peers whose connection reply is awaited
-	err        error
-	stats      Counters
+	blocked int // peers with queued records
+	err     error
+	stats   Counters
 }
 
 // NewEngine checks cfg and returns an engine for it.
@@ -135,12 +135,15 @@ func NewEngine(cfg Config) (*Engine, error) {
 	switch {
 	case cfg.Size < 1 || cfg.Self < 0 || cfg.Self >= cfg.Size:
 		return nil, fmt.Errorf("llc: process %d of %d", cfg.Self, cfg.Size)
-	case len(cfg.Boot) != cfg.Size:
+	case len(cfg.Boot) != cfg.Size && cfg.Eager != EagerQueue:
 		return nil, fmt.Errorf("llc: %d bootstrap regions for %d processes", len(cfg.Boot), cfg.Size)
-	case len(cfg.BootMem) < BootSize(cfg.Size):
-		return nil, fmt.Errorf("llc: bootstrap memory %d bytes, need %d", len(cfg.BootMem), BootSize(cfg.Size))
+	case cfg.MaxRecord < 0:
+		return nil, fmt.Errorf("llc: largest queue record %d bytes", cfg.MaxRecord)
 	case cfg.Rendezvous > RndvSplit:
 		return nil, fmt.Errorf("llc: unknown rendezvous mode %d", cfg.Rendezvous)
+	}
+	if cfg.MaxRecord == 0 {
+		cfg.MaxRecord = MaxQueueRecord
 	}
 	var err error
 	switch cfg.Eager {
@@ -161,14 +164,16 @@ func NewEngine(cfg Config) (*Engine, error) {
 	e := &Engine{
 		cfg:       cfg,
 		peers:     make([]peer, cfg.Size),
-		boot:      bootArea{mem: cfg.BootMem, n: cfg.Size},
 		rndvSends: make(map[uint64]*SendOp),
 		rndvRecvs: make(map[uint64]*RecvOp),
 		pm:        cfg.Eager == EagerPM,
 	}
 	e.sched.init(64)
 	switch cfg.Eager {
+	case EagerRings:
+		e.watchRequests()
 	case EagerPM:
+		e.watchRequests()
 		e.startPM()
 	case EagerQueue:
 		e.startQueue()
@@ -237,10 +242,15 @@ func (e *Engine) fail(err error) {
 	e.blocked = 0
 }
 
-// Step delivers an IR event to the engine.
+// Step delivers an IR event to the engine: an arrival (a record, a
+// signalled slot) or the completion of a command.
 func (e *Engine) Step(ev Event) {
 	if ev.Kind == EvNone || e.err != nil {
 		return // nothing to report, or stopped: every operation is complete
+	}
+	if ev.Kind == EvRecord {
+		e.onRecord(ev.Peer, ev.Head, ev.Data)
+		return
 	}
 	kind, id := splitToken(ev.Token)
 	if ev.Kind == EvError && kind == tokNone {
@@ -250,6 +260,10 @@ func (e *Engine) Step(ev Event) {
 	switch kind {
 	case tokConnCAS:
 		e.onConnCAS(int(id), ev)
+	case tokConnReq:
+		e.onConnRequest(ev)
+	case tokConnReply:
+		e.onConnReply(int(id), ev)
 	case tokRingAlloc:
 		e.onRingAlloc(int(id), ev)
 	case tokTail:
@@ -266,31 +280,26 @@ func (e *Engine) Step(ev Event) {
 		e.onQueueAlloc(ev)
 	case tokEnqueue:
 		e.onEnqueue(int(id), ev)
+	default:
+		e.fail(fmt.Errorf("llc: event %d of unknown token %#x", ev.Kind, ev.Token))
 	}
 }
 
-// Poll looks for work that arrived from the network: connection requests,
-// connection replies and ring records (or the records of the receive
-// queue); it also retries sends that were waiting for a connection or for
-// ring or queue space. It reports whether anything happened.
+// Poll does the engine's own share of progress: it retries sends that were
+// waiting for a connection or for ring or queue space, and (EagerPM)
+// connections whose slot another process held. Arrivals come through
+// Step. It reports whether anything happened.
 func (e *Engine) Poll() bool {
 	if e.err != nil {
 		return false
 	}
-	var progressed bool
 	switch e.cfg.Eager {
-	case EagerRings:
-		progressed = e.pollConnect()
-		for _, r := range e.inbound {
-			if _, ok := e.pollRing(r); ok {
-				progressed = true
-			}
-		}
 	case EagerPM:
-		progressed = e.pollPM()
+		e.pollPM()
 	case EagerQueue:
-		progressed = e.pollQueue()
+		e.work[WorkPoll]++
 	}
+	progressed := false
 	if e.blocked > 0 {
 		for p := range e.peers {
 			if e.peers[p].queued() {
@@ -303,30 +312,22 @@ func (e *Engine) Poll() bool {
 	return progressed
 }
 
-// pollRing consumes the records that arrived in r (at most 32). It returns
-// how many it handled and whether it consumed anything (a wrap marker
-// too).
-func (e *Engine) pollRing(r *inRing) (records int, progressed bool) {
-	for k := 0; k < 32; k++ {
-		rec, n, ok := r.peek()
-		if !ok {
-			break
-		}
-		if rec != nil {
-			e.handle(r.peer, rec)
-			records++
-		}
-		r.release(n)
-		progressed = true
+// onRecord processes one record from src: its meta and its body.
+func (e *Engine) onRecord(src int, head, body []byte) {
+	if len(head) < recMeta || src < 0 || src >= e.cfg.Size {
+		e.fail(fmt.Errorf("llc: corrupt record: %d bytes of meta from process %d", len(head), src))
+		return
 	}
-	return records, progressed
-}
-
-// handle processes one ring record from src.
-func (e *Engine) handle(src int, rec []byte) {
 	var m meta
-	m.get(rec[:recMeta])
-	e.dispatch(src, &m, recordBody(rec, int(m.length)))
+	m.get(head)
+	if int(m.length) != len(body) {
+		e.fail(fmt.Errorf("llc: corrupt record from process %d: body of %d bytes, its meta says %d", src, len(body), m.length))
+		return
+	}
+	if e.cfg.Eager != EagerRings {
+		e.work[WorkRecv]++
+	}
+	e.dispatch(src, &m, body)
 }
 
 // dispatch processes one record from src, of any eager transport: its meta

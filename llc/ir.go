@@ -35,28 +35,43 @@ const (
 	CmdAlloc
 	// CmdRelease deregisters Region (and frees it if it came from CmdAlloc).
 	CmdRelease
-	// CmdAllocQueue allocates this process's receive queue: Size bytes of
-	// zeroed memory (QueueHeader plus a power-of-two record space) that
-	// the network fills with records from every sender, in arrival order
-	// (a VPUSH queue on Martini). The event carries Value (its RegionID)
-	// and Mem. A process has at most one queue.
+	// CmdAllocQueue makes this process's receive queue: Size bytes
+	// (QueueHeader plus a power-of-two record space) that the network
+	// fills with records from every sender, in arrival order (a VPUSH
+	// queue on Martini; a transport whose stream carries records needs no
+	// memory for it). The transport delivers each record as an EvRecord
+	// and then frees its space. The event carries Value, the queue's
+	// RegionID. A process has at most one queue.
 	CmdAllocQueue
 	// CmdEnqueue appends Head then Data to Peer's receive queue as one
-	// record (at most MaxQueueRecord bytes). Token must not be 0: the
+	// record (at most Caps.MaxRecord bytes). Token must not be 0: the
 	// event is EvDone once the record is in the queue, or EvError with an
 	// error matching ErrQueueFull when the queue has no room for it (the
 	// record was not written; send it again later), or another error.
 	CmdEnqueue
-	// CmdQueueRelease tells the network that this process has consumed
-	// its receive queue up to Off (bytes of records, monotonic), which
-	// frees that space for senders.
-	CmdQueueRelease
+	// CmdWatchRing tells the transport that Region, memory of this
+	// process from CmdAlloc, is an eager ring into which process Peer
+	// writes records (layout in ring.go). The transport delivers each
+	// record, in order, as an EvRecord and then frees its place in the
+	// ring (see RingReader). No event of its own.
+	CmdWatchRing
+	// CmdWatchSlot asks for one EvSignal when the 8-byte signal word at
+	// (this process's Region, Off) becomes non-zero: the event carries
+	// Token, the word as Value and the Size-8 bytes that follow it as
+	// Data. The transport then zeroes the word and forgets the watch.
+	// Setting the watch has no event of its own (an EvError with Token
+	// when it cannot be set).
+	CmdWatchSlot
+	// CmdFetchAdd adds New to the word at (Peer, Region, Off); the
+	// event's Value is the previous word.
+	CmdFetchAdd
 )
 
-var cmdNames = [...]string{"", "Write", "Read", "CAS", "Register", "Alloc", "Release", "AllocQueue", "Enqueue", "QueueRelease"}
+var cmdNames = [...]string{"", "Write", "Read", "CAS", "Register", "Alloc", "Release", "AllocQueue", "Enqueue", "WatchRing", "WatchSlot", "FetchAdd"}
 
-// Receive queue layout (CmdAllocQueue). The network writes, the owner
-// reads:
+// Receive queue layout (CmdAllocQueue), for transports that keep the
+// queue in memory (QueueReader reads it). The network writes, the
+// transport of the owner reads:
 //
 //	[0, 8)            produced: bytes of records written (monotonic),
 //	                  stored after the record's bytes
@@ -68,8 +83,8 @@ var cmdNames = [...]string{"", "Write", "Read", "CAS", "Register", "Alloc", "Rel
 // multiple of QueueAlign. A record never wraps: when it does not fit
 // before the end of the record space, the network writes the length
 // QueueWrap at pos and the record starts at position 0; produced then
-// counts the skipped bytes too. The owner releases (CmdQueueRelease) the
-// bytes it consumed, skipped bytes included.
+// counts the skipped bytes too. The owner's transport releases the bytes
+// it consumed, skipped bytes included.
 const (
 	QueueHeader       = 64
 	QueueRecordHeader = 8
@@ -132,8 +147,8 @@ type Command struct {
 	Signal  uint64        // CmdWrite: flag word written last, at SigOff
 	SigOff  uint64
 	Old     uint64 // CmdCAS
-	New     uint64 // CmdCAS
-	Size    int    // CmdAlloc
+	New     uint64 // CmdCAS; CmdFetchAdd: the addend
+	Size    int    // CmdAlloc, CmdAllocQueue, CmdWatchSlot
 	Token   uint64 // echoed in the completion event; 0: no event wanted
 }
 
@@ -142,35 +157,105 @@ type EventKind uint8
 
 // IR events delivered to the engine.
 const (
-	EvNone  EventKind = iota // no completion to report
-	EvDone                   // the command with Token completed
-	EvError                  // the command failed; Err says why
+	// EvNone: nothing to report now. Returned by Transport.Execute, it
+	// means that the command succeeded, or, when its Token is not 0, that
+	// its completion will come later through Transport.Poll.
+	EvNone  EventKind = iota
+	EvDone            // the command with Token completed
+	EvError           // the command failed (Token 0: one that asked for no event); Err says why
+	// EvRecord: a record arrived from process Peer, through a ring
+	// (CmdWatchRing) or the receive queue (CmdAllocQueue). Head is its
+	// meta (RecordMeta bytes), Data its body; both are valid only during
+	// the Step that delivers them.
+	EvRecord
+	// EvSignal: the slot of a CmdWatchSlot was signalled; Token is the
+	// watch's, Value the signal word, Data the bytes after it (valid only
+	// during the Step).
+	EvSignal
 )
 
-// Event is one IR event: the completion of a command.
+// Event is one IR event: the completion of a command, or an arrival.
 type Event struct {
 	Kind  EventKind
 	Token uint64
-	Value uint64 // CmdCAS: previous value; CmdRegister/CmdAlloc: RegionID
+	Value uint64 // CmdCAS, CmdFetchAdd: previous value; CmdRegister, CmdAlloc, CmdAllocQueue: RegionID; EvSignal: the signal word
 	Mem   []byte // CmdAlloc: the local view of the memory
+	Peer  int    // EvRecord: the sending process
+	Head  []byte // EvRecord: the record's meta, valid only during Step
+	Data  []byte // EvRecord, EvSignal: valid only during Step
 	Err   error
+}
+
+// Sink takes the events a transport delivers: the engine.
+type Sink interface {
+	Step(ev Event)
+}
+
+// Caps is what a transport reports about itself; the engine and the
+// layers above take their thresholds and choices from it.
+type Caps struct {
+	// Name names the network ("martini", "tcp").
+	Name string
+	// LoadStore reports that memory the network gives (CmdAlloc) is
+	// shared with the peers as plain memory, so that copies between
+	// processes are loads and stores: rings are the fast eager path, and
+	// both processes of a rendezvous can copy at once.
+	LoadStore bool
+	// MaxRecord is the largest Head+Data of one CmdEnqueue record.
+	MaxRecord int
+	// MaxInline is the largest write that travels as one programmed-I/O
+	// transfer without a DMA (0: none).
+	MaxInline int
+	// EagerLimit is the recommended largest eager message, measured on
+	// the network.
+	EagerLimit int
+	// Rendezvous is the recommended rendezvous variant.
+	Rendezvous RndvMode
+	// Offload reports a synchronisation network (barrier, multicast) the
+	// collectives may use.
+	Offload bool
+	// Async reports that commands may complete after Execute returns,
+	// their events coming from Poll.
+	Async bool
+}
+
+// Stat is one transport counter, by name.
+type Stat struct {
+	Name  string
+	Value uint64
 }
 
 // Transport turns IR commands into operations of one network. It is the
 // only network-aware part of the layer.
+//
+// Ownership: Execute copies what it needs of the command itself (Head and
+// the other fields). The Data of a command whose Token is 0 must be
+// consumed (sent or copied) before Execute returns; a command with a Token
+// may use its Data until its completion event. CmdRegister, CmdAlloc,
+// CmdAllocQueue, CmdRelease, CmdWatchRing and CmdWatchSlot complete before
+// Execute returns. Commands to one peer take effect in the order they were
+// issued.
 type Transport interface {
-	// Execute performs cmd and returns its completion event (EvNone when
-	// cmd.Token is 0 and it succeeded). Transports over hardware that
-	// completes later would queue the event for Poll; the emulated Martini
-	// completes every request before returning.
+	// Caps reports the transport's capabilities.
+	Caps() Caps
+	// Execute issues cmd and returns its completion event, or EvNone
+	// (see EvNone).
 	Execute(cmd *Command) Event
 	// Poll does the transport's share of progress (serving requests that
-	// need the target's help) and reports whether it did anything.
-	Poll() bool
+	// need the target's help), delivers to sink the events that arrived:
+	// records, signalled slots and late completions, and reports whether
+	// it did anything. sink must not call the transport.
+	Poll(sink Sink) bool
 	// Arm, Sleep and Disarm let an idle process block until a peer writes
 	// to it: Arm returns a ticket, the caller checks for work once more,
 	// then calls Sleep(ticket) or Disarm. Safe for concurrent use.
 	Arm() uint32
 	Sleep(ticket uint32)
 	Disarm()
+}
+
+// StatsReporter is implemented by transports that count what they do.
+type StatsReporter interface {
+	// Stats returns the transport's counters.
+	Stats() []Stat
 }

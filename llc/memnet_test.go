@@ -23,6 +23,13 @@ type memNet struct {
 	mems  [][]byte // bootstrap memory of every process
 	// queues[p] is the receive queue of process p (CmdAllocQueue), or nil.
 	queues []*memQueue
+	// local[p] reads what arrives in process p's memory. Only p's
+	// driver touches it.
+	local []*LocalMemory
+	// late: the completions of commands with a token are delivered by
+	// the issuer's next poll, not by Execute (pending[p], in order).
+	late    bool
+	pending [][]Event
 }
 
 // memQueue is a receive queue as the network keeps it: the owner's memory
@@ -46,14 +53,41 @@ var (
 )
 
 func newMemNet(n int) *memNet {
-	m := &memNet{procs: make([]map[RegionID][]byte, n), queues: make([]*memQueue, n)}
+	m := &memNet{procs: make([]map[RegionID][]byte, n), queues: make([]*memQueue, n), pending: make([][]Event, n)}
 	for i := range m.procs {
 		m.procs[i] = make(map[RegionID][]byte)
+		m.local = append(m.local, NewLocalMemory(i))
 		mem := make([]byte, BootSize(n))
-		m.boot = append(m.boot, m.register(i, mem))
+		r := m.register(i, mem)
+		m.local[i].Track(r, mem)
+		m.boot = append(m.boot, r)
 		m.mems = append(m.mems, mem)
 	}
 	return m
+}
+
+// poll delivers to sink what arrived in process p's memory, and the late
+// completions of its commands. It reports whether there was anything.
+func (m *memNet) poll(p int, sink Sink) bool {
+	progressed := m.local[p].Poll(sink)
+	m.mu.Lock()
+	evs := m.pending[p]
+	m.pending[p] = nil
+	m.mu.Unlock()
+	for _, ev := range evs {
+		sink.Step(ev)
+	}
+	return progressed || len(evs) > 0
+}
+
+// synchronous reports whether a command of kind k completes in Execute
+// even on a late network (see Transport).
+func synchronous(k CmdKind) bool {
+	switch k {
+	case CmdRegister, CmdAlloc, CmdAllocQueue, CmdRelease, CmdWatchRing, CmdWatchSlot:
+		return true
+	}
+	return false
 }
 
 // register makes mem a region of process p. The caller holds m.mu or has
@@ -95,15 +129,20 @@ func (m *memNet) word8(p int, r RegionID, off uint64) (*uint64, error) {
 // It does not allocate except for CmdAlloc and on errors.
 func (m *memNet) exec(src int, c *Command) Event {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	val, mem, err := m.do(src, c)
-	m.mu.Unlock()
+	ev := Event{Kind: EvDone, Token: c.Token, Value: val, Mem: mem}
 	switch {
 	case err != nil:
-		return Event{Kind: EvError, Token: c.Token, Err: err}
-	case c.Token == 0:
+		ev = Event{Kind: EvError, Token: c.Token, Err: err}
+	case c.Token == 0 || c.Kind == CmdWatchSlot:
 		return Event{}
 	}
-	return Event{Kind: EvDone, Token: c.Token, Value: val, Mem: mem}
+	if m.late && !synchronous(c.Kind) {
+		m.pending[src] = append(m.pending[src], ev)
+		return Event{}
+	}
+	return ev
 }
 
 func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
@@ -152,6 +191,12 @@ func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 				return old, nil, nil
 			}
 		}
+	case CmdFetchAdd:
+		w, err := m.word8(c.Peer, c.Region, c.Off)
+		if err != nil {
+			return 0, nil, err
+		}
+		return atomic.AddUint64(w, c.New) - c.New, nil, nil
 	case CmdRegister:
 		return uint64(m.register(src, c.Data)), nil, nil
 	case CmdAlloc:
@@ -159,36 +204,55 @@ func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 			return 0, nil, errBadCommand
 		}
 		mem := make([]byte, c.Size)
-		return uint64(m.register(src, mem)), mem, nil
+		r := m.register(src, mem)
+		m.local[src].Track(r, mem)
+		return uint64(r), mem, nil
 	case CmdRelease:
 		if _, ok := m.procs[src][c.Region]; !ok {
 			return 0, nil, errNoRegion
 		}
 		delete(m.procs[src], c.Region)
+		m.local[src].Forget(c.Region)
+	case CmdWatchRing, CmdWatchSlot:
+		return 0, nil, m.local[src].Watch(c)
 	case CmdAllocQueue:
-		space := c.Size - QueueHeader
-		if space <= 0 || space&(space-1) != 0 || space%QueueAlign != 0 || m.queues[src] != nil {
-			return 0, nil, errBadCommand
-		}
-		mem := make([]byte, c.Size)
-		r := m.register(src, mem)
-		m.queues[src] = &memQueue{region: r, mem: mem, size: uint64(space)}
-		return uint64(r), mem, nil
+		return m.allocQueue(src, c.Size)
 	case CmdEnqueue:
 		return 0, nil, m.enqueue(src, c)
-	case CmdQueueRelease:
-		q := m.queues[src]
-		if q == nil {
-			return 0, nil, errNoQueue
-		}
-		if c.Off < q.released || c.Off > atomic.LoadUint64(word(q.mem, 0)) {
-			return 0, nil, errOutOfRange
-		}
-		q.released = c.Off
 	default:
 		return 0, nil, errBadCommand
 	}
 	return 0, nil, nil
+}
+
+// allocQueue makes the receive queue of process src, of size bytes, and
+// has its local memory read it.
+func (m *memNet) allocQueue(src, size int) (uint64, []byte, error) {
+	space := size - QueueHeader
+	if space <= 0 || space&(space-1) != 0 || space%QueueAlign != 0 || m.queues[src] != nil {
+		return 0, nil, errBadCommand
+	}
+	mem := make([]byte, size)
+	r := m.register(src, mem)
+	q := &memQueue{region: r, mem: mem, size: uint64(space)}
+	reader, err := NewQueueReader(mem, len(m.procs), func(off uint64) error { return m.release(q, off) })
+	if err != nil {
+		return 0, nil, err
+	}
+	m.queues[src] = q
+	m.local[src].WatchQueue(reader)
+	return uint64(r), mem, nil
+}
+
+// release frees q up to off, as the owner consumed it.
+func (m *memNet) release(q *memQueue, off uint64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if off < q.released || off > atomic.LoadUint64(word(q.mem, 0)) {
+		return errOutOfRange
+	}
+	q.released = off
+	return nil
 }
 
 // enqueue appends the record of c, from process src, to the queue of
@@ -241,7 +305,7 @@ func (m *memNet) regions(p int) int {
 // testConfig returns the default configuration of process i of n on net.
 func testConfig(net *memNet, i, n int) Config {
 	return Config{
-		Self: i, Size: n, Boot: net.boot, BootMem: net.mems[i],
+		Self: i, Size: n, Boot: net.boot,
 		EagerLimit: 1024, RingSize: 4096, RingCap: 1 << 30, Rendezvous: RndvPull,
 	}
 }
@@ -295,7 +359,13 @@ type cluster struct {
 
 func newCluster(t testing.TB, n int, mod func(i int, c *Config)) *cluster {
 	t.Helper()
-	net := newMemNet(n)
+	return newClusterOn(t, newMemNet(n), mod)
+}
+
+// newClusterOn is newCluster on a network made by the caller.
+func newClusterOn(t testing.TB, net *memNet, mod func(i int, c *Config)) *cluster {
+	t.Helper()
+	n := len(net.procs)
 	c := &cluster{t: t, net: net, hold: make([]bool, n), held: make([][]Command, n),
 		paused: make([]bool, n), maxRounds: 20000}
 	for i := range n {
@@ -351,9 +421,13 @@ func (c *cluster) drain(i int) bool {
 	return any
 }
 
-// poll polls engine i and issues its commands.
+// poll delivers what arrived for engine i, polls it and issues its
+// commands.
 func (c *cluster) poll(i int) bool {
-	p := c.eng[i].Poll()
+	p := c.net.poll(i, c.eng[i])
+	if c.eng[i].Poll() {
+		p = true
+	}
 	if c.drain(i) {
 		p = true
 	}
@@ -529,8 +603,9 @@ type memTransport struct {
 	self int
 }
 
+func (m *memTransport) Caps() Caps               { return Caps{Name: "memnet", LoadStore: true, Async: m.net.late} }
 func (m *memTransport) Execute(c *Command) Event { return m.net.exec(m.self, c) }
-func (m *memTransport) Poll() bool               { return false }
+func (m *memTransport) Poll(sink Sink) bool      { return m.net.poll(m.self, sink) }
 func (m *memTransport) Arm() uint32              { return 0 }
 func (m *memTransport) Sleep(uint32)             { time.Sleep(20 * time.Microsecond) }
 func (m *memTransport) Disarm()                  {}

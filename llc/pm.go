@@ -56,10 +56,9 @@ func (e *Engine) connSettled() {
 	}
 }
 
-// pollPM serves and completes connections, retries the ones whose slot
-// was taken, and consumes every inbound ring.
-func (e *Engine) pollPM() bool {
-	progressed := e.pollConnect()
+// pollPM retries the connections whose slot was taken and counts the
+// poll of every inbound ring, which the transport reads.
+func (e *Engine) pollPM() {
 	if e.pmPending > 0 {
 		for dst := range e.peers {
 			if e.peers[dst].conn == connIdle {
@@ -67,13 +66,5 @@ func (e *Engine) pollPM() bool {
 			}
 		}
 	}
-	e.work[WorkPoll] += len(e.inbound)
-	for _, r := range e.inbound {
-		n, ok := e.pollRing(r)
-		e.work[WorkRecv] += n
-		if ok {
-			progressed = true
-		}
-	}
-	return progressed
+	e.work[WorkPoll] += e.rings
 }

@@ -31,9 +31,9 @@ func TestPMStartup(t *testing.T) {
 			}
 		}
 		st := e.Stats()
-		if st.Connections != n || st.RingsGranted != n || len(e.inbound) != n {
+		if st.Connections != n || st.RingsGranted != n || e.rings != n {
 			t.Errorf("engine %d: %d connections, %d rings granted, %d inbound rings; want %d each",
-				i, st.Connections, st.RingsGranted, len(e.inbound), n)
+				i, st.Connections, st.RingsGranted, e.rings, n)
 		}
 		if e.pmPending != 0 {
 			t.Errorf("engine %d: %d connections pending", i, e.pmPending)

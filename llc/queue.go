@@ -1,10 +1,8 @@
 package llc
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync/atomic"
 )
 
 // PM/RHiNET-VP (EagerQueue): one receive queue per process, filled by the
@@ -26,16 +24,21 @@ import (
 // later poll; any other error stops the engine, as a failed ring write
 // does.
 //
-// Receiving: every Poll reads the queue's produced count, handles the
-// records from the consumed position up to it in order, and releases what
-// it consumed with one CmdQueueRelease.
+// Receiving: the transport reads the queue (QueueReader, for a queue in
+// memory) and delivers its records in order as EvRecord events; it frees
+// their space itself.
 //
 // Host work: WorkSend per CmdEnqueue issued, WorkRecv per record consumed,
 // WorkPoll one per Poll (one queue, however many peers).
 
-// MaxQueueEagerLimit is the largest eager limit of EagerQueue: a message
-// and its 24-byte meta fill one queue record of MaxQueueRecord bytes.
+// MaxQueueEagerLimit is the largest eager limit of EagerQueue on a
+// transport whose records hold at most MaxQueueRecord bytes: a message
+// and its 24-byte meta fill one record.
 const MaxQueueEagerLimit = MaxQueueRecord - recMeta
+
+// QueueEagerLimit returns the largest eager limit of EagerQueue on a
+// transport whose records hold at most maxRecord bytes.
+func QueueEagerLimit(maxRecord int) int { return maxRecord - recMeta }
 
 // maxControlBody is the largest body of a control record (outItem.ctl).
 const maxControlBody = len(outItem{}.ctl)
@@ -60,23 +63,14 @@ func MinQueueSize(eagerLimit int) int {
 // checkQueue checks the configuration of EagerQueue.
 func checkQueue(cfg *Config) error {
 	switch {
-	case cfg.EagerLimit < 0 || cfg.EagerLimit > MaxQueueEagerLimit:
+	case cfg.EagerLimit < 0 || cfg.EagerLimit > QueueEagerLimit(cfg.MaxRecord):
 		return fmt.Errorf("llc: eager limit %d too large for the receive queue: a record holds at most %d bytes, %d of them the header (at most %d)",
-			cfg.EagerLimit, MaxQueueRecord, recMeta, MaxQueueEagerLimit)
+			cfg.EagerLimit, cfg.MaxRecord, recMeta, QueueEagerLimit(cfg.MaxRecord))
 	case cfg.QueueSize < MinQueueSize(cfg.EagerLimit) || cfg.QueueSize&(cfg.QueueSize-1) != 0:
 		return fmt.Errorf("llc: queue size %d must be a power of two and at least %d (two records of the eager limit %d)",
 			cfg.QueueSize, MinQueueSize(cfg.EagerLimit), cfg.EagerLimit)
 	}
 	return nil
-}
-
-// inQueue is the receiver's view of its queue.
-type inQueue struct {
-	region   RegionID
-	produced *uint64 // written by the network
-	data     []byte  // the record space
-	size     uint64
-	consumed uint64
 }
 
 // startQueue asks for this process's receive queue; every peer is reached
@@ -89,17 +83,9 @@ func (e *Engine) startQueue() {
 }
 
 func (e *Engine) onQueueAlloc(ev Event) {
-	want := QueueHeader + e.cfg.QueueSize
-	switch {
-	case ev.Kind == EvError:
-		e.fail(fmt.Errorf("llc: allocating the %d-byte receive queue: %w", want, ev.Err))
-		return
-	case len(ev.Mem) != want || ev.Value == 0:
-		e.fail(fmt.Errorf("llc: receive queue: got region %d of %d bytes, want %d bytes", ev.Value, len(ev.Mem), want))
-		return
+	if ev.Kind == EvError {
+		e.fail(fmt.Errorf("llc: making the receive queue of %d bytes: %w", QueueHeader+e.cfg.QueueSize, ev.Err))
 	}
-	e.queue = &inQueue{region: RegionID(ev.Value), produced: word(ev.Mem, 0),
-		data: ev.Mem[QueueHeader:], size: uint64(e.cfg.QueueSize)}
 }
 
 // trySendQueue enqueues the record at the head of dst's queue unless one
@@ -194,50 +180,4 @@ func (e *Engine) onEnqueue(dst int, ev Event) {
 		return
 	}
 	e.trySendQueue(dst)
-}
-
-// pollQueue handles the records that arrived in this process's queue and
-// releases their space.
-func (e *Engine) pollQueue() bool {
-	e.work[WorkPoll]++
-	q := e.queue
-	if q == nil {
-		return false // not allocated yet
-	}
-	start := q.consumed
-	produced := atomic.LoadUint64(q.produced)
-	for q.consumed < produced && e.err == nil {
-		pos := q.consumed & (q.size - 1)
-		length := binary.LittleEndian.Uint32(q.data[pos:])
-		if length == QueueWrap {
-			if q.size-pos > produced-q.consumed {
-				e.fail(fmt.Errorf("llc: corrupt receive queue: wrap marker at %d beyond the %d bytes produced", q.consumed, produced))
-				return true
-			}
-			q.consumed += q.size - pos
-			continue
-		}
-		src := binary.LittleEndian.Uint32(q.data[pos+4:])
-		span := queueSpan(int(length))
-		if length < recMeta || length > MaxQueueRecord || pos+span > q.size || span > produced-q.consumed || src >= uint32(e.cfg.Size) {
-			e.fail(fmt.Errorf("llc: corrupt receive queue record at %d: %d bytes from process %d (%d bytes produced, %d consumed)",
-				q.consumed, length, src, produced, q.consumed))
-			return true
-		}
-		rec := q.data[pos+QueueRecordHeader : pos+QueueRecordHeader+uint64(length)]
-		q.consumed += span
-		var m meta
-		m.get(rec[:recMeta])
-		if m.length != length-recMeta {
-			e.fail(fmt.Errorf("llc: corrupt receive queue record from process %d: body of %d bytes in a record of %d", src, m.length, length))
-			return true
-		}
-		e.work[WorkRecv]++
-		e.dispatch(int(src), &m, rec[recMeta:])
-	}
-	if q.consumed == start || e.err != nil {
-		return q.consumed != start
-	}
-	e.emit(&Command{Kind: CmdQueueRelease, Peer: e.cfg.Self, Region: q.region, Off: q.consumed})
-	return true
 }

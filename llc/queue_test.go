@@ -58,15 +58,15 @@ func TestMemNetQueue(t *testing.T) {
 	// Release the first two records: 128 bytes; a 112-byte record fits at
 	// the start without a wrap.
 	for _, off := range []uint64{257, 127 + 1<<20} {
-		if ev := exec(1, Command{Kind: CmdQueueRelease, Off: off}); ev.Kind != EvError {
-			t.Fatalf("release to %d: %+v", off, ev)
+		if err := m.release(m.queues[1], off); err == nil {
+			t.Fatalf("release to %d succeeded", off)
 		}
 	}
-	if ev := exec(1, Command{Kind: CmdQueueRelease, Off: 128}); ev.Kind != EvNone {
-		t.Fatalf("release: %+v", ev)
+	if err := m.release(m.queues[1], 128); err != nil {
+		t.Fatalf("release: %v", err)
 	}
-	if ev := exec(1, Command{Kind: CmdQueueRelease, Off: 16}); ev.Kind != EvError {
-		t.Fatalf("release backwards: %+v", ev)
+	if err := m.release(m.queues[1], 16); err == nil {
+		t.Fatal("release backwards succeeded")
 	}
 	if ev := enq(0, 100); ev.Kind != EvDone || produced() != 368 {
 		t.Fatalf("record after the release: %+v, produced %d", ev, produced())
@@ -74,8 +74,8 @@ func TestMemNetQueue(t *testing.T) {
 	// Release up to 256; a 112-byte record at position 112 fits before
 	// the end; the next one does not: it needs 32 skipped bytes and 112,
 	// and only 32 are free until the owner releases all.
-	if ev := exec(1, Command{Kind: CmdQueueRelease, Off: 256}); ev.Kind != EvNone {
-		t.Fatalf("release: %+v", ev)
+	if err := m.release(m.queues[1], 256); err != nil {
+		t.Fatalf("release: %v", err)
 	}
 	if ev := enq(0, 100); ev.Kind != EvDone || produced() != 480 {
 		t.Fatalf("record at 112: %+v, produced %d", ev, produced())
@@ -83,8 +83,8 @@ func TestMemNetQueue(t *testing.T) {
 	if ev := enq(0, 100); ev.Kind != EvError || !errors.Is(ev.Err, ErrQueueFull) {
 		t.Fatalf("record needing a wrap into 32 free bytes: %+v", ev)
 	}
-	if ev := exec(1, Command{Kind: CmdQueueRelease, Off: 480}); ev.Kind != EvNone {
-		t.Fatalf("release: %+v", ev)
+	if err := m.release(m.queues[1], 480); err != nil {
+		t.Fatalf("release: %v", err)
 	}
 	if ev := enq(0, 100); ev.Kind != EvDone || produced() != 480+32+112 {
 		t.Fatalf("wrapped record: %+v, produced %d", ev, produced())
@@ -104,9 +104,6 @@ func TestMemNetQueue(t *testing.T) {
 		if ev := exec(0, c); ev.Kind != EvError || errors.Is(ev.Err, ErrQueueFull) {
 			t.Errorf("%v: %+v, want an error other than full", traced{0, c}, ev)
 		}
-	}
-	if ev := exec(0, Command{Kind: CmdQueueRelease, Off: 0}); ev.Kind != EvError {
-		t.Errorf("release without a queue: %+v", ev)
 	}
 }
 
@@ -227,16 +224,9 @@ func TestQueueWrapMarker(t *testing.T) {
 		want += span
 		if i == 6 {
 			// Consume the first seven: one release.
-			n := len(c.trace)
 			c.poll(1)
-			var releases []traced
-			for _, cmd := range c.trace[n:] {
-				if cmd.Kind == CmdQueueRelease {
-					releases = append(releases, cmd)
-				}
-			}
-			if len(releases) != 1 || releases[0].Off != 7*span {
-				t.Fatalf("releases %v, want one to %d", releases, 7*span)
+			if got := c.net.queues[1].released; got != 7*span {
+				t.Fatalf("released to %d after a poll, want %d", got, 7*span)
 			}
 		}
 	}
@@ -249,8 +239,8 @@ func TestQueueWrapMarker(t *testing.T) {
 		t.Fatalf("produced %d, want %d", got, want)
 	}
 	c.poll(1)
-	if q.released != want || c.eng[1].queue.consumed != want {
-		t.Fatalf("released %d, consumed %d, want %d", q.released, c.eng[1].queue.consumed, want)
+	if q.released != want || c.net.queues[1].released != want {
+		t.Fatalf("released %d, consumed %d, want %d", q.released, c.net.queues[1].released, want)
 	}
 	for i := range 8 {
 		r := c.recv(1, 0, int32(i), 0, payload)
@@ -322,7 +312,7 @@ func TestQueueSeveralSenders(t *testing.T) {
 					checkRecv(t, fmt.Sprintf("message %d from %d", k, src), r, src, int32(k%3), sent[src][k])
 				}
 			}
-			if consumed := c.eng[recv].queue.consumed; consumed < 4*2048 {
+			if consumed := c.net.queues[recv].released; consumed < 4*2048 {
 				t.Fatalf("the queue wrapped only %d bytes", consumed)
 			}
 			c.noErrs()
@@ -361,7 +351,7 @@ func TestQueueNoConnection(t *testing.T) {
 		}
 	}
 	for i, e := range c.eng {
-		if st := e.Stats(); st.Connections != 0 || st.RingsGranted != 0 || len(e.inbound) != 0 {
+		if st := e.Stats(); st.Connections != 0 || st.RingsGranted != 0 || e.rings != 0 {
 			t.Fatalf("engine %d: counters %+v", i, st)
 		}
 		if got := c.net.regions(i); got != 2 { // bootstrap area and queue

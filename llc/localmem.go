@@ -1,0 +1,198 @@
+package llc
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+)
+
+// RecordMeta is the size of a record's meta, the Head of an EvRecord: a
+// transport that carries records itself (CmdEnqueue over a stream) splits
+// a record there into Head and Data.
+const RecordMeta = recMeta
+
+// LocalMemory is the receiving half of a transport whose peers write into
+// this process's memory (shared memory, or a stream whose writes the
+// transport applies to memory): it remembers the memory of the regions the
+// transport gave the engine, reads the rings, slots and receive queue the
+// engine asked it to watch, and delivers what arrived as IR events. It is
+// network-independent code that such translators share; the engine itself
+// reads no memory. It is not safe for concurrent use.
+type LocalMemory struct {
+	regions map[RegionID][]byte
+	rings   []*inRing
+	slots   []slotWatch
+	queue   *QueueReader
+	self    int
+}
+
+// slotWatch is one CmdWatchSlot: the signal word and the bytes after it.
+type slotWatch struct {
+	token uint64
+	sig   *uint64
+	data  []byte
+}
+
+// NewLocalMemory returns the local memory of process self.
+func NewLocalMemory(self int) *LocalMemory {
+	return &LocalMemory{regions: make(map[RegionID][]byte), self: self}
+}
+
+// Track remembers mem as the memory of region r (from CmdAlloc).
+func (m *LocalMemory) Track(r RegionID, mem []byte) { m.regions[r] = mem }
+
+// Forget forgets region r and stops watching its rings (CmdRelease).
+func (m *LocalMemory) Forget(r RegionID) {
+	delete(m.regions, r)
+	for i, ring := range m.rings {
+		if ring.region == r {
+			m.rings = append(m.rings[:i], m.rings[i+1:]...)
+			break
+		}
+	}
+}
+
+// Watch starts the watch that c (CmdWatchRing or CmdWatchSlot) asks for.
+func (m *LocalMemory) Watch(c *Command) error {
+	mem, ok := m.regions[c.Region]
+	if !ok {
+		return fmt.Errorf("llc: %v of region %d: not memory of process %d", c.Kind, c.Region, m.self)
+	}
+	switch c.Kind {
+	case CmdWatchRing:
+		size := len(mem) - ringCtl
+		if size < 4*cell || size&(size-1) != 0 {
+			return fmt.Errorf("llc: ring of region %d: %d bytes of records, not a power of two of at least %d", c.Region, size, 4*cell)
+		}
+		m.rings = append(m.rings, newInRing(c.Peer, c.Region, mem))
+	case CmdWatchSlot:
+		if c.Size < 8 || c.Off%8 != 0 || c.Off > uint64(len(mem)) || uint64(c.Size) > uint64(len(mem))-c.Off {
+			return fmt.Errorf("llc: slot of %d bytes at %d of region %d (%d bytes)", c.Size, c.Off, c.Region, len(mem))
+		}
+		m.slots = append(m.slots, slotWatch{token: c.Token, sig: word(mem, c.Off), data: mem[c.Off+8 : c.Off+uint64(c.Size)]})
+	default:
+		return fmt.Errorf("llc: %v is not a watch", c.Kind)
+	}
+	return nil
+}
+
+// WatchQueue makes q the receive queue whose records Poll delivers.
+func (m *LocalMemory) WatchQueue(q *QueueReader) { m.queue = q }
+
+// Poll delivers to sink the signalled slots, the records of the watched
+// rings and those of the receive queue, and reports whether there were
+// any.
+func (m *LocalMemory) Poll(sink Sink) bool {
+	progressed := false
+	for i := 0; i < len(m.slots); i++ {
+		w := m.slots[i]
+		v := atomic.LoadUint64(w.sig)
+		if v == 0 {
+			continue
+		}
+		m.slots = append(m.slots[:i], m.slots[i+1:]...)
+		i--
+		sink.Step(Event{Kind: EvSignal, Token: w.token, Value: v, Data: w.data})
+		atomic.StoreUint64(w.sig, 0)
+		progressed = true
+	}
+	for _, r := range m.rings {
+		if r.poll(sink) {
+			progressed = true
+		}
+	}
+	if m.queue != nil && m.queue.Poll(sink) {
+		progressed = true
+	}
+	return progressed
+}
+
+// poll delivers the records that arrived in r (at most 32) and reports
+// whether it consumed anything (a wrap marker too).
+func (r *inRing) poll(sink Sink) bool {
+	progressed := false
+	for k := 0; k < 32; k++ {
+		rec, n, ok := r.peek()
+		if !ok {
+			break
+		}
+		if rec != nil {
+			body := int(binary.LittleEndian.Uint32(rec[12:16])) // meta.length
+			if recordSize(body) > uint64(len(rec)) {
+				sink.Step(Event{Kind: EvError, Err: fmt.Errorf("corrupt ring record from process %d: a body of %d bytes in a record of %d", r.peer, body, len(rec))})
+				return true
+			}
+			sink.Step(Event{Kind: EvRecord, Peer: r.peer, Head: rec[:recMeta], Data: recordBody(rec, body)})
+		}
+		r.release(n)
+		progressed = true
+	}
+	return progressed
+}
+
+// QueueReader reads a receive queue kept in memory (layout in ir.go) and
+// delivers its records.
+type QueueReader struct {
+	produced *uint64 // written by the network
+	data     []byte  // the record space
+	size     uint64
+	consumed uint64
+	procs    int
+	release  func(consumed uint64) error
+}
+
+// NewQueueReader returns the reader of the queue in mem (QueueHeader
+// bytes, then a power-of-two record space) of a job of procs processes;
+// release tells the network how far the queue was consumed.
+func NewQueueReader(mem []byte, procs int, release func(consumed uint64) error) (*QueueReader, error) {
+	size := len(mem) - QueueHeader
+	if size <= 0 || size&(size-1) != 0 {
+		return nil, fmt.Errorf("llc: receive queue of %d bytes: the record space must be a power of two", len(mem))
+	}
+	return &QueueReader{produced: word(mem, 0), data: mem[QueueHeader:], size: uint64(size), procs: procs, release: release}, nil
+}
+
+// Poll delivers the records that arrived, in order, then releases their
+// space; it reports whether there were any. A corrupt queue is delivered
+// as an EvError.
+func (q *QueueReader) Poll(sink Sink) bool {
+	start := q.consumed
+	produced := atomic.LoadUint64(q.produced)
+	for q.consumed < produced {
+		if err := q.next(sink, produced); err != nil {
+			sink.Step(Event{Kind: EvError, Err: err})
+			return true
+		}
+	}
+	if q.consumed == start {
+		return false
+	}
+	if err := q.release(q.consumed); err != nil {
+		sink.Step(Event{Kind: EvError, Err: fmt.Errorf("releasing the receive queue: %w", err)})
+	}
+	return true
+}
+
+// next delivers the record (or skips the wrap marker) at the consumer
+// position.
+func (q *QueueReader) next(sink Sink, produced uint64) error {
+	pos := q.consumed & (q.size - 1)
+	length := binary.LittleEndian.Uint32(q.data[pos:])
+	if length == QueueWrap {
+		if q.size-pos > produced-q.consumed {
+			return fmt.Errorf("corrupt receive queue: wrap marker at %d beyond the %d bytes produced", q.consumed, produced)
+		}
+		q.consumed += q.size - pos
+		return nil
+	}
+	src := binary.LittleEndian.Uint32(q.data[pos+4:])
+	span := queueSpan(int(length))
+	if length < recMeta || length > MaxQueueRecord || pos+span > q.size || span > produced-q.consumed || src >= uint32(q.procs) {
+		return fmt.Errorf("corrupt receive queue record at %d: %d bytes from process %d (%d bytes produced, %d consumed)",
+			q.consumed, length, src, produced, q.consumed)
+	}
+	rec := q.data[pos+QueueRecordHeader : pos+QueueRecordHeader+uint64(length)]
+	q.consumed += span
+	sink.Step(Event{Kind: EvRecord, Peer: int(src), Head: rec[:recMeta], Data: rec[recMeta:]})
+	return nil
+}
