@@ -15,6 +15,13 @@
 // transports report their host work to transports that charge it
 // (HostCharger).
 //
-// The engine never calls a network: it can be driven by scripted events in
-// tests, deterministically.
+// The boundary has raft's shape: everything reaches the engine through
+// Step (a record arrived, a watched slot was signalled, a command
+// completed, now or later) and everything leaves it as IR commands. The
+// engine never calls a network and never reads network memory: a
+// transport reports what arrived from its Poll (transports whose peers
+// write into local memory share LocalMemory for it), may complete a
+// command after Execute returns, and reports its capabilities (Caps), from
+// which the engine and the layers above take their thresholds. It can be
+// driven by scripted events in tests, deterministically.
 package llc

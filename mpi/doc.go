@@ -20,11 +20,13 @@
 // a receive buffer too small for its message is an error (ErrTruncate);
 // invalid ranks and tags are errors, never hangs.
 //
-// Messages up to the eager limit (DefaultEagerLimit, or mpirun
-// -eager-limit) are copied through per-sender rings in the shared segment;
-// larger ones use rendezvous, the receiver reading the sender's buffer in a
-// single copy (or, with mpirun -rndv push, the sender writing the
-// receiver's). ReadStats exposes the per-protocol counters.
+// Messages up to the eager limit (the network's recommendation,
+// llc.Caps.EagerLimit: 32 KiB on martini; or mpirun -eager-limit) are
+// copied through per-sender rings in the shared segment; larger ones use
+// rendezvous: by default both processes copy half (split), or the receiver
+// reads the sender's buffer in a single copy (mpirun -rndv pull), or the
+// sender writes the receiver's (-rndv push). ReadStats exposes the
+// per-protocol counters and the network's own.
 //
 // Collective operations are generic functions too: Bcast, Reduce,
 // Allreduce, Gather(v), Scatter(v), Allgather(v), Alltoall(v),

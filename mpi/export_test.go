@@ -5,11 +5,10 @@ import (
 	"github.com/rhinet-go/martini/nicemu"
 )
 
-// WithNICForTest runs f with this process's NIC, the bootstrap SID of every
-// rank and this rank's own bootstrap memory, holding the endpoint's lock so
-// that f's raw requests do not interleave with the runtime's (the NIC is not
-// safe for concurrent use).
-func WithNICForTest(f func(nic *nicemu.NIC, boot []nicemu.SID, bootMem []byte)) error {
+// WithNICForTest runs f with this process's NIC and the bootstrap SID of
+// every rank, holding the endpoint's lock so that f's raw requests do not
+// interleave with the runtime's (the NIC is not safe for concurrent use).
+func WithNICForTest(f func(nic *nicemu.NIC, boot []nicemu.SID)) error {
 	s := current.Load()
 	if s == nil {
 		return ErrNotInitialized
@@ -20,7 +19,7 @@ func WithNICForTest(f func(nic *nicemu.NIC, boot []nicemu.SID, bootMem []byte)) 
 		for i, b := range cfg.Boot {
 			boot[i] = nicemu.SID(b)
 		}
-		f(s.nic, boot, cfg.BootMem)
+		f(s.tr.NIC(), boot)
 	})
 	return nil
 }
@@ -29,10 +28,21 @@ func WithNICForTest(f func(nic *nicemu.NIC, boot []nicemu.SID, bootMem []byte)) 
 // kept in the shared segment.
 func SegmentRefusedForTest() uint64 {
 	s := current.Load()
-	if s == nil || s.job.Segment == nil {
+	if s == nil {
 		return 0
 	}
-	return s.job.Segment.Refused()
+	return s.tr.Segment().Refused()
+}
+
+// NICStatsForTest returns the counters of this process's NIC.
+func NICStatsForTest() nicemu.Stats {
+	s := current.Load()
+	if s == nil {
+		return nicemu.Stats{}
+	}
+	var st nicemu.Stats
+	s.ep.Locked(func(*llc.Engine) { st = s.tr.NIC().Stats() })
+	return st
 }
 
 // ContextIDForTest returns c's context id.

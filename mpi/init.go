@@ -16,26 +16,15 @@ import (
 	"github.com/rhinet-go/martini/llc/datastore"
 	"github.com/rhinet-go/martini/llc/launch"
 	"github.com/rhinet-go/martini/llc/martini"
-	"github.com/rhinet-go/martini/nicemu"
 )
 
-// Defaults of the point-to-point protocols, chosen by measurement with
-// examples/pingpong on the reference machine.
+// Defaults of the point-to-point protocols. The eager limit and the
+// rendezvous variant are the network's recommendation (llc.Caps), unless
+// mpirun -eager-limit and -rndv (MARTINI_EAGER_LIMIT, MARTINI_RNDV) say
+// otherwise.
 const (
-	// DefaultEagerLimit is the largest message sent eagerly; larger ones
-	// use the rendezvous protocol. Override with mpirun -eager-limit or
-	// MARTINI_EAGER_LIMIT. Measured with examples/pingpong on the 2-core
-	// reference machine (one-way µs, eager vs rendezvous): 8 KiB 2.9 vs
-	// 5.3, 16 KiB 5.8 vs 7.2, 32 KiB 10.6 vs 10.2-11.0, 64 KiB 18 vs 16:
-	// the two cross at 32 KiB.
-	DefaultEagerLimit = 32 << 10
 	// DefaultRingSize is the record space of each eager ring.
 	DefaultRingSize = 256 << 10
-	// DefaultRendezvous is the rendezvous variant used unless mpirun -rndv
-	// or MARTINI_RNDV says otherwise. Split, with both processes copying,
-	// measured 9.2-10 GB/s from 256 KiB to 4 MiB where pull (one process
-	// copying) reached 5-8.6 GB/s and fell to 2.8 GB/s at 4 MiB.
-	DefaultRendezvous = llc.RndvSplit
 	// DefaultQueueSize is the record space of the receive queue of the
 	// vp eager transport (mpirun -eager vp): 128 records of the largest
 	// size.
@@ -46,7 +35,6 @@ const (
 // runtimeState is the state of an initialized MPI process.
 type runtimeState struct {
 	job   *launch.Job
-	nic   *nicemu.NIC
 	tr    *martini.Translator
 	ep    *llc.Endpoint
 	world *Comm
@@ -103,35 +91,35 @@ func initRuntime() (*runtimeState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mpi: Init: %w", err)
 	}
+	var tr *martini.Translator
 	fail := func(err error) (*runtimeState, error) {
+		if tr != nil {
+			tr.Close()
+		}
 		job.Close()
 		return nil, fmt.Errorf("mpi: Init: %w", err)
-	}
-	if job.Settings.NoCMA {
-		os.Setenv("MARTINI_NO_CMA", "1")
-	}
-	nic, err := nicemu.Open(job.Segment, job.Rank)
-	if err != nil {
-		return fail(err)
-	}
-	bootSize := llc.BootSize(job.Size)
-	bootSID, bootMem, err := nic.RegisterSegment(bootSize)
-	if err != nil {
-		return fail(err)
 	}
 	force, err := collectives.ParseSelection(job.Settings.Coll)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", launch.EnvColl, err))
 	}
-	if err := job.Store.Put(bootKey(job.Rank), strconv.FormatUint(uint64(bootSID), 10)); err != nil {
+	if tr, err = openTransport(job); err != nil {
+		return fail(err)
+	}
+	caps := tr.Caps()
+	bootRegion, err := llc.AllocBoot(tr, job.Size)
+	if err != nil {
+		return fail(err)
+	}
+	if err := job.Store.Put(bootKey(job.Rank), strconv.FormatUint(uint64(bootRegion), 10)); err != nil {
 		return fail(err)
 	}
 	// Rank 0 claims World's barrier controller in the NIC's
 	// synchronisation network and publishes it with the bootstrap data.
 	if job.Rank == 0 {
 		id := -1
-		if job.Size > 1 && !job.Settings.NoOffload {
-			if id, err = nic.AllocBarrier(); err != nil {
+		if job.Size > 1 && caps.Offload {
+			if id, err = tr.AllocBarrier(); err != nil {
 				id = -1
 			}
 		}
@@ -143,17 +131,9 @@ func initRuntime() (*runtimeState, error) {
 	if err != nil {
 		return fail(err)
 	}
-	cfg := engineConfig(job, boot, bootMem, nicemu.DefaultHeapSize-bootSize)
+	cfg := engineConfig(job, boot, caps, tr.MemorySize()-llc.BootSize(job.Size))
 	eng, err := llc.NewEngine(cfg)
 	if err != nil {
-		return fail(err)
-	}
-	tr := martini.New(nic)
-	path := job.Settings.SendPath
-	if path == "" && cfg.Eager == llc.EagerPM {
-		path = martini.SendGather // PM/RHiNET pushes each message with its header and trailer
-	}
-	if err := tr.SetSendPath(path); err != nil {
 		return fail(err)
 	}
 	ep := llc.NewEndpoint(eng, tr)
@@ -172,7 +152,7 @@ func initRuntime() (*runtimeState, error) {
 			return fail(err)
 		}
 	}
-	s := &runtimeState{job: job, nic: nic, tr: tr, ep: ep, stats: job.Settings.Stats, store: job.Store,
+	s := &runtimeState{job: job, tr: tr, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force}
 	s.initContexts()
 	s.softForce = collectives.Selection{}
@@ -184,8 +164,28 @@ func initRuntime() (*runtimeState, error) {
 	s.ep.Spin, s.ep.Yield = backoff(job.Size, job.Settings)
 	s.world = newComm(s, worldID, job.Rank, nil)
 	s.world.setOffload(worldOffload)
-	nic.SetState(nicemu.ProcInitialized)
+	ep.Locked(func(*llc.Engine) { tr.Initialized() })
 	return s, nil
+}
+
+// openTransport opens this process's network: the NIC of the segment
+// mpirun passed, or of a segment of its own for a singleton.
+func openTransport(job *launch.Job) (*martini.Translator, error) {
+	o := martini.Options{NoCMA: job.Settings.NoCMA, NoOffload: job.Settings.NoOffload, SendPath: job.Settings.SendPath}
+	if o.SendPath == "" && job.Settings.Eager == launch.EagerPM {
+		o.SendPath = martini.SendGather // PM/RHiNET pushes each message with its header and trailer
+	}
+	if job.Segment == nil {
+		return martini.Singleton(job.PGID, o)
+	}
+	f := job.Segment
+	job.Segment = nil // the translator owns it now
+	fd := f.Fd()
+	tr, err := martini.Attach(f, job.Rank, job.Size, job.PGID, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s=%d: %w", launch.EnvSegmentFD, fd, err)
+	}
+	return tr, nil
 }
 
 // backoff chooses how long a waiting process spins and yields before it
@@ -270,12 +270,12 @@ func exchangeBoot(store datastore.Store, size int) (boot []llc.RegionID, worldOf
 // get one within the registrable memory, and caps the eager limit to what
 // a ring holds; with the vp eager transport, it sizes the receive queue
 // instead and caps the eager limit to what a queue record holds.
-func engineConfig(job *launch.Job, boot []llc.RegionID, bootMem []byte, memory int) llc.Config {
+func engineConfig(job *launch.Job, boot []llc.RegionID, caps llc.Caps, memory int) llc.Config {
 	ring := DefaultRingSize
 	for ring > minRingSize && ring+64 > memory/job.Size {
 		ring /= 2
 	}
-	eager := DefaultEagerLimit
+	eager := caps.EagerLimit
 	if job.Settings.EagerLimit >= 0 {
 		eager = job.Settings.EagerLimit
 	}
@@ -287,7 +287,7 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, bootMem []byte, memory i
 		ring *= 2
 	}
 	eager = min(eager, llc.MaxEagerLimit(ring))
-	mode := DefaultRendezvous
+	mode := caps.Rendezvous
 	switch job.Settings.Rndv {
 	case launch.RndvPull:
 		mode = llc.RndvPull
@@ -297,7 +297,7 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, bootMem []byte, memory i
 		mode = llc.RndvSplit
 	}
 	cfg := llc.Config{
-		Self: job.Rank, Size: job.Size, Boot: boot, BootMem: bootMem,
+		Self: job.Rank, Size: job.Size, Boot: boot, MaxRecord: caps.MaxRecord,
 		EagerLimit: eager, RingSize: ring, RingCap: memory, Rendezvous: mode,
 	}
 	switch job.Settings.Eager {
@@ -308,7 +308,7 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, bootMem []byte, memory i
 		// above what one record holds is capped, as it is to what a ring
 		// holds above.
 		cfg.Eager = llc.EagerQueue
-		cfg.EagerLimit = min(eager, llc.MaxQueueEagerLimit)
+		cfg.EagerLimit = min(eager, llc.QueueEagerLimit(caps.MaxRecord))
 		cfg.QueueSize = DefaultQueueSize
 		for cfg.QueueSize > llc.MinQueueSize(cfg.EagerLimit) && llc.QueueHeader+cfg.QueueSize > memory/2 {
 			cfg.QueueSize /= 2
@@ -357,10 +357,7 @@ func Finalize() error {
 	rt, finalized = nil, true
 	current.Store(nil)
 	s.ep.Shutdown(ErrFinalized)
-	s.ep.Locked(func(*llc.Engine) {
-		s.nic.SetState(nicemu.ProcFinalized)
-		s.nic.Close()
-	})
+	s.ep.Locked(func(*llc.Engine) { s.tr.Close() })
 	err := s.job.Store.Close()
 	if ferr != nil {
 		return fmt.Errorf("mpi: Finalize: %w", ferr)

@@ -97,7 +97,7 @@ func (c *Comm) build(op string, id int, world []int) (*Comm, error) {
 	}
 	hw := []int64{-1}
 	if rank == 0 && nc.size > 1 && !c.rt.noOffload {
-		if got, err := c.rt.nic.AllocBarrier(); err == nil {
+		if got, err := c.rt.tr.AllocBarrier(); err == nil {
 			hw[0] = int64(got)
 		}
 	}

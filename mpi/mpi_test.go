@@ -371,7 +371,7 @@ func TestStats(t *testing.T) {
 		t.Parallel()
 		r := runScenarioJob(t, 3, "barrier", "-stats")
 		for i := range 3 {
-			for _, want := range []string{fmt.Sprintf("[%d] stats: eager(rings) ", i), fmt.Sprintf("[%d] nic: push ", i), "queue full 0"} {
+			for _, want := range []string{fmt.Sprintf("[%d] stats: eager(rings) ", i), fmt.Sprintf("[%d] martini: aotf ", i), "queue full 0"} {
 				if !strings.Contains(r.stderr, want) {
 					t.Errorf("-stats: stderr lacks %q:\n%v", want, r)
 				}

@@ -1328,7 +1328,7 @@ func scenarioConcurrency(w *mpi.Comm) error {
 func scenarioProtection(w *mpi.Comm) error {
 	me, n := w.Rank(), w.Size()
 	dst := right(w)
-	before, err := mpi.ReadStats()
+	before, err := readStats()
 	if err != nil {
 		return err
 	}
@@ -1373,7 +1373,7 @@ func scenarioProtection(w *mpi.Comm) error {
 	}
 	var refused [16]uint64
 	var failures []string
-	err = mpi.WithNICForTest(func(nic *nicemu.NIC, boot []nicemu.SID, bootMem []byte) {
+	err = mpi.WithNICForTest(func(nic *nicemu.NIC, boot []nicemu.SID) {
 		for _, a := range attempts {
 			err := a.do(nic, boot)
 			var ae *nicemu.AccessError
@@ -1398,7 +1398,7 @@ func scenarioProtection(w *mpi.Comm) error {
 	if len(failures) > 0 {
 		return errors.New(strings.Join(failures, "; "))
 	}
-	after, _ := mpi.ReadStats()
+	after, _ := readStats()
 	nAttempts := uint64(len(attempts))
 	if d := after.NIC.Refused - before.NIC.Refused; d != nAttempts {
 		return fmt.Errorf("NIC stats: %d refused requests counted, want %d", d, nAttempts)
@@ -1420,8 +1420,11 @@ func scenarioProtection(w *mpi.Comm) error {
 		return err
 	}
 	var landed []byte
-	mpi.WithNICForTest(func(_ *nicemu.NIC, _ []nicemu.SID, bootMem []byte) {
-		landed = append(landed, bootMem[markerOff:markerOff+len(marker)]...)
+	mpi.WithNICForTest(func(nic *nicemu.NIC, boot []nicemu.SID) {
+		buf := make([]byte, len(marker))
+		if err := nic.Pull(me, boot[me], markerOff, buf, nil); err == nil {
+			landed = buf
+		}
 	})
 	if string(landed) != string(marker) {
 		return fmt.Errorf("the BOTF with a forged PGID from rank %d did not land: %q", left(w), landed)
@@ -1458,7 +1461,7 @@ func scenarioProtection(w *mpi.Comm) error {
 
 func scenarioStats(w *mpi.Comm) error {
 	me := w.Rank()
-	st0, err := mpi.ReadStats()
+	st0, err := readStats()
 	if err != nil {
 		return err
 	}
@@ -1489,13 +1492,13 @@ func scenarioStats(w *mpi.Comm) error {
 		if _, err := mpi.Recv(w, []byte{0}, 1, goTag); err != nil {
 			return err
 		}
-		b, _ := mpi.ReadStats()
+		b, _ := readStats()
 		for _, s := range append(append([]int{}, eager...), rndv...) {
 			if err := mpi.Send(w, pattern[byte](s, s), 1, 3); err != nil {
 				return err
 			}
 		}
-		a, _ := mpi.ReadStats()
+		a, _ := readStats()
 		p := delta(a.Protocol, b.Protocol)
 		if p.EagerSent != uint64(len(eager)) || p.RndvSent != uint64(len(rndv)) || p.BytesSent != eagerBytes+rndvBytes {
 			return fmt.Errorf("sender: %d eager and %d rendezvous sends of %d bytes counted, want %d, %d, %d",
@@ -1512,7 +1515,7 @@ func scenarioStats(w *mpi.Comm) error {
 			return err
 		}
 	case 1:
-		b, _ := mpi.ReadStats()
+		b, _ := readStats()
 		if err := mpi.Send(w, []byte{1}, 0, goTag); err != nil {
 			return err
 		}
@@ -1525,7 +1528,7 @@ func scenarioStats(w *mpi.Comm) error {
 				return fmt.Errorf("%d bytes: %s", s, d)
 			}
 		}
-		a, _ := mpi.ReadStats()
+		a, _ := readStats()
 		p := delta(a.Protocol, b.Protocol)
 		if p.EagerRecv != uint64(len(eager)) || p.RndvRecv != uint64(len(rndv)) || p.BytesRecv != eagerBytes+rndvBytes {
 			return fmt.Errorf("receiver: %d eager and %d rendezvous receives of %d bytes counted, want %d, %d, %d",
@@ -1556,6 +1559,18 @@ func delta(a, b llcCounters) llcCounters {
 // rendezvous transfers: single copy by cross-memory attach or the
 // bounce buffers. other, on the sender, is the receiver's report of the
 // bounce chunks it initiated and served.
+// fullStats is what ReadStats says with the NIC's own counters.
+type fullStats struct {
+	mpi.Stats
+	NIC nicemu.Stats
+}
+
+// readStats reads the process's counters and its NIC's.
+func readStats() (fullStats, error) {
+	st, err := mpi.ReadStats()
+	return fullStats{st, mpi.NICStatsForTest()}, err
+}
+
 func checkPaths(side string, b, a nicemu.Stats, initiator, noCMA bool, msgs int, nbytes uint64, other []uint64) error {
 	cmaOps, cmaBytes := a.CMAOps-b.CMAOps, a.CMABytes-b.CMABytes
 	bounceOps, bounceBytes := a.BounceOps-b.BounceOps, a.BounceBytes-b.BounceBytes
@@ -1576,7 +1591,7 @@ func checkPaths(side string, b, a nicemu.Stats, initiator, noCMA bool, msgs int,
 		return fmt.Errorf("%s: %d bounce chunks initiated, the receiver served %d", side, bounceOps, other[1])
 	}
 	cmaWorks := true
-	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID, _ []byte) { cmaWorks = nic.CMA() })
+	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID) { cmaWorks = nic.CMA() })
 	switch {
 	case noCMA:
 		if cmaOps != 0 || bounceBytes != nbytes || bounceOps < uint64(msgs) {
@@ -1939,7 +1954,7 @@ func scenarioEngineFail(w *mpi.Comm) error {
 			return err
 		}
 		var err error
-		mpi.WithNICForTest(func(nic *nicemu.NIC, boot []nicemu.SID, _ []byte) {
+		mpi.WithNICForTest(func(nic *nicemu.NIC, boot []nicemu.SID) {
 			var b [8]byte
 			b[0], b[1] = 0xad, 0xde // process 0xdeac + 1
 			err = nic.Push(0, boot[0], bootReqOff, b[:], nil)
@@ -2006,7 +2021,7 @@ func scenarioSIDsFirst(w *mpi.Comm) error {
 	var sids []nicemu.SID
 	var regErr error
 	buf := make([]byte, 64)
-	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID, _ []byte) {
+	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID) {
 		for {
 			sid, err := nic.RegisterMemory(buf)
 			if err != nil {
@@ -2021,7 +2036,7 @@ func scenarioSIDsFirst(w *mpi.Comm) error {
 	for time.Now().Before(deadline) {
 		w.Iprobe(1, 1) // serve the connection request
 	}
-	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID, _ []byte) {
+	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID) {
 		for _, sid := range sids {
 			nic.Deregister(sid)
 		}
@@ -2045,7 +2060,7 @@ func scenarioSIDsFirst(w *mpi.Comm) error {
 func scenarioBarrierRefused(w *mpi.Comm) error {
 	var sids []nicemu.SID
 	buf := make([]byte, 64)
-	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID, _ []byte) {
+	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID) {
 		for {
 			sid, err := nic.RegisterMemory(buf)
 			if err != nil {
@@ -2057,7 +2072,7 @@ func scenarioBarrierRefused(w *mpi.Comm) error {
 	done := make(chan error, 1)
 	go func() { done <- w.Barrier() }()
 	time.Sleep(time.Second)
-	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID, _ []byte) {
+	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID) {
 		for _, sid := range sids {
 			nic.Deregister(sid)
 		}

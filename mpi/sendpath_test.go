@@ -45,7 +45,10 @@ func scenarioSendPath(w *mpi.Comm) error {
 	if err != nil {
 		return err
 	}
-	aotf, botf := st.NIC.AOTF, st.NIC.BOTF
+	if st.Network != "martini" {
+		return fmt.Errorf("network %q, want martini", st.Network)
+	}
+	aotf, botf := st.NetworkCounters["aotf"], st.NetworkCounters["botf"]
 	switch path := os.Getenv(launch.EnvSendPath); path {
 	case launch.SendAOTF:
 		if aotf < 50*8 {

@@ -172,6 +172,13 @@ func (n *NIC) ChargeHost(d time.Duration) {
 // PID returns the process's id within the job.
 func (n *NIC) PID() int { return n.pid }
 
+// Segment returns the segment the NIC was opened on.
+func (n *NIC) Segment() *Segment { return n.seg }
+
+// DisableCMA forbids cross-memory attach from now on, as MARTINI_NO_CMA=1
+// does at Open: transfers that would use it take the bounce buffers.
+func (n *NIC) DisableCMA() { n.cma = false }
+
 // NumProcs returns the number of processes in the job.
 func (n *NIC) NumProcs() int { return n.seg.NProcs() }
 

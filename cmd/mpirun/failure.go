@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/llc/datastore"
-	"github.com/rhinet-go/martini/nicemu"
+	"github.com/rhinet-go/martini/llc/martini"
 )
 
 // failure is how a job failed.
@@ -61,19 +61,19 @@ func (j *job) fail(msg string, code int, c cause) {
 // One that never attached may be no MPI program at all (mpirun -np 2
 // hostname): it has failed only if another rank uses MPI, which may not
 // show yet (see outcome).
-func (j *job) depart(r *rank, state nicemu.ProcState) {
+func (j *job) depart(r *rank, state martini.RankState) {
 	var msg string
 	switch state {
-	case nicemu.ProcAttached, nicemu.ProcInitialized:
+	case martini.RankAttached, martini.RankInitialized:
 		msg = fmt.Sprintf("rank %d (pid %d) exited without calling MPI Finalize (its NIC was %s)", r.id, r.pid, state)
-	case nicemu.ProcEmpty:
+	case martini.RankNotAttached:
 		msg = fmt.Sprintf("rank %d (pid %d) exited with status 0 before calling MPI Init", r.id, r.pid)
 	default:
 		return
 	}
 	j.mu.Lock()
 	r.departure = &failure{msg: msg, code: exitFailure, prio: causeDeparted}
-	failed := state != nicemu.ProcEmpty || j.usesMPI()
+	failed := state != martini.RankNotAttached || j.usesMPI()
 	j.mu.Unlock()
 	if failed {
 		j.fail(msg, exitFailure, causeDeparted)
@@ -84,7 +84,7 @@ func (j *job) depart(r *rank, state nicemu.ProcState) {
 // j.mu must be held.
 func (j *job) usesMPI() bool {
 	for i := 0; !j.mpi && i < j.opts.np; i++ {
-		j.mpi = j.seg.ProcState(i) != nicemu.ProcEmpty
+		j.mpi = j.seg.State(i) != martini.RankNotAttached
 	}
 	return j.mpi
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/llc/launch"
-	"github.com/rhinet-go/martini/nicemu"
+	"github.com/rhinet-go/martini/llc/martini"
 )
 
 // options are the parsed command line.
@@ -20,7 +20,7 @@ type options struct {
 	tagOutput bool
 	timeout   time.Duration
 	verbose   bool
-	profile   string          // the NIC's timing profile (nicemu.Profiles)
+	profile   string          // the NIC's timing profile (martini.Profiles)
 	settings  launch.Settings // forwarded to the ranks as MARTINI_* variables
 	program   string
 	args      []string
@@ -92,8 +92,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil
 	})
 	fs.Func("profile", "NIC timing `profile`: native (memory speed, the default) or martini (RHiNET-2's Martini NIC)", func(s string) error {
-		if _, err := nicemu.LookupProfile(s); err != nil {
-			return fmt.Errorf("want %s", strings.Join(nicemu.Profiles(), " or "))
+		if err := martini.CheckProfile(s); err != nil {
+			return fmt.Errorf("want %s", strings.Join(martini.Profiles(), " or "))
 		}
 		o.profile = s
 		return nil

@@ -13,7 +13,7 @@ import (
 
 	"github.com/rhinet-go/martini/llc/datastore"
 	"github.com/rhinet-go/martini/llc/launch"
-	"github.com/rhinet-go/martini/nicemu"
+	"github.com/rhinet-go/martini/llc/martini"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,7 +39,7 @@ type job struct {
 	opts *options
 	path string // the executable
 	out  *output
-	seg  *nicemu.Segment
+	seg  *martini.Job
 	srv  *datastore.Server
 
 	ranks []*rank
@@ -58,7 +58,7 @@ type job struct {
 // is zero.
 func runJob(ctx context.Context, sig func() os.Signal, deadline time.Time, opts *options, path string, out *output) int {
 	pgid := launch.RandomPGID()
-	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: opts.np, PGID: pgid, Profile: opts.profile})
+	seg, err := martini.CreateJob(martini.JobConfig{Procs: opts.np, PGID: pgid, Profile: opts.profile})
 	if err != nil {
 		out.logf("%v", err)
 		return exitFailure

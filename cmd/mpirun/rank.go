@@ -118,6 +118,6 @@ func (j *job) judge(r *rank) {
 			j.fail(fmt.Sprintf("rank %d (pid %d) exited with status %d", r.id, r.pid, code), code, causeExit)
 		}
 	default:
-		j.depart(r, j.seg.ProcState(r.id))
+		j.depart(r, j.seg.State(r.id))
 	}
 }

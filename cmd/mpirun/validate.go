@@ -8,7 +8,7 @@ import (
 
 	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/llc/launch"
-	"github.com/rhinet-go/martini/nicemu"
+	"github.com/rhinet-go/martini/llc/martini"
 	"golang.org/x/sys/unix"
 )
 
@@ -37,7 +37,7 @@ type rankLimit struct {
 // rankLimits returns the bounds that this system and mpirun put on the
 // number of ranks. Those it cannot read are left out.
 func rankLimits() []rankLimit {
-	limits := []rankLimit{{nicemu.MaxProcs, fmt.Sprintf("the NIC's process table has %d entries (a bit each in a page of multicast destinations)", nicemu.MaxProcs)}}
+	limits := []rankLimit{{martini.MaxProcs, fmt.Sprintf("the NIC's process table has %d entries (a bit each in a page of multicast destinations)", martini.MaxProcs)}}
 	if n, err := readProcInt("/proc/sys/kernel/pid_max"); err == nil {
 		limits = append(limits, rankLimit{n - reservedPIDs - 1, fmt.Sprintf("the system has %d process IDs (kernel.pid_max), %d of them reserved, and mpirun takes one", n, reservedPIDs)})
 	}

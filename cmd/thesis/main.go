@@ -170,10 +170,18 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	if job.Size != 2 {
 		return fail(fmt.Errorf("%d processes: the measurements need 2", job.Size))
 	}
-	if got := job.Segment.Profile(); got != *profile {
+	if job.Segment == nil {
+		return fail(errors.New("no segment: start the worker with mpirun"))
+	}
+	seg, err := nicemu.AttachSegment(job.Segment)
+	if err != nil {
+		return fail(err)
+	}
+	job.Segment = nil
+	if got := seg.Profile(); got != *profile {
 		return fail(fmt.Errorf("the job runs the %s profile, not %s", got, *profile))
 	}
-	nic, err := nicemu.Open(job.Segment, job.Rank)
+	nic, err := nicemu.Open(seg, job.Rank)
 	if err != nil {
 		return fail(err)
 	}
@@ -190,7 +198,7 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	r.Handoff = job.Segment.Handoff().Seconds() * 1e6
+	r.Handoff = seg.Handoff().Seconds() * 1e6
 	if err := job.Store.Fence(); err != nil {
 		return fail(err)
 	}

@@ -1,7 +1,8 @@
 // Package launch is the rank side of the contract between mpirun and the
 // processes it starts: it reads the job description that mpirun leaves in
-// the environment and in inherited file descriptors, and opens the job's
-// shared segment and data store.
+// the environment and in inherited file descriptors, takes over the job's
+// shared segment (which the network's translator maps) and opens the data
+// store.
 //
 // mpirun sets, for every rank:
 //
@@ -17,8 +18,8 @@
 // only). A bad value of any of them is an error of FromEnv naming it.
 //
 // A program started without mpirun (MARTINI_RANK unset) becomes a singleton
-// job of one rank with a segment and a data store of its own, like MPI
-// singleton initialization.
+// job of one rank with a data store of its own, like MPI singleton
+// initialization; its network makes a segment of its own.
 package launch
 
 import (
@@ -32,7 +33,6 @@ import (
 	"sync/atomic"
 
 	"github.com/rhinet-go/martini/llc/datastore"
-	"github.com/rhinet-go/martini/nicemu"
 	"golang.org/x/sys/unix"
 )
 
@@ -58,8 +58,10 @@ type Job struct {
 	Size int    // number of ranks
 	PGID uint64 // job key
 
-	// Segment is the job's shared segment, mapped.
-	Segment *nicemu.Segment
+	// Segment is the job's shared segment as mpirun passes it (a memfd,
+	// not yet mapped; close-on-exec), for the network's translator to map
+	// and own; nil for a singleton.
+	Segment *os.File
 	// Store is the job's management data store.
 	Store datastore.Store
 	// Singleton is true when the process was started without mpirun.
@@ -86,7 +88,7 @@ func FromEnv() (*Job, error) {
 	j, err := fromEnv(os.Getenv)
 	if err == nil && j.Settings.Bind == BindCore && !j.Singleton {
 		if err = bindToCore(j.Rank); err != nil {
-			j.Segment.Close()
+			j.Close()
 			return nil, err
 		}
 	}
@@ -137,10 +139,7 @@ func fromEnv(getenv func(string) string) (*Job, error) {
 		return nil, fmt.Errorf("launch: %s and %s are both %d", EnvSegmentFD, EnvStoreFD, segFD)
 	}
 
-	seg, err := attachSegment(segFD, size, pgid)
-	if err != nil {
-		return nil, err
-	}
+	seg := segmentFile(segFD)
 	conn, err := storeConn(storeFD)
 	if err != nil {
 		seg.Close()
@@ -157,19 +156,13 @@ func fromEnv(getenv func(string) string) (*Job, error) {
 }
 
 // Singleton returns a job of one rank that is not managed by mpirun: it has
-// a new segment with a random job key and a datastore.Local. Its Settings
-// are the defaults.
+// a random job key, no segment and a datastore.Local. Its Settings are the
+// defaults.
 func Singleton() (*Job, error) {
-	pgid := RandomPGID()
-	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: 1, PGID: pgid})
-	if err != nil {
-		return nil, fmt.Errorf("launch: singleton: %w", err)
-	}
 	return &Job{
 		Rank:      0,
 		Size:      1,
-		PGID:      pgid,
-		Segment:   seg,
+		PGID:      RandomPGID(),
 		Store:     datastore.NewLocal(),
 		Singleton: true,
 		Settings:  DefaultSettings(),
@@ -250,24 +243,11 @@ func fdVar(getenv func(string) string, name string) (int, error) {
 	return fd, nil
 }
 
-func attachSegment(fd, size int, pgid uint64) (*nicemu.Segment, error) {
-	// Do not pass the segment on to programs this one may start.
+// segmentFile takes over the inherited segment descriptor, which programs
+// this one may start do not inherit.
+func segmentFile(fd int) *os.File {
 	unix.CloseOnExec(fd)
-	seg, err := nicemu.AttachSegment(os.NewFile(uintptr(fd), "martini-segment")) // closes it on failure
-	if err != nil {
-		return nil, fmt.Errorf("launch: %s=%d: %w", EnvSegmentFD, fd, err)
-	}
-	if seg.NProcs() != size {
-		n := seg.NProcs()
-		seg.Close()
-		return nil, fmt.Errorf("launch: %s=%d: the segment has %d process slots but %s=%d", EnvSegmentFD, fd, n, EnvSize, size)
-	}
-	if seg.PGID() != pgid {
-		g := seg.PGID()
-		seg.Close()
-		return nil, fmt.Errorf("launch: %s=%d: the segment belongs to job %s, not %s=%s", EnvSegmentFD, fd, FormatPGID(g), EnvPGID, FormatPGID(pgid))
-	}
-	return seg, nil
+	return os.NewFile(uintptr(fd), "martini-segment")
 }
 
 // storeConn takes over the inherited data-store socket. It goes through

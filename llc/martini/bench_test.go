@@ -16,27 +16,26 @@ func pair(tb testing.TB, mode llc.RndvMode) [2]*llc.Endpoint {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { seg.Close() })
-	var nics [2]*nicemu.NIC
+	var trs [2]*Translator
 	var boot [2]llc.RegionID
-	var mem [2][]byte
-	for i := range nics {
-		if nics[i], err = nicemu.Open(seg, i); err != nil {
-			tb.Fatal(err)
-		}
-		sid, m, err := nics[i].RegisterSegment(llc.BootSize(2))
+	for i := range trs {
+		nic, err := nicemu.Open(seg, i)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		boot[i], mem[i] = llc.RegionID(sid), m
+		trs[i] = New(nic)
+		if boot[i], err = llc.AllocBoot(trs[i], 2); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	var eps [2]*llc.Endpoint
 	for i := range eps {
-		eng, err := llc.NewEngine(llc.Config{Self: i, Size: 2, Boot: boot[:], BootMem: mem[i],
+		eng, err := llc.NewEngine(llc.Config{Self: i, Size: 2, Boot: boot[:],
 			EagerLimit: 32 << 10, RingSize: 256 << 10, RingCap: 8 << 20, Rendezvous: mode})
 		if err != nil {
 			tb.Fatal(err)
 		}
-		eps[i] = llc.NewEndpoint(eng, New(nics[i]))
+		eps[i] = llc.NewEndpoint(eng, trs[i])
 	}
 	return eps
 }

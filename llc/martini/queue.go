@@ -10,8 +10,8 @@ import (
 	"github.com/rhinet-go/martini/nicemu"
 )
 
-// The receive queue of the IR (CmdAllocQueue, CmdEnqueue, CmdQueueRelease)
-// is Martini's VPUSH queue: the layouts agree, and a record is one VPUSH
+// The receive queue of the IR (CmdAllocQueue, CmdEnqueue) is Martini's
+// VPUSH queue: the layouts agree, and a record is one VPUSH
 // message whose first QueueRecordHeader bytes are its length and sender.
 var (
 	_ [llc.QueueHeader - nicemu.VPUSHQueueHeader]struct{}
@@ -25,9 +25,18 @@ var (
 )
 
 // allocQueue makes the process's VPUSH queue for a CmdAllocQueue of size
-// bytes (header included).
+// bytes (header included), and reads it on every Poll.
 func (t *Translator) allocQueue(size int) (nicemu.SID, []byte, error) {
-	return t.nic.AllocQueue(size - llc.QueueHeader)
+	sid, mem, err := t.nic.AllocQueue(size - llc.QueueHeader)
+	if err != nil {
+		return 0, nil, err
+	}
+	q, err := llc.NewQueueReader(mem, t.nic.Segment().NProcs(), t.nic.ReleaseQueue)
+	if err != nil {
+		return 0, nil, fmt.Errorf("martini: %w", err)
+	}
+	t.mem.WatchQueue(q)
+	return sid, mem, nil
 }
 
 // enqueue sends a CmdEnqueue as one VPUSH message: the record header, then

@@ -16,9 +16,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	job.Segment.SetProcState(job.Rank, nicemu.ProcInitialized)
+	seg, err := nicemu.AttachSegment(job.Segment)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	job.Segment = nil
+	seg.SetProcState(job.Rank, nicemu.ProcInitialized)
 	if job.Rank == 0 {
-		job.Segment.SetProcState(job.Rank, nicemu.ProcFinalized)
+		seg.SetProcState(job.Rank, nicemu.ProcFinalized)
 	} else if err := job.Store.Fence(); err == nil {
 		// Let rank 0 exit first, cleanly.
 		fmt.Fprintln(os.Stderr, "unexpected: fence without rank 0")

@@ -24,7 +24,12 @@ func run() error {
 		return err
 	}
 	defer job.Close()
-	job.Segment.SetProcState(job.Rank, nicemu.ProcInitialized)
+	seg, err := nicemu.AttachSegment(job.Segment)
+	if err != nil {
+		return err
+	}
+	job.Segment = nil
+	seg.SetProcState(job.Rank, nicemu.ProcInitialized)
 	if err := job.Store.Put("rank/"+strconv.Itoa(job.Rank), strconv.Itoa(job.Rank)); err != nil {
 		return err
 	}
@@ -47,6 +52,6 @@ func run() error {
 		return err
 	}
 	fmt.Printf("rank %d of %d: sum %d\n", job.Rank, job.Size, sum)
-	job.Segment.SetProcState(job.Rank, nicemu.ProcFinalized)
+	seg.SetProcState(job.Rank, nicemu.ProcFinalized)
 	return nil
 }

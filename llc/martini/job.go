@@ -1,0 +1,87 @@
+package martini
+
+import (
+	"os"
+
+	"github.com/rhinet-go/martini/nicemu"
+)
+
+// MaxProcs is the largest job the NIC's process table holds.
+const MaxProcs = nicemu.MaxProcs
+
+// Profiles returns the names of the NIC's timing profiles.
+func Profiles() []string { return nicemu.Profiles() }
+
+// CheckProfile reports whether name is a timing profile.
+func CheckProfile(name string) error {
+	_, err := nicemu.LookupProfile(name)
+	return err
+}
+
+// JobConfig describes the segment of a new job.
+type JobConfig struct {
+	Procs   int    // processes of the job
+	PGID    uint64 // job key
+	Profile string // timing profile ("" is native)
+}
+
+// Job is the launcher's side of a job's shared segment: mpirun creates it,
+// passes File to every rank, and reads how far each rank got.
+type Job struct{ seg *nicemu.Segment }
+
+// CreateJob creates the shared segment of a new job.
+func CreateJob(c JobConfig) (*Job, error) {
+	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: c.Procs, PGID: c.PGID, Profile: c.Profile})
+	if err != nil {
+		return nil, err
+	}
+	return &Job{seg: seg}, nil
+}
+
+// File is the segment's memfd, which every rank inherits.
+func (j *Job) File() *os.File { return j.seg.File() }
+
+// PGID is the job key.
+func (j *Job) PGID() uint64 { return j.seg.PGID() }
+
+// Size is the segment's size in bytes.
+func (j *Job) Size() int { return j.seg.Size() }
+
+// Close unmaps the segment and closes its file.
+func (j *Job) Close() error { return j.seg.Close() }
+
+// RankState is how far a rank got with its NIC.
+type RankState uint8
+
+// Rank states, in the order a rank goes through them.
+const (
+	RankNotAttached RankState = iota // never opened its NIC (no MPI Init)
+	RankAttached                     // opened its NIC, Init not complete
+	RankInitialized                  // MPI Init completed
+	RankFinalized                    // MPI Finalize completed
+)
+
+func (s RankState) String() string {
+	switch s {
+	case RankNotAttached:
+		return "not attached"
+	case RankAttached:
+		return "attached"
+	case RankInitialized:
+		return "initialized"
+	}
+	return "finalized"
+}
+
+// State returns how far rank got.
+func (j *Job) State(rank int) RankState {
+	switch j.seg.ProcState(rank) {
+	case nicemu.ProcEmpty:
+		return RankNotAttached
+	case nicemu.ProcAttached:
+		return RankAttached
+	case nicemu.ProcInitialized:
+		return RankInitialized
+	}
+	return RankFinalized
+}

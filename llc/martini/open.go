@@ -1,0 +1,119 @@
+package martini
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/nicemu"
+)
+
+// Options are a job's choices for its translators.
+type Options struct {
+	// NoCMA forbids cross-memory attach: large transfers go through the
+	// bounce buffers (mpirun -no-cma).
+	NoCMA bool
+	// NoOffload keeps the collectives off the synchronisation network
+	// (Caps.Offload false).
+	NoOffload bool
+	// SendPath selects how small writes travel (SetSendPath).
+	SendPath string
+}
+
+// Attach maps the job's segment f (the memfd mpirun passes its ranks),
+// checks that it belongs to the job (size processes, job key pgid), and
+// opens the NIC of process rank. f is closed on failure.
+func Attach(f *os.File, rank, size int, pgid uint64, o Options) (*Translator, error) {
+	seg, err := nicemu.AttachSegment(f) // closes f on failure
+	if err != nil {
+		return nil, fmt.Errorf("martini: %w", err)
+	}
+	switch {
+	case seg.NProcs() != size:
+		n := seg.NProcs()
+		seg.Close()
+		return nil, fmt.Errorf("martini: the segment has %d process slots for a job of %d processes", n, size)
+	case seg.PGID() != pgid:
+		g := seg.PGID()
+		seg.Close()
+		return nil, fmt.Errorf("martini: the segment belongs to job %016x, not %016x", g, pgid)
+	}
+	return open(seg, rank, o)
+}
+
+// Singleton creates a segment for a job of one process with key pgid (a
+// program started without mpirun) and opens its NIC.
+func Singleton(pgid uint64, o Options) (*Translator, error) {
+	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: 1, PGID: pgid})
+	if err != nil {
+		return nil, fmt.Errorf("martini: singleton: %w", err)
+	}
+	return open(seg, 0, o)
+}
+
+func open(seg *nicemu.Segment, rank int, o Options) (*Translator, error) {
+	nic, err := nicemu.Open(seg, rank)
+	if err != nil {
+		seg.Close()
+		return nil, fmt.Errorf("martini: %w", err)
+	}
+	if o.NoCMA {
+		nic.DisableCMA()
+	}
+	t := New(nic)
+	t.offload = !o.NoOffload
+	if err := t.SetSendPath(o.SendPath); err != nil {
+		nic.Close()
+		seg.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// MemorySize is the memory a process may allocate and register for the
+// engine's rings and bootstrap area (the NIC's heap).
+func (t *Translator) MemorySize() int { return nicemu.DefaultHeapSize }
+
+// Initialized marks this process as initialized in the segment, which
+// mpirun reads to tell a lost MPI process from one that never used MPI.
+func (t *Translator) Initialized() { t.nic.SetState(nicemu.ProcInitialized) }
+
+// AllocBarrier claims a barrier controller of the synchronisation network
+// for a new group, or fails when offload is off or none is free.
+func (t *Translator) AllocBarrier() (int, error) {
+	if !t.offload {
+		return 0, errors.New("martini: the synchronisation network is not in use")
+	}
+	return t.nic.AllocBarrier()
+}
+
+// Close marks the process finalized and closes the NIC. The segment stays
+// mapped until the process exits, so that a goroutine still inside a call
+// touches valid memory. The caller must hold off every other use.
+func (t *Translator) Close() error {
+	t.nic.SetState(nicemu.ProcFinalized)
+	return t.nic.Close()
+}
+
+// Segment returns the job's segment, for tests and tools that look at the
+// whole job (refused requests).
+func (t *Translator) Segment() *nicemu.Segment { return t.nic.Segment() }
+
+// Stats returns the NIC's counters of this process, by name.
+func (t *Translator) Stats() []llc.Stat {
+	n := t.nic.Stats()
+	return []llc.Stat{
+		{Name: "push", Value: n.Push}, {Name: "pull", Value: n.Pull}, {Name: "botf", Value: n.BOTF},
+		{Name: "aotf", Value: n.AOTF}, {Name: "cas", Value: n.CAS}, {Name: "faa", Value: n.FAA},
+		{Name: "packets", Value: n.Packets},
+		{Name: "cma-ops", Value: n.CMAOps}, {Name: "cma-bytes", Value: n.CMABytes},
+		{Name: "bounce-ops", Value: n.BounceOps}, {Name: "bounce-bytes", Value: n.BounceBytes},
+		{Name: "refused", Value: n.Refused},
+		{Name: "rvatlb-hits", Value: n.RVATLBHits}, {Name: "rvatlb-misses", Value: n.RVATLBMisses},
+		{Name: "patlb-hits", Value: n.PATLBHits}, {Name: "patlb-misses", Value: n.PATLBMisses},
+		{Name: "barrier-arrivals", Value: n.BarrierArrivals}, {Name: "barrier-releases", Value: n.BarrierReleases},
+		{Name: "multicasts", Value: n.Multicasts}, {Name: "multicast-bytes", Value: n.MulticastBytes},
+		{Name: "deliveries", Value: n.Deliveries},
+	}
+}

@@ -1,0 +1,83 @@
+package martini
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/nicemu"
+	"golang.org/x/sys/unix"
+)
+
+// segmentFile returns a new descriptor of a segment of procs processes and
+// job key pgid, as mpirun passes it.
+func segmentFile(t *testing.T, procs int, pgid uint64) *os.File {
+	t.Helper()
+	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: procs, PGID: pgid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { seg.Close() })
+	fd, err := unix.Dup(int(seg.File().Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return os.NewFile(uintptr(fd), "segment")
+}
+
+// Attach refuses a segment that is not the job's, naming why.
+func TestAttachChecksTheJob(t *testing.T) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		f    *os.File
+		size int
+		pgid uint64
+		want string
+	}{
+		{"another size", segmentFile(t, 2, 42), 3, 42, "2 process slots for a job of 3"},
+		{"another job", segmentFile(t, 2, 42), 2, 43, "belongs to job 000000000000002a"},
+		{"not a segment", null, 1, 42, "martini:"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tr, err := Attach(tt.f, 0, tt.size, tt.pgid, Options{})
+			if err == nil {
+				tr.Close()
+				t.Fatal("Attach succeeded")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %q does not say %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// An attached translator reports the martini capabilities and options.
+func TestAttachCaps(t *testing.T) {
+	tr, err := Attach(segmentFile(t, 2, 7), 1, 2, 7, Options{NoCMA: true, NoOffload: true, SendPath: SendAOTF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	c := tr.Caps()
+	if c.Name != "martini" || !c.LoadStore || c.Offload || c.Async || c.EagerLimit != DefaultEagerLimit ||
+		c.Rendezvous != DefaultRendezvous || c.MaxRecord != llc.MaxQueueRecord || c.MaxInline != DefaultBOTFLimit {
+		t.Errorf("caps %+v", c)
+	}
+	if tr.NIC().CMA() {
+		t.Error("NoCMA: the NIC still uses cross-memory attach")
+	}
+	if _, err := tr.AllocBarrier(); err == nil {
+		t.Error("NoOffload: a barrier controller was allocated")
+	}
+	if tr.AOTFLimit != DefaultAOTFLimit {
+		t.Errorf("send path aotf: AOTF limit %d", tr.AOTFLimit)
+	}
+	if _, err := Attach(segmentFile(t, 1, 7), 0, 1, 7, Options{SendPath: "carrier-pigeon"}); err == nil {
+		t.Error("an unknown send path was accepted")
+	}
+}
