@@ -77,6 +77,13 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.settings.SendPath = s
 		return nil
 	})
+	fs.Func("transport", "the network between the ranks, `auto|martini|tcp`: martini (the emulated NIC in shared memory) between ranks on one host, tcp between hosts (auto, the default), or one of them for every pair", func(s string) error {
+		if s != launch.TransportAuto && s != launch.TransportMartini && s != launch.TransportTCP {
+			return fmt.Errorf("want %s, %s or %s", launch.TransportAuto, launch.TransportMartini, launch.TransportTCP)
+		}
+		o.settings.Transport = s
+		return nil
+	})
 	fs.Func("eager", "eager transport for small messages and control records, `rings|pm|vp`: a ring per sender connected on first use (the default), PM/RHiNET (rings all connected at start, 2 KB-aligned records) or PM/RHiNET-VP (one VPUSH receive queue for all senders; the eager limit is capped to what one 2 KB packet holds)", func(s string) error {
 		if s != launch.EagerRings && s != launch.EagerPM && s != launch.EagerVP {
 			return fmt.Errorf("want %s, %s or %s", launch.EagerRings, launch.EagerPM, launch.EagerVP)

@@ -36,6 +36,7 @@
 //	-coll C=ALG,...    forwarded as MARTINI_COLL (collective algorithms)
 //	-no-coll-check     forwarded as MARTINI_NO_COLL_CHECK=1
 //	-no-offload        forwarded as MARTINI_NO_OFFLOAD=1
+//	-transport auto|martini|tcp  forwarded as MARTINI_TRANSPORT
 //	-v                 report what mpirun does
 package main
 

@@ -44,6 +44,7 @@ func TestParseSettings(t *testing.T) {
 		EnvEager:      "vpush",
 		EnvSpin:       "-1",
 		EnvYield:      "abc",
+		EnvTransport:  "infiniband",
 	} {
 		_, err := ParseSettings(mapEnv(map[string]string{name: value}))
 		if err == nil || !strings.Contains(err.Error(), name+"="+strconv.Quote(value)) {
@@ -70,6 +71,8 @@ func TestSettingsEnvRoundTrip(t *testing.T) {
 		{EagerLimit: -1, Eager: EagerRings, Spin: -1, Yield: -1},
 		{EagerLimit: -1, Spin: 0, Yield: 0},
 		{EagerLimit: -1, Spin: 4000, Yield: -1},
+		{EagerLimit: -1, Spin: -1, Yield: -1, Transport: TransportTCP},
+		{EagerLimit: -1, Spin: -1, Yield: -1, Transport: TransportAuto},
 	} {
 		env := map[string]string{}
 		for _, kv := range s.Env() {

@@ -36,6 +36,20 @@ const (
 	// EnvYield: how many polls a waiting process yields its CPU at
 	// before it sleeps on its doorbell, a non-negative number.
 	EnvYield = "MARTINI_YIELD"
+	// EnvTransport, -transport: the network between the ranks, "auto"
+	// (the default), "martini" or "tcp".
+	EnvTransport = "MARTINI_TRANSPORT"
+)
+
+// Networks, the values of Settings.Transport.
+const (
+	// TransportAuto: martini between ranks that share a segment, tcp
+	// between the others.
+	TransportAuto = "auto"
+	// TransportMartini: the emulated Martini NIC in shared memory.
+	TransportMartini = "martini"
+	// TransportTCP: TCP sockets between every pair of ranks.
+	TransportTCP = "tcp"
 )
 
 // Send paths, the values of Settings.SendPath.
@@ -107,6 +121,9 @@ type Settings struct {
 	// Yield is how many polls a waiting process yields before it sleeps;
 	// negative when not set.
 	Yield int
+	// Transport is the network, TransportAuto, TransportMartini or
+	// TransportTCP; "" when not set.
+	Transport string
 }
 
 // DefaultSettings returns Settings with nothing set.
@@ -156,6 +173,12 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 		s.Eager = v
 	default:
 		return s, fmt.Errorf("launch: %s=%q: want %q, %q or %q", EnvEager, v, EagerRings, EagerPM, EagerVP)
+	}
+	switch v := getenv(EnvTransport); v {
+	case "", TransportAuto, TransportMartini, TransportTCP:
+		s.Transport = v
+	default:
+		return s, fmt.Errorf("launch: %s=%q: want %q, %q or %q", EnvTransport, v, TransportAuto, TransportMartini, TransportTCP)
 	}
 	switch v := getenv(EnvBind); v {
 	case "", BindNone, BindCore:
@@ -231,6 +254,9 @@ func (s Settings) Env() []string {
 	}
 	if s.Yield >= 0 {
 		env = append(env, EnvYield+"="+strconv.Itoa(s.Yield))
+	}
+	if s.Transport != "" {
+		env = append(env, EnvTransport+"="+s.Transport)
 	}
 	return env
 }
