@@ -107,7 +107,7 @@ func initRuntime() (*runtimeState, error) {
 		return fail(err)
 	}
 	caps := tr.Caps()
-	bootRegion, err := llc.AllocBoot(tr, job.Size)
+	bootRegion, err := llc.AllocBoot(tr, job.Rank, job.Size)
 	if err != nil {
 		return fail(err)
 	}
