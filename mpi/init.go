@@ -34,8 +34,11 @@ const (
 
 // runtimeState is the state of an initialized MPI process.
 type runtimeState struct {
-	job   *launch.Job
-	tr    *martini.Translator
+	job *launch.Job
+	// net is the network; mart is the martini network when it reaches
+	// every process (the collectives' synchronisation network), else nil.
+	net   network
+	mart  *martini.Translator
 	ep    *llc.Endpoint
 	world *Comm
 	stats bool
@@ -91,10 +94,10 @@ func initRuntime() (*runtimeState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mpi: Init: %w", err)
 	}
-	var tr *martini.Translator
+	var ns *netSetup
 	fail := func(err error) (*runtimeState, error) {
-		if tr != nil {
-			tr.Close()
+		if ns != nil {
+			ns.net.Close()
 		}
 		job.Close()
 		return nil, fmt.Errorf("mpi: Init: %w", err)
@@ -103,9 +106,10 @@ func initRuntime() (*runtimeState, error) {
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", launch.EnvColl, err))
 	}
-	if tr, err = openTransport(job); err != nil {
+	if ns, err = openNetwork(job); err != nil {
 		return fail(err)
 	}
+	tr := ns.net
 	caps := tr.Caps()
 	bootRegion, err := llc.AllocBoot(tr, job.Rank, job.Size)
 	if err != nil {
@@ -114,12 +118,15 @@ func initRuntime() (*runtimeState, error) {
 	if err := job.Store.Put(bootKey(job.Rank), strconv.FormatUint(uint64(bootRegion), 10)); err != nil {
 		return fail(err)
 	}
+	if err := ns.publish(job.Store, job.Rank); err != nil {
+		return fail(err)
+	}
 	// Rank 0 claims World's barrier controller in the NIC's
 	// synchronisation network and publishes it with the bootstrap data.
 	if job.Rank == 0 {
 		id := -1
-		if job.Size > 1 && caps.Offload {
-			if id, err = tr.AllocBarrier(); err != nil {
+		if job.Size > 1 && caps.Offload && ns.mart != nil {
+			if id, err = ns.mart.AllocBarrier(); err != nil {
 				id = -1
 			}
 		}
@@ -127,11 +134,14 @@ func initRuntime() (*runtimeState, error) {
 			return fail(err)
 		}
 	}
-	boot, worldOffload, err := exchangeBoot(job.Store, job.Size)
+	kv, boot, worldOffload, err := exchangeBoot(job.Store, job.Size)
 	if err != nil {
 		return fail(err)
 	}
-	cfg := engineConfig(job, boot, caps, tr.MemorySize()-llc.BootSize(job.Size))
+	if err := ns.connect(kv, job.Size); err != nil {
+		return fail(err)
+	}
+	cfg := engineConfig(job, boot, caps, ns.memory-llc.BootSize(job.Size))
 	eng, err := llc.NewEngine(cfg)
 	if err != nil {
 		return fail(err)
@@ -152,7 +162,7 @@ func initRuntime() (*runtimeState, error) {
 			return fail(err)
 		}
 	}
-	s := &runtimeState{job: job, tr: tr, ep: ep, stats: job.Settings.Stats, store: job.Store,
+	s := &runtimeState{job: job, net: tr, mart: ns.mart, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force}
 	s.initContexts()
 	s.softForce = collectives.Selection{}
@@ -164,28 +174,10 @@ func initRuntime() (*runtimeState, error) {
 	s.ep.Spin, s.ep.Yield = backoff(job.Size, job.Settings)
 	s.world = newComm(s, worldID, job.Rank, nil)
 	s.world.setOffload(worldOffload)
-	ep.Locked(func(*llc.Engine) { tr.Initialized() })
+	if ns.mart != nil {
+		ep.Locked(func(*llc.Engine) { ns.mart.Initialized() })
+	}
 	return s, nil
-}
-
-// openTransport opens this process's network: the NIC of the segment
-// mpirun passed, or of a segment of its own for a singleton.
-func openTransport(job *launch.Job) (*martini.Translator, error) {
-	o := martini.Options{NoCMA: job.Settings.NoCMA, NoOffload: job.Settings.NoOffload, SendPath: job.Settings.SendPath}
-	if o.SendPath == "" && job.Settings.Eager == launch.EagerPM {
-		o.SendPath = martini.SendGather // PM/RHiNET pushes each message with its header and trailer
-	}
-	if job.Segment == nil {
-		return martini.Singleton(job.PGID, o)
-	}
-	f := job.Segment
-	job.Segment = nil // the translator owns it now
-	fd := f.Fd()
-	tr, err := martini.Attach(f, job.Rank, job.Size, job.PGID, o)
-	if err != nil {
-		return nil, fmt.Errorf("%s=%d: %w", launch.EnvSegmentFD, fd, err)
-	}
-	return tr, nil
 }
 
 // backoff chooses how long a waiting process spins and yields before it
@@ -236,14 +228,22 @@ func bootKey(rank int) string { return bootPrefix + "region/" + strconv.Itoa(ran
 const offloadKey = bootPrefix + "offload/world"
 
 // exchangeBoot waits until every one of the size processes has published
-// its bootstrap region, and rank 0 World's barrier controller, and returns
-// them. One fence with data collection brings them all: the data-store
-// traffic of a process does not grow with a request per peer.
-func exchangeBoot(store datastore.Store, size int) (boot []llc.RegionID, worldOffload int, err error) {
-	kv, err := store.FenceCollect(bootPrefix)
-	if err != nil {
-		return nil, 0, err
+// its bootstrap data (its region, its network's address), and rank 0
+// World's barrier controller, and returns all of it, and the regions and
+// the controller read from it. One fence with data collection brings
+// them all: the data-store traffic of a process does not grow with a
+// request per peer.
+func exchangeBoot(store datastore.Store, size int) (kv map[string]string, boot []llc.RegionID, worldOffload int, err error) {
+	if kv, err = store.FenceCollect(bootPrefix); err != nil {
+		return nil, nil, 0, err
 	}
+	boot, worldOffload, err = readBoot(kv, size)
+	return kv, boot, worldOffload, err
+}
+
+// readBoot reads the bootstrap regions and World's barrier controller
+// from what the bootstrap exchange collected.
+func readBoot(kv map[string]string, size int) (boot []llc.RegionID, worldOffload int, err error) {
 	boot = make([]llc.RegionID, size)
 	for r := range boot {
 		v, ok := kv[bootKey(r)]
@@ -300,7 +300,13 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, caps llc.Caps, memory in
 		Self: job.Rank, Size: job.Size, Boot: boot, MaxRecord: caps.MaxRecord,
 		EagerLimit: eager, RingSize: ring, RingCap: memory, Rendezvous: mode,
 	}
-	switch job.Settings.Eager {
+	eagerMode := job.Settings.Eager
+	if eagerMode == "" && !caps.LoadStore {
+		// A network whose stream carries records: one queue for every
+		// sender, no rings to poll.
+		eagerMode = launch.EagerVP
+	}
+	switch eagerMode {
 	case launch.EagerPM:
 		cfg.Eager = llc.EagerPM
 	case launch.EagerVP:
@@ -309,7 +315,7 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, caps llc.Caps, memory in
 		// holds above.
 		cfg.Eager = llc.EagerQueue
 		cfg.EagerLimit = min(eager, llc.QueueEagerLimit(caps.MaxRecord))
-		cfg.QueueSize = DefaultQueueSize
+		cfg.QueueSize = max(DefaultQueueSize, llc.MinQueueSize(cfg.EagerLimit))
 		for cfg.QueueSize > llc.MinQueueSize(cfg.EagerLimit) && llc.QueueHeader+cfg.QueueSize > memory/2 {
 			cfg.QueueSize /= 2
 		}
@@ -357,7 +363,7 @@ func Finalize() error {
 	rt, finalized = nil, true
 	current.Store(nil)
 	s.ep.Shutdown(ErrFinalized)
-	s.ep.Locked(func(*llc.Engine) { s.tr.Close() })
+	s.ep.Locked(func(*llc.Engine) { s.net.Close() })
 	err := s.job.Store.Close()
 	if ferr != nil {
 		return fmt.Errorf("mpi: Finalize: %w", ferr)
@@ -379,7 +385,7 @@ func (s *runtimeState) fenceServing(idle bool) error {
 	fence := make(chan error, 1)
 	go func() {
 		fence <- s.job.Store.Fence()
-		s.tr.Wake() // a waiter asleep on the doorbell sees the fence at once
+		s.net.Wake() // a waiter asleep on the doorbell sees the fence at once
 	}()
 	var (
 		ferr     error
