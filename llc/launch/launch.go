@@ -17,6 +17,12 @@
 // which also holds MARTINI_SPIN and MARTINI_YIELD (set in the environment
 // only). A bad value of any of them is an error of FromEnv naming it.
 //
+// For a job across hosts (mpirun -hosts or -hostfile), mpirun's agent on
+// each host sets MARTINI_STORE_ADDR and MARTINI_JOB_KEY instead of
+// MARTINI_STORE_FD: the rank dials the data store over TCP and proves the
+// job's key (see DialStore). It also sets MARTINI_LOCAL_RANK,
+// MARTINI_LOCAL_SIZE, MARTINI_HOST and MARTINI_TCP_ADDR (see Job).
+//
 // A program started without mpirun (MARTINI_RANK unset) becomes a singleton
 // job of one rank with a data store of its own, like MPI singleton
 // initialization; its network makes a segment of its own.
@@ -68,6 +74,20 @@ type Job struct {
 	Singleton bool
 	// Settings are the tuning settings forwarded by mpirun.
 	Settings Settings
+
+	// Host is the name of the process's host as mpirun was given it
+	// (-hosts, -hostfile); "" for a job on one host.
+	Host string
+	// LocalRank is the process's index among the ranks of its host, and
+	// in its host's segment; Rank for a job on one host.
+	LocalRank int
+	// LocalSize is the number of ranks on the process's host, the
+	// processes of its segment; Size for a job on one host.
+	LocalSize int
+	// TCPAddr is the IP address on which the process's TCP network
+	// listens: its host's address on the network that joins the hosts
+	// (mpirun -if); "127.0.0.1" for a job on one host.
+	TCPAddr string
 }
 
 // inherited is set once FromEnv has taken over the inherited descriptors.
@@ -87,7 +107,7 @@ func FromEnv() (*Job, error) {
 	}
 	j, err := fromEnv(os.Getenv)
 	if err == nil && j.Settings.Bind == BindCore && !j.Singleton {
-		if err = bindToCore(j.Rank); err != nil {
+		if err = bindToCore(j.LocalRank); err != nil {
 			j.Close()
 			return nil, err
 		}
@@ -131,6 +151,36 @@ func fromEnv(getenv func(string) string) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	where, err := placementVars(getenv, rank, size)
+	if err != nil {
+		return nil, err
+	}
+	seg := segmentFile(segFD)
+	conn, err := openStore(getenv, segFD, rank)
+	if err != nil {
+		seg.Close()
+		return nil, err
+	}
+	return &Job{
+		Rank:      rank,
+		Size:      size,
+		PGID:      pgid,
+		Segment:   seg,
+		Store:     datastore.NewClient(conn),
+		Settings:  settings,
+		Host:      where.host,
+		LocalRank: where.localRank,
+		LocalSize: where.local,
+		TCPAddr:   where.tcpAddr,
+	}, nil
+}
+
+// openStore opens the rank's connection to the data store: the socket it
+// inherited, or with MARTINI_STORE_ADDR a connection over TCP.
+func openStore(getenv func(string) string, segFD, rank int) (*os.File, error) {
+	if getenv(EnvStoreAddr) != "" {
+		return dialStoreEnv(getenv, rank)
+	}
 	storeFD, err := fdVar(getenv, EnvStoreFD)
 	if err != nil {
 		return nil, err
@@ -138,21 +188,7 @@ func fromEnv(getenv func(string) string) (*Job, error) {
 	if segFD == storeFD {
 		return nil, fmt.Errorf("launch: %s and %s are both %d", EnvSegmentFD, EnvStoreFD, segFD)
 	}
-
-	seg := segmentFile(segFD)
-	conn, err := storeConn(storeFD)
-	if err != nil {
-		seg.Close()
-		return nil, err
-	}
-	return &Job{
-		Rank:     rank,
-		Size:     size,
-		PGID:     pgid,
-		Segment:  seg,
-		Store:    datastore.NewClient(conn),
-		Settings: settings,
-	}, nil
+	return storeConn(storeFD)
 }
 
 // Singleton returns a job of one rank that is not managed by mpirun: it has
@@ -166,6 +202,8 @@ func Singleton() (*Job, error) {
 		Store:     datastore.NewLocal(),
 		Singleton: true,
 		Settings:  DefaultSettings(),
+		LocalSize: 1,
+		TCPAddr:   LoopbackAddr,
 	}, nil
 }
 
