@@ -97,7 +97,7 @@ func initRuntime() (*runtimeState, error) {
 	var ns *netSetup
 	fail := func(err error) (*runtimeState, error) {
 		if ns != nil {
-			ns.net.Close()
+			ns.close()
 		}
 		job.Close()
 		return nil, fmt.Errorf("mpi: Init: %w", err)
@@ -109,47 +109,21 @@ func initRuntime() (*runtimeState, error) {
 	if ns, err = openNetwork(job); err != nil {
 		return fail(err)
 	}
+	boot, worldOffload, err := bootstrap(job, ns)
+	if err != nil {
+		return fail(err)
+	}
 	tr := ns.net
-	caps := tr.Caps()
-	bootRegion, err := llc.AllocBoot(tr, job.Rank, job.Size)
-	if err != nil {
-		return fail(err)
-	}
-	if err := job.Store.Put(bootKey(job.Rank), strconv.FormatUint(uint64(bootRegion), 10)); err != nil {
-		return fail(err)
-	}
-	if err := ns.publish(job.Store, job.Rank); err != nil {
-		return fail(err)
-	}
-	// Rank 0 claims World's barrier controller in the NIC's
-	// synchronisation network and publishes it with the bootstrap data.
-	if job.Rank == 0 {
-		id := -1
-		if job.Size > 1 && caps.Offload && ns.mart != nil {
-			if id, err = ns.mart.AllocBarrier(); err != nil {
-				id = -1
-			}
-		}
-		if err := job.Store.Put(offloadKey, strconv.Itoa(id)); err != nil {
-			return fail(err)
-		}
-	}
-	kv, boot, worldOffload, err := exchangeBoot(job.Store, job.Size)
-	if err != nil {
-		return fail(err)
-	}
-	if err := ns.connect(kv, job.Size); err != nil {
-		return fail(err)
-	}
-	cfg := engineConfig(job, boot, caps, ns.memory-llc.BootSize(job.Size))
+	cfg := engineConfig(job, boot, ns, ns.memory-llc.BootSize(job.Size))
 	eng, err := llc.NewEngine(cfg)
 	if err != nil {
 		return fail(err)
 	}
 	ep := llc.NewEndpoint(eng, tr)
-	if cfg.Eager != llc.EagerRings {
-		// Issue the engine's start-up commands: the receive queue (vp) or
-		// the connections to every process (pm).
+	if cfg.Eager != llc.EagerRings || cfg.QueuePeers != nil {
+		// Issue the engine's start-up commands: the receive queue (vp,
+		// or for the processes of other hosts) or the connections to
+		// every process (pm).
 		ep.Locked(func(*llc.Engine) {})
 		if err := ep.Err(); err != nil {
 			return fail(err)
@@ -162,8 +136,11 @@ func initRuntime() (*runtimeState, error) {
 			return fail(err)
 		}
 	}
-	s := &runtimeState{job: job, net: tr, mart: ns.mart, ep: ep, stats: job.Settings.Stats, store: job.Store,
+	s := &runtimeState{job: job, net: tr, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force}
+	if ns.offload {
+		s.mart = ns.mart
+	}
 	s.initContexts()
 	s.softForce = collectives.Selection{}
 	for coll, alg := range force {
@@ -216,6 +193,42 @@ const (
 	oversubscribedYield = 2000
 	yieldProcsPerCPU    = 128
 )
+
+// bootstrap allocates this process's bootstrap area, publishes it and
+// what reaches this process through its network (and, from rank 0,
+// World's barrier controller), collects the same from every process in
+// one fence, and connects the network. It returns every process's
+// bootstrap region and World's barrier controller.
+func bootstrap(job *launch.Job, ns *netSetup) (boot []llc.RegionID, worldOffload int, err error) {
+	region, err := ns.allocBoot(job)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := job.Store.Put(bootKey(job.Rank), strconv.FormatUint(uint64(region), 10)); err != nil {
+		return nil, 0, err
+	}
+	if err := ns.publish(job.Store, job); err != nil {
+		return nil, 0, err
+	}
+	// Rank 0 claims World's barrier controller in the NIC's
+	// synchronisation network and publishes it with the bootstrap data.
+	if job.Rank == 0 {
+		id := -1
+		if job.Size > 1 && ns.offload && ns.mart.Caps().Offload {
+			if id, err = ns.mart.AllocBarrier(); err != nil {
+				id = -1
+			}
+		}
+		if err := job.Store.Put(offloadKey, strconv.Itoa(id)); err != nil {
+			return nil, 0, err
+		}
+	}
+	kv, boot, worldOffload, err := exchangeBoot(job.Store, job.Size)
+	if err != nil {
+		return nil, 0, err
+	}
+	return boot, worldOffload, ns.connect(kv, job)
+}
 
 // bootPrefix begins the data-store keys of the bootstrap exchange, which
 // Init collects in one fence.
@@ -270,7 +283,16 @@ func readBoot(kv map[string]string, size int) (boot []llc.RegionID, worldOffload
 // get one within the registrable memory, and caps the eager limit to what
 // a ring holds; with the vp eager transport, it sizes the receive queue
 // instead and caps the eager limit to what a queue record holds.
-func engineConfig(job *launch.Job, boot []llc.RegionID, caps llc.Caps, memory int) llc.Config {
+func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int) llc.Config {
+	caps := ns.net.Caps()
+	if ns.queuePeers != nil {
+		// Rings within the host over martini, records between hosts
+		// over TCP: the eager limit suits both, records are TCP's.
+		tc := ns.tcp.Caps()
+		caps.EagerLimit = min(caps.EagerLimit, tc.EagerLimit)
+		caps.MaxRecord = tc.MaxRecord
+		caps.LoadStore = true // the rings
+	}
 	ring := DefaultRingSize
 	for ring > minRingSize && ring+64 > memory/job.Size {
 		ring /= 2
@@ -299,6 +321,11 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, caps llc.Caps, memory in
 	cfg := llc.Config{
 		Self: job.Rank, Size: job.Size, Boot: boot, MaxRecord: caps.MaxRecord,
 		EagerLimit: eager, RingSize: ring, RingCap: memory, Rendezvous: mode,
+		QueuePeers: ns.queuePeers,
+	}
+	if cfg.QueuePeers != nil {
+		cfg.EagerLimit = min(cfg.EagerLimit, llc.QueueEagerLimit(caps.MaxRecord))
+		cfg.QueueSize = max(DefaultQueueSize, llc.MinQueueSize(cfg.EagerLimit))
 	}
 	eagerMode := job.Settings.Eager
 	if eagerMode == "" && !caps.LoadStore {
