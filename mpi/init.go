@@ -37,11 +37,13 @@ type runtimeState struct {
 	job *launch.Job
 	// net is the network; mart is the martini network when it reaches
 	// every process (the collectives' synchronisation network), else nil.
-	net   network
-	mart  *martini.Translator
-	ep    *llc.Endpoint
-	world *Comm
-	stats bool
+	net  network
+	mart *martini.Translator
+	// closeNet closes the networks and records Finalize in the segment.
+	closeNet func() error
+	ep       *llc.Endpoint
+	world    *Comm
+	stats    bool
 	// store is job.Store, kept here because job.Close clears that field
 	// while Abort, which must not wait for stateMu, may still use it.
 	store datastore.Store
@@ -136,7 +138,7 @@ func initRuntime() (*runtimeState, error) {
 			return fail(err)
 		}
 	}
-	s := &runtimeState{job: job, net: tr, ep: ep, stats: job.Settings.Stats, store: job.Store,
+	s := &runtimeState{job: job, net: tr, closeNet: ns.close, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force}
 	if ns.offload {
 		s.mart = ns.mart
@@ -151,9 +153,7 @@ func initRuntime() (*runtimeState, error) {
 	s.ep.Spin, s.ep.Yield = backoff(job.Size, job.Settings)
 	s.world = newComm(s, worldID, job.Rank, nil)
 	s.world.setOffload(worldOffload)
-	if ns.mart != nil {
-		ep.Locked(func(*llc.Engine) { ns.mart.Initialized() })
-	}
+	ep.Locked(func(*llc.Engine) { ns.initialized() })
 	return s, nil
 }
 
@@ -390,7 +390,7 @@ func Finalize() error {
 	rt, finalized = nil, true
 	current.Store(nil)
 	s.ep.Shutdown(ErrFinalized)
-	s.ep.Locked(func(*llc.Engine) { s.net.Close() })
+	s.ep.Locked(func(*llc.Engine) { s.closeNet() })
 	err := s.job.Store.Close()
 	if ferr != nil {
 		return fmt.Errorf("mpi: Finalize: %w", ferr)

@@ -32,6 +32,11 @@ type netSetup struct {
 	net  network
 	mart *martini.Translator // the martini network, or nil
 	tcp  *tcp.Transport      // the TCP network, or nil
+	// states is the NIC whose slot of the segment tells mpirun how far
+	// this process got (Init, Finalize): mart, or over TCP alone the NIC
+	// of the segment mpirun made, opened for that only; nil without a
+	// segment.
+	states *martini.Translator
 	// offload: mart reaches every process, so that its synchronisation
 	// network can serve the collectives.
 	offload bool
@@ -71,28 +76,35 @@ func openNetwork(job *launch.Job) (*netSetup, error) {
 		return nil, err
 	}
 	if !spans {
-		return &netSetup{net: m, mart: m, offload: true, memory: m.MemorySize()}, nil
+		return &netSetup{net: m, mart: m, states: m, offload: true, memory: m.MemorySize()}, nil
 	}
 	t, err := listenTCP(job)
 	if err != nil {
 		m.Close()
 		return nil, err
 	}
-	return &netSetup{mart: m, tcp: t, memory: m.MemorySize()}, nil
+	return &netSetup{mart: m, tcp: t, states: m, memory: m.MemorySize()}, nil
 }
 
-// openTCPOnly opens the TCP network alone; the segment mpirun made is not
-// used.
+// openTCPOnly opens the TCP network alone; the segment mpirun made, if
+// any, only records how far this process got.
 func openTCPOnly(job *launch.Job) (*netSetup, error) {
+	var states *martini.Translator
 	if job.Segment != nil {
-		job.Segment.Close()
-		job.Segment = nil
+		m, err := openMartini(job)
+		if err != nil {
+			return nil, err
+		}
+		states = m
 	}
 	t, err := listenTCP(job)
 	if err != nil {
+		if states != nil {
+			states.Close()
+		}
 		return nil, err
 	}
-	return &netSetup{net: t, tcp: t, memory: tcpMemory}, nil
+	return &netSetup{net: t, tcp: t, states: states, memory: tcpMemory}, nil
 }
 
 func listenTCP(job *launch.Job) (*tcp.Transport, error) {
@@ -130,19 +142,26 @@ func openMartini(job *launch.Job) (*martini.Translator, error) {
 	return tr, nil
 }
 
-// close closes what openNetwork opened.
-func (n *netSetup) close() {
-	switch {
-	case n.net != nil:
-		n.net.Close()
-	default:
-		if n.mart != nil {
-			n.mart.Close()
-		}
-		if n.tcp != nil {
-			n.tcp.Close()
-		}
+// initialized records in the segment that this process completed Init.
+func (n *netSetup) initialized() {
+	if n.states != nil {
+		n.states.Initialized()
 	}
+}
+
+// close closes what openNetwork opened; the segment records that this
+// process finalized.
+func (n *netSetup) close() error {
+	var errs []error
+	if n.tcp != nil {
+		errs = append(errs, n.tcp.Close())
+	}
+	if n.mart != nil {
+		errs = append(errs, n.mart.Close())
+	} else if n.states != nil {
+		errs = append(errs, n.states.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // allocBoot allocates this process's bootstrap area: on the martini
@@ -214,7 +233,7 @@ func (n *netSetup) connect(kv map[string]string, job *launch.Job) error {
 	if err != nil {
 		return err
 	}
-	n.net = &muxNetwork{mux, n.mart, n.tcp}
+	n.net = &muxNetwork{mux}
 	return nil
 }
 
@@ -251,13 +270,8 @@ func hostRanks(kv map[string]string, job *launch.Job) ([]int, error) {
 	return local, nil
 }
 
-// muxNetwork is the Mux of a job across hosts, closing both networks.
-type muxNetwork struct {
-	*llc.Mux
-	mart *martini.Translator
-	tcp  *tcp.Transport
-}
+// muxNetwork is the Mux of a job across hosts; netSetup.close closes its
+// networks.
+type muxNetwork struct{ *llc.Mux }
 
-func (m *muxNetwork) Close() error {
-	return errors.Join(m.mart.Close(), m.tcp.Close())
-}
+func (m *muxNetwork) Close() error { return nil }

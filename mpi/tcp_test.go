@@ -3,6 +3,7 @@ package mpi_test
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // The scenarios that do not look at the NIC itself pass over the TCP
@@ -28,6 +29,17 @@ func TestTCPNetwork(t *testing.T) {
 	t.Run("self/np=1", func(t *testing.T) {
 		t.Parallel()
 		runScenarioJob(t, 1, "self", "-transport", "tcp")
+	})
+	t.Run("no-finalize", func(t *testing.T) {
+		// The segment still tells mpirun how far a rank got.
+		t.Parallel()
+		runFailure(t, 3, "fail-nofinalize", 1,
+			`(?m)^mpirun: rank 1 \(pid \d+\) exited without calling MPI Finalize \(its NIC was initialized\)$`, 10*time.Second,
+			"-transport", "tcp")
+	})
+	t.Run("panic", func(t *testing.T) {
+		t.Parallel()
+		runFailure(t, 3, "fail-panic", 2, `(?m)^mpirun: rank 1 \(pid \d+\) panicked`, 10*time.Second, "-transport", "tcp")
 	})
 	t.Run("rings/np=3", func(t *testing.T) {
 		// The ring eager transport over TCP: rings in Go memory written by
