@@ -16,9 +16,11 @@
 // which also holds MARTINI_SPIN and MARTINI_YIELD (set in the environment
 // only). A bad value of any of them is an error of FromEnv naming it.
 //
-// A program started without mpirun (MARTINI_RANK unset) becomes a singleton
-// job of one rank with a segment and a data store of its own, like MPI
-// singleton initialization.
+// A program started by a PMI launcher instead (MARTINI_RANK unset, PMI_FD
+// set: MPICH's mpiexec.hydra, Slurm's srun --mpi=pmi2) takes its rank,
+// size and data store from the launcher's PMI server (pmi.go). A program
+// started by neither becomes a singleton job of one rank with a segment
+// and a data store of its own, like MPI singleton initialization.
 package launch
 
 import (
@@ -32,6 +34,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rhinet-go/martini/llc/datastore"
+	"github.com/rhinet-go/martini/llc/pmi"
 	"github.com/rhinet-go/martini/nicemu"
 	"golang.org/x/sys/unix"
 )
@@ -64,6 +67,9 @@ type Job struct {
 	Store datastore.Store
 	// Singleton is true when the process was started without mpirun.
 	Singleton bool
+	// Launcher is what started the process: LauncherMpirun,
+	// LauncherPMI1, LauncherPMI2 or LauncherSingleton.
+	Launcher string
 	// Settings are the tuning settings forwarded by mpirun.
 	Settings Settings
 }
@@ -99,6 +105,9 @@ func fromEnv(getenv func(string) string) (*Job, error) {
 		return nil, err
 	}
 	if getenv(EnvRank) == "" {
+		if getenv(pmi.EnvFD) != "" {
+			return pmiJob(getenv, settings)
+		}
 		j, err := Singleton()
 		if err != nil {
 			return nil, err
@@ -152,6 +161,7 @@ func fromEnv(getenv func(string) string) (*Job, error) {
 		PGID:     pgid,
 		Segment:  seg,
 		Store:    datastore.NewClient(conn),
+		Launcher: LauncherMpirun,
 		Settings: settings,
 	}, nil
 }
@@ -172,6 +182,7 @@ func Singleton() (*Job, error) {
 		Segment:   seg,
 		Store:     datastore.NewLocal(),
 		Singleton: true,
+		Launcher:  LauncherSingleton,
 		Settings:  DefaultSettings(),
 	}, nil
 }

@@ -155,7 +155,7 @@ func TestFromEnvLaunched(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if j.Rank != 1 || j.Size != 3 || j.Singleton || j.Segment.NProcs() != 3 || j.PGID != j.Segment.PGID() {
+	if j.Rank != 1 || j.Size != 3 || j.Singleton || j.Launcher != LauncherMpirun || j.Segment.NProcs() != 3 || j.PGID != j.Segment.PGID() {
 		t.Errorf("job = %+v", j)
 	}
 	if j.Settings.EagerLimit != 8192 {
@@ -266,7 +266,7 @@ func TestSingleton(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if !j.Singleton || j.Rank != 0 || j.Size != 1 || j.PGID == 0 {
+	if !j.Singleton || j.Launcher != LauncherSingleton || j.Rank != 0 || j.Size != 1 || j.PGID == 0 {
 		t.Errorf("singleton job = %+v", j)
 	}
 	if j.Segment.NProcs() != 1 || j.Segment.PGID() != j.PGID {

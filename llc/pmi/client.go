@@ -78,6 +78,7 @@ type Client struct {
 	closed  bool          // Close was called
 	fencing bool          // a Fence or FenceCollect holds mu
 	closing chan struct{} // closed by Close: ends Get's waits
+	onClose func()        // if not nil, called once the connection is closed
 
 	mu sync.Mutex // serializes the requests; guards index
 	index

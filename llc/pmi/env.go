@@ -1,11 +1,10 @@
 package pmi
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
-	"sync/atomic"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -32,14 +31,39 @@ type Job struct {
 	Store *Client
 }
 
-// taken is set once FromEnv has taken over the inherited descriptor.
-var taken atomic.Bool
+// owned holds the descriptors that clients made by FromEnv own, until
+// they are closed.
+var owned struct {
+	sync.Mutex
+	fds map[int]bool
+}
+
+// own marks fd as owned; false if it already is.
+func own(fd int) bool {
+	owned.Lock()
+	defer owned.Unlock()
+	if owned.fds[fd] {
+		return false
+	}
+	if owned.fds == nil {
+		owned.fds = make(map[int]bool)
+	}
+	owned.fds[fd] = true
+	return true
+}
+
+func disown(fd int) {
+	owned.Lock()
+	delete(owned.fds, fd)
+	owned.Unlock()
+}
 
 // FromEnv connects to the PMI server of the launcher that started this
 // process, through the descriptor named by PMI_FD, with the rank and size
 // of PMI_RANK and PMI_SIZE, and returns the job once the server has
-// answered the initialization. It can take the descriptor over only once
-// per process. Errors name the offending variable.
+// answered the initialization. The Job's Store owns the descriptor: a
+// second FromEnv fails while that Store is open. Errors name the
+// offending variable.
 //
 // The protocol is MARTINI_PMI's when set. Otherwise it is PMI-2 when
 // PMI_JOBID is set and PMI-1 when not: Slurm's mpi/pmi2 plugin sets
@@ -51,17 +75,20 @@ func FromEnv(getenv func(string) string) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !taken.CompareAndSwap(false, true) {
-		return nil, errors.New("pmi: the inherited PMI_FD was already taken by an earlier FromEnv")
+	if !own(fd) {
+		return nil, fmt.Errorf("pmi: %s=%d: already taken over by an earlier FromEnv, whose Store is open", EnvFD, fd)
 	}
 	f, err := fdConn(fd)
 	if err != nil {
+		disown(fd)
 		return nil, err
 	}
 	c, err := Open(f, opts)
 	if err != nil {
+		disown(fd)
 		return nil, fmt.Errorf("pmi: %s=%d: %w", EnvFD, fd, err)
 	}
+	c.onClose = func() { disown(fd) }
 	return &Job{Rank: c.Rank(), Size: c.Size(), Version: c.Version(), Store: c}, nil
 }
 

@@ -84,7 +84,6 @@ func TestFromEnv(t *testing.T) {
 	}
 	s := newFake(t, 2, 1)
 	s.attach([]*os.File{os.NewFile(uintptr(fds[1]), "server")})
-	t.Cleanup(func() { taken.Store(false) })
 	env := mapEnv(map[string]string{EnvFD: strconv.Itoa(fds[0]), EnvRank: "0", EnvSize: "1", EnvJobID: "7.0"})
 	job, err := FromEnv(env)
 	if err != nil {
@@ -103,4 +102,8 @@ func TestFromEnv(t *testing.T) {
 	if err := job.Store.Close(); err != nil {
 		t.Error(err)
 	}
+	if !own(fds[0]) {
+		t.Error("the descriptor is still owned after Close")
+	}
+	disown(fds[0])
 }

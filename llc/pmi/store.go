@@ -125,8 +125,9 @@ func (c *Client) fetch(wkey string, timeout time.Duration) (string, bool, error)
 // Fence waits until every process of the job has entered a fence (Fence
 // or FenceCollect). It is not bounded by the Timeout; it fails instead of
 // hanging when the connection to the server breaks, as it does when the
-// launcher goes away (ErrServerLost). Launchers end the whole job when a
-// process dies, so a fence does not wait for a dead process.
+// launcher goes away (ErrServerLost). Hydra ends the whole job when a
+// process leaves without finalize (Slurm with srun -K), so a fence does
+// not wait for a dead process there.
 func (c *Client) Fence() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -182,6 +183,9 @@ func (c *Client) Close() error {
 	close(c.closing)
 	fencing := c.fencing
 	c.state.Unlock()
+	if c.onClose != nil {
+		defer c.onClose()
+	}
 	if fencing {
 		c.conn.shutdown()
 		return nil
