@@ -89,17 +89,23 @@ func joinUpTo(keys []string, max int) (string, int) {
 // before they entered this fence (possibly more, if they have put since).
 // Like Fence, it is not bounded by the Timeout.
 //
-// Its cost in exchanges with the server, for a job of n processes: the
-// barrier (one on PMI-1, two on PMI-2); the index keys of the keys put
-// since the previous fence (one at a fence after which the process put
-// keys, more when their wire keys and commas pass the longest value, 1023
-// bytes on Hydra); then, for every
-// other process, one get per index key it published since this process
-// last read them plus one get that finds no more, and one get per key
-// with the prefix not read before. A job whose processes each put k keys
-// and then collect them all pays 2 + (n-1)·(2+k) on PMI-1: O(n) per
-// process, O(n²) for the job, on a server each exchange of which is a
-// local round trip (Hydra's proxy answers gets from its cache).
+// Its cost in exchanges with the server (each a round trip), for a job
+// of n processes:
+//   - one put per index key of the keys this process put since its
+//     previous fence: none if it put none, else one, more when their
+//     wire keys and commas pass the longest value (1023 bytes on Hydra);
+//   - the barrier: one exchange on PMI-1, two on PMI-2;
+//   - for every other process, one get per index key it published since
+//     this process last read its index keys, and one get that finds no
+//     more;
+//   - one get per key with the prefix that this process has not read yet.
+//
+// So a job whose processes each put k keys (that fit one index key) and
+// then collect them costs every process 2 + (n-1)·(2+k) exchanges on
+// PMI-1, one more on PMI-2: O(n) per process for a bounded k, O(n²) for
+// the job. On Hydra's PMI-1, the barrier hands every key to the proxies,
+// and a proxy answers the gets of keys that exist itself; the get that
+// finds no more goes on to mpiexec.
 func (c *Client) FenceCollect(prefix string) (map[string]string, error) {
 	what := fmt.Sprintf("collect %q", prefix)
 	c.mu.Lock()

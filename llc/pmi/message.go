@@ -16,9 +16,9 @@ type message struct {
 
 type attr struct{ key, value string }
 
-// cmd returns a message of command name and attributes given as key,
+// request returns a message of command name and attributes given as key,
 // value, key, value...
-func cmd(name string, kv ...string) message {
+func request(name string, kv ...string) message {
 	m := message{cmd: name}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m.attrs = append(m.attrs, attr{kv[i], kv[i+1]})

@@ -36,7 +36,7 @@ func open1(c *conn, timeout time.Duration) (p *pmi1, keyMax, valMax int, err err
 	if err := initExchange(c, 1, 1, timeout); err != nil {
 		return nil, 0, 0, err
 	}
-	m, err := c.call(cmd("get_maxes"), "maxes", timeout)
+	m, err := c.call(request("get_maxes"), "maxes", timeout)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("get_maxes: %w", err)
 	}
@@ -51,7 +51,7 @@ func open1(c *conn, timeout time.Duration) (p *pmi1, keyMax, valMax int, err err
 	if keyLen < 2 || valLen < 2 {
 		return nil, 0, 0, fmt.Errorf("%w: maxes keylen_max=%d vallen_max=%d leave no room", errProtocol, keyLen, valLen)
 	}
-	m, err = c.call(cmd("get_my_kvsname"), "my_kvsname", timeout)
+	m, err = c.call(request("get_my_kvsname"), "my_kvsname", timeout)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("get_my_kvsname: %w", err)
 	}
@@ -66,7 +66,7 @@ func open1(c *conn, timeout time.Duration) (p *pmi1, keyMax, valMax int, err err
 // initExchange sends the init request both protocols begin with, on the
 // PMI-1 wire, and checks that the server takes the version asked for.
 func initExchange(c *conn, version, subversion int, timeout time.Duration) error {
-	m, err := c.call(cmd("init", "pmi_version", strconv.Itoa(version), "pmi_subversion", strconv.Itoa(subversion)),
+	m, err := c.call(request("init", "pmi_version", strconv.Itoa(version), "pmi_subversion", strconv.Itoa(subversion)),
 		"response_to_init", timeout)
 	if err != nil {
 		return fmt.Errorf("init: %w", err)
@@ -102,7 +102,7 @@ func checkRC(m message) error {
 func (p *pmi1) name() string { return "pmi-1" }
 
 func (p *pmi1) put(key, value string) error {
-	m, err := p.c.call(cmd("put", "kvsname", p.kvsname, "key", key, "value", value), "put_result", p.timeout)
+	m, err := p.c.call(request("put", "kvsname", p.kvsname, "key", key, "value", value), "put_result", p.timeout)
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func (p *pmi1) put(key, value string) error {
 // get asks for key once. PMI-1 servers answer at once; a key not (yet)
 // visible has a non-zero rc (Hydra: rc=-1 msg=key_K_not_found).
 func (p *pmi1) get(key string, timeout time.Duration) (string, bool, error) {
-	m, err := p.c.call(cmd("get", "kvsname", p.kvsname, "key", key), "get_result", timeout)
+	m, err := p.c.call(request("get", "kvsname", p.kvsname, "key", key), "get_result", timeout)
 	if err != nil {
 		return "", false, err
 	}
@@ -129,7 +129,7 @@ func (p *pmi1) get(key string, timeout time.Duration) (string, bool, error) {
 // barrier waits, without a bound, until every process has entered it.
 // The server makes the puts before it visible to all.
 func (p *pmi1) barrier() error {
-	m, err := p.c.call(cmd("barrier_in"), "barrier_out", 0)
+	m, err := p.c.call(request("barrier_in"), "barrier_out", 0)
 	if err != nil {
 		return err
 	}
@@ -139,11 +139,11 @@ func (p *pmi1) barrier() error {
 // abort asks the server to end the job with exit code code. The PMI-1
 // wire (RFC 13, Hydra) carries no message.
 func (p *pmi1) abort(code int, msg string) error {
-	return p.c.send(cmd("abort", "exitcode", strconv.Itoa(code)), p.timeout)
+	return p.c.send(request("abort", "exitcode", strconv.Itoa(code)), p.timeout)
 }
 
 func (p *pmi1) finalize() error {
-	m, err := p.c.call(cmd("finalize"), "finalize_ack", p.timeout)
+	m, err := p.c.call(request("finalize"), "finalize_ack", p.timeout)
 	if err != nil {
 		return err
 	}

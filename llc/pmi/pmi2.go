@@ -50,7 +50,7 @@ func open2(c *conn, rank int, jobid string, timeout time.Duration) (p *pmi2, got
 		return nil, 0, 0, "", err
 	}
 	c.codec = wire2{}
-	req := cmd("fullinit", "pmirank", strconv.Itoa(rank))
+	req := request("fullinit", "pmirank", strconv.Itoa(rank))
 	if jobid != "" {
 		req.attrs = append(req.attrs, attr{"pmijobid", jobid})
 	}
@@ -68,7 +68,7 @@ func open2(c *conn, rank int, jobid string, timeout time.Duration) (p *pmi2, got
 	if size, err = m.int("size"); err != nil {
 		return nil, 0, 0, "", fmt.Errorf("fullinit: %w", err)
 	}
-	m, err = c.call(cmd("job-getid"), "job-getid-response", timeout)
+	m, err = c.call(request("job-getid"), "job-getid-response", timeout)
 	if err == nil {
 		err = checkRC(m)
 	}
@@ -82,7 +82,7 @@ func open2(c *conn, rank int, jobid string, timeout time.Duration) (p *pmi2, got
 func (p *pmi2) name() string { return "pmi-2" }
 
 func (p *pmi2) put(key, value string) error {
-	m, err := p.c.call(cmd("kvs-put", "key", key, "value", value), "kvs-put-response", p.timeout)
+	m, err := p.c.call(request("kvs-put", "key", key, "value", value), "kvs-put-response", p.timeout)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (p *pmi2) put(key, value string) error {
 // get asks for key once. Slurm answers at once; Hydra holds the answer
 // for a missing key until every process has fenced as often as this one.
 func (p *pmi2) get(key string, timeout time.Duration) (string, bool, error) {
-	m, err := p.c.call(cmd("kvs-get", "key", key), "kvs-get-response", timeout)
+	m, err := p.c.call(request("kvs-get", "key", key), "kvs-get-response", timeout)
 	if err != nil {
 		return "", false, err
 	}
@@ -112,7 +112,7 @@ func (p *pmi2) get(key string, timeout time.Duration) (string, bool, error) {
 // barrier waits, without a bound, until every process has fenced (see
 // pmi2 for the kvs-get that follows the kvs-fence).
 func (p *pmi2) barrier() error {
-	m, err := p.c.call(cmd("kvs-fence"), "kvs-fence-response", 0)
+	m, err := p.c.call(request("kvs-fence"), "kvs-fence-response", 0)
 	if err == nil {
 		err = checkRC(m)
 	}
@@ -126,7 +126,7 @@ func (p *pmi2) barrier() error {
 // abort asks the server to end the whole job. PMI-2 carries a message but
 // no exit code.
 func (p *pmi2) abort(code int, msg string) error {
-	return p.c.send(cmd("abort", "isworldabort", "TRUE", "msg", printable(msg)), p.timeout)
+	return p.c.send(request("abort", "isworldabort", "TRUE", "msg", printable(msg)), p.timeout)
 }
 
 // printable returns msg with every byte that is not printable ASCII, and
@@ -141,7 +141,7 @@ func printable(msg string) string {
 }
 
 func (p *pmi2) finalize() error {
-	m, err := p.c.call(cmd("finalize"), "finalize-response", p.timeout)
+	m, err := p.c.call(request("finalize"), "finalize-response", p.timeout)
 	if err != nil {
 		return err
 	}

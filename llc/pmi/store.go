@@ -44,10 +44,13 @@ const (
 )
 
 // Get returns the value of key, asking the server again, less and less
-// often, until some process has put it and fenced, for at most the
-// Options' Timeout (then the error wraps datastore.ErrTimeout). A key this
-// process put is answered at once. Values read are kept: a key's value
-// never changes in PMI.
+// often, until it has the key (another process's key is there once that
+// process and this one have passed a fence), for at most the Options'
+// Timeout; then the error wraps datastore.ErrTimeout. A key this process
+// put is answered at once. Values read are kept: a key's value never
+// changes in PMI. Hydra's PMI-2 holds the answer for a missing key until
+// every process has fenced as often as this one; if the Timeout expires
+// first, the connection is left unusable.
 func (c *Client) Get(key string) (string, error) {
 	what := fmt.Sprintf("get %q", key)
 	wkey, _, err := c.encode(key, "")
@@ -70,7 +73,7 @@ func (c *Client) Get(key string) (string, error) {
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
 			if left <= 0 {
-				return "", c.errorf(what, fmt.Errorf("no process put it within %v: %w", c.timeout, datastore.ErrTimeout))
+				return "", c.errorf(what, fmt.Errorf("the server did not have it within %v: %w", c.timeout, datastore.ErrTimeout))
 			}
 			poll = min(poll, left)
 		}
@@ -170,8 +173,8 @@ func (c *Client) Abort(code int, msg string) error {
 // Close sends finalize, waits for the server's acknowledgement (within
 // the Timeout) and closes the connection. A fence waiting in another
 // goroutine is not waited for: the connection is closed under it and it
-// fails with datastore.ErrClosed, without a finalize (the launcher then
-// sees the process leave the job). Calls after Close fail with
+// fails with datastore.ErrClosed, without a finalize (Hydra then ends the
+// job, as for a process that dies). Calls after Close fail with
 // datastore.ErrClosed.
 func (c *Client) Close() error {
 	c.state.Lock()

@@ -62,11 +62,11 @@ func TestWireKey(t *testing.T) {
 }
 
 func TestWire1(t *testing.T) {
-	b, err := wire1{}.encode(cmd("put", "kvsname", "kvs_1", "key", "k", "value", "v%20w"))
+	b, err := wire1{}.encode(request("put", "kvsname", "kvs_1", "key", "k", "value", "v%20w"))
 	if err != nil || string(b) != "cmd=put kvsname=kvs_1 key=k value=v%20w\n" {
 		t.Errorf("encode put = %q, %v", b, err)
 	}
-	if _, err := (wire1{}).encode(cmd("put", "value", "a b")); !errors.Is(err, errProtocol) {
+	if _, err := (wire1{}).encode(request("put", "value", "a b")); !errors.Is(err, errProtocol) {
 		t.Errorf("encode of a value with a space: %v, want a protocol error", err)
 	}
 	m, err := parse1("  value=x=y   cmd=get_result rc=0 msg=success\t")
@@ -93,11 +93,11 @@ func TestWire1(t *testing.T) {
 }
 
 func TestWire2(t *testing.T) {
-	b, err := wire2{}.encode(cmd("kvs-put", "key", "k", "value", "v"))
+	b, err := wire2{}.encode(request("kvs-put", "key", "k", "value", "v"))
 	if err != nil || string(b) != "26    cmd=kvs-put;key=k;value=v;" {
 		t.Errorf("encode kvs-put = %q, %v", b, err)
 	}
-	if _, err := (wire2{}).encode(cmd("kvs-put", "value", "a;b")); !errors.Is(err, errProtocol) {
+	if _, err := (wire2{}).encode(request("kvs-put", "value", "a;b")); !errors.Is(err, errProtocol) {
 		t.Errorf("encode of a value with ';': %v, want a protocol error", err)
 	}
 	r := bufio.NewReader(strings.NewReader(
