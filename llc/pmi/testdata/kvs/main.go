@@ -1,6 +1,7 @@
 // Command kvs exercises the PMI store under a PMI launcher, for the
 // package's tests: run it as mpiexec.hydra -n N kvs. Every rank puts keys
-// whose values need escaping, collects them with FenceCollect and checks
+// whose values need escaping and the longest key and value Hydra takes,
+// checks that a longer value is refused, collects them with FenceCollect and checks
 // every other rank's, Gets keys outside the prefix, puts more, Fences,
 // collects again, and Closes; it prints one line "rank R of N: pmi-V ok".
 //
@@ -13,6 +14,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -70,25 +72,41 @@ func value(r int) string {
 	return fmt.Sprintf("rank %d: a=b;c,d\\e%%f\n\t\x00\xffé ", r) + strings.Repeat("v", 900)
 }
 
+// The longest key and value Hydra takes (both protocols): 63 and 1023
+// bytes, its buffers' 64 and 1024 less a terminating NUL.
+var longValue = strings.Repeat("m", 1023)
+
+func longKey(r int) string {
+	k := "t/long/" + strconv.Itoa(r) + "/"
+	return k + strings.Repeat("k", 63-len(k))
+}
+
 func exchange(s *pmi.Client, rank, size int) error {
 	me := strconv.Itoa(rank)
 	for k, v := range map[string]string{
 		"t/value/" + me: value(rank),
 		"t/empty/" + me: "",
+		longKey(rank):   longValue,
 		"other/" + me:   "other " + me,
 	} {
 		if err := s.Put(k, v); err != nil {
 			return err
 		}
 	}
+	if err := s.Put("over/"+me, longValue+"x"); !errors.Is(err, pmi.ErrTooLong) {
+		return fmt.Errorf("put of a value of 1024 bytes: %v, want ErrTooLong", err)
+	}
 	kv, err := s.FenceCollect("t/")
 	if err != nil {
 		return err
 	}
-	if len(kv) != 2*size {
-		return fmt.Errorf("collect t/: %d pairs, want %d: %q", len(kv), 2*size, kv)
+	if len(kv) != 3*size {
+		return fmt.Errorf("collect t/: %d pairs, want %d: %q", len(kv), 3*size, kv)
 	}
 	for r := range size {
+		if v := kv[longKey(r)]; v != longValue {
+			return fmt.Errorf("collect t/: the longest value of rank %d has %d bytes", r, len(v))
+		}
 		if v, ok := kv["t/value/"+strconv.Itoa(r)]; !ok || v != value(r) {
 			return fmt.Errorf("collect t/: value of rank %d = %q, %v", r, v, ok)
 		}
