@@ -262,7 +262,7 @@ func (e *Engine) Step(ev Event) {
 		return // nothing to report, or stopped: every operation is complete
 	}
 	if ev.Kind == EvRecord {
-		e.onRecord(ev.Peer, ev.Head, ev.Data)
+		e.Record(ev.Peer, ev.Head, ev.Data)
 		return
 	}
 	kind, id := splitToken(ev.Token)
@@ -325,8 +325,12 @@ func (e *Engine) Poll() bool {
 	return progressed
 }
 
-// onRecord processes one record from src: its meta and its body.
-func (e *Engine) onRecord(src int, head, body []byte) {
+// Record delivers one record that arrived from process src, its meta head
+// and its body: it is Step of an EvRecord (RecordSink).
+func (e *Engine) Record(src int, head, body []byte) {
+	if e.err != nil {
+		return
+	}
 	if len(head) < recMeta || src < 0 || src >= e.cfg.Size {
 		e.fail(fmt.Errorf("llc: corrupt record: %d bytes of meta from process %d", len(head), src))
 		return

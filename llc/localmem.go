@@ -96,9 +96,15 @@ func (m *LocalMemory) Poll(sink Sink) bool {
 		atomic.StoreUint64(w.sig, 0)
 		progressed = true
 	}
-	for _, r := range m.rings {
-		if r.poll(sink) {
-			progressed = true
+	if len(m.rings) > 0 {
+		rs, ok := sink.(RecordSink)
+		if !ok {
+			rs = stepRecords{sink}
+		}
+		for _, r := range m.rings {
+			if r.poll(rs) {
+				progressed = true
+			}
 		}
 	}
 	if m.queue != nil && m.queue.Poll(sink) {
@@ -107,9 +113,16 @@ func (m *LocalMemory) Poll(sink Sink) bool {
 	return progressed
 }
 
+// stepRecords is a RecordSink over a Sink without the direct entry.
+type stepRecords struct{ Sink }
+
+func (s stepRecords) Record(peer int, head, data []byte) {
+	s.Step(Event{Kind: EvRecord, Peer: peer, Head: head, Data: data})
+}
+
 // poll delivers the records that arrived in r (at most 32) and reports
 // whether it consumed anything (a wrap marker too).
-func (r *inRing) poll(sink Sink) bool {
+func (r *inRing) poll(sink RecordSink) bool {
 	progressed := false
 	for k := 0; k < 32; k++ {
 		rec, n, ok := r.peek()
@@ -122,7 +135,7 @@ func (r *inRing) poll(sink Sink) bool {
 				sink.Step(Event{Kind: EvError, Err: fmt.Errorf("corrupt ring record from process %d: a body of %d bytes in a record of %d", r.peer, body, len(rec))})
 				return true
 			}
-			sink.Step(Event{Kind: EvRecord, Peer: r.peer, Head: rec[:recMeta], Data: recordBody(rec, body)})
+			sink.Record(r.peer, rec[:recMeta], recordBody(rec, body))
 		}
 		r.release(n)
 		progressed = true

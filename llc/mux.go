@@ -35,6 +35,19 @@ type muxSink struct {
 	global []int
 }
 
+// Record passes on a record, naming its sender in the job.
+func (s *muxSink) Record(peer int, head, data []byte) {
+	if peer < 0 || peer >= len(s.global) {
+		s.to.Step(Event{Kind: EvError, Err: fmt.Errorf("llc: a record from process %d of a network of %d", peer, len(s.global))})
+		return
+	}
+	if rs, ok := s.to.(RecordSink); ok {
+		rs.Record(s.global[peer], head, data)
+		return
+	}
+	s.to.Step(Event{Kind: EvRecord, Peer: s.global[peer], Head: head, Data: data})
+}
+
 func (s *muxSink) Step(ev Event) {
 	if ev.Kind == EvRecord {
 		if ev.Peer < 0 || ev.Peer >= len(s.global) {
