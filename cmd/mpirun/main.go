@@ -56,6 +56,9 @@ import (
 func main() {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	if len(os.Args) == 2 && os.Args[1] == agentCommand {
+		os.Exit(runAgent(os.Stdin, os.Stdout, os.Stderr, sigs))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, sigs))
 }
 
