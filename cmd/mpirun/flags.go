@@ -62,7 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		fmt.Fprint(stderr, usageHead)
 		fs.PrintDefaults()
 	}
-	fs.IntVar(&o.np, "np", 0, "number of ranks to start (required, at least 1)")
+	fs.IntVar(&o.np, "np", 0, "number of ranks to start, at least 1 (required without -hosts or -hostfile, whose slots it defaults to)")
 	fs.BoolVar(&o.tagOutput, "tag-output", false, `prefix every line of output with "[rank] "`)
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop the build and the job if they have not ended after this `duration` (0: no limit)")
 	fs.BoolVar(&o.verbose, "v", false, "report what mpirun does on stderr")
@@ -127,11 +127,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	})
 	fs.BoolVar(&o.settings.NoCollCheck, "no-coll-check", false, "do not compare the ranks' collective arguments before moving data")
 	fs.BoolVar(&o.settings.NoOffload, "no-offload", false, "run collectives without the NIC's barrier network and multicast")
-	var hostList, hostfile string
-	fs.StringVar(&hostList, "hosts", "", "run the ranks on these `hosts`, host:slots,... (1 slot when not given), the first host's slots taking ranks 0, 1, ..., then the next host's")
-	fs.StringVar(&hostfile, "hostfile", "", "run the ranks on the hosts of `file`, in Open MPI's format (a host a line, slots=N)")
-	fs.StringVar(&o.launch, "launch", "ssh {host}", "with -hosts or -hostfile, the `command` that starts mpirun's agent on a host, {host} replaced by its name (split at blanks, no quoting)")
-	fs.StringVar(&o.ifSpec, "if", "", "with -hosts or -hostfile, the network that joins the hosts, a `CIDR or interface name`: mpirun serves the job on its address there, and each host's ranks listen on theirs (default: the address that routes to the first other host)")
+	hosts := o.defineHostFlags(fs)
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -144,7 +140,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		fs.Usage()
 		return nil, errUsage
 	}
-	perHost, err := o.placeRanks(fs, hostList, hostfile)
+	perHost, err := o.placeRanks(fs, hosts.list, hosts.file)
 	if err != nil {
 		return bad("%v", err)
 	}
@@ -193,9 +189,23 @@ func parseBytes(s string) (int, error) {
 	return n * mult, nil
 }
 
+// hostFlags are the arguments of -hosts and -hostfile.
+type hostFlags struct{ list, file string }
+
+// defineHostFlags defines the flags of a job across hosts.
+func (o *options) defineHostFlags(fs *flag.FlagSet) *hostFlags {
+	h := &hostFlags{}
+	fs.StringVar(&h.list, "hosts", "", "run the ranks on these `hosts`, host:slots,... (1 slot when not given), the first host's slots taking ranks 0, 1, ..., then the next host's")
+	fs.StringVar(&h.file, "hostfile", "", "run the ranks on the hosts of `file`, in Open MPI's format (a host a line, slots=N)")
+	fs.StringVar(&o.launch, "launch", "ssh {host}", "with -hosts or -hostfile, the `command` that starts mpirun's agent on a host, {host} replaced by its name (split at blanks, no quoting)")
+	fs.StringVar(&o.ifSpec, "if", "", "with -hosts or -hostfile, the network that joins the hosts, a `CIDR or interface name`: mpirun serves the job on its address there, and each host's ranks listen on theirs (default: the address that routes to the first other host)")
+	return h
+}
+
 // placeRanks checks -np and places the ranks on the hosts of -hosts or
 // -hostfile, if one is given (and then -np defaults to their slots). It
-// returns the most ranks a host runs.
+// returns the most ranks a host runs, which the limits of this host are
+// checked against (the other hosts are taken to be alike).
 func (o *options) placeRanks(fs *flag.FlagSet, hostList, hostfile string) (int, error) {
 	var hosts []hostSlots
 	var err error

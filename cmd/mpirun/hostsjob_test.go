@@ -199,6 +199,20 @@ func TestHostsInterrupt(t *testing.T) {
 	checkNothingLeft(t, marker)
 }
 
+// TestHostsTimeout: -timeout ends a job whose agents never say hello; the
+// launch commands that do not stop are killed.
+func TestHostsTimeout(t *testing.T) {
+	t.Parallel()
+	launch, marker := fakeLaunch(t)
+	// cat reads the standard input, which never ends, and says nothing.
+	launch = strings.Replace(launch, "MPIRUN_TEST_HOST={host}", "sh -c cat>/dev/null {host}", 1)
+	r := mpirun(t, "-hosts", "a:2,b:2", "-launch", launch, "-timeout", "500ms", helper("printrank"))
+	if r.code != exitTimeout || !strings.Contains(r.stderr, "mpirun: job did not end within -timeout 500ms") {
+		t.Errorf("exit %d, stderr:\n%s\nwant %d and the timeout", r.code, r.stderr, exitTimeout)
+	}
+	checkNothingLeft(t, marker)
+}
+
 // TestHostsHeadKilled: agents whose head is gone (their standard input
 // ends) stop their ranks and exit.
 func TestHostsHeadKilled(t *testing.T) {
