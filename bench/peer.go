@@ -48,16 +48,18 @@ type peerMissingError struct{ msg string }
 func (e *peerMissingError) Error() string { return e.msg }
 func (e *peerMissingError) Unwrap() error { return ErrNoPeer }
 
-// FindPeer looks for mpicc and mpirun on PATH. When either is missing it
-// returns an error wrapping ErrNoPeer that says in one line what is
-// missing, fit for a Record's Notes.
+// FindPeer looks for the system MPI on PATH: Open MPI named as Debian
+// installs it beside MPICH (mpicc.openmpi, mpirun.openmpi), else whatever
+// mpicc and mpirun are. When none is found it returns an error wrapping
+// ErrNoPeer that says in one line what is missing, fit for a Record's
+// Notes.
 func FindPeer() (*Peer, error) {
 	var missing []string
-	cc, err := exec.LookPath("mpicc")
+	cc, err := lookFirst("mpicc.openmpi", "mpicc")
 	if err != nil {
 		missing = append(missing, "mpicc")
 	}
-	run, err := exec.LookPath("mpirun")
+	run, err := lookFirst("mpirun.openmpi", "mpirun")
 	if err != nil {
 		missing = append(missing, "mpirun")
 	}
@@ -68,6 +70,18 @@ func FindPeer() (*Peer, error) {
 	p := &Peer{MPICC: cc, MPIRun: run}
 	p.Version = p.version()
 	return p, nil
+}
+
+// lookFirst returns the path of the first of names found on PATH.
+func lookFirst(names ...string) (string, error) {
+	var err error
+	for _, n := range names {
+		var path string
+		if path, err = exec.LookPath(n); err == nil {
+			return path, nil
+		}
+	}
+	return "", err
 }
 
 // version reads the MPI's version from mpirun --version, best effort.

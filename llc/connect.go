@@ -38,12 +38,12 @@ func (e *Engine) ackOff(i int) uint64 { return bootTxn + uint64(cell*(e.cfg.Size
 // ring region and the ring size.
 const txnSlot = 24
 
-// AllocBoot allocates this process's bootstrap area for a job of size
+// AllocBoot allocates the bootstrap area of process self of a job of size
 // processes on tr, through the IR (CmdAlloc), and returns its region, to
 // be published in the management data store and given to the engine as
-// Config.Boot[Self].
-func AllocBoot(tr Transport, size int) (RegionID, error) {
-	ev := tr.Execute(&Command{Kind: CmdAlloc, Size: BootSize(size), Token: 1})
+// Config.Boot[self].
+func AllocBoot(tr Transport, self, size int) (RegionID, error) {
+	ev := tr.Execute(&Command{Kind: CmdAlloc, Peer: self, Size: BootSize(size), Token: 1})
 	switch {
 	case ev.Kind == EvError:
 		return 0, fmt.Errorf("llc: allocating the %d-byte bootstrap area: %w", BootSize(size), ev.Err)
@@ -55,7 +55,7 @@ func AllocBoot(tr Transport, size int) (RegionID, error) {
 
 // watchRequests asks for the next connection request to this process.
 func (e *Engine) watchRequests() {
-	e.emit(&Command{Kind: CmdWatchSlot, Region: e.cfg.Boot[e.cfg.Self], Off: bootReq, Size: 8, Token: token(tokConnReq, 0)})
+	e.emit(&Command{Kind: CmdWatchSlot, Peer: e.cfg.Self, Region: e.cfg.Boot[e.cfg.Self], Off: bootReq, Size: 8, Token: token(tokConnReq, 0)})
 }
 
 // connect starts the connection protocol towards dst.
@@ -85,7 +85,7 @@ func (e *Engine) onConnCAS(dst int, ev Event) {
 	}
 	p.conn = connRequested
 	e.stats.Connections++
-	e.emit(&Command{Kind: CmdWatchSlot, Region: e.cfg.Boot[e.cfg.Self], Off: txnOff(dst), Size: txnSlot,
+	e.emit(&Command{Kind: CmdWatchSlot, Peer: e.cfg.Self, Region: e.cfg.Boot[e.cfg.Self], Off: txnOff(dst), Size: txnSlot,
 		Token: token(tokConnReply, uint64(dst))})
 	e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: e.cfg.Boot[dst],
 		Signal: uint64(e.cfg.Self) + 1, SigOff: bootReq})
@@ -111,7 +111,7 @@ func (e *Engine) onConnRequest(ev Event) {
 		return
 	}
 	e.granted += size
-	e.emit(&Command{Kind: CmdAlloc, Size: size, Token: token(tokRingAlloc, uint64(from))})
+	e.emit(&Command{Kind: CmdAlloc, Peer: from, Size: size, Token: token(tokRingAlloc, uint64(from))})
 }
 
 // onConnReply completes the connection to dst with its reply: the ring it

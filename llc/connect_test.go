@@ -135,7 +135,7 @@ func TestLazyConnect(t *testing.T) {
 	}
 	checkTrace(t, c, 0, []cmdSig{
 		{Src: 0, Kind: CmdCAS, Peer: 1, Region: boot[1], Off: bootLock, Old: 0, New: 1, Token: true},
-		{Src: 0, Kind: CmdWatchSlot, Region: boot[0], Off: txnOff(1), Size: txnSlot, Token: true},
+		{Src: 0, Kind: CmdWatchSlot, Peer: 0, Region: boot[0], Off: txnOff(1), Size: txnSlot, Token: true},
 		{Src: 0, Kind: CmdWrite, Peer: 1, Region: boot[1], Signal: 1, SigOff: bootReq},
 	})
 	if got := bootWord(c, 1, bootLock); got != 1 {
@@ -155,8 +155,8 @@ func TestLazyConnect(t *testing.T) {
 	c.poll(1)
 	ring := c.net.next // the region the allocation got
 	checkTrace(t, c, 3, []cmdSig{
-		{Src: 1, Kind: CmdWatchSlot, Region: boot[1], Off: bootReq, Size: 8, Token: true},
-		{Src: 1, Kind: CmdAlloc, Size: ringCtl + 4096, Token: true},
+		{Src: 1, Kind: CmdWatchSlot, Peer: 1, Region: boot[1], Off: bootReq, Size: 8, Token: true},
+		{Src: 1, Kind: CmdAlloc, Peer: 0, Size: ringCtl + 4096, Token: true},
 		{Src: 1, Kind: CmdWatchRing, Peer: 0, Region: ring},
 		{Src: 1, Kind: CmdWrite, Peer: 0, Region: boot[0], Off: txnOff(1) + 8, HeadLen: 16, Signal: 1, SigOff: txnOff(1)},
 		{Src: 1, Kind: CmdCAS, Peer: 1, Region: boot[1], Off: bootLock, Old: 1, New: 0},

@@ -3,6 +3,7 @@ package llc
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Wildcards for receives and probes.
@@ -69,6 +70,11 @@ type Config struct {
 	// MaxRecord is the largest record the transport's receive queue
 	// carries (Caps.MaxRecord); 0 means MaxQueueRecord.
 	MaxRecord int
+	// QueuePeers, in EagerRings and EagerPM mode, marks the processes
+	// reached through this process's receive queue instead of rings (a
+	// network that carries records itself, as TCP's streams do): records
+	// from and to them travel as in EagerQueue mode. nil: none.
+	QueuePeers []bool
 }
 
 // Counters are the engine's per-protocol statistics.
@@ -139,6 +145,8 @@ func NewEngine(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("llc: %d bootstrap regions for %d processes", len(cfg.Boot), cfg.Size)
 	case cfg.MaxRecord < 0:
 		return nil, fmt.Errorf("llc: largest queue record %d bytes", cfg.MaxRecord)
+	case cfg.QueuePeers != nil && len(cfg.QueuePeers) != cfg.Size:
+		return nil, fmt.Errorf("llc: queue peers given for %d processes of %d", len(cfg.QueuePeers), cfg.Size)
 	case cfg.Rendezvous > RndvSplit:
 		return nil, fmt.Errorf("llc: unknown rendezvous mode %d", cfg.Rendezvous)
 	}
@@ -158,6 +166,9 @@ func NewEngine(cfg Config) (*Engine, error) {
 	default:
 		err = fmt.Errorf("llc: unknown eager mode %d", cfg.Eager)
 	}
+	if err == nil && cfg.Eager != EagerQueue && slices.Contains(cfg.QueuePeers, true) {
+		err = checkQueue(&cfg) // the queue of the QueuePeers
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -172,11 +183,13 @@ func NewEngine(cfg Config) (*Engine, error) {
 	switch cfg.Eager {
 	case EagerRings:
 		e.watchRequests()
+		e.startQueue(e.queuePeer)
 	case EagerPM:
 		e.watchRequests()
+		e.startQueue(e.queuePeer)
 		e.startPM()
 	case EagerQueue:
-		e.startQueue()
+		e.startQueue(func(int) bool { return true })
 	}
 	return e, nil
 }

@@ -26,14 +26,15 @@ const (
 	// CmdCAS compares the word at (Peer, Region, Off) with Old and, if
 	// equal, replaces it by New; the event's Value is the previous word.
 	CmdCAS
-	// CmdRegister registers Data (process memory) for remote access; the
-	// event's Value is the new RegionID.
+	// CmdRegister registers Data (process memory) for remote access by
+	// process Peer; the event's Value is the new RegionID.
 	CmdRegister
 	// CmdAlloc allocates and registers Size bytes of zeroed memory that
-	// peers can write with plain stores (ring buffers); the event carries
-	// Value (RegionID) and Mem.
+	// process Peer can write (ring buffers, the bootstrap area); the event
+	// carries Value (RegionID) and Mem.
 	CmdAlloc
-	// CmdRelease deregisters Region (and frees it if it came from CmdAlloc).
+	// CmdRelease deregisters Region (and frees it if it came from
+	// CmdAlloc); Peer is not used.
 	CmdRelease
 	// CmdAllocQueue makes this process's receive queue: Size bytes
 	// (QueueHeader plus a power-of-two record space) that the network

@@ -43,11 +43,17 @@ func checkPM(cfg *Config) error {
 
 // startPM starts the connection to every process.
 func (e *Engine) startPM() {
-	e.pmPending = e.cfg.Size
 	for dst := range e.peers {
-		e.connect(dst)
+		if !e.queuePeer(dst) {
+			e.pmPending++
+			e.connect(dst)
+		}
 	}
 }
+
+// queuePeer reports whether process p is reached through the receive
+// queue in a ring mode (Config.QueuePeers).
+func (e *Engine) queuePeer(p int) bool { return e.cfg.QueuePeers != nil && e.cfg.QueuePeers[p] }
 
 // connSettled notes that the connection to a peer is up or was refused.
 func (e *Engine) connSettled() {
@@ -61,7 +67,7 @@ func (e *Engine) connSettled() {
 func (e *Engine) pollPM() {
 	if e.pmPending > 0 {
 		for dst := range e.peers {
-			if e.peers[dst].conn == connIdle {
+			if e.peers[dst].conn == connIdle && !e.queuePeer(dst) {
 				e.connect(dst)
 			}
 		}

@@ -73,13 +73,23 @@ func checkQueue(cfg *Config) error {
 	return nil
 }
 
-// startQueue asks for this process's receive queue; every peer is reached
-// through its queue, without a connection.
-func (e *Engine) startQueue() {
-	for i := range e.peers {
-		e.peers[i].conn = connQueue
+// startQueue asks for this process's receive queue, through which the
+// peers of queued (every peer in EagerQueue mode; the QueuePeers
+// otherwise) are reached, without a connection. The command names one of
+// them as its Peer, so that a multiplexer gives it to their network.
+func (e *Engine) startQueue(queued func(p int) bool) {
+	first := -1
+	for p := range e.peers {
+		if queued(p) {
+			e.peers[p].conn = connQueue
+			if first < 0 || p == e.cfg.Self {
+				first = p
+			}
+		}
 	}
-	e.emit(&Command{Kind: CmdAllocQueue, Peer: e.cfg.Self, Size: QueueHeader + e.cfg.QueueSize, Token: token(tokQueueAlloc, 0)})
+	if first >= 0 {
+		e.emit(&Command{Kind: CmdAllocQueue, Peer: first, Size: QueueHeader + e.cfg.QueueSize, Token: token(tokQueueAlloc, 0)})
+	}
 }
 
 func (e *Engine) onQueueAlloc(ev Event) {

@@ -86,7 +86,7 @@ func (e *Engine) rndvSendStart(op *SendOp) {
 	e.stats.BytesSent += uint64(len(op.Data))
 	op.split = e.cfg.Rendezvous == RndvSplit
 	if e.cfg.Rendezvous != RndvPush {
-		e.emit(&Command{Kind: CmdRegister, Peer: e.cfg.Self, Data: op.Data, Token: token(tokRegSend, op.id)})
+		e.emit(&Command{Kind: CmdRegister, Peer: op.Peer, Data: op.Data, Token: token(tokRegSend, op.id)})
 	}
 }
 
@@ -95,7 +95,7 @@ func (e *Engine) onRegSend(id uint64, ev Event) {
 	if op == nil {
 		// The send failed while its buffer was being registered.
 		if ev.Kind == EvDone {
-			e.emit(&Command{Kind: CmdRelease, Peer: e.cfg.Self, Region: RegionID(ev.Value)})
+			e.emit(&Command{Kind: CmdRelease, Region: RegionID(ev.Value)})
 		}
 		return
 	}
@@ -114,7 +114,7 @@ func (e *Engine) onRegSend(id uint64, ev Event) {
 func (e *Engine) dropRndvSend(op *SendOp) {
 	delete(e.rndvSends, op.id)
 	if op.region != 0 {
-		e.emit(&Command{Kind: CmdRelease, Peer: e.cfg.Self, Region: op.region})
+		e.emit(&Command{Kind: CmdRelease, Region: op.region})
 		op.region = 0
 	}
 }
@@ -151,7 +151,7 @@ func (e *Engine) rndvRecvStart(op *RecvOp, src int, tag int32, r *rts) {
 	case n == 0:
 		e.grant(id, op, 0, 0, 0)
 	default:
-		e.emit(&Command{Kind: CmdRegister, Peer: e.cfg.Self, Data: op.Buf[:n], Token: token(tokRegRecv, id)})
+		e.emit(&Command{Kind: CmdRegister, Peer: src, Data: op.Buf[:n], Token: token(tokRegRecv, id)})
 	}
 }
 
@@ -184,7 +184,7 @@ func (e *Engine) onPullDone(id uint64, ev Event) {
 func (e *Engine) finishRecvSplit(id uint64, op *RecvOp) {
 	delete(e.rndvRecvs, id)
 	if op.region != 0 {
-		e.emit(&Command{Kind: CmdRelease, Peer: e.cfg.Self, Region: op.region})
+		e.emit(&Command{Kind: CmdRelease, Region: op.region})
 		op.region = 0
 	}
 	err := op.err
@@ -339,7 +339,7 @@ func (e *Engine) finishSendPush(op *SendOp, err error) {
 func (e *Engine) finishSendSplit(op *SendOp) {
 	delete(e.rndvSends, op.id)
 	if op.region != 0 {
-		e.emit(&Command{Kind: CmdRelease, Peer: e.cfg.Self, Region: op.region})
+		e.emit(&Command{Kind: CmdRelease, Region: op.region})
 		op.region = 0
 	}
 	op.finish(op.err)
@@ -366,7 +366,7 @@ func (e *Engine) onFIN(sendID uint64) {
 	}
 	delete(e.rndvSends, sendID)
 	if op.region != 0 {
-		e.emit(&Command{Kind: CmdRelease, Peer: e.cfg.Self, Region: op.region})
+		e.emit(&Command{Kind: CmdRelease, Region: op.region})
 		op.region = 0
 	}
 	op.finish(nil)
@@ -391,7 +391,7 @@ func (e *Engine) onPUT(src int, recvID uint64, body []byte) {
 	}
 	delete(e.rndvRecvs, recvID)
 	if op.region != 0 {
-		e.emit(&Command{Kind: CmdRelease, Peer: e.cfg.Self, Region: op.region})
+		e.emit(&Command{Kind: CmdRelease, Region: op.region})
 		op.region = 0
 	}
 	err := op.err

@@ -58,7 +58,7 @@ func TestRendezvousCommands(t *testing.T) {
 			s := c.send(0, 1, 3, 0, data)
 			reg := c.net.next
 			checkSteps(t, "send", c.trace, []step{
-				{0, CmdRegister, 0, size, 0},
+				{0, CmdRegister, 1, size, 0},
 				{0, CmdWrite, 1, 0, recRTS},
 			})
 			if c.trace[0].Token == 0 || c.trace[1].Token != 0 {
@@ -101,7 +101,7 @@ func TestRendezvousCommands(t *testing.T) {
 			checkSteps(t, "send", c.trace, []step{{0, CmdWrite, 1, 0, recRTS}})
 			c.poll(1)
 			reg := c.net.next
-			want := []step{{1, CmdRegister, 1, n, 0}, {1, CmdWrite, 0, 0, recCTS}}
+			want := []step{{1, CmdRegister, 0, n, 0}, {1, CmdWrite, 0, 0, recCTS}}
 			if n == 0 {
 				want = want[1:] // nothing to grant
 			}
@@ -121,7 +121,7 @@ func TestRendezvousCommands(t *testing.T) {
 			}
 			m = len(c.trace)
 			c.poll(1)
-			want = []step{{1, CmdRelease, 1, 0, 0}}
+			want = []step{{1, CmdRelease, 0, 0, 0}}
 			if n == 0 {
 				want = nil
 			} else if c.trace[m].Region != reg {

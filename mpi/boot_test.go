@@ -93,7 +93,7 @@ func TestExchangeBootOneRequest(t *testing.T) {
 				}
 			}
 			counted := &countingStore{Store: store}
-			boot, offload, err := exchangeBoot(counted, n)
+			_, boot, offload, err := exchangeBoot(counted, n)
 			if err != nil {
 				t.Errorf("rank %d: %v", r, err)
 				return
@@ -128,7 +128,7 @@ func TestExchangeBootMissing(t *testing.T) {
 		for k, v := range tc.kv {
 			store.Put(k, v)
 		}
-		_, _, err := exchangeBoot(store, 2)
+		_, _, _, err := exchangeBoot(store, 2)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
 		}

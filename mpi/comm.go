@@ -118,14 +118,14 @@ func newComm(s *runtimeState, id, rank int, world []int) *Comm {
 
 // setOffload gives c the NIC's barrier controller hwID (none if negative).
 func (c *Comm) setOffload(hwID int) {
-	if hwID < 0 || c.rt.noOffload {
+	if hwID < 0 || c.rt.noOffload || c.rt.mart == nil {
 		return
 	}
 	procs := make([]int, c.size)
 	for r := range procs {
 		procs[r] = c.toWorld(r)
 	}
-	c.hw = martini.NewSyncGroup(c.rt.tr, c.rt.ep, hwID, c.rank, procs, uint32(c.id))
+	c.hw = martini.NewSyncGroup(c.rt.mart, c.rt.ep, hwID, c.rank, procs, uint32(c.id))
 	c.runner.HW, c.manager.HW = c.hw, c.hw
 }
 

@@ -19,7 +19,7 @@ func WithNICForTest(f func(nic *nicemu.NIC, boot []nicemu.SID)) error {
 		for i, b := range cfg.Boot {
 			boot[i] = nicemu.SID(b)
 		}
-		f(s.tr.NIC(), boot)
+		f(s.mart.NIC(), boot)
 	})
 	return nil
 }
@@ -31,7 +31,7 @@ func SegmentRefusedForTest() uint64 {
 	if s == nil {
 		return 0
 	}
-	return s.tr.Segment().Refused()
+	return s.mart.Segment().Refused()
 }
 
 // NICStatsForTest returns the counters of this process's NIC.
@@ -41,7 +41,7 @@ func NICStatsForTest() nicemu.Stats {
 		return nicemu.Stats{}
 	}
 	var st nicemu.Stats
-	s.ep.Locked(func(*llc.Engine) { st = s.tr.NIC().Stats() })
+	s.ep.Locked(func(*llc.Engine) { st = s.mart.NIC().Stats() })
 	return st
 }
 

@@ -34,11 +34,16 @@ const (
 
 // runtimeState is the state of an initialized MPI process.
 type runtimeState struct {
-	job   *launch.Job
-	tr    *martini.Translator
-	ep    *llc.Endpoint
-	world *Comm
-	stats bool
+	job *launch.Job
+	// net is the network; mart is the martini network when it reaches
+	// every process (the collectives' synchronisation network), else nil.
+	net  network
+	mart *martini.Translator
+	// closeNet closes the networks and records Finalize in the segment.
+	closeNet func() error
+	ep       *llc.Endpoint
+	world    *Comm
+	stats    bool
 	// store is job.Store, kept here because job.Close clears that field
 	// while Abort, which must not wait for stateMu, may still use it.
 	store datastore.Store
@@ -91,10 +96,10 @@ func initRuntime() (*runtimeState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mpi: Init: %w", err)
 	}
-	var tr *martini.Translator
+	var ns *netSetup
 	fail := func(err error) (*runtimeState, error) {
-		if tr != nil {
-			tr.Close()
+		if ns != nil {
+			ns.close()
 		}
 		job.Close()
 		return nil, fmt.Errorf("mpi: Init: %w", err)
@@ -103,43 +108,24 @@ func initRuntime() (*runtimeState, error) {
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", launch.EnvColl, err))
 	}
-	if tr, err = openTransport(job); err != nil {
+	if ns, err = openNetwork(job); err != nil {
 		return fail(err)
 	}
-	caps := tr.Caps()
-	bootRegion, err := llc.AllocBoot(tr, job.Size)
+	boot, worldOffload, err := bootstrap(job, ns)
 	if err != nil {
 		return fail(err)
 	}
-	if err := job.Store.Put(bootKey(job.Rank), strconv.FormatUint(uint64(bootRegion), 10)); err != nil {
-		return fail(err)
-	}
-	// Rank 0 claims World's barrier controller in the NIC's
-	// synchronisation network and publishes it with the bootstrap data.
-	if job.Rank == 0 {
-		id := -1
-		if job.Size > 1 && caps.Offload {
-			if id, err = tr.AllocBarrier(); err != nil {
-				id = -1
-			}
-		}
-		if err := job.Store.Put(offloadKey, strconv.Itoa(id)); err != nil {
-			return fail(err)
-		}
-	}
-	boot, worldOffload, err := exchangeBoot(job.Store, job.Size)
-	if err != nil {
-		return fail(err)
-	}
-	cfg := engineConfig(job, boot, caps, tr.MemorySize()-llc.BootSize(job.Size))
+	tr := ns.net
+	cfg := engineConfig(job, boot, ns, ns.memory-llc.BootSize(job.Size))
 	eng, err := llc.NewEngine(cfg)
 	if err != nil {
 		return fail(err)
 	}
 	ep := llc.NewEndpoint(eng, tr)
-	if cfg.Eager != llc.EagerRings {
-		// Issue the engine's start-up commands: the receive queue (vp) or
-		// the connections to every process (pm).
+	if cfg.Eager != llc.EagerRings || cfg.QueuePeers != nil {
+		// Issue the engine's start-up commands: the receive queue (vp,
+		// or for the processes of other hosts) or the connections to
+		// every process (pm).
 		ep.Locked(func(*llc.Engine) {})
 		if err := ep.Err(); err != nil {
 			return fail(err)
@@ -152,8 +138,11 @@ func initRuntime() (*runtimeState, error) {
 			return fail(err)
 		}
 	}
-	s := &runtimeState{job: job, tr: tr, ep: ep, stats: job.Settings.Stats, store: job.Store,
+	s := &runtimeState{job: job, net: tr, closeNet: ns.close, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force}
+	if ns.offload {
+		s.mart = ns.mart
+	}
 	s.initContexts()
 	s.softForce = collectives.Selection{}
 	for coll, alg := range force {
@@ -164,28 +153,8 @@ func initRuntime() (*runtimeState, error) {
 	s.ep.Spin, s.ep.Yield = backoff(job.Size, job.Settings)
 	s.world = newComm(s, worldID, job.Rank, nil)
 	s.world.setOffload(worldOffload)
-	ep.Locked(func(*llc.Engine) { tr.Initialized() })
+	ep.Locked(func(*llc.Engine) { ns.initialized() })
 	return s, nil
-}
-
-// openTransport opens this process's network: the NIC of the segment
-// mpirun passed, or of a segment of its own for a singleton.
-func openTransport(job *launch.Job) (*martini.Translator, error) {
-	o := martini.Options{NoCMA: job.Settings.NoCMA, NoOffload: job.Settings.NoOffload, SendPath: job.Settings.SendPath}
-	if o.SendPath == "" && job.Settings.Eager == launch.EagerPM {
-		o.SendPath = martini.SendGather // PM/RHiNET pushes each message with its header and trailer
-	}
-	if job.Segment == nil {
-		return martini.Singleton(job.PGID, o)
-	}
-	f := job.Segment
-	job.Segment = nil // the translator owns it now
-	fd := f.Fd()
-	tr, err := martini.Attach(f, job.Rank, job.Size, job.PGID, o)
-	if err != nil {
-		return nil, fmt.Errorf("%s=%d: %w", launch.EnvSegmentFD, fd, err)
-	}
-	return tr, nil
 }
 
 // backoff chooses how long a waiting process spins and yields before it
@@ -225,6 +194,42 @@ const (
 	yieldProcsPerCPU    = 128
 )
 
+// bootstrap allocates this process's bootstrap area, publishes it and
+// what reaches this process through its network (and, from rank 0,
+// World's barrier controller), collects the same from every process in
+// one fence, and connects the network. It returns every process's
+// bootstrap region and World's barrier controller.
+func bootstrap(job *launch.Job, ns *netSetup) (boot []llc.RegionID, worldOffload int, err error) {
+	region, err := ns.allocBoot(job)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := job.Store.Put(bootKey(job.Rank), strconv.FormatUint(uint64(region), 10)); err != nil {
+		return nil, 0, err
+	}
+	if err := ns.publish(job.Store, job); err != nil {
+		return nil, 0, err
+	}
+	// Rank 0 claims World's barrier controller in the NIC's
+	// synchronisation network and publishes it with the bootstrap data.
+	if job.Rank == 0 {
+		id := -1
+		if job.Size > 1 && ns.offload && ns.mart.Caps().Offload {
+			if id, err = ns.mart.AllocBarrier(); err != nil {
+				id = -1
+			}
+		}
+		if err := job.Store.Put(offloadKey, strconv.Itoa(id)); err != nil {
+			return nil, 0, err
+		}
+	}
+	kv, boot, worldOffload, err := exchangeBoot(job.Store, job.Size)
+	if err != nil {
+		return nil, 0, err
+	}
+	return boot, worldOffload, ns.connect(kv, job)
+}
+
 // bootPrefix begins the data-store keys of the bootstrap exchange, which
 // Init collects in one fence.
 const bootPrefix = "boot/"
@@ -236,14 +241,22 @@ func bootKey(rank int) string { return bootPrefix + "region/" + strconv.Itoa(ran
 const offloadKey = bootPrefix + "offload/world"
 
 // exchangeBoot waits until every one of the size processes has published
-// its bootstrap region, and rank 0 World's barrier controller, and returns
-// them. One fence with data collection brings them all: the data-store
-// traffic of a process does not grow with a request per peer.
-func exchangeBoot(store datastore.Store, size int) (boot []llc.RegionID, worldOffload int, err error) {
-	kv, err := store.FenceCollect(bootPrefix)
-	if err != nil {
-		return nil, 0, err
+// its bootstrap data (its region, its network's address), and rank 0
+// World's barrier controller, and returns all of it, and the regions and
+// the controller read from it. One fence with data collection brings
+// them all: the data-store traffic of a process does not grow with a
+// request per peer.
+func exchangeBoot(store datastore.Store, size int) (kv map[string]string, boot []llc.RegionID, worldOffload int, err error) {
+	if kv, err = store.FenceCollect(bootPrefix); err != nil {
+		return nil, nil, 0, err
 	}
+	boot, worldOffload, err = readBoot(kv, size)
+	return kv, boot, worldOffload, err
+}
+
+// readBoot reads the bootstrap regions and World's barrier controller
+// from what the bootstrap exchange collected.
+func readBoot(kv map[string]string, size int) (boot []llc.RegionID, worldOffload int, err error) {
 	boot = make([]llc.RegionID, size)
 	for r := range boot {
 		v, ok := kv[bootKey(r)]
@@ -270,7 +283,16 @@ func exchangeBoot(store datastore.Store, size int) (boot []llc.RegionID, worldOf
 // get one within the registrable memory, and caps the eager limit to what
 // a ring holds; with the vp eager transport, it sizes the receive queue
 // instead and caps the eager limit to what a queue record holds.
-func engineConfig(job *launch.Job, boot []llc.RegionID, caps llc.Caps, memory int) llc.Config {
+func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int) llc.Config {
+	caps := ns.net.Caps()
+	if ns.queuePeers != nil {
+		// Rings within the host over martini, records between hosts
+		// over TCP: the eager limit suits both, records are TCP's.
+		tc := ns.tcp.Caps()
+		caps.EagerLimit = min(caps.EagerLimit, tc.EagerLimit)
+		caps.MaxRecord = tc.MaxRecord
+		caps.LoadStore = true // the rings
+	}
 	ring := DefaultRingSize
 	for ring > minRingSize && ring+64 > memory/job.Size {
 		ring /= 2
@@ -299,8 +321,19 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, caps llc.Caps, memory in
 	cfg := llc.Config{
 		Self: job.Rank, Size: job.Size, Boot: boot, MaxRecord: caps.MaxRecord,
 		EagerLimit: eager, RingSize: ring, RingCap: memory, Rendezvous: mode,
+		QueuePeers: ns.queuePeers,
 	}
-	switch job.Settings.Eager {
+	if cfg.QueuePeers != nil {
+		cfg.EagerLimit = min(cfg.EagerLimit, llc.QueueEagerLimit(caps.MaxRecord))
+		cfg.QueueSize = max(DefaultQueueSize, llc.MinQueueSize(cfg.EagerLimit))
+	}
+	eagerMode := job.Settings.Eager
+	if eagerMode == "" && !caps.LoadStore {
+		// A network whose stream carries records: one queue for every
+		// sender, no rings to poll.
+		eagerMode = launch.EagerVP
+	}
+	switch eagerMode {
 	case launch.EagerPM:
 		cfg.Eager = llc.EagerPM
 	case launch.EagerVP:
@@ -309,7 +342,7 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, caps llc.Caps, memory in
 		// holds above.
 		cfg.Eager = llc.EagerQueue
 		cfg.EagerLimit = min(eager, llc.QueueEagerLimit(caps.MaxRecord))
-		cfg.QueueSize = DefaultQueueSize
+		cfg.QueueSize = max(DefaultQueueSize, llc.MinQueueSize(cfg.EagerLimit))
 		for cfg.QueueSize > llc.MinQueueSize(cfg.EagerLimit) && llc.QueueHeader+cfg.QueueSize > memory/2 {
 			cfg.QueueSize /= 2
 		}
@@ -357,7 +390,7 @@ func Finalize() error {
 	rt, finalized = nil, true
 	current.Store(nil)
 	s.ep.Shutdown(ErrFinalized)
-	s.ep.Locked(func(*llc.Engine) { s.tr.Close() })
+	s.ep.Locked(func(*llc.Engine) { s.closeNet() })
 	err := s.job.Store.Close()
 	if ferr != nil {
 		return fmt.Errorf("mpi: Finalize: %w", ferr)
@@ -379,7 +412,7 @@ func (s *runtimeState) fenceServing(idle bool) error {
 	fence := make(chan error, 1)
 	go func() {
 		fence <- s.job.Store.Fence()
-		s.tr.Wake() // a waiter asleep on the doorbell sees the fence at once
+		s.net.Wake() // a waiter asleep on the doorbell sees the fence at once
 	}()
 	var (
 		ferr     error

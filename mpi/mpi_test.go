@@ -43,7 +43,7 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv("MARTINI_RANK") != "" || os.Getenv(envAlone) == "1" {
+	if os.Getenv("MARTINI_RANK") != "" || os.Getenv("PMI_FD") != "" || os.Getenv(envAlone) == "1" {
 		os.Exit(rankMain())
 	}
 	os.Exit(testMain(m))
@@ -53,6 +53,9 @@ func TestMain(m *testing.M) {
 func rankMain() int {
 	name := os.Getenv(envScenario)
 	rank := os.Getenv("MARTINI_RANK")
+	if rank == "" {
+		rank = os.Getenv("PMI_RANK") // started by a PMI launcher
+	}
 	if rank == "" {
 		rank = "0 (singleton)"
 	}

@@ -36,7 +36,7 @@ func (c *Comm) start(op string, f func(u *collectives.Runner) error) (*Request, 
 		}
 		cr.done.Store(true)
 		close(cr.finished)
-		c.rt.tr.Wake() // for a Waitany asleep on the doorbell
+		c.rt.net.Wake() // for a Waitany asleep on the doorbell
 	}()
 	return &Request{c: c, coll: cr}, nil
 }

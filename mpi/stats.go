@@ -42,9 +42,9 @@ func (s *runtimeState) snapshot() Stats {
 	var st Stats
 	s.ep.Locked(func(e *llc.Engine) {
 		st.Protocol = e.Stats()
-		st.Network = s.tr.Caps().Name
+		st.Network = s.net.Caps().Name
 		st.NetworkCounters = make(map[string]uint64)
-		for _, c := range s.tr.Stats() {
+		for _, c := range s.net.Stats() {
 			st.NetworkCounters[c.Name] = c.Value
 		}
 		cfg := e.Config()

@@ -23,9 +23,12 @@
 // job's key (see DialStore). It also sets MARTINI_LOCAL_RANK,
 // MARTINI_LOCAL_SIZE, MARTINI_HOST and MARTINI_TCP_ADDR (see Job).
 //
-// A program started without mpirun (MARTINI_RANK unset) becomes a singleton
-// job of one rank with a data store of its own, like MPI singleton
-// initialization; its network makes a segment of its own.
+// A program started by a PMI launcher instead (MARTINI_RANK unset, PMI_FD
+// set: MPICH's mpiexec.hydra, Slurm's srun --mpi=pmi2) takes its rank,
+// size and data store from the launcher's PMI server (pmi.go); no segment
+// is passed. A program started by neither becomes a singleton job of one
+// rank with a data store of its own, like MPI singleton initialization;
+// its network makes a segment of its own.
 package launch
 
 import (
@@ -39,6 +42,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rhinet-go/martini/llc/datastore"
+	"github.com/rhinet-go/martini/llc/pmi"
 	"golang.org/x/sys/unix"
 )
 
@@ -72,6 +76,9 @@ type Job struct {
 	Store datastore.Store
 	// Singleton is true when the process was started without mpirun.
 	Singleton bool
+	// Launcher is what started the process: LauncherMpirun,
+	// LauncherPMI1, LauncherPMI2 or LauncherSingleton.
+	Launcher string
 	// Settings are the tuning settings forwarded by mpirun.
 	Settings Settings
 
@@ -121,6 +128,9 @@ func fromEnv(getenv func(string) string) (*Job, error) {
 		return nil, err
 	}
 	if getenv(EnvRank) == "" {
+		if getenv(pmi.EnvFD) != "" {
+			return pmiJob(getenv, settings)
+		}
 		j, err := Singleton()
 		if err != nil {
 			return nil, err
@@ -167,6 +177,7 @@ func fromEnv(getenv func(string) string) (*Job, error) {
 		PGID:      pgid,
 		Segment:   seg,
 		Store:     datastore.NewClient(conn),
+		Launcher:  LauncherMpirun,
 		Settings:  settings,
 		Host:      where.host,
 		LocalRank: where.localRank,
@@ -201,6 +212,7 @@ func Singleton() (*Job, error) {
 		PGID:      RandomPGID(),
 		Store:     datastore.NewLocal(),
 		Singleton: true,
+		Launcher:  LauncherSingleton,
 		Settings:  DefaultSettings(),
 		LocalSize: 1,
 		TCPAddr:   LoopbackAddr,

@@ -158,7 +158,7 @@ func TestFromEnvLaunched(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if j.Rank != 1 || j.Size != 3 || j.Singleton || j.Segment == nil {
+	if j.Rank != 1 || j.Size != 3 || j.Singleton || j.Launcher != LauncherMpirun || j.Segment == nil {
 		t.Errorf("job = %+v", j)
 	}
 	seg, err := nicemu.AttachSegment(j.Segment)
@@ -267,7 +267,7 @@ func TestSingleton(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if !j.Singleton || j.Rank != 0 || j.Size != 1 || j.PGID == 0 {
+	if !j.Singleton || j.Launcher != LauncherSingleton || j.Rank != 0 || j.Size != 1 || j.PGID == 0 {
 		t.Errorf("singleton job = %+v", j)
 	}
 	if j.Segment != nil {

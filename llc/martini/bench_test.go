@@ -24,7 +24,7 @@ func pair(tb testing.TB, mode llc.RndvMode) [2]*llc.Endpoint {
 			tb.Fatal(err)
 		}
 		trs[i] = New(nic)
-		if boot[i], err = llc.AllocBoot(trs[i], 2); err != nil {
+		if boot[i], err = llc.AllocBoot(trs[i], i, 2); err != nil {
 			tb.Fatal(err)
 		}
 	}

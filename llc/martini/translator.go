@@ -327,6 +327,9 @@ func (t *Translator) Arm() uint32 { return t.nic.ArmDoorbell() }
 // Sleep blocks until a peer writes to this process or SleepTimeout passes.
 func (t *Translator) Sleep(ticket uint32) { t.nic.WaitDoorbell(ticket, t.SleepTimeout) }
 
+// SleepFor is Sleep bounded by d (llc.TimedSleeper).
+func (t *Translator) SleepFor(ticket uint32, d time.Duration) { t.nic.WaitDoorbell(ticket, d) }
+
 // Disarm withdraws Arm.
 func (t *Translator) Disarm() { t.nic.DisarmDoorbell() }
 

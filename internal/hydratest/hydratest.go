@@ -1,0 +1,148 @@
+// Package hydratest helps tests run jobs under MPICH's mpiexec.hydra, a
+// PMI launcher, and leaves none of a job's processes behind: Hydra's
+// proxies and ranks lead sessions of their own, out of the reach of a
+// process-group kill, so a job that a test gives up on is killed process
+// by process, found in /proc below mpiexec.
+package hydratest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Timeout bounds a job that Run starts. The tests' jobs take a fraction
+// of a second: it is a guard against a hang, not a speed target.
+const Timeout = 60 * time.Second
+
+// Hydra returns the path of mpiexec.hydra. It skips t when Hydra is not
+// installed, and under -short, since t starts jobs.
+func Hydra(t testing.TB) string {
+	t.Helper()
+	hydra, err := exec.LookPath("mpiexec.hydra")
+	if err != nil {
+		t.Skip("mpiexec.hydra is not installed (Debian package mpich): the Hydra tests need it")
+	}
+	if testing.Short() {
+		t.Skip("starts Hydra jobs")
+	}
+	return hydra
+}
+
+// Run runs hydra -n n prog args, with the environment of the test minus
+// its PMI_ and MARTINI_ variables, plus env, and returns its output and
+// how it ended (an *exec.ExitError for a non-zero exit). A job still
+// running after Timeout is killed and reported. When Run returns, none of
+// the job's processes runs.
+func Run(hydra string, env []string, n int, prog string, args ...string) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	cmd := Cmd(ctx, hydra, env, n, prog, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("Hydra job still running after %v: %w (killed)", Timeout, err)
+	}
+	return out.String(), errOut.String(), err
+}
+
+// Cmd returns the command hydra -n n prog args, with the environment Run
+// gives it. Cancelling ctx kills its process group and every process of
+// the job.
+func Cmd(ctx context.Context, hydra string, env []string, n int, prog string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, hydra, append([]string{"-n", strconv.Itoa(n), prog}, args...)...)
+	cmd.Env = append(jobEnv(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Find the proxies and ranks while mpiexec still is their ancestor.
+	cmd.Cancel = func() error {
+		KillTree(cmd.Process.Pid)
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+// jobEnv is the process's environment without PMI_ and MARTINI_
+// variables.
+func jobEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PMI_") && !strings.HasPrefix(kv, "MARTINI_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// KillTree stops pid and its descendants, so that none starts more, and
+// then kills them.
+func KillTree(pid int) {
+	tree := []int{pid}
+	for seen := 0; seen < len(tree); {
+		for _, p := range tree[seen:] {
+			syscall.Kill(p, syscall.SIGSTOP)
+		}
+		seen = len(tree)
+		tree = append([]int{pid}, Descendants(pid)...)
+	}
+	for _, p := range tree {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
+// Descendants returns the processes below pid, from /proc.
+func Descendants(pid int) []int {
+	children := map[int][]int{}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		p, parent, _, ok := procStat(path)
+		if ok {
+			children[parent] = append(children[parent], p)
+		}
+	}
+	var tree []int
+	var walk func(int)
+	walk = func(p int) {
+		for _, c := range children[p] {
+			tree = append(tree, c)
+			walk(c)
+		}
+	}
+	walk(pid)
+	return tree
+}
+
+// procStat reads a /proc/PID/stat file: pid (comm) state ppid ...
+func procStat(path string) (pid, ppid int, state string, ok bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, 0, "", false
+	}
+	s := string(b)
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return 0, 0, "", false
+	}
+	rest := strings.Fields(s[end+1:])
+	pid, err1 := strconv.Atoi(strings.TrimSpace(s[:open]))
+	if len(rest) < 2 || err1 != nil {
+		return 0, 0, "", false
+	}
+	ppid, err = strconv.Atoi(rest[1])
+	return pid, ppid, rest[0], err == nil
+}
+
+// Alive reports whether process p runs: it exists and is not a zombie.
+func Alive(p int) bool {
+	_, _, state, ok := procStat(fmt.Sprintf("/proc/%d/stat", p))
+	return ok && state != "Z"
+}

@@ -1,0 +1,231 @@
+package llc
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Mux is a Transport over several networks, each of which reaches some of
+// the job's processes: the per-peer choice of a network, as Open MPI's
+// BTL selection makes it (shared memory between processes of one host,
+// TCP between hosts). A process is reached by the first network that
+// lists it. Commands go to the network of their peer; the regions a
+// network gives carry its index in their top bits, so that commands on a
+// region go back to it; events from a network name processes of the job.
+type Mux struct {
+	nets  []muxNet
+	route []muxRoute // by job process
+}
+
+type muxNet struct {
+	tr     Transport
+	global []int // the network's process index -> job process
+	sink   muxSink
+}
+
+type muxRoute struct {
+	net  int // index in Mux.nets, -1: unreachable
+	peer int // the process's index in that network
+}
+
+// muxSink translates the processes named by a network's events.
+type muxSink struct {
+	to     Sink
+	global []int
+}
+
+func (s *muxSink) Step(ev Event) {
+	if ev.Kind == EvRecord {
+		if ev.Peer < 0 || ev.Peer >= len(s.global) {
+			s.to.Step(Event{Kind: EvError, Err: fmt.Errorf("llc: a record from process %d of a network of %d", ev.Peer, len(s.global))})
+			return
+		}
+		ev.Peer = s.global[ev.Peer]
+	}
+	s.to.Step(ev)
+}
+
+// regionNetShift places a network's index in the top bits of the regions
+// a Mux gives.
+const (
+	regionNetShift = 28
+	maxMuxNets     = 1 << (32 - regionNetShift)
+)
+
+// MuxNetwork is one network of a Mux: its transport, and the job
+// processes it reaches, in the network's own order (Procs[i] is the job
+// process that is process i of the network).
+type MuxNetwork struct {
+	Transport Transport
+	Procs     []int
+}
+
+// NewMux returns a Mux for a job of size processes over nets, in order of
+// preference. Every process must be reached by some network.
+func NewMux(size int, nets []MuxNetwork) (*Mux, error) {
+	if len(nets) == 0 || len(nets) > maxMuxNets {
+		return nil, fmt.Errorf("llc: a multiplexer of %d networks (1 to %d)", len(nets), maxMuxNets)
+	}
+	m := &Mux{route: make([]muxRoute, size)}
+	for p := range m.route {
+		m.route[p].net = -1
+	}
+	for i, n := range nets {
+		for local, p := range n.Procs {
+			if p < 0 || p >= size {
+				return nil, fmt.Errorf("llc: network %q reaches process %d of a job of %d", n.Transport.Caps().Name, p, size)
+			}
+			if m.route[p].net < 0 {
+				m.route[p] = muxRoute{net: i, peer: local}
+			}
+		}
+		m.nets = append(m.nets, muxNet{tr: n.Transport, global: n.Procs})
+	}
+	for i := range m.nets {
+		m.nets[i].sink.global = m.nets[i].global
+	}
+	for p, r := range m.route {
+		if r.net < 0 {
+			return nil, fmt.Errorf("llc: no network reaches process %d", p)
+		}
+	}
+	return m, nil
+}
+
+// Network returns the name of the network that reaches process p.
+func (m *Mux) Network(p int) string { return m.nets[m.route[p].net].tr.Caps().Name }
+
+// Caps combines the networks' capabilities: what every one of them
+// offers, and the smallest of their limits.
+func (m *Mux) Caps() Caps {
+	c := m.nets[0].tr.Caps()
+	names := []string{c.Name}
+	for _, n := range m.nets[1:] {
+		o := n.tr.Caps()
+		names = append(names, o.Name)
+		c.LoadStore = c.LoadStore && o.LoadStore
+		c.MaxRecord = min(c.MaxRecord, o.MaxRecord)
+		c.MaxInline = min(c.MaxInline, o.MaxInline)
+		c.EagerLimit = min(c.EagerLimit, o.EagerLimit)
+		c.Offload = false // a synchronisation network spans one network's processes
+		c.Async = c.Async || o.Async
+	}
+	c.Name = strings.Join(names, "+")
+	return c
+}
+
+// Execute issues c on the network of its peer, or of its region for the
+// commands on this process's own regions.
+func (m *Mux) Execute(c *Command) Event {
+	peer, region := c.Peer, c.Region
+	var net int
+	switch c.Kind {
+	case CmdRelease, CmdWatchRing, CmdWatchSlot:
+		net = int(region >> regionNetShift)
+		if net >= len(m.nets) {
+			return Event{Kind: EvError, Token: c.Token, Err: fmt.Errorf("llc: %v of region %#x of no network", c.Kind, region)}
+		}
+	default:
+		if peer < 0 || peer >= len(m.route) {
+			return Event{Kind: EvError, Token: c.Token, Err: fmt.Errorf("llc: %v to process %d of a job of %d", c.Kind, peer, len(m.route))}
+		}
+		net = m.route[peer].net
+		if region != 0 && int(region>>regionNetShift) != net {
+			return Event{Kind: EvError, Token: c.Token, Err: fmt.Errorf("llc: %v to process %d on region %#x of another network", c.Kind, peer, region)}
+		}
+	}
+	if peer >= 0 && peer < len(m.route) && m.route[peer].net == net {
+		c.Peer = m.route[peer].peer
+	}
+	c.Region = region & (1<<regionNetShift - 1)
+	ev := m.nets[net].tr.Execute(c)
+	c.Peer, c.Region = peer, region
+	if ev.Kind == EvDone {
+		switch c.Kind {
+		case CmdRegister, CmdAlloc, CmdAllocQueue:
+			if ev.Value >= 1<<regionNetShift {
+				return Event{Kind: EvError, Token: c.Token, Err: fmt.Errorf("llc: network %d gave region %#x, beyond %d bits", net, ev.Value, regionNetShift)}
+			}
+			ev.Value |= uint64(net) << regionNetShift
+		}
+	}
+	return ev
+}
+
+// Poll polls every network.
+func (m *Mux) Poll(sink Sink) bool {
+	p := false
+	for i := range m.nets {
+		n := &m.nets[i]
+		n.sink.to = sink
+		if n.tr.Poll(&n.sink) {
+			p = true
+		}
+	}
+	return p
+}
+
+// TimedSleeper is implemented by transports whose Sleep can be bounded
+// per call.
+type TimedSleeper interface {
+	// SleepFor is Sleep, bounded by d.
+	SleepFor(ticket uint32, d time.Duration)
+}
+
+// Waker is implemented by transports that can wake the process's
+// goroutines asleep in Sleep.
+type Waker interface {
+	Wake()
+}
+
+// MuxSleep bounds a Mux's sleep on its first network when it has more
+// than one: traffic on the others does not ring the first one's doorbell,
+// so a sleeping process looks at them again at least this often.
+const MuxSleep = 200 * time.Microsecond
+
+// Arm arms the first network.
+func (m *Mux) Arm() uint32 { return m.nets[0].tr.Arm() }
+
+// Sleep sleeps on the first network, for at most MuxSleep when there are
+// others.
+func (m *Mux) Sleep(ticket uint32) {
+	first := m.nets[0].tr
+	if ts, ok := first.(TimedSleeper); ok && len(m.nets) > 1 {
+		ts.SleepFor(ticket, MuxSleep)
+		return
+	}
+	if len(m.nets) > 1 {
+		first.Disarm()
+		time.Sleep(MuxSleep)
+		return
+	}
+	first.Sleep(ticket)
+}
+
+// Disarm disarms the first network.
+func (m *Mux) Disarm() { m.nets[0].tr.Disarm() }
+
+// Wake wakes the goroutines asleep on any network.
+func (m *Mux) Wake() {
+	for _, n := range m.nets {
+		if w, ok := n.tr.(Waker); ok {
+			w.Wake()
+		}
+	}
+}
+
+// Stats returns the counters of every network, each name prefixed by its
+// network's ("tcp.frames").
+func (m *Mux) Stats() []Stat {
+	var out []Stat
+	for _, n := range m.nets {
+		if r, ok := n.tr.(StatsReporter); ok {
+			name := n.tr.Caps().Name
+			for _, s := range r.Stats() {
+				out = append(out, Stat{Name: name + "." + s.Name, Value: s.Value})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,191 @@
+package pmi
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rhinet-go/martini/llc/datastore"
+)
+
+var (
+	// ErrServerLost is wrapped by errors of requests that failed because
+	// the connection to the PMI server broke, typically because the
+	// launcher went away.
+	ErrServerLost = errors.New("connection to the PMI server lost")
+	// ErrRefused is wrapped by errors of requests that the server answered
+	// with a non-zero return code.
+	ErrRefused = errors.New("PMI server refused the request")
+	// ErrTooLong is wrapped by errors of a Put or Get whose key or value,
+	// escaped for the wire, is longer than the server takes.
+	ErrTooLong = errors.New("longer than the PMI server takes")
+	// ErrPutTwice is wrapped by the error of a Put of a key that this
+	// process already put with another value: PMI servers keep a key's
+	// first value (RFC 13: a key is put once; Hydra answers a second put
+	// with success and keeps the first).
+	ErrPutTwice = errors.New("key already put with another value, and PMI keeps a key's first value")
+)
+
+// protocol is what the Client needs of a wire protocol. Keys and values
+// are already escaped for the wire.
+type protocol interface {
+	name() string
+	put(key, value string) error
+	// get asks for key once; found is false if the server does not have
+	// it. timeout bounds the exchange (0: no bound).
+	get(key string, timeout time.Duration) (value string, found bool, err error)
+	barrier() error
+	abort(code int, msg string) error
+	finalize() error
+}
+
+// Options describe the client's side of a connection to a PMI server.
+type Options struct {
+	// Version is the protocol, 1 (PMI-1) or 2 (PMI-2).
+	Version int
+	// Rank and Size are the process's rank and the job's size, as the
+	// launcher set them (PMI_RANK, PMI_SIZE). PMI-1 learns them only
+	// here; PMI-2's fullinit reports them and they are checked against
+	// these.
+	Rank, Size int
+	// JobID is the launcher's PMI_JOBID, passed on in PMI-2's fullinit
+	// (Slurm requires it); empty if the launcher set none.
+	JobID string
+	// Timeout bounds every exchange but a fence's wait, and a Get's
+	// wait for its key. Zero means datastore.DefaultTimeout, negative
+	// no bound.
+	Timeout time.Duration
+}
+
+// Client is a process's connection to the PMI server of its launcher, as
+// a datastore.Store. See the package documentation for what the PMI
+// protocols let it promise. It is safe for concurrent use; its requests
+// go to the server one at a time, as PMI requires, except Abort, which
+// is sent even while a fence waits.
+type Client struct {
+	conn    *conn
+	proto   protocol
+	timeout time.Duration // 0: none
+	rank    int
+	size    int
+	version int
+	jobID   string
+	keyMax  int // longest wire key the server takes
+	valMax  int // longest wire value
+
+	state   sync.Mutex
+	closed  bool          // Close was called
+	fencing bool          // a Fence or FenceCollect holds mu
+	closing chan struct{} // closed by Close: ends Get's waits
+	onClose func()        // if not nil, called once the connection is closed
+
+	mu sync.Mutex // serializes the requests; guards index
+	index
+}
+
+var _ datastore.Store = (*Client)(nil)
+
+// Open initializes a client on rw, which it takes ownership of (it
+// closes rw if it fails), and returns it once the server has answered
+// the protocol's initialization.
+func Open(rw Conn, opts Options) (*Client, error) {
+	c, err := open(rw, opts)
+	if err != nil {
+		rw.Close()
+		return nil, fmt.Errorf("pmi-%d: %w", opts.Version, err)
+	}
+	return c, nil
+}
+
+func open(rw Conn, opts Options) (*Client, error) {
+	if opts.Size < 1 || opts.Rank < 0 || opts.Rank >= opts.Size {
+		return nil, fmt.Errorf("rank %d of %d processes: out of range", opts.Rank, opts.Size)
+	}
+	timeout := opts.Timeout
+	switch {
+	case timeout == 0:
+		timeout = datastore.DefaultTimeout
+	case timeout < 0:
+		timeout = 0
+	}
+	cl := &Client{
+		conn: newConn(rw), timeout: timeout, rank: opts.Rank, size: opts.Size,
+		version: opts.Version, closing: make(chan struct{}),
+	}
+	switch opts.Version {
+	case 1:
+		p, keyMax, valMax, err := open1(cl.conn, timeout)
+		if err != nil {
+			return nil, err
+		}
+		cl.proto, cl.keyMax, cl.valMax, cl.jobID = p, keyMax, valMax, p.kvsname
+	case 2:
+		p, rank, size, job, err := open2(cl.conn, opts.Rank, opts.JobID, timeout)
+		if err != nil {
+			return nil, err
+		}
+		if rank != opts.Rank || size != opts.Size {
+			return nil, fmt.Errorf("fullinit: the server says rank %d of %d, the environment rank %d of %d", rank, size, opts.Rank, opts.Size)
+		}
+		cl.proto, cl.keyMax, cl.valMax, cl.jobID = p, keyMax2, valMax2, job
+	default:
+		return nil, fmt.Errorf("no PMI version %d: 1 or 2", opts.Version)
+	}
+	cl.index = newIndex(opts.Rank, opts.Size)
+	return cl, nil
+}
+
+// Rank returns the process's rank.
+func (c *Client) Rank() int { return c.rank }
+
+// Size returns the number of processes of the job.
+func (c *Client) Size() int { return c.size }
+
+// Version returns the protocol: 1 or 2.
+func (c *Client) Version() int { return c.version }
+
+// JobID returns the name the server gives the job's key-value space
+// (PMI-1's kvsname, PMI-2's jobid): the same for every process of the
+// job, different between jobs.
+func (c *Client) JobID() string { return c.jobID }
+
+// errorf returns err in the context of the request what.
+func (c *Client) errorf(what string, err error) error {
+	return fmt.Errorf("%s: %s: %w", c.proto.name(), what, err)
+}
+
+// encode returns key and value escaped for the wire, checked against the
+// server's limits.
+func (c *Client) encode(key, value string) (wkey, wval string, err error) {
+	if key == "" {
+		return "", "", errors.New("empty key: PMI cannot carry one")
+	}
+	wkey, wval = wireKey(key), escape(value)
+	if len(wkey) > c.keyMax {
+		return "", "", fmt.Errorf("key of %d bytes is %d escaped for the wire, %w (%d)", len(key), len(wkey), ErrTooLong, c.keyMax)
+	}
+	if len(wval) > c.valMax {
+		return "", "", fmt.Errorf("value of %d bytes is %d escaped for the wire, %w (%d)", len(value), len(wval), ErrTooLong, c.valMax)
+	}
+	return wkey, wval, nil
+}
+
+// begin starts a request, under mu; fence says whether it is a fence,
+// which Close ends instead of waiting for it. A fence calls endFence when
+// done.
+func (c *Client) begin(fence bool) error {
+	c.state.Lock()
+	defer c.state.Unlock()
+	if c.closed {
+		return datastore.ErrClosed
+	}
+	c.fencing = fence
+	return nil
+}
+
+func (c *Client) endFence() {
+	c.state.Lock()
+	c.fencing = false
+	c.state.Unlock()
+}

@@ -1,0 +1,163 @@
+package pmi
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// Names of the environment variables that PMI launchers set for the
+// processes they start, and of the one that chooses the protocol.
+const (
+	EnvFD    = "PMI_FD"    // the descriptor of the connection to the server
+	EnvRank  = "PMI_RANK"  // the process's rank
+	EnvSize  = "PMI_SIZE"  // the number of processes
+	EnvJobID = "PMI_JOBID" // the job (Slurm's mpi/pmi2 sets it, Hydra does not)
+	// EnvVersion, "1" or "2", forces PMI-1 or PMI-2 instead of the choice
+	// FromEnv makes.
+	EnvVersion = "MARTINI_PMI"
+)
+
+// Job is what a process learns from its PMI launcher.
+type Job struct {
+	Rank    int // the process's rank
+	Size    int // the number of processes
+	Version int // the protocol: 1 or 2
+	// Store is the connection to the launcher's PMI server, which the
+	// Job owns.
+	Store *Client
+}
+
+// owned holds the descriptors that clients made by FromEnv own, until
+// they are closed.
+var owned struct {
+	sync.Mutex
+	fds map[int]bool
+}
+
+// own marks fd as owned; false if it already is.
+func own(fd int) bool {
+	owned.Lock()
+	defer owned.Unlock()
+	if owned.fds[fd] {
+		return false
+	}
+	if owned.fds == nil {
+		owned.fds = make(map[int]bool)
+	}
+	owned.fds[fd] = true
+	return true
+}
+
+func disown(fd int) {
+	owned.Lock()
+	delete(owned.fds, fd)
+	owned.Unlock()
+}
+
+// FromEnv connects to the PMI server of the launcher that started this
+// process, through the descriptor named by PMI_FD, with the rank and size
+// of PMI_RANK and PMI_SIZE, and returns the job once the server has
+// answered the initialization. The Job's Store owns the descriptor: a
+// second FromEnv fails while that Store is open. Errors name the
+// offending variable.
+//
+// The protocol is MARTINI_PMI's when set. Otherwise it is PMI-2 when
+// PMI_JOBID is set and PMI-1 when not: Slurm's mpi/pmi2 plugin sets
+// PMI_JOBID (and its PMI-2 fullinit requires the job id) while Hydra sets
+// none; Hydra speaks both protocols, and PMI-1 is the protocol every
+// PMI_FD launcher speaks (RFC 13: Hydra, Flux, Slurm's plugin too).
+func FromEnv(getenv func(string) string) (*Job, error) {
+	fd, opts, err := parseEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	if !own(fd) {
+		return nil, fmt.Errorf("pmi: %s=%d: already taken over by an earlier FromEnv, whose Store is open", EnvFD, fd)
+	}
+	f, err := fdConn(fd)
+	if err != nil {
+		disown(fd)
+		return nil, err
+	}
+	c, err := Open(f, opts)
+	if err != nil {
+		disown(fd)
+		return nil, fmt.Errorf("pmi: %s=%d: %w", EnvFD, fd, err)
+	}
+	c.onClose = func() { disown(fd) }
+	return &Job{Rank: c.Rank(), Size: c.Size(), Version: c.Version(), Store: c}, nil
+}
+
+// parseEnv reads and checks the launcher's variables.
+func parseEnv(getenv func(string) string) (fd int, opts Options, err error) {
+	if fd, err = intEnv(getenv, EnvFD); err != nil {
+		return 0, Options{}, err
+	}
+	if fd <= 2 {
+		return 0, Options{}, fmt.Errorf("pmi: %s=%d: a standard stream, not a connection to a PMI server", EnvFD, fd)
+	}
+	if opts.Size, err = intEnv(getenv, EnvSize); err != nil {
+		return 0, Options{}, err
+	}
+	if opts.Size < 1 {
+		return 0, Options{}, fmt.Errorf("pmi: %s=%d: need at least 1 process", EnvSize, opts.Size)
+	}
+	if opts.Rank, err = intEnv(getenv, EnvRank); err != nil {
+		return 0, Options{}, err
+	}
+	if opts.Rank < 0 || opts.Rank >= opts.Size {
+		return 0, Options{}, fmt.Errorf("pmi: %s=%d: out of range for %s=%d", EnvRank, opts.Rank, EnvSize, opts.Size)
+	}
+	opts.JobID = getenv(EnvJobID)
+	switch v := getenv(EnvVersion); v {
+	case "1", "2":
+		opts.Version = int(v[0] - '0')
+	case "":
+		opts.Version = 1
+		if opts.JobID != "" {
+			opts.Version = 2
+		}
+	default:
+		return 0, Options{}, fmt.Errorf("pmi: %s=%q: want 1 (PMI-1) or 2 (PMI-2)", EnvVersion, v)
+	}
+	return fd, opts, nil
+}
+
+func intEnv(getenv func(string) string, name string) (int, error) {
+	s := getenv(name)
+	if s == "" {
+		return 0, fmt.Errorf("pmi: %s is not set", name)
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("pmi: %s=%q: not an integer", name, s)
+	}
+	return n, nil
+}
+
+// fdConn takes over the inherited descriptor fd, which must be an open
+// stream socket. It goes through os rather than net (net.FileConn), so
+// that a program that imports the package links no cgo.
+func fdConn(fd int) (*os.File, error) {
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil {
+		return nil, fmt.Errorf("pmi: %s=%d: %w", EnvFD, fd, err)
+	}
+	typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE)
+	if err != nil || typ != unix.SOCK_STREAM {
+		if err == nil {
+			err = fmt.Errorf("socket type %d", typ)
+		}
+		return nil, fmt.Errorf("pmi: %s=%d: not a stream socket: %w", EnvFD, fd, err)
+	}
+	// Not for programs this one may start; non-blocking, so that the
+	// runtime's poller serves it (deadlines, a Close that ends a Read).
+	unix.CloseOnExec(fd)
+	if err := unix.SetNonblock(fd, true); err != nil {
+		return nil, fmt.Errorf("pmi: %s=%d: %w", EnvFD, fd, err)
+	}
+	return os.NewFile(uintptr(fd), "pmi"), nil
+}

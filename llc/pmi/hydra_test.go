@@ -1,0 +1,64 @@
+package pmi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rhinet-go/martini/internal/hydratest"
+	"github.com/rhinet-go/martini/internal/mpirunbuild"
+)
+
+// TestHydra runs testdata/kvs under MPICH's mpiexec.hydra with both
+// protocols: jobs of 3 and of 1 process that put, collect, get, fence
+// (checking that the fence waits for every process) and close; and jobs
+// in which a process aborts while the others wait in a fence, which Hydra
+// must end with a non-zero exit.
+func TestHydra(t *testing.T) {
+	hydra := hydratest.Hydra(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "kvs")
+	var out bytes.Buffer
+	if err := mpirunbuild.GoBuild(context.Background(), mpirunbuild.Spec{
+		Pkg: "./testdata/kvs", Out: bin, Work: dir, Stdout: &out, Stderr: &out,
+	}); err != nil {
+		t.Fatalf("%v\n%s", err, out.Bytes())
+	}
+	for _, version := range []int{1, 2} {
+		env := []string{EnvVersion + "=" + strconv.Itoa(version)}
+		for _, n := range []int{3, 1} {
+			t.Run(fmt.Sprintf("pmi-%d/n=%d", version, n), func(t *testing.T) {
+				stdout, stderr, err := hydratest.Run(hydra, env, n, bin, "-mark", t.TempDir())
+				if err != nil {
+					t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+				}
+				for r := range n {
+					line := fmt.Sprintf("rank %d of %d: pmi-%d ok\n", r, n, version)
+					if !strings.Contains(stdout, line) {
+						t.Errorf("no line %q in the output:\n%s\nstderr:\n%s", line, stdout, stderr)
+					}
+				}
+			})
+		}
+		t.Run(fmt.Sprintf("pmi-%d/abort", version), func(t *testing.T) {
+			stdout, stderr, err := hydratest.Run(hydra, env, 3, bin, "-abort", "1")
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() <= 0 {
+				t.Fatalf("job with an Abort: %v, want a non-zero exit\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+			}
+			// PMI-1 carries the code, and Hydra exits with it.
+			if version == 1 && exit.ExitCode() != 7 {
+				t.Errorf("exit code %d, want the Abort's 7\nstderr:\n%s", exit.ExitCode(), stderr)
+			}
+			if strings.Contains(stderr, "fence returned") {
+				t.Errorf("a process left its fence instead of being ended:\n%s", stderr)
+			}
+		})
+	}
+}

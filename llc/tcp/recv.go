@@ -1,0 +1,309 @@
+package tcp
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/rhinet-go/martini/llc"
+	"golang.org/x/sys/unix"
+)
+
+// A frame whose payload is at most wholeMax bytes is acted on once it is
+// all in the receive buffer; a larger payload is read straight into its
+// destination (target memory, a read's buffer), past the buffer. Records
+// are always whole: the buffer holds two of the largest.
+const (
+	wholeMax  = 4 << 10
+	inBufSize = 2 * (hdrSize + MaxRecord)
+	maxReads  = 64 // reads of one connection in one Poll
+)
+
+// inbound is what arrived on one connection and is not consumed yet.
+type inbound struct {
+	buf  []byte // buf[r:w] is unread
+	r, w int
+	// streaming: the rest of a payload is read straight into dst, or
+	// skip bytes of it are discarded; then fin completes its frame.
+	streaming bool
+	dst       []byte
+	skip      uint64
+	fin       finish
+}
+
+// finish is what completes a frame once its payload has arrived.
+type finish struct {
+	sig    *uint64 // fWrite: the signal word to store, or nil
+	sigVal uint64
+	answer bool // fAnswer: the oldest request's read is complete
+}
+
+// pending is a request (CmdRead, CmdCAS, CmdFetchAdd) waiting for its
+// answer; answers come in request order.
+type pending struct {
+	kind  llc.CmdKind
+	token uint64
+	data  []byte // CmdRead: the destination
+}
+
+// take consumes the n-byte payload of the frame at the read position: the
+// part in the buffer goes to dst (nil: dropped), and the rest will be read
+// straight into dst (or discarded) before fin. It reports whether the
+// payload is all consumed already.
+func (in *inbound) take(n uint64, dst []byte, fin finish) bool {
+	k := min(n, uint64(in.w-in.r-hdrSize))
+	if dst != nil {
+		copy(dst, in.buf[in.r+hdrSize:in.r+hdrSize+int(k)])
+	}
+	in.r += hdrSize + int(k)
+	if k == n {
+		return true
+	}
+	in.r, in.w = 0, 0 // the buffer is empty
+	in.streaming, in.fin = true, fin
+	if dst != nil {
+		in.dst = dst[k:]
+	} else {
+		in.skip = n - k
+	}
+	return false
+}
+
+// receive reads what p's connection brought and acts on it: it applies
+// writes, serves requests, and delivers records and answers to sink. It
+// reports whether anything arrived.
+func (t *Transport) receive(p *peer, sink llc.Sink) (bool, error) {
+	got := false
+	for range maxReads {
+		if err := t.frames(p, sink); err != nil {
+			return got, err
+		}
+		want, n, err := t.read(p)
+		switch {
+		case errors.Is(err, unix.EAGAIN):
+			return got, nil
+		case err != nil:
+			return got, fmt.Errorf("tcp: connection to process %d: %w", p.id, err)
+		case n == 0:
+			return got, fmt.Errorf("tcp: process %d closed the connection", p.id)
+		}
+		got = true
+		t.stats.bytesIn += uint64(n)
+		if n < want { // nothing more for now
+			return got, t.frames(p, sink)
+		}
+	}
+	return got, nil
+}
+
+// read reads from p's socket into the payload being streamed or the
+// receive buffer; it returns how much it asked for and got.
+func (t *Transport) read(p *peer) (want, n int, err error) {
+	in := &p.in
+	var b []byte
+	switch {
+	case len(in.dst) > 0:
+		b = in.dst
+	case in.skip > 0:
+		b = in.buf[:min(uint64(len(in.buf)), in.skip)]
+	default:
+		if in.r == in.w {
+			in.r, in.w = 0, 0
+		} else if len(in.buf)-in.r < hdrSize+MaxRecord {
+			in.w = copy(in.buf, in.buf[in.r:in.w])
+			in.r = 0
+		}
+		b = in.buf[in.w:]
+	}
+	n, err = readFD(p.fd, b)
+	switch {
+	case n <= 0:
+		return len(b), 0, err
+	case len(in.dst) > 0:
+		in.dst = in.dst[n:]
+	case in.skip > 0:
+		in.skip -= uint64(n)
+	default:
+		in.w += n
+	}
+	return len(b), n, nil
+}
+
+// frames acts on the frames that have arrived whole, and on a streamed
+// payload that is complete.
+func (t *Transport) frames(p *peer, sink llc.Sink) error {
+	in := &p.in
+	if in.streaming {
+		if len(in.dst) > 0 || in.skip > 0 {
+			return nil
+		}
+		in.streaming, in.dst = false, nil
+		t.complete(p, in.fin, sink)
+	}
+	for !in.streaming && in.w-in.r >= hdrSize {
+		var h header
+		h.get(in.buf[in.r:])
+		ok, err := t.frame(p, &h, sink)
+		if err != nil {
+			return fmt.Errorf("tcp: corrupt stream from process %d: %w", p.id, err)
+		}
+		if !ok {
+			return nil
+		}
+		t.stats.framesIn++
+	}
+	return nil
+}
+
+// frame acts on the frame with header h at the read position; it reports
+// false when the frame must be whole and is not yet.
+func (t *Transport) frame(p *peer, h *header, sink llc.Sink) (bool, error) {
+	in := &p.in
+	whole := h.n <= uint64(in.w-in.r-hdrSize)
+	switch h.kind {
+	case fWrite:
+		if !whole && h.n <= wholeMax {
+			return false, nil
+		}
+		dst, err := t.mem.span(h.region, h.off, h.n)
+		var sig *uint64
+		if err == nil && h.c != 0 {
+			sig, err = t.mem.word(h.region, h.b)
+		}
+		if err != nil {
+			t.replyErr(p, fWriteErr, h.a, err)
+			dst, sig = nil, nil
+		}
+		if in.take(h.n, dst, finish{sig: sig, sigVal: h.c}) {
+			t.complete(p, finish{sig: sig, sigVal: h.c}, sink)
+		}
+	case fRecord:
+		if h.n < llc.RecordMeta || h.n > MaxRecord {
+			return false, fmt.Errorf("a record of %d bytes", h.n)
+		}
+		if !whole {
+			return false, nil
+		}
+		rec := in.buf[in.r+hdrSize : in.r+hdrSize+int(h.n)]
+		in.r += hdrSize + int(h.n)
+		sink.Step(llc.Event{Kind: llc.EvRecord, Peer: p.id, Head: rec[:llc.RecordMeta], Data: rec[llc.RecordMeta:]})
+	case fRead, fCAS, fFetchAdd:
+		if h.n != 0 {
+			return false, fmt.Errorf("a request of kind %d with a payload", h.kind)
+		}
+		in.r += hdrSize
+		t.serve(p, h)
+	case fAnswer, fWriteErr:
+		return t.answer(p, h, whole, sink)
+	default:
+		return false, fmt.Errorf("a frame of kind %d", h.kind)
+	}
+	return true, nil
+}
+
+// complete finishes a frame whose payload has all arrived.
+func (t *Transport) complete(p *peer, f finish, sink llc.Sink) {
+	if f.sig != nil {
+		atomic.StoreUint64(f.sig, f.sigVal)
+	}
+	if f.answer {
+		q := p.pop()
+		if q.token != 0 {
+			sink.Step(llc.Event{Kind: llc.EvDone, Token: q.token})
+		}
+	}
+}
+
+// serve performs a request of p on this process's memory and queues the
+// answer.
+func (t *Transport) serve(p *peer, h *header) {
+	t.stats.served++
+	var (
+		ans  = header{kind: fAnswer}
+		data []byte
+		err  error
+	)
+	switch {
+	case h.kind != fRead:
+		kind := llc.CmdFetchAdd
+		if h.kind == fCAS {
+			kind = llc.CmdCAS
+		}
+		ans.a, err = t.mem.atomic(kind, h.region, h.off, h.a, h.b)
+	case h.a == 8:
+		data = t.word[:]
+		err = t.mem.read(h.region, h.off, data)
+	default:
+		data, err = t.mem.span(h.region, h.off, h.a)
+	}
+	if err != nil {
+		t.replyErr(p, fAnswer, 0, err)
+		return
+	}
+	ans.n = uint64(len(data))
+	p.out.add(&ans, nil, data)
+}
+
+// replyErr queues a failed answer (fAnswer, fWriteErr with token) carrying
+// err's text.
+func (t *Transport) replyErr(p *peer, kind uint8, token uint64, err error) {
+	text := []byte(err.Error())
+	text = text[:min(len(text), maxErrText)]
+	p.out.add(&header{kind: kind, status: 1, n: uint64(len(text)), a: token}, text, nil)
+}
+
+// answer acts on an fAnswer or fWriteErr from p.
+func (t *Transport) answer(p *peer, h *header, whole bool, sink llc.Sink) (bool, error) {
+	in := &p.in
+	if h.kind == fAnswer && p.ph == len(p.pend) {
+		return false, errors.New("an answer that no request awaits")
+	}
+	if h.status != 0 || h.kind == fWriteErr {
+		if h.n > maxErrText {
+			return false, fmt.Errorf("an error of %d bytes", h.n)
+		}
+		if !whole {
+			return false, nil
+		}
+		text := string(in.buf[in.r+hdrSize : in.r+hdrSize+int(h.n)])
+		in.r += hdrSize + int(h.n)
+		kind, token := llc.CmdWrite, h.a
+		if h.kind == fAnswer {
+			q := p.pop()
+			kind, token = q.kind, q.token
+		}
+		sink.Step(llc.Event{Kind: llc.EvError, Token: token, Err: fmt.Errorf("tcp: %v at process %d: %s", kind, p.id, text)})
+		return true, nil
+	}
+	q := &p.pend[p.ph]
+	if q.kind != llc.CmdRead {
+		if h.n != 0 {
+			return false, fmt.Errorf("an answer of %d bytes to a %v", h.n, q.kind)
+		}
+		in.r += hdrSize
+		if q := p.pop(); q.token != 0 {
+			sink.Step(llc.Event{Kind: llc.EvDone, Token: q.token, Value: h.a})
+		}
+		return true, nil
+	}
+	if h.n != uint64(len(q.data)) {
+		return false, fmt.Errorf("an answer of %d bytes to a read of %d", h.n, len(q.data))
+	}
+	if !whole && h.n <= wholeMax {
+		return false, nil
+	}
+	if in.take(h.n, q.data, finish{answer: true}) {
+		t.complete(p, finish{answer: true}, sink)
+	}
+	return true, nil
+}
+
+// pop removes and returns p's oldest pending request.
+func (p *peer) pop() pending {
+	q := p.pend[p.ph]
+	p.pend[p.ph] = pending{}
+	if p.ph++; p.ph == len(p.pend) {
+		p.pend, p.ph = p.pend[:0], 0
+	}
+	return q
+}

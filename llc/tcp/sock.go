@@ -1,0 +1,118 @@
+package tcp
+
+import (
+	"fmt"
+	"net/netip"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Sockets are raw non-blocking descriptors: no goroutine, no netpoller,
+// no allocation on the way of a frame.
+
+// parseAddr returns the socket address of "ip:port".
+func parseAddr(s string) (unix.Sockaddr, error) {
+	ap, err := netip.ParseAddrPort(s)
+	if err != nil {
+		return nil, fmt.Errorf("address %q: want ip:port: %w", s, err)
+	}
+	if a := ap.Addr().Unmap(); a.Is4() {
+		return &unix.SockaddrInet4{Port: int(ap.Port()), Addr: a.As4()}, nil
+	}
+	return &unix.SockaddrInet6{Port: int(ap.Port()), Addr: ap.Addr().As16()}, nil
+}
+
+// sockaddrString formats a socket address as "ip:port".
+func sockaddrString(sa unix.Sockaddr) string {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port)).String()
+	case *unix.SockaddrInet6:
+		return netip.AddrPortFrom(netip.AddrFrom16(a.Addr), uint16(a.Port)).String()
+	}
+	return fmt.Sprint(sa)
+}
+
+// socket returns a non-blocking TCP socket for addresses like sa.
+func socket(sa unix.Sockaddr) (int, error) {
+	family := unix.AF_INET
+	if _, ok := sa.(*unix.SockaddrInet6); ok {
+		family = unix.AF_INET6
+	}
+	return unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+}
+
+// listen returns a listening socket bound to sa.
+func listen(sa unix.Sockaddr, backlog int) (int, error) {
+	fd, err := socket(sa)
+	if err != nil {
+		return -1, err
+	}
+	if err = unix.Bind(fd, sa); err == nil {
+		err = unix.Listen(fd, backlog)
+	}
+	if err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// connect starts a connection to sa, without Nagle's delay; it completes
+// in the background.
+func connect(sa unix.Sockaddr) (int, error) {
+	fd, err := socket(sa)
+	if err != nil {
+		return -1, err
+	}
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	if err := unix.Connect(fd, sa); err != nil && err != unix.EINPROGRESS {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// readFD reads into b; n is 0 on error.
+func readFD(fd int, b []byte) (int, error) {
+	for {
+		n, err := unix.Read(fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		return n, nil
+	}
+}
+
+// write writes b, or what the socket takes of it.
+func write(fd int, b []byte) (int, error) {
+	for {
+		n, err := unix.Write(fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		return n, nil
+	}
+}
+
+// writev writes the buffers of iov in order, or what the socket takes of
+// them.
+func writev(fd int, iov []unix.Iovec) (int, error) {
+	for {
+		n, _, e := unix.Syscall(unix.SYS_WRITEV, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 {
+			return 0, e
+		}
+		return int(n), nil
+	}
+}

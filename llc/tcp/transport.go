@@ -1,0 +1,353 @@
+// Package tcp is the translator between the network-independent LLC
+// layer and TCP sockets: the second network under the same protocol
+// engine. Processes of a job connect lazily, one connection per pair;
+// remote writes, reads, compare-and-swaps and fetch-and-adds travel as
+// frames (frame.go) that the target's Poll serves on its registered
+// memory, and receive-queue records travel as frames of their own. The
+// receiving half reuses llc.LocalMemory for rings and watched slots, so
+// every eager transport and rendezvous variant of the engine runs
+// unchanged.
+package tcp
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rhinet-go/martini/llc"
+	"golang.org/x/sys/unix"
+)
+
+// Options configures a Transport.
+type Options struct {
+	// Addr is the address to listen on, "ip:port"; "" means 127.0.0.1:0
+	// (any free port of the loopback interface).
+	Addr string
+	// Key names the job: a connection whose handshake carries another key
+	// is refused, so that a stray connection cannot join.
+	Key uint64
+	// SleepTimeout bounds one Sleep, as a safety net (default 500 ms).
+	SleepTimeout time.Duration
+	// CloseTimeout bounds how long Close keeps writing output that waits
+	// for the peers (default 5 s).
+	CloseTimeout time.Duration
+}
+
+// Recommended thresholds, measured on loopback (see the package's
+// benchmarks): below 32 KiB a message is cheaper as one record than as a
+// rendezvous, whose request and answer cost a round trip; the push
+// rendezvous moves the data in one frame the sender writes from the user
+// buffer, with no request to serve.
+const (
+	DefaultEagerLimit = 32 << 10
+	DefaultRendezvous = llc.RndvPush
+)
+
+// Transport implements llc.Transport and llc.StatsReporter over TCP. The
+// methods of llc.Transport other than Arm, Sleep, Disarm and Wake, and
+// SetPeers, Stats and Close, must not run concurrently (an llc.Endpoint
+// serialises them).
+type Transport struct {
+	self, size int
+	opt        Options
+	lfd, efd   int
+	addr       string
+	addrs      []unix.Sockaddr
+	peers      []peer
+	incoming   []incoming
+	up         int // peers whose connection is up
+	polls      uint
+	closed     bool
+
+	mem   regions
+	lmem  *llc.LocalMemory
+	queue llc.RegionID // CmdAllocQueue's region, or 0
+	selfq []byte       // records enqueued to this process, one after another
+	selfn []int        // their lengths
+	late  []llc.Event  // completions and failures for the next Poll
+	iov   [maxIov]unix.Iovec
+	word  [8]byte
+	stats counters
+
+	smu      sync.Mutex // guards pollfds and efd
+	pollfds  []unix.PollFd
+	dirty    bool // pollfds is out of date
+	sleepers atomic.Int32
+	wakes    atomic.Uint32
+	sleeps   atomic.Uint64
+}
+
+// counters are the transport's statistics.
+type counters struct {
+	dialed, accepted, refused       uint64
+	framesOut, framesIn             uint64
+	bytesOut, bytesIn               uint64
+	blocked, zeroCopy, served, lost uint64
+}
+
+// Listen returns the transport of process self of a job of size
+// processes, listening on o.Addr.
+func Listen(self, size int, o Options) (*Transport, error) {
+	if size < 1 || self < 0 || self >= size {
+		return nil, fmt.Errorf("tcp: process %d of a job of %d", self, size)
+	}
+	if o.Addr == "" {
+		o.Addr = "127.0.0.1:0"
+	}
+	if o.SleepTimeout <= 0 {
+		o.SleepTimeout = 500 * time.Millisecond
+	}
+	if o.CloseTimeout <= 0 {
+		o.CloseTimeout = 5 * time.Second
+	}
+	sa, err := parseAddr(o.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("tcp: listening: %w", err)
+	}
+	lfd, err := listen(sa, min(size+16, 4096))
+	if err != nil {
+		return nil, fmt.Errorf("tcp: listening on %s: %w", o.Addr, err)
+	}
+	bound, err := unix.Getsockname(lfd)
+	if err != nil {
+		unix.Close(lfd)
+		return nil, fmt.Errorf("tcp: the address of the listener on %s: %w", o.Addr, err)
+	}
+	efd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(lfd)
+		return nil, fmt.Errorf("tcp: making the wakeup eventfd: %w", err)
+	}
+	t := &Transport{self: self, size: size, opt: o, lfd: lfd, efd: efd, addr: sockaddrString(bound),
+		peers: make([]peer, size), mem: regions{m: make(map[llc.RegionID][]byte)},
+		lmem: llc.NewLocalMemory(self), dirty: true}
+	for i := range t.peers {
+		t.peers[i] = peer{id: i, fd: -1, hsOff: hdrSize}
+	}
+	t.syncPollset()
+	return t, nil
+}
+
+// Addr returns the address the transport listens on, for the other
+// processes of the job.
+func (t *Transport) Addr() string { return t.addr }
+
+// SetPeers gives the address of every process of the job (Addr of each,
+// indexed by process), before the first command to another process.
+func (t *Transport) SetPeers(addrs []string) error {
+	if len(addrs) != t.size {
+		return fmt.Errorf("tcp: %d peer addresses for a job of %d processes", len(addrs), t.size)
+	}
+	sas := make([]unix.Sockaddr, len(addrs))
+	for i, a := range addrs {
+		sa, err := parseAddr(a)
+		if err != nil {
+			return fmt.Errorf("tcp: process %d: %w", i, err)
+		}
+		sas[i] = sa
+	}
+	t.addrs = sas
+	return nil
+}
+
+// Caps reports the transport's capabilities.
+func (t *Transport) Caps() llc.Caps {
+	return llc.Caps{Name: "tcp", MaxRecord: MaxRecord, EagerLimit: DefaultEagerLimit,
+		Rendezvous: DefaultRendezvous, Async: true}
+}
+
+// Execute issues cmd. Commands to this process and commands that need no
+// peer complete at once; a write or record to another process completes
+// once its data is written to the socket or copied into the send queue (a
+// large write with a Token, once written: its Data is sent from where it
+// is), and a read, compare-and-swap or fetch-and-add once its answer
+// arrives, from Poll.
+func (t *Transport) Execute(c *llc.Command) llc.Event {
+	if t.closed {
+		return llc.Event{Kind: llc.EvError, Token: c.Token, Err: errors.New("tcp: the transport is closed")}
+	}
+	var (
+		val uint64
+		mem []byte
+		err error
+	)
+	switch c.Kind {
+	case llc.CmdWrite, llc.CmdRead, llc.CmdCAS, llc.CmdFetchAdd, llc.CmdEnqueue:
+		if c.Peer == t.self {
+			return t.local(c)
+		}
+		ev := t.send(c)
+		t.syncPollset()
+		return ev
+	case llc.CmdRegister:
+		val = uint64(t.mem.add(c.Data))
+	case llc.CmdAlloc:
+		if c.Size <= 0 {
+			err = fmt.Errorf("allocating %d bytes", c.Size)
+			break
+		}
+		mem = make([]byte, c.Size)
+		r := t.mem.add(mem)
+		t.lmem.Track(r, mem)
+		val = uint64(r)
+	case llc.CmdRelease:
+		err = t.mem.remove(c.Region)
+		t.lmem.Forget(c.Region)
+	case llc.CmdWatchRing, llc.CmdWatchSlot:
+		if err = t.lmem.Watch(c); err == nil {
+			return llc.Event{}
+		}
+	case llc.CmdAllocQueue:
+		// Records arrive as frames and are delivered from the receive
+		// buffer: the queue needs no memory, only a name.
+		if t.queue != 0 {
+			err = errors.New("a second receive queue")
+			break
+		}
+		t.queue = t.mem.add(nil)
+		val = uint64(t.queue)
+	default:
+		err = fmt.Errorf("unknown command %v", c.Kind)
+	}
+	ev := done(c, val, err)
+	ev.Mem = mem
+	return ev
+}
+
+// Poll accepts connections, advances handshakes, reads every connection
+// (applying writes, serving requests, delivering records and answers),
+// writes what waits, and delivers what arrived in watched memory and the
+// completions and failures since the last Poll. It never blocks.
+func (t *Transport) Poll(sink llc.Sink) bool {
+	if t.closed {
+		return false
+	}
+	progressed := false
+	// Once every peer is connected, the listener only has strays to
+	// refuse: look at it now and then.
+	if t.polls++; t.up < t.size-1 || len(t.incoming) > 0 || t.polls%1024 == 0 {
+		progressed = t.accept()
+	}
+	for i := range t.peers {
+		p := &t.peers[i]
+		switch p.state {
+		case stDialing:
+			progressed = t.handshake(p) || progressed
+		case stUp:
+			got, err := t.receive(p, sink)
+			if err == nil && p.state == stUp {
+				if err = t.flush(p); err != nil {
+					err = fmt.Errorf("tcp: connection to process %d: %w", p.id, err)
+				}
+			}
+			if err != nil {
+				t.stats.lost++
+				t.lose(p, err)
+				got = true
+			}
+			t.track(p)
+			progressed = got || progressed
+		}
+	}
+	progressed = t.lmem.Poll(sink) || progressed
+	progressed = t.pollSelf(sink) || progressed
+	if len(t.late) > 0 {
+		for _, ev := range t.late {
+			sink.Step(ev)
+		}
+		clear(t.late)
+		t.late = t.late[:0]
+		progressed = true
+	}
+	t.syncPollset()
+	return progressed
+}
+
+// Stats returns the transport's counters.
+func (t *Transport) Stats() []llc.Stat {
+	s := &t.stats
+	return []llc.Stat{
+		{Name: "connections dialed", Value: s.dialed},
+		{Name: "connections accepted", Value: s.accepted},
+		{Name: "connections refused", Value: s.refused},
+		{Name: "connections lost", Value: s.lost},
+		{Name: "frames sent", Value: s.framesOut},
+		{Name: "frames received", Value: s.framesIn},
+		{Name: "bytes sent", Value: s.bytesOut},
+		{Name: "bytes received", Value: s.bytesIn},
+		{Name: "writes blocked", Value: s.blocked},
+		{Name: "zero-copy writes", Value: s.zeroCopy},
+		{Name: "requests served", Value: s.served},
+		{Name: "sleeps", Value: t.sleeps.Load()},
+	}
+}
+
+// Close writes what waits for the peers (for at most
+// Options.CloseTimeout, discarding what they send meanwhile), then closes
+// every connection, the listener and the wakeup descriptor. The transport
+// starts no goroutine, so none is left behind.
+func (t *Transport) Close() error {
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	t.linger()
+	var drain [4096]byte
+	for i := range t.peers {
+		if p := &t.peers[i]; p.fd >= 0 {
+			// Read what is left, so that closing sends a FIN after the
+			// output, not a reset that could drop it.
+			unix.Shutdown(p.fd, unix.SHUT_WR)
+			for n, _ := readFD(p.fd, drain[:]); n > 0; n, _ = readFD(p.fd, drain[:]) {
+			}
+			unix.Close(p.fd)
+			p.fd = -1
+		}
+	}
+	for _, c := range t.incoming {
+		unix.Close(c.fd)
+	}
+	t.incoming = nil
+	t.smu.Lock()
+	defer t.smu.Unlock()
+	err := unix.Close(t.lfd)
+	if e := unix.Close(t.efd); err == nil {
+		err = e
+	}
+	t.efd, t.pollfds = -1, nil
+	if err != nil {
+		return fmt.Errorf("tcp: closing: %w", err)
+	}
+	return nil
+}
+
+// linger writes the output that waits for connected peers until it is
+// all written or Options.CloseTimeout passes.
+func (t *Transport) linger() {
+	deadline := time.Now().Add(t.opt.CloseTimeout)
+	var junk []byte
+	for {
+		var fds []unix.PollFd
+		for i := range t.peers {
+			p := &t.peers[i]
+			if p.state == stUp && t.flush(p) == nil && !p.out.empty() {
+				fds = append(fds, unix.PollFd{Fd: int32(p.fd), Events: unix.POLLIN | unix.POLLOUT})
+			}
+		}
+		left := time.Until(deadline)
+		if len(fds) == 0 || left <= 0 {
+			return
+		}
+		unix.Poll(fds, int(left.Milliseconds())+1)
+		for _, f := range fds {
+			if f.Revents&unix.POLLIN != 0 {
+				if junk == nil {
+					junk = make([]byte, 64<<10)
+				}
+				readFD(int(f.Fd), junk)
+			}
+		}
+	}
+}

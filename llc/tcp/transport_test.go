@@ -1,0 +1,353 @@
+package tcp
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/rhinet-go/martini/llc"
+)
+
+// Remote writes, reads, compare-and-swaps and fetch-and-adds act on the
+// target's registered memory, served by its Poll: writes complete when
+// Execute has consumed their data, the others later, from Poll, with the
+// previous word as Value.
+func TestRemoteMemory(t *testing.T) {
+	x := newFabric(t, 2, Options{Key: 7})
+	mem := make([]byte, 256)
+	r := x.region(1, mem)
+
+	w := llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Off: 8, HeadLen: 2, Data: pattern(1, 100), Signal: 0xabc, SigOff: 128, Token: 2}
+	w.Head[0], w.Head[1] = 'h', 'd'
+	if ev := x.exec(0, w); ev.Kind != llc.EvDone || ev.Token != 2 {
+		t.Fatalf("write: %+v, want its completion from Execute", ev)
+	}
+	buf := make([]byte, 102)
+	if ev := x.exec(0, llc.Command{Kind: llc.CmdRead, Peer: 1, Region: r, Off: 8, Data: buf, Token: 3}); ev.Kind != llc.EvNone {
+		t.Fatalf("read: %+v from Execute, want its completion from Poll", ev)
+	}
+	x.until("read", func() bool { _, ok := x.sinks[0].find(llc.EvDone, 3); return ok })
+	if want := append([]byte("hd"), pattern(1, 100)...); !bytes.Equal(buf, want) || !bytes.Equal(mem[8:110], want) {
+		t.Fatalf("read %x, memory %x, want %x", buf, mem[8:110], want)
+	}
+	if got := binary.LittleEndian.Uint64(mem[128:]); got != 0xabc {
+		t.Fatalf("signal word %#x, want 0xabc", got)
+	}
+	word := func(v uint64) {
+		t.Helper()
+		if got := binary.LittleEndian.Uint64(mem[128:]); got != v {
+			t.Fatalf("word %d, want %d", got, v)
+		}
+	}
+	for i, c := range []struct {
+		kind          llc.CmdKind
+		old, new      uint64
+		before, after uint64
+	}{
+		{llc.CmdCAS, 0xabc, 5, 0xabc, 5},
+		{llc.CmdCAS, 1, 9, 5, 5}, // fails: the word is not 1
+		{llc.CmdFetchAdd, 0, 10, 5, 15},
+	} {
+		ev := x.do(0, llc.Command{Kind: c.kind, Peer: 1, Region: r, Off: 128, Old: c.old, New: c.new, Token: 10 + uint64(i)})
+		if ev.Kind != llc.EvDone || ev.Value != c.before {
+			t.Fatalf("%v %d: %+v, want the previous word %d", c.kind, i, ev, c.before)
+		}
+		word(c.after)
+	}
+	var eight [8]byte
+	if ev := x.do(0, llc.Command{Kind: llc.CmdRead, Peer: 1, Region: r, Off: 128, Data: eight[:], Token: 20}); ev.Kind != llc.EvDone || binary.LittleEndian.Uint64(eight[:]) != 15 {
+		t.Fatalf("word read: %+v, %x", ev, eight)
+	}
+}
+
+// Writes and reads larger than the socket's buffers stream straight
+// between user memory and the sockets; a large write with a Token keeps
+// its data (zero copy) and completes from Poll once it is written; small
+// writes issued behind it keep their order.
+func TestLargeTransfers(t *testing.T) {
+	x := newFabric(t, 2, Options{})
+	const size = 6<<20 + 3
+	dst := make([]byte, size+64)
+	r := x.region(1, dst)
+	src := pattern(2, size)
+	x.exec(0, llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Data: src, Token: 1})
+	x.exec(0, llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Off: size, Data: []byte("after"), Signal: 7, SigOff: size + 13})
+	x.until("both writes", func() bool { return binary.LittleEndian.Uint64(dst[size+13:]) == 7 })
+	if _, ok := x.sinks[0].find(llc.EvDone, 1); !ok {
+		x.until("the large write's completion", func() bool { _, ok := x.sinks[0].find(llc.EvDone, 1); return ok })
+	}
+	if !bytes.Equal(dst[:size], src) || string(dst[size:size+5]) != "after" {
+		t.Fatal("the large write and the write behind it did not land whole")
+	}
+	back := make([]byte, size)
+	if ev := x.do(0, llc.Command{Kind: llc.CmdRead, Peer: 1, Region: r, Data: back, Token: 2}); ev.Kind != llc.EvDone || !bytes.Equal(back, src) {
+		t.Fatalf("reading %d bytes back: %+v, equal %v", size, ev, bytes.Equal(back, src))
+	}
+	if stat(t, x.trs[0], "zero-copy writes") == 0 {
+		t.Error("the large write was copied")
+	}
+}
+
+// Bad accesses are refused by the target and reported with the command's
+// token, a token-less one as an EvError of token 0; the connection goes on
+// working.
+func TestRemoteErrors(t *testing.T) {
+	x := newFabric(t, 2, Options{})
+	mem := make([]byte, 128)
+	r := x.region(1, mem)
+	for i, c := range []struct {
+		cmd   llc.Command
+		words []string
+	}{
+		{llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Off: 120, Data: make([]byte, 9)}, []string{"out of range", "process 1"}},
+		{llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Off: 1 << 62, Data: make([]byte, 1)}, []string{"out of range"}},
+		{llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Signal: 1, SigOff: 124}, []string{"out of range"}},
+		{llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r + 9, Data: make([]byte, 20<<10)}, []string{"no region"}},
+		{llc.Command{Kind: llc.CmdRead, Peer: 1, Region: r + 1, Data: make([]byte, 1)}, []string{"no region", "Read"}},
+		{llc.Command{Kind: llc.CmdRead, Peer: 1, Region: r, Off: 100, Data: make([]byte, 29)}, []string{"out of range"}},
+		{llc.Command{Kind: llc.CmdCAS, Peer: 1, Region: r, Off: 4}, []string{"aligned"}},
+		{llc.Command{Kind: llc.CmdFetchAdd, Peer: 1, Region: r, Off: 128}, []string{"out of range"}},
+		{llc.Command{Kind: llc.CmdEnqueue, Peer: 1, HeadLen: 8}, []string{"record"}},
+		{llc.Command{Kind: llc.CmdEnqueue, Peer: 1, HeadLen: 24, Data: make([]byte, MaxRecord)}, []string{"record"}},
+		{llc.Command{Kind: llc.CmdWrite, Peer: 2, Region: r}, []string{"no process 2"}},
+		{llc.Command{Kind: llc.CmdRead, Peer: 0, Region: 99, Data: make([]byte, 1)}, []string{"no region 99", "itself"}},
+		{llc.Command{Kind: llc.CmdRelease, Region: 99}, []string{"no region 99"}},
+		{llc.Command{Kind: llc.CmdAlloc}, []string{"allocating 0"}},
+		{llc.Command{Kind: 0}, []string{"unknown command"}},
+	} {
+		c.cmd.Token = 100 + uint64(i)
+		x.exec(0, c.cmd) // a write completes first, when sent; its failure comes later
+		var ev llc.Event
+		x.until("the failure", func() bool { var ok bool; ev, ok = x.sinks[0].find(llc.EvError, c.cmd.Token); return ok })
+		wantErr(t, fmt.Sprintf("command %d (%v)", i, c.cmd.Kind), ev, c.cmd.Token, c.words...)
+	}
+	x.exec(0, llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Off: 125, Data: make([]byte, 8)})
+	x.until("the token-less failure", func() bool { _, ok := x.sinks[0].find(llc.EvError, 0); return ok })
+	ev, _ := x.sinks[0].find(llc.EvError, 0)
+	wantErr(t, "token-less write", ev, 0, "out of range")
+	if ev := x.do(0, llc.Command{Kind: llc.CmdFetchAdd, Peer: 1, Region: r, New: 3, Token: 1}); ev.Kind != llc.EvDone || mem[0] != 3 {
+		t.Fatalf("after the errors: %+v, word %d", ev, mem[0])
+	}
+}
+
+// Records arrive in order, split into meta and body, from other processes
+// and from this one; the receive queue is a name without memory, made
+// once.
+func TestRecords(t *testing.T) {
+	x := newFabric(t, 2, Options{})
+	ev := x.trs[1].Execute(&llc.Command{Kind: llc.CmdAllocQueue, Size: 1 << 20, Token: 5})
+	if ev.Kind != llc.EvDone || ev.Value == 0 || ev.Token != 5 {
+		t.Fatalf("AllocQueue: %+v", ev)
+	}
+	ev = x.trs[1].Execute(&llc.Command{Kind: llc.CmdAllocQueue, Size: 1 << 20, Token: 6})
+	wantErr(t, "second queue", ev, 6, "second")
+	sizes := []int{0, 1, 32, 1000, wholeMax, 60000, MaxRecord - llc.RecordMeta}
+	var want [][]byte
+	for from := range 2 {
+		for i, n := range sizes {
+			c := llc.Command{Kind: llc.CmdEnqueue, Peer: 1, HeadLen: llc.RecordMeta, Data: pattern(i, n), Token: 1}
+			if n < 10 {
+				copy(c.Head[llc.RecordMeta:], c.Data)
+				c.HeadLen, c.Data = uint8(llc.RecordMeta+n), nil
+			}
+			binary.LittleEndian.PutUint32(c.Head[:], uint32(100*from+i))
+			if ev := x.exec(from, c); ev.Kind != llc.EvDone {
+				t.Fatalf("enqueue %d from %d: %+v", i, from, ev)
+			}
+			if from == 0 {
+				want = append(want, pattern(i, n))
+			}
+		}
+	}
+	x.until("records", func() bool { return len(x.sinks[1].records()) == 2*len(sizes) })
+	seen := map[int]int{}
+	for _, rec := range x.sinks[1].records() {
+		from, i := rec.Peer, int(binary.LittleEndian.Uint32(rec.Head))-100*rec.Peer
+		if i != seen[from] || len(rec.Head) != llc.RecordMeta || !bytes.Equal(rec.Data, want[i]) {
+			t.Fatalf("record from %d: number %d (want %d), %d+%d bytes", from, i, seen[from], len(rec.Head), len(rec.Data))
+		}
+		seen[from]++
+	}
+}
+
+// Both processes dial each other at once: the dial of the lower process
+// is kept, the higher one's is answered welcomeDup and it waits for the
+// lower one's, and nothing either wrote before is lost or reordered.
+func TestSimultaneousDials(t *testing.T) {
+	x := newFabric(t, 2, Options{})
+	mems := [][]byte{make([]byte, 8*1000), make([]byte, 8*1000)}
+	regions := []llc.RegionID{x.region(0, mems[0]), x.region(1, mems[1])}
+	const n = 1000
+	write := func(p, i int) {
+		c := llc.Command{Kind: llc.CmdWrite, Peer: 1 - p, Region: regions[1-p], Off: uint64(8 * i), HeadLen: 8}
+		binary.LittleEndian.PutUint64(c.Head[:], uint64(i+1))
+		if i == n-1 {
+			c.HeadLen, c.Signal, c.SigOff = 0, n, uint64(8*i)
+		}
+		x.exec(p, c)
+	}
+	for i := range n / 2 {
+		write(0, i)
+		write(1, i)
+	}
+	// Process 1 reads its welcome before process 0's hello: it is told
+	// to wait, and then accepts process 0's dial.
+	p1 := &x.trs[1].peers[0]
+	deadline := time.Now().Add(hangGuard)
+	for p1.state != stWaiting {
+		x.trs[0].Poll(x.sinks[0])
+		x.trs[1].handshake(p1)
+		if time.Now().After(deadline) {
+			t.Fatalf("process 1's dial: state %d, not refused", p1.state)
+		}
+	}
+	for i := n / 2; i < n; i++ {
+		write(0, i)
+		write(1, i)
+	}
+	x.until("every write", func() bool {
+		return binary.LittleEndian.Uint64(mems[0][8*(n-1):]) == n && binary.LittleEndian.Uint64(mems[1][8*(n-1):]) == n
+	})
+	for p, mem := range mems {
+		for i := range n {
+			if got := binary.LittleEndian.Uint64(mem[8*i:]); got != uint64(i+1) {
+				t.Fatalf("process %d, word %d: %d", p, i, got)
+			}
+		}
+	}
+	for p, want := range []map[string]uint64{
+		{"connections dialed": 1, "connections refused": 1, "connections accepted": 0},
+		{"connections dialed": 1, "connections refused": 0, "connections accepted": 1},
+	} {
+		for name, v := range want {
+			if got := stat(t, x.trs[p], name); got != v {
+				t.Errorf("process %d: %s %d, want %d", p, name, got, v)
+			}
+		}
+	}
+	if p0 := &x.trs[0].peers[1]; p0.state != stUp || p1.state != stUp {
+		t.Fatalf("states %d and %d, want both up", p0.state, p1.state)
+	}
+}
+
+// A connection whose hello is not of this job (another key, a wrong
+// process, garbage) is refused and closed; the job's own connections
+// still work.
+func TestStrayConnections(t *testing.T) {
+	x := newFabric(t, 2, Options{Key: 42})
+	for i, h := range []header{
+		{kind: fHello, off: helloMagic, a: 41, b: 0<<32 | 1, c: 2},
+		{kind: fHello, off: helloMagic, a: 42, b: 0<<32 | 0, c: 2},
+		{kind: fHello, off: helloMagic, a: 42, b: 5<<32 | 1, c: 2},
+		{kind: fHello, off: helloMagic, a: 42, b: 0<<32 | 1, c: 3},
+		{kind: fWrite, n: 8},
+	} {
+		conn, err := net.Dial("tcp", x.trs[1].Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b [hdrSize]byte
+		h.put(b[:])
+		if _, err := conn.Write(b[:]); err != nil {
+			t.Fatal(err)
+		}
+		x.until("refusal", func() bool { return stat(t, x.trs[1], "connections refused") == uint64(i+1) })
+		var w header
+		if _, err := io.ReadFull(conn, b[:]); err != nil {
+			t.Fatalf("stray %d: reading the welcome: %v", i, err)
+		}
+		if w.get(b[:]); w.kind != fWelcome || w.status != welcomeRefused {
+			t.Fatalf("stray %d: welcome %+v, want a refusal", i, w)
+		}
+		if n, err := conn.Read(b[:]); err != io.EOF {
+			t.Fatalf("stray %d: the connection is still open (%d, %v)", i, n, err)
+		}
+		conn.Close()
+	}
+	mem := make([]byte, 8)
+	r := x.region(1, mem)
+	if ev := x.do(0, llc.Command{Kind: llc.CmdFetchAdd, Peer: 1, Region: r, New: 1, Token: 1}); ev.Kind != llc.EvDone {
+		t.Fatalf("the job's own connection: %+v", ev)
+	}
+}
+
+// A process of another job (another key) that dials is refused: the
+// dialer fails its commands with an error naming the process.
+func TestOtherJobRefused(t *testing.T) {
+	a, b := listenAll(t, 2, Options{Key: 1}), listenAll(t, 2, Options{Key: 2})
+	if err := a[0].SetPeers([]string{a[0].Addr(), b[1].Addr()}); err != nil {
+		t.Fatal(err)
+	}
+	x := &fabric{t: t, trs: []*Transport{a[0], b[1]}, sinks: []*sink{{}, {}}}
+	x.exec(0, llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: 1, Data: []byte("x")})
+	x.until("the refusal", func() bool { _, ok := x.sinks[0].find(llc.EvError, 0); return ok })
+	ev, _ := x.sinks[0].find(llc.EvError, 0)
+	wantErr(t, "dial into another job", ev, 0, "process 1", "refused", "key 0x1")
+}
+
+// A peer that closes while a request to it waits fails that request and
+// is reported as an error naming it; later commands to it fail at once.
+func TestLostPeer(t *testing.T) {
+	x := newFabric(t, 2, Options{})
+	r := x.region(1, make([]byte, 64))
+	if ev := x.do(0, llc.Command{Kind: llc.CmdFetchAdd, Peer: 1, Region: r, New: 1, Token: 1}); ev.Kind != llc.EvDone {
+		t.Fatalf("before the loss: %+v", ev)
+	}
+	x.exec(0, llc.Command{Kind: llc.CmdRead, Peer: 1, Region: r, Data: make([]byte, 8), Token: 2})
+	if err := x.trs[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	x.until("the loss", func() bool { _, ok := x.sinks[0].find(llc.EvError, 0); return ok })
+	ev, _ := x.sinks[0].find(llc.EvError, 0)
+	wantErr(t, "loss", ev, 0, "process 1")
+	ev, ok := x.sinks[0].find(llc.EvError, 2)
+	if !ok {
+		t.Fatal("the read waiting for the lost peer did not fail")
+	}
+	wantErr(t, "waiting read", ev, 2, "process 1")
+	ev = x.trs[0].Execute(&llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Token: 3})
+	wantErr(t, "write after the loss", ev, 3, "process 1")
+}
+
+// A dial to a process that is not listening fails with an error naming
+// the process and its address.
+func TestDialRefused(t *testing.T) {
+	x := newFabric(t, 2, Options{})
+	addr := x.trs[1].Addr()
+	x.trs[1].Close()
+	x.exec(0, llc.Command{Kind: llc.CmdCAS, Peer: 1, Region: 1, Token: 4})
+	x.until("the failure", func() bool { _, ok := x.sinks[0].find(llc.EvError, 4); return ok })
+	ev, _ := x.sinks[0].find(llc.EvError, 4)
+	wantErr(t, "dial", ev, 4, "process 1", addr)
+}
+
+// Bad arguments are refused with errors naming them.
+func TestBadArguments(t *testing.T) {
+	for _, c := range []struct {
+		self, size int
+		addr       string
+	}{{2, 2, ""}, {-1, 2, ""}, {0, 0, ""}, {0, 2, "localhost:0"}, {0, 2, "127.0.0.1"}} {
+		if tr, err := Listen(c.self, c.size, Options{Addr: c.addr}); err == nil {
+			tr.Close()
+			t.Errorf("Listen(%d, %d, %q) succeeded", c.self, c.size, c.addr)
+		}
+	}
+	tr := listenAll(t, 2, Options{})[0]
+	if err := tr.SetPeers([]string{tr.Addr()}); err == nil {
+		t.Error("SetPeers with one address for two processes succeeded")
+	}
+	if err := tr.SetPeers([]string{tr.Addr(), "nowhere"}); err == nil {
+		t.Error("SetPeers with a bad address succeeded")
+	}
+	alone, err := Listen(0, 2, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alone.Close()
+	ev := alone.Execute(&llc.Command{Kind: llc.CmdWrite, Peer: 1, Token: 9})
+	wantErr(t, "command before SetPeers", ev, 9, "SetPeers")
+}
