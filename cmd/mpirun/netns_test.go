@@ -3,7 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rhinet-go/martini/internal/mpirunbuild"
 	"github.com/rhinet-go/martini/internal/netns"
 )
 
@@ -98,6 +102,13 @@ func TestAcrossNamespaces(t *testing.T) {
 		checkEmptyNamespaces(t, s)
 	})
 
+	// MPI programs: martini within each namespace and TCP between them
+	// (the default), or TCP between every pair.
+	t.Run("mpi", func(t *testing.T) {
+		testMPIAcross(t, s, hosts, launch)
+		checkEmptyNamespaces(t, s)
+	})
+
 	// A rank killed on B ends the job, naming it, and nothing is left
 	// running in either namespace.
 	t.Run("killed", func(t *testing.T) {
@@ -163,4 +174,29 @@ func rankPid(t *testing.T, sc *bufio.Scanner, rank, np int) int {
 		}
 	}()
 	return pids[rank]
+}
+
+// testMPIAcross runs examples/hello over hosts, with each network, and
+// examples/pingpong over one rank a host with -transport tcp.
+func testMPIAcross(t *testing.T, s *netns.Set, hosts, launch string) {
+	dir := t.TempDir()
+	for _, ex := range []string{"hello", "pingpong"} {
+		err := mpirunbuild.GoBuild(context.Background(), mpirunbuild.Spec{Pkg: "../../examples/" + ex, Out: filepath.Join(dir, ex), Work: dir, Stderr: os.Stderr})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := s.Hosts[0], s.Hosts[1]
+	for _, transport := range []string{"auto", "tcp"} {
+		r := mpirunIn(t, a, "-hosts", hosts, "-launch", launch, "-transport", transport, filepath.Join(dir, "hello"))
+		want := []string{"hello from rank 0 of 4", "rank 1 says 1", "rank 2 says 4", "rank 3 says 9"}
+		if got := sortedLines(r.stdout); r.code != 0 || !slices.Equal(got, want) {
+			t.Errorf("hello, -transport %s: exit %d, stdout %q; want 0 and %q", transport, r.code, got, want)
+		}
+	}
+	r := mpirunIn(t, a, "-hosts", a.Name+","+b.Name, "-launch", launch, "-transport", "tcp",
+		filepath.Join(dir, "pingpong"), "-max", "1048576", "-runs", "1", "-time", "2ms")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "# PingPong, 2 processes") || !regexp.MustCompile(`(?m)^ +1048576 +\d+ +[0-9.]+ +[0-9.]+$`).MatchString(r.stdout) {
+		t.Errorf("pingpong across the namespaces: exit %d; want 0 and a table up to 1 MiB", r.code)
+	}
 }
