@@ -45,7 +45,7 @@ type hostAgent struct {
 	in    *wireWriter
 	hello chan agentHello // its hello, once
 	done  chan struct{}   // closed once it has been reaped
-	said  bool            // it said hello (read by its reader only)
+	said  bool            // it said hello (set by its reader; read by waitAgent once the reader has returned)
 	// reported[i] is set when the end of its rank place.first+i has been
 	// reported (under job.mu).
 	reported []bool

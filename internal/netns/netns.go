@@ -54,8 +54,7 @@ type Set struct {
 	// Network is the joining network, 10.77.0.0/24.
 	Network netip.Prefix
 
-	hub   string // the namespace holding the bridge, with more than two hosts
-	names []string
+	names []string // every namespace of the Set, the hub's too
 }
 
 // network is the joining network of every Set: the namespaces of two
@@ -131,7 +130,6 @@ func (s *Set) buildHub(hub string) error {
 	if err := s.add(hub); err != nil {
 		return err
 	}
-	s.hub = hub
 	if err := ipIn(hub, "link", "add", "br0", "type", "bridge"); err != nil {
 		return err
 	}
