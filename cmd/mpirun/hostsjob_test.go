@@ -148,16 +148,17 @@ func hostFailureRE(rank int, host, how string) *regexp.Regexp {
 func TestHostsRankFails(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
+		name string
 		args []string
 		code int
 		re   *regexp.Regexp
 	}{
-		{[]string{helper("failrank"), "kill", "3"}, 128 + int(syscall.SIGKILL), hostFailureRE(3, "b", `was killed by SIGKILL \(signal 9\)$`)},
-		{[]string{helper("failrank"), "exit", "1", "3"}, 3, hostFailureRE(1, "a", `exited with status 3$`)},
-		{[]string{helper("failrank"), "panic", "2"}, 2, hostFailureRE(2, "b", `panicked \(exit status 2\): panic: something went wrong`)},
-		{[]string{helper("abort")}, 7, hostFailureRE(1, "a", `called MPI Abort with error code 7: bad input$`)},
+		{"kill", []string{helper("failrank"), "kill", "3"}, 128 + int(syscall.SIGKILL), hostFailureRE(3, "b", `was killed by SIGKILL \(signal 9\)$`)},
+		{"exit", []string{helper("failrank"), "exit", "1", "3"}, 3, hostFailureRE(1, "a", `exited with status 3$`)},
+		{"panic", []string{helper("failrank"), "panic", "2"}, 2, hostFailureRE(2, "b", `panicked \(exit status 2\): panic: something went wrong`)},
+		{"abort", []string{helper("abort")}, 7, hostFailureRE(1, "a", `called MPI Abort with error code 7: bad input$`)},
 	} {
-		t.Run(c.args[len(c.args)-1], func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			launch, marker := fakeLaunch(t)
 			r := mpirun(t, append([]string{"-hosts", "a:2,b:2", "-launch", launch}, c.args...)...)
