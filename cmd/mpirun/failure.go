@@ -65,9 +65,9 @@ func (j *job) depart(r *rank, state martini.RankState) {
 	var msg string
 	switch state {
 	case martini.RankAttached, martini.RankInitialized:
-		msg = fmt.Sprintf("rank %d (pid %d) exited without calling MPI Finalize (its NIC was %s)", r.id, r.pid, state)
+		msg = fmt.Sprintf("%v exited without calling MPI Finalize (its NIC was %s)", r, state)
 	case martini.RankNotAttached:
-		msg = fmt.Sprintf("rank %d (pid %d) exited with status 0 before calling MPI Init", r.id, r.pid)
+		msg = fmt.Sprintf("%v exited with status 0 before calling MPI Init", r)
 	default:
 		return
 	}
@@ -84,9 +84,22 @@ func (j *job) depart(r *rank, state martini.RankState) {
 // j.mu must be held.
 func (j *job) usesMPI() bool {
 	for i := 0; !j.mpi && i < j.opts.np; i++ {
-		j.mpi = j.seg.State(i) != martini.RankNotAttached
+		j.mpi = j.rankState(i) != martini.RankNotAttached
 	}
 	return j.mpi
+}
+
+// rankState returns how far rank i got with its NIC: on this host as its
+// segment shows now, across hosts as its agent reported when it ended;
+// j.mu must be held.
+func (j *job) rankState(i int) martini.RankState {
+	switch {
+	case j.seg != nil:
+		return j.seg.State(i)
+	case i < len(j.ranks):
+		return j.ranks[i].state
+	}
+	return martini.RankNotAttached
 }
 
 // outcome returns the failure to report once the ranks are gone, or nil
@@ -119,16 +132,16 @@ func (j *job) hasFailed() bool {
 // abort is called by the data store when a rank calls MPI Abort.
 func (j *job) abort(a datastore.AbortRequest) {
 	j.mu.Lock()
-	pid := 0
+	who := fmt.Sprintf("rank %d", a.Rank)
 	if a.Rank >= 0 && a.Rank < len(j.ranks) {
-		pid = j.ranks[a.Rank].pid
+		who = j.ranks[a.Rank].String()
 	}
 	j.mu.Unlock()
 	code := a.Code & 0xff
 	if code == 0 {
 		code = exitFailure
 	}
-	msg := fmt.Sprintf("rank %d (pid %d) called MPI Abort with error code %d", a.Rank, pid, a.Code)
+	msg := fmt.Sprintf("%s called MPI Abort with error code %d", who, a.Code)
 	if a.Msg != "" {
 		msg += ": " + a.Msg
 	}

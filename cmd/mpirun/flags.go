@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +25,13 @@ type options struct {
 	settings  launch.Settings // forwarded to the ranks as MARTINI_* variables
 	program   string
 	args      []string
+
+	// hosts places the ranks of a job across hosts (-hosts, -hostfile);
+	// nil for a job on this host.
+	hosts  []placement
+	launch string     // -launch: how to start an agent on a host
+	ifSpec string     // -if, "" if not given
+	ifAddr netip.Addr // the head's address chosen by -if
 }
 
 // errUsage reports a command line that parseFlags rejected, after printing
@@ -31,11 +39,14 @@ type options struct {
 var errUsage = errors.New("usage error")
 
 const usageHead = `usage: mpirun -np N [flags] PROGRAM [args...]
+       mpirun -hosts HOST:SLOTS,... | -hostfile FILE [-np N] [flags] PROGRAM [args...]
 
 Runs N copies of PROGRAM as the ranks of one Martini MPI job, each a process
 of its own, and forwards their output. PROGRAM is an executable (searched in
 PATH when it has no slash) or a Go package (a directory, a .go file or an
-import path), which is built first.
+import path), which is built first. With -hosts or -hostfile the ranks run
+on those hosts, through an agent that mpirun starts on each with -launch;
+PROGRAM and mpirun itself must be at the same paths on every host.
 
 Flags:
 `
@@ -51,7 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		fmt.Fprint(stderr, usageHead)
 		fs.PrintDefaults()
 	}
-	fs.IntVar(&o.np, "np", 0, "number of ranks to start (required, at least 1)")
+	fs.IntVar(&o.np, "np", 0, "number of ranks to start, at least 1 (required without -hosts or -hostfile, whose slots it defaults to)")
 	fs.BoolVar(&o.tagOutput, "tag-output", false, `prefix every line of output with "[rank] "`)
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop the build and the job if they have not ended after this `duration` (0: no limit)")
 	fs.BoolVar(&o.verbose, "v", false, "report what mpirun does on stderr")
@@ -116,6 +127,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	})
 	fs.BoolVar(&o.settings.NoCollCheck, "no-coll-check", false, "do not compare the ranks' collective arguments before moving data")
 	fs.BoolVar(&o.settings.NoOffload, "no-offload", false, "run collectives without the NIC's barrier network and multicast")
+	hosts := o.defineHostFlags(fs)
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -128,17 +140,17 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		fs.Usage()
 		return nil, errUsage
 	}
+	perHost, err := o.placeRanks(fs, hosts.list, hosts.file)
+	if err != nil {
+		return bad("%v", err)
+	}
 	switch {
-	case o.np == 0 && !isSet(fs, "np"):
-		return bad("-np is required")
-	case o.np < 1:
-		return bad("-np %d: need at least 1 rank", o.np)
 	case o.timeout < 0:
 		return bad("-timeout %v: must not be negative", o.timeout)
 	case fs.NArg() == 0:
 		return bad("missing PROGRAM")
 	}
-	if err := checkRanks(o.np, rankLimits()); err != nil {
+	if err := checkRanks(perHost, rankLimits()); err != nil {
 		return bad("%v", err)
 	}
 	if err := checkSettingsEnv(settingsEnv(o.settings)); err != nil {
@@ -175,4 +187,89 @@ func parseBytes(s string) (int, error) {
 		return 0, errors.New("want a non-negative number of bytes")
 	}
 	return n * mult, nil
+}
+
+// hostFlags are the arguments of -hosts and -hostfile.
+type hostFlags struct{ list, file string }
+
+// defineHostFlags defines the flags of a job across hosts.
+func (o *options) defineHostFlags(fs *flag.FlagSet) *hostFlags {
+	h := &hostFlags{}
+	fs.StringVar(&h.list, "hosts", "", "run the ranks on these `hosts`, host:slots,... (1 slot when not given), the first host's slots taking ranks 0, 1, ..., then the next host's")
+	fs.StringVar(&h.file, "hostfile", "", "run the ranks on the hosts of `file`, in Open MPI's format (a host a line, slots=N)")
+	fs.StringVar(&o.launch, "launch", "ssh {host}", "with -hosts or -hostfile, the `command` that starts mpirun's agent on a host, {host} replaced by its name (split at blanks, no quoting)")
+	fs.StringVar(&o.ifSpec, "if", "", "with -hosts or -hostfile, the network that joins the hosts, a `CIDR or interface name`: mpirun serves the job on its address there, and each host's ranks listen on theirs (default: the address that routes to the first other host)")
+	return h
+}
+
+// placeRanks checks -np and places the ranks on the hosts of -hosts or
+// -hostfile, if one is given (and then -np defaults to their slots). It
+// returns the most ranks a host runs, which the limits of this host are
+// checked against (the other hosts are taken to be alike).
+func (o *options) placeRanks(fs *flag.FlagSet, hostList, hostfile string) (int, error) {
+	var hosts []hostSlots
+	var err error
+	switch {
+	case hostList != "" && hostfile != "":
+		return 0, errors.New("-hosts and -hostfile: give one of them")
+	case hostList != "":
+		hosts, err = parseHostList(hostList)
+		err = wrapIf(err, "-hosts")
+	case hostfile != "":
+		hosts, err = readHostfile(hostfile)
+		err = wrapIf(err, "-hostfile")
+	case isSet(fs, "launch") || isSet(fs, "if"):
+		return 0, errors.New("-launch and -if are for jobs across hosts: give -hosts or -hostfile")
+	}
+	if err != nil {
+		return 0, err
+	}
+	if hosts != nil && !isSet(fs, "np") {
+		o.np = totalSlots(hosts)
+	}
+	switch {
+	case o.np == 0 && !isSet(fs, "np"):
+		return 0, errors.New("-np is required")
+	case o.np < 1:
+		return 0, fmt.Errorf("-np %d: need at least 1 rank", o.np)
+	case hosts == nil:
+		return o.np, nil
+	}
+	if o.hosts, err = place(hosts, o.np); err != nil {
+		return 0, err
+	}
+	if err := checkTemplate(o.launch); err != nil {
+		return 0, err
+	}
+	if err := o.resolveIf(); err != nil {
+		return 0, err
+	}
+	most := 0
+	for _, p := range o.hosts {
+		most = max(most, p.count)
+	}
+	return most, nil
+}
+
+// resolveIf chooses mpirun's address on the network of -if, if given.
+func (o *options) resolveIf() error {
+	if o.ifSpec == "" {
+		return nil
+	}
+	if err := checkIfSpec(o.ifSpec); err != nil {
+		return err
+	}
+	addrs, err := interfaceAddrs()
+	if err != nil {
+		return err
+	}
+	o.ifAddr, err = selectAddr(o.ifSpec, addrs)
+	return err
+}
+
+func wrapIf(err error, flag string) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	return nil
 }

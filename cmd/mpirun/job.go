@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -39,11 +40,18 @@ type job struct {
 	opts *options
 	path string // the executable
 	out  *output
-	seg  *martini.Job
 	srv  *datastore.Server
+	// seg is the segment of a job on this host; nil across hosts.
+	seg *martini.Job
+	// hosts are the agents of a job across hosts; nil on this host.
+	hosts *hostsJob
+	// procs are the ranks on this host, or the agents' launch commands.
+	procs procSet
 
 	ranks []*rank
-	wg    sync.WaitGroup // one per started rank, done once it is reaped
+	// wg has one per started rank on this host, or per started agent,
+	// done once it is reaped.
+	wg sync.WaitGroup
 
 	mu     sync.Mutex
 	first  *failure      // the failure to report
@@ -57,26 +65,16 @@ type job struct {
 // sig then reports the signal. The job is killed at deadline, unless it
 // is zero.
 func runJob(ctx context.Context, sig func() os.Signal, deadline time.Time, opts *options, path string, out *output) int {
-	pgid := launch.RandomPGID()
-	seg, err := martini.CreateJob(martini.JobConfig{Procs: opts.np, PGID: pgid, Profile: opts.profile})
-	if err != nil {
-		out.logf("%v", err)
-		return exitFailure
-	}
-	defer seg.Close()
 	j := &job{
 		opts:   opts,
 		path:   path,
 		out:    out,
-		seg:    seg,
 		srv:    datastore.NewServer(opts.np),
 		failed: make(chan struct{}),
 	}
+	j.procs.logf = out.logf
 	defer j.srv.Close()
 	j.srv.OnAbort = j.abort
-	if opts.verbose {
-		out.logf("job %s: %d ranks of %s, segment of %d bytes", launch.FormatPGID(pgid), opts.np, path, seg.Size())
-	}
 
 	var timeout <-chan time.Time
 	if !deadline.IsZero() {
@@ -84,14 +82,28 @@ func runJob(ctx context.Context, sig func() os.Signal, deadline time.Time, opts 
 		defer t.Stop()
 		timeout = t.C
 	}
-	for i := range opts.np {
-		if ctx.Err() != nil || j.hasFailed() {
-			break
+	if opts.hosts != nil {
+		h, err := j.startHosts()
+		if err != nil {
+			out.logf("%v", err)
+			return exitFailure
 		}
-		if err := j.start(i); err != nil {
-			j.fail(fmt.Sprintf("rank %d: cannot start %s: %v", i, path, err), exitFailure, causeLauncher)
+		defer h.close()
+	} else {
+		seg, err := j.startLocal(ctx)
+		if err != nil {
+			out.logf("%v", err)
+			return exitFailure
 		}
+		defer seg.Close()
 	}
+	return j.supervise(ctx, sig, timeout)
+}
+
+// supervise waits until every rank has ended, or the job fails, mpirun
+// is signalled (ctx is cancelled, sig tells the signal) or timeout fires;
+// then it kills what is left and returns mpirun's exit status.
+func (j *job) supervise(ctx context.Context, sig func() os.Signal, timeout <-chan time.Time) int {
 	all := make(chan struct{})
 	go func() {
 		j.wg.Wait()
@@ -105,7 +117,7 @@ func runJob(ctx context.Context, sig func() os.Signal, deadline time.Time, opts 
 		s := sig()
 		j.fail(fmt.Sprintf("received %s; killing all ranks", signalName(s)), 128+signalNumber(s), causeLauncher)
 	case <-timeout:
-		j.fail(fmt.Sprintf("job did not end within -timeout %v; killing all ranks", opts.timeout), exitTimeout, causeLauncher)
+		j.fail(fmt.Sprintf("job did not end within -timeout %v; killing all ranks", j.opts.timeout), exitTimeout, causeLauncher)
 	}
 	if j.hasFailed() {
 		select { // let the failures that come together arrive
@@ -120,20 +132,53 @@ func runJob(ctx context.Context, sig func() os.Signal, deadline time.Time, opts 
 	select {
 	case <-all:
 	case <-time.After(reapTimeout):
-		out.logf("some ranks could not be reaped after SIGKILL; giving up")
+		j.out.logf("some ranks could not be reaped after SIGKILL; giving up")
 	}
 
 	f := j.outcome()
 	if f == nil {
 		return 0
 	}
-	out.logf("%s", f.msg)
+	j.out.logf("%s", f.msg)
 	return f.code
 }
 
-// start starts rank i.
+// killAll ends every rank; all is closed once every one has been reaped.
+func (j *job) killAll(all <-chan struct{}) {
+	if j.hosts != nil {
+		j.hosts.stop(all)
+		return
+	}
+	j.procs.killAll(all)
+}
+
+// startLocal creates the job's segment on this host and starts the ranks
+// (unless mpirun is signalled, which cancels ctx, or the job fails
+// meanwhile). It returns the segment, which the caller closes.
+func (j *job) startLocal(ctx context.Context) (*martini.Job, error) {
+	pgid := launch.RandomPGID()
+	seg, err := martini.CreateJob(martini.JobConfig{Procs: j.opts.np, PGID: pgid, Profile: j.opts.profile})
+	if err != nil {
+		return nil, err
+	}
+	j.seg = seg
+	if j.opts.verbose {
+		j.out.logf("job %s: %d ranks of %s, segment of %d bytes", launch.FormatPGID(pgid), j.opts.np, j.path, seg.Size())
+	}
+	for i := range j.opts.np {
+		if ctx.Err() != nil || j.hasFailed() {
+			break
+		}
+		if err := j.start(i); err != nil {
+			j.fail(fmt.Sprintf("rank %d: cannot start %s: %v", i, j.path, err), exitFailure, causeLauncher)
+		}
+	}
+	return seg, nil
+}
+
+// start starts rank i on this host.
 func (j *job) start(i int) error {
-	f, err := openRankFiles()
+	conn, store, err := storeSocket()
 	if err != nil {
 		return err
 	}
@@ -145,23 +190,27 @@ func (j *job) start(i int) error {
 		launch.EnvSegmentFD+"="+strconv.Itoa(launch.SegmentFD),
 		launch.EnvStoreFD+"="+strconv.Itoa(launch.StoreFD),
 	)
-	cmd.Stdout = f.outW
-	cmd.Stderr = f.errW
-	cmd.ExtraFiles = []*os.File{j.seg.File(), f.store} // fds 3 and 4
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.ExtraFiles = []*os.File{j.seg.File(), store} // fds 3 and 4
+	p, err := newProc(fmt.Sprintf("rank %d", i), cmd, syscall.SIGKILL)
+	if err != nil {
+		conn.Close()
+		store.Close()
+		return err
+	}
 
-	r := &rank{id: i, cmd: cmd, drained: make(chan struct{}), pipes: []*os.File{f.outR, f.errR}}
+	r := &rank{id: i}
 	// Hold j.mu so that an Abort arriving before the pid is known waits.
 	j.mu.Lock()
-	err = cmd.Start()
+	err = p.start()
 	if err == nil {
-		r.pid = cmd.Process.Pid
+		r.pid = p.pid
 		j.ranks = append(j.ranks, r)
+		j.procs.add(p)
 	}
 	j.mu.Unlock()
-	f.closeRankEnds()
+	store.Close()
 	if err != nil {
-		f.closeOwnEnds()
+		conn.Close()
 		return err
 	}
 	if j.opts.verbose {
@@ -169,115 +218,37 @@ func (j *job) start(i int) error {
 	}
 
 	go func() {
-		if err := j.srv.Serve(i, f.conn); err != nil && j.opts.verbose && !errors.Is(err, datastore.ErrServerClosed) {
+		if err := j.srv.Serve(i, conn); err != nil && j.opts.verbose && !errors.Is(err, datastore.ErrServerClosed) {
 			j.out.logf("rank %d: %v", i, err)
 		}
 	}()
-	j.forward(r)
+	p.read(func(out io.Reader) {
+		j.out.forward(out, j.out.stdout, i, nil)
+	}, func(errs io.Reader) {
+		j.out.forward(errs, j.out.stderr, i, r.inspectStderr)
+	})
 	j.wg.Add(1)
-	go j.wait(r)
+	go func() {
+		defer j.wg.Done()
+		ws := p.wait(&j.procs)
+		j.judge(r, ws, j.seg.State(i))
+	}()
 	return nil
 }
 
-// forward forwards the output of rank r until its pipes are at EOF, and
-// then closes r.drained.
-func (j *job) forward(r *rank) {
-	var fwd sync.WaitGroup
-	fwd.Add(2)
-	go func() {
-		defer fwd.Done()
-		j.out.forward(r.pipes[0], j.out.stdout, r.id, nil)
-	}()
-	go func() {
-		defer fwd.Done()
-		j.out.forward(r.pipes[1], j.out.stderr, r.id, r.inspectStderr)
-	}()
-	go func() {
-		fwd.Wait()
-		close(r.drained)
-	}()
-}
-
-// rankFiles are the files of a rank being started: both ends of its
-// data-store socket and of its stdout and stderr pipes.
-type rankFiles struct {
-	conn, store            *os.File // mpirun's end of the socket, the rank's
-	outR, outW, errR, errW *os.File
-}
-
-func openRankFiles() (*rankFiles, error) {
+// storeSocket returns both ends of a rank's data-store socket: mpirun's,
+// non-blocking so that the runtime's poller serves it, and the rank's.
+func storeSocket() (conn, store *os.File, err error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("data-store socket: %w", err)
+		return nil, nil, fmt.Errorf("data-store socket: %w", err)
 	}
-	// mpirun's end is non-blocking, so that the runtime's poller serves it.
 	if err := unix.SetNonblock(fds[0], true); err != nil {
 		unix.Close(fds[0])
 		unix.Close(fds[1])
-		return nil, fmt.Errorf("data-store socket: %w", err)
+		return nil, nil, fmt.Errorf("data-store socket: %w", err)
 	}
-	f := &rankFiles{conn: os.NewFile(uintptr(fds[0]), "datastore-server"), store: os.NewFile(uintptr(fds[1]), "datastore-rank")}
-	if f.outR, f.outW, err = os.Pipe(); err != nil {
-		f.closeRankEnds()
-		f.closeOwnEnds()
-		return nil, fmt.Errorf("stdout pipe: %w", err)
-	}
-	if f.errR, f.errW, err = os.Pipe(); err != nil {
-		f.closeRankEnds()
-		f.closeOwnEnds()
-		return nil, fmt.Errorf("stderr pipe: %w", err)
-	}
-	return f, nil
-}
-
-// closeRankEnds closes the ends the rank inherits, once it has started (or
-// failed to).
-func (f *rankFiles) closeRankEnds() {
-	for _, e := range []*os.File{f.store, f.outW, f.errW} {
-		if e != nil {
-			e.Close()
-		}
-	}
-}
-
-// closeOwnEnds closes mpirun's ends, when the rank could not start.
-func (f *rankFiles) closeOwnEnds() {
-	for _, e := range []*os.File{f.conn, f.outR, f.errR} {
-		if e != nil {
-			e.Close()
-		}
-	}
-}
-
-// killAll ends every rank: SIGTERM to their process groups, then SIGKILL
-// to those still there after termGrace. all is closed once every rank has
-// been reaped.
-func (j *job) killAll(all <-chan struct{}) {
-	j.signalAll(unix.SIGTERM)
-	select {
-	case <-all:
-		return
-	case <-time.After(termGrace):
-	}
-	j.signalAll(unix.SIGKILL)
-}
-
-// signalAll sends s to the process groups of the ranks that have not ended.
-// (Those that have ended have no descendants left, and their pids may be
-// reused once they are reaped.)
-func (j *job) signalAll(s unix.Signal) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	for _, r := range j.ranks {
-		if r.ended {
-			continue
-		}
-		// The rank leads its own process group, which takes its
-		// descendants down too. A group that is gone is not an error.
-		if err := unix.Kill(-r.pid, s); err != nil && !errors.Is(err, unix.ESRCH) {
-			j.out.logf("rank %d (pid %d): %s: %v", r.id, r.pid, unix.SignalName(s), err)
-		}
-	}
+	return os.NewFile(uintptr(fds[0]), "datastore-server"), os.NewFile(uintptr(fds[1]), "datastore-rank"), nil
 }
 
 func signalName(s os.Signal) string {

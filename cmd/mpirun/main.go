@@ -3,6 +3,7 @@
 // Usage:
 //
 //	mpirun -np N [flags] PROGRAM [args...]
+//	mpirun -hosts HOST:SLOTS,... | -hostfile FILE [-np N] [flags] PROGRAM [args...]
 //
 // PROGRAM is an executable or a Go package, which is built first (as a
 // process group of its own, with its temporary files in a directory of
@@ -37,7 +38,49 @@
 //	-no-coll-check     forwarded as MARTINI_NO_COLL_CHECK=1
 //	-no-offload        forwarded as MARTINI_NO_OFFLOAD=1
 //	-transport auto|martini|tcp  forwarded as MARTINI_TRANSPORT
+//	-hosts H:S,...     run the ranks on hosts, S slots each (1 if not given)
+//	-hostfile FILE     run the ranks on the hosts of FILE (Open MPI's format)
+//	-launch TEMPLATE   how to start the agent of a host (default "ssh {host}")
+//	-if CIDR|NAME      the network that joins the hosts
 //	-v                 report what mpirun does
+//
+// # Jobs across hosts
+//
+// With -hosts or -hostfile the ranks are placed on the hosts' slots in
+// order: with -hosts A:2,B:2, A runs ranks 0 and 1 and B ranks 2 and 3.
+// -np defaults to the total of the slots and may not exceed it. A
+// hostfile is Open MPI's: a host a line, with slots=N (1 if not given)
+// and max_slots=N (checked against slots, and otherwise ignored: mpirun
+// never places more ranks on a host than its slots), "#" comments and
+// blank lines. A host listed twice gets the slots of both.
+//
+// mpirun (the head) starts an agent on every host with the launch
+// template: TEMPLATE split at blanks (no quoting), {host} replaced by the
+// host's name, followed by the path of mpirun itself and the hidden
+// subcommand "agent" (so "ssh B /usr/local/bin/mpirun agent", or "ip netns
+// exec B ..." for network namespaces standing for hosts). mpirun and
+// PROGRAM must be at the same paths on every host: a Go package is built
+// once, by the head, into a temporary directory, and go run puts mpirun
+// in one too, so both work only where the hosts share the file system (as
+// network namespaces do); elsewhere install them (go build, go install).
+// Head and agent talk through the agent's standard input and output (the
+// launch command carries them). The agent reports its host's network;
+// the head serves the data store over TCP on its address on the network
+// of -if (the first of its addresses in that CIDR, or on that interface),
+// by default on the address from which it routes to the first host that
+// does not share its network stack (loopback if every host does), and
+// fails asking for -if when it has no such route. It then tells each
+// agent the job and its ranks. The agent creates its host's segment and
+// starts its ranks as mpirun does on one host, each dialing the data
+// store and proving the job's secret key (see package launch, which also
+// describes the variables the ranks get), and sends the head their output
+// line by line and how each ended. The head judges them as on one host,
+// naming the host of a failed rank ("rank 3 (pid 1234 on B)"). When the
+// job fails, is interrupted or times out, the head tells every agent to
+// end its ranks (SIGTERM, then SIGKILL), and kills the launch commands of
+// the agents that have not ended 2.3 seconds later. An agent whose standard input
+// ends (the head or the connection to it is gone) or that is signalled
+// ends its ranks and exits too.
 package main
 
 import (
@@ -56,6 +99,9 @@ import (
 func main() {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	if len(os.Args) == 2 && os.Args[1] == agentCommand {
+		os.Exit(runAgent(os.Stdin, os.Stdout, os.Stderr, sigs))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, sigs))
 }
 

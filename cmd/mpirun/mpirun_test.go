@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,9 +23,16 @@ import (
 // once by TestMain.
 var bin string
 
-var helpers = []string{"printrank", "failrank", "nofinalize", "storesum", "abort", "background", "leave"}
+var helpers = []string{"printrank", "failrank", "nofinalize", "storesum", "abort", "background", "leave", "hoststore"}
 
 func TestMain(m *testing.M) {
+	// The jobs across hosts that tests run in this process start this
+	// binary (os.Executable) as their agents.
+	if len(os.Args) == 2 && os.Args[1] == agentCommand {
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		os.Exit(runAgent(os.Stdin, os.Stdout, os.Stderr, sigs))
+	}
 	os.Exit(testMain(m))
 }
 

@@ -38,15 +38,31 @@ func (o *output) logf(format string, a ...any) {
 }
 
 // forward copies r to w (o.stdout or o.stderr) line by line until r ends,
-// prefixing each line with the rank when tagging. A last line without a
-// newline gets one. Every line is also passed to inspect, if not nil,
-// without its newline.
+// prefixing each line with the rank when tagging. Every line is also
+// passed to inspect, if not nil, without its newline.
 func (o *output) forward(r io.Reader, w io.Writer, rank int, inspect func(line []byte)) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var prefix []byte
-	if o.tag {
-		prefix = []byte("[" + strconv.Itoa(rank) + "] ")
+	prefix := o.prefix(rank)
+	splitLines(r, func(line []byte) {
+		if inspect != nil {
+			inspect(bytes.TrimSuffix(line, []byte("\n")))
+		}
+		o.writeLine(w, prefix, line)
+	})
+}
+
+// prefix returns what starts every line of rank: its tag, or nothing.
+func (o *output) prefix(rank int) []byte {
+	if !o.tag {
+		return nil
 	}
+	return []byte("[" + strconv.Itoa(rank) + "] ")
+}
+
+// splitLines reads r until it ends and passes emit every line with its
+// newline; a last line without a newline gets one, and a line longer
+// than maxLine comes in pieces of that size. emit must not keep line.
+func splitLines(r io.Reader, emit func(line []byte)) {
+	br := bufio.NewReaderSize(r, 64<<10)
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -56,10 +72,7 @@ func (o *output) forward(r io.Reader, w io.Writer, rank int, inspect func(line [
 			if !complete {
 				line = append(line, '\n')
 			}
-			if inspect != nil {
-				inspect(bytes.TrimSuffix(line, []byte("\n")))
-			}
-			o.writeLine(w, prefix, line)
+			emit(line)
 			line = line[:0]
 		}
 		if err != nil && err != bufio.ErrBufferFull {

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sync"
+)
+
+// The agent protocol: mpirun (the head) and the agent it starts on each
+// host talk through the agent's standard input and output, which the
+// launch command (ssh, ip netns exec) carries. Both directions carry
+// frames:
+//
+//	uint32  length of the rest of the frame (big endian)
+//	byte    kind
+//	uint32  rank (noRank when the frame is about no rank)
+//	bytes   payload
+//
+// The exchange:
+//
+//	agent -> head  'h' hello: JSON agentHello (protocol version, the host's addresses)
+//	head -> agent  'c' config: JSON agentConfig (the job, the host's ranks, the store's address)
+//	agent -> head  's' rank started: its pid, in decimal
+//	agent -> head  'o', 'e' a line of the rank's stdout, stderr (with its newline)
+//	agent -> head  'x' rank ended: JSON rankExit (wait status, NIC state)
+//	agent -> head  'f' failure: a message (a rank that could not start, or noRank: the agent's own)
+//	head -> agent  'k' stop: end the ranks (SIGTERM, SIGKILL after termGrace)
+//
+// The agent exits once every rank it started has ended and been
+// reported. When its standard input ends (the head or the connection to
+// it is gone) it stops its ranks as for 'k' and exits.
+const (
+	msgHello   byte = 'h'
+	msgConfig  byte = 'c'
+	msgStarted byte = 's'
+	msgStdout  byte = 'o'
+	msgStderr  byte = 'e'
+	msgExit    byte = 'x'
+	msgFail    byte = 'f'
+	msgStop    byte = 'k'
+)
+
+// agentProtocol is the version of the agent protocol; the head refuses an
+// agent of another version.
+const agentProtocol = 1
+
+// noRank is the rank of a frame that is about no rank.
+const noRank = math.MaxUint32
+
+// maxWireFrame bounds a frame: a line of output is at most maxLine, and
+// a config holds the program's arguments and the settings.
+const maxWireFrame = 64 << 20
+
+// agentHello is the agent's first frame.
+type agentHello struct {
+	Version int
+	// Network names the host's network stack (see networkIdentity): the
+	// head's own when the host is the head's.
+	Network string
+	// Addrs are the host's addresses (see interfaceAddrs), as CIDRs.
+	Addrs []string
+}
+
+// agentConfig is what the head tells the agent of a host.
+type agentConfig struct {
+	Host         string
+	First, Count int    // the host's ranks: First, ..., First+Count-1
+	Size         int    // ranks of the job
+	PGID         uint64 // the NIC's job key
+	Key          string // the data store's secret key, formatted by launch.FormatJobKey
+	StoreAddr    string // the data store, ip:port
+	If           string // mpirun -if, "" if not given
+	Profile      string // the NIC's timing profile
+	Program      string // the executable
+	Args         []string
+	Env          []string // the settings, NAME=value
+	Verbose      bool
+}
+
+// rankExit is how a rank ended.
+type rankExit struct {
+	Status int   // its wait status (syscall.WaitStatus)
+	State  uint8 // how far it got with its NIC (martini.RankState)
+}
+
+// wireFrame is a frame of the agent protocol.
+type wireFrame struct {
+	kind byte
+	rank uint32
+	data []byte
+}
+
+// readWireFrame reads the next frame from r.
+func readWireFrame(r *bufio.Reader) (wireFrame, error) {
+	var head [9]byte
+	if _, err := io.ReadFull(r, head[:4]); err != nil {
+		return wireFrame{}, err
+	}
+	n := binary.BigEndian.Uint32(head[:4])
+	if n < 5 || n > maxWireFrame {
+		return wireFrame{}, fmt.Errorf("agent protocol: a frame of %d bytes", n)
+	}
+	if _, err := io.ReadFull(r, head[4:]); err != nil {
+		return wireFrame{}, fmt.Errorf("agent protocol: %w", noEOF(err))
+	}
+	f := wireFrame{kind: head[4], rank: binary.BigEndian.Uint32(head[5:]), data: make([]byte, n-5)}
+	if _, err := io.ReadFull(r, f.data); err != nil {
+		return wireFrame{}, fmt.Errorf("agent protocol: %w", noEOF(err))
+	}
+	return f, nil
+}
+
+// noEOF turns the end of the stream within a frame into an error.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// wireWriter writes whole frames to a stream shared by goroutines.
+type wireWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+	err error // the first write error; later sends fail at once
+}
+
+func newWireWriter(w io.Writer) *wireWriter { return &wireWriter{w: w} }
+
+// send writes a frame of kind about rank with data.
+func (w *wireWriter) send(kind byte, rank uint32, data []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	w.buf = binary.BigEndian.AppendUint32(w.buf[:0], uint32(5+len(data)))
+	w.buf = append(w.buf, kind)
+	w.buf = binary.BigEndian.AppendUint32(w.buf, rank)
+	w.buf = append(w.buf, data...)
+	if _, err := w.w.Write(w.buf); err != nil {
+		w.err = fmt.Errorf("agent protocol: %w", err)
+	}
+	return w.err
+}
+
+// sendJSON writes a frame whose payload is v in JSON.
+func (w *wireWriter) sendJSON(kind byte, rank uint32, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("agent protocol: %w", err)
+	}
+	return w.send(kind, rank, data)
+}
