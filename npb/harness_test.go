@@ -92,13 +92,21 @@ func mpirun(t *testing.T) string {
 // output and the job's exit status.
 func runKernel(t *testing.T, kernel string, class Class, np int, corrupt bool) (string, int) {
 	t.Helper()
+	return runKernelWith(t, kernel, class, corrupt, mpirun(t), "-np", fmt.Sprint(np))
+}
+
+// runKernelWith runs kernel of class with the command name and args
+// (mpirun and its flags, without the program), and returns rank 0's
+// output and the job's exit status.
+func runKernelWith(t *testing.T, kernel string, class Class, corrupt bool, name string, args ...string) (string, int) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, mpirun(t), "-np", fmt.Sprint(np), "-timeout", "9m", self)
+	cmd := exec.CommandContext(ctx, name, append(args, "-timeout", "9m", self)...)
 	c := "0"
 	if corrupt {
 		c = "1"
@@ -111,12 +119,12 @@ func runKernel(t *testing.T, kernel string, class Class, np int, corrupt bool) (
 	if err != nil {
 		ee, ok := err.(*exec.ExitError)
 		if !ok {
-			t.Fatalf("%s class %v np=%d: %v", kernel, class, np, err)
+			t.Fatalf("%s class %v %v: %v", kernel, class, args, err)
 		}
 		code = ee.ExitCode()
 	}
 	if code != 0 && code != 3 {
-		t.Fatalf("%s class %v np=%d: exit %d\nstdout:\n%s\nstderr:\n%s", kernel, class, np, code, &stdout, &stderr)
+		t.Fatalf("%s class %v %v: exit %d\nstdout:\n%s\nstderr:\n%s", kernel, class, args, code, &stdout, &stderr)
 	}
 	return stdout.String() + stderr.String(), code
 }
