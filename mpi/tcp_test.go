@@ -17,7 +17,7 @@ func TestTCPNetwork(t *testing.T) {
 	for _, name := range []string{
 		"types", "sizes", "order", "probe", "requests", "procnull", "errors", "concurrency",
 		"coll-move", "coll-reduce-int", "coll-reduce-float", "coll-reduce-user", "coll-nonblocking", "coll-mismatch",
-		"comm-groups", "comm-isolation", "comm-concurrent", "comm-free-pending",
+		"comm-groups", "comm-isolation", "comm-concurrent", "comm-free-pending", "finalize-pending",
 	} {
 		for _, np := range []int{2, 4} {
 			t.Run(fmt.Sprintf("%s/np=%d", name, np), func(t *testing.T) {

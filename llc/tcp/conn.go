@@ -36,6 +36,7 @@ type peer struct {
 	in      inbound
 	pend    []pending // requests waiting for answers, oldest at ph
 	ph      int
+	bye     bool // the peer said it closes: its end of stream is no failure
 }
 
 // incoming is an accepted connection whose hello has not all arrived.
@@ -214,10 +215,24 @@ func (t *Transport) connected(p *peer) {
 	t.track(p)
 }
 
+// ended closes the connection of a peer that said goodbye (fBye) and
+// then closed it: later commands to it fail, but the engine does not stop
+// (a process that finalized is no failure of the job).
+func (t *Transport) ended(p *peer) {
+	t.drop(p, fmt.Errorf("tcp: process %d closed its network (it finalized)", p.id))
+}
+
 // lose closes p's connection for good: what waits for it and every later
 // command to it fail with err, and err is delivered as an EvError of its
 // own, so that the engine stops.
 func (t *Transport) lose(p *peer, err error) {
+	t.drop(p, err)
+	t.late = append(t.late, llc.Event{Kind: llc.EvError, Err: err})
+}
+
+// drop closes p's connection for good: what waits for it and every later
+// command to it fail with err.
+func (t *Transport) drop(p *peer, err error) {
 	if p.state == stUp {
 		t.up--
 	}
@@ -236,7 +251,6 @@ func (t *Transport) lose(p *peer, err error) {
 		}
 	}
 	p.out, p.in, p.pend, p.ph = outQueue{}, inbound{}, nil, 0
-	t.late = append(t.late, llc.Event{Kind: llc.EvError, Err: err})
 	t.track(p)
 	t.dirty = true
 }

@@ -32,6 +32,8 @@ import (
 //	           meta, then its body
 //	fAnswer    the answer to the oldest unanswered fRead, fCAS or fFetchAdd
 //	fWriteErr  a failed fWrite: a is its token, the payload the error
+//	fBye       the sender closes its transport (it finalized): nothing
+//	           follows, and the end of the stream is no failure
 //
 // A connection starts with a handshake of headers: the dialing process
 // sends fHello (off magic, a the job key, b from<<32 | to, c the job's
@@ -49,6 +51,7 @@ const (
 	fWriteErr
 	fHello
 	fWelcome
+	fBye
 )
 
 // Handshake values.

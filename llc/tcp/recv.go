@@ -84,6 +84,9 @@ func (t *Transport) receive(p *peer, sink llc.Sink) (bool, error) {
 			return got, nil
 		case err != nil:
 			return got, fmt.Errorf("tcp: connection to process %d: %w", p.id, err)
+		case n == 0 && p.bye:
+			t.ended(p)
+			return true, nil
 		case n == 0:
 			return got, fmt.Errorf("tcp: process %d closed the connection", p.id)
 		}
@@ -195,6 +198,12 @@ func (t *Transport) frame(p *peer, h *header, sink llc.Sink) (bool, error) {
 		t.serve(p, h)
 	case fAnswer, fWriteErr:
 		return t.answer(p, h, whole, sink)
+	case fBye:
+		if h.n != 0 {
+			return false, fmt.Errorf("a goodbye with a payload")
+		}
+		in.r += hdrSize
+		p.bye = true
 	default:
 		return false, fmt.Errorf("a frame of kind %d", h.kind)
 	}

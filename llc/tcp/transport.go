@@ -297,6 +297,9 @@ func (t *Transport) Close() error {
 	var drain [4096]byte
 	for i := range t.peers {
 		if p := &t.peers[i]; p.fd >= 0 {
+			if p.state == stUp && p.out.empty() {
+				t.sayBye(p)
+			}
 			// Read what is left, so that closing sends a FIN after the
 			// output, not a reset that could drop it.
 			unix.Shutdown(p.fd, unix.SHUT_WR)
@@ -321,6 +324,16 @@ func (t *Transport) Close() error {
 		return fmt.Errorf("tcp: closing: %w", err)
 	}
 	return nil
+}
+
+// sayBye tells p that this process closes its transport, so that the end
+// of the stream is no failure there. Best effort: a socket that cannot
+// take the header at once gets none, and the peer sees a lost connection.
+func (t *Transport) sayBye(p *peer) {
+	var b [hdrSize]byte
+	h := header{kind: fBye}
+	h.put(b[:])
+	write(p.fd, b[:])
 }
 
 // linger writes the output that waits for connected peers until it is

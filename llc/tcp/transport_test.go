@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"golang.org/x/sys/unix"
 	"io"
 	"net"
 	"testing"
@@ -298,8 +299,12 @@ func TestLostPeer(t *testing.T) {
 		t.Fatalf("before the loss: %+v", ev)
 	}
 	x.exec(0, llc.Command{Kind: llc.CmdRead, Peer: 1, Region: r, Data: make([]byte, 8), Token: 2})
-	if err := x.trs[1].Close(); err != nil {
-		t.Fatal(err)
+	// Process 1 dies: its connections end without a goodbye.
+	for i := range x.trs[1].peers {
+		if fd := x.trs[1].peers[i].fd; fd >= 0 {
+			unix.Close(fd)
+			x.trs[1].peers[i].fd = -1
+		}
 	}
 	x.until("the loss", func() bool { _, ok := x.sinks[0].find(llc.EvError, 0); return ok })
 	ev, _ := x.sinks[0].find(llc.EvError, 0)
@@ -311,6 +316,32 @@ func TestLostPeer(t *testing.T) {
 	wantErr(t, "waiting read", ev, 2, "process 1")
 	ev = x.trs[0].Execute(&llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Token: 3})
 	wantErr(t, "write after the loss", ev, 3, "process 1")
+}
+
+// A process that closes its transport (it finalized) says goodbye: the
+// end of its connection is no failure of the job, though a request still
+// waiting for it fails, and so do later commands to it.
+func TestGoodbye(t *testing.T) {
+	x := newFabric(t, 2, Options{})
+	r := x.region(1, make([]byte, 64))
+	if ev := x.do(0, llc.Command{Kind: llc.CmdFetchAdd, Peer: 1, Region: r, New: 1, Token: 1}); ev.Kind != llc.EvDone {
+		t.Fatalf("before the goodbye: %+v", ev)
+	}
+	x.exec(0, llc.Command{Kind: llc.CmdRead, Peer: 1, Region: r, Data: make([]byte, 8), Token: 2})
+	if err := x.trs[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	x.until("the waiting read's failure", func() bool { _, ok := x.sinks[0].find(llc.EvError, 2); return ok })
+	ev, _ := x.sinks[0].find(llc.EvError, 2)
+	wantErr(t, "waiting read", ev, 2, "process 1", "finalized")
+	for range 100 {
+		x.trs[0].Poll(x.sinks[0])
+	}
+	if ev, ok := x.sinks[0].find(llc.EvError, 0); ok {
+		t.Fatalf("a goodbye was taken for a failure: %+v", ev)
+	}
+	ev = x.trs[0].Execute(&llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Token: 3})
+	wantErr(t, "write after the goodbye", ev, 3, "process 1", "finalized")
 }
 
 // A dial to a process that is not listening fails with an error naming
