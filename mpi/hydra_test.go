@@ -13,6 +13,9 @@ import (
 // segment is made for them.
 func TestHydra(t *testing.T) {
 	hydra := hydratest.Hydra(t)
+	if raceEnabled {
+		t.Skip("launches whole jobs; the race detector's run covers the same code in TestTCPNetwork")
+	}
 	t.Parallel()
 	for _, pmi := range []string{"1", "2"} {
 		for _, name := range []string{"sizes", "coll-move", "comm-groups"} {

@@ -22,6 +22,9 @@ func TestAcrossHosts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts jobs across network namespaces")
 	}
+	if raceEnabled {
+		t.Skip("launches whole jobs; the race detector's run covers the same code in TestTCPNetwork")
+	}
 	s := netns.New(t, 2)
 	a, b := s.Hosts[0], s.Hosts[1]
 	hosts := a.Name + ":2," + b.Name + ":2"
