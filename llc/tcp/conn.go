@@ -209,9 +209,7 @@ func (t *Transport) connected(p *peer) {
 	}
 	if err := t.flush(p); err != nil {
 		t.lose(p, fmt.Errorf("tcp: connection to process %d: %w", p.id, err))
-		return
 	}
-	t.track(p)
 }
 
 // lose closes p's connection for good: what waits for it and every later
@@ -221,6 +219,7 @@ func (t *Transport) lose(p *peer, err error) {
 	if p.state == stUp {
 		t.up--
 	}
+	t.stats.lost++
 	if p.fd >= 0 {
 		unix.Close(p.fd)
 	}

@@ -16,14 +16,14 @@ import (
 // job is a job of processes on loopback, each an engine driven by an
 // endpoint over its transport.
 type job struct {
-	t   *testing.T
+	t   testing.TB
 	trs []*Transport
 	eps []*llc.Endpoint
 }
 
 // newJob starts a job of n processes in eager mode eager, with the
 // transport's recommended thresholds unless mod changes them.
-func newJob(t *testing.T, n int, eager llc.EagerMode, mod func(*llc.Config)) *job {
+func newJob(t testing.TB, n int, eager llc.EagerMode, mod func(*llc.Config)) *job {
 	t.Helper()
 	j := &job{t: t, trs: listenAll(t, n, Options{Key: 99})}
 	boot := make([]llc.RegionID, n)
@@ -87,7 +87,7 @@ func (j *job) run(body func(rank int, ep *llc.Endpoint) error) {
 
 // within runs start, which starts goroutines in wg, and waits for them;
 // it fails the test if they hang.
-func within(t *testing.T, start func(wg *sync.WaitGroup)) {
+func within(t testing.TB, start func(wg *sync.WaitGroup)) {
 	t.Helper()
 	var wg sync.WaitGroup
 	start(&wg)
