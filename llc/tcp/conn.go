@@ -210,9 +210,7 @@ func (t *Transport) connected(p *peer) {
 	}
 	if err := t.flush(p); err != nil {
 		t.lose(p, fmt.Errorf("tcp: connection to process %d: %w", p.id, err))
-		return
 	}
-	t.track(p)
 }
 
 // ended closes the connection of a peer that said goodbye (fBye) and
@@ -236,6 +234,7 @@ func (t *Transport) drop(p *peer, err error) {
 	if p.state == stUp {
 		t.up--
 	}
+	t.stats.lost++
 	if p.fd >= 0 {
 		unix.Close(p.fd)
 	}

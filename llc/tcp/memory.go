@@ -73,15 +73,10 @@ func (r *regions) atomic(kind llc.CmdKind, id llc.RegionID, off, old, new uint64
 	}
 }
 
-// read copies (id, off) into dst; a single aligned word is loaded
-// atomically, as its owner may publish it with an atomic store.
+// read copies (id, off) into dst. (Words that their owner publishes with
+// atomic stores are read by the owner's own goroutine, the one that
+// serves requests, so a plain copy sees them.)
 func (r *regions) read(id llc.RegionID, off uint64, dst []byte) error {
-	if len(dst) == 8 {
-		if w, err := r.word(id, off); err == nil {
-			*(*uint64)(unsafe.Pointer(&dst[0])) = atomic.LoadUint64(w)
-			return nil
-		}
-	}
 	src, err := r.span(id, off, uint64(len(dst)))
 	copy(dst, src)
 	return err

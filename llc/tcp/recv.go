@@ -239,9 +239,6 @@ func (t *Transport) serve(p *peer, h *header) {
 			kind = llc.CmdCAS
 		}
 		ans.a, err = t.mem.atomic(kind, h.region, h.off, h.a, h.b)
-	case h.a == 8:
-		data = t.word[:]
-		err = t.mem.read(h.region, h.off, data)
 	default:
 		data, err = t.mem.span(h.region, h.off, h.a)
 	}

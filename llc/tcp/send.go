@@ -197,6 +197,7 @@ func requestKind(k llc.CmdKind) uint8 {
 // flush writes p's handshake header, then, once the connection is up,
 // what waits in its queue, until the socket would block.
 func (t *Transport) flush(p *peer) error {
+	defer t.track(p)
 	for p.hsOff < hdrSize {
 		n, err := write(p.fd, p.hs[p.hsOff:])
 		if errors.Is(err, unix.EAGAIN) {

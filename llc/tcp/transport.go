@@ -68,7 +68,6 @@ type Transport struct {
 	selfn []int        // their lengths
 	late  []llc.Event  // completions and failures for the next Poll
 	iov   [maxIov]unix.Iovec
-	word  [8]byte
 	stats counters
 
 	smu      sync.Mutex // guards pollfds and efd
@@ -243,11 +242,9 @@ func (t *Transport) Poll(sink llc.Sink) bool {
 				}
 			}
 			if err != nil {
-				t.stats.lost++
 				t.lose(p, err)
 				got = true
 			}
-			t.track(p)
 			progressed = got || progressed
 		}
 	}

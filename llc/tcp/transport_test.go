@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/llc"
+	"golang.org/x/sys/unix"
 )
 
 // Remote writes, reads, compare-and-swaps and fetch-and-adds act on the
@@ -354,6 +355,43 @@ func TestDialRefused(t *testing.T) {
 	x.until("the failure", func() bool { _, ok := x.sinks[0].find(llc.EvError, 4); return ok })
 	ev, _ := x.sinks[0].find(llc.EvError, 4)
 	wantErr(t, "dial", ev, 4, "process 1", addr)
+	if n := stat(t, x.trs[0], "connections lost"); n != 1 {
+		t.Errorf("connections lost: %d, want 1", n)
+	}
+}
+
+// A sleeper waits for room on a socket only while output waits for it:
+// flush, which a dial's handshake also uses to send its hello, withdraws
+// the interest once everything is written.
+func TestPollsetOutput(t *testing.T) {
+	x := newFabric(t, 2, Options{})
+	tr := x.trs[0]
+	p := &tr.peers[1]
+	x.exec(0, llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: 1, HeadLen: 8})
+	x.until("the connection", func() bool { return p.state == stUp && p.out.empty() })
+	events := func() int16 {
+		tr.syncPollset()
+		for _, f := range tr.pollfds {
+			if int(f.Fd) == p.fd {
+				return f.Events
+			}
+		}
+		t.Fatal("the socket is not in the pollset")
+		return 0
+	}
+	if ev := events(); ev&unix.POLLOUT != 0 {
+		t.Fatalf("events %#x with nothing to write", ev)
+	}
+	p.wantOut, tr.dirty = true, true // as output that had to wait leaves it
+	if ev := events(); ev&unix.POLLOUT == 0 {
+		t.Fatalf("events %#x while output waits", ev)
+	}
+	if err := tr.flush(p); err != nil {
+		t.Fatal(err)
+	}
+	if ev := events(); ev&unix.POLLOUT != 0 {
+		t.Fatalf("events %#x once everything is written: a sleeper would not sleep", ev)
+	}
 }
 
 // Bad arguments are refused with errors naming them.
