@@ -28,7 +28,7 @@ func newJob(t testing.TB, n int, eager llc.EagerMode, mod func(*llc.Config)) *jo
 	j := &job{t: t, trs: listenAll(t, n, Options{Key: 99})}
 	boot := make([]llc.RegionID, n)
 	for i, tr := range j.trs {
-		r, err := llc.AllocBoot(tr, n)
+		r, err := llc.AllocBoot(tr, i, n)
 		if err != nil {
 			t.Fatal(err)
 		}
