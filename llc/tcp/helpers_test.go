@@ -2,6 +2,7 @@ package tcp
 
 import (
 	"bytes"
+	"golang.org/x/sys/unix"
 	"os"
 	"runtime"
 	"slices"
@@ -189,4 +190,15 @@ func pattern(seed, n int) []byte {
 		b[i] = byte(x)
 	}
 	return b
+}
+
+// crash ends tr's connections as the death of its process would: without
+// a goodbye.
+func crash(tr *Transport) {
+	for i := range tr.peers {
+		if fd := tr.peers[i].fd; fd >= 0 {
+			unix.Close(fd)
+			tr.peers[i].fd = -1
+		}
+	}
 }

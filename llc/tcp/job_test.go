@@ -275,8 +275,9 @@ func TestAllToAll(t *testing.T) {
 	}
 }
 
-// A process whose peer closes its transport while the job runs fails
-// with an error naming the peer instead of waiting forever.
+// A process whose peer dies while the job runs (its connections end
+// without a goodbye) fails with an error naming the peer instead of
+// waiting forever.
 func TestPeerClosedMidJob(t *testing.T) {
 	for _, eager := range []llc.EagerMode{llc.EagerQueue, llc.EagerRings} {
 		t.Run(eager.String(), func(t *testing.T) {
@@ -291,7 +292,7 @@ func TestPeerClosedMidJob(t *testing.T) {
 				})
 				wg.Go(func() {
 					if echo(j.eps[1], 0, 1, 10) == nil {
-						j.trs[1].Close()
+						j.eps[1].Locked(func(*llc.Engine) { crash(j.trs[1]) })
 					}
 				})
 			})

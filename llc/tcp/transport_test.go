@@ -299,13 +299,7 @@ func TestLostPeer(t *testing.T) {
 		t.Fatalf("before the loss: %+v", ev)
 	}
 	x.exec(0, llc.Command{Kind: llc.CmdRead, Peer: 1, Region: r, Data: make([]byte, 8), Token: 2})
-	// Process 1 dies: its connections end without a goodbye.
-	for i := range x.trs[1].peers {
-		if fd := x.trs[1].peers[i].fd; fd >= 0 {
-			unix.Close(fd)
-			x.trs[1].peers[i].fd = -1
-		}
-	}
+	crash(x.trs[1]) // its connections end without a goodbye
 	x.until("the loss", func() bool { _, ok := x.sinks[0].find(llc.EvError, 0); return ok })
 	ev, _ := x.sinks[0].find(llc.EvError, 0)
 	wantErr(t, "loss", ev, 0, "process 1")
