@@ -314,6 +314,27 @@ func TestLostPeer(t *testing.T) {
 	wantErr(t, "write after the loss", ev, 3, "process 1")
 }
 
+// A request whose connection fails as it is written fails once, with
+// the loss of its peer.
+func TestRequestFailsOnce(t *testing.T) {
+	x := newFabric(t, 2, Options{})
+	r := x.region(1, make([]byte, 8))
+	x.do(0, llc.Command{Kind: llc.CmdFetchAdd, Peer: 1, Region: r, New: 1, Token: 1})
+	unix.Shutdown(x.trs[0].peers[1].fd, unix.SHUT_WR) // the next write fails
+	x.exec(0, llc.Command{Kind: llc.CmdCAS, Peer: 1, Region: r, Token: 7})
+	x.until("the loss", func() bool { _, ok := x.sinks[0].find(llc.EvError, 0); return ok })
+	n := 0
+	for _, ev := range x.sinks[0].evs {
+		if ev.Token == 7 {
+			n++
+			wantErr(t, "the request", ev, 7, "process 1")
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d events for the request, want 1", n)
+	}
+}
+
 // A dial to a process that is not listening fails with an error naming
 // the process and its address.
 func TestDialRefused(t *testing.T) {
