@@ -54,7 +54,7 @@ func newJob(t testing.TB, n int, eager llc.EagerMode, mod func(*llc.Config)) *jo
 func config(tr *Transport, self int, boot []llc.RegionID, eager llc.EagerMode) llc.Config {
 	caps := tr.Caps()
 	return llc.Config{Self: self, Size: len(boot), Boot: boot, Eager: eager, EagerLimit: caps.EagerLimit,
-		Rendezvous: caps.Rendezvous, RingSize: 128 << 10, RingCap: 1 << 30,
+		Rendezvous: caps.Rendezvous, RingSize: 256 << 10, RingCap: 1 << 30,
 		QueueSize: llc.MinQueueSize(caps.EagerLimit), MaxRecord: caps.MaxRecord}
 }
 
