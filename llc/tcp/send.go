@@ -129,12 +129,9 @@ func (q *outQueue) consume(n int, late *[]llc.Event) {
 	}
 }
 
-// send issues c, a command to another process, on its connection.
-func (t *Transport) send(c *llc.Command) llc.Event {
-	h, head, data, err := frameOf(c)
-	if err != nil {
-		return done(c, 0, err)
-	}
+// send issues c, a command to another process, on its connection as the
+// frame h, head, data.
+func (t *Transport) send(c *llc.Command, h *header, head, data []byte) llc.Event {
 	p, err := t.reach(c.Peer)
 	if err != nil {
 		return llc.Event{Kind: llc.EvError, Token: c.Token, Err: err}
@@ -143,7 +140,7 @@ func (t *Transport) send(c *llc.Command) llc.Event {
 	if request {
 		p.pend = append(p.pend, pending{kind: c.Kind, token: c.Token, data: c.Data})
 	}
-	ref := p.out.add(&h, head, data)
+	ref := p.out.add(h, head, data)
 	t.stats.framesOut++
 	if p.state == stUp {
 		if err := t.flush(p); err != nil {

@@ -181,10 +181,14 @@ func (t *Transport) Execute(c *llc.Command) llc.Event {
 	)
 	switch c.Kind {
 	case llc.CmdWrite, llc.CmdRead, llc.CmdCAS, llc.CmdFetchAdd, llc.CmdEnqueue:
-		if c.Peer == t.self {
+		h, head, data, err := frameOf(c)
+		switch {
+		case err != nil:
+			return done(c, 0, err)
+		case c.Peer == t.self:
 			return t.local(c)
 		}
-		ev := t.send(c)
+		ev := t.send(c, &h, head, data)
 		t.syncPollset()
 		return ev
 	case llc.CmdRegister:
