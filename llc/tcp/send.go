@@ -163,6 +163,9 @@ func (t *Transport) send(c *llc.Command, h *header, head, data []byte) llc.Event
 // frameOf returns the frame of c: its header, and the head and data that
 // follow it.
 func frameOf(c *llc.Command) (h header, head, data []byte, err error) {
+	if c.HeadLen > llc.MaxHead {
+		return h, nil, nil, fmt.Errorf("a head of %d bytes (at most %d)", c.HeadLen, llc.MaxHead)
+	}
 	h = header{region: c.Region, off: c.Off, a: c.Old, b: c.New}
 	head, data = c.Head[:c.HeadLen], c.Data
 	switch c.Kind {

@@ -115,6 +115,7 @@ func TestRemoteErrors(t *testing.T) {
 		{llc.Command{Kind: llc.CmdEnqueue, Peer: 1, HeadLen: 8}, []string{"record"}},
 		{llc.Command{Kind: llc.CmdEnqueue, Peer: 1, HeadLen: 24, Data: make([]byte, MaxRecord)}, []string{"record"}},
 		{llc.Command{Kind: llc.CmdEnqueue, Peer: 0, HeadLen: 8}, []string{"record"}},
+		{llc.Command{Kind: llc.CmdWrite, Peer: 0, Region: r, HeadLen: llc.MaxHead + 1}, []string{"head of 57"}},
 		{llc.Command{Kind: llc.CmdWrite, Peer: 2, Region: r}, []string{"no process 2"}},
 		{llc.Command{Kind: llc.CmdRead, Peer: 0, Region: 99, Data: make([]byte, 1)}, []string{"no region 99", "itself"}},
 		{llc.Command{Kind: llc.CmdRelease, Region: 99}, []string{"no region 99"}},
