@@ -35,23 +35,39 @@ func newJob(t testing.TB, n int, eager llc.EagerMode, mod func(*llc.Config)) *jo
 		boot[i] = r
 	}
 	for i, tr := range j.trs {
-		caps := tr.Caps()
-		cfg := llc.Config{Self: i, Size: n, Boot: boot, Eager: eager, EagerLimit: caps.EagerLimit,
-			Rendezvous: caps.Rendezvous, RingSize: 128 << 10, RingCap: 1 << 30,
-			QueueSize: llc.MinQueueSize(caps.EagerLimit), MaxRecord: caps.MaxRecord}
+		cfg := config(tr, i, boot, eager)
 		if mod != nil {
 			mod(&cfg)
 		}
-		eng, err := llc.NewEngine(cfg)
+		ep, err := endpoint(tr, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ep := llc.NewEndpoint(eng, tr)
 		ep.Spin, ep.Yield = 200, 20 // waits sleep in poll(2) soon
-		ep.Locked(func(*llc.Engine) {})
 		j.eps = append(j.eps, ep)
 	}
 	return j
+}
+
+// config returns the engine configuration of process self over tr, with
+// the transport's recommended thresholds.
+func config(tr *Transport, self int, boot []llc.RegionID, eager llc.EagerMode) llc.Config {
+	caps := tr.Caps()
+	return llc.Config{Self: self, Size: len(boot), Boot: boot, Eager: eager, EagerLimit: caps.EagerLimit,
+		Rendezvous: caps.Rendezvous, RingSize: 256 << 10, RingCap: 1 << 30,
+		QueueSize: llc.MinQueueSize(caps.EagerLimit), MaxRecord: caps.MaxRecord}
+}
+
+// endpoint returns an endpoint driving an engine of cfg over tr, its
+// start-up commands issued.
+func endpoint(tr *Transport, cfg llc.Config) (*llc.Endpoint, error) {
+	eng, err := llc.NewEngine(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ep := llc.NewEndpoint(eng, tr)
+	ep.Locked(func(*llc.Engine) {})
+	return ep, nil
 }
 
 // run runs body for every process in a goroutine of its own. Each then

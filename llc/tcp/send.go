@@ -129,69 +129,85 @@ func (q *outQueue) consume(n int, late *[]llc.Event) {
 	}
 }
 
-// send issues c, a command to another process, on its connection.
-func (t *Transport) send(c *llc.Command) llc.Event {
+// send issues c, a command to another process, on its connection as the
+// frame h, head, data.
+func (t *Transport) send(c *llc.Command, h *header, head, data []byte) llc.Event {
 	p, err := t.reach(c.Peer)
 	if err != nil {
 		return llc.Event{Kind: llc.EvError, Token: c.Token, Err: err}
 	}
-	h := header{region: c.Region, off: c.Off}
-	head, data := c.Head[:c.HeadLen], c.Data
+	request := h.kind != fWrite && h.kind != fRecord
+	if request {
+		p.pend = append(p.pend, pending{kind: c.Kind, token: c.Token, data: c.Data})
+	}
+	ref := p.out.add(h, head, data)
+	t.stats.framesOut++
+	if p.state == stUp {
+		if err := t.flush(p); err != nil {
+			t.lose(p, fmt.Errorf("tcp: connection to process %d: %w", p.id, err))
+			if request {
+				return llc.Event{} // lose failed it
+			}
+			return llc.Event{Kind: llc.EvError, Token: c.Token, Err: p.err}
+		}
+	}
+	if ref && t.keep(p, c) {
+		return llc.Event{}
+	}
+	if request {
+		return llc.Event{}
+	}
+	return done(c, 0, nil)
+}
+
+// frameOf returns the frame of c: its header, and the head and data that
+// follow it.
+func frameOf(c *llc.Command) (h header, head, data []byte, err error) {
+	if c.HeadLen > llc.MaxHead {
+		return h, nil, nil, fmt.Errorf("a head of %d bytes (at most %d)", c.HeadLen, llc.MaxHead)
+	}
+	h = header{region: c.Region, off: c.Off, a: c.Old, b: c.New}
+	head, data = c.Head[:c.HeadLen], c.Data
 	switch c.Kind {
 	case llc.CmdWrite:
 		h.kind, h.a, h.b, h.c = fWrite, c.Token, c.SigOff, c.Signal
 	case llc.CmdEnqueue:
 		if n := len(head) + len(data); c.Token == 0 || n < llc.RecordMeta || n > MaxRecord {
-			return done(c, 0, fmt.Errorf("to process %d: a record of %d bytes with token %#x (records: %d to %d bytes, with a token)", c.Peer, n, c.Token, llc.RecordMeta, MaxRecord))
+			return h, nil, nil, fmt.Errorf("to process %d: a record of %d bytes with token %#x (records: %d to %d bytes, with a token)",
+				c.Peer, n, c.Token, llc.RecordMeta, MaxRecord)
 		}
 		h.kind = fRecord
+	case llc.CmdRead:
+		h.kind, h.a, head, data = fRead, uint64(len(c.Data)), nil, nil
+	case llc.CmdCAS:
+		h.kind, head, data = fCAS, nil, nil
 	default:
-		h.kind, head, data = requestKind(c.Kind), nil, nil
-		h.a, h.b = c.Old, c.New
-		if c.Kind == llc.CmdRead {
-			h.a = uint64(len(c.Data))
-		}
-		p.pend = append(p.pend, pending{kind: c.Kind, token: c.Token, data: c.Data})
+		h.kind, head, data = fFetchAdd, nil, nil
 	}
 	h.n = uint64(len(head) + len(data))
-	ref := p.out.add(&h, head, data)
-	t.stats.framesOut++
-	if p.state == stUp {
-		if err := t.flush(p); err != nil {
-			t.lose(p, fmt.Errorf("tcp: connection to process %d: %w", p.id, err))
-			return llc.Event{Kind: llc.EvError, Token: c.Token, Err: p.err}
-		}
-	}
-	q := &p.out
-	if ref && q.ref < len(q.refs) {
-		last := &q.refs[len(q.refs)-1]
-		if c.Kind == llc.CmdWrite && c.Token != 0 && len(last.data) >= zeroCopyMin {
-			last.token = c.Token // completes once written
-			t.stats.zeroCopy++
-			t.track(p)
-			return llc.Event{}
-		}
-		rest := last.data
-		*last = outRef{}
-		q.refs = q.refs[:len(q.refs)-1]
-		q.buf = append(q.buf, rest...)
-	}
-	t.track(p)
-	if h.kind == fWrite || h.kind == fRecord {
-		return done(c, 0, nil)
-	}
-	return llc.Event{}
+	return h, head, data, nil
 }
 
-// requestKind returns the frame of a request command.
-func requestKind(k llc.CmdKind) uint8 {
-	switch k {
-	case llc.CmdRead:
-		return fRead
-	case llc.CmdCAS:
-		return fCAS
+// keep decides the fate of c's data, which the queue references and which
+// is not all written yet: a large write with a Token keeps it (zero copy)
+// and completes once it is written, from Poll; otherwise the rest is
+// copied into the queue. It reports whether c completes later.
+func (t *Transport) keep(p *peer, c *llc.Command) bool {
+	q := &p.out
+	if q.ref == len(q.refs) {
+		return false // written already
 	}
-	return fFetchAdd
+	last := &q.refs[len(q.refs)-1]
+	if c.Kind == llc.CmdWrite && c.Token != 0 && len(last.data) >= zeroCopyMin {
+		last.token = c.Token
+		t.stats.zeroCopy++
+		return true
+	}
+	rest := last.data
+	*last = outRef{}
+	q.refs = q.refs[:len(q.refs)-1]
+	q.buf = append(q.buf, rest...)
+	return false
 }
 
 // flush writes p's handshake header, then, once the connection is up,

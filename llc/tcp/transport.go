@@ -35,20 +35,27 @@ type Options struct {
 	CloseTimeout time.Duration
 }
 
-// Recommended thresholds, measured on loopback (see the package's
-// benchmarks): below 32 KiB a message is cheaper as one record than as a
-// rendezvous, whose request and answer cost a round trip; the push
-// rendezvous moves the data in one frame the sender writes from the user
-// buffer, with no request to serve.
+// Recommended thresholds, measured on loopback (BenchmarkEagerLimit,
+// BenchmarkRendezvous): every message a record can carry is cheaper sent
+// eagerly than by a rendezvous, whose request and answer add a round
+// trip, so the eager limit is the largest record's body; of the
+// rendezvous variants, push moves the data in one frame written from the
+// user's buffer with no request for the sender to serve, and completes
+// the sender once its data is in the kernel.
 const (
-	DefaultEagerLimit = 32 << 10
+	DefaultEagerLimit = MaxRecord - llc.RecordMeta
 	DefaultRendezvous = llc.RndvPush
 )
 
-// Transport implements llc.Transport and llc.StatsReporter over TCP. The
-// methods of llc.Transport other than Arm, Sleep, Disarm and Wake, and
-// SetPeers, Stats and Close, must not run concurrently (an llc.Endpoint
-// serialises them).
+// Transport implements llc.Transport and llc.StatsReporter over TCP.
+// Execute, Poll, SetPeers, Stats and Close must not run concurrently (an
+// llc.Endpoint serialises Execute and Poll); Arm, Sleep, Disarm and Wake
+// are safe for concurrent use.
+//
+// A write or record completes once its data is in the kernel or in the
+// send queue, and what waits in the queue leaves only while the process
+// polls (or in Close): a process must keep polling until its peers have
+// what it sent.
 type Transport struct {
 	self, size int
 	opt        Options
@@ -174,10 +181,14 @@ func (t *Transport) Execute(c *llc.Command) llc.Event {
 	)
 	switch c.Kind {
 	case llc.CmdWrite, llc.CmdRead, llc.CmdCAS, llc.CmdFetchAdd, llc.CmdEnqueue:
-		if c.Peer == t.self {
+		h, head, data, err := frameOf(c)
+		switch {
+		case err != nil:
+			return done(c, 0, err)
+		case c.Peer == t.self:
 			return t.local(c)
 		}
-		ev := t.send(c)
+		ev := t.send(c, &h, head, data)
 		t.syncPollset()
 		return ev
 	case llc.CmdRegister:

@@ -114,6 +114,8 @@ func TestRemoteErrors(t *testing.T) {
 		{llc.Command{Kind: llc.CmdFetchAdd, Peer: 1, Region: r, Off: 128}, []string{"out of range"}},
 		{llc.Command{Kind: llc.CmdEnqueue, Peer: 1, HeadLen: 8}, []string{"record"}},
 		{llc.Command{Kind: llc.CmdEnqueue, Peer: 1, HeadLen: 24, Data: make([]byte, MaxRecord)}, []string{"record"}},
+		{llc.Command{Kind: llc.CmdEnqueue, Peer: 0, HeadLen: 8}, []string{"record"}},
+		{llc.Command{Kind: llc.CmdWrite, Peer: 0, Region: r, HeadLen: llc.MaxHead + 1}, []string{"head of 57"}},
 		{llc.Command{Kind: llc.CmdWrite, Peer: 2, Region: r}, []string{"no process 2"}},
 		{llc.Command{Kind: llc.CmdRead, Peer: 0, Region: 99, Data: make([]byte, 1)}, []string{"no region 99", "itself"}},
 		{llc.Command{Kind: llc.CmdRelease, Region: 99}, []string{"no region 99"}},
@@ -336,6 +338,27 @@ func TestGoodbye(t *testing.T) {
 	}
 	ev = x.trs[0].Execute(&llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Token: 3})
 	wantErr(t, "write after the goodbye", ev, 3, "process 1", "finalized")
+}
+
+// A request whose connection fails as it is written fails once, with
+// the loss of its peer.
+func TestRequestFailsOnce(t *testing.T) {
+	x := newFabric(t, 2, Options{})
+	r := x.region(1, make([]byte, 8))
+	x.do(0, llc.Command{Kind: llc.CmdFetchAdd, Peer: 1, Region: r, New: 1, Token: 1})
+	unix.Shutdown(x.trs[0].peers[1].fd, unix.SHUT_WR) // the next write fails
+	x.exec(0, llc.Command{Kind: llc.CmdCAS, Peer: 1, Region: r, Token: 7})
+	x.until("the loss", func() bool { _, ok := x.sinks[0].find(llc.EvError, 0); return ok })
+	n := 0
+	for _, ev := range x.sinks[0].evs {
+		if ev.Token == 7 {
+			n++
+			wantErr(t, "the request", ev, 7, "process 1")
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d events for the request, want 1", n)
+	}
 }
 
 // A dial to a process that is not listening fails with an error naming
