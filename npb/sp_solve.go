@@ -98,6 +98,13 @@ func (s *spSolver) forward(ci, d int, in []float64) {
 	})
 }
 
+// solveLast eliminates and back-substitutes along axis d in cell ci, the
+// last on the axis.
+func (s *spSolver) solveLast(ci, d int, in []float64) {
+	s.forward(ci, d, in)
+	s.backward(ci, d, nil)
+}
+
 // spTakeRows eliminates the first two rows of a line (lhs from lb, rhs
 // from rb, strides sl and sr) against the predecessor's last two
 // eliminated rows in m: for each, the two super-diagonal coefficients and
