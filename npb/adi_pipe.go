@@ -24,11 +24,15 @@ type adiPipe struct {
 // eliminates cell ci given the predecessor's values in (nil for the
 // first cell) and sendForward passes its values on; backward substitutes
 // given the successor's values and sendBackward passes its solution back.
+// solveLast does both for the last cell on the axis, which has no
+// successor: it may finish each line before starting the next, while
+// the line's eliminated rows are still in cache.
 type adiStages interface {
 	forward(ci, d int, in []float64)
 	sendForward(c *adiCell, ci, d int) error
 	backward(ci, d int, in []float64)
 	sendBackward(c *adiCell, d int) error
+	solveLast(ci, d int, in []float64)
 }
 
 // adiMessages names a benchmark's pipeline messages: the benchmark, the
@@ -53,24 +57,25 @@ func (p *adiPipe) run(g *adiGrid, s adiStages, m adiMessages, d int, after func(
 				return fmt.Errorf("%s: solve along axis %d, forward: %w", m.name, d, err)
 			}
 		}
+		if stage == n-1 {
+			s.solveLast(ci, d, in)
+			break
+		}
 		s.forward(ci, d, in)
-		if stage < n-1 {
-			if err := s.sendForward(c, ci, d); err != nil {
-				return fmt.Errorf("%s: solve along axis %d, forward: %w", m.name, d, err)
-			}
+		if err := s.sendForward(c, ci, d); err != nil {
+			return fmt.Errorf("%s: solve along axis %d, forward: %w", m.name, d, err)
 		}
 	}
 	for stage := n - 1; stage >= 0; stage-- {
 		ci := g.slice[d][stage]
 		c := &g.cells[ci]
-		var in []float64
 		if stage < n-1 {
-			var err error
-			if in, err = p.receive(g.succ[d], m.backTag+d, adiLines(c, d)*m.backWords); err != nil {
+			in, err := p.receive(g.succ[d], m.backTag+d, adiLines(c, d)*m.backWords)
+			if err != nil {
 				return fmt.Errorf("%s: solve along axis %d, backward: %w", m.name, d, err)
 			}
+			s.backward(ci, d, in)
 		}
-		s.backward(ci, d, in)
 		if stage > 0 {
 			if err := s.sendBackward(c, d); err != nil {
 				return fmt.Errorf("%s: solve along axis %d, backward: %w", m.name, d, err)

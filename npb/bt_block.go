@@ -64,9 +64,11 @@ func btJacobians(f, n *btBlock, u *[5]float64, rhoI, qs float64, un int, k *adiC
 func btLower(a, f, n *btBlock, dt1, dt2 float64, d *[5]float64) {
 	for r := range 5 {
 		ar, fr, nr := &a[r], &f[r], &n[r]
-		for c := range 5 {
-			ar[c] = -dt2*fr[c] - dt1*nr[c]
-		}
+		ar[0] = -dt2*fr[0] - dt1*nr[0]
+		ar[1] = -dt2*fr[1] - dt1*nr[1]
+		ar[2] = -dt2*fr[2] - dt1*nr[2]
+		ar[3] = -dt2*fr[3] - dt1*nr[3]
+		ar[4] = -dt2*fr[4] - dt1*nr[4]
 		ar[r] -= dt1 * d[r]
 	}
 }
@@ -77,9 +79,11 @@ func btDiag(b, n *btBlock, dt1 float64, d *[5]float64) {
 	t := dt1 * 2
 	for r := range 5 {
 		br, nr := &b[r], &n[r]
-		for c := range 5 {
-			br[c] = t * nr[c]
-		}
+		br[0] = t * nr[0]
+		br[1] = t * nr[1]
+		br[2] = t * nr[2]
+		br[3] = t * nr[3]
+		br[4] = t * nr[4]
 		br[r] = 1 + t*nr[r] + t*d[r]
 	}
 }
@@ -89,9 +93,11 @@ func btDiag(b, n *btBlock, dt1 float64, d *[5]float64) {
 func btUpper(c, f, n *btBlock, dt1, dt2 float64, d *[5]float64) {
 	for r := range 5 {
 		cr, fr, nr := &c[r], &f[r], &n[r]
-		for col := range 5 {
-			cr[col] = dt2*fr[col] - dt1*nr[col]
-		}
+		cr[0] = dt2*fr[0] - dt1*nr[0]
+		cr[1] = dt2*fr[1] - dt1*nr[1]
+		cr[2] = dt2*fr[2] - dt1*nr[2]
+		cr[3] = dt2*fr[3] - dt1*nr[3]
+		cr[4] = dt2*fr[4] - dt1*nr[4]
 		cr[r] -= dt1 * d[r]
 	}
 }
@@ -124,28 +130,48 @@ func btMatMulSub(a, b, c *btBlock) {
 // destroyed. The elimination of b gives the multipliers, which are then
 // applied to each column of c and to r held in registers; every value
 // goes through the same operations, in the same order, as in binvcrhs.
+// The elimination is written out, a row of b per line, as Go does not
+// unroll loops.
 func btBinvCRHS(b, c *btBlock, r *[5]float64) {
 	var piv [5]float64
 	var f btBlock // f[q][p]: the multiple of row p subtracted from row q
-	for p := range 5 {
-		bp := &b[p]
-		pivot := 1 / bp[p]
-		piv[p] = pivot
-		for col := p + 1; col < 5; col++ {
-			bp[col] *= pivot
-		}
-		for q := range 5 {
-			if q == p {
-				continue
-			}
-			bq := &b[q]
-			coeff := bq[p]
-			f[q][p] = coeff
-			for col := p + 1; col < 5; col++ {
-				bq[col] -= coeff * bp[col]
-			}
-		}
-	}
+	b0, b1, b2, b3, b4 := &b[0], &b[1], &b[2], &b[3], &b[4]
+
+	piv[0] = 1 / b0[0]
+	f[1][0], f[2][0], f[3][0], f[4][0] = b1[0], b2[0], b3[0], b4[0]
+	b0[1], b0[2], b0[3], b0[4] = b0[1]*piv[0], b0[2]*piv[0], b0[3]*piv[0], b0[4]*piv[0]
+	b1[1], b1[2], b1[3], b1[4] = b1[1]-f[1][0]*b0[1], b1[2]-f[1][0]*b0[2], b1[3]-f[1][0]*b0[3], b1[4]-f[1][0]*b0[4]
+	b2[1], b2[2], b2[3], b2[4] = b2[1]-f[2][0]*b0[1], b2[2]-f[2][0]*b0[2], b2[3]-f[2][0]*b0[3], b2[4]-f[2][0]*b0[4]
+	b3[1], b3[2], b3[3], b3[4] = b3[1]-f[3][0]*b0[1], b3[2]-f[3][0]*b0[2], b3[3]-f[3][0]*b0[3], b3[4]-f[3][0]*b0[4]
+	b4[1], b4[2], b4[3], b4[4] = b4[1]-f[4][0]*b0[1], b4[2]-f[4][0]*b0[2], b4[3]-f[4][0]*b0[3], b4[4]-f[4][0]*b0[4]
+
+	piv[1] = 1 / b1[1]
+	f[0][1], f[2][1], f[3][1], f[4][1] = b0[1], b2[1], b3[1], b4[1]
+	b1[2], b1[3], b1[4] = b1[2]*piv[1], b1[3]*piv[1], b1[4]*piv[1]
+	b0[2], b0[3], b0[4] = b0[2]-f[0][1]*b1[2], b0[3]-f[0][1]*b1[3], b0[4]-f[0][1]*b1[4]
+	b2[2], b2[3], b2[4] = b2[2]-f[2][1]*b1[2], b2[3]-f[2][1]*b1[3], b2[4]-f[2][1]*b1[4]
+	b3[2], b3[3], b3[4] = b3[2]-f[3][1]*b1[2], b3[3]-f[3][1]*b1[3], b3[4]-f[3][1]*b1[4]
+	b4[2], b4[3], b4[4] = b4[2]-f[4][1]*b1[2], b4[3]-f[4][1]*b1[3], b4[4]-f[4][1]*b1[4]
+
+	piv[2] = 1 / b2[2]
+	f[0][2], f[1][2], f[3][2], f[4][2] = b0[2], b1[2], b3[2], b4[2]
+	b2[3], b2[4] = b2[3]*piv[2], b2[4]*piv[2]
+	b0[3], b0[4] = b0[3]-f[0][2]*b2[3], b0[4]-f[0][2]*b2[4]
+	b1[3], b1[4] = b1[3]-f[1][2]*b2[3], b1[4]-f[1][2]*b2[4]
+	b3[3], b3[4] = b3[3]-f[3][2]*b2[3], b3[4]-f[3][2]*b2[4]
+	b4[3], b4[4] = b4[3]-f[4][2]*b2[3], b4[4]-f[4][2]*b2[4]
+
+	piv[3] = 1 / b3[3]
+	f[0][3], f[1][3], f[2][3], f[4][3] = b0[3], b1[3], b2[3], b4[3]
+	b3[4] = b3[4] * piv[3]
+	b0[4] = b0[4] - f[0][3]*b3[4]
+	b1[4] = b1[4] - f[1][3]*b3[4]
+	b2[4] = b2[4] - f[2][3]*b3[4]
+	b4[4] = b4[4] - f[4][3]*b3[4]
+
+	piv[4] = 1 / b4[4]
+	f[0][4], f[1][4], f[2][4], f[3][4] = b0[4], b1[4], b2[4], b3[4]
+
 	for j := range 5 {
 		c[0][j], c[1][j], c[2][j], c[3][j], c[4][j] = btEliminateColumn(&piv, &f, c[0][j], c[1][j], c[2][j], c[3][j], c[4][j])
 	}

@@ -26,12 +26,17 @@ type btSolver struct {
 	adiPipe
 	g *adiGrid
 	k *adiConsts
-	// lhsc[c] holds cell c's eliminated super-diagonal blocks C′, one per
-	// point (indexed as the points of rhs), between the forward and the
-	// backward sweep.
+	// lhsc[c] holds cell c's eliminated super-diagonal blocks C′ between
+	// the forward and the backward sweep, line after line: along axis d,
+	// point q of line l at l·size[d] + q, so that both sweeps walk it
+	// forward or backward through memory.
 	lhsc [][]btBlock
+	// lineC holds the C′ blocks of one line of the last cell on an axis,
+	// which is back-substituted as soon as it is eliminated.
+	lineC []btBlock
 	// fj[d] and nj[d] are the Jacobians along the current line in
-	// direction d, position q at index q+1.
+	// direction d, position q at index q+1 (btJacobians writes only the
+	// entries that can be non-zero in direction d).
 	fj, nj [3][]btBlock
 }
 
@@ -48,6 +53,7 @@ func btNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *btSolver {
 		s.lhsc[ci] = make([]btBlock, g.cells[ci].points())
 	}
 	n := g.maxSize()
+	s.lineC = make([]btBlock, n)
 	for d := range 3 {
 		s.fj[d] = make([]btBlock, n+2)
 		s.nj[d] = make([]btBlock, n+2)
@@ -65,48 +71,77 @@ var btMessages = adiMessages{name: "bt", fwdTag: 200, backTag: 210, fwdWords: bt
 // y_solve or z_solve).
 func (s *btSolver) solve(d int) error { return s.run(s.g, s, btMessages, d, nil) }
 
+// lineBlocks returns the C′ blocks of line number line along axis d in
+// cell ci, indexed by position.
+func (s *btSolver) lineBlocks(ci, d, line int) []btBlock {
+	n := s.g.cells[ci].size[d]
+	return s.lhsc[ci][line*n:][:n]
+}
+
 // forward eliminates along axis d in cell ci (x_solve_cell); in holds the
 // predecessor's C′ and r′ of each line unless the cell is first on the
 // axis.
 func (s *btSolver) forward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
-	lhsc := s.lhsc[ci]
+	adiLineIter(c, d, func(line, pu, pa, pr int) {
+		s.eliminate(c, d, pu, pa, pr, s.lineBlocks(ci, d, line), btLineIn(in, line))
+	})
+}
+
+// solveLast eliminates and back-substitutes along axis d in cell ci, the
+// last on the axis, one line at a time.
+func (s *btSolver) solveLast(ci, d int, in []float64) {
+	c := &s.g.cells[ci]
+	cs := s.lineC[:c.size[d]]
+	adiLineIter(c, d, func(line, pu, pa, pr int) {
+		s.eliminate(c, d, pu, pa, pr, cs, btLineIn(in, line))
+		btSubstitute(c, d, pr, cs, nil)
+	})
+}
+
+// btLineIn returns line's part of the forward message in, or nil.
+func btLineIn(in []float64, line int) []float64 {
+	if in == nil {
+		return nil
+	}
+	return in[line*btFwdWords:][:btFwdWords]
+}
+
+// eliminate runs the block elimination along the line of axis d whose
+// point 0 is at pu, pa and pr in u, the derived fields and rhs, leaving
+// C′ of position q in cs[q] and r′ in rhs; in holds the predecessor's C′
+// and r′ of the line, or is nil.
+func (s *btSolver) eliminate(c *adiCell, d, pu, pa, pr int, cs []btBlock, in []float64) {
 	ax := &s.k.dir[d]
 	lo, hi := c.interior(d)
 	su, sa, sr := adiAxisStrides(c, d)
 	fj, nj := s.fj[d], s.nj[d]
-	adiLineIter(c, d, func(line, pu, pa, pr int) {
-		for q := lo - 1; q <= hi+1; q++ {
-			u := (*[5]float64)(c.u[pu+q*su:])
-			btJacobians(&fj[q+1], &nj[q+1], u, c.rhoI[pa+q*sa], c.qs[pa+q*sa], d+1, s.k)
+	for q := lo - 1; q <= hi+1; q++ {
+		u := (*[5]float64)(c.u[pu+q*su:])
+		btJacobians(&fj[q+1], &nj[q+1], u, c.rhoI[pa+q*sa], c.qs[pa+q*sa], d+1, s.k)
+	}
+	var a, b, cIn btBlock
+	var cPrev *btBlock
+	var rPrev *[5]float64
+	if in != nil {
+		for r := range 5 {
+			copy(cIn[r][:], in[5*r:5*r+5])
 		}
-		var a, b, cIn btBlock
-		var cPrev *btBlock
-		var rPrev *[5]float64
-		if in != nil {
-			m := in[line*btFwdWords:][:btFwdWords]
-			for r := range 5 {
-				copy(cIn[r][:], m[5*r:5*r+5])
-			}
-			cPrev, rPrev = &cIn, (*[5]float64)(m[25:])
+		cPrev, rPrev = &cIn, (*[5]float64)(in[25:])
+	}
+	for q := lo; q <= hi; q++ {
+		r := (*[5]float64)(c.rhs[pr+q*sr:])
+		cq := &cs[q]
+		btLower(&a, &fj[q], &nj[q], ax.dtt1, ax.dtt2, &ax.d)
+		btDiag(&b, &nj[q+1], ax.dtt1, &ax.d)
+		btUpper(cq, &fj[q+2], &nj[q+2], ax.dtt1, ax.dtt2, &ax.d)
+		if rPrev != nil {
+			btMatVecSub(&a, rPrev, r)
+			btMatMulSub(&a, cPrev, &b)
 		}
-		for q := lo; q <= hi; q++ {
-			r := (*[5]float64)(c.rhs[pr+q*sr:])
-			cq := &lhsc[(pr+q*sr)/5]
-			btLower(&a, &fj[q], &nj[q], ax.dtt1, ax.dtt2, &ax.d)
-			btDiag(&b, &nj[q+1], ax.dtt1, &ax.d)
-			btUpper(cq, &fj[q+2], &nj[q+2], ax.dtt1, ax.dtt2, &ax.d)
-			if q > lo {
-				rPrev = (*[5]float64)(c.rhs[pr+(q-1)*sr:])
-				cPrev = &lhsc[(pr+(q-1)*sr)/5]
-			}
-			if rPrev != nil {
-				btMatVecSub(&a, rPrev, r)
-				btMatMulSub(&a, cPrev, &b)
-			}
-			btBinvCRHS(&b, cq, r)
-		}
-	})
+		btBinvCRHS(&b, cq, r)
+		rPrev, cPrev = r, cq
+	}
 }
 
 // sendForward sends the C′ and r′ of the last point of every line of cell
@@ -114,10 +149,9 @@ func (s *btSolver) forward(ci, d int, in []float64) {
 func (s *btSolver) sendForward(c *adiCell, ci, d int) error {
 	_, _, sr := adiAxisStrides(c, d)
 	q := c.size[d] - 1
-	lhsc := s.lhsc[ci]
 	adiLineIter(c, d, func(line, _, _, pr int) {
 		m := s.send[line*btFwdWords:][:btFwdWords]
-		blk := &lhsc[(pr+q*sr)/5]
+		blk := &s.lineBlocks(ci, d, line)[q]
 		for r := range 5 {
 			copy(m[5*r:5*r+5], blk[r][:])
 		}
@@ -127,23 +161,26 @@ func (s *btSolver) sendForward(c *adiCell, ci, d int) error {
 }
 
 // backward back-substitutes along axis d in cell ci (x_backsubstitute);
-// in holds the successor's solution at its first point of each line
-// unless the cell is last on the axis.
+// in holds the successor's solution at its first point of each line.
 func (s *btSolver) backward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
-	lhsc := s.lhsc[ci]
+	adiLineIter(c, d, func(line, _, _, pr int) {
+		btSubstitute(c, d, pr, s.lineBlocks(ci, d, line), (*[5]float64)(in[line*btBackWords:]))
+	})
+}
+
+// btSubstitute back-substitutes along the line of axis d whose point 0
+// is at pr in rhs, with its C′ blocks cs; next is the solution at the
+// point after the cell on the line, or nil if there is none.
+func btSubstitute(c *adiCell, d, pr int, cs []btBlock, next *[5]float64) {
 	lo, hi := c.interior(d)
 	_, _, sr := adiAxisStrides(c, d)
-	adiLineIter(c, d, func(line, _, _, pr int) {
-		if in != nil {
-			r := (*[5]float64)(c.rhs[pr+hi*sr:])
-			btMatVecSub(&lhsc[(pr+hi*sr)/5], (*[5]float64)(in[line*btBackWords:]), r)
-		}
-		for q := hi - 1; q >= lo; q-- {
-			r := (*[5]float64)(c.rhs[pr+q*sr:])
-			btMatVecSub(&lhsc[(pr+q*sr)/5], (*[5]float64)(c.rhs[pr+(q+1)*sr:]), r)
-		}
-	})
+	if next != nil {
+		btMatVecSub(&cs[hi], next, (*[5]float64)(c.rhs[pr+hi*sr:]))
+	}
+	for q := hi - 1; q >= lo; q-- {
+		btMatVecSub(&cs[q], (*[5]float64)(c.rhs[pr+(q+1)*sr:]), (*[5]float64)(c.rhs[pr+q*sr:]))
+	}
 }
 
 // sendBackward sends the solution at the first point of every line of

@@ -1,6 +1,7 @@
 package npb
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -181,6 +182,44 @@ func TestBTLineSolve(t *testing.T) {
 		})
 		if worst > 1e-10 {
 			t.Errorf("axis %d: the solution misses the right-hand side by %g (relative)", d, worst)
+		}
+	}
+}
+
+// BenchmarkBTSolve times BT's line solves along each axis, class A on one
+// process (no messages).
+func BenchmarkBTSolve(b *testing.B) {
+	p, _ := btClassParams('A')
+	s, err := btNewState(nil, 1, 0, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.rhs(); err != nil {
+		b.Fatal(err)
+	}
+	r0 := append([]float64(nil), s.g.cells[0].rhs...)
+	for d := range 3 {
+		b.Run(fmt.Sprintf("axis%d", d), func(b *testing.B) {
+			for range b.N {
+				copy(s.g.cells[0].rhs, r0)
+				if err := s.solver.solve(d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkBTRHS times BT's right-hand side, class A on one process.
+func BenchmarkBTRHS(b *testing.B) {
+	p, _ := btClassParams('A')
+	s, err := btNewState(nil, 1, 0, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range b.N {
+		if err := s.rhs(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -60,21 +60,25 @@ func (s *spSolver) fill(c *adiCell, d int, p *spPencil, lhs []float64) {
 			rhon[l] = max(ax.d[n]+k.con43*ru1, ax.d[4]+k.c1c5*ru1, dmax+ru1, ax.d[0])
 		}
 	}
+	// The constants in locals: the compiler reloads anything read through
+	// a pointer after each store to lhs.
+	dtt1, dtt2, c2dtt1 := ax.dtt1, ax.dtt2, ax.c2dtt1
+	speed := c.speed
 	for q := p.lo; q <= p.hi; q++ {
 		cvm, cvp := s.cv[q*na:][:na], s.cv[(q+2)*na:][:na]
 		rm, r0, rp := s.rhon[q*na:][:na], s.rhon[(q+1)*na:][:na], s.rhon[(q+2)*na:][:na]
 		w := &c.diss[d][q]
+		w0, w1, w2, w3, w4 := 0+w[0]*k.dttdssp, w[1]*k.dttdssp, w[2]*k.dttdssp, w[3]*k.dttdssp, 0+w[4]*k.dttdssp
 		for l := range na {
 			row := (*[15]float64)(lhs[3*(p.pr+q*p.sr+l*p.srA):])
-			row[0] = 0 + w[0]*k.dttdssp
-			row[1] = -ax.dtt2*cvm[l] - ax.dtt1*rm[l] + w[1]*k.dttdssp
-			row[2] = 1 + ax.c2dtt1*r0[l] + w[2]*k.dttdssp
-			row[3] = ax.dtt2*cvp[l] - ax.dtt1*rp[l] + w[3]*k.dttdssp
-			row[4] = 0 + w[4]*k.dttdssp
+			r1 := -dtt2*cvm[l] - dtt1*rm[l] + w1
+			r2 := 1 + c2dtt1*r0[l] + w2
+			r3 := dtt2*cvp[l] - dtt1*rp[l] + w3
 			pa := p.pa + q*p.sa + l*p.saA
-			sm, sp := ax.dtt2*c.speed[pa-p.sa], ax.dtt2*c.speed[pa+p.sa]
-			row[5], row[6], row[7], row[8], row[9] = row[0], row[1]-sm, row[2], row[3]+sp, row[4]
-			row[10], row[11], row[12], row[13], row[14] = row[0], row[1]+sm, row[2], row[3]-sp, row[4]
+			sm, sp := dtt2*speed[pa-p.sa], dtt2*speed[pa+p.sa]
+			row[0], row[1], row[2], row[3], row[4] = w0, r1, r2, r3, w4
+			row[5], row[6], row[7], row[8], row[9] = w0, r1-sm, r2, r3+sp, w4
+			row[10], row[11], row[12], row[13], row[14] = w0, r1+sm, r2, r3-sp, w4
 		}
 	}
 }
@@ -179,9 +183,13 @@ func spBackSubstitute(lhs, rhs []float64, p *spPencil) {
 			x := (*[5]float64)(rhs[r:])
 			x1 := (*[5]float64)(rhs[r+sr:])
 			x2 := (*[5]float64)(rhs[r+2*sr:])
-			for m, f := range spFactorOf {
-				x[m] = x[m] - row[5*f+3]*x1[m] - row[5*f+4]*x2[m]
-			}
+			// Components 0–2 share the first factor, 3 and 4 have the
+			// second and third (spFactorOf), written out.
+			x[0] = x[0] - row[3]*x1[0] - row[4]*x2[0]
+			x[1] = x[1] - row[3]*x1[1] - row[4]*x2[1]
+			x[2] = x[2] - row[3]*x1[2] - row[4]*x2[2]
+			x[3] = x[3] - row[8]*x1[3] - row[9]*x2[3]
+			x[4] = x[4] - row[13]*x1[4] - row[14]*x2[4]
 		}
 	}
 }

@@ -81,21 +81,38 @@ func (s *spSolver) solve(d int, after func(c *adiCell)) error {
 func (s *spSolver) forward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
 	lhs := s.lhs[ci]
+	spPencils(c, d, func(p spPencil) { s.forwardPencil(c, d, lhs, &p, in) })
+}
+
+// solveLast eliminates and back-substitutes along axis d in cell ci, the
+// last on the axis, a pencil at a time: the pencil's rows are still in
+// cache for the back substitution.
+func (s *spSolver) solveLast(ci, d int, in []float64) {
+	c := &s.g.cells[ci]
+	lhs := s.lhs[ci]
 	spPencils(c, d, func(p spPencil) {
-		s.fill(c, d, &p, lhs)
-		if in != nil {
-			for l := range p.na {
-				m := in[(p.line0+l)*spFwdWords:][:spFwdWords]
-				pr := p.pr + l*p.srA
-				for f, fc := range spFactors {
-					w := 2 * (2 + fc.hi - fc.lo)
-					spTakeRows(lhs, 3*pr+5*f, 3*p.sr, c.rhs, pr, p.sr, fc, m[:w])
-					m = m[w:]
-				}
+		s.forwardPencil(c, d, lhs, &p, in)
+		spBackwardPencil(c, lhs, &p, nil)
+	})
+}
+
+// forwardPencil fills the rows of pencil p along axis d of cell c and
+// eliminates; in holds the predecessor's last two rows of each line, or
+// is nil.
+func (s *spSolver) forwardPencil(c *adiCell, d int, lhs []float64, p *spPencil, in []float64) {
+	s.fill(c, d, p, lhs)
+	if in != nil {
+		for l := range p.na {
+			m := in[(p.line0+l)*spFwdWords:][:spFwdWords]
+			pr := p.pr + l*p.srA
+			for f, fc := range spFactors {
+				w := 2 * (2 + fc.hi - fc.lo)
+				spTakeRows(lhs, 3*pr+5*f, 3*p.sr, c.rhs, pr, p.sr, fc, m[:w])
+				m = m[w:]
 			}
 		}
-		spEliminate(lhs, c.rhs, &p)
-	})
+	}
+	spEliminate(lhs, c.rhs, p)
 }
 
 // spTakeRows eliminates the first two rows of a line (lhs from lb, rhs
@@ -147,31 +164,35 @@ func (s *spSolver) sendForward(c *adiCell, ci, d int) error {
 }
 
 // backward back-substitutes along axis d in cell ci; in holds the
-// successor's first two solution values of each line unless the cell is
-// last on the axis.
+// successor's first two solution values of each line.
 func (s *spSolver) backward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
 	lhs := s.lhs[ci]
-	spPencils(c, d, func(p spPencil) {
-		n, sr := p.n, p.sr
-		for l := range p.na {
-			last := p.pr + (n-1)*sr + l*p.srA
-			prev := last - sr
-			rl, rp := (*[5]float64)(c.rhs[last:]), (*[5]float64)(c.rhs[prev:])
-			ll, lp := (*[15]float64)(lhs[3*last:]), (*[15]float64)(lhs[3*prev:])
-			for m, f := range spFactorOf {
-				o := 5 * f
-				if in != nil {
-					sm := in[(p.line0+l)*spBackWords+2*m:][:2]
-					rl[m] = rl[m] - ll[o+3]*sm[0] - ll[o+4]*sm[1]
-					rp[m] = rp[m] - lp[o+3]*rl[m] - lp[o+4]*sm[0]
-				} else {
-					rp[m] -= lp[o+3] * rl[m]
-				}
+	spPencils(c, d, func(p spPencil) { spBackwardPencil(c, lhs, &p, in) })
+}
+
+// spBackwardPencil back-substitutes the lines of pencil p of cell c; in
+// holds the successor's first two solution values of each line, or is nil
+// if the cell is the last on the axis.
+func spBackwardPencil(c *adiCell, lhs []float64, p *spPencil, in []float64) {
+	n, sr := p.n, p.sr
+	for l := range p.na {
+		last := p.pr + (n-1)*sr + l*p.srA
+		prev := last - sr
+		rl, rp := (*[5]float64)(c.rhs[last:]), (*[5]float64)(c.rhs[prev:])
+		ll, lp := (*[15]float64)(lhs[3*last:]), (*[15]float64)(lhs[3*prev:])
+		for m, f := range spFactorOf {
+			o := 5 * f
+			if in != nil {
+				sm := in[(p.line0+l)*spBackWords+2*m:][:2]
+				rl[m] = rl[m] - ll[o+3]*sm[0] - ll[o+4]*sm[1]
+				rp[m] = rp[m] - lp[o+3]*rl[m] - lp[o+4]*sm[0]
+			} else {
+				rp[m] -= lp[o+3] * rl[m]
 			}
 		}
-		spBackSubstitute(lhs, c.rhs, &p)
-	})
+	}
+	spBackSubstitute(lhs, c.rhs, p)
 }
 
 // sendBackward sends the first two solution values of every line of cell

@@ -100,3 +100,18 @@ func TestSPLineSolve(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSPStep times one SP time step of class A on one process (no
+// messages); the solution drifts from step to step, as in the benchmark.
+func BenchmarkSPStep(b *testing.B) {
+	p, _ := spClassParams('A')
+	s, err := spNewState(nil, 1, 0, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range b.N {
+		if err := s.step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

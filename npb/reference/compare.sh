@@ -1,6 +1,9 @@
 #!/bin/sh
 # compare.sh: run a reference NPB3.4-MPI binary and the Go port
-# alternately and print the medians of their Mop/s and the ratio Go/NPB.
+# alternately and print the medians of their Mop/s and the ratio Go/NPB,
+# and of their CPU time (user and system, launcher included) and the
+# ratio NPB/Go: on a loaded machine the CPU time moves less than the
+# elapsed time that Mop/s comes from.
 # See README.md beside this script.
 #
 #   compare.sh [-r REFDIR] [-n RUNS] BENCHMARK CLASS NP
@@ -69,6 +72,22 @@ mops() {
 	sed -n 's/^ *Mop\/s total *= *\([0-9.]*\).*/\1/p' "$1" | head -n 1
 }
 
+# cputimes writes to $tmp/times the CPU seconds (user and system) that the
+# finished children of this shell have used so far: the shell's times
+# builtin, which must run in this shell (not in a pipeline or a command
+# substitution).
+cputimes() {
+	times >"$tmp/times.raw"
+	awk 'NR == 2 {
+		t = 0
+		for (f = 1; f <= 2; f++) {
+			v = $f; sub(/s$/, "", v); n = split(v, p, "m")
+			t += (n == 2) ? p[1] * 60 + p[2] : p[1]
+		}
+		printf "%.2f\n", t
+	}' "$tmp/times.raw" >"$tmp/times"
+}
+
 # median prints the median of its arguments.
 median() {
 	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
@@ -76,23 +95,40 @@ median() {
 
 refs=
 gos=
+refcpus=
+gocpus=
 i=1
 echo "$bench class $class, $np processes, $runs alternating runs (bind $BIND)"
 while [ "$i" -le "$runs" ]; do
+	cputimes
+	t0=$(cat "$tmp/times")
 	# shellcheck disable=SC2086
 	$REF_MPIRUN $refopts -np "$np" "$ref" >"$tmp/ref.out" 2>&1 || true
+	cputimes
+	t1=$(cat "$tmp/times")
 	r=$(mops "$tmp/ref.out") || die "NPB run $i did not verify:
 $(cat "$tmp/ref.out")"
 	"$tmp/mpirun" -np "$np" -bind-to "$BIND" "$tmp/npb" -class "$class" -results '' "$bench" >"$tmp/go.out" 2>&1 || true
+	cputimes
+	t2=$(cat "$tmp/times")
 	g=$(mops "$tmp/go.out") || die "Go run $i did not verify:
 $(cat "$tmp/go.out")"
-	printf 'run %d: NPB3.4-MPI %10s Mop/s   Go %10s Mop/s\n' "$i" "$r" "$g"
+	rc=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+	gc=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }')
+	printf 'run %d: NPB3.4-MPI %10s Mop/s %8s s CPU   Go %10s Mop/s %8s s CPU\n' "$i" "$r" "$rc" "$g" "$gc"
 	refs="$refs $r"
 	gos="$gos $g"
+	refcpus="$refcpus $rc"
+	gocpus="$gocpus $gc"
 	i=$((i + 1))
 done
 # shellcheck disable=SC2086
 mr=$(median $refs)
 # shellcheck disable=SC2086
 mg=$(median $gos)
+# shellcheck disable=SC2086
+cr=$(median $refcpus)
+# shellcheck disable=SC2086
+cg=$(median $gocpus)
 printf 'median: NPB3.4-MPI %s Mop/s, Go %s Mop/s, Go/NPB %s\n' "$mr" "$mg" "$(awk -v g="$mg" -v r="$mr" 'BEGIN { printf "%.2f", g / r }')"
+printf 'median CPU time: NPB3.4-MPI %s s, Go %s s, NPB/Go %s\n' "$cr" "$cg" "$(awk -v g="$cg" -v r="$cr" 'BEGIN { if (g > 0) printf "%.2f", r / g; else print "-" }')"
