@@ -203,7 +203,6 @@ func (t *Transport) hello(c *incoming) {
 // waited for it.
 func (t *Transport) connected(p *peer) {
 	p.state = stUp
-	t.up++
 	if p.in.buf == nil {
 		p.in.buf = make([]byte, inBufSize)
 	}
@@ -216,9 +215,6 @@ func (t *Transport) connected(p *peer) {
 // command to it fail with err, and err is delivered as an EvError of its
 // own, so that the engine stops.
 func (t *Transport) lose(p *peer, err error) {
-	if p.state == stUp {
-		t.up--
-	}
 	t.stats.lost++
 	if p.fd >= 0 {
 		unix.Close(p.fd)
