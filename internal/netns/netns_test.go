@@ -128,7 +128,15 @@ func TestRemoveKillsAndDeletes(t *testing.T) {
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- sleeper.Wait() }()
-	pids, err := s.Hosts[1].Pids()
+	// ip enters the namespace after it starts: wait until the sleeper is
+	// seen there.
+	var pids []int
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if pids, err = s.Hosts[1].Pids(); err != nil || slices.Contains(pids, sleeper.Process.Pid) {
+			break
+		}
+	}
 	if err != nil || !slices.Contains(pids, sleeper.Process.Pid) {
 		t.Errorf("processes in %s: %v, %v; want the sleeper %d", s.Hosts[1].Name, pids, err, sleeper.Process.Pid)
 	}

@@ -204,7 +204,6 @@ func (t *Transport) hello(c *incoming) {
 // waited for it.
 func (t *Transport) connected(p *peer) {
 	p.state = stUp
-	t.up++
 	if p.in.buf == nil {
 		p.in.buf = make([]byte, inBufSize)
 	}
@@ -224,6 +223,7 @@ func (t *Transport) ended(p *peer) {
 // command to it fail with err, and err is delivered as an EvError of its
 // own, so that the engine stops.
 func (t *Transport) lose(p *peer, err error) {
+	t.stats.lost++
 	t.drop(p, err)
 	t.late = append(t.late, llc.Event{Kind: llc.EvError, Err: err})
 }
@@ -231,10 +231,6 @@ func (t *Transport) lose(p *peer, err error) {
 // drop closes p's connection for good: what waits for it and every later
 // command to it fail with err.
 func (t *Transport) drop(p *peer, err error) {
-	if p.state == stUp {
-		t.up--
-	}
-	t.stats.lost++
 	if p.fd >= 0 {
 		unix.Close(p.fd)
 	}
