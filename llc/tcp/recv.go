@@ -175,6 +175,12 @@ func (t *Transport) frame(p *peer, h *header, sink llc.Sink) (bool, error) {
 		}
 		if err != nil {
 			t.replyErr(p, fWriteErr, h.a, err)
+			// The writer learns it only after its write completed, and a
+			// record telling this process the data is there may follow:
+			// stop this process's engine rather than let it take what
+			// was not written.
+			t.late = append(t.late, llc.Event{Kind: llc.EvError,
+				Err: fmt.Errorf("tcp: a write of process %d into this process was refused: %w", p.id, err)})
 			dst, sig = nil, nil
 		}
 		if in.take(h.n, dst, finish{sig: sig, sigVal: h.c}) {

@@ -94,8 +94,8 @@ func TestLargeTransfers(t *testing.T) {
 }
 
 // Bad accesses are refused by the target and reported with the command's
-// token, a token-less one as an EvError of token 0; the connection goes on
-// working.
+// token, a token-less one as an EvError of token 0; a refused write stops
+// the target's engine too; the connection goes on working.
 func TestRemoteErrors(t *testing.T) {
 	x := newFabric(t, 2, Options{})
 	mem := make([]byte, 128)
@@ -135,6 +135,13 @@ func TestRemoteErrors(t *testing.T) {
 	if ev := x.do(0, llc.Command{Kind: llc.CmdFetchAdd, Peer: 1, Region: r, New: 3, Token: 1}); ev.Kind != llc.EvDone || mem[0] != 3 {
 		t.Fatalf("after the errors: %+v, word %d", ev, mem[0])
 	}
+	// The target of a refused write is told too, so that it does not take
+	// a buffer for written.
+	ev, ok := x.sinks[1].find(llc.EvError, 0)
+	if !ok {
+		t.Fatal("the target of the refused writes was not told")
+	}
+	wantErr(t, "the target", ev, 0, "process 0", "refused", "out of range")
 }
 
 // Records arrive in order, split into meta and body, from other processes
