@@ -284,15 +284,7 @@ func readBoot(kv map[string]string, size int) (boot []llc.RegionID, worldOffload
 // a ring holds; with the vp eager transport, it sizes the receive queue
 // instead and caps the eager limit to what a queue record holds.
 func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int) llc.Config {
-	caps := ns.net.Caps()
-	if ns.queuePeers != nil {
-		// Rings within the host over martini, records between hosts
-		// over TCP: the eager limit suits both, records are TCP's.
-		tc := ns.tcp.Caps()
-		caps.EagerLimit = min(caps.EagerLimit, tc.EagerLimit)
-		caps.MaxRecord = tc.MaxRecord
-		caps.LoadStore = true // the rings
-	}
+	caps := ns.caps()
 	ring := DefaultRingSize
 	for ring > minRingSize && ring+64 > memory/job.Size {
 		ring /= 2
@@ -328,7 +320,7 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int
 		cfg.QueueSize = max(DefaultQueueSize, llc.MinQueueSize(cfg.EagerLimit))
 	}
 	eagerMode := job.Settings.Eager
-	if eagerMode == "" && !caps.LoadStore {
+	if eagerMode == "" && !caps.LoadStore && ns.queuePeers == nil {
 		// A network whose stream carries records: one queue for every
 		// sender, no rings to poll.
 		eagerMode = launch.EagerVP

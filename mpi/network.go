@@ -164,6 +164,17 @@ func (n *netSetup) close() error {
 	return errors.Join(errs...)
 }
 
+// caps returns the capabilities the engine is configured from: the
+// network's, and with both networks the records' limit of TCP, which
+// carries them (the Mux reports the smallest of its networks').
+func (n *netSetup) caps() llc.Caps {
+	c := n.net.Caps()
+	if n.queuePeers != nil {
+		c.MaxRecord = n.tcp.Caps().MaxRecord
+	}
+	return c
+}
+
 // allocBoot allocates this process's bootstrap area: on the martini
 // network when there is one (the rings within a host are connected
 // through it; as the first network of a Mux its regions carry no tag
