@@ -41,8 +41,13 @@ func NewOp[T Type](name string, f func(in, inout []T), commutative bool) Op {
 	return collectives.NewOp(name, f, commutative)
 }
 
+// collBody is the body of a collective operation, run with the Runner of
+// the call: the blocking form and the nonblocking one (Ixxx) of an
+// operation share it.
+type collBody = func(u *collectives.Runner) error
+
 // collective runs one blocking collective operation of c.
-func (c *Comm) collective(op string, f func(u *collectives.Runner) error) error {
+func (c *Comm) collective(op string, f collBody) error {
 	if err := c.check(op); err != nil {
 		return err
 	}
@@ -103,11 +108,14 @@ func (c *Comm) Barrier() error {
 	return c.collective("Barrier", func(u *collectives.Runner) error { return u.Barrier() })
 }
 
-// Bcast sends buf of rank root to the buf of every other process of c.
+// Bcast sends buf of rank root to the buf of every other process of c
+// (MPI_Bcast).
 func Bcast[T Type](c *Comm, buf []T, root int) error {
-	return c.collective("Bcast", func(u *collectives.Runner) error {
-		return u.Bcast(asBytes(buf), root, sizeOf[T]())
-	})
+	return c.collective("Bcast", bcastBody(buf, root))
+}
+
+func bcastBody[T Type](buf []T, root int) collBody {
+	return func(u *collectives.Runner) error { return u.Bcast(asBytes(buf), root, sizeOf[T]()) }
 }
 
 // reducer returns op's Reducer for T, publishing the error to the other
@@ -120,157 +128,231 @@ func reducer[T Type](u *collectives.Runner, coll collectives.Collective, op Op) 
 	return r, nil
 }
 
-// Reduce combines the send buffers of all processes of c element-wise with
-// op into recv at root (recv matters at root only). A nil send at the
-// root means in place: the root's operand is in recv.
-func Reduce[T Type](c *Comm, send, recv []T, op Op, root int) error {
-	return c.collective("Reduce", func(u *collectives.Runner) error {
-		r, err := reducer[T](u, collectives.CollReduce, op)
+// reduction returns the body of a reducing collective: it finds op's
+// Reducer for T and runs f with it.
+func reduction[T Type](coll collectives.Collective, op Op, f func(u *collectives.Runner, r collectives.Reducer) error) collBody {
+	return func(u *collectives.Runner) error {
+		r, err := reducer[T](u, coll, op)
 		if err != nil {
 			return err
 		}
+		return f(u, r)
+	}
+}
+
+// Reduce combines the send buffers of all processes of c element-wise with
+// op into recv at root (MPI_Reduce; recv matters at root only). A nil send
+// at the root means in place: the root's operand is in recv.
+func Reduce[T Type](c *Comm, send, recv []T, op Op, root int) error {
+	return c.collective("Reduce", reduceBody(send, recv, op, root))
+}
+
+func reduceBody[T Type](send, recv []T, op Op, root int) collBody {
+	return reduction[T](collectives.CollReduce, op, func(u *collectives.Runner, r collectives.Reducer) error {
 		return u.Reduce(inPlace(send), asBytes(recv), r, root)
 	})
 }
 
 // Allreduce combines the send buffers of all processes of c element-wise
-// with op into every process's recv. A nil send means in place: the
-// operand is in recv.
+// with op into every process's recv (MPI_Allreduce). A nil send means in
+// place: the operand is in recv.
 func Allreduce[T Type](c *Comm, send, recv []T, op Op) error {
-	return c.collective("Allreduce", func(u *collectives.Runner) error {
-		r, err := reducer[T](u, collectives.CollAllreduce, op)
-		if err != nil {
-			return err
-		}
+	return c.collective("Allreduce", allreduceBody(send, recv, op))
+}
+
+func allreduceBody[T Type](send, recv []T, op Op) collBody {
+	return reduction[T](collectives.CollAllreduce, op, func(u *collectives.Runner, r collectives.Reducer) error {
 		return u.Allreduce(inPlace(send), asBytes(recv), r)
 	})
 }
 
 // Gather collects the send buffers (of equal length) of all processes of c
-// into recv at root, rank i's at recv[i*len(send):]. A nil send at the
-// root means in place: its block is already in recv.
+// into recv at root, rank i's at recv[i*len(send):] (MPI_Gather). A nil
+// send at the root means in place: its block is already in recv.
 func Gather[T Type](c *Comm, send, recv []T, root int) error {
-	return c.collective("Gather", func(u *collectives.Runner) error {
+	return c.collective("Gather", gatherBody(send, recv, root))
+}
+
+func gatherBody[T Type](send, recv []T, root int) collBody {
+	return func(u *collectives.Runner) error {
 		return u.Gather(inPlace(send), asBytes(recv), root, sizeOf[T]())
-	})
+	}
 }
 
 // Gatherv collects the send buffers of all processes of c into recv at
-// root, rank i's counts[i] elements at recv[displs[i]:]; recv, counts and
-// displs matter at the root only. A nil send at the root means in place.
+// root, rank i's counts[i] elements at recv[displs[i]:] (MPI_Gatherv);
+// recv, counts and displs matter at the root only. A nil send at the root
+// means in place.
 func Gatherv[T Type](c *Comm, send, recv []T, counts, displs []int, root int) error {
-	return c.collective("Gatherv", func(u *collectives.Runner) error {
-		e := sizeOf[T]()
-		return u.Gatherv(inPlace(send), asBytes(recv), scaled(counts, e), scaled(displs, e), root, e)
-	})
+	return c.collective("Gatherv", gathervBody(send, recv, counts, displs, root))
+}
+
+func gathervBody[T Type](send, recv []T, counts, displs []int, root int) collBody {
+	e := sizeOf[T]()
+	counts, displs = scaled(counts, e), scaled(displs, e)
+	return func(u *collectives.Runner) error {
+		return u.Gatherv(inPlace(send), asBytes(recv), counts, displs, root, e)
+	}
 }
 
 // Scatter sends block i of root's send (blocks of len(recv) elements) to
-// the recv of rank i of c. A nil recv at the root means in place: its
-// block stays in send.
+// the recv of rank i of c (MPI_Scatter). A nil recv at the root means in
+// place: its block stays in send.
 func Scatter[T Type](c *Comm, send, recv []T, root int) error {
-	return c.collective("Scatter", func(u *collectives.Runner) error {
+	return c.collective("Scatter", scatterBody(send, recv, root))
+}
+
+func scatterBody[T Type](send, recv []T, root int) collBody {
+	return func(u *collectives.Runner) error {
 		return u.Scatter(asBytes(send), inPlace(recv), root, sizeOf[T]())
-	})
+	}
 }
 
 // Scatterv sends counts[i] elements of root's send at displs[i] to the
-// recv of rank i of c; send, counts and displs matter at the root only. A
-// nil recv at the root means in place.
+// recv of rank i of c (MPI_Scatterv); send, counts and displs matter at
+// the root only. A nil recv at the root means in place.
 func Scatterv[T Type](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
-	return c.collective("Scatterv", func(u *collectives.Runner) error {
-		e := sizeOf[T]()
-		return u.Scatterv(asBytes(send), scaled(counts, e), scaled(displs, e), inPlace(recv), root, e)
-	})
+	return c.collective("Scatterv", scattervBody(send, counts, displs, recv, root))
+}
+
+func scattervBody[T Type](send []T, counts, displs []int, recv []T, root int) collBody {
+	e := sizeOf[T]()
+	counts, displs = scaled(counts, e), scaled(displs, e)
+	return func(u *collectives.Runner) error {
+		return u.Scatterv(asBytes(send), counts, displs, inPlace(recv), root, e)
+	}
 }
 
 // Allgather collects the send buffers (of equal length) of all processes
-// of c into every process's recv, rank i's at recv[i*len(send):]. A nil
-// send means in place: each process's block is already in its recv.
+// of c into every process's recv, rank i's at recv[i*len(send):]
+// (MPI_Allgather). A nil send means in place: each process's block is
+// already in its recv.
 func Allgather[T Type](c *Comm, send, recv []T) error {
-	return c.collective("Allgather", func(u *collectives.Runner) error {
+	return c.collective("Allgather", allgatherBody(send, recv))
+}
+
+func allgatherBody[T Type](send, recv []T) collBody {
+	return func(u *collectives.Runner) error {
 		return u.Allgather(inPlace(send), asBytes(recv), sizeOf[T]())
-	})
+	}
 }
 
 // Allgatherv collects the send buffers of all processes of c into every
-// process's recv, rank i's counts[i] elements at recv[displs[i]:]. A nil
-// send means in place.
+// process's recv, rank i's counts[i] elements at recv[displs[i]:]
+// (MPI_Allgatherv). A nil send means in place.
 func Allgatherv[T Type](c *Comm, send, recv []T, counts, displs []int) error {
-	return c.collective("Allgatherv", func(u *collectives.Runner) error {
-		e := sizeOf[T]()
-		return u.Allgatherv(inPlace(send), asBytes(recv), scaled(counts, e), scaled(displs, e), e)
-	})
+	return c.collective("Allgatherv", allgathervBody(send, recv, counts, displs))
+}
+
+func allgathervBody[T Type](send, recv []T, counts, displs []int) collBody {
+	e := sizeOf[T]()
+	counts, displs = scaled(counts, e), scaled(displs, e)
+	return func(u *collectives.Runner) error {
+		return u.Allgatherv(inPlace(send), asBytes(recv), counts, displs, e)
+	}
 }
 
 // Alltoall sends block j of every process's send (len(send)/size elements)
-// to rank j of c, which receives rank i's block at recv[i*blk:]. A nil
-// send means in place: the blocks are taken from recv.
+// to rank j of c, which receives rank i's block at recv[i*blk:]
+// (MPI_Alltoall). A nil send means in place: the blocks are taken from
+// recv.
 func Alltoall[T Type](c *Comm, send, recv []T) error {
-	return c.collective("Alltoall", func(u *collectives.Runner) error {
+	return c.collective("Alltoall", alltoallBody(send, recv))
+}
+
+func alltoallBody[T Type](send, recv []T) collBody {
+	return func(u *collectives.Runner) error {
 		return u.Alltoall(inPlace(send), asBytes(recv), sizeOf[T]())
-	})
+	}
 }
 
 // Alltoallv sends scounts[j] elements of send at sdispls[j] to rank j of
-// c, which receives them at recv[rdispls[i]:][:rcounts[i]] for sender i.
+// c, which receives them at recv[rdispls[i]:][:rcounts[i]] for sender i
+// (MPI_Alltoallv).
 func Alltoallv[T Type](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
-	return c.collective("Alltoallv", func(u *collectives.Runner) error {
-		e := sizeOf[T]()
-		return u.Alltoallv(asBytes(send), scaled(scounts, e), scaled(sdispls, e),
-			asBytes(recv), scaled(rcounts, e), scaled(rdispls, e), e)
-	})
+	return c.collective("Alltoallv", alltoallvBody(send, scounts, sdispls, recv, rcounts, rdispls))
+}
+
+func alltoallvBody[T Type](send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) collBody {
+	e := sizeOf[T]()
+	scounts, sdispls = scaled(scounts, e), scaled(sdispls, e)
+	rcounts, rdispls = scaled(rcounts, e), scaled(rdispls, e)
+	return func(u *collectives.Runner) error {
+		return u.Alltoallv(asBytes(send), scounts, sdispls, asBytes(recv), rcounts, rdispls, e)
+	}
 }
 
 // ReduceScatterBlock combines the send buffers (size blocks of len(recv)
 // elements) of all processes of c with op and leaves block i of the result
-// in rank i's recv. A nil send means in place: recv holds the whole
-// operand, and block i of the result goes to its beginning.
+// in rank i's recv (MPI_Reduce_scatter_block). A nil send means in place:
+// recv holds the whole operand, and block i of the result goes to its
+// beginning.
 func ReduceScatterBlock[T Type](c *Comm, send, recv []T, op Op) error {
-	return c.collective("ReduceScatterBlock", func(u *collectives.Runner) error {
-		r, err := reducer[T](u, collectives.CollReduceScatterBlock, op)
-		if err != nil {
-			return err
-		}
+	return c.collective("ReduceScatterBlock", reduceScatterBlockBody(send, recv, op))
+}
+
+func reduceScatterBlockBody[T Type](send, recv []T, op Op) collBody {
+	return reduction[T](collectives.CollReduceScatterBlock, op, func(u *collectives.Runner, r collectives.Reducer) error {
 		return u.ReduceScatterBlock(inPlace(send), asBytes(recv), r)
 	})
 }
 
 // ReduceScatter combines the send buffers (sum(counts) elements) of all
 // processes of c with op and leaves in rank i's recv the counts[i]
-// elements of the result that follow those of ranks below i. counts must
-// be the same on every process. A nil send means in place.
+// elements of the result that follow those of ranks below i
+// (MPI_Reduce_scatter). counts must be the same on every process. A nil
+// send means in place.
 func ReduceScatter[T Type](c *Comm, send, recv []T, counts []int, op Op) error {
-	return c.collective("ReduceScatter", func(u *collectives.Runner) error {
-		r, err := reducer[T](u, collectives.CollReduceScatter, op)
-		if err != nil {
-			return err
-		}
-		return u.ReduceScatter(inPlace(send), asBytes(recv), scaled(counts, sizeOf[T]()), r)
+	return c.collective("ReduceScatter", reduceScatterBody(send, recv, counts, op))
+}
+
+func reduceScatterBody[T Type](send, recv []T, counts []int, op Op) collBody {
+	counts = scaled(counts, sizeOf[T]())
+	return reduction[T](collectives.CollReduceScatter, op, func(u *collectives.Runner, r collectives.Reducer) error {
+		return u.ReduceScatter(inPlace(send), asBytes(recv), counts, r)
 	})
 }
 
 // Scan leaves in rank i's recv the combination with op of the send
-// buffers of ranks 0 to i, in rank order. A nil send means in place.
+// buffers of ranks 0 to i, in rank order (MPI_Scan). A nil send means in
+// place.
 func Scan[T Type](c *Comm, send, recv []T, op Op) error {
-	return c.collective("Scan", func(u *collectives.Runner) error {
-		r, err := reducer[T](u, collectives.CollScan, op)
-		if err != nil {
-			return err
-		}
-		return u.Scan(inPlace(send), asBytes(recv), r, false)
-	})
+	return c.collective("Scan", scanBody(send, recv, op, false))
 }
 
 // Exscan leaves in rank i's recv the combination with op of the send
-// buffers of ranks 0 to i-1; rank 0's recv is left unchanged. A nil send
-// means in place.
+// buffers of ranks 0 to i-1 (MPI_Exscan); rank 0's recv is left unchanged.
+// A nil send means in place.
 func Exscan[T Type](c *Comm, send, recv []T, op Op) error {
-	return c.collective("Exscan", func(u *collectives.Runner) error {
-		r, err := reducer[T](u, collectives.CollExscan, op)
-		if err != nil {
-			return err
-		}
-		return u.Scan(inPlace(send), asBytes(recv), r, true)
+	return c.collective("Exscan", scanBody(send, recv, op, true))
+}
+
+func scanBody[T Type](send, recv []T, op Op, exclusive bool) collBody {
+	coll := collectives.CollScan
+	if exclusive {
+		coll = collectives.CollExscan
+	}
+	return reduction[T](coll, op, func(u *collectives.Runner, r collectives.Reducer) error {
+		return u.Scan(inPlace(send), asBytes(recv), r, exclusive)
 	})
+}
+
+// ReduceLocal combines in into inout element-wise with op, inout[i] =
+// in[i] ∘ inout[i], in this process alone (MPI_Reduce_local). The slices
+// must have the same length (a multiple of two for MinLoc and MaxLoc).
+func ReduceLocal[T Type](in, inout []T, op Op) error {
+	r, err := collectives.ReducerFor[T](op)
+	if err != nil {
+		return fmt.Errorf("mpi: ReduceLocal: %w", err)
+	}
+	if len(in) != len(inout) {
+		return fmt.Errorf("mpi: ReduceLocal: %w: in has %d elements, inout %d", ErrCount, len(in), len(inout))
+	}
+	if len(in)*r.Elem%r.Unit != 0 {
+		return fmt.Errorf("mpi: ReduceLocal: %w: %d elements are not whole (value, index) pairs for %s", ErrCount, len(in), r.Op)
+	}
+	if len(in) > 0 {
+		r.Apply(asBytes(in), asBytes(inout))
+	}
+	return nil
 }

@@ -33,9 +33,11 @@
 // ReduceScatter(Block), Scan, Exscan and Comm.Barrier, with the
 // predefined operations (Sum, Prod, Min, Max, the logical and bitwise
 // ones, MinLoc and MaxLoc on value/index pairs) or one made by NewOp. A
-// nil send buffer means MPI_IN_PLACE. Ibarrier, Ibcast, Iallreduce,
-// Ireduce, Iallgather and Ialltoall start nonblocking ones, which progress
-// in a goroutine of their own and complete through the same Request as
+// nil send buffer means MPI_IN_PLACE; ReduceLocal applies an operation in
+// one process. Each of them has a nonblocking form (Ibarrier, Ibcast,
+// Ireduce, Iallreduce, Igather(v), Iscatter(v), Iallgather(v),
+// Ialltoall(v), IreduceScatter(Block), Iscan, Iexscan), which progresses
+// in a goroutine of its own and completes through the same Request as
 // point-to-point.
 //
 //	sum := make([]float64, 1)

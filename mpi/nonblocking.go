@@ -22,7 +22,7 @@ type collRequest struct {
 // collectives use software algorithms only: the NIC's barrier network
 // serves one operation of a communicator at a time, and the blocking ones
 // use it.
-func (c *Comm) start(op string, f func(u *collectives.Runner) error) (*Request, error) {
+func (c *Comm) start(op string, f collBody) (*Request, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
@@ -41,56 +41,86 @@ func (c *Comm) start(op string, f func(u *collectives.Runner) error) (*Request, 
 	return &Request{c: c, coll: cr}, nil
 }
 
-// Ibarrier starts a barrier of c: its Request completes once every process
-// of c has called Ibarrier.
+// Ibarrier starts a barrier of c (MPI_Ibarrier): its Request completes
+// once every process of c has called Ibarrier.
 func (c *Comm) Ibarrier() (*Request, error) {
 	return c.start("Ibarrier", func(u *collectives.Runner) error { return u.Barrier() })
 }
 
-// Ibcast starts broadcasting buf of rank root to every process of c. buf
-// must not be touched until the Request completes.
+// Ibcast starts broadcasting buf of rank root to every process of c
+// (MPI_Ibcast). buf must not be touched until the Request completes; the
+// same holds for the buffers, counts and displacements of every
+// nonblocking collective below.
 func Ibcast[T Type](c *Comm, buf []T, root int) (*Request, error) {
-	return c.start("Ibcast", func(u *collectives.Runner) error {
-		return u.Bcast(asBytes(buf), root, sizeOf[T]())
-	})
+	return c.start("Ibcast", bcastBody(buf, root))
 }
 
-// Iallreduce starts combining the send buffers of c's processes with op
-// into every process's recv (send nil: in place). The buffers must not be
-// touched until the Request completes.
-func Iallreduce[T Type](c *Comm, send, recv []T, op Op) (*Request, error) {
-	return c.start("Iallreduce", func(u *collectives.Runner) error {
-		r, err := reducer[T](u, collectives.CollAllreduce, op)
-		if err != nil {
-			return err
-		}
-		return u.Allreduce(inPlace(send), asBytes(recv), r)
-	})
-}
-
-// Ireduce starts combining the send buffers of c's processes with op into
-// recv at root (send nil at the root: in place).
+// Ireduce starts Reduce (MPI_Ireduce).
 func Ireduce[T Type](c *Comm, send, recv []T, op Op, root int) (*Request, error) {
-	return c.start("Ireduce", func(u *collectives.Runner) error {
-		r, err := reducer[T](u, collectives.CollReduce, op)
-		if err != nil {
-			return err
-		}
-		return u.Reduce(inPlace(send), asBytes(recv), r, root)
-	})
+	return c.start("Ireduce", reduceBody(send, recv, op, root))
 }
 
-// Iallgather starts collecting the send buffers of c's processes into
-// every process's recv (send nil: in place).
+// Iallreduce starts Allreduce (MPI_Iallreduce).
+func Iallreduce[T Type](c *Comm, send, recv []T, op Op) (*Request, error) {
+	return c.start("Iallreduce", allreduceBody(send, recv, op))
+}
+
+// Igather starts Gather (MPI_Igather).
+func Igather[T Type](c *Comm, send, recv []T, root int) (*Request, error) {
+	return c.start("Igather", gatherBody(send, recv, root))
+}
+
+// Igatherv starts Gatherv (MPI_Igatherv).
+func Igatherv[T Type](c *Comm, send, recv []T, counts, displs []int, root int) (*Request, error) {
+	return c.start("Igatherv", gathervBody(send, recv, counts, displs, root))
+}
+
+// Iscatter starts Scatter (MPI_Iscatter).
+func Iscatter[T Type](c *Comm, send, recv []T, root int) (*Request, error) {
+	return c.start("Iscatter", scatterBody(send, recv, root))
+}
+
+// Iscatterv starts Scatterv (MPI_Iscatterv).
+func Iscatterv[T Type](c *Comm, send []T, counts, displs []int, recv []T, root int) (*Request, error) {
+	return c.start("Iscatterv", scattervBody(send, counts, displs, recv, root))
+}
+
+// Iallgather starts Allgather (MPI_Iallgather).
 func Iallgather[T Type](c *Comm, send, recv []T) (*Request, error) {
-	return c.start("Iallgather", func(u *collectives.Runner) error {
-		return u.Allgather(inPlace(send), asBytes(recv), sizeOf[T]())
-	})
+	return c.start("Iallgather", allgatherBody(send, recv))
 }
 
-// Ialltoall starts the exchange of Alltoall (send nil: in place).
+// Iallgatherv starts Allgatherv (MPI_Iallgatherv).
+func Iallgatherv[T Type](c *Comm, send, recv []T, counts, displs []int) (*Request, error) {
+	return c.start("Iallgatherv", allgathervBody(send, recv, counts, displs))
+}
+
+// Ialltoall starts Alltoall (MPI_Ialltoall).
 func Ialltoall[T Type](c *Comm, send, recv []T) (*Request, error) {
-	return c.start("Ialltoall", func(u *collectives.Runner) error {
-		return u.Alltoall(inPlace(send), asBytes(recv), sizeOf[T]())
-	})
+	return c.start("Ialltoall", alltoallBody(send, recv))
+}
+
+// Ialltoallv starts Alltoallv (MPI_Ialltoallv).
+func Ialltoallv[T Type](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (*Request, error) {
+	return c.start("Ialltoallv", alltoallvBody(send, scounts, sdispls, recv, rcounts, rdispls))
+}
+
+// IreduceScatterBlock starts ReduceScatterBlock (MPI_Ireduce_scatter_block).
+func IreduceScatterBlock[T Type](c *Comm, send, recv []T, op Op) (*Request, error) {
+	return c.start("IreduceScatterBlock", reduceScatterBlockBody(send, recv, op))
+}
+
+// IreduceScatter starts ReduceScatter (MPI_Ireduce_scatter).
+func IreduceScatter[T Type](c *Comm, send, recv []T, counts []int, op Op) (*Request, error) {
+	return c.start("IreduceScatter", reduceScatterBody(send, recv, counts, op))
+}
+
+// Iscan starts Scan (MPI_Iscan).
+func Iscan[T Type](c *Comm, send, recv []T, op Op) (*Request, error) {
+	return c.start("Iscan", scanBody(send, recv, op, false))
+}
+
+// Iexscan starts Exscan (MPI_Iexscan).
+func Iexscan[T Type](c *Comm, send, recv []T, op Op) (*Request, error) {
+	return c.start("Iexscan", scanBody(send, recv, op, true))
 }
