@@ -28,6 +28,12 @@
 // sender writes the receiver's (-rndv push). ReadStats exposes the
 // per-protocol counters and the network's own.
 //
+// Derived datatypes (Datatype: Contiguous, Vector, Indexed, IndexedBlock,
+// Subarray, Resized) describe strided or scattered elements of a buffer;
+// SendType, RecvType, IsendType and IrecvType send and receive them, Pack
+// and Unpack copy them, and StructBytes lets slices of structs of numeric
+// fields travel as bytes.
+//
 // Collective operations are generic functions too: Bcast, Reduce,
 // Allreduce, Gather(v), Scatter(v), Allgather(v), Alltoall(v),
 // ReduceScatter(Block), Scan, Exscan and Comm.Barrier, with the

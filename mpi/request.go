@@ -20,6 +20,9 @@ type Request struct {
 	sop  llc.SendOp
 	rop  llc.RecvOp
 	coll *collRequest // a nonblocking collective, or nil
+	// unpack, if set, moves a completed receive's data from its
+	// buffer to where the caller's datatype puts it (IrecvType).
+	unpack func(Status)
 
 	mu       sync.Mutex
 	finished bool
@@ -63,6 +66,9 @@ func (r *Request) finish() (Status, error) {
 		case r.recv:
 			r.status = r.c.status(r.rop.Status, len(r.rop.Buf), r.elem)
 			r.err = wrap("Irecv", r.peer, r.rop.Err())
+			if r.unpack != nil {
+				r.unpack(r.status)
+			}
 		default:
 			r.err = wrap("Isend", r.peer, r.sop.Err())
 		}

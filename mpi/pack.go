@@ -1,0 +1,60 @@
+package mpi
+
+import "fmt"
+
+// Pack copies count items of dt from buf into out, one after another, and
+// returns the number of elements written (MPI_Pack; the position
+// argument is a reslice of out). out must hold count·dt.Size() elements.
+func Pack[T Type](buf []T, count int, dt *Datatype, out []T) (int, error) {
+	if err := dt.check("Pack", count, len(buf)); err != nil {
+		return 0, err
+	}
+	if n := count * dt.size; n > len(out) {
+		return 0, fmt.Errorf("mpi: Pack: %w: %d elements into a buffer of %d", ErrBuffer, n, len(out))
+	}
+	return gather(buf, count, dt, out), nil
+}
+
+// Unpack copies the elements of in, one item of dt after another, into
+// buf, and returns the number of elements of in it consumed (MPI_Unpack).
+// It unpacks count items at most, and stops early, within an item if need
+// be, when in runs out.
+func Unpack[T Type](in []T, buf []T, count int, dt *Datatype) (int, error) {
+	if err := dt.check("Unpack", count, len(buf)); err != nil {
+		return 0, err
+	}
+	return scatter(in, buf, count, dt), nil
+}
+
+// PackSize returns the number of elements that count items of dt take
+// packed (MPI_Pack_size, in elements).
+func PackSize(count int, dt *Datatype) int { return count * dt.size }
+
+// gather copies count items of dt from buf, which check has accepted,
+// into out and returns the number of elements copied.
+func gather[T any](buf []T, count int, dt *Datatype, out []T) int {
+	n := 0
+	for i := range count {
+		base := i * dt.extent
+		for _, b := range dt.blocks {
+			n += copy(out[n:n+b.n], buf[base+b.disp:])
+		}
+	}
+	return n
+}
+
+// scatter copies in into count items of dt in buf, which check has
+// accepted, until in runs out, and returns the number of elements copied.
+func scatter[T any](in []T, buf []T, count int, dt *Datatype) int {
+	n := 0
+	for i := range count {
+		base := i * dt.extent
+		for _, b := range dt.blocks {
+			if n == len(in) {
+				return n
+			}
+			n += copy(buf[base+b.disp:base+b.disp+b.n], in[n:])
+		}
+	}
+	return n
+}
