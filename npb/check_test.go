@@ -30,6 +30,17 @@ func TestCheck(t *testing.T) {
 			t.Errorf("Check(%s, %v, %d) = %q, %v; want %q", c.name, c.class, c.np, name, err, c.want)
 		case !c.ok && (!errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("Check(%s, %v, %d): %v; want ErrUnsupported saying %q", c.name, c.class, c.np, err, c.want)
+		case !c.ok && errors.Is(err, ErrProcs) != strings.Contains(c.want, "needs"):
+			t.Errorf("Check(%s, %v, %d): %v; ErrProcs %v", c.name, c.class, c.np, err, errors.Is(err, ErrProcs))
 		}
+	}
+}
+
+func TestProcsRule(t *testing.T) {
+	if r := ProcsRule("sp"); r != "a square number of processes" {
+		t.Errorf("SP's rule %q", r)
+	}
+	if r := ProcsRule("xx"); r != "" {
+		t.Errorf("an unknown kernel's rule %q", r)
 	}
 }

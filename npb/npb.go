@@ -95,6 +95,10 @@ func Kernels() []string {
 // count NPB does not define.
 var ErrUnsupported = errors.New("npb: not supported")
 
+// ErrProcs is wrapped by Run's and Check's error for a process count a
+// kernel does not accept; it wraps ErrUnsupported and says the same.
+var ErrProcs = fmt.Errorf("%w", ErrUnsupported)
+
 // Run runs kernel name (any case) of class on every process of c.
 func Run(c *mpi.Comm, name string, class Class, o Options) (*Result, error) {
 	k, err := lookup(name, class, c.Size())
@@ -113,6 +117,16 @@ func Check(name string, class Class, np int) (string, error) {
 	return k.Name, err
 }
 
+// ProcsRule says which process counts kernel name (any case) accepts, as
+// NPB states its rule ("a power of two"); "" for an unknown kernel.
+func ProcsRule(name string) string {
+	i := slices.IndexFunc(kernels, func(k Kernel) bool { return strings.EqualFold(k.Name, name) })
+	if i < 0 {
+		return ""
+	}
+	return kernels[i].ProcsRule
+}
+
 // lookup finds kernel name (any case) and checks that it runs in class
 // on np processes.
 func lookup(name string, class Class, np int) (Kernel, error) {
@@ -125,7 +139,7 @@ func lookup(name string, class Class, np int) (Kernel, error) {
 		return k, fmt.Errorf("npb: %s class %v: %w", k.Name, class, ErrUnsupported)
 	}
 	if !k.Procs(np) {
-		return k, fmt.Errorf("npb: %s on %d processes: %w (%s needs %s)", k.Name, np, ErrUnsupported, k.Name, k.ProcsRule)
+		return k, fmt.Errorf("npb: %s on %d processes: %w (%s needs %s)", k.Name, np, ErrProcs, k.Name, k.ProcsRule)
 	}
 	return k, nil
 }
