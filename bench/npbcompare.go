@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -182,13 +183,14 @@ const npbComparisonTitle = "NAS Parallel Benchmarks against NPB3.4-MPI (same run
 // npbComparisonNote says what the comparison tables hold.
 const npbComparisonNote = "The Go port and NPB3.4-MPI (gfortran/gcc -O3, system MPI) run alternately on the same machine " +
 	"by `go run ./npb/cmd/npbcompare`; medians over the runs. Go/NPB Mop/s and NPB/Go CPU time " +
-	"(user and system of the whole job): above 1, the Go port does better."
+	"(user and system of the whole job, the launcher's start included, which weighs most in short runs such as class S): above 1, the Go port does better."
 
 // latestPair is the newest comparison of a benchmark, class and process
 // count, with the record it comes from.
 type latestPair struct {
 	NPBPair
-	record string // the record's file name
+	record string    // the record's file name
+	time   time.Time // when the record's run began
 }
 
 // newestPairs combines the comparisons of the records of files (newest
@@ -205,7 +207,7 @@ func newestPairs(files []RecordFile) []latestPair {
 			k := pairKey{p.Benchmark, p.Class, p.NP}
 			if !seen[k] {
 				seen[k] = true
-				out = append(out, latestPair{p, f.Name})
+				out = append(out, latestPair{p, f.Name, f.Record.Time})
 			}
 		}
 	}
@@ -219,7 +221,7 @@ func newestPairs(files []RecordFile) []latestPair {
 
 // writeNPBSummary writes the newest comparison of each benchmark, class
 // and process count across the records of files, with a link to its
-// record; nothing when no record holds one.
+// record named by its time; nothing when no record holds one.
 func writeNPBSummary(w io.Writer, files []RecordFile) error {
 	latest := newestPairs(files)
 	if len(latest) == 0 {
@@ -230,7 +232,7 @@ func writeNPBSummary(w io.Writer, files []RecordFile) error {
 	header := append(slices.Clone(npbComparisonHeader), "record")
 	rows := make([][]string, 0, len(latest))
 	for _, p := range latest {
-		rows = append(rows, append(pairRow(p.NPBPair), fmt.Sprintf("[%s](%s)", p.record, markdownLink(p.record))))
+		rows = append(rows, append(pairRow(p.NPBPair), fmt.Sprintf("[%s](%s)", p.time.UTC().Format(time.RFC3339), markdownLink(p.record))))
 	}
 	return writeNPBTable(w, header, rows)
 }

@@ -147,8 +147,8 @@ func TestNPBComparisonRecords(t *testing.T) {
 		"## NAS Parallel Benchmarks against NPB3.4-MPI (same run): the newest of each",
 		"| record ",
 		// BT from the older record, CG from the newer, BT first.
-		"| BT        | S     |  1 |     60.0 |             50.0 |         1.20 |            2.00 |    2 | yes      | [npbcompare-old.json](npbcompare-old.json) |",
-		"| CG        | S     |  2 |    240.0 |            200.0 |         1.20 |            0.80 |    3 | yes      | [npbcompare-new.json](npbcompare-new.json) |",
+		"| BT        | S     |  1 |     60.0 |             50.0 |         1.20 |            2.00 |    2 | yes      | [2026-11-20T09:00:00Z](npbcompare-old.json) |",
+		"| CG        | S     |  2 |    240.0 |            200.0 |         1.20 |            0.80 |    3 | yes      | [2026-11-21T09:00:00Z](npbcompare-new.json) |",
 	} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("summary lacks %q:\n%s", want, summary)
