@@ -154,13 +154,13 @@ func (c config) plan() (pairs []pair, notes []string, err error) {
 				case err == nil:
 					pairs = append(pairs, pair{name, class, np})
 				case errors.Is(err, npb.ErrProcs):
-					refused = append(refused, fmt.Sprintf("%s on %d processes (%s needs %s)", name, np, name, npb.ProcsRule(name)))
+					refused = append(refused, fmt.Sprintf("%s on %s (%s needs %s)", name, processes(np), name, npb.ProcsRule(name)))
 				default:
 					return nil, nil, usagef("%v", strings.TrimPrefix(err.Error(), "npb: "))
 				}
 			}
 			if len(refused) == len(c.names) {
-				return nil, nil, usagef("-np %d: no benchmark named runs on %d processes: %s", np, np, strings.Join(refused, "; "))
+				return nil, nil, usagef("-np %d: no benchmark named runs on %s: %s", np, processes(np), strings.Join(refused, "; "))
 			}
 			for _, r := range refused {
 				notes = append(notes, "skipped "+r)
@@ -221,11 +221,16 @@ func (c config) bindFor(np int) string {
 	return "none"
 }
 
-// errHelp is returned for -h: usage printed, exit 0.
-var errHelp = flag.ErrHelp
-
 // isUsage reports whether err is a bad command line.
 func isUsage(err error) bool {
 	var u *usageError
 	return errors.As(err, &u)
+}
+
+// processes writes a count of processes: "1 process", "4 processes".
+func processes(n int) string {
+	if n == 1 {
+		return "1 process"
+	}
+	return strconv.Itoa(n) + " processes"
 }

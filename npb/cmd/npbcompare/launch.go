@@ -100,7 +100,7 @@ func (l launchers) runSide(ctx context.Context, side string, p pair, bind string
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = stopGrace
 	err := cmd.Run()
-	what := fmt.Sprintf("%s run %d of %s class %s on %d processes", sideName(side), i, p.Benchmark, p.Class, p.NP)
+	what := fmt.Sprintf("%s run %d of %s class %s on %s", sideName(side), i, p.Benchmark, p.Class, processes(p.NP))
 	if ctx.Err() != nil {
 		return bench.NPBRun{}, fmt.Errorf("%s: %w", what, context.Cause(ctx))
 	}

@@ -20,6 +20,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -44,7 +45,7 @@ const (
 
 func run(args []string, stdout, stderr io.Writer) int {
 	c, err := parseConfig(args, stderr)
-	if errors.Is(err, errHelp) {
+	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
 	if err != nil {
@@ -129,7 +130,7 @@ func compare(ctx context.Context, c config, stdout io.Writer) (err error) {
 // c.runs times each, and prints each run and the medians.
 func comparePair(ctx context.Context, c config, l launchers, p pair, stdout io.Writer) ([]bench.NPBRun, error) {
 	bind := c.bindFor(p.NP)
-	fmt.Fprintf(stdout, "%s class %s, %d processes, %d alternating runs (bind %s)\n", p.Benchmark, p.Class, p.NP, c.runs, bind)
+	fmt.Fprintf(stdout, "%s class %s, %s, %d alternating runs (bind %s)\n", p.Benchmark, p.Class, processes(p.NP), c.runs, bind)
 	var runs []bench.NPBRun
 	for i := 1; i <= c.runs; i++ {
 		var line []string

@@ -130,11 +130,11 @@ func TestRunSide(t *testing.T) {
 		t.Errorf("CG: %+v, %v; want %+v", r, err, want)
 	}
 	if _, err := l.runSide(ctx, bench.SideNPB, pair{"MG", "S", 1}, "core", 2); !errors.Is(err, errUnverified) ||
-		!strings.Contains(err.Error(), "NPB3.4-MPI run 2 of MG class S on 1 processes did not verify") {
+		!strings.Contains(err.Error(), "NPB3.4-MPI run 2 of MG class S on 1 process did not verify") {
 		t.Errorf("MG corrupted: %v", err)
 	}
 	if _, err := l.runSide(ctx, bench.SideNPB, pair{"EP", "S", 2}, "core", 1); err == nil ||
-		!strings.Contains(err.Error(), "the report is of CG class S on 2 processes, not EP class S on 2") {
+		!strings.Contains(err.Error(), "the report is of CG class S on 2 processes, not EP class S on 2 processes") {
 		t.Errorf("EP printing CG's report: %v", err)
 	}
 	if _, err := l.runSide(ctx, bench.SideNPB, pair{"SP", "S", 2}, "core", 1); err == nil ||
@@ -183,7 +183,7 @@ func TestCompare(t *testing.T) {
 	if code := run(args, &out, &out); code != exitOK {
 		t.Fatalf("exit %d\n%s", code, &out)
 	}
-	for _, want := range []string{"EP class S, 1 processes, 2 alternating runs (bind core)", "run 2: NPB3.4-MPI",
+	for _, want := range []string{"EP class S, 1 process, 2 alternating runs (bind core)", "run 2: NPB3.4-MPI",
 		"median: NPB3.4-MPI ", "median CPU time: ", "| IS        | S     |  1 |", "Record: "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, &out)
@@ -231,7 +231,7 @@ func TestUnverifiedExit(t *testing.T) {
 	results := t.TempDir()
 	var out bytes.Buffer
 	code := run([]string{"-ref", l.refDir, "-class", "S", "-np", "1", "-runs", "1", "-results", results, "mg"}, &out, &out)
-	if code != exitUnverified || !strings.Contains(out.String(), "npbcompare: NPB3.4-MPI run 1 of MG class S on 1 processes did not verify") {
+	if code != exitUnverified || !strings.Contains(out.String(), "npbcompare: NPB3.4-MPI run 1 of MG class S on 1 process did not verify") {
 		t.Errorf("exit %d, want %d\n%s", code, exitUnverified, &out)
 	}
 	if files, _ := filepath.Glob(filepath.Join(results, "*")); len(files) > 0 {

@@ -93,8 +93,8 @@ func reportFloat(fields map[string]string, k string) (float64, error) {
 // count that ran: a report of another is a wrong binary.
 func (r report) check(benchmark, class string, np int) error {
 	if !strings.EqualFold(r.Benchmark, benchmark) || r.Class != class || (r.NP != 0 && r.NP != np) {
-		return fmt.Errorf("the report is of %s class %s on %d processes, not %s class %s on %d",
-			r.Benchmark, r.Class, r.NP, benchmark, class, np)
+		return fmt.Errorf("the report is of %s class %s on %s, not %s class %s on %s",
+			r.Benchmark, r.Class, processes(r.NP), benchmark, class, processes(np))
 	}
 	return nil
 }
