@@ -40,6 +40,10 @@ type Record struct {
 	Series      []Series `json:"series"`
 	// Kernels are runs of NAS Parallel Benchmarks kernels (package npb).
 	Kernels []Kernel `json:"kernels,omitempty"`
+	// NPBRuns are the runs of a comparison of the NAS Parallel Benchmarks'
+	// Go ports with the reference NPB3.4-MPI (npb/cmd/npbcompare), both
+	// sides.
+	NPBRuns []NPBRun `json:"npb_runs,omitempty"`
 	// Notes say what the run could not do ("system MPI: mpicc not found").
 	Notes []string `json:"notes,omitempty"`
 }

@@ -18,14 +18,18 @@ import (
 const plotsDir = "plots"
 
 // Regenerate rewrites dir/README.md from the records (*.json) in dir,
-// each read by its kind (Kind), newest first: for each, when and on what
-// it was measured and the parameters of the run, its notes, and for each
-// benchmark the comparison tables of WriteComparison with links to plots
-// that it draws into dir/plots as SVG; NPB kernel runs as a table; a
-// thesis record as a link to its page (ThesisPage), which package
-// bench/nicbench writes. A file that is no record it can read is skipped,
-// and the README names it and says why. The README and the plots depend
-// on the records only. It returns what it read.
+// each read by its kind (Kind): first the newest comparison with
+// NPB3.4-MPI of each benchmark, class and process count across the
+// records, then every NPB kernel run in one table, then a section per
+// record, newest first: when and on what it was measured and the
+// parameters of the run, its notes, and for each benchmark the comparison
+// tables of WriteComparison with links to plots that it draws into
+// dir/plots as SVG; NPB kernel runs as a table; a comparison with
+// NPB3.4-MPI as the table of WriteNPBComparison; a thesis record as a
+// link to its page (ThesisPage), which package bench/nicbench writes. A
+// file that is no record it can read is skipped, and the README names it
+// and says why. The README and the plots depend on the records only. It
+// returns what it read.
 func Regenerate(dir string) (*Summary, error) { return RegenerateExcept(dir, nil) }
 
 // RegenerateExcept is Regenerate with the files of dir that the caller
@@ -62,6 +66,9 @@ func writeReadme(b *bytes.Buffer, dir string, s *Summary) error {
 		}
 	}
 	writeSkipped(b, s.Skipped)
+	if err := writeNPBSummary(b, s.Files); err != nil {
+		return err
+	}
 	// Every NPB kernel run of the directory in one table first, so that
 	// they read side by side (each record holds one run).
 	var all Record
@@ -72,6 +79,8 @@ func writeReadme(b *bytes.Buffer, dir string, s *Summary) error {
 	}
 	if len(all.Kernels) > 1 {
 		fmt.Fprintf(b, "\n## NAS Parallel Benchmarks: every run\n\n")
+		fmt.Fprintf(b, "The peers.md column holds fixed class A figures of NPB3.4-MPI from peers.md, measured on another machine, not in these runs; %s.\n\n",
+			"the figures of NPB3.4-MPI measured in the same run are in the comparisons (`go run ./npb/cmd/npbcompare`)")
 		if err := WriteKernels(b, &all); err != nil {
 			return err
 		}
@@ -93,9 +102,10 @@ func writeReadme(b *bytes.Buffer, dir string, s *Summary) error {
 // suite runs, 5 NPB kernel runs, 1 thesis reproduction".
 func countKinds(s *Summary) string {
 	names := map[Kind][2]string{
-		KindSuite:  {"benchmark suite run", "benchmark suite runs"},
-		KindNPB:    {"NPB kernel run", "NPB kernel runs"},
-		KindThesis: {"thesis reproduction", "thesis reproductions"},
+		KindSuite:      {"benchmark suite run", "benchmark suite runs"},
+		KindNPB:        {"NPB kernel run", "NPB kernel runs"},
+		KindNPBCompare: {"comparison with NPB3.4-MPI", "comparisons with NPB3.4-MPI"},
+		KindThesis:     {"thesis reproduction", "thesis reproductions"},
 	}
 	var parts []string
 	for _, k := range Kinds {
@@ -140,7 +150,11 @@ func writeSection(b *bytes.Buffer, dir, name string, rec *Record) error {
 	fmt.Fprintf(b, "- Machine: %s\n", describeMachine(rec.Machine))
 	fmt.Fprintf(b, "- Go: %s\n", orUnknown(rec.GoVersion))
 	fmt.Fprintf(b, "- Git revision: %s\n", orUnknown(rec.GitRevision))
-	fmt.Fprintf(b, "- Parameters: %s\n", describeParams(rec.Params))
+	if len(rec.NPBRuns) > 0 {
+		fmt.Fprintf(b, "- Parameters: %s\n", describeComparison(rec.NPBRuns))
+	} else {
+		fmt.Fprintf(b, "- Parameters: %s\n", describeParams(rec.Params))
+	}
 	if len(rec.Notes) > 0 {
 		fmt.Fprintln(b)
 		fmt.Fprintln(b, "Notes:")
@@ -178,9 +192,21 @@ func writeSection(b *bytes.Buffer, dir, name string, rec *Record) error {
 		}
 		fmt.Fprintln(b, strings.Join(images, " "))
 	}
+	return writeNPBSections(b, rec)
+}
+
+// writeNPBSections writes the tables of rec's NPB kernel runs and of its
+// comparison with NPB3.4-MPI, those it has.
+func writeNPBSections(b *bytes.Buffer, rec *Record) error {
 	if len(rec.Kernels) > 0 {
 		fmt.Fprintf(b, "\n### NAS Parallel Benchmarks\n\n")
 		if err := WriteKernels(b, rec); err != nil {
+			return err
+		}
+	}
+	if len(rec.NPBRuns) > 0 {
+		fmt.Fprintf(b, "\n### %s\n\n%s\n\n", npbComparisonTitle, npbComparisonNote)
+		if err := WriteNPBComparison(b, PairNPBRuns(rec.NPBRuns)); err != nil {
 			return err
 		}
 	}

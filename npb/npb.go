@@ -95,20 +95,53 @@ func Kernels() []string {
 // count NPB does not define.
 var ErrUnsupported = errors.New("npb: not supported")
 
+// ErrProcs is wrapped by Run's and Check's error for a process count a
+// kernel does not accept; it wraps ErrUnsupported and says the same.
+var ErrProcs = fmt.Errorf("%w", ErrUnsupported)
+
 // Run runs kernel name (any case) of class on every process of c.
 func Run(c *mpi.Comm, name string, class Class, o Options) (*Result, error) {
+	k, err := lookup(name, class, c.Size())
+	if err != nil {
+		return nil, err
+	}
+	return k.Run(c, class, o)
+}
+
+// Check reports whether kernel name (any case) runs in class on np
+// processes, as Run would find before it starts: nil, or an error
+// wrapping ErrUnsupported that gives NPB's rule. It returns the kernel's
+// name as NPB writes it ("CG").
+func Check(name string, class Class, np int) (string, error) {
+	k, err := lookup(name, class, np)
+	return k.Name, err
+}
+
+// ProcsRule says which process counts kernel name (any case) accepts, as
+// NPB states its rule ("a power of two"); "" for an unknown kernel.
+func ProcsRule(name string) string {
 	i := slices.IndexFunc(kernels, func(k Kernel) bool { return strings.EqualFold(k.Name, name) })
 	if i < 0 {
-		return nil, fmt.Errorf("npb: kernel %q: %w (known: %s)", name, ErrUnsupported, strings.Join(Kernels(), ", "))
+		return ""
+	}
+	return kernels[i].ProcsRule
+}
+
+// lookup finds kernel name (any case) and checks that it runs in class
+// on np processes.
+func lookup(name string, class Class, np int) (Kernel, error) {
+	i := slices.IndexFunc(kernels, func(k Kernel) bool { return strings.EqualFold(k.Name, name) })
+	if i < 0 {
+		return Kernel{}, fmt.Errorf("npb: kernel %q: %w (known: %s)", name, ErrUnsupported, strings.Join(Kernels(), ", "))
 	}
 	k := kernels[i]
 	if !slices.Contains(k.Classes, class) {
-		return nil, fmt.Errorf("npb: %s class %v: %w", k.Name, class, ErrUnsupported)
+		return k, fmt.Errorf("npb: %s class %v: %w", k.Name, class, ErrUnsupported)
 	}
-	if !k.Procs(c.Size()) {
-		return nil, fmt.Errorf("npb: %s on %d processes: %w (%s needs %s)", k.Name, c.Size(), ErrUnsupported, k.Name, k.ProcsRule)
+	if !k.Procs(np) {
+		return k, fmt.Errorf("npb: %s on %d processes: %w (%s needs %s)", k.Name, np, ErrProcs, k.Name, k.ProcsRule)
 	}
-	return k.Run(c, class, o)
+	return k, nil
 }
 
 // PowerOfTwo reports whether n is a power of two.

@@ -184,7 +184,7 @@ func TestReport(t *testing.T) {
 	if code := run(context.Background(), []string{"report", "-results", dir}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d\n%s", code, &stderr)
 	}
-	if !strings.Contains(stderr.String(), "skipped broken.json: not a JSON object") || !strings.Contains(stdout.String(), "suite 1, npb 0, thesis 0") {
+	if !strings.Contains(stderr.String(), "skipped broken.json: not a JSON object") || !strings.Contains(stdout.String(), "suite 1, npb 0, npb-compare 0, thesis 0") {
 		t.Errorf("stdout %q, stderr %q", &stdout, &stderr)
 	}
 	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))

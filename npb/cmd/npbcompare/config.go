@@ -1,0 +1,236 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rhinet-go/martini/npb"
+)
+
+// config is what the command line asks for.
+type config struct {
+	ref      string   // build.sh's output directory: ref/bin/BENCH.CLASS.x
+	classes  []string // "A"
+	nps      []int
+	runs     int
+	results  string // the directory for the record; "" for none
+	bind     string // "auto", "core" or "none"
+	names    []string
+	quiet    bool
+	cpuCount int // the CPUs this process may use, for -bind auto
+}
+
+// pair is one benchmark, class and process count to compare.
+type pair struct {
+	Benchmark string // "CG"
+	Class     string
+	NP        int
+}
+
+// usageError is a bad command line: the message says what is wrong.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// usagef returns a usageError.
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// parseConfig reads the command line: flags, then benchmark names
+// (default: all eight).
+func parseConfig(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("npbcompare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: npbcompare [flags] [BENCHMARK...]\n\nBENCHMARK is any of %s (default: all).\n\nFlags:\n",
+			strings.ToLower(strings.Join(allBenchmarks(), " ")))
+		fs.PrintDefaults()
+	}
+	c := config{cpuCount: runtime.NumCPU()}
+	fs.StringVar(&c.ref, "ref", "npbref", "the reference's build directory (npb/reference/build.sh -o DIR): DIR/bin/BENCH.CLASS.x")
+	classes := fs.String("class", "A", "problem classes, comma-separated: S, W, A, B")
+	nps := fs.String("np", "1,2,4", "process counts, comma-separated")
+	fs.IntVar(&c.runs, "runs", 3, "runs of each side, alternating")
+	fs.StringVar(&c.results, "results", "results", "directory for the JSON record (empty: none)")
+	fs.StringVar(&c.bind, "bind", "auto", "pinning of both sides: core, none, or auto (core when np is at most the CPUs)")
+	fs.BoolVar(&c.quiet, "q", false, "no line per run, only the medians and the table")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	var err error
+	if c.classes, err = parseClasses(*classes); err != nil {
+		return c, err
+	}
+	if c.nps, err = parseNPs(*nps); err != nil {
+		return c, err
+	}
+	if c.names, err = parseNames(fs.Args()); err != nil {
+		return c, err
+	}
+	if c.runs < 1 {
+		return c, usagef("-runs %d: want at least one run", c.runs)
+	}
+	if !slices.Contains([]string{"auto", "core", "none"}, c.bind) {
+		return c, usagef("-bind %q: want core, none or auto", c.bind)
+	}
+	return c, nil
+}
+
+// allBenchmarks are the benchmarks the Go port has, in NPB's names.
+func allBenchmarks() []string {
+	names := npb.Kernels()
+	slices.Sort(names)
+	return names
+}
+
+// parseNames reads the benchmark names (any case); none means all.
+func parseNames(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return allBenchmarks(), nil
+	}
+	var names []string
+	for _, a := range args {
+		i := slices.IndexFunc(allBenchmarks(), func(n string) bool { return strings.EqualFold(n, a) })
+		if i < 0 {
+			return nil, usagef("unknown benchmark %q (want any of %s)", a, strings.ToLower(strings.Join(allBenchmarks(), " ")))
+		}
+		if n := allBenchmarks()[i]; !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names, nil
+}
+
+// parseClasses reads a comma-separated list of class letters.
+func parseClasses(list string) ([]string, error) {
+	var classes []string
+	for _, s := range strings.Split(list, ",") {
+		c, err := npb.ParseClass(strings.TrimSpace(s))
+		if err != nil {
+			return nil, usagef("-class %q: %v", list, err)
+		}
+		if !slices.Contains(classes, c.String()) {
+			classes = append(classes, c.String())
+		}
+	}
+	return classes, nil
+}
+
+// parseNPs reads a comma-separated list of process counts.
+func parseNPs(list string) ([]int, error) {
+	var nps []int
+	for _, s := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return nil, usagef("-np %q: %q is not a positive number of processes", list, s)
+		}
+		if !slices.Contains(nps, n) {
+			nps = append(nps, n)
+		}
+	}
+	return nps, nil
+}
+
+// plan lists the pairs to compare, by class, benchmark and process count,
+// and the notes of the counts a benchmark refuses, which are skipped. A
+// class the Go port does not have, or a process count that no benchmark
+// named accepts, is a usage error.
+func (c config) plan() (pairs []pair, notes []string, err error) {
+	for _, class := range c.classes {
+		for _, np := range c.nps {
+			var refused []string
+			for _, name := range c.names {
+				_, err := npb.Check(name, npb.Class(class[0]), np)
+				switch {
+				case err == nil:
+					pairs = append(pairs, pair{name, class, np})
+				case errors.Is(err, npb.ErrProcs):
+					refused = append(refused, fmt.Sprintf("%s on %s (%s needs %s)", name, processes(np), name, npb.ProcsRule(name)))
+				default:
+					return nil, nil, usagef("%v", strings.TrimPrefix(err.Error(), "npb: "))
+				}
+			}
+			if len(refused) == len(c.names) {
+				return nil, nil, usagef("-np %d: no benchmark named runs on %s: %s", np, processes(np), strings.Join(refused, "; "))
+			}
+			for _, r := range refused {
+				notes = append(notes, "skipped "+r)
+			}
+		}
+	}
+	slices.SortStableFunc(pairs, func(a, b pair) int {
+		return strings.Compare(a.Class+a.Benchmark, b.Class+b.Benchmark)
+	})
+	return pairs, notes, nil
+}
+
+// checkReference says whether the reference binary of every pair is in
+// c.ref/bin; the error says how to build those missing.
+func (c config) checkReference(pairs []pair) error {
+	st, err := os.Stat(c.ref)
+	if err != nil || !st.IsDir() {
+		return usagef("-ref %s: no such directory: build the reference first (npb/reference/build.sh -o %s -c %q NPB_DIR)",
+			c.ref, c.ref, strings.Join(c.classes, " "))
+	}
+	var missing, names, classes []string
+	for _, p := range pairs {
+		path := refBinary(c.ref, p)
+		if st, err := os.Stat(path); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			continue
+		}
+		if !slices.Contains(missing, path) {
+			missing = append(missing, path)
+		}
+		if n := strings.ToLower(p.Benchmark); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+		if !slices.Contains(classes, p.Class) {
+			classes = append(classes, p.Class)
+		}
+	}
+	if len(missing) > 0 {
+		return usagef("no reference binary %s: build it (npb/reference/build.sh -o %s -c %q NPB_DIR %s)",
+			strings.Join(missing, ", "), c.ref, strings.Join(classes, " "), strings.Join(names, " "))
+	}
+	return nil
+}
+
+// refBinary is the path of the reference binary of p: build.sh's
+// OUTDIR/bin/bench.class.x.
+func refBinary(ref string, p pair) string {
+	return filepath.Join(ref, "bin", fmt.Sprintf("%s.%s.x", strings.ToLower(p.Benchmark), p.Class))
+}
+
+// bindFor is how the processes of a job of np are pinned.
+func (c config) bindFor(np int) string {
+	if c.bind != "auto" {
+		return c.bind
+	}
+	if np <= c.cpuCount {
+		return "core"
+	}
+	return "none"
+}
+
+// isUsage reports whether err is a bad command line.
+func isUsage(err error) bool {
+	var u *usageError
+	return errors.As(err, &u)
+}
+
+// processes writes a count of processes: "1 process", "4 processes".
+func processes(n int) string {
+	if n == 1 {
+		return "1 process"
+	}
+	return strconv.Itoa(n) + " processes"
+}
