@@ -135,19 +135,24 @@ func (c *Comm) GraphGet() (index, edges []int, err error) {
 // GraphNeighborsCount returns the number of neighbours of rank in c's
 // graph (MPI_Graph_neighbors_count).
 func (c *Comm) GraphNeighborsCount(rank int) (int, error) {
-	n, err := c.GraphNeighbors(rank)
+	n, err := c.graphNeighbors("GraphNeighborsCount", rank)
 	return len(n), err
 }
 
 // GraphNeighbors returns the neighbours of rank in c's graph, in the order
 // of its edges (MPI_Graph_neighbors).
 func (c *Comm) GraphNeighbors(rank int) ([]int, error) {
-	t, err := c.graph("GraphNeighbors")
+	n, err := c.graphNeighbors("GraphNeighbors", rank)
+	return slices.Clone(n), err
+}
+
+func (c *Comm) graphNeighbors(op string, rank int) ([]int, error) {
+	t, err := c.graph(op)
 	if err != nil {
 		return nil, err
 	}
 	if rank < 0 || rank >= c.size {
-		return nil, fmt.Errorf("mpi: GraphNeighbors of rank %d: %w (communicator size %d)", rank, ErrRank, c.size)
+		return nil, fmt.Errorf("mpi: %s of rank %d: %w (communicator size %d)", op, rank, ErrRank, c.size)
 	}
-	return slices.Clone(t.adjacent(rank)), nil
+	return t.adjacent(rank), nil
 }
