@@ -87,7 +87,8 @@ func (t *cartTopo) neighbors(rank int) (in, out []link, ntags int, err error) {
 // dimensions of those sizes, periodic where periods says so (nil: none);
 // the other processes get nil (MPI_Cart_create). reorder allows the
 // ranks to be renumbered; this implementation keeps c's order. Every
-// process must pass the same arguments. Collective over c.
+// process must pass the same arguments, else every one fails with
+// ErrMismatch. Collective over c.
 func (c *Comm) CartCreate(dims []int, periods []bool, reorder bool) (*Comm, error) {
 	const op = "CartCreate"
 	if err := c.check(op); err != nil {
@@ -200,7 +201,8 @@ func (c *Comm) CartShift(dim, disp int) (source, dest int, err error) {
 // remain says to keep, and returns the calling process's, with a
 // Cartesian topology of those dimensions (MPI_Cart_sub). Keeping none
 // gives each process a grid of its own, of no dimensions. Every process
-// must pass the same remain. Collective over c.
+// must pass the same remain, else every one fails with ErrMismatch.
+// Collective over c.
 func (c *Comm) CartSub(remain []bool) (*Comm, error) {
 	const op = "CartSub"
 	t, err := c.cart(op)

@@ -108,8 +108,9 @@ const CommTypeShared CommType = 1
 // SplitType partitions c by t: with CommTypeShared into the processes of
 // each host (as mpirun -hosts places them; by the machine's host name when
 // started otherwise), ordered by key, ties by rank in c
-// (MPI_Comm_split_type). A process passing CommType(Undefined) gets nil.
-// Collective over c.
+// (MPI_Comm_split_type). A process passing CommType(Undefined) gets nil;
+// any other type makes every process fail with ErrMismatch. Collective
+// over c.
 func (c *Comm) SplitType(t CommType, key int) (*Comm, error) {
 	const op = "SplitType"
 	if err := c.check(op); err != nil {

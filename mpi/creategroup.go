@@ -18,8 +18,9 @@ func createGroupCtx(id int) uint32 { return 1<<31 | uint32(id) }
 
 // CreateGroup returns a communicator of the processes of g, a group of
 // c's processes (MPI_Comm_create_group). Unlike Create, only the members
-// of g call it, with the same g and tag; calls on c whose groups overlap
-// must have different tags or be made one after the other.
+// of g call it, with the same g (else every member fails with
+// ErrMismatch) and tag; calls on c whose groups overlap must have
+// different tags or be made one after the other.
 func (c *Comm) CreateGroup(g Group, tag int) (*Comm, error) {
 	const op = "CreateGroup"
 	if err := c.check(op); err != nil {

@@ -82,9 +82,11 @@ func (c *Comm) DistGraphCreateAdjacent(sources, sourceWeights, destinations, des
 // DistGraphCreate returns a communicator of c's processes with a
 // distributed graph topology whose edges any process may give: for each
 // i, edges from sources[i] to the next degrees[i] entries of destinations,
-// with the weights of the same entries (nil: unweighted)
-// (MPI_Dist_graph_create). Each process's neighbours are ordered by the
-// rank that gave the edge, then by its place there. reorder allows the
+// with the weights of the same entries (MPI_Dist_graph_create). The graph
+// is weighted if any process gives weights (non-nil), and then every
+// process that gives edges gives their weights. Each process's neighbours
+// are ordered by the rank that gave the edge, then by its place there.
+// Invalid arguments on one process make every one fail. reorder allows the
 // ranks to be renumbered; this implementation keeps c's order. Collective
 // over c.
 func (c *Comm) DistGraphCreate(sources, degrees, destinations, weights []int, reorder bool) (*Comm, error) {

@@ -85,7 +85,8 @@ func (t *graphTopo) isSymmetric() bool {
 // edges[index[i-1]:index[i]], index[-1] being 0 (MPI_Graph_create). The
 // other processes get nil. reorder allows the ranks to be renumbered; this
 // implementation keeps c's order. Every process must pass the same
-// arguments. The neighbourhood collectives need a symmetric graph.
+// arguments, else every one fails with ErrMismatch. The neighbourhood
+// collectives need a symmetric graph (every edge i→j with its j→i).
 // Collective over c.
 func (c *Comm) GraphCreate(index, edges []int, reorder bool) (*Comm, error) {
 	const op = "GraphCreate"

@@ -12,7 +12,8 @@ import (
 // each dimension, the one below first (ProcNull past the edge of a
 // dimension that is not periodic: its block is neither sent nor
 // received); on a graph the node's neighbours, which are both where it
-// sends and where it receives from; on a distributed graph its sources
+// sends and where it receives from (so the graph must be symmetric, else
+// every process fails with ErrTopology); on a distributed graph its sources
 // (the receive blocks) and destinations (the send blocks). MPI_IN_PLACE is
 // not allowed with them: a nil send buffer is an empty one.
 //

@@ -520,6 +520,16 @@ func graphErrors(w *mpi.Comm) error {
 	}
 	_, err = w.DistGraphCreateAdjacent(src, nil, nil, nil, false)
 	checks = append(checks, wantErr("DistGraphCreateAdjacent with a source out of range", err, class))
+	// Weights from rank 0 only: a weighted graph with edges without.
+	if n > 1 {
+		s, d := distRing(r, n)
+		var sw, dw []int
+		if r == 0 {
+			sw, dw = []int{1, 1}, []int{1, 1}
+		}
+		_, err = w.DistGraphCreateAdjacent(s, sw, d, dw, false)
+		checks = append(checks, wantErr("DistGraphCreateAdjacent with weights from rank 0 only", err, mpi.ErrMismatch))
+	}
 	degrees, class := []int{1}, error(mpi.ErrTopology)
 	if r == n-1 {
 		degrees, class = []int{2}, mpi.ErrCount
