@@ -77,7 +77,9 @@ type Comm struct {
 	size  int
 	world []int       // World rank of each rank; nil for World
 	local map[int]int // rank of each World rank; nil for World
-	name  string
+
+	name atomic.Pointer[string] // set by SetName; nil: the default name
+	topo topology               // virtual topology, or nil; immutable
 
 	seq    atomic.Uint32 // collective calls started, which tag their messages
 	collMu sync.Mutex    // one blocking collective at a time

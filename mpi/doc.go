@@ -59,9 +59,22 @@
 // payload from every process) and its multicast, unless mpirun
 // -no-offload; ReadStats shows which algorithms ran.
 //
-// Communicators: Dup, Split and Create (from a Group) make new ones, each
-// with a context of its own, so that their traffic never mixes with
-// another's; Free releases them.
+// Communicators: Dup, Idup, Split, SplitType (by host) and Create and
+// CreateGroup (from a Group) make new ones, each with a context of its
+// own, so that their traffic never mixes with another's; Free releases
+// them; Compare, SetName and Name describe them.
+//
+// Virtual topologies: CartCreate (with DimsCreate) gives a communicator a
+// Cartesian grid, which CartCoords, CartRank, CartShift, CartSub, CartGet
+// and Cartdim query; GraphCreate a graph, DistGraphCreate and
+// DistGraphCreateAdjacent a distributed graph; TopoTest tells which. The
+// neighbourhood collectives (NeighborAllgather(v), NeighborAlltoall(v)
+// and their nonblocking forms) exchange blocks with the neighbours of
+// any of them.
+//
+// The environment: InitThread and QueryThread report ThreadMultiple,
+// GetProcessorName the host, GetVersion the MPI version followed (3.1),
+// and ErrorClass and ErrorString the MPI error class of an error.
 //
 // All functions are safe for concurrent use by many goroutines, except
 // that, as in MPI, the collectives of one communicator must be called in

@@ -46,16 +46,21 @@ func (s *runtimeState) releaseContext(id int) {
 }
 
 // allocContext agrees with the other processes of c on a context id free
-// in all of them and claims it: the free sets are intersected (an
-// allreduce), every process claims the lowest common id, and if one could
-// not (another goroutine took it meanwhile) all release it and retry.
+// in all of them and claims it.
 func (c *Comm) allocContext(op string) (int, error) {
-	s := c.rt
+	return c.rt.agreeContext(op, func(words []uint64, o Op) error { return manageAllreduce(c, words, o) })
+}
+
+// agreeContext agrees on a context id free in every process that runs it
+// with the same allreduce, and claims it: the free sets are intersected,
+// every process claims the lowest common id, and if one could not
+// (another goroutine took it meanwhile) all release it and retry.
+func (s *runtimeState) agreeContext(op string, allreduce func(words []uint64, o Op) error) (int, error) {
 	for {
 		s.ctxMu.Lock()
 		free := s.ctxFree
 		s.ctxMu.Unlock()
-		if err := manageAllreduce(c, free[:], BAnd); err != nil {
+		if err := allreduce(free[:], BAnd); err != nil {
 			return 0, fmt.Errorf("mpi: %s: choosing a context id: %w", op, err)
 		}
 		id := -1
@@ -68,12 +73,12 @@ func (c *Comm) allocContext(op string) (int, error) {
 		if id < 0 {
 			return 0, fmt.Errorf("mpi: %s: %w", op, ErrNoContext)
 		}
-		ok := []uint8{0}
+		ok := []uint64{0}
 		claimed := s.claimContext(id)
 		if claimed {
 			ok[0] = 1
 		}
-		if err := manageAllreduce(c, ok, Min); err != nil {
+		if err := allreduce(ok, Min); err != nil {
 			return 0, fmt.Errorf("mpi: %s: claiming context id %d: %w", op, id, err)
 		}
 		if ok[0] == 1 {
@@ -139,8 +144,8 @@ func (c *Comm) Group() Group {
 	return Group{world: slices.Clone(c.world)}
 }
 
-// Dup returns a new communicator with the same processes as c, whose
-// traffic does not mix with c's. Collective over c.
+// Dup returns a new communicator with the same processes and topology as
+// c, whose traffic does not mix with c's. Collective over c.
 func (c *Comm) Dup() (*Comm, error) {
 	if err := c.check("Dup"); err != nil {
 		return nil, err
@@ -149,7 +154,12 @@ func (c *Comm) Dup() (*Comm, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.build("Dup", id, c.Group().world)
+	nc, err := c.build("Dup", id, c.Group().world)
+	if err != nil {
+		return nil, err
+	}
+	nc.topo = c.topo // a topology is immutable: the copy shares it
+	return nc, nil
 }
 
 // Split partitions c: the processes that pass the same color form a new

@@ -40,6 +40,8 @@ func TestAcrossHosts(t *testing.T) {
 		{"coll-reduce-float", nil},
 		{"coll-nonblocking", nil},
 		{"comm-groups", nil},
+		{"comm-env", nil}, // SplitType by host
+		{"topo-neighbor", nil},
 		{"sizes", []string{"-transport", "tcp"}},
 		{"coll-move", []string{"-transport", "tcp"}},
 	} {
