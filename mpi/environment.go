@@ -105,6 +105,7 @@ var errorClasses = []struct {
 	{ErrComm, "MPI_ERR_COMM"},
 	{ErrRoot, "MPI_ERR_ROOT"},
 	{ErrOp, "MPI_ERR_OP"},
+	{ErrDatatype, "MPI_ERR_TYPE"},
 	{ErrTopology, "MPI_ERR_TOPOLOGY"},
 	{ErrDims, "MPI_ERR_DIMS"},
 	{ErrColor, "MPI_ERR_ARG"},
