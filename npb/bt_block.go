@@ -103,12 +103,15 @@ func btUpper(c, f, n *btBlock, dt1, dt2 float64, d *[5]float64) {
 }
 
 // btMatVecSub sets r = r − a·v (matvec_sub).
+// The rows are written out, as Go does not unroll loops.
 func btMatVecSub(a *btBlock, v, r *[5]float64) {
 	v0, v1, v2, v3, v4 := v[0], v[1], v[2], v[3], v[4]
-	for i := range 5 {
-		ai := &a[i]
-		r[i] = r[i] - ai[0]*v0 - ai[1]*v1 - ai[2]*v2 - ai[3]*v3 - ai[4]*v4
-	}
+	a0, a1, a2, a3, a4 := &a[0], &a[1], &a[2], &a[3], &a[4]
+	r[0] = r[0] - a0[0]*v0 - a0[1]*v1 - a0[2]*v2 - a0[3]*v3 - a0[4]*v4
+	r[1] = r[1] - a1[0]*v0 - a1[1]*v1 - a1[2]*v2 - a1[3]*v3 - a1[4]*v4
+	r[2] = r[2] - a2[0]*v0 - a2[1]*v1 - a2[2]*v2 - a2[3]*v3 - a2[4]*v4
+	r[3] = r[3] - a3[0]*v0 - a3[1]*v1 - a3[2]*v2 - a3[3]*v3 - a3[4]*v4
+	r[4] = r[4] - a4[0]*v0 - a4[1]*v1 - a4[2]*v2 - a4[3]*v3 - a4[4]*v4
 }
 
 // btMatMulSub sets c = c − a·b (matmul_sub).
@@ -130,82 +133,83 @@ func btMatMulSub(a, b, c *btBlock) {
 // destroyed. The elimination of b gives the multipliers, which are then
 // applied to each column of c and to r held in registers; every value
 // goes through the same operations, in the same order, as in binvcrhs.
-// The elimination is written out, a row of b per line, as Go does not
-// unroll loops.
+// The multiple of row p subtracted from row q at step p is b[q][p] as step
+// p finds it, which no later step changes, so the multipliers stay where
+// they are in b; the reciprocal of each pivot replaces it. The
+// elimination is written out, a row of b per line, as Go does not unroll
+// loops.
 func btBinvCRHS(b, c *btBlock, r *[5]float64) {
-	var piv [5]float64
-	var f btBlock // f[q][p]: the multiple of row p subtracted from row q
 	b0, b1, b2, b3, b4 := &b[0], &b[1], &b[2], &b[3], &b[4]
 
-	piv[0] = 1 / b0[0]
-	f[1][0], f[2][0], f[3][0], f[4][0] = b1[0], b2[0], b3[0], b4[0]
-	b0[1], b0[2], b0[3], b0[4] = b0[1]*piv[0], b0[2]*piv[0], b0[3]*piv[0], b0[4]*piv[0]
-	b1[1], b1[2], b1[3], b1[4] = b1[1]-f[1][0]*b0[1], b1[2]-f[1][0]*b0[2], b1[3]-f[1][0]*b0[3], b1[4]-f[1][0]*b0[4]
-	b2[1], b2[2], b2[3], b2[4] = b2[1]-f[2][0]*b0[1], b2[2]-f[2][0]*b0[2], b2[3]-f[2][0]*b0[3], b2[4]-f[2][0]*b0[4]
-	b3[1], b3[2], b3[3], b3[4] = b3[1]-f[3][0]*b0[1], b3[2]-f[3][0]*b0[2], b3[3]-f[3][0]*b0[3], b3[4]-f[3][0]*b0[4]
-	b4[1], b4[2], b4[3], b4[4] = b4[1]-f[4][0]*b0[1], b4[2]-f[4][0]*b0[2], b4[3]-f[4][0]*b0[3], b4[4]-f[4][0]*b0[4]
+	p := 1 / b0[0]
+	b0[0] = p
+	b0[1], b0[2], b0[3], b0[4] = b0[1]*p, b0[2]*p, b0[3]*p, b0[4]*p
+	b1[1], b1[2], b1[3], b1[4] = b1[1]-b1[0]*b0[1], b1[2]-b1[0]*b0[2], b1[3]-b1[0]*b0[3], b1[4]-b1[0]*b0[4]
+	b2[1], b2[2], b2[3], b2[4] = b2[1]-b2[0]*b0[1], b2[2]-b2[0]*b0[2], b2[3]-b2[0]*b0[3], b2[4]-b2[0]*b0[4]
+	b3[1], b3[2], b3[3], b3[4] = b3[1]-b3[0]*b0[1], b3[2]-b3[0]*b0[2], b3[3]-b3[0]*b0[3], b3[4]-b3[0]*b0[4]
+	b4[1], b4[2], b4[3], b4[4] = b4[1]-b4[0]*b0[1], b4[2]-b4[0]*b0[2], b4[3]-b4[0]*b0[3], b4[4]-b4[0]*b0[4]
 
-	piv[1] = 1 / b1[1]
-	f[0][1], f[2][1], f[3][1], f[4][1] = b0[1], b2[1], b3[1], b4[1]
-	b1[2], b1[3], b1[4] = b1[2]*piv[1], b1[3]*piv[1], b1[4]*piv[1]
-	b0[2], b0[3], b0[4] = b0[2]-f[0][1]*b1[2], b0[3]-f[0][1]*b1[3], b0[4]-f[0][1]*b1[4]
-	b2[2], b2[3], b2[4] = b2[2]-f[2][1]*b1[2], b2[3]-f[2][1]*b1[3], b2[4]-f[2][1]*b1[4]
-	b3[2], b3[3], b3[4] = b3[2]-f[3][1]*b1[2], b3[3]-f[3][1]*b1[3], b3[4]-f[3][1]*b1[4]
-	b4[2], b4[3], b4[4] = b4[2]-f[4][1]*b1[2], b4[3]-f[4][1]*b1[3], b4[4]-f[4][1]*b1[4]
+	p = 1 / b1[1]
+	b1[1] = p
+	b1[2], b1[3], b1[4] = b1[2]*p, b1[3]*p, b1[4]*p
+	b0[2], b0[3], b0[4] = b0[2]-b0[1]*b1[2], b0[3]-b0[1]*b1[3], b0[4]-b0[1]*b1[4]
+	b2[2], b2[3], b2[4] = b2[2]-b2[1]*b1[2], b2[3]-b2[1]*b1[3], b2[4]-b2[1]*b1[4]
+	b3[2], b3[3], b3[4] = b3[2]-b3[1]*b1[2], b3[3]-b3[1]*b1[3], b3[4]-b3[1]*b1[4]
+	b4[2], b4[3], b4[4] = b4[2]-b4[1]*b1[2], b4[3]-b4[1]*b1[3], b4[4]-b4[1]*b1[4]
 
-	piv[2] = 1 / b2[2]
-	f[0][2], f[1][2], f[3][2], f[4][2] = b0[2], b1[2], b3[2], b4[2]
-	b2[3], b2[4] = b2[3]*piv[2], b2[4]*piv[2]
-	b0[3], b0[4] = b0[3]-f[0][2]*b2[3], b0[4]-f[0][2]*b2[4]
-	b1[3], b1[4] = b1[3]-f[1][2]*b2[3], b1[4]-f[1][2]*b2[4]
-	b3[3], b3[4] = b3[3]-f[3][2]*b2[3], b3[4]-f[3][2]*b2[4]
-	b4[3], b4[4] = b4[3]-f[4][2]*b2[3], b4[4]-f[4][2]*b2[4]
+	p = 1 / b2[2]
+	b2[2] = p
+	b2[3], b2[4] = b2[3]*p, b2[4]*p
+	b0[3], b0[4] = b0[3]-b0[2]*b2[3], b0[4]-b0[2]*b2[4]
+	b1[3], b1[4] = b1[3]-b1[2]*b2[3], b1[4]-b1[2]*b2[4]
+	b3[3], b3[4] = b3[3]-b3[2]*b2[3], b3[4]-b3[2]*b2[4]
+	b4[3], b4[4] = b4[3]-b4[2]*b2[3], b4[4]-b4[2]*b2[4]
 
-	piv[3] = 1 / b3[3]
-	f[0][3], f[1][3], f[2][3], f[4][3] = b0[3], b1[3], b2[3], b4[3]
-	b3[4] = b3[4] * piv[3]
-	b0[4] = b0[4] - f[0][3]*b3[4]
-	b1[4] = b1[4] - f[1][3]*b3[4]
-	b2[4] = b2[4] - f[2][3]*b3[4]
-	b4[4] = b4[4] - f[4][3]*b3[4]
+	p = 1 / b3[3]
+	b3[3] = p
+	b3[4] = b3[4] * p
+	b0[4] = b0[4] - b0[3]*b3[4]
+	b1[4] = b1[4] - b1[3]*b3[4]
+	b2[4] = b2[4] - b2[3]*b3[4]
+	b4[4] = b4[4] - b4[3]*b3[4]
 
-	piv[4] = 1 / b4[4]
-	f[0][4], f[1][4], f[2][4], f[3][4] = b0[4], b1[4], b2[4], b3[4]
+	b4[4] = 1 / b4[4]
 
 	for j := range 5 {
-		c[0][j], c[1][j], c[2][j], c[3][j], c[4][j] = btEliminateColumn(&piv, &f, c[0][j], c[1][j], c[2][j], c[3][j], c[4][j])
+		c[0][j], c[1][j], c[2][j], c[3][j], c[4][j] = btEliminateColumn(b, c[0][j], c[1][j], c[2][j], c[3][j], c[4][j])
 	}
-	r[0], r[1], r[2], r[3], r[4] = btEliminateColumn(&piv, &f, r[0], r[1], r[2], r[3], r[4])
+	r[0], r[1], r[2], r[3], r[4] = btEliminateColumn(b, r[0], r[1], r[2], r[3], r[4])
 }
 
-// btEliminateColumn applies the Gauss–Jordan steps with pivots piv and
-// multipliers f to the column (x0, ..., x4).
-func btEliminateColumn(piv *[5]float64, f *btBlock, x0, x1, x2, x3, x4 float64) (float64, float64, float64, float64, float64) {
-	x0 *= piv[0]
+// btEliminateColumn applies the Gauss–Jordan steps that btBinvCRHS left
+// in f (the reciprocal pivots on the diagonal, the multipliers off it) to
+// the column (x0, ..., x4).
+func btEliminateColumn(f *btBlock, x0, x1, x2, x3, x4 float64) (float64, float64, float64, float64, float64) {
+	x0 *= f[0][0]
 	x1 -= f[1][0] * x0
 	x2 -= f[2][0] * x0
 	x3 -= f[3][0] * x0
 	x4 -= f[4][0] * x0
 
-	x1 *= piv[1]
+	x1 *= f[1][1]
 	x0 -= f[0][1] * x1
 	x2 -= f[2][1] * x1
 	x3 -= f[3][1] * x1
 	x4 -= f[4][1] * x1
 
-	x2 *= piv[2]
+	x2 *= f[2][2]
 	x0 -= f[0][2] * x2
 	x1 -= f[1][2] * x2
 	x3 -= f[3][2] * x2
 	x4 -= f[4][2] * x2
 
-	x3 *= piv[3]
+	x3 *= f[3][3]
 	x0 -= f[0][3] * x3
 	x1 -= f[1][3] * x3
 	x2 -= f[2][3] * x3
 	x4 -= f[4][3] * x3
 
-	x4 *= piv[4]
+	x4 *= f[4][4]
 	x0 -= f[0][4] * x4
 	x1 -= f[1][4] * x4
 	x2 -= f[2][4] * x4
