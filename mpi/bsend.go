@@ -54,7 +54,7 @@ func BufferAttach(buf []byte) error {
 	if len(buf) == 0 {
 		return fmt.Errorf("mpi: BufferAttach: an empty buffer: %w", ErrBuffer)
 	}
-	*b = bufferState{rt: s, buf: buf}
+	b.rt, b.buf, b.used, b.errs = s, buf, nil, nil
 	return nil
 }
 
@@ -83,7 +83,7 @@ func BufferDetach() ([]byte, error) {
 	})
 	b.reap()
 	buf, err := b.buf, errors.Join(b.errs...)
-	*b = bufferState{}
+	b.rt, b.buf, b.used, b.errs = nil, nil, nil, nil
 	if err != nil {
 		return buf, fmt.Errorf("mpi: BufferDetach: buffered sends failed: %w", err)
 	}
