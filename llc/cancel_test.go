@@ -67,3 +67,28 @@ func TestCancelSentSend(t *testing.T) {
 	c.wait(ss, r, r2)
 	c.idle()
 }
+
+// A cancelled send op started again (a persistent request) is not
+// cancelled any more, and its message is delivered.
+func TestCancelledSendReused(t *testing.T) {
+	c := newCluster(t, 2, nil)
+	c.hold[0] = true
+	s := &SendOp{Peer: 1, Tag: 3, Data: pattern(1, 8)}
+	c.eng[0].Send(s)
+	if !c.eng[0].CancelSend(s) {
+		t.Fatal("CancelSend of a send waiting for its connection failed")
+	}
+	c.hold[0] = false
+	for _, cmd := range c.take(0) {
+		c.deliver(0, cmd)
+	}
+	c.eng[0].Send(s)
+	c.drain(0)
+	r := c.recv(1, 0, 3, 0, 8)
+	c.wait(s, r)
+	if s.Cancelled() {
+		t.Fatal("the send started again still reports Cancelled")
+	}
+	checkRecv(t, "recv", r, 0, 3, pattern(1, 8))
+	c.idle()
+}

@@ -414,7 +414,7 @@ func (e *Engine) countTrunc(op *RecvOp) {
 func (e *Engine) Send(op *SendOp) { e.send(op, false) }
 
 func (e *Engine) send(op *SendOp, unsolicited bool) {
-	op.done, op.err, op.region, op.id, op.unsolicited, op.events = false, nil, 0, 0, unsolicited, nil
+	op.done, op.err, op.region, op.id, op.unsolicited, op.events, op.cancelled = false, nil, 0, 0, unsolicited, nil, false
 	if op.Notify {
 		op.events = &e.events
 	}
