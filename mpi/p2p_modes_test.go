@@ -8,10 +8,12 @@ package mpi_test
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rhinet-go/martini/mpi"
 )
@@ -25,6 +27,8 @@ func init() {
 	scenarios["persistent"] = scenarioPersistent
 	scenarios["waitsome"] = scenarioWaitsome
 	scenarios["sendrecv-replace"] = scenarioSendrecvReplace
+	// An eager Issend that no receive matches before Finalize.
+	rawScenarios["fail-unreceived-ssend"] = rawFailUnreceivedSsend
 }
 
 func TestSsendOrder(t *testing.T) {
@@ -47,6 +51,31 @@ func TestSsendSync(t *testing.T) {
 		t.Parallel()
 		runScenarioJob(t, 2, "ssend-sync", "-transport", "tcp")
 	})
+}
+
+// The receiver of a synchronous message that no receive matched fails
+// its Finalize naming it, as for a rendezvous message, instead of leaving
+// the sender waiting forever.
+func TestUnreceivedSsend(t *testing.T) {
+	t.Parallel()
+	r := runFailure(t, 2, "fail-unreceived-ssend", 1,
+		`(?m)^mpirun: rank 1 \(pid \d+\) exited with status 1`, 10*time.Second)
+	if !regexp.MustCompile(`rank 1: 1 message\(s\) sent to rank 1 were never received.* 8 bytes from rank 0 of World with tag 5`).MatchString(r.stderr) {
+		t.Errorf("no diagnostic naming the message:\n%v", r)
+	}
+}
+
+func rawFailUnreceivedSsend() error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.World()
+	if w.Rank() == 0 {
+		if _, err := mpi.Issend(w, make([]byte, 8), 1, 5); err != nil {
+			return err
+		}
+	}
+	return mpi.Finalize()
 }
 
 func TestBsend(t *testing.T) {
