@@ -126,6 +126,7 @@ func scenarioSsendOrder(w *mpi.Comm) error {
 	}
 	sizes := modeSizes(E)
 	const rounds, tag = 4, 7
+	count := rounds * 5 * len(sizes)
 	total := 0
 	for _, n := range sizes {
 		total += n*4 + mpi.BsendOverhead
@@ -133,59 +134,24 @@ func scenarioSsendOrder(w *mpi.Comm) error {
 	if err := mpi.BufferAttach(make([]byte, rounds*total)); err != nil {
 		return err
 	}
-	me := w.Rank()
+	recvErr := make(chan error, 1)
+	go func() { recvErr <- receiveStream(w, sizes, count, tag) }()
 	var reqs []*mpi.Request
-	var recvErr error
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { // receives while the main goroutine sends
-		defer wg.Done()
-		for seq := range rounds * 5 * len(sizes) {
-			n := sizes[seq%len(sizes)]
-			buf := make([]int32, n)
-			st, err := mpi.Recv(w, buf, left(w), tag)
-			if err == nil {
-				err = checkStatus(fmt.Sprintf("message %d", seq), st, left(w), tag, n, 4*n)
-			}
-			if err == nil {
-				if d := diff(buf, pattern[int32](n, left(w), seq)); d != "" {
-					err = fmt.Errorf("message %d (%d elements) from rank %d: %s", seq, n, left(w), d)
-				}
-			}
-			if err != nil {
-				recvErr = err
-				return
-			}
-		}
-	}()
-	for seq := range rounds * 5 * len(sizes) {
-		buf := pattern[int32](sizes[seq%len(sizes)], me, seq)
-		var err error
-		switch (seq / len(sizes)) % 5 {
-		case 0:
-			err = mpi.Ssend(w, buf, right(w), tag)
-		case 1:
-			err = mpi.Send(w, buf, right(w), tag)
-		case 2:
-			var r *mpi.Request
-			if r, err = mpi.Issend(w, buf, right(w), tag); err == nil {
-				reqs = append(reqs, r)
-			}
-		case 3:
-			err = mpi.Rsend(w, buf, right(w), tag)
-		case 4:
-			err = mpi.Bsend(w, buf, right(w), tag)
-		}
+	for seq := range count {
+		buf := pattern[int32](sizes[seq%len(sizes)], w.Rank(), seq)
+		r, err := sendInMode((seq/len(sizes))%5, w, buf, right(w), tag)
 		if err != nil {
 			return fmt.Errorf("send %d: %w", seq, err)
+		}
+		if r != nil {
+			reqs = append(reqs, r)
 		}
 	}
 	if _, err := mpi.Waitall(reqs); err != nil {
 		return err
 	}
-	wg.Wait()
-	if recvErr != nil {
-		return recvErr
+	if err := <-recvErr; err != nil {
+		return err
 	}
 	if _, err := mpi.BufferDetach(); err != nil {
 		return err
@@ -193,77 +159,114 @@ func scenarioSsendOrder(w *mpi.Comm) error {
 	return w.Barrier()
 }
 
+// sendInMode sends buf in mode 0-4: Ssend, Send, Issend (whose request it
+// returns), Rsend, Bsend.
+func sendInMode(mode int, w *mpi.Comm, buf []int32, dest, tag int) (*mpi.Request, error) {
+	switch mode {
+	case 0:
+		return nil, mpi.Ssend(w, buf, dest, tag)
+	case 1:
+		return nil, mpi.Send(w, buf, dest, tag)
+	case 2:
+		return mpi.Issend(w, buf, dest, tag)
+	case 3:
+		return nil, mpi.Rsend(w, buf, dest, tag)
+	}
+	return nil, mpi.Bsend(w, buf, dest, tag)
+}
+
+// receiveStream receives the left neighbour's count messages of
+// scenarioSsendOrder and checks their order.
+func receiveStream(w *mpi.Comm, sizes []int, count, tag int) error {
+	for seq := range count {
+		n := sizes[seq%len(sizes)]
+		buf := make([]int32, n)
+		st, err := mpi.Recv(w, buf, left(w), tag)
+		if err != nil {
+			return err
+		}
+		if err := checkStatus(fmt.Sprintf("message %d", seq), st, left(w), tag, n, 4*n); err != nil {
+			return err
+		}
+		if d := diff(buf, pattern[int32](n, left(w), seq)); d != "" {
+			return fmt.Errorf("message %d (%d elements) from rank %d: %s", seq, n, left(w), d)
+		}
+	}
+	return nil
+}
+
 // scenarioSsendSync: an Issend is not complete while its message has
 // arrived at the receiver but no receive has matched it, and completes once
 // one has, for eager and rendezvous messages; also when Mprobe matches it.
-// The receiver tells the sender when the message has arrived (it probes
-// it), and posts the receive only on the sender's go, so that the sender
-// knows the receive is not posted when it tests.
 func scenarioSsendSync(w *mpi.Comm) error {
 	E, err := eagerLimit()
 	if err != nil {
 		return err
 	}
-	const dataTag, arrivedTag, goTag = 1, 2, 3
 	for k, n := range modeSizes(E) {
 		for _, mprobe := range []bool{false, true} {
-			what := fmt.Sprintf("%d elements, mprobe=%v", n, mprobe)
-			r, err := mpi.Issend(w, pattern[int32](n, w.Rank(), k), right(w), dataTag)
-			if err != nil {
-				return err
-			}
-			// As the receiver: wait for the message without receiving it.
-			if _, err := w.Probe(left(w), dataTag); err != nil {
-				return err
-			}
-			if err := mpi.Send(w, []byte{1}, left(w), arrivedTag); err != nil {
-				return err
-			}
-			// As the sender: the message is at the receiver, unmatched.
-			if _, err := mpi.Recv(w, []byte{0}, right(w), arrivedTag); err != nil {
-				return err
-			}
-			for range 100 {
-				done, _, err := r.Test()
-				if err != nil {
-					return err
-				}
-				if done {
-					return fmt.Errorf("%s: Issend completed before any receive matched its message", what)
-				}
-			}
-			if err := mpi.Send(w, []byte{1}, right(w), goTag); err != nil {
-				return err
-			}
-			// As the receiver: receive on the go.
-			if _, err := mpi.Recv(w, []byte{0}, left(w), goTag); err != nil {
-				return err
-			}
-			buf := make([]int32, n)
-			var st mpi.Status
-			if mprobe {
-				var m *mpi.Message
-				if m, _, err = w.Mprobe(left(w), dataTag); err == nil {
-					st, err = mpi.Mrecv(m, buf)
-				}
-			} else {
-				st, err = mpi.Recv(w, buf, left(w), dataTag)
-			}
-			if err != nil {
-				return err
-			}
-			if err := checkStatus(what, st, left(w), dataTag, n, 4*n); err != nil {
-				return err
-			}
-			if d := diff(buf, pattern[int32](n, left(w), k)); d != "" {
-				return fmt.Errorf("%s: %s", what, d)
-			}
-			if _, err := r.Wait(); err != nil {
-				return err
+			if err := ssendOnce(w, k, n, mprobe); err != nil {
+				return fmt.Errorf("%d elements, mprobe=%v: %w", n, mprobe, err)
 			}
 		}
 	}
 	return w.Barrier()
+}
+
+// ssendOnce: every rank Issends message k of n elements to its right
+// neighbour. The receiver tells the sender when the message has arrived
+// (it probes it), and posts the receive only on the sender's go, so that
+// the sender knows the receive is not posted when it tests.
+func ssendOnce(w *mpi.Comm, k, n int, mprobe bool) error {
+	const dataTag, arrivedTag, goTag = 1, 2, 3
+	r, err := mpi.Issend(w, pattern[int32](n, w.Rank(), k), right(w), dataTag)
+	if err != nil {
+		return err
+	}
+	// As the receiver: wait for the message without receiving it.
+	if _, err := w.Probe(left(w), dataTag); err != nil {
+		return err
+	}
+	if err := mpi.Send(w, []byte{1}, left(w), arrivedTag); err != nil {
+		return err
+	}
+	// As the sender: the message is at the receiver, unmatched.
+	if _, err := mpi.Recv(w, []byte{0}, right(w), arrivedTag); err != nil {
+		return err
+	}
+	for range 100 {
+		if done, _, err := r.Test(); done || err != nil {
+			return fmt.Errorf("Issend completed (error %v) before any receive matched its message", err)
+		}
+	}
+	if err := mpi.Send(w, []byte{1}, right(w), goTag); err != nil {
+		return err
+	}
+	// As the receiver: receive on the go.
+	if _, err := mpi.Recv(w, []byte{0}, left(w), goTag); err != nil {
+		return err
+	}
+	buf := make([]int32, n)
+	var st mpi.Status
+	if mprobe {
+		var m *mpi.Message
+		if m, _, err = w.Mprobe(left(w), dataTag); err == nil {
+			st, err = mpi.Mrecv(m, buf)
+		}
+	} else {
+		st, err = mpi.Recv(w, buf, left(w), dataTag)
+	}
+	if err != nil {
+		return err
+	}
+	if err := checkStatus("received", st, left(w), dataTag, n, 4*n); err != nil {
+		return err
+	}
+	if d := diff(buf, pattern[int32](n, left(w), k)); d != "" {
+		return errors.New(d)
+	}
+	_, err = r.Wait()
+	return err
 }
 
 // ---- Bsend ----
@@ -295,46 +298,11 @@ func scenarioBsend(w *mpi.Comm) error {
 	if err := mpi.BufferAttach(make([]byte, 10)); !errors.Is(err, mpi.ErrBuffer) {
 		return fmt.Errorf("second BufferAttach: %v, want ErrBuffer", err)
 	}
-	const dataTag, goTag = 5, 6
-	for i := range 2 {
-		buf := pattern[int32](n, w.Rank(), i)
-		if err := mpi.Bsend(w, buf, right(w), dataTag); err != nil {
-			return fmt.Errorf("Bsend %d: %w", i, err)
-		}
-		fill(buf, 999) // the data was copied: this must not be what arrives
-	}
-	if err := mpi.Bsend(w, pattern[int32](n, w.Rank(), 2), right(w), dataTag); !errors.Is(err, mpi.ErrBuffer) {
-		return fmt.Errorf("third Bsend into a full buffer: %v, want ErrBuffer", err)
-	}
-	if _, err := mpi.Ibsend(w, make([]byte, len(attachedBuf)), right(w), dataTag); !errors.Is(err, mpi.ErrBuffer) {
-		return fmt.Errorf("Ibsend larger than the buffer: %v, want ErrBuffer", err)
-	}
-	// A small message still fits in what is left, and its request is
-	// complete at once.
-	r, err := mpi.Ibsend(w, pattern[int32](3, w.Rank(), 3), right(w), dataTag)
-	if err != nil {
-		return fmt.Errorf("Ibsend of a small message into the rest: %w", err)
-	}
-	if done, _, err := r.Test(); !done || err != nil {
-		return fmt.Errorf("Ibsend request: done=%v err=%v, want complete", done, err)
-	}
-	if err := mpi.Bsend(w, []byte{1}, mpi.ProcNull, dataTag); err != nil {
-		return fmt.Errorf("Bsend to ProcNull: %w", err)
-	}
-	if err := mpi.Send(w, []byte{1}, right(w), goTag); err != nil {
+	if err := fillBuffer(w, n, len(attachedBuf)); err != nil {
 		return err
 	}
-	if _, err := mpi.Recv(w, []byte{0}, left(w), goTag); err != nil {
+	if err := receiveBuffered(w, n); err != nil {
 		return err
-	}
-	for i, count := range []int{n, n, 3} {
-		buf := make([]int32, count)
-		if _, err := mpi.Recv(w, buf, left(w), dataTag); err != nil {
-			return err
-		}
-		if d := diff(buf, pattern[int32](count, left(w), []int{0, 1, 3}[i])); d != "" {
-			return fmt.Errorf("buffered message %d: %s", i, d)
-		}
 	}
 	got, err := mpi.BufferDetach()
 	if err != nil {
@@ -343,10 +311,68 @@ func scenarioBsend(w *mpi.Comm) error {
 	if &got[0] != &attachedBuf[0] || len(got) != len(attachedBuf) {
 		return errors.New("BufferDetach did not return the attached buffer")
 	}
-	if err := mpi.Bsend(w, []byte{1}, right(w), dataTag); !errors.Is(err, mpi.ErrBuffer) {
+	if err := mpi.Bsend(w, []byte{1}, right(w), bsendTag); !errors.Is(err, mpi.ErrBuffer) {
 		return fmt.Errorf("Bsend after BufferDetach: %v, want ErrBuffer", err)
 	}
 	return w.Barrier()
+}
+
+const bsendTag, bsendGoTag = 5, 6
+
+// fillBuffer Bsends two rendezvous messages of n elements to the right
+// neighbour, which fill the attached buffer of bufLen bytes but for a
+// little room, and checks that a third, and a message larger than the
+// buffer, do not fit while a small one does.
+func fillBuffer(w *mpi.Comm, n, bufLen int) error {
+	for i := range 2 {
+		buf := pattern[int32](n, w.Rank(), i)
+		if err := mpi.Bsend(w, buf, right(w), bsendTag); err != nil {
+			return fmt.Errorf("Bsend %d: %w", i, err)
+		}
+		fill(buf, 999) // the data was copied: this must not be what arrives
+	}
+	if err := mpi.Bsend(w, pattern[int32](n, w.Rank(), 2), right(w), bsendTag); !errors.Is(err, mpi.ErrBuffer) {
+		return fmt.Errorf("third Bsend into a full buffer: %v, want ErrBuffer", err)
+	}
+	if _, err := mpi.Ibsend(w, make([]byte, bufLen), right(w), bsendTag); !errors.Is(err, mpi.ErrBuffer) {
+		return fmt.Errorf("Ibsend larger than the buffer: %v, want ErrBuffer", err)
+	}
+	r, err := mpi.Ibsend(w, pattern[int32](3, w.Rank(), 3), right(w), bsendTag)
+	if err != nil {
+		return fmt.Errorf("Ibsend of a small message into the rest: %w", err)
+	}
+	if done, _, err := r.Test(); !done || err != nil {
+		return fmt.Errorf("Ibsend request: done=%v err=%v, want complete", done, err)
+	}
+	if err := mpi.Bsend(w, []byte{1}, mpi.ProcNull, bsendTag); err != nil {
+		return fmt.Errorf("Bsend to ProcNull: %w", err)
+	}
+	return nil
+}
+
+// receiveBuffered tells the right neighbour to go, and receives the left
+// neighbour's buffered messages on its go.
+func receiveBuffered(w *mpi.Comm, n int) error {
+	if err := mpi.Send(w, []byte{1}, right(w), bsendGoTag); err != nil {
+		return err
+	}
+	if _, err := mpi.Recv(w, []byte{0}, left(w), bsendGoTag); err != nil {
+		return err
+	}
+	for i, key := range []int{0, 1, 3} {
+		count := n
+		if key == 3 {
+			count = 3
+		}
+		buf := make([]int32, count)
+		if _, err := mpi.Recv(w, buf, left(w), bsendTag); err != nil {
+			return err
+		}
+		if d := diff(buf, pattern[int32](count, left(w), key)); d != "" {
+			return fmt.Errorf("buffered message %d: %s", i, d)
+		}
+	}
+	return nil
 }
 
 // ---- Mprobe ----
@@ -703,21 +729,11 @@ func scenarioWaitsome(w *mpi.Comm) error {
 	}
 	sizes := modeSizes(E)
 	for _, useTest := range []bool{false, true} {
-		var reqs, sends []*mpi.Request
-		type want struct{ src, tag, n int }
-		var wants []want
-		var bufs [][]int32
-		for src := range w.Size() {
-			for k, n := range sizes {
-				buf := make([]int32, n)
-				r, err := mpi.Irecv(w, buf, src, k)
-				if err != nil {
-					return err
-				}
-				reqs, bufs, wants = append(reqs, r), append(bufs, buf), append(wants, want{src, k, n})
-			}
+		p, err := postFromAll(w, sizes)
+		if err != nil {
+			return err
 		}
-		reqs = append(reqs, nil) // skipped
+		var sends []*mpi.Request
 		for d := range w.Size() {
 			dest := (w.Rank() + d) % w.Size()
 			for k := len(sizes) - 1; k >= 0; k-- {
@@ -728,47 +744,79 @@ func scenarioWaitsome(w *mpi.Comm) error {
 				sends = append(sends, r)
 			}
 		}
-		seen := make([]bool, len(wants))
-		for left := len(wants); left > 0; {
-			var idx []int
-			var sts []mpi.Status
-			if useTest {
-				idx, sts, err = mpi.Testsome(reqs)
-			} else {
-				idx, sts, err = mpi.Waitsome(reqs)
-				if len(idx) == 0 && err == nil {
-					err = errors.New("Waitsome returned no index while requests were pending")
-				}
-			}
-			if err != nil {
-				return err
-			}
-			if !slices.IsSorted(idx) || len(sts) != len(idx) {
-				return fmt.Errorf("indices %v with %d statuses", idx, len(sts))
-			}
-			for k, i := range idx {
-				if seen[i] || reqs[i] != nil {
-					return fmt.Errorf("request %d completed twice, or its entry was left", i)
-				}
-				seen[i] = true
-				wt := wants[i]
-				if err := checkStatus(fmt.Sprintf("request %d", i), sts[k], wt.src, wt.tag, wt.n, 4*wt.n); err != nil {
-					return err
-				}
-				if d := diff(bufs[i], pattern[int32](wt.n, wt.src, w.Rank(), wt.tag)); d != "" {
-					return fmt.Errorf("request %d: %s", i, d)
-				}
-				left--
-			}
-		}
-		if idx, _, err := mpi.Waitsome(reqs); len(idx) != 0 || err != nil {
-			return fmt.Errorf("Waitsome of completed requests: %v %v, want none", idx, err)
+		if err := p.completeSome(w, useTest); err != nil {
+			return err
 		}
 		if _, err := mpi.Waitall(sends); err != nil {
 			return err
 		}
 	}
 	return w.Barrier()
+}
+
+// posted are the receives of scenarioWaitsome: from every source, a
+// message of every size, with the size's index as tag.
+type posted struct {
+	reqs []*mpi.Request // and a nil entry at the end
+	bufs [][]int32
+	srcs []int
+	tags []int
+}
+
+func postFromAll(w *mpi.Comm, sizes []int) (*posted, error) {
+	p := &posted{}
+	for src := range w.Size() {
+		for k, n := range sizes {
+			buf := make([]int32, n)
+			r, err := mpi.Irecv(w, buf, src, k)
+			if err != nil {
+				return nil, err
+			}
+			p.reqs, p.bufs = append(p.reqs, r), append(p.bufs, buf)
+			p.srcs, p.tags = append(p.srcs, src), append(p.tags, k)
+		}
+	}
+	p.reqs = append(p.reqs, nil) // skipped
+	return p, nil
+}
+
+// completeSome completes p's receives with Waitsome (or Testsome) and
+// checks that each completes once, with its status and data.
+func (p *posted) completeSome(w *mpi.Comm, useTest bool) error {
+	seen := make([]bool, len(p.bufs))
+	for left := len(p.bufs); left > 0; {
+		some := mpi.Waitsome
+		if useTest {
+			some = mpi.Testsome
+		}
+		idx, sts, err := some(p.reqs)
+		switch {
+		case err != nil:
+			return err
+		case len(idx) == 0 && !useTest:
+			return errors.New("Waitsome returned no index while requests were pending")
+		case !slices.IsSorted(idx) || len(sts) != len(idx):
+			return fmt.Errorf("indices %v with %d statuses", idx, len(sts))
+		}
+		for k, i := range idx {
+			if seen[i] || p.reqs[i] != nil {
+				return fmt.Errorf("request %d completed twice, or its entry was left", i)
+			}
+			seen[i] = true
+			n := len(p.bufs[i])
+			if err := checkStatus(fmt.Sprintf("request %d", i), sts[k], p.srcs[i], p.tags[i], n, 4*n); err != nil {
+				return err
+			}
+			if d := diff(p.bufs[i], pattern[int32](n, p.srcs[i], w.Rank(), p.tags[i])); d != "" {
+				return fmt.Errorf("request %d: %s", i, d)
+			}
+			left--
+		}
+	}
+	if idx, _, err := mpi.Waitsome(p.reqs); len(idx) != 0 || err != nil {
+		return fmt.Errorf("Waitsome of completed requests: %v %v, want none", idx, err)
+	}
+	return nil
 }
 
 // ---- SendrecvReplace and GetElements ----
