@@ -314,7 +314,47 @@ func scenarioBsend(w *mpi.Comm) error {
 	if err := mpi.Bsend(w, []byte{1}, right(w), bsendTag); !errors.Is(err, mpi.ErrBuffer) {
 		return fmt.Errorf("Bsend after BufferDetach: %v, want ErrBuffer", err)
 	}
+	if err := bsendPersistent(w); err != nil {
+		return err
+	}
 	return w.Barrier()
+}
+
+// bsendPersistent: a BsendInit request sends a copy of its buffer at each
+// Start, and fails Start with ErrBuffer without an attached buffer.
+func bsendPersistent(w *mpi.Comm) error {
+	buf := make([]int64, 3)
+	r, err := mpi.BsendInit(w, buf, right(w), bsendTag)
+	if err != nil {
+		return err
+	}
+	if err := r.Start(); !errors.Is(err, mpi.ErrBuffer) {
+		return fmt.Errorf("Start of a BsendInit request without a buffer: %v, want ErrBuffer", err)
+	}
+	if err := mpi.BufferAttach(make([]byte, 3*(24+mpi.BsendOverhead))); err != nil {
+		return err
+	}
+	for i := range 3 {
+		fill(buf, w.Rank(), 10+i)
+		if err := r.Start(); err != nil {
+			return err
+		}
+		fill(buf, 999) // copied by Start
+		if _, err := r.Wait(); err != nil {
+			return err
+		}
+	}
+	got := make([]int64, 3)
+	for i := range 3 {
+		if _, err := mpi.Recv(w, got, left(w), bsendTag); err != nil {
+			return err
+		}
+		if d := diff(got, pattern[int64](3, left(w), 10+i)); d != "" {
+			return fmt.Errorf("persistent buffered message %d: %s", i, d)
+		}
+	}
+	_, err = mpi.BufferDetach()
+	return err
 }
 
 const bsendTag, bsendGoTag = 5, 6

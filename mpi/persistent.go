@@ -28,6 +28,20 @@ func RsendInit[T Type](c *Comm, buf []T, dest, tag int) (*Request, error) {
 	return sendInit(c, "RsendInit", buf, dest, tag, false)
 }
 
+// BsendInit makes a persistent request for buffered sends
+// (MPI_Bsend_init): each Start copies what buf holds then into the
+// attached buffer and sends it from there, as Bsend does, so the started
+// request is complete at once; a message that does not fit fails Start
+// with an error wrapping ErrBuffer.
+func BsendInit[T Type](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	r, err := sendInit(c, "BsendInit", buf, dest, tag, false)
+	if err == nil && !r.null {
+		// Nothing for the engine to complete: Start sends a copy.
+		r.bsend, r.null = true, true
+	}
+	return r, err
+}
+
 func sendInit[T Type](c *Comm, name string, buf []T, dest, tag int, sync bool) (*Request, error) {
 	if err := c.checkDest(name, dest, tag); err != nil {
 		return nil, err
@@ -70,6 +84,12 @@ func (r *Request) Start() error {
 	if r.active.Load() {
 		r.mu.Unlock()
 		return fmt.Errorf("mpi: Start: %s request is still active: %w", r.name, ErrRequest)
+	}
+	if r.bsend {
+		if err := attached.send(r.c, "Start", r.sop.Data, r.peer, int(r.sop.Tag)); err != nil {
+			r.mu.Unlock()
+			return err
+		}
 	}
 	r.finished, r.status, r.err = false, Status{}, nil
 	r.active.Store(true)

@@ -10,8 +10,8 @@ import (
 )
 
 // Request is a nonblocking operation started by Isend, Irecv and the
-// other I-calls, or a persistent one made by SendInit, SsendInit or
-// RecvInit. Wait and Test complete it; completing it again returns the
+// other I-calls, or a persistent one made by SendInit, SsendInit,
+// RsendInit, BsendInit or RecvInit. Wait and Test complete it; completing it again returns the
 // same result. Its methods are safe for concurrent use.
 type Request struct {
 	c    *Comm
@@ -27,6 +27,7 @@ type Request struct {
 	// persistent: started by Start, inactive (and complete) while active
 	// is false.
 	persistent bool
+	bsend      bool // BsendInit: Start sends a copy of sop.Data through the attached buffer
 	active     atomic.Bool
 	freed      atomic.Bool
 
