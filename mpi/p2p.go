@@ -81,7 +81,9 @@ func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, r
 		if !ep.Send(sop) {
 			ep.Wait(sop)
 		}
-		serr = wrap(name+" (send)", dest, sop.Err())
+		if err := sop.Err(); err != nil { // the name is built only then: no allocation
+			serr = wrap(name+" (send)", dest, err)
+		}
 		*sop = llc.SendOp{}
 		sendOps.Put(sop)
 	}
@@ -93,7 +95,9 @@ func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, r
 		} else {
 			ep.Wait(rop)
 			st = c.status(rop.Status, len(rop.Buf), sizeOf[R]())
-			rerr = wrap(name+" (receive)", source, rop.Err())
+			if err := rop.Err(); err != nil {
+				rerr = wrap(name+" (receive)", source, err)
+			}
 		}
 		*rop = llc.RecvOp{}
 		recvOps.Put(rop)

@@ -27,6 +27,7 @@ func init() {
 	scenarios["persistent"] = scenarioPersistent
 	scenarios["waitsome"] = scenarioWaitsome
 	scenarios["sendrecv-replace"] = scenarioSendrecvReplace
+	scenarios["p2p-allocs"] = scenarioP2PAllocs
 	// An eager Issend that no receive matches before Finalize.
 	rawScenarios["fail-unreceived-ssend"] = rawFailUnreceivedSsend
 }
@@ -76,6 +77,15 @@ func rawFailUnreceivedSsend() error {
 		}
 	}
 	return mpi.Finalize()
+}
+
+// Sendrecv and Ssend do not allocate on the eager path.
+func TestP2PAllocs(t *testing.T) {
+	t.Parallel()
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	runScenarioJob(t, 2, "p2p-allocs")
 }
 
 func TestBsend(t *testing.T) {
@@ -890,6 +900,54 @@ func scenarioSendrecvReplace(w *mpi.Comm) error {
 	buf := []int16{1, 2}
 	if st, err := mpi.SendrecvReplace(w, buf, mpi.ProcNull, 0, mpi.ProcNull, 0); err != nil || st.Source != mpi.ProcNull || buf[0] != 1 {
 		return fmt.Errorf("SendrecvReplace with ProcNull: %+v %v %v", st, err, buf)
+	}
+	return w.Barrier()
+}
+
+// scenarioP2PAllocs: both ranks measure the same number of eager Sendrecv
+// exchanges, and of Ssend and Recv round trips, with testing.AllocsPerRun.
+func scenarioP2PAllocs(w *mpi.Comm) error {
+	const runs = 1000
+	peer := w.Rank() ^ 1
+	if peer >= w.Size() {
+		return w.Barrier()
+	}
+	sbuf, rbuf := make([]float64, 4), make([]float64, 4)
+	for _, c := range []struct {
+		name string
+		f    func() error
+	}{
+		{"Sendrecv", func() error {
+			_, err := mpi.Sendrecv(w, sbuf, peer, 1, rbuf, peer, 1)
+			return err
+		}},
+		{"Ssend and Recv", func() error {
+			if w.Rank() == 0 {
+				if err := mpi.Ssend(w, sbuf, peer, 2); err != nil {
+					return err
+				}
+			}
+			if _, err := mpi.Recv(w, rbuf, peer, 2); err != nil {
+				return err
+			}
+			if w.Rank() == 1 {
+				return mpi.Ssend(w, sbuf, peer, 2)
+			}
+			return nil
+		}},
+	} {
+		var failure error
+		allocs := testing.AllocsPerRun(runs, func() {
+			if err := c.f(); err != nil && failure == nil {
+				failure = err
+			}
+		})
+		if failure != nil {
+			return failure
+		}
+		if allocs != 0 {
+			return fmt.Errorf("%s allocates %.2f times per call, want 0", c.name, allocs)
+		}
 	}
 	return w.Barrier()
 }

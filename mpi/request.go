@@ -11,12 +11,13 @@ import (
 
 // Request is a nonblocking operation started by Isend, Irecv and the
 // other I-calls, or a persistent one made by SendInit, SsendInit,
-// RsendInit, BsendInit or RecvInit. Wait and Test complete it; completing it again returns the
-// same result. Its methods are safe for concurrent use.
+// RsendInit, BsendInit or RecvInit. Wait and Test complete it; completing
+// it again returns the same result. Its methods are safe for concurrent
+// use.
 type Request struct {
 	c    *Comm
 	recv bool
-	null bool // with ProcNull: complete from the start
+	null bool // nothing for the engine to complete (ProcNull, a buffered send): complete from the start
 	peer int
 	elem int
 	name string // the call that started it, for errors; "" for Isend and Irecv
