@@ -129,6 +129,7 @@ type Engine struct {
 
 	rndvSends map[uint64]*SendOp
 	rndvRecvs map[uint64]*RecvOp
+	syncSends map[uint64]*SendOp // synchronous eager sends waiting for their acknowledgement
 	nextID    uint64
 
 	blocked int // peers with queued records
@@ -177,6 +178,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 		peers:     make([]peer, cfg.Size),
 		rndvSends: make(map[uint64]*SendOp),
 		rndvRecvs: make(map[uint64]*RecvOp),
+		syncSends: make(map[uint64]*SendOp),
 		pm:        cfg.Eager == EagerPM,
 	}
 	e.sched.init(64)
@@ -245,10 +247,14 @@ func (e *Engine) fail(err error) {
 	for _, op := range e.rndvSends {
 		op.finish(err)
 	}
+	for _, op := range e.syncSends {
+		op.finish(err)
+	}
 	// Forget them, so that a late completion or record cannot complete
 	// them again.
 	clear(e.rndvRecvs)
 	clear(e.rndvSends)
+	clear(e.syncSends)
 	for i := range e.peers {
 		e.peers[i].failQueued(err)
 	}
@@ -358,11 +364,12 @@ func (e *Engine) dispatch(src int, m *meta, body []byte) {
 		if op := e.posted.match(src, m.tag, m.ctx); op != nil {
 			op.deliver(src, m.tag, payload)
 			e.countTrunc(op)
+			e.ackSync(src, syncID(m))
 			return
 		}
 		e.stats.Unexpected++
 		u := e.unexp.alloc()
-		*u = unexpected{src: src, tag: m.tag, ctx: m.ctx, length: len(payload), data: e.pool.get(len(payload))}
+		*u = unexpected{src: src, tag: m.tag, ctx: m.ctx, length: len(payload), data: e.pool.get(len(payload)), syncID: syncID(m)}
 		copy(u.data, payload)
 		e.unexp.push(u)
 	case recRTS:
@@ -388,6 +395,8 @@ func (e *Engine) dispatch(src int, m *meta, body []byte) {
 		e.onFIN(m.aux)
 	case recPUT:
 		e.onPUT(src, m.aux, body)
+	case recSyncAck:
+		e.onSyncAck(src, m.aux)
 	default:
 		e.fail(fmt.Errorf("llc: corrupt record of kind %d from process %d", m.kind, src))
 	}
@@ -405,7 +414,7 @@ func (e *Engine) countTrunc(op *RecvOp) {
 func (e *Engine) Send(op *SendOp) { e.send(op, false) }
 
 func (e *Engine) send(op *SendOp, unsolicited bool) {
-	op.done, op.err, op.region, op.id, op.unsolicited, op.events = false, nil, 0, 0, unsolicited, nil
+	op.done, op.err, op.region, op.id, op.unsolicited, op.events, op.cancelled = false, nil, 0, 0, unsolicited, nil, false
 	if op.Notify {
 		op.events = &e.events
 	}
@@ -423,6 +432,9 @@ func (e *Engine) send(op *SendOp, unsolicited bool) {
 	}
 	p := &e.peers[op.Peer]
 	if len(op.Data) <= e.cfg.EagerLimit {
+		if op.awaitsAck() {
+			e.startSync(op)
+		}
 		if p.conn == connUp && !p.queued() && e.writeEager(op.Peer, op) {
 			return
 		}
@@ -440,10 +452,7 @@ func (e *Engine) send(op *SendOp, unsolicited bool) {
 // Recv posts op: it matches the earliest unexpected message first, in
 // arrival order, else waits in the posted queue.
 func (e *Engine) Recv(op *RecvOp) {
-	op.done, op.err, op.region, op.events, op.cancelled = false, nil, 0, nil, false
-	if op.Notify {
-		op.events = &e.events
-	}
+	e.resetRecv(op)
 	if e.err != nil {
 		op.finish(e.err)
 		return
@@ -459,11 +468,20 @@ func (e *Engine) Recv(op *RecvOp) {
 			op.deliver(u.src, u.tag, u.data[:u.length])
 			e.countTrunc(op)
 			e.pool.put(u.data)
+			e.ackSync(u.src, u.syncID)
 		}
 		e.unexp.free(u)
 		return
 	}
 	e.posted.push(op)
+}
+
+// resetRecv readies op for a new receive.
+func (e *Engine) resetRecv(op *RecvOp) {
+	op.done, op.err, op.region, op.events, op.cancelled = false, nil, 0, nil, false
+	if op.Notify {
+		op.events = &e.events
+	}
 }
 
 // Probe reports the earliest unexpected message matching (source, tag,
@@ -488,8 +506,9 @@ func (e *Engine) Cancel(op *RecvOp) bool {
 	return false
 }
 
-// Unreceived describes a rendezvous message that arrived and that no
-// receive has matched: its sender cannot complete until one does.
+// Unreceived describes a rendezvous or synchronous message that arrived
+// and that no receive has matched: its sender cannot complete until one
+// does.
 type Unreceived struct {
 	Source int    // the sending process
 	Tag    int32  // its tag
@@ -497,12 +516,13 @@ type Unreceived struct {
 	Length int    // its length in bytes
 }
 
-// UnreceivedRendezvous returns the rendezvous messages waiting in the
-// unexpected queue, in arrival order.
+// UnreceivedRendezvous returns the messages waiting in the unexpected
+// queue whose senders wait for a receive to match them (rendezvous and
+// synchronous eager messages), in arrival order.
 func (e *Engine) UnreceivedRendezvous() []Unreceived {
 	var out []Unreceived
 	for u := e.unexp.head; u != nil; u = u.next {
-		if u.rndv {
+		if u.rndv || u.syncID != 0 {
 			out = append(out, Unreceived{Source: u.src, Tag: u.tag, Ctx: u.ctx, Length: u.length})
 		}
 	}
@@ -513,7 +533,7 @@ func (e *Engine) UnreceivedRendezvous() []Unreceived {
 // responsible for advancing (used by Finalize); in EagerPM mode, also no
 // start-up connection.
 func (e *Engine) Idle() bool {
-	return e.blocked == 0 && len(e.rndvSends) == 0 && len(e.rndvRecvs) == 0 && e.sched.len() == 0 && e.pmPending == 0
+	return e.blocked == 0 && len(e.rndvSends) == 0 && len(e.rndvRecvs) == 0 && len(e.syncSends) == 0 && e.sched.len() == 0 && e.pmPending == 0
 }
 
 func matches(source int, tag int32, ctx uint32, src int, mtag int32, mctx uint32) bool {

@@ -61,6 +61,7 @@ type unexpected struct {
 	data   []byte
 	rndv   bool
 	rts    rts
+	syncID uint64 // a synchronous eager message's send id, to acknowledge; 0 if none
 	next   *unexpected
 }
 

@@ -18,12 +18,18 @@ type SendOp struct {
 	Data []byte
 	// Notify asks for a NoteSendDone notification on the event queue.
 	Notify bool
+	// Sync asks for a synchronous send (MPI_Ssend): the op completes only
+	// once the receiver has matched the message to a receive. A
+	// rendezvous send completes so anyway; an eager one then waits for
+	// the receiver's acknowledgement. Unsolicited sends ignore it.
+	Sync bool
 
 	done        bool
+	cancelled   bool
 	unsolicited bool
 	events      *eventQueue // where to notify, when Notify
 	err         error
-	id          uint64   // rendezvous id
+	id          uint64   // rendezvous id, or synchronous eager send id
 	region      RegionID // registered send buffer (pull) or granted receive buffer (push)
 	recvID      uint64   // push rendezvous: the receiver's id, echoed in PUT
 	grant       int      // push rendezvous: bytes the receiver granted
@@ -37,6 +43,10 @@ func (s *SendOp) Done() bool { return s.done }
 
 // Err returns the send's error once done.
 func (s *SendOp) Err() error { return s.err }
+
+// Cancelled reports whether the send was cancelled before it was sent
+// (see Engine.CancelSend).
+func (s *SendOp) Cancelled() bool { return s.cancelled }
 
 func (s *SendOp) finish(err error) {
 	s.done, s.err = true, err

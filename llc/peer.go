@@ -83,8 +83,12 @@ func (e *Engine) trySend(dst int) bool {
 		// their registration (one still in flight is released when it
 		// completes, see onRegSend).
 		for i := range p.q.n {
-			if it := p.q.at(i); it.rndv && !it.op.done {
+			switch it := p.q.at(i); {
+			case it.op == nil || it.op.done:
+			case it.rndv:
 				e.dropRndvSend(it.op)
+			default:
+				e.dropSync(it.op)
 			}
 		}
 		p.failQueued(p.err)
@@ -101,7 +105,7 @@ func (e *Engine) trySend(dst int) bool {
 		var ok bool
 		switch {
 		case it.op == nil:
-			ok = e.writeRecord(dst, it.kind, 0, 0, it.aux, it.ctl[:it.clen], nil)
+			ok = e.writeRecord(dst, it.kind, 0, 0, 0, it.aux, it.ctl[:it.clen], nil)
 		case it.op.done:
 			ok = true // failed before it could be sent
 		case it.rndv:
@@ -128,7 +132,7 @@ func (e *Engine) trySend(dst int) bool {
 // queueControl sends a control record to dst, behind any queued records.
 func (e *Engine) queueControl(dst int, kind uint8, aux uint64, ctl []byte) {
 	p := &e.peers[dst]
-	if p.conn == connUp && p.q.n == 0 && e.writeRecord(dst, kind, 0, 0, aux, ctl, nil) {
+	if p.conn == connUp && p.q.n == 0 && e.writeRecord(dst, kind, 0, 0, 0, aux, ctl, nil) {
 		return
 	}
 	it := outItem{kind: kind, aux: aux, clen: len(ctl)}
@@ -140,25 +144,27 @@ func (e *Engine) queueControl(dst int, kind uint8, aux uint64, ctl []byte) {
 	e.trySend(dst)
 }
 
-// writeEager writes an eager send into dst's ring and completes it.
+// writeEager writes an eager send into dst's ring and completes it (a
+// synchronous one once it is acknowledged).
 func (e *Engine) writeEager(dst int, op *SendOp) bool {
 	kind := recEager
 	if op.unsolicited {
 		kind = recUnsolicited
 	}
-	if !e.writeRecord(dst, kind, op.Tag, op.Ctx, 0, nil, op.Data) {
+	flags, aux := syncFlags(op)
+	if !e.writeRecord(dst, kind, flags, op.Tag, op.Ctx, aux, nil, op.Data) {
 		return false
 	}
 	e.stats.EagerSent++
 	e.stats.BytesSent += uint64(len(op.Data))
-	op.finish(nil)
+	e.eagerWritten(op)
 	return true
 }
 
 // writeRecord emits the commands that put one record into dst's ring: the
-// meta and payload, then the signal word. It returns false when the ring
-// has no room.
-func (e *Engine) writeRecord(dst int, kind uint8, tag int32, ctx uint32, aux uint64, ctl, payload []byte) bool {
+// meta (kind, flags, tag, ctx, aux) and payload, then the signal word. It
+// returns false when the ring has no room.
+func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, aux uint64, ctl, payload []byte) bool {
 	p := &e.peers[dst]
 	r := &p.out
 	body := len(ctl) + len(payload)
@@ -192,7 +198,7 @@ func (e *Engine) writeRecord(dst int, kind uint8, tag int32, ctx uint32, aux uin
 	e.stats.CommandsIssued++
 	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen = CmdWrite, dst, r.region, rec, recSignal
 	c.Signal, c.SigOff = signal(r.seq, n), rec+recSignal
-	m := meta{kind: kind, tag: tag, ctx: ctx, length: uint32(body), aux: aux}
+	m := meta{kind: kind, flags: flags, tag: tag, ctx: ctx, length: uint32(body), aux: aux}
 	m.put(c.Head[:recMeta])
 	if body <= recInline {
 		copy(c.Head[recMeta+copy(c.Head[recMeta:], ctl):], payload)

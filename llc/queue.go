@@ -138,6 +138,7 @@ func (e *Engine) enqueue(dst int, it *outItem) {
 			m.kind, ctl, payload = recUnsolicited, nil, op.Data
 		default:
 			m.kind, ctl, payload = recEager, nil, op.Data
+			m.flags, m.aux = syncFlags(op)
 		}
 	}
 	body := len(ctl) + len(payload)
@@ -182,7 +183,7 @@ func (e *Engine) onEnqueue(dst int, ev Event) {
 	default:
 		e.stats.EagerSent++
 		e.stats.BytesSent += uint64(len(op.Data))
-		op.finish(nil)
+		e.eagerWritten(op)
 	}
 	p.q.pop()
 	if p.q.n == 0 {

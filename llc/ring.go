@@ -43,14 +43,16 @@ const (
 // meta is the fixed part of a record after the signal word.
 type meta struct {
 	kind   uint8
+	flags  uint8 // flagSync
 	tag    int32
 	ctx    uint32
 	length uint32 // payload length (eager) or message length (RTS)
-	aux    uint64 // rendezvous ids
+	aux    uint64 // rendezvous ids; the send id of a synchronous eager message
 }
 
 func (m *meta) put(b []byte) {
 	b[0] = m.kind
+	b[1] = m.flags
 	binary.LittleEndian.PutUint32(b[4:], uint32(m.tag))
 	binary.LittleEndian.PutUint32(b[8:], m.ctx)
 	binary.LittleEndian.PutUint32(b[12:], m.length)
@@ -59,6 +61,7 @@ func (m *meta) put(b []byte) {
 
 func (m *meta) get(b []byte) {
 	m.kind = b[0]
+	m.flags = b[1]
 	m.tag = int32(binary.LittleEndian.Uint32(b[4:]))
 	m.ctx = binary.LittleEndian.Uint32(b[8:])
 	m.length = binary.LittleEndian.Uint32(b[12:])

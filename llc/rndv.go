@@ -123,7 +123,7 @@ func (e *Engine) writeRTS(dst int, op *SendOp) bool {
 	r := rts{length: uint64(len(op.Data)), region: op.region, mode: e.cfg.Rendezvous}
 	var b [16]byte
 	n := r.put(b[:])
-	return e.writeRecord(dst, recRTS, op.Tag, op.Ctx, op.id, b[:n], nil)
+	return e.writeRecord(dst, recRTS, 0, op.Tag, op.Ctx, op.id, b[:n], nil)
 }
 
 // rndvRecvStart begins receiving a matched rendezvous message.

@@ -226,6 +226,9 @@ type Status struct {
 	Count int
 	// Bytes is the length of the message in bytes.
 	Bytes int
+	// Cancelled reports whether Request.Cancel cancelled the operation
+	// (MPI_Test_cancelled); the other fields are then meaningless.
+	Cancelled bool
 }
 
 // GetCount returns the number of elements of type T a probed message holds.

@@ -13,12 +13,18 @@
 //	}
 //
 // Point-to-point calls are generic functions over slices of any Go numeric
-// type (Send, Recv, Isend, Irecv, Sendrecv); Request, Waitall, Waitany,
-// Testall and Testany complete nonblocking ones; Probe and Iprobe look at
-// pending messages. MPI semantics hold: messages between a pair of
-// processes with the same tag and communicator do not overtake each other;
-// a receive buffer too small for its message is an error (ErrTruncate);
-// invalid ranks and tags are errors, never hangs.
+// type (Send, Recv, Isend, Irecv, Sendrecv, SendrecvReplace); the send
+// modes Ssend, Rsend and Bsend (with BufferAttach and BufferDetach) have
+// I-forms too. Request, Waitall, Waitany, Waitsome and their Test forms
+// complete nonblocking ones; Request.Cancel cancels one that has not
+// matched (a receive) or left (a send), and Request.Free lets one complete
+// unobserved. SendInit, SsendInit, RsendInit, BsendInit and RecvInit make
+// persistent requests, which Start and Startall start again and again.
+// Probe and Iprobe look at pending messages; Mprobe and Improbe take one
+// out of the matching, for Mrecv or Imrecv to receive. MPI semantics hold:
+// messages between a pair of processes with the same tag and communicator
+// do not overtake each other; a receive buffer too small for its message is
+// an error (ErrTruncate); invalid ranks and tags are errors, never hangs.
 //
 // Messages up to the eager limit (the network's recommendation,
 // llc.Caps.EagerLimit: 32 KiB on martini; or mpirun -eager-limit) are

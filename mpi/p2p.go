@@ -55,10 +55,15 @@ func Recv[T Type](c *Comm, buf []T, source, tag int) (Status, error) {
 // Sendrecv sends sendbuf to dest and receives into recvbuf from source,
 // without deadlocking against a matching Sendrecv.
 func Sendrecv[S, R Type](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, source, recvtag int) (Status, error) {
-	if err := c.checkDest("Sendrecv", dest, sendtag); err != nil {
+	return sendrecv("Sendrecv", c, sendbuf, dest, sendtag, recvbuf, source, recvtag)
+}
+
+// sendrecv is Sendrecv for the call name.
+func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, source, recvtag int) (Status, error) {
+	if err := c.checkDest(name, dest, sendtag); err != nil {
 		return Status{}, err
 	}
-	if err := c.checkSource("Sendrecv", source, recvtag); err != nil {
+	if err := c.checkSource(name, source, recvtag); err != nil {
 		return Status{}, err
 	}
 	ep := c.rt.ep
@@ -76,7 +81,9 @@ func Sendrecv[S, R Type](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, s
 		if !ep.Send(sop) {
 			ep.Wait(sop)
 		}
-		serr = wrap("Sendrecv (send)", dest, sop.Err())
+		if err := sop.Err(); err != nil { // the name is built only then: no allocation
+			serr = wrap(name+" (send)", dest, err)
+		}
 		*sop = llc.SendOp{}
 		sendOps.Put(sop)
 	}
@@ -88,7 +95,9 @@ func Sendrecv[S, R Type](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, s
 		} else {
 			ep.Wait(rop)
 			st = c.status(rop.Status, len(rop.Buf), sizeOf[R]())
-			rerr = wrap("Sendrecv (receive)", source, rop.Err())
+			if err := rop.Err(); err != nil {
+				rerr = wrap(name+" (receive)", source, err)
+			}
 		}
 		*rop = llc.RecvOp{}
 		recvOps.Put(rop)

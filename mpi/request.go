@@ -4,25 +4,36 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rhinet-go/martini/llc"
 )
 
-// Request is a nonblocking operation started by Isend or Irecv. Wait and
-// Test complete it; completing it again returns the same result. Its
-// methods are safe for concurrent use.
+// Request is a nonblocking operation started by Isend, Irecv and the
+// other I-calls, or a persistent one made by SendInit, SsendInit,
+// RsendInit, BsendInit or RecvInit. Wait and Test complete it; completing
+// it again returns the same result. Its methods are safe for concurrent
+// use.
 type Request struct {
 	c    *Comm
 	recv bool
-	null bool // with ProcNull: complete from the start
+	null bool // nothing for the engine to complete (ProcNull, a buffered send): complete from the start
 	peer int
 	elem int
+	name string // the call that started it, for errors; "" for Isend and Irecv
 	sop  llc.SendOp
 	rop  llc.RecvOp
 	coll *collRequest // a nonblocking collective, or nil
 	// unpack, if set, moves a completed receive's data from its
 	// buffer to where the caller's datatype puts it (IrecvType).
 	unpack func(Status)
+
+	// persistent: started by Start, inactive (and complete) while active
+	// is false.
+	persistent bool
+	bsend      bool // BsendInit: Start sends a copy of sop.Data through the attached buffer
+	active     atomic.Bool
+	freed      atomic.Bool
 
 	mu       sync.Mutex
 	finished bool
@@ -38,7 +49,7 @@ type pending Request
 func (p *pending) Done() bool {
 	r := (*Request)(p)
 	switch {
-	case r.null:
+	case r.null, r.persistent && !r.active.Load():
 		return true
 	case r.coll != nil:
 		return r.coll.done.Load()
@@ -57,34 +68,59 @@ func (r *Request) finish() (Status, error) {
 		if !r.null {
 			defer r.c.requestFinished()
 		}
+		r.active.Store(false)
 		switch {
 		case r.null && r.recv:
 			r.status = procNullStatus
 		case r.null:
 		case r.coll != nil:
 			r.err = r.coll.err
+		case r.recv && r.rop.Cancelled():
+			r.status = Status{Cancelled: true}
 		case r.recv:
 			r.status = r.c.status(r.rop.Status, len(r.rop.Buf), r.elem)
-			r.err = wrap("Irecv", r.peer, r.rop.Err())
+			r.err = wrap(r.callName("Irecv"), r.peer, r.rop.Err())
 			if r.unpack != nil {
 				r.unpack(r.status)
 			}
 		default:
-			r.err = wrap("Isend", r.peer, r.sop.Err())
+			r.status = Status{Cancelled: r.sop.Cancelled()}
+			r.err = wrap(r.callName("Isend"), r.peer, r.sop.Err())
 		}
 	}
 	return r.status, r.err
 }
 
-func (r *Request) check() error {
-	if r == nil || r.c == nil {
-		return fmt.Errorf("mpi: nil request: %w", ErrRequest)
+// callName returns the name of the call that started r, def if unnamed.
+func (r *Request) callName(def string) string {
+	if r.name != "" {
+		return r.name
 	}
-	return r.c.checkLive("Wait")
+	return def
 }
 
+func (r *Request) check() error { return r.checkOp("Wait") }
+
+// checkOp verifies that r can be used by the method op.
+func (r *Request) checkOp(op string) error {
+	if r == nil || r.c == nil {
+		return fmt.Errorf("mpi: %s: nil request: %w", op, ErrRequest)
+	}
+	if r.freed.Load() {
+		return fmt.Errorf("mpi: %s: request used after Free: %w", op, ErrRequest)
+	}
+	return r.c.checkLive(op)
+}
+
+// inert reports whether r is nil or an inactive persistent request:
+// Waitany, Waitsome and their Test forms skip those, as MPI skips null
+// and inactive requests.
+func (r *Request) inert() bool { return r == nil || r.persistent && !r.active.Load() }
+
 // Wait blocks until the operation completes and returns its status (for a
-// receive) and error.
+// receive; for a send only Status.Cancelled is meaningful) and error. An
+// inactive persistent request returns at once, with the result of its
+// last operation (an empty Status before its first Start).
 func (r *Request) Wait() (Status, error) {
 	if err := r.check(); err != nil {
 		return Status{}, err
@@ -137,7 +173,7 @@ type anyDone struct {
 
 func (a *anyDone) Done() bool {
 	for i, r := range a.reqs {
-		if r != nil && (*pending)(r).Done() {
+		if !r.inert() && (*pending)(r).Done() {
 			a.idx = i
 			return true
 		}
@@ -148,11 +184,12 @@ func (a *anyDone) Done() bool {
 // Waitany waits until one of reqs completes and returns its index, status
 // and error; the completed entry is set to nil, as MPI sets it to the null
 // request, so that calling Waitany again waits for the others. With no
-// non-nil request it returns Undefined.
+// non-nil request (inactive persistent requests do not count) it returns
+// Undefined.
 func Waitany(reqs []*Request) (int, Status, error) {
 	var c *Comm
 	for _, r := range reqs {
-		if r != nil {
+		if !r.inert() {
 			if err := r.check(); err != nil {
 				return Undefined, Status{}, err
 			}
@@ -192,10 +229,10 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 
 // Testany makes progress once and, if one of reqs has completed, returns
 // its index, status and error and sets the entry to nil; otherwise it
-// returns Undefined.
+// returns Undefined. Inactive persistent requests are skipped.
 func Testany(reqs []*Request) (int, Status, error) {
 	for i, r := range reqs {
-		if r == nil {
+		if r.inert() {
 			continue
 		}
 		ok, st, err := r.Test()

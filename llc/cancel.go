@@ -1,0 +1,41 @@
+package llc
+
+// CancelSend cancels op if it has not left yet: while it waits for its
+// connection, for its buffer's registration, or for room in the peer's
+// ring or queue. It reports whether it did; the op is then done and
+// Cancelled. A message that has left (an eager record written, a
+// rendezvous request to send written, a synchronous message waiting for
+// its acknowledgement) cannot be cancelled.
+func (e *Engine) CancelSend(op *SendOp) bool {
+	if op.done || op.Peer < 0 || op.Peer >= len(e.peers) {
+		return false
+	}
+	p := &e.peers[op.Peer]
+	for i := range p.q.n {
+		it := p.q.at(i)
+		if it.op != op {
+			continue
+		}
+		if i == 0 && p.enqPending {
+			return false // its record is being enqueued
+		}
+		if it.rndv {
+			e.dropRndvSend(op)
+		} else {
+			e.dropSync(op)
+		}
+		op.finish(nil)
+		op.cancelled = true
+		return true
+	}
+	return false
+}
+
+// CancelSend cancels op if it has not left yet (see Engine.CancelSend).
+func (ep *Endpoint) CancelSend(op *SendOp) bool {
+	ep.mu.Lock()
+	ok := ep.eng.CancelSend(op)
+	ep.drain()
+	ep.mu.Unlock()
+	return ok
+}

@@ -1,0 +1,94 @@
+package llc
+
+import (
+	"fmt"
+	"testing"
+)
+
+// A send that waits for its connection can be cancelled, eager or
+// rendezvous: it never reaches the receiver, and the engines end idle.
+func TestCancelQueuedSend(t *testing.T) {
+	for _, eager := range []EagerMode{EagerRings, EagerQueue} {
+		for _, size := range []int{8, 5000} {
+			for _, sync := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%v/%d/sync=%v", eager, size, sync), func(t *testing.T) {
+					c := newCluster(t, 2, withEager(eager, nil))
+					c.hold[0] = true // the connection (or enqueue) does not happen yet
+					s := &SendOp{Peer: 1, Tag: 3, Data: pattern(1, size), Sync: sync}
+					c.eng[0].Send(s)
+					c.drain(0)
+					if eager == EagerQueue && size <= 1024 {
+						// Its enqueue is in flight: too late.
+						if c.eng[0].CancelSend(s) {
+							t.Fatal("cancelled a send whose record is being enqueued")
+						}
+						return
+					}
+					if !c.eng[0].CancelSend(s) || !s.Done() || !s.Cancelled() || s.Err() != nil {
+						t.Fatalf("CancelSend: done=%v cancelled=%v err=%v", s.Done(), s.Cancelled(), s.Err())
+					}
+					if c.eng[0].CancelSend(s) {
+						t.Fatal("cancelled a send twice")
+					}
+					c.hold[0] = false
+					for _, cmd := range c.take(0) {
+						c.deliver(0, cmd)
+					}
+					later := c.send(0, 1, 4, 0, pattern(2, 8))
+					r := c.recv(1, 0, AnyTag, 0, size)
+					c.wait(later, r)
+					checkRecv(t, "the next message", r, 0, 4, pattern(2, 8))
+					if _, ok := c.eng[1].Probe(AnySource, AnyTag, 0); ok {
+						t.Fatal("the cancelled message arrived")
+					}
+					c.noErrs()
+					c.idle()
+				})
+			}
+		}
+	}
+}
+
+// A message that has left cannot be cancelled.
+func TestCancelSentSend(t *testing.T) {
+	c := newCluster(t, 2, nil)
+	s := c.send(0, 1, 1, 0, pattern(1, 8))
+	c.wait(s)
+	if c.eng[0].CancelSend(s) || s.Cancelled() {
+		t.Fatal("cancelled a completed send")
+	}
+	ss := c.ssend(0, 1, 2, 0, pattern(2, 8))
+	c.run("arrived", func() bool { _, ok := c.eng[1].Probe(0, 2, 0); return ok })
+	if c.eng[0].CancelSend(ss) || ss.Done() {
+		t.Fatal("cancelled a synchronous send whose message has left")
+	}
+	r := c.recv(1, 0, AnyTag, 0, 8)
+	r2 := c.recv(1, 0, AnyTag, 0, 8)
+	c.wait(ss, r, r2)
+	c.idle()
+}
+
+// A cancelled send op started again (a persistent request) is not
+// cancelled any more, and its message is delivered.
+func TestCancelledSendReused(t *testing.T) {
+	c := newCluster(t, 2, nil)
+	c.hold[0] = true
+	s := &SendOp{Peer: 1, Tag: 3, Data: pattern(1, 8)}
+	c.eng[0].Send(s)
+	if !c.eng[0].CancelSend(s) {
+		t.Fatal("CancelSend of a send waiting for its connection failed")
+	}
+	c.hold[0] = false
+	for _, cmd := range c.take(0) {
+		c.deliver(0, cmd)
+	}
+	c.eng[0].Send(s)
+	c.drain(0)
+	r := c.recv(1, 0, 3, 0, 8)
+	c.wait(s, r)
+	if s.Cancelled() {
+		t.Fatal("the send started again still reports Cancelled")
+	}
+	checkRecv(t, "recv", r, 0, 3, pattern(1, 8))
+	c.idle()
+}
