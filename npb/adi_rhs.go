@@ -97,19 +97,36 @@ func adiCellRHS(c *adiCell, k *adiConsts) {
 	ilo, ihi := c.interior(0)
 	jlo, jhi := c.interior(1)
 	klo, khi := c.interior(2)
-	for kk := klo; kk <= khi; kk++ {
-		for jj := jlo; jj <= jhi; jj++ {
-			rb := c.rAt(0, jj, kk)
-			u0, a0 := c.uAt(0, jj, kk), c.aAt(0, jj, kk)
-			for ii := ilo; ii <= ihi; ii++ {
-				r := (*[5]float64)(c.rhs[rb+5*ii:])
-				pu, pa := u0+5*ii, a0+ii
-				r0, r1, r2, r3, r4 := r[0], r[1], r[2], r[3], r[4]
-				r0, r1, r2, r3, r4 = vx.flux(pu, pa, ii, r0, r1, r2, r3, r4)
-				r0, r2, r1, r3, r4 = vy.flux(pu, pa, jj, r0, r2, r1, r3, r4)
-				r0, r3, r1, r2, r4 = vz.flux(pu, pa, kk, r0, r3, r1, r2, r4)
-				r[0], r[1], r[2], r[3], r[4] = r0*dt, r1*dt, r2*dt, r3*dt, r4*dt
-			}
+	// The points go by blocks of adiRHSRows rows, each block plane after
+	// plane: the planes that the z differences read stay in cache from
+	// one plane of the block to the next.
+	for jb := jlo; jb <= jhi; jb += adiRHSRows {
+		jend := min(jb+adiRHSRows-1, jhi)
+		for kk := klo; kk <= khi; kk++ {
+			adiRHSRowsAt(c, vx, vy, vz, jb, jend, kk, ilo, ihi, dt)
+		}
+	}
+}
+
+// adiRHSRows is the number of rows in a block of adiCellRHS: five planes
+// of u and three of each derived field, over a block of rows of a class B
+// cell, fit in a megabyte.
+const adiRHSRows = 8
+
+// adiRHSRowsAt computes the right-hand side on rows jb to jend of plane
+// kk, points ilo to ihi.
+func adiRHSRowsAt(c *adiCell, vx, vy, vz *adiAxisView, jb, jend, kk, ilo, ihi int, dt float64) {
+	for jj := jb; jj <= jend; jj++ {
+		rb := c.rAt(0, jj, kk)
+		u0, a0 := c.uAt(0, jj, kk), c.aAt(0, jj, kk)
+		for ii := ilo; ii <= ihi; ii++ {
+			r := (*[5]float64)(c.rhs[rb+5*ii:])
+			pu, pa := u0+5*ii, a0+ii
+			r0, r1, r2, r3, r4 := r[0], r[1], r[2], r[3], r[4]
+			r0, r1, r2, r3, r4 = vx.flux(pu, pa, ii, r0, r1, r2, r3, r4)
+			r0, r2, r1, r3, r4 = vy.flux(pu, pa, jj, r0, r2, r1, r3, r4)
+			r0, r3, r1, r2, r4 = vz.flux(pu, pa, kk, r0, r3, r1, r2, r4)
+			r[0], r[1], r[2], r[3], r[4] = r0*dt, r1*dt, r2*dt, r3*dt, r4*dt
 		}
 	}
 }
