@@ -89,7 +89,7 @@ func (n *NIC) execPush(dst int, sid SID, off uint64, src []byte, op Op) error {
 				return err
 			}
 		}
-		n.timing.write(op, dst, len(src), n.wantAck)
+		n.visible = n.timing.write(op, dst, len(src), n.wantAck)
 	} else if op == OpPush {
 		n.patlb.touch(n.pid, addr(src), len(src)) // Initiator: DMA read of the source
 	}
@@ -121,6 +121,9 @@ func (n *NIC) write(dst int, sid SID, v sidView, off uint64, src []byte) error {
 	if v.kind == KindSegment {
 		at := v.base + off
 		n.patlb.touch(dst, at, len(src)) // RBend: DMA write
+		if n.clock != nil {
+			n.seg.stamp(dst, at, len(src), n.visible)
+		}
 		end := at + uint64(len(src))
 		if len(src) >= 8 && end%8 == 0 {
 			// In-order delivery: the last 8 bytes land last, atomically.

@@ -1,0 +1,213 @@
+package nicemu
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Virtual time.
+//
+// Under a timing profile the emulated NIC runs in real time by default
+// (ClockReal): every request holds its caller until the modelled time has
+// passed on the machine's monotonic clock, so the host's own cross-core
+// latency, its scheduler and its load come on top of the model. In virtual
+// time (ClockVirtual), as SimGrid's SMPI runs MPI programs, every process
+// has a clock of its own that nothing but the model and the process's own
+// computing moves:
+//
+//   - a request advances the issuing process's clock by what the profile
+//     says it takes, against the virtual times at which the NIC resources
+//     (Initiator, link, receive FIFO, PCI bus, Replier) are next free,
+//     which are virtual times too; nothing waits in real time;
+//   - every write into segment memory stamps the 64-byte cells it covers
+//     with the virtual time at which its data became visible (a stamp area
+//     beside the partitions); a process that finds the data calls
+//     Arrived, and its clock moves to the later of its own time and the
+//     stamp;
+//   - the time a process computes between calls into the communication
+//     layer advances its clock by the CPU time of its thread (not wall
+//     time) times the job's host speed (see HostSpeed); time spent
+//     polling, spinning or sleeping while it waits does not count.
+//
+// A result then depends on the program and the model only: not on the
+// host's cross-core latency, the number of cores or other load.
+
+// Clock modes of a job (mpirun -clock).
+const (
+	// ClockReal runs the timing profile in real time (the default).
+	ClockReal = "real"
+	// ClockVirtual runs it in virtual time.
+	ClockVirtual = "virtual"
+)
+
+// Clocks lists the clock modes.
+func Clocks() []string { return []string{ClockReal, ClockVirtual} }
+
+func clockCode(name string) (uint64, error) {
+	switch name {
+	case "", ClockReal:
+		return 0, nil
+	case ClockVirtual:
+		return 1, nil
+	}
+	return 0, fmt.Errorf("nicemu: unknown clock %q (want %s)", name, strings.Join(Clocks(), " or "))
+}
+
+// HostP3 names the host-speed preset of the thesis's hosts, Pentium III
+// 933 MHz (mpirun -host-speed p3-933).
+const HostP3 = "p3-933"
+
+// HostSpeedP3 is the host speed of preset HostP3: a second of CPU time on
+// the reference machine (a 2-core AMD EPYC, Zen 5, 2.1 GHz nominal, about
+// 4 GHz when busy) counts as HostSpeedP3 seconds on a Pentium III
+// 933 MHz. It is an estimate, not a measurement: the clock ratio (about
+// 4.3) times the ratio of the cores' work per cycle on scalar
+// double-precision loops like NPB's (the P6 core retires about one x87
+// floating-point operation per cycle with a 32 KB L1 and a 256 KB L2 on a
+// 133 MHz front-side bus; a Zen 5 core about three scalar SSE2 operations
+// per cycle with far larger caches and memory bandwidth), 4.3 × 3 ≈ 13.
+// The thesis gives no single-node figure against which to calibrate it
+// (its NPB results, Fig 8.11-8.18, are plots); EP, which does not
+// communicate, is the kernel to calibrate it against when those are read.
+const HostSpeedP3 = 13.0
+
+// ParseHostSpeed reads a host speed: a preset name (HostP3) or a
+// non-negative number, the modelled host's seconds per second of this
+// machine's CPU time (1: as fast as this machine; 0: computing takes no
+// time, only communication moves the clocks).
+func ParseHostSpeed(s string) (float64, error) {
+	if s == HostP3 {
+		return HostSpeedP3, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f != f || f > 1e6 {
+		return 0, fmt.Errorf("nicemu: host speed %q: want %s or a number of at least 0", s, HostP3)
+	}
+	return f, nil
+}
+
+// clockWord is a process's virtual clock in its control page, after the
+// VPUSH registers, on a cache line of its own.
+type clockWord struct {
+	now uint64 // virtual time, ns
+	_   [56]byte
+}
+
+// clockOffset places the clock in the control page.
+const clockOffset = vpushOffset + int(unsafe.Sizeof(vpushRegs{}))
+
+// The clock must fit in the control page.
+var _ [PageSize - clockOffset - int(unsafe.Sizeof(clockWord{}))]byte
+
+func (s *Segment) clockWord(p int) *clockWord {
+	return (*clockWord)(unsafe.Pointer(&s.mem[s.partBase(p)+partCtl+clockOffset]))
+}
+
+// Clock is a process's virtual clock in virtual time (ClockVirtual). Its
+// time starts at 0 when the job starts. Now and Reach are safe for
+// concurrent use; Bind, Enter and Leave act only on the bound thread.
+type Clock struct {
+	w     *clockWord
+	speed float64
+	// tid is the bound thread (0: none); mark its CPU time when the
+	// caller left the communication layer (-1: inside it).
+	tid  atomic.Int64
+	mark int64
+	// cost is what reading the thread's CPU time costs, subtracted from
+	// every interval measured.
+	cost int64
+}
+
+func newClock(w *clockWord, speed float64) *Clock {
+	return &Clock{w: w, speed: speed, mark: -1}
+}
+
+// Now returns the process's virtual time.
+func (c *Clock) Now() time.Duration { return time.Duration(atomic.LoadUint64(&c.w.now)) }
+
+// HostSpeed returns the modelled host's seconds per second of this
+// machine's CPU time.
+func (c *Clock) HostSpeed() float64 { return c.speed }
+
+// Reach moves the clock to t unless it is already later.
+func (c *Clock) Reach(t time.Duration) { c.reach(int64(t)) }
+
+func (c *Clock) reach(t int64) {
+	for {
+		old := atomic.LoadUint64(&c.w.now)
+		if int64(old) >= t || atomic.CompareAndSwapUint64(&c.w.now, old, uint64(t)) {
+			return
+		}
+	}
+}
+
+func (c *Clock) now() int64 { return int64(atomic.LoadUint64(&c.w.now)) }
+
+// Bind locks the calling goroutine to its OS thread and makes that
+// thread's CPU time the computing the clock counts (with Enter and Leave).
+// The caller is then outside the communication layer. Calls of Enter and
+// Leave on other threads (goroutines of nonblocking operations) count
+// nothing.
+func (c *Clock) Bind() {
+	runtime.LockOSThread()
+	c.cost = cpuReadCost()
+	c.tid.Store(int64(unix.Gettid()))
+	c.mark = threadCPU()
+}
+
+// Enter tells the clock that the bound thread enters the communication
+// layer: the CPU time it spent since Leave, times the host speed, is
+// computing, and advances the clock.
+func (c *Clock) Enter() {
+	if !c.onThread() || c.mark < 0 {
+		return
+	}
+	d := threadCPU() - c.mark - c.cost
+	c.mark = -1
+	if d > 0 && c.speed > 0 {
+		atomic.AddUint64(&c.w.now, uint64(float64(d)*c.speed))
+	}
+}
+
+// Leave tells the clock that the bound thread leaves the communication
+// layer: from now on its CPU time is computing.
+func (c *Clock) Leave() {
+	if c.onThread() {
+		c.mark = threadCPU()
+	}
+}
+
+func (c *Clock) onThread() bool {
+	tid := c.tid.Load()
+	return tid != 0 && int64(unix.Gettid()) == tid
+}
+
+// threadCPU returns the calling thread's CPU time in ns.
+func threadCPU() int64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return ts.Nano()
+}
+
+// cpuReadCost is the smallest difference between two readings of the
+// thread's CPU time with a thread check between them: what Enter and Leave
+// add to an interval.
+func cpuReadCost() int64 {
+	best := int64(1 << 62)
+	for range 64 {
+		a := threadCPU()
+		unix.Gettid()
+		b := threadCPU()
+		best = min(best, b-a)
+	}
+	return max(best, 0)
+}
