@@ -24,18 +24,34 @@ type LocalMemory struct {
 	slots   []slotWatch
 	queue   *QueueReader
 	self    int
+	// arrived, if set, is told of every record and signal delivered (see
+	// OnArrival).
+	arrived func(r RegionID, off uint64, n int)
 }
 
 // slotWatch is one CmdWatchSlot: the signal word and the bytes after it.
 type slotWatch struct {
-	token uint64
-	sig   *uint64
-	data  []byte
+	token  uint64
+	region RegionID
+	off    uint64
+	sig    *uint64
+	data   []byte
 }
 
 // NewLocalMemory returns the local memory of process self.
 func NewLocalMemory(self int) *LocalMemory {
 	return &LocalMemory{regions: make(map[RegionID][]byte), self: self}
+}
+
+// OnArrival makes Poll call f with the place of everything it delivers
+// (n bytes at off of region r: a signalled slot's signal word, a ring
+// record), before delivering it: a network in virtual time learns there
+// when the data arrived. The receive queue has its own (QueueReader).
+func (m *LocalMemory) OnArrival(f func(r RegionID, off uint64, n int)) {
+	m.arrived = f
+	for _, r := range m.rings {
+		r.arrived = f
+	}
 }
 
 // Track remembers mem as the memory of region r (from CmdAlloc).
@@ -64,12 +80,14 @@ func (m *LocalMemory) Watch(c *Command) error {
 		if size < 4*cell || size&(size-1) != 0 {
 			return fmt.Errorf("llc: ring of region %d: %d bytes of records, not a power of two of at least %d", c.Region, size, 4*cell)
 		}
-		m.rings = append(m.rings, newInRing(c.Peer, c.Region, mem))
+		r := newInRing(c.Peer, c.Region, mem)
+		r.arrived = m.arrived
+		m.rings = append(m.rings, r)
 	case CmdWatchSlot:
 		if c.Size < 8 || c.Off%8 != 0 || c.Off > uint64(len(mem)) || uint64(c.Size) > uint64(len(mem))-c.Off {
 			return fmt.Errorf("llc: slot of %d bytes at %d of region %d (%d bytes)", c.Size, c.Off, c.Region, len(mem))
 		}
-		m.slots = append(m.slots, slotWatch{token: c.Token, sig: word(mem, c.Off), data: mem[c.Off+8 : c.Off+uint64(c.Size)]})
+		m.slots = append(m.slots, slotWatch{token: c.Token, region: c.Region, off: c.Off, sig: word(mem, c.Off), data: mem[c.Off+8 : c.Off+uint64(c.Size)]})
 	default:
 		return fmt.Errorf("llc: %v is not a watch", c.Kind)
 	}
@@ -92,6 +110,9 @@ func (m *LocalMemory) Poll(sink Sink) bool {
 		}
 		m.slots = append(m.slots[:i], m.slots[i+1:]...)
 		i--
+		if m.arrived != nil {
+			m.arrived(w.region, w.off, 8)
+		}
 		sink.Step(Event{Kind: EvSignal, Token: w.token, Value: v, Data: w.data})
 		atomic.StoreUint64(w.sig, 0)
 		progressed = true
@@ -135,6 +156,9 @@ func (r *inRing) poll(sink RecordSink) bool {
 				sink.Step(Event{Kind: EvError, Err: fmt.Errorf("corrupt ring record from process %d: a body of %d bytes in a record of %d", r.peer, body, len(rec))})
 				return true
 			}
+			if r.arrived != nil {
+				r.arrived(r.region, ringCtl+r.consumed&(r.size-1), len(rec))
+			}
 			sink.Record(r.peer, rec[:recMeta], recordBody(rec, body))
 		}
 		r.release(n)
@@ -152,7 +176,13 @@ type QueueReader struct {
 	consumed uint64
 	procs    int
 	release  func(consumed uint64) error
+	arrived  func(off uint64, n int)
 }
+
+// OnArrival makes Poll call f with the place of every record it delivers
+// (n bytes at off of the queue's memory), before delivering it: a network
+// in virtual time learns there when the record arrived.
+func (q *QueueReader) OnArrival(f func(off uint64, n int)) { q.arrived = f }
 
 // NewQueueReader returns the reader of the queue in mem (QueueHeader
 // bytes, then a power-of-two record space) of a job of procs processes;
@@ -205,6 +235,9 @@ func (q *QueueReader) next(sink Sink, produced uint64) error {
 			q.consumed, length, src, produced, q.consumed)
 	}
 	rec := q.data[pos+QueueRecordHeader : pos+QueueRecordHeader+uint64(length)]
+	if q.arrived != nil {
+		q.arrived(QueueHeader+pos, int(span))
+	}
 	q.consumed += span
 	sink.Step(Event{Kind: EvRecord, Peer: int(src), Head: rec[:recMeta], Data: rec[recMeta:]})
 	return nil

@@ -35,6 +35,12 @@ func (t *Translator) allocQueue(size int) (nicemu.SID, []byte, error) {
 	if err != nil {
 		return 0, nil, fmt.Errorf("martini: %w", err)
 	}
+	if t.nic.Clock() != nil {
+		q.OnArrival(func(off uint64, n int) {
+			t.nic.Arrived(sid, off, n)
+			t.arrived = true
+		})
+	}
 	t.mem.WatchQueue(q)
 	return sid, mem, nil
 }
@@ -73,6 +79,17 @@ func (t *Translator) Charge(w llc.HostWork, n int) {
 	case llc.WorkRecv:
 		t.nic.ChargeHost(time.Duration(n) * p.PMRecv)
 	case llc.WorkPoll:
-		t.nic.ChargeHost(time.Duration(n) * p.PMPoll)
+		if t.nic.Clock() == nil {
+			t.nic.ChargeHost(time.Duration(n) * p.PMPoll)
+			break
+		}
+		// Virtual time: polls that found nothing are time spent waiting,
+		// which the arrival's time accounts for; the poll that found a
+		// message costs the two passes over the receive buffers a
+		// message waits for on average (see Profile.PMPoll).
+		if t.arrived {
+			t.nic.ChargeHost(2 * time.Duration(n) * p.PMPoll)
+		}
+		t.arrived = false
 	}
 }

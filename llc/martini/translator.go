@@ -46,6 +46,9 @@ type Translator struct {
 	mem *llc.LocalMemory
 	// offload: the collectives may use the synchronisation network.
 	offload bool
+	// arrived: in virtual time, a poll delivered something since the
+	// last poll work was charged (Charge).
+	arrived bool
 }
 
 // DefaultBOTFLimit is the default BOTFLimit: small messages go as one
@@ -108,8 +111,24 @@ type aotfTarget struct {
 
 // New returns a translator for nic.
 func New(nic *nicemu.NIC) *Translator {
-	return &Translator{nic: nic, BOTFLimit: DefaultBOTFLimit, SleepTimeout: 500 * time.Millisecond,
+	t := &Translator{nic: nic, BOTFLimit: DefaultBOTFLimit, SleepTimeout: 500 * time.Millisecond,
 		mem: llc.NewLocalMemory(nic.PID()), offload: true}
+	if nic.Clock() != nil {
+		t.mem.OnArrival(func(r llc.RegionID, off uint64, n int) {
+			nic.Arrived(nicemu.SID(r), off, n)
+			t.arrived = true
+		})
+	}
+	return t
+}
+
+// VirtualClock implements llc.Clocked: the NIC's virtual clock when the
+// job runs in virtual time, nil otherwise.
+func (t *Translator) VirtualClock() llc.Clock {
+	if c := t.nic.Clock(); c != nil {
+		return c
+	}
+	return nil
 }
 
 // DefaultEagerLimit is the eager limit Caps recommends. Measured with
