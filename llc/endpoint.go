@@ -289,6 +289,10 @@ func (ep *Endpoint) Wait(op Completion) {
 // and op done. The lock is released between polls.
 func (ep *Endpoint) wait(op Completion) {
 	ep.waits++
+	if ep.clock != nil && !op.Done() {
+		ep.clock.Waiting(true)
+		defer ep.clock.Waiting(false)
+	}
 	for idle := 0; !op.Done(); {
 		p := ep.progress()
 		if op.Done() {

@@ -143,6 +143,13 @@ type Clock interface {
 	Enter()
 	// Leave starts counting the bound thread's CPU time as computing.
 	Leave()
+	// Waiting tells the network that the process waits for data (true)
+	// or goes on (false): the other processes need not wait for its
+	// clock meanwhile.
+	Waiting(bool)
+	// Stop takes the process out of the network's ordering for good (at
+	// the end of its job).
+	Stop()
 }
 
 // Clocked is implemented by transports that may run in virtual time.

@@ -363,6 +363,11 @@ func Finalize() error {
 		return ErrNotInitialized
 	}
 	s := rt
+	if c := s.ep.Clock(); c != nil {
+		// Virtual time: the others' requests no longer wait for this
+		// process's clock (it is about to wait in fences).
+		c.Stop()
+	}
 	// Every process in Finalize, this one with nothing in flight; then
 	// every process with nothing in flight. The NIC is served throughout,
 	// so that a peer still finishing a transfer from this process is not

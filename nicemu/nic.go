@@ -144,8 +144,8 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 		}
 		n.timing = newTiming(p, res[pid], res, seg.Handoff())
 		if seg.Clock() == ClockVirtual {
-			n.clock = newClock(seg.clockWord(pid), seg.HostSpeed())
-			n.timing.now, n.timing.wait = n.clock.now, n.clock.reach
+			n.clock = newClock(seg, pid, seg.HostSpeed())
+			n.timing.now, n.timing.wait, n.timing.gate = n.clock.now, n.clock.advance, n.clock.gate
 		}
 	}
 	hb := seg.heapBase(pid)

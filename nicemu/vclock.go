@@ -96,9 +96,28 @@ func ParseHostSpeed(s string) (float64, error) {
 // clockWord is a process's virtual clock in its control page, after the
 // VPUSH registers, on a cache line of its own.
 type clockWord struct {
-	now uint64 // virtual time, ns
-	_   [56]byte
+	now   uint64 // virtual time, ns
+	state uint64 // clockIdle, clockRunning or clockWaiting
+	_     [48]byte
 }
+
+// States of a process's clock, as the other processes' requests see it.
+const (
+	// clockIdle: the process takes no part in the ordering (not started,
+	// or done).
+	clockIdle = iota
+	// clockRunning: it may issue requests at its clock or later; the
+	// others' requests at later virtual times wait for it.
+	clockRunning
+	// clockWaiting: it waits for data, and issues nothing until some
+	// arrives, which moves its clock to the arrival's time.
+	clockWaiting
+)
+
+// gateLimit bounds how long (real time) a request waits for the other
+// processes' clocks to reach its own: a process blocked where no clock
+// can see it (a data store fence) must not stop the job.
+const gateLimit = 2 * time.Millisecond
 
 // clockOffset places the clock in the control page.
 const clockOffset = vpushOffset + int(unsafe.Sizeof(vpushRegs{}))
@@ -115,6 +134,7 @@ func (s *Segment) clockWord(p int) *clockWord {
 // concurrent use; Bind, Enter and Leave act only on the bound thread.
 type Clock struct {
 	w     *clockWord
+	peers []*clockWord // every process's clock, this one's too
 	speed float64
 	// tid is the bound thread (0: none); mark its CPU time when the
 	// caller left the communication layer (-1: inside it).
@@ -125,8 +145,65 @@ type Clock struct {
 	cost int64
 }
 
-func newClock(w *clockWord, speed float64) *Clock {
-	return &Clock{w: w, speed: speed, mark: -1}
+func newClock(seg *Segment, pid int, speed float64) *Clock {
+	c := &Clock{w: seg.clockWord(pid), speed: speed, mark: -1}
+	for p := range seg.NProcs() {
+		if p != pid {
+			c.peers = append(c.peers, seg.clockWord(p))
+		}
+	}
+	return c
+}
+
+// Run makes the process take part in the ordering of requests in virtual
+// time: a request of another process at a later virtual time waits (a
+// little, in real time) until this clock has reached it, or this process
+// waits for data, so that the NIC resources they share are reserved in
+// virtual-time order. Bind does it too.
+func (c *Clock) Run() { atomic.StoreUint64(&c.w.state, clockRunning) }
+
+// Stop takes the process out of the ordering (at the end of its job).
+func (c *Clock) Stop() { atomic.StoreUint64(&c.w.state, clockIdle) }
+
+// Waiting tells the ordering that the process waits for data (true) or
+// goes on (false); a process that does not take part stays out. Once the
+// clock is bound, only the bound thread's waits count.
+func (c *Clock) Waiting(w bool) {
+	if c.tid.Load() != 0 && !c.onThread() {
+		return // a goroutine of a nonblocking operation, not the process
+	}
+	old, st := uint64(clockWaiting), uint64(clockRunning)
+	if w {
+		old, st = st, old
+	}
+	atomic.CompareAndSwapUint64(&c.w.state, old, st)
+}
+
+// advance moves the clock to t and holds the caller until every other
+// process taking part has reached t or waits for data, or gateLimit has
+// passed.
+func (c *Clock) advance(t int64) {
+	c.reach(t)
+	c.gate(c.now())
+}
+
+// gate holds the caller until every other running process's clock has
+// reached t (or gateLimit passed).
+func (c *Clock) gate(t int64) {
+	var deadline int64
+	for _, w := range c.peers {
+		for spins := 0; atomic.LoadUint64(&w.state) == clockRunning && int64(atomic.LoadUint64(&w.now)) < t; spins++ {
+			if spins < 64 {
+				continue
+			}
+			if deadline == 0 {
+				deadline = nanotime() + int64(gateLimit)
+			} else if nanotime() > deadline {
+				return
+			}
+			yield()
+		}
+	}
 }
 
 // Now returns the process's virtual time.
@@ -151,7 +228,8 @@ func (c *Clock) reach(t int64) {
 func (c *Clock) now() int64 { return int64(atomic.LoadUint64(&c.w.now)) }
 
 // Bind locks the calling goroutine to its OS thread and makes that
-// thread's CPU time the computing the clock counts (with Enter and Leave).
+// thread's CPU time the computing the clock counts (with Enter and Leave);
+// the process takes part in the ordering from now on (Run).
 // The caller is then outside the communication layer. Calls of Enter and
 // Leave on other threads (goroutines of nonblocking operations) count
 // nothing.
@@ -160,6 +238,7 @@ func (c *Clock) Bind() {
 	c.cost = cpuReadCost()
 	c.tid.Store(int64(unix.Gettid()))
 	c.mark = threadCPU()
+	c.Run()
 }
 
 // Enter tells the clock that the bound thread enters the communication

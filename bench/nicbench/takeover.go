@@ -69,6 +69,7 @@ func (p *Pair) MissRTT(mode string, size, reps, samples int) (time.Duration, err
 	wait := func() {
 		for atomic.LoadUint64(last) < p.seq {
 		}
+		p.nic.Arrived(p.sid, uint64(size-8), 8)
 	}
 	return p.pingPong(reps, samples, send, wait)
 }

@@ -59,6 +59,9 @@ func (t *Translator) enqueue(c *llc.Command) error {
 	binary.LittleEndian.PutUint32(buf[4:], uint32(t.nic.PID()))
 	copy(buf[llc.QueueRecordHeader:], head)
 	copy(buf[llc.QueueRecordHeader+len(head):], c.Data)
+	if p := t.nic.Profile(); p != nil && t.nic.Clock() != nil {
+		t.nic.ChargeHost(p.VirtualVP) // PM/RHiNET-VP's pmSend in virtual time
+	}
 	err := t.nic.VPush(c.Peer, buf)
 	if errors.Is(err, nicemu.ErrVPUSHFull) {
 		return fmt.Errorf("martini: enqueue to process %d: %w (%v)", c.Peer, llc.ErrQueueFull, err)

@@ -247,6 +247,9 @@ func (t *Translator) write(c *llc.Command) error {
 		copy(buf, head)
 		copy(buf[len(head):], c.Data)
 		binary.LittleEndian.PutUint64(buf[total:], c.Signal)
+		if p := n.Profile(); p != nil && n.Clock() != nil {
+			n.ChargeHost(p.VirtualPM) // PM/RHiNET's pmSend in virtual time
+		}
 		return n.Push(c.Peer, sid, c.Off, buf, nil)
 	}
 	if total <= t.BOTFLimit {
