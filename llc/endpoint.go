@@ -290,7 +290,6 @@ func (ep *Endpoint) Wait(op Completion) {
 func (ep *Endpoint) wait(op Completion) {
 	ep.waits++
 	if ep.clock != nil && !op.Done() {
-		ep.clock.Waiting(true)
 		defer ep.clock.Waiting(false)
 	}
 	for idle := 0; !op.Done(); {
@@ -302,6 +301,11 @@ func (ep *Endpoint) wait(op Completion) {
 		if p {
 			idle = 0
 		} else {
+			if ep.clock != nil {
+				// Nothing came: the process waits (taking data from its
+				// future makes it run again).
+				ep.clock.Waiting(true)
+			}
 			idle++
 			switch {
 			case idle < ep.Spin:

@@ -156,8 +156,14 @@ func initRuntime() (*runtimeState, error) {
 	ep.Locked(func(*llc.Engine) { ns.initialized() })
 	if c := ep.Clock(); c != nil {
 		// Virtual time: the caller's thread is the one whose CPU time
-		// counts as computing between its calls.
+		// counts as computing between its calls, and the process takes
+		// part in the ordering of requests; every process does before
+		// any goes on, so that none runs ahead of one not yet counted.
 		c.Bind()
+		if err := job.Store.Fence(); err != nil {
+			return fail(err)
+		}
+		c.Leave() // the fence was not computing
 	}
 	return s, nil
 }

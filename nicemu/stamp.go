@@ -15,8 +15,21 @@ import (
 const stampCell = 64
 
 // stampAreaSize is the size of one process's stamps for a heap of heap
-// bytes.
-func stampAreaSize(heap int) int { return roundUp((heap+stampCell-1)/stampCell*8, PageSize) }
+// bytes, and after them the latest arrival of the data from each process
+// (sentWord).
+func stampAreaSize(heap int) int { return roundUp((heap+stampCell-1)/stampCell*8+MaxProcs*8, PageSize) }
+
+// stampBase is the offset of process p's stamps.
+func (s *Segment) stampBase(p int) int {
+	return s.part0 + s.NProcs()*s.partSize + p*stampAreaSize(int(s.hdr.heapSize))
+}
+
+// sentWord is the latest arrival of the data that process src wrote into
+// process p's memory.
+func (s *Segment) sentWord(p, src int) *uint64 {
+	off := s.stampBase(p) + roundUp(int(s.hdr.heapSize), stampCell)/stampCell*8 + src*8
+	return (*uint64)(unsafe.Pointer(&s.mem[off]))
+}
 
 // stampWord returns the stamp of the cell holding segment offset at, in
 // process p's heap (nil outside it or without stamps).
@@ -28,19 +41,29 @@ func (s *Segment) stampWord(p int, at uint64) *uint64 {
 	if at < hb || at-hb >= s.hdr.heapSize {
 		return nil
 	}
-	base := s.part0 + s.NProcs()*s.partSize + p*stampAreaSize(int(s.hdr.heapSize))
-	return (*uint64)(unsafe.Pointer(&s.mem[base+int((at-hb)/stampCell)*8]))
+	return (*uint64)(unsafe.Pointer(&s.mem[s.stampBase(p)+int((at-hb)/stampCell)*8]))
 }
 
-// stamp records that n bytes at segment offset at, in p's heap, became
-// visible at virtual time t.
-func (s *Segment) stamp(p int, at uint64, n int, t int64) {
+// stamp records that n bytes at segment offset at, in p's heap, written
+// by process src, became visible at virtual time t.
+func (s *Segment) stamp(p, src int, at uint64, n int, t int64) {
 	if n <= 0 {
 		return
 	}
 	for c := at &^ (stampCell - 1); c < at+uint64(n); c += stampCell {
 		if w := s.stampWord(p, c); w != nil {
 			atomic.StoreUint64(w, uint64(t))
+		}
+	}
+	atomicMax(s.sentWord(p, src), t)
+}
+
+// atomicMax makes *w at least t.
+func atomicMax(w *uint64, t int64) {
+	for {
+		old := atomic.LoadUint64(w)
+		if int64(old) >= t || atomic.CompareAndSwapUint64(w, old, uint64(t)) {
+			return
 		}
 	}
 }
@@ -61,18 +84,23 @@ func (s *Segment) stampOf(p int, at uint64, n int) int64 {
 // virtual time.
 func (n *NIC) Clock() *Clock { return n.clock }
 
-// Arrived tells the NIC, in virtual time, that the process has seen the
-// data of length bytes at off in its own segment region sid: its clock
-// moves to when the data became visible, if that is later. In real time,
-// or for memory that is not its own segment memory, it does nothing.
-func (n *NIC) Arrived(sid SID, off uint64, length int) {
+// Arrived tells the NIC, in virtual time, that the process has found the
+// data of length bytes at off in its own segment region sid, and reports
+// whether it may take it now. Data whose arrival is later than the
+// process's clock may not be taken while another process that could still
+// send it something earlier is running behind that arrival (then Arrived
+// reports false: look again later), unless that has lasted a while (see
+// gateLimit). Taken, the data moves the clock to its arrival if that is
+// later. In real time, or for memory that is not its own segment memory,
+// Arrived reports true and does nothing.
+func (n *NIC) Arrived(sid SID, off uint64, length int) bool {
 	if n.clock == nil {
-		return
+		return true
 	}
 	e, ok := n.segRegions[sid]
 	if !ok || off >= uint64(e.size) {
-		return
+		return true
 	}
 	length = min(length, e.size-int(off))
-	n.clock.reach(n.seg.stampOf(n.pid, uint64(e.off)+off, length))
+	return n.clock.take(n.seg.stampOf(n.pid, uint64(e.off)+off, length))
 }

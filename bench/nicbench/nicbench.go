@@ -96,9 +96,8 @@ func (p *Pair) await(off int, v uint64) {
 		c.Waiting(true)
 		defer c.Waiting(false)
 	}
-	for atomic.LoadUint64(w) < v {
+	for atomic.LoadUint64(w) < v || !p.nic.Arrived(p.sid, uint64(ctlPage+off), 8) {
 	}
-	p.nic.Arrived(p.sid, uint64(ctlPage+off), 8)
 }
 
 // now is the time the measurements read: the process's virtual time when

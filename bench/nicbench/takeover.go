@@ -67,9 +67,8 @@ func (p *Pair) MissRTT(mode string, size, reps, samples int) (time.Duration, err
 		return p.nic.Push(p.peer, p.peerSID, 0, p.src[:size], nil)
 	}
 	wait := func() {
-		for atomic.LoadUint64(last) < p.seq {
+		for atomic.LoadUint64(last) < p.seq || !p.nic.Arrived(p.sid, uint64(size-8), 8) {
 		}
-		p.nic.Arrived(p.sid, uint64(size-8), 8)
 	}
 	return p.pingPong(reps, samples, send, wait)
 }

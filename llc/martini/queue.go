@@ -36,9 +36,10 @@ func (t *Translator) allocQueue(size int) (nicemu.SID, []byte, error) {
 		return 0, nil, fmt.Errorf("martini: %w", err)
 	}
 	if t.nic.Clock() != nil {
-		q.OnArrival(func(off uint64, n int) {
-			t.nic.Arrived(sid, off, n)
-			t.arrived = true
+		q.OnArrival(func(off uint64, n int) bool {
+			ok := t.nic.Arrived(sid, off, n)
+			t.arrived = t.arrived || ok
+			return ok
 		})
 	}
 	t.mem.WatchQueue(q)

@@ -114,9 +114,10 @@ func New(nic *nicemu.NIC) *Translator {
 	t := &Translator{nic: nic, BOTFLimit: DefaultBOTFLimit, SleepTimeout: 500 * time.Millisecond,
 		mem: llc.NewLocalMemory(nic.PID()), offload: true}
 	if nic.Clock() != nil {
-		t.mem.OnArrival(func(r llc.RegionID, off uint64, n int) {
-			nic.Arrived(nicemu.SID(r), off, n)
-			t.arrived = true
+		t.mem.OnArrival(func(r llc.RegionID, off uint64, n int) bool {
+			ok := nic.Arrived(nicemu.SID(r), off, n)
+			t.arrived = t.arrived || ok
+			return ok
 		})
 	}
 	return t
@@ -347,10 +348,20 @@ func (t *Translator) Poll(sink llc.Sink) bool {
 func (t *Translator) Arm() uint32 { return t.nic.ArmDoorbell() }
 
 // Sleep blocks until a peer writes to this process or SleepTimeout passes.
-func (t *Translator) Sleep(ticket uint32) { t.nic.WaitDoorbell(ticket, t.SleepTimeout) }
+func (t *Translator) Sleep(ticket uint32) { t.SleepFor(ticket, t.SleepTimeout) }
 
-// SleepFor is Sleep bounded by d (llc.TimedSleeper).
-func (t *Translator) SleepFor(ticket uint32, d time.Duration) { t.nic.WaitDoorbell(ticket, d) }
+// SleepFor is Sleep bounded by d (llc.TimedSleeper). In virtual time,
+// while the process holds back data from its future (nicemu.Clock.Holding),
+// no peer's write will wake it to take it: it sleeps heldPoll at most.
+func (t *Translator) SleepFor(ticket uint32, d time.Duration) {
+	if c := t.nic.Clock(); c != nil && c.Holding() {
+		d = min(d, heldPoll)
+	}
+	t.nic.WaitDoorbell(ticket, d)
+}
+
+// heldPoll is how long a process that holds back data sleeps at most.
+const heldPoll = 50 * time.Microsecond
 
 // Disarm withdraws Arm.
 func (t *Translator) Disarm() { t.nic.DisarmDoorbell() }
