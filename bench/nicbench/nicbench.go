@@ -90,13 +90,18 @@ func (p *Pair) word(off int) *uint64 {
 // await polls a control word of this process until it holds v or a later
 // value: the control values only grow, and the peer may have moved on to
 // the next measurement and overwritten v before this process saw it.
-func (p *Pair) await(off int, v uint64) {
-	w := p.word(off)
-	if c := p.nic.Clock(); c != nil && atomic.LoadUint64(w) < v {
+func (p *Pair) await(off int, v uint64) { p.awaitAt(ctlPage+off, v) }
+
+// awaitAt polls the word at off of this process's region until it holds v
+// or a later value. In virtual time the process waits meanwhile, and the
+// word's arrival moves its clock (nicemu.NIC.Arrived).
+func (p *Pair) awaitAt(off int, v uint64) {
+	w := (*uint64)(unsafe.Pointer(&p.mem[off]))
+	if c := p.nic.Clock(); c != nil {
 		c.Waiting(true)
 		defer c.Waiting(false)
 	}
-	for atomic.LoadUint64(w) < v || !p.nic.Arrived(p.sid, uint64(ctlPage+off), 8) {
+	for atomic.LoadUint64(w) < v || !p.nic.Arrived(p.sid, uint64(off), 8) {
 	}
 }
 
