@@ -141,3 +141,38 @@ func TestParseHostSpeed(t *testing.T) {
 		t.Error("unknown clock accepted")
 	}
 }
+
+// TestVirtualHoldBack checks that data from a process's future is held
+// back while another process could still send it something earlier, and
+// taken once none can.
+func TestVirtualHoldBack(t *testing.T) {
+	seg := virtualSegment(t, 3, 0)
+	nics := []*NIC{openNIC(t, seg, 0), openNIC(t, seg, 1), openNIC(t, seg, 2)}
+	sid, _ := mustRegisterSegment(t, nics[0], 4096)
+	for _, n := range nics {
+		n.Clock().Run()
+	}
+	nics[2].Clock().Reach(time.Millisecond) // process 2 is far ahead
+	buf := make([]byte, 8)
+	if err := nics[2].Push(0, sid, 0, buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	c0 := nics[0].Clock()
+	c0.Waiting(true)
+	if nics[0].Arrived(sid, 0, 8) {
+		t.Fatalf("data from 1 ms taken at %v while process 1 runs at 0", c0.Now())
+	}
+	if c0.Now() != 0 || !c0.Holding() {
+		t.Errorf("holding back: clock %v, holding %v", c0.Now(), c0.Holding())
+	}
+	nics[1].Clock().Waiting(true) // process 1 now waits with nothing arrived
+	if !nics[0].Arrived(sid, 0, 8) {
+		t.Fatal("data not taken once no process can send anything earlier")
+	}
+	if c0.Now() <= time.Millisecond || c0.Holding() {
+		t.Errorf("taken: clock %v (want past 1 ms), holding %v", c0.Now(), c0.Holding())
+	}
+	if nics[0].Arrived(sid, 0, 8) != true {
+		t.Error("data from the clock's past held back")
+	}
+}
