@@ -143,9 +143,9 @@ type Clock interface {
 	Enter()
 	// Leave starts counting the bound thread's CPU time as computing.
 	Leave()
-	// Waiting tells the network that the process waits for data (true)
-	// or goes on (false): the other processes need not wait for its
-	// clock meanwhile.
+	// Waiting tells the network that the process waits for data (true:
+	// the poll it just made found nothing) or goes on (false): the other
+	// processes need not wait for its clock meanwhile.
 	Waiting(bool)
 	// Stop takes the process out of the network's ordering for good (at
 	// the end of its job).

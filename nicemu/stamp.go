@@ -15,20 +15,29 @@ import (
 const stampCell = 64
 
 // stampAreaSize is the size of one process's stamps for a heap of heap
-// bytes, and after them the latest arrival of the data from each process
-// (sentWord).
-func stampAreaSize(heap int) int { return roundUp((heap+stampCell-1)/stampCell*8+MaxProcs*8, PageSize) }
+// bytes, followed by two counters for each process that may write into
+// it: its writes (writesWord) and how many of them the owner has seen
+// (seenWord).
+func stampAreaSize(heap int) int {
+	return roundUp((heap+stampCell-1)/stampCell*8+2*MaxProcs*8, PageSize)
+}
+
+// writesWord counts the writes of process src into process p's memory.
+func (s *Segment) writesWord(p, src int) *uint64 {
+	off := s.stampBase(p) + roundUp(int(s.hdr.heapSize), stampCell)/stampCell*8 + src*8
+	return (*uint64)(unsafe.Pointer(&s.mem[off]))
+}
+
+// seenWord is how many writes of process src process p had seen when it
+// last found nothing to take.
+func (s *Segment) seenWord(p, src int) *uint64 {
+	off := s.stampBase(p) + roundUp(int(s.hdr.heapSize), stampCell)/stampCell*8 + (MaxProcs+src)*8
+	return (*uint64)(unsafe.Pointer(&s.mem[off]))
+}
 
 // stampBase is the offset of process p's stamps.
 func (s *Segment) stampBase(p int) int {
 	return s.part0 + s.NProcs()*s.partSize + p*stampAreaSize(int(s.hdr.heapSize))
-}
-
-// sentWord is the latest arrival of the data that process src wrote into
-// process p's memory.
-func (s *Segment) sentWord(p, src int) *uint64 {
-	off := s.stampBase(p) + roundUp(int(s.hdr.heapSize), stampCell)/stampCell*8 + src*8
-	return (*uint64)(unsafe.Pointer(&s.mem[off]))
 }
 
 // stampWord returns the stamp of the cell holding segment offset at, in
@@ -55,17 +64,7 @@ func (s *Segment) stamp(p, src int, at uint64, n int, t int64) {
 			atomic.StoreUint64(w, uint64(t))
 		}
 	}
-	atomicMax(s.sentWord(p, src), t)
-}
-
-// atomicMax makes *w at least t.
-func atomicMax(w *uint64, t int64) {
-	for {
-		old := atomic.LoadUint64(w)
-		if int64(old) >= t || atomic.CompareAndSwapUint64(w, old, uint64(t)) {
-			return
-		}
-	}
+	atomic.AddUint64(s.writesWord(p, src), 1)
 }
 
 // stampOf returns the latest stamp of the cells holding n bytes at segment

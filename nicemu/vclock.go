@@ -107,10 +107,11 @@ type clockWord struct {
 
 // floor is the earliest virtual time at which process q may still issue a
 // request, as process self can tell: q's clock while it runs or has data
-// from a process other than self that it has not taken yet (the data's
-// arrival, if it found and held it back; data from self does not count,
-// since self may not have finished writing it), and never while it waits
-// with nothing else arrived or takes no part (the maximum int64).
+// written by a process other than self since it last looked and found
+// nothing to take (data from self does not count: self may be in the
+// middle of writing it); the arrival of the data it found and held back
+// (see Clock.take); and never while it waits with nothing new or takes no
+// part (the maximum int64).
 func (s *Segment) floor(q, self int) int64 {
 	w := s.clockWord(q)
 	now := int64(atomic.LoadUint64(&w.now))
@@ -119,9 +120,12 @@ func (s *Segment) floor(q, self int) int64 {
 		return now
 	case clockWaiting:
 		for src := range s.NProcs() {
-			if src != self && int64(atomic.LoadUint64(s.sentWord(q, src))) > now {
-				return max(now, int64(atomic.LoadUint64(&w.held)))
+			if src != self && atomic.LoadUint64(s.writesWord(q, src)) != atomic.LoadUint64(s.seenWord(q, src)) {
+				return now
 			}
+		}
+		if h := int64(atomic.LoadUint64(&w.held)); h != 0 {
+			return max(h, now)
 		}
 	}
 	return math.MaxInt64
@@ -179,10 +183,13 @@ type Clock struct {
 	// deferred is when take first deferred data from the future since
 	// it last took some (monotonic ns; 0: none deferred).
 	deferred atomic.Int64
+	// looked is how many writes each process had made into this one's
+	// memory when it last began to look for data (Look).
+	looked []uint64
 }
 
 func newClock(seg *Segment, pid int, speed float64) *Clock {
-	return &Clock{w: seg.clockWord(pid), seg: seg, pid: pid, speed: speed, mark: -1}
+	return &Clock{w: seg.clockWord(pid), seg: seg, pid: pid, speed: speed, mark: -1, looked: make([]uint64, seg.NProcs())}
 }
 
 // Run makes the process take part in the ordering of requests in virtual
@@ -195,12 +202,28 @@ func (c *Clock) Run() { atomic.StoreUint64(&c.w.state, clockRunning) }
 // Stop takes the process out of the ordering (at the end of its job).
 func (c *Clock) Stop() { atomic.StoreUint64(&c.w.state, clockIdle) }
 
-// Waiting tells the ordering that the process waits for data (true) or
-// goes on (false); a process that does not take part stays out. Once the
-// clock is bound, only the bound thread's waits count.
+// Look records that the process begins to look for data that arrived.
+// The network calls it at the start of every poll.
+func (c *Clock) Look() {
+	for src := range c.looked {
+		c.looked[src] = atomic.LoadUint64(c.seg.writesWord(c.pid, src))
+	}
+}
+
+// Waiting tells the ordering that the process waits for data (true: its
+// last look, Look, found nothing to take) or goes on (false); a process
+// that does not take part stays out. Once the clock is bound, only the
+// bound thread's waits count.
 func (c *Clock) Waiting(w bool) {
 	if c.tid.Load() != 0 && !c.onThread() {
 		return // a goroutine of a nonblocking operation, not the process
+	}
+	if w {
+		// What was written before the look that found nothing has been
+		// seen: only later writes make the others wait for this clock.
+		for src, n := range c.looked {
+			atomic.StoreUint64(c.seg.seenWord(c.pid, src), n)
+		}
 	}
 	old, st := uint64(clockWaiting), uint64(clockRunning)
 	if w {

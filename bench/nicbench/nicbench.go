@@ -97,11 +97,19 @@ func (p *Pair) await(off int, v uint64) { p.awaitAt(ctlPage+off, v) }
 // word's arrival moves its clock (nicemu.NIC.Arrived).
 func (p *Pair) awaitAt(off int, v uint64) {
 	w := (*uint64)(unsafe.Pointer(&p.mem[off]))
-	if c := p.nic.Clock(); c != nil {
-		c.Waiting(true)
-		defer c.Waiting(false)
+	c := p.nic.Clock()
+	if c == nil {
+		for atomic.LoadUint64(w) < v {
+		}
+		return
 	}
-	for atomic.LoadUint64(w) < v || !p.nic.Arrived(p.sid, uint64(off), 8) {
+	defer c.Waiting(false)
+	for {
+		c.Look()
+		if atomic.LoadUint64(w) >= v && p.nic.Arrived(p.sid, uint64(off), 8) {
+			return
+		}
+		c.Waiting(true)
 	}
 }
 

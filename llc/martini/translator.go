@@ -337,6 +337,9 @@ func (t *Translator) signal(c *llc.Command) error {
 // and delivers to sink what arrived in this process's rings, slots and
 // receive queue.
 func (t *Translator) Poll(sink llc.Sink) bool {
+	if c := t.nic.Clock(); c != nil {
+		c.Look()
+	}
 	p := t.nic.Service()
 	if t.mem.Poll(sink) {
 		p = true
