@@ -148,11 +148,7 @@ const (
 // processes' clocks to reach its own, and data from the future is held
 // back: a process blocked where no clock can see it (a data store fence, a
 // sleep outside MPI) must not stop the job. Past it the request goes on
-// in the real order, which may differ from run to run. Some waits end
-// only there: in the 4-process ping-pongs of cmd/mpirun's
-// TestVirtualTimeDeterministic a few dozen requests of a job take it
-// (processes whose clocks wait on each other; not yet understood), at no
-// cost to the results seen so far.
+// in the real order, which may differ from run to run.
 const gateLimit = 10 * time.Millisecond
 
 // clockOffset places the clock in the control page.
