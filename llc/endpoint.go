@@ -17,6 +17,10 @@ type Endpoint struct {
 	// charger is tr when it charges host work and the engine reports
 	// some (EagerPM, EagerQueue); nil otherwise.
 	charger HostCharger
+	// clock is tr's virtual clock when it runs in virtual time: the
+	// endpoint's calls are the communication layer, whose time is the
+	// network's, not the caller's computing.
+	clock Clock
 
 	// Backoff of waiters: Spin polls, then Yield polls each followed by a
 	// yield of the processor, then a doorbell sleep.
@@ -44,7 +48,33 @@ func NewEndpoint(eng *Engine, tr Transport) *Endpoint {
 	if hc, ok := tr.(HostCharger); ok && eng.cfg.Eager != EagerRings {
 		ep.charger = hc
 	}
+	if c, ok := tr.(Clocked); ok {
+		ep.clock = c.VirtualClock()
+	}
 	return ep
+}
+
+// Clock returns the transport's virtual clock: nil unless it runs in
+// virtual time.
+func (ep *Endpoint) Clock() Clock { return ep.clock }
+
+// lock takes the endpoint's lock for a call into the communication layer:
+// in virtual time the caller's computing since its last call is charged
+// first.
+func (ep *Endpoint) lock() {
+	if ep.clock != nil {
+		ep.clock.Enter()
+	}
+	ep.mu.Lock()
+}
+
+// unlock releases the lock at the end of a call into the communication
+// layer: in virtual time the caller computes from now on.
+func (ep *Endpoint) unlock() {
+	ep.mu.Unlock()
+	if ep.clock != nil {
+		ep.clock.Leave()
+	}
 }
 
 // drain issues every scheduled command and delivers the completions.
@@ -92,10 +122,10 @@ func (ep *Endpoint) charge() {
 // Locked runs f with the endpoint's lock held and the engine's commands
 // issued afterwards.
 func (ep *Endpoint) Locked(f func(e *Engine)) {
-	ep.mu.Lock()
+	ep.lock()
 	f(ep.eng)
 	ep.drain()
-	ep.mu.Unlock()
+	ep.unlock()
 }
 
 // Send starts op and reports whether it is already done.
@@ -106,56 +136,56 @@ func (ep *Endpoint) Send(op *SendOp) bool { return ep.startSend(op, false) }
 func (ep *Endpoint) SendUnsolicited(op *SendOp) bool { return ep.startSend(op, true) }
 
 func (ep *Endpoint) startSend(op *SendOp, unsolicited bool) bool {
-	ep.mu.Lock()
+	ep.lock()
 	ep.eng.send(op, unsolicited)
 	ep.drain()
 	done := op.done
-	ep.mu.Unlock()
+	ep.unlock()
 	return done
 }
 
 // Recv posts op and reports whether it is already done.
 func (ep *Endpoint) Recv(op *RecvOp) bool {
-	ep.mu.Lock()
+	ep.lock()
 	ep.eng.Recv(op)
 	ep.drain()
 	done := op.done
-	ep.mu.Unlock()
+	ep.unlock()
 	return done
 }
 
 // NextEvent runs one round of progress and pops the oldest notification of
 // the event queue.
 func (ep *Endpoint) NextEvent() (Notification, bool) {
-	ep.mu.Lock()
+	ep.lock()
 	n, ok := ep.eng.NextEvent()
 	if !ok {
 		ep.progress()
 		n, ok = ep.eng.NextEvent()
 	}
-	ep.mu.Unlock()
+	ep.unlock()
 	return n, ok
 }
 
 // Release returns the buffer of a NoteUnsolicited notification.
 func (ep *Endpoint) Release(n Notification) {
-	ep.mu.Lock()
+	ep.lock()
 	ep.eng.Release(n)
-	ep.mu.Unlock()
+	ep.unlock()
 }
 
 // Shutdown stops the engine: every pending operation completes with err,
 // and every later one fails with it.
 func (ep *Endpoint) Shutdown(err error) {
-	ep.mu.Lock()
+	ep.lock()
 	ep.eng.fail(err)
-	ep.mu.Unlock()
+	ep.unlock()
 }
 
 // SendWait sends data to peer and waits until the send completes, with an
 // operation the endpoint recycles: a blocking send that does not allocate.
 func (ep *Endpoint) SendWait(peer int, tag int32, ctx uint32, data []byte) error {
-	ep.mu.Lock()
+	ep.lock()
 	op := ep.freeSends.get()
 	op.Peer, op.Tag, op.Ctx, op.Data = peer, tag, ctx, data
 	ep.eng.Send(op)
@@ -163,14 +193,14 @@ func (ep *Endpoint) SendWait(peer int, tag int32, ctx uint32, data []byte) error
 	ep.wait(op)
 	err := op.err
 	ep.freeSends.put(op)
-	ep.mu.Unlock()
+	ep.unlock()
 	return err
 }
 
 // RecvWait receives into buf from source with tag and waits until the
 // receive completes, with an operation the endpoint recycles.
 func (ep *Endpoint) RecvWait(source int, tag int32, ctx uint32, buf []byte) (Status, error) {
-	ep.mu.Lock()
+	ep.lock()
 	op := ep.freeRecvs.get()
 	op.Source, op.Tag, op.Ctx, op.Buf = source, tag, ctx, buf
 	ep.eng.Recv(op)
@@ -178,15 +208,15 @@ func (ep *Endpoint) RecvWait(source int, tag int32, ctx uint32, buf []byte) (Sta
 	ep.wait(op)
 	st, err := op.Status, op.err
 	ep.freeRecvs.put(op)
-	ep.mu.Unlock()
+	ep.unlock()
 	return st, err
 }
 
 // Cancel cancels a posted receive that has not matched.
 func (ep *Endpoint) Cancel(op *RecvOp) bool {
-	ep.mu.Lock()
+	ep.lock()
 	ok := ep.eng.Cancel(op)
-	ep.mu.Unlock()
+	ep.unlock()
 	return ok
 }
 
@@ -211,9 +241,9 @@ func (ep *Endpoint) Failed() bool { return ep.failed.Load() }
 // Progress runs one round of the I/O loop and reports whether anything
 // happened.
 func (ep *Endpoint) Progress() bool {
-	ep.mu.Lock()
+	ep.lock()
 	p := ep.progress()
-	ep.mu.Unlock()
+	ep.unlock()
 	return p
 }
 
@@ -222,13 +252,13 @@ type Completion interface{ Done() bool }
 
 // Test runs one round of progress and reports whether op is done.
 func (ep *Endpoint) Test(op Completion) bool {
-	ep.mu.Lock()
+	ep.lock()
 	done := op.Done()
 	if !done {
 		ep.progress()
 		done = op.Done()
 	}
-	ep.mu.Unlock()
+	ep.unlock()
 	return done
 }
 
@@ -250,15 +280,18 @@ func (ep *Endpoint) WaitEngine(done func(e *Engine) bool) {
 // held): it spins, then yields the processor between polls, then sleeps on
 // the doorbell, so that more processes than cores still make progress.
 func (ep *Endpoint) Wait(op Completion) {
-	ep.mu.Lock()
+	ep.lock()
 	ep.wait(op)
-	ep.mu.Unlock()
+	ep.unlock()
 }
 
 // wait is Wait for a caller that holds ep.mu; it returns with ep.mu held
 // and op done. The lock is released between polls.
 func (ep *Endpoint) wait(op Completion) {
 	ep.waits++
+	if ep.clock != nil && !op.Done() {
+		defer ep.clock.Waiting(false)
+	}
 	for idle := 0; !op.Done(); {
 		p := ep.progress()
 		if op.Done() {
@@ -268,6 +301,11 @@ func (ep *Endpoint) wait(op Completion) {
 		if p {
 			idle = 0
 		} else {
+			if ep.clock != nil {
+				// Nothing came: the process waits (taking data from its
+				// future makes it run again).
+				ep.clock.Waiting(true)
+			}
 			idle++
 			switch {
 			case idle < ep.Spin:
@@ -303,10 +341,10 @@ func (ep *Endpoint) sleep(op Completion) {
 // Probe runs one round of progress and reports the earliest unexpected
 // message matching (source, tag, ctx).
 func (ep *Endpoint) Probe(source int, tag int32, ctx uint32) (Status, bool) {
-	ep.mu.Lock()
+	ep.lock()
 	ep.progress()
 	st, ok := ep.eng.Probe(source, tag, ctx)
-	ep.mu.Unlock()
+	ep.unlock()
 	return st, ok
 }
 

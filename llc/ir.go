@@ -3,6 +3,7 @@ package llc
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // RegionID names registered memory of a process, as the network names it
@@ -123,6 +124,38 @@ const (
 type HostCharger interface {
 	// Charge accounts n units of work w done just now.
 	Charge(w HostWork, n int)
+}
+
+// Clock is the virtual clock of a network that runs in virtual time (the
+// martini network under mpirun -clock virtual): the process's time as the
+// modelled network and host see it. The endpoint tells it when its caller
+// enters and leaves the communication layer, so that only the caller's
+// computing between its calls moves the clock besides the network.
+type Clock interface {
+	// Now returns the process's virtual time.
+	Now() time.Duration
+	// Bind makes the calling goroutine's thread the one whose CPU time
+	// is computing, locking the goroutine to it; the caller is then
+	// outside the communication layer.
+	Bind()
+	// Enter charges the bound thread's CPU time since Leave (or Bind)
+	// as computing; on other threads it does nothing.
+	Enter()
+	// Leave starts counting the bound thread's CPU time as computing.
+	Leave()
+	// Waiting tells the network that the process waits for data (true:
+	// the poll it just made found nothing) or goes on (false): the other
+	// processes need not wait for its clock meanwhile.
+	Waiting(bool)
+	// Stop takes the process out of the network's ordering for good (at
+	// the end of its job).
+	Stop()
+}
+
+// Clocked is implemented by transports that may run in virtual time.
+type Clocked interface {
+	// VirtualClock returns the clock, or nil in real time.
+	VirtualClock() Clock
 }
 
 func (k CmdKind) String() string {

@@ -2,6 +2,7 @@ package llc
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync/atomic"
 )
@@ -24,18 +25,36 @@ type LocalMemory struct {
 	slots   []slotWatch
 	queue   *QueueReader
 	self    int
+	// arrived, if set, is asked about every record and signal before it
+	// is delivered (see OnArrival).
+	arrived func(r RegionID, off uint64, n int) bool
 }
 
 // slotWatch is one CmdWatchSlot: the signal word and the bytes after it.
 type slotWatch struct {
-	token uint64
-	sig   *uint64
-	data  []byte
+	token  uint64
+	region RegionID
+	off    uint64
+	sig    *uint64
+	data   []byte
 }
 
 // NewLocalMemory returns the local memory of process self.
 func NewLocalMemory(self int) *LocalMemory {
 	return &LocalMemory{regions: make(map[RegionID][]byte), self: self}
+}
+
+// OnArrival makes Poll call f with the place of everything it finds (n
+// bytes at off of region r: a signalled slot's signal word, a ring record)
+// before delivering it, and deliver it only if f reports true (else Poll
+// looks again next time): a network in virtual time learns there when the
+// data arrived, and holds back data that arrived in the process's future.
+// The receive queue has its own (QueueReader).
+func (m *LocalMemory) OnArrival(f func(r RegionID, off uint64, n int) bool) {
+	m.arrived = f
+	for _, r := range m.rings {
+		r.arrived = f
+	}
 }
 
 // Track remembers mem as the memory of region r (from CmdAlloc).
@@ -64,12 +83,14 @@ func (m *LocalMemory) Watch(c *Command) error {
 		if size < 4*cell || size&(size-1) != 0 {
 			return fmt.Errorf("llc: ring of region %d: %d bytes of records, not a power of two of at least %d", c.Region, size, 4*cell)
 		}
-		m.rings = append(m.rings, newInRing(c.Peer, c.Region, mem))
+		r := newInRing(c.Peer, c.Region, mem)
+		r.arrived = m.arrived
+		m.rings = append(m.rings, r)
 	case CmdWatchSlot:
 		if c.Size < 8 || c.Off%8 != 0 || c.Off > uint64(len(mem)) || uint64(c.Size) > uint64(len(mem))-c.Off {
 			return fmt.Errorf("llc: slot of %d bytes at %d of region %d (%d bytes)", c.Size, c.Off, c.Region, len(mem))
 		}
-		m.slots = append(m.slots, slotWatch{token: c.Token, sig: word(mem, c.Off), data: mem[c.Off+8 : c.Off+uint64(c.Size)]})
+		m.slots = append(m.slots, slotWatch{token: c.Token, region: c.Region, off: c.Off, sig: word(mem, c.Off), data: mem[c.Off+8 : c.Off+uint64(c.Size)]})
 	default:
 		return fmt.Errorf("llc: %v is not a watch", c.Kind)
 	}
@@ -88,6 +109,9 @@ func (m *LocalMemory) Poll(sink Sink) bool {
 		w := m.slots[i]
 		v := atomic.LoadUint64(w.sig)
 		if v == 0 {
+			continue
+		}
+		if m.arrived != nil && !m.arrived(w.region, w.off, 8) {
 			continue
 		}
 		m.slots = append(m.slots[:i], m.slots[i+1:]...)
@@ -135,6 +159,9 @@ func (r *inRing) poll(sink RecordSink) bool {
 				sink.Step(Event{Kind: EvError, Err: fmt.Errorf("corrupt ring record from process %d: a body of %d bytes in a record of %d", r.peer, body, len(rec))})
 				return true
 			}
+			if r.arrived != nil && !r.arrived(r.region, ringCtl+r.consumed&(r.size-1), len(rec)) {
+				break
+			}
 			sink.Record(r.peer, rec[:recMeta], recordBody(rec, body))
 		}
 		r.release(n)
@@ -142,6 +169,10 @@ func (r *inRing) poll(sink RecordSink) bool {
 	}
 	return progressed
 }
+
+// errHeld tells QueueReader.Poll that the next record is held back (see
+// OnArrival).
+var errHeld = errors.New("llc: record held back")
 
 // QueueReader reads a receive queue kept in memory (layout in ir.go) and
 // delivers its records.
@@ -152,7 +183,15 @@ type QueueReader struct {
 	consumed uint64
 	procs    int
 	release  func(consumed uint64) error
+	arrived  func(off uint64, n int) bool
 }
+
+// OnArrival makes Poll call f with the place of every record it finds (n
+// bytes at off of the queue's memory) before delivering it, and deliver it
+// and the records after it only if f reports true (else Poll looks again
+// next time): a network in virtual time learns there when the record
+// arrived, and holds back records that arrived in the process's future.
+func (q *QueueReader) OnArrival(f func(off uint64, n int) bool) { q.arrived = f }
 
 // NewQueueReader returns the reader of the queue in mem (QueueHeader
 // bytes, then a power-of-two record space) of a job of procs processes;
@@ -172,7 +211,9 @@ func (q *QueueReader) Poll(sink Sink) bool {
 	start := q.consumed
 	produced := atomic.LoadUint64(q.produced)
 	for q.consumed < produced {
-		if err := q.next(sink, produced); err != nil {
+		if err := q.next(sink, produced); err == errHeld {
+			break
+		} else if err != nil {
 			sink.Step(Event{Kind: EvError, Err: err})
 			return true
 		}
@@ -205,6 +246,9 @@ func (q *QueueReader) next(sink Sink, produced uint64) error {
 			q.consumed, length, src, produced, q.consumed)
 	}
 	rec := q.data[pos+QueueRecordHeader : pos+QueueRecordHeader+uint64(length)]
+	if q.arrived != nil && !q.arrived(QueueHeader+pos, int(span)) {
+		return errHeld
+	}
 	q.consumed += span
 	sink.Step(Event{Kind: EvRecord, Peer: int(src), Head: rec[:recMeta], Data: rec[recMeta:]})
 	return nil

@@ -125,6 +125,7 @@ type inRing struct {
 	size     uint64
 	consumed uint64
 	seq      uint32
+	arrived  func(r RegionID, off uint64, n int) bool // LocalMemory.OnArrival
 }
 
 func newInRing(peer int, region RegionID, mem []byte) *inRing {

@@ -154,6 +154,17 @@ func initRuntime() (*runtimeState, error) {
 	s.world = newComm(s, worldID, job.Rank, nil)
 	s.world.setOffload(worldOffload)
 	ep.Locked(func(*llc.Engine) { ns.initialized() })
+	if c := ep.Clock(); c != nil {
+		// Virtual time: the caller's thread is the one whose CPU time
+		// counts as computing between its calls, and the process takes
+		// part in the ordering of requests; every process does before
+		// any goes on, so that none runs ahead of one not yet counted.
+		c.Bind()
+		if err := job.Store.Fence(); err != nil {
+			return fail(err)
+		}
+		c.Leave() // the fence was not computing
+	}
 	return s, nil
 }
 
@@ -358,6 +369,11 @@ func Finalize() error {
 		return ErrNotInitialized
 	}
 	s := rt
+	if c := s.ep.Clock(); c != nil {
+		// Virtual time: the others' requests no longer wait for this
+		// process's clock (it is about to wait in fences).
+		c.Stop()
+	}
 	// Every process in Finalize, this one with nothing in flight; then
 	// every process with nothing in flight. The NIC is served throughout,
 	// so that a peer still finishing a transfer from this process is not
@@ -484,8 +500,20 @@ func World() *Comm {
 }
 
 // Wtime returns elapsed wall-clock time in seconds since an arbitrary
-// point in the past, with nanosecond resolution.
-func Wtime() float64 { return time.Since(epoch).Seconds() }
+// point in the past, with nanosecond resolution. In virtual time (mpirun
+// -clock virtual) it returns the process's virtual time instead: what the
+// modelled network took and the process computed since the job started.
+func Wtime() float64 {
+	if s := current.Load(); s != nil {
+		if c := s.ep.Clock(); c != nil {
+			c.Enter() // the computing up to now counts
+			t := c.Now()
+			c.Leave()
+			return t.Seconds()
+		}
+	}
+	return time.Since(epoch).Seconds()
+}
 
 // Wtick returns the resolution of Wtime in seconds.
 func Wtick() float64 { return 1e-9 }

@@ -44,6 +44,8 @@ type NIC struct {
 	stats  Stats
 
 	timing  *timing  // nil under the native profile
+	clock   *Clock   // nil unless the job runs in virtual time
+	visible int64    // virtual time: when the write being executed becomes visible
 	tk      *tkState // the takeover mechanism's models, made on first use
 	kicked  int      // the Window being kicked
 	wantAck bool     // the PUSH being kicked asked for an ack
@@ -141,6 +143,10 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 			res[q] = seg.resources(q)
 		}
 		n.timing = newTiming(p, res[pid], res, seg.Handoff())
+		if seg.Clock() == ClockVirtual {
+			n.clock = newClock(seg, pid, seg.HostSpeed())
+			n.timing.now, n.timing.wait, n.timing.gate = n.clock.now, n.clock.advance, n.clock.gate
+		}
 	}
 	hb := seg.heapBase(pid)
 	n.heap = newHeap(hb, int(seg.hdr.heapSize))

@@ -89,12 +89,17 @@ func (n *NIC) execPush(dst int, sid SID, off uint64, src []byte, op Op) error {
 				return err
 			}
 		}
-		n.timing.write(op, dst, len(src), n.wantAck)
+		n.visible = n.timing.write(op, dst, len(src), n.wantAck)
 	} else if op == OpPush {
 		n.patlb.touch(n.pid, addr(src), len(src)) // Initiator: DMA read of the source
 	}
 	if err := n.write(dst, sid, v, off, src); err != nil {
 		return err
+	}
+	if n.clock != nil {
+		// Virtual time: settle may wait for the target's clock, which
+		// moves once the target has taken the data: wake it first.
+		n.notify(dst)
 	}
 	if n.timing != nil {
 		n.timing.settle()
@@ -109,7 +114,9 @@ func (n *NIC) execPush(dst int, sid SID, off uint64, src []byte, op Op) error {
 	}
 	n.stats.PushBytes += uint64(len(src))
 	n.stats.Packets += packets(len(src))
-	n.notify(dst)
+	if n.clock == nil {
+		n.notify(dst)
+	}
 	return nil
 }
 
@@ -121,6 +128,9 @@ func (n *NIC) write(dst int, sid SID, v sidView, off uint64, src []byte) error {
 	if v.kind == KindSegment {
 		at := v.base + off
 		n.patlb.touch(dst, at, len(src)) // RBend: DMA write
+		if n.clock != nil {
+			n.seg.stamp(dst, n.pid, at, len(src), n.visible)
+		}
 		end := at + uint64(len(src))
 		if len(src) >= 8 && end%8 == 0 {
 			// In-order delivery: the last 8 bytes land last, atomically.

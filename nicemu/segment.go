@@ -3,6 +3,7 @@ package nicemu
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sync/atomic"
 	"time"
@@ -42,7 +43,7 @@ const (
 	NumAOTFPages = 64
 
 	segmentMagic   = 0x4d415254494e4931 // "MARTINI1"
-	segmentVersion = 6                  // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff; 6: 2048 SIDs
+	segmentVersion = 7                  // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff; 6: 2048 SIDs; 7: virtual time
 	sidEntrySize   = 64
 	procEntrySize  = 128
 )
@@ -100,7 +101,14 @@ type JobConfig struct {
 	// Handoff is the emulation's own part of a hop that a timed profile
 	// compensates for (see MeasureHandoff): 0 measures it when the
 	// profile is timed, a negative value disables the compensation.
+	// Virtual time needs none.
 	Handoff time.Duration
+	// Clock is ClockReal ("" too) or ClockVirtual, which needs a timed
+	// profile (see Clock).
+	Clock string
+	// HostSpeed is the modelled host's seconds per second of this
+	// machine's CPU time in virtual time (see ParseHostSpeed).
+	HostSpeed float64
 }
 
 // jobHeader is the first page of the segment.
@@ -116,6 +124,8 @@ type jobHeader struct {
 	refused    uint64 // protection refusals, all processes (atomic)
 	profile    uint64 // timing profile (profileCode)
 	handoff    uint64 // handoff compensation, ns
+	clock      uint64 // clock mode (clockCode)
+	hostSpeed  uint64 // host speed in virtual time (float64 bits)
 }
 
 // procEntry is one PGIDTBL entry plus the process's shared run state.
@@ -179,7 +189,17 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nicemu: create segment: %w", err)
 	}
-	if profile == 0 {
+	clock, err := clockCode(cfg.Clock)
+	if err != nil {
+		return nil, fmt.Errorf("nicemu: create segment: %w", err)
+	}
+	if clock != 0 && profile == 0 {
+		return nil, fmt.Errorf("nicemu: create segment: virtual time needs a timing profile (%s)", ProfileMartini)
+	}
+	if cfg.HostSpeed < 0 || cfg.HostSpeed != cfg.HostSpeed {
+		return nil, fmt.Errorf("nicemu: create segment: host speed %v", cfg.HostSpeed)
+	}
+	if profile == 0 || clock != 0 {
 		cfg.Handoff = 0
 	} else if cfg.Handoff == 0 {
 		if cfg.Handoff, err = MeasureHandoff(cfg.Profile); err != nil {
@@ -188,6 +208,9 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 	}
 	part := partitionSize(cfg.HeapSize, cfg.BounceSize)
 	size := PageSize + roundUp(cfg.NProcs*procEntrySize, PageSize) + cfg.NProcs*part
+	if clock != 0 {
+		size += cfg.NProcs * stampAreaSize(cfg.HeapSize)
+	}
 	fd, err := unix.MemfdCreate("martini-segment", unix.MFD_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("nicemu: create segment: memfd_create: %w", err)
@@ -212,6 +235,8 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 	h.size = uint64(size)
 	h.profile = profile
 	h.handoff = uint64(max(cfg.Handoff, 0))
+	h.clock = clock
+	h.hostSpeed = math.Float64bits(cfg.HostSpeed)
 	s.setGeometry()
 	for p := 0; p < cfg.NProcs; p++ {
 		e := s.proc(p)
@@ -283,7 +308,14 @@ func (s *Segment) checkLayout() error {
 	if h.partSize != uint64(partitionSize(int(h.heapSize), int(h.bounceSize))) {
 		return bad("partition size")
 	}
-	if want := uint64(PageSize+roundUp(int(h.nprocs)*procEntrySize, PageSize)) + h.nprocs*h.partSize; h.size != want {
+	if h.clock > 1 || (h.clock == 1 && h.profile == 0) {
+		return bad("clock mode")
+	}
+	want := uint64(PageSize+roundUp(int(h.nprocs)*procEntrySize, PageSize)) + h.nprocs*h.partSize
+	if h.clock == 1 {
+		want += h.nprocs * uint64(stampAreaSize(int(h.heapSize)))
+	}
+	if h.size != want {
 		return bad(fmt.Sprintf("partitions end at %d", want))
 	}
 	return nil
@@ -330,6 +362,17 @@ func (s *Segment) Profile() string { return profileName(s.hdr.profile) }
 // Handoff returns the cross-core handoff the job's timed profile
 // compensates for (0 under native, or when compensation is off).
 func (s *Segment) Handoff() time.Duration { return time.Duration(s.hdr.handoff) }
+
+// Clock returns the job's clock mode, ClockReal or ClockVirtual.
+func (s *Segment) Clock() string {
+	if s.hdr.clock == 1 {
+		return ClockVirtual
+	}
+	return ClockReal
+}
+
+// HostSpeed returns the job's host speed in virtual time.
+func (s *Segment) HostSpeed() float64 { return math.Float64frombits(s.hdr.hostSpeed) }
 
 // Refused returns the number of requests the NIC refused for protection
 // reasons, over all processes of the segment.

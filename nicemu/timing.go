@@ -113,6 +113,9 @@ type timing struct {
 
 	now  func() int64      // the clock: nanotime
 	wait func(until int64) // holds the caller until the clock reads until
+	// gate, in virtual time, holds the caller until the other processes
+	// have reached its time (Clock.gate); nil in real time.
+	gate func(t int64)
 }
 
 func newTiming(p *Profile, self *nicResources, procs []*nicResources, handoff time.Duration) *timing {
@@ -145,6 +148,9 @@ func spinUntil(t int64) {
 // back, it is issued when the host would have reached this point on the
 // modelled hardware: the emulation's excess is taken back.
 func (t *timing) begin() {
+	if t.gate != nil {
+		t.gate(t.now())
+	}
 	now := t.now()
 	if gap := now - t.returnedAt; t.returnedAt != 0 && gap <= int64(t.p.BackToBack) {
 		now -= min(t.excess, t.returnedAt-t.hostAt)

@@ -144,10 +144,13 @@ func (n *NIC) VPush(dst int, msg []byte) error {
 	}
 	n.patlb.touch(n.pid, addr(msg), len(msg)) // Initiator: DMA read of the source
 	if n.timing != nil {
-		n.timing.vpush(dst, len(msg))
+		n.visible = n.timing.vpush(dst, len(msg))
 	}
 	if err := n.receiveVPUSH(dst, msg); err != nil {
 		return err
+	}
+	if n.clock != nil {
+		n.notify(dst) // before settle, as execPush
 	}
 	if n.timing != nil {
 		n.timing.settle()
@@ -155,7 +158,9 @@ func (n *NIC) VPush(dst int, msg []byte) error {
 	n.stats.Push++
 	n.stats.PushBytes += uint64(len(msg))
 	n.stats.Packets++
-	n.notify(dst)
+	if n.clock == nil {
+		n.notify(dst)
+	}
 	return nil
 }
 
@@ -186,12 +191,18 @@ func (n *NIC) receiveVPUSH(dst int, msg []byte) error {
 	}
 	for _, e := range tk.trace {
 		if e.Kind == takeover.EventEffect && e.Effect.Op == takeover.EffectDMAWrite && !e.Effect.Flag {
+			if n.clock != nil {
+				n.seg.stamp(dst, n.pid, e.Effect.VA, e.Effect.Length, n.visible)
+			}
 			copy(n.seg.mem[e.Effect.VA:e.Effect.VA+uint64(e.Effect.Length)], msg[e.Effect.Offset:e.Effect.Offset+e.Effect.Length])
 		}
 	}
 	// The Replier handler's DMA write of the receive pointer, after the
 	// payload.
 	atomic.StoreUint64(&r.received, tk.rxq.publish)
+	if n.clock != nil {
+		n.seg.stamp(dst, n.pid, r.base, 8, n.visible)
+	}
 	atomic.StoreUint64((*uint64)(unsafe.Pointer(&n.seg.mem[r.base])), tk.rxq.publish)
 	n.stats.SegmentOps++
 	return nil

@@ -45,9 +45,11 @@ type Pair struct {
 	rank    int
 	peer    int
 	peerSID nicemu.SID
-	mem     []byte // own registered region
-	src     []byte // source buffer of the throughput tests
-	seq     uint64 // sequence of control values, the same on both sides
+	sid     nicemu.SID // own registered region
+	mem     []byte     // its memory
+	src     []byte     // source buffer of the throughput tests
+	word8   [8]byte    // source buffer of the control writes
+	seq     uint64     // sequence of control values, the same on both sides
 }
 
 // NewPair registers this process's region and learns the peer's through
@@ -71,9 +73,12 @@ func NewPair(nic *nicemu.NIC, store datastore.Store, rank int) (*Pair, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nicbench: peer SID %q: %w", v, err)
 	}
-	p := &Pair{nic: nic, rank: rank, peer: 1 - rank, peerSID: nicemu.SID(peerSID), mem: mem, src: make([]byte, MaxSize)}
+	p := &Pair{nic: nic, rank: rank, peer: 1 - rank, peerSID: nicemu.SID(peerSID), sid: sid, mem: mem, src: make([]byte, MaxSize)}
 	if err := nic.SetAOTFHeader(aotfPage, p.peer, p.peerSID, ctlPage); err != nil {
 		return nil, fmt.Errorf("nicbench: AOTF header: %w", err)
+	}
+	if c := nic.Clock(); c != nil {
+		c.Run() // virtual time: the pair's requests in virtual-time order
 	}
 	return p, store.Fence()
 }
@@ -85,11 +90,40 @@ func (p *Pair) word(off int) *uint64 {
 // await polls a control word of this process until it holds v or a later
 // value: the control values only grow, and the peer may have moved on to
 // the next measurement and overwritten v before this process saw it.
-func (p *Pair) await(off int, v uint64) {
-	w := p.word(off)
-	for atomic.LoadUint64(w) < v {
+func (p *Pair) await(off int, v uint64) { p.awaitAt(ctlPage+off, v) }
+
+// awaitAt polls the word at off of this process's region until it holds v
+// or a later value. In virtual time the process waits meanwhile, and the
+// word's arrival moves its clock (nicemu.NIC.Arrived).
+func (p *Pair) awaitAt(off int, v uint64) {
+	w := (*uint64)(unsafe.Pointer(&p.mem[off]))
+	c := p.nic.Clock()
+	if c == nil {
+		for atomic.LoadUint64(w) < v {
+		}
+		return
+	}
+	defer c.Waiting(false)
+	for {
+		c.Look()
+		if atomic.LoadUint64(w) >= v && p.nic.Arrived(p.sid, uint64(off), 8) {
+			return
+		}
+		c.Waiting(true)
 	}
 }
+
+// now is the time the measurements read: the process's virtual time when
+// the job runs in virtual time, else the monotonic clock's.
+func (p *Pair) now() time.Duration {
+	if c := p.nic.Clock(); c != nil {
+		return c.Now()
+	}
+	return time.Since(epoch)
+}
+
+// epoch is the origin of now in real time.
+var epoch = time.Now()
 
 // Write kinds of the latency test.
 const (
@@ -107,13 +141,15 @@ const (
 // writeWord sends an 8-byte value into the peer's control word off by
 // kind.
 func (p *Pair) writeWord(kind string, off int, v uint64) error {
-	var b [8]byte
+	// One source buffer for every write: a new one each time would be a
+	// new page now and then, and a PATLB miss.
+	b := p.word8[:]
 	*(*uint64)(unsafe.Pointer(&b[0])) = v
 	switch kind {
 	case WritePush:
-		return p.nic.Push(p.peer, p.peerSID, uint64(ctlPage+off), b[:], nil)
+		return p.nic.Push(p.peer, p.peerSID, uint64(ctlPage+off), b, nil)
 	case WriteBOTF:
-		return p.nic.BOTF(p.peer, p.peerSID, uint64(ctlPage+off), b[:])
+		return p.nic.BOTF(p.peer, p.peerSID, uint64(ctlPage+off), b)
 	case WriteAOTF:
 		return p.nic.AOTF(aotfPage, uint64(off), v)
 	}
@@ -136,7 +172,7 @@ func (p *Pair) WriteLatency(kind string, reps, samples int) (time.Duration, erro
 func (p *Pair) pingPong(reps, samples int, send func() error, wait func()) (time.Duration, error) {
 	times := make([]time.Duration, 0, samples)
 	for range samples {
-		start := time.Now()
+		start := p.now()
 		for range reps {
 			p.seq++
 			if p.rank == 1 {
@@ -149,7 +185,7 @@ func (p *Pair) pingPong(reps, samples int, send func() error, wait func()) (time
 				wait()
 			}
 		}
-		times = append(times, time.Since(start)/time.Duration(reps))
+		times = append(times, (p.now()-start)/time.Duration(reps))
 	}
 	return median(times), nil
 }
@@ -166,7 +202,7 @@ func (p *Pair) ReadLatency(kind string, reps, samples int) (time.Duration, error
 	buf := make([]byte, 8)
 	times := make([]time.Duration, 0, samples)
 	for range samples {
-		start := time.Now()
+		start := p.now()
 		for range reps {
 			var err error
 			switch kind {
@@ -181,7 +217,7 @@ func (p *Pair) ReadLatency(kind string, reps, samples int) (time.Duration, error
 				return 0, err
 			}
 		}
-		times = append(times, time.Since(start)/time.Duration(reps))
+		times = append(times, (p.now()-start)/time.Duration(reps))
 	}
 	return median(times), p.writeWord(WritePush, flagWord, p.seq)
 }
@@ -215,12 +251,12 @@ func (p *Pair) Throughput(size, count int) (float64, error) {
 		p.await(flagWord, p.seq)
 		return 0, p.writeWord(WritePush, ackWord, p.seq)
 	}
-	start := time.Now()
+	start := p.now()
 	if err := p.stream(size, count); err != nil {
 		return 0, err
 	}
 	p.await(ackWord, p.seq)
-	return mbps(size*count, time.Since(start)), nil
+	return mbps(size*count, p.now()-start), nil
 }
 
 // Bidirectional measures the sum of the throughputs of both processes
@@ -235,12 +271,12 @@ func (p *Pair) Bidirectional(store datastore.Store, size, count int) (float64, e
 	if err := store.Fence(); err != nil {
 		return 0, fmt.Errorf("nicbench: fence: %w", err)
 	}
-	start := time.Now()
+	start := p.now()
 	if err := p.stream(size, count); err != nil {
 		return 0, err
 	}
 	p.await(flagWord, p.seq)
-	return mbps(2*size*count, time.Since(start)), nil
+	return mbps(2*size*count, p.now()-start), nil
 }
 
 func mbps(bytes int, d time.Duration) float64 {
@@ -259,20 +295,16 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// SizeHalf returns the smallest transfer size at which a throughput curve
-// reaches half of peak, interpolated linearly between the measured sizes;
-// sizes must be ascending. It fails when the curve never reaches it.
+// SizeHalf returns the smallest measured transfer size at which a
+// throughput curve reaches half of peak, as the thesis reads Size_half off
+// its curve measured at powers of two ("Martini reaches Size_half at 1024
+// bytes", 6.1.3); sizes must be ascending. It fails when the curve never
+// reaches it.
 func SizeHalf(sizes []int, mbs []float64, peak float64) (float64, error) {
-	half := peak / 2
 	for i := range sizes {
-		if mbs[i] < half {
-			continue
+		if mbs[i] >= peak/2 {
+			return float64(sizes[i]), nil
 		}
-		if i == 0 {
-			return float64(sizes[0]), nil
-		}
-		x0, x1, y0, y1 := float64(sizes[i-1]), float64(sizes[i]), mbs[i-1], mbs[i]
-		return x0 + (half-y0)*(x1-x0)/(y1-y0), nil
 	}
 	return 0, errors.New("nicbench: the throughput never reaches half its peak")
 }

@@ -89,7 +89,7 @@ const Tolerance = 0.10
 func WriteTable(w io.Writer, runs []*Run) error {
 	header := []string{"figure", "thesis", "source"}
 	for _, r := range runs {
-		header = append(header, r.Profile)
+		header = append(header, r.Name())
 		if r.Profile == nicemu.ProfileMartini {
 			header = append(header, "deviation", fmt.Sprintf("within ±%.0f%%", 100*Tolerance))
 		}
@@ -146,7 +146,7 @@ func Reproduced(r *Run) (bool, []string) {
 // against the transfer size and saves it to path (.svg).
 func PlotThroughput(r *Run, path string) error {
 	p := plot.New()
-	p.Title.Text = "PUSH throughput, " + r.Profile + " profile"
+	p.Title.Text = "PUSH throughput, " + r.Name() + " profile"
 	p.X.Label.Text = "bytes per PUSH"
 	p.Y.Label.Text = "MB/s (10⁶ bytes)"
 	p.X.Scale = plot.LogScale{}
@@ -183,7 +183,7 @@ func WritePMTable(w io.Writer, runs []*Run) error {
 	for _, tr := range []string{"pm", "vp"} {
 		header = append(header, PMNames[tr]+", thesis")
 		for _, r := range runs {
-			header = append(header, PMNames[tr]+", "+r.Profile)
+			header = append(header, PMNames[tr]+", "+r.Name())
 		}
 	}
 	var procs []int
@@ -222,7 +222,7 @@ func value(m map[int]float64, n int) string {
 // with the thesis's points, and saves it to path (.svg).
 func PlotPM(r *Run, path string) error {
 	p := plot.New()
-	p.Title.Text = "PM round trip (8 B), " + r.Profile + " profile"
+	p.Title.Text = "PM round trip (8 B), " + r.Name() + " profile"
 	p.X.Label.Text = "processes in the job"
 	p.Y.Label.Text = "round trip (µs)"
 	p.Y.Min = 0

@@ -11,8 +11,11 @@ import (
 func TestSizeHalf(t *testing.T) {
 	sizes := []int{256, 512, 1024, 2048}
 	got, err := SizeHalf(sizes, []float64{50, 100, 300, 400}, 400)
-	if err != nil || got != 768 {
-		t.Errorf("SizeHalf = %v, %v; want 768 (halfway between 512 and 1024)", got, err)
+	if err != nil || got != 1024 {
+		t.Errorf("SizeHalf = %v, %v; want 1024 (the first size measured at half the peak or above)", got, err)
+	}
+	if got, _ := SizeHalf(sizes, []float64{50, 199, 200, 400}, 400); got != 1024 {
+		t.Errorf("half the peak reached exactly at 1024: %v", got)
 	}
 	if got, _ := SizeHalf(sizes, []float64{300, 350, 380, 400}, 400); got != 256 {
 		t.Errorf("curve above half from the start: %v", got)

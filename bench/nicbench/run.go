@@ -5,12 +5,16 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/llc/datastore"
+	"github.com/rhinet-go/martini/nicemu"
 )
 
 // Run is what one job of the reproduction measured under one timing
 // profile.
 type Run struct {
 	Profile string `json:"profile"`
+	// Clock is "virtual" for a run in virtual time (mpirun -clock
+	// virtual), empty in real time.
+	Clock string `json:"clock,omitempty"`
 	// Write and Read are the 8-byte latencies in µs, by request kind.
 	Write map[string]float64 `json:"write_usec"`
 	Read  map[string]float64 `json:"read_usec"`
@@ -28,6 +32,15 @@ type Run struct {
 	// Handoff is the emulation's own one-way latency (µs) that the
 	// profile compensated for (nicemu.MeasureHandoff; 0 under native).
 	Handoff float64 `json:"handoff_usec"`
+}
+
+// Name names the run in tables and plots: its profile, and its clock when
+// virtual.
+func (r *Run) Name() string {
+	if r.Clock == nicemu.ClockVirtual {
+		return r.Profile + " (virtual time)"
+	}
+	return r.Profile
 }
 
 // Options size a reproduction run.

@@ -3,9 +3,7 @@ package nicbench
 import (
 	"encoding/binary"
 	"fmt"
-	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/rhinet-go/martini/nicemu/takeover"
 )
@@ -58,7 +56,6 @@ func (p *Pair) MissRTT(mode string, size, reps, samples int) (time.Duration, err
 		return 0, fmt.Errorf("nicbench: PATLB-miss mode %q: want %s, %s or %s", mode, MissNone, MissHard, MissSoft)
 	}
 	defer p.nic.SetPATLBMode(takeover.ModeHard)
-	last := (*uint64)(unsafe.Pointer(&p.mem[size-8]))
 	send := func() error {
 		binary.LittleEndian.PutUint64(p.src[size-8:], p.seq)
 		if flush {
@@ -66,9 +63,6 @@ func (p *Pair) MissRTT(mode string, size, reps, samples int) (time.Duration, err
 		}
 		return p.nic.Push(p.peer, p.peerSID, 0, p.src[:size], nil)
 	}
-	wait := func() {
-		for atomic.LoadUint64(last) < p.seq {
-		}
-	}
+	wait := func() { p.awaitAt(size-8, p.seq) }
 	return p.pingPong(reps, samples, send, wait)
 }

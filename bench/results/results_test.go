@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rhinet-go/martini/bench"
+	"github.com/rhinet-go/martini/bench/nicbench"
 )
 
 // committed is the project's results directory.
@@ -112,6 +113,10 @@ func TestCommittedResults(t *testing.T) {
 // their pages.
 func TestBadThesisRecord(t *testing.T) {
 	dir := copyRecords(t, committed)
+	// The real-time record alone: the one that will not decode.
+	if err := os.Remove(filepath.Join(dir, nicbench.VirtualRecordFile)); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
 	path := filepath.Join(dir, "thesis.json")
 	data, err := os.ReadFile(path)
 	if err != nil {

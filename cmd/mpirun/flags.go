@@ -22,6 +22,8 @@ type options struct {
 	timeout   time.Duration
 	verbose   bool
 	profile   string          // the NIC's timing profile (martini.Profiles)
+	clock     string          // the profile's clock (martini.Clocks): "" is real time
+	hostSpeed float64         // in virtual time, the modelled host's seconds per CPU second here
 	settings  launch.Settings // forwarded to the ranks as MARTINI_* variables
 	program   string
 	args      []string
@@ -116,6 +118,22 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.profile = s
 		return nil
 	})
+	fs.Func("clock", "the timing profile's `clock`: real (the default: requests take the modelled time on this machine's clock) or virtual (every rank has a virtual clock that only the model and its own computing move; needs -profile martini)", func(s string) error {
+		if s != "real" && s != "virtual" {
+			return fmt.Errorf("want %s", strings.Join(martini.Clocks(), " or "))
+		}
+		o.clock = s
+		return nil
+	})
+	o.hostSpeed = 1
+	fs.Func("host-speed", "in virtual time, the modelled host's seconds per second of this machine's CPU time while a rank computes: a `number` (1, the default: as fast as this machine; 0: computing takes no time) or p3-933 (the thesis's Pentium III 933 MHz hosts)", func(s string) error {
+		f, err := martini.ParseHostSpeed(s)
+		if err != nil {
+			return errors.New("want a number of at least 0 or p3-933")
+		}
+		o.hostSpeed = f
+		return nil
+	})
 	fs.BoolVar(&o.settings.NoCMA, "no-cma", false, "do not use cross-memory attach; copy through bounce buffers")
 	fs.BoolVar(&o.settings.Stats, "stats", false, "print per-rank statistics at Finalize")
 	fs.Func("coll", "force collective algorithms, `coll=alg,...` (e.g. allreduce=ring,bcast=binomial)", func(s string) error {
@@ -149,6 +167,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return bad("-timeout %v: must not be negative", o.timeout)
 	case fs.NArg() == 0:
 		return bad("missing PROGRAM")
+	case o.clock == "virtual" && o.profile != "martini":
+		return bad("-clock virtual: needs -profile martini (virtual time runs the NIC's timing model)")
+	case o.clock == "virtual" && o.hosts != nil:
+		return bad("-clock virtual: a job on one host only (each host has its own NIC segment, and TCP has no timing model)")
+	case o.clock == "virtual" && o.settings.Transport == launch.TransportTCP:
+		return bad("-clock virtual: needs the martini network, not -transport tcp")
+	case isSet(fs, "host-speed") && o.clock != "virtual":
+		return bad("-host-speed: only with -clock virtual")
 	}
 	if err := checkRanks(perHost, rankLimits()); err != nil {
 		return bad("%v", err)

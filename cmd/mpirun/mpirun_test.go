@@ -23,7 +23,7 @@ import (
 // once by TestMain.
 var bin string
 
-var helpers = []string{"printrank", "failrank", "nofinalize", "storesum", "abort", "background", "leave", "hoststore"}
+var helpers = []string{"printrank", "failrank", "nofinalize", "storesum", "abort", "background", "leave", "hoststore", "vtping"}
 
 func TestMain(m *testing.M) {
 	// The jobs across hosts that tests run in this process start this
@@ -118,6 +118,11 @@ func TestUsageErrors(t *testing.T) {
 		{"-np", "2", "-timeout", "-1s", helper("printrank")},
 		{"-np", "2", "-timeout", "soon", helper("printrank")},
 		{"-np", "2", "-profile", "myrinet", helper("printrank")},
+		{"-np", "2", "-clock", "virtual", helper("printrank")},
+		{"-np", "2", "-profile", "martini", "-clock", "sundial", helper("printrank")},
+		{"-np", "2", "-profile", "martini", "-host-speed", "2", helper("printrank")},
+		{"-np", "2", "-profile", "martini", "-clock", "virtual", "-host-speed", "-1", helper("printrank")},
+		{"-np", "2", "-profile", "martini", "-clock", "virtual", "-transport", "tcp", helper("printrank")},
 	} {
 		r := mpirun(t, args...)
 		if r.code != 2 {
@@ -502,4 +507,38 @@ func TestMpirunKilledTakesRanksDown(t *testing.T) {
 	cmd.Process.Kill() // no chance to clean up: Pdeathsig must do it
 	cmd.Wait()
 	waitDead(t, pids, 2*time.Second)
+}
+
+// TestVirtualTimeDeterministic runs the same ping-pongs twice in virtual
+// time, at 2 processes and at 4 (more than this machine's cores when it
+// has 2): each rank's ping-pong times are the same in both runs. (The
+// closing allreduce's end is not compared: whether its messages find
+// their receives posted depends on the real order, and so, by a hop, does
+// its time.)
+func TestVirtualTimeDeterministic(t *testing.T) {
+	t.Parallel()
+	for _, np := range []string{"2", "4"} {
+		var first string
+		for run := range 2 {
+			r := mpirun(t, "-np", np, "-profile", "martini", "-clock", "virtual", "-host-speed", "0", helper("vtping"))
+			if r.code != 0 {
+				t.Fatalf("np %s, run %d: exit %d: %s", np, run, r.code, r.stderr)
+			}
+			var trips []string
+			for _, l := range sortedLines(r.stdout) {
+				if strings.Contains(l, "round trips [") {
+					trips = append(trips, l)
+				}
+			}
+			if n, _ := strconv.Atoi(np); len(trips) != n || strings.Count(r.stdout, "allreduce "+strconv.Itoa(n*(n-1)/2)+",") != n {
+				t.Fatalf("np %s: output %q", np, r.stdout)
+			}
+			out := strings.Join(trips, "\n")
+			if run == 0 {
+				first = out
+			} else if out != first {
+				t.Errorf("np %s: the second run's times differ:\n%s\nfirst:\n%s", np, out, first)
+			}
+		}
+	}
 }

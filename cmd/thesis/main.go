@@ -7,6 +7,12 @@
 //
 //	go run ./cmd/thesis
 //	go run ./cmd/thesis -quick -results /tmp/r   # a quick run elsewhere (CI)
+//	go run ./cmd/thesis -clock virtual           # in virtual time → results/thesis-virtual.md
+//
+// With -clock virtual the martini profile runs in virtual time (mpirun
+// -clock virtual): the figures are the model's, whatever this machine's
+// cores, cross-core latency or load, and the record is
+// results/thesis-virtual.json, beside the real-time one.
 //
 // Each profile is one job of two processes, started through this
 // module's mpirun; the processes measure the NIC directly, below MPI.
@@ -64,16 +70,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	mpirun := fs.String("mpirun", "", "the mpirun to use (default: build this module's)")
 	quick := fs.Bool("quick", false, "fewer repetitions and smaller transfers (a test run)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "kill a job still running after this long")
+	clock := fs.String("clock", nicemu.ClockReal, "the timing profile's `clock`: real, or virtual (martini only; writes thesis-virtual.json)")
+	hostSpeed := fs.String("host-speed", "0", "with -clock virtual, mpirun's -host-speed: 0 (the default) counts none of the benchmark loops' own computing, which the thesis's figures hold in the profile's costs")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
+	vt, ok := virtualOptions(fs, *clock, *hostSpeed, stderr)
+	if !ok {
+		return 2
+	}
+	if vt != nil && !isSet(fs, "profiles") {
+		*profiles = nicemu.ProfileMartini
+	}
 	names := strings.Split(*profiles, ",")
 	for _, n := range names {
 		if _, err := nicemu.LookupProfile(n); err != nil || n == "" {
 			fmt.Fprintf(stderr, "thesis: -profiles: %q is not one of %s\n", n, strings.Join(nicemu.Profiles(), ", "))
+			return 2
+		}
+		if vt != nil && n != nicemu.ProfileMartini {
+			fmt.Fprintf(stderr, "thesis: -clock virtual: the %s profile has no timing model to run in virtual time\n", n)
 			return 2
 		}
 	}
@@ -102,16 +121,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var runs []*nicbench.Run
 	for _, name := range names {
 		fmt.Fprintf(stderr, "thesis: measuring the %s profile\n", name)
-		r, err := runJob(ctx, *mpirun, self, name, *quick, *timeout, stderr)
+		r, err := runJob(ctx, *mpirun, self, name, vt, *quick, *timeout, stderr)
 		if err != nil {
 			return fail(err)
 		}
-		if r.PM, err = measurePM(ctx, *mpirun, self, name, *quick, *timeout, stderr); err != nil {
+		if r.PM, err = measurePM(ctx, *mpirun, self, name, vt, *quick, *timeout, stderr); err != nil {
 			return fail(err)
 		}
 		runs = append(runs, r)
 	}
-	if err := writeResults(*resultsDir, runs, *quick, stdout, stderr); err != nil {
+	file := nicbench.RecordFile
+	if vt != nil {
+		file = nicbench.VirtualRecordFile
+	}
+	if err := writeResults(*resultsDir, file, runs, *quick, stdout, stderr); err != nil {
 		return fail(err)
 	}
 	return 0
@@ -119,8 +142,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // runJob runs the worker under profile through mpirun and returns rank 0's
 // run.
-func runJob(ctx context.Context, mpirun, self, profile string, quick bool, timeout time.Duration, stderr io.Writer) (*nicbench.Run, error) {
-	args := []string{"-np", "2", "-profile", profile, "-timeout", timeout.String(), self, "worker", "-profile", profile}
+func runJob(ctx context.Context, mpirun, self, profile string, vt []string, quick bool, timeout time.Duration, stderr io.Writer) (*nicbench.Run, error) {
+	args := append([]string{"-np", "2", "-profile", profile}, vt...)
+	args = append(args, "-timeout", timeout.String(), self, "worker", "-profile", profile)
 	if quick {
 		args = append(args, "-quick")
 	}
@@ -198,7 +222,13 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	if c := nic.Clock(); c != nil {
+		c.Stop() // the peer's last requests need not wait for this clock
+	}
 	r.Handoff = seg.Handoff().Seconds() * 1e6
+	if seg.Clock() == nicemu.ClockVirtual {
+		r.Clock = nicemu.ClockVirtual
+	}
 	if err := job.Store.Fence(); err != nil {
 		return fail(err)
 	}
@@ -216,7 +246,7 @@ func worker(args []string, stdout, stderr io.Writer) int {
 // writeResults prints the table and, unless dir is "", writes the record
 // of runs into dir as thesis.json and regenerates the directory
 // (results.Regenerate): thesis.md and its plots from it, and the README.
-func writeResults(dir string, runs []*nicbench.Run, quick bool, stdout, stderr io.Writer) error {
+func writeResults(dir, file string, runs []*nicbench.Run, quick bool, stdout, stderr io.Writer) error {
 	if err := nicbench.WriteTable(stdout, runs); err != nil {
 		return err
 	}
@@ -232,7 +262,7 @@ func writeResults(dir string, runs []*nicbench.Run, quick bool, stdout, stderr i
 	if err := rec.Encode(&js); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, nicbench.RecordFile), js.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, file), js.Bytes(), 0o644); err != nil {
 		return err
 	}
 	s, err := results.Regenerate(dir)
@@ -241,4 +271,32 @@ func writeResults(dir string, runs []*nicbench.Run, quick bool, stdout, stderr i
 	}
 	results.WriteSkipped(stderr, "thesis: ", s)
 	return nil
+}
+
+// virtualOptions checks -clock and -host-speed and returns the mpirun
+// flags of virtual time: nil in real time. It reports false, having said
+// why, for a bad combination.
+func virtualOptions(fs *flag.FlagSet, clock, hostSpeed string, stderr io.Writer) ([]string, bool) {
+	switch clock {
+	case nicemu.ClockReal:
+		if isSet(fs, "host-speed") {
+			fmt.Fprintln(stderr, "thesis: -host-speed: only with -clock virtual")
+			return nil, false
+		}
+		return nil, true
+	case nicemu.ClockVirtual:
+		if _, err := nicemu.ParseHostSpeed(hostSpeed); err != nil {
+			fmt.Fprintf(stderr, "thesis: -host-speed: %v\n", err)
+			return nil, false
+		}
+		return []string{"-clock", nicemu.ClockVirtual, "-host-speed", hostSpeed}, true
+	}
+	fmt.Fprintf(stderr, "thesis: -clock %q: want %s\n", clock, strings.Join(nicemu.Clocks(), " or "))
+	return nil, false
+}
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -84,7 +84,7 @@ func pmPingPong(world *mpi.Comm, size, reps, samples int) (time.Duration, error)
 	case 0:
 		var times []time.Duration
 		for s := -1; s < samples; s++ { // sample -1 warms up
-			start := time.Now()
+			start := mpi.Wtime()
 			for range reps {
 				if err := mpi.Send(world, buf, 1, pingTag); err != nil {
 					return 0, err
@@ -94,7 +94,7 @@ func pmPingPong(world *mpi.Comm, size, reps, samples int) (time.Duration, error)
 				}
 			}
 			if s >= 0 {
-				times = append(times, time.Since(start)/time.Duration(reps))
+				times = append(times, time.Duration((mpi.Wtime()-start)*1e9)/time.Duration(reps))
 			}
 		}
 		for p := 1; p < world.Size(); p++ {
@@ -120,8 +120,9 @@ func pmPingPong(world *mpi.Comm, size, reps, samples int) (time.Duration, error)
 
 // runPM runs a PM job of np processes under profile with eager transport
 // transport and returns its round trip (µs).
-func runPM(ctx context.Context, mpirun, self, profile, transport string, np int, quick bool, timeout time.Duration, stderr io.Writer) (float64, error) {
-	args := []string{"-np", strconv.Itoa(np), "-bind-to", "core", "-profile", profile, "-eager", transport, "-timeout", timeout.String(), self, "pmworker"}
+func runPM(ctx context.Context, mpirun, self, profile, transport string, vt []string, np int, quick bool, timeout time.Duration, stderr io.Writer) (float64, error) {
+	args := append([]string{"-np", strconv.Itoa(np), "-bind-to", "core", "-profile", profile, "-eager", transport}, vt...)
+	args = append(args, "-timeout", timeout.String(), self, "pmworker")
 	if quick {
 		args = append(args, "-reps", "200", "-samples", "3")
 	}
@@ -154,7 +155,7 @@ func runPM(ctx context.Context, mpirun, self, profile, transport string, np int,
 
 // measurePM fills r.PM with the round trips of every PM transport and job
 // size under profile.
-func measurePM(ctx context.Context, mpirun, self, profile string, quick bool, timeout time.Duration, stderr io.Writer) (map[string]map[int]float64, error) {
+func measurePM(ctx context.Context, mpirun, self, profile string, vt []string, quick bool, timeout time.Duration, stderr io.Writer) (map[string]map[int]float64, error) {
 	procs := pmProcs
 	if quick {
 		procs = procs[:2]
@@ -164,7 +165,7 @@ func measurePM(ctx context.Context, mpirun, self, profile string, quick bool, ti
 		res[tr] = map[int]float64{}
 		for _, np := range procs {
 			fmt.Fprintf(stderr, "thesis: %s profile: %s round trip, %d processes\n", profile, tr, np)
-			v, err := runPM(ctx, mpirun, self, profile, tr, np, quick, timeout, stderr)
+			v, err := runPM(ctx, mpirun, self, profile, tr, vt, np, quick, timeout, stderr)
 			if err != nil {
 				return nil, err
 			}

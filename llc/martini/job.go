@@ -18,11 +18,24 @@ func CheckProfile(name string) error {
 	return err
 }
 
+// Clocks returns the names of the clock modes (real, virtual).
+func Clocks() []string { return nicemu.Clocks() }
+
+// ParseHostSpeed reads a host speed for virtual time: a preset name or a
+// number (nicemu.ParseHostSpeed).
+func ParseHostSpeed(s string) (float64, error) { return nicemu.ParseHostSpeed(s) }
+
 // JobConfig describes the segment of a new job.
 type JobConfig struct {
 	Procs   int    // processes of the job
 	PGID    uint64 // job key
 	Profile string // timing profile ("" is native)
+	// Clock is the clock mode ("" is real); virtual needs a timing
+	// profile.
+	Clock string
+	// HostSpeed is the modelled host's seconds per second of this
+	// machine's CPU time in virtual time.
+	HostSpeed float64
 }
 
 // Job is the launcher's side of a job's shared segment: mpirun creates it,
@@ -31,7 +44,7 @@ type Job struct{ seg *nicemu.Segment }
 
 // CreateJob creates the shared segment of a new job.
 func CreateJob(c JobConfig) (*Job, error) {
-	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: c.Procs, PGID: c.PGID, Profile: c.Profile})
+	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: c.Procs, PGID: c.PGID, Profile: c.Profile, Clock: c.Clock, HostSpeed: c.HostSpeed})
 	if err != nil {
 		return nil, err
 	}

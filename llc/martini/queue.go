@@ -35,6 +35,13 @@ func (t *Translator) allocQueue(size int) (nicemu.SID, []byte, error) {
 	if err != nil {
 		return 0, nil, fmt.Errorf("martini: %w", err)
 	}
+	if t.nic.Clock() != nil {
+		q.OnArrival(func(off uint64, n int) bool {
+			ok := t.nic.Arrived(sid, off, n)
+			t.arrived = t.arrived || ok
+			return ok
+		})
+	}
 	t.mem.WatchQueue(q)
 	return sid, mem, nil
 }
@@ -53,6 +60,9 @@ func (t *Translator) enqueue(c *llc.Command) error {
 	binary.LittleEndian.PutUint32(buf[4:], uint32(t.nic.PID()))
 	copy(buf[llc.QueueRecordHeader:], head)
 	copy(buf[llc.QueueRecordHeader+len(head):], c.Data)
+	if p := t.nic.Profile(); p != nil && t.nic.Clock() != nil {
+		t.nic.ChargeHost(p.VirtualVP) // PM/RHiNET-VP's pmSend in virtual time
+	}
 	err := t.nic.VPush(c.Peer, buf)
 	if errors.Is(err, nicemu.ErrVPUSHFull) {
 		return fmt.Errorf("martini: enqueue to process %d: %w (%v)", c.Peer, llc.ErrQueueFull, err)
@@ -73,6 +83,17 @@ func (t *Translator) Charge(w llc.HostWork, n int) {
 	case llc.WorkRecv:
 		t.nic.ChargeHost(time.Duration(n) * p.PMRecv)
 	case llc.WorkPoll:
-		t.nic.ChargeHost(time.Duration(n) * p.PMPoll)
+		if t.nic.Clock() == nil {
+			t.nic.ChargeHost(time.Duration(n) * p.PMPoll)
+			break
+		}
+		// Virtual time: polls that found nothing are time spent waiting,
+		// which the arrival's time accounts for; the poll that found a
+		// message costs the two passes over the receive buffers a
+		// message waits for on average (see Profile.PMPoll).
+		if t.arrived {
+			t.nic.ChargeHost(2 * time.Duration(n) * p.PMPoll)
+		}
+		t.arrived = false
 	}
 }

@@ -46,6 +46,9 @@ type Translator struct {
 	mem *llc.LocalMemory
 	// offload: the collectives may use the synchronisation network.
 	offload bool
+	// arrived: in virtual time, a poll delivered something since the
+	// last poll work was charged (Charge).
+	arrived bool
 }
 
 // DefaultBOTFLimit is the default BOTFLimit: small messages go as one
@@ -108,8 +111,25 @@ type aotfTarget struct {
 
 // New returns a translator for nic.
 func New(nic *nicemu.NIC) *Translator {
-	return &Translator{nic: nic, BOTFLimit: DefaultBOTFLimit, SleepTimeout: 500 * time.Millisecond,
+	t := &Translator{nic: nic, BOTFLimit: DefaultBOTFLimit, SleepTimeout: 500 * time.Millisecond,
 		mem: llc.NewLocalMemory(nic.PID()), offload: true}
+	if nic.Clock() != nil {
+		t.mem.OnArrival(func(r llc.RegionID, off uint64, n int) bool {
+			ok := nic.Arrived(nicemu.SID(r), off, n)
+			t.arrived = t.arrived || ok
+			return ok
+		})
+	}
+	return t
+}
+
+// VirtualClock implements llc.Clocked: the NIC's virtual clock when the
+// job runs in virtual time, nil otherwise.
+func (t *Translator) VirtualClock() llc.Clock {
+	if c := t.nic.Clock(); c != nil {
+		return c
+	}
+	return nil
 }
 
 // DefaultEagerLimit is the eager limit Caps recommends. Measured with
@@ -228,6 +248,9 @@ func (t *Translator) write(c *llc.Command) error {
 		copy(buf, head)
 		copy(buf[len(head):], c.Data)
 		binary.LittleEndian.PutUint64(buf[total:], c.Signal)
+		if p := n.Profile(); p != nil && n.Clock() != nil {
+			n.ChargeHost(p.VirtualPM) // PM/RHiNET's pmSend in virtual time
+		}
 		return n.Push(c.Peer, sid, c.Off, buf, nil)
 	}
 	if total <= t.BOTFLimit {
@@ -314,6 +337,9 @@ func (t *Translator) signal(c *llc.Command) error {
 // and delivers to sink what arrived in this process's rings, slots and
 // receive queue.
 func (t *Translator) Poll(sink llc.Sink) bool {
+	if c := t.nic.Clock(); c != nil {
+		c.Look()
+	}
 	p := t.nic.Service()
 	if t.mem.Poll(sink) {
 		p = true
@@ -325,10 +351,20 @@ func (t *Translator) Poll(sink llc.Sink) bool {
 func (t *Translator) Arm() uint32 { return t.nic.ArmDoorbell() }
 
 // Sleep blocks until a peer writes to this process or SleepTimeout passes.
-func (t *Translator) Sleep(ticket uint32) { t.nic.WaitDoorbell(ticket, t.SleepTimeout) }
+func (t *Translator) Sleep(ticket uint32) { t.SleepFor(ticket, t.SleepTimeout) }
 
-// SleepFor is Sleep bounded by d (llc.TimedSleeper).
-func (t *Translator) SleepFor(ticket uint32, d time.Duration) { t.nic.WaitDoorbell(ticket, d) }
+// SleepFor is Sleep bounded by d (llc.TimedSleeper). In virtual time,
+// while the process holds back data from its future (nicemu.Clock.Holding),
+// no peer's write will wake it to take it: it sleeps heldPoll at most.
+func (t *Translator) SleepFor(ticket uint32, d time.Duration) {
+	if c := t.nic.Clock(); c != nil && c.Holding() {
+		d = min(d, heldPoll)
+	}
+	t.nic.WaitDoorbell(ticket, d)
+}
+
+// heldPoll is how long a process that holds back data sleeps at most.
+const heldPoll = 50 * time.Microsecond
 
 // Disarm withdraws Arm.
 func (t *Translator) Disarm() { t.nic.DisarmDoorbell() }
