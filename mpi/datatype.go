@@ -3,7 +3,6 @@ package mpi
 import (
 	"errors"
 	"fmt"
-	"slices"
 )
 
 // ErrDatatype classes errors in building or using a Datatype.
@@ -213,7 +212,7 @@ func (dt *Datatype) Resized(lb, extent int) (*Datatype, error) {
 	if extent < 0 {
 		return nil, fmt.Errorf("mpi: Resized: %w: extent %d", ErrDatatype, extent)
 	}
-	return &Datatype{blocks: slices.Clone(dt.blocks), lb: lb, extent: extent, size: dt.size}, nil
+	return &Datatype{blocks: dt.blocks, lb: lb, extent: extent, size: dt.size}, nil // blocks are never modified: shared
 }
 
 // Order is the storage order of a multidimensional array.

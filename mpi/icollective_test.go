@@ -49,8 +49,8 @@ func nbCases(w *mpi.Comm, key int) []nbCase {
 	for r := range n {
 		toAll = append(toAll, pattern[int64](counts[r], key, me, r, 3)...)
 	}
-	// Alltoallv: rank me sends counts[(me+r)%n]... to r; receives from r
-	// what r sends it.
+	// Alltoallv: rank me sends sc(me, r) elements to r and receives
+	// sc(r, me) from r.
 	sc := func(from, to int) int { return counts[(from+to)%n] }
 	scounts, rcounts := make([]int, n), make([]int, n)
 	for r := range n {
