@@ -112,8 +112,12 @@ func parsePeerVersion(out string) string {
 	return first
 }
 
-// openMPI reports whether the peer is Open MPI.
-func (p *Peer) openMPI() bool { return strings.Contains(p.Version, "Open MPI") }
+// openMPI reports whether the peer is Open MPI, whose launcher names
+// itself Open MPI or, in the 4.x series, OpenRTE ("mpirun.openmpi
+// (OpenRTE) 4.1.4").
+func (p *Peer) openMPI() bool {
+	return strings.Contains(p.Version, "Open MPI") || strings.Contains(p.Version, "OpenRTE")
+}
 
 // Build writes the C benchmark into dir and compiles it there with
 // mpicc, returning the path of the program.

@@ -65,6 +65,22 @@ func TestParsePeerVersion(t *testing.T) {
 	}
 }
 
+func TestPeerOpenMPI(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		want    bool
+	}{
+		{"mpirun (Open MPI) 4.1.4", true},
+		{"mpirun.openmpi (OpenRTE) 4.1.4", true},
+		{"MPICH Hydra 4.0.2", false},
+		{"", false},
+	} {
+		if got := (&Peer{Version: c.version}).openMPI(); got != c.want {
+			t.Errorf("openMPI() of %q = %v, want %v", c.version, got, c.want)
+		}
+	}
+}
+
 func TestPeerSource(t *testing.T) {
 	if len(peerSource) == 0 || !bytes.Contains(peerSource, []byte("MPI_Init")) {
 		t.Fatalf("embedded peer/imb.c (%d bytes) is not an MPI program", len(peerSource))
