@@ -1,7 +1,6 @@
 package llc
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -310,8 +309,7 @@ func (ep *Endpoint) wait(op Completion) {
 			switch {
 			case idle < ep.Spin:
 			case idle < ep.Spin+ep.Yield:
-				runtime.Gosched()
-				osYield()
+				yieldCPU(idle)
 			default:
 				ep.sleep(op)
 				idle = ep.Spin
