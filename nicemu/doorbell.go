@@ -35,42 +35,15 @@ func (n *NIC) DisarmDoorbell() { atomic.AddUint32(&n.ent.sleepers, ^uint32(0)) }
 // WaitDoorbell sleeps until the doorbell rings after the ArmDoorbell that
 // returned seen, or until timeout, then disarms. Safe for concurrent use.
 //
-// One sleeper of the process at a time blocks its thread without telling
-// Go's scheduler (rawSleep), so that the ring resumes it at once; the
-// others sleep in an ordinary system call, which lets the scheduler run
-// the process's other goroutines on their processors meanwhile.
+// The wait is an ordinary system call, not a raw one: Go's runtime then
+// knows the thread is blocked, and a garbage collection's stop of the world
+// does not wait for the ring or the timeout (a signal does not end a futex
+// wait that the kernel restarts).
 func (n *NIC) WaitDoorbell(seen uint32, timeout time.Duration) {
-	if n.rawSleeper.CompareAndSwap(false, true) {
-		rawSleep(&n.ent.bell, seen, timeout)
-		n.rawSleeper.Store(false)
-	} else {
-		ts := unix.NsecToTimespec(int64(timeout))
-		unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&n.ent.bell)), futexWait, uintptr(seen),
-			uintptr(unsafe.Pointer(&ts)), 0, 0)
-	}
+	ts := unix.NsecToTimespec(int64(timeout))
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&n.ent.bell)), futexWait, uintptr(seen),
+		uintptr(unsafe.Pointer(&ts)), 0, 0)
 	n.DisarmDoorbell()
-}
-
-// rawSleep blocks until *bell differs from seen or timeout passes, in raw
-// futex waits. A sleep through Go's ordinary system call hands the thread's
-// processor to another thread when it lasts (sysmon retakes it), and on
-// waking the sleeper must get a processor back, often by waking yet
-// another thread: with more processes than cores, that chain cost tens of
-// microseconds a wake. A raw wait keeps the processor; the runtime's
-// preemption signal interrupts it (EINTR), and the loop's next call then
-// yields to a stop-the-world, so a garbage collection never waits for the
-// timeout.
-func rawSleep(bell *uint32, seen uint32, timeout time.Duration) {
-	deadline := time.Now().Add(timeout)
-	for atomic.LoadUint32(bell) == seen {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return
-		}
-		ts := unix.NsecToTimespec(int64(left))
-		unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(bell)), futexWait, uintptr(seen),
-			uintptr(unsafe.Pointer(&ts)), 0, 0)
-	}
 }
 
 // notify rings dst's doorbell if dst may be asleep.
@@ -118,7 +91,7 @@ func (n *NIC) await(done func() bool) {
 // matters when more ranks than cores run. The call is raw: through Go's
 // ordinary system call, a yield that lets another process run for long
 // enough has its processor retaken by the runtime and handed to another
-// thread (see rawSleep).
+// thread.
 func yield() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
 
 // Wake rings the caller's own doorbell if one of its goroutines may be

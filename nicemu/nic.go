@@ -43,8 +43,6 @@ type NIC struct {
 	patlb  paTLB
 	stats  Stats
 
-	rawSleeper atomic.Bool // a goroutine sleeps on the doorbell in rawSleep
-
 	timing  *timing  // nil under the native profile
 	clock   *Clock   // nil unless the job runs in virtual time
 	visible int64    // virtual time: when the write being executed becomes visible
