@@ -3,8 +3,12 @@ package collectives
 import "fmt"
 
 // allgatherAlgorithms are Allgather's algorithms. Each is called with recv
-// exactly size blocks, the rank's own block already in place.
-var allgatherAlgorithms = map[string]func(c *call, recv []byte) error{
+// exactly size blocks and own the rank's block: send, or its place in
+// recv when in place. An algorithm sends the rank's block from own and
+// puts it in its place itself (placeOwn), after the first exchange: a
+// peer reading the block while the rank writes those lines of recv would
+// move every line between the cores twice.
+var allgatherAlgorithms = map[string]func(c *call, own, recv []byte) error{
 	"ring":               allgatherRing,
 	"recursive-doubling": allgatherRecursiveDoubling,
 	"bruck":              allgatherBruck,
@@ -40,39 +44,68 @@ func Allgather(n Net, alg string, send, recv []byte) error {
 		return fmt.Errorf("allgather: the receive buffer holds %d bytes, not %d ranks × %d: %w", len(recv), size, blk, ErrBuffer)
 	}
 	recv = recv[:size*blk]
-	if send != nil {
-		copy(recv[rank*blk:(rank+1)*blk], send)
+	own := send
+	if send == nil {
+		own = recv[rank*blk : (rank+1)*blk]
 	}
-	return f(newCall(n), recv)
+	return f(newCall(n), own, recv)
+}
+
+// placeOwn copies the rank's block own into its place in recv, unless it
+// is there already (in place).
+func placeOwn(own, recv []byte, rank int) {
+	dst := recv[rank*len(own) : (rank+1)*len(own)]
+	if len(own) > 0 && &own[0] != &dst[0] {
+		copy(dst, own)
+	}
 }
 
 // allgatherRing: in step s, each rank sends block rank-s to its right
 // neighbour and receives block rank-s-1 from its left one.
-func allgatherRing(c *call, recv []byte) error {
+// The rank's own block is only sent in the first step, from own; it is
+// placed at the end.
+func allgatherRing(c *call, own, recv []byte) error {
 	size, rank := c.Size(), c.Rank()
 	blk := len(recv) / size
 	right, left := (rank+1)%size, (rank-1+size)%size
 	for s := range size - 1 {
 		out, in := (rank-s+size)%size, (rank-s-1+size)%size
-		if err := c.passrecv(right, recv[out*blk:(out+1)*blk], left, recv[in*blk:(in+1)*blk]); err != nil {
+		data := recv[out*blk : (out+1)*blk]
+		if s == 0 {
+			data = own
+		}
+		if err := c.passrecv(right, data, left, recv[in*blk:(in+1)*blk]); err != nil {
 			return c.end(err)
 		}
 	}
+	placeOwn(own, recv, rank)
 	return c.end(nil)
 }
 
 // allgatherRecursiveDoubling: before the exchange with rank^m, each rank
 // holds the m blocks of its aligned group of m ranks, and it swaps them
 // for those of the partner's group.
-func allgatherRecursiveDoubling(c *call, recv []byte) error {
+// The first exchange sends own; the block is placed before the second,
+// which sends it from recv with its neighbours'.
+func allgatherRecursiveDoubling(c *call, own, recv []byte) error {
 	size, rank := c.Size(), c.Rank()
 	blk := len(recv) / size
 	for m := 1; m < size; m <<= 1 {
 		peer := rank ^ m
 		mine, theirs := rank&^(m-1), peer&^(m-1)
-		if err := c.passrecv(peer, recv[mine*blk:(mine+m)*blk], peer, recv[theirs*blk:(theirs+m)*blk]); err != nil {
+		data := recv[mine*blk : (mine+m)*blk]
+		if m == 1 {
+			data = own
+		}
+		if err := c.passrecv(peer, data, peer, recv[theirs*blk:(theirs+m)*blk]); err != nil {
 			return c.end(err)
 		}
+		if m == 1 {
+			placeOwn(own, recv, rank)
+		}
+	}
+	if size == 1 {
+		placeOwn(own, recv, rank)
 	}
 	return c.end(nil)
 }
@@ -80,11 +113,11 @@ func allgatherRecursiveDoubling(c *call, recv []byte) error {
 // allgatherBruck: tmp[j] is the block of rank+j. Before the exchange of
 // distance p, each rank holds tmp[0:p]; it sends the first min(p, size-p)
 // of them to rank-p and receives tmp[p:] from rank+p.
-func allgatherBruck(c *call, recv []byte) error {
+func allgatherBruck(c *call, own, recv []byte) error {
 	size, rank := c.Size(), c.Rank()
 	blk := len(recv) / size
 	tmp := c.alloc(len(recv))
-	copy(tmp, recv[rank*blk:(rank+1)*blk])
+	copy(tmp, own)
 	for p := 1; p < size; p <<= 1 {
 		k := min(p, size-p)
 		if err := c.passrecv((rank-p+size)%size, tmp[:k*blk], (rank+p)%size, tmp[p*blk:(p+k)*blk]); err != nil {
