@@ -29,13 +29,11 @@ func reduceBinomial(c *call, r Reducer, send, recv []byte, root int) error {
 		top = 0
 	}
 	// acc holds the combination of the ranks [rel, rel+mask); tmp
-	// receives a child's, of the ranks just above.
-	acc := recv
-	if rank != top || rank != root || len(recv) < length {
-		acc = c.alloc(length)
-	}
-	copyInput(acc, send, recv)
-	tmp := c.alloc(length)
+	// receives a child's, of the ranks just above. Until the first child's
+	// arrives, acc is the input itself: a leaf sends it as it is, without
+	// a copy whose lines the parent would then read from this core.
+	acc := reduceInput(send, recv, length)
+	var tmp []byte
 	rel := (rank - top + n) % n
 	for mask := 1; mask < n; mask *= 2 {
 		if rel&mask != 0 {
@@ -45,6 +43,9 @@ func reduceBinomial(c *call, r Reducer, send, recv []byte, root int) error {
 			break
 		}
 		if rel+mask < n {
+			if tmp == nil {
+				acc, tmp = reduceAccumulator(c, acc, recv, rank == top && rank == root, length), c.alloc(length)
+			}
 			if err := c.recv((rel+mask+top)%n, tmp); err != nil {
 				return err
 			}
@@ -68,6 +69,29 @@ func reduceBinomial(c *call, r Reducer, send, recv []byte, root int) error {
 		return c.recv(top, recv)
 	}
 	return nil
+}
+
+// reduceInput is the rank's input to a reduction of length bytes: send,
+// or recv when send is nil (in place).
+func reduceInput(send, recv []byte, length int) []byte {
+	if send == nil {
+		return recv[:length]
+	}
+	return send
+}
+
+// reduceAccumulator returns memory holding a copy of in that the
+// reduction may combine into: recv itself when the rank keeps the result
+// (intoRecv) and recv is long enough, else scratch memory.
+func reduceAccumulator(c *call, in, recv []byte, intoRecv bool, length int) []byte {
+	acc := recv
+	if !intoRecv || len(recv) < length {
+		acc = c.alloc(length)
+	}
+	if !same(acc, in) {
+		copy(acc, in)
+	}
+	return acc
 }
 
 // reduceScatterGather reduces a commutative operation by a ring
