@@ -59,6 +59,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "pmworker" {
 		return pmWorker(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "npb" {
+		return runNPBSweep(ctx, args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("thesis", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
