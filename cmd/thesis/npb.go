@@ -33,10 +33,6 @@ type npbOptions struct {
 	plan                               []thesisnpb.Key
 }
 
-// squareBenchmarks are the benchmarks that take square process counts
-// (-np-square); the others take -np.
-var squareBenchmarks = []string{"BT", "SP"}
-
 // parseNPB reads the flags of `thesis npb` and makes the plan: every point
 // to run, in the order it runs them (by process count, then class, so that
 // an interrupted sweep has the cheaper points: a run's time grows with its
@@ -52,8 +48,8 @@ func parseNPB(args []string, stderr io.Writer) (*npbOptions, error) {
 	}
 	o := &npbOptions{}
 	classes := fs.String("classes", "S,W,A", "problem classes, comma-separated")
-	procs := fs.String("np", "2,4,8,16", "process counts of EP, IS, CG, MG, FT and LU")
-	squares := fs.String("np-square", "4,9,16", "process counts of BT and SP (squares)")
+	procs := fs.String("np", intList(thesisnpb.DefaultProcs), "process counts of EP, IS, CG, MG, FT and LU")
+	squares := fs.String("np-square", intList(thesisnpb.SquareProcs), "process counts of BT and SP (squares)")
 	benches := fs.String("bench", strings.Join(npb.Kernels(), ","), "benchmarks, comma-separated (any case)")
 	layers := fs.String("layers", strings.Join(thesisnpb.Layers, ","), "PM layers (mpirun -eager): pm (PM/RHiNET), vp (PM/RHiNET-VP)")
 	fs.StringVar(&o.results, "results", "results", "the results directory: thesis-npb.json is written there after every run, and the directory regenerated at the end")
@@ -119,7 +115,7 @@ func makePlan(classList, benchList, layerList, procList, squareList string) ([]t
 	for _, c := range classes {
 		for _, b := range benches {
 			counts := procs
-			if slices.Contains(squareBenchmarks, b) {
+			if slices.Contains(thesisnpb.SquareBenchmarks, b) {
 				counts = squares
 			}
 			for _, np := range counts {
@@ -134,6 +130,15 @@ func makePlan(classList, benchList, layerList, procList, squareList string) ([]t
 	}
 	slices.SortStableFunc(plan, func(a, b thesisnpb.Key) int { return a.NP - b.NP })
 	return plan, nil
+}
+
+// intList writes v as a comma-separated list.
+func intList(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
 }
 
 // splitList splits a comma-separated list, dropping empty items.
