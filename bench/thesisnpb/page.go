@@ -97,12 +97,10 @@ func writeFindings(md *bytes.Buffer, rec *Record) {
 	fmt.Fprintf(md, "\n## The thesis's findings (8.6), tested on these runs\n\n")
 	fmt.Fprintf(md, "Each verdict is computed from the record (package bench/thesisnpb, `Findings`); the thresholds: ideal scaling is a parallel efficiency of at least %.1f, a stall a gain below ×%.1f from 4 processes to the most, scaling a gain of at least ×%.0f from the fewest processes to the most, far ahead a median ratio of at least %.1f.\n\n",
 		IdealEfficiency, StallSpeedup, ScaleSpeedup, FarAhead)
-	var rows [][]string
 	for i, f := range Findings {
 		v, detail := f.Test(rec)
-		rows = append(rows, []string{strconv.Itoa(i + 1), f.Claim, string(v), detail})
+		fmt.Fprintf(md, "%d. %s **Here: %s.** %s.\n", i+1, f.Claim, v, upperFirst(detail))
 	}
-	bench.MarkdownTable(md, []string{"#", "the thesis finds", "here", "from the data"}, rows)
 	fmt.Fprintf(md, "\n%s\n", caveats)
 }
 
@@ -111,7 +109,7 @@ const caveats = `What the emulation does not model as the thesis's testbed ran:
 
 - **Computing.** A rank's computing is its thread's CPU time on this machine times the -host-speed factor (13 for the Pentium III 933 MHz, an estimate, not calibrated on a single-node NPB figure). With more ranks than cores, and other load, that CPU time grows (cache and scheduler interference), so Mop/s that depend on computing move from run to run; EP, which only computes, shows how much.
 - **Rendezvous on PM/RHiNET-VP.** MPICH-SCore sends a message of more than one PM message as several PM messages without a handshake; this runtime sends one above the eager limit (one VPUSH record, about 2 KB, on PM/RHiNET-VP; 32 KB on PM/RHiNET) by a rendezvous: a request, a grant and an end notice, three more messages (about 38 µs on PM/RHiNET-VP), so PM/RHiNET-VP's messages of 2 to about 48 KB cost more here than on the testbed, and Fig 8.10's crossover at 2 KB moves up to about 48 KB.
-- **Determinism.** Virtual times still depend on how the ranks were scheduled in real time: measured on 2026-11-22 on the 2-core machine under load, with the same binaries, MG class S on 2 processes at -host-speed 0 (no computing counted) took 0.02 to 4.1 s of virtual time in different runs, IS class S 3.5 to 90 Mop/s; small classes, whose runs are short, suffer most. A single run per point is recorded.
+- **Determinism, and real waiting in virtual time.** Virtual times still depend on how the ranks were scheduled in real time, most under heavy load: measured on 2026-11-22 on the 2-core machine at load averages of 20 to 50, with the same binaries, MG class S on 2 processes at -host-speed 0 (no computing counted) took 0.02 to 4.1 s of virtual time in different runs, IS class S 3.5 to 90 Mop/s, and EP class S on 2 processes at -host-speed 1 took 107 s of virtual time in one run (152 s of real time, 0.3 s of CPU time for the whole job) and 0.55 s in the next: real waiting reaches the virtual clocks. Points with more processes than cores suffer most. A single run per point is recorded, so a point's Mop/s may be far below what the model would give.
 - **Collectives.** They run over point-to-point messages with this runtime's algorithms, not MPICH-SCore's.`
 
 func writeMissing(md *bytes.Buffer, rec *Record) {
@@ -130,6 +128,14 @@ func writeMissing(md *bytes.Buffer, rec *Record) {
 			fmt.Fprintf(md, "- class %s: %s\n", c, strings.Join(byClass[c], ", "))
 		}
 	}
+}
+
+// upperFirst returns s with its first letter in upper case.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func joinInts(v []int) string {
