@@ -20,7 +20,7 @@ func TestWritePage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| 1 ", "reproduced", "### IS", "![LU](plots/thesis-npb-lu.svg)", "## How long the runs took", "| 16        |"} {
+	for _, want := range []string{"1. EP scales ideally", "**Here: reproduced.**", "### IS", "![LU](plots/thesis-npb-lu.svg)", "## How long the runs took", "| 16        |"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("page lacks %q", want)
 		}
