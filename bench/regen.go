@@ -87,7 +87,7 @@ func writeReadme(b *bytes.Buffer, dir string, s *Summary) error {
 	}
 	for _, f := range s.Files {
 		fmt.Fprintln(b)
-		if f.Kind == KindThesis {
+		if f.Kind == KindThesis || f.Kind == KindThesisNPB {
 			writeThesisSection(b, f)
 			continue
 		}
@@ -106,6 +106,7 @@ func countKinds(s *Summary) string {
 		KindNPB:        {"NPB kernel run", "NPB kernel runs"},
 		KindNPBCompare: {"comparison with NPB3.4-MPI", "comparisons with NPB3.4-MPI"},
 		KindThesis:     {"thesis reproduction", "thesis reproductions"},
+		KindThesisNPB:  {"chapter 8 reproduction", "chapter 8 reproductions"},
 	}
 	var parts []string
 	for _, k := range Kinds {
@@ -134,9 +135,13 @@ func writeSkipped(b *bytes.Buffer, skipped []Skipped) {
 // writeThesisSection writes the README section of a thesis record.
 func writeThesisSection(b *bytes.Buffer, f RecordFile) {
 	h := f.Thesis
-	fmt.Fprintf(b, "## %s: the thesis reproduction\n\n", h.Time.UTC().Format(time.RFC3339))
-	fmt.Fprintf(b, "Record: [%s](%s), by `go run ./cmd/thesis`. Its tables and plots: [%s](%s).\n\n",
-		f.Name, markdownLink(f.Name), ThesisPage(f.Name), markdownLink(ThesisPage(f.Name)))
+	what, cmd := "the thesis reproduction", "go run ./cmd/thesis"
+	if f.Kind == KindThesisNPB {
+		what, cmd = "the thesis's chapter 8 (NPB on PM/RHiNET and PM/RHiNET-VP)", "go run ./cmd/thesis npb"
+	}
+	fmt.Fprintf(b, "## %s: %s\n\n", h.Time.UTC().Format(time.RFC3339), what)
+	fmt.Fprintf(b, "Record: [%s](%s), by `%s`. Its tables and plots: [%s](%s).\n\n",
+		f.Name, markdownLink(f.Name), cmd, ThesisPage(f.Name), markdownLink(ThesisPage(f.Name)))
 	fmt.Fprintf(b, "- Machine: %s\n", describeMachine(h.Machine))
 	fmt.Fprintf(b, "- Go: %s\n", orUnknown(h.GoVersion))
 	fmt.Fprintf(b, "- Git revision: %s\n", orUnknown(h.GitRevision))

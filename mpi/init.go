@@ -313,6 +313,13 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int
 	}
 	eager = min(eager, llc.MaxEagerLimit(ring))
 	mode := caps.Rendezvous
+	if job.Settings.Eager == launch.EagerPM || job.Settings.Eager == launch.EagerVP {
+		// The PM layers as MPICH-SCore uses them (thesis 8.5): no remote
+		// read (PM/RHiNET's RMA is disabled, PM/RHiNET-VP has none), so
+		// the sender writes the data, in PM messages (llc/martini's PM
+		// send paths).
+		mode = llc.RndvPush
+	}
 	switch job.Settings.Rndv {
 	case launch.RndvPull:
 		mode = llc.RndvPull

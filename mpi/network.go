@@ -123,8 +123,13 @@ func listenTCP(job *launch.Job) (*tcp.Transport, error) {
 // singleton.
 func openMartini(job *launch.Job) (*martini.Translator, error) {
 	o := martini.Options{NoCMA: job.Settings.NoCMA, NoOffload: job.Settings.NoOffload, SendPath: job.Settings.SendPath}
-	if o.SendPath == "" && job.Settings.Eager == launch.EagerPM {
-		o.SendPath = martini.SendGather // PM/RHiNET pushes each message with its header and trailer
+	if o.SendPath == "" {
+		switch job.Settings.Eager {
+		case launch.EagerPM:
+			o.SendPath = martini.SendGather // PM/RHiNET pushes each message with its header and trailer
+		case launch.EagerVP:
+			o.SendPath = martini.SendVPUSH // PM/RHiNET-VP sends every transfer as VPUSH messages
+		}
 	}
 	if job.Segment == nil {
 		if job.Size > 1 {

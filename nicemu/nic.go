@@ -49,6 +49,7 @@ type NIC struct {
 	tk      *tkState // the takeover mechanism's models, made on first use
 	kicked  int      // the Window being kicked
 	wantAck bool     // the PUSH being kicked asked for an ack
+	asVPUSH bool     // the PUSH being kicked is timed as a VPUSH (PushAsVPUSH)
 	otfPull bool     // the PULL being kicked is a BOTF pull request
 
 	cma   bool         // cross-memory attach permitted

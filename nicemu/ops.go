@@ -83,14 +83,18 @@ func (n *NIC) execPush(dst int, sid SID, off uint64, src []byte, op Op) error {
 	if err != nil {
 		return err
 	}
-	if n.timing != nil {
+	switch {
+	case n.timing != nil && n.asVPUSH:
+		n.patlb.touch(n.pid, addr(src), len(src)) // Initiator: DMA read of the source, as VPush
+		n.visible = n.timing.vpush(dst, len(src))
+	case n.timing != nil:
 		if op == OpPush { // Initiator: DMA read of the source, taken over on a PATLB miss
 			if n.timing.takeover, err = n.pushTakeover(n.kicked, dst, sid, off, src); err != nil {
 				return err
 			}
 		}
 		n.visible = n.timing.write(op, dst, len(src), n.wantAck)
-	} else if op == OpPush {
+	case op == OpPush:
 		n.patlb.touch(n.pid, addr(src), len(src)) // Initiator: DMA read of the source
 	}
 	if err := n.write(dst, sid, v, off, src); err != nil {

@@ -270,9 +270,12 @@ func (t *timing) write(op Op, dst int, n int, ack bool) (visible int64) {
 	}
 	done := visible
 	if ack {
-		// The target's Replier answers once the DMA write is done.
+		// The target's Replier answers once the DMA write is done, and
+		// the host waits for the ack: a request issued back to back
+		// after this one starts no earlier.
 		rp := reserve(&tgt.replier, visible-int64(p.DMAWriteLatency), int64(p.Replier)) + int64(p.Replier)
 		done = t.deliver(tgt, self, rp, 8)
+		hostAt = max(hostAt, done)
 	}
 	t.wait(visible - t.handoff)
 	t.finish(hostAt, done)

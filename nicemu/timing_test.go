@@ -428,3 +428,30 @@ func TestVPUSHModel(t *testing.T) {
 		t.Errorf("VPUSH 2 KB throughput %.1f MB/s, thesis 180.3", mbs)
 	}
 }
+
+// TestAckedPushesDoNotOverlap checks that a PUSH issued back to back after
+// a PUSH with an ack starts only once that ack is in: the host waits for
+// it (PM/RHiNET's one packet at a time), so two acked 2 KB PUSHes take
+// twice one, where unacked ones overlap.
+func TestAckedPushesDoNotOverlap(t *testing.T) {
+	acked := func(h *virtualHost) int64 {
+		h.t.begin()
+		v := h.t.write(OpPush, 1, 2048, true)
+		h.t.settle()
+		return v
+	}
+	one := virtualJob(martini(), 2, 1e9)[0]
+	single := one.elapse(func(*timing) { acked(one) })
+	two := virtualJob(martini(), 2, 1e9)[0]
+	var second int64
+	both := two.elapse(func(*timing) { acked(two); second = acked(two) })
+	if both < 2*single {
+		t.Errorf("two acked 2 KB PUSHes back to back took %v, one %v: the second overlapped the first's ack", both, single)
+	}
+	plain := virtualJob(martini(), 2, 1e9)[0]
+	var last int64
+	plain.elapse(func(tm *timing) { writeReq(tm, OpPush, 1, 2048); last = writeReq(tm, OpPush, 1, 2048) })
+	if last >= second {
+		t.Errorf("the second unacked PUSH was visible at %d, the acked one at %d: want the unacked sooner", last, second)
+	}
+}

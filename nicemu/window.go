@@ -98,6 +98,26 @@ func (n *NIC) Push(dst int, sid SID, off uint64, src []byte, ack *uint64) error 
 	return err
 }
 
+// PushAsVPUSH is Push of at most one packet (MaxVPUSH bytes) whose
+// timing is a VPUSH's (thesis 7.5.3, Fig 7.10): the target's firmware
+// takes the packet over, and the sender goes on once the message is due
+// to be published. It models a message of PM/RHiNET-VP that carries part
+// of a larger transfer: the thesis's PM/RHiNET-VP has no remote memory
+// access (its Replier serves the VPUSH firmware), so a library sends
+// larger data as a series of VPUSH messages, whose payloads the receiver
+// copies out of its queue. The data lands at (dst, sid, off) directly; the
+// receiver's copy, host work inside the message layer, is not modelled.
+// Under the native profile it is Push.
+func (n *NIC) PushAsVPUSH(dst int, sid SID, off uint64, src []byte) error {
+	if len(src) > MaxVPUSH {
+		return n.refuse(OpVPUSH, ViolationBadRequest, dst, sid, off, len(src), "VPUSH message longer than the MTU")
+	}
+	n.asVPUSH = true
+	err := n.Push(dst, sid, off, src, nil)
+	n.asVPUSH = false
+	return err
+}
+
 // Pull reads (src, sid, off) into buf: Martini's remote read. If done is not
 // nil, the NIC sets *done to 1 once the data is in buf.
 func (n *NIC) Pull(src int, sid SID, off uint64, buf []byte, done *uint64) error {

@@ -16,6 +16,12 @@
 //
 // Each profile is one job of two processes, started through this
 // module's mpirun; the processes measure the NIC directly, below MPI.
+//
+// `thesis npb` reproduces chapter 8 instead (section 8.6, Fig 8.11-8.18):
+// the NAS Parallel Benchmarks in virtual time over PM/RHiNET and
+// PM/RHiNET-VP, into results/thesis-npb.json and thesis-npb.md (npb.go).
+//
+//	go run ./cmd/thesis npb [-classes S,W,A] [-bench cg,is] [-np 2,4,8,16] [-np-square 4,9,16] [-layers pm,vp] [-resume]
 package main
 
 import (
@@ -59,10 +65,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "pmworker" {
 		return pmWorker(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "npb" {
+		return runNPBSweep(ctx, args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("thesis", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: thesis [flags]\n\nReproduces the thesis's NIC measurements under each timing profile and writes results/thesis.md.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "usage: thesis [flags]\n       thesis npb [flags]   (chapter 8: NPB over PM/RHiNET and PM/RHiNET-VP; thesis npb -h)\n\nReproduces the thesis's NIC measurements under each timing profile and writes results/thesis.md.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	resultsDir := fs.String("results", "results", "the results directory: thesis.json is written there and the directory regenerated (thesis.md, plots/, README.md)")

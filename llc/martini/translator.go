@@ -34,12 +34,21 @@ type Translator struct {
 	// pushes a message with its header and trailer (0, the default,
 	// disables it). Writes that BOTF or AOTF take are not gathered.
 	GatherLimit int
+	// PMPackets makes every PUSH one packet that waits for its ack before
+	// the next is issued, and sends data that no record carries as
+	// pmSends, as PM/RHiNET does (pmpath.go; the gather send path).
+	PMPackets bool
+	// VPUSHData sends data that no record carries (rendezvous transfers)
+	// as PM/RHiNET-VP's messages, one VPUSH packet each (pmpath.go; the
+	// vpush send path).
+	VPUSHData bool
 	// SleepTimeout bounds one doorbell sleep, as a safety net.
 	SleepTimeout time.Duration
 
 	aotf aotfPages
 	qbuf [nicemu.MaxVPUSH]byte // send buffer of CmdEnqueue
 	gbuf []byte                // send buffer of gathered writes (GatherLimit bytes)
+	ack  uint64                // the ack word of PMPackets' PUSHes
 
 	// mem reads what peers write into this process's rings, slots and
 	// receive queue.
@@ -68,6 +77,10 @@ const (
 	// and sends it by one PUSH, as PM/RHiNET does (the path of the pm
 	// eager transport; not a user choice).
 	SendGather = "gather"
+	// SendVPUSH sends small writes as BOTF does and data that no record
+	// carries as PM/RHiNET-VP's VPUSH messages (the path of the vp eager
+	// transport; not a user choice).
+	SendVPUSH = "vpush"
 )
 
 // DefaultGatherLimit is the GatherLimit of the gather send path: PM's
@@ -75,11 +88,11 @@ const (
 const DefaultGatherLimit = 8192
 
 // SetSendPath selects how small writes travel: SendBOTF, SendPush,
-// SendAOTF or SendGather ("" keeps the default, BOTF).
+// SendAOTF, SendGather or SendVPUSH ("" keeps the default, BOTF).
 func (t *Translator) SetSendPath(path string) error {
 	botf, aotf, gather := 0, 0, 0
 	switch path {
-	case "", SendBOTF:
+	case "", SendBOTF, SendVPUSH:
 		botf = DefaultBOTFLimit
 	case SendPush:
 	case SendAOTF:
@@ -87,9 +100,10 @@ func (t *Translator) SetSendPath(path string) error {
 	case SendGather:
 		gather = DefaultGatherLimit
 	default:
-		return fmt.Errorf("martini: send path %q: want %s, %s, %s or %s", path, SendBOTF, SendPush, SendAOTF, SendGather)
+		return fmt.Errorf("martini: send path %q: want %s, %s, %s, %s or %s", path, SendBOTF, SendPush, SendAOTF, SendGather, SendVPUSH)
 	}
 	t.BOTFLimit, t.AOTFLimit, t.GatherLimit = botf, aotf, gather
+	t.PMPackets, t.VPUSHData = path == SendGather, path == SendVPUSH
 	return nil
 }
 
@@ -229,6 +243,14 @@ func (t *Translator) write(c *llc.Command) error {
 	if total == 0 {
 		return t.signal(c)
 	}
+	if c.Signal == 0 && len(head) == 0 {
+		switch {
+		case t.VPUSHData:
+			return t.writeDataVP(c.Peer, sid, c.Off, c.Data)
+		case t.PMPackets:
+			return t.writeDataPM(c.Peer, sid, c.Off, c.Data)
+		}
+	}
 	if c.Signal != 0 && c.SigOff == c.Off+uint64(total) && total+8 <= t.AOTFLimit &&
 		c.Off%8 == 0 && total%8 == 0 && c.Off/nicemu.PageSize == c.SigOff/nicemu.PageSize {
 		return t.writeAOTF(c, head, total)
@@ -251,7 +273,7 @@ func (t *Translator) write(c *llc.Command) error {
 		if p := n.Profile(); p != nil && n.Clock() != nil {
 			n.ChargeHost(p.VirtualPM) // PM/RHiNET's pmSend in virtual time
 		}
-		return n.Push(c.Peer, sid, c.Off, buf, nil)
+		return t.push(c.Peer, sid, c.Off, buf)
 	}
 	if total <= t.BOTFLimit {
 		img := n.BOTFBuffer()
@@ -262,12 +284,12 @@ func (t *Translator) write(c *llc.Command) error {
 		}
 	} else {
 		if len(head) > 0 {
-			if err := n.Push(c.Peer, sid, c.Off, head, nil); err != nil {
+			if err := t.push(c.Peer, sid, c.Off, head); err != nil {
 				return err
 			}
 		}
 		if len(c.Data) > 0 {
-			if err := n.Push(c.Peer, sid, c.Off+uint64(len(head)), c.Data, nil); err != nil {
+			if err := t.push(c.Peer, sid, c.Off+uint64(len(head)), c.Data); err != nil {
 				return err
 			}
 		}
@@ -330,7 +352,16 @@ func (t *Translator) signal(c *llc.Command) error {
 		return nil
 	}
 	binary.LittleEndian.PutUint64(t.sig[:], c.Signal)
-	return t.nic.Push(c.Peer, nicemu.SID(c.Region), c.SigOff, t.sig[:], nil)
+	return t.push(c.Peer, nicemu.SID(c.Region), c.SigOff, t.sig[:])
+}
+
+// push writes src to (peer, sid, off) by PUSH: as PM/RHiNET does with
+// PMPackets (pushPM), as one request otherwise.
+func (t *Translator) push(peer int, sid nicemu.SID, off uint64, src []byte) error {
+	if t.PMPackets {
+		return t.pushPM(peer, sid, off, src)
+	}
+	return t.nic.Push(peer, sid, off, src, nil)
 }
 
 // Poll serves bounce-buffer requests other processes posted to this one,

@@ -1,0 +1,185 @@
+package thesisnpb
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rhinet-go/martini/bench"
+)
+
+// The sweep's default process counts (thesis 8.6: 2 to 16 nodes; BT and
+// SP take squares).
+var (
+	DefaultProcs = []int{2, 4, 8, 16}
+	SquareProcs  = []int{4, 9, 16}
+	// SquareBenchmarks take SquareProcs.
+	SquareBenchmarks = []string{"BT", "SP"}
+	// AllBenchmarks are NPB's eight, in its order.
+	AllBenchmarks = []string{"EP", "IS", "CG", "MG", "FT", "BT", "SP", "LU"}
+	// AllClasses are the thesis's classes.
+	AllClasses = []string{"S", "W", "A"}
+)
+
+// ProcsOf returns the default process counts of benchmark b.
+func ProcsOf(b string) []int {
+	if slices.Contains(SquareBenchmarks, b) {
+		return SquareProcs
+	}
+	return DefaultProcs
+}
+
+// Missing returns the points of the thesis's sweep (every benchmark,
+// class, layer and default process count) that r lacks.
+func Missing(r *Record) []Key {
+	var out []Key
+	for _, c := range AllClasses {
+		for _, b := range AllBenchmarks {
+			for _, np := range ProcsOf(b) {
+				for _, l := range Layers {
+					k := Key{Benchmark: b, Class: c, Layer: l, NP: np}
+					if _, ok := r.Find(k); !ok {
+						out = append(out, k)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// WritePage writes the page of record rec, whose file in dir is named name,
+// into dir: bench.ThesisPage(name) ("thesis-npb.md") with the findings
+// and their verdicts, the runtimes, a table and a plot per benchmark (in
+// dir/plots). The page depends on the record only.
+func WritePage(dir, name string, rec *Record) error {
+	base := strings.TrimSuffix(name, ".json")
+	var md bytes.Buffer
+	writeIntro(&md, name, rec)
+	writeFindings(&md, rec)
+	writeMissing(&md, rec)
+	if err := writeRuntimes(&md, rec); err != nil {
+		return err
+	}
+	fmt.Fprintf(&md, "\n## Mop/s against processes\n")
+	for _, b := range rec.Benchmarks() {
+		file := "plots/" + base + "-" + strings.ToLower(b) + ".svg"
+		if err := Plot(rec, b, filepath.Join(dir, file)); err != nil {
+			return err
+		}
+		fmt.Fprintf(&md, "\n### %s\n\nMop/s in total, virtual time.\n\n", b)
+		if err := writeTable(&md, rec, b); err != nil {
+			return err
+		}
+		fmt.Fprintf(&md, "\n![%s](%s)\n", b, file)
+	}
+	if err := os.WriteFile(filepath.Join(dir, bench.ThesisPage(name)), md.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("thesisnpb: page: %w", err)
+	}
+	return nil
+}
+
+func writeIntro(md *bytes.Buffer, name string, rec *Record) {
+	fmt.Fprintf(md, "# The thesis's chapter 8: NPB on PM/RHiNET and PM/RHiNET-VP, in virtual time\n\n")
+	fmt.Fprintf(md, "Generated from [%s](%s), written by `go run ./cmd/thesis npb` (a sweep begun %s; %d runs), by `go run ./cmd/mpibench report`. ",
+		name, name, rec.Time.Format("2006-01-02 15:04 MST"), len(rec.Points))
+	fmt.Fprintf(md, "Each run is `mpirun -np N -profile martini -clock virtual -host-speed %s -eager pm|vp ./npb/cmd/npb -class C bench`: the Go ports of NPB 3.4 (the thesis ran NPB 2.3, compiled with gcc/g77 2.95.3), their Mop/s in the virtual time of the martini model, the ranks' computing counted as their thread CPU time on this machine times the host-speed factor. ", rec.HostSpeed)
+	fmt.Fprintf(md, "`-eager pm` is PM/RHiNET as MPICH-SCore uses it (thesis 8.3, 8.5): a ring per peer, records at 2 KB boundaries, every PUSH one 2 KB packet waiting for its ack before the next, no remote read (rendezvous data written in PM messages). `-eager vp` is PM/RHiNET-VP: one VPUSH receive queue, messages of at most 2 KB without ack, no remote read (larger messages by a rendezvous whose data travels as VPUSH messages). ")
+	fmt.Fprintf(md, "Machine of the last sweep: %s, %s.\n", rec.Machine.CPU, rec.GoVersion)
+}
+
+func writeFindings(md *bytes.Buffer, rec *Record) {
+	fmt.Fprintf(md, "\n## The thesis's findings (8.6), tested on these runs\n\n")
+	fmt.Fprintf(md, "Each verdict is computed from the record (package bench/thesisnpb, `Findings`); the thresholds: ideal scaling is a parallel efficiency of at least %.1f, a stall a gain below ×%.1f from 4 processes to the most, scaling a gain of at least ×%.0f from the fewest processes to the most, far ahead a median ratio of at least %.1f.\n\n",
+		IdealEfficiency, StallSpeedup, ScaleSpeedup, FarAhead)
+	for i, f := range Findings {
+		v, detail := f.Test(rec)
+		fmt.Fprintf(md, "%d. %s **Here: %s.** %s.\n", i+1, f.Claim, v, upperFirst(detail))
+	}
+	fmt.Fprintf(md, "\n%s\n", caveats)
+}
+
+// caveats says what limits the comparison, whatever the verdicts.
+const caveats = `What the emulation does not model as the thesis's testbed ran:
+
+- **Computing.** A rank's computing is its thread's CPU time on this machine times the -host-speed factor (13 for the Pentium III 933 MHz, an estimate, not calibrated on a single-node NPB figure). With more ranks than cores, and other load, that CPU time grows (cache and scheduler interference), so Mop/s that depend on computing move from run to run; EP, which only computes, shows how much.
+- **Rendezvous on PM/RHiNET-VP.** MPICH-SCore sends a message of more than one PM message as several PM messages without a handshake; this runtime sends one above the eager limit (one VPUSH record, about 2 KB, on PM/RHiNET-VP; 32 KB on PM/RHiNET) by a rendezvous: a request, a grant and an end notice, three more messages (about 38 µs on PM/RHiNET-VP), so PM/RHiNET-VP's messages of 2 to about 48 KB cost more here than on the testbed, and Fig 8.10's crossover at 2 KB moves up to about 48 KB.
+- **Determinism, and real waiting in virtual time.** Virtual times still depend on how the ranks were scheduled in real time, most under heavy load: measured on 2026-11-22 on the 2-core machine at load averages of 20 to 50, with the same binaries, MG class S on 2 processes at -host-speed 0 (no computing counted) took 0.02 to 4.1 s of virtual time in different runs, IS class S 3.5 to 90 Mop/s, and EP class S on 2 processes at -host-speed 1 took 107 s of virtual time in one run (152 s of real time, 0.3 s of CPU time for the whole job) and 0.55 s in the next: real waiting reaches the virtual clocks. Points with more processes than cores suffer most. A single run per point is recorded, so a point's Mop/s may be far below what the model would give.
+- **Collectives.** They run over point-to-point messages with this runtime's algorithms, not MPICH-SCore's.`
+
+func writeMissing(md *bytes.Buffer, rec *Record) {
+	miss := Missing(rec)
+	if len(miss) == 0 {
+		return
+	}
+	fmt.Fprintf(md, "\n## Points not run yet\n\n%d points of the thesis's sweep (%s; kernels and LU at %s processes, BT and SP at %s) are not in the record; `go run ./cmd/thesis npb -resume` runs them:\n\n",
+		len(miss), strings.Join(AllClasses, ", "), joinInts(DefaultProcs), joinInts(SquareProcs))
+	byClass := map[string][]string{}
+	for _, k := range miss {
+		byClass[k.Class] = append(byClass[k.Class], fmt.Sprintf("%s np %d %s", k.Benchmark, k.NP, k.Layer))
+	}
+	for _, c := range AllClasses {
+		if len(byClass[c]) > 0 {
+			fmt.Fprintf(md, "- class %s: %s\n", c, strings.Join(byClass[c], ", "))
+		}
+	}
+}
+
+// upperFirst returns s with its first letter in upper case.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+// writeRuntimes tables how long the runs took on the machine, by class
+// and process count: the median and the longest, and the load averages
+// they ran under.
+func writeRuntimes(w io.Writer, rec *Record) error {
+	fmt.Fprintf(w, "\n## How long the runs took\n\nReal seconds per run on the machine that ran them (all benchmarks and both layers of each class and process count: median / longest), and the one-minute load average when they began (lowest to highest): the runs were niced (`nice -n 19`) on a shared machine.\n\n")
+	var procs []int
+	for _, p := range rec.Points {
+		if !slices.Contains(procs, p.NP) {
+			procs = append(procs, p.NP)
+		}
+	}
+	slices.Sort(procs)
+	header := []string{"processes"}
+	for _, c := range AllClasses {
+		header = append(header, "class "+c+", s", "load")
+	}
+	var rows [][]string
+	for _, np := range procs {
+		row := []string{strconv.Itoa(np)}
+		for _, c := range AllClasses {
+			var walls, loads []float64
+			for _, p := range rec.Points {
+				if p.NP == np && p.Class == c {
+					walls, loads = append(walls, p.Wall), append(loads, p.Load)
+				}
+			}
+			if len(walls) == 0 {
+				row = append(row, "—", "—")
+				continue
+			}
+			row = append(row, fmt.Sprintf("%.1f / %.1f", median(walls), slices.Max(walls)),
+				fmt.Sprintf("%.0f–%.0f", slices.Min(loads), slices.Max(loads)))
+		}
+		rows = append(rows, row)
+	}
+	return bench.MarkdownTable(w, header, rows)
+}

@@ -1,0 +1,52 @@
+package thesisnpb
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWritePage writes the page of a full synthetic sweep twice and checks
+// its parts and that the same record gives the same bytes.
+func TestWritePage(t *testing.T) {
+	dir := t.TempDir()
+	rec := synthetic(nil)
+	if err := WritePage(dir, RecordFile, rec); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "thesis-npb.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1. EP scales ideally", "**Here: reproduced.**", "### IS", "![LU](plots/thesis-npb-lu.svg)", "## How long the runs took", "| 16        |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(string(md), "Points not run yet") {
+		t.Error("a full sweep lists points not run")
+	}
+	for _, b := range AllBenchmarks {
+		if _, err := os.Stat(filepath.Join(dir, "plots", "thesis-npb-"+strings.ToLower(b)+".svg")); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := WritePage(dir, RecordFile, rec); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := os.ReadFile(filepath.Join(dir, "thesis-npb.md"))
+	if !bytes.Equal(md, again) {
+		t.Error("the same record wrote another page")
+	}
+	partial := &Record{}
+	partial.Add(point("CG", "S", "pm", 2, 100))
+	if err := WritePage(dir, RecordFile, partial); err != nil {
+		t.Fatal(err)
+	}
+	md, _ = os.ReadFile(filepath.Join(dir, "thesis-npb.md"))
+	if !strings.Contains(string(md), "`go run ./cmd/thesis npb -resume` runs them") || !strings.Contains(string(md), "- class A: EP np 2 pm") {
+		t.Error("a partial sweep's page does not list the points not run")
+	}
+}

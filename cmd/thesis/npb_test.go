@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rhinet-go/martini/bench/thesisnpb"
+	"github.com/rhinet-go/martini/internal/mpirunbuild"
+	"github.com/rhinet-go/martini/internal/mpiruntest"
+)
+
+// TestNPBUsage: bad arguments of `thesis npb` are usage errors (exit 2)
+// that name the problem, before anything is built or run.
+func TestNPBUsage(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-classes", "Q"}, `-classes: npb: class "Q": want S, W, A, B or C`},
+		{[]string{"-bench", "cg,xx"}, `-bench: npb: kernel "xx"`},
+		{[]string{"-layers", "pm,gm"}, `-layers: "gm": want pm or vp`},
+		{[]string{"-bench", "cg", "-np", "3"}, "CG class S on 3 processes: npb: CG on 3 processes: npb: not supported (CG needs a power of two)"},
+		{[]string{"-bench", "bt", "-np-square", "8"}, "BT class S on 8 processes"},
+		{[]string{"-np", "two"}, `-np: "two" is not a process count`},
+		{[]string{"-np", "0"}, `-np: "0" is not a process count`},
+		{[]string{"-host-speed", "fast"}, "-host-speed: "},
+		{[]string{"-bench", ""}, "need at least one each"},
+		{[]string{"extra"}, `unexpected arguments ["extra"]`},
+		{[]string{"-bogus"}, "flag provided but not defined: -bogus"},
+	}
+	for _, c := range cases {
+		var out bytes.Buffer
+		code := run(context.Background(), append([]string{"npb", "-results", t.TempDir()}, c.args...), &out, &out)
+		if code != 2 || !strings.Contains(out.String(), c.want) {
+			t.Errorf("%q: exit %d, want 2 and %q\n%s", c.args, code, c.want, &out)
+		}
+	}
+}
+
+// TestNPBPlan: the plan runs the kernels and LU at -np, BT and SP at
+// -np-square, both layers, the fewest processes first.
+func TestNPBPlan(t *testing.T) {
+	plan, err := makePlan("S,A", "cg,bt", "pm,vp", "2,4", "4,9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, k := range plan {
+		got = append(got, k.Benchmark+k.Class+k.Layer+strconv.Itoa(k.NP))
+	}
+	want := "CGSpm2 CGSvp2 CGApm2 CGAvp2 CGSpm4 CGSvp4 BTSpm4 BTSvp4 CGApm4 CGAvp4 BTApm4 BTAvp4 BTSpm9 BTSvp9 BTApm9 BTAvp9"
+	if strings.Join(got, " ") != want {
+		t.Errorf("plan\n%s\nwant\n%s", strings.Join(got, " "), want)
+	}
+}
+
+// TestNPBSweep runs a short sweep end to end (class S, CG and IS on 2 and
+// 4 processes, both layers): every point verified and recorded, the page
+// generated; a second sweep without -resume refuses to overwrite the
+// record, and with -resume runs nothing.
+func TestNPBSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 8 MPI jobs")
+	}
+	mpirun := mpiruntest.ForTest(t)
+	npbBin := buildNPB(t)
+	dir := t.TempDir()
+	args := []string{"npb", "-results", dir, "-classes", "S", "-bench", "cg,is", "-np", "2,4", "-mpirun", mpirun, "-npb", npbBin}
+	var out, errs bytes.Buffer
+	if code := run(context.Background(), args, &out, &errs); code != 0 {
+		t.Fatalf("exit %d\n%s", code, &errs)
+	}
+	rec, err := thesisnpb.Load(filepath.Join(dir, thesisnpb.RecordFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Points) != 8 {
+		t.Fatalf("%d points, want 8: %+v", len(rec.Points), rec.Points)
+	}
+	for _, p := range rec.Points {
+		if !p.Verified || p.Mops <= 0 || p.Wall <= 0 {
+			t.Errorf("%v: %+v", p.Key, p)
+		}
+	}
+	if !strings.Contains(out.String(), "| processes | S, PM/RHiNET | S, PM/RHiNET-VP |") {
+		t.Errorf("no table printed:\n%s", &out)
+	}
+	for _, f := range []string{"thesis-npb.md", "README.md", "plots/thesis-npb-cg.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	errs.Reset()
+	if code := run(context.Background(), args, &out, &errs); code != 1 || !strings.Contains(errs.String(), "exists: -resume extends it") {
+		t.Errorf("a second sweep without -resume: exit %d\n%s", code, &errs)
+	}
+	errs.Reset()
+	if code := run(context.Background(), append(args, "-resume"), &out, &errs); code != 0 || !strings.Contains(errs.String(), "8 runs, 8 of them already in") {
+		t.Errorf("a second sweep with -resume: exit %d\n%s", code, &errs)
+	}
+}
+
+// buildNPB builds npb/cmd/npb for a test.
+func buildNPB(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "npb")
+	var log bytes.Buffer
+	if err := mpirunbuild.GoBuild(context.Background(), mpirunbuild.Spec{Pkg: "github.com/rhinet-go/martini/npb/cmd/npb", Out: out, Work: dir, Stdout: &log, Stderr: &log}); err != nil {
+		t.Fatalf("%v\n%s", err, &log)
+	}
+	return out
+}
+
+// TestNPBDeterministic runs the same short sweep twice (class S, CG and
+// LU on 2 and 4 processes, both layers, -host-speed 0 so that no
+// computing is counted) and requires the same virtual Mop/s. It fails
+// today: the virtual-time core still lets the ranks' real-time
+// scheduling into the virtual times (results/thesis-npb.md,
+// Determinism), so it runs only with MARTINI_TEST_VT_DETERMINISM=1.
+func TestNPBDeterministic(t *testing.T) {
+	if os.Getenv("MARTINI_TEST_VT_DETERMINISM") != "1" {
+		t.Skip("virtual time is not deterministic yet (CG and LU class S move by up to 20% between runs); MARTINI_TEST_VT_DETERMINISM=1 runs this")
+	}
+	mpirun := mpiruntest.ForTest(t)
+	npbBin := buildNPB(t)
+	var recs [2]*thesisnpb.Record
+	for i := range recs {
+		dir := t.TempDir()
+		args := []string{"npb", "-results", dir, "-classes", "S", "-bench", "cg,lu", "-np", "2,4", "-host-speed", "0", "-mpirun", mpirun, "-npb", npbBin}
+		var out bytes.Buffer
+		if code := run(context.Background(), args, &out, &out); code != 0 {
+			t.Fatalf("exit %d\n%s", code, &out)
+		}
+		var err error
+		if recs[i], err = thesisnpb.Load(filepath.Join(dir, thesisnpb.RecordFile)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range recs[0].Points {
+		if q, ok := recs[1].Find(p.Key); !ok || q.Mops != p.Mops {
+			t.Errorf("%v: %.2f Mop/s, then %.2f", p.Key, p.Mops, q.Mops)
+		}
+	}
+}
