@@ -153,7 +153,9 @@ func typedScatterGather[T mpi.Type](w *mpi.Comm, rows int, nb bool) error {
 	}
 	mine := make([]T, 2*rows)
 	if err := typedCall(nb, func() error { return mpi.ScatterType(w, send, 1, block, mine, 2*rows, mpi.Element, root) },
-		func() (*mpi.Request, error) { return mpi.IscatterType(w, send, 1, block, mine, 2*rows, mpi.Element, root) }); err != nil {
+		func() (*mpi.Request, error) {
+			return mpi.IscatterType(w, send, 1, block, mine, 2*rows, mpi.Element, root)
+		}); err != nil {
 		return err
 	}
 	for k := range rows {
@@ -191,7 +193,9 @@ func typedInPlace[T mpi.Type](w *mpi.Comm, a []T, block *mpi.Datatype, rows int,
 		recv = make([]T, 2*rows)
 	}
 	if err := typedCall(nb, func() error { return mpi.ScatterType(w, buf, 1, block, recv, 2*rows, mpi.Element, root) },
-		func() (*mpi.Request, error) { return mpi.IscatterType(w, buf, 1, block, recv, 2*rows, mpi.Element, root) }); err != nil {
+		func() (*mpi.Request, error) {
+			return mpi.IscatterType(w, buf, 1, block, recv, 2*rows, mpi.Element, root)
+		}); err != nil {
 		return fmt.Errorf("ScatterType in place: %w", err)
 	}
 	if me != root {
@@ -207,7 +211,9 @@ func typedInPlace[T mpi.Type](w *mpi.Comm, a []T, block *mpi.Datatype, rows int,
 		recv = nil
 	}
 	if err := typedCall(nb, func() error { return mpi.GatherType(w, recv, 2*rows, mpi.Element, buf, 1, block, root) },
-		func() (*mpi.Request, error) { return mpi.IgatherType(w, recv, 2*rows, mpi.Element, buf, 1, block, root) }); err != nil {
+		func() (*mpi.Request, error) {
+			return mpi.IgatherType(w, recv, 2*rows, mpi.Element, buf, 1, block, root)
+		}); err != nil {
 		return fmt.Errorf("GatherType in place: %w", err)
 	}
 	if me == root {
