@@ -144,11 +144,11 @@ type bridge struct {
 // trade gives every process of the local group the other group's n words
 // for its own leader's mine.
 func (b bridge) trade(mine []uint64, n int) ([]uint64, error) {
-	buf := make([]uint64, 1+n) // a status word, then theirs
+	buf := make([]uint64, 1+n) // the class of the leader's error (0: none), then theirs
 	var err error
 	if b.local.rank == b.leader {
 		if err = b.swap(mine, buf[1:]); err != nil {
-			buf[0] = 1
+			buf[0] = uint64(classIndex(err))
 		}
 	}
 	if berr := manageBcastFrom(b.local, buf, b.leader); berr != nil {
@@ -156,11 +156,30 @@ func (b bridge) trade(mine []uint64, n int) ([]uint64, error) {
 	}
 	if buf[0] != 0 {
 		if err == nil {
-			err = fmt.Errorf("the exchange between the groups' leaders failed (see the error of the leader, rank %d): %w", b.leader, ErrComm)
+			err = fmt.Errorf("the exchange of the group's leader (rank %d) with the other group's failed: %w", b.leader, classAt(int(buf[0])))
 		}
 		return nil, err
 	}
 	return buf[1:], nil
+}
+
+// classIndex returns 1 + the index of err's class in errorClasses, or 1 +
+// their number for an error of no class.
+func classIndex(err error) int {
+	for i, c := range errorClasses {
+		if errors.Is(err, c.err) {
+			return 1 + i
+		}
+	}
+	return 1 + len(errorClasses)
+}
+
+// classAt returns the class classIndex gave i; ErrComm for no class.
+func classAt(i int) error {
+	if i >= 1 && i <= len(errorClasses) {
+		return errorClasses[i-1].err
+	}
+	return ErrComm
 }
 
 // allreduce combines words in place over both groups with op, which must

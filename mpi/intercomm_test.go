@@ -303,6 +303,12 @@ func intercommErrors(w *mpi.Comm) error {
 	if err != nil {
 		return err
 	}
+	// Both leaders name a remote leader outside the peer communicator:
+	// each group fails with its leader's error.
+	_, err = local.IntercommCreate(0, w, w.Size(), 3)
+	if err := wantErr("IntercommCreate with a remote leader out of range", err, mpi.ErrRank); err != nil {
+		return err
+	}
 	ic, err := local.IntercommCreate(0, w, 1-me%2, 3)
 	if err != nil {
 		return err
