@@ -161,7 +161,13 @@ func Indexed(blocklens, displs []int) (*Datatype, error) { return Element.Indexe
 // IndexedBlock returns the datatype of blocks of blocklen elements at
 // displacements displs (MPI_Type_create_indexed_block).
 func IndexedBlock(blocklen int, displs []int) (*Datatype, error) {
-	return Element.indexed("IndexedBlock", nil, blocklen, displs)
+	return Element.IndexedBlock(blocklen, displs)
+}
+
+// IndexedBlock returns the datatype of blocks of blocklen items of old at
+// displacements displs, in items of old (MPI_Type_create_indexed_block).
+func (old *Datatype) IndexedBlock(blocklen int, displs []int) (*Datatype, error) {
+	return old.indexed("IndexedBlock", nil, blocklen, displs)
 }
 
 // indexed builds blocks of old: block i holds lens[i] items (or blocklen
