@@ -35,7 +35,7 @@
 // per-protocol counters and the network's own.
 //
 // Derived datatypes (Datatype: Contiguous, Vector, Indexed, IndexedBlock,
-// Subarray, Resized) describe strided or scattered elements of a buffer;
+// Subarray, Darray, Resized) describe strided or scattered elements of a buffer;
 // SendType, RecvType, IsendType and IrecvType send and receive them, Pack
 // and Unpack copy them, and StructBytes lets slices of structs of numeric
 // fields travel as bytes. Dup, TrueLowerBound and TrueExtent describe
