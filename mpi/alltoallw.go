@@ -93,10 +93,10 @@ func (w wSide[T]) unpack(run []T) {
 // (Element for plain elements), and the displacements count elements of
 // T where MPI's count bytes. The elements a process sends to a peer must
 // be as many as the peer receives from it (MPI's type signatures), else
-// every process fails with ErrMismatch. Where every datatype of a side is
-// contiguous, the data moves from or to the buffer without a copy. A nil
-// send means in place: the blocks are taken from recv, with the receive
-// counts, displacements and datatypes.
+// the peer fails with ErrMismatch (the others may not know). Where every
+// datatype of a side is contiguous, the data moves from or to the buffer
+// without a copy. A nil send means in place: the blocks are taken from
+// recv, with the receive counts, displacements and datatypes.
 func Alltoallw[T Type](c *Comm, send []T, scounts, sdispls []int, stypes []*Datatype, recv []T, rcounts, rdispls []int, rtypes []*Datatype) error {
 	return c.collective("Alltoallw", alltoallwBody(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes))
 }

@@ -14,8 +14,9 @@ import (
 // elements, as MPI compares type signatures: a block's count times its
 // datatype's Size must equal the count times Size of the side that
 // receives it, else the call fails with an error wrapping ErrMismatch on
-// every process. A side that does not fit its buffer is an error wrapping
-// ErrBuffer or ErrDatatype, on every process as well.
+// every process (on those that receive the wrong size only with mpirun
+// -no-coll-check). A side that does not fit its buffer is an error
+// wrapping ErrBuffer or ErrDatatype, on every process as well.
 
 // items is count items of dt in buf: one side of a collective with a
 // derived datatype.

@@ -365,6 +365,39 @@ func typedAlltoallw[T mpi.Type](w *mpi.Comm, m int, nb bool) error {
 			return fmt.Errorf("Alltoallw: the block from rank %d: %s", i, d)
 		}
 	}
+	return typedAlltoallwInPlace[T](w, kinds, span, nb)
+}
+
+// typedAlltoallwInPlace swaps blocks in place: block j of rank i, of
+// (i+j)%3 items of kinds[(i+j)%3], is exchanged with block i of rank j.
+func typedAlltoallwInPlace[T mpi.Type](w *mpi.Comm, kinds []*mpi.Datatype, span int, nb bool) error {
+	me, n := w.Rank(), w.Size()
+	orig := func(i int) []T { return pattern[T](n*span, 29, i) }
+	buf := orig(me)
+	counts, displs, types := make([]int, n), make([]int, n), make([]*mpi.Datatype, n)
+	for j := range n {
+		counts[j], displs[j], types[j] = (me+j)%3, j*span, kinds[(me+j)%3]
+	}
+	if err := typedCall(nb, func() error {
+		return mpi.Alltoallw(w, nil, nil, nil, nil, buf, counts, displs, types)
+	}, func() (*mpi.Request, error) {
+		return mpi.Ialltoallw(w, nil, nil, nil, nil, buf, counts, displs, types)
+	}); err != nil {
+		return fmt.Errorf("Alltoallw in place: %w", err)
+	}
+	for j := range n {
+		want := make([]T, mpi.PackSize(counts[j], types[j]))
+		if _, err := mpi.Pack(orig(j)[me*span:], counts[j], types[j], want); err != nil {
+			return err
+		}
+		got := make([]T, len(want))
+		if _, err := mpi.Pack(buf[j*span:], counts[j], types[j], got); err != nil {
+			return err
+		}
+		if d := diff(got, want); d != "" {
+			return fmt.Errorf("Alltoallw in place: the block from rank %d: %s", j, d)
+		}
+	}
 	return nil
 }
 
