@@ -51,6 +51,9 @@ func (c *Comm) collective(op string, f collBody) error {
 	if err := c.check(op); err != nil {
 		return err
 	}
+	if err := c.intraOnly(op); err != nil {
+		return err
+	}
 	return c.runOn(&c.runner, op, f)
 }
 
@@ -59,6 +62,9 @@ func (c *Comm) collective(op string, f collBody) error {
 // user forced.
 func (c *Comm) manage(op string, f func(u *collectives.Runner) error) error {
 	if err := c.check(op); err != nil {
+		return err
+	}
+	if err := c.intraOnly(op); err != nil {
 		return err
 	}
 	return c.runOn(&c.manager, op, f)
@@ -103,14 +109,23 @@ func scaled(v []int, elem int) []int {
 	return out
 }
 
-// Barrier blocks until every process of c has called it.
+// Barrier blocks until every process of c has called it (MPI_Barrier);
+// every process of both groups of an intercommunicator.
 func (c *Comm) Barrier() error {
+	if c.IsInter() {
+		return c.interBarrier()
+	}
 	return c.collective("Barrier", func(u *collectives.Runner) error { return u.Barrier() })
 }
 
 // Bcast sends buf of rank root to the buf of every other process of c
-// (MPI_Bcast).
+// (MPI_Bcast). On an intercommunicator, the root passes Root, the other
+// processes of its group ProcNull, and the processes of the other group,
+// which receive buf, the root's rank in its group.
 func Bcast[T Type](c *Comm, buf []T, root int) error {
+	if c.IsInter() {
+		return interBcast(c, buf, root)
+	}
 	return c.collective("Bcast", bcastBody(buf, root))
 }
 
@@ -155,8 +170,13 @@ func reduceBody[T Type](send, recv []T, op Op, root int) collBody {
 
 // Allreduce combines the send buffers of all processes of c element-wise
 // with op into every process's recv (MPI_Allreduce). A nil send means in
-// place: the operand is in recv.
+// place: the operand is in recv. On an intercommunicator, each process
+// gets the combination of the other group's send buffers, and in place is
+// not allowed.
 func Allreduce[T Type](c *Comm, send, recv []T, op Op) error {
+	if c.IsInter() {
+		return interAllreduce(c, send, recv, op)
+	}
 	return c.collective("Allreduce", allreduceBody(send, recv, op))
 }
 
@@ -226,8 +246,13 @@ func scattervBody[T Type](send []T, counts, displs []int, recv []T, root int) co
 // Allgather collects the send buffers (of equal length) of all processes
 // of c into every process's recv, rank i's at recv[i*len(send):]
 // (MPI_Allgather). A nil send means in place: each process's block is
-// already in its recv.
+// already in its recv. On an intercommunicator, each process gets the
+// send buffers of the other group's processes, and in place is not
+// allowed.
 func Allgather[T Type](c *Comm, send, recv []T) error {
+	if c.IsInter() {
+		return interAllgather(c, send, recv)
+	}
 	return c.collective("Allgather", allgatherBody(send, recv))
 }
 

@@ -80,6 +80,10 @@ type Comm struct {
 
 	name atomic.Pointer[string] // set by SetName; nil: the default name
 	topo topology               // virtual topology, or nil; immutable
+	// inter makes c an intercommunicator: world, local and size then
+	// describe the remote group, and rank is the caller's in the local
+	// group. nil for an intracommunicator.
+	inter *interComm
 
 	seq    atomic.Uint32 // collective calls started, which tag their messages
 	collMu sync.Mutex    // one blocking collective at a time
@@ -134,8 +138,14 @@ func (c *Comm) setOffload(hwID int) {
 // Rank returns the calling process's rank in c.
 func (c *Comm) Rank() int { return c.rank }
 
-// Size returns the number of processes in c.
-func (c *Comm) Size() int { return c.size }
+// Size returns the number of processes in c; in the local group for an
+// intercommunicator (MPI_Comm_size).
+func (c *Comm) Size() int {
+	if c.inter != nil {
+		return c.inter.local.size
+	}
+	return c.size
+}
 
 // check verifies that c can be used.
 func (c *Comm) check(op string) error {

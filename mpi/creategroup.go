@@ -26,6 +26,9 @@ func (c *Comm) CreateGroup(g Group, tag int) (*Comm, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
+	if err := c.intraOnly(op); err != nil {
+		return nil, err
+	}
 	if tag < 0 || tag > TagUB {
 		return nil, fmt.Errorf("mpi: %s with tag %d: %w (valid tags are 0..%d)", op, tag, ErrTag, TagUB)
 	}

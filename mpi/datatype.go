@@ -86,22 +86,30 @@ func (dt *Datatype) span(count int) int {
 // block before the start of the buffer is an error: a Go slice has
 // nothing there.
 func (dt *Datatype) check(op string, count, n int) error {
+	if err := dt.fits(count, n); err != nil {
+		return fmt.Errorf("mpi: %s: %w", op, err)
+	}
+	return nil
+}
+
+// fits is check without the name of the call.
+func (dt *Datatype) fits(count, n int) error {
 	if dt == nil {
-		return fmt.Errorf("mpi: %s: %w: nil", op, ErrDatatype)
+		return fmt.Errorf("%w: nil", ErrDatatype)
 	}
 	if count < 0 {
-		return fmt.Errorf("mpi: %s: %w: %d items", op, ErrCount, count)
+		return fmt.Errorf("%w: %d items", ErrCount, count)
 	}
 	if count == 0 || dt.size == 0 {
 		return nil
 	}
 	for _, b := range dt.blocks {
 		if b.disp < 0 {
-			return fmt.Errorf("mpi: %s: %w: a block at displacement %d precedes the buffer", op, ErrDatatype, b.disp)
+			return fmt.Errorf("%w: a block at displacement %d precedes the buffer", ErrDatatype, b.disp)
 		}
 	}
 	if need := dt.span(count); need > n {
-		return fmt.Errorf("mpi: %s: %w: %d items of the datatype reach element %d of a buffer of %d", op, ErrBuffer, count, need, n)
+		return fmt.Errorf("%w: %d items of the datatype reach element %d of a buffer of %d", ErrBuffer, count, need, n)
 	}
 	return nil
 }
@@ -153,7 +161,13 @@ func Indexed(blocklens, displs []int) (*Datatype, error) { return Element.Indexe
 // IndexedBlock returns the datatype of blocks of blocklen elements at
 // displacements displs (MPI_Type_create_indexed_block).
 func IndexedBlock(blocklen int, displs []int) (*Datatype, error) {
-	return Element.indexed("IndexedBlock", nil, blocklen, displs)
+	return Element.IndexedBlock(blocklen, displs)
+}
+
+// IndexedBlock returns the datatype of blocks of blocklen items of old at
+// displacements displs, in items of old (MPI_Type_create_indexed_block).
+func (old *Datatype) IndexedBlock(blocklen int, displs []int) (*Datatype, error) {
+	return old.indexed("IndexedBlock", nil, blocklen, displs)
 }
 
 // indexed builds blocks of old: block i holds lens[i] items (or blocklen

@@ -277,3 +277,40 @@ func scenarioDatatypes(w *mpi.Comm) error {
 	}
 	return f.err()
 }
+
+func TestDatatypeDupAndTrueExtent(t *testing.T) {
+	col := must(mpi.Vector(4, 1, 5))
+	cases := []struct {
+		name               string
+		dt                 *mpi.Datatype
+		trueLB, trueExtent int
+	}{
+		{"element", mpi.Element, 0, 1},
+		{"column", col, 0, 16},
+		{"column resized", must(col.Resized(-3, 1)), 0, 16},
+		{"indexed out of order", must(mpi.Indexed([]int{2, 0, 1}, []int{7, 1, 3})), 3, 6},
+		{"subarray", must(mpi.Subarray([]int{4, 5}, []int{2, 3}, []int{1, 2}, mpi.OrderC)), 7, 8},
+		{"empty", must(mpi.Contiguous(0)), 0, 0},
+	}
+	m := iota(40)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if lb, ext := c.dt.TrueLowerBound(), c.dt.TrueExtent(); lb != c.trueLB || ext != c.trueExtent {
+				t.Errorf("true lb, extent = %d, %d; want %d, %d", lb, ext, c.trueLB, c.trueExtent)
+			}
+			d := c.dt.Dup()
+			if d == c.dt {
+				t.Fatal("Dup returned the same Datatype")
+			}
+			if d.Size() != c.dt.Size() || d.Extent() != c.dt.Extent() || d.LowerBound() != c.dt.LowerBound() {
+				t.Errorf("Dup: size, lb, extent = %d, %d, %d; want %d, %d, %d",
+					d.Size(), d.LowerBound(), d.Extent(), c.dt.Size(), c.dt.LowerBound(), c.dt.Extent())
+			}
+			if c.dt.Size() > 0 {
+				if got, want := packAll(t, m, 1, d), packAll(t, m, 1, c.dt); !slices.Equal(got, want) {
+					t.Errorf("Dup packs %v, the original %v", got, want)
+				}
+			}
+		})
+	}
+}

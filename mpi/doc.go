@@ -35,10 +35,14 @@
 // per-protocol counters and the network's own.
 //
 // Derived datatypes (Datatype: Contiguous, Vector, Indexed, IndexedBlock,
-// Subarray, Resized) describe strided or scattered elements of a buffer;
+// Subarray, Darray, Resized) describe strided or scattered elements of a buffer;
 // SendType, RecvType, IsendType and IrecvType send and receive them, Pack
 // and Unpack copy them, and StructBytes lets slices of structs of numeric
-// fields travel as bytes.
+// fields travel as bytes. Dup, TrueLowerBound and TrueExtent describe
+// them further. BcastType, GatherType, ScatterType, AllgatherType and
+// AlltoallType (and their I-forms) are the collectives with a derived
+// datatype on each side; Alltoallw and NeighborAlltoallw take a datatype
+// per peer.
 //
 // Collective operations are generic functions too: Bcast, Reduce,
 // Allreduce, Gather(v), Scatter(v), Allgather(v), Alltoall(v),
@@ -68,13 +72,19 @@
 // Communicators: Dup, Idup, Split, SplitType (by host) and Create and
 // CreateGroup (from a Group) make new ones, each with a context of its
 // own, so that their traffic never mixes with another's; Free releases
-// them; Compare, SetName and Name describe them.
+// them; Compare, SetName and Name describe them. IntercommCreate joins two
+// disjoint groups in an intercommunicator (IsInter, RemoteSize,
+// RemoteGroup), whose point-to-point ranks name the remote group and
+// whose Barrier, Bcast (Root, ProcNull), Allreduce and Allgather move data
+// between the groups; IntercommMerge makes it an intracommunicator; the
+// other collectives return ErrInter on it.
 //
 // Virtual topologies: CartCreate (with DimsCreate) gives a communicator a
 // Cartesian grid, which CartCoords, CartRank, CartShift, CartSub, CartGet
-// and Cartdim query; GraphCreate a graph, DistGraphCreate and
+// and Cartdim query (CartMap and GraphMap tell the rank a process would
+// get); GraphCreate a graph, DistGraphCreate and
 // DistGraphCreateAdjacent a distributed graph; TopoTest tells which. The
-// neighbourhood collectives (NeighborAllgather(v), NeighborAlltoall(v)
+// neighbourhood collectives (NeighborAllgather(v), NeighborAlltoall(v,w)
 // and their nonblocking forms) exchange blocks with the neighbours of
 // any of them.
 //

@@ -103,6 +103,7 @@ var errorClasses = []struct {
 	{ErrBuffer, "MPI_ERR_BUFFER"},
 	{ErrRequest, "MPI_ERR_REQUEST"},
 	{ErrComm, "MPI_ERR_COMM"},
+	{ErrInter, "MPI_ERR_COMM"},
 	{ErrRoot, "MPI_ERR_ROOT"},
 	{ErrOp, "MPI_ERR_OP"},
 	{ErrDatatype, "MPI_ERR_TYPE"},

@@ -132,8 +132,12 @@ func isIdentity(world []int) bool {
 	return true
 }
 
-// Group returns the group of c's processes, in rank order.
+// Group returns the group of c's processes, in rank order; the local group
+// for an intercommunicator (MPI_Comm_group).
 func (c *Comm) Group() Group {
+	if c.inter != nil {
+		return c.inter.local.Group()
+	}
 	if c.world == nil {
 		g := Group{world: make([]int, c.size)}
 		for i := range g.world {
@@ -145,10 +149,15 @@ func (c *Comm) Group() Group {
 }
 
 // Dup returns a new communicator with the same processes and topology as
-// c, whose traffic does not mix with c's. Collective over c.
+// c, whose traffic does not mix with c's (MPI_Comm_dup); an
+// intercommunicator between the same groups for an intercommunicator.
+// Collective over c (both groups of an intercommunicator).
 func (c *Comm) Dup() (*Comm, error) {
 	if err := c.check("Dup"); err != nil {
 		return nil, err
+	}
+	if c.inter != nil {
+		return c.interDup()
 	}
 	id, err := c.allocContext("Dup")
 	if err != nil {
@@ -167,6 +176,9 @@ func (c *Comm) Dup() (*Comm, error) {
 // Undefined as color gets nil. Collective over c.
 func (c *Comm) Split(color, key int) (*Comm, error) {
 	if err := c.check("Split"); err != nil {
+		return nil, err
+	}
+	if err := c.intraOnly("Split"); err != nil {
 		return nil, err
 	}
 	all := make([]int64, 3*c.size)
@@ -261,6 +273,9 @@ func (c *Comm) Free() error {
 	}
 	if c.id == worldID {
 		return fmt.Errorf("mpi: Free: World cannot be freed: %w", ErrComm)
+	}
+	if c.inter != nil {
+		return c.interFree()
 	}
 	// A barrier through the network, not the barrier controller: once it
 	// is over, no process still reads the controller, which rank 0 may

@@ -150,6 +150,12 @@ func (c *Comm) failExchange(op string, in, out []link, tags []int32, bad error, 
 // from the neighbour counts: blocking, or started and returned as a
 // Request if nonblocking.
 func (c *Comm) neighborRun(op string, nonblocking bool, blocks func(indeg, outdeg int) (recv, send [][]byte, err error)) (*Request, error) {
+	return c.neighborRunThen(op, nonblocking, blocks, nil)
+}
+
+// neighborRunThen is neighborRun that calls then, if not nil, once the
+// exchange has succeeded: to unpack blocks received into scratch.
+func (c *Comm) neighborRunThen(op string, nonblocking bool, blocks func(indeg, outdeg int) (recv, send [][]byte, err error), then func()) (*Request, error) {
 	in, out, tags, err := c.neighborhood(op)
 	if err != nil {
 		return nil, err
@@ -159,13 +165,20 @@ func (c *Comm) neighborRun(op string, nonblocking bool, blocks func(indeg, outde
 		return nil, c.failExchange(op, in, out, tags, fmt.Errorf("mpi: %s: %w", op, err), nonblocking)
 	}
 	x := c.startExchange(op, in, out, tags, recv, send)
+	finish := func() error {
+		err := x.wait()
+		if err == nil && then != nil {
+			then()
+		}
+		return err
+	}
 	if !nonblocking {
-		return nil, x.wait()
+		return nil, finish()
 	}
 	cr := &collRequest{finished: make(chan struct{})}
 	c.requestStarted()
 	go func() {
-		cr.err = x.wait()
+		cr.err = finish()
 		cr.done.Store(true)
 		close(cr.finished)
 		c.rt.net.Wake() // for a Waitany asleep on the doorbell

@@ -26,6 +26,9 @@ func (c *Comm) start(op string, f collBody) (*Request, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
+	if err := c.intraOnly(op); err != nil {
+		return nil, err
+	}
 	u := &collectives.Runner{Net: &commNet{c: c, tag: c.nextTag()}, Check: c.runner.Check,
 		Force: c.rt.softForce, Stats: c.runner.Stats}
 	cr := &collRequest{finished: make(chan struct{})}

@@ -1,0 +1,41 @@
+package mpi
+
+// Dup returns a copy of dt (MPI_Type_dup): a Datatype with the same
+// blocks, bounds and extent. A Datatype never changes, so the copy is
+// interchangeable with dt; Dup is there for code ported from MPI.
+func (dt *Datatype) Dup() *Datatype {
+	if dt == nil {
+		return nil
+	}
+	d := *dt
+	return &d
+}
+
+// TrueLowerBound returns the displacement of the first element an item
+// of dt holds, whatever lower bound Resized set (MPI_Type_get_true_extent's
+// true_lb); 0 for a datatype without elements.
+func (dt *Datatype) TrueLowerBound() int {
+	lo, _ := dt.trueBounds()
+	return lo
+}
+
+// TrueExtent returns the distance from the first element an item of dt
+// holds to just past its last one, whatever extent Resized set
+// (MPI_Type_get_true_extent's true_extent); 0 for a datatype without
+// elements.
+func (dt *Datatype) TrueExtent() int {
+	lo, hi := dt.trueBounds()
+	return hi - lo
+}
+
+// trueBounds returns the displacements of the first element of an item
+// and just past its last.
+func (dt *Datatype) trueBounds() (lo, hi int) {
+	for i, b := range dt.blocks {
+		if i == 0 {
+			lo, hi = b.disp, b.disp+b.n
+		}
+		lo, hi = min(lo, b.disp), max(hi, b.disp+b.n)
+	}
+	return lo, hi
+}
