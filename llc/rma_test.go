@@ -218,7 +218,7 @@ func (a *asyncTransport) Poll(s Sink) bool {
 	return len(late) > 0
 }
 
-func (a *asyncTransport) Arm() uint32 { return 0 }
+func (a *asyncTransport) Arm() uint32  { return 0 }
 func (a *asyncTransport) Sleep(uint32) {}
 func (a *asyncTransport) Disarm()      {}
 
