@@ -442,3 +442,19 @@ func (ep *Endpoint) RMAFlush(peer int) error {
 	}
 	return nil
 }
+
+// Expose registers memory for one-sided operations (Engine.Expose), or
+// releases it when withdraw is true (Engine.Withdraw), and waits until
+// done.
+func (ep *Endpoint) Expose(op *ExposeOp, withdraw bool) error {
+	ep.lock()
+	if withdraw {
+		ep.eng.Withdraw(op)
+	} else {
+		ep.eng.Expose(op)
+	}
+	ep.drain()
+	ep.wait(op)
+	ep.unlock()
+	return op.err
+}

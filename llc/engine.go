@@ -308,6 +308,8 @@ func (e *Engine) Step(ev Event) {
 		e.onEnqueue(int(id), ev)
 	case tokRMA:
 		e.onRMA(id, ev)
+	case tokExpose:
+		e.onExpose(id, ev)
 	default:
 		e.fail(fmt.Errorf("llc: event %d of unknown token %#x", ev.Kind, ev.Token))
 	}

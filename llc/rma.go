@@ -95,6 +95,8 @@ type rmaState struct {
 	unsettled []bool
 	last      []rmaPlace
 	probe     [1]byte // destination of settling reads
+	// exposing are the registrations and releases in flight.
+	exposing map[uint64]*ExposeOp
 }
 
 type rmaPlace struct {
@@ -242,5 +244,82 @@ func (e *Engine) failRMA(err error) {
 		op.finish(err)
 		delete(e.rma.ops, id)
 	}
+	for id, op := range e.rma.exposing {
+		op.done, op.err = true, err
+		delete(e.rma.exposing, id)
+	}
 	clear(e.rma.pending)
+}
+
+// ExposeOp makes memory of this process a target of one-sided operations
+// of process Peer, or withdraws it (Engine.Expose, Engine.Withdraw).
+type ExposeOp struct {
+	Peer int
+	// Data is the memory to register; when Size is not 0, the network
+	// gives Size bytes of zeroed memory instead (CmdAlloc), which is Mem
+	// once done: memory on which every network does atomic operations.
+	Data []byte
+	Size int
+	// Region names the memory once done (Expose); the region to release
+	// (Withdraw).
+	Region RegionID
+	Mem    []byte
+
+	done bool
+	err  error
+}
+
+// Done reports whether the registration or release completed.
+func (o *ExposeOp) Done() bool { return o.done }
+
+// Err returns its error once done.
+func (o *ExposeOp) Err() error { return o.err }
+
+// Expose registers op.Data, or allocates op.Size bytes, for one-sided
+// operations of process op.Peer.
+func (e *Engine) Expose(op *ExposeOp) {
+	c := Command{Kind: CmdRegister, Peer: op.Peer, Data: op.Data}
+	if op.Size != 0 {
+		c = Command{Kind: CmdAlloc, Peer: op.Peer, Size: op.Size}
+	}
+	e.startExpose(op, c)
+}
+
+// Withdraw releases op.Region, which Expose gave.
+func (e *Engine) Withdraw(op *ExposeOp) {
+	e.startExpose(op, Command{Kind: CmdRelease, Peer: op.Peer, Region: op.Region})
+}
+
+func (e *Engine) startExpose(op *ExposeOp, c Command) {
+	op.done, op.err = false, nil
+	if e.err != nil {
+		op.done, op.err = true, e.err
+		return
+	}
+	if c.Kind != CmdRelease {
+		op.Region, op.Mem = 0, nil
+	}
+	if e.rma.exposing == nil {
+		e.rma.exposing = make(map[uint64]*ExposeOp)
+	}
+	id := e.newID()
+	e.rma.exposing[id] = op
+	c.Token = token(tokExpose, id)
+	e.emit(&c)
+}
+
+func (e *Engine) onExpose(id uint64, ev Event) {
+	op := e.rma.exposing[id]
+	if op == nil {
+		return
+	}
+	delete(e.rma.exposing, id)
+	op.done = true
+	if ev.Kind == EvError {
+		op.err = fmt.Errorf("llc: window memory of process %d: %w", op.Peer, ev.Err)
+		return
+	}
+	if op.Region == 0 {
+		op.Region, op.Mem = RegionID(ev.Value), ev.Mem
+	}
 }

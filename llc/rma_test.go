@@ -248,3 +248,39 @@ func TestEndpointRMAFlush(t *testing.T) {
 		t.Fatalf("an unaligned atomic: done %v, err %v", refused.Done(), refused.Err())
 	}
 }
+
+func TestExpose(t *testing.T) {
+	e := rmaEngine(t, 2)
+	buf := make([]byte, 16)
+	reg := &ExposeOp{Peer: 1, Data: buf}
+	e.Expose(reg)
+	if c := nextCmd(t, e); c.Kind != CmdRegister || c.Peer != 1 || &c.Data[0] != &buf[0] || c.Token == 0 {
+		t.Fatalf("registration: %v to %d, token %#x", c.Kind, c.Peer, c.Token)
+	} else {
+		e.Step(Event{Kind: EvDone, Token: c.Token, Value: 12})
+	}
+	if !reg.Done() || reg.Err() != nil || reg.Region != 12 {
+		t.Fatalf("registered: done %v, err %v, region %d", reg.Done(), reg.Err(), reg.Region)
+	}
+	mem := make([]byte, 64)
+	alloc := &ExposeOp{Peer: 0, Size: 64}
+	e.Expose(alloc)
+	if c := nextCmd(t, e); c.Kind != CmdAlloc || c.Size != 64 {
+		t.Fatalf("allocation: %v of %d bytes", c.Kind, c.Size)
+	} else {
+		e.Step(Event{Kind: EvDone, Token: c.Token, Value: 13, Mem: mem})
+	}
+	if alloc.Region != 13 || len(alloc.Mem) != 64 {
+		t.Fatalf("allocated region %d of %d bytes", alloc.Region, len(alloc.Mem))
+	}
+	e.Withdraw(reg)
+	c := nextCmd(t, e)
+	if c.Kind != CmdRelease || c.Region != 12 {
+		t.Fatalf("release: %v of region %d", c.Kind, c.Region)
+	}
+	cause := errors.New("no region 12")
+	e.Step(Event{Kind: EvError, Token: c.Token, Err: cause})
+	if !reg.Done() || !errors.Is(reg.Err(), cause) || e.Err() != nil {
+		t.Fatalf("a failed release: done %v, err %v, engine %v", reg.Done(), reg.Err(), e.Err())
+	}
+}
