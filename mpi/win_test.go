@@ -634,3 +634,15 @@ func conv[T mpi.Type](v int) T {
 	}
 	return x
 }
+
+// TestWinVirtual runs windows under the Martini profile in virtual time,
+// where the NIC's atomics and remote accesses move the clocks.
+func TestWinVirtual(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"win-fence", "win-lock", "win-pscw"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			runAt(t, name, []int{2, 4}, "-profile", "martini", "-clock", "virtual")
+		})
+	}
+}
