@@ -76,6 +76,9 @@ type Win struct {
 	ctl     *llc.ExposeOp   // control words
 	targets []winTarget     // by rank
 
+	// allocErr is why WinAllocate could not allocate the local window.
+	allocErr error
+
 	mu    sync.Mutex
 	sync  winSync
 	freed bool
@@ -119,12 +122,14 @@ func WinAllocate[T Type](c *Comm, n int) (*Win, []T, error) {
 		return nil, nil, err
 	}
 	if n > 0 {
+		// A failure here is reported by open, through the exchange, so
+		// that every process fails alike.
 		w.alloc = &llc.ExposeOp{Peer: c.toWorld(c.rank), Size: n * w.elem}
-		if err := w.ep.Expose(w.alloc, false); err != nil {
-			w.c.Free()
-			return nil, nil, fmt.Errorf("mpi: WinAllocate of %d bytes: %w", n*w.elem, err)
+		if w.allocErr = w.ep.Expose(w.alloc, false); w.allocErr != nil {
+			w.alloc = nil
+		} else {
+			w.mem = w.alloc.Mem
 		}
-		w.mem = w.alloc.Mem
 	}
 	w.native = w.elem == 8
 	if err := w.open("WinAllocate"); err != nil {
@@ -187,6 +192,9 @@ func (w *Win) open(op string) error {
 // size, the control words' region (0 if this process failed).
 func (w *Win) expose(mine []uint64) error {
 	n := w.c.size
+	if w.allocErr != nil {
+		return fmt.Errorf("allocating the window: %w", w.allocErr)
+	}
 	w.ctl = &llc.ExposeOp{Peer: w.c.toWorld(w.c.rank), Size: ctlSize(n)}
 	if err := w.ep.Expose(w.ctl, false); err != nil {
 		w.ctl = nil

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rhinet-go/martini/mpi"
@@ -623,7 +624,32 @@ func scenarioWinErrors(w *mpi.Comm) error {
 	if err := check("Put on a freed window", mpi.Put(win, buf, 0, 0), mpi.ErrWin); err != nil {
 		return err
 	}
-	return check("Free twice", win.Free(), mpi.ErrWin)
+	if err := check("Free twice", win.Free(), mpi.ErrWin); err != nil {
+		return err
+	}
+	return allocFailure(w)
+}
+
+// allocFailure has rank 0 ask for more window memory than the NIC's
+// segment holds: every rank's WinAllocate fails, none hangs. (On TCP the
+// memory is the Go heap's, which would not refuse but exhaust.)
+func allocFailure(w *mpi.Comm) error {
+	st, err := mpi.ReadStats()
+	if err != nil || st.Network != "martini" {
+		return err
+	}
+	n := 1
+	if w.Rank() == 0 {
+		n = 1 << 34
+	}
+	win, _, err := mpi.WinAllocate[int64](w, n)
+	if err == nil || win != nil {
+		return fmt.Errorf("WinAllocate with %d elements on rank 0: window %v, error %v: want every rank to fail", 1<<34, win, err)
+	}
+	if !strings.Contains(err.Error(), "rank 0 could not make its part") && w.Rank() != 0 {
+		return fmt.Errorf("WinAllocate failing on rank 0: %v", err)
+	}
+	return w.Barrier() // still usable
 }
 
 // conv returns v, a small non-negative integer, as a T of any kind.
