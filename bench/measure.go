@@ -95,7 +95,7 @@ func SizesOf(benchmark string, sizes []int) []int {
 	switch benchmark {
 	case "Barrier":
 		return []int{0}
-	case "Reduce", "Allreduce":
+	case "Reduce", "Allreduce", "Accumulate":
 		return slices.DeleteFunc(slices.Clone(sizes), func(s int) bool { return s%4 != 0 })
 	}
 	return sizes
@@ -271,8 +271,17 @@ func timed(c *mpi.Comm, op func(int) error, reps int) (float64, error) {
 }
 
 // measureSize calibrates and samples one size.
-func measureSize(c *mpi.Comm, benchmark string, size int, bufs *buffers, o Options) (Row, error) {
-	op := operation(c, benchmark, size, bufs)
+func measureSize(c *mpi.Comm, benchmark string, size int, bufs *buffers, o Options) (row Row, err error) {
+	var op func(int) error
+	if IsOneSided(benchmark) {
+		var done func() error
+		if op, done, err = oneSided(c, benchmark, size, bufs); err != nil {
+			return Row{}, err
+		}
+		defer func() { err = errors.Join(err, done()) }()
+	} else {
+		op = operation(c, benchmark, size, bufs)
+	}
 	target := o.Budget.Seconds() / float64(o.Samples)
 	if _, err := timed(c, op, warmup); err != nil {
 		return Row{}, err
@@ -296,7 +305,7 @@ func measureSize(c *mpi.Comm, benchmark string, size int, bufs *buffers, o Optio
 	if worst[0] > 0 {
 		reps = int(min(maxReps, max(1, math.Ceil(float64(n)*target/worst[0]))))
 	}
-	row := Row{Bytes: size, Reps: reps}
+	row = Row{Bytes: size, Reps: reps}
 	var mins, maxs, avgs []float64
 	for range o.Samples {
 		t, err := timed(c, op, reps)

@@ -10,10 +10,17 @@ import (
 var (
 	PointToPoint = []string{"PingPong", "PingPing", "Sendrecv", "Exchange"}
 	Collectives  = []string{"Barrier", "Bcast", "Reduce", "Allreduce", "Allgather", "Gather", "Scatter", "Alltoall"}
+	// OneSided are IMB-RMA's single-transfer benchmarks, in their
+	// non-aggregate mode: rank 0 accesses rank 1's window, under a shared
+	// lock, and flushes after each operation.
+	OneSided = []string{"Unidir_put", "Unidir_get", "Accumulate"}
 )
 
 // AllBenchmarks lists every benchmark.
-func AllBenchmarks() []string { return slices.Concat(PointToPoint, Collectives) }
+func AllBenchmarks() []string { return slices.Concat(PointToPoint, Collectives, OneSided) }
+
+// IsOneSided reports whether name is a one-sided (IMB-RMA) benchmark.
+func IsOneSided(name string) bool { return slices.Contains(OneSided, name) }
 
 // IsCollective reports whether name is a collective benchmark.
 func IsCollective(name string) bool { return slices.Contains(Collectives, name) }

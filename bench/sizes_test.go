@@ -46,7 +46,7 @@ func TestParseBenchmarks(t *testing.T) {
 		t.Errorf("ParseBenchmarks = %v, %v", got, err)
 	}
 	all, err := ParseBenchmarks("all")
-	if err != nil || len(all) != 12 || IsCollective(all[0]) || !IsCollective(all[11]) {
+	if err != nil || len(all) != 15 || IsCollective(all[0]) || !IsCollective(all[11]) || !IsOneSided(all[14]) || IsCollective(all[14]) {
 		t.Errorf("all = %v, %v", all, err)
 	}
 	for _, bad := range []string{"", "PingPang", "Barrier,,nope"} {

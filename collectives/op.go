@@ -31,6 +31,8 @@ const (
 	opBXor
 	opMinLoc
 	opMaxLoc
+	opReplace
+	opNoOp
 )
 
 // Op is a reduction operation. The predefined ones are the variables Sum,
@@ -65,6 +67,18 @@ var (
 	MinLoc = Op{kind: opMinLoc, name: "MinLoc", commute: true}
 	MaxLoc = Op{kind: opMaxLoc, name: "MaxLoc", commute: true}
 )
+
+// Replace and NoOp are the operations of one-sided accumulates only
+// (MPI_REPLACE, MPI_NO_OP; see AccumulatorFor): Replace stores the
+// operand, NoOp leaves the target as it is. The collectives refuse them.
+var (
+	Replace = Op{kind: opReplace, name: "Replace"}
+	NoOp    = Op{kind: opNoOp, name: "NoOp"}
+)
+
+// Is reports whether o is the predefined operation p (never true for
+// operations made by NewOp).
+func (o Op) Is(p Op) bool { return o.kind == p.kind && o.kind != opUser }
 
 // NewOp makes a reduction operation of elements of type T from f, which
 // must set inout[i] to in[i] combined with inout[i] for every i. The
@@ -129,11 +143,29 @@ func ReducerFor[T Type](op Op) (Reducer, error) {
 		r.Apply = op.user
 		return r, nil
 	}
+	if op.kind > opMaxLoc {
+		return Reducer{}, fmt.Errorf("%w: %s is an operation of one-sided accumulates only", ErrOp, op)
+	}
 	if k := t.Kind(); int(k) < len(applyTable[op.kind]) {
 		r.Apply = applyTable[op.kind][k]
 	}
 	if r.Apply == nil {
 		return Reducer{}, fmt.Errorf("%w: %s is not defined on %v", ErrOp, op, t)
+	}
+	return r, nil
+}
+
+// AccumulatorFor returns the Reducer of op for one-sided accumulates of
+// elements of type T: ReducerFor's, and Replace and NoOp besides.
+func AccumulatorFor[T Type](op Op) (Reducer, error) {
+	if op.kind != opReplace && op.kind != opNoOp {
+		return ReducerFor[T](op)
+	}
+	t := reflect.TypeFor[T]()
+	r := Reducer{Elem: int(t.Size()), Unit: int(t.Size()), Op: op.String(), Kind: t.Kind(),
+		Apply: func(in, inout []byte) {}}
+	if op.kind == opReplace {
+		r.Apply = func(in, inout []byte) { copy(inout, in) }
 	}
 	return r, nil
 }

@@ -1,6 +1,8 @@
 package llc
 
 import (
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 )
@@ -405,4 +407,52 @@ func (ep *Endpoint) Err() error {
 	err := ep.eng.Err()
 	ep.mu.Unlock()
 	return err
+}
+
+// RMA starts a one-sided operation and reports whether it is already done
+// (then with its error, if it failed before it was issued).
+func (ep *Endpoint) RMA(op *RMAOp) bool {
+	ep.lock()
+	ep.eng.RMA(op)
+	ep.drain()
+	done := op.done
+	ep.unlock()
+	return done
+}
+
+// RMAFlush waits until every one-sided operation to peer (every peer when
+// negative) is complete at the target: the operations in flight are done
+// and, on a transport that completes writes before they are in place
+// (Caps.Async), a read behind the last writes has come back. It returns
+// the error of a settling read; the operations' own errors are theirs.
+func (ep *Endpoint) RMAFlush(peer int) error {
+	ep.lock()
+	reads := ep.eng.RMASettle(peer, ep.tr.Caps().Async)
+	ep.drain()
+	ep.wait(funcCompletion(func() bool { return ep.eng.RMAPending(peer) == 0 }))
+	var errs []error
+	for _, r := range reads {
+		errs = append(errs, r.err)
+	}
+	ep.unlock()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("llc: settling the writes: %w", err)
+	}
+	return nil
+}
+
+// Expose registers memory for one-sided operations (Engine.Expose), or
+// releases it when withdraw is true (Engine.Withdraw), and waits until
+// done.
+func (ep *Endpoint) Expose(op *ExposeOp, withdraw bool) error {
+	ep.lock()
+	if withdraw {
+		ep.eng.Withdraw(op)
+	} else {
+		ep.eng.Expose(op)
+	}
+	ep.drain()
+	ep.wait(op)
+	ep.unlock()
+	return op.err
 }

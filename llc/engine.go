@@ -94,6 +94,11 @@ type Counters struct {
 	// queue refused for lack of room; every retry that is refused again
 	// counts too.
 	QueueFull uint64
+	// One-sided operations (RMA): puts, gets, and compare-and-swap or
+	// fetch-and-add atomics issued, the bytes the puts and gets moved,
+	// and the reads that settled writes at a flush.
+	RMAPuts, RMAGets, RMAAtomics uint64
+	RMABytes, RMASettles         uint64
 }
 
 // Errors reported by the engine.
@@ -130,6 +135,7 @@ type Engine struct {
 	rndvSends map[uint64]*SendOp
 	rndvRecvs map[uint64]*RecvOp
 	syncSends map[uint64]*SendOp // synchronous eager sends waiting for their acknowledgement
+	rma       rmaState
 	nextID    uint64
 
 	blocked int // peers with queued records
@@ -255,6 +261,7 @@ func (e *Engine) fail(err error) {
 	clear(e.rndvRecvs)
 	clear(e.rndvSends)
 	clear(e.syncSends)
+	e.failRMA(err)
 	for i := range e.peers {
 		e.peers[i].failQueued(err)
 	}
@@ -299,6 +306,10 @@ func (e *Engine) Step(ev Event) {
 		e.onQueueAlloc(ev)
 	case tokEnqueue:
 		e.onEnqueue(int(id), ev)
+	case tokRMA:
+		e.onRMA(id, ev)
+	case tokExpose:
+		e.onExpose(id, ev)
 	default:
 		e.fail(fmt.Errorf("llc: event %d of unknown token %#x", ev.Kind, ev.Token))
 	}
@@ -531,9 +542,10 @@ func (e *Engine) UnreceivedRendezvous() []Unreceived {
 
 // Idle reports whether the engine has no operation in flight that it is
 // responsible for advancing (used by Finalize); in EagerPM mode, also no
-// start-up connection.
+// start-up connection; and no one-sided operation.
 func (e *Engine) Idle() bool {
-	return e.blocked == 0 && len(e.rndvSends) == 0 && len(e.rndvRecvs) == 0 && len(e.syncSends) == 0 && e.sched.len() == 0 && e.pmPending == 0
+	return e.blocked == 0 && len(e.rndvSends) == 0 && len(e.rndvRecvs) == 0 && len(e.syncSends) == 0 && e.sched.len() == 0 && e.pmPending == 0 &&
+		e.RMAPending(-1) == 0
 }
 
 func matches(source int, tag int32, ctx uint32, src int, mtag int32, mctx uint32) bool {

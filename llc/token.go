@@ -17,6 +17,8 @@ const (
 	tokEnqueue
 	tokConnReq   // the request word of this process's common command slot
 	tokConnReply // the reply of a responder in its transaction slot
+	tokRMA       // a one-sided operation (RMAOp)
+	tokExpose    // a window's registration or release (ExposeOp)
 )
 
 func token(k tokKind, id uint64) uint64 { return uint64(k)<<56 | id&(1<<56-1) }

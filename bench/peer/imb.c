@@ -38,6 +38,9 @@ enum bench {
 	GATHER,
 	SCATTER,
 	ALLTOALL,
+	UNIDIR_PUT,
+	UNIDIR_GET,
+	ACCUMULATE,
 	NBENCH
 };
 
@@ -45,6 +48,7 @@ static const char *const bench_names[NBENCH] = {
 	"PingPong", "PingPing", "Sendrecv", "Exchange",
 	"Barrier", "Bcast", "Reduce", "Allreduce",
 	"Allgather", "Gather", "Scatter", "Alltoall",
+	"Unidir_put", "Unidir_get", "Accumulate",
 };
 
 /* PingPong and PingPing run on ranks 0 and 1 only (see run_ops). */
@@ -54,8 +58,13 @@ static const char *const bench_names[NBENCH] = {
 #define CACHE_LINE 64
 #define TAG 1000
 
-static int is_p2p(int b) { return b <= EXCHANGE; }
-static int pair_only(int b) { return b == PINGPONG || b == PINGPING; }
+/* The one-sided benchmarks (IMB-RMA's single transfers, non-aggregate):
+ * rank 0 accesses rank 1's window under a shared lock and flushes after
+ * each operation; the window and the lock live for one size (measure). */
+static int is_rma(int b) { return b >= UNIDIR_PUT; }
+static int is_p2p(int b) { return b <= EXCHANGE || is_rma(b); }
+static int pair_only(int b) { return b == PINGPONG || b == PINGPING || is_rma(b); }
+static MPI_Win rma_win;
 
 /* The run's settings, from the command line. */
 struct opts {
@@ -131,6 +140,7 @@ static void bufs_init(struct bufs *bf, int b, size_t size, long offcache)
 	switch (b) {
 	case PINGPONG: case PINGPING: case SENDRECV:
 	case REDUCE: case ALLREDUCE:
+	case UNIDIR_PUT: case UNIDIR_GET: case ACCUMULATE:
 		sb = size;
 		rb = size;
 		break;
@@ -217,6 +227,8 @@ static void run_ops(int b, int size, long n, struct bufs *bf)
 
 	if (pair_only(b) && rank >= P2P_RANKS)
 		return;
+	if (is_rma(b) && rank != 0)
+		return; /* the target takes no part */
 	for (i = 0; i < n; i++) {
 		int root = (int)(i % nprocs);
 
@@ -273,6 +285,18 @@ static void run_ops(int b, int size, long n, struct bufs *bf)
 		case ALLTOALL:
 			MPI_CHECK(MPI_Alltoall(s, size, MPI_BYTE, r, size, MPI_BYTE, comm));
 			break;
+		case UNIDIR_PUT:
+			MPI_CHECK(MPI_Put(s, size, MPI_BYTE, 1, 0, size, MPI_BYTE, rma_win));
+			MPI_CHECK(MPI_Win_flush(1, rma_win));
+			break;
+		case UNIDIR_GET:
+			MPI_CHECK(MPI_Get(s, size, MPI_BYTE, 1, 0, size, MPI_BYTE, rma_win));
+			MPI_CHECK(MPI_Win_flush(1, rma_win));
+			break;
+		case ACCUMULATE:
+			MPI_CHECK(MPI_Accumulate(s, fcount, MPI_FLOAT, 1, 0, fcount, MPI_FLOAT, MPI_SUM, rma_win));
+			MPI_CHECK(MPI_Win_flush(1, rma_win));
+			break;
 		default:
 			fatal("internal error: unknown benchmark");
 		}
@@ -311,6 +335,14 @@ static void measure(int b, int size, const struct opts *o, double *work)
 	struct bufs bf;
 
 	bufs_init(&bf, b, (size_t)size, o->offcache);
+	if (is_rma(b)) {
+		void *base;
+		int unit = b == ACCUMULATE ? 4 : 1;
+
+		MPI_CHECK(MPI_Win_allocate((MPI_Aint)size, unit, MPI_INFO_NULL, comm, &base, &rma_win));
+		if (rank == 0)
+			MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, rma_win));
+	}
 
 	/* Warm up (connections, first touches) with WARMUP operations, then
 	 * calibrate: double n until n operations take a quarter of the
@@ -365,6 +397,11 @@ static void measure(int b, int size, const struct opts *o, double *work)
 		}
 	}
 	bufs_free(&bf);
+	if (is_rma(b)) {
+		if (rank == 0)
+			MPI_CHECK(MPI_Win_unlock(1, rma_win));
+		MPI_CHECK(MPI_Win_free(&rma_win));
+	}
 	if (rank != 0)
 		return;
 
@@ -571,7 +608,7 @@ int main(int argc, char **argv)
 		for (j = 0; j < o.nsizes; j++) {
 			int size = (int)o.sizes[j];
 
-			if ((b == REDUCE || b == ALLREDUCE) && size % 4 != 0)
+			if ((b == REDUCE || b == ALLREDUCE || b == ACCUMULATE) && size % 4 != 0)
 				continue;
 			measure(b, size, &o, work);
 		}

@@ -58,7 +58,7 @@ const suiteUsage = `usage: mpibench [flags]                 measure and print th
 
 Runs the benchmarks of the Intel MPI Benchmarks (PingPong, PingPing,
 Sendrecv, Exchange, Barrier, Bcast, Reduce, Allreduce, Allgather, Gather,
-Scatter, Alltoall) on this runtime under each variant (a job of its own
+Scatter, Alltoall, and IMB-RMA's Unidir_put, Unidir_get, Accumulate) on this runtime under each variant (a job of its own
 per variant, through mpirun), and on the system MPI when mpicc and mpirun
 are installed; prints IMB-style listings and tables comparing them, and
 writes a JSON record into the results directory.

@@ -1,0 +1,290 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"unsafe"
+
+	"github.com/rhinet-go/martini/collectives"
+	"github.com/rhinet-go/martini/llc"
+)
+
+// One-sided communication (MPI-3.1 chapter 11) on the network's remote
+// memory access: a Win exposes memory of every process of a communicator;
+// Put is a remote write (PUSH on Martini), Get a remote read (PULL), and
+// the accumulates of 8-byte elements in memory the network allocated
+// (WinAllocate) are its compare-and-swap and fetch-and-add. Other
+// accumulates take the target's accumulate lock, a word taken by
+// compare-and-swap, read, combine and write back, so that they stay atomic
+// per element with respect to each other (the lock is a ticket lock,
+// so that origins take turns). Passive-target locks are words
+// of the target's control memory changed by the same atomics: the target
+// takes no part in them (on TCP its progress serves them, as every remote
+// access).
+
+// Errors of one-sided communication, matched with errors.Is.
+var (
+	// ErrWin: a window used after Free, or with an element type other
+	// than the one it was made of where that matters (accumulates).
+	ErrWin = errors.New("invalid window")
+	// ErrRMASync: an operation outside an epoch that allows it (a Put
+	// with no Fence, Lock or Start before it, an Unlock without Lock,
+	// Free while locked, ...).
+	ErrRMASync = errors.New("RMA synchronization error")
+	// ErrRMARange: an access outside the target's window.
+	ErrRMARange = llc.ErrRMARange
+)
+
+// Control words of a window, in memory the network allocates on every
+// process (so that the network's atomics apply to them):
+//
+//	ctlLock      passive-target lock: lockExclusive, or the number of
+//	             shared holders
+//	ctlAccNext   accumulate lock, a ticket lock (first come, first
+//	             served): the next ticket to draw
+//	ctlAccServe  the ticket that holds it
+//	ctlComplete  PSCW: Complete calls of the origins of this exposure
+//	ctlPost+r    PSCW: Post calls of target rank r not yet started
+const (
+	ctlLock = iota
+	ctlAccNext
+	ctlAccServe
+	ctlComplete
+	ctlPost
+)
+
+// lockExclusive is the lock word of an exclusive holder.
+const lockExclusive = 1 << 62
+
+// Win is a window: memory of each process of a communicator that the
+// others access with one-sided operations (MPI_Win). Its methods are safe
+// for concurrent use; synchronization calls follow MPI's rules.
+type Win struct {
+	c    *Comm // a duplicate of the creating communicator
+	ep   *llc.Endpoint
+	elem int          // displacement unit: the size of the element type
+	kind reflect.Kind // the element type
+	// native: 8-byte elements in network-allocated memory, accumulated
+	// with the network's atomics.
+	native bool
+
+	mem     []byte          // the local window
+	alloc   *llc.ExposeOp   // the local window's allocation (WinAllocate)
+	regs    []*llc.ExposeOp // its registration for each peer (WinCreate)
+	ctl     *llc.ExposeOp   // control words
+	targets []winTarget     // by rank
+
+	// allocErr is why WinAllocate could not allocate the local window.
+	allocErr error
+
+	mu    sync.Mutex
+	sync  winSync
+	freed bool
+}
+
+// winTarget is what a process published of its window.
+type winTarget struct {
+	region llc.RegionID // its window, registered for this process
+	size   uint64       // bytes
+	ctl    llc.RegionID // its control words
+}
+
+// ctlSize is the size of the control words of a window of n processes.
+func ctlSize(n int) int { return 8 * (ctlPost + n) }
+
+// WinCreate makes a window of buf on every process of c (MPI_Win_create;
+// the displacement unit is the size of T). Collective over c. Puts and
+// gets go straight to buf; accumulates take the target's accumulate lock.
+func WinCreate[T Type](c *Comm, buf []T) (*Win, error) {
+	w, err := newWin[T](c, "WinCreate")
+	if err != nil {
+		return nil, err
+	}
+	w.mem = asBytes(buf)
+	if err := w.open("WinCreate"); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// WinAllocate makes a window of n zeroed elements on every process of c,
+// in memory the network allocates, and returns it with the local part
+// (MPI_Win_allocate). Collective over c. Accumulates of 8-byte elements
+// are the network's atomic operations.
+func WinAllocate[T Type](c *Comm, n int) (*Win, []T, error) {
+	if n < 0 {
+		return nil, nil, fmt.Errorf("mpi: WinAllocate of %d elements: %w", n, ErrCount)
+	}
+	w, err := newWin[T](c, "WinAllocate")
+	if err != nil {
+		return nil, nil, err
+	}
+	if n > 0 {
+		// A failure here is reported by open, through the exchange, so
+		// that every process fails alike.
+		w.alloc = &llc.ExposeOp{Peer: c.toWorld(c.rank), Size: n * w.elem}
+		if w.allocErr = w.ep.Expose(w.alloc, false); w.allocErr != nil {
+			w.alloc = nil
+		} else {
+			w.mem = w.alloc.Mem
+		}
+	}
+	w.native = w.elem == 8
+	if err := w.open("WinAllocate"); err != nil {
+		return nil, nil, err
+	}
+	var local []T
+	if n > 0 {
+		local = unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(w.mem))), n)
+	}
+	return w, local, nil
+}
+
+// newWin checks c and returns a window of T over a duplicate of it.
+func newWin[T Type](c *Comm, op string) (*Win, error) {
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	if _, multi := c.rt.net.(*muxNetwork); multi {
+		return nil, fmt.Errorf("mpi: %s: one-sided windows need one network for the whole job, this one spans several (%w)", op, ErrWin)
+	}
+	d, err := c.Dup()
+	if err != nil {
+		return nil, fmt.Errorf("mpi: %s: %w", op, err)
+	}
+	return &Win{c: d, ep: c.rt.ep, elem: sizeOf[T](), kind: reflect.TypeFor[T]().Kind()}, nil
+}
+
+// open registers the window's memory and control words and exchanges
+// them: each process publishes, for every peer, the region that peer
+// uses, and its window's size. On failure the window is released.
+func (w *Win) open(op string) error {
+	n := w.c.size
+	mine := make([]uint64, n+2)
+	err := w.expose(mine)
+	all := make([]uint64, n*(n+2))
+	if gerr := manageAllgather(w.c, mine, all); err == nil && gerr != nil {
+		err = gerr
+	}
+	if err == nil {
+		w.targets = make([]winTarget, n)
+		for t := range w.targets {
+			rec := all[t*(n+2):]
+			w.targets[t] = winTarget{region: llc.RegionID(rec[w.c.rank]), size: rec[n], ctl: llc.RegionID(rec[n+1])}
+			if rec[n+1] == 0 {
+				err = fmt.Errorf("rank %d could not make its part of the window", t)
+			}
+		}
+	}
+	if err != nil {
+		w.release()
+		w.c.Free()
+		return fmt.Errorf("mpi: %s: %w", op, err)
+	}
+	w.sync.init(n)
+	return nil
+}
+
+// expose registers the local window for every peer and allocates the
+// control words, and fills mine: the region of each peer, the window's
+// size, the control words' region (0 if this process failed).
+func (w *Win) expose(mine []uint64) error {
+	n := w.c.size
+	if w.allocErr != nil {
+		return fmt.Errorf("allocating the window: %w", w.allocErr)
+	}
+	w.ctl = &llc.ExposeOp{Peer: w.c.toWorld(w.c.rank), Size: ctlSize(n)}
+	if err := w.ep.Expose(w.ctl, false); err != nil {
+		w.ctl = nil
+		return fmt.Errorf("allocating the control words: %w", err)
+	}
+	if w.alloc == nil && len(w.mem) > 0 {
+		for p := range n {
+			r := &llc.ExposeOp{Peer: w.c.toWorld(p), Data: w.mem}
+			if err := w.ep.Expose(r, false); err != nil {
+				return fmt.Errorf("registering %d bytes for rank %d: %w", len(w.mem), p, err)
+			}
+			w.regs = append(w.regs, r)
+			mine[p] = uint64(r.Region)
+		}
+	} else if w.alloc != nil {
+		for p := range n {
+			mine[p] = uint64(w.alloc.Region)
+		}
+	}
+	mine[n], mine[n+1] = uint64(len(w.mem)), uint64(w.ctl.Region)
+	return nil
+}
+
+// release withdraws every registration of the window.
+func (w *Win) release() error {
+	var errs []error
+	for _, r := range w.regs {
+		errs = append(errs, w.ep.Expose(r, true))
+	}
+	w.regs = nil
+	for _, r := range []*llc.ExposeOp{w.alloc, w.ctl} {
+		if r != nil {
+			errs = append(errs, w.ep.Expose(r, true))
+		}
+	}
+	w.alloc, w.ctl = nil, nil
+	return errors.Join(errs...)
+}
+
+// Free releases the window (MPI_Win_free). Collective over the window's
+// processes; every operation of this process completes first. Free fails
+// with ErrRMASync, leaving the window as it is, while this process holds
+// a lock or is in a post-start-complete-wait epoch.
+func (w *Win) Free() error {
+	if err := w.check("Win.Free"); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	busy := w.sync.busy()
+	if busy == "" {
+		w.freed = true
+	}
+	w.mu.Unlock()
+	if busy != "" {
+		return fmt.Errorf("mpi: Win.Free: %s: %w", busy, ErrRMASync)
+	}
+	err := w.flush(-1)
+	// Nobody accesses the window after the barrier.
+	if berr := w.c.manage("Win.Free", func(u *collectives.Runner) error { return u.Barrier() }); err == nil {
+		err = berr
+	}
+	if rerr := w.release(); err == nil && rerr != nil {
+		err = fmt.Errorf("mpi: Win.Free: %w", rerr)
+	}
+	if ferr := w.c.Free(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// check verifies that w can be used.
+func (w *Win) check(op string) error {
+	if w == nil {
+		return fmt.Errorf("mpi: %s: nil window: %w", op, ErrWin)
+	}
+	w.mu.Lock()
+	freed := w.freed
+	w.mu.Unlock()
+	if freed {
+		return fmt.Errorf("mpi: %s: window used after Free: %w", op, ErrWin)
+	}
+	return w.c.checkLive(op)
+}
+
+// Size returns the number of bytes of the local window.
+func (w *Win) Size() int { return len(w.mem) }
+
+// DispUnit returns the displacement unit of the window, the size of the
+// element type it was made of (MPI_Win_get_attr MPI_WIN_DISP_UNIT).
+func (w *Win) DispUnit() int { return w.elem }
+
+// Group returns the group of the window's processes (MPI_Win_get_group).
+func (w *Win) Group() Group { return w.c.Group() }

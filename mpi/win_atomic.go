@@ -1,0 +1,255 @@
+package mpi
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"reflect"
+
+	"github.com/rhinet-go/martini/collectives"
+	"github.com/rhinet-go/martini/llc"
+)
+
+// The accumulate operations of one-sided communication (MPI_REPLACE and
+// MPI_NO_OP): Replace stores the origin's elements, NoOp leaves the target
+// as it is (GetAccumulate and FetchAndOp with it read atomically). The
+// collective reductions refuse them.
+var (
+	Replace = collectives.Replace
+	NoOp    = collectives.NoOp
+)
+
+// Accumulate combines origin into target's window from displacement disp
+// with op, element by element: target[i] = origin[i] op target[i]
+// (MPI_Accumulate). Accumulates of the same element are atomic with
+// respect to each other. T must be the window's element type. Like Put,
+// it is complete at the target after the next synchronization.
+func Accumulate[T Type](w *Win, origin []T, target, disp int, op Op) error {
+	return accumulate(w, "Accumulate", origin, nil, target, disp, op)
+}
+
+// GetAccumulate is Accumulate that also returns the elements before the
+// operation in result, of origin's length (MPI_Get_accumulate); with NoOp
+// it reads len(result) elements atomically and origin is not used. It
+// returns once result is filled.
+func GetAccumulate[T Type](w *Win, origin, result []T, target, disp int, op Op) error {
+	if result == nil {
+		result = []T{}
+	}
+	return accumulate(w, "GetAccumulate", origin, result, target, disp, op)
+}
+
+// FetchAndOp combines value into the element at displacement disp of
+// target's window with op and returns the element before
+// (MPI_Fetch_and_op).
+func FetchAndOp[T Type](w *Win, value T, target, disp int, op Op) (T, error) {
+	var old [1]T
+	err := accumulate(w, "FetchAndOp", []T{value}, old[:], target, disp, op)
+	return old[0], err
+}
+
+// CompareAndSwap replaces the element at displacement disp of target's
+// window by value if it equals compare (bitwise), and returns the element
+// before (MPI_Compare_and_swap).
+func CompareAndSwap[T Type](w *Win, compare, value T, target, disp int) (T, error) {
+	var old [1]T
+	skip, err := w.start("CompareAndSwap", target)
+	if err == nil && !skip {
+		err = w.checkType("CompareAndSwap", reflect.TypeFor[T]().Kind())
+	}
+	if err != nil || skip {
+		return old[0], err
+	}
+	cmp, val, out := asBytes([]T{compare}), asBytes([]T{value}), asBytes(old[:])
+	w.ep.Progress() // a caller that spins on CompareAndSwap serves others
+	off, err := w.span(target, disp, len(out))
+	if err == nil {
+		if w.native {
+			op := &llc.RMAOp{Kind: llc.RMACompareSwap, Peer: w.c.toWorld(target), Region: w.targets[target].region,
+				Off: off, Limit: w.targets[target].size, Compare: word(cmp), Operand: word(val)}
+			err = w.do(op)
+			binary.LittleEndian.PutUint64(out, op.Result)
+		} else {
+			err = w.locked(target, off, make([]byte, len(out)), func(cur []byte) bool {
+				copy(out, cur)
+				if bytes.Equal(cur, cmp) {
+					copy(cur, val)
+					return true
+				}
+				return false
+			})
+		}
+	}
+	if err != nil {
+		return old[0], fmt.Errorf("mpi: CompareAndSwap at rank %d: %w", target, err)
+	}
+	return old[0], nil
+}
+
+// checkType checks that the accumulates of a call are of the window's
+// element type.
+func (w *Win) checkType(op string, k reflect.Kind) error {
+	if k != w.kind {
+		return fmt.Errorf("mpi: %s of %v elements on a window of %v: %w", op, k, w.kind, ErrWin)
+	}
+	return nil
+}
+
+// span checks that n bytes at displacement disp are within target's
+// window and returns their offset.
+func (w *Win) span(target, disp, n int) (uint64, error) {
+	size := w.targets[target].size
+	off := uint64(disp) * uint64(w.elem)
+	if disp < 0 || off > size || uint64(n) > size-off {
+		return 0, fmt.Errorf("%d bytes at displacement %d of a window of %d bytes: %w", n, disp, size, ErrRMARange)
+	}
+	return off, nil
+}
+
+func word(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+
+// accumulate is Accumulate (result nil) and GetAccumulate.
+func accumulate[T Type](w *Win, name string, origin, result []T, target, disp int, op Op) error {
+	skip, err := w.start(name, target)
+	if err == nil && !skip {
+		err = w.checkType(name, reflect.TypeFor[T]().Kind())
+	}
+	if err != nil || skip {
+		return err
+	}
+	r, err := collectives.AccumulatorFor[T](op)
+	if err != nil {
+		return fmt.Errorf("mpi: %s: %w", name, err)
+	}
+	noop := op.Is(NoOp)
+	n := len(origin)
+	switch {
+	case noop && result == nil:
+		return nil // nothing to change, nothing to return
+	case noop:
+		n = len(result)
+	case result != nil && len(result) != n:
+		return fmt.Errorf("mpi: %s: %d origin elements, %d result elements: %w", name, n, len(result), ErrCount)
+	case n%(r.Unit/r.Elem) != 0:
+		return fmt.Errorf("mpi: %s: %d elements: %w (%s takes pairs)", name, n, ErrCount, op)
+	}
+	in, out := asBytes(origin), asBytes(result)
+	w.ep.Progress() // a caller that spins on an accumulate serves others
+	off, err := w.span(target, disp, n*r.Elem)
+	if err == nil && n > 0 {
+		if w.native && r.Unit == r.Elem {
+			err = w.nativeAcc(target, off, in, out, r, op.Is(Sum) && integer(r.Kind), noop)
+		} else {
+			err = w.locked(target, off, make([]byte, n*r.Elem), func(cur []byte) bool {
+				copy(out, cur)
+				if noop {
+					return false
+				}
+				r.Apply(in, cur)
+				return true
+			})
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
+	}
+	return nil
+}
+
+// integer reports whether k is an 8-byte integer kind (fetch-and-add adds
+// it).
+func integer(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
+}
+
+// nativeAcc accumulates the 8-byte elements in into target's window at
+// off with the network's atomics, and returns the previous elements in
+// out unless it is nil: fetch-and-add for integer sums (not waited for
+// unless out is wanted), fetch-and-add of 0 to read (noop), a
+// compare-and-swap loop otherwise.
+func (w *Win) nativeAcc(target int, off uint64, in, out []byte, r collectives.Reducer, add, noop bool) error {
+	t := &w.targets[target]
+	for i := 0; i < max(len(in), len(out)); i += 8 {
+		op := &llc.RMAOp{Kind: llc.RMAFetchAdd, Peer: w.c.toWorld(target), Region: t.region, Off: off + uint64(i), Limit: t.size}
+		var err error
+		switch {
+		case noop:
+			err = w.do(op)
+		case add && out == nil:
+			op.Operand = word(in[i:])
+			err = w.issue(target, op)
+		case add:
+			op.Operand = word(in[i:])
+			err = w.do(op)
+		default:
+			err = w.casLoop(op, in[i:i+8], r)
+		}
+		if err != nil {
+			return err
+		}
+		if out != nil {
+			binary.LittleEndian.PutUint64(out[i:], op.Result)
+		}
+	}
+	return nil
+}
+
+// casLoop combines the element in into the word of op (a fetch-and-add
+// made a compare-and-swap here) with r: it guesses the word, swaps in the
+// combination if the guess was right, else guesses what the swap found.
+// op.Result is the word before.
+func (w *Win) casLoop(op *llc.RMAOp, in []byte, r collectives.Reducer) error {
+	op.Kind = llc.RMACompareSwap
+	var cur [8]byte
+	for guess := uint64(0); ; {
+		binary.LittleEndian.PutUint64(cur[:], guess)
+		r.Apply(in, cur[:])
+		op.Compare, op.Operand = guess, word(cur[:])
+		if err := w.do(op); err != nil || op.Result == guess {
+			return err
+		}
+		guess = op.Result
+	}
+}
+
+// locked runs f on the n=len(buf) bytes at off of target's window under
+// the target's accumulate lock: it reads them into buf, calls f, and
+// writes them back if f reports a change.
+func (w *Win) locked(target int, off uint64, buf []byte, f func(cur []byte) bool) error {
+	if err := w.accLock(target); err != nil {
+		return fmt.Errorf("taking the accumulate lock: %w", err)
+	}
+	t := &w.targets[target]
+	data := &llc.RMAOp{Kind: llc.RMAGet, Peer: w.c.toWorld(target), Region: t.region, Off: off, Limit: t.size, Data: buf}
+	err := w.do(data)
+	if err == nil && f(buf) {
+		data.Kind = llc.RMAPut
+		err = w.do(data)
+	}
+	// The release follows the write to the same process: it takes effect
+	// after it.
+	if rerr := w.do(w.ctlOp(target, llc.RMAFetchAdd, ctlAccServe, 0, 1)); err == nil && rerr != nil {
+		err = fmt.Errorf("releasing the accumulate lock: %w", rerr)
+	}
+	return err
+}
+
+// accLock takes target's accumulate lock: it draws a ticket and waits
+// until the ticket is served, reading the served one atomically.
+func (w *Win) accLock(target int) error {
+	ticket := w.ctlOp(target, llc.RMAFetchAdd, ctlAccNext, 0, 1)
+	if err := w.do(ticket); err != nil {
+		return err
+	}
+	for tries := 0; ; tries++ {
+		serve := w.ctlOp(target, llc.RMAFetchAdd, ctlAccServe, 0, 0)
+		if err := w.do(serve); err != nil || serve.Result == ticket.Result {
+			return err
+		}
+		w.backoff(tries)
+	}
+}

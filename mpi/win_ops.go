@@ -1,0 +1,53 @@
+package mpi
+
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/llc"
+)
+
+// dataOp returns the operation of kind on the bytes b at displacement
+// disp (in the window's displacement units) of target's window.
+func (w *Win) dataOp(kind llc.RMAKind, target, disp int, b []byte) (*llc.RMAOp, error) {
+	if disp < 0 {
+		return nil, fmt.Errorf("displacement %d: %w", disp, ErrRMARange)
+	}
+	t := &w.targets[target]
+	return &llc.RMAOp{Kind: kind, Peer: w.c.toWorld(target), Region: t.region, Off: uint64(disp) * uint64(w.elem),
+		Limit: t.size, Data: b}, nil
+}
+
+// Put writes origin into target's window from displacement disp, in the
+// window's displacement units (MPI_Put): a remote write, complete at the
+// target after the next Fence, Flush, Unlock or Complete; origin must not
+// change until then. An access outside the target's window is an error
+// wrapping ErrRMARange, reported at once.
+func Put[T Type](w *Win, origin []T, target, disp int) error {
+	return transfer(w, "Put", llc.RMAPut, asBytes(origin), target, disp)
+}
+
+// Get reads target's window from displacement disp into result
+// (MPI_Get): a remote read, complete (result filled) after the next
+// Fence, Flush, Unlock or Complete.
+func Get[T Type](w *Win, result []T, target, disp int) error {
+	return transfer(w, "Get", llc.RMAGet, asBytes(result), target, disp)
+}
+
+// transfer starts a put or get of b.
+func transfer(w *Win, name string, kind llc.RMAKind, b []byte, target, disp int) error {
+	skip, err := w.start(name, target)
+	if err != nil || skip {
+		return err
+	}
+	op, err := w.dataOp(kind, target, disp, b)
+	if err != nil {
+		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
+	}
+	if len(b) == 0 {
+		return nil
+	}
+	if err := w.issue(target, op); err != nil {
+		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
+	}
+	return nil
+}

@@ -1,0 +1,383 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/rhinet-go/martini/collectives"
+	"github.com/rhinet-go/martini/llc"
+)
+
+// LockType is the kind of a passive-target lock.
+type LockType int
+
+// Lock types (MPI_LOCK_EXCLUSIVE, MPI_LOCK_SHARED).
+const (
+	LockExclusive LockType = iota + 1
+	LockShared
+)
+
+func (l LockType) String() string {
+	switch l {
+	case LockExclusive:
+		return "exclusive"
+	case LockShared:
+		return "shared"
+	}
+	return fmt.Sprintf("LockType(%d)", int(l))
+}
+
+// winSync is the synchronization state of a window at this process.
+type winSync struct {
+	fence   bool       // a fence epoch is open
+	locks   []LockType // held, by target; 0: none
+	lockAll bool       // LockAll holds a shared lock on every target
+	// access marks the targets of a PSCW access epoch (nil: none);
+	// exposing tells an exposure epoch, to origins of them.
+	access   []bool
+	exposing bool
+	origins  int
+	// pending are the operations issued and not flushed yet, by target:
+	// their errors are reported by the flush that completes them.
+	pending [][]*llc.RMAOp
+}
+
+func (s *winSync) init(n int) {
+	s.locks = make([]LockType, n)
+	s.pending = make([][]*llc.RMAOp, n)
+}
+
+// busy describes why the window cannot be freed or fenced now, or is "".
+func (s *winSync) busy() string {
+	switch {
+	case s.lockAll:
+		return "LockAll holds the window"
+	case s.access != nil:
+		return "a Start is not completed"
+	case s.exposing:
+		return "a Post is not waited for"
+	}
+	for t, l := range s.locks {
+		if l != 0 {
+			return fmt.Sprintf("a %v lock on rank %d is held", l, t)
+		}
+	}
+	return ""
+}
+
+// canAccess reports whether an epoch open at this process allows
+// operations on target.
+func (s *winSync) canAccess(target int) bool {
+	return s.fence || s.lockAll || s.locks[target] != 0 || (s.access != nil && s.access[target])
+}
+
+// start checks that an operation of op may access target: a rank of the
+// window in an open epoch, or ProcNull (then skip is true).
+func (w *Win) start(op string, target int) (skip bool, err error) {
+	if err := w.check(op); err != nil {
+		return false, err
+	}
+	if target == ProcNull {
+		return true, nil
+	}
+	if target < 0 || target >= w.c.size {
+		return false, fmt.Errorf("mpi: %s at rank %d: %w (window of %d processes)", op, target, ErrRank, w.c.size)
+	}
+	w.mu.Lock()
+	ok := w.sync.canAccess(target)
+	w.mu.Unlock()
+	if !ok {
+		return false, fmt.Errorf("mpi: %s at rank %d outside an access epoch (no Fence, Lock, LockAll or Start before it): %w", op, target, ErrRMASync)
+	}
+	return false, nil
+}
+
+// issue starts op, an operation on target, and keeps it until a flush;
+// it returns the error of an operation that failed at once.
+func (w *Win) issue(target int, op *llc.RMAOp) error {
+	if w.ep.RMA(op) && op.Err() != nil {
+		return op.Err()
+	}
+	w.mu.Lock()
+	w.sync.pending[target] = append(w.sync.pending[target], op)
+	w.mu.Unlock()
+	return nil
+}
+
+// do runs op on target and waits for it.
+func (w *Win) do(op *llc.RMAOp) error {
+	if !w.ep.RMA(op) {
+		w.ep.Wait(op)
+	}
+	return op.Err()
+}
+
+// ctlOp returns an atomic operation on control word i of target.
+func (w *Win) ctlOp(target int, kind llc.RMAKind, i int, compare, operand uint64) *llc.RMAOp {
+	t := &w.targets[target]
+	return &llc.RMAOp{Kind: kind, Peer: w.c.toWorld(target), Region: t.ctl, Off: uint64(8 * i),
+		Limit: uint64(ctlSize(w.c.size)), Compare: compare, Operand: operand}
+}
+
+// localCtl returns control word i of this process.
+func (w *Win) localCtl(i int) *uint64 {
+	return (*uint64)(unsafe.Pointer(&w.ctl.Mem[8*i]))
+}
+
+// flush completes the operations to target (every target when
+// negative) at their targets and returns their errors.
+func (w *Win) flush(target int) error {
+	w.mu.Lock()
+	var ops [][]*llc.RMAOp
+	lo, hi := 0, w.c.size
+	if target >= 0 {
+		lo, hi = target, target+1
+	}
+	for t := lo; t < hi; t++ {
+		ops = append(ops, w.sync.pending[t])
+	}
+	w.mu.Unlock()
+	peer := -1
+	if target >= 0 {
+		peer = w.c.toWorld(target)
+	}
+	var errs []error
+	if err := w.ep.RMAFlush(peer); err != nil {
+		errs = append(errs, err)
+	}
+	w.mu.Lock()
+	for i, list := range ops {
+		for _, op := range list {
+			if op.Err() != nil {
+				errs = append(errs, op.Err())
+			}
+		}
+		t := lo + i
+		w.sync.pending[t] = w.sync.pending[t][len(list):]
+	}
+	w.mu.Unlock()
+	return errors.Join(errs...)
+}
+
+// Fence closes the fence epoch of every process of the window and opens
+// the next (MPI_Win_fence): every operation of every process started
+// before it is complete at its target. Collective over the window's
+// processes.
+func (w *Win) Fence() error {
+	if err := w.check("Win.Fence"); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	busy := w.sync.busy()
+	w.mu.Unlock()
+	if busy != "" {
+		return fmt.Errorf("mpi: Win.Fence: %s: %w", busy, ErrRMASync)
+	}
+	err := w.flush(-1)
+	if berr := w.c.manage("Win.Fence", func(u *collectives.Runner) error { return u.Barrier() }); berr != nil {
+		err = errors.Join(err, berr)
+	}
+	w.mu.Lock()
+	w.sync.fence = true
+	w.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("mpi: Win.Fence: %w", err)
+	}
+	return nil
+}
+
+// Lock takes a lock of the given type on target's window and opens an
+// access epoch to it (MPI_Win_lock): an exclusive lock excludes every
+// other lock, shared ones only exclusive ones. It waits until granted,
+// without the target's help: the lock is a word of the target's control
+// memory changed by the network's atomics.
+func (w *Win) Lock(lock LockType, target int) error {
+	if err := w.check("Win.Lock"); err != nil {
+		return err
+	}
+	if target < 0 || target >= w.c.size {
+		return fmt.Errorf("mpi: Win.Lock of rank %d: %w (window of %d processes)", target, ErrRank, w.c.size)
+	}
+	if lock != LockExclusive && lock != LockShared {
+		return fmt.Errorf("mpi: Win.Lock of rank %d: lock type %v: %w", target, lock, ErrWin)
+	}
+	w.mu.Lock()
+	held := w.sync.locks[target] != 0 || w.sync.lockAll
+	w.mu.Unlock()
+	if held {
+		return fmt.Errorf("mpi: Win.Lock of rank %d: already locked by this process: %w", target, ErrRMASync)
+	}
+	if err := w.acquire(lock, target); err != nil {
+		return fmt.Errorf("mpi: Win.Lock of rank %d: %w", target, err)
+	}
+	w.mu.Lock()
+	w.sync.locks[target] = lock
+	w.mu.Unlock()
+	return nil
+}
+
+// acquire takes the lock word of target.
+func (w *Win) acquire(lock LockType, target int) error {
+	for tries := 0; ; tries++ {
+		if lock == LockExclusive {
+			op := w.ctlOp(target, llc.RMACompareSwap, ctlLock, 0, lockExclusive)
+			if err := w.do(op); err != nil || op.Result == 0 {
+				return err
+			}
+		} else {
+			op := w.ctlOp(target, llc.RMAFetchAdd, ctlLock, 0, 1)
+			if err := w.do(op); err != nil || op.Result&lockExclusive == 0 {
+				return err
+			}
+			// An exclusive holder: withdraw and try again.
+			if err := w.do(w.ctlOp(target, llc.RMAFetchAdd, ctlLock, 0, ^uint64(0))); err != nil {
+				return err
+			}
+		}
+		w.backoff(tries)
+	}
+}
+
+// backoff lets others progress between attempts at a held word: this
+// process serves requests (a transport whose target serves them), yields
+// the processor, then sleeps a little longer each time, so that the
+// holder runs even when processes outnumber the cores.
+func (w *Win) backoff(tries int) {
+	w.ep.Progress()
+	if tries < 8 {
+		runtime.Gosched()
+		return
+	}
+	time.Sleep(time.Duration(min(tries, 200)) * time.Microsecond)
+}
+
+// Unlock completes every operation to target and releases the lock Lock
+// took (MPI_Win_unlock).
+func (w *Win) Unlock(target int) error {
+	if err := w.check("Win.Unlock"); err != nil {
+		return err
+	}
+	if target < 0 || target >= w.c.size {
+		return fmt.Errorf("mpi: Win.Unlock of rank %d: %w (window of %d processes)", target, ErrRank, w.c.size)
+	}
+	w.mu.Lock()
+	lock := w.sync.locks[target]
+	w.sync.locks[target] = 0
+	w.mu.Unlock()
+	if lock == 0 {
+		return fmt.Errorf("mpi: Win.Unlock of rank %d: not locked by this process: %w", target, ErrRMASync)
+	}
+	err := w.flush(target)
+	if rerr := w.releaseLock(lock, target); rerr != nil {
+		err = errors.Join(err, rerr)
+	}
+	if err != nil {
+		return fmt.Errorf("mpi: Win.Unlock of rank %d: %w", target, err)
+	}
+	return nil
+}
+
+// releaseLock gives back the lock word of target.
+func (w *Win) releaseLock(lock LockType, target int) error {
+	var back uint64 = lockExclusive
+	if lock == LockShared {
+		back = 1
+	}
+	return w.do(w.ctlOp(target, llc.RMAFetchAdd, ctlLock, 0, -back))
+}
+
+// LockAll takes a shared lock on every process of the window
+// (MPI_Win_lock_all).
+func (w *Win) LockAll() error {
+	if err := w.check("Win.LockAll"); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	busy := w.sync.busy()
+	w.mu.Unlock()
+	if busy != "" {
+		return fmt.Errorf("mpi: Win.LockAll: %s: %w", busy, ErrRMASync)
+	}
+	for t := range w.c.size {
+		if err := w.acquire(LockShared, t); err != nil {
+			for u := range t {
+				w.releaseLock(LockShared, u)
+			}
+			return fmt.Errorf("mpi: Win.LockAll: rank %d: %w", t, err)
+		}
+	}
+	w.mu.Lock()
+	w.sync.lockAll = true
+	w.mu.Unlock()
+	return nil
+}
+
+// UnlockAll completes every operation and releases the locks of LockAll
+// (MPI_Win_unlock_all).
+func (w *Win) UnlockAll() error {
+	if err := w.check("Win.UnlockAll"); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	held := w.sync.lockAll
+	w.sync.lockAll = false
+	w.mu.Unlock()
+	if !held {
+		return fmt.Errorf("mpi: Win.UnlockAll: no LockAll: %w", ErrRMASync)
+	}
+	err := w.flush(-1)
+	for t := range w.c.size {
+		if rerr := w.releaseLock(LockShared, t); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("mpi: Win.UnlockAll: %w", err)
+	}
+	return nil
+}
+
+// Flush completes every operation of this process to target at the
+// target, within a passive-target epoch (MPI_Win_flush).
+func (w *Win) Flush(target int) error { return w.flushCall("Win.Flush", target) }
+
+// FlushAll is Flush to every target (MPI_Win_flush_all).
+func (w *Win) FlushAll() error { return w.flushCall("Win.FlushAll", -1) }
+
+// FlushLocal completes the operations to target at this process, so that
+// their origin buffers may be reused (MPI_Win_flush_local). It completes
+// them at the target too, which is no slower on these networks.
+func (w *Win) FlushLocal(target int) error { return w.flushCall("Win.FlushLocal", target) }
+
+// FlushLocalAll is FlushLocal to every target (MPI_Win_flush_local_all).
+func (w *Win) FlushLocalAll() error { return w.flushCall("Win.FlushLocalAll", -1) }
+
+func (w *Win) flushCall(op string, target int) error {
+	if err := w.check(op); err != nil {
+		return err
+	}
+	if target >= w.c.size || target < -1 {
+		return fmt.Errorf("mpi: %s of rank %d: %w (window of %d processes)", op, target, ErrRank, w.c.size)
+	}
+	w.mu.Lock()
+	ok := w.sync.lockAll || (target >= 0 && w.sync.locks[target] != 0)
+	if target < 0 {
+		ok = ok || w.sync.busy() != ""
+	}
+	w.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("mpi: %s: not in a passive-target epoch (Lock or LockAll): %w", op, ErrRMASync)
+	}
+	if err := w.flush(target); err != nil {
+		return fmt.Errorf("mpi: %s: %w", op, err)
+	}
+	return nil
+}
+
+// atomicAdd adds d to a word of this process's control memory, which
+// peers change with the network's atomics too.
+func atomicAdd(p *uint64, d uint64) { atomic.AddUint64(p, d) }
