@@ -47,6 +47,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return worker(args[1:], stdout, stderr)
 		case "report":
 			return report(args[1:], stdout, stderr)
+		case floorChildArg:
+			return floorChild(args[1:], stderr)
 		}
 	}
 	o, err := parseSuiteFlags(args, stderr)
