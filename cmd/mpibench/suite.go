@@ -61,8 +61,10 @@ Runs the benchmarks of the Intel MPI Benchmarks (PingPong, PingPing,
 Sendrecv, Exchange, Barrier, Bcast, Reduce, Allreduce, Allgather, Gather,
 Scatter, Alltoall) on this runtime under each variant (a job of its own
 per variant, through mpirun), and on the system MPI when mpicc and mpirun
-are installed; prints IMB-style listings and tables comparing them, and
-writes a JSON record into the results directory.
+are installed; with PingPong, also the machine's cross-core floor (a
+cache-line ping-pong between two processes); prints IMB-style listings
+and tables comparing them, and writes a JSON record into the results
+directory.
 
 Flags:
 `
