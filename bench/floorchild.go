@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -42,7 +43,7 @@ type floorChild struct {
 // thread ends, and killed when ctx ends or after timeout.
 func startFloorChild(ctx context.Context, command []string, cpu int, line *sharedLine, timeout time.Duration) (*floorChild, error) {
 	kill, cancel := context.WithCancel(ctx)
-	args := append(slicesClip(command[1:]), "-cpu", strconv.Itoa(cpu))
+	args := append(slices.Clip(command[1:]), "-cpu", strconv.Itoa(cpu))
 	c := &floorChild{ctx: ctx, cmd: exec.CommandContext(kill, command[0], args...), cancel: cancel,
 		timeout: timeout, exited: make(chan struct{}), output: &limitedBuffer{max: 4 << 10}}
 	c.cmd.ExtraFiles = []*os.File{line.file}
@@ -60,10 +61,6 @@ func startFloorChild(ctx context.Context, command []string, cpu int, line *share
 	}()
 	return c, nil
 }
-
-// slicesClip returns s with no room past its length, so that appending
-// to it copies.
-func slicesClip(s []string) []string { return s[:len(s):len(s)] }
 
 // wait waits for the child, which has been told to stop, killing it when
 // it does not end within floorChildGrace; it reports a child that failed.
