@@ -54,9 +54,12 @@ type FloorOptions struct {
 	Timeout time.Duration
 }
 
-// floorMinBatch is the fewest round trips of the last batch of the
-// warm-up.
-const floorMinBatch = 1024
+// floorWarmup is the number of round trips of the warm-up, and
+// floorMinRoundTrips the fewest a sample makes.
+const (
+	floorWarmup        = 1000
+	floorMinRoundTrips = 100
+)
 
 // ErrFloorCPUs says that the floor cannot be measured because this
 // process may run on fewer than two CPUs.
@@ -132,8 +135,8 @@ func measureFloorLocked(ctx context.Context, command []string, cpus [2]int, o Fl
 }
 
 // pingFloor pins the calling thread to cpus[0] and measures: one round
-// trip that waits for the child to start, a warm-up that finds how many
-// round trips a sample's time holds, and the samples.
+// trip that waits for the child to start, a warm-up, batches that find
+// how many round trips a sample's time holds, and the samples.
 func pingFloor(line *sharedLine, abort *atomic.Bool, cpus [2]int, o FloorOptions) (*Floor, error) {
 	if err := pinThread(cpus[0]); err != nil {
 		return nil, err
@@ -163,24 +166,24 @@ func pingFloor(line *sharedLine, abort *atomic.Bool, cpus [2]int, o FloorOptions
 	return f, nil
 }
 
-// calibrate is the warm-up: batches of round trips, twice as many each
-// time, until they have taken per and the last held at least
-// floorMinBatch. It returns how many round trips take per at the pace of
-// the fastest batch: a batch the scheduler interrupted does not shorten
-// the samples.
+// calibrate warms up with floorWarmup round trips, then makes batches
+// of round trips, twice as many each time, until one takes a quarter of
+// per, and returns how many round trips take per at that batch's pace
+// (at least floorMinRoundTrips), as the suite's benchmarks do: when the
+// two processes must share their CPUs with others, the samples last about
+// per still.
 func (p *pinger) calibrate(per time.Duration) (int, error) {
-	pace := math.Inf(1) // seconds a round trip
-	var total time.Duration
+	if err := p.roundTrips(floorWarmup); err != nil {
+		return 0, err
+	}
 	for n := 16; ; n *= 2 {
 		start := time.Now()
 		if err := p.roundTrips(n); err != nil {
 			return 0, err
 		}
-		took := time.Since(start)
-		total += took
-		pace = min(pace, max(took.Seconds(), 1e-9)/float64(n))
-		if total >= per && n >= floorMinBatch || n >= 1<<30 {
-			return int(math.Max(1, math.Min(per.Seconds()/pace, 1<<30))), nil
+		if took := time.Since(start); took >= per/4 || n >= 1<<30 {
+			reps := float64(n) * per.Seconds() / math.Max(took.Seconds(), 1e-9)
+			return int(math.Min(math.Max(reps, floorMinRoundTrips), 1<<30)), nil
 		}
 	}
 }
