@@ -83,7 +83,7 @@ func (c *floorChild) wait() error {
 func (c *floorChild) why() error {
 	switch {
 	case c.late.Load():
-		return fmt.Errorf("no answer within %v", c.timeout)
+		return fmt.Errorf("not done within %v", c.timeout)
 	case c.ctx.Err() != nil:
 		return c.ctx.Err()
 	case c.err == nil:

@@ -25,9 +25,9 @@ func floorChild(args []string, stderr io.Writer) int {
 }
 
 // measureFloor measures the machine's cross-core floor into rec when the
-// run measures PingPong, with the run's samples and budget, this program
-// serving as the child. A floor it cannot measure, or that -no-floor
-// skips, is a note of the record.
+// run measures PingPong, with the run's samples, budget and timeout (as
+// a job's), this program serving as the child. A floor it cannot
+// measure, or that -no-floor skips, is a note of the record.
 func measureFloor(ctx context.Context, o *suiteOptions, rec *bench.Record, exe string, stderr io.Writer) {
 	if !slices.Contains(o.benchmarks, "PingPong") {
 		return
@@ -36,7 +36,7 @@ func measureFloor(ctx context.Context, o *suiteOptions, rec *bench.Record, exe s
 		rec.Notes = append(rec.Notes, "floor: not measured (-no-floor)")
 		return
 	}
-	f, err := bench.MeasureFloor(ctx, []string{exe, floorChildArg}, bench.FloorOptions{Samples: o.samples, Budget: o.budget})
+	f, err := bench.MeasureFloor(ctx, []string{exe, floorChildArg}, bench.FloorOptions{Samples: o.samples, Budget: o.budget, Timeout: o.timeout})
 	if err != nil {
 		note := "floor: not measured: " + strings.TrimPrefix(err.Error(), "bench: floor: ")
 		if !o.quiet {

@@ -93,7 +93,7 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 	fs.StringVar(&o.results, "results", "results", "directory of the JSON records and their README (empty: write none)")
 	short := fs.Bool("short", false, "a quick check: sizes "+shortSizes+", -budget "+shortBudget.String()+", -samples "+fmt.Sprint(shortSamples)+" (flags given explicitly win)")
 	fs.BoolVar(&o.quiet, "q", false, "quiet: no progress display and no IMB listings, only the comparison tables")
-	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a job that runs longer than this")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a job, or the floor's measurement, that runs longer than this")
 	fs.StringVar(&o.mpirun, "mpirun", "", "this runtime's mpirun (default: built from the module)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
