@@ -46,8 +46,9 @@ func (f *Floor) Describe() string {
 type FloorOptions struct {
 	// Samples is the number of timed samples, at least 1.
 	Samples int
-	// Budget is the time the timed samples take together; a warm-up of
-	// about one sample's time comes first.
+	// Budget is the time the timed samples take together, when the two
+	// processes have their CPUs to themselves; a warm-up and a
+	// calibration come first.
 	Budget time.Duration
 	// Timeout bounds the whole measurement, the child's start included;
 	// 0 means 30 s and 20 budgets.
