@@ -13,9 +13,10 @@ import (
 // Record.Schema to it.
 // Version 2 gives the machine's usable CPUs ("cpus") and names cpuid's
 // package figures for what they are ("cpuid_package_cores" and
-// "cpuid_package_threads", version 1's "cores" and "threads"). Decode
-// reads every version from oldestSchema on.
-const SchemaVersion = 2
+// "cpuid_package_threads", version 1's "cores" and "threads").
+// Version 3 adds the machine's cross-core floor ("floor"), which a record
+// need not have. Decode reads every version from oldestSchema on.
+const SchemaVersion = 3
 
 // oldestSchema is the oldest version of the Record format Decode reads.
 const oldestSchema = 1
@@ -44,6 +45,9 @@ type Record struct {
 	// Go ports with the reference NPB3.4-MPI (npb/cmd/npbcompare), both
 	// sides.
 	NPBRuns []NPBRun `json:"npb_runs,omitempty"`
+	// Floor is the cross-core floor of the machine, measured in the same
+	// run (MeasureFloor); nil when it was not.
+	Floor *Floor `json:"floor,omitempty"`
 	// Notes say what the run could not do ("system MPI: mpicc not found").
 	Notes []string `json:"notes,omitempty"`
 }

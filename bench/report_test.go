@@ -221,6 +221,58 @@ func TestWriteComparison(t *testing.T) {
 	}
 }
 
+// TestWriteComparisonFloor: the floor of a record is the last row of its
+// PingPong latency table, its value in a column of its own, and nowhere
+// else; it survives an Encode/Decode round trip.
+func TestWriteComparisonFloor(t *testing.T) {
+	rec := readReportRecord(t)
+	rec.Schema = SchemaVersion
+	rec.Floor = &Floor{CPUs: [2]int{0, 1}, RoundTrips: 50000, Samples: []float64{0.31, 0.3, 0.32}, T: 0.31}
+	var buf bytes.Buffer
+	if err := rec.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"floor": {`) {
+		t.Errorf("encoded record has no floor:\n%s", &buf)
+	}
+	back, err := Decode(&buf)
+	if err != nil || !reflect.DeepEqual(back.Floor, rec.Floor) {
+		t.Fatalf("round trip: %v, floor %+v, want %+v", err, back.Floor, rec.Floor)
+	}
+
+	buf.Reset()
+	if err := WriteComparison(&buf, back, "PingPong"); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	floorRow := "floor: " + FloorWhat
+	wantRows := map[string][]string{
+		"bytes":                                  {"bytes", "default", "rndv=pull", "system MPI", thesisColumn, floorColumn},
+		"8":                                      {"8", "0.38", "0.39", "0.24", "", ""},
+		"thesis: 8 B remote write latency, PUSH": {"thesis: 8 B remote write latency, PUSH", "—", "—", "—", "2.48", ""},
+		floorRow:                                 {floorRow, "—", "—", "—", "", "0.31"},
+		"8#2":                                    {"8", "21.1", "20.5", "33.3", ""},
+		"thesis: peak throughput, one way":       {"thesis: peak throughput, one way", "—", "—", "—", "444"},
+	}
+	rows := markdownRows(out)
+	for key, want := range wantRows {
+		if got := rows[key]; !slices.Equal(got, want) {
+			t.Errorf("PingPong row %s: got %q, want %q\n%s", key, got, want, out)
+		}
+	}
+	if i, j := strings.Index(out, floorRow), strings.Index(out, "Mbytes/sec"); i < 0 || i > j || strings.Count(out, floorColumn) != 1 {
+		t.Errorf("the floor is not in the latency table alone:\n%s", out)
+	}
+
+	buf.Reset()
+	if err := WriteComparison(&buf, back, "Allreduce"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "floor") {
+		t.Errorf("Allreduce table shows the floor:\n%s", &buf)
+	}
+}
+
 func TestFormat(t *testing.T) {
 	for n, want := range map[int]string{
 		0: "0", 8: "8", 1000: "1000", 1024: "1 KiB", 1536: "1.5 KiB", 65536: "64 KiB",

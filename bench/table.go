@@ -26,12 +26,17 @@ const cellMissing = "—"
 // thesisColumn titles the column of the Martini thesis figures.
 const thesisColumn = "Martini (thesis)"
 
+// floorColumn titles the column of the floor (Record.Floor).
+const floorColumn = "cross-core floor"
+
 // WriteComparison writes Markdown tables comparing, side by side, every
 // Series of rec measuring benchmark: one row per message size, one
 // column per series, t[usec] in the cells; for point-to-point benchmarks
 // a second table gives the bandwidth. The Martini thesis figures of the
 // benchmark (ThesisFor) in a table's unit follow its size rows, in an
-// extra "Martini (thesis)" column. Each table has a one-line caption.
+// extra "Martini (thesis)" column; the PingPong latency table of a
+// record with a floor (Record.Floor) ends with the floor's row, its value
+// in a column of its own. Each table has a one-line caption.
 func WriteComparison(w io.Writer, rec *Record, benchmark string) error {
 	if rec == nil {
 		return fmt.Errorf("bench: compare %s: no record", benchmark)
@@ -53,9 +58,9 @@ func WriteComparison(w io.Writer, rec *Record, benchmark string) error {
 	}
 	latency := comparison{
 		caption: fmt.Sprintf("**%s**, %s, %s%s", benchmark, processesText(series), what, samplesNote(rec.Params.Samples)),
-		unit:    refUnitUsec,
 		value:   func(r Row) float64 { return r.T },
 		format:  formatUsec,
+		refs:    referenceColumns(rec, benchmark, refUnitUsec),
 	}
 	if err := latency.write(&b, series, benchmark); err != nil {
 		return err
@@ -63,9 +68,9 @@ func WriteComparison(w io.Writer, rec *Record, benchmark string) error {
 	if !IsCollective(benchmark) {
 		bandwidth := comparison{
 			caption: fmt.Sprintf("**%s**, %s, Mbytes/sec (MB = 10^6 bytes, from the median t)", benchmark, processesText(series)),
-			unit:    refUnitMBps,
 			value:   func(r Row) float64 { return r.MBps },
 			format:  formatMBps,
+			refs:    referenceColumns(rec, benchmark, refUnitMBps),
 		}
 		if err := bandwidth.write(&b, series, benchmark); err != nil {
 			return err
@@ -78,29 +83,56 @@ func WriteComparison(w io.Writer, rec *Record, benchmark string) error {
 }
 
 // comparison is one table of WriteComparison: which value of a Row it
-// shows, how, and which reference figures go with it.
+// shows, how, and the reference figures that go with it.
 type comparison struct {
 	caption string
-	unit    string // of the reference figures shown
 	value   func(Row) float64
 	format  func(float64) string
+	refs    []refColumn
+}
+
+// refColumn is a column of reference figures in a comparison table: its
+// rows follow the size rows, each with its value in this column alone.
+type refColumn struct {
+	title string
+	rows  []refRow
+}
+
+// refRow is a row of reference figures: what it is (its first cell) and
+// its value.
+type refRow struct {
+	what  string
+	value float64
+}
+
+// referenceColumns returns the reference columns of a table of
+// benchmark in unit: the thesis figures, and rec's floor for the PingPong
+// latency.
+func referenceColumns(rec *Record, benchmark, unit string) []refColumn {
+	var cols []refColumn
+	thesis := refColumn{title: thesisColumn}
+	for _, r := range ThesisFor(benchmark) {
+		if r.Unit == unit {
+			thesis.rows = append(thesis.rows, refRow{"thesis: " + r.What, r.Value})
+		}
+	}
+	if len(thesis.rows) > 0 {
+		cols = append(cols, thesis)
+	}
+	if rec.Floor != nil && benchmark == "PingPong" && unit == refUnitUsec {
+		cols = append(cols, refColumn{floorColumn, []refRow{{"floor: " + FloorWhat, rec.Floor.T}}})
+	}
+	return cols
 }
 
 // write renders the table of series into b, caption first.
 func (c comparison) write(b *bytes.Buffer, series []Series, benchmark string) error {
-	var refs []Reference
-	for _, r := range ThesisFor(benchmark) {
-		if r.Unit == c.unit {
-			refs = append(refs, r)
-		}
-	}
-
 	header := []string{"bytes"}
 	for _, s := range series {
 		header = append(header, seriesTitle(s))
 	}
-	if len(refs) > 0 {
-		header = append(header, thesisColumn)
+	for _, col := range c.refs {
+		header = append(header, col.title)
 	}
 
 	var rows [][]string
@@ -113,18 +145,12 @@ func (c comparison) write(b *bytes.Buffer, series []Series, benchmark string) er
 			}
 			row = append(row, cell)
 		}
-		if len(refs) > 0 {
+		for range c.refs {
 			row = append(row, "")
 		}
 		rows = append(rows, row)
 	}
-	for _, r := range refs {
-		row := []string{"thesis: " + r.What}
-		for range series {
-			row = append(row, cellMissing)
-		}
-		rows = append(rows, append(row, c.format(r.Value)))
-	}
+	rows = append(rows, c.referenceRows(len(series))...)
 
 	align := make([]tw.Align, len(header))
 	for i := range align {
@@ -140,8 +166,29 @@ func (c comparison) write(b *bytes.Buffer, series []Series, benchmark string) er
 	return nil
 }
 
-// renderMarkdown writes a Markdown table with the columns aligned as
-// align says.
+// referenceRows returns the rows of the reference columns, after
+// n series columns that have no value in them.
+func (c comparison) referenceRows(n int) [][]string {
+	var rows [][]string
+	for i, col := range c.refs {
+		for _, r := range col.rows {
+			row := []string{r.what}
+			for range n {
+				row = append(row, cellMissing)
+			}
+			for j := range c.refs {
+				cell := ""
+				if j == i {
+					cell = c.format(r.value)
+				}
+				row = append(row, cell)
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
 // MarkdownTable writes a Markdown table: the first column aligned left, the
 // others right, as the tables of results/ are.
 func MarkdownTable(w io.Writer, header []string, rows [][]string) error {
@@ -153,6 +200,8 @@ func MarkdownTable(w io.Writer, header []string, rows [][]string) error {
 	return renderMarkdown(w, header, rows, align)
 }
 
+// renderMarkdown writes a Markdown table with the columns aligned as
+// align says.
 func renderMarkdown(w io.Writer, header []string, rows [][]string, align []tw.Align) error {
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewMarkdown()),

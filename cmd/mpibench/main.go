@@ -1,11 +1,12 @@
 // Command mpibench is the benchmark suite of the runtime: the benchmarks
 // of the Intel MPI Benchmarks (the successor of PMB) run on this runtime
 // under several settings side by side and, when it is installed, on the
-// system's C MPI, with the Martini NIC's published figures as reference
-// rows. Every run writes a JSON record into results/ and regenerates the
-// directory; `mpibench report` regenerates everything in results/ from
-// the records: README.md, the plots and the thesis page (thesis.md from
-// thesis.json).
+// system's C MPI, with the Martini NIC's published figures and the
+// machine's cross-core floor (a cache-line ping-pong between two
+// processes) as reference rows. Every run writes a JSON record into
+// results/ and regenerates the directory; `mpibench report` regenerates
+// everything in results/ from the records: README.md, the plots and the
+// thesis page (thesis.md from thesis.json).
 //
 //	go run ./cmd/mpibench                        # the short comparison
 //	go run ./cmd/mpibench -short                 # a quick check of it (CI)
@@ -47,6 +48,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return worker(args[1:], stdout, stderr)
 		case "report":
 			return report(args[1:], stdout, stderr)
+		case floorChildArg:
+			return floorChild(args[1:], stderr)
 		}
 	}
 	o, err := parseSuiteFlags(args, stderr)

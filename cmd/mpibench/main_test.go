@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,11 +14,15 @@ import (
 	"github.com/rhinet-go/martini/internal/mpiruntest"
 )
 
-// TestMain lets the test binary serve as the suite's worker: mpibench
-// starts its own executable with "worker" under mpirun.
+// TestMain lets the test binary serve as the suite's worker and as the
+// floor's child: mpibench starts its own executable with "worker" under
+// mpirun, and with floorChildArg to measure the floor.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
 		os.Exit(worker(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == floorChildArg {
+		os.Exit(floorChild(os.Args[2:], os.Stderr))
 	}
 	os.Exit(m.Run())
 }
@@ -28,10 +33,10 @@ func TestFlags(t *testing.T) {
 	if err != nil {
 		t.Fatalf("defaults: %v\n%s", err, &stderr)
 	}
-	if o.np != 2 || len(o.benchmarks) != 4 || len(o.sizes) != 9 || len(o.variants) != 5 || !o.peer || o.results != "results" {
+	if o.np != 2 || len(o.benchmarks) != 4 || len(o.sizes) != 9 || len(o.variants) != 5 || !o.peer || o.results != "results" || o.noFloor {
 		t.Errorf("defaults = %+v", o)
 	}
-	o, err = parseSuiteFlags([]string{"-np", "3", "-bench", "allreduce,bcast", "-compare", "coll,copy", "-sizes", "0-1k", "-peer", "off", "-q"}, &stderr)
+	o, err = parseSuiteFlags([]string{"-np", "3", "-bench", "allreduce,bcast", "-compare", "coll,copy", "-sizes", "0-1k", "-peer", "off", "-q", "-no-floor"}, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, &stderr)
 	}
@@ -44,7 +49,7 @@ func TestFlags(t *testing.T) {
 			t.Errorf("-compare coll,copy: variants %v lack %s", names, want)
 		}
 	}
-	if o.peer || !o.quiet || len(o.sizes) != 12 {
+	if o.peer || !o.quiet || len(o.sizes) != 12 || !o.noFloor {
 		t.Errorf("parsed %+v", o)
 	}
 	for _, v := range o.variants {
@@ -123,6 +128,7 @@ func TestRunTiny(t *testing.T) {
 	if rec.Schema != bench.SchemaVersion || rec.Machine.CPUs < 1 {
 		t.Errorf("record schema %d, machine %+v", rec.Schema, rec.Machine)
 	}
+	checkFloor(t, rec, out)
 	for _, s := range rec.Series {
 		want := 2
 		if s.Benchmark == "Barrier" {
@@ -154,6 +160,52 @@ func TestRunTiny(t *testing.T) {
 	if code != 0 || strings.Contains(out, "# Benchmarking") || !strings.Contains(out, "**Barrier**") ||
 		!strings.Contains(out, "**Bcast**") || strings.Contains(out, "4 KiB") {
 		t.Errorf("quiet run: exit %d\n%s\n%s", code, out, &stderr)
+	}
+}
+
+// checkFloor checks the floor of a run measuring PingPong with 2
+// samples: in its record, its listing (out) and its table, or, on a
+// machine with a single CPU, a note saying why there is none.
+func checkFloor(t *testing.T, rec *bench.Record, out string) {
+	t.Helper()
+	if rec.Machine.CPUs < 2 {
+		if rec.Floor != nil || !slices.ContainsFunc(rec.Notes, func(n string) bool { return strings.Contains(n, bench.ErrFloorCPUs.Error()) }) {
+			t.Errorf("%d CPU: floor %+v, notes %q", rec.Machine.CPUs, rec.Floor, rec.Notes)
+		}
+		return
+	}
+	if f := rec.Floor; f == nil || f.T <= 0 || len(f.Samples) != 2 {
+		t.Errorf("record floor %+v, notes %q", f, rec.Notes)
+	}
+	for _, want := range []string{"# floor: " + bench.FloorWhat, "| floor: " + bench.FloorWhat, "cross-core floor"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestRunNoFloor: -no-floor skips the floor.
+func TestRunNoFloor(t *testing.T) {
+	mpirun := mpiruntest.ForTest(t)
+	results := filepath.Join(t.TempDir(), "results")
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code := run(ctx, []string{"-np", "2", "-bench", "PingPong", "-sizes", "8", "-variants", "default", "-budget", "5ms", "-samples", "1",
+		"-peer", "off", "-mpirun", mpirun, "-results", results, "-no-floor"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(results, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("records: %v", files)
+	}
+	rec, err := bench.ReadRecord(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Floor != nil || !slices.Contains(rec.Notes, "floor: not measured (-no-floor)") || strings.Contains(stdout.String(), "floor") {
+		t.Errorf("-no-floor: floor %+v, notes %q, output:\n%s", rec.Floor, rec.Notes, &stdout)
 	}
 }
 

@@ -47,6 +47,7 @@ type suiteOptions struct {
 	samples    int
 	offCache   int // bytes of the off-cache arena, 0 for off
 	peer       bool
+	noFloor    bool   // skip the cross-core floor
 	results    string // directory of the records, "" for none
 	quiet      bool
 	timeout    time.Duration
@@ -60,8 +61,10 @@ Runs the benchmarks of the Intel MPI Benchmarks (PingPong, PingPing,
 Sendrecv, Exchange, Barrier, Bcast, Reduce, Allreduce, Allgather, Gather,
 Scatter, Alltoall, and IMB-RMA's Unidir_put, Unidir_get, Accumulate) on this runtime under each variant (a job of its own
 per variant, through mpirun), and on the system MPI when mpicc and mpirun
-are installed; prints IMB-style listings and tables comparing them, and
-writes a JSON record into the results directory.
+are installed; with PingPong, also the machine's cross-core floor (a
+cache-line ping-pong between two processes); prints IMB-style listings
+and tables comparing them, and writes a JSON record into the results
+directory.
 
 Flags:
 `
@@ -86,10 +89,11 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 	fs.IntVar(&o.samples, "samples", 5, "timed samples per size (the table shows their median)")
 	offCache := fs.Bool("off-cache", false, "use buffers outside the caches (an arena twice the last-level cache)")
 	peer := fs.String("peer", "auto", "measure the system MPI too: auto (when mpicc and mpirun are installed; also true) or off (also false)")
+	fs.BoolVar(&o.noFloor, "no-floor", false, "skip the cross-core floor (a cache-line ping-pong between two processes), measured with PingPong")
 	fs.StringVar(&o.results, "results", "results", "directory of the JSON records and their README (empty: write none)")
 	short := fs.Bool("short", false, "a quick check: sizes "+shortSizes+", -budget "+shortBudget.String()+", -samples "+fmt.Sprint(shortSamples)+" (flags given explicitly win)")
 	fs.BoolVar(&o.quiet, "q", false, "quiet: no progress display and no IMB listings, only the comparison tables")
-	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a job that runs longer than this")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a job, or the floor's measurement, that runs longer than this")
 	fs.StringVar(&o.mpirun, "mpirun", "", "this runtime's mpirun (default: built from the module)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -248,8 +252,8 @@ func runSuite(ctx context.Context, o *suiteOptions, stdout, stderr io.Writer) in
 	return 0
 }
 
-// measure runs the job of every variant, and the system MPI, and adds
-// their series to rec.
+// measure runs the job of every variant, the floor and the system MPI,
+// and adds what they measured to rec.
 func measure(ctx context.Context, o *suiteOptions, rec *bench.Record, exe, tmp string, stderr io.Writer) error {
 	var progress *bench.Progress
 	if !o.quiet {
@@ -265,6 +269,7 @@ func measure(ctx context.Context, o *suiteOptions, rec *bench.Record, exe, tmp s
 		rec.Series = append(rec.Series, series...)
 	}
 	progress.Done()
+	measureFloor(ctx, o, rec, exe, stderr)
 	if !o.peer {
 		rec.Notes = append(rec.Notes, "system MPI: not measured (-peer off)")
 		return nil
@@ -367,10 +372,13 @@ func runPeer(ctx context.Context, o *suiteOptions, dir string) ([]bench.Series, 
 	return series, "system MPI: " + p.Version
 }
 
-// printRecord prints the IMB listing of every series (unless quiet) and
-// the comparison table of every benchmark.
+// printRecord prints the floor's line and the IMB listing of every
+// series (unless quiet) and the comparison table of every benchmark.
 func printRecord(rec *bench.Record, quiet bool, w io.Writer) error {
 	if !quiet {
+		if rec.Floor != nil {
+			fmt.Fprintf(w, "%s\n\n", rec.Floor.Describe())
+		}
 		for _, s := range rec.Series {
 			if err := bench.WriteIMB(w, s); err != nil {
 				return err
