@@ -9,10 +9,13 @@ import (
 
 // The collectives of an intercommunicator move data between its two
 // groups: each runs as a collective of the local group and an exchange
-// between the groups' ranks 0. A local rank 0 whose exchange fails (the
-// other group's block of another size, say) returns the error after
-// broadcasting what it has, so that its group is not left waiting; the
-// others of its group may then return without error.
+// between the groups' ranks 0. A failure anywhere reaches every process
+// of both groups, and none is left waiting: a process whose own arguments
+// are wrong still takes part in its group's collectives, failing them
+// (collectives.Runner.Fail) with a scratch buffer; a local rank 0 whose
+// group failed sends the other group's rank 0 a block one byte too long,
+// which fails its exchange; and a local rank 0 whose exchange failed fails
+// its group's broadcast instead of broadcasting.
 
 // interBcast is Bcast on the intercommunicator c: root is Root at the
 // root, ProcNull at the other processes of its group, and the root's
@@ -65,10 +68,7 @@ func interFinish(op string, exchange, bcast error) error {
 
 // interInputs checks the arguments of an intercommunicator collective
 // that every process of both groups checks alike.
-func interInputs[T Type](c *Comm, op string, send, recv []T, need int) error {
-	if err := c.check(op); err != nil {
-		return err
-	}
+func interInputs[T Type](op string, send, recv []T, need int) error {
 	if send == nil {
 		return fmt.Errorf("mpi: %s on an intercommunicator: %w: in place (a nil send buffer) is not allowed", op, ErrBuffer)
 	}
@@ -78,15 +78,52 @@ func interInputs[T Type](c *Comm, op string, send, recv []T, need int) error {
 	return nil
 }
 
+// interOut is where the other group's data lands: recv, or scratch
+// memory of need elements when the process's arguments are bad.
+func interOut[T Type](recv []T, need int, bad error) []T {
+	if bad != nil {
+		return make([]T, need)
+	}
+	return recv[:need]
+}
+
+// failLocal fails the local group's collective coll, op by name, with
+// err, as the processes of the group whose arguments are good run it.
+func (c *Comm) failLocal(op string, coll collectives.Collective, err error) error {
+	return c.inter.local.collective(op, func(u *collectives.Runner) error { return u.Fail(coll, err) })
+}
+
+// interExchange is local rank 0's exchange of the groups' blocks: it sends
+// block, or, when its group failed (local), a block one byte too long that
+// fails the other's exchange, and receives the other group's into out.
+func interExchange(n *commNet, block, out []byte, local error) error {
+	if local != nil {
+		block = make([]byte, len(block)+1)
+	}
+	got, err := n.Sendrecv(0, block, 0, out)
+	return errors.Join(local, err, lengthErr(got, len(out)))
+}
+
+// interDeliver ends an intercommunicator collective: local rank 0
+// broadcasts out to its group, or, when anything failed (err), fails the
+// broadcast so that every process of the group fails with it.
+func interDeliver[T Type](c *Comm, op string, out []T, err error) error {
+	if c.rank == 0 && err != nil {
+		return interFinish(op, err, c.failLocal("Bcast", collectives.CollBcast, err))
+	}
+	return interFinish(op, err, Bcast(c.inter.local, out, 0))
+}
+
 // interAllreduce is Allreduce on the intercommunicator c: each process's
 // recv gets the combination of the other group's send buffers.
 func interAllreduce[T Type](c *Comm, send, recv []T, op Op) error {
 	const name = "Allreduce"
-	if err := interInputs(c, name, send, recv, len(send)); err != nil {
+	if err := c.check(name); err != nil {
 		return err
 	}
-	if _, err := collectives.ReducerFor[T](op); err != nil {
-		return fmt.Errorf("mpi: %s on an intercommunicator: %w", name, err)
+	bad := interInputs(name, send, recv, len(send))
+	if _, err := collectives.ReducerFor[T](op); err != nil && bad == nil {
+		bad = fmt.Errorf("mpi: %s on an intercommunicator: %w", name, err)
 	}
 	c.collMu.Lock()
 	defer c.collMu.Unlock()
@@ -95,13 +132,17 @@ func interAllreduce[T Type](c *Comm, send, recv []T, op Op) error {
 	if c.rank == 0 {
 		part = make([]T, len(send))
 	}
-	err := Reduce(c.inter.local, send, part, op, 0)
-	out := recv[:len(send)]
-	if c.rank == 0 {
-		got, xerr := n.Sendrecv(0, asBytes(part), 0, asBytes(out))
-		err = errors.Join(err, xerr, lengthErr(got, len(asBytes(out))))
+	var err error
+	if bad != nil {
+		err = errors.Join(bad, c.failLocal("Reduce", collectives.CollReduce, bad))
+	} else {
+		err = Reduce(c.inter.local, send, part, op, 0)
 	}
-	return interFinish(name, err, Bcast(c.inter.local, out, 0))
+	out := interOut(recv, len(send), bad)
+	if c.rank == 0 {
+		err = interExchange(n, asBytes(part), asBytes(out), err)
+	}
+	return interDeliver(c, name, out, err)
 }
 
 // interAllgather is Allgather on the intercommunicator c: each process's
@@ -109,9 +150,10 @@ func interAllreduce[T Type](c *Comm, send, recv []T, op Op) error {
 // recv[i*len(send):].
 func interAllgather[T Type](c *Comm, send, recv []T) error {
 	const name = "Allgather"
-	if err := interInputs(c, name, send, recv, c.size*len(send)); err != nil {
+	if err := c.check(name); err != nil {
 		return err
 	}
+	bad := interInputs(name, send, recv, c.size*len(send))
 	c.collMu.Lock()
 	defer c.collMu.Unlock()
 	n := &commNet{c: c, tag: c.nextTag()}
@@ -119,11 +161,15 @@ func interAllgather[T Type](c *Comm, send, recv []T) error {
 	if c.rank == 0 {
 		all = make([]T, c.inter.local.size*len(send))
 	}
-	err := Gather(c.inter.local, send, all, 0)
-	out := recv[:c.size*len(send)]
-	if c.rank == 0 {
-		got, xerr := n.Sendrecv(0, asBytes(all), 0, asBytes(out))
-		err = errors.Join(err, xerr, lengthErr(got, len(asBytes(out))))
+	var err error
+	if bad != nil {
+		err = errors.Join(bad, c.failLocal("Gather", collectives.CollGather, bad))
+	} else {
+		err = Gather(c.inter.local, send, all, 0)
 	}
-	return interFinish(name, err, Bcast(c.inter.local, out, 0))
+	out := interOut(recv, c.size*len(send), bad)
+	if c.rank == 0 {
+		err = interExchange(n, asBytes(all), asBytes(out), err)
+	}
+	return interDeliver(c, name, out, err)
 }

@@ -323,6 +323,9 @@ func intercommErrors(w *mpi.Comm) error {
 	_, calls["CartCreate"] = ic.CartCreate([]int{1}, nil, false)
 	_, calls["IntercommCreate"] = ic.IntercommCreate(0, w, 0, 4)
 	_, calls["CreateGroup"] = ic.CreateGroup(ic.Group(), 4)
+	if err := interShortBuffer(ic, me); err != nil {
+		return err
+	}
 	for name, err := range calls {
 		want := mpi.ErrInter
 		if name == "Allreduce in place" {
@@ -336,4 +339,30 @@ func intercommErrors(w *mpi.Comm) error {
 		return err
 	}
 	return local.Free()
+}
+
+// interShortBuffer gives World's rank 0 a receive buffer too short for
+// Allreduce and for Allgather on ic: every process of both groups must
+// fail (rank 0 with ErrBuffer), and none may wait for it.
+func interShortBuffer(ic *mpi.Comm, me int) error {
+	remote, err := ic.RemoteSize()
+	if err != nil {
+		return err
+	}
+	sum, all := make([]int64, 2), make([]int64, 2*remote)
+	if me == 0 {
+		sum, all = sum[:1], all[:1]
+	}
+	for name, err := range map[string]error{
+		"Allreduce": mpi.Allreduce(ic, []int64{1, 2}, sum, mpi.Sum),
+		"Allgather": mpi.Allgather(ic, []int64{1, 2}, all),
+	} {
+		switch {
+		case err == nil:
+			return fmt.Errorf("%s on an intercommunicator with rank 0's receive buffer too short: no error at rank %d", name, me)
+		case me == 0 && !errors.Is(err, mpi.ErrBuffer):
+			return fmt.Errorf("%s with a receive buffer too short: %v, want ErrBuffer", name, err)
+		}
+	}
+	return nil
 }
