@@ -108,18 +108,7 @@ func distributed(g int, dist Distribution, darg, p, c int) ([]int, error) {
 // owned[i], in storage order; its extent is the whole array's.
 func arrayPart(sizes []int, owned [][]int, order Order) *Datatype {
 	d := len(sizes)
-	dim := func(k int) int { // dim(0) is the fastest-varying dimension
-		if order == OrderC {
-			return d - 1 - k
-		}
-		return k
-	}
-	stride := make([]int, d)
-	total := 1
-	for k := range d {
-		stride[dim(k)] = total
-		total *= sizes[dim(k)]
-	}
+	dim, stride, total := arrayLayout(sizes, order)
 	var blocks []typeBlock
 	empty := false
 	for _, o := range owned {

@@ -238,6 +238,27 @@ const (
 	OrderFortran              // column-major: the first index varies fastest (MPI_ORDER_FORTRAN)
 )
 
+// arrayLayout describes an array of extents sizes stored in order: dim(k)
+// is the dimension that varies k-th fastest (dim(0) the fastest), stride
+// the distance in elements between neighbours along each dimension, and
+// total the number of elements.
+func arrayLayout(sizes []int, order Order) (dim func(k int) int, stride []int, total int) {
+	d := len(sizes)
+	dim = func(k int) int {
+		if order == OrderC {
+			return d - 1 - k
+		}
+		return k
+	}
+	stride = make([]int, d)
+	total = 1
+	for k := range d {
+		stride[dim(k)] = total
+		total *= sizes[dim(k)]
+	}
+	return dim, stride, total
+}
+
 // Subarray returns the datatype of the subarray of extents subsizes at
 // starts within an array of extents sizes stored in order
 // (MPI_Type_create_subarray). Its extent is the whole array's, so
@@ -255,25 +276,13 @@ func Subarray(sizes, subsizes, starts []int, order Order) (*Datatype, error) {
 			return nil, fmt.Errorf("mpi: Subarray: %w: dimension %d: size %d, subsize %d, start %d", ErrDatatype, i, sizes[i], subsizes[i], starts[i])
 		}
 	}
-	// dims[0] is the fastest-varying dimension.
-	dim := func(k int) int {
-		if order == OrderC {
-			return d - 1 - k
-		}
-		return k
-	}
-	stride := make([]int, d)
-	total := 1
-	for k := range d {
-		stride[k] = total
-		total *= sizes[dim(k)]
-	}
+	dim, stride, total := arrayLayout(sizes, order)
 	var blocks []typeBlock
 	idx := make([]int, d) // position within the subarray, by k
 	for {
 		off := 0
 		for k := range d {
-			off += (starts[dim(k)] + idx[k]) * stride[k]
+			off += (starts[dim(k)] + idx[k]) * stride[dim(k)]
 		}
 		blocks = appendBlock(blocks, typeBlock{off, subsizes[dim(0)]})
 		k := 1
