@@ -18,6 +18,7 @@ import (
 	"github.com/rhinet-go/martini/bench/results"
 	"github.com/rhinet-go/martini/bench/thesisnpb"
 	"github.com/rhinet-go/martini/nicemu"
+	"github.com/rhinet-go/martini/npb"
 )
 
 // openSweepRecord returns the record to extend: the one at path with
@@ -70,7 +71,7 @@ func sweep(ctx context.Context, o *npbOptions, rec *thesisnpb.Record, path strin
 
 // runPoint runs one point through mpirun and returns NPB's report, which
 // must be of the point and verified.
-func runPoint(ctx context.Context, o *npbOptions, k thesisnpb.Key) (*thesisnpb.Report, error) {
+func runPoint(ctx context.Context, o *npbOptions, k thesisnpb.Key) (*npb.Report, error) {
 	args := []string{"-np", strconv.Itoa(k.NP), "-profile", nicemu.ProfileMartini, "-clock", nicemu.ClockVirtual,
 		"-host-speed", o.hostSpeed, "-eager", k.Layer, "-timeout", o.timeout.String(),
 		o.npbBin, "-results", "", "-class", k.Class, strings.ToLower(k.Benchmark)}
@@ -80,7 +81,7 @@ func runPoint(ctx context.Context, o *npbOptions, k thesisnpb.Key) (*thesisnpb.R
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()
-	r, perr := thesisnpb.ParseReport(out.String())
+	r, perr := npb.ParseReport(out.Bytes())
 	switch {
 	case perr == nil && !r.Verified:
 		return nil, fmt.Errorf("%v: NPB's verification was UNSUCCESSFUL", k)
@@ -91,7 +92,7 @@ func runPoint(ctx context.Context, o *npbOptions, k thesisnpb.Key) (*thesisnpb.R
 	case r.Benchmark != k.Benchmark || r.Class != k.Class || r.NP != k.NP:
 		return nil, fmt.Errorf("%v: NPB reported %s class %s on %d processes", k, r.Benchmark, r.Class, r.NP)
 	}
-	return r, nil
+	return &r, nil
 }
 
 // tail returns the last n lines of s.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rhinet-go/martini/bench"
 	"github.com/rhinet-go/martini/internal/mpirunbuild"
+	"github.com/rhinet-go/martini/npb"
 )
 
 // refMpirunDefault is the reference's launcher unless REF_MPIRUN names
@@ -106,9 +107,9 @@ func (l launchers) runSide(ctx context.Context, side string, p pair, bind string
 	}
 	run := bench.NPBRun{Benchmark: p.Benchmark, Class: p.Class, NP: p.NP, Side: side, Run: i, Bind: bind,
 		CPUSeconds: cpuSeconds(cmd.ProcessState)}
-	rep, perr := parseReport(out.Bytes())
+	rep, perr := npb.ParseReport(out.Bytes())
 	if perr == nil {
-		perr = rep.check(p.Benchmark, p.Class, p.NP)
+		perr = checkReport(rep, p.Benchmark, p.Class, p.NP)
 	}
 	switch {
 	case perr != nil && err != nil:

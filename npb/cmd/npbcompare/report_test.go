@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rhinet-go/martini/npb"
 )
 
 // The testdata are real outputs of class S runs: npb-* of NPB3.4-MPI
@@ -14,20 +16,20 @@ import (
 func TestParseReport(t *testing.T) {
 	for _, c := range []struct {
 		file string
-		want report
+		want npb.Report
 	}{
-		{"npb-cg-S-np2.txt", report{"CG", "S", 2, 0.69, 96.43, true}},
-		{"npb-is-S-np1.txt", report{"IS", "S", 1, 0, 565.36, true}},
-		{"npb-bt-S-np1.txt", report{"BT", "S", 1, 0.07, 3191.81, true}},
-		{"go-cg-S-np2.txt", report{"CG", "S", 2, 0.23, 288.07, true}},
-		{"go-is-S-np1.txt", report{"IS", "S", 1, 0.02, 43.31, true}},
-		{"go-mg-S-np1-corrupt.txt", report{"MG", "S", 1, 0, 5305.54, false}},
+		{"npb-cg-S-np2.txt", npb.Report{Benchmark: "CG", Class: "S", NP: 2, Seconds: 0.69, Mops: 96.43, Verified: true}},
+		{"npb-is-S-np1.txt", npb.Report{Benchmark: "IS", Class: "S", NP: 1, Seconds: 0, Mops: 565.36, Verified: true}},
+		{"npb-bt-S-np1.txt", npb.Report{Benchmark: "BT", Class: "S", NP: 1, Seconds: 0.07, Mops: 3191.81, Verified: true}},
+		{"go-cg-S-np2.txt", npb.Report{Benchmark: "CG", Class: "S", NP: 2, Seconds: 0.23, Mops: 288.07, Verified: true}},
+		{"go-is-S-np1.txt", npb.Report{Benchmark: "IS", Class: "S", NP: 1, Seconds: 0.02, Mops: 43.31, Verified: true}},
+		{"go-mg-S-np1-corrupt.txt", npb.Report{Benchmark: "MG", Class: "S", NP: 1, Seconds: 0, Mops: 5305.54, Verified: false}},
 	} {
 		out, err := os.ReadFile(filepath.Join("testdata", c.file))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := parseReport(out)
+		got, err := npb.ParseReport(out)
 		if err != nil || got != c.want {
 			t.Errorf("%s: %+v, %v; want %+v", c.file, got, err, c.want)
 		}
@@ -39,8 +41,8 @@ func TestParseReportErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := parseReport(refused); !errors.Is(err, errNoReport) {
-		t.Errorf("SP refusing 2 processes: %v, want errNoReport", err)
+	if _, err := npb.ParseReport(refused); !errors.Is(err, npb.ErrNoReport) {
+		t.Errorf("SP refusing 2 processes: %v, want ErrNoReport", err)
 	}
 	good, err := os.ReadFile(filepath.Join("testdata", "go-cg-S-np2.txt"))
 	if err != nil {
@@ -52,24 +54,25 @@ func TestParseReportErrors(t *testing.T) {
 		{"288.07", "fast", `Mop/s total "fast"`},
 		{"0.23", "", `no "Time in seconds" line`},
 		{"=                        2\n", "=                      two\n", `Total processes "two"`},
+		{"   SUCCESSFUL\n", "        MAYBE\n", `Verification "MAYBE": want SUCCESSFUL or UNSUCCESSFUL`},
 	} {
 		bad := strings.Replace(string(good), c.from, c.to, 1)
 		if bad == string(good) {
 			t.Fatalf("testdata lacks %q", c.from)
 		}
-		if _, err := parseReport([]byte(bad)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := npb.ParseReport([]byte(bad)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q → %q: %v, want an error saying %s", c.from, c.to, err, c.want)
 		}
 	}
 }
 
 func TestReportCheck(t *testing.T) {
-	r := report{Benchmark: "CG", Class: "S", NP: 2}
-	if err := r.check("CG", "S", 2); err != nil {
+	r := npb.Report{Benchmark: "CG", Class: "S", NP: 2}
+	if err := checkReport(r, "CG", "S", 2); err != nil {
 		t.Errorf("the same: %v", err)
 	}
 	for _, c := range []pair{{"EP", "S", 2}, {"CG", "A", 2}, {"CG", "S", 4}} {
-		if err := r.check(c.Benchmark, c.Class, c.NP); err == nil || !strings.Contains(err.Error(), "the report is of CG class S on 2 processes") {
+		if err := checkReport(r, c.Benchmark, c.Class, c.NP); err == nil || !strings.Contains(err.Error(), "the report is of CG class S on 2 processes") {
 			t.Errorf("%+v: %v", c, err)
 		}
 	}
