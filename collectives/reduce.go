@@ -88,9 +88,7 @@ func reduceAccumulator(c *call, in, recv []byte, intoRecv bool, length int) []by
 	if !intoRecv || len(recv) < length {
 		acc = c.alloc(length)
 	}
-	if !same(acc, in) {
-		copy(acc, in)
-	}
+	copyInput(acc, in, nil)
 	return acc
 }
 
