@@ -195,6 +195,7 @@ func makeApplyTable() *[opMaxLoc + 1][reflect.Complex128 + 1]func(in, inout []by
 		t[reflect.Complex64] = complexes[complex64](k)
 		t[reflect.Complex128] = complexes[complex128](k)
 	}
+	useVectorSums(&table)
 	return &table
 }
 
