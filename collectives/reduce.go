@@ -104,9 +104,8 @@ func reduceScatterGather(c *call, r Reducer, send, recv []byte, root int) error 
 	if rank != root {
 		acc = c.alloc(length)
 	}
-	copyInput(acc, send, recv)
 	p := pieces{length: length, n: n, unit: r.Unit}
-	if err := ringReduceScatter(c, r, acc, p); err != nil {
+	if err := reduceScatterInto(c, r, send, recv, acc, p); err != nil {
 		return err
 	}
 	// After the ring, rank holds piece (rank+1)%n of the result.
@@ -123,6 +122,17 @@ func reduceScatterGather(c *call, r Reducer, send, recv []byte, root int) error 
 		}
 	}
 	return nil
+}
+
+// reduceScatterInto runs the ring reduce-scatter of a reduction whose
+// input is send (nil: in place, in recv) into acc: from send directly,
+// without copying it, when it is not acc's memory.
+func reduceScatterInto(c *call, r Reducer, send, recv, acc []byte, p pieces) error {
+	if send == nil || same(send, acc) || c.Size() == 1 {
+		copyInput(acc, send, recv)
+		return ringReduceScatter(c, r, acc, p)
+	}
+	return ringReduceScatterFrom(c, r, send, acc, p)
 }
 
 // ringReduceScatterFrom is ringReduceScatter reading the process's vector

@@ -237,24 +237,30 @@ func TestRunnerReduce(t *testing.T) {
 			forEachSetup(t, CollReduce, func(t *testing.T, n int, hw, check bool, alg string) {
 				for _, cnt := range []int{0, 3, 9000} {
 					for root := range n {
-						length := cnt * rc.r.Elem
-						bad := inapplicable(CollReduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw))
-						want := rc.comb(0, n, cnt)
-						errs := runRunners(t, n, hw, check, force(CollReduce, alg), func(u *Runner) error {
-							in := rc.input(u.Net.Rank(), cnt)
-							var recv []byte
-							if u.Net.Rank() == root {
-								recv = make([]byte, length)
-							}
-							if err := u.Reduce(in, recv, rc.r, root); err != nil {
-								return err
-							}
-							if u.Net.Rank() == root && !bytes.Equal(recv, want) {
-								return fmt.Errorf("%d elements root %d: wrong result", cnt, root)
-							}
-							return nil
-						})
-						expectRun(t, errs, bad)
+						for _, inPlace := range []bool{false, true} {
+							length := cnt * rc.r.Elem
+							bad := inapplicable(CollReduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw))
+							want := rc.comb(0, n, cnt)
+							errs := runRunners(t, n, hw, check, force(CollReduce, alg), func(u *Runner) error {
+								in := rc.input(u.Net.Rank(), cnt)
+								var recv []byte
+								if u.Net.Rank() == root {
+									recv = make([]byte, length)
+									if inPlace {
+										copy(recv, in)
+										in = nil
+									}
+								}
+								if err := u.Reduce(in, recv, rc.r, root); err != nil {
+									return err
+								}
+								if u.Net.Rank() == root && !bytes.Equal(recv, want) {
+									return fmt.Errorf("%d elements root %d in place %v: wrong result", cnt, root, inPlace)
+								}
+								return nil
+							})
+							expectRun(t, errs, bad)
+						}
 					}
 				}
 			})

@@ -127,7 +127,10 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		// 8 B to 1 MiB; small messages travel with the argument check.
 		return AlgBinomial
 	case CollReduce:
-		if commutative && bytes >= longVector && n > 2 {
+		// At 2 ranks the binomial tree's root receives and combines the
+		// whole vector alone; splitting the work pays from 512 KiB
+		// (measured at 256 KiB, 512 KiB and 1 MiB).
+		if commutative && (bytes >= longVector && n > 2 || bytes >= 8*longVector && n == 2) {
 			return AlgReduceScatterGather
 		}
 		return AlgBinomial
