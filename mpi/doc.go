@@ -27,7 +27,8 @@
 // an error (ErrTruncate); invalid ranks and tags are errors, never hangs.
 //
 // Messages up to the eager limit (the network's recommendation,
-// llc.Caps.EagerLimit: 32 KiB on martini; or mpirun -eager-limit) are
+// llc.Caps.EagerLimit: 64 KiB on martini, 32 KiB under its timing
+// profile; or mpirun -eager-limit) are
 // copied through per-sender rings in the shared segment; larger ones use
 // rendezvous: by default both processes copy half (split), or the receiver
 // reads the sender's buffer in a single copy (mpirun -rndv pull), or the

@@ -81,3 +81,13 @@ func TestAttachCaps(t *testing.T) {
 		t.Error("an unknown send path was accepted")
 	}
 }
+
+// TestEagerLimitByProfile: the native profile recommends the tuned eager
+// limit, the Martini timing model the one its runs were calibrated with.
+func TestEagerLimitByProfile(t *testing.T) {
+	for profile, want := range map[string]int{nicemu.ProfileNative: DefaultEagerLimit, nicemu.ProfileMartini: ModelEagerLimit} {
+		if got := translators(t, 1, profile)[0].Caps().EagerLimit; got != want {
+			t.Errorf("%s: eager limit %d, want %d", profile, got, want)
+		}
+	}
+}
