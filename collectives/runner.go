@@ -21,8 +21,15 @@ type Runner struct {
 	Check bool      // compare arguments before moving data
 	Force Selection // algorithms forced by collective
 	Stats *Stats    // where to count the calls, or nil
+	// OverlapLimit bounds the calls whose argument check overlaps their
+	// data (see SplitBarrier): their bytes times the communicator's size
+	// at most (0: none). The messages of a call interrupted by a
+	// difference are left unreceived, so the limit must keep every one of
+	// them eager: a rendezvous left unreceived would hold its sender.
+	OverlapLimit int
 
 	c     call
+	ov    overlap // the argument comparison of the call in progress
 	arena []byte
 	small smallKey // the key of the last small reduction
 	word  [8]byte  // a data word, unpacked for Reducer.Apply
@@ -103,6 +110,9 @@ func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(
 	}
 	if o.invalid != nil {
 		o.key.Bad = true
+	}
+	if sb, in, ok := u.overlapped(o, alg); ok {
+		return u.runOverlapped(c, o, alg, sb, in, data)
 	}
 	if u.Check || alg == AlgShared {
 		method := u.method()

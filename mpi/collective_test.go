@@ -1237,6 +1237,21 @@ func scenarioMismatch(w *mpi.Comm) error {
 		cases = append(cases, []mismatch{
 			{name: "Bcast roots", run: func() error { return mpi.Bcast(w, i32(4), pick(0, 1)) }},
 			{name: "long Bcast roots", run: func() error { return mpi.Bcast(w, i32(30000), pick(0, 1)) }},
+			// Medium sizes move their data while the arguments are
+			// compared (an overlapped check): the difference must
+			// interrupt the receives that wait for data never sent.
+			{name: "medium Bcast roots", run: func() error { return mpi.Bcast(w, i32(500), pick(0, 1)) }},
+			{name: "medium Reduce roots", run: func() error {
+				return mpi.Reduce(w, i32(500), i32(500), mpi.Sum, pick(odd, 0))
+			}},
+			{name: "medium Allgather counts", run: func() error {
+				k := pick(200, 201)
+				return mpi.Allgather(w, i32(k), i32(k*n))
+			}},
+			{name: "medium Alltoall counts", run: func() error {
+				k := pick(100, 99)
+				return mpi.Alltoall(w, i32(k*n), i32(k*n))
+			}},
 			{name: "Reduce roots", run: func() error { return mpi.Reduce(w, i32(4), i32(4), mpi.Sum, pick(odd, 0)) }},
 			{name: "Gather roots", run: func() error { return mpi.Gather(w, i32(2), i32(2*n), pick(0, odd)) }},
 			{name: "Scatter roots", run: func() error { return mpi.Scatter(w, i32(2*n), i32(2), pick(0, odd)) }},

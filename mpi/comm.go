@@ -133,6 +133,7 @@ func (c *Comm) setOffload(hwID int) {
 	}
 	c.hw = martini.NewSyncGroup(c.rt.mart, c.rt.ep, hwID, c.rank, procs, uint32(c.id))
 	c.runner.HW, c.manager.HW = c.hw, c.hw
+	c.runner.OverlapLimit, c.manager.OverlapLimit = c.rt.eagerLimit, c.rt.eagerLimit
 }
 
 // Rank returns the calling process's rank in c.

@@ -3,6 +3,7 @@ package mpi
 import (
 	"errors"
 
+	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/llc"
 )
 
@@ -12,6 +13,41 @@ import (
 type commNet struct {
 	c   *Comm
 	tag int32
+	// stop, when set, abandons the waits of the operation once it reports
+	// true (collectives.Interruptible); sw is the wait that watches it.
+	stop func() bool
+	sw   stopWait
+}
+
+// stopWait is a Completion that is done when op is or when stop reports
+// true.
+type stopWait struct {
+	op   llc.Completion
+	stop func() bool
+}
+
+func (w *stopWait) Done() bool { return w.op.Done() || w.stop() }
+
+// Interrupt implements collectives.Interruptible.
+func (n *commNet) Interrupt(stop func() bool) { n.stop = stop }
+
+// wait waits for op, or until the operation is interrupted (see
+// Interrupt); it reports whether op is done.
+func (n *commNet) wait(op llc.Completion) bool {
+	ep := n.c.rt.ep
+	if n.stop == nil {
+		ep.Wait(op)
+		return true
+	}
+	n.sw = stopWait{op: op, stop: n.stop}
+	ep.Wait(&n.sw)
+	n.sw = stopWait{}
+	return op.Done()
+}
+
+// interrupted is the error of a wait that stop abandoned.
+func interrupted(what string, rank int) error {
+	return wrap(what, rank, collectives.ErrInterrupted)
 }
 
 func (n *commNet) Rank() int { return n.c.rank }
@@ -19,16 +55,48 @@ func (n *commNet) Size() int { return n.c.size }
 
 func (n *commNet) Send(to int, data []byte) error {
 	c := n.c
-	return wrap("collective send", to, c.rt.ep.SendWait(c.toWorld(to), n.tag, c.ctx+1, data))
+	if n.stop == nil {
+		return wrap("collective send", to, c.rt.ep.SendWait(c.toWorld(to), n.tag, c.ctx+1, data))
+	}
+	ep := c.rt.ep
+	sop := sendOps.Get().(*llc.SendOp)
+	*sop = llc.SendOp{Peer: c.toWorld(to), Tag: n.tag, Ctx: c.ctx + 1, Data: data}
+	if !ep.Send(sop) && !n.wait(sop) {
+		n.dropSend(sop)
+		return interrupted("collective send", to)
+	}
+	err := sop.Err()
+	*sop = llc.SendOp{}
+	sendOps.Put(sop)
+	return wrap("collective send", to, err)
 }
 
 func (n *commNet) Recv(from int, buf []byte) (int, error) {
 	c := n.c
-	st, err := c.rt.ep.RecvWait(c.toWorld(from), n.tag, c.ctx+1, buf)
-	if errors.Is(err, llc.ErrTruncated) {
-		err = nil // the caller compares lengths
+	if n.stop == nil {
+		st, err := c.rt.ep.RecvWait(c.toWorld(from), n.tag, c.ctx+1, buf)
+		return st.Len, wrap("collective receive", from, receiveError(err))
 	}
-	return st.Len, wrap("collective receive", from, err)
+	rop := recvOps.Get().(*llc.RecvOp)
+	*rop = llc.RecvOp{Source: c.toWorld(from), Tag: n.tag, Ctx: c.ctx + 1, Buf: buf}
+	c.rt.ep.Recv(rop)
+	if !n.wait(rop) {
+		n.dropRecv(rop)
+		return 0, interrupted("collective receive", from)
+	}
+	length, err := rop.Status.Len, rop.Err()
+	*rop = llc.RecvOp{}
+	recvOps.Put(rop)
+	return length, wrap("collective receive", from, receiveError(err))
+}
+
+// receiveError is a collective receive's error: a truncated message is
+// none, since the caller compares lengths.
+func receiveError(err error) error {
+	if errors.Is(err, llc.ErrTruncated) {
+		return nil
+	}
+	return err
 }
 
 func (n *commNet) Sendrecv(to int, data []byte, from int, buf []byte) (int, error) {
@@ -39,17 +107,23 @@ func (n *commNet) Sendrecv(to int, data []byte, from int, buf []byte) (int, erro
 	ep.Recv(rop)
 	sop := sendOps.Get().(*llc.SendOp)
 	*sop = llc.SendOp{Peer: c.toWorld(to), Tag: n.tag, Ctx: c.ctx + 1, Data: data}
-	if !ep.Send(sop) {
-		ep.Wait(sop)
+	if !ep.Send(sop) && !n.wait(sop) {
+		// Interrupted: the receive goes, the send too unless it left.
+		n.dropRecv(rop)
+		n.dropSend(sop)
+		return 0, interrupted("collective send", to)
 	}
 	err := sop.Err()
 	*sop = llc.SendOp{}
 	sendOps.Put(sop)
 	length := 0
-	if err != nil && ep.Cancel(rop) {
+	switch {
+	case err != nil && ep.Cancel(rop):
 		err = wrap("collective send", to, err)
-	} else {
-		ep.Wait(rop)
+	case !n.wait(rop):
+		n.dropRecv(rop)
+		return 0, interrupted("collective receive", from)
+	default:
 		length = rop.Status.Len
 		if rerr := rop.Err(); rerr != nil && !errors.Is(rerr, llc.ErrTruncated) {
 			err = errors.Join(wrap("collective send", to, err), wrap("collective receive", from, rerr))
@@ -60,6 +134,27 @@ func (n *commNet) Sendrecv(to int, data []byte, from int, buf []byte) (int, erro
 	*rop = llc.RecvOp{}
 	recvOps.Put(rop)
 	return length, err
+}
+
+// dropSend cancels a send whose wait was interrupted and recycles it; one
+// that has left (a rendezvous request) stays with the engine, which reads
+// its data only if a receive matches it.
+func (n *commNet) dropSend(sop *llc.SendOp) {
+	if n.c.rt.ep.CancelSend(sop) {
+		*sop = llc.SendOp{}
+		sendOps.Put(sop)
+	}
+}
+
+// dropRecv cancels a receive whose wait was interrupted (or lets it finish
+// if it matched meanwhile) and recycles it.
+func (n *commNet) dropRecv(rop *llc.RecvOp) {
+	ep := n.c.rt.ep
+	if !ep.Cancel(rop) {
+		ep.Wait(rop)
+	}
+	*rop = llc.RecvOp{}
+	recvOps.Put(rop)
 }
 
 // tag returns the tag of the next collective call of c: every process

@@ -51,10 +51,13 @@ type runtimeState struct {
 	// Collective settings: compare arguments, forced algorithms, no NIC
 	// offload; and what the collectives ran.
 	collCheck bool
-	collForce collectives.Selection
-	softForce collectives.Selection // collForce without the NIC algorithms
-	noOffload bool
-	collStats collectives.Stats
+	// eagerLimit is the engine's eager limit: collectives whose messages
+	// stay below it overlap their argument check with their data.
+	eagerLimit int
+	collForce  collectives.Selection
+	softForce  collectives.Selection // collForce without the NIC algorithms
+	noOffload  bool
+	collStats  collectives.Stats
 
 	ctxMu   sync.Mutex
 	ctxFree [numContextIDs / 64]uint64 // context ids not in use, as set bits
@@ -139,7 +142,8 @@ func initRuntime() (*runtimeState, error) {
 		}
 	}
 	s := &runtimeState{job: job, net: tr, closeNet: ns.close, ep: ep, stats: job.Settings.Stats, store: job.Store,
-		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force}
+		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force,
+		eagerLimit: cfg.EagerLimit}
 	if ns.offload {
 		s.mart = ns.mart
 	}

@@ -102,13 +102,31 @@ func multicastDelivered(g *SyncGroup) bool {
 // Barrier publishes payload, adds key to the controller's sum, passes
 // datum through the controller, and waits until every member has arrived.
 func (g *SyncGroup) Barrier(key, datum uint64, payload []byte) error {
+	if err := g.Arrive(key, datum, payload); err != nil {
+		return err
+	}
+	return g.WaitReleased()
+}
+
+// Arrive is Barrier's first half (collectives.SplitBarrier): it enters
+// the barrier as Barrier does and returns at once; Released and
+// WaitReleased are its second half.
+func (g *SyncGroup) Arrive(key, datum uint64, payload []byte) error {
 	gen, err := g.nic.BarrierArriveData(g.id, g.member, g.procs, key, datum, payload)
 	if err != nil {
 		return fmt.Errorf("barrier controller %d: %w", g.id, err)
 	}
 	g.gen = gen
-	return g.wait(barrierReleased)
+	return nil
 }
+
+// Released reports whether every member has arrived at the barrier the
+// last Arrive entered.
+func (g *SyncGroup) Released() bool { return barrierReleased(g) }
+
+// WaitReleased waits until every member has arrived at the barrier the
+// last Arrive entered, or the engine fails.
+func (g *SyncGroup) WaitReleased() error { return g.wait(barrierReleased) }
 
 // Datum returns the datum member r passed to the last barrier.
 func (g *SyncGroup) Datum(r int) uint64 { return g.nic.BarrierDatum(g.id, r, g.gen) }
