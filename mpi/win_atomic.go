@@ -25,7 +25,7 @@ var (
 // respect to each other. T must be the window's element type. Like Put,
 // it is complete at the target after the next synchronization.
 func Accumulate[T Type](w *Win, origin []T, target, disp int, op Op) error {
-	return accumulate(w, "Accumulate", origin, nil, target, disp, op)
+	return accumulate(w, "Accumulate", origin, nil, target, disp, op, nil)
 }
 
 // GetAccumulate is Accumulate that also returns the elements before the
@@ -36,7 +36,7 @@ func GetAccumulate[T Type](w *Win, origin, result []T, target, disp int, op Op) 
 	if result == nil {
 		result = []T{}
 	}
-	return accumulate(w, "GetAccumulate", origin, result, target, disp, op)
+	return accumulate(w, "GetAccumulate", origin, result, target, disp, op, nil)
 }
 
 // FetchAndOp combines value into the element at displacement disp of
@@ -44,7 +44,7 @@ func GetAccumulate[T Type](w *Win, origin, result []T, target, disp int, op Op) 
 // (MPI_Fetch_and_op).
 func FetchAndOp[T Type](w *Win, value T, target, disp int, op Op) (T, error) {
 	var old [1]T
-	err := accumulate(w, "FetchAndOp", []T{value}, old[:], target, disp, op)
+	err := accumulate(w, "FetchAndOp", []T{value}, old[:], target, disp, op, nil)
 	return old[0], err
 }
 
@@ -108,9 +108,11 @@ func (w *Win) span(target, disp, n int) (uint64, error) {
 
 func word(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
-// accumulate is Accumulate (result nil) and GetAccumulate.
-func accumulate[T Type](w *Win, name string, origin, result []T, target, disp int, op Op) error {
-	skip, err := w.start(name, target)
+// accumulate is Accumulate (result nil) and GetAccumulate; with q, their
+// request-based forms, which need a passive-target epoch and leave the
+// operations that complete later in q.
+func accumulate[T Type](w *Win, name string, origin, result []T, target, disp int, op Op, q *rmaRequest) error {
+	skip, err := w.startEpoch(name, target, q != nil)
 	if err == nil && !skip {
 		err = w.checkType(name, reflect.TypeFor[T]().Kind())
 	}
@@ -138,7 +140,7 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 	off, err := w.span(target, disp, n*r.Elem)
 	if err == nil && n > 0 {
 		if w.native && r.Unit == r.Elem {
-			err = w.nativeAcc(target, off, in, out, r, op.Is(Sum) && integer(r.Kind), noop)
+			err = w.nativeAcc(target, off, in, out, r, op.Is(Sum) && integer(r.Kind), noop, q)
 		} else {
 			err = w.locked(target, off, make([]byte, n*r.Elem), func(cur []byte) bool {
 				copy(out, cur)
@@ -169,9 +171,10 @@ func integer(k reflect.Kind) bool {
 // nativeAcc accumulates the 8-byte elements in into target's window at
 // off with the network's atomics, and returns the previous elements in
 // out unless it is nil: fetch-and-add for integer sums (not waited for
-// unless out is wanted), fetch-and-add of 0 to read (noop), a
-// compare-and-swap loop otherwise.
-func (w *Win) nativeAcc(target int, off uint64, in, out []byte, r collectives.Reducer, add, noop bool) error {
+// unless out is wanted; with q, a request's, never: q fills out once they
+// are done), fetch-and-add of 0 to read (noop), a compare-and-swap loop
+// otherwise.
+func (w *Win) nativeAcc(target int, off uint64, in, out []byte, r collectives.Reducer, add, noop bool, q *rmaRequest) error {
 	t := &w.targets[target]
 	for i := 0; i < max(len(in), len(out)); i += 8 {
 		op := &llc.RMAOp{Kind: llc.RMAFetchAdd, Peer: w.c.toWorld(target), Region: t.region, Off: off + uint64(i), Limit: t.size}
@@ -179,9 +182,18 @@ func (w *Win) nativeAcc(target int, off uint64, in, out []byte, r collectives.Re
 		switch {
 		case noop:
 			err = w.do(op)
+		case add && q != nil:
+			op.Operand = word(in[i:])
+			if err := w.issue(target, op, q); err != nil {
+				return err
+			}
+			if out != nil {
+				q.fetched(op, out[i:i+8])
+			}
+			continue
 		case add && out == nil:
 			op.Operand = word(in[i:])
-			err = w.issue(target, op)
+			err = w.issue(target, op, nil)
 		case add:
 			op.Operand = word(in[i:])
 			err = w.do(op)

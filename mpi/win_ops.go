@@ -39,6 +39,12 @@ func transfer(w *Win, name string, kind llc.RMAKind, b []byte, target, disp int)
 	if err != nil || skip {
 		return err
 	}
+	return w.move(name, kind, b, target, disp, nil)
+}
+
+// move starts a put or get of b on target, a rank of the window in an
+// epoch that allows it, and adds it to q unless q is nil.
+func (w *Win) move(name string, kind llc.RMAKind, b []byte, target, disp int, q *rmaRequest) error {
 	op, err := w.dataOp(kind, target, disp, b)
 	if err != nil {
 		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
@@ -46,7 +52,7 @@ func transfer(w *Win, name string, kind llc.RMAKind, b []byte, target, disp int)
 	if len(b) == 0 {
 		return nil
 	}
-	if err := w.issue(target, op); err != nil {
+	if err := w.issue(target, op, q); err != nil {
 		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
 	}
 	return nil

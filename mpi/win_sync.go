@@ -78,6 +78,12 @@ func (s *winSync) canAccess(target int) bool {
 // start checks that an operation of op may access target: a rank of the
 // window in an open epoch, or ProcNull (then skip is true).
 func (w *Win) start(op string, target int) (skip bool, err error) {
+	return w.startEpoch(op, target, false)
+}
+
+// startEpoch is start; passive asks for a passive-target epoch (Lock or
+// LockAll), which the request-based operations need.
+func (w *Win) startEpoch(op string, target int, passive bool) (skip bool, err error) {
 	if err := w.check(op); err != nil {
 		return false, err
 	}
@@ -89,22 +95,30 @@ func (w *Win) start(op string, target int) (skip bool, err error) {
 	}
 	w.mu.Lock()
 	ok := w.sync.canAccess(target)
+	locked := w.sync.lockAll || w.sync.locks[target] != 0
 	w.mu.Unlock()
-	if !ok {
+	switch {
+	case passive && !locked:
+		return false, fmt.Errorf("mpi: %s at rank %d outside a passive-target epoch (no Lock or LockAll before it): %w", op, target, ErrRMASync)
+	case !ok:
 		return false, fmt.Errorf("mpi: %s at rank %d outside an access epoch (no Fence, Lock, LockAll or Start before it): %w", op, target, ErrRMASync)
 	}
 	return false, nil
 }
 
-// issue starts op, an operation on target, and keeps it until a flush;
-// it returns the error of an operation that failed at once.
-func (w *Win) issue(target int, op *llc.RMAOp) error {
+// issue starts op, an operation on target, and keeps it until a flush,
+// and in q (a request's operations) unless q is nil; it returns the
+// error of an operation that failed at once.
+func (w *Win) issue(target int, op *llc.RMAOp, q *rmaRequest) error {
 	if w.ep.RMA(op) && op.Err() != nil {
 		return op.Err()
 	}
 	w.mu.Lock()
 	w.sync.pending[target] = append(w.sync.pending[target], op)
 	w.mu.Unlock()
+	if q != nil {
+		q.ops = append(q.ops, op)
+	}
 	return nil
 }
 
