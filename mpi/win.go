@@ -78,6 +78,9 @@ type Win struct {
 
 	// allocErr is why WinAllocate could not allocate the local window.
 	allocErr error
+	// shared is every rank's window as this process's memory, by rank
+	// (WinAllocateShared; nil otherwise).
+	shared [][]byte
 
 	mu    sync.Mutex
 	sync  winSync
@@ -114,10 +117,15 @@ func WinCreate[T Type](c *Comm, buf []T) (*Win, error) {
 // (MPI_Win_allocate). Collective over c. Accumulates of 8-byte elements
 // are the network's atomic operations.
 func WinAllocate[T Type](c *Comm, n int) (*Win, []T, error) {
+	return winAllocate[T](c, n, "WinAllocate")
+}
+
+// winAllocate is WinAllocate, called by op.
+func winAllocate[T Type](c *Comm, n int, op string) (*Win, []T, error) {
 	if n < 0 {
-		return nil, nil, fmt.Errorf("mpi: WinAllocate of %d elements: %w", n, ErrCount)
+		return nil, nil, fmt.Errorf("mpi: %s of %d elements: %w", op, n, ErrCount)
 	}
-	w, err := newWin[T](c, "WinAllocate")
+	w, err := newWin[T](c, op)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,7 +140,7 @@ func WinAllocate[T Type](c *Comm, n int) (*Win, []T, error) {
 		}
 	}
 	w.native = w.elem == 8
-	if err := w.open("WinAllocate"); err != nil {
+	if err := w.open(op); err != nil {
 		return nil, nil, err
 	}
 	var local []T
