@@ -85,6 +85,8 @@ type Win struct {
 	mu    sync.Mutex
 	sync  winSync
 	freed bool
+	// flushing serialises the flushes (winSync.snap).
+	flushing sync.Mutex
 }
 
 // winTarget is what a process published of its window.

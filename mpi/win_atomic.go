@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/llc"
@@ -142,7 +143,8 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 		if w.native && r.Unit == r.Elem {
 			err = w.nativeAcc(target, off, in, out, r, op.Is(Sum) && integer(r.Kind), noop, q)
 		} else {
-			err = w.locked(target, off, make([]byte, n*r.Elem), func(cur []byte) bool {
+			buf := scratch(n * r.Elem)
+			err = w.locked(target, off, *buf, func(cur []byte) bool {
 				copy(out, cur)
 				if noop {
 					return false
@@ -150,12 +152,31 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 				r.Apply(in, cur)
 				return true
 			})
+			scratches.Put(buf)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
 	}
 	return nil
+}
+
+// scratches are the buffers of the accumulates that read, combine and
+// write back (scratch).
+var scratches sync.Pool
+
+// scratch returns a buffer of n bytes from scratches, to give back with
+// scratches.Put once done.
+func scratch(n int) *[]byte {
+	b, _ := scratches.Get().(*[]byte)
+	if b == nil {
+		b = new([]byte)
+	}
+	if cap(*b) < n {
+		*b = make([]byte, n)
+	}
+	*b = (*b)[:n]
+	return b
 }
 
 // integer reports whether k is an 8-byte integer kind (fetch-and-add adds
@@ -177,13 +198,13 @@ func integer(k reflect.Kind) bool {
 func (w *Win) nativeAcc(target int, off uint64, in, out []byte, r collectives.Reducer, add, noop bool, q *rmaRequest) error {
 	t := &w.targets[target]
 	for i := 0; i < max(len(in), len(out)); i += 8 {
-		op := &llc.RMAOp{Kind: llc.RMAFetchAdd, Peer: w.c.toWorld(target), Region: t.region, Off: off + uint64(i), Limit: t.size}
-		var err error
-		switch {
-		case noop:
-			err = w.do(op)
-		case add && q != nil:
+		op := w.newOp()
+		*op = llc.RMAOp{Kind: llc.RMAFetchAdd, Peer: w.c.toWorld(target), Region: t.region, Off: off + uint64(i), Limit: t.size}
+		if add && !noop {
 			op.Operand = word(in[i:])
+		}
+		if add && !noop && (q != nil || out == nil) {
+			// Not waited for: the flush, or q's request, completes it.
 			if err := w.issue(target, op, q); err != nil {
 				return err
 			}
@@ -191,20 +212,19 @@ func (w *Win) nativeAcc(target int, off uint64, in, out []byte, r collectives.Re
 				q.fetched(op, out[i:i+8])
 			}
 			continue
-		case add && out == nil:
-			op.Operand = word(in[i:])
-			err = w.issue(target, op, nil)
-		case add:
-			op.Operand = word(in[i:])
+		}
+		var err error
+		if add || noop {
 			err = w.do(op)
-		default:
+		} else {
 			err = w.casLoop(op, in[i:i+8], r)
 		}
+		if err == nil && out != nil {
+			binary.LittleEndian.PutUint64(out[i:], op.Result)
+		}
+		w.recycle(op)
 		if err != nil {
 			return err
-		}
-		if out != nil {
-			binary.LittleEndian.PutUint64(out[i:], op.Result)
 		}
 	}
 	return nil
@@ -236,15 +256,17 @@ func (w *Win) locked(target int, off uint64, buf []byte, f func(cur []byte) bool
 		return fmt.Errorf("taking the accumulate lock: %w", err)
 	}
 	t := &w.targets[target]
-	data := &llc.RMAOp{Kind: llc.RMAGet, Peer: w.c.toWorld(target), Region: t.region, Off: off, Limit: t.size, Data: buf}
+	data := w.newOp()
+	*data = llc.RMAOp{Kind: llc.RMAGet, Peer: w.c.toWorld(target), Region: t.region, Off: off, Limit: t.size, Data: buf}
 	err := w.do(data)
 	if err == nil && f(buf) {
 		data.Kind = llc.RMAPut
 		err = w.do(data)
 	}
+	w.recycle(data)
 	// The release follows the write to the same process: it takes effect
 	// after it.
-	if rerr := w.do(w.ctlOp(target, llc.RMAFetchAdd, ctlAccServe, 0, 1)); err == nil && rerr != nil {
+	if _, rerr := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAccServe, 0, 1)); err == nil && rerr != nil {
 		err = fmt.Errorf("releasing the accumulate lock: %w", rerr)
 	}
 	return err
@@ -253,13 +275,13 @@ func (w *Win) locked(target int, off uint64, buf []byte, f func(cur []byte) bool
 // accLock takes target's accumulate lock: it draws a ticket and waits
 // until the ticket is served, reading the served one atomically.
 func (w *Win) accLock(target int) error {
-	ticket := w.ctlOp(target, llc.RMAFetchAdd, ctlAccNext, 0, 1)
-	if err := w.do(ticket); err != nil {
+	ticket, err := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAccNext, 0, 1))
+	if err != nil {
 		return err
 	}
 	for tries := 0; ; tries++ {
-		serve := w.ctlOp(target, llc.RMAFetchAdd, ctlAccServe, 0, 0)
-		if err := w.do(serve); err != nil || serve.Result == ticket.Result {
+		serve, err := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAccServe, 0, 0))
+		if err != nil || serve == ticket {
 			return err
 		}
 		w.backoff(tries)

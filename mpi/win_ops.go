@@ -13,8 +13,10 @@ func (w *Win) dataOp(kind llc.RMAKind, target, disp int, b []byte) (*llc.RMAOp, 
 		return nil, fmt.Errorf("displacement %d: %w", disp, ErrRMARange)
 	}
 	t := &w.targets[target]
-	return &llc.RMAOp{Kind: kind, Peer: w.c.toWorld(target), Region: t.region, Off: uint64(disp) * uint64(w.elem),
-		Limit: t.size, Data: b}, nil
+	op := w.newOp()
+	*op = llc.RMAOp{Kind: kind, Peer: w.c.toWorld(target), Region: t.region, Off: uint64(disp) * uint64(w.elem),
+		Limit: t.size, Data: b}
+	return op, nil
 }
 
 // Put writes origin into target's window from displacement disp, in the
@@ -50,6 +52,7 @@ func (w *Win) move(name string, kind llc.RMAKind, b []byte, target, disp int, q 
 		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
 	}
 	if len(b) == 0 {
+		w.recycle(op)
 		return nil
 	}
 	if err := w.issue(target, op, q); err != nil {

@@ -42,13 +42,18 @@ type winSync struct {
 	exposing bool
 	origins  int
 	// pending are the operations issued and not flushed yet, by target:
-	// their errors are reported by the flush that completes them.
+	// their errors are reported by the flush that completes them, which
+	// then recycles them. snap is how many of each a flush takes.
 	pending [][]*llc.RMAOp
+	snap    []int
+	// free are operations to reuse (Win.newOp).
+	free []*llc.RMAOp
 }
 
 func (s *winSync) init(n int) {
 	s.locks = make([]LockType, n)
 	s.pending = make([][]*llc.RMAOp, n)
+	s.snap = make([]int, n)
 }
 
 // busy describes why the window cannot be freed or fenced now, or is "".
@@ -106,19 +111,23 @@ func (w *Win) startEpoch(op string, target int, passive bool) (skip bool, err er
 	return false, nil
 }
 
-// issue starts op, an operation on target, and keeps it until a flush,
-// and in q (a request's operations) unless q is nil; it returns the
-// error of an operation that failed at once.
+// issue starts op, an operation on target, and keeps it until a flush
+// (which recycles it), or in q (a request's operations, which its
+// request completes) unless q is nil; it returns the error of an
+// operation that failed at once, and then recycles it.
 func (w *Win) issue(target int, op *llc.RMAOp, q *rmaRequest) error {
 	if w.ep.RMA(op) && op.Err() != nil {
-		return op.Err()
+		err := op.Err()
+		w.recycle(op)
+		return err
+	}
+	if q != nil {
+		q.ops = append(q.ops, op)
+		return nil
 	}
 	w.mu.Lock()
 	w.sync.pending[target] = append(w.sync.pending[target], op)
 	w.mu.Unlock()
-	if q != nil {
-		q.ops = append(q.ops, op)
-	}
 	return nil
 }
 
@@ -130,11 +139,44 @@ func (w *Win) do(op *llc.RMAOp) error {
 	return op.Err()
 }
 
+// run is do for an operation of newOp, which it recycles: it returns
+// the operation's result.
+func (w *Win) run(op *llc.RMAOp) (uint64, error) {
+	err := w.do(op)
+	res := op.Result
+	w.recycle(op)
+	return res, err
+}
+
+// newOp returns an operation to fill, recycled if possible: the
+// operations on the path of every Put, Get and Accumulate allocate
+// nothing.
+func (w *Win) newOp() *llc.RMAOp {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n := len(w.sync.free); n > 0 {
+		op := w.sync.free[n-1]
+		w.sync.free = w.sync.free[:n-1]
+		return op
+	}
+	return new(llc.RMAOp)
+}
+
+// recycle gives back op, done and no longer referenced, to newOp.
+func (w *Win) recycle(op *llc.RMAOp) {
+	*op = llc.RMAOp{}
+	w.mu.Lock()
+	w.sync.free = append(w.sync.free, op)
+	w.mu.Unlock()
+}
+
 // ctlOp returns an atomic operation on control word i of target.
 func (w *Win) ctlOp(target int, kind llc.RMAKind, i int, compare, operand uint64) *llc.RMAOp {
 	t := &w.targets[target]
-	return &llc.RMAOp{Kind: kind, Peer: w.c.toWorld(target), Region: t.ctl, Off: uint64(8 * i),
+	op := w.newOp()
+	*op = llc.RMAOp{Kind: kind, Peer: w.c.toWorld(target), Region: t.ctl, Off: uint64(8 * i),
 		Limit: uint64(ctlSize(w.c.size)), Compare: compare, Operand: operand}
+	return op
 }
 
 // localCtl returns control word i of this process.
@@ -143,16 +185,18 @@ func (w *Win) localCtl(i int) *uint64 {
 }
 
 // flush completes the operations to target (every target when
-// negative) at their targets and returns their errors.
+// negative) at their targets, returns their errors and recycles them.
+// Flushes of a window take turns.
 func (w *Win) flush(target int) error {
-	w.mu.Lock()
-	var ops [][]*llc.RMAOp
+	w.flushing.Lock()
+	defer w.flushing.Unlock()
 	lo, hi := 0, w.c.size
 	if target >= 0 {
 		lo, hi = target, target+1
 	}
+	w.mu.Lock()
 	for t := lo; t < hi; t++ {
-		ops = append(ops, w.sync.pending[t])
+		w.sync.snap[t] = len(w.sync.pending[t])
 	}
 	w.mu.Unlock()
 	peer := -1
@@ -164,14 +208,18 @@ func (w *Win) flush(target int) error {
 		errs = append(errs, err)
 	}
 	w.mu.Lock()
-	for i, list := range ops {
-		for _, op := range list {
+	for t := lo; t < hi; t++ {
+		list, k := w.sync.pending[t], w.sync.snap[t]
+		for _, op := range list[:k] {
 			if op.Err() != nil {
 				errs = append(errs, op.Err())
 			}
+			*op = llc.RMAOp{}
+			w.sync.free = append(w.sync.free, op)
 		}
-		t := lo + i
-		w.sync.pending[t] = w.sync.pending[t][len(list):]
+		n := copy(list, list[k:])
+		clear(list[n:])
+		w.sync.pending[t] = list[:n]
 	}
 	w.mu.Unlock()
 	return errors.Join(errs...)
