@@ -317,9 +317,15 @@ func (w *Win) check(op string) error {
 		return fmt.Errorf("mpi: %s: nil window: %w", op, ErrWin)
 	}
 	w.mu.Lock()
-	freed := w.freed
+	err := w.live(op)
 	w.mu.Unlock()
-	if freed {
+	return err
+}
+
+// live is check of a window that is not nil, for a caller that holds
+// w.mu.
+func (w *Win) live(op string) error {
+	if w.freed {
 		return fmt.Errorf("mpi: %s: window used after Free: %w", op, ErrWin)
 	}
 	return w.c.checkLive(op)

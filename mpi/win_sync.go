@@ -89,20 +89,25 @@ func (w *Win) start(op string, target int) (skip bool, err error) {
 // startEpoch is start; passive asks for a passive-target epoch (Lock or
 // LockAll), which the request-based operations need.
 func (w *Win) startEpoch(op string, target int, passive bool) (skip bool, err error) {
-	if err := w.check(op); err != nil {
-		return false, err
+	if w == nil {
+		return false, w.check(op)
 	}
-	if target == ProcNull {
-		return true, nil
-	}
-	if target < 0 || target >= w.c.size {
-		return false, fmt.Errorf("mpi: %s at rank %d: %w (window of %d processes)", op, target, ErrRank, w.c.size)
-	}
+	valid := target >= 0 && target < w.c.size
+	var ok, locked bool
 	w.mu.Lock()
-	ok := w.sync.canAccess(target)
-	locked := w.sync.lockAll || w.sync.locks[target] != 0
+	err = w.live(op)
+	if err == nil && valid {
+		ok = w.sync.canAccess(target)
+		locked = w.sync.lockAll || w.sync.locks[target] != 0
+	}
 	w.mu.Unlock()
 	switch {
+	case err != nil:
+		return false, err
+	case target == ProcNull:
+		return true, nil
+	case !valid:
+		return false, fmt.Errorf("mpi: %s at rank %d: %w (window of %d processes)", op, target, ErrRank, w.c.size)
 	case passive && !locked:
 		return false, fmt.Errorf("mpi: %s at rank %d outside a passive-target epoch (no Lock or LockAll before it): %w", op, target, ErrRMASync)
 	case !ok:
@@ -186,7 +191,7 @@ func (w *Win) localCtl(i int) *uint64 {
 
 // flush completes the operations to target (every target when
 // negative) at their targets, returns their errors and recycles them.
-// Flushes of a window take turns.
+// Flushes take turns: each recycles the operations it counted.
 func (w *Win) flush(target int) error {
 	w.flushing.Lock()
 	defer w.flushing.Unlock()
@@ -194,9 +199,10 @@ func (w *Win) flush(target int) error {
 	if target >= 0 {
 		lo, hi = target, target+1
 	}
+	snap := w.sync.snap
 	w.mu.Lock()
 	for t := lo; t < hi; t++ {
-		w.sync.snap[t] = len(w.sync.pending[t])
+		snap[t] = len(w.sync.pending[t])
 	}
 	w.mu.Unlock()
 	peer := -1
@@ -209,7 +215,7 @@ func (w *Win) flush(target int) error {
 	}
 	w.mu.Lock()
 	for t := lo; t < hi; t++ {
-		list, k := w.sync.pending[t], w.sync.snap[t]
+		list, k := w.sync.pending[t], snap[t]
 		for _, op := range list[:k] {
 			if op.Err() != nil {
 				errs = append(errs, op.Err())
@@ -419,19 +425,26 @@ func (w *Win) FlushLocal(target int) error { return w.flushCall("Win.FlushLocal"
 func (w *Win) FlushLocalAll() error { return w.flushCall("Win.FlushLocalAll", -1) }
 
 func (w *Win) flushCall(op string, target int) error {
-	if err := w.check(op); err != nil {
-		return err
+	if w == nil {
+		return w.check(op)
 	}
-	if target >= w.c.size || target < -1 {
-		return fmt.Errorf("mpi: %s of rank %d: %w (window of %d processes)", op, target, ErrRank, w.c.size)
-	}
+	valid := target < w.c.size && target >= -1
+	var ok bool
 	w.mu.Lock()
-	ok := w.sync.lockAll || (target >= 0 && w.sync.locks[target] != 0)
-	if target < 0 {
-		ok = ok || w.sync.busy() != ""
+	err := w.live(op)
+	if err == nil && valid {
+		ok = w.sync.lockAll || (target >= 0 && w.sync.locks[target] != 0)
+		if target < 0 {
+			ok = ok || w.sync.busy() != ""
+		}
 	}
 	w.mu.Unlock()
-	if !ok {
+	switch {
+	case err != nil:
+		return err
+	case !valid:
+		return fmt.Errorf("mpi: %s of rank %d: %w (window of %d processes)", op, target, ErrRank, w.c.size)
+	case !ok:
 		return fmt.Errorf("mpi: %s: not in a passive-target epoch (Lock or LockAll): %w", op, ErrRMASync)
 	}
 	if err := w.flush(target); err != nil {
