@@ -109,6 +109,14 @@ func NewMux(size int, nets []MuxNetwork) (*Mux, error) {
 // Network returns the name of the network that reaches process p.
 func (m *Mux) Network(p int) string { return m.nets[m.route[p].net].tr.Caps().Name }
 
+// Serves reports whether region, one this Mux gave, lies on the network
+// that reaches process p, so that p can name it in its operations. Memory
+// that processes of several networks access is registered on each of
+// them (a window of a job across hosts).
+func (m *Mux) Serves(region RegionID, p int) bool {
+	return p >= 0 && p < len(m.route) && int(region>>regionNetShift) == m.route[p].net
+}
+
 // Caps combines the networks' capabilities: what every one of them
 // offers, and the smallest of their limits.
 func (m *Mux) Caps() Caps {

@@ -138,3 +138,64 @@ func TestMuxErrors(t *testing.T) {
 		}
 	}
 }
+
+// Memory allocated on the network of a host and registered on the one
+// between hosts as well is the target of one-sided operations of every
+// process: atomics of the host neighbour through the first region and of
+// the other host's processes through the second land in the same words.
+func TestMuxRMAAcrossNetworks(t *testing.T) {
+	j := newMuxJob(t, RndvSplit)
+	mux := j.eps[0].tr.(*Mux)
+	alloc := &ExposeOp{Peer: 0, Size: 64}
+	if err := j.eps[0].Expose(alloc, false); err != nil {
+		t.Fatal(err)
+	}
+	regions := make([]RegionID, 4)
+	var regs []*ExposeOp
+	for p := range 4 {
+		if mux.Serves(alloc.Region, p) {
+			regions[p] = alloc.Region
+			continue
+		}
+		r := &ExposeOp{Peer: p, Data: alloc.Mem}
+		if err := j.eps[0].Expose(r, false); err != nil {
+			t.Fatal(err)
+		}
+		if !mux.Serves(r.Region, p) || mux.Serves(r.Region, 1) {
+			t.Fatalf("region %#x registered for process %d: serves it %v, serves process 1 %v", r.Region, p, mux.Serves(r.Region, p), mux.Serves(r.Region, 1))
+		}
+		regions[p], regs = r.Region, append(regs, r)
+	}
+	if regions[1] != alloc.Region || regions[2] == alloc.Region || regions[3] == alloc.Region {
+		t.Fatalf("regions by process %#x: want the allocation's (%#x) for 0 and 1 only", regions, alloc.Region)
+	}
+	var ops []Completion
+	for p := 1; p < 4; p++ {
+		for k := range 5 {
+			op := &RMAOp{Kind: RMAFetchAdd, Peer: 0, Region: regions[p], Off: 8, Limit: 64, Operand: uint64(1) << (8 * p)}
+			put := &RMAOp{Kind: RMAPut, Peer: 0, Region: regions[p], Off: uint64(16 + 8*p), Limit: 64, Data: []byte{byte(p), byte(k)}}
+			j.eps[p].RMA(op)
+			j.eps[p].RMA(put)
+			ops = append(ops, op, put)
+		}
+	}
+	j.run(t, ops)
+	for _, op := range ops {
+		if err := op.(*RMAOp).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := *word(alloc.Mem, 8); got != 5<<8|5<<16|5<<24 {
+		t.Errorf("counter %#x, want %#x", got, 5<<8|5<<16|5<<24)
+	}
+	for p := 1; p < 4; p++ {
+		if got := alloc.Mem[16+8*p : 18+8*p]; got[0] != byte(p) || got[1] != 4 {
+			t.Errorf("put of process %d: %v, want [%d 4]", p, got, p)
+		}
+	}
+	for _, r := range append(regs, alloc) {
+		if err := j.eps[0].Expose(r, true); err != nil {
+			t.Error(err)
+		}
+	}
+}

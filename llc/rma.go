@@ -87,8 +87,14 @@ func (o *RMAOp) finish(err error) { o.done, o.err = true, err }
 
 // rmaState is the engine's bookkeeping of one-sided operations.
 type rmaState struct {
-	ops     map[uint64]*RMAOp // in flight, by id
-	pending []int             // operations in flight, per peer
+	// slots hold the operations in flight; free are the empty ones. An
+	// operation's id names its slot (rmaSlotBits) and a sequence number,
+	// so that a stale event finds its slot taken by another id.
+	slots    []rmaSlot
+	free     []uint32
+	inflight int
+	seq      uint64
+	pending  []int // operations in flight, per peer
 	// unsettled marks the peers written to since their last settling
 	// read, and last the place of the last write to each (where the
 	// settling read reads).
@@ -104,13 +110,52 @@ type rmaPlace struct {
 	off    uint64
 }
 
+type rmaSlot struct {
+	id uint64
+	op *RMAOp // nil: free
+}
+
+// rmaSlotBits is the share of an operation's id that names its slot.
+const rmaSlotBits = 24
+
 func (r *rmaState) init(n int) {
-	if r.ops == nil {
-		r.ops = make(map[uint64]*RMAOp)
+	if r.pending == nil {
 		r.pending = make([]int, n)
 		r.unsettled = make([]bool, n)
 		r.last = make([]rmaPlace, n)
 	}
+}
+
+// add puts op in a slot and returns its id.
+func (r *rmaState) add(op *RMAOp) uint64 {
+	var slot uint32
+	if n := len(r.free); n > 0 {
+		slot, r.free = r.free[n-1], r.free[:n-1]
+	} else {
+		slot = uint32(len(r.slots))
+		r.slots = append(r.slots, rmaSlot{})
+	}
+	r.seq++
+	id := r.seq<<rmaSlotBits | uint64(slot)
+	r.slots[slot] = rmaSlot{id: id, op: op}
+	r.inflight++
+	r.pending[op.Peer]++
+	return id
+}
+
+// take removes the operation of id and returns it, or nil if none has
+// that id (it failed with the engine meanwhile).
+func (r *rmaState) take(id uint64) *RMAOp {
+	slot := id & (1<<rmaSlotBits - 1)
+	if slot >= uint64(len(r.slots)) || r.slots[slot].id != id || r.slots[slot].op == nil {
+		return nil
+	}
+	op := r.slots[slot].op
+	r.slots[slot] = rmaSlot{}
+	r.free = append(r.free, uint32(slot))
+	r.inflight--
+	r.pending[op.Peer]--
+	return op
 }
 
 // RMA starts op. It fails op at once (done, with an error) when the engine
@@ -124,9 +169,11 @@ func (e *Engine) RMA(op *RMAOp) {
 		return
 	}
 	e.rma.init(e.cfg.Size)
-	id := e.newID()
-	e.rma.ops[id] = op
-	e.rma.pending[op.Peer]++
+	if e.rma.inflight >= 1<<rmaSlotBits {
+		op.finish(fmt.Errorf("llc: %v at process %d: %d one-sided operations in flight already", op.Kind, op.Peer, 1<<rmaSlotBits))
+		return
+	}
+	id := e.rma.add(op)
 	c := Command{Peer: op.Peer, Region: op.Region, Off: op.Off, Token: token(tokRMA, id)}
 	switch op.Kind {
 	case RMAPut:
@@ -182,12 +229,10 @@ func (e *Engine) checkRMA(op *RMAOp) error {
 
 // onRMA completes the operation of id with its command's event.
 func (e *Engine) onRMA(id uint64, ev Event) {
-	op := e.rma.ops[id]
+	op := e.rma.take(id)
 	if op == nil {
 		return // failed with the engine meanwhile
 	}
-	delete(e.rma.ops, id)
-	e.rma.pending[op.Peer]--
 	if ev.Kind == EvError {
 		op.finish(fmt.Errorf("llc: %v of %d bytes at offset %d of process %d: %w", op.Kind, len(op.Data), op.Off, op.Peer, ev.Err))
 		return
@@ -199,11 +244,11 @@ func (e *Engine) onRMA(id uint64, ev Event) {
 // RMAPending returns the number of one-sided operations in flight to peer,
 // or to every peer when peer is negative.
 func (e *Engine) RMAPending(peer int) int {
-	if e.rma.ops == nil {
+	if e.rma.pending == nil {
 		return 0
 	}
 	if peer < 0 {
-		return len(e.rma.ops)
+		return e.rma.inflight
 	}
 	if peer >= e.cfg.Size {
 		return 0
@@ -240,9 +285,11 @@ func (e *Engine) RMASettle(peer int, settle bool) []*RMAOp {
 
 // failRMA completes every one-sided operation in flight with err.
 func (e *Engine) failRMA(err error) {
-	for id, op := range e.rma.ops {
-		op.finish(err)
-		delete(e.rma.ops, id)
+	for i := range e.rma.slots {
+		if op := e.rma.slots[i].op; op != nil {
+			e.rma.take(e.rma.slots[i].id)
+			op.finish(err)
+		}
 	}
 	for id, op := range e.rma.exposing {
 		op.done, op.err = true, err

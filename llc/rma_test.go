@@ -284,3 +284,31 @@ func TestExpose(t *testing.T) {
 		t.Fatalf("a failed release: done %v, err %v, engine %v", reg.Done(), reg.Err(), e.Err())
 	}
 }
+
+// An operation's slot is reused once it is done; an event that comes
+// again with the first operation's token completes nothing, and the
+// operations of several slots complete in any order.
+func TestRMASlotReuse(t *testing.T) {
+	e := rmaEngine(t, 2)
+	first := &RMAOp{Kind: RMAFetchAdd, Peer: 1, Region: 7, Limit: 8, Operand: 1}
+	e.RMA(first)
+	c1 := nextCmd(t, e)
+	e.Step(Event{Kind: EvDone, Token: c1.Token, Value: 1})
+	second := &RMAOp{Kind: RMAFetchAdd, Peer: 1, Region: 7, Limit: 8, Operand: 1}
+	third := &RMAOp{Kind: RMAGet, Peer: 1, Region: 7, Limit: 8, Data: make([]byte, 8)}
+	e.RMA(second)
+	e.RMA(third)
+	c2, c3 := nextCmd(t, e), nextCmd(t, e)
+	if c2.Token == c1.Token {
+		t.Fatal("the operation in a reused slot has the token of the one before")
+	}
+	e.Step(Event{Kind: EvDone, Token: c1.Token, Value: 99}) // stale
+	if second.Done() || third.Done() || e.RMAPending(1) != 2 {
+		t.Fatalf("a stale event completed an operation: second %v, third %v, %d pending", second.Done(), third.Done(), e.RMAPending(1))
+	}
+	e.Step(Event{Kind: EvDone, Token: c3.Token})
+	e.Step(Event{Kind: EvDone, Token: c2.Token, Value: 2})
+	if !second.Done() || second.Result != 2 || !third.Done() || e.RMAPending(-1) != 0 {
+		t.Fatalf("second done %v (result %d), third done %v, %d pending", second.Done(), second.Result, third.Done(), e.RMAPending(-1))
+	}
+}

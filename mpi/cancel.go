@@ -9,7 +9,8 @@ import "fmt"
 // has not left this process (waiting for its connection or for room at
 // the receiver): a message that has left is delivered, as MPI allows, and
 // its request completes normally. A completed or inactive request is left
-// as it is; a nonblocking collective cannot be cancelled.
+// as it is; a nonblocking collective or a one-sided operation (Rput, ...)
+// cannot be cancelled.
 func (r *Request) Cancel() error {
 	if err := r.checkOp("Cancel"); err != nil {
 		return err
@@ -17,6 +18,8 @@ func (r *Request) Cancel() error {
 	switch {
 	case r.coll != nil:
 		return fmt.Errorf("mpi: Cancel: a nonblocking collective cannot be cancelled: %w", ErrRequest)
+	case r.rma != nil:
+		return fmt.Errorf("mpi: Cancel: a one-sided operation cannot be cancelled: %w", ErrRequest)
 	case r.null || r.inert():
 	case r.recv:
 		r.c.rt.ep.Cancel(&r.rop)

@@ -16,8 +16,9 @@ import (
 
 // A job of 4 across two hosts (network namespaces joined by a veth pair,
 // made and removed by the test), 2 ranks on each: point-to-point of every
-// size and every collective pass with martini within a host and TCP
-// between hosts (the default), and with TCP between every pair.
+// size, every collective and one-sided windows pass with martini within a
+// host and TCP between hosts (the default), and with TCP between every
+// pair.
 func TestAcrossHosts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts jobs across network namespaces")
@@ -42,6 +43,10 @@ func TestAcrossHosts(t *testing.T) {
 		{"comm-groups", nil},
 		{"comm-env", nil}, // SplitType by host
 		{"topo-neighbor", nil},
+		{"win-fence", nil}, // windows: martini within a host, TCP between
+		{"win-acc", nil},
+		{"win-lock", nil},
+		{"win-request", nil},
 		{"sizes", []string{"-transport", "tcp"}},
 		{"coll-move", []string{"-transport", "tcp"}},
 	} {

@@ -10,7 +10,8 @@ import (
 )
 
 // Request is a nonblocking operation started by Isend, Irecv and the
-// other I-calls, or a persistent one made by SendInit, SsendInit,
+// other I-calls, or by the request-based one-sided calls (Rput, Rget,
+// Raccumulate, RgetAccumulate), or a persistent one made by SendInit, SsendInit,
 // RsendInit, BsendInit or RecvInit. Wait and Test complete it; completing
 // it again returns the same result. Its methods are safe for concurrent
 // use.
@@ -24,6 +25,7 @@ type Request struct {
 	sop  llc.SendOp
 	rop  llc.RecvOp
 	coll *collRequest // a nonblocking collective, or nil
+	rma  *rmaRequest  // a request-based one-sided operation, or nil
 	// unpack, if set, moves a completed receive's data from its
 	// buffer to where the caller's datatype puts it (IrecvType).
 	unpack func(Status)
@@ -53,6 +55,8 @@ func (p *pending) Done() bool {
 		return true
 	case r.coll != nil:
 		return r.coll.done.Load()
+	case r.rma != nil:
+		return r.rma.done()
 	case r.recv:
 		return r.rop.Done()
 	}
@@ -75,6 +79,8 @@ func (r *Request) finish() (Status, error) {
 		case r.null:
 		case r.coll != nil:
 			r.err = r.coll.err
+		case r.rma != nil:
+			r.err = r.rma.finish(r.name)
 		case r.recv && r.rop.Cancelled():
 			r.status = Status{Cancelled: true}
 		case r.recv:

@@ -78,10 +78,15 @@ type Win struct {
 
 	// allocErr is why WinAllocate could not allocate the local window.
 	allocErr error
+	// shared is every rank's window as this process's memory, by rank
+	// (WinAllocateShared; nil otherwise).
+	shared [][]byte
 
 	mu    sync.Mutex
 	sync  winSync
 	freed bool
+	// flushing serialises the flushes (winSync.snap).
+	flushing sync.Mutex
 }
 
 // winTarget is what a process published of its window.
@@ -114,10 +119,15 @@ func WinCreate[T Type](c *Comm, buf []T) (*Win, error) {
 // (MPI_Win_allocate). Collective over c. Accumulates of 8-byte elements
 // are the network's atomic operations.
 func WinAllocate[T Type](c *Comm, n int) (*Win, []T, error) {
+	return winAllocate[T](c, n, "WinAllocate")
+}
+
+// winAllocate is WinAllocate, called by op.
+func winAllocate[T Type](c *Comm, n int, op string) (*Win, []T, error) {
 	if n < 0 {
-		return nil, nil, fmt.Errorf("mpi: WinAllocate of %d elements: %w", n, ErrCount)
+		return nil, nil, fmt.Errorf("mpi: %s of %d elements: %w", op, n, ErrCount)
 	}
-	w, err := newWin[T](c, "WinAllocate")
+	w, err := newWin[T](c, op)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,7 +142,7 @@ func WinAllocate[T Type](c *Comm, n int) (*Win, []T, error) {
 		}
 	}
 	w.native = w.elem == 8
-	if err := w.open("WinAllocate"); err != nil {
+	if err := w.open(op); err != nil {
 		return nil, nil, err
 	}
 	var local []T
@@ -147,9 +157,6 @@ func newWin[T Type](c *Comm, op string) (*Win, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
-	if _, multi := c.rt.net.(*muxNetwork); multi {
-		return nil, fmt.Errorf("mpi: %s: one-sided windows need one network for the whole job, this one spans several (%w)", op, ErrWin)
-	}
 	d, err := c.Dup()
 	if err != nil {
 		return nil, fmt.Errorf("mpi: %s: %w", op, err)
@@ -158,22 +165,26 @@ func newWin[T Type](c *Comm, op string) (*Win, error) {
 }
 
 // open registers the window's memory and control words and exchanges
-// them: each process publishes, for every peer, the region that peer
-// uses, and its window's size. On failure the window is released.
+// them: each process publishes, for every peer, the regions of its window
+// and control words that peer uses (in a job across hosts, each on the
+// network that reaches the peer), and its window's size. On failure the
+// window is released.
 func (w *Win) open(op string) error {
 	n := w.c.size
-	mine := make([]uint64, n+2)
+	rec := 2*n + 1 // window regions, size, control regions
+	mine := make([]uint64, rec)
 	err := w.expose(mine)
-	all := make([]uint64, n*(n+2))
+	all := make([]uint64, n*rec)
 	if gerr := manageAllgather(w.c, mine, all); err == nil && gerr != nil {
 		err = gerr
 	}
 	if err == nil {
 		w.targets = make([]winTarget, n)
 		for t := range w.targets {
-			rec := all[t*(n+2):]
-			w.targets[t] = winTarget{region: llc.RegionID(rec[w.c.rank]), size: rec[n], ctl: llc.RegionID(rec[n+1])}
-			if rec[n+1] == 0 {
+			r := all[t*rec:]
+			ctl := r[n+1+w.c.rank]
+			w.targets[t] = winTarget{region: llc.RegionID(r[w.c.rank]), size: r[n], ctl: llc.RegionID(ctl)}
+			if ctl == 0 {
 				err = fmt.Errorf("rank %d could not make its part of the window", t)
 			}
 		}
@@ -188,8 +199,9 @@ func (w *Win) open(op string) error {
 }
 
 // expose registers the local window for every peer and allocates the
-// control words, and fills mine: the region of each peer, the window's
-// size, the control words' region (0 if this process failed).
+// control words, and fills mine: the window's region for each peer, the
+// window's size, the control words' region for each peer (0 if this
+// process failed).
 func (w *Win) expose(mine []uint64) error {
 	n := w.c.size
 	if w.allocErr != nil {
@@ -200,22 +212,56 @@ func (w *Win) expose(mine []uint64) error {
 		w.ctl = nil
 		return fmt.Errorf("allocating the control words: %w", err)
 	}
-	if w.alloc == nil && len(w.mem) > 0 {
-		for p := range n {
-			r := &llc.ExposeOp{Peer: w.c.toWorld(p), Data: w.mem}
-			if err := w.ep.Expose(r, false); err != nil {
-				return fmt.Errorf("registering %d bytes for rank %d: %w", len(w.mem), p, err)
-			}
-			w.regs = append(w.regs, r)
-			mine[p] = uint64(r.Region)
-		}
-	} else if w.alloc != nil {
-		for p := range n {
-			mine[p] = uint64(w.alloc.Region)
-		}
+	ctl, err := w.reach(w.ctl)
+	if err != nil {
+		return fmt.Errorf("registering the control words: %w", err)
 	}
-	mine[n], mine[n+1] = uint64(len(w.mem)), uint64(w.ctl.Region)
+	mine[n] = uint64(len(w.mem))
+	for p := range n {
+		mine[n+1+p] = uint64(ctl[p])
+	}
+	var win []llc.RegionID
+	switch {
+	case w.alloc != nil:
+		win, err = w.reach(w.alloc)
+	case len(w.mem) > 0:
+		win, err = w.reach(&llc.ExposeOp{Data: w.mem})
+	}
+	if err != nil {
+		return fmt.Errorf("registering %d bytes: %w", len(w.mem), err)
+	}
+	for p, r := range win {
+		mine[p] = uint64(r)
+	}
 	return nil
+}
+
+// reach returns, for every rank of the window, the region by which it
+// reaches the memory of m: m.Region where that rank's network serves it,
+// else a registration of m's memory for that rank, which release
+// withdraws. m is an allocation of the network (its Region set), or
+// memory to register (Data).
+func (w *Win) reach(m *llc.ExposeOp) ([]llc.RegionID, error) {
+	mux, _ := w.c.rt.net.(*muxNetwork)
+	mem := m.Data
+	if m.Region != 0 {
+		mem = m.Mem
+	}
+	regions := make([]llc.RegionID, w.c.size)
+	for p := range regions {
+		world := w.c.toWorld(p)
+		if m.Region != 0 && (mux == nil || mux.Serves(m.Region, world)) {
+			regions[p] = m.Region
+			continue
+		}
+		r := &llc.ExposeOp{Peer: world, Data: mem}
+		if err := w.ep.Expose(r, false); err != nil {
+			return nil, fmt.Errorf("for rank %d: %w", p, err)
+		}
+		w.regs = append(w.regs, r)
+		regions[p] = r.Region
+	}
+	return regions, nil
 }
 
 // release withdraws every registration of the window.
@@ -271,9 +317,15 @@ func (w *Win) check(op string) error {
 		return fmt.Errorf("mpi: %s: nil window: %w", op, ErrWin)
 	}
 	w.mu.Lock()
-	freed := w.freed
+	err := w.live(op)
 	w.mu.Unlock()
-	if freed {
+	return err
+}
+
+// live is check of a window that is not nil, for a caller that holds
+// w.mu.
+func (w *Win) live(op string) error {
+	if w.freed {
 		return fmt.Errorf("mpi: %s: window used after Free: %w", op, ErrWin)
 	}
 	return w.c.checkLive(op)

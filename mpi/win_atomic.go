@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/llc"
@@ -25,7 +26,7 @@ var (
 // respect to each other. T must be the window's element type. Like Put,
 // it is complete at the target after the next synchronization.
 func Accumulate[T Type](w *Win, origin []T, target, disp int, op Op) error {
-	return accumulate(w, "Accumulate", origin, nil, target, disp, op)
+	return accumulate(w, "Accumulate", origin, nil, target, disp, op, nil)
 }
 
 // GetAccumulate is Accumulate that also returns the elements before the
@@ -36,7 +37,7 @@ func GetAccumulate[T Type](w *Win, origin, result []T, target, disp int, op Op) 
 	if result == nil {
 		result = []T{}
 	}
-	return accumulate(w, "GetAccumulate", origin, result, target, disp, op)
+	return accumulate(w, "GetAccumulate", origin, result, target, disp, op, nil)
 }
 
 // FetchAndOp combines value into the element at displacement disp of
@@ -44,7 +45,7 @@ func GetAccumulate[T Type](w *Win, origin, result []T, target, disp int, op Op) 
 // (MPI_Fetch_and_op).
 func FetchAndOp[T Type](w *Win, value T, target, disp int, op Op) (T, error) {
 	var old [1]T
-	err := accumulate(w, "FetchAndOp", []T{value}, old[:], target, disp, op)
+	err := accumulate(w, "FetchAndOp", []T{value}, old[:], target, disp, op, nil)
 	return old[0], err
 }
 
@@ -108,9 +109,11 @@ func (w *Win) span(target, disp, n int) (uint64, error) {
 
 func word(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
-// accumulate is Accumulate (result nil) and GetAccumulate.
-func accumulate[T Type](w *Win, name string, origin, result []T, target, disp int, op Op) error {
-	skip, err := w.start(name, target)
+// accumulate is Accumulate (result nil) and GetAccumulate; with q, their
+// request-based forms, which need a passive-target epoch and leave the
+// operations that complete later in q.
+func accumulate[T Type](w *Win, name string, origin, result []T, target, disp int, op Op, q *rmaRequest) error {
+	skip, err := w.startEpoch(name, target, q != nil)
 	if err == nil && !skip {
 		err = w.checkType(name, reflect.TypeFor[T]().Kind())
 	}
@@ -138,9 +141,10 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 	off, err := w.span(target, disp, n*r.Elem)
 	if err == nil && n > 0 {
 		if w.native && r.Unit == r.Elem {
-			err = w.nativeAcc(target, off, in, out, r, op.Is(Sum) && integer(r.Kind), noop)
+			err = w.nativeAcc(target, off, in, out, r, op.Is(Sum) && integer(r.Kind), noop, q)
 		} else {
-			err = w.locked(target, off, make([]byte, n*r.Elem), func(cur []byte) bool {
+			buf := scratch(n * r.Elem)
+			err = w.locked(target, off, *buf, func(cur []byte) bool {
 				copy(out, cur)
 				if noop {
 					return false
@@ -148,12 +152,31 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 				r.Apply(in, cur)
 				return true
 			})
+			scratches.Put(buf)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
 	}
 	return nil
+}
+
+// scratches are the buffers of the accumulates that read, combine and
+// write back (scratch).
+var scratches sync.Pool
+
+// scratch returns a buffer of n bytes from scratches, to give back with
+// scratches.Put once done.
+func scratch(n int) *[]byte {
+	b, _ := scratches.Get().(*[]byte)
+	if b == nil {
+		b = new([]byte)
+	}
+	if cap(*b) < n {
+		*b = make([]byte, n)
+	}
+	*b = (*b)[:n]
+	return b
 }
 
 // integer reports whether k is an 8-byte integer kind (fetch-and-add adds
@@ -169,30 +192,39 @@ func integer(k reflect.Kind) bool {
 // nativeAcc accumulates the 8-byte elements in into target's window at
 // off with the network's atomics, and returns the previous elements in
 // out unless it is nil: fetch-and-add for integer sums (not waited for
-// unless out is wanted), fetch-and-add of 0 to read (noop), a
-// compare-and-swap loop otherwise.
-func (w *Win) nativeAcc(target int, off uint64, in, out []byte, r collectives.Reducer, add, noop bool) error {
+// unless out is wanted; with q, a request's, never: q fills out once they
+// are done), fetch-and-add of 0 to read (noop), a compare-and-swap loop
+// otherwise.
+func (w *Win) nativeAcc(target int, off uint64, in, out []byte, r collectives.Reducer, add, noop bool, q *rmaRequest) error {
 	t := &w.targets[target]
 	for i := 0; i < max(len(in), len(out)); i += 8 {
-		op := &llc.RMAOp{Kind: llc.RMAFetchAdd, Peer: w.c.toWorld(target), Region: t.region, Off: off + uint64(i), Limit: t.size}
+		op := w.newOp()
+		*op = llc.RMAOp{Kind: llc.RMAFetchAdd, Peer: w.c.toWorld(target), Region: t.region, Off: off + uint64(i), Limit: t.size}
+		if add && !noop {
+			op.Operand = word(in[i:])
+		}
+		if add && !noop && (q != nil || out == nil) {
+			// Not waited for: the flush, or q's request, completes it.
+			if err := w.issue(target, op, q); err != nil {
+				return err
+			}
+			if out != nil {
+				q.fetched(op, out[i:i+8])
+			}
+			continue
+		}
 		var err error
-		switch {
-		case noop:
+		if add || noop {
 			err = w.do(op)
-		case add && out == nil:
-			op.Operand = word(in[i:])
-			err = w.issue(target, op)
-		case add:
-			op.Operand = word(in[i:])
-			err = w.do(op)
-		default:
+		} else {
 			err = w.casLoop(op, in[i:i+8], r)
 		}
+		if err == nil && out != nil {
+			binary.LittleEndian.PutUint64(out[i:], op.Result)
+		}
+		w.recycle(op)
 		if err != nil {
 			return err
-		}
-		if out != nil {
-			binary.LittleEndian.PutUint64(out[i:], op.Result)
 		}
 	}
 	return nil
@@ -224,15 +256,17 @@ func (w *Win) locked(target int, off uint64, buf []byte, f func(cur []byte) bool
 		return fmt.Errorf("taking the accumulate lock: %w", err)
 	}
 	t := &w.targets[target]
-	data := &llc.RMAOp{Kind: llc.RMAGet, Peer: w.c.toWorld(target), Region: t.region, Off: off, Limit: t.size, Data: buf}
+	data := w.newOp()
+	*data = llc.RMAOp{Kind: llc.RMAGet, Peer: w.c.toWorld(target), Region: t.region, Off: off, Limit: t.size, Data: buf}
 	err := w.do(data)
 	if err == nil && f(buf) {
 		data.Kind = llc.RMAPut
 		err = w.do(data)
 	}
+	w.recycle(data)
 	// The release follows the write to the same process: it takes effect
 	// after it.
-	if rerr := w.do(w.ctlOp(target, llc.RMAFetchAdd, ctlAccServe, 0, 1)); err == nil && rerr != nil {
+	if _, rerr := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAccServe, 0, 1)); err == nil && rerr != nil {
 		err = fmt.Errorf("releasing the accumulate lock: %w", rerr)
 	}
 	return err
@@ -241,13 +275,13 @@ func (w *Win) locked(target int, off uint64, buf []byte, f func(cur []byte) bool
 // accLock takes target's accumulate lock: it draws a ticket and waits
 // until the ticket is served, reading the served one atomically.
 func (w *Win) accLock(target int) error {
-	ticket := w.ctlOp(target, llc.RMAFetchAdd, ctlAccNext, 0, 1)
-	if err := w.do(ticket); err != nil {
+	ticket, err := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAccNext, 0, 1))
+	if err != nil {
 		return err
 	}
 	for tries := 0; ; tries++ {
-		serve := w.ctlOp(target, llc.RMAFetchAdd, ctlAccServe, 0, 0)
-		if err := w.do(serve); err != nil || serve.Result == ticket.Result {
+		serve, err := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAccServe, 0, 0))
+		if err != nil || serve == ticket {
 			return err
 		}
 		w.backoff(tries)

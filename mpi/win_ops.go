@@ -13,8 +13,10 @@ func (w *Win) dataOp(kind llc.RMAKind, target, disp int, b []byte) (*llc.RMAOp, 
 		return nil, fmt.Errorf("displacement %d: %w", disp, ErrRMARange)
 	}
 	t := &w.targets[target]
-	return &llc.RMAOp{Kind: kind, Peer: w.c.toWorld(target), Region: t.region, Off: uint64(disp) * uint64(w.elem),
-		Limit: t.size, Data: b}, nil
+	op := w.newOp()
+	*op = llc.RMAOp{Kind: kind, Peer: w.c.toWorld(target), Region: t.region, Off: uint64(disp) * uint64(w.elem),
+		Limit: t.size, Data: b}
+	return op, nil
 }
 
 // Put writes origin into target's window from displacement disp, in the
@@ -39,14 +41,21 @@ func transfer(w *Win, name string, kind llc.RMAKind, b []byte, target, disp int)
 	if err != nil || skip {
 		return err
 	}
+	return w.move(name, kind, b, target, disp, nil)
+}
+
+// move starts a put or get of b on target, a rank of the window in an
+// epoch that allows it, and adds it to q unless q is nil.
+func (w *Win) move(name string, kind llc.RMAKind, b []byte, target, disp int, q *rmaRequest) error {
 	op, err := w.dataOp(kind, target, disp, b)
 	if err != nil {
 		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
 	}
 	if len(b) == 0 {
+		w.recycle(op)
 		return nil
 	}
-	if err := w.issue(target, op); err != nil {
+	if err := w.issue(target, op, q); err != nil {
 		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
 	}
 	return nil

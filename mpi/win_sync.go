@@ -42,13 +42,18 @@ type winSync struct {
 	exposing bool
 	origins  int
 	// pending are the operations issued and not flushed yet, by target:
-	// their errors are reported by the flush that completes them.
+	// their errors are reported by the flush that completes them, which
+	// then recycles them. snap is how many of each a flush takes.
 	pending [][]*llc.RMAOp
+	snap    []int
+	// free are operations to reuse (Win.newOp).
+	free []*llc.RMAOp
 }
 
 func (s *winSync) init(n int) {
 	s.locks = make([]LockType, n)
 	s.pending = make([][]*llc.RMAOp, n)
+	s.snap = make([]int, n)
 }
 
 // busy describes why the window cannot be freed or fenced now, or is "".
@@ -78,29 +83,52 @@ func (s *winSync) canAccess(target int) bool {
 // start checks that an operation of op may access target: a rank of the
 // window in an open epoch, or ProcNull (then skip is true).
 func (w *Win) start(op string, target int) (skip bool, err error) {
-	if err := w.check(op); err != nil {
-		return false, err
+	return w.startEpoch(op, target, false)
+}
+
+// startEpoch is start; passive asks for a passive-target epoch (Lock or
+// LockAll), which the request-based operations need.
+func (w *Win) startEpoch(op string, target int, passive bool) (skip bool, err error) {
+	if w == nil {
+		return false, w.check(op)
 	}
-	if target == ProcNull {
-		return true, nil
-	}
-	if target < 0 || target >= w.c.size {
-		return false, fmt.Errorf("mpi: %s at rank %d: %w (window of %d processes)", op, target, ErrRank, w.c.size)
-	}
+	valid := target >= 0 && target < w.c.size
+	var ok, locked bool
 	w.mu.Lock()
-	ok := w.sync.canAccess(target)
+	err = w.live(op)
+	if err == nil && valid {
+		ok = w.sync.canAccess(target)
+		locked = w.sync.lockAll || w.sync.locks[target] != 0
+	}
 	w.mu.Unlock()
-	if !ok {
+	switch {
+	case err != nil:
+		return false, err
+	case target == ProcNull:
+		return true, nil
+	case !valid:
+		return false, fmt.Errorf("mpi: %s at rank %d: %w (window of %d processes)", op, target, ErrRank, w.c.size)
+	case passive && !locked:
+		return false, fmt.Errorf("mpi: %s at rank %d outside a passive-target epoch (no Lock or LockAll before it): %w", op, target, ErrRMASync)
+	case !ok:
 		return false, fmt.Errorf("mpi: %s at rank %d outside an access epoch (no Fence, Lock, LockAll or Start before it): %w", op, target, ErrRMASync)
 	}
 	return false, nil
 }
 
-// issue starts op, an operation on target, and keeps it until a flush;
-// it returns the error of an operation that failed at once.
-func (w *Win) issue(target int, op *llc.RMAOp) error {
+// issue starts op, an operation on target, and keeps it until a flush
+// (which recycles it), or in q (a request's operations, which its
+// request completes) unless q is nil; it returns the error of an
+// operation that failed at once, and then recycles it.
+func (w *Win) issue(target int, op *llc.RMAOp, q *rmaRequest) error {
 	if w.ep.RMA(op) && op.Err() != nil {
-		return op.Err()
+		err := op.Err()
+		w.recycle(op)
+		return err
+	}
+	if q != nil {
+		q.ops = append(q.ops, op)
+		return nil
 	}
 	w.mu.Lock()
 	w.sync.pending[target] = append(w.sync.pending[target], op)
@@ -116,11 +144,44 @@ func (w *Win) do(op *llc.RMAOp) error {
 	return op.Err()
 }
 
+// run is do for an operation of newOp, which it recycles: it returns
+// the operation's result.
+func (w *Win) run(op *llc.RMAOp) (uint64, error) {
+	err := w.do(op)
+	res := op.Result
+	w.recycle(op)
+	return res, err
+}
+
+// newOp returns an operation to fill, recycled if possible: the
+// operations on the path of every Put, Get and Accumulate allocate
+// nothing.
+func (w *Win) newOp() *llc.RMAOp {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n := len(w.sync.free); n > 0 {
+		op := w.sync.free[n-1]
+		w.sync.free = w.sync.free[:n-1]
+		return op
+	}
+	return new(llc.RMAOp)
+}
+
+// recycle gives back op, done and no longer referenced, to newOp.
+func (w *Win) recycle(op *llc.RMAOp) {
+	*op = llc.RMAOp{}
+	w.mu.Lock()
+	w.sync.free = append(w.sync.free, op)
+	w.mu.Unlock()
+}
+
 // ctlOp returns an atomic operation on control word i of target.
 func (w *Win) ctlOp(target int, kind llc.RMAKind, i int, compare, operand uint64) *llc.RMAOp {
 	t := &w.targets[target]
-	return &llc.RMAOp{Kind: kind, Peer: w.c.toWorld(target), Region: t.ctl, Off: uint64(8 * i),
+	op := w.newOp()
+	*op = llc.RMAOp{Kind: kind, Peer: w.c.toWorld(target), Region: t.ctl, Off: uint64(8 * i),
 		Limit: uint64(ctlSize(w.c.size)), Compare: compare, Operand: operand}
+	return op
 }
 
 // localCtl returns control word i of this process.
@@ -129,16 +190,19 @@ func (w *Win) localCtl(i int) *uint64 {
 }
 
 // flush completes the operations to target (every target when
-// negative) at their targets and returns their errors.
+// negative) at their targets, returns their errors and recycles them.
+// Flushes take turns: each recycles the operations it counted.
 func (w *Win) flush(target int) error {
-	w.mu.Lock()
-	var ops [][]*llc.RMAOp
+	w.flushing.Lock()
+	defer w.flushing.Unlock()
 	lo, hi := 0, w.c.size
 	if target >= 0 {
 		lo, hi = target, target+1
 	}
+	snap := w.sync.snap
+	w.mu.Lock()
 	for t := lo; t < hi; t++ {
-		ops = append(ops, w.sync.pending[t])
+		snap[t] = len(w.sync.pending[t])
 	}
 	w.mu.Unlock()
 	peer := -1
@@ -150,14 +214,18 @@ func (w *Win) flush(target int) error {
 		errs = append(errs, err)
 	}
 	w.mu.Lock()
-	for i, list := range ops {
-		for _, op := range list {
+	for t := lo; t < hi; t++ {
+		list, k := w.sync.pending[t], snap[t]
+		for _, op := range list[:k] {
 			if op.Err() != nil {
 				errs = append(errs, op.Err())
 			}
+			*op = llc.RMAOp{}
+			w.sync.free = append(w.sync.free, op)
 		}
-		t := lo + i
-		w.sync.pending[t] = w.sync.pending[t][len(list):]
+		n := copy(list, list[k:])
+		clear(list[n:])
+		w.sync.pending[t] = list[:n]
 	}
 	w.mu.Unlock()
 	return errors.Join(errs...)
@@ -357,19 +425,26 @@ func (w *Win) FlushLocal(target int) error { return w.flushCall("Win.FlushLocal"
 func (w *Win) FlushLocalAll() error { return w.flushCall("Win.FlushLocalAll", -1) }
 
 func (w *Win) flushCall(op string, target int) error {
-	if err := w.check(op); err != nil {
-		return err
+	if w == nil {
+		return w.check(op)
 	}
-	if target >= w.c.size || target < -1 {
-		return fmt.Errorf("mpi: %s of rank %d: %w (window of %d processes)", op, target, ErrRank, w.c.size)
-	}
+	valid := target < w.c.size && target >= -1
+	var ok bool
 	w.mu.Lock()
-	ok := w.sync.lockAll || (target >= 0 && w.sync.locks[target] != 0)
-	if target < 0 {
-		ok = ok || w.sync.busy() != ""
+	err := w.live(op)
+	if err == nil && valid {
+		ok = w.sync.lockAll || (target >= 0 && w.sync.locks[target] != 0)
+		if target < 0 {
+			ok = ok || w.sync.busy() != ""
+		}
 	}
 	w.mu.Unlock()
-	if !ok {
+	switch {
+	case err != nil:
+		return err
+	case !valid:
+		return fmt.Errorf("mpi: %s of rank %d: %w (window of %d processes)", op, target, ErrRank, w.c.size)
+	case !ok:
 		return fmt.Errorf("mpi: %s: not in a passive-target epoch (Lock or LockAll): %w", op, ErrRMASync)
 	}
 	if err := w.flush(target); err != nil {

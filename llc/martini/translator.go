@@ -193,6 +193,17 @@ func (t *Translator) eagerLimit() int {
 	return DefaultEagerLimit
 }
 
+// PeerMemory returns this process's view of region, segment memory that
+// process peer allocated (CmdAlloc): the segment is mapped into every
+// process of the host (llc.SharedMemory).
+func (t *Translator) PeerMemory(peer int, region llc.RegionID) ([]byte, error) {
+	mem, err := t.nic.SharedRegion(peer, nicemu.SID(region))
+	if err != nil {
+		return nil, fmt.Errorf("martini: %w", err)
+	}
+	return mem, nil
+}
+
 // NIC returns the NIC the translator drives.
 func (t *Translator) NIC() *nicemu.NIC { return t.nic }
 

@@ -1,0 +1,75 @@
+package llc
+
+import "fmt"
+
+// SharedMemory is implemented by transports whose allocated memory
+// (CmdAlloc) is mapped into the processes they reach, so that those load
+// and store it directly (the martini network: every region of its
+// segment is mapped into every process of its host). It is what
+// shared-memory windows are made of.
+type SharedMemory interface {
+	// PeerMemory returns this process's view of region, memory that
+	// process peer allocated with CmdAlloc, or an error if the network
+	// does not map it here.
+	PeerMemory(peer int, region RegionID) ([]byte, error)
+}
+
+// PeerMemory maps region of process peer through the network that
+// reaches peer, when that network shares memory.
+func (m *Mux) PeerMemory(peer int, region RegionID) ([]byte, error) {
+	if peer < 0 || peer >= len(m.route) {
+		return nil, fmt.Errorf("llc: memory of process %d of a job of %d", peer, len(m.route))
+	}
+	r := m.route[peer]
+	n := m.nets[r.net].tr
+	sm, ok := n.(SharedMemory)
+	if !ok {
+		return nil, fmt.Errorf("llc: memory of process %d: its network, %s, shares no memory with this process", peer, n.Caps().Name)
+	}
+	if !m.Serves(region, peer) {
+		return nil, fmt.Errorf("llc: memory of process %d: region %#x is not on its network, %s", peer, region, n.Caps().Name)
+	}
+	return sm.PeerMemory(r.peer, region&(1<<regionNetShift-1))
+}
+
+// SharesMemory reports whether the network that reaches peer maps the
+// memory peer allocates into this process (SharedMemory).
+func (m *Mux) SharesMemory(peer int) bool {
+	if peer < 0 || peer >= len(m.route) {
+		return false
+	}
+	_, ok := m.nets[m.route[peer].net].tr.(SharedMemory)
+	return ok
+}
+
+// PeerSharer is implemented by transports over several networks (Mux)
+// that share memory with some processes only.
+type PeerSharer interface {
+	// SharesMemory reports whether the memory process peer allocates
+	// can be mapped into this process.
+	SharesMemory(peer int) bool
+}
+
+// SharesMemory reports whether process peer's allocated memory can be
+// mapped into this process (Endpoint.PeerMemory).
+func (ep *Endpoint) SharesMemory(peer int) bool {
+	if m, ok := ep.tr.(PeerSharer); ok {
+		return m.SharesMemory(peer)
+	}
+	_, ok := ep.tr.(SharedMemory)
+	return ok
+}
+
+// PeerMemory returns this process's view of region, memory that process
+// peer allocated (an ExposeOp with a Size): plain memory this process
+// loads and stores, valid until peer releases it. It fails unless the
+// network that reaches peer shares memory (SharedMemory).
+func (ep *Endpoint) PeerMemory(peer int, region RegionID) ([]byte, error) {
+	sm, ok := ep.tr.(SharedMemory)
+	if !ok {
+		return nil, fmt.Errorf("llc: memory of process %d: the %s network shares no memory with this process", peer, ep.tr.Caps().Name)
+	}
+	ep.lock()
+	defer ep.unlock()
+	return sm.PeerMemory(peer, region)
+}
