@@ -147,6 +147,7 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 		if seg.Clock() == ClockVirtual {
 			n.clock = newClock(seg, pid, seg.HostSpeed())
 			n.timing.now, n.timing.wait, n.timing.gate = n.clock.now, n.clock.advance, n.clock.gate
+			n.timing.writing, n.timing.settled = n.clock.writing, n.clock.settled
 		}
 	}
 	hb := seg.heapBase(pid)
@@ -172,6 +173,9 @@ func (n *NIC) Profile() *Profile {
 // Under native it does nothing.
 func (n *NIC) ChargeHost(d time.Duration) {
 	if n.timing != nil {
+		if n.clock != nil {
+			vtrace(n.pid, "host %d at %d", d, n.clock.now())
+		}
 		n.timing.host(d)
 	}
 }
