@@ -146,7 +146,7 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 		n.timing = newTiming(p, res[pid], res, seg.Handoff())
 		if seg.Clock() == ClockVirtual {
 			n.clock = newClock(seg, pid, seg.HostSpeed())
-			n.timing.now, n.timing.wait, n.timing.gate = n.clock.now, n.clock.advance, n.clock.gate
+			n.timing.now, n.timing.wait, n.timing.gate = n.clock.now, n.clock.advance, func(t int64) { n.clock.gate(t) }
 			n.timing.writing, n.timing.settled = n.clock.writing, n.clock.settled
 		}
 	}
@@ -173,9 +173,6 @@ func (n *NIC) Profile() *Profile {
 // Under native it does nothing.
 func (n *NIC) ChargeHost(d time.Duration) {
 	if n.timing != nil {
-		if n.clock != nil {
-			vtrace(n.pid, "host %d at %d", d, n.clock.now())
-		}
 		n.timing.host(d)
 	}
 }

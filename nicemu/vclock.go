@@ -99,7 +99,7 @@ type clockWord struct {
 	now   uint64 // virtual time, ns
 	state uint64 // clockIdle, clockRunning or clockWaiting
 	// held is the earliest arrival of the data the process found but
-	// held back since it last took some (0: none).
+	// held back in its last look before it began to wait (0: none).
 	held uint64
 	// busy is the virtual time at which the data the process is about to
 	// write becomes visible (0: none; see Clock.writing).
@@ -138,6 +138,13 @@ type Clock struct {
 	// looked is how many writes each process had made into this one's
 	// memory when it last began to look for data (Look).
 	looked []uint64
+	// complete is the others' earliest floor when the process last
+	// began to look for data (Look): every write that arrives by then
+	// had been made.
+	complete int64
+	// found is the earliest arrival of the data held back since the
+	// last Look (0: none); Waiting(true) makes it held.
+	found atomic.Int64
 	// escapes counts the waits for the ordering given up (escape).
 	escapes atomic.Int64
 }
@@ -155,7 +162,6 @@ func (c *Clock) Run() { atomic.StoreUint64(&c.w.state, clockRunning) }
 
 // Stop takes the process out of the ordering (at the end of its job).
 func (c *Clock) Stop() {
-	vtraceFlush(c.pid)
 	c.settled()
 	atomic.StoreUint64(&c.w.state, clockIdle)
 }
@@ -165,9 +171,10 @@ func (c *Clock) Stop() {
 // process takes no part (the others' requests do not wait for its clock,
 // which they would until the end of the barrier), and every process
 // leaves it at the latest of the clocks they had when they entered it, as
-// from a barrier that takes no time. It runs fence twice: the clocks are
-// read between the two. The process takes part in the ordering from then
-// on (Run).
+// from a barrier that takes no time. It runs fence twice: each process
+// reads the clocks after the first, and takes part in the ordering again
+// (Run), at that time, before the second, so that none goes on before all
+// do.
 func (c *Clock) Fence(fence func() error) error {
 	c.Stop()
 	if err := fence(); err != nil {
@@ -177,12 +184,9 @@ func (c *Clock) Fence(fence func() error) error {
 	for q := range c.seg.NProcs() {
 		t = max(t, int64(atomic.LoadUint64(&c.seg.clockWord(q).now)))
 	}
-	if err := fence(); err != nil {
-		return err
-	}
 	c.reach(t)
 	c.Run()
-	return nil
+	return fence()
 }
 
 // Look records that the process begins to look for data that arrived,
@@ -191,7 +195,8 @@ func (c *Clock) Fence(fence func() error) error {
 // network calls it at the start of every poll.
 func (c *Clock) Look() {
 	c.settled()
-	c.gate(c.now())
+	c.found.Store(0)
+	c.complete = c.gate(c.now())
 	for src := range c.looked {
 		c.looked[src] = atomic.LoadUint64(c.seg.writesWord(c.pid, src))
 	}
@@ -206,11 +211,13 @@ func (c *Clock) Waiting(w bool) {
 		return // a goroutine of a nonblocking operation, not the process
 	}
 	if w {
-		// What was written before the look that found nothing has been
-		// seen: only later writes make the others wait for this clock.
+		// What was written before the look that found nothing to take
+		// has been seen: only later writes make the others wait for this
+		// clock, or the data that look held back.
 		for src, n := range c.looked {
 			atomic.StoreUint64(c.seg.seenWord(c.pid, src), n)
 		}
+		atomic.StoreUint64(&c.w.held, uint64(c.found.Load()))
 	}
 	old, st := uint64(clockWaiting), uint64(clockRunning)
 	if w {
@@ -228,10 +235,9 @@ func (c *Clock) advance(t int64) {
 
 // writing moves the clock to v, at which data the caller is about to write
 // becomes visible, and holds the caller until no other process may still
-// act before v. Until the data is written (settled), the others see the
-// clock just before v: a process that looks for data at v waits for it.
+// act before v-1 ns. Until the data is written (settled), the others see
+// the clock at v-1 ns: a process that looks for data at v waits for it.
 func (c *Clock) writing(v int64) {
-	vtrace(c.pid, "writing %d st %d", v, atomic.LoadUint64(&c.w.state))
 	atomic.StoreUint64(&c.w.busy, uint64(v))
 	c.reach(v)
 	c.gate(v - 1)
@@ -252,9 +258,6 @@ func (c *Clock) HostSpeed() float64 { return c.speed }
 func (c *Clock) Reach(t time.Duration) { c.reach(int64(t)) }
 
 func (c *Clock) reach(t int64) {
-	if vtraceOn && t-c.now() > 1e6 {
-		vjump(c.pid, c.now(), t)
-	}
 	for {
 		old := atomic.LoadUint64(&c.w.now)
 		if int64(old) >= t || atomic.CompareAndSwapUint64(&c.w.now, old, uint64(t)) {
@@ -288,9 +291,6 @@ func (c *Clock) Enter() {
 	}
 	d := threadCPU() - c.mark - c.cost
 	c.mark = -1
-	if vtraceOn && float64(d)*c.speed > 1e6 {
-		vjump(c.pid, c.now(), c.now()+int64(float64(d)*c.speed))
-	}
 	if d > 0 && c.speed > 0 {
 		atomic.AddUint64(&c.w.now, uint64(float64(d)*c.speed))
 	}

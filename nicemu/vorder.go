@@ -35,13 +35,13 @@ const (
 )
 
 // floor is the earliest virtual time at which process q may still act
-// (issue a request or look for data), as process self can tell: q's clock
-// while it runs or has data written by a process other than self since it
-// last looked and found nothing to take (data from self does not count:
-// self may be in the middle of writing it); the arrival of the data it
-// found and held back (see Clock.take); and never while it waits with
-// nothing new or takes no part (the maximum int64).
-func (s *Segment) floor(q, self int) int64 {
+// (issue a request or look for data), as the others can tell: q's clock
+// while it runs (just before the arrival of the data it is about to write,
+// if that is earlier: see Clock.writing) or has data written since it last
+// looked and found nothing to take; the arrival of the data that look held
+// back (see Clock.take); and never while it waits with nothing new or
+// takes no part (the maximum int64).
+func (s *Segment) floor(q int) int64 {
 	w := s.clockWord(q)
 	now := int64(atomic.LoadUint64(&w.now))
 	switch atomic.LoadUint64(&w.state) {
@@ -66,21 +66,31 @@ func (s *Segment) floor(q, self int) int64 {
 // clear reports whether no other process may still act before the
 // caller acts at t: whether every other process's floor is later than t,
 // or at t with a higher process id (ties go to the lower id, so that of two
-// processes at the same time exactly one goes first). It reads one
-// consistent view of the floors: a floor lowers only when data is written
-// into a waiting process's memory, so the view holds if no process wrote
-// any (the segment's write count) while it was read.
-func (c *Clock) clear(t int64) bool {
-	writes := atomic.LoadUint64(&c.seg.hdr.vwrites)
-	for q := range c.seg.NProcs() {
-		if q == c.pid {
-			continue
+// processes at the same time exactly one goes first). It also returns the
+// earliest floor.
+func (c *Clock) clear(t int64) (bool, int64) {
+	h, q := c.horizon()
+	return t < h || t == h && c.pid < q, h
+}
+
+// horizon returns the earliest floor of the other processes, and the
+// lowest process id with that floor. It reads one consistent view of the
+// floors: a floor lowers only when data is written into a waiting
+// process's memory, so the view holds if no process wrote any (the
+// segment's write count) while it was read.
+func (c *Clock) horizon() (int64, int) {
+	for {
+		writes := atomic.LoadUint64(&c.seg.hdr.vwrites)
+		h, hq := int64(math.MaxInt64), c.seg.NProcs()
+		for q := range c.seg.NProcs() {
+			if f := c.seg.floor(q); q != c.pid && f < h {
+				h, hq = f, q
+			}
 		}
-		if f := c.seg.floor(q, c.pid); f < t || f == t && q < c.pid {
-			return false
+		if atomic.LoadUint64(&c.seg.hdr.vwrites) == writes {
+			return h, hq
 		}
 	}
-	return atomic.LoadUint64(&c.seg.hdr.vwrites) == writes
 }
 
 // escapeLimit bounds how long (real time) a process waits for the others'
@@ -88,17 +98,22 @@ func (c *Clock) clear(t int64) bool {
 // the ordering cannot see it (outside the communication layer's waits) can
 // make it wait that long, and the job must not hang on it. Past it the
 // process goes on in real order, which may differ from run to run: every
-// escape is counted and reported (Clock.Escapes, and a warning on standard
-// error when the clock stops).
+// escape is counted (Clock.Escapes), and the first reported on standard
+// error.
 const escapeLimit = 5 * time.Second
 
 // gate holds the caller until no other process may still act before t
-// (clear), or escapeLimit has passed. It spins briefly, then yields the
-// processor, then sleeps: the processes it waits for may need the
-// processor (more processes than cores).
-func (c *Clock) gate(t int64) {
+// (clear), or escapeLimit has passed, and returns the others' earliest
+// floor then. It spins briefly, then yields the processor, then sleeps:
+// the processes it waits for may need the processor (more processes than
+// cores).
+func (c *Clock) gate(t int64) int64 {
 	var deadline int64
-	for n := 0; !c.clear(t); n++ {
+	for n := 0; ; n++ {
+		ok, h := c.clear(t)
+		if ok {
+			return h
+		}
 		switch {
 		case n < 64:
 		case n < 128:
@@ -109,7 +124,7 @@ func (c *Clock) gate(t int64) {
 				deadline = now + int64(escapeLimit)
 			} else if now > deadline {
 				c.escape("a request or look at %v waited for the other processes' clocks", t)
-				return
+				return h
 			}
 			nap(n - 128)
 		}
@@ -125,18 +140,6 @@ func nap(n int) {
 
 // escape counts and reports a wait for the ordering given up.
 func (c *Clock) escape(format string, t int64) {
-	if os.Getenv("MARTINI_VT_DEBUG") != "" {
-		for q := range c.seg.NProcs() {
-			w := c.seg.clockWord(q)
-			var unseen []int
-			for src := range c.seg.NProcs() {
-				if atomic.LoadUint64(c.seg.writesWord(q, src)) != atomic.LoadUint64(c.seg.seenWord(q, src)) {
-					unseen = append(unseen, src)
-				}
-			}
-			fmt.Fprintf(os.Stderr, "vtdebug %d: q %d state %d now %d busy %d held %d unseen %v floor %d\n", c.pid, q, atomic.LoadUint64(&w.state), atomic.LoadUint64(&w.now), atomic.LoadUint64(&w.busy), atomic.LoadUint64(&w.held), unseen, c.seg.floor(q, c.pid))
-		}
-	}
 	if c.escapes.Add(1) == 1 {
 		fmt.Fprintf(os.Stderr, "nicemu: virtual time: process %d: "+format+" for %v and went on: the virtual times of this run may differ from another's\n",
 			c.pid, time.Duration(t), escapeLimit)
@@ -151,14 +154,19 @@ func (c *Clock) Escapes() int64 { return c.escapes.Load() }
 // take reports whether data that arrived at virtual time t may be taken
 // now, and if so moves the clock to t. Data from the clock's past or
 // present may; data from its future only while the process waits (it
-// would act before t otherwise) and no other process may still act
-// before t (none can send it anything that arrives earlier), or after
-// escapeLimit of deferring. Taking data makes the process run again (until
-// it waits again): it may answer it.
+// would act before t otherwise) and no other process could still act
+// before t when the process began to look (Look: then every write that
+// arrives by t had been made, and the look finds them all), or after
+// escapeLimit of deferring. A process that takes no part takes any data.
+// Taking data makes the process run again (until it waits again): it may
+// answer it.
 func (c *Clock) take(t int64) bool {
-	if t > c.now() && (atomic.LoadUint64(&c.w.state) == clockRunning || !c.clear(t)) {
+	if st := atomic.LoadUint64(&c.w.state); t > c.now() && (st == clockRunning || st == clockWaiting && t > c.complete) {
 		if h := atomic.LoadUint64(&c.w.held); h == 0 || int64(h) > t {
 			atomic.StoreUint64(&c.w.held, uint64(t))
+		}
+		if f := c.found.Load(); f == 0 || f > t {
+			c.found.Store(t)
 		}
 		now := nanotime()
 		first := c.deferred.Load()
@@ -171,9 +179,7 @@ func (c *Clock) take(t int64) bool {
 		}
 		c.escape("data that arrived at %v was held back", t)
 	}
-	vtrace(c.pid, "take %d at %d", t, c.now())
 	c.deferred.Store(0)
-	atomic.StoreUint64(&c.w.held, 0)
 	// The process goes on (from t if that is later): it runs, and may
 	// issue requests, until it waits again.
 	atomic.CompareAndSwapUint64(&c.w.state, clockWaiting, clockRunning)
