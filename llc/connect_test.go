@@ -240,6 +240,11 @@ func TestConnectRace(t *testing.T) {
 		if got := c.eng[0].Stats().ConnectRetries; got != 0 {
 			t.Fatalf("winner ConnectRetries = %d", got)
 		}
+		// The loser retries on its next poll of its own accord: in
+		// virtual time it does not wait for data meanwhile.
+		if !c.eng[1].Retrying() || c.eng[0].Retrying() {
+			t.Fatalf("Retrying: loser %v, winner %v; want true, false", c.eng[1].Retrying(), c.eng[0].Retrying())
+		}
 		r0 := c.recv(2, 0, 1, 0, 64)
 		r1 := c.recv(2, 1, 1, 0, 64)
 		c.wait(s0, s1, r0, r1)

@@ -302,9 +302,10 @@ func (ep *Endpoint) wait(op Completion) {
 		if p {
 			idle = 0
 		} else {
-			if ep.clock != nil {
-				// Nothing came: the process waits (taking data from its
-				// future makes it run again).
+			if ep.clock != nil && !ep.eng.Retrying() {
+				// Nothing came: the process waits (taking data makes it
+				// run again). Not while it retries a connection: the
+				// retry is a request at its clock.
 				ep.clock.Waiting(true)
 			}
 			idle++

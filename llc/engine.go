@@ -540,6 +540,19 @@ func (e *Engine) UnreceivedRendezvous() []Unreceived {
 	return out
 }
 
+// Retrying reports whether the engine's next Poll issues a request of its
+// own accord, with nothing new arrived: it retries a connection whose slot
+// another process held. In virtual time the process then does not wait
+// for data: it acts at its clock.
+func (e *Engine) Retrying() bool {
+	for p := range e.peers {
+		if e.peers[p].conn == connIdle && !e.queuePeer(p) && (e.pmPending > 0 || e.peers[p].queued()) {
+			return true
+		}
+	}
+	return false
+}
+
 // Idle reports whether the engine has no operation in flight that it is
 // responsible for advancing (used by Finalize); in EagerPM mode, also no
 // start-up connection; and no one-sided operation.

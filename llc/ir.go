@@ -134,6 +134,9 @@ type HostCharger interface {
 type Clock interface {
 	// Now returns the process's virtual time.
 	Now() time.Duration
+	// Run makes the process take part in the network's ordering of
+	// requests in virtual time (Bind does too).
+	Run()
 	// Bind makes the calling goroutine's thread the one whose CPU time
 	// is computing, locking the goroutine to it; the caller is then
 	// outside the communication layer.
@@ -147,6 +150,10 @@ type Clock interface {
 	// the poll it just made found nothing) or goes on (false): the other
 	// processes need not wait for its clock meanwhile.
 	Waiting(bool)
+	// Fence runs fence, a barrier of every process of the job, as a
+	// wait the network's ordering sees; every process leaves it at the
+	// same virtual time.
+	Fence(fence func() error) error
 	// Stop takes the process out of the network's ordering for good (at
 	// the end of its job).
 	Stop()

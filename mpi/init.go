@@ -114,6 +114,13 @@ func initRuntime() (*runtimeState, error) {
 	if ns, err = openNetwork(job); err != nil {
 		return fail(err)
 	}
+	clock := ns.virtualClock()
+	if clock != nil {
+		// Virtual time: the process takes part in the ordering of
+		// requests before the bootstrap's fence, so that every process
+		// does before any issues a request.
+		clock.Run()
+	}
 	boot, worldOffload, err := bootstrap(job, ns)
 	if err != nil {
 		return fail(err)
@@ -137,7 +144,11 @@ func initRuntime() (*runtimeState, error) {
 	if cfg.Eager == llc.EagerQueue && job.Size > 1 {
 		// A record enqueued to a process that has no queue yet is refused:
 		// start sending once every process has its queue.
-		if err := job.Store.Fence(); err != nil {
+		fence := job.Store.Fence
+		if clock != nil {
+			fence = func() error { return clock.Fence(job.Store.Fence) }
+		}
+		if err := fence(); err != nil {
 			return fail(err)
 		}
 	}
@@ -158,16 +169,15 @@ func initRuntime() (*runtimeState, error) {
 	s.world = newComm(s, worldID, job.Rank, nil)
 	s.world.setOffload(worldOffload)
 	ep.Locked(func(*llc.Engine) { ns.initialized() })
-	if c := ep.Clock(); c != nil {
+	if clock != nil {
 		// Virtual time: the caller's thread is the one whose CPU time
-		// counts as computing between its calls, and the process takes
-		// part in the ordering of requests; every process does before
-		// any goes on, so that none runs ahead of one not yet counted.
-		c.Bind()
-		if err := job.Store.Fence(); err != nil {
+		// counts as computing between its calls; every process starts
+		// from the same time.
+		clock.Bind()
+		if err := clock.Fence(job.Store.Fence); err != nil {
 			return fail(err)
 		}
-		c.Leave() // the fence was not computing
+		clock.Leave() // the fence was not computing
 	}
 	return s, nil
 }

@@ -147,6 +147,15 @@ func openMartini(job *launch.Job) (*martini.Translator, error) {
 	return tr, nil
 }
 
+// virtualClock returns the martini network's virtual clock: nil unless
+// the job runs in virtual time (over the martini network alone).
+func (n *netSetup) virtualClock() llc.Clock {
+	if n.mart == nil {
+		return nil
+	}
+	return n.mart.VirtualClock()
+}
+
 // initialized records in the segment that this process completed Init.
 func (n *netSetup) initialized() {
 	if n.states != nil {

@@ -146,7 +146,8 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 		n.timing = newTiming(p, res[pid], res, seg.Handoff())
 		if seg.Clock() == ClockVirtual {
 			n.clock = newClock(seg, pid, seg.HostSpeed())
-			n.timing.now, n.timing.wait, n.timing.gate = n.clock.now, n.clock.advance, n.clock.gate
+			n.timing.now, n.timing.wait, n.timing.gate = n.clock.now, n.clock.advance, func(t int64) { n.clock.gate(t) }
+			n.timing.writing, n.timing.settled = n.clock.writing, n.clock.settled
 		}
 	}
 	hb := seg.heapBase(pid)

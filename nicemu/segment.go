@@ -43,7 +43,7 @@ const (
 	NumAOTFPages = 64
 
 	segmentMagic   = 0x4d415254494e4931 // "MARTINI1"
-	segmentVersion = 7                  // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff; 6: 2048 SIDs; 7: virtual time
+	segmentVersion = 8                  // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff; 6: 2048 SIDs; 7: virtual time; 8: its write count
 	sidEntrySize   = 64
 	procEntrySize  = 128
 )
@@ -126,6 +126,7 @@ type jobHeader struct {
 	handoff    uint64 // handoff compensation, ns
 	clock      uint64 // clock mode (clockCode)
 	hostSpeed  uint64 // host speed in virtual time (float64 bits)
+	vwrites    uint64 // virtual time: writes into any process's memory (atomic; see Clock.clear)
 }
 
 // procEntry is one PGIDTBL entry plus the process's shared run state.

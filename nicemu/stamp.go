@@ -65,6 +65,7 @@ func (s *Segment) stamp(p, src int, at uint64, n int, t int64) {
 		}
 	}
 	atomic.AddUint64(s.writesWord(p, src), 1)
+	atomic.AddUint64(&s.hdr.vwrites, 1)
 }
 
 // stampOf returns the latest stamp of the cells holding n bytes at segment
@@ -88,8 +89,8 @@ func (n *NIC) Clock() *Clock { return n.clock }
 // whether it may take it now. Data whose arrival is later than the
 // process's clock may not be taken while another process that could still
 // send it something earlier is running behind that arrival (then Arrived
-// reports false: look again later), unless that has lasted a while (see
-// gateLimit). Taken, the data moves the clock to its arrival if that is
+// reports false: look again later), unless that has lasted seconds (see
+// escapeLimit). Taken, the data moves the clock to its arrival if that is
 // later. In real time, or for memory that is not its own segment memory,
 // Arrived reports true and does nothing.
 func (n *NIC) Arrived(sid SID, off uint64, length int) bool {

@@ -113,9 +113,14 @@ type timing struct {
 
 	now  func() int64      // the clock: nanotime
 	wait func(until int64) // holds the caller until the clock reads until
-	// gate, in virtual time, holds the caller until the other processes
-	// have reached its time (Clock.gate); nil in real time.
-	gate func(t int64)
+	// In virtual time: gate holds the caller until the other processes
+	// have reached its time (Clock.gate); writing holds it until it may
+	// write data that becomes visible at t, and settled records that the
+	// data is written (Clock.writing, Clock.settled). All nil in real
+	// time.
+	gate    func(t int64)
+	writing func(t int64)
+	settled func()
 }
 
 func newTiming(p *Profile, self *nicResources, procs []*nicResources, handoff time.Duration) *timing {
@@ -277,7 +282,7 @@ func (t *timing) write(op Op, dst int, n int, ack bool) (visible int64) {
 		done = t.deliver(tgt, self, rp, 8)
 		hostAt = max(hostAt, done)
 	}
-	t.wait(visible - t.handoff)
+	t.due(visible)
 	t.finish(hostAt, done)
 	return visible
 }
@@ -314,9 +319,20 @@ func (t *timing) vpush(dst int, n int) (published int64) {
 	pend, published := t.dmaWrite(tgt, handler, 8)
 	extend(&tgt.rx, pend)
 
-	t.wait(published - t.handoff)
+	t.due(published)
 	t.finish(hostAt, published)
 	return published
+}
+
+// due holds the caller until a write's data, visible at the target at
+// visible, is due to be moved: less the handoff in real time, until the
+// others may see it in virtual time (Clock.writing).
+func (t *timing) due(visible int64) {
+	if t.writing != nil {
+		t.writing(visible)
+		return
+	}
+	t.wait(visible - t.handoff)
 }
 
 // host charges d of work by the host itself (a message layer's library
@@ -330,6 +346,9 @@ func (t *timing) host(d time.Duration) {
 // settle holds the caller, after it moved a request's data, until the
 // host would have gone on on the modelled hardware.
 func (t *timing) settle() {
+	if t.settled != nil {
+		t.settled()
+	}
 	moving := t.now() - t.movedAt
 	t.wait(t.releaseAt)
 	t.returnedAt = t.now()

@@ -2,7 +2,6 @@ package nicemu
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -100,56 +99,13 @@ type clockWord struct {
 	now   uint64 // virtual time, ns
 	state uint64 // clockIdle, clockRunning or clockWaiting
 	// held is the earliest arrival of the data the process found but
-	// held back since it last took some (0: none).
+	// held back in its last look before it began to wait (0: none).
 	held uint64
-	_    [40]byte
+	// busy is the virtual time at which the data the process is about to
+	// write becomes visible (0: none; see Clock.writing).
+	busy uint64
+	_    [32]byte
 }
-
-// floor is the earliest virtual time at which process q may still issue a
-// request, as process self can tell: q's clock while it runs or has data
-// written by a process other than self since it last looked and found
-// nothing to take (data from self does not count: self may be in the
-// middle of writing it); the arrival of the data it found and held back
-// (see Clock.take); and never while it waits with nothing new or takes no
-// part (the maximum int64).
-func (s *Segment) floor(q, self int) int64 {
-	w := s.clockWord(q)
-	now := int64(atomic.LoadUint64(&w.now))
-	switch atomic.LoadUint64(&w.state) {
-	case clockRunning:
-		return now
-	case clockWaiting:
-		for src := range s.NProcs() {
-			if src != self && atomic.LoadUint64(s.writesWord(q, src)) != atomic.LoadUint64(s.seenWord(q, src)) {
-				return now
-			}
-		}
-		if h := int64(atomic.LoadUint64(&w.held)); h != 0 {
-			return max(h, now)
-		}
-	}
-	return math.MaxInt64
-}
-
-// States of a process's clock, as the other processes' requests see it.
-const (
-	// clockIdle: the process takes no part in the ordering (not started,
-	// or done).
-	clockIdle = iota
-	// clockRunning: it may issue requests at its clock or later; the
-	// others' requests at later virtual times wait for it.
-	clockRunning
-	// clockWaiting: it waits for data, and issues nothing until some
-	// arrives, which moves its clock to the arrival's time.
-	clockWaiting
-)
-
-// gateLimit bounds how long (real time) a request waits for the other
-// processes' clocks to reach its own, and data from the future is held
-// back: a process blocked where no clock can see it (a data store fence, a
-// sleep outside MPI) must not stop the job. Past it the request goes on
-// in the real order, which may differ from run to run.
-const gateLimit = 10 * time.Millisecond
 
 // clockOffset places the clock in the control page.
 const clockOffset = vpushOffset + int(unsafe.Sizeof(vpushRegs{}))
@@ -182,6 +138,15 @@ type Clock struct {
 	// looked is how many writes each process had made into this one's
 	// memory when it last began to look for data (Look).
 	looked []uint64
+	// complete is the others' earliest floor when the process last
+	// began to look for data (Look): every write that arrives by then
+	// had been made.
+	complete int64
+	// found is the earliest arrival of the data held back since the
+	// last Look (0: none); Waiting(true) makes it held.
+	found atomic.Int64
+	// escapes counts the waits for the ordering given up (escape).
+	escapes atomic.Int64
 }
 
 func newClock(seg *Segment, pid int, speed float64) *Clock {
@@ -196,11 +161,42 @@ func newClock(seg *Segment, pid int, speed float64) *Clock {
 func (c *Clock) Run() { atomic.StoreUint64(&c.w.state, clockRunning) }
 
 // Stop takes the process out of the ordering (at the end of its job).
-func (c *Clock) Stop() { atomic.StoreUint64(&c.w.state, clockIdle) }
+func (c *Clock) Stop() {
+	c.settled()
+	atomic.StoreUint64(&c.w.state, clockIdle)
+}
 
-// Look records that the process begins to look for data that arrived.
-// The network calls it at the start of every poll.
+// Fence runs fence, a barrier of every process of the job (the job's data
+// store fence), as a wait the ordering of virtual time sees: in it the
+// process takes no part (the others' requests do not wait for its clock,
+// which they would until the end of the barrier), and every process
+// leaves it at the latest of the clocks they had when they entered it, as
+// from a barrier that takes no time. It runs fence twice: each process
+// reads the clocks after the first, and takes part in the ordering again
+// (Run), at that time, before the second, so that none goes on before all
+// do.
+func (c *Clock) Fence(fence func() error) error {
+	c.Stop()
+	if err := fence(); err != nil {
+		return err
+	}
+	var t int64
+	for q := range c.seg.NProcs() {
+		t = max(t, int64(atomic.LoadUint64(&c.seg.clockWord(q).now)))
+	}
+	c.reach(t)
+	c.Run()
+	return fence()
+}
+
+// Look records that the process begins to look for data that arrived,
+// once every other process has reached the process's time or waits (see
+// gate): the look then finds every write whose data arrives by then. The
+// network calls it at the start of every poll.
 func (c *Clock) Look() {
+	c.settled()
+	c.found.Store(0)
+	c.complete = c.gate(c.now())
 	for src := range c.looked {
 		c.looked[src] = atomic.LoadUint64(c.seg.writesWord(c.pid, src))
 	}
@@ -215,11 +211,13 @@ func (c *Clock) Waiting(w bool) {
 		return // a goroutine of a nonblocking operation, not the process
 	}
 	if w {
-		// What was written before the look that found nothing has been
-		// seen: only later writes make the others wait for this clock.
+		// What was written before the look that found nothing to take
+		// has been seen: only later writes make the others wait for this
+		// clock, or the data that look held back.
 		for src, n := range c.looked {
 			atomic.StoreUint64(c.seg.seenWord(c.pid, src), n)
 		}
+		atomic.StoreUint64(&c.w.held, uint64(c.found.Load()))
 	}
 	old, st := uint64(clockWaiting), uint64(clockRunning)
 	if w {
@@ -228,80 +226,26 @@ func (c *Clock) Waiting(w bool) {
 	atomic.CompareAndSwapUint64(&c.w.state, old, st)
 }
 
-// advance moves the clock to t and holds the caller until every other
-// process taking part has reached t or waits for data, or gateLimit has
-// passed.
+// advance moves the clock to t and holds the caller until no other
+// process may still act before t (gate).
 func (c *Clock) advance(t int64) {
 	c.reach(t)
 	c.gate(c.now())
 }
 
-// take reports whether data that arrived at virtual time t may be taken
-// now, and if so moves the clock to t. Data from the clock's past or
-// present may; data from its future only while the process waits (it
-// would act before t otherwise) and no other process may still issue a
-// request before t (none can send it anything that arrives earlier), or
-// after gateLimit of deferring. Taking data from its future makes the
-// process run again (until it waits again).
-func (c *Clock) take(t int64) bool {
-	if t > c.now() && (atomic.LoadUint64(&c.w.state) == clockRunning || c.behind(t)) {
-		if h := atomic.LoadUint64(&c.w.held); h == 0 || int64(h) > t {
-			atomic.StoreUint64(&c.w.held, uint64(t))
-		}
-		now := nanotime()
-		first := c.deferred.Load()
-		if first == 0 {
-			c.deferred.CompareAndSwap(0, now)
-			return false
-		}
-		if now-first < int64(gateLimit) {
-			return false
-		}
-	}
-	c.deferred.Store(0)
-	atomic.StoreUint64(&c.w.held, 0)
-	if t > c.now() {
-		// The process goes on from t: it runs until it waits again.
-		atomic.CompareAndSwapUint64(&c.w.state, clockWaiting, clockRunning)
-		c.reach(t)
-	}
-	return true
+// writing moves the clock to v, at which data the caller is about to write
+// becomes visible, and holds the caller until no other process may still
+// act before v-1 ns. Until the data is written (settled), the others see
+// the clock at v-1 ns: a process that looks for data at v waits for it.
+func (c *Clock) writing(v int64) {
+	atomic.StoreUint64(&c.w.busy, uint64(v))
+	c.reach(v)
+	c.gate(v - 1)
 }
 
-// Holding reports whether the process has found data that arrived in its
-// future and held it back: it must look again soon rather than sleep
-// until a peer writes to it.
-func (c *Clock) Holding() bool { return atomic.LoadUint64(&c.w.held) != 0 }
-
-// behind reports whether another process may still issue a request
-// before t (its floor).
-func (c *Clock) behind(t int64) bool {
-	for q := range c.seg.NProcs() {
-		if q != c.pid && c.seg.floor(q, c.pid) < t {
-			return true
-		}
-	}
-	return false
-}
-
-// gate holds the caller until no other process may still issue a request
-// before t (see floor), or gateLimit has passed.
-func (c *Clock) gate(t int64) {
-	var deadline int64
-	for q := range c.seg.NProcs() {
-		for spins := 0; q != c.pid && c.seg.floor(q, c.pid) < t; spins++ {
-			if spins < 64 {
-				continue
-			}
-			if deadline == 0 {
-				deadline = nanotime() + int64(gateLimit)
-			} else if nanotime() > deadline {
-				return
-			}
-			yield()
-		}
-	}
-}
+// settled records that the data of the request being executed has been
+// written (see writing).
+func (c *Clock) settled() { atomic.StoreUint64(&c.w.busy, 0) }
 
 // Now returns the process's virtual time.
 func (c *Clock) Now() time.Duration { return time.Duration(atomic.LoadUint64(&c.w.now)) }

@@ -2,6 +2,8 @@ package nicemu
 
 import (
 	"encoding/binary"
+	"math"
+	"sync"
 	"testing"
 	"time"
 )
@@ -143,36 +145,162 @@ func TestParseHostSpeed(t *testing.T) {
 }
 
 // TestVirtualHoldBack checks that data from a process's future is held
-// back while another process could still send it something earlier, and
-// taken once none can.
+// back while another process could still act before it, and taken once
+// none can. The data is stamped as process 2 (which takes no part) would
+// stamp it.
 func TestVirtualHoldBack(t *testing.T) {
 	seg := virtualSegment(t, 3, 0)
-	nics := []*NIC{openNIC(t, seg, 0), openNIC(t, seg, 1), openNIC(t, seg, 2)}
-	sid, _ := mustRegisterSegment(t, nics[0], 4096)
-	for _, n := range nics {
-		n.Clock().Run()
-	}
-	nics[2].Clock().Reach(time.Millisecond) // process 2 is far ahead
-	buf := make([]byte, 8)
-	if err := nics[2].Push(0, sid, 0, buf, nil); err != nil {
-		t.Fatal(err)
-	}
-	c0 := nics[0].Clock()
-	c0.Waiting(true)
-	if nics[0].Arrived(sid, 0, 8) {
+	n0 := openNIC(t, seg, 0)
+	c0, c1 := n0.Clock(), openNIC(t, seg, 1).Clock()
+	sid, mem := mustRegisterSegment(t, n0, 4096)
+	c0.Run()
+	c1.Run()
+	at := uint64(n0.segRegions[sid].off)
+	seg.stamp(0, 2, at, 8, int64(time.Millisecond))
+	*wordAt(mem, 0) = 1
+	c0.Look()
+	if n0.Arrived(sid, 0, 8) {
 		t.Fatalf("data from 1 ms taken at %v while process 1 runs at 0", c0.Now())
 	}
-	if c0.Now() != 0 || !c0.Holding() {
-		t.Errorf("holding back: clock %v, holding %v", c0.Now(), c0.Holding())
+	c0.Waiting(true)
+	if c0.Now() != 0 || !c0.Holding() || seg.floor(0) != int64(time.Millisecond) {
+		t.Errorf("holding back: clock %v, holding %v, floor %v", c0.Now(), c0.Holding(), time.Duration(seg.floor(0)))
 	}
-	nics[1].Clock().Waiting(true) // process 1 now waits with nothing arrived
-	if !nics[0].Arrived(sid, 0, 8) {
-		t.Fatal("data not taken once no process can send anything earlier")
+	c1.Waiting(true) // process 1 now waits with nothing arrived
+	c0.Look()
+	if !n0.Arrived(sid, 0, 8) {
+		t.Fatal("data not taken once no process can act before it")
 	}
-	if c0.Now() <= time.Millisecond || c0.Holding() {
-		t.Errorf("taken: clock %v (want past 1 ms), holding %v", c0.Now(), c0.Holding())
+	if c0.Now() != time.Millisecond || seg.floor(0) != int64(time.Millisecond) {
+		t.Errorf("taken: clock %v, floor %v, want 1 ms", c0.Now(), time.Duration(seg.floor(0)))
 	}
-	if nics[0].Arrived(sid, 0, 8) != true {
+	if !n0.Arrived(sid, 0, 8) {
 		t.Error("data from the clock's past held back")
 	}
+}
+
+// TestVirtualLookWaits checks that a look for data at t waits until no
+// other process may still act before t: then it finds every write whose
+// data arrives by t, whatever the real order of the processes.
+func TestVirtualLookWaits(t *testing.T) {
+	seg := virtualSegment(t, 2, 0)
+	a, b := openNIC(t, seg, 0), openNIC(t, seg, 1)
+	sid, mem := mustRegisterSegment(t, a, 4096)
+	ca, cb := a.Clock(), b.Clock()
+	ca.Run()
+	cb.Run()
+	ca.Reach(100 * time.Microsecond)
+	looked := make(chan uint64, 1)
+	go func() {
+		ca.Look()
+		looked <- *wordAt(mem, 0)
+	}()
+	// However long process 0 had, its look may not end while process 1
+	// runs at 0: process 1 may still write something that arrives before
+	// 100 µs.
+	time.Sleep(20 * time.Millisecond)
+	select {
+	case <-looked:
+		t.Fatal("a look at 100 µs ended while another process ran at 0")
+	default:
+	}
+	buf := make([]byte, 8)
+	binary.LittleEndian.PutUint64(buf, 7)
+	if err := b.Push(0, sid, 0, buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	cb.Waiting(true)
+	if v := <-looked; v != 7 {
+		t.Fatalf("the look found %d, want the write arriving before it (7)", v)
+	}
+	if !a.Arrived(sid, 0, 8) || ca.Now() != 100*time.Microsecond {
+		t.Errorf("data from the past: clock %v, want 100 µs", ca.Now())
+	}
+}
+
+// TestVirtualTakeRuns checks that a waiting process that takes data, even
+// from its past, runs again: the others wait for its clock, since it may
+// answer the data.
+func TestVirtualTakeRuns(t *testing.T) {
+	seg := virtualSegment(t, 2, 0)
+	a, b := openNIC(t, seg, 0), openNIC(t, seg, 1)
+	sid, _ := mustRegisterSegment(t, a, 4096)
+	ca, cb := a.Clock(), b.Clock()
+	ca.Run()
+	cb.Run()
+	ca.Reach(100 * time.Microsecond)
+	if err := b.Push(0, sid, 0, make([]byte, 8), nil); err != nil {
+		t.Fatal(err)
+	}
+	cb.Waiting(true)
+	ca.Look()
+	ca.Waiting(true) // as if this look had found nothing
+	if f := seg.floor(0); f != math.MaxInt64 {
+		t.Fatalf("waiting with nothing new: floor %d", f)
+	}
+	if !a.Arrived(sid, 0, 8) {
+		t.Fatal("data from the past held back")
+	}
+	if f := seg.floor(0); f != int64(100*time.Microsecond) {
+		t.Errorf("after taking data: floor %v, want the clock (100 µs)", time.Duration(f))
+	}
+}
+
+// TestVirtualFence checks that every process leaves Fence at the latest
+// clock any had when it entered, and takes part in the ordering.
+func TestVirtualFence(t *testing.T) {
+	seg := virtualSegment(t, 3, 0)
+	var clocks []*Clock
+	for p := range 3 {
+		c := openNIC(t, seg, p).Clock()
+		c.Reach(time.Duration(p+1) * time.Microsecond)
+		clocks = append(clocks, c)
+	}
+	b := newBarrier(3)
+	var done sync.WaitGroup
+	for _, c := range clocks {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			if err := c.Fence(b.wait); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	done.Wait()
+	for p, c := range clocks {
+		if c.Now() != 3*time.Microsecond || seg.floor(p) != int64(3*time.Microsecond) {
+			t.Errorf("process %d left the fence at %v (floor %d), want 3 µs, running", p, c.Now(), seg.floor(p))
+		}
+	}
+}
+
+// barrier is a reusable barrier of n goroutines.
+type barrier struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	n, in   int
+	crossed int
+}
+
+func newBarrier(n int) *barrier {
+	b := &barrier{n: n}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+// wait returns once all n have called it (again).
+func (b *barrier) wait() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	round := b.crossed
+	if b.in++; b.in == b.n {
+		b.in, b.crossed = 0, b.crossed+1
+		b.cond.Broadcast()
+		return nil
+	}
+	for b.crossed == round {
+		b.cond.Wait()
+	}
+	return nil
 }

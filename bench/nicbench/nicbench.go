@@ -77,10 +77,17 @@ func NewPair(nic *nicemu.NIC, store datastore.Store, rank int) (*Pair, error) {
 	if err := nic.SetAOTFHeader(aotfPage, p.peer, p.peerSID, ctlPage); err != nil {
 		return nil, fmt.Errorf("nicbench: AOTF header: %w", err)
 	}
-	if c := nic.Clock(); c != nil {
-		c.Run() // virtual time: the pair's requests in virtual-time order
+	return p, p.fence(store)
+}
+
+// fence is store's fence; in virtual time the pair's requests are in
+// virtual-time order from then on, and both leave it at the same time
+// (nicemu.Clock.Fence).
+func (p *Pair) fence(store datastore.Store) error {
+	if c := p.nic.Clock(); c != nil {
+		return c.Fence(store.Fence)
 	}
-	return p, store.Fence()
+	return store.Fence()
 }
 
 func (p *Pair) word(off int) *uint64 {
@@ -268,7 +275,7 @@ func (p *Pair) Bidirectional(store datastore.Store, size, count int) (float64, e
 		return 0, fmt.Errorf("nicbench: bidirectional %d × %d B: need 1 ≤ size ≤ %d", count, size, MaxSize)
 	}
 	p.seq++
-	if err := store.Fence(); err != nil {
+	if err := p.fence(store); err != nil {
 		return 0, fmt.Errorf("nicbench: fence: %w", err)
 	}
 	start := p.now()
