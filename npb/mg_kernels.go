@@ -12,11 +12,13 @@ import "math"
 // u1 and u2, the sums of the four edge and of the four corner neighbours
 // of each point in the i2, i3 directions; psinv's r1 and r2; rprj3's x1
 // and y1; interp's z1, z2 and z3), then combine them along the line. Here
-// one sweep along the line forms them one point ahead and keeps the
-// values the combination needs in registers: the same sums in the same
-// order, without storing and reloading the temporaries, and nothing to
-// allocate. The lines are subslices of equal length, so that the compiler
-// drops the bounds checks in the sweeps.
+// resid, psinv and rprj3 form them in one sweep along the line, one point
+// ahead, and keep the values the combination needs in registers: the same
+// sums in the same order, without storing and reloading the temporaries.
+// interp keeps NPB's temporaries (in scratch space its caller provides):
+// its four fine lines are faster to update in four sweeps than in one.
+// The lines are subslices of equal length, so that the compiler drops
+// the bounds checks in the sweeps.
 
 // mgResid computes the residual r = v − A·u on the interior of a level of
 // extents n (mg.f90's resid; a(1) = 0 is left out as NPB does). v and r
