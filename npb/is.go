@@ -396,7 +396,7 @@ func isRankCounts(cnt *[isMaxKey]int32, keys []int32, minKey, span int) []int32 
 	c := cnt[:span]
 	clear(c)
 	// k-minKey is below span, so the mask changes nothing; it only spares
-	// the bounds check in this, the hottest loop of the ranking.
+	// the bounds check in this loop over every key received.
 	for _, k := range keys {
 		cnt[uint(int(k)-minKey)&(isMaxKey-1)]++
 	}
