@@ -39,6 +39,10 @@ const (
 	// arrays of the inner loops have this fixed size, so that a masked
 	// index needs no bounds check.
 	isMaxBuckets = 1024
+	// isMaxKey bounds MAX_KEY over the classes (class B's 2^21): the
+	// count array of the local ranking has this fixed size, so that a
+	// masked index needs no bounds check either.
+	isMaxKey = 1 << 21
 )
 
 // isClassParams are a class's problem size (is.c's TOTAL_KEYS_LOG_2,
@@ -209,7 +213,8 @@ func newISState(c *mpi.Comm, class Class, p isClassParams, o Options) *isState {
 	// NPB's buffer size for the received keys; the process holding the
 	// most keys after the redistribution has somewhat more than
 	// numKeys. keyBuff1 also serves as the count array of the local key
-	// range, at most maxKey long.
+	// range, at most maxKey long; it is at least isMaxKey long, so that
+	// it converts to the fixed-size array isRankCounts takes.
 	size := 3 * s.numKeys / 2
 	switch {
 	case np >= 1024:
@@ -220,7 +225,7 @@ func newISState(c *mpi.Comm, class Class, p isClassParams, o Options) *isState {
 		size = 5 * s.numKeys / 2
 	}
 	s.keyArray = make([]int32, size)
-	s.keyBuff1 = make([]int32, max(size, s.maxKey))
+	s.keyBuff1 = make([]int32, max(size, isMaxKey))
 	s.keyBuff2 = make([]int32, size)
 	s.bucketSize = make([]int32, s.nb+isTestArraySize)
 	s.bucketSizeTotals = make([]int32, s.nb+isTestArraySize)
@@ -352,19 +357,9 @@ func (s *isState) rank(iteration int) error {
 		localKeys += int(totals[i])
 	}
 
-	// Count each key's population over the range, then accumulate the
-	// counts: cnt[k-minKey] is the number of local keys ≤ k. (NPB leaves
-	// m out of the counts, to keep them within 32 bits.)
-	cnt := s.keyBuff1[:max(maxKey-minKey+1, 0)]
-	clear(cnt)
-	for _, k := range s.keyBuff2[:localKeys] {
-		cnt[int(k)-minKey]++
-	}
-	acc = 0
-	for i, n := range cnt {
-		acc += n
-		cnt[i] = acc
-	}
+	// cnt[k-minKey] is the number of local keys ≤ k. (NPB leaves m out
+	// of the counts, to keep them within 32 bits.)
+	cnt := isRankCounts((*[isMaxKey]int32)(s.keyBuff1), s.keyBuff2[:localKeys], minKey, max(maxKey-minKey+1, 0))
 
 	// Partial verification: the rank of a test key in this range is the
 	// number of keys less than it.
@@ -390,6 +385,26 @@ func (s *isState) rank(iteration int) error {
 
 	s.minKey, s.localKeys = minKey, localKeys
 	return nil
+}
+
+// isRankCounts is the local ranking: it counts the keys of each value in
+// [minKey, minKey+span) into cnt, accumulates the counts so that
+// cnt[k-minKey] is the number of keys ≤ k, and returns cnt[:span]. Every
+// key must lie in that range, and span be at most isMaxKey.
+func isRankCounts(cnt *[isMaxKey]int32, keys []int32, minKey, span int) []int32 {
+	c := cnt[:span]
+	clear(c)
+	// k-minKey is below span, so the mask changes nothing; it only spares
+	// the bounds check in this loop over every key received.
+	for _, k := range keys {
+		cnt[uint(int(k)-minKey)&(isMaxKey-1)]++
+	}
+	var acc int32
+	for i, n := range c {
+		acc += n
+		c[i] = acc
+	}
+	return c
 }
 
 // isBucketCount sets counts to the number of keys in each bucket

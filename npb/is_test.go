@@ -102,3 +102,35 @@ func TestISBucketCount(t *testing.T) {
 		}
 	}
 }
+
+// TestISRankCounts checks the local ranking against counting each key's
+// rank directly: the number of keys not above it.
+func TestISRankCounts(t *testing.T) {
+	keys := make([]int32, 3001)
+	isCreateSeq(keys, Seed, 1<<11)
+	cnt := new([isMaxKey]int32)
+	for _, r := range []struct{ minKey, span int }{{0, 1 << 11}, {300, 1<<11 - 300}, {0, 0}} {
+		in := keys[:0:0]
+		for _, k := range keys {
+			if int(k) >= r.minKey && int(k) < r.minKey+r.span {
+				in = append(in, k)
+			}
+		}
+		cnt[r.span] = -1 // past the range: left alone
+		got := isRankCounts(cnt, in, r.minKey, r.span)
+		if len(got) != r.span || cnt[r.span] != -1 {
+			t.Fatalf("range %+v: %d counts, cnt[span] = %d", r, len(got), cnt[r.span])
+		}
+		for i, c := range got {
+			want := int32(0)
+			for _, k := range in {
+				if int(k) <= r.minKey+i {
+					want++
+				}
+			}
+			if c != want {
+				t.Fatalf("range %+v: cnt[%d] = %d, want %d", r, i, c, want)
+			}
+		}
+	}
+}

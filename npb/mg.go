@@ -75,6 +75,8 @@ type mgState struct {
 	u, r [][]float64
 	v    []float64
 	a, c [4]float64
+	// zline is interp's scratch: three coarse lines.
+	zline []float64
 }
 
 func newMGState(c *mpi.Comm, class Class, p mgParams) (*mgState, error) {
@@ -93,6 +95,7 @@ func newMGState(c *mpi.Comm, class Class, p mgParams) (*mgState, error) {
 		s.r[k] = make([]float64, n)
 	}
 	s.v = make([]float64, s.g.lev[p.lt].size())
+	s.zline = make([]float64, 3*s.g.lev[p.lt].n[0])
 	return s, nil
 }
 
@@ -118,7 +121,7 @@ func (s *mgState) rprj3(k int) error {
 // interp adds the interpolated correction of level k−1 to u on level k.
 func (s *mgState) interp(k int) error {
 	j := k - 1
-	mgInterp(s.u[j], s.g.lev[j].n, s.u[k], s.g.lev[k].n)
+	mgInterp(s.u[j], s.g.lev[j].n, s.u[k], s.g.lev[k].n, s.zline)
 	return s.comm.comm3ex(s.u[k], k)
 }
 

@@ -193,7 +193,7 @@ func TestMGOperators(t *testing.T) {
 		}
 
 		got, want = slices.Clone(v), slices.Clone(v)
-		mgInterp(s, nj, got, n)
+		mgInterp(s, nj, got, n, make([]float64, 3*nj[0]))
 		mgRefInterp(s, nj, want, n)
 		if !slices.Equal(got, want) {
 			t.Errorf("%v: interp differs from NPB's", h)
@@ -422,8 +422,9 @@ func BenchmarkMGInterp(b *testing.B) {
 	n, u := mgBenchLevel()
 	nz := [3]int{130, 130, 66}
 	z := mgRandomField(nz, Seed)
+	tmp := make([]float64, 3*nz[0])
 	for b.Loop() {
-		mgInterp(z, nz, u, n)
+		mgInterp(z, nz, u, n, tmp)
 	}
 	mgBenchPoints(b)
 }
