@@ -98,11 +98,18 @@ func (w wSide[T]) unpack(run []T) {
 // without a copy. A nil send means in place: the blocks are taken from
 // recv, with the receive counts, displacements and datatypes.
 func Alltoallw[T Type](c *Comm, send []T, scounts, sdispls []int, stypes []*Datatype, recv []T, rcounts, rdispls []int, rtypes []*Datatype) error {
+	if c.IsInter() {
+		_, err := interAlltoallw(c, "Alltoallw", true, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+		return err
+	}
 	return c.collective("Alltoallw", alltoallwBody(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes))
 }
 
 // Ialltoallw starts Alltoallw (MPI_Ialltoallw).
 func Ialltoallw[T Type](c *Comm, send []T, scounts, sdispls []int, stypes []*Datatype, recv []T, rcounts, rdispls []int, rtypes []*Datatype) (*Request, error) {
+	if c.IsInter() {
+		return interAlltoallw(c, "Ialltoallw", false, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+	}
 	return c.start("Ialltoallw", alltoallwBody(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes))
 }
 

@@ -159,6 +159,10 @@ func reduction[T Type](coll collectives.Collective, op Op, f func(u *collectives
 // op into recv at root (MPI_Reduce; recv matters at root only). A nil send
 // at the root means in place: the root's operand is in recv.
 func Reduce[T Type](c *Comm, send, recv []T, op Op, root int) error {
+	if c.IsInter() {
+		_, err := interReduce(c, "Reduce", true, send, recv, op, root)
+		return err
+	}
 	return c.collective("Reduce", reduceBody(send, recv, op, root))
 }
 
@@ -190,6 +194,10 @@ func allreduceBody[T Type](send, recv []T, op Op) collBody {
 // into recv at root, rank i's at recv[i*len(send):] (MPI_Gather). A nil
 // send at the root means in place: its block is already in recv.
 func Gather[T Type](c *Comm, send, recv []T, root int) error {
+	if c.IsInter() {
+		_, err := interGatherv(c, "Gather", true, send, recv, nil, nil, root)
+		return err
+	}
 	return c.collective("Gather", gatherBody(send, recv, root))
 }
 
@@ -204,6 +212,10 @@ func gatherBody[T Type](send, recv []T, root int) collBody {
 // recv, counts and displs matter at the root only. A nil send at the root
 // means in place.
 func Gatherv[T Type](c *Comm, send, recv []T, counts, displs []int, root int) error {
+	if c.IsInter() {
+		_, err := interGatherv(c, "Gatherv", true, send, recv, counts, displs, root)
+		return err
+	}
 	return c.collective("Gatherv", gathervBody(send, recv, counts, displs, root))
 }
 
@@ -219,6 +231,10 @@ func gathervBody[T Type](send, recv []T, counts, displs []int, root int) collBod
 // the recv of rank i of c (MPI_Scatter). A nil recv at the root means in
 // place: its block stays in send.
 func Scatter[T Type](c *Comm, send, recv []T, root int) error {
+	if c.IsInter() {
+		_, err := interScatterv(c, "Scatter", true, send, nil, nil, recv, root)
+		return err
+	}
 	return c.collective("Scatter", scatterBody(send, recv, root))
 }
 
@@ -232,6 +248,10 @@ func scatterBody[T Type](send, recv []T, root int) collBody {
 // recv of rank i of c (MPI_Scatterv); send, counts and displs matter at
 // the root only. A nil recv at the root means in place.
 func Scatterv[T Type](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
+	if c.IsInter() {
+		_, err := interScatterv(c, "Scatterv", true, send, counts, displs, recv, root)
+		return err
+	}
 	return c.collective("Scatterv", scattervBody(send, counts, displs, recv, root))
 }
 
@@ -266,6 +286,10 @@ func allgatherBody[T Type](send, recv []T) collBody {
 // process's recv, rank i's counts[i] elements at recv[displs[i]:]
 // (MPI_Allgatherv). A nil send means in place.
 func Allgatherv[T Type](c *Comm, send, recv []T, counts, displs []int) error {
+	if c.IsInter() {
+		_, err := interAllgatherv(c, "Allgatherv", true, send, recv, counts, displs)
+		return err
+	}
 	return c.collective("Allgatherv", allgathervBody(send, recv, counts, displs))
 }
 
@@ -282,6 +306,10 @@ func allgathervBody[T Type](send, recv []T, counts, displs []int) collBody {
 // (MPI_Alltoall). A nil send means in place: the blocks are taken from
 // recv.
 func Alltoall[T Type](c *Comm, send, recv []T) error {
+	if c.IsInter() {
+		_, err := interAlltoallv(c, "Alltoall", true, send, nil, nil, recv, nil, nil)
+		return err
+	}
 	return c.collective("Alltoall", alltoallBody(send, recv))
 }
 
@@ -295,6 +323,10 @@ func alltoallBody[T Type](send, recv []T) collBody {
 // c, which receives them at recv[rdispls[i]:][:rcounts[i]] for sender i
 // (MPI_Alltoallv).
 func Alltoallv[T Type](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
+	if c.IsInter() {
+		_, err := interAlltoallv(c, "Alltoallv", true, send, scounts, sdispls, recv, rcounts, rdispls)
+		return err
+	}
 	return c.collective("Alltoallv", alltoallvBody(send, scounts, sdispls, recv, rcounts, rdispls))
 }
 
@@ -313,6 +345,10 @@ func alltoallvBody[T Type](send []T, scounts, sdispls []int, recv []T, rcounts, 
 // recv holds the whole operand, and block i of the result goes to its
 // beginning.
 func ReduceScatterBlock[T Type](c *Comm, send, recv []T, op Op) error {
+	if c.IsInter() {
+		_, err := interReduceScatter(c, "ReduceScatterBlock", true, send, recv, blockCounts(c.Size(), len(recv)), op)
+		return err
+	}
 	return c.collective("ReduceScatterBlock", reduceScatterBlockBody(send, recv, op))
 }
 
@@ -328,6 +364,10 @@ func reduceScatterBlockBody[T Type](send, recv []T, op Op) collBody {
 // (MPI_Reduce_scatter). counts must be the same on every process. A nil
 // send means in place.
 func ReduceScatter[T Type](c *Comm, send, recv []T, counts []int, op Op) error {
+	if c.IsInter() {
+		_, err := interReduceScatter(c, "ReduceScatter", true, send, recv, counts, op)
+		return err
+	}
 	return c.collective("ReduceScatter", reduceScatterBody(send, recv, counts, op))
 }
 
