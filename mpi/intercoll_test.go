@@ -72,7 +72,7 @@ func intercollOn(w *mpi.Comm, h halves) error {
 	if x.ic, err = local.IntercommCreate(h.leader(len(x.mine)), w, x.theirs[h.leader(len(x.theirs))], 78); err != nil {
 		return err
 	}
-	checks := []func(icx) error{interBlocking, interNonblocking, interCollErrors}
+	checks := []func(icx) error{interBlocking, interNonblocking, interCollErrors, interSplits, interCreates, interIdup}
 	for _, f := range checks {
 		if err := f(x); err != nil {
 			return err
@@ -584,4 +584,156 @@ func interRootErrors(x icx) error {
 	}
 	err = mpi.Gatherv(x.ic, x.data(0, 1), make([]int64, r), counts, displs, root)
 	return allFail("Gatherv with one process naming another root", err, false, nil)
+}
+
+// wantInter checks that nc is the intercommunicator between the World
+// ranks mine and theirs (nil if either is empty), and that data crosses
+// it: an Allreduce gets the sum of the remote group's World ranks.
+func wantInter(what string, nc *mpi.Comm, mine, theirs []int) error {
+	if len(mine) == 0 || len(theirs) == 0 {
+		if nc != nil {
+			return fmt.Errorf("%s: an intercommunicator, want nil", what)
+		}
+		return nil
+	}
+	if nc == nil {
+		return fmt.Errorf("%s: nil, want an intercommunicator of %v and %v", what, mine, theirs)
+	}
+	if err := checkInterQueries(nc, mine, theirs); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	sum, want := []int{0}, 0
+	for _, w := range theirs {
+		want += w
+	}
+	if err := mpi.Allreduce(nc, []int{mpi.World().Rank()}, sum, mpi.Sum); err != nil || sum[0] != want {
+		return fmt.Errorf("%s: Allreduce: %v, sum %d, want %d", what, err, sum[0], want)
+	}
+	return nc.Free()
+}
+
+// byParity returns the World ranks of ws of World rank parity p, in
+// reverse order.
+func byParity(ws []int, p int) []int {
+	var out []int
+	for _, w := range slices.Backward(ws) {
+		if w%2 == p {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// interSplits splits x's intercommunicator by the parity of the World
+// rank, in reverse rank order; then with group 1 passing Undefined; then
+// with a bad color at one process.
+func interSplits(x icx) error {
+	p := x.me % 2
+	nc, err := x.ic.Split(p, -x.rank)
+	if err != nil {
+		return fmt.Errorf("Split: %w", err)
+	}
+	if err := wantInter("Split by parity", nc, byParity(x.mine, p), byParity(x.theirs, p)); err != nil {
+		return err
+	}
+	color := 0
+	if x.color == 1 {
+		color = mpi.Undefined
+	}
+	if nc, err = x.ic.Split(color, 0); err != nil || nc != nil {
+		return fmt.Errorf("Split with group 1 Undefined: %v, %v; want nil, nil", nc, err)
+	}
+	color = 0
+	if x.me == 0 {
+		color = -5
+	}
+	_, err = x.ic.Split(color, 0)
+	return allFail("Split with a bad color at one process", err, x.me == 0, mpi.ErrColor)
+}
+
+// interCreates makes intercommunicators of the first half of group 0
+// and group 1 in reverse order; then with group 0 passing an empty group;
+// then with the processes of a group passing different groups.
+func interCreates(x icx) error {
+	g, half := x.ic.Group(), (len(x.mine)+1)/2
+	ranks := make([]int, len(x.mine))
+	for i := range ranks {
+		ranks[i] = len(ranks) - 1 - i
+	}
+	if x.color == 0 {
+		ranks = ranks[len(ranks)-half:]
+		slices.Reverse(ranks)
+	}
+	sub, err := g.Incl(ranks...)
+	if err != nil {
+		return err
+	}
+	nc, err := x.ic.Create(sub)
+	if err != nil {
+		return fmt.Errorf("Create: %w", err)
+	}
+	if sub.Rank() != mpi.Undefined {
+		pick := func(ws []int, color int) []int {
+			if color == 0 {
+				return ws[:(len(ws)+1)/2]
+			}
+			r := slices.Clone(ws)
+			slices.Reverse(r)
+			return r
+		}
+		if err := wantInter("Create", nc, pick(x.mine, x.color), pick(x.theirs, 1-x.color)); err != nil {
+			return err
+		}
+	} else if nc != nil {
+		return errors.New("Create: an intercommunicator for a process not in the group")
+	}
+	return interCreateErrors(x, g)
+}
+
+// interCreateErrors: an empty group from group 0 gives every process
+// nil; different groups within group 1 fail every process.
+func interCreateErrors(x icx, g mpi.Group) error {
+	sub := g
+	if x.color == 0 {
+		sub = mpi.Group{}
+	}
+	nc, err := x.ic.Create(sub)
+	if err != nil || nc != nil {
+		return fmt.Errorf("Create with group 0 empty: %v, %v; want nil, nil", nc, err)
+	}
+	n1 := len(x.mine) // group 1's size, the same on every process
+	if x.color == 0 {
+		n1 = len(x.theirs)
+	}
+	if n1 < 2 {
+		return nil
+	}
+	sub = g
+	if x.color == 1 {
+		if sub, err = g.Incl(min(x.rank, 1)); err != nil {
+			return err
+		}
+	}
+	_, err = x.ic.Create(sub)
+	return allFail("Create with different groups in a group", err, false, nil)
+}
+
+// interIdup duplicates x's intercommunicator while an Alltoall runs on it.
+func interIdup(x icx) error {
+	var dup *mpi.Comm
+	req, err := x.ic.Idup(&dup)
+	if err != nil {
+		return fmt.Errorf("Idup: %w", err)
+	}
+	c := x.alltoall()
+	if _, err := c.run(true); err != nil {
+		return fmt.Errorf("Alltoall during Idup: %w", err)
+	}
+	if _, err := req.Wait(); err != nil {
+		return fmt.Errorf("Idup: %w", err)
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	return wantInter("Idup", dup, x.mine, x.theirs)
 }
