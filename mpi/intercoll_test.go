@@ -96,11 +96,11 @@ func (x icx) cases(rootColor, rr int) []icase {
 
 // rooted returns the rooted calls of x with its root argument root.
 func (x icx) rooted(root int) []icase {
-	return []icase{x.gather(root), x.gatherv(root), x.scatter(root), x.scatterv(root), x.reduce(root)}
+	return []icase{x.bcast(root), x.gather(root), x.gatherv(root), x.scatter(root), x.scatterv(root), x.reduce(root)}
 }
 
 func (x icx) unrooted() []icase {
-	return []icase{x.allgatherv(), x.alltoall(), x.alltoallv(), x.alltoallw(), x.reduceScatterBlock(), x.reduceScatter()}
+	return []icase{x.barrier(), x.allreduce(), x.allgather(), x.allgatherv(), x.alltoall(), x.alltoallv(), x.alltoallw(), x.reduceScatterBlock(), x.reduceScatter()}
 }
 
 // data returns k elements of x's data from element from on.
@@ -528,6 +528,16 @@ func interCollErrors(x icx) error {
 	if err := allFail("Ireduce with a nil send buffer", err, leader1, mpi.ErrBuffer); err != nil {
 		return err
 	}
+	sum := make([]int64, 3)
+	if x.me == 0 {
+		sum = sum[:2]
+	}
+	if req, err = mpi.Iallreduce(x.ic, x.data(0, 3), sum, mpi.Sum); err == nil {
+		_, err = req.Wait()
+	}
+	if err := allFail("Iallreduce with a short receive buffer", err, x.me == 0, mpi.ErrBuffer); err != nil {
+		return err
+	}
 	if err := interRootErrors(x); err != nil {
 		return err
 	}
@@ -736,4 +746,58 @@ func interIdup(x icx) error {
 		return err
 	}
 	return wantInter("Idup", dup, x.mine, x.theirs)
+}
+
+func (x icx) bcast(root int) icase {
+	buf := make([]int64, 3)
+	if root == mpi.Root {
+		buf = x.data(0, 3)
+	}
+	return icase{"Bcast", func(block bool) (*mpi.Request, error) {
+		if block {
+			return nil, mpi.Bcast(x.ic, buf, root)
+		}
+		return mpi.Ibcast(x.ic, buf, root)
+	}, func() error {
+		if root < 0 {
+			return nil
+		}
+		return expect("Bcast", buf, 0, x.theirs[root], 0, 3, 0)
+	}}
+}
+
+func (x icx) barrier() icase {
+	return icase{"Barrier", func(block bool) (*mpi.Request, error) {
+		if block {
+			return nil, x.ic.Barrier()
+		}
+		return x.ic.Ibarrier()
+	}, func() error { return nil }}
+}
+
+func (x icx) allreduce() icase {
+	send, recv := x.data(0, 3), make([]int64, 3)
+	return icase{"Allreduce", func(block bool) (*mpi.Request, error) {
+		if block {
+			return nil, mpi.Allreduce(x.ic, send, recv, mpi.Sum)
+		}
+		return mpi.Iallreduce(x.ic, send, recv, mpi.Sum)
+	}, func() error { return expectSum("Allreduce", recv, x.theirs, 0) }}
+}
+
+func (x icx) allgather() icase {
+	send, recv := x.data(0, 2), make([]int64, 2*len(x.theirs))
+	return icase{"Allgather", func(block bool) (*mpi.Request, error) {
+		if block {
+			return nil, mpi.Allgather(x.ic, send, recv)
+		}
+		return mpi.Iallgather(x.ic, send, recv)
+	}, func() error {
+		for i, w := range x.theirs {
+			if err := expect("Allgather", recv, 2*i, w, 0, 2, 0); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
 }

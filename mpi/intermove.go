@@ -205,3 +205,38 @@ func interAlltoallw[T Type](c *Comm, op string, block bool, send []T, scounts, s
 		return alltoallwBody(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)(su)
 	})
 }
+
+// interIbcast is Ibcast on the intercommunicator c, with Bcast's roots.
+func interIbcast[T Type](c *Comm, buf []T, root int) (*Request, error) {
+	const op = "Ibcast"
+	m, e := c.spanOf(), sizeOf[T]()
+	p := newVectorPlan(m)
+	named, err := interRoot(root, c.size)
+	switch {
+	case err != nil:
+		p.bad = err
+	case named:
+		p.recvFrom[m.remote(root)] = len(buf) * e
+	case root == Root:
+		for j := range c.size {
+			p.sendTo[m.remote(j)] = len(buf) * e
+		}
+	}
+	return p.run(c, op, false, asBytes(buf), asBytes(buf))
+}
+
+// interIallgather is Iallgather on the intercommunicator c, with
+// Allgather's blocks: remote rank i's at recv[i*len(send):].
+func interIallgather[T Type](c *Comm, send, recv []T) (*Request, error) {
+	counts, displs := make([]int, c.size), make([]int, c.size)
+	for i := range counts {
+		counts[i], displs[i] = len(send), i*len(send)
+	}
+	return interAllgatherv(c, "Iallgather", false, send, recv, counts, displs)
+}
+
+// interIbarrier is Ibarrier on the intercommunicator c: a barrier of
+// the span.
+func (c *Comm) interIbarrier() (*Request, error) {
+	return c.interRun("Ibarrier", false, func(_, su *collectives.Runner) error { return su.Barrier() })
+}

@@ -144,3 +144,42 @@ func blockCounts(n, blk int) []int {
 	}
 	return counts
 }
+
+// interIallreduce is Iallreduce on the intercommunicator c: each group's
+// combination, made at its rank 0, crosses to the other group's rank 0,
+// which broadcasts it over its group.
+func interIallreduce[T Type](c *Comm, send, recv []T, op Op) (*Request, error) {
+	const name = "Iallreduce"
+	m, e := c.spanOf(), sizeOf[T]()
+	p := interPlan{sendTo: m.counts(), recvFrom: m.counts()}
+	r, err := collectives.ReducerFor[T](op)
+	switch {
+	case err != nil:
+		p.bad = err
+	case send == nil:
+		p.bad = inPlaceErr("send")
+	case len(recv) < len(send):
+		p.bad = fmt.Errorf("%w: the receive buffer holds %d elements, not %d", ErrBuffer, len(recv), len(send))
+	}
+	for i := range c.size {
+		p.sendTo[m.remote(i)], p.recvFrom[m.remote(i)] = len(send)*e, len(send)*e
+	}
+	return c.interRun(name, false, func(lu, su *collectives.Runner) error {
+		if err := agree(su, p); err != nil {
+			return err
+		}
+		part, err := groupReduce(c, lu, su, send, r)
+		if err != nil {
+			return err
+		}
+		sendTo, recvFrom := m.counts(), m.counts()
+		if c.rank == 0 {
+			sendTo[m.remote(0)], recvFrom[m.remote(0)] = len(send)*e, len(send)*e
+		}
+		out := recv[:len(send)]
+		if err := spanMove(su, asBytes(part), sendTo, nil, asBytes(out), recvFrom, nil); err != nil {
+			return err
+		}
+		return lu.Bcast(asBytes(out), 0, e)
+	})
+}

@@ -59,6 +59,9 @@ func (c *Comm) launch(op string, f func() error) *Request {
 // Ibarrier starts a barrier of c (MPI_Ibarrier): its Request completes
 // once every process of c has called Ibarrier.
 func (c *Comm) Ibarrier() (*Request, error) {
+	if c.IsInter() {
+		return c.interIbarrier()
+	}
 	return c.start("Ibarrier", func(u *collectives.Runner) error { return u.Barrier() })
 }
 
@@ -67,6 +70,9 @@ func (c *Comm) Ibarrier() (*Request, error) {
 // same holds for the buffers, counts and displacements of every
 // nonblocking collective below.
 func Ibcast[T Type](c *Comm, buf []T, root int) (*Request, error) {
+	if c.IsInter() {
+		return interIbcast(c, buf, root)
+	}
 	return c.start("Ibcast", bcastBody(buf, root))
 }
 
@@ -80,6 +86,9 @@ func Ireduce[T Type](c *Comm, send, recv []T, op Op, root int) (*Request, error)
 
 // Iallreduce starts Allreduce (MPI_Iallreduce).
 func Iallreduce[T Type](c *Comm, send, recv []T, op Op) (*Request, error) {
+	if c.IsInter() {
+		return interIallreduce(c, send, recv, op)
+	}
 	return c.start("Iallreduce", allreduceBody(send, recv, op))
 }
 
@@ -117,6 +126,9 @@ func Iscatterv[T Type](c *Comm, send []T, counts, displs []int, recv []T, root i
 
 // Iallgather starts Allgather (MPI_Iallgather).
 func Iallgather[T Type](c *Comm, send, recv []T) (*Request, error) {
+	if c.IsInter() {
+		return interIallgather(c, send, recv)
+	}
 	return c.start("Iallgather", allgatherBody(send, recv))
 }
 
