@@ -538,6 +538,15 @@ func interCollErrors(x icx) error {
 	if err := allFail("Iallreduce with a short receive buffer", err, x.me == 0, mpi.ErrBuffer); err != nil {
 		return err
 	}
+	// The receiving group's buffers one element longer than the root's.
+	buf := make([]int64, 3)
+	if x.color == 1 {
+		buf = make([]int64, 4)
+	}
+	err = mpi.Bcast(x.ic, buf, x.rootArg(0, 0))
+	if err := allFail("Bcast with the receivers' buffers longer than the root's", err, false, nil); err != nil {
+		return err
+	}
 	if err := interRootErrors(x); err != nil {
 		return err
 	}

@@ -206,9 +206,11 @@ func interAlltoallw[T Type](c *Comm, op string, block bool, send []T, scounts, s
 	})
 }
 
-// interIbcast is Ibcast on the intercommunicator c, with Bcast's roots.
-func interIbcast[T Type](c *Comm, buf []T, root int) (*Request, error) {
-	const op = "Ibcast"
+// interBcast is Bcast on the intercommunicator c: root is Root at the
+// root, ProcNull at the other processes of its group, and the root's
+// rank in its group at the processes of the other group, which receive
+// the root's buf.
+func interBcast[T Type](c *Comm, op string, block bool, buf []T, root int) (*Request, error) {
 	m, e := c.spanOf(), sizeOf[T]()
 	p := newVectorPlan(m)
 	named, err := interRoot(root, c.size)
@@ -222,7 +224,7 @@ func interIbcast[T Type](c *Comm, buf []T, root int) (*Request, error) {
 			p.sendTo[m.remote(j)] = len(buf) * e
 		}
 	}
-	return p.run(c, op, false, asBytes(buf), asBytes(buf))
+	return p.run(c, op, block, asBytes(buf), asBytes(buf))
 }
 
 // interIallgather is Iallgather on the intercommunicator c, with

@@ -71,7 +71,7 @@ func (c *Comm) Ibarrier() (*Request, error) {
 // nonblocking collective below.
 func Ibcast[T Type](c *Comm, buf []T, root int) (*Request, error) {
 	if c.IsInter() {
-		return interIbcast(c, buf, root)
+		return interBcast(c, "Ibcast", false, buf, root)
 	}
 	return c.start("Ibcast", bcastBody(buf, root))
 }
