@@ -50,7 +50,7 @@ type vectorPlan struct {
 }
 
 func newVectorPlan(m spanMap) vectorPlan {
-	return vectorPlan{interPlan: interPlan{sendTo: m.counts(), recvFrom: m.counts()}, sdispls: m.counts(), rdispls: m.counts()}
+	return vectorPlan{interPlan: interPlan{sendTo: m.perRank(), recvFrom: m.perRank()}, sdispls: m.perRank(), rdispls: m.perRank()}
 }
 
 // sends sets the blocks sent to the remote ranks.
@@ -187,7 +187,7 @@ func interAlltoallw[T Type](c *Comm, op string, block bool, send []T, scounts, s
 			}
 			return nil, nil, nil
 		}
-		wc, wd, wt := m.counts(), m.counts(), make([]*Datatype, m.size())
+		wc, wd, wt := m.perRank(), m.perRank(), make([]*Datatype, m.size())
 		for s := range wt {
 			wt[s] = Element
 		}

@@ -31,7 +31,7 @@ func groupReduce[T Type](c *Comm, lu, su *collectives.Runner, send []T, r collec
 // root's group pass ProcNull.
 func interReduce[T Type](c *Comm, name string, block bool, send, recv []T, op Op, root int) (*Request, error) {
 	m, e := c.spanOf(), sizeOf[T]()
-	p := interPlan{sendTo: m.counts(), recvFrom: m.counts()}
+	p := interPlan{sendTo: m.perRank(), recvFrom: m.perRank()}
 	r, rerr := collectives.ReducerFor[T](op)
 	named, err := interRoot(root, c.size)
 	switch {
@@ -53,7 +53,7 @@ func interReduce[T Type](c *Comm, name string, block bool, send, recv []T, op Op
 		if err := agree(su, p); err != nil {
 			return err
 		}
-		sendTo, recvFrom := m.counts(), m.counts()
+		sendTo, recvFrom := m.perRank(), m.perRank()
 		var part []T
 		switch {
 		case named:
@@ -78,7 +78,7 @@ func interReduce[T Type](c *Comm, name string, block bool, send, recv []T, op Op
 // the sum of their counts, and the sums must be equal.
 func interReduceScatter[T Type](c *Comm, name string, block bool, send, recv []T, counts []int, op Op) (*Request, error) {
 	m, e := c.spanOf(), sizeOf[T]()
-	p := interPlan{sendTo: m.counts(), recvFrom: m.counts()}
+	p := interPlan{sendTo: m.perRank(), recvFrom: m.perRank()}
 	r, rerr := collectives.ReducerFor[T](op)
 	displs := make([]int, len(counts))
 	p.bad = rerr
@@ -96,7 +96,7 @@ func interReduceScatter[T Type](c *Comm, name string, block bool, send, recv []T
 		if err != nil {
 			return err
 		}
-		sendTo, recvFrom := m.counts(), m.counts()
+		sendTo, recvFrom := m.perRank(), m.perRank()
 		var theirs []T
 		if c.rank == 0 {
 			theirs = make([]T, len(send))
@@ -151,7 +151,7 @@ func blockCounts(n, blk int) []int {
 func interIallreduce[T Type](c *Comm, send, recv []T, op Op) (*Request, error) {
 	const name = "Iallreduce"
 	m, e := c.spanOf(), sizeOf[T]()
-	p := interPlan{sendTo: m.counts(), recvFrom: m.counts()}
+	p := interPlan{sendTo: m.perRank(), recvFrom: m.perRank()}
 	r, err := collectives.ReducerFor[T](op)
 	switch {
 	case err != nil:
@@ -172,7 +172,7 @@ func interIallreduce[T Type](c *Comm, send, recv []T, op Op) (*Request, error) {
 		if err != nil {
 			return err
 		}
-		sendTo, recvFrom := m.counts(), m.counts()
+		sendTo, recvFrom := m.perRank(), m.perRank()
 		if c.rank == 0 {
 			sendTo[m.remote(0)], recvFrom[m.remote(0)] = len(send)*e, len(send)*e
 		}

@@ -39,11 +39,17 @@ func (c *Comm) spanOf() spanMap {
 	return m
 }
 
-func (m spanMap) size() int           { return m.nLocal + m.nRemote }
-func (m spanMap) remote(r int) int    { return m.remote0 + r }
-func (m spanMap) local(r int) int     { return m.local0 + r }
-func (m spanMap) counts() []int       { return make([]int, m.size()) }
+// size is the number of processes of the span.
+func (m spanMap) size() int { return m.nLocal + m.nRemote }
+
+// remote returns the span rank of remote rank r.
+func (m spanMap) remote(r int) int { return m.remote0 + r }
+
+// isRemote reports whether span rank s is in the remote group.
 func (m spanMap) isRemote(s int) bool { return s >= m.remote0 && s < m.remote0+m.nRemote }
+
+// perRank returns a zeroed count or displacement for every span rank.
+func (m spanMap) perRank() []int { return make([]int, m.size()) }
 
 // span returns the span of the intercommunicator c, making it (a
 // collective over both groups) if this is the first call that needs it.

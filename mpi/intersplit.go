@@ -73,6 +73,9 @@ func (c *Comm) shareChoices(op string, s *Comm, ch splitChoice) ([]int, error) {
 	if err := manageAllgather(s, mine, all); err != nil {
 		return nil, fmt.Errorf("mpi: %s on an intercommunicator: %w", op, err)
 	}
+	if ch.bad != nil {
+		return nil, fmt.Errorf("mpi: %s on an intercommunicator: %w", op, ch.bad)
+	}
 	m := c.spanOf()
 	type member struct{ key, rank, world int }
 	var remote []member
@@ -83,8 +86,6 @@ func (c *Comm) shareChoices(op string, s *Comm, ch splitChoice) ([]int, error) {
 			lead = m.remote0
 		}
 		switch {
-		case ch.bad != nil:
-			return nil, fmt.Errorf("mpi: %s on an intercommunicator: %w", op, ch.bad)
 		case rec[0] != 0:
 			return nil, fmt.Errorf("mpi: %s on an intercommunicator: another process's arguments are invalid: %w", op, classAt(int(rec[0])))
 		case rec[1] < 0 && rec[1] != Undefined:
