@@ -45,11 +45,14 @@ type icase struct {
 
 func scenarioIntercoll(w *mpi.Comm) error {
 	n := w.Size()
-	for _, h := range []halves{
+	hs := []halves{
 		{"first and rest", func(r int) int { return min(r, 1) }, func(int) int { return 0 }},
 		{"even and odd", func(r int) int { return r % 2 }, func(size int) int { return size - 1 }},
-		{"three eighths", func(r int) int { return min(r*8/n/3, 1) }, func(int) int { return 0 }},
-	} {
+	}
+	if n >= 8 { // below, the sizes of the halves above
+		hs = append(hs, halves{"three eighths", func(r int) int { return min(r*8/n/3, 1) }, func(int) int { return 0 }})
+	}
+	for _, h := range hs {
 		if err := intercollOn(w, h); err != nil {
 			return fmt.Errorf("%s: %w", h.name, err)
 		}
