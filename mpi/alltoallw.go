@@ -96,13 +96,22 @@ func (w wSide[T]) unpack(run []T) {
 // the peer fails with ErrMismatch (the others may not know). Where every
 // datatype of a side is contiguous, the data moves from or to the buffer
 // without a copy. A nil send means in place: the blocks are taken from
-// recv, with the receive counts, displacements and datatypes.
+// recv, with the receive counts, displacements and datatypes. On an
+// intercommunicator, the counts, displacements and datatypes name the
+// other group's ranks, and in place is not allowed.
 func Alltoallw[T Type](c *Comm, send []T, scounts, sdispls []int, stypes []*Datatype, recv []T, rcounts, rdispls []int, rtypes []*Datatype) error {
+	if c.IsInter() {
+		_, err := interAlltoallw(c, "Alltoallw", true, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+		return err
+	}
 	return c.collective("Alltoallw", alltoallwBody(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes))
 }
 
 // Ialltoallw starts Alltoallw (MPI_Ialltoallw).
 func Ialltoallw[T Type](c *Comm, send []T, scounts, sdispls []int, stypes []*Datatype, recv []T, rcounts, rdispls []int, rtypes []*Datatype) (*Request, error) {
+	if c.IsInter() {
+		return interAlltoallw(c, "Ialltoallw", false, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+	}
 	return c.start("Ialltoallw", alltoallwBody(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes))
 }
 

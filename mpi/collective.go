@@ -124,7 +124,8 @@ func (c *Comm) Barrier() error {
 // which receive buf, the root's rank in its group.
 func Bcast[T Type](c *Comm, buf []T, root int) error {
 	if c.IsInter() {
-		return interBcast(c, buf, root)
+		_, err := interBcast(c, "Bcast", true, buf, root)
+		return err
 	}
 	return c.collective("Bcast", bcastBody(buf, root))
 }
@@ -157,8 +158,16 @@ func reduction[T Type](coll collectives.Collective, op Op, f func(u *collectives
 
 // Reduce combines the send buffers of all processes of c element-wise with
 // op into recv at root (MPI_Reduce; recv matters at root only). A nil send
-// at the root means in place: the root's operand is in recv.
+// at the root means in place: the root's operand is in recv. On an
+// intercommunicator, the root passes Root and gets the combination of the
+// other group's send buffers, in its rank order; the other processes of
+// its group pass ProcNull, and those of the other group the root's rank
+// in its group.
 func Reduce[T Type](c *Comm, send, recv []T, op Op, root int) error {
+	if c.IsInter() {
+		_, err := interReduce(c, "Reduce", true, send, recv, op, root)
+		return err
+	}
 	return c.collective("Reduce", reduceBody(send, recv, op, root))
 }
 
@@ -188,8 +197,15 @@ func allreduceBody[T Type](send, recv []T, op Op) collBody {
 
 // Gather collects the send buffers (of equal length) of all processes of c
 // into recv at root, rank i's at recv[i*len(send):] (MPI_Gather). A nil
-// send at the root means in place: its block is already in recv.
+// send at the root means in place: its block is already in recv. On an
+// intercommunicator, with Reduce's roots, the root's recv gets remote
+// rank i's block at recv[i*len(recv)/RemoteSize:], and in place is not
+// allowed.
 func Gather[T Type](c *Comm, send, recv []T, root int) error {
+	if c.IsInter() {
+		_, err := interGatherv(c, "Gather", true, send, recv, nil, nil, root)
+		return err
+	}
 	return c.collective("Gather", gatherBody(send, recv, root))
 }
 
@@ -202,8 +218,13 @@ func gatherBody[T Type](send, recv []T, root int) collBody {
 // Gatherv collects the send buffers of all processes of c into recv at
 // root, rank i's counts[i] elements at recv[displs[i]:] (MPI_Gatherv);
 // recv, counts and displs matter at the root only. A nil send at the root
-// means in place.
+// means in place. On an intercommunicator, with Reduce's roots, counts
+// and displs name the remote group's ranks, and in place is not allowed.
 func Gatherv[T Type](c *Comm, send, recv []T, counts, displs []int, root int) error {
+	if c.IsInter() {
+		_, err := interGatherv(c, "Gatherv", true, send, recv, counts, displs, root)
+		return err
+	}
 	return c.collective("Gatherv", gathervBody(send, recv, counts, displs, root))
 }
 
@@ -217,8 +238,14 @@ func gathervBody[T Type](send, recv []T, counts, displs []int, root int) collBod
 
 // Scatter sends block i of root's send (blocks of len(recv) elements) to
 // the recv of rank i of c (MPI_Scatter). A nil recv at the root means in
-// place: its block stays in send.
+// place: its block stays in send. On an intercommunicator, with Reduce's
+// roots, the root's send holds a block for each remote rank
+// (len(send)/RemoteSize elements), and in place is not allowed.
 func Scatter[T Type](c *Comm, send, recv []T, root int) error {
+	if c.IsInter() {
+		_, err := interScatterv(c, "Scatter", true, send, nil, nil, recv, root)
+		return err
+	}
 	return c.collective("Scatter", scatterBody(send, recv, root))
 }
 
@@ -230,8 +257,14 @@ func scatterBody[T Type](send, recv []T, root int) collBody {
 
 // Scatterv sends counts[i] elements of root's send at displs[i] to the
 // recv of rank i of c (MPI_Scatterv); send, counts and displs matter at
-// the root only. A nil recv at the root means in place.
+// the root only. A nil recv at the root means in place. On an
+// intercommunicator, with Reduce's roots, counts and displs name the
+// remote group's ranks, and in place is not allowed.
 func Scatterv[T Type](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
+	if c.IsInter() {
+		_, err := interScatterv(c, "Scatterv", true, send, counts, displs, recv, root)
+		return err
+	}
 	return c.collective("Scatterv", scattervBody(send, counts, displs, recv, root))
 }
 
@@ -264,8 +297,14 @@ func allgatherBody[T Type](send, recv []T) collBody {
 
 // Allgatherv collects the send buffers of all processes of c into every
 // process's recv, rank i's counts[i] elements at recv[displs[i]:]
-// (MPI_Allgatherv). A nil send means in place.
+// (MPI_Allgatherv). A nil send means in place. On an intercommunicator,
+// each process gets the send buffers of the other group's processes,
+// counts and displs naming its ranks, and in place is not allowed.
 func Allgatherv[T Type](c *Comm, send, recv []T, counts, displs []int) error {
+	if c.IsInter() {
+		_, err := interAllgatherv(c, "Allgatherv", true, send, recv, counts, displs)
+		return err
+	}
 	return c.collective("Allgatherv", allgathervBody(send, recv, counts, displs))
 }
 
@@ -280,8 +319,14 @@ func allgathervBody[T Type](send, recv []T, counts, displs []int) collBody {
 // Alltoall sends block j of every process's send (len(send)/size elements)
 // to rank j of c, which receives rank i's block at recv[i*blk:]
 // (MPI_Alltoall). A nil send means in place: the blocks are taken from
-// recv.
+// recv. On an intercommunicator, send and recv hold a block for each
+// process of the other group (RemoteSize equal blocks each), and in place
+// is not allowed.
 func Alltoall[T Type](c *Comm, send, recv []T) error {
+	if c.IsInter() {
+		_, err := interAlltoallv(c, "Alltoall", true, send, nil, nil, recv, nil, nil)
+		return err
+	}
 	return c.collective("Alltoall", alltoallBody(send, recv))
 }
 
@@ -293,8 +338,13 @@ func alltoallBody[T Type](send, recv []T) collBody {
 
 // Alltoallv sends scounts[j] elements of send at sdispls[j] to rank j of
 // c, which receives them at recv[rdispls[i]:][:rcounts[i]] for sender i
-// (MPI_Alltoallv).
+// (MPI_Alltoallv). On an intercommunicator, the counts and displacements
+// name the other group's ranks.
 func Alltoallv[T Type](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
+	if c.IsInter() {
+		_, err := interAlltoallv(c, "Alltoallv", true, send, scounts, sdispls, recv, rcounts, rdispls)
+		return err
+	}
 	return c.collective("Alltoallv", alltoallvBody(send, scounts, sdispls, recv, rcounts, rdispls))
 }
 
@@ -311,8 +361,14 @@ func alltoallvBody[T Type](send []T, scounts, sdispls []int, recv []T, rcounts, 
 // elements) of all processes of c with op and leaves block i of the result
 // in rank i's recv (MPI_Reduce_scatter_block). A nil send means in place:
 // recv holds the whole operand, and block i of the result goes to its
-// beginning.
+// beginning. On an intercommunicator, the combination of one group's
+// send buffers (each len(recv)·Size elements, as many in both groups) is
+// scattered over the other group, and in place is not allowed.
 func ReduceScatterBlock[T Type](c *Comm, send, recv []T, op Op) error {
+	if c.IsInter() {
+		_, err := interReduceScatter(c, "ReduceScatterBlock", true, send, recv, blockCounts(c.Size(), len(recv)), op)
+		return err
+	}
 	return c.collective("ReduceScatterBlock", reduceScatterBlockBody(send, recv, op))
 }
 
@@ -326,8 +382,15 @@ func reduceScatterBlockBody[T Type](send, recv []T, op Op) collBody {
 // processes of c with op and leaves in rank i's recv the counts[i]
 // elements of the result that follow those of ranks below i
 // (MPI_Reduce_scatter). counts must be the same on every process. A nil
-// send means in place.
+// send means in place. On an intercommunicator, the combination of the
+// other group's send buffers is scattered over the caller's group by its
+// counts (one per local rank, the same over the group, with the same sum
+// in both groups), and in place is not allowed.
 func ReduceScatter[T Type](c *Comm, send, recv []T, counts []int, op Op) error {
+	if c.IsInter() {
+		_, err := interReduceScatter(c, "ReduceScatter", true, send, recv, counts, op)
+		return err
+	}
 	return c.collective("ReduceScatter", reduceScatterBody(send, recv, counts, op))
 }
 

@@ -188,10 +188,14 @@ func hostName(s *runtimeState) (string, error) {
 // completes, *newcomm is the new communicator, with c's processes and
 // topology; it must not be read before. The other collectives of c may be
 // called meanwhile, in the same order on every process. Collective over
-// c.
+// c; on an intercommunicator, over both groups, and the new one is an
+// intercommunicator between the same groups.
 func (c *Comm) Idup(newcomm **Comm) (*Request, error) {
 	if newcomm == nil {
 		return nil, fmt.Errorf("mpi: Idup: newcomm, where the communicator goes, is nil: %w", ErrBuffer)
+	}
+	if c.IsInter() {
+		return c.interIdup(newcomm)
 	}
 	return c.start("Idup", func(u *collectives.Runner) error {
 		u.Force = nil // communicator management runs the defaults

@@ -76,9 +76,10 @@
 // them; Compare, SetName and Name describe them. IntercommCreate joins two
 // disjoint groups in an intercommunicator (IsInter, RemoteSize,
 // RemoteGroup), whose point-to-point ranks name the remote group and
-// whose Barrier, Bcast (Root, ProcNull), Allreduce and Allgather move data
-// between the groups; IntercommMerge makes it an intracommunicator; the
-// other collectives return ErrInter on it.
+// whose collectives move data between the groups (the rooted ones with
+// Root and ProcNull in the root's group; Scan, Exscan and the typed
+// collectives return ErrInter on it); Dup, Idup, Split and Create make
+// intercommunicators of it, and IntercommMerge an intracommunicator.
 //
 // Virtual topologies: CartCreate (with DimsCreate) gives a communicator a
 // Cartesian grid, which CartCoords, CartRank, CartShift, CartSub, CartGet

@@ -7,47 +7,16 @@ import (
 	"github.com/rhinet-go/martini/collectives"
 )
 
-// The collectives of an intercommunicator move data between its two
-// groups: each runs as a collective of the local group and an exchange
-// between the groups' ranks 0. A failure anywhere reaches every process
+// The blocking Allreduce and Allgather of an intercommunicator (the
+// other collectives run over its span: interspan.go) each run as a
+// collective of the local group and an exchange between the groups'
+// ranks 0, without the span. A failure anywhere reaches every process
 // of both groups, and none is left waiting: a process whose own arguments
 // are wrong still takes part in its group's collectives, failing them
 // (collectives.Runner.Fail) with a scratch buffer; a local rank 0 whose
 // group failed sends the other group's rank 0 a block one byte too long,
 // which fails its exchange; and a local rank 0 whose exchange failed fails
 // its group's broadcast instead of broadcasting.
-
-// interBcast is Bcast on the intercommunicator c: root is Root at the
-// root, ProcNull at the other processes of its group, and the root's
-// rank in its group at the processes of the other group, which receive
-// the root's buf.
-func interBcast[T Type](c *Comm, buf []T, root int) error {
-	const op = "Bcast"
-	if err := c.check(op); err != nil {
-		return err
-	}
-	if root != Root && root != ProcNull && (root < 0 || root >= c.size) {
-		return fmt.Errorf("mpi: %s on an intercommunicator: root %d: %w (Root, ProcNull or a rank of the remote group of %d)", op, root, ErrRoot, c.size)
-	}
-	c.collMu.Lock()
-	defer c.collMu.Unlock()
-	n := &commNet{c: c, tag: c.nextTag()}
-	switch root {
-	case ProcNull:
-		return nil
-	case Root:
-		if err := n.Send(0, asBytes(buf)); err != nil {
-			return fmt.Errorf("mpi: %s: %w", op, err)
-		}
-		return nil
-	}
-	var err error
-	if c.rank == 0 {
-		got, rerr := n.Recv(root, asBytes(buf))
-		err = errors.Join(rerr, lengthErr(got, len(asBytes(buf))))
-	}
-	return interFinish(op, err, Bcast(c.inter.local, buf, 0))
-}
 
 // lengthErr reports a block of got bytes where want were expected.
 func lengthErr(got, want int) error {

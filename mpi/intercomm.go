@@ -31,6 +31,9 @@ type interComm struct {
 	// groups pass the same high (the group of the lower World rank of the
 	// two groups' rank 0).
 	first bool
+	// span is an intracommunicator of both groups on which the
+	// collectives that move data run (interspan.go); nil until the first.
+	span *Comm
 }
 
 // IsInter reports whether c is an intercommunicator (MPI_Comm_test_inter).
@@ -320,6 +323,9 @@ func (c *Comm) interFree() error {
 		return fmt.Errorf("mpi: Free: %w", ErrComm)
 	}
 	err := c.inter.local.Free()
+	if s := c.inter.span; s != nil {
+		err = errors.Join(err, s.Free())
+	}
 	if c.pending.Load() == 0 {
 		c.releaseContext()
 	}

@@ -173,12 +173,16 @@ func (c *Comm) Dup() (*Comm, error) {
 
 // Split partitions c: the processes that pass the same color form a new
 // communicator, ordered by key (ties by rank in c). A process that passes
-// Undefined as color gets nil. Collective over c.
+// Undefined as color gets nil. Collective over c. On an intercommunicator
+// (both groups call it), the processes of each group that pass the same
+// color form the local group of a new intercommunicator, whose remote
+// group is the processes of the other group that pass that color; a
+// process whose color no process of the other group passes gets nil.
 func (c *Comm) Split(color, key int) (*Comm, error) {
-	if err := c.check("Split"); err != nil {
-		return nil, err
+	if c.IsInter() {
+		return c.interSplit("Split", splitChoice{color: color, key: key})
 	}
-	if err := c.intraOnly("Split"); err != nil {
+	if err := c.check("Split"); err != nil {
 		return nil, err
 	}
 	all := make([]int64, 3*c.size)
@@ -221,8 +225,15 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 
 // Create returns a communicator of the processes of g, which must be a
 // subset of c's, the same on every process of c; a process not in g gets
-// nil. Collective over c.
+// nil. Collective over c. On an intercommunicator (both groups call it),
+// g is a subset of the local group, the same over that group, and the
+// processes of g get an intercommunicator with those of the group the
+// other group passed; the others get nil, and all do if either group
+// passed an empty group.
 func (c *Comm) Create(g Group) (*Comm, error) {
+	if c.IsInter() {
+		return c.interCreate(g)
+	}
 	if err := c.check("Create"); err != nil {
 		return nil, err
 	}

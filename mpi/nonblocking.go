@@ -29,24 +29,39 @@ func (c *Comm) start(op string, f collBody) (*Request, error) {
 	if err := c.intraOnly(op); err != nil {
 		return nil, err
 	}
-	u := &collectives.Runner{Net: &commNet{c: c, tag: c.nextTag()}, Check: c.runner.Check,
+	u := c.softRunner()
+	return c.launch(op, func() error { return f(u) }), nil
+}
+
+// softRunner returns a Runner of its own for one collective operation of
+// c, with the operation's tag taken now and the software algorithms only.
+func (c *Comm) softRunner() *collectives.Runner {
+	return &collectives.Runner{Net: &commNet{c: c, tag: c.nextTag()}, Check: c.runner.Check,
 		Force: c.rt.softForce, Stats: c.runner.Stats}
+}
+
+// launch runs f, the body of the nonblocking operation op of c, in a
+// goroutine and returns its Request.
+func (c *Comm) launch(op string, f func() error) *Request {
 	cr := &collRequest{finished: make(chan struct{})}
 	c.requestStarted()
 	go func() {
-		if err := f(u); err != nil {
+		if err := f(); err != nil {
 			cr.err = fmt.Errorf("mpi: %s: %w", op, err)
 		}
 		cr.done.Store(true)
 		close(cr.finished)
 		c.rt.net.Wake() // for a Waitany asleep on the doorbell
 	}()
-	return &Request{c: c, coll: cr}, nil
+	return &Request{c: c, coll: cr}
 }
 
 // Ibarrier starts a barrier of c (MPI_Ibarrier): its Request completes
 // once every process of c has called Ibarrier.
 func (c *Comm) Ibarrier() (*Request, error) {
+	if c.IsInter() {
+		return c.interIbarrier()
+	}
 	return c.start("Ibarrier", func(u *collectives.Runner) error { return u.Barrier() })
 }
 
@@ -55,66 +70,105 @@ func (c *Comm) Ibarrier() (*Request, error) {
 // same holds for the buffers, counts and displacements of every
 // nonblocking collective below.
 func Ibcast[T Type](c *Comm, buf []T, root int) (*Request, error) {
+	if c.IsInter() {
+		return interBcast(c, "Ibcast", false, buf, root)
+	}
 	return c.start("Ibcast", bcastBody(buf, root))
 }
 
 // Ireduce starts Reduce (MPI_Ireduce).
 func Ireduce[T Type](c *Comm, send, recv []T, op Op, root int) (*Request, error) {
+	if c.IsInter() {
+		return interReduce(c, "Ireduce", false, send, recv, op, root)
+	}
 	return c.start("Ireduce", reduceBody(send, recv, op, root))
 }
 
 // Iallreduce starts Allreduce (MPI_Iallreduce).
 func Iallreduce[T Type](c *Comm, send, recv []T, op Op) (*Request, error) {
+	if c.IsInter() {
+		return interIallreduce(c, send, recv, op)
+	}
 	return c.start("Iallreduce", allreduceBody(send, recv, op))
 }
 
 // Igather starts Gather (MPI_Igather).
 func Igather[T Type](c *Comm, send, recv []T, root int) (*Request, error) {
+	if c.IsInter() {
+		return interGatherv(c, "Igather", false, send, recv, nil, nil, root)
+	}
 	return c.start("Igather", gatherBody(send, recv, root))
 }
 
 // Igatherv starts Gatherv (MPI_Igatherv).
 func Igatherv[T Type](c *Comm, send, recv []T, counts, displs []int, root int) (*Request, error) {
+	if c.IsInter() {
+		return interGatherv(c, "Igatherv", false, send, recv, counts, displs, root)
+	}
 	return c.start("Igatherv", gathervBody(send, recv, counts, displs, root))
 }
 
 // Iscatter starts Scatter (MPI_Iscatter).
 func Iscatter[T Type](c *Comm, send, recv []T, root int) (*Request, error) {
+	if c.IsInter() {
+		return interScatterv(c, "Iscatter", false, send, nil, nil, recv, root)
+	}
 	return c.start("Iscatter", scatterBody(send, recv, root))
 }
 
 // Iscatterv starts Scatterv (MPI_Iscatterv).
 func Iscatterv[T Type](c *Comm, send []T, counts, displs []int, recv []T, root int) (*Request, error) {
+	if c.IsInter() {
+		return interScatterv(c, "Iscatterv", false, send, counts, displs, recv, root)
+	}
 	return c.start("Iscatterv", scattervBody(send, counts, displs, recv, root))
 }
 
 // Iallgather starts Allgather (MPI_Iallgather).
 func Iallgather[T Type](c *Comm, send, recv []T) (*Request, error) {
+	if c.IsInter() {
+		return interIallgather(c, send, recv)
+	}
 	return c.start("Iallgather", allgatherBody(send, recv))
 }
 
 // Iallgatherv starts Allgatherv (MPI_Iallgatherv).
 func Iallgatherv[T Type](c *Comm, send, recv []T, counts, displs []int) (*Request, error) {
+	if c.IsInter() {
+		return interAllgatherv(c, "Iallgatherv", false, send, recv, counts, displs)
+	}
 	return c.start("Iallgatherv", allgathervBody(send, recv, counts, displs))
 }
 
 // Ialltoall starts Alltoall (MPI_Ialltoall).
 func Ialltoall[T Type](c *Comm, send, recv []T) (*Request, error) {
+	if c.IsInter() {
+		return interAlltoallv(c, "Ialltoall", false, send, nil, nil, recv, nil, nil)
+	}
 	return c.start("Ialltoall", alltoallBody(send, recv))
 }
 
 // Ialltoallv starts Alltoallv (MPI_Ialltoallv).
 func Ialltoallv[T Type](c *Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (*Request, error) {
+	if c.IsInter() {
+		return interAlltoallv(c, "Ialltoallv", false, send, scounts, sdispls, recv, rcounts, rdispls)
+	}
 	return c.start("Ialltoallv", alltoallvBody(send, scounts, sdispls, recv, rcounts, rdispls))
 }
 
 // IreduceScatterBlock starts ReduceScatterBlock (MPI_Ireduce_scatter_block).
 func IreduceScatterBlock[T Type](c *Comm, send, recv []T, op Op) (*Request, error) {
+	if c.IsInter() {
+		return interReduceScatter(c, "IreduceScatterBlock", false, send, recv, blockCounts(c.Size(), len(recv)), op)
+	}
 	return c.start("IreduceScatterBlock", reduceScatterBlockBody(send, recv, op))
 }
 
 // IreduceScatter starts ReduceScatter (MPI_Ireduce_scatter).
 func IreduceScatter[T Type](c *Comm, send, recv []T, counts []int, op Op) (*Request, error) {
+	if c.IsInter() {
+		return interReduceScatter(c, "IreduceScatter", false, send, recv, counts, op)
+	}
 	return c.start("IreduceScatter", reduceScatterBody(send, recv, counts, op))
 }
 

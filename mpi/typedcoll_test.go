@@ -55,6 +55,9 @@ func scenarioTypedColl(w *mpi.Comm) error {
 		if err := typedRound[float64](w, 1500, nb); err != nil {
 			return err
 		}
+		if err := typedVectors(w, 3, nb); err != nil {
+			return fmt.Errorf("nonblocking %v: %w", nb, err)
+		}
 	}
 	return nil
 }
@@ -414,6 +417,9 @@ func scenarioTypedCollErrors(w *mpi.Comm) error {
 		{"BcastType with counts that differ", mpi.BcastType(w, make([]float64, 16), 1+me%2, col, 0), nil},
 		{"Alltoallw with a datatype short", mpi.Alltoallw(w, make([]int64, n), make([]int, n), make([]int, n), make([]*mpi.Datatype, n-1),
 			make([]int64, n), make([]int, n), make([]int, n), make([]*mpi.Datatype, n)), mpi.ErrCount},
+		{"GathervType with a nil datatype at the root", mpi.GathervType(w, make([]int32, 1), 1, mpi.Element, make([]int32, n), ones(n), make([]int, n), nil, 0), nil},
+		{"AlltoallvType with a send block outside the buffer", mpi.AlltoallvType(w, make([]int32, n), ones(n), ones(n), col,
+			make([]int32, 4*n), ones(n), make([]int, n), mpi.Element), mpi.ErrBuffer},
 		{"Alltoallw with a nil datatype", mpi.Alltoallw(w, make([]int64, n), ones(n), make([]int, n), make([]*mpi.Datatype, n),
 			make([]int64, n), ones(n), make([]int, n), elements(n)), mpi.ErrDatatype},
 	}
