@@ -227,10 +227,12 @@ func (m *Mux) Sleep(ticket uint32) {
 // Disarm disarms the first network.
 func (m *Mux) Disarm() { m.nets[0].tr.Disarm() }
 
-// Wake wakes the goroutines asleep on any network.
+// Wake wakes the goroutines asleep on any network. It may be called from
+// any goroutine, also while another polls: it reads the networks'
+// transports alone, never the sinks Poll writes.
 func (m *Mux) Wake() {
-	for _, n := range m.nets {
-		if w, ok := n.tr.(Waker); ok {
+	for i := range m.nets {
+		if w, ok := m.nets[i].tr.(Waker); ok {
 			w.Wake()
 		}
 	}
@@ -240,9 +242,10 @@ func (m *Mux) Wake() {
 // network's ("tcp.frames").
 func (m *Mux) Stats() []Stat {
 	var out []Stat
-	for _, n := range m.nets {
-		if r, ok := n.tr.(StatsReporter); ok {
-			name := n.tr.Caps().Name
+	for i := range m.nets {
+		tr := m.nets[i].tr
+		if r, ok := tr.(StatsReporter); ok {
+			name := tr.Caps().Name
 			for _, s := range r.Stats() {
 				out = append(out, Stat{Name: name + "." + s.Name, Value: s.Value})
 			}
