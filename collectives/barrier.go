@@ -2,7 +2,6 @@ package collectives
 
 import (
 	"bytes"
-	"encoding/binary"
 )
 
 // The barrier algorithms. A barrier is an agreement that carries no data:
@@ -32,7 +31,7 @@ type board struct {
 	rotated bool   // record i is rank (self+i)%n's, not rank i's
 	key     uint64 // the key this process added to the hardware's sum
 	inline  bool   // the inputs travelled as the hardware's data words
-	tmp     []byte // 8 bytes to unpack a data word into
+	tmp     []byte // DatumSize bytes to unpack a data word into
 }
 
 // record returns what rank r published.
@@ -51,7 +50,8 @@ func (b *board) record(r int) []byte {
 // key: its input, from its record or from its data word.
 func (b *board) data(r, off, n int) []byte {
 	if b.inline {
-		binary.LittleEndian.PutUint64(b.tmp, b.hw.Datum(r))
+		d := b.hw.Datum(r)
+		copy(b.tmp, d[:])
 		return b.tmp[off : off+n]
 	}
 	return b.record(r)[keySize+off : keySize+off+n]
@@ -77,31 +77,27 @@ func (b *board) verify(mine []byte) error {
 
 // publish gives every process's rec (of equal sizes) to every process, by
 // method (AlgNIC, AlgDissemination or AlgBinomial); it is also a barrier.
-// With AlgNIC, datum travels as the hardware's data word.
-func publish(c *call, hw Hardware, method string, rec []byte, datum uint64) (board, error) {
+// With AlgNIC, key (the hash of rec's Key, masked to the hardware's key
+// width) goes to the hardware's sum and datum travels as its data word.
+//
+// What every process published is left in *b.
+func publish(c *call, hw Hardware, method string, rec []byte, key uint64, datum [DatumSize]byte, b *board) error {
 	n, self, size := c.Size(), c.Rank(), len(rec)
-	b := board{size: size, self: self, n: n}
+	*b = board{size: size, self: self, n: n}
 	switch method {
 	case AlgNIC:
 		if hw == nil {
-			return b, errNoHardware
+			return errNoHardware
 		}
-		b.hw = hw
-		switch {
-		case len(rec) < keySize:
-		case &rec[0] == &barrierKey[0]:
-			b.key = barrierHash & (1<<hw.KeyBits() - 1)
-		default:
-			b.key = keyHash(rec) & (1<<hw.KeyBits() - 1)
-		}
-		return b, hw.Barrier(b.key, datum, rec)
+		b.hw, b.key = hw, key
+		return hw.Barrier(key, datum, rec)
 	case AlgBinomial:
 		b.recs = c.alloc(n * size)
 		copy(b.recs[self*size:], rec)
 		if err := gatherBlocks(c, b.recs, size); err != nil {
-			return b, err
+			return err
 		}
-		return b, bcastBinomial(c, b.recs, 0)
+		return bcastBinomial(c, b.recs, 0)
 	}
 	// Dissemination, as Bruck's allgather: after the round with distance
 	// d, a process holds the records of ranks self..self+2d-1.
@@ -112,10 +108,10 @@ func publish(c *call, hw Hardware, method string, rec []byte, datum uint64) (boa
 		cnt := min(d, n-d)
 		to, from := (self-d+n)%n, (self+d)%n
 		if err := c.sendrecv(to, b.recs[:cnt*size], from, b.recs[d*size:(d+cnt)*size]); err != nil {
-			return b, err
+			return err
 		}
 	}
-	return b, nil
+	return nil
 }
 
 // gatherBlocks gathers to rank 0, along a binomial tree, the blocks of

@@ -7,15 +7,15 @@ import "testing"
 type loneHW struct {
 	payload [memPayloadSize]byte
 	key     uint64
-	datum   uint64
+	datum   [DatumSize]byte
 }
 
-func (h *loneHW) Barrier(key, datum uint64, p []byte) error {
+func (h *loneHW) Barrier(key uint64, datum [DatumSize]byte, p []byte) error {
 	copy(h.payload[:], p)
 	h.key, h.datum = key, datum
 	return nil
 }
-func (h *loneHW) Datum(int) uint64                 { return h.datum }
+func (h *loneHW) Datum(int) [DatumSize]byte        { return h.datum }
 func (h *loneHW) InlineRanks() int                 { return 5 }
 func (h *loneHW) KeySum() uint64                   { return h.key }
 func (h *loneHW) KeyBits() int                     { return 48 }
@@ -53,6 +53,36 @@ func BenchmarkRunnerAllreduce8B(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := u.Allreduce(send, recv, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunnerReduce8B is the Runner's own cost of a checked 8-byte
+// reduce by the shared algorithm, the data travelling as barrier data.
+func BenchmarkRunnerReduce8B(b *testing.B) {
+	u := loneRunner()
+	r, err := ReducerFor[float64](Sum)
+	if err != nil {
+		b.Fatal(err)
+	}
+	send, recv := make([]byte, 8), make([]byte, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := u.Reduce(send, recv, r, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunnerBcast8B is the Runner's own cost of a checked 8-byte
+// broadcast by the shared algorithm.
+func BenchmarkRunnerBcast8B(b *testing.B) {
+	u := loneRunner()
+	buf := make([]byte, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := u.Bcast(buf, 0, 1); err != nil {
 			b.Fatal(err)
 		}
 	}

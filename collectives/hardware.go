@@ -1,25 +1,31 @@
 package collectives
 
+// DatumSize is the size of the data word every rank passes to
+// Hardware.Barrier: inputs up to this size travel in the barrier itself.
+const DatumSize = 16
+
 // Hardware is a network's collective offload for one communicator, as one
 // of its processes sees it: a barrier controller of a synchronisation
 // network that also carries a small payload from every process, and
 // multicast from one process to all the others. Its calls block until
 // done. A communicator without offload has no Hardware (nil).
 type Hardware interface {
-	// Barrier publishes payload (at most PayloadSize bytes) and returns
-	// once every rank of the communicator has called Barrier. Until this
-	// rank calls Barrier again, Payload(r) returns what rank r published
-	// and KeySum the sum of the keys all ranks passed, modulo 2^KeyBits
+	// Barrier publishes payload (at most PayloadSize bytes) and datum,
+	// and returns once every rank of the communicator has called Barrier.
+	// Until this rank calls Barrier again, Payload(r) returns what rank r
+	// published, Datum(r) its datum, and KeySum the sum of the keys all
+	// ranks passed, modulo 2^KeyBits
 	// (keys are below that): ranks that pass equal keys learn that they
 	// agree without reading the others' payloads.
-	Barrier(key, datum uint64, payload []byte) error
+	Barrier(key uint64, datum [DatumSize]byte, payload []byte) error
 	KeySum() uint64
 	// KeyBits is the width of Barrier's keys and of their sum.
 	KeyBits() int
 	// Datum returns the datum rank r passed to the last Barrier, for
-	// communicators of at most InlineRanks ranks: a word that travels in
-	// the barrier's own messages, at no cost beyond the barrier's.
-	Datum(r int) uint64
+	// communicators of at most InlineRanks ranks: DatumSize bytes that
+	// travel in the barrier's own messages, at no cost beyond the
+	// barrier's.
+	Datum(r int) [DatumSize]byte
 	// InlineRanks is the largest communicator whose data words Datum
 	// returns.
 	InlineRanks() int

@@ -16,8 +16,8 @@ type memHardware struct {
 	payloads [2][][]byte
 	sum      int // sum of the keys of the current generation
 	sums     [2]uint64
-	data     [2][]uint64  // by generation parity and rank
-	mcast    [][][][]byte // mcast[root][dest]
+	data     [2][][DatumSize]byte // by generation parity and rank
+	mcast    [][][][]byte         // mcast[root][dest]
 	dead     bool
 }
 
@@ -26,7 +26,7 @@ func newMemHardware(n int) *memHardware {
 	h.cond = sync.NewCond(&h.mu)
 	for i := range h.payloads {
 		h.payloads[i] = make([][]byte, n)
-		h.data[i] = make([]uint64, n)
+		h.data[i] = make([][DatumSize]byte, n)
 	}
 	for i := range h.mcast {
 		h.mcast[i] = make([][][]byte, n)
@@ -56,13 +56,13 @@ func (m *memHW) KeySum() uint64 {
 
 func (m *memHW) InlineRanks() int { return 3 }
 
-func (m *memHW) Datum(r int) uint64 {
+func (m *memHW) Datum(r int) [DatumSize]byte {
 	m.h.mu.Lock()
 	defer m.h.mu.Unlock()
 	return m.h.data[m.gen&1][r]
 }
 
-func (m *memHW) Barrier(key, datum uint64, p []byte) error {
+func (m *memHW) Barrier(key uint64, datum [DatumSize]byte, p []byte) error {
 	if len(p) > memPayloadSize {
 		panic("payload too large")
 	}

@@ -1,7 +1,6 @@
 package collectives
 
 import (
-	"encoding/binary"
 	"fmt"
 )
 
@@ -28,11 +27,50 @@ type Runner struct {
 	// them eager: a rendezvous left unreceived would hold its sender.
 	OverlapLimit int
 
-	c     call
-	ov    overlap // the argument comparison of the call in progress
-	arena []byte
-	small smallKey // the key of the last small reduction
-	word  [8]byte  // a data word, unpacked for Reducer.Apply
+	c      call
+	ov     overlap // the argument comparison of the call in progress
+	arena  []byte
+	small  smallKey        // the key of the last small reduction
+	word   [DatumSize]byte // a data word, unpacked for Reducer.Apply
+	hashed hashedKey       // the last record hashed (recordHash)
+	board  board           // what the call's exchange published
+	op     opMemo          // the last reduction's operation (opID)
+}
+
+// hashedKey caches the hash of the last encoded Key a process published:
+// calls repeat, and the comparison costs less than the hash.
+type hashedKey struct {
+	rec  [keySize]byte
+	hash uint64 // keyHash(rec), 0 if none yet
+}
+
+// recordHash returns keyHash of rec's encoded Key, masked to the
+// hardware's key width (0 for a record without a Key).
+func (u *Runner) recordHash(rec []byte) uint64 {
+	if len(rec) < keySize || u.HW == nil {
+		return 0
+	}
+	if h := &u.hashed; h.hash == 0 || [keySize]byte(rec) != h.rec {
+		h.rec, h.hash = [keySize]byte(rec), keyHash(rec)
+	}
+	return u.hashed.hash & (1<<u.HW.KeyBits() - 1)
+}
+
+// opMemo caches the opID of the last reduction's operation.
+type opMemo struct {
+	name string
+	id   uint16
+}
+
+// opID is the package's opID, from a cache of the last operation.
+func (u *Runner) opID(r Reducer) uint16 {
+	if r.Apply == nil {
+		return 0
+	}
+	if u.op.id == 0 || r.Op != u.op.name {
+		u.op = opMemo{name: r.Op, id: opID(r)}
+	}
+	return u.op.id
 }
 
 // smallKey caches the encoded Key of the last reduction that took the
@@ -56,7 +94,7 @@ func (u *Runner) recordSize(coll Collective) int {
 	case coll == CollBarrier:
 		return keySize
 	case u.HW != nil:
-		return min(u.HW.PayloadSize(), sharedRecord)
+		return u.HW.PayloadSize()
 	}
 	return sharedRecord
 }
@@ -73,15 +111,16 @@ func (u *Runner) method() string {
 	return alg
 }
 
-// sharedName names AlgShared over the exchange method in statistics.
-func sharedName(method string) string {
+// sharedStat is the index in statAlgs of AlgShared over the exchange
+// method.
+func sharedStat(method string) int {
 	switch method {
 	case AlgNIC:
-		return "shared-nic"
+		return statSharedNIC
 	case AlgBinomial:
-		return "shared-binomial"
+		return statSharedBinomial
 	}
-	return "shared-dissemination"
+	return statSharedDissemination
 }
 
 // opCall describes one call to the driver.
@@ -95,16 +134,15 @@ type opCall struct {
 	bytes       int
 	commutative bool
 	invalid     error // the process's own arguments are invalid
-	fold        bool  // AlgShared only combines the inputs (see fold)
 }
 
 // do runs one call: the exchange of arguments (and, for AlgShared, of the
 // inputs), then data, or local on the published records.
-func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(b board)) error {
+func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(b *board)) error {
 	c := u.begin()
 	coll := o.key.Coll
 	fits := o.shareLen >= 0 && o.shareLen <= u.recordSize(coll)-keySize
-	alg := u.choose(coll, o.bytes, o.commutative, fits)
+	alg := u.choose(coll, o.bytes, o.commutative, fits && u.sharedPays(coll, o.shareLen))
 	if o.invalid == nil {
 		o.invalid = u.applicable(coll, alg, fits, o.commutative || o.key.Op == 0)
 	}
@@ -117,11 +155,12 @@ func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(
 	if u.Check || alg == AlgShared {
 		method := u.method()
 		size := u.recordSize(coll)
-		// An input of a word or less that is only combined (fold) travels
-		// as the barrier's data word when the group is small enough.
-		inline := method == AlgNIC && alg == AlgShared && o.fold && o.invalid == nil &&
-			len(o.input) <= 8 && c.Size() <= u.HW.InlineRanks()
-		var datum uint64
+		// Inputs of a data word or less (by the size every rank agrees
+		// on) travel as the barrier's data words when the group is small
+		// enough.
+		inline := method == AlgNIC && alg == AlgShared && o.invalid == nil &&
+			o.shareLen <= DatumSize && c.Size() <= u.HW.InlineRanks()
+		var datum [DatumSize]byte
 		if method == AlgNIC {
 			// Payloads may differ in size: publish no more than needed.
 			size = keySize
@@ -132,18 +171,16 @@ func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(
 		rec := c.alloc(size)
 		o.key.put(rec)
 		if inline {
-			var w [8]byte
-			copy(w[:], o.input)
-			datum = binary.LittleEndian.Uint64(w[:])
+			copy(datum[:], o.input)
 		} else if alg == AlgShared && o.invalid == nil {
 			copy(rec[keySize:], o.input)
 		}
-		b, err := publish(c, u.HW, method, rec, datum)
-		if err != nil {
+		b := &u.board
+		if err := publish(c, u.HW, method, rec, u.recordHash(rec), datum, b); err != nil {
 			return fmt.Errorf("%v: %w", coll, err)
 		}
 		if inline {
-			b.inline, b.tmp = true, c.alloc(8)
+			b.inline, b.tmp = true, c.alloc(DatumSize)
 		}
 		if o.invalid != nil {
 			return o.invalid
@@ -152,7 +189,7 @@ func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(
 			return err
 		}
 		if alg == AlgShared {
-			u.Stats.add(coll, sharedName(method))
+			u.Stats.addAt(coll, sharedStat(method))
 			local(b)
 			return nil
 		}
@@ -206,7 +243,7 @@ func (u *Runner) Barrier() error {
 		if u.Check {
 			rec = barrierKey[:]
 		}
-		if err := hw.Barrier(barrierHash&mask, 0, rec); err != nil {
+		if err := hw.Barrier(barrierHash&mask, [DatumSize]byte{}, rec); err != nil {
 			return fmt.Errorf("barrier (%s): %w", AlgNIC, err)
 		}
 		u.Stats.addAt(CollBarrier, statNIC)
@@ -226,8 +263,8 @@ func (u *Runner) Barrier() error {
 	if u.Check {
 		rec = barrierKey[:]
 	}
-	b, err := publish(c, u.HW, alg, rec, 0)
-	if err != nil {
+	b := &u.board
+	if err := publish(c, u.HW, alg, rec, u.recordHash(rec), [DatumSize]byte{}, b); err != nil {
 		return fmt.Errorf("barrier (%s): %w", alg, err)
 	}
 	u.Stats.add(CollBarrier, alg)
@@ -274,9 +311,9 @@ func (u *Runner) Bcast(buf []byte, root, elem int) error {
 			return bcastMulticast(c, u.HW, buf, root)
 		}
 		return bcastBinomial(c, buf, root)
-	}, func(b board) {
+	}, func(b *board) {
 		if u.Net.Rank() != root {
-			copy(buf, b.record(root)[keySize:])
+			copy(buf, b.data(root, 0, len(buf)))
 		}
 	})
 }
@@ -284,8 +321,8 @@ func (u *Runner) Bcast(buf []byte, root, elem int) error {
 // reduction prepares the opCall of a reduction of send (nil: in place,
 // from recv) into the first length bytes of recv.
 func (u *Runner) reduction(coll Collective, r Reducer, send []byte, length, root int) opCall {
-	o := opCall{key: Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Op: opID(r), Root: root, Bytes: length},
-		input: send, shareLen: length, bytes: length, commutative: r.Commutative, fold: true}
+	o := opCall{key: Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Op: u.opID(r), Root: root, Bytes: length},
+		input: send, shareLen: length, bytes: length, commutative: r.Commutative}
 	if r.Apply == nil || r.Unit <= 0 {
 		o.invalid = checkReducer(coll.String(), r)
 	} else {
@@ -296,7 +333,7 @@ func (u *Runner) reduction(coll Collective, r Reducer, send []byte, length, root
 
 // fold combines the published inputs of ranks lo..hi-1, in rank order, at
 // offset off of their records, into acc.
-func fold(b board, r Reducer, acc []byte, lo, hi, off int) {
+func fold(b *board, r Reducer, acc []byte, lo, hi, off int) {
 	copy(acc, b.data(hi-1, off, len(acc)))
 	for s := hi - 2; s >= lo; s-- {
 		r.Apply(b.data(s, off, len(acc)), acc)
@@ -331,7 +368,7 @@ func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
 			return reduceScatterGather(c, r, send, recv[:min(len(recv), length)], root)
 		}
 		return reduceBinomial(c, r, send, recv, root)
-	}, func(b board) {
+	}, func(b *board) {
 		if rank == root {
 			fold(b, r, recv[:length], 0, n, 0)
 		}
@@ -347,7 +384,7 @@ func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
 func (u *Runner) smallAllreduce(send, recv []byte, r Reducer) (bool, error) {
 	hw, length, unit := u.HW, len(recv), r.Unit
 	// (Units are powers of two: length&(unit-1) is length%unit.)
-	if hw == nil || len(u.Force) != 0 || length > 8 || r.Apply == nil || unit <= 0 ||
+	if hw == nil || len(u.Force) != 0 || length > DatumSize || r.Apply == nil || unit <= 0 ||
 		unit&(unit-1) != 0 || length&(unit-1) != 0 || (send != nil && len(send) != length) {
 		return false, nil
 	}
@@ -368,9 +405,9 @@ func (u *Runner) smallAllreduce(send, recv []byte, r Reducer) (bool, error) {
 	if send == nil {
 		input = recv
 	}
-	var w [8]byte
+	var w [DatumSize]byte
 	copy(w[:], input)
-	if err := hw.Barrier(sk.hash, binary.LittleEndian.Uint64(w[:]), sk.rec[:]); err != nil {
+	if err := hw.Barrier(sk.hash, w, sk.rec[:]); err != nil {
 		return true, fmt.Errorf("%v: %w", CollAllreduce, err)
 	}
 	if hw.KeySum() != uint64(n)*sk.hash&sk.mask {
@@ -382,10 +419,10 @@ func (u *Runner) smallAllreduce(send, recv []byte, r Reducer) (bool, error) {
 	}
 	u.Stats.addAt(CollAllreduce, statSharedNIC)
 	// The words in rank order, as fold does with records.
-	binary.LittleEndian.PutUint64(w[:], hw.Datum(n-1))
+	w = hw.Datum(n - 1)
 	copy(recv, w[:])
 	for s := n - 2; s >= 0; s-- {
-		binary.LittleEndian.PutUint64(u.word[:], hw.Datum(s))
+		u.word = hw.Datum(s)
 		r.Apply(u.word[:length], recv)
 	}
 	return true, nil
@@ -411,7 +448,7 @@ func (u *Runner) Allreduce(send, recv []byte, r Reducer) error {
 			return allreduceReduceBcast(c, r, send, recv)
 		}
 		return allreduceRecursiveDoubling(c, r, send, recv)
-	}, func(b board) {
+	}, func(b *board) {
 		fold(b, r, recv, 0, u.Net.Size(), 0)
 	})
 }
@@ -439,7 +476,7 @@ func (u *Runner) Scan(send, recv []byte, r Reducer, exclusive bool) error {
 			return Exscan(c.Net, alg, send, recv, r)
 		}
 		return Scan(c.Net, alg, send, recv, r)
-	}, func(b board) {
+	}, func(b *board) {
 		rank := u.Net.Rank()
 		switch {
 		case !exclusive:

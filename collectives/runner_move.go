@@ -47,10 +47,10 @@ func (u *Runner) Gather(send, recv []byte, root, elem int) error {
 	}
 	return u.do(&o, func(c *call, alg string) error {
 		return Gather(c.Net, alg, send, recv, root)
-	}, func(b board) {
+	}, func(b *board) {
 		if rank == root {
 			for r := range n {
-				copy(recv[r*blk:(r+1)*blk], b.record(r)[keySize:])
+				copy(recv[r*blk:(r+1)*blk], b.data(r, 0, blk))
 			}
 		}
 	})
@@ -100,9 +100,9 @@ func (u *Runner) Scatter(send, recv []byte, root, elem int) error {
 	}
 	return u.do(&o, func(c *call, alg string) error {
 		return Scatter(c.Net, alg, send, recv, root)
-	}, func(b board) {
+	}, func(b *board) {
 		if recv != nil {
-			copy(recv, b.record(root)[keySize+rank*blk:])
+			copy(recv, b.data(root, rank*blk, blk))
 		}
 	})
 }
@@ -145,9 +145,9 @@ func (u *Runner) Allgather(send, recv []byte, elem int) error {
 	}
 	return u.do(&o, func(c *call, alg string) error {
 		return Allgather(c.Net, alg, send, recv)
-	}, func(b board) {
+	}, func(b *board) {
 		for r := range n {
-			copy(recv[r*blk:(r+1)*blk], b.record(r)[keySize:])
+			copy(recv[r*blk:(r+1)*blk], b.data(r, 0, blk))
 		}
 	})
 }
@@ -188,9 +188,9 @@ func (u *Runner) Alltoall(send, recv []byte, elem int) error {
 	}
 	return u.do(&o, func(c *call, alg string) error {
 		return Alltoall(c.Net, alg, send, recv)
-	}, func(b board) {
+	}, func(b *board) {
 		for r := range n {
-			copy(recv[r*blk:(r+1)*blk], b.record(r)[keySize+rank*blk:])
+			copy(recv[r*blk:(r+1)*blk], b.data(r, rank*blk, blk))
 		}
 	})
 }
@@ -231,7 +231,7 @@ func (u *Runner) ReduceScatterBlock(send, recv []byte, r Reducer) error {
 	}
 	return u.do(&o, func(c *call, alg string) error {
 		return ReduceScatterBlock(c.Net, alg, send, recv, r)
-	}, func(b board) {
+	}, func(b *board) {
 		fold(b, r, recv[:blk], 0, n, rank*blk)
 	})
 }

@@ -95,6 +95,15 @@ const (
 	// without the synchronisation network: its Key and up to
 	// sharedRecord-keySize bytes of input.
 	sharedRecord = 128
+	// sharedPairReduce and sharedPair bound the input AlgShared carries
+	// at two processes, for reductions and for the other collectives:
+	// there the processes' messages cost no more than reading each
+	// other's records, and beyond these sizes (measured at 1, 2, 4 and
+	// 8 KiB) the messages win. With more processes than that, AlgShared
+	// replaces rounds of messages by one barrier and wins wherever the
+	// input fits the record (measured at 4 processes up to 4 KiB).
+	sharedPairReduce = 2 << 10
+	sharedPair       = 4 << 10
 	// longVector is where the bandwidth-bound algorithms (ring, scatter-
 	// allgather, reduce-scatter-gather) take over.
 	longVector = 64 << 10
@@ -102,13 +111,27 @@ const (
 	smallBlock = 256
 )
 
+// sharedPays reports whether AlgShared should run collective c when every
+// process publishes up to share bytes of input (and they fit its record).
+func (u *Runner) sharedPays(c Collective, share int) bool {
+	switch {
+	case u.Net.Size() > 2 || share <= DatumSize:
+		return true
+	case c == CollReduce || c == CollAllreduce || c == CollReduceScatterBlock || c == CollScan || c == CollExscan:
+		return share <= sharedPairReduce
+	}
+	return share <= sharedPair
+}
+
 // choose returns the algorithm of collective c for a call moving bytes
 // (the vector of a reduction, the message of a broadcast, one process's
-// block otherwise) on n processes; shared says whether the inputs fit the
-// records of an exchange.
+// block otherwise) on n processes; shared says whether AlgShared should
+// run it (the inputs fit the records of an exchange, see sharedPays).
 func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) string {
-	if alg, ok := u.Force[c]; ok {
-		return alg
+	if len(u.Force) != 0 {
+		if alg, ok := u.Force[c]; ok {
+			return alg
+		}
 	}
 	n := u.Net.Size()
 	if shared {

@@ -26,8 +26,10 @@ var statAlgs = [...]string{
 
 // The indexes in statAlgs of the algorithms the fast paths count.
 var (
-	statNIC       = slices.Index(statAlgs[:], AlgNIC)
-	statSharedNIC = slices.Index(statAlgs[:], "shared-nic")
+	statNIC                 = slices.Index(statAlgs[:], AlgNIC)
+	statSharedNIC           = slices.Index(statAlgs[:], "shared-nic")
+	statSharedDissemination = slices.Index(statAlgs[:], "shared-dissemination")
+	statSharedBinomial      = slices.Index(statAlgs[:], "shared-binomial")
 )
 
 func (s *Stats) add(c Collective, alg string) {

@@ -21,7 +21,7 @@ func TestStatsKnowsEveryAlgorithm(t *testing.T) {
 	var s Stats
 	s.add(CollAllreduce, AlgRing)
 	s.add(CollAllreduce, AlgRing)
-	s.add(CollBarrier, sharedName(AlgNIC))
+	s.addAt(CollBarrier, sharedStat(AlgNIC))
 	if got := s.String(); got != "allreduce/ring 2\nbarrier/shared-nic 1\n" {
 		t.Errorf("String() = %q", got)
 	}

@@ -55,7 +55,7 @@ func TestBarrierSum(t *testing.T) {
 	}
 }
 
-// TestBarrierDatum: a word of data per member travels with the arrival,
+// TestBarrierDatum: DatumSize bytes of data per member travel with the arrival,
 // readable by every member after the release and until the next-but-one
 // generation is.
 func TestBarrierDatum(t *testing.T) {
@@ -71,7 +71,12 @@ func TestBarrierDatum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	datum := func(round uint64, m int) uint64 { return round<<32 | uint64(m) }
+	datum := func(round uint64, m int) (d [DatumSize]byte) {
+		for i := range d {
+			d[i] = byte(round)<<4 ^ byte(m) ^ byte(i)<<5
+		}
+		return d
+	}
 	var last uint64
 	for round := uint64(1); round <= 3; round++ {
 		var gen uint64
@@ -85,11 +90,11 @@ func TestBarrierDatum(t *testing.T) {
 		}
 		for m := range size {
 			if got, want := nics[size-1-m].BarrierDatum(id, m, gen), datum(round, m); got != want {
-				t.Errorf("round %d: datum of member %d = %#x, want %#x", round, m, got, want)
+				t.Errorf("round %d: datum of member %d = %x, want %x", round, m, got, want)
 			}
 			if last != 0 {
 				if got, want := nics[m].BarrierDatum(id, m, last), datum(round-1, m); got != want {
-					t.Errorf("round %d: datum of member %d at the generation before = %#x, want %#x", round, m, got, want)
+					t.Errorf("round %d: datum of member %d at the generation before = %x, want %x", round, m, got, want)
 				}
 			}
 		}
@@ -98,7 +103,7 @@ func TestBarrierDatum(t *testing.T) {
 		}
 		last = gen
 	}
-	if nics[0].BarrierDatum(id, size, last) != 0 || nics[0].BarrierDatum(-1, 0, last) != 0 {
-		t.Error("datum of a member outside the job or of a bad id is not 0")
+	if nics[0].BarrierDatum(id, size, last) != ([DatumSize]byte{}) || nics[0].BarrierDatum(-1, 0, last) != ([DatumSize]byte{}) {
+		t.Error("datum of a member outside the job or of a bad id is not zero")
 	}
 }

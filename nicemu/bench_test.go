@@ -140,7 +140,7 @@ func benchBarrier(b *testing.B, keyed bool) {
 	member := func(m, rounds int) error {
 		n := nics[m]
 		for range rounds {
-			gen, err := n.BarrierArriveData(id, m, procs, 12345, uint64(m+1), key)
+			gen, err := n.BarrierArriveData(id, m, procs, 12345, [DatumSize]byte{byte(m + 1)}, key)
 			if err != nil {
 				return err
 			}
@@ -152,7 +152,7 @@ func benchBarrier(b *testing.B, keyed bool) {
 			if s := n.BarrierSum(id, 2, gen); s != 2*12345 {
 				return fmt.Errorf("member %d: key sum %d", m, s)
 			}
-			if d := n.BarrierDatum(id, 1-m, gen); d != uint64(2-m) {
+			if d := n.BarrierDatum(id, 1-m, gen); d != [DatumSize]byte{byte(2 - m)} {
 				return fmt.Errorf("member %d: datum %d from the other", m, d)
 			}
 		}

@@ -51,11 +51,17 @@ const (
 	// network.
 	NumBarriers = 256
 	// BarrierPayloadSize is the most bytes a member publishes with an
-	// arrival: a 128-byte payload slot (two cache lines) minus its 8-byte
-	// header, which holds the generation and the length.
+	// arrival: a 16 KiB payload slot minus its 8-byte header, which holds
+	// the generation and the length. Collectives publish their inputs in
+	// it (a broadcast's message, a reduction's vector): the members read
+	// each other's slots once the barrier is released, instead of sending
+	// messages.
 	BarrierPayloadSize = barrierSlotSize - 8
+	// DatumSize is the size of the data word a member passes with an
+	// arrival (BarrierArriveData): it travels in the arrival line itself.
+	DatumSize = 16
 
-	barrierSlotSize = 128
+	barrierSlotSize = 16 << 10
 	barrierCtlSize  = 64
 	arrivalSize     = 64
 
@@ -63,8 +69,8 @@ const (
 	ctlFreeing = math.MaxUint64
 
 	// payloadGenShift places the generation above the length in a payload
-	// slot header; generations are compared modulo 2^56.
-	payloadGenShift = 8
+	// slot header; generations are compared modulo 2^48.
+	payloadGenShift = 16
 	payloadLenMask  = 1<<payloadGenShift - 1
 )
 
@@ -133,8 +139,8 @@ type barrierCtl struct {
 type barrierArrival struct {
 	gen  uint64
 	keys [2]uint64
-	data [2]uint64
-	_    [24]byte
+	data [2][DatumSize]byte
+	_    [8]byte
 }
 
 func (s *Segment) syncBase(p int) int { return s.partBase(p) + partSync }
@@ -297,7 +303,7 @@ func (n *NIC) FreeBarrier(id int) error {
 // and returned as an *AccessError (Op OpBarrier, Target -1, Offset the id).
 // Safe for concurrent use.
 func (n *NIC) BarrierArrive(id, member int, procs []int, payload []byte) (gen uint64, err error) {
-	return n.BarrierArriveData(id, member, procs, 0, 0, payload)
+	return n.BarrierArriveData(id, member, procs, 0, [DatumSize]byte{}, payload)
 }
 
 // BarrierArriveKey is BarrierArrive contributing key to a sum the
@@ -306,13 +312,14 @@ func (n *NIC) BarrierArrive(id, member int, procs []int, payload []byte) (gen ui
 // without reading each other's payloads. Keys and sums have KeyBits bits
 // (higher bits of key are dropped).
 func (n *NIC) BarrierArriveKey(id, member int, procs []int, key uint64, payload []byte) (gen uint64, err error) {
-	return n.BarrierArriveData(id, member, procs, key, 0, payload)
+	return n.BarrierArriveData(id, member, procs, key, [DatumSize]byte{}, payload)
 }
 
-// BarrierArriveData is BarrierArriveKey also contributing datum, a word of
-// data that travels in the arrival line the barrier moves anyway, where
-// BarrierDatum reads it: a small reduction costs what a barrier costs.
-func (n *NIC) BarrierArriveData(id, member int, procs []int, key, datum uint64, payload []byte) (gen uint64, err error) {
+// BarrierArriveData is BarrierArriveKey also contributing datum, DatumSize
+// bytes of data that travel in the arrival line the barrier moves anyway,
+// where BarrierDatum reads them: a small reduction or broadcast costs what
+// a barrier costs.
+func (n *NIC) BarrierArriveData(id, member int, procs []int, key uint64, datum [DatumSize]byte, payload []byte) (gen uint64, err error) {
 	if _, err := n.claimedCtl(id, len(payload), "arrive"); err != nil {
 		return 0, err
 	}
@@ -393,12 +400,14 @@ func (n *NIC) BarrierSum(id, size int, gen uint64) uint64 {
 
 // BarrierDatum returns the datum member passed to BarrierArriveData for
 // generation gen of controller id, once gen is released and until
-// generation gen+2 is (0 for a bad id or member). Safe for concurrent use.
-func (n *NIC) BarrierDatum(id, member int, gen uint64) uint64 {
+// generation gen+2 is (zeros for a bad id or member). Safe for concurrent
+// use: the member wrote the datum before publishing gen, which the caller
+// saw released.
+func (n *NIC) BarrierDatum(id, member int, gen uint64) [DatumSize]byte {
 	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
-		return 0
+		return [DatumSize]byte{}
 	}
-	return atomic.LoadUint64(&n.seg.arrival(id, member).data[gen&1])
+	return n.seg.arrival(id, member).data[gen&1]
 }
 
 // BarrierPayload returns what member published with its arrival at

@@ -156,7 +156,9 @@ func awaitSync(n *NIC, timeout time.Duration, cond func() bool) bool {
 // barrierPayload is what member publishes at generation gen in the tests:
 // lengths cycle through 0..BarrierPayloadSize.
 func barrierPayload(member int, gen uint64) []byte {
-	return pattern(int((gen*7+uint64(member)*13)%(BarrierPayloadSize+1)), gen<<16|uint64(member))
+	// Lengths spread over the whole slot, the empty and the full payload
+	// among them.
+	return pattern(int((gen*7919+uint64(member)*1237)%(BarrierPayloadSize+1)), gen<<16|uint64(member))
 }
 
 // expectSyncRefused runs op, which must be refused with violation v, and
