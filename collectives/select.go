@@ -152,8 +152,10 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 	case CollReduce:
 		// At 2 ranks the binomial tree's root receives and combines the
 		// whole vector alone; splitting the work pays from 512 KiB
-		// (measured at 256 KiB, 512 KiB and 1 MiB).
-		if commutative && (bytes >= longVector && n > 2 || bytes >= 8*longVector && n == 2) {
+		// (measured at 256 KiB, 512 KiB and 1 MiB). At 4 ranks on 2
+		// cores it pays at 256 KiB (137 against 223 µs) but not at
+		// 64 KiB (56-347 against 40-60 µs).
+		if commutative && (bytes >= 4*longVector && n > 2 || bytes >= 8*longVector && n == 2) {
 			return AlgReduceScatterGather
 		}
 		return AlgBinomial
