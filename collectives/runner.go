@@ -26,6 +26,11 @@ type Runner struct {
 	// difference are left unreceived, so the limit must keep every one of
 	// them eager: a rendezvous left unreceived would hold its sender.
 	OverlapLimit int
+	// BcastMulticast lets the selection broadcast by the Hardware's
+	// multicast (from 64 KiB, and past AlgShared's sizes at two ranks),
+	// where it beats the binomial tree. Leave it off where multicast moves
+	// outside a timing model that the messages follow.
+	BcastMulticast bool
 
 	c      call
 	ov     overlap // the argument comparison of the call in progress

@@ -144,10 +144,15 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		}
 		return AlgDissemination
 	case CollBcast:
-		// Measured on the 2-core reference machine, the binomial tree
-		// beat multicast (whose receivers all copy from the root's two
-		// 64 KiB buffers) and scatter-allgather at 2 and 4 ranks, from
-		// 8 B to 1 MiB; small messages travel with the argument check.
+		// Measured on the 2-core reference machine (µs, binomial against
+		// multicast): at 2 ranks 0.94/0.60 at 8 KiB, 3.7/2.2 at 64 KiB
+		// and 72/43 at 1 MiB; at 3, 4 and 8 ranks multicast wins from
+		// 64 KiB (3: 21/18, 4: 39-54/18-22, 8: 147-163/89-108), loses
+		// at 3 ranks below, and ties at 1 MiB. Scatter-allgather lost
+		// everywhere. Small messages travel with the argument check.
+		if u.BcastMulticast && u.HW != nil && (n == 2 && bytes > sharedPair || bytes >= longVector) {
+			return AlgNIC
+		}
 		return AlgBinomial
 	case CollReduce:
 		// At 2 ranks the binomial tree's root receives and combines the

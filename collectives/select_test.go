@@ -28,3 +28,31 @@ func TestSharedPays(t *testing.T) {
 		}
 	}
 }
+
+// TestBcastSelection: broadcasts past AlgShared's sizes go by multicast
+// where the Runner allows it and has the hardware, by the binomial tree
+// otherwise.
+func TestBcastSelection(t *testing.T) {
+	for _, tc := range []struct {
+		n, bytes  int
+		multicast bool
+		want      string
+	}{
+		{2, 8 << 10, true, AlgNIC},
+		{2, 8 << 10, false, AlgBinomial},
+		{2, sharedPair, true, AlgBinomial},
+		{4, 32 << 10, true, AlgBinomial},
+		{4, 64 << 10, true, AlgNIC},
+		{8, 1 << 20, true, AlgNIC},
+		{8, 1 << 20, false, AlgBinomial},
+	} {
+		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, HW: &memHW{}, BcastMulticast: tc.multicast}
+		if got := u.choose(CollBcast, tc.bytes, true, false); got != tc.want {
+			t.Errorf("%d processes, %d bytes, multicast allowed %v: %s, want %s", tc.n, tc.bytes, tc.multicast, got, tc.want)
+		}
+	}
+	u := &Runner{Net: &memNet{w: newMemWorld(4)}, BcastMulticast: true}
+	if got := u.choose(CollBcast, 1<<20, true, false); got != AlgBinomial {
+		t.Errorf("without hardware: %s, want %s", got, AlgBinomial)
+	}
+}

@@ -94,13 +94,17 @@ func TestEagerLimitByProfile(t *testing.T) {
 
 // TestPayloadSizeByProfile: the synchronisation network carries whole
 // small inputs natively, and only records of arguments under the Martini
-// model, whose runs must not move with the native tuning.
+// model, whose runs must not move with the native tuning (Modelled tells
+// the collectives to keep broadcasts off multicast there).
 func TestPayloadSizeByProfile(t *testing.T) {
 	for profile, want := range map[string]int{nicemu.ProfileNative: nicemu.BarrierPayloadSize, nicemu.ProfileMartini: ModelPayloadSize} {
 		tr := translators(t, 1, profile)[0]
 		g := NewSyncGroup(tr, nil, 0, 0, []int{0}, 1)
 		if got := g.PayloadSize(); got != want {
 			t.Errorf("%s: barrier payload %d bytes, want %d", profile, got, want)
+		}
+		if got := tr.Modelled(); got != (profile == nicemu.ProfileMartini) {
+			t.Errorf("%s: Modelled() = %v", profile, got)
 		}
 	}
 }

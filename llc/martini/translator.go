@@ -185,6 +185,11 @@ func (t *Translator) Caps() llc.Caps {
 	}
 }
 
+// Modelled reports whether the NIC runs under a timing profile (the
+// Martini model), whose requests the synchronisation network's payloads
+// and multicasts bypass.
+func (t *Translator) Modelled() bool { return t.nic.Profile() != nil }
+
 // eagerLimit is the recommended eager limit for the NIC's profile.
 func (t *Translator) eagerLimit() int {
 	if t.nic.Profile() != nil {
