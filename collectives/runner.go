@@ -27,7 +27,7 @@ type Runner struct {
 	// them eager: a rendezvous left unreceived would hold its sender.
 	OverlapLimit int
 	// BcastMulticast lets the selection broadcast by the Hardware's
-	// multicast (from 64 KiB, and past AlgShared's sizes at two ranks),
+	// multicast (from 64 KiB at more than two ranks),
 	// where it beats the binomial tree. Leave it off where multicast moves
 	// outside a timing model that the messages follow.
 	BcastMulticast bool

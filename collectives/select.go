@@ -145,12 +145,16 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		return AlgDissemination
 	case CollBcast:
 		// Measured on the 2-core reference machine (µs, binomial against
-		// multicast): at 2 ranks 0.94/0.60 at 8 KiB, 3.7/2.2 at 64 KiB
-		// and 72/43 at 1 MiB; at 3, 4 and 8 ranks multicast wins from
-		// 64 KiB (3: 21/18, 4: 39-54/18-22, 8: 147-163/89-108), loses
-		// at 3 ranks below, and ties at 1 MiB. Scatter-allgather lost
-		// everywhere. Small messages travel with the argument check.
-		if u.BcastMulticast && u.HW != nil && (n == 2 && bytes > sharedPair || bytes >= longVector) {
+		// multicast), whose two processors sometimes share their caches
+		// (a cache line then moves between them in 0.1 µs, not 0.22):
+		// at 2 ranks multicast's receiver copies from the root's buffer
+		// across the caches and loses (64 KiB 7.5-8.8/14, 1 MiB 63-93/
+		// 182), winning only while the caches are shared; at 4 ranks it
+		// ties at 64 KiB (32-35/31) and 1 MiB (338-426/360-461) and wins
+		// at 256 KiB (125-170/89-94); at 8 ranks it wins from 16 KiB
+		// (407-556/98-117) to 256 KiB (501/207-241). Scatter-allgather
+		// lost everywhere. Small messages travel with the argument check.
+		if u.BcastMulticast && u.HW != nil && n > 2 && bytes >= longVector {
 			return AlgNIC
 		}
 		return AlgBinomial

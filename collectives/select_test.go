@@ -29,18 +29,18 @@ func TestSharedPays(t *testing.T) {
 	}
 }
 
-// TestBcastSelection: broadcasts past AlgShared's sizes go by multicast
-// where the Runner allows it and has the hardware, by the binomial tree
-// otherwise.
+// TestBcastSelection: broadcasts of 64 KiB and more among more than two
+// ranks go by multicast where the Runner allows it and has the hardware,
+// by the binomial tree otherwise.
 func TestBcastSelection(t *testing.T) {
 	for _, tc := range []struct {
 		n, bytes  int
 		multicast bool
 		want      string
 	}{
-		{2, 8 << 10, true, AlgNIC},
-		{2, 8 << 10, false, AlgBinomial},
-		{2, sharedPair, true, AlgBinomial},
+		{2, 1 << 20, true, AlgBinomial},
+		{3, 64 << 10, true, AlgNIC},
+		{3, 64 << 10, false, AlgBinomial},
 		{4, 32 << 10, true, AlgBinomial},
 		{4, 64 << 10, true, AlgNIC},
 		{8, 1 << 20, true, AlgNIC},
