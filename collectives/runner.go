@@ -349,6 +349,9 @@ func fold(b *board, r Reducer, acc []byte, lo, hi, off int) {
 // send nil means in place at the root (its input is in recv); elsewhere it
 // is an empty vector.
 func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
+	if ok, err := u.smallReduction(CollReduce, send, recv, r, root); ok {
+		return err
+	}
 	n, rank := u.Net.Size(), u.Net.Rank()
 	if send == nil && rank != root {
 		send = []byte{} // in place is for the root only
@@ -380,24 +383,21 @@ func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
 	})
 }
 
-// smallAllreduce runs an allreduce whose vector fits in a data word of
-// the synchronisation network (and whose communicator is small enough for
+// smallReduction runs an allreduce (coll CollAllreduce), or a reduce to
+// root (CollReduce), whose vector fits in a data word of the
+// synchronisation network (and whose communicator is small enough for
 // every rank's word to travel in the barrier's messages) in one barrier:
 // what the driver would do for it, without the driver's generality. It
 // reports false, having done nothing, for any other call, forced
-// algorithms included; the driver then takes the call.
-func (u *Runner) smallAllreduce(send, recv []byte, r Reducer) (bool, error) {
-	hw, length, unit := u.HW, len(recv), r.Unit
-	// (Units are powers of two: length&(unit-1) is length%unit.)
-	if hw == nil || len(u.Force) != 0 || length > DatumSize || r.Apply == nil || unit <= 0 ||
-		unit&(unit-1) != 0 || length&(unit-1) != 0 || (send != nil && len(send) != length) {
+// algorithms and invalid arguments included; the driver then takes the
+// call.
+func (u *Runner) smallReduction(coll Collective, send, recv []byte, r Reducer, root int) (bool, error) {
+	input, length, ok := u.smallInput(coll, send, recv, r, root)
+	if !ok {
 		return false, nil
 	}
-	n := u.Net.Size()
-	if n > hw.InlineRanks() {
-		return false, nil
-	}
-	k := Key{Coll: CollAllreduce, Elem: r.Elem, Kind: uint8(r.Kind), Bytes: length}
+	hw, n := u.HW, u.Net.Size()
+	k := Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Root: root, Bytes: length}
 	sk := &u.small
 	if sk.hash == 0 || sk.key != k || sk.op != r.Op {
 		sk.key, sk.op = k, r.Op
@@ -406,14 +406,10 @@ func (u *Runner) smallAllreduce(send, recv []byte, r Reducer) (bool, error) {
 		sk.mask = 1<<hw.KeyBits() - 1
 		sk.hash = keyHash(sk.rec[:]) & sk.mask
 	}
-	input := send
-	if send == nil {
-		input = recv
-	}
 	var w [DatumSize]byte
 	copy(w[:], input)
 	if err := hw.Barrier(sk.hash, w, sk.rec[:]); err != nil {
-		return true, fmt.Errorf("%v: %w", CollAllreduce, err)
+		return true, fmt.Errorf("%v: %w", coll, err)
 	}
 	if hw.KeySum() != uint64(n)*sk.hash&sk.mask {
 		// Some rank's call differs: find out how, and say so.
@@ -422,21 +418,54 @@ func (u *Runner) smallAllreduce(send, recv []byte, r Reducer) (bool, error) {
 			return true, err
 		}
 	}
-	u.Stats.addAt(CollAllreduce, statSharedNIC)
+	u.Stats.addAt(coll, statSharedNIC)
+	if coll == CollReduce && u.Net.Rank() != root {
+		return true, nil
+	}
 	// The words in rank order, as fold does with records.
 	w = hw.Datum(n - 1)
-	copy(recv, w[:])
+	acc := recv[:length]
+	copy(acc, w[:])
 	for s := n - 2; s >= 0; s-- {
 		u.word = hw.Datum(s)
-		r.Apply(u.word[:length], recv)
+		r.Apply(u.word[:length], acc)
 	}
 	return true, nil
+}
+
+// smallInput returns the input and length of a reduction smallReduction
+// can run, and whether it can: valid arguments, a vector of whole units
+// that fits a data word, and offload without forced algorithms.
+func (u *Runner) smallInput(coll Collective, send, recv []byte, r Reducer, root int) (input []byte, length int, ok bool) {
+	hw, unit := u.HW, r.Unit
+	if hw == nil || len(u.Force) != 0 || r.Apply == nil || unit <= 0 || unit&(unit-1) != 0 {
+		return nil, 0, false
+	}
+	n, rank := u.Net.Size(), u.Net.Rank()
+	input, length = send, len(send)
+	switch {
+	case coll == CollAllreduce && send != nil && len(send) != len(recv):
+		return nil, 0, false
+	case coll == CollAllreduce:
+		length = len(recv)
+	case uint(root) >= uint(n) || send == nil && rank != root:
+		return nil, 0, false
+	}
+	if send == nil {
+		input, length = recv, len(recv)
+	}
+	// (Units are powers of two: length&(unit-1) is length%unit.)
+	if length > DatumSize || length&(unit-1) != 0 || n > hw.InlineRanks() ||
+		(coll == CollAllreduce || rank == root) && len(recv) < length {
+		return nil, 0, false
+	}
+	return input, length, true
 }
 
 // Allreduce combines the processes' send vectors with r into every
 // process's recv. send nil means in place (the input is in recv).
 func (u *Runner) Allreduce(send, recv []byte, r Reducer) error {
-	if ok, err := u.smallAllreduce(send, recv, r); ok {
+	if ok, err := u.smallReduction(CollAllreduce, send, recv, r, 0); ok {
 		return err
 	}
 	o := u.reduction(CollAllreduce, r, send, len(recv), 0)
