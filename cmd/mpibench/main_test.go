@@ -154,11 +154,11 @@ func TestRunTiny(t *testing.T) {
 	// Quiet: the tables alone. A forced algorithm that does not apply at
 	// a size (shared, above a barrier's payload) leaves that size out.
 	stdout.Reset()
-	code = run(ctx, []string{"-np", "2", "-bench", "Barrier,Bcast", "-sizes", "0,8,4k", "-variants", "coll=bcast=shared",
+	code = run(ctx, []string{"-np", "2", "-bench", "Barrier,Bcast", "-sizes", "0,8,32k", "-variants", "coll=bcast=shared",
 		"-budget", "5ms", "-samples", "1", "-peer", "off", "-mpirun", mpirun, "-results", "", "-q"}, &stdout, &stderr)
 	out = stdout.String()
 	if code != 0 || strings.Contains(out, "# Benchmarking") || !strings.Contains(out, "**Barrier**") ||
-		!strings.Contains(out, "**Bcast**") || strings.Contains(out, "4 KiB") {
+		!strings.Contains(out, "**Bcast**") || strings.Contains(out, "32 KiB") {
 		t.Errorf("quiet run: exit %d\n%s\n%s", code, out, &stderr)
 	}
 }
