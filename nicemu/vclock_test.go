@@ -98,6 +98,11 @@ func TestVirtualClockCompute(t *testing.T) {
 			done <- [3]time.Duration{before, inside, c.Now()}
 		}()
 		r := <-done
+		// Two intervals counted (from Bind to Enter, and the spin after
+		// Leave), the longer of the spin's CPU time at most.
+		if k := c.Computing(); k.Intervals != 2 || k.Longest <= 0 || k.Longest > 31*time.Millisecond || k.CPU < k.Longest {
+			t.Errorf("speed %v: Computing %+v, want two intervals, the longer of at most 30 ms", speed, k)
+		}
 		if r[1] != r[0] {
 			t.Errorf("speed %v: time inside the layer moved the clock by %v", speed, r[1]-r[0])
 		}
