@@ -158,8 +158,9 @@ func TestVirtualHoldBack(t *testing.T) {
 	c0.Run()
 	c1.Run()
 	at := uint64(n0.segRegions[sid].off)
-	seg.stamp(0, 2, at, 8, int64(time.Millisecond))
+	seg.stamp(0, at, 8, int64(time.Millisecond))
 	*wordAt(mem, 0) = 1
+	seg.wrote(0, 2)
 	c0.Look()
 	if n0.Arrived(sid, 0, 8) {
 		t.Fatalf("data from 1 ms taken at %v while process 1 runs at 0", c0.Now())
