@@ -131,7 +131,8 @@ func (t *rvaTLB) lookup(s *Segment, pid int, sid SID) (sidView, bool) {
 type paTLB struct {
 	sets         [1024][2]uint64 // key+1 (0 = empty); way 0 is most recent
 	hits, misses uint64
-	// flushed: flush was called since the last PUSH (see vpatlb.go).
+	// flushed: in virtual time, flush was called and no PUSH has looked
+	// its source up since (see vpatlb.go).
 	flushed bool
 }
 
