@@ -133,7 +133,7 @@ func (n *NIC) write(dst int, sid SID, v sidView, off uint64, src []byte) error {
 		at := v.base + off
 		n.patlb.touch(dst, at, len(src)) // RBend: DMA write
 		if n.clock != nil {
-			n.seg.stamp(dst, n.pid, at, len(src), n.visible)
+			n.seg.stamp(dst, at, len(src), n.visible)
 		}
 		end := at + uint64(len(src))
 		if len(src) >= 8 && end%8 == 0 {
@@ -142,6 +142,9 @@ func (n *NIC) write(dst int, sid SID, v sidView, off uint64, src []byte) error {
 			atomic.StoreUint64((*uint64)(unsafe.Pointer(&n.seg.mem[end-8])), binary.LittleEndian.Uint64(src[len(src)-8:]))
 		} else {
 			copy(n.seg.mem[at:end], src)
+		}
+		if n.clock != nil {
+			n.seg.wrote(dst, n.pid)
 		}
 		n.stats.SegmentOps++
 		return nil

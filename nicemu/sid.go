@@ -131,6 +131,9 @@ func (t *rvaTLB) lookup(s *Segment, pid int, sid SID) (sidView, bool) {
 type paTLB struct {
 	sets         [1024][2]uint64 // key+1 (0 = empty); way 0 is most recent
 	hits, misses uint64
+	// flushed: in virtual time, flush was called and no PUSH has looked
+	// its source up since (see vpatlb.go).
+	flushed bool
 }
 
 func (t *paTLB) touch(pid int, addr uint64, length int) {
@@ -168,4 +171,7 @@ func (t *paTLB) touchPages(pid int, addr uint64, length int, missed []uint64, n 
 }
 
 // flush invalidates every entry.
-func (t *paTLB) flush() { t.sets = [1024][2]uint64{} }
+func (t *paTLB) flush() {
+	t.sets = [1024][2]uint64{}
+	t.flushed = true
+}

@@ -8,8 +8,8 @@ import (
 // Arrival stamps (virtual time): beside the partitions, the segment keeps
 // for every 64-byte cell of every process's heap the virtual time at which
 // the last write into the cell became visible. Writes stamp the cells
-// before their data lands (the stamp is there when the data is seen);
-// Arrived reads them.
+// before their data lands (the stamp is there when the data is seen) and
+// are counted after it has (wrote); Arrived reads the stamps.
 
 // stampCell is the size of heap memory one stamp covers.
 const stampCell = 64
@@ -53,9 +53,10 @@ func (s *Segment) stampWord(p int, at uint64) *uint64 {
 	return (*uint64)(unsafe.Pointer(&s.mem[s.stampBase(p)+int((at-hb)/stampCell)*8]))
 }
 
-// stamp records that n bytes at segment offset at, in p's heap, written
-// by process src, became visible at virtual time t.
-func (s *Segment) stamp(p, src int, at uint64, n int, t int64) {
+// stamp records that n bytes at segment offset at, in p's heap, become
+// visible at virtual time t. The writer stamps the cells before the data
+// lands, and counts the write (wrote) once it has.
+func (s *Segment) stamp(p int, at uint64, n int, t int64) {
 	if n <= 0 {
 		return
 	}
@@ -64,6 +65,14 @@ func (s *Segment) stamp(p, src int, at uint64, n int, t int64) {
 			atomic.StoreUint64(w, uint64(t))
 		}
 	}
+}
+
+// wrote counts a write of process src into p's memory, once its data has
+// landed. Not before: a look that counts the write (Clock.Look) must find
+// its data, or the process would wait as if it had seen it and, taking no
+// part in the ordering, let the others go on past the time at which it
+// takes the data (see Segment.floor).
+func (s *Segment) wrote(p, src int) {
 	atomic.AddUint64(s.writesWord(p, src), 1)
 	atomic.AddUint64(&s.hdr.vwrites, 1)
 }

@@ -178,8 +178,12 @@ func (n *NIC) LastTakeover() []takeover.Event {
 // timing profile: when pages miss, it hands the request to the
 // Initiator's state machine and returns the firmware time the takeover
 // cost. The request is never refused here: the emulation checked it
-// before.
+// before. In virtual time the source pages hit but after a flush
+// (vpatlb.go).
 func (n *NIC) pushTakeover(w, dst int, sid SID, off uint64, src []byte) (int64, error) {
+	if n.virtualSourceHit(src) {
+		return 0, nil
+	}
 	tk := n.takeoverState()
 	tk.env.nmiss = 0
 	n.patlb.touchPages(n.pid, addr(src), len(src), tk.env.missing[:], &tk.env.nmiss)

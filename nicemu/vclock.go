@@ -147,6 +147,8 @@ type Clock struct {
 	found atomic.Int64
 	// escapes counts the waits for the ordering given up (escape).
 	escapes atomic.Int64
+	// computed counts the computing intervals (Computing).
+	computed computeCount
 }
 
 func newClock(seg *Segment, pid int, speed float64) *Clock {
@@ -291,6 +293,9 @@ func (c *Clock) Enter() {
 	}
 	d := threadCPU() - c.mark - c.cost
 	c.mark = -1
+	if d > 0 {
+		c.computed.add(d)
+	}
 	if d > 0 && c.speed > 0 {
 		atomic.AddUint64(&c.w.now, uint64(float64(d)*c.speed))
 	}

@@ -192,7 +192,7 @@ func (n *NIC) receiveVPUSH(dst int, msg []byte) error {
 	for _, e := range tk.trace {
 		if e.Kind == takeover.EventEffect && e.Effect.Op == takeover.EffectDMAWrite && !e.Effect.Flag {
 			if n.clock != nil {
-				n.seg.stamp(dst, n.pid, e.Effect.VA, e.Effect.Length, n.visible)
+				n.seg.stamp(dst, e.Effect.VA, e.Effect.Length, n.visible)
 			}
 			copy(n.seg.mem[e.Effect.VA:e.Effect.VA+uint64(e.Effect.Length)], msg[e.Effect.Offset:e.Effect.Offset+e.Effect.Length])
 		}
@@ -201,9 +201,12 @@ func (n *NIC) receiveVPUSH(dst int, msg []byte) error {
 	// payload.
 	atomic.StoreUint64(&r.received, tk.rxq.publish)
 	if n.clock != nil {
-		n.seg.stamp(dst, n.pid, r.base, 8, n.visible)
+		n.seg.stamp(dst, r.base, 8, n.visible)
 	}
 	atomic.StoreUint64((*uint64)(unsafe.Pointer(&n.seg.mem[r.base])), tk.rxq.publish)
+	if n.clock != nil {
+		n.seg.wrote(dst, n.pid) // the message and its receive pointer have landed
+	}
 	n.stats.SegmentOps++
 	return nil
 }

@@ -103,10 +103,11 @@ func (t *Translator) Close() error {
 // whole job (refused requests).
 func (t *Translator) Segment() *nicemu.Segment { return t.nic.Segment() }
 
-// Stats returns the NIC's counters of this process, by name.
+// Stats returns the NIC's counters of this process, by name; in virtual
+// time also its clock's (clockStats).
 func (t *Translator) Stats() []llc.Stat {
 	n := t.nic.Stats()
-	return []llc.Stat{
+	return append(clockStats(t.nic.Clock()), []llc.Stat{
 		{Name: "push", Value: n.Push}, {Name: "pull", Value: n.Pull}, {Name: "botf", Value: n.BOTF},
 		{Name: "aotf", Value: n.AOTF}, {Name: "cas", Value: n.CAS}, {Name: "faa", Value: n.FAA},
 		{Name: "packets", Value: n.Packets},
@@ -118,5 +119,24 @@ func (t *Translator) Stats() []llc.Stat {
 		{Name: "barrier-arrivals", Value: n.BarrierArrivals}, {Name: "barrier-releases", Value: n.BarrierReleases},
 		{Name: "multicasts", Value: n.Multicasts}, {Name: "multicast-bytes", Value: n.MulticastBytes},
 		{Name: "deliveries", Value: n.Deliveries},
+	}...)
+}
+
+// clockStats returns the counters of a virtual clock (none without one):
+// its time and the computing it counted, in µs ("vt-now-us",
+// "vt-compute-us", "vt-compute-longest-us", "vt-compute-intervals"), and
+// its escapes from the ordering ("vt-escapes", nicemu.Clock.Escapes: 0 in
+// a run whose order is the virtual times').
+func clockStats(c *nicemu.Clock) []llc.Stat {
+	if c == nil {
+		return nil
+	}
+	k := c.Computing()
+	return []llc.Stat{
+		{Name: "vt-now-us", Value: uint64(c.Now().Microseconds())},
+		{Name: "vt-compute-us", Value: uint64(k.CPU.Microseconds())},
+		{Name: "vt-compute-longest-us", Value: uint64(k.Longest.Microseconds())},
+		{Name: "vt-compute-intervals", Value: uint64(k.Intervals)},
+		{Name: "vt-escapes", Value: uint64(c.Escapes())},
 	}
 }

@@ -108,3 +108,32 @@ func TestPayloadSizeByProfile(t *testing.T) {
 		}
 	}
 }
+
+// In virtual time the translator's counters include its clock's; in real
+// time they do not.
+func TestStatsClock(t *testing.T) {
+	for _, clock := range []string{nicemu.ClockReal, nicemu.ClockVirtual} {
+		seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: 1, PGID: 7, Profile: nicemu.ProfileMartini, Clock: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { seg.Close() })
+		nic, err := nicemu.Open(seg, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nic.Close() })
+		got := map[string]uint64{}
+		for _, s := range New(nic).Stats() {
+			got[s.Name] = s.Value
+		}
+		for _, name := range []string{"vt-now-us", "vt-compute-us", "vt-compute-longest-us", "vt-compute-intervals", "vt-escapes"} {
+			if v, ok := got[name]; ok != (clock == nicemu.ClockVirtual) || v != 0 {
+				t.Errorf("clock %s: counter %s = %d, present %v", clock, name, v, ok)
+			}
+		}
+		if _, ok := got["push"]; !ok {
+			t.Errorf("clock %s: no push counter", clock)
+		}
+	}
+}
