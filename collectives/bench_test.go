@@ -44,23 +44,18 @@ func BenchmarkRunnerBarrier(b *testing.B) {
 // BenchmarkRunnerAllreduce8B is the Runner's own cost of a checked 8-byte
 // allreduce by the shared algorithm.
 func BenchmarkRunnerAllreduce8B(b *testing.B) {
-	u := loneRunner()
-	r, err := ReducerFor[float64](Sum)
-	if err != nil {
-		b.Fatal(err)
-	}
-	send, recv := make([]byte, 8), make([]byte, 8)
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := u.Allreduce(send, recv, r); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchReduction8B(b, func(u *Runner, send, recv []byte, r Reducer) error { return u.Allreduce(send, recv, r) })
 }
 
 // BenchmarkRunnerReduce8B is the Runner's own cost of a checked 8-byte
 // reduce by the shared algorithm, the data travelling as barrier data.
 func BenchmarkRunnerReduce8B(b *testing.B) {
+	benchReduction8B(b, func(u *Runner, send, recv []byte, r Reducer) error { return u.Reduce(send, recv, r, 0) })
+}
+
+// benchReduction8B times reduce, a reduction of one float64 by Sum, on a
+// Runner of one process.
+func benchReduction8B(b *testing.B, reduce func(u *Runner, send, recv []byte, r Reducer) error) {
 	u := loneRunner()
 	r, err := ReducerFor[float64](Sum)
 	if err != nil {
@@ -69,7 +64,7 @@ func BenchmarkRunnerReduce8B(b *testing.B) {
 	send, recv := make([]byte, 8), make([]byte, 8)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := u.Reduce(send, recv, r, 0); err != nil {
+		if err := reduce(u, send, recv, r); err != nil {
 			b.Fatal(err)
 		}
 	}
