@@ -22,7 +22,7 @@ type spRow struct {
 
 // spEachRow calls f with every row along x of the points of cell c that
 // the time step updates.
-func spEachRow(c *adiCell, f func(r *spRow)) {
+func spEachRow(c *adiCell, f func(r spRow)) {
 	ilo, ihi := c.interior(0)
 	jlo, jhi := c.interior(1)
 	klo, khi := c.interior(2)
@@ -34,7 +34,7 @@ func spEachRow(c *adiCell, f func(r *spRow)) {
 			r.rhs, r.u = c.rhs[pr:pr+5*n], c.u[pu:pu+5*n]
 			r.rhoI, r.us, r.vs, r.ws, r.qs = c.rhoI[pa:pa+n], c.us[pa:pa+n], c.vs[pa:pa+n], c.ws[pa:pa+n], c.qs[pa:pa+n]
 			r.speed, r.ainv = c.speed[pa:pa+n], c.ainv[pa:pa+n]
-			f(&r)
+			f(r)
 		}
 	}
 }
@@ -44,12 +44,12 @@ func spEachRow(c *adiCell, f func(r *spRow)) {
 func spTxinvr(g *adiGrid, k *adiConsts) {
 	c2, bt := k.c2, k.bt
 	for ci := range g.cells {
-		spEachRow(&g.cells[ci], func(row *spRow) { spTxinvrRow(row, c2, bt) })
+		spEachRow(&g.cells[ci], func(row spRow) { spTxinvrRow(row, c2, bt) })
 	}
 }
 
 // spTxinvrRow is txinvr on one row.
-func spTxinvrRow(row *spRow, c2, bt float64) {
+func spTxinvrRow(row spRow, c2, bt float64) {
 	rho := row.rhoI
 	us, vs, ws, qs := row.us[:len(rho)], row.vs[:len(rho)], row.ws[:len(rho)], row.qs[:len(rho)]
 	speed, ainv := row.speed[:len(rho)], row.ainv[:len(rho)]
@@ -78,7 +78,7 @@ func spTxinvrRow(row *spRow, c2, bt float64) {
 // spNinvr moves cell c's right-hand side from the x to the y
 // characteristic variables, after the x sweep (ninvr).
 func spNinvr(c *adiCell, bt float64) {
-	spEachRow(c, func(row *spRow) {
+	spEachRow(c, func(row spRow) {
 		for rs := row.rhs; len(rs) >= 5; rs = rs[5:] {
 			r := (*[5]float64)(rs)
 			r1, r2, r3, r4, r5 := r[0], r[1], r[2], r[3], r[4]
@@ -96,7 +96,7 @@ func spNinvr(c *adiCell, bt float64) {
 // spPinvr moves cell c's right-hand side from the y to the z
 // characteristic variables, after the y sweep (pinvr).
 func spPinvr(c *adiCell, bt float64) {
-	spEachRow(c, func(row *spRow) {
+	spEachRow(c, func(row spRow) {
 		for rs := row.rhs; len(rs) >= 5; rs = rs[5:] {
 			r := (*[5]float64)(rs)
 			r1, r2, r3, r4, r5 := r[0], r[1], r[2], r[3], r[4]
@@ -115,11 +115,11 @@ func spPinvr(c *adiCell, bt float64) {
 // matrix, back to the conserved variables, after the z sweep (tzetar).
 func spTzetar(c *adiCell, k *adiConsts) {
 	bt, c2iv := k.bt, k.c2iv
-	spEachRow(c, func(row *spRow) { spTzetarRow(row, bt, c2iv) })
+	spEachRow(c, func(row spRow) { spTzetarRow(row, bt, c2iv) })
 }
 
 // spTzetarRow is tzetar on one row.
-func spTzetarRow(row *spRow, bt, c2iv float64) {
+func spTzetarRow(row spRow, bt, c2iv float64) {
 	us := row.us
 	vs, ws, qs := row.vs[:len(us)], row.ws[:len(us)], row.qs[:len(us)]
 	speed, ainv := row.speed[:len(us)], row.ainv[:len(us)]
