@@ -30,9 +30,13 @@ const adiGhost = 2
 //   - u: the solution with two ghost layers, point (i, j, k) for
 //     i = −2..size[0]+1 at 5·((i+2) + (size[0]+4)·((j+2) + (size[1]+4)·(k+2)));
 //   - rhs and forcing: no ghosts, 5·(i + size[0]·(j + size[1]·k));
-//   - the derived fields rhoI, us, vs, ws, qs, square (and SP's speed and
-//     ainv): one value per point with one ghost layer,
-//     (i+1) + (size[0]+2)·((j+1) + (size[1]+2)·(k+1)).
+//   - the derived fields rhoI, us, vs, ws, qs (and SP's speed and ainv):
+//     one value per point with one ghost layer,
+//     (i+1) + (size[0]+2)·((j+1) + (size[1]+2)·(k+1));
+//   - rhsFields: the fields that the right-hand side's stencils read,
+//     packed by point (adiPacked values at adiPacked times the index of
+//     the derived fields), so that a neighbour's six values are one
+//     slice of the array.
 type adiCell struct {
 	coord [3]int // the cell's coordinates, 0..p−1
 	size  [3]int // points on each axis
@@ -45,9 +49,10 @@ type adiCell struct {
 	// q on axis d.
 	diss [3][][5]float64
 
-	u, rhs, forcing              []float64
-	rhoI, us, vs, ws, qs, square []float64
-	speed, ainv                  []float64 // SP only
+	u, rhs, forcing      []float64
+	rhoI, us, vs, ws, qs []float64
+	speed, ainv          []float64 // SP only
+	rhsFields            []float64
 }
 
 // uStride returns u's strides (in float64s) along i, j and k.
@@ -172,9 +177,10 @@ func (c *adiCell) alloc(sp bool) {
 	c.u = make([]float64, nu)
 	c.rhs = make([]float64, 5*c.points())
 	c.forcing = make([]float64, 5*c.points())
-	for _, f := range []*[]float64{&c.rhoI, &c.us, &c.vs, &c.ws, &c.qs, &c.square} {
+	for _, f := range []*[]float64{&c.rhoI, &c.us, &c.vs, &c.ws, &c.qs} {
 		*f = make([]float64, na)
 	}
+	c.rhsFields = make([]float64, adiPacked*na)
 	if sp {
 		c.speed = make([]float64, na)
 		c.ainv = make([]float64, na)

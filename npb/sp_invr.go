@@ -6,19 +6,35 @@ package npb
 // scheme solves scalar pentadiagonal systems in the eigenvector bases of
 // the flux Jacobians, and these small 5×5 products move the right-hand
 // side from one basis to the next between the sweeps.
+//
+// Each works a row along x at a time: the row's slices are cut once and
+// walked point by point, so that the loops carry no bounds checks and no
+// call per point.
 
-// spEachPoint calls f with the index of every point of cell c the time
-// step updates: in the derived fields, and of component 0 in rhs and u.
-func spEachPoint(c *adiCell, f func(pa, pr, pu int)) {
+// spRow is one row along x of the points of a cell that the time step
+// updates: its rhs values (5 per point), u's (5 per point) and each
+// derived field's (one per point), all of the same points.
+type spRow struct {
+	rhs, u               []float64
+	rhoI, us, vs, ws, qs []float64
+	speed, ainv          []float64
+}
+
+// spEachRow calls f with every row along x of the points of cell c that
+// the time step updates.
+func spEachRow(c *adiCell, f func(r spRow)) {
 	ilo, ihi := c.interior(0)
 	jlo, jhi := c.interior(1)
 	klo, khi := c.interior(2)
+	n := ihi - ilo + 1
+	var r spRow
 	for k := klo; k <= khi; k++ {
 		for j := jlo; j <= jhi; j++ {
 			pa, pr, pu := c.aAt(ilo, j, k), c.rAt(ilo, j, k), c.uAt(ilo, j, k)
-			for i := 0; i <= ihi-ilo; i++ {
-				f(pa+i, pr+5*i, pu+5*i)
-			}
+			r.rhs, r.u = c.rhs[pr:pr+5*n], c.u[pu:pu+5*n]
+			r.rhoI, r.us, r.vs, r.ws, r.qs = c.rhoI[pa:pa+n], c.us[pa:pa+n], c.vs[pa:pa+n], c.ws[pa:pa+n], c.qs[pa:pa+n]
+			r.speed, r.ainv = c.speed[pa:pa+n], c.ainv[pa:pa+n]
+			f(r)
 		}
 	}
 }
@@ -28,54 +44,70 @@ func spEachPoint(c *adiCell, f func(pa, pr, pu int)) {
 func spTxinvr(g *adiGrid, k *adiConsts) {
 	c2, bt := k.c2, k.bt
 	for ci := range g.cells {
-		c := &g.cells[ci]
-		spEachPoint(c, func(pa, pr, _ int) {
-			r := (*[5]float64)(c.rhs[pr:])
-			ru1, uu, vv, ww := c.rhoI[pa], c.us[pa], c.vs[pa], c.ws[pa]
-			ac := c.speed[pa]
-			ac2inv := c.ainv[pa] * c.ainv[pa]
-			r1, r2, r3, r4, r5 := r[0], r[1], r[2], r[3], r[4]
-			t1 := c2 * ac2inv * (c.qs[pa]*r1 - uu*r2 - vv*r3 - ww*r4 + r5)
-			t2 := bt * ru1 * (uu*r1 - r2)
-			t3 := (bt * ru1 * ac) * t1
-			r[0] = r1 - t1
-			r[1] = -ru1 * (ww*r1 - r4)
-			r[2] = ru1 * (vv*r1 - r3)
-			r[3] = -t2 + t3
-			r[4] = t2 + t3
-		})
+		spEachRow(&g.cells[ci], func(row spRow) { spTxinvrRow(row, c2, bt) })
+	}
+}
+
+// spTxinvrRow is txinvr on one row.
+func spTxinvrRow(row spRow, c2, bt float64) {
+	rho := row.rhoI
+	us, vs, ws, qs := row.us[:len(rho)], row.vs[:len(rho)], row.ws[:len(rho)], row.qs[:len(rho)]
+	speed, ainv := row.speed[:len(rho)], row.ainv[:len(rho)]
+	rs := row.rhs
+	for i, ru1 := range rho {
+		if len(rs) < 5 {
+			break
+		}
+		r := (*[5]float64)(rs)
+		rs = rs[5:]
+		uu, vv, ww := us[i], vs[i], ws[i]
+		ac := speed[i]
+		ac2inv := ainv[i] * ainv[i]
+		r1, r2, r3, r4, r5 := r[0], r[1], r[2], r[3], r[4]
+		t1 := c2 * ac2inv * (qs[i]*r1 - uu*r2 - vv*r3 - ww*r4 + r5)
+		t2 := bt * ru1 * (uu*r1 - r2)
+		t3 := (bt * ru1 * ac) * t1
+		r[0] = r1 - t1
+		r[1] = -ru1 * (ww*r1 - r4)
+		r[2] = ru1 * (vv*r1 - r3)
+		r[3] = -t2 + t3
+		r[4] = t2 + t3
 	}
 }
 
 // spNinvr moves cell c's right-hand side from the x to the y
 // characteristic variables, after the x sweep (ninvr).
 func spNinvr(c *adiCell, bt float64) {
-	spEachPoint(c, func(_, pr, _ int) {
-		r := (*[5]float64)(c.rhs[pr:])
-		r1, r2, r3, r4, r5 := r[0], r[1], r[2], r[3], r[4]
-		t1 := bt * r3
-		t2 := 0.5 * (r4 + r5)
-		r[0] = -r2
-		r[1] = r1
-		r[2] = bt * (r4 - r5)
-		r[3] = -t1 + t2
-		r[4] = t1 + t2
+	spEachRow(c, func(row spRow) {
+		for rs := row.rhs; len(rs) >= 5; rs = rs[5:] {
+			r := (*[5]float64)(rs)
+			r1, r2, r3, r4, r5 := r[0], r[1], r[2], r[3], r[4]
+			t1 := bt * r3
+			t2 := 0.5 * (r4 + r5)
+			r[0] = -r2
+			r[1] = r1
+			r[2] = bt * (r4 - r5)
+			r[3] = -t1 + t2
+			r[4] = t1 + t2
+		}
 	})
 }
 
 // spPinvr moves cell c's right-hand side from the y to the z
 // characteristic variables, after the y sweep (pinvr).
 func spPinvr(c *adiCell, bt float64) {
-	spEachPoint(c, func(_, pr, _ int) {
-		r := (*[5]float64)(c.rhs[pr:])
-		r1, r2, r3, r4, r5 := r[0], r[1], r[2], r[3], r[4]
-		t1 := bt * r1
-		t2 := 0.5 * (r4 + r5)
-		r[0] = bt * (r4 - r5)
-		r[1] = -r3
-		r[2] = r2
-		r[3] = -t1 + t2
-		r[4] = t1 + t2
+	spEachRow(c, func(row spRow) {
+		for rs := row.rhs; len(rs) >= 5; rs = rs[5:] {
+			r := (*[5]float64)(rs)
+			r1, r2, r3, r4, r5 := r[0], r[1], r[2], r[3], r[4]
+			t1 := bt * r1
+			t2 := 0.5 * (r4 + r5)
+			r[0] = bt * (r4 - r5)
+			r[1] = -r3
+			r[2] = r2
+			r[3] = -t1 + t2
+			r[4] = t1 + t2
+		}
 	})
 }
 
@@ -83,13 +115,26 @@ func spPinvr(c *adiCell, bt float64) {
 // matrix, back to the conserved variables, after the z sweep (tzetar).
 func spTzetar(c *adiCell, k *adiConsts) {
 	bt, c2iv := k.bt, k.c2iv
-	spEachPoint(c, func(pa, pr, pu int) {
-		r := (*[5]float64)(c.rhs[pr:])
-		xvel, yvel, zvel := c.us[pa], c.vs[pa], c.ws[pa]
-		ac, acinv := c.speed[pa], c.ainv[pa]
+	spEachRow(c, func(row spRow) { spTzetarRow(row, bt, c2iv) })
+}
+
+// spTzetarRow is tzetar on one row.
+func spTzetarRow(row spRow, bt, c2iv float64) {
+	us := row.us
+	vs, ws, qs := row.vs[:len(us)], row.ws[:len(us)], row.qs[:len(us)]
+	speed, ainv := row.speed[:len(us)], row.ainv[:len(us)]
+	rs, u := row.rhs, row.u
+	for i, xvel := range us {
+		if len(rs) < 5 || len(u) < 5 {
+			break
+		}
+		r := (*[5]float64)(rs)
+		uzik1 := u[0]
+		rs, u = rs[5:], u[5:]
+		yvel, zvel := vs[i], ws[i]
+		ac, acinv := speed[i], ainv[i]
 		ac2u := ac * ac
 		r1, r2, r3, r4, r5 := r[0], r[1], r[2], r[3], r[4]
-		uzik1 := c.u[pu]
 		btuz := bt * uzik1
 		t1 := btuz * acinv * (r4 + r5)
 		t2 := r3 + t1
@@ -98,6 +143,6 @@ func spTzetar(c *adiCell, k *adiConsts) {
 		r[1] = -uzik1*r2 + xvel*t2
 		r[2] = uzik1*r1 + yvel*t2
 		r[3] = zvel*t2 + t3
-		r[4] = uzik1*(-xvel*r2+yvel*r1) + c.qs[pa]*t2 + c2iv*ac2u*t1 + zvel*t3
-	})
+		r[4] = uzik1*(-xvel*r2+yvel*r1) + qs[i]*t2 + c2iv*ac2u*t1 + zvel*t3
+	}
 }

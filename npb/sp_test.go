@@ -115,3 +115,38 @@ func BenchmarkSPStep(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSPChangeOfVariables times SP's four changes of variables
+// (txinvr, ninvr, pinvr, tzetar) on a class A grid on one process.
+func BenchmarkSPChangeOfVariables(b *testing.B) {
+	p, _ := spClassParams('A')
+	s, err := spNewState(nil, 1, 0, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.rhs(); err != nil {
+		b.Fatal(err)
+	}
+	c := &s.g.cells[0]
+	for range b.N {
+		spTxinvr(s.g, s.k)
+		spNinvr(c, s.k.bt)
+		spPinvr(c, s.k.bt)
+		spTzetar(c, s.k)
+	}
+}
+
+// BenchmarkSPRHS times SP's right-hand side (compute_rhs) of class A on
+// one process.
+func BenchmarkSPRHS(b *testing.B) {
+	p, _ := spClassParams('A')
+	s, err := spNewState(nil, 1, 0, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range b.N {
+		if err := s.rhs(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
