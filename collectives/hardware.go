@@ -14,9 +14,9 @@ type Hardware interface {
 	// and returns once every rank of the communicator has called Barrier.
 	// Until this rank calls Barrier again, Payload(r) returns what rank r
 	// published, Datum(r) its datum, and KeySum the sum of the keys all
-	// ranks passed, modulo 2^KeyBits
-	// (keys are below that): ranks that pass equal keys learn that they
-	// agree without reading the others' payloads.
+	// ranks passed, modulo 2^KeyBits (keys are below that): ranks that
+	// pass equal keys learn that they agree without reading the others'
+	// payloads.
 	Barrier(key uint64, datum [DatumSize]byte, payload []byte) error
 	KeySum() uint64
 	// KeyBits is the width of Barrier's keys and of their sum.

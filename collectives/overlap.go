@@ -84,7 +84,7 @@ func (u *Runner) overlapped(o *opCall, alg string) (SplitBarrier, Interruptible,
 func (u *Runner) runOverlapped(c *call, o *opCall, alg string, sb SplitBarrier, in Interruptible, data func(c *call, alg string) error) error {
 	ov := &u.ov
 	o.key.put(ov.rec[:])
-	ov.hash, ov.agreed = keyHash(ov.rec[:])&(1<<u.HW.KeyBits()-1), false
+	ov.hash, ov.agreed = u.recordHash(ov.rec[:]), false
 	if err := sb.Arrive(ov.hash, [DatumSize]byte{}, ov.rec[:]); err != nil {
 		return fmt.Errorf("%v: %w", o.key.Coll, err)
 	}
