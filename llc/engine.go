@@ -59,6 +59,10 @@ type Config struct {
 	RingCap int
 	// Rendezvous selects the rendezvous variant for large messages.
 	Rendezvous RndvMode
+	// ExchangePush is the smallest pull or split rendezvous message a
+	// receiver that is itself sending to the sender takes by push (see
+	// Exchange in rndv.go); 0: never.
+	ExchangePush int
 	// Eager selects how eager messages and control records travel; the
 	// zero value is EagerRings. RingSize and RingCap apply to EagerRings
 	// and EagerPM, QueueSize to EagerQueue.

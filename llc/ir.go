@@ -261,6 +261,10 @@ type Caps struct {
 	EagerLimit int
 	// Rendezvous is the recommended rendezvous variant.
 	Rendezvous RndvMode
+	// ExchangePush is the recommended Config.ExchangePush: the smallest
+	// message of an exchange that moves faster written than read (0:
+	// none).
+	ExchangePush int
 	// Offload reports a synchronisation network (barrier, multicast) the
 	// collectives may use.
 	Offload bool

@@ -431,3 +431,81 @@ func TestCTSEncoding(t *testing.T) {
 		t.Error("a short RTS record decoded")
 	}
 }
+
+// An exchange of pull-rendezvous messages from ExchangePushMin bytes up
+// (each process sends to the other while receiving from it) moves by
+// push: each receiver grants its buffer and the senders write; one-way
+// messages and smaller ones are still read. Data arrive intact, truncated
+// receives fail as such, and nothing stays registered.
+func TestRendezvousExchangePush(t *testing.T) {
+	for _, mode := range []RndvMode{RndvPull, RndvSplit} {
+		t.Run(mode.String(), func(t *testing.T) { testExchangePush(t, mode) })
+	}
+}
+
+func testExchangePush(t *testing.T, mode RndvMode) {
+	for _, tc := range []struct {
+		name          string
+		msg, buf      int
+		both, written bool
+	}{
+		{"exchange", ExchangePushMin, ExchangePushMin, true, true},
+		{"exchange_truncated", 1 << 20, ExchangePushMin + 4096, true, true},
+		{"exchange_small", ExchangePushMin - 1, ExchangePushMin, true, false},
+		{"one_way", 1 << 20, 1 << 20, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newPair(t, func(_ int, cfg *Config) { cfg.Rendezvous, cfg.ExchangePush = mode, ExchangePushMin })
+			c.tracing = true
+			data := [2][]byte{pattern(8, tc.msg), pattern(9, tc.msg)}
+			var sends []*SendOp
+			var recvs [2]*RecvOp
+			for i := range 2 {
+				if i == 0 || tc.both {
+					recvs[1-i] = c.recv(1-i, i, 3, 0, tc.buf)
+					sends = append(sends, c.send(i, 1-i, 3, 0, data[i]))
+				}
+			}
+			for _, s := range sends {
+				c.wait(s)
+				checkSent(t, "send", s)
+			}
+			for i, r := range recvs {
+				if r == nil {
+					continue
+				}
+				c.wait(r)
+				if tc.msg > tc.buf {
+					if !errors.Is(r.Err(), ErrTruncated) || string(r.Buf) != string(data[1-i][:tc.buf]) {
+						t.Fatalf("truncated receive of %d: err %v, prefix intact %v", i, r.Err(), string(r.Buf) == string(data[1-i][:tc.buf]))
+					}
+				} else {
+					checkRecv(t, "receive", r, 1-i, 3, data[1-i])
+				}
+			}
+			c.idle()
+			if got := c.net.regions(0) + c.net.regions(1); got != 4 {
+				t.Fatalf("%d regions registered after the exchange, want 4 (the bootstrap areas and rings only)", got)
+			}
+			reads, writes := 0, 0
+			for _, cmd := range c.trace {
+				switch k, _ := splitToken(cmd.Token); k {
+				case tokPullDone:
+					reads++
+				case tokPushDone:
+					writes++
+				}
+			}
+			wantReads, wantWrites := len(sends), 0
+			switch {
+			case tc.written:
+				wantReads, wantWrites = 0, len(sends)
+			case mode == RndvSplit && min(tc.msg, tc.buf) >= SplitMin:
+				wantWrites = len(sends) // each split in two
+			}
+			if reads != wantReads || writes != wantWrites {
+				t.Fatalf("%d reads and %d writes of data, want %d and %d", reads, writes, wantReads, wantWrites)
+			}
+		})
+	}
+}

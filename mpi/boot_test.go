@@ -165,3 +165,18 @@ func TestBackoffBoundsYields(t *testing.T) {
 		t.Errorf("MARTINI_SPIN=0 MARTINI_YIELD=5000: spin %d yield %d", spin, yield)
 	}
 }
+
+// Exchanges move by push only while processes have a core each, where it
+// was measured to gain.
+func TestExchangePushByProcs(t *testing.T) {
+	cpus := runtime.NumCPU()
+	caps := llc.Caps{ExchangePush: llc.ExchangePushMin}
+	for _, tc := range []struct{ procs, want int }{{1, llc.ExchangePushMin}, {cpus, llc.ExchangePushMin}, {cpus + 1, 0}, {4 * cpus, 0}} {
+		if got := exchangePush(caps, tc.procs); got != tc.want {
+			t.Errorf("%d processes on %d CPUs: exchanges pushed from %d bytes, want %d", tc.procs, cpus, got, tc.want)
+		}
+	}
+	if got := exchangePush(llc.Caps{}, 1); got != 0 {
+		t.Errorf("a network that recommends no push: %d", got)
+	}
+}

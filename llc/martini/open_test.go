@@ -83,11 +83,20 @@ func TestAttachCaps(t *testing.T) {
 }
 
 // TestEagerLimitByProfile: the native profile recommends the tuned eager
-// limit, the Martini timing model the one its runs were calibrated with.
+// limit and exchanges by push, the Martini timing model the eager limit
+// its runs were calibrated with and the rendezvous variant alone.
 func TestEagerLimitByProfile(t *testing.T) {
 	for profile, want := range map[string]int{nicemu.ProfileNative: DefaultEagerLimit, nicemu.ProfileMartini: ModelEagerLimit} {
-		if got := translators(t, 1, profile)[0].Caps().EagerLimit; got != want {
-			t.Errorf("%s: eager limit %d, want %d", profile, got, want)
+		c := translators(t, 1, profile)[0].Caps()
+		if c.EagerLimit != want {
+			t.Errorf("%s: eager limit %d, want %d", profile, c.EagerLimit, want)
+		}
+		wantPush := 0
+		if profile == nicemu.ProfileNative {
+			wantPush = llc.ExchangePushMin
+		}
+		if c.ExchangePush != wantPush {
+			t.Errorf("%s: exchanges pushed from %d bytes, want %d", profile, c.ExchangePush, wantPush)
 		}
 	}
 }

@@ -174,7 +174,7 @@ const DefaultRendezvous = llc.RndvSplit
 // load and store, VPUSH records of one 2 KB packet, BOTF as the inline
 // path, and the synchronisation network unless disabled.
 func (t *Translator) Caps() llc.Caps {
-	return llc.Caps{
+	c := llc.Caps{
 		Name:       "martini",
 		LoadStore:  true,
 		MaxRecord:  llc.MaxQueueRecord,
@@ -183,6 +183,12 @@ func (t *Translator) Caps() llc.Caps {
 		Rendezvous: DefaultRendezvous,
 		Offload:    t.offload,
 	}
+	if !t.Modelled() {
+		// Not under the model, calibrated with the rendezvous variants
+		// alone.
+		c.ExchangePush = llc.ExchangePushMin
+	}
+	return c
 }
 
 // Modelled reports whether the NIC runs under a timing profile (the
