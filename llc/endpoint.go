@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Endpoint is the I/O loop around an Engine: it issues the engine's
@@ -24,8 +25,13 @@ type Endpoint struct {
 	clock Clock
 
 	// Backoff of waiters: Spin polls, then Yield polls each followed by a
-	// yield of the processor, then a doorbell sleep.
+	// yield of the processor, then a doorbell sleep. SpinFor, if set,
+	// ends the spinning sooner, once it has lasted that long: a process
+	// whose peer shares its processor (the scheduler put both on one core
+	// though each could have its own) waits for it that long per message,
+	// not Spin polls' time.
 	Spin, Yield int
+	SpinFor     time.Duration
 
 	waits, sleeps uint64
 	failed        atomic.Bool // the engine has failed (set by progress)
@@ -293,6 +299,7 @@ func (ep *Endpoint) wait(op Completion) {
 	if ep.clock != nil && !op.Done() {
 		defer ep.clock.Waiting(false)
 	}
+	var spun time.Time // when the spinning began, once looked at
 	for idle := 0; !op.Done(); {
 		p := ep.progress()
 		if op.Done() {
@@ -301,6 +308,7 @@ func (ep *Endpoint) wait(op Completion) {
 		ep.mu.Unlock()
 		if p {
 			idle = 0
+			spun = time.Time{}
 		} else {
 			if ep.clock != nil && !ep.eng.Retrying() {
 				// Nothing came: the process waits (taking data makes it
@@ -309,6 +317,9 @@ func (ep *Endpoint) wait(op Completion) {
 				ep.clock.Waiting(true)
 			}
 			idle++
+			if idle < ep.Spin && ep.SpinFor > 0 && idle%spinClockEvery == 0 {
+				idle = ep.spinEnd(idle, &spun)
+			}
 			switch {
 			case idle < ep.Spin:
 			case idle < ep.Spin+ep.Yield:
@@ -320,6 +331,23 @@ func (ep *Endpoint) wait(op Completion) {
 		}
 		ep.mu.Lock()
 	}
+}
+
+// spinClockEvery is how many polls of a spinning waiter pass between two
+// looks at the clock (SpinFor).
+const spinClockEvery = 16
+
+// spinEnd returns idle, or Spin once the spinning that began at *spun
+// (set now if zero) has lasted SpinFor.
+func (ep *Endpoint) spinEnd(idle int, spun *time.Time) int {
+	now := time.Now()
+	switch {
+	case spun.IsZero():
+		*spun = now
+	case now.Sub(*spun) >= ep.SpinFor:
+		return ep.Spin
+	}
+	return idle
 }
 
 // sleep blocks on the doorbell unless work is already there.

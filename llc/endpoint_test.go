@@ -291,3 +291,19 @@ func TestEndpointSelf(t *testing.T) {
 		t.Fatal("receive of an unexpected message not done at once")
 	}
 }
+
+// SpinFor ends a waiter's spinning in time, whatever Spin says: a process
+// whose peer shares its processor must not spin Spin polls per message.
+func TestEndpointSpinFor(t *testing.T) {
+	ep := newEndpoints(t, 1, nil)[0]
+	ep.Spin, ep.Yield, ep.SpinFor = 1<<40, 0, 100*time.Microsecond
+	var done atomic.Bool
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		done.Store(true)
+	}()
+	within(t, 10*time.Second, func() { ep.WaitFunc(done.Load) })
+	if s := ep.WaitStats(); s.Sleeps == 0 {
+		t.Fatalf("a wait of 20 ms with SpinFor %v never slept: %+v", ep.SpinFor, s)
+	}
+}

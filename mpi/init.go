@@ -166,6 +166,7 @@ func initRuntime() (*runtimeState, error) {
 		}
 	}
 	s.ep.Spin, s.ep.Yield = backoff(job.Size, job.Settings)
+	s.ep.SpinFor = spinFor
 	s.world = newComm(s, worldID, job.Rank, nil)
 	s.world.setOffload(worldOffload)
 	ep.Locked(func(*llc.Engine) { ns.initialized() })
@@ -218,6 +219,19 @@ func backoff(procs int, settings launch.Settings) (spin, yield int) {
 	}
 	return spin, yield
 }
+
+// spinFor bounds a waiter's spinning in time (llc.Endpoint.SpinFor). With
+// a core per process a waiter spins, but the scheduler sometimes puts two
+// processes of a job on one core for a while (on the reference VM, for
+// seconds at a time): spinning then only delays the peer it waits for,
+// and every wait lasted the whole spin, 4000 polls (every message,
+// barrier or step of a collective took about 100 µs). Measured with both
+// processes of a PingPong on one core (taskset -c 0, MARTINI_SPIN=4000):
+// 92 µs per message without a bound, 88 with 80 µs, 27 with 20 µs, 12 with
+// 5 µs; with a core each, 5 µs slowed 64 KiB messages (7.4 against 6.5 µs:
+// a rendezvous waits longer than that) and 20 µs changed nothing
+// measurable.
+const spinFor = 20 * time.Microsecond
 
 // Yields of a waiting process when processes outnumber cores: measured at
 // 3 and 8 processes on 2 cores (a barrier took 36 and 96 µs). Up to
