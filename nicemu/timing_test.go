@@ -455,3 +455,46 @@ func TestAckedPushesDoNotOverlap(t *testing.T) {
 		t.Errorf("the second unacked PUSH was visible at %d, the acked one at %d: want the unacked sooner", last, second)
 	}
 }
+
+// TestVPUSHVirtualSenderGoesOn checks that in virtual time a VPUSH's
+// sender goes on when it sees its contflag (a VPUSH has no ack): VPUSHes
+// separated by the sender's host work (PM's pmSend, longer than
+// BackToBack) follow one another at the target as fast as its receive
+// path takes them (thesis 8.5: the receiver takes one packet after
+// another), where in real time each waits until the previous one is
+// published. The first message's time is the same in both.
+func TestVPUSHVirtualSenderGoesOn(t *testing.T) {
+	p := martini()
+	const hostWork = 3 * time.Microsecond
+	run := func(virtual bool) (first, gap int64) {
+		h := virtualJob(p, 2, 1e9)[0]
+		if virtual {
+			h.t.writing = func(int64) {} // the virtual clock's hook, as Clock sets it
+		}
+		var pub [3]int64
+		for i := range pub {
+			h.t.begin()
+			pub[i] = h.t.vpush(1, 2048)
+			h.t.settle()
+			h.t.host(hostWork)
+		}
+		return pub[0] - 1e9, pub[2] - pub[1]
+	}
+	realFirst, realGap := run(false)
+	virtFirst, virtGap := run(true)
+	if virtFirst != realFirst {
+		t.Errorf("first VPUSH published after %v in virtual time, %v in real time", time.Duration(virtFirst), time.Duration(realFirst))
+	}
+	if realGap < realFirst+int64(hostWork) {
+		t.Errorf("real time: VPUSHes %v apart, want at least the whole one (%v) and the host work", time.Duration(realGap), time.Duration(realFirst))
+	}
+	// The target's receive path holds a 2 KB packet for RFend, the
+	// firmware's takeover, RBend and the payload's DMA; the receive
+	// pointer's DMA write follows.
+	busy := int64(p.RFend+p.VPUSHRFend+p.RBend+p.DMAOverhead) + bytesTime(2048, p.PCIBytesPerSecond)
+	if virtGap < busy || virtGap >= realGap-int64(hostWork) {
+		t.Errorf("virtual time: VPUSHes %v apart, want the receive path's %v or a little more, below real time's %v",
+			time.Duration(virtGap), time.Duration(busy), time.Duration(realGap))
+	}
+	t.Logf("first %v; apart: real time %v, virtual time %v", time.Duration(realFirst), time.Duration(realGap), time.Duration(virtGap))
+}
