@@ -294,11 +294,9 @@ func (t *timing) write(op Op, dst int, n int, ack bool) (visible int64) {
 // breakpoint and firmware publishes the receive pointer, which a DMA write
 // carries to host memory. The target's receive path is held from the
 // packet's arrival until then. It holds the caller until the message is
-// due to be published, less the handoff in real time. Settle then holds
-// it, in real time, until the message is published (the caller moves
-// it), or, in virtual time, until the host would have seen the Window's
-// contflag (the message carries its time). It returns when the published
-// receive pointer became visible at the target.
+// due to be published, less the handoff; settle then holds it until the
+// host would have seen the Window's contflag. It returns when the
+// published receive pointer became visible at the target.
 func (t *timing) vpush(dst int, n int) (published int64) {
 	p := t.p
 	self, tgt := t.self, t.procs[dst]
@@ -322,17 +320,7 @@ func (t *timing) vpush(dst int, n int) (published int64) {
 	extend(&tgt.rx, pend)
 
 	t.due(published)
-	release := published
-	if t.writing != nil {
-		// Virtual time: the message carries its time with it, so the
-		// host goes on when it sees the contflag, as on the hardware: a
-		// VPUSH has no ack, and a sender issues the next one at once,
-		// even after host work of its own (thesis 8.5: a message of
-		// several PM messages over PM/RHiNET-VP; the receiver takes
-		// one packet after another, its receive path reserved).
-		release = hostAt
-	}
-	t.finish(hostAt, release)
+	t.finish(hostAt, published)
 	return published
 }
 
