@@ -336,10 +336,18 @@ func (t *timing) due(visible int64) {
 }
 
 // host charges d of work by the host itself (a message layer's library
-// code on the modelled host): the caller is held for d.
+// code on the modelled host): the caller is held for d. That work is the
+// modelled host's, not the emulation's: it does not count against
+// BackToBack, so that a request that follows it and the last one with no
+// other delay is still issued back to back, d after the host would have
+// gone on (PM/RHiNET-VP's pmSends of the packets of one message, issued
+// while the receiver's firmware takes the previous ones).
 func (t *timing) host(d time.Duration) {
 	if d > 0 {
 		t.wait(t.now() + int64(d))
+		if t.returnedAt != 0 {
+			t.returnedAt += int64(d)
+		}
 	}
 }
 
