@@ -5,7 +5,8 @@ package llc
 // ring or queue. It reports whether it did; the op is then done and
 // Cancelled. A message that has left (an eager record written, a
 // rendezvous request to send written, a synchronous message waiting for
-// its acknowledgement) cannot be cancelled.
+// its acknowledgement, a message in several queue records whose first
+// part was enqueued) cannot be cancelled.
 func (e *Engine) CancelSend(op *SendOp) bool {
 	if op.done || op.Peer < 0 || op.Peer >= len(e.peers) {
 		return false
@@ -16,8 +17,8 @@ func (e *Engine) CancelSend(op *SendOp) bool {
 		if it.op != op {
 			continue
 		}
-		if i == 0 && p.enqPending {
-			return false // its record is being enqueued
+		if i == 0 && (p.enqPending || it.sent > 0) {
+			return false // its record, or a part of it, is being enqueued or is in the queue
 		}
 		if it.rndv {
 			e.dropRndvSend(op)

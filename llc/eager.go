@@ -21,8 +21,9 @@ const (
 	// EagerQueue: PM/RHiNET-VP (thesis 8.4): no rings; every process has
 	// one receive queue (CmdAllocQueue) into which every sender enqueues
 	// its records (CmdEnqueue), so a poll checks one place however many
-	// peers there are. Records are at most MaxQueueRecord bytes, which
-	// bounds the eager limit (MaxQueueEagerLimit). Host work is reported.
+	// peers there are. Records are at most MaxRecord bytes; a larger
+	// eager message travels as several records (parts.go), up to
+	// MaxQueueEagerLimit. Host work is reported.
 	EagerQueue
 )
 

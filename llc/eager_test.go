@@ -272,8 +272,15 @@ func TestEagerModeConfig(t *testing.T) {
 		}, ""},
 		{"queue eager limit too large", func(c *Config) { c.Eager, c.QueueSize, c.EagerLimit = EagerQueue, 1<<16, MaxQueueEagerLimit+1 },
 			fmt.Sprintf("eager limit %d too large for the receive queue", MaxQueueEagerLimit+1)},
-		{"queue error names the largest", func(c *Config) { c.Eager, c.QueueSize, c.EagerLimit = EagerQueue, 1<<16, 4096 },
+		{"queue error names the largest", func(c *Config) { c.Eager, c.QueueSize, c.EagerLimit = EagerQueue, 1<<16, 1<<20 },
 			fmt.Sprintf("at most %d", MaxQueueEagerLimit)},
+		{"queue eager limit of several records", func(c *Config) { c.Eager, c.QueueSize, c.EagerLimit = EagerQueue, 1<<16, 4096 }, ""},
+		{"queue eager limit of one large record", func(c *Config) {
+			c.Eager, c.QueueSize, c.EagerLimit, c.MaxRecord = EagerQueue, 1<<18, 60000, 60000+recMeta
+		}, ""},
+		{"queue error names one large record", func(c *Config) {
+			c.Eager, c.QueueSize, c.EagerLimit, c.MaxRecord = EagerQueue, 1<<18, 60001, 60000+recMeta
+		}, "at most 60000"},
 		{"queue negative eager limit", func(c *Config) { c.Eager, c.QueueSize, c.EagerLimit = EagerQueue, 1<<16, -1 }, "eager limit -1"},
 		{"queue not a power of two", func(c *Config) { c.Eager, c.QueueSize = EagerQueue, 3<<12 }, "queue size 12288"},
 		{"queue unset", func(c *Config) { c.Eager = EagerQueue }, "queue size 0"},

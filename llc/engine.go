@@ -131,6 +131,7 @@ type Engine struct {
 	pmPending int      // EagerPM: connections initiated at start and not settled
 	work      hostWork // EagerPM, EagerQueue: host work not charged yet
 
+	parts  []partial // messages in several queue records begun, by sender (parts.go)
 	posted recvQueue
 	unexp  unexpQueue
 	pool   bufPool
@@ -358,12 +359,16 @@ func (e *Engine) Record(src int, head, body []byte) {
 	}
 	var m meta
 	m.get(head)
+	if e.cfg.Eager != EagerRings {
+		e.work[WorkRecv]++
+	}
+	if m.kind == recPart || m.flags&flagParts != 0 {
+		e.assemble(src, &m, body) // a message in several queue records
+		return
+	}
 	if int(m.length) != len(body) {
 		e.fail(fmt.Errorf("llc: corrupt record from process %d: body of %d bytes, its meta says %d", src, len(body), m.length))
 		return
-	}
-	if e.cfg.Eager != EagerRings {
-		e.work[WorkRecv]++
 	}
 	e.dispatch(src, &m, body)
 }

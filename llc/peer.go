@@ -46,6 +46,10 @@ type outItem struct {
 	aux  uint64
 	ctl  [recInline]byte // a control record's body: it fits the first cell
 	clen int
+	// A payload in several queue records (parts.go): the bytes whose
+	// records are in the receiver's queue, and those of the record in
+	// flight (0: none, or a message in one record).
+	sent, inflight int
 }
 
 // Control record bodies fit an outItem and the first cell of a record.

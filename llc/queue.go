@@ -13,13 +13,14 @@ import (
 // fields of RTS, CTS, FIN and PUT, or the payload of an eager or
 // unsolicited message. The body goes inline in the command's Head when it
 // fits (control records always do), else as its Data. The sending process
-// is in the queue's record header, written by the network.
+// is in the queue's record header, written by the network. A payload that
+// one record cannot carry travels in several (parts.go).
 //
 // Sending: every record to a peer waits in that peer's queue; the one at
 // its head is enqueued, and at most one CmdEnqueue per peer is in flight,
 // so that records to one peer land in order (MPI's non-overtaking rule).
-// When it completes, the record leaves the queue (an eager send completes)
-// and the next one is enqueued. When the receiver's queue is full
+// When it completes, the record leaves the queue (an eager send completes,
+// or its next part is enqueued: parts.go) and the next one is enqueued. When the receiver's queue is full
 // (ErrQueueFull), the record stays at the head and is enqueued again on a
 // later poll; any other error stops the engine, as a failed ring write
 // does.
@@ -32,13 +33,21 @@ import (
 // WorkPoll one per Poll (one queue, however many peers).
 
 // MaxQueueEagerLimit is the largest eager limit of EagerQueue on a
-// transport whose records hold at most MaxQueueRecord bytes: a message
-// and its 24-byte meta fill one record.
-const MaxQueueEagerLimit = MaxQueueRecord - recMeta
+// transport whose records hold at most MaxQueueRecord bytes (one VPUSH
+// packet): a message of up to 32 KB travels as a sequence of up to 17
+// records (parts.go), as MPICH-SCore sends a message of more than one PM
+// message over PM/RHiNET-VP as several PM messages, without a handshake
+// (thesis 8.5). It is the martini model's eager limit
+// (martini.ModelEagerLimit), so that PM/RHiNET and PM/RHiNET-VP switch to
+// the rendezvous at the same size; in virtual time the eager path beats
+// the rendezvous at every size up to it (the rendezvous adds a request, a
+// grant and an end notice, each a VPUSH with the receiver's firmware).
+const MaxQueueEagerLimit = 32 << 10
 
 // QueueEagerLimit returns the largest eager limit of EagerQueue on a
-// transport whose records hold at most maxRecord bytes.
-func QueueEagerLimit(maxRecord int) int { return maxRecord - recMeta }
+// transport whose records hold at most maxRecord bytes: what one record
+// holds, or MaxQueueEagerLimit in several records, whichever is larger.
+func QueueEagerLimit(maxRecord int) int { return max(maxRecord-recMeta, MaxQueueEagerLimit) }
 
 // maxControlBody is the largest body of a control record (outItem.ctl).
 const maxControlBody = len(outItem{}.ctl)
@@ -50,7 +59,9 @@ func queueSpan(n int) uint64 {
 
 // MinQueueSize returns the smallest QueueSize that EagerQueue accepts with
 // eagerLimit: the queue must hold two of the largest records, so that an
-// empty queue always has room for one wherever it wraps.
+// empty queue always has room for one wherever it wraps. (A message above
+// the transport's record size takes several records, each smaller; the
+// size asked for here covers it whole.)
 func MinQueueSize(eagerLimit int) int {
 	need := 2 * queueSpan(recMeta+max(eagerLimit, maxControlBody))
 	size := 1
@@ -60,15 +71,19 @@ func MinQueueSize(eagerLimit int) int {
 	return size
 }
 
+// minQueueSize is MinQueueSize for the largest record of cfg: a message
+// above what one record holds takes several (parts.go).
+func minQueueSize(cfg *Config) int { return MinQueueSize(min(cfg.EagerLimit, cfg.MaxRecord-recMeta)) }
+
 // checkQueue checks the configuration of EagerQueue.
 func checkQueue(cfg *Config) error {
 	switch {
 	case cfg.EagerLimit < 0 || cfg.EagerLimit > QueueEagerLimit(cfg.MaxRecord):
-		return fmt.Errorf("llc: eager limit %d too large for the receive queue: a record holds at most %d bytes, %d of them the header (at most %d)",
-			cfg.EagerLimit, cfg.MaxRecord, recMeta, QueueEagerLimit(cfg.MaxRecord))
-	case cfg.QueueSize < MinQueueSize(cfg.EagerLimit) || cfg.QueueSize&(cfg.QueueSize-1) != 0:
-		return fmt.Errorf("llc: queue size %d must be a power of two and at least %d (two records of the eager limit %d)",
-			cfg.QueueSize, MinQueueSize(cfg.EagerLimit), cfg.EagerLimit)
+		return fmt.Errorf("llc: eager limit %d too large for the receive queue: at most %d (records of at most %d bytes, %d of each the header)",
+			cfg.EagerLimit, QueueEagerLimit(cfg.MaxRecord), cfg.MaxRecord, recMeta)
+	case cfg.QueueSize < minQueueSize(cfg) || cfg.QueueSize&(cfg.QueueSize-1) != 0:
+		return fmt.Errorf("llc: queue size %d must be a power of two and at least %d (two of the largest records with the eager limit %d)",
+			cfg.QueueSize, minQueueSize(cfg), cfg.EagerLimit)
 	}
 	return nil
 }
@@ -142,6 +157,10 @@ func (e *Engine) enqueue(dst int, it *outItem) {
 		}
 	}
 	body := len(ctl) + len(payload)
+	if recMeta+body > e.cfg.MaxRecord {
+		e.enqueuePart(dst, it, m, payload) // only payloads are that long
+		return
+	}
 	m.length = uint32(body)
 	c := e.sched.alloc() // built in place in the queue
 	e.stats.CommandsIssued++
@@ -177,6 +196,10 @@ func (e *Engine) onEnqueue(dst int, ev Event) {
 	}
 	p.full = false
 	it := p.q.front()
+	if e.partSent(it) {
+		e.enqueue(dst, it) // the message's next part
+		return
+	}
 	switch op := it.op; {
 	case op == nil || it.rndv:
 		e.stats.ControlSent++

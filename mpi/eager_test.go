@@ -45,7 +45,10 @@ func scenarioEager(w *mpi.Comm) error {
 	if err != nil {
 		return err
 	}
-	sizes := []int{0, 1, 100, E, E + 1, 100000}
+	// Around the payload of one queue record (vp sends larger eager
+	// messages as several records), then the eager limit.
+	rec := llc.MaxQueueRecord - llc.RecordMeta
+	sizes := []int{0, 1, 100, rec, rec + 1, 2*rec + 1, E, E + 1, 100000}
 	for k, size := range sizes {
 		var reqs []*mpi.Request
 		for dst := range n {
@@ -100,7 +103,7 @@ func scenarioEager(w *mpi.Comm) error {
 			return fmt.Errorf("vp: %d connections, %d rings granted, want none", p.Connections, p.RingsGranted)
 		}
 		if E != llc.MaxQueueEagerLimit {
-			return fmt.Errorf("vp: eager limit %d, want the largest a queue record allows, %d", E, llc.MaxQueueEagerLimit)
+			return fmt.Errorf("vp: eager limit %d, want the largest the queue allows in several records, %d", E, llc.MaxQueueEagerLimit)
 		}
 	default:
 		return fmt.Errorf("%s=%q: run with -eager pm or vp", launch.EnvEager, mode)

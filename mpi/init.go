@@ -332,7 +332,8 @@ func readBoot(kv map[string]string, size int) (boot []llc.RegionID, worldOffload
 // engineConfig sizes the rings so that every peer (itself included) can
 // get one within the registrable memory, and caps the eager limit to what
 // a ring holds; with the vp eager transport, it sizes the receive queue
-// instead and caps the eager limit to what a queue record holds.
+// instead and caps the eager limit to what the queue carries
+// (llc.QueueEagerLimit: one record, or several up to 32 KB).
 func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int) llc.Config {
 	caps := ns.caps()
 	ring := DefaultRingSize
@@ -387,8 +388,8 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int
 		cfg.Eager = llc.EagerPM
 	case launch.EagerVP:
 		// One queue for every sender, no rings: a requested eager limit
-		// above what one record holds is capped, as it is to what a ring
-		// holds above.
+		// above what the queue carries (in one record, or in several) is
+		// capped, as it is to what a ring holds above.
 		cfg.Eager = llc.EagerQueue
 		cfg.EagerLimit = min(eager, llc.QueueEagerLimit(caps.MaxRecord))
 		cfg.QueueSize = max(DefaultQueueSize, llc.MinQueueSize(cfg.EagerLimit))

@@ -56,10 +56,12 @@
 // each stage is due. It moves the data when the model says the target
 // sees it, and returns when the modelled host would have gone on: when it
 // saw the Window's contflag (writes) or the data (reads). A request issued
-// back to back with the last one (within Profile.BackToBack) is timed from
-// that modelled moment, so a host streaming through one Window pipelines
-// as the hardware did although the emulation held the previous request
-// longer.
+// back to back with the last one (within Profile.BackToBack, not counting
+// the host work a message layer charges between them) is timed from that
+// modelled moment, so a host streaming through one Window pipelines as
+// the hardware did although the emulation held the previous request
+// longer; a request issued after another process's data arrived is not
+// back to back (it may answer that data).
 //
 // The thesis's latencies are ping-pong round trips halved, which contain
 // its host's own part of a hop. So that the emulation's part does not come

@@ -144,7 +144,12 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 			res[q] = seg.resources(q)
 		}
 		n.timing = newTiming(p, res[pid], res, seg.Handoff())
-		if seg.Clock() == ClockVirtual {
+		if seg.Clock() != ClockVirtual {
+			// Real time only: in virtual time a wait for data moves
+			// the clock, and when data lands in real time must not
+			// change the timing.
+			n.timing.arrived = func() uint64 { return atomic.LoadUint64(&n.ent.arrivals) }
+		} else {
 			n.clock = newClock(seg, pid, seg.HostSpeed())
 			n.timing.now, n.timing.wait, n.timing.gate = n.clock.now, n.clock.advance, func(t int64) { n.clock.gate(t) }
 			n.timing.writing, n.timing.settled = n.clock.writing, n.clock.settled
@@ -174,6 +179,14 @@ func (n *NIC) Profile() *Profile {
 func (n *NIC) ChargeHost(d time.Duration) {
 	if n.timing != nil {
 		n.timing.host(d)
+	}
+}
+
+// arrive counts a timed remote write into process dst's memory, once its
+// data is written, in real time (see timing.begin).
+func (n *NIC) arrive(dst int) {
+	if n.timing != nil && n.clock == nil && dst != n.pid {
+		atomic.AddUint64(&n.procs[dst].arrivals, 1)
 	}
 }
 

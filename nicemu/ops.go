@@ -100,6 +100,7 @@ func (n *NIC) execPush(dst int, sid SID, off uint64, src []byte, op Op) error {
 	if err := n.write(dst, sid, v, off, src); err != nil {
 		return err
 	}
+	n.arrive(dst)
 	if n.clock != nil {
 		// Virtual time: settle may wait for the target's clock, which
 		// moves once the target has taken the data: wake it first.

@@ -138,7 +138,10 @@ type procEntry struct {
 	bell     uint32 // doorbell futex word
 	sleepers uint32 // >0 while the process may block on bell
 	refused  uint64 // refusals of requests aimed at this process
-	_        [128 - 48]byte
+	// arrivals counts the remote writes other processes' timed requests
+	// made into this process's memory (see timing.arrived).
+	arrivals uint64
+	_        [128 - 56]byte
 }
 
 // Per-partition layout offsets (relative to the partition base).

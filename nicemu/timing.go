@@ -111,6 +111,14 @@ type timing struct {
 	// time (handoff.go); at most the target's DMA write stage.
 	handoff int64
 
+	// arrived reads the count of remote writes into this process's
+	// memory (procEntry.arrivals), and seen is its value when the last
+	// request returned: a request after data arrived answers that data
+	// and is not back to back (begin). arrived is nil in virtual time
+	// and in the tests' models.
+	arrived func() uint64
+	seen    uint64
+
 	now  func() int64      // the clock: nanotime
 	wait func(until int64) // holds the caller until the clock reads until
 	// In virtual time: gate holds the caller until the other processes
@@ -151,17 +159,27 @@ func spinUntil(t int64) {
 // begin records that the host issues a request now: at the start of the
 // request's first PIO store. When the request follows the last one back to
 // back, it is issued when the host would have reached this point on the
-// modelled hardware: the emulation's excess is taken back.
+// modelled hardware: the emulation's excess is taken back. A request
+// issued after another process's data arrived in this process's memory
+// is not back to back, however soon: the host may have waited for that
+// data (a ping-pong's answer), which the emulation's excess does not
+// cover; taking the excess back would time the answer before the data it
+// answers (with a large handoff, an AOTF ping-pong's wait fits in
+// BackToBack).
 func (t *timing) begin() {
 	if t.gate != nil {
 		t.gate(t.now())
 	}
 	now := t.now()
-	if gap := now - t.returnedAt; t.returnedAt != 0 && gap <= int64(t.p.BackToBack) {
+	if gap := now - t.returnedAt; t.returnedAt != 0 && gap <= int64(t.p.BackToBack) && !t.newArrival() {
 		now -= min(t.excess, t.returnedAt-t.hostAt)
 	}
 	t.issuedAt = now
 }
+
+// newArrival reports whether data arrived from another process since the
+// last request returned.
+func (t *timing) newArrival() bool { return t.arrived != nil && t.arrived() != t.seen }
 
 // finish records the end of a request's timing, when the caller is about
 // to move the data: the hardware lets the host go on at hostAt, the
@@ -336,10 +354,18 @@ func (t *timing) due(visible int64) {
 }
 
 // host charges d of work by the host itself (a message layer's library
-// code on the modelled host): the caller is held for d.
+// code on the modelled host): the caller is held for d. That work is the
+// modelled host's, not the emulation's: it does not count against
+// BackToBack, so that a request that follows it and the last one with no
+// other delay is still issued back to back, d after the host would have
+// gone on (PM/RHiNET-VP's pmSends of the packets of one message, issued
+// while the receiver's firmware takes the previous ones).
 func (t *timing) host(d time.Duration) {
 	if d > 0 {
 		t.wait(t.now() + int64(d))
+		if t.returnedAt != 0 {
+			t.returnedAt += int64(d)
+		}
 	}
 }
 
@@ -352,6 +378,9 @@ func (t *timing) settle() {
 	moving := t.now() - t.movedAt
 	t.wait(t.releaseAt)
 	t.returnedAt = t.now()
+	if t.arrived != nil {
+		t.seen = t.arrived()
+	}
 	t.excess = max(0, t.releaseAt-t.hostAt+moving)
 }
 

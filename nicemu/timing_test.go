@@ -455,3 +455,80 @@ func TestAckedPushesDoNotOverlap(t *testing.T) {
 		t.Errorf("the second unacked PUSH was visible at %d, the acked one at %d: want the unacked sooner", last, second)
 	}
 }
+
+// TestHostWorkKeepsBackToBack checks that the host work a message layer
+// charges between two requests (PM/RHiNET-VP's pmSend of each packet of a
+// message, longer than BackToBack) does not stop the second from being
+// issued back to back: it starts that long after the host would have gone
+// on, so VPUSHes follow one another at the target as fast as its receive
+// path takes them (thesis 8.5), where requests separated by a delay of
+// the emulation's own wait until the previous one is published.
+func TestHostWorkKeepsBackToBack(t *testing.T) {
+	p := martini()
+	const work = 3 * time.Microsecond
+	run := func(between func(h *virtualHost)) (first, gap int64) {
+		h := virtualJob(p, 2, 1e9)[0]
+		var pub [3]int64
+		for i := range pub {
+			h.t.begin()
+			pub[i] = h.t.vpush(1, 2048)
+			h.t.settle()
+			between(h)
+		}
+		return pub[0] - 1e9, pub[2] - pub[1]
+	}
+	first, charged := run(func(h *virtualHost) { h.t.host(work) })
+	_, idle := run(func(h *virtualHost) { h.idle(work) })
+	if idle < first+int64(work) {
+		t.Errorf("after an idle host: VPUSHes %v apart, want at least the whole one (%v) and the idle time", time.Duration(idle), time.Duration(first))
+	}
+	// The target's receive path holds a 2 KB packet for RFend, the
+	// firmware's takeover, RBend and the payload's DMA; the receive
+	// pointer's DMA write follows.
+	busy := int64(p.RFend+p.VPUSHRFend+p.RBend+p.DMAOverhead) + bytesTime(2048, p.PCIBytesPerSecond)
+	if charged < busy || charged >= first {
+		t.Errorf("after host work: VPUSHes %v apart, want the receive path's %v or a little more, below one VPUSH's %v",
+			time.Duration(charged), time.Duration(busy), time.Duration(first))
+	}
+}
+
+// TestAnswerIsNotBackToBack checks that a request issued after another
+// process's data arrived gets no back-to-back credit, however soon after
+// the last request it comes: in a real-time AOTF ping-pong with the
+// largest handoff and a quick hop between cores, the wait for the answer
+// fits in BackToBack, and the credit timed each answer up to 1.35 µs
+// before the data it answers, below the model (cmd/thesis's TestQuickRun
+// failed so now and then).
+func TestAnswerIsNotBackToBack(t *testing.T) {
+	p := martini()
+	handoff := int64(p.DMAOverhead + p.DMAWriteLatency)
+	const hop = 20                 // ns from a store to the other core's load seeing it
+	hosts := virtualJob(p, 2, 1e9) // a clock each: the two run at once
+	var arrivals [2]uint64
+	for i, h := range hosts {
+		h.t.handoff = handoff
+		h.t.arrived = func() uint64 { return arrivals[i] }
+	}
+	// send has host i see the data moved at at, and answer it; it returns
+	// when its own data is moved.
+	send := func(i int, at int64) int64 {
+		h := hosts[i]
+		h.clock = max(h.clock, at+hop)
+		h.t.begin()
+		h.t.write(OpAOTF, 1-i, 8, false) // holds until the data is due
+		moved := h.clock
+		arrivals[1-i]++
+		h.t.settle()
+		return moved
+	}
+	const reps = 100
+	start := send(0, 1e9-hop)
+	at := start
+	for range reps {
+		at = send(0, send(1, at))
+	}
+	oneWay := time.Duration(at-start) / (2 * reps)
+	if want := p.modelWrite(OpAOTF, 8) - time.Duration(handoff) + hop; oneWay < want {
+		t.Errorf("AOTF ping-pong: %v one way, below the model's %v less the handoff, plus the hop (%v)", oneWay, p.modelWrite(OpAOTF, 8), want)
+	}
+}

@@ -149,6 +149,7 @@ func (n *NIC) VPush(dst int, msg []byte) error {
 	if err := n.receiveVPUSH(dst, msg); err != nil {
 		return err
 	}
+	n.arrive(dst)
 	if n.clock != nil {
 		n.notify(dst) // before settle, as execPush
 	}

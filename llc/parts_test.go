@@ -1,0 +1,284 @@
+package llc
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// Tests of messages in several receive-queue records (parts.go).
+
+// partsConfig is EagerQueue with the largest eager limit in a queue of
+// qsize bytes.
+func partsConfig(qsize int) func(i int, cfg *Config) {
+	return withEager(EagerQueue, func(_ int, cfg *Config) {
+		cfg.EagerLimit, cfg.QueueSize = MaxQueueEagerLimit, qsize
+	})
+}
+
+// partsOf returns the records a payload of n bytes takes.
+func partsOf(n int) int {
+	per := MaxQueueRecord - recMeta
+	if recMeta+n <= MaxQueueRecord {
+		return 1
+	}
+	return (n + per - 1) / per
+}
+
+// enqueues counts the CmdEnqueue commands of engine src in the trace,
+// those the receiver's queue refused included.
+func (c *cluster) enqueues(src int) int {
+	n := 0
+	for _, t := range c.trace {
+		if t.src == src && t.Kind == CmdEnqueue {
+			n++
+		}
+	}
+	return n
+}
+
+// Messages across the records boundary, posted and unexpected, to a peer
+// and to self, in a queue smaller than the largest message: each is one
+// eager message of as many records as its payload needs.
+func TestQueuePartsSizes(t *testing.T) {
+	per := MaxQueueRecord - recMeta
+	c := newCluster(t, 2, partsConfig(8<<10))
+	c.tracing = true
+	sizes := []int{per - 1, per, per + 1, 2 * per, 2*per + 1, 8 << 10, MaxQueueEagerLimit - 1, MaxQueueEagerLimit}
+	var eager uint64
+	for k, size := range sizes {
+		for _, dst := range []int{1, 0} {
+			for _, posted := range []bool{true, false} {
+				what := fmt.Sprintf("%d bytes to %d posted=%v", size, dst, posted)
+				tag, data := int32(k), pattern(k*4+dst*2+b2i(posted), size)
+				before := c.enqueues(0) - int(c.eng[0].Stats().QueueFull)
+				var r *RecvOp
+				if posted {
+					r = c.recv(dst, 0, tag, 7, size)
+				}
+				s := c.send(0, dst, tag, 7, data)
+				if !posted {
+					c.run(what+": arrival", func() bool { _, ok := c.eng[dst].Probe(0, tag, 7); return ok })
+					if st, _ := c.eng[dst].Probe(0, tag, 7); st.Len != size {
+						t.Fatalf("%s: probed %d bytes", what, st.Len)
+					}
+					r = c.recv(dst, 0, tag, 7, size)
+				}
+				c.wait(s, r)
+				checkSent(t, what, s)
+				checkRecv(t, what, r, 0, tag, data)
+				if got := c.enqueues(0) - int(c.eng[0].Stats().QueueFull) - before; got != partsOf(size) {
+					t.Fatalf("%s: %d records, want %d", what, got, partsOf(size))
+				}
+				eager++
+			}
+		}
+	}
+	c.noErrs()
+	c.idle()
+	if st := c.eng[0].Stats(); st.EagerSent != eager || st.RndvSent != 0 || st.QueueFull == 0 {
+		t.Fatalf("sender counters %+v: want %d eager messages, no rendezvous, a full queue met", st, eager)
+	}
+}
+
+// The records of two senders interleave in one queue: each sender's
+// message is reassembled apart, and the receives match by sender in
+// order; a message's receive completes only with its last part, and a
+// probe sees it only then.
+func TestQueuePartsInterleaved(t *testing.T) {
+	const recv = 2
+	c := newCluster(t, 3, partsConfig(64<<10))
+	c.hold[0], c.hold[1] = true, true
+	size := 3*(MaxQueueRecord-recMeta) + 5 // four records
+	var sends []*SendOp
+	var data [2][2][]byte
+	for k := range 2 {
+		for src := range 2 {
+			data[src][k] = pattern(src*10+k, size-k*100)
+			op := &SendOp{Peer: recv, Tag: 4, Data: data[src][k]}
+			c.eng[src].Send(op)
+			c.drain(src)
+			sends = append(sends, op)
+		}
+	}
+	first := c.recv(recv, AnySource, 4, 0, size)
+	for part := range 4 {
+		for src := range 2 {
+			cmds := c.take(src)
+			if len(cmds) != 1 {
+				t.Fatalf("part %d of %d: %d commands held, want one enqueue", part, src, len(cmds))
+			}
+			if k, _ := queueRecKind(cmds[0]); (part == 0) != (k == recEager) || (part > 0) != (k == recPart) {
+				t.Fatalf("part %d of %d: record kind %d", part, src, k)
+			}
+			c.deliver(src, cmds[0])
+			c.drain(src)
+			c.poll(recv)
+			if first.Done() != (part == 3) {
+				t.Fatalf("after part %d of %d: the receive done %v", part, src, first.Done())
+			}
+			if _, ok := c.eng[recv].Probe(1, 4, 0); ok != (part == 3 && src == 1) {
+				t.Fatalf("probe of 1 after part %d of %d: %v", part, src, ok)
+			}
+		}
+	}
+	if !first.Done() || sends[2].Done() || sends[3].Done() {
+		t.Fatalf("after the first messages: receive done %v, second sends done %v %v", first.Done(), sends[2].Done(), sends[3].Done())
+	}
+	checkRecv(t, "first message", first, 0, 4, data[0][0])
+	c.hold[0], c.hold[1] = false, false
+	for _, src := range []int{0, 1} {
+		c.drain(src)
+		for _, cmd := range c.take(src) {
+			c.deliver(src, cmd)
+		}
+	}
+	var got [2][]*RecvOp
+	got[1] = append(got[1], c.recv(recv, 1, 4, 0, size))
+	for range 2 {
+		r := c.recv(recv, AnySource, 4, 0, size)
+		c.wait(r)
+		got[r.Status.Source] = append(got[r.Status.Source], r)
+	}
+	c.wait(sends[0], sends[1], sends[2], sends[3])
+	checkRecv(t, "second message of 0", got[0][0], 0, 4, data[0][1])
+	checkRecv(t, "first message of 1", got[1][0], 1, 4, data[1][0])
+	checkRecv(t, "second message of 1", got[1][1], 1, 4, data[1][1])
+	c.noErrs()
+	c.idle()
+}
+
+// A part that finds the receiver's queue full is enqueued again on a later
+// poll, the same bytes; nothing else to that peer goes between the parts
+// of a message, and the send can no longer be cancelled.
+func TestQueuePartsFullMidMessage(t *testing.T) {
+	c := newCluster(t, 2, partsConfig(8<<10))
+	c.hold[0] = true
+	per := MaxQueueRecord - recMeta
+	big, small := pattern(1, 3*per), pattern(2, 10)
+	s := c.send(0, 1, 1, 0, big)
+	after := c.send(0, 1, 2, 0, small)
+	held := c.take(0)
+	if len(held) != 1 {
+		t.Fatalf("%d commands, want the first part", len(held))
+	}
+	c.deliver(0, held[0])
+	c.drain(0)
+	second := c.take(0)
+	if k, _ := queueRecKind(second[0]); len(second) != 1 || k != recPart || string(second[0].Data) != string(big[per:2*per]) {
+		t.Fatalf("second part: %v", second)
+	}
+	c.failHeld(0, second[0], errFull)
+	if c.eng[0].CancelSend(s) || c.eng[0].Commands().len() != 0 {
+		t.Fatalf("after a full queue mid-message: cancelled, or %d commands issued", c.eng[0].Commands().len())
+	}
+	c.poll(0)
+	retry := c.take(0)
+	if k, _ := queueRecKind(retry[0]); len(retry) != 1 || k != recPart || string(retry[0].Data) != string(big[per:2*per]) {
+		t.Fatalf("retry: %v", retry)
+	}
+	for _, want := range []int{2, 3} { // the retried part, then the last
+		c.deliver(0, retry[0])
+		c.drain(0)
+		retry = c.take(0)
+		if want == 3 {
+			break
+		}
+		if k, _ := queueRecKind(retry[0]); len(retry) != 1 || k != recPart || len(retry[0].Data) != per {
+			t.Fatalf("part %d: %v", want, retry)
+		}
+		if s.Done() || after.Done() {
+			t.Fatal("a send completed before the message's last part")
+		}
+	}
+	if k, tag := queueRecKind(retry[0]); !s.Done() || len(retry) != 1 || k != recEager || tag != 2 {
+		t.Fatalf("after the last part: send done %v, next %v", s.Done(), retry)
+	}
+	c.deliver(0, retry[0])
+	c.hold[0] = false
+	r1, r2 := c.recv(1, 0, AnyTag, 0, len(big)), c.recv(1, 0, AnyTag, 0, 10)
+	c.wait(r1, r2, after)
+	checkRecv(t, "large message", r1, 0, 1, big)
+	checkRecv(t, "small message", r2, 0, 2, small)
+	if st := c.eng[0].Stats(); st.QueueFull != 1 || st.EagerSent != 2 {
+		t.Fatalf("sender counters %+v", st)
+	}
+	c.noErrs()
+	c.idle()
+}
+
+// A message in several records truncated by a small buffer, posted or
+// not, and a synchronous one.
+func TestQueuePartsTruncatedAndSync(t *testing.T) {
+	c := newCluster(t, 2, partsConfig(16<<10))
+	data := pattern(3, 5000)
+	for _, posted := range []bool{true, false} {
+		var r *RecvOp
+		if posted {
+			r = c.recv(1, 0, 1, 0, 3000)
+		}
+		s := c.send(0, 1, 1, 0, data)
+		if !posted {
+			c.run("arrival", func() bool { _, ok := c.eng[1].Probe(0, 1, 0); return ok })
+			r = c.recv(1, 0, 1, 0, 3000)
+		}
+		c.wait(s, r)
+		if !errors.Is(r.Err(), ErrTruncated) || r.Status.Len != 5000 || string(r.Buf) != string(data[:3000]) {
+			t.Fatalf("posted=%v: err %v, status %+v", posted, r.Err(), r.Status)
+		}
+		checkSent(t, "truncated send", s)
+	}
+	s := &SendOp{Peer: 1, Tag: 2, Data: data, Sync: true}
+	c.eng[0].Send(s)
+	c.drain(0)
+	c.rounds(50)
+	if s.Done() {
+		t.Fatal("a synchronous send completed before its receive")
+	}
+	r := c.recv(1, 0, 2, 0, len(data))
+	c.wait(s, r)
+	checkRecv(t, "synchronous", r, 0, 2, data)
+	if st := c.eng[1].Stats(); st.Truncated != 2 {
+		t.Fatalf("receiver counters %+v", st)
+	}
+	c.noErrs()
+	c.idle()
+}
+
+// Parts out of place stop the engine: a part with no message begun, a
+// first part while one is begun, a first part longer than its message or
+// above the largest eager limit, a part past the message's end.
+func TestQueuePartsCorrupt(t *testing.T) {
+	per := MaxQueueRecord - recMeta
+	rec := func(m meta) []byte {
+		b := make([]byte, recMeta)
+		m.put(b)
+		return b
+	}
+	first := meta{kind: recEager, flags: flagParts, length: uint32(per + 10)}
+	part := func(n int) meta { return meta{kind: recPart, length: uint32(n)} }
+	tests := []struct {
+		name    string
+		records []meta
+		bodies  []int
+	}{
+		{"part alone", []meta{part(10)}, []int{10}},
+		{"first twice", []meta{first, first}, []int{per, per}},
+		{"first holds it all", []meta{first}, []int{per + 10}},
+		{"too large", []meta{{kind: recEager, flags: flagParts, length: MaxQueueEagerLimit + 1}}, []int{per}},
+		{"past the end", []meta{first, part(11)}, []int{per, 11}},
+		{"part length", []meta{first, part(10)}, []int{per, 9}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCluster(t, 2, partsConfig(16<<10))
+			r := c.recv(1, 0, AnyTag, 0, 1<<16)
+			for i, m := range tt.records {
+				c.eng[1].Record(0, rec(m), make([]byte, tt.bodies[i]))
+			}
+			if err := c.eng[1].Err(); err == nil || !r.Done() {
+				t.Fatalf("engine error %v, receive done %v", err, r.Done())
+			}
+		})
+	}
+}
