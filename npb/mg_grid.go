@@ -261,38 +261,60 @@ func (mc *mgComm) comm3(u []float64, k int) error {
 			mgCopyBox(u, &l.n, sendLo, recvHi)
 			continue
 		}
-		if err := mc.exchange(u, l, sendHi, hi, recvLo, lo, mgTag(ax, +1)); err != nil {
-			return err
-		}
-		if err := mc.exchange(u, l, sendLo, lo, recvHi, hi, mgTag(ax, -1)); err != nil {
+		if err := mc.exchange(u, l, ax, [2]mgBox{recvLo, recvHi}, [2]mgBox{sendHi, sendLo}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// exchange sends box sb of u to rank dst and receives box rb of u from
-// rank src, with one tag, through Sendrecv; contiguous boxes go straight
-// from and into u.
-func (mc *mgComm) exchange(u []float64, l *mgLevel, sb mgBox, dst int, rb mgBox, src int, tag int) error {
-	sbuf := mgSlab(u, &l.n, sb)
-	if sbuf == nil {
-		sbuf = mgPack(mc.send[0], u, &l.n, sb)
+// exchange fills the ghost boxes recv of u on axis ax from the
+// neighbours and sends them the boxes send, as comm3 does on one axis
+// (ready, give3, take3): recv[0], the low ghost, comes from the −1
+// neighbour, which sends its send[0] (its last interior plane) to its +1
+// neighbour; recv[1], the high ghost, from the +1 neighbour's send[1].
+// Both receives are posted first, then both sends, then all four
+// complete together, so that the two directions overlap. Contiguous boxes
+// go straight from and into u.
+func (mc *mgComm) exchange(u []float64, l *mgLevel, ax int, recv, send [2]mgBox) error {
+	var reqs [4]*mpi.Request
+	var rbufs [2][]float64
+	from := [2]int{l.nbr[ax][0], l.nbr[ax][1]}
+	to := [2]int{l.nbr[ax][1], l.nbr[ax][0]}
+	tags := [2]int{mgTag(ax, +1), mgTag(ax, -1)}
+	for d := range 2 {
+		rbufs[d] = mgSlab(u, &l.n, recv[d])
+		if rbufs[d] == nil {
+			rbufs[d] = mc.recv[d][:recv[d].len()]
+		}
+		r, err := mpi.Irecv(mc.c, rbufs[d], from[d], tags[d])
+		if err != nil {
+			return fmt.Errorf("npb: mg: comm3: %w", err)
+		}
+		reqs[d] = r
 	}
-	rbuf := mgSlab(u, &l.n, rb)
-	direct := rbuf != nil
-	if !direct {
-		rbuf = mc.recv[0][:rb.len()]
+	for d := range 2 {
+		sbuf := mgSlab(u, &l.n, send[d])
+		if sbuf == nil {
+			sbuf = mgPack(mc.send[d], u, &l.n, send[d])
+		}
+		r, err := mpi.Isend(mc.c, sbuf, to[d], tags[d])
+		if err != nil {
+			return fmt.Errorf("npb: mg: comm3: %w", err)
+		}
+		reqs[2+d] = r
 	}
-	st, err := mpi.Sendrecv(mc.c, sbuf, dst, tag, rbuf, src, tag)
+	st, err := mpi.Waitall(reqs[:])
 	if err != nil {
 		return fmt.Errorf("npb: mg: comm3: %w", err)
 	}
-	if got := mpi.GetCount[float64](st); got != len(rbuf) {
-		return fmt.Errorf("npb: mg: comm3: %d values from rank %d, want %d", got, src, len(rbuf))
-	}
-	if !direct {
-		mgUnpack(u, rbuf, &l.n, rb)
+	for d := range 2 {
+		if got := mpi.GetCount[float64](st[d]); got != len(rbufs[d]) {
+			return fmt.Errorf("npb: mg: comm3: %d values from rank %d, want %d", got, from[d], len(rbufs[d]))
+		}
+		if mgSlab(u, &l.n, recv[d]) == nil {
+			mgUnpack(u, rbufs[d], &l.n, recv[d])
+		}
 	}
 	return nil
 }

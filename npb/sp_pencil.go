@@ -39,11 +39,13 @@ func spPencils(c *adiCell, d int, f func(p spPencil)) {
 	}
 }
 
-// fill sets the pentadiagonal rows of the pencil's updated points for the
-// sweep along axis d (lhsx, lhsy, lhsz): the implicit convection and
-// viscous terms, the fourth-order dissipation, and for the second and
-// third factors the speed of sound.
-func (s *spSolver) fill(c *adiCell, d int, p *spPencil, lhs []float64) {
+// fill sets the pentadiagonal rows of the pencil in rows (row q of line l
+// at 15·(q·na + l)) for the sweep along axis d (lhsx, lhsy, lhsz): at the
+// updated points the implicit convection and viscous terms, the
+// fourth-order dissipation, and for the second and third factors the
+// speed of sound; at the grid's boundary points rows of the identity, as
+// NPB's lhsinit.
+func (s *spSolver) fill(c *adiCell, d int, p *spPencil, rows []float64) {
 	k := s.k
 	ax := &k.dir[d]
 	n := d + 1 // the momentum component normal to the axis
@@ -64,13 +66,20 @@ func (s *spSolver) fill(c *adiCell, d int, p *spPencil, lhs []float64) {
 	// a pointer after each store to lhs.
 	dtt1, dtt2, c2dtt1 := ax.dtt1, ax.dtt2, ax.c2dtt1
 	speed := c.speed
+	for q := range p.n {
+		if q < p.lo || q > p.hi {
+			for l := range na {
+				*(*[15]float64)(rows[15*(q*na+l):]) = spIdentityRow
+			}
+		}
+	}
 	for q := p.lo; q <= p.hi; q++ {
 		cvm, cvp := s.cv[q*na:][:na], s.cv[(q+2)*na:][:na]
 		rm, r0, rp := s.rhon[q*na:][:na], s.rhon[(q+1)*na:][:na], s.rhon[(q+2)*na:][:na]
 		w := &c.diss[d][q]
 		w0, w1, w2, w3, w4 := 0+w[0]*k.dttdssp, w[1]*k.dttdssp, w[2]*k.dttdssp, w[3]*k.dttdssp, 0+w[4]*k.dttdssp
 		for l := range na {
-			row := (*[15]float64)(lhs[3*(p.pr+q*p.sr+l*p.srA):])
+			row := (*[15]float64)(rows[15*(q*na+l):])
 			r1 := -dtt2*cvm[l] - dtt1*rm[l] + w1
 			r2 := 1 + c2dtt1*r0[l] + w2
 			r3 := dtt2*cvp[l] - dtt1*rp[l] + w3
@@ -83,28 +92,39 @@ func (s *spSolver) fill(c *adiCell, d int, p *spPencil, lhs []float64) {
 	}
 }
 
+// spIdentityRow is a grid boundary point's row in each factor.
+var spIdentityRow = [15]float64{2: 1, 7: 1, 12: 1}
+
+// spUp returns the index in a cell's super-diagonals (spSolver.up) of the
+// point whose index in rhs is r.
+func spUp(r int) int { return r / 5 * 6 }
+
 // eliminate runs the forward elimination of the three factors on the
-// pencil's lines: each row is scaled to a unit diagonal and the two
-// sub-diagonals below it are eliminated; the last row is scaled too.
-func spEliminate(lhs, rhs []float64, p *spPencil) {
-	n, sr := p.n, p.sr
+// pencil's lines, whose rows fill left in rows: each row is scaled to a
+// unit diagonal and the two sub-diagonals below it are eliminated; the
+// last row is scaled too. The scaled super-diagonals, all the back
+// substitution needs, go to up.
+func spEliminate(rows, up, rhs []float64, p *spPencil) {
+	n, sr, sk := p.n, p.sr, 15*p.na
 	for q := 0; q <= n-3; q++ {
 		for l := range p.na {
 			r := p.pr + q*sr + l*p.srA
-			spEliminateRow(lhs, rhs, r, sr, true)
+			spEliminateRow(rows, 15*(q*p.na+l), sk, up[spUp(r):][:6], rhs, r, sr, true)
 		}
 	}
 	for l := range p.na {
 		r := p.pr + (n-2)*sr + l*p.srA
-		spEliminateRow(lhs, rhs, r, sr, false)
+		k := 15 * ((n-2)*p.na + l)
+		spEliminateRow(rows, k, sk, up[spUp(r):][:6], rhs, r, sr, false)
 		// The last row has nothing below: it is only scaled.
 		rl := r + sr
-		row := (*[15]float64)(lhs[3*rl:])
+		row := (*[15]float64)(rows[k+sk:])
+		u := (*[6]float64)(up[spUp(rl):])
 		v := (*[5]float64)(rhs[rl:])
 		for f, fc := range spFactors {
 			fac := 1 / row[5*f+2]
-			row[5*f+3] *= fac
-			row[5*f+4] *= fac
+			u[2*f] = row[5*f+3] * fac
+			u[2*f+1] = row[5*f+4] * fac
 			for m := fc.lo; m < fc.hi; m++ {
 				v[m] *= fac
 			}
@@ -112,25 +132,27 @@ func spEliminate(lhs, rhs []float64, p *spPencil) {
 	}
 }
 
-// spEliminateRow scales the row at rhs index r (rows sr apart) and
-// eliminates its column from the next row and, when two is set, from the
-// row after, for the three factors.
-func spEliminateRow(lhs, rhs []float64, r, sr int, two bool) {
-	l0 := (*[15]float64)(lhs[3*r:])
-	l1 := (*[15]float64)(lhs[3*(r+sr):])
+// spEliminateRow scales the row at index k of rows (rows sk apart), whose
+// point has rhs index r (points sr apart), and eliminates its column from
+// the next row and, when two is set, from the row after, for the three
+// factors; the row's scaled super-diagonals go to u.
+func spEliminateRow(rows []float64, k, sk int, u []float64, rhs []float64, r, sr int, two bool) {
+	l0 := (*[15]float64)(rows[k:])
+	l1 := (*[15]float64)(rows[k+sk:])
 	r0 := (*[5]float64)(rhs[r:])
 	r1 := (*[5]float64)(rhs[r+sr:])
+	ut := (*[6]float64)(u)
 	var l2 *[15]float64
 	var r2 *[5]float64
 	if two {
-		l2 = (*[15]float64)(lhs[3*(r+2*sr):])
+		l2 = (*[15]float64)(rows[k+2*sk:])
 		r2 = (*[5]float64)(rhs[r+2*sr:])
 	}
 
 	// The first factor, shared by components 0, 1 and 2.
 	fac := 1 / l0[2]
 	a3, a4 := fac*l0[3], fac*l0[4]
-	l0[3], l0[4] = a3, a4
+	ut[0], ut[1] = a3, a4
 	x0, x1, x2 := fac*r0[0], fac*r0[1], fac*r0[2]
 	r0[0], r0[1], r0[2] = x0, x1, x2
 	b := l1[1]
@@ -153,7 +175,7 @@ func spEliminateRow(lhs, rhs []float64, r, sr int, two bool) {
 		o, m := 5*f, 2+f
 		fac := 1 / l0[o+2]
 		a3, a4 := fac*l0[o+3], fac*l0[o+4]
-		l0[o+3], l0[o+4] = a3, a4
+		ut[2*f], ut[2*f+1] = a3, a4
 		x := fac * r0[m]
 		r0[m] = x
 		b := l1[o+1]
@@ -172,24 +194,25 @@ func spEliminateRow(lhs, rhs []float64, r, sr int, two bool) {
 // spFactorOf is the factor of each component of rhs.
 var spFactorOf = [5]int{0, 0, 0, 1, 2}
 
-// spBackSubstitute solves the pencil's lines from their last two rows,
-// which must be solved already, up to the first.
-func spBackSubstitute(lhs, rhs []float64, p *spPencil) {
+// spBackSubstitute solves the pencil's lines with the super-diagonals up
+// from their last two rows, which must be solved already, up to the
+// first.
+func spBackSubstitute(up, rhs []float64, p *spPencil) {
 	sr := p.sr
 	for q := p.n - 3; q >= 0; q-- {
 		for l := range p.na {
 			r := p.pr + q*sr + l*p.srA
-			row := (*[15]float64)(lhs[3*r:])
+			u := (*[6]float64)(up[spUp(r):])
 			x := (*[5]float64)(rhs[r:])
 			x1 := (*[5]float64)(rhs[r+sr:])
 			x2 := (*[5]float64)(rhs[r+2*sr:])
 			// Components 0–2 share the first factor, 3 and 4 have the
 			// second and third (spFactorOf), written out.
-			x[0] = x[0] - row[3]*x1[0] - row[4]*x2[0]
-			x[1] = x[1] - row[3]*x1[1] - row[4]*x2[1]
-			x[2] = x[2] - row[3]*x1[2] - row[4]*x2[2]
-			x[3] = x[3] - row[8]*x1[3] - row[9]*x2[3]
-			x[4] = x[4] - row[13]*x1[4] - row[14]*x2[4]
+			x[0] = x[0] - u[0]*x1[0] - u[1]*x2[0]
+			x[1] = x[1] - u[0]*x1[1] - u[1]*x2[1]
+			x[2] = x[2] - u[0]*x1[2] - u[1]*x2[2]
+			x[3] = x[3] - u[2]*x1[3] - u[3]*x2[3]
+			x[4] = x[4] - u[4]*x1[4] - u[5]*x2[4]
 		}
 	}
 }

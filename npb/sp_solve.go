@@ -38,25 +38,28 @@ type spSolver struct {
 	adiPipe
 	g *adiGrid
 	k *adiConsts
-	// lhs[c] holds cell c's pentadiagonal rows, 15 values per point
-	// (indexed as rhs's points): 5 per factor, the coefficients of the
-	// points q−2..q+2.
-	lhs [][]float64
+	// up[c] holds what the back substitution needs of cell c's
+	// eliminated rows: 6 values per point (point i of rhs's 5·i at 6·i),
+	// the two super-diagonal coefficients of each of the three factors.
+	up [][]float64
+	// rows are the pentadiagonal rows of the pencil being eliminated, 15
+	// values per row (5 per factor, the coefficients of the points
+	// q−2..q+2), row q of line l at 15·(q·na + l): the rows that only the
+	// elimination needs stay in cache instead of going to memory with
+	// the cell's.
+	rows []float64
 	// cv and rhon are the normal velocity and the viscous eigenvalue
 	// bound on the current pencil, row q of line l at (q+1)·na + l.
 	cv, rhon []float64
 }
 
 func spNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *spSolver {
-	s := &spSolver{adiPipe: adiPipe{comm: comm}, g: g, k: k, lhs: make([][]float64, len(g.cells))}
+	s := &spSolver{adiPipe: adiPipe{comm: comm}, g: g, k: k, up: make([][]float64, len(g.cells))}
 	for ci := range g.cells {
-		l := make([]float64, 15*g.cells[ci].points())
-		for p := 0; p < len(l); p += 5 {
-			l[p+2] = 1 // identity rows where nothing else is set
-		}
-		s.lhs[ci] = l
+		s.up[ci] = make([]float64, 6*g.cells[ci].points())
 	}
 	n := g.maxSize()
+	s.rows = make([]float64, 15*n*n)
 	s.cv = make([]float64, (n+2)*n)
 	s.rhon = make([]float64, (n+2)*n)
 	s.send = make([]float64, n*n*spFwdWords)
@@ -80,39 +83,39 @@ func (s *spSolver) solve(d int, after func(c *adiCell)) error {
 // on the axis.
 func (s *spSolver) forward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
-	lhs := s.lhs[ci]
-	spPencils(c, d, func(p spPencil) { s.forwardPencil(c, d, lhs, &p, in) })
+	up := s.up[ci]
+	spPencils(c, d, func(p spPencil) { s.forwardPencil(c, d, up, &p, in) })
 }
 
 // solveLast eliminates and back-substitutes along axis d in cell ci, the
-// last on the axis, a pencil at a time: the pencil's rows are still in
-// cache for the back substitution.
+// last on the axis, a pencil at a time: the pencil's coefficients are
+// still in cache for the back substitution.
 func (s *spSolver) solveLast(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
-	lhs := s.lhs[ci]
+	up := s.up[ci]
 	spPencils(c, d, func(p spPencil) {
-		s.forwardPencil(c, d, lhs, &p, in)
-		spBackwardPencil(c, lhs, &p, nil)
+		s.forwardPencil(c, d, up, &p, in)
+		spBackwardPencil(c, up, &p, nil)
 	})
 }
 
 // forwardPencil fills the rows of pencil p along axis d of cell c and
-// eliminates; in holds the predecessor's last two rows of each line, or
-// is nil.
-func (s *spSolver) forwardPencil(c *adiCell, d int, lhs []float64, p *spPencil, in []float64) {
-	s.fill(c, d, p, lhs)
+// eliminates, leaving the super-diagonals in up; in holds the
+// predecessor's last two rows of each line, or is nil.
+func (s *spSolver) forwardPencil(c *adiCell, d int, up []float64, p *spPencil, in []float64) {
+	s.fill(c, d, p, s.rows)
 	if in != nil {
 		for l := range p.na {
 			m := in[(p.line0+l)*spFwdWords:][:spFwdWords]
 			pr := p.pr + l*p.srA
 			for f, fc := range spFactors {
 				w := 2 * (2 + fc.hi - fc.lo)
-				spTakeRows(lhs, 3*pr+5*f, 3*p.sr, c.rhs, pr, p.sr, fc, m[:w])
+				spTakeRows(s.rows, 15*l+5*f, 15*p.na, c.rhs, pr, p.sr, fc, m[:w])
 				m = m[w:]
 			}
 		}
 	}
-	spEliminate(lhs, c.rhs, p)
+	spEliminate(s.rows, up, c.rhs, p)
 }
 
 // spTakeRows eliminates the first two rows of a line (lhs from lb, rhs
@@ -144,17 +147,16 @@ func spTakeRows(lhs []float64, lb, sl int, rhs []float64, rb, sr int, fc spFacto
 // sendForward sends the last two eliminated rows of every line of cell ci to
 // the successor on axis d.
 func (s *spSolver) sendForward(c *adiCell, ci, d int) error {
-	lhs := s.lhs[ci]
+	up := s.up[ci]
 	_, _, sr := adiAxisStrides(c, d)
-	sl := 3 * sr
 	n := c.size[d]
 	adiLineIter(c, d, func(line, _, _, pr int) {
 		m := s.send[line*spFwdWords:][:spFwdWords]
 		p := 0
 		for f, fc := range spFactors {
 			for q := n - 2; q < n; q++ {
-				l := lhs[3*pr+5*f+q*sl:][:5]
-				m[p], m[p+1] = l[3], l[4]
+				u := up[spUp(pr+q*sr)+2*f:][:2]
+				m[p], m[p+1] = u[0], u[1]
 				p += 2
 				p += copy(m[p:], c.rhs[pr+q*sr+fc.lo:pr+q*sr+fc.hi])
 			}
@@ -167,32 +169,32 @@ func (s *spSolver) sendForward(c *adiCell, ci, d int) error {
 // successor's first two solution values of each line.
 func (s *spSolver) backward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
-	lhs := s.lhs[ci]
-	spPencils(c, d, func(p spPencil) { spBackwardPencil(c, lhs, &p, in) })
+	up := s.up[ci]
+	spPencils(c, d, func(p spPencil) { spBackwardPencil(c, up, &p, in) })
 }
 
-// spBackwardPencil back-substitutes the lines of pencil p of cell c; in
-// holds the successor's first two solution values of each line, or is nil
-// if the cell is the last on the axis.
-func spBackwardPencil(c *adiCell, lhs []float64, p *spPencil, in []float64) {
+// spBackwardPencil back-substitutes the lines of pencil p of cell c with
+// the super-diagonals up; in holds the successor's first two solution
+// values of each line, or is nil if the cell is the last on the axis.
+func spBackwardPencil(c *adiCell, up []float64, p *spPencil, in []float64) {
 	n, sr := p.n, p.sr
 	for l := range p.na {
 		last := p.pr + (n-1)*sr + l*p.srA
 		prev := last - sr
 		rl, rp := (*[5]float64)(c.rhs[last:]), (*[5]float64)(c.rhs[prev:])
-		ll, lp := (*[15]float64)(lhs[3*last:]), (*[15]float64)(lhs[3*prev:])
+		ul, ulp := (*[6]float64)(up[spUp(last):]), (*[6]float64)(up[spUp(prev):])
 		for m, f := range spFactorOf {
-			o := 5 * f
+			o := 2 * f
 			if in != nil {
 				sm := in[(p.line0+l)*spBackWords+2*m:][:2]
-				rl[m] = rl[m] - ll[o+3]*sm[0] - ll[o+4]*sm[1]
-				rp[m] = rp[m] - lp[o+3]*rl[m] - lp[o+4]*sm[0]
+				rl[m] = rl[m] - ul[o]*sm[0] - ul[o+1]*sm[1]
+				rp[m] = rp[m] - ulp[o]*rl[m] - ulp[o+1]*sm[0]
 			} else {
-				rp[m] -= lp[o+3] * rl[m]
+				rp[m] -= ulp[o] * rl[m]
 			}
 		}
 	}
-	spBackSubstitute(lhs, c.rhs, p)
+	spBackSubstitute(up, c.rhs, p)
 }
 
 // sendBackward sends the first two solution values of every line of cell

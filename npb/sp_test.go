@@ -75,7 +75,7 @@ func TestSPLineSolve(t *testing.T) {
 		if err := s.solve(d, func(*adiCell) {}); err != nil {
 			t.Fatal(err)
 		}
-		rows := make([]float64, len(s.lhs[0]))
+		rows := make([]float64, len(s.rows))
 		worst := 0.0
 		spPencils(c, d, func(p spPencil) {
 			s.fill(c, d, &p, rows)
@@ -83,7 +83,7 @@ func TestSPLineSolve(t *testing.T) {
 				for m, f := range spFactorOf {
 					for q := p.lo; q <= p.hi; q++ {
 						r := p.pr + q*p.sr + l*p.srA
-						row := rows[3*r+5*f:][:5]
+						row := rows[15*(q*p.na+l)+5*f:][:5]
 						sum := 0.0
 						for e := range 5 {
 							if x := q - 2 + e; x >= 0 && x < p.n {
