@@ -45,21 +45,7 @@ func TestEagerModeSizes(t *testing.T) {
 				for k, size := range sizes {
 					for _, dst := range []int{1, 0} {
 						for _, posted := range []bool{true, false} {
-							what := fmt.Sprintf("%d bytes to %d posted=%v", size, dst, posted)
-							tag := int32(k)
-							data := pattern(k*4+dst*2+b2i(posted), size)
-							var r *RecvOp
-							if posted {
-								r = c.recv(dst, 0, tag, 7, size)
-							}
-							s := c.send(0, dst, tag, 7, data)
-							if !posted {
-								c.run(what+": arrival", func() bool { _, ok := c.eng[dst].Probe(0, tag, 7); return ok })
-								r = c.recv(dst, 0, tag, 7, size)
-							}
-							c.wait(s, r)
-							checkSent(t, what, s)
-							checkRecv(t, what, r, 0, tag, data)
+							c.transfer(t, k, size, dst, posted)
 							total += size
 						}
 					}
@@ -76,6 +62,32 @@ func TestEagerModeSizes(t *testing.T) {
 			})
 		}
 	}
+}
+
+// transfer sends size bytes with tag k from process 0 to dst in context
+// 7, the receive posted before the send or, when not posted, after the
+// message arrived (its probed length checked), and checks both ends. It
+// returns the test's name for the transfer.
+func (c *cluster) transfer(t *testing.T, k, size, dst int, posted bool) string {
+	t.Helper()
+	what := fmt.Sprintf("%d bytes to %d posted=%v", size, dst, posted)
+	tag, data := int32(k), pattern(k*4+dst*2+b2i(posted), size)
+	var r *RecvOp
+	if posted {
+		r = c.recv(dst, 0, tag, 7, size)
+	}
+	s := c.send(0, dst, tag, 7, data)
+	if !posted {
+		c.run(what+": arrival", func() bool { _, ok := c.eng[dst].Probe(0, tag, 7); return ok })
+		if st, _ := c.eng[dst].Probe(0, tag, 7); st.Len != size {
+			t.Fatalf("%s: probed %d bytes", what, st.Len)
+		}
+		r = c.recv(dst, 0, tag, 7, size)
+	}
+	c.wait(s, r)
+	checkSent(t, what, s)
+	checkRecv(t, what, r, 0, tag, data)
+	return what
 }
 
 // MPI matching over the eager transports: any source, any tag, posting

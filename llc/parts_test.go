@@ -2,7 +2,6 @@ package llc
 
 import (
 	"errors"
-	"fmt"
 	"testing"
 )
 
@@ -49,24 +48,8 @@ func TestQueuePartsSizes(t *testing.T) {
 	for k, size := range sizes {
 		for _, dst := range []int{1, 0} {
 			for _, posted := range []bool{true, false} {
-				what := fmt.Sprintf("%d bytes to %d posted=%v", size, dst, posted)
-				tag, data := int32(k), pattern(k*4+dst*2+b2i(posted), size)
 				before := c.enqueues(0) - int(c.eng[0].Stats().QueueFull)
-				var r *RecvOp
-				if posted {
-					r = c.recv(dst, 0, tag, 7, size)
-				}
-				s := c.send(0, dst, tag, 7, data)
-				if !posted {
-					c.run(what+": arrival", func() bool { _, ok := c.eng[dst].Probe(0, tag, 7); return ok })
-					if st, _ := c.eng[dst].Probe(0, tag, 7); st.Len != size {
-						t.Fatalf("%s: probed %d bytes", what, st.Len)
-					}
-					r = c.recv(dst, 0, tag, 7, size)
-				}
-				c.wait(s, r)
-				checkSent(t, what, s)
-				checkRecv(t, what, r, 0, tag, data)
+				what := c.transfer(t, k, size, dst, posted)
 				if got := c.enqueues(0) - int(c.eng[0].Stats().QueueFull) - before; got != partsOf(size) {
 					t.Fatalf("%s: %d records, want %d", what, got, partsOf(size))
 				}

@@ -22,16 +22,16 @@ import (
 // receiver sends FIN when its read is done. Each side completes when both
 // halves are done. Messages below SplitMin are read whole.
 //
-// Exchange: a receiver of a pull or split RTS of Config.ExchangePush bytes or more that
-// is itself sending a rendezvous message to the same process (both sides
-// of a Sendrecv, an Alltoall's pairs) answers as in push instead: it
-// registers its buffer and grants it whole with CTS (split point 0); the
-// sender writes and sends PUT, releases the buffer it registered for the
-// read, and completes; the receiver completes on PUT. Measured at two
-// processes on two cores (mpibench Sendrecv 1 MiB, -variants
-// 'split;pull;push'), an exchange took 101-103 µs split, 85-98 pull and
-// 77-87 push, while a one-way transfer is faster read or split
-// (PingPong 1 MiB 41-43 µs, 56 pushed).
+// Exchange: a receiver of a pull or split RTS of Config.ExchangePush
+// bytes or more that is itself sending a rendezvous message to the same
+// process (both sides of a Sendrecv, an Alltoall's pairs) answers as in
+// push instead: it registers its buffer and grants it whole with CTS
+// (split point 0); the sender writes and sends PUT, releases the buffer
+// it registered for the read, and completes; the receiver completes on
+// PUT. Measured at two processes on two cores (mpibench Sendrecv 1 MiB,
+// -variants 'default;rndv=push;rndv=pull'), an exchange took 101-103 µs
+// split (the default), 85-98 pulled and 77-87 pushed, while a one-way
+// transfer is faster read or split (PingPong 1 MiB 41-43 µs, 56 pushed).
 //
 // Control records travel through the same ring (or queue) as eager data, so a
 // rendezvous message keeps its place in the non-overtaking order.
