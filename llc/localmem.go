@@ -147,6 +147,7 @@ func (s stepRecords) Record(peer int, head, data []byte) {
 // poll delivers the records that arrived in r (at most 32) and reports
 // whether it consumed anything (a wrap marker too).
 func (r *inRing) poll(sink RecordSink) bool {
+	r.flush()
 	progressed := false
 	for k := 0; k < 32; k++ {
 		rec, n, ok := r.peek()

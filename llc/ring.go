@@ -123,7 +123,8 @@ type inRing struct {
 	ctl      *uint64
 	data     []byte
 	size     uint64
-	consumed uint64
+	consumed uint64 // bytes delivered: the next record is at consumed
+	released uint64 // bytes whose cells are zeroed and whose count is published
 	seq      uint32
 	arrived  func(r RegionID, off uint64, n int) bool // LocalMemory.OnArrival
 }
@@ -149,15 +150,33 @@ func (r *inRing) peek() (rec []byte, size uint64, ok bool) {
 	return r.data[pos : pos+size], size, true
 }
 
-// release frees the record of n bytes at the consumer position.
+// release moves the consumer position past the record of n bytes at it;
+// flush later hands its space back to the sender.
 func (r *inRing) release(n uint64) {
-	pos := r.consumed & (r.size - 1)
-	// Plain stores: they become visible before the consumer count, which
-	// is published with an atomic store after them.
-	for c := pos; c < pos+n && c < r.size; c += cell {
-		*word(r.data, c+recSignal) = 0
-	}
 	r.seq++
 	r.consumed += n
+}
+
+// flush hands the space of the records delivered since the last flush back
+// to the sender: it zeroes the signal position of every cell they covered,
+// so that any future record position reads zero until its signal lands,
+// and publishes the consumer count. poll flushes before it looks for new
+// records, not after it delivers them: the zeroing stores must take the
+// cells' lines back from the sender's cache, and the count's atomic store
+// waits for that, which would delay the delivered message's receiver
+// (about a cache line's trip between cores); done at the next poll, the
+// wait overlaps the wait for the next record. The sender reads the count
+// only when its view says the ring is full, and every wait polls, so the
+// space comes back as soon as the receiver waits again.
+func (r *inRing) flush() {
+	if r.released == r.consumed {
+		return
+	}
+	// Plain stores: they become visible before the consumer count, which
+	// is published with an atomic store after them.
+	for c := r.released; c < r.consumed; c += cell {
+		*word(r.data, c&(r.size-1)+recSignal) = 0
+	}
+	r.released = r.consumed
 	atomic.StoreUint64(r.ctl, r.consumed)
 }
