@@ -16,12 +16,7 @@ func bindToCore(rank int) error {
 	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
 		return fmt.Errorf("launch: bind to core: %w", err)
 	}
-	var cpus []int
-	for c := 0; c < len(allowed)*64 && len(cpus) < allowed.Count(); c++ {
-		if allowed.IsSet(c) {
-			cpus = append(cpus, c)
-		}
-	}
+	cpus := cpuList(&allowed)
 	if len(cpus) == 0 {
 		return nil
 	}
@@ -41,4 +36,24 @@ func bindToCore(rank int) error {
 		}
 	}
 	return nil
+}
+
+// cpuList lists the CPUs of set in order.
+func cpuList(set *unix.CPUSet) []int {
+	var cpus []int
+	for c := 0; c < len(set)*64 && len(cpus) < set.Count(); c++ {
+		if set.IsSet(c) {
+			cpus = append(cpus, c)
+		}
+	}
+	return cpus
+}
+
+// allowedCPUs is the number of CPUs the process may run on, 0 if unknown.
+func allowedCPUs() int {
+	var allowed unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
+		return 0
+	}
+	return allowed.Count()
 }

@@ -357,6 +357,34 @@ func TestBindToCore(t *testing.T) {
 	}
 }
 
+// An mpirun job's ranks pin themselves when asked, and by default only
+// when their host runs more ranks than they may use CPUs; a singleton and
+// a PMI launcher's ranks never (the launcher binds).
+func TestBindsToCore(t *testing.T) {
+	for _, c := range []struct {
+		launcher, bind string
+		local, cpus    int
+		want           bool
+	}{
+		{LauncherMpirun, "", 4, 2, true},
+		{LauncherMpirun, "", 2, 2, false},
+		{LauncherMpirun, "", 1, 2, false},
+		{LauncherMpirun, "", 4, 0, false}, // CPUs unknown
+		{LauncherMpirun, BindNone, 4, 2, false},
+		{LauncherMpirun, BindCore, 2, 2, true},
+		{LauncherMpirun, BindCore, 1, 8, true},
+		{LauncherPMI1, "", 4, 2, false},
+		{LauncherPMI2, "", 8, 2, false},
+		{LauncherSingleton, BindCore, 1, 2, false},
+	} {
+		j := &Job{Launcher: c.launcher, LocalSize: c.local, Singleton: c.launcher == LauncherSingleton}
+		j.Settings.Bind = c.bind
+		if got := j.bindsToCore(c.cpus); got != c.want {
+			t.Errorf("%s, bind %q, %d ranks on the host, %d CPUs: binds %v, want %v", c.launcher, c.bind, c.local, c.cpus, got, c.want)
+		}
+	}
+}
+
 // TestRanksLinkNoCgo: the packages a rank's program needs do not import
 // net (which brings cgo): a static program starts in about half the time
 // of a cgo one, and a job starts a process per rank.

@@ -28,7 +28,9 @@ const (
 	// "rings" (the default), "pm" or "vp".
 	EnvEager = "MARTINI_EAGER"
 	// EnvBind, -bind-to: "core" pins each rank to one CPU, rank modulo
-	// the CPUs the job may use, as Open MPI's --bind-to core does.
+	// the CPUs the job may use, as Open MPI's --bind-to core does; "none"
+	// never pins. Unset, mpirun's ranks pin themselves when their host
+	// runs more ranks than it has CPUs (Job.bindsToCore).
 	EnvBind = "MARTINI_BIND"
 	// EnvSpin: how many polls a waiting process spins before it starts
 	// yielding its CPU, a non-negative number.
@@ -61,7 +63,7 @@ const (
 
 // Bindings, the values of Settings.Bind.
 const (
-	BindNone = "none" // the scheduler places the ranks (the default)
+	BindNone = "none" // the scheduler places the ranks
 	BindCore = "core" // each rank on one CPU
 )
 
@@ -113,7 +115,7 @@ type Settings struct {
 	// when not set.
 	Eager string
 	// Bind is how ranks are placed on CPUs, BindNone or BindCore; "" when
-	// not set.
+	// not set (then core when a host's ranks outnumber its CPUs).
 	Bind string
 	// Spin is how many polls a waiting process spins before it yields;
 	// negative when not set.
