@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +24,6 @@ type config struct {
 	bind     string // "auto", "core" or "none"
 	names    []string
 	quiet    bool
-	cpuCount int // the CPUs this process may use, for -bind auto
 }
 
 // pair is one benchmark, class and process count to compare.
@@ -55,13 +53,13 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 			strings.ToLower(strings.Join(allBenchmarks(), " ")))
 		fs.PrintDefaults()
 	}
-	c := config{cpuCount: runtime.NumCPU()}
+	var c config
 	fs.StringVar(&c.ref, "ref", "npbref", "the reference's build directory (npb/reference/build.sh -o DIR): DIR/bin/BENCH.CLASS.x")
 	classes := fs.String("class", "A", "problem classes, comma-separated: S, W, A, B")
 	nps := fs.String("np", "1,2,4", "process counts, comma-separated")
 	fs.IntVar(&c.runs, "runs", 3, "runs of each side, alternating")
 	fs.StringVar(&c.results, "results", "results", "directory for the JSON record (empty: none)")
-	fs.StringVar(&c.bind, "bind", "auto", "pinning of both sides: core, none, or auto (core when np is at most the CPUs)")
+	fs.StringVar(&c.bind, "bind", "auto", "pinning of both sides: core, none, or auto (core: rank r on CPU r modulo the CPUs, ranks outnumbering CPUs too)")
 	fs.BoolVar(&c.quiet, "q", false, "no line per run, only the medians and the table")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -210,15 +208,14 @@ func refBinary(ref string, p pair) string {
 	return filepath.Join(ref, "bin", fmt.Sprintf("%s.%s.x", strings.ToLower(p.Benchmark), p.Class))
 }
 
-// bindFor is how the processes of a job of np are pinned.
-func (c config) bindFor(np int) string {
+// bindFor is how the processes of a job are pinned: -bind auto pins at
+// every process count, as this module's mpirun does by default when ranks
+// outnumber CPUs.
+func (c config) bindFor() string {
 	if c.bind != "auto" {
 		return c.bind
 	}
-	if np <= c.cpuCount {
-		return "core"
-	}
-	return "none"
+	return "core"
 }
 
 // isUsage reports whether err is a bad command line.

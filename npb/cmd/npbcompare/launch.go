@@ -80,6 +80,9 @@ func buildGo(ctx context.Context, dir string) (mpirun, npbCmd string, err error)
 func (l launchers) command(side string, p pair, bind string) []string {
 	np := strconv.Itoa(p.NP)
 	if side == bench.SideNPB {
+		if bind == "core" { // Open MPI refuses to pin more ranks than cores without it
+			bind = "core:overload-allowed"
+		}
 		return append(append([]string(nil), l.refMpirun...),
 			"--oversubscribe", "--bind-to", bind, "-np", np, refBinary(l.refDir, p))
 	}

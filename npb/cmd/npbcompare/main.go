@@ -129,7 +129,7 @@ func compare(ctx context.Context, c config, stdout io.Writer) (err error) {
 // comparePair runs both sides of p alternately, the reference first,
 // c.runs times each, and prints each run and the medians.
 func comparePair(ctx context.Context, c config, l launchers, p pair, stdout io.Writer) ([]bench.NPBRun, error) {
-	bind := c.bindFor(p.NP)
+	bind := c.bindFor()
 	fmt.Fprintf(stdout, "%s class %s, %s, %d alternating runs (bind %s)\n", p.Benchmark, p.Class, processes(p.NP), c.runs, bind)
 	var runs []bench.NPBRun
 	for i := 1; i <= c.runs; i++ {

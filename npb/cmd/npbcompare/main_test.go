@@ -75,13 +75,13 @@ func TestPlan(t *testing.T) {
 }
 
 func TestBindFor(t *testing.T) {
-	c := config{bind: "auto", cpuCount: 2}
-	if c.bindFor(1) != "core" || c.bindFor(2) != "core" || c.bindFor(4) != "none" {
-		t.Errorf("auto on 2 CPUs: %s %s %s", c.bindFor(1), c.bindFor(2), c.bindFor(4))
+	c := config{bind: "auto"}
+	if c.bindFor() != "core" {
+		t.Errorf("auto: %s", c.bindFor())
 	}
 	c.bind = "none"
-	if c.bindFor(1) != "none" {
-		t.Errorf("-bind none: %s", c.bindFor(1))
+	if c.bindFor() != "none" {
+		t.Errorf("-bind none: %s", c.bindFor())
 	}
 }
 
