@@ -16,14 +16,14 @@ import (
 
 // config is what the command line asks for.
 type config struct {
-	ref      string   // build.sh's output directory: ref/bin/BENCH.CLASS.x
-	classes  []string // "A"
-	nps      []int
-	runs     int
-	results  string // the directory for the record; "" for none
-	bind     string // "auto", "core" or "none"
-	names    []string
-	quiet    bool
+	ref     string   // build.sh's output directory: ref/bin/BENCH.CLASS.x
+	classes []string // "A"
+	nps     []int
+	runs    int
+	results string // the directory for the record; "" for none
+	bind    string // "auto", "core" or "none"
+	names   []string
+	quiet   bool
 }
 
 // pair is one benchmark, class and process count to compare.
