@@ -152,11 +152,14 @@ type Clock struct {
 	escapes atomic.Int64
 	// computed counts the computing intervals (Computing).
 	computed computeCount
+	// decl is the declared computing (ComputeDeclared), which replaces
+	// the thread's CPU time.
+	decl declared
 }
 
 func newClock(seg *Segment, pid int, speed float64) *Clock {
 	return &Clock{w: seg.clockWord(pid), seg: seg, pid: pid, speed: speed, mark: -1, looked: make([]uint64, seg.NProcs()),
-		cpu: threadCPU, gettid: gettid}
+		cpu: threadCPU, gettid: gettid, decl: newDeclared(seg)}
 }
 
 // Run makes the process take part in the ordering of requests in virtual
@@ -292,7 +295,11 @@ func (c *Clock) Bind() {
 // layer: the CPU time it spent since Leave, times the host speed, is
 // computing, and advances the clock. It reads the CPU time before it
 // checks the thread, so that the check (a system call) is not counted.
+// Under declared computing (Declared) it does nothing.
 func (c *Clock) Enter() {
+	if c.decl.on {
+		return
+	}
 	now := c.cpu()
 	if !c.onThread() || c.mark < 0 {
 		return
@@ -308,9 +315,10 @@ func (c *Clock) Enter() {
 }
 
 // Leave tells the clock that the bound thread leaves the communication
-// layer: from now on its CPU time is computing.
+// layer: from now on its CPU time is computing (not under declared
+// computing).
 func (c *Clock) Leave() {
-	if c.onThread() {
+	if !c.decl.on && c.onThread() {
 		c.mark = c.cpu()
 	}
 }
