@@ -8,7 +8,7 @@ import (
 
 // declaredKernels are the benchmarks whose compute phases declare their
 // operations (mpi.Compute).
-var declaredKernels = []string{"cg", "ep"}
+var declaredKernels = []string{"cg", "ep", "ft", "is"}
 
 // TestDeclaredOps runs every declaring benchmark of class S on one process
 // under declared computing at 100 Mop/s: what the timed part declares adds
@@ -21,6 +21,7 @@ func TestDeclaredOps(t *testing.T) {
 			t.Parallel()
 			for _, np := range []int{1, 2} {
 				r := runDeclared(t, k, np, "100")
+				t.Logf("%s class S np=%d: %.2f Mop/s", k, np, r.Mops)
 				if lo, hi := 100*float64(np)*(1-1e-4), 100*float64(np)*(1+1e-4); np == 1 && (r.Mops < lo || r.Mops > hi) || r.Mops > hi {
 					t.Errorf("%s class S np=%d: %.2f Mop/s at 100 Mop/s declared, want %.0f", k, np, r.Mops, 100*float64(np))
 				}
