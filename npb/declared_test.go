@@ -8,7 +8,7 @@ import (
 
 // declaredKernels are the benchmarks whose compute phases declare their
 // operations (mpi.Compute).
-var declaredKernels = []string{"cg", "ep", "ft", "is"}
+var declaredKernels = []string{"cg", "ep", "ft", "is", "lu"}
 
 // TestDeclaredOps runs every declaring benchmark of class S on one process
 // under declared computing at 100 Mop/s: what the timed part declares adds
