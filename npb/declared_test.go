@@ -6,17 +6,13 @@ import (
 	"testing"
 )
 
-// declaredKernels are the benchmarks whose compute phases declare their
-// operations (mpi.Compute).
-var declaredKernels = []string{"cg", "ep", "ft", "is", "lu"}
-
 // TestDeclaredOps runs every declaring benchmark of class S on one process
 // under declared computing at 100 Mop/s: what the timed part declares adds
 // up to NPB's operation count when the reported Mop/s is the rate itself
 // (one process communicates in no virtual time). At two processes the
 // Mop/s are at most twice the rate, the partition's own work on top.
 func TestDeclaredOps(t *testing.T) {
-	for _, k := range declaredKernels {
+	for _, k := range declaring {
 		t.Run(k, func(t *testing.T) {
 			t.Parallel()
 			for _, np := range []int{1, 2} {
@@ -34,6 +30,9 @@ func TestDeclaredOps(t *testing.T) {
 // declared computing at rate Mop/s and returns its report.
 func runDeclared(t *testing.T, kernel string, np int, rate string) Report {
 	t.Helper()
+	if !Declares(kernel) || !Declares(strings.ToLower(kernel)) {
+		t.Fatalf("Declares(%s) false", kernel)
+	}
 	out, code := runKernelWith(t, kernel, Class('S'), false, mpirun(t), "-np", fmt.Sprint(np),
 		"-profile", "martini", "-clock", "virtual", "-compute", "declared", "-op-rate", rate)
 	if code != 0 || !strings.Contains(out, "SUCCESSFUL") {
