@@ -34,7 +34,7 @@ func TestNPBUsage(t *testing.T) {
 		{[]string{"-compute", "flops"}, `-compute "flops": want cpu or declared`},
 		{[]string{"-host-speed", "0"}, "-host-speed 0: declared computing divides"},
 		{[]string{"-calibration-runs", "0"}, "-calibration-runs 0: want at least 1"},
-		{[]string{"-bench", "bt", "-np-square", "4"}, "-bench: BT does not declare its operations yet (run it with -compute cpu)"},
+		{[]string{"-bench", "sp", "-np-square", "4"}, "-bench: SP does not declare its operations yet (run it with -compute cpu)"},
 		{[]string{"-bench", ""}, "need at least one each"},
 		{[]string{"extra"}, `unexpected arguments ["extra"]`},
 		{[]string{"-bogus"}, "flag provided but not defined: -bogus"},
