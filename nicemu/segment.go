@@ -43,7 +43,7 @@ const (
 	NumAOTFPages = 64
 
 	segmentMagic   = 0x4d415254494e4931 // "MARTINI1"
-	segmentVersion = 9                  // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff; 6: 2048 SIDs; 7: virtual time; 8: its write count; 9: 16-byte barrier data
+	segmentVersion = 10                 // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff; 6: 2048 SIDs; 7: virtual time; 8: its write count; 9: 16-byte barrier data; 10: declared computing
 	sidEntrySize   = 64
 	procEntrySize  = 128
 )
@@ -109,6 +109,12 @@ type JobConfig struct {
 	// HostSpeed is the modelled host's seconds per second of this
 	// machine's CPU time in virtual time (see ParseHostSpeed).
 	HostSpeed float64
+	// Compute is how virtual time counts computing: ComputeCPU ("" too)
+	// or ComputeDeclared, which needs virtual time and an OpRate.
+	Compute string
+	// OpRate is the modelled host's operations per microsecond under
+	// ComputeDeclared (see ParseOpRate).
+	OpRate float64
 }
 
 // jobHeader is the first page of the segment.
@@ -127,6 +133,8 @@ type jobHeader struct {
 	clock      uint64 // clock mode (clockCode)
 	hostSpeed  uint64 // host speed in virtual time (float64 bits)
 	vwrites    uint64 // virtual time: writes into any process's memory (atomic; see Clock.clear)
+	compute    uint64 // computing mode in virtual time (computeCode)
+	opRate     uint64 // operation rate of declared computing, Mop/s (float64 bits)
 }
 
 // procEntry is one PGIDTBL entry plus the process's shared run state.
@@ -203,6 +211,10 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 	if cfg.HostSpeed < 0 || cfg.HostSpeed != cfg.HostSpeed {
 		return nil, fmt.Errorf("nicemu: create segment: host speed %v", cfg.HostSpeed)
 	}
+	compute, err := checkCompute(cfg, clock)
+	if err != nil {
+		return nil, fmt.Errorf("nicemu: create segment: %w", err)
+	}
 	if profile == 0 || clock != 0 {
 		cfg.Handoff = 0
 	} else if cfg.Handoff == 0 {
@@ -241,6 +253,8 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 	h.handoff = uint64(max(cfg.Handoff, 0))
 	h.clock = clock
 	h.hostSpeed = math.Float64bits(cfg.HostSpeed)
+	h.compute = compute
+	h.opRate = math.Float64bits(cfg.OpRate)
 	s.setGeometry()
 	for p := 0; p < cfg.NProcs; p++ {
 		e := s.proc(p)

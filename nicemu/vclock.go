@@ -132,6 +132,9 @@ type Clock struct {
 	// cost is what reading the thread's CPU time costs, subtracted from
 	// every interval measured.
 	cost int64
+	// cpu reads the calling thread's CPU time (threadCPU) and tid names
+	// the calling thread (gettid); tests replace them.
+	cpu, gettid func() int64
 	// deferred is when take first deferred data from the future since
 	// it last took some (monotonic ns; 0: none deferred).
 	deferred atomic.Int64
@@ -149,10 +152,14 @@ type Clock struct {
 	escapes atomic.Int64
 	// computed counts the computing intervals (Computing).
 	computed computeCount
+	// decl is the declared computing (ComputeDeclared), which replaces
+	// the thread's CPU time.
+	decl declared
 }
 
 func newClock(seg *Segment, pid int, speed float64) *Clock {
-	return &Clock{w: seg.clockWord(pid), seg: seg, pid: pid, speed: speed, mark: -1, looked: make([]uint64, seg.NProcs())}
+	return &Clock{w: seg.clockWord(pid), seg: seg, pid: pid, speed: speed, mark: -1, looked: make([]uint64, seg.NProcs()),
+		cpu: threadCPU, gettid: gettid, decl: newDeclared(seg)}
 }
 
 // Run makes the process take part in the ordering of requests in virtual
@@ -278,20 +285,26 @@ func (c *Clock) now() int64 { return int64(atomic.LoadUint64(&c.w.now)) }
 // nothing.
 func (c *Clock) Bind() {
 	runtime.LockOSThread()
-	c.cost = cpuReadCost()
-	c.tid.Store(int64(unix.Gettid()))
-	c.mark = threadCPU()
+	c.cost = readCost(c.cpu)
+	c.tid.Store(c.gettid())
+	c.mark = c.cpu()
 	c.Run()
 }
 
 // Enter tells the clock that the bound thread enters the communication
 // layer: the CPU time it spent since Leave, times the host speed, is
-// computing, and advances the clock.
+// computing, and advances the clock. It reads the CPU time before it
+// checks the thread, so that the check (a system call) is not counted.
+// Under declared computing (Declared) it does nothing.
 func (c *Clock) Enter() {
+	if c.decl.on {
+		return
+	}
+	now := c.cpu()
 	if !c.onThread() || c.mark < 0 {
 		return
 	}
-	d := threadCPU() - c.mark - c.cost
+	d := now - c.mark - c.cost
 	c.mark = -1
 	if d > 0 {
 		c.computed.add(d)
@@ -302,17 +315,20 @@ func (c *Clock) Enter() {
 }
 
 // Leave tells the clock that the bound thread leaves the communication
-// layer: from now on its CPU time is computing.
+// layer: from now on its CPU time is computing (not under declared
+// computing).
 func (c *Clock) Leave() {
-	if c.onThread() {
-		c.mark = threadCPU()
+	if !c.decl.on && c.onThread() {
+		c.mark = c.cpu()
 	}
 }
 
 func (c *Clock) onThread() bool {
 	tid := c.tid.Load()
-	return tid != 0 && int64(unix.Gettid()) == tid
+	return tid != 0 && c.gettid() == tid
 }
+
+func gettid() int64 { return int64(unix.Gettid()) }
 
 // threadCPU returns the calling thread's CPU time in ns.
 func threadCPU() int64 {
@@ -323,15 +339,14 @@ func threadCPU() int64 {
 	return ts.Nano()
 }
 
-// cpuReadCost is the smallest difference between two readings of the
-// thread's CPU time with a thread check between them: what Enter and Leave
-// add to an interval.
-func cpuReadCost() int64 {
+// readCost is the smallest difference between two readings of the
+// thread's CPU time by cpu: what Leave's reading and Enter's add to an
+// interval.
+func readCost(cpu func() int64) int64 {
 	best := int64(1 << 62)
 	for range 64 {
-		a := threadCPU()
-		unix.Gettid()
-		b := threadCPU()
+		a := cpu()
+		b := cpu()
 		best = min(best, b-a)
 	}
 	return max(best, 0)

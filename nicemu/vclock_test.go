@@ -307,3 +307,31 @@ func (b *barrier) wait() error {
 	}
 	return nil
 }
+
+// TestVirtualClockCountsNoCheck checks that the thread check of Enter (a
+// system call) is not counted as computing: only the CPU time between
+// Leave's reading and Enter's, less one reading's cost.
+func TestVirtualClockCountsNoCheck(t *testing.T) {
+	seg := virtualSegment(t, 1, 1)
+	c := openNIC(t, seg, 0).Clock()
+	var cpu int64 // the fake thread's CPU time, ns
+	const read, check, work = 100, 1000, 5000
+	c.cpu = func() int64 { cpu += read; return cpu }
+	c.gettid = func() int64 { cpu += check; return 42 }
+	done := make(chan Computing)
+	go func() {
+		c.Bind()
+		c.Enter() // the interval from Bind: nothing but a reading
+		c.Leave()
+		cpu += work
+		c.Enter()
+		done <- c.Computing()
+	}()
+	k := <-done
+	if c.cost != read {
+		t.Errorf("reading cost %d ns, want %d", c.cost, read)
+	}
+	if k.Intervals != 1 || k.CPU != work*time.Nanosecond {
+		t.Errorf("Computing %+v: want one interval of %d ns", k, work)
+	}
+}

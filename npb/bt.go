@@ -54,7 +54,8 @@ func btClassParams(class Class) (adiParams, bool) {
 	return adiParams{}, false
 }
 
-// btOps is BT's operation count of a run (bt.f90).
+// btOps is BT's operation count of a run (bt.f90); its steps declare it
+// (btState.declare).
 func btOps(p adiParams) float64 {
 	n3 := float64(p.n) * float64(p.n) * float64(p.n)
 	navg := float64(p.n)
@@ -83,6 +84,7 @@ func btNewState(comm *mpi.Comm, np, me int, p adiParams) (*btState, error) {
 	}
 	k := adiNewConsts(gp, p.dt)
 	s := &btState{comm: comm, g: g, k: k, faces: adiNewFaces(g), solver: btNewSolver(comm, g, k)}
+	s.solver.pointOps = btOps(p) / float64(p.niter) / (float64(p.n) * float64(p.n) * float64(p.n))
 	adiInitialize(g, k, btGhost)
 	adiExactRHS(g, k)
 	return s, nil
@@ -94,6 +96,7 @@ func (s *btState) rhs() error {
 		return fmt.Errorf("bt: %w", err)
 	}
 	adiRHS(s.g, s.k)
+	s.declare(btShareRHS)
 	return nil
 }
 
@@ -108,8 +111,36 @@ func (s *btState) step() error {
 		}
 	}
 	adiAdd(s.g)
+	s.declare(btShareAdd)
 	return nil
 }
+
+// The shares of btOps's count of a step that its phases declare
+// (mpi.Compute): the right-hand side, on each axis the forward
+// elimination and the back-substitution of every cell, and the update.
+// They add up to 1 (three axes), so that at one process the steps declare
+// btOps; the split is this program's estimate (bt.f90 counts the whole
+// step only).
+const (
+	btShareRHS      = 0.25
+	btShareForward  = 0.18
+	btShareBackward = 0.06
+	btShareAdd      = 0.03
+)
+
+// declare declares share of a step's operations per point of this
+// process's cells.
+func (s *btState) declare(share float64) {
+	pts := 0
+	for i := range s.g.cells {
+		pts += s.g.cells[i].points()
+	}
+	btDeclare(s.solver.pointOps, share, pts)
+}
+
+// btDeclare declares share of pointOps operations per point for pts
+// points (mpi.Compute).
+func btDeclare(pointOps, share float64, pts int) { mpi.Compute(share * pointOps * float64(pts)) }
 
 // runBT runs BT of class on the processes of c (bt.f90's main program):
 // one untimed step to touch all code and data, the reinitialisation, the

@@ -67,6 +67,11 @@ func cgClassParams(class Class) (cgParams, bool) {
 }
 
 // cgOps is NPB's operation count of a run (the numerator of its Mop/s).
+// Under declared computing (mpi.Compute) the compute phases declare it
+// piece by piece, over the process's local vectors and block, which at one
+// process adds up to cgOps per niter outer iterations; with more, the
+// vector operations repeated in every process row and the row reduction's
+// additions come on top.
 func cgOps(p cgParams) float64 {
 	nz := float64(p.nonzer) * float64(p.nonzer+1)
 	return 2 * float64(p.niter) * float64(p.na) * (3 + nz + 25*(5+nz) + 3)
@@ -230,6 +235,11 @@ type cgSolver struct {
 	w, recv       []float64
 
 	sbuf, rbuf []float64 // the scalar exchanges' buffers
+
+	// mul is the operations declared for one product by the local block
+	// (cgOps's 2·nonzer·(nonzer+1) per row, times the block's share of a
+	// row's columns): NPB counts nominal nonzeros, not the generated ones.
+	mul float64
 }
 
 // cgNewSolver builds process c.Rank()'s part of the problem: its grid
@@ -257,6 +267,7 @@ func cgNewSolver(c *mpi.Comm, pr cgParams) *cgSolver {
 		recv:  vec(nrows),
 		sbuf:  vec(2),
 		rbuf:  vec(2),
+		mul:   2 * float64(pr.nonzer*(pr.nonzer+1)) * float64(nrows) * float64(ncols) / float64(pr.na),
 	}
 }
 
@@ -302,6 +313,7 @@ func (s *cgSolver) assemble(out []float64) error {
 		for j, v := range rb {
 			ws[j] += v
 		}
+		mpi.Compute(float64(len(rb))) // not in NPB's count: the partition's own
 	}
 	piece := w[g.sendStart : g.sendStart+g.sendLen]
 	out = out[:g.exchRecvLen]
@@ -332,6 +344,7 @@ func (s *cgSolver) conjGrad() (rnorm float64, err error) {
 	for _, v := range r {
 		sum += v * v
 	}
+	mpi.Compute(2 * float64(n))
 	rho, err := s.rowSum1(sum)
 	if err != nil {
 		return 0, err
@@ -340,6 +353,7 @@ func (s *cgSolver) conjGrad() (rnorm float64, err error) {
 	for range cgIters {
 		// q = A·p
 		s.block.mul(p, s.w)
+		mpi.Compute(s.mul)
 		if err := s.assemble(q); err != nil {
 			return 0, err
 		}
@@ -375,10 +389,12 @@ func (s *cgSolver) conjGrad() (rnorm float64, err error) {
 		for j, v := range r {
 			p[j] = v + beta*p[j]
 		}
+		mpi.Compute(10 * float64(n)) // the five vector operations, 2 each
 	}
 
 	// The residual norm ||x - A·z||, with A·z formed into r.
 	s.block.mul(z, s.w)
+	mpi.Compute(s.mul)
 	if err := s.assemble(r); err != nil {
 		return 0, err
 	}
@@ -387,6 +403,7 @@ func (s *cgSolver) conjGrad() (rnorm float64, err error) {
 		d := v - r[j]
 		sum += d * d
 	}
+	mpi.Compute(4 * float64(n))
 	d, err := s.rowSum1(sum)
 	if err != nil {
 		return 0, err
@@ -411,6 +428,7 @@ func (s *cgSolver) powerStep() (xz float64, err error) {
 	for j, v := range z {
 		x[j] = norm * v
 	}
+	mpi.Compute(6 * float64(len(x)))
 	return t[0], nil
 }
 

@@ -252,6 +252,7 @@ func runEP(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	start := mpi.Wtime() // NPB times with MPI_Wtime: virtual time under -clock virtual
 
 	epBatches(&s, w, first, count)
+	mpi.Compute(float64(count) * 2 * epNK) // NPB's count: the numbers generated
 
 	// Combine the tallies: ep.f90 does three Allreduces (sx, sy, q); one
 	// of nq+2 numbers gives the same sums.

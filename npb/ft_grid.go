@@ -313,6 +313,7 @@ func (g *ftGrid) forward() error {
 				}
 			}
 		}
+		g.declare(ftC2, nx)
 		if err := g.transposeA(g.u2, g.u0); err != nil {
 			return err
 		}
@@ -334,6 +335,10 @@ func (g *ftGrid) forward() error {
 		}
 		g.fft.strided(1, ny, g.src, g.dst, g.nxA, nil)
 	}
+	if g.np1 == 1 {
+		g.declare(ftC2, nx)
+	}
+	g.declare(ftC2, ny)
 	if err := g.transposeB(g.u2, out); err != nil {
 		return err
 	}
@@ -344,6 +349,7 @@ func (g *ftGrid) forward() error {
 		}
 		g.fft.strided(1, nz, g.src, g.src, g.nxA, nil)
 	}
+	g.declare(ftC2, nz)
 	if g.np1 > 1 {
 		g.u0, g.u1 = g.u1, g.u0
 	}
@@ -376,6 +382,8 @@ func (g *ftGrid) evolveInverse() error {
 		}
 		g.fft.strided(-1, nz, g.src, g.dst, g.nxA, &g.ev)
 	}
+	g.declare(ftC3, 1)
+	g.declare(ftC4, nz)
 	if err := g.transposeB(g.u1, recv); err != nil {
 		return err
 	}
@@ -390,6 +398,8 @@ func (g *ftGrid) evolveInverse() error {
 			g.fft.strided(-1, ny, g.src, g.dst, g.nxA, nil)
 			g.fft.contiguous(-1, g.plane1(g.u1, k), nx)
 		}
+		g.declare(ftC4, ny)
+		g.declare(ftC4, nx)
 		return nil
 	}
 	// 2-D layout: y transforms into transpose A's send buffer u1,
@@ -402,6 +412,7 @@ func (g *ftGrid) evolveInverse() error {
 		}
 		g.fft.strided(-1, ny, g.src, g.dst, g.nxA, nil)
 	}
+	g.declare(ftC4, ny)
 	if err := g.transposeA(g.u1, g.u2); err != nil {
 		return err
 	}
@@ -414,7 +425,19 @@ func (g *ftGrid) evolveInverse() error {
 		}
 		g.fft.contiguous(-1, g.plane1(g.u1, k), nx)
 	}
+	g.declare(ftC4, nx)
 	return nil
+}
+
+// declare declares c·ln d operations per point of this process
+// (mpi.Compute), c for d = 1: ftMops's count for a pass of d-point
+// transforms, or for a pass over the points.
+func (g *ftGrid) declare(c float64, d int) {
+	ops := float64(g.nx) * float64(g.nyA) * float64(g.nzB) * c
+	if d > 1 {
+		ops *= math.Log(float64(d))
+	}
+	mpi.Compute(ops)
 }
 
 // checksum returns the sum of the 1024 elements (j mod nx, 3j mod ny,
@@ -443,6 +466,7 @@ func (g *ftGrid) checksum(c *mpi.Comm) (complex128, error) {
 func (g *ftGrid) setup() error {
 	g.computeIndexMap()
 	g.computeInitialConditions()
+	g.declare(ftC1, 1)
 	g.fft.init(max(g.nx, g.ny, g.nz))
 	return g.forward()
 }

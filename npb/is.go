@@ -285,6 +285,10 @@ func (s *isState) rank(iteration int) error {
 	}
 	bs := s.bucketSize[:nb]
 	copy(bs, counts[:nb])
+	// NPB counts one operation per key ranked: half of it is the bucket
+	// sort of this process's keys, half the ranking of those it receives
+	// (see below), so that the load imbalance of the buckets shows.
+	mpi.Compute(0.5 * float64(len(keys)))
 
 	if err := mpi.Allreduce(s.c, s.bucketSize, s.bucketSizeTotals, mpi.Sum); err != nil {
 		return err
@@ -360,6 +364,7 @@ func (s *isState) rank(iteration int) error {
 	// cnt[k-minKey] is the number of local keys ≤ k. (NPB leaves m out
 	// of the counts, to keep them within 32 bits.)
 	cnt := isRankCounts((*[isMaxKey]int32)(s.keyBuff1), s.keyBuff2[:localKeys], minKey, max(maxKey-minKey+1, 0))
+	mpi.Compute(0.5 * float64(localKeys))
 
 	// Partial verification: the rank of a test key in this range is the
 	// number of keys less than it.

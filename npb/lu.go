@@ -150,6 +150,9 @@ type luSolver struct {
 	comm         luCommBufs
 	jac          luJacConst
 	blocks       luBlocks
+	// pointOps is luOps's operations of one SSOR step per inner grid
+	// point, which the step's phases declare (luSolver.declare).
+	pointOps float64
 }
 
 func newLUSolver(c *mpi.Comm, p luParams) (*luSolver, error) {
@@ -166,7 +169,28 @@ func newLUSolver(c *mpi.Comm, p luParams) (*luSolver, error) {
 	s.rhsWork = newLURhsWork(s)
 	s.comm = newLUCommBufs(&s.g)
 	s.jac = newLUJacConst(&s.co, p.dt, p.omega)
+	inner := float64(g.nx0-2) * float64(g.ny0-2) * float64(g.nz0-2)
+	s.pointOps = luOps(p) / float64(p.itmax) / inner
 	return s, nil
+}
+
+// The shares of luOps's count of a step that its phases declare: the
+// lower and upper sweeps a plane at a time, the right-hand side, and the
+// scaling and update of the correction together. They add up to 1, so
+// that at one process the steps declare luOps; the split is this
+// program's estimate (lu.f90 counts the whole step only).
+const (
+	luShareSweep  = 0.35 // each of the two sweeps
+	luShareRHS    = 0.25
+	luShareUpdate = 0.05
+)
+
+// declare declares share of a step's operations per inner point for
+// planes k-planes of this process's inner points (mpi.Compute).
+func (s *luSolver) declare(share float64, planes int) {
+	g := &s.g
+	pts := float64(g.iend-g.ist+1) * float64(g.jend-g.jst+1) * float64(planes)
+	mpi.Compute(share * s.pointOps * pts)
 }
 
 // runLU runs LU of class on the processes of c (lu.f90's main program).

@@ -83,6 +83,7 @@ func (s *luSolver) rhs() error {
 		return err
 	}
 	s.fluxDivergence(s.u, s.rsd, false)
+	s.declare(luShareRHS, s.g.nz-2)
 	return nil
 }
 

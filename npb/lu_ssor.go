@@ -49,6 +49,7 @@ func (s *luSolver) ssor(niter int) (ssorStats, error) {
 			return st, err
 		}
 		s.addInterior(s.u, s.rsd, tmp)
+		s.declare(luShareUpdate, s.g.nz-2)
 		last := istep%s.p.itmax == 0 // NPB's inorm is itmax
 		if last {
 			if _, err := s.l2norm(s.rsd); err != nil { // the correction's norm, as NPB
@@ -87,6 +88,7 @@ func (s *luSolver) sweeps() error {
 			return err
 		}
 		s.lowerPlane(k)
+		s.declare(luShareSweep, 1)
 		if err := s.sendLines(k, false); err != nil {
 			return err
 		}
@@ -96,6 +98,7 @@ func (s *luSolver) sweeps() error {
 			return err
 		}
 		s.upperPlane(k)
+		s.declare(luShareSweep, 1)
 		if err := s.sendLines(k, true); err != nil {
 			return err
 		}

@@ -88,9 +88,29 @@ func writeIntro(md *bytes.Buffer, name string, rec *Record) {
 	fmt.Fprintf(md, "# The thesis's chapter 8: NPB on PM/RHiNET and PM/RHiNET-VP, in virtual time\n\n")
 	fmt.Fprintf(md, "Generated from [%s](%s), written by `go run ./cmd/thesis npb` (a sweep begun %s; %d runs), by `go run ./cmd/mpibench report`. ",
 		name, name, rec.Time.Format("2006-01-02 15:04 MST"), len(rec.Points))
-	fmt.Fprintf(md, "Each run is `mpirun -np N -profile martini -clock virtual -host-speed %s -eager pm|vp ./npb/cmd/npb -class C bench`: the Go ports of NPB 3.4 (the thesis ran NPB 2.3, compiled with gcc/g77 2.95.3), their Mop/s in the virtual time of the martini model, the ranks' computing counted as their thread CPU time on this machine times the host-speed factor. ", rec.HostSpeed)
+	if rec.Compute == ComputeDeclared {
+		fmt.Fprintf(md, "Each run is `mpirun -np N -profile martini -clock virtual -compute declared -op-rate R -eager pm|vp ./npb/cmd/npb -class C bench`: the Go ports of NPB 3.4 (the thesis ran NPB 2.3, compiled with gcc/g77 2.95.3), their Mop/s in the virtual time of the martini model. The computing is declared: each benchmark's compute phases declare their operations over the process's own part (adding up to NPB's count at one process), charged at the rate R of the benchmark and class (below: its single-process Mop/s on this machine divided by the host speed of %s), so that no load and no number of processes per core moves it; the communication is emulated. ", rec.HostSpeed)
+	} else {
+		fmt.Fprintf(md, "Each run is `mpirun -np N -profile martini -clock virtual -host-speed %s -eager pm|vp ./npb/cmd/npb -class C bench`: the Go ports of NPB 3.4 (the thesis ran NPB 2.3, compiled with gcc/g77 2.95.3), their Mop/s in the virtual time of the martini model, the ranks' computing counted as their thread CPU time on this machine times the host-speed factor. ", rec.HostSpeed)
+	}
 	fmt.Fprintf(md, "`-eager pm` is PM/RHiNET as MPICH-SCore uses it (thesis 8.3, 8.5): a ring per peer, records at 2 KB boundaries, every PUSH one 2 KB packet waiting for its ack before the next, no remote read (rendezvous data written in PM messages). `-eager vp` is PM/RHiNET-VP: one VPUSH receive queue, PM messages of at most 2 KB without ack, a message of up to 32 KB sent as several of them without a handshake, as MPICH-SCore does, no remote read (larger messages by a rendezvous whose data travels as VPUSH messages). ")
 	fmt.Fprintf(md, "Machine of the last sweep: %s, %s.\n", rec.Machine.CPU, rec.GoVersion)
+	writeCalibrations(md, rec)
+}
+
+// writeCalibrations writes the table of the record's calibrations.
+func writeCalibrations(md *bytes.Buffer, rec *Record) {
+	if len(rec.Calibrations) == 0 {
+		return
+	}
+	fmt.Fprintf(md, "\n### The modelled host's operation rates\n\n")
+	fmt.Fprintf(md, "| benchmark | class | Mop/s on one process here | runs (best taken) | load | ÷ host speed | -op-rate, Mop/s |\n|---|---|---|---|---|---|---|\n")
+	for _, c := range rec.Calibrations {
+		fmt.Fprintf(md, "| %s | %s | %.2f | %d | %.1f | %g | %.3f |\n", c.Benchmark, c.Class, c.Mops, c.Runs, c.Load, c.HostSpeed, c.OpRate)
+	}
+	if c := rec.Calibrations[0]; c.Command != "" {
+		fmt.Fprintf(md, "\nEach measured as `%s`.\n", c.Command)
+	}
 }
 
 func writeFindings(md *bytes.Buffer, rec *Record) {

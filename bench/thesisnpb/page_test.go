@@ -40,6 +40,18 @@ func TestWritePage(t *testing.T) {
 	if !bytes.Equal(md, again) {
 		t.Error("the same record wrote another page")
 	}
+	declared := synthetic(nil)
+	declared.Compute = ComputeDeclared
+	declared.AddCalibration(Calibration{Benchmark: "CG", Class: "S", Mops: 1300, Runs: 3, HostSpeed: 13, OpRate: 100, Command: "mpirun -np 1 npb cg"})
+	if err := WritePage(dir, RecordFile, declared); err != nil {
+		t.Fatal(err)
+	}
+	md, _ = os.ReadFile(filepath.Join(dir, "thesis-npb.md"))
+	for _, want := range []string{"-compute declared -op-rate R", "| CG | S | 1300.00 | 3 | 0.0 | 13 | 100.000 |", "Each measured as `mpirun -np 1 npb cg`."} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("a declared sweep's page lacks %q", want)
+		}
+	}
 	partial := &Record{}
 	partial.Add(point("CG", "S", "pm", 2, 100))
 	if err := WritePage(dir, RecordFile, partial); err != nil {

@@ -38,9 +38,17 @@ type Record struct {
 	Machine     bench.Machine `json:"machine"`
 	GoVersion   string        `json:"go_version"`
 	GitRevision string        `json:"git_revision,omitempty"`
-	// HostSpeed is mpirun's -host-speed of every run ("p3-933").
-	HostSpeed string  `json:"host_speed"`
-	Points    []Point `json:"points"`
+	// HostSpeed is the modelled host's speed ("p3-933"): under declared
+	// computing the divisor of the calibrations' Mop/s (Calibration),
+	// under CPU computing mpirun's -host-speed of every run.
+	HostSpeed string `json:"host_speed"`
+	// Compute is mpirun's -compute of every run: ComputeDeclared, or ""
+	// for the thread's CPU time (the records before declared computing).
+	Compute string `json:"compute,omitempty"`
+	// Calibrations are the operation rates of the runs under declared
+	// computing, one per benchmark and class.
+	Calibrations []Calibration `json:"calibrations,omitempty"`
+	Points       []Point       `json:"points"`
 }
 
 // Point is one run: a benchmark of a class on np processes over a layer,

@@ -60,3 +60,34 @@ func TestDecodeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordCalibrations: calibrations read back whole, in one order, a
+// calibration of the same benchmark and class replacing the old one.
+func TestRecordCalibrations(t *testing.T) {
+	path := filepath.Join(t.TempDir(), RecordFile)
+	rec := &Record{HostSpeed: "p3-933", Compute: ComputeDeclared}
+	for _, c := range []Calibration{{Benchmark: "IS", Class: "W", OpRate: 1}, {Benchmark: "CG", Class: "W", OpRate: 2},
+		{Benchmark: "CG", Class: "S", OpRate: 3}, {Benchmark: "IS", Class: "W", OpRate: 4}} {
+		rec.AddCalibration(c)
+	}
+	if err := rec.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, c := range got.Calibrations {
+		order = append(order, c.Benchmark+c.Class)
+	}
+	if strings.Join(order, ",") != "CGS,CGW,ISW" || got.Compute != ComputeDeclared {
+		t.Errorf("calibrations %v, compute %q", order, got.Compute)
+	}
+	if c, ok := got.FindCalibration("IS", "W"); !ok || c.OpRate != 4 {
+		t.Errorf("IS W: %+v, %v: want the second calibration", c, ok)
+	}
+	if _, ok := got.FindCalibration("IS", "S"); ok {
+		t.Error("IS S found")
+	}
+}

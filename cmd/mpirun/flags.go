@@ -24,6 +24,8 @@ type options struct {
 	profile   string          // the NIC's timing profile (martini.Profiles)
 	clock     string          // the profile's clock (martini.Clocks): "" is real time
 	hostSpeed float64         // in virtual time, the modelled host's seconds per CPU second here
+	compute   string          // in virtual time, how computing counts (martini.Computes): "" is cpu
+	opRate    float64         // under -compute declared, the modelled host's Mop/s
 	settings  launch.Settings // forwarded to the ranks as MARTINI_* variables
 	program   string
 	args      []string
@@ -134,6 +136,21 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.hostSpeed = f
 		return nil
 	})
+	fs.Func("compute", "in virtual time, what counts as a rank's `computing`: cpu (the default: its thread's CPU time times -host-speed) or declared (only the operations the program declares with mpi.Compute, at -op-rate; no load moves it)", func(s string) error {
+		if s != "cpu" && s != "declared" {
+			return fmt.Errorf("want %s", strings.Join(martini.Computes(), " or "))
+		}
+		o.compute = s
+		return nil
+	})
+	fs.Func("op-rate", "under -compute declared, the modelled host's operations per microsecond (`Mop/s`) at which mpi.Compute's operations are charged", func(s string) error {
+		f, err := martini.ParseOpRate(s)
+		if err != nil {
+			return errors.New("want a number of Mop/s above 0")
+		}
+		o.opRate = f
+		return nil
+	})
 	fs.BoolVar(&o.settings.NoCMA, "no-cma", false, "do not use cross-memory attach; copy through bounce buffers")
 	fs.BoolVar(&o.settings.Stats, "stats", false, "print per-rank statistics at Finalize")
 	fs.Func("coll", "force collective algorithms, `coll=alg,...` (e.g. allreduce=ring,bcast=binomial)", func(s string) error {
@@ -175,6 +192,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return bad("-clock virtual: needs the martini network, not -transport tcp")
 	case isSet(fs, "host-speed") && o.clock != "virtual":
 		return bad("-host-speed: only with -clock virtual")
+	case o.compute != "" && o.clock != "virtual":
+		return bad("-compute: only with -clock virtual")
+	case o.compute == "declared" && o.opRate == 0:
+		return bad("-compute declared: needs -op-rate (the modelled host's Mop/s)")
+	case o.compute == "declared" && isSet(fs, "host-speed"):
+		return bad("-host-speed: only with -compute cpu (declared computing counts no CPU time)")
+	case isSet(fs, "op-rate") && o.compute != "declared":
+		return bad("-op-rate: only with -compute declared")
 	}
 	if err := checkRanks(perHost, rankLimits()); err != nil {
 		return bad("%v", err)

@@ -157,7 +157,8 @@ func (j *job) killAll(all <-chan struct{}) {
 // meanwhile). It returns the segment, which the caller closes.
 func (j *job) startLocal(ctx context.Context) (*martini.Job, error) {
 	pgid := launch.RandomPGID()
-	seg, err := martini.CreateJob(martini.JobConfig{Procs: j.opts.np, PGID: pgid, Profile: j.opts.profile, Clock: j.opts.clock, HostSpeed: j.opts.hostSpeed})
+	seg, err := martini.CreateJob(martini.JobConfig{Procs: j.opts.np, PGID: pgid, Profile: j.opts.profile, Clock: j.opts.clock, HostSpeed: j.opts.hostSpeed,
+		Compute: j.opts.compute, OpRate: j.opts.opRate})
 	if err != nil {
 		return nil, err
 	}

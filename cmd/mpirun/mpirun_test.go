@@ -123,6 +123,12 @@ func TestUsageErrors(t *testing.T) {
 		{"-np", "2", "-profile", "martini", "-host-speed", "2", helper("printrank")},
 		{"-np", "2", "-profile", "martini", "-clock", "virtual", "-host-speed", "-1", helper("printrank")},
 		{"-np", "2", "-profile", "martini", "-clock", "virtual", "-transport", "tcp", helper("printrank")},
+		{"-np", "2", "-profile", "martini", "-compute", "declared", "-op-rate", "5", helper("printrank")},
+		{"-np", "2", "-profile", "martini", "-clock", "virtual", "-compute", "flops", helper("printrank")},
+		{"-np", "2", "-profile", "martini", "-clock", "virtual", "-compute", "declared", helper("printrank")},
+		{"-np", "2", "-profile", "martini", "-clock", "virtual", "-compute", "declared", "-op-rate", "0", helper("printrank")},
+		{"-np", "2", "-profile", "martini", "-clock", "virtual", "-compute", "declared", "-op-rate", "5", "-host-speed", "1", helper("printrank")},
+		{"-np", "2", "-profile", "martini", "-clock", "virtual", "-op-rate", "5", helper("printrank")},
 	} {
 		r := mpirun(t, args...)
 		if r.code != 2 {
@@ -520,20 +526,7 @@ func TestVirtualTimeDeterministic(t *testing.T) {
 	for _, np := range []string{"2", "4"} {
 		var first string
 		for run := range 2 {
-			r := mpirun(t, "-np", np, "-profile", "martini", "-clock", "virtual", "-host-speed", "0", helper("vtping"))
-			if r.code != 0 {
-				t.Fatalf("np %s, run %d: exit %d: %s", np, run, r.code, r.stderr)
-			}
-			var trips []string
-			for _, l := range sortedLines(r.stdout) {
-				if strings.Contains(l, "round trips [") {
-					trips = append(trips, l)
-				}
-			}
-			if n, _ := strconv.Atoi(np); len(trips) != n || strings.Count(r.stdout, "allreduce "+strconv.Itoa(n*(n-1)/2)+",") != n {
-				t.Fatalf("np %s: output %q", np, r.stdout)
-			}
-			out := strings.Join(trips, "\n")
+			out := vtpingTrips(t, np, "-host-speed", "0", helper("vtping"))
 			if run == 0 {
 				first = out
 			} else if out != first {
@@ -541,4 +534,70 @@ func TestVirtualTimeDeterministic(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestVirtualDeclaredDeterministic runs the ping-pongs under declared
+// computing, each rank spending CPU time and declaring 1000 operations at
+// 50 Mop/s (20 µs) before each send, at 2 and 4 processes: both runs give
+// the same times, which are those of communication only plus exactly the
+// declared time at 8 B and 1 KB (100 sends of 20 µs in each ping-pong's 50
+// round trips), and at least that at 64 KB (whose transfers the computing
+// delays a little more).
+func TestVirtualDeclaredDeterministic(t *testing.T) {
+	t.Parallel()
+	for _, np := range []string{"2", "4"} {
+		bare := tripTimes(t, vtpingTrips(t, np, "-host-speed", "0", helper("vtping")))
+		var first string
+		for run := range 2 {
+			out := vtpingTrips(t, np, "-compute", "declared", "-op-rate", "50", helper("vtping"), "-declare", "1000")
+			if run == 0 {
+				first = out
+			} else if out != first {
+				t.Errorf("np %s: the second run's times differ:\n%s\nfirst:\n%s", np, out, first)
+			}
+			for i, d := range tripTimes(t, out) {
+				if diff := d - bare[i]; diff < 100*20e-6-2e-9 || i%3 < 2 && diff > 100*20e-6+2e-9 {
+					t.Errorf("np %s: ping-pong %d took %.9f s, %.9f s without computing: want 2 ms more", np, i, d, bare[i])
+				}
+			}
+		}
+	}
+}
+
+// vtpingTrips runs helper vtping on np processes in virtual time with the
+// given arguments and returns its lines of round trips, sorted.
+func vtpingTrips(t *testing.T, np string, args ...string) string {
+	t.Helper()
+	r := mpirun(t, append([]string{"-np", np, "-profile", "martini", "-clock", "virtual"}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("np %s %q: exit %d: %s", np, args, r.code, r.stderr)
+	}
+	var trips []string
+	for _, l := range sortedLines(r.stdout) {
+		if strings.Contains(l, "round trips [") {
+			trips = append(trips, l)
+		}
+	}
+	if n, _ := strconv.Atoi(np); len(trips) != n || strings.Count(r.stdout, "allreduce "+strconv.Itoa(n*(n-1)/2)+",") != n {
+		t.Fatalf("np %s %q: output %q", np, args, r.stdout)
+	}
+	return strings.Join(trips, "\n")
+}
+
+// tripTimes reads the times of vtpingTrips's lines, in order.
+func tripTimes(t *testing.T, trips string) []float64 {
+	t.Helper()
+	var times []float64
+	for _, l := range strings.Split(trips, "\n") {
+		_, list, _ := strings.Cut(l, "[")
+		list, _, _ = strings.Cut(list, "]")
+		for _, f := range strings.Fields(list) {
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			times = append(times, v)
+		}
+	}
+	return times
 }

@@ -23,15 +23,25 @@ import (
 // runs npb/cmd/npb under the martini profile in virtual time over
 // PM/RHiNET (mpirun -eager pm) and PM/RHiNET-VP (-eager vp), every
 // benchmark, class and process count, and keeps every run in
-// results/thesis-npb.json, written after each run.
+// results/thesis-npb.json, written after each run. Under declared
+// computing (the default) the benchmarks declare their operations, charged
+// at a rate calibrated once per benchmark and class (npbcalibrate.go).
 
 // npbOptions are the flags of `thesis npb`.
 type npbOptions struct {
 	results, mpirun, npbBin, hostSpeed string
-	resume                             bool
-	timeout                            time.Duration
-	plan                               []thesisnpb.Key
+	// compute is mpirun's -compute of the runs: declared or cpu.
+	compute string
+	// calibrationRuns is how many single-process runs measure a
+	// calibration.
+	calibrationRuns int
+	resume          bool
+	timeout         time.Duration
+	plan            []thesisnpb.Key
 }
+
+// declared reports whether the sweep runs under declared computing.
+func (o *npbOptions) declared() bool { return o.compute == nicemu.ComputeDeclared }
 
 // parseNPB reads the flags of `thesis npb` and makes the plan: every point
 // to run, in the order it runs them (by process count, then class, so that
@@ -50,13 +60,15 @@ func parseNPB(args []string, stderr io.Writer) (*npbOptions, error) {
 	classes := fs.String("classes", "S,W,A", "problem classes, comma-separated")
 	procs := fs.String("np", intList(thesisnpb.DefaultProcs), "process counts of EP, IS, CG, MG, FT and LU")
 	squares := fs.String("np-square", intList(thesisnpb.SquareProcs), "process counts of BT and SP (squares)")
-	benches := fs.String("bench", strings.Join(npb.Kernels(), ","), "benchmarks, comma-separated (any case)")
+	benches := fs.String("bench", strings.Join(slices.DeleteFunc(npb.Kernels(), func(k string) bool { return !npb.Declares(k) }), ","), "benchmarks, comma-separated (any case); under -compute declared only those that declare their operations")
 	layers := fs.String("layers", strings.Join(thesisnpb.Layers, ","), "PM layers (mpirun -eager): pm (PM/RHiNET), vp (PM/RHiNET-VP)")
 	fs.StringVar(&o.results, "results", "results", "the results directory: thesis-npb.json is written there after every run, and the directory regenerated at the end")
 	fs.BoolVar(&o.resume, "resume", false, "extend the existing record: skip the points it holds")
 	fs.StringVar(&o.mpirun, "mpirun", "", "the mpirun to use (default: build this module's)")
 	fs.StringVar(&o.npbBin, "npb", "", "the npb program to run (default: build this module's npb/cmd/npb)")
-	fs.StringVar(&o.hostSpeed, "host-speed", "p3-933", "mpirun's -host-speed: the modelled host's speed")
+	fs.StringVar(&o.hostSpeed, "host-speed", "p3-933", "the modelled host's speed: under -compute declared, what a benchmark's single-process Mop/s on this machine are divided by for its operation rate (mpirun -op-rate); under -compute cpu, mpirun's -host-speed")
+	fs.StringVar(&o.compute, "compute", nicemu.ComputeDeclared, "mpirun's -compute: declared (the benchmarks declare their operations, charged at the calibrated rate; no load moves it) or cpu (the ranks' thread CPU time times -host-speed)")
+	fs.IntVar(&o.calibrationRuns, "calibration-runs", 3, "under -compute declared, the single-process runs of each benchmark and class whose best Mop/s calibrate its rate")
 	fs.DurationVar(&o.timeout, "timeout", time.Hour, "kill a run still going after this long (an error naming it)")
 	if err := fs.Parse(args); err != nil {
 		return nil, errParseFlags
@@ -64,12 +76,29 @@ func parseNPB(args []string, stderr io.Writer) (*npbOptions, error) {
 	if fs.NArg() != 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if _, err := nicemu.ParseHostSpeed(o.hostSpeed); err != nil {
+	speed, err := nicemu.ParseHostSpeed(o.hostSpeed)
+	if err != nil {
 		return nil, fmt.Errorf("-host-speed: %w", err)
 	}
-	var err error
-	o.plan, err = makePlan(*classes, *benches, *layers, *procs, *squares)
-	return o, err
+	switch {
+	case !slices.Contains(nicemu.Computes(), o.compute):
+		return nil, fmt.Errorf("-compute %q: want %s", o.compute, strings.Join(nicemu.Computes(), " or "))
+	case o.declared() && speed == 0:
+		return nil, errors.New("-host-speed 0: declared computing divides the calibrated Mop/s by it (use -compute cpu)")
+	case o.calibrationRuns < 1:
+		return nil, fmt.Errorf("-calibration-runs %d: want at least 1", o.calibrationRuns)
+	}
+	if o.plan, err = makePlan(*classes, *benches, *layers, *procs, *squares); err != nil {
+		return nil, err
+	}
+	if o.declared() {
+		for _, k := range o.plan {
+			if !npb.Declares(k.Benchmark) {
+				return nil, fmt.Errorf("-bench: %s does not declare its operations yet (run it with -compute cpu)", k.Benchmark)
+			}
+		}
+	}
+	return o, nil
 }
 
 // errParseFlags says that the flag package has reported the problem.
@@ -196,6 +225,11 @@ func runNPBSweep(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		defer os.RemoveAll(dir)
 		if err := o.build(ctx, dir); err != nil {
 			return fail(err)
+		}
+		if o.declared() {
+			if err := calibrate(ctx, o, rec, path, todo, stderr); err != nil {
+				return fail(err)
+			}
 		}
 	}
 	sweepErr := sweep(ctx, o, rec, path, todo, stderr)

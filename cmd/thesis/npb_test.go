@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rhinet-go/martini/bench/thesisnpb"
@@ -29,6 +31,10 @@ func TestNPBUsage(t *testing.T) {
 		{[]string{"-np", "two"}, `-np: "two" is not a process count`},
 		{[]string{"-np", "0"}, `-np: "0" is not a process count`},
 		{[]string{"-host-speed", "fast"}, "-host-speed: "},
+		{[]string{"-compute", "flops"}, `-compute "flops": want cpu or declared`},
+		{[]string{"-host-speed", "0"}, "-host-speed 0: declared computing divides"},
+		{[]string{"-calibration-runs", "0"}, "-calibration-runs 0: want at least 1"},
+		{[]string{"-bench", "sp", "-np-square", "4"}, "-bench: SP does not declare its operations yet (run it with -compute cpu)"},
 		{[]string{"-bench", ""}, "need at least one each"},
 		{[]string{"extra"}, `unexpected arguments ["extra"]`},
 		{[]string{"-bogus"}, "flag provided but not defined: -bogus"},
@@ -87,6 +93,14 @@ func TestNPBSweep(t *testing.T) {
 			t.Errorf("%v: %+v", p.Key, p)
 		}
 	}
+	if rec.Compute != thesisnpb.ComputeDeclared || len(rec.Calibrations) != 2 {
+		t.Fatalf("compute %q, calibrations %+v: want declared, CG and IS class S", rec.Compute, rec.Calibrations)
+	}
+	for _, c := range rec.Calibrations {
+		if c.Class != "S" || c.Runs != 3 || c.HostSpeed != 13 || c.Mops <= 0 || c.OpRate != c.Mops/13 || !strings.Contains(c.Command, "-class S") {
+			t.Errorf("calibration %+v", c)
+		}
+	}
 	if !strings.Contains(out.String(), "| processes | S, PM/RHiNET | S, PM/RHiNET-VP |") {
 		t.Errorf("no table printed:\n%s", &out)
 	}
@@ -102,6 +116,10 @@ func TestNPBSweep(t *testing.T) {
 	errs.Reset()
 	if code := run(context.Background(), append(args, "-resume"), &out, &errs); code != 0 || !strings.Contains(errs.String(), "8 runs, 8 of them already in") {
 		t.Errorf("a second sweep with -resume: exit %d\n%s", code, &errs)
+	}
+	errs.Reset()
+	if code := run(context.Background(), append(args, "-resume", "-compute", "cpu"), &out, &errs); code != 1 || !strings.Contains(errs.String(), "holds runs under -compute declared, not cpu") {
+		t.Errorf("a sweep under -compute cpu resuming a declared one: exit %d\n%s", code, &errs)
 	}
 }
 
@@ -144,7 +162,7 @@ func TestNPBDeterministic(t *testing.T) {
 	for i := range recs {
 		for _, sweep := range sweeps {
 			dir := t.TempDir()
-			args := append([]string{"npb", "-results", dir, "-classes", "S", "-host-speed", "0", "-mpirun", mpirun, "-npb", npbBin}, sweep...)
+			args := append([]string{"npb", "-results", dir, "-classes", "S", "-compute", "cpu", "-host-speed", "0", "-mpirun", mpirun, "-npb", npbBin}, sweep...)
 			var out bytes.Buffer
 			if code := run(context.Background(), args, &out, &out); code != 0 {
 				t.Fatalf("exit %d\n%s", code, &out)
@@ -163,4 +181,73 @@ func TestNPBDeterministic(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestNPBDeclaredDeterministic runs a short sweep under declared computing
+// (class S, CG and IS on 2 and 4 processes over both layers), then the
+// same points again from the first record's calibrations alone (-resume,
+// which re-uses them) while two busy loops run beside it, and requires the
+// same virtual Mop/s: the computing is declared, so neither the load nor
+// the processes per core move it.
+func TestNPBDeclaredDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 20 MPI jobs")
+	}
+	mpirun := mpiruntest.ForTest(t)
+	npbBin := buildNPB(t)
+	sweep := func(dir string, resume bool) *thesisnpb.Record {
+		args := []string{"npb", "-results", dir, "-classes", "S", "-bench", "cg,is", "-np", "2,4", "-calibration-runs", "1", "-mpirun", mpirun, "-npb", npbBin}
+		if resume {
+			args = append(args, "-resume")
+		}
+		var out bytes.Buffer
+		if code := run(context.Background(), args, &out, &out); code != 0 {
+			t.Fatalf("exit %d\n%s", code, &out)
+		}
+		r, err := thesisnpb.Load(filepath.Join(dir, thesisnpb.RecordFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	first := sweep(t.TempDir(), false)
+	dir := t.TempDir()
+	calibrated := *first
+	calibrated.Points = nil
+	if err := calibrated.Save(filepath.Join(dir, thesisnpb.RecordFile)); err != nil {
+		t.Fatal(err)
+	}
+	stop := busyLoops(t, 2)
+	second := sweep(dir, true)
+	stop()
+	if len(first.Points) != 8 || len(second.Points) != 8 {
+		t.Fatalf("%d and %d points, want 8", len(first.Points), len(second.Points))
+	}
+	for _, p := range first.Points {
+		if q, ok := second.Find(p.Key); !ok || q.Mops != p.Mops {
+			t.Errorf("%v: %.2f Mop/s, then %.2f under load", p.Key, p.Mops, q.Mops)
+		}
+	}
+}
+
+// busyLoops starts n goroutines that spin until the returned function is
+// called (it waits for them to end).
+func busyLoops(t *testing.T, n int) func() {
+	t.Helper()
+	var wg sync.WaitGroup
+	var done atomic.Bool
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for x := 0; !done.Load(); x++ {
+			}
+		}()
+	}
+	stop := func() {
+		done.Store(true)
+		wg.Wait()
+	}
+	t.Cleanup(stop)
+	return stop
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,7 +25,7 @@ import (
 // openSweepRecord returns the record to extend: the one at path with
 // -resume (a new one when there is none), a new one otherwise, which must
 // not overwrite a record a sweep left (that takes -resume, or removing
-// it). A record of another -host-speed is not extended.
+// it). A record of another -host-speed or -compute is not extended.
 func openSweepRecord(path string, o *npbOptions) (*thesisnpb.Record, error) {
 	rec, err := thesisnpb.Load(path)
 	switch {
@@ -33,13 +34,15 @@ func openSweepRecord(path string, o *npbOptions) (*thesisnpb.Record, error) {
 			return nil, err
 		}
 		return &thesisnpb.Record{Time: time.Now().UTC().Truncate(time.Second), Machine: bench.ThisMachine(),
-			GoVersion: runtime.Version(), GitRevision: bench.GitRevision("."), HostSpeed: o.hostSpeed}, nil
+			GoVersion: runtime.Version(), GitRevision: bench.GitRevision("."), HostSpeed: o.hostSpeed, Compute: o.recordCompute()}, nil
 	case err != nil:
 		return nil, err
 	case !o.resume:
 		return nil, fmt.Errorf("%s exists: -resume extends it (skipping the points it holds); remove it to start over", path)
 	case rec.HostSpeed != o.hostSpeed:
 		return nil, fmt.Errorf("%s holds runs at -host-speed %s, not %s: the same record cannot mix them", path, rec.HostSpeed, o.hostSpeed)
+	case rec.Compute != o.recordCompute():
+		return nil, fmt.Errorf("%s holds runs under -compute %s, not %s: the same record cannot mix them", path, cmp.Or(rec.Compute, nicemu.ComputeCPU), o.compute)
 	}
 	rec.Machine, rec.GoVersion, rec.GitRevision = bench.ThisMachine(), runtime.Version(), bench.GitRevision(".")
 	return rec, nil
@@ -53,7 +56,7 @@ func sweep(ctx context.Context, o *npbOptions, rec *thesisnpb.Record, path strin
 	for i, k := range todo {
 		load := loadAverage()
 		start := time.Now()
-		r, err := runPoint(ctx, o, k)
+		r, err := runPoint(ctx, o, rec, k)
 		if err != nil {
 			return err
 		}
@@ -70,11 +73,34 @@ func sweep(ctx context.Context, o *npbOptions, rec *thesisnpb.Record, path strin
 }
 
 // runPoint runs one point through mpirun and returns NPB's report, which
-// must be of the point and verified.
-func runPoint(ctx context.Context, o *npbOptions, k thesisnpb.Key) (*npb.Report, error) {
-	args := []string{"-np", strconv.Itoa(k.NP), "-profile", nicemu.ProfileMartini, "-clock", nicemu.ClockVirtual,
-		"-host-speed", o.hostSpeed, "-eager", k.Layer, "-timeout", o.timeout.String(),
-		o.npbBin, "-results", "", "-class", k.Class, strings.ToLower(k.Benchmark)}
+// must be of the point and verified; under declared computing it is
+// charged at the record's calibration of its benchmark and class.
+func runPoint(ctx context.Context, o *npbOptions, rec *thesisnpb.Record, k thesisnpb.Key) (*npb.Report, error) {
+	args := []string{"-np", strconv.Itoa(k.NP), "-profile", nicemu.ProfileMartini, "-clock", nicemu.ClockVirtual}
+	if o.declared() {
+		c, ok := rec.FindCalibration(k.Benchmark, k.Class)
+		if !ok {
+			return nil, fmt.Errorf("%v: no calibration of %s class %s in the record", k, k.Benchmark, k.Class)
+		}
+		args = append(args, "-compute", nicemu.ComputeDeclared, "-op-rate", strconv.FormatFloat(c.OpRate, 'g', -1, 64))
+	} else {
+		args = append(args, "-host-speed", o.hostSpeed)
+	}
+	args = append(args, "-eager", k.Layer, "-timeout", o.timeout.String(),
+		o.npbBin, "-results", "", "-class", k.Class, strings.ToLower(k.Benchmark))
+	r, err := runNPB(ctx, o, args)
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", k, err)
+	}
+	if r.Benchmark != k.Benchmark || r.Class != k.Class || r.NP != k.NP {
+		return nil, fmt.Errorf("%v: NPB reported %s class %s on %d processes", k, r.Benchmark, r.Class, r.NP)
+	}
+	return r, nil
+}
+
+// runNPB runs mpirun with args and returns NPB's report, which must be
+// verified.
+func runNPB(ctx context.Context, o *npbOptions, args []string) (*npb.Report, error) {
 	cmd := exec.CommandContext(ctx, o.mpirun, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) } // mpirun stops its ranks
 	cmd.WaitDelay = 10 * time.Second
@@ -84,13 +110,11 @@ func runPoint(ctx context.Context, o *npbOptions, k thesisnpb.Key) (*npb.Report,
 	r, perr := npb.ParseReport(out.Bytes())
 	switch {
 	case perr == nil && !r.Verified:
-		return nil, fmt.Errorf("%v: NPB's verification was UNSUCCESSFUL", k)
+		return nil, errors.New("NPB's verification was UNSUCCESSFUL")
 	case runErr != nil:
-		return nil, fmt.Errorf("%v: mpirun %s: %w\n%s", k, strings.Join(args, " "), runErr, tail(out.String(), 20))
+		return nil, fmt.Errorf("mpirun %s: %w\n%s", strings.Join(args, " "), runErr, tail(out.String(), 20))
 	case perr != nil:
-		return nil, fmt.Errorf("%v: %w\n%s", k, perr, tail(out.String(), 20))
-	case r.Benchmark != k.Benchmark || r.Class != k.Class || r.NP != k.NP:
-		return nil, fmt.Errorf("%v: NPB reported %s class %s on %d processes", k, r.Benchmark, r.Class, r.NP)
+		return nil, fmt.Errorf("%w\n%s", perr, tail(out.String(), 20))
 	}
 	return &r, nil
 }

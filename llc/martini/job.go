@@ -25,6 +25,14 @@ func Clocks() []string { return nicemu.Clocks() }
 // number (nicemu.ParseHostSpeed).
 func ParseHostSpeed(s string) (float64, error) { return nicemu.ParseHostSpeed(s) }
 
+// Computes returns the names of the computing modes of virtual time (cpu,
+// declared).
+func Computes() []string { return nicemu.Computes() }
+
+// ParseOpRate reads an operation rate for declared computing, in Mop/s
+// (nicemu.ParseOpRate).
+func ParseOpRate(s string) (float64, error) { return nicemu.ParseOpRate(s) }
+
 // JobConfig describes the segment of a new job.
 type JobConfig struct {
 	Procs   int    // processes of the job
@@ -36,6 +44,12 @@ type JobConfig struct {
 	// HostSpeed is the modelled host's seconds per second of this
 	// machine's CPU time in virtual time.
 	HostSpeed float64
+	// Compute is how virtual time counts computing ("" or cpu: CPU time
+	// times HostSpeed; declared: the operations the program declares).
+	Compute string
+	// OpRate is the modelled host's operations per microsecond under
+	// declared computing.
+	OpRate float64
 }
 
 // Job is the launcher's side of a job's shared segment: mpirun creates it,
@@ -44,7 +58,8 @@ type Job struct{ seg *nicemu.Segment }
 
 // CreateJob creates the shared segment of a new job.
 func CreateJob(c JobConfig) (*Job, error) {
-	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: c.Procs, PGID: c.PGID, Profile: c.Profile, Clock: c.Clock, HostSpeed: c.HostSpeed})
+	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: c.Procs, PGID: c.PGID, Profile: c.Profile, Clock: c.Clock, HostSpeed: c.HostSpeed,
+		Compute: c.Compute, OpRate: c.OpRate})
 	if err != nil {
 		return nil, err
 	}

@@ -1,16 +1,23 @@
 // Command vtping runs ping-pongs between the ranks of each pair (0 and 1,
 // 2 and 3, ...) and prints each rank's communication times by mpi.Wtime:
-// in virtual time they are the model's, the same in every run.
+// in virtual time they are the model's, the same in every run. With
+// -declare N every rank computes (a loop of some CPU time) and declares N
+// operations (mpi.Compute) before each message it sends.
 package main
 
 import (
+	"flag"
 	"fmt"
 	"log"
 
 	"github.com/rhinet-go/martini/mpi"
 )
 
+// declare is the operations declared before each send.
+var declare = flag.Float64("declare", 0, "operations declared (mpi.Compute) before each send")
+
 func main() {
+	flag.Parse()
 	if err := mpi.Init(); err != nil {
 		log.Fatal(err)
 	}
@@ -45,6 +52,7 @@ func pingPong(c *mpi.Comm, r, peer, size, reps int) (float64, error) {
 	start := mpi.Wtime()
 	for range reps {
 		if r < peer {
+			compute()
 			if err := mpi.Send(c, buf, peer, 1); err != nil {
 				return 0, err
 			}
@@ -53,10 +61,26 @@ func pingPong(c *mpi.Comm, r, peer, size, reps int) (float64, error) {
 			return 0, err
 		}
 		if r > peer {
+			compute()
 			if err := mpi.Send(c, buf, peer, 1); err != nil {
 				return 0, err
 			}
 		}
 	}
 	return mpi.Wtime() - start, nil
+}
+
+// sink keeps compute's loop.
+var sink float64
+
+// compute spends some CPU time, which declared computing does not count,
+// and declares -declare operations.
+func compute() {
+	if *declare == 0 {
+		return
+	}
+	for i := range 20000 {
+		sink += float64(i) * 1.5
+	}
+	mpi.Compute(*declare)
 }
