@@ -176,9 +176,17 @@ type isState struct {
 	nb       int  // NUM_BUCKETS
 	shift    uint // MAX_KEY_LOG_2 - NUM_BUCKETS_LOG_2
 	keyArray []int32
-	// keyBuff1 holds the bucketed keys before the exchange, then the key
-	// counts of the local key range; keyBuff2 receives the keys.
+	// keyBuff1 holds the bucketed keys before the exchange; keyBuff2
+	// receives the keys of the other processes. The keys this process
+	// keeps stay in keyBuff1 (self below): the exchange does not copy
+	// them, and the ranking counts them where they are.
 	keyBuff1, keyBuff2 []int32
+	// rankCounts are the key counts of the local key range (is.c's
+	// key_buff1 after the exchange).
+	rankCounts *[isMaxKey]int32
+	// self is where the keys this process keeps lie in keyBuff1 (from)
+	// and where the exchange leaves their place in keyBuff2 (to).
+	self isSelfPart
 	// counts are the local bucket sizes and ptrs the bucket pointers
 	// (bucket_size, bucket_ptrs), NUM_BUCKETS of them in use; partial
 	// holds the sizes counted over four interleaved subsequences.
@@ -200,6 +208,10 @@ type isState struct {
 	minKey, localKeys int
 }
 
+// isSelfPart locates the keys a process sends itself: n keys at
+// keyBuff1[from:], whose place among the received keys is keyBuff2[to:].
+type isSelfPart struct{ from, to, n int }
+
 // newISState allocates the arrays of this process (is.c's alloc_space).
 func newISState(c *mpi.Comm, class Class, p isClassParams, o Options) *isState {
 	np := c.Size()
@@ -212,9 +224,7 @@ func newISState(c *mpi.Comm, class Class, p isClassParams, o Options) *isState {
 	}
 	// NPB's buffer size for the received keys; the process holding the
 	// most keys after the redistribution has somewhat more than
-	// numKeys. keyBuff1 also serves as the count array of the local key
-	// range, at most maxKey long; it is at least isMaxKey long, so that
-	// it converts to the fixed-size array isRankCounts takes.
+	// numKeys.
 	size := 3 * s.numKeys / 2
 	switch {
 	case np >= 1024:
@@ -225,7 +235,8 @@ func newISState(c *mpi.Comm, class Class, p isClassParams, o Options) *isState {
 		size = 5 * s.numKeys / 2
 	}
 	s.keyArray = make([]int32, size)
-	s.keyBuff1 = make([]int32, max(size, isMaxKey))
+	s.keyBuff1 = make([]int32, size)
+	s.rankCounts = new([isMaxKey]int32)
 	s.keyBuff2 = make([]int32, size)
 	s.bucketSize = make([]int32, s.nb+isTestArraySize)
 	s.bucketSizeTotals = make([]int32, s.nb+isTestArraySize)
@@ -271,18 +282,7 @@ func (s *isState) rank(iteration int) error {
 	// the mask changes nothing; it only spares the bounds checks.
 	counts, ptrs := s.counts, s.ptrs
 	isBucketCount(counts, s.partial, keys, shift)
-	var acc int32
-	for i, n := range counts[:nb] {
-		ptrs[i] = acc
-		acc += n
-	}
-	buf := s.keyBuff1[:len(keys)]
-	for _, k := range keys {
-		b := uint32(k) >> shift & (isMaxBuckets - 1)
-		p := ptrs[b]
-		buf[p] = k
-		ptrs[b] = p + 1
-	}
+	isBucketScatter(s.keyBuff1[:len(keys)], ptrs, counts, nb, keys, shift)
 	bs := s.bucketSize[:nb]
 	copy(bs, counts[:nb])
 	// NPB counts one operation per key ranked: half of it is the bucket
@@ -342,6 +342,10 @@ func (s *isState) rank(iteration int) error {
 		s.keyBuff2 = make([]int32, total)
 		s.keyArray = append(s.keyArray, make([]int32, total-len(s.keyArray))...)
 	}
+	// The keys this process keeps do not go through the exchange.
+	me := s.me
+	s.self = isSelfPart{from: s.sendDispl[me], to: s.recvDispl[me], n: s.sendCount[me]}
+	s.sendCount[me], s.recvCount[me] = 0, 0
 	if err := mpi.Alltoallv(s.c, s.keyBuff1, s.sendCount, s.sendDispl, s.keyBuff2, s.recvCount, s.recvDispl); err != nil {
 		return err
 	}
@@ -363,7 +367,9 @@ func (s *isState) rank(iteration int) error {
 
 	// cnt[k-minKey] is the number of local keys ≤ k. (NPB leaves m out
 	// of the counts, to keep them within 32 bits.)
-	cnt := isRankCounts((*[isMaxKey]int32)(s.keyBuff1), s.keyBuff2[:localKeys], minKey, max(maxKey-minKey+1, 0))
+	sp := s.self
+	cnt := isRankCounts(s.rankCounts, minKey, max(maxKey-minKey+1, 0),
+		s.keyBuff2[:sp.to], s.keyBuff1[sp.from:sp.from+sp.n], s.keyBuff2[sp.to+sp.n:localKeys])
 	mpi.Compute(0.5 * float64(localKeys))
 
 	// Partial verification: the rank of a test key in this range is the
@@ -393,16 +399,19 @@ func (s *isState) rank(iteration int) error {
 }
 
 // isRankCounts is the local ranking: it counts the keys of each value in
-// [minKey, minKey+span) into cnt, accumulates the counts so that
-// cnt[k-minKey] is the number of keys ≤ k, and returns cnt[:span]. Every
-// key must lie in that range, and span be at most isMaxKey.
-func isRankCounts(cnt *[isMaxKey]int32, keys []int32, minKey, span int) []int32 {
+// [minKey, minKey+span) over the parts into cnt, accumulates the counts
+// so that cnt[k-minKey] is the number of keys ≤ k, and returns
+// cnt[:span]. Every key must lie in that range, and span be at most
+// isMaxKey.
+func isRankCounts(cnt *[isMaxKey]int32, minKey, span int, parts ...[]int32) []int32 {
 	c := cnt[:span]
 	clear(c)
 	// k-minKey is below span, so the mask changes nothing; it only spares
-	// the bounds check in this loop over every key received.
-	for _, k := range keys {
-		cnt[uint(int(k)-minKey)&(isMaxKey-1)]++
+	// the bounds check in this loop over every key.
+	for _, keys := range parts {
+		for _, k := range keys {
+			cnt[uint(int(k)-minKey)&(isMaxKey-1)]++
+		}
 	}
 	var acc int32
 	for i, n := range c {
@@ -410,6 +419,26 @@ func isRankCounts(cnt *[isMaxKey]int32, keys []int32, minKey, span int) []int32 
 		c[i] = acc
 	}
 	return c
+}
+
+// isBucketScatter sorts keys into buf by bucket k>>shift: ptrs becomes
+// the start of each of the nb buckets whose sizes are counts, and each
+// key goes to its bucket's next place (is.c's bucket_ptrs and
+// key_buff1). Keys are in [0, MAX_KEY), so the bucket is below nb and
+// the mask changes nothing; it only spares the bounds checks.
+func isBucketScatter(buf []int32, ptrs, counts *[isMaxBuckets]int32, nb int, keys []int32, shift uint) {
+	shift &= 31
+	var acc int32
+	for i, n := range counts[:nb] {
+		ptrs[i] = acc
+		acc += n
+	}
+	for _, k := range keys {
+		b := uint32(k) >> shift & (isMaxBuckets - 1)
+		p := ptrs[b]
+		buf[p] = k
+		ptrs[b] = p + 1
+	}
 }
 
 // isBucketCount sets counts to the number of keys in each bucket
@@ -444,7 +473,12 @@ func isBucketCount(counts *[isMaxBuckets]int32, partial *[4][isMaxBuckets]int32,
 // counts the keys out of order, including against the largest key of the
 // process before (is.c's full_verify).
 func (s *isState) fullVerify() (int, error) {
-	cnt := s.keyBuff1
+	// The kept keys join the received ones first (is.c has them there
+	// after its Alltoallv); this is outside the timed part, as NPB's
+	// full_verify.
+	sp := s.self
+	copy(s.keyBuff2[sp.to:sp.to+sp.n], s.keyBuff1[sp.from:sp.from+sp.n])
+	cnt := s.rankCounts
 	sorted := s.keyArray[:s.localKeys]
 	for _, k := range s.keyBuff2[:s.localKeys] {
 		r := cnt[int(k)-s.minKey] - 1

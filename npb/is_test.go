@@ -117,7 +117,9 @@ func TestISRankCounts(t *testing.T) {
 			}
 		}
 		cnt[r.span] = -1 // past the range: left alone
-		got := isRankCounts(cnt, in, r.minKey, r.span)
+		// In three parts, as the ranking passes them.
+		third := len(in) / 3
+		got := isRankCounts(cnt, r.minKey, r.span, in[:third], in[third:2*third], in[2*third:])
 		if len(got) != r.span || cnt[r.span] != -1 {
 			t.Fatalf("range %+v: %d counts, cnt[span] = %d", r, len(got), cnt[r.span])
 		}
@@ -132,5 +134,20 @@ func TestISRankCounts(t *testing.T) {
 				t.Fatalf("range %+v: cnt[%d] = %d, want %d", r, i, c, want)
 			}
 		}
+	}
+}
+
+// BenchmarkISScatter measures the bucket scatter of class A's keys of
+// process 0 of 2.
+func BenchmarkISScatter(b *testing.B) {
+	p, _ := isParams('A')
+	keys := make([]int32, (1<<p.totalKeysLog2)/2)
+	isCreateSeq(keys, isFindMySeed(0, 2, 4<<p.totalKeysLog2, Seed, A), 1<<p.maxKeyLog2)
+	shift := uint(p.maxKeyLog2 - p.numBucketsLog2)
+	buf := make([]int32, len(keys))
+	counts, ptrs := new([isMaxBuckets]int32), new([isMaxBuckets]int32)
+	isBucketCount(counts, new([4][isMaxBuckets]int32), keys, shift)
+	for b.Loop() {
+		isBucketScatter(buf, ptrs, counts, 1<<p.numBucketsLog2, keys, shift)
 	}
 }

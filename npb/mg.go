@@ -99,16 +99,21 @@ func newMGState(c *mpi.Comm, class Class, p mgParams) (*mgState, error) {
 	return s, nil
 }
 
-// resid computes r = v − A·u on level k and exchanges r's ghosts.
+// resid computes r = v − A·u on level k and exchanges r's ghosts. Where
+// the process is its own neighbour on axes 0 and 1, the operator fills
+// those ghosts itself (see mgWrapPlane) and comm3 does axis 2 only.
 func (s *mgState) resid(k int, u, v, r []float64) error {
-	mgResid(u, v, r, s.g.lev[k].n, &s.a)
-	return s.comm.comm3(r, k)
+	wrap := s.comm.wraps(k)
+	mgResid(u, v, r, s.g.lev[k].n, &s.a, wrap)
+	return s.comm.comm3From(r, k, wrap)
 }
 
-// psinv smooths u with r on level k and exchanges u's ghosts.
+// psinv smooths u with r on level k and exchanges u's ghosts, as resid
+// does r's.
 func (s *mgState) psinv(k int) error {
-	mgPsinv(s.r[k], s.u[k], s.g.lev[k].n, &s.c)
-	return s.comm.comm3(s.u[k], k)
+	wrap := s.comm.wraps(k)
+	mgPsinv(s.r[k], s.u[k], s.g.lev[k].n, &s.c, wrap)
+	return s.comm.comm3From(s.u[k], k, wrap)
 }
 
 // rprj3 restricts the residual of level k onto level k−1.

@@ -243,13 +243,34 @@ func newMGComm(c *mpi.Comm, g *mgGrid) *mgComm {
 // last interior plane goes to the +1 neighbour's low ghost and the first
 // interior plane to the −1 neighbour's high ghost. A dead process zeroes
 // u instead.
-func (mc *mgComm) comm3(u []float64, k int) error {
+func (mc *mgComm) comm3(u []float64, k int) error { return mc.comm3From(u, k, false) }
+
+// wraps reports whether the operators on level k fill the ghosts of axes
+// 0 and 1 themselves (mgWrapPlane): the level is live, has interior
+// points on every axis, and the process is its own neighbour on both
+// axes.
+func (mc *mgComm) wraps(k int) bool {
+	l := &mc.g.lev[k]
+	if l.dead || l.n[0] < 3 || l.n[1] < 3 || l.n[2] < 3 {
+		return false
+	}
+	me := mc.g.me
+	return l.nbr[0] == [2]int{me, me} && l.nbr[1] == [2]int{me, me}
+}
+
+// comm3From is comm3, without axes 0 and 1 when wrapped is set (the
+// operator has filled their ghosts, see wraps).
+func (mc *mgComm) comm3From(u []float64, k int, wrapped bool) error {
 	l := &mc.g.lev[k]
 	if l.dead {
 		clear(u[:l.size()])
 		return nil
 	}
-	for ax := range 3 {
+	first := 0
+	if wrapped {
+		first = 2
+	}
+	for ax := first; ax < 3; ax++ {
 		nn := l.n[ax]
 		lo, hi := l.nbr[ax][0], l.nbr[ax][1]
 		sendHi := mgFace(l, ax, nn-2, nn-1, false) // give3(+1)

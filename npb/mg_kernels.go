@@ -22,8 +22,10 @@ import "math"
 
 // mgResid computes the residual r = v − A·u on the interior of a level of
 // extents n (mg.f90's resid; a(1) = 0 is left out as NPB does). v and r
-// may be the same array. The ghosts of r are left to comm3.
-func mgResid(u, v, r []float64, n [3]int, a *[4]float64) {
+// may be the same array. The ghosts of r are left to comm3, but with
+// wrap set those on axes 0 and 1 are filled periodically plane by plane
+// (mgWrapPlane), while each plane is still in cache.
+func mgResid(u, v, r []float64, n [3]int, a *[4]float64, wrap bool) {
 	n1, n2, n3 := n[0], n[1], n[2]
 	if n1 < 3 || n2 < 3 || n3 < 3 {
 		return
@@ -46,6 +48,9 @@ func mgResid(u, v, r []float64, n [3]int, a *[4]float64) {
 				u[o-s2-s3+2:][:m], u[o+s2-s3+2:][:m], // (i2∓1, i3−1)
 				u[o-s2+s3+2:][:m], u[o+s2+s3+2:][:m], // (i2∓1, i3+1)
 				u1m, u1c, u2m, u2c, a)
+		}
+		if wrap {
+			mgWrapPlane(r, n, i3)
 		}
 	}
 }
@@ -82,8 +87,8 @@ func mgResidLine(rc, vc, uc, ub, uf, ud, uu, ubd, ufd, ubu, ufu []float64, u1m, 
 
 // mgPsinv applies the smoother u = u + C·r on the interior of a level
 // (mg.f90's psinv; c(3) = 0 is left out as NPB does). The ghosts of u are
-// left to comm3.
-func mgPsinv(r, u []float64, n [3]int, c *[4]float64) {
+// left to comm3; wrap fills those on axes 0 and 1 as in mgResid.
+func mgPsinv(r, u []float64, n [3]int, c *[4]float64, wrap bool) {
 	n1, n2, n3 := n[0], n[1], n[2]
 	if n1 < 3 || n2 < 3 || n3 < 3 {
 		return
@@ -105,7 +110,26 @@ func mgPsinv(r, u []float64, n [3]int, c *[4]float64) {
 				r[o-s2+s3+1:][:m], r[o+s2+s3+1:][:m], // (i2∓1, i3+1)
 				r1m, r1c, r[o], r[o+1], c)
 		}
+		if wrap {
+			mgWrapPlane(u, n, i3)
+		}
 	}
+}
+
+// mgWrapPlane fills the ghosts of x on axes 0 and 1 in the interior plane
+// i3 with the periodic images of its border points, as comm3 does on
+// those axes for a process that is its own neighbour there (mgCopyBox):
+// on axis 0 for the interior lines, then on axis 1 for whole lines,
+// ghosts of axis 0 included.
+func mgWrapPlane(x []float64, n [3]int, i3 int) {
+	n1, n2 := n[0], n[1]
+	p := x[i3*n1*n2:][:n1*n2]
+	for o := n1; o < (n2-1)*n1; o += n1 {
+		l := p[o : o+n1 : o+n1]
+		l[0], l[n1-1] = l[n1-2], l[1]
+	}
+	copy(p[:n1], p[(n2-2)*n1:(n2-1)*n1])
+	copy(p[(n2-1)*n1:], p[n1:2*n1])
 }
 
 // mgPsinvLine is psinv's sweep along one line, as mgResidLine is resid's:

@@ -162,21 +162,21 @@ func TestMGOperators(t *testing.T) {
 		v := mgRandomField(n, 314159265)
 
 		got, want := slices.Clone(v), slices.Clone(v)
-		mgResid(u, v, got, n, &a)
+		mgResid(u, v, got, n, &a, false)
 		mgRefResid(u, v, want, n, &a)
 		if !slices.Equal(got, want) {
 			t.Errorf("%v: resid differs from NPB's", h)
 		}
 		// In place, as mg3P calls it on the coarse levels.
 		got = slices.Clone(v)
-		mgResid(u, got, got, n, &a)
+		mgResid(u, got, got, n, &a, false)
 		if !slices.Equal(got, want) {
 			t.Errorf("%v: resid in place differs from NPB's", h)
 		}
 
 		for _, cc := range []*[4]float64{&c, &cb} {
 			got, want = slices.Clone(v), slices.Clone(v)
-			mgPsinv(u, got, n, cc)
+			mgPsinv(u, got, n, cc, false)
 			mgRefPsinv(u, want, n, cc)
 			if !slices.Equal(got, want) {
 				t.Errorf("%v: psinv differs from NPB's", h)
@@ -215,6 +215,44 @@ func TestMGOperators(t *testing.T) {
 		mgRefRprj3(u, n, want, nj)
 		if !slices.Equal(got, want) {
 			t.Errorf("%v onto %v: rprj3 differs from NPB's", c.fine, c.coarse)
+		}
+	}
+}
+
+// mgSelfCopies fills the ghosts of x on axes 0 and 1 as comm3 does for a
+// process that is its own neighbour on both.
+func mgSelfCopies(x []float64, n [3]int) {
+	l := &mgLevel{n: n}
+	for ax := range 2 {
+		nn := n[ax]
+		mgCopyBox(x, &l.n, mgFace(l, ax, nn-2, nn-1, false), mgFace(l, ax, 0, 1, false))
+		mgCopyBox(x, &l.n, mgFace(l, ax, 1, 2, false), mgFace(l, ax, nn-1, nn, false))
+	}
+}
+
+// TestMGWrap checks that resid and psinv with wrap set leave the ghosts
+// of axes 0 and 1 as comm3's copies would, and the rest as without it.
+func TestMGWrap(t *testing.T) {
+	a, c := mgCoefficients('A')
+	for _, h := range [][3]int{{1, 1, 1}, {4, 4, 4}, {8, 4, 2}, {2, 8, 16}, {5, 3, 7}} {
+		n := [3]int{h[0] + 2, h[1] + 2, h[2] + 2}
+		u := mgRandomField(n, 271828183)
+		v := mgRandomField(n, 314159265)
+
+		got, want := slices.Clone(v), slices.Clone(v)
+		mgResid(u, v, got, n, &a, true)
+		mgResid(u, v, want, n, &a, false)
+		mgSelfCopies(want, n)
+		if !slices.Equal(got, want) {
+			t.Errorf("%v: resid with wrap differs from resid and comm3's copies", h)
+		}
+
+		got, want = slices.Clone(v), slices.Clone(v)
+		mgPsinv(u, got, n, &c, true)
+		mgPsinv(u, want, n, &c, false)
+		mgSelfCopies(want, n)
+		if !slices.Equal(got, want) {
+			t.Errorf("%v: psinv with wrap differs from psinv and comm3's copies", h)
 		}
 	}
 }
@@ -388,7 +426,7 @@ func BenchmarkMGResid(b *testing.B) {
 	r := make([]float64, len(u))
 	a, _ := mgCoefficients('A')
 	for b.Loop() {
-		mgResid(u, v, r, n, &a)
+		mgResid(u, v, r, n, &a, false)
 	}
 	mgBenchPoints(b)
 }
@@ -399,7 +437,7 @@ func BenchmarkMGPsinv(b *testing.B) {
 	u := make([]float64, len(r))
 	_, c := mgCoefficients('A')
 	for b.Loop() {
-		mgPsinv(r, u, n, &c)
+		mgPsinv(r, u, n, &c, false)
 	}
 	mgBenchPoints(b)
 }
