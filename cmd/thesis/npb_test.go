@@ -166,15 +166,7 @@ func TestNPBDeterministic(t *testing.T) {
 		for _, sweep := range sweeps {
 			dir := t.TempDir()
 			args := append([]string{"npb", "-results", dir, "-classes", "S", "-compute", "cpu", "-host-speed", "0", "-mpirun", mpirun, "-npb", npbBin}, sweep...)
-			var out bytes.Buffer
-			if code := run(context.Background(), args, &out, &out); code != 0 {
-				t.Fatalf("exit %d\n%s", code, &out)
-			}
-			r, err := thesisnpb.Load(filepath.Join(dir, thesisnpb.RecordFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			recs[i] = append(recs[i], r)
+			recs[i] = append(recs[i], runSweep(t, args, dir))
 		}
 	}
 	for k, r := range recs[0] {
@@ -203,15 +195,7 @@ func TestNPBDeclaredDeterministic(t *testing.T) {
 		if resume {
 			args = append(args, "-resume")
 		}
-		var out bytes.Buffer
-		if code := run(context.Background(), args, &out, &out); code != 0 {
-			t.Fatalf("exit %d\n%s", code, &out)
-		}
-		r, err := thesisnpb.Load(filepath.Join(dir, thesisnpb.RecordFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
+		return runSweep(t, args, dir)
 	}
 	first := sweep(t.TempDir(), false)
 	dir := t.TempDir()
@@ -231,6 +215,21 @@ func TestNPBDeclaredDeterministic(t *testing.T) {
 			t.Errorf("%v: %.2f Mop/s, then %.2f under load", p.Key, p.Mops, q.Mops)
 		}
 	}
+}
+
+// runSweep runs the command line args, which writes its record into dir,
+// and returns the record.
+func runSweep(t *testing.T, args []string, dir string) *thesisnpb.Record {
+	t.Helper()
+	var out bytes.Buffer
+	if code := run(context.Background(), args, &out, &out); code != 0 {
+		t.Fatalf("exit %d\n%s", code, &out)
+	}
+	r, err := thesisnpb.Load(filepath.Join(dir, thesisnpb.RecordFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // busyLoops starts n threads that spin at the lowest priority (nice 19,
