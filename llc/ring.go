@@ -17,10 +17,11 @@ import (
 // follow instead. The signal word (seq<<32 | record size) is the last word
 // of the first cell, so a small message is one write whose last word lands
 // last, as in PM/RHiNET's trailer polling; a longer one writes its payload
-// cells first, then the first cell. After consuming a record the receiver
-// zeroes the signal position of every cell it covered, so that any future
-// record position reads zero until its signal lands, and publishes the
-// consumer count. The sender reads that count (one remote read) only when
+// cells first, then the first cell. Once it has consumed records, the
+// receiver zeroes the signal position of every cell they covered, so that
+// any future record position reads zero until its signal lands, and
+// publishes the consumer count; it does so at its next poll (inRing.flush).
+// The sender reads that count (one remote read) only when
 // its cached view says the ring is full, as PM/RHiNET does.
 const (
 	ringCtl    = 64

@@ -51,11 +51,14 @@ func computeCode(name string) (uint64, error) {
 // number of operations per microsecond (Mop/s).
 func ParseOpRate(s string) (float64, error) {
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(f > 0) || math.IsInf(f, 0) {
+	if err != nil || !validOpRate(f) {
 		return 0, fmt.Errorf("nicemu: operation rate %q: want a number of Mop/s above 0", s)
 	}
 	return f, nil
 }
+
+// validOpRate reports whether f is an operation rate: finite and above 0.
+func validOpRate(f float64) bool { return f > 0 && !math.IsInf(f, 0) }
 
 // checkCompute checks a job's computing mode and operation rate against
 // its clock mode.
@@ -67,7 +70,7 @@ func checkCompute(cfg JobConfig, clock uint64) (uint64, error) {
 	switch {
 	case code != 0 && clock == 0:
 		return 0, fmt.Errorf("nicemu: computing %s needs virtual time (%s)", cfg.Compute, ClockVirtual)
-	case code != 0 && (!(cfg.OpRate > 0) || math.IsInf(cfg.OpRate, 0)):
+	case code != 0 && !validOpRate(cfg.OpRate):
 		return 0, fmt.Errorf("nicemu: computing %s: operation rate %v Mop/s, want above 0", cfg.Compute, cfg.OpRate)
 	case code == 0 && cfg.OpRate != 0:
 		return 0, fmt.Errorf("nicemu: operation rate %v Mop/s: only with computing %s", cfg.OpRate, ComputeDeclared)
@@ -110,9 +113,8 @@ func (c *Clock) Declared() bool { return c.decl.on }
 
 // Compute declares ops operations of computing: under ComputeDeclared it
 // advances the clock by ops at the job's operation rate (whole
-// nanoseconds, the fractions carried over to the next call, so that the
-// sum does not depend on how the work is split); under ComputeCPU it does
-// nothing. Any goroutine may call it.
+// nanoseconds, the fractions carried over to the next call, so that many
+// small declarations lose no time); under ComputeCPU it does nothing. Any goroutine may call it.
 func (c *Clock) Compute(ops float64) {
 	if !c.decl.on || !(ops > 0) || math.IsInf(ops, 0) {
 		return
