@@ -121,15 +121,31 @@ func writeFindings(md *bytes.Buffer, rec *Record) {
 		v, detail := f.Test(rec)
 		fmt.Fprintf(md, "%d. %s **Here: %s.** %s.\n", i+1, f.Claim, v, upperFirst(detail))
 	}
-	fmt.Fprintf(md, "\n%s\n", caveats)
+	fmt.Fprintf(md, "\n%s\n", caveats(rec))
 }
 
-// caveats says what limits the comparison, whatever the verdicts.
-const caveats = `What the emulation does not model as the thesis's testbed ran:
+// caveats says what limits the comparison, whatever the verdicts: the
+// computing as the record's runs counted it (declared or CPU time), then
+// what neither models.
+func caveats(rec *Record) string {
+	computing := cpuComputing
+	if rec.Compute == ComputeDeclared {
+		computing = declaredComputing
+	}
+	return "What the emulation does not model as the thesis's testbed ran:\n\n" + computing + "\n" + commonCaveats
+}
 
-- **Computing.** A rank's computing is its thread's CPU time on this machine times the -host-speed factor (13 for the Pentium III 933 MHz, an estimate, not calibrated on a single-node NPB figure). With more ranks than cores, and other load, that CPU time grows (cache and scheduler interference), so Mop/s that depend on computing move from run to run; EP, which only computes, shows how much.
-- **Rendezvous.** MPICH-SCore, with PM/RHiNET's RMA disabled and none on PM/RHiNET-VP, sends a message of more than one PM message as several PM messages without a handshake, at any size; this runtime does so up to its eager limit of 32 KB on both (on PM/RHiNET-VP, several VPUSH records), and sends a larger message by a rendezvous: a request, a grant and an end notice, three more messages (about 38 µs on PM/RHiNET-VP).
-- **Determinism.** The communication's virtual times depend on the program and the model only (the ranks are ordered as a conservative parallel simulation): at -host-speed 0 the class S kernels at 2 and 4 processes give the same Mop/s from run to run and under load, but FT, and now and then IS, MG and CG, over PM/RHiNET (its sender reads the receiver's ring consumer count, which the receiver stores outside the NIC model, by a remote read that can see a later value). The computing is not: a rank's thread CPU time on the shared 2-core machine grows with the load (CG class S on 2 processes gave 304 Mop/s at load average 24 and 66 to 120 at load 90), most with more ranks than cores. A single run per point is recorded.
+// declaredComputing is the computing caveat of a record under declared
+// computing (mpirun -compute declared).
+const declaredComputing = `- **Computing.** A rank's computing is the operations its benchmark declares (counted from its own loop bounds; at one process they add up to NPB's count), charged at one rate per benchmark and class: its Mop/s on one process of this machine in real time divided by the host speed (13 for the Pentium III 933 MHz: an estimate from clock rates and work per cycle, not calibrated on a single-node NPB figure, which the thesis does not give). So the computing scales exactly with the operations and no load or process count moves it; but cache effects are gone too: a rank's smaller share of the data computes no faster here, while on the thesis's hosts (256 KB of L2) it could. The host's own software costs in communicating are not charged either: MPICH-SCore's matching and its copies into and out of PM's buffers at a Pentium III's memory bandwidth, which on the testbed add to every message (most to the large ones), are zero here; only the Martini model's times (Window, PCI, link, on-chip processor) are.`
+
+// cpuComputing is the computing caveat of a record under CPU computing
+// (the thread's CPU time).
+const cpuComputing = `- **Computing.** A rank's computing is its thread's CPU time on this machine times the -host-speed factor (13 for the Pentium III 933 MHz, an estimate, not calibrated on a single-node NPB figure). With more ranks than cores, and other load, that CPU time grows (cache and scheduler interference), so Mop/s that depend on computing move from run to run; EP, which only computes, shows how much.`
+
+// commonCaveats are the caveats of every record.
+const commonCaveats = `- **Rendezvous.** MPICH-SCore, with PM/RHiNET's RMA disabled and none on PM/RHiNET-VP, sends a message of more than one PM message as several PM messages without a handshake, at any size; this runtime does so up to its eager limit of 32 KB on both (on PM/RHiNET-VP, several VPUSH records), and sends a larger message by a rendezvous: a request, a grant and an end notice, three more messages (about 38 µs on PM/RHiNET-VP).
+- **Determinism.** The communication's virtual times depend on the program and the model only: the ranks are ordered as a conservative parallel simulation, whatever the host's scheduling. Under declared computing, so do the runs' Mop/s (package npb's TestNPBDeclaredDeterministic checks it, beside busy loops); under CPU time they move with the load. A single run per point is recorded.
 - **Collectives.** They run over point-to-point messages with this runtime's algorithms, not MPICH-SCore's.`
 
 func writeMissing(md *bytes.Buffer, rec *Record) {
@@ -170,7 +186,7 @@ func joinInts(v []int) string {
 // and process count: the median and the longest, and the load averages
 // they ran under.
 func writeRuntimes(w io.Writer, rec *Record) error {
-	fmt.Fprintf(w, "\n## How long the runs took\n\nReal seconds per run on the machine that ran them (all benchmarks and both layers of each class and process count: median / longest), and the one-minute load average when they began (lowest to highest): the runs were niced (`nice -n 19`) on a shared machine.\n\n")
+	fmt.Fprintf(w, "\n## How long the runs took\n\nReal seconds per run on the machine that ran them (all benchmarks and both layers of each class and process count: median / longest), and the one-minute load average when they began (lowest to highest): the machine is shared, and under declared computing the load moves only these times, not the Mop/s.\n\n")
 	var procs []int
 	for _, p := range rec.Points {
 		if !slices.Contains(procs, p.NP) {

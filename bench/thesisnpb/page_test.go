@@ -20,7 +20,7 @@ func TestWritePage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"1. EP scales ideally", "**Here: reproduced.**", "### IS", "![LU](plots/thesis-npb-lu.svg)", "## How long the runs took", "| 16        |"} {
+	for _, want := range []string{"1. EP scales ideally", "**Here: reproduced.**", "### IS", "![LU](plots/thesis-npb-lu.svg)", "## How long the runs took", "| 16        |", cpuComputing} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -47,10 +47,13 @@ func TestWritePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, _ = os.ReadFile(filepath.Join(dir, "thesis-npb.md"))
-	for _, want := range []string{"-compute declared -op-rate R", "| CG | S | 1300.00 | 3 | 0.0 | 13 | 100.000 |", "Each measured as `mpirun -np 1 npb cg`."} {
+	for _, want := range []string{"-compute declared -op-rate R", "| CG | S | 1300.00 | 3 | 0.0 | 13 | 100.000 |", "Each measured as `mpirun -np 1 npb cg`.", declaredComputing} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("a declared sweep's page lacks %q", want)
 		}
+	}
+	if strings.Contains(string(md), cpuComputing) {
+		t.Error("a declared sweep's page says its computing is CPU time")
 	}
 	partial := &Record{}
 	partial.Add(point("CG", "S", "pm", 2, 100))
