@@ -55,7 +55,7 @@ func btClassParams(class Class) (adiParams, bool) {
 }
 
 // btOps is BT's operation count of a run (bt.f90); its steps declare it
-// (btState.declare).
+// (adiOps, with BT's shares).
 func btOps(p adiParams) float64 {
 	n3 := float64(p.n) * float64(p.n) * float64(p.n)
 	navg := float64(p.n)
@@ -84,7 +84,7 @@ func btNewState(comm *mpi.Comm, np, me int, p adiParams) (*btState, error) {
 	}
 	k := adiNewConsts(gp, p.dt)
 	s := &btState{comm: comm, g: g, k: k, faces: adiNewFaces(g), solver: btNewSolver(comm, g, k)}
-	s.solver.pointOps = btOps(p) / float64(p.niter) / (float64(p.n) * float64(p.n) * float64(p.n))
+	s.solver.pointOps = adiPointOps(btOps(p), p)
 	adiInitialize(g, k, btGhost)
 	adiExactRHS(g, k)
 	return s, nil
@@ -96,7 +96,7 @@ func (s *btState) rhs() error {
 		return fmt.Errorf("bt: %w", err)
 	}
 	adiRHS(s.g, s.k)
-	s.declare(btShareRHS)
+	s.solver.pointOps.declareCells(s.g, btShareRHS)
 	return nil
 }
 
@@ -111,7 +111,7 @@ func (s *btState) step() error {
 		}
 	}
 	adiAdd(s.g)
-	s.declare(btShareAdd)
+	s.solver.pointOps.declareCells(s.g, btShareAdd)
 	return nil
 }
 
@@ -127,20 +127,6 @@ const (
 	btShareBackward = 0.06
 	btShareAdd      = 0.03
 )
-
-// declare declares share of a step's operations per point of this
-// process's cells.
-func (s *btState) declare(share float64) {
-	pts := 0
-	for i := range s.g.cells {
-		pts += s.g.cells[i].points()
-	}
-	btDeclare(s.solver.pointOps, share, pts)
-}
-
-// btDeclare declares share of pointOps operations per point for pts
-// points (mpi.Compute).
-func btDeclare(pointOps, share float64, pts int) { mpi.Compute(share * pointOps * float64(pts)) }
 
 // runBT runs BT of class on the processes of c (bt.f90's main program):
 // one untimed step to touch all code and data, the reinitialisation, the

@@ -35,8 +35,8 @@ type btSolver struct {
 	// which is back-substituted as soon as it is eliminated.
 	lineC []btBlock
 	// pointOps is btOps's operations of one step per grid point, which
-	// the step's phases declare (btDeclare).
-	pointOps float64
+	// the step's phases declare in shares.
+	pointOps adiOps
 	// fj[d] and nj[d] are the Jacobians along the current line in
 	// direction d, position q at index q+1 (btJacobians writes only the
 	// entries that can be non-zero in direction d).
@@ -89,7 +89,7 @@ func (s *btSolver) forward(ci, d int, in []float64) {
 	adiLineIter(c, d, func(line, pu, pa, pr int) {
 		s.eliminate(c, d, pu, pa, pr, s.lineBlocks(ci, d, line), btLineIn(in, line))
 	})
-	btDeclare(s.pointOps, btShareForward, c.points())
+	s.pointOps.declare(btShareForward, c.points())
 }
 
 // solveLast eliminates and back-substitutes along axis d in cell ci, the
@@ -101,7 +101,7 @@ func (s *btSolver) solveLast(ci, d int, in []float64) {
 		s.eliminate(c, d, pu, pa, pr, cs, btLineIn(in, line))
 		btSubstitute(c, d, pr, cs, nil)
 	})
-	btDeclare(s.pointOps, btShareForward+btShareBackward, c.points())
+	s.pointOps.declare(btShareForward+btShareBackward, c.points())
 }
 
 // btLineIn returns line's part of the forward message in, or nil.
@@ -172,7 +172,7 @@ func (s *btSolver) backward(ci, d int, in []float64) {
 	adiLineIter(c, d, func(line, _, _, pr int) {
 		btSubstitute(c, d, pr, s.lineBlocks(ci, d, line), (*[5]float64)(in[line*btBackWords:]))
 	})
-	btDeclare(s.pointOps, btShareBackward, c.points())
+	s.pointOps.declare(btShareBackward, c.points())
 }
 
 // btSubstitute back-substitutes along the line of axis d whose point 0

@@ -10,7 +10,7 @@ import (
 // part, adding up at one process to NPB's operation count of the timed
 // part, so that a run under mpirun -compute declared charges them at the
 // job's operation rate.
-var declaring = []string{"EP", "IS", "CG", "FT", "BT", "LU"}
+var declaring = []string{"EP", "IS", "CG", "FT", "BT", "LU", "MG", "SP"}
 
 // Declares reports whether benchmark name (any case) declares its
 // operations (mpi.Compute): under mpirun -compute declared a benchmark

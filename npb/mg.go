@@ -13,7 +13,8 @@ package npb
 //
 // Files: mg.go (parameters, driver, verification), mg_grid.go
 // (decomposition and halo exchange), mg_kernels.go (the operators),
-// mg_zran3.go (the right-hand side).
+// mg_zran3.go (the right-hand side), mg_declare.go (the operations the
+// operators declare under declared computing).
 
 import (
 	"fmt"
@@ -77,6 +78,9 @@ type mgState struct {
 	a, c [4]float64
 	// zline is interp's scratch: three coarse lines.
 	zline []float64
+	// opScale scales the operators' per-point estimates to mg.f90's
+	// operation count (mgOpScale), for their declarations.
+	opScale float64
 }
 
 func newMGState(c *mpi.Comm, class Class, p mgParams) (*mgState, error) {
@@ -84,7 +88,11 @@ func newMGState(c *mpi.Comm, class Class, p mgParams) (*mgState, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &mgState{g: g}
+	scale, err := mgOpScale(p)
+	if err != nil {
+		return nil, err
+	}
+	s := &mgState{g: g, opScale: scale}
 	s.comm = newMGComm(c, &s.g)
 	s.a, s.c = mgCoefficients(class)
 	s.u = make([][]float64, p.lt+1)
@@ -105,6 +113,7 @@ func newMGState(c *mpi.Comm, class Class, p mgParams) (*mgState, error) {
 func (s *mgState) resid(k int, u, v, r []float64) error {
 	wrap := s.comm.wraps(k)
 	mgResid(u, v, r, s.g.lev[k].n, &s.a, wrap)
+	s.declare(mgResidOps, s.g.lev[k].interior())
 	return s.comm.comm3From(r, k, wrap)
 }
 
@@ -113,6 +122,7 @@ func (s *mgState) resid(k int, u, v, r []float64) error {
 func (s *mgState) psinv(k int) error {
 	wrap := s.comm.wraps(k)
 	mgPsinv(s.r[k], s.u[k], s.g.lev[k].n, &s.c, wrap)
+	s.declare(mgPsinvOps, s.g.lev[k].interior())
 	return s.comm.comm3From(s.u[k], k, wrap)
 }
 
@@ -120,6 +130,7 @@ func (s *mgState) psinv(k int) error {
 func (s *mgState) rprj3(k int) error {
 	j := k - 1
 	mgRprj3(s.r[k], s.g.lev[k].n, s.r[j], s.g.lev[j].n)
+	s.declare(mgRprj3Ops, s.g.lev[j].interior())
 	return s.comm.comm3(s.r[j], j)
 }
 
@@ -127,6 +138,7 @@ func (s *mgState) rprj3(k int) error {
 func (s *mgState) interp(k int) error {
 	j := k - 1
 	mgInterp(s.u[j], s.g.lev[j].n, s.u[k], s.g.lev[k].n, s.zline)
+	s.declare(mgInterpOps, mgInterpPoints(&s.g.lev[j], &s.g.lev[k]))
 	return s.comm.comm3ex(s.u[k], k)
 }
 
@@ -170,6 +182,7 @@ func (s *mgState) mg3P() error {
 func (s *mgState) norm2u3(r []float64) (rnm2, rnmu float64, err error) {
 	l := &s.g.lev[s.g.lt]
 	sum, mx := mgNorm2(r, l.n)
+	s.declare(mgNormOps, l.interior())
 	in, out := []float64{mx}, []float64{0}
 	if err := mpi.Allreduce(s.comm.c, in, out, mpi.Max); err != nil {
 		return 0, 0, fmt.Errorf("npb: mg: norm2u3: %w", err)
@@ -249,7 +262,6 @@ func runMG(c *mpi.Comm, class Class, o Options) (*Result, error) {
 		rnm2 *= 1 + 1e-6
 	}
 	nx := 1 << lt
-	nn := float64(nx) * float64(nx) * float64(nx)
 	r := &Result{
 		Kernel:     "MG",
 		Class:      class,
@@ -257,7 +269,7 @@ func runMG(c *mpi.Comm, class Class, o Options) (*Result, error) {
 		Iterations: p.nit,
 		NP:         c.Size(),
 		Seconds:    tmax[0],
-		Mops:       Mops(58*float64(p.nit)*nn, tmax[0]),
+		Mops:       Mops(mgOps(p), tmax[0]),
 		Operation:  "floating point",
 	}
 	if c.Rank() != 0 {

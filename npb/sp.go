@@ -52,7 +52,8 @@ func spClassParams(class Class) (adiParams, bool) {
 	return adiParams{}, false
 }
 
-// spOps is SP's operation count of a run (sp.f90).
+// spOps is SP's operation count of a run (sp.f90); its steps declare it
+// (adiOps, with SP's shares).
 func spOps(p adiParams) float64 {
 	n3 := float64(p.n) * float64(p.n) * float64(p.n)
 	t := float64(p.n)
@@ -84,10 +85,21 @@ func spNewState(comm *mpi.Comm, np, me int, p adiParams) (*spState, error) {
 	}
 	k := adiNewConsts(gp, p.dt)
 	s := &spState{comm: comm, g: g, k: k, faces: adiNewFaces(g), solver: spNewSolver(comm, g, k)}
+	s.solver.pointOps = adiPointOps(spOps(p), p)
+	ops := s.solver.pointOps
 	s.after = [3]func(c *adiCell){
-		func(c *adiCell) { spNinvr(c, k.bt) },
-		func(c *adiCell) { spPinvr(c, k.bt) },
-		func(c *adiCell) { spTzetar(c, k) },
+		func(c *adiCell) {
+			spNinvr(c, k.bt)
+			ops.declare(spShareNinvr, c.points())
+		},
+		func(c *adiCell) {
+			spPinvr(c, k.bt)
+			ops.declare(spSharePinvr, c.points())
+		},
+		func(c *adiCell) {
+			spTzetar(c, k)
+			ops.declare(spShareTzetar, c.points())
+		},
 	}
 	adiInitialize(g, k, spGhost)
 	adiExactRHS(g, k)
@@ -100,6 +112,7 @@ func (s *spState) rhs() error {
 		return fmt.Errorf("sp: %w", err)
 	}
 	adiRHS(s.g, s.k)
+	s.solver.pointOps.declareCells(s.g, spShareRHS)
 	return nil
 }
 
@@ -109,14 +122,35 @@ func (s *spState) step() error {
 		return err
 	}
 	spTxinvr(s.g, s.k)
+	s.solver.pointOps.declareCells(s.g, spShareTxinvr)
 	for d := range 3 {
 		if err := s.solver.solve(d, s.after[d]); err != nil {
 			return err
 		}
 	}
 	adiAdd(s.g)
+	s.solver.pointOps.declareCells(s.g, spShareAdd)
 	return nil
 }
+
+// The shares of spOps's count of a step that its phases declare
+// (mpi.Compute): the right-hand side, the change to the x variables, on
+// each axis the forward elimination (with the filling of the
+// pentadiagonal rows) and the back-substitution of every cell, the
+// changes of variables after the x, y and z solves, and the update. They
+// add up to 1 (three axes), so that at one process the steps declare
+// spOps; the split is this program's estimate from the operations of
+// the loops (sp.f90 counts the whole step only).
+const (
+	spShareRHS      = 0.40
+	spShareTxinvr   = 0.04
+	spShareForward  = 0.13
+	spShareBackward = 0.03
+	spShareNinvr    = 0.015
+	spSharePinvr    = 0.015
+	spShareTzetar   = 0.045
+	spShareAdd      = 0.005
+)
 
 // runSP runs SP of class on the processes of c (sp.f90's main program).
 func runSP(c *mpi.Comm, class Class, o Options) (*Result, error) {

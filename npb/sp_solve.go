@@ -51,6 +51,9 @@ type spSolver struct {
 	// cv and rhon are the normal velocity and the viscous eigenvalue
 	// bound on the current pencil, row q of line l at (q+1)·na + l.
 	cv, rhon []float64
+	// pointOps is spOps's operations of one step per grid point, which
+	// the step's phases declare in shares.
+	pointOps adiOps
 }
 
 func spNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *spSolver {
@@ -85,6 +88,7 @@ func (s *spSolver) forward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
 	up := s.up[ci]
 	spPencils(c, d, func(p spPencil) { s.forwardPencil(c, d, up, &p, in) })
+	s.pointOps.declare(spShareForward, c.points())
 }
 
 // solveLast eliminates and back-substitutes along axis d in cell ci, the
@@ -97,6 +101,7 @@ func (s *spSolver) solveLast(ci, d int, in []float64) {
 		s.forwardPencil(c, d, up, &p, in)
 		spBackwardPencil(c, up, &p, nil)
 	})
+	s.pointOps.declare(spShareForward+spShareBackward, c.points())
 }
 
 // forwardPencil fills the rows of pencil p along axis d of cell c and
@@ -171,6 +176,7 @@ func (s *spSolver) backward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
 	up := s.up[ci]
 	spPencils(c, d, func(p spPencil) { spBackwardPencil(c, up, &p, in) })
+	s.pointOps.declare(spShareBackward, c.points())
 }
 
 // spBackwardPencil back-substitutes the lines of pencil p of cell c with

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,7 +39,6 @@ func TestNPBUsage(t *testing.T) {
 		{[]string{"-compute", "flops"}, `-compute "flops": want cpu or declared`},
 		{[]string{"-host-speed", "0"}, "-host-speed 0: declared computing divides"},
 		{[]string{"-calibration-runs", "0"}, "-calibration-runs 0: want at least 1"},
-		{[]string{"-bench", "sp", "-np-square", "4"}, "-bench: SP does not declare its operations yet (run it with -compute cpu)"},
 		{[]string{"-bench", ""}, "need at least one each"},
 		{[]string{"extra"}, `unexpected arguments ["extra"]`},
 		{[]string{"-bogus"}, "flag provided but not defined: -bogus"},
@@ -47,6 +48,37 @@ func TestNPBUsage(t *testing.T) {
 		code := run(context.Background(), append([]string{"npb", "-results", t.TempDir()}, c.args...), &out, &out)
 		if code != 2 || !strings.Contains(out.String(), c.want) {
 			t.Errorf("%q: exit %d, want 2 and %q\n%s", c.args, code, c.want, &out)
+		}
+	}
+}
+
+// TestNPBDeclaredBenchmarks: under declared computing (the default) the
+// sweep runs all eight benchmarks unless told otherwise, MG and SP
+// included, and accepts them by name.
+func TestNPBDeclaredBenchmarks(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "BT CG EP FT IS LU MG SP"},
+		{[]string{"-bench", "mg,sp"}, "MG SP"},
+	} {
+		o, err := parseNPB(append([]string{"-classes", "S", "-np", "4", "-np-square", "4"}, c.args...), io.Discard)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if !o.declared() {
+			t.Fatalf("%q: compute %q, want declared", c.args, o.compute)
+		}
+		var got []string
+		for _, k := range o.plan {
+			if k.Layer == "pm" {
+				got = append(got, k.Benchmark)
+			}
+		}
+		slices.Sort(got)
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("%q: benchmarks %v, want %s", c.args, got, c.want)
 		}
 	}
 }
