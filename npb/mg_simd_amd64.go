@@ -9,15 +9,15 @@ import "github.com/klauspost/cpuid/v2"
 var mgUseAVX2 = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2)
 
 // mgResidLineAVX2 does mgResidLineGo's sweep for the points 1..4k of a
-// line of n = len(r) ≥ 6 points, 4k ≤ n−2 (mg_simd_amd64.s). Every other
-// slice holds at least n points.
+// line of n = len(r) ≥ 6 points, 4k being the largest multiple of 4 not
+// above n−2 (mg_simd_amd64.s). Every other slice holds at least n points.
 //
 //go:noescape
 func mgResidLineAVX2(r, v, u, ub, uf, ud, uu, ubd, ufd, ubu, ufu []float64, a *[4]float64)
 
 // mgPsinvLineAVX2 does mgPsinvLineGo's sweep for the points 1..4k of a
-// line of n = len(u) ≥ 6 points, 4k ≤ n−2 (mg_simd_amd64.s). Every other
-// slice holds at least n points.
+// line of n = len(u) ≥ 6 points, 4k being the largest multiple of 4 not
+// above n−2 (mg_simd_amd64.s). Every other slice holds at least n points.
 //
 //go:noescape
 func mgPsinvLineAVX2(u, r, rb, rf, rd, ru, rbd, rfd, rbu, rfu []float64, c *[4]float64)
