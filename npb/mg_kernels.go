@@ -14,7 +14,9 @@ import "math"
 // and y1; interp's z1, z2 and z3), then combine them along the line. Here
 // resid, psinv and rprj3 form them in one sweep along the line, one point
 // ahead, and keep the values the combination needs in registers: the same
-// sums in the same order, without storing and reloading the temporaries.
+// sums in the same order, without storing and reloading the temporaries
+// (resid's and psinv's line sweeps are in mg_simd.go, with AVX2 assembly
+// on amd64).
 // interp keeps NPB's temporaries (in scratch space its caller provides):
 // its four fine lines are faster to update in four sweeps than in one.
 // The lines are subslices of equal length, so that the compiler drops
@@ -31,57 +33,19 @@ func mgResid(u, v, r []float64, n [3]int, a *[4]float64, wrap bool) {
 		return
 	}
 	s2, s3 := n1, n1*n2
-	m := n1 - 2 // interior points of a line
 	for i3 := 1; i3 < n3-1; i3++ {
 		for i2 := 1; i2 < n2-1; i2++ {
 			o := i2*s2 + i3*s3 // point (0, i2, i3)
-			// NPB's u1 (edge sum) and u2 (corner sum) at i1 = 0 and 1.
-			u1m := u[o-s2] + u[o+s2] + u[o-s3] + u[o+s3]
-			u2m := u[o-s2-s3] + u[o+s2-s3] + u[o-s2+s3] + u[o+s2+s3]
-			u1c := u[o-s2+1] + u[o+s2+1] + u[o-s3+1] + u[o+s3+1]
-			u2c := u[o-s2-s3+1] + u[o+s2-s3+1] + u[o-s2+s3+1] + u[o+s2+s3+1]
-			// The line's interior from i1 = 1, its neighbour lines from
-			// i1 = 2 (one ahead).
-			mgResidLine(r[o+1:][:m], v[o+1:][:m], u[o+1:][:m],
-				u[o-s2+2:][:m], u[o+s2+2:][:m], // (i2∓1, i3)
-				u[o-s3+2:][:m], u[o+s3+2:][:m], // (i2, i3∓1)
-				u[o-s2-s3+2:][:m], u[o+s2-s3+2:][:m], // (i2∓1, i3−1)
-				u[o-s2+s3+2:][:m], u[o+s2+s3+2:][:m], // (i2∓1, i3+1)
-				u1m, u1c, u2m, u2c, a)
+			mgResidLine(r[o:][:n1], v[o:][:n1], u[o:][:n1],
+				u[o-s2:][:n1], u[o+s2:][:n1], // (i2∓1, i3)
+				u[o-s3:][:n1], u[o+s3:][:n1], // (i2, i3∓1)
+				u[o-s2-s3:][:n1], u[o+s2-s3:][:n1], // (i2∓1, i3−1)
+				u[o-s2+s3:][:n1], u[o+s2+s3:][:n1], // (i2∓1, i3+1)
+				a)
 		}
 		if wrap {
 			mgWrapPlane(r, n, i3)
 		}
-	}
-}
-
-// mgResidLine is resid's sweep along one line: rc, vc, uc are the line's
-// interior points of r, v, u; the other slices are the neighbour lines
-// one point ahead; u1m, u1c, u2m, u2c are NPB's u1 and u2 at the points
-// before and at the first interior point.
-//
-// NPB fills u1(i1) and u2(i1) for the whole line first, then combines
-// u1(i1±1), u2(i1) and u2(i1±1); this sweep forms u1 and u2 at i1+1 and
-// keeps the last three of each in registers: the same sums in the same
-// order, without the stores and reloads. It is a function of its own so
-// that the register allocator sees only the sweep (inlined into
-// mgResid, it spills).
-//
-//go:noinline
-func mgResidLine(rc, vc, uc, ub, uf, ud, uu, ubd, ufd, ubu, ufu []float64, u1m, u1c, u2m, u2c float64, a *[4]float64) {
-	a0, a2, a3 := a[0], a[2], a[3]
-	// Equal lengths let the compiler drop the bounds checks.
-	vc, uc = vc[:len(rc)], uc[:len(rc)]
-	ub, uf, ud, uu = ub[:len(rc)], uf[:len(rc)], ud[:len(rc)], uu[:len(rc)]
-	ubd, ufd, ubu, ufu = ubd[:len(rc)], ufd[:len(rc)], ubu[:len(rc)], ufu[:len(rc)]
-	for i := range rc {
-		u1p := ub[i] + uf[i] + ud[i] + uu[i]
-		u2p := ubd[i] + ufd[i] + ubu[i] + ufu[i]
-		rc[i] = vc[i] - a0*uc[i] -
-			a2*(u2c+u1m+u1p) -
-			a3*(u2m+u2p)
-		u1m, u1c = u1c, u1p
-		u2m, u2c = u2c, u2p
 	}
 }
 
@@ -94,21 +58,15 @@ func mgPsinv(r, u []float64, n [3]int, c *[4]float64, wrap bool) {
 		return
 	}
 	s2, s3 := n1, n1*n2
-	m := n1 - 2
 	for i3 := 1; i3 < n3-1; i3++ {
 		for i2 := 1; i2 < n2-1; i2++ {
 			o := i2*s2 + i3*s3
-			// NPB's r1 (edge sum) at i1 = 0 and 1.
-			r1m := r[o-s2] + r[o+s2] + r[o-s3] + r[o+s3]
-			r1c := r[o-s2+1] + r[o+s2+1] + r[o-s3+1] + r[o+s3+1]
-			// u's interior from i1 = 1; r and its edge neighbours from
-			// i1 = 2 (one ahead), its corner neighbours from i1 = 1.
-			mgPsinvLine(u[o+1:][:m], r[o+2:][:m],
-				r[o-s2+2:][:m], r[o+s2+2:][:m], // (i2∓1, i3)
-				r[o-s3+2:][:m], r[o+s3+2:][:m], // (i2, i3∓1)
-				r[o-s2-s3+1:][:m], r[o+s2-s3+1:][:m], // (i2∓1, i3−1)
-				r[o-s2+s3+1:][:m], r[o+s2+s3+1:][:m], // (i2∓1, i3+1)
-				r1m, r1c, r[o], r[o+1], c)
+			mgPsinvLine(u[o:][:n1], r[o:][:n1],
+				r[o-s2:][:n1], r[o+s2:][:n1], // (i2∓1, i3)
+				r[o-s3:][:n1], r[o+s3:][:n1], // (i2, i3∓1)
+				r[o-s2-s3:][:n1], r[o+s2-s3:][:n1], // (i2∓1, i3−1)
+				r[o-s2+s3:][:n1], r[o+s2+s3:][:n1], // (i2∓1, i3+1)
+				c)
 		}
 		if wrap {
 			mgWrapPlane(u, n, i3)
@@ -130,28 +88,6 @@ func mgWrapPlane(x []float64, n [3]int, i3 int) {
 	}
 	copy(p[:n1], p[(n2-2)*n1:(n2-1)*n1])
 	copy(p[(n2-1)*n1:], p[n1:2*n1])
-}
-
-// mgPsinvLine is psinv's sweep along one line, as mgResidLine is resid's:
-// NPB's r1 (edge sum) is formed one point ahead and kept with r itself
-// for i1−1, i1, i1+1 in registers; r2 (corner sum) is needed at i1 only.
-//
-//go:noinline
-func mgPsinvLine(uc, rn, rb, rf, rd, ru, rbd, rfd, rbu, rfu []float64, r1m, r1c, rm, rc float64, c *[4]float64) {
-	c0, c1, c2 := c[0], c[1], c[2]
-	rn = rn[:len(uc)]
-	rb, rf, rd, ru = rb[:len(uc)], rf[:len(uc)], rd[:len(uc)], ru[:len(uc)]
-	rbd, rfd, rbu, rfu = rbd[:len(uc)], rfd[:len(uc)], rbu[:len(uc)], rfu[:len(uc)]
-	for i := range uc {
-		r1p := rb[i] + rf[i] + rd[i] + ru[i]
-		r2c := rbd[i] + rfd[i] + rbu[i] + rfu[i]
-		rp := rn[i]
-		uc[i] = uc[i] + c0*rc +
-			c1*(rm+rp+r1c) +
-			c2*(r2c+r1m+r1p)
-		r1m, r1c = r1c, r1p
-		rm, rc = rc, rp
-	}
 }
 
 // mgRprj3 restricts r of the fine level (extents nk) onto s of the

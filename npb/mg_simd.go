@@ -1,0 +1,90 @@
+package npb
+
+// The line kernels of MG's resid and psinv: the sweep along one i1 line
+// of a level, given whole lines of n points (the two ghosts included),
+// writing the line's interior points 1..n−2. On amd64 with AVX2
+// (mg_simd_amd64.go) most of the line is done four points at a time by
+// assembly; the Go versions here do the rest of the line and all of it
+// elsewhere. Both do NPB's floating-point operations in NPB's order,
+// without fused multiply-adds, so that their results are identical bit
+// for bit.
+//
+// With U1(j) and U2(j) NPB's edge and corner sums of the neighbour lines
+// at point j (resid's u1, u2; psinv's r1, r2), the lines compute
+//
+//	resid: r(j) = v(j) − a0·u(j) − a2·(U2(j)+U1(j−1)+U1(j+1)) − a3·(U2(j−1)+U2(j+1))
+//	psinv: u(j) = u(j) + c0·r(j) + c1·(r(j−1)+r(j+1)+U1(j)) + c2·(U2(j)+U1(j−1)+U1(j+1))
+//
+// summed left to right.
+
+// mgResidLineGo is resid's sweep over the points from..n−2 of a line of
+// n = len(r) points: r, v and u are the line itself; ub, uf are u's lines
+// at (i2∓1, i3), ud, uu at (i2, i3∓1), ubd, ufd at (i2∓1, i3−1) and ubu,
+// ufu at (i2∓1, i3+1). NPB fills u1 and u2 for the whole line first; this
+// sweep forms them one point ahead and keeps the last three of each in
+// registers: the same sums in the same order. v and r may be the same
+// line.
+//
+//go:noinline
+func mgResidLineGo(r, v, u, ub, uf, ud, uu, ubd, ufd, ubu, ufu []float64, a *[4]float64, from int) {
+	n := len(r)
+	if from < 1 || from > n-2 {
+		return
+	}
+	a0, a2, a3 := a[0], a[2], a[3]
+	// Equal lengths let the compiler drop the bounds checks.
+	v, u = v[:n], u[:n]
+	ub, uf, ud, uu = ub[:n], uf[:n], ud[:n], uu[:n]
+	ubd, ufd, ubu, ufu = ubd[:n], ufd[:n], ubu[:n], ufu[:n]
+	j := from - 1
+	u1m := ub[j] + uf[j] + ud[j] + uu[j]
+	u2m := ubd[j] + ufd[j] + ubu[j] + ufu[j]
+	j++
+	u1c := ub[j] + uf[j] + ud[j] + uu[j]
+	u2c := ubd[j] + ufd[j] + ubu[j] + ufu[j]
+	for j := from; j < n-1; j++ {
+		p := j + 1
+		u1p := ub[p] + uf[p] + ud[p] + uu[p]
+		u2p := ubd[p] + ufd[p] + ubu[p] + ufu[p]
+		r[j] = v[j] - a0*u[j] -
+			a2*(u2c+u1m+u1p) -
+			a3*(u2m+u2p)
+		u1m, u1c = u1c, u1p
+		u2m, u2c = u2c, u2p
+	}
+}
+
+// mgPsinvLineGo is psinv's sweep over the points from..n−2 of a line of
+// n = len(u) points: u and r are the line itself, rb, rf, rd, ru, rbd,
+// rfd, rbu, rfu r's neighbour lines as in mgResidLineGo. NPB's r1 (edge
+// sum) is formed one point ahead and kept with r itself for j−1, j, j+1
+// in registers; r2 (corner sum) is needed at j only.
+//
+//go:noinline
+func mgPsinvLineGo(u, r, rb, rf, rd, ru, rbd, rfd, rbu, rfu []float64, c *[4]float64, from int) {
+	n := len(u)
+	if from < 1 || from > n-2 {
+		return
+	}
+	c0, c1, c2 := c[0], c[1], c[2]
+	r = r[:n]
+	rb, rf, rd, ru = rb[:n], rf[:n], rd[:n], ru[:n]
+	rbd, rfd, rbu, rfu = rbd[:n], rfd[:n], rbu[:n], rfu[:n]
+	j := from - 1
+	r1m := rb[j] + rf[j] + rd[j] + ru[j]
+	rm := r[j]
+	j++
+	r1c := rb[j] + rf[j] + rd[j] + ru[j]
+	rc := r[j]
+	for j := from; j < n-1; j++ {
+		p := j + 1
+		r1p := rb[p] + rf[p] + rd[p] + ru[p]
+		r2c := rbd[j] + rfd[j] + rbu[j] + rfu[j]
+		rp := r[p]
+		u[j] = u[j] + c0*rc +
+			c1*(rm+rp+r1c) +
+			c2*(r2c+r1m+r1p)
+		r1m, r1c = r1c, r1p
+		rm, rc = rc, rp
+	}
+}
