@@ -39,6 +39,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rhinet-go/martini/bench"
@@ -49,10 +50,17 @@ import (
 	"github.com/rhinet-go/martini/nicemu"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+func main() { os.Exit(runUntilSignal(os.Args[1:])) }
+
+// stopSignals stop thesis: the run in progress is stopped (mpirun stops
+// its ranks), and thesis exits with an error.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+// runUntilSignal is run, stopped by any of stopSignals.
+func runUntilSignal(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	return run(ctx, args, os.Stdout, os.Stderr)
 }
 
 // runPrefix starts the line on which the worker's rank 0 reports its run.

@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && (os.Args[1] == "worker" || os.Args[1] == "pmworker") {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "thesis" {
+		os.Exit(runUntilSignal(os.Args[2:])) // as the thesis command (TestTermStopsSweep)
+	}
 	os.Exit(m.Run())
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -12,7 +13,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -294,4 +297,88 @@ func busyLoops(t *testing.T, n int) func() {
 	}
 	t.Cleanup(stop)
 	return stop
+}
+
+// TestTermStopsSweep sends SIGTERM to a `thesis npb` sweep (this test
+// binary as the command) while its first run goes on: thesis must exit
+// with an error and leave no process of the run behind (mpirun, which it
+// asks to stop its ranks, nor the ranks). Before, only Ctrl-C stopped the
+// run, and mpirun ran on after thesis had gone.
+func TestTermStopsSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an MPI job")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"thesis", "npb", "-results", t.TempDir(), "-classes", "A", "-bench", "ep", "-np", "16", "-layers", "vp",
+		"-calibration-runs", "1", "-mpirun", mpiruntest.ForTest(t), "-npb", buildNPB(t)}
+	cmd := exec.Command(exe, args...)
+	var errs bytes.Buffer
+	cmd.Stderr = &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var kids []int
+	for deadline := time.Now().Add(2 * time.Minute); len(kids) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("no run started:\n%s", &errs)
+		}
+		if strings.Contains(errs.String(), "calibration of EP") { // the run comes next
+			kids = children(cmd.Process.Pid)
+		}
+	}
+	time.Sleep(1500 * time.Millisecond) // the ranks start
+	kids = append(kids, descendants(kids)...)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err == nil {
+		t.Errorf("thesis exited 0 after SIGTERM:\n%s", &errs)
+	}
+	for _, pid := range kids {
+		// thesis waits for mpirun, mpirun for its ranks: a second's grace
+		// for the kernel to reap them, far less than the run takes.
+		for deadline := time.Now().Add(time.Second); unix.Kill(pid, 0) == nil; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Errorf("process %d of the run still there after thesis exited", pid)
+				unix.Kill(pid, syscall.SIGKILL)
+				break
+			}
+		}
+	}
+}
+
+// children returns the processes whose parent is pid.
+func children(pid int) []int {
+	var kids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, not ")".
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			kids = append(kids, p)
+		}
+	}
+	return kids
+}
+
+// descendants returns the descendants of pids.
+func descendants(pids []int) []int {
+	var all []int
+	for _, p := range pids {
+		k := children(p)
+		all = append(all, k...)
+		all = append(all, descendants(k)...)
+	}
+	return all
 }
