@@ -80,7 +80,10 @@ var kernels []Kernel
 func register(k Kernel) { kernels = append(kernels, k) }
 
 // Kernels returns the names of the benchmarks, in NPB's order: the
-// kernels, then the pseudo-applications.
+// kernels, then the pseudo-applications. Every one declares its
+// operations (mpi.Compute) over the process's own part, adding up at one
+// process to NPB's operation count of the timed part, so that a run under
+// mpirun -compute declared charges them at the job's operation rate.
 func Kernels() []string {
 	var names []string
 	for _, n := range []string{"EP", "IS", "CG", "MG", "FT", "BT", "SP", "LU"} {
