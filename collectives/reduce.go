@@ -3,15 +3,21 @@ package collectives
 import "unsafe"
 
 // Reduce algorithms: AlgBinomial, and for long vectors of a commutative
-// operation AlgReduceScatterGather.
+// operation AlgReduceScatterGather and, on a power-of-two number of
+// processes, AlgRecursiveHalving.
 const (
 	// AlgReduceScatterGather reduces by a reduce-scatter around a ring
 	// followed by a gather of the pieces to the root (Rabenseifner's
 	// reduce): every process sends and combines about the vector once.
 	AlgReduceScatterGather = "reduce-scatter-gather"
+	// AlgRecursiveHalving reduces by a recursive-halving reduce-scatter
+	// followed by a binomial gather of the pieces to the root
+	// (reduceHalving): Rabenseifner's reduce in log2 n steps each way,
+	// for a power-of-two number of processes.
+	AlgRecursiveHalving = "recursive-halving"
 )
 
-var reduceAlgorithms = []string{AlgBinomial, AlgReduceScatterGather}
+var reduceAlgorithms = []string{AlgBinomial, AlgReduceScatterGather, AlgRecursiveHalving}
 
 // reduceBinomial combines the processes' send vectors along a binomial
 // tree into recv at root (recv is only used at root; send nil means the

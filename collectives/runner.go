@@ -372,8 +372,11 @@ func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
 		o.invalid = fmt.Errorf("reduce: the root's receive buffer holds %d bytes, not %d: %w", len(recv), length, ErrBuffer)
 	}
 	return u.do(&o, func(c *call, alg string) error {
-		if alg == AlgReduceScatterGather {
+		switch alg {
+		case AlgReduceScatterGather:
 			return reduceScatterGather(c, r, send, recv[:min(len(recv), length)], root)
+		case AlgRecursiveHalving:
+			return reduceHalving(c, r, send, recv[:min(len(recv), length)], root)
 		}
 		return reduceBinomial(c, r, send, recv, root)
 	}, func(b *board) {

@@ -159,15 +159,7 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		}
 		return AlgBinomial
 	case CollReduce:
-		// At 2 ranks the binomial tree's root receives and combines the
-		// whole vector alone; splitting the work pays from 512 KiB
-		// (measured at 256 KiB, 512 KiB and 1 MiB). At 4 ranks on 2
-		// cores it pays at 256 KiB (137 against 223 µs) but not at
-		// 64 KiB (56-347 against 40-60 µs).
-		if commutative && (bytes >= 4*longVector && n > 2 || bytes >= 8*longVector && n == 2) {
-			return AlgReduceScatterGather
-		}
-		return AlgBinomial
+		return reduceChoice(n, bytes, commutative)
 	case CollAllreduce:
 		switch {
 		case commutative && bytes >= longVector/8 && n > 1:
@@ -226,4 +218,38 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		return "pairwise"
 	}
 	return ""
+}
+
+// reduceChoice is the default Reduce algorithm of a vector of bytes on n
+// processes. At 2 ranks the binomial tree's root receives and combines
+// the whole vector alone; splitting the work pays from 512 KiB (measured
+// at 256 KiB, 512 KiB and 1 MiB). Measured again on the 2-core reference
+// machine with mpirun's binding (µs, mpibench Reduce, the slowest rank,
+// medians of 7 samples, 3 alternations; binomial, reduce-scatter-gather,
+// recursive-halving): at 4 ranks the ring pays at 256 KiB (167-212,
+// 109-114, 148-274) but the tree wins again at 512 KiB (292-345, 325-643,
+// 339-401) and 1 MiB (458-474, 527-658, 472-563) and ties at 2 MiB
+// (1036-1383, 1164-1859) and 4 MiB (1855-1927, -, 1552-1999); at 8 ranks
+// recursive halving wins at 256 KiB (499-533, 811-922, 446-457) and ties
+// at 1 MiB (1794-1936, 1591-2206, 1632-1880), the tree at 64 KiB
+// (275-543, 667-673, 556-571). Other sizes were not measured: they keep
+// the ring from 256 KiB.
+func reduceChoice(n, bytes int, commutative bool) string {
+	switch {
+	case !commutative || n < 2:
+	case n == 2:
+		if bytes >= 8*longVector {
+			return AlgReduceScatterGather
+		}
+	case n == 4:
+		if bytes >= 4*longVector && bytes < 8*longVector {
+			return AlgReduceScatterGather
+		}
+	case bytes < 4*longVector:
+	case isPowerOfTwo(n):
+		return AlgRecursiveHalving
+	default:
+		return AlgReduceScatterGather
+	}
+	return AlgBinomial
 }

@@ -56,3 +56,33 @@ func TestBcastSelection(t *testing.T) {
 		t.Errorf("without hardware: %s, want %s", got, AlgBinomial)
 	}
 }
+
+// TestReduceSelection: long vectors of a commutative operation split the
+// work where that was measured to pay (2 ranks from 512 KiB, 4 ranks at
+// 256 KiB only, 8 ranks from 256 KiB by recursive halving, other sizes
+// by the ring from 256 KiB); everything else goes up the binomial tree.
+func TestReduceSelection(t *testing.T) {
+	for _, tc := range []struct {
+		n, bytes    int
+		commutative bool
+		want        string
+	}{
+		{2, 256 << 10, true, AlgBinomial},
+		{2, 1 << 20, true, AlgReduceScatterGather},
+		{2, 1 << 20, false, AlgBinomial},
+		{4, 64 << 10, true, AlgBinomial},
+		{4, 256 << 10, true, AlgReduceScatterGather},
+		{4, 1 << 20, true, AlgBinomial},
+		{8, 64 << 10, true, AlgBinomial},
+		{8, 256 << 10, true, AlgRecursiveHalving},
+		{8, 1 << 20, false, AlgBinomial},
+		{16, 1 << 20, true, AlgRecursiveHalving},
+		{3, 256 << 10, true, AlgReduceScatterGather},
+		{6, 128 << 10, true, AlgBinomial},
+	} {
+		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}}
+		if got := u.choose(CollReduce, tc.bytes, tc.commutative, false); got != tc.want {
+			t.Errorf("%d processes, %d bytes, commutative %v: %s, want %s", tc.n, tc.bytes, tc.commutative, got, tc.want)
+		}
+	}
+}

@@ -141,7 +141,7 @@ func combinedSelection(np, k int) string {
 // a power-of-two size.
 func needsPowerOfTwo(c collectives.Collective, alg string) bool {
 	return (c == collectives.CollAllgather && alg == collectives.AlgRecursiveDoubling) ||
-		(c == collectives.CollReduceScatterBlock && alg == "recursive-halving")
+		((c == collectives.CollReduceScatterBlock || c == collectives.CollReduce) && alg == "recursive-halving")
 }
 
 // needsCommutative tells the algorithms that only run commutative
