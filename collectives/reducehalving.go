@@ -40,17 +40,31 @@ func reduceHalving(c *call, r Reducer, send, recv []byte, root int) error {
 // halvingScatter is the recursive-halving reduce-scatter of reduceHalving
 // from the process's input, send (nil: in place, in acc), into acc, whose
 // piece rel (the rank relative to root) then holds the combination of all
-// the processes' pieces rel. The first exchange reads send directly and
-// receives the partner's half straight into acc, so that the input is
-// never copied as a whole; the later ones receive into scratch memory.
+// the processes' pieces rel. The input is never copied as a whole: the
+// first exchange reads send directly (see halvingExchanges).
 func halvingScatter(c *call, r Reducer, send, acc []byte, p pieces, root int) error {
-	n := c.Size()
-	rel := (c.Rank() - root + n) % n
 	in := send
-	if in == nil || n == 1 {
+	if in == nil || c.Size() == 1 {
 		copyInput(acc, send, acc)
 		in = acc
 	}
+	return halvingExchanges(c, r, in, acc, p.off, root)
+}
+
+// halvingExchanges runs the exchanges of a recursive-halving
+// reduce-scatter of a commutative operation on a power-of-two number of
+// processes, placed relative to root. Block i of a vector spans
+// [off(i), off(i+1)). Each process is at first responsible for every
+// block; in the exchange with the process at relative distance m = n/2,
+// n/4, …, 1 it keeps the half of its range that holds its own block,
+// sends the other half and combines the partner's copy of its half into
+// work. in is the process's vector: the first exchange reads it and
+// receives straight into work when in is not work's memory, later ones
+// receive into scratch memory. Afterwards the process's own block of work
+// (rel, the rank relative to root) holds every process's block combined.
+func halvingExchanges(c *call, r Reducer, in, work []byte, off func(int) int, root int) error {
+	n := c.Size()
+	rel := (c.Rank() - root + n) % n
 	var tmp []byte
 	lo, hi := 0, n
 	for m := n / 2; m >= 1; m /= 2 {
@@ -58,24 +72,24 @@ func halvingScatter(c *call, r Reducer, send, acc []byte, p pieces, root int) er
 		if rel&m != 0 {
 			keepLo, keepHi, sendLo, sendHi = lo+m, hi, lo, lo+m
 		}
-		keep := acc[p.off(keepLo):p.off(keepHi)]
+		keep := work[off(keepLo):off(keepHi)]
 		buf := keep
-		if same(in, acc) {
-			if tmp == nil {
-				tmp = c.alloc(p.off(n / 2)) // the largest half: the lower
+		if same(in, work) {
+			if tmp == nil { // the largest half kept: the lower or the upper
+				tmp = c.alloc(max(off(n/2), off(n)-off(n/2)))
 			}
 			buf = tmp[:len(keep)]
 		}
 		partner := ((rel ^ m) + root) % n
-		if err := c.sendrecv(partner, in[p.off(sendLo):p.off(sendHi)], partner, buf); err != nil {
+		if err := c.passrecv(partner, in[off(sendLo):off(sendHi)], partner, buf); err != nil {
 			return err
 		}
 		if same(buf, keep) {
-			r.Apply(in[p.off(keepLo):p.off(keepHi)], keep)
+			r.Apply(in[off(keepLo):off(keepHi)], keep)
 		} else {
 			r.Apply(buf, keep)
 		}
-		in, lo, hi = acc, keepLo, keepHi
+		in, lo, hi = work, keepLo, keepHi
 	}
 	return nil
 }

@@ -156,31 +156,13 @@ func reduceScatterRing(c *call, r Reducer, in []byte, off []int, out []byte) err
 }
 
 // reduceScatterHalving: each rank is responsible for the blocks of a
-// range of ranks, at first all of them. In the exchange with rank^m it
-// keeps the half of its range that holds its own rank, sends the other
-// half to the partner, and combines the partner's copy of its half into
-// its own. The range halves down to the rank itself.
+// range of ranks, at first all of them, and halves the range down to its
+// own block in exchanges with rank^m (halvingExchanges, rooted at 0).
 func reduceScatterHalving(c *call, r Reducer, in []byte, off []int, out []byte) error {
-	size, rank := c.Size(), c.Rank()
+	rank := c.Rank()
 	work := c.copyOf(in)
-	// The largest half kept: the first, of the lower or the upper ranks.
-	var tmp []byte
-	if size > 1 {
-		tmp = c.alloc(max(off[size/2], off[size]-off[size/2]))
-	}
-	lo, hi := 0, size
-	for m := size / 2; m >= 1; m >>= 1 {
-		keepLo, keepHi, sendLo, sendHi := lo, lo+m, lo+m, hi
-		if rank&m != 0 {
-			keepLo, keepHi, sendLo, sendHi = lo+m, hi, lo, lo+m
-		}
-		keep := work[off[keepLo]:off[keepHi]]
-		buf := tmp[:len(keep)]
-		if err := c.passrecv(rank^m, work[off[sendLo]:off[sendHi]], rank^m, buf); err != nil {
-			return c.end(err)
-		}
-		r.Apply(buf, keep)
-		lo, hi = keepLo, keepHi
+	if err := halvingExchanges(c, r, work, work, func(i int) int { return off[i] }, 0); err != nil {
+		return c.end(err)
 	}
 	copy(out, work[off[rank]:off[rank+1]])
 	return c.end(nil)
