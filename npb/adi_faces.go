@@ -14,14 +14,20 @@ import (
 
 // adiFaces are the buffers of the face exchange: [axis][0] travels towards
 // the predecessor on the axis, [axis][1] towards the successor.
+//
+// The sends of an exchange complete at the next one, before its faces are
+// packed into their buffers (or at drain): a process goes on to compute
+// as soon as its neighbours' faces have come, without waiting for its
+// neighbours to take its own.
 type adiFaces struct {
 	send, recv [3][2][]float64
-	reqs       []*mpi.Request
+	recvs      []*mpi.Request
+	sends      []*mpi.Request
 }
 
 // adiNewFaces allocates the buffers of grid g's face exchange.
 func adiNewFaces(g *adiGrid) *adiFaces {
-	f := &adiFaces{reqs: make([]*mpi.Request, 0, 12)}
+	f := &adiFaces{recvs: make([]*mpi.Request, 0, 6), sends: make([]*mpi.Request, 0, 6)}
 	for d := range 3 {
 		a, b := adiOther(d)
 		for side := range 2 {
@@ -41,6 +47,17 @@ func adiNewFaces(g *adiGrid) *adiFaces {
 	return f
 }
 
+// drain completes the sends of the last exchange.
+func (f *adiFaces) drain() error {
+	for _, r := range f.sends {
+		if _, err := r.Wait(); err != nil {
+			return fmt.Errorf("copy_faces: %w", err)
+		}
+	}
+	f.sends = f.sends[:0]
+	return nil
+}
+
 // adiFaceTag is the tag of the face messages travelling along axis d
 // towards side (0: the predecessor, 1: the successor).
 func adiFaceTag(d, side int) int { return 100 + 2*d + side }
@@ -51,12 +68,15 @@ func (f *adiFaces) exchange(comm *mpi.Comm, g *adiGrid) error {
 	if g.ncells == 1 {
 		return nil
 	}
+	if err := f.drain(); err != nil {
+		return err
+	}
 	for d := range 3 {
 		for side := range 2 {
 			f.pack(g, d, side)
 		}
 	}
-	f.reqs = f.reqs[:0]
+	f.recvs = f.recvs[:0]
 	for d := range 3 {
 		// What travels towards the successor comes from the predecessor.
 		peers := [2]int{g.pred[d], g.succ[d]}
@@ -65,17 +85,17 @@ func (f *adiFaces) exchange(comm *mpi.Comm, g *adiGrid) error {
 			if err != nil {
 				return fmt.Errorf("copy_faces: %w", err)
 			}
-			f.reqs = append(f.reqs, r)
+			f.recvs = append(f.recvs, r)
 		}
 		for side := range 2 {
 			r, err := mpi.Isend(comm, f.send[d][side], peers[side], adiFaceTag(d, side))
 			if err != nil {
 				return fmt.Errorf("copy_faces: %w", err)
 			}
-			f.reqs = append(f.reqs, r)
+			f.sends = append(f.sends, r)
 		}
 	}
-	for _, r := range f.reqs {
+	for _, r := range f.recvs {
 		if _, err := r.Wait(); err != nil {
 			return fmt.Errorf("copy_faces: %w", err)
 		}

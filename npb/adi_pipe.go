@@ -13,11 +13,27 @@ import (
 )
 
 // adiPipe is the message side of the line solves: the buffers of the
-// values passed along an axis and the send in flight.
+// values passed along an axis and the sends in flight. Sends alternate
+// between two buffers, so that a process waits for a send to complete
+// only when it packs the send after next into its buffer, not before its
+// next stage: a successor that has not yet taken the values (its
+// process not running, when processes outnumber cores) holds up no
+// computing.
 type adiPipe struct {
-	comm       *mpi.Comm
+	comm *mpi.Comm
+	// send is the buffer the next send is packed into (claim sets it),
+	// one of sends.
 	send, recv []float64
-	sendReq    *mpi.Request
+	sends      [2][]float64
+	sendReqs   [2]*mpi.Request
+	next       int // the index of send in sends
+}
+
+// newBuffers allocates the pipe's buffers for messages of n values.
+func (p *adiPipe) newBuffers(n int) {
+	p.sends = [2][]float64{make([]float64, n), make([]float64, n)}
+	p.recv = make([]float64, n)
+	p.send = p.sends[0]
 }
 
 // adiStages are one benchmark's solves of a cell along axis d: forward
@@ -88,8 +104,7 @@ func (p *adiPipe) run(g *adiGrid, s adiStages, m adiMessages, d int, after func(
 	return nil
 }
 
-// receive receives n values from peer into the receive buffer and
-// completes the previous send, whose buffer is reused next.
+// receive receives n values from peer into the receive buffer.
 func (p *adiPipe) receive(peer, tag, n int) ([]float64, error) {
 	buf := p.recv[:n]
 	r, err := mpi.Irecv(p.comm, buf, peer, tag)
@@ -99,16 +114,44 @@ func (p *adiPipe) receive(peer, tag, n int) ([]float64, error) {
 	if _, err := r.Wait(); err != nil {
 		return nil, err
 	}
-	if p.sendReq != nil {
-		_, err = p.sendReq.Wait()
-		p.sendReq = nil
-	}
-	return buf, err
+	return buf, nil
 }
 
-// post starts sending the first n values of the send buffer to peer.
-func (p *adiPipe) post(n, peer, tag int) error {
-	var err error
-	p.sendReq, err = mpi.Isend(p.comm, p.send[:n], peer, tag)
+// claim makes send the buffer of the next send, once the send that last
+// used it has completed.
+func (p *adiPipe) claim() error {
+	p.send = p.sends[p.next]
+	r := p.sendReqs[p.next]
+	if r == nil {
+		return nil
+	}
+	p.sendReqs[p.next] = nil
+	_, err := r.Wait()
 	return err
+}
+
+// post starts sending the first n values of the send buffer (claimed) to
+// peer.
+func (p *adiPipe) post(n, peer, tag int) error {
+	r, err := mpi.Isend(p.comm, p.send[:n], peer, tag)
+	if err != nil {
+		return err
+	}
+	p.sendReqs[p.next] = r
+	p.next = 1 - p.next
+	return nil
+}
+
+// drain completes the sends in flight.
+func (p *adiPipe) drain() error {
+	for i, r := range p.sendReqs {
+		if r == nil {
+			continue
+		}
+		p.sendReqs[i] = nil
+		if _, err := r.Wait(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -59,19 +59,26 @@ func adiDerived(c *adiCell, c1c2 float64) {
 
 // adiRHS computes the right-hand side of every cell from u (compute_rhs).
 // The derived fields must be up to date on the ghost layer, which needs
-// the faces exchanged first.
-func adiRHS(g *adiGrid, k *adiConsts) {
+// the faces exchanged first. If then is not nil, it runs on each row of
+// points along x as soon as the row's right-hand side is complete, while
+// the row is still in cache (SP's txinvr).
+func adiRHS(g *adiGrid, k *adiConsts, then adiRowFunc) {
 	for ci := range g.cells {
 		c := &g.cells[ci]
 		adiDerived(c, k.c1c2)
 		copy(c.rhs, c.forcing)
-		adiCellRHS(c, k)
+		adiCellRHS(c, k, then)
 	}
 }
 
+// adiRowFunc is work on the row of cell c's updated points along x at
+// (j, k).
+type adiRowFunc func(c *adiCell, j, k int)
+
 // adiCellRHS adds the fluxes and the dissipation to the forcing in cell c's
-// rhs and scales by dt, a row of points along x at a time.
-func adiCellRHS(c *adiCell, k *adiConsts) {
+// rhs and scales by dt, a row of points along x at a time; then, if not
+// nil, runs on each row once it is done.
+func adiCellRHS(c *adiCell, k *adiConsts, then adiRowFunc) {
 	var kc [3]adiAxisConsts
 	for d := range kc {
 		kc[d] = adiNewAxisConsts(&k.dir[d], k)
@@ -96,6 +103,9 @@ func adiCellRHS(c *adiCell, k *adiConsts) {
 				adiRowX(r, &rows[0], wx, &kc[0])
 				adiRowY(r, &rows[1], &c.diss[1][jj], &kc[1])
 				adiRowZ(r, &rows[2], &c.diss[2][kk], &kc[2], k.dt)
+				if then != nil {
+					then(c, jj, kk)
+				}
 			}
 		}
 	}

@@ -22,9 +22,13 @@ type adiParams struct {
 }
 
 // adiTimedSteps runs one untimed step, reinitialises, and times niter
-// steps; it returns the largest time over the processes (on rank 0).
-func adiTimedSteps(c *mpi.Comm, niter int, step func() error, reinit func()) (float64, error) {
+// steps and the completion of the sends they leave in flight (drain); it
+// returns the largest time over the processes (on rank 0).
+func adiTimedSteps(c *mpi.Comm, niter int, step, drain func() error, reinit func()) (float64, error) {
 	if err := step(); err != nil {
+		return 0, err
+	}
+	if err := drain(); err != nil {
 		return 0, err
 	}
 	reinit()
@@ -36,6 +40,9 @@ func adiTimedSteps(c *mpi.Comm, niter int, step func() error, reinit func()) (fl
 		if err := step(); err != nil {
 			return 0, err
 		}
+	}
+	if err := drain(); err != nil {
+		return 0, err
 	}
 	t := []float64{mpi.Wtime() - start}
 	tmax := []float64{0}

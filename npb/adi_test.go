@@ -155,13 +155,13 @@ func TestADISteadyState(t *testing.T) {
 	k := adiNewConsts(gp, 0.01)
 	adiInitialize(g, k, btGhost)
 	adiExactRHS(g, k)
-	adiRHS(g, k)
+	adiRHS(g, k, nil)
 	initial := adiMaxAbs(g.cells[0].rhs)
 	if initial < 1e-4 {
 		t.Fatalf("right-hand side at the initial field: max %g, want a clear residual", initial)
 	}
 	adiSetExact(g, k)
-	adiRHS(g, k)
+	adiRHS(g, k, nil)
 	if r := adiMaxAbs(g.cells[0].rhs); r > 1e-12*initial/k.dt {
 		t.Errorf("right-hand side at the exact solution: max %g, want 0 to rounding", r)
 	}

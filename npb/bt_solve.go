@@ -61,8 +61,7 @@ func btNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *btSolver {
 		s.fj[d] = make([]btBlock, n+2)
 		s.nj[d] = make([]btBlock, n+2)
 	}
-	s.send = make([]float64, n*n*btFwdWords)
-	s.recv = make([]float64, n*n*btFwdWords)
+	s.newBuffers(n * n * btFwdWords)
 	return s
 }
 
@@ -152,6 +151,9 @@ func (s *btSolver) eliminate(c *adiCell, d, pu, pa, pr int, cs []btBlock, in []f
 // sendForward sends the C′ and r′ of the last point of every line of cell
 // ci to the successor on axis d.
 func (s *btSolver) sendForward(c *adiCell, ci, d int) error {
+	if err := s.claim(); err != nil {
+		return err
+	}
 	_, _, sr := adiAxisStrides(c, d)
 	q := c.size[d] - 1
 	adiLineIter(c, d, func(line, _, _, pr int) {
@@ -192,6 +194,9 @@ func btSubstitute(c *adiCell, d, pr int, cs []btBlock, next *[5]float64) {
 // sendBackward sends the solution at the first point of every line of
 // cell c to the predecessor on axis d.
 func (s *btSolver) sendBackward(c *adiCell, d int) error {
+	if err := s.claim(); err != nil {
+		return err
+	}
 	adiLineIter(c, d, func(line, _, _, pr int) {
 		copy(s.send[line*btBackWords:][:btBackWords], c.rhs[pr:pr+5])
 	})

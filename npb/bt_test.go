@@ -145,7 +145,7 @@ func TestBTLineSolve(t *testing.T) {
 	s := btNewSolver(nil, g, k)
 	c := &g.cells[0]
 	for d := range 3 {
-		adiRHS(g, k)
+		adiRHS(g, k, nil)
 		r0 := append([]float64(nil), c.rhs...)
 		if err := s.solve(d); err != nil {
 			t.Fatal(err)

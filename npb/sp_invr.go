@@ -23,19 +23,24 @@ type spRow struct {
 // spEachRow calls f with every row along x of the points of cell c that
 // the time step updates.
 func spEachRow(c *adiCell, f func(r spRow)) {
-	ilo, ihi := c.interior(0)
 	jlo, jhi := c.interior(1)
 	klo, khi := c.interior(2)
-	n := ihi - ilo + 1
-	var r spRow
 	for k := klo; k <= khi; k++ {
 		for j := jlo; j <= jhi; j++ {
-			pa, pr, pu := c.aAt(ilo, j, k), c.rAt(ilo, j, k), c.uAt(ilo, j, k)
-			r.rhs, r.u = c.rhs[pr:pr+5*n], c.u[pu:pu+5*n]
-			r.rhoI, r.us, r.vs, r.ws, r.qs = c.rhoI[pa:pa+n], c.us[pa:pa+n], c.vs[pa:pa+n], c.ws[pa:pa+n], c.qs[pa:pa+n]
-			r.speed, r.ainv = c.speed[pa:pa+n], c.ainv[pa:pa+n]
-			f(r)
+			f(spRowAt(c, j, k))
 		}
+	}
+}
+
+// spRowAt returns the row along x of cell c's updated points at (j, k).
+func spRowAt(c *adiCell, j, k int) spRow {
+	ilo, ihi := c.interior(0)
+	n := ihi - ilo + 1
+	pa, pr, pu := c.aAt(ilo, j, k), c.rAt(ilo, j, k), c.uAt(ilo, j, k)
+	return spRow{
+		rhs: c.rhs[pr : pr+5*n], u: c.u[pu : pu+5*n],
+		rhoI: c.rhoI[pa : pa+n], us: c.us[pa : pa+n], vs: c.vs[pa : pa+n], ws: c.ws[pa : pa+n], qs: c.qs[pa : pa+n],
+		speed: c.speed[pa : pa+n], ainv: c.ainv[pa : pa+n],
 	}
 }
 
@@ -46,6 +51,14 @@ func spTxinvr(g *adiGrid, k *adiConsts) {
 	for ci := range g.cells {
 		spEachRow(&g.cells[ci], func(row spRow) { spTxinvrRow(row, c2, bt) })
 	}
+}
+
+// spTxinvrThen returns txinvr of a row, for adiRHS to run on each row as
+// soon as its right-hand side is complete: the same products as spTxinvr,
+// without another pass over the cell's memory.
+func spTxinvrThen(k *adiConsts) adiRowFunc {
+	c2, bt := k.c2, k.bt
+	return func(c *adiCell, j, kk int) { spTxinvrRow(spRowAt(c, j, kk), c2, bt) }
 }
 
 // spTxinvrRow is txinvr on one row.
@@ -115,11 +128,20 @@ func spPinvr(c *adiCell, bt float64) {
 // matrix, back to the conserved variables, after the z sweep (tzetar).
 func spTzetar(c *adiCell, k *adiConsts) {
 	bt, c2iv := k.bt, k.c2iv
-	spEachRow(c, func(row spRow) { spTzetarRow(row, bt, c2iv) })
+	spEachRow(c, func(row spRow) { spTzetarRow(row, bt, c2iv, false) })
 }
 
-// spTzetarRow is tzetar on one row.
-func spTzetarRow(row spRow, bt, c2iv float64) {
+// spTzetarAdd is tzetar and then the step's update of cell c (u +=
+// rhs, add), a point at a time: the cell's memory is walked once instead
+// of twice.
+func spTzetarAdd(c *adiCell, k *adiConsts) {
+	bt, c2iv := k.bt, k.c2iv
+	spEachRow(c, func(row spRow) { spTzetarRow(row, bt, c2iv, true) })
+}
+
+// spTzetarRow is tzetar on one row; with add, each point's u then takes
+// its right-hand side.
+func spTzetarRow(row spRow, bt, c2iv float64, add bool) {
 	us := row.us
 	vs, ws, qs := row.vs[:len(us)], row.ws[:len(us)], row.qs[:len(us)]
 	speed, ainv := row.speed[:len(us)], row.ainv[:len(us)]
@@ -129,6 +151,7 @@ func spTzetarRow(row spRow, bt, c2iv float64) {
 			break
 		}
 		r := (*[5]float64)(rs)
+		u0 := u
 		uzik1 := u[0]
 		rs, u = rs[5:], u[5:]
 		yvel, zvel := vs[i], ws[i]
@@ -144,5 +167,13 @@ func spTzetarRow(row spRow, bt, c2iv float64) {
 		r[2] = uzik1*r1 + yvel*t2
 		r[3] = zvel*t2 + t3
 		r[4] = uzik1*(-xvel*r2+yvel*r1) + qs[i]*t2 + c2iv*ac2u*t1 + zvel*t3
+		if add {
+			p := (*[5]float64)(u0)
+			p[0] += r[0]
+			p[1] += r[1]
+			p[2] += r[2]
+			p[3] += r[3]
+			p[4] += r[4]
+		}
 	}
 }

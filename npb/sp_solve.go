@@ -65,8 +65,7 @@ func spNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *spSolver {
 	s.rows = make([]float64, 15*n*n)
 	s.cv = make([]float64, (n+2)*n)
 	s.rhon = make([]float64, (n+2)*n)
-	s.send = make([]float64, n*n*spFwdWords)
-	s.recv = make([]float64, n*n*spFwdWords)
+	s.newBuffers(n * n * spFwdWords)
 	return s
 }
 
@@ -152,6 +151,9 @@ func spTakeRows(lhs []float64, lb, sl int, rhs []float64, rb, sr int, fc spFacto
 // sendForward sends the last two eliminated rows of every line of cell ci to
 // the successor on axis d.
 func (s *spSolver) sendForward(c *adiCell, ci, d int) error {
+	if err := s.claim(); err != nil {
+		return err
+	}
 	up := s.up[ci]
 	_, _, sr := adiAxisStrides(c, d)
 	n := c.size[d]
@@ -206,6 +208,9 @@ func spBackwardPencil(c *adiCell, up []float64, p *spPencil, in []float64) {
 // sendBackward sends the first two solution values of every line of cell
 // c to the predecessor on axis d.
 func (s *spSolver) sendBackward(c *adiCell, d int) error {
+	if err := s.claim(); err != nil {
+		return err
+	}
 	_, _, sr := adiAxisStrides(c, d)
 	adiLineIter(c, d, func(line, _, _, pr int) {
 		m := s.send[line*spBackWords:][:spBackWords]

@@ -32,7 +32,7 @@ func spTestCell(t *testing.T, gp [3]int) (*adiGrid, *adiConsts) {
 	k := adiNewConsts(gp, 0.015)
 	adiInitialize(g, k, spGhost)
 	adiExactRHS(g, k)
-	adiRHS(g, k)
+	adiRHS(g, k, nil)
 	return g, k
 }
 
@@ -149,4 +149,36 @@ func BenchmarkSPRHS(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestSPFusedPasses checks that the passes the time step fuses give the
+// same values, bit for bit, as NPB's separate passes: txinvr on each row
+// as adiRHS completes it against txinvr after the whole right-hand side,
+// and tzetar with the update of u against tzetar and then add.
+func TestSPFusedPasses(t *testing.T) {
+	gp := [3]int{6, 7, 8}
+	sep, k := spTestCell(t, gp)
+	spTxinvr(sep, k)
+	fused, _ := spTestCell(t, gp)
+	adiRHS(fused, k, spTxinvrThen(k))
+	if d := adiMaxDiff(fused.cells[0].rhs, sep.cells[0].rhs); d != 0 {
+		t.Errorf("txinvr on each completed row differs from txinvr after the right-hand side by %g", d)
+	}
+	spTzetar(&sep.cells[0], k)
+	adiAdd(sep)
+	spTzetarAdd(&fused.cells[0], k)
+	if d := adiMaxDiff(fused.cells[0].rhs, sep.cells[0].rhs); d != 0 {
+		t.Errorf("tzetar with the update: the right-hand side differs from tzetar alone by %g", d)
+	}
+	if d := adiMaxDiff(fused.cells[0].u, sep.cells[0].u); d != 0 {
+		t.Errorf("tzetar with the update: u differs from tzetar then add by %g", d)
+	}
+	if d := adiMaxDiff(fused.cells[0].u, mustCell(t, gp).u); d == 0 {
+		t.Error("the update left u unchanged")
+	}
+}
+
+func mustCell(t *testing.T, gp [3]int) *adiCell {
+	g, _ := spTestCell(t, gp)
+	return &g.cells[0]
 }
