@@ -67,6 +67,7 @@ func WritePage(dir, name string, rec *Record) error {
 	if err := writeRuntimes(&md, rec); err != nil {
 		return err
 	}
+	writeEscapes(&md, rec)
 	fmt.Fprintf(&md, "\n## Mop/s against processes\n")
 	for _, b := range rec.Benchmarks() {
 		file := "plots/" + base + "-" + strings.ToLower(b) + ".svg"
@@ -228,4 +229,28 @@ func writeRuntimes(w io.Writer, rec *Record) error {
 		rows = append(rows, row)
 	}
 	return bench.MarkdownTable(w, header, rows)
+}
+
+// writeEscapes says which runs had a process escape the ordering of
+// virtual time (Point.Escapes), of the runs that counted it.
+func writeEscapes(w io.Writer, rec *Record) {
+	counted := 0
+	var escaped []string
+	for _, p := range rec.Points {
+		if p.Escapes == nil {
+			continue
+		}
+		counted++
+		if *p.Escapes > 0 {
+			escaped = append(escaped, fmt.Sprintf("%s class %s np %d %s (%d processes)", p.Benchmark, p.Class, p.NP, p.Layer, *p.Escapes))
+		}
+	}
+	if counted == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nEscapes from the ordering of virtual time (a process waited 5 s of real time for the others' clocks, starved of the processor say, and went on in real order, so that the run's virtual times may differ from another's): %d of the %d runs that counted them", len(escaped), counted)
+	if len(escaped) > 0 {
+		fmt.Fprintf(w, ": %s", strings.Join(escaped, ", "))
+	}
+	fmt.Fprintf(w, ".\n")
 }

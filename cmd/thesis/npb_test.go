@@ -128,7 +128,7 @@ func TestNPBSweep(t *testing.T) {
 		t.Fatalf("%d points, want 8: %+v", len(rec.Points), rec.Points)
 	}
 	for _, p := range rec.Points {
-		if !p.Verified || p.Mops <= 0 || p.Wall <= 0 {
+		if !p.Verified || p.Mops <= 0 || p.Wall <= 0 || p.Escapes == nil {
 			t.Errorf("%v: %+v", p.Key, p)
 		}
 	}
@@ -413,4 +413,22 @@ func descendants(pids []int) []int {
 		all = append(all, descendants(k)...)
 	}
 	return all
+}
+
+// TestCountEscapes: the processes of a run that escaped the ordering of
+// virtual time are counted from the lines nicemu writes (the first escape
+// of each process), whatever else the run wrote.
+func TestCountEscapes(t *testing.T) {
+	out := ` MG Benchmark Completed.
+nicemu: virtual time: process 0: a request or look at 7.892806ms waited for the other processes' clocks for 5s and went on: the virtual times of this run may differ from another's
+[1] stats: eager(queue) 190 sent 190 recv
+nicemu: virtual time: process 3: data that arrived at 1.5ms was held back for 5s and went on: the virtual times of this run may differ from another's
+ Verification    =               SUCCESSFUL
+`
+	if n := countEscapes(out); n != 2 {
+		t.Errorf("countEscapes = %d, want 2", n)
+	}
+	if n := countEscapes(" MG Benchmark Completed.\n Verification = SUCCESSFUL\n"); n != 0 {
+		t.Errorf("countEscapes of a run without escapes = %d", n)
+	}
 }
