@@ -138,10 +138,15 @@ func nap(n int) {
 	unix.Nanosleep(&unix.Timespec{Nsec: d}, nil)
 }
 
+// EscapeNotice ends the line a process writes on standard error at its
+// first escape from the ordering of virtual time (Clock.Escapes), so that
+// a program running jobs can tell the runs that escaped.
+const EscapeNotice = "and went on: the virtual times of this run may differ from another's"
+
 // escape counts and reports a wait for the ordering given up.
 func (c *Clock) escape(format string, t int64) {
 	if c.escapes.Add(1) == 1 {
-		fmt.Fprintf(os.Stderr, "nicemu: virtual time: process %d: "+format+" for %v and went on: the virtual times of this run may differ from another's\n",
+		fmt.Fprintf(os.Stderr, "nicemu: virtual time: process %d: "+format+" for %v "+EscapeNotice+"\n",
 			c.pid, time.Duration(t), escapeLimit)
 	}
 }

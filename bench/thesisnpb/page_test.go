@@ -2,6 +2,7 @@ package thesisnpb
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,6 +55,19 @@ func TestWritePage(t *testing.T) {
 	}
 	if strings.Contains(string(md), cpuComputing) {
 		t.Error("a declared sweep's page says its computing is CPU time")
+	}
+	one, none := 1, 0
+	counted := synthetic(func(k Key, m float64) float64 { return m })
+	for i := range counted.Points {
+		counted.Points[i].Escapes = &none
+	}
+	counted.Points[3].Escapes = &one
+	if err := WritePage(dir, RecordFile, counted); err != nil {
+		t.Fatal(err)
+	}
+	md, _ = os.ReadFile(filepath.Join(dir, "thesis-npb.md"))
+	if want := fmt.Sprintf("went on in real order, so that the run's virtual times may differ from another's): 1 of the %d runs that counted them: ", len(counted.Points)); !strings.Contains(string(md), want) {
+		t.Errorf("a record with an escape: the page lacks %q", want)
 	}
 	partial := &Record{}
 	partial.Add(point("CG", "S", "pm", 2, 100))

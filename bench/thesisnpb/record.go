@@ -70,6 +70,12 @@ type Point struct {
 	Time time.Time `json:"time"`
 	// GitRevision is the revision the run was built from.
 	GitRevision string `json:"git_revision,omitempty"`
+	// Escapes is how many of the run's processes gave up waiting for the
+	// ordering of virtual time at least once (nicemu.EscapeNotice: after
+	// 5 s of real time, a process starved of the processor, say) and went
+	// on in real order, so that the run's virtual times may differ from
+	// another's; nil in runs recorded before it was counted.
+	Escapes *int `json:"escapes,omitempty"`
 }
 
 // Key names a point of the sweep.

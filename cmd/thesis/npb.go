@@ -35,9 +35,12 @@ type npbOptions struct {
 	// calibrationRuns is how many single-process runs measure a
 	// calibration.
 	calibrationRuns int
-	resume          bool
-	timeout         time.Duration
-	plan            []thesisnpb.Key
+	// calibrateOnly stops the sweep once the calibrations its points
+	// need are in the record, before any run.
+	calibrateOnly bool
+	resume        bool
+	timeout       time.Duration
+	plan          []thesisnpb.Key
 }
 
 // declared reports whether the sweep runs under declared computing.
@@ -69,6 +72,7 @@ func parseNPB(args []string, stderr io.Writer) (*npbOptions, error) {
 	fs.StringVar(&o.hostSpeed, "host-speed", "p3-933", "the modelled host's speed: under -compute declared, what a benchmark's single-process Mop/s on this machine are divided by for its operation rate (mpirun -op-rate); under -compute cpu, mpirun's -host-speed")
 	fs.StringVar(&o.compute, "compute", nicemu.ComputeDeclared, "mpirun's -compute: declared (the benchmarks declare their operations, charged at the calibrated rate; no load moves it) or cpu (the ranks' thread CPU time times -host-speed)")
 	fs.IntVar(&o.calibrationRuns, "calibration-runs", 3, "under -compute declared, the single-process runs of each benchmark and class whose best Mop/s calibrate its rate")
+	fs.BoolVar(&o.calibrateOnly, "calibrate-only", false, "under -compute declared, measure the calibrations the points lack (e.g. on a quiet machine), save them in the record, and stop before the runs")
 	fs.DurationVar(&o.timeout, "timeout", time.Hour, "kill a run still going after this long (an error naming it)")
 	if err := fs.Parse(args); err != nil {
 		return nil, errParseFlags
@@ -87,6 +91,8 @@ func parseNPB(args []string, stderr io.Writer) (*npbOptions, error) {
 		return nil, errors.New("-host-speed 0: declared computing divides the calibrated Mop/s by it (use -compute cpu)")
 	case o.calibrationRuns < 1:
 		return nil, fmt.Errorf("-calibration-runs %d: want at least 1", o.calibrationRuns)
+	case o.calibrateOnly && !o.declared():
+		return nil, errors.New("-calibrate-only: only declared computing is calibrated (-compute declared)")
 	}
 	if o.plan, err = makePlan(*classes, *benches, *layers, *procs, *squares); err != nil {
 		return nil, err
@@ -224,6 +230,9 @@ func runNPBSweep(ctx context.Context, args []string, stdout, stderr io.Writer) i
 				return fail(err)
 			}
 		}
+	}
+	if o.calibrateOnly {
+		todo = nil
 	}
 	sweepErr := sweep(ctx, o, rec, path, todo, stderr)
 	if err := writeNPBResults(o.results, rec, stdout, stderr); err != nil {

@@ -42,6 +42,7 @@ func TestNPBUsage(t *testing.T) {
 		{[]string{"-compute", "flops"}, `-compute "flops": want cpu or declared`},
 		{[]string{"-host-speed", "0"}, "-host-speed 0: declared computing divides"},
 		{[]string{"-calibration-runs", "0"}, "-calibration-runs 0: want at least 1"},
+		{[]string{"-calibrate-only", "-compute", "cpu"}, "-calibrate-only: only declared computing is calibrated"},
 		{[]string{"-bench", ""}, "need at least one each"},
 		{[]string{"extra"}, `unexpected arguments ["extra"]`},
 		{[]string{"-bogus"}, "flag provided but not defined: -bogus"},
@@ -127,7 +128,7 @@ func TestNPBSweep(t *testing.T) {
 		t.Fatalf("%d points, want 8: %+v", len(rec.Points), rec.Points)
 	}
 	for _, p := range rec.Points {
-		if !p.Verified || p.Mops <= 0 || p.Wall <= 0 {
+		if !p.Verified || p.Mops <= 0 || p.Wall <= 0 || p.Escapes == nil {
 			t.Errorf("%v: %+v", p.Key, p)
 		}
 	}
@@ -158,6 +159,37 @@ func TestNPBSweep(t *testing.T) {
 	errs.Reset()
 	if code := run(context.Background(), append(args, "-resume", "-compute", "cpu"), &out, &errs); code != 1 || !strings.Contains(errs.String(), "holds runs under -compute declared, not cpu") {
 		t.Errorf("a sweep under -compute cpu resuming a declared one: exit %d\n%s", code, &errs)
+	}
+}
+
+// TestNPBCalibrateOnly: -calibrate-only measures the calibrations of the
+// plan's benchmarks and classes, saves them in the record and runs no
+// point (so that a quiet machine is needed for the calibrations only); a
+// resumed sweep then re-uses them.
+func TestNPBCalibrateOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs MPI jobs")
+	}
+	dir := t.TempDir()
+	args := []string{"npb", "-results", dir, "-classes", "S", "-bench", "is", "-np", "2", "-layers", "vp",
+		"-calibration-runs", "1", "-mpirun", mpiruntest.ForTest(t), "-npb", buildNPB(t)}
+	var out, errs bytes.Buffer
+	if code := run(context.Background(), append(args, "-calibrate-only"), &out, &errs); code != 0 {
+		t.Fatalf("exit %d\n%s", code, &errs)
+	}
+	rec, err := thesisnpb.Load(filepath.Join(dir, thesisnpb.RecordFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Points) != 0 || len(rec.Calibrations) != 1 || rec.Calibrations[0].Benchmark != "IS" {
+		t.Fatalf("after -calibrate-only: points %+v, calibrations %+v; want IS class S's calibration only", rec.Points, rec.Calibrations)
+	}
+	errs.Reset()
+	if code := run(context.Background(), append(args, "-resume"), &out, &errs); code != 0 || strings.Contains(errs.String(), "calibration of") {
+		t.Fatalf("the resumed sweep: exit %d, or it calibrated again:\n%s", code, &errs)
+	}
+	if rec, err = thesisnpb.Load(filepath.Join(dir, thesisnpb.RecordFile)); err != nil || len(rec.Points) != 1 {
+		t.Fatalf("the resumed sweep: %v, %d points, want 1", err, len(rec.Points))
 	}
 }
 
@@ -381,4 +413,22 @@ func descendants(pids []int) []int {
 		all = append(all, descendants(k)...)
 	}
 	return all
+}
+
+// TestCountEscapes: the processes of a run that escaped the ordering of
+// virtual time are counted from the lines nicemu writes (the first escape
+// of each process), whatever else the run wrote.
+func TestCountEscapes(t *testing.T) {
+	out := ` MG Benchmark Completed.
+nicemu: virtual time: process 0: a request or look at 7.892806ms waited for the other processes' clocks for 5s and went on: the virtual times of this run may differ from another's
+[1] stats: eager(queue) 190 sent 190 recv
+nicemu: virtual time: process 3: data that arrived at 1.5ms was held back for 5s and went on: the virtual times of this run may differ from another's
+ Verification    =               SUCCESSFUL
+`
+	if n := countEscapes(out); n != 2 {
+		t.Errorf("countEscapes = %d, want 2", n)
+	}
+	if n := countEscapes(" MG Benchmark Completed.\n Verification = SUCCESSFUL\n"); n != 0 {
+		t.Errorf("countEscapes of a run without escapes = %d", n)
+	}
 }

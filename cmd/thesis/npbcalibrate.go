@@ -62,7 +62,7 @@ func measureCalibration(ctx context.Context, o *npbOptions, benchmark, class str
 		Command: fmt.Sprintf("mpirun -np 1 ./npb/cmd/npb -results '' -class %s %s (real time, no timing profile)", class, strings.ToLower(benchmark)),
 		Load:    loadAverage(), Time: time.Now().UTC().Truncate(time.Second)}
 	for range o.calibrationRuns {
-		r, err := runNPB(ctx, o, args)
+		r, _, err := runNPB(ctx, o, args)
 		if err != nil {
 			return c, fmt.Errorf("calibrating %s class %s on one process: %w", benchmark, class, err)
 		}

@@ -56,31 +56,36 @@ func sweep(ctx context.Context, o *npbOptions, rec *thesisnpb.Record, path strin
 	for i, k := range todo {
 		load := loadAverage()
 		start := time.Now()
-		r, err := runPoint(ctx, o, rec, k)
+		r, escapes, err := runPoint(ctx, o, rec, k)
 		if err != nil {
 			return err
 		}
 		wall := time.Since(start).Seconds()
 		rec.Add(thesisnpb.Point{Key: k, Mops: r.Mops, Seconds: r.Seconds, Verified: r.Verified,
-			Wall: wall, Load: load, Time: start.UTC().Truncate(time.Second), GitRevision: rev})
+			Wall: wall, Load: load, Time: start.UTC().Truncate(time.Second), GitRevision: rev, Escapes: &escapes})
 		if err := rec.Save(path); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "thesis npb: [%d/%d] %v: %.2f Mop/s in virtual time; took %.1f s (load %.1f)\n",
-			i+1, len(todo), k, r.Mops, wall, load)
+		note := ""
+		if escapes > 0 {
+			note = fmt.Sprintf("; %d processes escaped the ordering of virtual time", escapes)
+		}
+		fmt.Fprintf(stderr, "thesis npb: [%d/%d] %v: %.2f Mop/s in virtual time; took %.1f s (load %.1f)%s\n",
+			i+1, len(todo), k, r.Mops, wall, load, note)
 	}
 	return nil
 }
 
 // runPoint runs one point through mpirun and returns NPB's report, which
-// must be of the point and verified; under declared computing it is
+// must be of the point and verified, and how many of its processes
+// escaped the ordering of virtual time; under declared computing it is
 // charged at the record's calibration of its benchmark and class.
-func runPoint(ctx context.Context, o *npbOptions, rec *thesisnpb.Record, k thesisnpb.Key) (*npb.Report, error) {
+func runPoint(ctx context.Context, o *npbOptions, rec *thesisnpb.Record, k thesisnpb.Key) (*npb.Report, int, error) {
 	args := []string{"-np", strconv.Itoa(k.NP), "-profile", nicemu.ProfileMartini, "-clock", nicemu.ClockVirtual}
 	if o.declared() {
 		c, ok := rec.FindCalibration(k.Benchmark, k.Class)
 		if !ok {
-			return nil, fmt.Errorf("%v: no calibration of %s class %s in the record", k, k.Benchmark, k.Class)
+			return nil, 0, fmt.Errorf("%v: no calibration of %s class %s in the record", k, k.Benchmark, k.Class)
 		}
 		args = append(args, "-compute", nicemu.ComputeDeclared, "-op-rate", strconv.FormatFloat(c.OpRate, 'g', -1, 64))
 	} else {
@@ -88,19 +93,20 @@ func runPoint(ctx context.Context, o *npbOptions, rec *thesisnpb.Record, k thesi
 	}
 	args = append(args, "-eager", k.Layer, "-timeout", o.timeout.String(),
 		o.npbBin, "-results", "", "-class", k.Class, strings.ToLower(k.Benchmark))
-	r, err := runNPB(ctx, o, args)
+	r, escapes, err := runNPB(ctx, o, args)
 	if err != nil {
-		return nil, fmt.Errorf("%v: %w", k, err)
+		return nil, 0, fmt.Errorf("%v: %w", k, err)
 	}
 	if r.Benchmark != k.Benchmark || r.Class != k.Class || r.NP != k.NP {
-		return nil, fmt.Errorf("%v: NPB reported %s class %s on %d processes", k, r.Benchmark, r.Class, r.NP)
+		return nil, 0, fmt.Errorf("%v: NPB reported %s class %s on %d processes", k, r.Benchmark, r.Class, r.NP)
 	}
-	return r, nil
+	return r, escapes, nil
 }
 
 // runNPB runs mpirun with args and returns NPB's report, which must be
-// verified.
-func runNPB(ctx context.Context, o *npbOptions, args []string) (*npb.Report, error) {
+// verified, and how many processes escaped the ordering of virtual time
+// (countEscapes).
+func runNPB(ctx context.Context, o *npbOptions, args []string) (*npb.Report, int, error) {
 	cmd := exec.CommandContext(ctx, o.mpirun, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) } // mpirun stops its ranks
 	cmd.WaitDelay = 10 * time.Second
@@ -110,13 +116,25 @@ func runNPB(ctx context.Context, o *npbOptions, args []string) (*npb.Report, err
 	r, perr := npb.ParseReport(out.Bytes())
 	switch {
 	case perr == nil && !r.Verified:
-		return nil, errors.New("NPB's verification was UNSUCCESSFUL")
+		return nil, 0, errors.New("NPB's verification was UNSUCCESSFUL")
 	case runErr != nil:
-		return nil, fmt.Errorf("mpirun %s: %w\n%s", strings.Join(args, " "), runErr, tail(out.String(), 20))
+		return nil, 0, fmt.Errorf("mpirun %s: %w\n%s", strings.Join(args, " "), runErr, tail(out.String(), 20))
 	case perr != nil:
-		return nil, fmt.Errorf("%w\n%s", perr, tail(out.String(), 20))
+		return nil, 0, fmt.Errorf("%w\n%s", perr, tail(out.String(), 20))
 	}
-	return &r, nil
+	return &r, countEscapes(out.String()), nil
+}
+
+// countEscapes returns how many processes of a run's output reported an
+// escape from the ordering of virtual time (each reports its first only).
+func countEscapes(out string) int {
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "nicemu: virtual time: process ") && strings.Contains(line, nicemu.EscapeNotice) {
+			n++
+		}
+	}
+	return n
 }
 
 // tail returns the last n lines of s.
