@@ -236,14 +236,33 @@ func TestNPBDeterministic(t *testing.T) {
 			recs[i] = append(recs[i], runSweep(t, args, dir))
 		}
 	}
+	compared := 0
 	for k, r := range recs[0] {
 		for _, p := range r.Points {
-			if q, ok := recs[1][k].Find(p.Key); !ok || q.Mops != p.Mops {
+			q, ok := recs[1][k].Find(p.Key)
+			switch {
+			case !ok:
+				t.Errorf("%v: missing from the second sweep", p.Key)
+			case escaped(p) || escaped(q):
+				// A process starved of the CPU for seconds left the
+				// ordering (nicemu.EscapeNotice): the run's times may
+				// differ by design, so it proves nothing either way.
+				t.Logf("%v: not compared, a run escaped the ordering (%.2f Mop/s, then %.2f)", p.Key, p.Mops, q.Mops)
+			case q.Mops != p.Mops:
 				t.Errorf("%v: %.2f Mop/s, then %.2f", p.Key, p.Mops, q.Mops)
+			default:
+				compared++
 			}
 		}
 	}
+	if compared == 0 && !t.Failed() {
+		t.Skip("every point had a run that escaped the ordering of virtual time: the machine is too loaded to test determinism")
+	}
 }
+
+// escaped reports whether any process of p's run escaped the ordering of
+// virtual time.
+func escaped(p thesisnpb.Point) bool { return p.Escapes != nil && *p.Escapes > 0 }
 
 // TestNPBDeclaredDeterministic runs a short sweep under declared computing
 // (class S, CG and IS on 2 and 4 processes over both layers), then the
