@@ -20,20 +20,17 @@ import (
 // process not running, when processes outnumber cores) holds up no
 // computing.
 type adiPipe struct {
-	comm *mpi.Comm
-	// send is the buffer the next send is packed into (claim sets it),
-	// one of sends.
-	send, recv []float64
-	sends      [2][]float64
-	sendReqs   [2]*mpi.Request
-	next       int // the index of send in sends
+	comm     *mpi.Comm
+	recv     []float64
+	sends    [2][]float64
+	sendReqs [2]*mpi.Request
+	next     int // the index in sends of the next send's buffer
 }
 
 // newBuffers allocates the pipe's buffers for messages of n values.
 func (p *adiPipe) newBuffers(n int) {
 	p.sends = [2][]float64{make([]float64, n), make([]float64, n)}
 	p.recv = make([]float64, n)
-	p.send = p.sends[0]
 }
 
 // adiStages are one benchmark's solves of a cell along axis d: forward
@@ -117,23 +114,22 @@ func (p *adiPipe) receive(peer, tag, n int) ([]float64, error) {
 	return buf, nil
 }
 
-// claim makes send the buffer of the next send, once the send that last
+// claim returns the buffer of the next send, once the send that last
 // used it has completed.
-func (p *adiPipe) claim() error {
-	p.send = p.sends[p.next]
+func (p *adiPipe) claim() ([]float64, error) {
+	buf := p.sends[p.next]
 	r := p.sendReqs[p.next]
 	if r == nil {
-		return nil
+		return buf, nil
 	}
 	p.sendReqs[p.next] = nil
 	_, err := r.Wait()
-	return err
+	return buf, err
 }
 
-// post starts sending the first n values of the send buffer (claimed) to
-// peer.
+// post starts sending the first n values of the claimed buffer to peer.
 func (p *adiPipe) post(n, peer, tag int) error {
-	r, err := mpi.Isend(p.comm, p.send[:n], peer, tag)
+	r, err := mpi.Isend(p.comm, p.sends[p.next][:n], peer, tag)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,15 @@ type adiParams struct {
 	ref   adiReference
 }
 
+// adiDrain completes the sends that a benchmark's steps leave in flight:
+// the face exchange's and the line solves'.
+func adiDrain(f *adiFaces, p *adiPipe) error {
+	if err := f.drain(); err != nil {
+		return err
+	}
+	return p.drain()
+}
+
 // adiTimedSteps runs one untimed step, reinitialises, and times niter
 // steps and the completion of the sends they leave in flight (drain); it
 // returns the largest time over the processes (on rank 0).
@@ -53,15 +62,18 @@ func adiTimedSteps(c *mpi.Comm, niter int, step, drain func() error, reinit func
 }
 
 // adiResult computes the norms of the final state, with the right-hand
-// side recomputed by rhs, verifies them and returns the result (verify
+// side recomputed by rhs (its sends then completed by drain), verifies them and returns the result (verify
 // and print_results).
-func adiResult(c *mpi.Comm, name string, class Class, p adiParams, secs, ops float64, o Options, g *adiGrid, k *adiConsts, rhs func() error) (*Result, error) {
+func adiResult(c *mpi.Comm, name string, class Class, p adiParams, secs, ops float64, o Options, g *adiGrid, k *adiConsts, rhs, drain func() error) (*Result, error) {
 	lower := strings.ToLower(name)
 	xce, err := adiErrorNorm(c, g, k)
 	if err != nil {
 		return nil, fmt.Errorf("npb: %s: %w", lower, err)
 	}
 	if err := rhs(); err != nil {
+		return nil, fmt.Errorf("npb: %s: %w", lower, err)
+	}
+	if err := drain(); err != nil {
 		return nil, fmt.Errorf("npb: %s: %w", lower, err)
 	}
 	xcr, err := adiRHSNorm(c, g)

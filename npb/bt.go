@@ -100,25 +100,8 @@ func (s *btState) rhs() error {
 	return nil
 }
 
-// finalRHS is rhs for the verification, its sends completed.
-func (s *btState) finalRHS() error {
-	if err := s.rhs(); err != nil {
-		return err
-	}
-	return s.drain()
-}
-
-// drain completes the sends that the steps leave in flight (the faces'
-// and the line solves').
-func (s *btState) drain() error {
-	if err := s.faces.drain(); err != nil {
-		return fmt.Errorf("bt: %w", err)
-	}
-	if err := s.solver.drain(); err != nil {
-		return fmt.Errorf("bt: %w", err)
-	}
-	return nil
-}
+// drain completes the sends that the steps leave in flight.
+func (s *btState) drain() error { return adiDrain(s.faces, &s.solver.adiPipe) }
 
 // step is one time step (adi).
 func (s *btState) step() error {
@@ -167,5 +150,5 @@ func runBT(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("npb: %w", err)
 	}
-	return adiResult(c, "BT", class, p, secs, btOps(p), o, s.g, s.k, s.finalRHS)
+	return adiResult(c, "BT", class, p, secs, btOps(p), o, s.g, s.k, s.rhs, s.drain)
 }

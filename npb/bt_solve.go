@@ -151,13 +151,14 @@ func (s *btSolver) eliminate(c *adiCell, d, pu, pa, pr int, cs []btBlock, in []f
 // sendForward sends the C′ and r′ of the last point of every line of cell
 // ci to the successor on axis d.
 func (s *btSolver) sendForward(c *adiCell, ci, d int) error {
-	if err := s.claim(); err != nil {
+	send, err := s.claim()
+	if err != nil {
 		return err
 	}
 	_, _, sr := adiAxisStrides(c, d)
 	q := c.size[d] - 1
 	adiLineIter(c, d, func(line, _, _, pr int) {
-		m := s.send[line*btFwdWords:][:btFwdWords]
+		m := send[line*btFwdWords:][:btFwdWords]
 		blk := &s.lineBlocks(ci, d, line)[q]
 		for r := range 5 {
 			copy(m[5*r:5*r+5], blk[r][:])
@@ -194,11 +195,12 @@ func btSubstitute(c *adiCell, d, pr int, cs []btBlock, next *[5]float64) {
 // sendBackward sends the solution at the first point of every line of
 // cell c to the predecessor on axis d.
 func (s *btSolver) sendBackward(c *adiCell, d int) error {
-	if err := s.claim(); err != nil {
+	send, err := s.claim()
+	if err != nil {
 		return err
 	}
 	adiLineIter(c, d, func(line, _, _, pr int) {
-		copy(s.send[line*btBackWords:][:btBackWords], c.rhs[pr:pr+5])
+		copy(send[line*btBackWords:][:btBackWords], c.rhs[pr:pr+5])
 	})
 	return s.post(adiLines(c, d)*btBackWords, s.g.pred[d], btMessages.backTag+d)
 }

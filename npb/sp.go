@@ -127,25 +127,8 @@ func (s *spState) rhsThen(then adiRowFunc) error {
 	return nil
 }
 
-// finalRHS is rhs for the verification, its sends completed.
-func (s *spState) finalRHS() error {
-	if err := s.rhs(); err != nil {
-		return err
-	}
-	return s.drain()
-}
-
-// drain completes the sends that the steps leave in flight (the faces'
-// and the line solves').
-func (s *spState) drain() error {
-	if err := s.faces.drain(); err != nil {
-		return fmt.Errorf("sp: %w", err)
-	}
-	if err := s.solver.drain(); err != nil {
-		return fmt.Errorf("sp: %w", err)
-	}
-	return nil
-}
+// drain completes the sends that the steps leave in flight.
+func (s *spState) drain() error { return adiDrain(s.faces, &s.solver.adiPipe) }
 
 // step is one time step (adi): txinvr runs on each row of the right-hand
 // side as it is completed, and the update of u (add) with tzetar on each
@@ -200,5 +183,5 @@ func runSP(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("npb: %w", err)
 	}
-	return adiResult(c, "SP", class, p, secs, spOps(p), o, s.g, s.k, s.finalRHS)
+	return adiResult(c, "SP", class, p, secs, spOps(p), o, s.g, s.k, s.rhs, s.drain)
 }

@@ -151,14 +151,15 @@ func spTakeRows(lhs []float64, lb, sl int, rhs []float64, rb, sr int, fc spFacto
 // sendForward sends the last two eliminated rows of every line of cell ci to
 // the successor on axis d.
 func (s *spSolver) sendForward(c *adiCell, ci, d int) error {
-	if err := s.claim(); err != nil {
+	send, err := s.claim()
+	if err != nil {
 		return err
 	}
 	up := s.up[ci]
 	_, _, sr := adiAxisStrides(c, d)
 	n := c.size[d]
 	adiLineIter(c, d, func(line, _, _, pr int) {
-		m := s.send[line*spFwdWords:][:spFwdWords]
+		m := send[line*spFwdWords:][:spFwdWords]
 		p := 0
 		for f, fc := range spFactors {
 			for q := n - 2; q < n; q++ {
@@ -208,12 +209,13 @@ func spBackwardPencil(c *adiCell, up []float64, p *spPencil, in []float64) {
 // sendBackward sends the first two solution values of every line of cell
 // c to the predecessor on axis d.
 func (s *spSolver) sendBackward(c *adiCell, d int) error {
-	if err := s.claim(); err != nil {
+	send, err := s.claim()
+	if err != nil {
 		return err
 	}
 	_, _, sr := adiAxisStrides(c, d)
 	adiLineIter(c, d, func(line, _, _, pr int) {
-		m := s.send[line*spBackWords:][:spBackWords]
+		m := send[line*spBackWords:][:spBackWords]
 		for comp := range 5 {
 			m[2*comp], m[2*comp+1] = c.rhs[pr+comp], c.rhs[pr+sr+comp]
 		}
