@@ -83,6 +83,7 @@ func adiCellRHS(c *adiCell, k *adiConsts, then adiRowFunc) {
 	for d := range kc {
 		kc[d] = adiNewAxisConsts(&k.dir[d], k)
 	}
+	kv := newAdiRowVecs(&kc, k.dt)
 	ilo, ihi := c.interior(0)
 	jlo, jhi := c.interior(1)
 	klo, khi := c.interior(2)
@@ -100,9 +101,7 @@ func adiCellRHS(c *adiCell, k *adiConsts, then adiRowFunc) {
 				for d := range rows {
 					rows[d].set(c, d, ilo, jj, kk, n)
 				}
-				adiRowX(r, &rows[0], wx, &kc[0])
-				adiRowY(r, &rows[1], &c.diss[1][jj], &kc[1])
-				adiRowZ(r, &rows[2], &c.diss[2][kk], &kc[2], k.dt)
+				adiRowTerms(r, &rows, wx, &c.diss[1][jj], &c.diss[2][kk], &kc, &kv, k.dt)
 				if then != nil {
 					then(c, jj, kk)
 				}

@@ -27,6 +27,15 @@ func adiNewAxisConsts(ax *adiDir, k *adiConsts) adiAxisConsts {
 	}
 }
 
+// adiRowTermsGo adds the terms of the three axes to the row r of rhs and
+// scales it by dt: rw are the rows next to it along each axis, wx its
+// points' dissipation weights along x, wy and wz the row's along y and z.
+func adiRowTermsGo(r []float64, rw *[3]adiRows, wx [][5]float64, wy, wz *[5]float64, kc *[3]adiAxisConsts, dt float64) {
+	adiRowX(r, &rw[0], wx, &kc[0])
+	adiRowY(r, &rw[1], wy, &kc[1])
+	adiRowZ(r, &rw[2], wz, &kc[2], dt)
+}
+
 // adiRowX adds the x terms to the row r of rhs: rw are the rows next to
 // it along x, w its points' dissipation weights.
 func adiRowX(r []float64, rw *adiRows, w [][5]float64, kp *adiAxisConsts) {

@@ -1,0 +1,110 @@
+//go:build amd64 && !purego
+
+package npb
+
+import (
+	"math"
+	"testing"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+// adiWithAVX2 runs f with the AVX2 right-hand side switched on or off.
+func adiWithAVX2(t testing.TB, on bool, f func()) {
+	if on && !cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2) {
+		t.Skip("the CPU has no AVX2")
+	}
+	old := adiUseAVX2
+	adiUseAVX2 = on
+	defer func() { adiUseAVX2 = old }()
+	f()
+}
+
+// adiSameValues returns the first index where a and b differ, or −1: the
+// same bits, or zeros of either sign.
+func adiSameValues(a, b []float64) int {
+	if len(a) != len(b) {
+		return 0
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) && !(a[i] == 0 && b[i] == 0) {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestADIRHSAVX2 checks that BT's and SP's right-hand sides come out the
+// same with the assembly on and off, after a few time steps of each
+// benchmark at classes S and W.
+func TestADIRHSAVX2(t *testing.T) {
+	type bench struct {
+		name   string
+		params func(Class) (adiParams, bool)
+		state  func(p adiParams) (step, rhs func() error, g *adiGrid, err error)
+	}
+	benches := []bench{
+		{"bt", btClassParams, func(p adiParams) (func() error, func() error, *adiGrid, error) {
+			s, err := btNewState(nil, 1, 0, p)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			return s.step, s.rhs, s.g, nil
+		}},
+		{"sp", spClassParams, func(p adiParams) (func() error, func() error, *adiGrid, error) {
+			s, err := spNewState(nil, 1, 0, p)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			return s.step, s.rhs, s.g, nil
+		}},
+	}
+	for _, b := range benches {
+		for _, class := range []Class{'S', 'W'} {
+			p, _ := b.params(class)
+			step, rhs, g, err := b.state(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 3 {
+				if err := step(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got [2][]float64
+			for k, on := range []bool{true, false} {
+				adiWithAVX2(t, on, func() {
+					if err := rhs(); err != nil {
+						t.Fatal(err)
+					}
+					got[k] = append([]float64(nil), g.cells[0].rhs...)
+				})
+			}
+			if i := adiSameValues(got[0], got[1]); i >= 0 {
+				t.Errorf("%s class %c: rhs at %d: %v with AVX2, %v without", b.name, class, i, got[0][i], got[1][i])
+			}
+		}
+	}
+}
+
+// BenchmarkADIRHSAVX2 times SP's right-hand side of class A on one
+// process with the assembly on and off.
+func BenchmarkADIRHSAVX2(b *testing.B) {
+	p, _ := spClassParams('A')
+	s, err := spNewState(nil, 1, 0, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, on := range []bool{true, false} {
+		name := map[bool]string{true: "avx2", false: "go"}[on]
+		b.Run(name, func(b *testing.B) {
+			adiWithAVX2(b, on, func() {
+				for b.Loop() {
+					if err := s.rhs(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
