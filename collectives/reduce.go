@@ -37,8 +37,12 @@ func reduceBinomial(c *call, r Reducer, send, recv []byte, root int) error {
 	// acc holds the combination of the ranks [rel, rel+mask); tmp
 	// receives a child's, of the ranks just above. Until the first child's
 	// arrives, acc is the input itself: a leaf sends it as it is, without
-	// a copy whose lines the parent would then read from this core.
+	// a copy whose lines the parent would then read from this core. The
+	// first child's goes straight into the memory that will hold the
+	// combination, which the input then joins: the input is not copied.
 	acc := reduceInput(send, recv, length)
+	keeps := rank == top && rank == root                   // the combination ends in recv
+	writable := keeps && (send == nil || same(send, recv)) // acc may be written
 	var tmp []byte
 	rel := (rank - top + n) % n
 	for mask := 1; mask < n; mask *= 2 {
@@ -48,20 +52,31 @@ func reduceBinomial(c *call, r Reducer, send, recv []byte, root int) error {
 			}
 			break
 		}
-		if rel+mask < n {
-			if tmp == nil {
-				acc, tmp = reduceAccumulator(c, acc, recv, rank == top && rank == root, length), c.alloc(length)
-			}
-			if err := c.recv((rel+mask+top)%n, tmp); err != nil {
+		if rel+mask >= n {
+			continue
+		}
+		child := (rel + mask + top) % n
+		if !writable {
+			dst := reduceDestination(c, recv, keeps, length)
+			if err := c.recv(child, dst); err != nil {
 				return err
 			}
-			if r.Commutative {
-				r.Apply(tmp, acc)
-			} else {
-				// acc (lower ranks) ∘ tmp (higher ranks), computed in tmp.
-				r.Apply(acc, tmp)
-				acc, tmp = tmp, acc
-			}
+			r.Apply(acc, dst) // the input holds the lower ranks
+			acc, writable = dst, true
+			continue
+		}
+		if tmp == nil {
+			tmp = c.alloc(length)
+		}
+		if err := c.recv(child, tmp); err != nil {
+			return err
+		}
+		if r.Commutative {
+			r.Apply(tmp, acc)
+		} else {
+			// acc (lower ranks) ∘ tmp (higher ranks), computed in tmp.
+			r.Apply(acc, tmp)
+			acc, tmp = tmp, acc
 		}
 	}
 	switch {
@@ -86,16 +101,14 @@ func reduceInput(send, recv []byte, length int) []byte {
 	return send
 }
 
-// reduceAccumulator returns memory holding a copy of in that the
-// reduction may combine into: recv itself when the rank keeps the result
+// reduceDestination returns the memory that will hold a rank's
+// combination of length bytes: recv itself when the rank keeps the result
 // (intoRecv) and recv is long enough, else scratch memory.
-func reduceAccumulator(c *call, in, recv []byte, intoRecv bool, length int) []byte {
-	acc := recv
-	if !intoRecv || len(recv) < length {
-		acc = c.alloc(length)
+func reduceDestination(c *call, recv []byte, intoRecv bool, length int) []byte {
+	if intoRecv && len(recv) >= length {
+		return recv[:length]
 	}
-	copyInput(acc, in, nil)
-	return acc
+	return c.alloc(length)
 }
 
 // reduceScatterGather reduces a commutative operation by a ring
