@@ -31,17 +31,25 @@ func adiNewFaces(g *adiGrid) *adiFaces {
 	for d := range 3 {
 		a, b := adiOther(d)
 		for side := range 2 {
-			n := 0
+			var ns, nr int
 			for _, c := range g.cells {
+				face := 2 * 5 * c.size[a] * c.size[b]
 				// A cell sends towards the predecessor unless it is first
 				// on the axis, towards the successor unless it is last;
-				// the neighbour receives the same amount.
+				// what travels towards the successor fills the ghosts of
+				// the cells that are not first, and the reverse. The
+				// cells of a process differ in size when the grid does
+				// not divide evenly (class A on 9 processes): a
+				// neighbour's face has the size of the receiving cell's.
 				if (side == 0 && c.start[d] == 0) || (side == 1 && c.end[d] == 0) {
-					n += 2 * 5 * c.size[a] * c.size[b]
+					ns += face
+				}
+				if (side == 1 && c.start[d] == 0) || (side == 0 && c.end[d] == 0) {
+					nr += face
 				}
 			}
-			f.send[d][side] = make([]float64, n)
-			f.recv[d][side] = make([]float64, n)
+			f.send[d][side] = make([]float64, ns)
+			f.recv[d][side] = make([]float64, nr)
 		}
 	}
 	return f

@@ -75,6 +75,38 @@ func TestADIDecomposition(t *testing.T) {
 	}
 }
 
+// TestADIFaceBuffers checks, for every process of 4, 9 and 16 on a grid
+// that splits into cells of unequal sizes, that each face message a
+// process sends is as long as the buffer its receiver posts for it and as
+// the faces the receiver unpacks from it.
+func TestADIFaceBuffers(t *testing.T) {
+	const n = 13
+	for _, np := range []int{4, 9, 16} {
+		grids := make([]*adiGrid, np)
+		faces := make([]*adiFaces, np)
+		for me := range np {
+			g, err := adiNewGrid([3]int{n, n, n}, np, me, false)
+			if err != nil {
+				t.Fatalf("np=%d me=%d: %v", np, me, err)
+			}
+			grids[me], faces[me] = g, adiNewFaces(g)
+		}
+		for me, g := range grids {
+			for d := range 3 {
+				for side := range 2 {
+					to := [2]int{g.pred[d], g.succ[d]}[side]
+					sent, posted := len(faces[me].send[d][side]), len(faces[to].recv[d][side])
+					if sent != posted {
+						t.Errorf("np=%d: %d sends %d values along axis %d towards side %d, %d posts %d", np, me, sent, d, side, to, posted)
+					}
+					faces[me].pack(g, d, side)
+					faces[to].unpack(grids[to], d, side) // panics if it reads past the buffer
+				}
+			}
+		}
+	}
+}
+
 // TestADIDecompositionRefuses checks that a non-square process count and
 // cells of fewer than three points are refused.
 func TestADIDecompositionRefuses(t *testing.T) {
