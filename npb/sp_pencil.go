@@ -48,8 +48,8 @@ func spPencils(c *adiCell, d int, f func(p spPencil)) {
 	}
 }
 
-// fill sets the pentadiagonal rows of the pencil in rows (row q of line l
-// at 15·(q·na + l)) for the sweep along axis d (lhsx, lhsy, lhsz): at the
+// fill sets the pentadiagonal rows of the pencil in rows, in the lane
+// layout (sp_lanes.go) for the sweep along axis d (lhsx, lhsy, lhsz): at the
 // updated points the implicit convection and viscous terms, the
 // fourth-order dissipation, and for the second and third factors the
 // speed of sound; at the grid's boundary points rows of the identity, as
@@ -75,10 +75,19 @@ func (s *spSolver) fill(c *adiCell, d int, p *spPencil, rows []float64) {
 	// a pointer after each store to lhs.
 	dtt1, dtt2, c2dtt1 := ax.dtt1, ax.dtt2, ax.c2dtt1
 	speed := c.speed
+	y := newSPLaneLayout(p)
+	sl := y.stride(15)
 	for q := range p.n {
+		// Rows of the identity at the grid's boundary points and in the
+		// padding lanes.
+		from := na
 		if q < p.lo || q > p.hi {
-			for l := range na {
-				*(*[15]float64)(rows[15*(q*na+l):]) = spIdentityRow
+			from = 0
+		}
+		for l := from; l < y.lanes(); l++ {
+			o := y.at(q, l, 15)
+			for j, v := range spIdentityRow {
+				rows[o+j*spLanes] = v
 			}
 		}
 	}
@@ -87,16 +96,18 @@ func (s *spSolver) fill(c *adiCell, d int, p *spPencil, rows []float64) {
 		rm, r0, rp := s.rhon[q*na:][:na], s.rhon[(q+1)*na:][:na], s.rhon[(q+2)*na:][:na]
 		w := &c.diss[d][q]
 		w0, w1, w2, w3, w4 := 0+w[0]*k.dttdssp, w[1]*k.dttdssp, w[2]*k.dttdssp, w[3]*k.dttdssp, 0+w[4]*k.dttdssp
+		rq := rows[q*sl:][:sl]
 		for l := range na {
-			row := (*[15]float64)(rows[15*(q*na+l):])
 			r1 := -dtt2*cvm[l] - dtt1*rm[l] + w1
 			r2 := 1 + c2dtt1*r0[l] + w2
 			r3 := dtt2*cvp[l] - dtt1*rp[l] + w3
 			pa := p.pa + q*p.sa + l*p.saA
 			sm, sp := dtt2*speed[pa-p.sa], dtt2*speed[pa+p.sa]
-			row[0], row[1], row[2], row[3], row[4] = w0, r1, r2, r3, w4
-			row[5], row[6], row[7], row[8], row[9] = w0, r1-sm, r2, r3+sp, w4
-			row[10], row[11], row[12], row[13], row[14] = w0, r1+sm, r2, r3-sp, w4
+			blk := (*[15 * spLanes]float64)(rq[15*spLanes*(l/spLanes):])
+			ln := l % spLanes
+			blk[ln], blk[spLanes+ln], blk[2*spLanes+ln], blk[3*spLanes+ln], blk[4*spLanes+ln] = w0, r1, r2, r3, w4
+			blk[5*spLanes+ln], blk[6*spLanes+ln], blk[7*spLanes+ln], blk[8*spLanes+ln], blk[9*spLanes+ln] = w0, r1-sm, r2, r3+sp, w4
+			blk[10*spLanes+ln], blk[11*spLanes+ln], blk[12*spLanes+ln], blk[13*spLanes+ln], blk[14*spLanes+ln] = w0, r1+sm, r2, r3-sp, w4
 		}
 	}
 }
@@ -107,98 +118,6 @@ var spIdentityRow = [15]float64{2: 1, 7: 1, 12: 1}
 // spUp returns the index in a cell's super-diagonals (spSolver.up) of the
 // point whose index in rhs is r.
 func spUp(r int) int { return r / 5 * 6 }
-
-// eliminate runs the forward elimination of the three factors on the
-// pencil's lines, whose rows fill left in rows: each row is scaled to a
-// unit diagonal and the two sub-diagonals below it are eliminated; the
-// last row is scaled too. The scaled super-diagonals, all the back
-// substitution needs, go to up.
-func spEliminate(rows, up, rhs []float64, p *spPencil) {
-	n, sr, sk := p.n, p.sr, 15*p.na
-	for q := 0; q <= n-3; q++ {
-		for l := range p.na {
-			r := p.pr + q*sr + l*p.srA
-			spEliminateRow(rows, 15*(q*p.na+l), sk, up[spUp(r):][:6], rhs, r, sr, true)
-		}
-	}
-	for l := range p.na {
-		r := p.pr + (n-2)*sr + l*p.srA
-		k := 15 * ((n-2)*p.na + l)
-		spEliminateRow(rows, k, sk, up[spUp(r):][:6], rhs, r, sr, false)
-		// The last row has nothing below: it is only scaled.
-		rl := r + sr
-		row := (*[15]float64)(rows[k+sk:])
-		u := (*[6]float64)(up[spUp(rl):])
-		v := (*[5]float64)(rhs[rl:])
-		for f, fc := range spFactors {
-			fac := 1 / row[5*f+2]
-			u[2*f] = row[5*f+3] * fac
-			u[2*f+1] = row[5*f+4] * fac
-			for m := fc.lo; m < fc.hi; m++ {
-				v[m] *= fac
-			}
-		}
-	}
-}
-
-// spEliminateRow scales the row at index k of rows (rows sk apart), whose
-// point has rhs index r (points sr apart), and eliminates its column from
-// the next row and, when two is set, from the row after, for the three
-// factors; the row's scaled super-diagonals go to u.
-func spEliminateRow(rows []float64, k, sk int, u []float64, rhs []float64, r, sr int, two bool) {
-	l0 := (*[15]float64)(rows[k:])
-	l1 := (*[15]float64)(rows[k+sk:])
-	r0 := (*[5]float64)(rhs[r:])
-	r1 := (*[5]float64)(rhs[r+sr:])
-	ut := (*[6]float64)(u)
-	var l2 *[15]float64
-	var r2 *[5]float64
-	if two {
-		l2 = (*[15]float64)(rows[k+2*sk:])
-		r2 = (*[5]float64)(rhs[r+2*sr:])
-	}
-
-	// The first factor, shared by components 0, 1 and 2.
-	fac := 1 / l0[2]
-	a3, a4 := fac*l0[3], fac*l0[4]
-	ut[0], ut[1] = a3, a4
-	x0, x1, x2 := fac*r0[0], fac*r0[1], fac*r0[2]
-	r0[0], r0[1], r0[2] = x0, x1, x2
-	b := l1[1]
-	l1[2] -= b * a3
-	l1[3] -= b * a4
-	r1[0] -= b * x0
-	r1[1] -= b * x1
-	r1[2] -= b * x2
-	if two {
-		b = l2[0]
-		l2[1] -= b * a3
-		l2[2] -= b * a4
-		r2[0] -= b * x0
-		r2[1] -= b * x1
-		r2[2] -= b * x2
-	}
-
-	// The second and third factors, of components 3 and 4.
-	for f := 1; f < 3; f++ {
-		o, m := 5*f, 2+f
-		fac := 1 / l0[o+2]
-		a3, a4 := fac*l0[o+3], fac*l0[o+4]
-		ut[2*f], ut[2*f+1] = a3, a4
-		x := fac * r0[m]
-		r0[m] = x
-		b := l1[o+1]
-		l1[o+2] -= b * a3
-		l1[o+3] -= b * a4
-		r1[m] -= b * x
-		if two {
-			b = l2[o]
-			l2[o+1] -= b * a3
-			l2[o+2] -= b * a4
-			r2[m] -= b * x
-		}
-	}
-}
 
 // spFactorOf is the factor of each component of rhs.
 var spFactorOf = [5]int{0, 0, 0, 1, 2}

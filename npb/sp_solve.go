@@ -44,10 +44,11 @@ type spSolver struct {
 	up [][]float64
 	// rows are the pentadiagonal rows of the pencil being eliminated, 15
 	// values per row (5 per factor, the coefficients of the points
-	// q−2..q+2), row q of line l at 15·(q·na + l): the rows that only the
-	// elimination needs stay in cache instead of going to memory with
-	// the cell's.
-	rows []float64
+	// q−2..q+2), x its right-hand sides and u the super-diagonals the
+	// elimination produces, all in the lane layout (sp_lanes.go): the
+	// rows that only the elimination needs stay in cache instead of going
+	// to memory with the cell's.
+	rows, x, u []float64
 	// cv and rhon are the normal velocity and the viscous eigenvalue
 	// bound on the current pencil, row q of line l at (q+1)·na + l.
 	cv, rhon []float64
@@ -62,7 +63,10 @@ func spNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *spSolver {
 		s.up[ci] = make([]float64, 6*g.cells[ci].points())
 	}
 	n := g.maxSize()
-	s.rows = make([]float64, 15*n*n)
+	lanes := (n + spLanes - 1) / spLanes * spLanes
+	s.rows = make([]float64, 15*n*lanes)
+	s.x = make([]float64, 5*n*lanes)
+	s.u = make([]float64, 6*n*lanes)
 	s.cv = make([]float64, (n+2)*n)
 	s.rhon = make([]float64, (n+2)*n)
 	s.newBuffers(n * n * spFwdWords)
@@ -91,60 +95,77 @@ func (s *spSolver) forward(ci, d int, in []float64) {
 }
 
 // solveLast eliminates and back-substitutes along axis d in cell ci, the
-// last on the axis, a pencil at a time: the pencil's coefficients are
-// still in cache for the back substitution.
+// last on the axis, a pencil at a time in the lane layout: the pencil's
+// values are still in cache for the back substitution, and its
+// super-diagonals, which no message needs, never go to the cell's.
 func (s *spSolver) solveLast(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
-	up := s.up[ci]
 	spPencils(c, d, func(p spPencil) {
-		s.forwardPencil(c, d, up, &p, in)
-		spBackwardPencil(c, up, &p, nil)
+		y := s.eliminatePencil(c, d, &p, in)
+		spBackSubstituteLanes(s.x, s.u, y)
+		spScatter(c.rhs, nil, s.x, s.u, &p, y)
 	})
 	s.pointOps.declare(spShareForward+spShareBackward, c.points())
 }
 
 // forwardPencil fills the rows of pencil p along axis d of cell c and
-// eliminates, leaving the super-diagonals in up; in holds the
-// predecessor's last two rows of each line, or is nil.
+// eliminates, leaving the eliminated right-hand sides in the cell's rhs
+// and the super-diagonals in up; in holds the predecessor's last two rows
+// of each line, or is nil.
 func (s *spSolver) forwardPencil(c *adiCell, d int, up []float64, p *spPencil, in []float64) {
+	y := s.eliminatePencil(c, d, p, in)
+	spScatter(c.rhs, up, s.x, s.u, p, y)
+}
+
+// eliminatePencil fills the rows of pencil p along axis d of cell c and
+// eliminates them in the lane layout (sp_lanes.go), with the right-hand
+// sides gathered into s.x and the super-diagonals left in s.u; in holds
+// the predecessor's last two rows of each line, or is nil.
+func (s *spSolver) eliminatePencil(c *adiCell, d int, p *spPencil, in []float64) spLaneLayout {
+	y := newSPLaneLayout(p)
 	s.fill(c, d, p, s.rows)
+	spGather(s.x, c.rhs, p, y)
 	if in != nil {
 		for l := range p.na {
 			m := in[(p.line0+l)*spFwdWords:][:spFwdWords]
-			pr := p.pr + l*p.srA
 			for f, fc := range spFactors {
 				w := 2 * (2 + fc.hi - fc.lo)
-				spTakeRows(s.rows, 15*l+5*f, 15*p.na, c.rhs, pr, p.sr, fc, m[:w])
+				spTakeRows(s.rows, s.x, y, l, f, fc, m[:w])
 				m = m[w:]
 			}
 		}
 	}
-	spEliminate(s.rows, up, c.rhs, p)
+	spEliminateLanes(s.rows, s.x, s.u, y)
+	return y
 }
 
-// spTakeRows eliminates the first two rows of a line (lhs from lb, rhs
-// from rb, strides sl and sr) against the predecessor's last two
-// eliminated rows in m: for each, the two super-diagonal coefficients and
-// the right-hand sides of factor fc.
-func spTakeRows(lhs []float64, lb, sl int, rhs []float64, rb, sr int, fc spFactor, m []float64) {
+// spTakeRows eliminates the first two rows of line l (in rows and x, in
+// the lane layout y) against the predecessor's last two eliminated rows
+// in m: for each, the two super-diagonal coefficients and the right-hand
+// sides of factor f, fc.
+func spTakeRows(rows, x []float64, y spLaneLayout, l, f int, fc spFactor, m []float64) {
 	nm := fc.hi - fc.lo
 	a, b := m[:2+nm], m[2+nm:]
-	l0, l1 := lhs[lb:][:5], lhs[lb+sl:][:5]
-	for e, x := range a[2:] {
-		rhs[rb+fc.lo+e] -= x * l0[0]
+	k0, k1 := y.at(0, l, 15)+5*f*spLanes, y.at(1, l, 15)+5*f*spLanes
+	l0 := func(j int) *float64 { return &rows[k0+j*spLanes] }
+	l1 := func(j int) *float64 { return &rows[k1+j*spLanes] }
+	x0 := func(e int) *float64 { return &x[y.at(0, l, 5)+(fc.lo+e)*spLanes] }
+	x1 := func(e int) *float64 { return &x[y.at(1, l, 5)+(fc.lo+e)*spLanes] }
+	for e, v := range a[2:] {
+		*x0(e) -= v * *l0(0)
 	}
-	l0[1] -= a[0] * l0[0]
-	l0[2] -= a[1] * l0[0]
+	*l0(1) -= a[0] * *l0(0)
+	*l0(2) -= a[1] * *l0(0)
 	d, e := b[0], b[1]
-	r1 := l0[1]
-	l0[2] -= d * r1
-	l0[3] -= e * r1
-	r2 := l1[0]
-	l1[1] -= d * r2
-	l1[2] -= e * r2
-	for i, x := range b[2:] {
-		rhs[rb+fc.lo+i] -= x * r1
-		rhs[rb+sr+fc.lo+i] -= x * r2
+	r1 := *l0(1)
+	*l0(2) -= d * r1
+	*l0(3) -= e * r1
+	r2 := *l1(0)
+	*l1(1) -= d * r2
+	*l1(2) -= e * r2
+	for i, v := range b[2:] {
+		*x0(i) -= v * r1
+		*x1(i) -= v * r2
 	}
 }
 

@@ -1,0 +1,212 @@
+package npb
+
+// The forward elimination of SP's pencils works on spLanes lines at a
+// time, in a layout of its own: the rows of the pencil, its right-hand
+// sides and the super-diagonals it produces are stored by blocks of
+// spLanes lines, the lines of a block side by side for each value, so
+// that one step of the recurrence is the same few operations on spLanes
+// adjacent values (four doubles: one AVX2 vector). The right-hand sides
+// are gathered from the cell's rhs into this layout before the
+// elimination and scattered back after it, with the super-diagonals.
+//
+// Row q of line l: block b = l/spLanes, lane l%spLanes; value v of the
+// row (one of 15 coefficients, 5 right-hand sides or 6 super-diagonals)
+// at ((q·nb + b)·values + v)·spLanes + lane, nb being the pencil's
+// blocks. The lanes past the pencil's last line are rows of the identity
+// with zero right-hand sides.
+
+// spLanes is the number of lines an elimination step takes at once.
+const spLanes = 4
+
+// spLaneLayout is the layout of one pencil's rows: nb blocks of spLanes
+// lines, n rows.
+type spLaneLayout struct{ n, na, nb int }
+
+func newSPLaneLayout(p *spPencil) spLaneLayout {
+	return spLaneLayout{n: p.n, na: p.na, nb: (p.na + spLanes - 1) / spLanes}
+}
+
+// at returns the index of value 0 of row q of line l in an array of
+// values values a row; value v is spLanes·v further.
+func (y spLaneLayout) at(q, l, values int) int {
+	return ((q*y.nb+l/spLanes)*values)*spLanes + l%spLanes
+}
+
+// stride returns the distance between rows q and q+1 of a line in an
+// array of values values a row.
+func (y spLaneLayout) stride(values int) int { return y.nb * values * spLanes }
+
+// lanes returns the number of lanes of the layout, the pencil's lines
+// and the padding after them.
+func (y spLaneLayout) lanes() int { return y.nb * spLanes }
+
+// spGather copies the right-hand sides of pencil p from the cell's rhs
+// into x (5 values a row), zero in the padding lanes.
+func spGather(x, rhs []float64, p *spPencil, y spLaneLayout) {
+	sx := y.stride(5)
+	for q := range y.n {
+		xq, rq := x[q*sx:][:sx], p.pr+q*p.sr
+		for b := range y.nb {
+			blk := (*[5 * spLanes]float64)(xq[5*spLanes*b:])
+			for ln := range spLanes {
+				l := b*spLanes + ln
+				if l >= y.na {
+					blk[ln], blk[spLanes+ln], blk[2*spLanes+ln], blk[3*spLanes+ln], blk[4*spLanes+ln] = 0, 0, 0, 0, 0
+					continue
+				}
+				v := (*[5]float64)(rhs[rq+l*p.srA:])
+				blk[ln], blk[spLanes+ln], blk[2*spLanes+ln], blk[3*spLanes+ln], blk[4*spLanes+ln] = v[0], v[1], v[2], v[3], v[4]
+			}
+		}
+	}
+}
+
+// spScatter copies the right-hand sides x and super-diagonals u of
+// pencil p back into the cell's rhs and its up (spSolver.up; nil: the
+// super-diagonals stay in u).
+func spScatter(rhs, up, x, u []float64, p *spPencil, y spLaneLayout) {
+	sx, su := y.stride(5), y.stride(6)
+	for q := range y.n {
+		xq, uq, rq := x[q*sx:][:sx], u[q*su:][:su], p.pr+q*p.sr
+		for b := range y.nb {
+			xb := (*[5 * spLanes]float64)(xq[5*spLanes*b:])
+			ub := (*[6 * spLanes]float64)(uq[6*spLanes*b:])
+			for ln := range min(spLanes, y.na-b*spLanes) {
+				r := rq + (b*spLanes+ln)*p.srA
+				v := (*[5]float64)(rhs[r:])
+				v[0], v[1], v[2], v[3], v[4] = xb[ln], xb[spLanes+ln], xb[2*spLanes+ln], xb[3*spLanes+ln], xb[4*spLanes+ln]
+				if up == nil {
+					continue
+				}
+				w := (*[6]float64)(up[spUp(r):])
+				w[0], w[1], w[2], w[3], w[4], w[5] = ub[ln], ub[spLanes+ln], ub[2*spLanes+ln], ub[3*spLanes+ln], ub[4*spLanes+ln], ub[5*spLanes+ln]
+			}
+		}
+	}
+}
+
+// spEliminateLanes runs the forward elimination of the three factors on
+// the pencil in the lane layout y: rows (15 values a row) and x (5) are
+// eliminated in place, each row scaled to a unit diagonal and the two
+// sub-diagonals below it eliminated; the last row is scaled too. The
+// scaled super-diagonals, all the back substitution needs, go to u (6
+// values a row).
+func spEliminateLanes(rows, x, u []float64, y spLaneLayout) {
+	sl, sx, su := y.stride(15), y.stride(5), y.stride(6)
+	for q := 0; q <= y.n-2; q++ {
+		spEliminateStep(rows[q*sl:], x[q*sx:], u[q*su:], sl, sx, y.nb, q <= y.n-3)
+	}
+	// The last row has nothing below: it is only scaled.
+	q := y.n - 1
+	row, v, w := rows[q*sl:][:y.stride(15)], x[q*sx:][:y.stride(5)], u[q*su:][:y.stride(6)]
+	for b := range y.nb {
+		for ln := range spLanes {
+			lr, lv, lw := 15*spLanes*b+ln, 5*spLanes*b+ln, 6*spLanes*b+ln
+			for f, fc := range spFactors {
+				fac := 1 / row[lr+(5*f+2)*spLanes]
+				w[lw+2*f*spLanes] = row[lr+(5*f+3)*spLanes] * fac
+				w[lw+(2*f+1)*spLanes] = row[lr+(5*f+4)*spLanes] * fac
+				for m := fc.lo; m < fc.hi; m++ {
+					v[lv+m*spLanes] *= fac
+				}
+			}
+		}
+	}
+}
+
+// spEliminateStepGo scales row 0 of every block (l0 in rows, r0 in x,
+// rows sl and sx apart) and eliminates its column from row 1 and, when
+// two is set, from row 2, for the three factors; the row's scaled
+// super-diagonals go to u. It is spEliminateStep's definition, and its
+// operations are the assembly's, in the same order.
+func spEliminateStepGo(rows, x, u []float64, sl, sx, nb int, two bool) {
+	for b := range nb {
+		for ln := range spLanes {
+			k, r, o := 15*spLanes*b+ln, 5*spLanes*b+ln, 6*spLanes*b+ln
+			l0 := func(j int) *float64 { return &rows[k+j*spLanes] }
+			l1 := func(j int) *float64 { return &rows[k+sl+j*spLanes] }
+			l2 := func(j int) *float64 { return &rows[k+2*sl+j*spLanes] }
+			r0 := func(m int) *float64 { return &x[r+m*spLanes] }
+			r1 := func(m int) *float64 { return &x[r+sx+m*spLanes] }
+			r2 := func(m int) *float64 { return &x[r+2*sx+m*spLanes] }
+			ut := func(j int) *float64 { return &u[o+j*spLanes] }
+
+			// The first factor, shared by components 0, 1 and 2.
+			fac := 1 / *l0(2)
+			a3, a4 := fac**l0(3), fac**l0(4)
+			*ut(0), *ut(1) = a3, a4
+			x0, x1, x2 := fac**r0(0), fac**r0(1), fac**r0(2)
+			*r0(0), *r0(1), *r0(2) = x0, x1, x2
+			bb := *l1(1)
+			*l1(2) -= bb * a3
+			*l1(3) -= bb * a4
+			*r1(0) -= bb * x0
+			*r1(1) -= bb * x1
+			*r1(2) -= bb * x2
+			if two {
+				bb = *l2(0)
+				*l2(1) -= bb * a3
+				*l2(2) -= bb * a4
+				*r2(0) -= bb * x0
+				*r2(1) -= bb * x1
+				*r2(2) -= bb * x2
+			}
+
+			// The second and third factors, of components 3 and 4.
+			for f := 1; f < 3; f++ {
+				o, m := 5*f, 2+f
+				fac := 1 / *l0(o + 2)
+				a3, a4 := fac**l0(o + 3), fac**l0(o + 4)
+				*ut(2 * f), *ut(2*f + 1) = a3, a4
+				xm := fac * *r0(m)
+				*r0(m) = xm
+				bb := *l1(o + 1)
+				*l1(o + 2) -= bb * a3
+				*l1(o + 3) -= bb * a4
+				*r1(m) -= bb * xm
+				if two {
+					bb = *l2(o)
+					*l2(o + 1) -= bb * a3
+					*l2(o + 2) -= bb * a4
+					*r2(m) -= bb * xm
+				}
+			}
+		}
+	}
+}
+
+// spBackSubstituteLanes solves the eliminated lines of a pencil in the
+// lane layout y in place in x, from the last row (scaled by the
+// elimination) up, with the super-diagonals u: spBackwardPencil's and
+// spBackSubstitute's operations, in their order.
+func spBackSubstituteLanes(x, u []float64, y spLaneLayout) {
+	sx, su := y.stride(5), y.stride(6)
+	for q := y.n - 2; q >= 0; q-- {
+		xq, uq := x[q*sx:][:sx], u[q*su:][:su]
+		x1 := x[(q+1)*sx:][:sx]
+		if q == y.n-2 {
+			for b := range y.nb {
+				xb, x1b := (*[5 * spLanes]float64)(xq[5*spLanes*b:]), (*[5 * spLanes]float64)(x1[5*spLanes*b:])
+				ub := (*[6 * spLanes]float64)(uq[6*spLanes*b:])
+				for m, f := range spFactorOf {
+					for ln := range spLanes {
+						xb[m*spLanes+ln] -= ub[2*f*spLanes+ln] * x1b[m*spLanes+ln]
+					}
+				}
+			}
+			continue
+		}
+		x2 := x[(q+2)*sx:][:sx]
+		for b := range y.nb {
+			xb, x1b := (*[5 * spLanes]float64)(xq[5*spLanes*b:]), (*[5 * spLanes]float64)(x1[5*spLanes*b:])
+			x2b := (*[5 * spLanes]float64)(x2[5*spLanes*b:])
+			ub := (*[6 * spLanes]float64)(uq[6*spLanes*b:])
+			for m, f := range spFactorOf {
+				for ln := range spLanes {
+					i := m*spLanes + ln
+					xb[i] = xb[i] - ub[2*f*spLanes+ln]*x1b[i] - ub[(2*f+1)*spLanes+ln]*x2b[i]
+				}
+			}
+		}
+	}
+}

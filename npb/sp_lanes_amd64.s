@@ -1,0 +1,172 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// spEliminateStepAVX2 is spEliminateStepGo (sp_lanes.go) with the four
+// lanes of a block in one vector: the same operations in the same order,
+// so the same results bit for bit.
+//
+// Registers: DI row 0 of the block in rows (row 1 at +R8, row 2 at
+// +2·R8), SI its right-hand sides in x (+R9, +2·R9), DX its
+// super-diagonals in u; a value v of a row is at 32·v. Y15 holds 1.0.
+
+// func spEliminateStepAVX2(rows, x, u *float64, sl, sx, nb int, two bool)
+TEXT ·spEliminateStepAVX2(SB), NOSPLIT, $0-49
+	MOVQ rows+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ u+16(FP), DX
+	MOVQ sl+24(FP), R8
+	SHLQ $3, R8
+	MOVQ sx+32(FP), R9
+	SHLQ $3, R9
+	MOVQ nb+40(FP), CX
+	MOVBQZX two+48(FP), BX
+	MOVQ $0x3ff0000000000000, AX
+	MOVQ AX, X15
+	VBROADCASTSD X15, Y15
+
+block:
+	// The first factor, shared by components 0, 1 and 2.
+	VMOVUPD 64(DI), Y0
+	VDIVPD  Y0, Y15, Y0         // fac
+	VMULPD  96(DI), Y0, Y1      // a3
+	VMULPD  128(DI), Y0, Y2     // a4
+	VMOVUPD Y1, 0(DX)
+	VMOVUPD Y2, 32(DX)
+	VMULPD  0(SI), Y0, Y3       // x0
+	VMULPD  32(SI), Y0, Y4      // x1
+	VMULPD  64(SI), Y0, Y5      // x2
+	VMOVUPD Y3, 0(SI)
+	VMOVUPD Y4, 32(SI)
+	VMOVUPD Y5, 64(SI)
+	VMOVUPD 32(DI)(R8*1), Y6    // b = l1[1]
+	VMULPD  Y1, Y6, Y7
+	VMOVUPD 64(DI)(R8*1), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 64(DI)(R8*1)
+	VMULPD  Y2, Y6, Y7
+	VMOVUPD 96(DI)(R8*1), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 96(DI)(R8*1)
+	VMULPD  Y3, Y6, Y7
+	VMOVUPD 0(SI)(R9*1), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 0(SI)(R9*1)
+	VMULPD  Y4, Y6, Y7
+	VMOVUPD 32(SI)(R9*1), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 32(SI)(R9*1)
+	VMULPD  Y5, Y6, Y7
+	VMOVUPD 64(SI)(R9*1), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 64(SI)(R9*1)
+	TESTQ   BX, BX
+	JZ      second
+	VMOVUPD 0(DI)(R8*2), Y6     // b = l2[0]
+	VMULPD  Y1, Y6, Y7
+	VMOVUPD 32(DI)(R8*2), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 32(DI)(R8*2)
+	VMULPD  Y2, Y6, Y7
+	VMOVUPD 64(DI)(R8*2), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 64(DI)(R8*2)
+	VMULPD  Y3, Y6, Y7
+	VMOVUPD 0(SI)(R9*2), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 0(SI)(R9*2)
+	VMULPD  Y4, Y6, Y7
+	VMOVUPD 32(SI)(R9*2), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 32(SI)(R9*2)
+	VMULPD  Y5, Y6, Y7
+	VMOVUPD 64(SI)(R9*2), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 64(SI)(R9*2)
+
+second:
+	// The second factor (coefficients 5-9), of component 3.
+	VMOVUPD 224(DI), Y0
+	VDIVPD  Y0, Y15, Y0         // fac
+	VMULPD  256(DI), Y0, Y1     // a3
+	VMULPD  288(DI), Y0, Y2     // a4
+	VMOVUPD Y1, 64(DX)
+	VMOVUPD Y2, 96(DX)
+	VMULPD  96(SI), Y0, Y3      // x
+	VMOVUPD Y3, 96(SI)
+	VMOVUPD 192(DI)(R8*1), Y6   // b = l1[6]
+	VMULPD  Y1, Y6, Y7
+	VMOVUPD 224(DI)(R8*1), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 224(DI)(R8*1)
+	VMULPD  Y2, Y6, Y7
+	VMOVUPD 256(DI)(R8*1), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 256(DI)(R8*1)
+	VMULPD  Y3, Y6, Y7
+	VMOVUPD 96(SI)(R9*1), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 96(SI)(R9*1)
+	TESTQ   BX, BX
+	JZ      third
+	VMOVUPD 160(DI)(R8*2), Y6   // b = l2[5]
+	VMULPD  Y1, Y6, Y7
+	VMOVUPD 192(DI)(R8*2), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 192(DI)(R8*2)
+	VMULPD  Y2, Y6, Y7
+	VMOVUPD 224(DI)(R8*2), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 224(DI)(R8*2)
+	VMULPD  Y3, Y6, Y7
+	VMOVUPD 96(SI)(R9*2), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 96(SI)(R9*2)
+
+third:
+	// The third factor (coefficients 10-14), of component 4.
+	VMOVUPD 384(DI), Y0
+	VDIVPD  Y0, Y15, Y0         // fac
+	VMULPD  416(DI), Y0, Y1     // a3
+	VMULPD  448(DI), Y0, Y2     // a4
+	VMOVUPD Y1, 128(DX)
+	VMOVUPD Y2, 160(DX)
+	VMULPD  128(SI), Y0, Y3     // x
+	VMOVUPD Y3, 128(SI)
+	VMOVUPD 352(DI)(R8*1), Y6   // b = l1[11]
+	VMULPD  Y1, Y6, Y7
+	VMOVUPD 384(DI)(R8*1), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 384(DI)(R8*1)
+	VMULPD  Y2, Y6, Y7
+	VMOVUPD 416(DI)(R8*1), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 416(DI)(R8*1)
+	VMULPD  Y3, Y6, Y7
+	VMOVUPD 128(SI)(R9*1), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 128(SI)(R9*1)
+	TESTQ   BX, BX
+	JZ      next
+	VMOVUPD 320(DI)(R8*2), Y6   // b = l2[10]
+	VMULPD  Y1, Y6, Y7
+	VMOVUPD 352(DI)(R8*2), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 352(DI)(R8*2)
+	VMULPD  Y2, Y6, Y7
+	VMOVUPD 384(DI)(R8*2), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 384(DI)(R8*2)
+	VMULPD  Y3, Y6, Y7
+	VMOVUPD 128(SI)(R9*2), Y8
+	VSUBPD  Y7, Y8, Y8
+	VMOVUPD Y8, 128(SI)(R9*2)
+
+next:
+	ADDQ $480, DI
+	ADDQ $160, SI
+	ADDQ $192, DX
+	DECQ CX
+	JNZ  block
+	VZEROUPPER
+	RET

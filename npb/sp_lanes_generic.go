@@ -1,0 +1,8 @@
+//go:build !amd64 || purego
+
+package npb
+
+// spEliminateStep is spEliminateStepGo.
+func spEliminateStep(rows, x, u []float64, sl, sx, nb int, two bool) {
+	spEliminateStepGo(rows, x, u, sl, sx, nb, two)
+}
