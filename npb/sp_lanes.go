@@ -61,28 +61,31 @@ func spGather(x, rhs []float64, p *spPencil, y spLaneLayout) {
 	}
 }
 
-// spScatter copies the right-hand sides x and super-diagonals u of
-// pencil p back into the cell's rhs and its up (spSolver.up; nil: the
-// super-diagonals stay in u).
-func spScatter(rhs, up, x, u []float64, p *spPencil, y spLaneLayout) {
-	sx, su := y.stride(5), y.stride(6)
+// spScatter copies the right-hand sides x of pencil p back into the
+// cell's rhs.
+func spScatter(rhs, x []float64, p *spPencil, y spLaneLayout) {
+	sx := y.stride(5)
 	for q := range y.n {
-		xq, uq, rq := x[q*sx:][:sx], u[q*su:][:su], p.pr+q*p.sr
+		xq, rq := x[q*sx:][:sx], p.pr+q*p.sr
 		for b := range y.nb {
 			xb := (*[5 * spLanes]float64)(xq[5*spLanes*b:])
-			ub := (*[6 * spLanes]float64)(uq[6*spLanes*b:])
 			for ln := range min(spLanes, y.na-b*spLanes) {
-				r := rq + (b*spLanes+ln)*p.srA
-				v := (*[5]float64)(rhs[r:])
+				v := (*[5]float64)(rhs[rq+(b*spLanes+ln)*p.srA:])
 				v[0], v[1], v[2], v[3], v[4] = xb[ln], xb[spLanes+ln], xb[2*spLanes+ln], xb[3*spLanes+ln], xb[4*spLanes+ln]
-				if up == nil {
-					continue
-				}
-				w := (*[6]float64)(up[spUp(r):])
-				w[0], w[1], w[2], w[3], w[4], w[5] = ub[ln], ub[spLanes+ln], ub[2*spLanes+ln], ub[3*spLanes+ln], ub[4*spLanes+ln], ub[5*spLanes+ln]
 			}
 		}
 	}
+}
+
+// spLaneValues returns the number of values of a lane layout array with
+// values values a row over all of cell c's pencils along axis d.
+func spLaneValues(c *adiCell, d, values int) int {
+	n := 0
+	spPencils(c, d, func(p spPencil) {
+		y := newSPLaneLayout(&p)
+		n += y.n * y.stride(values)
+	})
+	return n
 }
 
 // spEliminateLanes runs the forward elimination of the three factors on
@@ -176,27 +179,32 @@ func spEliminateStepGo(rows, x, u []float64, sl, sx, nb int, two bool) {
 }
 
 // spBackSubstituteLanes solves the eliminated lines of a pencil in the
-// lane layout y in place in x, from the last row (scaled by the
-// elimination) up, with the super-diagonals u: spBackwardPencil's and
-// spBackSubstitute's operations, in their order.
-func spBackSubstituteLanes(x, u []float64, y spLaneLayout) {
+// lane layout y in place in x, from the last row up, with the
+// super-diagonals u. in holds the successor's first two solution values
+// of each line (the pencil's first line is line0 of the message), or is
+// nil for the last cell on the axis, whose last row the elimination
+// solved.
+func spBackSubstituteLanes(x, u []float64, y spLaneLayout, in []float64, line0 int) {
 	sx, su := y.stride(5), y.stride(6)
-	for q := y.n - 2; q >= 0; q-- {
-		xq, uq := x[q*sx:][:sx], u[q*su:][:su]
-		x1 := x[(q+1)*sx:][:sx]
-		if q == y.n-2 {
-			for b := range y.nb {
-				xb, x1b := (*[5 * spLanes]float64)(xq[5*spLanes*b:]), (*[5 * spLanes]float64)(x1[5*spLanes*b:])
-				ub := (*[6 * spLanes]float64)(uq[6*spLanes*b:])
-				for m, f := range spFactorOf {
-					for ln := range spLanes {
-						xb[m*spLanes+ln] -= ub[2*f*spLanes+ln] * x1b[m*spLanes+ln]
-					}
+	if in == nil {
+		// Row n−2 has only the solved row n−1 after it.
+		q := y.n - 2
+		xq, uq, x1 := x[q*sx:][:sx], u[q*su:][:su], x[(q+1)*sx:][:sx]
+		for b := range y.nb {
+			xb, x1b := (*[5 * spLanes]float64)(xq[5*spLanes*b:]), (*[5 * spLanes]float64)(x1[5*spLanes*b:])
+			ub := (*[6 * spLanes]float64)(uq[6*spLanes*b:])
+			for m, f := range spFactorOf {
+				for ln := range spLanes {
+					xb[m*spLanes+ln] -= ub[2*f*spLanes+ln] * x1b[m*spLanes+ln]
 				}
 			}
-			continue
 		}
-		x2 := x[(q+2)*sx:][:sx]
+	} else {
+		spBackTakeNext(x, u, y, in, line0)
+	}
+	for q := y.n - 3; q >= 0; q-- {
+		xq, uq := x[q*sx:][:sx], u[q*su:][:su]
+		x1, x2 := x[(q+1)*sx:][:sx], x[(q+2)*sx:][:sx]
 		for b := range y.nb {
 			xb, x1b := (*[5 * spLanes]float64)(xq[5*spLanes*b:]), (*[5 * spLanes]float64)(x1[5*spLanes*b:])
 			x2b := (*[5 * spLanes]float64)(x2[5*spLanes*b:])
@@ -207,6 +215,23 @@ func spBackSubstituteLanes(x, u []float64, y spLaneLayout) {
 					xb[i] = xb[i] - ub[2*f*spLanes+ln]*x1b[i] - ub[(2*f+1)*spLanes+ln]*x2b[i]
 				}
 			}
+		}
+	}
+}
+
+// spBackTakeNext solves the last two rows of a pencil's lines (in x, u,
+// lane layout y) with the successor's first two solution values of each
+// line, in; the pencil's first line is line line0 of the message.
+func spBackTakeNext(x, u []float64, y spLaneLayout, in []float64, line0 int) {
+	for l := range y.na {
+		sm := in[(line0+l)*spBackWords:][:spBackWords]
+		rl, rp := y.at(y.n-1, l, 5), y.at(y.n-2, l, 5)
+		ul, ulp := y.at(y.n-1, l, 6), y.at(y.n-2, l, 6)
+		for m, f := range spFactorOf {
+			o, s0, s1 := 2*f*spLanes, sm[2*m], sm[2*m+1]
+			xl, xp := &x[rl+m*spLanes], &x[rp+m*spLanes]
+			*xl = *xl - u[ul+o]*s0 - u[ul+o+spLanes]*s1
+			*xp = *xp - u[ulp+o]**xl - u[ulp+o+spLanes]*s0
 		}
 	}
 }

@@ -115,35 +115,8 @@ func (s *spSolver) fill(c *adiCell, d int, p *spPencil, rows []float64) {
 // spIdentityRow is a grid boundary point's row in each factor.
 var spIdentityRow = [15]float64{2: 1, 7: 1, 12: 1}
 
-// spUp returns the index in a cell's super-diagonals (spSolver.up) of the
-// point whose index in rhs is r.
-func spUp(r int) int { return r / 5 * 6 }
-
 // spFactorOf is the factor of each component of rhs.
 var spFactorOf = [5]int{0, 0, 0, 1, 2}
-
-// spBackSubstitute solves the pencil's lines with the super-diagonals up
-// from their last two rows, which must be solved already, up to the
-// first.
-func spBackSubstitute(up, rhs []float64, p *spPencil) {
-	sr := p.sr
-	for q := p.n - 3; q >= 0; q-- {
-		for l := range p.na {
-			r := p.pr + q*sr + l*p.srA
-			u := (*[6]float64)(up[spUp(r):])
-			x := (*[5]float64)(rhs[r:])
-			x1 := (*[5]float64)(rhs[r+sr:])
-			x2 := (*[5]float64)(rhs[r+2*sr:])
-			// Components 0–2 share the first factor, 3 and 4 have the
-			// second and third (spFactorOf), written out.
-			x[0] = x[0] - u[0]*x1[0] - u[1]*x2[0]
-			x[1] = x[1] - u[0]*x1[1] - u[1]*x2[1]
-			x[2] = x[2] - u[0]*x1[2] - u[1]*x2[2]
-			x[3] = x[3] - u[2]*x1[3] - u[3]*x2[3]
-			x[4] = x[4] - u[4]*x1[4] - u[5]*x2[4]
-		}
-	}
-}
 
 // spPencilWidth bounds the lines of a pencil along each axis (0: all the
 // lines of a plane). Along y and z the lines next to each other are

@@ -39,8 +39,9 @@ type spSolver struct {
 	g *adiGrid
 	k *adiConsts
 	// up[c] holds what the back substitution needs of cell c's
-	// eliminated rows: 6 values per point (point i of rhs's 5·i at 6·i),
-	// the two super-diagonal coefficients of each of the three factors.
+	// eliminated rows when it is not the last on the axis: 6 values per
+	// point, the two super-diagonal coefficients of each of the three
+	// factors, pencil after pencil (spPencils' order) in the lane layout.
 	up [][]float64
 	// rows are the pentadiagonal rows of the pencil being eliminated, 15
 	// values per row (5 per factor, the coefficients of the points
@@ -60,7 +61,11 @@ type spSolver struct {
 func spNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *spSolver {
 	s := &spSolver{adiPipe: adiPipe{comm: comm}, g: g, k: k, up: make([][]float64, len(g.cells))}
 	for ci := range g.cells {
-		s.up[ci] = make([]float64, 6*g.cells[ci].points())
+		n := 0
+		for d := range 3 {
+			n = max(n, spLaneValues(&g.cells[ci], d, 6))
+		}
+		s.up[ci] = make([]float64, n)
 	}
 	n := g.maxSize()
 	lanes := (n + spLanes - 1) / spLanes * spLanes
@@ -90,7 +95,11 @@ func (s *spSolver) solve(d int, after func(c *adiCell)) error {
 func (s *spSolver) forward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
 	up := s.up[ci]
-	spPencils(c, d, func(p spPencil) { s.forwardPencil(c, d, up, &p, in) })
+	spPencils(c, d, func(p spPencil) {
+		y := s.eliminatePencil(c, d, &p, in, up)
+		spScatter(c.rhs, s.x, &p, y)
+		up = up[y.n*y.stride(6):]
+	})
 	s.pointOps.declare(spShareForward, c.points())
 }
 
@@ -101,27 +110,18 @@ func (s *spSolver) forward(ci, d int, in []float64) {
 func (s *spSolver) solveLast(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
 	spPencils(c, d, func(p spPencil) {
-		y := s.eliminatePencil(c, d, &p, in)
-		spBackSubstituteLanes(s.x, s.u, y)
-		spScatter(c.rhs, nil, s.x, s.u, &p, y)
+		y := s.eliminatePencil(c, d, &p, in, s.u)
+		spBackSubstituteLanes(s.x, s.u, y, nil, 0)
+		spScatter(c.rhs, s.x, &p, y)
 	})
 	s.pointOps.declare(spShareForward+spShareBackward, c.points())
 }
 
-// forwardPencil fills the rows of pencil p along axis d of cell c and
-// eliminates, leaving the eliminated right-hand sides in the cell's rhs
-// and the super-diagonals in up; in holds the predecessor's last two rows
-// of each line, or is nil.
-func (s *spSolver) forwardPencil(c *adiCell, d int, up []float64, p *spPencil, in []float64) {
-	y := s.eliminatePencil(c, d, p, in)
-	spScatter(c.rhs, up, s.x, s.u, p, y)
-}
-
 // eliminatePencil fills the rows of pencil p along axis d of cell c and
 // eliminates them in the lane layout (sp_lanes.go), with the right-hand
-// sides gathered into s.x and the super-diagonals left in s.u; in holds
+// sides gathered into s.x and the super-diagonals left in u; in holds
 // the predecessor's last two rows of each line, or is nil.
-func (s *spSolver) eliminatePencil(c *adiCell, d int, p *spPencil, in []float64) spLaneLayout {
+func (s *spSolver) eliminatePencil(c *adiCell, d int, p *spPencil, in, u []float64) spLaneLayout {
 	y := newSPLaneLayout(p)
 	s.fill(c, d, p, s.rows)
 	spGather(s.x, c.rhs, p, y)
@@ -135,7 +135,7 @@ func (s *spSolver) eliminatePencil(c *adiCell, d int, p *spPencil, in []float64)
 			}
 		}
 	}
-	spEliminateLanes(s.rows, s.x, s.u, y)
+	spEliminateLanes(s.rows, s.x, u, y)
 	return y
 }
 
@@ -177,19 +177,22 @@ func (s *spSolver) sendForward(c *adiCell, ci, d int) error {
 		return err
 	}
 	up := s.up[ci]
-	_, _, sr := adiAxisStrides(c, d)
-	n := c.size[d]
-	adiLineIter(c, d, func(line, _, _, pr int) {
-		m := send[line*spFwdWords:][:spFwdWords]
-		p := 0
-		for f, fc := range spFactors {
-			for q := n - 2; q < n; q++ {
-				u := up[spUp(pr+q*sr)+2*f:][:2]
-				m[p], m[p+1] = u[0], u[1]
-				p += 2
-				p += copy(m[p:], c.rhs[pr+q*sr+fc.lo:pr+q*sr+fc.hi])
+	spPencils(c, d, func(p spPencil) {
+		y := newSPLaneLayout(&p)
+		for l := range p.na {
+			m := send[(p.line0+l)*spFwdWords:][:spFwdWords]
+			k := 0
+			for f, fc := range spFactors {
+				for q := p.n - 2; q < p.n; q++ {
+					o := y.at(q, l, 6) + 2*f*spLanes
+					m[k], m[k+1] = up[o], up[o+spLanes]
+					k += 2
+					r := p.pr + q*p.sr + l*p.srA
+					k += copy(m[k:], c.rhs[r+fc.lo:r+fc.hi])
+				}
 			}
 		}
+		up = up[y.n*y.stride(6):]
 	})
 	return s.post(adiLines(c, d)*spFwdWords, s.g.succ[d], spMessages.fwdTag+d)
 }
@@ -199,32 +202,14 @@ func (s *spSolver) sendForward(c *adiCell, ci, d int) error {
 func (s *spSolver) backward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
 	up := s.up[ci]
-	spPencils(c, d, func(p spPencil) { spBackwardPencil(c, up, &p, in) })
+	spPencils(c, d, func(p spPencil) {
+		y := newSPLaneLayout(&p)
+		spGather(s.x, c.rhs, &p, y)
+		spBackSubstituteLanes(s.x, up, y, in, p.line0)
+		spScatter(c.rhs, s.x, &p, y)
+		up = up[y.n*y.stride(6):]
+	})
 	s.pointOps.declare(spShareBackward, c.points())
-}
-
-// spBackwardPencil back-substitutes the lines of pencil p of cell c with
-// the super-diagonals up; in holds the successor's first two solution
-// values of each line, or is nil if the cell is the last on the axis.
-func spBackwardPencil(c *adiCell, up []float64, p *spPencil, in []float64) {
-	n, sr := p.n, p.sr
-	for l := range p.na {
-		last := p.pr + (n-1)*sr + l*p.srA
-		prev := last - sr
-		rl, rp := (*[5]float64)(c.rhs[last:]), (*[5]float64)(c.rhs[prev:])
-		ul, ulp := (*[6]float64)(up[spUp(last):]), (*[6]float64)(up[spUp(prev):])
-		for m, f := range spFactorOf {
-			o := 2 * f
-			if in != nil {
-				sm := in[(p.line0+l)*spBackWords+2*m:][:2]
-				rl[m] = rl[m] - ul[o]*sm[0] - ul[o+1]*sm[1]
-				rp[m] = rp[m] - ulp[o]*rl[m] - ulp[o+1]*sm[0]
-			} else {
-				rp[m] -= ulp[o] * rl[m]
-			}
-		}
-	}
-	spBackSubstitute(up, c.rhs, p)
 }
 
 // sendBackward sends the first two solution values of every line of cell
