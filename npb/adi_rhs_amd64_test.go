@@ -5,20 +5,7 @@ package npb
 import (
 	"math"
 	"testing"
-
-	"github.com/klauspost/cpuid/v2"
 )
-
-// adiWithAVX2 runs f with the AVX2 right-hand side switched on or off.
-func adiWithAVX2(t testing.TB, on bool, f func()) {
-	if on && !cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2) {
-		t.Skip("the CPU has no AVX2")
-	}
-	old := adiUseAVX2
-	adiUseAVX2 = on
-	defer func() { adiUseAVX2 = old }()
-	f()
-}
 
 // adiSameValues returns the first index where a and b differ, or −1: the
 // same bits, or zeros of either sign.
@@ -73,7 +60,7 @@ func TestADIRHSAVX2(t *testing.T) {
 			}
 			var got [2][]float64
 			for k, on := range []bool{true, false} {
-				adiWithAVX2(t, on, func() {
+				withAVX2(t, &adiUseAVX2, on, func() {
 					if err := rhs(); err != nil {
 						t.Fatal(err)
 					}
@@ -98,7 +85,7 @@ func BenchmarkADIRHSAVX2(b *testing.B) {
 	for _, on := range []bool{true, false} {
 		name := map[bool]string{true: "avx2", false: "go"}[on]
 		b.Run(name, func(b *testing.B) {
-			adiWithAVX2(b, on, func() {
+			withAVX2(b, &adiUseAVX2, on, func() {
 				for b.Loop() {
 					if err := s.rhs(); err != nil {
 						b.Fatal(err)
@@ -115,7 +102,7 @@ func BenchmarkADIRHSAVX2(b *testing.B) {
 func TestSPEliminateAVX2(t *testing.T) {
 	var got [2][]float64
 	for k, on := range []bool{true, false} {
-		adiWithAVX2(t, on, func() {
+		withAVX2(t, &adiUseAVX2, on, func() {
 			g, kc := spTestCell(t, [3]int{7, 8, 9})
 			c := &g.cells[0]
 			s := spNewSolver(nil, g, kc)

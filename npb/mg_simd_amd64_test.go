@@ -5,27 +5,14 @@ package npb
 import (
 	"math/rand/v2"
 	"testing"
-
-	"github.com/klauspost/cpuid/v2"
 )
-
-// mgWithAVX2 runs f with the AVX2 kernels switched on or off.
-func mgWithAVX2(t testing.TB, on bool, f func()) {
-	if on && !cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2) {
-		t.Skip("the CPU has no AVX2")
-	}
-	old := mgUseAVX2
-	mgUseAVX2 = on
-	defer func() { mgUseAVX2 = old }()
-	f()
-}
 
 // TestMGLinesAVX2 checks the line kernels against NPB's loops with the
 // assembly forced on and off.
 func TestMGLinesAVX2(t *testing.T) {
 	for _, on := range []bool{true, false} {
 		name := map[bool]string{true: "avx2", false: "go"}[on]
-		t.Run(name, func(t *testing.T) { mgWithAVX2(t, on, func() { mgCheckLines(t) }) })
+		t.Run(name, func(t *testing.T) { withAVX2(t, &mgUseAVX2, on, func() { mgCheckLines(t) }) })
 	}
 }
 
@@ -39,7 +26,7 @@ func TestMGLinesAVX2Field(t *testing.T) {
 		v := mgRandomField(n, 314159265)
 		var res, smo [2][]float64
 		for k, on := range []bool{true, false} {
-			mgWithAVX2(t, on, func() {
+			withAVX2(t, &mgUseAVX2, on, func() {
 				res[k] = make([]float64, len(v))
 				mgResid(u, v, res[k], n, &a, true)
 				smo[k] = append([]float64(nil), u...)
@@ -62,7 +49,7 @@ func benchMGLine(b *testing.B, f func(l *mgTestLines)) {
 	for _, on := range []bool{true, false} {
 		name := map[bool]string{true: "avx2", false: "go"}[on]
 		b.Run(name, func(b *testing.B) {
-			mgWithAVX2(b, on, func() {
+			withAVX2(b, &mgUseAVX2, on, func() {
 				for b.Loop() {
 					f(l)
 				}

@@ -10,6 +10,13 @@
 // +2·R8), SI its right-hand sides in x (+R9, +2·R9), DX its
 // super-diagonals in u; a value v of a row is at 32·v. Y15 holds 1.0.
 
+// SUBMUL(b, a, m) sets m = m − b·a (Go: m -= b * a), through Y7 and Y8.
+#define SUBMUL(b, a, m) \
+	VMULPD  a, b, Y7 \
+	VMOVUPD m, Y8 \
+	VSUBPD  Y7, Y8, Y8 \
+	VMOVUPD Y8, m
+
 // func spEliminateStepAVX2(rows, x, u *float64, sl, sx, nb int, two bool)
 TEXT ·spEliminateStepAVX2(SB), NOSPLIT, $0-49
 	MOVQ rows+0(FP), DI
@@ -40,49 +47,19 @@ block:
 	VMOVUPD Y4, 32(SI)
 	VMOVUPD Y5, 64(SI)
 	VMOVUPD 32(DI)(R8*1), Y6    // b = l1[1]
-	VMULPD  Y1, Y6, Y7
-	VMOVUPD 64(DI)(R8*1), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 64(DI)(R8*1)
-	VMULPD  Y2, Y6, Y7
-	VMOVUPD 96(DI)(R8*1), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 96(DI)(R8*1)
-	VMULPD  Y3, Y6, Y7
-	VMOVUPD 0(SI)(R9*1), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 0(SI)(R9*1)
-	VMULPD  Y4, Y6, Y7
-	VMOVUPD 32(SI)(R9*1), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 32(SI)(R9*1)
-	VMULPD  Y5, Y6, Y7
-	VMOVUPD 64(SI)(R9*1), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 64(SI)(R9*1)
+	SUBMUL(Y6, Y1, 64(DI)(R8*1))
+	SUBMUL(Y6, Y2, 96(DI)(R8*1))
+	SUBMUL(Y6, Y3, 0(SI)(R9*1))
+	SUBMUL(Y6, Y4, 32(SI)(R9*1))
+	SUBMUL(Y6, Y5, 64(SI)(R9*1))
 	TESTQ   BX, BX
 	JZ      second
 	VMOVUPD 0(DI)(R8*2), Y6     // b = l2[0]
-	VMULPD  Y1, Y6, Y7
-	VMOVUPD 32(DI)(R8*2), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 32(DI)(R8*2)
-	VMULPD  Y2, Y6, Y7
-	VMOVUPD 64(DI)(R8*2), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 64(DI)(R8*2)
-	VMULPD  Y3, Y6, Y7
-	VMOVUPD 0(SI)(R9*2), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 0(SI)(R9*2)
-	VMULPD  Y4, Y6, Y7
-	VMOVUPD 32(SI)(R9*2), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 32(SI)(R9*2)
-	VMULPD  Y5, Y6, Y7
-	VMOVUPD 64(SI)(R9*2), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 64(SI)(R9*2)
+	SUBMUL(Y6, Y1, 32(DI)(R8*2))
+	SUBMUL(Y6, Y2, 64(DI)(R8*2))
+	SUBMUL(Y6, Y3, 0(SI)(R9*2))
+	SUBMUL(Y6, Y4, 32(SI)(R9*2))
+	SUBMUL(Y6, Y5, 64(SI)(R9*2))
 
 second:
 	// The second factor (coefficients 5-9), of component 3.
@@ -95,33 +72,15 @@ second:
 	VMULPD  96(SI), Y0, Y3      // x
 	VMOVUPD Y3, 96(SI)
 	VMOVUPD 192(DI)(R8*1), Y6   // b = l1[6]
-	VMULPD  Y1, Y6, Y7
-	VMOVUPD 224(DI)(R8*1), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 224(DI)(R8*1)
-	VMULPD  Y2, Y6, Y7
-	VMOVUPD 256(DI)(R8*1), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 256(DI)(R8*1)
-	VMULPD  Y3, Y6, Y7
-	VMOVUPD 96(SI)(R9*1), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 96(SI)(R9*1)
+	SUBMUL(Y6, Y1, 224(DI)(R8*1))
+	SUBMUL(Y6, Y2, 256(DI)(R8*1))
+	SUBMUL(Y6, Y3, 96(SI)(R9*1))
 	TESTQ   BX, BX
 	JZ      third
 	VMOVUPD 160(DI)(R8*2), Y6   // b = l2[5]
-	VMULPD  Y1, Y6, Y7
-	VMOVUPD 192(DI)(R8*2), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 192(DI)(R8*2)
-	VMULPD  Y2, Y6, Y7
-	VMOVUPD 224(DI)(R8*2), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 224(DI)(R8*2)
-	VMULPD  Y3, Y6, Y7
-	VMOVUPD 96(SI)(R9*2), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 96(SI)(R9*2)
+	SUBMUL(Y6, Y1, 192(DI)(R8*2))
+	SUBMUL(Y6, Y2, 224(DI)(R8*2))
+	SUBMUL(Y6, Y3, 96(SI)(R9*2))
 
 third:
 	// The third factor (coefficients 10-14), of component 4.
@@ -134,33 +93,15 @@ third:
 	VMULPD  128(SI), Y0, Y3     // x
 	VMOVUPD Y3, 128(SI)
 	VMOVUPD 352(DI)(R8*1), Y6   // b = l1[11]
-	VMULPD  Y1, Y6, Y7
-	VMOVUPD 384(DI)(R8*1), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 384(DI)(R8*1)
-	VMULPD  Y2, Y6, Y7
-	VMOVUPD 416(DI)(R8*1), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 416(DI)(R8*1)
-	VMULPD  Y3, Y6, Y7
-	VMOVUPD 128(SI)(R9*1), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 128(SI)(R9*1)
+	SUBMUL(Y6, Y1, 384(DI)(R8*1))
+	SUBMUL(Y6, Y2, 416(DI)(R8*1))
+	SUBMUL(Y6, Y3, 128(SI)(R9*1))
 	TESTQ   BX, BX
 	JZ      next
 	VMOVUPD 320(DI)(R8*2), Y6   // b = l2[10]
-	VMULPD  Y1, Y6, Y7
-	VMOVUPD 352(DI)(R8*2), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 352(DI)(R8*2)
-	VMULPD  Y2, Y6, Y7
-	VMOVUPD 384(DI)(R8*2), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 384(DI)(R8*2)
-	VMULPD  Y3, Y6, Y7
-	VMOVUPD 128(SI)(R9*2), Y8
-	VSUBPD  Y7, Y8, Y8
-	VMOVUPD Y8, 128(SI)(R9*2)
+	SUBMUL(Y6, Y1, 352(DI)(R8*2))
+	SUBMUL(Y6, Y2, 384(DI)(R8*2))
+	SUBMUL(Y6, Y3, 128(SI)(R9*2))
 
 next:
 	ADDQ $480, DI
