@@ -157,20 +157,20 @@ func spEliminateStepGo(rows, x, u []float64, sl, sx, nb int, two bool) {
 
 			// The second and third factors, of components 3 and 4.
 			for f := 1; f < 3; f++ {
-				o, m := 5*f, 2+f
-				fac := 1 / *l0(o + 2)
-				a3, a4 := fac**l0(o + 3), fac**l0(o + 4)
+				c, m := 5*f, 2+f // the factor's first coefficient, its component
+				fac := 1 / *l0(c + 2)
+				a3, a4 := fac**l0(c + 3), fac**l0(c + 4)
 				*ut(2 * f), *ut(2*f + 1) = a3, a4
 				xm := fac * *r0(m)
 				*r0(m) = xm
-				bb := *l1(o + 1)
-				*l1(o + 2) -= bb * a3
-				*l1(o + 3) -= bb * a4
+				bb := *l1(c + 1)
+				*l1(c + 2) -= bb * a3
+				*l1(c + 3) -= bb * a4
 				*r1(m) -= bb * xm
 				if two {
-					bb = *l2(o)
-					*l2(o + 1) -= bb * a3
-					*l2(o + 2) -= bb * a4
+					bb = *l2(c)
+					*l2(c + 1) -= bb * a3
+					*l2(c + 2) -= bb * a4
 					*r2(m) -= bb * xm
 				}
 			}
