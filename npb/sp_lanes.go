@@ -1,13 +1,15 @@
 package npb
 
-// The forward elimination of SP's pencils works on spLanes lines at a
-// time, in a layout of its own: the rows of the pencil, its right-hand
-// sides and the super-diagonals it produces are stored by blocks of
+// The line solves of SP's pencils work on spLanes lines at a time, in a
+// layout of their own: the rows of the pencil, its right-hand sides and
+// the super-diagonals the elimination produces are stored by blocks of
 // spLanes lines, the lines of a block side by side for each value, so
 // that one step of the recurrence is the same few operations on spLanes
 // adjacent values (four doubles: one AVX2 vector). The right-hand sides
 // are gathered from the cell's rhs into this layout before the
-// elimination and scattered back after it, with the super-diagonals.
+// elimination and the back substitution and scattered back after each;
+// the super-diagonals stay in it (spSolver.up, or the solver's scratch
+// for the last cell on the axis, which back-substitutes at once).
 //
 // Row q of line l: block b = l/spLanes, lane l%spLanes; value v of the
 // row (one of 15 coefficients, 5 right-hand sides or 6 super-diagonals)
