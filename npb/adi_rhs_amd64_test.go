@@ -98,7 +98,8 @@ func BenchmarkADIRHSAVX2(b *testing.B) {
 
 // TestSPEliminateAVX2 checks that SP's line solves give the same values,
 // bit for bit, with the elimination's assembly on and off, along every
-// axis of a cell whose pencils end in partial blocks of lanes.
+// axis of a cell whose pencils end in partial blocks of lanes (the
+// solutions in rhs; a single cell keeps no super-diagonals in up).
 func TestSPEliminateAVX2(t *testing.T) {
 	var got [2][]float64
 	for k, on := range []bool{true, false} {
@@ -111,7 +112,7 @@ func TestSPEliminateAVX2(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got[k] = append(append([]float64(nil), c.rhs...), s.up[0]...)
+			got[k] = append([]float64(nil), c.rhs...)
 		})
 	}
 	if i := adiSameValues(got[0], got[1]); i >= 0 {

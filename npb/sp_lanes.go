@@ -38,6 +38,9 @@ func (y spLaneLayout) at(q, l, values int) int {
 // array of values values a row.
 func (y spLaneLayout) stride(values int) int { return y.nb * values * spLanes }
 
+// size returns the length of a pencil's array of values values a row.
+func (y spLaneLayout) size(values int) int { return y.n * y.stride(values) }
+
 // lanes returns the number of lanes of the layout, the pencil's lines
 // and the padding after them.
 func (y spLaneLayout) lanes() int { return y.nb * spLanes }
@@ -85,7 +88,7 @@ func spLaneValues(c *adiCell, d, values int) int {
 	n := 0
 	spPencils(c, d, func(p spPencil) {
 		y := newSPLaneLayout(&p)
-		n += y.n * y.stride(values)
+		n += y.size(values)
 	})
 	return n
 }

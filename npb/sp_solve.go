@@ -98,7 +98,7 @@ func (s *spSolver) forward(ci, d int, in []float64) {
 	spPencils(c, d, func(p spPencil) {
 		y := s.eliminatePencil(c, d, &p, in, up)
 		spScatter(c.rhs, s.x, &p, y)
-		up = up[y.n*y.stride(6):]
+		up = up[y.size(6):] // the next pencil's
 	})
 	s.pointOps.declare(spShareForward, c.points())
 }
@@ -192,7 +192,7 @@ func (s *spSolver) sendForward(c *adiCell, ci, d int) error {
 				}
 			}
 		}
-		up = up[y.n*y.stride(6):]
+		up = up[y.size(6):] // the next pencil's
 	})
 	return s.post(adiLines(c, d)*spFwdWords, s.g.succ[d], spMessages.fwdTag+d)
 }
@@ -207,7 +207,7 @@ func (s *spSolver) backward(ci, d int, in []float64) {
 		spGather(s.x, c.rhs, &p, y)
 		spBackSubstituteLanes(s.x, up, y, in, p.line0)
 		spScatter(c.rhs, s.x, &p, y)
-		up = up[y.n*y.stride(6):]
+		up = up[y.size(6):] // the next pencil's
 	})
 	s.pointOps.declare(spShareBackward, c.points())
 }
