@@ -7,6 +7,7 @@ import "fmt"
 var alltoallAlgorithms = map[string]func(c *call, send, recv []byte) error{
 	"pairwise": alltoallPairwise,
 	"bruck":    alltoallBruck,
+	"linear":   alltoallLinear,
 }
 
 // Alltoall sends block j of every rank i's send to rank j, where it lands
@@ -17,7 +18,9 @@ var alltoallAlgorithms = map[string]func(c *call, send, recv []byte) error{
 //
 // Algorithms: "pairwise" (size-1 exchanges, in step s with ranks rank+s
 // and rank-s; any size) and "bruck" (ceil(log2(size)) exchanges of about
-// half the data each, packed into one message: for small blocks).
+// half the data each, packed into one message: for small blocks) and
+// "linear" (the pairwise schedule with up to exchangeWindow steps in
+// flight at once, when the Net is an Exchanger: for large blocks).
 func Alltoall(n Net, alg string, send, recv []byte) error {
 	f, err := lookupAlgorithm("alltoall", alltoallAlgorithms, alg)
 	if err != nil {
@@ -54,6 +57,16 @@ func alltoallPairwise(c *call, send, recv []byte) error {
 		}
 	}
 	return c.end(nil)
+}
+
+func alltoallLinear(c *call, send, recv []byte) error {
+	rank := c.Rank()
+	blk := len(send) / c.Size()
+	copy(recv[rank*blk:(rank+1)*blk], send[rank*blk:])
+	block := func(b []byte) func(int) []byte {
+		return func(i int) []byte { return b[i*blk : (i+1)*blk] }
+	}
+	return c.end(c.exchangeSteps(block(send), block(recv)))
 }
 
 // alltoallBruck: after a local rotation, tmp[j] is the block for rank+j.
@@ -98,6 +111,7 @@ func alltoallBruck(c *call, send, recv []byte) error {
 // send and recv that do not overlap.
 var alltoallvAlgorithms = map[string]func(c *call, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error{
 	"pairwise": alltoallvPairwise,
+	"linear":   alltoallvLinear,
 }
 
 // Alltoallv is Alltoall with blocks of their own sizes: rank i sends the
@@ -108,7 +122,7 @@ var alltoallvAlgorithms = map[string]func(c *call, send []byte, scounts, sdispls
 // scounts and sdispls. A count that differs from its peer's makes the
 // operation fail with ErrMismatch.
 //
-// Algorithm: "pairwise".
+// Algorithms: "pairwise" and "linear", as for Alltoall.
 func Alltoallv(n Net, alg string, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
 	f, err := lookupAlgorithm("alltoallv", alltoallvAlgorithms, alg)
 	if err != nil {
@@ -140,4 +154,13 @@ func alltoallvPairwise(c *call, send []byte, scounts, sdispls []int, recv []byte
 		}
 	}
 	return c.end(nil)
+}
+
+func alltoallvLinear(c *call, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
+	rank := c.Rank()
+	out := func(i int) []byte { return send[sdispls[i] : sdispls[i]+scounts[i]] }
+	in := func(i int) []byte { return recv[rdispls[i] : rdispls[i]+rcounts[i]] }
+	c.checkLen(rank, scounts[rank], rcounts[rank])
+	copy(in(rank), out(rank))
+	return c.end(c.exchangeSteps(out, in))
 }

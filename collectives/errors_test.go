@@ -85,13 +85,14 @@ func runSyncRanks(t *testing.T, size int, f func(n Net) error) []error {
 }
 
 // testNets are the networks every case runs on: buffered and
-// synchronous sends.
+// synchronous sends, and buffered with exchanges (Exchanger).
 var testNets = []struct {
 	name string
 	run  func(t *testing.T, size int, f func(n Net) error) []error
 }{
 	{"buffered", func(t *testing.T, size int, f func(n Net) error) []error { t.Helper(); return runRanks(t, size, f) }},
 	{"synchronous", runSyncRanks},
+	{"exchanging", runExchangeRanks},
 }
 
 // exercise runs f on size ranks of each test network. f returns what the
@@ -232,8 +233,8 @@ func TestUnknownAlgorithm(t *testing.T) {
 		"scatterv":     "linear",
 		"allgather":    "bruck, recursive-doubling, ring",
 		"allgatherv":   "ring",
-		"alltoall":     "bruck, pairwise",
-		"alltoallv":    "pairwise",
+		"alltoall":     "bruck, linear, pairwise",
+		"alltoallv":    "linear, pairwise",
 		"reduce-block": "recursive-halving, reduce-scatter, ring",
 		"reduce":       "reduce-scatterv, ring",
 		"scan":         "linear, recursive-doubling",

@@ -107,7 +107,16 @@ const (
 	// longVector is where the bandwidth-bound algorithms (ring, scatter-
 	// allgather, reduce-scatter-gather) take over.
 	longVector = 64 << 10
-	// smallBlock is the largest block of Bruck's alltoall.
+	// smallBlock is the largest block of Bruck's alltoall. Above it, and
+	// below it up to 4 processes, the alltoalls run linear (several steps
+	// of the pairwise schedule in flight) from 3 processes: measured on
+	// the 2-core Intel Xeon VM (µs, mpibench Alltoall, the slowest rank,
+	// medians of 7 samples, 2 alternations, pairwise against linear), at
+	// 4 processes 10.0/8.1 at 1 KiB, 22/18.7 at 16 KiB, 69/67 at 64 KiB,
+	// 185/192 at 256 KiB and 730/655-729 at 1 MiB; at 8 processes 58/33,
+	// 136/106-121, 437/389-415, 889-1107/868-903 and 5640/5421-5576; at 3
+	// processes 7.5/6.4, 14.7/13.7, 43.8/40.2, 98-107/93-117 and
+	// 448-517/436. At 2 processes the two are one and the same exchange.
 	smallBlock = 256
 )
 
@@ -187,8 +196,11 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		}
 		return "bruck"
 	case CollAlltoall:
-		if bytes <= smallBlock && n > 4 {
+		switch {
+		case bytes <= smallBlock && n > 4:
 			return "bruck"
+		case n > 2:
+			return "linear"
 		}
 		return "pairwise"
 	case CollReduceScatterBlock:
@@ -215,6 +227,9 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		}
 		return "linear"
 	case CollAlltoallv:
+		if n > 2 {
+			return "linear"
+		}
 		return "pairwise"
 	}
 	return ""

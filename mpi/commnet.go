@@ -17,6 +17,8 @@ type commNet struct {
 	// true (collectives.Interruptible); sw is the wait that watches it.
 	stop func() bool
 	sw   stopWait
+	// xops holds the operations of an exchange in progress (Exchange).
+	xops exchangeOps
 }
 
 // stopWait is a Completion that is done when op is or when stop reports

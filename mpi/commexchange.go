@@ -1,0 +1,96 @@
+package mpi
+
+import (
+	"errors"
+
+	"github.com/rhinet-go/martini/collectives"
+	"github.com/rhinet-go/martini/llc"
+)
+
+// exchangeOps are the operations of one exchange of a commNet: its sends
+// and receives, posted together and waited for together. It is a
+// Completion that is done when all of them are.
+type exchangeOps struct {
+	sends []*llc.SendOp
+	recvs []*llc.RecvOp
+}
+
+func (x *exchangeOps) Done() bool {
+	for _, op := range x.recvs {
+		if !op.Done() {
+			return false
+		}
+	}
+	for _, op := range x.sends {
+		if !op.Done() {
+			return false
+		}
+	}
+	return true
+}
+
+// Exchange implements collectives.Exchanger: every receive is posted
+// before any send, then all of them are waited for at once.
+func (n *commNet) Exchange(sends, recvs []collectives.Transfer) error {
+	c, x := n.c, &n.xops
+	ep := c.rt.ep
+	for _, r := range recvs {
+		rop := recvOps.Get().(*llc.RecvOp)
+		*rop = llc.RecvOp{Source: c.toWorld(r.Peer), Tag: n.tag, Ctx: c.ctx + 1, Buf: r.Data}
+		x.recvs = append(x.recvs, rop)
+		ep.Recv(rop)
+	}
+	for _, s := range sends {
+		sop := sendOps.Get().(*llc.SendOp)
+		*sop = llc.SendOp{Peer: c.toWorld(s.Peer), Tag: n.tag, Ctx: c.ctx + 1, Data: s.Data}
+		x.sends = append(x.sends, sop)
+		ep.Send(sop)
+	}
+	defer n.recycleExchange()
+	if !n.wait(x) {
+		for i, rop := range x.recvs {
+			n.dropRecv(rop)
+			x.recvs[i] = nil
+		}
+		for i, sop := range x.sends {
+			n.dropSend(sop)
+			x.sends[i] = nil
+		}
+		return interrupted("collective exchange", n.c.rank)
+	}
+	var errs []error
+	for i, sop := range x.sends {
+		if err := sop.Err(); err != nil {
+			errs = append(errs, wrap("collective send", sends[i].Peer, err))
+		}
+	}
+	for i, rop := range x.recvs {
+		recvs[i].Len = rop.Status.Len
+		if err := receiveError(rop.Err()); err != nil {
+			errs = append(errs, wrap("collective receive", recvs[i].Peer, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// recycleExchange returns the operations of the last exchange that are
+// still n's to their pools (an interrupted exchange has handed its own
+// to dropRecv and dropSend).
+func (n *commNet) recycleExchange() {
+	x := &n.xops
+	for i, rop := range x.recvs {
+		if rop != nil {
+			*rop = llc.RecvOp{}
+			recvOps.Put(rop)
+		}
+		x.recvs[i] = nil
+	}
+	for i, sop := range x.sends {
+		if sop != nil {
+			*sop = llc.SendOp{}
+			sendOps.Put(sop)
+		}
+		x.sends[i] = nil
+	}
+	x.recvs, x.sends = x.recvs[:0], x.sends[:0]
+}
