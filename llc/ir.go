@@ -259,6 +259,9 @@ type Caps struct {
 	// EagerLimit is the recommended largest eager message, measured on
 	// the network.
 	EagerLimit int
+	// RingEagerLimit, when not 0, is the recommended largest eager message
+	// in EagerRings mode, where it differs from EagerLimit.
+	RingEagerLimit int
 	// Rendezvous is the recommended rendezvous variant.
 	Rendezvous RndvMode
 	// ExchangePush is the recommended Config.ExchangePush: the smallest

@@ -330,8 +330,9 @@ func readBoot(kv map[string]string, size int) (boot []llc.RegionID, worldOffload
 }
 
 // engineConfig sizes the rings so that every peer (itself included) can
-// get one within the registrable memory, and caps the eager limit to what
-// a ring holds; with the vp eager transport, it sizes the receive queue
+// get one within the registrable memory, takes the eager limit the
+// network recommends for its rings when rings alone carry the eager
+// messages, and caps it to what a ring holds; with the vp eager transport, it sizes the receive queue
 // instead and caps the eager limit to what the queue carries
 // (llc.QueueEagerLimit: one record, or several up to 32 KB).
 func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int) llc.Config {
@@ -341,6 +342,9 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int
 		ring /= 2
 	}
 	eager := caps.EagerLimit
+	if caps.RingEagerLimit != 0 && job.Settings.Eager == "" && caps.LoadStore && ns.queuePeers == nil {
+		eager = caps.RingEagerLimit // rings alone carry the eager messages
+	}
 	if job.Settings.EagerLimit >= 0 {
 		eager = job.Settings.EagerLimit
 	}

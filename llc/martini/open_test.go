@@ -2,9 +2,11 @@ package martini
 
 import (
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/klauspost/cpuid/v2"
 	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/nicemu"
 	"golang.org/x/sys/unix"
@@ -91,6 +93,13 @@ func TestEagerLimitByProfile(t *testing.T) {
 		if c.EagerLimit != want {
 			t.Errorf("%s: eager limit %d, want %d", profile, c.EagerLimit, want)
 		}
+		wantRing := 0
+		if profile == nicemu.ProfileNative {
+			wantRing = nativeRingEagerLimit(cpuid.CPU.VendorID, 1, runtime.NumCPU())
+		}
+		if c.RingEagerLimit != wantRing {
+			t.Errorf("%s: eager limit through rings %d, want %d", profile, c.RingEagerLimit, wantRing)
+		}
 		wantPush := 0
 		if profile == nicemu.ProfileNative {
 			wantPush = llc.ExchangePushMin
@@ -143,6 +152,28 @@ func TestStatsClock(t *testing.T) {
 		}
 		if _, ok := got["push"]; !ok {
 			t.Errorf("clock %s: no push counter", clock)
+		}
+	}
+}
+
+// TestNativeRingEagerLimit: Intel processors with a core per process take the
+// smaller limit; more processes than cores, or other processors, the
+// default.
+func TestNativeRingEagerLimit(t *testing.T) {
+	for _, c := range []struct {
+		vendor      cpuid.Vendor
+		procs, cpus int
+		want        int
+	}{
+		{cpuid.Intel, 2, 2, IntelEagerLimit},
+		{cpuid.Intel, 1, 8, IntelEagerLimit},
+		{cpuid.Intel, 3, 2, DefaultEagerLimit},
+		{cpuid.AMD, 2, 2, DefaultEagerLimit},
+		{cpuid.AMD, 4, 2, DefaultEagerLimit},
+		{cpuid.VendorUnknown, 2, 2, DefaultEagerLimit},
+	} {
+		if got := nativeRingEagerLimit(c.vendor, c.procs, c.cpus); got != c.want {
+			t.Errorf("%v, %d processes on %d cores: eager limit %d, want %d", c.vendor, c.procs, c.cpus, got, c.want)
 		}
 	}
 }

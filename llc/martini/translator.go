@@ -7,7 +7,10 @@ package martini
 import (
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"time"
+
+	"github.com/klauspost/cpuid/v2"
 
 	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/nicemu"
@@ -147,16 +150,35 @@ func (t *Translator) VirtualClock() llc.Clock {
 }
 
 // DefaultEagerLimit is the eager limit Caps recommends under the native
-// profile. Measured with mpibench on the 2-core reference machine,
-// alternating jobs with the limits 32 KiB (the former default), 64 KiB
-// and 128 KiB, three runs each (t in µs at 64 KiB): PingPong 3.6 eager
-// against 6.5-8.8 by rendezvous at np=2; Bcast 6.6 against 12-15 at np=2
-// and 33-49 against 68-82 at np=4 (two ranks per core: the rendezvous
-// holds the sender until its receiver runs); Reduce, Allgather and
-// Alltoall faster or alike at both. A limit of 128 KiB gained at 96 KiB
-// but lost at np=4 (a record of half a ring leaves no slack), so the
-// limit is 64 KiB.
+// profile, unless the host's processors are Intel's and every process has
+// a core (IntelEagerLimit). Measured with mpibench on the 2-core AMD EPYC
+// reference machine, alternating jobs with the limits 32 KiB (the former
+// default), 64 KiB and 128 KiB, three runs each (t in µs at 64 KiB):
+// PingPong 3.6 eager against 6.5-8.8 by rendezvous at np=2; Bcast 6.6
+// against 12-15 at np=2 and 33-49 against 68-82 at np=4 (two ranks per
+// core: the rendezvous holds the sender until its receiver runs);
+// Reduce, Allgather and Alltoall faster or alike at both. A limit of 128
+// KiB gained at 96 KiB but lost at np=4 (a record of half a ring leaves
+// no slack), so the limit is 64 KiB.
 const DefaultEagerLimit = 64 << 10
+
+// IntelEagerLimit is the eager limit through rings Caps recommends under
+// the native profile on Intel processors while every process has a core
+// (llc.Caps.RingEagerLimit). An eager
+// message is copied twice through the ring, whose cache lines move from
+// one core's private caches to the other's at each copy; a rendezvous
+// copies once, by CMA, from the sender's buffer. On the 2-core Intel Xeon
+// VM (Sapphire Rapids class) the second copy costs more than the
+// rendezvous's round trip from 16 KiB, where on the AMD reference machine
+// the rendezvous lost up to 64 KiB. Measured with mpibench at np=2,
+// alternating jobs with the limits 64 KiB and 16 KiB, t in µs at 64 KiB:
+// PingPong 8.3 against 3.9 (Open MPI 4.2), Sendrecv 11.0 against 4.7,
+// Reduce 11.5 against 6.7, Allgather 12.0 against 6.9, Alltoall 11.6
+// against 6.4; Bcast lost (8.8 against 11.9) and Allreduce tied (11.9
+// against 13.1). With more processes than cores the rendezvous's wait for
+// its receiver costs more (NPB CG class A at np=4 lost 3.6%, Bcast at 32
+// KiB 15 against 22 µs), and DefaultEagerLimit stays.
+const IntelEagerLimit = 16 << 10
 
 // ModelEagerLimit is the eager limit Caps recommends under a timing
 // profile (the Martini model): the limit the thesis's runs were
@@ -187,6 +209,7 @@ func (t *Translator) Caps() llc.Caps {
 		// Not under the model, calibrated with the rendezvous variants
 		// alone.
 		c.ExchangePush = llc.ExchangePushMin
+		c.RingEagerLimit = nativeRingEagerLimit(cpuid.CPU.VendorID, t.nic.NumProcs(), runtime.NumCPU())
 	}
 	return c
 }
@@ -200,6 +223,17 @@ func (t *Translator) Modelled() bool { return t.nic.Profile() != nil }
 func (t *Translator) eagerLimit() int {
 	if t.nic.Profile() != nil {
 		return ModelEagerLimit
+	}
+	return DefaultEagerLimit
+}
+
+// nativeRingEagerLimit is the eager limit through rings under the native
+// profile for procs processes on cpus processors of vendor. The PM
+// layers (their rings and queue) keep DefaultEagerLimit, the limit they
+// were measured with.
+func nativeRingEagerLimit(vendor cpuid.Vendor, procs, cpus int) int {
+	if vendor == cpuid.Intel && procs <= cpus {
+		return IntelEagerLimit
 	}
 	return DefaultEagerLimit
 }
