@@ -61,12 +61,20 @@ func (c *call) exchange(sends, recvs []Transfer) error {
 	return nil
 }
 
+// exchangeScratch holds the transfers of one exchange of exchangeSteps.
+type exchangeScratch struct{ sends, recvs [exchangeWindow]Transfer }
+
 // exchangeSteps runs steps 1 to size-1 of a pairwise schedule, up to
 // exchangeWindow at once: in step s the process sends out(rank+s) to
 // rank+s and receives in(rank-s) from rank-s.
 func (c *call) exchangeSteps(out, in func(peer int) []byte) error {
 	size, rank := c.Size(), c.Rank()
-	var sends, recvs [exchangeWindow]Transfer
+	if c.xfer == nil {
+		c.xfer = new(exchangeScratch)
+	}
+	sends, recvs := &c.xfer.sends, &c.xfer.recvs
+	defer clear(sends[:]) // no buffer stays referenced
+	defer clear(recvs[:])
 	for first := 1; first < size; first += exchangeWindow {
 		k := 0
 		for s := first; s < size && k < exchangeWindow; s++ {

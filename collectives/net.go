@@ -37,7 +37,8 @@ var ErrMismatch = errors.New("collective arguments differ between processes")
 type call struct {
 	Net
 	mismatch error
-	arena    *[]byte // scratch memory reused across calls, or nil
+	arena    *[]byte          // scratch memory reused across calls, or nil
+	xfer     *exchangeScratch // the transfers of an exchange, reused across calls, or nil
 	used     int
 }
 

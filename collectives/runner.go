@@ -35,6 +35,7 @@ type Runner struct {
 	c      call
 	ov     overlap // the argument comparison of the call in progress
 	arena  []byte
+	xfer   exchangeScratch // the transfers of the calls' exchanges
 	small  smallKey        // the key of the last small reduction
 	word   [DatumSize]byte // a data word, unpacked for Reducer.Apply
 	hashed hashedKey       // the last record hashed (recordHash)
@@ -89,7 +90,7 @@ type smallKey struct {
 }
 
 func (u *Runner) begin() *call {
-	u.c = call{Net: u.Net, arena: &u.arena}
+	u.c = call{Net: u.Net, arena: &u.arena, xfer: &u.xfer}
 	return &u.c
 }
 
