@@ -152,8 +152,8 @@ func TestBackoffBoundsYields(t *testing.T) {
 		}
 	}
 	for _, procs := range []int{cpus + 1, full} {
-		if spin, yield := backoff(procs, unset); spin != 20 || yield != oversubscribedYield {
-			t.Errorf("%d processes on %d CPUs: spin %d yield %d, want 20 and %d as measured", procs, cpus, spin, yield, oversubscribedYield)
+		if spin, yield := backoff(procs, unset); spin != oversubscribedSpin || yield != oversubscribedYield {
+			t.Errorf("%d processes on %d CPUs: spin %d yield %d, want %d and %d as measured", procs, cpus, spin, yield, oversubscribedSpin, oversubscribedYield)
 		}
 	}
 	if spin, yield := backoff(cpus, unset); spin != 4000 || yield != 200 {

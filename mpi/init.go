@@ -197,7 +197,7 @@ func exchangePush(caps llc.Caps, procs int) int {
 // backoff chooses how long a waiting process spins and yields before it
 // sleeps. With a core per process, spinning answers fastest; with more
 // processes than cores, the process being waited for may not be running,
-// so a waiter spins only briefly and then yields the core at every poll.
+// so a waiter yields the core at every poll.
 // Past yieldProcsPerCPU processes a core a waiter does not yield at all:
 // a yield then hands the core to another waiter far more often than to the
 // process they wait for, and the waiters' yields together starve it.
@@ -209,7 +209,7 @@ func backoff(procs int, settings launch.Settings) (spin, yield int) {
 	case procs > yieldProcsPerCPU*cpus:
 		spin, yield = 20, 0
 	case procs > cpus:
-		spin, yield = 20, oversubscribedYield
+		spin, yield = oversubscribedSpin, oversubscribedYield
 	}
 	if settings.Spin >= 0 {
 		spin = settings.Spin
@@ -239,7 +239,22 @@ const spinFor = 20 * time.Microsecond
 // job: examples/hello on 2 cores took 3.2 s at np=128 with them and 5.8 s
 // without, 6.2 and 8.8 s at np=256, but 42 s (68 s of CPU) and 18 s (13 s)
 // at np=512; at np=1024 with 15 yields a wait it did not end in 200 s.
+//
+// oversubscribedSpin is how many polls such a waiter makes before it
+// yields: none. A poll over the rings of every peer costs about what a
+// yield does, and the process being waited for is as likely to share the
+// waiter's core as not. Measured on the 2-core Intel Xeon VM with mpibench
+// (µs at 8 bytes, the slowest rank, medians of 7 samples, 3 alternating
+// runs, 20 polls against none): at 4 processes Barrier 2.78-2.87 against
+// 2.27-2.36, Bcast 3.00-3.12 against 2.47-2.55, Reduce 3.07-3.09 against
+// 2.51-2.65, Allreduce 3.05-3.32 against 2.57-2.63, Alltoall 3.31-3.49
+// against 2.88-2.97; at 8 processes Barrier 8.7-17.6 against 7.2-10.6,
+// Bcast 9.3-17.2 against 7.5-7.9, Reduce 9.3-10.2 against 7.7-7.9; at 3
+// processes Barrier 2.8-3.9 against 2.2-2.3. A PingPong between two of 4
+// processes, the others idle, lost (0.34-0.42 against 0.56-0.79, Open MPI
+// 0.89), and NPB CG, IS and MG class A at 4 processes did not move.
 const (
+	oversubscribedSpin  = 0
 	oversubscribedYield = 2000
 	yieldProcsPerCPU    = 128
 )
