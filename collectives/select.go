@@ -249,9 +249,21 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 // at 1 MiB (1794-1936, 1591-2206, 1632-1880), the tree at 64 KiB
 // (275-543, 667-673, 556-571). Other sizes were not measured: they keep
 // the ring from 256 KiB.
+//
+// With the AVX2 sums (vecsumAVX2) the tree's root combines twice as fast,
+// and the tree keeps 2 and 4 ranks up to 2 MiB. Measured on the 2-core
+// Intel Xeon VM (same benchmark, 2 alternations; binomial,
+// reduce-scatter-gather, recursive-halving): at 2 ranks 512 KiB 42/53-62,
+// 1 MiB 87-88/119-133, 2 MiB 236-238/293-311, 4 MiB 538-544/488-573; at 4
+// ranks 256 KiB 68-77/99-100/88-90, 512 KiB 146-153/168-193/188-196, 1 MiB
+// 319-339/361-407/359-375, 4 MiB 1509-1523/1376-1387/1495-1502.
 func reduceChoice(n, bytes int, commutative bool) string {
 	switch {
 	case !commutative || n < 2:
+	case (n == 2 || n == 4) && vecsumAVX2:
+		if bytes >= 64*longVector {
+			return AlgReduceScatterGather
+		}
 	case n == 2:
 		if bytes >= 8*longVector {
 			return AlgReduceScatterGather

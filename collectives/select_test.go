@@ -61,7 +61,29 @@ func TestBcastSelection(t *testing.T) {
 // work where that was measured to pay (2 ranks from 512 KiB, 4 ranks at
 // 256 KiB only, 8 ranks from 256 KiB by recursive halving, other sizes
 // by the ring from 256 KiB); everything else goes up the binomial tree.
+// With the AVX2 sums, 2 and 4 ranks keep the tree up to 2 MiB; the test
+// runs both ways.
 func TestReduceSelection(t *testing.T) {
+	defer func(old bool) { vecsumAVX2 = old }(vecsumAVX2)
+	vecsumAVX2 = true
+	for _, tc := range []struct {
+		n, bytes int
+		want     string
+	}{
+		{2, 1 << 20, AlgBinomial},
+		{2, 2 << 20, AlgBinomial},
+		{2, 4 << 20, AlgReduceScatterGather},
+		{4, 256 << 10, AlgBinomial},
+		{4, 4 << 20, AlgReduceScatterGather},
+		{3, 256 << 10, AlgReduceScatterGather},
+		{8, 256 << 10, AlgRecursiveHalving},
+	} {
+		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}}
+		if got := u.choose(CollReduce, tc.bytes, true, false); got != tc.want {
+			t.Errorf("AVX2 sums: %d processes, %d bytes: %s, want %s", tc.n, tc.bytes, got, tc.want)
+		}
+	}
+	vecsumAVX2 = false
 	for _, tc := range []struct {
 		n, bytes    int
 		commutative bool
