@@ -26,6 +26,14 @@ type Net interface {
 	Sendrecv(to int, data []byte, from int, buf []byte) (int, error)
 }
 
+// OperandReceiver is implemented by a Net that can receive a message the
+// caller reads at once, a reduction's operand: RecvOperand is Recv, but
+// the transport may move the data so that it lands in the caller's
+// caches.
+type OperandReceiver interface {
+	RecvOperand(from int, buf []byte) (int, error)
+}
+
 // ErrMismatch is wrapped by the errors of collective operations whose
 // processes passed inconsistent arguments (counts, roots, operations).
 var ErrMismatch = errors.New("collective arguments differ between processes")
@@ -65,6 +73,21 @@ func (c *call) alloc(n int) []byte {
 // recv receives exactly len(buf) bytes from rank from.
 func (c *call) recv(from int, buf []byte) error {
 	got, err := c.Recv(from, buf)
+	if err != nil {
+		return err
+	}
+	c.checkLen(from, got, len(buf))
+	return nil
+}
+
+// recvOperand receives exactly len(buf) bytes from rank from, which the
+// caller combines at once (OperandReceiver, else Recv).
+func (c *call) recvOperand(from int, buf []byte) error {
+	o, ok := c.Net.(OperandReceiver)
+	if !ok {
+		return c.recv(from, buf)
+	}
+	got, err := o.RecvOperand(from, buf)
 	if err != nil {
 		return err
 	}

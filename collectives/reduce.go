@@ -58,7 +58,7 @@ func reduceBinomial(c *call, r Reducer, send, recv []byte, root int) error {
 		child := (rel + mask + top) % n
 		if !writable {
 			dst := reduceDestination(c, recv, keeps, length)
-			if err := c.recv(child, dst); err != nil {
+			if err := c.recvOperand(child, dst); err != nil {
 				return err
 			}
 			r.Apply(acc, dst) // the input holds the lower ranks
@@ -68,7 +68,7 @@ func reduceBinomial(c *call, r Reducer, send, recv []byte, root int) error {
 		if tmp == nil {
 			tmp = c.alloc(length)
 		}
-		if err := c.recv(child, tmp); err != nil {
+		if err := c.recvOperand(child, tmp); err != nil {
 			return err
 		}
 		if r.Commutative {

@@ -64,6 +64,11 @@ type RecvOp struct {
 	Buf    []byte
 	// Notify asks for a NoteRecvDone notification on the event queue.
 	Notify bool
+	// Consume says the receiver reads the data right after the receive
+	// (a reduction's operand): a split rendezvous of up to ConsumePullMax
+	// bytes is then read by the receiver alone, so that the data lands in
+	// its caches.
+	Consume bool
 
 	Status    Status
 	events    *eventQueue

@@ -404,6 +404,40 @@ func TestRendezvousSplit(t *testing.T) {
 	}
 }
 
+// TestRendezvousConsume: a receive marked Consume reads a split
+// rendezvous of up to ConsumePullMax bytes whole, and splits a larger one.
+func TestRendezvousConsume(t *testing.T) {
+	for _, n := range []int{SplitMin, ConsumePullMax, ConsumePullMax + 64} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			c := newCluster(t, 2, func(_ int, cfg *Config) { cfg.Rendezvous = RndvSplit })
+			c.tracing = true
+			data := pattern(5, n)
+			r := c.recv(1, 0, 3, 0, n)
+			r.Consume = true // read when the request to send matches it
+			s := c.send(0, 1, 3, 0, data)
+			c.wait(s, r)
+			checkSent(t, "send", s)
+			checkRecv(t, "consuming receive", r, 0, 3, data)
+			reads, writes := 0, 0
+			for _, cmd := range c.trace {
+				switch k, _ := splitToken(cmd.Token); {
+				case k == tokPullDone && cmd.src == 1:
+					reads += len(cmd.Data)
+				case k == tokPushDone && cmd.src == 0:
+					writes += len(cmd.Data)
+				}
+			}
+			wantReads := n
+			if n > ConsumePullMax {
+				wantReads = splitPoint(n)
+			}
+			if reads != wantReads || writes != n-wantReads {
+				t.Fatalf("receiver read %d bytes and sender wrote %d, want %d and %d", reads, writes, wantReads, n-wantReads)
+			}
+		})
+	}
+}
+
 // TestCTSEncoding: grants and split points past 4 GiB travel whole (they
 // were 32-bit fields, so a 4 GiB message was granted 0 bytes and a larger
 // one a wrapped count), and a short record is an error, not a panic.

@@ -79,8 +79,18 @@ func (n *commNet) Recv(from int, buf []byte) (int, error) {
 		st, err := c.rt.ep.RecvWait(c.toWorld(from), n.tag, c.ctx+1, buf)
 		return st.Len, wrap("collective receive", from, receiveError(err))
 	}
+	return n.recv(from, buf, false)
+}
+
+// RecvOperand implements collectives.OperandReceiver: a receive marked
+// llc.RecvOp.Consume.
+func (n *commNet) RecvOperand(from int, buf []byte) (int, error) { return n.recv(from, buf, true) }
+
+// recv is Recv through a RecvOp of its own, marked consume.
+func (n *commNet) recv(from int, buf []byte, consume bool) (int, error) {
+	c := n.c
 	rop := recvOps.Get().(*llc.RecvOp)
-	*rop = llc.RecvOp{Source: c.toWorld(from), Tag: n.tag, Ctx: c.ctx + 1, Buf: buf}
+	*rop = llc.RecvOp{Source: c.toWorld(from), Tag: n.tag, Ctx: c.ctx + 1, Buf: buf, Consume: consume}
 	c.rt.ep.Recv(rop)
 	if !n.wait(rop) {
 		n.dropRecv(rop)
