@@ -27,11 +27,12 @@ type Net interface {
 }
 
 // OperandReceiver is implemented by a Net that can receive a message the
-// caller reads at once, a reduction's operand: RecvOperand is Recv, but
-// the transport may move the data so that it lands in the caller's
-// caches.
+// caller reads at once, a reduction's operand: RecvOperand is Recv and
+// SendrecvOperand is Sendrecv, but the transport may move the received
+// data so that it lands in the caller's caches.
 type OperandReceiver interface {
 	RecvOperand(from int, buf []byte) (int, error)
+	SendrecvOperand(to int, data []byte, from int, buf []byte) (int, error)
 }
 
 // ErrMismatch is wrapped by the errors of collective operations whose
@@ -88,6 +89,21 @@ func (c *call) recvOperand(from int, buf []byte) error {
 		return c.recv(from, buf)
 	}
 	got, err := o.RecvOperand(from, buf)
+	if err != nil {
+		return err
+	}
+	c.checkLen(from, got, len(buf))
+	return nil
+}
+
+// sendrecvOperand is sendrecv whose received data the caller combines at
+// once (OperandReceiver).
+func (c *call) sendrecvOperand(to int, data []byte, from int, buf []byte) error {
+	o, ok := c.Net.(OperandReceiver)
+	if !ok {
+		return c.sendrecv(to, data, from, buf)
+	}
+	got, err := o.SendrecvOperand(to, data, from, buf)
 	if err != nil {
 		return err
 	}

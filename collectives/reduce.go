@@ -165,7 +165,7 @@ func ringReduceScatterFrom(c *call, r Reducer, send, acc []byte, p pieces) error
 	for s := 0; s < n-1; s++ {
 		o, in := (rank-s+n)%n, (rank-s-1+n)%n
 		dst := p.piece(acc, in)
-		if err := c.sendrecv(right, p.piece(out, o), left, dst); err != nil {
+		if err := c.sendrecvOperand(right, p.piece(out, o), left, dst); err != nil {
 			return err
 		}
 		r.Apply(p.piece(send, in), dst)
@@ -186,7 +186,7 @@ func ringReduceScatter(c *call, r Reducer, acc []byte, p pieces) error {
 		out, in := (rank-s+n)%n, (rank-s-1+n)%n
 		dst := p.piece(acc, in)
 		t := tmp[:len(dst)]
-		if err := c.sendrecv(right, p.piece(acc, out), left, t); err != nil {
+		if err := c.sendrecvOperand(right, p.piece(acc, out), left, t); err != nil {
 			return err
 		}
 		r.Apply(t, dst)

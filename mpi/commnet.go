@@ -86,7 +86,7 @@ func (n *commNet) Recv(from int, buf []byte) (int, error) {
 // llc.RecvOp.Consume.
 func (n *commNet) RecvOperand(from int, buf []byte) (int, error) { return n.recv(from, buf, true) }
 
-// recv is Recv through a RecvOp of its own, marked consume.
+// recv is Recv through a RecvOp of its own, marked consume if asked.
 func (n *commNet) recv(from int, buf []byte, consume bool) (int, error) {
 	c := n.c
 	rop := recvOps.Get().(*llc.RecvOp)
@@ -112,10 +112,21 @@ func receiveError(err error) error {
 }
 
 func (n *commNet) Sendrecv(to int, data []byte, from int, buf []byte) (int, error) {
+	return n.sendrecv(to, data, from, buf, false)
+}
+
+// SendrecvOperand implements collectives.OperandReceiver: Sendrecv with
+// its receive marked llc.RecvOp.Consume.
+func (n *commNet) SendrecvOperand(to int, data []byte, from int, buf []byte) (int, error) {
+	return n.sendrecv(to, data, from, buf, true)
+}
+
+// sendrecv is Sendrecv with its receive marked consume.
+func (n *commNet) sendrecv(to int, data []byte, from int, buf []byte, consume bool) (int, error) {
 	c := n.c
 	ep := c.rt.ep
 	rop := recvOps.Get().(*llc.RecvOp)
-	*rop = llc.RecvOp{Source: c.toWorld(from), Tag: n.tag, Ctx: c.ctx + 1, Buf: buf}
+	*rop = llc.RecvOp{Source: c.toWorld(from), Tag: n.tag, Ctx: c.ctx + 1, Buf: buf, Consume: consume}
 	ep.Recv(rop)
 	sop := sendOps.Get().(*llc.SendOp)
 	*sop = llc.SendOp{Peer: c.toWorld(to), Tag: n.tag, Ctx: c.ctx + 1, Data: data}
