@@ -451,7 +451,7 @@ func (e *Engine) send(op *SendOp, unsolicited bool) {
 		return
 	}
 	p := &e.peers[op.Peer]
-	if len(op.Data) <= e.cfg.EagerLimit {
+	if len(op.Data) <= e.cfg.EagerLimit && (!op.Rendezvous || unsolicited) {
 		if op.awaitsAck() {
 			e.startSync(op)
 		}

@@ -262,6 +262,11 @@ type Caps struct {
 	// RingEagerLimit, when not 0, is the recommended largest eager message
 	// in EagerRings mode, where it differs from EagerLimit.
 	RingEagerLimit int
+	// SingleCopyMin, when not 0, is the smallest eager-sized message that
+	// moves faster by a rendezvous (SendOp.Rendezvous), whose one copy
+	// saves the eager path's second, when its receive is already posted,
+	// as in an exchange whose receives are posted first.
+	SingleCopyMin int
 	// Rendezvous is the recommended rendezvous variant.
 	Rendezvous RndvMode
 	// ExchangePush is the recommended Config.ExchangePush: the smallest

@@ -23,6 +23,10 @@ type SendOp struct {
 	// rendezvous send completes so anyway; an eager one then waits for
 	// the receiver's acknowledgement. Unsolicited sends ignore it.
 	Sync bool
+	// Rendezvous asks for a rendezvous whatever the message's length:
+	// for a message whose receive is likely posted, one copy instead of
+	// the eager path's two. Unsolicited sends ignore it.
+	Rendezvous bool
 
 	done        bool
 	cancelled   bool

@@ -438,6 +438,25 @@ func TestRendezvousConsume(t *testing.T) {
 	}
 }
 
+// TestRendezvousRequested: a send that asks for a rendezvous goes by one
+// below the eager limit (an RTS, no eager record), and arrives whole.
+func TestRendezvousRequested(t *testing.T) {
+	c := newPair(t, nil)
+	c.tracing = true
+	before := c.eng[0].Stats()
+	data := pattern(3, 1000)
+	r := c.recv(1, 0, 4, 0, len(data))
+	s := &SendOp{Peer: 1, Tag: 4, Data: data, Rendezvous: true}
+	c.eng[0].Send(s)
+	c.drain(0)
+	c.wait(s, r)
+	checkSent(t, "requested rendezvous", s)
+	checkRecv(t, "requested rendezvous", r, 0, 4, data)
+	if st := c.eng[0].Stats(); st.RndvSent-before.RndvSent != 1 || st.EagerSent != before.EagerSent {
+		t.Fatalf("%d rendezvous and %d eager sends, want 1 and 0", st.RndvSent-before.RndvSent, st.EagerSent-before.EagerSent)
+	}
+}
+
 // TestCTSEncoding: grants and split points past 4 GiB travel whole (they
 // were 32-bit fields, so a 4 GiB message was granted 0 bytes and a larger
 // one a wrapped count), and a short record is an error, not a panic.

@@ -30,7 +30,9 @@ func (x *exchangeOps) Done() bool {
 }
 
 // Exchange implements collectives.Exchanger: every receive is posted
-// before any send, then all of them are waited for at once.
+// before any send, then all of them are waited for at once. Sends of at
+// least the network's SingleCopyMin go by rendezvous: their receives are
+// posted, and one copy beats the eager path's two.
 func (n *commNet) Exchange(sends, recvs []collectives.Transfer) error {
 	c, x := n.c, &n.xops
 	ep := c.rt.ep
@@ -42,7 +44,8 @@ func (n *commNet) Exchange(sends, recvs []collectives.Transfer) error {
 	}
 	for _, s := range sends {
 		sop := sendOps.Get().(*llc.SendOp)
-		*sop = llc.SendOp{Peer: c.toWorld(s.Peer), Tag: n.tag, Ctx: c.ctx + 1, Data: s.Data}
+		single := c.rt.singleCopyMin > 0 && len(s.Data) >= c.rt.singleCopyMin
+		*sop = llc.SendOp{Peer: c.toWorld(s.Peer), Tag: n.tag, Ctx: c.ctx + 1, Data: s.Data, Rendezvous: single}
 		x.sends = append(x.sends, sop)
 		ep.Send(sop)
 	}

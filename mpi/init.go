@@ -54,10 +54,13 @@ type runtimeState struct {
 	// eagerLimit is the engine's eager limit: collectives whose messages
 	// stay below it overlap their argument check with their data.
 	eagerLimit int
-	collForce  collectives.Selection
-	softForce  collectives.Selection // collForce without the NIC algorithms
-	noOffload  bool
-	collStats  collectives.Stats
+	// singleCopyMin is the smallest message of a collective's exchange
+	// sent by rendezvous (llc.Caps.SingleCopyMin); 0: none.
+	singleCopyMin int
+	collForce     collectives.Selection
+	softForce     collectives.Selection // collForce without the NIC algorithms
+	noOffload     bool
+	collStats     collectives.Stats
 
 	ctxMu   sync.Mutex
 	ctxFree [numContextIDs / 64]uint64 // context ids not in use, as set bits
@@ -154,7 +157,7 @@ func initRuntime() (*runtimeState, error) {
 	}
 	s := &runtimeState{job: job, net: tr, closeNet: ns.close, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force,
-		eagerLimit: cfg.EagerLimit}
+		eagerLimit: cfg.EagerLimit, singleCopyMin: singleCopyMin(ns.caps(), job.Settings, cfg)}
 	if ns.offload {
 		s.mart = ns.mart
 	}
@@ -181,6 +184,16 @@ func initRuntime() (*runtimeState, error) {
 		clock.Leave() // the fence was not computing
 	}
 	return s, nil
+}
+
+// singleCopyMin is the network's recommended SingleCopyMin, where the
+// eager messages travel through rings alone and the user set no eager
+// limit of their own.
+func singleCopyMin(caps llc.Caps, settings launch.Settings, cfg llc.Config) int {
+	if settings.EagerLimit >= 0 || cfg.Eager != llc.EagerRings || cfg.QueuePeers != nil {
+		return 0
+	}
+	return caps.SingleCopyMin
 }
 
 // exchangePush is the network's recommended Config.ExchangePush while

@@ -180,6 +180,16 @@ const DefaultEagerLimit = 64 << 10
 // KiB 15 against 22 µs), and DefaultEagerLimit stays.
 const IntelEagerLimit = 16 << 10
 
+// IntelSingleCopyMin is the smallest message of an exchange that Caps
+// recommends sending by rendezvous on Intel processors
+// (llc.Caps.SingleCopyMin), whatever the eager limit: measured with
+// mpibench Alltoall (linear, receives posted first) at 4 processes on the
+// 2-core Intel Xeon VM, µs, eager against rendezvous from 16 KiB and from
+// 8 KiB, 2 alternations: 16 KiB 18.3-18.7/19.9-23.6/19.9-23.9, 32 KiB
+// 33.3-34.0/28.5-31.4/28.3-31.3, 64 KiB 69.8-76.9/41.7-43.8/41.0-44.8
+// (Open MPI 34), 256 KiB alike.
+const IntelSingleCopyMin = 32 << 10
+
 // ModelEagerLimit is the eager limit Caps recommends under a timing
 // profile (the Martini model): the limit the thesis's runs were
 // calibrated with, so that modelled results do not move with the native
@@ -210,6 +220,9 @@ func (t *Translator) Caps() llc.Caps {
 		// alone.
 		c.ExchangePush = llc.ExchangePushMin
 		c.RingEagerLimit = nativeRingEagerLimit(cpuid.CPU.VendorID, t.nic.NumProcs(), runtime.NumCPU())
+		if cpuid.CPU.VendorID == cpuid.Intel {
+			c.SingleCopyMin = IntelSingleCopyMin
+		}
 	}
 	return c
 }
