@@ -31,6 +31,11 @@ type Runner struct {
 	// where it beats the binomial tree. Leave it off where multicast moves
 	// outside a timing model that the messages follow.
 	BcastMulticast bool
+	// LinearAlltoall lets the selection run the alltoalls linear (several
+	// exchange steps in flight) from 3 processes, where they were
+	// measured to win. Leave it off under a timing model: chapter 8's
+	// recorded runs (thesis npb) used the pairwise exchange.
+	LinearAlltoall bool
 
 	c      call
 	ov     overlap // the argument comparison of the call in progress

@@ -117,6 +117,8 @@ const (
 	// 136/106-121, 437/389-415, 889-1107/868-903 and 5640/5421-5576; at 3
 	// processes 7.5/6.4, 14.7/13.7, 43.8/40.2, 98-107/93-117 and
 	// 448-517/436. At 2 processes the two are one and the same exchange.
+	// Only where the Runner lets them (LinearAlltoall): not under the
+	// timing model, whose recorded runs used the pairwise exchange.
 	smallBlock = 256
 )
 
@@ -199,7 +201,7 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		switch {
 		case bytes <= smallBlock && n > 4:
 			return "bruck"
-		case n > 2:
+		case n > 2 && u.LinearAlltoall:
 			return "linear"
 		}
 		return "pairwise"
@@ -227,7 +229,7 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		}
 		return "linear"
 	case CollAlltoallv:
-		if n > 2 {
+		if n > 2 && u.LinearAlltoall {
 			return "linear"
 		}
 		return "pairwise"

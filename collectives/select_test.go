@@ -108,3 +108,32 @@ func TestReduceSelection(t *testing.T) {
 		}
 	}
 }
+
+// TestAlltoallSelection: from 3 processes the alltoalls run linear when
+// the Runner lets them (LinearAlltoall), pairwise otherwise (under a
+// timing model); Bruck's takes small blocks from 5 processes either way.
+func TestAlltoallSelection(t *testing.T) {
+	for _, tc := range []struct {
+		n, bytes int
+		linear   bool
+		want     string
+	}{
+		{2, 64 << 10, true, "pairwise"},
+		{4, 64 << 10, true, "linear"},
+		{4, 64 << 10, false, "pairwise"},
+		{8, 64, true, "bruck"},
+		{8, 64 << 10, true, "linear"},
+	} {
+		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, LinearAlltoall: tc.linear}
+		if got := u.choose(CollAlltoall, tc.bytes, true, false); got != tc.want {
+			t.Errorf("%d processes, %d bytes, linear %v: alltoall %s, want %s", tc.n, tc.bytes, tc.linear, got, tc.want)
+		}
+		want := tc.want
+		if want == "bruck" {
+			want = "linear" // alltoallv has no Bruck
+		}
+		if got := u.choose(CollAlltoallv, tc.bytes, true, false); got != want {
+			t.Errorf("%d processes, %d bytes, linear %v: alltoallv %s, want %s", tc.n, tc.bytes, tc.linear, got, want)
+		}
+	}
+}

@@ -54,6 +54,9 @@ type runtimeState struct {
 	// eagerLimit is the engine's eager limit: collectives whose messages
 	// stay below it overlap their argument check with their data.
 	eagerLimit int
+	// modelled says the job runs under a timing profile (the Martini
+	// model), whose recorded results the collectives' selection keeps.
+	modelled bool
 	// singleCopyMin is the smallest message of a collective's exchange
 	// sent by rendezvous (llc.Caps.SingleCopyMin); 0: none.
 	singleCopyMin int
@@ -157,7 +160,8 @@ func initRuntime() (*runtimeState, error) {
 	}
 	s := &runtimeState{job: job, net: tr, closeNet: ns.close, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force,
-		eagerLimit: cfg.EagerLimit, singleCopyMin: singleCopyMin(ns.caps(), job.Settings, cfg)}
+		eagerLimit: cfg.EagerLimit, singleCopyMin: singleCopyMin(ns.caps(), job.Settings, cfg),
+		modelled: ns.mart != nil && ns.mart.Modelled()}
 	if ns.offload {
 		s.mart = ns.mart
 	}
