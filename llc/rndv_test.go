@@ -387,21 +387,27 @@ func TestRendezvousSplit(t *testing.T) {
 			if got := c.net.regions(0) + c.net.regions(1); got != 4 {
 				t.Fatalf("%d regions registered after the transfer, want 4 (the bootstrap areas and rings only)", got)
 			}
-			reads, writes := 0, 0
-			for _, cmd := range c.trace {
-				switch k, _ := splitToken(cmd.Token); {
-				case k == tokPullDone && cmd.src == 1:
-					reads += len(cmd.Data)
-				case k == tokPushDone && cmd.src == 0:
-					writes += len(cmd.Data)
-				}
-			}
+			reads, writes := copiedBytes(c)
 			n := min(tc.msg, tc.buf)
 			if reads != splitPoint(n) || writes != n-splitPoint(n) {
 				t.Fatalf("receiver read %d bytes and sender wrote %d, want %d and %d", reads, writes, splitPoint(n), n-splitPoint(n))
 			}
 		})
 	}
+}
+
+// copiedBytes returns the bytes of c's traced rendezvous copies from
+// process 0 to 1: what the receiver read, what the sender wrote.
+func copiedBytes(c *cluster) (reads, writes int) {
+	for _, cmd := range c.trace {
+		switch k, _ := splitToken(cmd.Token); {
+		case k == tokPullDone && cmd.src == 1:
+			reads += len(cmd.Data)
+		case k == tokPushDone && cmd.src == 0:
+			writes += len(cmd.Data)
+		}
+	}
+	return reads, writes
 }
 
 // TestRendezvousConsume: a receive marked Consume reads a split
@@ -418,15 +424,7 @@ func TestRendezvousConsume(t *testing.T) {
 			c.wait(s, r)
 			checkSent(t, "send", s)
 			checkRecv(t, "consuming receive", r, 0, 3, data)
-			reads, writes := 0, 0
-			for _, cmd := range c.trace {
-				switch k, _ := splitToken(cmd.Token); {
-				case k == tokPullDone && cmd.src == 1:
-					reads += len(cmd.Data)
-				case k == tokPushDone && cmd.src == 0:
-					writes += len(cmd.Data)
-				}
-			}
+			reads, writes := copiedBytes(c)
 			wantReads := n
 			if n > ConsumePullMax {
 				wantReads = splitPoint(n)
