@@ -150,8 +150,8 @@ func (t *Translator) VirtualClock() llc.Clock {
 }
 
 // DefaultEagerLimit is the eager limit Caps recommends under the native
-// profile, unless the host's processors are Intel's and every process has
-// a core (IntelEagerLimit). Measured with mpibench on the 2-core AMD EPYC
+// profile (through the rings on Intel processors with a core per process:
+// IntelEagerLimit). Measured with mpibench on the 2-core AMD EPYC
 // reference machine, alternating jobs with the limits 32 KiB (the former
 // default), 64 KiB and 128 KiB, three runs each (t in µs at 64 KiB):
 // PingPong 3.6 eager against 6.5-8.8 by rendezvous at np=2; Bcast 6.6
@@ -164,10 +164,10 @@ const DefaultEagerLimit = 64 << 10
 
 // IntelEagerLimit is the eager limit through rings Caps recommends under
 // the native profile on Intel processors while every process has a core
-// (llc.Caps.RingEagerLimit). An eager
-// message is copied twice through the ring, whose cache lines move from
-// one core's private caches to the other's at each copy; a rendezvous
-// copies once, by CMA, from the sender's buffer. On the 2-core Intel Xeon
+// (llc.Caps.RingEagerLimit). An eager message is copied twice through the
+// ring, whose cache lines move from one core's private caches to the
+// other's at each copy; a rendezvous copies once, by CMA, from the
+// sender's buffer. On the 2-core Intel Xeon
 // VM (Sapphire Rapids class) the second copy costs more than the
 // rendezvous's round trip from 16 KiB, where on the AMD reference machine
 // the rendezvous lost up to 64 KiB. Measured with mpibench at np=2,
