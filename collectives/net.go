@@ -26,13 +26,15 @@ type Net interface {
 	Sendrecv(to int, data []byte, from int, buf []byte) (int, error)
 }
 
-// OperandReceiver is implemented by a Net that can receive a message the
-// caller reads at once, a reduction's operand: RecvOperand is Recv and
-// SendrecvOperand is Sendrecv, but the transport may move the received
-// data so that it lands in the caller's caches.
-type OperandReceiver interface {
+// OperandNet is implemented by a Net that can move a reduction's
+// operands, messages their receiver combines at once, so that they land
+// in the receiver's caches: RecvOperand is Recv, SendrecvOperand is
+// Sendrecv (their received messages are operands), and SendOperand is
+// Send (its message is one).
+type OperandNet interface {
 	RecvOperand(from int, buf []byte) (int, error)
 	SendrecvOperand(to int, data []byte, from int, buf []byte) (int, error)
+	SendOperand(to int, data []byte) error
 }
 
 // ErrMismatch is wrapped by the errors of collective operations whose
@@ -82,9 +84,9 @@ func (c *call) recv(from int, buf []byte) error {
 }
 
 // recvOperand receives exactly len(buf) bytes from rank from, which the
-// caller combines at once (OperandReceiver, else Recv).
+// caller combines at once (OperandNet, else Recv).
 func (c *call) recvOperand(from int, buf []byte) error {
-	o, ok := c.Net.(OperandReceiver)
+	o, ok := c.Net.(OperandNet)
 	if !ok {
 		return c.recv(from, buf)
 	}
@@ -97,9 +99,9 @@ func (c *call) recvOperand(from int, buf []byte) error {
 }
 
 // sendrecvOperand is sendrecv whose received data the caller combines at
-// once (OperandReceiver).
+// once (OperandNet).
 func (c *call) sendrecvOperand(to int, data []byte, from int, buf []byte) error {
-	o, ok := c.Net.(OperandReceiver)
+	o, ok := c.Net.(OperandNet)
 	if !ok {
 		return c.sendrecv(to, data, from, buf)
 	}
@@ -109,6 +111,15 @@ func (c *call) sendrecvOperand(to int, data []byte, from int, buf []byte) error 
 	}
 	c.checkLen(from, got, len(buf))
 	return nil
+}
+
+// sendOperand sends data to rank to, which combines it at once
+// (OperandNet, else Send).
+func (c *call) sendOperand(to int, data []byte) error {
+	if o, ok := c.Net.(OperandNet); ok {
+		return o.SendOperand(to, data)
+	}
+	return c.Send(to, data)
 }
 
 // sendrecv sends data to rank to and receives exactly len(buf) bytes from

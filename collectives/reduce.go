@@ -47,7 +47,7 @@ func reduceBinomial(c *call, r Reducer, send, recv []byte, root int) error {
 	rel := (rank - top + n) % n
 	for mask := 1; mask < n; mask *= 2 {
 		if rel&mask != 0 {
-			if err := c.Send((rel-mask+top)%n, acc); err != nil {
+			if err := c.sendOperand((rel-mask+top)%n, acc); err != nil {
 				return err
 			}
 			break

@@ -60,9 +60,23 @@ func (n *commNet) Send(to int, data []byte) error {
 	if n.stop == nil {
 		return wrap("collective send", to, c.rt.ep.SendWait(c.toWorld(to), n.tag, c.ctx+1, data))
 	}
+	return n.send(to, data, false)
+}
+
+// SendOperand implements collectives.OperandNet: a message of at least
+// the network's SingleCopyMin goes by rendezvous, which its receiver,
+// about to combine it, reads into its own caches.
+func (n *commNet) SendOperand(to int, data []byte) error {
+	c := n.c
+	return n.send(to, data, c.rt.singleCopyMin > 0 && len(data) >= c.rt.singleCopyMin)
+}
+
+// send is Send through a SendOp of its own, by rendezvous if asked.
+func (n *commNet) send(to int, data []byte, rendezvous bool) error {
+	c := n.c
 	ep := c.rt.ep
 	sop := sendOps.Get().(*llc.SendOp)
-	*sop = llc.SendOp{Peer: c.toWorld(to), Tag: n.tag, Ctx: c.ctx + 1, Data: data}
+	*sop = llc.SendOp{Peer: c.toWorld(to), Tag: n.tag, Ctx: c.ctx + 1, Data: data, Rendezvous: rendezvous}
 	if !ep.Send(sop) && !n.wait(sop) {
 		n.dropSend(sop)
 		return interrupted("collective send", to)
@@ -82,7 +96,7 @@ func (n *commNet) Recv(from int, buf []byte) (int, error) {
 	return n.recv(from, buf, false)
 }
 
-// RecvOperand implements collectives.OperandReceiver: a receive marked
+// RecvOperand implements collectives.OperandNet: a receive marked
 // llc.RecvOp.Consume.
 func (n *commNet) RecvOperand(from int, buf []byte) (int, error) { return n.recv(from, buf, true) }
 
@@ -115,7 +129,7 @@ func (n *commNet) Sendrecv(to int, data []byte, from int, buf []byte) (int, erro
 	return n.sendrecv(to, data, from, buf, false)
 }
 
-// SendrecvOperand implements collectives.OperandReceiver: Sendrecv with
+// SendrecvOperand implements collectives.OperandNet: Sendrecv with
 // its receive marked llc.RecvOp.Consume.
 func (n *commNet) SendrecvOperand(to int, data []byte, from int, buf []byte) (int, error) {
 	return n.sendrecv(to, data, from, buf, true)
