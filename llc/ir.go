@@ -264,8 +264,9 @@ type Caps struct {
 	RingEagerLimit int
 	// SingleCopyMin, when not 0, is the smallest eager-sized message that
 	// moves faster by a rendezvous (SendOp.Rendezvous), whose one copy
-	// saves the eager path's second, when its receive is already posted,
-	// as in an exchange whose receives are posted first.
+	// saves the eager path's second, when its receive is already posted
+	// (an exchange whose receives are posted first) or its receiver reads
+	// it to combine it at once (a reduction's operand).
 	SingleCopyMin int
 	// Rendezvous is the recommended rendezvous variant.
 	Rendezvous RndvMode
