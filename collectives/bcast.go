@@ -32,7 +32,7 @@ func bcastBinomial(c *call, buf []byte, root int) error {
 	}
 	for mask /= 2; mask > 0; mask /= 2 {
 		if rel+mask < n {
-			if err := c.Send((rel+mask+root)%n, buf); err != nil {
+			if err := c.sendAhead((rel+mask+root)%n, buf); err != nil {
 				return err
 			}
 		}

@@ -37,6 +37,14 @@ type OperandNet interface {
 	SendOperand(to int, data []byte) error
 }
 
+// AheadSender is implemented by a Net that can send a message eagerly
+// beyond its usual eager limit: SendAhead is Send, for a sender that
+// should go on without waiting for its receiver (a broadcast's root and
+// inner nodes).
+type AheadSender interface {
+	SendAhead(to int, data []byte) error
+}
+
 // ErrMismatch is wrapped by the errors of collective operations whose
 // processes passed inconsistent arguments (counts, roots, operations).
 var ErrMismatch = errors.New("collective arguments differ between processes")
@@ -111,6 +119,15 @@ func (c *call) sendrecvOperand(to int, data []byte, from int, buf []byte) error 
 	}
 	c.checkLen(from, got, len(buf))
 	return nil
+}
+
+// sendAhead sends data to rank to without waiting for it where the Net
+// can (AheadSender, else Send).
+func (c *call) sendAhead(to int, data []byte) error {
+	if a, ok := c.Net.(AheadSender); ok {
+		return a.SendAhead(to, data)
+	}
+	return c.Send(to, data)
 }
 
 // sendOperand sends data to rank to, which combines it at once

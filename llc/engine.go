@@ -51,6 +51,10 @@ type Config struct {
 	// EagerLimit is the largest message sent eagerly, through the rings
 	// or the receive queue (see Eager).
 	EagerLimit int
+	// EagerHintLimit, in EagerRings mode, is the largest message a send
+	// marked Eager sends eagerly to a ring peer; 0 or less than EagerLimit:
+	// EagerLimit. At most MaxEagerLimit(RingSize).
+	EagerHintLimit int
 	// RingSize is the record space of each ring this process grants, a
 	// power of two.
 	RingSize int
@@ -215,6 +219,9 @@ func checkRings(cfg *Config) error {
 	case cfg.EagerLimit < 0 || recordSize(cfg.EagerLimit) > uint64(cfg.RingSize)/2:
 		return fmt.Errorf("llc: eager limit %d too large for rings of %d bytes (at most %d)",
 			cfg.EagerLimit, cfg.RingSize, MaxEagerLimit(cfg.RingSize))
+	case cfg.EagerHintLimit > MaxEagerLimit(cfg.RingSize):
+		return fmt.Errorf("llc: eager hint limit %d too large for rings of %d bytes (at most %d)",
+			cfg.EagerHintLimit, cfg.RingSize, MaxEagerLimit(cfg.RingSize))
 	}
 	return nil
 }
@@ -451,7 +458,7 @@ func (e *Engine) send(op *SendOp, unsolicited bool) {
 		return
 	}
 	p := &e.peers[op.Peer]
-	if len(op.Data) <= e.cfg.EagerLimit && (!op.Rendezvous || unsolicited) {
+	if e.sendsEager(op, unsolicited) {
 		if op.awaitsAck() {
 			e.startSync(op)
 		}
@@ -467,6 +474,23 @@ func (e *Engine) send(op *SendOp, unsolicited bool) {
 		e.blocked++
 	}
 	e.trySend(op.Peer)
+}
+
+// sendsEager reports whether op goes by the eager path: up to the eager
+// limit unless it asks for a rendezvous, up to EagerHintLimit to a ring
+// peer if it asks for the eager path. Unsolicited sends are eager (send
+// has refused those above the limit).
+func (e *Engine) sendsEager(op *SendOp, unsolicited bool) bool {
+	n := len(op.Data)
+	switch {
+	case unsolicited:
+		return true
+	case op.Rendezvous:
+		return false
+	case n <= e.cfg.EagerLimit:
+		return true
+	}
+	return op.Eager && n <= e.cfg.EagerHintLimit && e.cfg.Eager == EagerRings && !e.queuePeer(op.Peer)
 }
 
 // Recv posts op: it matches the earliest unexpected message first, in

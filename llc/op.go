@@ -27,6 +27,11 @@ type SendOp struct {
 	// for a message whose receive is likely posted, one copy instead of
 	// the eager path's two. Unsolicited sends ignore it.
 	Rendezvous bool
+	// Eager asks for the eager path above the eager limit, up to
+	// Config.EagerHintLimit, to a process reached through rings: for a
+	// sender that should not wait for its receiver, as a broadcast's
+	// root. Rendezvous wins over it.
+	Eager bool
 
 	done        bool
 	cancelled   bool

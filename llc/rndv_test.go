@@ -455,6 +455,34 @@ func TestRendezvousRequested(t *testing.T) {
 	}
 }
 
+// TestEagerRequested: a send marked Eager above the eager limit goes
+// eagerly up to EagerHintLimit, and by rendezvous above it or without one.
+func TestEagerRequested(t *testing.T) {
+	for _, tc := range []struct {
+		hint, n int
+		eager   bool
+	}{
+		{0, 3000, false},
+		{4096, 3000, true},
+		{4096, 5000, false},
+	} {
+		c := newPair(t, func(_ int, cfg *Config) { cfg.RingSize, cfg.EagerLimit, cfg.EagerHintLimit = 16384, 1024, tc.hint })
+		before := c.eng[0].Stats()
+		data := pattern(9, tc.n)
+		r := c.recv(1, 0, 2, 0, tc.n)
+		s := &SendOp{Peer: 1, Tag: 2, Data: data, Eager: true}
+		c.eng[0].Send(s)
+		c.drain(0)
+		c.wait(s, r)
+		checkSent(t, "eager-marked send", s)
+		checkRecv(t, "eager-marked send", r, 0, 2, data)
+		st := c.eng[0].Stats()
+		if eager := st.EagerSent-before.EagerSent == 1 && st.RndvSent == before.RndvSent; eager != tc.eager {
+			t.Errorf("hint %d, %d bytes: eager %v, want %v", tc.hint, tc.n, eager, tc.eager)
+		}
+	}
+}
+
 // TestCTSEncoding: grants and split points past 4 GiB travel whole (they
 // were 32-bit fields, so a 4 GiB message was granted 0 bytes and a larger
 // one a wrapped count), and a short record is an error, not a panic.

@@ -71,12 +71,21 @@ func (n *commNet) SendOperand(to int, data []byte) error {
 	return n.send(to, data, c.rt.singleCopyMin > 0 && len(data) >= c.rt.singleCopyMin)
 }
 
+// SendAhead implements collectives.AheadSender: a send marked
+// llc.SendOp.Eager.
+func (n *commNet) SendAhead(to int, data []byte) error { return n.sendOp(to, data, false, true) }
+
 // send is Send through a SendOp of its own, by rendezvous if asked.
 func (n *commNet) send(to int, data []byte, rendezvous bool) error {
+	return n.sendOp(to, data, rendezvous, false)
+}
+
+// sendOp is Send through a SendOp of its own marked rendezvous or eager.
+func (n *commNet) sendOp(to int, data []byte, rendezvous, eager bool) error {
 	c := n.c
 	ep := c.rt.ep
 	sop := sendOps.Get().(*llc.SendOp)
-	*sop = llc.SendOp{Peer: c.toWorld(to), Tag: n.tag, Ctx: c.ctx + 1, Data: data, Rendezvous: rendezvous}
+	*sop = llc.SendOp{Peer: c.toWorld(to), Tag: n.tag, Ctx: c.ctx + 1, Data: data, Rendezvous: rendezvous, Eager: eager}
 	if !ep.Send(sop) && !n.wait(sop) {
 		n.dropSend(sop)
 		return interrupted("collective send", to)

@@ -373,12 +373,14 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int
 	for ring > minRingSize && ring+64 > memory/job.Size {
 		ring /= 2
 	}
-	eager := caps.EagerLimit
+	eager, hint := caps.EagerLimit, 0
 	if caps.RingEagerLimit != 0 && job.Settings.Eager == "" && caps.LoadStore && ns.queuePeers == nil {
-		eager = caps.RingEagerLimit // rings alone carry the eager messages
+		// Rings alone carry the eager messages; a send that should not
+		// wait for its receiver goes eager up to the general limit.
+		eager, hint = caps.RingEagerLimit, caps.EagerLimit
 	}
 	if job.Settings.EagerLimit >= 0 {
-		eager = job.Settings.EagerLimit
+		eager, hint = job.Settings.EagerLimit, 0
 	}
 	// Honour a large requested eager limit with larger rings, but only as
 	// long as every peer can still get one: a ring beyond its share of the
@@ -406,7 +408,7 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int
 	}
 	cfg := llc.Config{
 		Self: job.Rank, Size: job.Size, Boot: boot, MaxRecord: caps.MaxRecord,
-		EagerLimit: eager, RingSize: ring, RingCap: memory, Rendezvous: mode, ExchangePush: exchangePush(caps, job.Size),
+		EagerLimit: eager, EagerHintLimit: min(hint, llc.MaxEagerLimit(ring)), RingSize: ring, RingCap: memory, Rendezvous: mode, ExchangePush: exchangePush(caps, job.Size),
 		QueuePeers: ns.queuePeers,
 	}
 	if cfg.QueuePeers != nil {
