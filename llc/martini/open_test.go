@@ -156,9 +156,8 @@ func TestStatsClock(t *testing.T) {
 	}
 }
 
-// TestNativeRingEagerLimit: Intel processors with a core per process take the
-// smaller limit; more processes than cores, or other processors, the
-// default.
+// TestNativeRingEagerLimit: Intel processors take the smaller limits, the
+// smallest with a core per process; other processors the default.
 func TestNativeRingEagerLimit(t *testing.T) {
 	for _, c := range []struct {
 		vendor      cpuid.Vendor
@@ -167,7 +166,7 @@ func TestNativeRingEagerLimit(t *testing.T) {
 	}{
 		{cpuid.Intel, 2, 2, IntelEagerLimit},
 		{cpuid.Intel, 1, 8, IntelEagerLimit},
-		{cpuid.Intel, 3, 2, DefaultEagerLimit},
+		{cpuid.Intel, 3, 2, IntelOversubscribedEagerLimit},
 		{cpuid.AMD, 2, 2, DefaultEagerLimit},
 		{cpuid.AMD, 4, 2, DefaultEagerLimit},
 		{cpuid.VendorUnknown, 2, 2, DefaultEagerLimit},

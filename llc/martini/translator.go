@@ -150,8 +150,8 @@ func (t *Translator) VirtualClock() llc.Clock {
 }
 
 // DefaultEagerLimit is the eager limit Caps recommends under the native
-// profile (through the rings on Intel processors with a core per process:
-// IntelEagerLimit). Measured with mpibench on the 2-core AMD EPYC
+// profile (through the rings on Intel processors: IntelEagerLimit, and
+// IntelOversubscribedEagerLimit when processes outnumber cores). Measured with mpibench on the 2-core AMD EPYC
 // reference machine, alternating jobs with the limits 32 KiB (the former
 // default), 64 KiB and 128 KiB, three runs each (t in µs at 64 KiB):
 // PingPong 3.6 eager against 6.5-8.8 by rendezvous at np=2; Bcast 6.6
@@ -177,8 +177,19 @@ const DefaultEagerLimit = 64 << 10
 // against 6.4; Bcast lost (8.8 against 11.9) and Allreduce tied (11.9
 // against 13.1). With more processes than cores the rendezvous's wait for
 // its receiver costs more (NPB CG class A at np=4 lost 3.6%, Bcast at 32
-// KiB 15 against 22 µs), and DefaultEagerLimit stays.
+// KiB 15 against 22 µs): IntelOversubscribedEagerLimit.
 const IntelEagerLimit = 16 << 10
+
+// IntelOversubscribedEagerLimit is IntelEagerLimit when processes
+// outnumber cores: messages above 32 KiB still take one copy, and those
+// the rendezvous would hold up most stay eager. Measured with mpibench
+// on the 2-core Intel Xeon VM, old (64 KiB) and new builds alternating,
+// µs at 64 KiB: PingPong 8.8-9.1 against 3.9-5.3 at np=4 (Open MPI 4.7)
+// and 9.9-11.3 against 4.7-5.3 at np=8; Bcast, Reduce, Allreduce,
+// Allgather and Alltoall at 32 and 64 KiB alike at both; NPB class A at
+// np=4, medians of 3 runs, CG 5731 against 5687 Mop/s, MG 8280 against
+// 8466, LU alike.
+const IntelOversubscribedEagerLimit = 32 << 10
 
 // IntelSingleCopyMin is the smallest message of an exchange that Caps
 // recommends sending by rendezvous on Intel processors
@@ -241,14 +252,19 @@ func (t *Translator) eagerLimit() int {
 }
 
 // nativeRingEagerLimit is the eager limit through rings under the native
-// profile for procs processes on cpus processors of vendor. The PM
+// profile for procs processes on cpus processors of vendor: on Intel's,
+// IntelEagerLimit, or IntelOversubscribedEagerLimit when processes
+// outnumber cores. The PM
 // layers (their rings and queue) keep DefaultEagerLimit, the limit they
 // were measured with.
 func nativeRingEagerLimit(vendor cpuid.Vendor, procs, cpus int) int {
-	if vendor == cpuid.Intel && procs <= cpus {
+	switch {
+	case vendor != cpuid.Intel:
+		return DefaultEagerLimit
+	case procs <= cpus:
 		return IntelEagerLimit
 	}
-	return DefaultEagerLimit
+	return IntelOversubscribedEagerLimit
 }
 
 // PeerMemory returns this process's view of region, segment memory that
