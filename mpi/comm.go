@@ -134,7 +134,7 @@ func (c *Comm) setOffload(hwID int) {
 	}
 	c.hw = martini.NewSyncGroup(c.rt.mart, c.rt.ep, hwID, c.rank, procs, uint32(c.id))
 	c.runner.HW, c.manager.HW = c.hw, c.hw
-	c.runner.OverlapLimit, c.manager.OverlapLimit = c.rt.eagerLimit, c.rt.eagerLimit
+	c.runner.OverlapLimit, c.manager.OverlapLimit = c.rt.overlapLimit, c.rt.overlapLimit
 	// Multicast is no part of the Martini model: under it, broadcasts
 	// travel as the model's messages.
 	c.runner.BcastMulticast = !c.rt.mart.Modelled()

@@ -85,7 +85,8 @@ func (n *commNet) sendOp(to int, data []byte, rendezvous, eager bool) error {
 	c := n.c
 	ep := c.rt.ep
 	sop := sendOps.Get().(*llc.SendOp)
-	*sop = llc.SendOp{Peer: c.toWorld(to), Tag: n.tag, Ctx: c.ctx + 1, Data: data, Rendezvous: rendezvous, Eager: eager}
+	*sop = llc.SendOp{Peer: c.toWorld(to), Tag: n.tag, Ctx: c.ctx + 1, Data: data}
+	n.protocol(sop, rendezvous, eager)
 	if !ep.Send(sop) && !n.wait(sop) {
 		n.dropSend(sop)
 		return interrupted("collective send", to)
@@ -153,6 +154,7 @@ func (n *commNet) sendrecv(to int, data []byte, from int, buf []byte, consume bo
 	ep.Recv(rop)
 	sop := sendOps.Get().(*llc.SendOp)
 	*sop = llc.SendOp{Peer: c.toWorld(to), Tag: n.tag, Ctx: c.ctx + 1, Data: data}
+	n.protocol(sop, false, false)
 	if !ep.Send(sop) && !n.wait(sop) {
 		// Interrupted: the receive goes, the send too unless it left.
 		n.dropRecv(rop)
@@ -180,6 +182,17 @@ func (n *commNet) sendrecv(to int, data []byte, from int, buf []byte, consume bo
 	*rop = llc.RecvOp{}
 	recvOps.Put(rop)
 	return length, err
+}
+
+// protocol marks sop rendezvous or eager as asked, unless the operation
+// overlaps its argument check (n.stop set): its sends then all ask for
+// the eager path (up to the engine's EagerHintLimit, which bounds the
+// Runner's OverlapLimit), so that an interrupted call holds no sender.
+func (n *commNet) protocol(sop *llc.SendOp, rendezvous, eager bool) {
+	if n.stop != nil {
+		rendezvous, eager = false, true
+	}
+	sop.Rendezvous, sop.Eager = rendezvous, eager
 }
 
 // dropSend cancels a send whose wait was interrupted and recycles it; one
