@@ -440,18 +440,8 @@ func TestRendezvousConsume(t *testing.T) {
 // below the eager limit (an RTS, no eager record), and arrives whole.
 func TestRendezvousRequested(t *testing.T) {
 	c := newPair(t, nil)
-	c.tracing = true
-	before := c.eng[0].Stats()
-	data := pattern(3, 1000)
-	r := c.recv(1, 0, 4, 0, len(data))
-	s := &SendOp{Peer: 1, Tag: 4, Data: data, Rendezvous: true}
-	c.eng[0].Send(s)
-	c.drain(0)
-	c.wait(s, r)
-	checkSent(t, "requested rendezvous", s)
-	checkRecv(t, "requested rendezvous", r, 0, 4, data)
-	if st := c.eng[0].Stats(); st.RndvSent-before.RndvSent != 1 || st.EagerSent != before.EagerSent {
-		t.Fatalf("%d rendezvous and %d eager sends, want 1 and 0", st.RndvSent-before.RndvSent, st.EagerSent-before.EagerSent)
+	if sentEager(t, c, &SendOp{Peer: 1, Tag: 4, Data: pattern(3, 1000), Rendezvous: true}) {
+		t.Fatal("a 1000-byte send that asked for a rendezvous went eagerly")
 	}
 }
 
@@ -467,20 +457,30 @@ func TestEagerRequested(t *testing.T) {
 		{4096, 5000, false},
 	} {
 		c := newPair(t, func(_ int, cfg *Config) { cfg.RingSize, cfg.EagerLimit, cfg.EagerHintLimit = 16384, 1024, tc.hint })
-		before := c.eng[0].Stats()
-		data := pattern(9, tc.n)
-		r := c.recv(1, 0, 2, 0, tc.n)
-		s := &SendOp{Peer: 1, Tag: 2, Data: data, Eager: true}
-		c.eng[0].Send(s)
-		c.drain(0)
-		c.wait(s, r)
-		checkSent(t, "eager-marked send", s)
-		checkRecv(t, "eager-marked send", r, 0, 2, data)
-		st := c.eng[0].Stats()
-		if eager := st.EagerSent-before.EagerSent == 1 && st.RndvSent == before.RndvSent; eager != tc.eager {
+		if eager := sentEager(t, c, &SendOp{Peer: 1, Tag: 2, Data: pattern(9, tc.n), Eager: true}); eager != tc.eager {
 			t.Errorf("hint %d, %d bytes: eager %v, want %v", tc.hint, tc.n, eager, tc.eager)
 		}
 	}
+}
+
+// sentEager sends op from process 0 of c to a receive posted at 1, checks
+// that it arrives whole, and reports whether it went by the eager path
+// (one eager send and no rendezvous; else one rendezvous and no eager).
+func sentEager(t *testing.T, c *cluster, op *SendOp) bool {
+	t.Helper()
+	before := c.eng[0].Stats()
+	r := c.recv(1, 0, op.Tag, 0, len(op.Data))
+	c.eng[0].Send(op)
+	c.drain(0)
+	c.wait(op, r)
+	checkSent(t, "marked send", op)
+	checkRecv(t, "marked send", r, 0, op.Tag, op.Data)
+	st := c.eng[0].Stats()
+	eager, rndv := st.EagerSent-before.EagerSent, st.RndvSent-before.RndvSent
+	if eager+rndv != 1 {
+		t.Fatalf("%d eager and %d rendezvous sends for one message", eager, rndv)
+	}
+	return eager == 1
 }
 
 // TestCTSEncoding: grants and split points past 4 GiB travel whole (they
