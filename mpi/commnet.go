@@ -107,8 +107,11 @@ func (n *commNet) Recv(from int, buf []byte) (int, error) {
 }
 
 // RecvOperand implements collectives.OperandNet: a receive marked
-// llc.RecvOp.Consume.
-func (n *commNet) RecvOperand(from int, buf []byte) (int, error) { return n.recv(from, buf, true) }
+// llc.RecvOp.Consume, but under a timing model, whose results do not move
+// with the native tuning.
+func (n *commNet) RecvOperand(from int, buf []byte) (int, error) {
+	return n.recv(from, buf, !n.c.rt.modelled)
+}
 
 // recv is Recv through a RecvOp of its own, marked consume if asked.
 func (n *commNet) recv(from int, buf []byte, consume bool) (int, error) {
@@ -140,9 +143,9 @@ func (n *commNet) Sendrecv(to int, data []byte, from int, buf []byte) (int, erro
 }
 
 // SendrecvOperand implements collectives.OperandNet: Sendrecv with
-// its receive marked llc.RecvOp.Consume.
+// its receive marked llc.RecvOp.Consume (not under a timing model).
 func (n *commNet) SendrecvOperand(to int, data []byte, from int, buf []byte) (int, error) {
-	return n.sendrecv(to, data, from, buf, true)
+	return n.sendrecv(to, data, from, buf, !n.c.rt.modelled)
 }
 
 // sendrecv is Sendrecv with its receive marked consume.
