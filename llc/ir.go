@@ -268,6 +268,10 @@ type Caps struct {
 	// (an exchange whose receives are posted first) or its receiver reads
 	// it to combine it at once (a reduction's operand).
 	SingleCopyMin int
+	// ConsumeReads reports that a receive marked RecvOp.Consume should be
+	// marked so: reading the data whole into the receiver's caches was
+	// measured to pay on this network and host.
+	ConsumeReads bool
 	// Rendezvous is the recommended rendezvous variant.
 	Rendezvous RndvMode
 	// ExchangePush is the recommended Config.ExchangePush: the smallest

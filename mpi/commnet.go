@@ -107,10 +107,10 @@ func (n *commNet) Recv(from int, buf []byte) (int, error) {
 }
 
 // RecvOperand implements collectives.OperandNet: a receive marked
-// llc.RecvOp.Consume, but under a timing model, whose results do not move
-// with the native tuning.
+// llc.RecvOp.Consume where the network recommends it (never under a
+// timing model, whose results do not move with the native tuning).
 func (n *commNet) RecvOperand(from int, buf []byte) (int, error) {
-	return n.recv(from, buf, !n.c.rt.modelled)
+	return n.recv(from, buf, n.c.rt.consume)
 }
 
 // recv is Recv through a RecvOp of its own, marked consume if asked.
@@ -143,9 +143,9 @@ func (n *commNet) Sendrecv(to int, data []byte, from int, buf []byte) (int, erro
 }
 
 // SendrecvOperand implements collectives.OperandNet: Sendrecv with
-// its receive marked llc.RecvOp.Consume (not under a timing model).
+// its receive marked llc.RecvOp.Consume where the network recommends it.
 func (n *commNet) SendrecvOperand(to int, data []byte, from int, buf []byte) (int, error) {
-	return n.sendrecv(to, data, from, buf, !n.c.rt.modelled)
+	return n.sendrecv(to, data, from, buf, n.c.rt.consume)
 }
 
 // sendrecv is Sendrecv with its receive marked consume.

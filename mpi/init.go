@@ -58,6 +58,9 @@ type runtimeState struct {
 	// modelled says the job runs under a timing profile (the Martini
 	// model), whose recorded results the collectives' selection keeps.
 	modelled bool
+	// consume marks the reductions' receives llc.RecvOp.Consume
+	// (llc.Caps.ConsumeReads).
+	consume bool
 	// singleCopyMin is the smallest message of a collective's exchange
 	// sent by rendezvous (llc.Caps.SingleCopyMin); 0: none.
 	singleCopyMin int
@@ -162,7 +165,7 @@ func initRuntime() (*runtimeState, error) {
 	s := &runtimeState{job: job, net: tr, closeNet: ns.close, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force,
 		overlapLimit: overlapLimit(cfg, job.Size), singleCopyMin: singleCopyMin(ns.caps(), job.Settings, cfg),
-		modelled: ns.mart != nil && ns.mart.Modelled()}
+		modelled: ns.mart != nil && ns.mart.Modelled(), consume: ns.caps().ConsumeReads}
 	if ns.offload {
 		s.mart = ns.mart
 	}

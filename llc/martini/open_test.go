@@ -100,6 +100,10 @@ func TestEagerLimitByProfile(t *testing.T) {
 		if c.RingEagerLimit != wantRing {
 			t.Errorf("%s: eager limit through rings %d, want %d", profile, c.RingEagerLimit, wantRing)
 		}
+		intel := profile == nicemu.ProfileNative && cpuid.CPU.VendorID == cpuid.Intel
+		if c.ConsumeReads != intel || (c.SingleCopyMin != 0) != intel {
+			t.Errorf("%s: consume reads %v, single copy from %d; want them on Intel's native profile only", profile, c.ConsumeReads, c.SingleCopyMin)
+		}
 		wantPush := 0
 		if profile == nicemu.ProfileNative {
 			wantPush = llc.ExchangePushMin

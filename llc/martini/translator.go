@@ -232,7 +232,8 @@ func (t *Translator) Caps() llc.Caps {
 		c.ExchangePush = llc.ExchangePushMin
 		c.RingEagerLimit = nativeRingEagerLimit(cpuid.CPU.VendorID, t.nic.NumProcs(), runtime.NumCPU())
 		if cpuid.CPU.VendorID == cpuid.Intel {
-			c.SingleCopyMin = IntelSingleCopyMin
+			// Measured there only (llc.ConsumePullMax, IntelSingleCopyMin).
+			c.SingleCopyMin, c.ConsumeReads = IntelSingleCopyMin, true
 		}
 	}
 	return c
