@@ -84,10 +84,17 @@ func (c *call) alloc(n int) []byte {
 // recv receives exactly len(buf) bytes from rank from.
 func (c *call) recv(from int, buf []byte) error {
 	got, err := c.Recv(from, buf)
+	return c.received(from, len(buf), got, err)
+}
+
+// received is the result of a receive of want bytes from rank from that
+// got got bytes or failed with err: err, or nil with a length mismatch
+// recorded.
+func (c *call) received(from, want, got int, err error) error {
 	if err != nil {
 		return err
 	}
-	c.checkLen(from, got, len(buf))
+	c.checkLen(from, got, want)
 	return nil
 }
 
@@ -99,11 +106,7 @@ func (c *call) recvOperand(from int, buf []byte) error {
 		return c.recv(from, buf)
 	}
 	got, err := o.RecvOperand(from, buf)
-	if err != nil {
-		return err
-	}
-	c.checkLen(from, got, len(buf))
-	return nil
+	return c.received(from, len(buf), got, err)
 }
 
 // sendrecvOperand is sendrecv whose received data the caller combines at
@@ -114,11 +117,7 @@ func (c *call) sendrecvOperand(to int, data []byte, from int, buf []byte) error 
 		return c.sendrecv(to, data, from, buf)
 	}
 	got, err := o.SendrecvOperand(to, data, from, buf)
-	if err != nil {
-		return err
-	}
-	c.checkLen(from, got, len(buf))
-	return nil
+	return c.received(from, len(buf), got, err)
 }
 
 // sendAhead sends data to rank to without waiting for it where the Net
@@ -143,11 +142,7 @@ func (c *call) sendOperand(to int, data []byte) error {
 // rank from.
 func (c *call) sendrecv(to int, data []byte, from int, buf []byte) error {
 	got, err := c.Sendrecv(to, data, from, buf)
-	if err != nil {
-		return err
-	}
-	c.checkLen(from, got, len(buf))
-	return nil
+	return c.received(from, len(buf), got, err)
 }
 
 func (c *call) checkLen(from, got, want int) {

@@ -44,9 +44,8 @@ func (n *commNet) Exchange(sends, recvs []collectives.Transfer) error {
 	}
 	for _, s := range sends {
 		sop := sendOps.Get().(*llc.SendOp)
-		single := c.rt.singleCopyMin > 0 && len(s.Data) >= c.rt.singleCopyMin
 		*sop = llc.SendOp{Peer: c.toWorld(s.Peer), Tag: n.tag, Ctx: c.ctx + 1, Data: s.Data}
-		n.protocol(sop, single, false)
+		n.protocol(sop, c.rt.singleCopy(len(s.Data)), false)
 		x.sends = append(x.sends, sop)
 		ep.Send(sop)
 	}

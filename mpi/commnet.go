@@ -60,25 +60,19 @@ func (n *commNet) Send(to int, data []byte) error {
 	if n.stop == nil {
 		return wrap("collective send", to, c.rt.ep.SendWait(c.toWorld(to), n.tag, c.ctx+1, data))
 	}
-	return n.send(to, data, false)
+	return n.sendOp(to, data, false, false)
 }
 
 // SendOperand implements collectives.OperandNet: a message of at least
 // the network's SingleCopyMin goes by rendezvous, which its receiver,
 // about to combine it, reads into its own caches.
 func (n *commNet) SendOperand(to int, data []byte) error {
-	c := n.c
-	return n.send(to, data, c.rt.singleCopyMin > 0 && len(data) >= c.rt.singleCopyMin)
+	return n.sendOp(to, data, n.c.rt.singleCopy(len(data)), false)
 }
 
 // SendAhead implements collectives.AheadSender: a send marked
 // llc.SendOp.Eager.
 func (n *commNet) SendAhead(to int, data []byte) error { return n.sendOp(to, data, false, true) }
-
-// send is Send through a SendOp of its own, by rendezvous if asked.
-func (n *commNet) send(to int, data []byte, rendezvous bool) error {
-	return n.sendOp(to, data, rendezvous, false)
-}
 
 // sendOp is Send through a SendOp of its own marked rendezvous or eager.
 func (n *commNet) sendOp(to int, data []byte, rendezvous, eager bool) error {

@@ -162,10 +162,11 @@ func initRuntime() (*runtimeState, error) {
 			return fail(err)
 		}
 	}
+	caps := ns.caps()
 	s := &runtimeState{job: job, net: tr, closeNet: ns.close, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force,
-		overlapLimit: overlapLimit(cfg, job.Size), singleCopyMin: singleCopyMin(ns.caps(), job.Settings, cfg),
-		modelled: ns.mart != nil && ns.mart.Modelled(), consume: ns.caps().ConsumeReads}
+		overlapLimit: overlapLimit(cfg, job.Size), singleCopyMin: singleCopyMin(caps, job.Settings, cfg),
+		modelled: ns.mart != nil && ns.mart.Modelled(), consume: caps.ConsumeReads}
 	if ns.offload {
 		s.mart = ns.mart
 	}
@@ -209,6 +210,11 @@ func overlapLimit(cfg llc.Config, procs int) int {
 	}
 	return cfg.EagerLimit
 }
+
+// singleCopy reports whether a collective's message of n bytes, whose
+// receive is posted or whose receiver combines it at once, goes by
+// rendezvous (singleCopyMin).
+func (s *runtimeState) singleCopy(n int) bool { return s.singleCopyMin > 0 && n >= s.singleCopyMin }
 
 // singleCopyMin is the network's recommended SingleCopyMin, where the
 // eager messages travel through rings alone and the user set no eager
@@ -384,8 +390,9 @@ func readBoot(kv map[string]string, size int) (boot []llc.RegionID, worldOffload
 // engineConfig sizes the rings so that every peer (itself included) can
 // get one within the registrable memory, takes the eager limit the
 // network recommends for its rings when rings alone carry the eager
-// messages, and caps it to what a ring holds; with the vp eager transport, it sizes the receive queue
-// instead and caps the eager limit to what the queue carries
+// messages, and caps it to what a ring holds; with the vp eager
+// transport, it sizes the receive queue instead and caps the eager limit
+// to what the queue carries
 // (llc.QueueEagerLimit: one record, or several up to 32 KB).
 func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int) llc.Config {
 	caps := ns.caps()
