@@ -93,6 +93,7 @@ const epChunk = 128
 type epWork struct {
 	x          []float64 // the accepted pairs of a batch, x1 x2 x1 x2 …
 	f, s, k, g [epChunk]float64
+	l          [epChunk]int32 // the annuli of the pairs epGauss finishes
 }
 
 // epBatches generates batches first … first+count-1 and adds their
@@ -110,12 +111,15 @@ type epWork struct {
 //     instead of stalling on divisions;
 //   - log is math.Log's algorithm written out in the loop (epLogReduce,
 //     epLogFinish): the same operations, so bit for bit the same values,
-//     without a call per pair.
+//     without a call per pair;
+//   - with AVX2, the generation, the first two stages and the deviates
+//     |X|, |Y| with their annuli run four pairs at a time in assembly
+//     (ep_simd_amd64.s), again in the same operations; the tallies stay
+//     in Go, the sums in the order of the pairs (epTally).
 func epBatches(s *epSums, w *epWork, first, count int) {
 	// AN = A^(2·NK) mod 2^46 jumps one batch ahead (ep.f90, loop 100:
 	// MK+1 squarings of A).
 	an := Pow46(A, 2*epNK)
-	q := &s.q
 	sx, sy := s.sx, s.sy
 	for k := first; k < first+count; k++ {
 		// The starting seed of batch k is S·AN^k (ep.f90, loop 120, by
@@ -126,45 +130,94 @@ func epBatches(s *epSums, w *epWork, first, count int) {
 		// Loop 140 on the accepted pairs, epChunk at a time.
 		for len(y) > 0 {
 			m := min(len(y)/2, epChunk)
-			p := y[:2*m]
-			f, sd, kd, g := w.f[:m], w.s[:m], w.k[:m], w.g[:m]
-			// Stage 1: log's argument reduction and its division.
-			for j := range f {
-				x1, x2 := p[2*j], p[2*j+1]
-				kd[j], f[j], sd[j] = epLogReduce(x1*x1 + x2*x2)
-			}
-			// Stage 2: the rest of log(t), then sqrt(-2·log(t)/t).
-			for j := range g {
-				x1, x2 := p[2*j], p[2*j+1]
-				t := x1*x1 + x2*x2
-				g[j] = math.Sqrt(-2 * epLogFinish(kd[j], f[j], sd[j]) / t)
-			}
-			// Stage 3: the deviates |X|, |Y|, their annulus and sums, in
-			// the order of the pairs.
-			for j, gj := range g {
-				t3 := math.Abs(p[2*j] * gj)
-				t4 := math.Abs(p[2*j+1] * gj)
-				q[max(int(t3), int(t4))&15]++
-				sx += t3
-				sy += t4
-			}
+			p, g := y[:2*m], w.g[:m]
+			// Stages 1 and 2: the factor sqrt(-2·log(t)/t) of each pair,
+			// and for the first d pairs already the deviates.
+			d := epGauss(w, g, p)
+			// Stage 3: the annuli and the sums.
+			sx, sy = epTally(&s.q, sx, sy, p, g, w.l[:d])
 			y = y[2*m:]
 		}
 	}
 	s.sx, s.sy = sx, sy
 }
 
-// epAccepted generates the batch of 2·NK uniform numbers that starts after
-// state seed (NPB's vranlc(2·nk, t1, a, x)), forms the pairs
+// epTally is stage 3 of loop 140 on a chunk: it counts the pairs of p in
+// their annuli in q and adds their |X| and |Y| to sx and sy, in the order
+// of the pairs, and returns the sums. The first len(l) pairs of p are
+// finished already (epGauss): they hold |X|, |Y|, and l their annuli;
+// the others hold x1, x2, and g their factors, X = x1·g, Y = x2·g.
+func epTally(q *[16]int64, sx, sy float64, p, g []float64, l []int32) (float64, float64) {
+	p = p[:2*len(g)]
+	// Four finished pairs at a time, through arrays: no bounds checks.
+	j := 0
+	for ; j+4 <= len(l); j += 4 {
+		lj := (*[4]int32)(l[j:])
+		d := (*[8]float64)(p[2*j:])
+		q[lj[0]&15]++
+		q[lj[1]&15]++
+		q[lj[2]&15]++
+		q[lj[3]&15]++
+		sx += d[0]
+		sy += d[1]
+		sx += d[2]
+		sy += d[3]
+		sx += d[4]
+		sy += d[5]
+		sx += d[6]
+		sy += d[7]
+	}
+	for ; j < len(l); j++ {
+		q[l[j]&15]++
+		sx += p[2*j]
+		sy += p[2*j+1]
+	}
+	for ; j < len(g); j++ {
+		gj := g[j]
+		t3 := math.Abs(p[2*j] * gj)
+		t4 := math.Abs(p[2*j+1] * gj)
+		// int(max(t3, t4)) = max(int(t3), int(t4)) for t3, t4 ≥ 0, but
+		// without a branch.
+		q[int(max(t3, t4))&15]++
+		sx += t3
+		sy += t4
+	}
+	return sx, sy
+}
+
+// epGaussGo sets g[j] = sqrt(-2·log(t)/t), t = x1²+x2², for the pairs
+// x1, x2 of p (len(p) = 2·len(g) ≤ 2·epChunk), in two stages over w's
+// scratch arrays: log's argument reduction and its division, then the
+// rest of log, the division by t and sqrt. epGauss runs it on what the
+// assembly does not do.
+func epGaussGo(w *epWork, g, p []float64) {
+	m := len(g)
+	p = p[:2*m]
+	f, sd, kd := w.f[:m], w.s[:m], w.k[:m]
+	// Stage 1: log's argument reduction and its division.
+	for j := range f {
+		x1, x2 := p[2*j], p[2*j+1]
+		kd[j], f[j], sd[j] = epLogReduce(epNorm(x1, x2))
+	}
+	// Stage 2: the rest of log(t), then sqrt(-2·log(t)/t).
+	for j := range g {
+		x1, x2 := p[2*j], p[2*j+1]
+		t := epNorm(x1, x2)
+		g[j] = math.Sqrt(-2 * epLogFinish(kd[j], f[j], sd[j]) / t)
+	}
+}
+
+// epAcceptedGo generates the batch of 2·NK uniform numbers that starts
+// after state seed (NPB's vranlc(2·nk, t1, a, x)), forms the pairs
 // x1 = 2·x(2i-1)-1, x2 = 2·x(2i)-1 of ep.f90's loop 140, and stores in x,
 // in order, the pairs with x1²+x2² ≤ 1; it returns how many numbers it
-// stored (twice the number of pairs).
+// stored (twice the number of pairs). epAccepted runs it without AVX2.
 //
 // The generator runs as in Vranlc but a pair at a time: the second number
 // of pair i+1 is the second of pair i times A², the first is that times A,
 // so the serial chain of multiplications is half as long. A rejected pair
 // is written too, then overwritten: no branch to mispredict.
-func epAccepted(x []float64, seed uint64) int {
+func epAcceptedGo(x []float64, seed uint64) int {
 	const a2 = uint64(A) * uint64(A) & mod46
 	x = x[:2*epNK]
 	n := 0
@@ -177,13 +230,16 @@ func epAccepted(x []float64, seed uint64) int {
 		x[n&(2*epNK-1)] = x1
 		x[(n+1)&(2*epNK-1)] = x2
 		d := 0
-		if x1*x1+x2*x2 <= 1 {
+		if epNorm(x1, x2) <= 1 {
 			d = 2
 		}
 		n += d
 	}
 	return n
 }
+
+// epNorm is t = x1²+x2², each square rounded (not fused into the add).
+func epNorm(x1, x2 float64) float64 { return float64(x1*x1) + float64(x2*x2) }
 
 // The log of math.Log (fdlibm's e_log.c): log(t) = k·ln2 + log(1+f) with
 // 1+f in [√2/2, √2), log(1+f) = f - hfsq + s·(hfsq+R(s²)), s = f/(2+f).
@@ -215,12 +271,23 @@ func epLogReduce(t float64) (k, f, s float64) {
 
 // epLogFinish is the second half of math.Log: log(t) from epLogReduce's k,
 // f, s.
+//
+// Every product is converted explicitly: the compiler may otherwise fuse
+// a multiply and an add (with GOAMD64=v3, say), which rounds once where
+// math.Log and the assembly round twice.
 func epLogFinish(k, f, s float64) float64 {
 	s2 := s * s
 	s4 := s2 * s2
-	r := s2*(epL1+s4*(epL3+s4*(epL5+s4*epL7))) + s4*(epL2+s4*(epL4+s4*epL6))
-	hfsq := 0.5 * f * f
-	return k*epLn2Hi - ((hfsq - (s*(hfsq+r) + k*epLn2Lo)) - f)
+	r7 := float64(s4 * epL7)
+	r5 := float64(s4 * (epL5 + r7))
+	r3 := float64(s4 * (epL3 + r5))
+	odd := float64(s2 * (epL1 + r3))
+	r6 := float64(s4 * epL6)
+	r4 := float64(s4 * (epL4 + r6))
+	even := float64(s4 * (epL2 + r4))
+	r := odd + even
+	hfsq := float64(0.5 * f * f)
+	return float64(k*epLn2Hi) - ((hfsq - (float64(s*(hfsq+r)) + float64(k*epLn2Lo))) - f)
 }
 
 // runEP runs EP of class on the processes of c.

@@ -85,7 +85,7 @@ func TestEPBatches(t *testing.T) {
 			for i := range epNK {
 				x1 := 2*x[2*i] - 1
 				x2 := 2*x[2*i+1] - 1
-				t1 := x1*x1 + x2*x2
+				t1 := epNorm(x1, x2) // NPB rounds each square
 				if t1 <= 1 {
 					t2 := math.Sqrt(-2 * math.Log(t1) / t1)
 					t3 := math.Abs(x1 * t2)
