@@ -34,24 +34,10 @@ func TestEPAcceptedAVX2(t *testing.T) {
 		if n[0] != n[1] {
 			t.Fatalf("seed %#x: %d numbers with AVX2, %d without", seed, n[0], n[1])
 		}
-		if i := epSameBits(x[0][:n[0]], x[1][:n[1]]); i >= 0 {
+		if i := firstBitDiff(x[0][:n[0]], x[1][:n[1]]); i >= 0 {
 			t.Fatalf("seed %#x: x(%d) = %v with AVX2, %v without", seed, i, x[0][i], x[1][i])
 		}
 	}
-}
-
-// epSameBits returns the first index where a and b differ in their bits,
-// or −1.
-func epSameBits(a, b []float64) int {
-	if len(a) != len(b) {
-		return 0
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return i
-		}
-	}
-	return -1
 }
 
 // epTestPairs returns m pairs for epGauss, x1 x2 x1 x2 …, all with
@@ -150,7 +136,7 @@ func epCheckGauss(p, buf, g []float64, w *epWork, d int) string {
 				return fmt.Sprintf("annulus of pair %d = %d, want %d", j, w.l[j], l)
 			}
 		}
-		if epSameBits(buf[2*j:2*j+2], []float64{x, y}) >= 0 {
+		if firstBitDiff(buf[2*j:2*j+2], []float64{x, y}) >= 0 {
 			return fmt.Sprintf("pair %d = %v, want %v, %v", j, buf[2*j:2*j+2], x, y)
 		}
 	}

@@ -33,10 +33,10 @@ func TestMGLinesAVX2Field(t *testing.T) {
 				mgPsinv(v, smo[k], n, &c, true)
 			})
 		}
-		if i := mgSameBits(res[0], res[1]); i >= 0 {
+		if i := firstBitDiff(res[0], res[1]); i >= 0 {
 			t.Errorf("%v: resid at %d: %v with AVX2, %v without", h, i, res[0][i], res[1][i])
 		}
-		if i := mgSameBits(smo[0], smo[1]); i >= 0 {
+		if i := firstBitDiff(smo[0], smo[1]); i >= 0 {
 			t.Errorf("%v: psinv at %d: %v with AVX2, %v without", h, i, smo[0][i], smo[1][i])
 		}
 	}

@@ -106,9 +106,9 @@ func (l *mgTestLines) refPsinv(c *[4]float64) {
 	}
 }
 
-// mgSameBits reports the first index where a and b differ bit for bit,
-// or −1.
-func mgSameBits(a, b []float64) int {
+// firstBitDiff reports the first index where a and b differ bit for bit
+// (0 when their lengths differ), or −1.
+func firstBitDiff(a, b []float64) int {
 	if len(a) != len(b) {
 		return 0
 	}
@@ -134,14 +134,14 @@ func mgCheckLines(t *testing.T) {
 			got, want := l.clone(), l.clone()
 			got.resid(&a)
 			want.refResid(&a)
-			if i := mgSameBits(got.outBuf, want.outBuf); i >= 0 {
+			if i := firstBitDiff(got.outBuf, want.outBuf); i >= 0 {
 				t.Errorf("resid on %d points: buffer index %d is %v, want %v", n, i, got.outBuf[i], want.outBuf[i])
 			}
 			for _, cc := range []*[4]float64{&c, &cb} {
 				got, want := l.clone(), l.clone()
 				got.psinv(cc)
 				want.refPsinv(cc)
-				if i := mgSameBits(got.outBuf, want.outBuf); i >= 0 {
+				if i := firstBitDiff(got.outBuf, want.outBuf); i >= 0 {
 					t.Errorf("psinv on %d points: buffer index %d is %v, want %v", n, i, got.outBuf[i], want.outBuf[i])
 				}
 			}
