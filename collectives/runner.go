@@ -36,6 +36,16 @@ type Runner struct {
 	// measured to win. Leave it off under a timing model: chapter 8's
 	// recorded runs (thesis npb) used the pairwise exchange.
 	LinearAlltoall bool
+	// RunAhead, shared by the Runners of one HW, holds the checks of the
+	// calls that returned before them (see RunAheadBarrier), which every
+	// Runner of the HW settles; nil: each call settles its own.
+	RunAhead *RunAhead
+	// BcastAhead lets this Runner's broadcasts whose check overlaps their
+	// data run ahead of it (with RunAhead). Only broadcasts do: a call
+	// that returns while others fail must be followed by the same calls
+	// everywhere, which code that returns at a failure (MPI's own
+	// composite operations, a communicator's management) does not do.
+	BcastAhead bool
 
 	c      call
 	ov     overlap // the argument comparison of the call in progress
@@ -150,6 +160,11 @@ type opCall struct {
 // do runs one call: the exchange of arguments (and, for AlgShared, of the
 // inputs), then data, or local on the published records.
 func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(b *board)) error {
+	return u.withEarlier(u.run(o, data, local))
+}
+
+// run is do without the report of an earlier call's difference.
+func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func(b *board)) error {
 	c := u.begin()
 	coll := o.key.Coll
 	fits := o.shareLen >= 0 && o.shareLen <= u.recordSize(coll)-keySize
@@ -161,8 +176,13 @@ func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(
 		o.key.Bad = true
 	}
 	if sb, in, ok := u.overlapped(o, alg); ok {
+		if rb, ok := u.runAheadBarrier(o.key.Coll); ok {
+			return u.runAhead(c, o, alg, rb, in, data)
+		}
+		u.settleAll()
 		return u.runOverlapped(c, o, alg, sb, in, data)
 	}
+	u.settleAll()
 	if u.Check || alg == AlgShared {
 		method := u.method()
 		size := u.recordSize(coll)
@@ -245,7 +265,11 @@ func (u *Runner) Fail(coll Collective, err error) error {
 }
 
 // Barrier returns once every process of the communicator has called it.
-func (u *Runner) Barrier() error {
+func (u *Runner) Barrier() error { return u.withEarlier(u.barrier()) }
+
+// barrier is Barrier without the report of an earlier call's difference.
+func (u *Runner) barrier() error {
+	u.settleAll()
 	if hw := u.HW; hw != nil && len(u.Force) == 0 {
 		// The synchronisation network's barrier, without publish's
 		// generality.
@@ -400,7 +424,7 @@ func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
 // reports false, having done nothing, for any other call, forced
 // algorithms and invalid arguments included; the driver then takes the
 // call.
-func (u *Runner) smallReduction(coll Collective, send, recv []byte, r Reducer, root int) (bool, error) {
+func (u *Runner) smallReduction(coll Collective, send, recv []byte, r Reducer, root int) (done bool, err error) {
 	input, length, ok := u.smallInput(coll, send, recv, r, root)
 	if !ok {
 		return false, nil
@@ -417,6 +441,8 @@ func (u *Runner) smallReduction(coll Collective, send, recv []byte, r Reducer, r
 	}
 	var w [DatumSize]byte
 	copy(w[:], input)
+	u.settleAll()
+	defer func() { err = u.withEarlier(err) }()
 	if err := hw.Barrier(sk.hash, w, sk.rec[:]); err != nil {
 		return true, fmt.Errorf("%v: %w", coll, err)
 	}

@@ -1401,6 +1401,13 @@ func scenarioMismatch(w *mpi.Comm) error {
 	var f failures
 	for k, c := range cases {
 		err := c.run()
+		// A call that runs ahead of its check (ranks outnumbering
+		// cores) may return before the difference shows: the next call,
+		// the Barrier below, reports it, and runs all the same.
+		late := err == nil
+		if late {
+			err = w.Barrier()
+		}
 		switch {
 		case err == nil:
 			f.add("rank %d: %s: no error", me, c.name)
@@ -1418,8 +1425,11 @@ func scenarioMismatch(w *mpi.Comm) error {
 		}
 		// The communicator still works: the NIC's barrier, and software
 		// collectives whose messages are tagged by the count of calls.
-		if err := w.Barrier(); err != nil {
-			return fmt.Errorf("Barrier after %s: %w (earlier: %v)", c.name, err, f.err())
+		// (A rank that reported late has passed one already.)
+		if !late {
+			if err := w.Barrier(); err != nil {
+				return fmt.Errorf("Barrier after %s: %w (earlier: %v)", c.name, err, f.err())
+			}
 		}
 		long, longOut := make([]int64, 3000), make([]int64, 3000)
 		for i := range long {

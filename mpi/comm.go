@@ -123,6 +123,10 @@ func newComm(s *runtimeState, id, rank int, world []int) *Comm {
 	return c
 }
 
+// The synchronisation network's groups let collectives run ahead of their
+// argument checks.
+var _ collectives.RunAheadBarrier = (*martini.SyncGroup)(nil)
+
 // setOffload gives c the NIC's barrier controller hwID (none if negative).
 func (c *Comm) setOffload(hwID int) {
 	if hwID < 0 || c.rt.noOffload || c.rt.mart == nil {
@@ -134,6 +138,12 @@ func (c *Comm) setOffload(hwID int) {
 	}
 	c.hw = martini.NewSyncGroup(c.rt.mart, c.rt.ep, hwID, c.rank, procs, uint32(c.id))
 	c.runner.HW, c.manager.HW = c.hw, c.hw
+	if c.rt.runAhead {
+		// The user's broadcasts run ahead; the management's calls only
+		// settle them.
+		c.runner.RunAhead, c.runner.BcastAhead = new(collectives.RunAhead), true
+		c.manager.RunAhead = c.runner.RunAhead
+	}
 	c.runner.OverlapLimit, c.manager.OverlapLimit = c.rt.overlapLimit, c.rt.overlapLimit
 	// Multicast is no part of the Martini model: under it, broadcasts
 	// travel as the model's messages.

@@ -58,6 +58,10 @@ type runtimeState struct {
 	// modelled says the job runs under a timing profile (the Martini
 	// model), whose recorded results the collectives' selection keeps.
 	modelled bool
+	// runAhead lets the overlapped collectives return before their
+	// argument check is settled (collectives.RunAhead): where processes
+	// outnumber cores, not under the timing model.
+	runAhead bool
 	// consume marks the reductions' receives llc.RecvOp.Consume
 	// (llc.Caps.ConsumeReads).
 	consume bool
@@ -170,6 +174,7 @@ func initRuntime() (*runtimeState, error) {
 	if ns.offload {
 		s.mart = ns.mart
 	}
+	s.runAhead = job.Size > runtime.NumCPU() && !s.modelled
 	s.initContexts()
 	s.softForce = collectives.Selection{}
 	for coll, alg := range force {

@@ -39,7 +39,8 @@ import (
 //	syncPayloadOff   NumBarriers × 2 parities × barrierSlotSize: the payload
 //	                 slots of member m (in partition m)
 //	syncArriveOff    NumBarriers × barrierArrival: the arrival line of
-//	                 member m (in partition m)
+//	                 member m (in partition m), then its rings of keys and
+//	                 records (BarrierArriveRecord)
 //	syncMcDataOff    MulticastSlots × MulticastSize: this slot's multicast data
 //
 // The segment is a sparse memory file: pages of the area that are never used
@@ -62,8 +63,15 @@ const (
 	DatumSize = 16
 
 	barrierSlotSize = 16 << 10
-	barrierCtlSize  = 64
-	arrivalSize     = 64
+
+	// RecordRingDepth is how many generations of keys and records a
+	// member's arrival line keeps (BarrierArriveRecord).
+	RecordRingDepth = 8
+	// RecordSize is the size of the record BarrierArriveRecord publishes.
+	RecordSize = 32
+
+	barrierCtlSize = 64
+	arrivalSize    = 64 + RecordRingDepth*8 + RecordRingDepth*RecordSize
 
 	// ctlFreeing marks a controller that FreeBarrier is resetting.
 	ctlFreeing = math.MaxUint64
@@ -141,6 +149,11 @@ type barrierArrival struct {
 	keys [2]uint64
 	data [2][DatumSize]byte
 	_    [8]byte
+	// ring holds the key of each of the last RecordRingDepth generations
+	// (by gen mod RecordRingDepth), and recs their records: what
+	// BarrierArriveRecord publishes, and every arrival's key.
+	ring [RecordRingDepth]uint64
+	recs [RecordRingDepth][RecordSize]byte
 }
 
 func (s *Segment) syncBase(p int) int { return s.partBase(p) + partSync }
@@ -288,8 +301,9 @@ func (n *NIC) FreeBarrier(id int) error {
 // A group has at most NProcs members. procs[member] must be the caller's
 // PID (several members may be goroutines of one process); the other entries
 // serve only to ring doorbells, and entries outside the job are not rung.
-// Members arrive at generation g+1 only after they saw g released; the
-// caller guarantees this. Payloads, keys and data words are double-buffered
+// Members arrive at generation g+1 only after they saw g released (the
+// caller guarantees this), except by BarrierArriveRecord, which leaves the
+// double buffers alone. Payloads, keys and data words are double-buffered
 // by generation parity, so a fast member's next arrival cannot overwrite
 // what a slow member still reads.
 //
@@ -320,22 +334,8 @@ func (n *NIC) BarrierArriveKey(id, member int, procs []int, key uint64, payload 
 // where BarrierDatum reads them: a small reduction or broadcast costs what
 // a barrier costs.
 func (n *NIC) BarrierArriveData(id, member int, procs []int, key uint64, datum [DatumSize]byte, payload []byte) (gen uint64, err error) {
-	if _, err := n.claimedCtl(id, len(payload), "arrive"); err != nil {
+	if err := n.checkArrival(id, member, procs, len(payload)); err != nil {
 		return 0, err
-	}
-	switch {
-	case len(procs) > len(n.procs):
-		return 0, n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), len(payload),
-			fmt.Sprintf("arrive: group of %d in a job of %d", len(procs), len(n.procs)))
-	case member < 0 || member >= len(procs):
-		return 0, n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), len(payload),
-			fmt.Sprintf("arrive: member %d of a group of %d", member, len(procs)))
-	case procs[member] != n.pid:
-		return 0, n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), len(payload),
-			fmt.Sprintf("arrive: member %d is PID %d, not the caller's PID %d", member, procs[member], n.pid))
-	case len(payload) > BarrierPayloadSize:
-		return 0, n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), len(payload),
-			fmt.Sprintf("arrive: payload of %d bytes, at most %d", len(payload), BarrierPayloadSize))
 	}
 	a := n.seg.arrival(id, member)
 	gen = atomic.LoadUint64(&a.gen) + 1
@@ -343,10 +343,65 @@ func (n *NIC) BarrierArriveData(id, member int, procs []int, key uint64, datum [
 	copy(slot[8:], payload)
 	// Plain stores into lines only this member writes, published by the
 	// atomic store of the generation (a release, and on amd64 a full
-	// fence, which the doorbell check below relies on).
+	// fence, which the doorbell check in publishArrival relies on).
 	*slotHeader(slot) = gen<<payloadGenShift | uint64(len(payload))
 	a.keys[gen&1] = key & (1<<KeyBits - 1)
 	a.data[gen&1] = datum
+	a.ring[gen%RecordRingDepth] = key & (1<<KeyBits - 1)
+	n.publishArrival(id, member, procs, a, gen)
+	return gen, nil
+}
+
+// BarrierArriveRecord enters controller id as BarrierArriveKey does, but
+// publishes key and rec in the arrival line's ring of the last
+// RecordRingDepth generations instead of in the double-buffered slots:
+// BarrierKey and BarrierRecord read them, and BarrierSum and
+// BarrierPayload do not. With it a member may run ahead: it may arrive
+// at generation g before g-1 is released, as long as every member has
+// read what it needs of generation g-RecordRingDepth (the caller
+// guarantees this), and it leaves the double-buffered slots of earlier
+// generations alone, so their readers are undisturbed. Safe for
+// concurrent use.
+func (n *NIC) BarrierArriveRecord(id, member int, procs []int, key uint64, rec [RecordSize]byte) (gen uint64, err error) {
+	if err := n.checkArrival(id, member, procs, 0); err != nil {
+		return 0, err
+	}
+	a := n.seg.arrival(id, member)
+	gen = atomic.LoadUint64(&a.gen) + 1
+	a.ring[gen%RecordRingDepth] = key & (1<<KeyBits - 1)
+	a.recs[gen%RecordRingDepth] = rec
+	n.publishArrival(id, member, procs, a, gen)
+	return gen, nil
+}
+
+// checkArrival refuses an arrival at controller id that the caller's job
+// has not claimed, by a member outside the group or not the caller, or
+// with a payload of more than BarrierPayloadSize bytes.
+func (n *NIC) checkArrival(id, member int, procs []int, payload int) error {
+	if _, err := n.claimedCtl(id, payload, "arrive"); err != nil {
+		return err
+	}
+	switch {
+	case len(procs) > len(n.procs):
+		return n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), payload,
+			fmt.Sprintf("arrive: group of %d in a job of %d", len(procs), len(n.procs)))
+	case member < 0 || member >= len(procs):
+		return n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), payload,
+			fmt.Sprintf("arrive: member %d of a group of %d", member, len(procs)))
+	case procs[member] != n.pid:
+		return n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), payload,
+			fmt.Sprintf("arrive: member %d is PID %d, not the caller's PID %d", member, procs[member], n.pid))
+	case payload > BarrierPayloadSize:
+		return n.syncRefuse(OpBarrier, ViolationBadRequest, -1, uint64(id), payload,
+			fmt.Sprintf("arrive: payload of %d bytes, at most %d", payload, BarrierPayloadSize))
+	}
+	return nil
+}
+
+// publishArrival publishes generation gen in member's arrival line a,
+// after the plain stores the caller made into it, and, if that releases
+// gen, rings the other members.
+func (n *NIC) publishArrival(id, member int, procs []int, a *barrierArrival, gen uint64) {
 	atomic.StoreUint64(&a.gen, gen)
 	cnt := n.seg.syncCounters(n.pid)
 	atomic.AddUint64(&cnt.arrivals, 1)
@@ -361,7 +416,29 @@ func (n *NIC) BarrierArriveData(id, member int, procs []int, key uint64, datum [
 			}
 		}
 	}
-	return gen, nil
+}
+
+// BarrierKey returns the key member passed for generation gen of
+// controller id (masked to KeyBits), once gen is released and until that
+// member arrives at gen+RecordRingDepth (0 for a bad id or member). Safe
+// for concurrent use.
+func (n *NIC) BarrierKey(id, member int, gen uint64) uint64 {
+	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
+		return 0
+	}
+	return atomic.LoadUint64(&n.seg.arrival(id, member).ring[gen%RecordRingDepth])
+}
+
+// BarrierRecord returns the record member passed to BarrierArriveRecord
+// for generation gen of controller id, valid as BarrierKey's key (zeros
+// for a bad id or member; for an arrival by BarrierArriveData, whatever
+// the ring held before). Safe
+// for concurrent use: the member wrote it before publishing gen.
+func (n *NIC) BarrierRecord(id, member int, gen uint64) [RecordSize]byte {
+	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
+		return [RecordSize]byte{}
+	}
+	return n.seg.arrival(id, member).recs[gen%RecordRingDepth]
 }
 
 // BarrierReleased reports whether generation gen of controller id, used by

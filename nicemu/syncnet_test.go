@@ -410,13 +410,7 @@ func TestBarrierGoroutinesOfOneNIC(t *testing.T) {
 // generation g stays readable after its arrival at g+1 and is replaced by
 // its arrival at g+2.
 func TestBarrierSlowReader(t *testing.T) {
-	seg := newSegment(t, testConfig(2))
-	fast, slow := openNIC(t, seg, 0), openNIC(t, seg, 1)
-	id, err := fast.AllocBarrier()
-	if err != nil {
-		t.Fatal(err)
-	}
-	procs := []int{0, 1}
+	fast, slow, id, procs := newBarrierPair(t)
 	a0, a1 := []byte("fast, generation one"), []byte("slow, generation one")
 	b0, b1 := []byte("fast, generation two"), []byte("slow, generation two")
 	c0 := []byte("fast, generation three")
@@ -847,4 +841,77 @@ func TestChildProcessSyncNet(t *testing.T) {
 		t.Errorf("%d releases in all, want %d to %d (members arriving last at once may each count one)", releases, rounds+1, nprocs*(rounds+1))
 	}
 	t.Logf("parent rang %d doorbells", s.Wakeups)
+}
+
+// TestBarrierRecordRing checks the arrival line's ring: a member that
+// arrives by records runs ahead of a slow one without waiting for
+// releases; the slow one then reads every generation's keys and records
+// still in the ring, and a full arrival's key too, while the
+// double-buffered payload of an earlier full arrival stays untouched.
+func TestBarrierRecordRing(t *testing.T) {
+	fast, slow, id, procs := newBarrierPair(t)
+	rec := func(who, g int) (r [RecordSize]byte) {
+		copy(r[:], fmt.Sprintf("member %d generation %d", who, g))
+		return r
+	}
+	// Generation 1: a full arrival of both, with payloads.
+	if _, err := fast.BarrierArriveData(id, 0, procs, 11, [DatumSize]byte{}, []byte("fast payload")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := slow.BarrierArriveData(id, 1, procs, 12, [DatumSize]byte{}, []byte("slow payload")); err != nil {
+		t.Fatal(err)
+	}
+	// Generations 2 to RecordRingDepth: the fast member runs ahead.
+	for g := 2; g <= RecordRingDepth; g++ {
+		gen, err := fast.BarrierArriveRecord(id, 0, procs, uint64(100+g), rec(0, g))
+		if err != nil || gen != uint64(g) {
+			t.Fatalf("record arrival %d: generation %d, %v", g, gen, err)
+		}
+	}
+	if got := string(slow.BarrierPayload(id, 0, 1)[:12]); got != "fast payload" {
+		t.Errorf("generation 1's payload after the records: %q", got)
+	}
+	if k := slow.BarrierKey(id, 0, 1); k != 11 {
+		t.Errorf("generation 1's key in the ring: %d, want 11", k)
+	}
+	for g := 2; g <= RecordRingDepth; g++ {
+		if slow.BarrierReleased(id, 2, uint64(g)) {
+			t.Fatalf("generation %d released before the slow member arrived", g)
+		}
+		gen, err := slow.BarrierArriveRecord(id, 1, procs, uint64(200+g), rec(1, g))
+		if err != nil || gen != uint64(g) || !slow.BarrierReleased(id, 2, uint64(g)) {
+			t.Fatalf("slow record arrival %d: generation %d, %v", g, gen, err)
+		}
+		for m, want := range []uint64{uint64(100 + g), uint64(200 + g)} {
+			if k := slow.BarrierKey(id, m, uint64(g)); k != want {
+				t.Errorf("generation %d: member %d's key %d, want %d", g, m, k, want)
+			}
+			if r := fast.BarrierRecord(id, m, uint64(g)); r != rec(m, g) {
+				t.Errorf("generation %d: member %d's record %q", g, m, r)
+			}
+		}
+	}
+	// The ring wraps: the next arrival replaces generation 1's key.
+	if _, err := fast.BarrierArriveRecord(id, 0, procs, 999, rec(0, RecordRingDepth+1)); err != nil {
+		t.Fatal(err)
+	}
+	if k := slow.BarrierKey(id, 0, RecordRingDepth+1); k != 999 {
+		t.Errorf("after the ring wrapped: key %d, want 999", k)
+	}
+	// A refused arrival: not the caller's member.
+	if _, err := fast.BarrierArriveRecord(id, 1, procs, 1, [RecordSize]byte{}); err == nil {
+		t.Error("a record arrival as another member was accepted")
+	}
+}
+
+// newBarrierPair returns the NICs of a job of two processes, a barrier
+// controller the first claimed, and the group of both.
+func newBarrierPair(t *testing.T) (fast, slow *NIC, id int, procs []int) {
+	seg := newSegment(t, testConfig(2))
+	fast, slow = openNIC(t, seg, 0), openNIC(t, seg, 1)
+	id, err := fast.AllocBarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fast, slow, id, []int{0, 1}
 }

@@ -24,6 +24,7 @@ type SyncGroup struct {
 	tag    uint64
 	seq    uint64 // multicasts made in the group
 	gen    uint64 // generation of the last barrier
+	at     uint64 // the generation WaitReleasedAt waits for
 
 	// state of the operation being waited for (Done)
 	mcData  []byte
@@ -127,6 +128,51 @@ func (g *SyncGroup) Released() bool { return barrierReleased(g) }
 // WaitReleased waits until every member has arrived at the barrier the
 // last Arrive entered, or the engine fails.
 func (g *SyncGroup) WaitReleased() error { return g.wait(barrierReleased) }
+
+// ArriveRecord enters the barrier as Arrive does, publishing key and rec
+// in the ring of the last nicemu.RecordRingDepth generations
+// (collectives.RunAheadBarrier), and returns the generation it entered.
+func (g *SyncGroup) ArriveRecord(key uint64, rec [nicemu.RecordSize]byte) (uint64, error) {
+	gen, err := g.nic.BarrierArriveRecord(g.id, g.member, g.procs, key, rec)
+	if err != nil {
+		return 0, fmt.Errorf("barrier controller %d: %w", g.id, err)
+	}
+	g.gen = gen
+	return gen, nil
+}
+
+// Generation returns the generation the last arrival entered.
+func (g *SyncGroup) Generation() uint64 { return g.gen }
+
+// ReleasedAt reports whether every member has arrived at generation gen.
+func (g *SyncGroup) ReleasedAt(gen uint64) bool {
+	return g.nic.BarrierReleased(g.id, len(g.procs), gen)
+}
+
+// WaitReleasedAt waits until every member has arrived at generation gen,
+// or the engine fails.
+func (g *SyncGroup) WaitReleasedAt(gen uint64) error {
+	if g.ReleasedAt(gen) {
+		return nil
+	}
+	g.at = gen
+	return g.wait(releasedAt)
+}
+
+func releasedAt(g *SyncGroup) bool { return g.ReleasedAt(g.at) }
+
+// KeyAt returns the key member r passed for generation gen, while the
+// ring holds it.
+func (g *SyncGroup) KeyAt(r int, gen uint64) uint64 { return g.nic.BarrierKey(g.id, r, gen) }
+
+// RecordAt returns the record member r passed to ArriveRecord for
+// generation gen, while the ring holds it.
+func (g *SyncGroup) RecordAt(r int, gen uint64) [nicemu.RecordSize]byte {
+	return g.nic.BarrierRecord(g.id, r, gen)
+}
+
+// RingDepth is how many generations of keys and records the ring keeps.
+func (g *SyncGroup) RingDepth() int { return nicemu.RecordRingDepth }
 
 // Datum returns the datum member r passed to the last barrier.
 func (g *SyncGroup) Datum(r int) [nicemu.DatumSize]byte { return g.nic.BarrierDatum(g.id, r, g.gen) }

@@ -1,0 +1,195 @@
+package collectives
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Running ahead of the argument check.
+//
+// An overlapped call (see SplitBarrier) still waits at its end for the
+// barrier's release, to compare the processes' keys: when ranks outnumber
+// cores, a process whose data has moved then waits for processes that
+// have not yet run to arrive, and every small broadcast costs a barrier.
+// With a RunAheadBarrier the call arrives with its key and its encoded
+// Key in a ring of the last generations instead, moves its data and
+// returns: the comparison is settled later, by a later call through the
+// same Hardware, once the release is there. A process may so run up to
+// RingDepth/2 generations ahead of the slowest: before it arrives at
+// generation g it settles every call of its own up to g-RingDepth/2,
+// which means that every process has arrived at g-RingDepth/2 and so has
+// settled, and finished reading, generation g-RingDepth, whose place in
+// the ring g takes. Calls that read the barrier's double-buffered
+// payloads or data words (the checks done first, AlgShared, Barrier, the
+// small reductions) settle everything first, so that the barrier's rule
+// for them (arrive at g+1 only after g is released) holds as before.
+//
+// A difference still interrupts the waits of the call it concerns, as
+// with an overlapped check; a call whose data moved before the release
+// showed it returns without error, and the difference is reported by a
+// later call through the Hardware, the one that settles it. That call
+// runs all the same, so that the processes' calls stay in step, and
+// returns the difference with its own result.
+
+// RunAheadBarrier is implemented by a Hardware whose barrier keeps each
+// member's key and record of its last RingDepth generations:
+// ArriveRecord enters the barrier (without waiting) and returns the
+// generation it entered; Generation is the last one entered by any
+// arrival; ReleasedAt and WaitReleasedAt report and wait for a
+// generation's release; KeyAt and RecordAt return what member r passed
+// for a generation, while the ring holds it.
+type RunAheadBarrier interface {
+	ArriveRecord(key uint64, rec [keySize]byte) (uint64, error)
+	Generation() uint64
+	ReleasedAt(gen uint64) bool
+	WaitReleasedAt(gen uint64) error
+	KeyAt(r int, gen uint64) uint64
+	RecordAt(r int, gen uint64) [keySize]byte
+	RingDepth() int
+}
+
+// RunAhead holds the unsettled comparisons of one Hardware's calls: the
+// Runners of a communicator that share a Hardware must share one. Set in
+// Runner.RunAhead, it lets the overlapped calls run ahead of the check.
+type RunAhead struct {
+	pending [maxRunAhead]unsettled
+	n       int
+	hw      RunAheadBarrier
+	size    int
+	mask    uint64
+	cur     *unsettled  // the call in progress
+	earlier error       // a difference settled, not yet reported
+	stop    func() bool // differs, made once (a method value allocates)
+}
+
+// maxRunAhead bounds the calls left unsettled: at least any ring's half.
+const maxRunAhead = 16
+
+// unsettled is one call's comparison left for later.
+type unsettled struct {
+	gen  uint64
+	hash uint64
+	rec  [keySize]byte
+}
+
+// runAheadBarrier returns u's RunAheadBarrier, if u's calls to coll run
+// ahead.
+func (u *Runner) runAheadBarrier(coll Collective) (RunAheadBarrier, bool) {
+	if u.RunAhead == nil || !u.BcastAhead || coll != CollBcast {
+		return nil, false
+	}
+	rb, ok := u.HW.(RunAheadBarrier)
+	return rb, ok && rb.RingDepth() >= 2 && rb.RingDepth()/2 <= maxRunAhead
+}
+
+// settleAll settles every comparison a call left for later; a difference
+// waits in the RunAhead for withEarlier.
+func (u *Runner) settleAll() {
+	if p := u.RunAhead; p != nil && p.n > 0 {
+		p.settle(^uint64(0))
+	}
+}
+
+// withEarlier returns err of the call that ends, joined with the first
+// difference that settling found in an earlier call: the call itself ran,
+// so that the processes' calls stay in step.
+func (u *Runner) withEarlier(err error) error {
+	p := u.RunAhead
+	if p == nil || p.earlier == nil {
+		return err
+	}
+	early := fmt.Errorf("an earlier collective call: %w", p.earlier)
+	p.earlier = nil
+	if err == nil {
+		return early
+	}
+	return errors.Join(early, err)
+}
+
+// settle settles the unsettled comparisons of generations up to last, in
+// order, and keeps the first difference or failure in p.earlier.
+func (p *RunAhead) settle(last uint64) {
+	k := 0
+	for ; k < p.n && p.pending[k].gen <= last; k++ {
+		if err := p.check(&p.pending[k], true); err != nil && p.earlier == nil {
+			p.earlier = err
+		}
+	}
+	p.n = copy(p.pending[:], p.pending[k:p.n])
+}
+
+// check compares the keys of call s's generation, waiting for its
+// release if wait is set (otherwise it must be released).
+func (p *RunAhead) check(s *unsettled, wait bool) error {
+	if wait {
+		if err := p.hw.WaitReleasedAt(s.gen); err != nil {
+			return fmt.Errorf("%v (settling its argument check): %w", getKey(s.rec[:]).Coll, err)
+		}
+	}
+	if p.agree(s) {
+		return nil
+	}
+	err := verify(p.size, func(r int) Key {
+		rec := p.hw.RecordAt(r, s.gen)
+		return getKey(rec[:])
+	})
+	if err == nil {
+		// The keys differ but the records agree: a rank entered the
+		// barrier by another call (a Barrier where the others broadcast).
+		err = fmt.Errorf("%w: the ranks' calls differ at %v", ErrMismatch, getKey(s.rec[:]))
+	}
+	return err
+}
+
+// agree reports whether every member passed s's key for its generation.
+func (p *RunAhead) agree(s *unsettled) bool {
+	var sum uint64
+	for r := range p.size {
+		sum += p.hw.KeyAt(r, s.gen)
+	}
+	return sum&p.mask == uint64(p.size)*s.hash&p.mask
+}
+
+// differs reports whether the call in progress is released with keys that
+// differ: the interrupt condition of its waits.
+func (p *RunAhead) differs() bool {
+	return p.hw.ReleasedAt(p.cur.gen) && !p.agree(p.cur)
+}
+
+// runAhead runs call o with its check left for later (see RunAhead).
+func (u *Runner) runAhead(c *call, o *opCall, alg string, rb RunAheadBarrier, in Interruptible, data func(c *call, alg string) error) error {
+	p := u.RunAhead
+	p.hw, p.size, p.mask = rb, u.Net.Size(), 1<<u.HW.KeyBits()-1
+	if p.stop == nil {
+		p.stop = p.differs
+	}
+	next := rb.Generation() + 1
+	if lag := uint64(rb.RingDepth() / 2); next > lag && p.n > 0 {
+		p.settle(next - lag)
+	}
+	s := &p.pending[p.n]
+	o.key.put(s.rec[:])
+	s.hash = u.recordHash(s.rec[:])
+	gen, err := rb.ArriveRecord(s.hash, s.rec)
+	if err != nil {
+		return fmt.Errorf("%v: %w", o.key.Coll, err)
+	}
+	s.gen, p.cur = gen, s
+	in.Interrupt(p.stop)
+	err = c.end(data(c, alg))
+	in.Interrupt(nil)
+	p.cur = nil
+	u.Stats.add(o.key.Coll, alg)
+	if err != nil {
+		// A difference explains any failure of the data.
+		if verr := p.check(s, true); verr != nil {
+			return verr
+		}
+		return fmt.Errorf("%v (%s): %w", o.key.Coll, alg, err)
+	}
+	if rb.ReleasedAt(gen) {
+		return p.check(s, false)
+	}
+	p.n++ // settled by a later call
+	return nil
+}
