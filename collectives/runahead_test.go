@@ -1,0 +1,134 @@
+package collectives
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// scriptedRing is a RunAheadBarrier whose generations are scripted: what
+// each member passed, and which generations are released; WaitReleasedAt
+// releases a generation not yet released (the others arrive) and records
+// that it had to wait.
+type scriptedRing struct {
+	gen      uint64
+	keys     map[uint64][]uint64
+	recs     map[uint64][][keySize]byte
+	released map[uint64]bool
+	waited   []uint64
+}
+
+func (s *scriptedRing) ArriveRecord(key uint64, rec [keySize]byte) (uint64, error) {
+	s.gen++
+	return s.gen, nil
+}
+func (s *scriptedRing) Generation() uint64             { return s.gen }
+func (s *scriptedRing) ReleasedAt(gen uint64) bool     { return s.released[gen] }
+func (s *scriptedRing) KeyAt(r int, gen uint64) uint64 { return s.keys[gen][r] }
+func (s *scriptedRing) RecordAt(r int, gen uint64) [keySize]byte {
+	return s.recs[gen][r]
+}
+func (s *scriptedRing) RingDepth() int { return 8 }
+func (s *scriptedRing) WaitReleasedAt(gen uint64) error {
+	if !s.released[gen] {
+		s.waited = append(s.waited, gen)
+		s.released[gen] = true
+	}
+	return nil
+}
+
+// script makes generation gen's arguments: every member's key k but
+// member odd's, which is other (same Key: pass k).
+func (s *scriptedRing) script(gen uint64, n, odd int, k, other Key) uint64 {
+	s.keys[gen], s.recs[gen] = make([]uint64, n), make([][keySize]byte, n)
+	var mine [keySize]byte
+	for r := range n {
+		key := k
+		if r == odd {
+			key = other
+		}
+		key.put(s.recs[gen][r][:])
+		s.keys[gen][r] = keyHash(s.recs[gen][r][:])
+	}
+	k.put(mine[:])
+	return keyHash(mine[:])
+}
+
+// TestRunAheadSettle scripts a rank that ran three broadcasts ahead: the
+// settling of a generation waits for its release and compares its keys,
+// a difference is kept and reported once, by the next call, joined with
+// that call's own result, and generations past the limit stay unsettled.
+func TestRunAheadSettle(t *testing.T) {
+	const n = 3
+	s := &scriptedRing{keys: map[uint64][]uint64{}, recs: map[uint64][][keySize]byte{}, released: map[uint64]bool{}}
+	p := &RunAhead{hw: s, size: n, mask: 1<<64 - 1}
+	bcast := Key{Coll: CollBcast, Elem: 4, Bytes: 16}
+	rootOne := bcast
+	rootOne.Root = 1
+	for gen, other := range map[uint64]Key{1: bcast, 2: rootOne, 3: bcast} {
+		h := s.script(gen, n, n-1, bcast, other)
+		u := unsettled{gen: gen, hash: h}
+		bcast.put(u.rec[:])
+		p.pending[gen-1] = u
+	}
+	p.n, s.gen, s.released[1] = 3, 3, true
+
+	p.settle(2)
+	if !slices.Equal(s.waited, []uint64{2}) {
+		t.Errorf("settling up to generation 2 waited for %v, want [2] (1 was released)", s.waited)
+	}
+	if p.n != 1 || p.pending[0].gen != 3 {
+		t.Fatalf("after settling up to 2: %d unsettled, first of generation %d; want generation 3 alone", p.n, p.pending[0].gen)
+	}
+	u := &Runner{RunAhead: p}
+	err := u.withEarlier(nil)
+	if !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "an earlier collective call") ||
+		!strings.Contains(err.Error(), "root 1") {
+		t.Errorf("the next call's result: %v; want the earlier difference in roots", err)
+	}
+	if err := u.withEarlier(nil); err != nil {
+		t.Errorf("a difference reported twice: %v", err)
+	}
+
+	// The last generation differs too: reported with the call's own error.
+	s.script(3, n, 0, bcast, Key{Coll: CollBcast, Elem: 4, Bytes: 20})
+	u.settleAll()
+	own := errors.New("the call's own failure")
+	err = u.withEarlier(own)
+	if !errors.Is(err, ErrMismatch) || !errors.Is(err, own) || !strings.Contains(err.Error(), "20 bytes") {
+		t.Errorf("with the call's own error: %v; want both", err)
+	}
+	if p.n != 0 {
+		t.Errorf("%d calls unsettled after settleAll", p.n)
+	}
+}
+
+// TestRunAheadOnlyBroadcasts checks which calls run ahead: a Runner's
+// broadcasts with BcastAhead and a RunAheadBarrier, nothing else.
+func TestRunAheadOnlyBroadcasts(t *testing.T) {
+	hw := &ringHW{memHW: &memHW{h: newMemHardware(1)}, scriptedRing: &scriptedRing{}}
+	u := &Runner{HW: hw, RunAhead: new(RunAhead), BcastAhead: true}
+	if _, ok := u.runAheadBarrier(CollBcast); !ok {
+		t.Error("a broadcast does not run ahead")
+	}
+	for _, c := range []Collective{CollReduce, CollAllgather, CollAlltoall, CollBarrier} {
+		if _, ok := u.runAheadBarrier(c); ok {
+			t.Errorf("%v runs ahead", c)
+		}
+	}
+	u.BcastAhead = false
+	if _, ok := u.runAheadBarrier(CollBcast); ok {
+		t.Error("a broadcast runs ahead without BcastAhead")
+	}
+	u.BcastAhead, u.HW = true, hw.memHW
+	if _, ok := u.runAheadBarrier(CollBcast); ok {
+		t.Error("a broadcast runs ahead on a Hardware without the ring")
+	}
+}
+
+// ringHW is a Hardware with a RunAheadBarrier.
+type ringHW struct {
+	*memHW
+	*scriptedRing
+}
