@@ -90,6 +90,15 @@ func (u *Runner) settleAll() {
 	}
 }
 
+// Settle settles the argument checks that calls through u's Hardware left
+// for later and returns the first difference they show that no call has
+// reported yet (nil if none): a process that ends its use of the
+// Hardware calls it, so that no difference goes unreported.
+func (u *Runner) Settle() error {
+	u.settleAll()
+	return u.withEarlier(nil)
+}
+
 // withEarlier returns err of the call that ends, joined with the first
 // difference that settling found in an earlier call: the call itself ran,
 // so that the processes' calls stay in step.

@@ -437,6 +437,17 @@ func TestFinalizePending(t *testing.T) {
 	}
 }
 
+// TestFinalizeSettles ends a job with a broadcast whose counts differ:
+// every rank reports the difference, from the Bcast or, where the
+// broadcast ran ahead of its check (ranks outnumbering cores), from
+// Finalize.
+func TestFinalizeSettles(t *testing.T) {
+	t.Parallel()
+	for _, np := range []int{2, 3, 5} {
+		runScenarioJob(t, np, "finalize-settles")
+	}
+}
+
 // TestResourceExhaustion runs out of SIDs with pending rendezvous sends.
 func TestResourceExhaustion(t *testing.T) {
 	t.Parallel()

@@ -59,6 +59,8 @@ var rawScenarios = map[string]func() error{
 	"fail-abort-in-finalize": rawAbortInFinalize,
 	// Finalize while another goroutine waits in Recv.
 	"finalize-pending": rawFinalizePending,
+	// A differing Bcast last: reported by it or by Finalize.
+	"finalize-settles": rawFinalizeSettles,
 	// Run without mpirun: the exit status must not be 0.
 	"abort-256-alone": func() error {
 		if err := mpi.Init(); err != nil {
@@ -2084,6 +2086,39 @@ func scenarioBarrierRefused(w *mpi.Comm) error {
 	case <-time.After(10 * time.Second):
 		return errors.New("Barrier hangs when its token cannot be sent")
 	}
+}
+
+// rawFinalizeSettles ends a job with a Bcast whose counts differ (the
+// last rank's): the root's part is done before the others arrive, and
+// every rank must report the difference, from the Bcast or from Finalize.
+func rawFinalizeSettles() error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.World()
+	// A broadcast that matches first: the root's connections exist, so
+	// that its part of the next one needs no one else.
+	if err := mpi.Bcast(w, make([]int32, 4), 0); err != nil {
+		return err
+	}
+	n := 4
+	if w.Rank() == w.Size()-1 {
+		n = 5
+	}
+	if w.Rank() != 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	berr := mpi.Bcast(w, make([]int32, n), 0)
+	ferr := mpi.Finalize()
+	switch {
+	case berr == nil && !errors.Is(ferr, mpi.ErrMismatch):
+		return fmt.Errorf("rank %d: Bcast of differing counts: no error, and Finalize returned %v", w.Rank(), ferr)
+	case berr != nil && !errors.Is(berr, mpi.ErrMismatch):
+		return fmt.Errorf("rank %d: Bcast of differing counts: %v, want ErrMismatch", w.Rank(), berr)
+	case berr != nil && ferr != nil:
+		return fmt.Errorf("rank %d: Finalize after the Bcast's error: %v", w.Rank(), ferr)
+	}
+	return nil
 }
 
 // rawFinalizePending calls Finalize while another goroutine is blocked in
