@@ -321,8 +321,13 @@ func TestFenceIsABarrier(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cs[0].Fence() }()
 	awaitRequest(t, s, "0 kvs-get key="+barrierKey, done)
-	if held := s.heldGets(); len(held) != 1 {
-		t.Fatalf("server holds %q, want rank 0's barrier get", held)
+	// The server records a request before it handles it: wait for it to
+	// hold the get.
+	for deadline := time.Now().Add(5 * time.Second); len(s.heldGets()) != 1; {
+		if time.Now().After(deadline) {
+			t.Fatalf("server holds %q, want rank 0's barrier get", s.heldGets())
+		}
+		time.Sleep(time.Millisecond)
 	}
 	if err := cs[1].Fence(); err != nil {
 		t.Fatal(err)
