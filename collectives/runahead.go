@@ -11,9 +11,9 @@ import (
 // barrier's release, to compare the processes' keys: when ranks outnumber
 // cores, a process whose data has moved then waits for processes that
 // have not yet run to arrive, and every small broadcast costs a barrier.
-// With a RunAheadBarrier the call arrives with its key and its encoded
-// Key in a ring of the last generations instead, moves its data and
-// returns: the comparison is settled later, by a later call through the
+// With a RunAheadBarrier, a Runner's overlapped broadcasts (BcastAhead)
+// arrive with their key and their encoded Key in a ring of the last
+// generations instead, move their data and return: the comparison is settled later, by a later call through the
 // same Hardware, once the release is there. A process may so run up to
 // RingDepth/2 generations ahead of the slowest: before it arrives at
 // generation g it settles every call of its own up to g-RingDepth/2,
@@ -50,7 +50,9 @@ type RunAheadBarrier interface {
 
 // RunAhead holds the unsettled comparisons of one Hardware's calls: the
 // Runners of a communicator that share a Hardware must share one. Set in
-// Runner.RunAhead, it lets the overlapped calls run ahead of the check.
+// Runner.RunAhead, it lets the Runner's broadcasts run ahead of their
+// check where Runner.BcastAhead is set, and makes every call settle the
+// comparisons left before it.
 type RunAhead struct {
 	pending [maxRunAhead]unsettled
 	n       int

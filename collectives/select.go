@@ -128,10 +128,13 @@ const (
 // A broadcast whose calls run ahead of their check (RunAhead) takes the
 // binomial tree instead: the root then sends and returns, where AlgShared
 // is a barrier. Measured with 4 and 8 processes on the 2-core Intel Xeon
-// VM (mpibench Bcast, µs, the slowest rank, AlgShared against binomial
-// run ahead): at 4 processes 2.47/1.61 at 8 B and 2.79/2.09 at 1 KiB, at
-// 8 processes 7.39/4.95 and 7.74/6.09 (Open MPI 1.17-1.54, 4.6, 3.7 and
-// 4.6).
+// VM (mpibench Bcast, µs, the slowest rank, medians of 7 samples, builds
+// without and with the run-ahead alternated twice): at 4 processes
+// 2.45-2.50/1.78-1.80 at 8 B and 2.83-2.84/2.22-2.25 at 1 KiB, at 8
+// processes 7.24-7.37/5.29-5.58 and 7.58-7.62/6.39-6.51 (Open MPI 1.2-1.9,
+// 4.5, 3.5-3.7 and 4.6-5.1). At 2 processes the run-ahead tree lost to
+// AlgShared (0.61 against 0.34 µs at 8 B), so it is used only where
+// processes outnumber cores.
 func (u *Runner) sharedPays(c Collective, share int) bool {
 	if _, ok := u.runAheadBarrier(c); ok {
 		return false

@@ -58,9 +58,9 @@ type runtimeState struct {
 	// modelled says the job runs under a timing profile (the Martini
 	// model), whose recorded results the collectives' selection keeps.
 	modelled bool
-	// runAhead lets the overlapped collectives return before their
-	// argument check is settled (collectives.RunAhead): where processes
-	// outnumber cores, not under the timing model.
+	// runAhead lets the user's broadcasts return before their argument
+	// check is settled (collectives.RunAhead): where processes outnumber
+	// cores, not under the timing model.
 	runAhead bool
 	// consume marks the reductions' receives llc.RecvOp.Consume
 	// (llc.Caps.ConsumeReads).
