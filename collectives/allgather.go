@@ -12,6 +12,7 @@ var allgatherAlgorithms = map[string]func(c *call, own, recv []byte) error{
 	"ring":               allgatherRing,
 	"recursive-doubling": allgatherRecursiveDoubling,
 	"bruck":              allgatherBruck,
+	"linear":             allgatherLinear,
 }
 
 // Allgather collects the blocks of send of every rank into recv on every
@@ -22,8 +23,10 @@ var allgatherAlgorithms = map[string]func(c *call, own, recv []byte) error{
 //
 // Algorithms: "ring" (size-1 steps, each passing one block to the right
 // neighbour), "recursive-doubling" (log2(size) exchanges of doubling
-// size; power-of-two sizes only, otherwise ErrAlgorithm) and "bruck"
-// (ceil(log2(size)) exchanges, any size).
+// size; power-of-two sizes only, otherwise ErrAlgorithm), "bruck"
+// (ceil(log2(size)) exchanges, any size) and "linear" (the block straight
+// to every rank, up to exchangeWindow steps of the pairwise schedule in
+// flight at once when the Net is an Exchanger).
 func Allgather(n Net, alg string, send, recv []byte) error {
 	f, err := lookupAlgorithm("allgather", allgatherAlgorithms, alg)
 	if err != nil {
@@ -82,6 +85,17 @@ func allgatherRing(c *call, own, recv []byte) error {
 	return c.end(nil)
 }
 
+// allgatherLinear sends the rank's block to every other rank and receives
+// theirs, several steps of the pairwise schedule in flight at once
+// (exchangeSteps): no block waits for another rank to pass it on.
+func allgatherLinear(c *call, own, recv []byte) error {
+	blk := len(own)
+	err := c.exchangeSteps(func(int) []byte { return own },
+		func(i int) []byte { return recv[i*blk : (i+1)*blk] })
+	placeOwn(own, recv, c.Rank())
+	return c.end(err)
+}
+
 // allgatherRecursiveDoubling: before the exchange with rank^m, each rank
 // holds the m blocks of its aligned group of m ranks, and it swaps them
 // for those of the partner's group.
@@ -132,7 +146,8 @@ func allgatherBruck(c *call, own, recv []byte) error {
 // allgathervAlgorithms are Allgatherv's algorithms. Each is called with
 // the rank's own block already in place in recv.
 var allgathervAlgorithms = map[string]func(c *call, recv []byte, counts, displs []int) error{
-	"ring": allgathervRing,
+	"ring":   allgathervRing,
+	"linear": allgathervLinear,
 }
 
 // Allgatherv is Allgather with a block of its own size per rank: rank i's
@@ -141,7 +156,7 @@ var allgathervAlgorithms = map[string]func(c *call, recv []byte, counts, displs 
 // be the same on all. A nil send means in place: the rank's block is
 // already at recv[displs[rank]:].
 //
-// Algorithm: "ring".
+// Algorithms: "ring" and "linear" (as Allgather's).
 func Allgatherv(n Net, alg string, send, recv []byte, counts, displs []int) error {
 	f, err := lookupAlgorithm("allgatherv", allgathervAlgorithms, alg)
 	if err != nil {
@@ -169,4 +184,12 @@ func allgathervRing(c *call, recv []byte, counts, displs []int) error {
 		}
 	}
 	return c.end(nil)
+}
+
+// allgathervLinear is allgatherLinear with a block of its own size per
+// rank.
+func allgathervLinear(c *call, recv []byte, counts, displs []int) error {
+	block := func(i int) []byte { return recv[displs[i] : displs[i]+counts[i]] }
+	own := block(c.Rank())
+	return c.end(c.exchangeSteps(func(int) []byte { return own }, block))
 }

@@ -111,25 +111,27 @@ func TestAllgatherMismatch(t *testing.T) {
 			}
 		}
 	}
-	for _, size := range []int{2, 3, 5} {
-		counts, displs, length := vector(size, 1)
-		for _, bad := range []int{0, size - 1} {
-			what := fmt.Sprintf("allgatherv, %d ranks, rank %d sends one byte more", size, bad)
-			mismatch(t, what, size, func(int) bool { return true }, func(n Net) error {
-				send := make([]byte, counts[n.Rank()])
-				if n.Rank() == bad {
-					send = append(send, 1)
-				}
-				return Allgatherv(n, "ring", send, make([]byte, length), counts, displs)
-			})
-			what = fmt.Sprintf("allgatherv, %d ranks, rank %d counts one byte more for itself", size, bad)
-			mismatch(t, what, size, func(r int) bool { return r != bad }, func(n Net) error {
-				c := append([]int{}, counts...)
-				if n.Rank() == bad {
-					c[bad]++
-				}
-				return Allgatherv(n, "ring", make([]byte, c[n.Rank()]), make([]byte, length+1), c, displs)
-			})
+	for _, alg := range knownAlgorithms(allgathervAlgorithms) {
+		for _, size := range []int{2, 3, 5} {
+			counts, displs, length := vector(size, 1)
+			for _, bad := range []int{0, size - 1} {
+				what := fmt.Sprintf("allgatherv %s, %d ranks, rank %d sends one byte more", alg, size, bad)
+				mismatch(t, what, size, func(int) bool { return true }, func(n Net) error {
+					send := make([]byte, counts[n.Rank()])
+					if n.Rank() == bad {
+						send = append(send, 1)
+					}
+					return Allgatherv(n, alg, send, make([]byte, length), counts, displs)
+				})
+				what = fmt.Sprintf("allgatherv %s, %d ranks, rank %d counts one byte more for itself", alg, size, bad)
+				mismatch(t, what, size, func(r int) bool { return r != bad }, func(n Net) error {
+					c := append([]int{}, counts...)
+					if n.Rank() == bad {
+						c[bad]++
+					}
+					return Allgatherv(n, alg, make([]byte, c[n.Rank()]), make([]byte, length+1), c, displs)
+				})
+			}
 		}
 	}
 }

@@ -61,7 +61,17 @@ type call struct {
 	used     int
 }
 
-func newCall(n Net) *call { return &call{Net: n} }
+// newCall returns the call of one operation on n. A Runner passes its own
+// call as the Net of the exported algorithms, so that they carve their
+// scratch memory and exchanges from its arena, reused across calls: a
+// fresh buffer a call is memory to clear and pages to fault in, and a
+// message sent from it is pinned anew.
+func newCall(n Net) *call {
+	if c, ok := n.(*call); ok {
+		return c
+	}
+	return &call{Net: n}
+}
 
 // alloc returns n bytes of scratch memory for the rest of the call: carved
 // from the arena when there is one (it grows as needed and is reused by

@@ -31,11 +31,12 @@ type Runner struct {
 	// where it beats the binomial tree. Leave it off where multicast moves
 	// outside a timing model that the messages follow.
 	BcastMulticast bool
-	// LinearAlltoall lets the selection run the alltoalls linear (several
-	// exchange steps in flight) from 3 processes, where they were
-	// measured to win. Leave it off under a timing model: chapter 8's
-	// recorded runs (thesis npb) used the pairwise exchange.
-	LinearAlltoall bool
+	// LinearExchanges lets the selection run the alltoalls and the
+	// allgathers linear (several exchange steps in flight) from 3
+	// processes, where they were measured to win. Leave it off under a
+	// timing model: chapter 8's recorded runs (thesis npb) used the
+	// pairwise exchange and the ring.
+	LinearExchanges bool
 	// RunAhead, shared by the Runners of one HW, holds the checks of the
 	// calls that returned before them (see RunAheadBarrier), which every
 	// Runner of the HW settles; nil: each call settles its own.
@@ -542,9 +543,9 @@ func (u *Runner) Scan(send, recv []byte, r Reducer, exclusive bool) error {
 	}
 	return u.do(&o, func(c *call, alg string) error {
 		if exclusive {
-			return Exscan(c.Net, alg, send, recv, r)
+			return Exscan(c, alg, send, recv, r)
 		}
-		return Scan(c.Net, alg, send, recv, r)
+		return Scan(c, alg, send, recv, r)
 	}, func(b *board) {
 		rank := u.Net.Rank()
 		switch {

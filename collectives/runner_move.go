@@ -46,7 +46,7 @@ func (u *Runner) Gather(send, recv []byte, root, elem int) error {
 		o.invalid = sizeErr(CollGather, "root's receive buffer", len(recv), n*blk)
 	}
 	return u.do(&o, func(c *call, alg string) error {
-		return Gather(c.Net, alg, send, recv, root)
+		return Gather(c, alg, send, recv, root)
 	}, func(b *board) {
 		if rank == root {
 			for r := range n {
@@ -73,7 +73,7 @@ func (u *Runner) Gatherv(send, recv []byte, counts, displs []int, root, elem int
 		}
 	}
 	return u.do(&o, func(c *call, alg string) error {
-		return Gatherv(c.Net, alg, send, recv, counts, displs, root)
+		return Gatherv(c, alg, send, recv, counts, displs, root)
 	}, nil)
 }
 
@@ -99,7 +99,7 @@ func (u *Runner) Scatter(send, recv []byte, root, elem int) error {
 		o.input = send[:n*blk]
 	}
 	return u.do(&o, func(c *call, alg string) error {
-		return Scatter(c.Net, alg, send, recv, root)
+		return Scatter(c, alg, send, recv, root)
 	}, func(b *board) {
 		if recv != nil {
 			copy(recv, b.data(root, rank*blk, blk))
@@ -124,7 +124,7 @@ func (u *Runner) Scatterv(send []byte, counts, displs []int, recv []byte, root, 
 		}
 	}
 	return u.do(&o, func(c *call, alg string) error {
-		return Scatterv(c.Net, alg, send, counts, displs, recv, root)
+		return Scatterv(c, alg, send, counts, displs, recv, root)
 	}, nil)
 }
 
@@ -144,7 +144,7 @@ func (u *Runner) Allgather(send, recv []byte, elem int) error {
 		o.invalid = sizeErr(CollAllgather, "receive buffer", len(recv), n*blk)
 	}
 	return u.do(&o, func(c *call, alg string) error {
-		return Allgather(c.Net, alg, send, recv)
+		return Allgather(c, alg, send, recv)
 	}, func(b *board) {
 		for r := range n {
 			copy(recv[r*blk:(r+1)*blk], b.data(r, 0, blk))
@@ -165,7 +165,7 @@ func (u *Runner) Allgatherv(send, recv []byte, counts, displs []int, elem int) e
 		}
 	}
 	return u.do(&o, func(c *call, alg string) error {
-		return Allgatherv(c.Net, alg, send, recv, counts, displs)
+		return Allgatherv(c, alg, send, recv, counts, displs)
 	}, nil)
 }
 
@@ -187,7 +187,7 @@ func (u *Runner) Alltoall(send, recv []byte, elem int) error {
 		o.invalid = sizeErr(CollAlltoall, "receive buffer", len(recv), n*blk)
 	}
 	return u.do(&o, func(c *call, alg string) error {
-		return Alltoall(c.Net, alg, send, recv)
+		return Alltoall(c, alg, send, recv)
 	}, func(b *board) {
 		for r := range n {
 			copy(recv[r*blk:(r+1)*blk], b.data(r, rank*blk, blk))
@@ -205,7 +205,7 @@ func (u *Runner) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rco
 		o.invalid = checkVector("alltoallv", "receive", n, rcounts, rdispls, len(recv))
 	}
 	return u.do(&o, func(c *call, alg string) error {
-		return Alltoallv(c.Net, alg, send, scounts, sdispls, recv, rcounts, rdispls)
+		return Alltoallv(c, alg, send, scounts, sdispls, recv, rcounts, rdispls)
 	}, nil)
 }
 
@@ -230,7 +230,7 @@ func (u *Runner) ReduceScatterBlock(send, recv []byte, r Reducer) error {
 		o.invalid = sizeErr(CollReduceScatterBlock, "input", len(in), n*blk)
 	}
 	return u.do(&o, func(c *call, alg string) error {
-		return ReduceScatterBlock(c.Net, alg, send, recv, r)
+		return ReduceScatterBlock(c, alg, send, recv, r)
 	}, func(b *board) {
 		fold(b, r, recv[:blk], 0, n, rank*blk)
 	})
@@ -255,6 +255,6 @@ func (u *Runner) ReduceScatter(send, recv []byte, counts []int, r Reducer) error
 		o.key.Own, o.key.Counts = counts[rank], countsHash(counts)
 	}
 	return u.do(&o, func(c *call, alg string) error {
-		return ReduceScatter(c.Net, alg, send, recv, counts, r)
+		return ReduceScatter(c, alg, send, recv, counts, r)
 	}, nil)
 }

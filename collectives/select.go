@@ -117,10 +117,27 @@ const (
 	// 136/106-121, 437/389-415, 889-1107/868-903 and 5640/5421-5576; at 3
 	// processes 7.5/6.4, 14.7/13.7, 43.8/40.2, 98-107/93-117 and
 	// 448-517/436. At 2 processes the two are one and the same exchange.
-	// Only where the Runner lets them (LinearAlltoall): not under the
+	// Only where the Runner lets them (LinearExchanges): not under the
 	// timing model, whose recorded runs used the pairwise exchange.
 	smallBlock = 256
 )
+
+// The allgathers run linear (every block sent straight to every rank,
+// several steps in flight) where the ring would, from 3 processes, and at
+// 3 processes whatever the size: in a ring, a block reaches the last rank
+// only after every rank on the way has run, and with ranks outnumbering
+// cores each hop waits for the scheduler. Measured on the 2-core Intel
+// Xeon VM (mpibench Allgather, µs, the slowest rank, medians of 7
+// samples, 2 alternations, ring against linear): at 3 processes 64 KiB
+// 34-35/27-28, 1 MiB 624-630/453-522 (16 KiB 12.1/12.5-13.3); at 4
+// processes 16 KiB 21/18-19, 64 KiB 71-73/43, 1 MiB 865-945/651-661; at 8
+// processes 64 KiB 381-408/241-256, 256 KiB 1440-1564/897-988, 1 MiB
+// 7057-7750/5354-5781. Below the ring's sizes, without the NIC's
+// barrier records (mpibench's no-offload), Bruck lost to linear at 3
+// processes (256 B 7.4-7.6/6.9-7.0, 4 KiB 10.2-10.3/9.1-9.3) and won at 4
+// (recursive doubling, 4 KiB 10.3-10.4/11.7-12.3) and 8 (4 KiB 40-43/
+// 52-53). The allgatherv, which has no other algorithm than the ring,
+// runs linear from 3 processes.
 
 // sharedPays reports whether AlgShared should run collective c when every
 // process publishes up to share bytes of input (and they fit its record).
@@ -205,6 +222,8 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		return "linear"
 	case CollAllgather:
 		switch {
+		case n > 2 && u.LinearExchanges && (n == 3 || bytes*n >= longVector):
+			return "linear"
 		case bytes*n >= longVector:
 			return "ring"
 		case isPowerOfTwo(n):
@@ -215,7 +234,7 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		switch {
 		case bytes <= smallBlock && n > 4:
 			return "bruck"
-		case n > 2 && u.LinearAlltoall:
+		case n > 2 && u.LinearExchanges:
 			return "linear"
 		}
 		return "pairwise"
@@ -237,13 +256,15 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 			return "linear"
 		}
 		return "recursive-doubling"
-	case CollGatherv, CollScatterv, CollAllgatherv:
-		if c == CollAllgatherv {
-			return "ring"
+	case CollAllgatherv:
+		if n > 2 && u.LinearExchanges {
+			return "linear"
 		}
+		return "ring"
+	case CollGatherv, CollScatterv:
 		return "linear"
 	case CollAlltoallv:
-		if n > 2 && u.LinearAlltoall {
+		if n > 2 && u.LinearExchanges {
 			return "linear"
 		}
 		return "pairwise"

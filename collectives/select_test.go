@@ -110,7 +110,7 @@ func TestReduceSelection(t *testing.T) {
 }
 
 // TestAlltoallSelection: from 3 processes the alltoalls run linear when
-// the Runner lets them (LinearAlltoall), pairwise otherwise (under a
+// the Runner lets them (LinearExchanges), pairwise otherwise (under a
 // timing model); Bruck's takes small blocks from 5 processes either way.
 func TestAlltoallSelection(t *testing.T) {
 	for _, tc := range []struct {
@@ -124,7 +124,7 @@ func TestAlltoallSelection(t *testing.T) {
 		{8, 64, true, "bruck"},
 		{8, 64 << 10, true, "linear"},
 	} {
-		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, LinearAlltoall: tc.linear}
+		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, LinearExchanges: tc.linear}
 		if got := u.choose(CollAlltoall, tc.bytes, true, false); got != tc.want {
 			t.Errorf("%d processes, %d bytes, linear %v: alltoall %s, want %s", tc.n, tc.bytes, tc.linear, got, tc.want)
 		}
@@ -134,6 +134,36 @@ func TestAlltoallSelection(t *testing.T) {
 		}
 		if got := u.choose(CollAlltoallv, tc.bytes, true, false); got != want {
 			t.Errorf("%d processes, %d bytes, linear %v: alltoallv %s, want %s", tc.n, tc.bytes, tc.linear, got, want)
+		}
+	}
+}
+
+// TestAllgatherSelection: the allgathers run linear where the ring would,
+// from 3 processes, and at 3 processes whatever the size, when the Runner
+// lets them (LinearExchanges); the ring, recursive doubling and Bruck's
+// otherwise.
+func TestAllgatherSelection(t *testing.T) {
+	for _, tc := range []struct {
+		n, bytes      int
+		linear        bool
+		want, wantVar string
+	}{
+		{2, 64 << 10, true, "ring", "ring"},
+		{3, 256, true, "linear", "linear"},
+		{3, 256, false, "bruck", "ring"},
+		{4, 1 << 10, true, "recursive-doubling", "linear"},
+		{4, 16 << 10, true, "linear", "linear"},
+		{4, 16 << 10, false, "ring", "ring"},
+		{6, 1 << 10, true, "bruck", "linear"},
+		{8, 8 << 10, true, "linear", "linear"},
+		{8, 8 << 10, false, "ring", "ring"},
+	} {
+		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, LinearExchanges: tc.linear}
+		if got := u.choose(CollAllgather, tc.bytes, true, false); got != tc.want {
+			t.Errorf("%d processes, %d bytes, linear %v: allgather %s, want %s", tc.n, tc.bytes, tc.linear, got, tc.want)
+		}
+		if got := u.choose(CollAllgatherv, tc.bytes, true, false); got != tc.wantVar {
+			t.Errorf("%d processes, linear %v: allgatherv %s, want %s", tc.n, tc.linear, got, tc.wantVar)
 		}
 	}
 }

@@ -117,7 +117,7 @@ func newComm(s *runtimeState, id, rank int, world []int) *Comm {
 	}
 	c.net.c = c
 	c.runner = collectives.Runner{Net: &c.net, Check: s.collCheck, Force: s.collForce, Stats: &s.collStats,
-		LinearAlltoall: !s.modelled}
+		LinearExchanges: !s.modelled}
 	c.manager = c.runner
 	c.manager.Force = nil
 	return c
