@@ -128,8 +128,9 @@ func scenarioBenchColl(w *mpi.Comm) error {
 	return nil
 }
 
-// TestCollectiveAllocs checks that a barrier and a small allreduce, on the
-// synchronisation network and in software, do not allocate.
+// TestCollectiveAllocs checks that a barrier, a small allreduce and an
+// in-place alltoall, on the synchronisation network and in software, do
+// not allocate.
 func TestCollectiveAllocs(t *testing.T) {
 	t.Parallel()
 	if raceEnabled {
@@ -139,16 +140,22 @@ func TestCollectiveAllocs(t *testing.T) {
 	runScenarioJob(t, 2, "coll-allocs", "-no-offload")
 }
 
-// scenarioCollAllocs measures the allocations of Barrier and of an 8-byte
-// Allreduce on every rank (both run the same number of calls).
+// scenarioCollAllocs measures the allocations of Barrier, of an 8-byte
+// Allreduce and of an in-place Alltoall on every rank (all run the same
+// number of calls).
+//
+// An in-place Alltoall of 4 KiB blocks takes its scratch copy of the
+// blocks from the communicator's arena, not a fresh buffer a call.
 func scenarioCollAllocs(w *mpi.Comm) error {
 	send, recv := []float64{1}, []float64{0}
+	blocks := make([]byte, 4<<10*w.Size())
 	for _, c := range []struct {
 		name string
 		f    func() error
 	}{
 		{"Barrier", w.Barrier},
 		{"Allreduce 8 B", func() error { return mpi.Allreduce(w, send, recv, mpi.Sum) }},
+		{"Alltoall 4 KiB in place", func() error { return mpi.Alltoall(w, nil, blocks) }},
 	} {
 		var err error
 		allocs := testing.AllocsPerRun(2000, func() {
