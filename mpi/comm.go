@@ -143,6 +143,7 @@ func (c *Comm) setOffload(hwID int) {
 		// settle them.
 		c.runner.RunAhead, c.runner.BcastAhead = new(collectives.RunAhead), true
 		c.manager.RunAhead = c.runner.RunAhead
+		c.rt.keepAhead(c, true)
 	}
 	c.runner.OverlapLimit, c.manager.OverlapLimit = c.rt.overlapLimit, c.rt.overlapLimit
 	// Multicast is no part of the Martini model: under it, broadcasts

@@ -75,6 +75,12 @@ type runtimeState struct {
 
 	ctxMu   sync.Mutex
 	ctxFree [numContextIDs / 64]uint64 // context ids not in use, as set bits
+
+	// aheadMu guards ahead: the communicators whose broadcasts may run
+	// ahead of their checks and that are not freed, which Finalize
+	// settles.
+	aheadMu sync.Mutex
+	ahead   map[*Comm]struct{}
 }
 
 var (
@@ -491,9 +497,9 @@ func Finalize() error {
 		// process's clock (it is about to wait in fences).
 		c.Stop()
 	}
-	// A broadcast on World that ran ahead of its argument check is
-	// settled: a difference its call did not see is reported here.
-	serr := s.world.manage("Finalize", func(u *collectives.Runner) error { return u.Settle() })
+	// The broadcasts that ran ahead of their argument checks are
+	// settled: a difference their calls did not see is reported here.
+	serr := s.settleAhead()
 	// Every process in Finalize, this one with nothing in flight; then
 	// every process with nothing in flight. The NIC is served throughout,
 	// so that a peer still finishing a transfer from this process is not

@@ -300,6 +300,7 @@ func (c *Comm) Free() error {
 	if !c.freed.CompareAndSwap(false, true) {
 		return fmt.Errorf("mpi: Free: %w", ErrComm)
 	}
+	c.rt.keepAhead(c, false) // Free's barrier settled its broadcasts
 	// The barrier controller serves blocking collectives only, none of
 	// which can be pending: give it back now.
 	var err error

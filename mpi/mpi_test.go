@@ -440,11 +440,12 @@ func TestFinalizePending(t *testing.T) {
 // TestFinalizeSettles ends a job with a broadcast whose counts differ:
 // every rank reports the difference, from the Bcast or, where the
 // broadcast ran ahead of its check (ranks outnumbering cores), from
-// Finalize.
+// Finalize, on World and on a duplicate that is never freed.
 func TestFinalizeSettles(t *testing.T) {
 	t.Parallel()
 	for _, np := range []int{2, 3, 5} {
 		runScenarioJob(t, np, "finalize-settles")
+		runScenarioJob(t, np, "finalize-settles-dup")
 	}
 }
 

@@ -60,7 +60,8 @@ var rawScenarios = map[string]func() error{
 	// Finalize while another goroutine waits in Recv.
 	"finalize-pending": rawFinalizePending,
 	// A differing Bcast last: reported by it or by Finalize.
-	"finalize-settles": rawFinalizeSettles,
+	"finalize-settles":     rawFinalizeSettles,
+	"finalize-settles-dup": rawFinalizeSettlesDup,
 	// Run without mpirun: the exit status must not be 0.
 	"abort-256-alone": func() error {
 		if err := mpi.Init(); err != nil {
@@ -2091,11 +2092,24 @@ func scenarioBarrierRefused(w *mpi.Comm) error {
 // rawFinalizeSettles ends a job with a Bcast whose counts differ (the
 // last rank's): the root's part is done before the others arrive, and
 // every rank must report the difference, from the Bcast or from Finalize.
-func rawFinalizeSettles() error {
+func rawFinalizeSettles() error { return finalizeSettles(false) }
+
+// rawFinalizeSettlesDup is rawFinalizeSettles on a duplicate of World that
+// is never freed: Finalize settles every communicator.
+func rawFinalizeSettlesDup() error { return finalizeSettles(true) }
+
+func finalizeSettles(dup bool) error {
 	if err := mpi.Init(); err != nil {
 		return err
 	}
 	w := mpi.World()
+	if dup {
+		d, err := w.Dup()
+		if err != nil {
+			return err
+		}
+		w = d
+	}
 	// A broadcast that matches first: the root's connections exist, so
 	// that its part of the next one needs no one else.
 	if err := mpi.Bcast(w, make([]int32, 4), 0); err != nil {
