@@ -27,7 +27,7 @@ type Runner struct {
 	// them eager: a rendezvous left unreceived would hold its sender.
 	OverlapLimit int
 	// BcastMulticast lets the selection broadcast by the Hardware's
-	// multicast (from 64 KiB at more than two ranks),
+	// multicast (from 32 KiB at three or four ranks, 16 KiB at more),
 	// where it beats the binomial tree. Leave it off where multicast moves
 	// outside a timing model that the messages follow.
 	BcastMulticast bool

@@ -196,7 +196,7 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		// at 256 KiB (125-170/89-94); at 8 ranks it wins from 16 KiB
 		// (407-556/98-117) to 256 KiB (501/207-241). Scatter-allgather
 		// lost everywhere. Small messages travel with the argument check.
-		if u.BcastMulticast && u.HW != nil && n > 2 && bytes >= longVector {
+		if u.BcastMulticast && u.HW != nil && n > 2 && bytes >= bcastMulticastMin(n) {
 			return AlgNIC
 		}
 		return AlgBinomial
@@ -270,6 +270,25 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		return "pairwise"
 	}
 	return ""
+}
+
+// bcastMulticastMin is the smallest broadcast on n > 2 processes that the
+// NIC's multicast carries. Once a message no longer fits the records of
+// an exchange (AlgShared), the binomial tree's rendezvous hops wait for
+// one process after another, and with processes outnumbering cores each
+// hop waits for the scheduler. Measured on the 2-core Intel Xeon VM
+// (mpibench Bcast, µs, the slowest rank, medians of 7 samples, 2 runs,
+// multicast against binomial): at 3 processes 16 KiB 6.7-7.2/5.1, 32 KiB
+// 8.8-8.9/8.8-8.9, 64 KiB 11.5-11.6/14.1; at 4 processes 16 KiB 8.5-8.7/
+// 5.2, 32 KiB 11.3-12.0/14.3-14.4, 64 KiB 12.6-13.5/22.9; at 6 processes
+// 8 KiB 11.1-11.2/6.3-6.7, 16 KiB 12.8-13.2/18.1-18.6, 64 KiB 20-22/39-40;
+// at 8 processes 8 KiB 15.8-16.3/9.9-10.3, 16 KiB 17.2-17.7/26.3-27.9, 64
+// KiB 25.8-26.1/56.5-58.5.
+func bcastMulticastMin(n int) int {
+	if n > 4 {
+		return 16 << 10
+	}
+	return 32 << 10
 }
 
 // reduceChoice is the default Reduce algorithm of a vector of bytes on n

@@ -29,9 +29,9 @@ func TestSharedPays(t *testing.T) {
 	}
 }
 
-// TestBcastSelection: broadcasts of 64 KiB and more among more than two
-// ranks go by multicast where the Runner allows it and has the hardware,
-// by the binomial tree otherwise.
+// TestBcastSelection: broadcasts of 32 KiB and more among 3 or 4 ranks,
+// and of 16 KiB and more among more, go by multicast where the Runner
+// allows it and has the hardware, by the binomial tree otherwise.
 func TestBcastSelection(t *testing.T) {
 	for _, tc := range []struct {
 		n, bytes  int
@@ -41,8 +41,12 @@ func TestBcastSelection(t *testing.T) {
 		{2, 1 << 20, true, AlgBinomial},
 		{3, 64 << 10, true, AlgNIC},
 		{3, 64 << 10, false, AlgBinomial},
-		{4, 32 << 10, true, AlgBinomial},
+		{3, 16 << 10, true, AlgBinomial},
+		{4, 16 << 10, true, AlgBinomial},
+		{4, 32 << 10, true, AlgNIC},
 		{4, 64 << 10, true, AlgNIC},
+		{5, 8 << 10, true, AlgBinomial},
+		{5, 16 << 10, true, AlgNIC},
 		{8, 1 << 20, true, AlgNIC},
 		{8, 1 << 20, false, AlgBinomial},
 	} {
