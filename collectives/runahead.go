@@ -11,10 +11,11 @@ import (
 // barrier's release, to compare the processes' keys: when ranks outnumber
 // cores, a process whose data has moved then waits for processes that
 // have not yet run to arrive, and every small broadcast costs a barrier.
-// With a RunAheadBarrier, a Runner's overlapped broadcasts (BcastAhead)
-// arrive with their key and their encoded Key in a ring of the last
-// generations instead, move their data and return: the comparison is settled later, by a later call through the
-// same Hardware, once the release is there. A process may so run up to
+// With a RunAheadBarrier, a Runner's overlapped broadcasts and scatters
+// (FanOutAhead) arrive with their key and their encoded Key in a ring of
+// the last generations instead, move their data and return: the
+// comparison is settled later, by a later call through the same Hardware,
+// once the release is there. A process may so run up to
 // RingDepth/2 generations ahead of the slowest: before it arrives at
 // generation g it settles every call of its own up to g-RingDepth/2,
 // which means that every process has arrived at g-RingDepth/2 and so has
@@ -50,8 +51,8 @@ type RunAheadBarrier interface {
 
 // RunAhead holds the unsettled comparisons of one Hardware's calls: the
 // Runners of a communicator that share a Hardware must share one. Set in
-// Runner.RunAhead, it lets the Runner's broadcasts run ahead of their
-// check where Runner.BcastAhead is set, and makes every call settle the
+// Runner.RunAhead, it lets the Runner's broadcasts and scatters run ahead
+// of their check where Runner.FanOutAhead is set, and makes every call settle the
 // comparisons left before it.
 type RunAhead struct {
 	pending [maxRunAhead]unsettled
@@ -77,7 +78,7 @@ type unsettled struct {
 // runAheadBarrier returns u's RunAheadBarrier, if u's calls to coll run
 // ahead.
 func (u *Runner) runAheadBarrier(coll Collective) (RunAheadBarrier, bool) {
-	if u.RunAhead == nil || !u.BcastAhead || coll != CollBcast {
+	if u.RunAhead == nil || !u.FanOutAhead || (coll != CollBcast && coll != CollScatter) {
 		return nil, false
 	}
 	rb, ok := u.HW.(RunAheadBarrier)

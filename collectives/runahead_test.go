@@ -104,24 +104,27 @@ func TestRunAheadSettle(t *testing.T) {
 	}
 }
 
-// TestRunAheadOnlyBroadcasts checks which calls run ahead: a Runner's
-// broadcasts with BcastAhead and a RunAheadBarrier, nothing else.
-func TestRunAheadOnlyBroadcasts(t *testing.T) {
+// TestRunAheadOnlyFanOut checks which calls run ahead: a Runner's
+// broadcasts and scatters with FanOutAhead and a RunAheadBarrier, nothing
+// else.
+func TestRunAheadOnlyFanOut(t *testing.T) {
 	hw := &ringHW{memHW: &memHW{h: newMemHardware(1)}, scriptedRing: &scriptedRing{}}
-	u := &Runner{HW: hw, RunAhead: new(RunAhead), BcastAhead: true}
-	if _, ok := u.runAheadBarrier(CollBcast); !ok {
-		t.Error("a broadcast does not run ahead")
+	u := &Runner{HW: hw, RunAhead: new(RunAhead), FanOutAhead: true}
+	for _, c := range []Collective{CollBcast, CollScatter} {
+		if _, ok := u.runAheadBarrier(c); !ok {
+			t.Errorf("%v does not run ahead", c)
+		}
 	}
-	for _, c := range []Collective{CollReduce, CollAllgather, CollAlltoall, CollBarrier} {
+	for _, c := range []Collective{CollReduce, CollGather, CollScatterv, CollAllgather, CollAlltoall, CollBarrier} {
 		if _, ok := u.runAheadBarrier(c); ok {
 			t.Errorf("%v runs ahead", c)
 		}
 	}
-	u.BcastAhead = false
+	u.FanOutAhead = false
 	if _, ok := u.runAheadBarrier(CollBcast); ok {
-		t.Error("a broadcast runs ahead without BcastAhead")
+		t.Error("a broadcast runs ahead without FanOutAhead")
 	}
-	u.BcastAhead, u.HW = true, hw.memHW
+	u.FanOutAhead, u.HW = true, hw.memHW
 	if _, ok := u.runAheadBarrier(CollBcast); ok {
 		t.Error("a broadcast runs ahead on a Hardware without the ring")
 	}

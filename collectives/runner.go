@@ -41,12 +41,17 @@ type Runner struct {
 	// calls that returned before them (see RunAheadBarrier), which every
 	// Runner of the HW settles; nil: each call settles its own.
 	RunAhead *RunAhead
-	// BcastAhead lets this Runner's broadcasts whose check overlaps their
-	// data run ahead of it (with RunAhead). Only broadcasts do: a call
-	// that returns while others fail must be followed by the same calls
-	// everywhere, which code that returns at a failure (MPI's own
-	// composite operations, a communicator's management) does not do.
-	BcastAhead bool
+	// FanOutAhead lets this Runner's broadcasts and scatters, whose data
+	// fans out from the root, run ahead of their check where it overlaps
+	// their data (with RunAhead). The root then sends and returns, where
+	// the check would make it wait for the last process to arrive. Only
+	// these: the root of a reduction or a gather waits for everyone's
+	// data anyway, and running ahead lost there (see sharedPays). And
+	// only the user's: a call that returns while others fail must be
+	// followed by the same calls everywhere, which code that returns at a
+	// failure (MPI's own composite operations, a communicator's
+	// management) does not do.
+	FanOutAhead bool
 
 	c      call
 	ov     overlap // the argument comparison of the call in progress

@@ -1308,6 +1308,10 @@ func scenarioMismatch(w *mpi.Comm) error {
 				}
 				return mpi.Gatherv(w, i32(pick(2, 1)), i32(2*n), cs, ds, 0)
 			}},
+			{name: "Scatter counts", run: func() error {
+				k := pick(2, 3)
+				return mpi.Scatter(w, i32(k*n), i32(k), 0)
+			}},
 			{name: "Scatterv counts", run: func() error {
 				cs, ds := make([]int, n), make([]int, n)
 				for r := range n {

@@ -58,9 +58,9 @@ type runtimeState struct {
 	// modelled says the job runs under a timing profile (the Martini
 	// model), whose recorded results the collectives' selection keeps.
 	modelled bool
-	// runAhead lets the user's broadcasts return before their argument
-	// check is settled (collectives.RunAhead): where processes outnumber
-	// cores, not under the timing model.
+	// runAhead lets the user's broadcasts and scatters return before
+	// their argument check is settled (collectives.RunAhead): where
+	// processes outnumber cores, not under the timing model.
 	runAhead bool
 	// consume marks the reductions' receives llc.RecvOp.Consume
 	// (llc.Caps.ConsumeReads).
@@ -497,8 +497,8 @@ func Finalize() error {
 		// process's clock (it is about to wait in fences).
 		c.Stop()
 	}
-	// The broadcasts that ran ahead of their argument checks are
-	// settled: a difference their calls did not see is reported here.
+	// The broadcasts and scatters that ran ahead of their argument checks
+	// are settled: a difference their calls did not see is reported here.
 	serr := s.settleAhead()
 	// Every process in Finalize, this one with nothing in flight; then
 	// every process with nothing in flight. The NIC is served throughout,

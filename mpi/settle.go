@@ -8,8 +8,9 @@ import (
 	"github.com/rhinet-go/martini/collectives"
 )
 
-// keepAhead adds c to the communicators whose broadcasts may run ahead of
-// their argument checks (keep), or removes it once it is freed.
+// keepAhead adds c to the communicators whose broadcasts and scatters may
+// run ahead of their argument checks (keep), or removes it once it is
+// freed.
 func (s *runtimeState) keepAhead(c *Comm, keep bool) {
 	s.aheadMu.Lock()
 	defer s.aheadMu.Unlock()
@@ -24,8 +25,8 @@ func (s *runtimeState) keepAhead(c *Comm, keep bool) {
 }
 
 // settleAhead settles, in the order of their context ids, the broadcasts
-// that ran ahead of their checks on every communicator not freed, and
-// returns the differences no call reported. It waits only for arrivals
+// and scatters that ran ahead of their checks on every communicator not
+// freed, and returns the differences no call reported. It waits only for arrivals
 // the other processes made in those calls, so the processes need not
 // settle their communicators in the same order.
 func (s *runtimeState) settleAhead() error {
