@@ -89,3 +89,70 @@ func (c *call) exchangeSteps(out, in func(peer int) []byte) error {
 	}
 	return nil
 }
+
+// sendEach sends block(i) to every rank i but the caller, in the order of
+// the ranks after the caller's: together (up to exchangeWindow at once,
+// where the Net is an Exchanger), so that the ranks whose turn comes late
+// need not wait for those the scheduler runs before them, or one after
+// the other.
+func (c *call) sendEach(block func(i int) []byte, together bool) error {
+	size, rank := c.Size(), c.Rank()
+	if _, ok := c.Net.(Exchanger); !ok || !together {
+		for s := 1; s < size; s++ {
+			to := (rank + s) % size
+			if err := c.pass(to, block(to)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if c.xfer == nil {
+		c.xfer = new(exchangeScratch)
+	}
+	sends := &c.xfer.sends
+	defer clear(sends[:]) // no buffer stays referenced
+	for first := 1; first < size; first += exchangeWindow {
+		k := 0
+		for s := first; s < size && k < exchangeWindow; s++ {
+			to := (rank + s) % size
+			sends[k] = Transfer{Peer: to, Data: block(to)}
+			k++
+		}
+		if err := c.exchange(sends[:k], nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recvEach receives block(i) from every rank i but the caller, like
+// sendEach: together or one after the other.
+func (c *call) recvEach(block func(i int) []byte, together bool) error {
+	size, rank := c.Size(), c.Rank()
+	if _, ok := c.Net.(Exchanger); !ok || !together {
+		for s := 1; s < size; s++ {
+			from := (rank + s) % size
+			if err := c.recv(from, block(from)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if c.xfer == nil {
+		c.xfer = new(exchangeScratch)
+	}
+	recvs := &c.xfer.recvs
+	defer clear(recvs[:]) // no buffer stays referenced
+	for first := 1; first < size; first += exchangeWindow {
+		k := 0
+		for s := first; s < size && k < exchangeWindow; s++ {
+			from := (rank + s) % size
+			recvs[k] = Transfer{Peer: from, Data: block(from)}
+			k++
+		}
+		if err := c.exchange(nil, recvs[:k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -16,7 +16,8 @@ var gatherAlgorithms = map[string]func(c *call, own, recv []byte, root int) erro
 // left alone). At the root, a nil send means in place: the root's block
 // is already at its place in recv, and the block size is len(recv)/size.
 //
-// Algorithms: "linear" (the root receives from each rank in turn) and
+// Algorithms: "linear" (the root receives from every rank, the blocks in
+// flight together or in turn) and
 // "binomial" (a binomial tree rooted at root; inner ranks forward their
 // subtree's blocks in one message).
 func Gather(n Net, alg string, send, recv []byte, root int) error {
@@ -46,21 +47,15 @@ func Gather(n Net, alg string, send, recv []byte, root int) error {
 	return f(newCall(n), own, recv, root)
 }
 
+// gatherLinear: the root receives every rank's block, together or one
+// after the other (linearTogether).
 func gatherLinear(c *call, own, recv []byte, root int) error {
 	if c.Rank() != root {
 		return c.end(c.pass(root, own))
 	}
 	blk := len(own)
-	for i := range c.Size() {
-		if i == root {
-			copy(recv[i*blk:(i+1)*blk], own)
-			continue
-		}
-		if err := c.recv(i, recv[i*blk:(i+1)*blk]); err != nil {
-			return c.end(err)
-		}
-	}
-	return c.end(nil)
+	copy(recv[root*blk:(root+1)*blk], own)
+	return c.end(c.recvEach(func(i int) []byte { return recv[i*blk : (i+1)*blk] }, linearTogether(c.Size(), blk)))
 }
 
 // lowBit returns the lowest set bit of v > 0.
@@ -135,22 +130,15 @@ func Gatherv(n Net, alg string, send, recv []byte, counts, displs []int, root in
 	return f(newCall(n), send, recv, counts, displs, root)
 }
 
+// gathervLinear is gatherLinear with a block of its own size per rank.
 func gathervLinear(c *call, own, recv []byte, counts, displs []int, root int) error {
 	if c.Rank() != root {
 		return c.end(c.pass(root, own))
 	}
-	for i := range c.Size() {
-		blk := recv[displs[i] : displs[i]+counts[i]]
-		if i == root {
-			if own != nil {
-				c.checkLen(root, len(own), counts[root])
-				copy(blk, own)
-			}
-			continue
-		}
-		if err := c.recv(i, blk); err != nil {
-			return c.end(err)
-		}
+	block := func(i int) []byte { return recv[displs[i] : displs[i]+counts[i]] }
+	if own != nil {
+		c.checkLen(root, len(own), counts[root])
+		copy(block(root), own)
 	}
-	return c.end(nil)
+	return c.end(c.recvEach(block, linearTogether(c.Size(), len(recv)/c.Size())))
 }
