@@ -96,43 +96,28 @@ func (c *call) exchangeSteps(out, in func(peer int) []byte) error {
 // need not wait for those the scheduler runs before them, or one after
 // the other.
 func (c *call) sendEach(block func(i int) []byte, together bool) error {
-	size, rank := c.Size(), c.Rank()
-	if _, ok := c.Net.(Exchanger); !ok || !together {
-		for s := 1; s < size; s++ {
-			to := (rank + s) % size
-			if err := c.pass(to, block(to)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if c.xfer == nil {
-		c.xfer = new(exchangeScratch)
-	}
-	sends := &c.xfer.sends
-	defer clear(sends[:]) // no buffer stays referenced
-	for first := 1; first < size; first += exchangeWindow {
-		k := 0
-		for s := first; s < size && k < exchangeWindow; s++ {
-			to := (rank + s) % size
-			sends[k] = Transfer{Peer: to, Data: block(to)}
-			k++
-		}
-		if err := c.exchange(sends[:k], nil); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.each(block, together, true)
 }
 
 // recvEach receives block(i) from every rank i but the caller, like
 // sendEach: together or one after the other.
 func (c *call) recvEach(block func(i int) []byte, together bool) error {
+	return c.each(block, together, false)
+}
+
+// each is sendEach (send) or recvEach.
+func (c *call) each(block func(i int) []byte, together, send bool) error {
 	size, rank := c.Size(), c.Rank()
 	if _, ok := c.Net.(Exchanger); !ok || !together {
 		for s := 1; s < size; s++ {
-			from := (rank + s) % size
-			if err := c.recv(from, block(from)); err != nil {
+			peer := (rank + s) % size
+			var err error
+			if send {
+				err = c.pass(peer, block(peer))
+			} else {
+				err = c.recv(peer, block(peer))
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -141,16 +126,25 @@ func (c *call) recvEach(block func(i int) []byte, together bool) error {
 	if c.xfer == nil {
 		c.xfer = new(exchangeScratch)
 	}
-	recvs := &c.xfer.recvs
-	defer clear(recvs[:]) // no buffer stays referenced
+	ts := &c.xfer.recvs
+	if send {
+		ts = &c.xfer.sends
+	}
+	defer clear(ts[:]) // no buffer stays referenced
 	for first := 1; first < size; first += exchangeWindow {
 		k := 0
 		for s := first; s < size && k < exchangeWindow; s++ {
-			from := (rank + s) % size
-			recvs[k] = Transfer{Peer: from, Data: block(from)}
+			peer := (rank + s) % size
+			ts[k] = Transfer{Peer: peer, Data: block(peer)}
 			k++
 		}
-		if err := c.exchange(nil, recvs[:k]); err != nil {
+		var err error
+		if send {
+			err = c.exchange(ts[:k], nil)
+		} else {
+			err = c.exchange(nil, ts[:k])
+		}
+		if err != nil {
 			return err
 		}
 	}
