@@ -134,14 +134,17 @@ func (m Machine) LastLevelCache() int {
 
 // GitRevision returns the commit checked out in dir, with "+dirty" when
 // the tree has uncommitted changes to tracked files, or "" when git or the
-// repository is not there.
+// repository is not there. Changes under the repository's results/ do not
+// count: they are what the benchmarks write, and a run after another
+// (mpibench at several process counts) would otherwise be marked dirty
+// by the pages its predecessor regenerated.
 func GitRevision(dir string) string {
 	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
 	if err != nil {
 		return ""
 	}
 	rev := strings.TrimSpace(string(out))
-	if err := exec.Command("git", "-C", dir, "diff", "--quiet", "HEAD").Run(); err != nil {
+	if err := exec.Command("git", "-C", dir, "diff", "--quiet", "HEAD", "--", ":/", ":(top,exclude)results").Run(); err != nil {
 		rev += "+dirty"
 	}
 	return rev

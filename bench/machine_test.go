@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -94,5 +95,48 @@ func TestSysfsCaches(t *testing.T) {
 		if got := sysfsSize(in); got != want {
 			t.Errorf("sysfsSize(%q) = %d, want %d", in, got, want)
 		}
+	}
+}
+
+// TestGitRevision: a repository's revision is its commit, marked dirty by
+// a change to a tracked file but not by one under results/.
+func TestGitRevision(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	write("code.go", "package x\n")
+	write("results/README.md", "old\n")
+	git("add", ".")
+	git("commit", "-q", "-m", "x")
+	rev := GitRevision(dir)
+	if len(rev) != 40 {
+		t.Fatalf("revision %q, want a commit", rev)
+	}
+	write("results/README.md", "new\n")
+	if got := GitRevision(dir); got != rev {
+		t.Errorf("after a change under results/: %q, want %q", got, rev)
+	}
+	write("code.go", "package y\n")
+	if got := GitRevision(dir); got != rev+"+dirty" {
+		t.Errorf("after a change to code: %q, want %q", got, rev+"+dirty")
 	}
 }
