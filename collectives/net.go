@@ -109,8 +109,7 @@ func (c *call) received(from, want, got int, err error) error {
 }
 
 // recvOperand receives exactly len(buf) bytes from rank from, which the
-// caller combines at once or which its sender should not spend its time
-// writing (OperandNet, else Recv).
+// caller combines at once (OperandNet, else Recv).
 func (c *call) recvOperand(from int, buf []byte) error {
 	o, ok := c.Net.(OperandNet)
 	if !ok {

@@ -48,20 +48,9 @@ func Scatter(n Net, alg string, send, recv []byte, root int) error {
 	return f(newCall(n), send, own, root)
 }
 
-// scatterLinear: the root sends each rank its block in turn. A rank
-// receives its block as an operand (recvOperand): it reads the block whole
-// into its own caches, so that the root, which sends to everyone, copies
-// none of it, and no line of the block is left in the root's caches for
-// the rank to fetch again. Measured on the 2-core Intel Xeon VM (mpibench
-// Scatter, µs, the slowest rank, medians of 9 samples, builds alternated
-// 3 times, the root rotating as IMB's does): at 2 processes 256 KiB
-// 22.9-23.5/15.0-15.5 and 1 MiB 90-98/57-60, at 4 processes 68-74/44-46
-// and 256-266/201-205 (Open MPI 55 and 164 at 1 MiB). A gather's root
-// receiving its blocks so lost (1 MiB at 2 processes 67-86/131-155): there
-// the root is the one that would copy everything.
 func scatterLinear(c *call, send, own []byte, root int) error {
 	if c.Rank() != root {
-		return c.end(c.recvOperand(root, own))
+		return c.end(c.recv(root, own))
 	}
 	blk := len(own)
 	err := c.sendEach(func(i int) []byte { return send[i*blk : (i+1)*blk] }, linearTogether(c.Size(), blk))
@@ -157,10 +146,9 @@ func Scatterv(n Net, alg string, send []byte, counts, displs []int, recv []byte,
 	return f(newCall(n), send, counts, displs, recv, root)
 }
 
-// scattervLinear is scatterLinear with a block of its own size per rank.
 func scattervLinear(c *call, send []byte, counts, displs []int, own []byte, root int) error {
 	if c.Rank() != root {
-		return c.end(c.recvOperand(root, own))
+		return c.end(c.recv(root, own))
 	}
 	block := func(i int) []byte { return send[displs[i] : displs[i]+counts[i]] }
 	if own != nil {
