@@ -64,14 +64,13 @@ func scatterLinear(c *call, send, own []byte, root int) error {
 // whose turn comes late does not wait for those the scheduler runs before
 // it, but the ranks' copies then share the memory's bandwidth. Measured
 // on the 2-core Intel Xeon VM (mpibench Scatter and Gather, µs, the
-// slowest rank, medians of 9 samples, one after the other against
-// together, 3 alternations): Scatter at 3 processes 64 KiB 13.5-14.0/
-// 11.4-12.0, 128 KiB 18.8-19.6/22.1-22.4, 256 KiB 31-32/40-47; at 4
-// processes 64 KiB 21.9-22.6/17.1-18.6, 128 KiB 29-34/31-34, 256 KiB
-// 46-48/60-68; at 8 processes 64 KiB 71-74/35-36, 256 KiB 134-149/
-// 101-121, 1 MiB 569-630/424-437. Gather at 8 processes 16 KiB 51-56/
-// 45-48, 256 KiB 196-208/163-165, 1 MiB 1073-1206/983-1004 (at 3 and 4
-// processes, 16 and 64 KiB, no difference).
+// slowest rank, medians of 9 samples, 3 alternations, one after the other
+// against together): Scatter at 4 processes 64 KiB 22.9-24.3/17.0-17.5,
+// at 8 processes 16 KiB 49-67/36-55, 64 KiB 96-101/53-54, 1 MiB
+// 1036-1089/954-1019; Gather at 8 processes 256 KiB 231-240/213-223 and 1
+// MiB 1089-1194/1007-1037. At 3 and 4 processes from 128 KiB they tied
+// (Scatter 256 KiB at 4 processes 90-96/96-103, Gather 1 MiB 304-309/
+// 290-303), so the blocks go one after the other there.
 func linearTogether(n, blk int) bool { return n > 4 || blk <= 64<<10 }
 
 // scatterBinomial uses the tree of gatherBinomial, the other way: each
