@@ -127,17 +127,17 @@ const (
 // 3 processes whatever the size: in a ring, a block reaches the last rank
 // only after every rank on the way has run, and with ranks outnumbering
 // cores each hop waits for the scheduler. Measured on the 2-core Intel
-// Xeon VM (mpibench Allgather, µs, the slowest rank, medians of 7
-// samples, 2 alternations, ring against linear): at 3 processes 64 KiB
-// 34-35/27-28, 1 MiB 624-630/453-522 (16 KiB 12.1/12.5-13.3); at 4
-// processes 16 KiB 21/18-19, 64 KiB 71-73/43, 1 MiB 865-945/651-661; at 8
-// processes 64 KiB 381-408/241-256, 256 KiB 1440-1564/897-988, 1 MiB
-// 7057-7750/5354-5781. Below the ring's sizes, without the NIC's
-// barrier records (mpibench's no-offload), Bruck lost to linear at 3
-// processes (256 B 7.4-7.6/6.9-7.0, 4 KiB 10.2-10.3/9.1-9.3) and won at 4
-// (recursive doubling, 4 KiB 10.3-10.4/11.7-12.3) and 8 (4 KiB 40-43/
-// 52-53). The allgatherv, which has no other algorithm than the ring,
-// runs linear from 3 processes.
+// Xeon VM (mpibench Allgather, µs, the slowest rank, medians of 9
+// samples, 2 alternations, linear against ring): at 3 processes 64 KiB
+// 26.1-26.3/32.2-32.7, 1 MiB 522-544/623-658 (16 KiB 11.2-11.4/11.6-11.8);
+// at 4 processes 16 KiB 17.2-17.5/20.1-21.0, 64 KiB 44-46/68-73, 1 MiB
+// 768-843/882-890; at 8 processes 64 KiB 265-287/375-426, 256 KiB
+// 991-1024/1348-1437, 1 MiB 4778-5433/6950-7487. Below the ring's sizes,
+// without the NIC's barrier records (mpibench's no-offload), Bruck lost to
+// linear at 3 processes (256 B 7.4-7.6/6.9-7.0, 4 KiB 10.2-10.3/9.1-9.3)
+// and won at 4 (recursive doubling, 4 KiB 10.3-10.4/11.7-12.3) and 8 (4
+// KiB 40-43/52-53). The allgatherv, which has no other algorithm than the
+// ring, runs linear from 3 processes.
 
 // sharedPays reports whether AlgShared should run collective c when every
 // process publishes up to share bytes of input (and they fit its record).
@@ -287,13 +287,12 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 // an exchange (AlgShared), the binomial tree's rendezvous hops wait for
 // one process after another, and with processes outnumbering cores each
 // hop waits for the scheduler. Measured on the 2-core Intel Xeon VM
-// (mpibench Bcast, µs, the slowest rank, medians of 7 samples, 2 runs,
-// multicast against binomial): at 3 processes 16 KiB 6.7-7.2/5.1, 32 KiB
-// 8.8-8.9/8.8-8.9, 64 KiB 11.5-11.6/14.1; at 4 processes 16 KiB 8.5-8.7/
-// 5.2, 32 KiB 11.3-12.0/14.3-14.4, 64 KiB 12.6-13.5/22.9; at 6 processes
-// 8 KiB 11.1-11.2/6.3-6.7, 16 KiB 12.8-13.2/18.1-18.6, 64 KiB 20-22/39-40;
-// at 8 processes 8 KiB 15.8-16.3/9.9-10.3, 16 KiB 17.2-17.7/26.3-27.9, 64
-// KiB 25.8-26.1/56.5-58.5.
+// (mpibench Bcast, µs, the slowest rank, medians of 9 samples, 2 runs,
+// multicast against binomial): at 3 processes 16 KiB 6.0-6.6/5.0, 32 KiB
+// 8.5/8.7, 64 KiB 11.0-11.2/13.8-14.0; at 4 processes 16 KiB 8.7-8.8/5.1,
+// 32 KiB 11.7-11.8/13.8, 64 KiB 12.0/21.7-21.8; at 8 processes 8 KiB
+// 15.2-15.4/8.6-13.0, 16 KiB 16.7-17.1/26-34, 64 KiB 24.5-25.2/54.5-54.6;
+// at 6 processes 8 KiB 11.1-11.2/6.3-6.7 and 16 KiB 12.8-13.2/18.1-18.6.
 func bcastMulticastMin(n int) int {
 	if n > 4 {
 		return 16 << 10
