@@ -322,10 +322,21 @@ func bcastMulticastMin(n int) int {
 // 1 MiB 87-88/119-133, 2 MiB 236-238/293-311, 4 MiB 538-544/488-573; at 4
 // ranks 256 KiB 68-77/99-100/88-90, 512 KiB 146-153/168-193/188-196, 1 MiB
 // 319-339/361-407/359-375, 4 MiB 1509-1523/1376-1387/1495-1502.
+//
+// Those figures read the inputs from the zero page (see bench's
+// newBuffers). With the buffers' pages written, 4 ranks split the work
+// from 1 MiB: binomial against reduce-scatter-gather, 3 alternations, 512
+// KiB 192-199/218-233, 1 MiB 442-460/365-399, 2 MiB 832-854/730-771, 4
+// MiB 1435-2412/1450-1467 (Open MPI 379-394 at 1 MiB); 2 ranks keep the
+// tree (1 MiB 110-161/131-132, 4 MiB 502-533/616-637).
 func reduceChoice(n, bytes int, commutative bool) string {
 	switch {
 	case !commutative || n < 2:
-	case (n == 2 || n == 4) && vecsumAVX2:
+	case n == 4 && vecsumAVX2:
+		if bytes >= 16*longVector {
+			return AlgReduceScatterGather
+		}
+	case n == 2 && vecsumAVX2:
 		if bytes >= 64*longVector {
 			return AlgReduceScatterGather
 		}

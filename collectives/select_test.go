@@ -65,8 +65,8 @@ func TestBcastSelection(t *testing.T) {
 // work where that was measured to pay (2 ranks from 512 KiB, 4 ranks at
 // 256 KiB only, 8 ranks from 256 KiB by recursive halving, other sizes
 // by the ring from 256 KiB); everything else goes up the binomial tree.
-// With the AVX2 sums, 2 and 4 ranks keep the tree up to 2 MiB; the test
-// runs both ways.
+// With the AVX2 sums, 2 ranks keep the tree up to 2 MiB and 4 ranks up
+// to 512 KiB; the test runs both ways.
 func TestReduceSelection(t *testing.T) {
 	defer func(old bool) { vecsumAVX2 = old }(vecsumAVX2)
 	vecsumAVX2 = true
@@ -78,6 +78,8 @@ func TestReduceSelection(t *testing.T) {
 		{2, 2 << 20, AlgBinomial},
 		{2, 4 << 20, AlgReduceScatterGather},
 		{4, 256 << 10, AlgBinomial},
+		{4, 512 << 10, AlgBinomial},
+		{4, 1 << 20, AlgReduceScatterGather},
 		{4, 4 << 20, AlgReduceScatterGather},
 		{3, 256 << 10, AlgReduceScatterGather},
 		{8, 256 << 10, AlgRecursiveHalving},
