@@ -23,15 +23,20 @@ import (
 // halves are done. Messages below SplitMin are read whole.
 //
 // Exchange: a receiver of a pull or split RTS of Config.ExchangePush
-// bytes or more that is itself sending a rendezvous message to the same
-// process (both sides of a Sendrecv, an Alltoall's pairs) answers as in
-// push instead: it registers its buffer and grants it whole with CTS
+// bytes or more, up to ExchangePushMax, that is itself sending a
+// rendezvous message to the same process (both sides of a Sendrecv, an
+// Alltoall's pairs) answers as in push instead: it registers its buffer and grants it whole with CTS
 // (split point 0); the sender writes and sends PUT, releases the buffer
 // it registered for the read, and completes; the receiver completes on
 // PUT. Measured at two processes on two cores (mpibench Sendrecv 1 MiB,
 // -variants 'default;rndv=push;rndv=pull'), an exchange took 101-103 µs
 // split (the default), 85-98 pulled and 77-87 pushed, while a one-way
 // transfer is faster read or split (PingPong 1 MiB 41-43 µs, 56 pushed).
+// (Those figures read the send buffers from the zero page; see bench's
+// newBuffers. With the pages written, ExchangePushMax.) The sender must
+// have started its send when the RTS is matched: MPI's Sendrecv and the
+// collectives' exchanges start their sends before they post their
+// receives.
 //
 // Control records travel through the same ring (or queue) as eager data, so a
 // rendezvous message keeps its place in the non-overtaking order.
@@ -89,6 +94,13 @@ const ConsumePullMax = 1 << 20
 // faster written than read between processes sharing memory (see Exchange
 // above): a value for Caps.ExchangePush.
 const ExchangePushMin = 256 << 10
+
+// ExchangePushMax is the largest message of an exchange that is written
+// (see Exchange above): beyond it the split's two copiers win. Measured
+// at two processes on two cores with the buffers' pages written (mpibench
+// Sendrecv, µs, split against push, 2 runs): 256 KiB 13.5-14.0/12.6, 1
+// MiB 62-87/60-62, 2 MiB 254-288/419-443, 4 MiB 469-479/815-831.
+const ExchangePushMax = 1 << 20
 
 // exchanging reports whether a rendezvous send to peer is in progress:
 // a message from peer is then one side of an exchange.
@@ -172,7 +184,7 @@ func (e *Engine) rndvRecvStart(op *RecvOp, src int, tag int32, r *rts) {
 	id := e.newID()
 	e.rndvRecvs[id] = op
 	op.split, op.pulled, op.putDone, op.srcRegion = false, false, false, r.region
-	if r.mode != RndvPush && e.cfg.ExchangePush > 0 && n >= uint64(e.cfg.ExchangePush) && e.exchanging(src) {
+	if r.mode != RndvPush && e.cfg.ExchangePush > 0 && n >= uint64(e.cfg.ExchangePush) && n <= ExchangePushMax && e.exchanging(src) {
 		// The sender takes a CTS without split point for its read
 		// buffer (Exchange).
 		r.mode = RndvPush

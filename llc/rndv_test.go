@@ -511,10 +511,10 @@ func TestCTSEncoding(t *testing.T) {
 	}
 }
 
-// An exchange of pull-rendezvous messages from ExchangePushMin bytes up
-// (each process sends to the other while receiving from it) moves by
-// push: each receiver grants its buffer and the senders write; one-way
-// messages and smaller ones are still read. Data arrive intact, truncated
+// An exchange of pull-rendezvous messages from ExchangePushMin up to
+// ExchangePushMax bytes (each process sends to the other while receiving
+// from it) moves by push: each receiver grants its buffer and the senders
+// write; one-way messages, smaller ones and larger ones are still read. Data arrive intact, truncated
 // receives fail as such, and nothing stays registered.
 func TestRendezvousExchangePush(t *testing.T) {
 	for _, mode := range []RndvMode{RndvPull, RndvSplit} {
@@ -531,6 +531,7 @@ func testExchangePush(t *testing.T, mode RndvMode) {
 		{"exchange", ExchangePushMin, ExchangePushMin, true, true},
 		{"exchange_truncated", 1 << 20, ExchangePushMin + 4096, true, true},
 		{"exchange_small", ExchangePushMin - 1, ExchangePushMin, true, false},
+		{"exchange_large", ExchangePushMax + 4096, ExchangePushMax + 4096, true, false},
 		{"one_way", 1 << 20, 1 << 20, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

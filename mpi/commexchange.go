@@ -29,25 +29,29 @@ func (x *exchangeOps) Done() bool {
 	return true
 }
 
-// Exchange implements collectives.Exchanger: every receive is posted
-// before any send, then all of them are waited for at once. Sends of at
-// least the network's SingleCopyMin go by rendezvous: their receives are
-// posted, and one copy beats the eager path's two.
+// Exchange implements collectives.Exchanger: every send is started and
+// every receive posted, then all of them are waited for at once. Neither
+// looks at the network, so the peers' messages still find the receives
+// posted; the sends go first so that a rendezvous request of a peer's
+// that arrived already finds this process sending to it, which makes the
+// pair an exchange (llc's ExchangePush). Sends of at least the network's
+// SingleCopyMin go by rendezvous: their receives are posted, and one copy
+// beats the eager path's two.
 func (n *commNet) Exchange(sends, recvs []collectives.Transfer) error {
 	c, x := n.c, &n.xops
 	ep := c.rt.ep
-	for _, r := range recvs {
-		rop := recvOps.Get().(*llc.RecvOp)
-		*rop = llc.RecvOp{Source: c.toWorld(r.Peer), Tag: n.tag, Ctx: c.ctx + 1, Buf: r.Data}
-		x.recvs = append(x.recvs, rop)
-		ep.Recv(rop)
-	}
 	for _, s := range sends {
 		sop := sendOps.Get().(*llc.SendOp)
 		*sop = llc.SendOp{Peer: c.toWorld(s.Peer), Tag: n.tag, Ctx: c.ctx + 1, Data: s.Data}
 		n.protocol(sop, c.rt.singleCopy(len(s.Data)), false)
 		x.sends = append(x.sends, sop)
 		ep.Send(sop)
+	}
+	for _, r := range recvs {
+		rop := recvOps.Get().(*llc.RecvOp)
+		*rop = llc.RecvOp{Source: c.toWorld(r.Peer), Tag: n.tag, Ctx: c.ctx + 1, Buf: r.Data}
+		x.recvs = append(x.recvs, rop)
+		ep.Recv(rop)
 	}
 	defer n.recycleExchange()
 	if !n.wait(x) {

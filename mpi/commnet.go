@@ -146,13 +146,18 @@ func (n *commNet) SendrecvOperand(to int, data []byte, from int, buf []byte) (in
 func (n *commNet) sendrecv(to int, data []byte, from int, buf []byte, consume bool) (int, error) {
 	c := n.c
 	ep := c.rt.ep
-	rop := recvOps.Get().(*llc.RecvOp)
-	*rop = llc.RecvOp{Source: c.toWorld(from), Tag: n.tag, Ctx: c.ctx + 1, Buf: buf, Consume: consume}
-	ep.Recv(rop)
+	// The send starts before the receive is posted (neither looks at
+	// the network): a rendezvous request of the peer's that arrived
+	// already then finds this process sending to it, which makes the
+	// pair an exchange (llc's ExchangePush).
 	sop := sendOps.Get().(*llc.SendOp)
 	*sop = llc.SendOp{Peer: c.toWorld(to), Tag: n.tag, Ctx: c.ctx + 1, Data: data}
 	n.protocol(sop, false, false)
-	if !ep.Send(sop) && !n.wait(sop) {
+	sent := ep.Send(sop)
+	rop := recvOps.Get().(*llc.RecvOp)
+	*rop = llc.RecvOp{Source: c.toWorld(from), Tag: n.tag, Ctx: c.ctx + 1, Buf: buf, Consume: consume}
+	ep.Recv(rop)
+	if !sent && !n.wait(sop) {
 		// Interrupted: the receive goes, the send too unless it left.
 		n.dropRecv(rop)
 		n.dropSend(sop)

@@ -67,6 +67,17 @@ func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, r
 		return Status{}, err
 	}
 	ep := c.rt.ep
+	// The send starts before the receive is posted (neither looks at the
+	// network): a rendezvous request of the peer's that arrived already
+	// then finds this process sending to it, which makes the pair an
+	// exchange (llc's ExchangePush).
+	var sop *llc.SendOp
+	sent := true
+	if dest != ProcNull {
+		sop = sendOps.Get().(*llc.SendOp)
+		*sop = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(sendtag), Ctx: c.ctx, Data: asBytes(sendbuf)}
+		sent = ep.Send(sop)
+	}
 	var rop *llc.RecvOp
 	st := procNullStatus
 	if source != ProcNull {
@@ -75,10 +86,8 @@ func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, r
 		ep.Recv(rop)
 	}
 	var serr, rerr error
-	if dest != ProcNull {
-		sop := sendOps.Get().(*llc.SendOp)
-		*sop = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(sendtag), Ctx: c.ctx, Data: asBytes(sendbuf)}
-		if !ep.Send(sop) {
+	if sop != nil {
+		if !sent {
 			ep.Wait(sop)
 		}
 		if err := sop.Err(); err != nil { // the name is built only then: no allocation
