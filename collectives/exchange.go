@@ -36,21 +36,18 @@ type Exchanger interface {
 const exchangeWindow = 8
 
 // exchange moves sends[i] and recvs[i] for every i, sends tainted after a
-// mismatch, and checks that every receive got exactly len(Data) bytes. A
-// Net that is no Exchanger does the pairs one after the other, by
-// Sendrecv.
+// mismatch, and checks that every receive got exactly len(Data) bytes.
+// One of sends and recvs may be empty (a one-way exchange); otherwise
+// they are as long as each other. A Net that is no Exchanger does the
+// pairs one after the other, by Sendrecv, or the one-way transfers one
+// after the other.
 func (c *call) exchange(sends, recvs []Transfer) error {
 	for i := range sends {
 		sends[i].Data = c.taint(sends[i].Data)
 	}
 	x, ok := c.Net.(Exchanger)
 	if !ok {
-		for i := range sends {
-			if err := c.sendrecv(sends[i].Peer, sends[i].Data, recvs[i].Peer, recvs[i].Data); err != nil {
-				return err
-			}
-		}
-		return nil
+		return c.exchangeInTurn(sends, recvs)
 	}
 	if err := x.Exchange(sends, recvs); err != nil {
 		return err
@@ -61,13 +58,39 @@ func (c *call) exchange(sends, recvs []Transfer) error {
 	return nil
 }
 
+// exchangeInTurn is exchange one transfer or pair after the other, sends
+// already tainted.
+func (c *call) exchangeInTurn(sends, recvs []Transfer) error {
+	for i := range max(len(sends), len(recvs)) {
+		var err error
+		switch {
+		case len(recvs) == 0:
+			err = c.Send(sends[i].Peer, sends[i].Data)
+		case len(sends) == 0:
+			err = c.recv(recvs[i].Peer, recvs[i].Data)
+		default:
+			err = c.sendrecv(sends[i].Peer, sends[i].Data, recvs[i].Peer, recvs[i].Data)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // exchangeScratch holds the transfers of one exchange of exchangeSteps.
 type exchangeScratch struct{ sends, recvs [exchangeWindow]Transfer }
 
 // exchangeSteps runs steps 1 to size-1 of a pairwise schedule, up to
 // exchangeWindow at once: in step s the process sends out(rank+s) to
-// rank+s and receives in(rank-s) from rank-s.
+// rank+s and receives in(rank-s) from rank-s. A nil out or in makes the
+// steps one-way: receives only or sends only.
 func (c *call) exchangeSteps(out, in func(peer int) []byte) error {
+	return c.steps(out, in, exchangeWindow)
+}
+
+// steps is exchangeSteps with window steps at once.
+func (c *call) steps(out, in func(peer int) []byte, window int) error {
 	size, rank := c.Size(), c.Rank()
 	if c.xfer == nil {
 		c.xfer = new(exchangeScratch)
@@ -75,15 +98,19 @@ func (c *call) exchangeSteps(out, in func(peer int) []byte) error {
 	sends, recvs := &c.xfer.sends, &c.xfer.recvs
 	defer clear(sends[:]) // no buffer stays referenced
 	defer clear(recvs[:])
-	for first := 1; first < size; first += exchangeWindow {
-		k := 0
-		for s := first; s < size && k < exchangeWindow; s++ {
-			to, from := (rank+s)%size, (rank-s+size)%size
-			sends[k] = Transfer{Peer: to, Data: out(to)}
-			recvs[k] = Transfer{Peer: from, Data: in(from)}
-			k++
+	for first := 1; first < size; first += window {
+		ns, nr := 0, 0
+		for s := first; s < size && s < first+window; s++ {
+			if to := (rank + s) % size; out != nil {
+				sends[ns] = Transfer{Peer: to, Data: out(to)}
+				ns++
+			}
+			if from := (rank - s + size) % size; in != nil {
+				recvs[nr] = Transfer{Peer: from, Data: in(from)}
+				nr++
+			}
 		}
-		if err := c.exchange(sends[:k], recvs[:k]); err != nil {
+		if err := c.exchange(sends[:ns], recvs[:nr]); err != nil {
 			return err
 		}
 	}
@@ -91,62 +118,23 @@ func (c *call) exchangeSteps(out, in func(peer int) []byte) error {
 }
 
 // sendEach sends block(i) to every rank i but the caller, in the order of
-// the ranks after the caller's: together (up to exchangeWindow at once,
-// where the Net is an Exchanger), so that the ranks whose turn comes late
-// need not wait for those the scheduler runs before them, or one after
-// the other.
+// the ranks after the caller's: together (up to exchangeWindow at once), so
+// that the ranks whose turn comes late need not wait for those the
+// scheduler runs before them, or one after the other.
 func (c *call) sendEach(block func(i int) []byte, together bool) error {
-	return c.each(block, together, true)
+	return c.steps(block, nil, eachWindow(together))
 }
 
 // recvEach receives block(i) from every rank i but the caller, like
 // sendEach: together or one after the other.
 func (c *call) recvEach(block func(i int) []byte, together bool) error {
-	return c.each(block, together, false)
+	return c.steps(nil, block, eachWindow(together))
 }
 
-// each is sendEach (send) or recvEach.
-func (c *call) each(block func(i int) []byte, together, send bool) error {
-	size, rank := c.Size(), c.Rank()
-	if _, ok := c.Net.(Exchanger); !ok || !together {
-		for s := 1; s < size; s++ {
-			peer := (rank + s) % size
-			var err error
-			if send {
-				err = c.pass(peer, block(peer))
-			} else {
-				err = c.recv(peer, block(peer))
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+// eachWindow is the window of sendEach and recvEach.
+func eachWindow(together bool) int {
+	if together {
+		return exchangeWindow
 	}
-	if c.xfer == nil {
-		c.xfer = new(exchangeScratch)
-	}
-	ts := &c.xfer.recvs
-	if send {
-		ts = &c.xfer.sends
-	}
-	defer clear(ts[:]) // no buffer stays referenced
-	for first := 1; first < size; first += exchangeWindow {
-		k := 0
-		for s := first; s < size && k < exchangeWindow; s++ {
-			peer := (rank + s) % size
-			ts[k] = Transfer{Peer: peer, Data: block(peer)}
-			k++
-		}
-		var err error
-		if send {
-			err = c.exchange(ts[:k], nil)
-		} else {
-			err = c.exchange(nil, ts[:k])
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return 1
 }

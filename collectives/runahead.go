@@ -15,8 +15,8 @@ import (
 // (FanOutAhead) arrive with their key and their encoded Key in a ring of
 // the last generations instead, move their data and return: the
 // comparison is settled later, by a later call through the same Hardware,
-// once the release is there. A process may so run up to
-// RingDepth/2 generations ahead of the slowest: before it arrives at
+// once the release is there. A process may so run up to RingDepth/2
+// generations ahead of the slowest: before it arrives at
 // generation g it settles every call of its own up to g-RingDepth/2,
 // which means that every process has arrived at g-RingDepth/2 and so has
 // settled, and finished reading, generation g-RingDepth, whose place in
@@ -52,8 +52,8 @@ type RunAheadBarrier interface {
 // RunAhead holds the unsettled comparisons of one Hardware's calls: the
 // Runners of a communicator that share a Hardware must share one. Set in
 // Runner.RunAhead, it lets the Runner's broadcasts and scatters run ahead
-// of their check where Runner.FanOutAhead is set, and makes every call settle the
-// comparisons left before it.
+// of their check where Runner.FanOutAhead is set, and makes every call
+// settle the comparisons left before it.
 type RunAhead struct {
 	pending [maxRunAhead]unsettled
 	n       int

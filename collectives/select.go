@@ -332,12 +332,8 @@ func bcastMulticastMin(n int) int {
 func reduceChoice(n, bytes int, commutative bool) string {
 	switch {
 	case !commutative || n < 2:
-	case n == 4 && vecsumAVX2:
-		if bytes >= 16*longVector {
-			return AlgReduceScatterGather
-		}
-	case n == 2 && vecsumAVX2:
-		if bytes >= 64*longVector {
+	case (n == 2 || n == 4) && vecsumAVX2:
+		if split := 64 * longVector >> (n - 2); bytes >= split { // 4 MiB at 2, 1 MiB at 4
 			return AlgReduceScatterGather
 		}
 	case n == 2:

@@ -26,9 +26,9 @@ func (s *runtimeState) keepAhead(c *Comm, keep bool) {
 
 // settleAhead settles, in the order of their context ids, the broadcasts
 // and scatters that ran ahead of their checks on every communicator not
-// freed, and returns the differences no call reported. It waits only for arrivals
-// the other processes made in those calls, so the processes need not
-// settle their communicators in the same order.
+// freed, and returns the differences no call reported. It waits only for
+// arrivals the other processes made in those calls, so the processes need
+// not settle their communicators in the same order.
 func (s *runtimeState) settleAhead() error {
 	s.aheadMu.Lock()
 	comms := make([]*Comm, 0, len(s.ahead))
