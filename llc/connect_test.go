@@ -200,21 +200,35 @@ func TestLazyConnect(t *testing.T) {
 		{Src: 0, Kind: CmdWrite, Peer: 1, Region: ring, Off: ringCtl + cell, HeadLen: recSignal,
 			Signal: signal(2, cell), SigOff: ringCtl + cell + recSignal, Rec: recEager},
 	})
-	// A payload beyond the first cell is written first, then the first
-	// cell with the signal.
+	// A payload beyond the first cell, in a record of up to
+	// PackedRecords bytes, is one write: meta and payload, then the
+	// signal as the record's last word.
 	n = len(c.trace)
 	big := pattern(2, 100)
 	s = c.send(0, 1, 6, 0, big)
 	checkSent(t, "third send", s)
 	checkTrace(t, c, n, []cmdSig{
-		{Src: 0, Kind: CmdWrite, Peer: 1, Region: ring, Off: ringCtl + 3*cell, Len: 100},
-		{Src: 0, Kind: CmdWrite, Peer: 1, Region: ring, Off: ringCtl + 2*cell, HeadLen: recSignal,
-			Signal: signal(3, 3*cell), SigOff: ringCtl + 2*cell + recSignal, Rec: recEager},
+		{Src: 0, Kind: CmdWrite, Peer: 1, Region: ring, Off: ringCtl + 2*cell, Len: 100, HeadLen: recMeta,
+			Signal: signal(3, 3*cell), SigOff: ringCtl + 5*cell - 8, Rec: recEager},
 	})
 	r = c.recv(1, 0, 6, 0, 100)
 	c.poll(1)
 	checkRecv(t, "third message", r, 0, 6, big)
-	if st := e0.Stats(); st.EagerSent != 3 || st.BytesSent != 116 || st.ConnectRetries != 0 || st.ControlSent != 0 {
+	// In a longer record, the payload cells are written first, then the
+	// first cell with the signal.
+	n = len(c.trace)
+	bigger := pattern(3, testPacked)
+	s = c.send(0, 1, 7, 0, bigger)
+	checkSent(t, "fourth send", s)
+	checkTrace(t, c, n, []cmdSig{
+		{Src: 0, Kind: CmdWrite, Peer: 1, Region: ring, Off: ringCtl + 6*cell, Len: testPacked},
+		{Src: 0, Kind: CmdWrite, Peer: 1, Region: ring, Off: ringCtl + 5*cell, HeadLen: recSignal,
+			Signal: signal(4, 5*cell), SigOff: ringCtl + 5*cell + recSignal, Rec: recEager},
+	})
+	r = c.recv(1, 0, 7, 0, testPacked)
+	c.poll(1)
+	checkRecv(t, "fourth message", r, 0, 7, bigger)
+	if st := e0.Stats(); st.EagerSent != 4 || st.BytesSent != 116+testPacked || st.ConnectRetries != 0 || st.ControlSent != 0 {
 		t.Fatalf("initiator counters %+v", st)
 	}
 	c.noErrs()

@@ -61,6 +61,13 @@ type Config struct {
 	// RingCap bounds the ring memory this process grants in total; rings
 	// are granted first come, first served.
 	RingCap int
+	// PackedRecords, in EagerRings mode, is the size of the largest ring
+	// record written as one write whose last word lands last (the signal
+	// word ends the record): Caps.MaxInline where the network's writes of
+	// that size are single packets. Longer records, and every record in
+	// EagerPM mode, are written in two parts (see ring.go); 0: every
+	// record of more than one cell. At most MaxPackedRecords.
+	PackedRecords int
 	// Rendezvous selects the rendezvous variant for large messages.
 	Rendezvous RndvMode
 	// ExchangePush is the smallest pull or split rendezvous message a
@@ -222,9 +229,15 @@ func checkRings(cfg *Config) error {
 	case cfg.EagerHintLimit > MaxEagerLimit(cfg.RingSize):
 		return fmt.Errorf("llc: eager hint limit %d too large for rings of %d bytes (at most %d)",
 			cfg.EagerHintLimit, cfg.RingSize, MaxEagerLimit(cfg.RingSize))
+	case cfg.PackedRecords < 0 || cfg.PackedRecords > MaxPackedRecords:
+		return fmt.Errorf("llc: packed records of up to %d bytes: want 0 to %d", cfg.PackedRecords, MaxPackedRecords)
 	}
 	return nil
 }
+
+// MaxPackedRecords is the largest Config.PackedRecords: a packed record
+// counts its cells in 16 bits.
+const MaxPackedRecords = 1 << 20
 
 // MaxEagerLimit returns the largest eager limit rings of ringSize allow,
 // in EagerRings mode and, for rings of at least 2*PMAlign bytes, in

@@ -272,6 +272,11 @@ type Caps struct {
 	// marked so: reading the data whole into the receiver's caches was
 	// measured to pay on this network and host.
 	ConsumeReads bool
+	// PackedRecords is the recommended Config.PackedRecords: the largest
+	// write, signal word included, that the network carries as one
+	// packet whose last word lands last, where ring records of that size
+	// were measured to arrive sooner written so (0: none).
+	PackedRecords int
 	// Rendezvous is the recommended rendezvous variant.
 	Rendezvous RndvMode
 	// ExchangePush is the recommended Config.ExchangePush: the smallest

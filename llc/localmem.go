@@ -150,20 +150,20 @@ func (r *inRing) poll(sink RecordSink) bool {
 	r.flush()
 	progressed := false
 	for k := 0; k < 32; k++ {
-		rec, n, ok := r.peek()
+		rec, n, packed, ok := r.peek()
 		if !ok {
 			break
 		}
 		if rec != nil {
 			body := int(binary.LittleEndian.Uint32(rec[12:16])) // meta.length
-			if recordSize(body) > uint64(len(rec)) {
+			if (packed && packedSize(body) > uint64(len(rec))) || (!packed && recordSize(body) > uint64(len(rec))) {
 				sink.Step(Event{Kind: EvError, Err: fmt.Errorf("corrupt ring record from process %d: a body of %d bytes in a record of %d", r.peer, body, len(rec))})
 				return true
 			}
 			if r.arrived != nil && !r.arrived(r.region, ringCtl+r.consumed&(r.size-1), len(rec)) {
 				break
 			}
-			sink.Record(r.peer, rec[:recMeta], recordBody(rec, body))
+			sink.Record(r.peer, rec[:recMeta], recordBody(rec, body, packed))
 		}
 		r.release(n)
 		progressed = true

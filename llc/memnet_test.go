@@ -307,8 +307,12 @@ func testConfig(net *memNet, i, n int) Config {
 	return Config{
 		Self: i, Size: n, Boot: net.boot,
 		EagerLimit: 1024, RingSize: 4096, RingCap: 1 << 30, Rendezvous: RndvPull,
+		PackedRecords: testPacked,
 	}
 }
+
+// testPacked is the PackedRecords of testConfig: the martini network's.
+const testPacked = 256
 
 // traced is a command as issued, with its issuer.
 type traced struct {

@@ -122,9 +122,18 @@ func (m *Mux) Serves(region RegionID, p int) bool {
 func (m *Mux) Caps() Caps {
 	c := m.nets[0].tr.Caps()
 	names := []string{c.Name}
+	rings := c.LoadStore // a network that shares memory came first
 	for _, n := range m.nets[1:] {
 		o := n.tr.Caps()
 		names = append(names, o.Name)
+		// Ring records travel only on the networks that share memory.
+		switch {
+		case !o.LoadStore:
+		case !rings:
+			c.PackedRecords, rings = o.PackedRecords, true
+		default:
+			c.PackedRecords = min(c.PackedRecords, o.PackedRecords)
+		}
 		c.LoadStore = c.LoadStore && o.LoadStore
 		c.MaxRecord = min(c.MaxRecord, o.MaxRecord)
 		c.MaxInline = min(c.MaxInline, o.MaxInline)

@@ -166,17 +166,22 @@ func (e *Engine) writeEager(dst int, op *SendOp) bool {
 }
 
 // writeRecord emits the commands that put one record into dst's ring: the
-// meta (kind, flags, tag, ctx, aux) and payload, then the signal word. It
-// returns false when the ring has no room.
+// meta (kind, flags, tag, ctx, aux) and payload, then the signal word; a
+// packed record is one command. It returns false when the ring has no
+// room.
 func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, aux uint64, ctl, payload []byte) bool {
 	p := &e.peers[dst]
 	r := &p.out
 	body := len(ctl) + len(payload)
-	n := recordSize(body)
-	if e.pm {
-		n = pmRecordSize(n)
+	n, packed := recordSize(body), body <= recInline
+	if !packed && !e.pm && packedSize(body) <= uint64(e.cfg.PackedRecords) {
+		n, packed = packedSize(body), true
 	}
-	at, wrap, wrapAt, ok := r.reserve(n)
+	adv := n // the ring space the record takes
+	if e.pm {
+		adv = pmRecordSize(n)
+	}
+	at, wrap, wrapAt, ok := r.reserve(adv)
 	if !ok {
 		if !p.full {
 			p.full = true
@@ -187,25 +192,32 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	p.full = false
 	if wrap {
 		r.seq++
-		e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: r.region, Signal: signal(r.seq, wrapMarker), SigOff: ringCtl + wrapAt + recSignal})
+		e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: r.region, Signal: wrapWord(r.seq), SigOff: ringCtl + wrapAt})
 		r.head += r.size - wrapAt
 	}
 	r.seq++
 	rec := ringCtl + at
-	if body > recInline {
+	if !packed {
 		// Payload cells first; the first cell, with the signal, last.
 		c := Command{Kind: CmdWrite, Peer: dst, Region: r.region, Off: rec + cell, Data: payload}
 		c.HeadLen = uint8(copy(c.Head[:], ctl))
 		e.emit(&c)
 	}
-	c := e.sched.alloc() // the first cell, built in place in the queue
+	c := e.sched.alloc() // built in place in the queue
 	e.stats.CommandsIssued++
 	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen = CmdWrite, dst, r.region, rec, recSignal
-	c.Signal, c.SigOff = signal(r.seq, n), rec+recSignal
+	c.Signal, c.SigOff = signal(r.seq, adv), rec+recSignal
 	m := meta{kind: kind, flags: flags, tag: tag, ctx: ctx, length: uint32(body), aux: aux}
 	m.put(c.Head[:recMeta])
-	if body <= recInline {
+	switch {
+	case body <= recInline:
+		binary.LittleEndian.PutUint16(c.Head[recEnd:], 1)
 		copy(c.Head[recMeta+copy(c.Head[recMeta:], ctl):], payload)
+	case packed:
+		// Meta and body, then the signal as the record's last word.
+		binary.LittleEndian.PutUint16(c.Head[recEnd:], uint16(n/cell))
+		c.HeadLen = uint8(recMeta + copy(c.Head[recMeta:], ctl))
+		c.Data, c.SigOff = payload, rec+n-8
 	}
 	if kind != recEager && kind != recUnsolicited {
 		e.stats.ControlSent++
@@ -213,7 +225,7 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	if e.pm {
 		e.work[WorkSend]++
 	}
-	r.head += n
+	r.head += adv
 	return true
 }
 

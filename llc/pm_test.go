@@ -112,13 +112,16 @@ func TestPMAlignment(t *testing.T) {
 				if cmd.Kind != CmdWrite || cmd.Region != rings[[2]int{cmd.src, cmd.Peer}] || cmd.Signal == 0 {
 					continue // not a ring's signal word
 				}
-				pos := cmd.SigOff - ringCtl - recSignal
-				size := cmd.Signal & 0xffffffff
-				if pos%PMAlign != 0 || (size != wrapMarker && size%PMAlign != 0) {
+				wrap := uint8(cmd.Signal) == recWrap
+				pos, size := cmd.SigOff-ringCtl-recSignal, cmd.Signal&0xffffffff
+				if wrap {
+					pos = cmd.SigOff - ringCtl
+				}
+				if pos%PMAlign != 0 || (!wrap && size%PMAlign != 0) {
 					t.Errorf("%v: record at ring position %d of %d bytes", cmd, pos, size)
 				}
 				switch {
-				case size == wrapMarker:
+				case wrap:
 					wraps++
 				case cmd.recKind() != recEager:
 					control++

@@ -12,25 +12,39 @@ import (
 //	[0, 64)       control: the consumer count (bytes consumed, monotonic)
 //	[64, 64+size) records, each a whole number of 64-byte cells
 //
-// A record's first cell is [meta (24 bytes) | inline payload (up to 32
-// bytes) | signal word]; a payload longer than 32 bytes fills the cells that
-// follow instead. The signal word (seq<<32 | record size) is the last word
-// of the first cell, so a small message is one write whose last word lands
-// last, as in PM/RHiNET's trailer polling; a longer one writes its payload
-// cells first, then the first cell. Once it has consumed records, the
-// receiver zeroes the signal position of every cell they covered, so that
-// any future record position reads zero until its signal lands, and
-// publishes the consumer count; it does so at its next poll (inRing.flush).
-// The sender reads that count (one remote read) only when
-// its cached view says the ring is full, as PM/RHiNET does.
+// A record begins with its meta (24 bytes), whose first word names the
+// record's kind and where its signal word is (recEnd), and ends its first
+// cell or its last with the signal word (seq<<32 | record size). Two
+// layouts:
+//
+//   - packed: [meta | body | padding | signal], the signal the record's
+//     last word. The record is one write whose last word lands last, as in
+//     PM/RHiNET's trailer polling. Every record of one cell is packed, and
+//     so are longer ones up to Config.PackedRecords.
+//   - split: [meta | 32 unused bytes | signal] then the body from the
+//     second cell: the body's cells are written first, then the first cell.
+//     Records longer than PackedRecords, and under PM, are split.
+//
+// The receiver reads the first word of the record position; once it is
+// not zero, it reads the signal word where the first word says, and takes
+// the record once that landed too. Once it has consumed records, the
+// receiver zeroes the first and the last word of every cell they covered,
+// so that any future record position, and any future signal position,
+// reads zero until written, and publishes the consumer count; it does so
+// at its next poll (inRing.flush). A wrap marker is one word at the record
+// position. The sender reads the count (one remote read) only when its
+// cached view says the ring is full, as PM/RHiNET does.
 const (
-	ringCtl    = 64
-	cell       = 64
-	recMeta    = 24
-	recInline  = 32          // largest payload carried in the first cell
-	recSignal  = cell - 8    // offset of the signal word in the first cell
-	wrapMarker = 1           // record size value that means "continue at offset 0"
-	recHeader  = recMeta + 8 // bytes of the first cell that are not payload
+	ringCtl   = 64
+	cell      = 64
+	recMeta   = 24
+	recInline = 32          // largest payload carried in the first cell
+	recSignal = cell - 8    // offset of the signal word in the first cell
+	recHeader = recMeta + 8 // bytes of the first cell that are not payload
+	// recEnd is the offset in the meta of a 16-bit count: the cells of a
+	// packed record, whose signal word is its last; 0 for a split record,
+	// whose signal ends the first cell.
+	recEnd = 2
 )
 
 // Record kinds.
@@ -39,6 +53,10 @@ const (
 	recRTS                    // rendezvous request to send
 	recCTS                    // rendezvous clear to send (write variant)
 	recFIN                    // rendezvous finished
+	// recWrap marks the rest of the ring as unused: the next record is at
+	// offset 0. A wrap marker is one word, its sequence number in the
+	// upper half.
+	recWrap uint8 = 0xff
 )
 
 // meta is the fixed part of a record after the signal word.
@@ -69,6 +87,7 @@ func (m *meta) get(b []byte) {
 	m.aux = binary.LittleEndian.Uint64(b[16:])
 }
 
+// recordSize is the size of a split record of payload bytes.
 func recordSize(payload int) uint64 {
 	if payload <= recInline {
 		return cell
@@ -76,13 +95,20 @@ func recordSize(payload int) uint64 {
 	return cell + uint64(payload+cell-1)/cell*cell
 }
 
-// recordBody returns the payload of a record of body bytes.
-func recordBody(rec []byte, body int) []byte {
-	if body <= recInline {
+// packedSize is the size of a packed record of payload bytes.
+func packedSize(payload int) uint64 { return uint64(recHeader+payload+cell-1) / cell * cell }
+
+// recordBody returns the payload of a record of body bytes; packed says
+// whether the record is packed (or of one cell).
+func recordBody(rec []byte, body int, packed bool) []byte {
+	if packed || body <= recInline {
 		return rec[recMeta : recMeta+body]
 	}
 	return rec[cell : cell+body]
 }
+
+// wrapWord is the wrap marker of sequence number seq.
+func wrapWord(seq uint32) uint64 { return uint64(seq)<<32 | uint64(recWrap) }
 
 func signal(seq uint32, size uint64) uint64 { return uint64(seq)<<32 | size }
 
@@ -134,21 +160,38 @@ func newInRing(peer int, region RegionID, mem []byte) *inRing {
 	return &inRing{peer: peer, region: region, ctl: word(mem, 0), data: mem[ringCtl:], size: uint64(len(mem) - ringCtl)}
 }
 
-// peek returns the record at the consumer position, if its signal landed.
-func (r *inRing) peek() (rec []byte, size uint64, ok bool) {
+// peek returns the record at the consumer position, if its signal landed,
+// and whether it is packed (a wrap marker returns no record, and the
+// space to skip).
+func (r *inRing) peek() (rec []byte, size uint64, packed, ok bool) {
 	pos := r.consumed & (r.size - 1)
-	sig := atomic.LoadUint64(word(r.data, pos+recSignal))
+	first := atomic.LoadUint64(word(r.data, pos))
+	if first == 0 {
+		return nil, 0, false, false
+	}
+	if uint8(first) == recWrap {
+		if uint32(first>>32) != r.seq+1 {
+			return nil, 0, false, false // not yet (cannot happen with a correct peer)
+		}
+		return nil, r.size - pos, false, true
+	}
+	at := uint64(recSignal)
+	if end := uint64(uint16(first >> (8 * recEnd))); end > 0 {
+		at = end*cell - 8
+		packed = true
+	}
+	if pos+at >= r.size {
+		return nil, 0, false, false // cannot happen with a correct peer
+	}
+	sig := atomic.LoadUint64(word(r.data, pos+at))
 	if sig == 0 {
-		return nil, 0, false
+		return nil, 0, false, false
 	}
 	size = sig & 0xffffffff
-	if uint32(sig>>32) != r.seq+1 {
-		return nil, 0, false // not yet (cannot happen with a correct peer)
+	if uint32(sig>>32) != r.seq+1 || size < at+8 || pos+size > r.size {
+		return nil, 0, false, false // not yet (cannot happen with a correct peer)
 	}
-	if size == wrapMarker {
-		return nil, r.size - pos, true
-	}
-	return r.data[pos : pos+size], size, true
+	return r.data[pos : pos+size], size, packed, true
 }
 
 // release moves the consumer position past the record of n bytes at it;
@@ -159,9 +202,10 @@ func (r *inRing) release(n uint64) {
 }
 
 // flush hands the space of the records delivered since the last flush back
-// to the sender: it zeroes the signal position of every cell they covered,
-// so that any future record position reads zero until its signal lands,
-// and publishes the consumer count. poll flushes before it looks for new
+// to the sender: it zeroes the first and the last word of every cell they
+// covered, so that any future record position, and any future signal
+// position, reads zero until written, and publishes the consumer count.
+// poll flushes before it looks for new
 // records, not after it delivers them: the zeroing stores must take the
 // cells' lines back from the sender's cache, and the count's atomic store
 // waits for that, which would delay the delivered message's receiver
@@ -176,7 +220,9 @@ func (r *inRing) flush() {
 	// Plain stores: they become visible before the consumer count, which
 	// is published with an atomic store after them.
 	for c := r.released; c < r.consumed; c += cell {
-		*word(r.data, c&(r.size-1)+recSignal) = 0
+		at := c & (r.size - 1)
+		*word(r.data, at) = 0
+		*word(r.data, at+recSignal) = 0
 	}
 	r.released = r.consumed
 	atomic.StoreUint64(r.ctl, r.consumed)

@@ -1,6 +1,7 @@
 package llc
 
 import (
+	"bytes"
 	"encoding/binary"
 	"sync/atomic"
 	"testing"
@@ -15,19 +16,77 @@ func (s *ringSink) Record(_ int, _, data []byte) {
 	s.bodies = append(s.bodies, append([]byte(nil), data...))
 }
 
-// putRecord writes a record with a body of n bytes at pos of the ring's
-// record space, as a sender does: payload cells first, then the first
-// cell with the signal word.
+// putRecord writes a split record with a body of n bytes at pos of the
+// ring's record space, as a sender does: payload cells first, then the
+// first cell with the signal word.
 func putRecord(data []byte, pos uint64, seq uint32, n int, fill byte) uint64 {
 	size := recordSize(n)
 	rec := data[pos : pos+size]
+	rec[0] = recEager
+	if n <= recInline {
+		rec[recEnd] = 1
+	}
 	binary.LittleEndian.PutUint32(rec[12:16], uint32(n))
-	body := recordBody(rec, n)
+	body := recordBody(rec, n, false)
 	for i := range body {
 		body[i] = fill
 	}
 	atomic.StoreUint64(word(data, pos+recSignal), signal(seq, size))
 	return size
+}
+
+// putPacked writes a packed record with a body of n bytes at pos, all but
+// its signal word; the caller stores signal(seq, size) at pos+size-8.
+func putPacked(data []byte, pos uint64, n int, fill byte) (size uint64) {
+	size = packedSize(n)
+	rec := data[pos : pos+size]
+	binary.LittleEndian.PutUint16(rec[recEnd:], uint16(size/cell))
+	binary.LittleEndian.PutUint32(rec[12:16], uint32(n))
+	body := recordBody(rec, n, true)
+	for i := range body {
+		body[i] = fill
+	}
+	rec[0] = recEager
+	return size
+}
+
+// A packed record is delivered once its last word, the signal, landed, and
+// not before: the first word alone says where the signal is. Its first and
+// last words read zero after the flush.
+func TestInRingPackedRecord(t *testing.T) {
+	const size = 8 * cell
+	mem := make([]byte, ringCtl+size)
+	r := newInRing(1, 0, mem)
+	data := mem[ringCtl:]
+	var sink ringSink
+
+	n := putPacked(data, 0, 100, 0xb1) // 24+100+8 bytes: three cells
+	if n != 3*cell {
+		t.Fatalf("a packed record of 100 bytes takes %d bytes, want %d", n, 3*cell)
+	}
+	if r.poll(&sink) || len(sink.bodies) != 0 {
+		t.Fatal("a packed record was delivered before its signal landed")
+	}
+	atomic.StoreUint64(word(data, n-8), signal(1, n))
+	if !r.poll(&sink) || len(sink.bodies) != 1 || len(sink.bodies[0]) != 100 || sink.bodies[0][99] != 0xb1 {
+		t.Fatalf("delivered %d records after the signal landed", len(sink.bodies))
+	}
+	r.poll(&sink)
+	if got := atomic.LoadUint64(r.ctl); got != n {
+		t.Fatalf("consumer count %d, want %d", got, n)
+	}
+	for c := uint64(0); c < n; c += cell {
+		if *word(data, c) != 0 || *word(data, c+recSignal) != 0 {
+			t.Fatalf("cell at %d not cleared after the flush", c)
+		}
+	}
+	// A wrap marker, then a packed record at 0 of the next lap.
+	atomic.StoreUint64(word(data, n), wrapWord(2))
+	m := putPacked(data, 0, 40, 0xb2)
+	atomic.StoreUint64(word(data, m-8), signal(3, m))
+	if !r.poll(&sink) || len(sink.bodies) != 2 || !bytes.Equal(sink.bodies[1], bytes.Repeat([]byte{0xb2}, 40)) {
+		t.Fatalf("poll across the wrap delivered %d records", len(sink.bodies))
+	}
 }
 
 // A delivered record's space goes back to the sender at the receiver's next
@@ -50,8 +109,8 @@ func TestInRingFlushAtNextPoll(t *testing.T) {
 	if got := atomic.LoadUint64(r.ctl); got != 0 {
 		t.Fatalf("consumer count %d published before the next poll", got)
 	}
-	if *word(data, recSignal) == 0 {
-		t.Fatal("first record's signal zeroed before the next poll")
+	if *word(data, 0) == 0 || *word(data, recSignal) == 0 {
+		t.Fatal("first record's words zeroed before the next poll")
 	}
 	if r.poll(&sink) {
 		t.Fatal("second poll found a record in an empty ring")
@@ -60,14 +119,14 @@ func TestInRingFlushAtNextPoll(t *testing.T) {
 		t.Fatalf("consumer count %d after the next poll, want %d", got, 4*cell)
 	}
 	for c := uint64(0); c < 4*cell; c += cell {
-		if *word(data, c+recSignal) != 0 {
+		if *word(data, c) != 0 || *word(data, c+recSignal) != 0 {
 			t.Fatalf("cell at %d still signals after the flush", c)
 		}
 	}
 
 	// Past the end: a wrap marker over the last four cells, then a
 	// two-cell record at 0.
-	atomic.StoreUint64(word(data, 4*cell+recSignal), signal(3, wrapMarker))
+	atomic.StoreUint64(word(data, 4*cell), wrapWord(3))
 	putRecord(data, 0, 4, 40, 0xa3)
 	if !r.poll(&sink) || len(sink.bodies) != 3 || sink.bodies[2][0] != 0xa3 {
 		t.Fatalf("poll across the wrap delivered %d records", len(sink.bodies))
@@ -77,7 +136,7 @@ func TestInRingFlushAtNextPoll(t *testing.T) {
 		t.Fatalf("consumer count %d after the wrap, want %d", got, size+2*cell)
 	}
 	for c := uint64(0); c < size; c += cell {
-		if *word(data, c+recSignal) != 0 {
+		if *word(data, c) != 0 || *word(data, c+recSignal) != 0 {
 			t.Fatalf("cell at %d still signals after the wrap's flush", c)
 		}
 	}

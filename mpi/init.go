@@ -447,7 +447,7 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int
 	cfg := llc.Config{
 		Self: job.Rank, Size: job.Size, Boot: boot, MaxRecord: caps.MaxRecord,
 		EagerLimit: eager, EagerHintLimit: min(hint, llc.MaxEagerLimit(ring)), RingSize: ring, RingCap: memory, Rendezvous: mode, ExchangePush: exchangePush(caps, job.Size),
-		QueuePeers: ns.queuePeers,
+		QueuePeers: ns.queuePeers, PackedRecords: min(caps.PackedRecords, llc.MaxPackedRecords),
 	}
 	if cfg.QueuePeers != nil {
 		cfg.EagerLimit = min(cfg.EagerLimit, llc.QueueEagerLimit(caps.MaxRecord))

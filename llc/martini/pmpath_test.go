@@ -86,3 +86,59 @@ func TestPMSendPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestPackedRecordPackets writes packed ring records (meta, body, padding,
+// signal) under the default send path: one BOTF packet up to
+// DefaultBOTFLimit bytes, one gathered PUSH up to NativeGatherLimit, and
+// in parts beyond; the padding lands zeroed and the signal last. Under the
+// Martini model nothing is gathered and Caps packs no record.
+func TestPackedRecordPackets(t *testing.T) {
+	cases := []struct {
+		body         int
+		botf, pushes uint64
+	}{
+		{100, 1, 0},                   // 24+100+8 in 192 bytes
+		{1000, 0, 1},                  // 1088 bytes
+		{NativeGatherLimit, 0, 3},     // head, body, signal
+		{DefaultBOTFLimit - 32, 1, 0}, // 256 bytes exactly
+	}
+	ts := translators(t, 2, nicemu.ProfileNative)
+	if c := ts[0].Caps(); c.PackedRecords != NativeGatherLimit {
+		t.Errorf("native caps pack records of up to %d bytes, want %d", c.PackedRecords, NativeGatherLimit)
+	}
+	ev := ts[1].Execute(&llc.Command{Kind: llc.CmdAlloc, Size: 16 << 10, Token: 1})
+	if ev.Kind != llc.EvDone {
+		t.Fatalf("alloc: %+v", ev)
+	}
+	region, mem := llc.RegionID(ev.Value), ev.Mem
+	for _, c := range cases {
+		clear(mem)
+		for i := range mem {
+			mem[i] = 0xee // padding that is not written shows
+		}
+		size := (32 + c.body + 63) / 64 * 64
+		cmd := llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: region, Off: 64, HeadLen: 24,
+			Data: bytes.Repeat([]byte{7}, c.body), Signal: 9, SigOff: 64 + uint64(size) - 8}
+		copy(cmd.Head[:], bytes.Repeat([]byte{5}, 24))
+		before := ts[0].NIC().Stats()
+		if ev := ts[0].Execute(&cmd); ev.Kind == llc.EvError {
+			t.Fatalf("%d bytes: %v", c.body, ev.Err)
+		}
+		after := ts[0].NIC().Stats()
+		if botf, push := after.BOTF-before.BOTF, after.Push-before.Push; botf != c.botf || push != c.pushes {
+			t.Errorf("%d bytes: %d BOTF and %d PUSH requests, want %d and %d", c.body, botf, push, c.botf, c.pushes)
+		}
+		rec := mem[64 : 64+size]
+		if !bytes.Equal(rec[:24], bytes.Repeat([]byte{5}, 24)) || !bytes.Equal(rec[24:24+c.body], cmd.Data) || rec[size-8] != 9 {
+			t.Errorf("%d bytes: the record did not land whole", c.body)
+		}
+		if pad := rec[24+c.body : size-8]; c.pushes < 2 && !bytes.Equal(pad, make([]byte, len(pad))) {
+			t.Errorf("%d bytes: padding % x, want zeros", c.body, pad)
+		}
+	}
+
+	m := translators(t, 2, nicemu.ProfileMartini)[0]
+	if c := m.Caps(); c.PackedRecords != 0 || m.GatherLimit != 0 {
+		t.Errorf("under the model: caps pack records of up to %d bytes, gather limit %d", c.PackedRecords, m.GatherLimit)
+	}
+}

@@ -86,6 +86,11 @@ const (
 	SendVPUSH = "vpush"
 )
 
+// NativeGatherLimit is the GatherLimit of the BOTF send path outside the
+// Martini model: a packed ring record too long for a BOTF packet is
+// gathered and pushed at once, rather than written in two parts.
+const NativeGatherLimit = 1152
+
 // DefaultGatherLimit is the GatherLimit of the gather send path: PM's
 // largest message that one pmSend carries (thesis 8.4.3: 8184 bytes).
 const DefaultGatherLimit = 8192
@@ -104,6 +109,9 @@ func (t *Translator) SetSendPath(path string) error {
 		gather = DefaultGatherLimit
 	default:
 		return fmt.Errorf("martini: send path %q: want %s, %s, %s, %s or %s", path, SendBOTF, SendPush, SendAOTF, SendGather, SendVPUSH)
+	}
+	if botf > 0 && aotf == 0 && gather == 0 && t.nic.Profile() == nil {
+		gather = NativeGatherLimit
 	}
 	t.BOTFLimit, t.AOTFLimit, t.GatherLimit = botf, aotf, gather
 	t.PMPackets, t.VPUSHData = path == SendGather, path == SendVPUSH
@@ -128,8 +136,9 @@ type aotfTarget struct {
 
 // New returns a translator for nic.
 func New(nic *nicemu.NIC) *Translator {
-	t := &Translator{nic: nic, BOTFLimit: DefaultBOTFLimit, SleepTimeout: 500 * time.Millisecond,
+	t := &Translator{nic: nic, SleepTimeout: 500 * time.Millisecond,
 		mem: llc.NewLocalMemory(nic.PID()), offload: true}
+	t.SetSendPath(SendBOTF) // the default send path: no error
 	if nic.Clock() != nil {
 		t.mem.OnArrival(func(r llc.RegionID, off uint64, n int) bool {
 			ok := nic.Arrived(nicemu.SID(r), off, n)
@@ -227,6 +236,9 @@ func (t *Translator) Caps() llc.Caps {
 		Offload:    t.offload,
 	}
 	if !t.Modelled() {
+		// Not under the model, whose recorded runs wrote every record
+		// of more than a cell in two parts.
+		c.PackedRecords = max(t.BOTFLimit, t.GatherLimit)
 		// Not under the model, calibrated with the rendezvous variants
 		// alone.
 		c.ExchangePush = llc.ExchangePushMin
@@ -336,11 +348,10 @@ func (t *Translator) Execute(c *llc.Command) llc.Event {
 	return llc.Event{Kind: llc.EvDone, Token: c.Token, Value: val, Mem: mem}
 }
 
-// write sends the header and data of a CmdWrite, then its signal word.
-// When the signal directly follows the data and all of it fits a Window, it
-// is one BOTF packet whose last word (the signal) lands last; otherwise the
-// parts are PUSH requests, the signal an 8-byte PUSH that lands atomically
-// after them.
+// write sends the header and data of a CmdWrite, then its signal word:
+// one packet whose last word (the signal) lands last where writePacket
+// can; otherwise the parts are a BOTF or PUSH requests, the signal an
+// 8-byte PUSH that lands atomically after them.
 func (t *Translator) write(c *llc.Command) error {
 	n := t.nic
 	sid := nicemu.SID(c.Region)
@@ -357,29 +368,8 @@ func (t *Translator) write(c *llc.Command) error {
 			return t.writeDataPM(c.Peer, sid, c.Off, c.Data)
 		}
 	}
-	if c.Signal != 0 && c.SigOff == c.Off+uint64(total) && total+8 <= t.AOTFLimit &&
-		c.Off%8 == 0 && total%8 == 0 && c.Off/nicemu.PageSize == c.SigOff/nicemu.PageSize {
-		return t.writeAOTF(c, head, total)
-	}
-	if c.Signal != 0 && c.SigOff == c.Off+uint64(total) && total+8 <= t.BOTFLimit {
-		img := n.BOTFBuffer()
-		copy(img, head)
-		copy(img[len(head):], c.Data)
-		binary.LittleEndian.PutUint64(img[total:], c.Signal)
-		return n.KickBOTF(c.Peer, sid, c.Off, total+8)
-	}
-	if c.Signal != 0 && c.SigOff == c.Off+uint64(total) && total+8 <= t.GatherLimit {
-		if len(t.gbuf) < t.GatherLimit {
-			t.gbuf = make([]byte, t.GatherLimit)
-		}
-		buf := t.gbuf[:total+8]
-		copy(buf, head)
-		copy(buf[len(head):], c.Data)
-		binary.LittleEndian.PutUint64(buf[total:], c.Signal)
-		if p := n.Profile(); p != nil && n.Clock() != nil {
-			n.ChargeHost(p.VirtualPM) // PM/RHiNET's pmSend in virtual time
-		}
-		return t.push(c.Peer, sid, c.Off, buf)
+	if sent, err := t.writePacket(c, head, total); sent {
+		return err
 	}
 	if total <= t.BOTFLimit {
 		img := n.BOTFBuffer()
@@ -401,6 +391,45 @@ func (t *Translator) write(c *llc.Command) error {
 		}
 	}
 	return t.signal(c)
+}
+
+// writePacket sends c as one packet whose last word is its signal, when
+// the signal follows the data (directly, or after up to 63 bytes of
+// padding, zeroed: a packed ring record) and the packet fits AOTF, BOTF
+// or the gather buffer; it reports whether it did.
+func (t *Translator) writePacket(c *llc.Command, head []byte, total int) (bool, error) {
+	n := t.nic
+	if c.Signal == 0 || c.SigOff < c.Off+uint64(total) || c.SigOff-c.Off-uint64(total) >= 64 {
+		return false, nil
+	}
+	end := int(c.SigOff - c.Off)
+	switch {
+	case end == total && total+8 <= t.AOTFLimit && c.Off%8 == 0 && total%8 == 0 && c.Off/nicemu.PageSize == c.SigOff/nicemu.PageSize:
+		return true, t.writeAOTF(c, head, total)
+	case end+8 <= t.BOTFLimit:
+		gatherPacket(n.BOTFBuffer(), head, c.Data, end, c.Signal)
+		return true, n.KickBOTF(c.Peer, nicemu.SID(c.Region), c.Off, end+8)
+	case end+8 <= t.GatherLimit:
+		if len(t.gbuf) < t.GatherLimit {
+			t.gbuf = make([]byte, t.GatherLimit)
+		}
+		buf := t.gbuf[:end+8]
+		gatherPacket(buf, head, c.Data, end, c.Signal)
+		if p := n.Profile(); p != nil && n.Clock() != nil {
+			n.ChargeHost(p.VirtualPM) // PM/RHiNET's pmSend in virtual time
+		}
+		return true, t.push(c.Peer, nicemu.SID(c.Region), c.Off, buf)
+	}
+	return false, nil
+}
+
+// gatherPacket writes head and data into buf, zeroes the padding up to
+// end, and puts signal at end.
+func gatherPacket(buf, head, data []byte, end int, signal uint64) {
+	total := copy(buf, head)
+	total += copy(buf[total:], data)
+	clear(buf[total:end])
+	binary.LittleEndian.PutUint64(buf[end:], signal)
 }
 
 // writeAOTF sends head, data and signal of c (total bytes before the
