@@ -159,8 +159,18 @@ func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 				return 0, nil, err
 			}
 		}
-		copy(dst, head)
+		// The first word of an aligned write is one store (a ring
+		// record's first word, which the receiver polls).
+		first := len(head) >= 8 && c.Off%8 == 0
+		if first {
+			copy(dst[8:], head[8:])
+		} else {
+			copy(dst, head)
+		}
 		copy(dst[len(head):], c.Data)
+		if first {
+			atomic.StoreUint64(word(dst, 0), binary.LittleEndian.Uint64(head))
+		}
 		if sig != nil {
 			atomic.StoreUint64(sig, c.Signal)
 		}

@@ -137,11 +137,12 @@ func (n *NIC) write(dst int, sid SID, v sidView, off uint64, src []byte) error {
 			n.seg.stamp(dst, at, len(src), n.visible)
 		}
 		end := at + uint64(len(src))
-		if len(src) >= 8 && end%8 == 0 {
+		switch {
+		case len(src) >= 8 && end%8 == 0:
 			// In-order delivery: the last 8 bytes land last, atomically.
-			copy(n.seg.mem[at:end-8], src[:len(src)-8])
+			copyWords(n.seg.mem[at:end-8], src[:len(src)-8])
 			atomic.StoreUint64((*uint64)(unsafe.Pointer(&n.seg.mem[end-8])), binary.LittleEndian.Uint64(src[len(src)-8:]))
-		} else {
+		default:
 			copy(n.seg.mem[at:end], src)
 		}
 		if n.clock != nil {
