@@ -46,7 +46,7 @@ func (b *board) record(r int) []byte {
 	return b.recs[i*b.size : (i+1)*b.size]
 }
 
-// data returns n bytes at offset off of what rank r published after its
+// data returns n bytes at offset off of what rank r published besides its
 // key: its input, from its record or from its data word.
 func (b *board) data(r, off, n int) []byte {
 	if b.inline {
@@ -54,7 +54,41 @@ func (b *board) data(r, off, n int) []byte {
 		copy(b.tmp, d[:])
 		return b.tmp[off : off+n]
 	}
+	if b.hw != nil {
+		return b.record(r)[off : off+n]
+	}
 	return b.record(r)[keySize+off : keySize+off+n]
+}
+
+// keyOf returns the encoded Key of a record published through this board:
+// the record's last keySize bytes on the hardware, where the input comes
+// first (see keyedRecord), its first elsewhere.
+func (b *board) keyOf(rec []byte) []byte {
+	switch {
+	case len(rec) < keySize:
+		return rec
+	case b.hw != nil:
+		return rec[len(rec)-keySize:]
+	}
+	return rec[:keySize]
+}
+
+// keyedRecord returns a record of keySize+len(input) bytes from c's arena
+// holding key and input as board.data and board.keyOf read them back: on
+// the hardware the input first, so that a reader of a small input reads
+// the payload's first line alone (the key is read only when the sum of
+// keys shows a difference); elsewhere the key first.
+func keyedRecord(c *call, hw bool, key Key, input []byte, size int) (rec, keyPart []byte) {
+	rec = c.alloc(size)
+	if hw {
+		keyPart = rec[size-keySize:]
+		copy(rec, input)
+	} else {
+		keyPart = rec[:keySize]
+		copy(rec[keySize:], input)
+	}
+	key.put(keyPart)
+	return rec, keyPart
 }
 
 // verify checks that every process published the key this one did, mine
@@ -63,13 +97,14 @@ func (b *board) verify(mine []byte) error {
 	if b.hw != nil && len(mine) >= keySize && b.hw.KeySum() == uint64(b.n)*b.key&(1<<b.hw.KeyBits()-1) {
 		return nil // every rank passed this key
 	}
-	if getKey(mine).Counts != 0 {
+	keyOf := func(r int) Key { return getKey(b.keyOf(b.record(r))) }
+	if getKey(b.keyOf(mine)).Counts != 0 {
 		// The keys differ legitimately (in Own); compare them in full.
-		return verify(b.n, func(r int) Key { return getKey(b.record(r)) })
+		return verify(b.n, keyOf)
 	}
 	for r := range b.n {
-		if !bytes.Equal(b.record(r)[:min(keySize, len(b.record(r)))], mine[:keySize]) {
-			return verify(b.n, func(r int) Key { return getKey(b.record(r)) })
+		if !bytes.Equal(b.keyOf(b.record(r)), b.keyOf(mine)) {
+			return verify(b.n, keyOf)
 		}
 	}
 	return nil

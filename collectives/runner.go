@@ -205,15 +205,15 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 				size += len(o.input)
 			}
 		}
-		rec := c.alloc(size)
-		o.key.put(rec)
+		var input []byte
 		if inline {
 			copy(datum[:], o.input)
 		} else if alg == AlgShared && o.invalid == nil {
-			copy(rec[keySize:], o.input)
+			input = o.input
 		}
+		rec, key := keyedRecord(c, method == AlgNIC, o.key, input, size)
 		b := &u.board
-		if err := publish(c, u.HW, method, rec, u.recordHash(rec), datum, b); err != nil {
+		if err := publish(c, u.HW, method, rec, u.recordHash(key), datum, b); err != nil {
 			return fmt.Errorf("%v: %w", coll, err)
 		}
 		if inline {
