@@ -100,16 +100,6 @@ func (u *Runner) opID(r Reducer) uint16 {
 	return u.op.id
 }
 
-// smallKey caches the encoded Key of the last reduction that took the
-// small-reduction path, and its hash, as long as the calls repeat.
-type smallKey struct {
-	key  Key    // without Op
-	op   string // the Reducer's Op
-	rec  [keySize]byte
-	hash uint64 // keyHash(rec)&mask, never 0
-	mask uint64 // the hardware's key width
-}
-
 func (u *Runner) begin() *call {
 	u.c = call{Net: u.Net, arena: &u.arena, xfer: &u.xfer}
 	return &u.c
@@ -338,6 +328,9 @@ func badUnits(coll Collective, length, unit int) error {
 
 // Bcast broadcasts buf from root.
 func (u *Runner) Bcast(buf []byte, root, elem int) error {
+	if ok, err := u.smallBcast(buf, root, elem); ok {
+		return err
+	}
 	o := opCall{key: Key{Coll: CollBcast, Elem: elem, Root: root, Bytes: len(buf)},
 		shareLen: len(buf), bytes: len(buf), commutative: true,
 		invalid: badRoot(CollBcast, root, u.Net.Size())}
@@ -420,87 +413,6 @@ func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
 			fold(b, r, recv[:length], 0, n, 0)
 		}
 	})
-}
-
-// smallReduction runs an allreduce (coll CollAllreduce), or a reduce to
-// root (CollReduce), whose vector fits in a data word of the
-// synchronisation network (and whose communicator is small enough for
-// every rank's word to travel in the barrier's messages) in one barrier:
-// what the driver would do for it, without the driver's generality. It
-// reports false, having done nothing, for any other call, forced
-// algorithms and invalid arguments included; the driver then takes the
-// call.
-func (u *Runner) smallReduction(coll Collective, send, recv []byte, r Reducer, root int) (done bool, err error) {
-	input, length, ok := u.smallInput(coll, send, recv, r, root)
-	if !ok {
-		return false, nil
-	}
-	hw, n := u.HW, u.Net.Size()
-	k := Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Root: root, Bytes: length}
-	sk := &u.small
-	if sk.hash == 0 || sk.key != k || sk.op != r.Op {
-		sk.key, sk.op = k, r.Op
-		k.Op = opID(r)
-		k.put(sk.rec[:])
-		sk.mask = 1<<hw.KeyBits() - 1
-		sk.hash = keyHash(sk.rec[:]) & sk.mask
-	}
-	var w [DatumSize]byte
-	copy(w[:], input)
-	u.settleAll()
-	defer func() { err = u.withEarlier(err) }()
-	if err := hw.Barrier(sk.hash, w, sk.rec[:]); err != nil {
-		return true, fmt.Errorf("%v: %w", coll, err)
-	}
-	if hw.KeySum() != uint64(n)*sk.hash&sk.mask {
-		// Some rank's call differs: find out how, and say so.
-		b := board{hw: hw, size: keySize, self: u.Net.Rank(), n: n, key: sk.hash}
-		if err := b.verify(sk.rec[:]); err != nil {
-			return true, err
-		}
-	}
-	u.Stats.addAt(coll, statSharedNIC)
-	if coll == CollReduce && u.Net.Rank() != root {
-		return true, nil
-	}
-	// The words in rank order, as fold does with records.
-	w = hw.Datum(n - 1)
-	acc := recv[:length]
-	copy(acc, w[:])
-	for s := n - 2; s >= 0; s-- {
-		u.word = hw.Datum(s)
-		r.Apply(u.word[:length], acc)
-	}
-	return true, nil
-}
-
-// smallInput returns the input and length of a reduction smallReduction
-// can run, and whether it can: valid arguments, a vector of whole units
-// that fits a data word, and offload without forced algorithms.
-func (u *Runner) smallInput(coll Collective, send, recv []byte, r Reducer, root int) (input []byte, length int, ok bool) {
-	hw, unit := u.HW, r.Unit
-	if hw == nil || len(u.Force) != 0 || r.Apply == nil || unit <= 0 || unit&(unit-1) != 0 {
-		return nil, 0, false
-	}
-	n, rank := u.Net.Size(), u.Net.Rank()
-	input, length = send, len(send)
-	switch {
-	case coll == CollAllreduce && send != nil && len(send) != len(recv):
-		return nil, 0, false
-	case coll == CollAllreduce:
-		length = len(recv)
-	case uint(root) >= uint(n) || send == nil && rank != root:
-		return nil, 0, false
-	}
-	if send == nil {
-		input, length = recv, len(recv)
-	}
-	// (Units are powers of two: length&(unit-1) is length%unit.)
-	if length > DatumSize || length&(unit-1) != 0 || n > hw.InlineRanks() ||
-		(coll == CollAllreduce || rank == root) && len(recv) < length {
-		return nil, 0, false
-	}
-	return input, length, true
 }
 
 // Allreduce combines the processes' send vectors with r into every
