@@ -127,13 +127,31 @@ func opID(r Reducer) uint16 {
 }
 
 // keyHash hashes an encoded Key (the first keySize bytes of b) to a
-// non-zero word, for the synchronisation network's sum of keys.
+// non-zero word, for the synchronisation network's sum of keys: a hash of
+// everything but the root (baseHash), and the root mixed in (rootedHash),
+// so that calls differing only by their root, as a broadcast's or a
+// reduction's rotating one, hash without hashing the rest again.
 func keyHash(b []byte) uint64 {
+	return rootedHash(baseHash(b), binary.LittleEndian.Uint32(b[4:])&0xffffff)
+}
+
+// baseHash hashes an encoded Key but its root.
+func baseHash(b []byte) uint64 {
 	v := uint64(0x9e3779b97f4a7c15)
 	for i := 0; i < keySize; i += 8 {
-		v = (v ^ binary.LittleEndian.Uint64(b[i:])) * 0xbf58476d1ce4e5b9
+		w := binary.LittleEndian.Uint64(b[i:])
+		if i == 0 {
+			w &^= 0xffffff << 32 // the root
+		}
+		v = (v ^ w) * 0xbf58476d1ce4e5b9
 		v ^= v >> 31
 	}
+	return v
+}
+
+// rootedHash mixes root into a baseHash.
+func rootedHash(base uint64, root uint32) uint64 {
+	v := base ^ uint64(root)*0x9e3779b97f4a7c15
 	v ^= v >> 29
 	v *= 0x94d049bb133111eb
 	v ^= v >> 32

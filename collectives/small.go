@@ -8,13 +8,13 @@ import "fmt"
 // barrier: what the driver would do for it (AlgShared, its inputs inline),
 // without the driver's generality.
 
-// smallKey caches the encoded Key of the last small call, and its hash,
-// as long as the calls repeat.
+// smallKey caches the encoded Key of the last small call, and the hash of
+// all of it but the root, as long as the calls repeat but for their root.
 type smallKey struct {
-	key  Key    // without Op
+	key  Key    // without Op and Root
 	op   string // the Reducer's Op
 	rec  [keySize]byte
-	hash uint64 // keyHash(rec)&mask, never 0
+	base uint64 // baseHash(rec)
 	mask uint64 // the hardware's key width
 }
 
@@ -24,20 +24,23 @@ type smallKey struct {
 func (u *Runner) smallBarrier(k Key, r Reducer, w [DatumSize]byte) error {
 	hw, n := u.HW, u.Net.Size()
 	sk := &u.small
-	if sk.hash == 0 || sk.key != k || sk.op != r.Op {
+	root := k.Root
+	if k.Root = 0; sk.mask == 0 || sk.key != k || sk.op != r.Op {
 		sk.key, sk.op = k, r.Op
 		k.Op = opID(r)
 		k.put(sk.rec[:])
 		sk.mask = 1<<hw.KeyBits() - 1
-		sk.hash = keyHash(sk.rec[:]) & sk.mask
+		sk.base = baseHash(sk.rec[:])
 	}
+	sk.rec[4], sk.rec[5], sk.rec[6] = byte(root), byte(root>>8), byte(root>>16) // as Key.put
+	hash := rootedHash(sk.base, uint32(root)&0xffffff) & sk.mask
 	u.settleAll()
-	if err := hw.Barrier(sk.hash, w, sk.rec[:]); err != nil {
+	if err := hw.Barrier(hash, w, sk.rec[:]); err != nil {
 		return fmt.Errorf("%v: %w", k.Coll, err)
 	}
-	if hw.KeySum() != uint64(n)*sk.hash&sk.mask {
+	if hw.KeySum() != uint64(n)*hash&sk.mask {
 		// Some rank's call differs: find out how, and say so.
-		b := board{hw: hw, size: keySize, self: u.Net.Rank(), n: n, key: sk.hash}
+		b := board{hw: hw, size: keySize, self: u.Net.Rank(), n: n, key: hash}
 		if err := b.verify(sk.rec[:]); err != nil {
 			return err
 		}
