@@ -262,6 +262,13 @@ type Caps struct {
 	// RingEagerLimit, when not 0, is the recommended largest eager message
 	// in EagerRings mode, where it differs from EagerLimit.
 	RingEagerLimit int
+	// CollectiveEagerLimit, when not 0, is the recommended largest
+	// message of a collective operation sent eagerly (asking for it:
+	// SendOp.Eager) in EagerRings mode, where it differs from
+	// RingEagerLimit: the collectives' messages go both ways at once or
+	// are combined on arrival, which a point-to-point message's protocol
+	// was not measured with.
+	CollectiveEagerLimit int
 	// SingleCopyMin, when not 0, is the smallest eager-sized message that
 	// moves faster by a rendezvous (SendOp.Rendezvous), whose one copy
 	// saves the eager path's second, when its receive is already posted

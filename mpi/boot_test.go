@@ -180,3 +180,46 @@ func TestExchangePushByProcs(t *testing.T) {
 		t.Errorf("a network that recommends no push: %d", got)
 	}
 }
+
+// The collectives ask for the eager path above the engine's eager limit
+// up to the network's CollectiveEagerLimit (bounded by what the engine
+// sends eagerly when asked), only where the rings carry the eager
+// messages and the user set no limit; their overlapped calls go as far.
+func TestCollectiveEagerLimit(t *testing.T) {
+	caps := llc.Caps{CollectiveEagerLimit: 16 << 10}
+	rings := llc.Config{EagerLimit: 6 << 10, EagerHintLimit: 64 << 10}
+	unset := launch.Settings{EagerLimit: -1}
+	set := unset
+	set.EagerLimit = 4096
+	pm := rings
+	pm.Eager = llc.EagerPM
+	queue := rings
+	queue.QueuePeers = []bool{false, true}
+	low := rings
+	low.EagerHintLimit = 8 << 10
+	for _, tc := range []struct {
+		name     string
+		caps     llc.Caps
+		settings launch.Settings
+		cfg      llc.Config
+		want     int
+	}{
+		{"rings", caps, unset, rings, 16 << 10},
+		{"user limit", caps, set, rings, 0},
+		{"pm", caps, unset, pm, 0},
+		{"queue peers", caps, unset, queue, 0},
+		{"hint bound", caps, unset, low, 8 << 10},
+		{"not above", llc.Caps{CollectiveEagerLimit: 4096}, unset, rings, 0},
+		{"none", llc.Caps{}, unset, rings, 0},
+	} {
+		if got := collectiveEagerLimit(tc.caps, tc.settings, tc.cfg); got != tc.want {
+			t.Errorf("%s: collective eager limit %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	if got := overlapLimit(rings, 16<<10, 1); got != 16<<10 {
+		t.Errorf("overlap limit %d with a core per process, want the collectives' eager limit", got)
+	}
+	if got := overlapLimit(rings, 0, 1); got != 6<<10 {
+		t.Errorf("overlap limit %d without a collectives' limit, want the engine's", got)
+	}
+}

@@ -74,7 +74,7 @@ func (n *commNet) Size() int { return n.c.size }
 
 func (n *commNet) Send(to int, data []byte) error {
 	c := n.c
-	if n.stop == nil {
+	if n.stop == nil && (len(data) <= c.rt.eagerLimit || len(data) > c.rt.collEager) {
 		return wrap("collective send", to, c.rt.ep.SendWait(c.toWorld(to), n.tag, c.ctx+1, data))
 	}
 	return n.sendOp(to, data, false, false)
@@ -206,10 +206,15 @@ func (n *commNet) sendrecv(to int, data []byte, from int, buf []byte, consume bo
 // protocol marks sop rendezvous or eager as asked, unless the operation
 // overlaps its argument check (n.stop set): its sends then all ask for
 // the eager path (up to the engine's EagerHintLimit, which bounds the
-// Runner's OverlapLimit), so that an interrupted call holds no sender.
+// Runner's OverlapLimit), so that an interrupted call holds no sender. A
+// send not marked rendezvous asks for the eager path up to the
+// collectives' own eager limit (collEager).
 func (n *commNet) protocol(sop *llc.SendOp, rendezvous, eager bool) {
 	if n.stop != nil {
 		rendezvous, eager = false, true
+	}
+	if !rendezvous && len(sop.Data) <= n.c.rt.collEager {
+		eager = true
 	}
 	sop.Rendezvous, sop.Eager = rendezvous, eager
 }

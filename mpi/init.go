@@ -68,10 +68,14 @@ type runtimeState struct {
 	// singleCopyMin is the smallest message of a collective's exchange
 	// sent by rendezvous (llc.Caps.SingleCopyMin); 0: none.
 	singleCopyMin int
-	collForce     collectives.Selection
-	softForce     collectives.Selection // collForce without the NIC algorithms
-	noOffload     bool
-	collStats     collectives.Stats
+	// collEager is the largest message of a collective that asks for the
+	// eager path (llc.Caps.CollectiveEagerLimit) above the engine's eager
+	// limit, eagerLimit; 0: none.
+	collEager, eagerLimit int
+	collForce             collectives.Selection
+	softForce             collectives.Selection // collForce without the NIC algorithms
+	noOffload             bool
+	collStats             collectives.Stats
 
 	ctxMu   sync.Mutex
 	ctxFree [numContextIDs / 64]uint64 // context ids not in use, as set bits
@@ -173,9 +177,11 @@ func initRuntime() (*runtimeState, error) {
 		}
 	}
 	caps := ns.caps()
+	collEager := collectiveEagerLimit(caps, job.Settings, cfg)
 	s := &runtimeState{job: job, net: tr, closeNet: ns.close, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force,
-		overlapLimit: overlapLimit(cfg, job.Size), singleCopyMin: singleCopyMin(caps, job.Settings, cfg),
+		overlapLimit: overlapLimit(cfg, collEager, job.Size), singleCopyMin: singleCopyMin(caps, job.Settings, cfg),
+		collEager: collEager, eagerLimit: cfg.EagerLimit,
 		modelled: ns.mart != nil && ns.mart.Modelled(), consume: caps.ConsumeReads}
 	if ns.offload {
 		s.mart = ns.mart
@@ -206,20 +212,35 @@ func initRuntime() (*runtimeState, error) {
 	return s, nil
 }
 
-// overlapLimit is the Runners' OverlapLimit: the eager limit, or with
-// more processes than cores the engine's EagerHintLimit if larger, up to
-// which the overlapped calls' sends still go eagerly (they ask to).
+// overlapLimit is the Runners' OverlapLimit: the collectives' eager limit
+// (collEager if larger than the engine's), or with more processes than
+// cores the engine's EagerHintLimit if larger, up to which the overlapped
+// calls' sends still go eagerly (they ask to).
 // Measured with mpibench on the 2-core Intel Xeon VM (eager limit 16 KiB
 // at 2 processes, 32 KiB at 4; hint 64 KiB): at 4 processes the hint's
 // limit keeps Bcast at 16 KiB at 7.0 µs where the eager limit's took 10.0
 // (Reduce 9.6 against 10.7); at 2 processes it lost, Allgather at 32 KiB
 // 4.8 against 6.1-6.9 and Reduce 4.0 against 5.6, whose messages travel
 // faster by a rendezvous than overlapped.
-func overlapLimit(cfg llc.Config, procs int) int {
+func overlapLimit(cfg llc.Config, collEager, procs int) int {
 	if procs > runtime.NumCPU() {
 		return max(cfg.EagerLimit, cfg.EagerHintLimit)
 	}
-	return cfg.EagerLimit
+	return max(cfg.EagerLimit, collEager)
+}
+
+// collectiveEagerLimit is the network's recommended CollectiveEagerLimit
+// where the eager messages travel through rings alone and the user set no
+// eager limit of their own, up to the engine's EagerHintLimit; 0 if it is
+// not above the engine's eager limit.
+func collectiveEagerLimit(caps llc.Caps, settings launch.Settings, cfg llc.Config) int {
+	if settings.EagerLimit >= 0 || cfg.Eager != llc.EagerRings || cfg.QueuePeers != nil {
+		return 0
+	}
+	if limit := min(caps.CollectiveEagerLimit, cfg.EagerHintLimit); limit > cfg.EagerLimit {
+		return limit
+	}
+	return 0
 }
 
 // singleCopy reports whether a collective's message of n bytes, whose

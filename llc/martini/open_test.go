@@ -93,12 +93,12 @@ func TestEagerLimitByProfile(t *testing.T) {
 		if c.EagerLimit != want {
 			t.Errorf("%s: eager limit %d, want %d", profile, c.EagerLimit, want)
 		}
-		wantRing := 0
+		wantRing, wantColl := 0, 0
 		if profile == nicemu.ProfileNative {
-			wantRing = nativeRingEagerLimit(cpuid.CPU.VendorID, 1, runtime.NumCPU())
+			wantRing, wantColl = nativeRingEagerLimits(cpuid.CPU.VendorID, 1, runtime.NumCPU())
 		}
-		if c.RingEagerLimit != wantRing {
-			t.Errorf("%s: eager limit through rings %d, want %d", profile, c.RingEagerLimit, wantRing)
+		if c.RingEagerLimit != wantRing || c.CollectiveEagerLimit != wantColl {
+			t.Errorf("%s: eager limits through rings %d and %d (collectives), want %d and %d", profile, c.RingEagerLimit, c.CollectiveEagerLimit, wantRing, wantColl)
 		}
 		intel := profile == nicemu.ProfileNative && cpuid.CPU.VendorID == cpuid.Intel
 		if c.ConsumeReads != intel || (c.SingleCopyMin != 0) != intel {
@@ -161,22 +161,23 @@ func TestStatsClock(t *testing.T) {
 }
 
 // TestNativeRingEagerLimit: Intel processors take the smaller limits, the
-// smallest with a core per process; other processors the default.
+// collectives' the smallest with a core per process; other processors the
+// default, the collectives' too.
 func TestNativeRingEagerLimit(t *testing.T) {
 	for _, c := range []struct {
 		vendor      cpuid.Vendor
 		procs, cpus int
-		want        int
+		p2p, coll   int
 	}{
-		{cpuid.Intel, 2, 2, IntelEagerLimit},
-		{cpuid.Intel, 1, 8, IntelEagerLimit},
-		{cpuid.Intel, 3, 2, IntelOversubscribedEagerLimit},
-		{cpuid.AMD, 2, 2, DefaultEagerLimit},
-		{cpuid.AMD, 4, 2, DefaultEagerLimit},
-		{cpuid.VendorUnknown, 2, 2, DefaultEagerLimit},
+		{cpuid.Intel, 2, 2, IntelEagerLimit, IntelCollectiveEagerLimit},
+		{cpuid.Intel, 1, 8, IntelEagerLimit, IntelCollectiveEagerLimit},
+		{cpuid.Intel, 3, 2, IntelEagerLimit, IntelOversubscribedEagerLimit},
+		{cpuid.AMD, 2, 2, DefaultEagerLimit, 0},
+		{cpuid.AMD, 4, 2, DefaultEagerLimit, 0},
+		{cpuid.VendorUnknown, 2, 2, DefaultEagerLimit, 0},
 	} {
-		if got := nativeRingEagerLimit(c.vendor, c.procs, c.cpus); got != c.want {
-			t.Errorf("%v, %d processes on %d cores: eager limit %d, want %d", c.vendor, c.procs, c.cpus, got, c.want)
+		if p2p, coll := nativeRingEagerLimits(c.vendor, c.procs, c.cpus); p2p != c.p2p || coll != c.coll {
+			t.Errorf("%v, %d processes on %d cores: eager limits %d and %d (collectives), want %d and %d", c.vendor, c.procs, c.cpus, p2p, coll, c.p2p, c.coll)
 		}
 	}
 }

@@ -160,7 +160,8 @@ func (t *Translator) VirtualClock() llc.Clock {
 
 // DefaultEagerLimit is the eager limit Caps recommends under the native
 // profile (through the rings on Intel processors: IntelEagerLimit, and
-// IntelOversubscribedEagerLimit when processes outnumber cores). Measured with mpibench on the 2-core AMD EPYC
+// for the collectives IntelCollectiveEagerLimit). Measured with mpibench
+// on the 2-core AMD EPYC
 // reference machine, alternating jobs with the limits 32 KiB (the former
 // default), 64 KiB and 128 KiB, three runs each (t in µs at 64 KiB):
 // PingPong 3.6 eager against 6.5-8.8 by rendezvous at np=2; Bcast 6.6
@@ -172,32 +173,48 @@ func (t *Translator) VirtualClock() llc.Clock {
 const DefaultEagerLimit = 64 << 10
 
 // IntelEagerLimit is the eager limit through rings Caps recommends under
-// the native profile on Intel processors while every process has a core
-// (llc.Caps.RingEagerLimit). An eager message is copied twice through the
+// the native profile on Intel processors (llc.Caps.RingEagerLimit) for
+// point-to-point messages. An eager message is copied twice through the
 // ring, whose cache lines move from one core's private caches to the
 // other's at each copy; a rendezvous copies once, by CMA, from the
-// sender's buffer. On the 2-core Intel Xeon
-// VM (Sapphire Rapids class) the second copy costs more than the
-// rendezvous's round trip from 16 KiB, where on the AMD reference machine
-// the rendezvous lost up to 64 KiB. Measured with mpibench at np=2,
-// alternating jobs with the limits 64 KiB and 16 KiB, t in µs at 64 KiB:
-// PingPong 8.3 against 3.9 (Open MPI 4.2), Sendrecv 11.0 against 4.7,
-// Reduce 11.5 against 6.7, Allgather 12.0 against 6.9, Alltoall 11.6
-// against 6.4; Bcast lost (8.8 against 11.9) and Allreduce tied (11.9
-// against 13.1). With more processes than cores the rendezvous's wait for
-// its receiver costs more (NPB CG class A at np=4 lost 3.6%, Bcast at 32
-// KiB 15 against 22 µs): IntelOversubscribedEagerLimit.
-const IntelEagerLimit = 16 << 10
+// sender's buffer. On the 2-core Intel Xeon VM (Sapphire Rapids class),
+// with the send buffers' pages written (see bench's newBuffers), the
+// second copy costs more than the rendezvous's round trip from 8 KiB.
+// Measured with mpibench (µs, medians of 9 samples, 2 runs, limit 16 or
+// 32 KiB against 6 KiB): PingPong at 2 processes 8 KiB 1.84-1.86 against
+// 1.57-1.59, 12 KiB 2.50-2.55 against 1.71-1.74, 16 KiB 3.09-3.17 against
+// 1.87-2.07 (Open MPI 2.02-2.11, 2.21-2.28, 2.37-2.42), 6 KiB 1.48-1.52
+// against 1.54-1.60; at 4 processes (limit 32 KiB) 16 KiB 3.55-3.62
+// against 2.52-2.59, 32 KiB 5.12-5.25 against 3.36-3.42 (Open MPI
+// 2.40-2.97, 3.04-3.86); Sendrecv at 2 processes 16 KiB 3.40-3.48 against
+// 2.22-2.57. The collectives keep their own limit
+// (IntelCollectiveEagerLimit).
+const IntelEagerLimit = 6 << 10
 
-// IntelOversubscribedEagerLimit is IntelEagerLimit when processes
-// outnumber cores: messages above 32 KiB still take one copy, and those
-// the rendezvous would hold up most stay eager. Measured with mpibench
-// on the 2-core Intel Xeon VM, old (64 KiB) and new builds alternating,
-// µs at 64 KiB: PingPong 8.8-9.1 against 3.9-5.3 at np=4 (Open MPI 4.7)
-// and 9.9-11.3 against 4.7-5.3 at np=8; Bcast, Reduce, Allreduce,
-// Allgather and Alltoall at 32 and 64 KiB alike at both; NPB class A at
-// np=4, medians of 3 runs, CG 5731 against 5687 Mop/s, MG 8280 against
-// 8466, LU alike.
+// IntelCollectiveEagerLimit is the eager limit of the collectives' messages
+// Caps recommends on Intel processors while every process has a core
+// (llc.Caps.CollectiveEagerLimit). With the point-to-point limit of 6 KiB
+// the ring allreduce's exchanges lost (mpibench Allreduce at 2 processes,
+// µs, 16 KiB 4.73-4.75 against 6.30-6.49, 32 KiB 7.29-7.34 against
+// 8.88-9.01), and so did the recursive doubling's (8 KiB 2.71 against
+// 5.43). Measured earlier (with send buffers read from the zero page)
+// against 64 KiB, t in µs at 64 KiB: Reduce 11.5 against 6.7, Allgather
+// 12.0 against 6.9, Alltoall 11.6 against 6.4; Bcast lost (8.8 against
+// 11.9) and Allreduce tied (11.9 against 13.1). With more processes than
+// cores the rendezvous's wait for its receiver costs more (NPB CG class A
+// at np=4 lost 3.6%, Bcast at 32 KiB 15 against 22 µs):
+// IntelOversubscribedEagerLimit.
+const IntelCollectiveEagerLimit = 16 << 10
+
+// IntelOversubscribedEagerLimit is IntelCollectiveEagerLimit when
+// processes outnumber cores: messages above 32 KiB still take one copy,
+// and those the rendezvous would hold up most stay eager. Measured with
+// mpibench on the 2-core Intel Xeon VM, old (64 KiB) and new builds
+// alternating, µs at 64 KiB: PingPong 8.8-9.1 against 3.9-5.3 at np=4
+// (Open MPI 4.7) and 9.9-11.3 against 4.7-5.3 at np=8; Bcast, Reduce,
+// Allreduce, Allgather and Alltoall at 32 and 64 KiB alike at both; NPB
+// class A at np=4, medians of 3 runs, CG 5731 against 5687 Mop/s, MG 8280
+// against 8466, LU alike.
 const IntelOversubscribedEagerLimit = 32 << 10
 
 // IntelSingleCopyMin is the smallest message of an exchange that Caps
@@ -242,7 +259,7 @@ func (t *Translator) Caps() llc.Caps {
 		// Not under the model, calibrated with the rendezvous variants
 		// alone.
 		c.ExchangePush = llc.ExchangePushMin
-		c.RingEagerLimit = nativeRingEagerLimit(cpuid.CPU.VendorID, t.nic.NumProcs(), runtime.NumCPU())
+		c.RingEagerLimit, c.CollectiveEagerLimit = nativeRingEagerLimits(cpuid.CPU.VendorID, t.nic.NumProcs(), runtime.NumCPU())
 		if cpuid.CPU.VendorID == cpuid.Intel {
 			// Measured there only (llc.ConsumePullMax, IntelSingleCopyMin).
 			c.SingleCopyMin, c.ConsumeReads = IntelSingleCopyMin, true
@@ -264,20 +281,21 @@ func (t *Translator) eagerLimit() int {
 	return DefaultEagerLimit
 }
 
-// nativeRingEagerLimit is the eager limit through rings under the native
-// profile for procs processes on cpus processors of vendor: on Intel's,
-// IntelEagerLimit, or IntelOversubscribedEagerLimit when processes
-// outnumber cores. The PM
-// layers (their rings and queue) keep DefaultEagerLimit, the limit they
-// were measured with.
-func nativeRingEagerLimit(vendor cpuid.Vendor, procs, cpus int) int {
+// nativeRingEagerLimits are the eager limits through rings under the
+// native profile for procs processes on cpus processors of vendor, of
+// point-to-point messages and of the collectives' (0: as the first): on
+// Intel's, IntelEagerLimit, and IntelCollectiveEagerLimit or, when
+// processes outnumber cores, IntelOversubscribedEagerLimit. The PM layers
+// (their rings and queue) keep DefaultEagerLimit, the limit they were
+// measured with.
+func nativeRingEagerLimits(vendor cpuid.Vendor, procs, cpus int) (p2p, coll int) {
 	switch {
 	case vendor != cpuid.Intel:
-		return DefaultEagerLimit
+		return DefaultEagerLimit, 0
 	case procs <= cpus:
-		return IntelEagerLimit
+		return IntelEagerLimit, IntelCollectiveEagerLimit
 	}
-	return IntelOversubscribedEagerLimit
+	return IntelEagerLimit, IntelOversubscribedEagerLimit
 }
 
 // PeerMemory returns this process's view of region, segment memory that
