@@ -50,14 +50,30 @@ func putPacked(data []byte, pos uint64, n int, fill byte) (size uint64) {
 	return size
 }
 
+// testRing returns an inRing of size bytes of record space, and that
+// space.
+func testRing(size uint64) (*inRing, []byte) {
+	mem := make([]byte, ringCtl+size)
+	return newInRing(1, 0, mem), mem[ringCtl:]
+}
+
+// checkCleared fails t unless every cell of the first n bytes of a ring's
+// record space reads zero in its first and its last word, after what.
+func checkCleared(t *testing.T, data []byte, n uint64, after string) {
+	t.Helper()
+	for c := uint64(0); c < n; c += cell {
+		if *word(data, c) != 0 || *word(data, c+recSignal) != 0 {
+			t.Fatalf("cell at %d still signals after %s", c, after)
+		}
+	}
+}
+
 // A packed record is delivered once its last word, the signal, landed, and
 // not before: the first word alone says where the signal is. Its first and
 // last words read zero after the flush.
 func TestInRingPackedRecord(t *testing.T) {
 	const size = 8 * cell
-	mem := make([]byte, ringCtl+size)
-	r := newInRing(1, 0, mem)
-	data := mem[ringCtl:]
+	r, data := testRing(size)
 	var sink ringSink
 
 	n := putPacked(data, 0, 100, 0xb1) // 24+100+8 bytes: three cells
@@ -75,11 +91,7 @@ func TestInRingPackedRecord(t *testing.T) {
 	if got := atomic.LoadUint64(r.ctl); got != n {
 		t.Fatalf("consumer count %d, want %d", got, n)
 	}
-	for c := uint64(0); c < n; c += cell {
-		if *word(data, c) != 0 || *word(data, c+recSignal) != 0 {
-			t.Fatalf("cell at %d not cleared after the flush", c)
-		}
-	}
+	checkCleared(t, data, n, "the flush")
 	// A wrap marker, then a packed record at 0 of the next lap.
 	atomic.StoreUint64(word(data, n), wrapWord(2))
 	m := putPacked(data, 0, 40, 0xb2)
@@ -95,9 +107,7 @@ func TestInRingPackedRecord(t *testing.T) {
 // the count covers it.
 func TestInRingFlushAtNextPoll(t *testing.T) {
 	const size = 8 * cell
-	mem := make([]byte, ringCtl+size)
-	r := newInRing(1, 0, mem)
-	data := mem[ringCtl:]
+	r, data := testRing(size)
 	var sink ringSink
 
 	// A three-cell record at 0, then a one-cell record at 3 cells.
@@ -118,11 +128,7 @@ func TestInRingFlushAtNextPoll(t *testing.T) {
 	if got := atomic.LoadUint64(r.ctl); got != 4*cell {
 		t.Fatalf("consumer count %d after the next poll, want %d", got, 4*cell)
 	}
-	for c := uint64(0); c < 4*cell; c += cell {
-		if *word(data, c) != 0 || *word(data, c+recSignal) != 0 {
-			t.Fatalf("cell at %d still signals after the flush", c)
-		}
-	}
+	checkCleared(t, data, 4*cell, "the flush")
 
 	// Past the end: a wrap marker over the last four cells, then a
 	// two-cell record at 0.
@@ -135,9 +141,5 @@ func TestInRingFlushAtNextPoll(t *testing.T) {
 	if got := atomic.LoadUint64(r.ctl); got != size+2*cell {
 		t.Fatalf("consumer count %d after the wrap, want %d", got, size+2*cell)
 	}
-	for c := uint64(0); c < size; c += cell {
-		if *word(data, c) != 0 || *word(data, c+recSignal) != 0 {
-			t.Fatalf("cell at %d still signals after the wrap's flush", c)
-		}
-	}
+	checkCleared(t, data, size, "the wrap's flush")
 }

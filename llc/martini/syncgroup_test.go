@@ -12,21 +12,11 @@ import (
 // each with its endpoint; spin is the endpoints' Spin.
 func syncPair(t *testing.T, spin int) [2]*SyncGroup {
 	t.Helper()
-	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: 2, PGID: 42})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { seg.Close() })
-	var trs [2]*Translator
-	var boot [2]llc.RegionID
-	for i := range trs {
-		nic, err := nicemu.Open(seg, i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { nic.Close() })
-		trs[i] = New(nic)
-		if boot[i], err = llc.AllocBoot(trs[i], i, 2); err != nil {
+	trs := translators(t, 2, nicemu.ProfileNative)
+	boot := make([]llc.RegionID, len(trs))
+	for i, tr := range trs {
+		var err error
+		if boot[i], err = llc.AllocBoot(tr, i, len(trs)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -36,7 +26,7 @@ func syncPair(t *testing.T, spin int) [2]*SyncGroup {
 	}
 	var gs [2]*SyncGroup
 	for i := range gs {
-		eng, err := llc.NewEngine(llc.Config{Self: i, Size: 2, Boot: boot[:], EagerLimit: 1024, RingSize: 4096, RingCap: 1 << 20})
+		eng, err := llc.NewEngine(llc.Config{Self: i, Size: 2, Boot: boot, EagerLimit: 1024, RingSize: 4096, RingCap: 1 << 20})
 		if err != nil {
 			t.Fatal(err)
 		}
