@@ -90,12 +90,21 @@ func (k Key) put(b []byte) {
 		b[1] |= 0x80
 	}
 	binary.LittleEndian.PutUint16(b[2:], k.Op)
-	binary.LittleEndian.PutUint32(b[4:], uint32(int32(k.Root))&0xffffff)
+	putRoot(b, k.Root)
 	b[7] = k.Kind
 	binary.LittleEndian.PutUint64(b[8:], uint64(k.Bytes))
 	binary.LittleEndian.PutUint64(b[16:], uint64(k.Own))
 	binary.LittleEndian.PutUint64(b[24:], k.Counts)
 }
+
+// putRoot encodes root in b, an encoded Key: 24 bits at b[4:7].
+func putRoot(b []byte, root int) {
+	r := uint32(int32(root)) & 0xffffff
+	b[4], b[5], b[6] = byte(r), byte(r>>8), byte(r>>16)
+}
+
+// keyRoot returns the root encoded in b, as putRoot encodes it.
+func keyRoot(b []byte) uint32 { return binary.LittleEndian.Uint32(b[4:]) & 0xffffff }
 
 func getKey(b []byte) Key {
 	if len(b) < keySize {
@@ -132,7 +141,7 @@ func opID(r Reducer) uint16 {
 // so that calls differing only by their root, as a broadcast's or a
 // reduction's rotating one, hash without hashing the rest again.
 func keyHash(b []byte) uint64 {
-	return rootedHash(baseHash(b), binary.LittleEndian.Uint32(b[4:])&0xffffff)
+	return rootedHash(baseHash(b), keyRoot(b))
 }
 
 // baseHash hashes an encoded Key but its root.

@@ -32,8 +32,8 @@ func (u *Runner) smallBarrier(k Key, r Reducer, w [DatumSize]byte) error {
 		sk.mask = 1<<hw.KeyBits() - 1
 		sk.base = baseHash(sk.rec[:])
 	}
-	sk.rec[4], sk.rec[5], sk.rec[6] = byte(root), byte(root>>8), byte(root>>16) // as Key.put
-	hash := rootedHash(sk.base, uint32(root)&0xffffff) & sk.mask
+	putRoot(sk.rec[:], root)
+	hash := rootedHash(sk.base, keyRoot(sk.rec[:])) & sk.mask
 	u.settleAll()
 	if err := hw.Barrier(hash, w, sk.rec[:]); err != nil {
 		return fmt.Errorf("%v: %w", k.Coll, err)

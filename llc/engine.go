@@ -63,10 +63,10 @@ type Config struct {
 	RingCap int
 	// PackedRecords, in EagerRings mode, is the size of the largest ring
 	// record written as one write whose last word lands last (the signal
-	// word ends the record): Caps.MaxInline where the network's writes of
-	// that size are single packets. Longer records, and every record in
-	// EagerPM mode, are written in two parts (see ring.go); 0: every
-	// record of more than one cell. At most MaxPackedRecords.
+	// word ends the record): Caps.PackedRecords, where the network carries
+	// writes of that size as single packets. Longer records, and every
+	// record in EagerPM mode, are written in two parts (see ring.go); 0:
+	// every record of more than one cell. At most MaxPackedRecords.
 	PackedRecords int
 	// Rendezvous selects the rendezvous variant for large messages.
 	Rendezvous RndvMode

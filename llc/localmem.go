@@ -156,7 +156,7 @@ func (r *inRing) poll(sink RecordSink) bool {
 		}
 		if rec != nil {
 			body := int(binary.LittleEndian.Uint32(rec[12:16])) // meta.length
-			if (packed && packedSize(body) > uint64(len(rec))) || (!packed && recordSize(body) > uint64(len(rec))) {
+			if layoutSize(body, packed) > uint64(len(rec)) {
 				sink.Step(Event{Kind: EvError, Err: fmt.Errorf("corrupt ring record from process %d: a body of %d bytes in a record of %d", r.peer, body, len(rec))})
 				return true
 			}

@@ -98,6 +98,15 @@ func recordSize(payload int) uint64 {
 // packedSize is the size of a packed record of payload bytes.
 func packedSize(payload int) uint64 { return uint64(recHeader+payload+cell-1) / cell * cell }
 
+// layoutSize is the size of a record of payload bytes in its layout:
+// packedSize if packed, recordSize otherwise.
+func layoutSize(payload int, packed bool) uint64 {
+	if packed {
+		return packedSize(payload)
+	}
+	return recordSize(payload)
+}
+
 // recordBody returns the payload of a record of body bytes; packed says
 // whether the record is packed (or of one cell).
 func recordBody(rec []byte, body int, packed bool) []byte {

@@ -234,7 +234,7 @@ func overlapLimit(cfg llc.Config, collEager, procs int) int {
 // eager limit of their own, up to the engine's EagerHintLimit; 0 if it is
 // not above the engine's eager limit.
 func collectiveEagerLimit(caps llc.Caps, settings launch.Settings, cfg llc.Config) int {
-	if settings.EagerLimit >= 0 || cfg.Eager != llc.EagerRings || cfg.QueuePeers != nil {
+	if !ringTuned(settings, cfg) {
 		return 0
 	}
 	if limit := min(caps.CollectiveEagerLimit, cfg.EagerHintLimit); limit > cfg.EagerLimit {
@@ -252,10 +252,17 @@ func (s *runtimeState) singleCopy(n int) bool { return s.singleCopyMin > 0 && n 
 // eager messages travel through rings alone and the user set no eager
 // limit of their own.
 func singleCopyMin(caps llc.Caps, settings launch.Settings, cfg llc.Config) int {
-	if settings.EagerLimit >= 0 || cfg.Eager != llc.EagerRings || cfg.QueuePeers != nil {
+	if !ringTuned(settings, cfg) {
 		return 0
 	}
 	return caps.SingleCopyMin
+}
+
+// ringTuned reports whether the network's thresholds for eager messages
+// through rings apply: the eager messages travel through rings alone and
+// the user set no eager limit of their own.
+func ringTuned(settings launch.Settings, cfg llc.Config) bool {
+	return settings.EagerLimit < 0 && cfg.Eager == llc.EagerRings && cfg.QueuePeers == nil
 }
 
 // exchangePush is the network's recommended Config.ExchangePush while

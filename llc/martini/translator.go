@@ -186,8 +186,8 @@ const DefaultEagerLimit = 64 << 10
 // 1.87-2.07 (Open MPI 2.02-2.11, 2.21-2.28, 2.37-2.42), 6 KiB 1.48-1.52
 // against 1.54-1.60; at 4 processes (limit 32 KiB) 16 KiB 3.55-3.62
 // against 2.52-2.59, 32 KiB 5.12-5.25 against 3.36-3.42 (Open MPI
-// 2.40-2.97, 3.04-3.86); Sendrecv at 2 processes 16 KiB 3.40-3.48 against
-// 2.22-2.57. The collectives keep their own limit
+// 2.40-2.97, 3.04-3.86); Sendrecv at 2 processes 16 KiB 3.33-3.40 against
+// 2.19-2.22. The collectives keep their own limit
 // (IntelCollectiveEagerLimit).
 const IntelEagerLimit = 6 << 10
 
