@@ -174,16 +174,22 @@ func (c *adiCell) alloc(sp bool) {
 	g2 := 2 * adiGhost
 	nu := 5 * (c.size[0] + g2) * (c.size[1] + g2) * (c.size[2] + g2)
 	na := (c.size[0] + 2) * (c.size[1] + 2) * (c.size[2] + 2)
-	c.u = make([]float64, nu)
-	c.rhs = make([]float64, 5*c.points())
-	c.forcing = make([]float64, 5*c.points())
-	for _, f := range []*[]float64{&c.rhoI, &c.us, &c.vs, &c.ws, &c.qs} {
-		*f = make([]float64, na)
-	}
-	c.rhsFields = make([]float64, adiPacked*na)
+	np := 5 * c.points()
+	lengths := []int{nu, np, np, na, na, na, na, na, adiPacked * na}
 	if sp {
-		c.speed = make([]float64, na)
-		c.ainv = make([]float64, na)
+		lengths = append(lengths, na, na)
+	}
+	slab := newFloatSlab(lengths...)
+	c.u = slab.take(nu)
+	c.rhs = slab.take(np)
+	c.forcing = slab.take(np)
+	for _, f := range []*[]float64{&c.rhoI, &c.us, &c.vs, &c.ws, &c.qs} {
+		*f = slab.take(na)
+	}
+	c.rhsFields = slab.take(adiPacked * na)
+	if sp {
+		c.speed = slab.take(na)
+		c.ainv = slab.take(na)
 	}
 }
 

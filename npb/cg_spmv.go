@@ -73,8 +73,8 @@ func cgNewBlock[T cgIndex](m *cgMatrix) *cgBlock[T] {
 	b := &cgBlock[T]{
 		nrows: nrows,
 		perm:  perm,
-		a:     make([]float64, 0, len(m.a)),
-		col:   make([]T, 0, len(m.a)),
+		a:     hugeSlice[float64](len(m.a))[:0],
+		col:   hugeSlice[T](len(m.a))[:0],
 	}
 	row := func(j int32) ([]float64, []uint32) {
 		lo, hi := m.rowstr[j], m.rowstr[j+1]

@@ -146,10 +146,10 @@ func newFTGrid(c *mpi.Comm, p ftClassParams, np, rank, force int) (*ftGrid, erro
 	}
 
 	n := max(g.nzB*g.p1, np2*g.blkB, np1*g.blkA)
-	g.u0 = make([]complex128, n)
-	g.u1 = make([]complex128, n)
+	g.u0 = hugeSlice[complex128](n)
+	g.u1 = hugeSlice[complex128](n)
 	if np > 1 {
-		g.u2 = make([]complex128, n)
+		g.u2 = hugeSlice[complex128](n)
 	}
 	h := func(n int) int { return n / 2 }
 	g.ex = make([]float64, h(p.nx)*h(p.nx)+h(p.ny)*h(p.ny)+h(p.nz)*h(p.nz)+1)

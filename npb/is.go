@@ -234,10 +234,10 @@ func newISState(c *mpi.Comm, class Class, p isClassParams, o Options) *isState {
 	case np >= 256:
 		size = 5 * s.numKeys / 2
 	}
-	s.keyArray = make([]int32, size)
-	s.keyBuff1 = make([]int32, size)
-	s.rankCounts = new([isMaxKey]int32)
-	s.keyBuff2 = make([]int32, size)
+	s.keyArray = hugeSlice[int32](size)
+	s.keyBuff1 = hugeSlice[int32](size)
+	s.rankCounts = (*[isMaxKey]int32)(hugeSlice[int32](isMaxKey))
+	s.keyBuff2 = hugeSlice[int32](size)
 	s.bucketSize = make([]int32, s.nb+isTestArraySize)
 	s.bucketSizeTotals = make([]int32, s.nb+isTestArraySize)
 	s.counts = new([isMaxBuckets]int32)

@@ -163,9 +163,9 @@ func newLUSolver(c *mpi.Comm, p luParams) (*luSolver, error) {
 	s := &luSolver{c: c, g: g, p: p}
 	s.luLayout = newLULayout(&s.g)
 	s.co = newLUCoef(g.nx0, g.ny0, g.nz0)
-	s.u = make([]float64, s.size)
-	s.rsd = make([]float64, s.size)
-	s.frct = make([]float64, s.size)
+	s.u = hugeSlice[float64](s.size)
+	s.rsd = hugeSlice[float64](s.size)
+	s.frct = hugeSlice[float64](s.size)
 	s.rhsWork = newLURhsWork(s)
 	s.comm = newLUCommBufs(&s.g)
 	s.jac = newLUJacConst(&s.co, p.dt, p.omega)

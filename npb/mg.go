@@ -99,10 +99,10 @@ func newMGState(c *mpi.Comm, class Class, p mgParams) (*mgState, error) {
 	s.r = make([][]float64, p.lt+1)
 	for k := 1; k <= p.lt; k++ {
 		n := s.g.lev[k].size()
-		s.u[k] = make([]float64, n)
-		s.r[k] = make([]float64, n)
+		s.u[k] = hugeSlice[float64](n)
+		s.r[k] = hugeSlice[float64](n)
 	}
-	s.v = make([]float64, s.g.lev[p.lt].size())
+	s.v = hugeSlice[float64](s.g.lev[p.lt].size())
 	s.zline = make([]float64, 3*s.g.lev[p.lt].n[0])
 	return s, nil
 }

@@ -1,0 +1,84 @@
+package npb
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// TestFloatSlab checks that a slab's arrays have their lengths, start on
+// cache lines, do not overlap and cannot grow into each other.
+func TestFloatSlab(t *testing.T) {
+	lengths := []int{13, 8, 1, 100}
+	s := newFloatSlab(lengths...)
+	var prev []float64
+	for _, n := range lengths {
+		a := s.take(n)
+		if len(a) != n || cap(a) != n {
+			t.Fatalf("take(%d): len %d cap %d", n, len(a), cap(a))
+		}
+		if p := uintptr(unsafe.Pointer(&a[0])); p%(slabAlign*8) != 0 {
+			t.Errorf("take(%d) starts at %#x, not on a cache line", n, p)
+		}
+		for i := range a {
+			a[i] = float64(n)
+		}
+		for i, v := range prev {
+			if v != float64(len(prev)) {
+				t.Fatalf("array of %d overwritten at %d by the next", len(prev), i)
+			}
+		}
+		prev = a
+	}
+}
+
+// TestHugeSliceAdvice checks that a slice spanning whole huge pages has
+// them advised: the kernel lists the mapping holding them with the flag
+// "hg" (MADV_HUGEPAGE) in /proc/self/smaps.
+func TestHugeSliceAdvice(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("huge-page advice is Linux's")
+	}
+	s := hugeSlice[float64](3 * hugePageSize / 8)
+	p := uintptr(unsafe.Pointer(&s[0]))
+	inside := (p + hugePageSize - 1) &^ (hugePageSize - 1)
+	flags, err := vmFlags(inside)
+	if err != nil {
+		t.Skipf("no smaps to check against: %v", err)
+	}
+	if !strings.Contains(" "+flags+" ", " hg ") {
+		t.Errorf("the mapping at %#x has flags %q, without hg", inside, flags)
+	}
+	runtime.KeepAlive(s)
+}
+
+// vmFlags returns the VmFlags line of the mapping of this process that
+// holds address a.
+func vmFlags(a uintptr) (string, error) {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	in := false
+	for sc.Scan() {
+		line := sc.Text()
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(line, "%x-%x", &lo, &hi); n == 2 && strings.Contains(line, " ") {
+			in = lo <= a && a < hi
+			continue
+		}
+		if in && strings.HasPrefix(line, "VmFlags:") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "VmFlags:")), nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	return "", fmt.Errorf("no mapping holds %#x", a)
+}
