@@ -207,17 +207,27 @@ func spBackSubstituteLanes(x, u []float64, y spLaneLayout, in []float64, line0 i
 	} else {
 		spBackTakeNext(x, u, y, in, line0)
 	}
-	for q := y.n - 3; q >= 0; q-- {
+	spBackRows(x, u, sx, su, y.nb, y.n-2)
+}
+
+// spBackRowsGo back-substitutes rows rows−1 down to 0 of nb blocks of
+// lanes in x (row stride sx) with the super-diagonals u (stride su), the
+// two rows below each already solved. It is spBackRows's definition, and
+// its operations are the assembly's, in the same order.
+func spBackRowsGo(x, u []float64, sx, su, nb, rows int) {
+	for q := rows - 1; q >= 0; q-- {
 		xq, uq := x[q*sx:][:sx], u[q*su:][:su]
 		x1, x2 := x[(q+1)*sx:][:sx], x[(q+2)*sx:][:sx]
-		for b := range y.nb {
+		for b := range nb {
 			xb, x1b := (*[5 * spLanes]float64)(xq[5*spLanes*b:]), (*[5 * spLanes]float64)(x1[5*spLanes*b:])
 			x2b := (*[5 * spLanes]float64)(x2[5*spLanes*b:])
 			ub := (*[6 * spLanes]float64)(uq[6*spLanes*b:])
 			for m, f := range spFactorOf {
 				for ln := range spLanes {
 					i := m*spLanes + ln
-					xb[i] = xb[i] - ub[2*f*spLanes+ln]*x1b[i] - ub[(2*f+1)*spLanes+ln]*x2b[i]
+					// The products rounded as such (float64): no fused
+					// multiply-add, whatever GOAMD64 allows.
+					xb[i] = xb[i] - float64(ub[2*f*spLanes+ln]*x1b[i]) - float64(ub[(2*f+1)*spLanes+ln]*x2b[i])
 				}
 			}
 		}

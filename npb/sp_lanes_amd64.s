@@ -111,3 +111,68 @@ next:
 	JNZ  block
 	VZEROUPPER
 	RET
+
+// BACKROW(ua, ub, o) updates component value o (bytes from the block's
+// start) of the x row at R11: x = x − ua·x1 − ub·x2, where x1 and x2 are
+// the same value of the two rows below (R9 and 2·R9 further): Go's
+// xb[i] - ub[2f]*x1b[i] - ub[2f+1]*x2b[i], in its order.
+#define BACKROW(ua, ub, o) \
+	VMULPD  o(R11)(R9*1), ua, Y1 \
+	VMOVUPD o(R11), Y0 \
+	VSUBPD  Y1, Y0, Y0 \
+	VMULPD  o(R11)(R9*2), ub, Y2 \
+	VSUBPD  Y2, Y0, Y0 \
+	VMOVUPD Y0, o(R11)
+
+// func spBackRowsAVX2(x, u *float64, sx, su, nb, rows int)
+//
+// spBackRowsGo (sp_lanes.go) with the four lanes of a block in one
+// vector. Registers: SI row q of x, DX row q of u (from row rows−1 down
+// to 0), R9 and R10 their strides in bytes, R11 and R12 the block's
+// values in them; a block is 5 vectors of x (160 bytes) and 6 of u (192).
+TEXT ·spBackRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ x+0(FP), SI
+	MOVQ u+8(FP), DX
+	MOVQ sx+16(FP), R9
+	SHLQ $3, R9
+	MOVQ su+24(FP), R10
+	SHLQ $3, R10
+	MOVQ nb+32(FP), CX
+	MOVQ rows+40(FP), BX
+	// Start at row rows−1.
+	MOVQ BX, AX
+	DECQ AX
+	MOVQ AX, R13
+	IMULQ R9, R13
+	ADDQ R13, SI
+	IMULQ R10, AX
+	ADDQ AX, DX
+
+row:
+	MOVQ SI, R11
+	MOVQ DX, R12
+	MOVQ CX, R13
+
+backblock:
+	VMOVUPD 0(R12), Y8    // the first factor's coefficients
+	VMOVUPD 32(R12), Y9
+	BACKROW(Y8, Y9, 0)
+	BACKROW(Y8, Y9, 32)
+	BACKROW(Y8, Y9, 64)
+	VMOVUPD 64(R12), Y8   // the second factor's
+	VMOVUPD 96(R12), Y9
+	BACKROW(Y8, Y9, 96)
+	VMOVUPD 128(R12), Y8  // the third factor's
+	VMOVUPD 160(R12), Y9
+	BACKROW(Y8, Y9, 128)
+	ADDQ $160, R11
+	ADDQ $192, R12
+	DECQ R13
+	JNZ  backblock
+
+	SUBQ R9, SI
+	SUBQ R10, DX
+	DECQ BX
+	JNZ  row
+	VZEROUPPER
+	RET
