@@ -97,9 +97,10 @@ func BenchmarkADIRHSAVX2(b *testing.B) {
 }
 
 // TestSPEliminateAVX2 checks that SP's line solves give the same values,
-// bit for bit, with the elimination's assembly on and off, along every
-// axis of a cell whose pencils end in partial blocks of lanes (the
-// solutions in rhs; a single cell keeps no super-diagonals in up).
+// bit for bit, with their assembly (the rows' filling, the elimination
+// and the back substitution) on and off, along every axis of a cell whose
+// pencils end in partial blocks of lanes (the solutions in rhs; a single
+// cell keeps no super-diagonals in up).
 func TestSPEliminateAVX2(t *testing.T) {
 	var got [2][]float64
 	for k, on := range []bool{true, false} {

@@ -41,3 +41,26 @@ func spBackRows(x, u []float64, sx, su, nb, rows int) {
 	_, _ = x[(rows+1)*sx+5*spLanes*nb-1], u[(rows-1)*su+6*spLanes*nb-1]
 	spBackRowsAVX2(&x[0], &u[0], sx, su, nb, rows)
 }
+
+// spFillLanesAVX2 is spSolver.fill's rows of nb ≥ 1 whole blocks of a
+// pencil's row, four lanes in one AVX2 vector (sp_lanes_amd64.s).
+//
+//go:noescape
+func spFillLanesAVX2(rows, cvm, cvp, rm, r0, rp, spm, spp *float64, k *spFillConsts, nb int)
+
+// spFillLanes fills the rows of the whole blocks of lanes of a pencil's
+// row q in rows (spSolver.fill, from the lanes' values at rows q−1, q,
+// q+1) with AVX2 when the CPU has it, and returns how many lanes it
+// filled: none without AVX2.
+func spFillLanes(rows, cvm, cvp, rm, r0, rp, spm, spp []float64, k *spFillConsts) int {
+	nb := len(cvm) / spLanes
+	if !adiUseAVX2 || nb == 0 {
+		return 0
+	}
+	// The assembly trusts the lengths: make sure of them.
+	n := nb * spLanes
+	_, _, _, _, _ = cvp[n-1], rm[n-1], r0[n-1], rp[n-1], rows[15*n-1]
+	_, _ = spm[n-1], spp[n-1]
+	spFillLanesAVX2(&rows[0], &cvm[0], &cvp[0], &rm[0], &r0[0], &rp[0], &spm[0], &spp[0], k, nb)
+	return n
+}

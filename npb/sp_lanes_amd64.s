@@ -176,3 +176,78 @@ backblock:
 	JNZ  row
 	VZEROUPPER
 	RET
+
+// func spFillLanesAVX2(rows, cvm, cvp, rm, r0, rp, spm, spp *float64, k *spFillConsts, nb int)
+//
+// The rows of nb whole blocks of a pencil's row q (spSolver.fill), four
+// lanes in one vector: cvm, cvp, rm, r0, rp hold the lanes' normal
+// velocity and viscous bound at rows q−1 and q+1 and q−1, q, q+1, spm and
+// spp the speed of sound at rows q−1 and q+1; k the row's constants. The
+// operations are fill's, in its order.
+TEXT ·spFillLanesAVX2(SB), NOSPLIT, $0-80
+	MOVQ rows+0(FP), DI
+	MOVQ cvm+8(FP), SI
+	MOVQ cvp+16(FP), R8
+	MOVQ rm+24(FP), R9
+	MOVQ r0+32(FP), R10
+	MOVQ rp+40(FP), R11
+	MOVQ spm+48(FP), R12
+	MOVQ spp+56(FP), R13
+	MOVQ k+64(FP), AX
+	MOVQ nb+72(FP), CX
+	VBROADCASTSD 0(AX), Y10  // w0
+	VBROADCASTSD 8(AX), Y6   // w1
+	VBROADCASTSD 16(AX), Y7  // w2
+	VBROADCASTSD 24(AX), Y8  // w3
+	VBROADCASTSD 32(AX), Y11 // w4
+	VBROADCASTSD 40(AX), Y12 // −dtt2
+	VBROADCASTSD 48(AX), Y13 // dtt1
+	VBROADCASTSD 56(AX), Y14 // c2dtt1
+	VBROADCASTSD 64(AX), Y15 // dtt2
+	VBROADCASTSD 72(AX), Y9  // 1
+
+fillblock:
+	VMULPD  (SI), Y12, Y0    // −dtt2·cvm
+	VMULPD  (R9), Y13, Y1    // dtt1·rm
+	VSUBPD  Y1, Y0, Y0
+	VADDPD  Y6, Y0, Y0       // r1
+	VMULPD  (R10), Y14, Y1   // c2dtt1·r0
+	VADDPD  Y1, Y9, Y1
+	VADDPD  Y7, Y1, Y1       // r2
+	VMULPD  (R8), Y15, Y2    // dtt2·cvp
+	VMULPD  (R11), Y13, Y3   // dtt1·rp
+	VSUBPD  Y3, Y2, Y2
+	VADDPD  Y8, Y2, Y2       // r3
+	VMULPD  (R12), Y15, Y3   // sm
+	VMULPD  (R13), Y15, Y4   // sp
+	VMOVUPD Y10, 0(DI)
+	VMOVUPD Y0, 32(DI)
+	VMOVUPD Y1, 64(DI)
+	VMOVUPD Y2, 96(DI)
+	VMOVUPD Y11, 128(DI)
+	VMOVUPD Y10, 160(DI)
+	VSUBPD  Y3, Y0, Y5       // r1 − sm
+	VMOVUPD Y5, 192(DI)
+	VMOVUPD Y1, 224(DI)
+	VADDPD  Y4, Y2, Y5       // r3 + sp
+	VMOVUPD Y5, 256(DI)
+	VMOVUPD Y11, 288(DI)
+	VMOVUPD Y10, 320(DI)
+	VADDPD  Y3, Y0, Y5       // r1 + sm
+	VMOVUPD Y5, 352(DI)
+	VMOVUPD Y1, 384(DI)
+	VSUBPD  Y4, Y2, Y5       // r3 − sp
+	VMOVUPD Y5, 416(DI)
+	VMOVUPD Y11, 448(DI)
+	ADDQ $480, DI
+	ADDQ $32, SI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, R12
+	ADDQ $32, R13
+	DECQ CX
+	JNZ  fillblock
+	VZEROUPPER
+	RET

@@ -97,7 +97,13 @@ func (s *spSolver) fill(c *adiCell, d int, p *spPencil, rows []float64) {
 		w := &c.diss[d][q]
 		w0, w1, w2, w3, w4 := 0+w[0]*k.dttdssp, w[1]*k.dttdssp, w[2]*k.dttdssp, w[3]*k.dttdssp, 0+w[4]*k.dttdssp
 		rq := rows[q*sl:][:sl]
-		for l := range na {
+		l0 := 0
+		if p.saA == 1 { // the lines' points side by side: whole vectors
+			pa := p.pa + q*p.sa
+			k := spFillConsts{w0, w1, w2, w3, w4, -dtt2, dtt1, c2dtt1, dtt2, 1}
+			l0 = spFillLanes(rq, cvm, cvp, rm, r0, rp, speed[pa-p.sa:][:na], speed[pa+p.sa:][:na], &k)
+		}
+		for l := l0; l < na; l++ {
 			r1 := -dtt2*cvm[l] - dtt1*rm[l] + w1
 			r2 := 1 + c2dtt1*r0[l] + w2
 			r3 := dtt2*cvp[l] - dtt1*rp[l] + w3
@@ -111,6 +117,10 @@ func (s *spSolver) fill(c *adiCell, d int, p *spPencil, rows []float64) {
 		}
 	}
 }
+
+// spFillConsts are the constants of one row of fill for spFillLanes: the
+// row's dissipation weights w0..w4, then −dtt2, dtt1, c2dtt1, dtt2 and 1.
+type spFillConsts [10]float64
 
 // spMax is the larger of a and b, neither of them NaN: the builtin max,
 // which must also order NaNs and zeros of either sign, takes about ten
