@@ -174,15 +174,15 @@ func (c *adiCell) alloc(sp bool) {
 	g2 := 2 * adiGhost
 	nu := 5 * (c.size[0] + g2) * (c.size[1] + g2) * (c.size[2] + g2)
 	na := (c.size[0] + 2) * (c.size[1] + 2) * (c.size[2] + 2)
-	np := 5 * c.points()
-	lengths := []int{nu, np, np, na, na, na, na, na, adiPacked * na}
+	nr := 5 * c.points()
+	lengths := []int{nu, nr, nr, na, na, na, na, na, adiPacked * na}
 	if sp {
 		lengths = append(lengths, na, na)
 	}
 	slab := newFloatSlab(lengths...)
 	c.u = slab.take(nu)
-	c.rhs = slab.take(np)
-	c.forcing = slab.take(np)
+	c.rhs = slab.take(nr)
+	c.forcing = slab.take(nr)
 	for _, f := range []*[]float64{&c.rhoI, &c.us, &c.vs, &c.ws, &c.qs} {
 		*f = slab.take(na)
 	}

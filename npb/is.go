@@ -176,7 +176,8 @@ type isState struct {
 	nb       int  // NUM_BUCKETS
 	shift    uint // MAX_KEY_LOG_2 - NUM_BUCKETS_LOG_2
 	keyArray []int32
-	// keyBuff1 holds the bucketed keys before the exchange; keyBuff2
+	// keyBuff1 holds the keys grouped by destination before the
+	// exchange; keyBuff2
 	// receives the keys of the other processes. The keys this process
 	// keeps stay in keyBuff1 (self below): the exchange does not copy
 	// them, and the ranking counts them where they are.
@@ -187,11 +188,13 @@ type isState struct {
 	// self is where the keys this process keeps lie in keyBuff1 (from)
 	// and where the exchange leaves their place in keyBuff2 (to).
 	self isSelfPart
-	// counts are the local bucket sizes and ptrs the bucket pointers
-	// (bucket_size, bucket_ptrs), NUM_BUCKETS of them in use; partial
-	// holds the sizes counted over four interleaved subsequences.
-	counts, ptrs *[isMaxBuckets]int32
-	partial      *[4][isMaxBuckets]int32
+	// counts are the local bucket sizes (bucket_size), NUM_BUCKETS of
+	// them in use; partial holds the sizes counted over four interleaved
+	// subsequences; destOf is the process each bucket goes to, and next
+	// the next place in keyBuff1 of each process's keys.
+	counts, destOf *[isMaxBuckets]int32
+	partial        *[4][isMaxBuckets]int32
+	next           []int
 	// bucketSize holds the local bucket sizes and, in its last
 	// isTestArraySize entries, the test keys found locally;
 	// bucketSizeTotals is their sum over all processes.
@@ -242,7 +245,8 @@ func newISState(c *mpi.Comm, class Class, p isClassParams, o Options) *isState {
 	s.bucketSizeTotals = make([]int32, s.nb+isTestArraySize)
 	s.counts = new([isMaxBuckets]int32)
 	s.partial = new([4][isMaxBuckets]int32)
-	s.ptrs = new([isMaxBuckets]int32)
+	s.destOf = new([isMaxBuckets]int32)
+	s.next = make([]int, np)
 	s.distrib1 = make([]int, np)
 	s.distrib2 = make([]int, np)
 	s.sendCount = make([]int, np)
@@ -277,12 +281,12 @@ func (s *isState) rank(iteration int) error {
 		}
 	}
 
-	// Count the keys of each bucket, then sort them into their buckets.
-	// Keys are in [0, MAX_KEY), so the bucket k>>shift is below nb and
-	// the mask changes nothing; it only spares the bounds checks.
-	counts, ptrs := s.counts, s.ptrs
+	// Count the keys of each bucket. NPB then sorts them into their
+	// buckets before it knows where the buckets go; this program groups
+	// them by destination once it does (below), which the ranking, a
+	// count, cannot tell apart.
+	counts := s.counts
 	isBucketCount(counts, s.partial, keys, shift)
-	isBucketScatter(s.keyBuff1[:len(keys)], ptrs, counts, nb, keys, shift)
 	bs := s.bucketSize[:nb]
 	copy(bs, counts[:nb])
 	// NPB counts one operation per key ranked: half of it is the bucket
@@ -318,6 +322,9 @@ func (s *isState) rank(iteration int) error {
 			local = 0
 		}
 	}
+	isBucketDestinations(s.destOf, nb, s.distrib2[:j])
+	copy(s.next, s.sendDispl[:j])
+	isPartition(s.keyBuff1[:len(keys)], s.next[:j], s.destOf, keys, shift)
 	// Processes left without buckets (possible when np nears the number
 	// of buckets) get none: an empty range.
 	for ; j < s.np; j++ {
@@ -421,23 +428,41 @@ func isRankCounts(cnt *[isMaxKey]int32, minKey, span int, parts ...[]int32) []in
 	return c
 }
 
-// isBucketScatter sorts keys into buf by bucket k>>shift: ptrs becomes
-// the start of each of the nb buckets whose sizes are counts, and each
-// key goes to its bucket's next place (is.c's bucket_ptrs and
-// key_buff1). Keys are in [0, MAX_KEY), so the bucket is below nb and
-// the mask changes nothing; it only spares the bounds checks.
-func isBucketScatter(buf []int32, ptrs, counts *[isMaxBuckets]int32, nb int, keys []int32, shift uint) {
+// isBucketDestinations sets destOf[b] for the nb buckets to the process
+// that receives bucket b: process j those up to last[j] after those of
+// j−1. Buckets after the last range hold no keys; they go to the last
+// process with a range.
+func isBucketDestinations(destOf *[isMaxBuckets]int32, nb int, last []int) {
+	j := 0
+	for b := range destOf[:nb] {
+		for j < len(last)-1 && b > last[j] {
+			j++
+		}
+		destOf[b] = int32(j)
+	}
+}
+
+// isPartition copies keys into buf grouped by the process their bucket
+// k>>shift goes to (destOf), in their order within each group: next[j]
+// is the place of process j's first key in buf and becomes the place
+// after its last. Where NPB sorts the keys into their NUM_BUCKETS
+// buckets (is.c's bucket_ptrs and key_buff1), the keys go to as many
+// places as processes: a handful of lines being written instead of
+// one per bucket. Keys are in [0, MAX_KEY), so the bucket is below
+// isMaxBuckets and the mask changes nothing; it only spares the bounds
+// checks.
+func isPartition(buf []int32, next []int, destOf *[isMaxBuckets]int32, keys []int32, shift uint) {
 	shift &= 31
-	var acc int32
-	for i, n := range counts[:nb] {
-		ptrs[i] = acc
-		acc += n
+	if len(next) == 1 { // one process: every key stays
+		copy(buf[next[0]:], keys)
+		next[0] += len(keys)
+		return
 	}
 	for _, k := range keys {
-		b := uint32(k) >> shift & (isMaxBuckets - 1)
-		p := ptrs[b]
+		j := destOf[uint32(k)>>shift&(isMaxBuckets-1)]
+		p := next[j]
 		buf[p] = k
-		ptrs[b] = p + 1
+		next[j] = p + 1
 	}
 }
 
