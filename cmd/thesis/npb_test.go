@@ -371,19 +371,20 @@ func TestTermStopsSweep(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The signal goes as soon as the run's mpirun and its 16 ranks are
+	// there (the calibration before it has one rank): the run takes about
+	// a second and a half, and a fixed wait let it end first.
 	var kids []int
-	for deadline := time.Now().Add(2 * time.Minute); len(kids) == 0; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); len(kids) < 17; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			cmd.Wait()
-			t.Fatalf("no run started:\n%s", &errs)
+			t.Fatalf("no run of 16 processes seen:\n%s", &errs)
 		}
 		if strings.Contains(errs.String(), "calibration of EP") { // the run comes next
-			kids = children(cmd.Process.Pid)
+			kids = descendants([]int{cmd.Process.Pid})
 		}
 	}
-	time.Sleep(1500 * time.Millisecond) // the ranks start
-	kids = append(kids, descendants(kids)...)
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err == nil {
 		t.Errorf("thesis exited 0 after SIGTERM:\n%s", &errs)
