@@ -175,22 +175,12 @@ func (c *adiCell) alloc(sp bool) {
 	nu := 5 * (c.size[0] + g2) * (c.size[1] + g2) * (c.size[2] + g2)
 	na := (c.size[0] + 2) * (c.size[1] + 2) * (c.size[2] + 2)
 	nr := 5 * c.points()
-	lengths := []int{nu, nr, nr, na, na, na, na, na, adiPacked * na}
+	fields := []floatField{{&c.u, nu}, {&c.rhs, nr}, {&c.forcing, nr},
+		{&c.rhoI, na}, {&c.us, na}, {&c.vs, na}, {&c.ws, na}, {&c.qs, na}, {&c.rhsFields, adiPacked * na}}
 	if sp {
-		lengths = append(lengths, na, na)
+		fields = append(fields, floatField{&c.speed, na}, floatField{&c.ainv, na})
 	}
-	slab := newFloatSlab(lengths...)
-	c.u = slab.take(nu)
-	c.rhs = slab.take(nr)
-	c.forcing = slab.take(nr)
-	for _, f := range []*[]float64{&c.rhoI, &c.us, &c.vs, &c.ws, &c.qs} {
-		*f = slab.take(na)
-	}
-	c.rhsFields = slab.take(adiPacked * na)
-	if sp {
-		c.speed = slab.take(na)
-		c.ainv = slab.take(na)
-	}
+	allocFloats(fields...)
 }
 
 // maxSize returns the largest cell extent on any axis.

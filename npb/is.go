@@ -177,8 +177,8 @@ type isState struct {
 	shift    uint // MAX_KEY_LOG_2 - NUM_BUCKETS_LOG_2
 	keyArray []int32
 	// keyBuff1 holds the keys grouped by destination before the
-	// exchange; keyBuff2
-	// receives the keys of the other processes. The keys this process
+	// exchange; keyBuff2 receives the keys of the other processes. The
+	// keys this process
 	// keeps stay in keyBuff1 (self below): the exchange does not copy
 	// them, and the ranking counts them where they are.
 	keyBuff1, keyBuff2 []int32

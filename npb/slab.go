@@ -18,32 +18,31 @@ func hugeSlice[T any](n int) []T {
 	return s
 }
 
-// slabAlign is the alignment, in float64s, of each array a slab hands
-// out: one cache line.
+// slabAlign is the alignment, in float64s, of each array allocFloats
+// hands out: one cache line.
 const slabAlign = 8
 
-// floatSlab hands out float64 arrays carved from one allocation advised
-// to huge pages, each starting on a cache line: arrays too small to hold
-// a huge page of their own share them.
-type floatSlab struct {
-	buf []float64
+// floatField is an array for allocFloats to set: where it goes and its
+// length.
+type floatField struct {
+	dst *[]float64
+	n   int
 }
 
-// newFloatSlab returns a slab for arrays of the given lengths.
-func newFloatSlab(lengths ...int) *floatSlab {
-	n := 0
-	for _, l := range lengths {
-		n += slabRound(l)
+// allocFloats sets every field to an array of n zero values, the arrays
+// carved from one allocation advised to huge pages, each starting on a
+// cache line, and each with its capacity ending where it does: arrays
+// too small to hold a huge page of their own share them.
+func allocFloats(fields ...floatField) {
+	total := 0
+	for _, f := range fields {
+		total += slabRound(f.n)
 	}
-	return &floatSlab{buf: hugeSlice[float64](n)}
-}
-
-// take returns the next array of n values (zero), whose capacity ends
-// where it does.
-func (s *floatSlab) take(n int) []float64 {
-	a := s.buf[:n:n]
-	s.buf = s.buf[min(slabRound(n), len(s.buf)):]
-	return a
+	buf := hugeSlice[float64](total)
+	for _, f := range fields {
+		*f.dst = buf[:f.n:f.n]
+		buf = buf[slabRound(f.n):]
+	}
 }
 
 // slabRound rounds n up to a whole number of cache lines.

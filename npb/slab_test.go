@@ -10,26 +10,31 @@ import (
 	"unsafe"
 )
 
-// TestFloatSlab checks that a slab's arrays have their lengths, start on
+// TestAllocFloats checks that the arrays have their lengths, start on
 // cache lines, do not overlap and cannot grow into each other.
-func TestFloatSlab(t *testing.T) {
+func TestAllocFloats(t *testing.T) {
 	lengths := []int{13, 8, 1, 100}
-	s := newFloatSlab(lengths...)
+	arrays := make([][]float64, len(lengths))
+	fields := make([]floatField, len(lengths))
+	for i, n := range lengths {
+		fields[i] = floatField{&arrays[i], n}
+	}
+	allocFloats(fields...)
 	var prev []float64
-	for _, n := range lengths {
-		a := s.take(n)
+	for i, n := range lengths {
+		a := arrays[i]
 		if len(a) != n || cap(a) != n {
-			t.Fatalf("take(%d): len %d cap %d", n, len(a), cap(a))
+			t.Fatalf("array %d of %d values: len %d cap %d", i, n, len(a), cap(a))
 		}
 		if p := uintptr(unsafe.Pointer(&a[0])); p%(slabAlign*8) != 0 {
-			t.Errorf("take(%d) starts at %#x, not on a cache line", n, p)
+			t.Errorf("array %d starts at %#x, not on a cache line", i, p)
 		}
-		for i := range a {
-			a[i] = float64(n)
+		for k := range a {
+			a[k] = float64(n)
 		}
-		for i, v := range prev {
+		for k, v := range prev {
 			if v != float64(len(prev)) {
-				t.Fatalf("array of %d overwritten at %d by the next", len(prev), i)
+				t.Fatalf("array of %d overwritten at %d by the next", len(prev), k)
 			}
 		}
 		prev = a

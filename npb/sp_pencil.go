@@ -100,8 +100,8 @@ func (s *spSolver) fill(c *adiCell, d int, p *spPencil, rows []float64) {
 		l0 := 0
 		if p.saA == 1 { // the lines' points side by side: whole vectors
 			pa := p.pa + q*p.sa
-			k := spFillConsts{w0, w1, w2, w3, w4, -dtt2, dtt1, c2dtt1, dtt2, 1}
-			l0 = spFillLanes(rq, cvm, cvp, rm, r0, rp, speed[pa-p.sa:][:na], speed[pa+p.sa:][:na], &k)
+			kf := spFillConsts{w0, w1, w2, w3, w4, -dtt2, dtt1, c2dtt1, dtt2, 1}
+			l0 = spFillLanes(rq, cvm, cvp, rm, r0, rp, speed[pa-p.sa:][:na], speed[pa+p.sa:][:na], &kf)
 		}
 		for l := l0; l < na; l++ {
 			r1 := -dtt2*cvm[l] - dtt1*rm[l] + w1
