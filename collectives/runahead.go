@@ -36,13 +36,14 @@ import (
 // member's key and record of its last RingDepth generations:
 // ArriveRecord enters the barrier (without waiting) and returns the
 // generation it entered; Generation is the last one entered by any
-// arrival; ReleasedAt and WaitReleasedAt report and wait for a
+// arrival; LastReleased is the newest generation released (every
+// member's arrival at it or later), and WaitReleasedAt waits for a
 // generation's release; KeyAt and RecordAt return what member r passed
 // for a generation, while the ring holds it.
 type RunAheadBarrier interface {
 	ArriveRecord(key uint64, rec [keySize]byte) (uint64, error)
 	Generation() uint64
-	ReleasedAt(gen uint64) bool
+	LastReleased() uint64
 	WaitReleasedAt(gen uint64) error
 	KeyAt(r int, gen uint64) uint64
 	RecordAt(r int, gen uint64) [keySize]byte
@@ -63,6 +64,10 @@ type RunAhead struct {
 	cur     *unsettled  // the call in progress
 	earlier error       // a difference settled, not yet reported
 	stop    func() bool // differs, made once (a method value allocates)
+	// released is the newest generation known to be released: reading
+	// the members' arrivals (LastReleased) costs a line moved from every
+	// other member's cache, and one reading settles every call up to it.
+	released uint64
 }
 
 // maxRunAhead bounds the calls left unsettled: at least any ring's half.
@@ -123,11 +128,20 @@ func (u *Runner) withEarlier(err error) error {
 func (p *RunAhead) settle(last uint64) {
 	k := 0
 	for ; k < p.n && p.pending[k].gen <= last; k++ {
-		if err := p.check(&p.pending[k], true); err != nil && p.earlier == nil {
+		if err := p.check(&p.pending[k], !p.releasedBy(p.pending[k].gen)); err != nil && p.earlier == nil {
 			p.earlier = err
 		}
 	}
 	p.n = copy(p.pending[:], p.pending[k:p.n])
+}
+
+// releasedBy reports whether generation gen is released, reading the
+// members' arrivals only if the last reading is older than gen.
+func (p *RunAhead) releasedBy(gen uint64) bool {
+	if gen > p.released {
+		p.released = max(p.released, p.hw.LastReleased())
+	}
+	return gen <= p.released
 }
 
 // check compares the keys of call s's generation, waiting for its
@@ -137,6 +151,7 @@ func (p *RunAhead) check(s *unsettled, wait bool) error {
 		if err := p.hw.WaitReleasedAt(s.gen); err != nil {
 			return fmt.Errorf("%v (settling its argument check): %w", getKey(s.rec[:]).Coll, err)
 		}
+		p.released = max(p.released, s.gen)
 	}
 	if p.agree(s) {
 		return nil
@@ -165,7 +180,7 @@ func (p *RunAhead) agree(s *unsettled) bool {
 // differs reports whether the call in progress is released with keys that
 // differ: the interrupt condition of its waits.
 func (p *RunAhead) differs() bool {
-	return p.hw.ReleasedAt(p.cur.gen) && !p.agree(p.cur)
+	return p.releasedBy(p.cur.gen) && !p.agree(p.cur)
 }
 
 // runAhead runs call o with its check left for later (see RunAhead).
@@ -176,8 +191,11 @@ func (u *Runner) runAhead(c *call, o *opCall, alg string, rb RunAheadBarrier, in
 		p.stop = p.differs
 	}
 	next := rb.Generation() + 1
-	if lag := uint64(rb.RingDepth() / 2); next > lag && p.n > 0 {
+	if lag := uint64(rb.RingDepth() / 2); next > lag && p.n > 0 && p.pending[0].gen <= next-lag {
+		// One reading of the arrivals settles, besides the calls that
+		// must be, every call it finds released.
 		p.settle(next - lag)
+		p.settle(p.released)
 	}
 	s := &p.pending[p.n]
 	o.key.put(s.rec[:])
@@ -199,9 +217,12 @@ func (u *Runner) runAhead(c *call, o *opCall, alg string, rb RunAheadBarrier, in
 		}
 		return fmt.Errorf("%v (%s): %w", o.key.Coll, alg, err)
 	}
-	if rb.ReleasedAt(gen) {
+	if gen <= p.released {
 		return p.check(s, false)
 	}
-	p.n++ // settled by a later call
+	// Settled by a later call, with the calls around it: the release of
+	// a call just entered is rarely there yet, and looking for it would
+	// cost a reading of the arrivals a call.
+	p.n++
 	return nil
 }

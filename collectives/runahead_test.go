@@ -17,14 +17,22 @@ type scriptedRing struct {
 	recs     map[uint64][][keySize]byte
 	released map[uint64]bool
 	waited   []uint64
+	readings int // calls of LastReleased
 }
 
 func (s *scriptedRing) ArriveRecord(key uint64, rec [keySize]byte) (uint64, error) {
 	s.gen++
 	return s.gen, nil
 }
-func (s *scriptedRing) Generation() uint64             { return s.gen }
-func (s *scriptedRing) ReleasedAt(gen uint64) bool     { return s.released[gen] }
+func (s *scriptedRing) Generation() uint64 { return s.gen }
+func (s *scriptedRing) LastReleased() uint64 {
+	s.readings++
+	var g uint64
+	for s.released[g+1] {
+		g++
+	}
+	return g
+}
 func (s *scriptedRing) KeyAt(r int, gen uint64) uint64 { return s.keys[gen][r] }
 func (s *scriptedRing) RecordAt(r int, gen uint64) [keySize]byte {
 	return s.recs[gen][r]
@@ -101,6 +109,46 @@ func TestRunAheadSettle(t *testing.T) {
 	}
 	if p.n != 0 {
 		t.Errorf("%d calls unsettled after settleAll", p.n)
+	}
+}
+
+// TestRunAheadOneReading checks that one reading of the arrivals settles
+// every call it finds released: settling the oldest of five released
+// calls reads once and waits for none, settling up to the last reading
+// reads no more, and a call is checked again only when the reading is
+// older than it.
+func TestRunAheadOneReading(t *testing.T) {
+	const n = 2
+	s := &scriptedRing{keys: map[uint64][]uint64{}, recs: map[uint64][][keySize]byte{}, released: map[uint64]bool{}}
+	p := &RunAhead{hw: s, size: n, mask: 1<<64 - 1}
+	bcast := Key{Coll: CollBcast, Elem: 1, Bytes: 8}
+	for gen := uint64(1); gen <= 6; gen++ {
+		u := unsettled{gen: gen, hash: s.script(gen, n, 0, bcast, bcast)}
+		bcast.put(u.rec[:])
+		p.pending[gen-1] = u
+		s.released[gen] = gen <= 5
+	}
+	p.n, s.gen = 6, 6
+
+	p.settle(1)
+	if s.readings != 1 || len(s.waited) != 0 || p.released != 5 || p.n != 5 {
+		t.Fatalf("settling generation 1: %d readings, waited for %v, known released %d, %d unsettled; want 1, none, 5, 5",
+			s.readings, s.waited, p.released, p.n)
+	}
+	p.settle(p.released)
+	if s.readings != 1 || p.n != 1 || p.pending[0].gen != 6 {
+		t.Fatalf("settling up to the reading: %d readings, %d unsettled; want 1 reading, generation 6 unsettled", s.readings, p.n)
+	}
+	s.released[6] = true
+	if !p.releasedBy(6) || s.readings != 2 {
+		t.Errorf("generation 6 after its release: released %v after %d readings; want true after 2", p.releasedBy(6), s.readings)
+	}
+	if err := p.hw.WaitReleasedAt(6); err != nil || len(s.waited) != 0 {
+		t.Errorf("waited for %v", s.waited)
+	}
+	p.settle(6)
+	if p.n != 0 || p.earlier != nil {
+		t.Errorf("%d unsettled, difference %v", p.n, p.earlier)
 	}
 }
 

@@ -463,6 +463,22 @@ func (n *NIC) BarrierReleased(id, size int, gen uint64) bool {
 	return true
 }
 
+// BarrierLastReleased returns the newest generation of controller id,
+// used by a group of size members, that has been released: the oldest
+// generation any member's arrival line holds (0 for a bad id or size).
+// One reading answers BarrierReleased for every generation up to it.
+// Safe for concurrent use.
+func (n *NIC) BarrierLastReleased(id, size int) uint64 {
+	if uint(id) >= NumBarriers || size <= 0 || uint(size) > uint(len(n.procs)) {
+		return 0
+	}
+	last := uint64(math.MaxUint64)
+	for m := range size {
+		last = min(last, atomic.LoadUint64(&n.seg.arrival(id, m).gen))
+	}
+	return last
+}
+
 // KeyBits is the width of the keys of BarrierArriveKey and of their sums.
 const KeyBits = 48
 

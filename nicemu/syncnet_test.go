@@ -874,9 +874,15 @@ func TestBarrierRecordRing(t *testing.T) {
 	if k := slow.BarrierKey(id, 0, 1); k != 11 {
 		t.Errorf("generation 1's key in the ring: %d, want 11", k)
 	}
+	if last := slow.BarrierLastReleased(id, 2); last != 1 {
+		t.Errorf("last released with the fast member %d generations ahead: %d, want 1", RecordRingDepth-1, last)
+	}
 	for g := 2; g <= RecordRingDepth; g++ {
 		if slow.BarrierReleased(id, 2, uint64(g)) {
 			t.Fatalf("generation %d released before the slow member arrived", g)
+		}
+		if last := fast.BarrierLastReleased(id, 2); last != uint64(g-1) {
+			t.Fatalf("before the slow member's arrival %d: last released %d, want %d", g, last, g-1)
 		}
 		gen, err := slow.BarrierArriveRecord(id, 1, procs, uint64(200+g), rec(1, g))
 		if err != nil || gen != uint64(g) || !slow.BarrierReleased(id, 2, uint64(g)) {
@@ -890,6 +896,12 @@ func TestBarrierRecordRing(t *testing.T) {
 				t.Errorf("generation %d: member %d's record %q", g, m, r)
 			}
 		}
+	}
+	if last := fast.BarrierLastReleased(id, 1); last != RecordRingDepth {
+		t.Errorf("last released of the group of the fast member alone: %d, want %d", last, RecordRingDepth)
+	}
+	if last := fast.BarrierLastReleased(id, 3); last != 0 {
+		t.Errorf("last released of a group larger than the job: %d, want 0", last)
 	}
 	// The ring wraps: the next arrival replaces generation 1's key.
 	if _, err := fast.BarrierArriveRecord(id, 0, procs, 999, rec(0, RecordRingDepth+1)); err != nil {

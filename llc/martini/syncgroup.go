@@ -162,6 +162,9 @@ func (g *SyncGroup) ReleasedAt(gen uint64) bool {
 	return g.nic.BarrierReleased(g.id, len(g.procs), gen)
 }
 
+// LastReleased returns the newest generation every member has arrived at.
+func (g *SyncGroup) LastReleased() uint64 { return g.nic.BarrierLastReleased(g.id, len(g.procs)) }
+
 // WaitReleasedAt waits until every member has arrived at generation gen,
 // or the engine fails.
 func (g *SyncGroup) WaitReleasedAt(gen uint64) error {
