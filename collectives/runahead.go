@@ -22,7 +22,7 @@ import (
 // settled, and finished reading, generation g-RingDepth, whose place in
 // the ring g takes. Calls that read the barrier's double-buffered
 // payloads or data words (the checks done first, AlgShared, Barrier, the
-// small reductions) settle everything first, so that the barrier's rule
+// small allreduces) settle everything first, so that the barrier's rule
 // for them (arrive at g+1 only after g is released) holds as before.
 //
 // A difference still interrupts the waits of the call it concerns, as
@@ -31,22 +31,29 @@ import (
 // later call through the Hardware, the one that settles it. That call
 // runs all the same, so that the processes' calls stay in step, and
 // returns the difference with its own result.
+//
+// The broadcasts and the reductions to a root of a data word run ahead
+// too, with their words in the ring instead of messages (see small.go).
 
 // RunAheadBarrier is implemented by a Hardware whose barrier keeps each
-// member's key and record of its last RingDepth generations:
+// member's key, record and data word of its last RingDepth generations:
 // ArriveRecord enters the barrier (without waiting) and returns the
 // generation it entered; Generation is the last one entered by any
 // arrival; LastReleased is the newest generation released (every
 // member's arrival at it or later), and WaitReleasedAt waits for a
-// generation's release; KeyAt and RecordAt return what member r passed
-// for a generation, while the ring holds it.
+// generation's release; WaitArrivedAt waits for member r's arrival at a
+// generation alone; KeyAt, RecordAt and DatumAt return what member r
+// passed for a generation, once it has arrived there and while the ring
+// holds it.
 type RunAheadBarrier interface {
-	ArriveRecord(key uint64, rec [keySize]byte) (uint64, error)
+	ArriveRecord(key uint64, rec [keySize]byte, datum [DatumSize]byte) (uint64, error)
 	Generation() uint64
 	LastReleased() uint64
 	WaitReleasedAt(gen uint64) error
+	WaitArrivedAt(r int, gen uint64) error
 	KeyAt(r int, gen uint64) uint64
 	RecordAt(r int, gen uint64) [keySize]byte
+	DatumAt(r int, gen uint64) [DatumSize]byte
 	RingDepth() int
 }
 
@@ -81,9 +88,20 @@ type unsettled struct {
 }
 
 // runAheadBarrier returns u's RunAheadBarrier, if u's calls to coll run
-// ahead.
+// ahead with their data in messages: broadcasts and scatters.
 func (u *Runner) runAheadBarrier(coll Collective) (RunAheadBarrier, bool) {
-	if u.RunAhead == nil || !u.FanOutAhead || (coll != CollBcast && coll != CollScatter) {
+	if coll != CollBcast && coll != CollScatter {
+		return nil, false
+	}
+	return u.aheadBarrier()
+}
+
+// aheadBarrier returns u's RunAheadBarrier, if u's calls may run ahead of
+// their check at all: those of runAheadBarrier, and the small broadcasts
+// and reductions to a root, whose data words travel in its ring (see
+// smallBcast and smallReduction).
+func (u *Runner) aheadBarrier() (RunAheadBarrier, bool) {
+	if u.RunAhead == nil || !u.FanOutAhead {
 		return nil, false
 	}
 	rb, ok := u.HW.(RunAheadBarrier)
@@ -183,8 +201,12 @@ func (p *RunAhead) differs() bool {
 	return p.releasedBy(p.cur.gen) && !p.agree(p.cur)
 }
 
-// runAhead runs call o with its check left for later (see RunAhead).
-func (u *Runner) runAhead(c *call, o *opCall, alg string, rb RunAheadBarrier, in Interruptible, data func(c *call, alg string) error) error {
+// arriveAhead enters rb's barrier with a call's encoded Key rec, its
+// hash and a data word, after settling the calls that must be settled
+// first (and every call the reading of the arrivals finds released). It
+// returns the call's comparison, p.pending[p.n], which the caller leaves
+// for later by counting it (p.n++) or settles itself.
+func (u *Runner) arriveAhead(rb RunAheadBarrier, rec [keySize]byte, hash uint64, datum [DatumSize]byte) (*unsettled, error) {
 	p := u.RunAhead
 	p.hw, p.size, p.mask = rb, u.Net.Size(), 1<<u.HW.KeyBits()-1
 	if p.stop == nil {
@@ -192,19 +214,29 @@ func (u *Runner) runAhead(c *call, o *opCall, alg string, rb RunAheadBarrier, in
 	}
 	next := rb.Generation() + 1
 	if lag := uint64(rb.RingDepth() / 2); next > lag && p.n > 0 && p.pending[0].gen <= next-lag {
-		// One reading of the arrivals settles, besides the calls that
-		// must be, every call it finds released.
 		p.settle(next - lag)
 		p.settle(p.released)
 	}
 	s := &p.pending[p.n]
-	o.key.put(s.rec[:])
-	s.hash = u.recordHash(s.rec[:])
-	gen, err := rb.ArriveRecord(s.hash, s.rec)
+	s.rec, s.hash = rec, hash
+	gen, err := rb.ArriveRecord(hash, rec, datum)
+	if err != nil {
+		return nil, err
+	}
+	s.gen = gen
+	return s, nil
+}
+
+// runAhead runs call o with its check left for later (see RunAhead).
+func (u *Runner) runAhead(c *call, o *opCall, alg string, rb RunAheadBarrier, in Interruptible, data func(c *call, alg string) error) error {
+	p := u.RunAhead
+	var rec [keySize]byte
+	o.key.put(rec[:])
+	s, err := u.arriveAhead(rb, rec, u.recordHash(rec[:]), [DatumSize]byte{})
 	if err != nil {
 		return fmt.Errorf("%v: %w", o.key.Coll, err)
 	}
-	s.gen, p.cur = gen, s
+	p.cur = s
 	in.Interrupt(p.stop)
 	err = c.end(data(c, alg))
 	in.Interrupt(nil)
@@ -217,7 +249,7 @@ func (u *Runner) runAhead(c *call, o *opCall, alg string, rb RunAheadBarrier, in
 		}
 		return fmt.Errorf("%v (%s): %w", o.key.Coll, alg, err)
 	}
-	if gen <= p.released {
+	if s.gen <= p.released {
 		return p.check(s, false)
 	}
 	// Settled by a later call, with the calls around it: the release of

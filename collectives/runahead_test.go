@@ -18,13 +18,22 @@ type scriptedRing struct {
 	released map[uint64]bool
 	waited   []uint64
 	readings int // calls of LastReleased
+	datums   map[uint64][][DatumSize]byte
+	arrived  []int // the members WaitArrivedAt waited for
+	arrivals [][DatumSize]byte
 }
 
-func (s *scriptedRing) ArriveRecord(key uint64, rec [keySize]byte) (uint64, error) {
+func (s *scriptedRing) ArriveRecord(key uint64, rec [keySize]byte, datum [DatumSize]byte) (uint64, error) {
 	s.gen++
+	s.arrivals = append(s.arrivals, datum)
 	return s.gen, nil
 }
-func (s *scriptedRing) Generation() uint64 { return s.gen }
+func (s *scriptedRing) WaitArrivedAt(r int, gen uint64) error {
+	s.arrived = append(s.arrived, r)
+	return nil
+}
+func (s *scriptedRing) DatumAt(r int, gen uint64) [DatumSize]byte { return s.datums[gen][r] }
+func (s *scriptedRing) Generation() uint64                        { return s.gen }
 func (s *scriptedRing) LastReleased() uint64 {
 	s.readings++
 	var g uint64
@@ -149,6 +158,95 @@ func TestRunAheadOneReading(t *testing.T) {
 	p.settle(6)
 	if p.n != 0 || p.earlier != nil {
 		t.Errorf("%d unsettled, difference %v", p.n, p.earlier)
+	}
+}
+
+// TestSmallCallsAhead scripts the small broadcasts and reductions that
+// run ahead through the ring, at rank 1 of 3: a broadcast's root arrives
+// with its word and returns; another rank waits for the root's arrival
+// alone, takes its word and leaves the check for later, unless the
+// root's key differs, which fails at once; a reduction's other ranks
+// arrive with their word and return, and its root waits for the release,
+// compares every key and combines the words in rank order.
+func TestSmallCallsAhead(t *testing.T) {
+	const n = 3
+	s := &scriptedRing{keys: map[uint64][]uint64{}, recs: map[uint64][][keySize]byte{},
+		released: map[uint64]bool{}, datums: map[uint64][][DatumSize]byte{}}
+	hw := &ringHW{memHW: &memHW{h: newMemHardware(n), rank: 1}, scriptedRing: s}
+	u := &Runner{Net: &memNet{w: newMemWorld(n), rank: 1}, HW: hw, RunAhead: new(RunAhead), FanOutAhead: true, Check: true}
+	word := func(text string) (w [DatumSize]byte) { copy(w[:], text); return w }
+	// script makes the next generation: every rank's Key k (its Op that
+	// of r) but rank odd's, which is other, and the ranks' words.
+	script := func(k Key, r Reducer, odd int, other Key, words ...string) {
+		gen := s.gen + 1
+		s.keys[gen], s.recs[gen], s.datums[gen] = make([]uint64, n), make([][keySize]byte, n), make([][DatumSize]byte, n)
+		for rank := range n {
+			kk := k
+			if rank == odd {
+				kk = other
+			}
+			kk.Op = opID(r)
+			kk.put(s.recs[gen][rank][:])
+			s.keys[gen][rank] = keyHash(s.recs[gen][rank][:])
+			s.datums[gen][rank] = word(words[rank])
+		}
+	}
+	bcast := func(root int) Key { return Key{Coll: CollBcast, Elem: 1, Root: root, Bytes: 5} }
+
+	// Rank 1 the root: it publishes its word and waits for no one.
+	script(bcast(1), Reducer{}, -1, Key{}, "", "mine!", "")
+	buf := []byte("mine!")
+	if ok, err := u.smallBcast(buf, 1, 1); !ok || err != nil || len(s.arrived) != 0 || s.arrivals[0] != word("mine!") {
+		t.Fatalf("as the root: done %v, %v, waited for %v, published %q", ok, err, s.arrived, s.arrivals)
+	}
+	// From root 2: the root's word, the check left for later.
+	script(bcast(2), Reducer{}, -1, Key{}, "", "", "hello")
+	if ok, err := u.smallBcast(buf, 2, 1); !ok || err != nil || string(buf) != "hello" || !slices.Equal(s.arrived, []int{2}) {
+		t.Fatalf("from root 2: done %v, %v, buffer %q, waited for %v; want hello from 2", ok, err, buf, s.arrived)
+	}
+	if u.RunAhead.n != 2 || len(s.waited) != 0 {
+		t.Errorf("%d calls left for later, waited for releases %v; want 2, none", u.RunAhead.n, s.waited)
+	}
+	// Root 0 broadcasts 6 bytes where this rank says 5: it fails at once.
+	other := bcast(0)
+	other.Bytes = 6
+	script(bcast(0), Reducer{}, 0, other, "garbage", "", "")
+	copy(buf, "keep!")
+	if ok, err := u.smallBcast(buf, 0, 1); !ok || !errors.Is(err, ErrMismatch) || string(buf) != "keep!" {
+		t.Fatalf("from a root whose call differs: done %v, %v, buffer %q; want ErrMismatch, the buffer kept", ok, err, buf)
+	}
+
+	sum, err := ReducerFor[int8](Sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reduce := func(root int) Key {
+		return Key{Coll: CollReduce, Elem: 1, Kind: uint8(sum.Kind), Root: root, Bytes: 2}
+	}
+	// Rank 1 not the root: it publishes its word and returns.
+	s.arrived, s.waited = nil, nil
+	pending := u.RunAhead.n
+	script(reduce(0), sum, -1, Key{}, "\x01\x02", "\x10\x20", "\x03\x04")
+	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, nil, sum, 0); !ok || err != nil ||
+		s.arrivals[len(s.arrivals)-1] != word("\x10\x20") || len(s.waited) != 0 || u.RunAhead.n != pending+1 {
+		t.Fatalf("a reduction to root 0: done %v, %v, waited for %v, %d calls left for later (was %d)", ok, err, s.waited, u.RunAhead.n, pending)
+	}
+	// Rank 1 the root: every key compared, every word combined.
+	script(reduce(1), sum, -1, Key{}, "\x01\x02", "\x10\x20", "\x03\x04")
+	out := make([]byte, 2)
+	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, out, sum, 1); !ok || err != nil || !slices.Equal(out, []byte{0x14, 0x26}) {
+		t.Fatalf("as the root: done %v, %v, sum %x; want 1426", ok, err, out)
+	}
+	if !slices.Contains(s.waited, s.gen) || u.RunAhead.n > 0 && u.RunAhead.pending[u.RunAhead.n-1].gen == s.gen {
+		t.Errorf("the root waited for releases %v (want generation %d) and left its call for later: %v", s.waited, s.gen,
+			u.RunAhead.n > 0 && u.RunAhead.pending[u.RunAhead.n-1].gen == s.gen)
+	}
+	// As the root, a difference fails at once.
+	odd := reduce(1)
+	odd.Bytes = 4
+	script(reduce(1), sum, 2, odd, "", "", "")
+	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, out, sum, 1); !ok || !errors.Is(err, ErrMismatch) {
+		t.Fatalf("as the root of differing calls: done %v, %v; want ErrMismatch", ok, err)
 	}
 }
 

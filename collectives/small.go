@@ -7,6 +7,17 @@ import "fmt"
 // for every rank's word to travel in the barrier's messages) runs in one
 // barrier: what the driver would do for it (AlgShared, its inputs inline),
 // without the driver's generality.
+//
+// Where the calls run ahead of their check (a RunAheadBarrier, with
+// FanOutAhead), the broadcasts and the reductions to a root need no
+// barrier: every process arrives with its key and data word in the
+// barrier's ring, and only those that need a word wait, for its arrival
+// alone. A broadcast's root arrives and returns, and the others wait for
+// the root; a reduction's root waits for every process, and the others
+// arrive and return. The comparison of the keys is settled later, as
+// for RunAhead's other calls, except where a process waits anyway: a
+// process whose key differs from the root's fails at once, and a
+// reduction's root compares every key.
 
 // smallKey caches the encoded Key of the last small call, and the hash of
 // all of it but the root, as long as the calls repeat but for their root.
@@ -18,22 +29,30 @@ type smallKey struct {
 	mask uint64 // the hardware's key width
 }
 
-// smallBarrier publishes key k (its Op that of r) and the data word w in
-// one barrier of the hardware, and checks that every rank passed the same
-// key; the data words are then the hardware's Datum.
-func (u *Runner) smallBarrier(k Key, r Reducer, w [DatumSize]byte) error {
-	hw, n := u.HW, u.Net.Size()
+// smallRecord encodes Key k (its Op that of r) in u.small.rec and returns
+// its hash, masked to the hardware's key width: from a cache while the
+// calls repeat but for their root.
+func (u *Runner) smallRecord(k Key, r Reducer) uint64 {
 	sk := &u.small
 	root := k.Root
 	if k.Root = 0; sk.mask == 0 || sk.key != k || sk.op != r.Op {
 		sk.key, sk.op = k, r.Op
 		k.Op = opID(r)
 		k.put(sk.rec[:])
-		sk.mask = 1<<hw.KeyBits() - 1
+		sk.mask = 1<<u.HW.KeyBits() - 1
 		sk.base = baseHash(sk.rec[:])
 	}
 	putRoot(sk.rec[:], root)
-	hash := rootedHash(sk.base, keyRoot(sk.rec[:])) & sk.mask
+	return rootedHash(sk.base, keyRoot(sk.rec[:])) & sk.mask
+}
+
+// smallBarrier publishes key k (its Op that of r) and the data word w in
+// one barrier of the hardware, and checks that every rank passed the same
+// key; the data words are then the hardware's Datum.
+func (u *Runner) smallBarrier(k Key, r Reducer, w [DatumSize]byte) error {
+	hw, n := u.HW, u.Net.Size()
+	sk := &u.small
+	hash := u.smallRecord(k, r)
 	u.settleAll()
 	if err := hw.Barrier(hash, w, sk.rec[:]); err != nil {
 		return fmt.Errorf("%v: %w", k.Coll, err)
@@ -49,16 +68,20 @@ func (u *Runner) smallBarrier(k Key, r Reducer, w [DatumSize]byte) error {
 	return nil
 }
 
-// smallBcast runs a broadcast of buf from root in one barrier, and reports
-// false, having done nothing, for a call the driver must take: a buffer
-// longer than a data word, an invalid root, forced algorithms, or a
-// broadcast that runs ahead of its check (FanOutAhead).
+// smallBcast runs a broadcast of buf from root in one barrier, or through
+// the barrier's ring where it runs ahead of its check, and reports false,
+// having done nothing, for a call the driver must take: a buffer longer
+// than a data word, an invalid root, or forced algorithms.
 func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 	hw, n := u.HW, u.Net.Size()
-	if hw == nil || len(u.Force) != 0 || len(buf) > DatumSize || uint(root) >= uint(n) || n > hw.InlineRanks() {
+	if hw == nil || len(u.Force) != 0 || len(buf) > DatumSize || uint(root) >= uint(n) {
 		return false, nil
 	}
-	if _, ok := u.runAheadBarrier(CollBcast); ok {
+	k := Key{Coll: CollBcast, Elem: elem, Root: root, Bytes: len(buf)}
+	if rb, ok := u.aheadBarrier(); ok {
+		return true, u.withEarlier(u.bcastAhead(rb, k, buf))
+	}
+	if n > hw.InlineRanks() {
 		return false, nil
 	}
 	var w [DatumSize]byte
@@ -66,7 +89,7 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 	if self {
 		copy(w[:], buf)
 	}
-	if err := u.smallBarrier(Key{Coll: CollBcast, Elem: elem, Root: root, Bytes: len(buf)}, Reducer{}, w); err != nil {
+	if err := u.smallBarrier(k, Reducer{}, w); err != nil {
 		return true, u.withEarlier(err)
 	}
 	if !self {
@@ -87,22 +110,85 @@ func (u *Runner) smallReduction(coll Collective, send, recv []byte, r Reducer, r
 	}
 	var w [DatumSize]byte
 	copy(w[:], input)
-	if err := u.smallBarrier(Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Root: root, Bytes: length}, r, w); err != nil {
+	k := Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Root: root, Bytes: length}
+	if rb, ok := u.aheadBarrier(); ok && coll == CollReduce {
+		return true, u.withEarlier(u.reduceAhead(rb, k, r, w, recv[:min(len(recv), length)]))
+	}
+	if err := u.smallBarrier(k, r, w); err != nil {
 		return true, u.withEarlier(err)
 	}
 	if coll == CollReduce && u.Net.Rank() != root {
 		return true, u.withEarlier(nil)
 	}
-	// The words in rank order, as fold does with records.
-	hw, n := u.HW, u.Net.Size()
-	w = hw.Datum(n - 1)
-	acc := recv[:length]
-	copy(acc, w[:])
-	for s := n - 2; s >= 0; s-- {
-		u.word = hw.Datum(s)
-		r.Apply(u.word[:length], acc)
-	}
+	u.foldWords(r, recv[:length], u.HW.Datum)
 	return true, u.withEarlier(nil)
+}
+
+// foldWords combines the processes' data words, word(s) for rank s, into
+// acc with r, in rank order as fold does with records.
+func (u *Runner) foldWords(r Reducer, acc []byte, word func(s int) [DatumSize]byte) {
+	n := u.Net.Size()
+	u.word = word(n - 1)
+	copy(acc, u.word[:])
+	for s := n - 2; s >= 0; s-- {
+		u.word = word(s)
+		r.Apply(u.word[:len(acc)], acc)
+	}
+}
+
+// bcastAhead broadcasts buf, a data word at most, from k.Root through rb's
+// ring (see above).
+func (u *Runner) bcastAhead(rb RunAheadBarrier, k Key, buf []byte) error {
+	p, root := u.RunAhead, k.Root
+	hash := u.smallRecord(k, Reducer{})
+	var w [DatumSize]byte
+	self := u.Net.Rank() == root
+	if self {
+		copy(w[:], buf)
+	}
+	s, err := u.arriveAhead(rb, u.small.rec, hash, w)
+	if err != nil {
+		return fmt.Errorf("%v: %w", k.Coll, err)
+	}
+	if !self {
+		if err := rb.WaitArrivedAt(root, s.gen); err != nil {
+			return fmt.Errorf("%v (waiting for root %d): %w", k.Coll, root, err)
+		}
+		if rb.KeyAt(root, s.gen) != hash {
+			// The root's call differs from this one: its word is no
+			// data of this call. Compare every key now.
+			if err := p.check(s, true); err != nil {
+				return err
+			}
+		}
+		w = rb.DatumAt(root, s.gen)
+		copy(buf, w[:])
+	}
+	p.n++ // settled by a later call
+	u.Stats.addAt(k.Coll, statSharedNIC)
+	return nil
+}
+
+// reduceAhead combines the processes' data words w with r into acc at
+// k.Root through rb's ring (see above).
+func (u *Runner) reduceAhead(rb RunAheadBarrier, k Key, r Reducer, w [DatumSize]byte, acc []byte) error {
+	p := u.RunAhead
+	hash := u.smallRecord(k, r)
+	s, err := u.arriveAhead(rb, u.small.rec, hash, w)
+	if err != nil {
+		return fmt.Errorf("%v: %w", k.Coll, err)
+	}
+	u.Stats.addAt(k.Coll, statSharedNIC)
+	if u.Net.Rank() != k.Root {
+		p.n++ // settled by a later call
+		return nil
+	}
+	if err := p.check(s, true); err != nil {
+		return err
+	}
+	gen := s.gen
+	u.foldWords(r, acc, func(s int) [DatumSize]byte { return rb.DatumAt(s, gen) })
+	return nil
 }
 
 // smallInput returns the input and length of a reduction smallReduction

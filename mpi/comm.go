@@ -139,8 +139,9 @@ func (c *Comm) setOffload(hwID int) {
 	c.hw = martini.NewSyncGroup(c.rt.mart, c.rt.ep, hwID, c.rank, procs, uint32(c.id))
 	c.runner.HW, c.manager.HW = c.hw, c.hw
 	if c.rt.runAhead {
-		// The user's broadcasts and scatters run ahead; the management's
-		// calls only settle them.
+		// The user's broadcasts and scatters run ahead, and the
+		// reductions to a root of a data word; the management's calls
+		// only settle them.
 		c.runner.RunAhead, c.runner.FanOutAhead = new(collectives.RunAhead), true
 		c.manager.RunAhead = c.runner.RunAhead
 		c.rt.keepAhead(c, true)

@@ -58,9 +58,12 @@ type runtimeState struct {
 	// modelled says the job runs under a timing profile (the Martini
 	// model), whose recorded results the collectives' selection keeps.
 	modelled bool
-	// runAhead lets the user's broadcasts and scatters return before
-	// their argument check is settled (collectives.RunAhead): where
-	// processes outnumber cores, not under the timing model.
+	// runAhead lets the user's broadcasts and scatters, and reductions
+	// to a root of a data word, return before their argument check is
+	// settled (collectives.RunAhead): where processes outnumber cores,
+	// not under the timing model. (With a core each, the small calls
+	// lost through the ring: Bcast 8 B at 2 processes 0.41-0.46 µs
+	// against 0.30-0.43 with the barrier.)
 	runAhead bool
 	// consume marks the reductions' receives llc.RecvOp.Consume
 	// (llc.Caps.ConsumeReads).

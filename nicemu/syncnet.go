@@ -77,7 +77,8 @@ const (
 	RecordSize = 32
 
 	barrierCtlSize = 64
-	arrivalSize    = 64 + RecordRingDepth*8 + RecordRingDepth*RecordSize
+	arrivalSize    = 64 + RecordRingDepth*ringEntrySize + RecordRingDepth*RecordSize
+	ringEntrySize  = 32
 
 	// ctlFreeing marks a controller that FreeBarrier is resetting.
 	ctlFreeing = math.MaxUint64
@@ -155,11 +156,20 @@ type barrierArrival struct {
 	keys [2]uint64
 	data [2][DatumSize]byte
 	_    [8]byte
-	// ring holds the key of each of the last RecordRingDepth generations
-	// (by gen mod RecordRingDepth), and recs their records: what
-	// BarrierArriveRecord publishes, and every arrival's key.
-	ring [RecordRingDepth]uint64
+	// ring holds the key and data word of each of the last
+	// RecordRingDepth generations (by gen mod RecordRingDepth), and recs
+	// their records: what BarrierArriveRecord publishes, and every
+	// arrival's key.
+	ring [RecordRingDepth]ringEntry
 	recs [RecordRingDepth][RecordSize]byte
+}
+
+// ringEntry is one generation's key and data word in an arrival line's
+// ring: a reader of a member's data word finds its key on the same line.
+type ringEntry struct {
+	key   uint64
+	_     [8]byte
+	datum [DatumSize]byte
 }
 
 func (s *Segment) syncBase(p int) int { return s.partBase(p) + partSync }
@@ -353,28 +363,29 @@ func (n *NIC) BarrierArriveData(id, member int, procs []int, key uint64, datum [
 	*slotHeader(slot) = gen<<payloadGenShift | uint64(len(payload))
 	a.keys[gen&1] = key & (1<<KeyBits - 1)
 	a.data[gen&1] = datum
-	a.ring[gen%RecordRingDepth] = key & (1<<KeyBits - 1)
+	a.ring[gen%RecordRingDepth].key = key & (1<<KeyBits - 1)
 	n.publishArrival(id, member, procs, a, gen)
 	return gen, nil
 }
 
 // BarrierArriveRecord enters controller id as BarrierArriveKey does, but
-// publishes key and rec in the arrival line's ring of the last
-// RecordRingDepth generations instead of in the double-buffered slots:
-// BarrierKey and BarrierRecord read them, and BarrierSum and
-// BarrierPayload do not. With it a member may run ahead: it may arrive
+// publishes key, rec and the data word datum in the arrival line's ring
+// of the last RecordRingDepth generations instead of in the
+// double-buffered slots: BarrierKey, BarrierRecord and BarrierRingDatum
+// read them, and BarrierSum, BarrierDatum and BarrierPayload do not. With it a member may run ahead: it may arrive
 // at generation g before g-1 is released, as long as every member has
 // read what it needs of generation g-RecordRingDepth (the caller
 // guarantees this), and it leaves the double-buffered slots of earlier
 // generations alone, so their readers are undisturbed. Safe for
 // concurrent use.
-func (n *NIC) BarrierArriveRecord(id, member int, procs []int, key uint64, rec [RecordSize]byte) (gen uint64, err error) {
+func (n *NIC) BarrierArriveRecord(id, member int, procs []int, key uint64, rec [RecordSize]byte, datum [DatumSize]byte) (gen uint64, err error) {
 	if err := n.checkArrival(id, member, procs, 0); err != nil {
 		return 0, err
 	}
 	a := n.seg.arrival(id, member)
 	gen = atomic.LoadUint64(&a.gen) + 1
-	a.ring[gen%RecordRingDepth] = key & (1<<KeyBits - 1)
+	e := &a.ring[gen%RecordRingDepth]
+	e.key, e.datum = key&(1<<KeyBits-1), datum
 	a.recs[gen%RecordRingDepth] = rec
 	n.publishArrival(id, member, procs, a, gen)
 	return gen, nil
@@ -432,7 +443,30 @@ func (n *NIC) BarrierKey(id, member int, gen uint64) uint64 {
 	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
 		return 0
 	}
-	return atomic.LoadUint64(&n.seg.arrival(id, member).ring[gen%RecordRingDepth])
+	return atomic.LoadUint64(&n.seg.arrival(id, member).ring[gen%RecordRingDepth].key)
+}
+
+// BarrierRingDatum returns the data word member passed to
+// BarrierArriveRecord for generation gen of controller id, once member
+// has arrived at gen (BarrierArrived) and until it arrives at
+// gen+RecordRingDepth (zeros for a bad id or member). Safe for concurrent
+// use: the member wrote it before publishing gen.
+func (n *NIC) BarrierRingDatum(id, member int, gen uint64) [DatumSize]byte {
+	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
+		return [DatumSize]byte{}
+	}
+	return n.seg.arrival(id, member).ring[gen%RecordRingDepth].datum
+}
+
+// BarrierArrived reports whether member has arrived at generation gen of
+// controller id (or later): what it published with that arrival is then
+// there to read, whether or not the others have arrived. False for a bad
+// id or member. Safe for concurrent use.
+func (n *NIC) BarrierArrived(id, member int, gen uint64) bool {
+	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
+		return false
+	}
+	return atomic.LoadUint64(&n.seg.arrival(id, member).gen) >= gen
 }
 
 // BarrierRecord returns the record member passed to BarrierArriveRecord

@@ -854,6 +854,10 @@ func TestBarrierRecordRing(t *testing.T) {
 		copy(r[:], fmt.Sprintf("member %d generation %d", who, g))
 		return r
 	}
+	datum := func(who, g int) (d [DatumSize]byte) {
+		copy(d[:], fmt.Sprintf("m%d g%d", who, g))
+		return d
+	}
 	// Generation 1: a full arrival of both, with payloads.
 	if _, err := fast.BarrierArriveData(id, 0, procs, 11, [DatumSize]byte{}, []byte("fast payload")); err != nil {
 		t.Fatal(err)
@@ -863,7 +867,7 @@ func TestBarrierRecordRing(t *testing.T) {
 	}
 	// Generations 2 to RecordRingDepth: the fast member runs ahead.
 	for g := 2; g <= RecordRingDepth; g++ {
-		gen, err := fast.BarrierArriveRecord(id, 0, procs, uint64(100+g), rec(0, g))
+		gen, err := fast.BarrierArriveRecord(id, 0, procs, uint64(100+g), rec(0, g), datum(0, g))
 		if err != nil || gen != uint64(g) {
 			t.Fatalf("record arrival %d: generation %d, %v", g, gen, err)
 		}
@@ -877,6 +881,13 @@ func TestBarrierRecordRing(t *testing.T) {
 	if last := slow.BarrierLastReleased(id, 2); last != 1 {
 		t.Errorf("last released with the fast member %d generations ahead: %d, want 1", RecordRingDepth-1, last)
 	}
+	if !slow.BarrierArrived(id, 0, RecordRingDepth) || slow.BarrierArrived(id, 0, RecordRingDepth+1) || slow.BarrierArrived(id, 1, 2) {
+		t.Errorf("arrived: fast at %d %v, at %d %v; slow at 2 %v; want true, false, false", RecordRingDepth,
+			slow.BarrierArrived(id, 0, RecordRingDepth), RecordRingDepth+1, slow.BarrierArrived(id, 0, RecordRingDepth+1), slow.BarrierArrived(id, 1, 2))
+	}
+	if d := slow.BarrierRingDatum(id, 0, 7); d != datum(0, 7) {
+		t.Errorf("the fast member's data word of generation 7, read ahead of the release: %q", d)
+	}
 	for g := 2; g <= RecordRingDepth; g++ {
 		if slow.BarrierReleased(id, 2, uint64(g)) {
 			t.Fatalf("generation %d released before the slow member arrived", g)
@@ -884,7 +895,7 @@ func TestBarrierRecordRing(t *testing.T) {
 		if last := fast.BarrierLastReleased(id, 2); last != uint64(g-1) {
 			t.Fatalf("before the slow member's arrival %d: last released %d, want %d", g, last, g-1)
 		}
-		gen, err := slow.BarrierArriveRecord(id, 1, procs, uint64(200+g), rec(1, g))
+		gen, err := slow.BarrierArriveRecord(id, 1, procs, uint64(200+g), rec(1, g), datum(1, g))
 		if err != nil || gen != uint64(g) || !slow.BarrierReleased(id, 2, uint64(g)) {
 			t.Fatalf("slow record arrival %d: generation %d, %v", g, gen, err)
 		}
@@ -895,6 +906,9 @@ func TestBarrierRecordRing(t *testing.T) {
 			if r := fast.BarrierRecord(id, m, uint64(g)); r != rec(m, g) {
 				t.Errorf("generation %d: member %d's record %q", g, m, r)
 			}
+			if d := fast.BarrierRingDatum(id, m, uint64(g)); d != datum(m, g) {
+				t.Errorf("generation %d: member %d's data word %q", g, m, d)
+			}
 		}
 	}
 	if last := fast.BarrierLastReleased(id, 1); last != RecordRingDepth {
@@ -904,14 +918,14 @@ func TestBarrierRecordRing(t *testing.T) {
 		t.Errorf("last released of a group larger than the job: %d, want 0", last)
 	}
 	// The ring wraps: the next arrival replaces generation 1's key.
-	if _, err := fast.BarrierArriveRecord(id, 0, procs, 999, rec(0, RecordRingDepth+1)); err != nil {
+	if _, err := fast.BarrierArriveRecord(id, 0, procs, 999, rec(0, RecordRingDepth+1), [DatumSize]byte{}); err != nil {
 		t.Fatal(err)
 	}
 	if k := slow.BarrierKey(id, 0, RecordRingDepth+1); k != 999 {
 		t.Errorf("after the ring wrapped: key %d, want 999", k)
 	}
 	// A refused arrival: not the caller's member.
-	if _, err := fast.BarrierArriveRecord(id, 1, procs, 1, [RecordSize]byte{}); err == nil {
+	if _, err := fast.BarrierArriveRecord(id, 1, procs, 1, [RecordSize]byte{}, [DatumSize]byte{}); err == nil {
 		t.Error("a record arrival as another member was accepted")
 	}
 }

@@ -24,7 +24,8 @@ type SyncGroup struct {
 	tag    uint64
 	seq    uint64 // multicasts made in the group
 	gen    uint64 // generation of the last barrier
-	at     uint64 // the generation WaitReleasedAt waits for
+	at     uint64 // the generation WaitReleasedAt and WaitArrivedAt wait for
+	atOf   int    // the member WaitArrivedAt waits for
 
 	// state of the operation being waited for (Done)
 	mcData  []byte
@@ -142,11 +143,11 @@ func (g *SyncGroup) Released() bool { return barrierReleased(g) }
 // last Arrive entered, or the engine fails.
 func (g *SyncGroup) WaitReleased() error { return g.wait(barrierReleased) }
 
-// ArriveRecord enters the barrier as Arrive does, publishing key and rec
-// in the ring of the last nicemu.RecordRingDepth generations
+// ArriveRecord enters the barrier as Arrive does, publishing key, rec and
+// datum in the ring of the last nicemu.RecordRingDepth generations
 // (collectives.RunAheadBarrier), and returns the generation it entered.
-func (g *SyncGroup) ArriveRecord(key uint64, rec [nicemu.RecordSize]byte) (uint64, error) {
-	gen, err := g.nic.BarrierArriveRecord(g.id, g.member, g.procs, key, rec)
+func (g *SyncGroup) ArriveRecord(key uint64, rec [nicemu.RecordSize]byte, datum [nicemu.DatumSize]byte) (uint64, error) {
+	gen, err := g.nic.BarrierArriveRecord(g.id, g.member, g.procs, key, rec, datum)
 	if err != nil {
 		return 0, fmt.Errorf("barrier controller %d: %w", g.id, err)
 	}
@@ -176,6 +177,26 @@ func (g *SyncGroup) WaitReleasedAt(gen uint64) error {
 }
 
 func releasedAt(g *SyncGroup) bool { return g.ReleasedAt(g.at) }
+
+// WaitArrivedAt waits until member r has arrived at generation gen,
+// whether or not the others have, or the engine fails. (The NIC rings
+// the members at a release only: a member asleep here wakes at the
+// release of gen, if r's arrival did not wake it.)
+func (g *SyncGroup) WaitArrivedAt(r int, gen uint64) error {
+	if g.nic.BarrierArrived(g.id, r, gen) {
+		return nil
+	}
+	g.at, g.atOf = gen, r
+	return g.wait(arrivedAt)
+}
+
+func arrivedAt(g *SyncGroup) bool { return g.nic.BarrierArrived(g.id, g.atOf, g.at) }
+
+// DatumAt returns the data word member r passed to ArriveRecord for
+// generation gen, once r has arrived there and while the ring holds it.
+func (g *SyncGroup) DatumAt(r int, gen uint64) [nicemu.DatumSize]byte {
+	return g.nic.BarrierRingDatum(g.id, r, gen)
+}
 
 // KeyAt returns the key member r passed for generation gen, while the
 // ring holds it.
