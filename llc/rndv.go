@@ -98,9 +98,14 @@ const ExchangePushMin = 256 << 10
 // ExchangePushMax is the largest message of an exchange that is written
 // (see Exchange above): beyond it the split's two copiers win. Measured
 // at two processes on two cores with the buffers' pages written (mpibench
-// Sendrecv, µs, split against push, 2 runs): 256 KiB 13.5-14.0/12.6, 1
-// MiB 62-87/60-62, 2 MiB 254-288/419-443, 4 MiB 469-479/815-831.
-const ExchangePushMax = 1 << 20
+// Sendrecv, µs, split against push, 2 runs): 256 KiB 13.5-14.0/12.6, 2
+// MiB 254-288/419-443, 4 MiB 469-479/815-831. At 1 MiB push won then
+// (60-62 against 62-87) and lost later, on the 2-core Intel Xeon VM
+// (split against push, 2 alternations): Sendrecv 58.7-60.3/63.0-64.2,
+// Alltoall 168-171/189-245 (its own block's copy beside the exchange);
+// at 512 KiB alike (Sendrecv 22.5-24.7/23.1-23.9, Alltoall 50-52/50-92),
+// at 256 KiB push still ahead (Sendrecv 12.3-13.6/13.7-14.4).
+const ExchangePushMax = 512 << 10
 
 // exchanging reports whether a rendezvous send to peer is in progress:
 // a message from peer is then one side of an exchange.
