@@ -364,7 +364,7 @@ func (n *NIC) BarrierArriveData(id, member int, procs []int, key uint64, datum [
 	a.keys[gen&1] = key & (1<<KeyBits - 1)
 	a.data[gen&1] = datum
 	a.ring[gen%RecordRingDepth].key = key & (1<<KeyBits - 1)
-	n.publishArrival(id, member, procs, a, gen)
+	n.publishArrival(id, member, procs, a, gen, false)
 	return gen, nil
 }
 
@@ -372,12 +372,15 @@ func (n *NIC) BarrierArriveData(id, member int, procs []int, key uint64, datum [
 // publishes key, rec and the data word datum in the arrival line's ring
 // of the last RecordRingDepth generations instead of in the
 // double-buffered slots: BarrierKey, BarrierRecord and BarrierRingDatum
-// read them, and BarrierSum, BarrierDatum and BarrierPayload do not. With it a member may run ahead: it may arrive
-// at generation g before g-1 is released, as long as every member has
-// read what it needs of generation g-RecordRingDepth (the caller
-// guarantees this), and it leaves the double-buffered slots of earlier
-// generations alone, so their readers are undisturbed. Safe for
-// concurrent use.
+// read them, and BarrierSum, BarrierDatum and BarrierPayload do not.
+// With it a member may run ahead: it may arrive at generation g before
+// g-1 is released, as long as every member has read what it needs of
+// generation g-RecordRingDepth (the caller guarantees this), and it
+// leaves the double-buffered slots of earlier generations alone, so their
+// readers are undisturbed. Since a member may wait for this one's arrival
+// alone (BarrierArrived), the arrival rings the members that may be
+// asleep whether or not it releases the generation. Safe for concurrent
+// use.
 func (n *NIC) BarrierArriveRecord(id, member int, procs []int, key uint64, rec [RecordSize]byte, datum [DatumSize]byte) (gen uint64, err error) {
 	if err := n.checkArrival(id, member, procs, 0); err != nil {
 		return 0, err
@@ -387,7 +390,7 @@ func (n *NIC) BarrierArriveRecord(id, member int, procs []int, key uint64, rec [
 	e := &a.ring[gen%RecordRingDepth]
 	e.key, e.datum = key&(1<<KeyBits-1), datum
 	a.recs[gen%RecordRingDepth] = rec
-	n.publishArrival(id, member, procs, a, gen)
+	n.publishArrival(id, member, procs, a, gen, true)
 	return gen, nil
 }
 
@@ -417,16 +420,19 @@ func (n *NIC) checkArrival(id, member int, procs []int, payload int) error {
 
 // publishArrival publishes generation gen in member's arrival line a,
 // after the plain stores the caller made into it, and, if that releases
-// gen, rings the other members.
-func (n *NIC) publishArrival(id, member int, procs []int, a *barrierArrival, gen uint64) {
+// gen or wake is set, rings the other members.
+func (n *NIC) publishArrival(id, member int, procs []int, a *barrierArrival, gen uint64, wake bool) {
 	atomic.StoreUint64(&a.gen, gen)
 	cnt := n.seg.syncCounters(n.pid)
 	atomic.AddUint64(&cnt.arrivals, 1)
-	if n.BarrierReleased(id, len(procs), gen) {
-		// Every member arrived: ring those that may be asleep. A member
-		// that armed its doorbell before seeing this arrival missing is
-		// seen armed here.
+	released := n.BarrierReleased(id, len(procs), gen)
+	if released {
 		atomic.AddUint64(&cnt.releases, 1)
+	}
+	if released || wake {
+		// Ring those that may be asleep. A member that armed its
+		// doorbell before seeing this arrival missing is seen armed
+		// here.
 		for i, p := range procs {
 			if i != member {
 				n.ring(p)

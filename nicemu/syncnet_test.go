@@ -941,3 +941,39 @@ func newBarrierPair(t *testing.T) (fast, slow *NIC, id int, procs []int) {
 	}
 	return fast, slow, id, []int{0, 1}
 }
+
+// TestBarrierRecordRings checks that an arrival with a record rings a
+// sleeping member though it releases nothing: that member may wait for
+// the arrival alone (a broadcast's root), not for the release.
+func TestBarrierRecordRings(t *testing.T) {
+	seg := newSegment(t, testConfig(3))
+	n0, n1 := openNIC(t, seg, 0), openNIC(t, seg, 1)
+	id, err := n0.AllocBarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := []int{0, 1, 2}
+	if _, err := n1.BarrierArriveRecord(id, 1, procs, 1, [RecordSize]byte{}, [DatumSize]byte{}); err != nil {
+		t.Fatal(err)
+	}
+	seen := n1.ArmDoorbell() // n1 sleeps until member 0 arrives
+	before := n0.Stats()
+	if _, err := n0.BarrierArriveRecord(id, 0, procs, 1, [RecordSize]byte{}, [DatumSize]byte{7}); err != nil {
+		t.Fatal(err)
+	}
+	after := n0.Stats()
+	if d := after.Wakeups - before.Wakeups; d != 1 {
+		t.Errorf("the arrival counted %d wake-ups, want 1 (one sleeping member)", d)
+	}
+	if d := after.BarrierReleases - before.BarrierReleases; d != 0 {
+		t.Errorf("BarrierReleases +%d with member 2 missing, want +0", d)
+	}
+	start := time.Now()
+	n1.WaitDoorbell(seen, 5*time.Second)
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the arrival did not ring the sleeping member (slept %v)", d)
+	}
+	if !n1.BarrierArrived(id, 0, 1) || n1.BarrierRingDatum(id, 0, 1) != [DatumSize]byte{7} {
+		t.Errorf("member 0's arrival: %v, word %v", n1.BarrierArrived(id, 0, 1), n1.BarrierRingDatum(id, 0, 1))
+	}
+}
