@@ -29,6 +29,7 @@ func init() {
 	scenarios["coll-move"] = scenarioMovement
 	scenarios["coll-algs"] = scenarioAlgorithms
 	scenarios["coll-mismatch"] = scenarioMismatch
+	scenarios["coll-ahead"] = scenarioRunAhead
 	scenarios["coll-nonblocking"] = scenarioCollNonblocking
 }
 
@@ -59,6 +60,15 @@ func TestCollectiveReductions(t *testing.T) {
 func TestCollectiveMovement(t *testing.T) {
 	t.Parallel()
 	runAt(t, "coll-move", collSizes(true))
+}
+
+// TestCollectiveRunAhead runs many small broadcasts and reductions to a
+// root, with rotating roots, at process counts above the cores (where
+// they run ahead of their check through the barrier's ring, nicemu's
+// RecordRingDepth generations deep) and at 2.
+func TestCollectiveRunAhead(t *testing.T) {
+	t.Parallel()
+	runAt(t, "coll-ahead", []int{2, 3, 5, 8})
 }
 
 func TestCollectiveMismatch(t *testing.T) {
@@ -1715,6 +1725,62 @@ func scenarioCollNonblocking(w *mpi.Comm) error {
 		}
 		if want := int64(i) * sumTo(n); outs[i][0] != want {
 			f.add("rank %d: Iallreduce %d of %d in flight: %d, want %d", me, i, k, outs[i][0], want)
+		}
+	}
+	return f.err()
+}
+
+// scenarioRunAhead checks every value of 300 rounds of small broadcasts
+// and reductions to a root, the roots rotating, many times the ring's
+// depth: a rank that runs ahead must not overwrite a word that a slower
+// rank has yet to read. Every 50th round's root sleeps first, so that the
+// others wait for its arrival long enough to sleep. A Barrier and an
+// Allreduce now and then settle the calls left for later.
+func scenarioRunAhead(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	var f failures
+	word := func(round, rank int) int64 { return int64(round*1000 + rank) }
+	for round := range 300 {
+		root := round % n
+		if me == root && round%50 == 49 {
+			time.Sleep(20 * time.Millisecond)
+		}
+		buf := []int64{-1, -1}
+		if me == root {
+			buf = []int64{word(round, root), -word(round, root)}
+		}
+		if err := mpi.Bcast(w, buf, root); err != nil {
+			return fmt.Errorf("round %d: Bcast from %d: %w", round, root, err)
+		}
+		if buf[0] != word(round, root) || buf[1] != -word(round, root) {
+			f.add("rank %d: round %d: Bcast from %d gave %v", me, round, root, buf)
+		}
+		out := []int64{0, 0}
+		if err := mpi.Reduce(w, []int64{word(round, me), 1}, out, mpi.Sum, (root+1)%n); err != nil {
+			return fmt.Errorf("round %d: Reduce to %d: %w", round, (root+1)%n, err)
+		}
+		if me == (root+1)%n {
+			want := int64(0)
+			for r := range n {
+				want += word(round, r)
+			}
+			if out[0] != want || out[1] != int64(n) {
+				f.add("rank %d: round %d: Reduce gave %v, want [%d %d]", me, round, out, want, n)
+			}
+		}
+		switch round % 97 {
+		case 96:
+			if err := w.Barrier(); err != nil {
+				return fmt.Errorf("round %d: Barrier: %w", round, err)
+			}
+		case 48:
+			sum := []int64{0}
+			if err := mpi.Allreduce(w, []int64{int64(me)}, sum, mpi.Sum); err != nil {
+				return fmt.Errorf("round %d: Allreduce: %w", round, err)
+			}
+			if sum[0] != int64(n*(n-1)/2) {
+				f.add("rank %d: round %d: Allreduce gave %d", me, round, sum[0])
+			}
 		}
 	}
 	return f.err()
