@@ -27,10 +27,17 @@ func (e *Engine) CancelSend(op *SendOp) bool {
 		}
 		op.finish(nil)
 		op.cancelled = true
+		it.op = cancelledSend
 		return true
 	}
 	return false
 }
+
+// cancelledSend takes the place in a peer's queue of a send that
+// CancelSend took out: the item is skipped as a done send's is, and the
+// caller may reuse the op at once (a reused op that stayed in the queue
+// would be sent there, with whatever it holds then).
+var cancelledSend = &SendOp{done: true, cancelled: true}
 
 // CancelSend cancels op if it has not left yet (see Engine.CancelSend).
 func (ep *Endpoint) CancelSend(op *SendOp) bool {

@@ -92,3 +92,37 @@ func TestCancelledSendReused(t *testing.T) {
 	checkRecv(t, "recv", r, 0, 3, pattern(1, 8))
 	c.idle()
 }
+
+// A cancelled send's op may be reused at once: reset and sent again (as
+// a pool of ops does), it leaves once, and the place it had in the queue
+// sends nothing.
+func TestCancelledSendRecycled(t *testing.T) {
+	for _, size := range []int{8, 5000} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			c := newCluster(t, 2, nil)
+			c.hold[0] = true // the connection does not happen yet
+			s := &SendOp{Peer: 1, Tag: 3, Data: pattern(1, size)}
+			c.eng[0].Send(s)
+			c.drain(0)
+			if !c.eng[0].CancelSend(s) {
+				t.Fatal("CancelSend of a send waiting for its connection failed")
+			}
+			*s = SendOp{} // recycled, as mpi's pool does
+			c.hold[0] = false
+			for _, cmd := range c.take(0) {
+				c.deliver(0, cmd)
+			}
+			*s = SendOp{Peer: 1, Tag: 4, Data: pattern(2, size)}
+			c.eng[0].Send(s)
+			r := c.recv(1, 0, AnyTag, 0, size)
+			c.wait(s, r)
+			checkRecv(t, "the reused op's message", r, 0, 4, pattern(2, size))
+			c.rounds(20)
+			if _, ok := c.eng[1].Probe(AnySource, AnyTag, 0); ok {
+				t.Fatal("a second message arrived: the cancelled place in the queue was sent")
+			}
+			c.noErrs()
+			c.idle()
+		})
+	}
+}
