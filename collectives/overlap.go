@@ -21,13 +21,13 @@ import (
 // process, as the comparison done first would; only the receive buffers
 // may then hold part of the data.
 //
-// A call overlaps only while its messages are small enough to travel
-// eagerly (Runner.OverlapLimit): an interrupted call leaves its messages
-// unreceived, which costs an eager message's sender nothing but would
-// hold a rendezvous's. A process's own invalid arguments, the
-// v-collectives (whose keys differ legitimately) and the calls whose data
-// travels in the barrier itself (AlgShared) or in multicasts (AlgNIC)
-// compare before moving data.
+// A call overlaps only up to Runner.OverlapLimit: an interrupted call
+// leaves its messages unreceived, which costs an eager message's sender
+// nothing but would hold a rendezvous's, unless the Net withdraws the
+// requests of interrupted rendezvous sends. A process's own invalid
+// arguments, the v-collectives (whose keys differ legitimately) and the
+// calls whose data travels in the barrier itself (AlgShared) or in
+// multicasts (AlgNIC) compare before moving data.
 
 // SplitBarrier is implemented by a Hardware whose barrier can be entered
 // without waiting for it: Arrive publishes as Barrier does and returns at

@@ -23,8 +23,10 @@ type Runner struct {
 	// OverlapLimit bounds the calls whose argument check overlaps their
 	// data (see SplitBarrier): their bytes times the communicator's size
 	// at most (0: none). The messages of a call interrupted by a
-	// difference are left unreceived, so the limit must keep every one of
-	// them eager: a rendezvous left unreceived would hold its sender.
+	// difference are left unreceived: unless the Net withdraws the
+	// rendezvous requests of interrupted sends (as mpi's does), the limit
+	// must keep every one of them eager, since a rendezvous left
+	// unreceived would hold its sender.
 	OverlapLimit int
 	// BcastMulticast lets the selection broadcast by the Hardware's
 	// multicast (from 32 KiB at three or four ranks, 16 KiB at more),

@@ -96,6 +96,7 @@ type Config struct {
 type Counters struct {
 	EagerSent, EagerRecv    uint64 // eager messages
 	RndvSent, RndvRecv      uint64 // rendezvous messages
+	Withdrawn               uint64 // rendezvous sends withdrawn after their RTS left (WithdrawSend)
 	BytesSent, BytesRecv    uint64 // message payload bytes
 	Unexpected              uint64 // messages that arrived before their receive
 	Truncated               uint64 // receives whose buffer was too small
@@ -437,6 +438,10 @@ func (e *Engine) dispatch(src int, m *meta, body []byte) {
 		e.onPUT(src, m.aux, body)
 	case recSyncAck:
 		e.onSyncAck(src, m.aux)
+	case recWithdraw:
+		e.onWithdraw(src, m.aux)
+	case recWithdrawn:
+		e.onWithdrawn(src, m.aux)
 	default:
 		e.fail(fmt.Errorf("llc: corrupt record of kind %d from process %d", m.kind, src))
 	}
@@ -455,6 +460,7 @@ func (e *Engine) Send(op *SendOp) { e.send(op, false) }
 
 func (e *Engine) send(op *SendOp, unsolicited bool) {
 	op.done, op.err, op.region, op.id, op.unsolicited, op.events, op.cancelled = false, nil, 0, 0, unsolicited, nil, false
+	op.withdrawn = false
 	if op.Notify {
 		op.events = &e.events
 	}

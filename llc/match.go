@@ -101,18 +101,36 @@ func (q *unexpQueue) match(source int, tag int32, ctx uint32) *unexpected {
 	var prev *unexpected
 	for u := q.head; u != nil; prev, u = u, u.next {
 		if matches(source, tag, ctx, u.src, u.tag, u.ctx) {
-			if prev == nil {
-				q.head = u.next
-			} else {
-				prev.next = u.next
-			}
-			if q.tail == u {
-				q.tail = prev
-			}
+			q.unlink(prev, u)
 			return u
 		}
 	}
 	return nil
+}
+
+// takeRTS removes and returns the rendezvous request of send sendID from
+// process src, if it is still waiting for a receive.
+func (q *unexpQueue) takeRTS(src int, sendID uint64) *unexpected {
+	var prev *unexpected
+	for u := q.head; u != nil; prev, u = u, u.next {
+		if u.rndv && u.src == src && u.rts.sendID == sendID {
+			q.unlink(prev, u)
+			return u
+		}
+	}
+	return nil
+}
+
+// unlink removes u, which follows prev (nil: u is the head).
+func (q *unexpQueue) unlink(prev, u *unexpected) {
+	if prev == nil {
+		q.head = u.next
+	} else {
+		prev.next = u.next
+	}
+	if q.tail == u {
+		q.tail = prev
+	}
 }
 
 // bufPool recycles unexpected-message buffers by power-of-two size class.

@@ -45,6 +45,7 @@ type SendOp struct {
 	// split rendezvous: the sender writes the part the receiver does not
 	// read; it completes after its write and the receiver's FIN.
 	split, pushing, finned bool
+	withdrawn              bool // a rendezvous send asked to be forgotten (WithdrawSend)
 }
 
 // Done reports whether the send completed.

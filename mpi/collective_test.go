@@ -1247,6 +1247,9 @@ func scenarioMismatch(w *mpi.Comm) error {
 		cases = append(cases, []mismatch{
 			{name: "Bcast roots", run: func() error { return mpi.Bcast(w, i32(4), pick(0, 1)) }},
 			{name: "long Bcast roots", run: func() error { return mpi.Bcast(w, i32(30000), pick(0, 1)) }},
+			// Each root's requests to send to the other's receivers
+			// are never matched: interrupted, they are withdrawn.
+			{name: "long Scatter roots", run: func() error { return mpi.Scatter(w, i32(30000*n), i32(30000), pick(0, odd)) }},
 			// Medium sizes move their data while the arguments are
 			// compared (an overlapped check): the difference must
 			// interrupt the receives that wait for data never sent.

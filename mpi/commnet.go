@@ -203,15 +203,15 @@ func (n *commNet) sendrecv(to int, data []byte, from int, buf []byte, consume bo
 	return length, err
 }
 
-// protocol marks sop rendezvous or eager as asked, unless the operation
-// overlaps its argument check (n.stop set): its sends then all ask for
-// the eager path (up to the engine's EagerHintLimit, which bounds the
-// Runner's OverlapLimit), so that an interrupted call holds no sender. A
-// send not marked rendezvous asks for the eager path up to the
-// collectives' own eager limit (collEager).
+// protocol marks sop rendezvous or eager as asked. Where the operation
+// overlaps its argument check (n.stop set), a send not marked rendezvous
+// asks for the eager path (up to the engine's EagerHintLimit): the
+// processes then need not wait for each other to move data. A send not
+// marked rendezvous asks for the eager path up to the collectives' own
+// eager limit (collEager) anyway.
 func (n *commNet) protocol(sop *llc.SendOp, rendezvous, eager bool) {
-	if n.stop != nil {
-		rendezvous, eager = false, true
+	if n.stop != nil && !rendezvous {
+		eager = true
 	}
 	if !rendezvous && len(sop.Data) <= n.c.rt.collEager {
 		eager = true
@@ -219,11 +219,11 @@ func (n *commNet) protocol(sop *llc.SendOp, rendezvous, eager bool) {
 	sop.Rendezvous, sop.Eager = rendezvous, eager
 }
 
-// dropSend cancels a send whose wait was interrupted and recycles it; one
-// that has left (a rendezvous request) stays with the engine, which reads
-// its data only if a receive matches it.
+// dropSend cancels a send whose wait was interrupted and recycles it; a
+// rendezvous request that has left is withdrawn (llc.Engine.WithdrawSend),
+// and the send stays with the engine until the receiver answers.
 func (n *commNet) dropSend(sop *llc.SendOp) {
-	if n.c.rt.ep.CancelSend(sop) {
+	if n.c.rt.ep.WithdrawSend(sop) {
 		*sop = llc.SendOp{}
 		sendOps.Put(sop)
 	}

@@ -3,6 +3,7 @@ package mpi
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -52,8 +53,7 @@ type runtimeState struct {
 	// offload; and what the collectives ran.
 	collCheck bool
 	// overlapLimit bounds the collectives that overlap their argument
-	// check with their data (Runner.OverlapLimit): at most the largest
-	// message their sends, marked eager, travel eagerly (overlapLimit).
+	// check with their data (Runner.OverlapLimit, see overlapLimit).
 	overlapLimit int
 	// modelled says the job runs under a timing profile (the Martini
 	// model), whose recorded results the collectives' selection keeps.
@@ -215,19 +215,23 @@ func initRuntime() (*runtimeState, error) {
 	return s, nil
 }
 
-// overlapLimit is the Runners' OverlapLimit: the collectives' eager limit
-// (collEager if larger than the engine's), or with more processes than
-// cores the engine's EagerHintLimit if larger, up to which the overlapped
-// calls' sends still go eagerly (they ask to).
-// Measured with mpibench on the 2-core Intel Xeon VM (eager limit 16 KiB
-// at 2 processes, 32 KiB at 4; hint 64 KiB): at 4 processes the hint's
-// limit keeps Bcast at 16 KiB at 7.0 µs where the eager limit's took 10.0
-// (Reduce 9.6 against 10.7); at 2 processes it lost, Allgather at 32 KiB
-// 4.8 against 6.1-6.9 and Reduce 4.0 against 5.6, whose messages travel
-// faster by a rendezvous than overlapped.
+// overlapLimit is the Runners' OverlapLimit. With more processes than
+// cores every call overlaps its check, whatever its size: the check's
+// barrier done first would cost a pass of every process before any data
+// moves, and an interrupted call's rendezvous requests are withdrawn
+// (commNet.dropSend). Measured with mpibench on the 2-core Intel Xeon VM
+// (µs at 64 KiB, the slowest rank, 2 alternations, before against
+// after): at 4 processes Reduce 23.1-25.6 against 18.0-18.7, Alltoall
+// 43.1-45.4 against 36.7-40.7, Allgather 38.9-41.0 against 36.9-40.6,
+// Allreduce 42.2-43.8 against 38.2-39.2 (1 MiB: Alltoall 970-993 against
+// 841-862); at 8 processes Reduce 60.9-61.0 against 46.9-48.5, Allreduce
+// 136 against 115-119. With a core each, only the calls whose sends
+// travel eagerly overlap (the collectives' eager limit): overlapping the
+// rest lost there, Alltoall and Allgather at 64 KiB 11.9-12.6 against
+// 5.8-6.2.
 func overlapLimit(cfg llc.Config, collEager, procs int) int {
 	if procs > runtime.NumCPU() {
-		return max(cfg.EagerLimit, cfg.EagerHintLimit)
+		return math.MaxInt
 	}
 	return max(cfg.EagerLimit, collEager)
 }
