@@ -72,16 +72,8 @@ func TestCancelSentSend(t *testing.T) {
 // cancelled any more, and its message is delivered.
 func TestCancelledSendReused(t *testing.T) {
 	c := newCluster(t, 2, nil)
-	c.hold[0] = true
 	s := &SendOp{Peer: 1, Tag: 3, Data: pattern(1, 8)}
-	c.eng[0].Send(s)
-	if !c.eng[0].CancelSend(s) {
-		t.Fatal("CancelSend of a send waiting for its connection failed")
-	}
-	c.hold[0] = false
-	for _, cmd := range c.take(0) {
-		c.deliver(0, cmd)
-	}
+	cancelBeforeConnecting(t, c, s, nil)
 	c.eng[0].Send(s)
 	c.drain(0)
 	r := c.recv(1, 0, 3, 0, 8)
@@ -100,18 +92,8 @@ func TestCancelledSendRecycled(t *testing.T) {
 	for _, size := range []int{8, 5000} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			c := newCluster(t, 2, nil)
-			c.hold[0] = true // the connection does not happen yet
 			s := &SendOp{Peer: 1, Tag: 3, Data: pattern(1, size)}
-			c.eng[0].Send(s)
-			c.drain(0)
-			if !c.eng[0].CancelSend(s) {
-				t.Fatal("CancelSend of a send waiting for its connection failed")
-			}
-			*s = SendOp{} // recycled, as mpi's pool does
-			c.hold[0] = false
-			for _, cmd := range c.take(0) {
-				c.deliver(0, cmd)
-			}
+			cancelBeforeConnecting(t, c, s, func() { *s = SendOp{} }) // recycled, as mpi's pool does
 			*s = SendOp{Peer: 1, Tag: 4, Data: pattern(2, size)}
 			c.eng[0].Send(s)
 			r := c.recv(1, 0, AnyTag, 0, size)
@@ -124,5 +106,25 @@ func TestCancelledSendRecycled(t *testing.T) {
 			c.noErrs()
 			c.idle()
 		})
+	}
+}
+
+// cancelBeforeConnecting starts s from process 0 while its connection is
+// held back, cancels it, calls then (if not nil), and lets the connection
+// happen.
+func cancelBeforeConnecting(t *testing.T, c *cluster, s *SendOp, then func()) {
+	t.Helper()
+	c.hold[0] = true
+	c.eng[0].Send(s)
+	c.drain(0)
+	if !c.eng[0].CancelSend(s) {
+		t.Fatal("CancelSend of a send waiting for its connection failed")
+	}
+	if then != nil {
+		then()
+	}
+	c.hold[0] = false
+	for _, cmd := range c.take(0) {
+		c.deliver(0, cmd)
 	}
 }

@@ -62,10 +62,7 @@ func (e *Engine) onWithdrawn(dst int, sendID uint64) {
 }
 
 // WithdrawSend withdraws op (see Engine.WithdrawSend).
-func (ep *Endpoint) WithdrawSend(op *SendOp) bool {
-	ep.mu.Lock()
-	done := ep.eng.WithdrawSend(op)
-	ep.drain()
-	ep.mu.Unlock()
+func (ep *Endpoint) WithdrawSend(op *SendOp) (done bool) {
+	ep.Locked(func(e *Engine) { done = e.WithdrawSend(op) })
 	return done
 }

@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"math"
 	"net"
 	"os"
 	"runtime"
@@ -216,10 +217,19 @@ func TestCollectiveEagerLimit(t *testing.T) {
 			t.Errorf("%s: collective eager limit %d, want %d", tc.name, got, tc.want)
 		}
 	}
-	if got := overlapLimit(rings, 16<<10, 1); got != 16<<10 {
-		t.Errorf("overlap limit %d with a core per process, want the collectives' eager limit", got)
+	for _, modelled := range []bool{false, true} {
+		if got := overlapLimit(rings, 16<<10, 1, modelled); got != 16<<10 {
+			t.Errorf("overlap limit %d with a core per process (modelled %v), want the collectives' eager limit", got, modelled)
+		}
+		if got := overlapLimit(rings, 0, 1, modelled); got != 6<<10 {
+			t.Errorf("overlap limit %d without a collectives' limit (modelled %v), want the engine's", got, modelled)
+		}
 	}
-	if got := overlapLimit(rings, 0, 1); got != 6<<10 {
-		t.Errorf("overlap limit %d without a collectives' limit, want the engine's", got)
+	over := runtime.NumCPU() + 1
+	if got := overlapLimit(rings, 16<<10, over, false); got != math.MaxInt {
+		t.Errorf("overlap limit %d with more processes than cores, want none (every call overlaps)", got)
+	}
+	if got, want := overlapLimit(rings, 16<<10, over, true), max(rings.EagerLimit, rings.EagerHintLimit); got != want {
+		t.Errorf("overlap limit %d under the timing model with more processes than cores, want %d (the eager hint's)", got, want)
 	}
 }

@@ -183,9 +183,10 @@ func initRuntime() (*runtimeState, error) {
 	collEager := collectiveEagerLimit(caps, job.Settings, cfg)
 	s := &runtimeState{job: job, net: tr, closeNet: ns.close, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force,
-		overlapLimit: overlapLimit(cfg, collEager, job.Size), singleCopyMin: singleCopyMin(caps, job.Settings, cfg),
-		collEager: collEager, eagerLimit: cfg.EagerLimit,
+		singleCopyMin: singleCopyMin(caps, job.Settings, cfg),
+		collEager:     collEager, eagerLimit: cfg.EagerLimit,
 		modelled: ns.mart != nil && ns.mart.Modelled(), consume: caps.ConsumeReads}
+	s.overlapLimit = overlapLimit(cfg, collEager, job.Size, s.modelled)
 	if ns.offload {
 		s.mart = ns.mart
 	}
@@ -228,9 +229,14 @@ func initRuntime() (*runtimeState, error) {
 // 136 against 115-119. With a core each, only the calls whose sends
 // travel eagerly overlap (the collectives' eager limit): overlapping the
 // rest lost there, Alltoall and Allgather at 64 KiB 11.9-12.6 against
-// 5.8-6.2.
-func overlapLimit(cfg llc.Config, collEager, procs int) int {
-	if procs > runtime.NumCPU() {
+// 5.8-6.2. Under the timing model, whose recorded runs (thesis npb) were
+// made so, the calls overlap only while their sends go eagerly (up to the
+// engine's EagerHintLimit with more processes than cores).
+func overlapLimit(cfg llc.Config, collEager, procs int, modelled bool) int {
+	switch {
+	case procs > runtime.NumCPU() && modelled:
+		return max(cfg.EagerLimit, cfg.EagerHintLimit)
+	case procs > runtime.NumCPU():
 		return math.MaxInt
 	}
 	return max(cfg.EagerLimit, collEager)
