@@ -9,7 +9,7 @@ import (
 // withdrawn: the receiver forgets it, the sender releases its buffer and
 // completes Cancelled, and later messages flow as before.
 func TestWithdrawUnmatched(t *testing.T) {
-	for _, eager := range []EagerMode{EagerRings, EagerQueue} {
+	for _, eager := range []EagerMode{EagerRings, EagerPM, EagerQueue} {
 		for _, mode := range []RndvMode{RndvPull, RndvPush, RndvSplit} {
 			t.Run(fmt.Sprintf("%v/%v", eager, mode), func(t *testing.T) {
 				c := newPair(t, withEager(eager, func(_ int, cfg *Config) { cfg.Rendezvous = mode }))
