@@ -101,10 +101,11 @@ const ExchangePushMin = 256 << 10
 // Sendrecv, µs, split against push, 2 runs): 256 KiB 13.5-14.0/12.6, 2
 // MiB 254-288/419-443, 4 MiB 469-479/815-831. At 1 MiB push won then
 // (60-62 against 62-87) and lost later, on the 2-core Intel Xeon VM
-// (split against push, 2 alternations): Sendrecv 58.7-60.3/63.0-64.2,
+// (split against push, 2 alternations): Sendrecv 58.5-60.3/63.0-64.2,
 // Alltoall 168-171/189-245 (its own block's copy beside the exchange);
-// at 512 KiB alike (Sendrecv 22.5-24.7/23.1-23.9, Alltoall 50-52/50-92),
-// at 256 KiB push still ahead (Sendrecv 12.3-13.6/13.7-14.4).
+// at 512 KiB alike (Sendrecv 22.9-23.7/22.5-24.7, Alltoall
+// 49.7-55.5/50.2-91.7), at 256 KiB push ahead or alike (Sendrecv
+// 13.7-14.4/12.3-16.4).
 const ExchangePushMax = 512 << 10
 
 // exchanging reports whether a rendezvous send to peer is in progress:

@@ -229,7 +229,7 @@ func initRuntime() (*runtimeState, error) {
 // 136 against 115-119. With a core each, only the calls whose sends
 // travel eagerly overlap (the collectives' eager limit): overlapping the
 // rest lost there, Alltoall and Allgather at 64 KiB 11.9-12.6 against
-// 5.8-6.2. Under the timing model, whose recorded runs (thesis npb) were
+// 5.8-6.0. Under the timing model, whose recorded runs (thesis npb) were
 // made so, the calls overlap only while their sends go eagerly (up to the
 // engine's EagerHintLimit with more processes than cores).
 func overlapLimit(cfg llc.Config, collEager, procs int, modelled bool) int {

@@ -179,9 +179,9 @@ func (g *SyncGroup) WaitReleasedAt(gen uint64) error {
 func releasedAt(g *SyncGroup) bool { return g.ReleasedAt(g.at) }
 
 // WaitArrivedAt waits until member r has arrived at generation gen,
-// whether or not the others have, or the engine fails. (The NIC rings
-// the members at a release only: a member asleep here wakes at the
-// release of gen, if r's arrival did not wake it.)
+// whether or not the others have, or the engine fails. (An arrival with a
+// record rings the members that may be asleep, so a member asleep here
+// wakes at r's arrival.)
 func (g *SyncGroup) WaitArrivedAt(r int, gen uint64) error {
 	if g.nic.BarrierArrived(g.id, r, gen) {
 		return nil
