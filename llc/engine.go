@@ -61,12 +61,13 @@ type Config struct {
 	// RingCap bounds the ring memory this process grants in total; rings
 	// are granted first come, first served.
 	RingCap int
-	// PackedRecords, in EagerRings mode, is the size of the largest ring
+	// PackedRecords, in the ring modes, is the size of the largest ring
 	// record written as one write whose last word lands last (the signal
 	// word ends the record): Caps.PackedRecords, where the network carries
-	// writes of that size as single packets. Longer records, and every
-	// record in EagerPM mode, are written in two parts (see ring.go); 0:
-	// every record of more than one cell. At most MaxPackedRecords.
+	// writes of that size as one packet or, as PM/RHiNET's pmSend, as
+	// packets in order. Longer records are written in two parts (see
+	// ring.go); 0: every record of more than one cell. At most
+	// MaxPackedRecords.
 	PackedRecords int
 	// Rendezvous selects the rendezvous variant for large messages.
 	Rendezvous RndvMode

@@ -281,8 +281,10 @@ type Caps struct {
 	ConsumeReads bool
 	// PackedRecords is the recommended Config.PackedRecords: the largest
 	// write, signal word included, that the network carries as one
-	// packet whose last word lands last, where ring records of that size
-	// were measured to arrive sooner written so (0: none).
+	// packet (or, as PM/RHiNET's pmSend, packets in order) whose last
+	// word lands last, where ring records of that size arrive sooner
+	// written so or, under a timing model, travel so on the modelled
+	// network (0: none).
 	PackedRecords int
 	// Rendezvous is the recommended rendezvous variant.
 	Rendezvous RndvMode

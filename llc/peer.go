@@ -174,7 +174,7 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	r := &p.out
 	body := len(ctl) + len(payload)
 	n, packed := recordSize(body), body <= recInline
-	if !packed && !e.pm && packedSize(body) <= uint64(e.cfg.PackedRecords) {
+	if !packed && packedSize(body) <= uint64(e.cfg.PackedRecords) {
 		n, packed = packedSize(body), true
 	}
 	adv := n // the ring space the record takes

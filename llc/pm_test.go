@@ -113,7 +113,9 @@ func TestPMAlignment(t *testing.T) {
 					continue // not a ring's signal word
 				}
 				wrap := uint8(cmd.Signal) == recWrap
-				pos, size := cmd.SigOff-ringCtl-recSignal, cmd.Signal&0xffffffff
+				// The signal's command starts at the record, packed or
+				// split; a wrap marker is its signal word alone.
+				pos, size := cmd.Off-ringCtl, cmd.Signal&0xffffffff
 				if wrap {
 					pos = cmd.SigOff - ringCtl
 				}

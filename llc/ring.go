@@ -23,7 +23,7 @@ import (
 //     so are longer ones up to Config.PackedRecords.
 //   - split: [meta | 32 unused bytes | signal] then the body from the
 //     second cell: the body's cells are written first, then the first cell.
-//     Records longer than PackedRecords, and under PM, are split.
+//     Records longer than PackedRecords are split.
 //
 // The receiver reads the first word of the record position; once it is
 // not zero, it reads the signal word where the first word says, and takes

@@ -91,7 +91,9 @@ func TestPMSendPaths(t *testing.T) {
 // signal) under the default send path: one BOTF packet up to
 // DefaultBOTFLimit bytes, one gathered PUSH up to NativeGatherLimit, and
 // in parts beyond; the padding lands zeroed and the signal last. Under the
-// Martini model nothing is gathered and Caps packs no record.
+// Martini model nothing is gathered and Caps packs no record, except on
+// PM/RHiNET's gather path, which pushes a message of up to
+// DefaultGatherLimit bytes with its header and trailer.
 func TestPackedRecordPackets(t *testing.T) {
 	cases := []struct {
 		body         int
@@ -140,5 +142,11 @@ func TestPackedRecordPackets(t *testing.T) {
 	m := translators(t, 2, nicemu.ProfileMartini)[0]
 	if c := m.Caps(); c.PackedRecords != 0 || m.GatherLimit != 0 {
 		t.Errorf("under the model: caps pack records of up to %d bytes, gather limit %d", c.PackedRecords, m.GatherLimit)
+	}
+	if err := m.SetSendPath(SendGather); err != nil {
+		t.Fatal(err)
+	}
+	if c := m.Caps(); c.PackedRecords != DefaultGatherLimit {
+		t.Errorf("under the model on PM/RHiNET's path: caps pack records of up to %d bytes, want %d", c.PackedRecords, DefaultGatherLimit)
 	}
 }
