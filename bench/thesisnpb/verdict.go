@@ -241,13 +241,20 @@ func median(v []float64) float64 {
 
 func testPMAheadS(r *Record) (Verdict, string) {
 	var all []float64
+	var most []string // each benchmark's ratio at its most processes
 	ahead := 0
-	for _, v := range ratios(r, "S") {
+	rs := ratios(r, "S")
+	for _, b := range r.Benchmarks() {
+		v := rs[b]
 		for _, ra := range v {
 			all = append(all, 1/ra.x)
 			if ra.x < 1 {
 				ahead++
 			}
+		}
+		if len(v) > 0 && b != "EP" {
+			last := v[len(v)-1]
+			most = append(most, fmt.Sprintf("%s ×%.2f (%d)", b, 1/last.x, last.np))
 		}
 	}
 	if len(all) == 0 {
@@ -255,6 +262,9 @@ func testPMAheadS(r *Record) (Verdict, string) {
 	}
 	m := median(all)
 	detail := fmt.Sprintf("PM/RHiNET is ahead at %d of %d class S points; the median of PM/RHiNET's Mop/s over PM/RHiNET-VP's is %.2f", ahead, len(all), m)
+	if len(most) > 0 {
+		detail += "; at each benchmark's most processes (EP aside): " + strings.Join(most, ", ")
+	}
 	if m >= FarAhead && majority(ahead, len(all)) {
 		return Reproduced, detail
 	}
