@@ -252,14 +252,15 @@ func (t *Translator) Caps() llc.Caps {
 		Rendezvous: DefaultRendezvous,
 		Offload:    t.offload,
 	}
-	if t.PMPackets {
-		// PM/RHiNET pushes a message with its header and trailer, as
-		// one pmSend of up to GatherLimit bytes (thesis 8.3.1).
+	if t.Modelled() && t.PMPackets {
+		// Under the model only PM/RHiNET's path packs, as PM/RHiNET
+		// pushes a message with its header and trailer, one pmSend of
+		// up to GatherLimit bytes (thesis 8.3.1); the model's other
+		// recorded runs wrote every record of more than a cell in two
+		// parts.
 		c.PackedRecords = t.GatherLimit
 	}
 	if !t.Modelled() {
-		// Not under the model otherwise, whose recorded runs wrote
-		// every record of more than a cell in two parts.
 		c.PackedRecords = max(t.BOTFLimit, t.GatherLimit)
 		// Not under the model, calibrated with the rendezvous variants
 		// alone.
