@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -18,6 +19,20 @@ const (
 	progressPrefix = "PROGRESS "
 	seriesPrefix   = "SERIES "
 )
+
+// startCPUProfile starts writing the process's CPU profile to path; stop
+// ends it and closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("CPU profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
 
 // workerArgs returns the command line of a worker measuring benchmarks.
 func workerArgs(benchmarks []string, o *suiteOptions) []string {
@@ -36,6 +51,7 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	budget := fs.Duration("budget", 100*time.Millisecond, "time per size")
 	samples := fs.Int("samples", 5, "samples per size")
 	offCache := fs.Int("offcache", 0, "off-cache arena bytes")
+	cpuprofile := fs.String("cpuprofile", "", "write each rank's CPU profile to `prefix`.RANK")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -55,6 +71,13 @@ func worker(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	w := mpi.World()
+	if *cpuprofile != "" {
+		stop, err := startCPUProfile(fmt.Sprintf("%s.%d", *cpuprofile, w.Rank()))
+		if err != nil {
+			return fail(err)
+		}
+		defer stop()
+	}
 	o.Progress = func(b string, size int) { fmt.Fprintf(stdout, "%s%s %d\n", progressPrefix, b, size) }
 	for _, b := range benchmarks {
 		s, err := bench.Measure(w, b, o)

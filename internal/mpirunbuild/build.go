@@ -18,10 +18,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rhinet-go/martini/internal/pgo"
 )
 
 // Spec describes one go build.
@@ -39,6 +42,10 @@ type Spec struct {
 	Stdout, Stderr io.Writer
 	// Verbose, if not nil, receives the command line before it runs.
 	Verbose io.Writer
+	// PGO builds with the runtime's profile (internal/pgo), unless the
+	// main package has a default.pgo of its own, which the go command
+	// then uses.
+	PGO bool
 }
 
 // groupGrace bounds how long GoBuild waits for the processes of a killed
@@ -63,7 +70,16 @@ func GoBuild(ctx context.Context, s Spec) (err error) {
 			err = fmt.Errorf("go build %s: %w", s.Pkg, rerr)
 		}
 	}()
-	cmd := exec.CommandContext(ctx, gocmd, "build", "-o", s.Out, s.Pkg)
+	args := []string{"build", "-o", s.Out}
+	if s.PGO && !hasDefaultPGO(ctx, gocmd, s) {
+		prof, err := pgo.Write(tmp)
+		if err != nil {
+			return fmt.Errorf("go build %s: %w", s.Pkg, err)
+		}
+		args = append(args, "-pgo="+prof)
+	}
+	args = append(args, s.Pkg)
+	cmd := exec.CommandContext(ctx, gocmd, args...)
 	cmd.Dir = s.Dir
 	cmd.Env = append(os.Environ(), "GOTMPDIR="+tmp)
 	cmd.Stdout, cmd.Stderr = s.Stdout, s.Stderr
@@ -74,7 +90,7 @@ func GoBuild(ctx context.Context, s Spec) (err error) {
 	// A process that left the group cannot hold the output open forever.
 	cmd.WaitDelay = groupGrace
 	if s.Verbose != nil {
-		fmt.Fprintf(s.Verbose, "(cd %s && GOTMPDIR=%s %s build -o %s %s)\n", dirName(s.Dir), tmp, gocmd, s.Out, s.Pkg)
+		fmt.Fprintf(s.Verbose, "(cd %s && GOTMPDIR=%s %s %s)\n", dirName(s.Dir), tmp, gocmd, strings.Join(args, " "))
 	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("go build %s: %w", s.Pkg, err)
@@ -92,6 +108,25 @@ func GoBuild(ctx context.Context, s Spec) (err error) {
 		return fmt.Errorf("go build %s: %w", s.Pkg, werr)
 	}
 	return nil
+}
+
+// hasDefaultPGO reports whether the main package s builds has a
+// default.pgo: in s.Dir for "." and .go files, in the directory go list
+// names for an import path (false when go list fails: the build then says
+// why).
+func hasDefaultPGO(ctx context.Context, gocmd string, s Spec) bool {
+	dir := s.Dir
+	if s.Pkg != "." && !strings.HasSuffix(s.Pkg, ".go") {
+		cmd := exec.CommandContext(ctx, gocmd, "list", "-f", "{{.Dir}}", s.Pkg)
+		cmd.Dir = s.Dir
+		out, err := cmd.Output()
+		if err != nil {
+			return false
+		}
+		dir = strings.TrimSpace(string(out))
+	}
+	_, err := os.Stat(filepath.Join(dirName(dir), "default.pgo"))
+	return err == nil
 }
 
 func dirName(dir string) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +45,50 @@ func TestGoBuildCancelled(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(work); len(entries) != 0 {
 		t.Errorf("left in the work directory: %v", entries)
+	}
+}
+
+// TestGoBuildPGO: with PGO the build gets the runtime's profile, unless
+// the main package has a default.pgo, and the profile's copy is gone
+// afterwards.
+func TestGoBuildPGO(t *testing.T) {
+	if _, err := GoTool(); err != nil {
+		t.Skip(err)
+	}
+	work, dir := t.TempDir(), t.TempDir()
+	files := map[string]string{
+		"go.mod":  "module pgotest\n\ngo 1.21\n",
+		"main.go": "package main\n\nfunc main() {}\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build := func() string {
+		var verbose strings.Builder
+		err := GoBuild(context.Background(), Spec{Pkg: ".", Dir: dir, Out: filepath.Join(work, "prog"), Work: work, Verbose: &verbose, PGO: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if entries, _ := os.ReadDir(work); len(entries) != 1 {
+			t.Errorf("left in the work directory: %v", entries)
+		}
+		return verbose.String()
+	}
+	if line := build(); !strings.Contains(line, "-pgo="+filepath.Join(work, "gotmp-")) || !strings.Contains(line, "mpi.pgo") {
+		t.Errorf("without a default.pgo the build ran %q, want -pgo= the runtime's profile", line)
+	}
+	if !hasDefaultPGO(context.Background(), "go", Spec{Pkg: "github.com/rhinet-go/martini/cmd/mpibench"}) {
+		t.Error("hasDefaultPGO(cmd/mpibench) = false, want true (its default.pgo)")
+	}
+	if hasDefaultPGO(context.Background(), "go", Spec{Pkg: "github.com/rhinet-go/martini/examples/pingpong"}) {
+		t.Error("hasDefaultPGO(examples/pingpong) = true, want false")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "default.pgo"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if line := build(); strings.Contains(line, "-pgo=") {
+		t.Errorf("with a default.pgo the build ran %q, want no -pgo flag", line)
 	}
 }

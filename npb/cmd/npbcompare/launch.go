@@ -69,7 +69,7 @@ func buildGo(ctx context.Context, dir string) (mpirun, npbCmd string, err error)
 	}
 	npbCmd = filepath.Join(dir, "npb")
 	var out bytes.Buffer
-	err = mpirunbuild.GoBuild(ctx, mpirunbuild.Spec{Pkg: "github.com/rhinet-go/martini/npb/cmd/npb", Out: npbCmd, Work: dir, Stdout: &out, Stderr: &out})
+	err = mpirunbuild.GoBuild(ctx, mpirunbuild.Spec{Pkg: "github.com/rhinet-go/martini/npb/cmd/npb", Out: npbCmd, Work: dir, Stdout: &out, Stderr: &out, PGO: true})
 	if err != nil {
 		return "", "", fmt.Errorf("building the npb command (run inside the martini module): %w\n%s", err, out.Bytes())
 	}
