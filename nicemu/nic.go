@@ -31,6 +31,9 @@ type NIC struct {
 	cont    *[NumWindows * 8]uint64
 	issued  [NumWindows]uint64 // last request number kicked on each Window
 	next    int                // round-robin Window cursor
+	// botf is the Window BOTFBuffer handed out plus one, for KickBOTF to
+	// send (0: none).
+	botf int
 
 	freeSIDs    []SID
 	procRegions map[SID][]byte // own KindProcess regions, kept alive while registered
