@@ -395,27 +395,6 @@ func TestAbort(t *testing.T) {
 	}
 }
 
-// TestAbortLingers: with no fence waiting, Abort reads until the server
-// ends the connection, and returns then, well before AbortLinger.
-func TestAbortLingers(t *testing.T) {
-	for _, srv := range servers[:2] {
-		t.Run(srv.name, func(t *testing.T) {
-			s := fakeFor(t, srv.version, srv.slurm, 1)
-			c := s.clients(0)[0]
-			start := time.Now()
-			if err := c.Abort(3, "no input"); err != nil {
-				t.Fatal(err)
-			}
-			if d := time.Since(start); d >= AbortLinger/2 {
-				t.Errorf("Abort returned after %v, want once the server closed (AbortLinger %v)", d, AbortLinger)
-			}
-			if err := c.Put("k", "v"); !errors.Is(err, ErrServerLost) {
-				t.Errorf("put after the abort's close: %v, want ErrServerLost", err)
-			}
-		})
-	}
-}
-
 func TestClose(t *testing.T) {
 	for _, srv := range servers[:2] {
 		t.Run(srv.name, func(t *testing.T) {

@@ -100,31 +100,6 @@ func (c *conn) write(req message, timeout time.Duration) error {
 	return nil
 }
 
-// linger waits, for at most d, until the server closes the connection
-// (or another failure ends it), reading and dropping what comes: sent
-// after an abort, so that a launcher that writes to the connection before
-// it ends the job (Hydra answers PMI-2's abort, a command it does not
-// know) finds it open and is not killed by SIGPIPE for writing to a
-// process that has exited. While an exchange holds the connection (a
-// fence of another goroutine), its reader sees the close; linger then
-// watches for the failure it records.
-func (c *conn) linger(d time.Duration) {
-	deadline := time.Now().Add(d)
-	if c.xmu.TryLock() {
-		defer c.xmu.Unlock()
-		if c.rw.SetReadDeadline(deadline) == nil {
-			io.Copy(io.Discard, c.r)
-		}
-		return
-	}
-	for time.Now().Before(deadline) && c.usable() == nil {
-		time.Sleep(lingerPoll)
-	}
-}
-
-// lingerPoll is how often linger looks at a connection an exchange holds.
-const lingerPoll = 5 * time.Millisecond
-
 // usable returns why the connection cannot carry a request, or nil.
 func (c *conn) usable() error {
 	c.mu.Lock()

@@ -152,13 +152,11 @@ func (c *Client) fence() error {
 	return c.proto.barrier()
 }
 
-// Abort asks the launcher to end the whole job, then waits, for at most
-// AbortLinger, for the launcher to close the connection (or to end the
-// process), so that the launcher does not write to a process that has
-// gone: the caller is expected to exit next. PMI-1 carries code as the
-// job's exit code and no message; PMI-2 carries msg (printable ASCII,
-// other bytes as spaces) and no code. It is sent even while a fence of
-// another goroutine waits.
+// Abort asks the launcher to end the whole job; it does not wait for an
+// answer, since there is none: the caller is expected to exit next. PMI-1
+// carries code as the job's exit code and no message; PMI-2 carries msg
+// (printable ASCII, other bytes as spaces) and no code. It is sent even
+// while a fence of another goroutine waits.
 func (c *Client) Abort(code int, msg string) error {
 	c.state.Lock()
 	closed := c.closed
@@ -169,15 +167,8 @@ func (c *Client) Abort(code int, msg string) error {
 	if err := c.proto.abort(code, msg); err != nil {
 		return c.errorf("abort", err)
 	}
-	c.conn.linger(AbortLinger)
 	return nil
 }
-
-// AbortLinger bounds Abort's wait for the launcher to end the job. Hydra
-// answers PMI-2's abort, a command it does not know, and ends the job at
-// once; mpiexec died of SIGPIPE (about one job in ten) when that answer
-// found the aborting process gone.
-const AbortLinger = 2 * time.Second
 
 // Close sends finalize, waits for the server's acknowledgement (within
 // the Timeout) and closes the connection. A fence waiting in another
