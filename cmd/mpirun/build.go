@@ -114,8 +114,8 @@ func unwrapExecErr(err error) error {
 // build builds t into the executable out with go build, its temporary
 // files in work, with the runtime's PGO profile unless t has a
 // default.pgo of its own (mpirunbuild.Spec.PGO). The compiler's output
-// goes to stderr. However it ends,
-// nothing of the build runs any more when build returns.
+// goes to stderr. However it ends, nothing of the build runs any more
+// when build returns.
 func build(ctx context.Context, t target, work, out string, stderr io.Writer, verbose bool) error {
 	spec := mpirunbuild.Spec{Pkg: t.pkg, Dir: t.dir, Out: out, Work: work, Stdout: stderr, Stderr: stderr, PGO: true}
 	if verbose {
