@@ -71,7 +71,7 @@ func GoBuild(ctx context.Context, s Spec) (err error) {
 		}
 	}()
 	args := []string{"build", "-o", s.Out}
-	if s.PGO && !hasDefaultPGO(ctx, gocmd, s) {
+	if s.PGO && !hasDefaultPGO(ctx, gocmd, tmp, s) {
 		prof, err := pgo.Write(tmp)
 		if err != nil {
 			return fmt.Errorf("go build %s: %w", s.Pkg, err)
@@ -79,51 +79,57 @@ func GoBuild(ctx context.Context, s Spec) (err error) {
 		args = append(args, "-pgo="+prof)
 	}
 	args = append(args, s.Pkg)
+	if s.Verbose != nil {
+		fmt.Fprintf(s.Verbose, "(cd %s && GOTMPDIR=%s %s %s)\n", dirName(s.Dir), tmp, gocmd, strings.Join(args, " "))
+	}
+	if err := runGo(ctx, gocmd, s.Dir, tmp, args, s.Stdout, s.Stderr); err != nil {
+		return fmt.Errorf("go build %s: %w", s.Pkg, err)
+	}
+	return nil
+}
+
+// runGo runs the go command gocmd with args in dir, its temporary files in
+// tmp, as a process group of its own. When ctx is cancelled first, it
+// kills the group and returns an error wrapping ctx.Err(). In every case
+// no process of the group runs any more when it returns.
+func runGo(ctx context.Context, gocmd, dir, tmp string, args []string, stdout, stderr io.Writer) error {
 	cmd := exec.CommandContext(ctx, gocmd, args...)
-	cmd.Dir = s.Dir
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOTMPDIR="+tmp)
-	cmd.Stdout, cmd.Stderr = s.Stdout, s.Stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// The go command leads a group of its own, so that its compilers die
 	// with it: killing the go command alone orphans them.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return unix.Kill(-cmd.Process.Pid, unix.SIGKILL) }
 	// A process that left the group cannot hold the output open forever.
 	cmd.WaitDelay = groupGrace
-	if s.Verbose != nil {
-		fmt.Fprintf(s.Verbose, "(cd %s && GOTMPDIR=%s %s %s)\n", dirName(s.Dir), tmp, gocmd, strings.Join(args, " "))
-	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("go build %s: %w", s.Pkg, err)
+		return err
 	}
 	werr := cmd.Wait()
 	// Whichever way the go command ended, end what is left of its group
 	// before its temporary files are removed.
 	if gerr := endGroup(cmd.Process.Pid); gerr != nil {
-		return fmt.Errorf("go build %s: %w", s.Pkg, gerr)
+		return gerr
 	}
-	switch {
-	case ctx.Err() != nil:
-		return fmt.Errorf("go build %s: %w", s.Pkg, ctx.Err())
-	case werr != nil:
-		return fmt.Errorf("go build %s: %w", s.Pkg, werr)
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
-	return nil
+	return werr
 }
 
 // hasDefaultPGO reports whether the main package s builds has a
 // default.pgo: in s.Dir for "." and .go files, in the directory go list
 // names for an import path (false when go list fails: the build then says
-// why).
-func hasDefaultPGO(ctx context.Context, gocmd string, s Spec) bool {
+// why). go list runs as runGo runs the build, its temporary files in tmp.
+func hasDefaultPGO(ctx context.Context, gocmd, tmp string, s Spec) bool {
 	dir := s.Dir
 	if s.Pkg != "." && !strings.HasSuffix(s.Pkg, ".go") {
-		cmd := exec.CommandContext(ctx, gocmd, "list", "-f", "{{.Dir}}", s.Pkg)
-		cmd.Dir = s.Dir
-		out, err := cmd.Output()
-		if err != nil {
+		var out bytes.Buffer
+		if runGo(ctx, gocmd, s.Dir, tmp, []string{"list", "-f", "{{.Dir}}", s.Pkg}, &out, nil) != nil {
 			return false
 		}
-		dir = strings.TrimSpace(string(out))
+		dir = strings.TrimSpace(out.String())
 	}
 	_, err := os.Stat(filepath.Join(dirName(dir), "default.pgo"))
 	return err == nil

@@ -79,10 +79,10 @@ func TestGoBuildPGO(t *testing.T) {
 	if line := build(); !strings.Contains(line, "-pgo="+filepath.Join(work, "gotmp-")) || !strings.Contains(line, "mpi.pgo") {
 		t.Errorf("without a default.pgo the build ran %q, want -pgo= the runtime's profile", line)
 	}
-	if !hasDefaultPGO(context.Background(), "go", Spec{Pkg: "github.com/rhinet-go/martini/cmd/mpibench"}) {
+	if !hasDefaultPGO(context.Background(), "go", t.TempDir(), Spec{Pkg: "github.com/rhinet-go/martini/cmd/mpibench"}) {
 		t.Error("hasDefaultPGO(cmd/mpibench) = false, want true (its default.pgo)")
 	}
-	if hasDefaultPGO(context.Background(), "go", Spec{Pkg: "github.com/rhinet-go/martini/examples/pingpong"}) {
+	if hasDefaultPGO(context.Background(), "go", t.TempDir(), Spec{Pkg: "github.com/rhinet-go/martini/examples/pingpong"}) {
 		t.Error("hasDefaultPGO(examples/pingpong) = true, want false")
 	}
 	if err := os.WriteFile(filepath.Join(dir, "default.pgo"), nil, 0o644); err != nil {

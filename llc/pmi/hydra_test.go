@@ -48,17 +48,14 @@ func TestHydra(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("pmi-%d/abort", version), func(t *testing.T) {
 			stdout, stderr, err := hydratest.Run(hydra, env, 3, bin, "-abort", "1")
+			// A failed job: Hydra's exit status, or (PMI-2) its death by a
+			// signal. Hydra 4.0 ends a PMI-2 job on the abort, a command
+			// it does not know, as on an error, and mpiexec then sometimes
+			// dies of SIGPIPE instead of exiting with 255 (twice in about
+			// 50 jobs, both while other tests loaded the machine).
 			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() == 0 {
-				t.Fatalf("job with an Abort: %v, want a non-zero exit\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
-			}
-			// Hydra 4.0 ends a PMI-2 job on the abort, a command it does
-			// not know, as on an error, and mpiexec then sometimes dies of
-			// SIGPIPE instead of exiting with 255 (twice in about 50
-			// jobs, both while other tests loaded the machine): a failed
-			// job all the same.
-			if version == 1 && exit.ExitCode() < 0 {
-				t.Fatalf("job with an Abort: %v, want Hydra's exit with the Abort's code\nstderr:\n%s", err, stderr)
+			if !errors.As(err, &exit) {
+				t.Fatalf("job with an Abort: %v, want a failed job\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 			}
 			// PMI-1 carries the code, and Hydra exits with it.
 			if version == 1 && exit.ExitCode() != 7 {
