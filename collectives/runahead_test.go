@@ -227,14 +227,14 @@ func TestSmallCallsAhead(t *testing.T) {
 	s.arrived, s.waited = nil, nil
 	pending := u.RunAhead.n
 	script(reduce(0), sum, -1, Key{}, "\x01\x02", "\x10\x20", "\x03\x04")
-	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, nil, sum, 0); !ok || err != nil ||
+	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, nil, &sum, 0); !ok || err != nil ||
 		s.arrivals[len(s.arrivals)-1] != word("\x10\x20") || len(s.waited) != 0 || u.RunAhead.n != pending+1 {
 		t.Fatalf("a reduction to root 0: done %v, %v, waited for %v, %d calls left for later (was %d)", ok, err, s.waited, u.RunAhead.n, pending)
 	}
 	// Rank 1 the root: every key compared, every word combined.
 	script(reduce(1), sum, -1, Key{}, "\x01\x02", "\x10\x20", "\x03\x04")
 	out := make([]byte, 2)
-	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, out, sum, 1); !ok || err != nil || !slices.Equal(out, []byte{0x14, 0x26}) {
+	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, out, &sum, 1); !ok || err != nil || !slices.Equal(out, []byte{0x14, 0x26}) {
 		t.Fatalf("as the root: done %v, %v, sum %x; want 1426", ok, err, out)
 	}
 	if !slices.Contains(s.waited, s.gen) || u.RunAhead.n > 0 && u.RunAhead.pending[u.RunAhead.n-1].gen == s.gen {
@@ -245,7 +245,7 @@ func TestSmallCallsAhead(t *testing.T) {
 	odd := reduce(1)
 	odd.Bytes = 4
 	script(reduce(1), sum, 2, odd, "", "", "")
-	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, out, sum, 1); !ok || !errors.Is(err, ErrMismatch) {
+	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, out, &sum, 1); !ok || !errors.Is(err, ErrMismatch) {
 		t.Fatalf("as the root of differing calls: done %v, %v; want ErrMismatch", ok, err)
 	}
 }

@@ -382,7 +382,7 @@ func fold(b *board, r Reducer, acc []byte, lo, hi, off int) {
 // send nil means in place at the root (its input is in recv); elsewhere it
 // is an empty vector.
 func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
-	if ok, err := u.smallReduction(CollReduce, send, recv, r, root); ok {
+	if ok, err := u.smallReduction(CollReduce, send, recv, &r, root); ok {
 		return err
 	}
 	n, rank := u.Net.Size(), u.Net.Rank()
@@ -422,7 +422,7 @@ func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
 // Allreduce combines the processes' send vectors with r into every
 // process's recv. send nil means in place (the input is in recv).
 func (u *Runner) Allreduce(send, recv []byte, r Reducer) error {
-	if ok, err := u.smallReduction(CollAllreduce, send, recv, r, 0); ok {
+	if ok, err := u.smallReduction(CollAllreduce, send, recv, &r, 0); ok {
 		return err
 	}
 	o := u.reduction(CollAllreduce, r, send, len(recv), 0)

@@ -29,16 +29,23 @@ type smallKey struct {
 	mask uint64 // the hardware's key width
 }
 
-// smallRecord encodes Key k (its Op that of r) in u.small.rec and returns
-// its hash, masked to the hardware's key width: from a cache while the
-// calls repeat but for their root.
-func (u *Runner) smallRecord(k Key, r Reducer) uint64 {
+// smallRecord encodes Key k (its Op that of r, nil for none) in
+// u.small.rec and returns its hash, masked to the hardware's key width:
+// from a cache while the calls repeat but for their root.
+func (u *Runner) smallRecord(k *Key, r *Reducer) uint64 {
 	sk := &u.small
-	root := k.Root
-	if k.Root = 0; sk.mask == 0 || sk.key != k || sk.op != r.Op {
-		sk.key, sk.op = k, r.Op
-		k.Op = opID(r)
-		k.put(sk.rec[:])
+	op := ""
+	if r != nil {
+		op = r.Op
+	}
+	key := *k
+	root := key.Root
+	if key.Root = 0; sk.mask == 0 || sk.key != key || sk.op != op {
+		sk.key, sk.op = key, op
+		if r != nil {
+			key.Op = opID(*r)
+		}
+		key.put(sk.rec[:])
 		sk.mask = 1<<u.HW.KeyBits() - 1
 		sk.base = baseHash(sk.rec[:])
 	}
@@ -49,7 +56,7 @@ func (u *Runner) smallRecord(k Key, r Reducer) uint64 {
 // smallBarrier publishes key k (its Op that of r) and the data word w in
 // one barrier of the hardware, and checks that every rank passed the same
 // key; the data words are then the hardware's Datum.
-func (u *Runner) smallBarrier(k Key, r Reducer, w [DatumSize]byte) error {
+func (u *Runner) smallBarrier(k *Key, r *Reducer, w [DatumSize]byte) error {
 	hw, n := u.HW, u.Net.Size()
 	sk := &u.small
 	hash := u.smallRecord(k, r)
@@ -89,7 +96,7 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 	if self {
 		copy(w[:], buf)
 	}
-	if err := u.smallBarrier(k, Reducer{}, w); err != nil {
+	if err := u.smallBarrier(&k, nil, w); err != nil {
 		return true, u.withEarlier(err)
 	}
 	if !self {
@@ -103,7 +110,7 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 // root (CollReduce), in one barrier. It reports false, having done
 // nothing, for any other call, forced algorithms and invalid arguments
 // included; the driver then takes the call.
-func (u *Runner) smallReduction(coll Collective, send, recv []byte, r Reducer, root int) (done bool, err error) {
+func (u *Runner) smallReduction(coll Collective, send, recv []byte, r *Reducer, root int) (done bool, err error) {
 	input, length, ok := u.smallInput(coll, send, recv, r, root)
 	if !ok {
 		return false, nil
@@ -112,26 +119,40 @@ func (u *Runner) smallReduction(coll Collective, send, recv []byte, r Reducer, r
 	copy(w[:], input)
 	k := Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Root: root, Bytes: length}
 	if rb, ok := u.aheadBarrier(); ok && coll == CollReduce {
-		return true, u.withEarlier(u.reduceAhead(rb, k, r, w, recv[:min(len(recv), length)]))
+		return true, u.withEarlier(u.reduceAhead(rb, &k, r, w, recv[:min(len(recv), length)]))
 	}
-	if err := u.smallBarrier(k, r, w); err != nil {
+	if err := u.smallBarrier(&k, r, w); err != nil {
 		return true, u.withEarlier(err)
 	}
 	if coll == CollReduce && u.Net.Rank() != root {
 		return true, u.withEarlier(nil)
 	}
-	u.foldWords(r, recv[:length], u.HW.Datum)
+	u.foldWords(r, recv[:length], u.HW)
 	return true, u.withEarlier(nil)
 }
 
-// foldWords combines the processes' data words, word(s) for rank s, into
+// dataWords is where foldWords finds the processes' data words: the
+// Hardware after a barrier, or one generation of a run-ahead ring.
+type dataWords interface {
+	Datum(s int) [DatumSize]byte
+}
+
+// ringWords is generation gen of rb's ring as dataWords.
+type ringWords struct {
+	rb  RunAheadBarrier
+	gen uint64
+}
+
+func (w ringWords) Datum(s int) [DatumSize]byte { return w.rb.DatumAt(s, w.gen) }
+
+// foldWords combines the processes' data words, src's for rank s, into
 // acc with r, in rank order as fold does with records.
-func (u *Runner) foldWords(r Reducer, acc []byte, word func(s int) [DatumSize]byte) {
+func (u *Runner) foldWords(r *Reducer, acc []byte, src dataWords) {
 	n := u.Net.Size()
-	u.word = word(n - 1)
+	u.word = src.Datum(n - 1)
 	copy(acc, u.word[:])
 	for s := n - 2; s >= 0; s-- {
-		u.word = word(s)
+		u.word = src.Datum(s)
 		r.Apply(u.word[:len(acc)], acc)
 	}
 }
@@ -140,7 +161,7 @@ func (u *Runner) foldWords(r Reducer, acc []byte, word func(s int) [DatumSize]by
 // ring (see above).
 func (u *Runner) bcastAhead(rb RunAheadBarrier, k Key, buf []byte) error {
 	p, root := u.RunAhead, k.Root
-	hash := u.smallRecord(k, Reducer{})
+	hash := u.smallRecord(&k, nil)
 	var w [DatumSize]byte
 	self := u.Net.Rank() == root
 	if self {
@@ -171,7 +192,7 @@ func (u *Runner) bcastAhead(rb RunAheadBarrier, k Key, buf []byte) error {
 
 // reduceAhead combines the processes' data words w with r into acc at
 // k.Root through rb's ring (see above).
-func (u *Runner) reduceAhead(rb RunAheadBarrier, k Key, r Reducer, w [DatumSize]byte, acc []byte) error {
+func (u *Runner) reduceAhead(rb RunAheadBarrier, k *Key, r *Reducer, w [DatumSize]byte, acc []byte) error {
 	p := u.RunAhead
 	hash := u.smallRecord(k, r)
 	s, err := u.arriveAhead(rb, u.small.rec, hash, w)
@@ -186,15 +207,14 @@ func (u *Runner) reduceAhead(rb RunAheadBarrier, k Key, r Reducer, w [DatumSize]
 	if err := p.check(s, true); err != nil {
 		return err
 	}
-	gen := s.gen
-	u.foldWords(r, acc, func(s int) [DatumSize]byte { return rb.DatumAt(s, gen) })
+	u.foldWords(r, acc, ringWords{rb, s.gen})
 	return nil
 }
 
 // smallInput returns the input and length of a reduction smallReduction
 // can run, and whether it can: valid arguments, a vector of whole units
 // that fits a data word, and offload without forced algorithms.
-func (u *Runner) smallInput(coll Collective, send, recv []byte, r Reducer, root int) (input []byte, length int, ok bool) {
+func (u *Runner) smallInput(coll Collective, send, recv []byte, r *Reducer, root int) (input []byte, length int, ok bool) {
 	hw, unit := u.HW, r.Unit
 	if hw == nil || len(u.Force) != 0 || r.Apply == nil || unit <= 0 || unit&(unit-1) != 0 {
 		return nil, 0, false

@@ -20,16 +20,45 @@ var blas gonum.Implementation
 // sumFloat64 sets inout[i] = in[i] + inout[i] on float64 elements: in
 // AVX2 where the CPU has it (addVectors), the rest through gonum.
 func sumFloat64(in, inout []byte) {
+	if len(inout) <= shortTail*8 {
+		addShort(view[float64](in), view[float64](inout))
+		return
+	}
 	done := addVectors(in, inout, true)
 	a, b := view[float64](in[done:]), view[float64](inout[done:])
+	if len(b) <= shortTail {
+		addShort(a, b)
+		return
+	}
 	blas.Daxpy(len(b), 1, a[:len(b)], 1, b, 1)
+}
+
+// shortTail is the most elements addShort adds: below, gonum's call and
+// checks cost more than the loop (2 float32: 10 ns against 6 with the
+// call through the Reducer).
+const shortTail = 8
+
+// addShort sets b[i] = a[i] + b[i], the compiler's loop.
+func addShort[E float32 | float64](a, b []E) {
+	a = a[:len(b)]
+	for i := range b {
+		b[i] = a[i] + b[i]
+	}
 }
 
 // sumFloat32 sets inout[i] = in[i] + inout[i] on float32 elements, as
 // sumFloat64 does.
 func sumFloat32(in, inout []byte) {
+	if len(inout) <= shortTail*4 {
+		addShort(view[float32](in), view[float32](inout))
+		return
+	}
 	done := addVectors(in, inout, false)
 	a, b := view[float32](in[done:]), view[float32](inout[done:])
+	if len(b) <= shortTail {
+		addShort(a, b)
+		return
+	}
 	blas.Saxpy(len(b), 1, a[:len(b)], 1, b, 1)
 }
 

@@ -220,6 +220,6 @@ func runnerAllreduce(u *collectives.Runner) func(words []uint64, o Op) error {
 		if err != nil {
 			return err
 		}
-		return u.Allreduce(nil, asBytes(words), r)
+		return u.Allreduce(nil, asBytes(words), *r)
 	}
 }

@@ -323,7 +323,7 @@ func manageAllreduce[T Type](c *Comm, buf []T, op Op) error {
 		if err != nil {
 			return err
 		}
-		return u.Allreduce(nil, asBytes(buf), r)
+		return u.Allreduce(nil, asBytes(buf), *r)
 	})
 }
 

@@ -355,17 +355,22 @@ func (n *NIC) BarrierArriveData(id, member int, procs []int, key uint64, datum [
 	}
 	a := n.seg.arrival(id, member)
 	gen = atomic.LoadUint64(&a.gen) + 1
-	slot := n.seg.barrierSlot(id, member, gen&1)
+	writeArrival(a, n.seg.barrierSlot(id, member, gen&1), gen, key, datum, payload)
+	n.publishArrival(id, member, procs, a, gen, false)
+	return gen, nil
+}
+
+// writeArrival writes what an arrival at generation gen publishes into the
+// member's arrival line a and payload slot: plain stores into lines only
+// this member writes, published by the atomic store of the generation
+// (publishArrival: a release, and on amd64 a full fence, which the
+// doorbell check relies on).
+func writeArrival(a *barrierArrival, slot []byte, gen, key uint64, datum [DatumSize]byte, payload []byte) {
 	copy(slot[8:], payload)
-	// Plain stores into lines only this member writes, published by the
-	// atomic store of the generation (a release, and on amd64 a full
-	// fence, which the doorbell check in publishArrival relies on).
 	*slotHeader(slot) = gen<<payloadGenShift | uint64(len(payload))
 	a.keys[gen&1] = key & (1<<KeyBits - 1)
 	a.data[gen&1] = datum
 	a.ring[gen%RecordRingDepth].key = key & (1<<KeyBits - 1)
-	n.publishArrival(id, member, procs, a, gen, false)
-	return gen, nil
 }
 
 // BarrierArriveRecord enters controller id as BarrierArriveKey does, but
@@ -422,12 +427,25 @@ func (n *NIC) checkArrival(id, member int, procs []int, payload int) error {
 // after the plain stores the caller made into it, and, if that releases
 // gen or wake is set, rings the other members.
 func (n *NIC) publishArrival(id, member int, procs []int, a *barrierArrival, gen uint64, wake bool) {
+	n.storeArrival(a, gen)
+	n.afterArrival(member, procs, n.BarrierReleased(id, len(procs), gen), wake)
+}
+
+// storeArrival is publishArrival's first half: it publishes gen in a and
+// counts the arrival. The store is a full fence on amd64, so that the
+// caller's look at the other members' lines, and afterArrival's at their
+// doorbells, come after it.
+func (n *NIC) storeArrival(a *barrierArrival, gen uint64) {
 	atomic.StoreUint64(&a.gen, gen)
-	cnt := n.seg.syncCounters(n.pid)
-	atomic.AddUint64(&cnt.arrivals, 1)
-	released := n.BarrierReleased(id, len(procs), gen)
+	atomic.AddUint64(&n.seg.syncCounters(n.pid).arrivals, 1)
+}
+
+// afterArrival is publishArrival's second half, once the caller has seen
+// whether the arrival released its generation: it counts the release and,
+// if released or wake, rings the other members.
+func (n *NIC) afterArrival(member int, procs []int, released, wake bool) {
 	if released {
-		atomic.AddUint64(&cnt.releases, 1)
+		atomic.AddUint64(&n.seg.syncCounters(n.pid).releases, 1)
 	}
 	if released || wake {
 		// Ring those that may be asleep. A member that armed its

@@ -16,6 +16,7 @@ import (
 // may use it.
 type SyncGroup struct {
 	nic    *nicemu.NIC
+	port   *nicemu.BarrierPort // the member's port to the controller; nil if refused
 	ep     *llc.Endpoint
 	id     int   // barrier controller
 	member int   // the caller's index in procs
@@ -56,6 +57,9 @@ const syncSpin = 256
 // same processes belong to.
 func NewSyncGroup(t *Translator, ep *llc.Endpoint, id, member int, procs []int, tag uint32) *SyncGroup {
 	g := &SyncGroup{nic: t.nic, ep: ep, id: id, member: member, procs: procs, tag: uint64(tag) << 32}
+	// Without a port (the NIC refused the group), the requests go to the
+	// NIC, which refuses them.
+	g.port, _ = t.nic.OpenBarrierPort(id, member, procs)
 	for i, p := range procs {
 		if i != member {
 			g.dests = append(g.dests, p)
@@ -102,7 +106,12 @@ func (g *SyncGroup) wait(cond func(g *SyncGroup) bool) error {
 	return nil
 }
 
-func barrierReleased(g *SyncGroup) bool { return g.nic.BarrierReleased(g.id, len(g.procs), g.gen) }
+func barrierReleased(g *SyncGroup) bool {
+	if g.port != nil {
+		return g.port.Released(g.gen)
+	}
+	return g.nic.BarrierReleased(g.id, len(g.procs), g.gen)
+}
 
 func multicastPosted(g *SyncGroup) bool {
 	g.mcOK, g.mcErr = g.nic.TryMulticast(g.dests, g.mcTag, g.mcData)
@@ -127,7 +136,13 @@ func (g *SyncGroup) Barrier(key uint64, datum [nicemu.DatumSize]byte, payload []
 // the barrier as Barrier does and returns at once; Released and
 // WaitReleased are its second half.
 func (g *SyncGroup) Arrive(key uint64, datum [nicemu.DatumSize]byte, payload []byte) error {
-	gen, err := g.nic.BarrierArriveData(g.id, g.member, g.procs, key, datum, payload)
+	var gen uint64
+	var err error
+	if g.port != nil {
+		gen, err = g.port.ArriveData(key, datum, payload)
+	} else {
+		gen, err = g.nic.BarrierArriveData(g.id, g.member, g.procs, key, datum, payload)
+	}
 	if err != nil {
 		return fmt.Errorf("barrier controller %d: %w", g.id, err)
 	}
@@ -212,7 +227,12 @@ func (g *SyncGroup) RecordAt(r int, gen uint64) [nicemu.RecordSize]byte {
 func (g *SyncGroup) RingDepth() int { return nicemu.RecordRingDepth }
 
 // Datum returns the datum member r passed to the last barrier.
-func (g *SyncGroup) Datum(r int) [nicemu.DatumSize]byte { return g.nic.BarrierDatum(g.id, r, g.gen) }
+func (g *SyncGroup) Datum(r int) [nicemu.DatumSize]byte {
+	if g.port != nil {
+		return g.port.Datum(r, g.gen)
+	}
+	return g.nic.BarrierDatum(g.id, r, g.gen)
+}
 
 // InlineRanks is how many members' data words travel with the barrier:
 // every member's.
@@ -223,7 +243,12 @@ func (g *SyncGroup) KeyBits() int { return nicemu.KeyBits }
 
 // KeySum returns the sum of the members' keys at the last barrier, modulo
 // 2^KeyBits.
-func (g *SyncGroup) KeySum() uint64 { return g.nic.BarrierSum(g.id, len(g.procs), g.gen) }
+func (g *SyncGroup) KeySum() uint64 {
+	if g.port != nil {
+		return g.port.Sum(g.gen)
+	}
+	return g.nic.BarrierSum(g.id, len(g.procs), g.gen)
+}
 
 // Payload returns what member r published at the last barrier.
 func (g *SyncGroup) Payload(r int) []byte { return g.nic.BarrierPayload(g.id, r, g.gen) }

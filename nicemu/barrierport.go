@@ -1,0 +1,96 @@
+package nicemu
+
+import "sync/atomic"
+
+// BarrierPort is one member's port to a barrier controller for one group:
+// what every request of that member needs, found once, as a NIC keeps a
+// connection's state instead of translating each request anew: the
+// controller's claim, every member's arrival line, the member's payload
+// slots. Its requests are the NIC's methods of the same names for the
+// group and member it was opened with, with the same effects and the same
+// refusals; the group and the member were checked when it was opened, and
+// the claim is checked again at each arrival. The reads are safe for
+// concurrent use; the arrivals, like the member's, are one at a time.
+type BarrierPort struct {
+	n      *NIC
+	id     int
+	member int
+	procs  []int
+	ctl    *barrierCtl
+	self   *barrierArrival   // the member's arrival line
+	lines  []*barrierArrival // every member's, by member
+	slots  [2][]byte         // the member's payload slots, by parity
+}
+
+// OpenBarrierPort returns member's port to controller id for the group
+// procs, or false, counting nothing, where BarrierArrive would refuse that
+// member and group now (a controller not claimed by the caller's job, a
+// bad id or member).
+func (n *NIC) OpenBarrierPort(id, member int, procs []int) (*BarrierPort, bool) {
+	s := n.seg
+	if uint(id) >= NumBarriers || len(procs) > len(n.procs) || uint(member) >= uint(len(procs)) ||
+		procs[member] != n.pid || !n.ownsCtl(atomic.LoadUint64(&s.barrierCtl(id).owner)) {
+		return nil, false
+	}
+	p := &BarrierPort{n: n, id: id, member: member, procs: procs, ctl: s.barrierCtl(id),
+		self: s.arrival(id, member), lines: make([]*barrierArrival, len(procs))}
+	for m := range p.lines {
+		p.lines[m] = s.arrival(id, m)
+	}
+	for parity := range p.slots {
+		p.slots[parity] = s.barrierSlot(id, member, uint64(parity))
+	}
+	return p, true
+}
+
+// claimed checks an arrival of length bytes as BarrierArriveData does:
+// the group and the member were checked when the port was opened, the
+// claim is the controller's owner word, read each time. What fails goes
+// through the NIC's check, which refuses it.
+func (p *BarrierPort) claimed(length int) error {
+	if length <= BarrierPayloadSize && p.n.ownsCtl(atomic.LoadUint64(&p.ctl.owner)) {
+		return nil
+	}
+	return p.n.checkArrival(p.id, p.member, p.procs, length)
+}
+
+// ArriveData is NIC.BarrierArriveData through the port.
+func (p *BarrierPort) ArriveData(key uint64, datum [DatumSize]byte, payload []byte) (gen uint64, err error) {
+	if err := p.claimed(len(payload)); err != nil {
+		return 0, err
+	}
+	a := p.self
+	gen = atomic.LoadUint64(&a.gen) + 1
+	writeArrival(a, p.slots[gen&1], gen, key, datum, payload)
+	p.n.storeArrival(a, gen)
+	p.n.afterArrival(p.member, p.procs, p.Released(gen), false)
+	return gen, nil
+}
+
+// Released is NIC.BarrierReleased through the port.
+func (p *BarrierPort) Released(gen uint64) bool {
+	for _, a := range p.lines {
+		if atomic.LoadUint64(&a.gen) < gen {
+			return false
+		}
+	}
+	return true
+}
+
+// Sum is NIC.BarrierSum through the port.
+func (p *BarrierPort) Sum(gen uint64) uint64 {
+	var sum uint64
+	for _, a := range p.lines {
+		sum += atomic.LoadUint64(&a.keys[gen&1])
+	}
+	return sum & (1<<KeyBits - 1)
+}
+
+// Datum is NIC.BarrierDatum through the port (zeros for a member outside
+// the group).
+func (p *BarrierPort) Datum(member int, gen uint64) [DatumSize]byte {
+	if uint(member) >= uint(len(p.lines)) {
+		return [DatumSize]byte{}
+	}
+	return p.lines[member].data[gen&1]
+}

@@ -1,0 +1,149 @@
+package nicemu
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+)
+
+// A group whose members arrive through ports, one through the NIC's
+// methods, sees what the NIC's methods show: releases, key sums, data
+// words and payloads, generation after generation, and the counters.
+func TestBarrierPortMatchesNIC(t *testing.T) {
+	seg := newSegment(t, testConfig(3))
+	nics := []*NIC{openNIC(t, seg, 0), openNIC(t, seg, 1), openNIC(t, seg, 2)}
+	id, err := nics[0].AllocBarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := []int{0, 1, 2}
+	ports := make([]*BarrierPort, 2)
+	for m := range ports {
+		var ok bool
+		if ports[m], ok = nics[m].OpenBarrierPort(id, m, procs); !ok {
+			t.Fatalf("member %d: port refused", m)
+		}
+	}
+	const rounds = 50
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for m := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- portMember(nics[m], ports, id, m, procs, rounds)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	for m, n := range nics {
+		if s := n.Stats(); s.BarrierArrivals != rounds || s.Refused != 0 {
+			t.Errorf("member %d: %d arrivals, %d refused; want %d, 0", m, s.BarrierArrivals, s.Refused, rounds)
+		}
+	}
+}
+
+// portMember arrives rounds times at controller id as member m, through
+// its port when it has one, and checks each generation against both
+// views.
+func portMember(n *NIC, ports []*BarrierPort, id, m int, procs []int, rounds int) error {
+	for g := uint64(1); g <= uint64(rounds); g++ {
+		datum := [DatumSize]byte{byte(m), byte(g)}
+		payload := []byte(fmt.Sprintf("member %d generation %d", m, g))
+		var gen uint64
+		var err error
+		if m < len(ports) {
+			gen, err = ports[m].ArriveData(g*10+uint64(m), datum, payload)
+		} else {
+			gen, err = n.BarrierArriveData(id, m, procs, g*10+uint64(m), datum, payload)
+		}
+		if err != nil || gen != g {
+			return fmt.Errorf("member %d: arrival = %d, %v; want %d", m, gen, err, g)
+		}
+		for !n.BarrierReleased(id, len(procs), g) {
+		}
+		want := 3*g*10 + 0 + 1 + 2
+		for _, p := range ports {
+			if !p.Released(g) || p.Sum(g) != want || p.Sum(g) != n.BarrierSum(id, len(procs), g) {
+				return fmt.Errorf("member %d, generation %d: port released %v, sum %d; want %d", m, g, p.Released(g), p.Sum(g), want)
+			}
+			for r := range procs {
+				if d := p.Datum(r, g); d != n.BarrierDatum(id, r, g) || d != [DatumSize]byte{byte(r), byte(g)} {
+					return fmt.Errorf("member %d, generation %d: port's datum of %d %v", m, g, r, d)
+				}
+			}
+		}
+		for r := range procs {
+			if got, want := string(n.BarrierPayload(id, r, g)), fmt.Sprintf("member %d generation %d", r, g); got != want {
+				return fmt.Errorf("member %d, generation %d: payload of %d %q, want %q", m, g, r, got, want)
+			}
+		}
+		// g's words stay until g+2: no member arrives there before this
+		// one has arrived at g+1.
+	}
+	return nil
+}
+
+// A port refuses what the NIC refuses, counted as the NIC counts it: an
+// oversized payload, and every arrival once the controller has been freed
+// (or claimed by another job); a port is not opened for a bad group, and
+// trying counts nothing.
+func TestBarrierPortRefusals(t *testing.T) {
+	cfg := testConfig(3)
+	cfg.ForeignPGID = map[int]uint64{2: foreignPGID}
+	seg := newSegment(t, cfg)
+	n0, foreign := openNIC(t, seg, 0), openNIC(t, seg, 2)
+	id, err := n0.AllocBarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := []int{0, 1}
+	for _, c := range []struct {
+		id, member int
+		procs      []int
+	}{{-1, 0, procs}, {NumBarriers, 0, procs}, {id + 1, 0, procs}, {id, 1, procs}, {id, 2, procs}, {id, 0, nil}, {id, 0, []int{0, 1, 0, 1}}} {
+		if _, ok := n0.OpenBarrierPort(c.id, c.member, c.procs); ok {
+			t.Errorf("port opened for controller %d, member %d of %v", c.id, c.member, c.procs)
+		}
+	}
+	if _, ok := foreign.OpenBarrierPort(id, 0, []int{2}); ok {
+		t.Error("another job's process opened a port to the job's controller")
+	}
+	if s := n0.Stats(); s.Refused != 0 {
+		t.Fatalf("opening ports counted %d refusals", s.Refused)
+	}
+	p, ok := n0.OpenBarrierPort(id, 0, procs)
+	if !ok {
+		t.Fatal("port refused")
+	}
+	ae := expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, func() error {
+		_, err := p.ArriveData(1, [DatumSize]byte{}, make([]byte, BarrierPayloadSize+1))
+		return err
+	})
+	if ae.Length != BarrierPayloadSize+1 {
+		t.Errorf("oversized payload refusal: %+v", ae)
+	}
+	if err := n0.FreeBarrier(id); err != nil {
+		t.Fatal(err)
+	}
+	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, func() error {
+		_, err := p.ArriveData(1, [DatumSize]byte{}, nil)
+		return err
+	})
+	fid, err := foreign.AllocBarrier()
+	if err != nil || fid != id {
+		t.Fatalf("foreign AllocBarrier = %d, %v; want the freed %d", fid, err, id)
+	}
+	expectSyncRefused(t, n0, ViolationForeignJob, OpBarrier, -1, func() error {
+		_, err := p.ArriveData(1, [DatumSize]byte{}, nil)
+		return err
+	})
+	if s := n0.Stats(); s.BarrierArrivals != 0 {
+		t.Errorf("refused arrivals counted: %d", s.BarrierArrivals)
+	}
+}
