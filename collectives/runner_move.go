@@ -143,6 +143,11 @@ func (u *Runner) Allgather(send, recv []byte, elem int) error {
 	if split == nil && len(recv) < n*blk {
 		o.invalid = sizeErr(CollAllgather, "receive buffer", len(recv), n*blk)
 	}
+	if o.invalid == nil {
+		if done, err := u.smallAllgather(own, recv, blk, elem); done {
+			return err
+		}
+	}
 	return u.do(&o, func(c *call, alg string) error {
 		return Allgather(c, alg, send, recv)
 	}, func(b *board) {
@@ -185,6 +190,10 @@ func (u *Runner) Alltoall(send, recv []byte, elem int) error {
 		o.invalid = split
 	case len(recv) < n*blk:
 		o.invalid = sizeErr(CollAlltoall, "receive buffer", len(recv), n*blk)
+	default:
+		if done, err := u.smallAlltoall(in, recv, blk, elem); done {
+			return err
+		}
 	}
 	return u.do(&o, func(c *call, alg string) error {
 		return Alltoall(c, alg, send, recv)

@@ -106,6 +106,55 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 	return true, u.withEarlier(nil)
 }
 
+// smallShared runs the one barrier of a call whose input, the same
+// number of bytes at every rank, fits a data word, as the driver runs it
+// (AlgShared, the inputs inline): the data words are then the Hardware's
+// Datum. It reports false, having done nothing, where the driver must take
+// the call: no Hardware, forced algorithms, a group whose words do not all
+// travel with the barrier.
+func (u *Runner) smallShared(k *Key, input []byte) (done bool, err error) {
+	hw := u.HW
+	if hw == nil || len(u.Force) != 0 || len(input) > DatumSize || u.Net.Size() > hw.InlineRanks() {
+		return false, nil
+	}
+	var w [DatumSize]byte
+	copy(w[:], input)
+	return true, u.smallBarrier(k, nil, w)
+}
+
+// smallAllgather runs an allgather of blk bytes a rank, own being this
+// rank's, in one barrier (smallShared), for valid arguments.
+func (u *Runner) smallAllgather(own, recv []byte, blk, elem int) (done bool, err error) {
+	k := Key{Coll: CollAllgather, Elem: elem, Bytes: blk}
+	if done, err = u.smallShared(&k, own); !done {
+		return false, nil
+	} else if err != nil {
+		return true, u.withEarlier(err)
+	}
+	for r := range u.Net.Size() {
+		d := u.HW.Datum(r)
+		copy(recv[r*blk:(r+1)*blk], d[:blk])
+	}
+	return true, u.withEarlier(nil)
+}
+
+// smallAlltoall runs an alltoall of blk bytes a pair of ranks, in being
+// this rank's blocks, in one barrier (smallShared), for valid arguments.
+func (u *Runner) smallAlltoall(in, recv []byte, blk, elem int) (done bool, err error) {
+	n, rank := u.Net.Size(), u.Net.Rank()
+	k := Key{Coll: CollAlltoall, Elem: elem, Bytes: blk}
+	if done, err = u.smallShared(&k, in[:n*blk]); !done {
+		return false, nil
+	} else if err != nil {
+		return true, u.withEarlier(err)
+	}
+	for r := range n {
+		d := u.HW.Datum(r)
+		copy(recv[r*blk:(r+1)*blk], d[rank*blk:(rank+1)*blk])
+	}
+	return true, u.withEarlier(nil)
+}
+
 // smallReduction runs an allreduce (coll CollAllreduce), or a reduce to
 // root (CollReduce), in one barrier. It reports false, having done
 // nothing, for any other call, forced algorithms and invalid arguments

@@ -2,6 +2,7 @@ package collectives
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"testing"
 )
@@ -59,6 +60,90 @@ func TestSmallRotatingRoots(t *testing.T) {
 				return fmt.Errorf("the calls took other paths: %v", c)
 			}
 			return nil
+		})
+		for r, err := range errs {
+			if err != nil {
+				t.Errorf("n=%d rank %d: %v", n, r, err)
+			}
+		}
+	}
+}
+
+// Allgathers and alltoalls whose every input fits a data word run in one
+// barrier (smallShared), in place or not, and move the right blocks; a
+// rank whose call differs, by its count or by arguments its own checks
+// refuse (the driver takes those), fails everyone's call, and the group
+// goes on.
+func TestSmallAllgatherAlltoall(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		errs := runRunners(t, n, true, true, nil, func(u *Runner) error {
+			rank := u.Net.Rank()
+			blk := DatumSize / n / 2 * 2
+			for i := range 4 {
+				own := make([]byte, blk)
+				for j := range own {
+					own[j] = byte(16*rank + j + i)
+				}
+				recv := make([]byte, n*blk)
+				send := own
+				if i%2 == 1 { // in place
+					copy(recv[rank*blk:], own)
+					send = nil
+				}
+				if err := u.Allgather(send, recv, 1); err != nil {
+					return err
+				}
+				for r := range n {
+					for j := range blk {
+						if got, want := recv[r*blk+j], byte(16*r+j+i); got != want {
+							return fmt.Errorf("call %d: allgather byte %d of %d is %d, want %d", i, j, r, got, want)
+						}
+					}
+				}
+				in := make([]byte, n*blk)
+				for j := range in {
+					in[j] = byte(16*rank + j + i)
+				}
+				out := make([]byte, n*blk)
+				src := in
+				if i%2 == 1 {
+					copy(out, in)
+					src = nil
+				}
+				if err := u.Alltoall(src, out, 1); err != nil {
+					return err
+				}
+				for r := range n {
+					for j := range blk {
+						if got, want := out[r*blk+j], byte(16*r+rank*blk+j+i); got != want {
+							return fmt.Errorf("call %d: alltoall byte %d from %d is %d, want %d", i, j, r, got, want)
+						}
+					}
+				}
+			}
+			if c := u.Stats.Counts(); c["allgather/shared-nic"] != 4 || c["alltoall/shared-nic"] != 4 {
+				return fmt.Errorf("the calls took other paths: %v", c)
+			}
+			// Rank 0 passes another count, then a receive buffer too short
+			// (refused by its own checks, in the driver): every rank fails.
+			blk0 := blk
+			if rank == 0 {
+				blk0 = blk / 2
+			}
+			err := u.Allgather(make([]byte, blk0), make([]byte, n*blk), 1)
+			if !errors.Is(err, ErrMismatch) {
+				return fmt.Errorf("allgather with rank 0's count %d: %v, want ErrMismatch", blk/2, err)
+			}
+			short := n * blk
+			if rank == 0 {
+				short--
+			}
+			if err := u.Alltoall(make([]byte, n*blk), make([]byte, short), 1); err == nil {
+				return fmt.Errorf("alltoall with rank 0's receive buffer short: no error")
+			}
+			// And the group still works.
+			out := make([]byte, n*blk)
+			return u.Allgather(make([]byte, blk), out, 1)
 		})
 		for r, err := range errs {
 			if err != nil {
