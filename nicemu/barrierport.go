@@ -19,7 +19,7 @@ type BarrierPort struct {
 	ctl    *barrierCtl
 	self   *barrierArrival   // the member's arrival line
 	lines  []*barrierArrival // every member's, by member
-	slots  [2][]byte         // the member's payload slots, by parity
+	slots  [][2][]byte       // every member's payload slots, by member and parity
 }
 
 // OpenBarrierPort returns member's port to controller id for the group
@@ -34,11 +34,12 @@ func (n *NIC) OpenBarrierPort(id, member int, procs []int) (*BarrierPort, bool) 
 	}
 	p := &BarrierPort{n: n, id: id, member: member, procs: procs, ctl: s.barrierCtl(id),
 		self: s.arrival(id, member), lines: make([]*barrierArrival, len(procs))}
+	p.slots = make([][2][]byte, len(procs))
 	for m := range p.lines {
 		p.lines[m] = s.arrival(id, m)
-	}
-	for parity := range p.slots {
-		p.slots[parity] = s.barrierSlot(id, member, uint64(parity))
+		for parity := range p.slots[m] {
+			p.slots[m][parity] = s.barrierSlot(id, m, uint64(parity))
+		}
 	}
 	return p, true
 }
@@ -61,7 +62,7 @@ func (p *BarrierPort) ArriveData(key uint64, datum [DatumSize]byte, payload []by
 	}
 	a := p.self
 	gen = atomic.LoadUint64(&a.gen) + 1
-	writeArrival(a, p.slots[gen&1], gen, key, datum, payload)
+	writeArrival(a, p.slots[p.member][gen&1], gen, key, datum, payload)
 	p.n.storeArrival(a, gen)
 	p.n.afterArrival(p.member, p.procs, p.Released(gen), false)
 	return gen, nil
@@ -93,4 +94,13 @@ func (p *BarrierPort) Datum(member int, gen uint64) [DatumSize]byte {
 		return [DatumSize]byte{}
 	}
 	return p.lines[member].data[gen&1]
+}
+
+// Payload is NIC.BarrierPayload through the port (nil for a member
+// outside the group).
+func (p *BarrierPort) Payload(member int, gen uint64) []byte {
+	if uint(member) >= uint(len(p.slots)) || !p.n.ownsCtl(atomic.LoadUint64(&p.ctl.owner)) {
+		return nil
+	}
+	return slotPayload(p.slots[member][gen&1], gen)
 }

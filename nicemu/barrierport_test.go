@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 )
 
 // A group whose members arrive through ports, one through the NIC's
@@ -65,7 +66,8 @@ func portMember(n *NIC, ports []*BarrierPort, id, m int, procs []int, rounds int
 		if err != nil || gen != g {
 			return fmt.Errorf("member %d: arrival = %d, %v; want %d", m, gen, err, g)
 		}
-		for !n.BarrierReleased(id, len(procs), g) {
+		if err := spinReleased(n, id, len(procs), g); err != nil {
+			return fmt.Errorf("member %d: %w", m, err)
 		}
 		want := 3*g*10 + 0 + 1 + 2
 		for _, p := range ports {
@@ -76,6 +78,12 @@ func portMember(n *NIC, ports []*BarrierPort, id, m int, procs []int, rounds int
 				if d := p.Datum(r, g); d != n.BarrierDatum(id, r, g) || d != [DatumSize]byte{byte(r), byte(g)} {
 					return fmt.Errorf("member %d, generation %d: port's datum of %d %v", m, g, r, d)
 				}
+				if got, want := string(p.Payload(r, g)), fmt.Sprintf("member %d generation %d", r, g); got != want {
+					return fmt.Errorf("member %d, generation %d: port's payload of %d %q, want %q", m, g, r, got, want)
+				}
+			}
+			if p.Payload(len(procs), g) != nil {
+				return fmt.Errorf("member %d, generation %d: port reads a member outside the group", m, g)
 			}
 		}
 		for r := range procs {
@@ -128,8 +136,17 @@ func TestBarrierPortRefusals(t *testing.T) {
 	if ae.Length != BarrierPayloadSize+1 {
 		t.Errorf("oversized payload refusal: %+v", ae)
 	}
+	if _, err := p.ArriveData(1, [DatumSize]byte{}, []byte("kept")); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(p.Payload(0, 1)); got != "kept" {
+		t.Fatalf("payload %q, want %q", got, "kept")
+	}
 	if err := n0.FreeBarrier(id); err != nil {
 		t.Fatal(err)
+	}
+	if got := p.Payload(0, 1); got != nil {
+		t.Errorf("freed controller's payload read: %q", got)
 	}
 	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, func() error {
 		_, err := p.ArriveData(1, [DatumSize]byte{}, nil)
@@ -143,7 +160,23 @@ func TestBarrierPortRefusals(t *testing.T) {
 		_, err := p.ArriveData(1, [DatumSize]byte{}, nil)
 		return err
 	})
-	if s := n0.Stats(); s.BarrierArrivals != 0 {
-		t.Errorf("refused arrivals counted: %d", s.BarrierArrivals)
+	if got := p.Payload(0, 1); got != nil {
+		t.Errorf("another job's controller's payload read: %q", got)
 	}
+	if s := n0.Stats(); s.BarrierArrivals != 1 {
+		t.Errorf("%d arrivals counted, want the one accepted", s.BarrierArrivals)
+	}
+}
+
+// spinReleased spins until generation gen of controller id is released,
+// for a few seconds at most: a member that failed leaves the others
+// waiting.
+func spinReleased(n *NIC, id, size int, gen uint64) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; !n.BarrierReleased(id, size, gen); i++ {
+		if i%1024 == 0 && time.Now().After(deadline) {
+			return fmt.Errorf("generation %d not released after 10 s", gen)
+		}
+	}
+	return nil
 }

@@ -580,7 +580,12 @@ func (n *NIC) BarrierPayload(id, member int, gen uint64) []byte {
 	if !n.ownsCtl(atomic.LoadUint64(&n.seg.barrierCtl(id).owner)) {
 		return nil
 	}
-	slot := n.seg.barrierSlot(id, member, gen&1)
+	return slotPayload(n.seg.barrierSlot(id, member, gen&1), gen)
+}
+
+// slotPayload returns the payload slot holds for generation gen, or nil if
+// it holds another generation's.
+func slotPayload(slot []byte, gen uint64) []byte {
 	h := atomic.LoadUint64(slotHeader(slot))
 	l := int(h & payloadLenMask)
 	if h>>payloadGenShift != gen<<payloadGenShift>>payloadGenShift || l > BarrierPayloadSize {

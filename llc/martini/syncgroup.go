@@ -254,7 +254,12 @@ func (g *SyncGroup) KeySum() uint64 {
 }
 
 // Payload returns what member r published at the last barrier.
-func (g *SyncGroup) Payload(r int) []byte { return g.nic.BarrierPayload(g.id, r, g.gen) }
+func (g *SyncGroup) Payload(r int) []byte {
+	if g.port != nil {
+		return g.port.Payload(r, g.gen)
+	}
+	return g.nic.BarrierPayload(g.id, r, g.gen)
+}
 
 // PayloadSize is the most bytes a barrier carries from each member.
 func (g *SyncGroup) PayloadSize() int {
