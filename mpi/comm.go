@@ -167,6 +167,20 @@ func (c *Comm) Size() int {
 
 // check verifies that c can be used.
 func (c *Comm) check(op string) error {
+	if c.usable() {
+		return nil
+	}
+	return c.checkSlow(op)
+}
+
+// usable is check's verdict without its error, short enough to inline in
+// the checks that every message makes.
+func (c *Comm) usable() bool {
+	return c != nil && c.rt != nil && current.Load() == c.rt && !c.freed.Load()
+}
+
+// checkSlow is check with its errors.
+func (c *Comm) checkSlow(op string) error {
 	if err := c.checkLive(op); err != nil {
 		return err
 	}
@@ -206,7 +220,17 @@ func (c *Comm) releaseContext() {
 	}
 }
 
+// checkDest verifies that c can be used to send to rank dest (or ProcNull)
+// with tag.
 func (c *Comm) checkDest(op string, dest, tag int) error {
+	if c.usable() && uint(dest) < uint(c.size) && uint(tag) <= TagUB {
+		return nil
+	}
+	return c.checkDestSlow(op, dest, tag)
+}
+
+// checkDestSlow is checkDest with its errors.
+func (c *Comm) checkDestSlow(op string, dest, tag int) error {
 	if err := c.check(op); err != nil {
 		return err
 	}
@@ -219,7 +243,17 @@ func (c *Comm) checkDest(op string, dest, tag int) error {
 	return nil
 }
 
+// checkSource verifies that c can be used to receive from rank source
+// (or AnySource, or ProcNull) with tag (or AnyTag).
 func (c *Comm) checkSource(op string, source, tag int) error {
+	if c.usable() && uint(source) < uint(c.size) && uint(tag) <= TagUB {
+		return nil
+	}
+	return c.checkSourceSlow(op, source, tag)
+}
+
+// checkSourceSlow is checkSource with its errors.
+func (c *Comm) checkSourceSlow(op string, source, tag int) error {
 	if err := c.check(op); err != nil {
 		return err
 	}

@@ -14,10 +14,17 @@ var (
 	recvOps = sync.Pool{New: func() any { return new(llc.RecvOp) }}
 )
 
+// wrap names the call and the peer in a point-to-point call's error (nil
+// stays nil).
 func wrap(op string, peer int, err error) error {
 	if err == nil {
 		return nil
 	}
+	return wrapErr(op, peer, err)
+}
+
+// wrapErr is wrap of an error.
+func wrapErr(op string, peer int, err error) error {
 	if peer == AnySource {
 		return fmt.Errorf("mpi: %s from any rank: %w", op, err)
 	}
