@@ -11,13 +11,7 @@ import (
 // methods, sees what the NIC's methods show: releases, key sums, data
 // words and payloads, generation after generation, and the counters.
 func TestBarrierPortMatchesNIC(t *testing.T) {
-	seg := newSegment(t, testConfig(3))
-	nics := []*NIC{openNIC(t, seg, 0), openNIC(t, seg, 1), openNIC(t, seg, 2)}
-	id, err := nics[0].AllocBarrier()
-	if err != nil {
-		t.Fatal(err)
-	}
-	procs := []int{0, 1, 2}
+	nics, id, procs := barrierGroup(t, 3)
 	ports := make([]*BarrierPort, 2)
 	for m := range ports {
 		var ok bool

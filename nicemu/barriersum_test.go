@@ -5,13 +5,7 @@ import "testing"
 // TestBarrierSum: the controller adds up the members' keys per generation
 // and keeps the last two sums readable after the release.
 func TestBarrierSum(t *testing.T) {
-	seg := newSegment(t, testConfig(3))
-	nics := []*NIC{openNIC(t, seg, 0), openNIC(t, seg, 1), openNIC(t, seg, 2)}
-	id, err := nics[0].AllocBarrier()
-	if err != nil {
-		t.Fatal(err)
-	}
-	procs := []int{0, 1, 2}
+	nics, id, procs := barrierGroup(t, 3)
 	arrive := func(keys ...uint64) uint64 {
 		var gen uint64
 		for m, k := range keys {

@@ -235,3 +235,21 @@ func checkPullCounters(tb testing.TB, before, after Stats, size int) {
 		tb.Errorf("Stats.Packets +%d, want +%d (replies plus the request)", d, packetsFor(size)+1)
 	}
 }
+
+// barrierGroup opens the NICs of a segment of n processes and claims a
+// barrier controller for a group of all of them: the NICs by PID, the
+// controller's id and the group.
+func barrierGroup(tb testing.TB, n int) ([]*NIC, int, []int) {
+	tb.Helper()
+	seg := newSegment(tb, testConfig(n))
+	nics := make([]*NIC, n)
+	procs := make([]int, n)
+	for i := range nics {
+		nics[i], procs[i] = openNIC(tb, seg, i), i
+	}
+	id, err := nics[0].AllocBarrier()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return nics, id, procs
+}
