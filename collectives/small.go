@@ -38,9 +38,9 @@ func (u *Runner) smallRecord(k *Key, r *Reducer) uint64 {
 	if r != nil {
 		op = r.Op
 	}
-	key := *k
-	root := key.Root
-	if key.Root = 0; sk.mask == 0 || sk.key != key || sk.op != op {
+	if sk.mask == 0 || !sk.same(k, op) {
+		key := *k
+		key.Root = 0
 		sk.key, sk.op = key, op
 		if r != nil {
 			key.Op = opID(*r)
@@ -49,8 +49,17 @@ func (u *Runner) smallRecord(k *Key, r *Reducer) uint64 {
 		sk.mask = 1<<u.HW.KeyBits() - 1
 		sk.base = baseHash(sk.rec[:])
 	}
-	putRoot(sk.rec[:], root)
+	putRoot(sk.rec[:], k.Root)
 	return rootedHash(sk.base, keyRoot(sk.rec[:])) & sk.mask
+}
+
+// same reports whether k, of a call whose Reducer's Op is op, is the
+// cached key but for its root: field by field, which costs less than
+// copying k to compare it whole.
+func (sk *smallKey) same(k *Key, op string) bool {
+	c := &sk.key
+	return c.Coll == k.Coll && c.Elem == k.Elem && c.Bytes == k.Bytes && c.Kind == k.Kind &&
+		c.Op == k.Op && c.Bad == k.Bad && c.Own == k.Own && c.Counts == k.Counts && sk.op == op
 }
 
 // smallBarrier publishes key k (its Op that of r) and the data word w in

@@ -3,6 +3,7 @@ package collectives
 import (
 	"encoding/binary"
 	"errors"
+	"reflect"
 	"fmt"
 	"testing"
 )
@@ -149,6 +150,46 @@ func TestSmallAllgatherAlltoall(t *testing.T) {
 			if err != nil {
 				t.Errorf("n=%d rank %d: %v", n, r, err)
 			}
+		}
+	}
+}
+
+// smallKey.same compares every field of a Key but the root: a key that
+// differs from the cached one in any other field misses the cache.
+func TestSmallKeySame(t *testing.T) {
+	base := Key{Coll: CollReduce, Elem: 4, Kind: 13, Bytes: 8}
+	sk := smallKey{key: base, op: "Sum"}
+	if !sk.same(&base, "Sum") {
+		t.Fatal("the cached key itself misses")
+	}
+	rooted := base
+	rooted.Root = 3
+	if !sk.same(&rooted, "Sum") {
+		t.Error("a key differing by its root alone misses")
+	}
+	if sk.same(&base, "Max") {
+		t.Error("another operation hits")
+	}
+	typ := reflect.TypeFor[Key]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.Name == "Root" {
+			continue
+		}
+		k := base
+		v := reflect.ValueOf(&k).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.Bool:
+			v.SetBool(!v.Bool())
+		case reflect.Int:
+			v.SetInt(v.Int() + 1)
+		case reflect.Uint8, reflect.Uint16, reflect.Uint64:
+			v.SetUint(v.Uint() + 1)
+		default:
+			t.Fatalf("Key.%s is a %v: teach this test (and smallKey.same) about it", f.Name, v.Kind())
+		}
+		if sk.same(&k, "Sum") {
+			t.Errorf("a key differing in %s hits", f.Name)
 		}
 	}
 }

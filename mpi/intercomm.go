@@ -60,10 +60,15 @@ func (c *Comm) RemoteGroup() (Group, error) {
 // intraOnly reports c being an intercommunicator, for op which needs an
 // intracommunicator.
 func (c *Comm) intraOnly(op string) error {
-	if c != nil && c.inter != nil {
-		return fmt.Errorf("mpi: %s on an intercommunicator: %w", op, ErrInter)
+	if c == nil || c.inter == nil {
+		return nil
 	}
-	return nil
+	return interError(op)
+}
+
+// interError is intraOnly's error.
+func interError(op string) error {
+	return fmt.Errorf("mpi: %s on an intercommunicator: %w", op, ErrInter)
 }
 
 // interOnly checks that c is a usable intercommunicator.
