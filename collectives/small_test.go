@@ -3,8 +3,8 @@ package collectives
 import (
 	"encoding/binary"
 	"errors"
-	"reflect"
 	"fmt"
+	"reflect"
 	"testing"
 )
 
