@@ -95,7 +95,10 @@ var (
 
 // Is reports whether o is the predefined operation p (never true for
 // operations made by NewOp).
-func (o Op) Is(p Op) bool { return o.desc().kind == p.desc().kind && o.desc().kind != opUser }
+func (o Op) Is(p Op) bool {
+	k := o.desc().kind
+	return k == p.desc().kind && k != opUser
+}
 
 // NewOp makes a reduction operation of elements of type T from f, which
 // must set inout[i] to in[i] combined with inout[i] for every i. The
@@ -117,10 +120,10 @@ func NewOp[T Type](name string, f func(in, inout []T), commutative bool) Op {
 
 // String returns the operation's name.
 func (o Op) String() string {
-	if o.desc().name == "" {
-		return "invalid op"
+	if name := o.desc().name; name != "" {
+		return name
 	}
-	return o.d.name
+	return "invalid op"
 }
 
 // Commutative reports whether the operation is commutative.
@@ -236,13 +239,14 @@ func reducerOf[T Type](op Op) (Reducer, error) {
 // AccumulatorFor returns the Reducer of op for one-sided accumulates of
 // elements of type T: ReducerFor's, and Replace and NoOp besides.
 func AccumulatorFor[T Type](op Op) (Reducer, error) {
-	if op.desc().kind != opReplace && op.desc().kind != opNoOp {
+	kind := op.desc().kind
+	if kind != opReplace && kind != opNoOp {
 		return ReducerFor[T](op)
 	}
 	t := reflect.TypeFor[T]()
 	r := Reducer{Elem: int(t.Size()), Unit: int(t.Size()), Op: op.String(), Kind: t.Kind(),
 		Apply: func(in, inout []byte) {}}
-	if op.desc().kind == opReplace {
+	if kind == opReplace {
 		r.Apply = func(in, inout []byte) { copy(inout, in) }
 	}
 	return r, nil

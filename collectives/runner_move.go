@@ -144,7 +144,7 @@ func (u *Runner) Allgather(send, recv []byte, elem int) error {
 		o.invalid = sizeErr(CollAllgather, "receive buffer", len(recv), n*blk)
 	}
 	if o.invalid == nil {
-		if done, err := u.smallAllgather(own, recv, blk, elem); done {
+		if done, err := u.smallMove(CollAllgather, own, recv, blk, elem, 0); done {
 			return err
 		}
 	}
@@ -191,7 +191,7 @@ func (u *Runner) Alltoall(send, recv []byte, elem int) error {
 	case len(recv) < n*blk:
 		o.invalid = sizeErr(CollAlltoall, "receive buffer", len(recv), n*blk)
 	default:
-		if done, err := u.smallAlltoall(in, recv, blk, elem); done {
+		if done, err := u.smallMove(CollAlltoall, in[:n*blk], recv, blk, elem, rank*blk); done {
 			return err
 		}
 	}

@@ -131,37 +131,22 @@ func (u *Runner) smallShared(k *Key, input []byte) (done bool, err error) {
 	return true, u.smallBarrier(k, nil, w)
 }
 
-// smallAllgather runs an allgather of blk bytes a rank, own being this
-// rank's, in one barrier (smallShared), for valid arguments.
-func (u *Runner) smallAllgather(own, recv []byte, blk, elem int) (done bool, err error) {
-	k := Key{Coll: CollAllgather, Elem: elem, Bytes: blk}
-	if done, err = u.smallShared(&k, own); !done {
+// smallMove runs an allgather or an alltoall (coll) of blk bytes a pair
+// of ranks in one barrier (smallShared), for valid arguments: input is
+// this rank's whole input, and recv gets, from every rank r, the blk bytes
+// at off of r's. An allgather's off is 0, an alltoall's this rank's block.
+func (u *Runner) smallMove(coll Collective, input, recv []byte, blk, elem, off int) (done bool, err error) {
+	k := Key{Coll: coll, Elem: elem, Bytes: blk}
+	if done, err = u.smallShared(&k, input); !done {
 		return false, nil
-	} else if err != nil {
-		return true, u.withEarlier(err)
 	}
-	for r := range u.Net.Size() {
-		d := u.HW.Datum(r)
-		copy(recv[r*blk:(r+1)*blk], d[:blk])
+	if err == nil {
+		for r := range u.Net.Size() {
+			d := u.HW.Datum(r)
+			copy(recv[r*blk:(r+1)*blk], d[off:off+blk])
+		}
 	}
-	return true, u.withEarlier(nil)
-}
-
-// smallAlltoall runs an alltoall of blk bytes a pair of ranks, in being
-// this rank's blocks, in one barrier (smallShared), for valid arguments.
-func (u *Runner) smallAlltoall(in, recv []byte, blk, elem int) (done bool, err error) {
-	n, rank := u.Net.Size(), u.Net.Rank()
-	k := Key{Coll: CollAlltoall, Elem: elem, Bytes: blk}
-	if done, err = u.smallShared(&k, in[:n*blk]); !done {
-		return false, nil
-	} else if err != nil {
-		return true, u.withEarlier(err)
-	}
-	for r := range n {
-		d := u.HW.Datum(r)
-		copy(recv[r*blk:(r+1)*blk], d[rank*blk:(rank+1)*blk])
-	}
-	return true, u.withEarlier(nil)
+	return true, u.withEarlier(err)
 }
 
 // smallReduction runs an allreduce (coll CollAllreduce), or a reduce to

@@ -8,9 +8,11 @@ import (
 
 // Sums of floating-point vectors, the reduction of most large MPI
 // vectors, through AVX2 kernels of their own on amd64 (vecsum_amd64.s)
-// and gonum's vector kernels elsewhere and for the tails: on amd64 and
-// arm64 gonum's are written in assembly (SSE on amd64) and add several
-// elements per instruction, where the compiler's loop adds one. Every element's sum is the same IEEE
+// and gonum's vector kernels elsewhere: on amd64 and arm64 gonum's are
+// written in assembly (SSE on amd64) and add several elements per
+// instruction, where the compiler's loop adds one. Up to shortTail
+// elements (a short vector, or a kernel's tail) the loop costs less than
+// the call. Every element's sum is the same IEEE
 // addition as the loop's, so results do not change (the kernels
 // compute y += 1·x, and 1·x is x exactly).
 
@@ -18,7 +20,8 @@ import (
 var blas gonum.Implementation
 
 // sumFloat64 sets inout[i] = in[i] + inout[i] on float64 elements: in
-// AVX2 where the CPU has it (addVectors), the rest through gonum.
+// AVX2 where the CPU has it (addVectors), the rest through gonum; up to
+// shortTail elements, a vector or the kernel's tail, by a loop.
 func sumFloat64(in, inout []byte) {
 	if len(inout) <= shortTail*8 {
 		addShort(view[float64](in), view[float64](inout))

@@ -146,13 +146,13 @@ func reducer[T Type](u *collectives.Runner, coll collectives.Collective, op Op) 
 
 // reduction returns the body of a reducing collective: it finds op's
 // Reducer for T and runs f with it.
-func reduction[T Type](coll collectives.Collective, op Op, f func(u *collectives.Runner, r *collectives.Reducer) error) collBody {
+func reduction[T Type](coll collectives.Collective, op Op, f func(u *collectives.Runner, r collectives.Reducer) error) collBody {
 	return func(u *collectives.Runner) error {
 		r, err := reducer[T](u, coll, op)
 		if err != nil {
 			return err
 		}
-		return f(u, r)
+		return f(u, *r)
 	}
 }
 
@@ -172,8 +172,8 @@ func Reduce[T Type](c *Comm, send, recv []T, op Op, root int) error {
 }
 
 func reduceBody[T Type](send, recv []T, op Op, root int) collBody {
-	return reduction[T](collectives.CollReduce, op, func(u *collectives.Runner, r *collectives.Reducer) error {
-		return u.Reduce(inPlace(send), asBytes(recv), *r, root)
+	return reduction[T](collectives.CollReduce, op, func(u *collectives.Runner, r collectives.Reducer) error {
+		return u.Reduce(inPlace(send), asBytes(recv), r, root)
 	})
 }
 
@@ -190,8 +190,8 @@ func Allreduce[T Type](c *Comm, send, recv []T, op Op) error {
 }
 
 func allreduceBody[T Type](send, recv []T, op Op) collBody {
-	return reduction[T](collectives.CollAllreduce, op, func(u *collectives.Runner, r *collectives.Reducer) error {
-		return u.Allreduce(inPlace(send), asBytes(recv), *r)
+	return reduction[T](collectives.CollAllreduce, op, func(u *collectives.Runner, r collectives.Reducer) error {
+		return u.Allreduce(inPlace(send), asBytes(recv), r)
 	})
 }
 
@@ -373,8 +373,8 @@ func ReduceScatterBlock[T Type](c *Comm, send, recv []T, op Op) error {
 }
 
 func reduceScatterBlockBody[T Type](send, recv []T, op Op) collBody {
-	return reduction[T](collectives.CollReduceScatterBlock, op, func(u *collectives.Runner, r *collectives.Reducer) error {
-		return u.ReduceScatterBlock(inPlace(send), asBytes(recv), *r)
+	return reduction[T](collectives.CollReduceScatterBlock, op, func(u *collectives.Runner, r collectives.Reducer) error {
+		return u.ReduceScatterBlock(inPlace(send), asBytes(recv), r)
 	})
 }
 
@@ -396,8 +396,8 @@ func ReduceScatter[T Type](c *Comm, send, recv []T, counts []int, op Op) error {
 
 func reduceScatterBody[T Type](send, recv []T, counts []int, op Op) collBody {
 	counts = scaled(counts, sizeOf[T]())
-	return reduction[T](collectives.CollReduceScatter, op, func(u *collectives.Runner, r *collectives.Reducer) error {
-		return u.ReduceScatter(inPlace(send), asBytes(recv), counts, *r)
+	return reduction[T](collectives.CollReduceScatter, op, func(u *collectives.Runner, r collectives.Reducer) error {
+		return u.ReduceScatter(inPlace(send), asBytes(recv), counts, r)
 	})
 }
 
@@ -420,8 +420,8 @@ func scanBody[T Type](send, recv []T, op Op, exclusive bool) collBody {
 	if exclusive {
 		coll = collectives.CollExscan
 	}
-	return reduction[T](coll, op, func(u *collectives.Runner, r *collectives.Reducer) error {
-		return u.Scan(inPlace(send), asBytes(recv), *r, exclusive)
+	return reduction[T](coll, op, func(u *collectives.Runner, r collectives.Reducer) error {
+		return u.Scan(inPlace(send), asBytes(recv), r, exclusive)
 	})
 }
 

@@ -17,8 +17,7 @@ type BarrierPort struct {
 	member int
 	procs  []int
 	ctl    *barrierCtl
-	self   *barrierArrival   // the member's arrival line
-	lines  []*barrierArrival // every member's, by member
+	lines  []*barrierArrival // every member's arrival line, by member
 	slots  [][2][]byte       // every member's payload slots, by member and parity
 }
 
@@ -27,14 +26,17 @@ type BarrierPort struct {
 // member and group now (a controller not claimed by the caller's job, a
 // bad id or member).
 func (n *NIC) OpenBarrierPort(id, member int, procs []int) (*BarrierPort, bool) {
-	s := n.seg
 	if uint(id) >= NumBarriers || len(procs) > len(n.procs) || uint(member) >= uint(len(procs)) ||
-		procs[member] != n.pid || !n.ownsCtl(atomic.LoadUint64(&s.barrierCtl(id).owner)) {
+		procs[member] != n.pid {
 		return nil, false
 	}
-	p := &BarrierPort{n: n, id: id, member: member, procs: procs, ctl: s.barrierCtl(id),
-		self: s.arrival(id, member), lines: make([]*barrierArrival, len(procs))}
-	p.slots = make([][2][]byte, len(procs))
+	s := n.seg
+	ctl := s.barrierCtl(id)
+	if !n.ownsCtl(atomic.LoadUint64(&ctl.owner)) {
+		return nil, false
+	}
+	p := &BarrierPort{n: n, id: id, member: member, procs: procs, ctl: ctl,
+		lines: make([]*barrierArrival, len(procs)), slots: make([][2][]byte, len(procs))}
 	for m := range p.lines {
 		p.lines[m] = s.arrival(id, m)
 		for parity := range p.slots[m] {
@@ -60,7 +62,7 @@ func (p *BarrierPort) ArriveData(key uint64, datum [DatumSize]byte, payload []by
 	if err := p.claimed(len(payload)); err != nil {
 		return 0, err
 	}
-	a := p.self
+	a := p.lines[p.member]
 	gen = atomic.LoadUint64(&a.gen) + 1
 	writeArrival(a, p.slots[p.member][gen&1], gen, key, datum, payload)
 	p.n.storeArrival(a, gen)
