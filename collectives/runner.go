@@ -56,7 +56,14 @@ type Runner struct {
 	// failure (MPI's own composite operations, a communicator's
 	// management) does not do.
 	FanOutAhead bool
+	// Processors identifies, by rank, the processor each rank is pinned
+	// to, equal for the ranks that share one (on one host); nil when no
+	// two ranks share one, or it is not known. Where some do, the
+	// selection runs the long broadcasts and commutative reductions
+	// AlgHierarchical.
+	Processors []int
 
+	hier   *hierarchy // the ranks by Processors, made at first use
 	c      call
 	ov     overlap // the argument comparison of the call in progress
 	arena  []byte
@@ -242,7 +249,7 @@ func (u *Runner) applicable(coll Collective, alg string, fits, commutative bool)
 			coll, alg, u.recordSize(coll)-keySize, ErrAlgorithm)
 	case alg == AlgNIC && u.HW == nil:
 		return fmt.Errorf("%v: %w", coll, errNoHardware)
-	case (alg == AlgRing || alg == AlgReduceScatterGather || alg == "recursive-halving") && !commutative:
+	case (alg == AlgRing || alg == AlgReduceScatterGather || alg == "recursive-halving" || alg == AlgHierarchical) && !commutative:
 		return fmt.Errorf("%v: the %s algorithm needs a commutative operation: %w", coll, alg, ErrAlgorithm)
 	case (alg == AlgRecursiveDoubling && coll == CollAllgather) || alg == "recursive-halving":
 		if !isPowerOfTwo(u.Net.Size()) {
@@ -343,6 +350,8 @@ func (u *Runner) Bcast(buf []byte, root, elem int) error {
 	}
 	return u.do(&o, func(c *call, alg string) error {
 		switch alg {
+		case AlgHierarchical:
+			return bcastHierarchical(c, u.hierarchy(), buf, root)
 		case AlgScatterAllgather:
 			return bcastScatterAllgather(c, buf, root)
 		case AlgNIC:
@@ -406,6 +415,8 @@ func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
 	}
 	return u.do(&o, func(c *call, alg string) error {
 		switch alg {
+		case AlgHierarchical:
+			return reduceHierarchical(c, u.hierarchy(), r, send, recv, root)
 		case AlgReduceScatterGather:
 			return reduceScatterGather(c, r, send, recv[:min(len(recv), length)], root)
 		case AlgRecursiveHalving:
@@ -433,6 +444,8 @@ func (u *Runner) Allreduce(send, recv []byte, r Reducer) error {
 	}
 	return u.do(&o, func(c *call, alg string) error {
 		switch alg {
+		case AlgHierarchical:
+			return allreduceHierarchical(c, u.hierarchy(), r, send, recv)
 		case AlgRing:
 			return allreduceRing(c, r, send, recv)
 		case AlgReduceBcast:

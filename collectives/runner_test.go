@@ -95,7 +95,7 @@ func inapplicable(coll Collective, alg string, n int, commutative, hw, fits bool
 		return !hw
 	case alg == AlgShared:
 		return !fits
-	case alg == AlgRing || alg == AlgReduceScatterGather || alg == "recursive-halving":
+	case alg == AlgRing || alg == AlgReduceScatterGather || alg == "recursive-halving" || alg == AlgHierarchical:
 		if !commutative {
 			return true
 		}

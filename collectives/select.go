@@ -13,11 +13,11 @@ func Algorithms(c Collective) []string {
 	case CollBarrier:
 		names = slices.Clone(barrierAlgorithms)
 	case CollBcast:
-		names = append(slices.Clone(bcastAlgorithms), AlgShared)
+		names = append(slices.Clone(bcastAlgorithms), AlgShared, AlgHierarchical)
 	case CollReduce:
-		names = append(slices.Clone(reduceAlgorithms), AlgShared)
+		names = append(slices.Clone(reduceAlgorithms), AlgShared, AlgHierarchical)
 	case CollAllreduce:
-		names = slices.Clone(allreduceAlgorithms)
+		names = append(slices.Clone(allreduceAlgorithms), AlgHierarchical)
 	case CollGather:
 		names = append(knownAlgorithms(gatherAlgorithms), AlgShared)
 	case CollGatherv:
@@ -188,6 +188,9 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 	n := u.Net.Size()
 	if shared {
 		return AlgShared
+	}
+	if u.hierarchyPays(c, bytes, commutative) {
+		return AlgHierarchical
 	}
 	switch c {
 	case CollBarrier:

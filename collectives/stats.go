@@ -21,7 +21,7 @@ var statAlgs = [...]string{
 	AlgNIC, AlgDissemination, AlgBinomial, AlgScatterAllgather, AlgReduceScatterGather,
 	AlgRecursiveDoubling, AlgRing, AlgReduceBcast, "shared-nic", "shared-dissemination",
 	"shared-binomial", "linear", "bruck", "pairwise", "recursive-halving", "reduce-scatter",
-	"reduce-scatterv",
+	"reduce-scatterv", AlgHierarchical,
 }
 
 // The indexes in statAlgs of the algorithms the fast paths count.

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -157,7 +158,8 @@ func needsPowerOfTwo(c collectives.Collective, alg string) bool {
 // needsCommutative tells the algorithms that only run commutative
 // operations.
 func needsCommutative(alg string) bool {
-	return alg == collectives.AlgRing || alg == collectives.AlgReduceScatterGather || alg == "recursive-halving"
+	return alg == collectives.AlgRing || alg == collectives.AlgReduceScatterGather || alg == "recursive-halving" ||
+		alg == collectives.AlgHierarchical
 }
 
 // ---- helpers ----
@@ -1787,4 +1789,63 @@ func scenarioRunAhead(w *mpi.Comm) error {
 		}
 	}
 	return f.err()
+}
+
+// ---- placement ----
+
+func init() { scenarios["coll-placed"] = scenarioPlaced }
+
+// TestCollectivePlaced runs long reductions at 4 processes pinned
+// (-bind-to core) and not: pinned on fewer than 4 CPUs, where ranks share
+// them, the selection runs them hierarchical; otherwise never.
+func TestCollectivePlaced(t *testing.T) {
+	t.Parallel()
+	for _, bind := range []string{"core", "none"} {
+		t.Run(bind, func(t *testing.T) {
+			t.Parallel()
+			runScenarioJob(t, 4, "coll-placed", "-bind-to", bind)
+		})
+	}
+}
+
+// scenarioPlaced reduces 64 KiB and 1 MiB to every root and checks the
+// results, then that the statistics show the hierarchical algorithm
+// where the ranks share CPUs (mpirun pins rank r to the r-th allowed CPU,
+// modulo their number: with 4 ranks, on fewer than 4 CPUs) and not
+// elsewhere.
+func scenarioPlaced(w *mpi.Comm) error {
+	before, err := mpi.ReadStats()
+	if err != nil {
+		return err
+	}
+	n, me := w.Size(), w.Rank()
+	for _, count := range []int{16 << 10, 256 << 10} {
+		in := make([]int32, count)
+		for i := range in {
+			in[i] = int32(i + me)
+		}
+		out := make([]int32, count)
+		for root := range n {
+			if err := mpi.Reduce(w, in, out, mpi.Sum, root); err != nil {
+				return err
+			}
+			for i := range out {
+				if me == root && out[i] != int32(n*i+n*(n-1)/2) {
+					return fmt.Errorf("Reduce of %d to %d: out[%d] = %d", count, root, i, out[i])
+				}
+			}
+		}
+	}
+	after, err := mpi.ReadStats()
+	if err != nil {
+		return err
+	}
+	ran := after.Collectives["reduce/hierarchical"] - before.Collectives["reduce/hierarchical"]
+	// runtime.NumCPU counts the CPUs allowed when the process started,
+	// before Init pinned it.
+	shared := os.Getenv(launch.EnvBind) == launch.BindCore && runtime.NumCPU() < n
+	if want := map[bool]uint64{true: uint64(2 * n)}[shared]; ran != want {
+		return fmt.Errorf("pinned %v: %d hierarchical Reduces, want %d: %v", shared, ran, want, after.Collectives)
+	}
+	return nil
 }

@@ -117,10 +117,24 @@ func newComm(s *runtimeState, id, rank int, world []int) *Comm {
 	}
 	c.net.c = c
 	c.runner = collectives.Runner{Net: &c.net, Check: s.collCheck, Force: s.collForce, Stats: &s.collStats,
-		LinearExchanges: !s.modelled}
+		LinearExchanges: !s.modelled, Processors: c.processors()}
 	c.manager = c.runner
 	c.manager.Force = nil
 	return c
+}
+
+// processors returns the processors c's ranks are pinned to
+// (runtimeState.processors), or nil when no two processes of the job share
+// one.
+func (c *Comm) processors() []int {
+	if c.rt.processors == nil {
+		return nil
+	}
+	p := make([]int, c.size)
+	for r := range p {
+		p[r] = c.rt.processors[c.toWorld(r)]
+	}
+	return p
 }
 
 // The synchronisation network's groups let collectives run ahead of their

@@ -65,6 +65,9 @@ type runtimeState struct {
 	// lost through the ring: Bcast 8 B at 2 processes 0.41-0.46 µs
 	// against 0.30-0.43 with the barrier.)
 	runAhead bool
+	// processors identifies, by world rank, the processor each process is
+	// pinned to (readPlacement); nil when no two share one.
+	processors []int
 	// consume marks the reductions' receives llc.RecvOp.Consume
 	// (llc.Caps.ConsumeReads).
 	consume bool
@@ -148,7 +151,7 @@ func initRuntime() (*runtimeState, error) {
 		// does before any issues a request.
 		clock.Run()
 	}
-	boot, worldOffload, err := bootstrap(job, ns)
+	boot, worldOffload, processors, err := bootstrap(job, ns)
 	if err != nil {
 		return fail(err)
 	}
@@ -185,7 +188,7 @@ func initRuntime() (*runtimeState, error) {
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force,
 		singleCopyMin: singleCopyMin(caps, job.Settings, cfg),
 		collEager:     collEager, eagerLimit: cfg.EagerLimit,
-		modelled: ns.mart != nil && ns.mart.Modelled(), consume: caps.ConsumeReads}
+		modelled: ns.mart != nil && ns.mart.Modelled(), consume: caps.ConsumeReads, processors: processors}
 	s.overlapLimit = overlapLimit(cfg, collEager, job.Size, s.modelled)
 	if ns.offload {
 		s.mart = ns.mart
@@ -358,17 +361,18 @@ const (
 // what reaches this process through its network (and, from rank 0,
 // World's barrier controller), collects the same from every process in
 // one fence, and connects the network. It returns every process's
-// bootstrap region and World's barrier controller.
-func bootstrap(job *launch.Job, ns *netSetup) (boot []llc.RegionID, worldOffload int, err error) {
+// bootstrap region, World's barrier controller and the processors the
+// processes are pinned to (readPlacement).
+func bootstrap(job *launch.Job, ns *netSetup) (boot []llc.RegionID, worldOffload int, processors []int, err error) {
 	region, err := ns.allocBoot(job)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if err := job.Store.Put(bootKey(job.Rank), strconv.FormatUint(uint64(region), 10)); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if err := ns.publish(job.Store, job); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	// Rank 0 claims World's barrier controller in the NIC's
 	// synchronisation network and publishes it with the bootstrap data.
@@ -380,14 +384,20 @@ func bootstrap(job *launch.Job, ns *netSetup) (boot []llc.RegionID, worldOffload
 			}
 		}
 		if err := job.Store.Put(offloadKey, strconv.Itoa(id)); err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
+	}
+	if err := publishPlacement(job.Store, job); err != nil {
+		return nil, 0, nil, err
 	}
 	kv, boot, worldOffload, err := exchangeBoot(job.Store, job.Size)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	return boot, worldOffload, ns.connect(kv, job)
+	if processors, err = readPlacement(kv, job.Size); err != nil {
+		return nil, 0, nil, err
+	}
+	return boot, worldOffload, processors, ns.connect(kv, job)
 }
 
 // bootPrefix begins the data-store keys of the bootstrap exchange, which

@@ -37,7 +37,8 @@ func (c *Comm) start(op string, f collBody) (*Request, error) {
 // c, with the operation's tag taken now and the software algorithms only.
 func (c *Comm) softRunner() *collectives.Runner {
 	return &collectives.Runner{Net: &commNet{c: c, tag: c.nextTag()}, Check: c.runner.Check,
-		Force: c.rt.softForce, Stats: c.runner.Stats, LinearExchanges: c.runner.LinearExchanges}
+		Force: c.rt.softForce, Stats: c.runner.Stats, LinearExchanges: c.runner.LinearExchanges,
+		Processors: c.runner.Processors}
 }
 
 // launch runs f, the body of the nonblocking operation op of c, in a

@@ -57,3 +57,15 @@ func allowedCPUs() int {
 	}
 	return allowed.Count()
 }
+
+// PinnedCPU returns the CPU the calling process is pinned to, or -1 when
+// it may run on more than one (or its affinity is unknown). Threads the Go
+// runtime starts later inherit the pinning, so the calling thread's
+// affinity is the process's (bindToCore, or taskset).
+func PinnedCPU() int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() != 1 {
+		return -1
+	}
+	return cpuList(&set)[0]
+}

@@ -337,6 +337,9 @@ func TestBindToCore(t *testing.T) {
 			}
 		}
 	}()
+	if before.Count() > 1 && PinnedCPU() != -1 {
+		t.Errorf("PinnedCPU() = %d on %d CPUs, want -1", PinnedCPU(), before.Count())
+	}
 	if err := bindToCore(0); err != nil {
 		t.Fatal(err)
 	}
@@ -346,6 +349,9 @@ func TestBindToCore(t *testing.T) {
 	}
 	if after.Count() != 1 {
 		t.Errorf("bound to %d CPUs, want 1", after.Count())
+	}
+	if cpu := PinnedCPU(); cpu < 0 || !after.IsSet(cpu) {
+		t.Errorf("PinnedCPU() = %d, want the CPU bound to", cpu)
 	}
 	if _, err := ParseSettings(func(k string) string {
 		if k == EnvBind {

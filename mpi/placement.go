@@ -1,0 +1,75 @@
+package mpi
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rhinet-go/martini/llc/datastore"
+	"github.com/rhinet-go/martini/llc/launch"
+)
+
+// Placement: which processes share a processor.
+//
+// Where processes outnumber cores, mpirun pins rank r to the r-th CPU
+// (launch, -bind-to core), so that two or more ranks take turns on each
+// CPU. A message between two of them stays in that CPU's caches; one
+// between CPUs crosses them. Each process publishes the CPU it is pinned
+// to with its bootstrap data, and the collectives' Runners learn, for
+// every rank of their communicator, which others share its processor
+// (collectives.Runner.Processors).
+
+// cpuKey is the data-store key of the CPU rank is pinned to.
+func cpuKey(rank int) string { return bootPrefix + "cpu/" + strconv.Itoa(rank) }
+
+// publishPlacement publishes the CPU this process is pinned to, with its
+// host: "CPU@HOST", CPU -1 when the process is not pinned to one.
+func publishPlacement(store datastore.Store, job *launch.Job) error {
+	host := job.Host
+	if host == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return fmt.Errorf("the host's name: %w", err)
+		}
+		host = h
+	}
+	return store.Put(cpuKey(job.Rank), strconv.Itoa(launch.PinnedCPU())+"@"+host)
+}
+
+// readPlacement returns, by rank, an identifier of the processor each of
+// size processes is pinned to, equal for the processes that share one,
+// from what the bootstrap exchange collected; a process that is not
+// pinned has an identifier of its own. It returns nil when no two
+// processes share a processor.
+func readPlacement(kv map[string]string, size int) ([]int, error) {
+	ids := make(map[string]int, size) // by CPU@HOST
+	procs := make([]int, size)
+	shared := false
+	for r := range procs {
+		v, ok := kv[cpuKey(r)]
+		if !ok {
+			return nil, fmt.Errorf("bootstrap: rank %d published no CPU", r)
+		}
+		cpu, _, ok := strings.Cut(v, "@")
+		n, err := strconv.Atoi(cpu)
+		if !ok || err != nil || n < -1 {
+			return nil, fmt.Errorf("bootstrap: the CPU of rank %d: %q is not CPU@HOST", r, v)
+		}
+		if n < 0 {
+			procs[r] = size + r // not pinned: beyond the ids of the CPUs
+			continue
+		}
+		id, seen := ids[v]
+		if !seen {
+			id = len(ids)
+			ids[v] = id
+		}
+		shared = shared || seen
+		procs[r] = id
+	}
+	if !shared {
+		return nil, nil
+	}
+	return procs, nil
+}
