@@ -66,17 +66,32 @@ func (sk *smallKey) same(k *Key, op string) bool {
 // one barrier of the hardware, and checks that every rank passed the same
 // key; the data words are then the hardware's Datum.
 func (u *Runner) smallBarrier(k *Key, r *Reducer, w [DatumSize]byte) error {
+	return u.sharedBarrier(k, r, w, nil)
+}
+
+// sharedBarrier is smallBarrier publishing input, if not nil, with the
+// key, as the driver's record does (keyedRecord): the inputs are then the
+// hardware's Payloads, and the key follows each.
+func (u *Runner) sharedBarrier(k *Key, r *Reducer, w [DatumSize]byte, input []byte) error {
 	hw, n := u.HW, u.Net.Size()
 	sk := &u.small
 	hash := u.smallRecord(k, r)
+	rec := sk.rec[:]
+	if input != nil {
+		if len(u.arena) < len(input)+keySize {
+			u.arena = make([]byte, max(2*len(u.arena), len(input)+keySize, 4096))
+		}
+		rec = u.arena[:len(input)+keySize]
+		copy(rec[copy(rec, input):], sk.rec[:])
+	}
 	u.settleAll()
-	if err := hw.Barrier(hash, w, sk.rec[:]); err != nil {
+	if err := hw.Barrier(hash, w, rec); err != nil {
 		return fmt.Errorf("%v: %w", k.Coll, err)
 	}
 	if hw.KeySum() != uint64(n)*hash&sk.mask {
 		// Some rank's call differs: find out how, and say so.
-		b := board{hw: hw, size: keySize, self: u.Net.Rank(), n: n, key: hash}
-		if err := b.verify(sk.rec[:]); err != nil {
+		b := board{hw: hw, size: len(rec), self: u.Net.Rank(), n: n, key: hash}
+		if err := b.verify(rec); err != nil {
 			return err
 		}
 	}
@@ -153,14 +168,30 @@ func (u *Runner) smallMove(coll Collective, input, recv []byte, blk, elem, off i
 // root (CollReduce), in one barrier. It reports false, having done
 // nothing, for any other call, forced algorithms and invalid arguments
 // included; the driver then takes the call.
+//
+// A vector longer than a data word (or a group whose words do not all
+// travel with the barrier) runs the same way where the driver would take
+// AlgShared: the vectors travel as the barrier's payloads, with the key
+// after each, as the driver's records do.
 func (u *Runner) smallReduction(coll Collective, send, recv []byte, r *Reducer, root int) (done bool, err error) {
 	input, length, ok := u.smallInput(coll, send, recv, r, root)
 	if !ok {
 		return false, nil
 	}
+	k := Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Root: root, Bytes: length}
+	if length > DatumSize || u.Net.Size() > u.HW.InlineRanks() {
+		if !u.payloadShared(coll, length) {
+			return false, nil
+		}
+		err := u.sharedBarrier(&k, r, [DatumSize]byte{}, input)
+		if err == nil && (coll == CollAllreduce || u.Net.Rank() == root) {
+			b := board{hw: u.HW, n: u.Net.Size()}
+			fold(&b, *r, recv[:length], 0, b.n, 0)
+		}
+		return true, u.withEarlier(err)
+	}
 	var w [DatumSize]byte
 	copy(w[:], input)
-	k := Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Root: root, Bytes: length}
 	if rb, ok := u.aheadBarrier(); ok && coll == CollReduce {
 		return true, u.withEarlier(u.reduceAhead(rb, &k, r, w, recv[:min(len(recv), length)]))
 	}
@@ -172,6 +203,15 @@ func (u *Runner) smallReduction(coll Collective, send, recv []byte, r *Reducer, 
 	}
 	u.foldWords(r, recv[:length], u.HW)
 	return true, u.withEarlier(nil)
+}
+
+// payloadShared reports whether the driver would run coll, whose inputs
+// are length bytes (valid arguments), AlgShared through the hardware's
+// barrier with the inputs as payloads: they fit with the key, and shared
+// inputs pay (sharedPays, which also leaves the calls that run ahead to
+// the driver).
+func (u *Runner) payloadShared(coll Collective, length int) bool {
+	return length <= u.HW.PayloadSize()-keySize && u.sharedPays(coll, length)
 }
 
 // dataWords is where foldWords finds the processes' data words: the
@@ -255,8 +295,8 @@ func (u *Runner) reduceAhead(rb RunAheadBarrier, k *Key, r *Reducer, w [DatumSiz
 }
 
 // smallInput returns the input and length of a reduction smallReduction
-// can run, and whether it can: valid arguments, a vector of whole units
-// that fits a data word, and offload without forced algorithms.
+// can run, and whether it can: valid arguments, a vector of whole units,
+// and offload without forced algorithms.
 func (u *Runner) smallInput(coll Collective, send, recv []byte, r *Reducer, root int) (input []byte, length int, ok bool) {
 	hw, unit := u.HW, r.Unit
 	if hw == nil || len(u.Force) != 0 || r.Apply == nil || unit <= 0 || unit&(unit-1) != 0 {
@@ -276,8 +316,7 @@ func (u *Runner) smallInput(coll Collective, send, recv []byte, r *Reducer, root
 		input, length = recv, len(recv)
 	}
 	// (Units are powers of two: length&(unit-1) is length%unit.)
-	if length > DatumSize || length&(unit-1) != 0 || n > hw.InlineRanks() ||
-		(coll == CollAllreduce || rank == root) && len(recv) < length {
+	if length&(unit-1) != 0 || (coll == CollAllreduce || rank == root) && len(recv) < length {
 		return nil, 0, false
 	}
 	return input, length, true

@@ -1,6 +1,7 @@
 package collectives
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -192,4 +193,92 @@ func TestSmallKeySame(t *testing.T) {
 			t.Errorf("a key differing in %s hits", f.Name)
 		}
 	}
+}
+
+// Reductions whose vectors are longer than a data word run in one barrier
+// with the vectors as payloads (smallReduction) where the driver would
+// take AlgShared, in place or not, to rotating roots; a rank whose call
+// differs, by its length or by a root its own checks refuse (the driver
+// takes it), fails everyone's call, and the group goes on.
+func TestSmallReductionPayloads(t *testing.T) {
+	sum, _ := ReducerFor[int32](Sum)
+	for _, n := range []int{2, 3} {
+		lengths := []int{20, 64, memPayloadSize - keySize} // the test hardware's payloads are short
+		errs := runRunners(t, n, true, true, nil, func(u *Runner) error {
+			rank := u.Net.Rank()
+			for i, length := range lengths {
+				if err := payloadReductions(u, sum, i, length); err != nil {
+					return err
+				}
+			}
+			if u.c.Net != nil {
+				return fmt.Errorf("the driver took a call: %v", u.Stats.Counts())
+			}
+			length := 64
+			if rank == 0 {
+				length += 4
+			}
+			err := u.Allreduce(make([]byte, length), make([]byte, length), sum)
+			if !errors.Is(err, ErrMismatch) {
+				return fmt.Errorf("allreduce with rank 0's length 68: %v, want ErrMismatch", err)
+			}
+			root := 0
+			if rank == 0 {
+				root = n // refused by rank 0's own checks
+			}
+			if err := u.Reduce(make([]byte, 64), make([]byte, 64), sum, root); err == nil {
+				return fmt.Errorf("reduce with rank 0's root %d: no error", n)
+			}
+			return payloadReductions(u, sum, 9, 64) // the group still works
+		})
+		for r, err := range errs {
+			if err != nil {
+				t.Errorf("n=%d rank %d: %v", n, r, err)
+			}
+		}
+	}
+}
+
+// payloadReductions runs an Allreduce and a Reduce to every root of
+// length bytes of int32, in place and not, on u, and checks their results.
+func payloadReductions(u *Runner, sum Reducer, seed, length int) error {
+	n, rank := u.Net.Size(), u.Net.Rank()
+	input := func(r int) []byte {
+		b := make([]byte, length)
+		for j := 0; j < length; j += 4 {
+			binary.LittleEndian.PutUint32(b[j:], uint32(1000*r+j+seed))
+		}
+		return b
+	}
+	want := make([]byte, length)
+	for j := 0; j < length; j += 4 {
+		binary.LittleEndian.PutUint32(want[j:], uint32(1000*n*(n-1)/2+n*(j+seed)))
+	}
+	for _, inPlace := range []bool{false, true} {
+		send, recv := input(rank), make([]byte, length)
+		if inPlace {
+			copy(recv, send)
+			send = nil
+		}
+		if err := u.Allreduce(send, recv, sum); err != nil {
+			return err
+		}
+		if !bytes.Equal(recv, want) {
+			return fmt.Errorf("allreduce of %d bytes, in place %v: wrong result", length, inPlace)
+		}
+		for root := range n {
+			send, recv := input(rank), make([]byte, length)
+			if inPlace && rank == root {
+				copy(recv, send)
+				send = nil
+			}
+			if err := u.Reduce(send, recv, sum, root); err != nil {
+				return err
+			}
+			if rank == root && !bytes.Equal(recv, want) {
+				return fmt.Errorf("reduce of %d bytes to %d, in place %v: wrong result", length, root, inPlace)
+			}
+		}
+	}
+	return nil
 }
