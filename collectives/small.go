@@ -102,21 +102,37 @@ func (u *Runner) sharedBarrier(k *Key, r *Reducer, w [DatumSize]byte, input []by
 // smallBcast runs a broadcast of buf from root in one barrier, or through
 // the barrier's ring where it runs ahead of its check, and reports false,
 // having done nothing, for a call the driver must take: a buffer longer
-// than a data word, an invalid root, or forced algorithms.
+// than a data word where the driver would not take AlgShared, an invalid
+// root, or forced algorithms.
 func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 	hw, n := u.HW, u.Net.Size()
-	if hw == nil || len(u.Force) != 0 || len(buf) > DatumSize || uint(root) >= uint(n) {
+	if hw == nil || len(u.Force) != 0 || uint(root) >= uint(n) {
 		return false, nil
 	}
 	k := Key{Coll: CollBcast, Elem: elem, Root: root, Bytes: len(buf)}
-	if rb, ok := u.aheadBarrier(); ok {
-		return true, u.withEarlier(u.bcastAhead(rb, k, buf))
+	self := u.Net.Rank() == root
+	if len(buf) <= DatumSize {
+		if rb, ok := u.aheadBarrier(); ok {
+			return true, u.withEarlier(u.bcastAhead(rb, k, buf))
+		}
 	}
-	if n > hw.InlineRanks() {
-		return false, nil
+	if len(buf) > DatumSize || n > hw.InlineRanks() {
+		// The root's buffer travels as its payload, as the driver's
+		// record (the others publish their key alone).
+		if !u.payloadShared(CollBcast, len(buf)) {
+			return false, nil
+		}
+		var input []byte
+		if self {
+			input = buf
+		}
+		err := u.sharedBarrier(&k, nil, [DatumSize]byte{}, input)
+		if err == nil && !self {
+			copy(buf, hw.Payload(root))
+		}
+		return true, u.withEarlier(err)
 	}
 	var w [DatumSize]byte
-	self := u.Net.Rank() == root
 	if self {
 		copy(w[:], buf)
 	}
@@ -133,17 +149,25 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 // smallShared runs the one barrier of a call whose input, the same
 // number of bytes at every rank, fits a data word, as the driver runs it
 // (AlgShared, the inputs inline): the data words are then the Hardware's
-// Datum. It reports false, having done nothing, where the driver must take
-// the call: no Hardware, forced algorithms, a group whose words do not all
-// travel with the barrier.
-func (u *Runner) smallShared(k *Key, input []byte) (done bool, err error) {
+// Datum (inline). A longer input, or a group whose words do not all travel
+// with the barrier, runs likewise where the driver would take AlgShared,
+// the inputs then the Hardware's Payloads. It reports false, having done
+// nothing, where the driver must take the call: no Hardware, forced
+// algorithms, inputs AlgShared does not take.
+func (u *Runner) smallShared(k *Key, input []byte) (done, inline bool, err error) {
 	hw := u.HW
-	if hw == nil || len(u.Force) != 0 || len(input) > DatumSize || u.Net.Size() > hw.InlineRanks() {
-		return false, nil
+	if hw == nil || len(u.Force) != 0 {
+		return false, false, nil
+	}
+	if len(input) > DatumSize || u.Net.Size() > hw.InlineRanks() {
+		if !u.payloadShared(k.Coll, len(input)) {
+			return false, false, nil
+		}
+		return true, false, u.sharedBarrier(k, nil, [DatumSize]byte{}, input)
 	}
 	var w [DatumSize]byte
 	copy(w[:], input)
-	return true, u.smallBarrier(k, nil, w)
+	return true, true, u.smallBarrier(k, nil, w)
 }
 
 // smallMove runs an allgather or an alltoall (coll) of blk bytes a pair
@@ -152,13 +176,18 @@ func (u *Runner) smallShared(k *Key, input []byte) (done bool, err error) {
 // at off of r's. An allgather's off is 0, an alltoall's this rank's block.
 func (u *Runner) smallMove(coll Collective, input, recv []byte, blk, elem, off int) (done bool, err error) {
 	k := Key{Coll: coll, Elem: elem, Bytes: blk}
-	if done, err = u.smallShared(&k, input); !done {
+	done, inline, err := u.smallShared(&k, input)
+	if !done {
 		return false, nil
 	}
-	if err == nil {
-		for r := range u.Net.Size() {
+	for r := range u.Net.Size() {
+		switch {
+		case err != nil:
+		case inline:
 			d := u.HW.Datum(r)
 			copy(recv[r*blk:(r+1)*blk], d[off:off+blk])
+		default:
+			copy(recv[r*blk:(r+1)*blk], u.HW.Payload(r)[off:off+blk])
 		}
 	}
 	return true, u.withEarlier(err)

@@ -282,3 +282,106 @@ func payloadReductions(u *Runner, sum Reducer, seed, length int) error {
 	}
 	return nil
 }
+
+// Broadcasts, allgathers and alltoalls whose inputs are longer than a data
+// word run in one barrier with the inputs as payloads where the driver
+// would take AlgShared, in place or not; a rank whose call differs fails
+// everyone's, and the group goes on.
+func TestSmallPayloadMoves(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		errs := runRunners(t, n, true, true, nil, func(u *Runner) error {
+			rank := u.Net.Rank()
+			blk := (memPayloadSize - keySize) / n / 4 * 4 // an alltoall's input is n blocks
+			for i := range 2 * n {
+				root := i % n
+				buf := make([]byte, memPayloadSize-keySize)
+				if rank == root {
+					for j := range buf {
+						buf[j] = byte(j + i)
+					}
+				}
+				if err := u.Bcast(buf, root, 1); err != nil {
+					return err
+				}
+				for j := range buf {
+					if buf[j] != byte(j+i) {
+						return fmt.Errorf("call %d: broadcast from %d: byte %d is %d", i, root, j, buf[j])
+					}
+				}
+				if err := payloadMoves(u, blk, i); err != nil {
+					return err
+				}
+			}
+			if u.c.Net != nil {
+				return fmt.Errorf("the driver took a call: %v", u.Stats.Counts())
+			}
+			length := memPayloadSize - keySize
+			if rank == 0 {
+				length -= 8
+			}
+			if err := u.Bcast(make([]byte, length), 1, 1); !errors.Is(err, ErrMismatch) {
+				return fmt.Errorf("bcast with rank 0's length %d: %v, want ErrMismatch", length, err)
+			}
+			b := blk
+			if rank == 0 {
+				b -= 4
+			}
+			if err := u.Allgather(make([]byte, b), make([]byte, n*blk), 1); !errors.Is(err, ErrMismatch) {
+				return fmt.Errorf("allgather with rank 0's block %d: %v, want ErrMismatch", b, err)
+			}
+			return payloadMoves(u, blk, 99) // the group still works
+		})
+		for r, err := range errs {
+			if err != nil {
+				t.Errorf("n=%d rank %d: %v", n, r, err)
+			}
+		}
+	}
+}
+
+// payloadMoves runs an allgather and an alltoall of blk-byte blocks on u,
+// in place and not, and checks what arrived.
+func payloadMoves(u *Runner, blk, seed int) error {
+	n, rank := u.Net.Size(), u.Net.Rank()
+	for _, inPlace := range []bool{false, true} {
+		own := make([]byte, blk)
+		for j := range own {
+			own[j] = byte(16*rank + j + seed)
+		}
+		recv, send := make([]byte, n*blk), own
+		if inPlace {
+			copy(recv[rank*blk:], own)
+			send = nil
+		}
+		if err := u.Allgather(send, recv, 1); err != nil {
+			return err
+		}
+		for r := range n {
+			for j := range blk {
+				if got, want := recv[r*blk+j], byte(16*r+j+seed); got != want {
+					return fmt.Errorf("allgather byte %d of %d is %d, want %d", j, r, got, want)
+				}
+			}
+		}
+		in := make([]byte, n*blk)
+		for j := range in {
+			in[j] = byte(16*rank + j + seed)
+		}
+		out, src := make([]byte, n*blk), in
+		if inPlace {
+			copy(out, in)
+			src = nil
+		}
+		if err := u.Alltoall(src, out, 1); err != nil {
+			return err
+		}
+		for r := range n {
+			for j := range blk {
+				if got, want := out[r*blk+j], byte(16*r+rank*blk+j+seed); got != want {
+					return fmt.Errorf("alltoall byte %d from %d is %d, want %d", j, r, got, want)
+				}
+			}
+		}
+	}
+	return nil
+}
