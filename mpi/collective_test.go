@@ -1793,11 +1793,15 @@ func scenarioRunAhead(w *mpi.Comm) error {
 
 // ---- placement ----
 
-func init() { scenarios["coll-placed"] = scenarioPlaced }
+func init() {
+	scenarios["coll-placed"] = func(w *mpi.Comm) error { return scenarioPlaced(w, false) }
+	scenarios["coll-placed-modelled"] = func(w *mpi.Comm) error { return scenarioPlaced(w, true) }
+}
 
 // TestCollectivePlaced runs long reductions at 4 processes pinned
 // (-bind-to core) and not: pinned on fewer than 4 CPUs, where ranks share
-// them, the selection runs them hierarchical; otherwise never.
+// them, the selection runs them hierarchical; otherwise never, nor under
+// the Martini model.
 func TestCollectivePlaced(t *testing.T) {
 	t.Parallel()
 	for _, bind := range []string{"core", "none"} {
@@ -1806,14 +1810,18 @@ func TestCollectivePlaced(t *testing.T) {
 			runScenarioJob(t, 4, "coll-placed", "-bind-to", bind)
 		})
 	}
+	t.Run("modelled", func(t *testing.T) {
+		t.Parallel()
+		runScenarioJob(t, 4, "coll-placed-modelled", "-bind-to", "core", "-profile", "martini")
+	})
 }
 
 // scenarioPlaced reduces 64 KiB and 1 MiB to every root and checks the
 // results, then that the statistics show the hierarchical algorithm
 // where the ranks share CPUs (mpirun pins rank r to the r-th allowed CPU,
-// modulo their number: with 4 ranks, on fewer than 4 CPUs) and not
-// elsewhere.
-func scenarioPlaced(w *mpi.Comm) error {
+// modulo their number: with 4 ranks, on fewer than 4 CPUs), unless the
+// job is modelled, and not elsewhere.
+func scenarioPlaced(w *mpi.Comm, modelled bool) error {
 	before, err := mpi.ReadStats()
 	if err != nil {
 		return err
@@ -1843,7 +1851,7 @@ func scenarioPlaced(w *mpi.Comm) error {
 	ran := after.Collectives["reduce/hierarchical"] - before.Collectives["reduce/hierarchical"]
 	// runtime.NumCPU counts the CPUs allowed when the process started,
 	// before Init pinned it.
-	shared := os.Getenv(launch.EnvBind) == launch.BindCore && runtime.NumCPU() < n
+	shared := os.Getenv(launch.EnvBind) == launch.BindCore && runtime.NumCPU() < n && !modelled
 	if want := map[bool]uint64{true: uint64(2 * n)}[shared]; ran != want {
 		return fmt.Errorf("pinned %v: %d hierarchical Reduces, want %d: %v", shared, ran, want, after.Collectives)
 	}

@@ -125,9 +125,11 @@ func newComm(s *runtimeState, id, rank int, world []int) *Comm {
 
 // processors returns the processors c's ranks are pinned to
 // (runtimeState.processors), or nil when no two processes of the job share
-// one.
+// one, or the job runs under the timing model, whose recorded runs used
+// the flat algorithms (and whose virtual time does not follow the
+// caches).
 func (c *Comm) processors() []int {
-	if c.rt.processors == nil {
+	if c.rt.processors == nil || c.rt.modelled {
 		return nil
 	}
 	p := make([]int, c.size)
