@@ -41,11 +41,14 @@ func (s *muxSink) Record(peer int, head, data []byte) {
 		s.to.Step(Event{Kind: EvError, Err: fmt.Errorf("llc: a record from process %d of a network of %d", peer, len(s.global))})
 		return
 	}
-	if rs, ok := s.to.(RecordSink); ok {
-		rs.Record(s.global[peer], head, data)
-		return
+	switch to := s.to.(type) {
+	case *Engine: // the usual sink, without the runtime's lookup (see recordSink)
+		to.Record(s.global[peer], head, data)
+	case RecordSink:
+		to.Record(s.global[peer], head, data)
+	default:
+		s.to.Step(Event{Kind: EvRecord, Peer: s.global[peer], Head: head, Data: data})
 	}
-	s.to.Step(Event{Kind: EvRecord, Peer: s.global[peer], Head: head, Data: data})
 }
 
 func (s *muxSink) Step(ev Event) {
