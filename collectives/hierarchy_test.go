@@ -60,46 +60,19 @@ func TestHierarchicalResults(t *testing.T) {
 }
 
 func checkHierarchical(t *testing.T, n int, procs []int, rc redCase, cnt int) {
-	length := cnt * rc.r.Elem
 	want := rc.comb(0, n, cnt)
 	for _, inPlace := range []bool{false, true} {
 		errs := runPlaced(t, n, procs, CollAllreduce, AlgHierarchical, func(u *Runner) error {
-			in, recv := rc.input(u.Net.Rank(), cnt), make([]byte, length)
-			if inPlace {
-				copy(recv, in)
-				in = nil
-			}
-			if err := u.Allreduce(in, recv, rc.r); err != nil {
-				return err
-			}
-			if !bytes.Equal(recv, want) {
-				return fmt.Errorf("allreduce in place %v: wrong result", inPlace)
-			}
-			return nil
+			return checkAllreduce(u, rc, cnt, inPlace, want)
 		})
 		expectRun(t, errs, false)
 		for root := range n {
 			errs := runPlaced(t, n, procs, CollReduce, AlgHierarchical, func(u *Runner) error {
-				in := rc.input(u.Net.Rank(), cnt)
-				var recv []byte
-				if u.Net.Rank() == root {
-					recv = make([]byte, length)
-					if inPlace {
-						copy(recv, in)
-						in = nil
-					}
-				}
-				if err := u.Reduce(in, recv, rc.r, root); err != nil {
-					return err
-				}
-				if u.Net.Rank() == root && !bytes.Equal(recv, want) {
-					return fmt.Errorf("reduce to %d in place %v: wrong result", root, inPlace)
-				}
-				return nil
+				return checkReduce(u, rc, cnt, root, inPlace, want)
 			})
 			expectRun(t, errs, false)
 			errs = runPlaced(t, n, procs, CollBcast, AlgHierarchical, func(u *Runner) error {
-				buf := make([]byte, length)
+				buf := make([]byte, len(want))
 				if u.Net.Rank() == root {
 					copy(buf, want)
 				}

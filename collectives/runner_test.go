@@ -198,22 +198,7 @@ func TestRunnerAllreduce(t *testing.T) {
 						bad := inapplicable(CollAllreduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw))
 						want := rc.comb(0, n, cnt)
 						errs := runRunners(t, n, hw, check, force(CollAllreduce, alg), func(u *Runner) error {
-							in := rc.input(u.Net.Rank(), cnt)
-							recv := make([]byte, length)
-							var err error
-							if inPlace {
-								copy(recv, in)
-								err = u.Allreduce(nil, recv, rc.r)
-							} else {
-								err = u.Allreduce(in, recv, rc.r)
-							}
-							if err != nil {
-								return err
-							}
-							if !bytes.Equal(recv, want) {
-								return fmt.Errorf("%d elements, in place %v: wrong result", cnt, inPlace)
-							}
-							return nil
+							return checkAllreduce(u, rc, cnt, inPlace, want)
 						})
 						expectRun(t, errs, bad)
 					}
@@ -221,6 +206,44 @@ func TestRunnerAllreduce(t *testing.T) {
 			})
 		})
 	}
+}
+
+// checkAllreduce runs an Allreduce of rc's inputs of cnt elements on u,
+// in place or not, and checks that it gives want.
+func checkAllreduce(u *Runner, rc redCase, cnt int, inPlace bool, want []byte) error {
+	in, recv := rc.input(u.Net.Rank(), cnt), make([]byte, cnt*rc.r.Elem)
+	if inPlace {
+		copy(recv, in)
+		in = nil
+	}
+	if err := u.Allreduce(in, recv, rc.r); err != nil {
+		return err
+	}
+	if !bytes.Equal(recv, want) {
+		return fmt.Errorf("allreduce of %d elements, in place %v: wrong result", cnt, inPlace)
+	}
+	return nil
+}
+
+// checkReduce runs a Reduce of rc's inputs of cnt elements to root on u,
+// in place or not, and checks that the root gets want.
+func checkReduce(u *Runner, rc redCase, cnt, root int, inPlace bool, want []byte) error {
+	in := rc.input(u.Net.Rank(), cnt)
+	var recv []byte
+	if u.Net.Rank() == root {
+		recv = make([]byte, cnt*rc.r.Elem)
+		if inPlace {
+			copy(recv, in)
+			in = nil
+		}
+	}
+	if err := u.Reduce(in, recv, rc.r, root); err != nil {
+		return err
+	}
+	if u.Net.Rank() == root && !bytes.Equal(recv, want) {
+		return fmt.Errorf("reduce of %d elements to %d, in place %v: wrong result", cnt, root, inPlace)
+	}
+	return nil
 }
 
 // recordData is the input an exchange record carries.
@@ -242,22 +265,7 @@ func TestRunnerReduce(t *testing.T) {
 							bad := inapplicable(CollReduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw))
 							want := rc.comb(0, n, cnt)
 							errs := runRunners(t, n, hw, check, force(CollReduce, alg), func(u *Runner) error {
-								in := rc.input(u.Net.Rank(), cnt)
-								var recv []byte
-								if u.Net.Rank() == root {
-									recv = make([]byte, length)
-									if inPlace {
-										copy(recv, in)
-										in = nil
-									}
-								}
-								if err := u.Reduce(in, recv, rc.r, root); err != nil {
-									return err
-								}
-								if u.Net.Rank() == root && !bytes.Equal(recv, want) {
-									return fmt.Errorf("%d elements root %d in place %v: wrong result", cnt, root, inPlace)
-								}
-								return nil
+								return checkReduce(u, rc, cnt, root, inPlace, want)
 							})
 							expectRun(t, errs, bad)
 						}
