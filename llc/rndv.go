@@ -33,7 +33,14 @@ import (
 // split (the default), 85-98 pulled and 77-87 pushed, while a one-way
 // transfer is faster read or split (PingPong 1 MiB 41-43 µs, 56 pushed).
 // (Those figures read the send buffers from the zero page; see bench's
-// newBuffers. With the pages written, ExchangePushMax.) The sender must
+// newBuffers. With the pages written, ExchangePushMax.) Above
+// ExchangePushMax, such a receiver reads the message whole (pull) instead
+// of splitting it: each process then copies its own receive, where the
+// split has both copy half of each message for no more hands. Measured on
+// the 2-core AMD reference VM (mpibench -variants 'default;rndv=pull', µs,
+// 3 runs, split against pull): Sendrecv 1 MiB 110-124/89-101, 2 MiB
+// 185-216/173-181, 4 MiB 391-523/401-413; Allgather 1 MiB 118-123/
+// 112-121; Alltoall 1 MiB 121-127/114-124. The sender must
 // have started its send when the RTS is matched: MPI's Sendrecv and the
 // collectives' exchanges start their sends before they post their
 // receives.
@@ -197,6 +204,9 @@ func (e *Engine) rndvRecvStart(op *RecvOp, src int, tag int32, r *rts) {
 	}
 	if r.mode == RndvSplit && op.Consume && n <= ConsumePullMax {
 		r.mode = RndvPull // into this process's caches, for the reader
+	}
+	if r.mode == RndvSplit && e.cfg.ExchangePush > 0 && n > ExchangePushMax && e.exchanging(src) {
+		r.mode = RndvPull // each process copies its own receive (see Exchange above)
 	}
 	if r.mode == RndvSplit {
 		if n < SplitMin {
