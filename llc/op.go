@@ -79,6 +79,12 @@ type RecvOp struct {
 	// bytes is then read by the receiver alone, so that the data lands in
 	// its caches.
 	Consume bool
+	// Whole asks, as Consume does, that a split rendezvous of up to
+	// ConsumePullMax bytes be read by the receiver alone: for the
+	// messages of processes that all move messages at once where they
+	// outnumber the cores, and the split's second copier has no core of
+	// its own.
+	Whole bool
 
 	Status    Status
 	events    *eventQueue

@@ -202,7 +202,7 @@ func (e *Engine) rndvRecvStart(op *RecvOp, src int, tag int32, r *rts) {
 		// buffer (Exchange).
 		r.mode = RndvPush
 	}
-	if r.mode == RndvSplit && op.Consume && n <= ConsumePullMax {
+	if r.mode == RndvSplit && (op.Consume || op.Whole) && n <= ConsumePullMax {
 		r.mode = RndvPull // into this process's caches, for the reader
 	}
 	if r.mode == RndvSplit && e.cfg.ExchangePush > 0 && n > ExchangePushMax && e.exchanging(src) {

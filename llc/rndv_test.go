@@ -410,29 +410,35 @@ func copiedBytes(c *cluster) (reads, writes int) {
 	return reads, writes
 }
 
-// TestRendezvousConsume: a receive marked Consume reads a split
-// rendezvous of up to ConsumePullMax bytes whole, and splits a larger one.
+// TestRendezvousConsume: a receive marked Consume, or Whole, reads a
+// split rendezvous of up to ConsumePullMax bytes whole, and splits a
+// larger one; an unmarked one splits.
 func TestRendezvousConsume(t *testing.T) {
-	for _, n := range []int{SplitMin, ConsumePullMax, ConsumePullMax + 64} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			c := newCluster(t, 2, func(_ int, cfg *Config) { cfg.Rendezvous = RndvSplit })
-			c.tracing = true
-			data := pattern(5, n)
-			r := c.recv(1, 0, 3, 0, n)
-			r.Consume = true // read when the request to send matches it
-			s := c.send(0, 1, 3, 0, data)
-			c.wait(s, r)
-			checkSent(t, "send", s)
-			checkRecv(t, "consuming receive", r, 0, 3, data)
-			reads, writes := copiedBytes(c)
-			wantReads := n
-			if n > ConsumePullMax {
-				wantReads = splitPoint(n)
-			}
-			if reads != wantReads || writes != n-wantReads {
-				t.Fatalf("receiver read %d bytes and sender wrote %d, want %d and %d", reads, writes, wantReads, n-wantReads)
-			}
-		})
+	for _, mark := range []string{"consume", "whole", "none"} {
+		for _, n := range []int{SplitMin, ConsumePullMax, ConsumePullMax + 64} {
+			t.Run(fmt.Sprint(mark, n), func(t *testing.T) { testConsume(t, mark, n) })
+		}
+	}
+}
+
+func testConsume(t *testing.T, mark string, n int) {
+	c := newCluster(t, 2, func(_ int, cfg *Config) { cfg.Rendezvous = RndvSplit })
+	c.tracing = true
+	data := pattern(5, n)
+	r := c.recv(1, 0, 3, 0, n)
+	// Marked before the request to send matches it.
+	r.Consume, r.Whole = mark == "consume", mark == "whole"
+	s := c.send(0, 1, 3, 0, data)
+	c.wait(s, r)
+	checkSent(t, "send", s)
+	checkRecv(t, "consuming receive", r, 0, 3, data)
+	reads, writes := copiedBytes(c)
+	wantReads := n
+	if n > ConsumePullMax || mark == "none" {
+		wantReads = splitPoint(n)
+	}
+	if reads != wantReads || writes != n-wantReads {
+		t.Fatalf("receiver read %d bytes and sender wrote %d, want %d and %d", reads, writes, wantReads, n-wantReads)
 	}
 }
 

@@ -65,6 +65,10 @@ type runtimeState struct {
 	// lost through the ring: Bcast 8 B at 2 processes 0.41-0.46 µs
 	// against 0.30-0.43 with the barrier.)
 	runAhead bool
+	// exchangeWhole marks the receives of the collectives' exchanges
+	// llc.RecvOp.Whole: where processes outnumber cores, not under the
+	// timing model (see commNet.Exchange).
+	exchangeWhole bool
 	// processors identifies, by world rank, the processor each process is
 	// pinned to (readPlacement); nil when no two share one.
 	processors []int
@@ -194,6 +198,7 @@ func initRuntime() (*runtimeState, error) {
 		s.mart = ns.mart
 	}
 	s.runAhead = job.Size > runtime.NumCPU() && !s.modelled
+	s.exchangeWhole = s.runAhead
 	s.initContexts()
 	s.softForce = collectives.Selection{}
 	for coll, alg := range force {
