@@ -137,7 +137,8 @@ func (m *LocalMemory) Poll(sink Sink) bool {
 // recordSink returns sink's direct entry for records (RecordSink), or a
 // RecordSink that steps sink with an EvRecord. The engine, the usual sink,
 // is found by a comparison of its type: asserting an interface costs the
-// runtime's lookup (86 instructions on amd64), on every poll.
+// runtime's lookup, on every poll (86 instructions, counted with callgrind
+// in a PGO build on amd64).
 func recordSink(sink Sink) RecordSink {
 	if e, ok := sink.(*Engine); ok {
 		return e

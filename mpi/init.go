@@ -362,9 +362,9 @@ const (
 	yieldProcsPerCPU    = 128
 )
 
-// bootstrap allocates this process's bootstrap area, publishes it and
-// what reaches this process through its network (and, from rank 0,
-// World's barrier controller), collects the same from every process in
+// bootstrap allocates this process's bootstrap area, publishes it, what
+// reaches this process through its network and the CPU it is pinned to
+// (and, from rank 0, World's barrier controller), collects the same from every process in
 // one fence, and connects the network. It returns every process's
 // bootstrap region, World's barrier controller and the processors the
 // processes are pinned to (readPlacement).
