@@ -146,48 +146,6 @@ func (s *subNet) SendOperand(to int, data []byte) error { return s.c.sendOperand
 // SendAhead is the call's (AheadSender, else Send), to a member.
 func (s *subNet) SendAhead(to int, data []byte) error { return s.c.sendAhead(s.members[to], data) }
 
-// Exchange is the call's (Exchanger, else the transfers in turn), with
-// members' ranks.
-func (s *subNet) Exchange(sends, recvs []Transfer) error {
-	x, ok := s.c.Net.(Exchanger)
-	if !ok {
-		return s.exchangeInTurn(sends, recvs)
-	}
-	s.translate(sends, recvs, func(i int) int { return s.members[i] })
-	err := x.Exchange(sends, recvs)
-	s.translate(sends, recvs, s.index)
-	return err
-}
-
-// exchangeInTurn is Exchange one transfer or pair after the other.
-func (s *subNet) exchangeInTurn(sends, recvs []Transfer) error {
-	for i := range max(len(sends), len(recvs)) {
-		var err error
-		switch {
-		case len(recvs) == 0:
-			err = s.Send(sends[i].Peer, sends[i].Data)
-		case len(sends) == 0:
-			recvs[i].Len, err = s.Recv(recvs[i].Peer, recvs[i].Data)
-		default:
-			recvs[i].Len, err = s.Sendrecv(sends[i].Peer, sends[i].Data, recvs[i].Peer, recvs[i].Data)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// translate maps the peers of sends and recvs by f.
-func (s *subNet) translate(sends, recvs []Transfer, f func(int) int) {
-	for i := range sends {
-		sends[i].Peer = f(sends[i].Peer)
-	}
-	for i := range recvs {
-		recvs[i].Peer = f(recvs[i].Peer)
-	}
-}
-
 // index is the index of the call's rank r among the members.
 func (s *subNet) index(r int) int {
 	for i, m := range s.members {
@@ -296,10 +254,10 @@ func allreduceHierarchical(c *call, h *hierarchy, r Reducer, send, recv []byte) 
 	if _, err := reduceLocal(c, local, r, send, recv, len(recv), lead); err != nil {
 		return err
 	}
-	if lead && leaders.Size() < 2 && local.Size() < 2 {
-		copyInput(recv, send, recv) // a rank alone
-	}
 	if lead {
+		if leaders.Size() < 2 && local.Size() < 2 {
+			copyInput(recv, send, recv) // a rank alone
+		}
 		in := send
 		if local.Size() > 1 {
 			in = nil // the processor's combination is in recv

@@ -78,10 +78,8 @@ func (u *Runner) sharedBarrier(k *Key, r *Reducer, w [DatumSize]byte, input []by
 	hash := u.smallRecord(k, r)
 	rec := sk.rec[:]
 	if input != nil {
-		if len(u.arena) < len(input)+keySize {
-			u.arena = make([]byte, max(2*len(u.arena), len(input)+keySize, 4096))
-		}
-		rec = u.arena[:len(input)+keySize]
+		scratch := call{arena: &u.arena} // the driver's calls' scratch memory, unused between them
+		rec = scratch.alloc(len(input) + keySize)
 		copy(rec[copy(rec, input):], sk.rec[:])
 	}
 	u.settleAll()

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/rhinet-go/martini/collectives"
+	"github.com/rhinet-go/martini/llc/launch"
 )
 
 // Comparison is how two communicators or groups compare, as
@@ -116,7 +117,7 @@ func (c *Comm) SplitType(t CommType, key int) (*Comm, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
-	host, err := hostName(c.rt)
+	host, err := hostName(c.rt.job)
 	if err != nil {
 		return nil, fmt.Errorf("mpi: %s: %w", op, err)
 	}
@@ -173,9 +174,9 @@ func (c *Comm) shareHosts(op string, t CommType, host string) ([]CommType, []str
 
 // hostName returns the name of the process's host: the one mpirun -hosts
 // gave, else the machine's.
-func hostName(s *runtimeState) (string, error) {
-	if s.job.Host != "" {
-		return s.job.Host, nil
+func hostName(job *launch.Job) (string, error) {
+	if job.Host != "" {
+		return job.Host, nil
 	}
 	h, err := os.Hostname()
 	if err != nil {

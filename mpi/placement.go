@@ -2,7 +2,6 @@ package mpi
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -26,13 +25,9 @@ func cpuKey(rank int) string { return bootPrefix + "cpu/" + strconv.Itoa(rank) }
 // publishPlacement publishes the CPU this process is pinned to, with its
 // host: "CPU@HOST", CPU -1 when the process is not pinned to one.
 func publishPlacement(store datastore.Store, job *launch.Job) error {
-	host := job.Host
-	if host == "" {
-		h, err := os.Hostname()
-		if err != nil {
-			return fmt.Errorf("the host's name: %w", err)
-		}
-		host = h
+	host, err := hostName(job)
+	if err != nil {
+		return err
 	}
 	return store.Put(cpuKey(job.Rank), strconv.Itoa(launch.PinnedCPU())+"@"+host)
 }
