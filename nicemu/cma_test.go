@@ -29,9 +29,10 @@ func TestCMAInProcess(t *testing.T) {
 	if !n0.CMA() {
 		t.Skip("MARTINI_NO_CMA=1 in the environment")
 	}
-	region := make([]byte, 2<<20)
+	region := make([]byte, 4<<20)
 	sid := mustRegisterMemory(t, n1, region)
-	for _, size := range transferSizes {
+	// Past cmaChunk a copy takes several system calls.
+	for _, size := range append(transferSizes, cmaChunk+1, 3*cmaChunk-5) {
 		for _, off := range []uint64{0, 3} {
 			t.Run(fmt.Sprintf("%d@%d", size, off), func(t *testing.T) {
 				clear(region)
