@@ -1,6 +1,10 @@
 package collectives
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/klauspost/cpuid/v2"
+)
 
 // AlgHierarchical runs a broadcast or a commutative reduction on two
 // levels: among the ranks that share a processor (Runner.Processors),
@@ -294,20 +298,45 @@ func allreduceHierarchical(c *call, h *hierarchy, r Reducer, send, recv []byte) 
 //     42-43, the NIC's multicast) and at 8 processes, where the
 //     multicast's one copy serves four ranks of a CPU (1 MiB 407-440/
 //     269-276).
+//
+// On Intel processors (hierarchyEarly) the balanced reductions take it
+// from hierarchyEarlyMin, where the payload-sized calls' AlgShared stops.
 func (u *Runner) hierarchyPays(coll Collective, bytes int, commutative bool) bool {
-	if u.Processors == nil || bytes < 64<<10 {
+	if u.Processors == nil || bytes < hierarchyEarlyMin {
 		return false
 	}
 	h := u.hierarchy()
+	early := hierarchyEarly && h.balanced
 	switch {
 	case !h.shared:
 		return false
 	case coll == CollReduce:
-		return commutative
+		return commutative && (bytes >= 64<<10 || early)
 	case coll == CollAllreduce:
-		return commutative && bytes >= 512<<10 && h.balanced
+		return commutative && h.balanced && (bytes >= 512<<10 || early)
 	case coll == CollBcast:
 		return bytes >= 1<<20 && h.most <= 2
 	}
 	return false
 }
+
+// hierarchyEarly says whether the reductions take AlgHierarchical from
+// hierarchyEarlyMin where every processor has as many ranks, rather than
+// from 64 KiB (Reduce) and 512 KiB (Allreduce): on Intel processors,
+// where it won where the AMD reference machine's measurements (above)
+// had it lose. Measured on the 2-core
+// Intel Xeon VM (Sapphire Rapids class) with mpibench (µs, the slowest
+// rank, medians of 7 samples, 2 alternations, flat against
+// hierarchical): Allreduce at 4 processes 16 KiB 16.0-16.2/10.2-10.5,
+// 64 KiB 35.4-35.9/23.5-23.7, 256 KiB 140-142/81.5-83.2 (512 KiB alike,
+// the flat one's 12 KiB AlgShared 9.6/9.5-9.9), at 6 processes 16 KiB
+// 35.0-35.9/16.6-16.8, 256 KiB 283-284/148-149, at 8 processes 16 KiB
+// 59-63/27-29, 256 KiB 419-421/238-240, at 16 processes 16 KiB 242/87;
+// Reduce at 4 processes 16 KiB 7.5/6.0-6.2, 24 KiB 9.2-9.3/7.7-7.9, at
+// 8 processes 16 KiB 17.1-17.6/14.9-15.4. Unbalanced, Reduce lost below
+// 64 KiB (3 processes 16 KiB 4.7-4.8/5.4, 32 KiB 8.3/9.4; 5 processes 16
+// KiB 9.0/9.1-9.2). The tests switch it to check both selections.
+var hierarchyEarly = cpuid.CPU.VendorID == cpuid.Intel
+
+// hierarchyEarlyMin is the smallest reduction AlgHierarchical takes.
+const hierarchyEarlyMin = 16 << 10

@@ -124,23 +124,35 @@ func TestHierarchicalErrors(t *testing.T) {
 // processors, and only there.
 func TestHierarchicalSelection(t *testing.T) {
 	sum := redCases(t)[0].r
+	defer func(early bool) { hierarchyEarly = early }(hierarchyEarly)
 	for _, tc := range []struct {
+		early  bool // hierarchyEarly
 		n      int
 		procs  []int
 		coll   Collective
 		length int
 		want   bool
 	}{
-		{4, placements(4)["mod2"], CollReduce, 64 << 10, true},
-		{4, placements(4)["mod2"], CollReduce, 32 << 10, false},
-		{4, placements(4)["alone"], CollReduce, 1 << 20, false},
-		{4, nil, CollReduce, 1 << 20, false},
-		{4, placements(4)["mod2"], CollAllreduce, 512 << 10, true},
-		{4, placements(4)["mod2"], CollAllreduce, 256 << 10, false},
-		{3, placements(3)["mod2"], CollAllreduce, 1 << 20, false}, // unbalanced
-		{4, placements(4)["mod2"], CollBcast, 1 << 20, true},
-		{8, placements(8)["mod2"], CollBcast, 1 << 20, false}, // four a processor
+		{false, 4, placements(4)["mod2"], CollReduce, 64 << 10, true},
+		{false, 4, placements(4)["mod2"], CollReduce, 32 << 10, false},
+		{false, 4, placements(4)["alone"], CollReduce, 1 << 20, false},
+		{false, 4, nil, CollReduce, 1 << 20, false},
+		{false, 4, placements(4)["mod2"], CollAllreduce, 512 << 10, true},
+		{false, 4, placements(4)["mod2"], CollAllreduce, 256 << 10, false},
+		{false, 3, placements(3)["mod2"], CollAllreduce, 1 << 20, false}, // unbalanced
+		{false, 4, placements(4)["mod2"], CollBcast, 1 << 20, true},
+		{false, 8, placements(8)["mod2"], CollBcast, 1 << 20, false}, // four a processor
+		{true, 4, placements(4)["mod2"], CollReduce, 16 << 10, true},
+		{true, 4, placements(4)["mod2"], CollReduce, 16<<10 - 4, false},
+		{true, 3, placements(3)["mod2"], CollReduce, 32 << 10, false}, // unbalanced
+		{true, 3, placements(3)["mod2"], CollReduce, 64 << 10, true},
+		{true, 4, placements(4)["mod2"], CollAllreduce, 16 << 10, true},
+		{true, 4, placements(4)["mod2"], CollAllreduce, 256 << 10, true},
+		{true, 4, placements(4)["alone"], CollAllreduce, 256 << 10, false},
+		{true, 3, placements(3)["mod2"], CollAllreduce, 1 << 20, false},
+		{true, 4, placements(4)["mod2"], CollBcast, 512 << 10, false},
 	} {
+		hierarchyEarly = tc.early
 		errs := runPlaced(t, tc.n, tc.procs, tc.coll, "", func(u *Runner) error {
 			buf := make([]byte, tc.length)
 			switch tc.coll {
@@ -154,7 +166,8 @@ func TestHierarchicalSelection(t *testing.T) {
 		expectRun(t, errs, false)
 		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, Processors: tc.procs}
 		if got := u.choose(tc.coll, tc.length, true, false) == AlgHierarchical; got != tc.want {
-			t.Errorf("%v of %d bytes on %v: hierarchical %v, want %v", tc.coll, tc.length, tc.procs, got, tc.want)
+			t.Errorf("%v of %d bytes on %v (early %v): hierarchical %v, want %v",
+				tc.coll, tc.length, tc.procs, tc.early, got, tc.want)
 		}
 	}
 }
