@@ -117,6 +117,21 @@ func (c *call) steps(out, in func(peer int) []byte, window int) error {
 	return nil
 }
 
+// recvExchanged receives exactly len(buf) bytes from rank from as a
+// one-way exchange of one receive: an Exchanger may read it whole where
+// its receives from several senders would be (mpi's reads whole where
+// processes outnumber cores, rather than splitting the copy with a
+// sender busy with its other receivers).
+func (c *call) recvExchanged(from int, buf []byte) error {
+	if c.xfer == nil {
+		c.xfer = new(exchangeScratch)
+	}
+	r := c.xfer.recvs[:1]
+	defer clear(r) // no buffer stays referenced
+	r[0] = Transfer{Peer: from, Data: buf}
+	return c.exchange(nil, r)
+}
+
 // sendEach sends block(i) to every rank i but the caller, in the order of
 // the ranks after the caller's: together (up to exchangeWindow at once), so
 // that the ranks whose turn comes late need not wait for those the
