@@ -101,8 +101,12 @@ func TestEagerLimitByProfile(t *testing.T) {
 			t.Errorf("%s: eager limits through rings %d and %d (collectives), want %d and %d", profile, c.RingEagerLimit, c.CollectiveEagerLimit, wantRing, wantColl)
 		}
 		intel := profile == nicemu.ProfileNative && cpuid.CPU.VendorID == cpuid.Intel
-		if c.ConsumeReads != intel || (c.SingleCopyMin != 0) != intel {
-			t.Errorf("%s: consume reads %v, single copy from %d; want them on Intel's native profile only", profile, c.ConsumeReads, c.SingleCopyMin)
+		wantSingle := 0
+		if profile == nicemu.ProfileNative {
+			wantSingle = nativeSingleCopyMin(cpuid.CPU.VendorID, 1, runtime.NumCPU())
+		}
+		if c.ConsumeReads != intel || c.SingleCopyMin != wantSingle || (wantSingle != 0) != intel {
+			t.Errorf("%s: consume reads %v, single copy from %d; want them on Intel's native profile only (from %d)", profile, c.ConsumeReads, c.SingleCopyMin, wantSingle)
 		}
 		wantPush := 0
 		if profile == nicemu.ProfileNative {
@@ -178,6 +182,27 @@ func TestNativeRingEagerLimit(t *testing.T) {
 	} {
 		if p2p, coll := nativeRingEagerLimits(c.vendor, c.procs, c.cpus); p2p != c.p2p || coll != c.coll {
 			t.Errorf("%v, %d processes on %d cores: eager limits %d and %d (collectives), want %d and %d", c.vendor, c.procs, c.cpus, p2p, coll, c.p2p, c.coll)
+		}
+	}
+}
+
+// TestNativeSingleCopyMin: Intel's processors copy once from
+// IntelCoreSingleCopyMin while every process has a core and from
+// IntelSingleCopyMin when processes outnumber cores; others never.
+func TestNativeSingleCopyMin(t *testing.T) {
+	for _, tc := range []struct {
+		vendor      cpuid.Vendor
+		procs, cpus int
+		want        int
+	}{
+		{cpuid.Intel, 2, 2, IntelCoreSingleCopyMin},
+		{cpuid.Intel, 1, 8, IntelCoreSingleCopyMin},
+		{cpuid.Intel, 3, 2, IntelSingleCopyMin},
+		{cpuid.AMD, 2, 2, 0},
+		{cpuid.AMD, 8, 2, 0},
+	} {
+		if got := nativeSingleCopyMin(tc.vendor, tc.procs, tc.cpus); got != tc.want {
+			t.Errorf("%v, %d processes on %d CPUs: single copy from %d, want %d", tc.vendor, tc.procs, tc.cpus, got, tc.want)
 		}
 	}
 }

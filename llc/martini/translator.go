@@ -219,13 +219,26 @@ const IntelOversubscribedEagerLimit = 32 << 10
 
 // IntelSingleCopyMin is the smallest message of an exchange that Caps
 // recommends sending by rendezvous on Intel processors
-// (llc.Caps.SingleCopyMin), whatever the eager limit: measured with
-// mpibench Alltoall (linear, receives posted first) at 4 processes on the
-// 2-core Intel Xeon VM, µs, eager against rendezvous from 16 KiB and from
-// 8 KiB, 2 alternations: 16 KiB 18.3-18.7/19.9-23.6/19.9-23.9, 32 KiB
-// 33.3-34.0/28.5-31.4/28.3-31.3, 64 KiB 69.8-76.9/41.7-43.8/41.0-44.8
-// (Open MPI 34), 256 KiB alike.
+// (llc.Caps.SingleCopyMin), whatever the eager limit, where processes
+// outnumber cores: measured with mpibench Alltoall (linear, receives
+// posted first) at 4 processes on the 2-core Intel Xeon VM, µs, eager
+// against rendezvous from 16 KiB and from 8 KiB, 2 alternations: 16 KiB
+// 18.3-18.7/19.9-23.6/19.9-23.9, 32 KiB 33.3-34.0/28.5-31.4/28.3-31.3,
+// 64 KiB 69.8-76.9/41.7-43.8/41.0-44.8 (Open MPI 34), 256 KiB alike.
 const IntelSingleCopyMin = 32 << 10
+
+// IntelCoreSingleCopyMin is IntelSingleCopyMin while every process has a
+// core. There the reductions' operands (the only such messages at 2
+// processes, whose exchanges are pairs of messages) are read once by
+// their receiver from 8 KiB: measured with mpibench Reduce at 2 processes
+// on the 2-core Intel Xeon VM (µs, the slowest rank, medians of 5
+// samples, 3 alternations, 32 KiB against 8 KiB against 6 KiB): 6 KiB
+// 1.70/1.67-1.72/1.74-1.76, 8 KiB 2.00-2.04/1.78-1.84/1.78-1.82, 10 KiB
+// 2.47-2.50/2.07-2.35/2.07-2.14, 16 KiB 3.38-3.43/2.32-2.67/2.34-2.40
+// (Open MPI 1.81 at 8 KiB, 2.48 at 16 KiB). The exchanges of more
+// processes, each with a core, take it too; they were not measured (the
+// VM has two cores).
+const IntelCoreSingleCopyMin = 8 << 10
 
 // ModelEagerLimit is the eager limit Caps recommends under a timing
 // profile (the Martini model): the limit the thesis's runs were
@@ -266,10 +279,9 @@ func (t *Translator) Caps() llc.Caps {
 		// alone.
 		c.ExchangePush = llc.ExchangePushMin
 		c.RingEagerLimit, c.CollectiveEagerLimit = nativeRingEagerLimits(cpuid.CPU.VendorID, t.nic.NumProcs(), runtime.NumCPU())
-		if cpuid.CPU.VendorID == cpuid.Intel {
-			// Measured there only (llc.ConsumePullMax, IntelSingleCopyMin).
-			c.SingleCopyMin, c.ConsumeReads = IntelSingleCopyMin, true
-		}
+		c.SingleCopyMin = nativeSingleCopyMin(cpuid.CPU.VendorID, t.nic.NumProcs(), runtime.NumCPU())
+		// Measured on Intel's only (llc.ConsumePullMax).
+		c.ConsumeReads = cpuid.CPU.VendorID == cpuid.Intel
 	}
 	return c
 }
@@ -302,6 +314,21 @@ func nativeRingEagerLimits(vendor cpuid.Vendor, procs, cpus int) (p2p, coll int)
 		return IntelEagerLimit, IntelCollectiveEagerLimit
 	}
 	return IntelEagerLimit, IntelOversubscribedEagerLimit
+}
+
+// nativeSingleCopyMin is the SingleCopyMin Caps recommends under the
+// native profile for procs processes on cpus processors of vendor:
+// IntelCoreSingleCopyMin or, when processes outnumber cores,
+// IntelSingleCopyMin on Intel's, none (0) on others, where it was not
+// measured.
+func nativeSingleCopyMin(vendor cpuid.Vendor, procs, cpus int) int {
+	switch {
+	case vendor != cpuid.Intel:
+		return 0
+	case procs <= cpus:
+		return IntelCoreSingleCopyMin
+	}
+	return IntelSingleCopyMin
 }
 
 // PeerMemory returns this process's view of region, segment memory that
