@@ -122,6 +122,22 @@ const (
 	smallBlock = 256
 )
 
+// pairLinearMin is the smallest block of an allgather or alltoall that
+// runs linear at 2 processes (where the Runner lets it, LinearExchanges):
+// its one pair of messages is then an exchange (Exchanger), whose sends
+// take the network's single copy (Caps.SingleCopyMin, 8 KiB on Intel's
+// processors with a core each), where the ring, recursive doubling and
+// pairwise algorithms send them by Sendrecv, eagerly up to the
+// collectives' eager limit. Measured on the 2-core Intel Xeon VM
+// (mpibench, µs, the slowest rank, medians of 5-7 samples, 2
+// alternations, the former algorithms against linear): Alltoall 4 KiB
+// 1.48-1.50/1.52-1.56, 8 KiB 2.24/2.19-2.21, 12 KiB 3.10-3.11/2.53, 16
+// KiB 3.68-3.72/2.77-2.86, from 32 KiB to 1 MiB alike; Allgather 12 KiB
+// 3.09-3.10/2.47-2.52, 16 KiB 3.60-3.67/2.76-2.84, from 32 KiB alike.
+// The v-collectives keep the ring and the pairwise exchange there (not
+// measured).
+const pairLinearMin = 8 << 10
+
 // The allgathers run linear (every block sent straight to every rank,
 // several steps in flight) where the ring would, from 3 processes, and at
 // 3 processes whatever the size: in a ring, a block reaches the last rank
@@ -235,6 +251,8 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		return "linear"
 	case CollAllgather:
 		switch {
+		case n == 2 && u.LinearExchanges && bytes >= pairLinearMin:
+			return "linear" // see pairLinearMin
 		case n > 2 && u.LinearExchanges && (n == 3 || bytes*n >= longVector):
 			return "linear"
 		case bytes*n >= longVector:
@@ -247,8 +265,8 @@ func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) strin
 		switch {
 		case bytes <= smallBlock && n > 4:
 			return "bruck"
-		case n > 2 && u.LinearExchanges:
-			return "linear"
+		case n > 2 && u.LinearExchanges, n == 2 && u.LinearExchanges && bytes >= pairLinearMin:
+			return "linear" // at 2 processes, see pairLinearMin
 		}
 		return "pairwise"
 	case CollReduceScatterBlock:

@@ -118,13 +118,17 @@ func TestReduceSelection(t *testing.T) {
 // TestAlltoallSelection: from 3 processes the alltoalls run linear when
 // the Runner lets them (LinearExchanges), pairwise otherwise (under a
 // timing model); Bruck's takes small blocks from 5 processes either way.
+// At 2 processes Alltoall runs linear from pairLinearMin, Alltoallv
+// pairwise.
 func TestAlltoallSelection(t *testing.T) {
 	for _, tc := range []struct {
 		n, bytes int
 		linear   bool
 		want     string
 	}{
-		{2, 64 << 10, true, "pairwise"},
+		{2, 64 << 10, true, "linear"},
+		{2, pairLinearMin - 1, true, "pairwise"},
+		{2, 64 << 10, false, "pairwise"},
 		{4, 64 << 10, true, "linear"},
 		{4, 64 << 10, false, "pairwise"},
 		{8, 64, true, "bruck"},
@@ -135,8 +139,11 @@ func TestAlltoallSelection(t *testing.T) {
 			t.Errorf("%d processes, %d bytes, linear %v: alltoall %s, want %s", tc.n, tc.bytes, tc.linear, got, tc.want)
 		}
 		want := tc.want
-		if want == "bruck" {
+		switch {
+		case want == "bruck":
 			want = "linear" // alltoallv has no Bruck
+		case tc.n == 2:
+			want = "pairwise" // alltoallv keeps it at 2 processes
 		}
 		if got := u.choose(CollAlltoallv, tc.bytes, true, false); got != want {
 			t.Errorf("%d processes, %d bytes, linear %v: alltoallv %s, want %s", tc.n, tc.bytes, tc.linear, got, want)
@@ -147,14 +154,17 @@ func TestAlltoallSelection(t *testing.T) {
 // TestAllgatherSelection: the allgathers run linear where the ring would,
 // from 3 processes, and at 3 processes whatever the size, when the Runner
 // lets them (LinearExchanges); the ring, recursive doubling and Bruck's
-// otherwise.
+// otherwise. At 2 processes Allgather runs linear from pairLinearMin,
+// Allgatherv by the ring.
 func TestAllgatherSelection(t *testing.T) {
 	for _, tc := range []struct {
 		n, bytes      int
 		linear        bool
 		want, wantVar string
 	}{
-		{2, 64 << 10, true, "ring", "ring"},
+		{2, 64 << 10, true, "linear", "ring"},
+		{2, 64 << 10, false, "ring", "ring"},
+		{2, pairLinearMin - 1, true, "recursive-doubling", "ring"},
 		{3, 256, true, "linear", "linear"},
 		{3, 256, false, "bruck", "ring"},
 		{4, 1 << 10, true, "recursive-doubling", "linear"},
