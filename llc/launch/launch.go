@@ -108,18 +108,27 @@ var inherited atomic.Bool
 //
 // Outside singleton mode FromEnv can succeed only once per process: the
 // inherited descriptors are consumed by the first call.
+//
+// It pins the process to a CPU where mpirun asks (bindsToCore), and,
+// unless the GOMAXPROCS environment variable is set, lowers GOMAXPROCS to
+// the process's share of its CPUs among its host's ranks
+// (shareProcessors).
 func FromEnv() (*Job, error) {
 	if os.Getenv(EnvRank) != "" && !inherited.CompareAndSwap(false, true) {
 		return nil, errors.New("launch: the inherited segment and data store were already taken by an earlier FromEnv")
 	}
 	j, err := fromEnv(os.Getenv)
-	if err == nil && j.bindsToCore(allowedCPUs()) {
+	if err != nil {
+		return nil, err
+	}
+	if j.bindsToCore(allowedCPUs()) {
 		if err = bindToCore(j.LocalRank); err != nil {
 			j.Close()
 			return nil, err
 		}
 	}
-	return j, err
+	shareProcessors(j.LocalSize, os.Getenv)
+	return j, nil
 }
 
 // bindsToCore reports whether the process of an mpirun job pins itself to

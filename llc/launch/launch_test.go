@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -410,5 +411,46 @@ func TestRanksLinkNoCgo(t *testing.T) {
 		if dep == "net" || dep == "runtime/cgo" {
 			t.Errorf("package mpi depends on %s", dep)
 		}
+	}
+}
+
+// TestProcessorShare: a rank's share of its host's CPUs is at least one.
+func TestProcessorShare(t *testing.T) {
+	for _, tc := range []struct{ cpus, local, want int }{
+		{2, 2, 1}, {2, 8, 1}, {16, 2, 8}, {16, 3, 5}, {4, 1, 4}, {0, 2, 0}, {2, 0, 0},
+	} {
+		if got := processorShare(tc.cpus, tc.local); got != tc.want {
+			t.Errorf("processorShare(%d CPUs, %d ranks) = %d, want %d", tc.cpus, tc.local, got, tc.want)
+		}
+	}
+}
+
+// TestShareProcessors: GOMAXPROCS drops to the rank's share of the CPUs
+// the process may run on, never rises, and a GOMAXPROCS variable wins.
+func TestShareProcessors(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	cpus := allowedCPUs()
+	if cpus < 2 {
+		t.Skipf("%d CPUs allowed", cpus)
+	}
+	runtime.GOMAXPROCS(cpus)
+	set := func(k string) string {
+		if k == "GOMAXPROCS" {
+			return "7"
+		}
+		return ""
+	}
+	shareProcessors(cpus, set)
+	if got := runtime.GOMAXPROCS(0); got != cpus {
+		t.Errorf("with GOMAXPROCS set: GOMAXPROCS %d, want %d (untouched)", got, cpus)
+	}
+	unset := func(string) string { return "" }
+	shareProcessors(cpus, unset)
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("%d ranks on %d CPUs: GOMAXPROCS %d, want 1", cpus, cpus, got)
+	}
+	shareProcessors(1, unset)
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("GOMAXPROCS rose to %d, want it left at 1", got)
 	}
 }
