@@ -68,11 +68,13 @@ func scatterLinear(c *call, send, own []byte, root int) error {
 	return c.end(err)
 }
 
-// linearTogether reports whether the root of a linear gather receives
-// its blocks of about blk bytes from its n-1 ranks together or one after
-// the other (the scatter's root sends them together, see scatterLinear). With the blocks in flight together, a rank
-// whose turn comes late does not wait for those the scheduler runs before
-// it, but the ranks' copies then share the memory's bandwidth. Measured
+// linearTogether reports whether the root of a linear gather, gatherv
+// or scatterv moves its blocks of about blk bytes to or from its n-1
+// ranks together or one after the other (the linear scatter's root sends
+// them together, see scatterLinear). With the blocks in flight together,
+// a rank whose turn comes late does not wait for those the scheduler runs
+// before it, but the ranks' copies then share the memory's bandwidth.
+// Measured
 // on the 2-core Intel Xeon VM (mpibench Scatter and Gather, µs, the
 // slowest rank, medians of 9 samples, 3 alternations, one after the other
 // against together): Scatter at 4 processes 64 KiB 22.9-24.3/17.0-17.5,
