@@ -81,6 +81,14 @@ func (c *call) exchangeInTurn(sends, recvs []Transfer) error {
 // exchangeScratch holds the transfers of one exchange of exchangeSteps.
 type exchangeScratch struct{ sends, recvs [exchangeWindow]Transfer }
 
+// scratch returns the call's exchangeScratch, made on first use.
+func (c *call) scratch() *exchangeScratch {
+	if c.xfer == nil {
+		c.xfer = new(exchangeScratch)
+	}
+	return c.xfer
+}
+
 // exchangeSteps runs steps 1 to size-1 of a pairwise schedule, up to
 // exchangeWindow at once: in step s the process sends out(rank+s) to
 // rank+s and receives in(rank-s) from rank-s. A nil out or in makes the
@@ -92,10 +100,8 @@ func (c *call) exchangeSteps(out, in func(peer int) []byte) error {
 // steps is exchangeSteps with window steps at once.
 func (c *call) steps(out, in func(peer int) []byte, window int) error {
 	size, rank := c.Size(), c.Rank()
-	if c.xfer == nil {
-		c.xfer = new(exchangeScratch)
-	}
-	sends, recvs := &c.xfer.sends, &c.xfer.recvs
+	x := c.scratch()
+	sends, recvs := &x.sends, &x.recvs
 	defer clear(sends[:]) // no buffer stays referenced
 	defer clear(recvs[:])
 	for first := 1; first < size; first += window {
@@ -123,10 +129,7 @@ func (c *call) steps(out, in func(peer int) []byte, window int) error {
 // processes outnumber cores, rather than splitting the copy with a
 // sender busy with its other receivers).
 func (c *call) recvExchanged(from int, buf []byte) error {
-	if c.xfer == nil {
-		c.xfer = new(exchangeScratch)
-	}
-	r := c.xfer.recvs[:1]
+	r := c.scratch().recvs[:1]
 	defer clear(r) // no buffer stays referenced
 	r[0] = Transfer{Peer: from, Data: buf}
 	return c.exchange(nil, r)

@@ -326,9 +326,10 @@ func (u *Runner) hierarchyPays(coll Collective, bytes int, commutative bool) boo
 // where it won at sizes at which the AMD reference machine's
 // measurements (above) had it lose. Measured on the 2-core Intel Xeon VM
 // (Sapphire Rapids class) with mpibench (µs, the slowest rank, medians of
-// 7 samples, 2 alternations, flat against hierarchical): Allreduce at 4 processes 16 KiB 16.0-16.2/10.2-10.5,
-// 64 KiB 35.4-35.9/23.5-23.7, 256 KiB 140-142/81.5-83.2 (512 KiB alike,
-// the flat one's 12 KiB AlgShared 9.6/9.5-9.9), at 6 processes 16 KiB
+// 7 samples, 2 alternations, flat against hierarchical): Allreduce at 4
+// processes 16 KiB 16.0-16.2/10.2-10.5, 64 KiB 35.4-35.9/23.5-23.7, 256
+// KiB 140-142/81.5-83.2 (512 KiB alike, the flat one's 12 KiB AlgShared
+// 9.6/9.5-9.9), at 6 processes 16 KiB
 // 35.0-35.9/16.6-16.8, 256 KiB 283-284/148-149, at 8 processes 16 KiB
 // 59-63/27-29, 256 KiB 419-421/238-240, at 16 processes 16 KiB 242/87;
 // Reduce at 4 processes 16 KiB 7.5/6.0-6.2, 24 KiB 9.2-9.3/7.7-7.9, at

@@ -228,9 +228,10 @@ const IntelOversubscribedEagerLimit = 32 << 10
 const IntelSingleCopyMin = 32 << 10
 
 // IntelCoreSingleCopyMin is IntelSingleCopyMin while every process has a
-// core. There the reductions' operands (the only such messages at 2
-// processes, whose exchanges are pairs of messages) are read once by
-// their receiver from 8 KiB: measured with mpibench Reduce at 2 processes
+// core. There the reductions' operands are read once by their receiver
+// from 8 KiB, and so are, at 2 processes, the linear allgathers' and
+// alltoalls' exchanges (the collectives' pairLinearMin, measured with
+// this threshold): measured with mpibench Reduce at 2 processes
 // on the 2-core Intel Xeon VM (µs, the slowest rank, medians of 5
 // samples, 3 alternations, 32 KiB against 8 KiB against 6 KiB): 6 KiB
 // 1.70/1.67-1.72/1.74-1.76, 8 KiB 2.00-2.04/1.78-1.84/1.78-1.82, 10 KiB
