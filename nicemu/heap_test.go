@@ -267,3 +267,41 @@ func TestOpenInvalidatesStaleRegistrations(t *testing.T) {
 		t.Fatalf("PUSH to the new process: %v", err)
 	}
 }
+
+// TestRegisterSegmentHighWater checks that registration clears only the
+// memory an earlier registration may have written (procEntry.heapTop),
+// also for the next process to open the slot, and leaves the rest, which
+// reads zero as the segment was created, untouched.
+func TestRegisterSegmentHighWater(t *testing.T) {
+	cfg := testConfig(2)
+	cfg.HeapSize = 8 * PageSize
+	seg := newSegment(t, cfg)
+	n := openNIC(t, seg, 0)
+	lo := seg.heapBase(0)
+
+	sid, mem := mustRegisterSegment(t, n, 2*PageSize)
+	if top := seg.proc(0).heapTop; top != 2*PageSize {
+		t.Fatalf("heapTop after the first registration = %d, want %d", top, 2*PageSize)
+	}
+	fillPattern(mem, 3)
+	// Memory above the mark must still read as created: a stray byte there
+	// (which no registration could have written) survives registration.
+	seg.mem[lo+5*PageSize] = 0xaa
+	if err := n.Deregister(sid); err != nil {
+		t.Fatal(err)
+	}
+	n.Close()
+
+	// The slot's next user takes the dirty memory and more.
+	n2 := openNIC(t, seg, 0)
+	_, m := mustRegisterSegment(t, n2, 6*PageSize)
+	if i := firstDiff(m[:2*PageSize], make([]byte, 2*PageSize)); i >= 0 {
+		t.Fatalf("memory below the high-water mark not zeroed at byte %d", i)
+	}
+	if m[5*PageSize] != 0xaa {
+		t.Fatalf("memory above the high-water mark was written")
+	}
+	if top := seg.proc(0).heapTop; top != 6*PageSize {
+		t.Fatalf("heapTop = %d, want %d", top, 6*PageSize)
+	}
+}

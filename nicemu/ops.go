@@ -60,9 +60,13 @@ func (n *NIC) target(op Op, dst int, sid SID, off uint64, length int, checkPGID 
 	if checkPGID && n.procs[dst].pgid != n.ent.pgid {
 		return sidView{}, n.refuse(op, ViolationForeignJob, dst, sid, off, length, "")
 	}
+	misses := n.rvatlb.misses
 	v, ok := n.rvatlb.lookup(n.seg, dst, sid)
 	if !ok {
 		return v, n.refuse(op, ViolationBadSID, dst, sid, off, length, "")
+	}
+	if n.rvatlb.misses != misses {
+		n.mapPeerRegion(dst, sid, v)
 	}
 	if off > v.length || uint64(length) > v.length-off {
 		return v, n.refuse(op, ViolationOutOfRange, dst, sid, off, length, "")

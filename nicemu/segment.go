@@ -149,7 +149,12 @@ type procEntry struct {
 	// arrivals counts the remote writes other processes' timed requests
 	// made into this process's memory (see timing.arrived).
 	arrivals uint64
-	_        [128 - 56]byte
+	// heapTop is how far into its heap partition the process (or an
+	// earlier user of its slot) has ever registered segment memory, in
+	// bytes from the partition's base: the memory above it was never
+	// handed out, and still reads zero as the segment was created.
+	heapTop uint64
+	_       [128 - 64]byte
 }
 
 // Per-partition layout offsets (relative to the partition base).
