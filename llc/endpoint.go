@@ -29,9 +29,13 @@ type Endpoint struct {
 	// ends the spinning sooner, once it has lasted that long: a process
 	// whose peer shares its processor (the scheduler put both on one core
 	// though each could have its own) waits for it that long per message,
-	// not Spin polls' time.
-	Spin, Yield int
-	SpinFor     time.Duration
+	// not Spin polls' time. YieldFor, if set, likewise ends the yielding
+	// once it has lasted that long: a yield costs a whole turn of every
+	// other process on the core, and a process that waits for long (an
+	// idle rank while two others exchange) would otherwise take its turns
+	// from them for Yield of them before it sleeps.
+	Spin, Yield       int
+	SpinFor, YieldFor time.Duration
 
 	waits, sleeps uint64
 	failed        atomic.Bool // the engine has failed (set by progress)
@@ -299,7 +303,7 @@ func (ep *Endpoint) wait(op Completion) {
 	if ep.clock != nil && !op.Done() {
 		defer ep.clock.Waiting(false)
 	}
-	var spun time.Time // when the spinning began, once looked at
+	var spun, yielded time.Time // when the spinning and the yielding began, once looked at
 	for idle := 0; !op.Done(); {
 		p := ep.progress()
 		if op.Done() {
@@ -308,7 +312,7 @@ func (ep *Endpoint) wait(op Completion) {
 		ep.mu.Unlock()
 		if p {
 			idle = 0
-			spun = time.Time{}
+			spun, yielded = time.Time{}, time.Time{}
 		} else {
 			if ep.clock != nil && !ep.eng.Retrying() {
 				// Nothing came: the process waits (taking data makes it
@@ -318,15 +322,19 @@ func (ep *Endpoint) wait(op Completion) {
 			}
 			idle++
 			if idle < ep.Spin && ep.SpinFor > 0 && idle%spinClockEvery == 0 {
-				idle = ep.spinEnd(idle, &spun)
+				idle = phaseEnd(idle, &spun, ep.SpinFor, ep.Spin)
 			}
 			switch {
 			case idle < ep.Spin:
 			case idle < ep.Spin+ep.Yield:
 				yieldCPU(idle)
+				if ep.YieldFor > 0 && (idle-ep.Spin)%yieldClockEvery == 0 {
+					idle = phaseEnd(idle, &yielded, ep.YieldFor, ep.Spin+ep.Yield)
+				}
 			default:
 				ep.sleep(op)
 				idle = ep.Spin
+				yielded = time.Time{}
 			}
 		}
 		ep.mu.Lock()
@@ -335,18 +343,22 @@ func (ep *Endpoint) wait(op Completion) {
 
 // spinClockEvery is how many polls of a spinning waiter pass between two
 // looks at the clock (SpinFor): a look costs 130-200 ns on the reference
-// VM (kvm-clock), a few polls' time.
-const spinClockEvery = 64
+// VM (kvm-clock), a few polls' time. yieldClockEvery is the same for a
+// yielding waiter (YieldFor), whose every poll is a system call.
+const (
+	spinClockEvery  = 64
+	yieldClockEvery = 8
+)
 
-// spinEnd returns idle, or Spin once the spinning that began at *spun
-// (set now if zero) has lasted SpinFor.
-func (ep *Endpoint) spinEnd(idle int, spun *time.Time) int {
+// phaseEnd returns idle, or end once the phase of waiting that began at
+// *began (set now if zero) has lasted limit.
+func phaseEnd(idle int, began *time.Time, limit time.Duration, end int) int {
 	now := time.Now()
 	switch {
-	case spun.IsZero():
-		*spun = now
-	case now.Sub(*spun) >= ep.SpinFor:
-		return ep.Spin
+	case began.IsZero():
+		*began = now
+	case now.Sub(*began) >= limit:
+		return end
 	}
 	return idle
 }

@@ -307,3 +307,20 @@ func TestEndpointSpinFor(t *testing.T) {
 		t.Fatalf("a wait of 20 ms with SpinFor %v never slept: %+v", ep.SpinFor, s)
 	}
 }
+
+// YieldFor ends a waiter's yielding in time, whatever Yield says: a
+// process that waits for long must not take turns from those it shares a
+// core with for Yield yields before it sleeps.
+func TestEndpointYieldFor(t *testing.T) {
+	ep := newEndpoints(t, 1, nil)[0]
+	ep.Spin, ep.Yield, ep.YieldFor = 0, 1<<40, 100*time.Microsecond
+	var done atomic.Bool
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		done.Store(true)
+	}()
+	within(t, 10*time.Second, func() { ep.WaitFunc(done.Load) })
+	if s := ep.WaitStats(); s.Sleeps == 0 {
+		t.Fatalf("a wait of 20 ms with YieldFor %v never slept: %+v", ep.YieldFor, s)
+	}
+}

@@ -208,6 +208,9 @@ func initRuntime() (*runtimeState, error) {
 	}
 	s.ep.Spin, s.ep.Yield = backoff(job.Size, job.Settings)
 	s.ep.SpinFor = spinFor
+	if job.Settings.Yield < 0 {
+		s.ep.YieldFor = yieldFor
+	}
 	s.world = newComm(s, worldID, job.Rank, nil)
 	s.world.setOffload(worldOffload)
 	ep.Locked(func(*llc.Engine) { ns.initialized() })
@@ -335,6 +338,21 @@ func backoff(procs int, settings launch.Settings) (spin, yield int) {
 // a rendezvous waits longer than that) and 20 µs changed nothing
 // measurable.
 const spinFor = 20 * time.Microsecond
+
+// yieldFor bounds a waiter's yielding in time (llc.Endpoint.YieldFor).
+// With more processes than cores, a yield hands the core to the other
+// processes on it for a turn each; on the 2-core AMD EPYC VM a turn took
+// about 12 µs, so that oversubscribedYield's 2000 yields kept a process
+// that waited for long off its sleep for 25 ms, taking turns from those it
+// shared a core with. A PingPong between two of 4 processes (the other
+// two waiting for the next collective) then took 4.6 µs a message, and
+// between two of 8 23.7 µs, each step a turn of the idle ones (Open MPI
+// 6.6 and 21.7). Bounded by 300 µs: 1.27 and 1.92 µs (mpibench PingPong,
+// 8 bytes, medians of 3 runs); at 64 KiB 10.9 to 7.8 µs at 4 processes and
+// 29.5 to 10.6 at 8. The collectives, whose waits are shorter, did not
+// move beyond the noise at 4 and 8 processes (8 bytes to 1 MiB, 5 runs
+// alternated); 100 µs and 1 ms measured no better.
+const yieldFor = 300 * time.Microsecond
 
 // Yields of a waiting process when processes outnumber cores: measured at
 // 3 and 8 processes on 2 cores (a barrier took 36 and 96 µs). Up to
