@@ -145,9 +145,14 @@ func TestMulticastSlots(t *testing.T) {
 	seg, nics := mcJob(t, 3)
 	n0, n1, n2 := nics[0], nics[1], nics[2]
 	a, b, c := pattern(100, 1), pattern(200, 2), pattern(300, 3)
+	// Every slot but two taken by messages to process 2 (tags 1000...),
+	// taken at the end.
+	for s := range MulticastSlots - 2 {
+		mustMulticast(t, n0, []int{2}, uint64(1000+s), u64(uint64(s)))
+	}
 	mustMulticast(t, n0, []int{1, 2}, 1, a)
 	mustMulticast(t, n0, []int{1}, 2, b)
-	// Both slots taken: no waiting, no error, nothing counted.
+	// Every slot taken: no waiting, no error, nothing counted.
 	before := n0.Stats()
 	if ok, err := n0.TryMulticast([]int{2}, 3, c); ok || err != nil {
 		t.Fatalf("TryMulticast with every slot in use = %v, %v; want false, nil", ok, err)
@@ -169,12 +174,15 @@ func TestMulticastSlots(t *testing.T) {
 	}
 	mustDeliver(t, n1, 0, 2, b)
 	mustDeliver(t, n2, 0, 3, c)
+	for s := range MulticastSlots - 2 {
+		mustDeliver(t, n2, 0, uint64(1000+s), u64(uint64(s)))
+	}
 	slotsFree(t, seg, 0)
-	// Concurrent claims: with both slots free, of many goroutines exactly
-	// two succeed.
+	// Concurrent claims: with every slot free, of more goroutines than
+	// slots exactly MulticastSlots succeed.
 	var wins atomic.Int64
 	var wg sync.WaitGroup
-	for g := range 16 {
+	for g := range 2 * MulticastSlots {
 		wg.Go(func() {
 			ok, err := n0.TryMulticast([]int{1}, uint64(100+g), u64(uint64(g)))
 			if err != nil {
@@ -190,7 +198,7 @@ func TestMulticastSlots(t *testing.T) {
 		t.Fatalf("%d concurrent multicasts took a slot, want %d", w, MulticastSlots)
 	}
 	got := 0
-	for g := range 16 {
+	for g := range 2 * MulticastSlots {
 		buf := make([]byte, 8)
 		if _, ok, _ := n1.TryDeliver(0, uint64(100+g), buf); ok {
 			got++
