@@ -328,7 +328,7 @@ func (ep *Endpoint) wait(op Completion) {
 			case idle < ep.Spin:
 			case idle < ep.Spin+ep.Yield:
 				yieldCPU(idle)
-				if ep.YieldFor > 0 && (idle-ep.Spin)%yieldClockEvery == 0 {
+				if ep.YieldFor > 0 && (idle-ep.Spin)%yieldClockEvery == 1 { // from the first yield on
 					idle = phaseEnd(idle, &yielded, ep.YieldFor, ep.Spin+ep.Yield)
 				}
 			default:

@@ -292,35 +292,33 @@ func TestEndpointSelf(t *testing.T) {
 	}
 }
 
-// SpinFor ends a waiter's spinning in time, whatever Spin says: a process
-// whose peer shares its processor must not spin Spin polls per message.
-func TestEndpointSpinFor(t *testing.T) {
-	ep := newEndpoints(t, 1, nil)[0]
-	ep.Spin, ep.Yield, ep.SpinFor = 1<<40, 0, 100*time.Microsecond
-	var done atomic.Bool
-	go func() {
-		time.Sleep(20 * time.Millisecond)
-		done.Store(true)
-	}()
-	within(t, 10*time.Second, func() { ep.WaitFunc(done.Load) })
-	if s := ep.WaitStats(); s.Sleeps == 0 {
-		t.Fatalf("a wait of 20 ms with SpinFor %v never slept: %+v", ep.SpinFor, s)
-	}
-}
-
-// YieldFor ends a waiter's yielding in time, whatever Yield says: a
-// process that waits for long must not take turns from those it shares a
-// core with for Yield yields before it sleeps.
-func TestEndpointYieldFor(t *testing.T) {
-	ep := newEndpoints(t, 1, nil)[0]
-	ep.Spin, ep.Yield, ep.YieldFor = 0, 1<<40, 100*time.Microsecond
-	var done atomic.Bool
-	go func() {
-		time.Sleep(20 * time.Millisecond)
-		done.Store(true)
-	}()
-	within(t, 10*time.Second, func() { ep.WaitFunc(done.Load) })
-	if s := ep.WaitStats(); s.Sleeps == 0 {
-		t.Fatalf("a wait of 20 ms with YieldFor %v never slept: %+v", ep.YieldFor, s)
+// SpinFor and YieldFor end a waiter's spinning and yielding in time,
+// whatever Spin and Yield say: a process whose peer shares its processor
+// must not spin Spin polls per message, and a process that waits for long
+// must not take turns from those it shares a core with for Yield yields
+// before it sleeps.
+func TestEndpointWaitPhasesBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		set    func(ep *Endpoint)
+		bounds time.Duration
+	}{
+		{"SpinFor", func(ep *Endpoint) { ep.Spin, ep.Yield, ep.SpinFor = 1<<40, 0, 100*time.Microsecond }, 100 * time.Microsecond},
+		{"YieldFor", func(ep *Endpoint) { ep.Spin, ep.Yield, ep.YieldFor = 0, 1<<40, 100*time.Microsecond }, 100 * time.Microsecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ep := newEndpoints(t, 1, nil)[0]
+			tc.set(ep)
+			var done atomic.Bool
+			go func() {
+				// Long enough for a few yields' turns on a loaded machine.
+				time.Sleep(200 * time.Millisecond)
+				done.Store(true)
+			}()
+			within(t, 10*time.Second, func() { ep.WaitFunc(done.Load) })
+			if s := ep.WaitStats(); s.Sleeps == 0 {
+				t.Fatalf("a wait of 200 ms with %s %v never slept: %+v", tc.name, tc.bounds, s)
+			}
+		})
 	}
 }
