@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/llc/datastore"
@@ -164,6 +165,22 @@ func TestBackoffBoundsYields(t *testing.T) {
 	set.Spin, set.Yield = 0, 5000
 	if spin, yield := backoff(1024, set); spin != 0 || yield != 5000 {
 		t.Errorf("MARTINI_SPIN=0 MARTINI_YIELD=5000: spin %d yield %d", spin, yield)
+	}
+}
+
+// The yield bound grows with the processes a CPU past two: a turn of
+// every process on a CPU takes that much longer.
+func TestYieldBound(t *testing.T) {
+	for _, tc := range []struct {
+		procs, cpus int
+		want        time.Duration
+	}{
+		{1, 2, yieldFor}, {2, 2, yieldFor}, {4, 2, yieldFor}, {6, 2, yieldFor},
+		{8, 2, 2 * yieldFor}, {16, 2, 4 * yieldFor}, {64, 2, 16 * yieldFor}, {5, 0, 2 * yieldFor},
+	} {
+		if got := yieldBound(tc.procs, tc.cpus); got != tc.want {
+			t.Errorf("yieldBound(%d processes, %d CPUs) = %v, want %v", tc.procs, tc.cpus, got, tc.want)
+		}
 	}
 }
 

@@ -209,7 +209,7 @@ func initRuntime() (*runtimeState, error) {
 	s.ep.Spin, s.ep.Yield = backoff(job.Size, job.Settings)
 	s.ep.SpinFor = spinFor
 	if job.Settings.Yield < 0 {
-		s.ep.YieldFor = yieldFor
+		s.ep.YieldFor = yieldBound(job.Size, runtime.NumCPU())
 	}
 	s.world = newComm(s, worldID, job.Rank, nil)
 	s.world.setOffload(worldOffload)
@@ -353,6 +353,18 @@ const spinFor = 20 * time.Microsecond
 // move beyond the noise at 4 and 8 processes (8 bytes to 1 MiB, 5 runs
 // alternated); 100 µs and 1 ms measured no better.
 const yieldFor = 300 * time.Microsecond
+
+// yieldBound is the Endpoint's YieldFor for procs processes on cpus CPUs:
+// yieldFor for up to 2 processes a CPU, and as much more as a turn of
+// every process on a CPU takes longer past that. With 300 µs for every
+// job, a rank whose peers were busy sleeping waited for the scheduler's
+// wake-up: examples/jacobi2d at 16 processes on 2 cores took 0.98-1.02 s
+// (0.54-0.57 with 2000 yields); bounded by 1.2 ms 0.41-0.45, and at 64
+// processes by 4.8 ms 2.57-2.62 s (2.71-2.85 with 2000 yields).
+func yieldBound(procs, cpus int) time.Duration {
+	perCPU := (procs + max(cpus, 1) - 1) / max(cpus, 1)
+	return yieldFor * time.Duration(max(1, perCPU/2))
+}
 
 // Yields of a waiting process when processes outnumber cores: measured at
 // 3 and 8 processes on 2 cores (a barrier took 36 and 96 µs). Up to
