@@ -298,17 +298,18 @@ func TestEndpointSelf(t *testing.T) {
 // must not take turns from those it shares a core with for Yield yields
 // before it sleeps.
 func TestEndpointWaitPhasesBounded(t *testing.T) {
+	const bound = 100 * time.Microsecond
 	for _, tc := range []struct {
-		name   string
-		set    func(ep *Endpoint)
-		bounds time.Duration
+		name              string
+		spin, yield       int
+		spinFor, yieldFor time.Duration
 	}{
-		{"SpinFor", func(ep *Endpoint) { ep.Spin, ep.Yield, ep.SpinFor = 1<<40, 0, 100*time.Microsecond }, 100 * time.Microsecond},
-		{"YieldFor", func(ep *Endpoint) { ep.Spin, ep.Yield, ep.YieldFor = 0, 1<<40, 100*time.Microsecond }, 100 * time.Microsecond},
+		{name: "SpinFor", spin: 1 << 40, spinFor: bound},
+		{name: "YieldFor", yield: 1 << 40, yieldFor: bound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ep := newEndpoints(t, 1, nil)[0]
-			tc.set(ep)
+			ep.Spin, ep.Yield, ep.SpinFor, ep.YieldFor = tc.spin, tc.yield, tc.spinFor, tc.yieldFor
 			var done atomic.Bool
 			go func() {
 				// Long enough for a few yields' turns on a loaded machine.
@@ -317,7 +318,7 @@ func TestEndpointWaitPhasesBounded(t *testing.T) {
 			}()
 			within(t, 10*time.Second, func() { ep.WaitFunc(done.Load) })
 			if s := ep.WaitStats(); s.Sleeps == 0 {
-				t.Fatalf("a wait of 200 ms with %s %v never slept: %+v", tc.name, tc.bounds, s)
+				t.Fatalf("a wait of 200 ms with %s %v never slept: %+v", tc.name, bound, s)
 			}
 		})
 	}

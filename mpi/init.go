@@ -357,11 +357,12 @@ const yieldFor = 300 * time.Microsecond
 // yieldBound is the Endpoint's YieldFor for procs processes on cpus CPUs:
 // yieldFor for up to 3 processes a CPU, and yieldFor more for every 2
 // processes a CPU more, as a turn of every process on a CPU takes longer
-// (at 8 processes on 2 cores 600 µs: the PingPong above 1.6 µs). With 300 µs for every
-// job, a rank whose peers were busy sleeping waited for the scheduler's
-// wake-up: examples/jacobi2d at 16 processes on 2 cores took 0.98-1.02 s
-// (0.54-0.57 with 2000 yields); bounded by 1.2 ms 0.41-0.45, and at 64
-// processes by 4.8 ms 2.57-2.62 s (2.71-2.85 with 2000 yields).
+// (at 8 processes on 2 cores 600 µs, with which the PingPong above took
+// 1.6 µs). With 300 µs for every job, a rank whose peers were busy slept
+// and waited for the scheduler's wake-up: examples/jacobi2d at 16
+// processes on 2 cores took 0.98-1.02 s (0.54-0.57 with 2000 yields);
+// bounded by 1.2 ms 0.41-0.45, and at 64 processes by 4.8 ms 2.57-2.62 s
+// (2.71-2.85 with 2000 yields).
 func yieldBound(procs, cpus int) time.Duration {
 	perCPU := (procs + max(cpus, 1) - 1) / max(cpus, 1)
 	return yieldFor * time.Duration(max(1, perCPU/2))

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestMain lets the test binary act as a separate rank process (see
@@ -42,6 +44,22 @@ func newSegment(tb testing.TB, cfg JobConfig) *Segment {
 		}
 	})
 	return seg
+}
+
+// attachAgain maps seg a second time, through a duplicate of its file, as
+// another process would; the mapping is closed when the test ends.
+func attachAgain(tb testing.TB, seg *Segment) *Segment {
+	tb.Helper()
+	fd, err := unix.Dup(int(seg.File().Fd()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	seg2, err := AttachSegment(os.NewFile(uintptr(fd), "martini-segment"))
+	if err != nil {
+		tb.Fatalf("AttachSegment: %v", err)
+	}
+	tb.Cleanup(func() { seg2.Close() })
+	return seg2
 }
 
 // openNIC opens process pid's NIC on seg, closed when the test ends.

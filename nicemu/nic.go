@@ -278,13 +278,14 @@ func (n *NIC) RegisterSegment(size int) (SID, []byte, error) {
 func (n *NIC) zero(off int, mem []byte) {
 	rel := uint64(off - n.seg.heapBase(n.pid))
 	top := atomic.LoadUint64(&n.ent.heapTop)
+	var written uint64 // the bytes of mem below the mark
 	if rel < top {
-		clear(mem[:min(uint64(len(mem)), top-rel)])
+		written = min(uint64(len(mem)), top-rel)
 	}
+	clear(mem[:written])
 	if end := rel + uint64(len(mem)); end > top {
 		atomic.StoreUint64(&n.ent.heapTop, end)
-		fresh := mem[min(uint64(len(mem)), top-min(top, rel)):]
-		populate(fresh)
+		populate(mem[written:])
 	}
 }
 

@@ -1,7 +1,6 @@
 package nicemu
 
 import (
-	"os"
 	"runtime"
 	"testing"
 
@@ -48,15 +47,7 @@ func TestPeerRegionMapped(t *testing.T) {
 	owner := openNIC(t, seg, 0)
 	// The peer maps the segment a second time, as another process would:
 	// the owner's page tables are not its own.
-	fd, err := unix.Dup(int(seg.File().Fd()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seg2, err := AttachSegment(os.NewFile(uintptr(fd), "peer"))
-	if err != nil {
-		t.Fatalf("AttachSegment: %v", err)
-	}
-	t.Cleanup(func() { seg2.Close() })
+	seg2 := attachAgain(t, seg)
 	peer := openNIC(t, seg2, 1)
 
 	const size = 64 * PageSize

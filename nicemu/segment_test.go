@@ -90,15 +90,7 @@ func TestCreateAttachSegment(t *testing.T) {
 		}
 	}
 
-	fd, err := unix.Dup(int(seg.File().Fd()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seg2, err := AttachSegment(os.NewFile(uintptr(fd), "dup"))
-	if err != nil {
-		t.Fatalf("AttachSegment: %v", err)
-	}
-	defer seg2.Close()
+	seg2 := attachAgain(t, seg)
 	if seg2.NProcs() != 3 || seg2.PGID() != testPGID || seg2.Size() != seg.Size() {
 		t.Fatalf("attached: NProcs %d PGID %#x Size %d", seg2.NProcs(), seg2.PGID(), seg2.Size())
 	}
