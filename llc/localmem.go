@@ -106,7 +106,7 @@ func (m *LocalMemory) WatchQueue(q *QueueReader) { m.queue = q }
 func (m *LocalMemory) Poll(sink Sink) bool {
 	progressed := false
 	for i := 0; i < len(m.slots); i++ {
-		w := m.slots[i]
+		w := &m.slots[i]
 		v := atomic.LoadUint64(w.sig)
 		if v == 0 {
 			continue
@@ -114,10 +114,11 @@ func (m *LocalMemory) Poll(sink Sink) bool {
 		if m.arrived != nil && !m.arrived(w.region, w.off, 8) {
 			continue
 		}
+		sw := *w // the watch ends: its entry leaves the list
 		m.slots = append(m.slots[:i], m.slots[i+1:]...)
 		i--
-		sink.Step(Event{Kind: EvSignal, Token: w.token, Value: v, Data: w.data})
-		atomic.StoreUint64(w.sig, 0)
+		sink.Step(Event{Kind: EvSignal, Token: sw.token, Value: v, Data: sw.data})
+		atomic.StoreUint64(sw.sig, 0)
 		progressed = true
 	}
 	if len(m.rings) > 0 {

@@ -212,7 +212,12 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	switch {
 	case body <= recInline:
 		binary.LittleEndian.PutUint16(c.Head[recEnd:], 1)
-		copy(c.Head[recMeta+copy(c.Head[recMeta:], ctl):], payload)
+		b := c.Head[recMeta:]
+		*(*[MaxHead - recMeta]byte)(b) = [MaxHead - recMeta]byte{} // no stale bytes of an earlier command in the padding
+		if len(ctl) > 0 {
+			b = b[copy(b, ctl):]
+		}
+		copy(b, payload)
 	case packed:
 		// Meta and body, then the signal as the record's last word.
 		binary.LittleEndian.PutUint16(c.Head[recEnd:], uint16(n/cell))

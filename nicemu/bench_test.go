@@ -172,3 +172,22 @@ func benchBarrier(b *testing.B, keyed bool) {
 
 func BenchmarkBarrierController(b *testing.B)      { benchBarrier(b, false) }
 func BenchmarkBarrierControllerKeyed(b *testing.B) { benchBarrier(b, true) }
+
+// BenchmarkBOTF64Segment is the emulated NIC's share of an 8-byte eager
+// message: a 64-byte packet image written in place into a Window
+// (BOTFBuffer) and kicked into segment memory.
+func BenchmarkBOTF64Segment(b *testing.B) {
+	seg := newSegment(b, testConfig(2))
+	n0 := openNIC(b, seg, 0)
+	n1 := openNIC(b, seg, 1)
+	sid, _ := mustRegisterSegment(b, n1, 4096)
+	b.SetBytes(64)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		img := n0.BOTFBuffer()
+		img[0], img[56] = byte(i), 1
+		if err := n0.KickBOTF(1, sid, 64, 64); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

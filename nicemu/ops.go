@@ -83,6 +83,15 @@ func addr(b []byte) uint64 {
 
 // execPush is the common write path of PUSH, BOTF and AOTF.
 func (n *NIC) execPush(dst int, sid SID, off uint64, src []byte, op Op) error {
+	if n.timing == nil && n.clock == nil && n.pushNative(dst, sid, off, src, op) {
+		return nil
+	}
+	return n.pushGeneral(dst, sid, off, src, op)
+}
+
+// pushGeneral is execPush for every request: its refusals, process memory,
+// the timing models and virtual time.
+func (n *NIC) pushGeneral(dst int, sid SID, off uint64, src []byte, op Op) error {
 	v, err := n.target(op, dst, sid, off, len(src), op != OpAOTF)
 	if err != nil {
 		return err

@@ -31,7 +31,8 @@ const (
 	// MTU is Martini's maximum packet payload; longer transfers are split
 	// into packets transparently and counted as such in Stats.
 	MTU = 2048
-	// NumWindows is the number of Windows reserved for each process.
+	// NumWindows is the number of Windows reserved for each process, a
+	// power of two (the NIC takes them round robin).
 	NumWindows = 4
 	// WindowSize is the size of one Window's request area.
 	WindowSize = PageSize

@@ -111,12 +111,16 @@ type rvaEntry struct {
 }
 
 func (t *rvaTLB) lookup(s *Segment, pid int, sid SID) (sidView, bool) {
-	i := (uint32(pid)*31 + uint32(sid)) & uint32(len(t.ents)-1)
-	e := &t.ents[i]
+	e := &t.ents[(uint32(pid)*31+uint32(sid))&uint32(len(t.ents)-1)]
 	if e.ent != nil && e.pid == int32(pid) && e.sid == sid && atomic.LoadUint64(&e.ent.state) == e.view.state {
 		t.hits++
 		return e.view, true
 	}
+	return t.refill(e, s, pid, sid)
+}
+
+// refill is a lookup's miss: the entry e is loaded from the SID table.
+func (t *rvaTLB) refill(e *rvaEntry, s *Segment, pid int, sid SID) (sidView, bool) {
 	t.misses++
 	v, ok := s.readSID(pid, sid)
 	if !ok {
@@ -137,6 +141,11 @@ type paTLB struct {
 }
 
 func (t *paTLB) touch(pid int, addr uint64, length int) {
+	if pg := addr / PageSize; length > 0 && (addr+uint64(length)-1)/PageSize == pg &&
+		t.sets[(pg^uint64(pid)*0x9e37)&1023][0] == (uint64(pid)<<52|pg)+1 {
+		t.hits++ // one page, the set's most recent: touchPages's first case
+		return
+	}
 	t.touchPages(pid, addr, length, nil, nil)
 }
 

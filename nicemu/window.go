@@ -43,7 +43,7 @@ func (n *NIC) window() int {
 		n.timing.begin() // the host's first store into the Window
 	}
 	w := n.next
-	n.next = (w + 1) % NumWindows
+	n.next = (w + 1) & (NumWindows - 1)
 	// The contflag page is written by the NIC and read only by the
 	// owning process, which kicks requests one at a time: plain accesses.
 	for n.cont[w*8] != n.issued[w] {

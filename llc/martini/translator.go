@@ -478,6 +478,12 @@ func (t *Translator) writePacket(c *llc.Command, head []byte, total int) (bool, 
 // gatherPacket writes head and data into buf, zeroes the padding up to
 // end, and puts signal at end.
 func gatherPacket(buf, head, data []byte, end int, signal uint64) {
+	if len(head) == llc.MaxHead && len(data) == 0 && end == llc.MaxHead {
+		// A record of one cell, the commonest packet: moves of a fixed size.
+		*(*[llc.MaxHead]byte)(buf) = [llc.MaxHead]byte(head)
+		binary.LittleEndian.PutUint64(buf[end:], signal)
+		return
+	}
 	total := copy(buf, head)
 	total += copy(buf[total:], data)
 	clear(buf[total:end])

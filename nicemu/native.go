@@ -1,0 +1,57 @@
+package nicemu
+
+import (
+	"encoding/binary"
+	"sync/atomic"
+	"unsafe"
+)
+
+// pushNative is execPush's common case, flattened: a write of 8 bytes or
+// more into segment memory, ending on an 8-byte boundary, under the native
+// profile (no timing model, no virtual clock), whose target translation
+// the RVATLB holds. It makes the same checks, lookups, stores and counts
+// as the general path, in one function, and reports false, having done
+// nothing, for any request it does not cover (a refusal among them): the
+// general path then serves it.
+func (n *NIC) pushNative(dst int, sid SID, off uint64, src []byte, op Op) bool {
+	if uint(dst) >= uint(len(n.procs)) || len(src) < 8 || op == OpPush {
+		return false
+	}
+	pe := n.procs[dst]
+	if op != OpAOTF && pe.pgid != n.ent.pgid {
+		return false
+	}
+	e := &n.rvatlb.ents[(uint32(dst)*31+uint32(sid))&uint32(len(n.rvatlb.ents)-1)]
+	v := &e.view
+	if e.ent == nil || e.pid != int32(dst) || e.sid != sid || v.kind != KindSegment ||
+		atomic.LoadUint64(&e.ent.state) != v.state ||
+		off > v.length || uint64(len(src)) > v.length-off {
+		return false
+	}
+	at := v.base + off
+	end := at + uint64(len(src))
+	if end%8 != 0 || end > uint64(len(n.seg.mem)) {
+		return false
+	}
+	n.rvatlb.hits++
+	n.patlb.touch(dst, at, len(src)) // RBend: DMA write
+	// In-order delivery: the last 8 bytes land last, atomically.
+	if len(src) == 64 {
+		writeLine((*[64]byte)(n.seg.mem[at:end]), (*[64]byte)(src))
+	} else {
+		copyWords(n.seg.mem[at:end-8], src[:len(src)-8])
+		atomic.StoreUint64((*uint64)(unsafe.Pointer(&n.seg.mem[end-8])), binary.LittleEndian.Uint64(src[len(src)-8:]))
+	}
+	n.stats.SegmentOps++
+	if op == OpBOTF {
+		n.stats.BOTF++
+	} else {
+		n.stats.AOTF++
+	}
+	n.stats.PushBytes += uint64(len(src))
+	n.stats.Packets += packets(len(src))
+	if atomic.LoadUint32(&pe.sleepers) != 0 {
+		n.notify(dst)
+	}
+	return true
+}

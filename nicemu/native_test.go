@@ -1,0 +1,75 @@
+package nicemu
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// TestPushNativeMatchesGeneral: the native profile's flattened write path
+// (pushNative) leaves the same memory, errors and counts as the general
+// one. Two jobs get the same requests, one through execPush (which takes
+// pushNative where it applies), the other through pushGeneral alone.
+func TestPushNativeMatchesGeneral(t *testing.T) {
+	type job struct {
+		n0  *NIC
+		mem []byte
+		sid SID
+	}
+	setup := func() job {
+		seg := newSegment(t, testConfig(2))
+		n0 := openNIC(t, seg, 0)
+		n1 := openNIC(t, seg, 1)
+		sid, mem := mustRegisterSegment(t, n1, 4096)
+		return job{n0, mem, sid}
+	}
+	fast, slow := setup(), setup()
+	if fast.sid != slow.sid {
+		t.Fatalf("the jobs registered SIDs %d and %d", fast.sid, slow.sid)
+	}
+	sid := fast.sid
+	src := make([]byte, 128)
+	for i := range src {
+		src[i] = byte(i + 1)
+	}
+	cases := []struct {
+		name string
+		dst  int
+		sid  SID
+		off  uint64
+		len  int
+		op   Op
+	}{
+		{"BOTF 64, a miss first", 1, sid, 0, 64, OpBOTF},
+		{"BOTF 64, a hit", 1, sid, 64, 64, OpBOTF},
+		{"BOTF 24", 1, sid, 200, 24, OpBOTF},
+		{"BOTF 13, ending off a word", 1, sid, 300, 13, OpBOTF},
+		{"BOTF 4, shorter than a word", 1, sid, 400, 4, OpBOTF},
+		{"AOTF 8", 1, sid, 512, 8, OpAOTF},
+		{"BOTF 128 across the end", 1, sid, 4032, 128, OpBOTF},
+		{"BOTF 64 at the end", 1, sid, 4032, 64, OpBOTF},
+		{"BOTF to an unknown SID", 1, sid + 1, 0, 64, OpBOTF},
+		{"BOTF to an unknown process", 2, sid, 0, 64, OpBOTF},
+		{"BOTF 64 to itself", 0, sid, 0, 64, OpBOTF},
+	}
+	for _, c := range cases {
+		errFast := fast.n0.execPush(c.dst, c.sid, c.off, src[:c.len], c.op)
+		errSlow := slow.n0.pushGeneral(c.dst, c.sid, c.off, src[:c.len], c.op)
+		var aeFast, aeSlow *AccessError
+		switch {
+		case (errFast == nil) != (errSlow == nil):
+			t.Errorf("%s: errors %v and %v", c.name, errFast, errSlow)
+		case errFast != nil && (!errors.As(errFast, &aeFast) || !errors.As(errSlow, &aeSlow) || aeFast.Violation != aeSlow.Violation):
+			t.Errorf("%s: errors %v and %v", c.name, errFast, errSlow)
+		}
+		if sf, ss := fast.n0.Stats(), slow.n0.Stats(); sf != ss {
+			t.Errorf("%s: stats\n%+v\nagainst\n%+v", c.name, sf, ss)
+		}
+		if !bytes.Equal(fast.mem, slow.mem) {
+			t.Errorf("%s: the target memory differs", c.name)
+		}
+	}
+	if st := fast.n0.Stats(); st.BOTF == 0 || st.RVATLBHits == 0 {
+		t.Fatalf("no request went through: %+v", st)
+	}
+}
