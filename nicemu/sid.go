@@ -141,12 +141,19 @@ type paTLB struct {
 }
 
 func (t *paTLB) touch(pid int, addr uint64, length int) {
-	if pg := addr / PageSize; length > 0 && (addr+uint64(length)-1)/PageSize == pg &&
-		t.sets[(pg^uint64(pid)*0x9e37)&1023][0] == (uint64(pid)<<52|pg)+1 {
-		t.hits++ // one page, the set's most recent: touchPages's first case
-		return
+	if pg := addr / PageSize; length > 0 && (addr+uint64(length)-1)/PageSize == pg {
+		if set, key := t.slot(pid, pg); set[0] == key {
+			t.hits++ // one page, the set's most recent: touchPages's first case
+			return
+		}
 	}
 	t.touchPages(pid, addr, length, nil, nil)
+}
+
+// slot returns the set that holds page pg of process pid, and the page's
+// key in it.
+func (t *paTLB) slot(pid int, pg uint64) (*[2]uint64, uint64) {
+	return &t.sets[(pg^uint64(pid)*0x9e37)&1023], (uint64(pid)<<52 | pg) + 1
 }
 
 // touchPages looks up the pages of [addr, addr+length) of process pid,
@@ -159,8 +166,7 @@ func (t *paTLB) touchPages(pid int, addr uint64, length int, missed []uint64, n 
 	first := addr / PageSize
 	last := (addr + uint64(length) - 1) / PageSize
 	for pg := first; pg <= last; pg++ {
-		key := (uint64(pid)<<52 | pg) + 1
-		set := &t.sets[(pg^uint64(pid)*0x9e37)&1023]
+		set, key := t.slot(pid, pg)
 		switch key {
 		case set[0]:
 			t.hits++
