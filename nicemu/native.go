@@ -21,11 +21,9 @@ func (n *NIC) pushNative(dst int, sid SID, off uint64, src []byte, op Op) bool {
 	if op != OpAOTF && pe.pgid != n.ent.pgid {
 		return false
 	}
-	e := &n.rvatlb.ents[(uint32(dst)*31+uint32(sid))&uint32(len(n.rvatlb.ents)-1)]
+	e, hit := n.rvatlb.entry(dst, sid)
 	v := &e.view
-	if e.ent == nil || e.pid != int32(dst) || e.sid != sid || v.kind != KindSegment ||
-		atomic.LoadUint64(&e.ent.state) != v.state ||
-		off > v.length || uint64(len(src)) > v.length-off {
+	if !hit || v.kind != KindSegment || off > v.length || uint64(len(src)) > v.length-off {
 		return false
 	}
 	at := v.base + off

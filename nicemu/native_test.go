@@ -50,7 +50,7 @@ func TestPushNativeMatchesGeneral(t *testing.T) {
 		{"BOTF 64 at the end", 1, sid, 4032, 64, OpBOTF},
 		{"BOTF to an unknown SID", 1, sid + 1, 0, 64, OpBOTF},
 		{"BOTF to an unknown process", 2, sid, 0, 64, OpBOTF},
-		{"BOTF 64 to itself", 0, sid, 0, 64, OpBOTF},
+		{"BOTF 64 to itself, a SID it lacks", 0, sid, 0, 64, OpBOTF},
 	}
 	for _, c := range cases {
 		errFast := fast.n0.execPush(c.dst, c.sid, c.off, src[:c.len], c.op)

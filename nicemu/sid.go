@@ -111,12 +111,19 @@ type rvaEntry struct {
 }
 
 func (t *rvaTLB) lookup(s *Segment, pid int, sid SID) (sidView, bool) {
-	e := &t.ents[(uint32(pid)*31+uint32(sid))&uint32(len(t.ents)-1)]
-	if e.ent != nil && e.pid == int32(pid) && e.sid == sid && atomic.LoadUint64(&e.ent.state) == e.view.state {
+	e, ok := t.entry(pid, sid)
+	if ok {
 		t.hits++
 		return e.view, true
 	}
 	return t.refill(e, s, pid, sid)
+}
+
+// entry returns the entry that holds (pid, sid) and whether it is valid
+// for it (a hit, not yet counted).
+func (t *rvaTLB) entry(pid int, sid SID) (*rvaEntry, bool) {
+	e := &t.ents[(uint32(pid)*31+uint32(sid))&uint32(len(t.ents)-1)]
+	return e, e.ent != nil && e.pid == int32(pid) && e.sid == sid && atomic.LoadUint64(&e.ent.state) == e.view.state
 }
 
 // refill is a lookup's miss: the entry e is loaded from the SID table.
