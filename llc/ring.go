@@ -227,12 +227,32 @@ func (r *inRing) flush() {
 		return
 	}
 	// Plain stores: they become visible before the consumer count, which
-	// is published with an atomic store after them.
-	for c := r.released; c < r.consumed; c += cell {
-		at := c & (r.size - 1)
+	// is published with an atomic store after them. The cells are
+	// cleared whole: for a record of more than a cell, one clear of its
+	// span costs fewer instructions than two stores a cell, and touches
+	// the same lines.
+	if n := r.consumed - r.released; n == cell {
+		at := r.released & (r.size - 1)
 		*word(r.data, at) = 0
 		*word(r.data, at+recSignal) = 0
+	} else {
+		r.clear(r.released&(r.size-1), n)
 	}
 	r.released = r.consumed
 	atomic.StoreUint64(r.ctl, r.consumed)
+}
+
+// clear zeroes n bytes of the ring's record space from offset at, around
+// its end.
+func (r *inRing) clear(at, n uint64) {
+	if n >= r.size {
+		clear(r.data[:r.size])
+		return
+	}
+	if end := at + n; end <= r.size {
+		clear(r.data[at:end])
+		return
+	}
+	clear(r.data[at:r.size])
+	clear(r.data[:at+n-r.size])
 }

@@ -143,3 +143,35 @@ func TestInRingFlushAtNextPoll(t *testing.T) {
 	}
 	checkCleared(t, data, size, "the wrap's flush")
 }
+
+// A flush clears exactly the bytes delivered since the last one: inside
+// the record space, around its end, and the whole space when the records
+// delivered cover it.
+func TestInRingClearSpan(t *testing.T) {
+	const size = 8 * cell
+	cases := []struct {
+		name    string
+		from, n uint64
+	}{
+		{"inside", 2 * cell, 3 * cell},
+		{"around the end", 6 * cell, 4 * cell},
+		{"the whole space", 5 * cell, size},
+	}
+	for _, c := range cases {
+		r, data := testRing(size)
+		for i := range data {
+			data[i] = 0xee
+		}
+		r.released, r.consumed = 3*size+c.from, 3*size+c.from+c.n
+		r.flush()
+		for off := uint64(0); off < size; off++ {
+			inSpan := (off+size-c.from)%size < c.n || c.n >= size
+			if got := data[off]; inSpan != (got == 0) {
+				t.Fatalf("%s: byte %d reads %#x after the flush of %d bytes from %d", c.name, off, got, c.n, c.from)
+			}
+		}
+		if got := atomic.LoadUint64(r.ctl); got != r.consumed {
+			t.Fatalf("%s: consumer count %d, want %d", c.name, got, r.consumed)
+		}
+	}
+}

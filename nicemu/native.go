@@ -6,15 +6,15 @@ import (
 	"unsafe"
 )
 
-// pushNative is execPush's common case, flattened: a write of 8 bytes or
-// more into segment memory, ending on an 8-byte boundary, under the native
-// profile (no timing model, no virtual clock), whose target translation
-// the RVATLB holds. It makes the same checks, lookups, stores and counts
+// pushNative is execPush's common case, flattened: a write (PUSH, BOTF or
+// AOTF) of 8 bytes or more into segment memory, ending on an 8-byte
+// boundary, under the native profile (no timing model, no virtual clock),
+// whose target translation the RVATLB holds. It makes the same checks, lookups, stores and counts
 // as the general path, in one function, and reports false, having done
 // nothing, for any request it does not cover (a refusal among them): the
 // general path then serves it.
 func (n *NIC) pushNative(dst int, sid SID, off uint64, src []byte, op Op) bool {
-	if uint(dst) >= uint(len(n.procs)) || len(src) < 8 || op == OpPush {
+	if uint(dst) >= uint(len(n.procs)) || len(src) < 8 {
 		return false
 	}
 	pe := n.procs[dst]
@@ -32,6 +32,9 @@ func (n *NIC) pushNative(dst int, sid SID, off uint64, src []byte, op Op) bool {
 		return false
 	}
 	n.rvatlb.hits++
+	if op == OpPush {
+		n.patlb.touch(n.pid, addr(src), len(src)) // Initiator: DMA read of the source
+	}
 	n.patlb.touch(dst, at, len(src)) // RBend: DMA write
 	// In-order delivery: the last 8 bytes land last, atomically.
 	if len(src) == 64 {
@@ -41,9 +44,12 @@ func (n *NIC) pushNative(dst int, sid SID, off uint64, src []byte, op Op) bool {
 		atomic.StoreUint64((*uint64)(unsafe.Pointer(&n.seg.mem[end-8])), binary.LittleEndian.Uint64(src[len(src)-8:]))
 	}
 	n.stats.SegmentOps++
-	if op == OpBOTF {
+	switch op {
+	case OpPush:
+		n.stats.Push++
+	case OpBOTF:
 		n.stats.BOTF++
-	} else {
+	default:
 		n.stats.AOTF++
 	}
 	n.stats.PushBytes += uint64(len(src))

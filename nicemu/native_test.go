@@ -28,7 +28,7 @@ func TestPushNativeMatchesGeneral(t *testing.T) {
 		t.Fatalf("the jobs registered SIDs %d and %d", fast.sid, slow.sid)
 	}
 	sid := fast.sid
-	src := make([]byte, 128)
+	src := make([]byte, 1088)
 	for i := range src {
 		src[i] = byte(i + 1)
 	}
@@ -51,6 +51,11 @@ func TestPushNativeMatchesGeneral(t *testing.T) {
 		{"BOTF to an unknown SID", 1, sid + 1, 0, 64, OpBOTF},
 		{"BOTF to an unknown process", 2, sid, 0, 64, OpBOTF},
 		{"BOTF 64 to itself, a SID it lacks", 0, sid, 0, 64, OpBOTF},
+		{"PUSH 1088, a packed record's size", 1, sid, 1024, 1088, OpPush},
+		{"PUSH 64", 1, sid, 2112, 64, OpPush},
+		{"PUSH 13, ending off a word", 1, sid, 2200, 13, OpPush},
+		{"PUSH 128 across the end", 1, sid, 4032, 128, OpPush},
+		{"PUSH to an unknown SID", 1, sid + 1, 0, 64, OpPush},
 	}
 	for _, c := range cases {
 		errFast := fast.n0.execPush(c.dst, c.sid, c.off, src[:c.len], c.op)
