@@ -65,8 +65,13 @@ func (p *BarrierPort) ArriveData(key uint64, datum [DatumSize]byte, payload []by
 	a := p.lines[p.member]
 	gen = atomic.LoadUint64(&a.gen) + 1
 	writeArrival(a, p.slots[p.member][gen&1], gen, key, datum, payload)
-	p.n.storeArrival(a, gen)
-	p.n.afterArrival(p.member, p.procs, p.Released(gen), false)
+	publishGen(&a.gen, gen) // then the looks of publishArrival
+	released := p.Released(gen)
+	p.n.countArrival()
+	if !released {
+		released = p.Released(gen)
+	}
+	p.n.afterArrival(p.member, p.procs, released, false)
 	return gen, nil
 }
 

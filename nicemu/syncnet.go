@@ -363,7 +363,7 @@ func (n *NIC) BarrierArriveData(id, member int, procs []int, key uint64, datum [
 // writeArrival writes what an arrival at generation gen publishes into the
 // member's arrival line a and payload slot: plain stores into lines only
 // this member writes, published by the atomic store of the generation
-// (publishArrival: a release, and on amd64 a full fence, which the
+// (publishArrival: publishGen, then the fence of countArrival, which the
 // doorbell check relies on).
 func writeArrival(a *barrierArrival, slot []byte, gen, key uint64, datum [DatumSize]byte, payload []byte) {
 	copy(slot[8:], payload)
@@ -427,16 +427,28 @@ func (n *NIC) checkArrival(id, member int, procs []int, payload int) error {
 // after the plain stores the caller made into it, and, if that releases
 // gen or wake is set, rings the other members.
 func (n *NIC) publishArrival(id, member int, procs []int, a *barrierArrival, gen uint64, wake bool) {
-	n.storeArrival(a, gen)
-	n.afterArrival(member, procs, n.BarrierReleased(id, len(procs), gen), wake)
+	publishGen(&a.gen, gen)
+	released := n.BarrierReleased(id, len(procs), gen) // while the store waits for its line
+	n.countArrival()
+	if !released {
+		released = n.BarrierReleased(id, len(procs), gen)
+	}
+	n.afterArrival(member, procs, released, wake)
 }
 
-// storeArrival is publishArrival's first half: it publishes gen in a and
-// counts the arrival. The store is a full fence on amd64, so that the
-// caller's look at the other members' lines, and afterArrival's at their
-// doorbells, come after it.
-func (n *NIC) storeArrival(a *barrierArrival, gen uint64) {
-	atomic.StoreUint64(&a.gen, gen)
+// An arrival publishes its generation (publishGen), then looks at the
+// other members' lines once before it fences and once after, if the first
+// look did not find the generation released: the first look's loads go
+// out while the store of the generation waits for its line, so that the
+// two trips between cores overlap; a release it sees is a release (the
+// generations only grow). The look after the fence is the one the
+// doorbells rely on: a member that armed its doorbell and then saw this
+// arrival missing is seen armed once the arrival is visible to all.
+
+// countArrival counts an arrival; its atomic add is the full fence (on
+// amd64; a sequentially consistent one elsewhere) between the arrival's
+// store and the look after it.
+func (n *NIC) countArrival() {
 	atomic.AddUint64(&n.seg.syncCounters(n.pid).arrivals, 1)
 }
 
