@@ -275,6 +275,12 @@ type Caps struct {
 	// (an exchange whose receives are posted first) or its receiver reads
 	// it to combine it at once (a reduction's operand).
 	SingleCopyMin int
+	// DistinctSingleCopyMin, when not 0, is SingleCopyMin for the sends
+	// of an exchange whose buffers differ (an alltoall's blocks, each its
+	// own peer's), where a rendezvous pays sooner; an exchange that sends
+	// one buffer to every peer (an allgather's) keeps SingleCopyMin: its
+	// readers would take the same pages at once.
+	DistinctSingleCopyMin int
 	// ConsumeReads reports that a receive marked RecvOp.Consume should be
 	// marked so: reading the data whole into the receiver's caches was
 	// measured to pay on this network and host.

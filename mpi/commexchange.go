@@ -36,7 +36,8 @@ func (x *exchangeOps) Done() bool {
 // that arrived already finds this process sending to it, which makes the
 // pair an exchange (llc's ExchangePush). Sends of at least the network's
 // SingleCopyMin go by rendezvous: their receives are posted, and one copy
-// beats the eager path's two.
+// beats the eager path's two; so do those of at least its
+// DistinctSingleCopyMin where the sends' buffers differ (oneBuffer).
 //
 // Where processes outnumber cores, the receives are marked
 // llc.RecvOp.Whole: each receiver reads its messages whole rather than
@@ -49,10 +50,11 @@ func (x *exchangeOps) Done() bool {
 func (n *commNet) Exchange(sends, recvs []collectives.Transfer) error {
 	c, x := n.c, &n.xops
 	ep := c.rt.ep
+	distinct := !oneBuffer(sends)
 	for _, s := range sends {
 		sop := sendOps.Get().(*llc.SendOp)
 		*sop = llc.SendOp{Peer: c.toWorld(s.Peer), Tag: n.tag, Ctx: c.ctx + 1, Data: s.Data}
-		n.protocol(sop, c.rt.singleCopy(len(s.Data)), false)
+		n.protocol(sop, c.rt.singleCopy(len(s.Data)) || distinct && c.rt.distinctSingleCopy(len(s.Data)), false)
 		x.sends = append(x.sends, sop)
 		ep.Send(sop)
 	}
@@ -109,4 +111,19 @@ func (n *commNet) recycleExchange() {
 		x.sends[i] = nil
 	}
 	x.recvs, x.sends = x.recvs[:0], x.sends[:0]
+}
+
+// oneBuffer reports whether the sends of an exchange, more than one, all
+// send the same buffer (a linear allgather's block to every peer).
+func oneBuffer(sends []collectives.Transfer) bool {
+	if len(sends) < 2 || len(sends[0].Data) == 0 {
+		return false
+	}
+	first := &sends[0].Data[0]
+	for _, s := range sends[1:] {
+		if len(s.Data) != len(sends[0].Data) || &s.Data[0] != first {
+			return false
+		}
+	}
+	return true
 }

@@ -78,6 +78,10 @@ type runtimeState struct {
 	// singleCopyMin is the smallest message of a collective's exchange
 	// sent by rendezvous (llc.Caps.SingleCopyMin); 0: none.
 	singleCopyMin int
+	// distinctSingleCopyMin is singleCopyMin for an exchange whose sends'
+	// buffers differ (llc.Caps.DistinctSingleCopyMin); 0: singleCopyMin
+	// alone.
+	distinctSingleCopyMin int
 	// collEager is the largest message of a collective that asks for the
 	// eager path (llc.Caps.CollectiveEagerLimit) above the engine's eager
 	// limit, eagerLimit; 0: none.
@@ -190,8 +194,9 @@ func initRuntime() (*runtimeState, error) {
 	collEager := collectiveEagerLimit(caps, job.Settings, cfg)
 	s := &runtimeState{job: job, net: tr, closeNet: ns.close, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force,
-		singleCopyMin: singleCopyMin(caps, job.Settings, cfg),
-		collEager:     collEager, eagerLimit: cfg.EagerLimit,
+		singleCopyMin:         singleCopyMin(caps.SingleCopyMin, job.Settings, cfg),
+		distinctSingleCopyMin: singleCopyMin(caps.DistinctSingleCopyMin, job.Settings, cfg),
+		collEager:             collEager, eagerLimit: cfg.EagerLimit,
 		modelled: ns.mart != nil && ns.mart.Modelled(), consume: caps.ConsumeReads, processors: processors}
 	s.overlapLimit = overlapLimit(cfg, collEager, job.Size, s.modelled)
 	if ns.offload {
@@ -272,14 +277,21 @@ func collectiveEagerLimit(caps llc.Caps, settings launch.Settings, cfg llc.Confi
 // rendezvous (singleCopyMin).
 func (s *runtimeState) singleCopy(n int) bool { return s.singleCopyMin > 0 && n >= s.singleCopyMin }
 
-// singleCopyMin is the network's recommended SingleCopyMin, where the
-// eager messages travel through rings alone and the user set no eager
-// limit of their own.
-func singleCopyMin(caps llc.Caps, settings launch.Settings, cfg llc.Config) int {
+// distinctSingleCopy reports whether a send of n bytes of an exchange
+// whose sends' buffers differ goes by rendezvous though singleCopy says
+// not (distinctSingleCopyMin).
+func (s *runtimeState) distinctSingleCopy(n int) bool {
+	return s.distinctSingleCopyMin > 0 && n >= s.distinctSingleCopyMin
+}
+
+// singleCopyMin is min, a threshold the network recommends (SingleCopyMin,
+// DistinctSingleCopyMin), where the eager messages travel through rings
+// alone and the user set no eager limit of their own; 0 otherwise.
+func singleCopyMin(min int, settings launch.Settings, cfg llc.Config) int {
 	if !ringTuned(settings, cfg) {
 		return 0
 	}
-	return caps.SingleCopyMin
+	return min
 }
 
 // ringTuned reports whether the network's thresholds for eager messages

@@ -108,6 +108,13 @@ func TestEagerLimitByProfile(t *testing.T) {
 		if c.ConsumeReads != intel || c.SingleCopyMin != wantSingle || (wantSingle != 0) != intel {
 			t.Errorf("%s: consume reads %v, single copy from %d; want them on Intel's native profile only (from %d)", profile, c.ConsumeReads, c.SingleCopyMin, wantSingle)
 		}
+		wantDistinct := 0
+		if profile == nicemu.ProfileNative {
+			wantDistinct = nativeDistinctSingleCopyMin(cpuid.CPU.VendorID, 1, runtime.NumCPU())
+		}
+		if c.DistinctSingleCopyMin != wantDistinct {
+			t.Errorf("%s: distinct buffers copied once from %d, want %d", profile, c.DistinctSingleCopyMin, wantDistinct)
+		}
 		wantPush := 0
 		if profile == nicemu.ProfileNative {
 			wantPush = llc.ExchangePushMin
@@ -182,6 +189,28 @@ func TestNativeRingEagerLimit(t *testing.T) {
 	} {
 		if p2p, coll := nativeRingEagerLimits(c.vendor, c.procs, c.cpus); p2p != c.p2p || coll != c.coll {
 			t.Errorf("%v, %d processes on %d cores: eager limits %d and %d (collectives), want %d and %d", c.vendor, c.procs, c.cpus, p2p, coll, c.p2p, c.coll)
+		}
+	}
+}
+
+// TestNativeDistinctSingleCopyMin: AMD's processors copy an exchange's
+// distinct buffers once from AMDCrowdedSingleCopyMin where processes
+// outnumber cores four to one or more; below that, and on others, the
+// threshold is SingleCopyMin's alone.
+func TestNativeDistinctSingleCopyMin(t *testing.T) {
+	for _, tc := range []struct {
+		vendor      cpuid.Vendor
+		procs, cpus int
+		want        int
+	}{
+		{cpuid.AMD, 8, 2, AMDCrowdedSingleCopyMin},
+		{cpuid.AMD, 16, 4, AMDCrowdedSingleCopyMin},
+		{cpuid.AMD, 6, 2, 0},
+		{cpuid.AMD, 2, 2, 0},
+		{cpuid.Intel, 8, 2, 0},
+	} {
+		if got := nativeDistinctSingleCopyMin(tc.vendor, tc.procs, tc.cpus); got != tc.want {
+			t.Errorf("%v, %d processes on %d CPUs: distinct buffers copied once from %d, want %d", tc.vendor, tc.procs, tc.cpus, got, tc.want)
 		}
 	}
 }

@@ -241,6 +241,32 @@ const IntelSingleCopyMin = 32 << 10
 // VM has two cores).
 const IntelCoreSingleCopyMin = 8 << 10
 
+// AMDCrowdedSingleCopyMin is the smallest message of an exchange of
+// distinct buffers that Caps recommends sending by rendezvous on AMD
+// processors (llc.Caps.DistinctSingleCopyMin) where processes outnumber
+// cores four to one or more: there a receiver's one copy of each of its
+// peers' blocks beats the eager path's two, each peer's pages its own.
+// Measured with mpibench at 8 processes on the 2-core AMD EPYC VM (µs, the
+// slowest rank, 3 alternations, eager against rendezvous from 64 KiB):
+// Alltoall 64 KiB 277-303/253-262 (Open MPI 237-279); Allgather 64 KiB,
+// whose one buffer every peer reads, 237-242/245-252, so it keeps the
+// eager path; Allreduce 64 KiB 95-114/92-98. With fewer processes a core
+// it lost before (at 6 processes on 2 cores Alltoall and Allgather 64 KiB
+// 114-121 against 137-142), as did a threshold for every collective
+// (Reduce 64 KiB at 8 processes 41 against 52).
+const AMDCrowdedSingleCopyMin = 64 << 10
+
+// nativeDistinctSingleCopyMin is the DistinctSingleCopyMin Caps recommends
+// under the native profile for procs processes on cpus processors of
+// vendor: AMDCrowdedSingleCopyMin on AMD's where processes outnumber cores
+// four to one or more, none (0) elsewhere (SingleCopyMin alone).
+func nativeDistinctSingleCopyMin(vendor cpuid.Vendor, procs, cpus int) int {
+	if vendor == cpuid.AMD && procs >= 4*cpus {
+		return AMDCrowdedSingleCopyMin
+	}
+	return 0
+}
+
 // ModelEagerLimit is the eager limit Caps recommends under a timing
 // profile (the Martini model): the limit the thesis's runs were
 // calibrated with, so that modelled results do not move with the native
@@ -281,6 +307,7 @@ func (t *Translator) Caps() llc.Caps {
 		c.ExchangePush = llc.ExchangePushMin
 		c.RingEagerLimit, c.CollectiveEagerLimit = nativeRingEagerLimits(cpuid.CPU.VendorID, t.nic.NumProcs(), runtime.NumCPU())
 		c.SingleCopyMin = nativeSingleCopyMin(cpuid.CPU.VendorID, t.nic.NumProcs(), runtime.NumCPU())
+		c.DistinctSingleCopyMin = nativeDistinctSingleCopyMin(cpuid.CPU.VendorID, t.nic.NumProcs(), runtime.NumCPU())
 		// Measured on Intel's only (llc.ConsumePullMax).
 		c.ConsumeReads = cpuid.CPU.VendorID == cpuid.Intel
 	}
