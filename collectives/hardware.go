@@ -4,6 +4,14 @@ package collectives
 // Hardware.Barrier: inputs up to this size travel in the barrier itself.
 const DatumSize = 16
 
+// PartsBarrier is a Hardware whose barrier takes its payload in two parts,
+// head then tail, and publishes them joined, as Barrier publishes payload:
+// a caller whose payload is its input followed by something else need not
+// join them first.
+type PartsBarrier interface {
+	BarrierParts(key uint64, datum [DatumSize]byte, head, tail []byte) error
+}
+
 // Hardware is a network's collective offload for one communicator, as one
 // of its processes sees it: a barrier controller of a synchronisation
 // network that also carries a small payload from every process, and

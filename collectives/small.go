@@ -27,6 +27,10 @@ type smallKey struct {
 	rec  [keySize]byte
 	base uint64 // baseHash(rec)
 	mask uint64 // the hardware's key width
+	// parts is partsOf, the Hardware it was found for, as a PartsBarrier
+	// (nil if it is not one).
+	partsOf Hardware
+	parts   PartsBarrier
 }
 
 // smallRecord encodes Key k (its Op that of r, nil for none) in
@@ -77,24 +81,48 @@ func (u *Runner) sharedBarrier(k *Key, r *Reducer, w [DatumSize]byte, input []by
 	sk := &u.small
 	hash := u.smallRecord(k, r)
 	rec := sk.rec[:]
-	if input != nil {
-		scratch := call{arena: &u.arena} // the driver's calls' scratch memory, unused between them
-		rec = scratch.alloc(len(input) + keySize)
-		copy(rec[copy(rec, input):], sk.rec[:])
-	}
 	u.settleAll()
-	if err := hw.Barrier(hash, w, rec); err != nil {
+	if err := u.publish(hash, w, input, rec); err != nil {
 		return fmt.Errorf("%v: %w", k.Coll, err)
 	}
 	if hw.KeySum() != uint64(n)*hash&sk.mask {
-		// Some rank's call differs: find out how, and say so.
-		b := board{hw: hw, size: len(rec), self: u.Net.Rank(), n: n, key: hash}
+		// Some rank's call differs: find out how, and say so (the
+		// hardware's records end with the key, as rec does).
+		b := board{hw: hw, size: len(input) + len(rec), self: u.Net.Rank(), n: n, key: hash}
 		if err := b.verify(rec); err != nil {
 			return err
 		}
 	}
 	u.Stats.addAt(k.Coll, statSharedNIC)
 	return nil
+}
+
+// publish enters the hardware's barrier with input, if not nil, followed
+// by key, the encoded Key, as its payload (key alone otherwise): in two
+// parts where the hardware takes them (PartsBarrier), else joined in the
+// driver's scratch memory.
+func (u *Runner) publish(hash uint64, w [DatumSize]byte, input, key []byte) error {
+	if input == nil {
+		return u.HW.Barrier(hash, w, key)
+	}
+	if pb := u.partsBarrier(); pb != nil {
+		return pb.BarrierParts(hash, w, input, key)
+	}
+	scratch := call{arena: &u.arena} // the driver's calls' scratch memory, unused between them
+	rec := scratch.alloc(len(input) + keySize)
+	copy(rec[copy(rec, input):], key)
+	return u.HW.Barrier(hash, w, rec)
+}
+
+// partsBarrier returns u.HW as a PartsBarrier, or nil, found once for
+// each Hardware: an interface's assertion costs the runtime's lookup.
+func (u *Runner) partsBarrier() PartsBarrier {
+	sk := &u.small
+	if sk.partsOf != u.HW {
+		sk.partsOf = u.HW
+		sk.parts, _ = u.HW.(PartsBarrier)
+	}
+	return sk.parts
 }
 
 // smallBcast runs a broadcast of buf from root in one barrier, or through

@@ -59,12 +59,17 @@ func (p *BarrierPort) claimed(length int) error {
 
 // ArriveData is NIC.BarrierArriveData through the port.
 func (p *BarrierPort) ArriveData(key uint64, datum [DatumSize]byte, payload []byte) (gen uint64, err error) {
-	if err := p.claimed(len(payload)); err != nil {
+	return p.ArriveParts(key, datum, payload, nil)
+}
+
+// ArriveParts is NIC.BarrierArriveParts through the port.
+func (p *BarrierPort) ArriveParts(key uint64, datum [DatumSize]byte, head, tail []byte) (gen uint64, err error) {
+	if err := p.claimed(len(head) + len(tail)); err != nil {
 		return 0, err
 	}
 	a := p.lines[p.member]
 	gen = atomic.LoadUint64(&a.gen) + 1
-	writeArrival(a, p.slots[p.member][gen&1], gen, key, datum, payload)
+	writeArrival(a, p.slots[p.member][gen&1], gen, key, datum, head, tail)
 	publishGen(&a.gen, gen) // then the looks of publishArrival
 	released := p.Released(gen)
 	p.n.countArrival()

@@ -52,9 +52,14 @@ func portMember(n *NIC, ports []*BarrierPort, id, m int, procs []int, rounds int
 		payload := []byte(fmt.Sprintf("member %d generation %d", m, g))
 		var gen uint64
 		var err error
-		if m < len(ports) {
+		switch split := int(g) % len(payload); {
+		case m < len(ports) && g%2 == 1: // in two parts, which land joined
+			gen, err = ports[m].ArriveParts(g*10+uint64(m), datum, payload[:split], payload[split:])
+		case m < len(ports):
 			gen, err = ports[m].ArriveData(g*10+uint64(m), datum, payload)
-		} else {
+		case g%2 == 1:
+			gen, err = n.BarrierArriveParts(id, m, procs, g*10+uint64(m), datum, payload[:split], payload[split:])
+		default:
 			gen, err = n.BarrierArriveData(id, m, procs, g*10+uint64(m), datum, payload)
 		}
 		if err != nil || gen != g {
@@ -129,6 +134,14 @@ func TestBarrierPortRefusals(t *testing.T) {
 	})
 	if ae.Length != BarrierPayloadSize+1 {
 		t.Errorf("oversized payload refusal: %+v", ae)
+	}
+	ae = expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, func() error {
+		half := make([]byte, BarrierPayloadSize/2+1)
+		_, err := p.ArriveParts(1, [DatumSize]byte{}, half, half)
+		return err
+	})
+	if ae.Length != BarrierPayloadSize+2 {
+		t.Errorf("oversized payload in two parts refusal: %+v", ae)
 	}
 	if _, err := p.ArriveData(1, [DatumSize]byte{}, []byte("kept")); err != nil {
 		t.Fatal(err)

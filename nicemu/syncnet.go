@@ -350,24 +350,31 @@ func (n *NIC) BarrierArriveKey(id, member int, procs []int, key uint64, payload 
 // where BarrierDatum reads them: a small reduction or broadcast costs what
 // a barrier costs.
 func (n *NIC) BarrierArriveData(id, member int, procs []int, key uint64, datum [DatumSize]byte, payload []byte) (gen uint64, err error) {
-	if err := n.checkArrival(id, member, procs, len(payload)); err != nil {
+	return n.BarrierArriveParts(id, member, procs, key, datum, payload, nil)
+}
+
+// BarrierArriveParts is BarrierArriveData with the payload given in two
+// parts, head then tail, which the slot holds joined: the caller need not
+// join them first.
+func (n *NIC) BarrierArriveParts(id, member int, procs []int, key uint64, datum [DatumSize]byte, head, tail []byte) (gen uint64, err error) {
+	if err := n.checkArrival(id, member, procs, len(head)+len(tail)); err != nil {
 		return 0, err
 	}
 	a := n.seg.arrival(id, member)
 	gen = atomic.LoadUint64(&a.gen) + 1
-	writeArrival(a, n.seg.barrierSlot(id, member, gen&1), gen, key, datum, payload)
+	writeArrival(a, n.seg.barrierSlot(id, member, gen&1), gen, key, datum, head, tail)
 	n.publishArrival(id, member, procs, a, gen, false)
 	return gen, nil
 }
 
 // writeArrival writes what an arrival at generation gen publishes into the
-// member's arrival line a and payload slot: plain stores into lines only
-// this member writes, published by the atomic store of the generation
-// (publishArrival: publishGen, then the fence of countArrival, which the
-// doorbell check relies on).
-func writeArrival(a *barrierArrival, slot []byte, gen, key uint64, datum [DatumSize]byte, payload []byte) {
-	copy(slot[8:], payload)
-	*slotHeader(slot) = gen<<payloadGenShift | uint64(len(payload))
+// member's arrival line a and payload slot, the payload head then tail:
+// plain stores into lines only this member writes, published by the
+// store of the generation (publishArrival: publishGen, then the fence of
+// countArrival, which the doorbell check relies on).
+func writeArrival(a *barrierArrival, slot []byte, gen, key uint64, datum [DatumSize]byte, head, tail []byte) {
+	copy(slot[8+copy(slot[8:], head):], tail)
+	*slotHeader(slot) = gen<<payloadGenShift | uint64(len(head)+len(tail))
 	a.keys[gen&1] = key & (1<<KeyBits - 1)
 	a.data[gen&1] = datum
 	a.ring[gen%RecordRingDepth].key = key & (1<<KeyBits - 1)

@@ -126,7 +126,14 @@ func multicastDelivered(g *SyncGroup) bool {
 // Barrier publishes payload, adds key to the controller's sum, passes
 // datum through the controller, and waits until every member has arrived.
 func (g *SyncGroup) Barrier(key uint64, datum [nicemu.DatumSize]byte, payload []byte) error {
-	if err := g.Arrive(key, datum, payload); err != nil {
+	return g.BarrierParts(key, datum, payload, nil)
+}
+
+// BarrierParts is Barrier with the payload given in two parts, head then
+// tail, which the others' Payload returns joined
+// (collectives.PartsBarrier).
+func (g *SyncGroup) BarrierParts(key uint64, datum [nicemu.DatumSize]byte, head, tail []byte) error {
+	if err := g.arrive(key, datum, head, tail); err != nil {
 		return err
 	}
 	return g.WaitReleased()
@@ -136,12 +143,17 @@ func (g *SyncGroup) Barrier(key uint64, datum [nicemu.DatumSize]byte, payload []
 // the barrier as Barrier does and returns at once; Released and
 // WaitReleased are its second half.
 func (g *SyncGroup) Arrive(key uint64, datum [nicemu.DatumSize]byte, payload []byte) error {
+	return g.arrive(key, datum, payload, nil)
+}
+
+// arrive enters the barrier with the payload head then tail.
+func (g *SyncGroup) arrive(key uint64, datum [nicemu.DatumSize]byte, head, tail []byte) error {
 	var gen uint64
 	var err error
 	if g.port != nil {
-		gen, err = g.port.ArriveData(key, datum, payload)
+		gen, err = g.port.ArriveParts(key, datum, head, tail)
 	} else {
-		gen, err = g.nic.BarrierArriveData(g.id, g.member, g.procs, key, datum, payload)
+		gen, err = g.nic.BarrierArriveParts(g.id, g.member, g.procs, key, datum, head, tail)
 	}
 	if err != nil {
 		return fmt.Errorf("barrier controller %d: %w", g.id, err)
