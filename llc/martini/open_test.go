@@ -193,45 +193,32 @@ func TestNativeRingEagerLimit(t *testing.T) {
 	}
 }
 
-// TestNativeDistinctSingleCopyMin: AMD's processors copy an exchange's
-// distinct buffers once from AMDCrowdedSingleCopyMin where processes
-// outnumber cores four to one or more; below that, and on others, the
-// threshold is SingleCopyMin's alone.
-func TestNativeDistinctSingleCopyMin(t *testing.T) {
-	for _, tc := range []struct {
-		vendor      cpuid.Vendor
-		procs, cpus int
-		want        int
-	}{
-		{cpuid.AMD, 8, 2, AMDCrowdedSingleCopyMin},
-		{cpuid.AMD, 16, 4, AMDCrowdedSingleCopyMin},
-		{cpuid.AMD, 6, 2, 0},
-		{cpuid.AMD, 2, 2, 0},
-		{cpuid.Intel, 8, 2, 0},
-	} {
-		if got := nativeDistinctSingleCopyMin(tc.vendor, tc.procs, tc.cpus); got != tc.want {
-			t.Errorf("%v, %d processes on %d CPUs: distinct buffers copied once from %d, want %d", tc.vendor, tc.procs, tc.cpus, got, tc.want)
-		}
-	}
-}
-
 // TestNativeSingleCopyMin: Intel's processors copy once from
 // IntelCoreSingleCopyMin while every process has a core and from
-// IntelSingleCopyMin when processes outnumber cores; others never.
+// IntelSingleCopyMin when processes outnumber cores; others never, but
+// AMD's copy an exchange's distinct buffers once from
+// AMDCrowdedSingleCopyMin where processes outnumber cores four to one or
+// more (DistinctSingleCopyMin; none elsewhere).
 func TestNativeSingleCopyMin(t *testing.T) {
 	for _, tc := range []struct {
-		vendor      cpuid.Vendor
-		procs, cpus int
-		want        int
+		vendor           cpuid.Vendor
+		procs, cpus      int
+		single, distinct int
 	}{
-		{cpuid.Intel, 2, 2, IntelCoreSingleCopyMin},
-		{cpuid.Intel, 1, 8, IntelCoreSingleCopyMin},
-		{cpuid.Intel, 3, 2, IntelSingleCopyMin},
-		{cpuid.AMD, 2, 2, 0},
-		{cpuid.AMD, 8, 2, 0},
+		{cpuid.Intel, 2, 2, IntelCoreSingleCopyMin, 0},
+		{cpuid.Intel, 1, 8, IntelCoreSingleCopyMin, 0},
+		{cpuid.Intel, 3, 2, IntelSingleCopyMin, 0},
+		{cpuid.Intel, 8, 2, IntelSingleCopyMin, 0},
+		{cpuid.AMD, 2, 2, 0, 0},
+		{cpuid.AMD, 6, 2, 0, 0},
+		{cpuid.AMD, 8, 2, 0, AMDCrowdedSingleCopyMin},
+		{cpuid.AMD, 16, 4, 0, AMDCrowdedSingleCopyMin},
 	} {
-		if got := nativeSingleCopyMin(tc.vendor, tc.procs, tc.cpus); got != tc.want {
-			t.Errorf("%v, %d processes on %d CPUs: single copy from %d, want %d", tc.vendor, tc.procs, tc.cpus, got, tc.want)
+		single := nativeSingleCopyMin(tc.vendor, tc.procs, tc.cpus)
+		distinct := nativeDistinctSingleCopyMin(tc.vendor, tc.procs, tc.cpus)
+		if single != tc.single || distinct != tc.distinct {
+			t.Errorf("%v, %d processes on %d CPUs: single copy from %d, of distinct buffers from %d; want %d and %d",
+				tc.vendor, tc.procs, tc.cpus, single, distinct, tc.single, tc.distinct)
 		}
 	}
 }
