@@ -82,7 +82,7 @@ func (u *Runner) sharedBarrier(k *Key, r *Reducer, w [DatumSize]byte, input []by
 	hash := u.smallRecord(k, r)
 	rec := sk.rec[:]
 	u.settleAll()
-	if err := u.publish(hash, w, input, rec); err != nil {
+	if err := u.arriveShared(hash, w, input, rec); err != nil {
 		return fmt.Errorf("%v: %w", k.Coll, err)
 	}
 	if hw.KeySum() != uint64(n)*hash&sk.mask {
@@ -97,11 +97,11 @@ func (u *Runner) sharedBarrier(k *Key, r *Reducer, w [DatumSize]byte, input []by
 	return nil
 }
 
-// publish enters the hardware's barrier with input, if not nil, followed
-// by key, the encoded Key, as its payload (key alone otherwise): in two
-// parts where the hardware takes them (PartsBarrier), else joined in the
-// driver's scratch memory.
-func (u *Runner) publish(hash uint64, w [DatumSize]byte, input, key []byte) error {
+// arriveShared passes the hardware's barrier with input, if not nil,
+// followed by key, the encoded Key, as its payload (key alone otherwise):
+// in two parts where the hardware takes them (PartsBarrier), else joined
+// in the driver's scratch memory.
+func (u *Runner) arriveShared(hash uint64, w [DatumSize]byte, input, key []byte) error {
 	if input == nil {
 		return u.HW.Barrier(hash, w, key)
 	}

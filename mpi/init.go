@@ -284,14 +284,14 @@ func (s *runtimeState) distinctSingleCopy(n int) bool {
 	return s.distinctSingleCopyMin > 0 && n >= s.distinctSingleCopyMin
 }
 
-// singleCopyMin is min, a threshold the network recommends (SingleCopyMin,
+// singleCopyMin is threshold, one the network recommends (SingleCopyMin,
 // DistinctSingleCopyMin), where the eager messages travel through rings
 // alone and the user set no eager limit of their own; 0 otherwise.
-func singleCopyMin(min int, settings launch.Settings, cfg llc.Config) int {
+func singleCopyMin(threshold int, settings launch.Settings, cfg llc.Config) int {
 	if !ringTuned(settings, cfg) {
 		return 0
 	}
-	return min
+	return threshold
 }
 
 // ringTuned reports whether the network's thresholds for eager messages

@@ -9,10 +9,10 @@ import (
 // pushNative is execPush's common case, flattened: a write (PUSH, BOTF or
 // AOTF) of 8 bytes or more into segment memory, ending on an 8-byte
 // boundary, under the native profile (no timing model, no virtual clock),
-// whose target translation the RVATLB holds. It makes the same checks, lookups, stores and counts
-// as the general path, in one function, and reports false, having done
-// nothing, for any request it does not cover (a refusal among them): the
-// general path then serves it.
+// whose target translation the RVATLB holds. It makes the same checks,
+// lookups, stores and counts as the general path, in one function, and
+// reports false, having done nothing, for any request it does not cover
+// (a refusal among them): the general path then serves it.
 func (n *NIC) pushNative(dst int, sid SID, off uint64, src []byte, op Op) bool {
 	if uint(dst) >= uint(len(n.procs)) || len(src) < 8 {
 		return false

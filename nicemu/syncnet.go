@@ -433,6 +433,16 @@ func (n *NIC) checkArrival(id, member int, procs []int, payload int) error {
 // publishArrival publishes generation gen in member's arrival line a,
 // after the plain stores the caller made into it, and, if that releases
 // gen or wake is set, rings the other members.
+//
+// It publishes the generation (publishGen), then looks at the other
+// members' lines once before it fences (countArrival) and once after, if
+// the first look did not find the generation released: the first look's
+// loads go out while the store of the generation waits for its line, so
+// that the two trips between cores overlap; a release it sees is a
+// release (the generations only grow). The look after the fence is the
+// one the doorbells rely on: a member that armed its doorbell and then saw
+// this arrival missing is seen armed once the arrival is visible to all.
+// BarrierPort.ArriveParts does the same.
 func (n *NIC) publishArrival(id, member int, procs []int, a *barrierArrival, gen uint64, wake bool) {
 	publishGen(&a.gen, gen)
 	released := n.BarrierReleased(id, len(procs), gen) // while the store waits for its line
@@ -442,15 +452,6 @@ func (n *NIC) publishArrival(id, member int, procs []int, a *barrierArrival, gen
 	}
 	n.afterArrival(member, procs, released, wake)
 }
-
-// An arrival publishes its generation (publishGen), then looks at the
-// other members' lines once before it fences and once after, if the first
-// look did not find the generation released: the first look's loads go
-// out while the store of the generation waits for its line, so that the
-// two trips between cores overlap; a release it sees is a release (the
-// generations only grow). The look after the fence is the one the
-// doorbells rely on: a member that armed its doorbell and then saw this
-// arrival missing is seen armed once the arrival is visible to all.
 
 // countArrival counts an arrival; its atomic add is the full fence (on
 // amd64; a sequentially consistent one elsewhere) between the arrival's
