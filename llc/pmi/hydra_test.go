@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rhinet-go/martini/internal/hydratest"
@@ -48,21 +49,33 @@ func TestHydra(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("pmi-%d/abort", version), func(t *testing.T) {
 			stdout, stderr, err := hydratest.Run(hydra, env, 3, bin, "-abort", "1")
-			// A failed job: Hydra's exit status, or (PMI-2) its death by a
-			// signal. Hydra 4.0 ends a PMI-2 job on the abort, a command
-			// it does not know, as on an error, and mpiexec then sometimes
-			// dies of SIGPIPE instead of exiting with 255 (twice in about
-			// 50 jobs, both while other tests loaded the machine).
+			// A failed job: Hydra's exit status, or its death by SIGPIPE.
+			// Hydra 4.0 ends a PMI-2 job on the abort, a command it does
+			// not know, as on an error, and mpiexec then sometimes dies
+			// of SIGPIPE instead of exiting with 255 (twice in about 50
+			// jobs, both while other tests loaded the machine). A PMI-1
+			// job's mpiexec died of a signal once too, in a run of
+			// .ci/run (exit code -1; which signal was not recorded): the
+			// aborting rank exits right after its abort command, and
+			// Hydra's write to its closed socket raises SIGPIPE. Another
+			// signal fails the test and says which.
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) {
 				t.Fatalf("job with an Abort: %v, want a failed job\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 			}
+			if strings.Contains(stderr, "fence returned") {
+				t.Errorf("a process left its fence instead of being ended:\n%s", stderr)
+			}
+			if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				if ws.Signal() != syscall.SIGPIPE {
+					t.Errorf("mpiexec died of %v, want an exit status or SIGPIPE\nstderr:\n%s", ws.Signal(), stderr)
+				}
+				t.Logf("mpiexec died of %v: its exit status not checked", ws.Signal())
+				return
+			}
 			// PMI-1 carries the code, and Hydra exits with it.
 			if version == 1 && exit.ExitCode() != 7 {
 				t.Errorf("exit code %d, want the Abort's 7\nstderr:\n%s", exit.ExitCode(), stderr)
-			}
-			if strings.Contains(stderr, "fence returned") {
-				t.Errorf("a process left its fence instead of being ended:\n%s", stderr)
 			}
 		})
 	}
