@@ -56,8 +56,8 @@ func TestHydra(t *testing.T) {
 			// jobs, both while other tests loaded the machine). A PMI-1
 			// job's mpiexec died of a signal once too, in a run of
 			// .ci/run (exit code -1; which signal was not recorded): the
-			// aborting rank exits right after its abort command, and
-			// Hydra's write to its closed socket raises SIGPIPE. Another
+			// aborting rank exits right after its abort command, most likely
+			// Hydra then wrote to its closed socket: SIGPIPE. Another
 			// signal fails the test and says which.
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) {
