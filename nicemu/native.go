@@ -1,10 +1,6 @@
 package nicemu
 
-import (
-	"encoding/binary"
-	"sync/atomic"
-	"unsafe"
-)
+import "sync/atomic"
 
 // pushNative is execPush's common case, flattened: a write (PUSH, BOTF or
 // AOTF) of 8 bytes or more into segment memory, ending on an 8-byte
@@ -36,24 +32,9 @@ func (n *NIC) pushNative(dst int, sid SID, off uint64, src []byte, op Op) bool {
 		n.patlb.touch(n.pid, addr(src), len(src)) // Initiator: DMA read of the source
 	}
 	n.patlb.touch(dst, at, len(src)) // RBend: DMA write
-	// In-order delivery: the last 8 bytes land last, atomically.
-	if len(src) == 64 {
-		writeLine((*[64]byte)(n.seg.mem[at:end]), (*[64]byte)(src))
-	} else {
-		copyWords(n.seg.mem[at:end-8], src[:len(src)-8])
-		atomic.StoreUint64((*uint64)(unsafe.Pointer(&n.seg.mem[end-8])), binary.LittleEndian.Uint64(src[len(src)-8:]))
-	}
+	n.storeInOrder(at, end, src)
 	n.stats.SegmentOps++
-	switch op {
-	case OpPush:
-		n.stats.Push++
-	case OpBOTF:
-		n.stats.BOTF++
-	default:
-		n.stats.AOTF++
-	}
-	n.stats.PushBytes += uint64(len(src))
-	n.stats.Packets += packets(len(src))
+	n.countWrite(op, len(src))
 	if atomic.LoadUint32(&pe.sleepers) != 0 {
 		n.notify(dst)
 	}

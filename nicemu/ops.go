@@ -122,6 +122,15 @@ func (n *NIC) pushGeneral(dst int, sid SID, off uint64, src []byte, op Op) error
 	if n.timing != nil {
 		n.timing.settle()
 	}
+	n.countWrite(op, len(src))
+	if n.clock == nil {
+		n.notify(dst)
+	}
+	return nil
+}
+
+// countWrite counts a write of length bytes by op (PUSH, BOTF or AOTF).
+func (n *NIC) countWrite(op Op, length int) {
 	switch op {
 	case OpPush:
 		n.stats.Push++
@@ -130,12 +139,21 @@ func (n *NIC) pushGeneral(dst int, sid SID, off uint64, src []byte, op Op) error
 	case OpAOTF:
 		n.stats.AOTF++
 	}
-	n.stats.PushBytes += uint64(len(src))
-	n.stats.Packets += packets(len(src))
-	if n.clock == nil {
-		n.notify(dst)
+	n.stats.PushBytes += uint64(length)
+	n.stats.Packets += packets(length)
+}
+
+// storeInOrder stores src at [at, end) of segment memory, end 8-aligned
+// and src at least 8 bytes, as Martini's in-order DMA delivers it: the
+// last 8 bytes land last, atomically, so that a receiver polling them
+// knows the rest has landed.
+func (n *NIC) storeInOrder(at, end uint64, src []byte) {
+	if len(src) == 64 {
+		writeLine((*[64]byte)(n.seg.mem[at:end]), (*[64]byte)(src))
+		return
 	}
-	return nil
+	copyWords(n.seg.mem[at:end-8], src[:len(src)-8])
+	atomic.StoreUint64((*uint64)(unsafe.Pointer(&n.seg.mem[end-8])), binary.LittleEndian.Uint64(src[len(src)-8:]))
 }
 
 // write moves src into the translated target region.
@@ -152,9 +170,7 @@ func (n *NIC) write(dst int, sid SID, v sidView, off uint64, src []byte) error {
 		end := at + uint64(len(src))
 		switch {
 		case len(src) >= 8 && end%8 == 0:
-			// In-order delivery: the last 8 bytes land last, atomically.
-			copyWords(n.seg.mem[at:end-8], src[:len(src)-8])
-			atomic.StoreUint64((*uint64)(unsafe.Pointer(&n.seg.mem[end-8])), binary.LittleEndian.Uint64(src[len(src)-8:]))
+			n.storeInOrder(at, end, src)
 		default:
 			copy(n.seg.mem[at:end], src)
 		}
