@@ -108,6 +108,11 @@ type buffers struct {
 	np       int
 	offCache int
 	next     int
+	// size, send and recv are the last buffers handed out: in cache,
+	// the same for every operation of one size, so found once (size -1:
+	// none yet).
+	size       int
+	send, recv []byte
 }
 
 // footprint is what one operation of size bytes touches, send and
@@ -131,7 +136,7 @@ func newBuffers(np, maxSize, offCache int) *buffers {
 	}
 	arena := make([]byte, n)
 	touchPages(arena)
-	return &buffers{arena: arena, np: np, offCache: offCache}
+	return &buffers{arena: arena, np: np, offCache: offCache, size: -1}
 }
 
 // touchPages writes a zero into every page of b, so that each is a page
@@ -146,6 +151,16 @@ func touchPages(b []byte) {
 // bytes each (the collectives use the first size bytes where that is
 // what they move).
 func (b *buffers) get(size int) (send, recv []byte) {
+	if b.offCache > 0 || size != b.size {
+		b.fill(size)
+	}
+	return b.send, b.recv
+}
+
+// fill sets the buffers get returns. (Not inlined: get is.)
+//
+//go:noinline
+func (b *buffers) fill(size int) {
 	block := b.np*size + 64
 	if b.offCache <= 0 || b.next+2*block > len(b.arena) {
 		b.next = 0
@@ -154,7 +169,7 @@ func (b *buffers) get(size int) (send, recv []byte) {
 	if b.offCache > 0 {
 		b.next += 2 * block
 	}
-	return b.arena[at : at+b.np*size], b.arena[at+block : at+block+b.np*size]
+	b.size, b.send, b.recv = size, b.arena[at:at+b.np*size], b.arena[at+block:at+block+b.np*size]
 }
 
 // floats views a byte buffer as float32 elements.

@@ -50,8 +50,7 @@ func (b *board) record(r int) []byte {
 // key: its input, from its record or from its data word.
 func (b *board) data(r, off, n int) []byte {
 	if b.inline {
-		d := b.hw.Datum(r)
-		copy(b.tmp, d[:])
+		copy(b.tmp, b.hw.Datum(r)[:])
 		return b.tmp[off : off+n]
 	}
 	if b.hw != nil {

@@ -15,7 +15,7 @@ func (h *loneHW) Barrier(key uint64, datum [DatumSize]byte, p []byte) error {
 	h.key, h.datum = key, datum
 	return nil
 }
-func (h *loneHW) Datum(int) [DatumSize]byte        { return h.datum }
+func (h *loneHW) Datum(int) *[DatumSize]byte       { return &h.datum }
 func (h *loneHW) InlineRanks() int                 { return 5 }
 func (h *loneHW) KeySum() uint64                   { return h.key }
 func (h *loneHW) KeyBits() int                     { return 48 }

@@ -29,11 +29,12 @@ type Hardware interface {
 	KeySum() uint64
 	// KeyBits is the width of Barrier's keys and of their sum.
 	KeyBits() int
-	// Datum returns the datum rank r passed to the last Barrier, for
+	// Datum points at the datum rank r passed to the last Barrier, for
 	// communicators of at most InlineRanks ranks: DatumSize bytes that
 	// travel in the barrier's own messages, at no cost beyond the
-	// barrier's.
-	Datum(r int) [DatumSize]byte
+	// barrier's. They stay the same until this rank calls Barrier again;
+	// the caller must not write them.
+	Datum(r int) *[DatumSize]byte
 	// InlineRanks is the largest communicator whose data words Datum
 	// returns.
 	InlineRanks() int

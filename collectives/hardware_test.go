@@ -56,10 +56,10 @@ func (m *memHW) KeySum() uint64 {
 
 func (m *memHW) InlineRanks() int { return 3 }
 
-func (m *memHW) Datum(r int) [DatumSize]byte {
+func (m *memHW) Datum(r int) *[DatumSize]byte {
 	m.h.mu.Lock()
 	defer m.h.mu.Unlock()
-	return m.h.data[m.gen&1][r]
+	return &m.h.data[m.gen&1][r]
 }
 
 func (m *memHW) Barrier(key uint64, datum [DatumSize]byte, p []byte) error {

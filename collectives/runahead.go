@@ -100,10 +100,18 @@ func (u *Runner) runAheadBarrier(coll Collective) (RunAheadBarrier, bool) {
 // their check at all: those of runAheadBarrier, and the small broadcasts
 // and reductions to a root, whose data words travel in its ring (see
 // smallBcast and smallReduction).
-func (u *Runner) aheadBarrier() (RunAheadBarrier, bool) {
-	if u.RunAhead == nil || !u.FanOutAhead {
-		return nil, false
+func (u *Runner) aheadBarrier() (rb RunAheadBarrier, ok bool) {
+	if u.RunAhead != nil && u.FanOutAhead { // short enough to inline: most calls stop here
+		rb, ok = u.ringBarrier()
 	}
+	return rb, ok
+}
+
+// ringBarrier returns u's Hardware as a RunAheadBarrier whose ring is deep
+// enough to run ahead, if it is one. (Not inlined: aheadBarrier is.)
+//
+//go:noinline
+func (u *Runner) ringBarrier() (RunAheadBarrier, bool) {
 	rb, ok := u.HW.(RunAheadBarrier)
 	return rb, ok && rb.RingDepth() >= 2 && rb.RingDepth()/2 <= maxRunAhead
 }
@@ -129,10 +137,15 @@ func (u *Runner) Settle() error {
 // difference that settling found in an earlier call: the call itself ran,
 // so that the processes' calls stay in step.
 func (u *Runner) withEarlier(err error) error {
-	p := u.RunAhead
-	if p == nil || p.earlier == nil {
-		return err
+	if p := u.RunAhead; p == nil || p.earlier == nil {
+		return err // short enough to inline: most calls stop here
 	}
+	return u.joinEarlier(err)
+}
+
+// joinEarlier is withEarlier once settling has found a difference.
+func (u *Runner) joinEarlier(err error) error {
+	p := u.RunAhead
 	early := fmt.Errorf("an earlier collective call: %w", p.earlier)
 	p.earlier = nil
 	if err == nil {

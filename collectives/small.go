@@ -1,6 +1,9 @@
 package collectives
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Small calls: a broadcast, or a reduction, whose data fits the data word
 // of the synchronisation network (and whose communicator is small enough
@@ -77,13 +80,18 @@ func (u *Runner) smallBarrier(k *Key, r *Reducer, w [DatumSize]byte) error {
 // key, as the driver's record does (keyedRecord): the inputs are then the
 // hardware's Payloads, and the key follows each.
 func (u *Runner) sharedBarrier(k *Key, r *Reducer, w [DatumSize]byte, input []byte) error {
+	return u.keyedBarrier(k.Coll, u.smallRecord(k, r), w, input)
+}
+
+// keyedBarrier is sharedBarrier for a call of coll whose key is encoded in
+// u.small.rec, with hash its hash (smallRecord's).
+func (u *Runner) keyedBarrier(coll Collective, hash uint64, w [DatumSize]byte, input []byte) error {
 	hw, n := u.HW, u.Net.Size()
 	sk := &u.small
-	hash := u.smallRecord(k, r)
 	rec := sk.rec[:]
 	u.settleAll()
 	if err := u.arriveShared(hash, w, input, rec); err != nil {
-		return fmt.Errorf("%v: %w", k.Coll, err)
+		return fmt.Errorf("%v: %w", coll, err)
 	}
 	if hw.KeySum() != uint64(n)*hash&sk.mask {
 		// Some rank's call differs: find out how, and say so (the
@@ -93,7 +101,7 @@ func (u *Runner) sharedBarrier(k *Key, r *Reducer, w [DatumSize]byte, input []by
 			return err
 		}
 	}
-	u.Stats.addAt(k.Coll, statSharedNIC)
+	u.Stats.addAt(coll, statSharedNIC)
 	return nil
 }
 
@@ -166,8 +174,7 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 		return true, u.withEarlier(err)
 	}
 	if !self {
-		w = hw.Datum(root)
-		copy(buf, w[:])
+		putWord(buf, hw.Datum(root))
 	}
 	return true, u.withEarlier(nil)
 }
@@ -210,8 +217,7 @@ func (u *Runner) smallMove(coll Collective, input, recv []byte, blk, elem, off i
 		switch {
 		case err != nil:
 		case inline:
-			d := u.HW.Datum(r)
-			copy(recv[r*blk:(r+1)*blk], d[off:off+blk])
+			copy(recv[r*blk:(r+1)*blk], u.HW.Datum(r)[off:off+blk])
 		default:
 			copy(recv[r*blk:(r+1)*blk], u.HW.Payload(r)[off:off+blk])
 		}
@@ -233,31 +239,87 @@ func (u *Runner) smallReduction(coll Collective, send, recv []byte, r *Reducer, 
 	if !ok {
 		return false, nil
 	}
-	k := Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Root: root, Bytes: length}
 	if length > DatumSize || u.Net.Size() > u.HW.InlineRanks() {
-		if !u.payloadShared(coll, length) {
-			return false, nil
-		}
-		err := u.sharedBarrier(&k, r, [DatumSize]byte{}, input)
-		if err == nil && (coll == CollAllreduce || u.Net.Rank() == root) {
-			b := board{hw: u.HW, n: u.Net.Size()}
-			fold(&b, *r, recv[:length], 0, b.n, 0)
-		}
-		return true, u.withEarlier(err)
+		return u.payloadReduction(coll, input, recv, r, root, length)
 	}
-	var w [DatumSize]byte
-	copy(w[:], input)
+	w := wordOf(input)
 	if rb, ok := u.aheadBarrier(); ok && coll == CollReduce {
+		k := Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Root: root, Bytes: length}
 		return true, u.withEarlier(u.reduceAhead(rb, &k, r, w, recv[:min(len(recv), length)]))
 	}
-	if err := u.smallBarrier(&k, r, w); err != nil {
+	if err := u.keyedBarrier(coll, u.reductionHash(coll, r, length, root), w, nil); err != nil {
 		return true, u.withEarlier(err)
 	}
 	if coll == CollReduce && u.Net.Rank() != root {
 		return true, u.withEarlier(nil)
 	}
-	u.foldWords(r, recv[:length], u.HW)
+	u.foldWords(r, recv[:length], dataWords{hw: u.HW})
 	return true, u.withEarlier(nil)
+}
+
+// payloadReduction is smallReduction of a vector longer than a data word,
+// or in a group whose words do not all travel with the barrier: the
+// vectors travel as the barrier's payloads, where the driver would take
+// AlgShared.
+func (u *Runner) payloadReduction(coll Collective, input, recv []byte, r *Reducer, root, length int) (done bool, err error) {
+	if !u.payloadShared(coll, length) {
+		return false, nil
+	}
+	k := Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Root: root, Bytes: length}
+	err = u.sharedBarrier(&k, r, [DatumSize]byte{}, input)
+	if err == nil && (coll == CollAllreduce || u.Net.Rank() == root) {
+		b := board{hw: u.HW, n: u.Net.Size()}
+		fold(&b, *r, recv[:length], 0, b.n, 0)
+	}
+	return true, u.withEarlier(err)
+}
+
+// reductionHash is smallRecord for the key of a small reduction (coll of
+// length bytes with r, to root), compared with the cached key field by
+// field without building a Key while the calls repeat.
+func (u *Runner) reductionHash(coll Collective, r *Reducer, length, root int) uint64 {
+	sk := &u.small
+	c := &sk.key
+	if sk.mask == 0 || c.Coll != coll || c.Bytes != length || c.Elem != r.Elem || c.Kind != uint8(r.Kind) ||
+		c.Op != 0 || c.Bad || c.Own != 0 || c.Counts != 0 || !sameString(sk.op, r.Op) {
+		k := Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Root: root, Bytes: length}
+		return u.smallRecord(&k, r)
+	}
+	putRoot(sk.rec[:], root)
+	return rootedHash(sk.base, keyRoot(sk.rec[:])) & sk.mask
+}
+
+// sameString is a == b, without comparing the bytes of two strings that
+// share them (an operation's name, the same on every call).
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
+// wordOf returns b, a data word at most, in a data word: the common sizes
+// without a call to the runtime's copy.
+func wordOf(b []byte) (w [DatumSize]byte) {
+	switch len(b) {
+	case 8:
+		*(*[8]byte)(w[:]) = [8]byte(b)
+	case DatumSize:
+		w = [DatumSize]byte(b)
+	default:
+		copy(w[:], b)
+	}
+	return w
+}
+
+// putWord copies the first len(b) bytes of w, a data word at most, into b
+// (wordOf's inverse).
+func putWord(b []byte, w *[DatumSize]byte) {
+	switch len(b) {
+	case 8:
+		*(*[8]byte)(b) = [8]byte(w[:8])
+	case DatumSize:
+		*(*[DatumSize]byte)(b) = *w
+	default:
+		copy(b, w[:])
+	}
 }
 
 // payloadShared reports whether the driver would run coll, whose inputs
@@ -270,28 +332,33 @@ func (u *Runner) payloadShared(coll Collective, length int) bool {
 }
 
 // dataWords is where foldWords finds the processes' data words: the
-// Hardware after a barrier, or one generation of a run-ahead ring.
-type dataWords interface {
-	Datum(s int) [DatumSize]byte
+// Hardware after a barrier (ring nil), or generation gen of a run-ahead
+// ring. A struct, not an interface: foldWords's calls then go straight to
+// the Hardware's Datum, with no conversion from one interface to another.
+type dataWords struct {
+	hw   Hardware
+	ring RunAheadBarrier
+	gen  uint64
 }
 
-// ringWords is generation gen of rb's ring as dataWords.
-type ringWords struct {
-	rb  RunAheadBarrier
-	gen uint64
+// datum copies rank s's data word into u.word: a user's operation may
+// write its input, which must not reach the Hardware's words.
+func (w *dataWords) datum(u *Runner, s int) []byte {
+	if w.ring != nil {
+		u.word = w.ring.DatumAt(s, w.gen)
+	} else {
+		u.word = *w.hw.Datum(s)
+	}
+	return u.word[:]
 }
-
-func (w ringWords) Datum(s int) [DatumSize]byte { return w.rb.DatumAt(s, w.gen) }
 
 // foldWords combines the processes' data words, src's for rank s, into
 // acc with r, in rank order as fold does with records.
 func (u *Runner) foldWords(r *Reducer, acc []byte, src dataWords) {
 	n := u.Net.Size()
-	u.word = src.Datum(n - 1)
-	copy(acc, u.word[:])
+	putWord(acc, (*[DatumSize]byte)(src.datum(u, n-1)))
 	for s := n - 2; s >= 0; s-- {
-		u.word = src.Datum(s)
-		r.Apply(u.word[:len(acc)], acc)
+		r.Apply(src.datum(u, s)[:len(acc)], acc)
 	}
 }
 
@@ -345,7 +412,7 @@ func (u *Runner) reduceAhead(rb RunAheadBarrier, k *Key, r *Reducer, w [DatumSiz
 	if err := p.check(s, true); err != nil {
 		return err
 	}
-	u.foldWords(r, acc, ringWords{rb, s.gen})
+	u.foldWords(r, acc, dataWords{ring: rb, gen: s.gen})
 	return nil
 }
 

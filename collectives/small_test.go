@@ -348,3 +348,68 @@ func checkMoves(u *Runner, blk, seed int) error {
 	}
 	return nil
 }
+
+// reductionHash's cache hands out a key's hash only for the key it holds:
+// between calls that differ in any part of their key (after any other
+// small call) the hash is the one a fresh Runner computes.
+func TestReductionHashCache(t *testing.T) {
+	sumF, _ := ReducerFor[float64](Sum)
+	maxF, _ := ReducerFor[float64](Max)
+	sumI, _ := ReducerFor[int64](Sum)
+	sumS, _ := ReducerFor[int32](Sum)
+	type call struct {
+		coll         Collective
+		r            *Reducer
+		length, root int
+	}
+	calls := []call{
+		{CollAllreduce, &sumF, 8, 0}, {CollAllreduce, &sumF, 8, 0}, {CollAllreduce, &maxF, 8, 0},
+		{CollAllreduce, &sumI, 8, 0}, {CollReduce, &sumI, 8, 0}, {CollReduce, &sumI, 8, 1},
+		{CollReduce, &sumI, 16, 1}, {CollReduce, &sumS, 16, 1}, {CollAllreduce, &sumF, 8, 0},
+	}
+	hash := func(u *Runner, c call) uint64 { return u.reductionHash(c.coll, c.r, c.length, c.root) }
+	u := &Runner{HW: &loneHW{}}
+	seen := map[uint64]int{}
+	for i, c := range calls {
+		if i == 4 {
+			// Another small call's key in between.
+			u.smallRecord(&Key{Coll: CollBcast, Elem: 8, Bytes: 8}, nil)
+		}
+		got, want := hash(u, c), hash(&Runner{HW: &loneHW{}}, c)
+		if got != want {
+			t.Errorf("call %d %+v: hash %#x, a fresh Runner's %#x", i, c, got, want)
+		}
+		if j, ok := seen[want]; ok && calls[j] != c {
+			t.Errorf("calls %d and %d hash alike", j, i)
+		}
+		seen[want] = i
+		var fresh [keySize]byte
+		k := Key{Coll: c.coll, Elem: c.r.Elem, Kind: uint8(c.r.Kind), Root: c.root, Bytes: c.length, Op: opID(*c.r)}
+		k.put(fresh[:])
+		if u.small.rec != fresh {
+			t.Errorf("call %d: the record encodes %v, want %v", i, getKey(u.small.rec[:]), k)
+		}
+	}
+}
+
+// wordOf and putWord move the first bytes of a data word, whatever their
+// number.
+func TestWordOf(t *testing.T) {
+	for n := 0; n <= DatumSize; n++ {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i + 1)
+		}
+		w := wordOf(b)
+		for i := range w {
+			if want := byte(0); i < n && w[i] != byte(i+1) || i >= n && w[i] != want {
+				t.Fatalf("%d bytes: word %v", n, w)
+			}
+		}
+		out := make([]byte, n)
+		putWord(out, &w)
+		if !bytes.Equal(out, b) {
+			t.Fatalf("%d bytes: putWord gave %v, want %v", n, out, b)
+		}
+	}
+}

@@ -57,6 +57,44 @@ func (c *Comm) collective(op string, f collBody) error {
 	return c.runOn(&c.runner, op, f)
 }
 
+// enter begins a blocking collective of c on its runner, as collective
+// does: it takes the collectives' lock and the call's tag, and reports
+// true, where c is a usable intracommunicator; otherwise it takes nothing
+// and reports false, and the caller goes through collective, which says
+// what is wrong. With leave, it spares the calls that repeat most (the
+// small ones) collective's closures.
+func (c *Comm) enter() bool {
+	if !c.usable() || c.inter != nil {
+		return false
+	}
+	c.collMu.Lock()
+	c.net.tag = c.nextTag()
+	return true
+}
+
+// leave ends a blocking collective that enter began, naming op in its
+// error.
+func (c *Comm) leave(op string, err error) error {
+	c.collMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("mpi: %s: %w", op, err)
+	}
+	return nil
+}
+
+// reduce runs a blocking Allreduce (root < 0) or Reduce to root of c with
+// r, begun by enter. It unlocks by a deferred call: r may be a user's
+// operation, which may panic.
+func (c *Comm) reduce(send, recv []byte, r *collectives.Reducer, root int) (err error) {
+	defer c.collMu.Unlock()
+	if root < 0 {
+		err = c.runner.Allreduce(send, recv, *r)
+	} else {
+		err = c.runner.Reduce(send, recv, *r, root)
+	}
+	return err
+}
+
 // manage runs one collective of communicator management on c (f is given
 // c's manager): Dup, Split, Create and Free work whatever algorithms the
 // user forced.
@@ -115,6 +153,9 @@ func (c *Comm) Barrier() error {
 	if c.IsInter() {
 		return c.interBarrier()
 	}
+	if c.enter() {
+		return c.leave("Barrier", c.runner.Barrier())
+	}
 	return c.collective("Barrier", func(u *collectives.Runner) error { return u.Barrier() })
 }
 
@@ -126,6 +167,9 @@ func Bcast[T Type](c *Comm, buf []T, root int) error {
 	if c.IsInter() {
 		_, err := interBcast(c, "Bcast", true, buf, root)
 		return err
+	}
+	if c.enter() {
+		return c.leave("Bcast", c.runner.Bcast(asBytes(buf), root, sizeOf[T]()))
 	}
 	return c.collective("Bcast", bcastBody(buf, root))
 }
@@ -168,6 +212,13 @@ func Reduce[T Type](c *Comm, send, recv []T, op Op, root int) error {
 		_, err := interReduce(c, "Reduce", true, send, recv, op, root)
 		return err
 	}
+	if r, err := collectives.ReducerRef[T](op); err == nil && root >= 0 && c.enter() {
+		// (A negative root is an error, which Reduce's general way gives.)
+		if err := c.reduce(inPlace(send), asBytes(recv), r, root); err != nil {
+			return fmt.Errorf("mpi: Reduce: %w", err)
+		}
+		return nil
+	}
 	return c.collective("Reduce", reduceBody(send, recv, op, root))
 }
 
@@ -185,6 +236,12 @@ func reduceBody[T Type](send, recv []T, op Op, root int) collBody {
 func Allreduce[T Type](c *Comm, send, recv []T, op Op) error {
 	if c.IsInter() {
 		return interAllreduce(c, send, recv, op)
+	}
+	if r, err := collectives.ReducerRef[T](op); err == nil && c.enter() {
+		if err := c.reduce(inPlace(send), asBytes(recv), r, -1); err != nil {
+			return fmt.Errorf("mpi: Allreduce: %w", err)
+		}
+		return nil
 	}
 	return c.collective("Allreduce", allreduceBody(send, recv, op))
 }
@@ -286,6 +343,9 @@ func Allgather[T Type](c *Comm, send, recv []T) error {
 	if c.IsInter() {
 		return interAllgather(c, send, recv)
 	}
+	if c.enter() {
+		return c.leave("Allgather", c.runner.Allgather(inPlace(send), asBytes(recv), sizeOf[T]()))
+	}
 	return c.collective("Allgather", allgatherBody(send, recv))
 }
 
@@ -326,6 +386,9 @@ func Alltoall[T Type](c *Comm, send, recv []T) error {
 	if c.IsInter() {
 		_, err := interAlltoallv(c, "Alltoall", true, send, nil, nil, recv, nil, nil)
 		return err
+	}
+	if c.enter() {
+		return c.leave("Alltoall", c.runner.Alltoall(inPlace(send), asBytes(recv), sizeOf[T]()))
 	}
 	return c.collective("Alltoall", alltoallBody(send, recv))
 }

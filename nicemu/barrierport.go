@@ -102,10 +102,15 @@ func (p *BarrierPort) Sum(gen uint64) uint64 {
 // Datum is NIC.BarrierDatum through the port (zeros for a member outside
 // the group).
 func (p *BarrierPort) Datum(member int, gen uint64) [DatumSize]byte {
+	return *p.DatumRef(member, gen)
+}
+
+// DatumRef is NIC.BarrierDatumRef through the port.
+func (p *BarrierPort) DatumRef(member int, gen uint64) *[DatumSize]byte {
 	if uint(member) >= uint(len(p.lines)) {
-		return [DatumSize]byte{}
+		return &noDatum
 	}
-	return p.lines[member].data[gen&1]
+	return &p.lines[member].data[gen&1]
 }
 
 // Payload is NIC.BarrierPayload through the port (nil for a member

@@ -581,11 +581,24 @@ func (n *NIC) BarrierSum(id, size int, gen uint64) uint64 {
 // use: the member wrote the datum before publishing gen, which the caller
 // saw released.
 func (n *NIC) BarrierDatum(id, member int, gen uint64) [DatumSize]byte {
-	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
-		return [DatumSize]byte{}
-	}
-	return n.seg.arrival(id, member).data[gen&1]
+	return *n.BarrierDatumRef(id, member, gen)
 }
+
+// BarrierDatumRef is BarrierDatum without the copy: it points at the
+// datum in the segment, which stays the same until the caller arrives at
+// generation gen+1 (the member's arrival at gen+2 overwrites it, and
+// waits for the caller's at gen+1); for a bad id or member it points at
+// zeros. The caller must not write through it.
+func (n *NIC) BarrierDatumRef(id, member int, gen uint64) *[DatumSize]byte {
+	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
+		return &noDatum
+	}
+	return &n.seg.arrival(id, member).data[gen&1]
+}
+
+// noDatum is the datum of a member outside the group: zeros, never
+// written.
+var noDatum [DatumSize]byte
 
 // BarrierPayload returns what member published with its arrival at
 // generation gen of controller id: a read-only view into the segment, valid

@@ -241,12 +241,13 @@ func (g *SyncGroup) RecordAt(r int, gen uint64) [nicemu.RecordSize]byte {
 // RingDepth is how many generations of keys and records the ring keeps.
 func (g *SyncGroup) RingDepth() int { return nicemu.RecordRingDepth }
 
-// Datum returns the datum member r passed to the last barrier.
-func (g *SyncGroup) Datum(r int) [nicemu.DatumSize]byte {
+// Datum points at the datum member r passed to the last barrier, which
+// stays the same until this process arrives at the next.
+func (g *SyncGroup) Datum(r int) *[nicemu.DatumSize]byte {
 	if g.port != nil {
-		return g.port.Datum(r, g.gen)
+		return g.port.DatumRef(r, g.gen)
 	}
-	return g.nic.BarrierDatum(g.id, r, g.gen)
+	return g.nic.BarrierDatumRef(g.id, r, g.gen)
 }
 
 // InlineRanks is how many members' data words travel with the barrier:
