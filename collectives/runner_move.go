@@ -139,15 +139,16 @@ func (u *Runner) Allgather(send, recv []byte, elem int) error {
 		blk, split = blocks(CollAllgather, "receive buffer (in place)", len(recv), n, elem)
 		own = recv[rank*blk : (rank+1)*blk]
 	}
-	o := opCall{key: Key{Coll: CollAllgather, Elem: elem, Bytes: blk}, input: own, shareLen: blk, bytes: blk, invalid: split}
+	invalid := split
 	if split == nil && len(recv) < n*blk {
-		o.invalid = sizeErr(CollAllgather, "receive buffer", len(recv), n*blk)
+		invalid = sizeErr(CollAllgather, "receive buffer", len(recv), n*blk)
 	}
-	if o.invalid == nil {
+	if invalid == nil {
 		if done, err := u.smallMove(CollAllgather, own, recv, blk, elem, 0); done {
 			return err
 		}
 	}
+	o := opCall{key: Key{Coll: CollAllgather, Elem: elem, Bytes: blk}, input: own, shareLen: blk, bytes: blk, invalid: invalid}
 	return u.do(&o, func(c *call, alg string) error {
 		return Allgather(c, alg, send, recv)
 	}, func(b *board) {
@@ -183,18 +184,17 @@ func (u *Runner) Alltoall(send, recv []byte, elem int) error {
 	if send == nil {
 		in, what = recv, "receive buffer (in place)"
 	}
-	blk, split := blocks(CollAlltoall, what, len(in), n, elem)
-	o := opCall{key: Key{Coll: CollAlltoall, Elem: elem, Bytes: blk}, input: in, shareLen: n * blk, bytes: blk}
+	blk, invalid := blocks(CollAlltoall, what, len(in), n, elem)
 	switch {
-	case split != nil:
-		o.invalid = split
+	case invalid != nil:
 	case len(recv) < n*blk:
-		o.invalid = sizeErr(CollAlltoall, "receive buffer", len(recv), n*blk)
+		invalid = sizeErr(CollAlltoall, "receive buffer", len(recv), n*blk)
 	default:
 		if done, err := u.smallMove(CollAlltoall, in[:n*blk], recv, blk, elem, rank*blk); done {
 			return err
 		}
 	}
+	o := opCall{key: Key{Coll: CollAlltoall, Elem: elem, Bytes: blk}, input: in, shareLen: n * blk, bytes: blk, invalid: invalid}
 	return u.do(&o, func(c *call, alg string) error {
 		return Alltoall(c, alg, send, recv)
 	}, func(b *board) {

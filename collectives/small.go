@@ -69,22 +69,13 @@ func (sk *smallKey) same(k *Key, op string) bool {
 		c.Op == k.Op && c.Bad == k.Bad && c.Own == k.Own && c.Counts == k.Counts && sk.op == op
 }
 
-// smallBarrier publishes key k (its Op that of r) and the data word w in
+// keyedBarrier publishes the key of a small call of coll, encoded in
+// u.small.rec with hash its hash (smallHash's), and the data word w in
 // one barrier of the hardware, and checks that every rank passed the same
-// key; the data words are then the hardware's Datum.
-func (u *Runner) smallBarrier(k *Key, r *Reducer, w [DatumSize]byte) error {
-	return u.sharedBarrier(k, r, w, nil)
-}
-
-// sharedBarrier is smallBarrier publishing input, if not nil, with the
-// key, as the driver's record does (keyedRecord): the inputs are then the
-// hardware's Payloads, and the key follows each.
-func (u *Runner) sharedBarrier(k *Key, r *Reducer, w [DatumSize]byte, input []byte) error {
-	return u.keyedBarrier(k.Coll, u.smallRecord(k, r), w, input)
-}
-
-// keyedBarrier is sharedBarrier for a call of coll whose key is encoded in
-// u.small.rec, with hash its hash (smallRecord's).
+// key; the data words are then the hardware's Datum. With input (not
+// nil) it publishes input followed by the key, as the driver's record
+// does (keyedRecord): the inputs are then the hardware's Payloads, and
+// the key follows each.
 func (u *Runner) keyedBarrier(coll Collective, hash uint64, w [DatumSize]byte, input []byte) error {
 	hw, n := u.HW, u.Net.Size()
 	sk := &u.small
@@ -143,13 +134,14 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 	if hw == nil || len(u.Force) != 0 || uint(root) >= uint(n) {
 		return false, nil
 	}
-	k := Key{Coll: CollBcast, Elem: elem, Root: root, Bytes: len(buf)}
 	self := u.Net.Rank() == root
 	if len(buf) <= DatumSize {
 		if rb, ok := u.aheadBarrier(); ok {
+			k := Key{Coll: CollBcast, Elem: elem, Root: root, Bytes: len(buf)}
 			return true, u.withEarlier(u.bcastAhead(rb, k, buf))
 		}
 	}
+	hash := u.smallHash(CollBcast, elem, len(buf), root, nil)
 	if len(buf) > DatumSize || n > hw.InlineRanks() {
 		// The root's buffer travels as its payload, as the driver's
 		// record (the others publish their key alone).
@@ -160,7 +152,7 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 		if self {
 			input = buf
 		}
-		err := u.sharedBarrier(&k, nil, [DatumSize]byte{}, input)
+		err := u.keyedBarrier(CollBcast, hash, [DatumSize]byte{}, input)
 		if err == nil && !self {
 			copy(buf, hw.Payload(root))
 		}
@@ -168,9 +160,9 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 	}
 	var w [DatumSize]byte
 	if self {
-		copy(w[:], buf)
+		w = wordOf(buf)
 	}
-	if err := u.smallBarrier(&k, nil, w); err != nil {
+	if err := u.keyedBarrier(CollBcast, hash, w, nil); err != nil {
 		return true, u.withEarlier(err)
 	}
 	if !self {
@@ -187,20 +179,21 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 // the inputs then the Hardware's Payloads. It reports false, having done
 // nothing, where the driver must take the call: no Hardware, forced
 // algorithms, inputs AlgShared does not take.
-func (u *Runner) smallShared(k *Key, input []byte) (done, inline bool, err error) {
+//
+// The call's key is coll's of bytes (the same at every rank) of elements
+// of elem bytes.
+func (u *Runner) smallShared(coll Collective, elem, bytes int, input []byte) (done, inline bool, err error) {
 	hw := u.HW
 	if hw == nil || len(u.Force) != 0 {
 		return false, false, nil
 	}
 	if len(input) > DatumSize || u.Net.Size() > hw.InlineRanks() {
-		if !u.payloadShared(k.Coll, len(input)) {
+		if !u.payloadShared(coll, len(input)) {
 			return false, false, nil
 		}
-		return true, false, u.sharedBarrier(k, nil, [DatumSize]byte{}, input)
+		return true, false, u.keyedBarrier(coll, u.smallHash(coll, elem, bytes, 0, nil), [DatumSize]byte{}, input)
 	}
-	var w [DatumSize]byte
-	copy(w[:], input)
-	return true, true, u.smallBarrier(k, nil, w)
+	return true, true, u.keyedBarrier(coll, u.smallHash(coll, elem, bytes, 0, nil), wordOf(input), nil)
 }
 
 // smallMove runs an allgather or an alltoall (coll) of blk bytes a pair
@@ -208,8 +201,7 @@ func (u *Runner) smallShared(k *Key, input []byte) (done, inline bool, err error
 // this rank's whole input, and recv gets, from every rank r, the blk bytes
 // at off of r's. An allgather's off is 0, an alltoall's this rank's block.
 func (u *Runner) smallMove(coll Collective, input, recv []byte, blk, elem, off int) (done bool, err error) {
-	k := Key{Coll: coll, Elem: elem, Bytes: blk}
-	done, inline, err := u.smallShared(&k, input)
+	done, inline, err := u.smallShared(coll, elem, blk, input)
 	if !done {
 		return false, nil
 	}
@@ -265,8 +257,7 @@ func (u *Runner) payloadReduction(coll Collective, input, recv []byte, r *Reduce
 	if !u.payloadShared(coll, length) {
 		return false, nil
 	}
-	k := Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Root: root, Bytes: length}
-	err = u.sharedBarrier(&k, r, [DatumSize]byte{}, input)
+	err = u.keyedBarrier(coll, u.reductionHash(coll, r, length, root), [DatumSize]byte{}, input)
 	if err == nil && (coll == CollAllreduce || u.Net.Rank() == root) {
 		b := board{hw: u.HW, n: u.Net.Size()}
 		fold(&b, *r, recv[:length], 0, b.n, 0)
@@ -274,15 +265,27 @@ func (u *Runner) payloadReduction(coll Collective, input, recv []byte, r *Reduce
 	return true, u.withEarlier(err)
 }
 
-// reductionHash is smallRecord for the key of a small reduction (coll of
-// length bytes with r, to root), compared with the cached key field by
-// field without building a Key while the calls repeat.
+// reductionHash is smallHash for a small reduction (coll of length bytes
+// with r, to root).
 func (u *Runner) reductionHash(coll Collective, r *Reducer, length, root int) uint64 {
+	return u.smallHash(coll, r.Elem, length, root, r)
+}
+
+// smallHash is smallRecord for the key of a small call: coll of bytes
+// (the same at every rank) of elements of elem bytes, to or from root,
+// with r (nil for none; the key's Kind is r's). It compares the cached
+// key field by field, without building a Key while the calls repeat,
+// which costs less than smallRecord's comparison of whole keys.
+func (u *Runner) smallHash(coll Collective, elem, bytes, root int, r *Reducer) uint64 {
 	sk := &u.small
 	c := &sk.key
-	if sk.mask == 0 || c.Coll != coll || c.Bytes != length || c.Elem != r.Elem || c.Kind != uint8(r.Kind) ||
-		c.Op != 0 || c.Bad || c.Own != 0 || c.Counts != 0 || !sameString(sk.op, r.Op) {
-		k := Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Root: root, Bytes: length}
+	op, kind := "", uint8(0)
+	if r != nil {
+		op, kind = r.Op, uint8(r.Kind)
+	}
+	if sk.mask == 0 || c.Coll != coll || c.Bytes != bytes || c.Elem != elem || c.Kind != kind ||
+		c.Op != 0 || c.Bad || c.Own != 0 || c.Counts != 0 || !sameString(sk.op, op) {
+		k := Key{Coll: coll, Elem: elem, Kind: kind, Root: root, Bytes: bytes}
 		return u.smallRecord(&k, r)
 	}
 	putRoot(sk.rec[:], root)

@@ -10,7 +10,7 @@ import (
 )
 
 // A key hashes as its root-less part with the root mixed in, the way
-// smallBarrier hashes calls that differ only by their root.
+// smallHash hashes calls that differ only by their root.
 func TestKeyHashRoots(t *testing.T) {
 	seen := map[uint64]int{}
 	for _, root := range []int{0, 1, 2, 7, 1 << 20, 1<<23 - 1} {
