@@ -373,7 +373,9 @@ func (n *NIC) BarrierArriveParts(id, member int, procs []int, key uint64, datum 
 // store of the generation (publishArrival: publishGen, then the fence of
 // countArrival, which the doorbell check relies on).
 func writeArrival(a *barrierArrival, slot []byte, gen, key uint64, datum [DatumSize]byte, head, tail []byte) {
-	copy(slot[8+copy(slot[8:], head):], tail)
+	if n := copy(slot[8:], head); len(tail) > 0 { // (most payloads come whole)
+		copy(slot[8+n:], tail)
+	}
 	*slotHeader(slot) = gen<<payloadGenShift | uint64(len(head)+len(tail))
 	a.keys[gen&1] = key & (1<<KeyBits - 1)
 	a.data[gen&1] = datum
