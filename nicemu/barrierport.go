@@ -64,20 +64,28 @@ func (p *BarrierPort) ArriveData(key uint64, datum [DatumSize]byte, payload []by
 
 // ArriveParts is NIC.BarrierArriveParts through the port.
 func (p *BarrierPort) ArriveParts(key uint64, datum [DatumSize]byte, head, tail []byte) (gen uint64, err error) {
+	gen, _, err = p.Enter(key, datum, head, tail)
+	return gen, err
+}
+
+// Enter is ArriveParts reporting also whether the arrival found every
+// member arrived (the generation released): a caller that arrived last
+// need not look again before it goes on.
+func (p *BarrierPort) Enter(key uint64, datum [DatumSize]byte, head, tail []byte) (gen uint64, released bool, err error) {
 	if err := p.claimed(len(head) + len(tail)); err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	a := p.lines[p.member]
 	gen = atomic.LoadUint64(&a.gen) + 1
 	writeArrival(a, p.slots[p.member][gen&1], gen, key, datum, head, tail)
 	publishGen(&a.gen, gen) // then the looks of publishArrival
-	released := p.Released(gen)
+	released = p.Released(gen)
 	p.n.countArrival()
 	if !released {
 		released = p.Released(gen)
 	}
 	p.n.afterArrival(p.member, p.procs, released, false)
-	return gen, nil
+	return gen, released, nil
 }
 
 // Released is NIC.BarrierReleased through the port.

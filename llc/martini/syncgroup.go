@@ -133,8 +133,19 @@ func (g *SyncGroup) Barrier(key uint64, datum [nicemu.DatumSize]byte, payload []
 // tail, which the others' Payload returns joined
 // (collectives.PartsBarrier).
 func (g *SyncGroup) BarrierParts(key uint64, datum [nicemu.DatumSize]byte, head, tail []byte) error {
-	if err := g.arrive(key, datum, head, tail); err != nil {
-		return err
+	if g.port == nil {
+		if err := g.arrive(key, datum, head, tail); err != nil {
+			return err
+		}
+		return g.WaitReleased()
+	}
+	gen, released, err := g.port.Enter(key, datum, head, tail)
+	if err != nil {
+		return fmt.Errorf("barrier controller %d: %w", g.id, err)
+	}
+	g.gen = gen
+	if released {
+		return nil // the last to arrive
 	}
 	return g.WaitReleased()
 }
