@@ -252,17 +252,49 @@ func (u *Runner) smallReduction(coll Collective, send, recv []byte, r *Reducer, 
 // payloadReduction is smallReduction of a vector longer than a data word,
 // or in a group whose words do not all travel with the barrier: the
 // vectors travel as the barrier's payloads, where the driver would take
-// AlgShared.
+// AlgShared. A reduce's root keeps its own vector off the board (it
+// publishes its key alone) and folds it from where it is, unless it is in
+// place where another rank's vector lands first: nobody else reads it,
+// and its writing was so many lines to take back from the ranks that read
+// the root's payload before (Reduce of 1 KiB at 2 processes 0.313 ->
+// 0.29-0.30 µs).
 func (u *Runner) payloadReduction(coll Collective, input, recv []byte, r *Reducer, root, length int) (done bool, err error) {
 	if !u.payloadShared(coll, length) {
 		return false, nil
 	}
-	err = u.keyedBarrier(coll, u.reductionHash(coll, r, length, root), [DatumSize]byte{}, input)
-	if err == nil && (coll == CollAllreduce || u.Net.Rank() == root) {
-		b := board{hw: u.HW, n: u.Net.Size()}
-		fold(&b, *r, recv[:length], 0, b.n, 0)
+	n, self := u.Net.Size(), u.Net.Rank()
+	own := coll == CollReduce && self == root && (self == n-1 || len(input) == 0 || &input[0] != &recv[0])
+	pub := input
+	if own {
+		pub = nil // the key alone
+	}
+	err = u.keyedBarrier(coll, u.reductionHash(coll, r, length, root), [DatumSize]byte{}, pub)
+	switch {
+	case err != nil:
+	case own:
+		b := board{hw: u.HW, n: n}
+		foldOwn(&b, *r, recv[:length], input[:length], self)
+	case coll == CollAllreduce || self == root:
+		b := board{hw: u.HW, n: n}
+		fold(&b, *r, recv[:length], 0, n, 0)
 	}
 	return true, u.withEarlier(err)
+}
+
+// foldOwn is fold of every rank's vector for the rank self, whose own
+// vector is own instead of its record on b (own may be acc itself only
+// where self is the last rank).
+func foldOwn(b *board, r Reducer, acc, own []byte, self int) {
+	operand := func(s int) []byte {
+		if s == self {
+			return own
+		}
+		return b.data(s, 0, len(acc))
+	}
+	copy(acc, operand(b.n-1))
+	for s := b.n - 2; s >= 0; s-- {
+		r.Apply(operand(s), acc)
+	}
 }
 
 // reductionHash is smallHash for a small reduction (coll of length bytes

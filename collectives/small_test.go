@@ -413,3 +413,75 @@ func TestWordOf(t *testing.T) {
 		}
 	}
 }
+
+// A reduce's root that keeps its own vector off the board (payloadReduction)
+// still folds every rank's vector in rank order: the composition of affine
+// maps, which does not commute, comes out as d0 ∘ d1 ∘ … at every root, in
+// place or not.
+func TestPayloadReduceOrder(t *testing.T) {
+	// Each element is an affine map x -> m*x + c mod 2^32, m in the high
+	// half: a ∘ b is a after b.
+	compose := func(a, b uint64) uint64 {
+		am, ac, bm, bc := uint32(a>>32), uint32(a), uint32(b>>32), uint32(b)
+		return uint64(am*bm)<<32 | uint64(am*bc+ac)
+	}
+	op := NewOp("affine", func(in, inout []uint64) {
+		for i := range inout {
+			inout[i] = compose(in[i], inout[i])
+		}
+	}, false)
+	red, err := ReducerFor[uint64](op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const elems = 8 // 64 bytes: the vectors travel as payloads
+	vector := func(r int) []uint64 {
+		v := make([]uint64, elems)
+		for j := range v {
+			v[j] = uint64(2*r+3+j)<<32 | uint64(7*r+j+1)
+		}
+		return v
+	}
+	bytesOf := func(v []uint64) []byte {
+		b := make([]byte, 8*len(v))
+		for j, x := range v {
+			binary.LittleEndian.PutUint64(b[8*j:], x)
+		}
+		return b
+	}
+	for _, n := range []int{2, 3} {
+		want := vector(n - 1)
+		for r := n - 2; r >= 0; r-- {
+			for j, x := range vector(r) {
+				want[j] = compose(x, want[j])
+			}
+		}
+		errs := runRunners(t, n, true, true, nil, func(u *Runner) error {
+			rank := u.Net.Rank()
+			for _, inPlace := range []bool{false, true} {
+				for root := range n {
+					send, recv := bytesOf(vector(rank)), make([]byte, 8*elems)
+					if inPlace && rank == root {
+						copy(recv, send)
+						send = nil
+					}
+					if err := u.Reduce(send, recv, red, root); err != nil {
+						return err
+					}
+					if rank == root && !bytes.Equal(recv, bytesOf(want)) {
+						return fmt.Errorf("reduce to %d, in place %v: wrong result", root, inPlace)
+					}
+				}
+			}
+			if u.c.Net != nil {
+				return fmt.Errorf("the driver took a call: %v", u.Stats.Counts())
+			}
+			return nil
+		})
+		for r, err := range errs {
+			if err != nil {
+				t.Errorf("n=%d rank %d: %v", n, r, err)
+			}
+		}
+	}
+}
