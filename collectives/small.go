@@ -23,7 +23,8 @@ import (
 // reduction's root compares every key.
 
 // smallKey caches the encoded Key of the last small call, and the hash of
-// all of it but the root, as long as the calls repeat but for their root.
+// all of it but the root, as long as the calls repeat but for their root
+// (smallHash).
 type smallKey struct {
 	key  Key    // without Op and Root
 	op   string // the Reducer's Op
@@ -34,39 +35,6 @@ type smallKey struct {
 	// (nil if it is not one).
 	partsOf Hardware
 	parts   PartsBarrier
-}
-
-// smallRecord encodes Key k (its Op that of r, nil for none) in
-// u.small.rec and returns its hash, masked to the hardware's key width:
-// from a cache while the calls repeat but for their root.
-func (u *Runner) smallRecord(k *Key, r *Reducer) uint64 {
-	sk := &u.small
-	op := ""
-	if r != nil {
-		op = r.Op
-	}
-	if sk.mask == 0 || !sk.same(k, op) {
-		key := *k
-		key.Root = 0
-		sk.key, sk.op = key, op
-		if r != nil {
-			key.Op = opID(*r)
-		}
-		key.put(sk.rec[:])
-		sk.mask = 1<<u.HW.KeyBits() - 1
-		sk.base = baseHash(sk.rec[:])
-	}
-	putRoot(sk.rec[:], k.Root)
-	return rootedHash(sk.base, keyRoot(sk.rec[:])) & sk.mask
-}
-
-// same reports whether k, of a call whose Reducer's Op is op, is the
-// cached key but for its root: field by field, which costs less than
-// copying k to compare it whole.
-func (sk *smallKey) same(k *Key, op string) bool {
-	c := &sk.key
-	return c.Coll == k.Coll && c.Elem == k.Elem && c.Bytes == k.Bytes && c.Kind == k.Kind &&
-		c.Op == k.Op && c.Bad == k.Bad && c.Own == k.Own && c.Counts == k.Counts && sk.op == op
 }
 
 // keyedBarrier publishes the key of a small call of coll, encoded in
@@ -137,8 +105,7 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 	self := u.Net.Rank() == root
 	if len(buf) <= DatumSize {
 		if rb, ok := u.aheadBarrier(); ok {
-			k := Key{Coll: CollBcast, Elem: elem, Root: root, Bytes: len(buf)}
-			return true, u.withEarlier(u.bcastAhead(rb, k, buf))
+			return true, u.withEarlier(u.bcastAhead(rb, buf, root, elem))
 		}
 	}
 	hash := u.smallHash(CollBcast, elem, len(buf), root, nil)
@@ -236,8 +203,7 @@ func (u *Runner) smallReduction(coll Collective, send, recv []byte, r *Reducer, 
 	}
 	w := wordOf(input)
 	if rb, ok := u.aheadBarrier(); ok && coll == CollReduce {
-		k := Key{Coll: coll, Elem: r.Elem, Kind: uint8(r.Kind), Root: root, Bytes: length}
-		return true, u.withEarlier(u.reduceAhead(rb, &k, r, w, recv[:min(len(recv), length)]))
+		return true, u.withEarlier(u.reduceAhead(rb, r, root, length, w, recv[:min(len(recv), length)]))
 	}
 	if err := u.keyedBarrier(coll, u.reductionHash(coll, r, length, root), w, nil); err != nil {
 		return true, u.withEarlier(err)
@@ -303,11 +269,14 @@ func (u *Runner) reductionHash(coll Collective, r *Reducer, length, root int) ui
 	return u.smallHash(coll, r.Elem, length, root, r)
 }
 
-// smallHash is smallRecord for the key of a small call: coll of bytes
-// (the same at every rank) of elements of elem bytes, to or from root,
-// with r (nil for none; the key's Kind is r's). It compares the cached
-// key field by field, without building a Key while the calls repeat,
-// which costs less than smallRecord's comparison of whole keys.
+// smallHash encodes the Key of a small call in u.small.rec and returns its
+// hash, masked to the hardware's key width: coll of bytes (the same at
+// every rank) of elements of elem bytes, to or from root, with r (nil for
+// none; the key's Kind and Op are r's). While the calls repeat but for
+// their root, it compares the cached key field by field, without building
+// a Key, and re-encodes the root alone. The cache holds only keys it
+// encoded, so the fields it does not take (Bad, Own, Counts) are zero on
+// both sides.
 func (u *Runner) smallHash(coll Collective, elem, bytes, root int, r *Reducer) uint64 {
 	sk := &u.small
 	c := &sk.key
@@ -315,10 +284,15 @@ func (u *Runner) smallHash(coll Collective, elem, bytes, root int, r *Reducer) u
 	if r != nil {
 		op, kind = r.Op, uint8(r.Kind)
 	}
-	if sk.mask == 0 || c.Coll != coll || c.Bytes != bytes || c.Elem != elem || c.Kind != kind ||
-		c.Op != 0 || c.Bad || c.Own != 0 || c.Counts != 0 || !sameString(sk.op, op) {
-		k := Key{Coll: coll, Elem: elem, Kind: kind, Root: root, Bytes: bytes}
-		return u.smallRecord(&k, r)
+	if sk.mask == 0 || c.Coll != coll || c.Bytes != bytes || c.Elem != elem || c.Kind != kind || !sameString(sk.op, op) {
+		key := Key{Coll: coll, Elem: elem, Kind: kind, Bytes: bytes}
+		sk.key, sk.op = key, op
+		if r != nil {
+			key.Op = opID(*r)
+		}
+		key.put(sk.rec[:])
+		sk.mask = 1<<u.HW.KeyBits() - 1
+		sk.base = baseHash(sk.rec[:])
 	}
 	putRoot(sk.rec[:], root)
 	return rootedHash(sk.base, keyRoot(sk.rec[:])) & sk.mask
@@ -397,11 +371,11 @@ func (u *Runner) foldWords(r *Reducer, acc []byte, src dataWords) {
 	}
 }
 
-// bcastAhead broadcasts buf, a data word at most, from k.Root through rb's
-// ring (see above).
-func (u *Runner) bcastAhead(rb RunAheadBarrier, k Key, buf []byte) error {
-	p, root := u.RunAhead, k.Root
-	hash := u.smallRecord(&k, nil)
+// bcastAhead broadcasts buf, a data word at most of elements of elem
+// bytes, from root through rb's ring (see above).
+func (u *Runner) bcastAhead(rb RunAheadBarrier, buf []byte, root, elem int) error {
+	p, coll := u.RunAhead, CollBcast
+	hash := u.smallHash(coll, elem, len(buf), root, nil)
 	var w [DatumSize]byte
 	self := u.Net.Rank() == root
 	if self {
@@ -409,11 +383,11 @@ func (u *Runner) bcastAhead(rb RunAheadBarrier, k Key, buf []byte) error {
 	}
 	s, err := u.arriveAhead(rb, u.small.rec, hash, w)
 	if err != nil {
-		return fmt.Errorf("%v: %w", k.Coll, err)
+		return fmt.Errorf("%v: %w", coll, err)
 	}
 	if !self {
 		if err := rb.WaitArrivedAt(root, s.gen); err != nil {
-			return fmt.Errorf("%v (waiting for root %d): %w", k.Coll, root, err)
+			return fmt.Errorf("%v (waiting for root %d): %w", coll, root, err)
 		}
 		if rb.KeyAt(root, s.gen) != hash {
 			// The root's call differs from this one: its word is no
@@ -426,21 +400,21 @@ func (u *Runner) bcastAhead(rb RunAheadBarrier, k Key, buf []byte) error {
 		copy(buf, w[:])
 	}
 	p.n++ // settled by a later call
-	u.Stats.addAt(k.Coll, statSharedNIC)
+	u.Stats.addAt(coll, statSharedNIC)
 	return nil
 }
 
-// reduceAhead combines the processes' data words w with r into acc at
-// k.Root through rb's ring (see above).
-func (u *Runner) reduceAhead(rb RunAheadBarrier, k *Key, r *Reducer, w [DatumSize]byte, acc []byte) error {
-	p := u.RunAhead
-	hash := u.smallRecord(k, r)
+// reduceAhead combines the processes' data words w, of length bytes, with
+// r into acc at root through rb's ring (see above).
+func (u *Runner) reduceAhead(rb RunAheadBarrier, r *Reducer, root, length int, w [DatumSize]byte, acc []byte) error {
+	p, coll := u.RunAhead, CollReduce
+	hash := u.reductionHash(coll, r, length, root)
 	s, err := u.arriveAhead(rb, u.small.rec, hash, w)
 	if err != nil {
-		return fmt.Errorf("%v: %w", k.Coll, err)
+		return fmt.Errorf("%v: %w", coll, err)
 	}
-	u.Stats.addAt(k.Coll, statSharedNIC)
-	if u.Net.Rank() != k.Root {
+	u.Stats.addAt(coll, statSharedNIC)
+	if u.Net.Rank() != root {
 		p.n++ // settled by a later call
 		return nil
 	}

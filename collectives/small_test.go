@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"reflect"
 	"testing"
 )
 
@@ -114,46 +113,6 @@ func TestSmallAllgatherAlltoall(t *testing.T) {
 			if err != nil {
 				t.Errorf("n=%d rank %d: %v", n, r, err)
 			}
-		}
-	}
-}
-
-// smallKey.same compares every field of a Key but the root: a key that
-// differs from the cached one in any other field misses the cache.
-func TestSmallKeySame(t *testing.T) {
-	base := Key{Coll: CollReduce, Elem: 4, Kind: 13, Bytes: 8}
-	sk := smallKey{key: base, op: "Sum"}
-	if !sk.same(&base, "Sum") {
-		t.Fatal("the cached key itself misses")
-	}
-	rooted := base
-	rooted.Root = 3
-	if !sk.same(&rooted, "Sum") {
-		t.Error("a key differing by its root alone misses")
-	}
-	if sk.same(&base, "Max") {
-		t.Error("another operation hits")
-	}
-	typ := reflect.TypeFor[Key]()
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		if f.Name == "Root" {
-			continue
-		}
-		k := base
-		v := reflect.ValueOf(&k).Elem().Field(i)
-		switch v.Kind() {
-		case reflect.Bool:
-			v.SetBool(!v.Bool())
-		case reflect.Int:
-			v.SetInt(v.Int() + 1)
-		case reflect.Uint8, reflect.Uint16, reflect.Uint64:
-			v.SetUint(v.Uint() + 1)
-		default:
-			t.Fatalf("Key.%s is a %v: teach this test (and smallKey.same) about it", f.Name, v.Kind())
-		}
-		if sk.same(&k, "Sum") {
-			t.Errorf("a key differing in %s hits", f.Name)
 		}
 	}
 }
@@ -349,46 +308,59 @@ func checkMoves(u *Runner, blk, seed int) error {
 	return nil
 }
 
-// reductionHash's cache hands out a key's hash only for the key it holds:
-// between calls that differ in any part of their key (after any other
-// small call) the hash is the one a fresh Runner computes.
-func TestReductionHashCache(t *testing.T) {
+// smallHash's cache hands out a key's hash only for the key it holds:
+// each call below differs from the one before it in one of the key's
+// parts (the collective, the element size, the byte count, the root, the
+// element kind, the operation, a reducer or none), and its hash and
+// record are those a fresh Runner computes; calls with different keys
+// hash apart.
+func TestSmallHashCache(t *testing.T) {
 	sumF, _ := ReducerFor[float64](Sum)
 	maxF, _ := ReducerFor[float64](Max)
 	sumI, _ := ReducerFor[int64](Sum)
-	sumS, _ := ReducerFor[int32](Sum)
 	type call struct {
-		coll         Collective
-		r            *Reducer
-		length, root int
+		coll              Collective
+		elem, bytes, root int
+		r                 *Reducer
 	}
 	calls := []call{
-		{CollAllreduce, &sumF, 8, 0}, {CollAllreduce, &sumF, 8, 0}, {CollAllreduce, &maxF, 8, 0},
-		{CollAllreduce, &sumI, 8, 0}, {CollReduce, &sumI, 8, 0}, {CollReduce, &sumI, 8, 1},
-		{CollReduce, &sumI, 16, 1}, {CollReduce, &sumS, 16, 1}, {CollAllreduce, &sumF, 8, 0},
+		{CollAllreduce, 8, 8, 0, &sumF}, {CollAllreduce, 8, 8, 0, &sumF}, // a repeat
+		{CollAllreduce, 8, 8, 0, &maxF}, // the operation
+		{CollAllreduce, 8, 8, 0, &sumF}, // back
+		{CollAllreduce, 8, 8, 0, &sumI}, // the element kind alone
+		{CollReduce, 8, 8, 0, &sumI},    // the collective
+		{CollReduce, 8, 8, 1, &sumI},    // the root
+		{CollReduce, 8, 16, 1, &sumI},   // the byte count
+		{CollBcast, 8, 16, 1, nil},      // no reducer
+		{CollBcast, 1, 16, 1, nil},      // the element size alone
+		{CollBcast, 1, 16, 0, nil},      // the root again
+		{CollAllreduce, 8, 8, 0, &sumF}, // the first key again
 	}
-	hash := func(u *Runner, c call) uint64 { return u.reductionHash(c.coll, c.r, c.length, c.root) }
 	u := &Runner{HW: &loneHW{}}
 	seen := map[uint64]int{}
 	for i, c := range calls {
-		if i == 4 {
-			// Another small call's key in between.
-			u.smallRecord(&Key{Coll: CollBcast, Elem: 8, Bytes: 8}, nil)
-		}
-		got, want := hash(u, c), hash(&Runner{HW: &loneHW{}}, c)
+		got := u.smallHash(c.coll, c.elem, c.bytes, c.root, c.r)
+		fresh := &Runner{HW: &loneHW{}}
+		want := fresh.smallHash(c.coll, c.elem, c.bytes, c.root, c.r)
 		if got != want {
 			t.Errorf("call %d %+v: hash %#x, a fresh Runner's %#x", i, c, got, want)
+		}
+		if u.small.rec != fresh.small.rec {
+			t.Errorf("call %d: the record encodes %v, a fresh Runner's %v", i, getKey(u.small.rec[:]), getKey(fresh.small.rec[:]))
+		}
+		k := Key{Coll: c.coll, Elem: c.elem, Root: c.root, Bytes: c.bytes}
+		if c.r != nil {
+			k.Kind, k.Op = uint8(c.r.Kind), opID(*c.r)
+		}
+		var rec [keySize]byte
+		k.put(rec[:])
+		if fresh.small.rec != rec {
+			t.Errorf("call %d: the record encodes %v, want %v", i, getKey(fresh.small.rec[:]), k)
 		}
 		if j, ok := seen[want]; ok && calls[j] != c {
 			t.Errorf("calls %d and %d hash alike", j, i)
 		}
 		seen[want] = i
-		var fresh [keySize]byte
-		k := Key{Coll: c.coll, Elem: c.r.Elem, Kind: uint8(c.r.Kind), Root: c.root, Bytes: c.length, Op: opID(*c.r)}
-		k.put(fresh[:])
-		if u.small.rec != fresh {
-			t.Errorf("call %d: the record encodes %v, want %v", i, getKey(u.small.rec[:]), k)
-		}
 	}
 }
 

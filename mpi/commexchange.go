@@ -50,7 +50,7 @@ func (x *exchangeOps) Done() bool {
 func (n *commNet) Exchange(sends, recvs []collectives.Transfer) error {
 	c, x := n.c, &n.xops
 	ep := c.rt.ep
-	distinct := !oneBuffer(sends)
+	distinct := c.rt.distinctSingleCopyMin > 0 && !oneBuffer(sends)
 	for _, s := range sends {
 		sop := sendOps.Get().(*llc.SendOp)
 		*sop = llc.SendOp{Peer: c.toWorld(s.Peer), Tag: n.tag, Ctx: c.ctx + 1, Data: s.Data}

@@ -444,7 +444,7 @@ func (n *NIC) checkArrival(id, member int, procs []int, payload int) error {
 // release (the generations only grow). The look after the fence is the
 // one the doorbells rely on: a member that armed its doorbell and then saw
 // this arrival missing is seen armed once the arrival is visible to all.
-// BarrierPort.ArriveParts does the same.
+// BarrierPort.Enter does the same.
 func (n *NIC) publishArrival(id, member int, procs []int, a *barrierArrival, gen uint64, wake bool) {
 	publishGen(&a.gen, gen)
 	released := n.BarrierReleased(id, len(procs), gen) // while the store waits for its line
@@ -587,10 +587,11 @@ func (n *NIC) BarrierDatum(id, member int, gen uint64) [DatumSize]byte {
 }
 
 // BarrierDatumRef is BarrierDatum without the copy: it points at the
-// datum in the segment, which stays the same until the caller arrives at
-// generation gen+1 (the member's arrival at gen+2 overwrites it, and
-// waits for the caller's at gen+1); for a bad id or member it points at
-// zeros. The caller must not write through it.
+// datum in the segment, which stays the same until the member arrives at
+// generation gen+2 (a member that waits for each release before it
+// arrives again, as a barrier does, cannot before the caller has arrived
+// at gen+1); for a bad id or member it points at zeros. The caller must
+// not write through it.
 func (n *NIC) BarrierDatumRef(id, member int, gen uint64) *[DatumSize]byte {
 	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
 		return &noDatum

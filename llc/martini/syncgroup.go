@@ -133,19 +133,9 @@ func (g *SyncGroup) Barrier(key uint64, datum [nicemu.DatumSize]byte, payload []
 // tail, which the others' Payload returns joined
 // (collectives.PartsBarrier).
 func (g *SyncGroup) BarrierParts(key uint64, datum [nicemu.DatumSize]byte, head, tail []byte) error {
-	if g.port == nil {
-		if err := g.arrive(key, datum, head, tail); err != nil {
-			return err
-		}
-		return g.WaitReleased()
-	}
-	gen, released, err := g.port.Enter(key, datum, head, tail)
-	if err != nil {
-		return fmt.Errorf("barrier controller %d: %w", g.id, err)
-	}
-	g.gen = gen
-	if released {
-		return nil // the last to arrive
+	released, err := g.arrive(key, datum, head, tail)
+	if err != nil || released {
+		return err // released: the last to arrive need not wait
 	}
 	return g.WaitReleased()
 }
@@ -154,23 +144,25 @@ func (g *SyncGroup) BarrierParts(key uint64, datum [nicemu.DatumSize]byte, head,
 // the barrier as Barrier does and returns at once; Released and
 // WaitReleased are its second half.
 func (g *SyncGroup) Arrive(key uint64, datum [nicemu.DatumSize]byte, payload []byte) error {
-	return g.arrive(key, datum, payload, nil)
+	_, err := g.arrive(key, datum, payload, nil)
+	return err
 }
 
-// arrive enters the barrier with the payload head then tail.
-func (g *SyncGroup) arrive(key uint64, datum [nicemu.DatumSize]byte, head, tail []byte) error {
+// arrive enters the barrier with the payload head then tail, and reports
+// whether the arrival found every member arrived (through the port; false
+// without one).
+func (g *SyncGroup) arrive(key uint64, datum [nicemu.DatumSize]byte, head, tail []byte) (released bool, err error) {
 	var gen uint64
-	var err error
 	if g.port != nil {
-		gen, err = g.port.ArriveParts(key, datum, head, tail)
+		gen, released, err = g.port.Enter(key, datum, head, tail)
 	} else {
 		gen, err = g.nic.BarrierArriveParts(g.id, g.member, g.procs, key, datum, head, tail)
 	}
 	if err != nil {
-		return fmt.Errorf("barrier controller %d: %w", g.id, err)
+		return false, fmt.Errorf("barrier controller %d: %w", g.id, err)
 	}
 	g.gen = gen
-	return nil
+	return released, nil
 }
 
 // Released reports whether every member has arrived at the barrier the
