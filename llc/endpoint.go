@@ -201,7 +201,9 @@ func (ep *Endpoint) SendWait(peer int, tag int32, ctx uint32, data []byte) error
 	op.Peer, op.Tag, op.Ctx, op.Data = peer, tag, ctx, data
 	ep.eng.Send(op)
 	ep.drain()
-	ep.wait(op)
+	if !op.done { // not already done, as an eager send is
+		ep.wait(op)
+	}
 	err := op.err
 	ep.freeSends.put(op)
 	ep.unlock()
@@ -216,7 +218,9 @@ func (ep *Endpoint) RecvWait(source int, tag int32, ctx uint32, buf []byte) (Sta
 	op.Source, op.Tag, op.Ctx, op.Buf = source, tag, ctx, buf
 	ep.eng.Recv(op)
 	ep.drain()
-	ep.wait(op)
+	if !op.done { // not already done, as the receive of a message that came first is
+		ep.wait(op)
+	}
 	st, err := op.Status, op.err
 	ep.freeRecvs.put(op)
 	ep.unlock()

@@ -357,10 +357,10 @@ func TestScriptedCompletionOrder(t *testing.T) {
 	}
 }
 
-// A split rendezvous of a large message: the receiver reads the first half
-// while the sender writes the rest; both complete, the data is intact, also
-// when the receive buffer truncates the message, and nothing stays
-// registered.
+// TestRendezvousSplit: a split rendezvous delivers the message, truncated
+// where the buffer is short, in either direction; the higher-ranked
+// process copies the leading part and the lower-ranked the trailing one,
+// whichever sends; nothing stays registered.
 func TestRendezvousSplit(t *testing.T) {
 	for _, tc := range []struct{ msg, buf int }{
 		{SplitMin, SplitMin},
@@ -368,43 +368,60 @@ func TestRendezvousSplit(t *testing.T) {
 		{1 << 20, SplitMin + 4096},
 		{SplitMin - 1, SplitMin}, // below SplitMin: read whole
 	} {
-		t.Run(fmt.Sprintf("%d_into_%d", tc.msg, tc.buf), func(t *testing.T) {
-			c := newCluster(t, 2, func(_ int, cfg *Config) { cfg.Rendezvous = RndvSplit })
-			c.tracing = true
-			data := pattern(7, tc.msg)
-			r := c.recv(1, 0, 3, 0, tc.buf)
-			s := c.send(0, 1, 3, 0, data)
-			c.wait(s, r)
-			checkSent(t, "split send", s)
-			if tc.msg > tc.buf {
-				if !errors.Is(r.Err(), ErrTruncated) || string(r.Buf) != string(data[:tc.buf]) {
-					t.Fatalf("truncated split receive: err %v, prefix intact %v", r.Err(), string(r.Buf) == string(data[:tc.buf]))
+		for _, from := range []int{0, 1} {
+			to := 1 - from
+			t.Run(fmt.Sprintf("%d_into_%d_from_%d", tc.msg, tc.buf, from), func(t *testing.T) {
+				c := newCluster(t, 2, func(_ int, cfg *Config) { cfg.Rendezvous = RndvSplit })
+				c.tracing = true
+				data := pattern(7, tc.msg)
+				r := c.recv(to, from, 3, 0, tc.buf)
+				s := c.send(from, to, 3, 0, data)
+				c.wait(s, r)
+				checkSent(t, "split send", s)
+				if tc.msg > tc.buf {
+					if !errors.Is(r.Err(), ErrTruncated) || string(r.Buf) != string(data[:tc.buf]) {
+						t.Fatalf("truncated split receive: err %v, prefix intact %v", r.Err(), string(r.Buf) == string(data[:tc.buf]))
+					}
+				} else {
+					checkRecv(t, "split receive", r, from, 3, data)
 				}
-			} else {
-				checkRecv(t, "split receive", r, 0, 3, data)
-			}
-			c.idle()
-			if got := c.net.regions(0) + c.net.regions(1); got != 4 {
-				t.Fatalf("%d regions registered after the transfer, want 4 (the bootstrap areas and rings only)", got)
-			}
-			reads, writes := copiedBytes(c)
-			n := min(tc.msg, tc.buf)
-			if reads != splitPoint(n) || writes != n-splitPoint(n) {
-				t.Fatalf("receiver read %d bytes and sender wrote %d, want %d and %d", reads, writes, splitPoint(n), n-splitPoint(n))
-			}
-		})
+				c.idle()
+				if got := c.net.regions(0) + c.net.regions(1); got != 4 {
+					t.Fatalf("%d regions registered after the transfer, want 4 (the bootstrap areas and rings only)", got)
+				}
+				n := min(tc.msg, tc.buf)
+				k := splitPoint(n)
+				var read, write span // what the receiver reads, the sender writes
+				switch {
+				case k == n:
+					read = span{0, n} // read whole
+				case to > from: // the receiver, rank 1, copies the leading part
+					read, write = span{0, k}, span{k, n}
+				default:
+					read, write = span{k, n}, span{0, k}
+				}
+				reads, writes := copiedSpans(c, from, to)
+				if reads != read || writes != write {
+					t.Fatalf("receiver %d read %v and sender %d wrote %v, want %v and %v", to, reads, from, writes, read, write)
+				}
+			})
+		}
 	}
 }
 
-// copiedBytes returns the bytes of c's traced rendezvous copies from
-// process 0 to 1: what the receiver read, what the sender wrote.
-func copiedBytes(c *cluster) (reads, writes int) {
+// span is a part [from, to) of a message.
+type span struct{ from, to int }
+
+// copiedSpans returns the parts of the message that c's traced rendezvous
+// copies from process src to dst moved: what the receiver read, what the
+// sender wrote (each one command at most).
+func copiedSpans(c *cluster, src, dst int) (reads, writes span) {
 	for _, cmd := range c.trace {
 		switch k, _ := splitToken(cmd.Token); {
-		case k == tokPullDone && cmd.src == 1:
-			reads += len(cmd.Data)
-		case k == tokPushDone && cmd.src == 0:
-			writes += len(cmd.Data)
+		case k == tokPullDone && cmd.src == dst:
+			reads = span{int(cmd.Off), int(cmd.Off) + len(cmd.Data)}
+		case k == tokPushDone && cmd.src == src:
+			writes = span{int(cmd.Off), int(cmd.Off) + len(cmd.Data)}
 		}
 	}
 	return reads, writes
@@ -432,13 +449,13 @@ func testConsume(t *testing.T, mark string, n int) {
 	c.wait(s, r)
 	checkSent(t, "send", s)
 	checkRecv(t, "consuming receive", r, 0, 3, data)
-	reads, writes := copiedBytes(c)
+	reads, writes := copiedSpans(c, 0, 1)
 	wantReads := n
 	if n > ConsumePullMax || mark == "none" {
 		wantReads = splitPoint(n)
 	}
-	if reads != wantReads || writes != n-wantReads {
-		t.Fatalf("receiver read %d bytes and sender wrote %d, want %d and %d", reads, writes, wantReads, n-wantReads)
+	if reads.to-reads.from != wantReads || writes.to-writes.from != n-wantReads {
+		t.Fatalf("receiver read %v and sender wrote %v, want %d and %d bytes", reads, writes, wantReads, n-wantReads)
 	}
 }
 
@@ -494,7 +511,7 @@ func sentEager(t *testing.T, c *cluster, op *SendOp) bool {
 // one a wrapped count), and a short record is an error, not a panic.
 func TestCTSEncoding(t *testing.T) {
 	for _, n := range []uint64{0, 5000, 1<<32 - 1, 1 << 32, 1<<32 + 4096, 5<<30 + 123, 1 << 40} {
-		in := cts{recvID: 1<<40 + 7, region: 1<<31 + 5, grant: n, split: uint64(splitPoint(int(n)))}
+		in := cts{recvID: 1<<40 + 7, region: 1<<31 + 5, grant: n, split: uint64(splitPoint(int(n))), lead: n%2 == 0}
 		var b [ctsSize]byte
 		if got := in.put(b[:]); got != ctsSize {
 			t.Fatalf("put wrote %d bytes, want %d", got, ctsSize)
