@@ -14,7 +14,7 @@ go build -pgo=off -o "$tmp/mpirun" ./cmd/mpirun
 for np in 2 4; do
 	"$tmp/mpirun" -np "$np" "$tmp/mpibench" worker \
 		-bench PingPong,Sendrecv,Barrier,Bcast,Reduce,Allreduce,Allgather,Alltoall \
-		-sizes 8,1k,64k -budget 100ms -samples 5 -cpuprofile "$tmp/np$np" >/dev/null
+		-sizes 8,1k,64k -budget 400ms -samples 5 -cpuprofile "$tmp/np$np" >/dev/null
 done
 go tool pprof -proto "$tmp"/np2.* "$tmp"/np4.* >"$tmp/mpi.pgo"
 cp "$tmp/mpi.pgo" internal/pgo/mpi.pgo
