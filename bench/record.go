@@ -63,6 +63,10 @@ type Params struct {
 	Budget   float64 `json:"budget_seconds"`
 	Samples  int     `json:"samples"`
 	OffCache bool    `json:"off_cache"`
+	// Interleaved: the jobs ran benchmark by benchmark, each variant's
+	// then the system MPI's, rather than a job per variant over all
+	// benchmarks.
+	Interleaved bool `json:"interleaved,omitempty"`
 }
 
 // Series is one benchmark measured under one variant (or by the peer MPI).

@@ -284,8 +284,12 @@ func describeParams(p Params) string {
 	if p.OffCache {
 		offCache = "yes"
 	}
-	return fmt.Sprintf("np %d, budget %s s per size, %d samples, off-cache %s",
-		p.NP, strconv.FormatFloat(p.Budget, 'g', -1, 64), p.Samples, offCache)
+	order := ""
+	if p.Interleaved {
+		order = ", benchmark by benchmark"
+	}
+	return fmt.Sprintf("np %d, budget %s s per size, %d samples, off-cache %s%s",
+		p.NP, strconv.FormatFloat(p.Budget, 'g', -1, 64), p.Samples, offCache, order)
 }
 
 // orUnknown returns s, or "unknown" for "".

@@ -53,8 +53,8 @@ func TestFlags(t *testing.T) {
 		t.Errorf("parsed %+v", o)
 	}
 	for _, v := range o.variants {
-		if strings.HasPrefix(v.Name, "coll=allreduce") && (len(o.benchmarksOf(v)) != 1 || o.benchmarksOf(v)[0] != "Allreduce") {
-			t.Errorf("variant %s measures %v, want Allreduce alone", v.Name, o.benchmarksOf(v))
+		if got := o.benchmarksOf(v, o.benchmarks); strings.HasPrefix(v.Name, "coll=allreduce") && (len(got) != 1 || got[0] != "Allreduce") {
+			t.Errorf("variant %s measures %v, want Allreduce alone", v.Name, got)
 		}
 	}
 	o, err = parseSuiteFlags([]string{"-short", "-peer=false"}, &stderr)
@@ -128,6 +128,14 @@ func TestRunTiny(t *testing.T) {
 	if rec.Schema != bench.SchemaVersion || rec.Machine.CPUs < 1 {
 		t.Errorf("record schema %d, machine %+v", rec.Schema, rec.Machine)
 	}
+	// Measured benchmark by benchmark, recorded variant by variant.
+	var order []string
+	for _, s := range rec.Series {
+		order = append(order, s.Variant+"/"+s.Benchmark)
+	}
+	if want := "default/PingPong default/Allreduce default/Barrier rndv=pull/PingPong rndv=pull/Allreduce rndv=pull/Barrier"; !rec.Params.Interleaved || strings.Join(order, " ") != want {
+		t.Errorf("series %v (interleaved %v), want %s", order, rec.Params.Interleaved, want)
+	}
 	checkFloor(t, rec, out)
 	for _, s := range rec.Series {
 		want := 2
@@ -181,6 +189,38 @@ func checkFloor(t *testing.T, rec *bench.Record, out string) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestGroups: -interleave measures the benchmarks one at a time, and
+// -interleave=false all in one job; a variant limited to some benchmarks
+// runs no job for a group it has none of.
+func TestGroups(t *testing.T) {
+	var stderr bytes.Buffer
+	o, err := parseSuiteFlags([]string{"-bench", "Bcast,Allreduce", "-compare", "coll"}, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, &stderr)
+	}
+	if g := o.groups(); len(g) != 2 || len(g[0]) != 1 || g[0][0] != "Bcast" || g[1][0] != "Allreduce" {
+		t.Errorf("interleaved groups %v", g)
+	}
+	limited := 0
+	for _, v := range o.variants {
+		if strings.HasPrefix(v.Name, "coll=allreduce") {
+			limited++
+			if got := o.benchmarksOf(v, []string{"Bcast"}); len(got) != 0 {
+				t.Errorf("variant %s measures %v of Bcast's group", v.Name, got)
+			}
+		}
+	}
+	if limited == 0 {
+		t.Errorf("-compare coll: no Allreduce variant among %v", o.variants)
+	}
+	if o, err = parseSuiteFlags([]string{"-bench", "Bcast,Allreduce", "-interleave=false"}, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, &stderr)
+	}
+	if g := o.groups(); len(g) != 1 || strings.Join(g[0], ",") != "Bcast,Allreduce" {
+		t.Errorf("groups without -interleave %v", g)
 	}
 }
 

@@ -47,6 +47,7 @@ type suiteOptions struct {
 	samples    int
 	offCache   int // bytes of the off-cache arena, 0 for off
 	peer       bool
+	interleave bool   // a job per benchmark, the system MPI's after each
 	noFloor    bool   // skip the cross-core floor
 	results    string // directory of the records, "" for none
 	quiet      bool
@@ -59,9 +60,12 @@ const suiteUsage = `usage: mpibench [flags]                 measure and print th
 
 Runs the benchmarks of the Intel MPI Benchmarks (PingPong, PingPing,
 Sendrecv, Exchange, Barrier, Bcast, Reduce, Allreduce, Allgather, Gather,
-Scatter, Alltoall, and IMB-RMA's Unidir_put, Unidir_get, Accumulate) on this runtime under each variant (a job of its own
-per variant, through mpirun), and on the system MPI when mpicc and mpirun
-are installed; with PingPong, also the machine's cross-core floor (a
+Scatter, Alltoall, and IMB-RMA's Unidir_put, Unidir_get, Accumulate) on
+this runtime under each variant (through mpirun), and on the system MPI
+when mpicc and mpirun are installed, benchmark by benchmark: each
+variant's job, then the system MPI's, for one benchmark before the next
+(-interleave=false: a job per variant, then one of the system MPI); with
+PingPong, also the machine's cross-core floor (a
 cache-line ping-pong between two processes); prints IMB-style listings
 and tables comparing them, and writes a JSON record into the results
 directory.
@@ -89,6 +93,7 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 	fs.IntVar(&o.samples, "samples", 5, "timed samples per size (the table shows their median)")
 	offCache := fs.Bool("off-cache", false, "use buffers outside the caches (an arena twice the last-level cache)")
 	peer := fs.String("peer", "auto", "measure the system MPI too: auto (when mpicc and mpirun are installed; also true) or off (also false)")
+	fs.BoolVar(&o.interleave, "interleave", true, "measure benchmark by benchmark, each variant's job then the system MPI's, so that a machine whose speed changes during the run (a VM whose processors move) weighs on both alike; false: a job per variant, then the system MPI's, for all benchmarks")
 	fs.BoolVar(&o.noFloor, "no-floor", false, "skip the cross-core floor (a cache-line ping-pong between two processes), measured with PingPong")
 	fs.StringVar(&o.results, "results", "results", "directory of the JSON records and their README (empty: write none)")
 	short := fs.Bool("short", false, "a quick check: sizes "+shortSizes+", -budget "+shortBudget.String()+", -samples "+fmt.Sprint(shortSamples)+" (flags given explicitly win)")
@@ -185,19 +190,19 @@ func isSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// benchmarksOf returns the benchmarks of the run that variant v measures.
-func (o *suiteOptions) benchmarksOf(v bench.Variant) []string {
+// benchmarksOf returns the benchmarks of group that variant v measures.
+func (o *suiteOptions) benchmarksOf(v bench.Variant, group []string) []string {
 	if v.Only == nil {
-		return o.benchmarks
+		return group
 	}
-	return slices.DeleteFunc(slices.Clone(o.benchmarks), func(b string) bool { return !slices.Contains(v.Only, b) })
+	return slices.DeleteFunc(slices.Clone(group), func(b string) bool { return !slices.Contains(v.Only, b) })
 }
 
 // steps counts the sizes the run measures over all variants.
 func (o *suiteOptions) steps() int {
 	n := 0
 	for _, v := range o.variants {
-		for _, b := range o.benchmarksOf(v) {
+		for _, b := range o.benchmarksOf(v, o.benchmarks) {
 			n += len(bench.SizesOf(b, o.sizes))
 		}
 	}
@@ -229,7 +234,7 @@ func runSuite(ctx context.Context, o *suiteOptions, stdout, stderr io.Writer) in
 		Schema: bench.SchemaVersion, Time: time.Now().UTC().Truncate(time.Second), Machine: bench.ThisMachine(),
 		GoVersion: runtime.Version(), GitRevision: bench.GitRevision("."),
 		Params: bench.Params{NP: o.np, Benchmarks: o.benchmarks, Sizes: o.sizes, Budget: o.budget.Seconds(),
-			Samples: o.samples, OffCache: o.offCache > 0},
+			Samples: o.samples, OffCache: o.offCache > 0, Interleaved: o.interleave},
 	}
 	if err := measure(ctx, o, rec, exe, tmp, stderr); err != nil {
 		logf("%v", err)
@@ -252,37 +257,57 @@ func runSuite(ctx context.Context, o *suiteOptions, stdout, stderr io.Writer) in
 	return 0
 }
 
-// measure runs the job of every variant, the floor and the system MPI,
-// and adds what they measured to rec.
+// measure runs the jobs of every variant and of the system MPI, group of
+// benchmarks by group (groups), and the floor, and adds what they measured
+// to rec: the variants' series in their order, then the system MPI's.
 func measure(ctx context.Context, o *suiteOptions, rec *bench.Record, exe, tmp string, stderr io.Writer) error {
 	var progress *bench.Progress
 	if !o.quiet {
 		progress = bench.NewProgress(stderr, o.steps())
 	}
-	for _, v := range o.variants {
-		rec.Params.Variants = append(rec.Params.Variants, v.Name)
-		series, err := runJob(ctx, o, v, exe, progress, stderr)
-		if err != nil {
-			progress.Done()
-			return fmt.Errorf("variant %s: %w", v.Name, err)
+	peer := findPeer(ctx, o, tmp)
+	ours := make([][]bench.Series, len(o.variants))
+	var theirs []bench.Series
+	for _, group := range o.groups() {
+		for i, v := range o.variants {
+			series, err := runJob(ctx, o, v, o.benchmarksOf(v, group), exe, progress, stderr)
+			if err != nil {
+				progress.Done()
+				return fmt.Errorf("variant %s: %w", v.Name, err)
+			}
+			ours[i] = append(ours[i], series...)
 		}
-		rec.Series = append(rec.Series, series...)
+		theirs = append(theirs, peer.run(group)...)
 	}
 	progress.Done()
+	for _, v := range o.variants {
+		rec.Params.Variants = append(rec.Params.Variants, v.Name)
+	}
+	for _, s := range ours {
+		rec.Series = append(rec.Series, s...)
+	}
 	measureFloor(ctx, o, rec, exe, stderr)
-	if !o.peer {
-		rec.Notes = append(rec.Notes, "system MPI: not measured (-peer off)")
-		return nil
-	}
-	series, note := runPeer(ctx, o, tmp)
-	if note != "" {
-		if !o.quiet {
-			fmt.Fprintln(stderr, note)
+	if peer.note != "" {
+		if o.peer && !o.quiet {
+			fmt.Fprintln(stderr, peer.note)
 		}
-		rec.Notes = append(rec.Notes, note)
+		rec.Notes = append(rec.Notes, peer.note)
 	}
-	rec.Series = append(rec.Series, series...)
+	rec.Series = append(rec.Series, theirs...)
 	return nil
+}
+
+// groups returns the groups of benchmarks measured one after the other:
+// each benchmark alone (-interleave), or all of them together.
+func (o *suiteOptions) groups() [][]string {
+	if !o.interleave {
+		return [][]string{o.benchmarks}
+	}
+	groups := make([][]string, len(o.benchmarks))
+	for i, b := range o.benchmarks {
+		groups[i] = []string{b}
+	}
+	return groups
 }
 
 // saveRecord writes rec into the results directory dir and regenerates
@@ -303,9 +328,9 @@ func saveRecord(rec *bench.Record, dir string, quiet bool, stdout, stderr io.Wri
 	return nil
 }
 
-// runJob runs the job of variant v and returns its series.
-func runJob(ctx context.Context, o *suiteOptions, v bench.Variant, exe string, progress *bench.Progress, stderr io.Writer) ([]bench.Series, error) {
-	benchmarks := o.benchmarksOf(v)
+// runJob runs the job of variant v over benchmarks and returns its series
+// (none, running nothing, for no benchmarks).
+func runJob(ctx context.Context, o *suiteOptions, v bench.Variant, benchmarks []string, exe string, progress *bench.Progress, stderr io.Writer) ([]bench.Series, error) {
 	if len(benchmarks) == 0 {
 		return nil, nil
 	}
@@ -354,22 +379,51 @@ func runJob(ctx context.Context, o *suiteOptions, v bench.Variant, exe string, p
 	return series, nil
 }
 
-// runPeer measures the system MPI, if there is one; note says what
-// happened when it could not.
-func runPeer(ctx context.Context, o *suiteOptions, dir string) ([]bench.Series, string) {
+// peerJobs runs the system MPI's jobs, once found and its benchmark
+// built; note says what it is, or why it measures nothing (more).
+type peerJobs struct {
+	ctx  context.Context
+	o    *suiteOptions
+	p    *bench.Peer // nil: nothing to run
+	bin  string
+	note string
+}
+
+// findPeer finds the system MPI and builds its benchmark in dir, unless
+// the run measures none.
+func findPeer(ctx context.Context, o *suiteOptions, dir string) *peerJobs {
+	j := &peerJobs{ctx: ctx, o: o}
+	if !o.peer {
+		j.note = "system MPI: not measured (-peer off)"
+		return j
+	}
 	p, err := bench.FindPeer()
 	if err != nil {
-		return nil, err.Error()
+		j.note = err.Error()
+		return j
 	}
-	bin, err := p.Build(ctx, dir)
+	if j.bin, err = p.Build(ctx, dir); err != nil {
+		j.note = fmt.Sprintf("system MPI (%s): could not build the C benchmark: %v", p.Version, err)
+		return j
+	}
+	j.p, j.note = p, "system MPI: "+p.Version
+	return j
+}
+
+// run measures benchmarks on the system MPI. After a job fails it runs no
+// more, and the note says why (the series measured before stay).
+func (j *peerJobs) run(benchmarks []string) []bench.Series {
+	if j.p == nil {
+		return nil
+	}
+	o := j.o
+	series, err := j.p.Run(j.ctx, j.bin, o.np, benchmarks, o.sizes, o.budget.Seconds(), o.samples, o.offCache)
 	if err != nil {
-		return nil, fmt.Sprintf("system MPI (%s): could not build the C benchmark: %v", p.Version, err)
+		j.note = fmt.Sprintf("system MPI (%s): %v", j.p.Version, err)
+		j.p = nil
+		return nil
 	}
-	series, err := p.Run(ctx, bin, o.np, o.benchmarks, o.sizes, o.budget.Seconds(), o.samples, o.offCache)
-	if err != nil {
-		return nil, fmt.Sprintf("system MPI (%s): %v", p.Version, err)
-	}
-	return series, "system MPI: " + p.Version
+	return series
 }
 
 // printRecord prints the floor's line and the IMB listing of every
