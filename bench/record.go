@@ -79,6 +79,12 @@ type Series struct {
 	Source  string   `json:"source"` // SourceMartini or SourcePeer
 	NP      int      `json:"np"`
 	Rows    []Row    `json:"rows"`
+	// Floors are the cross-core floor's t (µs) measured right before and
+	// right after the jobs of this benchmark, in a run that interleaves
+	// them with the system MPI's: floors far apart say that the machine
+	// changed between the columns (a VM whose processors moved). Empty
+	// otherwise.
+	Floors []float64 `json:"floors_usec,omitempty"`
 }
 
 // Row is one message size of a Series. Times are per operation, in

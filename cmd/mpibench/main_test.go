@@ -224,6 +224,33 @@ func TestGroups(t *testing.T) {
 	}
 }
 
+// TestGroupFloors: the floors before and after a group's jobs land in
+// every series of them, and floors floorChange or more apart make a note
+// naming the group; an unknown floor marks nothing.
+func TestGroupFloors(t *testing.T) {
+	seq := []float64{0.03, 0.17, 0.18, 0}
+	f := &groupFloors{measure: func() float64 { v := seq[0]; seq = seq[1:]; return v }}
+	f.last = f.measure()
+	jobs := [][]bench.Series{{{Benchmark: "Reduce"}}, {{Benchmark: "Reduce", Source: bench.SourcePeer}}}
+	note := f.mark(jobs, []string{"Reduce"})
+	if !strings.Contains(note, "before Reduce") || !strings.Contains(note, "machine changed") {
+		t.Errorf("note %q", note)
+	}
+	for _, job := range jobs {
+		if fl := job[0].Floors; len(fl) != 2 || fl[0] != 0.03 || fl[1] != 0.17 {
+			t.Errorf("%s floors %v", job[0].Source, fl)
+		}
+	}
+	jobs = [][]bench.Series{{{Benchmark: "Bcast"}}}
+	if note := f.mark(jobs, []string{"Bcast"}); note != "" || len(jobs[0][0].Floors) != 2 {
+		t.Errorf("floors 0.17 and 0.18: note %q, floors %v", note, jobs[0][0].Floors)
+	}
+	jobs = [][]bench.Series{{{Benchmark: "Alltoall"}}}
+	if note := f.mark(jobs, []string{"Alltoall"}); note != "" || jobs[0][0].Floors != nil {
+		t.Errorf("an unknown floor: note %q, floors %v", note, jobs[0][0].Floors)
+	}
+}
+
 // TestRunNoFloor: -no-floor skips the floor.
 func TestRunNoFloor(t *testing.T) {
 	mpirun := mpiruntest.ForTest(t)

@@ -268,16 +268,25 @@ func measure(ctx context.Context, o *suiteOptions, rec *bench.Record, exe, tmp s
 	peer := findPeer(ctx, o, tmp)
 	ours := make([][]bench.Series, len(o.variants))
 	var theirs []bench.Series
+	floors := newGroupFloors(ctx, o, peer, exe)
 	for _, group := range o.groups() {
+		mine := make([][]bench.Series, len(o.variants))
 		for i, v := range o.variants {
 			series, err := runJob(ctx, o, v, o.benchmarksOf(v, group), exe, progress, stderr)
 			if err != nil {
 				progress.Done()
 				return fmt.Errorf("variant %s: %w", v.Name, err)
 			}
-			ours[i] = append(ours[i], series...)
+			mine[i] = series
 		}
-		theirs = append(theirs, peer.run(group)...)
+		peers := peer.run(group)
+		if note := floors.mark(append(mine, peers), group); note != "" {
+			rec.Notes = append(rec.Notes, note)
+		}
+		for i := range mine {
+			ours[i] = append(ours[i], mine[i]...)
+		}
+		theirs = append(theirs, peers...)
 	}
 	progress.Done()
 	for _, v := range o.variants {
@@ -295,6 +304,59 @@ func measure(ctx context.Context, o *suiteOptions, rec *bench.Record, exe, tmp s
 	}
 	rec.Series = append(rec.Series, theirs...)
 	return nil
+}
+
+// groupFloors measures the cross-core floor between the groups of an
+// interleaved run with the system MPI, to tell whether the machine changed
+// while a benchmark's two columns were measured.
+type groupFloors struct {
+	measure func() float64 // the floor's t in µs, 0 when not measured
+	last    float64
+}
+
+// floorChange is how far apart (a ratio) the floors before and after a
+// group may be before the record notes that the machine changed.
+const floorChange = 2
+
+// newGroupFloors returns the floors of a run: measured (quickly: 3
+// samples of 10 ms) only when the run interleaves its jobs with the
+// system MPI's and does not skip the floor.
+func newGroupFloors(ctx context.Context, o *suiteOptions, peer *peerJobs, exe string) *groupFloors {
+	f := &groupFloors{measure: func() float64 { return 0 }}
+	if !o.interleave || o.noFloor || peer.p == nil {
+		return f
+	}
+	f.measure = func() float64 {
+		fl, err := bench.MeasureFloor(ctx, []string{exe, floorChildArg}, bench.FloorOptions{Samples: 3, Budget: 10 * time.Millisecond, Timeout: o.timeout})
+		if err != nil {
+			return 0
+		}
+		return fl.T
+	}
+	f.last = f.measure()
+	return f
+}
+
+// mark measures the floor after the jobs of group, sets the floors before
+// and after them in the series of those jobs (by job) and returns a note
+// when the two are floorChange or more apart ("" otherwise, or when
+// either is unknown).
+func (f *groupFloors) mark(jobs [][]bench.Series, group []string) string {
+	before, after := f.last, f.measure()
+	f.last = after
+	if before <= 0 || after <= 0 {
+		return ""
+	}
+	for _, series := range jobs {
+		for i := range series {
+			series[i].Floors = []float64{before, after}
+		}
+	}
+	if max(before, after) < floorChange*min(before, after) {
+		return ""
+	}
+	return fmt.Sprintf("floor: %.3g µs before %s and %.3g after: the machine changed while its columns were measured",
+		before, strings.Join(group, ","), after)
 }
 
 // groups returns the groups of benchmarks measured one after the other:
