@@ -241,9 +241,16 @@ func TestGroupFloors(t *testing.T) {
 			t.Errorf("%s floors %v", job[0].Source, fl)
 		}
 	}
+	rec := &bench.Record{Series: slices.Concat(jobs...)}
+	if warn := floorWarning(rec, "Reduce"); !strings.Contains(warn, "0.03 µs before") || !strings.Contains(warn, "0.17 after") {
+		t.Errorf("warning under Reduce's table %q", warn)
+	}
 	jobs = [][]bench.Series{{{Benchmark: "Bcast"}}}
 	if note := f.mark(jobs, []string{"Bcast"}); note != "" || len(jobs[0][0].Floors) != 2 {
 		t.Errorf("floors 0.17 and 0.18: note %q, floors %v", note, jobs[0][0].Floors)
+	}
+	if warn := floorWarning(&bench.Record{Series: jobs[0]}, "Bcast"); warn != "" {
+		t.Errorf("warning under Bcast's table, floors 0.17 and 0.18: %q", warn)
 	}
 	jobs = [][]bench.Series{{{Benchmark: "Alltoall"}}}
 	if note := f.mark(jobs, []string{"Alltoall"}); note != "" || jobs[0][0].Floors != nil {

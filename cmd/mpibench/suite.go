@@ -509,7 +509,21 @@ func printRecord(rec *bench.Record, quiet bool, w io.Writer) error {
 		if err := bench.WriteComparison(w, rec, b); err != nil {
 			return err
 		}
+		if warn := floorWarning(rec, b); warn != "" {
+			fmt.Fprintln(w, warn)
+		}
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// floorWarning returns a line under benchmark b's table when the floors
+// around its jobs are floorChange or more apart ("" otherwise).
+func floorWarning(rec *bench.Record, b string) string {
+	for _, s := range rec.Series {
+		if f := s.Floors; s.Benchmark == b && len(f) == 2 && f[0] > 0 && f[1] > 0 && max(f[0], f[1]) >= floorChange*min(f[0], f[1]) {
+			return fmt.Sprintf("The cross-core floor was %.3g µs before these columns and %.3g after: the machine changed while they were measured, and they compare less well.", f[0], f[1])
+		}
+	}
+	return ""
 }
