@@ -350,22 +350,23 @@ type dataWords struct {
 	gen  uint64
 }
 
-// datum copies rank s's data word into u.word: a user's operation may
-// write its input, which must not reach the Hardware's words.
-func (w *dataWords) datum(u *Runner, s int) []byte {
+// datum copies rank s's data word into u.word and returns it: a user's
+// operation may write its input, which must not reach the Hardware's
+// words.
+func (w *dataWords) datum(u *Runner, s int) *[DatumSize]byte {
 	if w.ring != nil {
 		u.word = w.ring.DatumAt(s, w.gen)
 	} else {
 		u.word = *w.hw.Datum(s)
 	}
-	return u.word[:]
+	return &u.word
 }
 
 // foldWords combines the processes' data words, src's for rank s, into
 // acc with r, in rank order as fold does with records.
 func (u *Runner) foldWords(r *Reducer, acc []byte, src dataWords) {
 	n := u.Net.Size()
-	putWord(acc, (*[DatumSize]byte)(src.datum(u, n-1)))
+	putWord(acc, src.datum(u, n-1))
 	for s := n - 2; s >= 0; s-- {
 		r.Apply(src.datum(u, s)[:len(acc)], acc)
 	}

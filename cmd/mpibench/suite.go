@@ -352,11 +352,17 @@ func (f *groupFloors) mark(jobs [][]bench.Series, group []string) string {
 			series[i].Floors = []float64{before, after}
 		}
 	}
-	if max(before, after) < floorChange*min(before, after) {
+	if !floorsApart(before, after) {
 		return ""
 	}
 	return fmt.Sprintf("floor: %.3g µs before %s and %.3g after: the machine changed while its columns were measured",
 		before, strings.Join(group, ","), after)
+}
+
+// floorsApart reports whether floors a and b, both known, are floorChange
+// or more apart: the machine changed between them.
+func floorsApart(a, b float64) bool {
+	return a > 0 && b > 0 && max(a, b) >= floorChange*min(a, b)
 }
 
 // groups returns the groups of benchmarks measured one after the other:
@@ -521,7 +527,7 @@ func printRecord(rec *bench.Record, quiet bool, w io.Writer) error {
 // around its jobs are floorChange or more apart ("" otherwise).
 func floorWarning(rec *bench.Record, b string) string {
 	for _, s := range rec.Series {
-		if f := s.Floors; s.Benchmark == b && len(f) == 2 && f[0] > 0 && f[1] > 0 && max(f[0], f[1]) >= floorChange*min(f[0], f[1]) {
+		if f := s.Floors; s.Benchmark == b && len(f) == 2 && floorsApart(f[0], f[1]) {
 			return fmt.Sprintf("The cross-core floor was %.3g µs before these columns and %.3g after: the machine changed while they were measured, and they compare less well.", f[0], f[1])
 		}
 	}
