@@ -225,6 +225,12 @@ type Event struct {
 	Head  []byte // EvRecord: the record's meta, valid only during Step
 	Data  []byte // EvRecord, EvSignal: valid only during Step
 	Err   error
+	// Padding to 128 bytes, a whole number of 16-byte words: an Event is
+	// returned and passed on the stack, written and copied in such words,
+	// and the last of 120 bytes would overlap the one before it, which
+	// keeps the processor from forwarding the stores to the loads of the
+	// copy on the path of every command.
+	_ uint64
 }
 
 // Sink takes the events a transport delivers: the engine.

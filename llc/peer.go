@@ -207,8 +207,7 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	e.stats.CommandsIssued++
 	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen = CmdWrite, dst, r.region, rec, recSignal
 	c.Signal, c.SigOff = signal(r.seq, adv), rec+recSignal
-	m := meta{kind: kind, flags: flags, tag: tag, ctx: ctx, length: uint32(body), aux: aux}
-	m.put(c.Head[:recMeta])
+	putMeta(c.Head[:recMeta], kind, flags, tag, ctx, uint32(body), aux)
 	switch {
 	case body <= recInline:
 		binary.LittleEndian.PutUint16(c.Head[recEnd:], 1)

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/rhinet-go/martini/internal/memorder"
 )
 
 // An eager ring is owned by the receiver, allocated for one sender on that
@@ -69,13 +71,20 @@ type meta struct {
 	aux    uint64 // rendezvous ids; the send id of a synchronous eager message
 }
 
-func (m *meta) put(b []byte) {
-	b[0] = m.kind
-	b[1] = m.flags
-	binary.LittleEndian.PutUint32(b[4:], uint32(m.tag))
-	binary.LittleEndian.PutUint32(b[8:], m.ctx)
-	binary.LittleEndian.PutUint32(b[12:], m.length)
-	binary.LittleEndian.PutUint64(b[16:], m.aux)
+func (m *meta) put(b []byte) { putMeta(b, m.kind, m.flags, m.tag, m.ctx, m.length, m.aux) }
+
+// putMeta writes a record's meta into b from its fields. The path of
+// every message calls it rather than building a meta: a meta built on the
+// stack field by field and then copied whole makes the processor wait for
+// the narrow stores to land before the wide load of the copy.
+func putMeta(b []byte, kind, flags uint8, tag int32, ctx, length uint32, aux uint64) {
+	_ = b[recMeta-1]
+	b[0] = kind
+	b[1] = flags
+	binary.LittleEndian.PutUint32(b[4:], uint32(tag))
+	binary.LittleEndian.PutUint32(b[8:], ctx)
+	binary.LittleEndian.PutUint32(b[12:], length)
+	binary.LittleEndian.PutUint64(b[16:], aux)
 }
 
 func (m *meta) get(b []byte) {
@@ -214,20 +223,19 @@ func (r *inRing) release(n uint64) {
 // to the sender: it zeroes the first and the last word of every cell they
 // covered, so that any future record position, and any future signal
 // position, reads zero until written, and publishes the consumer count.
-// poll flushes before it looks for new
-// records, not after it delivers them: the zeroing stores must take the
-// cells' lines back from the sender's cache, and the count's atomic store
-// waits for that, which would delay the delivered message's receiver
-// (about a cache line's trip between cores); done at the next poll, the
-// wait overlaps the wait for the next record. The sender reads the count
-// only when its view says the ring is full, and every wait polls, so the
-// space comes back as soon as the receiver waits again.
+// poll flushes before it looks for new records, not after it delivers
+// them: the zeroing stores must take the cells' lines back from the
+// sender's cache (about a cache line's trip between cores), which would
+// delay the delivered message's receiver; done at the next poll, the trip
+// overlaps the wait for the next record. The sender reads the count only
+// when its view says the ring is full, and every wait polls, so the space
+// comes back as soon as the receiver waits again.
 func (r *inRing) flush() {
 	if r.released == r.consumed {
 		return
 	}
 	// Plain stores: they become visible before the consumer count, which
-	// is published with an atomic store after them. The cells are
+	// is published with a release store after them. The cells are
 	// cleared whole: for a record of more than a cell, one clear of its
 	// span costs fewer instructions than two stores a cell, and touches
 	// the same lines.
@@ -239,7 +247,10 @@ func (r *inRing) flush() {
 		r.clear(r.released&(r.size-1), n)
 	}
 	r.released = r.consumed
-	atomic.StoreUint64(r.ctl, r.consumed)
+	// A release store, not sync/atomic's: that one would wait here for
+	// the zeroing stores' trips before the poll could look at this ring or
+	// any other, and nothing here needs more than the order of the stores.
+	memorder.StoreRelease64(r.ctl, r.consumed)
 }
 
 // clear zeroes n bytes of the ring's record space from offset at, around
