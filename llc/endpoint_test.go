@@ -323,3 +323,62 @@ func TestEndpointWaitPhasesBounded(t *testing.T) {
 		})
 	}
 }
+
+// A waiter with a rendezvous in flight spins past SpinFor (up to Spin
+// polls): its peer may be copying the data, and a waiter that leaves its
+// core slows that copy. Without a rendezvous, the same wait sleeps.
+func TestEndpointSpinsThroughRendezvous(t *testing.T) {
+	for _, rndv := range []bool{true, false} {
+		t.Run(fmt.Sprint("rendezvous=", rndv), func(t *testing.T) {
+			eps := newEndpoints(t, 2, nil)
+			ep := eps[0]
+			ep.Spin, ep.Yield, ep.SpinFor = 1<<40, 0, 100*time.Microsecond
+			size := 8
+			if rndv {
+				size = 4096 // above testConfig's eager limit
+			}
+			data := pattern(1, size)
+			var sent atomic.Bool
+			go func() {
+				// Rank 1 keeps making progress (its FIN, or its reply,
+				// may wait for the ring to rank 0 to connect) until rank
+				// 0 is done.
+				defer func() {
+					for !sent.Load() {
+						eps[1].Progress()
+					}
+				}()
+				time.Sleep(50 * time.Millisecond) // long past SpinFor
+				buf := make([]byte, size)
+				if _, err := eps[1].RecvWait(0, 1, 0, buf); err != nil || !bytes.Equal(buf, data) {
+					t.Errorf("receive: %v", err)
+				}
+				if !rndv {
+					if err := eps[1].SendWait(0, 2, 0, []byte{1}); err != nil {
+						t.Errorf("reply: %v", err)
+					}
+				}
+			}()
+			within(t, 10*time.Second, func() {
+				defer sent.Store(true)
+				if err := ep.SendWait(1, 1, 0, data); err != nil {
+					t.Errorf("send: %v", err)
+				}
+				if !rndv {
+					// An eager send is done at once: wait for the
+					// receiver's reply instead, with nothing in flight.
+					if _, err := ep.RecvWait(1, 2, 0, make([]byte, 1)); err != nil {
+						t.Errorf("receive of the reply: %v", err)
+					}
+				}
+			})
+			if rndv {
+				if s := ep.WaitStats(); s.Sleeps != 0 {
+					t.Fatalf("a waiter with a rendezvous in flight slept: %+v", s)
+				}
+			} else if s := ep.WaitStats(); s.Sleeps == 0 {
+				t.Fatalf("a waiter with no rendezvous in flight never slept in 50 ms: %+v", s)
+			}
+		})
+	}
+}

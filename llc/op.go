@@ -80,7 +80,7 @@ type RecvOp struct {
 	// its caches.
 	Consume bool
 	// Whole asks, as Consume does, that a split rendezvous of up to
-	// ConsumePullMax bytes be read by the receiver alone: for the
+	// WholePullMax bytes be read by the receiver alone: for the
 	// messages of processes that all move messages at once where they
 	// outnumber the cores, and the split's second copier has no core of
 	// its own.

@@ -97,11 +97,18 @@ const SplitMin = 256 << 10
 // ConsumePullMax is the largest split rendezvous that a receive marked
 // Consume reads whole. Measured with mpibench Reduce on the 2-core Intel
 // Xeon VM, whose root receives and combines a vector (µs, split against
-// pull): at 2 processes 256 KiB 24/15, 512 KiB 43/28, 1 MiB 85-128/55, 2
-// MiB 195-239/233-240, 4 MiB 547/798; at 4 processes 256 KiB 72-79/58-60,
-// 1 MiB 344-347/319-322, 2 MiB 724-765/810. Beyond the caches the data
-// no longer stays for the reader, and the split's two copiers win.
-const ConsumePullMax = 1 << 20
+// pull, 3 alternations, the buffers' pages written and the waiters
+// spinning through a rendezvous): at 2 processes 256 KiB 22.5-23.0/15.6-16.0,
+// 512 KiB 42-45/31-35, 1 MiB 103-105/115-117, 2 MiB 293-295/306-348; at 4
+// processes 512 KiB 127-220/130-135, 1 MiB 279-291/313-321. Beyond 512 KiB
+// the pulled data and the operands no longer stay in the reader's caches,
+// and the split's two copiers win. (An earlier measurement, which read the
+// inputs from the zero page, had pull win at 1 MiB.)
+const ConsumePullMax = 512 << 10
+
+// WholePullMax is the largest split rendezvous that a receive marked Whole
+// reads whole.
+const WholePullMax = 1 << 20
 
 // ExchangePushMin is the smallest message of an exchange that moved
 // faster written than read between processes sharing memory (see Exchange
@@ -140,6 +147,10 @@ func splitPoint(n int) int {
 	}
 	return n / 2 &^ 4095
 }
+
+// rendezvousInFlight reports whether a rendezvous of this process has
+// begun and not ended: a peer may be copying its data.
+func (e *Engine) rendezvousInFlight() bool { return len(e.rndvSends) > 0 || len(e.rndvRecvs) > 0 }
 
 func rndvReady(op *SendOp, mode RndvMode) bool {
 	return mode == RndvPush || op.region != 0 || len(op.Data) == 0
@@ -208,7 +219,7 @@ func (e *Engine) rndvRecvStart(op *RecvOp, src int, tag int32, r *rts) {
 		// buffer (Exchange).
 		r.mode = RndvPush
 	}
-	if r.mode == RndvSplit && (op.Consume || op.Whole) && n <= ConsumePullMax {
+	if r.mode == RndvSplit && (op.Consume && n <= ConsumePullMax || op.Whole && n <= WholePullMax) {
 		r.mode = RndvPull // into this process's caches, for the reader
 	}
 	if r.mode == RndvSplit && e.cfg.ExchangePush > 0 && n > ExchangePushMax && e.exchanging(src) {

@@ -427,12 +427,12 @@ func copiedSpans(c *cluster, src, dst int) (reads, writes span) {
 	return reads, writes
 }
 
-// TestRendezvousConsume: a receive marked Consume, or Whole, reads a
-// split rendezvous of up to ConsumePullMax bytes whole, and splits a
-// larger one; an unmarked one splits.
+// TestRendezvousConsume: a receive marked Consume reads a split rendezvous
+// of up to ConsumePullMax bytes whole, one marked Whole up to WholePullMax,
+// and either splits a larger one; an unmarked one splits.
 func TestRendezvousConsume(t *testing.T) {
 	for _, mark := range []string{"consume", "whole", "none"} {
-		for _, n := range []int{SplitMin, ConsumePullMax, ConsumePullMax + 64} {
+		for _, n := range []int{SplitMin, ConsumePullMax, ConsumePullMax + 64, WholePullMax, WholePullMax + 64} {
 			t.Run(fmt.Sprint(mark, n), func(t *testing.T) { testConsume(t, mark, n) })
 		}
 	}
@@ -451,7 +451,8 @@ func testConsume(t *testing.T, mark string, n int) {
 	checkRecv(t, "consuming receive", r, 0, 3, data)
 	reads, writes := copiedSpans(c, 0, 1)
 	wantReads := n
-	if n > ConsumePullMax || mark == "none" {
+	limit := map[string]int{"consume": ConsumePullMax, "whole": WholePullMax}[mark]
+	if n > limit {
 		wantReads = splitPoint(n)
 	}
 	if reads.to-reads.from != wantReads || writes.to-writes.from != n-wantReads {
