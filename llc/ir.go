@@ -225,11 +225,12 @@ type Event struct {
 	Head  []byte // EvRecord: the record's meta, valid only during Step
 	Data  []byte // EvRecord, EvSignal: valid only during Step
 	Err   error
-	// Padding to 128 bytes, a whole number of 16-byte words: an Event is
-	// returned and passed on the stack, written and copied in such words,
-	// and the last of 120 bytes would overlap the one before it, which
-	// keeps the processor from forwarding the stores to the loads of the
-	// copy on the path of every command.
+	// Padding to 128 bytes, a whole number of 16-byte words. An Event is
+	// returned on the stack and copied, in 16-byte stores and loads; at
+	// 120 bytes the last word of each was placed 8 bytes into the one
+	// before it, and a load that spans two stores cannot take its data
+	// from them: the copy after every Transport.Execute waited for the
+	// callee's stores to land.
 	_ uint64
 }
 

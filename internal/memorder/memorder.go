@@ -4,12 +4,17 @@
 // not wait for them to land.
 //
 // sync/atomic's stores are sequentially consistent. On amd64 that is an
-// XCHG, which drains the store buffer: a process that writes a record
-// into a peer's ring waits there for the lines it just wrote to come over
-// from the peer's cache (a cache line's trip between cores) before it can
-// go on, and a root that signals several peers pays that trip once per
-// peer, one after the other. A release store is all that a ring's signal
-// word or a consumer count needs, and amd64's plain MOV is one (TSO).
+// XCHG, which drains the store buffer: a process that has just written
+// lines another core holds waits there for those lines to come over (a
+// cache line's trip between cores) before it can go on. A word that only
+// says "the stores before me are done", such as a ring's consumer count,
+// needs no more than a release store, and amd64's plain MOV is one (TSO).
+//
+// A release store is not a full barrier: a later load may be done before
+// the store lands. Where a process stores a word and then loads one that
+// another process stores before loading the first (a doorbell's "may
+// sleep" flag against the data that should wake it), both stores must be
+// sync/atomic's.
 package memorder
 
 // StoreRelease64 stores v at *p after every store that precedes the call
