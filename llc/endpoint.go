@@ -34,19 +34,6 @@ type Endpoint struct {
 	// other process on the core, and a process that waits for long (an
 	// idle rank while two others exchange) would otherwise take its turns
 	// from them for Yield of them before it sleeps.
-	//
-	// SpinFor does not bound a waiter that has a rendezvous in flight: a
-	// peer may be copying the message's data for it (a read of the send
-	// buffer, a write into the receive buffer), and it spins its Spin
-	// polls. Measured on the 2-core Intel Xeon VM with mpibench PingPong
-	// of 1 MiB (-rndv pull: the receiver copies the whole message), a
-	// message took 55-59 µs while the sender spun, 88-114 µs while it
-	// yielded and 134-138 µs while it slept (why the waiter's leaving its
-	// core slows the other's copy is not known; the copy's own time in
-	// the kernel doubled). The price: a waiter whose peer does share its
-	// core holds it for Spin polls (70-100 µs at mpi's 4000) in each such
-	// wait before it yields. Where processes outnumber cores, mpi
-	// sets Spin to 20 polls at most, and little changes.
 	Spin, Yield       int
 	SpinFor, YieldFor time.Duration
 
@@ -326,7 +313,6 @@ func (ep *Endpoint) wait(op Completion) {
 		if op.Done() {
 			return
 		}
-		copying := ep.eng.rendezvousInFlight()
 		ep.mu.Unlock()
 		if p {
 			idle = 0
@@ -339,7 +325,7 @@ func (ep *Endpoint) wait(op Completion) {
 				ep.clock.Waiting(true)
 			}
 			idle++
-			if idle < ep.Spin && ep.SpinFor > 0 && idle%spinClockEvery == 0 && !copying {
+			if idle < ep.Spin && ep.SpinFor > 0 && idle%spinClockEvery == 0 {
 				idle = phaseEnd(idle, &spun, ep.SpinFor, ep.Spin)
 			}
 			switch {

@@ -97,13 +97,13 @@ const SplitMin = 256 << 10
 // ConsumePullMax is the largest split rendezvous that a receive marked
 // Consume reads whole. Measured with mpibench Reduce on the 2-core Intel
 // Xeon VM, whose root receives and combines a vector (µs, split against
-// pull, 3 alternations, the buffers' pages written and the waiters
-// spinning through a rendezvous): at 2 processes 256 KiB 22.5-23.0/15.6-16.0,
-// 512 KiB 42-45/31-35, 1 MiB 103-105/115-117, 2 MiB 293-295/306-348; at 4
-// processes 512 KiB 127-220/130-135, 1 MiB 279-291/313-321. Beyond 512 KiB
-// the pulled data and the operands no longer stay in the reader's caches,
-// and the split's two copiers win. (An earlier measurement, which read the
-// inputs from the zero page, had pull win at 1 MiB.)
+// pull, 3 alternations, the buffers' pages written): at 2 processes 256
+// KiB 22.9-23.5/15.8-15.9, 512 KiB 46.2-47.1/32.9-33.6, 1 MiB
+// 102-109/129-137, 2 MiB 295-308/295-300; at 4 processes 512 KiB
+// 127-220/130-135, 1 MiB 279-291/313-321. Beyond 512 KiB the pulled data
+// and the operands no longer stay in the reader's caches, and the split's
+// two copiers win. (An earlier measurement, which read the inputs from
+// the zero page, had pull win at 1 MiB.)
 const ConsumePullMax = 512 << 10
 
 // WholePullMax is the largest split rendezvous that a receive marked Whole
@@ -147,10 +147,6 @@ func splitPoint(n int) int {
 	}
 	return n / 2 &^ 4095
 }
-
-// rendezvousInFlight reports whether a rendezvous of this process has
-// begun and not ended: a peer may be copying its data.
-func (e *Engine) rendezvousInFlight() bool { return len(e.rndvSends) > 0 || len(e.rndvRecvs) > 0 }
 
 func rndvReady(op *SendOp, mode RndvMode) bool {
 	return mode == RndvPush || op.region != 0 || len(op.Data) == 0
