@@ -100,10 +100,10 @@ const SplitMin = 256 << 10
 // pull, 3 alternations, the buffers' pages written): at 2 processes 256
 // KiB 22.9-23.5/15.8-15.9, 512 KiB 46.2-47.1/32.9-33.6, 1 MiB
 // 102-109/129-137, 2 MiB 295-308/295-300; at 4 processes 512 KiB
-// 127-220/130-135, 1 MiB 279-291/313-321. Beyond 512 KiB the pulled data
-// and the operands no longer stay in the reader's caches, and the split's
-// two copiers win. (An earlier measurement, which read the inputs from
-// the zero page, had pull win at 1 MiB.)
+// 127-220/130-135, 1 MiB 279-291/313-321. Beyond 512 KiB the split's two
+// copiers win; why is not measured (at 1 MiB the pulled vector and the
+// root's own fill the VM's 2 MiB L2). An earlier measurement, which read
+// the inputs from the zero page, had pull win at 1 MiB.
 const ConsumePullMax = 512 << 10
 
 // WholePullMax is the largest split rendezvous that a receive marked Whole
