@@ -122,7 +122,7 @@ func listenTCP(job *launch.Job) (*tcp.Transport, error) {
 // its agent on this host) passed, or of a segment of its own for a
 // singleton.
 func openMartini(job *launch.Job) (*martini.Translator, error) {
-	o := martini.Options{NoCMA: job.Settings.NoCMA, NoOffload: job.Settings.NoOffload, SendPath: job.Settings.SendPath}
+	o := martini.Options{NoCMA: job.Settings.NoCMA, NoHugePages: job.Settings.NoHugePages, NoOffload: job.Settings.NoOffload, SendPath: job.Settings.SendPath}
 	if o.SendPath == "" {
 		switch job.Settings.Eager {
 		case launch.EagerPM:

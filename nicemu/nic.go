@@ -59,6 +59,7 @@ type NIC struct {
 	otfPull bool     // the PULL being kicked is a BOTF pull request
 
 	cma   bool         // cross-memory attach permitted
+	huge  *hugePages   // nil: the memory of cross-memory copies keeps its pages
 	procs []*procEntry // PGIDTBL entries of every process, by PID
 
 	eventsMu sync.Mutex
@@ -108,7 +109,9 @@ func (o Op) String() string {
 // Open attaches the calling process to the NIC as process pid of the
 // segment's job: it records the OS process id, maps the Windows reserved for
 // pid and marks the slot ProcAttached. Set the environment variable
-// MARTINI_NO_CMA=1 to forbid cross-memory attach (bounce buffers only).
+// MARTINI_NO_CMA=1 to forbid cross-memory attach (bounce buffers only),
+// MARTINI_NO_HUGEPAGES=1 to keep the memory of cross-memory copies on the
+// pages it has (see hugePages).
 func Open(seg *Segment, pid int) (*NIC, error) {
 	if pid < 0 || pid >= seg.NProcs() {
 		return nil, fmt.Errorf("nicemu: open: PID %d outside the job's %d processes", pid, seg.NProcs())
@@ -161,6 +164,9 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 			n.timing.writing, n.timing.settled = n.clock.writing, n.clock.settled
 		}
 	}
+	if n.timing == nil && n.cma && os.Getenv(envNoHugePages) != "1" {
+		n.huge = newHugePages(&n.stats)
+	}
 	hb := seg.heapBase(pid)
 	n.heap = newHeap(hb, int(seg.hdr.heapSize))
 	atomic.StoreUint64(&n.ent.ospid, uint64(os.Getpid()))
@@ -204,7 +210,11 @@ func (n *NIC) Segment() *Segment { return n.seg }
 
 // DisableCMA forbids cross-memory attach from now on, as MARTINI_NO_CMA=1
 // does at Open: transfers that would use it take the bounce buffers.
-func (n *NIC) DisableCMA() { n.cma = false }
+func (n *NIC) DisableCMA() { n.cma, n.huge = false, nil }
+
+// DisableHugePages keeps the memory of cross-memory copies on the pages it
+// has, as MARTINI_NO_HUGEPAGES=1 does at Open (see hugePages).
+func (n *NIC) DisableHugePages() { n.huge = nil }
 
 // NumProcs returns the number of processes in the job.
 func (n *NIC) NumProcs() int { return n.seg.NProcs() }
@@ -243,6 +253,7 @@ func (n *NIC) RegisterMemory(buf []byte) (SID, error) {
 		return 0, err
 	}
 	n.procRegions[sid] = buf
+	n.huge.note(uintptr(unsafe.Pointer(&buf[0])), len(buf))
 	return sid, nil
 }
 

@@ -12,6 +12,7 @@ type Stats struct {
 	PushBytes, PullBytes             uint64 // payload bytes moved
 	Packets                          uint64 // MTU-sized packets the transfers were split into
 	CMAOps, CMABytes                 uint64 // single-copy transfers by cross-memory attach
+	HugeCollapses, HugeRefusals      uint64 // regions of cross-memory copies collapsed into huge pages, or refused (hugePages)
 	BounceOps, BounceBytes           uint64 // transfers staged through segment bounce buffers
 	SegmentOps                       uint64 // transfers into or out of segment memory
 	PGIDOverwrites                   uint64 // BOTF images whose PGID field the NIC replaced

@@ -12,6 +12,10 @@ const (
 	EnvRndv       = "MARTINI_RNDV"        // -rndv: "pull", "push" or "split"
 	EnvNoCMA      = "MARTINI_NO_CMA"      // -no-cma: "1" forces the bounce-buffer path
 	EnvStats      = "MARTINI_STATS"       // -stats: "1" prints per-rank stats at Finalize
+	// EnvNoHugePages, -no-hugepages: "1" keeps the memory of cross-memory
+	// copies on the pages it has (no collapse into transparent huge
+	// pages; see package nicemu).
+	EnvNoHugePages = "MARTINI_NO_HUGEPAGES"
 	// EnvColl forces collective algorithms, -coll: "allreduce=ring,bcast=binomial"
 	// (the mpi package checks the names).
 	EnvColl = "MARTINI_COLL"
@@ -99,6 +103,9 @@ type Settings struct {
 	Rndv string
 	// NoCMA forces the bounce-buffer path instead of cross-memory attach.
 	NoCMA bool
+	// NoHugePages keeps the memory of cross-memory copies from being
+	// collapsed into transparent huge pages.
+	NoHugePages bool
 	// Stats asks every rank to print its statistics at Finalize.
 	Stats bool
 	// Coll forces collective algorithms ("allreduce=ring,bcast=binomial");
@@ -152,6 +159,9 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 		return s, fmt.Errorf("launch: %s=%q: want %q, %q or %q", EnvRndv, v, RndvPull, RndvPush, RndvSplit)
 	}
 	if s.NoCMA, err = boolVar(getenv, EnvNoCMA); err != nil {
+		return s, err
+	}
+	if s.NoHugePages, err = boolVar(getenv, EnvNoHugePages); err != nil {
 		return s, err
 	}
 	if s.Stats, err = boolVar(getenv, EnvStats); err != nil {
@@ -229,6 +239,9 @@ func (s Settings) Env() []string {
 	}
 	if s.NoCMA {
 		env = append(env, EnvNoCMA+"=1")
+	}
+	if s.NoHugePages {
+		env = append(env, EnvNoHugePages+"=1")
 	}
 	if s.Stats {
 		env = append(env, EnvStats+"=1")

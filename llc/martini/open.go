@@ -14,6 +14,10 @@ type Options struct {
 	// NoCMA forbids cross-memory attach: large transfers go through the
 	// bounce buffers (mpirun -no-cma).
 	NoCMA bool
+	// NoHugePages keeps the memory of cross-memory copies on the pages it
+	// has (mpirun -no-hugepages; nicemu collapses the busiest regions into
+	// transparent huge pages otherwise).
+	NoHugePages bool
 	// NoOffload keeps the collectives off the synchronisation network
 	// (Caps.Offload false).
 	NoOffload bool
@@ -60,6 +64,9 @@ func open(seg *nicemu.Segment, rank int, o Options) (*Translator, error) {
 	}
 	if o.NoCMA {
 		nic.DisableCMA()
+	}
+	if o.NoHugePages {
+		nic.DisableHugePages()
 	}
 	t := New(nic)
 	// Martini has no synchronisation network, and the emulation's takes
@@ -112,6 +119,7 @@ func (t *Translator) Stats() []llc.Stat {
 		{Name: "aotf", Value: n.AOTF}, {Name: "cas", Value: n.CAS}, {Name: "faa", Value: n.FAA},
 		{Name: "packets", Value: n.Packets},
 		{Name: "cma-ops", Value: n.CMAOps}, {Name: "cma-bytes", Value: n.CMABytes},
+		{Name: "huge-collapses", Value: n.HugeCollapses}, {Name: "huge-refusals", Value: n.HugeRefusals},
 		{Name: "bounce-ops", Value: n.BounceOps}, {Name: "bounce-bytes", Value: n.BounceBytes},
 		{Name: "refused", Value: n.Refused},
 		{Name: "rvatlb-hits", Value: n.RVATLBHits}, {Name: "rvatlb-misses", Value: n.RVATLBMisses},
