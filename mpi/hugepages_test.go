@@ -1,0 +1,86 @@
+package mpi_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// The NIC collapses the regions that cross-memory copies use most into
+// transparent huge pages while they are in use (nicemu's hugePages): the
+// messages through them must arrive whole before, during and after.
+
+func init() { scenarios["hugepages"] = scenarioHugePages }
+
+// TestHugePagesUnderTraffic moves 1 MiB messages back and forth through
+// the same buffers, by each rendezvous, past the traffic at which their
+// regions are collapsed, and checks every message and that the ranks
+// tried to collapse.
+func TestHugePagesUnderTraffic(t *testing.T) {
+	t.Parallel()
+	for _, rndv := range []string{"split", "pull", "push"} {
+		t.Run(rndv, func(t *testing.T) {
+			t.Parallel()
+			runScenarioJob(t, 2, "hugepages", "-rndv", rndv)
+		})
+	}
+}
+
+// hugePagesRounds moves 2 × 96 MiB each way through each buffer: past the
+// 64 MiB after which a region is collapsed.
+const hugePagesRounds = 96
+
+func scenarioHugePages(w *mpi.Comm) error {
+	if w.Size() != 2 {
+		return fmt.Errorf("hugepages: %d ranks, want 2", w.Size())
+	}
+	const size = 1 << 20
+	me, peer := w.Rank(), 1-w.Rank()
+	send, recv := make([]byte, size), make([]byte, size)
+	for round := range hugePagesRounds {
+		fillRound(send, me, round)
+		if _, err := mpi.Sendrecv(w, send, peer, round, recv, peer, round); err != nil {
+			return fmt.Errorf("hugepages: round %d: %w", round, err)
+		}
+		if err := checkRound(recv, peer, round); err != nil {
+			return fmt.Errorf("hugepages: round %d: %w", round, err)
+		}
+	}
+	st, err := mpi.ReadStats()
+	if err != nil {
+		return err
+	}
+	tried := st.NetworkCounters["huge-collapses"] + st.NetworkCounters["huge-refusals"]
+	if thpOffered() && st.Network == "martini" && st.NetworkCounters["cma-ops"] > 0 && tried == 0 {
+		return fmt.Errorf("hugepages: %d MiB through each buffer and no collapse tried (counters %v)",
+			hugePagesRounds, st.NetworkCounters)
+	}
+	return nil
+}
+
+// fillRound writes the message of rank in round into b.
+func fillRound(b []byte, rank, round int) {
+	for i := range b {
+		b[i] = byte(i*13 + rank*7 + round)
+	}
+}
+
+// checkRound reports the first byte of b that is not rank's message of round.
+func checkRound(b []byte, rank, round int) error {
+	for i := range b {
+		if want := byte(i*13 + rank*7 + round); b[i] != want {
+			return fmt.Errorf("byte %d from rank %d is %#x, want %#x", i, rank, b[i], want)
+		}
+	}
+	return nil
+}
+
+// thpOffered reports whether the system offers transparent huge pages
+// (the NIC collapses regions only then).
+func thpOffered() bool {
+	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	return err == nil && !strings.Contains(string(b), "[never]")
+}
