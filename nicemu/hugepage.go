@@ -56,6 +56,9 @@ const (
 	collapseAfter = 64 << 20
 	// collapseTries bounds the attempts at one region.
 	collapseTries = 3
+	// maxHugePage is the largest huge page the NIC collapses regions into:
+	// the size measured.
+	maxHugePage = 2 << 20
 	// thpDir is where Linux describes its transparent huge pages.
 	thpDir = "/sys/kernel/mm/transparent_hugepage/"
 )
@@ -66,7 +69,9 @@ const envNoHugePages = "MARTINI_NO_HUGEPAGES"
 
 // newHugePages returns the huge-page state of a NIC whose counters are
 // stats, or nil where huge pages are not to be used: the system disables
-// them or does not say their size.
+// them or does not say their size, or they are larger than maxHugePage
+// (an arm64 kernel with 64 KiB pages has huge pages of 512 MiB, whose
+// collapse was never measured).
 func newHugePages(stats *Stats) *hugePages {
 	enabled, err := os.ReadFile(thpDir + "enabled")
 	if err != nil || strings.Contains(string(enabled), "[never]") {
@@ -77,7 +82,7 @@ func newHugePages(stats *Stats) *hugePages {
 		return nil
 	}
 	size, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil || size == 0 || size&(size-1) != 0 {
+	if err != nil || size == 0 || size&(size-1) != 0 || size > maxHugePage {
 		return nil
 	}
 	return &hugePages{size: uintptr(size), regions: make(map[uintptr]hugeRegion), stats: stats, collapse: collapseRegion}
