@@ -78,9 +78,14 @@ func checkRound(b []byte, rank, round int) error {
 	return nil
 }
 
-// thpOffered reports whether the system offers transparent huge pages
-// (the NIC collapses regions only then).
+// thpOffered reports whether the system offers transparent huge pages of
+// 2 MiB (the NIC collapses regions only into those).
 func thpOffered() bool {
-	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
-	return err == nil && !strings.Contains(string(b), "[never]")
+	const dir = "/sys/kernel/mm/transparent_hugepage/"
+	enabled, err := os.ReadFile(dir + "enabled")
+	if err != nil || strings.Contains(string(enabled), "[never]") {
+		return false
+	}
+	size, err := os.ReadFile(dir + "hpage_pmd_size")
+	return err == nil && strings.TrimSpace(string(size)) == "2097152"
 }

@@ -109,14 +109,14 @@ func TestHugePagesCollapse(t *testing.T) {
 			t.Fatalf("byte %d is %d after the collapse, want %d", i, region[i], byte(i*7))
 		}
 	}
-	if kb := anonHugeKB(t, uintptr(unsafe.Pointer(&mem[0]))); kb < int(h.size>>10) {
+	if kb := anonHugeKB(t, uintptr(unsafe.Pointer(&region[0]))); kb < int(h.size>>10) {
 		t.Fatalf("the mapping has %d kB in huge pages after the collapse, want at least %d", kb, h.size>>10)
 	}
 }
 
-// anonHugeKB returns the AnonHugePages of the mapping that starts at
-// addr, from /proc/self/smaps.
-func anonHugeKB(t *testing.T, addr uintptr) int {
+// anonHugeKB returns the AnonHugePages of the mapping of this process
+// that holds address a, from /proc/self/smaps.
+func anonHugeKB(t *testing.T, a uintptr) int {
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		t.Skip(err)
@@ -125,9 +125,9 @@ func anonHugeKB(t *testing.T, addr uintptr) int {
 	in := false
 	for sc := bufio.NewScanner(f); sc.Scan(); {
 		line := sc.Text()
-		if start, _, ok := strings.Cut(line, "-"); ok && !strings.Contains(start, ":") && !strings.Contains(start, " ") {
-			v, err := strconv.ParseUint(start, 16, 64)
-			in = err == nil && uintptr(v) == addr
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(line, "%x-%x", &lo, &hi); n == 2 && strings.Contains(line, " ") {
+			in = lo <= a && a < hi
 			continue
 		}
 		if rest, ok := strings.CutPrefix(line, "AnonHugePages:"); ok && in {
@@ -138,6 +138,6 @@ func anonHugeKB(t *testing.T, addr uintptr) int {
 			return kb
 		}
 	}
-	t.Fatalf("no mapping at %#x in /proc/self/smaps", addr)
+	t.Fatalf("no mapping holds %#x in /proc/self/smaps", a)
 	return 0
 }
