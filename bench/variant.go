@@ -21,7 +21,8 @@ type Variant struct {
 // limit; k and m suffixes); "rndv=pull|push|split"; "path=botf|push|aotf"
 // (the NIC's send path for small messages); "no-cma" (bounce buffers
 // instead of single-copy); "no-hugepages" (the memory of single copies
-// left on the pages it has); "no-offload" (collectives without the
+// left on the pages it has); "no-shared-lines" (every small message
+// through the rings); "no-offload" (collectives without the
 // synchronisation network); "coll=SELECTION" (forced collective
 // algorithms, "allreduce=ring,bcast=binomial").
 func ParseVariant(spec string) (Variant, error) {
@@ -36,7 +37,7 @@ func ParseVariant(spec string) (Variant, error) {
 		if hasVal {
 			return bad("takes no value")
 		}
-	case "no-cma", "no-hugepages", "no-offload":
+	case "no-cma", "no-hugepages", "no-shared-lines", "no-offload":
 		if hasVal {
 			return bad("takes no value")
 		}
@@ -63,7 +64,7 @@ func ParseVariant(spec string) (Variant, error) {
 		}
 		v.Flags = []string{"-coll", val}
 	default:
-		return bad("want default, eager=, rndv=, path=, no-cma, no-hugepages, no-offload or coll=")
+		return bad("want default, eager=, rndv=, path=, no-cma, no-hugepages, no-shared-lines, no-offload or coll=")
 	}
 	return v, nil
 }

@@ -7,12 +7,12 @@ import (
 )
 
 func TestParseVariants(t *testing.T) {
-	vs, err := ParseVariants("default; eager=4k;rndv=push;path=aotf;no-cma;no-offload;coll=allreduce=ring,bcast=binomial;no-hugepages")
+	vs, err := ParseVariants("default; eager=4k;rndv=push;path=aotf;no-cma;no-offload;coll=allreduce=ring,bcast=binomial;no-hugepages;no-shared-lines")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := [][]string{nil, {"-eager-limit", "4096"}, {"-rndv", "push"}, {"-send-path", "aotf"}, {"-no-cma"}, {"-no-offload"},
-		{"-coll", "allreduce=ring,bcast=binomial"}, {"-no-hugepages"}}
+		{"-coll", "allreduce=ring,bcast=binomial"}, {"-no-hugepages"}, {"-no-shared-lines"}}
 	if len(vs) != len(want) {
 		t.Fatalf("%d variants, want %d", len(vs), len(want))
 	}
@@ -21,7 +21,7 @@ func TestParseVariants(t *testing.T) {
 			t.Errorf("variant %q: flags %q, want %q", v.Name, v.Flags, want[i])
 		}
 	}
-	for _, bad := range []string{"fast", "eager=", "eager=-1", "rndv=get", "path=dma", "no-cma=1", "no-hugepages=0", "coll=", "coll=allreduce=bogus", "default=x"} {
+	for _, bad := range []string{"fast", "eager=", "eager=-1", "rndv=get", "path=dma", "no-cma=1", "no-hugepages=0", "no-shared-lines=1", "coll=", "coll=allreduce=bogus", "default=x"} {
 		if _, err := ParseVariant(bad); err == nil || !strings.Contains(err.Error(), bad) {
 			t.Errorf("ParseVariant(%q): %v, want an error naming it", bad, err)
 		}

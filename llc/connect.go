@@ -144,6 +144,9 @@ func (e *Engine) onConnReply(dst int, ev Event) {
 	default:
 		p.conn = connUp
 		p.out = outRing{region: region, size: size}
+		if dst < e.cfg.Self {
+			e.openLine(dst, dst, region) // the line is in the ring dst granted
+		}
 		e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: e.cfg.Boot[dst], Signal: 1, SigOff: e.ackOff(e.cfg.Self)})
 	}
 	e.connSettled()
@@ -158,6 +161,9 @@ func (e *Engine) onRingAlloc(from int, ev Event) {
 	}
 	region := RegionID(ev.Value)
 	e.emit(&Command{Kind: CmdWatchRing, Peer: from, Region: region})
+	if e.cfg.Self < from {
+		e.openLine(from, e.cfg.Self, region) // the line is in the ring granted here
+	}
 	e.rings++
 	e.stats.RingsGranted++
 	e.stats.RingBytes += uint64(len(ev.Mem))

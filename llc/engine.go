@@ -91,6 +91,11 @@ type Config struct {
 	// network that carries records itself, as TCP's streams do): records
 	// from and to them travel as in EagerQueue mode. nil: none.
 	QueuePeers []bool
+	// SharedLines, in EagerRings mode, carries the small records of each
+	// pair of processes through the pair's shared line (line.go) when it
+	// is free: a network that shares memory with load and store
+	// (Caps.SharedLines). Not with QueuePeers.
+	SharedLines bool
 }
 
 // Counters are the engine's per-protocol statistics.
@@ -116,6 +121,10 @@ type Counters struct {
 	// and the reads that settled writes at a flush.
 	RMAPuts, RMAGets, RMAAtomics uint64
 	RMABytes, RMASettles         uint64
+	// LineSent counts the records written into the pairs' shared lines
+	// (Config.SharedLines), LineAcks the acknowledgements written there
+	// without a record.
+	LineSent, LineAcks uint64
 }
 
 // Errors reported by the engine.
@@ -174,6 +183,8 @@ func NewEngine(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("llc: queue peers given for %d processes of %d", len(cfg.QueuePeers), cfg.Size)
 	case cfg.Rendezvous > RndvSplit:
 		return nil, fmt.Errorf("llc: unknown rendezvous mode %d", cfg.Rendezvous)
+	case cfg.SharedLines && (cfg.Eager != EagerRings || slices.Contains(cfg.QueuePeers, true)):
+		return nil, fmt.Errorf("llc: shared lines need the rings of every peer (eager mode %v)", cfg.Eager)
 	}
 	if cfg.MaxRecord == 0 {
 		cfg.MaxRecord = MaxQueueRecord
@@ -245,6 +256,10 @@ const MaxPackedRecords = 1 << 20
 // in EagerRings mode and, for rings of at least 2*PMAlign bytes, in
 // EagerPM mode.
 func MaxEagerLimit(ringSize int) int { return ringSize/2 - cell }
+
+// RingOverhead is the memory a ring takes beyond its record space: its
+// control line and the pair's shared line.
+const RingOverhead = ringCtl
 
 // Stats returns the engine's counters.
 func (e *Engine) Stats() Counters { return e.stats }
@@ -383,6 +398,11 @@ func (e *Engine) Record(src int, head, body []byte) {
 	m.get(head)
 	if e.cfg.Eager != EagerRings {
 		e.work[WorkRecv]++
+	}
+	if m.flags&flagLine != 0 {
+		e.lineArrived(src, uint32(m.aux))
+		m.flags &^= flagLine
+		m.aux = 0
 	}
 	if m.kind == recPart || m.flags&flagParts != 0 {
 		e.assemble(src, &m, body) // a message in several queue records

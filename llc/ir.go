@@ -67,9 +67,27 @@ const (
 	// CmdFetchAdd adds New to the word at (Peer, Region, Off); the
 	// event's Value is the previous word.
 	CmdFetchAdd
+	// CmdWatchLine tells a transport that shares memory (Caps.SharedLines)
+	// that LineHalf bytes at (Region, Off) are the half of a pair's shared
+	// line into which process Peer writes its records (line.go). Region
+	// is this process's memory, or Peer's when Size is LineInPeer. The
+	// transport delivers each record there as an EvRecord, in the order
+	// of the ring from Peer (CmdWatchRing), whose sequence the records
+	// share. No event of its own.
+	CmdWatchLine
+	// CmdWriteLine writes the HeadLen bytes of Head at (Region, Off),
+	// then the word Signal at SigOff, into this process's half of its
+	// shared line with Peer: memory of this process, or of Peer when Size
+	// is LineInPeer. The transport then wakes Peer if Peer sleeps: the
+	// write is for Peer to read, whoever's memory holds it.
+	CmdWriteLine
 )
 
-var cmdNames = [...]string{"", "Write", "Read", "CAS", "Register", "Alloc", "Release", "AllocQueue", "Enqueue", "WatchRing", "WatchSlot", "FetchAdd"}
+// LineInPeer is the Size of a CmdWatchLine or CmdWriteLine whose Region
+// is memory of the peer, not of this process.
+const LineInPeer = 1
+
+var cmdNames = [...]string{"", "Write", "Read", "CAS", "Register", "Alloc", "Release", "AllocQueue", "Enqueue", "WatchRing", "WatchSlot", "FetchAdd", "WatchLine", "WriteLine"}
 
 // Receive queue layout (CmdAllocQueue), for transports that keep the
 // queue in memory (QueueReader reads it). The network writes, the
@@ -305,6 +323,12 @@ type Caps struct {
 	// message of an exchange that moves faster written than read (0:
 	// none).
 	ExchangePush int
+	// SharedLines reports that two processes may both load and store one
+	// cache line of memory the network gives, so that each pair's small
+	// records travel through one line (Config.SharedLines, CmdWatchLine):
+	// a message then costs one transfer of the line between the cores,
+	// where a ring of each direction costs two.
+	SharedLines bool
 	// Offload reports a synchronisation network (barrier, multicast) the
 	// collectives may use.
 	Offload bool

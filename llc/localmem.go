@@ -22,6 +22,7 @@ const RecordMeta = recMeta
 type LocalMemory struct {
 	regions map[RegionID][]byte
 	rings   []*inRing
+	lines   map[int]*lineRecord // the peers' halves of the shared lines, by peer
 	slots   []slotWatch
 	queue   *QueueReader
 	self    int
@@ -41,7 +42,7 @@ type slotWatch struct {
 
 // NewLocalMemory returns the local memory of process self.
 func NewLocalMemory(self int) *LocalMemory {
-	return &LocalMemory{regions: make(map[RegionID][]byte), self: self}
+	return &LocalMemory{regions: make(map[RegionID][]byte), lines: make(map[int]*lineRecord), self: self}
 }
 
 // OnArrival makes Poll call f with the place of everything it finds (n
@@ -60,13 +61,54 @@ func (m *LocalMemory) OnArrival(f func(r RegionID, off uint64, n int) bool) {
 // Track remembers mem as the memory of region r (from CmdAlloc).
 func (m *LocalMemory) Track(r RegionID, mem []byte) { m.regions[r] = mem }
 
-// Forget forgets region r and stops watching its rings (CmdRelease).
+// Forget forgets region r and stops watching its rings and the lines in
+// it (CmdRelease).
 func (m *LocalMemory) Forget(r RegionID) {
 	delete(m.regions, r)
+	for peer, l := range m.lines {
+		if l.own && l.region == r {
+			delete(m.lines, peer)
+			m.attachLine(peer)
+		}
+	}
 	for i, ring := range m.rings {
 		if ring.region == r {
 			m.rings = append(m.rings[:i], m.rings[i+1:]...)
 			break
+		}
+	}
+}
+
+// WatchLine starts the watch that c, a CmdWatchLine, asks for. mem is the
+// memory of c.Region: when c.Size is LineInPeer, the caller's view of the
+// peer's region (Endpoint.PeerMemory); otherwise nil, the region being
+// this process's own. The records there are delivered in the order of
+// the ring from c.Peer, once that is watched too.
+func (m *LocalMemory) WatchLine(c *Command, mem []byte) error {
+	if c.Size != LineInPeer {
+		var ok bool
+		if mem, ok = m.regions[c.Region]; !ok {
+			return fmt.Errorf("llc: %v of region %d: not memory of process %d", c.Kind, c.Region, m.self)
+		}
+	}
+	switch {
+	case m.arrived != nil:
+		return fmt.Errorf("llc: %v: a network in virtual time has no shared lines", c.Kind)
+	case c.Off%LineHalf != 0 || c.Off > uint64(len(mem)) || uint64(len(mem))-c.Off < LineHalf:
+		return fmt.Errorf("llc: line half at %d of region %d (%d bytes)", c.Off, c.Region, len(mem))
+	}
+	l := &lineRecord{half: mem[c.Off : c.Off+LineHalf], region: c.Region, own: c.Size != LineInPeer}
+	m.lines[c.Peer] = l
+	m.attachLine(c.Peer)
+	return nil
+}
+
+// attachLine has the ring from peer, if watched, deliver the records of
+// peer's line (or none, once the line is forgotten).
+func (m *LocalMemory) attachLine(peer int) {
+	for _, r := range m.rings {
+		if r.peer == peer {
+			r.line = m.lines[peer]
 		}
 	}
 }
@@ -85,6 +127,7 @@ func (m *LocalMemory) Watch(c *Command) error {
 		}
 		r := newInRing(c.Peer, c.Region, mem)
 		r.arrived = m.arrived
+		r.line = m.lines[c.Peer]
 		m.rings = append(m.rings, r)
 	case CmdWatchSlot:
 		if c.Size < 8 || c.Off%8 != 0 || c.Off > uint64(len(mem)) || uint64(c.Size) > uint64(len(mem))-c.Off {
@@ -165,6 +208,10 @@ func (r *inRing) poll(sink RecordSink) bool {
 	for k := 0; k < 32; k++ {
 		rec, n, packed, ok := r.peek()
 		if !ok {
+			if r.line != nil && r.takeLine(sink) {
+				progressed = true
+				continue
+			}
 			break
 		}
 		if rec != nil {

@@ -225,6 +225,33 @@ func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 		m.local[src].Forget(c.Region)
 	case CmdWatchRing, CmdWatchSlot:
 		return 0, nil, m.local[src].Watch(c)
+	case CmdWriteLine:
+		owner := src
+		if c.Size == LineInPeer {
+			owner = c.Peer
+		}
+		half, err := m.region(owner, c.Region, c.Off, LineHalf)
+		if err != nil {
+			return 0, nil, err
+		}
+		at := c.SigOff - c.Off
+		if c.HeadLen%8 != 0 || uint64(c.HeadLen) > at || at > LineHalf-8 {
+			return 0, nil, errBadCommand
+		}
+		copy(half, c.Head[:c.HeadLen])
+		atomic.StoreUint64(word(half, at), c.Signal)
+	case CmdWatchLine:
+		var mem []byte
+		if c.Size == LineInPeer {
+			if c.Peer < 0 || c.Peer >= len(m.procs) {
+				return 0, nil, errBadPeer
+			}
+			var ok bool
+			if mem, ok = m.procs[c.Peer][c.Region]; !ok {
+				return 0, nil, errNoRegion
+			}
+		}
+		return 0, nil, m.local[src].WatchLine(c, mem)
 	case CmdAllocQueue:
 		return m.allocQueue(src, c.Size)
 	case CmdEnqueue:

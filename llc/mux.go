@@ -138,6 +138,7 @@ func (m *Mux) Caps() Caps {
 			c.PackedRecords = min(c.PackedRecords, o.PackedRecords)
 		}
 		c.LoadStore = c.LoadStore && o.LoadStore
+		c.SharedLines = c.SharedLines && o.SharedLines
 		c.MaxRecord = min(c.MaxRecord, o.MaxRecord)
 		c.MaxInline = min(c.MaxInline, o.MaxInline)
 		c.EagerLimit = min(c.EagerLimit, o.EagerLimit)

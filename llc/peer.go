@@ -35,6 +35,8 @@ type peer struct {
 	// q holds records waiting for the connection or for ring space, in
 	// order.
 	q fifo[outItem]
+	// line is the pair's shared line (line.go).
+	line lineState
 }
 
 // outItem is a record waiting to be written: a user send (eager or RTS) or
@@ -196,6 +198,10 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 		r.head += r.size - wrapAt
 	}
 	r.seq++
+	if body <= lineBody && aux == 0 && e.writeLine(dst, r.seq, kind, flags, tag, ctx, ctl, payload) {
+		r.head += adv
+		return true
+	}
 	rec := ringCtl + at
 	if !packed {
 		// Payload cells first; the first cell, with the signal, last.

@@ -11,8 +11,14 @@ import (
 // An eager ring is owned by the receiver, allocated for one sender on that
 // sender's first contact (after Liu, Wu and Panda). Layout of the region:
 //
-//	[0, 64)       control: the consumer count (bytes consumed, monotonic)
-//	[64, 64+size) records, each a whole number of 64-byte cells
+//	[0, 64)         control: the consumer count (bytes consumed, monotonic)
+//	[128, 192)      the pair's shared line (line.go), used only in the ring
+//	                that the lower-numbered process of a pair grants
+//	[256, 256+size) records, each a whole number of 64-byte cells
+//
+// The lines between are unused: the shared line is alone in its aligned
+// 128 bytes, which processors fetch together (an adjacent-line
+// prefetch), apart from the consumer count its owner writes.
 //
 // A record begins with its meta (24 bytes), whose first word names the
 // record's kind and where its signal word is (recEnd), and ends its first
@@ -37,7 +43,8 @@ import (
 // position. The sender reads the count (one remote read) only when its
 // cached view says the ring is full, as PM/RHiNET does.
 const (
-	ringCtl   = 64
+	ringCtl   = 256 // bytes before the records: the control line and the shared line
+	ringLine  = 128 // offset of the shared line
 	cell      = 64
 	recMeta   = 24
 	recInline = 32          // largest payload carried in the first cell
@@ -172,6 +179,7 @@ type inRing struct {
 	released uint64 // bytes whose cells are zeroed and whose count is published
 	seq      uint32
 	arrived  func(r RegionID, off uint64, n int) bool // LocalMemory.OnArrival
+	line     *lineRecord                              // the peer's half of the pair's shared line, or nil
 }
 
 func newInRing(peer int, region RegionID, mem []byte) *inRing {

@@ -508,7 +508,7 @@ func readBoot(kv map[string]string, size int) (boot []llc.RegionID, worldOffload
 func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int) llc.Config {
 	caps := ns.caps()
 	ring := DefaultRingSize
-	for ring > minRingSize && ring+64 > memory/job.Size {
+	for ring > minRingSize && ring+llc.RingOverhead > memory/job.Size {
 		ring /= 2
 	}
 	eager, hint := caps.EagerLimit, 0
@@ -524,7 +524,7 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int
 	// long as every peer can still get one: a ring beyond its share of the
 	// memory leaves some peers without one, every send to them failing with
 	// llc.ErrNoRing. The eager limit is then capped to what a ring holds.
-	for llc.MaxEagerLimit(ring) < eager && 2*ring+64 <= memory/job.Size {
+	for llc.MaxEagerLimit(ring) < eager && 2*ring+llc.RingOverhead <= memory/job.Size {
 		ring *= 2
 	}
 	eager = min(eager, llc.MaxEagerLimit(ring))
@@ -559,6 +559,8 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int
 		// sender, no rings to poll.
 		eagerMode = launch.EagerVP
 	}
+	// The pairs' shared lines need every peer on rings, in this mode.
+	cfg.SharedLines = caps.SharedLines && eagerMode == "" && cfg.QueuePeers == nil && !job.Settings.NoSharedLines
 	switch eagerMode {
 	case launch.EagerPM:
 		cfg.Eager = llc.EagerPM

@@ -98,3 +98,10 @@ func yield() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
 // asleep on it: a goroutine that completes work another one waits for
 // (outside the NIC's own requests) calls it. Safe for concurrent use.
 func (n *NIC) Wake() { n.ring(n.pid) }
+
+// WakePeer rings process dst's doorbell if dst may be asleep on it: a
+// process that stored, itself, into memory that dst polls (a shared
+// line), rather than by a request of the NIC, calls it after a
+// sequentially consistent store, which orders the store before the look
+// at dst's sleepers. Safe for concurrent use.
+func (n *NIC) WakePeer(dst int) { n.ring(dst) }

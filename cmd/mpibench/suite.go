@@ -87,7 +87,7 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 	fs.IntVar(&o.np, "np", 2, "number of processes")
 	benchList := fs.String("bench", defaultBenchmarks, "benchmarks, comma-separated, or all")
 	sizeList := fs.String("sizes", defaultSizes, "message sizes in bytes: a list, ranges of powers of two (0-4m), k and m suffixes")
-	variantList := fs.String("variants", defaultVariants, "variants compared, `;`-separated: default, eager=BYTES, rndv=pull|push|split, path=botf|push|aotf, no-cma, no-hugepages, no-offload, coll=SELECTION")
+	variantList := fs.String("variants", defaultVariants, "variants compared, `;`-separated: default, eager=BYTES, rndv=pull|push|split, path=botf|push|aotf, no-cma, no-hugepages, no-shared-lines, no-offload, coll=SELECTION")
 	compare := fs.String("compare", "", "add the variants of comparison `groups`, comma-separated: "+strings.Join(bench.CompareGroups, ", ")+" (with -compare, -variants defaults to default alone)")
 	fs.DurationVar(&o.budget, "budget", 100*time.Millisecond, "time each message size of each benchmark may take")
 	fs.IntVar(&o.samples, "samples", 5, "timed samples per size (the table shows their median)")

@@ -153,6 +153,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	})
 	fs.BoolVar(&o.settings.NoCMA, "no-cma", false, "do not use cross-memory attach; copy through bounce buffers")
 	fs.BoolVar(&o.settings.NoHugePages, "no-hugepages", false, "do not collapse the memory that cross-memory copies use most into transparent huge pages")
+	fs.BoolVar(&o.settings.NoSharedLines, "no-shared-lines", false, "send every small message through the rings, none through the shared line of each pair of processes")
 	fs.BoolVar(&o.settings.Stats, "stats", false, "print per-rank statistics at Finalize")
 	fs.Func("coll", "force collective algorithms, `coll=alg,...` (e.g. allreduce=ring,bcast=binomial)", func(s string) error {
 		if _, err := collectives.ParseSelection(s); err != nil {

@@ -34,6 +34,7 @@
 //	-rndv pull|push|split  forwarded as MARTINI_RNDV
 //	-no-cma            forwarded as MARTINI_NO_CMA=1
 //	-no-hugepages      forwarded as MARTINI_NO_HUGEPAGES=1
+//	-no-shared-lines   forwarded as MARTINI_NO_SHARED_LINES=1
 //	-stats             forwarded as MARTINI_STATS=1
 //	-coll C=ALG,...    forwarded as MARTINI_COLL (collective algorithms)
 //	-no-coll-check     forwarded as MARTINI_NO_COLL_CHECK=1

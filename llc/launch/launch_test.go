@@ -28,25 +28,26 @@ func TestParseSettings(t *testing.T) {
 		t.Errorf("settings of an empty environment = %+v", s)
 	}
 	s, err = ParseSettings(mapEnv(map[string]string{
-		EnvEagerLimit: "0", EnvRndv: "push", EnvNoCMA: "1", EnvStats: "true", EnvNoHugePages: "1",
+		EnvEagerLimit: "0", EnvRndv: "push", EnvNoCMA: "1", EnvStats: "true", EnvNoHugePages: "1", EnvNoSharedLines: "1",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Settings{EagerLimit: 0, Rndv: RndvPush, NoCMA: true, NoHugePages: true, Stats: true, Spin: -1, Yield: -1}); s != want {
+	if want := (Settings{EagerLimit: 0, Rndv: RndvPush, NoCMA: true, NoHugePages: true, NoSharedLines: true, Stats: true, Spin: -1, Yield: -1}); s != want {
 		t.Errorf("settings = %+v, want %+v", s, want)
 	}
 	for name, value := range map[string]string{
-		EnvEagerLimit:  "-1",
-		EnvRndv:        "pul",
-		EnvNoCMA:       "yes",
-		EnvNoHugePages: "on",
-		EnvStats:       "2",
-		EnvSendPath:    "dma",
-		EnvEager:       "vpush",
-		EnvSpin:        "-1",
-		EnvYield:       "abc",
-		EnvTransport:   "infiniband",
+		EnvEagerLimit:    "-1",
+		EnvRndv:          "pul",
+		EnvNoCMA:         "yes",
+		EnvNoHugePages:   "on",
+		EnvNoSharedLines: "no",
+		EnvStats:         "2",
+		EnvSendPath:      "dma",
+		EnvEager:         "vpush",
+		EnvSpin:          "-1",
+		EnvYield:         "abc",
+		EnvTransport:     "infiniband",
 	} {
 		_, err := ParseSettings(mapEnv(map[string]string{name: value}))
 		if err == nil || !strings.Contains(err.Error(), name+"="+strconv.Quote(value)) {
@@ -67,6 +68,7 @@ func TestSettingsEnvRoundTrip(t *testing.T) {
 		DefaultSettings(),
 		{EagerLimit: 4096, Rndv: RndvPull, NoCMA: true, Stats: true},
 		{EagerLimit: -1, Spin: -1, Yield: -1, NoHugePages: true},
+		{EagerLimit: -1, Spin: -1, Yield: -1, NoSharedLines: true},
 		{EagerLimit: 0, Rndv: RndvPush},
 		{EagerLimit: -1, SendPath: SendAOTF, Coll: "allreduce=ring", NoOffload: true, NoCollCheck: true},
 		{EagerLimit: -1, Eager: EagerPM},

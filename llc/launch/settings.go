@@ -16,6 +16,10 @@ const (
 	// copies on the pages it has (no collapse into transparent huge
 	// pages; see package nicemu).
 	EnvNoHugePages = "MARTINI_NO_HUGEPAGES"
+	// EnvNoSharedLines, -no-shared-lines: "1" sends every small record
+	// through the rings, none through the pairs' shared lines (see
+	// package llc).
+	EnvNoSharedLines = "MARTINI_NO_SHARED_LINES"
 	// EnvColl forces collective algorithms, -coll: "allreduce=ring,bcast=binomial"
 	// (the mpi package checks the names).
 	EnvColl = "MARTINI_COLL"
@@ -106,6 +110,9 @@ type Settings struct {
 	// NoHugePages keeps the memory of cross-memory copies from being
 	// collapsed into transparent huge pages.
 	NoHugePages bool
+	// NoSharedLines sends every small record through the rings, none
+	// through the pairs' shared lines.
+	NoSharedLines bool
 	// Stats asks every rank to print its statistics at Finalize.
 	Stats bool
 	// Coll forces collective algorithms ("allreduce=ring,bcast=binomial");
@@ -162,6 +169,9 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 		return s, err
 	}
 	if s.NoHugePages, err = boolVar(getenv, EnvNoHugePages); err != nil {
+		return s, err
+	}
+	if s.NoSharedLines, err = boolVar(getenv, EnvNoSharedLines); err != nil {
 		return s, err
 	}
 	if s.Stats, err = boolVar(getenv, EnvStats); err != nil {
@@ -242,6 +252,9 @@ func (s Settings) Env() []string {
 	}
 	if s.NoHugePages {
 		env = append(env, EnvNoHugePages+"=1")
+	}
+	if s.NoSharedLines {
+		env = append(env, EnvNoSharedLines+"=1")
 	}
 	if s.Stats {
 		env = append(env, EnvStats+"=1")

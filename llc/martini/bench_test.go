@@ -7,6 +7,10 @@ import (
 	"github.com/rhinet-go/martini/nicemu"
 )
 
+// sharedLines is the Config.SharedLines of pair's engines: on, as under
+// the native profile.
+var sharedLines = true
+
 // pair builds two endpoints of one job in this process, as ranks 0 and 1,
 // with their bootstrap areas registered and exchanged.
 func pair(tb testing.TB, mode llc.RndvMode) [2]*llc.Endpoint {
@@ -31,7 +35,7 @@ func pair(tb testing.TB, mode llc.RndvMode) [2]*llc.Endpoint {
 	var eps [2]*llc.Endpoint
 	for i := range eps {
 		eng, err := llc.NewEngine(llc.Config{Self: i, Size: 2, Boot: boot[:],
-			EagerLimit: 32 << 10, RingSize: 256 << 10, RingCap: 8 << 20, Rendezvous: mode})
+			EagerLimit: 32 << 10, RingSize: 256 << 10, RingCap: 8 << 20, Rendezvous: mode, SharedLines: sharedLines})
 		if err != nil {
 			tb.Fatal(err)
 		}

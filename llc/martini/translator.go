@@ -56,6 +56,9 @@ type Translator struct {
 	// mem reads what peers write into this process's rings, slots and
 	// receive queue.
 	mem *llc.LocalMemory
+	// lines are this process's halves of its shared lines, by peer,
+	// mapped on their first write.
+	lines []lineOut
 	// offload: the collectives may use the synchronisation network.
 	offload bool
 	// arrived: in virtual time, a poll delivered something since the
@@ -302,6 +305,9 @@ func (t *Translator) Caps() llc.Caps {
 	}
 	if !t.Modelled() {
 		c.PackedRecords = max(t.BOTFLimit, t.GatherLimit)
+		// Not under the model: the modelled NIC has no memory that two
+		// processes store into.
+		c.SharedLines = true
 		// Not under the model, calibrated with the rendezvous variants
 		// alone.
 		c.ExchangePush = llc.ExchangePushMin
@@ -415,6 +421,12 @@ func (t *Translator) Execute(c *llc.Command) llc.Event {
 		if err = t.mem.Watch(c); err == nil {
 			return llc.Event{}
 		}
+	case llc.CmdWatchLine:
+		if err = t.watchLine(c); err == nil {
+			return llc.Event{}
+		}
+	case llc.CmdWriteLine:
+		err = t.writeLine(c)
 	default:
 		err = fmt.Errorf("martini: unknown command %v", c.Kind)
 	}

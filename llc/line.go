@@ -1,0 +1,186 @@
+package llc
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/rhinet-go/martini/internal/memorder"
+)
+
+// A pair's shared line is one 64-byte cache line that carries the small
+// records of both directions between two processes (Config.SharedLines,
+// on a network whose memory both may load and store). It lies in the ring
+// that the lower-numbered process of the pair grants the other
+// ([ringLine, ringLine+cell) of that region): the lower-numbered process
+// writes the first half, the other the second, and each polls the other's
+// half.
+//
+// Why: a ring per direction puts a message and its reply in two lines, and
+// each message costs two transfers of a line between the cores (the
+// writer takes the line the receiver polls, then the receiver takes it
+// back). When the reply goes into the line the request came in, the
+// receiver already holds the line, and a message costs one transfer: a
+// ping-pong of small messages takes about half the time of one over rings
+// on the machines measured (see the README's Performance section).
+//
+// A half holds one record at a time, of up to lineBody bytes of body and
+// no aux word (an eager message, not a synchronous one). Layout, four
+// little-endian words:
+//
+//	[0, 8)   tag (low 32 bits), context (high 32 bits)
+//	[8, 16)  kind, flags, body length (16 bits)
+//	[16, 24) the body
+//	[24, 32) the signal: the record's sequence number (high 32 bits), and
+//	         how many of the other process's line records this one has
+//	         consumed (its acknowledgement, low 32 bits)
+//
+// The signal is written last. A line record takes its place in the
+// sender's ring as if it had been written there: it reserves its cell and
+// takes the ring's next sequence number, but leaves the cell untouched;
+// the receiver, finding no record at its ring position, takes the line's
+// record when its sequence number is the next one. The records of the
+// ring and of the line therefore arrive in the order they were sent, the
+// ring's accounting (space, wrap markers, the consumer count) is
+// unchanged, and a line record's cell needs no zeroing.
+//
+// A sender writes its half again only once the receiver has acknowledged
+// the record in it; until then its small records go to the ring. The
+// acknowledgement travels with the receiver's next line record, which in
+// a ping-pong is the reply; a process that consumes a line record while
+// its own half still waits for an acknowledgement writes its
+// acknowledgement alone (the signal word with the same sequence number),
+// so that two processes that crossed records do not both stay on their
+// rings.
+const (
+	// LineHalf is the size of one process's half of a shared line.
+	LineHalf = cell / 2
+	lineBody = 8            // largest body of a line record
+	lineSig  = LineHalf - 8 // offset of the signal word in a half
+	flagLine = uint8(0x80)  // meta.flags of a record delivered from a line
+)
+
+// lineState is the sending and acknowledging side of one peer's line.
+type lineState struct {
+	ok     bool     // the line exists: both processes know its region
+	peer   int      // the other process of the pair
+	owner  int      // the process whose memory holds it
+	region RegionID // its ring region
+	out    uint64   // offset of this process's half in the region
+	seq    uint32   // ring sequence number of this process's last line record
+	sent   uint32   // line records written
+	acked  uint32   // line records the peer has consumed, as it last said
+	recv   uint32   // line records consumed from the peer
+}
+
+// inPeer is the Size of the line's commands: LineInPeer when the peer's
+// memory holds it.
+func (l *lineState) inPeer() int {
+	if l.owner == l.peer {
+		return LineInPeer
+	}
+	return 0
+}
+
+// lineHalves returns the offsets in the line's region of the half that
+// process self writes and of the half that peer writes.
+func lineHalves(self, peer int) (mine, theirs uint64) {
+	if self < peer {
+		return ringLine, ringLine + LineHalf
+	}
+	return ringLine + LineHalf, ringLine
+}
+
+// openLine makes the line of peer dst known once it lies in region, a
+// ring of owner's (the lower-numbered of the pair), and asks the
+// transport to watch dst's half.
+func (e *Engine) openLine(dst, owner int, region RegionID) {
+	if !e.cfg.SharedLines {
+		return
+	}
+	mine, theirs := lineHalves(e.cfg.Self, dst)
+	e.peers[dst].line = lineState{ok: true, peer: dst, owner: owner, region: region, out: mine}
+	c := Command{Kind: CmdWatchLine, Peer: dst, Region: region, Off: theirs}
+	if owner == dst {
+		c.Size = LineInPeer
+	}
+	e.emit(&c)
+}
+
+// writeLine writes a record of at most lineBody bytes of body and no aux
+// into dst's line instead of its ring, if the line is free, and reports
+// whether it did. The caller has reserved the record's cell in the ring;
+// seq is its sequence number.
+func (e *Engine) writeLine(dst int, seq uint32, kind, flags uint8, tag int32, ctx uint32, ctl, payload []byte) bool {
+	l := &e.peers[dst].line
+	if !l.ok || l.acked != l.sent || seq == 0 {
+		return false
+	}
+	c := e.sched.alloc()
+	e.stats.CommandsIssued++
+	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen = CmdWriteLine, dst, l.region, l.out, lineSig
+	c.Signal, c.SigOff, c.Size = uint64(seq)<<32|uint64(l.recv), l.out+lineSig, l.inPeer()
+	h := c.Head[:lineSig]
+	binary.LittleEndian.PutUint64(h[0:], uint64(uint32(tag))|uint64(ctx)<<32)
+	binary.LittleEndian.PutUint64(h[8:], uint64(kind)|uint64(flags)<<8|uint64(len(ctl)+len(payload))<<16)
+	b := h[16:24]
+	*(*[8]byte)(b) = [8]byte{}
+	copy(b[copy(b, ctl):], payload)
+	l.seq = seq
+	l.sent++
+	e.stats.LineSent++
+	return true
+}
+
+// lineArrived takes the acknowledgement of a record that src wrote into
+// its half of the line: ack is how many of this process's line records
+// src has consumed. It acknowledges src's record alone when this
+// process's own half still waits for src (see the comment at the top).
+func (e *Engine) lineArrived(src int, ack uint32) {
+	l := &e.peers[src].line
+	l.recv++
+	l.acked = ack
+	if !l.ok || l.acked == l.sent {
+		return
+	}
+	e.stats.LineAcks++
+	e.emit(&Command{Kind: CmdWriteLine, Peer: src, Region: l.region, Off: l.out,
+		Signal: uint64(l.seq)<<32 | uint64(l.recv), SigOff: l.out + lineSig, Size: l.inPeer()})
+}
+
+// lineRecord is the receiving side of one peer's line: that peer's half.
+type lineRecord struct {
+	half    []byte   // LineHalf bytes
+	region  RegionID // the region that holds it
+	own     bool     // the region is this process's memory
+	scratch [recMeta + lineBody]byte
+}
+
+// takeLine delivers to sink the record in the peer's half of the line, if
+// its sequence number is the ring's next, and frees its place in the
+// ring; it reports whether it delivered one.
+func (r *inRing) takeLine(sink RecordSink) bool {
+	l := r.line
+	sig := atomic.LoadUint64(word(l.half, lineSig))
+	if sig == 0 || uint32(sig>>32) != r.seq+1 {
+		return false
+	}
+	w0 := binary.LittleEndian.Uint64(l.half[0:])
+	w1 := binary.LittleEndian.Uint64(l.half[8:])
+	body := int(uint16(w1 >> 16))
+	if body > lineBody {
+		sink.Step(Event{Kind: EvError, Err: fmt.Errorf("corrupt line record from process %d: a body of %d bytes", r.peer, body)})
+		return true
+	}
+	s := l.scratch[:]
+	putMeta(s, uint8(w1), uint8(w1>>8)|flagLine, int32(uint32(w0)), uint32(w0>>32), uint32(body), uint64(uint32(sig)))
+	copy(s[recMeta:], l.half[16:16+body])
+	// Its cell in the ring was reserved but never written: it still reads
+	// zero, so it needs no zeroing, only its place given back.
+	r.flush()
+	r.release(cell)
+	r.released = r.consumed
+	memorder.StoreRelease64(r.ctl, r.consumed)
+	sink.Record(r.peer, s[:recMeta], s[recMeta:recMeta+body])
+	return true
+}

@@ -1,0 +1,218 @@
+package llc
+
+import (
+	"strings"
+	"testing"
+)
+
+// lineCluster is a cluster of n engines with shared lines and rings of
+// ringSize bytes.
+func lineCluster(t *testing.T, n, ringSize int) *cluster {
+	t.Helper()
+	return newCluster(t, n, func(_ int, cfg *Config) {
+		cfg.SharedLines = true
+		cfg.RingSize = ringSize
+		cfg.EagerLimit = min(cfg.EagerLimit, MaxEagerLimit(ringSize))
+	})
+}
+
+// TestLineSetup checks where the pair's line lies: in the ring that the
+// lower-numbered process grants, each process watching the other's half,
+// the higher-numbered one in its peer's memory.
+func TestLineSetup(t *testing.T) {
+	c := lineCluster(t, 2, 4096)
+	c.tracing = true
+	c.connect(1, 0) // process 0 grants process 1 a ring: the line's
+	c.connect(0, 1)
+	var watches []Command
+	for _, tr := range c.trace {
+		if tr.Kind == CmdWatchLine {
+			watches = append(watches, tr.Command)
+			if tr.src == 0 && (tr.Peer != 1 || tr.Off != ringLine+LineHalf || tr.Size != 0) ||
+				tr.src == 1 && (tr.Peer != 0 || tr.Off != ringLine || tr.Size != LineInPeer) {
+				t.Errorf("process %d: %v of process %d at %d (size %d)", tr.src, tr.Kind, tr.Peer, tr.Off, tr.Size)
+			}
+		}
+	}
+	if len(watches) != 2 || watches[0].Region != watches[1].Region {
+		t.Fatalf("line watches %+v, want one by each process of one region", watches)
+	}
+	if l := c.eng[1].peers[0].line; !l.ok || l.owner != 0 || l.region != watches[0].Region || l.out != ringLine+LineHalf {
+		t.Fatalf("process 1's line %+v", l)
+	}
+}
+
+// TestLinePingPong runs small messages both ways, one at a time: after
+// the connections, every one goes through the line, in order, and the
+// ring's accounting (wrap markers included) stays right.
+func TestLinePingPong(t *testing.T) {
+	c := lineCluster(t, 2, 256) // 4 cells: a wrap every few messages
+	c.connect(0, 1)
+	c.connect(1, 0)
+	before := [2]uint64{c.eng[0].Stats().LineSent, c.eng[1].Stats().LineSent}
+	const rounds = 200
+	for i := range rounds {
+		for _, dir := range [][2]int{{0, 1}, {1, 0}} {
+			data := pattern(i*2+dir[0], i%(lineBody+1))
+			r := c.recv(dir[1], dir[0], int32(i), 7, lineBody)
+			s := c.send(dir[0], dir[1], int32(i), 7, data)
+			c.wait(s, r)
+			checkSent(t, "send", s)
+			checkRecv(t, "round", r, dir[0], int32(i), data)
+		}
+	}
+	c.noErrs()
+	for p := range 2 {
+		if st := c.eng[p].Stats(); st.LineSent-before[p] != rounds || st.LineAcks != 0 {
+			t.Errorf("process %d: %d line records, %d acks alone; want %d and 0", p, st.LineSent-before[p], st.LineAcks, rounds)
+		}
+	}
+}
+
+// TestLineMixedOrder sends bursts that mix line-sized messages, larger
+// ones and synchronous ones (which the line does not carry) before the
+// receiver looks: they arrive in the order sent, whichever way each took.
+func TestLineMixedOrder(t *testing.T) {
+	c := lineCluster(t, 2, 1024)
+	c.connect(0, 1)
+	c.connect(1, 0)
+	var sends []*SendOp
+	var want [][]byte
+	for i := range 40 {
+		n := []int{0, 3, 8, 9, 40, 200}[i%6]
+		data := pattern(100+i, n)
+		op := &SendOp{Peer: 1, Tag: 3, Ctx: 1, Data: data, Sync: i%7 == 3}
+		c.eng[0].Send(op)
+		c.drain(0)
+		sends = append(sends, op)
+		want = append(want, data)
+		if i%5 == 4 {
+			c.poll(1) // the receiver consumes some, and says so in its line
+			r := c.recv(0, 1, 99, 1, 0)
+			s := c.send(1, 0, 99, 1, nil)
+			c.wait(r, s)
+		}
+	}
+	for i, data := range want {
+		r := c.recv(1, 0, 3, 1, 256)
+		c.wait(r)
+		checkRecv(t, "message", r, 0, 3, data)
+		if i == len(want)-1 {
+			c.wait(sends[i])
+		}
+	}
+	for _, s := range sends {
+		c.wait(s)
+		checkSent(t, "send", s)
+	}
+	c.noErrs()
+	if st := c.eng[0].Stats(); st.LineSent < 2 {
+		t.Fatalf("%d line records: the mix never used the line", st.LineSent)
+	}
+}
+
+// TestLineCrossed has both processes write into the line before either
+// reads: each then acknowledges the other's record alone, and the next
+// messages travel through the line again.
+func TestLineCrossed(t *testing.T) {
+	c := lineCluster(t, 2, 4096)
+	c.connect(0, 1)
+	c.connect(1, 0) // through the line: process 0 consumed it
+	// Process 1 learns so, as process 0's next line record would tell
+	// it: both halves are free.
+	l1 := &c.eng[1].peers[0].line
+	if l1.sent != 1 || c.eng[0].peers[1].line.recv != 1 {
+		t.Fatalf("the connection's message: %d line records sent, %d consumed", l1.sent, c.eng[0].peers[1].line.recv)
+	}
+	l1.acked = l1.sent
+	s0 := c.send(0, 1, 1, 0, pattern(1, 8))
+	s1 := c.send(1, 0, 1, 0, pattern(2, 8))
+	s0b := c.send(0, 1, 2, 0, pattern(3, 8)) // the line waits: by the ring
+	r1 := c.recv(1, 0, 1, 0, 8)
+	r1b := c.recv(1, 0, 2, 0, 8)
+	r0 := c.recv(0, 1, 1, 0, 8)
+	c.wait(s0, s1, s0b, r1, r1b, r0)
+	checkRecv(t, "0 to 1", r1, 0, 1, pattern(1, 8))
+	checkRecv(t, "0 to 1, second", r1b, 0, 2, pattern(3, 8))
+	checkRecv(t, "1 to 0", r0, 1, 1, pattern(2, 8))
+	st0, st1 := c.eng[0].Stats(), c.eng[1].Stats()
+	if st0.LineAcks+st1.LineAcks == 0 {
+		t.Fatal("no acknowledgement alone after crossed line records")
+	}
+	// One of the two learnt from the other's acknowledgement alone that
+	// its half is free, and the other learns it from that one's next
+	// record: a ping-pong goes through the line again, whoever starts.
+	sent := st0.LineSent + st1.LineSent
+	from := 0
+	if l := c.eng[1].peers[0].line; l.acked == l.sent {
+		from = 1
+	}
+	for i, dir := range [][2]int{{from, 1 - from}, {1 - from, from}} {
+		r := c.recv(dir[1], dir[0], 5, 0, 8)
+		s := c.send(dir[0], dir[1], 5, 0, pattern(4+i, 8))
+		c.wait(r, s)
+		checkRecv(t, "after", r, dir[0], 5, pattern(4+i, 8))
+	}
+	if got := c.eng[0].Stats().LineSent + c.eng[1].Stats().LineSent; got != sent+2 {
+		t.Fatalf("the ping-pong after the crossing took the ring (line records %d, then %d)", sent, got)
+	}
+	c.noErrs()
+}
+
+// TestLineConfig checks that shared lines need rings for every peer.
+func TestLineConfig(t *testing.T) {
+	net := newMemNet(2)
+	cfg := testConfig(net, 0, 2)
+	cfg.SharedLines = true
+	cfg.Eager = EagerPM
+	if _, err := NewEngine(cfg); err == nil || !strings.Contains(err.Error(), "shared lines") {
+		t.Fatalf("shared lines with EagerPM: %v", err)
+	}
+	cfg = testConfig(net, 0, 2)
+	cfg.SharedLines = true
+	cfg.QueuePeers = []bool{false, true}
+	cfg.QueueSize = 1 << 16
+	if _, err := NewEngine(cfg); err == nil || !strings.Contains(err.Error(), "shared lines") {
+		t.Fatalf("shared lines with a queue peer: %v", err)
+	}
+}
+
+// TestWatchLineErrors checks the local memory's refusals.
+func TestWatchLineErrors(t *testing.T) {
+	m := NewLocalMemory(0)
+	m.Track(5, make([]byte, 256))
+	for _, c := range []Command{
+		{Kind: CmdWatchLine, Peer: 1, Region: 6, Off: ringLine},                   // not tracked
+		{Kind: CmdWatchLine, Peer: 1, Region: 5, Off: 250},                        // past the end
+		{Kind: CmdWatchLine, Peer: 1, Region: 5, Off: ringLine + 8},               // not a half
+		{Kind: CmdWatchLine, Peer: 1, Region: 5, Off: ringLine, Size: LineInPeer}, // no peer memory given
+	} {
+		if err := m.WatchLine(&c, nil); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
+	}
+	m.OnArrival(func(RegionID, uint64, int) bool { return true })
+	if err := m.WatchLine(&Command{Kind: CmdWatchLine, Peer: 1, Region: 5, Off: ringLine}, nil); err == nil {
+		t.Error("a line watched in virtual time")
+	}
+}
+
+// TestLineCorrupt checks that a line record with a body longer than a
+// line carries fails the receiver.
+func TestLineCorrupt(t *testing.T) {
+	c := lineCluster(t, 2, 4096)
+	c.connect(0, 1)
+	c.connect(1, 0)
+	l := c.eng[1].peers[0].line
+	half, err := c.net.region(0, l.region, ringLine, LineHalf) // process 0's half
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := c.eng[0].peers[1].out.seq + 1
+	half[8+2] = 9 // body length 9
+	*word(half, lineSig) = uint64(seq) << 32
+	c.poll(1)
+	if errs := c.errs(); errs[1] == nil || !strings.Contains(errs[1].Error(), "corrupt line record") {
+		t.Fatalf("errors %v", errs)
+	}
+}
