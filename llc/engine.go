@@ -400,6 +400,10 @@ func (e *Engine) Record(src int, head, body []byte) {
 		e.work[WorkRecv]++
 	}
 	if m.flags&flagLine != 0 {
+		if m.kind == recLineAck {
+			e.peers[src].line.acked = uint32(m.aux)
+			return
+		}
 		e.lineArrived(src, uint32(m.aux))
 		m.flags &^= flagLine
 		m.aux = 0

@@ -51,13 +51,17 @@ import (
 // its own half still waits for an acknowledgement writes its
 // acknowledgement alone (the signal word with the same sequence number),
 // so that two processes that crossed records do not both stay on their
-// rings.
+// rings. The receiving side reports every new acknowledgement it sees in
+// a half, with a record or alone (a recLineAck).
 const (
 	// LineHalf is the size of one process's half of a shared line.
 	LineHalf = cell / 2
 	lineBody = 8            // largest body of a line record
 	lineSig  = LineHalf - 8 // offset of the signal word in a half
 	flagLine = uint8(0x80)  // meta.flags of a record delivered from a line
+	// recLineAck is the kind of the record by which LocalMemory reports
+	// an acknowledgement alone in a peer's half (never written anywhere).
+	recLineAck uint8 = recWithdrawn + 1
 )
 
 // lineState is the sending and acknowledging side of one peer's line.
@@ -132,9 +136,9 @@ func (e *Engine) writeLine(dst int, seq uint32, kind, flags uint8, tag int32, ct
 	return true
 }
 
-// lineArrived takes the acknowledgement of a record that src wrote into
-// its half of the line: ack is how many of this process's line records
-// src has consumed. It acknowledges src's record alone when this
+// lineArrived takes a record that src wrote into its half of the line,
+// with its acknowledgement: ack is how many of this process's line
+// records src has consumed. It acknowledges src's record alone when this
 // process's own half still waits for src (see the comment at the top).
 func (e *Engine) lineArrived(src int, ack uint32) {
 	l := &e.peers[src].line
@@ -150,6 +154,7 @@ func (e *Engine) lineArrived(src int, ack uint32) {
 
 // lineRecord is the receiving side of one peer's line: that peer's half.
 type lineRecord struct {
+	ack     uint32   // the acknowledgement last reported
 	half    []byte   // LineHalf bytes
 	region  RegionID // the region that holds it
 	own     bool     // the region is this process's memory
@@ -158,13 +163,22 @@ type lineRecord struct {
 
 // takeLine delivers to sink the record in the peer's half of the line, if
 // its sequence number is the ring's next, and frees its place in the
-// ring; it reports whether it delivered one.
+// ring; otherwise it reports a new acknowledgement there alone (a
+// recLineAck). It reports whether it delivered either.
 func (r *inRing) takeLine(sink RecordSink) bool {
 	l := r.line
 	sig := atomic.LoadUint64(word(l.half, lineSig))
 	if sig == 0 || uint32(sig>>32) != r.seq+1 {
-		return false
+		if sig == 0 || uint32(sig) == l.ack {
+			return false
+		}
+		l.ack = uint32(sig)
+		s := l.scratch[:recMeta]
+		putMeta(s, recLineAck, flagLine, 0, 0, 0, uint64(l.ack))
+		sink.Record(r.peer, s, nil)
+		return false // no record: the ring's poll goes on to the next ring
 	}
+	l.ack = uint32(sig)
 	w0 := binary.LittleEndian.Uint64(l.half[0:])
 	w1 := binary.LittleEndian.Uint64(l.half[8:])
 	body := int(uint16(w1 >> 16))

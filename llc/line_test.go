@@ -159,6 +159,51 @@ func TestLineCrossed(t *testing.T) {
 	c.noErrs()
 }
 
+// TestLineCrossedLate crosses records as TestLineCrossed does, but each
+// process consumes the other's record before the other's acknowledgement
+// alone has landed: both acknowledge alone, and each sees the other's
+// acknowledgement though it carries no record, so that neither stays on
+// its ring.
+func TestLineCrossedLate(t *testing.T) {
+	c := lineCluster(t, 2, 4096)
+	c.connect(0, 1)
+	c.connect(1, 0)
+	l1 := &c.eng[1].peers[0].line
+	l1.acked = l1.sent // as in TestLineCrossed
+	s0 := c.send(0, 1, 1, 0, pattern(1, 8))
+	s1 := c.send(1, 0, 1, 0, pattern(2, 8))
+	r0 := c.recv(0, 1, 1, 0, 8)
+	r1 := c.recv(1, 0, 1, 0, 8)
+	c.hold[0] = true
+	c.poll(0) // consumes process 1's record; its acknowledgement waits
+	c.hold[0] = false
+	c.poll(1) // consumes process 0's record, sees no acknowledgement yet
+	for _, cmd := range c.take(0) {
+		c.deliver(0, cmd)
+	}
+	c.wait(s0, s1, r0, r1)
+	checkRecv(t, "0 to 1", r1, 0, 1, pattern(1, 8))
+	checkRecv(t, "1 to 0", r0, 1, 1, pattern(2, 8))
+	if a0, a1 := c.eng[0].Stats().LineAcks, c.eng[1].Stats().LineAcks; a0 != 1 || a1 != 1 {
+		t.Fatalf("acknowledgements alone: %d and %d, want 1 each", a0, a1)
+	}
+	c.rounds(4)
+	for p := range 2 {
+		if l := c.eng[p].peers[1-p].line; l.acked != l.sent {
+			t.Fatalf("process %d's half still waits: %d line records sent, %d acknowledged", p, l.sent, l.acked)
+		}
+	}
+	sent := c.eng[0].Stats().LineSent + c.eng[1].Stats().LineSent
+	r := c.recv(1, 0, 5, 0, 8)
+	s := c.send(0, 1, 5, 0, pattern(4, 8))
+	c.wait(r, s)
+	checkRecv(t, "after", r, 0, 5, pattern(4, 8))
+	if got := c.eng[0].Stats().LineSent + c.eng[1].Stats().LineSent; got != sent+1 {
+		t.Fatalf("the message after the crossing took the ring (line records %d, then %d)", sent, got)
+	}
+	c.noErrs()
+}
+
 // TestLineConfig checks that shared lines need rings for every peer.
 func TestLineConfig(t *testing.T) {
 	net := newMemNet(2)
