@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync/atomic"
-
-	"github.com/rhinet-go/martini/internal/memorder"
 )
 
 // A pair's shared line is one 64-byte cache line that carries the small
@@ -67,23 +65,13 @@ const (
 // lineState is the sending and acknowledging side of one peer's line.
 type lineState struct {
 	ok     bool     // the line exists: both processes know its region
-	peer   int      // the other process of the pair
-	owner  int      // the process whose memory holds it
+	inPeer int      // the Size of its commands: LineInPeer when the peer's memory holds it
 	region RegionID // its ring region
 	out    uint64   // offset of this process's half in the region
 	seq    uint32   // ring sequence number of this process's last line record
 	sent   uint32   // line records written
 	acked  uint32   // line records the peer has consumed, as it last said
 	recv   uint32   // line records consumed from the peer
-}
-
-// inPeer is the Size of the line's commands: LineInPeer when the peer's
-// memory holds it.
-func (l *lineState) inPeer() int {
-	if l.owner == l.peer {
-		return LineInPeer
-	}
-	return 0
 }
 
 // lineHalves returns the offsets in the line's region of the half that
@@ -103,12 +91,12 @@ func (e *Engine) openLine(dst, owner int, region RegionID) {
 		return
 	}
 	mine, theirs := lineHalves(e.cfg.Self, dst)
-	e.peers[dst].line = lineState{ok: true, peer: dst, owner: owner, region: region, out: mine}
-	c := Command{Kind: CmdWatchLine, Peer: dst, Region: region, Off: theirs}
+	inPeer := 0
 	if owner == dst {
-		c.Size = LineInPeer
+		inPeer = LineInPeer
 	}
-	e.emit(&c)
+	e.peers[dst].line = lineState{ok: true, inPeer: inPeer, region: region, out: mine}
+	e.emit(&Command{Kind: CmdWatchLine, Peer: dst, Region: region, Off: theirs, Size: inPeer})
 }
 
 // writeLine writes a record of at most lineBody bytes of body and no aux
@@ -123,7 +111,7 @@ func (e *Engine) writeLine(dst int, seq uint32, kind, flags uint8, tag int32, ct
 	c := e.sched.alloc()
 	e.stats.CommandsIssued++
 	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen = CmdWriteLine, dst, l.region, l.out, lineSig
-	c.Signal, c.SigOff, c.Size = uint64(seq)<<32|uint64(l.recv), l.out+lineSig, l.inPeer()
+	c.Signal, c.SigOff, c.Size = uint64(seq)<<32|uint64(l.recv), l.out+lineSig, l.inPeer
 	h := c.Head[:lineSig]
 	binary.LittleEndian.PutUint64(h[0:], uint64(uint32(tag))|uint64(ctx)<<32)
 	binary.LittleEndian.PutUint64(h[8:], uint64(kind)|uint64(flags)<<8|uint64(len(ctl)+len(payload))<<16)
@@ -149,7 +137,7 @@ func (e *Engine) lineArrived(src int, ack uint32) {
 	}
 	e.stats.LineAcks++
 	e.emit(&Command{Kind: CmdWriteLine, Peer: src, Region: l.region, Off: l.out,
-		Signal: uint64(l.seq)<<32 | uint64(l.recv), SigOff: l.out + lineSig, Size: l.inPeer()})
+		Signal: uint64(l.seq)<<32 | uint64(l.recv), SigOff: l.out + lineSig, Size: l.inPeer})
 }
 
 // lineRecord is the receiving side of one peer's line: that peer's half.
@@ -189,12 +177,7 @@ func (r *inRing) takeLine(sink RecordSink) bool {
 	s := l.scratch[:]
 	putMeta(s, uint8(w1), uint8(w1>>8)|flagLine, int32(uint32(w0)), uint32(w0>>32), uint32(body), uint64(uint32(sig)))
 	copy(s[recMeta:], l.half[16:16+body])
-	// Its cell in the ring was reserved but never written: it still reads
-	// zero, so it needs no zeroing, only its place given back.
-	r.flush()
-	r.release(cell)
-	r.released = r.consumed
-	memorder.StoreRelease64(r.ctl, r.consumed)
+	r.releaseUnwritten(cell)
 	sink.Record(r.peer, s[:recMeta], s[recMeta:recMeta+body])
 	return true
 }

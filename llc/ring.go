@@ -227,6 +227,17 @@ func (r *inRing) release(n uint64) {
 	r.consumed += n
 }
 
+// releaseUnwritten moves the consumer position past a record of n bytes
+// whose place the sender reserved but never wrote (a line record,
+// line.go): its cells still read zero, so they need no zeroing, only
+// their space handed back, with whatever flush had pending.
+func (r *inRing) releaseUnwritten(n uint64) {
+	r.flush()
+	r.release(n)
+	r.released = r.consumed
+	memorder.StoreRelease64(r.ctl, r.consumed)
+}
+
 // flush hands the space of the records delivered since the last flush back
 // to the sender: it zeroes the first and the last word of every cell they
 // covered, so that any future record position, and any future signal

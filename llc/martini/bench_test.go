@@ -7,12 +7,9 @@ import (
 	"github.com/rhinet-go/martini/nicemu"
 )
 
-// sharedLines is the Config.SharedLines of pair's engines: on, as under
-// the native profile.
-var sharedLines = true
-
 // pair builds two endpoints of one job in this process, as ranks 0 and 1,
-// with their bootstrap areas registered and exchanged.
+// with their bootstrap areas registered and exchanged, and shared lines
+// on, as under the native profile.
 func pair(tb testing.TB, mode llc.RndvMode) [2]*llc.Endpoint {
 	tb.Helper()
 	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: 2, PGID: 42})
@@ -35,7 +32,7 @@ func pair(tb testing.TB, mode llc.RndvMode) [2]*llc.Endpoint {
 	var eps [2]*llc.Endpoint
 	for i := range eps {
 		eng, err := llc.NewEngine(llc.Config{Self: i, Size: 2, Boot: boot[:],
-			EagerLimit: 32 << 10, RingSize: 256 << 10, RingCap: 8 << 20, Rendezvous: mode, SharedLines: sharedLines})
+			EagerLimit: 32 << 10, RingSize: 256 << 10, RingCap: 8 << 20, Rendezvous: mode, SharedLines: true})
 		if err != nil {
 			tb.Fatal(err)
 		}
