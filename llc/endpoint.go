@@ -23,6 +23,8 @@ type Endpoint struct {
 	// endpoint's calls are the communication layer, whose time is the
 	// network's, not the caller's computing.
 	clock Clock
+	// advisor is tr as a YieldAdvisor, nil if it is not one.
+	advisor YieldAdvisor
 
 	// Backoff of waiters: Spin polls, then Yield polls each followed by a
 	// yield of the processor, then a doorbell sleep. SpinFor, if set,
@@ -62,6 +64,7 @@ func NewEndpoint(eng *Engine, tr Transport) *Endpoint {
 	if c, ok := tr.(Clocked); ok {
 		ep.clock = c.VirtualClock()
 	}
+	ep.advisor, _ = tr.(YieldAdvisor)
 	return ep
 }
 
@@ -292,8 +295,10 @@ func (ep *Endpoint) WaitEngine(done func(e *Engine) bool) {
 }
 
 // Wait drives progress until op is done (op.Done is called with the lock
-// held): it spins, then yields the processor between polls, then sleeps on
-// the doorbell, so that more processes than cores still make progress.
+// held): it spins, then yields the processor between polls (where the
+// transport, a YieldAdvisor, does not say that no other process could use
+// it), then sleeps on the doorbell, so that more processes than cores
+// still make progress.
 func (ep *Endpoint) Wait(op Completion) {
 	ep.lock()
 	ep.wait(op)
@@ -331,7 +336,9 @@ func (ep *Endpoint) wait(op Completion) {
 			switch {
 			case idle < ep.Spin:
 			case idle < ep.Spin+ep.Yield:
-				yieldCPU(idle)
+				if ep.advisor == nil || ep.advisor.YieldHelps() {
+					yieldCPU(idle)
+				}
 				if ep.YieldFor > 0 && (idle-ep.Spin)%yieldClockEvery == 1 { // from the first yield on
 					idle = phaseEnd(idle, &yielded, ep.YieldFor, ep.Spin+ep.Yield)
 				}

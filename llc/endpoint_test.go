@@ -323,3 +323,51 @@ func TestEndpointWaitPhasesBounded(t *testing.T) {
 		})
 	}
 }
+
+// advisedTransport is a memTransport that is a YieldAdvisor answering
+// helps, counting the questions.
+type advisedTransport struct {
+	memTransport
+	helps bool
+	asked atomic.Int64
+}
+
+func (a *advisedTransport) YieldHelps() bool {
+	a.asked.Add(1)
+	return a.helps
+}
+
+// A waiter asks its transport, where it is a YieldAdvisor, before each
+// yield; an answer that no yield helps does not keep it from ending its
+// yielding in time (YieldFor) and sleeping, and a Mux passes the question
+// to its first network that is an advisor.
+func TestEndpointYieldAdvisor(t *testing.T) {
+	net := newMemNet(1)
+	e, err := NewEngine(testConfig(net, 0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &advisedTransport{memTransport: memTransport{net: net}}
+	ep := NewEndpoint(e, tr)
+	ep.Spin, ep.Yield, ep.YieldFor = 0, 1<<40, 100*time.Microsecond
+	var done atomic.Bool
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		done.Store(true)
+	}()
+	within(t, 10*time.Second, func() { ep.WaitFunc(done.Load) })
+	if s := ep.WaitStats(); tr.asked.Load() == 0 || s.Sleeps == 0 {
+		t.Fatalf("a wait of 50 ms asked the advisor %d times and slept %d times; want both > 0", tr.asked.Load(), s.Sleeps)
+	}
+
+	m, err := NewMux(2, []MuxNetwork{{Transport: &memTransport{net: net}, Procs: []int{0}}, {Transport: tr, Procs: []int{1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, helps := range []bool{false, true} {
+		tr.helps = helps
+		if got := m.YieldHelps(); got != helps {
+			t.Errorf("Mux.YieldHelps %v, its advisor's answer %v", got, helps)
+		}
+	}
+}

@@ -177,6 +177,16 @@ type Clock interface {
 	Stop()
 }
 
+// YieldAdvisor is implemented by transports that can tell a waiting
+// process whether giving up its processor may let another process of the
+// job do something: one that may run on the same processor and is not
+// itself waiting for something still missing (see nicemu.NIC.YieldHelps).
+// Where it may not, a waiter polls on instead of yielding: the yield would
+// only hand the processor to a process that hands it back.
+type YieldAdvisor interface {
+	YieldHelps() bool
+}
+
 // Clocked is implemented by transports that may run in virtual time.
 type Clocked interface {
 	// VirtualClock returns the clock, or nil in real time.

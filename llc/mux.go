@@ -14,8 +14,9 @@ import (
 // network gives carry its index in their top bits, so that commands on a
 // region go back to it; events from a network name processes of the job.
 type Mux struct {
-	nets  []muxNet
-	route []muxRoute // by job process
+	nets    []muxNet
+	route   []muxRoute   // by job process
+	advisor YieldAdvisor // the first network that is one, or nil
 }
 
 type muxNet struct {
@@ -97,6 +98,9 @@ func NewMux(size int, nets []MuxNetwork) (*Mux, error) {
 			}
 		}
 		m.nets = append(m.nets, muxNet{tr: n.Transport, global: n.Procs})
+		if a, ok := n.Transport.(YieldAdvisor); ok && m.advisor == nil {
+			m.advisor = a
+		}
 	}
 	for i := range m.nets {
 		m.nets[i].sink.global = m.nets[i].global
@@ -249,6 +253,13 @@ func (m *Mux) Wake() {
 			w.Wake()
 		}
 	}
+}
+
+// YieldHelps asks the first network that is a YieldAdvisor (the one
+// between the processes of this host, which may share its processors),
+// and reports true if none is.
+func (m *Mux) YieldHelps() bool {
+	return m.advisor == nil || m.advisor.YieldHelps()
 }
 
 // Stats returns the counters of every network, each name prefixed by its

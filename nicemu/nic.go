@@ -61,6 +61,10 @@ type NIC struct {
 	cma   bool         // cross-memory attach permitted
 	huge  *hugePages   // nil: the memory of cross-memory copies keeps its pages
 	procs []*procEntry // PGIDTBL entries of every process, by PID
+	// mates are the other processes that may run on this one's CPU, once
+	// matesKnown; pinned: this process is pinned to one (cpushare.go).
+	mates              []*procEntry
+	matesKnown, pinned bool
 
 	eventsMu sync.Mutex
 	events   []ErrorEvent
@@ -169,6 +173,7 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 	}
 	hb := seg.heapBase(pid)
 	n.heap = newHeap(hb, int(seg.hdr.heapSize))
+	n.publishCPU(pinnedCPU()) // before the OS pid, by which findMates sees it opened
 	atomic.StoreUint64(&n.ent.ospid, uint64(os.Getpid()))
 	if ProcState(atomic.LoadUint64(&n.ent.state)) < ProcAttached {
 		atomic.StoreUint64(&n.ent.state, uint64(ProcAttached))

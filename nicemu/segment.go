@@ -44,7 +44,7 @@ const (
 	NumAOTFPages = 64
 
 	segmentMagic   = 0x4d415254494e4931 // "MARTINI1"
-	segmentVersion = 11                 // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff; 6: 2048 SIDs; 7: virtual time; 8: its write count; 9: 16-byte barrier data; 10: declared computing; 11: 16 multicast slots, heap high-water mark
+	segmentVersion = 12                 // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff; 6: 2048 SIDs; 7: virtual time; 8: its write count; 9: 16-byte barrier data; 10: declared computing; 11: 16 multicast slots, heap high-water mark; 12: CPU and wait state of each process
 	sidEntrySize   = 64
 	procEntrySize  = 128
 )
@@ -155,7 +155,12 @@ type procEntry struct {
 	// bytes from the partition's base: the memory above it was never
 	// handed out, and still reads zero as the segment was created.
 	heapTop uint64
-	_       [128 - 64]byte
+	// The second line (cpushare.go): the CPU the process is pinned to,
+	// and what it waits for, written by the process only.
+	cpu     uint64 // 1 + the CPU, or 0: not pinned to one
+	waitOn  uint64 // waitNone, or what waitGen's generation is awaited of
+	waitGen uint64
+	_       [128 - 64 - 24]byte
 }
 
 // Per-partition layout offsets (relative to the partition base).

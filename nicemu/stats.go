@@ -24,7 +24,7 @@ type Stats struct {
 	Served                           uint64                // bounce requests served for other processes
 	Wakeups                          uint64                // doorbell rings sent to sleeping processes
 	BarrierArrivals                  uint64                // BarrierArrive calls accepted
-	BarrierReleases                  uint64                // generations released by this process's arrival (it was last; members arriving last at once may each count one)
+	BarrierReleases                  uint64                // generations released by this process's arrival (it was last; members arriving last at once may each count one), except by BarrierArriveRecord's, which does not look
 	Multicasts, MulticastBytes       uint64                // TryMulticast messages posted and their bytes (counted once, not per destination)
 	Deliveries                       uint64                // multicast messages taken by TryDeliver
 }

@@ -171,7 +171,22 @@ func (g *SyncGroup) Released() bool { return barrierReleased(g) }
 
 // WaitReleased waits until every member has arrived at the barrier the
 // last Arrive entered, or the engine fails.
-func (g *SyncGroup) WaitReleased() error { return g.wait(barrierReleased) }
+func (g *SyncGroup) WaitReleased() error {
+	g.publishRelease(g.gen)
+	err := g.wait(barrierReleased)
+	g.nic.DoneWaiting()
+	return err
+}
+
+// publishRelease publishes that this process waits for the release of
+// generation gen (nicemu.NIC.WaitingForRelease), so that the processes
+// sharing its CPU know whether a yield to it would help; not with a port,
+// whose releases the NIC does not see.
+func (g *SyncGroup) publishRelease(gen uint64) {
+	if g.port == nil {
+		g.nic.WaitingForRelease(g.id, len(g.procs), gen)
+	}
+}
 
 // ArriveRecord enters the barrier as Arrive does, publishing key, rec and
 // datum in the ring of the last nicemu.RecordRingDepth generations
@@ -206,7 +221,10 @@ func (g *SyncGroup) WaitReleasedAt(gen uint64) error {
 		return nil
 	}
 	g.at = gen
-	return g.wait(releasedAt)
+	g.publishRelease(gen)
+	err := g.wait(releasedAt)
+	g.nic.DoneWaiting()
+	return err
 }
 
 func releasedAt(g *SyncGroup) bool { return g.ReleasedAt(g.at) }
@@ -220,7 +238,10 @@ func (g *SyncGroup) WaitArrivedAt(r int, gen uint64) error {
 		return nil
 	}
 	g.at, g.atOf = gen, r
-	return g.wait(arrivedAt)
+	g.nic.WaitingForArrival(g.id, r, gen)
+	err := g.wait(arrivedAt)
+	g.nic.DoneWaiting()
+	return err
 }
 
 func arrivedAt(g *SyncGroup) bool { return g.nic.BarrierArrived(g.id, g.atOf, g.at) }

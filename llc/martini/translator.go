@@ -320,6 +320,14 @@ func (t *Translator) Caps() llc.Caps {
 	return c
 }
 
+// YieldHelps implements llc.YieldAdvisor (nicemu.NIC.YieldHelps): whether
+// a waiter's yield may let another process on its CPU do something. Under
+// the Martini model and in virtual time it reports true: the waits there
+// are the model's, and left as they were.
+func (t *Translator) YieldHelps() bool {
+	return t.Modelled() || t.nic.YieldHelps()
+}
+
 // Modelled reports whether the NIC runs under a timing profile (the
 // Martini model), whose requests the synchronisation network's payloads
 // and multicasts bypass.

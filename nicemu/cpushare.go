@@ -1,0 +1,144 @@
+package nicemu
+
+import (
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// Processes sharing a CPU.
+//
+// When a job's processes outnumber the cores, a waiting process yields its
+// core so that another process can run: the one it waits for, or one that
+// process waits for. But a yield is a switch between processes (about
+// 0.55 µs on the 2-core Intel Xeon VM), and where every other process on
+// the waiter's core waits too, for a process on another core, the yield
+// only hands the core to a process that looks and yields it back. In a
+// small broadcast with a rotating root at 4 processes on 2 cores, about
+// four switches in ten were of that kind.
+//
+// So each process publishes, in the second line of its process entry, the
+// CPU it is pinned to (at Open) and, while it waits for a member's
+// arrival at a generation of a barrier controller or for a generation's
+// release, what it waits for (WaitingForArrival, WaitingForRelease,
+// DoneWaiting); YieldHelps tells a waiter whether a process that may run
+// on its CPU could do anything if it yielded. A process that waits for
+// anything else (a message, say) publishes nothing and so counts as one
+// that could.
+
+// Wait states of a process entry's waitOn: waitNone, or waitArrival or
+// waitRelease with the controller's id shifted by waitIDShift and the
+// member awaited (waitArrival) or the group's size (waitRelease) in the
+// low bits.
+const (
+	waitNone    = 0
+	waitArrival = 1 << 63
+	waitRelease = 1 << 62
+	waitIDShift = 32
+)
+
+// pinnedCPU returns the one CPU the calling thread may run on, or -1 if
+// it may run on several (or the affinity cannot be read). The launcher
+// pins a whole process before the runtime starts its threads, so the
+// calling thread's affinity is the process's.
+func pinnedCPU() int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() != 1 {
+		return -1
+	}
+	for c := range len(set) * 64 {
+		if set.IsSet(c) {
+			return c
+		}
+	}
+	return -1
+}
+
+// publishCPU publishes cpu (-1: not pinned to one) as this process's CPU
+// and that it waits for nothing.
+func (n *NIC) publishCPU(cpu int) {
+	atomic.StoreUint64(&n.ent.waitOn, waitNone)
+	atomic.StoreUint64(&n.ent.cpu, uint64(cpu+1))
+	n.mates, n.matesKnown = nil, false
+}
+
+// WaitingForArrival publishes that this process waits for member's
+// arrival at generation gen of barrier controller id, until DoneWaiting.
+func (n *NIC) WaitingForArrival(id, member int, gen uint64) {
+	n.publishWait(waitArrival|uint64(id)<<waitIDShift|uint64(uint32(member)), gen)
+}
+
+// WaitingForRelease publishes that this process waits for the release of
+// generation gen of barrier controller id, used by a group of size
+// members, until DoneWaiting.
+func (n *NIC) WaitingForRelease(id, size int, gen uint64) {
+	n.publishWait(waitRelease|uint64(id)<<waitIDShift|uint64(uint32(size)), gen)
+}
+
+func (n *NIC) publishWait(on, gen uint64) {
+	if uint64(n.ent.waitGen) != gen { // plain read: only this process writes it
+		atomic.StoreUint64(&n.ent.waitGen, gen)
+	}
+	atomic.StoreUint64(&n.ent.waitOn, on)
+}
+
+// DoneWaiting publishes that this process no longer waits for what
+// WaitingForArrival or WaitingForRelease published.
+func (n *NIC) DoneWaiting() { atomic.StoreUint64(&n.ent.waitOn, waitNone) }
+
+// YieldHelps reports whether a yield of this process's CPU may let
+// another process of the job do something: whether a process that may run
+// on the CPU (pinned to it, or to none) is not waiting for a barrier's
+// arrival or release, or is waiting for one that has come. It reports
+// true where it cannot tell: this process is not pinned to one CPU, or
+// some process of the job has not opened its NIC yet. Only the caller's
+// wait state may be stale for it (a waiter that has just seen what it
+// awaited counts as waiting until it publishes DoneWaiting): the caller
+// asks again at its next poll.
+func (n *NIC) YieldHelps() bool {
+	if !n.matesKnown && !n.findMates() {
+		return true
+	}
+	if !n.pinned {
+		return true
+	}
+	for _, m := range n.mates {
+		if n.canRun(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// canRun reports whether process entry m waits for nothing this NIC can
+// see still missing.
+func (n *NIC) canRun(m *procEntry) bool {
+	on := atomic.LoadUint64(&m.waitOn)
+	if on == waitNone {
+		return true
+	}
+	gen := atomic.LoadUint64(&m.waitGen)
+	id, low := int(on>>waitIDShift&0x3fffffff), int(uint32(on))
+	if on&waitArrival != 0 {
+		return n.BarrierArrived(id, low, gen)
+	}
+	return n.BarrierReleased(id, low, gen)
+}
+
+// findMates finds, once every process of the job has opened its NIC, the
+// others that may run on this process's CPU: those pinned to it and those
+// pinned to none. It reports false while some process has not opened.
+func (n *NIC) findMates() bool {
+	mine := atomic.LoadUint64(&n.ent.cpu)
+	var mates []*procEntry
+	for _, e := range n.procs {
+		if atomic.LoadUint64(&e.ospid) == 0 {
+			return false
+		}
+		if c := atomic.LoadUint64(&e.cpu); e != n.ent && (c == mine || c == 0) {
+			mates = append(mates, e)
+		}
+	}
+	n.mates, n.pinned, n.matesKnown = mates, mine != 0, true
+	return true
+}

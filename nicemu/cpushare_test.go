@@ -1,0 +1,134 @@
+package nicemu
+
+import (
+	"runtime"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestYieldHelps checks the answer a waiter gets from the wait states of
+// the processes that share its CPU: processes 0, 2 and 3 of a job of 4
+// on CPU 0 (3 by being pinned to none), process 1 on CPU 1.
+func TestYieldHelps(t *testing.T) {
+	seg := newSegment(t, testConfig(4))
+	nics := make([]*NIC, 4)
+	for p := range nics {
+		nics[p] = openNIC(t, seg, p)
+	}
+	for p, cpu := range []int{0, 1, 0, -1} {
+		nics[p].publishCPU(cpu)
+	}
+	n0, n1, n2, n3 := nics[0], nics[1], nics[2], nics[3]
+	id, err := n0.AllocBarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := []int{0, 1, 2, 3}
+	check := func(when string, want bool) {
+		t.Helper()
+		if got := n0.YieldHelps(); got != want {
+			t.Errorf("%s: YieldHelps %v, want %v", when, got, want)
+		}
+	}
+	check("no process waits", true)
+
+	// 2 and 3 wait for 1's arrival at generation 1, which is missing.
+	n2.WaitingForArrival(id, 1, 1)
+	check("2 waits for a missing arrival, 3 waits for nothing", true)
+	if !n1.YieldHelps() {
+		t.Error("process 1: YieldHelps false; want true (3, pinned to no CPU, may run on 1's, and waits for nothing)")
+	}
+	n3.WaitingForArrival(id, 1, 1)
+	check("2 and 3 wait for a missing arrival", false)
+	if n1.YieldHelps() {
+		t.Error("process 1: YieldHelps true; want false (3, its one mate, waits for a missing arrival)")
+	}
+	if _, err := n1.BarrierArriveRecord(id, 1, procs, 1, [RecordSize]byte{}, [DatumSize]byte{}); err != nil {
+		t.Fatal(err)
+	}
+	check("the arrival they wait for came", true)
+
+	// 2 and 3 wait for generation 1's release: 0 has not arrived.
+	n2.WaitingForRelease(id, 4, 1)
+	n3.WaitingForRelease(id, 4, 1)
+	check("2 and 3 wait for a release 0 holds up", false)
+	for _, p := range []int{2, 3, 0} {
+		if _, err := nics[p].BarrierArriveRecord(id, p, procs, 1, [RecordSize]byte{}, [DatumSize]byte{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("the release came", true)
+
+	n2.WaitingForRelease(id, 4, 2)
+	n3.DoneWaiting()
+	check("3 waits no more", true)
+	n3.WaitingForArrival(id, 0, 2)
+	check("2 and 3 wait for generation 2", false)
+}
+
+// TestYieldHelpsUnknown checks that YieldHelps says true where it cannot
+// tell: the caller pinned to no CPU, or a process of the job not open yet.
+func TestYieldHelpsUnknown(t *testing.T) {
+	seg := newSegment(t, testConfig(3))
+	n0, n1 := openNIC(t, seg, 0), openNIC(t, seg, 1)
+	n0.publishCPU(0)
+	n1.publishCPU(0)
+	id, err := n0.AllocBarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n1.WaitingForArrival(id, 2, 1)
+	if !n0.YieldHelps() {
+		t.Error("process 2 not open: YieldHelps false, want true")
+	}
+	n2 := openNIC(t, seg, 2)
+	n2.publishCPU(1)
+	if n0.YieldHelps() {
+		t.Error("all open, the one mate waits for a missing arrival: YieldHelps true, want false")
+	}
+	n0.publishCPU(-1)
+	if !n0.YieldHelps() {
+		t.Error("the caller pinned to no CPU: YieldHelps false, want true")
+	}
+}
+
+// TestPinnedCPU checks pinnedCPU, and that Open publishes its answer, on
+// a thread pinned to one CPU and, where the test may run on several, on
+// one that is not.
+func TestPinnedCPU(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil {
+		t.Skipf("the affinity cannot be read: %v", err)
+	}
+	defer unix.SchedSetaffinity(0, &all)
+	cpu := -1
+	for c := range len(all) * 64 {
+		if all.IsSet(c) {
+			cpu = c // the last CPU allowed
+		}
+	}
+	var one unix.CPUSet
+	one.Set(cpu)
+	if err := unix.SchedSetaffinity(0, &one); err != nil {
+		t.Fatal(err)
+	}
+	if got := pinnedCPU(); got != cpu {
+		t.Errorf("pinned to CPU %d: pinnedCPU %d", cpu, got)
+	}
+	seg := newSegment(t, testConfig(1))
+	if n := openNIC(t, seg, 0); n.ent.cpu != uint64(cpu+1) {
+		t.Errorf("pinned to CPU %d: Open published CPU word %d, want %d", cpu, n.ent.cpu, cpu+1)
+	}
+	if all.Count() < 2 {
+		return
+	}
+	if err := unix.SchedSetaffinity(0, &all); err != nil {
+		t.Fatal(err)
+	}
+	if got := pinnedCPU(); got != -1 {
+		t.Errorf("allowed %d CPUs: pinnedCPU %d, want -1", all.Count(), got)
+	}
+}
