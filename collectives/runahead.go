@@ -44,7 +44,10 @@ import (
 // generation's release; WaitArrivedAt waits for member r's arrival at a
 // generation alone; KeyAt, RecordAt and DatumAt return what member r
 // passed for a generation, once it has arrived there and while the ring
-// holds it.
+// holds it; KeyWindowAt returns, likewise, a hash of the keys member r
+// passed for the KeyWindow generations up to one, in order, which is the
+// same for two members that passed the same keys, and differs where one
+// key differs.
 type RunAheadBarrier interface {
 	ArriveRecord(key uint64, rec [keySize]byte, datum [DatumSize]byte) (uint64, error)
 	Generation() uint64
@@ -54,6 +57,8 @@ type RunAheadBarrier interface {
 	KeyAt(r int, gen uint64) uint64
 	RecordAt(r int, gen uint64) [keySize]byte
 	DatumAt(r int, gen uint64) [DatumSize]byte
+	KeyWindowAt(r int, gen uint64) uint64
+	KeyWindow() int
 	RingDepth() int
 }
 
@@ -155,15 +160,59 @@ func (u *Runner) joinEarlier(err error) error {
 }
 
 // settle settles the unsettled comparisons of generations up to last, in
-// order, and keeps the first difference or failure in p.earlier.
+// order, and keeps the first difference or failure in p.earlier. The
+// calls one key window covers are settled at once where every member's
+// window agrees (a word a member, where comparing the calls' keys one by
+// one reads a word a member and a call); otherwise, and for a call alone,
+// one by one.
 func (p *RunAhead) settle(last uint64) {
 	k := 0
-	for ; k < p.n && p.pending[k].gen <= last; k++ {
-		if err := p.check(&p.pending[k], !p.releasedBy(p.pending[k].gen)); err != nil && p.earlier == nil {
-			p.earlier = err
+	for k < p.n && p.pending[k].gen <= last {
+		end := p.windowEnd(k, last)
+		if end > k+1 && p.windowAgrees(p.pending[end-1].gen) {
+			k = end
+			continue
+		}
+		for ; k < end; k++ {
+			if err := p.check(&p.pending[k], !p.releasedBy(p.pending[k].gen)); err != nil && p.earlier == nil {
+				p.earlier = err
+			}
 		}
 	}
 	p.n = copy(p.pending[:], p.pending[k:p.n])
+}
+
+// windowEnd returns the end of the unsettled calls from p.pending[k] on,
+// of generations up to last, that the key window at the last of them
+// covers: those of generations below pending[k]'s plus KeyWindow.
+func (p *RunAhead) windowEnd(k int, last uint64) int {
+	below := p.pending[k].gen + uint64(p.hw.KeyWindow())
+	end := k + 1
+	for end < p.n && p.pending[end].gen <= last && p.pending[end].gen < below {
+		end++
+	}
+	return end
+}
+
+// windowAgrees reports whether every member's key window at generation
+// gen is the same, once gen is released (waiting for it if need be):
+// then every member passed the same keys for the KeyWindow generations up
+// to gen. A failed wait reports false, so that the calls' own checks
+// report the failure.
+func (p *RunAhead) windowAgrees(gen uint64) bool {
+	if !p.releasedBy(gen) {
+		if p.hw.WaitReleasedAt(gen) != nil {
+			return false
+		}
+		p.released = max(p.released, gen)
+	}
+	w := p.hw.KeyWindowAt(0, gen)
+	for r := 1; r < p.size; r++ {
+		if p.hw.KeyWindowAt(r, gen) != w {
+			return false
+		}
+	}
+	return true
 }
 
 // releasedBy reports whether generation gen is released, reading the
@@ -227,8 +276,10 @@ func (u *Runner) arriveAhead(rb RunAheadBarrier, rec [keySize]byte, hash uint64,
 	}
 	next := rb.Generation() + 1
 	if lag := uint64(rb.RingDepth() / 2); next > lag && p.n > 0 && p.pending[0].gen <= next-lag {
-		p.settle(next - lag)
-		p.settle(p.released)
+		// Those that must be settled, and every one released by then
+		// (one reading of the arrivals), at once.
+		p.releasedBy(next - lag)
+		p.settle(max(next-lag, p.released))
 	}
 	s := &p.pending[p.n]
 	s.rec, s.hash = rec, hash

@@ -21,6 +21,8 @@ type scriptedRing struct {
 	datums   map[uint64][][DatumSize]byte
 	arrived  []int // the members WaitArrivedAt waited for
 	arrivals [][DatumSize]byte
+	// keyReads and windowReads count the calls of KeyAt and KeyWindowAt.
+	keyReads, windowReads int
 }
 
 func (s *scriptedRing) ArriveRecord(key uint64, rec [keySize]byte, datum [DatumSize]byte) (uint64, error) {
@@ -42,7 +44,25 @@ func (s *scriptedRing) LastReleased() uint64 {
 	}
 	return g
 }
-func (s *scriptedRing) KeyAt(r int, gen uint64) uint64 { return s.keys[gen][r] }
+func (s *scriptedRing) KeyAt(r int, gen uint64) uint64 {
+	s.keyReads++
+	return s.keys[gen][r]
+}
+
+// KeyWindowAt hashes the keys scripted for the window's generations as
+// the NIC does (a generation not scripted counts as keys 0).
+func (s *scriptedRing) KeyWindowAt(r int, gen uint64) uint64 {
+	s.windowReads++
+	var w uint64
+	for g := max(1, int(gen)-s.KeyWindow()+1); g <= int(gen); g++ {
+		w *= 0x9e3779b97f4a7c15
+		if k := s.keys[uint64(g)]; k != nil {
+			w += k[r]
+		}
+	}
+	return w
+}
+func (s *scriptedRing) KeyWindow() int { return s.RingDepth() / 2 }
 func (s *scriptedRing) RecordAt(r int, gen uint64) [keySize]byte {
 	return s.recs[gen][r]
 }
@@ -280,4 +300,52 @@ func TestRunAheadOnlyFanOut(t *testing.T) {
 type ringHW struct {
 	*memHW
 	*scriptedRing
+}
+
+// TestRunAheadSettleWindows checks that calls are settled a key window at
+// a time where the members' windows agree, reading no key, and one by
+// one where they do not: a difference is still found, and the first in
+// order is the one reported, though a later window differs too.
+func TestRunAheadSettleWindows(t *testing.T) {
+	const n, calls = 3, 10 // the scripted ring's window: 4 generations
+	bcast := Key{Coll: CollBcast, Elem: 1, Bytes: 8}
+	run := func(odd map[uint64]Key) (*scriptedRing, error) {
+		s := &scriptedRing{keys: map[uint64][]uint64{}, recs: map[uint64][][keySize]byte{}, released: map[uint64]bool{}}
+		p := &RunAhead{hw: s, size: n, mask: 1<<64 - 1}
+		for gen := uint64(1); gen <= calls; gen++ {
+			other, ok := odd[gen]
+			if !ok {
+				other = bcast
+			}
+			u := unsettled{gen: gen, hash: s.script(gen, n, 1, bcast, other)}
+			bcast.put(u.rec[:])
+			p.pending[gen-1] = u
+			s.released[gen] = true
+		}
+		p.n, s.gen = calls, calls
+		p.settle(calls)
+		if p.n != 0 {
+			t.Errorf("%d calls left unsettled", p.n)
+		}
+		return s, (&Runner{RunAhead: p}).withEarlier(nil)
+	}
+
+	s, err := run(nil)
+	if err != nil || s.keyReads != 0 || s.windowReads != 3*n {
+		t.Errorf("10 calls alike: %v, %d keys and %d windows read; want no error, 0 and 9 (windows at 4, 8 and 10)",
+			err, s.keyReads, s.windowReads)
+	}
+
+	rootTwo, bytes16 := bcast, bcast
+	rootTwo.Root, bytes16.Bytes = 2, 16
+	s, err = run(map[uint64]Key{3: rootTwo, 6: bytes16})
+	if !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "root 2") {
+		t.Errorf("differences at 3 and 6: %v; want the first, in roots", err)
+	}
+	// The windows at 4 and 8 differ at member 1 (2 read each), the one at
+	// 10 agrees (3).
+	if s.keyReads != 8*n || s.windowReads != 7 {
+		t.Errorf("differences at 3 and 6: %d keys and %d windows read; want 24 (generations 1 to 8 one by one) and 7",
+			s.keyReads, s.windowReads)
+	}
 }

@@ -166,10 +166,52 @@ type barrierArrival struct {
 
 // ringEntry is one generation's key and data word in an arrival line's
 // ring: a reader of a member's data word finds its key on the same line.
+// window is the member's key window at the generation (putKey).
 type ringEntry struct {
-	key   uint64
-	_     [8]byte
-	datum [DatumSize]byte
+	key    uint64
+	window uint64
+	datum  [DatumSize]byte
+}
+
+// KeyWindow is how many generations' keys a member's key window covers
+// (BarrierKeyWindow): as many as the collectives run ahead, half the
+// ring, so that one window covers the calls a process settles at once.
+const KeyWindow = RecordRingDepth / 2
+
+// keyWindowBase is the base of the key windows' polynomial hash (odd, so
+// that a difference in one key always shows), and keyWindowTop its
+// KeyWindow-th power, the weight of the key that leaves the window.
+const keyWindowBase = 0x9e3779b97f4a7c15
+
+var keyWindowTop = func() uint64 {
+	p := uint64(1)
+	for range KeyWindow {
+		p *= keyWindowBase
+	}
+	return p
+}()
+
+// putKey writes key (masked) for generation gen into a's ring, with the
+// member's key window at gen: the sum of key_j * keyWindowBase^(gen-j)
+// over the generations j of gen-KeyWindow+1 to gen (keys of generations
+// before 1 counting as 0), modulo 2^64, found from the window at gen-1.
+// Every arrival writes it, so that the windows of members that passed
+// the same keys for the last KeyWindow generations are equal: a reader
+// compares KeyWindow generations' keys in one word a member.
+// Generations before 1 are not read: a controller freed and claimed
+// again starts at generation 1 with the last user's ring.
+func putKey(a *barrierArrival, gen, key uint64) {
+	key &= 1<<KeyBits - 1
+	var prev, old uint64
+	if gen > 1 {
+		prev = a.ring[(gen-1)%RecordRingDepth].window
+	}
+	if gen > KeyWindow {
+		old = a.ring[(gen-KeyWindow)%RecordRingDepth].key
+	}
+	e := &a.ring[gen%RecordRingDepth]
+	e.key = key
+	e.window = prev*keyWindowBase + key - old*keyWindowTop
 }
 
 func (s *Segment) syncBase(p int) int { return s.partBase(p) + partSync }
@@ -379,7 +421,7 @@ func writeArrival(a *barrierArrival, slot []byte, gen, key uint64, datum [DatumS
 	*slotHeader(slot) = gen<<payloadGenShift | uint64(len(head)+len(tail))
 	a.keys[gen&1] = key & (1<<KeyBits - 1)
 	a.data[gen&1] = datum
-	a.ring[gen%RecordRingDepth].key = key & (1<<KeyBits - 1)
+	putKey(a, gen, key)
 }
 
 // BarrierArriveRecord enters controller id as BarrierArriveKey does, but
@@ -405,8 +447,8 @@ func (n *NIC) BarrierArriveRecord(id, member int, procs []int, key uint64, rec [
 	}
 	a := n.seg.arrival(id, member)
 	gen = atomic.LoadUint64(&a.gen) + 1
-	e := &a.ring[gen%RecordRingDepth]
-	e.key, e.datum = key&(1<<KeyBits-1), datum
+	putKey(a, gen, key)
+	a.ring[gen%RecordRingDepth].datum = datum
 	a.recs[gen%RecordRingDepth] = rec
 	publishGen(&a.gen, gen)
 	n.countArrival()
@@ -496,6 +538,20 @@ func (n *NIC) BarrierKey(id, member int, gen uint64) uint64 {
 		return 0
 	}
 	return atomic.LoadUint64(&n.seg.arrival(id, member).ring[gen%RecordRingDepth].key)
+}
+
+// BarrierKeyWindow returns member's key window at generation gen of
+// controller id: a hash of the keys it passed for generations
+// gen-KeyWindow+1 to gen, in order (see putKey): equal to another
+// member's if they passed the same keys; where one key differs, never
+// equal, and where several do, equal only if their differences cancel in
+// the hash. Valid while BarrierKey's key of gen is (0 for a bad id or
+// member). Safe for concurrent use.
+func (n *NIC) BarrierKeyWindow(id, member int, gen uint64) uint64 {
+	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
+		return 0
+	}
+	return atomic.LoadUint64(&n.seg.arrival(id, member).ring[gen%RecordRingDepth].window)
 }
 
 // BarrierRingDatum returns the data word member passed to

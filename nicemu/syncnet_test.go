@@ -977,3 +977,62 @@ func TestBarrierRecordRings(t *testing.T) {
 		t.Errorf("member 0's arrival: %v, word %v", n1.BarrierArrived(id, 0, 1), n1.BarrierRingDatum(id, 0, 1))
 	}
 }
+
+// TestBarrierKeyWindow checks every member's key window against the hash
+// computed from the keys it passed, through both kinds of arrival and
+// across the ring's wrap, then on the controller freed and claimed again
+// (its rings still holding the last use's keys): two members that pass the
+// same keys have the same window, and one key of difference shows for
+// KeyWindow generations, then no more.
+func TestBarrierKeyWindow(t *testing.T) {
+	seg := newSegment(t, testConfig(2))
+	nics := []*NIC{openNIC(t, seg, 0), openNIC(t, seg, 1)}
+	procs := []int{0, 1}
+	const odd = 40 // the generation at which member 1 passes another key
+	first := -1
+	for use := range 2 {
+		id, err := nics[0].AllocBarrier()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first < 0 {
+			first = id
+		} else if id != first {
+			t.Fatalf("claimed controller %d after freeing %d: the test needs the rings of the last use", id, first)
+		}
+		var passed [2][]uint64 // by member, the keys of generations 1, 2, ...
+		for gen := uint64(1); gen <= 3*RecordRingDepth; gen++ {
+			for m, n := range nics {
+				key := gen*0x1234567 + uint64(use) // masked by the NIC
+				if m == 1 && gen == odd {
+					key++
+				}
+				passed[m] = append(passed[m], key&(1<<KeyBits-1))
+				if gen%3 == 0 {
+					_, err = n.BarrierArriveKey(id, m, procs, key, nil)
+				} else {
+					_, err = n.BarrierArriveRecord(id, m, procs, key, [RecordSize]byte{}, [DatumSize]byte{})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			for m := range nics {
+				var want uint64
+				for j := max(1, int(gen)-KeyWindow+1); j <= int(gen); j++ {
+					want = want*keyWindowBase + passed[m][j-1]
+				}
+				if got := nics[0].BarrierKeyWindow(id, m, gen); got != want {
+					t.Fatalf("use %d, generation %d, member %d: window %#x, want %#x", use, gen, m, got, want)
+				}
+			}
+			w0, w1 := nics[1].BarrierKeyWindow(id, 0, gen), nics[1].BarrierKeyWindow(id, 1, gen)
+			if differs := gen >= odd && gen < odd+KeyWindow; (w0 != w1) != differs {
+				t.Errorf("use %d, generation %d: windows differ %v, want %v", use, gen, w0 != w1, differs)
+			}
+		}
+		if err := nics[1].FreeBarrier(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

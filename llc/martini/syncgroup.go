@@ -256,6 +256,15 @@ func (g *SyncGroup) DatumAt(r int, gen uint64) [nicemu.DatumSize]byte {
 // ring holds it.
 func (g *SyncGroup) KeyAt(r int, gen uint64) uint64 { return g.nic.BarrierKey(g.id, r, gen) }
 
+// KeyWindowAt returns member r's key window at generation gen
+// (nicemu.NIC.BarrierKeyWindow), while the ring holds it.
+func (g *SyncGroup) KeyWindowAt(r int, gen uint64) uint64 {
+	return g.nic.BarrierKeyWindow(g.id, r, gen)
+}
+
+// KeyWindow is how many generations a key window covers.
+func (g *SyncGroup) KeyWindow() int { return nicemu.KeyWindow }
+
 // RecordAt returns the record member r passed to ArriveRecord for
 // generation gen, while the ring holds it.
 func (g *SyncGroup) RecordAt(r int, gen uint64) [nicemu.RecordSize]byte {
