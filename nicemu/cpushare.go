@@ -14,8 +14,9 @@ import (
 // 0.55 µs on the 2-core Intel Xeon VM), and where every other process on
 // the waiter's core waits too, for a process on another core, the yield
 // only hands the core to a process that looks and yields it back. In a
-// small broadcast with a rotating root at 4 processes on 2 cores, about
-// four switches in ten were of that kind.
+// small broadcast with a rotating root at 4 processes on 2 cores, a third
+// of the switches were of that kind: asked first, the waiters switched
+// 1.15 times a call (both cores together) instead of 1.71.
 //
 // So each process publishes, in the second line of its process entry, the
 // CPU it is pinned to (at Open) and, while it waits for a member's
