@@ -68,7 +68,8 @@ func TestYieldHelps(t *testing.T) {
 }
 
 // TestYieldHelpsUnknown checks that YieldHelps says true where it cannot
-// tell: the caller pinned to no CPU, or a process of the job not open yet.
+// tell (the caller pinned to no CPU, or a process of the job not open
+// yet) and for a process alone on its CPU.
 func TestYieldHelpsUnknown(t *testing.T) {
 	seg := newSegment(t, testConfig(3))
 	n0, n1 := openNIC(t, seg, 0), openNIC(t, seg, 1)
@@ -86,6 +87,9 @@ func TestYieldHelpsUnknown(t *testing.T) {
 	n2.publishCPU(1)
 	if n0.YieldHelps() {
 		t.Error("all open, the one mate waits for a missing arrival: YieldHelps true, want false")
+	}
+	if !n2.YieldHelps() {
+		t.Error("process 2, alone on its CPU: YieldHelps false, want true")
 	}
 	n0.publishCPU(-1)
 	if !n0.YieldHelps() {
