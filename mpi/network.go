@@ -144,6 +144,7 @@ func openMartini(job *launch.Job) (*martini.Translator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s=%d: %w", launch.EnvSegmentFD, fd, err)
 	}
+	tr.PublishCPU(launch.PinnedCPU()) // the processes sharing a CPU know each other
 	return tr, nil
 }
 

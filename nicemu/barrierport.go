@@ -84,7 +84,7 @@ func (p *BarrierPort) Enter(key uint64, datum [DatumSize]byte, head, tail []byte
 	if !released {
 		released = p.Released(gen)
 	}
-	p.n.afterArrival(p.member, p.procs, released, false)
+	p.n.afterArrival(p.member, p.procs, released)
 	return gen, released, nil
 }
 

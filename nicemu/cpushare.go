@@ -1,10 +1,6 @@
 package nicemu
 
-import (
-	"sync/atomic"
-
-	"golang.org/x/sys/unix"
-)
+import "sync/atomic"
 
 // Processes sharing a CPU.
 //
@@ -19,7 +15,8 @@ import (
 // 1.15 times a call (both cores together) instead of 1.71.
 //
 // So each process publishes, in the second line of its process entry, the
-// CPU it is pinned to (at Open) and, while it waits for a member's
+// CPU it is pinned to (PublishCPU, which the launcher's side calls with
+// launch.PinnedCPU) and, while it waits for a member's
 // arrival at a generation of a barrier controller or for a generation's
 // release, what it waits for (WaitingForArrival, WaitingForRelease,
 // DoneWaiting); YieldHelps tells a waiter whether a process that may run
@@ -36,38 +33,35 @@ import (
 // asks, it is alone on its CPU and yields as before.
 
 // Wait states of a process entry's waitOn: waitNone, or waitArrival or
-// waitRelease with the controller's id shifted by waitIDShift and the
-// member awaited (waitArrival) or the group's size (waitRelease) in the
-// low bits.
+// waitRelease with the controller's id shifted by waitIDShift (waitIDMask
+// wide) and the member awaited (waitArrival) or the group's size
+// (waitRelease) in the low bits.
 const (
 	waitNone    = 0
 	waitArrival = 1 << 63
 	waitRelease = 1 << 62
 	waitIDShift = 32
+	waitIDMask  = 1<<30 - 1
 )
 
-// pinnedCPU returns the one CPU the calling thread may run on, or -1 if
-// it may run on several (or the affinity cannot be read). The launcher
-// pins a whole process before the runtime starts its threads, so the
-// calling thread's affinity is the process's.
-func pinnedCPU() int {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() != 1 {
-		return -1
-	}
-	for c := range len(set) * 64 {
-		if set.IsSet(c) {
-			return c
-		}
-	}
-	return -1
-}
+// The CPU word of a process entry: cpuUnpublished until the process
+// publishes its CPU, then cpuNone or cpuBase plus the CPU.
+const (
+	cpuUnpublished = 0
+	cpuNone        = 1
+	cpuBase        = 2
+)
 
-// publishCPU publishes cpu (-1: not pinned to one) as this process's CPU
-// and that it waits for nothing.
-func (n *NIC) publishCPU(cpu int) {
+// PublishCPU publishes cpu, the CPU this process is pinned to (-1: not
+// pinned to one), and that it waits for nothing. Until every process of
+// the job has published its CPU, YieldHelps cannot tell and says true.
+func (n *NIC) PublishCPU(cpu int) {
 	atomic.StoreUint64(&n.ent.waitOn, waitNone)
-	atomic.StoreUint64(&n.ent.cpu, uint64(cpu+1))
+	w := uint64(cpuNone)
+	if cpu >= 0 {
+		w = cpuBase + uint64(cpu)
+	}
+	atomic.StoreUint64(&n.ent.cpu, w)
 	n.mates, n.matesKnown = nil, false
 }
 
@@ -85,9 +79,7 @@ func (n *NIC) WaitingForRelease(id, size int, gen uint64) {
 }
 
 func (n *NIC) publishWait(on, gen uint64) {
-	if uint64(n.ent.waitGen) != gen { // plain read: only this process writes it
-		atomic.StoreUint64(&n.ent.waitGen, gen)
-	}
+	atomic.StoreUint64(&n.ent.waitGen, gen)
 	atomic.StoreUint64(&n.ent.waitOn, on)
 }
 
@@ -100,7 +92,7 @@ func (n *NIC) DoneWaiting() { atomic.StoreUint64(&n.ent.waitOn, waitNone) }
 // on the CPU (pinned to it, or to none) is not waiting for a barrier's
 // arrival or release, or is waiting for one that has come. It reports
 // true where it cannot tell: this process is not pinned to one CPU, or
-// some process of the job has not opened its NIC yet; and where no other
+// some process of the job has not published its CPU yet; and where no other
 // process may run on its CPU (see above). Only the caller's
 // wait state may be stale for it (a waiter that has just seen what it
 // awaited counts as waiting until it publishes DoneWaiting): the caller
@@ -128,27 +120,29 @@ func (n *NIC) canRun(m *procEntry) bool {
 		return true
 	}
 	gen := atomic.LoadUint64(&m.waitGen)
-	id, low := int(on>>waitIDShift&0x3fffffff), int(uint32(on))
+	id, low := int(on>>waitIDShift&waitIDMask), int(uint32(on))
 	if on&waitArrival != 0 {
 		return n.BarrierArrived(id, low, gen)
 	}
 	return n.BarrierReleased(id, low, gen)
 }
 
-// findMates finds, once every process of the job has opened its NIC, the
-// others that may run on this process's CPU: those pinned to it and those
-// pinned to none. It reports false while some process has not opened.
+// findMates finds, once every process of the job has published its CPU,
+// the others that may run on this process's CPU: those pinned to it and
+// those pinned to none. It reports false while some process has not
+// published.
 func (n *NIC) findMates() bool {
 	mine := atomic.LoadUint64(&n.ent.cpu)
 	var mates []*procEntry
 	for _, e := range n.procs {
-		if atomic.LoadUint64(&e.ospid) == 0 {
+		c := atomic.LoadUint64(&e.cpu)
+		if c == cpuUnpublished {
 			return false
 		}
-		if c := atomic.LoadUint64(&e.cpu); e != n.ent && (c == mine || c == 0) {
+		if e != n.ent && (c == mine || c == cpuNone) {
 			mates = append(mates, e)
 		}
 	}
-	n.mates, n.pinned, n.matesKnown = mates, mine != 0, true
+	n.mates, n.pinned, n.matesKnown = mates, mine != cpuNone, true
 	return true
 }

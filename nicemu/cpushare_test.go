@@ -1,11 +1,6 @@
 package nicemu
 
-import (
-	"runtime"
-	"testing"
-
-	"golang.org/x/sys/unix"
-)
+import "testing"
 
 // TestYieldHelps checks the answer a waiter gets from the wait states of
 // the processes that share its CPU: processes 0, 2 and 3 of a job of 4
@@ -17,7 +12,7 @@ func TestYieldHelps(t *testing.T) {
 		nics[p] = openNIC(t, seg, p)
 	}
 	for p, cpu := range []int{0, 1, 0, -1} {
-		nics[p].publishCPU(cpu)
+		nics[p].PublishCPU(cpu)
 	}
 	n0, n1, n2, n3 := nics[0], nics[1], nics[2], nics[3]
 	id, err := n0.AllocBarrier()
@@ -68,13 +63,13 @@ func TestYieldHelps(t *testing.T) {
 }
 
 // TestYieldHelpsUnknown checks that YieldHelps says true where it cannot
-// tell (the caller pinned to no CPU, or a process of the job not open
-// yet) and for a process alone on its CPU.
+// tell (the caller pinned to no CPU, or a process of the job that has not
+// published its CPU) and for a process alone on its CPU.
 func TestYieldHelpsUnknown(t *testing.T) {
 	seg := newSegment(t, testConfig(3))
 	n0, n1 := openNIC(t, seg, 0), openNIC(t, seg, 1)
-	n0.publishCPU(0)
-	n1.publishCPU(0)
+	n0.PublishCPU(0)
+	n1.PublishCPU(0)
 	id, err := n0.AllocBarrier()
 	if err != nil {
 		t.Fatal(err)
@@ -84,55 +79,39 @@ func TestYieldHelpsUnknown(t *testing.T) {
 		t.Error("process 2 not open: YieldHelps false, want true")
 	}
 	n2 := openNIC(t, seg, 2)
-	n2.publishCPU(1)
+	if !n0.YieldHelps() {
+		t.Error("process 2 open, its CPU not published: YieldHelps false, want true")
+	}
+	n2.PublishCPU(1)
 	if n0.YieldHelps() {
 		t.Error("all open, the one mate waits for a missing arrival: YieldHelps true, want false")
 	}
 	if !n2.YieldHelps() {
 		t.Error("process 2, alone on its CPU: YieldHelps false, want true")
 	}
-	n0.publishCPU(-1)
+	n0.PublishCPU(-1)
 	if !n0.YieldHelps() {
 		t.Error("the caller pinned to no CPU: YieldHelps false, want true")
 	}
 }
 
-// TestPinnedCPU checks pinnedCPU, and that Open publishes its answer, on
-// a thread pinned to one CPU and, where the test may run on several, on
-// one that is not.
-func TestPinnedCPU(t *testing.T) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var all unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &all); err != nil {
-		t.Skipf("the affinity cannot be read: %v", err)
+// TestOpenUnpublishes checks that Open forgets what an earlier user of
+// the process slot published: its CPU and its wait.
+func TestOpenUnpublishes(t *testing.T) {
+	seg := newSegment(t, testConfig(2))
+	n0, n1 := openNIC(t, seg, 0), openNIC(t, seg, 1)
+	n0.PublishCPU(0)
+	n1.PublishCPU(0)
+	n1.WaitingForArrival(0, 0, 1)
+	if n0.YieldHelps() {
+		t.Fatal("the one mate waits for a missing arrival: YieldHelps true, want false")
 	}
-	defer unix.SchedSetaffinity(0, &all)
-	cpu := -1
-	for c := range len(all) * 64 {
-		if all.IsSet(c) {
-			cpu = c // the last CPU allowed
-		}
+	again := openNIC(t, seg, 1)
+	if again.ent.cpu != cpuUnpublished || again.ent.waitOn != waitNone {
+		t.Errorf("after Open: CPU word %d, wait %#x; want %d, %#x", again.ent.cpu, again.ent.waitOn, cpuUnpublished, waitNone)
 	}
-	var one unix.CPUSet
-	one.Set(cpu)
-	if err := unix.SchedSetaffinity(0, &one); err != nil {
-		t.Fatal(err)
-	}
-	if got := pinnedCPU(); got != cpu {
-		t.Errorf("pinned to CPU %d: pinnedCPU %d", cpu, got)
-	}
-	seg := newSegment(t, testConfig(1))
-	if n := openNIC(t, seg, 0); n.ent.cpu != uint64(cpu+1) {
-		t.Errorf("pinned to CPU %d: Open published CPU word %d, want %d", cpu, n.ent.cpu, cpu+1)
-	}
-	if all.Count() < 2 {
-		return
-	}
-	if err := unix.SchedSetaffinity(0, &all); err != nil {
-		t.Fatal(err)
-	}
-	if got := pinnedCPU(); got != -1 {
-		t.Errorf("allowed %d CPUs: pinnedCPU %d, want -1", all.Count(), got)
+	n0.PublishCPU(0) // forget the mates found
+	if !n0.YieldHelps() {
+		t.Error("process 1 reopened, its CPU not published: YieldHelps false, want true")
 	}
 }

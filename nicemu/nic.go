@@ -173,7 +173,9 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 	}
 	hb := seg.heapBase(pid)
 	n.heap = newHeap(hb, int(seg.hdr.heapSize))
-	n.publishCPU(pinnedCPU()) // before the OS pid, by which findMates sees it opened
+	// Nothing published of an earlier user of the slot (PublishCPU).
+	atomic.StoreUint64(&n.ent.cpu, cpuUnpublished)
+	atomic.StoreUint64(&n.ent.waitOn, waitNone)
 	atomic.StoreUint64(&n.ent.ospid, uint64(os.Getpid()))
 	if ProcState(atomic.LoadUint64(&n.ent.state)) < ProcAttached {
 		atomic.StoreUint64(&n.ent.state, uint64(ProcAttached))

@@ -157,7 +157,7 @@ type procEntry struct {
 	heapTop uint64
 	// The second line (cpushare.go): the CPU the process is pinned to,
 	// and what it waits for, written by the process only.
-	cpu     uint64 // 1 + the CPU, or 0: not pinned to one
+	cpu     uint64 // cpuUnpublished, cpuNone, or cpuBase + the CPU
 	waitOn  uint64 // waitNone, or what waitGen's generation is awaited of
 	waitGen uint64
 	_       [128 - 64 - 24]byte

@@ -452,7 +452,7 @@ func (n *NIC) BarrierArriveRecord(id, member int, procs []int, key uint64, rec [
 	a.recs[gen%RecordRingDepth] = rec
 	publishGen(&a.gen, gen)
 	n.countArrival()
-	n.afterArrival(member, procs, false, true)
+	n.ringMembers(member, procs)
 	return gen, nil
 }
 
@@ -500,7 +500,7 @@ func (n *NIC) publishArrival(id, member int, procs []int, a *barrierArrival, gen
 	if !released {
 		released = n.BarrierReleased(id, len(procs), gen)
 	}
-	n.afterArrival(member, procs, released, false)
+	n.afterArrival(member, procs, released)
 }
 
 // countArrival counts an arrival; its atomic add is the full fence (on
@@ -511,20 +511,22 @@ func (n *NIC) countArrival() {
 }
 
 // afterArrival is publishArrival's second half, once the caller has seen
-// whether the arrival released its generation: it counts the release and,
-// if released or wake, rings the other members.
-func (n *NIC) afterArrival(member int, procs []int, released, wake bool) {
+// whether the arrival released its generation: if it did, it counts the
+// release and rings the other members.
+func (n *NIC) afterArrival(member int, procs []int, released bool) {
 	if released {
 		atomic.AddUint64(&n.seg.syncCounters(n.pid).releases, 1)
+		n.ringMembers(member, procs)
 	}
-	if released || wake {
-		// Ring those that may be asleep. A member that armed its
-		// doorbell before seeing this arrival missing is seen armed
-		// here.
-		for i, p := range procs {
-			if i != member {
-				n.ring(p)
-			}
+}
+
+// ringMembers rings the members of procs but member that may be asleep,
+// after an arrival's fence (countArrival): a member that armed its
+// doorbell before seeing the arrival missing is seen armed here.
+func (n *NIC) ringMembers(member int, procs []int) {
+	for i, p := range procs {
+		if i != member {
+			n.ring(p)
 		}
 	}
 }

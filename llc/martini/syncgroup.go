@@ -173,7 +173,14 @@ func (g *SyncGroup) Released() bool { return barrierReleased(g) }
 // last Arrive entered, or the engine fails.
 func (g *SyncGroup) WaitReleased() error {
 	g.publishRelease(g.gen)
-	err := g.wait(barrierReleased)
+	return g.waitPublished(barrierReleased)
+}
+
+// waitPublished is wait for what this process has published it waits for
+// (nicemu's WaitingForArrival, WaitingForRelease), and publishes that it
+// no longer does.
+func (g *SyncGroup) waitPublished(cond func(g *SyncGroup) bool) error {
+	err := g.wait(cond)
 	g.nic.DoneWaiting()
 	return err
 }
@@ -222,9 +229,7 @@ func (g *SyncGroup) WaitReleasedAt(gen uint64) error {
 	}
 	g.at = gen
 	g.publishRelease(gen)
-	err := g.wait(releasedAt)
-	g.nic.DoneWaiting()
-	return err
+	return g.waitPublished(releasedAt)
 }
 
 func releasedAt(g *SyncGroup) bool { return g.ReleasedAt(g.at) }
@@ -239,9 +244,7 @@ func (g *SyncGroup) WaitArrivedAt(r int, gen uint64) error {
 	}
 	g.at, g.atOf = gen, r
 	g.nic.WaitingForArrival(g.id, r, gen)
-	err := g.wait(arrivedAt)
-	g.nic.DoneWaiting()
-	return err
+	return g.waitPublished(arrivedAt)
 }
 
 func arrivedAt(g *SyncGroup) bool { return g.nic.BarrierArrived(g.id, g.atOf, g.at) }

@@ -328,6 +328,11 @@ func (t *Translator) YieldHelps() bool {
 	return t.Modelled() || t.nic.YieldHelps()
 }
 
+// PublishCPU publishes the CPU this process is pinned to (-1: none), by
+// which the processes of the job that share it know each other
+// (YieldHelps; nicemu.NIC.PublishCPU).
+func (t *Translator) PublishCPU(cpu int) { t.nic.PublishCPU(cpu) }
+
 // Modelled reports whether the NIC runs under a timing profile (the
 // Martini model), whose requests the synchronisation network's payloads
 // and multicasts bypass.
