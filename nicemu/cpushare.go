@@ -62,7 +62,7 @@ func (n *NIC) PublishCPU(cpu int) {
 		w = cpuBase + uint64(cpu)
 	}
 	atomic.StoreUint64(&n.ent.cpu, w)
-	n.mates, n.matesKnown = nil, false
+	n.cpuMates.Store(nil)
 }
 
 // WaitingForArrival publishes that this process waits for member's
@@ -97,14 +97,22 @@ func (n *NIC) DoneWaiting() { atomic.StoreUint64(&n.ent.waitOn, waitNone) }
 // wait state may be stale for it (a waiter that has just seen what it
 // awaited counts as waiting until it publishes DoneWaiting): the caller
 // asks again at its next poll.
+//
+// Goroutines of the process may ask at once. The process has one wait
+// state: a goroutine's DoneWaiting or its wait published over another's
+// only makes the answer true where it might have been false, or false
+// until the goroutine's next poll.
 func (n *NIC) YieldHelps() bool {
-	if !n.matesKnown && !n.findMates() {
-		return true
+	cm := n.cpuMates.Load()
+	if cm == nil {
+		if cm = n.findMates(); cm == nil {
+			return true
+		}
 	}
-	if !n.pinned || len(n.mates) == 0 {
+	if !cm.pinned || len(cm.mates) == 0 {
 		return true // a yield on a CPU of its own switches to nothing (see above)
 	}
-	for _, m := range n.mates {
+	for _, m := range cm.mates {
 		if n.canRun(m) {
 			return true
 		}
@@ -127,22 +135,29 @@ func (n *NIC) canRun(m *procEntry) bool {
 	return n.BarrierReleased(id, low, gen)
 }
 
+// cpuMates are the other processes that may run on a process's CPU, and
+// whether the process is pinned to one.
+type cpuMates struct {
+	mates  []*procEntry
+	pinned bool
+}
+
 // findMates finds, once every process of the job has published its CPU,
 // the others that may run on this process's CPU: those pinned to it and
-// those pinned to none. It reports false while some process has not
-// published.
-func (n *NIC) findMates() bool {
+// those pinned to none, and keeps them for later calls. It returns nil
+// while some process has not published.
+func (n *NIC) findMates() *cpuMates {
 	mine := atomic.LoadUint64(&n.ent.cpu)
-	var mates []*procEntry
+	cm := &cpuMates{pinned: mine != cpuNone}
 	for _, e := range n.procs {
 		c := atomic.LoadUint64(&e.cpu)
 		if c == cpuUnpublished {
-			return false
+			return nil
 		}
 		if e != n.ent && (c == mine || c == cpuNone) {
-			mates = append(mates, e)
+			cm.mates = append(cm.mates, e)
 		}
 	}
-	n.mates, n.pinned, n.matesKnown = mates, mine != cpuNone, true
-	return true
+	n.cpuMates.CompareAndSwap(nil, cm)
+	return cm
 }

@@ -1,6 +1,9 @@
 package nicemu
 
-import "testing"
+import (
+	"sync"
+	"testing"
+)
 
 // TestYieldHelps checks the answer a waiter gets from the wait states of
 // the processes that share its CPU: processes 0, 2 and 3 of a job of 4
@@ -113,5 +116,38 @@ func TestOpenUnpublishes(t *testing.T) {
 	n0.PublishCPU(0) // forget the mates found
 	if !n0.YieldHelps() {
 		t.Error("process 1 reopened, its CPU not published: YieldHelps false, want true")
+	}
+}
+
+// TestYieldHelpsConcurrent asks from several goroutines of one process at
+// once, as the waits of concurrent MPI calls do; under the race detector
+// it fails if the mates found on first use are shared unsynchronised.
+func TestYieldHelpsConcurrent(t *testing.T) {
+	seg := newSegment(t, testConfig(2))
+	n0, n1 := openNIC(t, seg, 0), openNIC(t, seg, 1)
+	n0.PublishCPU(0)
+	n1.PublishCPU(0)
+	id, err := n0.AllocBarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n1.WaitingForRelease(id, 2, 1) // a release 0 holds up
+	var wg sync.WaitGroup
+	answers := make([]bool, 4)
+	for g := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[g] = true
+			for range 100 {
+				answers[g] = answers[g] && n0.YieldHelps()
+			}
+		}()
+	}
+	wg.Wait()
+	for g, a := range answers {
+		if a {
+			t.Errorf("goroutine %d: YieldHelps true, want false (the one mate waits for a release the caller holds up)", g)
+		}
 	}
 }

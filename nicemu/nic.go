@@ -61,10 +61,10 @@ type NIC struct {
 	cma   bool         // cross-memory attach permitted
 	huge  *hugePages   // nil: the memory of cross-memory copies keeps its pages
 	procs []*procEntry // PGIDTBL entries of every process, by PID
-	// mates are the other processes that may run on this one's CPU, once
-	// matesKnown; pinned: this process is pinned to one (cpushare.go).
-	mates              []*procEntry
-	matesKnown, pinned bool
+	// cpuMates, once every process has published its CPU, are the others
+	// that may run on this one's CPU (cpushare.go); goroutines waiting at
+	// once share it.
+	cpuMates atomic.Pointer[cpuMates]
 
 	eventsMu sync.Mutex
 	events   []ErrorEvent
