@@ -1,0 +1,121 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// BenchmarkLineWork measures what the cross-core floor (Floor) becomes
+// when each side does some work between seeing the other's store and
+// replying, as every MPI does between a message's arrival and its answer.
+// Two threads, pinned to the floor's two CPUs, take turns storing a
+// counter into one cache line; after seeing the other's store, each runs
+// a dependent chain of work multiply-adds before it stores. It reports
+// the half round trip (ns/half) and the work alone (work-ns, timed on one
+// thread), so that the line's own cost is ns/half - work-ns. The floor
+// is work=0:
+//
+//	go test -run XXX -bench LineWork ./bench
+//
+// It is a measurement of the machine, not of this runtime: it needs two
+// CPUs and skips with fewer.
+func BenchmarkLineWork(b *testing.B) {
+	cpus, err := floorCPUs()
+	if errors.Is(err, ErrFloorCPUs) {
+		b.Skip(err)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, work := range []int{0, 8, 16, 32, 64, 96} {
+		b.Run(fmt.Sprintf("work=%d", work), func(b *testing.B) {
+			half, err := lineWork(cpus, work, b.N)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(half, "ns/half")
+			b.ReportMetric(workNs(work), "work-ns")
+		})
+	}
+}
+
+// workLine is the shared line: the counter, alone in its cache line.
+type workLine struct {
+	_ [64]byte
+	n atomic.Uint64
+	_ [56]byte
+}
+
+// lineWork runs n round trips between two threads pinned to cpus, each
+// doing work multiply-adds before it replies, and returns the half round
+// trip in nanoseconds.
+func lineWork(cpus [2]int, work, n int) (float64, error) {
+	var (
+		line   workLine
+		wg     sync.WaitGroup
+		errs   [2]error
+		start  time.Time
+		took   time.Duration
+		ponger = func(me int) {
+			defer wg.Done()
+			runtime.LockOSThread() // pinned: the thread ends with the goroutine
+			if errs[me] = pinThread(cpus[me]); errs[me] != nil {
+				line.n.Store(^uint64(0)) // the other stops
+				return
+			}
+			var sink uint64
+			if me == 0 {
+				start = time.Now()
+			}
+			for v := uint64(me); v < 2*uint64(n); v += 2 {
+				for line.n.Load() != v {
+					if line.n.Load() == ^uint64(0) {
+						return
+					}
+				}
+				sink = spinWork(sink, work)
+				line.n.Store(v + 1)
+			}
+			if me == 1 {
+				took = time.Since(start)
+			}
+			workSink.Add(sink)
+		}
+	)
+	wg.Add(2)
+	go ponger(0)
+	go ponger(1)
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		return 0, err
+	}
+	return float64(took.Nanoseconds()) / float64(2*n), nil
+}
+
+// workSink keeps the work's results alive.
+var workSink atomic.Uint64
+
+// spinWork runs work dependent multiply-adds on x.
+func spinWork(x uint64, work int) uint64 {
+	for range work {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	return x
+}
+
+// workNs times spinWork(work) on this thread, in nanoseconds a call.
+func workNs(work int) float64 {
+	const calls = 1 << 20
+	var x uint64
+	start := time.Now()
+	for range calls {
+		x = spinWork(x, work)
+	}
+	workSink.Add(x)
+	return float64(time.Since(start).Nanoseconds()) / calls
+}
