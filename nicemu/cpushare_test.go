@@ -69,14 +69,7 @@ func TestYieldHelps(t *testing.T) {
 // tell (the caller pinned to no CPU, or a process of the job that has not
 // published its CPU) and for a process alone on its CPU.
 func TestYieldHelpsUnknown(t *testing.T) {
-	seg := newSegment(t, testConfig(3))
-	n0, n1 := openNIC(t, seg, 0), openNIC(t, seg, 1)
-	n0.PublishCPU(0)
-	n1.PublishCPU(0)
-	id, err := n0.AllocBarrier()
-	if err != nil {
-		t.Fatal(err)
-	}
+	seg, n0, n1, id := matesOnCPU0(t, 3)
 	n1.WaitingForArrival(id, 2, 1)
 	if !n0.YieldHelps() {
 		t.Error("process 2 not open: YieldHelps false, want true")
@@ -123,14 +116,7 @@ func TestOpenUnpublishes(t *testing.T) {
 // once, as the waits of concurrent MPI calls do; under the race detector
 // it fails if the mates found on first use are shared unsynchronised.
 func TestYieldHelpsConcurrent(t *testing.T) {
-	seg := newSegment(t, testConfig(2))
-	n0, n1 := openNIC(t, seg, 0), openNIC(t, seg, 1)
-	n0.PublishCPU(0)
-	n1.PublishCPU(0)
-	id, err := n0.AllocBarrier()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, n0, n1, id := matesOnCPU0(t, 2)
 	n1.WaitingForRelease(id, 2, 1) // a release 0 holds up
 	var wg sync.WaitGroup
 	answers := make([]bool, 4)
@@ -150,4 +136,19 @@ func TestYieldHelpsConcurrent(t *testing.T) {
 			t.Errorf("goroutine %d: YieldHelps true, want false (the one mate waits for a release the caller holds up)", g)
 		}
 	}
+}
+
+// matesOnCPU0 opens processes 0 and 1 of a job of procs, both pinned to
+// CPU 0, and a barrier controller of process 0's.
+func matesOnCPU0(t *testing.T, procs int) (seg *Segment, n0, n1 *NIC, id int) {
+	t.Helper()
+	seg = newSegment(t, testConfig(procs))
+	n0, n1 = openNIC(t, seg, 0), openNIC(t, seg, 1)
+	n0.PublishCPU(0)
+	n1.PublishCPU(0)
+	id, err := n0.AllocBarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seg, n0, n1, id
 }
