@@ -1,0 +1,8 @@
+//go:build amd64 || arm64
+
+package spinwait
+
+// Pause is the processor's spin-wait hint (see the package comment).
+//
+//go:noescape
+func Pause()

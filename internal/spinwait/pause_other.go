@@ -1,0 +1,7 @@
+//go:build !amd64 && !arm64
+
+package spinwait
+
+// Pause does nothing where the processor has no spin-wait hint that Go's
+// assembler names here.
+func Pause() {}
