@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rhinet-go/martini/internal/spinwait"
 )
 
 // BenchmarkLineWork measures what the cross-core floor (Floor) becomes
@@ -17,8 +19,10 @@ import (
 // counter into one cache line; after seeing the other's store, each runs
 // a dependent chain of work multiply-adds before it stores. It reports
 // the half round trip (ns/half) and the work alone (work-ns, timed on one
-// thread), so that the line's own cost is ns/half - work-ns. The floor
-// is work=0:
+// thread), so that the line's own cost is ns/half - work-ns. The waits
+// poll flat out (poll=tight) or with the processor's spin-wait hint
+// between polls (poll=pause, spinwait.Pause, as llc.Endpoint does). The
+// floor is poll=tight/work=0:
 //
 //	go test -run XXX -bench LineWork ./bench
 //
@@ -32,15 +36,18 @@ func BenchmarkLineWork(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, work := range []int{0, 8, 16, 32, 64, 96} {
-		b.Run(fmt.Sprintf("work=%d", work), func(b *testing.B) {
-			half, err := lineWork(cpus, work, b.N)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportMetric(half, "ns/half")
-			b.ReportMetric(workNs(work), "work-ns")
-		})
+	for _, pause := range []bool{false, true} {
+		poll := map[bool]string{false: "tight", true: "pause"}[pause]
+		for _, work := range []int{0, 8, 16, 32, 40, 48, 56, 64, 96} {
+			b.Run(fmt.Sprintf("poll=%s/work=%d", poll, work), func(b *testing.B) {
+				half, err := lineWork(cpus, work, pause, b.N)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(half, "ns/half")
+				b.ReportMetric(workNs(work), "work-ns")
+			})
+		}
 	}
 }
 
@@ -52,9 +59,9 @@ type workLine struct {
 }
 
 // lineWork runs n round trips between two threads pinned to cpus, each
-// doing work multiply-adds before it replies, and returns the half round
-// trip in nanoseconds.
-func lineWork(cpus [2]int, work, n int) (float64, error) {
+// doing work multiply-adds before it replies and pausing between polls if
+// pause, and returns the half round trip in nanoseconds.
+func lineWork(cpus [2]int, work int, pause bool, n int) (float64, error) {
 	var (
 		line   workLine
 		wg     sync.WaitGroup
@@ -76,6 +83,9 @@ func lineWork(cpus [2]int, work, n int) (float64, error) {
 				for line.n.Load() != v {
 					if line.n.Load() == ^uint64(0) {
 						return
+					}
+					if pause {
+						spinwait.Pause()
 					}
 				}
 				sink = spinWork(sink, work)
