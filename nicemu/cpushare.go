@@ -98,10 +98,12 @@ func (n *NIC) DoneWaiting() { atomic.StoreUint64(&n.ent.waitOn, waitNone) }
 // awaited counts as waiting until it publishes DoneWaiting): the caller
 // asks again at its next poll.
 //
-// Goroutines of the process may ask at once. The process has one wait
-// state: a goroutine's DoneWaiting or its wait published over another's
-// only makes the answer true where it might have been false, or false
-// until the goroutine's next poll.
+// Goroutines of one process may ask at once, and all publish their waits
+// in the process's one wait state, where the last published stands. For a
+// mate whose goroutines wait for different things the answer follows that
+// last one: it may say false while another of the mate's goroutines could
+// run, which costs that goroutine the yield, not its progress (a waiter
+// told false still sleeps after its yielding phase, llc.Endpoint).
 func (n *NIC) YieldHelps() bool {
 	cm := n.cpuMates.Load()
 	if cm == nil {
