@@ -341,8 +341,9 @@ func (ep *Endpoint) wait(op Completion) {
 				// on the 2-core Intel Xeon VM (mpibench, the slowest
 				// rank, 10 alternations): PingPong 8 B at 2 processes
 				// 0.231 -> 0.201 µs, and as much when only the first 2 to
-				// 12 polls of a wait paused; PingPing, Sendrecv and
-				// Exchange 8 B 1-2% slower, the rest within the noise.
+				// 12 polls of a wait paused; at 2 processes PingPing 8 B
+				// 1-5% slower, Sendrecv 1-3%, Exchange 1%, the rest
+				// within 3% either way.
 				spinwait.Pause()
 			case idle < ep.Spin+ep.Yield:
 				if ep.advisor == nil || ep.advisor.YieldHelps() {
