@@ -1,6 +1,10 @@
 package mpi
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/llc"
+)
 
 // Cancel asks for the operation to be cancelled (MPI_Cancel) and returns
 // at once; complete the request with Wait or Test as usual, whose
@@ -21,10 +25,17 @@ func (r *Request) Cancel() error {
 	case r.rma != nil:
 		return fmt.Errorf("mpi: Cancel: a one-sided operation cannot be cancelled: %w", ErrRequest)
 	case r.null || r.inert():
-	case r.recv:
-		r.c.rt.ep.Cancel(&r.rop)
 	default:
-		r.c.rt.ep.CancelSend(&r.sop)
+		// Under the endpoint's lock, where Done harvests a pooled
+		// operation: one already harvested is done, and gone.
+		r.c.rt.ep.Locked(func(e *llc.Engine) {
+			switch {
+			case r.recv && r.rop != nil:
+				e.Cancel(r.rop)
+			case !r.recv && r.sop != nil:
+				e.CancelSend(r.sop)
+			}
+		})
 	}
 	return nil
 }

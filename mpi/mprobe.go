@@ -104,8 +104,6 @@ func Imrecv[T Type](m *Message, buf []T) (*Request, error) {
 		r.null = true
 		return r, nil
 	}
-	r.rop = llc.RecvOp{Buf: asBytes(buf)}
-	m.c.requestStarted()
-	m.c.rt.ep.RecvMatched(m.m, &r.rop)
+	r.startPooledRecv(llc.RecvOp{Buf: asBytes(buf)}, m.m)
 	return r, nil
 }

@@ -135,9 +135,7 @@ func Isend[T Type](c *Comm, buf []T, dest, tag int) (*Request, error) {
 		r.null = true
 		return r, nil
 	}
-	r.sop = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(tag), Ctx: c.ctx, Data: asBytes(buf)}
-	c.requestStarted()
-	c.rt.ep.Send(&r.sop)
+	r.startPooledSend(llc.SendOp{Peer: c.toWorld(dest), Tag: int32(tag), Ctx: c.ctx, Data: asBytes(buf)})
 	return r, nil
 }
 
@@ -152,9 +150,7 @@ func Irecv[T Type](c *Comm, buf []T, source, tag int) (*Request, error) {
 		r.null = true
 		return r, nil
 	}
-	r.rop = llc.RecvOp{Source: c.toWorldSource(source), Tag: int32(tag), Ctx: c.ctx, Buf: asBytes(buf)}
-	c.requestStarted()
-	c.rt.ep.Recv(&r.rop)
+	r.startPooledRecv(llc.RecvOp{Source: c.toWorldSource(source), Tag: int32(tag), Ctx: c.ctx, Buf: asBytes(buf)}, nil)
 	return r, nil
 }
 

@@ -69,9 +69,7 @@ func startSend[T Type](c *Comm, name string, buf []T, dest, tag int, sync bool) 
 		r.null = true
 		return r, nil
 	}
-	r.sop = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(tag), Ctx: c.ctx, Data: asBytes(buf), Sync: sync}
-	c.requestStarted()
-	c.rt.ep.Send(&r.sop)
+	r.startPooledSend(llc.SendOp{Peer: c.toWorld(dest), Tag: int32(tag), Ctx: c.ctx, Data: asBytes(buf), Sync: sync})
 	return r, nil
 }
 

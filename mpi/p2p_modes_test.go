@@ -24,6 +24,7 @@ func init() {
 	scenarios["bsend"] = scenarioBsend
 	scenarios["mprobe"] = scenarioMprobe
 	scenarios["cancel"] = scenarioCancel
+	scenarios["completed-requests"] = scenarioCompletedRequests
 	scenarios["persistent"] = scenarioPersistent
 	scenarios["waitsome"] = scenarioWaitsome
 	scenarios["sendrecv-replace"] = scenarioSendrecvReplace
@@ -101,6 +102,11 @@ func TestMprobe(t *testing.T) {
 func TestCancel(t *testing.T) {
 	t.Parallel()
 	runAt(t, "cancel", nps(false))
+}
+
+func TestCompletedRequests(t *testing.T) {
+	t.Parallel()
+	runAt(t, "completed-requests", []int{2, 3})
 }
 
 func TestPersistent(t *testing.T) {
@@ -633,6 +639,82 @@ func scenarioCancel(w *mpi.Comm) error {
 		return err
 	}
 	return freeRequests(w)
+}
+
+// scenarioCompletedRequests: a completed request keeps its own result,
+// and a Cancel of it touches nothing else, while later requests run on
+// the operations it gave back (a nonblocking call's operation goes back
+// to a pool once done): the even rank of each pair receives twice, the
+// odd one sends twice.
+func scenarioCompletedRequests(w *mpi.Comm) error {
+	const tagA, tagB, goTag = 1, 2, 3
+	partner := w.Rank() ^ 1
+	if partner >= w.Size() {
+		return nil
+	}
+	if w.Rank()%2 == 1 {
+		s, err := mpi.Isend(w, pattern[int32](3, 0), partner, tagA)
+		if err != nil {
+			return err
+		}
+		if _, err := s.Wait(); err != nil {
+			return err
+		}
+		if _, err := mpi.Recv(w, []byte{0}, partner, goTag); err != nil {
+			return err
+		}
+		s2, err := mpi.Isend(w, pattern[int32](5, 1), partner, tagB)
+		if err != nil {
+			return err
+		}
+		if err := s.Cancel(); err != nil {
+			return fmt.Errorf("Cancel of a completed send: %w", err)
+		}
+		if st, err := s2.Wait(); err != nil || st.Cancelled {
+			return fmt.Errorf("the send after a completed one was cancelled: %+v %v", st, err)
+		}
+		return nil
+	}
+	bufA, bufB := make([]int32, 3), make([]int32, 5)
+	r1, err := mpi.Irecv(w, bufA, partner, tagA)
+	if err != nil {
+		return err
+	}
+	st1, err := r1.Wait()
+	if err != nil {
+		return err
+	}
+	r2, err := mpi.Irecv(w, bufB, partner, tagB)
+	if err != nil {
+		return err
+	}
+	if err := r1.Cancel(); err != nil {
+		return fmt.Errorf("Cancel of a completed receive: %w", err)
+	}
+	if err := mpi.Send(w, []byte{1}, partner, goTag); err != nil {
+		return err
+	}
+	st2, err := r2.Wait()
+	switch {
+	case err != nil:
+		return err
+	case st2.Cancelled || st2.Tag != tagB || st2.Count != 5:
+		return fmt.Errorf("the receive posted after a completed one: %+v, want tag %d, 5 elements, not cancelled", st2, tagB)
+	}
+	if d := diff(bufB, pattern[int32](5, 1)); d != "" {
+		return fmt.Errorf("the receive posted after a completed one: %s", d)
+	}
+	again, err := r1.Wait()
+	if err != nil || again != st1 || st1.Tag != tagA || st1.Count != 3 || st1.Cancelled {
+		return fmt.Errorf("a completed receive waited for again: %+v %v, first %+v; want tag %d, 3 elements", again, err, st1, tagA)
+	}
+	if ok, tested, err := r1.Test(); !ok || err != nil || tested != st1 {
+		return fmt.Errorf("a completed receive tested: %v %+v %v, want %+v", ok, tested, err, st1)
+	}
+	if d := diff(bufA, pattern[int32](3, 0)); d != "" {
+		return fmt.Errorf("the first receive: %s", d)
+	}
+	return nil
 }
 
 // freeRequests: Free of a pending send still delivers it, and a freed

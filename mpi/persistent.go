@@ -48,7 +48,7 @@ func sendInit[T Type](c *Comm, name string, buf []T, dest, tag int, sync bool) (
 	}
 	r := &Request{c: c, peer: dest, elem: sizeOf[T](), name: name, persistent: true, finished: true, null: dest == ProcNull}
 	if !r.null {
-		r.sop = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(tag), Ctx: c.ctx, Data: asBytes(buf), Sync: sync}
+		r.sop = &llc.SendOp{Peer: c.toWorld(dest), Tag: int32(tag), Ctx: c.ctx, Data: asBytes(buf), Sync: sync}
 	}
 	return r, nil
 }
@@ -62,7 +62,7 @@ func RecvInit[T Type](c *Comm, buf []T, source, tag int) (*Request, error) {
 	}
 	r := &Request{c: c, recv: true, peer: source, elem: sizeOf[T](), name: "RecvInit", persistent: true, finished: true, null: source == ProcNull}
 	if !r.null {
-		r.rop = llc.RecvOp{Source: c.toWorldSource(source), Tag: int32(tag), Ctx: c.ctx, Buf: asBytes(buf)}
+		r.rop = &llc.RecvOp{Source: c.toWorldSource(source), Tag: int32(tag), Ctx: c.ctx, Buf: asBytes(buf)}
 	}
 	return r, nil
 }
@@ -99,9 +99,9 @@ func (r *Request) Start() error {
 	}
 	r.c.requestStarted()
 	if r.recv {
-		r.c.rt.ep.Recv(&r.rop)
+		r.c.rt.ep.Recv(r.rop)
 	} else {
-		r.c.rt.ep.Send(&r.sop)
+		r.c.rt.ep.Send(r.sop)
 	}
 	return nil
 }

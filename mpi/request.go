@@ -22,10 +22,16 @@ type Request struct {
 	peer int
 	elem int
 	name string // the call that started it, for errors; "" for Isend and Irecv
-	sop  llc.SendOp
-	rop  llc.RecvOp
-	coll *collRequest // a nonblocking collective, or nil
-	rma  *rmaRequest  // a request-based one-sided operation, or nil
+	// sop and rop are the operation the engine completes, a send's or a
+	// receive's. A nonblocking call's (pooled) comes from the package's
+	// pools and goes back once done: Done records its result and sets it
+	// to nil (harvest), so that a Request costs the garbage collector no
+	// more than its own fields. A persistent request's is its own.
+	sop    *llc.SendOp
+	rop    *llc.RecvOp
+	pooled bool
+	coll   *collRequest // a nonblocking collective, or nil
+	rma    *rmaRequest  // a request-based one-sided operation, or nil
 	// unpack, if set, moves a completed receive's data from its
 	// buffer to where the caller's datatype puts it (IrecvType).
 	unpack func(Status)
@@ -47,7 +53,8 @@ type Request struct {
 // with the endpoint's lock held, so it is not part of Request's API.
 type pending Request
 
-// Done reports whether the operation has completed.
+// Done reports whether the operation has completed; the first time it
+// finds a pooled operation done, it harvests it.
 func (p *pending) Done() bool {
 	r := (*Request)(p)
 	switch {
@@ -57,10 +64,65 @@ func (p *pending) Done() bool {
 		return r.coll.done.Load()
 	case r.rma != nil:
 		return r.rma.done()
-	case r.recv:
-		return r.rop.Done()
+	case r.recv && r.rop == nil, !r.recv && r.sop == nil: // harvested
+		return true
+	case r.recv && !r.rop.Done(), !r.recv && !r.sop.Done():
+		return false
 	}
-	return r.sop.Done()
+	if r.pooled {
+		r.harvest()
+	}
+	return true
+}
+
+// harvest records the result of a pooled operation that is done, as
+// finish does with an operation of its own, and gives the operation back
+// to its pool. It runs from Done, with the endpoint's lock held, under
+// which every look at the operation happens: a Cancel or a Done after it
+// finds the operation gone, and finish, which only follows a Done that
+// reported true, reads what it recorded.
+func (r *Request) harvest() {
+	if r.recv {
+		op := r.rop
+		r.rop = nil
+		if op.Cancelled() {
+			r.status = Status{Cancelled: true}
+		} else {
+			r.status = r.c.status(op.Status, len(op.Buf), r.elem)
+			r.err = wrap(r.callName("Irecv"), r.peer, op.Err())
+		}
+		*op = llc.RecvOp{}
+		recvOps.Put(op)
+		return
+	}
+	op := r.sop
+	r.sop = nil
+	r.status = Status{Cancelled: op.Cancelled()}
+	r.err = wrap(r.callName("Isend"), r.peer, op.Err())
+	*op = llc.SendOp{}
+	sendOps.Put(op)
+}
+
+// startPooledSend starts a nonblocking send of op's fields through an
+// operation from the pool.
+func (r *Request) startPooledSend(op llc.SendOp) {
+	r.sop, r.pooled = sendOps.Get().(*llc.SendOp), true
+	*r.sop = op
+	r.c.requestStarted()
+	r.c.rt.ep.Send(r.sop)
+}
+
+// startPooledRecv is startPooledSend for a receive; matched, if not nil,
+// is the message it receives (Imrecv).
+func (r *Request) startPooledRecv(op llc.RecvOp, matched *llc.Matched) {
+	r.rop, r.pooled = recvOps.Get().(*llc.RecvOp), true
+	*r.rop = op
+	r.c.requestStarted()
+	if matched != nil {
+		r.c.rt.ep.RecvMatched(matched, r.rop)
+		return
+	}
+	r.c.rt.ep.Recv(r.rop)
 }
 
 // finish records the result of a completed operation once.
@@ -81,6 +143,11 @@ func (r *Request) finish() (Status, error) {
 			r.err = r.coll.err
 		case r.rma != nil:
 			r.err = r.rma.finish(r.name)
+		case r.pooled && r.recv: // harvested
+			if r.unpack != nil && !r.status.Cancelled {
+				r.unpack(r.status)
+			}
+		case r.pooled:
 		case r.recv && r.rop.Cancelled():
 			r.status = Status{Cancelled: true}
 		case r.recv:
