@@ -75,32 +75,37 @@ func (p *pending) Done() bool {
 	return true
 }
 
-// harvest records the result of a pooled operation that is done, as
-// finish does with an operation of its own, and gives the operation back
-// to its pool. It runs from Done, with the endpoint's lock held, under
-// which every look at the operation happens: a Cancel or a Done after it
-// finds the operation gone, and finish, which only follows a Done that
-// reported true, reads what it recorded.
+// harvest records the result of a pooled operation that is done
+// (record) and gives the operation back to its pool. It runs from Done,
+// with the endpoint's lock held, under which every look at the operation
+// happens: a Cancel or a Done after it finds the operation gone, and
+// finish, which only follows a Done that reported true, reads what it
+// recorded.
 func (r *Request) harvest() {
+	r.record()
 	if r.recv {
-		op := r.rop
+		*r.rop = llc.RecvOp{}
+		recvOps.Put(r.rop)
 		r.rop = nil
-		if op.Cancelled() {
-			r.status = Status{Cancelled: true}
-		} else {
-			r.status = r.c.status(op.Status, len(op.Buf), r.elem)
-			r.err = wrap(r.callName("Irecv"), r.peer, op.Err())
-		}
-		*op = llc.RecvOp{}
-		recvOps.Put(op)
 		return
 	}
-	op := r.sop
+	*r.sop = llc.SendOp{}
+	sendOps.Put(r.sop)
 	r.sop = nil
-	r.status = Status{Cancelled: op.Cancelled()}
-	r.err = wrap(r.callName("Isend"), r.peer, op.Err())
-	*op = llc.SendOp{}
-	sendOps.Put(op)
+}
+
+// record sets r's status and error from its operation, which is done.
+func (r *Request) record() {
+	switch {
+	case r.recv && r.rop.Cancelled():
+		r.status = Status{Cancelled: true}
+	case r.recv:
+		r.status = r.c.status(r.rop.Status, len(r.rop.Buf), r.elem)
+		r.err = wrap(r.callName("Irecv"), r.peer, r.rop.Err())
+	default:
+		r.status = Status{Cancelled: r.sop.Cancelled()}
+		r.err = wrap(r.callName("Isend"), r.peer, r.sop.Err())
+	}
 }
 
 // startPooledSend starts a nonblocking send of op's fields through an
@@ -143,22 +148,13 @@ func (r *Request) finish() (Status, error) {
 			r.err = r.coll.err
 		case r.rma != nil:
 			r.err = r.rma.finish(r.name)
-		case r.pooled && r.recv: // harvested
-			if r.unpack != nil && !r.status.Cancelled {
+		default: // the engine's operation; a pooled one was harvested
+			if !r.pooled {
+				r.record()
+			}
+			if r.recv && r.unpack != nil && !r.status.Cancelled {
 				r.unpack(r.status)
 			}
-		case r.pooled:
-		case r.recv && r.rop.Cancelled():
-			r.status = Status{Cancelled: true}
-		case r.recv:
-			r.status = r.c.status(r.rop.Status, len(r.rop.Buf), r.elem)
-			r.err = wrap(r.callName("Irecv"), r.peer, r.rop.Err())
-			if r.unpack != nil {
-				r.unpack(r.status)
-			}
-		default:
-			r.status = Status{Cancelled: r.sop.Cancelled()}
-			r.err = wrap(r.callName("Isend"), r.peer, r.sop.Err())
 		}
 	}
 	return r.status, r.err

@@ -149,14 +149,15 @@ type cpuMates struct {
 // those pinned to none, and keeps them for later calls. It returns nil
 // while some process has not published.
 func (n *NIC) findMates() *cpuMates {
+	for _, e := range n.procs {
+		if atomic.LoadUint64(&e.cpu) == cpuUnpublished {
+			return nil // asked again at the next yield, without allocating
+		}
+	}
 	mine := atomic.LoadUint64(&n.ent.cpu)
 	cm := &cpuMates{pinned: mine != cpuNone}
 	for _, e := range n.procs {
-		c := atomic.LoadUint64(&e.cpu)
-		if c == cpuUnpublished {
-			return nil
-		}
-		if e != n.ent && (c == mine || c == cpuNone) {
+		if c := atomic.LoadUint64(&e.cpu); e != n.ent && (c == mine || c == cpuNone) {
 			cm.mates = append(cm.mates, e)
 		}
 	}

@@ -3,6 +3,4 @@
 package spinwait
 
 // Pause is the processor's spin-wait hint (see the package comment).
-//
-//go:noescape
 func Pause()
