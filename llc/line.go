@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync/atomic"
+
+	"github.com/rhinet-go/martini/internal/spinwait"
 )
 
 // A pair's shared line is one 64-byte cache line that carries the small
@@ -142,7 +144,9 @@ func (e *Engine) lineArrived(src int, ack uint32) {
 
 // lineRecord is the receiving side of one peer's line: that peer's half.
 type lineRecord struct {
-	ack     uint32   // the acknowledgement last reported
+	ack     uint32 // the acknowledgement last reported
+	seen    uint64 // the signal word last read
+	quiet   lineQuiet
 	half    []byte   // LineHalf bytes
 	region  RegionID // the region that holds it
 	own     bool     // the region is this process's memory
@@ -155,7 +159,14 @@ type lineRecord struct {
 // recLineAck). It reports whether it delivered either.
 func (r *inRing) takeLine(sink RecordSink) bool {
 	l := r.line
+	if l.quiet.wrote != 0 && l.quiet.holds(spinwait.Ticks()) {
+		return false
+	}
 	sig := atomic.LoadUint64(word(l.half, lineSig))
+	if l.quiet.wrote != 0 {
+		l.quiet.read(sig != l.seen)
+	}
+	l.seen = sig
 	if sig == 0 || uint32(sig>>32) != r.seq+1 {
 		if sig == 0 || uint32(sig) == l.ack {
 			return false

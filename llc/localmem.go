@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+
+	"github.com/rhinet-go/martini/internal/spinwait"
 )
 
 // RecordMeta is the size of a record's meta, the Head of an EvRecord: a
@@ -97,7 +99,8 @@ func (m *LocalMemory) WatchLine(c *Command, mem []byte) error {
 	case c.Off%LineHalf != 0 || c.Off > uint64(len(mem)) || uint64(len(mem))-c.Off < LineHalf:
 		return fmt.Errorf("llc: line half at %d of region %d (%d bytes)", c.Off, c.Region, len(mem))
 	}
-	l := &lineRecord{half: mem[c.Off : c.Off+LineHalf], region: c.Region, own: c.Size != LineInPeer}
+	l := &lineRecord{half: mem[c.Off : c.Off+LineHalf], region: c.Region, own: c.Size != LineInPeer,
+		quiet: newLineQuiet(spinwait.TicksPerMicrosecond())}
 	m.lines[c.Peer] = l
 	m.attachLine(c.Peer)
 	return nil

@@ -240,6 +240,7 @@ func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 		}
 		copy(half, c.Head[:c.HeadLen])
 		atomic.StoreUint64(word(half, at), c.Signal)
+		m.local[src].LineWritten(c.Peer)
 	case CmdWatchLine:
 		var mem []byte
 		if c.Size == LineInPeer {

@@ -4,3 +4,11 @@
 TEXT ·Pause(SB), NOSPLIT|NOFRAME, $0-0
 	PAUSE
 	RET
+
+// func readTicks() uint64
+TEXT ·readTicks(SB), NOSPLIT|NOFRAME, $0-8
+	RDTSC
+	SHLQ $32, DX
+	ORQ  DX, AX
+	MOVQ AX, ret+0(FP)
+	RET

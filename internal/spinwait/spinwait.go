@@ -1,5 +1,7 @@
-// Package spinwait gives a spinning waiter's hint to the processor: that
-// the loop it runs only waits for a store of another processor.
+// Package spinwait gives a spinning waiter what it needs from the
+// processor: the hint that the loop it runs only waits for a store of
+// another processor, and a clock cheap enough to look at in every turn of
+// such a loop.
 //
 // On amd64 the hint is PAUSE, on arm64 YIELD; elsewhere Pause does
 // nothing. Intel's optimization manual gives PAUSE's purpose in a
@@ -8,4 +10,48 @@
 // line it must discard that work (a memory-order machine clear) before
 // the waiter goes on. How long PAUSE holds the processor differs from
 // model to model; BenchmarkPause measures it.
+//
+// The clock is the processor's own counter, read without a system call:
+// the time-stamp counter on amd64 (RDTSC), the virtual counter on arm64
+// (CNTVCT_EL0). Its rate is measured once against the operating system's
+// clock (TicksPerMicrosecond). Elsewhere there is no such clock.
 package spinwait
+
+import (
+	"sync"
+	"time"
+)
+
+// Ticks reads the processor's counter: a count that grows at a constant
+// rate (TicksPerMicrosecond), on every processor of the machine alike
+// where the operating system keeps them in step. It returns 0 where there
+// is no counter to read.
+func Ticks() uint64 { return readTicks() }
+
+// calibration is the counter's rate, measured once.
+var calibration struct {
+	once  sync.Once
+	perUS uint64
+}
+
+// calibrateFor is how long the rate's measurement spins.
+const calibrateFor = 20 * time.Microsecond
+
+// TicksPerMicrosecond returns how much Ticks grows in a microsecond, or 0
+// where there is no counter. The first call measures it: it spins for 20
+// µs, reading the counter and the operating system's clock.
+func TicksPerMicrosecond() uint64 {
+	calibration.once.Do(func() {
+		t0, start := readTicks(), time.Now()
+		if t0 == 0 {
+			return
+		}
+		for time.Since(start) < calibrateFor {
+		}
+		t1, took := readTicks(), time.Since(start)
+		if t1 > t0 && took > 0 {
+			calibration.perUS = (t1 - t0) * uint64(time.Microsecond) / uint64(took)
+		}
+	})
+	return calibration.perUS
+}
