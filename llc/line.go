@@ -159,11 +159,11 @@ type lineRecord struct {
 // recLineAck). It reports whether it delivered either.
 func (r *inRing) takeLine(sink RecordSink) bool {
 	l := r.line
-	if l.quiet.wrote != 0 && l.quiet.holds(spinwait.Ticks()) {
+	if l.quiet.holding && l.quiet.holds(spinwait.Ticks()) {
 		return false
 	}
 	sig := atomic.LoadUint64(word(l.half, lineSig))
-	if l.quiet.wrote != 0 {
+	if l.quiet.waiting {
 		l.quiet.read(sig != l.seen)
 	}
 	l.seen = sig

@@ -30,13 +30,18 @@ import (
 // opens no window: what is there is read at once.
 //
 // The clock is the processor's counter (spinwait.Ticks), a few
-// nanoseconds a read; where there is none, there is no window.
+// nanoseconds a read; where there is none, there is no window. It is read
+// at a write and at the reads that wait, but not while the window is zero
+// nor once it has ended: a read that follows its message costs no look at
+// the clock.
 type lineQuiet struct {
-	window uint64 // ticks between a write and the first read
-	wrote  uint64 // when the awaited answer's write was, in ticks; 0 when none is awaited
-	reads  int    // reads since the window ended
-	grow   uint64 // quietGrowNs in ticks
-	max    uint64 // quietMaxNs in ticks
+	window  uint64 // ticks between a write and the first read
+	since   uint64 // when the write was, in ticks, while holding
+	holding bool   // reads wait until since+window
+	waiting bool   // an answer to a write is awaited: reads are counted
+	reads   int    // reads since the window ended
+	grow    uint64 // quietGrowNs in ticks
+	max     uint64 // quietMaxNs in ticks
 }
 
 const (
@@ -52,15 +57,28 @@ func newLineQuiet(perUS uint64) lineQuiet {
 	return lineQuiet{grow: quietGrowNs * perUS / 1000, max: quietMaxNs * perUS / 1000}
 }
 
-// written starts the wait for an answer to a write at now.
-func (q *lineQuiet) written(now uint64) {
-	if q.max != 0 && now != 0 {
-		q.wrote, q.reads = now, 0
+// written starts the wait for an answer to a write, made now as clock
+// tells if the window is not zero.
+func (q *lineQuiet) written(clock func() uint64) {
+	if q.max == 0 {
+		return
+	}
+	q.waiting, q.reads = true, 0
+	if q.window != 0 {
+		q.since, q.holding = clock(), true
 	}
 }
 
-// holds reports whether a read must wait, at now.
-func (q *lineQuiet) holds(now uint64) bool { return now-q.wrote < q.window }
+// holds reports whether a read must still wait at now; once it has said
+// no, reads do not wait again until the next write. A clock that went
+// back (a process moved to a processor whose counter lags) ends the wait.
+func (q *lineQuiet) holds(now uint64) bool {
+	if now-q.since < q.window {
+		return true
+	}
+	q.holding = false
+	return false
+}
 
 // read accounts for a read after the window that found something new in
 // the peer's half (found) or not, and ends the wait for an answer when it
@@ -75,7 +93,7 @@ func (q *lineQuiet) read(found bool) {
 	case q.reads < quietLate:
 		return
 	}
-	q.wrote = 0
+	q.waiting = false
 }
 
 // LineWritten tells the local memory that this process has just written
@@ -92,5 +110,5 @@ func (m *LocalMemory) LineWritten(peer int) {
 	if atomic.LoadUint64(word(l.half, lineSig)) != l.seen {
 		return
 	}
-	l.quiet.written(spinwait.Ticks())
+	l.quiet.written(spinwait.Ticks)
 }

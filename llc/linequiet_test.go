@@ -9,42 +9,48 @@ import (
 // TestLineQuietAdapts scripts a quiet window's reads on a counter of one
 // tick a nanosecond: late answers grow it up to its cap, answers found at
 // the first read shrink it, reads in vain end the wait without changing
-// it, and without a counter there is no window.
+// it, the clock is read only while the window is not zero, and without a
+// counter there is no window.
 func TestLineQuietAdapts(t *testing.T) {
+	at := func(now uint64) func() uint64 { return func() uint64 { return now } }
+	unread := func() uint64 { t.Fatal("the clock read for a window of zero"); return 0 }
 	q := newLineQuiet(1000)
 	if q.grow != quietGrowNs || q.max != quietMaxNs {
 		t.Fatalf("steps of %d and %d ticks at 1000 a microsecond, want %d and %d", q.grow, q.max, quietGrowNs, quietMaxNs)
 	}
-	q.written(1000)
-	if q.holds(1000) {
-		t.Fatal("a window of zero holds a read")
+	q.written(unread)
+	if q.holding || !q.waiting {
+		t.Fatalf("a window of zero: holding %v, waiting %v", q.holding, q.waiting)
 	}
 	q.read(false)
 	q.read(true) // the answer came at the second read: late
-	if q.window != quietGrowNs || q.wrote != 0 {
-		t.Fatalf("after a late answer: window %d, waiting since %d; want %d and no wait", q.window, q.wrote, quietGrowNs)
+	if q.window != quietGrowNs || q.waiting {
+		t.Fatalf("after a late answer: window %d, waiting %v; want %d and no wait", q.window, q.waiting, quietGrowNs)
 	}
-	q.written(2000)
-	if !q.holds(2000+quietGrowNs-1) || q.holds(2000+quietGrowNs) {
+	q.written(at(2000))
+	if !q.holds(2000+quietGrowNs-1) || !q.holding || q.holds(2000+quietGrowNs) || q.holding {
 		t.Fatalf("a window of %d does not end %d ticks after the write", q.window, quietGrowNs)
 	}
 	q.read(true) // found at the first read: the window may be too long
 	if q.window != quietGrowNs-1 {
 		t.Fatalf("after an answer at the first read: window %d, want %d", q.window, quietGrowNs-1)
 	}
-	q.written(3000)
+	q.written(at(3000))
+	if q.holds(2999) || q.holding {
+		t.Fatal("a clock that went back holds the read")
+	}
 	for range quietLate - 1 {
 		q.read(false)
 	}
-	if q.wrote == 0 {
+	if !q.waiting {
 		t.Fatalf("the wait ended after %d reads in vain, before %d", quietLate-1, quietLate)
 	}
 	q.read(false)
-	if q.wrote != 0 || q.window != quietGrowNs-1 {
-		t.Fatalf("after %d reads in vain: waiting since %d, window %d; want no wait and the window unchanged", quietLate, q.wrote, q.window)
+	if q.waiting || q.window != quietGrowNs-1 {
+		t.Fatalf("after %d reads in vain: waiting %v, window %d; want no wait and the window unchanged", quietLate, q.waiting, q.window)
 	}
 	for i := range 100 {
-		q.written(uint64(4000 + i))
+		q.written(at(uint64(4000 + i)))
 		q.read(false)
 		q.read(true)
 	}
@@ -52,16 +58,15 @@ func TestLineQuietAdapts(t *testing.T) {
 		t.Fatalf("after 100 late answers: window %d, want the cap %d", q.window, quietMaxNs)
 	}
 	for range 1000 {
-		q.written(9000)
+		q.written(at(9000))
 		q.read(true)
 	}
 	if q.window != 0 {
 		t.Fatalf("after 1000 answers at the first read: window %d, want 0", q.window)
 	}
 	none := newLineQuiet(0)
-	none.written(5)
-	q.written(0) // a counter that reads 0: none
-	if none.wrote != 0 || q.wrote != 0 {
+	none.written(unread)
+	if none.waiting || none.holding {
 		t.Fatal("a window without a counter")
 	}
 }
