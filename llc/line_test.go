@@ -1,6 +1,7 @@
 package llc
 
 import (
+	"encoding/binary"
 	"strings"
 	"testing"
 )
@@ -256,5 +257,20 @@ func TestLineCorrupt(t *testing.T) {
 	c.poll(1)
 	if errs := c.errs(); errs[1] == nil || !strings.Contains(errs[1].Error(), "corrupt line record") {
 		t.Fatalf("errors %v", errs)
+	}
+}
+
+// TestLineWord checks the packing of a line record's body for every
+// length and every split between control bytes and payload.
+func TestLineWord(t *testing.T) {
+	for n := 0; n <= lineBody; n++ {
+		body := pattern(n, n)
+		var want [8]byte
+		copy(want[:], body)
+		for split := 0; split <= n; split++ {
+			if got := lineWord(body[:split], body[split:]); got != binary.LittleEndian.Uint64(want[:]) {
+				t.Fatalf("%d bytes, %d of them control: %#x, want %#x", n, split, got, binary.LittleEndian.Uint64(want[:]))
+			}
+		}
 	}
 }
