@@ -40,7 +40,7 @@ func BenchmarkLineWork(b *testing.B) {
 		poll := map[bool]string{false: "tight", true: "pause"}[pause]
 		for _, work := range []int{0, 8, 16, 32, 40, 48, 56, 64, 96} {
 			b.Run(fmt.Sprintf("poll=%s/work=%d", poll, work), func(b *testing.B) {
-				half, err := lineWork(cpus, work, pause, b.N)
+				half, err := lineWork(cpus, work, pause, 0, b.N)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -58,10 +58,44 @@ type workLine struct {
 	_ [56]byte
 }
 
+// BenchmarkLineQuiet measures what a quiet window does to LineWork's
+// ping-pong (llc's lineQuiet): after its store, each side waits quiet
+// nanoseconds, by the processor's counter, before it polls the line
+// again, so that it does not take the line back while the other composes
+// its answer. Both sides do 64 multiply-adds (about 65 ns here, as long as
+// MPI's path from a message's arrival to its reply) and poll with PAUSE:
+//
+//	go test -run XXX -bench LineQuiet ./bench
+func BenchmarkLineQuiet(b *testing.B) {
+	cpus, err := floorCPUs()
+	if errors.Is(err, ErrFloorCPUs) {
+		b.Skip(err)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	perUS := spinwait.TicksPerMicrosecond()
+	if perUS == 0 {
+		b.Skip("no processor counter to time the window with")
+	}
+	const work = 64
+	for _, quiet := range []uint64{0, 32, 64, 96, 128, 160} {
+		b.Run(fmt.Sprintf("quiet=%dns", quiet), func(b *testing.B) {
+			half, err := lineWork(cpus, work, true, quiet*perUS/1000, b.N)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(half, "ns/half")
+			b.ReportMetric(workNs(work), "work-ns")
+		})
+	}
+}
+
 // lineWork runs n round trips between two threads pinned to cpus, each
-// doing work multiply-adds before it replies and pausing between polls if
-// pause, and returns the half round trip in nanoseconds.
-func lineWork(cpus [2]int, work int, pause bool, n int) (float64, error) {
+// doing work multiply-adds before it replies, pausing between polls if
+// pause, and waiting quiet ticks (spinwait.Ticks) after its store before
+// it polls again; it returns the half round trip in nanoseconds.
+func lineWork(cpus [2]int, work int, pause bool, quiet uint64, n int) (float64, error) {
 	var (
 		line   workLine
 		wg     sync.WaitGroup
@@ -75,11 +109,14 @@ func lineWork(cpus [2]int, work int, pause bool, n int) (float64, error) {
 				line.n.Store(^uint64(0)) // the other stops
 				return
 			}
-			var sink uint64
+			var sink, wrote uint64
 			if me == 0 {
 				start = time.Now()
 			}
 			for v := uint64(me); v < 2*uint64(n); v += 2 {
+				for quiet != 0 && spinwait.Ticks()-wrote < quiet {
+					spinwait.Pause()
+				}
 				for line.n.Load() != v {
 					if line.n.Load() == ^uint64(0) {
 						return
@@ -90,6 +127,9 @@ func lineWork(cpus [2]int, work int, pause bool, n int) (float64, error) {
 				}
 				sink = spinWork(sink, work)
 				line.n.Store(v + 1)
+				if quiet != 0 {
+					wrote = spinwait.Ticks()
+				}
 			}
 			if me == 1 {
 				took = time.Since(start)

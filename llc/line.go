@@ -53,6 +53,10 @@ import (
 // so that two processes that crossed records do not both stay on their
 // rings. The receiving side reports every new acknowledgement it sees in
 // a half, with a record or alone (a recLineAck).
+//
+// A process that has written its half does not read the peer's for a
+// short while, its quiet window (linequiet.go), so that the peer finds
+// the line still in its own cache when it writes its answer.
 const (
 	// LineHalf is the size of one process's half of a shared line.
 	LineHalf = cell / 2
