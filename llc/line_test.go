@@ -229,6 +229,7 @@ func TestWatchLineErrors(t *testing.T) {
 		{Kind: CmdWatchLine, Peer: 1, Region: 5, Off: 250},                        // past the end
 		{Kind: CmdWatchLine, Peer: 1, Region: 5, Off: ringLine + 8},               // not a half
 		{Kind: CmdWatchLine, Peer: 1, Region: 5, Off: ringLine, Size: LineInPeer}, // no peer memory given
+		{Kind: CmdWatchLine, Peer: -1, Region: 5, Off: ringLine},                  // no such process
 	} {
 		if err := m.WatchLine(&c, nil); err == nil {
 			t.Errorf("%+v: no error", c)

@@ -101,7 +101,7 @@ func (q *lineQuiet) read(found bool) {
 // peer's half then keep the quiet window (see lineQuiet). The translator
 // calls it after its store.
 func (m *LocalMemory) LineWritten(peer int) {
-	l := m.lines[peer]
+	l := m.line(peer)
 	if l == nil {
 		return
 	}

@@ -24,7 +24,7 @@ const RecordMeta = recMeta
 type LocalMemory struct {
 	regions map[RegionID][]byte
 	rings   []*inRing
-	lines   map[int]*lineRecord // the peers' halves of the shared lines, by peer
+	lines   []*lineRecord // the peers' halves of the shared lines, by peer (nil: none)
 	slots   []slotWatch
 	queue   *QueueReader
 	self    int
@@ -44,7 +44,7 @@ type slotWatch struct {
 
 // NewLocalMemory returns the local memory of process self.
 func NewLocalMemory(self int) *LocalMemory {
-	return &LocalMemory{regions: make(map[RegionID][]byte), lines: make(map[int]*lineRecord), self: self}
+	return &LocalMemory{regions: make(map[RegionID][]byte), self: self}
 }
 
 // OnArrival makes Poll call f with the place of everything it finds (n
@@ -68,8 +68,8 @@ func (m *LocalMemory) Track(r RegionID, mem []byte) { m.regions[r] = mem }
 func (m *LocalMemory) Forget(r RegionID) {
 	delete(m.regions, r)
 	for peer, l := range m.lines {
-		if l.own && l.region == r {
-			delete(m.lines, peer)
+		if l != nil && l.own && l.region == r {
+			m.lines[peer] = nil
 			m.attachLine(peer)
 		}
 	}
@@ -96,14 +96,27 @@ func (m *LocalMemory) WatchLine(c *Command, mem []byte) error {
 	switch {
 	case m.arrived != nil:
 		return fmt.Errorf("llc: %v: a network in virtual time has no shared lines", c.Kind)
+	case c.Peer < 0:
+		return fmt.Errorf("llc: %v of process %d", c.Kind, c.Peer)
 	case c.Off%LineHalf != 0 || c.Off > uint64(len(mem)) || uint64(len(mem))-c.Off < LineHalf:
 		return fmt.Errorf("llc: line half at %d of region %d (%d bytes)", c.Off, c.Region, len(mem))
 	}
 	l := &lineRecord{half: mem[c.Off : c.Off+LineHalf], region: c.Region, own: c.Size != LineInPeer,
 		quiet: newLineQuiet(spinwait.TicksPerMicrosecond())}
+	if c.Peer >= len(m.lines) {
+		m.lines = append(m.lines, make([]*lineRecord, c.Peer+1-len(m.lines))...)
+	}
 	m.lines[c.Peer] = l
 	m.attachLine(c.Peer)
 	return nil
+}
+
+// line returns the line record of peer, nil if there is none.
+func (m *LocalMemory) line(peer int) *lineRecord {
+	if uint(peer) >= uint(len(m.lines)) {
+		return nil
+	}
+	return m.lines[peer]
 }
 
 // attachLine has the ring from peer, if watched, deliver the records of
@@ -111,7 +124,7 @@ func (m *LocalMemory) WatchLine(c *Command, mem []byte) error {
 func (m *LocalMemory) attachLine(peer int) {
 	for _, r := range m.rings {
 		if r.peer == peer {
-			r.line = m.lines[peer]
+			r.line = m.line(peer)
 		}
 	}
 }
@@ -130,7 +143,7 @@ func (m *LocalMemory) Watch(c *Command) error {
 		}
 		r := newInRing(c.Peer, c.Region, mem)
 		r.arrived = m.arrived
-		r.line = m.lines[c.Peer]
+		r.line = m.line(c.Peer)
 		m.rings = append(m.rings, r)
 	case CmdWatchSlot:
 		if c.Size < 8 || c.Off%8 != 0 || c.Off > uint64(len(mem)) || uint64(c.Size) > uint64(len(mem))-c.Off {
