@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync/atomic"
-
-	"github.com/rhinet-go/martini/internal/spinwait"
 )
 
 // A pair's shared line is one 64-byte cache line that carries the small
@@ -55,8 +53,8 @@ import (
 // a half, with a record or alone (a recLineAck).
 //
 // A process that has written its half does not read the peer's for a
-// short while, its quiet window (linequiet.go), so that the peer finds
-// the line still in its own cache when it writes its answer.
+// short while, its quiet window (quiet.go), so that the peer finds the
+// line still in its own cache when it writes its answer.
 const (
 	// LineHalf is the size of one process's half of a shared line.
 	LineHalf = cell / 2
@@ -165,9 +163,8 @@ func (e *Engine) lineArrived(src int, ack uint32) {
 
 // lineRecord is the receiving side of one peer's line: that peer's half.
 type lineRecord struct {
-	ack     uint32 // the acknowledgement last reported
-	seen    uint64 // the signal word last read
-	quiet   lineQuiet
+	ack     uint32   // the acknowledgement last reported
+	seen    uint64   // the signal word last read
 	half    []byte   // LineHalf bytes
 	region  RegionID // the region that holds it
 	own     bool     // the region is this process's memory
@@ -180,13 +177,7 @@ type lineRecord struct {
 // recLineAck). It reports whether it delivered either.
 func (r *inRing) takeLine(sink RecordSink) bool {
 	l := r.line
-	if l.quiet.holding && l.quiet.holds(spinwait.Ticks()) {
-		return false
-	}
 	sig := atomic.LoadUint64(word(l.half, lineSig))
-	if l.quiet.waiting {
-		l.quiet.read(sig != l.seen)
-	}
 	l.seen = sig
 	if sig == 0 || uint32(sig>>32) != r.seq+1 {
 		if sig == 0 || uint32(sig) == l.ack {

@@ -25,6 +25,7 @@ type LocalMemory struct {
 	regions map[RegionID][]byte
 	rings   []*inRing
 	lines   []*lineRecord // the peers' halves of the shared lines, by peer (nil: none)
+	ringOf  []*inRing     // the ring from each peer, by peer (nil: none)
 	slots   []slotWatch
 	queue   *QueueReader
 	self    int
@@ -75,6 +76,9 @@ func (m *LocalMemory) Forget(r RegionID) {
 	}
 	for i, ring := range m.rings {
 		if ring.region == r {
+			if m.ringOf[ring.peer] == ring {
+				m.ringOf[ring.peer] = nil
+			}
 			m.rings = append(m.rings[:i], m.rings[i+1:]...)
 			break
 		}
@@ -101,8 +105,7 @@ func (m *LocalMemory) WatchLine(c *Command, mem []byte) error {
 	case c.Off%LineHalf != 0 || c.Off > uint64(len(mem)) || uint64(len(mem))-c.Off < LineHalf:
 		return fmt.Errorf("llc: line half at %d of region %d (%d bytes)", c.Off, c.Region, len(mem))
 	}
-	l := &lineRecord{half: mem[c.Off : c.Off+LineHalf], region: c.Region, own: c.Size != LineInPeer,
-		quiet: newLineQuiet(spinwait.TicksPerMicrosecond())}
+	l := &lineRecord{half: mem[c.Off : c.Off+LineHalf], region: c.Region, own: c.Size != LineInPeer}
 	if c.Peer >= len(m.lines) {
 		m.lines = append(m.lines, make([]*lineRecord, c.Peer+1-len(m.lines))...)
 	}
@@ -141,10 +144,20 @@ func (m *LocalMemory) Watch(c *Command) error {
 		if size < 4*cell || size&(size-1) != 0 {
 			return fmt.Errorf("llc: ring of region %d: %d bytes of records, not a power of two of at least %d", c.Region, size, 4*cell)
 		}
+		if c.Peer < 0 {
+			return fmt.Errorf("llc: %v of process %d", c.Kind, c.Peer)
+		}
 		r := newInRing(c.Peer, c.Region, mem)
 		r.arrived = m.arrived
 		r.line = m.line(c.Peer)
+		if m.arrived == nil { // in virtual time, arrivals have their own clock
+			r.quiet = newQuietWindow(spinwait.TicksPerMicrosecond())
+		}
 		m.rings = append(m.rings, r)
+		if c.Peer >= len(m.ringOf) {
+			m.ringOf = append(m.ringOf, make([]*inRing, c.Peer+1-len(m.ringOf))...)
+		}
+		m.ringOf[c.Peer] = r
 	case CmdWatchSlot:
 		if c.Size < 8 || c.Off%8 != 0 || c.Off > uint64(len(mem)) || uint64(c.Size) > uint64(len(mem))-c.Off {
 			return fmt.Errorf("llc: slot of %d bytes at %d of region %d (%d bytes)", c.Size, c.Off, c.Region, len(mem))
@@ -220,6 +233,19 @@ func (s stepRecords) Record(peer int, head, data []byte) {
 // whether it consumed anything (a wrap marker too).
 func (r *inRing) poll(sink RecordSink) bool {
 	r.flush()
+	if r.quiet.holding && r.quiet.holds(spinwait.Ticks()) {
+		return false
+	}
+	progressed := r.take(sink)
+	if r.quiet.waiting {
+		r.quiet.read(progressed, spinwait.Ticks)
+	}
+	return progressed
+}
+
+// take delivers the records that arrived in r (at most 32) and reports
+// whether it consumed anything.
+func (r *inRing) take(sink RecordSink) bool {
 	progressed := false
 	for k := 0; k < 32; k++ {
 		rec, n, packed, ok := r.peek()

@@ -173,6 +173,7 @@ func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 		}
 		if sig != nil {
 			atomic.StoreUint64(sig, c.Signal)
+			m.local[src].Wrote(c.Peer)
 		}
 	case CmdRead:
 		if len(c.Data) == 8 && c.Off%8 == 0 {
@@ -240,7 +241,7 @@ func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 		}
 		copy(half, c.Head[:c.HeadLen])
 		atomic.StoreUint64(word(half, at), c.Signal)
-		m.local[src].LineWritten(c.Peer)
+		m.local[src].Wrote(c.Peer)
 	case CmdWatchLine:
 		var mem []byte
 		if c.Size == LineInPeer {

@@ -180,6 +180,7 @@ type inRing struct {
 	seq      uint32
 	arrived  func(r RegionID, off uint64, n int) bool // LocalMemory.OnArrival
 	line     *lineRecord                              // the peer's half of the pair's shared line, or nil
+	quiet    quietWindow                              // reads held after a write to the peer
 }
 
 func newInRing(peer int, region RegionID, mem []byte) *inRing {

@@ -49,7 +49,7 @@ func (t *Translator) writeLine(c *llc.Command) error {
 	}
 	atomic.StoreUint64((*uint64)(unsafe.Pointer(&half[at])), c.Signal)
 	t.nic.WakePeer(c.Peer)
-	t.mem.LineWritten(c.Peer)
+	t.mem.Wrote(c.Peer)
 	return nil
 }
 

@@ -403,7 +403,9 @@ func (t *Translator) Execute(c *llc.Command) llc.Event {
 	sid := nicemu.SID(c.Region)
 	switch c.Kind {
 	case llc.CmdWrite:
-		err = t.write(c)
+		if err = t.write(c); err == nil && c.Signal != 0 {
+			t.mem.Wrote(c.Peer) // a record, or the signal of one
+		}
 	case llc.CmdRead:
 		err = n.Pull(c.Peer, sid, c.Off, c.Data, nil)
 	case llc.CmdCAS:
