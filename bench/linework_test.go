@@ -59,7 +59,7 @@ type workLine struct {
 }
 
 // BenchmarkLineQuiet measures what a quiet window does to LineWork's
-// ping-pong (llc's lineQuiet): after its store, each side waits quiet
+// ping-pong (llc's quietWindow): after its store, each side waits quiet
 // nanoseconds, by the processor's counter, before it polls the line
 // again, so that it does not take the line back while the other composes
 // its answer. Both sides do 64 multiply-adds (about 65 ns here, as long as
