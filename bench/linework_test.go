@@ -29,13 +29,7 @@ import (
 // It is a measurement of the machine, not of this runtime: it needs two
 // CPUs and skips with fewer.
 func BenchmarkLineWork(b *testing.B) {
-	cpus, err := floorCPUs()
-	if errors.Is(err, ErrFloorCPUs) {
-		b.Skip(err)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
+	cpus := lineCPUs(b)
 	for _, pause := range []bool{false, true} {
 		poll := map[bool]string{false: "tight", true: "pause"}[pause]
 		for _, work := range []int{0, 8, 16, 32, 40, 48, 56, 64, 96} {
@@ -49,6 +43,19 @@ func BenchmarkLineWork(b *testing.B) {
 			})
 		}
 	}
+}
+
+// lineCPUs returns the floor's two CPUs, skipping b where there are fewer.
+func lineCPUs(b *testing.B) [2]int {
+	b.Helper()
+	cpus, err := floorCPUs()
+	if errors.Is(err, ErrFloorCPUs) {
+		b.Skip(err)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cpus
 }
 
 // workLine is the shared line: the counter, alone in its cache line.
@@ -67,13 +74,7 @@ type workLine struct {
 //
 //	go test -run XXX -bench LineQuiet ./bench
 func BenchmarkLineQuiet(b *testing.B) {
-	cpus, err := floorCPUs()
-	if errors.Is(err, ErrFloorCPUs) {
-		b.Skip(err)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
+	cpus := lineCPUs(b)
 	perUS := spinwait.TicksPerMicrosecond()
 	if perUS == 0 {
 		b.Skip("no processor counter to time the window with")
