@@ -229,8 +229,8 @@ func (s stepRecords) Record(peer int, head, data []byte) {
 	s.Step(Event{Kind: EvRecord, Peer: peer, Head: head, Data: data})
 }
 
-// poll delivers the records that arrived in r (at most 32) and reports
-// whether it consumed anything (a wrap marker too).
+// poll delivers what arrived in r (take), unless r's quiet window holds
+// its reads (quiet.go), and accounts for the read in the window.
 func (r *inRing) poll(sink RecordSink) bool {
 	r.flush()
 	if r.quiet.holding && r.quiet.holds(spinwait.Ticks()) {
@@ -243,8 +243,8 @@ func (r *inRing) poll(sink RecordSink) bool {
 	return progressed
 }
 
-// take delivers the records that arrived in r (at most 32) and reports
-// whether it consumed anything.
+// take delivers the records that arrived in r (at most 32), and those of
+// its line, and reports whether it consumed anything (a wrap marker too).
 func (r *inRing) take(sink RecordSink) bool {
 	progressed := false
 	for k := 0; k < 32; k++ {

@@ -112,8 +112,7 @@ func (m *LocalMemory) Wrote(peer int) {
 	if uint(peer) >= uint(len(m.ringOf)) || m.ringOf[peer] == nil {
 		return
 	}
-	r := m.ringOf[peer]
-	if !r.unread() {
+	if r := m.ringOf[peer]; r.quiet.max != 0 && !r.unread() {
 		r.quiet.written(spinwait.Ticks)
 	}
 }
