@@ -106,20 +106,29 @@ func (m *LocalMemory) WatchLine(c *Command, mem []byte) error {
 		return fmt.Errorf("llc: line half at %d of region %d (%d bytes)", c.Off, c.Region, len(mem))
 	}
 	l := &lineRecord{half: mem[c.Off : c.Off+LineHalf], region: c.Region, own: c.Size != LineInPeer}
-	if c.Peer >= len(m.lines) {
-		m.lines = append(m.lines, make([]*lineRecord, c.Peer+1-len(m.lines))...)
-	}
-	m.lines[c.Peer] = l
+	m.lines = setAt(m.lines, c.Peer, l)
 	m.attachLine(c.Peer)
 	return nil
 }
 
 // line returns the line record of peer, nil if there is none.
-func (m *LocalMemory) line(peer int) *lineRecord {
-	if uint(peer) >= uint(len(m.lines)) {
+func (m *LocalMemory) line(peer int) *lineRecord { return at(m.lines, peer) }
+
+// at returns s[i], nil if s has no element i.
+func at[T any](s []*T, i int) *T {
+	if uint(i) >= uint(len(s)) {
 		return nil
 	}
-	return m.lines[peer]
+	return s[i]
+}
+
+// setAt sets s[i] (i not negative) to v, growing s with nils as needed.
+func setAt[T any](s []*T, i int, v *T) []*T {
+	if i >= len(s) {
+		s = append(s, make([]*T, i+1-len(s))...)
+	}
+	s[i] = v
+	return s
 }
 
 // attachLine has the ring from peer, if watched, deliver the records of
@@ -154,10 +163,7 @@ func (m *LocalMemory) Watch(c *Command) error {
 			r.quiet = newQuietWindow(spinwait.TicksPerMicrosecond())
 		}
 		m.rings = append(m.rings, r)
-		if c.Peer >= len(m.ringOf) {
-			m.ringOf = append(m.ringOf, make([]*inRing, c.Peer+1-len(m.ringOf))...)
-		}
-		m.ringOf[c.Peer] = r
+		m.ringOf = setAt(m.ringOf, c.Peer, r)
 	case CmdWatchSlot:
 		if c.Size < 8 || c.Off%8 != 0 || c.Off > uint64(len(mem)) || uint64(c.Size) > uint64(len(mem))-c.Off {
 			return fmt.Errorf("llc: slot of %d bytes at %d of region %d (%d bytes)", c.Size, c.Off, c.Region, len(mem))

@@ -109,10 +109,11 @@ func (q *quietWindow) read(found bool, clock func() uint64) {
 // to this process then keep the quiet window (see quietWindow). The
 // translator calls it after its store.
 func (m *LocalMemory) Wrote(peer int) {
-	if uint(peer) >= uint(len(m.ringOf)) || m.ringOf[peer] == nil {
-		return
-	}
-	if r := m.ringOf[peer]; r.quiet.max != 0 && !r.unread() {
+	switch r := at(m.ringOf, peer); {
+	case r == nil, r.quiet.max == 0:
+	case r.unread():
+		r.quiet.holding = false // read at once, even within an earlier write's window
+	default:
 		r.quiet.written(spinwait.Ticks)
 	}
 }

@@ -95,7 +95,8 @@ func TestQuietWindowDelivery(t *testing.T) {
 
 // quietRound is one case of TestQuietWindowDelivery: process 0 and 1 each
 // send size bytes to the other, process 1 first if crossed, with process
-// 0's window set to hold every read.
+// 0's window set to hold every read. Not crossed, process 0 then writes
+// again, and finding process 1's record unread, ends the window.
 func quietRound(t *testing.T, size int, crossed bool) {
 	t.Helper()
 	c := lineCluster(t, 2, 4096)
@@ -128,10 +129,23 @@ func quietRound(t *testing.T, size int, crossed bool) {
 	if r0.Done() != crossed {
 		t.Fatalf("%d bytes, crossed %v: the record read in the window: %v", size, crossed, r0.Done())
 	}
+	sends := []Completion{s0, s1}
+	if !crossed {
+		sends = append(sends, c.send(0, 1, 2, 0, pattern(3, size)))
+		c.poll(0)
+		if !r0.Done() {
+			t.Fatalf("%d bytes: a write that found the record unread left the earlier window holding", size)
+		}
+	}
 	ring.quiet.window = 0
 	r1 := c.recv(1, 0, 1, 0, size)
-	c.wait(s0, s1, r0, r1)
+	c.wait(append(sends, r0, r1)...)
 	checkRecv(t, "1 to 0", r0, 1, 1, pattern(2, size))
 	checkRecv(t, "0 to 1", r1, 0, 1, pattern(1, size))
+	if !crossed {
+		r1b := c.recv(1, 0, 2, 0, size)
+		c.wait(r1b)
+		checkRecv(t, "0 to 1, second", r1b, 0, 2, pattern(3, size))
+	}
 	c.noErrs()
 }
