@@ -25,6 +25,7 @@ func init() {
 	scenarios["mprobe"] = scenarioMprobe
 	scenarios["cancel"] = scenarioCancel
 	scenarios["completed-requests"] = scenarioCompletedRequests
+	scenarios["done-at-start"] = scenarioDoneAtStart
 	scenarios["persistent"] = scenarioPersistent
 	scenarios["waitsome"] = scenarioWaitsome
 	scenarios["sendrecv-replace"] = scenarioSendrecvReplace
@@ -107,6 +108,13 @@ func TestCancel(t *testing.T) {
 func TestCompletedRequests(t *testing.T) {
 	t.Parallel()
 	runAt(t, "completed-requests", []int{2, 3})
+}
+
+// Requests whose operation is done as it starts (an eager send, a
+// receive of a message already there) complete as any other.
+func TestDoneAtStart(t *testing.T) {
+	t.Parallel()
+	runAt(t, "done-at-start", []int{2, 3})
 }
 
 func TestPersistent(t *testing.T) {
@@ -646,6 +654,101 @@ func scenarioCancel(w *mpi.Comm) error {
 // the operations it gave back (a nonblocking call's operation goes back
 // to a pool once done): the even rank of each pair receives twice, the
 // odd one sends twice.
+// scenarioDoneAtStart has the odd rank of each pair send eagerly (Isend,
+// done as it starts), and the even one receive messages that are already
+// there when it posts the receive (Iprobe first): into a plain buffer,
+// and with IrecvType into a strided column, whose unpacking the request
+// still does at Wait though it is set after the receive is done. Each
+// request is then waited for twice and tested.
+func scenarioDoneAtStart(w *mpi.Comm) error {
+	const rows, cols, tagPlain, tagCol = 6, 4, 1, 2
+	partner := w.Rank() ^ 1
+	if partner >= w.Size() {
+		return nil
+	}
+	col, err := mpi.Vector(rows, 1, cols)
+	if err != nil {
+		return err
+	}
+	if w.Rank()%2 == 1 {
+		for _, m := range []struct {
+			tag  int
+			data []int64
+		}{{tagPlain, pattern[int64](5, 1)}, {tagCol, pattern[int64](rows, 2)}} {
+			r, err := mpi.Isend(w, m.data, partner, m.tag)
+			if err != nil {
+				return err
+			}
+			if err := waitTwice("Isend", r, mpi.Status{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, tag := range []int{tagPlain, tagCol} {
+		for {
+			ok, _, err := w.Iprobe(partner, tag)
+			if err != nil {
+				return err
+			}
+			if ok {
+				break
+			}
+		}
+	}
+	plain := make([]int64, 5)
+	r, err := mpi.Irecv(w, plain, partner, tagPlain)
+	if err != nil {
+		return err
+	}
+	if err := waitTwice("Irecv", r, mpi.Status{Source: partner, Tag: tagPlain, Count: 5}); err != nil {
+		return err
+	}
+	if d := diff(plain, pattern[int64](5, 1)); d != "" {
+		return fmt.Errorf("Irecv of a message already there: %s", d)
+	}
+	matrix := make([]int64, rows*cols)
+	r, err = mpi.IrecvType(w, matrix, 1, col, partner, tagCol)
+	if err != nil {
+		return err
+	}
+	if err := waitTwice("IrecvType", r, mpi.Status{Source: partner, Tag: tagCol, Count: rows}); err != nil {
+		return err
+	}
+	want := make([]int64, rows*cols)
+	for i, v := range pattern[int64](rows, 2) {
+		want[i*cols] = v
+	}
+	if d := diff(matrix, want); d != "" {
+		return fmt.Errorf("IrecvType of a column already there: %s", d)
+	}
+	return nil
+}
+
+// waitTwice waits for r twice and tests it, and checks that each returns
+// want (its Source, Tag and Count, for a receive) and no error.
+func waitTwice(what string, r *mpi.Request, want mpi.Status) error {
+	for i := range 3 {
+		var st mpi.Status
+		var err error
+		if i < 2 {
+			st, err = r.Wait()
+		} else {
+			var ok bool
+			if ok, st, err = r.Test(); !ok {
+				return fmt.Errorf("%s: Test after Wait reports it not done", what)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if st.Source != want.Source || st.Tag != want.Tag || st.Count != want.Count || st.Cancelled {
+			return fmt.Errorf("%s: status %+v, want source %d, tag %d, count %d", what, st, want.Source, want.Tag, want.Count)
+		}
+	}
+	return nil
+}
+
 func scenarioCompletedRequests(w *mpi.Comm) error {
 	const tagA, tagB, goTag = 1, 2, 3
 	partner := w.Rank() ^ 1

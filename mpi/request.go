@@ -17,8 +17,6 @@ import (
 // use.
 type Request struct {
 	c    *Comm
-	recv bool
-	null bool // nothing for the engine to complete (ProcNull, a buffered send): complete from the start
 	peer int
 	elem int
 	name string // the call that started it, for errors; "" for Isend and Irecv
@@ -27,26 +25,35 @@ type Request struct {
 	// pools and goes back once done: Done records its result and sets it
 	// to nil (harvest), so that a Request costs the garbage collector no
 	// more than its own fields. A persistent request's is its own.
-	sop    *llc.SendOp
-	rop    *llc.RecvOp
-	pooled bool
-	coll   *collRequest // a nonblocking collective, or nil
-	rma    *rmaRequest  // a request-based one-sided operation, or nil
+	sop  *llc.SendOp
+	rop  *llc.RecvOp
+	coll *collRequest // a nonblocking collective, or nil
+	rma  *rmaRequest  // a request-based one-sided operation, or nil
 	// unpack, if set, moves a completed receive's data from its
 	// buffer to where the caller's datatype puts it (IrecvType).
 	unpack func(Status)
 
+	recv   bool
+	null   bool // nothing for the engine to complete (ProcNull, a buffered send): complete from the start
+	pooled bool
 	// persistent: started by Start, inactive (and complete) while active
 	// is false.
 	persistent bool
 	bsend      bool // BsendInit: Start sends a copy of sop.Data through the attached buffer
+	finished   bool // under mu
 	active     atomic.Bool
 	freed      atomic.Bool
+	// harvested is set once a pooled operation's result is recorded and
+	// the operation given back (harvest): the endpoint has nothing more
+	// to do for it. final is set once a request that is not persistent
+	// has its result for good (finish): Wait, Test and finish then return
+	// it without the endpoint or the lock.
+	harvested atomic.Bool
+	final     atomic.Bool
 
-	mu       sync.Mutex
-	finished bool
-	status   Status
-	err      error
+	mu     sync.Mutex
+	status Status
+	err    error
 }
 
 // pending is a Request as the endpoint waits for it: its Done is called
@@ -83,6 +90,7 @@ func (p *pending) Done() bool {
 // recorded.
 func (r *Request) harvest() {
 	r.record()
+	r.harvested.Store(true)
 	if r.recv {
 		*r.rop = llc.RecvOp{}
 		recvOps.Put(r.rop)
@@ -110,11 +118,21 @@ func (r *Request) record() {
 
 // startPooledSend starts a nonblocking send of op's fields through an
 // operation from the pool.
+//
+// A send done at once (an eager one, as most are) is finished here: its
+// operation goes back to the pool at once, and Wait and Test return its
+// result without the endpoint or a lock. Nothing else can reach r yet,
+// and the engine is done with the operation.
 func (r *Request) startPooledSend(op llc.SendOp) {
 	r.sop, r.pooled = sendOps.Get().(*llc.SendOp), true
 	*r.sop = op
 	r.c.requestStarted()
-	r.c.rt.ep.Send(r.sop)
+	if r.c.rt.ep.Send(r.sop) {
+		r.harvest()
+		r.finished = true
+		r.c.requestFinished()
+		r.final.Store(true)
+	}
 }
 
 // startPooledRecv is startPooledSend for a receive; matched, if not nil,
@@ -123,15 +141,25 @@ func (r *Request) startPooledRecv(op llc.RecvOp, matched *llc.Matched) {
 	r.rop, r.pooled = recvOps.Get().(*llc.RecvOp), true
 	*r.rop = op
 	r.c.requestStarted()
+	var done bool
 	if matched != nil {
-		r.c.rt.ep.RecvMatched(matched, r.rop)
-		return
+		done = r.c.rt.ep.RecvMatched(matched, r.rop)
+	} else {
+		done = r.c.rt.ep.Recv(r.rop)
 	}
-	r.c.rt.ep.Recv(r.rop)
+	if done {
+		// Its message was there (an eager one, come first): harvested
+		// here, as a send is above; finish is left to Wait or Test, as
+		// the caller may still set unpack.
+		r.harvest()
+	}
 }
 
 // finish records the result of a completed operation once.
 func (r *Request) finish() (Status, error) {
+	if r.final.Load() {
+		return r.status, r.err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.finished {
@@ -156,6 +184,7 @@ func (r *Request) finish() (Status, error) {
 				r.unpack(r.status)
 			}
 		}
+		r.final.Store(!r.persistent)
 	}
 	return r.status, r.err
 }
@@ -195,9 +224,10 @@ func (r *Request) Wait() (Status, error) {
 		return Status{}, err
 	}
 	switch {
+	case r.final.Load():
 	case r.coll != nil:
 		<-r.coll.finished // its goroutine drives the progress
-	case !r.null:
+	case !r.null && !r.harvested.Load():
 		r.c.rt.ep.Wait((*pending)(r))
 	}
 	return r.finish()
@@ -209,7 +239,7 @@ func (r *Request) Test() (bool, Status, error) {
 	if err := r.check(); err != nil {
 		return false, Status{}, err
 	}
-	if !r.null && !r.c.rt.ep.Test((*pending)(r)) {
+	if !r.null && !r.final.Load() && !r.harvested.Load() && !r.c.rt.ep.Test((*pending)(r)) {
 		return false, Status{}, nil
 	}
 	st, err := r.finish()
