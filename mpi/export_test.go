@@ -47,3 +47,9 @@ func NICStatsForTest() nicemu.Stats {
 
 // ContextIDForTest returns c's context id.
 func ContextIDForTest(c *Comm) int { return c.id }
+
+// GCFloorSize is the size of the collector's floor (gcfloor.go).
+const GCFloorSize = gcFloorSize
+
+// GCFloorForTest is gcFloor.
+var GCFloorForTest = gcFloor

@@ -36,6 +36,9 @@ const (
 // runtimeState is the state of an initialized MPI process.
 type runtimeState struct {
 	job *launch.Job
+	// gcFloor is the collector's floor (see gcfloor.go), nil where the
+	// collector is tuned; dropped at Finalize.
+	gcFloor []byte
 	// net is the network; mart is the martini network when it reaches
 	// every process (the collectives' synchronisation network), else nil.
 	net  network
@@ -127,6 +130,7 @@ func Init() error {
 	if err != nil {
 		return err
 	}
+	s.gcFloor = gcFloor(os.Getenv)
 	rt = s
 	current.Store(s)
 	return nil
@@ -625,6 +629,7 @@ func Finalize() error {
 	// inside a call touches valid memory.
 	rt, finalized = nil, true
 	current.Store(nil)
+	s.gcFloor = nil // a Comm kept after Finalize keeps s
 	s.ep.Shutdown(ErrFinalized)
 	s.ep.Locked(func(*llc.Engine) { s.closeNet() })
 	if err := errors.Join(serr, ferr, s.job.Store.Close()); err != nil {

@@ -1,0 +1,66 @@
+package mpi_test
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"testing"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+func init() { rawScenarios["gc-floor"] = rawGCFloor }
+
+// TestGCFloorTuned: the floor is left out where GOGC or GOMEMLIMIT is set.
+func TestGCFloorTuned(t *testing.T) {
+	for _, env := range []map[string]string{{}, {"GOGC": "200"}, {"GOMEMLIMIT": "1GiB"}, {"GOGC": "off"}} {
+		got := len(mpi.GCFloorForTest(func(k string) string { return env[k] }))
+		want := mpi.GCFloorSize
+		if len(env) != 0 {
+			want = 0
+		}
+		if got != want {
+			t.Errorf("environment %v: a floor of %d bytes, want %d", env, got, want)
+		}
+	}
+}
+
+// TestGCFloor: between Init and Finalize the collector's heap goal is
+// above the floor, and after Finalize below it again, though the program
+// keeps a communicator.
+func TestGCFloor(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT is set: the runtime keeps no floor")
+	}
+	runAt(t, "gc-floor", []int{2})
+}
+
+// heapGoal returns the collector's heap goal after a collection.
+func heapGoal() uint64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+func rawGCFloor() error {
+	if goal := heapGoal(); goal >= mpi.GCFloorSize {
+		return fmt.Errorf("before Init: heap goal %d, want below the floor %d", goal, mpi.GCFloorSize)
+	}
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.World() // kept after Finalize, as a program may keep it
+	during := heapGoal()
+	if err := mpi.Finalize(); err != nil {
+		return err
+	}
+	after := heapGoal()
+	runtime.KeepAlive(w)
+	if during < mpi.GCFloorSize || after >= mpi.GCFloorSize {
+		return fmt.Errorf("heap goal %d while initialized, %d after Finalize; want at least, then below, the floor %d", during, after, mpi.GCFloorSize)
+	}
+	return nil
+}
