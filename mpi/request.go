@@ -129,9 +129,7 @@ func (r *Request) startPooledSend(op llc.SendOp) {
 	r.c.requestStarted()
 	if r.c.rt.ep.Send(r.sop) {
 		r.harvest()
-		r.finished = true
-		r.c.requestFinished()
-		r.final.Store(true)
+		r.complete()
 	}
 }
 
@@ -163,30 +161,37 @@ func (r *Request) finish() (Status, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.finished {
-		r.finished = true
-		if !r.null {
-			defer r.c.requestFinished()
-		}
-		r.active.Store(false)
-		switch {
-		case r.null && r.recv:
-			r.status = procNullStatus
-		case r.null:
-		case r.coll != nil:
-			r.err = r.coll.err
-		case r.rma != nil:
-			r.err = r.rma.finish(r.name)
-		default: // the engine's operation; a pooled one was harvested
-			if !r.pooled {
-				r.record()
-			}
-			if r.recv && r.unpack != nil && !r.status.Cancelled {
-				r.unpack(r.status)
-			}
-		}
-		r.final.Store(!r.persistent)
+		r.complete()
 	}
 	return r.status, r.err
+}
+
+// complete is finish's once: it records the result of r's completed
+// operation and counts r finished. It runs under r.mu, or where nothing
+// else can reach r yet (startPooledSend).
+func (r *Request) complete() {
+	r.finished = true
+	if !r.null {
+		defer r.c.requestFinished()
+	}
+	r.active.Store(false)
+	switch {
+	case r.null && r.recv:
+		r.status = procNullStatus
+	case r.null:
+	case r.coll != nil:
+		r.err = r.coll.err
+	case r.rma != nil:
+		r.err = r.rma.finish(r.name)
+	default: // the engine's operation; a pooled one was harvested
+		if !r.pooled {
+			r.record()
+		}
+		if r.recv && r.unpack != nil && !r.status.Cancelled {
+			r.unpack(r.status)
+		}
+	}
+	r.final.Store(!r.persistent)
 }
 
 // callName returns the name of the call that started r, def if unnamed.
