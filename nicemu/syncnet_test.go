@@ -978,6 +978,50 @@ func TestBarrierRecordRings(t *testing.T) {
 	}
 }
 
+// TestBarrierArrivedRing checks BarrierArrived, which reads the ring's
+// entries, against the generations the members arrived at: across the
+// ring's wrap, for arrivals by record and by payload, and on the
+// controller freed and claimed again, where no generation counts as
+// arrived until a member arrives at it anew.
+func TestBarrierArrivedRing(t *testing.T) {
+	fast, slow, id, procs := newBarrierPair(t)
+	check := func(when string, fastAt, slowAt uint64) {
+		t.Helper()
+		for g := uint64(1); g <= fastAt+2*RecordRingDepth; g++ {
+			if got := slow.BarrierArrived(id, 0, g); got != (g <= fastAt) {
+				t.Fatalf("%s: member 0 (at %d) arrived at %d: %v", when, fastAt, g, got)
+			}
+			if got := fast.BarrierArrived(id, 1, g); got != (g <= slowAt) {
+				t.Fatalf("%s: member 1 (at %d) arrived at %d: %v", when, slowAt, g, got)
+			}
+		}
+	}
+	check("before any arrival", 0, 0)
+	for g := uint64(1); g <= RecordRingDepth+RecordRingDepth/2; g++ {
+		if _, err := fast.BarrierArriveRecord(id, 0, procs, g, [RecordSize]byte{}, [DatumSize]byte{}); err != nil {
+			t.Fatal(err)
+		}
+		if g%3 == 0 { // member 1 arrives at a third of the pace, by payload
+			if _, err := slow.BarrierArriveParts(id, 1, procs, g, [DatumSize]byte{}, []byte("x"), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check(fmt.Sprintf("generation %d", g), g, g/3)
+	}
+	if err := fast.FreeBarrier(id); err != nil {
+		t.Fatal(err)
+	}
+	again, err := slow.AllocBarrier()
+	if err != nil || again != id {
+		t.Fatalf("claimed again: %d, %v; want %d", again, err, id)
+	}
+	check("claimed again", 0, 0)
+	if _, err := fast.BarrierArriveRecord(id, 0, procs, 1, [RecordSize]byte{}, [DatumSize]byte{}); err != nil {
+		t.Fatal(err)
+	}
+	check("claimed again, member 0 at 1", 1, 0)
+}
+
 // TestBarrierKeyWindow checks every member's key window against the hash
 // computed from the keys it passed, through both kinds of arrival and
 // across the ring's wrap, then on the controller freed and claimed again
