@@ -60,3 +60,31 @@ func TestSyncGroupWaitsEachBarrier(t *testing.T) {
 		}
 	}
 }
+
+// While processes outnumber cores, a member looks at the synchronisation
+// network alone only while no process sharing its CPU could run: it looks
+// until what it waits for comes (or syncSpin looks) while its mate waits
+// for something missing, and not past its first look once the mate could
+// run.
+func TestSyncGroupLooksWhileIdle(t *testing.T) {
+	gs := syncPair(t, 0)
+	for _, g := range gs {
+		g.nic.PublishCPU(0) // mates
+	}
+	looks := 0
+	comesAt := func(n int) func(*SyncGroup) bool {
+		looks = 0
+		return func(*SyncGroup) bool { looks++; return looks >= n }
+	}
+	gs[1].nic.WaitingForArrival(gs[1].id, 0, 5) // member 0 has not arrived there
+	if came := gs[0].lookWhileIdle(comesAt(20)); !came || looks != 20 {
+		t.Errorf("mate waiting for what is missing: came %v after %d looks, want true after 20", came, looks)
+	}
+	if gs[0].lookWhileIdle(comesAt(syncSpin+1)) || looks != syncSpin {
+		t.Errorf("mate waiting, nothing coming: %d looks, want %d", looks, syncSpin)
+	}
+	gs[1].nic.DoneWaiting() // the mate could run
+	if gs[0].lookWhileIdle(comesAt(20)) || looks != 1 {
+		t.Errorf("mate able to run: %d looks, want 1 and false", looks)
+	}
+}
