@@ -173,12 +173,13 @@ type barrierArrival struct {
 // member's key window at the generation (putKey).
 //
 // An entry fills a cache line, so that the member's next arrivals write
-// lines other than the one the readers of this generation's word read:
-// with the generation read from gen's line and two entries a line, the
-// first arrival after a small broadcast's root's waited for the other
-// core to give both lines back (mpibench Bcast 8 B at 4 processes on 2
-// cores, the slowest rank, 16 paired runs: 0.95 of the time before by
-// the median ratio, 0.91-0.98 by the quartiles).
+// lines other than the one the readers of this generation's word read.
+// With the generation read from gen's line and two entries a line, the
+// root of a small broadcast, at its next arrival, waited for the other
+// core to give both lines back: with an entry a line and the generation
+// read from it, Bcast 8 B at 4 processes on 2 cores took 0.95 of the time
+// (mpibench, the slowest rank, the median ratio of 16 paired runs,
+// quartiles 0.91-0.98), and at 8 processes 0.93.
 type ringEntry struct {
 	key    uint64
 	window uint64
@@ -345,8 +346,8 @@ func (n *NIC) AllocBarrier() (id int, err error) {
 // FreeBarrier releases controller id, which any process of the claimer's
 // job may do; the request is refused for a free controller or one of
 // another job. The members' arrival lines, and the generations in their
-// rings, reset to 0 before the controller becomes free. No member may be using it. Safe for concurrent
-// use.
+// rings, reset to 0 before the controller becomes free. No member may be
+// using it. Safe for concurrent use.
 func (n *NIC) FreeBarrier(id int) error {
 	for {
 		c, err := n.claimedCtl(id, 0, "free")

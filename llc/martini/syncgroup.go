@@ -120,10 +120,12 @@ func (g *SyncGroup) wait(cond func(g *SyncGroup) bool) error {
 //
 // Measured on the 2-core Intel Xeon VM (mpibench, 8 bytes, the slowest
 // rank, paired runs in alternating order, the median ratio to not
-// looking): Bcast at 4 processes 0.96 (12 pairs, quartiles 0.95-0.97), at
-// 8 0.95 (6 pairs); Reduce, Allreduce, Alltoall, PingPong at 4 and Barrier
-// at 4 and 8 0.98-1.03, within the noise. Looking 1024 times, or asking
-// every 32 looks, measured the same as 256 and 8.
+// looking): Bcast at 4 processes 0.97 (12 pairs, quartiles 0.96-0.975),
+// at 8 0.93 (8 pairs); Barrier and Allreduce at 3 processes, Reduce,
+// Allreduce, Alltoall and PingPong at 4, Barrier at 4 and 8 0.98-1.02,
+// within the noise; Bcast at 3 processes 1.02 (quartiles 1.006-1.028).
+// Looking 1024 times, or asking every 32 looks, measured the same as 256
+// and 8.
 func (g *SyncGroup) lookWhileIdle(cond func(g *SyncGroup) bool) bool {
 	for i := range syncSpin {
 		if cond(g) {
