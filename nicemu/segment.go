@@ -44,7 +44,7 @@ const (
 	NumAOTFPages = 64
 
 	segmentMagic   = 0x4d415254494e4931 // "MARTINI1"
-	segmentVersion = 12                 // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff; 6: 2048 SIDs; 7: virtual time; 8: its write count; 9: 16-byte barrier data; 10: declared computing; 11: 16 multicast slots, heap high-water mark; 12: CPU and wait state of each process
+	segmentVersion = 13                 // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff; 6: 2048 SIDs; 7: virtual time; 8: its write count; 9: 16-byte barrier data; 10: declared computing; 11: 16 multicast slots, heap high-water mark; 12: CPU and wait state of each process; 13: a barrier ring entry per cache line, with its generation
 	sidEntrySize   = 64
 	procEntrySize  = 128
 )
@@ -297,9 +297,14 @@ func AttachSegment(f *os.File) (*Segment, error) {
 		f.Close()
 		return nil, err
 	}
-	if atomic.LoadUint64(&s.hdr.magic) != segmentMagic || s.hdr.version != segmentVersion {
+	if atomic.LoadUint64(&s.hdr.magic) != segmentMagic {
 		s.Close()
-		return nil, errors.New("nicemu: attach segment: not a Martini segment (bad magic or version)")
+		return nil, errors.New("nicemu: attach segment: not a Martini segment (bad magic)")
+	}
+	if v := s.hdr.version; v != segmentVersion {
+		s.Close()
+		return nil, fmt.Errorf("nicemu: attach segment: layout version %d, this program's is %d: "+
+			"the launcher and the program were built from different versions of the runtime", v, segmentVersion)
 	}
 	if size := s.hdr.size; size != uint64(st.Size) {
 		s.Close() // unmaps the header: report the size read before

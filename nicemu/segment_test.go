@@ -223,7 +223,7 @@ func TestAttachSegmentRejects(t *testing.T) {
 		{"just under a page", good[:PageSize-1], PageSize - 1, "too small"},
 		{"zeros", nil, 4 * PageSize, "bad magic"},
 		{"bad magic", corrupt(func(h *jobHeader) { h.magic ^= 1 }), int64(len(good)), "bad magic"},
-		{"bad version", corrupt(func(h *jobHeader) { h.version = 99 }), int64(len(good)), "bad magic"},
+		{"bad version", corrupt(func(h *jobHeader) { h.version = 99 }), int64(len(good)), "layout version 99"},
 		{"truncated", good[:len(good)-PageSize], int64(len(good) - PageSize), "size"},
 		{"grown", good, int64(len(good) + PageSize), "size"},
 	}
