@@ -16,6 +16,7 @@ import (
 // has the method set of collectives.Hardware. One collective at a time
 // may use it.
 type SyncGroup struct {
+	tr     *Translator
 	nic    *nicemu.NIC
 	port   *nicemu.BarrierPort // the member's port to the controller; nil if refused
 	ep     *llc.Endpoint
@@ -59,7 +60,7 @@ const syncSpin = 256
 // tag tells this group's multicasts apart from those of other groups the
 // same processes belong to.
 func NewSyncGroup(t *Translator, ep *llc.Endpoint, id, member int, procs []int, tag uint32) *SyncGroup {
-	g := &SyncGroup{nic: t.nic, ep: ep, id: id, member: member, procs: procs, tag: uint64(tag) << 32}
+	g := &SyncGroup{tr: t, nic: t.nic, ep: ep, id: id, member: member, procs: procs, tag: uint64(tag) << 32}
 	// Without a port (the NIC refused the group), the requests go to the
 	// NIC, which refuses them.
 	g.port, _ = t.nic.OpenBarrierPort(id, member, procs)
@@ -113,8 +114,10 @@ func (g *SyncGroup) wait(cond func(g *SyncGroup) bool) error {
 
 // lookWhileIdle is wait's look at the synchronisation network while
 // processes outnumber cores: it looks up to syncSpin times, but only while
-// no process that may run on this one's CPU could do anything
-// (nicemu.NIC.YieldHelps, asked every idleLookEvery looks), so that the
+// no process that may run on this one's CPU could do anything (the
+// translator's YieldHelps, asked every idleLookEvery looks, which under
+// the Martini model and in virtual time always says a yield helps, so that
+// the model's waits stay as they were), so that the
 // look takes no core from a process that could use it: what this one waits
 // for comes from another core. It reports whether cond came true.
 //
@@ -131,7 +134,7 @@ func (g *SyncGroup) lookWhileIdle(cond func(g *SyncGroup) bool) bool {
 		if cond(g) {
 			return true
 		}
-		if i%idleLookEvery == 0 && g.nic.YieldHelps() {
+		if i%idleLookEvery == 0 && g.tr.YieldHelps() {
 			return false
 		}
 		spinwait.Pause()

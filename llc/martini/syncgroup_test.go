@@ -12,7 +12,13 @@ import (
 // each with its endpoint; spin is the endpoints' Spin.
 func syncPair(t *testing.T, spin int) [2]*SyncGroup {
 	t.Helper()
-	trs := translators(t, 2, nicemu.ProfileNative)
+	return syncPairOn(t, spin, nicemu.ProfileNative)
+}
+
+// syncPairOn is syncPair on NICs of the given timing profile.
+func syncPairOn(t *testing.T, spin int, profile string) [2]*SyncGroup {
+	t.Helper()
+	trs := translators(t, 2, profile)
 	boot := make([]llc.RegionID, len(trs))
 	for i, tr := range trs {
 		var err error
@@ -86,5 +92,15 @@ func TestSyncGroupLooksWhileIdle(t *testing.T) {
 	gs[1].nic.DoneWaiting() // the mate could run
 	if gs[0].lookWhileIdle(comesAt(20)) || looks != 1 {
 		t.Errorf("mate able to run: %d looks, want 1 and false", looks)
+	}
+
+	// Under the Martini model the waits are the model's: no looks.
+	gs = syncPairOn(t, 0, nicemu.ProfileMartini)
+	for _, g := range gs {
+		g.nic.PublishCPU(0)
+	}
+	gs[1].nic.WaitingForArrival(gs[1].id, 0, 5)
+	if gs[0].lookWhileIdle(comesAt(20)) || looks != 1 {
+		t.Errorf("under the Martini model: %d looks, want 1 and false", looks)
 	}
 }
