@@ -47,6 +47,12 @@ type Endpoint struct {
 	// Operations of SendWait and RecvWait, recycled under mu.
 	freeSends freeList[SendOp]
 	freeRecvs freeList[RecvOp]
+
+	// The waiters (park.go), under mu: whether a goroutine polls for
+	// them, those parked meanwhile, and their records for reuse.
+	polling    bool
+	parked     []*parked
+	freeParked freeList[parked]
 }
 
 // WaitStats counts how waiting went.
@@ -308,58 +314,84 @@ func (ep *Endpoint) Wait(op Completion) {
 }
 
 // wait is Wait for a caller that holds ep.mu; it returns with ep.mu held
-// and op done. The lock is released between polls.
+// and op done. The lock is released between polls. While another
+// goroutine of the process polls, the caller parks instead (park.go).
 func (ep *Endpoint) wait(op Completion) {
 	ep.waits++
-	if ep.clock != nil && !op.Done() {
+	if op.Done() {
+		return
+	}
+	if ep.clock != nil {
 		defer ep.clock.Waiting(false)
 	}
+	if ep.polling {
+		if ep.park(op) {
+			return
+		}
+	} else {
+		ep.polling = true
+	}
+	defer ep.handOff()
+	ep.poll(op)
+}
+
+// poll is wait's polling: it returns with ep.mu held and op done.
+func (ep *Endpoint) poll(op Completion) {
 	var spun, yielded time.Time // when the spinning and the yielding began, once looked at
 	for idle := 0; !op.Done(); {
 		p := ep.progress()
 		if op.Done() {
 			return
 		}
+		woken := 0
+		if len(ep.parked) > 0 {
+			woken = ep.wakeDone()
+		}
 		ep.mu.Unlock()
-		if p {
+		if p || woken > 0 {
 			idle = 0
 			spun, yielded = time.Time{}, time.Time{}
+			letRun(woken)
 		} else {
-			if ep.clock != nil && !ep.eng.Retrying() {
-				// Nothing came: the process waits (taking data makes it
-				// run again). Not while it retries a connection: the
-				// retry is a request at its clock.
-				ep.clock.Waiting(true)
-			}
-			idle++
-			if idle < ep.Spin && ep.SpinFor > 0 && idle%spinClockEvery == 0 {
-				idle = phaseEnd(idle, &spun, ep.SpinFor, ep.Spin)
-			}
-			switch {
-			case idle < ep.Spin:
-				// The processor's spin-wait hint between polls. Measured
-				// on the 2-core Intel Xeon VM (mpibench, the slowest
-				// rank, 10 alternations): PingPong 8 B at 2 processes
-				// 0.231 -> 0.201 µs, and as much when only the first 2 to
-				// 12 polls of a wait paused; at 2 processes PingPing 8 B
-				// 1-5% slower, Sendrecv 1-3%, Exchange 1%, the rest
-				// within 3% either way.
-				spinwait.Pause()
-			case idle < ep.Spin+ep.Yield:
-				if ep.advisor == nil || ep.advisor.YieldHelps() {
-					yieldCPU(idle)
-				}
-				if ep.YieldFor > 0 && (idle-ep.Spin)%yieldClockEvery == 1 { // from the first yield on
-					idle = phaseEnd(idle, &yielded, ep.YieldFor, ep.Spin+ep.Yield)
-				}
-			default:
-				ep.sleep(op)
-				idle = ep.Spin
-				yielded = time.Time{}
-			}
+			idle = ep.backOff(op, idle, &spun, &yielded)
 		}
 		ep.mu.Lock()
 	}
+}
+
+// backOff is a poll's wait after a round in which nothing happened, the
+// idle-th in a row; it returns the count to go on from. The caller does
+// not hold ep.mu.
+func (ep *Endpoint) backOff(op Completion, idle int, spun, yielded *time.Time) int {
+	if ep.clock != nil && !ep.eng.Retrying() {
+		// Nothing came: the process waits (taking data makes it run
+		// again). Not while it retries a connection: the retry is a
+		// request at its clock.
+		ep.clock.Waiting(true)
+	}
+	idle++
+	if idle < ep.Spin && ep.SpinFor > 0 && idle%spinClockEvery == 0 {
+		idle = phaseEnd(idle, spun, ep.SpinFor, ep.Spin)
+	}
+	switch {
+	case idle < ep.Spin:
+		// The processor's spin-wait hint between polls: the poll after
+		// the data came is sooner than a plain loop's, at a small cost
+		// where both sides of a pair send at once.
+		spinwait.Pause()
+	case idle < ep.Spin+ep.Yield:
+		if ep.advisor == nil || ep.advisor.YieldHelps() {
+			yieldCPU(idle)
+		}
+		if ep.YieldFor > 0 && (idle-ep.Spin)%yieldClockEvery == 1 { // from the first yield on
+			idle = phaseEnd(idle, yielded, ep.YieldFor, ep.Spin+ep.Yield)
+		}
+	default:
+		ep.sleep(op)
+		idle = ep.Spin
+		*yielded = time.Time{}
+	}
+	return idle
 }
 
 // spinClockEvery is how many polls of a spinning waiter pass between two
@@ -390,12 +422,17 @@ func (ep *Endpoint) sleep(op Completion) {
 	ep.mu.Lock()
 	p := ep.progress()
 	ok := op.Done()
-	if !p && !ok {
+	woken := 0
+	if len(ep.parked) > 0 {
+		woken = ep.wakeDone()
+	}
+	if !p && !ok && woken == 0 {
 		ep.sleeps++
 	}
 	ep.mu.Unlock()
-	if p || ok {
+	if p || ok || woken > 0 {
 		ep.tr.Disarm()
+		letRun(woken)
 		return
 	}
 	ep.tr.Sleep(t)
