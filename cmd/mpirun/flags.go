@@ -36,6 +36,10 @@ type options struct {
 	launch string     // -launch: how to start an agent on a host
 	ifSpec string     // -if, "" if not given
 	ifAddr netip.Addr // the head's address chosen by -if
+
+	// agentTimeout bounds the wait for every agent's hello (-agent-timeout;
+	// 0: no bound).
+	agentTimeout time.Duration
 }
 
 // errUsage reports a command line that parseFlags rejected, after printing
@@ -251,6 +255,7 @@ func (o *options) defineHostFlags(fs *flag.FlagSet) *hostFlags {
 	fs.StringVar(&h.list, "hosts", "", "run the ranks on these `hosts`, host:slots,... (1 slot when not given), the first host's slots taking ranks 0, 1, ..., then the next host's")
 	fs.StringVar(&h.file, "hostfile", "", "run the ranks on the hosts of `file`, in Open MPI's format (a host a line, slots=N)")
 	fs.StringVar(&o.launch, "launch", "ssh {host}", "with -hosts or -hostfile, the `command` that starts mpirun's agent on a host, {host} replaced by its name (split at blanks, no quoting)")
+	fs.DurationVar(&o.agentTimeout, "agent-timeout", defaultAgentTimeout, "with -hosts or -hostfile, fail the job when an agent has not answered this `duration` after its launch command started (0: wait for ever)")
 	fs.StringVar(&o.ifSpec, "if", "", "with -hosts or -hostfile, the network that joins the hosts, a `CIDR or interface name`: mpirun serves the job on its address there, and each host's ranks listen on theirs (default: the address that routes to the first other host)")
 	return h
 }
@@ -271,8 +276,8 @@ func (o *options) placeRanks(fs *flag.FlagSet, hostList, hostfile string) (int, 
 	case hostfile != "":
 		hosts, err = readHostfile(hostfile)
 		err = wrapIf(err, "-hostfile")
-	case isSet(fs, "launch") || isSet(fs, "if"):
-		return 0, errors.New("-launch and -if are for jobs across hosts: give -hosts or -hostfile")
+	case isSet(fs, "launch") || isSet(fs, "if") || isSet(fs, "agent-timeout"):
+		return 0, errors.New("-launch, -if and -agent-timeout are for jobs across hosts: give -hosts or -hostfile")
 	}
 	if err != nil {
 		return 0, err
@@ -293,6 +298,9 @@ func (o *options) placeRanks(fs *flag.FlagSet, hostList, hostfile string) (int, 
 	}
 	if err := checkTemplate(o.launch); err != nil {
 		return 0, err
+	}
+	if o.agentTimeout < 0 {
+		return 0, fmt.Errorf("-agent-timeout %v: must not be negative", o.agentTimeout)
 	}
 	if err := o.resolveIf(); err != nil {
 		return 0, err

@@ -109,19 +109,19 @@ func TestParseHostFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []placement{{"a", 0, 2}, {"b", 2, 3}}; o.np != 5 || !reflect.DeepEqual(o.hosts, want) || o.launch != "ssh {host}" || o.ifSpec != "" {
-		t.Errorf("-hosts a:2,b:3: np %d, hosts %v, launch %q, if %q", o.np, o.hosts, o.launch, o.ifSpec)
+	if want := []placement{{"a", 0, 2}, {"b", 2, 3}}; o.np != 5 || !reflect.DeepEqual(o.hosts, want) || o.launch != "ssh {host}" || o.ifSpec != "" || o.agentTimeout != defaultAgentTimeout {
+		t.Errorf("-hosts a:2,b:3: np %d, hosts %v, launch %q, if %q, agent timeout %v", o.np, o.hosts, o.launch, o.ifSpec, o.agentTimeout)
 	}
 	hostfile := filepath.Join(t.TempDir(), "hosts")
 	if err := os.WriteFile(hostfile, []byte("a slots=2\nb slots=2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o, err = parseFlags([]string{"-hostfile", hostfile, "-np", "3", "-launch", "ip netns exec {host}", "-if", "lo", "prog"}, &bytes.Buffer{})
+	o, err = parseFlags([]string{"-hostfile", hostfile, "-np", "3", "-launch", "ip netns exec {host}", "-if", "lo", "-agent-timeout", "0", "prog"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []placement{{"a", 0, 2}, {"b", 2, 1}}; o.np != 3 || !reflect.DeepEqual(o.hosts, want) || o.launch != "ip netns exec {host}" || o.ifAddr.String() != "127.0.0.1" {
-		t.Errorf("-hostfile -np 3 -if lo: np %d, hosts %v, launch %q, address %v", o.np, o.hosts, o.launch, o.ifAddr)
+	if want := []placement{{"a", 0, 2}, {"b", 2, 1}}; o.np != 3 || !reflect.DeepEqual(o.hosts, want) || o.launch != "ip netns exec {host}" || o.ifAddr.String() != "127.0.0.1" || o.agentTimeout != 0 {
+		t.Errorf("-hostfile -np 3 -if lo -agent-timeout 0: np %d, hosts %v, launch %q, address %v, agent timeout %v", o.np, o.hosts, o.launch, o.ifAddr, o.agentTimeout)
 	}
 	if o, err := parseFlags([]string{"-np", "2", "prog"}, &bytes.Buffer{}); err != nil || o.hosts != nil {
 		t.Errorf("without hosts: %+v, %v", o, err)
@@ -142,8 +142,10 @@ func TestHostUsageErrors(t *testing.T) {
 		{[]string{"-hostfile", hostfile, "prog"}, "-hostfile: " + hostfile + ":2: \"bogus\""},
 		{[]string{"-hostfile", hostfile + ".none", "prog"}, "-hostfile: open " + hostfile + ".none"},
 		{[]string{"-hosts", "a:two", "prog"}, "-hosts: \"a:two\""},
-		{[]string{"-np", "2", "-launch", "ssh {host}", "prog"}, "-launch and -if are for jobs across hosts"},
-		{[]string{"-np", "2", "-if", "eth0", "prog"}, "-launch and -if are for jobs across hosts"},
+		{[]string{"-np", "2", "-launch", "ssh {host}", "prog"}, "-launch, -if and -agent-timeout are for jobs across hosts"},
+		{[]string{"-np", "2", "-if", "eth0", "prog"}, "-launch, -if and -agent-timeout are for jobs across hosts"},
+		{[]string{"-np", "2", "-agent-timeout", "1m", "prog"}, "-launch, -if and -agent-timeout are for jobs across hosts"},
+		{[]string{"-hosts", "a", "-agent-timeout", "-1s", "prog"}, "-agent-timeout -1s: must not be negative"},
 		{[]string{"-hosts", "a", "-launch", "ssh", "prog"}, "-launch \"ssh\": no {host} in it"},
 		{[]string{"-hosts", "a", "-if", "10.0.0.0/33", "prog"}, "-if \"10.0.0.0/33\": want a CIDR"},
 		{[]string{"-hosts", "a", "-if", "no-such-if0", "prog"}, "-if no-such-if0: no interface no-such-if0 here"},

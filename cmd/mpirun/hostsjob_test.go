@@ -260,3 +260,57 @@ func TestHostsGoPackage(t *testing.T) {
 	checkEmpty(t, tmp)
 	checkNothingLeft(t, marker)
 }
+
+// launchScript writes an executable shell script of body into a
+// temporary directory of t and returns its path.
+func launchScript(t *testing.T, name, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestHostsAgentSilent: a launch command that never starts the agent (it
+// sleeps) fails the job after -agent-timeout, naming the host and the
+// launch command; the sleeps are killed.
+func TestHostsAgentSilent(t *testing.T) {
+	t.Parallel()
+	launch, marker := fakeLaunch(t)
+	silent := launchScript(t, "silent", "sleep 1000\n")
+	launch = strings.Replace(launch, "MPIRUN_TEST_HOST={host}", silent+" {host}", 1)
+	r := mpirun(t, "-hosts", "a:2,b:2", "-launch", launch, "-agent-timeout", "500ms", helper("printrank"))
+	want := regexp.MustCompile(`(?m)^mpirun: host a: its agent did not answer within 500ms of the start of its launch command \(env MPIRUN_TEST_JOB=\S+ ` +
+		regexp.QuoteMeta(silent) + ` a \S+ agent\).*; nor did the agent of host b$`)
+	if r.code != exitFailure || !want.MatchString(r.stderr) {
+		t.Errorf("exit %d, stderr:\n%s\nwant %d and %v", r.code, r.stderr, exitFailure, want)
+	}
+	// The bound, the stop of the agents (termGrace and agentGrace), slack.
+	if r.elapsed > 500*time.Millisecond+termGrace+agentGrace+3*time.Second {
+		t.Errorf("mpirun took %v to give up", r.elapsed)
+	}
+	checkNothingLeft(t, marker)
+}
+
+// TestHostsAgentEndsEarly: a launch command that exits before its agent
+// answers is reported at once, with its exit status and what it wrote
+// on stderr, though another host's launch command never answers.
+func TestHostsAgentEndsEarly(t *testing.T) {
+	t.Parallel()
+	launch, marker := fakeLaunch(t)
+	script := launchScript(t, "early", `if [ "$1" = b ]; then echo "b: no route to host" >&2; exit 3; fi
+sleep 1000
+`)
+	launch = strings.Replace(launch, "MPIRUN_TEST_HOST={host}", script+" {host}", 1)
+	r := mpirun(t, "-hosts", "a:2,b:2", "-launch", launch, helper("printrank"))
+	want := regexp.MustCompile(`(?m)^mpirun: host b: b: no route to host\n(.|\n)*^mpirun: host b: its agent ended \(exit status 3\) before it started`)
+	if r.code != exitFailure || !want.MatchString(r.stderr) {
+		t.Errorf("exit %d, stderr:\n%s\nwant %d and %v", r.code, r.stderr, exitFailure, want)
+	}
+	// Well before the default -agent-timeout.
+	if r.elapsed > termGrace+agentGrace+5*time.Second {
+		t.Errorf("mpirun took %v to report it", r.elapsed)
+	}
+	checkNothingLeft(t, marker)
+}

@@ -43,6 +43,7 @@
 //	-hosts H:S,...     run the ranks on hosts, S slots each (1 if not given)
 //	-hostfile FILE     run the ranks on the hosts of FILE (Open MPI's format)
 //	-launch TEMPLATE   how to start the agent of a host (default "ssh {host}")
+//	-agent-timeout D   fail when an agent has not answered D after its launch command started (default 30s; 0: no bound)
 //	-if CIDR|NAME      the network that joins the hosts
 //	-v                 report what mpirun does
 //
@@ -83,6 +84,13 @@
 // the agents that have not ended 2.3 seconds later. An agent whose standard input
 // ends (the head or the connection to it is gone) or that is signalled
 // ends its ranks and exits too.
+//
+// A launch command that ends before its agent answers fails the job at
+// once, with its exit status (what it wrote on its standard error is
+// forwarded, prefixed with its host's name). One whose agent has not
+// answered -agent-timeout after it started (30 seconds by default: it
+// never started the agent, or waits for a password) fails the job, naming
+// the host and the command; the launch commands are then killed.
 package main
 
 import (

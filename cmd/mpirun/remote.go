@@ -24,6 +24,11 @@ import (
 // launch commands.
 const agentGrace = 2 * time.Second
 
+// defaultAgentTimeout is how long the head waits, by default, for the
+// agent of a host to answer once its launch command has started: long
+// enough for ssh to connect, and for a password prompt to be answered.
+const defaultAgentTimeout = 30 * time.Second
+
 // hostsJob is the head's side of a job across hosts: mpirun starts an
 // agent on each host with the launch command (-launch), which reports
 // back through its standard output (see wire.go), and serves the data
@@ -39,13 +44,14 @@ type hostsJob struct {
 
 // hostAgent is the head's end of the agent of one host.
 type hostAgent struct {
-	place placement
-	proc  *process
-	stdin *os.File // the write end of its standard input
-	in    *wireWriter
-	hello chan agentHello // its hello, once
-	done  chan struct{}   // closed once it has been reaped
-	said  bool            // it said hello (set by its reader; read by waitAgent once the reader has returned)
+	place  placement
+	launch string // its launch command, for messages
+	proc   *process
+	stdin  *os.File // the write end of its standard input
+	in     *wireWriter
+	hello  chan agentHello // its hello, once
+	done   chan struct{}   // closed once it has been reaped
+	said   bool            // it said hello (set by its reader; read by waitAgent once the reader has returned)
 	// reported[i] is set when the end of its rank place.first+i has been
 	// reported (under job.mu).
 	reported []bool
@@ -102,7 +108,7 @@ func (h *hostsJob) startAgent(pl placement, argv []string) (*hostAgent, error) {
 		stdinW.Close()
 		return nil, err
 	}
-	a := &hostAgent{place: pl, proc: p, stdin: stdinW, in: newWireWriter(stdinW),
+	a := &hostAgent{place: pl, launch: strings.Join(argv, " "), proc: p, stdin: stdinW, in: newWireWriter(stdinW),
 		hello: make(chan agentHello, 1), done: make(chan struct{}), reported: make([]bool, pl.count)}
 	h.j.mu.Lock()
 	err = p.start()
@@ -128,21 +134,15 @@ func (h *hostsJob) startAgent(pl placement, argv []string) (*hostAgent, error) {
 
 // configure waits for every agent's hello, chooses the address of the
 // data store, listens there and sends every agent its configuration. It
-// gives up when the job fails meanwhile.
+// gives up when the job fails meanwhile (see awaitHellos).
 func (h *hostsJob) configure() {
 	defer close(h.setup)
-	hellos := make([]agentHello, len(h.agents))
-	for i, a := range h.agents {
-		select {
-		case hellos[i] = <-a.hello:
-		case <-a.done: // waitAgent reports why
-			return
-		case <-h.j.failed:
-			return
-		}
-	}
 	if len(h.agents) < len(h.j.opts.hosts) {
 		return // an agent did not start: the job has failed
+	}
+	hellos, ok := h.awaitHellos()
+	if !ok {
+		return
 	}
 	ip, err := h.storeIP(hellos)
 	if err != nil {
@@ -166,6 +166,65 @@ func (h *hostsJob) configure() {
 		// An agent that cannot take it has ended: waitAgent reports it.
 		a.in.sendJSON(msgConfig, noRank, h.config(a.place, ln.addr))
 	}
+}
+
+// awaitHellos waits for the hello of every agent, and returns them. It
+// gives up when an agent ends before its hello (waitAgent reports why),
+// when the job fails, or when -agent-timeout passes: then it fails the
+// job, naming the hosts whose agents did not answer.
+func (h *hostsJob) awaitHellos() ([]agentHello, bool) {
+	var timeout <-chan time.Time
+	if d := h.j.opts.agentTimeout; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	hellos := make([]agentHello, len(h.agents))
+	for i, a := range h.agents {
+		select {
+		case hellos[i] = <-a.hello:
+		case <-a.done:
+			return nil, false
+		case <-h.j.failed:
+			return nil, false
+		case <-timeout:
+			var silent []*hostAgent
+			for k := i; k < len(h.agents); k++ {
+				select {
+				case hellos[k] = <-h.agents[k].hello:
+				default:
+					silent = append(silent, h.agents[k])
+				}
+			}
+			if len(silent) == 0 {
+				return hellos, true
+			}
+			h.failSilent(silent)
+			return nil, false
+		}
+	}
+	return hellos, true
+}
+
+// failSilent fails the job for agents, which have not said hello within
+// -agent-timeout.
+func (h *hostsJob) failSilent(agents []*hostAgent) {
+	a := agents[0]
+	msg := fmt.Sprintf("host %s: its agent did not answer within %v of the start of its launch command (%s): "+
+		"the command did not start mpirun's agent, or is waiting for something (a password, a host key to accept); -agent-timeout sets the bound",
+		a.place.host, h.j.opts.agentTimeout, a.launch)
+	var others []string
+	for _, o := range agents[1:] {
+		others = append(others, o.place.host)
+	}
+	switch len(others) {
+	case 0:
+	case 1:
+		msg += "; nor did the agent of host " + others[0]
+	default:
+		msg += "; nor did the agents of hosts " + strings.Join(others, ", ")
+	}
+	h.j.fail(msg, exitFailure, causeLauncher)
 }
 
 // storeIP returns the address on which to serve the data store: the
