@@ -81,7 +81,8 @@ func runAgent(stdin io.Reader, stdout, stderr io.Writer, sigs <-chan os.Signal) 
 	return 0
 }
 
-// hello tells the head the agent's protocol and its host's network.
+// hello begins the agent's output with agentMagic and tells the head the
+// agent's protocol and its host's network.
 func (a *agent) hello() error {
 	network, err := networkIdentity()
 	if err != nil {
@@ -94,6 +95,9 @@ func (a *agent) hello() error {
 	h := agentHello{Version: agentProtocol, Network: network}
 	for _, ad := range addrs {
 		h.Addrs = append(h.Addrs, ad.prefix.String())
+	}
+	if err := a.out.sendMagic(); err != nil {
+		return err
 	}
 	return a.out.sendJSON(msgHello, noRank, h)
 }

@@ -314,3 +314,23 @@ sleep 1000
 	}
 	checkNothingLeft(t, marker)
 }
+
+// TestHostsLaunchBanner: a launch command that prints a line before it
+// starts the agent (a login banner) is reported as such, quoting the line.
+func TestHostsLaunchBanner(t *testing.T) {
+	t.Parallel()
+	launch, marker := fakeLaunch(t)
+	banner := launchScript(t, "banner", `echo "Welcome to $1"
+shift
+exec "$@"
+`)
+	launch = strings.Replace(launch, "MPIRUN_TEST_HOST={host}", banner+" {host}", 1)
+	r := mpirun(t, "-hosts", "a:2,b:2", "-launch", launch, helper("printrank"))
+	want := regexp.MustCompile(`(?m)^mpirun: host [ab]: the launch command 'env MPIRUN_TEST_JOB=\S+ ` + regexp.QuoteMeta(banner) +
+		` ([ab]) \S+ agent' wrote "Welcome to ([ab])" before the agent's protocol: something other than the agent wrote to its standard output \(a login banner or a shell start-up file such as ~/\.bashrc printing text is the usual cause\)$`)
+	m := want.FindStringSubmatch(r.stderr)
+	if r.code != exitFailure || m == nil || m[1] != m[2] {
+		t.Errorf("exit %d, stderr:\n%s\nwant %d and %v", r.code, r.stderr, exitFailure, want)
+	}
+	checkNothingLeft(t, marker)
+}

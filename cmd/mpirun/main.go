@@ -90,7 +90,11 @@
 // forwarded, prefixed with its host's name). One whose agent has not
 // answered -agent-timeout after it started (30 seconds by default: it
 // never started the agent, or waits for a password) fails the job, naming
-// the host and the command; the launch commands are then killed.
+// the host and the command; the launch commands are then killed. The
+// agent's standard output must carry nothing but the agent protocol,
+// which begins with a fixed magic: a launch command that writes something
+// else there first (a login banner, or a shell start-up file such as
+// ~/.bashrc printing text) fails the job, quoting the line it wrote.
 package main
 
 import (

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -259,22 +260,42 @@ func (h *hostsJob) config(pl placement, store netip.AddrPort) agentConfig {
 	}
 }
 
-// readAgent reads the frames of agent a from r until it ends.
+// readAgent reads the output of agent a from r, agentMagic and then
+// frames, until it ends.
 func (h *hostsJob) readAgent(a *hostAgent, r io.Reader) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		f, err := readWireFrame(br)
-		if err == nil {
+	err := readAgentMagic(br)
+	for err == nil {
+		var f wireFrame
+		if f, err = readWireFrame(br); err == nil {
 			err = h.handle(a, f)
 		}
-		if err == io.EOF {
-			return
+	}
+	if err == io.EOF {
+		return
+	}
+	h.j.fail(fmt.Sprintf("host %s: %v", a.place.host, a.explain(err)), exitFailure, causeLauncher)
+	io.Copy(io.Discard, br) // until the agent is stopped
+}
+
+// explain returns err, an error reading the output of agent a, or what
+// it means when it is output that is not the agent's.
+func (a *hostAgent) explain(err error) error {
+	var fo *foreignOutput
+	switch {
+	case !errors.As(err, &fo):
+		return err
+	case fo.text():
+		line := bytes.TrimRight(fo.data, "\r\n")
+		cut := ""
+		if len(fo.data) == maxForeignLine && fo.data[len(fo.data)-1] != '\n' {
+			cut = "..."
 		}
-		if err != nil {
-			h.j.fail(fmt.Sprintf("host %s: %v", a.place.host, err), exitFailure, causeLauncher)
-			io.Copy(io.Discard, br) // until the agent is stopped
-			return
-		}
+		return fmt.Errorf("the launch command '%s' wrote %q%s before the agent's protocol: something other than the agent wrote to its standard output "+
+			"(a login banner or a shell start-up file such as ~/.bashrc printing text is the usual cause)", a.launch, line, cut)
+	default:
+		return fmt.Errorf("the launch command '%s' started something that does not speak this mpirun's agent protocol (its output began %q): "+
+			"run the same mpirun on every host", a.launch, fo.data)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -12,7 +13,11 @@ import (
 
 // The agent protocol: mpirun (the head) and the agent it starts on each
 // host talk through the agent's standard input and output, which the
-// launch command (ssh, ip netns exec) carries. Both directions carry
+// launch command (ssh, ip netns exec) carries. The agent's output
+// begins with agentMagic, which the head checks before it trusts a
+// frame's length: what the launch command or the shell on the host
+// wrote there before the agent (a login banner, the output of a shell
+// start-up file) is then reported as such. Both directions carry
 // frames:
 //
 //	uint32  length of the rest of the frame (big endian)
@@ -46,7 +51,21 @@ const (
 
 // agentProtocol is the version of the agent protocol; the head refuses an
 // agent of another version.
-const agentProtocol = 1
+const agentProtocol = 2
+
+// agentMagic begins the agent's standard output, before its first
+// frame. Its first byte, NUL, starts no text, so that a line of text
+// differs from it at once, while an agent of protocol version 1, which
+// sends frames without it, differs from it at the second byte.
+const agentMagic = "\x00mpirun-agent\x00"
+
+// maxForeignLine and maxForeignBinary bound what the head reads, to
+// quote it, of what came instead of agentMagic: a line of text, or the
+// binary bytes that had already arrived.
+const (
+	maxForeignLine   = 200
+	maxForeignBinary = 16
+)
 
 // noRank is the rank of a frame that is about no rank.
 const noRank = math.MaxUint32
@@ -101,8 +120,11 @@ func readWireFrame(r *bufio.Reader) (wireFrame, error) {
 		return wireFrame{}, err
 	}
 	n := binary.BigEndian.Uint32(head[:4])
-	if n < 5 || n > maxWireFrame {
-		return wireFrame{}, fmt.Errorf("agent protocol: a frame of %d bytes", n)
+	switch {
+	case n < 5:
+		return wireFrame{}, fmt.Errorf("agent protocol: a frame of %d bytes, shorter than a frame's 5-byte head: the stream is corrupt", n)
+	case n > maxWireFrame:
+		return wireFrame{}, fmt.Errorf("agent protocol: a frame of %d bytes, longer than the %d bytes a frame may have: the stream is corrupt", n, maxWireFrame)
 	}
 	if _, err := io.ReadFull(r, head[4:]); err != nil {
 		return wireFrame{}, fmt.Errorf("agent protocol: %w", noEOF(err))
@@ -113,6 +135,56 @@ func readWireFrame(r *bufio.Reader) (wireFrame, error) {
 	}
 	return f, nil
 }
+
+// readAgentMagic reads agentMagic, which begins the agent's output. It
+// returns io.EOF when the output ends at once (the agent never started),
+// and a *foreignOutput when something else came first.
+func readAgentMagic(r *bufio.Reader) error {
+	for i := range len(agentMagic) {
+		b, err := r.ReadByte()
+		switch {
+		case err != nil && i == 0:
+			return err
+		case err != nil:
+			return fmt.Errorf("agent protocol: its start: %w", noEOF(err))
+		case b != agentMagic[i]:
+			return readForeign(r, append([]byte(agentMagic[:i]), b))
+		}
+	}
+	return nil
+}
+
+// readForeign returns a *foreignOutput of seen, what came instead of
+// agentMagic, and what follows it: the rest of the line for text, read
+// until a newline or the end of the output, or what has already arrived
+// of binary output (which may have no newline to wait for).
+func readForeign(r *bufio.Reader, seen []byte) error {
+	fo := &foreignOutput{data: seen}
+	if !fo.text() {
+		more, _ := r.Peek(min(r.Buffered(), maxForeignBinary-len(seen)))
+		fo.data = append(fo.data, more...)
+		return fo
+	}
+	for len(fo.data) < maxForeignLine && fo.data[len(fo.data)-1] != '\n' {
+		b, err := r.ReadByte()
+		if err != nil {
+			break
+		}
+		fo.data = append(fo.data, b)
+	}
+	return fo
+}
+
+// foreignOutput is the error of output that is not the agent's: what
+// came instead of agentMagic (see readForeign).
+type foreignOutput struct{ data []byte }
+
+func (e *foreignOutput) Error() string {
+	return fmt.Sprintf("agent protocol: %q where the agent's output begins", e.data)
+}
+
+// text says whether the output is text (a NUL byte is in no text).
+func (e *foreignOutput) text() bool { return bytes.IndexByte(e.data, 0) < 0 }
 
 // noEOF turns the end of the stream within a frame into an error.
 func noEOF(err error) error {
@@ -144,6 +216,19 @@ func (w *wireWriter) send(kind byte, rank uint32, data []byte) error {
 	w.buf = binary.BigEndian.AppendUint32(w.buf, rank)
 	w.buf = append(w.buf, data...)
 	if _, err := w.w.Write(w.buf); err != nil {
+		w.err = fmt.Errorf("agent protocol: %w", err)
+	}
+	return w.err
+}
+
+// sendMagic writes agentMagic, which begins the agent's output.
+func (w *wireWriter) sendMagic() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if _, err := io.WriteString(w.w, agentMagic); err != nil {
 		w.err = fmt.Errorf("agent protocol: %w", err)
 	}
 	return w.err
