@@ -34,6 +34,20 @@ func TestHydra(t *testing.T) {
 			})
 		}
 	}
+	// A job of one process: it is its host's only process, as a
+	// singleton is (no host of its own to exchange).
+	for _, pmi := range []string{"1", "2"} {
+		t.Run(fmt.Sprintf("pmi-%s/n=1", pmi), func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, err := hydratest.Run(hydra, []string{envScenario + "=sizes", "MARTINI_PMI=" + pmi}, 1, self)
+			if err != nil {
+				t.Fatalf("mpiexec.hydra -n 1: %v\n--- stdout:\n%s--- stderr:\n%s", err, stdout, stderr)
+			}
+			if want := "scenario sizes: rank 0: ok\n"; !strings.Contains(stdout, want) {
+				t.Errorf("rank 0 did not report success:\n%s%s", stdout, stderr)
+			}
+		})
+	}
 	t.Run("a rank fails", func(t *testing.T) {
 		t.Parallel()
 		stdout, stderr, err := hydratest.Run(hydra, []string{envScenario + "=fail-panic"}, 3, self)

@@ -23,6 +23,11 @@ const (
 // exchange. The settings still come from the MARTINI_* variables, but
 // MARTINI_BIND=core, which binds by rank on one host, is refused: the
 // launcher binds (mpiexec.hydra -bind-to core, srun --cpu-bind=cores).
+//
+// PMI tells nothing of placement, so Host stays "" and the job's processes
+// reach each other over TCP on loopback (TCPAddr); but a job of one process
+// is its host's only process, as a singleton is (LocalRank 0, LocalSize 1),
+// and needs no exchange of hosts.
 func pmiJob(getenv func(string) string, settings Settings) (*Job, error) {
 	if settings.Bind == BindCore {
 		return nil, fmt.Errorf("launch: %s=%s binds by rank under mpirun; under a PMI launcher (%s is set) use the launcher's binding", EnvBind, BindCore, pmi.EnvFD)
@@ -35,14 +40,19 @@ func pmiJob(getenv func(string) string, settings Settings) (*Job, error) {
 	if pj.Version == 2 {
 		launcher = LauncherPMI2
 	}
-	return &Job{
+	j := &Job{
 		Rank:     pj.Rank,
 		Size:     pj.Size,
 		PGID:     jobKey(pj.Store.JobID()),
 		Store:    pj.Store,
 		Launcher: launcher,
 		Settings: settings,
-	}, nil
+		TCPAddr:  LoopbackAddr,
+	}
+	if j.Size == 1 {
+		j.LocalSize = 1
+	}
+	return j, nil
 }
 
 // jobKey derives a non-zero job key from a PMI job id.

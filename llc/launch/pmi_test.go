@@ -85,6 +85,21 @@ func TestFromEnvPMI(t *testing.T) {
 	}
 }
 
+// A PMI job of one process is its host's only process: the network needs
+// no exchange of hosts for it.
+func TestFromEnvPMIOneProcess(t *testing.T) {
+	fd, _ := pmiServer(t)
+	j, err := fromEnv(mapEnv(map[string]string{pmi.EnvFD: strconv.Itoa(fd), pmi.EnvRank: "0", pmi.EnvSize: "1"}))
+	if err != nil {
+		unix.Close(fd)
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if j.Size != 1 || j.LocalRank != 0 || j.LocalSize != 1 || j.Host != "" || j.TCPAddr != LoopbackAddr {
+		t.Errorf("job = %+v, want rank 0 of 1, local rank 0 of 1 on host \"\", TCP on %s", j, LoopbackAddr)
+	}
+}
+
 // MARTINI_BIND=core binds by rank on one host: under a PMI launcher it
 // is an error, before the descriptor is taken over.
 func TestFromEnvPMIBind(t *testing.T) {
