@@ -2,6 +2,7 @@ package mpi_test
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,6 +46,24 @@ func TestHydra(t *testing.T) {
 			}
 			if want := "scenario sizes: rank 0: ok\n"; !strings.Contains(stdout, want) {
 				t.Errorf("rank 0 did not report success:\n%s%s", stdout, stderr)
+			}
+		})
+	}
+	// With -pmi-port, Hydra's server listens on PMI_PORT instead of
+	// passing PMI_FD: the processes make one job, not singletons each.
+	for _, pmi := range []string{"1", "2"} {
+		t.Run(fmt.Sprintf("pmi-%s/pmi-port", pmi), func(t *testing.T) {
+			t.Parallel()
+			const n = 2
+			stdout, stderr, err := hydratest.RunFlags(hydra, []string{"-pmi-port"},
+				[]string{envScenario + "=sizes", "MARTINI_PMI=" + pmi, envSize + "=" + strconv.Itoa(n)}, n, self)
+			if err != nil {
+				t.Fatalf("mpiexec.hydra -pmi-port -n %d: %v\n--- stdout:\n%s--- stderr:\n%s", n, err, stdout, stderr)
+			}
+			for i := range n {
+				if want := fmt.Sprintf("scenario sizes: rank %d: ok\n", i); !strings.Contains(stdout, want) {
+					t.Errorf("rank %d did not report success:\n%s%s", i, stdout, stderr)
+				}
 			}
 		})
 	}

@@ -42,8 +42,11 @@ const (
 	envAlone    = "MPI_TEST_SINGLETON" // "1": run the scenario without mpirun
 )
 
+// envSize, if set, is the size the world of a rank must have.
+const envSize = "MPI_TEST_WORLD_SIZE"
+
 func TestMain(m *testing.M) {
-	if os.Getenv("MARTINI_RANK") != "" || os.Getenv("PMI_FD") != "" || os.Getenv(envAlone) == "1" {
+	if os.Getenv("MARTINI_RANK") != "" || os.Getenv("PMI_FD") != "" || os.Getenv("PMI_PORT") != "" || os.Getenv(envAlone) == "1" {
 		os.Exit(rankMain())
 	}
 	os.Exit(testMain(m))
@@ -55,6 +58,9 @@ func rankMain() int {
 	rank := os.Getenv("MARTINI_RANK")
 	if rank == "" {
 		rank = os.Getenv("PMI_RANK") // started by a PMI launcher
+	}
+	if rank == "" {
+		rank = os.Getenv("PMI_ID") // by a PMI launcher on its port: the id is the rank
 	}
 	if rank == "" {
 		rank = "0 (singleton)"
@@ -89,6 +95,9 @@ func runScenario(sc func(world *mpi.Comm) error) error {
 	world := mpi.World()
 	if world == nil {
 		return errors.New("World() is nil after Init")
+	}
+	if want := os.Getenv(envSize); want != "" && strconv.Itoa(world.Size()) != want {
+		return fmt.Errorf("a world of %d processes, want %s", world.Size(), want)
 	}
 	if err := sc(world); err != nil {
 		return err // exit without Finalize: mpirun stops the others

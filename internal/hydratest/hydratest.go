@@ -38,14 +38,20 @@ func Hydra(t testing.TB) string {
 }
 
 // Run runs hydra -n n prog args, with the environment of the test minus
-// its PMI_ and MARTINI_ variables, plus env, and returns its output and
+// its PMI_, PMIX_ and MARTINI_ variables, plus env, and returns its output and
 // how it ended (an *exec.ExitError for a non-zero exit). A job still
 // running after Timeout is killed and reported. When Run returns, none of
 // the job's processes runs.
 func Run(hydra string, env []string, n int, prog string, args ...string) (stdout, stderr string, err error) {
+	return RunFlags(hydra, nil, env, n, prog, args...)
+}
+
+// RunFlags is Run with Hydra's flags before -n: hydra flags -n n prog
+// args.
+func RunFlags(hydra string, flags, env []string, n int, prog string, args ...string) (stdout, stderr string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
-	cmd := Cmd(ctx, hydra, env, n, prog, args...)
+	cmd := CmdFlags(ctx, hydra, flags, env, n, prog, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
@@ -59,7 +65,13 @@ func Run(hydra string, env []string, n int, prog string, args ...string) (stdout
 // gives it. Cancelling ctx kills its process group and every process of
 // the job.
 func Cmd(ctx context.Context, hydra string, env []string, n int, prog string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, hydra, append([]string{"-n", strconv.Itoa(n), prog}, args...)...)
+	return CmdFlags(ctx, hydra, nil, env, n, prog, args...)
+}
+
+// CmdFlags is Cmd with Hydra's flags before -n.
+func CmdFlags(ctx context.Context, hydra string, flags, env []string, n int, prog string, args ...string) *exec.Cmd {
+	argv := append(append([]string(nil), flags...), "-n", strconv.Itoa(n), prog)
+	cmd := exec.CommandContext(ctx, hydra, append(argv, args...)...)
 	cmd.Env = append(jobEnv(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Find the proxies and ranks while mpiexec still is their ancestor.
@@ -71,12 +83,12 @@ func Cmd(ctx context.Context, hydra string, env []string, n int, prog string, ar
 	return cmd
 }
 
-// jobEnv is the process's environment without PMI_ and MARTINI_
+// jobEnv is the process's environment without PMI_, PMIX_ and MARTINI_
 // variables.
 func jobEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PMI_") && !strings.HasPrefix(kv, "MARTINI_") {
+		if !strings.HasPrefix(kv, "PMI_") && !strings.HasPrefix(kv, "PMIX_") && !strings.HasPrefix(kv, "MARTINI_") {
 			env = append(env, kv)
 		}
 	}

@@ -24,11 +24,14 @@
 // MARTINI_LOCAL_SIZE, MARTINI_HOST and MARTINI_TCP_ADDR (see Job).
 //
 // A program started by a PMI launcher instead (MARTINI_RANK unset, PMI_FD
-// set: MPICH's mpiexec.hydra, Slurm's srun --mpi=pmi2) takes its rank,
-// size and data store from the launcher's PMI server (pmi.go); no segment
-// is passed. A program started by neither becomes a singleton job of one
-// rank with a data store of its own, like MPI singleton initialization;
-// its network makes a segment of its own.
+// or PMI_PORT set: MPICH's mpiexec.hydra, with -pmi-port too, Slurm's srun
+// --mpi=pmi2) takes its rank, size and data store from the launcher's PMI
+// server (pmi.go); no segment is passed. A program that finds the
+// variables of a launcher it cannot serve (PMIx's, or PMI's without
+// PMI_FD or PMI_PORT) fails, naming the variable. A program started by
+// none becomes a singleton job of one rank with a data store of its own,
+// like MPI singleton initialization; its network makes a segment of its
+// own.
 package launch
 
 import (
@@ -160,7 +163,11 @@ func fromEnv(getenv func(string) string) (*Job, error) {
 		return nil, err
 	}
 	if getenv(EnvRank) == "" {
-		if getenv(pmi.EnvFD) != "" {
+		launched, err := pmi.Launched(getenv)
+		if err != nil {
+			return nil, fmt.Errorf("launch: %w", err)
+		}
+		if launched {
 			return pmiJob(getenv, settings)
 		}
 		j, err := Singleton()

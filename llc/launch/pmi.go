@@ -30,7 +30,7 @@ const (
 // and needs no exchange of hosts.
 func pmiJob(getenv func(string) string, settings Settings) (*Job, error) {
 	if settings.Bind == BindCore {
-		return nil, fmt.Errorf("launch: %s=%s binds by rank under mpirun; under a PMI launcher (%s is set) use the launcher's binding", EnvBind, BindCore, pmi.EnvFD)
+		return nil, fmt.Errorf("launch: %s=%s binds by rank under mpirun; under a PMI launcher (%s or %s is set) use the launcher's binding", EnvBind, BindCore, pmi.EnvFD, pmi.EnvPort)
 	}
 	pj, err := pmi.FromEnv(getenv)
 	if err != nil {

@@ -116,6 +116,24 @@ func TestFromEnvPMIBind(t *testing.T) {
 	}
 }
 
+// A process that finds the variables of a launcher it cannot serve fails
+// instead of running as a job of its own, as each of the job's processes
+// would.
+func TestFromEnvForeignLauncher(t *testing.T) {
+	for name, want := range map[string]string{
+		"PMIX_RANK": "PMIX_RANK=1: started by a PMIx launcher",
+		pmi.EnvRank: "PMI_RANK=1: started by a PMI launcher, but neither PMI_FD nor PMI_PORT",
+	} {
+		j, err := fromEnv(mapEnv(map[string]string{name: "1"}))
+		if err == nil {
+			j.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s=1: %v, want an error containing %q", name, err, want)
+		}
+	}
+}
+
 func TestFromEnvPMIErrors(t *testing.T) {
 	_, err := fromEnv(mapEnv(map[string]string{pmi.EnvFD: "5", pmi.EnvRank: "0"}))
 	if err == nil || !strings.Contains(err.Error(), pmi.EnvSize) {

@@ -52,6 +52,13 @@ type Options struct {
 	// JobID is the launcher's PMI_JOBID, passed on in PMI-2's fullinit
 	// (Slurm requires it); empty if the launcher set none.
 	JobID string
+	// Port says that the connection was made to the server's port
+	// (PMI_PORT) rather than inherited: the client introduces itself
+	// with ID (PMI_ID) and learns its rank and size from the server,
+	// ignoring Rank and Size. PMI-1 does so in an initack exchange
+	// before its init, PMI-2 in its fullinit.
+	Port bool
+	ID   int
 	// Timeout bounds every exchange but a fence's wait, and a Get's
 	// wait for its key. Zero means datastore.DefaultTimeout, negative
 	// no bound.
@@ -99,8 +106,11 @@ func Open(rw Conn, opts Options) (*Client, error) {
 }
 
 func open(rw Conn, opts Options) (*Client, error) {
-	if opts.Size < 1 || opts.Rank < 0 || opts.Rank >= opts.Size {
+	if !opts.Port && (opts.Size < 1 || opts.Rank < 0 || opts.Rank >= opts.Size) {
 		return nil, fmt.Errorf("rank %d of %d processes: out of range", opts.Rank, opts.Size)
+	}
+	if opts.Port && opts.ID < 0 {
+		return nil, fmt.Errorf("PMI id %d: negative", opts.ID)
 	}
 	timeout := opts.Timeout
 	switch {
@@ -113,27 +123,60 @@ func open(rw Conn, opts Options) (*Client, error) {
 		conn: newConn(rw), timeout: timeout, rank: opts.Rank, size: opts.Size,
 		version: opts.Version, closing: make(chan struct{}),
 	}
+	var err error
 	switch opts.Version {
 	case 1:
-		p, keyMax, valMax, err := open1(cl.conn, timeout)
-		if err != nil {
-			return nil, err
-		}
-		cl.proto, cl.keyMax, cl.valMax, cl.jobID = p, keyMax, valMax, p.kvsname
+		err = cl.open1(opts)
 	case 2:
-		p, rank, size, job, err := open2(cl.conn, opts.Rank, opts.JobID, timeout)
-		if err != nil {
-			return nil, err
-		}
-		if rank != opts.Rank || size != opts.Size {
-			return nil, fmt.Errorf("fullinit: the server says rank %d of %d, the environment rank %d of %d", rank, size, opts.Rank, opts.Size)
-		}
-		cl.proto, cl.keyMax, cl.valMax, cl.jobID = p, keyMax2, valMax2, job
+		err = cl.open2(opts)
 	default:
 		return nil, fmt.Errorf("no PMI version %d: 1 or 2", opts.Version)
 	}
-	cl.index = newIndex(opts.Rank, opts.Size)
+	if err != nil {
+		return nil, err
+	}
+	if cl.size < 1 || cl.rank < 0 || cl.rank >= cl.size {
+		return nil, fmt.Errorf("%w: the server says rank %d of %d processes: out of range", errProtocol, cl.rank, cl.size)
+	}
+	cl.index = newIndex(cl.rank, cl.size)
 	return cl, nil
+}
+
+// open1 initializes the PMI-1 protocol, after the initack exchange that
+// tells the rank and size on a connection made to the server's port.
+func (cl *Client) open1(opts Options) error {
+	if opts.Port {
+		rank, size, err := initack(cl.conn, opts.ID, cl.timeout)
+		if err != nil {
+			return err
+		}
+		cl.rank, cl.size = rank, size
+	}
+	p, keyMax, valMax, err := open1(cl.conn, cl.timeout)
+	if err != nil {
+		return err
+	}
+	cl.proto, cl.keyMax, cl.valMax, cl.jobID = p, keyMax, valMax, p.kvsname
+	return nil
+}
+
+// open2 initializes the PMI-2 protocol, whose fullinit names the process
+// by its rank, or on a connection made to the server's port by its id.
+func (cl *Client) open2(opts Options) error {
+	id := opts.Rank
+	if opts.Port {
+		id = opts.ID
+	}
+	p, rank, size, job, err := open2(cl.conn, id, opts.JobID, cl.timeout)
+	if err != nil {
+		return err
+	}
+	if !opts.Port && (rank != opts.Rank || size != opts.Size) {
+		return fmt.Errorf("fullinit: the server says rank %d of %d, the environment rank %d of %d", rank, size, opts.Rank, opts.Size)
+	}
+	cl.rank, cl.size = rank, size
+	cl.proto, cl.keyMax, cl.valMax, cl.jobID = p, keyMax2, valMax2, job
+	return nil
 }
 
 // Rank returns the process's rank.

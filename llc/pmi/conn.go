@@ -50,26 +50,41 @@ func newConn(rw Conn) *conn {
 // call sends req and returns the answer, which must be the command want.
 // timeout bounds the exchange; 0 means no bound.
 func (c *conn) call(req message, want string, timeout time.Duration) (message, error) {
+	ms, err := c.callMulti(req, []string{want}, timeout)
+	if err != nil {
+		return message{}, err
+	}
+	return ms[0], nil
+}
+
+// callMulti sends req and returns its answer of several messages, whose
+// commands must be those of want, in order. timeout bounds the whole
+// exchange; 0 means no bound.
+func (c *conn) callMulti(req message, want []string, timeout time.Duration) ([]message, error) {
 	c.xmu.Lock()
 	defer c.xmu.Unlock()
 	if err := c.write(req, timeout); err != nil {
-		return message{}, err
+		return nil, err
 	}
 	var deadline time.Time
 	if timeout > 0 {
 		deadline = time.Now().Add(timeout)
 	}
 	if err := c.rw.SetReadDeadline(deadline); err != nil {
-		return message{}, c.fail(err, timeout)
+		return nil, c.fail(err, timeout)
 	}
-	m, err := c.codec.decode(c.r)
-	if err != nil {
-		return message{}, c.fail(err, timeout)
+	ms := make([]message, len(want))
+	for i, w := range want {
+		m, err := c.codec.decode(c.r)
+		if err != nil {
+			return nil, c.fail(err, timeout)
+		}
+		if m.cmd != w {
+			return nil, c.fail(fmt.Errorf("%w: answer %q to %s, want %s", errProtocol, m.cmd, req.cmd, w), timeout)
+		}
+		ms[i] = m
 	}
-	if m.cmd != want {
-		return message{}, c.fail(fmt.Errorf("%w: answer %q to %s, want %s", errProtocol, m.cmd, req.cmd, want), timeout)
-	}
-	return m, nil
+	return ms, nil
 }
 
 // send writes req, which has no answer.

@@ -1,7 +1,8 @@
 // Package pmi lets launchers that speak PMI start a job of this runtime:
 // MPICH's Hydra (mpiexec.hydra) and Slurm (srun --mpi=pmi2). A Client is
 // a process's connection to its launcher's PMI server, over the
-// descriptor the launcher passes in PMI_FD, and serves as the job's
+// descriptor the launcher passes in PMI_FD or to the TCP port it names in
+// PMI_PORT (mpiexec.hydra -pmi-port), and serves as the job's
 // datastore.Store. It speaks either wire protocol:
 //
 //   - PMI-1, the simple wire protocol documented by Flux's RFC 13
@@ -10,9 +11,13 @@
 //     Slurm's mpi/pmi2 plugin and by Hydra when the client's init asks
 //     for version 2.
 //
-// FromEnv reads PMI_FD, PMI_RANK and PMI_SIZE and chooses the protocol:
-// MARTINI_PMI=1 or 2 forces one; otherwise PMI-2 if PMI_JOBID is set
-// (Slurm's plugin sets it, Hydra does not), else PMI-1.
+// FromEnv reads PMI_FD, PMI_RANK and PMI_SIZE, or PMI_PORT and PMI_ID
+// (the process's id, by which the server tells it its rank and size), and
+// chooses the protocol: MARTINI_PMI=1 or 2 forces one; otherwise PMI-2 if
+// PMI_JOBID is set (Slurm's plugin sets it, Hydra does not), else PMI-1.
+// Launched tells a process that a PMI launcher started from one that no
+// launcher did, and fails for a launcher the package cannot serve
+// (PMIx's variables, or PMI's without PMI_FD or PMI_PORT).
 //
 // # What PMI lets the store promise
 //

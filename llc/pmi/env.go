@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 
+	"github.com/rhinet-go/martini/llc/datastore"
 	"golang.org/x/sys/unix"
 )
 
@@ -16,6 +18,12 @@ const (
 	EnvRank  = "PMI_RANK"  // the process's rank
 	EnvSize  = "PMI_SIZE"  // the number of processes
 	EnvJobID = "PMI_JOBID" // the job (Slurm's mpi/pmi2 sets it, Hydra does not)
+	// EnvPort and EnvID replace PMI_FD, PMI_RANK and PMI_SIZE when the
+	// launcher's server listens on a TCP port (mpiexec.hydra -pmi-port):
+	// "host:port" to connect to, and the id the process introduces
+	// itself with.
+	EnvPort = "PMI_PORT"
+	EnvID   = "PMI_ID"
 	// EnvVersion, "1" or "2", forces PMI-1 or PMI-2 instead of the choice
 	// FromEnv makes.
 	EnvVersion = "MARTINI_PMI"
@@ -70,7 +78,14 @@ func disown(fd int) {
 // PMI_JOBID (and its PMI-2 fullinit requires the job id) while Hydra sets
 // none; Hydra speaks both protocols, and PMI-1 is the protocol every
 // PMI_FD launcher speaks (RFC 13: Hydra, Flux, Slurm's plugin too).
+//
+// Without PMI_FD, it connects to PMI_PORT instead ("host:port", the host
+// a name of /etc/hosts, this host's name or an IP address), introduces the
+// process as PMI_ID and takes the rank and size from the server.
 func FromEnv(getenv func(string) string) (*Job, error) {
+	if getenv(EnvFD) == "" && getenv(EnvPort) != "" {
+		return fromPort(getenv)
+	}
 	fd, opts, err := parseEnv(getenv)
 	if err != nil {
 		return nil, err
@@ -90,6 +105,64 @@ func FromEnv(getenv func(string) string) (*Job, error) {
 	}
 	c.onClose = func() { disown(fd) }
 	return &Job{Rank: c.Rank(), Size: c.Size(), Version: c.Version(), Store: c}, nil
+}
+
+// fromPort is FromEnv for a server that listens on PMI_PORT.
+func fromPort(getenv func(string) string) (*Job, error) {
+	addr, opts, err := parsePortEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = datastore.DefaultTimeout
+	}
+	f, err := dialPort(addr, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("pmi: %s=%s: %w", EnvPort, addr, err)
+	}
+	c, err := Open(f, opts)
+	if err != nil {
+		return nil, fmt.Errorf("pmi: %s=%s %s=%d: %w", EnvPort, addr, EnvID, opts.ID, err)
+	}
+	return &Job{Rank: c.Rank(), Size: c.Size(), Version: c.Version(), Store: c}, nil
+}
+
+// parsePortEnv reads and checks the variables of a server that listens on
+// PMI_PORT.
+func parsePortEnv(getenv func(string) string) (addr string, opts Options, err error) {
+	addr = getenv(EnvPort)
+	host, port, ok := strings.Cut(addr, ":")
+	if n, err := strconv.Atoi(port); !ok || host == "" || err != nil || n < 1 || n > 65535 {
+		return "", Options{}, fmt.Errorf("pmi: %s=%q: want host:port", EnvPort, addr)
+	}
+	if opts.ID, err = intEnv(getenv, EnvID); err != nil {
+		return "", Options{}, fmt.Errorf("%w (%s is set)", err, EnvPort)
+	}
+	if opts.ID < 0 {
+		return "", Options{}, fmt.Errorf("pmi: %s=%d: negative", EnvID, opts.ID)
+	}
+	opts.Port = true
+	opts.JobID = getenv(EnvJobID)
+	if opts.Version, err = version(getenv, opts.JobID); err != nil {
+		return "", Options{}, err
+	}
+	return addr, opts, nil
+}
+
+// version returns the protocol that MARTINI_PMI, else the job id, chooses.
+func version(getenv func(string) string, jobID string) (int, error) {
+	switch v := getenv(EnvVersion); v {
+	case "1", "2":
+		return int(v[0] - '0'), nil
+	case "":
+		if jobID != "" {
+			return 2, nil
+		}
+		return 1, nil
+	default:
+		return 0, fmt.Errorf("pmi: %s=%q: want 1 (PMI-1) or 2 (PMI-2)", EnvVersion, v)
+	}
 }
 
 // parseEnv reads and checks the launcher's variables.
@@ -113,16 +186,8 @@ func parseEnv(getenv func(string) string) (fd int, opts Options, err error) {
 		return 0, Options{}, fmt.Errorf("pmi: %s=%d: out of range for %s=%d", EnvRank, opts.Rank, EnvSize, opts.Size)
 	}
 	opts.JobID = getenv(EnvJobID)
-	switch v := getenv(EnvVersion); v {
-	case "1", "2":
-		opts.Version = int(v[0] - '0')
-	case "":
-		opts.Version = 1
-		if opts.JobID != "" {
-			opts.Version = 2
-		}
-	default:
-		return 0, Options{}, fmt.Errorf("pmi: %s=%q: want 1 (PMI-1) or 2 (PMI-2)", EnvVersion, v)
+	if opts.Version, err = version(getenv, opts.JobID); err != nil {
+		return 0, Options{}, err
 	}
 	return fd, opts, nil
 }
@@ -160,4 +225,37 @@ func fdConn(fd int) (*os.File, error) {
 		return nil, fmt.Errorf("pmi: %s=%d: %w", EnvFD, fd, err)
 	}
 	return os.NewFile(uintptr(fd), "pmi"), nil
+}
+
+// Variables by which launchers that this package cannot serve show
+// themselves: PMIx servers (Open MPI's mpirun and prterun, srun
+// --mpi=pmix) set the first ones; the others are PMI's, meaningless
+// without PMI_FD or PMI_PORT.
+var foreign = []struct{ name, what string }{
+	{"PMIX_RANK", "a PMIx launcher (Open MPI's mpirun, prterun, srun --mpi=pmix)"},
+	{"PMIX_NAMESPACE", "a PMIx launcher (Open MPI's mpirun, prterun, srun --mpi=pmix)"},
+	{"PMIX_VERSION", "a PMIx launcher (Open MPI's mpirun, prterun, srun --mpi=pmix)"},
+	{"PRTE_LAUNCHED", "a PMIx launcher (prterun)"},
+	{EnvRank, "a PMI launcher, but neither " + EnvFD + " nor " + EnvPort + " says how to reach its server"},
+	{EnvSize, "a PMI launcher, but neither " + EnvFD + " nor " + EnvPort + " says how to reach its server"},
+	{EnvID, "a PMI launcher, but neither " + EnvFD + " nor " + EnvPort + " says how to reach its server"},
+}
+
+// Launched reports whether a PMI launcher that FromEnv serves started
+// this process: PMI_FD or PMI_PORT is set. Without them, it fails, naming
+// the variable, where the environment shows a launcher that the package
+// cannot serve: PMIx's variables, or PMI's rank, size or id without a way
+// to the server. Such a process must not run as a job of its own, as
+// each of the job's processes would. With none of them, no launcher
+// started the process.
+func Launched(getenv func(string) string) (bool, error) {
+	if getenv(EnvFD) != "" || getenv(EnvPort) != "" {
+		return true, nil
+	}
+	for _, v := range foreign {
+		if s := getenv(v.name); s != "" {
+			return false, fmt.Errorf("pmi: %s=%s: started by %s; this runtime speaks PMI-1 and PMI-2 over %s or %s (mpiexec.hydra, srun --mpi=pmi2) and its own mpirun", v.name, s, v.what, EnvFD, EnvPort)
+		}
+	}
+	return false, nil
 }

@@ -252,6 +252,13 @@ func (s *fakeServer) handle(c *fakeConn, cmd string, a map[string]string) bool {
 	switch cmd {
 	case "init":
 		s.send(c, false, fmt.Sprintf("cmd=response_to_init pmi_version=%s pmi_subversion=%s rc=0", a["pmi_version"], a["pmi_subversion"]))
+	case "initack":
+		// Hydra's answer on a connection to its port, the PMI id being
+		// the rank.
+		if a["pmiid"] != strconv.Itoa(c.rank) {
+			s.t.Errorf("fake server: initack pmiid=%s on the connection of rank %d", a["pmiid"], c.rank)
+		}
+		s.send(c, false, fmt.Sprintf("cmd=initack\ncmd=set size=%d\ncmd=set rank=%d\ncmd=set debug=0", s.n, c.rank))
 	case "get_maxes":
 		s.send(c, false, "cmd=maxes "+s.maxes)
 	case "get_my_kvsname":

@@ -17,7 +17,8 @@ import (
 )
 
 // TestHydra runs testdata/kvs under MPICH's mpiexec.hydra with both
-// protocols: jobs of 3 and of 1 process that put, collect, get, fence
+// protocols, over PMI_FD and over PMI_PORT (-pmi-port): jobs of 3 and of
+// 1 process that put, collect, get, fence
 // (checking that the fence waits for every process) and close; and jobs
 // in which a process aborts while the others wait in a fence, which Hydra
 // must end with a non-zero exit.
@@ -33,9 +34,18 @@ func TestHydra(t *testing.T) {
 	}
 	for _, version := range []int{1, 2} {
 		env := []string{EnvVersion + "=" + strconv.Itoa(version)}
-		for _, n := range []int{3, 1} {
-			t.Run(fmt.Sprintf("pmi-%d/n=%d", version, n), func(t *testing.T) {
-				stdout, stderr, err := hydratest.Run(hydra, env, n, bin, "-mark", t.TempDir())
+		for _, c := range []struct {
+			n    int
+			port bool // -pmi-port: the server listens on PMI_PORT
+		}{{3, false}, {1, false}, {3, true}, {1, true}} {
+			name := fmt.Sprintf("pmi-%d/n=%d", version, c.n)
+			var flags []string
+			if c.port {
+				name, flags = name+"/pmi-port", []string{"-pmi-port"}
+			}
+			n := c.n
+			t.Run(name, func(t *testing.T) {
+				stdout, stderr, err := hydratest.RunFlags(hydra, flags, env, n, bin, "-mark", t.TempDir())
 				if err != nil {
 					t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 				}

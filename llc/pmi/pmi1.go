@@ -63,6 +63,38 @@ func open1(c *conn, timeout time.Duration) (p *pmi1, keyMax, valMax int, err err
 	return &pmi1{c: c, timeout: timeout, kvsname: name}, keyLen - 1, valLen - 1, nil
 }
 
+// initack introduces the process, on a connection made to the server's
+// port, by its PMI id (PMI_ID), and returns the rank and size the server
+// answers with: MPICH's simple PMI-1 client and Hydra exchange
+//
+//	initack pmiid   -> initack, then set size, set rank, set debug
+//
+// (one attribute a set) before the init.
+func initack(c *conn, id int, timeout time.Duration) (rank, size int, err error) {
+	ms, err := c.callMulti(request("initack", "pmiid", strconv.Itoa(id)), []string{"initack", "set", "set", "set"}, timeout)
+	if err != nil {
+		return 0, 0, fmt.Errorf("initack pmiid=%d: %w", id, err)
+	}
+	if err := checkRC(ms[0]); err != nil {
+		return 0, 0, fmt.Errorf("initack pmiid=%d: %w", id, err)
+	}
+	rank, size = -1, -1
+	for _, m := range ms[1:] {
+		if _, ok := m.get("size"); ok {
+			size, err = m.int("size")
+		} else if _, ok := m.get("rank"); ok {
+			rank, err = m.int("rank")
+		}
+		if err != nil {
+			return 0, 0, fmt.Errorf("initack pmiid=%d: %w", id, err)
+		}
+	}
+	if rank < 0 || size < 0 {
+		return 0, 0, fmt.Errorf("initack pmiid=%d: %w: the server set no rank or no size", id, errProtocol)
+	}
+	return rank, size, nil
+}
+
 // initExchange sends the init request both protocols begin with, on the
 // PMI-1 wire, and checks that the server takes the version asked for.
 func initExchange(c *conn, version, subversion int, timeout time.Duration) error {
