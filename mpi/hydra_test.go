@@ -1,13 +1,35 @@
 package mpi_test
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/rhinet-go/martini/mpi"
 
 	"github.com/rhinet-go/martini/internal/hydratest"
 )
+
+func init() { rawScenarios["exit-before-init"] = rawExitBeforeInit }
+
+// rawExitBeforeInit: PMI rank 2 exits at once, with success, without
+// calling Init; the others must fail Init.
+func rawExitBeforeInit() error {
+	if os.Getenv("PMI_RANK") == "2" {
+		return nil
+	}
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	mpi.Finalize()
+	return errors.New("Init succeeded although rank 2 never called it")
+}
 
 // MPICH's mpiexec.hydra starts a Go MPI program as one job, through the
 // PMI-1 and the PMI-2 wire protocols: the processes run over TCP, as no
@@ -64,6 +86,40 @@ func TestHydra(t *testing.T) {
 				if want := fmt.Sprintf("scenario sizes: rank %d: ok\n", i); !strings.Contains(stdout, want) {
 					t.Errorf("rank %d did not report success:\n%s%s", i, stdout, stderr)
 				}
+			}
+		})
+	}
+	// A rank that exits before Init: the others fail Init once the bound
+	// on its fence has passed, instead of waiting for it forever, and the
+	// job ends with none of its processes left.
+	for _, pmi := range []string{"1", "2"} {
+		t.Run(fmt.Sprintf("pmi-%s/a rank exits before Init", pmi), func(t *testing.T) {
+			t.Parallel()
+			tag := fmt.Sprintf("%d-exit-before-init-%s", os.Getpid(), pmi)
+			start := time.Now()
+			stdout, stderr, err := hydratest.Run(hydra, []string{envScenario + "=exit-before-init", "MARTINI_PMI=" + pmi,
+				"MARTINI_PMI_INIT_TIMEOUT=2s", hydratest.TagVar + "=" + tag}, 3, self)
+			took := time.Since(start)
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				t.Fatalf("job: %v after %v, want a failed job\n--- stdout:\n%s--- stderr:\n%s", err, took, stdout, stderr)
+			}
+			if took > hydratest.Timeout/2 {
+				t.Errorf("the job took %v to fail", took)
+			}
+			if !strings.Contains(stderr, "MARTINI_PMI_INIT_TIMEOUT") {
+				t.Errorf("no rank failed Init naming the bound:\n%s", stderr)
+			}
+			// Hydra's ending of the job, or the kill of one that hangs,
+			// takes effect on its own time: give it a while (a guard,
+			// not a speed target).
+			left := hydratest.Tagged(tag)
+			for deadline := time.Now().Add(10 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = hydratest.Tagged(tag) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			for _, p := range left {
+				t.Errorf("process %d of the job still runs", p)
+				syscall.Kill(p, syscall.SIGKILL)
 			}
 		})
 	}

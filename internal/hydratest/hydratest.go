@@ -158,3 +158,27 @@ func Alive(p int) bool {
 	_, _, state, ok := procStat(fmt.Sprintf("/proc/%d/stat", p))
 	return ok && state != "Z"
 }
+
+// TagVar is the variable by which Tagged finds a job's processes: a test
+// passes TagVar=tag in the job's environment, a tag of its own.
+const TagVar = "HYDRATEST_TAG"
+
+// Tagged returns the running processes whose environment holds
+// TagVar=tag: those of a job left behind once mpiexec has ended, which
+// are no longer below it.
+func Tagged(tag string) []int {
+	want := []byte(TagVar + "=" + tag + "\x00")
+	var found []int
+	environs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, path := range environs {
+		b, err := os.ReadFile(path)
+		if err != nil || !bytes.Contains(append([]byte{0}, b...), append([]byte{0}, want...)) {
+			continue
+		}
+		p, err := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+		if err == nil && p != os.Getpid() && Alive(p) {
+			found = append(found, p)
+		}
+	}
+	return found
+}

@@ -2,7 +2,9 @@ package hydratest
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -47,5 +49,27 @@ func TestCancelKillsTheJob(t *testing.T) {
 			t.Errorf("process %d of the job still runs", p)
 			syscall.Kill(p, syscall.SIGKILL)
 		}
+	}
+}
+
+// Tagged finds a process by the tag in its environment.
+func TestTagged(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep command")
+	}
+	tag := strconv.Itoa(os.Getpid()) + "-tagged"
+	cmd := exec.Command(sleep, "600")
+	cmd.Env = append(os.Environ(), TagVar+"="+tag)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	if got := Tagged(tag); len(got) != 1 || got[0] != cmd.Process.Pid {
+		t.Errorf("Tagged(%q) = %v, want [%d]", tag, got, cmd.Process.Pid)
+	}
+	if got := Tagged(tag + "x"); len(got) != 0 {
+		t.Errorf("Tagged(%q) = %v, want none", tag+"x", got)
 	}
 }

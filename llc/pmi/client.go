@@ -27,6 +27,13 @@ var (
 	ErrPutTwice = errors.New("key already put with another value, and PMI keeps a key's first value")
 )
 
+// DefaultInitTimeout bounds the first fence of a client made without an
+// InitTimeout. A job's processes reach it in their Init, within seconds
+// of each other unless one exited or hangs before its Init; the bound
+// leaves room for slow starts (many hosts, a slow file system) and work
+// before Init, and still ends a job that cannot start.
+const DefaultInitTimeout = 5 * time.Minute
+
 // protocol is what the Client needs of a wire protocol. Keys and values
 // are already escaped for the wire.
 type protocol interface {
@@ -35,7 +42,9 @@ type protocol interface {
 	// get asks for key once; found is false if the server does not have
 	// it. timeout bounds the exchange (0: no bound).
 	get(key string, timeout time.Duration) (value string, found bool, err error)
-	barrier() error
+	// barrier waits until every process has entered it, for at most
+	// timeout (0: no bound).
+	barrier(timeout time.Duration) error
 	abort(code int, msg string) error
 	finalize() error
 }
@@ -63,6 +72,10 @@ type Options struct {
 	// wait for its key. Zero means datastore.DefaultTimeout, negative
 	// no bound.
 	Timeout time.Duration
+	// InitTimeout bounds the wait of the client's first fence, where
+	// every process meets the others as it starts (MPI's Init). Zero
+	// means DefaultInitTimeout, negative no bound.
+	InitTimeout time.Duration
 }
 
 // Client is a process's connection to the PMI server of its launcher, as
@@ -80,6 +93,10 @@ type Client struct {
 	jobID   string
 	keyMax  int // longest wire key the server takes
 	valMax  int // longest wire value
+	// initTimeout bounds the first fence (0: none); fenced is set once
+	// one has completed.
+	initTimeout time.Duration
+	fenced      bool
 
 	state   sync.Mutex
 	closed  bool          // Close was called
@@ -121,7 +138,13 @@ func open(rw Conn, opts Options) (*Client, error) {
 	}
 	cl := &Client{
 		conn: newConn(rw), timeout: timeout, rank: opts.Rank, size: opts.Size,
-		version: opts.Version, closing: make(chan struct{}),
+		version: opts.Version, closing: make(chan struct{}), initTimeout: opts.InitTimeout,
+	}
+	switch {
+	case cl.initTimeout == 0:
+		cl.initTimeout = DefaultInitTimeout
+	case cl.initTimeout < 0:
+		cl.initTimeout = 0
 	}
 	var err error
 	switch opts.Version {

@@ -466,3 +466,52 @@ func TestOpenErrors(t *testing.T) {
 		}
 	}
 }
+
+// The first fence waits for the other processes for at most the
+// InitTimeout, and says so; the later ones wait without a bound.
+func TestFirstFenceBounded(t *testing.T) {
+	const bound = 200 * time.Millisecond
+	open := func(t *testing.T, version int, slurm bool) []*Client {
+		s := fakeFor(t, version, slurm, 2)
+		var cs []*Client
+		for r, end := range s.start() {
+			c, err := Open(end, Options{Version: version, Rank: r, Size: 2, Timeout: 10 * time.Second, InitTimeout: bound})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			cs = append(cs, c)
+		}
+		return cs
+	}
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			cs := open(t, srv.version, srv.slurm)
+			start := time.Now()
+			_, err := cs[0].FenceCollect("x")
+			if !errors.Is(err, datastore.ErrTimeout) || !strings.Contains(err.Error(), "rank 0 of 2: the job's other processes did not all come") ||
+				!strings.Contains(err.Error(), EnvInitTimeout) {
+				t.Errorf("first fence without rank 1: %v, want a timeout naming %s", err, EnvInitTimeout)
+			}
+			if took := time.Since(start); took < bound || took > bound+5*time.Second {
+				t.Errorf("first fence failed after %v, want about %v", took, bound)
+			}
+
+			cs = open(t, srv.version, srv.slurm)
+			each(t, cs, func(r int, c *Client) error { return c.Fence() })
+			done := make(chan error, 1)
+			go func() { done <- cs[0].Fence() }()
+			select {
+			case err := <-done:
+				t.Fatalf("second fence without rank 1 returned (%v)", err)
+			case <-time.After(3 * bound):
+			}
+			if err := cs[1].Fence(); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -43,11 +43,21 @@
 //     getbyidx in Hydra); its doc comment counts its exchanges: O(n) per
 //     process for a job of n processes.
 //   - Fence and FenceCollect wait without a bound for the other
-//     processes, and fail with ErrServerLost instead of hanging when the
-//     connection to the server breaks. Hydra ends the whole job when one
-//     of its processes leaves without finalize, so a fence does not wait
-//     for a dead process there; Slurm does when its kill-on-bad-exit
-//     setting (srun -K) is on.
+//     processes, but for the first, and fail with ErrServerLost instead
+//     of hanging when the connection to the server breaks. Hydra ends the
+//     whole job when one of its processes leaves without finalize, so a
+//     fence does not wait for a dead process there; Slurm does when its
+//     kill-on-bad-exit setting (srun -K) is on.
+//   - The first fence, where every process meets the others in MPI's
+//     Init, waits for at most the InitTimeout: MARTINI_PMI_INIT_TIMEOUT
+//     (a duration such as "90s", or "0" for no bound), by default 5
+//     minutes. A process that exits with success before its Init, or
+//     hangs there, would otherwise hold the others forever, since Hydra
+//     does not end the job for it. The error, which wraps
+//     datastore.ErrTimeout, cannot name the missing processes: Hydra's
+//     servers hold the puts until every process has entered the
+//     barrier. After it the connection is unusable, and the process
+//     ending (with a failure) ends the job.
 //     On PMI-2, Hydra answers kvs-fence at once; the client completes the
 //     barrier with a kvs-get that Hydra holds until every process has
 //     fenced.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rhinet-go/martini/llc/datastore"
 	"golang.org/x/sys/unix"
@@ -27,6 +28,11 @@ const (
 	// EnvVersion, "1" or "2", forces PMI-1 or PMI-2 instead of the choice
 	// FromEnv makes.
 	EnvVersion = "MARTINI_PMI"
+	// EnvInitTimeout bounds the wait in the first fence, in MPI's Init,
+	// for the job's other processes (Options.InitTimeout): a duration
+	// such as "90s" or "10m", or "0" for no bound. Unset, it is
+	// DefaultInitTimeout.
+	EnvInitTimeout = "MARTINI_PMI_INIT_TIMEOUT"
 )
 
 // Job is what a process learns from its PMI launcher.
@@ -143,11 +149,31 @@ func parsePortEnv(getenv func(string) string) (addr string, opts Options, err er
 		return "", Options{}, fmt.Errorf("pmi: %s=%d: negative", EnvID, opts.ID)
 	}
 	opts.Port = true
+	if opts.InitTimeout, err = initTimeout(getenv); err != nil {
+		return "", Options{}, err
+	}
 	opts.JobID = getenv(EnvJobID)
 	if opts.Version, err = version(getenv, opts.JobID); err != nil {
 		return "", Options{}, err
 	}
 	return addr, opts, nil
+}
+
+// initTimeout returns the Options' InitTimeout that MARTINI_PMI_INIT_TIMEOUT
+// asks for: 0 (the default) when unset, negative (no bound) for "0".
+func initTimeout(getenv func(string) string) (time.Duration, error) {
+	s := getenv(EnvInitTimeout)
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("pmi: %s=%q: want a duration such as 90s or 10m, or 0 for no bound", EnvInitTimeout, s)
+	}
+	if d == 0 {
+		return -1, nil
+	}
+	return d, nil
 }
 
 // version returns the protocol that MARTINI_PMI, else the job id, chooses.
@@ -184,6 +210,9 @@ func parseEnv(getenv func(string) string) (fd int, opts Options, err error) {
 	}
 	if opts.Rank < 0 || opts.Rank >= opts.Size {
 		return 0, Options{}, fmt.Errorf("pmi: %s=%d: out of range for %s=%d", EnvRank, opts.Rank, EnvSize, opts.Size)
+	}
+	if opts.InitTimeout, err = initTimeout(getenv); err != nil {
+		return 0, Options{}, err
 	}
 	opts.JobID = getenv(EnvJobID)
 	if opts.Version, err = version(getenv, opts.JobID); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -50,9 +51,25 @@ func TestParseEnv(t *testing.T) {
 		{with(EnvSize, "0"), "PMI_SIZE=0"},
 		{with(EnvRank, "3"), "PMI_RANK=3: out of range for PMI_SIZE=3"},
 		{with(EnvRank, ""), "PMI_RANK is not set"},
+		{with(EnvInitTimeout, "5"), `MARTINI_PMI_INIT_TIMEOUT="5": want a duration`},
+		{with(EnvInitTimeout, "-1s"), `MARTINI_PMI_INIT_TIMEOUT="-1s": want a duration`},
 	} {
 		if _, _, err := parseEnv(mapEnv(c.env)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error containing %q", c.env, err, c.want)
+		}
+	}
+}
+
+// MARTINI_PMI_INIT_TIMEOUT sets the bound on the first fence; 0 lifts it.
+func TestParseEnvInitTimeout(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": 0, "90s": 90 * time.Second, "10m": 10 * time.Minute, "0": -1, "0s": -1} {
+		env := map[string]string{EnvFD: "5", EnvRank: "1", EnvSize: "3", EnvInitTimeout: v}
+		if _, opts, err := parseEnv(mapEnv(env)); err != nil || opts.InitTimeout != want {
+			t.Errorf("%s=%q: %v, %v; want %v", EnvInitTimeout, v, opts.InitTimeout, err, want)
+		}
+		env = map[string]string{EnvPort: "h:1", EnvID: "0", EnvInitTimeout: v}
+		if _, opts, err := parsePortEnv(mapEnv(env)); err != nil || opts.InitTimeout != want {
+			t.Errorf("PMI_PORT, %s=%q: %v, %v; want %v", EnvInitTimeout, v, opts.InitTimeout, err, want)
 		}
 	}
 }

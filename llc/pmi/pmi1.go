@@ -158,10 +158,10 @@ func (p *pmi1) get(key string, timeout time.Duration) (string, bool, error) {
 	return v, true, nil
 }
 
-// barrier waits, without a bound, until every process has entered it.
-// The server makes the puts before it visible to all.
-func (p *pmi1) barrier() error {
-	m, err := p.c.call(request("barrier_in"), "barrier_out", 0)
+// barrier waits, for at most timeout (0: no bound), until every process
+// has entered it. The server makes the puts before it visible to all.
+func (p *pmi1) barrier(timeout time.Duration) error {
+	m, err := p.c.call(request("barrier_in"), "barrier_out", timeout)
 	if err != nil {
 		return err
 	}

@@ -109,17 +109,25 @@ func (p *pmi2) get(key string, timeout time.Duration) (string, bool, error) {
 	return v, true, nil
 }
 
-// barrier waits, without a bound, until every process has fenced (see
-// pmi2 for the kvs-get that follows the kvs-fence).
-func (p *pmi2) barrier() error {
-	m, err := p.c.call(request("kvs-fence"), "kvs-fence-response", 0)
+// barrier waits, for at most timeout (0: no bound), until every process
+// has fenced (see pmi2 for the kvs-get that follows the kvs-fence).
+func (p *pmi2) barrier(timeout time.Duration) error {
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	m, err := p.c.call(request("kvs-fence"), "kvs-fence-response", timeout)
 	if err == nil {
 		err = checkRC(m)
 	}
 	if err != nil {
 		return err
 	}
-	_, _, err = p.get(barrierKey, 0)
+	if timeout > 0 {
+		// What is left of it, at least a moment: 0 would mean no bound.
+		timeout = max(time.Until(deadline), time.Millisecond)
+	}
+	_, _, err = p.get(barrierKey, timeout)
 	return err
 }
 

@@ -1,6 +1,7 @@
 package pmi
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -144,12 +145,28 @@ func (c *Client) Fence() error {
 	return nil
 }
 
-// fence publishes this process's index keys and waits at the barrier.
+// fence publishes this process's index keys and waits at the barrier:
+// the first time for at most the InitTimeout, which ends a job one of
+// whose processes never comes (the launcher ends the job when a process
+// dies, but not, Hydra, when it exits with success before its Init). The
+// servers cannot tell which processes are missing: Hydra's hold the
+// puts until every process has entered the barrier.
 func (c *Client) fence() error {
 	if err := c.publish(); err != nil {
 		return err
 	}
-	return c.proto.barrier()
+	if c.fenced {
+		return c.proto.barrier(0)
+	}
+	err := c.proto.barrier(c.initTimeout)
+	if errors.Is(err, datastore.ErrTimeout) {
+		return fmt.Errorf("rank %d of %d: the job's other processes did not all come to their first fence (in Init) within %v (%s): one of them exited or hangs before its Init (PMI cannot tell which): %w",
+			c.rank, c.size, c.initTimeout, EnvInitTimeout, err)
+	}
+	if err == nil {
+		c.fenced = true
+	}
+	return err
 }
 
 // Abort asks the launcher to end the whole job; it does not wait for an
