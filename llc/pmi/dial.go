@@ -24,7 +24,7 @@ var hostsFile = "/etc/hosts"
 // a name of /etc/hosts, or this host's own name, which is reached on
 // loopback. Each address found is tried in turn.
 func dialPort(addr string, timeout time.Duration) (*os.File, error) {
-	host, p, _ := strings.Cut(addr, ":")
+	host, p, _ := splitHostPort(addr)
 	port, err := strconv.Atoi(p)
 	if err != nil {
 		return nil, fmt.Errorf("port %q: not a number", p)
@@ -46,6 +46,16 @@ func dialPort(addr string, timeout time.Duration) (*os.File, error) {
 		errs = append(errs, fmt.Errorf("%s: %w", ip, err))
 	}
 	return nil, errors.Join(errs...)
+}
+
+// splitHostPort splits "host:port" at its last colon, so that the host
+// may be an IPv6 address in brackets; ok is false without a colon.
+func splitHostPort(addr string) (host, port string, ok bool) {
+	i := strings.LastIndexByte(addr, ':')
+	if i < 0 {
+		return addr, "", false
+	}
+	return addr[:i], addr[i+1:], true
 }
 
 // resolve returns the addresses of host (see dialPort).

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -138,7 +137,7 @@ func fromPort(getenv func(string) string) (*Job, error) {
 // PMI_PORT.
 func parsePortEnv(getenv func(string) string) (addr string, opts Options, err error) {
 	addr = getenv(EnvPort)
-	host, port, ok := strings.Cut(addr, ":")
+	host, port, ok := splitHostPort(addr)
 	if n, err := strconv.Atoi(port); !ok || host == "" || err != nil || n < 1 || n > 65535 {
 		return "", Options{}, fmt.Errorf("pmi: %s=%q: want host:port", EnvPort, addr)
 	}

@@ -75,6 +75,9 @@ func TestParsePortEnv(t *testing.T) {
 	if err != nil || addr != "node7:4567" || !opts.Port || opts.ID != 2 || opts.Version != 1 {
 		t.Errorf("%q, %+v, %v", addr, opts, err)
 	}
+	if addr, _, err := parsePortEnv(mapEnv(with(EnvPort, "[::1]:4567"))); err != nil || addr != "[::1]:4567" {
+		t.Errorf("an IPv6 address: %q, %v", addr, err)
+	}
 	if _, opts, err := parsePortEnv(mapEnv(with(EnvVersion, "2"))); err != nil || opts.Version != 2 {
 		t.Errorf("MARTINI_PMI=2: %+v, %v", opts, err)
 	}
