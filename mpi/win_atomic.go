@@ -97,11 +97,17 @@ func (w *Win) checkType(op string, k reflect.Kind) error {
 }
 
 // span checks that n bytes at displacement disp are within target's
-// window and returns their offset.
+// window and returns their offset. The displacement is compared with the
+// window's elements before it is multiplied by the element size, so that
+// a displacement whose byte offset wraps around 64 bits is refused, not
+// taken for the element it wraps onto.
 func (w *Win) span(target, disp, n int) (uint64, error) {
 	size := w.targets[target].size
+	if disp < 0 || n < 0 || uint64(disp) > size/uint64(w.elem) {
+		return 0, fmt.Errorf("%d bytes at displacement %d of a window of %d bytes: %w", n, disp, size, ErrRMARange)
+	}
 	off := uint64(disp) * uint64(w.elem)
-	if disp < 0 || off > size || uint64(n) > size-off {
+	if uint64(n) > size-off {
 		return 0, fmt.Errorf("%d bytes at displacement %d of a window of %d bytes: %w", n, disp, size, ErrRMARange)
 	}
 	return off, nil

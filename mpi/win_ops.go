@@ -7,15 +7,16 @@ import (
 )
 
 // dataOp returns the operation of kind on the bytes b at displacement
-// disp (in the window's displacement units) of target's window.
+// disp (in the window's displacement units) of target's window, or an
+// error wrapping ErrRMARange if they are not all within it.
 func (w *Win) dataOp(kind llc.RMAKind, target, disp int, b []byte) (*llc.RMAOp, error) {
-	if disp < 0 {
-		return nil, fmt.Errorf("displacement %d: %w", disp, ErrRMARange)
+	off, err := w.span(target, disp, len(b))
+	if err != nil {
+		return nil, err
 	}
 	t := &w.targets[target]
 	op := w.newOp()
-	*op = llc.RMAOp{Kind: kind, Peer: w.c.toWorld(target), Region: t.region, Off: uint64(disp) * uint64(w.elem),
-		Limit: t.size, Data: b}
+	*op = llc.RMAOp{Kind: kind, Peer: w.c.toWorld(target), Region: t.region, Off: off, Limit: t.size, Data: b}
 	return op, nil
 }
 
