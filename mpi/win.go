@@ -94,6 +94,12 @@ type winTarget struct {
 	region llc.RegionID // its window, registered for this process
 	size   uint64       // bytes
 	ctl    llc.RegionID // its control words
+	// peer is the process (of the world) whose memory region is, and
+	// base the offset of the target's part in it: the target and 0,
+	// except in a contiguous shared-memory window, whose parts are all
+	// of the memory of its rank 0.
+	peer int
+	base uint64
 }
 
 // ctlSize is the size of the control words of a window of n processes.
@@ -183,7 +189,7 @@ func (w *Win) open(op string) error {
 		for t := range w.targets {
 			r := all[t*rec:]
 			ctl := r[n+1+w.c.rank]
-			w.targets[t] = winTarget{region: llc.RegionID(r[w.c.rank]), size: r[n], ctl: llc.RegionID(ctl)}
+			w.targets[t] = winTarget{region: llc.RegionID(r[w.c.rank]), size: r[n], ctl: llc.RegionID(ctl), peer: w.c.toWorld(t)}
 			if ctl == 0 {
 				err = fmt.Errorf("rank %d could not make its part of the window", t)
 			}

@@ -66,10 +66,11 @@ func CompareAndSwap[T Type](w *Win, compare, value T, target, disp int) (T, erro
 	off, err := w.span(target, disp, len(out))
 	if err == nil {
 		if w.native {
-			op := &llc.RMAOp{Kind: llc.RMACompareSwap, Peer: w.c.toWorld(target), Region: w.targets[target].region,
-				Off: off, Limit: w.targets[target].size, Compare: word(cmp), Operand: word(val)}
-			err = w.do(op)
-			binary.LittleEndian.PutUint64(out, op.Result)
+			op := w.partOp(llc.RMACompareSwap, target, off)
+			op.Compare, op.Operand = word(cmp), word(val)
+			var res uint64
+			res, err = w.run(op)
+			binary.LittleEndian.PutUint64(out, res)
 		} else {
 			err = w.locked(target, off, make([]byte, len(out)), func(cur []byte) bool {
 				copy(out, cur)
@@ -202,10 +203,8 @@ func integer(k reflect.Kind) bool {
 // are done), fetch-and-add of 0 to read (noop), a compare-and-swap loop
 // otherwise.
 func (w *Win) nativeAcc(target int, off uint64, in, out []byte, r collectives.Reducer, add, noop bool, q *rmaRequest) error {
-	t := &w.targets[target]
 	for i := 0; i < max(len(in), len(out)); i += 8 {
-		op := w.newOp()
-		*op = llc.RMAOp{Kind: llc.RMAFetchAdd, Peer: w.c.toWorld(target), Region: t.region, Off: off + uint64(i), Limit: t.size}
+		op := w.partOp(llc.RMAFetchAdd, target, off+uint64(i))
 		if add && !noop {
 			op.Operand = word(in[i:])
 		}
@@ -261,9 +260,8 @@ func (w *Win) locked(target int, off uint64, buf []byte, f func(cur []byte) bool
 	if err := w.accLock(target); err != nil {
 		return fmt.Errorf("taking the accumulate lock: %w", err)
 	}
-	t := &w.targets[target]
-	data := w.newOp()
-	*data = llc.RMAOp{Kind: llc.RMAGet, Peer: w.c.toWorld(target), Region: t.region, Off: off, Limit: t.size, Data: buf}
+	data := w.partOp(llc.RMAGet, target, off)
+	data.Data = buf
 	err := w.do(data)
 	if err == nil && f(buf) {
 		data.Kind = llc.RMAPut

@@ -14,10 +14,18 @@ func (w *Win) dataOp(kind llc.RMAKind, target, disp int, b []byte) (*llc.RMAOp, 
 	if err != nil {
 		return nil, err
 	}
+	op := w.partOp(kind, target, off)
+	op.Data = b
+	return op, nil
+}
+
+// partOp returns an operation of kind, from newOp, on the bytes at off
+// (from span) of target's part of the window.
+func (w *Win) partOp(kind llc.RMAKind, target int, off uint64) *llc.RMAOp {
 	t := &w.targets[target]
 	op := w.newOp()
-	*op = llc.RMAOp{Kind: kind, Peer: w.c.toWorld(target), Region: t.region, Off: off, Limit: t.size, Data: b}
-	return op, nil
+	*op = llc.RMAOp{Kind: kind, Peer: t.peer, Region: t.region, Off: t.base + off, Limit: t.base + t.size}
+	return op
 }
 
 // Put writes origin into target's window from displacement disp, in the

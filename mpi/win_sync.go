@@ -207,7 +207,7 @@ func (w *Win) flush(target int) error {
 	w.mu.Unlock()
 	peer := -1
 	if target >= 0 {
-		peer = w.c.toWorld(target)
+		peer = w.targets[target].peer
 	}
 	var errs []error
 	if err := w.ep.RMAFlush(peer); err != nil {
