@@ -598,6 +598,10 @@ func Finalize() error {
 		return ErrNotInitialized
 	}
 	s := rt
+	// A window in an epoch others may wait on: fail, not hang.
+	if err := s.busyWindows(); err != nil {
+		return fmt.Errorf("mpi: Finalize: %w", err)
+	}
 	if c := s.ep.Clock(); c != nil {
 		// Virtual time: the others' requests no longer wait for this
 		// process's clock (it is about to wait in fences).

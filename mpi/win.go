@@ -82,6 +82,11 @@ type Win struct {
 	// (WinAllocateShared; nil otherwise).
 	shared [][]byte
 
+	// id numbers the window among those of this process, made by the
+	// call madeBy (Win.String).
+	id     int
+	madeBy string
+
 	mu    sync.Mutex
 	sync  winSync
 	freed bool
@@ -201,6 +206,7 @@ func (w *Win) open(op string) error {
 		return fmt.Errorf("mpi: %s: %w", op, err)
 	}
 	w.sync.init(n)
+	w.register(op)
 	return nil
 }
 
@@ -303,6 +309,7 @@ func (w *Win) Free() error {
 	if busy != "" {
 		return fmt.Errorf("mpi: Win.Free: %s: %w", busy, ErrRMASync)
 	}
+	w.unregister()
 	err := w.flush(-1)
 	// Nobody accesses the window after the barrier.
 	if berr := w.c.manage("Win.Free", func(u *collectives.Runner) error { return u.Barrier() }); err == nil {

@@ -67,8 +67,11 @@ func (s *winSync) busy() string {
 		return "a Post is not waited for"
 	}
 	for t, l := range s.locks {
-		if l != 0 {
-			return fmt.Sprintf("a %v lock on rank %d is held", l, t)
+		switch l {
+		case LockExclusive:
+			return fmt.Sprintf("an exclusive lock on rank %d is held", t)
+		case LockShared:
+			return fmt.Sprintf("a shared lock on rank %d is held", t)
 		}
 	}
 	return ""
