@@ -1696,7 +1696,7 @@ func scenarioCollNonblocking(w *mpi.Comm) error {
 		}
 		reqs = []*mpi.Request{nil, q3}
 		for {
-			i, _, err := mpi.Testany(reqs)
+			_, i, _, err := mpi.Testany(reqs)
 			if err != nil {
 				return fmt.Errorf("Testany: %w", err)
 			}

@@ -28,7 +28,8 @@ const (
 	ProcNull = -2
 	// TagUB is the largest valid tag.
 	TagUB = math.MaxInt32
-	// Undefined is the index Waitany returns when no request is active.
+	// Undefined (MPI_UNDEFINED) is the index Waitany and Testany return
+	// when no request is active.
 	Undefined = -32766
 )
 

@@ -13,8 +13,10 @@ import (
 // other I-calls, or by the request-based one-sided calls (Rput, Rget,
 // Raccumulate, RgetAccumulate), or a persistent one made by SendInit, SsendInit,
 // RsendInit, BsendInit or RecvInit. Wait and Test complete it; completing
-// it again returns the same result. Its methods are safe for concurrent
-// use.
+// it again returns the same result, except that a persistent request is
+// inactive once its result has been returned, and returns the empty
+// status until it is started again (see Wait). Its methods are safe for
+// concurrent use.
 type Request struct {
 	c    *Comm
 	peer int
@@ -153,7 +155,14 @@ func (r *Request) startPooledRecv(op llc.RecvOp, matched *llc.Matched) {
 	}
 }
 
-// finish records the result of a completed operation once.
+// emptyStatus is MPI's empty status (MPI-3.1 §3.7.3), which completing a
+// null or inactive request returns: source AnySource, tag AnyTag, no
+// elements, not cancelled.
+var emptyStatus = Status{Source: AnySource, Tag: AnyTag}
+
+// finish records the result of a completed operation once and returns
+// it. A persistent request is inactive once its result has been returned
+// (and before its first Start): finish then returns the empty status.
 func (r *Request) finish() (Status, error) {
 	if r.final.Load() {
 		return r.status, r.err
@@ -162,6 +171,8 @@ func (r *Request) finish() (Status, error) {
 	defer r.mu.Unlock()
 	if !r.finished {
 		r.complete()
+	} else if r.persistent {
+		return emptyStatus, nil
 	}
 	return r.status, r.err
 }
@@ -221,9 +232,11 @@ func (r *Request) checkOp(op string) error {
 func (r *Request) inert() bool { return r == nil || r.persistent && !r.active.Load() }
 
 // Wait blocks until the operation completes and returns its status (for a
-// receive; for a send only Status.Cancelled is meaningful) and error. An
-// inactive persistent request returns at once, with the result of its
-// last operation (an empty Status before its first Start).
+// receive; for a send only Status.Cancelled is meaningful) and error. The
+// first Wait or Test to complete a started persistent request returns
+// its operation's result and makes it inactive; an inactive one (also
+// before its first Start) returns at once, with the empty status (Source
+// AnySource, Tag AnyTag, Count 0) and no error, as MPI's does.
 func (r *Request) Wait() (Status, error) {
 	if err := r.check(); err != nil {
 		return Status{}, err
@@ -239,7 +252,8 @@ func (r *Request) Wait() (Status, error) {
 }
 
 // Test reports whether the operation has completed, making progress once,
-// and if so returns its status and error.
+// and if so returns its status and error, as Wait does: an inactive
+// persistent request reports true with the empty status.
 func (r *Request) Test() (bool, Status, error) {
 	if err := r.check(); err != nil {
 		return false, Status{}, err
@@ -251,13 +265,15 @@ func (r *Request) Test() (bool, Status, error) {
 	return true, st, err
 }
 
-// Waitall waits for every request (nil entries are skipped) and returns
-// their statuses, in order, and the errors of those that failed, joined.
+// Waitall waits for every request and returns their statuses, in order,
+// and the errors of those that failed, joined. Nil entries (the null
+// request) and inactive persistent requests get the empty status.
 func Waitall(reqs []*Request) ([]Status, error) {
 	sts := make([]Status, len(reqs))
 	var errs []error
 	for i, r := range reqs {
 		if r == nil {
+			sts[i] = emptyStatus
 			continue
 		}
 		st, err := r.Wait()
@@ -286,10 +302,11 @@ func (a *anyDone) Done() bool {
 }
 
 // Waitany waits until one of reqs completes and returns its index, status
-// and error; the completed entry is set to nil, as MPI sets it to the null
-// request, so that calling Waitany again waits for the others. With no
-// non-nil request (inactive persistent requests do not count) it returns
-// Undefined.
+// and error. The completed entry is set to nil, as MPI sets it to the null
+// request, unless it is a persistent request, which stays and is now
+// inactive; so calling Waitany again waits for the others. With no
+// active request (nil entries and inactive persistent requests do not
+// count) it returns Undefined and the empty status at once.
 func Waitany(reqs []*Request) (int, Status, error) {
 	var c *Comm
 	for _, r := range reqs {
@@ -301,29 +318,33 @@ func Waitany(reqs []*Request) (int, Status, error) {
 		}
 	}
 	if c == nil {
-		return Undefined, Status{}, nil
+		return Undefined, emptyStatus, nil
 	}
 	a := &anyDone{reqs: reqs, idx: -1}
 	c.rt.ep.Wait(a)
 	r := reqs[a.idx]
-	reqs[a.idx] = nil
+	if !r.persistent {
+		reqs[a.idx] = nil
+	}
 	st, err := r.finish()
 	return a.idx, st, err
 }
 
-// Testall makes progress once and reports whether every request (nil
-// entries skipped) has completed; if so it returns their statuses and
-// joined errors.
+// Testall makes progress once and reports whether every request has
+// completed; if so it completes them all and returns their statuses and
+// joined errors, as Waitall does. If not, it completes none: a persistent
+// request that is done stays active, for a later call to return its
+// result.
 func Testall(reqs []*Request) (bool, []Status, error) {
 	for _, r := range reqs {
 		if r == nil {
 			continue
 		}
-		ok, _, err := r.Test()
-		if err != nil && !ok {
+		if err := r.check(); err != nil {
 			return false, nil, err
 		}
-		if !ok {
+		// Test's look, without its finish.
+		if !r.null && !r.final.Load() && !r.harvested.Load() && !r.c.rt.ep.Test((*pending)(r)) {
 			return false, nil, nil
 		}
 	}
@@ -332,21 +353,30 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 }
 
 // Testany makes progress once and, if one of reqs has completed, returns
-// its index, status and error and sets the entry to nil; otherwise it
-// returns Undefined. Inactive persistent requests are skipped.
-func Testany(reqs []*Request) (int, Status, error) {
+// true, its index, status and error, and sets the entry to nil as Waitany
+// does; if none has, it returns false and Undefined. With no active
+// request (nil entries and inactive persistent requests do not count) it
+// returns true, Undefined and the empty status, as MPI_Testany does.
+func Testany(reqs []*Request) (bool, int, Status, error) {
+	active := false
 	for i, r := range reqs {
 		if r.inert() {
 			continue
 		}
+		active = true
 		ok, st, err := r.Test()
 		if ok {
-			reqs[i] = nil
-			return i, st, err
+			if !r.persistent {
+				reqs[i] = nil
+			}
+			return true, i, st, err
 		}
 		if err != nil {
-			return Undefined, Status{}, err
+			return false, Undefined, Status{}, err
 		}
 	}
-	return Undefined, Status{}, nil
+	if !active {
+		return true, Undefined, emptyStatus, nil
+	}
+	return false, Undefined, Status{}, nil
 }

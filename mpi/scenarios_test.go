@@ -684,7 +684,7 @@ func scenarioRequests(w *mpi.Comm) error {
 	if i, _, err := mpi.Waitany(make([]*mpi.Request, 3)); i != mpi.Undefined || err != nil {
 		return fmt.Errorf("Waitany of nil requests = %d, %v; want Undefined", i, err)
 	}
-	if i, _, err := mpi.Testany(make([]*mpi.Request, 3)); i != mpi.Undefined || err != nil {
+	if _, i, _, err := mpi.Testany(make([]*mpi.Request, 3)); i != mpi.Undefined || err != nil {
 		return fmt.Errorf("Testany of nil requests = %d, %v; want Undefined", i, err)
 	}
 	if ok, _, err := mpi.Testall(make([]*mpi.Request, 3)); !ok || err != nil {
@@ -715,7 +715,7 @@ func scenarioRequests(w *mpi.Comm) error {
 			}
 			// Complete the sends with Testany.
 			for left := len(reqs); left > 0; {
-				i, _, err := mpi.Testany(reqs)
+				_, i, _, err := mpi.Testany(reqs)
 				if err != nil {
 					return fmt.Errorf("Testany on sends: %w", err)
 				}
@@ -789,7 +789,7 @@ func scenarioRequests(w *mpi.Comm) error {
 	if ok, _, err := mpi.Testall(reqs); ok || err != nil {
 		return fmt.Errorf("Testall before anything was sent = %v, %v", ok, err)
 	}
-	if i, _, err := mpi.Testany(reqs); i != mpi.Undefined || err != nil {
+	if _, i, _, err := mpi.Testany(reqs); i != mpi.Undefined || err != nil {
 		return fmt.Errorf("Testany before anything was sent = %d, %v", i, err)
 	}
 	if ok, _, err := reqs[0].Test(); ok || err != nil {

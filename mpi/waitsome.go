@@ -22,8 +22,10 @@ func (s *someDone) Done() bool {
 // Waitsome waits until at least one of reqs has completed and completes
 // every one that has (MPI_Waitsome): it returns their indices, in order,
 // their statuses and the errors of those that failed, joined, and sets
-// their entries to nil. Nil entries and inactive persistent requests are
-// skipped; with none other it returns no indices at once.
+// their entries to nil, except those of persistent requests, which stay
+// and are now inactive. Nil entries and inactive persistent requests are
+// skipped; with no active request it returns nil indices at once (MPI's
+// outcount MPI_UNDEFINED).
 func Waitsome(reqs []*Request) ([]int, []Status, error) {
 	c, err := someComm(reqs)
 	if c == nil || err != nil {
@@ -35,8 +37,9 @@ func Waitsome(reqs []*Request) ([]int, []Status, error) {
 }
 
 // Testsome makes progress once and completes every one of reqs that has
-// completed (MPI_Testsome), as Waitsome does; it returns no indices when
-// none has.
+// completed (MPI_Testsome), as Waitsome does. When none has it returns
+// empty, non-nil indices (MPI's outcount 0); with no active request, nil
+// indices (MPI_UNDEFINED), as Waitsome does.
 func Testsome(reqs []*Request) ([]int, []Status, error) {
 	c, err := someComm(reqs)
 	if c == nil || err != nil {
@@ -44,7 +47,7 @@ func Testsome(reqs []*Request) ([]int, []Status, error) {
 	}
 	s := &someDone{reqs: reqs}
 	if !c.rt.ep.Test(s) {
-		return nil, nil, nil
+		return []int{}, []Status{}, nil
 	}
 	return finishSome(reqs, s.idx)
 }
@@ -65,7 +68,8 @@ func someComm(reqs []*Request) (*Comm, error) {
 	return c, nil
 }
 
-// finishSome completes the requests of reqs at idx and sets them to nil.
+// finishSome completes the requests of reqs at idx and sets those that
+// are not persistent to nil.
 func finishSome(reqs []*Request, idx []int) ([]int, []Status, error) {
 	idx = append([]int(nil), idx...)
 	sts := make([]Status, len(idx))
@@ -76,7 +80,9 @@ func finishSome(reqs []*Request, idx []int) ([]int, []Status, error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
-		reqs[i] = nil
+		if !reqs[i].persistent {
+			reqs[i] = nil
+		}
 	}
 	return idx, sts, errors.Join(errs...)
 }
