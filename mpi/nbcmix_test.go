@@ -177,13 +177,15 @@ func completeNBC(how int, r *nbcRand, reqs []*mpi.Request) ([]int, error) {
 	case 2:
 		i, _, err := mpi.Waitsome(reqs)
 		return i, err
-	case 3, 4:
-		wait := mpi.Waitany
-		if how == 4 {
-			wait = mpi.Testany
-		}
-		i, _, err := wait(reqs)
+	case 3:
+		i, _, err := mpi.Waitany(reqs)
 		if err != nil || i == mpi.Undefined {
+			return nil, err
+		}
+		return []int{i}, nil
+	case 4:
+		ok, i, _, err := mpi.Testany(reqs)
+		if err != nil || !ok || i == mpi.Undefined {
 			return nil, err
 		}
 		return []int{i}, nil
