@@ -110,7 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.settings.Eager = s
 		return nil
 	})
-	fs.Func("bind-to", "CPU binding of the ranks, `none|core`: core pins rank r to the r-th CPU (modulo the CPUs allowed), which keeps two busy ranks off one CPU when more ranks than CPUs wait asleep; the default is core when a host runs more ranks than it has CPUs, none otherwise", func(s string) error {
+	fs.Func("bind-to", "CPU binding of the ranks, `none|core`: core pins rank r to the r-th CPU (modulo the CPUs allowed), which keeps two busy ranks off one CPU when ranks sleep and wake; the default is core when a host runs as many ranks as it has CPUs or more, none otherwise", func(s string) error {
 		if s != launch.BindNone && s != launch.BindCore {
 			return fmt.Errorf("want %s or %s", launch.BindNone, launch.BindCore)
 		}

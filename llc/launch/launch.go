@@ -136,14 +136,21 @@ func FromEnv() (*Job, error) {
 
 // bindsToCore reports whether the process of an mpirun job pins itself to
 // one CPU, given how many the process may use: when -bind-to core asks,
-// and by default when its host runs more ranks than there are CPUs. Then
-// the scheduler, left alone, sometimes stacks three ranks of four on one
-// of two CPUs while the ranks sleep and wake, and every exchange waits for
-// them to take turns: on the 2-core reference machine, NPB CG class A on 4
-// processes ran at 3083-5388 Mop/s in 3 runs of 8 unbound (6416-7413 in the
-// others) and at 6338-7546 in all 8 bound; small collectives on 4
-// processes had runs at 16-25 µs against 7-9 µs. Unbound, a job whose ranks
-// have a CPU each spins on them.
+// and by default when its host runs as many ranks as there are CPUs or
+// more. With more, the scheduler, left alone, sometimes stacks three ranks
+// of four on one of two CPUs while the ranks sleep and wake, and every
+// exchange waits for them to take turns: on the 2-core reference machine,
+// NPB CG class A on 4 processes ran at 3083-5388 Mop/s in 3 runs of 8
+// unbound (6416-7413 in the others) and at 6338-7546 in all 8 bound; small
+// collectives on 4 processes had runs at 16-25 µs against 7-9 µs. With as
+// many, it stacks two ranks on one CPU as well (a rank that slept, on its
+// doorbell or in the start-up's exchanges, is woken onto a CPU another
+// rank runs on) until its balancing moves one away, which may take many
+// calls: each wait of one of the two for the other then lasts the
+// waiter's whole spin before it yields. On the 2-core AMD EPYC VM (under
+// other load), 2 ranks unbound spent all of their first 2,000 Reduces of
+// 8 bytes on one CPU in 2 runs of 3 (70-100 µs a call), bound none (1.1-2.7
+// µs a call).
 func (j *Job) bindsToCore(cpus int) bool {
 	if j.Singleton || j.Launcher != LauncherMpirun {
 		return false
@@ -152,7 +159,7 @@ func (j *Job) bindsToCore(cpus int) bool {
 	case BindCore:
 		return true
 	case "":
-		return cpus > 0 && j.LocalSize > cpus
+		return cpus > 0 && j.LocalSize >= cpus
 	}
 	return false
 }

@@ -369,8 +369,9 @@ func TestBindToCore(t *testing.T) {
 }
 
 // An mpirun job's ranks pin themselves when asked, and by default only
-// when their host runs more ranks than they may use CPUs; a singleton and
-// a PMI launcher's ranks never (the launcher binds).
+// when their host runs as many ranks as they may use CPUs or more (with as
+// many, the scheduler stacked two on one CPU for the first calls); a
+// singleton and a PMI launcher's ranks never (the launcher binds).
 func TestBindsToCore(t *testing.T) {
 	for _, c := range []struct {
 		launcher, bind string
@@ -378,8 +379,10 @@ func TestBindsToCore(t *testing.T) {
 		want           bool
 	}{
 		{LauncherMpirun, "", 4, 2, true},
-		{LauncherMpirun, "", 2, 2, false},
+		{LauncherMpirun, "", 2, 2, true},
+		{LauncherMpirun, "", 16, 16, true},
 		{LauncherMpirun, "", 1, 2, false},
+		{LauncherMpirun, "", 15, 16, false},
 		{LauncherMpirun, "", 4, 0, false}, // CPUs unknown
 		{LauncherMpirun, BindNone, 4, 2, false},
 		{LauncherMpirun, BindCore, 2, 2, true},

@@ -38,7 +38,7 @@ const (
 	// EnvBind, -bind-to: "core" pins each rank to one CPU, rank modulo
 	// the CPUs the job may use, as Open MPI's --bind-to core does; "none"
 	// never pins. Unset, mpirun's ranks pin themselves when their host
-	// runs more ranks than it has CPUs (Job.bindsToCore).
+	// runs as many ranks as it has CPUs or more (Job.bindsToCore).
 	EnvBind = "MARTINI_BIND"
 	// EnvSpin: how many polls a waiting process spins before it starts
 	// yielding its CPU, a non-negative number.
