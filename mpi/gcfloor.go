@@ -1,5 +1,7 @@
 package mpi
 
+import "runtime"
+
 // The collector's floor.
 //
 // A process keeps its large data (the shared segment, its rings, the
@@ -33,13 +35,27 @@ package mpi
 //
 // Where GOGC or GOMEMLIMIT is set the user tunes the collector, and the
 // floor is left out.
+//
+// The floor's allocation takes the heap past its first goal (4 MiB) and so
+// starts a collection, which gcFloor finishes before Init returns (a
+// millisecond or less). Left to run, it ran on into the program's first
+// calls: with one processor a rank, its mark worker gets the rank's
+// processor only when the rank's goroutine gives it up (a preemption, or
+// a sleep on the doorbell, after which the rank waits for the worker to
+// yield the processor back), so that the cycle lasted 5-25 ms of the wall
+// clock (GODEBUG=gctrace=1) and stopped the rank, and every rank waiting
+// for it, for slices of that time over its first hundreds of calls; every
+// rank of a job goes through it, each at its own time.
 const gcFloorSize = 32 << 20
 
 // gcFloor returns the block the runtime holds as the collector's floor,
-// or nil where getenv shows the collector tuned (GOGC, GOMEMLIMIT).
+// or nil where getenv shows the collector tuned (GOGC, GOMEMLIMIT), and
+// finishes the collection the block's allocation started.
 func gcFloor(getenv func(string) string) []byte {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return nil
 	}
-	return make([]byte, gcFloorSize)
+	b := make([]byte, gcFloorSize)
+	runtime.GC()
+	return b
 }

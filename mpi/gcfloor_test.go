@@ -10,7 +10,10 @@ import (
 	"github.com/rhinet-go/martini/mpi"
 )
 
-func init() { rawScenarios["gc-floor"] = rawGCFloor }
+func init() {
+	rawScenarios["gc-floor"] = rawGCFloor
+	rawScenarios["gc-settled"] = rawGCSettled
+}
 
 // TestGCFloorTuned: the floor is left out where GOGC or GOMEMLIMIT is set.
 func TestGCFloorTuned(t *testing.T) {
@@ -63,4 +66,35 @@ func rawGCFloor() error {
 		return fmt.Errorf("heap goal %d while initialized, %d after Finalize; want at least, then below, the floor %d", during, after, mpi.GCFloorSize)
 	}
 	return nil
+}
+
+// TestGCSettledAtInit: no collection is under way when Init returns, so
+// that none runs on into the program's first calls (the floor's
+// allocation starts one): a collection forced right after Init is the only
+// one that ends.
+func TestGCSettledAtInit(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT is set: the runtime keeps no floor")
+	}
+	runAt(t, "gc-settled", []int{2})
+}
+
+// rawGCSettled runs on one processor, so that a collection left under way
+// by Init cannot end before it is looked at: its mark worker runs only
+// when this goroutine gives the processor up, which Init's return and
+// ReadMemStats do not.
+func rawGCSettled() error {
+	runtime.GOMAXPROCS(1)
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	runtime.GC() // waits for a collection under way, then runs one
+	runtime.ReadMemStats(&after)
+	if n := after.NumGC - before.NumGC; n != 1 {
+		return fmt.Errorf("%d collections ended after Init returned, want only the one forced: one was still under way", n)
+	}
+	return mpi.Finalize()
 }
