@@ -399,3 +399,32 @@ func median(v []float64) float64 {
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
+
+// FirstToMedian returns how many times the row's median (T) its first
+// sample took, 0 for a row without samples or a median of 0. Each sample
+// is Budget/Samples of operations after the size's warm-up of 2 and its
+// calibration, so that a first sample far above the median shows state
+// that the first hundreds of operations after Init (or after the sizes
+// before) still set up.
+func (r Row) FirstToMedian() float64 {
+	if len(r.Samples) == 0 || r.T <= 0 {
+		return 0
+	}
+	return r.Samples[0] / r.T
+}
+
+// SlowStarts describes each row of series whose first sample took more
+// than bound times its median (Row.FirstToMedian), one line each, in
+// order.
+func SlowStarts(series []Series, bound float64) []string {
+	var out []string
+	for _, s := range series {
+		for _, r := range s.Rows {
+			if x := r.FirstToMedian(); x > bound {
+				out = append(out, fmt.Sprintf("%s %d B (%s, %d processes): first sample %.3g µs, %.1f× the median %.3g µs",
+					s.Benchmark, r.Bytes, s.Variant, s.NP, r.Samples[0], x, r.T))
+			}
+		}
+	}
+	return out
+}

@@ -30,3 +30,33 @@ func TestSizesOf(t *testing.T) {
 		t.Error("SizeLess: only Barrier has no size")
 	}
 }
+
+// TestSlowStarts: a row whose first sample exceeds the bound times its
+// median is listed, with its benchmark, size and variant; the others, and
+// rows without samples, are not.
+func TestSlowStarts(t *testing.T) {
+	series := []Series{
+		{Benchmark: "Reduce", Variant: "default", NP: 16, Rows: []Row{
+			{Bytes: 8, Samples: []float64{78.9, 41.8, 14.5, 1.72, 1.67}, T: 14.5},
+			{Bytes: 1024, Samples: []float64{3, 2, 2}, T: 2},
+		}},
+		{Benchmark: "Bcast", Variant: "system MPI", NP: 16, Rows: []Row{
+			{Bytes: 8, Samples: []float64{30.8, 4.3, 1.3, 1.4, 1.3}, T: 1.4},
+			{Bytes: 64},
+		}},
+	}
+	if got := series[0].Rows[0].FirstToMedian(); got < 5.44 || got > 5.45 {
+		t.Errorf("FirstToMedian = %v, want 78.9/14.5", got)
+	}
+	if got := (Row{}).FirstToMedian(); got != 0 {
+		t.Errorf("FirstToMedian of a row without samples = %v, want 0", got)
+	}
+	got := SlowStarts(series, 2)
+	want := []string{
+		"Reduce 8 B (default, 16 processes): first sample 78.9 µs, 5.4× the median 14.5 µs",
+		"Bcast 8 B (system MPI, 16 processes): first sample 30.8 µs, 22.0× the median 1.4 µs",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("SlowStarts:\n got %q\nwant %q", got, want)
+	}
+}

@@ -520,8 +520,19 @@ func printRecord(rec *bench.Record, quiet bool, w io.Writer) error {
 		}
 		fmt.Fprintln(w)
 	}
+	if slow := bench.SlowStarts(rec.Series, slowStart); len(slow) > 0 {
+		fmt.Fprintf(w, "First samples above %g times their median:\n", float64(slowStart))
+		for _, l := range slow {
+			fmt.Fprintln(w, "  "+l)
+		}
+	}
 	return nil
 }
+
+// slowStart is how many times its median a size's first sample may take
+// before printRecord lists it (bench.SlowStarts): more shows state that
+// the first operations after Init still set up.
+const slowStart = 2
 
 // floorWarning returns a line under benchmark b's table when the floors
 // around its jobs are floorChange or more apart ("" otherwise).
