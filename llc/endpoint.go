@@ -41,6 +41,14 @@ type Endpoint struct {
 	Spin, Yield       int
 	SpinFor, YieldFor time.Duration
 
+	// Stalled, if set, is asked by a wait about to sleep on the doorbell
+	// (never on the message path) whether what it waits for can never
+	// come (see Stall): an error it returns ends the wait with it,
+	// failing the receive or probe waited for, or the engine for any
+	// other wait. It runs with the endpoint's lock held and must not call
+	// the endpoint. Set it before the endpoint is used.
+	Stalled func(Stall) error
+
 	waits, sleeps uint64
 	failed        atomic.Bool // the engine has failed (set by progress)
 
@@ -337,7 +345,7 @@ func (ep *Endpoint) wait(op Completion) {
 
 // poll is wait's polling: it returns with ep.mu held and op done.
 func (ep *Endpoint) poll(op Completion) {
-	var spun, yielded time.Time // when the spinning and the yielding began, once looked at
+	var phases waitPhases
 	for idle := 0; !op.Done(); {
 		p := ep.progress()
 		if op.Done() {
@@ -350,19 +358,23 @@ func (ep *Endpoint) poll(op Completion) {
 		ep.mu.Unlock()
 		if p || woken > 0 {
 			idle = 0
-			spun, yielded = time.Time{}, time.Time{}
+			phases = waitPhases{}
 			letRun(woken)
 		} else {
-			idle = ep.backOff(op, idle, &spun, &yielded)
+			idle = ep.backOff(op, idle, &phases)
 		}
 		ep.mu.Lock()
 	}
 }
 
+// waitPhases is when the phases of a poll's quiet spell began, once looked
+// at: its spinning, its yielding and its first sleep.
+type waitPhases struct{ spun, yielded, quiet time.Time }
+
 // backOff is a poll's wait after a round in which nothing happened, the
 // idle-th in a row; it returns the count to go on from. The caller does
 // not hold ep.mu.
-func (ep *Endpoint) backOff(op Completion, idle int, spun, yielded *time.Time) int {
+func (ep *Endpoint) backOff(op Completion, idle int, ph *waitPhases) int {
 	if ep.clock != nil && !ep.eng.Retrying() {
 		// Nothing came: the process waits (taking data makes it run
 		// again). Not while it retries a connection: the retry is a
@@ -371,7 +383,7 @@ func (ep *Endpoint) backOff(op Completion, idle int, spun, yielded *time.Time) i
 	}
 	idle++
 	if idle < ep.Spin && ep.SpinFor > 0 && idle%spinClockEvery == 0 {
-		idle = phaseEnd(idle, spun, ep.SpinFor, ep.Spin)
+		idle = phaseEnd(idle, &ph.spun, ep.SpinFor, ep.Spin)
 	}
 	switch {
 	case idle < ep.Spin:
@@ -384,12 +396,17 @@ func (ep *Endpoint) backOff(op Completion, idle int, spun, yielded *time.Time) i
 			yieldCPU(idle)
 		}
 		if ep.YieldFor > 0 && (idle-ep.Spin)%yieldClockEvery == 1 { // from the first yield on
-			idle = phaseEnd(idle, yielded, ep.YieldFor, ep.Spin+ep.Yield)
+			idle = phaseEnd(idle, &ph.yielded, ep.YieldFor, ep.Spin+ep.Yield)
 		}
 	default:
-		ep.sleep(op)
+		if ph.quiet.IsZero() {
+			ph.quiet = time.Now()
+		}
+		if ep.Stalled == nil || !ep.stall(op, time.Since(ph.quiet)) {
+			ep.sleep(op)
+		}
 		idle = ep.Spin
-		*yielded = time.Time{}
+		ph.yielded = time.Time{}
 	}
 	return idle
 }
@@ -456,9 +473,15 @@ type probeWait struct {
 	ctx    uint32
 	st     Status
 	err    error
+	// stalled is the error with which Stalled ended the wait.
+	stalled error
 }
 
 func (w *probeWait) Done() bool {
+	if w.stalled != nil {
+		w.err = w.stalled
+		return true
+	}
 	st, ok := w.eng.Probe(w.source, w.tag, w.ctx)
 	w.st, w.err = st, w.eng.Err()
 	return ok || w.err != nil

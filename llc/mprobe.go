@@ -79,9 +79,15 @@ type mprobeWait struct {
 	ctx    uint32
 	m      *Matched
 	err    error
+	// stalled is the error with which Stalled ended the wait.
+	stalled error
 }
 
 func (w *mprobeWait) Done() bool {
+	if w.stalled != nil {
+		w.err = w.stalled
+		return true
+	}
 	if w.m == nil {
 		w.m, _ = w.eng.Mprobe(w.source, w.tag, w.ctx)
 	}

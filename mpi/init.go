@@ -102,6 +102,11 @@ type runtimeState struct {
 	// settles.
 	aheadMu sync.Mutex
 	ahead   map[*Comm]struct{}
+
+	// finals is what the process knows of the others' Finalize, and
+	// finalizing says it is in Finalize itself (see stalled).
+	finals     *finalWatch
+	finalizing atomic.Bool
 }
 
 var (
@@ -217,6 +222,8 @@ func initRuntime() (*runtimeState, error) {
 	}
 	s.ep.Spin, s.ep.Yield = backoff(job.Size, job.Settings)
 	s.ep.SpinFor = spinFor
+	s.finals = newFinalWatch(job.Size)
+	s.ep.Stalled = s.stalled
 	if job.Settings.Yield < 0 {
 		s.ep.YieldFor = yieldBound(job.Size, runtime.NumCPU())
 	}
@@ -617,6 +624,7 @@ func Finalize() error {
 	// Unreceived messages leave this process unfinalized (its sender
 	// could never complete); a lost process ends Finalize with its error.
 	var stranded *strandedError
+	s.announceFinalize()
 	ferr := s.fenceServing(true)
 	if ferr == nil {
 		ferr = s.fenceServing(false)
