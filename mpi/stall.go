@@ -13,6 +13,12 @@ import (
 	"github.com/rhinet-go/martini/llc/datastore"
 )
 
+// ErrDeadlock is wrapped by the error of a blocking call that can never
+// complete in virtual time (mpirun -clock virtual): every process of the
+// job waits and nothing is in flight towards any of them. The error names
+// the call's pending operation; every process reports its own.
+var ErrDeadlock = errors.New("mpi: deadlock: every process waits and nothing is in flight")
+
 // ErrNeverComplete is wrapped by the error of a blocking receive or probe
 // (or any other wait, once every other process is in Finalize) that can
 // never complete: every process its message could come from is in
@@ -88,19 +94,85 @@ func (s *runtimeState) finalizedFor(rank int, now int64) bool {
 }
 
 // stalled is the endpoint's Stalled: a wait that has had nothing to do for
-// stallQuiet fails if it can never complete: a receive or probe whose
-// possible senders are all in Finalize, or any other wait once every other
-// process is (ErrNeverComplete). The error is also written on standard
-// error, as Finalize's for a stranded message.
+// stallQuiet fails if it can never complete. In virtual time, when every
+// process waits with nothing in flight (ErrDeadlock); and, in any time,
+// a receive or probe whose possible senders are all in Finalize, or any
+// other wait once every other process is (ErrNeverComplete). The error is
+// also written on standard error, as Finalize's for a stranded message.
 func (s *runtimeState) stalled(st llc.Stall) error {
 	if st.Quiet < stallQuiet || s.finalizing.Load() {
 		return nil
 	}
-	err := s.unmatchable(st)
+	err := s.deadlocked(st)
+	if err == nil {
+		err = s.unmatchable(st)
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mpi: %s\n", strings.TrimPrefix(err.Error(), "mpi: "))
 	}
 	return err
+}
+
+// deadlocked returns ErrDeadlock, naming what the wait is for, where the
+// job runs in virtual time and every process waits with nothing in flight.
+func (s *runtimeState) deadlocked(st llc.Stall) error {
+	c, ok := s.ep.Clock().(interface{ Deadlocked() bool })
+	if !ok || !c.Deadlocked() {
+		return nil
+	}
+	own := fmt.Sprintf("rank %d waits in %s", s.job.Rank, describeStall(st))
+	return fmt.Errorf("%w: %s", ErrDeadlock, s.gatherDeadlock(own))
+}
+
+// deadlockPrefix begins the data-store keys by which the processes of a
+// deadlocked job publish what they wait for (gatherDeadlock).
+const deadlockPrefix = "deadlock/"
+
+// deadlockWait bounds how long a process that found the job deadlocked
+// waits for the others to say what they wait for: each finds it within a
+// sleep (500 ms) of the first, as none of them can act meanwhile.
+const deadlockWait = 5 * time.Second
+
+// gatherDeadlock publishes own, what this process waits for, collects what
+// every other process of the deadlocked job published, for deadlockWait at
+// most, and returns them all, in rank order.
+func (s *runtimeState) gatherDeadlock(own string) string {
+	size := s.job.Size
+	s.store.Put(deadlockPrefix+strconv.Itoa(s.job.Rank), own)
+	type answer struct {
+		rank int
+		what string
+	}
+	answers := make(chan answer, size) // a late answer does not block its goroutine
+	for r := range size {
+		if r != s.job.Rank {
+			go func() {
+				v, err := s.store.Get(deadlockPrefix + strconv.Itoa(r))
+				if err != nil {
+					v = fmt.Sprintf("rank %d: unknown (%v)", r, err)
+				}
+				answers <- answer{r, v}
+			}()
+		}
+	}
+	all := make([]string, size)
+	all[s.job.Rank] = own
+	timeout := time.NewTimer(deadlockWait)
+	defer timeout.Stop()
+	for n := 1; n < size; n++ {
+		select {
+		case a := <-answers:
+			all[a.rank] = a.what
+		case <-timeout.C:
+			n = size
+		}
+	}
+	for r, what := range all {
+		if what == "" {
+			all[r] = fmt.Sprintf("rank %d did not say what it waits for", r)
+		}
+	}
+	return strings.Join(all, "; ")
 }
 
 // unmatchable returns ErrNeverComplete, naming what the wait is for,

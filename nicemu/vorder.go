@@ -196,3 +196,28 @@ func (c *Clock) take(t int64) bool {
 // future and held it back: it must look again soon rather than sleep
 // until a peer writes to it.
 func (c *Clock) Holding() bool { return atomic.LoadUint64(&c.w.held) != 0 }
+
+// Deadlocked reports whether every process of the job waits for data with
+// nothing in flight: each takes part in the ordering and waits, nothing has
+// been written into its memory since its last look found nothing, and it
+// holds back no data from its future. No process can then act, so none
+// can write what another waits for: only a goroutine outside the ordering
+// (not the bound thread) could. A process that computes or sleeps outside
+// the communication layer runs, and one that has stopped (in Finalize, in
+// a fence) takes no part: neither is deadlocked. It reads one consistent
+// view of the clocks, as horizon does.
+func (c *Clock) Deadlocked() bool {
+	for {
+		writes := atomic.LoadUint64(&c.seg.hdr.vwrites)
+		all := true
+		for q := range c.seg.NProcs() {
+			if atomic.LoadUint64(&c.seg.clockWord(q).state) != clockWaiting || c.seg.floor(q) != math.MaxInt64 {
+				all = false
+				break
+			}
+		}
+		if atomic.LoadUint64(&c.seg.hdr.vwrites) == writes {
+			return all
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,25 @@ func runHang(t *testing.T, mode string, want *regexp.Regexp, args ...string) {
 	waitDead(t, pids, 5*time.Second)
 	if after := shmEntries(t); !slices.Equal(before, after) {
 		t.Errorf("/dev/shm changed: before %q, after %q", before, after)
+	}
+}
+
+// TestVirtualDeadlockReported: in virtual time ranks that each receive
+// from the next one, with nothing in flight, are a deadlock the ordering of
+// virtual time sees; each rank's Recv fails naming every rank's pending
+// receive, and the job ends.
+func TestVirtualDeadlockReported(t *testing.T) {
+	t.Parallel()
+	for _, np := range []int{2, 3} {
+		t.Run(fmt.Sprintf("np%d", np), func(t *testing.T) {
+			t.Parallel()
+			var calls []string
+			for r := range np {
+				calls = append(calls, fmt.Sprintf("rank %d waits in a receive from rank %d with tag 0 of MPI_COMM_WORLD", r, (r+1)%np))
+			}
+			want := regexp.MustCompile(`(?m)^mpi: Recv with rank \d: mpi: deadlock: every process waits and nothing is in flight: ` + strings.Join(calls, "; ") + "$")
+			runHang(t, "deadlock", want, "-np", strconv.Itoa(np), "-profile", "martini", "-clock", "virtual")
+		})
 	}
 }
 
