@@ -56,9 +56,19 @@ func newFinalWatch(size int) *finalWatch {
 // process's: it only leaves the others' unmatched receives unreported.
 func (s *runtimeState) announceFinalize() {
 	s.finalizing.Store(true)
-	if s.job.Size > 1 {
+	if s.job.Size > 1 && s.storeWaits() {
 		s.store.Put(finalizeKey(s.job.Rank), "1")
 	}
+}
+
+// storeWaits reports whether the data store is mpirun's, whose Get waits
+// at the server until the key is put. A PMI server's (Hydra's, Slurm's) is
+// asked again and again until it has the key, and shows it only after a
+// fence: the watchers would load it for nothing, so that a process there
+// does not watch the others' Finalize.
+func (s *runtimeState) storeWaits() bool {
+	_, ok := s.store.(*datastore.Client)
+	return ok
 }
 
 // watch starts, once for rank, a goroutine that waits in the data store
@@ -66,7 +76,7 @@ func (s *runtimeState) announceFinalize() {
 // It ends then, or when the store fails (closed at Finalize, or the job
 // broken).
 func (s *runtimeState) watch(rank int) {
-	if s.finals.watched[rank].Swap(true) {
+	if !s.storeWaits() || s.finals.watched[rank].Swap(true) {
 		return
 	}
 	go func() {
@@ -135,9 +145,13 @@ const deadlockWait = 5 * time.Second
 
 // gatherDeadlock publishes own, what this process waits for, collects what
 // every other process of the deadlocked job published, for deadlockWait at
-// most, and returns them all, in rank order.
+// most, and returns them all, in rank order; own alone where the store
+// does not wait for keys (storeWaits).
 func (s *runtimeState) gatherDeadlock(own string) string {
 	size := s.job.Size
+	if size == 1 || !s.storeWaits() {
+		return own
+	}
 	s.store.Put(deadlockPrefix+strconv.Itoa(s.job.Rank), own)
 	type answer struct {
 		rank int
