@@ -624,6 +624,8 @@ func Finalize() error {
 	// Unreceived messages leave this process unfinalized (its sender
 	// could never complete); a lost process ends Finalize with its error.
 	var stranded *strandedError
+	// A receive of another process that only this one could match now
+	// fails instead of hanging (see stalled).
 	s.announceFinalize()
 	ferr := s.fenceServing(true)
 	if ferr == nil {
