@@ -147,10 +147,8 @@ func FromEnv() (*Job, error) {
 // doorbell or in the start-up's exchanges, is woken onto a CPU another
 // rank runs on) until its balancing moves one away, which may take many
 // calls: each wait of one of the two for the other then lasts the
-// waiter's whole spin before it yields. On the 2-core AMD EPYC VM (under
-// other load), 2 ranks unbound spent all of their first 2,000 Reduces of
-// 8 bytes on one CPU in 2 runs of 3 (70-100 µs a call), bound none (1.1-2.7
-// µs a call).
+// waiter's whole spin before it yields: tens of times a call's time, for
+// as long as the two stay stacked.
 func (j *Job) bindsToCore(cpus int) bool {
 	if j.Singleton || j.Launcher != LauncherMpirun {
 		return false
