@@ -47,91 +47,128 @@ func Darray(size, rank int, gsizes []int, distribs []Distribution, dargs, psizes
 		return nil, fmt.Errorf("mpi: Darray: rank %d: %w (%d processes)", rank, ErrRank, size)
 	}
 	coords := grid.coords(rank)
-	owned := make([][]int, d)
+	owned := make([][]piece, d)
 	for i := range d {
-		idx, err := distributed(gsizes[i], distribs[i], dargs[i], psizes[i], coords[i])
+		ps, err := distributed(gsizes[i], distribs[i], dargs[i], psizes[i], coords[i])
 		if err != nil {
 			return nil, fmt.Errorf("mpi: Darray: dimension %d: %w", i, err)
 		}
-		owned[i] = idx
+		owned[i] = ps
 	}
-	return arrayPart(gsizes, owned, order), nil
+	dt, err := arrayPart(gsizes, owned, order)
+	if err != nil {
+		return nil, fmt.Errorf("mpi: Darray: %w", err)
+	}
+	return dt, nil
 }
 
+// piece is count blocks of n consecutive indices of a dimension, the
+// first at index first and the others step indices apart.
+type piece struct{ first, count, n, step int }
+
 // distributed returns the indices of a dimension of g elements that the
-// process of coordinate c of p holds.
-func distributed(g int, dist Distribution, darg, p, c int) ([]int, error) {
+// process of coordinate c of p holds, in increasing order, as at most two
+// pieces: a distribution deals out blocks of one length, the last
+// perhaps cut short.
+func distributed(g int, dist Distribution, darg, p, c int) ([]piece, error) {
 	if g <= 0 {
 		return nil, fmt.Errorf("%w: size %d", ErrDatatype, g)
 	}
 	if darg != DistributeDefault && darg <= 0 {
 		return nil, fmt.Errorf("%w: distribution argument %d", ErrDatatype, darg)
 	}
-	var idx []int
 	switch dist {
 	case DistributeNone:
 		if p != 1 {
 			return nil, fmt.Errorf("%w: not distributed, over %d processes", ErrDims, p)
 		}
-		for k := range g {
-			idx = append(idx, k)
-		}
+		return []piece{{0, 1, g, 0}}, nil
 	case DistributeBlock:
 		b := darg
 		if b == DistributeDefault {
-			b = (g + p - 1) / p
+			b = (g-1)/p + 1
 		}
-		if b*p < g {
+		if bp, ok := mulInt(b, p); ok && bp < g {
 			return nil, fmt.Errorf("%w: blocks of %d over %d processes do not cover %d elements", ErrDatatype, b, p, g)
 		}
-		for k := c * b; k < min(g, (c+1)*b); k++ {
-			idx = append(idx, k)
-		}
+		return cyclic(g, b, p, c, true), nil
 	case DistributeCyclic:
 		b := darg
 		if b == DistributeDefault {
 			b = 1
 		}
-		for start := c * b; start < g; start += p * b {
-			for k := start; k < min(g, start+b); k++ {
-				idx = append(idx, k)
-			}
-		}
-	default:
-		return nil, fmt.Errorf("%w: distribution %d", ErrDatatype, dist)
+		return cyclic(g, b, p, c, false), nil
 	}
-	return idx, nil
+	return nil, fmt.Errorf("%w: distribution %d", ErrDatatype, dist)
+}
+
+// cyclic returns the indices below g that process c of p holds when
+// blocks of b are dealt out in turn: the blocks from c·b on, p·b apart
+// (only the first where once is set).
+func cyclic(g, b, p, c int, once bool) []piece {
+	first, ok := mulInt(c, b)
+	if !ok || first >= g {
+		return nil
+	}
+	m := 1 // blocks that start below g
+	if step, ok := mulInt(p, b); ok && !once {
+		m += (g - 1 - first) / step
+	}
+	step := p * b // used only where m > 1, when it fits
+	last := first + (m-1)*step
+	if last+b-1 < g && last+b-1 >= last { // the last block is whole
+		return []piece{{first, m, b, step}}
+	}
+	ps := []piece{{last, 1, g - last, 0}}
+	if m > 1 {
+		ps = []piece{{first, m - 1, b, step}, ps[0]}
+	}
+	return ps
 }
 
 // arrayPart returns the datatype of the elements of an array of extents
-// sizes, stored in order, whose index along dimension i is one of
-// owned[i], in storage order; its extent is the whole array's.
-func arrayPart(sizes []int, owned [][]int, order Order) *Datatype {
-	d := len(sizes)
-	dim, stride, total := arrayLayout(sizes, order)
-	var blocks []typeBlock
-	empty := false
-	for _, o := range owned {
-		empty = empty || len(o) == 0
+// sizes, stored in order, whose index along dimension i is one of the
+// pieces owned[i], in storage order; its extent is the whole array's. It
+// nests a datatype per dimension, the fastest innermost, each the pieces
+// of its dimension over the one inside.
+func arrayPart(sizes []int, owned [][]piece, order Order) (*Datatype, error) {
+	dim, stride, total, err := arrayLayout(sizes, order)
+	if err != nil {
+		return nil, err
 	}
-	pos := make([]int, d) // position in owned, by dimension
-	for !empty {
-		off := 0
-		for i := range d {
-			off += owned[i][pos[i]] * stride[i]
+	var a arith
+	dt := Element
+	for k := range sizes {
+		i := dim(k)
+		if len(owned[i]) == 0 { // nothing: an empty datatype of the array's extent
+			return &Datatype{kind: kindIndexed, child: Element, extent: total, dense: true}, nil
 		}
-		blocks = appendBlock(blocks, typeBlock{off, 1})
-		k := 0
-		for ; k < d; k++ {
-			i := dim(k)
-			if pos[i]++; pos[i] < len(owned[i]) {
-				break
-			}
-			pos[i] = 0
+		blocks := make([]*Datatype, len(owned[i]))
+		for j, p := range owned[i] {
+			run := hvector(&a, dt, p.n, 1, stride[i], 0)
+			blocks[j] = hvector(&a, run, p.count, 1, a.mul(p.step, stride[i]), a.mul(p.first, stride[i]))
 		}
-		empty = k == d
+		dt = blocks[0]
+		if len(blocks) > 1 {
+			dt = joined(&a, blocks)
+		}
 	}
-	dt := newDatatype(blocks)
-	dt.lb, dt.extent = 0, total
+	if a.over {
+		return nil, fmt.Errorf("%w: a part of an array of extents %v overflows an int", ErrDatatype, sizes)
+	}
+	return dt.Resized(0, total)
+}
+
+// joined returns the datatype of one item of each of blocks in turn, at
+// their own displacements (MPI_Type_create_struct's shape).
+func joined(a *arith, blocks []*Datatype) *Datatype {
+	dt := &Datatype{kind: kindIndexed, children: blocks, blocklen: 1, displs: make([]int, len(blocks))}
+	var tb typeBounds
+	for _, b := range blocks {
+		tb.add(a, 0, 1, b)
+		dt.size = a.add(dt.size, b.size)
+	}
+	tb.setOn(dt)
+	dt.dense = dt.indexedDense()
 	return dt
 }

@@ -3,6 +3,7 @@ package mpi
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // ErrDatatype classes errors in building or using a Datatype.
@@ -18,44 +19,45 @@ var ErrDatatype = errors.New("invalid datatype")
 //
 // A Datatype is immutable and may be shared between goroutines; it needs
 // no commit and no free (MPI_Type_commit, MPI_Type_free).
+//
+// It is stored as the constructors describe it, not as a list of its
+// blocks: a vector keeps its count, block length and stride and the
+// datatype it repeats, an indexed datatype its lengths and displacements,
+// so that a datatype of any number of elements costs a few words more
+// than the arrays it was built from. Every number it keeps fits an int:
+// the constructors refuse, with ErrDatatype, a datatype whose size,
+// bounds or displacements would not.
 type Datatype struct {
-	blocks []typeBlock // in increasing order of displacement unless built otherwise
-	lb     int         // lower bound: where an item starts relative to its displacement origin
-	extent int         // distance between consecutive items
-	size   int         // elements per item
+	kind     typeKind
+	child    *Datatype   // the datatype the blocks repeat
+	children []*Datatype // kindIndexed: block i's datatype, where they differ; else nil
+	count    int         // kindVector: number of blocks
+	blocklen int         // items of child per block (kindIndexed: where lens is nil)
+	disp     int         // kindVector: displacement of the first block, in elements
+	stride   int         // kindVector: elements between the starts of consecutive blocks
+	lens     []int       // kindIndexed: items of child in block i, or nil for blocklen
+	displs   []int       // kindIndexed: displacement of block i, in elements
+
+	size       int  // elements per item
+	lb, extent int  // where an item starts relative to its origin, and the distance between items
+	trueLB     int  // displacement of the first element of an item
+	trueExtent int  // from the first element to just past the last
+	dense      bool // an item's elements are the size elements from trueLB on, in order
 }
 
-// typeBlock is n consecutive elements at displacement disp.
-type typeBlock struct{ disp, n int }
+// typeKind is the shape of a Datatype's layout.
+type typeKind uint8
+
+const (
+	kindElement typeKind = iota // one element at displacement 0
+	kindVector                  // count blocks, block j at disp + j·stride elements
+	kindIndexed                 // block i at displs[i] elements
+)
 
 // Element is the datatype of one element of the buffer's type: the
 // predefined datatype (MPI_DOUBLE for a []float64 buffer, and so on)
 // that the constructors build on.
-var Element = &Datatype{blocks: []typeBlock{{0, 1}}, extent: 1, size: 1}
-
-// newDatatype makes a Datatype of blocks, merging consecutive ones; its
-// bounds are left to the caller.
-func newDatatype(blocks []typeBlock) *Datatype {
-	dt := &Datatype{}
-	for _, b := range blocks {
-		dt.size += b.n
-		dt.blocks = appendBlock(dt.blocks, b)
-	}
-	return dt
-}
-
-// appendBlock appends b to blocks, merging it into the last block when it
-// continues it.
-func appendBlock(blocks []typeBlock, b typeBlock) []typeBlock {
-	if b.n == 0 {
-		return blocks
-	}
-	if k := len(blocks) - 1; k >= 0 && blocks[k].disp+blocks[k].n == b.disp {
-		blocks[k].n += b.n
-		return blocks
-	}
-	return append(blocks, b)
-}
+var Element = &Datatype{kind: kindElement, extent: 1, size: 1, trueExtent: 1, dense: true}
 
 // Size returns the number of elements one item holds (MPI_Type_size, in
 // elements).
@@ -69,55 +71,10 @@ func (dt *Datatype) Extent() int { return dt.extent }
 // (MPI_Type_get_extent's lb).
 func (dt *Datatype) LowerBound() int { return dt.lb }
 
-// span returns the number of elements a buffer needs for count items:
-// the end of the last block of the last item.
-func (dt *Datatype) span(count int) int {
-	if count == 0 || dt.size == 0 {
-		return 0
-	}
-	end := 0
-	for _, b := range dt.blocks {
-		end = max(end, b.disp+b.n)
-	}
-	return (count-1)*dt.extent + end
-}
-
-// check reports whether count items of dt fit a buffer of n elements. A
-// block before the start of the buffer is an error: a Go slice has
-// nothing there.
-func (dt *Datatype) check(op string, count, n int) error {
-	if err := dt.fits(count, n); err != nil {
-		return fmt.Errorf("mpi: %s: %w", op, err)
-	}
-	return nil
-}
-
-// fits is check without the name of the call.
-func (dt *Datatype) fits(count, n int) error {
-	if dt == nil {
-		return fmt.Errorf("%w: nil", ErrDatatype)
-	}
-	if count < 0 {
-		return fmt.Errorf("%w: %d items", ErrCount, count)
-	}
-	if count == 0 || dt.size == 0 {
-		return nil
-	}
-	for _, b := range dt.blocks {
-		if b.disp < 0 {
-			return fmt.Errorf("%w: a block at displacement %d precedes the buffer", ErrDatatype, b.disp)
-		}
-	}
-	if need := dt.span(count); need > n {
-		return fmt.Errorf("%w: %d items of the datatype reach element %d of a buffer of %d", ErrBuffer, count, need, n)
-	}
-	return nil
-}
-
 // Contiguous returns the datatype of count consecutive items of old
 // (MPI_Type_contiguous).
 func (old *Datatype) Contiguous(count int) (*Datatype, error) {
-	return old.Vector(count, 1, 1)
+	return old.vector("Contiguous", count, 1, 1)
 }
 
 // Contiguous returns the datatype of count consecutive elements
@@ -129,20 +86,34 @@ func Contiguous(count int) (*Datatype, error) { return Element.Contiguous(count)
 // (MPI_Type_vector): a column of a row-major matrix of n columns is
 // Vector(rows, 1, n).
 func (old *Datatype) Vector(count, blocklen, stride int) (*Datatype, error) {
-	if count < 0 || blocklen < 0 {
-		return nil, fmt.Errorf("mpi: Vector: %w: count %d, block length %d", ErrDatatype, count, blocklen)
-	}
-	displs := make([]int, count)
-	for i := range displs {
-		displs[i] = i * stride
-	}
-	return old.indexed("Vector", nil, blocklen, displs)
+	return old.vector("Vector", count, blocklen, stride)
 }
 
 // Vector returns the datatype of count blocks of blocklen elements whose
 // starts are stride elements apart (MPI_Type_vector).
 func Vector(count, blocklen, stride int) (*Datatype, error) {
 	return Element.Vector(count, blocklen, stride)
+}
+
+// vector is Vector for the call op.
+func (old *Datatype) vector(op string, count, blocklen, stride int) (*Datatype, error) {
+	if old == nil {
+		return nil, fmt.Errorf("mpi: %s: %w: nil old datatype", op, ErrDatatype)
+	}
+	if count < 0 || blocklen < 0 {
+		return nil, fmt.Errorf("mpi: %s: %w: count %d, block length %d", op, ErrDatatype, count, blocklen)
+	}
+	var a arith
+	step := 0
+	if count > 1 { // a single block's stride is never used
+		step = a.mul(stride, old.extent)
+	}
+	dt := hvector(&a, old, count, blocklen, step, 0)
+	if a.over {
+		return nil, fmt.Errorf("mpi: %s: %w: %d blocks of %d items of extent %d, %d items apart, overflow an int",
+			op, ErrDatatype, count, blocklen, old.extent, stride)
+	}
+	return dt, nil
 }
 
 // Indexed returns the datatype of blocks of blocklens[i] items of old at
@@ -171,62 +142,49 @@ func (old *Datatype) IndexedBlock(blocklen int, displs []int) (*Datatype, error)
 }
 
 // indexed builds blocks of old: block i holds lens[i] items (or blocklen
-// when lens is nil) at displs[i] items of old.
+// when lens is nil) at displs[i] items of old. It keeps copies of the
+// arrays, the displacements converted to elements.
 func (old *Datatype) indexed(op string, lens []int, blocklen int, displs []int) (*Datatype, error) {
 	if old == nil {
 		return nil, fmt.Errorf("mpi: %s: %w: nil old datatype", op, ErrDatatype)
 	}
-	var blocks []typeBlock
+	if lens == nil && blocklen < 0 {
+		return nil, fmt.Errorf("mpi: %s: %w: block length %d", op, ErrDatatype, blocklen)
+	}
+	var a arith
+	dt := &Datatype{kind: kindIndexed, child: old, blocklen: blocklen, lens: slices.Clone(lens), displs: make([]int, len(displs))}
+	var tb typeBounds
 	for i, d := range displs {
-		n := blocklen
-		if lens != nil {
-			n = lens[i]
-		}
+		n := dt.blockLen(i)
 		if n < 0 {
 			return nil, fmt.Errorf("mpi: %s: %w: block %d has length %d", op, ErrDatatype, i, n)
 		}
-		for k := range n {
-			base := (d + k) * old.extent
-			for _, b := range old.blocks {
-				blocks = append(blocks, typeBlock{base + b.disp, b.n})
-			}
+		dt.displs[i] = a.mul(d, old.extent)
+		tb.add(&a, dt.displs[i], n, old)
+		dt.size = a.add(dt.size, a.mul(n, old.size))
+		if a.over {
+			return nil, fmt.Errorf("mpi: %s: %w: block %d, %d items of extent %d at item %d, overflows an int",
+				op, ErrDatatype, i, n, old.extent, d)
 		}
 	}
-	dt := newDatatype(blocks)
-	dt.lb, dt.extent = boundsOf(lens, blocklen, displs, old)
+	tb.setOn(dt)
+	dt.dense = dt.indexedDense()
 	return dt, nil
-}
-
-// boundsOf returns the lower bound and extent of blocks of items of old
-// at displs: from the first item's lower bound to the last one's upper
-// bound (lower bound plus extent), as MPI's typemap rules have it.
-func boundsOf(lens []int, blocklen int, displs []int, old *Datatype) (int, int) {
-	lo, hi, found := 0, 0, false
-	for i, d := range displs {
-		n := blocklen
-		if lens != nil {
-			n = lens[i]
-		}
-		if n == 0 {
-			continue
-		}
-		l, h := d*old.extent+old.lb, (d+n)*old.extent+old.lb
-		if !found {
-			lo, hi, found = l, h, true
-		}
-		lo, hi = min(lo, l), max(hi, h)
-	}
-	return lo, hi - lo
 }
 
 // Resized returns dt with lower bound lb and extent extent, in elements
 // (MPI_Type_create_resized): the data stays where it is, and consecutive
 // items start extent elements apart.
 func (dt *Datatype) Resized(lb, extent int) (*Datatype, error) {
+	if dt == nil {
+		return nil, fmt.Errorf("mpi: Resized: %w: nil", ErrDatatype)
+	}
 	if extent < 0 {
 		return nil, fmt.Errorf("mpi: Resized: %w: extent %d", ErrDatatype, extent)
 	}
-	return &Datatype{blocks: dt.blocks, lb: lb, extent: extent, size: dt.size}, nil // blocks are never modified: shared
+	r := *dt // the layout is never modified: shared
+	r.lb, r.extent = lb, extent
+	return &r, nil
 }
 
 // Order is the storage order of a multidimensional array.
@@ -241,8 +199,9 @@ const (
 // arrayLayout describes an array of extents sizes stored in order: dim(k)
 // is the dimension that varies k-th fastest (dim(0) the fastest), stride
 // the distance in elements between neighbours along each dimension, and
-// total the number of elements.
-func arrayLayout(sizes []int, order Order) (dim func(k int) int, stride []int, total int) {
+// total the number of elements. It reports an error wrapping ErrDatatype
+// where total overflows an int.
+func arrayLayout(sizes []int, order Order) (dim func(k int) int, stride []int, total int, err error) {
 	d := len(sizes)
 	dim = func(k int) int {
 		if order == OrderC {
@@ -252,11 +211,15 @@ func arrayLayout(sizes []int, order Order) (dim func(k int) int, stride []int, t
 	}
 	stride = make([]int, d)
 	total = 1
+	var a arith
 	for k := range d {
 		stride[dim(k)] = total
-		total *= sizes[dim(k)]
+		total = a.mul(total, sizes[dim(k)])
 	}
-	return dim, stride, total
+	if a.over {
+		return nil, nil, 0, fmt.Errorf("%w: an array of extents %v has more elements than an int counts", ErrDatatype, sizes)
+	}
+	return dim, stride, total, nil
 }
 
 // Subarray returns the datatype of the subarray of extents subsizes at
@@ -272,31 +235,24 @@ func Subarray(sizes, subsizes, starts []int, order Order) (*Datatype, error) {
 		return nil, fmt.Errorf("mpi: Subarray: %w: order %d", ErrDatatype, order)
 	}
 	for i := range d {
-		if sizes[i] <= 0 || subsizes[i] <= 0 || starts[i] < 0 || starts[i]+subsizes[i] > sizes[i] {
+		if sizes[i] <= 0 || subsizes[i] <= 0 || starts[i] < 0 || starts[i] > sizes[i]-subsizes[i] {
 			return nil, fmt.Errorf("mpi: Subarray: %w: dimension %d: size %d, subsize %d, start %d", ErrDatatype, i, sizes[i], subsizes[i], starts[i])
 		}
 	}
-	dim, stride, total := arrayLayout(sizes, order)
-	var blocks []typeBlock
-	idx := make([]int, d) // position within the subarray, by k
-	for {
-		off := 0
-		for k := range d {
-			off += (starts[dim(k)] + idx[k]) * stride[dim(k)]
-		}
-		blocks = appendBlock(blocks, typeBlock{off, subsizes[dim(0)]})
-		k := 1
-		for ; k < d; k++ {
-			if idx[k]++; idx[k] < subsizes[dim(k)] {
-				break
-			}
-			idx[k] = 0
-		}
-		if k >= d {
-			break
-		}
+	dim, stride, total, err := arrayLayout(sizes, order)
+	if err != nil {
+		return nil, fmt.Errorf("mpi: Subarray: %w", err)
 	}
-	dt := newDatatype(blocks)
-	dt.lb, dt.extent = 0, total
-	return dt, nil
+	// A vector per dimension, the fastest innermost: every number is at
+	// most total, which fits.
+	var a arith
+	dt := Element
+	for k := range d {
+		i := dim(k)
+		dt = hvector(&a, dt, subsizes[i], 1, stride[i], a.mul(starts[i], stride[i]))
+	}
+	if a.over {
+		return nil, fmt.Errorf("mpi: Subarray: %w: the subarray of %v overflows an int", ErrDatatype, sizes)
+	}
+	return dt.Resized(0, total)
 }

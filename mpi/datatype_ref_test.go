@@ -243,3 +243,86 @@ func checkAgainstReference(t *testing.T, rng *rand.Rand, dt *mpi.Datatype, ref r
 		t.Errorf("%s: Unpack of %d elements into %d items: %d, %v, %v; want %v", name, len(short), count, n, err, got, exp)
 	}
 }
+
+// refDarray lists the elements of an array of extents gsizes, in storage
+// order, whose every index the process of grid coordinates coords owns:
+// index k of a dimension split in blocks of b over p processes belongs to
+// process k/b (block) or (k/b) mod p (cyclic).
+func refDarray(gsizes []int, distribs []mpi.Distribution, blocks, coords, psizes []int, order mpi.Order) refType {
+	all := refSubarray(gsizes, gsizes, make([]int, len(gsizes)), order)
+	r := refType{ext: all.ext}
+	for _, off := range all.disps {
+		rest, mine := off, true
+		for k := range gsizes {
+			i := k
+			if order == mpi.OrderC {
+				i = len(gsizes) - 1 - k
+			}
+			idx := rest % gsizes[i]
+			rest /= gsizes[i]
+			switch distribs[i] {
+			case mpi.DistributeBlock:
+				mine = mine && idx/blocks[i] == coords[i]
+			case mpi.DistributeCyclic:
+				mine = mine && (idx/blocks[i])%psizes[i] == coords[i]
+			}
+		}
+		if mine {
+			r.disps = append(r.disps, off)
+		}
+	}
+	return r
+}
+
+// TestDarrayMatchesReference checks random distributions of small arrays
+// against the elements each process owns by definition.
+func TestDarrayMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(55, 7))
+	for range 2000 {
+		d := 1 + rng.IntN(3)
+		gsizes, psizes, dargs, blocks := make([]int, d), make([]int, d), make([]int, d), make([]int, d)
+		distribs := make([]mpi.Distribution, d)
+		size := 1
+		for i := range d {
+			gsizes[i], psizes[i] = 1+rng.IntN(7), 1+rng.IntN(3)
+			distribs[i] = mpi.Distribution(rng.IntN(3))
+			dargs[i] = mpi.DistributeDefault
+			if distribs[i] == mpi.DistributeNone {
+				psizes[i] = 1
+			} else if rng.IntN(2) == 0 {
+				dargs[i] = 1 + rng.IntN(4)
+			}
+			switch b := dargs[i]; {
+			case b != mpi.DistributeDefault:
+				blocks[i] = b
+			case distribs[i] == mpi.DistributeBlock:
+				blocks[i] = (gsizes[i] + psizes[i] - 1) / psizes[i]
+			default:
+				blocks[i] = 1
+			}
+			size *= psizes[i]
+		}
+		rank, order := rng.IntN(size), mpi.Order(rng.IntN(2))
+		name := fmt.Sprintf("Darray(%d, %d, %v, %v, %v, %v, %d)", size, rank, gsizes, distribs, dargs, psizes, order)
+		coords, rest := make([]int, d), rank
+		covered := true
+		for i := d - 1; i >= 0; i-- {
+			coords[i], rest = rest%psizes[i], rest/psizes[i]
+			covered = covered && (distribs[i] != mpi.DistributeBlock || blocks[i]*psizes[i] >= gsizes[i])
+		}
+		dt, err := mpi.Darray(size, rank, gsizes, distribs, dargs, psizes, order)
+		if !covered {
+			if !errors.Is(err, mpi.ErrDatatype) {
+				t.Fatalf("%s: %v, want ErrDatatype", name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkAgainstReference(t, rng, dt, refDarray(gsizes, distribs, blocks, coords, psizes, order), name)
+		if t.Failed() {
+			return
+		}
+	}
+}

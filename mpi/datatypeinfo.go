@@ -14,28 +14,10 @@ func (dt *Datatype) Dup() *Datatype {
 // TrueLowerBound returns the displacement of the first element an item
 // of dt holds, whatever lower bound Resized set (MPI_Type_get_true_extent's
 // true_lb); 0 for a datatype without elements.
-func (dt *Datatype) TrueLowerBound() int {
-	lo, _ := dt.trueBounds()
-	return lo
-}
+func (dt *Datatype) TrueLowerBound() int { return dt.trueLB }
 
 // TrueExtent returns the distance from the first element an item of dt
 // holds to just past its last one, whatever extent Resized set
 // (MPI_Type_get_true_extent's true_extent); 0 for a datatype without
 // elements.
-func (dt *Datatype) TrueExtent() int {
-	lo, hi := dt.trueBounds()
-	return hi - lo
-}
-
-// trueBounds returns the displacements of the first element of an item
-// and just past its last.
-func (dt *Datatype) trueBounds() (lo, hi int) {
-	for i, b := range dt.blocks {
-		if i == 0 {
-			lo, hi = b.disp, b.disp+b.n
-		}
-		lo, hi = min(lo, b.disp), max(hi, b.disp+b.n)
-	}
-	return lo, hi
-}
+func (dt *Datatype) TrueExtent() int { return dt.trueExtent }

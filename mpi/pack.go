@@ -34,12 +34,12 @@ func PackSize(count int, dt *Datatype) int { return count * dt.size }
 // into out and returns the number of elements copied.
 func gather[T any](buf []T, count int, dt *Datatype, out []T) int {
 	n := 0
-	for i := range count {
-		base := i * dt.extent
-		for _, b := range dt.blocks {
-			n += copy(out[n:n+b.n], buf[base+b.disp:])
+	dt.runs(count, func(runs []run) bool {
+		for _, r := range runs {
+			n += copy(out[n:n+r.n], buf[r.off:r.off+r.n])
 		}
-	}
+		return true
+	})
 	return n
 }
 
@@ -47,14 +47,16 @@ func gather[T any](buf []T, count int, dt *Datatype, out []T) int {
 // accepted, until in runs out, and returns the number of elements copied.
 func scatter[T any](in []T, buf []T, count int, dt *Datatype) int {
 	n := 0
-	for i := range count {
-		base := i * dt.extent
-		for _, b := range dt.blocks {
-			if n == len(in) {
-				return n
-			}
-			n += copy(buf[base+b.disp:base+b.disp+b.n], in[n:])
-		}
+	if len(in) == 0 {
+		return 0
 	}
+	dt.runs(count, func(runs []run) bool {
+		for _, r := range runs {
+			if n += copy(buf[r.off:r.off+r.n], in[n:]); n == len(in) {
+				return false
+			}
+		}
+		return true
+	})
 	return n
 }

@@ -8,7 +8,7 @@ package mpi
 // contiguous reports whether count items of dt are the count·dt.Size()
 // elements at the start of the buffer.
 func (dt *Datatype) contiguous() bool {
-	return dt.size == 0 || len(dt.blocks) == 1 && dt.blocks[0].disp == 0 && dt.blocks[0].n == dt.extent
+	return dt.size == 0 || dt.dense && dt.trueLB == 0 && dt.size == dt.extent
 }
 
 // packed returns count items of dt from buf as one run of elements: buf
