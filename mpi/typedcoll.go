@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/rhinet-go/martini/collectives"
 )
@@ -66,7 +67,15 @@ func (it items[T]) store(run []T) {
 
 // times returns n·count items of the same datatype in the same buffer:
 // the side of a root or of a receive that holds a block per process.
-func (it items[T]) times(n int) items[T] { return items[T]{it.buf, n * it.count, it.dt} }
+// Where n·count overflows, the count is math.MaxInt, so that check finds
+// the items past the buffer.
+func (it items[T]) times(n int) items[T] {
+	c, ok := mulInt(n, it.count)
+	if !ok {
+		c = math.MaxInt
+	}
+	return items[T]{it.buf, c, it.dt}
+}
 
 // sendBytes views a run of elements to send as bytes, never nil (nil
 // means in place to the collectives).

@@ -422,6 +422,9 @@ func scenarioTypedCollErrors(w *mpi.Comm) error {
 			make([]int32, 4*n), ones(n), make([]int, n), mpi.Element), mpi.ErrBuffer},
 		{"Alltoallw with a nil datatype", mpi.Alltoallw(w, make([]int64, n), ones(n), make([]int, n), make([]*mpi.Datatype, n),
 			make([]int64, n), ones(n), make([]int, n), elements(n)), mpi.ErrDatatype},
+		// 2^62 items of extent 4 are 2^64 elements, which wrapped to 0.
+		{"AlltoallvType with a receive displacement that overflows", mpi.AlltoallvType(w, make([]int32, 4*n), ones(n), make([]int, n), must(mpi.Contiguous(4)),
+			make([]int32, 4*n), ones(n), append([]int{1 << 62}, make([]int, n-1)...), must(mpi.Contiguous(4))), mpi.ErrBuffer},
 	}
 	for _, c := range checks {
 		if c.err == nil && (c.want != nil || n > 1) {

@@ -220,5 +220,12 @@ func perPeer(counts, displs []int, dt *Datatype, what string) ([]int, []*Datatyp
 	for i := range types {
 		types[i] = dt
 	}
-	return scaled(displs, dt.extent), types, nil
+	d := make([]int, len(displs))
+	for i, x := range displs {
+		var ok bool
+		if d[i], ok = mulInt(x, dt.extent); !ok {
+			return nil, nil, fmt.Errorf("the %s block %d: %w: its displacement, item %d of extent %d, overflows an int", what, i, ErrBuffer, x, dt.extent)
+		}
+	}
+	return d, types, nil
 }
