@@ -110,11 +110,10 @@ func cyclic(g, b, p, c int, once bool) []piece {
 	if !ok || first >= g {
 		return nil
 	}
-	m := 1 // blocks that start below g
-	if step, ok := mulInt(p, b); ok && !once {
-		m += (g - 1 - first) / step
+	m, step := 1, 0 // blocks that start below g, and the distance between them
+	if pb, ok := mulInt(p, b); ok && !once && pb <= g-1-first {
+		m, step = 1+(g-1-first)/pb, pb
 	}
-	step := p * b // used only where m > 1, when it fits
 	last := first + (m-1)*step
 	if last+b-1 < g && last+b-1 >= last { // the last block is whole
 		return []piece{{first, m, b, step}}

@@ -192,3 +192,19 @@ func TestDatatypeCompact(t *testing.T) {
 		t.Errorf("Vector(2^30, 1, 2): size, extent %s", got)
 	}
 }
+
+// TestDarrayOneHugeBlock checks a cyclic distribution whose blocks are so
+// far apart that each process holds one: the distance to a next block
+// that does not exist must not count as an overflow.
+func TestDarrayOneHugeBlock(t *testing.T) {
+	// 2^20 processes deal out blocks of 2^40 rows of 8: process 0 holds
+	// rows 0 to 2^40-1; the next block would be 2^63 elements further.
+	dt, err := mpi.Darray(1<<20, 0, []int{1 << 40, 8}, []mpi.Distribution{mpi.DistributeCyclic, mpi.DistributeNone},
+		[]int{1 << 40, mpi.DistributeDefault}, []int{1 << 20, 1}, mpi.OrderC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dt.Size() != 1<<43 || dt.Extent() != 1<<43 || dt.TrueExtent() != 1<<43 {
+		t.Errorf("size, extent, true extent = %d, %d, %d; want 2^43 each", dt.Size(), dt.Extent(), dt.TrueExtent())
+	}
+}
