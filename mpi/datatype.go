@@ -159,6 +159,9 @@ func (old *Datatype) indexed(op string, lens []int, blocklen int, displs []int) 
 		if n < 0 {
 			return nil, fmt.Errorf("mpi: %s: %w: block %d has length %d", op, ErrDatatype, i, n)
 		}
+		if n == 0 {
+			continue // an empty block's displacement is never used
+		}
 		dt.displs[i] = a.mul(d, old.extent)
 		tb.add(&a, dt.displs[i], n, old)
 		dt.size = a.add(dt.size, a.mul(n, old.size))

@@ -87,6 +87,12 @@ func TestDatatypeHugeButValid(t *testing.T) {
 			t.Errorf("Pack of Contiguous(MaxInt) from 8 elements: %v, want ErrBuffer", err)
 		}
 	})
+	noPanic(t, "an empty block at MaxInt", func() {
+		pairs, err := must(mpi.Contiguous(2)).Indexed([]int{0, 1}, []int{math.MaxInt, 1})
+		if err != nil || pairs.Size() != 2 || pairs.LowerBound() != 2 || pairs.Extent() != 2 {
+			t.Fatalf("an empty block at MaxInt: %v, %v", pairs, err)
+		}
+	})
 	noPanic(t, "Vector(2^30, 2^30, 2^31)", func() {
 		dt, err := mpi.Vector(1<<30, 1<<30, 1<<31)
 		if err != nil || dt.Size() != 1<<60 || dt.Extent() != (1<<30-1)*(1<<31)+1<<30 {
