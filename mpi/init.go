@@ -148,11 +148,18 @@ func initRuntime() (*runtimeState, error) {
 	}
 	var ns *netSetup
 	fail := func(err error) (*runtimeState, error) {
+		err = fmt.Errorf("mpi: Init: %w", err)
+		if job.Launcher == launch.LauncherPMI1 || job.Launcher == launch.LauncherPMI2 {
+			// Hydra ends the job, killing every process, once one closes
+			// its PMI connection (below) without finalizing: say why
+			// first, or the caller may never get to.
+			fmt.Fprintf(os.Stderr, "rank %d: %v\n", job.Rank, err)
+		}
 		if ns != nil {
 			ns.close()
 		}
 		job.Close()
-		return nil, fmt.Errorf("mpi: Init: %w", err)
+		return nil, err
 	}
 	force, err := collectives.ParseSelection(job.Settings.Coll)
 	if err != nil {

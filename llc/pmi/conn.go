@@ -147,7 +147,12 @@ func (c *conn) fail(err error, timeout time.Duration) error {
 	if c.broken == nil {
 		c.broken = err
 	}
-	c.closeRW()
+	if !errors.Is(err, datastore.ErrTimeout) {
+		// After a timeout the connection stays open, unusable, until
+		// Close: Hydra ends the job, killing every process, as soon as
+		// one closes it, and the process would not get to say why.
+		c.closeRW()
+	}
 	return err
 }
 
