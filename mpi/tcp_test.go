@@ -2,8 +2,14 @@ package mpi_test
 
 import (
 	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/rhinet-go/martini/mpi"
 )
 
 // The scenarios that do not look at the NIC itself pass over the TCP
@@ -47,4 +53,102 @@ func TestTCPNetwork(t *testing.T) {
 		t.Parallel()
 		runScenarioJob(t, 3, "sizes", "-transport", "tcp", "-eager", "rings", "-rndv", "split")
 	})
+}
+
+// envFirstColl names the collective of the first-coll scenario.
+const envFirstColl = "MPI_TEST_FIRST_COLL"
+
+func init() { scenarios["first-coll"] = scenarioFirstCollective }
+
+// firstCollHold is how long the even ranks of first-coll stay outside MPI
+// after their collective.
+const firstCollHold = 3 * time.Second
+
+// scenarioFirstCollective runs one collective (envFirstColl: barrier,
+// bcast or allreduce) as the job's first communication, prints when the
+// rank entered and left it (Unix nanoseconds, one clock on one machine),
+// and then holds the even ranks outside MPI for firstCollHold: a rank
+// whose collective is done must not need them to call MPI again.
+func scenarioFirstCollective(w *mpi.Comm) error {
+	coll := os.Getenv(envFirstColl)
+	in := time.Now()
+	var err error
+	switch coll {
+	case "barrier":
+		err = w.Barrier()
+	case "bcast":
+		buf := []int64{int64(w.Rank())}
+		if err = mpi.Bcast(w, buf, 0); err == nil && buf[0] != 0 {
+			err = fmt.Errorf("Bcast from rank 0 gave %d", buf[0])
+		}
+	case "allreduce":
+		got := []int64{0}
+		err = mpi.Allreduce(w, []int64{int64(w.Rank())}, got, mpi.Sum)
+		if n := int64(w.Size()); err == nil && got[0] != n*(n-1)/2 {
+			err = fmt.Errorf("Allreduce gave %d, want %d", got[0], n*(n-1)/2)
+		}
+	default:
+		return fmt.Errorf("%s=%q: want barrier, bcast or allreduce", envFirstColl, coll)
+	}
+	out := time.Now()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("first-coll: rank %d: in %d out %d\n", w.Rank(), in.UnixNano(), out.UnixNano())
+	if w.Rank()%2 == 0 {
+		time.Sleep(firstCollHold)
+	}
+	return nil
+}
+
+var firstCollLine = regexp.MustCompile(`(?m)^first-coll: rank (\d+): in (\d+) out (\d+)$`)
+
+// checkFirstCollective checks the output of a first-coll job of np ranks:
+// every odd rank left its collective within a second of the last rank's
+// arrival, not when the even ranks called MPI again (firstCollHold later).
+func checkFirstCollective(t *testing.T, np int, stdout string) {
+	t.Helper()
+	in, out := make([]int64, np), make([]int64, np)
+	seen := 0
+	for _, m := range firstCollLine.FindAllStringSubmatch(stdout, -1) {
+		r, _ := strconv.Atoi(m[1])
+		if r < 0 || r >= np {
+			t.Fatalf("a line of rank %d in a job of %d:\n%s", r, np, stdout)
+		}
+		in[r], _ = strconv.ParseInt(m[2], 10, 64)
+		out[r], _ = strconv.ParseInt(m[3], 10, 64)
+		seen++
+	}
+	if seen != np {
+		t.Fatalf("%d first-coll lines, want %d:\n%s", seen, np, stdout)
+	}
+	last := slices.Max(in)
+	for r := 1; r < np; r += 2 {
+		if d := time.Duration(out[r] - last); d > time.Second {
+			t.Errorf("rank %d left its first collective %v after the last rank entered it (the even ranks hold %v outside MPI)",
+				r, d.Round(time.Millisecond), firstCollHold)
+		}
+	}
+}
+
+// A rank's first collective over TCP completes without the other ranks'
+// later calls: the connections it makes on first use need nothing more
+// from a rank that has left its part of the collective. Every job is
+// fresh, so that every collective is the first use of its connections.
+func TestTCPFirstCollective(t *testing.T) {
+	t.Parallel()
+	const np, jobs = 4, 8
+	for _, coll := range []string{"barrier", "bcast", "allreduce"} {
+		t.Run(coll, func(t *testing.T) {
+			t.Parallel()
+			for range jobs {
+				args := []string{"-np", strconv.Itoa(np), "-timeout", jobTimeout.String(), "-transport", "tcp", self}
+				r := mpirun(t, []string{envScenario + "=first-coll", envFirstColl + "=" + coll}, args...)
+				if r.code != 0 {
+					t.Fatalf("first-coll %s failed:\n%v", coll, r)
+				}
+				checkFirstCollective(t, np, r.stdout)
+			}
+		})
+	}
 }

@@ -12,31 +12,38 @@ import (
 type connState uint8
 
 const (
-	stIdle    connState = iota // none yet: the first command to the peer dials
-	stDialing                  // dialed: sending the hello, waiting for the welcome
-	stWaiting                  // the peer keeps its own dial to this process: waiting for it
-	stUp                       // frames flow
-	stLost                     // closed, reset or refused: commands to the peer fail
+	stIdle connState = iota // none yet: the first command to the peer dials
+	stUp                    // frames flow
+	stLost                  // closed, reset or refused: commands to the peer fail
 )
 
 // peer is this process's side of the connection to another process.
-// Frames queued before the connection is up wait in out; nothing but the
-// handshake is written before the welcome, so a dial that loses to the
-// peer's (both dialed at once) loses nothing.
+//
+// A dial completes in the peer's kernel, from its listener's backlog, and
+// the dialer sends its hello and then its frames at once, without waiting
+// for the welcome: nothing the dialer sends waits for the peer's process
+// to answer, so that a process whose call has returned owes its peers
+// nothing (the peer's welcome, or its refusal, arrives first on the
+// connection, and is read when it comes). Each process sends on one
+// connection, fd: its own dial, or the peer's if that came first. When
+// both dialed at once, each accepts the other's dial as rfd, which it only
+// reads: the peer's frames come on it, in order, since the peer too sends
+// on its own dial alone.
 type peer struct {
 	id      int
-	fd      int // -1: none
+	fd      int // the connection this process sends on, and reads; -1: none
+	rfd     int // the peer's dial when fd is this process's own: read only; -1: none
 	state   connState
 	err     error         // stLost: why
-	hs      [hdrSize]byte // the hello or welcome to send first; then the welcome read
+	hs      [hdrSize]byte // the hello or welcome to send first
 	hsOff   int           // hs[hsOff:] is not sent yet
-	got     int           // stDialing: bytes of the welcome read into hs
+	welcome bool          // fd is this process's dial, whose welcome has not arrived
 	wantOut bool          // the pollset waits for fd to take more
 	out     outQueue
-	in      inbound
+	in      inbound   // from fd
+	rin     inbound   // from rfd
 	pend    []pending // requests waiting for answers, oldest at ph
 	ph      int
-	bye     bool // the peer said it closes: its end of stream is no failure
 }
 
 // incoming is an accepted connection whose hello has not all arrived.
@@ -65,68 +72,43 @@ func (t *Transport) reach(i int) (*peer, error) {
 	return p, nil
 }
 
-// dial starts a connection to p and queues its hello.
+// dial connects to p, waiting for the peer's kernel to complete the
+// connection (at most connectTimeout), and sends the hello: frames can
+// follow it at once.
 func (t *Transport) dial(p *peer) error {
 	if t.addrs == nil {
 		return fmt.Errorf("tcp: connecting to process %d: no peer addresses (SetPeers was not called)", p.id)
 	}
-	fd, err := connect(t.addrs[p.id])
+	fd, err := connect(t.addrs[p.id], connectTimeout)
 	if err != nil {
 		return fmt.Errorf("tcp: connecting to %s: %w", t.where(p), err)
 	}
 	h := header{kind: fHello, off: helloMagic, a: t.opt.Key, b: uint64(t.self)<<32 | uint64(p.id), c: uint64(t.size)}
 	h.put(p.hs[:])
-	p.fd, p.state, p.hsOff, p.got = fd, stDialing, 0, 0
+	p.fd, p.hsOff, p.welcome = fd, 0, true
 	t.stats.dialed++
-	t.track(p)
-	if err := t.flush(p); err != nil { // the hello, if the socket is connected already
-		return fmt.Errorf("tcp: connecting to %s: %w", t.where(p), err)
-	}
-	return nil
+	return t.connected(p)
 }
 
 // where names process p and its address.
 func (t *Transport) where(p *peer) string {
+	if t.addrs == nil {
+		return fmt.Sprintf("process %d", p.id)
+	}
 	return fmt.Sprintf("process %d at %s", p.id, sockaddrString(t.addrs[p.id]))
 }
 
-// handshake advances p's dial: it sends the hello and reads the welcome.
-// It reports whether anything happened.
-func (t *Transport) handshake(p *peer) bool {
-	if err := t.flush(p); err != nil {
-		t.lose(p, fmt.Errorf("tcp: connecting to %s: %w", t.where(p), err))
-		return true
+// errRefused marks the refusal of a dial by the process dialed.
+var errRefused = errors.New("refused the connection")
+
+// welcomed acts on the welcome on p's dial.
+func (t *Transport) welcomed(p *peer, h *header) error {
+	if h.status != welcomeOK {
+		return fmt.Errorf("tcp: %s %w: not a process of this job (key %#x, %d processes), or connected already",
+			t.where(p), errRefused, t.opt.Key, t.size)
 	}
-	if p.hsOff < hdrSize {
-		return false
-	}
-	n, err := readFD(p.fd, p.hs[p.got:])
-	switch {
-	case errors.Is(err, unix.EAGAIN):
-		return false
-	case err != nil:
-		t.lose(p, fmt.Errorf("tcp: connecting to %s: %w", t.where(p), err))
-		return true
-	case n == 0:
-		t.lose(p, fmt.Errorf("tcp: connecting to %s: closed before its welcome", t.where(p)))
-		return true
-	}
-	if p.got += n; p.got < hdrSize {
-		return true
-	}
-	var h header
-	h.get(p.hs[:])
-	switch {
-	case h.kind == fWelcome && h.status == welcomeOK:
-		t.connected(p)
-	case h.kind == fWelcome && h.status == welcomeDup:
-		unix.Close(p.fd)
-		p.fd, p.state = -1, stWaiting
-		t.track(p)
-	default:
-		t.lose(p, fmt.Errorf("tcp: %s refused the connection: not a process of this job (key %#x, %d processes), or connected already", t.where(p), t.opt.Key, t.size))
-	}
-	return true
+	p.welcome = false
+	return nil
 }
 
 // accept takes new connections and reads their hellos; it reports whether
@@ -164,9 +146,9 @@ func (t *Transport) accept() bool {
 	return progressed
 }
 
-// hello answers the hello of c: it makes c the connection to its
-// process, or refuses it. Of two processes that dialed each other at once,
-// the one with the lower number keeps its dial.
+// hello answers the hello of c: it makes c the connection to its process
+// (or, when this process dialed it too, the second one, read only), or
+// refuses it.
 func (t *Transport) hello(c *incoming) {
 	var h header
 	h.get(c.buf[:])
@@ -176,47 +158,66 @@ func (t *Transport) hello(c *incoming) {
 	if h.kind == fHello && h.off == helloMagic && h.a == t.opt.Key && h.c == uint64(t.size) &&
 		to == t.self && from >= 0 && from < t.size && from != t.self {
 		p = &t.peers[from]
-		switch {
-		case p.state == stIdle || p.state == stWaiting || p.state == stDialing && from < t.self:
+		if p.state == stIdle || p.state == stUp && p.rfd < 0 {
 			status = welcomeOK
-		case p.state == stDialing:
-			status = welcomeDup
 		}
 	}
 	w := header{kind: fWelcome, status: status}
-	if status != welcomeOK {
-		t.stats.refused++
+	if status != welcomeOK || p.state == stUp {
+		// A refusal, or the welcome on a connection this process only
+		// reads: the first bytes of a new socket, which takes them.
 		w.put(c.buf[:])
 		write(c.fd, c.buf[:])
+	}
+	switch {
+	case status != welcomeOK:
+		t.stats.refused++
 		unix.Close(c.fd)
-		return
+	case p.state == stUp:
+		p.rfd = c.fd
+		t.stats.accepted++
+	default:
+		w.put(p.hs[:])
+		p.fd, p.hsOff = c.fd, 0
+		t.stats.accepted++
+		if err := t.connected(p); err != nil {
+			t.lose(p, err)
+		}
 	}
-	if p.state == stDialing {
-		unix.Close(p.fd) // the peer keeps its dial; it drops this one
-	}
-	w.put(p.hs[:])
-	p.fd, p.hsOff = c.fd, 0
-	t.stats.accepted++
-	t.connected(p)
 }
 
-// connected makes p's connection the one frames flow on, and sends what
-// waited for it.
-func (t *Transport) connected(p *peer) {
-	p.state = stUp
+// connected makes p's connection the one frames flow on, and sends its
+// first header (the hello or the welcome) and what waited for it.
+func (t *Transport) connected(p *peer) error {
+	p.state, t.dirty = stUp, true // a new descriptor for the pollset
 	if p.in.buf == nil {
 		p.in.buf = make([]byte, inBufSize)
 	}
 	if err := t.flush(p); err != nil {
-		t.lose(p, fmt.Errorf("tcp: connection to process %d: %w", p.id, err))
+		return fmt.Errorf("tcp: connection to %s: %w", t.where(p), err)
 	}
+	return nil
 }
 
-// ended closes the connection of a peer that said goodbye (fBye) and
-// then closed it: later commands to it fail, but the engine does not stop
-// (a process that finalized is no failure of the job).
-func (t *Transport) ended(p *peer) {
-	t.drop(p, fmt.Errorf("tcp: process %d closed its network (it finalized)", p.id))
+// ended closes the connection of a peer that said goodbye (fBye) on it
+// and then closed it; the second, if any, is read to its end, in its
+// place. When none is left, later commands to the peer fail, but the
+// engine does not stop (a process that finalized is no failure of the
+// job).
+func (t *Transport) ended(p *peer, second bool) {
+	if !second && p.rfd < 0 {
+		t.drop(p, fmt.Errorf("tcp: process %d closed its network (it finalized)", p.id))
+		return
+	}
+	if second {
+		unix.Close(p.rfd)
+	} else {
+		unix.Close(p.fd)
+		p.fd, p.in, p.welcome, p.hsOff = p.rfd, p.rin, false, hdrSize
+	}
+	p.rfd, p.rin = -1, inbound{}
+	t.track(p)
+	t.dirty = true
 }
 
 // lose closes p's connection for good: what waits for it and every later
@@ -234,7 +235,10 @@ func (t *Transport) drop(p *peer, err error) {
 	if p.fd >= 0 {
 		unix.Close(p.fd)
 	}
-	p.fd, p.state, p.err = -1, stLost, err
+	if p.rfd >= 0 {
+		unix.Close(p.rfd)
+	}
+	p.fd, p.rfd, p.state, p.err = -1, -1, stLost, err
 	for _, r := range p.out.refs[p.out.ref:] {
 		if r.token != 0 {
 			t.late = append(t.late, llc.Event{Kind: llc.EvError, Token: r.token, Err: err})
@@ -245,7 +249,7 @@ func (t *Transport) drop(p *peer, err error) {
 			t.late = append(t.late, llc.Event{Kind: llc.EvError, Token: q.token, Err: err})
 		}
 	}
-	p.out, p.in, p.pend, p.ph = outQueue{}, inbound{}, nil, 0
+	p.out, p.in, p.rin, p.pend, p.ph = outQueue{}, inbound{}, inbound{}, nil, 0
 	t.track(p)
 	t.dirty = true
 }

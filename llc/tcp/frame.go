@@ -18,7 +18,8 @@ import (
 //	[24, 48) a, b, c: by kind
 //
 // Frames, by kind (the initiator sends the first four and records; the
-// target's Poll serves them in order and answers on the same connection):
+// target's Poll serves them in order and answers on the connection it
+// sends on, which is the same unless both dialed at once: see peer):
 //
 //	fWrite     write the payload at (region, off); then, if c is not 0,
 //	           store the word c at (region, b); a is the command's token,
@@ -37,10 +38,11 @@ import (
 //
 // A connection starts with a handshake of headers: the dialing process
 // sends fHello (off magic, a the job key, b from<<32 | to, c the job's
-// size), the accepting one answers fWelcome with a status: welcomeOK, or
-// welcomeDup when its own dial to the dialer is the one to keep (the
-// process with the lower number keeps its dial), or welcomeRefused when
-// the hello is not of this job.
+// size) and its frames right after it, without waiting; the accepting one
+// answers fWelcome, before anything else it sends on the connection, with
+// a status: welcomeOK, or welcomeRefused (and closes the connection) when
+// the hello is not of this job, or when the dialer has two connections to
+// it already.
 const (
 	fWrite uint8 = iota + 1
 	fRead
@@ -58,7 +60,6 @@ const (
 const (
 	helloMagic     = 0x314c_4c43_5054_4300 // "\x00CTPCLL1"
 	welcomeOK      = 0
-	welcomeDup     = 1
 	welcomeRefused = 2
 )
 

@@ -200,5 +200,9 @@ func crash(tr *Transport) {
 			unix.Close(fd)
 			tr.peers[i].fd = -1
 		}
+		if fd := tr.peers[i].rfd; fd >= 0 {
+			unix.Close(fd)
+			tr.peers[i].rfd = -1
+		}
 	}
 }

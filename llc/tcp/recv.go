@@ -29,6 +29,7 @@ type inbound struct {
 	dst       []byte
 	skip      uint64
 	fin       finish
+	bye       bool // the peer said it closes: the end of the stream is no failure
 }
 
 // finish is what completes a frame once its payload has arrived.
@@ -69,23 +70,31 @@ func (in *inbound) take(n uint64, dst []byte, fin finish) bool {
 	return false
 }
 
-// receive reads what p's connection brought and acts on it: it applies
-// writes, serves requests, and delivers records and answers to sink. It
-// reports whether anything arrived.
-func (t *Transport) receive(p *peer, sink llc.Sink) (bool, error) {
+// receive reads what p's connection brought (the second one, rfd, when
+// second is set) and acts on it: it applies writes, serves requests, and
+// delivers records and answers to sink. It reports whether anything
+// arrived.
+func (t *Transport) receive(p *peer, second bool, sink llc.Sink) (bool, error) {
+	fd, in := p.fd, &p.in
+	if second {
+		fd, in = p.rfd, &p.rin
+		if in.buf == nil {
+			in.buf = make([]byte, inBufSize)
+		}
+	}
 	got := false
 	for range maxReads {
-		if err := t.frames(p, sink); err != nil {
+		if err := t.frames(p, in, sink); err != nil {
 			return got, err
 		}
-		want, n, err := t.read(p)
+		want, n, err := read(fd, in)
 		switch {
 		case errors.Is(err, unix.EAGAIN):
 			return got, nil
 		case err != nil:
 			return got, fmt.Errorf("tcp: connection to process %d: %w", p.id, err)
-		case n == 0 && p.bye:
-			t.ended(p)
+		case n == 0 && in.bye:
+			t.ended(p, second)
 			return true, nil
 		case n == 0:
 			return got, fmt.Errorf("tcp: process %d closed the connection", p.id)
@@ -93,16 +102,15 @@ func (t *Transport) receive(p *peer, sink llc.Sink) (bool, error) {
 		got = true
 		t.stats.bytesIn += uint64(n)
 		if n < want { // nothing more for now
-			return got, t.frames(p, sink)
+			return got, t.frames(p, in, sink)
 		}
 	}
 	return got, nil
 }
 
-// read reads from p's socket into the payload being streamed or the
-// receive buffer; it returns how much it asked for and got.
-func (t *Transport) read(p *peer) (want, n int, err error) {
-	in := &p.in
+// read reads from fd into the payload being streamed or the receive
+// buffer of in; it returns how much it asked for and got.
+func read(fd int, in *inbound) (want, n int, err error) {
 	var b []byte
 	switch {
 	case len(in.dst) > 0:
@@ -118,7 +126,7 @@ func (t *Transport) read(p *peer) (want, n int, err error) {
 		}
 		b = in.buf[in.w:]
 	}
-	n, err = readFD(p.fd, b)
+	n, err = readFD(fd, b)
 	switch {
 	case n <= 0:
 		return len(b), 0, err
@@ -134,8 +142,7 @@ func (t *Transport) read(p *peer) (want, n int, err error) {
 
 // frames acts on the frames that have arrived whole, and on a streamed
 // payload that is complete.
-func (t *Transport) frames(p *peer, sink llc.Sink) error {
-	in := &p.in
+func (t *Transport) frames(p *peer, in *inbound, sink llc.Sink) error {
 	if in.streaming {
 		if len(in.dst) > 0 || in.skip > 0 {
 			return nil
@@ -146,8 +153,10 @@ func (t *Transport) frames(p *peer, sink llc.Sink) error {
 	for !in.streaming && in.w-in.r >= hdrSize {
 		var h header
 		h.get(in.buf[in.r:])
-		ok, err := t.frame(p, &h, sink)
-		if err != nil {
+		ok, err := t.frame(p, in, &h, sink)
+		if errors.Is(err, errRefused) {
+			return err
+		} else if err != nil {
 			return fmt.Errorf("tcp: corrupt stream from process %d: %w", p.id, err)
 		}
 		if !ok {
@@ -158,10 +167,12 @@ func (t *Transport) frames(p *peer, sink llc.Sink) error {
 	return nil
 }
 
-// frame acts on the frame with header h at the read position; it reports
-// false when the frame must be whole and is not yet.
-func (t *Transport) frame(p *peer, h *header, sink llc.Sink) (bool, error) {
-	in := &p.in
+// frame acts on the frame with header h at the read position of in; it
+// reports false when the frame must be whole and is not yet.
+func (t *Transport) frame(p *peer, in *inbound, h *header, sink llc.Sink) (bool, error) {
+	if p.welcome && in == &p.in && h.kind != fWelcome {
+		return false, fmt.Errorf("a frame of kind %d before the welcome", h.kind)
+	}
 	whole := h.n <= uint64(in.w-in.r-hdrSize)
 	switch h.kind {
 	case fWrite:
@@ -203,13 +214,21 @@ func (t *Transport) frame(p *peer, h *header, sink llc.Sink) (bool, error) {
 		in.r += hdrSize
 		t.serve(p, h)
 	case fAnswer, fWriteErr:
-		return t.answer(p, h, whole, sink)
+		return t.answer(p, in, h, whole, sink)
+	case fWelcome:
+		if !p.welcome || in != &p.in || h.n != 0 {
+			return false, errors.New("a welcome on a connection this process did not dial, or a second one")
+		}
+		in.r += hdrSize
+		if err := t.welcomed(p, h); err != nil {
+			return false, err
+		}
 	case fBye:
 		if h.n != 0 {
 			return false, fmt.Errorf("a goodbye with a payload")
 		}
 		in.r += hdrSize
-		p.bye = true
+		in.bye = true
 	default:
 		return false, fmt.Errorf("a frame of kind %d", h.kind)
 	}
@@ -265,8 +284,7 @@ func (t *Transport) replyErr(p *peer, kind uint8, token uint64, err error) {
 }
 
 // answer acts on an fAnswer or fWriteErr from p.
-func (t *Transport) answer(p *peer, h *header, whole bool, sink llc.Sink) (bool, error) {
-	in := &p.in
+func (t *Transport) answer(p *peer, in *inbound, h *header, whole bool, sink llc.Sink) (bool, error) {
 	if h.kind == fAnswer && p.ph == len(p.pend) {
 		return false, errors.New("an answer that no request awaits")
 	}

@@ -32,6 +32,9 @@ func (t *Transport) syncPollset() {
 			ev |= unix.POLLOUT
 		}
 		fds = append(fds, unix.PollFd{Fd: int32(p.fd), Events: ev})
+		if p.rfd >= 0 {
+			fds = append(fds, unix.PollFd{Fd: int32(p.rfd), Events: unix.POLLIN})
+		}
 	}
 	for _, c := range t.incoming {
 		fds = append(fds, unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN})

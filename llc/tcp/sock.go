@@ -3,6 +3,7 @@ package tcp
 import (
 	"fmt"
 	"net/netip"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -59,19 +60,55 @@ func listen(sa unix.Sockaddr, backlog int) (int, error) {
 	return fd, nil
 }
 
-// connect starts a connection to sa, without Nagle's delay; it completes
-// in the background.
-func connect(sa unix.Sockaddr) (int, error) {
+// connect connects to sa, without Nagle's delay, waiting at most timeout
+// for the connection to complete: the peer's kernel completes it, from
+// the backlog of the peer's listener, whatever the peer's process does.
+func connect(sa unix.Sockaddr, timeout time.Duration) (int, error) {
 	fd, err := socket(sa)
 	if err != nil {
 		return -1, err
 	}
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-	if err := unix.Connect(fd, sa); err != nil && err != unix.EINPROGRESS {
+	err = unix.Connect(fd, sa)
+	if err == unix.EINPROGRESS {
+		err = waitConnected(fd, timeout)
+	}
+	if err != nil {
 		unix.Close(fd)
 		return -1, err
 	}
 	return fd, nil
+}
+
+// waitConnected waits at most timeout for the connection that fd started
+// to complete, and returns why it failed.
+func waitConnected(fd int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return fmt.Errorf("not connected within %v", timeout)
+		}
+		fds := [1]unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+		n, err := unix.Poll(fds[:], int(left.Milliseconds())+1)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			break
+		}
+	}
+	e, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	if err != nil {
+		return err
+	}
+	if e != 0 {
+		return unix.Errno(e)
+	}
+	return nil
 }
 
 // readFD reads into b; n is 0 on error.

@@ -35,6 +35,11 @@ type Options struct {
 	CloseTimeout time.Duration
 }
 
+// connectTimeout bounds a dial: the peer's kernel completes it from its
+// listener's backlog within a round trip, whatever the peer's process
+// does, unless the peer's host is unreachable.
+const connectTimeout = 30 * time.Second
+
 // Recommended thresholds. On loopback (BenchmarkEagerLimit) every message
 // a record can carry went two to three times faster eagerly than by a
 // rendezvous, whose control records add a round trip, so the eager limit
@@ -131,7 +136,7 @@ func Listen(self, size int, o Options) (*Transport, error) {
 		peers: make([]peer, size), mem: regions{m: make(map[llc.RegionID][]byte)},
 		lmem: llc.NewLocalMemory(self), dirty: true}
 	for i := range t.peers {
-		t.peers[i] = peer{id: i, fd: -1, hsOff: hdrSize}
+		t.peers[i] = peer{id: i, fd: -1, rfd: -1, hsOff: hdrSize}
 	}
 	t.syncPollset()
 	return t, nil
@@ -227,7 +232,7 @@ func (t *Transport) Execute(c *llc.Command) llc.Event {
 	return ev
 }
 
-// Poll accepts connections, advances handshakes, reads every connection
+// Poll accepts connections and reads their hellos, reads every connection
 // (applying writes, serving requests, delivering records and answers),
 // writes what waits, and delivers what arrived in watched memory and the
 // completions and failures since the last Poll. It never blocks.
@@ -245,10 +250,13 @@ func (t *Transport) Poll(sink llc.Sink) bool {
 	for i := range t.peers {
 		p := &t.peers[i]
 		switch p.state {
-		case stDialing:
-			progressed = t.handshake(p) || progressed
 		case stUp:
-			got, err := t.receive(p, sink)
+			got, err := t.receive(p, false, sink)
+			if err == nil && p.rfd >= 0 {
+				var more bool
+				more, err = t.receive(p, true, sink)
+				got = got || more
+			}
 			if err == nil && p.state == stUp {
 				if err = t.flush(p); err != nil {
 					err = fmt.Errorf("tcp: connection to process %d: %w", p.id, err)
@@ -304,19 +312,18 @@ func (t *Transport) Close() error {
 	}
 	t.closed = true
 	t.linger()
-	var drain [4096]byte
 	for i := range t.peers {
 		if p := &t.peers[i]; p.fd >= 0 {
 			if p.state == stUp && p.out.empty() {
-				t.sayBye(p)
+				sayBye(p.fd)
 			}
-			// Read what is left, so that closing sends a FIN after the
-			// output, not a reset that could drop it.
-			unix.Shutdown(p.fd, unix.SHUT_WR)
-			for n, _ := readFD(p.fd, drain[:]); n > 0; n, _ = readFD(p.fd, drain[:]) {
-			}
-			unix.Close(p.fd)
+			closeConn(p.fd)
 			p.fd = -1
+		}
+		if p := &t.peers[i]; p.rfd >= 0 {
+			sayBye(p.rfd) // nothing else was written on it
+			closeConn(p.rfd)
+			p.rfd = -1
 		}
 	}
 	for _, c := range t.incoming {
@@ -336,14 +343,26 @@ func (t *Transport) Close() error {
 	return nil
 }
 
-// sayBye tells p that this process closes its transport, so that the end
-// of the stream is no failure there. Best effort: a socket that cannot
-// take the header at once gets none, and the peer sees a lost connection.
-func (t *Transport) sayBye(p *peer) {
+// sayBye tells the peer on connection fd that this process closes its
+// transport, so that the end of the stream is no failure there. Best
+// effort: a socket that cannot take the header at once gets none, and
+// the peer sees a lost connection.
+func sayBye(fd int) {
 	var b [hdrSize]byte
 	h := header{kind: fBye}
 	h.put(b[:])
-	write(p.fd, b[:])
+	write(fd, b[:])
+}
+
+// closeConn closes connection fd after reading what is left on it, so
+// that closing sends a FIN after the output, not a reset that could drop
+// it.
+func closeConn(fd int) {
+	var drain [4096]byte
+	unix.Shutdown(fd, unix.SHUT_WR)
+	for n, _ := readFD(fd, drain[:]); n > 0; n, _ = readFD(fd, drain[:]) {
+	}
+	unix.Close(fd)
 }
 
 // linger writes the output that waits for connected peers until it is

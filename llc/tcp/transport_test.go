@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,9 +185,10 @@ func TestRecords(t *testing.T) {
 	}
 }
 
-// Both processes dial each other at once: the dial of the lower process
-// is kept, the higher one's is answered welcomeDup and it waits for the
-// lower one's, and nothing either wrote before is lost or reordered.
+// Both processes dial each other at once: each sends on its own dial and
+// reads the other's too, and nothing either wrote is lost or reordered;
+// when one closes, the other reads both connections to their ends and
+// takes it for no failure.
 func TestSimultaneousDials(t *testing.T) {
 	x := newFabric(t, 2, Options{})
 	mems := [][]byte{make([]byte, 8*1000), make([]byte, 8*1000)}
@@ -204,17 +206,7 @@ func TestSimultaneousDials(t *testing.T) {
 		write(0, i)
 		write(1, i)
 	}
-	// Process 1 reads its welcome before process 0's hello: it is told
-	// to wait, and then accepts process 0's dial.
-	p1 := &x.trs[1].peers[0]
-	deadline := time.Now().Add(hangGuard)
-	for p1.state != stWaiting {
-		x.trs[0].Poll(x.sinks[0])
-		x.trs[1].handshake(p1)
-		if time.Now().After(deadline) {
-			t.Fatalf("process 1's dial: state %d, not refused", p1.state)
-		}
-	}
+	x.until("both dials accepted", func() bool { return x.trs[0].peers[1].rfd >= 0 && x.trs[1].peers[0].rfd >= 0 })
 	for i := n / 2; i < n; i++ {
 		write(0, i)
 		write(1, i)
@@ -228,19 +220,22 @@ func TestSimultaneousDials(t *testing.T) {
 				t.Fatalf("process %d, word %d: %d", p, i, got)
 			}
 		}
-	}
-	for p, want := range []map[string]uint64{
-		{"connections dialed": 1, "connections refused": 1, "connections accepted": 0},
-		{"connections dialed": 1, "connections refused": 0, "connections accepted": 1},
-	} {
-		for name, v := range want {
+		for name, v := range map[string]uint64{"connections dialed": 1, "connections refused": 0, "connections accepted": 1} {
 			if got := stat(t, x.trs[p], name); got != v {
 				t.Errorf("process %d: %s %d, want %d", p, name, got, v)
 			}
 		}
 	}
-	if p0 := &x.trs[0].peers[1]; p0.state != stUp || p1.state != stUp {
-		t.Fatalf("states %d and %d, want both up", p0.state, p1.state)
+	if err := x.trs[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	p0 := &x.trs[0].peers[1]
+	x.until("the goodbye", func() bool { return p0.state == stLost })
+	if ev, ok := x.sinks[0].find(llc.EvError, 0); ok {
+		t.Fatalf("a goodbye on two connections was taken for a failure: %+v", ev)
+	}
+	if !strings.Contains(p0.err.Error(), "finalized") {
+		t.Fatalf("after the goodbye: %v", p0.err)
 	}
 }
 
@@ -442,4 +437,47 @@ func TestBadArguments(t *testing.T) {
 	defer alone.Close()
 	ev := alone.Execute(&llc.Command{Kind: llc.CmdWrite, Peer: 1, Token: 9})
 	wantErr(t, "command before SetPeers", ev, 9, "SetPeers")
+}
+
+// A process's first frames to a peer reach it with no later call of the
+// sender: the dial needs nothing of the peer's process but its listener's
+// backlog, so that a process that has left the communication layer owes
+// its peers nothing. Alone (process 0 to 1), and when two processes dial
+// each other at once (1 and 2), each then polled alone.
+func TestFirstFramesNeedNoMorePolls(t *testing.T) {
+	x := newFabric(t, 3, Options{})
+	mems := [][]byte{make([]byte, 64), make([]byte, 64), make([]byte, 64)}
+	var regions []llc.RegionID
+	for i, m := range mems {
+		regions = append(regions, x.region(i, m))
+	}
+	write := func(from, to int) {
+		c := llc.Command{Kind: llc.CmdWrite, Peer: to, Region: regions[to], Off: uint64(8 * from), HeadLen: 8,
+			Signal: uint64(from + 1), SigOff: 32 + uint64(8*from)}
+		binary.LittleEndian.PutUint64(c.Head[:], uint64(100+from))
+		if ev := x.exec(from, c); ev.Kind == llc.EvError {
+			t.Fatalf("write from %d to %d: %+v", from, to, ev)
+		}
+	}
+	arrived := func(from, to int) bool {
+		return binary.LittleEndian.Uint64(mems[to][32+8*from:]) == uint64(from+1) &&
+			binary.LittleEndian.Uint64(mems[to][8*from:]) == uint64(100+from)
+	}
+	pollOnly := func(to int, from ...int) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for _, f := range from {
+			for !arrived(f, to) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the write of process %d did not reach process %d without process %d's polls", f, to, f)
+				}
+				x.trs[to].Poll(x.sinks[to])
+			}
+		}
+	}
+	write(0, 1)
+	write(1, 2)
+	write(2, 1)
+	pollOnly(1, 0, 2)
+	pollOnly(2, 1)
 }
