@@ -1,17 +1,20 @@
 package mpi_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rhinet-go/martini/internal/netns"
+	"github.com/rhinet-go/martini/mpi"
 )
 
 // A job of 4 across two hosts (network namespaces joined by a veth pair,
@@ -74,4 +77,153 @@ func TestAcrossHosts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// envStreamFor is how long the tcp-stream scenario streams.
+const envStreamFor = "MPI_TEST_STREAM_FOR"
+
+func init() { scenarios["tcp-stream"] = scenarioTCPStream }
+
+// scenarioTCPStream streams 256 KiB messages from rank 1 to rank 2 for
+// envStreamFor (a duration), each stamped with its number and whether it
+// is the last; rank 2 checks them and prints "tcp-stream: streaming"
+// after the first. Every rank then meets in a Barrier.
+func scenarioTCPStream(w *mpi.Comm) error {
+	d, err := time.ParseDuration(os.Getenv(envStreamFor))
+	if err != nil {
+		return fmt.Errorf("%s: %w", envStreamFor, err)
+	}
+	buf := make([]int64, 32<<10)
+	switch w.Rank() {
+	case 1:
+		start := time.Now()
+		for i := int64(0); ; i++ {
+			last := time.Since(start) > d
+			buf[0], buf[len(buf)-1] = i, i
+			if last {
+				buf[1] = 1
+			}
+			if err := mpi.Send(w, buf, 2, 0); err != nil {
+				return fmt.Errorf("message %d: %w", i, err)
+			}
+			if last {
+				break
+			}
+		}
+	case 2:
+		for i := int64(0); ; i++ {
+			if _, err := mpi.Recv(w, buf, 1, 0); err != nil {
+				return fmt.Errorf("message %d: %w", i, err)
+			}
+			if buf[0] != i || buf[len(buf)-1] != i {
+				return fmt.Errorf("message %d is stamped %d and %d", i, buf[0], buf[len(buf)-1])
+			}
+			if i == 0 {
+				fmt.Println("tcp-stream: streaming")
+			}
+			if buf[1] == 1 {
+				break
+			}
+		}
+	}
+	return w.Barrier()
+}
+
+// streamAcross runs tcp-stream for streamFor across the two hosts of s
+// (2 ranks each: ranks 1 and 2 stream over TCP between them) with the
+// mpirun flags, and calls link once rank 2 has streamed; it returns the
+// job's exit code, its output, and how long after link returned the job
+// ended.
+func streamAcross(t *testing.T, s *netns.Set, streamFor time.Duration, link func(), flags ...string) (int, string, time.Duration) {
+	t.Helper()
+	a, b := s.Hosts[0], s.Hosts[1]
+	args := []string{"netns", "exec", a.Name, mpirunBin, "-hosts", a.Name + ":2," + b.Name + ":2",
+		"-launch", "ip netns exec {host}", "-timeout", "90s"}
+	args = append(append(args, flags...), self)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "ip", args...)
+	cmd.Env = append(os.Environ(), envScenario+"=tcp-stream", envStreamFor+"="+streamFor.String())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	sc := bufio.NewScanner(out)
+	var done time.Time
+	for sc.Scan() {
+		fmt.Fprintln(&stdout, sc.Text())
+		if done.IsZero() && strings.HasSuffix(sc.Text(), "tcp-stream: streaming") {
+			link()
+			done = time.Now()
+		}
+	}
+	err = cmd.Wait()
+	ended := time.Now()
+	if done.IsZero() {
+		t.Fatalf("the stream did not start: %v\n--- stdout:\n%s--- stderr:\n%s", err, &stdout, &stderr)
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout.String() + stderr.String(), ended.Sub(done)
+}
+
+// setLink sets the joining link of ns up or down.
+func setLink(t *testing.T, ns netns.Namespace, state string) {
+	t.Helper()
+	if out, err := exec.Command("ip", "-n", ns.Name, "link", "set", netns.Link, state).CombinedOutput(); err != nil {
+		t.Fatalf("ip -n %s link set %s %s: %v: %s", ns.Name, netns.Link, state, err, out)
+	}
+}
+
+// A TCP connection between hosts that stalls (the link of one host set
+// down mid-stream, for good) fails the job within the stall bound
+// (-tcp-timeout), naming the peer by rank and address, with no hang; a
+// flap of 4 s, shorter than the default bound, is survived.
+func TestAcrossHostsStall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts jobs across network namespaces")
+	}
+	if raceEnabled {
+		t.Skip("launches whole jobs across network namespaces")
+	}
+	t.Run("down", func(t *testing.T) {
+		s := netns.New(t, 2)
+		b := s.Hosts[1]
+		const bound = 3 * time.Second
+		code, out, after := streamAcross(t, s, time.Minute, func() { setLink(t, b, "down") }, "-tcp-timeout", bound.String())
+		t.Logf("exit %d %v after the link went down:\n%s", code, after.Round(time.Millisecond), out)
+		if code == 0 || code == 124 {
+			t.Fatalf("exit %d, want a failure of the job", code)
+		}
+		if limit := bound + 15*time.Second; after > limit {
+			t.Errorf("the job ended %v after the link went down, more than %v", after.Round(time.Millisecond), limit)
+		}
+		peer := regexp.MustCompile(`process [12] at 10\.77\.0\.[12]:\d+: .*stalled`)
+		if !peer.MatchString(out) {
+			t.Errorf("no error names the stalled peer (%v):\n%s", peer, out)
+		}
+	})
+	t.Run("flap", func(t *testing.T) {
+		s := netns.New(t, 2)
+		b := s.Hosts[1]
+		code, out, _ := streamAcross(t, s, 10*time.Second, func() {
+			setLink(t, b, "down")
+			time.Sleep(4 * time.Second)
+			setLink(t, b, "up")
+		})
+		if code != 0 {
+			t.Fatalf("exit %d after a 4 s flap, want 0:\n%s", code, out)
+		}
+	})
 }

@@ -115,7 +115,7 @@ func listenTCP(job *launch.Job) (*tcp.Transport, error) {
 	if strings.Contains(addr, ":") {
 		addr = "[" + addr + "]" // IPv6
 	}
-	return tcp.Listen(job.Rank, job.Size, tcp.Options{Addr: addr + ":0", Key: job.PGID})
+	return tcp.Listen(job.Rank, job.Size, tcp.Options{Addr: addr + ":0", Key: job.PGID, StallTimeout: job.Settings.TCPTimeout})
 }
 
 // openMartini opens this process's NIC: that of the segment mpirun (or

@@ -103,6 +103,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.settings.Transport = s
 		return nil
 	})
+	fs.Func("tcp-timeout", "how long a TCP connection between ranks may stall, its peer's host acknowledging nothing (a link down), before the job fails naming the peer, a `duration` (default 20s)", func(s string) error {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return errors.New("want a positive duration, such as 20s")
+		}
+		o.settings.TCPTimeout = d
+		return nil
+	})
 	fs.Func("eager", "eager transport for small messages and control records, `rings|pm|vp`: a ring per sender connected on first use (the default), PM/RHiNET (rings all connected at start, 2 KB-aligned records) or PM/RHiNET-VP (one VPUSH receive queue for all senders; an eager message above one 2 KB packet goes as several, and the eager limit is capped to 32 KB)", func(s string) error {
 		if s != launch.EagerRings && s != launch.EagerPM && s != launch.EagerVP {
 			return fmt.Errorf("want %s, %s or %s", launch.EagerRings, launch.EagerPM, launch.EagerVP)

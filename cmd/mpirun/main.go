@@ -40,6 +40,7 @@
 //	-no-coll-check     forwarded as MARTINI_NO_COLL_CHECK=1
 //	-no-offload        forwarded as MARTINI_NO_OFFLOAD=1
 //	-transport auto|martini|tcp  forwarded as MARTINI_TRANSPORT
+//	-tcp-timeout D     forwarded as MARTINI_TCP_TIMEOUT (the bound of a stalled TCP connection)
 //	-hosts H:S,...     run the ranks on hosts, S slots each (1 if not given)
 //	-hostfile FILE     run the ranks on the hosts of FILE (Open MPI's format)
 //	-launch TEMPLATE   how to start the agent of a host (default "ssh {host}")

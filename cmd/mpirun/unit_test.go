@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rhinet-go/martini/llc/launch"
 )
@@ -165,6 +166,27 @@ func TestForwardWholeLinesOnly(t *testing.T) {
 	for _, l := range strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n") {
 		if l != "rank 0 says hi" && l != "rank 1 says hi" {
 			t.Fatalf("mangled line %q", l)
+		}
+	}
+}
+
+// -tcp-timeout takes a positive duration, forwarded as
+// MARTINI_TCP_TIMEOUT; anything else is a usage error.
+func TestParseTCPTimeoutFlag(t *testing.T) {
+	o, err := parseFlags([]string{"-np", "2", "-tcp-timeout", "3s", "prog"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.settings.TCPTimeout != 3*time.Second || !slices.Contains(o.settings.Env(), launch.EnvTCPTimeout+"=3s") {
+		t.Errorf("-tcp-timeout 3s: settings %+v, environment %q", o.settings, o.settings.Env())
+	}
+	for _, bad := range []string{"0", "-1s", "soon"} {
+		var stderr bytes.Buffer
+		if _, err := parseFlags([]string{"-np", "2", "-tcp-timeout", bad, "prog"}, &stderr); err != errUsage {
+			t.Errorf("-tcp-timeout %s: error %v, want errUsage", bad, err)
+		}
+		if msg := stderr.String(); !strings.Contains(msg, "positive duration") {
+			t.Errorf("-tcp-timeout %s: stderr %q does not say what is wanted", bad, msg)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rhinet-go/martini/internal/mpirunbuild"
 	"github.com/rhinet-go/martini/llc/datastore"
@@ -48,6 +49,7 @@ func TestParseSettings(t *testing.T) {
 		EnvSpin:          "-1",
 		EnvYield:         "abc",
 		EnvTransport:     "infiniband",
+		EnvTCPTimeout:    "0s",
 	} {
 		_, err := ParseSettings(mapEnv(map[string]string{name: value}))
 		if err == nil || !strings.Contains(err.Error(), name+"="+strconv.Quote(value)) {
@@ -77,6 +79,7 @@ func TestSettingsEnvRoundTrip(t *testing.T) {
 		{EagerLimit: -1, Spin: 0, Yield: 0},
 		{EagerLimit: -1, Spin: 4000, Yield: -1},
 		{EagerLimit: -1, Spin: -1, Yield: -1, Transport: TransportTCP},
+		{EagerLimit: -1, Spin: -1, Yield: -1, TCPTimeout: 3 * time.Second},
 		{EagerLimit: -1, Spin: -1, Yield: -1, Transport: TransportAuto},
 	} {
 		env := map[string]string{}

@@ -3,6 +3,7 @@ package launch
 import (
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // Names of the environment variables through which mpirun forwards its
@@ -49,6 +50,10 @@ const (
 	// EnvTransport, -transport: the network between the ranks, "auto"
 	// (the default), "martini" or "tcp".
 	EnvTransport = "MARTINI_TRANSPORT"
+	// EnvTCPTimeout, -tcp-timeout: how long a TCP connection between
+	// ranks may stall (its peer's host acknowledging nothing) before the
+	// job fails, a positive duration ("20s"; see package llc/tcp).
+	EnvTCPTimeout = "MARTINI_TCP_TIMEOUT"
 )
 
 // Networks, the values of Settings.Transport.
@@ -140,6 +145,9 @@ type Settings struct {
 	// Transport is the network, TransportAuto, TransportMartini or
 	// TransportTCP; "" when not set.
 	Transport string
+	// TCPTimeout bounds a stall of a TCP connection between ranks; 0
+	// when not set.
+	TCPTimeout time.Duration
 }
 
 // DefaultSettings returns Settings with nothing set.
@@ -201,6 +209,11 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 		s.Transport = v
 	default:
 		return s, fmt.Errorf("launch: %s=%q: want %q, %q or %q", EnvTransport, v, TransportAuto, TransportMartini, TransportTCP)
+	}
+	if v := getenv(EnvTCPTimeout); v != "" {
+		if s.TCPTimeout, err = time.ParseDuration(v); err != nil || s.TCPTimeout <= 0 {
+			return s, fmt.Errorf("launch: %s=%q: want a positive duration, such as 20s", EnvTCPTimeout, v)
+		}
 	}
 	switch v := getenv(EnvBind); v {
 	case "", BindNone, BindCore:
@@ -285,6 +298,9 @@ func (s Settings) Env() []string {
 	}
 	if s.Transport != "" {
 		env = append(env, EnvTransport+"="+s.Transport)
+	}
+	if s.TCPTimeout > 0 {
+		env = append(env, EnvTCPTimeout+"="+s.TCPTimeout.String())
 	}
 	return env
 }

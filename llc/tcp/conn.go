@@ -73,13 +73,13 @@ func (t *Transport) reach(i int) (*peer, error) {
 }
 
 // dial connects to p, waiting for the peer's kernel to complete the
-// connection (at most connectTimeout), and sends the hello: frames can
+// connection (at most Options.StallTimeout), and sends the hello: frames can
 // follow it at once.
 func (t *Transport) dial(p *peer) error {
 	if t.addrs == nil {
 		return fmt.Errorf("tcp: connecting to process %d: no peer addresses (SetPeers was not called)", p.id)
 	}
-	fd, err := connect(t.addrs[p.id], connectTimeout)
+	fd, err := connect(t.addrs[p.id], t.opt.StallTimeout)
 	if err != nil {
 		return fmt.Errorf("tcp: connecting to %s: %w", t.where(p), err)
 	}
@@ -96,6 +96,19 @@ func (t *Transport) where(p *peer) string {
 		return fmt.Sprintf("process %d", p.id)
 	}
 	return fmt.Sprintf("process %d at %s", p.id, sockaddrString(t.addrs[p.id]))
+}
+
+// connErr is err, which the connection to p met, naming p and its
+// address, and saying that its host stopped answering when the error says
+// so: the stall bound ran out, or the host became unreachable.
+func (t *Transport) connErr(p *peer, err error) error {
+	switch {
+	case errors.Is(err, unix.ETIMEDOUT), errors.Is(err, unix.EHOSTUNREACH), errors.Is(err, unix.ENETUNREACH),
+		errors.Is(err, unix.EHOSTDOWN), errors.Is(err, unix.ENETDOWN):
+		return fmt.Errorf("tcp: connection to %s: stalled: its host acknowledged nothing for %v (the stall bound): %w",
+			t.where(p), t.opt.StallTimeout, err)
+	}
+	return fmt.Errorf("tcp: connection to %s: %w", t.where(p), err)
 }
 
 // errRefused marks the refusal of a dial by the process dialed.
@@ -120,7 +133,7 @@ func (t *Transport) accept() bool {
 		if err != nil {
 			break
 		}
-		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+		setOptions(fd, t.opt.StallTimeout)
 		t.incoming = append(t.incoming, incoming{fd: fd})
 		progressed, t.dirty = true, true
 	}
@@ -194,7 +207,7 @@ func (t *Transport) connected(p *peer) error {
 		p.in.buf = make([]byte, inBufSize)
 	}
 	if err := t.flush(p); err != nil {
-		return fmt.Errorf("tcp: connection to %s: %w", t.where(p), err)
+		return t.connErr(p, err)
 	}
 	return nil
 }

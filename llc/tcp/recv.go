@@ -92,7 +92,7 @@ func (t *Transport) receive(p *peer, second bool, sink llc.Sink) (bool, error) {
 		case errors.Is(err, unix.EAGAIN):
 			return got, nil
 		case err != nil:
-			return got, fmt.Errorf("tcp: connection to process %d: %w", p.id, err)
+			return got, t.connErr(p, err)
 		case n == 0 && in.bye:
 			t.ended(p, second)
 			return true, nil

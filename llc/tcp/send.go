@@ -144,7 +144,7 @@ func (t *Transport) send(c *llc.Command, h *header, head, data []byte) llc.Event
 	t.stats.framesOut++
 	if p.state == stUp {
 		if err := t.flush(p); err != nil {
-			t.lose(p, fmt.Errorf("tcp: connection to process %d: %w", p.id, err))
+			t.lose(p, t.connErr(p, err))
 			if request {
 				return llc.Event{} // lose failed it
 			}

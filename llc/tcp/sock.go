@@ -60,18 +60,33 @@ func listen(sa unix.Sockaddr, backlog int) (int, error) {
 	return fd, nil
 }
 
-// connect connects to sa, without Nagle's delay, waiting at most timeout
-// for the connection to complete: the peer's kernel completes it, from
-// the backlog of the peer's listener, whatever the peer's process does.
-func connect(sa unix.Sockaddr, timeout time.Duration) (int, error) {
+// setOptions sets the options of a connection's socket: no Nagle's delay,
+// and the bound of a stall: what is sent fails once unacknowledged for
+// stall (TCP_USER_TIMEOUT), and an idle connection sends keepalive probes
+// from stall/4 on, every stall/8 (at least a second each), so that it
+// fails too once they go unanswered for stall.
+func setOptions(fd int, stall time.Duration) {
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT, int(stall.Milliseconds()))
+	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, 1)
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPIDLE, max(1, int(stall/4/time.Second)))
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPINTVL, max(1, int(stall/8/time.Second)))
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPCNT, 9)
+}
+
+// connect connects to sa, with setOptions' options for stall, waiting at
+// most stall for the connection to complete: the peer's kernel completes
+// it, from the backlog of the peer's listener, whatever the peer's
+// process does.
+func connect(sa unix.Sockaddr, stall time.Duration) (int, error) {
 	fd, err := socket(sa)
 	if err != nil {
 		return -1, err
 	}
-	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	setOptions(fd, stall)
 	err = unix.Connect(fd, sa)
 	if err == unix.EINPROGRESS {
-		err = waitConnected(fd, timeout)
+		err = waitConnected(fd, stall)
 	}
 	if err != nil {
 		unix.Close(fd)

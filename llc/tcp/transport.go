@@ -7,6 +7,15 @@
 // receiving half reuses llc.LocalMemory for rings and watched slots, so
 // every eager transport and rendezvous variant of the engine runs
 // unchanged.
+//
+// A connection that stalls, its peer's host acknowledging nothing (a link
+// down, a host gone), counts as lost after Options.StallTimeout (20 s by
+// default; mpirun's -tcp-timeout, MARTINI_TCP_TIMEOUT): the engine then
+// fails with an error naming the peer and its address. Shorter outages
+// are survived. The bound is the kernel's (TCP_USER_TIMEOUT, and
+// keepalive probes on idle connections), so it costs nothing per frame;
+// older kernels (before Linux 6.4) may also end a connection whose peer
+// keeps its receive window shut (reads nothing) for that long.
 package tcp
 
 import (
@@ -33,12 +42,21 @@ type Options struct {
 	// CloseTimeout bounds how long Close keeps writing output that waits
 	// for the peers (default 5 s).
 	CloseTimeout time.Duration
+	// StallTimeout bounds how long a connection may stall before it
+	// counts as lost, failing the job with an error that names the peer:
+	// how long what was sent may stay unacknowledged by the peer's host
+	// (TCP_USER_TIMEOUT), how long an idle connection's keepalive probes
+	// may go unanswered, and how long a dial may take (default
+	// DefaultStallTimeout). Only the peer's kernel answers these, not
+	// its process: a peer that computes for hours does not stall its
+	// connections.
+	StallTimeout time.Duration
 }
 
-// connectTimeout bounds a dial: the peer's kernel completes it from its
-// listener's backlog within a round trip, whatever the peer's process
-// does, unless the peer's host is unreachable.
-const connectTimeout = 30 * time.Second
+// DefaultStallTimeout is Options.StallTimeout's default: a link that
+// flaps for a few seconds is survived, one that stays down fails the job
+// well before a person would think it hung.
+const DefaultStallTimeout = 20 * time.Second
 
 // Recommended thresholds. On loopback (BenchmarkEagerLimit) every message
 // a record can carry went two to three times faster eagerly than by a
@@ -113,6 +131,9 @@ func Listen(self, size int, o Options) (*Transport, error) {
 	}
 	if o.CloseTimeout <= 0 {
 		o.CloseTimeout = 5 * time.Second
+	}
+	if o.StallTimeout <= 0 {
+		o.StallTimeout = DefaultStallTimeout
 	}
 	sa, err := parseAddr(o.Addr)
 	if err != nil {
@@ -259,7 +280,7 @@ func (t *Transport) Poll(sink llc.Sink) bool {
 			}
 			if err == nil && p.state == stUp {
 				if err = t.flush(p); err != nil {
-					err = fmt.Errorf("tcp: connection to process %d: %w", p.id, err)
+					err = t.connErr(p, err)
 				}
 			}
 			if err != nil {

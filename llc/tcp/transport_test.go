@@ -481,3 +481,40 @@ func TestFirstFramesNeedNoMorePolls(t *testing.T) {
 	pollOnly(1, 0, 2)
 	pollOnly(2, 1)
 }
+
+// Every connection, dialed or accepted, bounds a stall by
+// Options.StallTimeout (DefaultStallTimeout if not set): unacknowledged
+// data (TCP_USER_TIMEOUT) and unanswered keepalive probes; the error of a
+// stalled connection names the peer and its address.
+func TestStallBound(t *testing.T) {
+	for _, c := range []struct {
+		stall    time.Duration
+		ms, idle int
+	}{{0, int(DefaultStallTimeout.Milliseconds()), int(DefaultStallTimeout / 4 / time.Second)}, {3 * time.Second, 3000, 1}} {
+		x := newFabric(t, 2, Options{StallTimeout: c.stall})
+		r := x.region(1, make([]byte, 8))
+		if ev := x.do(0, llc.Command{Kind: llc.CmdFetchAdd, Peer: 1, Region: r, New: 1, Token: 1}); ev.Kind != llc.EvDone {
+			t.Fatalf("stall bound %v: %+v", c.stall, ev)
+		}
+		for i, fd := range []int{x.trs[0].peers[1].fd, x.trs[1].peers[0].fd} {
+			for _, o := range []struct {
+				level, opt, want int
+				name             string
+			}{
+				{unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT, c.ms, "TCP_USER_TIMEOUT"},
+				{unix.SOL_SOCKET, unix.SO_KEEPALIVE, 1, "SO_KEEPALIVE"},
+				{unix.IPPROTO_TCP, unix.TCP_KEEPIDLE, c.idle, "TCP_KEEPIDLE"},
+			} {
+				if v, err := unix.GetsockoptInt(fd, o.level, o.opt); err != nil || v != o.want {
+					t.Errorf("stall bound %v, process %d: %s %d (%v), want %d", c.stall, i, o.name, v, err, o.want)
+				}
+			}
+		}
+		err := x.trs[0].connErr(&x.trs[0].peers[1], unix.ETIMEDOUT)
+		for _, w := range []string{"process 1 at " + x.trs[1].Addr(), "stalled", "timed out"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("stall error %q does not say %q", err, w)
+			}
+		}
+	}
+}
