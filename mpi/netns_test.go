@@ -227,3 +227,38 @@ func TestAcrossHostsStall(t *testing.T) {
 		}
 	})
 }
+
+// A rank's first collective between hosts completes without the other
+// ranks' later calls (see TestTCPFirstCollective): across two hosts, 2
+// ranks each, TCP between them; a fresh job for each, so that every
+// collective is the first use of its connections.
+func TestAcrossHostsFirstCollective(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts jobs across network namespaces")
+	}
+	if raceEnabled {
+		t.Skip("launches whole jobs; the race detector's run covers the same code in TestTCPFirstCollective")
+	}
+	s := netns.New(t, 2)
+	a, b := s.Hosts[0], s.Hosts[1]
+	const jobs = 4
+	for _, coll := range []string{"barrier", "bcast", "allreduce"} {
+		t.Run(coll, func(t *testing.T) {
+			for range jobs {
+				args := []string{"netns", "exec", a.Name, mpirunBin, "-hosts", a.Name + ":2," + b.Name + ":2",
+					"-launch", "ip netns exec {host}", "-timeout", jobTimeout.String(), self}
+				ctx, cancel := context.WithTimeout(context.Background(), jobTimeout+30*time.Second)
+				cmd := exec.CommandContext(ctx, "ip", args...)
+				cmd.Env = append(os.Environ(), envScenario+"=first-coll", envFirstColl+"="+coll)
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				err := cmd.Run()
+				cancel()
+				if err != nil {
+					t.Fatalf("first-coll %s: %v\n--- stdout:\n%s--- stderr:\n%s", coll, err, &stdout, &stderr)
+				}
+				checkFirstCollective(t, 4, stdout.String())
+			}
+		})
+	}
+}
