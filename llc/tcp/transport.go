@@ -1,7 +1,8 @@
 // Package tcp is the translator between the network-independent LLC
 // layer and TCP sockets: the second network under the same protocol
-// engine. Processes of a job connect lazily, one connection per pair;
-// remote writes, reads, compare-and-swaps and fetch-and-adds travel as
+// engine. Processes of a job connect lazily, one connection per pair (two
+// when both dial at once), and a dial waits only for the peer's kernel,
+// never for its process (see peer); remote writes, reads, compare-and-swaps and fetch-and-adds travel as
 // frames (frame.go) that the target's Poll serves on its registered
 // memory, and receive-queue records travel as frames of their own. The
 // receiving half reuses llc.LocalMemory for rings and watched slots, so
