@@ -104,8 +104,9 @@ func scenarioFirstCollective(w *mpi.Comm) error {
 var firstCollLine = regexp.MustCompile(`(?m)^first-coll: rank (\d+): in (\d+) out (\d+)$`)
 
 // checkFirstCollective checks the output of a first-coll job of np ranks:
-// every odd rank left its collective within a second of the last rank's
-// arrival, not when the even ranks called MPI again (firstCollHold later).
+// every odd rank left its collective within half of firstCollHold of the
+// last rank's arrival (a collective takes milliseconds), not when the even
+// ranks called MPI again (firstCollHold later).
 func checkFirstCollective(t *testing.T, np int, stdout string) {
 	t.Helper()
 	in, out := make([]int64, np), make([]int64, np)
@@ -124,7 +125,7 @@ func checkFirstCollective(t *testing.T, np int, stdout string) {
 	}
 	last := slices.Max(in)
 	for r := 1; r < np; r += 2 {
-		if d := time.Duration(out[r] - last); d > time.Second {
+		if d := time.Duration(out[r] - last); d > firstCollHold/2 {
 			t.Errorf("rank %d left its first collective %v after the last rank entered it (the even ranks hold %v outside MPI)",
 				r, d.Round(time.Millisecond), firstCollHold)
 		}
