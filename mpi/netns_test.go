@@ -264,3 +264,71 @@ func TestAcrossHostsFirstCollective(t *testing.T) {
 		})
 	}
 }
+
+func init() { scenarios["tcp-late"] = scenarioTCPLate }
+
+// scenarioTCPLate has rank 2 print "tcp-late: ready", wait a second and
+// then send to rank 1, its first contact with it; every rank then meets
+// in a Barrier.
+func scenarioTCPLate(w *mpi.Comm) error {
+	buf := []int64{0}
+	switch w.Rank() {
+	case 2:
+		fmt.Println("tcp-late: ready")
+		time.Sleep(time.Second)
+		buf[0] = 42
+		if err := mpi.Send(w, buf, 1, 0); err != nil {
+			return err
+		}
+	case 1:
+		if _, err := mpi.Recv(w, buf, 2, 0); err != nil {
+			return err
+		}
+		if buf[0] != 42 {
+			return fmt.Errorf("received %d, want 42", buf[0])
+		}
+	}
+	return w.Barrier()
+}
+
+// A dial across hosts while the link is down for a while, shorter than
+// the stall bound, waits for the link to come back: rank 2, on the host
+// whose link is down for 3 s, sends its first message to rank 1 during
+// the outage, and the job completes.
+func TestAcrossHostsDialDuringFlap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts jobs across network namespaces")
+	}
+	if raceEnabled {
+		t.Skip("launches whole jobs across network namespaces")
+	}
+	s := netns.New(t, 2)
+	a, b := s.Hosts[0], s.Hosts[1]
+	args := []string{"netns", "exec", a.Name, mpirunBin, "-hosts", a.Name + ":2," + b.Name + ":2",
+		"-launch", "ip netns exec {host}", "-timeout", "60s", self}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "ip", args...)
+	cmd.Env = append(os.Environ(), envScenario+"=tcp-late")
+	var stdout, stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		fmt.Fprintln(&stdout, sc.Text())
+		if strings.HasSuffix(sc.Text(), "tcp-late: ready") {
+			setLink(t, b, "down")
+			time.Sleep(3 * time.Second)
+			setLink(t, b, "up")
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("a dial during a 3 s outage: %v\n--- stdout:\n%s--- stderr:\n%s", err, &stdout, &stderr)
+	}
+}

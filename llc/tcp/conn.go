@@ -102,9 +102,7 @@ func (t *Transport) where(p *peer) string {
 // address, and saying that its host stopped answering when the error says
 // so: the stall bound ran out, or the host became unreachable.
 func (t *Transport) connErr(p *peer, err error) error {
-	switch {
-	case errors.Is(err, unix.ETIMEDOUT), errors.Is(err, unix.EHOSTUNREACH), errors.Is(err, unix.ENETUNREACH),
-		errors.Is(err, unix.EHOSTDOWN), errors.Is(err, unix.ENETDOWN):
+	if errors.Is(err, unix.ETIMEDOUT) || unreachable(err) {
 		return fmt.Errorf("tcp: connection to %s: stalled: its host acknowledged nothing for %v (the stall bound): %w",
 			t.where(p), t.opt.StallTimeout, err)
 	}

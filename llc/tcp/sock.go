@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"time"
@@ -74,11 +75,41 @@ func setOptions(fd int, stall time.Duration) {
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPCNT, 9)
 }
 
+// retryPause is how long a dial to an unreachable host waits before it
+// tries again.
+const retryPause = 100 * time.Millisecond
+
 // connect connects to sa, with setOptions' options for stall, waiting at
 // most stall for the connection to complete: the peer's kernel completes
 // it, from the backlog of the peer's listener, whatever the peer's
-// process does.
+// process does. A host that cannot be reached (no route: a link down) is
+// tried again until stall has passed, so that an outage shorter than the
+// bound is survived by a dial as by a connection.
 func connect(sa unix.Sockaddr, stall time.Duration) (int, error) {
+	deadline := time.Now().Add(stall)
+	for {
+		fd, err := connectOnce(sa, stall, time.Until(deadline))
+		switch {
+		case err == nil:
+			return fd, nil
+		case !unreachable(err):
+			return -1, err
+		case time.Until(deadline) < retryPause:
+			return -1, fmt.Errorf("unreachable for %v: %w", stall, err)
+		}
+		time.Sleep(retryPause)
+	}
+}
+
+// unreachable reports whether err says that the peer's host cannot be
+// reached for now.
+func unreachable(err error) bool {
+	return errors.Is(err, unix.ENETUNREACH) || errors.Is(err, unix.EHOSTUNREACH) ||
+		errors.Is(err, unix.ENETDOWN) || errors.Is(err, unix.EHOSTDOWN)
+}
+
+// connectOnce makes one try of connect, waiting at most wait.
+func connectOnce(sa unix.Sockaddr, stall, wait time.Duration) (int, error) {
 	fd, err := socket(sa)
 	if err != nil {
 		return -1, err
@@ -86,7 +117,7 @@ func connect(sa unix.Sockaddr, stall time.Duration) (int, error) {
 	setOptions(fd, stall)
 	err = unix.Connect(fd, sa)
 	if err == unix.EINPROGRESS {
-		err = waitConnected(fd, stall)
+		err = waitConnected(fd, wait)
 	}
 	if err != nil {
 		unix.Close(fd)
