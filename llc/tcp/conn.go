@@ -212,21 +212,28 @@ func (t *Transport) connected(p *peer) error {
 
 // ended closes the connection of a peer that said goodbye (fBye) on it
 // and then closed it; the second, if any, is read to its end, in its
-// place. When none is left, later commands to the peer fail, but the
-// engine does not stop (a process that finalized is no failure of the
-// job).
+// place. The peer's own dial, when its goodbye says its frames went there
+// and this process has not accepted it yet, is waited for: until then fd
+// is -1, and what is sent to the peer waits. When no connection is left,
+// later commands to the peer fail, but the engine does not stop (a
+// process that finalized is no failure of the job).
 func (t *Transport) ended(p *peer, second bool) {
-	if !second && p.rfd < 0 {
+	switch {
+	case second && p.fd >= 0, !second && p.rfd >= 0:
+		if second {
+			unix.Close(p.rfd)
+		} else {
+			unix.Close(p.fd)
+			p.fd, p.in, p.welcome, p.hsOff = p.rfd, p.rin, false, hdrSize
+		}
+		p.rfd, p.rin = -1, inbound{}
+	case !second && p.in.elsewhere:
+		unix.Close(p.fd)
+		p.fd, p.in, p.welcome = -1, inbound{}, false
+	default:
 		t.drop(p, fmt.Errorf("tcp: process %d closed its network (it finalized)", p.id))
 		return
 	}
-	if second {
-		unix.Close(p.rfd)
-	} else {
-		unix.Close(p.fd)
-		p.fd, p.in, p.welcome, p.hsOff = p.rfd, p.rin, false, hdrSize
-	}
-	p.rfd, p.rin = -1, inbound{}
 	t.track(p)
 	t.dirty = true
 }

@@ -34,7 +34,9 @@ import (
 //	fAnswer    the answer to the oldest unanswered fRead, fCAS or fFetchAdd
 //	fWriteErr  a failed fWrite: a is its token, the payload the error
 //	fBye       the sender closes its transport (it finalized): nothing
-//	           follows, and the end of the stream is no failure
+//	           follows, and the end of the stream is no failure; a is
+//	           byeElsewhere on a connection the sender only read, its
+//	           frames having gone on its own dial
 //
 // A connection starts with a handshake of headers: the dialing process
 // sends fHello (off magic, a the job key, b from<<32 | to, c the job's
@@ -61,6 +63,7 @@ const (
 	helloMagic     = 0x314c_4c43_5054_4300 // "\x00CTPCLL1"
 	welcomeOK      = 0
 	welcomeRefused = 2
+	byeElsewhere   = 1
 )
 
 // hdrSize is the size of a frame header.

@@ -30,6 +30,7 @@ type inbound struct {
 	skip      uint64
 	fin       finish
 	bye       bool // the peer said it closes: the end of the stream is no failure
+	elsewhere bool // with bye: the peer's frames came on its own dial, rfd
 }
 
 // finish is what completes a frame once its payload has arrived.
@@ -78,9 +79,9 @@ func (t *Transport) receive(p *peer, second bool, sink llc.Sink) (bool, error) {
 	fd, in := p.fd, &p.in
 	if second {
 		fd, in = p.rfd, &p.rin
-		if in.buf == nil {
-			in.buf = make([]byte, inBufSize)
-		}
+	}
+	if in.buf == nil { // a second connection's first read, or one that took the first's place
+		in.buf = make([]byte, inBufSize)
 	}
 	got := false
 	for range maxReads {
@@ -228,7 +229,7 @@ func (t *Transport) frame(p *peer, in *inbound, h *header, sink llc.Sink) (bool,
 			return false, fmt.Errorf("a goodbye with a payload")
 		}
 		in.r += hdrSize
-		in.bye = true
+		in.bye, in.elsewhere = true, h.a == byeElsewhere
 	default:
 		return false, fmt.Errorf("a frame of kind %d", h.kind)
 	}

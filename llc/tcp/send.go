@@ -214,6 +214,9 @@ func (t *Transport) keep(p *peer, c *llc.Command) bool {
 // what waits in its queue, until the socket would block.
 func (t *Transport) flush(p *peer) error {
 	defer t.track(p)
+	if p.fd < 0 {
+		return nil // the peer closed this process's dial, and its own is still read (see ended)
+	}
 	for p.hsOff < hdrSize {
 		n, err := write(p.fd, p.hs[p.hsOff:])
 		if errors.Is(err, unix.EAGAIN) {

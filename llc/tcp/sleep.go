@@ -24,14 +24,13 @@ func (t *Transport) syncPollset() {
 	fds := append(t.pollfds[:0], unix.PollFd{Fd: int32(t.efd), Events: unix.POLLIN}, unix.PollFd{Fd: int32(t.lfd), Events: unix.POLLIN})
 	for i := range t.peers {
 		p := &t.peers[i]
-		if p.fd < 0 {
-			continue
+		if p.fd >= 0 {
+			ev := int16(unix.POLLIN)
+			if p.wantOut {
+				ev |= unix.POLLOUT
+			}
+			fds = append(fds, unix.PollFd{Fd: int32(p.fd), Events: ev})
 		}
-		ev := int16(unix.POLLIN)
-		if p.wantOut {
-			ev |= unix.POLLOUT
-		}
-		fds = append(fds, unix.PollFd{Fd: int32(p.fd), Events: ev})
 		if p.rfd >= 0 {
 			fds = append(fds, unix.PollFd{Fd: int32(p.rfd), Events: unix.POLLIN})
 		}

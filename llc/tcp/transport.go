@@ -273,7 +273,11 @@ func (t *Transport) Poll(sink llc.Sink) bool {
 		p := &t.peers[i]
 		switch p.state {
 		case stUp:
-			got, err := t.receive(p, false, sink)
+			var got bool
+			var err error
+			if p.fd >= 0 {
+				got, err = t.receive(p, false, sink)
+			}
 			if err == nil && p.rfd >= 0 {
 				var more bool
 				more, err = t.receive(p, true, sink)
@@ -337,13 +341,13 @@ func (t *Transport) Close() error {
 	for i := range t.peers {
 		if p := &t.peers[i]; p.fd >= 0 {
 			if p.state == stUp && p.out.empty() {
-				sayBye(p.fd)
+				sayBye(p.fd, 0)
 			}
 			closeConn(p.fd)
 			p.fd = -1
 		}
 		if p := &t.peers[i]; p.rfd >= 0 {
-			sayBye(p.rfd) // nothing else was written on it
+			sayBye(p.rfd, byeElsewhere) // nothing else was written on it
 			closeConn(p.rfd)
 			p.rfd = -1
 		}
@@ -369,9 +373,9 @@ func (t *Transport) Close() error {
 // transport, so that the end of the stream is no failure there. Best
 // effort: a socket that cannot take the header at once gets none, and
 // the peer sees a lost connection.
-func sayBye(fd int) {
+func sayBye(fd int, a uint64) {
 	var b [hdrSize]byte
-	h := header{kind: fBye}
+	h := header{kind: fBye, a: a}
 	h.put(b[:])
 	write(fd, b[:])
 }
@@ -396,7 +400,7 @@ func (t *Transport) linger() {
 		var fds []unix.PollFd
 		for i := range t.peers {
 			p := &t.peers[i]
-			if p.state == stUp && t.flush(p) == nil && !p.out.empty() {
+			if p.state == stUp && p.fd >= 0 && t.flush(p) == nil && !p.out.empty() {
 				fds = append(fds, unix.PollFd{Fd: int32(p.fd), Events: unix.POLLIN | unix.POLLOUT})
 			}
 		}

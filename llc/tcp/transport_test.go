@@ -518,3 +518,36 @@ func TestStallBound(t *testing.T) {
 		}
 	}
 }
+
+// A peer that dialed this process while this process dialed it, and then
+// closed, says goodbye on this process's dial first when this process has
+// not yet accepted the peer's: its frames on its own dial are still read,
+// and the goodbye is no failure.
+func TestGoodbyeBeforeSecondConnection(t *testing.T) {
+	x := newFabric(t, 2, Options{})
+	mem := make([]byte, 64)
+	r0 := x.region(0, mem)
+	r1 := x.region(1, make([]byte, 64))
+	x.exec(0, llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r1, HeadLen: 8})
+	c := llc.Command{Kind: llc.CmdWrite, Peer: 0, Region: r0, HeadLen: 8, Signal: 7, SigOff: 32}
+	binary.LittleEndian.PutUint64(c.Head[:], 99)
+	x.exec(1, c)
+	deadline := time.Now().Add(hangGuard)
+	for x.trs[1].peers[0].rfd < 0 { // process 1 accepts process 0's dial; process 0 does nothing
+		x.trs[1].Poll(x.sinks[1])
+		if time.Now().After(deadline) {
+			t.Fatal("process 1 did not accept process 0's dial")
+		}
+	}
+	if err := x.trs[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := &x.trs[0].peers[1]
+	x.until("process 1's write and goodbye", func() bool { return p.state == stLost })
+	if got := binary.LittleEndian.Uint64(mem[32:]); got != 7 || binary.LittleEndian.Uint64(mem) != 99 {
+		t.Fatalf("process 1's write did not land (signal %d)", got)
+	}
+	if ev, ok := x.sinks[0].find(llc.EvError, 0); ok {
+		t.Fatalf("the goodbye was taken for a failure: %+v", ev)
+	}
+}
