@@ -23,12 +23,7 @@ import (
 // host and TCP between hosts (the default), and with TCP between every
 // pair.
 func TestAcrossHosts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts jobs across network namespaces")
-	}
-	if raceEnabled {
-		t.Skip("launches whole jobs; the race detector's run covers the same code in TestTCPNetwork")
-	}
+	skipJobsAcrossHosts(t, "launches whole jobs; the race detector's run covers the same code in TestTCPNetwork")
 	s := netns.New(t, 2)
 	a, b := s.Hosts[0], s.Hosts[1]
 	hosts := a.Name + ":2," + b.Name + ":2"
@@ -191,12 +186,7 @@ func setLink(t *testing.T, ns netns.Namespace, state string) {
 // (-tcp-timeout), naming the peer by rank and address, with no hang; a
 // flap of 4 s, shorter than the default bound, is survived.
 func TestAcrossHostsStall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts jobs across network namespaces")
-	}
-	if raceEnabled {
-		t.Skip("launches whole jobs across network namespaces")
-	}
+	skipJobsAcrossHosts(t, "launches whole jobs across network namespaces")
 	t.Run("down", func(t *testing.T) {
 		s := netns.New(t, 2)
 		b := s.Hosts[1]
@@ -235,12 +225,7 @@ func TestAcrossHostsStall(t *testing.T) {
 // ranks each, TCP between them; a fresh job for each, so that every
 // collective is the first use of its connections.
 func TestAcrossHostsFirstCollective(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts jobs across network namespaces")
-	}
-	if raceEnabled {
-		t.Skip("launches whole jobs; the race detector's run covers the same code in TestTCPFirstCollective")
-	}
+	skipJobsAcrossHosts(t, "launches whole jobs; the race detector's run covers the same code in TestTCPFirstCollective")
 	s := netns.New(t, 2)
 	a, b := s.Hosts[0], s.Hosts[1]
 	const jobs = 4
@@ -296,12 +281,7 @@ func scenarioTCPLate(w *mpi.Comm) error {
 // whose link is down for 3 s, sends its first message to rank 1 during
 // the outage, and the job completes.
 func TestAcrossHostsDialDuringFlap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts jobs across network namespaces")
-	}
-	if raceEnabled {
-		t.Skip("launches whole jobs across network namespaces")
-	}
+	skipJobsAcrossHosts(t, "launches whole jobs across network namespaces")
 	s := netns.New(t, 2)
 	a, b := s.Hosts[0], s.Hosts[1]
 	args := []string{"netns", "exec", a.Name, mpirunBin, "-hosts", a.Name + ":2," + b.Name + ":2",
@@ -330,5 +310,18 @@ func TestAcrossHostsDialDuringFlap(t *testing.T) {
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("a dial during a 3 s outage: %v\n--- stdout:\n%s--- stderr:\n%s", err, &stdout, &stderr)
+	}
+}
+
+// skipJobsAcrossHosts skips a test that starts jobs across network
+// namespaces under -short, and under the race detector, whose run of
+// another test (why says which) covers the same code.
+func skipJobsAcrossHosts(t *testing.T, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts jobs across network namespaces")
+	}
+	if raceEnabled {
+		t.Skip(why)
 	}
 }
