@@ -40,6 +40,15 @@ type Endpoint struct {
 	// from them for Yield of them before it sleeps.
 	Spin, Yield       int
 	SpinFor, YieldFor time.Duration
+	// SpinBusy and YieldBusyFor, where more than Spin and YieldFor, take
+	// their place while operations run in the background
+	// (StartBackground): with several in flight the next message tends to
+	// come within a few polls, and a waiter that yields at once, or sleeps,
+	// pays a switch of processes for every message.
+	SpinBusy     int
+	YieldBusyFor time.Duration
+
+	background atomic.Int32 // operations running in the background
 
 	// Stalled, if set, is asked by a wait about to sleep on the doorbell
 	// (never on the message path) whether what it waits for can never
@@ -267,6 +276,13 @@ func (ep *Endpoint) progress() bool {
 	return p
 }
 
+// StartBackground counts an operation that a goroutine of the process
+// runs in the background (a nonblocking collective) until EndBackground.
+func (ep *Endpoint) StartBackground() { ep.background.Add(1) }
+
+// EndBackground ends what StartBackground began.
+func (ep *Endpoint) EndBackground() { ep.background.Add(-1) }
+
 // Failed reports whether the engine has failed, as seen by the last round
 // of progress. It takes no lock, so that a Completion's Done may call it
 // to stop waiting for something the failed engine cannot bring.
@@ -361,10 +377,30 @@ func (ep *Endpoint) poll(op Completion) {
 			phases = waitPhases{}
 			letRun(woken)
 		} else {
-			idle = ep.backOff(op, idle, &phases)
+			idle = ep.backOff(op, idle, ep.bounds(), &phases)
 		}
 		ep.mu.Lock()
 	}
+}
+
+// waitBounds are a poll's bounds on its spinning and yielding.
+type waitBounds struct {
+	spin     int
+	yieldFor time.Duration
+}
+
+// bounds returns the bounds of a poll's quiet spell: Spin and YieldFor,
+// or SpinBusy and YieldBusyFor where more while operations run in the
+// background.
+func (ep *Endpoint) bounds() waitBounds {
+	b := waitBounds{spin: ep.Spin, yieldFor: ep.YieldFor}
+	if ep.background.Load() > 0 {
+		b.spin = max(b.spin, ep.SpinBusy)
+		if b.yieldFor > 0 {
+			b.yieldFor = max(b.yieldFor, ep.YieldBusyFor)
+		}
+	}
+	return b
 }
 
 // waitPhases is when the phases of a poll's quiet spell began, once looked
@@ -374,7 +410,7 @@ type waitPhases struct{ spun, yielded, quiet time.Time }
 // backOff is a poll's wait after a round in which nothing happened, the
 // idle-th in a row; it returns the count to go on from. The caller does
 // not hold ep.mu.
-func (ep *Endpoint) backOff(op Completion, idle int, ph *waitPhases) int {
+func (ep *Endpoint) backOff(op Completion, idle int, b waitBounds, ph *waitPhases) int {
 	if ep.clock != nil && !ep.eng.Retrying() {
 		// Nothing came: the process waits (taking data makes it run
 		// again). Not while it retries a connection: the retry is a
@@ -382,21 +418,21 @@ func (ep *Endpoint) backOff(op Completion, idle int, ph *waitPhases) int {
 		ep.clock.Waiting(true)
 	}
 	idle++
-	if idle < ep.Spin && ep.SpinFor > 0 && idle%spinClockEvery == 0 {
-		idle = phaseEnd(idle, &ph.spun, ep.SpinFor, ep.Spin)
+	if idle < b.spin && ep.SpinFor > 0 && idle%spinClockEvery == 0 {
+		idle = phaseEnd(idle, &ph.spun, ep.SpinFor, b.spin)
 	}
 	switch {
-	case idle < ep.Spin:
+	case idle < b.spin:
 		// The processor's spin-wait hint between polls: the poll after
 		// the data came is sooner than a plain loop's, at a small cost
 		// where both sides of a pair send at once.
 		spinwait.Pause()
-	case idle < ep.Spin+ep.Yield:
+	case idle < b.spin+ep.Yield:
 		if ep.advisor == nil || ep.advisor.YieldHelps() {
 			yieldCPU(idle)
 		}
-		if ep.YieldFor > 0 && (idle-ep.Spin)%yieldClockEvery == 1 { // from the first yield on
-			idle = phaseEnd(idle, &ph.yielded, ep.YieldFor, ep.Spin+ep.Yield)
+		if b.yieldFor > 0 && (idle-b.spin)%yieldClockEvery == 1 { // from the first yield on
+			idle = phaseEnd(idle, &ph.yielded, b.yieldFor, b.spin+ep.Yield)
 		}
 	default:
 		if ph.quiet.IsZero() {
@@ -405,7 +441,7 @@ func (ep *Endpoint) backOff(op Completion, idle int, ph *waitPhases) int {
 		if ep.Stalled == nil || !ep.stall(op, time.Since(ph.quiet)) {
 			ep.sleep(op)
 		}
-		idle = ep.Spin
+		idle = b.spin
 		ph.yielded = time.Time{}
 	}
 	return idle

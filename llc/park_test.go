@@ -89,3 +89,32 @@ func TestEndpointOnePoller(t *testing.T) {
 		t.Fatalf("after every wait: polling %v, %d parked; want neither", ep.polling, len(ep.parked))
 	}
 }
+
+// While operations run in the background, a poll's spinning and yielding
+// are bounded by SpinBusy and YieldBusyFor where those are more, and by
+// Spin and YieldFor again once they are done.
+func TestEndpointBusyBounds(t *testing.T) {
+	ep := newEndpoints(t, 1, nil)[0]
+	ep.Spin, ep.YieldFor, ep.SpinBusy, ep.YieldBusyFor = 0, time.Millisecond, 50, 5*time.Millisecond
+	quiet := waitBounds{spin: 0, yieldFor: time.Millisecond}
+	if got := ep.bounds(); got != quiet {
+		t.Fatalf("bounds with nothing in the background %+v, want %+v", got, quiet)
+	}
+	ep.StartBackground()
+	ep.StartBackground()
+	if got, want := ep.bounds(), (waitBounds{spin: 50, yieldFor: 5 * time.Millisecond}); got != want {
+		t.Fatalf("bounds with operations in the background %+v, want %+v", got, want)
+	}
+	ep.EndBackground()
+	ep.EndBackground()
+	if got := ep.bounds(); got != quiet {
+		t.Fatalf("bounds once they are done %+v, want %+v", got, quiet)
+	}
+	// Where the waiter spins and yields more anyway, or yields without a
+	// bound in time, the busy bounds change nothing.
+	ep.Spin, ep.YieldFor = 4000, 0
+	ep.StartBackground()
+	if got, want := ep.bounds(), (waitBounds{spin: 4000}); got != want {
+		t.Fatalf("bounds of a spinning waiter with operations in the background %+v, want %+v", got, want)
+	}
+}

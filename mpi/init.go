@@ -229,6 +229,7 @@ func initRuntime() (*runtimeState, error) {
 	}
 	s.ep.Spin, s.ep.Yield = backoff(job.Size, job.Settings)
 	s.ep.SpinFor = spinFor
+	s.ep.SpinBusy, s.ep.YieldBusyFor = busySpin, busyYieldFor
 	s.finals = newFinalWatch(job.Size)
 	s.ep.Stalled = s.stalled
 	if job.Settings.Yield < 0 {
@@ -355,6 +356,21 @@ func backoff(procs int, settings launch.Settings) (spin, yield int) {
 	}
 	return spin, yield
 }
+
+// busySpin and busyYieldFor bound a waiter's spinning and yielding, at
+// least, while nonblocking collectives run in the process's goroutines
+// (llc.Endpoint.SpinBusy, YieldBusyFor). With processes outnumbering
+// cores a waiter otherwise yields the core at its first idle poll and
+// sleeps after yieldBound: with operations in flight the next message
+// comes soon, and each early yield or sleep cost a switch of processes,
+// each sleep also the runtime's taking back of the process's processor.
+// Measured with the nonblocking mix (BenchmarkNonblockingMix) at 4 and 7
+// processes on 2 cores, the two together halve its time and more; either
+// alone does much less, and a longer yield no better.
+const (
+	busySpin     = 50
+	busyYieldFor = 5 * time.Millisecond
+)
 
 // spinFor bounds a waiter's spinning in time (llc.Endpoint.SpinFor). With
 // a core per process a waiter spins, but the scheduler sometimes puts two

@@ -46,7 +46,10 @@ func (c *Comm) softRunner() *collectives.Runner {
 func (c *Comm) launch(op string, f func() error) *Request {
 	cr := &collRequest{finished: make(chan struct{})}
 	c.requestStarted()
+	ep := c.rt.ep
+	ep.StartBackground()
 	go func() {
+		defer ep.EndBackground()
 		if err := f(); err != nil {
 			cr.err = fmt.Errorf("mpi: %s: %w", op, err)
 		}
