@@ -131,6 +131,17 @@ func scenarioTCPStream(w *mpi.Comm) error {
 // ended.
 func streamAcross(t *testing.T, s *netns.Set, streamFor time.Duration, link func(), flags ...string) (int, string, time.Duration) {
 	t.Helper()
+	env := []string{envScenario + "=tcp-stream", envStreamFor + "=" + streamFor.String()}
+	return runAcross(t, s, env, "tcp-stream: streaming", link, flags...)
+}
+
+// runAcross runs a job across the two hosts of s, 2 ranks each, with the
+// environment env and the mpirun flags, and calls act once a line of its
+// output ends with marker; it returns the job's exit code, its output,
+// and how long after act returned the job ended. The test fails if no
+// line ends with marker.
+func runAcross(t *testing.T, s *netns.Set, env []string, marker string, act func(), flags ...string) (int, string, time.Duration) {
+	t.Helper()
 	a, b := s.Hosts[0], s.Hosts[1]
 	args := []string{"netns", "exec", a.Name, mpirunBin, "-hosts", a.Name + ":2," + b.Name + ":2",
 		"-launch", "ip netns exec {host}", "-timeout", "90s"}
@@ -138,7 +149,7 @@ func streamAcross(t *testing.T, s *netns.Set, streamFor time.Duration, link func
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "ip", args...)
-	cmd.Env = append(os.Environ(), envScenario+"=tcp-stream", envStreamFor+"="+streamFor.String())
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -153,15 +164,15 @@ func streamAcross(t *testing.T, s *netns.Set, streamFor time.Duration, link func
 	var done time.Time
 	for sc.Scan() {
 		fmt.Fprintln(&stdout, sc.Text())
-		if done.IsZero() && strings.HasSuffix(sc.Text(), "tcp-stream: streaming") {
-			link()
+		if done.IsZero() && strings.HasSuffix(sc.Text(), marker) {
+			act()
 			done = time.Now()
 		}
 	}
 	err = cmd.Wait()
 	ended := time.Now()
 	if done.IsZero() {
-		t.Fatalf("the stream did not start: %v\n--- stdout:\n%s--- stderr:\n%s", err, &stdout, &stderr)
+		t.Fatalf("no line ended with %q: %v\n--- stdout:\n%s--- stderr:\n%s", marker, err, &stdout, &stderr)
 	}
 	code := 0
 	var ee *exec.ExitError
@@ -283,33 +294,14 @@ func scenarioTCPLate(w *mpi.Comm) error {
 func TestAcrossHostsDialDuringFlap(t *testing.T) {
 	skipJobsAcrossHosts(t, "launches whole jobs across network namespaces")
 	s := netns.New(t, 2)
-	a, b := s.Hosts[0], s.Hosts[1]
-	args := []string{"netns", "exec", a.Name, mpirunBin, "-hosts", a.Name + ":2," + b.Name + ":2",
-		"-launch", "ip netns exec {host}", "-timeout", "60s", self}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "ip", args...)
-	cmd.Env = append(os.Environ(), envScenario+"=tcp-late")
-	var stdout, stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		fmt.Fprintln(&stdout, sc.Text())
-		if strings.HasSuffix(sc.Text(), "tcp-late: ready") {
-			setLink(t, b, "down")
-			time.Sleep(3 * time.Second)
-			setLink(t, b, "up")
-		}
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("a dial during a 3 s outage: %v\n--- stdout:\n%s--- stderr:\n%s", err, &stdout, &stderr)
+	b := s.Hosts[1]
+	code, out, _ := runAcross(t, s, []string{envScenario + "=tcp-late"}, "tcp-late: ready", func() {
+		setLink(t, b, "down")
+		time.Sleep(3 * time.Second)
+		setLink(t, b, "up")
+	})
+	if code != 0 {
+		t.Fatalf("a dial during a 3 s outage: exit %d:\n%s", code, out)
 	}
 }
 

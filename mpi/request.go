@@ -258,11 +258,17 @@ func (r *Request) Test() (bool, Status, error) {
 	if err := r.check(); err != nil {
 		return false, Status{}, err
 	}
-	if !r.null && !r.final.Load() && !r.harvested.Load() && !r.c.rt.ep.Test((*pending)(r)) {
+	if !r.tested() {
 		return false, Status{}, nil
 	}
 	st, err := r.finish()
 	return true, st, err
+}
+
+// tested reports whether the operation has completed, making progress
+// once if it must look: Test's look, without its finish.
+func (r *Request) tested() bool {
+	return r.null || r.final.Load() || r.harvested.Load() || r.c.rt.ep.Test((*pending)(r))
 }
 
 // Waitall waits for every request and returns their statuses, in order,
@@ -343,8 +349,7 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 		if err := r.check(); err != nil {
 			return false, nil, err
 		}
-		// Test's look, without its finish.
-		if !r.null && !r.final.Load() && !r.harvested.Load() && !r.c.rt.ep.Test((*pending)(r)) {
+		if !r.tested() {
 			return false, nil, nil
 		}
 	}
