@@ -1,6 +1,7 @@
 package pmi
 
 import (
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -14,18 +15,19 @@ func mapEnv(env map[string]string) func(string) string {
 	return func(k string) string { return env[k] }
 }
 
+// envWith is base with the keys and values kv (key, value, key, value...)
+// set, in a new map.
+func envWith(base map[string]string, kv ...string) map[string]string {
+	env := maps.Clone(base)
+	for i := 0; i+1 < len(kv); i += 2 {
+		env[kv[i]] = kv[i+1]
+	}
+	return env
+}
+
 func TestParseEnv(t *testing.T) {
 	base := map[string]string{EnvFD: "5", EnvRank: "1", EnvSize: "3"}
-	with := func(kv ...string) map[string]string {
-		env := map[string]string{}
-		for k, v := range base {
-			env[k] = v
-		}
-		for i := 0; i+1 < len(kv); i += 2 {
-			env[kv[i]] = kv[i+1]
-		}
-		return env
-	}
+	with := func(kv ...string) map[string]string { return envWith(base, kv...) }
 	for _, c := range []struct {
 		env     map[string]string
 		version int

@@ -61,16 +61,7 @@ func TestInitackIncomplete(t *testing.T) {
 
 func TestParsePortEnv(t *testing.T) {
 	base := map[string]string{EnvPort: "node7:4567", EnvID: "2"}
-	with := func(kv ...string) map[string]string {
-		env := map[string]string{}
-		for k, v := range base {
-			env[k] = v
-		}
-		for i := 0; i+1 < len(kv); i += 2 {
-			env[kv[i]] = kv[i+1]
-		}
-		return env
-	}
+	with := func(kv ...string) map[string]string { return envWith(base, kv...) }
 	addr, opts, err := parsePortEnv(mapEnv(with()))
 	if err != nil || addr != "node7:4567" || !opts.Port || opts.ID != 2 || opts.Version != 1 {
 		t.Errorf("%q, %+v, %v", addr, opts, err)
