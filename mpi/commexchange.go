@@ -41,12 +41,8 @@ func (x *exchangeOps) Done() bool {
 //
 // Where processes outnumber cores, the receives are marked
 // llc.RecvOp.Whole: each receiver reads its messages whole rather than
-// split with their senders, which are busy with their own. Measured on
-// the 2-core AMD reference VM (mpibench, µs, the slowest rank, 4
-// alternations, split against whole): at 4 processes Alltoall 256 KiB
-// 206-299/186-229, 1 MiB 1106-1631/879-1286, Allgather 256 KiB
-// 214-243/192-233 (1 MiB 782-836/715-932); at 8 processes Allgather 256
-// KiB 1199-1327/935-1001, 1 MiB 5619-6809/4881-5718 (Alltoall alike).
+// split with their senders, which are busy with their own
+// (docs/decisions.md, whole reads).
 func (n *commNet) Exchange(sends, recvs []collectives.Transfer) error {
 	c, x := n.c, &n.xops
 	ep := c.rt.ep

@@ -32,11 +32,7 @@ type stopWait struct {
 }
 
 // stopEvery is how many looks of a stopWait pass between two calls of its
-// stop. Measured on the 2-core Intel Xeon VM (mpibench, µs, the slowest
-// rank, medians of 9 samples, 3 alternations, every look against every
-// 16th): at 4 processes Bcast 1 KiB 2.30-2.32 against 2.12-2.18, 8 B
-// 1.92 against 1.88-1.91; at 8 processes Bcast and Scatter alike within
-// the noise (8 B 4.0-4.8 against 4.0-4.3).
+// stop (docs/decisions.md, stopEvery).
 const stopEvery = 16
 
 func (w *stopWait) Done() bool {

@@ -28,10 +28,8 @@ import "runtime"
 // has allocated and freed as much before Init, the pages may be reused,
 // and are then cleared once, and resident.
 //
-// Measured on the 2-core Intel Xeon VM (mpibench, 2 processes, the
-// slowest rank, µs, medians of 3 alternations; floors of 0, 8, 16, 32 and
-// 64 MiB): Exchange 8 B 1.005, 0.938, 0.818, 0.719, 0.694; PingPing 8 B
-// 0.494, 0.491, 0.408, 0.401, 0.394.
+// Small messages between 2 processes were fastest with the 64 MiB floor
+// of the floors tried (docs/decisions.md, the heap floor).
 //
 // Where GOGC or GOMEMLIMIT is set the user tunes the collector, and the
 // floor is left out.

@@ -67,11 +67,8 @@ const cmaChunk = 1 << 20
 // preempts (with processes outnumbering cores, two ranks take turns on a
 // core) looked blocked to the runtime, which then handed the processor to
 // another thread and moved the rank's goroutine over on its return: each
-// rank kept two threads running, and the scheduler switched between them.
-// Measured with mpibench Alltoall at 4 processes on the 2-core Intel Xeon
-// VM (µs, the slowest rank, 2 alternations, ordinary against raw):
-// 64 KiB 37.0-37.5/32.2-32.5, 256 KiB 220-221/196-205, 1 MiB 911-953/
-// 751-765, with half the yields and context switches.
+// rank kept two threads running, and the scheduler switched between them
+// (docs/decisions.md, raw cross-memory system calls).
 func (n *NIC) cmaCall(pid int, addr uint64, b []byte, write bool) (int, error) {
 	n.liov[0].Base = &b[0]
 	n.liov[0].SetLen(len(b))

@@ -7,12 +7,11 @@ import "sync/atomic"
 // When a job's processes outnumber the cores, a waiting process yields its
 // core so that another process can run: the one it waits for, or one that
 // process waits for. But a yield is a switch between processes (about
-// 0.55 µs on the 2-core Intel Xeon VM), and where every other process on
+// half a microsecond), and where every other process on
 // the waiter's core waits too, for a process on another core, the yield
-// only hands the core to a process that looks and yields it back. In a
-// small broadcast with a rotating root at 4 processes on 2 cores, a third
-// of the switches were of that kind: asked first, the waiters switched
-// 1.15 times a call (both cores together) instead of 1.71.
+// only hands the core to a process that looks and yields it back (a third
+// of the switches of a small broadcast at 4 processes on 2 cores;
+// docs/decisions.md).
 //
 // So each process publishes, in the second line of its process entry, the
 // CPU it is pinned to (PublishCPU, which the launcher's side calls with

@@ -14,10 +14,8 @@ import (
 // page of the remote buffer and walks the caller's page tables for its
 // own, page by page. Go's heap follows the system's transparent huge page
 // policy, and where that is "madvise", the distributions' default, the
-// heap gets none: its buffers are 4 KiB pages. Measured on the 2-core
-// Intel Xeon VM (a C program, one process_vm_readv of a buffer of its own,
-// best of 5 × 20,000): 64 KiB 2.33 µs on 4 KiB pages against 1.68 on huge
-// pages, 256 KiB 8.0 against 5.7, 1 MiB 47 against 37.
+// heap gets none: its buffers are 4 KiB pages, and a copy of them takes
+// about 1.3 times as long as of huge pages (docs/decisions.md).
 //
 // The NIC therefore counts the bytes each aligned huge-page region of the
 // process's memory carries through cross-memory copies, as the buffer a
@@ -25,10 +23,8 @@ import (
 // and once a region has carried collapseAfter bytes, it asks the kernel to
 // collapse the region into one huge page (madvise MADV_COLLAPSE, Linux
 // 6.1): a region used that much is likely used as much again. A collapse
-// copies the region, and on the same machine took 0.5-0.7 ms for a region
-// of 2 MiB whose pages were all present, 5 ms for one half present (the
-// rest is then allocated): about the time 64 MiB of copies save
-// (collapseAfter). A region is collapsed at most once; a collapse the
+// copies the region (half a millisecond or more for 2 MiB): about the
+// time 64 MiB of copies save (collapseAfter). A region is collapsed at most once; a collapse the
 // kernel refuses as temporary (EAGAIN) is tried again after another
 // collapseAfter bytes, collapseTries times in all.
 //

@@ -30,11 +30,7 @@ const (
 	// destination has taken its piece, and with processes outnumbering
 	// cores a destination takes pieces only when the scheduler runs it:
 	// with 2 slots a broadcast of 1 MiB on 8 processes (16 pieces) waited
-	// for every destination's turn 8 times. On the 2-core AMD EPYC VM
-	// (mpibench Bcast, µs, the slowest rank, medians of 3 runs, 2 slots
-	// against 16): at 8 processes 1 MiB 601/338 and 256 KiB 157/123 (Open
-	// MPI 557 and 145), at 4 processes 256 KiB 74/62; 64 KiB and below
-	// did not move.
+	// for every destination's turn 8 times (docs/decisions.md).
 	MulticastSlots = 16
 )
 

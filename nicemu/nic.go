@@ -290,9 +290,9 @@ func (n *NIC) RegisterSegment(size int) (SID, []byte, error) {
 // where it may hold an earlier registration's data: below the heap's
 // high-water mark (procEntry.heapTop), which it raises past mem. Memory
 // above the mark still reads zero as the segment was created, and is not
-// touched: every first touch of a page is a page fault (11 µs each on the
-// 2-core AMD EPYC VM), and a ring nobody has written yet would fault each
-// of its pages twice, here and at the sender's first write.
+// touched: every first touch of a page is a page fault, and a ring nobody
+// has written yet would fault each of its pages twice, here and at the
+// sender's first write.
 func (n *NIC) zero(off int, mem []byte) {
 	rel := uint64(off - n.seg.heapBase(n.pid))
 	top := atomic.LoadUint64(&n.ent.heapTop)

@@ -7,13 +7,10 @@ import (
 )
 
 // Segment memory is mapped into a process page by page as it first touches
-// it, and every such touch is a page fault: 11 µs each on the 2-core AMD
-// EPYC VM, where a ring of 256 KiB then cost its receiver 0.7 ms of faults
-// and its sender as much again, spread over the first messages through it
-// (a broadcast of 1 KiB on 8 processes, each connecting to every other on
-// first use, took 80-120 µs for its first hundred calls and 20 µs after).
-// Mapping a region in whole at once (madvise MADV_POPULATE_WRITE) cost
-// 0.6-1.3 µs a page there. The owner maps its fresh segment memory when it
+// it, and every such touch is a page fault, spread over the first messages
+// through a ring; mapping a region whole at once (madvise
+// MADV_POPULATE_WRITE) costs a fraction of that (docs/decisions.md, first
+// touch). The owner maps its fresh segment memory when it
 // registers it (NIC.zero), and every other process the regions it reaches
 // when it first translates their SIDs (mapPeerRegion).
 

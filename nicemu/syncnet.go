@@ -66,12 +66,8 @@ const (
 
 	// RecordRingDepth is how many generations of keys and records a
 	// member's arrival line keeps (BarrierArriveRecord). The collectives
-	// run up to half of them ahead of the slowest member: measured on the
-	// 2-core Intel Xeon VM (mpibench Bcast, µs, the slowest rank, medians
-	// of 7-9 samples, 2-3 runs; 8, 16, 32 and 64 generations), at 8
-	// processes 5.4-5.9, 3.8-4.2, 3.9-4.3 and 4.0 at 8 B; at 16 processes
-	// 20.7-20.9, 16.2-17.4, 10.6-11.2 and 11.2; at 4 processes the same
-	// 1.8-1.9 with 8 and 16.
+	// run up to half of them ahead of the slowest member; 32 is where
+	// broadcasts at 16 processes stopped gaining (docs/decisions.md).
 	RecordRingDepth = 32
 	// RecordSize is the size of the record BarrierArriveRecord publishes.
 	RecordSize = 32

@@ -65,17 +65,10 @@ func clockCode(name string) (uint64, error) {
 const HostP3 = "p3-933"
 
 // HostSpeedP3 is the host speed of preset HostP3: a second of CPU time on
-// the reference machine (a 2-core AMD EPYC, Zen 5, 2.1 GHz nominal, about
-// 4 GHz when busy) counts as HostSpeedP3 seconds on a Pentium III
-// 933 MHz. It is an estimate, not a measurement: the clock ratio (about
-// 4.3) times the ratio of the cores' work per cycle on scalar
-// double-precision loops like NPB's (the P6 core retires about one x87
-// floating-point operation per cycle with a 32 KB L1 and a 256 KB L2 on a
-// 133 MHz front-side bus; a Zen 5 core about three scalar SSE2 operations
-// per cycle with far larger caches and memory bandwidth), 4.3 × 3 ≈ 13.
-// The thesis gives no single-node figure against which to calibrate it
-// (its NPB results, Fig 8.11-8.18, are plots); EP, which does not
-// communicate, is the kernel to calibrate it against when those are read.
+// the reference machine counts as HostSpeedP3 seconds on a Pentium III
+// 933 MHz. It is an estimate from the clock ratio and the cores' work per
+// cycle (docs/decisions.md, HostSpeedP3), not a measurement; EP, which does
+// not communicate, is the kernel to calibrate it against.
 const HostSpeedP3 = 13.0
 
 // ParseHostSpeed reads a host speed: a preset name (HostP3) or a

@@ -141,10 +141,7 @@ var spFactorOf = [5]int{0, 0, 0, 1, 2}
 // spPencilWidth bounds the lines of a pencil along each axis (0: all the
 // lines of a plane). Along y and z the lines next to each other are
 // neighbouring points, and the whole plane's lines are best. Along x they
-// are a row of the cell apart: class A's 62 lines on one process fell
-// into a handful of the L1 cache's sets, the solve taking 15.5-18.7 ms
-// (y: 9.7), against 11.0-11.7 ms with 2 or 4 lines and 12.4-13.1 with 6
-// (Intel Xeon, the solve along x of a class A step, before the lane
-// layout); with it, 4 lines (one block of lanes) take 10.1 ms, 8 take
-// 12.3-12.6 and 16 take 10.6.
+// are a row of the cell apart, and a whole plane's lines fall into a few
+// of the L1 cache's sets: one block of lanes (4 lines) was fastest
+// (docs/decisions.md, spPencilWidth).
 var spPencilWidth = [3]int{4, 0, 0}

@@ -6,10 +6,8 @@
 // the layers (the endpoint's drain and progress, the translator's Execute
 // and Poll, the NIC's BOTF kick) and devirtualises the engine's calls into
 // its transport, which the LLC boundary keeps behind an interface in the
-// source. Measured on the 2-core AMD EPYC reference VM: 2,290 against
-// 2,050 instructions an 8-byte message (callgrind on ./llc/martini's
-// Eager8 benchmark), and a median 6% off the suite's 8 B and 1 KiB points
-// at 2 processes (-2% to 14%).
+// source: about a tenth fewer instructions an 8-byte message
+// (docs/decisions.md, the profile-guided build).
 //
 // mpirun builds a rank program with it (mpirunbuild.Spec.PGO) unless the
 // program's main package has a default.pgo of its own; cmd/mpibench

@@ -77,12 +77,8 @@ func PinnedCPU() int {
 // start as if the process had the machine to itself: with every rank's
 // runtime running its collector's workers and spare threads on the other
 // ranks' CPUs, a rank's goroutine moved between threads and the ranks
-// preempted each other. Measured with mpibench at 2 processes on the
-// 2-core Intel Xeon VM (µs, medians of 5 samples, builds alternated 3
-// times, GOMAXPROCS 2 against 1): PingPing 8 B 0.53-0.54/0.45-0.48, 1 KiB
-// 0.85-0.90/0.82-0.84, Exchange 8 B 1.01-1.41/0.89-0.97; PingPong and the
-// collectives alike within the noise. Where mpirun pins the ranks
-// (bindsToCore), the share is one.
+// preempted each other (docs/decisions.md, GOMAXPROCS). Where mpirun pins
+// the ranks (bindsToCore), the share is one.
 func shareProcessors(local int, getenv func(string) string) {
 	if getenv("GOMAXPROCS") != "" {
 		return

@@ -1,5 +1,5 @@
 // Command npbcompare measures the Go ports of the NAS Parallel Benchmarks
-// (package npb) against the reference NPB3.4-MPI in the same session: for
+// (package npb) against the reference NPB3.4-MPI in the same run: for
 // each benchmark, class and process count it runs the reference binary
 // through the system MPI's mpirun and the Go port through this module's
 // mpirun alternately, and prints the medians of their Mop/s and CPU time
