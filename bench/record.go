@@ -18,6 +18,17 @@ import (
 // need not have. Decode reads every version from oldestSchema on.
 const SchemaVersion = 3
 
+// LocalResults is the results directory that the commands measuring this
+// machine (mpibench, thesis, npb) write into by default: results/local,
+// which git ignores, so that a run leaves a clone unchanged. The committed
+// records live in CommittedResults; a command writes there only when told
+// to with -results.
+const LocalResults = "results/local"
+
+// CommittedResults is the results directory of the committed records,
+// which `mpibench report` regenerates by default.
+const CommittedResults = "results"
+
 // oldestSchema is the oldest version of the Record format Decode reads.
 const oldestSchema = 1
 

@@ -4,9 +4,10 @@
 // system's C MPI, with the Martini NIC's published figures and the
 // machine's cross-core floor (a cache-line ping-pong between two
 // processes) as reference rows. Every run writes a JSON record into
-// results/ and regenerates the directory; `mpibench report` regenerates
-// everything in results/ from the records: README.md, the plots and the
-// thesis page (thesis.md from thesis.json).
+// results/local/ (ignored by git; -results DIR for another directory),
+// regenerates that directory and prints where it wrote; `mpibench report`
+// regenerates everything in the committed results/ from its records:
+// README.md, the plots and the thesis pages.
 //
 //	go run ./cmd/mpibench                        # the short comparison
 //	go run ./cmd/mpibench -short                 # a quick check of it (CI)
@@ -70,8 +71,8 @@ func report(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mpibench report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var dir string
-	fs.StringVar(&dir, "results", "results", "the results directory")
-	fs.StringVar(&dir, "dir", "results", "the same as -results")
+	fs.StringVar(&dir, "results", bench.CommittedResults, "the results directory")
+	fs.StringVar(&dir, "dir", bench.CommittedResults, "the same as -results")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0

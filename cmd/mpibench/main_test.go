@@ -33,7 +33,7 @@ func TestFlags(t *testing.T) {
 	if err != nil {
 		t.Fatalf("defaults: %v\n%s", err, &stderr)
 	}
-	if o.np != 2 || len(o.benchmarks) != 4 || len(o.sizes) != 9 || len(o.variants) != 5 || !o.peer || o.results != "results" || o.noFloor {
+	if o.np != 2 || len(o.benchmarks) != 4 || len(o.sizes) != 9 || len(o.variants) != 5 || !o.peer || o.results != bench.LocalResults || o.noFloor {
 		t.Errorf("defaults = %+v", o)
 	}
 	o, err = parseSuiteFlags([]string{"-np", "3", "-bench", "allreduce,bcast", "-compare", "coll,copy", "-sizes", "0-1k", "-peer", "off", "-q", "-no-floor"}, &stderr)

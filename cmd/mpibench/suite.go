@@ -95,7 +95,7 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 	peer := fs.String("peer", "auto", "measure the system MPI too: auto (when mpicc and mpirun are installed; also true) or off (also false)")
 	fs.BoolVar(&o.interleave, "interleave", true, "measure benchmark by benchmark, each variant's job then the system MPI's, so that a machine whose speed changes during the run (a VM whose processors move) weighs on both alike; false: a job per variant, then the system MPI's, for all benchmarks")
 	fs.BoolVar(&o.noFloor, "no-floor", false, "skip the cross-core floor (a cache-line ping-pong between two processes), measured with PingPong")
-	fs.StringVar(&o.results, "results", "results", "directory of the JSON records and their README (empty: write none)")
+	fs.StringVar(&o.results, "results", bench.LocalResults, "directory of the JSON records and their README (empty: write none; "+bench.CommittedResults+": the committed records)")
 	short := fs.Bool("short", false, "a quick check: sizes "+shortSizes+", -budget "+shortBudget.String()+", -samples "+fmt.Sprint(shortSamples)+" (flags given explicitly win)")
 	fs.BoolVar(&o.quiet, "q", false, "quiet: no progress display and no IMB listings, only the comparison tables")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a job, or the floor's measurement, that runs longer than this")
@@ -390,9 +390,11 @@ func saveRecord(rec *bench.Record, dir string, quiet bool, stdout, stderr io.Wri
 		return err
 	}
 	results.WriteSkipped(stderr, "mpibench: ", s)
-	if !quiet {
-		fmt.Fprintf(stdout, "\nRecord: %s (tables and plots of all records: %s)\n", path, filepath.Join(dir, "README.md"))
+	sep := "\n"
+	if quiet {
+		sep = ""
 	}
+	fmt.Fprintf(stdout, "%sRecord: %s (tables and plots of all records: %s)\n", sep, path, filepath.Join(dir, "README.md"))
 	return nil
 }
 

@@ -1,25 +1,28 @@
 // Command thesis reproduces the thesis's measurements of the Martini NIC
 // (Tables 6.2 and 6.3, Fig 6.3) on the emulated NIC, under the martini
 // timing profile and under native, and writes the table of the thesis's
-// figures beside the emulated ones into results/thesis.md, the runs into
-// results/thesis.json and the throughput curves into results/plots/ (and
-// regenerates the rest of results/, as `mpibench report` does).
+// figures beside the emulated ones into thesis.md, the runs into thesis.json
+// and the throughput curves into plots/ of the results directory,
+// results/local by default (ignored by git; -results results replaces the
+// committed record), and regenerates the rest of it, as `mpibench report`
+// does.
 //
 //	go run ./cmd/thesis
 //	go run ./cmd/thesis -quick -results /tmp/r   # a quick run elsewhere (CI)
-//	go run ./cmd/thesis -clock virtual           # in virtual time → results/thesis-virtual.md
+//	go run ./cmd/thesis -clock virtual           # in virtual time → results/local/thesis-virtual.md
 //
 // With -clock virtual the martini profile runs in virtual time (mpirun
 // -clock virtual): the figures are the model's, whatever this machine's
 // cores, cross-core latency or load, and the record is
-// results/thesis-virtual.json, beside the real-time one.
+// thesis-virtual.json, beside the real-time one.
 //
 // Each profile is one job of two processes, started through this
 // module's mpirun; the processes measure the NIC directly, below MPI.
 //
 // `thesis npb` reproduces chapter 8 instead (section 8.6, Fig 8.11-8.18):
 // the NAS Parallel Benchmarks in virtual time over PM/RHiNET and
-// PM/RHiNET-VP, into results/thesis-npb.json and thesis-npb.md (npb.go).
+// PM/RHiNET-VP, into thesis-npb.json and thesis-npb.md of the results
+// directory (npb.go).
 //
 //	go run ./cmd/thesis npb [-classes S,W,A] [-bench cg,is] [-np 2,4,8,16] [-np-square 4,9,16] [-layers pm,vp] [-resume]
 package main
@@ -79,10 +82,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("thesis", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: thesis [flags]\n       thesis npb [flags]   (chapter 8: NPB over PM/RHiNET and PM/RHiNET-VP; thesis npb -h)\n\nReproduces the thesis's NIC measurements under each timing profile and writes results/thesis.md.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "usage: thesis [flags]\n       thesis npb [flags]   (chapter 8: NPB over PM/RHiNET and PM/RHiNET-VP; thesis npb -h)\n\nReproduces the thesis's NIC measurements under each timing profile and writes results/local/thesis.md (-results DIR for another directory).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	resultsDir := fs.String("results", "results", "the results directory: thesis.json is written there and the directory regenerated (thesis.md, plots/, README.md)")
+	resultsDir := fs.String("results", bench.LocalResults, "the results directory: thesis.json is written there and the directory regenerated (thesis.md, plots/, README.md); "+bench.CommittedResults+" for the committed record")
 	profiles := fs.String("profiles", nicemu.ProfileMartini+","+nicemu.ProfileNative, "timing profiles to run, comma-separated")
 	mpirun := fs.String("mpirun", "", "the mpirun to use (default: build this module's)")
 	quick := fs.Bool("quick", false, "fewer repetitions and smaller transfers (a test run)")
@@ -287,6 +290,7 @@ func writeResults(dir, file string, runs []*nicbench.Run, quick bool, stdout, st
 		return err
 	}
 	results.WriteSkipped(stderr, "thesis: ", s)
+	fmt.Fprintf(stdout, "\nRecord: %s (page: %s)\n", filepath.Join(dir, file), filepath.Join(dir, bench.ThesisPage(file)))
 	return nil
 }
 

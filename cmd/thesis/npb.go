@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rhinet-go/martini/bench"
 	"github.com/rhinet-go/martini/bench/thesisnpb"
 	"github.com/rhinet-go/martini/internal/mpirunbuild"
 	"github.com/rhinet-go/martini/nicemu"
@@ -23,7 +24,7 @@ import (
 // runs npb/cmd/npb under the martini profile in virtual time over
 // PM/RHiNET (mpirun -eager pm) and PM/RHiNET-VP (-eager vp), every
 // benchmark, class and process count, and keeps every run in
-// results/thesis-npb.json, written after each run. Under declared
+// thesis-npb.json of the results directory, written after each run. Under declared
 // computing (the default) the benchmarks declare their operations, charged
 // at a rate calibrated once per benchmark and class (npbcalibrate.go).
 
@@ -56,7 +57,7 @@ func parseNPB(args []string, stderr io.Writer) (*npbOptions, error) {
 	fs := flag.NewFlagSet("thesis npb", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: thesis npb [flags]\n\nRuns the NAS Parallel Benchmarks in virtual time over PM/RHiNET and PM/RHiNET-VP (thesis 8.6) and writes results/thesis-npb.json and thesis-npb.md.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "usage: thesis npb [flags]\n\nRuns the NAS Parallel Benchmarks in virtual time over PM/RHiNET and PM/RHiNET-VP (thesis 8.6) and writes thesis-npb.json and thesis-npb.md into results/local (-results DIR for another directory).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	o := &npbOptions{}
@@ -65,7 +66,7 @@ func parseNPB(args []string, stderr io.Writer) (*npbOptions, error) {
 	squares := fs.String("np-square", intList(thesisnpb.SquareProcs), "process counts of BT and SP (squares)")
 	benches := fs.String("bench", strings.Join(npb.Kernels(), ","), "benchmarks, comma-separated (any case)")
 	layers := fs.String("layers", strings.Join(thesisnpb.Layers, ","), "PM layers (mpirun -eager): pm (PM/RHiNET), vp (PM/RHiNET-VP)")
-	fs.StringVar(&o.results, "results", "results", "the results directory: thesis-npb.json is written there after every run, and the directory regenerated at the end")
+	fs.StringVar(&o.results, "results", bench.LocalResults, "the results directory: thesis-npb.json is written there after every run, and the directory regenerated at the end; "+bench.CommittedResults+" for the committed record")
 	fs.BoolVar(&o.resume, "resume", false, "extend the existing record: skip the points it holds")
 	fs.StringVar(&o.mpirun, "mpirun", "", "the mpirun to use (default: build this module's)")
 	fs.StringVar(&o.npbBin, "npb", "", "the npb program to run (default: build this module's npb/cmd/npb)")

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -172,5 +173,6 @@ func writeNPBResults(dir string, rec *thesisnpb.Record, stdout, stderr io.Writer
 		return err
 	}
 	results.WriteSkipped(stderr, "thesis npb: ", s)
+	fmt.Fprintf(stdout, "\nRecord: %s (page: %s)\n", filepath.Join(dir, thesisnpb.RecordFile), filepath.Join(dir, bench.ThesisPage(thesisnpb.RecordFile)))
 	return nil
 }

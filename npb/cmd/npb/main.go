@@ -4,7 +4,8 @@
 //	go run ./cmd/mpirun -np 2 ./npb/cmd/npb -class A cg
 //
 // Rank 0 prints NPB's report and writes a JSON record of the run into the
-// results directory, in the benchmark suite's format. The exit status is 0
+// results directory (results/local by default, which git ignores), in the
+// benchmark suite's format. The exit status is 0
 // only when the result verifies.
 package main
 
@@ -42,7 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	classFlag := fs.String("class", "S", "problem class: S, W, A or B")
-	results := fs.String("results", "results", "directory for the JSON record (empty: none)")
+	results := fs.String("results", bench.LocalResults, "directory for the JSON record (empty: none)")
 	corrupt := fs.Bool("corrupt", false, "perturb the result before verification (to see UNSUCCESSFUL)")
 	cpuProfile := fs.String("cpuprofile", "", "write each rank's CPU profile of the kernel to `file`.RANK")
 	kernel, err := parseArgs(fs, args)
