@@ -46,7 +46,7 @@ func TestWriteKernels(t *testing.T) {
 		t.Fatalf("Regenerate: %v, %+v", err, s)
 	}
 	readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
-	if !strings.Contains(string(readme), "### NAS Parallel Benchmarks") || !strings.Contains(string(readme), "Parameters: np 2\n") {
+	if !strings.Contains(string(readme), "## NAS Parallel Benchmarks: every kernel run") || !strings.Contains(string(readme), "| CG ") {
 		t.Errorf("README:\n%s", readme)
 	}
 }

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -18,18 +17,17 @@ import (
 const plotsDir = "plots"
 
 // Regenerate rewrites dir/README.md from the records (*.json) in dir,
-// each read by its kind (Kind): first the newest comparison with
-// NPB3.4-MPI of each benchmark, class and process count across the
-// records, then every NPB kernel run in one table, then a section per
-// record, newest first: when and on what it was measured and the
-// parameters of the run, its notes, and for each benchmark the comparison
-// tables of WriteComparison with links to plots that it draws into
-// dir/plots as SVG; NPB kernel runs as a table; a comparison with
-// NPB3.4-MPI as the table of WriteNPBComparison; a thesis record as a
-// link to its page (ThesisPage), which package bench/nicbench writes. A
-// file that is no record it can read is skipped, and the README names it
-// and says why. The README and the plots depend on the records only. It
-// returns what it read.
+// each read by its kind (Kind), as a summary of a few screens: the
+// suite's records by machine kind and process count, each cell the
+// medians over the runs of this runtime's and the system MPI's times
+// (writeSuiteSummary), with links to the plots of the newest record of
+// each process count, which it draws into dir/plots as SVG; the newest
+// comparison with NPB3.4-MPI of each benchmark, class and process count;
+// every NPB kernel run in one table; and links to the thesis records'
+// pages (ThesisPage), which packages bench/nicbench and bench/thesisnpb
+// write. A file that is no record it can read is skipped, and the README
+// names it and says why. The README and the plots depend on the records
+// only. It returns what it read.
 func Regenerate(dir string) (*Summary, error) { return RegenerateExcept(dir, nil) }
 
 // RegenerateExcept is Regenerate with the files of dir that the caller
@@ -58,44 +56,43 @@ func writeReadme(b *bytes.Buffer, dir string, s *Summary) error {
 	if len(s.Files) == 0 {
 		fmt.Fprintln(b, "No records yet: this directory holds no *.json results.")
 	} else {
-		fmt.Fprintln(b, "One section per record (*.json) in this directory, newest first:", countKinds(s)+".")
+		fmt.Fprintf(b, "A summary of the %d records (*.json) in this directory: %s.\n", len(s.Files), countKinds(s))
 		fmt.Fprintln(b, "Times are per operation in microseconds, medians over the samples; MB = 10^6 bytes.")
-		fmt.Fprintln(b, "This file, plots/ and the thesis page are generated from the records by `go run ./cmd/mpibench report`: do not edit them by hand.")
+		fmt.Fprintln(b, "This file, plots/ and the thesis pages are generated from the records by `go run ./cmd/mpibench report`: do not edit them by hand.")
 		if err := os.MkdirAll(filepath.Join(dir, plotsDir), 0o755); err != nil {
 			return err
 		}
 	}
 	writeSkipped(b, s.Skipped)
+	if err := writeSuiteSummary(b, dir, s.Files); err != nil {
+		return err
+	}
 	if err := writeNPBSummary(b, s.Files); err != nil {
 		return err
 	}
-	// Every NPB kernel run of the directory in one table first, so that
-	// they read side by side (each record holds one run).
+	if err := writeKernelRuns(b, s.Files); err != nil {
+		return err
+	}
+	writeThesisLinks(b, s.Files)
+	return nil
+}
+
+// writeKernelRuns writes every NPB kernel run of files in one table, so
+// that they read side by side (each record holds one run).
+func writeKernelRuns(b *bytes.Buffer, files []RecordFile) error {
 	var all Record
-	for _, f := range s.Files {
-		if f.Record != nil {
+	for _, f := range files {
+		if f.Kind == KindNPB && f.Record != nil {
 			all.Kernels = append(all.Kernels, f.Record.Kernels...)
 		}
 	}
-	if len(all.Kernels) > 1 {
-		fmt.Fprintf(b, "\n## NAS Parallel Benchmarks: every run\n\n")
-		fmt.Fprintf(b, "The peers.md column holds fixed class A figures of NPB3.4-MPI from peers.md, measured on another machine, not in these runs; %s.\n\n",
-			"the figures of NPB3.4-MPI measured in the same run are in the comparisons (`go run ./npb/cmd/npbcompare`)")
-		if err := WriteKernels(b, &all); err != nil {
-			return err
-		}
+	if len(all.Kernels) == 0 {
+		return nil
 	}
-	for _, f := range s.Files {
-		fmt.Fprintln(b)
-		if f.Kind == KindThesis || f.Kind == KindThesisNPB {
-			writeThesisSection(b, f)
-			continue
-		}
-		if err := writeSection(b, dir, strings.TrimSuffix(f.Name, ".json"), f.Record); err != nil {
-			return fmt.Errorf("%s: %w", f.Name, err)
-		}
-	}
-	return nil
+	fmt.Fprintf(b, "\n## NAS Parallel Benchmarks: every kernel run\n\n")
+	fmt.Fprintf(b, "Runs of `npb/cmd/npb`. The peers.md column holds fixed class A figures of NPB3.4-MPI from peers.md, measured on another machine, not in these runs; %s.\n\n",
+		"the figures of NPB3.4-MPI measured in the same run are in the comparisons above (`go run ./npb/cmd/npbcompare`)")
+	return WriteKernels(b, &all)
 }
 
 // countKinds says how many records of each kind s holds: "3 benchmark
@@ -132,90 +129,30 @@ func writeSkipped(b *bytes.Buffer, skipped []Skipped) {
 	}
 }
 
-// writeThesisSection writes the README section of a thesis record.
-func writeThesisSection(b *bytes.Buffer, f RecordFile) {
-	h := f.Thesis
-	what, cmd := "the thesis reproduction", "go run ./cmd/thesis"
-	if f.Kind == KindThesisNPB {
-		what, cmd = "the thesis's chapter 8 (NPB on PM/RHiNET and PM/RHiNET-VP)", "go run ./cmd/thesis npb"
+// writeThesisLinks writes a line for each thesis record of files: its
+// page, the command that made it, when and on what.
+func writeThesisLinks(b *bytes.Buffer, files []RecordFile) {
+	first := true
+	for _, f := range files {
+		if f.Kind != KindThesis && f.Kind != KindThesisNPB {
+			continue
+		}
+		if first {
+			fmt.Fprintf(b, "\n## The thesis reproductions\n\n")
+			first = false
+		}
+		h := f.Thesis
+		what, cmd := "the NIC's figures (thesis ch. 6-8)", "go run ./cmd/thesis"
+		if strings.Contains(f.Name, "virtual") {
+			what, cmd = "the NIC's figures in virtual time", "go run ./cmd/thesis -clock virtual"
+		}
+		if f.Kind == KindThesisNPB {
+			what, cmd = "chapter 8, NPB on PM/RHiNET and PM/RHiNET-VP", "go run ./cmd/thesis npb"
+		}
+		fmt.Fprintf(b, "- [%s](%s): %s, from [%s](%s) by `%s`; %s, on %s, Go %s, revision %s.\n",
+			ThesisPage(f.Name), markdownLink(ThesisPage(f.Name)), what, f.Name, markdownLink(f.Name), cmd,
+			h.Time.UTC().Format(time.RFC3339), describeMachine(h.Machine), orUnknown(h.GoVersion), orUnknown(h.GitRevision))
 	}
-	fmt.Fprintf(b, "## %s: %s\n\n", h.Time.UTC().Format(time.RFC3339), what)
-	fmt.Fprintf(b, "Record: [%s](%s), by `%s`. Its tables and plots: [%s](%s).\n\n",
-		f.Name, markdownLink(f.Name), cmd, ThesisPage(f.Name), markdownLink(ThesisPage(f.Name)))
-	fmt.Fprintf(b, "- Machine: %s\n", describeMachine(h.Machine))
-	fmt.Fprintf(b, "- Go: %s\n", orUnknown(h.GoVersion))
-	fmt.Fprintf(b, "- Git revision: %s\n", orUnknown(h.GitRevision))
-}
-
-// writeSection writes the README section of the record dir/name.json
-// into b and draws its plots.
-func writeSection(b *bytes.Buffer, dir, name string, rec *Record) error {
-	fmt.Fprintf(b, "## %s\n\n", rec.Time.UTC().Format(time.RFC3339))
-	fmt.Fprintf(b, "Record: [%s.json](%s)\n\n", name, markdownLink(name+".json"))
-	fmt.Fprintf(b, "- Machine: %s\n", describeMachine(rec.Machine))
-	fmt.Fprintf(b, "- Go: %s\n", orUnknown(rec.GoVersion))
-	fmt.Fprintf(b, "- Git revision: %s\n", orUnknown(rec.GitRevision))
-	if len(rec.NPBRuns) > 0 {
-		fmt.Fprintf(b, "- Parameters: %s\n", describeComparison(rec.NPBRuns))
-	} else {
-		fmt.Fprintf(b, "- Parameters: %s\n", describeParams(rec.Params))
-	}
-	if len(rec.Notes) > 0 {
-		fmt.Fprintln(b)
-		fmt.Fprintln(b, "Notes:")
-		fmt.Fprintln(b)
-		for _, n := range rec.Notes {
-			fmt.Fprintf(b, "- %s\n", n)
-		}
-	}
-
-	for _, bm := range recordBenchmarks(rec) {
-		fmt.Fprintf(b, "\n### %s\n\n", bm)
-		if err := WriteComparison(b, rec, bm); err != nil {
-			return err
-		}
-		type plotKind struct {
-			kind string
-			draw func(rec *Record, benchmark, path string) error
-		}
-		plots := []plotKind{{"latency", PlotLatency}}
-		if !IsCollective(bm) {
-			plots = append(plots, plotKind{"bandwidth", PlotBandwidth})
-		}
-		var images []string
-		for _, p := range plots {
-			file := fmt.Sprintf("%s-%s-%s.svg", name, bm, p.kind)
-			err := p.draw(rec, bm, filepath.Join(dir, plotsDir, file))
-			switch {
-			case errors.Is(err, errNoPoints):
-				images = append(images, fmt.Sprintf("(no %s plot: no message size above 0 bytes)", p.kind))
-			case err != nil:
-				return err
-			default:
-				images = append(images, fmt.Sprintf("![%s %s](%s)", bm, p.kind, markdownLink(plotsDir+"/"+file)))
-			}
-		}
-		fmt.Fprintln(b, strings.Join(images, " "))
-	}
-	return writeNPBSections(b, rec)
-}
-
-// writeNPBSections writes the tables of rec's NPB kernel runs and of its
-// comparison with NPB3.4-MPI, those it has.
-func writeNPBSections(b *bytes.Buffer, rec *Record) error {
-	if len(rec.Kernels) > 0 {
-		fmt.Fprintf(b, "\n### NAS Parallel Benchmarks\n\n")
-		if err := WriteKernels(b, rec); err != nil {
-			return err
-		}
-	}
-	if len(rec.NPBRuns) > 0 {
-		fmt.Fprintf(b, "\n### %s\n\n%s\n\n", npbComparisonTitle, npbComparisonNote)
-		if err := WriteNPBComparison(b, PairNPBRuns(rec.NPBRuns)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // recordBenchmarks lists the benchmarks rec has series of, in the
@@ -273,23 +210,6 @@ func describeMachine(m Machine) string {
 		parts = append(parts, orUnknown(m.OS)+"/"+orUnknown(m.Arch))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// describeParams writes the settings of a run on one line.
-func describeParams(p Params) string {
-	if p.Samples == 0 {
-		return fmt.Sprintf("np %d", p.NP) // a record of NPB kernels
-	}
-	offCache := "no"
-	if p.OffCache {
-		offCache = "yes"
-	}
-	order := ""
-	if p.Interleaved {
-		order = ", benchmark by benchmark"
-	}
-	return fmt.Sprintf("np %d, budget %s s per size, %d samples, off-cache %s%s",
-		p.NP, strconv.FormatFloat(p.Budget, 'g', -1, 64), p.Samples, offCache, order)
 }
 
 // orUnknown returns s, or "unknown" for "".

@@ -388,39 +388,35 @@ func TestRegenerate(t *testing.T) {
 	out := string(readme)
 	for _, w := range []string{
 		"# Benchmark results",
-		"## 2026-03-14T09:26:53Z",
-		"## 2026-03-16T09:26:53Z",
+		"A summary of the 2 records (*.json) in this directory: 2 benchmark suite runs.",
+		"## The benchmark suite against the system MPI",
+		"### AMD Ryzen 7 5800X 8-Core Processor\n",
 		"AMD Ryzen 7 5800X 8-Core Processor (AuthenticAMD), cpuid's package 8 cores / 16 threads, cache line 64 B, L1d 32 KiB, L2 512 KiB, L3 32 MiB, linux/amd64",
-		"- Go: go1.26.8",
-		"- Git revision: 3f9c2e1a7b4d+dirty",
-		"- Parameters: np 2, budget 2.5 s per size, 5 samples, off-cache no",
-		"- system MPI: Open MPI 4.1.6; PingPong only",
-		"### PingPong",
-		"### Allreduce",
-		"**PingPong**, 2 processes, t[usec] (median of 5 samples)",
-		"| 4 MiB ",
-		thesisColumn,
-		"![PingPong latency](plots/2026-03-14-bench01-PingPong-latency.svg)",
-		"![PingPong bandwidth](plots/2026-03-14-bench01-PingPong-bandwidth.svg)",
-		"![Allreduce latency](plots/2026-03-14-bench01-Allreduce-latency.svg)",
-		"![PingPong latency](plots/2026-03-16-bench01-PingPong-latency.svg)",
+		// Newest first.
+		"- np 2, 2 runs: [2026-03-16-bench01](2026-03-16-bench01.json), [2026-03-14-bench01](2026-03-14-bench01.json)",
+		// The plots of the newest record alone, which has PingPong only.
+		"- np 2: [PingPong latency](plots/2026-03-16-bench01-PingPong-latency.svg), [PingPong bandwidth](plots/2026-03-16-bench01-PingPong-bandwidth.svg)\n",
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("README lacks %q:\n%s", w, out)
 		}
 	}
-	if strings.Contains(out, "Allreduce-bandwidth") {
-		t.Errorf("README links a bandwidth plot of Allreduce:\n%s", out)
+	cells := summaryRows(out)
+	// PingPong has the system MPI's column: both medians and the ratio;
+	// Allreduce has this runtime's alone; the older record's Allreduce is
+	// summarised although it is not plotted.
+	if c := cells["PingPong 8"]; !regexp.MustCompile(`^\S+ / \S+ \(\d+\.\d\d\)$`).MatchString(c) {
+		t.Errorf("PingPong 8 B cell %q, want ours / peer (ratio)\n%s", c, out)
 	}
-	if i, j := strings.Index(out, "## 2026-03-16"), strings.Index(out, "## 2026-03-14"); i > j {
-		t.Errorf("older record first:\n%s", out)
+	if c := cells["Allreduce 4 MiB"]; c != "1522" {
+		t.Errorf("Allreduce 4 MiB cell %q, want 1522\n%s", c, out)
 	}
-	if i, j := strings.Index(out, "### PingPong"), strings.Index(out, "### Allreduce"); i > j {
-		t.Errorf("Allreduce before PingPong:\n%s", out)
+	if strings.Contains(out, "2026-03-14-bench01-") || strings.Contains(out, "Allreduce-bandwidth") {
+		t.Errorf("README links a plot of the older record or a bandwidth plot of Allreduce:\n%s", out)
 	}
-	links := regexp.MustCompile(`!\[[^\]]*\]\(([^)]+)\)`).FindAllStringSubmatch(out, -1)
-	if len(links) != 5 {
-		t.Errorf("README links %d images, want 5", len(links))
+	links := regexp.MustCompile(`\]\((plots/[^)]+)\)`).FindAllStringSubmatch(out, -1)
+	if len(links) != 2 {
+		t.Errorf("README links %d plots, want 2", len(links))
 	}
 	for _, l := range links {
 		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(l[1])))
@@ -440,6 +436,47 @@ func TestRegenerate(t *testing.T) {
 	}
 	if !bytes.Equal(readme, again) {
 		t.Errorf("README differs between two runs:\n%s\n----\n%s", readme, again)
+	}
+}
+
+// summaryRows returns the np 2 cell of each row of the summary tables in
+// out, by "benchmark bytes".
+func summaryRows(out string) map[string]string {
+	rows := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 5 || !strings.HasPrefix(line, "| ") {
+			continue
+		}
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		rows[cells[1]+" "+cells[2]] = cells[3]
+	}
+	return rows
+}
+
+// TestSummaryCell: a cell is the medians of both columns over the runs and
+// the median of the runs' ratios.
+func TestSummaryCell(t *testing.T) {
+	run := func(own, peer float64) RecordFile {
+		rec := &Record{Params: Params{NP: 2}, Series: []Series{
+			{Benchmark: "Bcast", Variant: "eager=4k", Source: SourceMartini, Rows: []Row{{Bytes: 8, T: own * 10}}},
+			{Benchmark: "Bcast", Variant: "default", Source: SourceMartini, Rows: []Row{{Bytes: 8, T: own}}},
+			{Benchmark: "Bcast", Variant: "system MPI", Source: SourcePeer, Rows: []Row{{Bytes: 8, T: peer}}},
+		}}
+		return RecordFile{Kind: KindSuite, Record: rec}
+	}
+	set := suiteSet{np: 2, files: []RecordFile{run(1, 2), run(3, 2), run(2, 2)}}
+	if got, want := summaryCell(set, "Bcast", 8), "2.00 / 2.00 (1.00)"; got != want {
+		t.Errorf("cell %q, want %q", got, want)
+	}
+	set.files = []RecordFile{run(1, 4), run(3, 2)} // ratios 0.25 and 1.5
+	if got, want := summaryCell(set, "Bcast", 8), "2.00 / 3.00 (0.88)"; got != want {
+		t.Errorf("cell %q, want %q", got, want)
+	}
+	if got := summaryCell(set, "Bcast", 1024); got != cellMissing {
+		t.Errorf("cell of a size no run measured %q, want %q", got, cellMissing)
 	}
 }
 

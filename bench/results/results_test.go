@@ -57,8 +57,8 @@ func files(t *testing.T, dir string) map[string][]byte {
 
 // TestCommittedResults regenerates the committed results directory from
 // its records alone: every record must be read by its kind (a change to
-// one command's record format cannot break another's), every kind but
-// the chapter 8 sweep's must be there, and the generated files must be the committed ones, byte for
+// one command's record format cannot break another's), every kind must
+// be there, and the generated files must be the committed ones, byte for
 // byte, with none missing and none left over.
 func TestCommittedResults(t *testing.T) {
 	dir := copyRecords(t, committed)
@@ -70,12 +70,6 @@ func TestCommittedResults(t *testing.T) {
 		t.Errorf("skipped %s: %s", sk.Name, sk.Why)
 	}
 	for _, k := range bench.Kinds {
-		// No chapter 8 sweep is committed while virtual time is not
-		// deterministic under load (README, "The thesis's chapter 8");
-		// package bench/thesisnpb tests its page on records of its own.
-		if k == bench.KindThesisNPB {
-			continue
-		}
 		if s.Count(k) == 0 {
 			t.Errorf("no record of kind %s in %s", k, committed)
 		}

@@ -1,0 +1,310 @@
+package bench
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// suiteSet is the suite's records of one machine kind at one process
+// count, newest first: the runs a cell of the summary is the median of.
+type suiteSet struct {
+	np    int
+	files []RecordFile
+}
+
+// machineGroup is the suite's records of one machine kind, by process
+// count.
+type machineGroup struct {
+	key     machineKey
+	machine Machine // of the newest record
+	sets    []suiteSet
+}
+
+// machineKey identifies a kind of machine in the records: the CPU model
+// and the CPUs the run could use.
+type machineKey struct {
+	cpu  string
+	cpus int
+}
+
+// String names the machine kind in a heading.
+func (k machineKey) String() string {
+	s := orUnknown(k.cpu)
+	if k.cpus > 0 {
+		s += fmt.Sprintf(", %d CPUs", k.cpus)
+	}
+	return s
+}
+
+// groupSuite groups the suite's records of files (newest first) by
+// machine kind and process count: the kinds in the order of their newest
+// record, the counts ascending.
+func groupSuite(files []RecordFile) []machineGroup {
+	var groups []machineGroup
+	for _, f := range files {
+		if f.Kind != KindSuite || f.Record == nil {
+			continue
+		}
+		k := machineKey{f.Record.Machine.CPU, f.Record.Machine.CPUs}
+		i := slices.IndexFunc(groups, func(g machineGroup) bool { return g.key == k })
+		if i < 0 {
+			groups = append(groups, machineGroup{key: k, machine: f.Record.Machine})
+			i = len(groups) - 1
+		}
+		g := &groups[i]
+		np := f.Record.Params.NP
+		j := slices.IndexFunc(g.sets, func(s suiteSet) bool { return s.np == np })
+		if j < 0 {
+			g.sets = append(g.sets, suiteSet{np: np})
+			j = len(g.sets) - 1
+		}
+		g.sets[j].files = append(g.sets[j].files, f)
+	}
+	for i := range groups {
+		slices.SortFunc(groups[i].sets, func(a, b suiteSet) int { return cmp.Compare(a.np, b.np) })
+	}
+	return groups
+}
+
+// ownSeries returns the series of rec that the summary shows for this
+// runtime at benchmark: the default variant's, or else the first of this
+// runtime's; ok is false when there is none.
+func ownSeries(rec *Record, benchmark string) (Series, bool) {
+	var first *Series
+	for i, s := range rec.Series {
+		if s.Benchmark != benchmark || s.Source != SourceMartini {
+			continue
+		}
+		if s.Variant == "default" {
+			return s, true
+		}
+		if first == nil {
+			first = &rec.Series[i]
+		}
+	}
+	if first == nil {
+		return Series{}, false
+	}
+	return *first, true
+}
+
+// peerSeries returns the system MPI's series of rec at benchmark.
+func peerSeries(rec *Record, benchmark string) (Series, bool) {
+	i := slices.IndexFunc(rec.Series, func(s Series) bool { return s.Benchmark == benchmark && s.Source == SourcePeer })
+	if i < 0 {
+		return Series{}, false
+	}
+	return rec.Series[i], true
+}
+
+// rowAt returns the time of s at size, or 0 when s has no such row.
+func rowAt(s Series, size int) float64 {
+	if i := slices.IndexFunc(s.Rows, func(r Row) bool { return r.Bytes == size }); i >= 0 {
+		return s.Rows[i].T
+	}
+	return 0
+}
+
+// summaryCell writes the cell of benchmark at size over the runs of set:
+// the medians of this runtime's and the system MPI's times and the
+// median of the runs' ratios, "0.150 / 0.130 (1.15)"; this runtime's
+// alone without a system MPI; cellMissing without either.
+func summaryCell(set suiteSet, benchmark string, size int) string {
+	var own, peer, ratios []float64
+	for _, f := range set.files {
+		o, okO := ownSeries(f.Record, benchmark)
+		p, okP := peerSeries(f.Record, benchmark)
+		to, tp := 0.0, 0.0
+		if okO {
+			to = rowAt(o, size)
+		}
+		if okP {
+			tp = rowAt(p, size)
+		}
+		if to > 0 {
+			own = append(own, to)
+		}
+		if tp > 0 {
+			peer = append(peer, tp)
+		}
+		if to > 0 && tp > 0 {
+			ratios = append(ratios, to/tp)
+		}
+	}
+	switch {
+	case len(own) == 0:
+		return cellMissing
+	case len(peer) == 0:
+		return formatUsec(median(own))
+	case len(ratios) == 0:
+		return formatUsec(median(own)) + " / " + formatUsec(median(peer))
+	}
+	return fmt.Sprintf("%s / %s (%.2f)", formatUsec(median(own)), formatUsec(median(peer)), median(ratios))
+}
+
+// groupSizes returns, for each benchmark the group measured (in the order
+// of AllBenchmarks, unknown names last), the sizes measured, ascending.
+func groupSizes(g machineGroup) ([]string, map[string][]int) {
+	sizes := map[string][]int{}
+	var present []string
+	for _, set := range g.sets {
+		for _, f := range set.files {
+			for _, s := range f.Record.Series {
+				if !slices.Contains(present, s.Benchmark) {
+					present = append(present, s.Benchmark)
+				}
+				for _, r := range s.Rows {
+					if !slices.Contains(sizes[s.Benchmark], r.Bytes) {
+						sizes[s.Benchmark] = append(sizes[s.Benchmark], r.Bytes)
+					}
+				}
+			}
+		}
+	}
+	order := recordBenchmarks(&Record{Series: seriesNamed(present)})
+	for _, bm := range order {
+		slices.Sort(sizes[bm])
+	}
+	return order, sizes
+}
+
+// seriesNamed returns one empty Series per benchmark name.
+func seriesNamed(names []string) []Series {
+	out := make([]Series, len(names))
+	for i, n := range names {
+		out[i].Benchmark = n
+	}
+	return out
+}
+
+// writeSuiteSummary writes the summary of the suite's records: a section
+// per machine kind with its records, the cross-core floor, a table of
+// every benchmark and size against the process counts, and the plots of
+// the newest record of each process count, which it draws into dir/plots.
+func writeSuiteSummary(b *bytes.Buffer, dir string, files []RecordFile) error {
+	groups := groupSuite(files)
+	if len(groups) == 0 {
+		return nil
+	}
+	fmt.Fprintf(b, "\n## The benchmark suite against the system MPI\n\n")
+	fmt.Fprintln(b, "One section per machine (the CPU model and the CPUs a run could use), from the records of `go run ./cmd/mpibench`.")
+	fmt.Fprintln(b, "A cell is this runtime's default / the system MPI's time in µs, medians over the runs of that process count, and the median of the runs' ratios: below 1, this runtime is faster.")
+	fmt.Fprintln(b, "Collectives: the slowest rank's time. Every sample is in the records (*.json).")
+	for _, g := range groups {
+		if err := writeMachineSection(b, dir, g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeMachineSection writes the summary section of one machine kind.
+func writeMachineSection(b *bytes.Buffer, dir string, g machineGroup) error {
+	fmt.Fprintf(b, "\n### %s\n\n", g.key)
+	fmt.Fprintf(b, "%s. Records:\n\n", describeMachine(g.machine))
+	for _, set := range g.sets {
+		links := make([]string, len(set.files))
+		for i, f := range set.files {
+			links[i] = fmt.Sprintf("[%s](%s)", strings.TrimSuffix(f.Name, ".json"), markdownLink(f.Name))
+		}
+		fmt.Fprintf(b, "- np %d, %s: %s\n", set.np, runsText(len(set.files)), strings.Join(links, ", "))
+	}
+	if floors := groupFloors(g); floors != "" {
+		fmt.Fprintf(b, "\nCross-core floor (%s), median of the records: %s.\n", FloorWhat, floors)
+	}
+	fmt.Fprintln(b)
+	header := []string{"benchmark", "bytes"}
+	for _, set := range g.sets {
+		header = append(header, fmt.Sprintf("np %d", set.np))
+	}
+	order, sizes := groupSizes(g)
+	var rows [][]string
+	for _, bm := range order {
+		for _, size := range sizes[bm] {
+			row := []string{bm, FormatBytes(size)}
+			for _, set := range g.sets {
+				row = append(row, summaryCell(set, bm, size))
+			}
+			rows = append(rows, row)
+		}
+	}
+	if err := MarkdownTable(b, header, rows); err != nil {
+		return fmt.Errorf("bench: summary of %s: %w", g.key, err)
+	}
+	return writeGroupPlots(b, dir, g)
+}
+
+// runsText says "1 run" or "N runs".
+func runsText(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return strconv.Itoa(n) + " runs"
+}
+
+// groupFloors writes the median cross-core floor of each process count's
+// records that measured one: "np 2 0.07 µs, np 4 0.06 µs"; "" for none.
+func groupFloors(g machineGroup) string {
+	var parts []string
+	for _, set := range g.sets {
+		var ts []float64
+		for _, f := range set.files {
+			if f.Record.Floor != nil {
+				ts = append(ts, f.Record.Floor.T)
+			}
+		}
+		if len(ts) > 0 {
+			parts = append(parts, fmt.Sprintf("np %d %s µs", set.np, formatUsec(median(ts))))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeGroupPlots draws the latency (and, point to point, bandwidth)
+// plots of the newest record of each process count of g into dir/plots
+// and links them, one line per process count.
+func writeGroupPlots(b *bytes.Buffer, dir string, g machineGroup) error {
+	fmt.Fprintf(b, "\nPlots of the newest record of each process count (every series of the record):\n\n")
+	for _, set := range g.sets {
+		newest := set.files[0]
+		name := strings.TrimSuffix(newest.Name, ".json")
+		var links []string
+		for _, bm := range recordBenchmarks(newest.Record) {
+			for _, p := range recordPlots(bm) {
+				file := fmt.Sprintf("%s-%s-%s.svg", name, bm, p.kind)
+				err := p.draw(newest.Record, bm, filepath.Join(dir, plotsDir, file))
+				switch {
+				case errors.Is(err, errNoPoints):
+					continue
+				case err != nil:
+					return fmt.Errorf("%s: %w", newest.Name, err)
+				}
+				links = append(links, fmt.Sprintf("[%s %s](%s)", bm, p.kind, markdownLink(plotsDir+"/"+file)))
+			}
+		}
+		fmt.Fprintf(b, "- np %d: %s\n", set.np, strings.Join(links, ", "))
+	}
+	return nil
+}
+
+// plotKind is a kind of plot of a benchmark and how it is drawn.
+type plotKind struct {
+	kind string
+	draw func(rec *Record, benchmark, path string) error
+}
+
+// recordPlots returns the plots of benchmark: latency, and bandwidth for
+// point to point.
+func recordPlots(benchmark string) []plotKind {
+	plots := []plotKind{{"latency", PlotLatency}}
+	if !IsCollective(benchmark) {
+		plots = append(plots, plotKind{"bandwidth", PlotBandwidth})
+	}
+	return plots
+}
