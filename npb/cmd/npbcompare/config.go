@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rhinet-go/martini/bench"
 	"github.com/rhinet-go/martini/npb"
 )
 
@@ -58,7 +59,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	classes := fs.String("class", "A", "problem classes, comma-separated: S, W, A, B")
 	nps := fs.String("np", "1,2,4", "process counts, comma-separated")
 	fs.IntVar(&c.runs, "runs", 3, "runs of each side, alternating")
-	fs.StringVar(&c.results, "results", "results", "directory for the JSON record (empty: none)")
+	fs.StringVar(&c.results, "results", bench.LocalResults, "directory for the JSON record (empty: none; "+bench.CommittedResults+": the committed records)")
 	fs.StringVar(&c.bind, "bind", "auto", "pinning of both sides: core, none, or auto (core: rank r on CPU r modulo the CPUs, ranks outnumbering CPUs too)")
 	fs.BoolVar(&c.quiet, "q", false, "no line per run, only the medians and the table")
 	if err := fs.Parse(args); err != nil {

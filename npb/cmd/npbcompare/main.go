@@ -12,7 +12,8 @@
 // count that a benchmark refuses (BT and SP need squares; IS, CG, MG and
 // FT powers of two; LU a grid xdim·ydim with ydim ≤ xdim ≤ 2·ydim) is
 // skipped with a note. The command writes a JSON record of every run of
-// both sides into the results directory, whose README then tables the
+// both sides into the results directory (results/local, ignored by git,
+// unless -results says otherwise), whose README then tables the
 // comparison. The CPU time of a run is the rusage of its launcher, which
 // counts the ranks it started and waited for.
 package main
