@@ -36,11 +36,17 @@ func copyRecords(t *testing.T, from string) string {
 	return dir
 }
 
-// files returns the contents of every file under dir, by relative path.
+// files returns the contents of every file under dir, by relative path,
+// but those of dir/local: the records a user's runs write there
+// (bench.LocalResults), which git ignores.
 func files(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
+	local := filepath.Join(dir, filepath.Base(bench.LocalResults))
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && path == local {
+			return filepath.SkipDir
+		}
 		if err != nil || d.IsDir() {
 			return err
 		}
