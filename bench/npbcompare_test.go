@@ -104,8 +104,8 @@ func compareRecord(at time.Time, runs []NPBRun) *Record {
 }
 
 // TestNPBComparisonRecords: a comparison record round-trips, is read as
-// its kind, and the README's summary takes the newest comparison of each benchmark, class and process count
-// across the records.
+// its kind, and the README's summary takes the newest comparison of each
+// benchmark, class and process count across the records.
 func TestNPBComparisonRecords(t *testing.T) {
 	dir := t.TempDir()
 	old := compareRecord(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), compareRuns())
