@@ -236,27 +236,3 @@ func writeNPBSummary(w io.Writer, files []RecordFile) error {
 	}
 	return writeNPBTable(w, header, rows)
 }
-
-// describeComparison writes the settings of a comparison record on one
-// line: the classes and process counts compared and the runs of each.
-func describeComparison(runs []NPBRun) string {
-	var classes []string
-	var nps []int
-	most := 0
-	for _, r := range runs {
-		if !slices.Contains(classes, r.Class) {
-			classes = append(classes, r.Class)
-		}
-		if !slices.Contains(nps, r.NP) {
-			nps = append(nps, r.NP)
-		}
-		most = max(most, r.Run)
-	}
-	slices.Sort(nps)
-	np := make([]string, len(nps))
-	for i, n := range nps {
-		np[i] = strconv.Itoa(n)
-	}
-	return fmt.Sprintf("class %s, np %s, up to %d alternating runs of each side",
-		strings.Join(classes, ", "), strings.Join(np, ", "), most)
-}
