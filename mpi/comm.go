@@ -10,7 +10,7 @@ import (
 
 	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/llc"
-	"github.com/rhinet-go/martini/llc/martini"
+	"github.com/rhinet-go/martini/llc/network"
 )
 
 // Type is the constraint of the element types messages are made of: every
@@ -93,7 +93,7 @@ type Comm struct {
 	// manager runs the collectives of communicator management, with the
 	// default algorithms: the user's forced ones (-coll) are not for them.
 	manager collectives.Runner
-	hw      *martini.SyncGroup // the NIC's barrier network and multicast, or nil
+	hw      network.SyncGroup // the network's barriers and multicast, or nil
 	freed   atomic.Bool
 
 	// pending counts c's requests not yet finished. A freed communicator's
@@ -140,20 +140,17 @@ func (c *Comm) processors() []int {
 	return p
 }
 
-// The synchronisation network's groups let collectives run ahead of their
-// argument checks.
-var _ collectives.RunAheadBarrier = (*martini.SyncGroup)(nil)
-
-// setOffload gives c the NIC's barrier controller hwID (none if negative).
+// setOffload gives c the barrier controller hwID of the networks'
+// synchronisation network (none if negative).
 func (c *Comm) setOffload(hwID int) {
-	if hwID < 0 || c.rt.noOffload || c.rt.mart == nil {
+	if hwID < 0 || c.rt.noOffload || c.rt.offload == nil {
 		return
 	}
 	procs := make([]int, c.size)
 	for r := range procs {
 		procs[r] = c.toWorld(r)
 	}
-	c.hw = martini.NewSyncGroup(c.rt.mart, c.rt.ep, hwID, c.rank, procs, uint32(c.id))
+	c.hw = c.rt.offload.SyncGroup(c.rt.ep, hwID, c.rank, procs, uint32(c.id))
 	c.runner.HW, c.manager.HW = c.hw, c.hw
 	if c.rt.runAhead {
 		// The user's broadcasts and scatters run ahead, and the
@@ -166,7 +163,7 @@ func (c *Comm) setOffload(hwID int) {
 	c.runner.OverlapLimit, c.manager.OverlapLimit = c.rt.overlapLimit, c.rt.overlapLimit
 	// Multicast is no part of the Martini model: under it, broadcasts
 	// travel as the model's messages.
-	c.runner.BcastMulticast = !c.rt.mart.Modelled()
+	c.runner.BcastMulticast = !c.rt.modelled
 	c.manager.BcastMulticast = c.runner.BcastMulticast
 }
 

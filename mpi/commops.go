@@ -2,11 +2,9 @@ package mpi
 
 import (
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/rhinet-go/martini/collectives"
-	"github.com/rhinet-go/martini/llc/launch"
 )
 
 // Comparison is how two communicators or groups compare, as
@@ -117,7 +115,7 @@ func (c *Comm) SplitType(t CommType, key int) (*Comm, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
-	host, err := hostName(c.rt.job)
+	host, err := c.rt.job.HostName()
 	if err != nil {
 		return nil, fmt.Errorf("mpi: %s: %w", op, err)
 	}
@@ -170,19 +168,6 @@ func (c *Comm) shareHosts(op string, t CommType, host string) ([]CommType, []str
 		hosts[r], at = string(b), at+n
 	}
 	return types, hosts, nil
-}
-
-// hostName returns the name of the process's host: the one mpirun -hosts
-// gave, else the machine's.
-func hostName(job *launch.Job) (string, error) {
-	if job.Host != "" {
-		return job.Host, nil
-	}
-	h, err := os.Hostname()
-	if err != nil {
-		return "", fmt.Errorf("the host's name: %w", err)
-	}
-	return h, nil
 }
 
 // Idup starts duplicating c as Dup does (MPI_Comm_idup): when the Request

@@ -1,6 +1,14 @@
 // Package mpi is the MPI programming interface of the runtime: processes
 // started by mpirun (or alone, as a job of one) call Init, communicate
-// through communicators, and call Finalize.
+// through communicators, and call Finalize. Package mpi imports no
+// network: a program registers the networks it runs over with a blank
+// import, as database/sql drivers are (package llc/network), usually of
+// them all, and Init fails, naming that import, when it finds none:
+//
+//	import (
+//		"github.com/rhinet-go/martini/mpi"
+//		_ "github.com/rhinet-go/martini/networks"
+//	)
 //
 //	if err := mpi.Init(); err != nil { log.Fatal(err) }
 //	defer mpi.Finalize()

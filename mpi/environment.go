@@ -72,7 +72,7 @@ func GetProcessorName() (string, error) {
 	if s == nil {
 		return "", fmt.Errorf("mpi: GetProcessorName: %w", ErrNotInitialized)
 	}
-	name, err := hostName(s.job)
+	name, err := s.job.HostName()
 	if err != nil {
 		return "", fmt.Errorf("mpi: GetProcessorName: %w", err)
 	}

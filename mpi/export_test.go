@@ -2,8 +2,17 @@ package mpi
 
 import (
 	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/llc/martini"
+	_ "github.com/rhinet-go/martini/networks" // the networks the tests' jobs run over
 	"github.com/rhinet-go/martini/nicemu"
 )
+
+// translator returns the martini network of s, which the tests that reach
+// the NIC run over alone.
+func (s *runtimeState) translator() *martini.Translator {
+	t, _ := s.net.(*martini.Translator)
+	return t
+}
 
 // WithNICForTest runs f with this process's NIC and the bootstrap SID of
 // every rank, holding the endpoint's lock so that f's raw requests do not
@@ -19,7 +28,7 @@ func WithNICForTest(f func(nic *nicemu.NIC, boot []nicemu.SID)) error {
 		for i, b := range cfg.Boot {
 			boot[i] = nicemu.SID(b)
 		}
-		f(s.mart.NIC(), boot)
+		f(s.translator().NIC(), boot)
 	})
 	return nil
 }
@@ -31,7 +40,7 @@ func SegmentRefusedForTest() uint64 {
 	if s == nil {
 		return 0
 	}
-	return s.mart.Segment().Refused()
+	return s.translator().Segment().Refused()
 }
 
 // NICStatsForTest returns the counters of this process's NIC.
@@ -41,7 +50,7 @@ func NICStatsForTest() nicemu.Stats {
 		return nicemu.Stats{}
 	}
 	var st nicemu.Stats
-	s.ep.Locked(func(*llc.Engine) { st = s.mart.NIC().Stats() })
+	s.ep.Locked(func(*llc.Engine) { st = s.translator().NIC().Stats() })
 	return st
 }
 

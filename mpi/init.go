@@ -6,17 +6,17 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rhinet-go/martini/collectives"
+	"github.com/rhinet-go/martini/internal/bootstrap"
 	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/llc/datastore"
 	"github.com/rhinet-go/martini/llc/launch"
-	"github.com/rhinet-go/martini/llc/martini"
+	"github.com/rhinet-go/martini/llc/network"
 )
 
 // Defaults of the point-to-point protocols. The eager limit and the
@@ -39,11 +39,12 @@ type runtimeState struct {
 	// gcFloor is the collector's floor (see gcfloor.go), nil where the
 	// collector is tuned; dropped at Finalize.
 	gcFloor []byte
-	// net is the network; mart is the martini network when it reaches
-	// every process (the collectives' synchronisation network), else nil.
-	net  network
-	mart *martini.Translator
-	// closeNet closes the networks and records Finalize in the segment.
+	// net is the network the engine drives; offload is the networks'
+	// synchronisation network when it reaches every process (the
+	// collectives' barriers and multicast), else nil.
+	net     network.Network
+	offload network.Offload
+	// closeNet closes the networks.
 	closeNet func() error
 	ep       *llc.Endpoint
 	world    *Comm
@@ -156,7 +157,7 @@ func initRuntime() (*runtimeState, error) {
 			fmt.Fprintf(os.Stderr, "rank %d: %v\n", job.Rank, err)
 		}
 		if ns != nil {
-			ns.close()
+			ns.Close()
 		}
 		job.Close()
 		return nil, err
@@ -165,22 +166,33 @@ func initRuntime() (*runtimeState, error) {
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", launch.EnvColl, err))
 	}
-	if ns, err = openNetwork(job); err != nil {
+	if err := job.SetState(launch.RankStarted); err != nil {
 		return fail(err)
 	}
-	clock := ns.virtualClock()
+	nets, err := network.Open(job)
+	if err != nil {
+		return fail(err)
+	}
+	ns = &netSetup{Nets: nets}
+	var clock llc.Clock
+	model := nets.Model()
+	if model != nil {
+		clock = model.VirtualClock()
+	}
 	if clock != nil {
 		// Virtual time: the process takes part in the ordering of
 		// requests before the bootstrap's fence, so that every process
 		// does before any issues a request.
 		clock.Run()
 	}
-	boot, worldOffload, processors, err := bootstrap(job, ns)
+	res, err := bootstrap.Exchange(job, nets)
 	if err != nil {
 		return fail(err)
 	}
-	tr := ns.net
-	cfg := engineConfig(job, boot, ns, ns.memory-llc.BootSize(job.Size))
+	boot, worldOffload, processors := res.Boot, res.WorldBarrier, res.Processors
+	ns.queuePeers = nets.QueuePeers()
+	tr := nets.Network()
+	cfg := engineConfig(job, boot, ns, nets.MemorySize()-llc.BootSize(job.Size))
 	eng, err := llc.NewEngine(cfg)
 	if err != nil {
 		return fail(err)
@@ -206,18 +218,16 @@ func initRuntime() (*runtimeState, error) {
 			return fail(err)
 		}
 	}
-	caps := ns.caps()
+	caps := nets.Caps()
 	collEager := collectiveEagerLimit(caps, job.Settings, cfg)
-	s := &runtimeState{job: job, net: tr, closeNet: ns.close, ep: ep, stats: job.Settings.Stats, store: job.Store,
+	s := &runtimeState{job: job, net: tr, closeNet: nets.Close, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force,
 		singleCopyMin:         singleCopyMin(caps.SingleCopyMin, job.Settings, cfg),
 		distinctSingleCopyMin: singleCopyMin(caps.DistinctSingleCopyMin, job.Settings, cfg),
 		collEager:             collEager, eagerLimit: cfg.EagerLimit,
-		modelled: ns.mart != nil && ns.mart.Modelled(), consume: caps.ConsumeReads, processors: processors}
+		modelled: model != nil && model.Modelled(), consume: caps.ConsumeReads, processors: processors,
+		offload: nets.Offload()}
 	s.overlapLimit = overlapLimit(cfg, collEager, job.Size, s.modelled)
-	if ns.offload {
-		s.mart = ns.mart
-	}
 	s.runAhead = job.Size > runtime.NumCPU() && !s.modelled
 	s.exchangeWhole = s.runAhead
 	s.initContexts()
@@ -237,7 +247,9 @@ func initRuntime() (*runtimeState, error) {
 	}
 	s.world = newComm(s, worldID, job.Rank, nil)
 	s.world.setOffload(worldOffload)
-	ep.Locked(func(*llc.Engine) { ns.initialized() })
+	if err := job.SetState(launch.RankInitialized); err != nil {
+		return fail(err)
+	}
 	if clock != nil {
 		// Virtual time: the caller's thread is the one whose CPU time
 		// counts as computing between its calls; every process starts
@@ -440,98 +452,6 @@ const (
 	yieldProcsPerCPU    = 128
 )
 
-// bootstrap allocates this process's bootstrap area, publishes it, what
-// reaches this process through its network and the CPU it is pinned to
-// (and, from rank 0, World's barrier controller), collects the same from every process in
-// one fence, and connects the network. It returns every process's
-// bootstrap region, World's barrier controller and the processors the
-// processes are pinned to (readPlacement).
-func bootstrap(job *launch.Job, ns *netSetup) (boot []llc.RegionID, worldOffload int, processors []int, err error) {
-	region, err := ns.allocBoot(job)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	if err := job.Store.Put(bootKey(job.Rank), strconv.FormatUint(uint64(region), 10)); err != nil {
-		return nil, 0, nil, err
-	}
-	if err := ns.publish(job.Store, job); err != nil {
-		return nil, 0, nil, err
-	}
-	// Rank 0 claims World's barrier controller in the NIC's
-	// synchronisation network and publishes it with the bootstrap data.
-	if job.Rank == 0 {
-		id := -1
-		if job.Size > 1 && ns.offload && ns.mart.Caps().Offload {
-			if id, err = ns.mart.AllocBarrier(); err != nil {
-				id = -1
-			}
-		}
-		if err := job.Store.Put(offloadKey, strconv.Itoa(id)); err != nil {
-			return nil, 0, nil, err
-		}
-	}
-	if err := publishPlacement(job.Store, job); err != nil {
-		return nil, 0, nil, err
-	}
-	kv, boot, worldOffload, err := exchangeBoot(job.Store, job.Size)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	if processors, err = readPlacement(kv, job.Size); err != nil {
-		return nil, 0, nil, err
-	}
-	return boot, worldOffload, processors, ns.connect(kv, job)
-}
-
-// bootPrefix begins the data-store keys of the bootstrap exchange, which
-// Init collects in one fence.
-const bootPrefix = "boot/"
-
-// bootKey is the data-store key of the bootstrap region of rank.
-func bootKey(rank int) string { return bootPrefix + "region/" + strconv.Itoa(rank) }
-
-// offloadKey is the data-store key of World's barrier controller.
-const offloadKey = bootPrefix + "offload/world"
-
-// exchangeBoot waits until every one of the size processes has published
-// its bootstrap data (its region, its network's address), and rank 0
-// World's barrier controller, and returns all of it, and the regions and
-// the controller read from it. One fence with data collection brings
-// them all: the data-store traffic of a process does not grow with a
-// request per peer.
-func exchangeBoot(store datastore.Store, size int) (kv map[string]string, boot []llc.RegionID, worldOffload int, err error) {
-	if kv, err = store.FenceCollect(bootPrefix); err != nil {
-		return nil, nil, 0, err
-	}
-	boot, worldOffload, err = readBoot(kv, size)
-	return kv, boot, worldOffload, err
-}
-
-// readBoot reads the bootstrap regions and World's barrier controller
-// from what the bootstrap exchange collected.
-func readBoot(kv map[string]string, size int) (boot []llc.RegionID, worldOffload int, err error) {
-	boot = make([]llc.RegionID, size)
-	for r := range boot {
-		v, ok := kv[bootKey(r)]
-		if !ok {
-			return nil, 0, fmt.Errorf("bootstrap: rank %d published no bootstrap region", r)
-		}
-		sid, err := strconv.ParseUint(v, 10, 32)
-		if err != nil {
-			return nil, 0, fmt.Errorf("bootstrap region of rank %d: %q: %w", r, v, err)
-		}
-		boot[r] = llc.RegionID(sid)
-	}
-	v, ok := kv[offloadKey]
-	if !ok {
-		return nil, 0, errors.New("bootstrap: rank 0 published no barrier controller for World")
-	}
-	if worldOffload, err = strconv.Atoi(v); err != nil {
-		return nil, 0, fmt.Errorf("World's barrier controller: %q: %w", v, err)
-	}
-	return boot, worldOffload, nil
-}
-
 // engineConfig sizes the rings so that every peer (itself included) can
 // get one within the registrable memory, takes the eager limit the
 // network recommends for its rings when rings alone carry the eager
@@ -669,7 +589,8 @@ func Finalize() error {
 	s.gcFloor = nil // a Comm kept after Finalize keeps s
 	s.ep.Shutdown(ErrFinalized)
 	s.ep.Locked(func(*llc.Engine) { s.closeNet() })
-	if err := errors.Join(serr, ferr, s.job.Store.Close()); err != nil {
+	rerr := s.job.SetState(launch.RankFinalized)
+	if err := errors.Join(serr, ferr, rerr, s.job.Store.Close()); err != nil {
 		return fmt.Errorf("mpi: Finalize: %w", err)
 	}
 	return nil

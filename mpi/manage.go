@@ -101,8 +101,8 @@ func (c *Comm) build(op string, id int, world []int) (*Comm, error) {
 		nc.world, nc.local = nil, nil
 	}
 	hw := []int64{-1}
-	if rank == 0 && nc.size > 1 && !c.rt.noOffload && c.rt.mart != nil {
-		if got, err := c.rt.mart.AllocBarrier(); err == nil {
+	if rank == 0 && nc.size > 1 && !c.rt.noOffload && c.rt.offload != nil {
+		if got, err := c.rt.offload.AllocBarrier(); err == nil {
 			hw[0] = int64(got)
 		}
 	}

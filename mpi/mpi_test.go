@@ -629,7 +629,7 @@ func TestFailures(t *testing.T) {
 		// The other ranks' Finalize fails as soon as rank 1 is gone and
 		// they may be reaped first; mpirun must still name rank 1.
 		runFailure(t, 3, "fail-nofinalize", 1,
-			`(?m)^mpirun: rank 1 \(pid \d+\) exited without calling MPI Finalize \(its NIC was initialized\)$`, 10*time.Second)
+			`(?m)^mpirun: rank 1 \(pid \d+\) exited without calling MPI Finalize \(MPI was initialized\)$`, 10*time.Second)
 	})
 	t.Run("unreceived", func(t *testing.T) {
 		t.Parallel()

@@ -37,11 +37,16 @@ func TestTCPNetwork(t *testing.T) {
 		runScenarioJob(t, 1, "self", "-transport", "tcp")
 	})
 	t.Run("no-finalize", func(t *testing.T) {
-		// The segment still tells mpirun how far a rank got.
+		// The data store tells mpirun how far a rank got, whatever its
+		// network.
 		t.Parallel()
 		runFailure(t, 3, "fail-nofinalize", 1,
-			`(?m)^mpirun: rank 1 \(pid \d+\) exited without calling MPI Finalize \(its NIC was initialized\)$`, 10*time.Second,
+			`(?m)^mpirun: rank 1 \(pid \d+\) exited without calling MPI Finalize \(MPI was initialized\)$`, 10*time.Second,
 			"-transport", "tcp")
+	})
+	t.Run("no-nic/np=2", func(t *testing.T) {
+		t.Parallel()
+		runScenarioJob(t, 2, "no-nic", "-transport", "tcp")
 	})
 	t.Run("panic", func(t *testing.T) {
 		t.Parallel()
@@ -53,6 +58,21 @@ func TestTCPNetwork(t *testing.T) {
 		t.Parallel()
 		runScenarioJob(t, 3, "sizes", "-transport", "tcp", "-eager", "rings", "-rndv", "split")
 	})
+}
+
+func init() { scenarios["no-nic"] = scenarioNoNIC }
+
+// scenarioNoNIC checks that a process of a TCP-only job has not mapped the
+// segment mpirun made: it opened no Martini NIC.
+func scenarioNoNIC(w *mpi.Comm) error {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return err
+	}
+	if regexp.MustCompile(`memfd:martini-segment`).Match(maps) {
+		return fmt.Errorf("rank %d mapped the job's segment over TCP alone", w.Rank())
+	}
+	return w.Barrier()
 }
 
 // envFirstColl names the collective of the first-coll scenario.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/llc/network"
 )
 
 // One-sided communication (MPI-3.1 chapter 11) on the network's remote
@@ -254,7 +255,7 @@ func (w *Win) expose(mine []uint64) error {
 // withdraws. m is an allocation of the network (its Region set), or
 // memory to register (Data).
 func (w *Win) reach(m *llc.ExposeOp) ([]llc.RegionID, error) {
-	mux, _ := w.c.rt.net.(*muxNetwork)
+	mux, _ := w.c.rt.net.(*network.Mux)
 	mem := m.Data
 	if m.Region != 0 {
 		mem = m.Mem

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rhinet-go/martini/internal/mpiruntest"
 	"github.com/rhinet-go/martini/mpi"
+	_ "github.com/rhinet-go/martini/networks" // the networks MPI runs over
 )
 
 // Kernel tests run through mpirun: the test binary, started by mpirun

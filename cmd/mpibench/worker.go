@@ -12,6 +12,7 @@ import (
 
 	"github.com/rhinet-go/martini/bench"
 	"github.com/rhinet-go/martini/mpi"
+	_ "github.com/rhinet-go/martini/networks" // the networks MPI runs over
 )
 
 // Lines the worker's rank 0 writes for the driver.

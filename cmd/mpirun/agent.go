@@ -235,7 +235,7 @@ func (a *agent) start(i int) error {
 	go func() {
 		defer a.wg.Done()
 		ws := p.wait(&a.procs)
-		data, _ := json.Marshal(rankExit{Status: int(ws), State: uint8(a.seg.State(i))})
+		data, _ := json.Marshal(rankExit{Status: int(ws)})
 		a.tell(msgExit, uint32(rank), data)
 	}()
 	return nil

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/llc/datastore"
-	"github.com/rhinet-go/martini/llc/martini"
+	"github.com/rhinet-go/martini/llc/launch"
 )
 
 // failure is how a job failed.
@@ -56,50 +56,42 @@ func (j *job) fail(msg string, code int, c cause) {
 	}
 }
 
-// depart records that rank r exited with status 0 while its NIC was in
-// state. A rank that attached to the NIC without finalizing has failed.
-// One that never attached may be no MPI program at all (mpirun -np 2
-// hostname): it has failed only if another rank uses MPI, which may not
-// show yet (see outcome).
-func (j *job) depart(r *rank, state martini.RankState) {
+// depart records that rank r exited with status 0 in state. A rank that
+// began MPI Init without finalizing has failed. One that never began may
+// be no MPI program at all (mpirun -np 2 hostname): it has failed only if
+// another rank uses MPI, which may not show yet (see outcome).
+func (j *job) depart(r *rank, state launch.RankState) {
 	var msg string
 	switch state {
-	case martini.RankAttached, martini.RankInitialized:
-		msg = fmt.Sprintf("%v exited without calling MPI Finalize (its NIC was %s)", r, state)
-	case martini.RankNotAttached:
+	case launch.RankStarted, launch.RankInitialized:
+		msg = fmt.Sprintf("%v exited without calling MPI Finalize (MPI was %s)", r, state)
+	case launch.RankNotStarted:
 		msg = fmt.Sprintf("%v exited with status 0 before calling MPI Init", r)
 	default:
 		return
 	}
 	j.mu.Lock()
 	r.departure = &failure{msg: msg, code: exitFailure, prio: causeDeparted}
-	failed := state != martini.RankNotAttached || j.usesMPI()
+	failed := state != launch.RankNotStarted || j.usesMPI()
 	j.mu.Unlock()
 	if failed {
 		j.fail(msg, exitFailure, causeDeparted)
 	}
 }
 
-// usesMPI reports whether a rank of the job has attached to the NIC;
-// j.mu must be held.
+// usesMPI reports whether a rank of the job has begun MPI Init; j.mu
+// must be held.
 func (j *job) usesMPI() bool {
 	for i := 0; !j.mpi && i < j.opts.np; i++ {
-		j.mpi = j.rankState(i) != martini.RankNotAttached
+		j.mpi = j.rankState(i) != launch.RankNotStarted
 	}
 	return j.mpi
 }
 
-// rankState returns how far rank i got with its NIC: on this host as its
-// segment shows now, across hosts as its agent reported when it ended;
-// j.mu must be held.
-func (j *job) rankState(i int) martini.RankState {
-	switch {
-	case j.seg != nil:
-		return j.seg.State(i)
-	case i < len(j.ranks):
-		return j.ranks[i].state
-	}
-	return martini.RankNotAttached
+// rankState returns how far rank i got with MPI, as it recorded in the
+// data store (launch.Job.SetState), on this host or another.
+func (j *job) rankState(i int) launch.RankState {
+	return launch.ParseRankState(j.srv.Value(launch.StateKey(i)))
 }
 
 // outcome returns the failure to report once the ranks are gone, or nil

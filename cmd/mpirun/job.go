@@ -232,7 +232,7 @@ func (j *job) start(i int) error {
 	go func() {
 		defer j.wg.Done()
 		ws := p.wait(&j.procs)
-		j.judge(r, ws, j.seg.State(i))
+		j.judge(r, ws, j.rankState(i))
 	}()
 	return nil
 }

@@ -272,7 +272,7 @@ func TestRankKilledBySignal(t *testing.T) {
 func TestExitWithoutFinalize(t *testing.T) {
 	t.Parallel()
 	r := mpirun(t, "-np", "2", helper("nofinalize"))
-	checkFailure(t, r, 1, failureRE(1, `exited without calling MPI Finalize \(its NIC was initialized\)`))
+	checkFailure(t, r, 1, failureRE(1, `exited without calling MPI Finalize \(MPI was initialized\)`))
 }
 
 // TestLeaveReported: a rank that leaves the job with status 0 before MPI
@@ -287,7 +287,7 @@ func TestLeaveReported(t *testing.T) {
 				r := mpirun(t, "-np", "3", helper("leave"), when, react)
 				how := `exited with status 0 before calling MPI Init`
 				if when == "finalize" {
-					how = `exited without calling MPI Finalize \(its NIC was initialized\)`
+					how = `exited without calling MPI Finalize \(MPI was initialized\)`
 				}
 				checkFailure(t, r, 1, failureRE(1, how))
 			})

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/rhinet-go/martini/llc/martini"
+	"github.com/rhinet-go/martini/llc/launch"
 )
 
 // rank is mpirun's view of a rank of the job: on this host a process it
@@ -16,9 +16,6 @@ type rank struct {
 	id   int
 	host string // its host in a job across hosts, "" on this host only
 	pid  int    // 0 until it started (under job.mu)
-	// state is how far it got with its NIC, as its agent reported when
-	// it ended (a job across hosts; under job.mu).
-	state martini.RankState
 	// departure is set when it exited with status 0 without MPI Finalize
 	// (under job.mu).
 	departure *failure
@@ -59,8 +56,8 @@ func (r *rank) inspectStderr(line []byte) {
 }
 
 // judge records how rank r ended, if that is a failure: with wait status
-// ws, its NIC in state.
-func (j *job) judge(r *rank, ws syscall.WaitStatus, state martini.RankState) {
+// ws, having recorded state (launch.RankState).
+func (j *job) judge(r *rank, ws syscall.WaitStatus, state launch.RankState) {
 	if j.opts.verbose {
 		j.out.logf("%v: %s", r, describeStatus(ws))
 	}

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/llc/launch"
-	"github.com/rhinet-go/martini/llc/martini"
 	"golang.org/x/sys/unix"
 )
 
@@ -371,12 +370,11 @@ func (h *hostsJob) ended(a *hostAgent, r *rank, data []byte) error {
 	h.j.mu.Lock()
 	seen := a.reported[r.id-a.place.first]
 	a.reported[r.id-a.place.first] = true
-	r.state = martini.RankState(e.State)
 	h.j.mu.Unlock()
 	if seen {
 		return fmt.Errorf("agent protocol: rank %d ended twice", r.id)
 	}
-	h.j.judge(r, syscall.WaitStatus(e.Status), r.state)
+	h.j.judge(r, syscall.WaitStatus(e.Status), h.j.rankState(r.id))
 	return nil
 }
 

@@ -102,8 +102,7 @@ type agentConfig struct {
 
 // rankExit is how a rank ended.
 type rankExit struct {
-	Status int   // its wait status (syscall.WaitStatus)
-	State  uint8 // how far it got with its NIC (martini.RankState)
+	Status int // its wait status (syscall.WaitStatus)
 }
 
 // wireFrame is a frame of the agent protocol.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/mpi"
+	_ "github.com/rhinet-go/martini/networks" // the networks MPI runs over
 )
 
 // The PM round trips of thesis ch. 8: a ping-pong of small messages between

@@ -9,6 +9,7 @@ import (
 	"log"
 
 	"github.com/rhinet-go/martini/mpi"
+	_ "github.com/rhinet-go/martini/networks" // the networks MPI runs over
 )
 
 func main() {

@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/rhinet-go/martini/mpi"
+	_ "github.com/rhinet-go/martini/networks" // the networks MPI runs over
 )
 
 func main() {

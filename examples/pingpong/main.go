@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/mpi"
+	_ "github.com/rhinet-go/martini/networks" // the networks MPI runs over
 )
 
 func main() {

@@ -21,6 +21,7 @@ import (
 	"os"
 
 	"github.com/rhinet-go/martini/mpi"
+	_ "github.com/rhinet-go/martini/networks" // the networks MPI runs over
 	"golang.org/x/sys/unix"
 )
 

@@ -380,6 +380,15 @@ func (s *Server) LostRank() (rank int, ok bool) {
 	return s.lostRank, s.lostRank >= 0
 }
 
+// Value returns the value some rank put under key, if one did: what a
+// launcher reads of the job once a rank has exited (launch.StateKey).
+func (s *Server) Value(key string) (value string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	value, ok = s.kv[key]
+	return value, ok
+}
+
 // breakJob fails every pending and later Get and Fence; s.mu must be held.
 func (s *Server) breakJob(why string) {
 	if s.lost != "" {

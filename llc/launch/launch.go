@@ -365,3 +365,16 @@ func storeConn(fd int) (*os.File, error) {
 	}
 	return os.NewFile(uintptr(fd), "martini-store"), nil
 }
+
+// HostName returns the name of the process's host: the one mpirun -hosts
+// gave, else the machine's.
+func (j *Job) HostName() (string, error) {
+	if j.Host != "" {
+		return j.Host, nil
+	}
+	h, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("launch: the host's name: %w", err)
+	}
+	return h, nil
+}

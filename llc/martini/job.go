@@ -52,8 +52,9 @@ type JobConfig struct {
 	OpRate float64
 }
 
-// Job is the launcher's side of a job's shared segment: mpirun creates it,
-// passes File to every rank, and reads how far each rank got.
+// Job is the launcher's side of a job's shared segment: mpirun creates it
+// and passes File to every rank (how far each rank got, it reads from the
+// data store: launch.RankState).
 type Job struct{ seg *nicemu.Segment }
 
 // CreateJob creates the shared segment of a new job.
@@ -77,39 +78,3 @@ func (j *Job) Size() int { return j.seg.Size() }
 
 // Close unmaps the segment and closes its file.
 func (j *Job) Close() error { return j.seg.Close() }
-
-// RankState is how far a rank got with its NIC.
-type RankState uint8
-
-// Rank states, in the order a rank goes through them.
-const (
-	RankNotAttached RankState = iota // never opened its NIC (no MPI Init)
-	RankAttached                     // opened its NIC, Init not complete
-	RankInitialized                  // MPI Init completed
-	RankFinalized                    // MPI Finalize completed
-)
-
-func (s RankState) String() string {
-	switch s {
-	case RankNotAttached:
-		return "not attached"
-	case RankAttached:
-		return "attached"
-	case RankInitialized:
-		return "initialized"
-	}
-	return "finalized"
-}
-
-// State returns how far rank got.
-func (j *Job) State(rank int) RankState {
-	switch j.seg.ProcState(rank) {
-	case nicemu.ProcEmpty:
-		return RankNotAttached
-	case nicemu.ProcAttached:
-		return RankAttached
-	case nicemu.ProcInitialized:
-		return RankInitialized
-	}
-	return RankFinalized
-}

@@ -85,10 +85,6 @@ func open(seg *nicemu.Segment, rank int, o Options) (*Translator, error) {
 // engine's rings and bootstrap area (the NIC's heap).
 func (t *Translator) MemorySize() int { return nicemu.DefaultHeapSize }
 
-// Initialized marks this process as initialized in the segment, which
-// mpirun reads to tell a lost MPI process from one that never used MPI.
-func (t *Translator) Initialized() { t.nic.SetState(nicemu.ProcInitialized) }
-
 // AllocBarrier claims a barrier controller of the synchronisation network
 // for a new group, or fails when offload is off or none is free.
 func (t *Translator) AllocBarrier() (int, error) {

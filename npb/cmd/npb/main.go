@@ -22,6 +22,7 @@ import (
 
 	"github.com/rhinet-go/martini/bench"
 	"github.com/rhinet-go/martini/mpi"
+	_ "github.com/rhinet-go/martini/networks" // the networks MPI runs over
 	"github.com/rhinet-go/martini/npb"
 )
 

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/mpi"
+	_ "github.com/rhinet-go/martini/networks" // the networks MPI runs over
 )
 
 func main() {

@@ -20,7 +20,6 @@ import (
 
 	"github.com/rhinet-go/martini/llc/datastore"
 	"github.com/rhinet-go/martini/llc/launch"
-	"github.com/rhinet-go/martini/nicemu"
 )
 
 func main() {
@@ -51,21 +50,16 @@ func run(probe bool) error {
 			return err
 		}
 	}
-	seg, err := nicemu.AttachSegment(job.Segment)
-	if err != nil {
+	if err := job.SetState(launch.RankInitialized); err != nil {
 		return err
 	}
-	job.Segment = nil
-	defer seg.Close()
-	seg.SetProcState(job.LocalRank, nicemu.ProcInitialized)
 	sum, hosts, err := exchange(job)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("rank %d of %d on %s (local %d of %d, tcp %s): sum %d, hosts %s\n",
 		job.Rank, job.Size, job.Host, job.LocalRank, job.LocalSize, job.TCPAddr, sum, strings.Join(hosts, " "))
-	seg.SetProcState(job.LocalRank, nicemu.ProcFinalized)
-	return nil
+	return job.SetState(launch.RankFinalized)
 }
 
 // exchange puts this rank's rank and host and gets every rank's.

@@ -1,4 +1,4 @@
-// Command nofinalize attaches to the job as a rank; rank 0 finalizes, the
+// Command nofinalize joins the job as a rank and records it initialized; rank 0 finalizes, the
 // others exit 0 while still initialized.
 package main
 
@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/rhinet-go/martini/llc/launch"
-	"github.com/rhinet-go/martini/nicemu"
 )
 
 func main() {
@@ -16,15 +15,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	seg, err := nicemu.AttachSegment(job.Segment)
-	if err != nil {
+	if err := job.SetState(launch.RankInitialized); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	job.Segment = nil
-	seg.SetProcState(job.Rank, nicemu.ProcInitialized)
 	if job.Rank == 0 {
-		seg.SetProcState(job.Rank, nicemu.ProcFinalized)
+		job.SetState(launch.RankFinalized)
 	} else if err := job.Store.Fence(); err == nil {
 		// Let rank 0 exit first, cleanly.
 		fmt.Fprintln(os.Stderr, "unexpected: fence without rank 0")

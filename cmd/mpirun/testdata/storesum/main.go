@@ -29,7 +29,10 @@ func run() error {
 		return err
 	}
 	job.Segment = nil
-	seg.SetProcState(job.Rank, nicemu.ProcInitialized)
+	defer seg.Close()
+	if err := job.SetState(launch.RankInitialized); err != nil {
+		return err
+	}
 	if err := job.Store.Put("rank/"+strconv.Itoa(job.Rank), strconv.Itoa(job.Rank)); err != nil {
 		return err
 	}
@@ -52,6 +55,5 @@ func run() error {
 		return err
 	}
 	fmt.Printf("rank %d of %d: sum %d\n", job.Rank, job.Size, sum)
-	seg.SetProcState(job.Rank, nicemu.ProcFinalized)
-	return nil
+	return job.SetState(launch.RankFinalized)
 }

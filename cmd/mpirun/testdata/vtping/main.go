@@ -11,6 +11,7 @@ import (
 	"log"
 
 	"github.com/rhinet-go/martini/mpi"
+	_ "github.com/rhinet-go/martini/networks" // the networks MPI runs over
 )
 
 // declare is the operations declared before each send.

@@ -1,12 +1,9 @@
-package mpi
+package bootstrap
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/rhinet-go/martini/llc/datastore"
-	"github.com/rhinet-go/martini/llc/launch"
 )
 
 // Placement: which processes share a processor.
@@ -19,18 +16,9 @@ import (
 // every rank of their communicator, which others share its processor
 // (collectives.Runner.Processors).
 
-// cpuKey is the data-store key of the CPU rank is pinned to.
-func cpuKey(rank int) string { return bootPrefix + "cpu/" + strconv.Itoa(rank) }
-
-// publishPlacement publishes the CPU this process is pinned to, with its
-// host: "CPU@HOST", CPU -1 when the process is not pinned to one.
-func publishPlacement(store datastore.Store, job *launch.Job) error {
-	host, err := hostName(job)
-	if err != nil {
-		return err
-	}
-	return store.Put(cpuKey(job.Rank), strconv.Itoa(launch.PinnedCPU())+"@"+host)
-}
+// placement is what a process publishes of the CPU it is pinned to (-1:
+// none) on host: "CPU@HOST".
+func placement(cpu int, host string) string { return strconv.Itoa(cpu) + "@" + host }
 
 // readPlacement returns, by rank, an identifier of the processor each of
 // size processes is pinned to, equal for the processes that share one,
