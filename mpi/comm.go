@@ -93,7 +93,7 @@ type Comm struct {
 	// manager runs the collectives of communicator management, with the
 	// default algorithms: the user's forced ones (-coll) are not for them.
 	manager collectives.Runner
-	hw      network.SyncGroup // the network's barriers and multicast, or nil
+	hw      syncHardware // the networks' barriers and multicast, or nil
 	freed   atomic.Bool
 
 	// pending counts c's requests not yet finished. A freed communicator's
@@ -140,6 +140,13 @@ func (c *Comm) processors() []int {
 	return p
 }
 
+// syncHardware is a group of the networks' Offload as the collectives use
+// it.
+type syncHardware interface {
+	network.SyncGroup
+	collectives.Hardware
+}
+
 // setOffload gives c the barrier controller hwID of the networks'
 // synchronisation network (none if negative).
 func (c *Comm) setOffload(hwID int) {
@@ -150,7 +157,15 @@ func (c *Comm) setOffload(hwID int) {
 	for r := range procs {
 		procs[r] = c.toWorld(r)
 	}
-	c.hw = c.rt.offload.SyncGroup(c.rt.ep, hwID, c.rank, procs, uint32(c.id))
+	g := c.rt.offload.SyncGroup(c.rt.ep, hwID, c.rank, procs, uint32(c.id))
+	hw, ok := g.(syncHardware)
+	if !ok {
+		if c.rank == 0 {
+			g.Free() // of no use to the collectives
+		}
+		return
+	}
+	c.hw = hw
 	c.runner.HW, c.manager.HW = c.hw, c.hw
 	if c.rt.runAhead {
 		// The user's broadcasts and scatters run ahead, and the

@@ -55,7 +55,7 @@ type job struct {
 
 	mu     sync.Mutex
 	first  *failure      // the failure to report
-	mpi    bool          // a rank was seen attached to the NIC
+	mpi    bool          // a rank was seen to begin MPI Init
 	frozen bool          // first is final: later failures are effects
 	failed chan struct{} // closed when first is set
 }

@@ -18,8 +18,9 @@
 // own, and forwards their output line by line. When a rank ends, what is
 // left of its process group (the descendants it left running) is killed.
 // When a rank fails (a non-zero exit, a signal, a panic, an MPI Abort, an
-// exit without MPI Finalize after attaching to the NIC, or an exit before
-// MPI Init while other ranks use MPI) mpirun kills the others, names the
+// exit without MPI Finalize after MPI Init began, or an exit before MPI
+// Init while other ranks use MPI: each rank records how far it got in
+// the data store, launch.RankState) mpirun kills the others, names the
 // failed rank and exits with a non-zero status. A rank that left the job
 // first (its data-store connection broke the others' requests) is named
 // rather than the ranks that failed because of it. Ranks get no standard

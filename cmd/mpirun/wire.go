@@ -31,7 +31,7 @@ import (
 //	head -> agent  'c' config: JSON agentConfig (the job, the host's ranks, the store's address)
 //	agent -> head  's' rank started: its pid, in decimal
 //	agent -> head  'o', 'e' a line of the rank's stdout, stderr (with its newline)
-//	agent -> head  'x' rank ended: JSON rankExit (wait status, NIC state)
+//	agent -> head  'x' rank ended: JSON rankExit (wait status)
 //	agent -> head  'f' failure: a message (a rank that could not start, or noRank: the agent's own)
 //	head -> agent  'k' stop: end the ranks (SIGTERM, SIGKILL after termGrace)
 //
@@ -51,7 +51,7 @@ const (
 
 // agentProtocol is the version of the agent protocol; the head refuses an
 // agent of another version.
-const agentProtocol = 2
+const agentProtocol = 3
 
 // agentMagic begins the agent's standard output, before its first
 // frame. Its first byte, NUL, starts no text, so that a line of text

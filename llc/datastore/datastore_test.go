@@ -100,6 +100,22 @@ func TestPutGetAcrossClients(t *testing.T) {
 	}
 }
 
+// The launcher reads what a rank put once its Put returned, also after
+// the rank has gone (Server.Value).
+func TestServerValue(t *testing.T) {
+	j := newTestJob(t, 2)
+	if v, ok := j.srv.Value("state/1"); ok {
+		t.Errorf("Value of a key nobody put: %q", v)
+	}
+	if err := j.clients[1].Put("state/1", "2"); err != nil {
+		t.Fatal(err)
+	}
+	j.raw[1].Close()
+	if v, ok := j.srv.Value("state/1"); !ok || v != "2" {
+		t.Errorf("Value after the Put returned = %q, %v; want \"2\"", v, ok)
+	}
+}
+
 func TestGetBlocksUntilPut(t *testing.T) {
 	j := newTestJob(t, 2)
 	got := make(chan string, 1)

@@ -13,8 +13,8 @@ import (
 // processes and their multicast buffers. Its blocking calls wait through
 // the endpoint, which keeps the process's own protocols progressing and
 // sleeps on the doorbell that the NIC rings on release and delivery. It
-// has the method set of collectives.Hardware. One collective at a time
-// may use it.
+// is the network.SyncGroup of the martini network's Offload (the
+// collectives' Hardware). One collective at a time may use it.
 type SyncGroup struct {
 	tr     *Translator
 	nic    *nicemu.NIC

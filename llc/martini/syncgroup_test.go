@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/nicemu"
 )
@@ -104,3 +105,10 @@ func TestSyncGroupLooksWhileIdle(t *testing.T) {
 		t.Errorf("under the Martini model: %d looks, want 1 and false", looks)
 	}
 }
+
+// The synchronisation network's groups serve the collectives as their
+// Hardware, and let calls run ahead of their argument checks.
+var (
+	_ collectives.Hardware        = (*SyncGroup)(nil)
+	_ collectives.RunAheadBarrier = (*SyncGroup)(nil)
+)

@@ -18,7 +18,6 @@
 package network
 
 import (
-	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/llc/launch"
 )
@@ -83,12 +82,12 @@ type Offload interface {
 	SyncGroup(ep *llc.Endpoint, id, member int, procs []int, tag uint32) SyncGroup
 }
 
-// SyncGroup is one group's view of an Offload: the collectives' Hardware,
-// whose barriers keep a ring of generations that lets calls run ahead of
-// their argument checks.
+// SyncGroup is one group's view of an Offload. It serves the collectives
+// as their Hardware (collectives.Hardware, and collectives.RunAheadBarrier
+// for calls that run ahead of their argument checks), which the caller
+// finds by type assertion: the networks sit below the collectives and do
+// not import them.
 type SyncGroup interface {
-	collectives.Hardware
-	collectives.RunAheadBarrier
 	// Free releases the barrier controller; one member calls it once no
 	// member uses the group any more.
 	Free() error

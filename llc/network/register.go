@@ -40,18 +40,6 @@ func Register(name string, d Driver) {
 	drivers = append(drivers, registered{name, d})
 }
 
-// Drivers returns the names of the registered networks, in the order of
-// registration.
-func Drivers() []string {
-	driversMu.RLock()
-	defer driversMu.RUnlock()
-	names := make([]string, len(drivers))
-	for i, r := range drivers {
-		names[i] = r.name
-	}
-	return names
-}
-
 // lookup returns the driver registered as name.
 func lookup(name string) (Driver, error) {
 	driversMu.RLock()
