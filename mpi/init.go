@@ -174,11 +174,7 @@ func initRuntime() (*runtimeState, error) {
 		return fail(err)
 	}
 	ns = &netSetup{Nets: nets}
-	var clock llc.Clock
-	model := nets.Model()
-	if model != nil {
-		clock = model.VirtualClock()
-	}
+	clock := nets.VirtualClock()
 	if clock != nil {
 		// Virtual time: the process takes part in the ordering of
 		// requests before the bootstrap's fence, so that every process
@@ -225,7 +221,7 @@ func initRuntime() (*runtimeState, error) {
 		singleCopyMin:         singleCopyMin(caps.SingleCopyMin, job.Settings, cfg),
 		distinctSingleCopyMin: singleCopyMin(caps.DistinctSingleCopyMin, job.Settings, cfg),
 		collEager:             collEager, eagerLimit: cfg.EagerLimit,
-		modelled: model != nil && model.Modelled(), consume: caps.ConsumeReads, processors: processors,
+		modelled: nets.Modelled(), consume: caps.ConsumeReads, processors: processors,
 		offload: nets.Offload()}
 	s.overlapLimit = overlapLimit(cfg, collEager, job.Size, s.modelled)
 	s.runAhead = job.Size > runtime.NumCPU() && !s.modelled

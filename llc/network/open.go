@@ -185,10 +185,19 @@ func (n *Nets) Offload() Offload {
 	return o
 }
 
-// Model returns the Host network's timing model, nil without one.
-func (n *Nets) Model() Modelled {
-	m, _ := n.host.(Modelled)
-	return m
+// Modelled reports whether the Host network runs under a timing model.
+func (n *Nets) Modelled() bool {
+	m, ok := n.host.(Modelled)
+	return ok && m.Modelled()
+}
+
+// VirtualClock returns the Host network's virtual clock: nil unless the
+// job runs in virtual time.
+func (n *Nets) VirtualClock() llc.Clock {
+	if m, ok := n.host.(Modelled); ok {
+		return m.VirtualClock()
+	}
+	return nil
 }
 
 // Close closes the networks Open opened.

@@ -112,6 +112,9 @@ func TestOpenChooses(t *testing.T) {
 		if got != tc.want || n.Spans() != tc.spans {
 			t.Errorf("%s: network %q, spans %v; want %q, %v", tc.name, got, n.Spans(), tc.want, tc.spans)
 		}
+		if want := tc.want == "host" || tc.spans; n.Modelled() != want {
+			t.Errorf("%s: modelled %v, want %v (the host network's model)", tc.name, n.Modelled(), want)
+		}
 		if off := n.Offload(); (off != nil) != (tc.want == "host") {
 			t.Errorf("%s: offload %v, want one only from the host network reaching every process", tc.name, off)
 		}
