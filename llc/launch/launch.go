@@ -17,6 +17,10 @@
 // which also holds MARTINI_SPIN and MARTINI_YIELD (set in the environment
 // only). A bad value of any of them is an error of FromEnv naming it.
 //
+// A rank of an mpirun job records how far it got with MPI in the data
+// store (Job.SetState, RankState), where mpirun reads it once the rank has
+// exited, whatever network the rank used.
+//
 // For a job across hosts (mpirun -hosts or -hostfile), mpirun's agent on
 // each host sets MARTINI_STORE_ADDR and MARTINI_JOB_KEY instead of
 // MARTINI_STORE_FD: the rank dials the data store over TCP and proves the
