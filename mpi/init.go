@@ -119,10 +119,12 @@ var (
 	epoch   = time.Now()
 )
 
-// Init initializes MPI: it joins the job started by mpirun (or a job of one
-// process when started without it), opens the process's NIC, registers its
-// bootstrap area and exchanges the bootstrap regions of all processes
-// through the management data store.
+// Init initializes MPI: it joins the job started by mpirun or a PMI
+// launcher (or a job of one process when started without one), opens the
+// networks the program registered (package llc/network; a program with
+// none fails, naming the import to add), registers its bootstrap area and
+// exchanges the bootstrap regions of all processes through the
+// management data store.
 func Init() error {
 	stateMu.Lock()
 	defer stateMu.Unlock()
@@ -530,10 +532,9 @@ func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int
 
 // Finalize completes the process's part of the job: it drives progress
 // until the protocol engine has nothing in flight, synchronises with every
-// other process (serving the NIC meanwhile), fails operations other
-// goroutines still wait for with ErrFinalized, and releases the NIC's
-// registrations and the data store. The segment stays mapped until the
-// process exits. MPI calls after Finalize return ErrNotInitialized.
+// other process (serving the network meanwhile), fails operations other
+// goroutines still wait for with ErrFinalized, and closes the networks
+// and the data store. A segment stays mapped until the process exits. MPI calls after Finalize return ErrNotInitialized.
 func Finalize() error {
 	stateMu.Lock()
 	defer stateMu.Unlock()

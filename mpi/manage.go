@@ -92,8 +92,8 @@ func (s *runtimeState) agreeContext(op string, allreduce func(words []uint64, o 
 
 // build makes the communicator of context id over the processes world (in
 // their new rank order), of which the caller is one, and gives it a
-// barrier controller of the NIC's synchronisation network if one is free
-// (its rank 0 claims it and broadcasts the choice).
+// barrier controller of the networks' synchronisation network (Offload)
+// if one is free (its rank 0 claims it and broadcasts the choice).
 func (c *Comm) build(op string, id int, world []int) (*Comm, error) {
 	rank := slices.Index(world, c.toWorld(c.rank))
 	nc := newComm(c.rt, id, rank, world)
