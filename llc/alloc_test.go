@@ -37,22 +37,22 @@ func testSteadyStateAllocs(t *testing.T, eager EagerMode) {
 			round := func() {
 				clear(buf)
 				if tt.posted {
-					c.eng[1].Recv(rop)
+					c.eng[1].Submit(rop)
 					c.drain(1)
 				}
-				c.eng[0].Send(sop)
+				c.eng[0].Submit(sop)
 				c.drain(0)
 				for k := 0; k < 100 && !sop.Done(); k++ {
 					c.round()
 				}
 				if !tt.posted {
 					for k := 0; k < 100; k++ {
-						if _, ok := c.eng[1].Probe(0, 3, 2); ok {
+						if _, ok := probeOn(c.eng[1], 0, 3, 2); ok {
 							break
 						}
 						c.round()
 					}
-					c.eng[1].Recv(rop)
+					c.eng[1].Submit(rop)
 					c.drain(1)
 				}
 				for k := 0; k < 100 && !rop.Done(); k++ {
@@ -72,7 +72,7 @@ func testSteadyStateAllocs(t *testing.T, eager EagerMode) {
 			if allocs != 0 {
 				t.Fatalf("%.2f allocations per send and receive, want 0", allocs)
 			}
-			if st := c.eng[0].Stats(); st.TailReads == 0 && eager != EagerQueue {
+			if st := c.eng[0].State().Stats; st.TailReads == 0 && eager != EagerQueue {
 				t.Fatalf("the ring never needed a consumer-count read: %+v", st)
 			}
 			if eager == EagerQueue && c.net.queues[1].released < 2*queue {

@@ -1,13 +1,13 @@
 package llc
 
-// CancelSend cancels op if it has not left yet: while it waits for its
+// cancelSend cancels op if it has not left yet: while it waits for its
 // connection, for its buffer's registration, or for room in the peer's
 // ring or queue. It reports whether it did; the op is then done and
 // Cancelled. A message that has left (an eager record written, a
 // rendezvous request to send written, a synchronous message waiting for
 // its acknowledgement, a message in several queue records whose first
 // part was enqueued) cannot be cancelled.
-func (e *Engine) CancelSend(op *SendOp) bool {
+func (e *Engine) cancelSend(op *SendOp) bool {
 	if op.done || op.Peer < 0 || op.Peer >= len(e.peers) {
 		return false
 	}
@@ -34,16 +34,7 @@ func (e *Engine) CancelSend(op *SendOp) bool {
 }
 
 // cancelledSend takes the place in a peer's queue of a send that
-// CancelSend took out: the item is skipped as a done send's is, and the
+// cancelSend took out: the item is skipped as a done send's is, and the
 // caller may reuse the op at once (a reused op that stayed in the queue
 // would be sent there, with whatever it holds then).
 var cancelledSend = &SendOp{done: true, cancelled: true}
-
-// CancelSend cancels op if it has not left yet (see Engine.CancelSend).
-func (ep *Endpoint) CancelSend(op *SendOp) bool {
-	ep.mu.Lock()
-	ok := ep.eng.CancelSend(op)
-	ep.drain()
-	ep.mu.Unlock()
-	return ok
-}

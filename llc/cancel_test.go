@@ -15,19 +15,19 @@ func TestCancelQueuedSend(t *testing.T) {
 					c := newCluster(t, 2, withEager(eager, nil))
 					c.hold[0] = true // the connection (or enqueue) does not happen yet
 					s := &SendOp{Peer: 1, Tag: 3, Data: pattern(1, size), Sync: sync}
-					c.eng[0].Send(s)
+					c.eng[0].Submit(s)
 					c.drain(0)
 					if eager == EagerQueue && size <= 1024 {
 						// Its enqueue is in flight: too late.
-						if c.eng[0].CancelSend(s) {
+						if cancelSendOn(c.eng[0], s) {
 							t.Fatal("cancelled a send whose record is being enqueued")
 						}
 						return
 					}
-					if !c.eng[0].CancelSend(s) || !s.Done() || !s.Cancelled() || s.Err() != nil {
+					if !cancelSendOn(c.eng[0], s) || !s.Done() || !s.Cancelled() || s.Err() != nil {
 						t.Fatalf("CancelSend: done=%v cancelled=%v err=%v", s.Done(), s.Cancelled(), s.Err())
 					}
-					if c.eng[0].CancelSend(s) {
+					if cancelSendOn(c.eng[0], s) {
 						t.Fatal("cancelled a send twice")
 					}
 					c.hold[0] = false
@@ -38,7 +38,7 @@ func TestCancelQueuedSend(t *testing.T) {
 					r := c.recv(1, 0, AnyTag, 0, size)
 					c.wait(later, r)
 					checkRecv(t, "the next message", r, 0, 4, pattern(2, 8))
-					if _, ok := c.eng[1].Probe(AnySource, AnyTag, 0); ok {
+					if _, ok := probeOn(c.eng[1], AnySource, AnyTag, 0); ok {
 						t.Fatal("the cancelled message arrived")
 					}
 					c.noErrs()
@@ -54,12 +54,12 @@ func TestCancelSentSend(t *testing.T) {
 	c := newCluster(t, 2, nil)
 	s := c.send(0, 1, 1, 0, pattern(1, 8))
 	c.wait(s)
-	if c.eng[0].CancelSend(s) || s.Cancelled() {
+	if cancelSendOn(c.eng[0], s) || s.Cancelled() {
 		t.Fatal("cancelled a completed send")
 	}
 	ss := c.ssend(0, 1, 2, 0, pattern(2, 8))
-	c.run("arrived", func() bool { _, ok := c.eng[1].Probe(0, 2, 0); return ok })
-	if c.eng[0].CancelSend(ss) || ss.Done() {
+	c.run("arrived", func() bool { _, ok := probeOn(c.eng[1], 0, 2, 0); return ok })
+	if cancelSendOn(c.eng[0], ss) || ss.Done() {
 		t.Fatal("cancelled a synchronous send whose message has left")
 	}
 	r := c.recv(1, 0, AnyTag, 0, 8)
@@ -74,7 +74,7 @@ func TestCancelledSendReused(t *testing.T) {
 	c := newCluster(t, 2, nil)
 	s := &SendOp{Peer: 1, Tag: 3, Data: pattern(1, 8)}
 	cancelBeforeConnecting(t, c, s, nil)
-	c.eng[0].Send(s)
+	c.eng[0].Submit(s)
 	c.drain(0)
 	r := c.recv(1, 0, 3, 0, 8)
 	c.wait(s, r)
@@ -95,12 +95,12 @@ func TestCancelledSendRecycled(t *testing.T) {
 			s := &SendOp{Peer: 1, Tag: 3, Data: pattern(1, size)}
 			cancelBeforeConnecting(t, c, s, func() { *s = SendOp{} }) // recycled, as mpi's pool does
 			*s = SendOp{Peer: 1, Tag: 4, Data: pattern(2, size)}
-			c.eng[0].Send(s)
+			c.eng[0].Submit(s)
 			r := c.recv(1, 0, AnyTag, 0, size)
 			c.wait(s, r)
 			checkRecv(t, "the reused op's message", r, 0, 4, pattern(2, size))
 			c.rounds(20)
-			if _, ok := c.eng[1].Probe(AnySource, AnyTag, 0); ok {
+			if _, ok := probeOn(c.eng[1], AnySource, AnyTag, 0); ok {
 				t.Fatal("a second message arrived: the cancelled place in the queue was sent")
 			}
 			c.noErrs()
@@ -115,9 +115,9 @@ func TestCancelledSendRecycled(t *testing.T) {
 func cancelBeforeConnecting(t *testing.T, c *cluster, s *SendOp, then func()) {
 	t.Helper()
 	c.hold[0] = true
-	c.eng[0].Send(s)
+	c.eng[0].Submit(s)
 	c.drain(0)
-	if !c.eng[0].CancelSend(s) {
+	if !cancelSendOn(c.eng[0], s) {
 		t.Fatal("CancelSend of a send waiting for its connection failed")
 	}
 	if then != nil {

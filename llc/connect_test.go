@@ -141,8 +141,8 @@ func TestLazyConnect(t *testing.T) {
 	if got := bootWord(c, 1, bootLock); got != 1 {
 		t.Fatalf("responder lock = %d, want 1", got)
 	}
-	if e0.peers[1].conn != connRequested || e0.Stats().Connections != 1 {
-		t.Fatalf("initiator state %d, connections %d", e0.peers[1].conn, e0.Stats().Connections)
+	if e0.peers[1].conn != connRequested || e0.State().Stats.Connections != 1 {
+		t.Fatalf("initiator state %d, connections %d", e0.peers[1].conn, e0.State().Stats.Connections)
 	}
 	// Nothing more until the responder polls.
 	c.poll(0)
@@ -170,7 +170,7 @@ func TestLazyConnect(t *testing.T) {
 	if got := binary.LittleEndian.Uint64(c.net.mems[0][txnOff(1)+16:]); got != 4096 {
 		t.Fatalf("reply names ring size %d, want 4096", got)
 	}
-	if st := e1.Stats(); st.RingsGranted != 1 || st.RingBytes != ringCtl+4096 || st.Connections != 0 {
+	if st := e1.State().Stats; st.RingsGranted != 1 || st.RingBytes != ringCtl+4096 || st.Connections != 0 {
 		t.Fatalf("responder counters %+v", st)
 	}
 
@@ -228,7 +228,7 @@ func TestLazyConnect(t *testing.T) {
 	r = c.recv(1, 0, 7, 0, testPacked)
 	c.poll(1)
 	checkRecv(t, "fourth message", r, 0, 7, bigger)
-	if st := e0.Stats(); st.EagerSent != 4 || st.BytesSent != 116+testPacked || st.ConnectRetries != 0 || st.ControlSent != 0 {
+	if st := e0.State().Stats; st.EagerSent != 4 || st.BytesSent != 116+testPacked || st.ConnectRetries != 0 || st.ControlSent != 0 {
 		t.Fatalf("initiator counters %+v", st)
 	}
 	c.noErrs()
@@ -241,23 +241,23 @@ func TestConnectRace(t *testing.T) {
 		d0, d1 := pattern(10, 40), pattern(11, 50)
 		s0 := &SendOp{Peer: 2, Tag: 1, Data: d0}
 		s1 := &SendOp{Peer: 2, Tag: 1, Data: d1}
-		c.eng[0].Send(s0)
-		c.eng[1].Send(s1)
+		c.eng[0].Submit(s0)
+		c.eng[1].Submit(s1)
 		c.drain(0) // wins the slot
 		c.drain(1) // loses it
-		if got := c.eng[1].Stats().ConnectRetries; got != 1 {
+		if got := c.eng[1].State().Stats.ConnectRetries; got != 1 {
 			t.Fatalf("loser ConnectRetries = %d, want 1", got)
 		}
 		if c.eng[1].peers[2].conn != connIdle {
 			t.Fatalf("loser state %d, want idle", c.eng[1].peers[2].conn)
 		}
-		if got := c.eng[0].Stats().ConnectRetries; got != 0 {
+		if got := c.eng[0].State().Stats.ConnectRetries; got != 0 {
 			t.Fatalf("winner ConnectRetries = %d", got)
 		}
 		// The loser retries on its next poll of its own accord: in
 		// virtual time it does not wait for data meanwhile.
-		if !c.eng[1].Retrying() || c.eng[0].Retrying() {
-			t.Fatalf("Retrying: loser %v, winner %v; want true, false", c.eng[1].Retrying(), c.eng[0].Retrying())
+		if !c.eng[1].State().Retrying || c.eng[0].State().Retrying {
+			t.Fatalf("Retrying: loser %v, winner %v; want true, false", c.eng[1].State().Retrying, c.eng[0].State().Retrying)
 		}
 		r0 := c.recv(2, 0, 1, 0, 64)
 		r1 := c.recv(2, 1, 1, 0, 64)
@@ -267,11 +267,11 @@ func TestConnectRace(t *testing.T) {
 		checkRecv(t, "from 0", r0, 0, 1, d0)
 		checkRecv(t, "from 1", r1, 1, 1, d1)
 		for i := range 2 {
-			if st := c.eng[i].Stats(); st.Connections != 1 {
+			if st := c.eng[i].State().Stats; st.Connections != 1 {
 				t.Errorf("engine %d: %d connections", i, st.Connections)
 			}
 		}
-		if st := c.eng[2].Stats(); st.RingsGranted != 2 {
+		if st := c.eng[2].State().Stats; st.RingsGranted != 2 {
 			t.Errorf("responder granted %d rings", st.RingsGranted)
 		}
 		c.noErrs()
@@ -281,15 +281,15 @@ func TestConnectRace(t *testing.T) {
 		c := newCluster(t, 2, nil)
 		s0 := &SendOp{Peer: 1, Tag: 2, Data: pattern(1, 3)}
 		s1 := &SendOp{Peer: 0, Tag: 3, Data: pattern(2, 5)}
-		c.eng[0].Send(s0)
-		c.eng[1].Send(s1)
+		c.eng[0].Submit(s0)
+		c.eng[1].Submit(s1)
 		r0 := c.recv(0, 1, 3, 0, 5)
 		r1 := c.recv(1, 0, 2, 0, 3)
 		c.wait(s0, s1, r0, r1)
 		checkRecv(t, "at 0", r0, 1, 3, pattern(2, 5))
 		checkRecv(t, "at 1", r1, 0, 2, pattern(1, 3))
 		for i := range 2 {
-			if st := c.eng[i].Stats(); st.ConnectRetries != 0 || st.Connections != 1 || st.RingsGranted != 1 {
+			if st := c.eng[i].State().Stats; st.ConnectRetries != 0 || st.Connections != 1 || st.RingsGranted != 1 {
 				t.Errorf("engine %d counters %+v", i, st)
 			}
 		}
@@ -312,12 +312,12 @@ func TestConnectRace(t *testing.T) {
 		var retries uint64
 		for i := range n - 1 {
 			checkRecv(t, fmt.Sprint("from ", i), recvs[i], i, 4, pattern(i, i+1))
-			retries += c.eng[i].Stats().ConnectRetries
+			retries += c.eng[i].State().Stats.ConnectRetries
 		}
 		if retries == 0 {
 			t.Error("no initiator lost the slot")
 		}
-		if st := c.eng[n-1].Stats(); st.RingsGranted != n-1 {
+		if st := c.eng[n-1].State().Stats; st.RingsGranted != n-1 {
 			t.Errorf("responder granted %d rings", st.RingsGranted)
 		}
 		c.idle()
@@ -350,8 +350,8 @@ func TestConnectError(t *testing.T) {
 			t.Fatalf("%v: %d regions registered, %d before", mode, got, before)
 		}
 	}
-	if c.eng[0].Err() != nil {
-		t.Fatalf("engine failed: %v", c.eng[0].Err())
+	if c.eng[0].State().Err != nil {
+		t.Fatalf("engine failed: %v", c.eng[0].State().Err)
 	}
 	if c.eng[0].blocked != 0 {
 		t.Fatalf("blocked = %d", c.eng[0].blocked)
@@ -409,7 +409,7 @@ func TestRingCap(t *testing.T) {
 			c.wait(s4, r4, s5, r5)
 			checkRecv(t, "2 to 0", r4, 2, 1, pattern(4, 30))
 			checkRecv(t, "1 to 3 after the refusal", r5, 1, 2, pattern(5, 3000))
-			if st := c.eng[resp].Stats(); st.RingsGranted != 2 {
+			if st := c.eng[resp].State().Stats; st.RingsGranted != 2 {
 				t.Fatalf("responder granted %d rings", st.RingsGranted)
 			}
 			if bootWord(c, resp, bootLock) != 0 {

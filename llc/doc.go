@@ -2,9 +2,10 @@
 // LLC design: a protocol engine of state machines (connection through a
 // common command slot, lazy ring-buffer allocation, eager send through the
 // rings, rendezvous by remote read or remote write, MPI matching) that
-// consumes user operations and IR events and emits IR commands into a
-// schedule queue; an Endpoint that issues those commands on a Transport and
-// waits for operations; and the Transport interface, whose implementation
+// consumes user operations (Submit) and IR events (Step) and emits batches
+// of IR commands (Ready, Advance); an Endpoint that issues those commands
+// on a Transport and waits for operations; and the Transport interface,
+// whose implementation
 // for the emulated Martini NIC (package llc/martini) is the only
 // network-aware code.
 //
@@ -17,9 +18,14 @@
 // may both store into, each pair's small records can also go through the
 // pair's shared line (Config.SharedLines, line.go).
 //
-// The boundary has raft's shape: everything reaches the engine through
-// Step (a record arrived, a watched slot was signalled, a command
-// completed, now or later) and everything leaves it as IR commands. The
+// The boundary has raft's shape: everything the network says reaches the
+// engine through Step (a record arrived, a watched slot was signalled, a
+// command completed, now or later), every user operation through Submit,
+// and everything leaves it as batches of IR commands: Ready hands out the
+// next batch (with the host work to charge and the engine's failure),
+// the driver issues its commands, steps their completions, and
+// acknowledges it with Advance; what those completions cause comes out
+// in the next batch, in the order it was emitted. The
 // engine never calls a network and never reads network memory: a
 // transport reports what arrived from its Poll (transports whose peers
 // write into local memory share LocalMemory for it), may complete a

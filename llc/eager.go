@@ -39,14 +39,8 @@ func (m EagerMode) String() string {
 	return fmt.Sprintf("EagerMode(%d)", m)
 }
 
-// hostWork counts the host work of the PM message layers that has not
-// been charged yet, by HostWork. Only EagerPM and EagerQueue count; an
-// Endpoint whose transport is a HostCharger charges and clears it.
-type hostWork [WorkPoll + 1]int
-
-// take returns the count of w and clears it.
-func (h *hostWork) take(w HostWork) int {
-	n := h[w]
-	h[w] = 0
-	return n
-}
+// WorkCounts counts host work of the PM message layers, indexed by
+// HostWork. Only EagerPM and EagerQueue count; a Ready batch reports the
+// work done since the last batch, for a driver whose transport is a
+// HostCharger to charge.
+type WorkCounts [WorkPoll + 1]int

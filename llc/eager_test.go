@@ -52,7 +52,7 @@ func TestEagerModeSizes(t *testing.T) {
 				}
 				c.noErrs()
 				c.idle()
-				st0, st1 := c.eng[0].Stats(), c.eng[1].Stats()
+				st0, st1 := c.eng[0].State().Stats, c.eng[1].State().Stats
 				if got := st0.BytesSent; got != uint64(total) {
 					t.Errorf("BytesSent %d, want %d", got, total)
 				}
@@ -78,8 +78,8 @@ func (c *cluster) transfer(t *testing.T, k, size, dst int, posted bool) string {
 	}
 	s := c.send(0, dst, tag, 7, data)
 	if !posted {
-		c.run(what+": arrival", func() bool { _, ok := c.eng[dst].Probe(0, tag, 7); return ok })
-		if st, _ := c.eng[dst].Probe(0, tag, 7); st.Len != size {
+		c.run(what+": arrival", func() bool { _, ok := probeOn(c.eng[dst], 0, tag, 7); return ok })
+		if st, _ := probeOn(c.eng[dst], 0, tag, 7); st.Len != size {
 			t.Fatalf("%s: probed %d bytes", what, st.Len)
 		}
 		r = c.recv(dst, 0, tag, 7, size)
@@ -106,11 +106,11 @@ func TestEagerModeWildcards(t *testing.T) {
 
 				// Unexpected messages from two sources, in a known order.
 				s0 := c.send(0, 2, 8, 0, msg(2))
-				c.run("first arrival", func() bool { _, ok := c.eng[2].Probe(0, 8, 0); return ok })
+				c.run("first arrival", func() bool { _, ok := probeOn(c.eng[2], 0, 8, 0); return ok })
 				s1 := c.send(1, 2, 8, 0, msg(3))
 				s2 := c.send(1, 2, 9, 0, msg(4))
-				c.run("second arrival", func() bool { _, ok := c.eng[2].Probe(1, 9, 0); return ok })
-				if st, ok := c.eng[2].Probe(AnySource, AnyTag, 0); !ok || st.Source != 0 {
+				c.run("second arrival", func() bool { _, ok := probeOn(c.eng[2], 1, 9, 0); return ok })
+				if st, ok := probeOn(c.eng[2], AnySource, AnyTag, 0); !ok || st.Source != 0 {
 					t.Fatalf("probe any: %+v %v, want the message from 0", st, ok)
 				}
 				r1 := c.recv(2, 1, AnyTag, 0, size+20)
@@ -160,7 +160,7 @@ func TestEagerModeOrder(t *testing.T) {
 				c.paused[1] = true
 				msgs, sends, _ := c.sendKeyed(nmsg)
 				c.rounds(3 * nmsg)
-				st := c.eng[0].Stats()
+				st := c.eng[0].State().Stats
 				full := st.RingFull
 				if eager == EagerQueue {
 					full = st.QueueFull
@@ -212,7 +212,7 @@ func TestEagerModeTruncation(t *testing.T) {
 				if r.Status != (Status{Source: 0, Tag: 2, Len: tt.size}) || !bytes.Equal(r.Buf, data[:bufLen]) {
 					t.Fatalf("status %+v, prefix intact %v", r.Status, bytes.Equal(r.Buf, data[:bufLen]))
 				}
-				if got := c.eng[1].Stats().Truncated; got != 1 {
+				if got := c.eng[1].State().Stats.Truncated; got != 1 {
 					t.Fatalf("Truncated = %d", got)
 				}
 				c.idle()
@@ -235,7 +235,7 @@ func TestEagerModeUnsolicited(t *testing.T) {
 			var ops []Completion
 			for i, n := range []int{0, 8, 100, 1024} {
 				s := &SendOp{Peer: 1, Tag: int32(i), Data: pattern(i, n)}
-				c.eng[0].SendUnsolicited(s)
+				c.eng[0].Submit(Unsolicited{s})
 				ops = append(ops, s)
 			}
 			c.wait(ops...)
@@ -252,7 +252,7 @@ func TestEagerModeUnsolicited(t *testing.T) {
 				c.eng[1].Release(ev)
 			}
 			big := &SendOp{Peer: 1, Data: make([]byte, c.eng[0].Config().EagerLimit+1)}
-			c.eng[0].SendUnsolicited(big)
+			c.eng[0].Submit(Unsolicited{big})
 			if !big.Done() || big.Err() == nil || !strings.Contains(big.Err().Error(), "eager limit") {
 				t.Fatalf("oversized unsolicited send: done %v err %v", big.Done(), big.Err())
 			}
@@ -343,40 +343,40 @@ func TestHostWork(t *testing.T) {
 			for i := range n {
 				c.connect(i, 1)
 			}
-			clear(c.eng[0].work[:])
-			clear(c.eng[1].work[:])
+			clear(c.work[0][:])
+			clear(c.work[1][:])
 			// One eager message 0 -> 1, one rendezvous message (RTS; FIN
 			// back).
 			s := c.send(0, 1, 1, 0, pattern(1, 100))
 			c.wait(s)
 			sr := c.send(0, 1, 2, 0, pattern(2, 5000))
-			want0 := hostWork{WorkSend: 2}
+			want0 := WorkCounts{WorkSend: 2}
 			if eager == EagerRings {
-				want0 = hostWork{}
+				want0 = WorkCounts{}
 			}
-			if c.eng[0].work != want0 {
-				t.Errorf("%v: sender's work %v, want %v", eager, c.eng[0].work, want0)
+			if c.work[0] != want0 {
+				t.Errorf("%v: sender's work %v, want %v", eager, c.work[0], want0)
 			}
 			c.poll(1)
-			var want1 hostWork
+			var want1 WorkCounts
 			switch eager {
 			case EagerPM:
-				want1 = hostWork{WorkPoll: n, WorkRecv: 2} // every inbound ring
+				want1 = WorkCounts{WorkPoll: n, WorkRecv: 2} // every inbound ring
 			case EagerQueue:
-				want1 = hostWork{WorkPoll: 1, WorkRecv: 2} // one queue
+				want1 = WorkCounts{WorkPoll: 1, WorkRecv: 2} // one queue
 			}
-			if c.eng[1].work != want1 {
-				t.Errorf("%v: receiver's work after one poll %v, want %v", eager, c.eng[1].work, want1)
+			if c.work[1] != want1 {
+				t.Errorf("%v: receiver's work after one poll %v, want %v", eager, c.work[1], want1)
 			}
 			r := c.recv(1, 0, 1, 0, 100)
 			rr := c.recv(1, 0, 2, 0, 5000)
 			c.wait(r, rr, sr)
-			if eager != EagerRings && c.eng[1].work[WorkSend] != 1 { // FIN
-				t.Errorf("%v: receiver's sends %d, want 1 (FIN)", eager, c.eng[1].work[WorkSend])
+			if eager != EagerRings && c.work[1][WorkSend] != 1 { // FIN
+				t.Errorf("%v: receiver's sends %d, want 1 (FIN)", eager, c.work[1][WorkSend])
 			}
 			if eager == EagerRings {
 				for i, e := range c.eng {
-					if e.work != (hostWork{}) {
+					if e.work != (WorkCounts{}) {
 						t.Errorf("rings: engine %d counted host work %v", i, e.work)
 					}
 				}
@@ -402,7 +402,7 @@ func TestHostWork(t *testing.T) {
 				eps, trs = append(eps, ep), append(trs, tr)
 			}
 			for _, ep := range eps {
-				ep.Locked(func(*Engine) {})
+				ep.Exclusive(func() {})
 			}
 			within(t, 10*time.Second, func() {
 				// Connect (rings) and settle (PM) with a message each way.

@@ -1,8 +1,6 @@
 package llc
 
 import (
-	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,9 +59,13 @@ type Endpoint struct {
 	waits, sleeps uint64
 	failed        atomic.Bool // the engine has failed (set by progress)
 
-	// Operations of SendWait and RecvWait, recycled under mu.
-	freeSends freeList[SendOp]
-	freeRecvs freeList[RecvOp]
+	// Operations of SendWait, RecvWait and RMAFlush, recycled under mu.
+	freeSends   freeList[SendOp]
+	freeRecvs   freeList[RecvOp]
+	freeFlushes freeList[FlushOp]
+	// The cancels and probes of the endpoint's calls, reused under mu.
+	cancelOp CancelOp
+	probeOp  ProbeOp
 
 	// The waiters (park.go), under mu: whether a goroutine polls for
 	// them, those parked meanwhile, and their records for reuse.
@@ -83,7 +85,7 @@ type WaitStats struct {
 // EagerQueue), the endpoint charges that work to tr.
 func NewEndpoint(eng *Engine, tr Transport) *Endpoint {
 	ep := &Endpoint{eng: eng, tr: tr, Spin: 4000, Yield: 200}
-	if hc, ok := tr.(HostCharger); ok && eng.cfg.Eager != EagerRings {
+	if hc, ok := tr.(HostCharger); ok && eng.Config().Eager != EagerRings {
 		ep.charger = hc
 	}
 	if c, ok := tr.(Clocked); ok {
@@ -116,77 +118,101 @@ func (ep *Endpoint) unlock() {
 	}
 }
 
-// drain issues every scheduled command and delivers the completions.
-// The caller holds ep.mu.
+// drain takes the engine's batches of output while it has any. The caller
+// holds ep.mu.
 func (ep *Endpoint) drain() {
-	if ep.charger != nil {
-		ep.drainCharged()
-		return
-	}
-	for c := ep.eng.sched.Next(); c != nil; c = ep.eng.sched.Next() {
-		if ev := ep.tr.Execute(c); ev.Kind != EvNone {
-			ep.eng.Step(ev)
-		}
+	if ep.eng.HasReady() {
+		ep.drainBatches()
 	}
 }
 
-// drainCharged is drain for a transport that charges host work: the work
-// the engine has done is charged before each command is issued (the host
-// works before the network does what it asked for) and once at the end.
-func (ep *Endpoint) drainCharged() {
-	for {
-		ep.charge()
-		c := ep.eng.sched.Next()
-		if c == nil {
-			return
+// drainBatches is drain's loop: it charges each batch's host work (the
+// host works before the network does what it asked for), issues its
+// commands in order, steps their completions and acknowledges it; a
+// failure of the engine is noted for Failed.
+func (ep *Endpoint) drainBatches() {
+	for ep.eng.HasReady() {
+		rd := ep.eng.Ready()
+		if ep.charger != nil {
+			ep.charge(&rd.Work)
 		}
-		if ev := ep.tr.Execute(c); ev.Kind != EvNone {
-			ep.eng.Step(ev)
+		if rd.Err != nil {
+			ep.failed.Store(true)
 		}
+		for i := range rd.Commands {
+			if ev := ep.tr.Execute(&rd.Commands[i]); ev.Kind != EvNone {
+				ep.eng.Step(ev)
+			}
+		}
+		ep.eng.Advance()
 	}
 }
 
-// charge charges the engine's uncharged host work to the transport: polls,
-// then receives, then sends, the order in which a round of progress does
-// them.
-func (ep *Endpoint) charge() {
-	w := &ep.eng.work
+// charge charges a batch's host work to the transport: polls, then
+// receives, then sends, the order in which a round of progress does them.
+func (ep *Endpoint) charge(w *WorkCounts) {
 	for _, k := range [...]HostWork{WorkPoll, WorkRecv, WorkSend} {
-		if n := w.take(k); n > 0 {
+		if n := w[k]; n > 0 {
 			ep.charger.Charge(k, n)
 		}
 	}
 }
 
-// Locked runs f with the endpoint's lock held and the engine's commands
-// issued afterwards.
-func (ep *Endpoint) Locked(f func(e *Engine)) {
+// submit submits op to the engine and issues what it asks for, under the
+// endpoint's lock, taken as for a call into the communication layer.
+func (ep *Endpoint) submit(op Op) {
 	ep.lock()
-	f(ep.eng)
+	ep.eng.Submit(op)
 	ep.drain()
 	ep.unlock()
 }
 
-// Send starts op and reports whether it is already done.
-func (ep *Endpoint) Send(op *SendOp) bool { return ep.startSend(op, false) }
-
-// SendUnsolicited starts an unsolicited send and reports whether it is
-// already done.
-func (ep *Endpoint) SendUnsolicited(op *SendOp) bool { return ep.startSend(op, true) }
-
-func (ep *Endpoint) startSend(op *SendOp, unsolicited bool) bool {
+// Start issues the engine's start-up commands (the receive queue; in
+// EagerPM mode the connections to every process) and returns the engine's
+// error, if they failed.
+func (ep *Endpoint) Start() error {
 	ep.lock()
-	ep.eng.send(op, unsolicited)
+	ep.drain()
+	err := ep.eng.State().Err
+	ep.unlock()
+	return err
+}
+
+// Exclusive runs f while no call of the endpoint runs: f may use the
+// transport, which is not safe for concurrent use (recording the
+// process's state in the NIC, closing the network). f must not call the
+// endpoint.
+func (ep *Endpoint) Exclusive(f func()) {
+	ep.lock()
+	f()
+	ep.drain()
+	ep.unlock()
+}
+
+// Config returns the engine's configuration.
+func (ep *Endpoint) Config() Config { return ep.eng.Config() }
+
+// Send starts op and reports whether it is already done.
+func (ep *Endpoint) Send(op *SendOp) bool {
+	ep.lock()
+	ep.eng.Submit(op)
 	ep.drain()
 	done := op.done
 	ep.unlock()
 	return done
 }
 
+// SendUnsolicited starts an unsolicited send and reports whether it is
+// already done.
+func (ep *Endpoint) SendUnsolicited(op *SendOp) bool {
+	ep.submit(Unsolicited{op})
+	return op.Done()
+}
+
 // Recv posts op and reports whether it is already done.
 func (ep *Endpoint) Recv(op *RecvOp) bool {
 	ep.lock()
-	ep.eng.Recv(op)
+	ep.eng.Submit(op)
 	ep.drain()
 	done := op.done
 	ep.unlock()
@@ -217,7 +243,7 @@ func (ep *Endpoint) Release(n Notification) {
 // and every later one fails with it.
 func (ep *Endpoint) Shutdown(err error) {
 	ep.lock()
-	ep.eng.fail(err)
+	ep.eng.Submit(Stop{err})
 	ep.unlock()
 }
 
@@ -227,7 +253,7 @@ func (ep *Endpoint) SendWait(peer int, tag int32, ctx uint32, data []byte) error
 	ep.lock()
 	op := ep.freeSends.get()
 	op.Peer, op.Tag, op.Ctx, op.Data = peer, tag, ctx, data
-	ep.eng.Send(op)
+	ep.eng.Submit(op)
 	ep.drain()
 	if !op.done { // not already done, as an eager send is
 		ep.wait(op)
@@ -244,7 +270,7 @@ func (ep *Endpoint) RecvWait(source int, tag int32, ctx uint32, buf []byte) (Sta
 	ep.lock()
 	op := ep.freeRecvs.get()
 	op.Source, op.Tag, op.Ctx, op.Buf = source, tag, ctx, buf
-	ep.eng.Recv(op)
+	ep.eng.Submit(op)
 	ep.drain()
 	if !op.done { // not already done, as the receive of a message that came first is
 		ep.wait(op)
@@ -255,12 +281,69 @@ func (ep *Endpoint) RecvWait(source int, tag int32, ctx uint32, buf []byte) (Sta
 	return st, err
 }
 
-// Cancel cancels a posted receive that has not matched.
+// Cancel cancels a posted receive that has not matched and reports
+// whether it did.
 func (ep *Endpoint) Cancel(op *RecvOp) bool {
 	ep.lock()
-	ok := ep.eng.Cancel(op)
+	ok := ep.cancel(CancelOp{Recv: op})
 	ep.unlock()
 	return ok
+}
+
+// CancelSend cancels op if it has not left yet (see CancelOp) and reports
+// whether it did.
+func (ep *Endpoint) CancelSend(op *SendOp) bool {
+	ep.mu.Lock()
+	ok := ep.cancel(CancelOp{Send: op})
+	ep.mu.Unlock()
+	return ok
+}
+
+// WithdrawSend cancels op if it has not left, or withdraws it if it is a
+// rendezvous send whose request has left (see CancelOp), and reports
+// whether op is done: false while a withdrawn send waits for the
+// receiver's answer.
+func (ep *Endpoint) WithdrawSend(op *SendOp) (done bool) {
+	ep.lock()
+	ep.cancel(CancelOp{Send: op, Withdraw: true})
+	done = op.done
+	ep.unlock()
+	return done
+}
+
+// CancelCurrent cancels the receive or send that current names (nil: none)
+// at the time of the cancel, as Cancel or CancelSend do. current runs with
+// the endpoint's lock held: a caller that gives finished operations back
+// for reuse while a wait's Done runs (under that lock) cannot name one
+// given back meanwhile.
+func (ep *Endpoint) CancelCurrent(current func() (*RecvOp, *SendOp)) {
+	ep.lock()
+	if r, s := current(); r != nil || s != nil {
+		ep.cancel(CancelOp{Recv: r, Send: s})
+	}
+	ep.unlock()
+}
+
+// cancel submits c with the endpoint's reused CancelOp, issues what it
+// asks for and reports whether it cancelled. The caller holds ep.mu.
+func (ep *Endpoint) cancel(c CancelOp) bool {
+	ep.cancelOp = c
+	ep.eng.Submit(&ep.cancelOp)
+	ep.drain()
+	ok := ep.cancelOp.Cancelled
+	ep.cancelOp = CancelOp{}
+	return ok
+}
+
+// Completed reports in done, under one hold of the endpoint's lock, which
+// of ops are done.
+func (ep *Endpoint) Completed(ops []Completion, done []bool) {
+	ep.lock()
+	for i, op := range ops {
+		done[i] = op.Done()
+	}
+	ep.drain()
+	ep.unlock()
 }
 
 // progress runs one round of the I/O loop. The caller holds ep.mu.
@@ -270,9 +353,6 @@ func (ep *Endpoint) progress() bool {
 		p = true
 	}
 	ep.drain()
-	if ep.eng.err != nil {
-		ep.failed.Store(true)
-	}
 	return p
 }
 
@@ -320,10 +400,10 @@ func (f funcCompletion) Done() bool { return f() }
 // true.
 func (ep *Endpoint) WaitFunc(done func() bool) { ep.Wait(funcCompletion(done)) }
 
-// WaitEngine drives progress until done, called with the lock held and
-// given the engine, returns true.
-func (ep *Endpoint) WaitEngine(done func(e *Engine) bool) {
-	ep.WaitFunc(func() bool { return done(ep.eng) })
+// WaitState drives progress until done, called with the lock held and
+// given a snapshot of the engine, returns true.
+func (ep *Endpoint) WaitState(done func(State) bool) {
+	ep.WaitFunc(func() bool { return done(ep.eng.State()) })
 }
 
 // Wait drives progress until op is done (op.Done is called with the lock
@@ -371,13 +451,16 @@ func (ep *Endpoint) poll(op Completion) {
 		if len(ep.parked) > 0 {
 			woken = ep.wakeDone()
 		}
+		// In virtual time, whether the engine retries a connection of its
+		// own accord (then the process does not wait for data).
+		retrying := ep.clock != nil && ep.eng.State().Retrying
 		ep.mu.Unlock()
 		if p || woken > 0 {
 			idle = 0
 			phases = waitPhases{}
 			letRun(woken)
 		} else {
-			idle = ep.backOff(op, idle, ep.bounds(), &phases)
+			idle = ep.backOff(op, idle, ep.bounds(), &phases, retrying)
 		}
 		ep.mu.Lock()
 	}
@@ -410,8 +493,8 @@ type waitPhases struct{ spun, yielded, quiet time.Time }
 // backOff is a poll's wait after a round in which nothing happened, the
 // idle-th in a row; it returns the count to go on from. The caller does
 // not hold ep.mu.
-func (ep *Endpoint) backOff(op Completion, idle int, b waitBounds, ph *waitPhases) int {
-	if ep.clock != nil && !ep.eng.Retrying() {
+func (ep *Endpoint) backOff(op Completion, idle int, b waitBounds, ph *waitPhases, retrying bool) int {
+	if ep.clock != nil && !retrying {
 		// Nothing came: the process waits (taking data makes it run
 		// again). Not while it retries a connection: the retry is a
 		// request at its clock.
@@ -496,19 +579,20 @@ func (ep *Endpoint) sleep(op Completion) {
 func (ep *Endpoint) Probe(source int, tag int32, ctx uint32) (Status, bool) {
 	ep.lock()
 	ep.progress()
-	st, ok := ep.eng.Probe(source, tag, ctx)
+	p := &ep.probeOp
+	*p = ProbeOp{Source: source, Tag: tag, Ctx: ctx}
+	ep.eng.Submit(p)
+	st, ok := p.Status, p.Found
 	ep.unlock()
 	return st, ok
 }
 
-// probeWait is a Completion that is done when a matching message arrived.
+// probeWait is a Completion that is done when a matching message arrived
+// (taken out of the matching with Take), or the engine has failed.
 type probeWait struct {
-	eng    *Engine
-	source int
-	tag    int32
-	ctx    uint32
-	st     Status
-	err    error
+	eng   *Engine
+	probe ProbeOp
+	err   error
 	// stalled is the error with which Stalled ended the wait.
 	stalled error
 }
@@ -518,28 +602,76 @@ func (w *probeWait) Done() bool {
 		w.err = w.stalled
 		return true
 	}
-	st, ok := w.eng.Probe(w.source, w.tag, w.ctx)
-	w.st, w.err = st, w.eng.Err()
-	return ok || w.err != nil
+	if !w.probe.Found {
+		w.eng.Submit(&w.probe)
+	}
+	w.err = w.probe.Err
+	return w.probe.Found || w.err != nil
 }
 
 // WaitProbe drives progress until a message matching (source, tag, ctx)
 // has arrived, and returns its status without receiving it. It fails if
 // the engine fails first, since no message can arrive after that.
 func (ep *Endpoint) WaitProbe(source int, tag int32, ctx uint32) (Status, error) {
-	w := &probeWait{eng: ep.eng, source: source, tag: tag, ctx: ctx}
+	w := &probeWait{eng: ep.eng, probe: ProbeOp{Source: source, Tag: tag, Ctx: ctx}}
 	ep.Wait(w)
 	if w.err != nil {
 		return Status{}, w.err
 	}
-	return w.st, nil
+	return w.probe.Status, nil
+}
+
+// Mprobe runs one round of progress and takes the earliest unexpected
+// message matching (source, tag, ctx) out of the matching (ProbeOp with
+// Take).
+func (ep *Endpoint) Mprobe(source int, tag int32, ctx uint32) (*Matched, bool) {
+	ep.mu.Lock()
+	ep.progress()
+	p := &ep.probeOp
+	*p = ProbeOp{Source: source, Tag: tag, Ctx: ctx, Take: true}
+	ep.eng.Submit(p)
+	ep.drain()
+	m, ok := p.Message, p.Found
+	*p = ProbeOp{}
+	ep.mu.Unlock()
+	return m, ok
+}
+
+// WaitMprobe drives progress until a message matching (source, tag, ctx)
+// has arrived and takes it out of the matching. It fails if the engine
+// fails first.
+func (ep *Endpoint) WaitMprobe(source int, tag int32, ctx uint32) (*Matched, error) {
+	w := &probeWait{eng: ep.eng, probe: ProbeOp{Source: source, Tag: tag, Ctx: ctx, Take: true}}
+	ep.mu.Lock()
+	ep.wait(w)
+	ep.drain() // the acknowledgement of a synchronous message
+	ep.mu.Unlock()
+	if w.probe.Message == nil {
+		return nil, w.err
+	}
+	return w.probe.Message, nil
+}
+
+// RecvMatched starts receiving m, which Mprobe or WaitMprobe took, into
+// op (op.Message) and reports whether it is already done.
+func (ep *Endpoint) RecvMatched(m *Matched, op *RecvOp) bool {
+	op.Message = m
+	ep.mu.Lock()
+	ep.eng.Submit(op)
+	ep.drain()
+	done := op.done
+	ep.mu.Unlock()
+	return done
 }
 
 // idleWait is a Completion that is done when the engine has nothing in
 // flight (or has failed).
 type idleWait struct{ eng *Engine }
 
-func (w idleWait) Done() bool { return w.eng.Idle() || w.eng.Err() != nil }
+func (w idleWait) Done() bool {
+	st := w.eng.State()
+	return st.Idle || st.Err != nil
+}
 
 // WaitIdle drives progress until the engine has nothing in flight.
 func (ep *Endpoint) WaitIdle() { ep.Wait(idleWait{ep.eng}) }
@@ -547,9 +679,34 @@ func (ep *Endpoint) WaitIdle() { ep.Wait(idleWait{ep.eng}) }
 // Stats returns the engine's counters.
 func (ep *Endpoint) Stats() Counters {
 	ep.mu.Lock()
-	s := ep.eng.Stats()
+	s := ep.eng.State().Stats
 	ep.mu.Unlock()
 	return s
+}
+
+// Statistics is what an endpoint counts: the engine's counters, the
+// transport's, how waiting went, and the settings in force.
+type Statistics struct {
+	Protocol Counters
+	// Network is the transport's name (Caps.Name), NetworkCounters its
+	// counters when it reports some (StatsReporter).
+	Network         string
+	NetworkCounters []Stat
+	Wait            WaitStats
+	Config          Config
+}
+
+// Statistics returns the endpoint's counters, read together.
+func (ep *Endpoint) Statistics() Statistics {
+	ep.lock()
+	st := Statistics{Protocol: ep.eng.State().Stats, Network: ep.tr.Caps().Name, Config: ep.eng.Config(),
+		Wait: WaitStats{Waits: ep.waits, Sleeps: ep.sleeps}}
+	if sr, ok := ep.tr.(StatsReporter); ok {
+		st.NetworkCounters = sr.Stats()
+	}
+	ep.drain()
+	ep.unlock()
+	return st
 }
 
 // WaitStats returns how waiting went.
@@ -563,7 +720,7 @@ func (ep *Endpoint) WaitStats() WaitStats {
 // Err returns the engine's fatal error, if any.
 func (ep *Endpoint) Err() error {
 	ep.mu.Lock()
-	err := ep.eng.Err()
+	err := ep.eng.State().Err
 	ep.mu.Unlock()
 	return err
 }
@@ -572,7 +729,7 @@ func (ep *Endpoint) Err() error {
 // (then with its error, if it failed before it was issued).
 func (ep *Endpoint) RMA(op *RMAOp) bool {
 	ep.lock()
-	ep.eng.RMA(op)
+	ep.eng.Submit(op)
 	ep.drain()
 	done := op.done
 	ep.unlock()
@@ -582,35 +739,32 @@ func (ep *Endpoint) RMA(op *RMAOp) bool {
 // RMAFlush waits until every one-sided operation to peer (every peer when
 // negative) is complete at the target: the operations in flight are done
 // and, on a transport that completes writes before they are in place
-// (Caps.Async), a read behind the last writes has come back. It returns
-// the error of a settling read; the operations' own errors are theirs.
+// (Caps.Async), a read behind the last writes has come back (FlushOp). It
+// returns the error of a settling read; the operations' own errors are
+// theirs.
 func (ep *Endpoint) RMAFlush(peer int) error {
 	ep.lock()
-	reads := ep.eng.RMASettle(peer, ep.tr.Caps().Async)
+	f := ep.freeFlushes.get()
+	f.Peer, f.Settle = peer, ep.tr.Caps().Async
+	ep.eng.Submit(f)
 	ep.drain()
-	if ep.eng.RMAPending(peer) != 0 { // a network that completed them at once needs no wait
-		ep.wait(funcCompletion(func() bool { return ep.eng.RMAPending(peer) == 0 }))
+	if !f.Done() { // a network that completed them at once needs no wait
+		ep.wait(f)
 	}
-	var errs []error
-	for _, r := range reads {
-		errs = append(errs, r.err)
-	}
+	err := f.Err()
+	ep.freeFlushes.put(f)
 	ep.unlock()
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("llc: settling the writes: %w", err)
-	}
-	return nil
+	return err
 }
 
-// Expose registers memory for one-sided operations (Engine.Expose), or
-// releases it when withdraw is true (Engine.Withdraw), and waits until
-// done.
+// Expose registers memory for one-sided operations (ExposeOp), or
+// releases it when withdraw is true (Unexpose), and waits until done.
 func (ep *Endpoint) Expose(op *ExposeOp, withdraw bool) error {
 	ep.lock()
 	if withdraw {
-		ep.eng.Withdraw(op)
+		ep.eng.Submit(Unexpose{op})
 	} else {
-		ep.eng.Expose(op)
+		ep.eng.Submit(op)
 	}
 	ep.drain()
 	ep.wait(op)

@@ -29,7 +29,7 @@ func newEndpoints(t *testing.T, n int, mod func(cfg *Config)) []*Endpoint {
 	}
 	// Issue the start-up commands (EagerQueue queues) before any send.
 	for _, ep := range eps {
-		ep.Locked(func(*Engine) {})
+		ep.Exclusive(func() {})
 	}
 	return eps
 }
@@ -171,7 +171,7 @@ func testEndpointConcurrent(t *testing.T, eager EagerMode, mode RndvMode) {
 			t.Fatalf("endpoint %d: %v", i, err)
 		}
 		idle := false
-		ep.Locked(func(e *Engine) { idle = e.Idle() })
+		ep.WaitState(func(st State) bool { idle = st.Idle; return true })
 		if !idle {
 			t.Fatalf("endpoint %d not idle", i)
 		}
@@ -189,7 +189,7 @@ func testEndpointConcurrent(t *testing.T, eager EagerMode, mode RndvMode) {
 // without allocating.
 type chargeCounter struct {
 	memTransport
-	n hostWork
+	n WorkCounts
 }
 
 func (c *chargeCounter) Charge(w HostWork, n int) { c.n[w] += n }
@@ -213,7 +213,7 @@ func TestEndpointAllocs(t *testing.T) {
 				eps, trs = append(eps, NewEndpoint(e, tr)), append(trs, tr)
 			}
 			for _, ep := range eps {
-				ep.Locked(func(*Engine) {})
+				ep.Exclusive(func() {})
 			}
 			// Connect 0 -> 1 (and settle PM's start-up): both poll until
 			// both are idle, since a process serves the connections of

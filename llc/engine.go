@@ -102,7 +102,7 @@ type Config struct {
 type Counters struct {
 	EagerSent, EagerRecv    uint64 // eager messages
 	RndvSent, RndvRecv      uint64 // rendezvous messages
-	Withdrawn               uint64 // rendezvous sends withdrawn after their RTS left (WithdrawSend)
+	Withdrawn               uint64 // rendezvous sends withdrawn after their RTS left (CancelOp.Withdraw)
 	BytesSent, BytesRecv    uint64 // message payload bytes
 	Unexpected              uint64 // messages that arrived before their receive
 	Truncated               uint64 // receives whose buffer was too small
@@ -138,9 +138,11 @@ var (
 
 // Engine is the network-independent protocol engine: connection, ring
 // buffer allocation, eager and rendezvous send-receive with MPI matching.
-// It consumes user operations and IR events and emits IR commands into its
-// schedule queue; it never calls a network. An Engine is not safe for
-// concurrent use.
+// User operations come in through Submit, everything the network says
+// through Step (and the engine's own retries through Poll); what it asks
+// of the network goes out as batches of IR commands (Ready), which the
+// driver issues and acknowledges (Advance). It never calls a network. An
+// Engine is not safe for concurrent use.
 type Engine struct {
 	cfg   Config
 	sched schedQueue
@@ -149,9 +151,17 @@ type Engine struct {
 	rings   int // rings granted to senders and watched
 	granted int // ring memory granted so far
 
-	pm        bool     // EagerPM: aligned records, start-up connections, host work
-	pmPending int      // EagerPM: connections initiated at start and not settled
-	work      hostWork // EagerPM, EagerQueue: host work not charged yet
+	pm        bool       // EagerPM: aligned records, start-up connections, host work
+	pmPending int        // EagerPM: connections initiated at start and not settled
+	work      WorkCounts // EagerPM, EagerQueue: host work not reported yet (Ready)
+	// countsWork: host work is reported in the batches (EagerPM,
+	// EagerQueue). batchLimit bounds the commands of a batch: one where
+	// host work is reported, so that the work reported with each command
+	// is the work done before it.
+	countsWork bool
+	batchLimit int
+	readyWork  WorkCounts   // the work the last Ready reported
+	unrecv     []Unreceived // State's, reused
 
 	parts  []partial // messages in several queue records begun, by sender (parts.go)
 	posted recvQueue
@@ -167,7 +177,10 @@ type Engine struct {
 
 	blocked int // peers with queued records
 	err     error
-	stats   Counters
+	// notice: the next batch has something to report besides commands,
+	// a failure or host work (HasReady).
+	notice bool
+	stats  Counters
 }
 
 // NewEngine checks cfg and returns an engine for it.
@@ -217,6 +230,10 @@ func NewEngine(cfg Config) (*Engine, error) {
 		pm:        cfg.Eager == EagerPM,
 	}
 	e.sched.init(64)
+	e.batchLimit = 1 << 30
+	if e.countsWork = cfg.Eager != EagerRings; e.countsWork {
+		e.batchLimit = 1
+	}
 	switch cfg.Eager {
 	case EagerRings:
 		e.watchRequests()
@@ -261,18 +278,8 @@ func MaxEagerLimit(ringSize int) int { return ringSize/2 - cell }
 // control line and the pair's shared line.
 const RingOverhead = ringCtl
 
-// Stats returns the engine's counters.
-func (e *Engine) Stats() Counters { return e.stats }
-
 // Config returns the engine's configuration.
 func (e *Engine) Config() Config { return e.cfg }
-
-// Err returns the fatal error that stopped the engine, if any.
-func (e *Engine) Err() error { return e.err }
-
-// Commands returns the schedule queue, from which the driver takes the
-// commands to issue, in order.
-func (e *Engine) Commands() *schedQueue { return &e.sched }
 
 func (e *Engine) emit(c *Command) {
 	e.stats.CommandsIssued++
@@ -284,7 +291,7 @@ func (e *Engine) fail(err error) {
 	if e.err != nil {
 		return
 	}
-	e.err = err
+	e.err, e.notice = err, true
 	for op := e.posted.head; op != nil; op = op.next {
 		op.finish(err)
 	}
@@ -313,12 +320,49 @@ func (e *Engine) fail(err error) {
 // Step delivers an IR event to the engine: an arrival (a record, a
 // signalled slot) or the completion of a command.
 func (e *Engine) Step(ev Event) {
+	if ev.Kind != EvRecord {
+		e.step(ev)
+		return
+	}
+	// A record, the path of every message: delivered here, without a
+	// call more.
+	src, head, body := ev.Peer, ev.Head, ev.Data
+	if e.err != nil {
+		return
+	}
+	if len(head) < recMeta || src < 0 || src >= e.cfg.Size {
+		e.fail(fmt.Errorf("llc: corrupt record: %d bytes of meta from process %d", len(head), src))
+		return
+	}
+	var m meta
+	m.get(head)
+	if e.cfg.Eager != EagerRings {
+		e.addWork(WorkRecv, 1)
+	}
+	if m.flags&flagLine != 0 {
+		if m.kind == recLineAck {
+			e.peers[src].line.acked = uint32(m.aux)
+			return
+		}
+		e.lineArrived(src, uint32(m.aux))
+		m.flags &^= flagLine
+		m.aux = 0
+	}
+	if m.kind == recPart || m.flags&flagParts != 0 {
+		e.assemble(src, &m, body) // a message in several queue records
+		return
+	}
+	if int(m.length) != len(body) {
+		e.fail(fmt.Errorf("llc: corrupt record from process %d: body of %d bytes, its meta says %d", src, len(body), m.length))
+		return
+	}
+	e.dispatch(src, &m, body)
+}
+
+// step is Step of an event other than a record.
+func (e *Engine) step(ev Event) {
 	if ev.Kind == EvNone || e.err != nil {
 		return // nothing to report, or stopped: every operation is complete
-	}
-	if ev.Kind == EvRecord {
-		e.Record(ev.Peer, ev.Head, ev.Data)
-		return
 	}
 	kind, id := splitToken(ev.Token)
 	if ev.Kind == EvError && kind == tokNone {
@@ -362,6 +406,14 @@ func (e *Engine) Step(ev Event) {
 // connections whose slot another process held. Arrivals come through
 // Step. It reports whether anything happened.
 func (e *Engine) Poll() bool {
+	if e.blocked == 0 && !e.countsWork {
+		return false // nothing to retry: the path of every poll of a wait
+	}
+	return e.poll()
+}
+
+// poll is Poll with something to retry, or host work to count.
+func (e *Engine) poll() bool {
 	if e.err != nil {
 		return false
 	}
@@ -369,7 +421,7 @@ func (e *Engine) Poll() bool {
 	case EagerPM:
 		e.pollPM()
 	case EagerQueue:
-		e.work[WorkPoll]++
+		e.addWork(WorkPoll, 1)
 	}
 	progressed := false
 	if e.blocked > 0 {
@@ -382,41 +434,6 @@ func (e *Engine) Poll() bool {
 		}
 	}
 	return progressed
-}
-
-// Record delivers one record that arrived from process src, its meta head
-// and its body: it is Step of an EvRecord (RecordSink).
-func (e *Engine) Record(src int, head, body []byte) {
-	if e.err != nil {
-		return
-	}
-	if len(head) < recMeta || src < 0 || src >= e.cfg.Size {
-		e.fail(fmt.Errorf("llc: corrupt record: %d bytes of meta from process %d", len(head), src))
-		return
-	}
-	var m meta
-	m.get(head)
-	if e.cfg.Eager != EagerRings {
-		e.work[WorkRecv]++
-	}
-	if m.flags&flagLine != 0 {
-		if m.kind == recLineAck {
-			e.peers[src].line.acked = uint32(m.aux)
-			return
-		}
-		e.lineArrived(src, uint32(m.aux))
-		m.flags &^= flagLine
-		m.aux = 0
-	}
-	if m.kind == recPart || m.flags&flagParts != 0 {
-		e.assemble(src, &m, body) // a message in several queue records
-		return
-	}
-	if int(m.length) != len(body) {
-		e.fail(fmt.Errorf("llc: corrupt record from process %d: body of %d bytes, its meta says %d", src, len(body), m.length))
-		return
-	}
-	e.dispatch(src, &m, body)
 }
 
 // dispatch processes one record from src, of any eager transport: its meta
@@ -478,11 +495,9 @@ func (e *Engine) countTrunc(op *RecvOp) {
 	}
 }
 
-// Send starts op. An eager send completes before Send returns whenever the
+// send starts op. An eager send completes before send returns whenever the
 // connection exists and the ring has room; otherwise op completes during a
 // later Poll or Step.
-func (e *Engine) Send(op *SendOp) { e.send(op, false) }
-
 func (e *Engine) send(op *SendOp, unsolicited bool) {
 	op.done, op.err, op.region, op.id, op.unsolicited, op.events, op.cancelled = false, nil, 0, 0, unsolicited, nil, false
 	op.withdrawn = false
@@ -537,9 +552,14 @@ func (e *Engine) sendsEager(op *SendOp, unsolicited bool) bool {
 	return op.Eager && n <= e.cfg.EagerHintLimit && e.cfg.Eager == EagerRings && !e.queuePeer(op.Peer)
 }
 
-// Recv posts op: it matches the earliest unexpected message first, in
-// arrival order, else waits in the posted queue.
-func (e *Engine) Recv(op *RecvOp) {
+// recv posts op: it matches the earliest unexpected message first, in
+// arrival order, else waits in the posted queue; or it receives the
+// matched message op.Message.
+func (e *Engine) recv(op *RecvOp) {
+	if op.Message != nil {
+		e.recvMatched(op)
+		return
+	}
 	e.resetRecv(op)
 	if e.err != nil {
 		op.finish(e.err)
@@ -566,32 +586,10 @@ func (e *Engine) Recv(op *RecvOp) {
 
 // resetRecv readies op for a new receive.
 func (e *Engine) resetRecv(op *RecvOp) {
-	op.done, op.err, op.region, op.events, op.cancelled = false, nil, 0, nil, false
+	op.done, op.err, op.region, op.events, op.cancelled, op.matched = false, nil, 0, nil, false, false
 	if op.Notify {
 		op.events = &e.events
 	}
-}
-
-// Probe reports the earliest unexpected message matching (source, tag,
-// ctx) without receiving it.
-func (e *Engine) Probe(source int, tag int32, ctx uint32) (Status, bool) {
-	for u := e.unexp.head; u != nil; u = u.next {
-		if matches(source, tag, ctx, u.src, u.tag, u.ctx) {
-			return Status{Source: u.src, Tag: u.tag, Len: u.length}, true
-		}
-	}
-	return Status{}, false
-}
-
-// Cancel removes a posted receive that has not matched yet and reports
-// whether it did.
-func (e *Engine) Cancel(op *RecvOp) bool {
-	if e.posted.remove(op) {
-		op.finish(nil)
-		op.cancelled = true
-		return true
-	}
-	return false
 }
 
 // Unreceived describes a rendezvous or synchronous message that arrived
@@ -604,11 +602,10 @@ type Unreceived struct {
 	Length int    // its length in bytes
 }
 
-// UnreceivedRendezvous returns the messages waiting in the unexpected
-// queue whose senders wait for a receive to match them (rendezvous and
+// unreceived appends to out the messages waiting in the unexpected queue
+// whose senders wait for a receive to match them (rendezvous and
 // synchronous eager messages), in arrival order.
-func (e *Engine) UnreceivedRendezvous() []Unreceived {
-	var out []Unreceived
+func (e *Engine) unreceived(out []Unreceived) []Unreceived {
 	for u := e.unexp.head; u != nil; u = u.next {
 		if u.rndv || u.syncID != 0 {
 			out = append(out, Unreceived{Source: u.src, Tag: u.tag, Ctx: u.ctx, Length: u.length})
@@ -617,11 +614,11 @@ func (e *Engine) UnreceivedRendezvous() []Unreceived {
 	return out
 }
 
-// Retrying reports whether the engine's next Poll issues a request of its
+// retrying reports whether the engine's next Poll issues a request of its
 // own accord, with nothing new arrived: it retries a connection whose slot
 // another process held. In virtual time the process then does not wait
 // for data: it acts at its clock.
-func (e *Engine) Retrying() bool {
+func (e *Engine) retrying() bool {
 	for p := range e.peers {
 		if e.peers[p].conn == connIdle && !e.queuePeer(p) && (e.pmPending > 0 || e.peers[p].queued()) {
 			return true
@@ -630,12 +627,12 @@ func (e *Engine) Retrying() bool {
 	return false
 }
 
-// Idle reports whether the engine has no operation in flight that it is
+// idle reports whether the engine has no operation in flight that it is
 // responsible for advancing (used by Finalize); in EagerPM mode, also no
 // start-up connection; and no one-sided operation.
-func (e *Engine) Idle() bool {
+func (e *Engine) idle() bool {
 	return e.blocked == 0 && len(e.rndvSends) == 0 && len(e.rndvRecvs) == 0 && len(e.syncSends) == 0 && e.sched.len() == 0 && e.pmPending == 0 &&
-		e.RMAPending(-1) == 0
+		e.rmaPending(-1) == 0
 }
 
 func matches(source int, tag int32, ctx uint32, src int, mtag int32, mctx uint32) bool {

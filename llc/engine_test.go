@@ -24,13 +24,13 @@ func TestEagerSizes(t *testing.T) {
 				s := c.send(0, 1, 3, 7, data)
 				c.wait(s)
 				if !posted {
-					c.run("message arrived", func() bool { _, ok := c.eng[1].Probe(0, 3, 7); return ok })
+					c.run("message arrived", func() bool { _, ok := probeOn(c.eng[1], 0, 3, 7); return ok })
 					r = c.recv(1, 0, 3, 7, size)
 				}
 				c.wait(r)
 				checkSent(t, "send", s)
 				checkRecv(t, "recv", r, 0, 3, data)
-				st0, st1 := c.eng[0].Stats(), c.eng[1].Stats()
+				st0, st1 := c.eng[0].State().Stats, c.eng[1].State().Stats
 				if st0.EagerSent != 1 || st0.BytesSent != uint64(size) || st0.RndvSent != 0 {
 					t.Errorf("sender counters %+v", st0)
 				}
@@ -85,7 +85,7 @@ func TestOrderRingWrap(t *testing.T) {
 			c.paused[1] = true // the receiver consumes late
 			msgs, sends, total := c.sendKeyed(nmsg)
 			c.rounds(3 * nmsg)
-			st := c.eng[0].Stats()
+			st := c.eng[0].State().Stats
 			if st.RingFull == 0 || st.TailReads == 0 {
 				t.Fatalf("sender never found the ring full: %+v", st)
 			}
@@ -100,7 +100,7 @@ func TestOrderRingWrap(t *testing.T) {
 			if head := c.eng[0].peers[1].out.head; head < 3*ring {
 				t.Fatalf("ring wrapped only %d bytes", head)
 			}
-			if got := c.eng[1].Stats().BytesRecv; got != uint64(total) {
+			if got := c.eng[1].State().Stats.BytesRecv; got != uint64(total) {
 				t.Fatalf("BytesRecv = %d, want %d", got, total)
 			}
 			c.noErrs()
@@ -118,7 +118,7 @@ func TestUnexpectedOrder(t *testing.T) {
 		sends = append(sends, c.send(0, 1, tag, 0, pattern(i, 10+i)))
 	}
 	c.wait(sends...)
-	c.run("all unexpected", func() bool { return c.eng[1].Stats().Unexpected == 5 })
+	c.run("all unexpected", func() bool { return c.eng[1].State().Stats.Unexpected == 5 })
 	steps := []struct {
 		tag  int32
 		want int // message index
@@ -127,7 +127,7 @@ func TestUnexpectedOrder(t *testing.T) {
 		r := c.recv(1, 0, s.tag, 0, 100)
 		checkRecv(t, fmt.Sprint("tag ", s.tag), r, 0, tags[s.want], pattern(s.want, 10+s.want))
 	}
-	if _, ok := c.eng[1].Probe(AnySource, AnyTag, 0); ok {
+	if _, ok := probeOn(c.eng[1], AnySource, AnyTag, 0); ok {
 		t.Fatal("message left over")
 	}
 }
@@ -143,12 +143,12 @@ func TestWildcards(t *testing.T) {
 	// Unexpected messages from two sources, in a known arrival order.
 	s0 := c.send(0, 2, 8, 0, pattern(2, 6))
 	c.wait(s0)
-	c.run("first arrival", func() bool { _, ok := c.eng[2].Probe(0, 8, 0); return ok })
+	c.run("first arrival", func() bool { _, ok := probeOn(c.eng[2], 0, 8, 0); return ok })
 	s1 := c.send(1, 2, 8, 0, pattern(3, 7))
 	s2 := c.send(1, 2, 9, 0, pattern(4, 8))
 	c.wait(s1, s2)
-	c.run("second arrival", func() bool { _, ok := c.eng[2].Probe(1, 9, 0); return ok })
-	if st, ok := c.eng[2].Probe(AnySource, AnyTag, 0); !ok || st.Source != 0 {
+	c.run("second arrival", func() bool { _, ok := probeOn(c.eng[2], 1, 9, 0); return ok })
+	if st, ok := probeOn(c.eng[2], AnySource, AnyTag, 0); !ok || st.Source != 0 {
 		t.Fatalf("probe any: %+v %v, want the message from 0", st, ok)
 	}
 	r = c.recv(2, 1, AnyTag, 0, 16)
@@ -180,10 +180,10 @@ func TestContextSeparation(t *testing.T) {
 	s2 := c.send(0, 1, 1, 2, pattern(2, 4))
 	c.wait(s1, s2, r2)
 	checkRecv(t, "ctx 2", r2, 0, 1, pattern(2, 4))
-	if _, ok := c.eng[1].Probe(AnySource, AnyTag, 3); ok {
+	if _, ok := probeOn(c.eng[1], AnySource, AnyTag, 3); ok {
 		t.Fatal("probe in context 3 found a message")
 	}
-	if st, ok := c.eng[1].Probe(0, 1, 1); !ok || st.Len != 4 {
+	if st, ok := probeOn(c.eng[1], 0, 1, 1); !ok || st.Len != 4 {
 		t.Fatalf("probe in context 1: %+v %v", st, ok)
 	}
 	if r3.Done() {
@@ -191,7 +191,7 @@ func TestContextSeparation(t *testing.T) {
 	}
 	r1 := c.recv(1, 0, 1, 1, 16)
 	checkRecv(t, "ctx 1", r1, 0, 1, pattern(1, 4))
-	if !c.eng[1].Cancel(r3) {
+	if !cancelRecvOn(c.eng[1], r3) {
 		t.Fatal("cancel failed")
 	}
 }
@@ -199,22 +199,22 @@ func TestContextSeparation(t *testing.T) {
 func TestProbe(t *testing.T) {
 	c := newCluster(t, 2, nil)
 	c.connect(0, 1)
-	if _, ok := c.eng[1].Probe(0, 4, 0); ok {
+	if _, ok := probeOn(c.eng[1], 0, 4, 0); ok {
 		t.Fatal("probe found a message before any send")
 	}
 	s := c.send(0, 1, 4, 0, pattern(1, 100))
 	sr := c.send(0, 1, 5, 0, pattern(2, 5000)) // rendezvous
-	c.run("arrival", func() bool { _, ok := c.eng[1].Probe(0, 5, 0); return ok })
+	c.run("arrival", func() bool { _, ok := probeOn(c.eng[1], 0, 5, 0); return ok })
 	for range 2 {
-		st, ok := c.eng[1].Probe(0, 4, 0)
+		st, ok := probeOn(c.eng[1], 0, 4, 0)
 		if !ok || st != (Status{Source: 0, Tag: 4, Len: 100}) {
 			t.Fatalf("probe: %+v %v", st, ok)
 		}
 	}
-	if st, ok := c.eng[1].Probe(AnySource, AnyTag, 0); !ok || st.Tag != 4 {
+	if st, ok := probeOn(c.eng[1], AnySource, AnyTag, 0); !ok || st.Tag != 4 {
 		t.Fatalf("probe any gives %+v %v, want the earliest", st, ok)
 	}
-	if st, ok := c.eng[1].Probe(0, 5, 0); !ok || st.Len != 5000 {
+	if st, ok := probeOn(c.eng[1], 0, 5, 0); !ok || st.Len != 5000 {
 		t.Fatalf("probe rendezvous: %+v %v", st, ok)
 	}
 	for _, p := range []struct {
@@ -222,22 +222,22 @@ func TestProbe(t *testing.T) {
 		tag int32
 		ctx uint32
 	}{{0, 6, 0}, {0, 4, 1}, {1, 4, 0}} {
-		if _, ok := c.eng[1].Probe(p.src, p.tag, p.ctx); ok {
+		if _, ok := probeOn(c.eng[1], p.src, p.tag, p.ctx); ok {
 			t.Fatalf("probe %+v found a message", p)
 		}
 	}
 	r := c.recv(1, 0, 4, 0, 100)
 	checkRecv(t, "eager", r, 0, 4, pattern(1, 100))
-	if _, ok := c.eng[1].Probe(0, 4, 0); ok {
+	if _, ok := probeOn(c.eng[1], 0, 4, 0); ok {
 		t.Fatal("probe found a received message")
 	}
 	rr := c.recv(1, 0, 5, 0, 5000)
 	c.wait(s, sr, rr)
 	checkRecv(t, "rendezvous", rr, 0, 5, pattern(2, 5000))
-	if _, ok := c.eng[1].Probe(AnySource, AnyTag, 0); ok {
+	if _, ok := probeOn(c.eng[1], AnySource, AnyTag, 0); ok {
 		t.Fatal("probe found a message after all were received")
 	}
-	if st := c.eng[1].Stats(); st.Unexpected != 2 {
+	if st := c.eng[1].State().Stats; st.Unexpected != 2 {
 		t.Fatalf("Unexpected = %d", st.Unexpected)
 	}
 }
@@ -248,35 +248,35 @@ func TestCancel(t *testing.T) {
 	if r.Done() {
 		t.Fatal("receive done early")
 	}
-	if !c.eng[1].Cancel(r) {
+	if !cancelRecvOn(c.eng[1], r) {
 		t.Fatal("Cancel of a posted receive failed")
 	}
 	if !r.Done() || !r.Cancelled() || r.Err() != nil {
 		t.Fatalf("cancelled receive: done %v cancelled %v err %v", r.Done(), r.Cancelled(), r.Err())
 	}
-	if c.eng[1].Cancel(r) {
+	if cancelRecvOn(c.eng[1], r) {
 		t.Fatal("second Cancel succeeded")
 	}
 	s := c.send(0, 1, 1, 0, pattern(1, 8))
 	c.wait(s)
-	c.run("arrival", func() bool { _, ok := c.eng[1].Probe(0, 1, 0); return ok })
+	c.run("arrival", func() bool { _, ok := probeOn(c.eng[1], 0, 1, 0); return ok })
 	if !bytes.Equal(r.Buf, make([]byte, 8)) {
 		t.Fatal("cancelled receive got data")
 	}
 	// The op can be reused; it is no longer cancelled.
-	c.eng[1].Recv(r)
+	c.eng[1].Submit(r)
 	checkRecv(t, "reused op", r, 0, 1, pattern(1, 8))
 	if r.Cancelled() {
 		t.Fatal("reused receive still reports Cancelled")
 	}
-	if c.eng[1].Cancel(r) {
+	if cancelRecvOn(c.eng[1], r) {
 		t.Fatal("Cancel of a completed receive succeeded")
 	}
 	// Cancelling one of several posted receives keeps the others in order.
 	ra := c.recv(1, 0, 2, 0, 8)
 	rb := c.recv(1, 0, 2, 0, 8)
 	rc := c.recv(1, 0, 2, 0, 8)
-	if !c.eng[1].Cancel(rb) {
+	if !cancelRecvOn(c.eng[1], rb) {
 		t.Fatal("cancel rb")
 	}
 	c.send(0, 1, 2, 0, pattern(2, 8))
@@ -289,7 +289,7 @@ func TestCancel(t *testing.T) {
 	rr := c.recv(1, 0, 3, 0, 5000)
 	c.send(0, 1, 3, 0, pattern(4, 5000))
 	c.run("matched", func() bool { return len(c.held[1]) > 0 })
-	if c.eng[1].Cancel(rr) {
+	if cancelRecvOn(c.eng[1], rr) {
 		t.Fatal("Cancel of a matched rendezvous receive succeeded")
 	}
 	c.hold[1] = false
@@ -338,7 +338,7 @@ func TestTruncation(t *testing.T) {
 				if !bytes.Equal(r.Buf, data[:bufLen]) {
 					t.Fatal("buffer does not hold the prefix")
 				}
-				if got := c.eng[1].Stats().Truncated; got != 1 {
+				if got := c.eng[1].State().Stats.Truncated; got != 1 {
 					t.Fatalf("Truncated = %d", got)
 				}
 				c.idle()
@@ -359,7 +359,7 @@ func TestInvalidPeer(t *testing.T) {
 	c := newCluster(t, 2, nil)
 	for _, p := range []int{-1, -2, 2, 100} {
 		s := &SendOp{Peer: p, Data: []byte("x")}
-		c.eng[0].Send(s)
+		c.eng[0].Submit(s)
 		if !s.Done() || s.Err() == nil || !strings.Contains(s.Err().Error(), strconv.Itoa(p)) {
 			t.Errorf("send to %d: done %v err %v", p, s.Done(), s.Err())
 		}
@@ -367,12 +367,12 @@ func TestInvalidPeer(t *testing.T) {
 			continue
 		}
 		r := &RecvOp{Source: p, Buf: make([]byte, 1)}
-		c.eng[0].Recv(r)
+		c.eng[0].Submit(r)
 		if !r.Done() || r.Err() == nil || !strings.Contains(r.Err().Error(), strconv.Itoa(p)) {
 			t.Errorf("receive from %d: done %v err %v", p, r.Done(), r.Err())
 		}
 	}
-	if c.eng[0].Commands().len() != 0 || !c.eng[0].Idle() || c.eng[0].Err() != nil {
+	if c.eng[0].sched.len() != 0 || !c.eng[0].State().Idle || c.eng[0].State().Err != nil {
 		t.Fatal("invalid operations left work or failed the engine")
 	}
 	// AnySource is valid.
@@ -380,10 +380,11 @@ func TestInvalidPeer(t *testing.T) {
 	if r.Done() {
 		t.Fatalf("AnySource receive done: %v", r.Err())
 	}
-	c.eng[0].Cancel(r)
+	cancelRecvOn(c.eng[0], r)
 }
 
-// The schedule queue keeps order when it grows with a wrapped ring.
+// The schedule queue hands out batches in order, and commands pushed while
+// a batch is out (growing the storage under it) follow it.
 func TestScheduleQueue(t *testing.T) {
 	var q schedQueue
 	q.init(4)
@@ -394,22 +395,25 @@ func TestScheduleQueue(t *testing.T) {
 			next++
 		}
 	}
-	pop := func(n int) {
-		for range n {
-			c := q.Next()
-			if c == nil || c.Off != uint64(want) {
-				t.Fatalf("Next = %v, want command %d", c, want)
+	check := func(batch []Command) {
+		for _, c := range batch {
+			if c.Off != uint64(want) {
+				t.Fatalf("batch holds command %d, want %d", c.Off, want)
 			}
 			want++
 		}
 	}
 	push(3)
-	pop(2)
-	push(5) // wraps, then grows
-	pop(3)
+	b := q.take(2)
+	push(5) // grows under the batch
+	check(b)
+	q.drop()
+	check(q.take(1 << 30))
 	push(20)
-	pop(q.len())
-	if q.Next() != nil || q.len() != 0 || want != next {
+	q.drop()
+	check(q.take(1 << 30))
+	q.drop()
+	if q.len() != 0 || want != next || len(q.take(1<<30)) != 0 {
 		t.Fatal("queue not empty")
 	}
 	if len(q.buf) != 32 {
@@ -422,11 +426,11 @@ func TestScheduleQueue(t *testing.T) {
 	var sends []*SendOp
 	for i := range 150 {
 		s := &SendOp{Peer: 1, Tag: 1, Data: pattern(i, 20)}
-		c.eng[0].Send(s) // not drained
+		c.eng[0].Submit(s) // not drained
 		sends = append(sends, s)
 	}
-	if c.eng[0].Commands().len() != 150 || len(c.eng[0].sched.buf) <= 64 {
-		t.Fatalf("only %d commands queued", c.eng[0].Commands().len())
+	if c.eng[0].sched.len() != 150 || len(c.eng[0].sched.buf) <= 64 {
+		t.Fatalf("only %d commands queued", c.eng[0].sched.len())
 	}
 	for i := range 150 {
 		r := c.recv(1, 0, 1, 0, 20)
@@ -450,9 +454,9 @@ func TestRingFullCounting(t *testing.T) {
 		}
 	}
 	fill()
-	tail := c.eng[0].Stats().TailReads
+	tail := c.eng[0].State().Stats.TailReads
 	c.rounds(20)
-	st := c.eng[0].Stats()
+	st := c.eng[0].State().Stats
 	if st.RingFull != 1 || st.TailReads != tail+20 {
 		t.Fatalf("after 20 retries: RingFull %d, TailReads %d (was %d)", st.RingFull, st.TailReads, tail)
 	}
@@ -461,7 +465,7 @@ func TestRingFullCounting(t *testing.T) {
 	c.paused[1] = true
 	fill()
 	c.rounds(5)
-	if got := c.eng[0].Stats().RingFull; got != 2 {
+	if got := c.eng[0].State().Stats.RingFull; got != 2 {
 		t.Fatalf("RingFull = %d after the ring filled twice", got)
 	}
 	c.paused[1] = false

@@ -23,7 +23,7 @@ func setupPending(t *testing.T, c *cluster) *pending {
 	p := &pending{}
 	p.posted = c.recv(0, 2, 9, 0, 8)
 	p.rndvSend = c.send(0, 1, 10, 0, pattern(1, 5000))
-	c.run("RTS arrived", func() bool { _, ok := c.eng[1].Probe(0, 10, 0); return ok })
+	c.run("RTS arrived", func() bool { _, ok := probeOn(c.eng[1], 0, 10, 0); return ok })
 	c.paused[1] = true
 	for i := 0; len(p.queued) < 5; i++ {
 		if i > 100 {
@@ -81,8 +81,8 @@ func TestFatalError(t *testing.T) {
 			p := setupPending(t, c)
 			tt.trigger(c)
 			e := c.eng[0]
-			if !errors.Is(e.Err(), errInjected) {
-				t.Fatalf("engine error %v", e.Err())
+			if !errors.Is(e.State().Err, errInjected) {
+				t.Fatalf("engine error %v", e.State().Err)
 			}
 			for i, op := range p.all {
 				if !op.Done() || !errors.Is(opErr(op), errInjected) {
@@ -97,7 +97,7 @@ func TestFatalError(t *testing.T) {
 			r := c.recv(2, 1, 1, 0, 10)
 			c.wait(s, r)
 			checkRecv(t, "1 to 2", r, 1, 1, pattern(1, 10))
-			if c.eng[1].Err() != nil || c.eng[2].Err() != nil {
+			if c.eng[1].State().Err != nil || c.eng[2].State().Err != nil {
 				t.Fatalf("other engines failed: %v", c.errs())
 			}
 		})
@@ -110,21 +110,21 @@ func checkStopped(t *testing.T, c *cluster, i int) {
 	t.Helper()
 	e := c.eng[i]
 	c.drain(i)
-	if e.Poll() || e.Commands().len() != 0 {
+	if e.Poll() || e.sched.len() != 0 {
 		t.Fatal("a failed engine still works")
 	}
-	if !e.Idle() {
+	if !e.State().Idle {
 		t.Fatalf("failed engine not idle: blocked %d, %d sends, %d receives",
 			e.blocked, len(e.rndvSends), len(e.rndvRecvs))
 	}
 	s := &SendOp{Peer: 1, Data: []byte("x")}
-	e.Send(s)
+	e.Submit(s)
 	r := &RecvOp{Source: 1, Buf: make([]byte, 1)}
-	e.Recv(r)
-	if !s.Done() || s.Err() != e.Err() || !r.Done() || r.Err() != e.Err() {
+	e.Submit(r)
+	if !s.Done() || s.Err() != e.State().Err || !r.Done() || r.Err() != e.State().Err {
 		t.Fatalf("operations on a failed engine: %v %v", s.Err(), r.Err())
 	}
-	if e.Commands().len() != 0 {
+	if e.sched.len() != 0 {
 		t.Fatal("a failed engine emitted commands")
 	}
 }
@@ -140,7 +140,7 @@ func TestFailIgnoresLateEvents(t *testing.T) {
 			// A rendezvous receive whose read (pull) or registration (push)
 			// is in flight, and a connection whose CAS is in flight.
 			c.send(1, 0, 11, 0, pattern(1, 5000))
-			c.run("RTS arrived", func() bool { _, ok := c.eng[0].Probe(1, 11, 0); return ok })
+			c.run("RTS arrived", func() bool { _, ok := probeOn(c.eng[0], 1, 11, 0); return ok })
 			c.hold[0] = true
 			r := c.recv(0, 1, 11, 0, 5000)
 			sc := c.send(0, 2, 1, 0, pattern(2, 10))
@@ -186,7 +186,7 @@ func TestRingAllocError(t *testing.T) {
 	r := c.recv(2, 1, 1, 0, 10)
 	c.wait(s1, r)
 	checkRecv(t, "second sender", r, 1, 1, pattern(2, 10))
-	if st := c.eng[2].Stats(); st.RingsGranted != 1 {
+	if st := c.eng[2].State().Stats; st.RingsGranted != 1 {
 		t.Fatalf("RingsGranted %d", st.RingsGranted)
 	}
 	if c.eng[2].granted != ringCtl+4096 {

@@ -262,18 +262,10 @@ type Event struct {
 	_ uint64
 }
 
-// Sink takes the events a transport delivers: the engine.
+// Sink takes the events a transport delivers: the engine, through its one
+// way in.
 type Sink interface {
 	Step(ev Event)
-}
-
-// RecordSink is a Sink with a direct entry for arrived records, which
-// transports use when the sink has it: Record(peer, head, data) is
-// Step(Event{Kind: EvRecord, Peer: peer, Head: head, Data: data}) without
-// building the event, on the path of every message.
-type RecordSink interface {
-	Sink
-	Record(peer int, head, data []byte)
 }
 
 // Caps is what a transport reports about itself; the engine and the

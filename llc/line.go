@@ -175,7 +175,7 @@ type lineRecord struct {
 // its sequence number is the ring's next, and frees its place in the
 // ring; otherwise it reports a new acknowledgement there alone (a
 // recLineAck). It reports whether it delivered either.
-func (r *inRing) takeLine(sink RecordSink) bool {
+func (r *inRing) takeLine(sink Sink) bool {
 	l := r.line
 	sig := atomic.LoadUint64(word(l.half, lineSig))
 	l.seen = sig
@@ -186,7 +186,7 @@ func (r *inRing) takeLine(sink RecordSink) bool {
 		l.ack = uint32(sig)
 		s := l.scratch[:recMeta]
 		putMeta(s, recLineAck, flagLine, 0, 0, 0, uint64(l.ack))
-		sink.Record(r.peer, s, nil)
+		sink.Step(Event{Kind: EvRecord, Peer: r.peer, Head: s})
 		return false // no record: the ring's poll goes on to the next ring
 	}
 	l.ack = uint32(sig)
@@ -201,6 +201,6 @@ func (r *inRing) takeLine(sink RecordSink) bool {
 	putMeta(s, uint8(w1), uint8(w1>>8)|flagLine, int32(uint32(w0)), uint32(w0>>32), uint32(body), uint64(uint32(sig)))
 	binary.LittleEndian.PutUint64(s[recMeta:], binary.LittleEndian.Uint64(l.half[16:]))
 	r.releaseUnwritten(cell)
-	sink.Record(r.peer, s[:recMeta], s[recMeta:recMeta+body])
+	sink.Step(Event{Kind: EvRecord, Peer: r.peer, Head: s[:recMeta], Data: s[recMeta : recMeta+body]})
 	return true
 }

@@ -50,7 +50,7 @@ func TestLinePingPong(t *testing.T) {
 	c := lineCluster(t, 2, 256) // 4 cells: a wrap every few messages
 	c.connect(0, 1)
 	c.connect(1, 0)
-	before := [2]uint64{c.eng[0].Stats().LineSent, c.eng[1].Stats().LineSent}
+	before := [2]uint64{c.eng[0].State().Stats.LineSent, c.eng[1].State().Stats.LineSent}
 	const rounds = 200
 	for i := range rounds {
 		for _, dir := range [][2]int{{0, 1}, {1, 0}} {
@@ -64,7 +64,7 @@ func TestLinePingPong(t *testing.T) {
 	}
 	c.noErrs()
 	for p := range 2 {
-		if st := c.eng[p].Stats(); st.LineSent-before[p] != rounds || st.LineAcks != 0 {
+		if st := c.eng[p].State().Stats; st.LineSent-before[p] != rounds || st.LineAcks != 0 {
 			t.Errorf("process %d: %d line records, %d acks alone; want %d and 0", p, st.LineSent-before[p], st.LineAcks, rounds)
 		}
 	}
@@ -83,7 +83,7 @@ func TestLineMixedOrder(t *testing.T) {
 		n := []int{0, 3, 8, 9, 40, 200}[i%6]
 		data := pattern(100+i, n)
 		op := &SendOp{Peer: 1, Tag: 3, Ctx: 1, Data: data, Sync: i%7 == 3}
-		c.eng[0].Send(op)
+		c.eng[0].Submit(op)
 		c.drain(0)
 		sends = append(sends, op)
 		want = append(want, data)
@@ -104,7 +104,7 @@ func TestLineMixedOrder(t *testing.T) {
 		checkSent(t, "send", s)
 	}
 	c.noErrs()
-	if st := c.eng[0].Stats(); st.LineSent < 2 {
+	if st := c.eng[0].State().Stats; st.LineSent < 2 {
 		t.Fatalf("%d line records: the mix never used the line", st.LineSent)
 	}
 }
@@ -133,7 +133,7 @@ func TestLineCrossed(t *testing.T) {
 	checkRecv(t, "0 to 1", r1, 0, 1, pattern(1, 8))
 	checkRecv(t, "0 to 1, second", r1b, 0, 2, pattern(3, 8))
 	checkRecv(t, "1 to 0", r0, 1, 1, pattern(2, 8))
-	st0, st1 := c.eng[0].Stats(), c.eng[1].Stats()
+	st0, st1 := c.eng[0].State().Stats, c.eng[1].State().Stats
 	if st0.LineAcks+st1.LineAcks == 0 {
 		t.Fatal("no acknowledgement alone after crossed line records")
 	}
@@ -151,7 +151,7 @@ func TestLineCrossed(t *testing.T) {
 		c.wait(r, s)
 		checkRecv(t, "after", r, dir[0], 5, pattern(4+i, 8))
 	}
-	if got := c.eng[0].Stats().LineSent + c.eng[1].Stats().LineSent; got != sent+2 {
+	if got := c.eng[0].State().Stats.LineSent + c.eng[1].State().Stats.LineSent; got != sent+2 {
 		t.Fatalf("the ping-pong after the crossing took the ring (line records %d, then %d)", sent, got)
 	}
 	c.noErrs()
@@ -182,7 +182,7 @@ func TestLineCrossedLate(t *testing.T) {
 	c.wait(s0, s1, r0, r1)
 	checkRecv(t, "0 to 1", r1, 0, 1, pattern(1, 8))
 	checkRecv(t, "1 to 0", r0, 1, 1, pattern(2, 8))
-	if a0, a1 := c.eng[0].Stats().LineAcks, c.eng[1].Stats().LineAcks; a0 != 1 || a1 != 1 {
+	if a0, a1 := c.eng[0].State().Stats.LineAcks, c.eng[1].State().Stats.LineAcks; a0 != 1 || a1 != 1 {
 		t.Fatalf("acknowledgements alone: %d and %d, want 1 each", a0, a1)
 	}
 	c.rounds(4)
@@ -191,12 +191,12 @@ func TestLineCrossedLate(t *testing.T) {
 			t.Fatalf("process %d's half still waits: %d line records sent, %d acknowledged", p, l.sent, l.acked)
 		}
 	}
-	sent := c.eng[0].Stats().LineSent + c.eng[1].Stats().LineSent
+	sent := c.eng[0].State().Stats.LineSent + c.eng[1].State().Stats.LineSent
 	r := c.recv(1, 0, 5, 0, 8)
 	s := c.send(0, 1, 5, 0, pattern(4, 8))
 	c.wait(r, s)
 	checkRecv(t, "after", r, 0, 5, pattern(4, 8))
-	if got := c.eng[0].Stats().LineSent + c.eng[1].Stats().LineSent; got != sent+1 {
+	if got := c.eng[0].State().Stats.LineSent + c.eng[1].State().Stats.LineSent; got != sent+1 {
 		t.Fatalf("the message after the crossing took the ring (line records %d, then %d)", sent, got)
 	}
 	c.noErrs()

@@ -199,12 +199,9 @@ func (m *LocalMemory) Poll(sink Sink) bool {
 		atomic.StoreUint64(sw.sig, 0)
 		progressed = true
 	}
-	if len(m.rings) > 0 {
-		rs := recordSink(sink)
-		for _, r := range m.rings {
-			if r.poll(rs) {
-				progressed = true
-			}
+	for _, r := range m.rings {
+		if r.poll(sink) {
+			progressed = true
 		}
 	}
 	if m.queue != nil && m.queue.Poll(sink) {
@@ -213,31 +210,9 @@ func (m *LocalMemory) Poll(sink Sink) bool {
 	return progressed
 }
 
-// recordSink returns sink's direct entry for records (RecordSink), or a
-// RecordSink that steps sink with an EvRecord. The engine, the usual sink,
-// is found by a comparison of its type: asserting an interface costs the
-// runtime's lookup, on every poll (86 instructions, counted with callgrind
-// in a PGO build on amd64).
-func recordSink(sink Sink) RecordSink {
-	if e, ok := sink.(*Engine); ok {
-		return e
-	}
-	if rs, ok := sink.(RecordSink); ok {
-		return rs
-	}
-	return stepRecords{sink}
-}
-
-// stepRecords is a RecordSink over a Sink without the direct entry.
-type stepRecords struct{ Sink }
-
-func (s stepRecords) Record(peer int, head, data []byte) {
-	s.Step(Event{Kind: EvRecord, Peer: peer, Head: head, Data: data})
-}
-
 // poll delivers what arrived in r (take), unless r's quiet window holds
 // its reads (quiet.go), and accounts for the read in the window.
-func (r *inRing) poll(sink RecordSink) bool {
+func (r *inRing) poll(sink Sink) bool {
 	r.flush()
 	if r.quiet.holding && r.quiet.holds(spinwait.Ticks()) {
 		return false
@@ -251,7 +226,7 @@ func (r *inRing) poll(sink RecordSink) bool {
 
 // take delivers the records that arrived in r (at most 32), and those of
 // its line, and reports whether it consumed anything (a wrap marker too).
-func (r *inRing) take(sink RecordSink) bool {
+func (r *inRing) take(sink Sink) bool {
 	progressed := false
 	for k := 0; k < 32; k++ {
 		rec, n, packed, ok := r.peek()
@@ -271,7 +246,7 @@ func (r *inRing) take(sink RecordSink) bool {
 			if r.arrived != nil && !r.arrived(r.region, ringCtl+r.consumed&(r.size-1), len(rec)) {
 				break
 			}
-			sink.Record(r.peer, rec[:recMeta], recordBody(rec, body, packed))
+			sink.Step(Event{Kind: EvRecord, Peer: r.peer, Head: rec[:recMeta], Data: recordBody(rec, body, packed)})
 		}
 		r.release(n)
 		progressed = true

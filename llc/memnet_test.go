@@ -390,6 +390,8 @@ type cluster struct {
 	// hook, when set, may answer a command instead of the network: it
 	// returns the event to deliver and true.
 	hook func(src int, c Command) (Event, bool)
+	// work[i] is the host work engine i reported in its batches.
+	work []WorkCounts
 	// hold[i]: the commands of engine i are kept in held[i] instead of
 	// being issued, for scripted delivery.
 	hold []bool
@@ -409,7 +411,7 @@ func newCluster(t testing.TB, n int, mod func(i int, c *Config)) *cluster {
 func newClusterOn(t testing.TB, net *memNet, mod func(i int, c *Config)) *cluster {
 	t.Helper()
 	n := len(net.procs)
-	c := &cluster{t: t, net: net, hold: make([]bool, n), held: make([][]Command, n),
+	c := &cluster{t: t, net: net, hold: make([]bool, n), held: make([][]Command, n), work: make([]WorkCounts, n),
 		paused: make([]bool, n), maxRounds: 20000}
 	for i := range n {
 		cfg := testConfig(net, i, n)
@@ -454,14 +456,21 @@ func (c *cluster) issue(i int, cmd *Command) {
 // drain issues every queued command of engine i and reports whether there
 // was any.
 func (c *cluster) drain(i int) bool {
-	any := false
-	q := c.eng[i].Commands()
-	for cmd := q.Next(); cmd != nil; cmd = q.Next() {
-		cp := *cmd // Step may push and move the queue
-		c.issue(i, &cp)
-		any = true
+	e := c.eng[i]
+	for any := false; ; any = true {
+		rd := e.Ready()
+		for k, n := range rd.Work {
+			c.work[i][k] += n
+		}
+		if len(rd.Commands) == 0 {
+			e.Advance()
+			return any
+		}
+		for k := range rd.Commands {
+			c.issue(i, &rd.Commands[k])
+		}
+		e.Advance()
 	}
-	return any
 }
 
 // poll delivers what arrived for engine i, polls it and issues its
@@ -515,7 +524,7 @@ func (c *cluster) rounds(n int) {
 func (c *cluster) errs() []error {
 	var errs []error
 	for _, e := range c.eng {
-		errs = append(errs, e.Err())
+		errs = append(errs, e.State().Err)
 	}
 	return errs
 }
@@ -524,8 +533,8 @@ func (c *cluster) errs() []error {
 func (c *cluster) noErrs() {
 	c.t.Helper()
 	for i, e := range c.eng {
-		if e.Err() != nil {
-			c.t.Fatalf("engine %d failed: %v", i, e.Err())
+		if e.State().Err != nil {
+			c.t.Fatalf("engine %d failed: %v", i, e.State().Err)
 		}
 	}
 }
@@ -535,7 +544,7 @@ func (c *cluster) idle() {
 	c.t.Helper()
 	c.run("all engines idle", func() bool {
 		for _, e := range c.eng {
-			if !e.Idle() {
+			if !e.State().Idle {
 				return false
 			}
 		}
@@ -566,7 +575,7 @@ func (c *cluster) failHeld(i int, cmd Command, err error) {
 // send starts a send on engine i and issues its commands.
 func (c *cluster) send(i, dst int, tag int32, ctx uint32, data []byte) *SendOp {
 	op := &SendOp{Peer: dst, Tag: tag, Ctx: ctx, Data: data}
-	c.eng[i].Send(op)
+	c.eng[i].Submit(op)
 	c.drain(i)
 	return op
 }
@@ -574,7 +583,7 @@ func (c *cluster) send(i, dst int, tag int32, ctx uint32, data []byte) *SendOp {
 // recv posts a receive on engine i and issues its commands.
 func (c *cluster) recv(i, src int, tag int32, ctx uint32, n int) *RecvOp {
 	op := &RecvOp{Source: src, Tag: tag, Ctx: ctx, Buf: make([]byte, n)}
-	c.eng[i].Recv(op)
+	c.eng[i].Submit(op)
 	c.drain(i)
 	return op
 }
@@ -774,7 +783,7 @@ func (c *cluster) sendRecv(data []byte, bufLen int, posted bool) (*SendOp, *Recv
 	}
 	s := c.send(0, 1, 2, 0, data)
 	if !posted {
-		c.run("arrival", func() bool { _, ok := c.eng[1].Probe(0, 2, 0); return ok })
+		c.run("arrival", func() bool { _, ok := probeOn(c.eng[1], 0, 2, 0); return ok })
 		r = c.recv(1, 0, 2, 0, bufLen)
 	}
 	c.wait(s, r)

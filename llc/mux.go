@@ -36,22 +36,7 @@ type muxSink struct {
 	global []int
 }
 
-// Record passes on a record, naming its sender in the job.
-func (s *muxSink) Record(peer int, head, data []byte) {
-	if peer < 0 || peer >= len(s.global) {
-		s.to.Step(Event{Kind: EvError, Err: fmt.Errorf("llc: a record from process %d of a network of %d", peer, len(s.global))})
-		return
-	}
-	switch to := s.to.(type) {
-	case *Engine: // the usual sink, without the runtime's lookup (see recordSink)
-		to.Record(s.global[peer], head, data)
-	case RecordSink:
-		to.Record(s.global[peer], head, data)
-	default:
-		s.to.Step(Event{Kind: EvRecord, Peer: s.global[peer], Head: head, Data: data})
-	}
-}
-
+// Step passes on an event, naming the sender of a record in the job.
 func (s *muxSink) Step(ev Event) {
 	if ev.Kind == EvRecord {
 		if ev.Peer < 0 || ev.Peer >= len(s.global) {

@@ -47,7 +47,7 @@ func newMuxJob(t *testing.T, rndv RndvMode) *muxJob {
 			t.Fatal(err)
 		}
 		ep := NewEndpoint(eng, mux)
-		ep.Locked(func(*Engine) {}) // issue the start-up commands: the queue
+		ep.Exclusive(func() {}) // issue the start-up commands: the queue
 		j.eps = append(j.eps, ep)
 	}
 	return j

@@ -45,7 +45,7 @@ type SendOp struct {
 	// split rendezvous: the sender writes the part the receiver does not
 	// read; it completes after its write and the receiver's FIN.
 	split, pushing, finned bool
-	withdrawn              bool // a rendezvous send asked to be forgotten (WithdrawSend)
+	withdrawn              bool // a rendezvous send asked to be forgotten (CancelOp.Withdraw)
 }
 
 // Done reports whether the send completed.
@@ -55,7 +55,7 @@ func (s *SendOp) Done() bool { return s.done }
 func (s *SendOp) Err() error { return s.err }
 
 // Cancelled reports whether the send was cancelled before it was sent
-// (see Engine.CancelSend).
+// (see CancelOp).
 func (s *SendOp) Cancelled() bool { return s.cancelled }
 
 func (s *SendOp) finish(err error) {
@@ -85,11 +85,16 @@ type RecvOp struct {
 	// outnumber the cores, and the split's second copier has no core of
 	// its own.
 	Whole bool
+	// Message, when set, is a message that a ProbeOp with Take took out
+	// of the matching: the receive takes it, and Source, Tag and Ctx are
+	// not used.
+	Message *Matched
 
 	Status    Status
 	events    *eventQueue
 	done      bool
 	cancelled bool
+	matched   bool // a rendezvous message matched it: its data is on the way
 	err       error
 	next      *RecvOp
 	region    RegionID // push rendezvous: registered receive buffer

@@ -69,7 +69,7 @@ func (e *Engine) enqueuePart(dst int, it *outItem, m meta, payload []byte) {
 	m.put(c.Head[:recMeta])
 	c.HeadLen, c.Data = recMeta, chunk
 	e.peers[dst].enqPending = true
-	e.work[WorkSend]++
+	e.addWork(WorkSend, 1)
 }
 
 // partSent notes that the part of it in flight is in the receiver's queue

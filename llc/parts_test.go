@@ -48,9 +48,9 @@ func TestQueuePartsSizes(t *testing.T) {
 	for k, size := range sizes {
 		for _, dst := range []int{1, 0} {
 			for _, posted := range []bool{true, false} {
-				before := c.enqueues(0) - int(c.eng[0].Stats().QueueFull)
+				before := c.enqueues(0) - int(c.eng[0].State().Stats.QueueFull)
 				what := c.transfer(t, k, size, dst, posted)
-				if got := c.enqueues(0) - int(c.eng[0].Stats().QueueFull) - before; got != partsOf(size) {
+				if got := c.enqueues(0) - int(c.eng[0].State().Stats.QueueFull) - before; got != partsOf(size) {
 					t.Fatalf("%s: %d records, want %d", what, got, partsOf(size))
 				}
 				eager++
@@ -59,7 +59,7 @@ func TestQueuePartsSizes(t *testing.T) {
 	}
 	c.noErrs()
 	c.idle()
-	if st := c.eng[0].Stats(); st.EagerSent != eager || st.RndvSent != 0 || st.QueueFull == 0 {
+	if st := c.eng[0].State().Stats; st.EagerSent != eager || st.RndvSent != 0 || st.QueueFull == 0 {
 		t.Fatalf("sender counters %+v: want %d eager messages, no rendezvous, a full queue met", st, eager)
 	}
 }
@@ -79,7 +79,7 @@ func TestQueuePartsInterleaved(t *testing.T) {
 		for src := range 2 {
 			data[src][k] = pattern(src*10+k, size-k*100)
 			op := &SendOp{Peer: recv, Tag: 4, Data: data[src][k]}
-			c.eng[src].Send(op)
+			c.eng[src].Submit(op)
 			c.drain(src)
 			sends = append(sends, op)
 		}
@@ -100,7 +100,7 @@ func TestQueuePartsInterleaved(t *testing.T) {
 			if first.Done() != (part == 3) {
 				t.Fatalf("after part %d of %d: the receive done %v", part, src, first.Done())
 			}
-			if _, ok := c.eng[recv].Probe(1, 4, 0); ok != (part == 3 && src == 1) {
+			if _, ok := probeOn(c.eng[recv], 1, 4, 0); ok != (part == 3 && src == 1) {
 				t.Fatalf("probe of 1 after part %d of %d: %v", part, src, ok)
 			}
 		}
@@ -152,8 +152,8 @@ func TestQueuePartsFullMidMessage(t *testing.T) {
 		t.Fatalf("second part: %v", second)
 	}
 	c.failHeld(0, second[0], errFull)
-	if c.eng[0].CancelSend(s) || c.eng[0].Commands().len() != 0 {
-		t.Fatalf("after a full queue mid-message: cancelled, or %d commands issued", c.eng[0].Commands().len())
+	if cancelSendOn(c.eng[0], s) || c.eng[0].sched.len() != 0 {
+		t.Fatalf("after a full queue mid-message: cancelled, or %d commands issued", c.eng[0].sched.len())
 	}
 	c.poll(0)
 	retry := c.take(0)
@@ -183,7 +183,7 @@ func TestQueuePartsFullMidMessage(t *testing.T) {
 	c.wait(r1, r2, after)
 	checkRecv(t, "large message", r1, 0, 1, big)
 	checkRecv(t, "small message", r2, 0, 2, small)
-	if st := c.eng[0].Stats(); st.QueueFull != 1 || st.EagerSent != 2 {
+	if st := c.eng[0].State().Stats; st.QueueFull != 1 || st.EagerSent != 2 {
 		t.Fatalf("sender counters %+v", st)
 	}
 	c.noErrs()
@@ -202,7 +202,7 @@ func TestQueuePartsTruncatedAndSync(t *testing.T) {
 		}
 		s := c.send(0, 1, 1, 0, data)
 		if !posted {
-			c.run("arrival", func() bool { _, ok := c.eng[1].Probe(0, 1, 0); return ok })
+			c.run("arrival", func() bool { _, ok := probeOn(c.eng[1], 0, 1, 0); return ok })
 			r = c.recv(1, 0, 1, 0, 3000)
 		}
 		c.wait(s, r)
@@ -212,7 +212,7 @@ func TestQueuePartsTruncatedAndSync(t *testing.T) {
 		checkSent(t, "truncated send", s)
 	}
 	s := &SendOp{Peer: 1, Tag: 2, Data: data, Sync: true}
-	c.eng[0].Send(s)
+	c.eng[0].Submit(s)
 	c.drain(0)
 	c.rounds(50)
 	if s.Done() {
@@ -221,7 +221,7 @@ func TestQueuePartsTruncatedAndSync(t *testing.T) {
 	r := c.recv(1, 0, 2, 0, len(data))
 	c.wait(s, r)
 	checkRecv(t, "synchronous", r, 0, 2, data)
-	if st := c.eng[1].Stats(); st.Truncated != 2 {
+	if st := c.eng[1].State().Stats; st.Truncated != 2 {
 		t.Fatalf("receiver counters %+v", st)
 	}
 	c.noErrs()
@@ -257,9 +257,9 @@ func TestQueuePartsCorrupt(t *testing.T) {
 			c := newCluster(t, 2, partsConfig(16<<10))
 			r := c.recv(1, 0, AnyTag, 0, 1<<16)
 			for i, m := range tt.records {
-				c.eng[1].Record(0, rec(m), make([]byte, tt.bodies[i]))
+				c.eng[1].Step(Event{Kind: EvRecord, Peer: 0, Head: rec(m), Data: make([]byte, tt.bodies[i])})
 			}
-			if err := c.eng[1].Err(); err == nil || !r.Done() {
+			if err := c.eng[1].State().Err; err == nil || !r.Done() {
 				t.Fatalf("engine error %v, receive done %v", err, r.Done())
 			}
 		})

@@ -233,7 +233,7 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 		e.stats.ControlSent++
 	}
 	if e.pm {
-		e.work[WorkSend]++
+		e.addWork(WorkSend, 1)
 	}
 	r.head += adv
 	return true

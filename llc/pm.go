@@ -72,5 +72,5 @@ func (e *Engine) pollPM() {
 			}
 		}
 	}
-	e.work[WorkPoll] += e.rings
+	e.addWork(WorkPoll, e.rings)
 }

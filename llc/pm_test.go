@@ -13,7 +13,7 @@ func TestPMStartup(t *testing.T) {
 	const n = 5
 	c := newCluster(t, n, withEager(EagerPM, nil)) // start-up commands issued
 	for i, e := range c.eng {
-		if e.Idle() {
+		if e.State().Idle {
 			t.Fatalf("engine %d idle before its connections are up", i)
 		}
 	}
@@ -30,7 +30,7 @@ func TestPMStartup(t *testing.T) {
 				t.Errorf("engine %d: connection to %d in state %d", i, dst, e.peers[dst].conn)
 			}
 		}
-		st := e.Stats()
+		st := e.State().Stats
 		if st.Connections != n || st.RingsGranted != n || e.rings != n {
 			t.Errorf("engine %d: %d connections, %d rings granted, %d inbound rings; want %d each",
 				i, st.Connections, st.RingsGranted, e.rings, n)

@@ -173,7 +173,7 @@ func (e *Engine) enqueue(dst int, it *outItem) {
 		c.HeadLen, c.Data = recMeta, payload
 	}
 	e.peers[dst].enqPending = true
-	e.work[WorkSend]++
+	e.addWork(WorkSend, 1)
 }
 
 // onEnqueue completes the record at the head of dst's queue, or leaves it

@@ -139,10 +139,10 @@ func TestQueueInFlight(t *testing.T) {
 
 	// The queue of 1 is full: nothing more is issued until a poll.
 	c.failHeld(0, held[0], errFull)
-	if st := c.eng[0].Stats(); st.QueueFull != 1 || sends[0].Done() || c.eng[0].Commands().len() != 0 {
-		t.Fatalf("after a full queue: QueueFull %d, first send done %v, %d commands", st.QueueFull, sends[0].Done(), c.eng[0].Commands().len())
+	if st := c.eng[0].State().Stats; st.QueueFull != 1 || sends[0].Done() || c.eng[0].sched.len() != 0 {
+		t.Fatalf("after a full queue: QueueFull %d, first send done %v, %d commands", st.QueueFull, sends[0].Done(), c.eng[0].sched.len())
 	}
-	if c.eng[0].Idle() {
+	if c.eng[0].State().Idle {
 		t.Fatal("idle with records queued")
 	}
 	for range 2 {
@@ -153,7 +153,7 @@ func TestQueueInFlight(t *testing.T) {
 		}
 		c.failHeld(0, retry[0], errFull)
 	}
-	if st := c.eng[0].Stats(); st.QueueFull != 3 {
+	if st := c.eng[0].State().Stats; st.QueueFull != 3 {
 		t.Fatalf("QueueFull %d after three refusals", st.QueueFull)
 	}
 	// Room again: the records go in order, one completion at a time.
@@ -190,8 +190,8 @@ func TestQueueEnqueueError(t *testing.T) {
 	posted := c.recv(0, 2, 1, 0, 10)
 	c.hook, _ = failCmd(func(src int, cmd Command) bool { return src == 0 && cmd.Kind == CmdEnqueue && cmd.Peer == 1 })
 	s := c.send(0, 1, 1, 0, pattern(1, 10))
-	if !errors.Is(c.eng[0].Err(), errInjected) {
-		t.Fatalf("engine error %v, want the injected failure", c.eng[0].Err())
+	if !errors.Is(c.eng[0].State().Err, errInjected) {
+		t.Fatalf("engine error %v, want the injected failure", c.eng[0].State().Err)
 	}
 	for i, op := range []Completion{s, posted} {
 		if !op.Done() || !errors.Is(opErr(op), errInjected) {
@@ -246,7 +246,7 @@ func TestQueueWrapMarker(t *testing.T) {
 		r := c.recv(1, 0, int32(i), 0, payload)
 		checkRecv(t, fmt.Sprint("message ", i), r, 0, int32(i), pattern(i, payload))
 	}
-	if st := c.eng[1].Stats(); st.EagerRecv != 8 || st.Unexpected != 8 {
+	if st := c.eng[1].State().Stats; st.EagerRecv != 8 || st.Unexpected != 8 {
 		t.Fatalf("receiver counters %+v", st)
 	}
 	// Nothing new: a poll consumes and releases nothing.
@@ -289,7 +289,7 @@ func TestQueueSeveralSenders(t *testing.T) {
 			c.paused[recv] = false
 			var full uint64
 			for src := range recv {
-				full += c.eng[src].Stats().QueueFull
+				full += c.eng[src].State().Stats.QueueFull
 			}
 			if full == 0 {
 				t.Fatal("no sender found the queue full")
@@ -331,8 +331,8 @@ func TestQueueNoConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := e.Commands().Next()
-	if cmd == nil || cmd.Kind != CmdAllocQueue || cmd.Size != QueueHeader+testQueueSize || cmd.Token == 0 || e.Commands().Next() != nil {
+	cmd := popCommand(e)
+	if cmd == nil || cmd.Kind != CmdAllocQueue || cmd.Size != QueueHeader+testQueueSize || cmd.Token == 0 || popCommand(e) != nil {
 		t.Fatalf("start-up commands: %v", cmd)
 	}
 	c := newCluster(t, 3, withEager(EagerQueue, nil))
@@ -351,7 +351,7 @@ func TestQueueNoConnection(t *testing.T) {
 		}
 	}
 	for i, e := range c.eng {
-		if st := e.Stats(); st.Connections != 0 || st.RingsGranted != 0 || e.rings != 0 {
+		if st := e.State().Stats; st.Connections != 0 || st.RingsGranted != 0 || e.rings != 0 {
 			t.Fatalf("engine %d: counters %+v", i, st)
 		}
 		if got := c.net.regions(i); got != 2 { // bootstrap area and queue

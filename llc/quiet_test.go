@@ -106,7 +106,7 @@ func quietRound(t *testing.T, size int, crossed bool) {
 	l1.acked = l1.sent // both halves free (see TestLineCrossed)
 	ring := c.net.local[0].ringOf[1]
 	ring.quiet.window = 1 << 62
-	lines := c.eng[1].Stats().LineSent
+	lines := c.eng[1].State().Stats.LineSent
 	r0 := c.recv(0, 1, 1, 0, size)
 	var s0, s1 *SendOp
 	if crossed {
@@ -120,7 +120,7 @@ func quietRound(t *testing.T, size int, crossed bool) {
 	if size <= lineBody {
 		wantLine = 1
 	}
-	if got := c.eng[1].Stats().LineSent - lines; got != wantLine {
+	if got := c.eng[1].State().Stats.LineSent - lines; got != wantLine {
 		t.Fatalf("%d bytes: process 1 wrote %d line records, want %d", size, got, wantLine)
 	}
 	for range 5 {

@@ -10,10 +10,10 @@ import (
 // ringSink records what an inRing delivers.
 type ringSink struct{ bodies [][]byte }
 
-func (s *ringSink) Step(Event) {}
-
-func (s *ringSink) Record(_ int, _, data []byte) {
-	s.bodies = append(s.bodies, append([]byte(nil), data...))
+func (s *ringSink) Step(ev Event) {
+	if ev.Kind == EvRecord {
+		s.bodies = append(s.bodies, append([]byte(nil), ev.Data...))
+	}
 }
 
 // putRecord writes a split record with a body of n bytes at pos of the

@@ -158,11 +158,11 @@ func (r *rmaState) take(id uint64) *RMAOp {
 	return op
 }
 
-// RMA starts op. It fails op at once (done, with an error) when the engine
+// rmaStart starts op. It fails op at once (done, with an error) when the engine
 // has failed, the peer does not exist, or the operation is outside its
 // region or, for an atomic one, unaligned; otherwise op completes with the
 // event of its command, during this call or a later Step.
-func (e *Engine) RMA(op *RMAOp) {
+func (e *Engine) rmaStart(op *RMAOp) {
 	op.done, op.err, op.Result = false, nil, 0
 	if err := e.checkRMA(op); err != nil {
 		op.finish(err)
@@ -241,9 +241,9 @@ func (e *Engine) onRMA(id uint64, ev Event) {
 	op.finish(nil)
 }
 
-// RMAPending returns the number of one-sided operations in flight to peer,
+// rmaPending returns the number of one-sided operations in flight to peer,
 // or to every peer when peer is negative.
-func (e *Engine) RMAPending(peer int) int {
+func (e *Engine) rmaPending(peer int) int {
 	if e.rma.pending == nil {
 		return 0
 	}
@@ -256,14 +256,14 @@ func (e *Engine) RMAPending(peer int) int {
 	return e.rma.pending[peer]
 }
 
-// RMASettle starts, for peer (every peer when negative), a read of one
-// byte behind the writes not settled yet, and returns those reads: once
+// rmaSettle starts, for peer (every peer when negative), a read of one
+// byte behind the writes not settled yet, and appends those reads to
+// reads: once
 // they and every earlier operation to their peers are done, the writes
 // are in the targets' memory. Transports that complete writes only once
 // they are in place (not Caps.Async) need none: settle false only marks
 // the writes settled.
-func (e *Engine) RMASettle(peer int, settle bool) []*RMAOp {
-	var reads []*RMAOp
+func (e *Engine) rmaSettle(peer int, settle bool, reads []*RMAOp) []*RMAOp {
 	for p, dirty := range e.rma.unsettled {
 		if !dirty || (peer >= 0 && p != peer) {
 			continue
@@ -274,7 +274,7 @@ func (e *Engine) RMASettle(peer int, settle bool) []*RMAOp {
 		}
 		at := e.rma.last[p]
 		op := &RMAOp{Kind: RMAGet, Peer: p, Region: at.region, Off: at.off, Limit: at.off + 1, Data: e.rma.probe[:]}
-		e.RMA(op)
+		e.rmaStart(op)
 		e.stats.RMAGets-- // not the caller's
 		e.stats.RMABytes--
 		e.stats.RMASettles++
@@ -299,7 +299,7 @@ func (e *Engine) failRMA(err error) {
 }
 
 // ExposeOp makes memory of this process a target of one-sided operations
-// of process Peer, or withdraws it (Engine.Expose, Engine.Withdraw).
+// of process Peer, or withdraws it (Submit it, or Unexpose of it).
 type ExposeOp struct {
 	Peer int
 	// Data is the memory to register; when Size is not 0, the network
@@ -322,19 +322,14 @@ func (o *ExposeOp) Done() bool { return o.done }
 // Err returns its error once done.
 func (o *ExposeOp) Err() error { return o.err }
 
-// Expose registers op.Data, or allocates op.Size bytes, for one-sided
+// expose registers op.Data, or allocates op.Size bytes, for one-sided
 // operations of process op.Peer.
-func (e *Engine) Expose(op *ExposeOp) {
+func (e *Engine) expose(op *ExposeOp) {
 	c := Command{Kind: CmdRegister, Peer: op.Peer, Data: op.Data}
 	if op.Size != 0 {
 		c = Command{Kind: CmdAlloc, Peer: op.Peer, Size: op.Size}
 	}
 	e.startExpose(op, c)
-}
-
-// Withdraw releases op.Region, which Expose gave.
-func (e *Engine) Withdraw(op *ExposeOp) {
-	e.startExpose(op, Command{Kind: CmdRelease, Peer: op.Peer, Region: op.Region})
 }
 
 func (e *Engine) startExpose(op *ExposeOp, c Command) {

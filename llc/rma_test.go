@@ -14,7 +14,7 @@ func rmaEngine(t *testing.T, n int) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for e.Commands().Next() != nil {
+	for popCommand(e) != nil {
 	}
 	return e
 }
@@ -22,7 +22,7 @@ func rmaEngine(t *testing.T, n int) *Engine {
 // nextCmd returns the engine's next command, which must exist.
 func nextCmd(t *testing.T, e *Engine) Command {
 	t.Helper()
-	c := e.Commands().Next()
+	c := popCommand(e)
 	if c == nil {
 		t.Fatal("no command issued")
 	}
@@ -43,7 +43,7 @@ func TestRMACommands(t *testing.T) {
 	}
 	for i := range ops {
 		o := &ops[i]
-		e.RMA(&o.op)
+		e.Submit(&o.op)
 		c := nextCmd(t, e)
 		w := o.want
 		if c.Kind != w.Kind || c.Peer != w.Peer || c.Region != w.Region || c.Off != w.Off || c.Old != w.Old || c.New != w.New || c.Token == 0 {
@@ -55,7 +55,7 @@ func TestRMACommands(t *testing.T) {
 		if o.op.Done() {
 			t.Fatalf("%v done before its event", o.op.Kind)
 		}
-		if got := e.RMAPending(w.Peer); got == 0 {
+		if got := e.rmaPending(w.Peer); got == 0 {
 			t.Fatalf("%v: nothing pending at process %d", o.op.Kind, w.Peer)
 		}
 		e.Step(Event{Kind: EvDone, Token: c.Token, Value: uint64(40 + i)})
@@ -66,14 +66,14 @@ func TestRMACommands(t *testing.T) {
 			t.Fatalf("%v: result %d, want %d", o.op.Kind, o.op.Result, 40+i)
 		}
 	}
-	if n := e.RMAPending(-1); n != 0 {
+	if n := e.rmaPending(-1); n != 0 {
 		t.Fatalf("%d operations pending after their events", n)
 	}
-	s := e.Stats()
+	s := e.State().Stats
 	if s.RMAPuts != 1 || s.RMAGets != 1 || s.RMAAtomics != 2 || s.RMABytes != 2*uint64(len(data)) {
 		t.Fatalf("counters: %d puts, %d gets, %d atomics, %d bytes", s.RMAPuts, s.RMAGets, s.RMAAtomics, s.RMABytes)
 	}
-	if !e.Idle() {
+	if !e.State().Idle {
 		t.Fatal("engine not idle after every operation completed")
 	}
 }
@@ -94,7 +94,7 @@ func TestRMARefused(t *testing.T) {
 		{RMAOp{Kind: 9, Peer: 1, Region: 1, Limit: 64}, nil, "unknown one-sided operation"},
 		{RMAOp{Kind: RMAGet, Peer: 1, Limit: 64, Data: make([]byte, 1)}, nil, "no region"},
 	} {
-		e.RMA(&c.op)
+		e.Submit(&c.op)
 		err := c.op.Err()
 		switch {
 		case !c.op.Done() || err == nil:
@@ -105,26 +105,26 @@ func TestRMARefused(t *testing.T) {
 			t.Errorf("%+v: %q does not say %q", c.op, err, c.text)
 		}
 	}
-	if c := e.Commands().Next(); c != nil {
+	if c := popCommand(e); c != nil {
 		t.Fatalf("refused operations issued %v", c.Kind)
 	}
-	if e.RMAPending(-1) != 0 || e.Err() != nil {
-		t.Fatalf("after refusals: %d pending, engine error %v", e.RMAPending(-1), e.Err())
+	if e.rmaPending(-1) != 0 || e.State().Err != nil {
+		t.Fatalf("after refusals: %d pending, engine error %v", e.rmaPending(-1), e.State().Err)
 	}
 }
 
 func TestRMAErrorEvent(t *testing.T) {
 	e := rmaEngine(t, 2)
 	op := &RMAOp{Kind: RMAGet, Peer: 1, Region: 3, Limit: 8, Data: make([]byte, 8)}
-	e.RMA(op)
+	e.Submit(op)
 	c := nextCmd(t, e)
 	cause := errors.New("process 1 failed")
 	e.Step(Event{Kind: EvError, Token: c.Token, Err: cause})
 	if !op.Done() || !errors.Is(op.Err(), cause) || !strings.Contains(op.Err().Error(), "get of 8 bytes") {
 		t.Fatalf("after the error event: done %v, err %v", op.Done(), op.Err())
 	}
-	if e.Err() != nil || e.RMAPending(1) != 0 {
-		t.Fatalf("a failed operation stopped the engine (%v) or stayed pending (%d)", e.Err(), e.RMAPending(1))
+	if e.State().Err != nil || e.rmaPending(1) != 0 {
+		t.Fatalf("a failed operation stopped the engine (%v) or stayed pending (%d)", e.State().Err, e.rmaPending(1))
 	}
 }
 
@@ -132,8 +132,8 @@ func TestRMAEngineFailure(t *testing.T) {
 	e := rmaEngine(t, 2)
 	a := &RMAOp{Kind: RMAPut, Peer: 1, Region: 3, Limit: 8, Data: make([]byte, 8)}
 	b := &RMAOp{Kind: RMAFetchAdd, Peer: 1, Region: 3, Limit: 8, Operand: 1}
-	e.RMA(a)
-	e.RMA(b)
+	e.Submit(a)
+	e.Submit(b)
 	ca, cb := nextCmd(t, e), nextCmd(t, e)
 	cause := errors.New("peer gone")
 	e.fail(cause)
@@ -145,11 +145,11 @@ func TestRMAEngineFailure(t *testing.T) {
 	// Late completions change nothing.
 	e.Step(Event{Kind: EvDone, Token: ca.Token})
 	e.Step(Event{Kind: EvDone, Token: cb.Token, Value: 9})
-	if b.Result != 0 || !errors.Is(b.Err(), cause) || e.RMAPending(-1) != 0 {
+	if b.Result != 0 || !errors.Is(b.Err(), cause) || e.rmaPending(-1) != 0 {
 		t.Fatalf("a late completion changed a failed operation: result %d, err %v", b.Result, b.Err())
 	}
 	c := &RMAOp{Kind: RMAGet, Peer: 1, Region: 3, Limit: 8, Data: make([]byte, 8)}
-	e.RMA(c)
+	e.Submit(c)
 	if !c.Done() || !errors.Is(c.Err(), cause) {
 		t.Fatalf("an operation on the failed engine: done %v, err %v", c.Done(), c.Err())
 	}
@@ -159,17 +159,17 @@ func TestRMASettle(t *testing.T) {
 	e := rmaEngine(t, 3)
 	put := func(peer int, off uint64) {
 		op := &RMAOp{Kind: RMAPut, Peer: peer, Region: RegionID(10 + peer), Off: off, Limit: 100, Data: make([]byte, 4)}
-		e.RMA(op)
+		e.Submit(op)
 		c := nextCmd(t, e)
 		e.Step(Event{Kind: EvDone, Token: c.Token})
 	}
 	put(1, 8)
 	put(1, 20)
 	put(2, 4)
-	if reads := e.RMASettle(2, false); len(reads) != 0 || e.Commands().Next() != nil {
+	if reads := settleOn(e, 2, false); len(reads) != 0 || popCommand(e) != nil {
 		t.Fatal("settling without reads issued a command")
 	}
-	reads := e.RMASettle(-1, true)
+	reads := settleOn(e, -1, true)
 	if len(reads) != 1 {
 		t.Fatalf("%d settling reads, want 1 (process 2 is settled)", len(reads))
 	}
@@ -177,17 +177,17 @@ func TestRMASettle(t *testing.T) {
 	if c.Kind != CmdRead || c.Peer != 1 || c.Region != 11 || c.Off != 20 || len(c.Data) != 1 {
 		t.Fatalf("settling read %v of %d bytes at (%d, %d, %d), want 1 byte at (1, 11, 20)", c.Kind, len(c.Data), c.Peer, c.Region, c.Off)
 	}
-	if e.RMAPending(1) != 1 {
+	if e.rmaPending(1) != 1 {
 		t.Fatal("the settling read is not pending")
 	}
 	e.Step(Event{Kind: EvDone, Token: c.Token})
-	if !reads[0].Done() || e.RMAPending(-1) != 0 {
+	if !reads[0].Done() || e.rmaPending(-1) != 0 {
 		t.Fatal("the settling read did not complete")
 	}
-	if reads := e.RMASettle(-1, true); len(reads) != 0 {
+	if reads := settleOn(e, -1, true); len(reads) != 0 {
 		t.Fatal("settled writes were settled again")
 	}
-	if s := e.Stats(); s.RMAGets != 0 || s.RMASettles != 1 || s.RMAPuts != 3 {
+	if s := e.State().Stats; s.RMAGets != 0 || s.RMASettles != 1 || s.RMAPuts != 3 {
 		t.Fatalf("counters: %d gets, %d settles, %d puts", s.RMAGets, s.RMASettles, s.RMAPuts)
 	}
 }
@@ -253,7 +253,7 @@ func TestExpose(t *testing.T) {
 	e := rmaEngine(t, 2)
 	buf := make([]byte, 16)
 	reg := &ExposeOp{Peer: 1, Data: buf}
-	e.Expose(reg)
+	e.Submit(reg)
 	if c := nextCmd(t, e); c.Kind != CmdRegister || c.Peer != 1 || &c.Data[0] != &buf[0] || c.Token == 0 {
 		t.Fatalf("registration: %v to %d, token %#x", c.Kind, c.Peer, c.Token)
 	} else {
@@ -264,7 +264,7 @@ func TestExpose(t *testing.T) {
 	}
 	mem := make([]byte, 64)
 	alloc := &ExposeOp{Peer: 0, Size: 64}
-	e.Expose(alloc)
+	e.Submit(alloc)
 	if c := nextCmd(t, e); c.Kind != CmdAlloc || c.Size != 64 {
 		t.Fatalf("allocation: %v of %d bytes", c.Kind, c.Size)
 	} else {
@@ -273,15 +273,15 @@ func TestExpose(t *testing.T) {
 	if alloc.Region != 13 || len(alloc.Mem) != 64 {
 		t.Fatalf("allocated region %d of %d bytes", alloc.Region, len(alloc.Mem))
 	}
-	e.Withdraw(reg)
+	e.Submit(Unexpose{reg})
 	c := nextCmd(t, e)
 	if c.Kind != CmdRelease || c.Region != 12 {
 		t.Fatalf("release: %v of region %d", c.Kind, c.Region)
 	}
 	cause := errors.New("no region 12")
 	e.Step(Event{Kind: EvError, Token: c.Token, Err: cause})
-	if !reg.Done() || !errors.Is(reg.Err(), cause) || e.Err() != nil {
-		t.Fatalf("a failed release: done %v, err %v, engine %v", reg.Done(), reg.Err(), e.Err())
+	if !reg.Done() || !errors.Is(reg.Err(), cause) || e.State().Err != nil {
+		t.Fatalf("a failed release: done %v, err %v, engine %v", reg.Done(), reg.Err(), e.State().Err)
 	}
 }
 
@@ -291,24 +291,24 @@ func TestExpose(t *testing.T) {
 func TestRMASlotReuse(t *testing.T) {
 	e := rmaEngine(t, 2)
 	first := &RMAOp{Kind: RMAFetchAdd, Peer: 1, Region: 7, Limit: 8, Operand: 1}
-	e.RMA(first)
+	e.Submit(first)
 	c1 := nextCmd(t, e)
 	e.Step(Event{Kind: EvDone, Token: c1.Token, Value: 1})
 	second := &RMAOp{Kind: RMAFetchAdd, Peer: 1, Region: 7, Limit: 8, Operand: 1}
 	third := &RMAOp{Kind: RMAGet, Peer: 1, Region: 7, Limit: 8, Data: make([]byte, 8)}
-	e.RMA(second)
-	e.RMA(third)
+	e.Submit(second)
+	e.Submit(third)
 	c2, c3 := nextCmd(t, e), nextCmd(t, e)
 	if c2.Token == c1.Token {
 		t.Fatal("the operation in a reused slot has the token of the one before")
 	}
 	e.Step(Event{Kind: EvDone, Token: c1.Token, Value: 99}) // stale
-	if second.Done() || third.Done() || e.RMAPending(1) != 2 {
-		t.Fatalf("a stale event completed an operation: second %v, third %v, %d pending", second.Done(), third.Done(), e.RMAPending(1))
+	if second.Done() || third.Done() || e.rmaPending(1) != 2 {
+		t.Fatalf("a stale event completed an operation: second %v, third %v, %d pending", second.Done(), third.Done(), e.rmaPending(1))
 	}
 	e.Step(Event{Kind: EvDone, Token: c3.Token})
 	e.Step(Event{Kind: EvDone, Token: c2.Token, Value: 2})
-	if !second.Done() || second.Result != 2 || !third.Done() || e.RMAPending(-1) != 0 {
-		t.Fatalf("second done %v (result %d), third done %v, %d pending", second.Done(), second.Result, third.Done(), e.RMAPending(-1))
+	if !second.Done() || second.Result != 2 || !third.Done() || e.rmaPending(-1) != 0 {
+		t.Fatalf("second done %v (result %d), third done %v, %d pending", second.Done(), second.Result, third.Done(), e.rmaPending(-1))
 	}
 }

@@ -202,6 +202,7 @@ func (e *Engine) writeRTS(dst int, op *SendOp) bool {
 
 // rndvRecvStart begins receiving a matched rendezvous message.
 func (e *Engine) rndvRecvStart(op *RecvOp, src int, tag int32, r *rts) {
+	op.matched = true
 	e.stats.RndvRecv++
 	e.stats.BytesRecv += r.length
 	n := min(r.length, uint64(len(op.Buf)))

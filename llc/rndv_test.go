@@ -83,7 +83,7 @@ func TestRendezvousCommands(t *testing.T) {
 			}
 			checkSent(t, "send", s)
 			checkRendezvousRecv(t, r, data, bufLen)
-			st0, st1 := c.eng[0].Stats(), c.eng[1].Stats()
+			st0, st1 := c.eng[0].State().Stats, c.eng[1].State().Stats
 			if st0.RndvSent != 1 || st0.ControlSent != 1 || st1.RndvRecv != 1 || st1.ControlSent != 1 || st1.BytesRecv != size {
 				t.Fatalf("counters %+v / %+v", st0, st1)
 			}
@@ -129,7 +129,7 @@ func TestRendezvousCommands(t *testing.T) {
 			}
 			checkSteps(t, "receiver on PUT", c.trace[m:], want)
 			checkRendezvousRecv(t, r, data, bufLen)
-			st0, st1 := c.eng[0].Stats(), c.eng[1].Stats()
+			st0, st1 := c.eng[0].State().Stats, c.eng[1].State().Stats
 			if st0.RndvSent != 1 || st0.ControlSent != 2 || st1.RndvRecv != 1 || st1.ControlSent != 1 {
 				t.Fatalf("counters %+v / %+v", st0, st1)
 			}
@@ -178,14 +178,14 @@ func TestRendezvousOrder(t *testing.T) {
 					ops = append(ops, c.send(0, 1, 5, 0, pattern(i, n)))
 				}
 				if !posted {
-					c.run("all arrived", func() bool { return c.eng[1].Stats().Unexpected == uint64(len(sizes)) })
+					c.run("all arrived", func() bool { return c.eng[1].State().Stats.Unexpected == uint64(len(sizes)) })
 					post()
 				}
 				c.wait(ops...)
 				for i, n := range sizes {
 					checkRecv(t, fmt.Sprint("message ", i), recvs[i], 0, 5, pattern(i, n))
 				}
-				if st := c.eng[0].Stats(); st.RndvSent != 3 || st.EagerSent != 4 {
+				if st := c.eng[0].State().Stats; st.RndvSent != 3 || st.EagerSent != 4 {
 					t.Fatalf("sender counters %+v", st)
 				}
 				c.idle()
@@ -206,7 +206,7 @@ func TestRendezvousUnexpected(t *testing.T) {
 			if s.Done() {
 				t.Fatal("rendezvous send done without a receive")
 			}
-			if st, ok := c.eng[1].Probe(AnySource, AnyTag, 4); !ok || st.Len != len(data) {
+			if st, ok := probeOn(c.eng[1], AnySource, AnyTag, 4); !ok || st.Len != len(data) {
 				t.Fatalf("probe %+v %v", st, ok)
 			}
 			r := c.recv(1, AnySource, AnyTag, 4, len(data))
@@ -293,7 +293,7 @@ func TestRendezvousErrors(t *testing.T) {
 				}
 			}
 			if tt.lost {
-				if !c.eng[1].Cancel(r) {
+				if !cancelRecvOn(c.eng[1], r) {
 					t.Fatal("receive of a lost message could not be cancelled")
 				}
 			}
@@ -323,7 +323,7 @@ func TestScriptedCompletionOrder(t *testing.T) {
 			d1, d2 := pattern(1, 3000), pattern(2, 4000)
 			s1 := c.send(0, 1, 1, 0, d1)
 			s2 := c.send(0, 1, 2, 0, d2)
-			c.run("both RTS arrived", func() bool { _, ok := c.eng[1].Probe(0, 2, 0); return ok })
+			c.run("both RTS arrived", func() bool { _, ok := probeOn(c.eng[1], 0, 2, 0); return ok })
 			c.hold[1] = true
 			r1 := c.recv(1, 0, 1, 0, len(d1))
 			r2 := c.recv(1, 0, 2, 0, len(d2))
@@ -492,14 +492,14 @@ func TestEagerRequested(t *testing.T) {
 // (one eager send and no rendezvous; else one rendezvous and no eager).
 func sentEager(t *testing.T, c *cluster, op *SendOp) bool {
 	t.Helper()
-	before := c.eng[0].Stats()
+	before := c.eng[0].State().Stats
 	r := c.recv(1, 0, op.Tag, 0, len(op.Data))
-	c.eng[0].Send(op)
+	c.eng[0].Submit(op)
 	c.drain(0)
 	c.wait(op, r)
 	checkSent(t, "marked send", op)
 	checkRecv(t, "marked send", r, 0, op.Tag, op.Data)
-	st := c.eng[0].Stats()
+	st := c.eng[0].State().Stats
 	eager, rndv := st.EagerSent-before.EagerSent, st.RndvSent-before.RndvSent
 	if eager+rndv != 1 {
 		t.Fatalf("%d eager and %d rendezvous sends for one message", eager, rndv)

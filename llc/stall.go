@@ -44,14 +44,12 @@ func (ep *Endpoint) stall(op Completion, quiet time.Duration) bool {
 	st := Stall{Quiet: quiet}
 	switch w := op.(type) {
 	case *RecvOp:
-		if !ep.eng.posted.has(w) {
+		if w.matched { // its data is on the way
 			return false
 		}
 		st.Kind, st.Peer, st.Tag, st.Ctx = StallRecv, w.Source, w.Tag, w.Ctx
 	case *probeWait:
-		st.Kind, st.Peer, st.Tag, st.Ctx = StallProbe, w.source, w.tag, w.ctx
-	case *mprobeWait:
-		st.Kind, st.Peer, st.Tag, st.Ctx = StallProbe, w.source, w.tag, w.ctx
+		st.Kind, st.Peer, st.Tag, st.Ctx = StallProbe, w.probe.Source, w.probe.Tag, w.probe.Ctx
 	case *SendOp:
 		st.Kind, st.Peer, st.Tag, st.Ctx = StallSend, w.Peer, w.Tag, w.Ctx
 	}
@@ -61,25 +59,12 @@ func (ep *Endpoint) stall(op Completion, quiet time.Duration) bool {
 	}
 	switch w := op.(type) {
 	case *RecvOp:
-		ep.eng.posted.remove(w)
-		w.finish(err)
+		ep.cancel(CancelOp{Recv: w, Err: err})
 	case *probeWait:
 		w.stalled = err
-	case *mprobeWait:
-		w.stalled = err
 	default:
-		ep.eng.fail(err)
+		ep.eng.Submit(Stop{err})
 		ep.failed.Store(true)
 	}
 	return true
-}
-
-// has reports whether target is in the queue.
-func (q *recvQueue) has(target *RecvOp) bool {
-	for op := q.head; op != nil; op = op.next {
-		if op == target {
-			return true
-		}
-	}
-	return false
 }

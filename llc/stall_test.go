@@ -72,7 +72,7 @@ func TestEndpointStalled(t *testing.T) {
 	fail = true
 	mu.Unlock()
 	within(t, 10*time.Second, func() {
-		ep.WaitFunc(func() bool { return ep.eng.Err() != nil })
+		ep.WaitFunc(func() bool { return ep.eng.State().Err != nil })
 	})
 	if st := last(); st.Kind != StallOther {
 		t.Errorf("other wait's stall %+v", st)

@@ -10,7 +10,7 @@ import (
 // ssend starts a synchronous send on engine i and issues its commands.
 func (c *cluster) ssend(i, dst int, tag int32, ctx uint32, data []byte) *SendOp {
 	op := &SendOp{Peer: dst, Tag: tag, Ctx: ctx, Data: data, Sync: true}
-	c.eng[i].Send(op)
+	c.eng[i].Submit(op)
 	c.drain(i)
 	return op
 }
@@ -26,12 +26,12 @@ func TestSyncSendWaitsForReceive(t *testing.T) {
 					c := newCluster(t, 2, withEager(eager, func(_ int, cfg *Config) { cfg.Rendezvous = mode }))
 					data := pattern(size, size)
 					s := c.ssend(0, 1, 5, 0, data)
-					c.run("message arrived", func() bool { _, ok := c.eng[1].Probe(0, 5, 0); return ok })
+					c.run("message arrived", func() bool { _, ok := probeOn(c.eng[1], 0, 5, 0); return ok })
 					c.rounds(50)
 					if s.Done() {
 						t.Fatal("synchronous send completed before a receive matched it")
 					}
-					if got := c.eng[1].UnreceivedRendezvous(); len(got) != 1 || got[0].Length != size {
+					if got := c.eng[1].State().Unreceived; len(got) != 1 || got[0].Length != size {
 						t.Fatalf("unreceived messages %+v, want the %d-byte one", got, size)
 					}
 					r := c.recv(1, 0, 5, 0, size)
@@ -78,7 +78,7 @@ func TestSyncSendAckScripted(t *testing.T) {
 	}
 	c.wait(s)
 	checkSent(t, "ssend", s)
-	if st := c.eng[1].Stats(); st.ControlSent != 1 {
+	if st := c.eng[1].State().Stats; st.ControlSent != 1 {
 		t.Fatalf("receiver sent %d control records, want the acknowledgement only", st.ControlSent)
 	}
 	c.idle()
@@ -88,13 +88,13 @@ func TestSyncSendAckScripted(t *testing.T) {
 func TestStandardSendNoAck(t *testing.T) {
 	c := newCluster(t, 2, nil)
 	c.connect(0, 1)
-	before := c.eng[1].Stats().ControlSent
+	before := c.eng[1].State().Stats.ControlSent
 	s := c.send(0, 1, 1, 0, pattern(2, 8))
 	checkSent(t, "send", s)
 	r := c.recv(1, 0, 1, 0, 8)
 	c.wait(r)
 	c.idle()
-	if got := c.eng[1].Stats().ControlSent; got != before {
+	if got := c.eng[1].State().Stats.ControlSent; got != before {
 		t.Fatalf("receiver sent %d control records for a standard send", got-before)
 	}
 }
@@ -119,8 +119,8 @@ func TestSyncSendToSelf(t *testing.T) {
 func TestSyncSendFail(t *testing.T) {
 	c := newCluster(t, 2, nil)
 	s := c.ssend(0, 1, 1, 0, pattern(4, 10))
-	c.run("arrived", func() bool { _, ok := c.eng[1].Probe(0, 1, 0); return ok })
-	if c.eng[0].Idle() {
+	c.run("arrived", func() bool { _, ok := probeOn(c.eng[1], 0, 1, 0); return ok })
+	if c.eng[0].State().Idle {
 		t.Fatal("sender idle while its synchronous send waits")
 	}
 	c.eng[0].Step(Event{Kind: EvError, Err: errInjected})
@@ -138,8 +138,8 @@ func TestSyncAckUnknown(t *testing.T) {
 	var head [recMeta]byte
 	m := meta{kind: recSyncAck, aux: 42}
 	m.put(head[:])
-	c.eng[0].Record(1, head[:], nil)
-	if err := c.eng[0].Err(); err == nil || !strings.Contains(err.Error(), "unknown synchronous send 42") {
+	c.eng[0].Step(Event{Kind: EvRecord, Peer: 1, Head: head[:]})
+	if err := c.eng[0].State().Err; err == nil || !strings.Contains(err.Error(), "unknown synchronous send 42") {
 		t.Fatalf("engine error %v, want one naming the unknown send", err)
 	}
 }

@@ -51,11 +51,6 @@ func (q *eventQueue) pop() (Notification, bool) {
 	return x, true
 }
 
-// SendUnsolicited sends data to peer as an unsolicited message with tag.
-// It completes (op.Done) once the data is in the peer's ring; data must fit
-// the eager limit.
-func (e *Engine) SendUnsolicited(op *SendOp) { e.send(op, true) }
-
 func (e *Engine) unsolicitedTooLarge(op *SendOp) error {
 	return fmt.Errorf("llc: unsolicited message of %d bytes exceeds the eager limit of %d bytes", len(op.Data), e.cfg.EagerLimit)
 }

@@ -13,13 +13,13 @@ func TestUnsolicitedAndEventQueue(t *testing.T) {
 	var ops []Completion
 	for i, n := range []int{0, 8, 100, 1024} {
 		s := &SendOp{Peer: 1, Tag: int32(i), Data: pattern(i, n)}
-		c.eng[0].SendUnsolicited(s)
+		c.eng[0].Submit(Unsolicited{s})
 		ops = append(ops, s)
 	}
 	notified := &SendOp{Peer: 1, Tag: 9, Data: pattern(9, 10), Notify: true}
-	c.eng[0].Send(notified)
+	c.eng[0].Submit(notified)
 	r := &RecvOp{Source: 0, Tag: 9, Buf: make([]byte, 10), Notify: true}
-	c.eng[1].Recv(r)
+	c.eng[1].Submit(r)
 	ops = append(ops, notified, r)
 	c.wait(ops...)
 
@@ -45,7 +45,7 @@ func TestUnsolicitedAndEventQueue(t *testing.T) {
 	checkRecv(t, "notified receive", r, 0, 9, pattern(9, 10))
 
 	big := &SendOp{Peer: 1, Data: make([]byte, c.eng[0].Config().EagerLimit+1)}
-	c.eng[0].SendUnsolicited(big)
+	c.eng[0].Submit(Unsolicited{big})
 	if !big.Done() || big.Err() == nil || !strings.Contains(big.Err().Error(), "eager limit") {
 		t.Fatalf("oversized unsolicited send: done %v err %v", big.Done(), big.Err())
 	}

@@ -2,7 +2,7 @@ package llc
 
 import "fmt"
 
-// Withdrawing a rendezvous request (WithdrawSend).
+// Withdrawing a rendezvous request (CancelOp.Withdraw).
 //
 // A rendezvous send whose request to send (RTS) has left cannot be
 // cancelled: a receiver may read or write its buffer whenever a receive
@@ -24,13 +24,16 @@ const (
 	recWithdrawn uint8 = recPart + 2
 )
 
-// WithdrawSend cancels op if it has not left (CancelSend), and withdraws
+// withdrawSend cancels op if it has not left (cancelSend), and withdraws
 // it if it is a rendezvous send whose request has left (see above). It
-// reports whether op is done: false while a withdrawn send waits for the
+// reports whether it cancelled op; a withdrawn send waits for the
 // receiver's answer, after which it completes, Cancelled if the receiver
 // had not matched it.
-func (e *Engine) WithdrawSend(op *SendOp) bool {
-	if op.done || e.CancelSend(op) {
+func (e *Engine) withdrawSend(op *SendOp) bool {
+	if op.done {
+		return false
+	}
+	if e.cancelSend(op) {
 		return true
 	}
 	if op.id != 0 && e.rndvSends[op.id] == op && !op.withdrawn {
@@ -38,7 +41,7 @@ func (e *Engine) WithdrawSend(op *SendOp) bool {
 		e.stats.Withdrawn++
 		e.queueControl(op.Peer, recWithdraw, op.id, nil)
 	}
-	return op.done
+	return false
 }
 
 // onWithdraw forgets src's RTS of send sendID if no receive has matched it.
@@ -59,10 +62,4 @@ func (e *Engine) onWithdrawn(dst int, sendID uint64) {
 	e.dropRndvSend(op)
 	op.finish(nil)
 	op.cancelled = true
-}
-
-// WithdrawSend withdraws op (see Engine.WithdrawSend).
-func (ep *Endpoint) WithdrawSend(op *SendOp) (done bool) {
-	ep.Locked(func(e *Engine) { done = e.WithdrawSend(op) })
-	return done
 }

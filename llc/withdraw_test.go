@@ -15,21 +15,21 @@ func TestWithdrawUnmatched(t *testing.T) {
 				c := newPair(t, withEager(eager, func(_ int, cfg *Config) { cfg.Rendezvous = mode }))
 				regions := c.net.regions(0)
 				s := c.send(0, 1, 3, 0, pattern(1, 5000))
-				c.run("the RTS arrived", func() bool { _, ok := c.eng[1].Probe(0, 3, 0); return ok })
-				if c.eng[0].WithdrawSend(s) {
+				c.run("the RTS arrived", func() bool { _, ok := probeOn(c.eng[1], 0, 3, 0); return ok })
+				if withdrawSendOn(c.eng[0], s) {
 					t.Fatal("a withdrawn send done before the receiver answered")
 				}
-				if c.eng[0].WithdrawSend(s) {
+				if withdrawSendOn(c.eng[0], s) {
 					t.Fatal("a second withdrawal completed the send")
 				}
 				c.run("the withdrawal answered", s.Done)
 				if !s.Cancelled() || s.Err() != nil {
 					t.Fatalf("withdrawn send: cancelled %v, error %v", s.Cancelled(), s.Err())
 				}
-				if _, ok := c.eng[1].Probe(AnySource, AnyTag, 0); ok {
+				if _, ok := probeOn(c.eng[1], AnySource, AnyTag, 0); ok {
 					t.Fatal("the receiver still holds the withdrawn message")
 				}
-				if got := c.eng[0].Stats().Withdrawn; got != 1 {
+				if got := c.eng[0].State().Stats.Withdrawn; got != 1 {
 					t.Errorf("Withdrawn = %d, want 1", got)
 				}
 				later := c.send(0, 1, 4, 0, pattern(2, 5000))
@@ -56,7 +56,7 @@ func TestWithdrawMatchedOrQueued(t *testing.T) {
 			r := c.recv(1, 0, 3, 0, 5000)
 			s := c.send(0, 1, 3, 0, pattern(1, 5000))
 			c.poll(1) // the receiver matches the RTS
-			c.eng[0].WithdrawSend(s)
+			withdrawSendOn(c.eng[0], s)
 			c.wait(s, r)
 			if s.Cancelled() || s.Err() != nil {
 				t.Fatalf("matched send: cancelled %v, error %v", s.Cancelled(), s.Err())
@@ -69,9 +69,9 @@ func TestWithdrawMatchedOrQueued(t *testing.T) {
 	c := newCluster(t, 2, nil)
 	c.hold[0] = true
 	s := &SendOp{Peer: 1, Tag: 3, Data: pattern(1, 5000)}
-	c.eng[0].Send(s)
+	c.eng[0].Submit(s)
 	c.drain(0)
-	if !c.eng[0].WithdrawSend(s) || !s.Cancelled() {
+	if !withdrawSendOn(c.eng[0], s) || !s.Cancelled() {
 		t.Fatalf("withdrawing a send not yet sent: done %v, cancelled %v", s.Done(), s.Cancelled())
 	}
 }

@@ -171,11 +171,11 @@ func (b *bufferState) reap() {
 		return
 	}
 	done := make([]bool, len(b.used))
-	b.rt.ep.Locked(func(*llc.Engine) {
-		for i, sl := range b.used {
-			done[i] = sl.op.Done()
-		}
-	})
+	ops := make([]llc.Completion, len(b.used))
+	for i, sl := range b.used {
+		ops[i] = sl.op
+	}
+	b.rt.ep.Completed(ops, done)
 	kept := b.used[:0]
 	for i, sl := range b.used {
 		if !done[i] {

@@ -28,13 +28,11 @@ func (r *Request) Cancel() error {
 	default:
 		// Under the endpoint's lock, where Done harvests a pooled
 		// operation: one already harvested is done, and gone.
-		r.c.rt.ep.Locked(func(e *llc.Engine) {
-			switch {
-			case r.recv && r.rop != nil:
-				e.Cancel(r.rop)
-			case !r.recv && r.sop != nil:
-				e.CancelSend(r.sop)
+		r.c.rt.ep.CancelCurrent(func() (*llc.RecvOp, *llc.SendOp) {
+			if r.recv {
+				return r.rop, nil
 			}
+			return nil, r.sop
 		})
 	}
 	return nil

@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/llc/martini"
 	_ "github.com/rhinet-go/martini/networks" // the networks the tests' jobs run over
 	"github.com/rhinet-go/martini/nicemu"
@@ -22,8 +21,8 @@ func WithNICForTest(f func(nic *nicemu.NIC, boot []nicemu.SID)) error {
 	if s == nil {
 		return ErrNotInitialized
 	}
-	s.ep.Locked(func(e *llc.Engine) {
-		cfg := e.Config()
+	s.ep.Exclusive(func() {
+		cfg := s.ep.Config()
 		boot := make([]nicemu.SID, len(cfg.Boot))
 		for i, b := range cfg.Boot {
 			boot[i] = nicemu.SID(b)
@@ -50,7 +49,7 @@ func NICStatsForTest() nicemu.Stats {
 		return nicemu.Stats{}
 	}
 	var st nicemu.Stats
-	s.ep.Locked(func(*llc.Engine) { st = s.translator().NIC().Stats() })
+	s.ep.Exclusive(func() { st = s.translator().NIC().Stats() })
 	return st
 }
 

@@ -200,8 +200,7 @@ func initRuntime() (*runtimeState, error) {
 		// Issue the engine's start-up commands: the receive queue (vp,
 		// or for the processes of other hosts) or the connections to
 		// every process (pm).
-		ep.Locked(func(*llc.Engine) {})
-		if err := ep.Err(); err != nil {
+		if err := ep.Start(); err != nil {
 			return fail(err)
 		}
 	}
@@ -585,7 +584,7 @@ func Finalize() error {
 	current.Store(nil)
 	s.gcFloor = nil // a Comm kept after Finalize keeps s
 	s.ep.Shutdown(ErrFinalized)
-	s.ep.Locked(func(*llc.Engine) { s.closeNet() })
+	s.ep.Exclusive(func() { s.closeNet() })
 	rerr := s.job.SetState(launch.RankFinalized)
 	if err := errors.Join(serr, ferr, rerr, s.job.Store.Close()); err != nil {
 		return fmt.Errorf("mpi: Finalize: %w", err)
@@ -611,7 +610,7 @@ func (s *runtimeState) fenceServing(idle bool) error {
 		all      bool // every process has reached the fence
 		stranded []llc.Unreceived
 	)
-	s.ep.WaitEngine(func(e *llc.Engine) bool {
+	s.ep.WaitState(func(st llc.State) bool {
 		if !all {
 			select {
 			case ferr = <-fence:
@@ -625,11 +624,12 @@ func (s *runtimeState) fenceServing(idle bool) error {
 		// Every process is in Finalize once the first fence is over (the
 		// second one is called only then).
 		if all || !idle {
-			if stranded = e.UnreceivedRendezvous(); len(stranded) > 0 {
+			if len(st.Unreceived) > 0 {
+				stranded = append([]llc.Unreceived(nil), st.Unreceived...)
 				return true
 			}
 		}
-		return all && (!idle || e.Idle() || e.Err() != nil)
+		return all && (!idle || st.Idle || st.Err != nil)
 	})
 	if ferr == nil && len(stranded) > 0 {
 		ferr = &strandedError{rank: s.job.Rank, msgs: stranded}

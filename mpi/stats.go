@@ -39,18 +39,13 @@ func ReadStats() (Stats, error) {
 }
 
 func (s *runtimeState) snapshot() Stats {
-	var st Stats
-	s.ep.Locked(func(e *llc.Engine) {
-		st.Protocol = e.Stats()
-		st.Network = s.net.Caps().Name
-		st.NetworkCounters = make(map[string]uint64)
-		for _, c := range s.net.Stats() {
-			st.NetworkCounters[c.Name] = c.Value
-		}
-		cfg := e.Config()
-		st.EagerLimit, st.RingSize, st.Rendezvous, st.Eager = cfg.EagerLimit, cfg.RingSize, cfg.Rendezvous.String(), cfg.Eager.String()
-	})
-	st.Wait = s.ep.WaitStats()
+	es := s.ep.Statistics()
+	st := Stats{Protocol: es.Protocol, Network: es.Network, NetworkCounters: make(map[string]uint64), Wait: es.Wait}
+	for _, c := range es.NetworkCounters {
+		st.NetworkCounters[c.Name] = c.Value
+	}
+	cfg := es.Config
+	st.EagerLimit, st.RingSize, st.Rendezvous, st.Eager = cfg.EagerLimit, cfg.RingSize, cfg.Rendezvous.String(), cfg.Eager.String()
 	st.Collectives = s.collStats.Counts()
 	return st
 }

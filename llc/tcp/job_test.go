@@ -66,7 +66,7 @@ func endpoint(tr *Transport, cfg llc.Config) (*llc.Endpoint, error) {
 		return nil, err
 	}
 	ep := llc.NewEndpoint(eng, tr)
-	ep.Locked(func(*llc.Engine) {})
+	ep.Start()
 	return ep, nil
 }
 
@@ -308,7 +308,7 @@ func TestPeerClosedMidJob(t *testing.T) {
 				})
 				wg.Go(func() {
 					if echo(j.eps[1], 0, 1, 10) == nil {
-						j.eps[1].Locked(func(*llc.Engine) { crash(j.trs[1]) })
+						j.eps[1].Exclusive(func() { crash(j.trs[1]) })
 					}
 				})
 			})
