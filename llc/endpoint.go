@@ -141,7 +141,7 @@ func (ep *Endpoint) drainBatches() {
 		}
 		for i := range rd.Commands {
 			if ev := ep.tr.Execute(&rd.Commands[i]); ev.Kind != EvNone {
-				ep.eng.Step(ev)
+				ep.eng.Step(&ev)
 			}
 		}
 		ep.eng.Advance()

@@ -160,6 +160,7 @@ type Engine struct {
 	// is the work done before it.
 	countsWork bool
 	batchLimit int
+	ready      Ready        // the batch Ready hands out
 	readyWork  WorkCounts   // the work the last Ready reported
 	unrecv     []Unreceived // State's, reused
 
@@ -318,8 +319,9 @@ func (e *Engine) fail(err error) {
 }
 
 // Step delivers an IR event to the engine: an arrival (a record, a
-// signalled slot) or the completion of a command.
-func (e *Engine) Step(ev Event) {
+// signalled slot) or the completion of a command. *ev is read during the
+// call only.
+func (e *Engine) Step(ev *Event) {
 	if ev.Kind != EvRecord {
 		e.step(ev)
 		return
@@ -360,7 +362,7 @@ func (e *Engine) Step(ev Event) {
 }
 
 // step is Step of an event other than a record.
-func (e *Engine) step(ev Event) {
+func (e *Engine) step(ev *Event) {
 	if ev.Kind == EvNone || e.err != nil {
 		return // nothing to report, or stopped: every operation is complete
 	}
@@ -371,31 +373,31 @@ func (e *Engine) step(ev Event) {
 	}
 	switch kind {
 	case tokConnCAS:
-		e.onConnCAS(int(id), ev)
+		e.onConnCAS(int(id), *ev)
 	case tokConnReq:
-		e.onConnRequest(ev)
+		e.onConnRequest(*ev)
 	case tokConnReply:
-		e.onConnReply(int(id), ev)
+		e.onConnReply(int(id), *ev)
 	case tokRingAlloc:
-		e.onRingAlloc(int(id), ev)
+		e.onRingAlloc(int(id), *ev)
 	case tokTail:
-		e.onTail(int(id), ev)
+		e.onTail(int(id), *ev)
 	case tokRegSend:
-		e.onRegSend(id, ev)
+		e.onRegSend(id, *ev)
 	case tokRegRecv:
-		e.onRegRecv(id, ev)
+		e.onRegRecv(id, *ev)
 	case tokPullDone:
-		e.onPullDone(id, ev)
+		e.onPullDone(id, *ev)
 	case tokPushDone:
-		e.onPushDone(id, ev)
+		e.onPushDone(id, *ev)
 	case tokQueueAlloc:
-		e.onQueueAlloc(ev)
+		e.onQueueAlloc(*ev)
 	case tokEnqueue:
-		e.onEnqueue(int(id), ev)
+		e.onEnqueue(int(id), *ev)
 	case tokRMA:
-		e.onRMA(id, ev)
+		e.onRMA(id, *ev)
 	case tokExpose:
-		e.onExpose(id, ev)
+		e.onExpose(id, *ev)
 	default:
 		e.fail(fmt.Errorf("llc: event %d of unknown token %#x", ev.Kind, ev.Token))
 	}

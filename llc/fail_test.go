@@ -64,7 +64,7 @@ func TestFatalError(t *testing.T) {
 		trigger func(c *cluster)
 	}{
 		{"scripted event", func(c *cluster) {
-			c.eng[0].Step(Event{Kind: EvError, Err: errInjected})
+			c.eng[0].Step(&Event{Kind: EvError, Err: errInjected})
 		}},
 		{"record write fails", func(c *cluster) {
 			c.hook, _ = failCmd(func(src int, cmd Command) bool { return src == 0 && cmd.Kind == CmdWrite && cmd.Peer == 2 })
@@ -151,7 +151,7 @@ func TestFailIgnoresLateEvents(t *testing.T) {
 				t.Fatalf("held %d commands", len(held))
 			}
 			c.hold[0] = false
-			c.eng[0].Step(Event{Kind: EvError, Err: errInjected})
+			c.eng[0].Step(&Event{Kind: EvError, Err: errInjected})
 			for i, op := range []Completion{r, sc, sr} {
 				if !op.Done() || !errors.Is(opErr(op), errInjected) {
 					t.Fatalf("op %d: done %v err %v", i, op.Done(), opErr(op))

@@ -263,9 +263,12 @@ type Event struct {
 }
 
 // Sink takes the events a transport delivers: the engine, through its one
-// way in.
+// way in. *ev is valid only during the call, and the sink may change it
+// (the Mux names a record's sender in the job): a deliverer keeps the
+// event of each kind of arrival and refills it, so that the path of every
+// message neither copies nor allocates one.
 type Sink interface {
-	Step(ev Event)
+	Step(ev *Event)
 }
 
 // Caps is what a transport reports about itself; the engine and the

@@ -186,7 +186,7 @@ func (r *inRing) takeLine(sink Sink) bool {
 		l.ack = uint32(sig)
 		s := l.scratch[:recMeta]
 		putMeta(s, recLineAck, flagLine, 0, 0, 0, uint64(l.ack))
-		sink.Step(Event{Kind: EvRecord, Peer: r.peer, Head: s})
+		r.deliver(sink, s, nil)
 		return false // no record: the ring's poll goes on to the next ring
 	}
 	l.ack = uint32(sig)
@@ -194,13 +194,13 @@ func (r *inRing) takeLine(sink Sink) bool {
 	w1 := binary.LittleEndian.Uint64(l.half[8:])
 	body := int(uint16(w1 >> 16))
 	if body > lineBody {
-		sink.Step(Event{Kind: EvError, Err: fmt.Errorf("corrupt line record from process %d: a body of %d bytes", r.peer, body)})
+		sink.Step(&Event{Kind: EvError, Err: fmt.Errorf("corrupt line record from process %d: a body of %d bytes", r.peer, body)})
 		return true
 	}
 	s := l.scratch[:]
 	putMeta(s, uint8(w1), uint8(w1>>8)|flagLine, int32(uint32(w0)), uint32(w0>>32), uint32(body), uint64(uint32(sig)))
 	binary.LittleEndian.PutUint64(s[recMeta:], binary.LittleEndian.Uint64(l.half[16:]))
 	r.releaseUnwritten(cell)
-	sink.Step(Event{Kind: EvRecord, Peer: r.peer, Head: s[:recMeta], Data: s[recMeta : recMeta+body]})
+	r.deliver(sink, s[:recMeta], s[recMeta:recMeta+body])
 	return true
 }

@@ -195,7 +195,7 @@ func (m *LocalMemory) Poll(sink Sink) bool {
 		sw := *w // the watch ends: its entry leaves the list
 		m.slots = append(m.slots[:i], m.slots[i+1:]...)
 		i--
-		sink.Step(Event{Kind: EvSignal, Token: sw.token, Value: v, Data: sw.data})
+		sink.Step(&Event{Kind: EvSignal, Token: sw.token, Value: v, Data: sw.data}) // a connection's: not on the path of messages
 		atomic.StoreUint64(sw.sig, 0)
 		progressed = true
 	}
@@ -240,18 +240,25 @@ func (r *inRing) take(sink Sink) bool {
 		if rec != nil {
 			body := int(binary.LittleEndian.Uint32(rec[12:16])) // meta.length
 			if layoutSize(body, packed) > uint64(len(rec)) {
-				sink.Step(Event{Kind: EvError, Err: fmt.Errorf("corrupt ring record from process %d: a body of %d bytes in a record of %d", r.peer, body, len(rec))})
+				sink.Step(&Event{Kind: EvError, Err: fmt.Errorf("corrupt ring record from process %d: a body of %d bytes in a record of %d", r.peer, body, len(rec))})
 				return true
 			}
 			if r.arrived != nil && !r.arrived(r.region, ringCtl+r.consumed&(r.size-1), len(rec)) {
 				break
 			}
-			sink.Step(Event{Kind: EvRecord, Peer: r.peer, Head: rec[:recMeta], Data: recordBody(rec, body, packed)})
+			r.deliver(sink, rec[:recMeta], recordBody(rec, body, packed))
 		}
 		r.release(n)
 		progressed = true
 	}
 	return progressed
+}
+
+// deliver steps sink with the record of head and body from the ring's
+// peer, in the ring's event (see Sink).
+func (r *inRing) deliver(sink Sink, head, body []byte) {
+	r.ev.Kind, r.ev.Peer, r.ev.Head, r.ev.Data = EvRecord, r.peer, head, body
+	sink.Step(&r.ev)
 }
 
 // errHeld tells QueueReader.Poll that the next record is held back (see
@@ -268,6 +275,7 @@ type QueueReader struct {
 	procs    int
 	release  func(consumed uint64) error
 	arrived  func(off uint64, n int) bool
+	ev       Event // the event of every record, refilled (see Sink)
 }
 
 // OnArrival makes Poll call f with the place of every record it finds (n
@@ -298,7 +306,7 @@ func (q *QueueReader) Poll(sink Sink) bool {
 		if err := q.next(sink, produced); err == errHeld {
 			break
 		} else if err != nil {
-			sink.Step(Event{Kind: EvError, Err: err})
+			sink.Step(&Event{Kind: EvError, Err: err})
 			return true
 		}
 	}
@@ -306,7 +314,7 @@ func (q *QueueReader) Poll(sink Sink) bool {
 		return false
 	}
 	if err := q.release(q.consumed); err != nil {
-		sink.Step(Event{Kind: EvError, Err: fmt.Errorf("releasing the receive queue: %w", err)})
+		sink.Step(&Event{Kind: EvError, Err: fmt.Errorf("releasing the receive queue: %w", err)})
 	}
 	return true
 }
@@ -334,6 +342,7 @@ func (q *QueueReader) next(sink Sink, produced uint64) error {
 		return errHeld
 	}
 	q.consumed += span
-	sink.Step(Event{Kind: EvRecord, Peer: int(src), Head: rec[:recMeta], Data: rec[recMeta:]})
+	q.ev.Kind, q.ev.Peer, q.ev.Head, q.ev.Data = EvRecord, int(src), rec[:recMeta], rec[recMeta:]
+	sink.Step(&q.ev)
 	return nil
 }

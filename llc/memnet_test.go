@@ -74,8 +74,8 @@ func (m *memNet) poll(p int, sink Sink) bool {
 	evs := m.pending[p]
 	m.pending[p] = nil
 	m.mu.Unlock()
-	for _, ev := range evs {
-		sink.Step(ev)
+	for i := range evs {
+		sink.Step(&evs[i])
 	}
 	return progressed || len(evs) > 0
 }
@@ -450,7 +450,7 @@ func (c *cluster) issue(i int, cmd *Command) {
 	if !ok {
 		ev = c.net.exec(i, cmd)
 	}
-	c.eng[i].Step(ev)
+	c.eng[i].Step(&ev)
 }
 
 // drain issues every queued command of engine i and reports whether there
@@ -564,12 +564,13 @@ func (c *cluster) deliver(i int, cmd Command) {
 	if c.tracing {
 		c.trace = append(c.trace, traced{i, cmd})
 	}
-	c.eng[i].Step(c.net.exec(i, &cmd))
+	ev := c.net.exec(i, &cmd)
+	c.eng[i].Step(&ev)
 }
 
 // failHeld delivers a failure of a held command of engine i.
 func (c *cluster) failHeld(i int, cmd Command, err error) {
-	c.eng[i].Step(Event{Kind: EvError, Token: cmd.Token, Err: err})
+	c.eng[i].Step(&Event{Kind: EvError, Token: cmd.Token, Err: err})
 }
 
 // send starts a send on engine i and issues its commands.

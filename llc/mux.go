@@ -36,11 +36,12 @@ type muxSink struct {
 	global []int
 }
 
-// Step passes on an event, naming the sender of a record in the job.
-func (s *muxSink) Step(ev Event) {
+// Step passes on an event, naming the sender of a record in the job (in
+// *ev, see Sink).
+func (s *muxSink) Step(ev *Event) {
 	if ev.Kind == EvRecord {
 		if ev.Peer < 0 || ev.Peer >= len(s.global) {
-			s.to.Step(Event{Kind: EvError, Err: fmt.Errorf("llc: a record from process %d of a network of %d", ev.Peer, len(s.global))})
+			s.to.Step(&Event{Kind: EvError, Err: fmt.Errorf("llc: a record from process %d of a network of %d", ev.Peer, len(s.global))})
 			return
 		}
 		ev.Peer = s.global[ev.Peer]

@@ -257,7 +257,7 @@ func TestQueuePartsCorrupt(t *testing.T) {
 			c := newCluster(t, 2, partsConfig(16<<10))
 			r := c.recv(1, 0, AnyTag, 0, 1<<16)
 			for i, m := range tt.records {
-				c.eng[1].Step(Event{Kind: EvRecord, Peer: 0, Head: rec(m), Data: make([]byte, tt.bodies[i])})
+				c.eng[1].Step(&Event{Kind: EvRecord, Peer: 0, Head: rec(m), Data: make([]byte, tt.bodies[i])})
 			}
 			if err := c.eng[1].State().Err; err == nil || !r.Done() {
 				t.Fatalf("engine error %v, receive done %v", err, r.Done())

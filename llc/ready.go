@@ -1,7 +1,8 @@
 package llc
 
 // Ready is one batch of the engine's output: what the driver does next.
-// It views the engine's own storage, valid until Advance.
+// It is the engine's own, and views the engine's storage: valid until
+// Advance.
 type Ready struct {
 	// Commands are the IR commands to issue, in order. Each one's
 	// completion, and anything else the network reports meanwhile, goes
@@ -25,10 +26,13 @@ func (e *Engine) HasReady() bool {
 	return e.sched.n != 0 || e.notice
 }
 
-// Ready returns the engine's next batch of output. Calling it again before
-// Advance hands out the batch again, grown by what was emitted since.
-func (e *Engine) Ready() Ready {
-	rd := Ready{Commands: e.sched.take(e.batchLimit), Err: e.err}
+// Ready returns the engine's next batch of output, which it keeps (a batch
+// built and copied on every call would cost a message's path loads that
+// wait for the stores just made). Calling it again before Advance hands
+// out the batch again, grown by what was emitted since.
+func (e *Engine) Ready() *Ready {
+	rd := &e.ready
+	rd.Commands, rd.Err = e.sched.take(e.batchLimit), e.err
 	e.notice = false
 	if e.countsWork {
 		rd.Work = e.work

@@ -37,7 +37,7 @@ func scriptEngine(t *testing.T, mod func(cfg *Config)) *Engine {
 func recordFrom(e *Engine, src int, kind uint8, tag int32, ctx uint32, body []byte) {
 	var head [recMeta]byte
 	putMeta(head[:], kind, 0, tag, ctx, uint32(len(body)), 0)
-	e.Step(Event{Kind: EvRecord, Peer: src, Head: head[:], Data: body})
+	e.Step(&Event{Kind: EvRecord, Peer: src, Head: head[:], Data: body})
 }
 
 // A send to a process not connected yet: its batch is the connection's
@@ -59,7 +59,7 @@ func TestReadyBatchAcrossStep(t *testing.T) {
 		t.Fatal("Ready before Advance did not hand out the same batch")
 	}
 	cas := rd.Commands[0]
-	e.Step(Event{Kind: EvDone, Token: cas.Token, Value: cas.Old}) // the slot was free
+	e.Step(&Event{Kind: EvDone, Token: cas.Token, Value: cas.Old}) // the slot was free
 	if len(rd.Commands) != 1 || rd.Commands[0].Kind != CmdCAS {
 		t.Fatalf("the batch changed under its Step: %v", rd.Commands)
 	}
@@ -174,7 +174,7 @@ func TestReadyWorkPerCommand(t *testing.T) {
 	if len(rd.Commands) != 1 || rd.Commands[0].Kind != CmdAllocQueue || rd.Work != (WorkCounts{}) {
 		t.Fatalf("start-up batch %v, work %v", rd.Commands, rd.Work)
 	}
-	e.Step(Event{Kind: EvDone, Token: rd.Commands[0].Token, Value: 5})
+	e.Step(&Event{Kind: EvDone, Token: rd.Commands[0].Token, Value: 5})
 	e.Advance()
 	a := &SendOp{Peer: 1, Tag: 1, Data: []byte("a")}
 	b := &SendOp{Peer: 1, Tag: 2, Data: []byte("b")}
@@ -184,13 +184,13 @@ func TestReadyWorkPerCommand(t *testing.T) {
 	if len(rd.Commands) != 1 || rd.Commands[0].Kind != CmdEnqueue || rd.Work != (WorkCounts{WorkSend: 1}) {
 		t.Fatalf("first send's batch %v, work %v", rd.Commands, rd.Work)
 	}
-	e.Step(Event{Kind: EvDone, Token: rd.Commands[0].Token}) // a is in the queue: b goes
+	e.Step(&Event{Kind: EvDone, Token: rd.Commands[0].Token}) // a is in the queue: b goes
 	e.Advance()
 	rd = e.Ready()
 	if len(rd.Commands) != 1 || rd.Commands[0].Kind != CmdEnqueue || rd.Work != (WorkCounts{WorkSend: 1}) {
 		t.Fatalf("second send's batch %v, work %v", rd.Commands, rd.Work)
 	}
-	e.Step(Event{Kind: EvDone, Token: rd.Commands[0].Token})
+	e.Step(&Event{Kind: EvDone, Token: rd.Commands[0].Token})
 	e.Advance()
 	if !a.Done() || !b.Done() || e.HasReady() {
 		t.Fatalf("sends done %v %v, batch pending %v", a.Done(), b.Done(), e.HasReady())

@@ -181,6 +181,7 @@ type inRing struct {
 	arrived  func(r RegionID, off uint64, n int) bool // LocalMemory.OnArrival
 	line     *lineRecord                              // the peer's half of the pair's shared line, or nil
 	quiet    quietWindow                              // reads held after a write to the peer
+	ev       Event                                    // the event of every record, refilled (see Sink)
 }
 
 func newInRing(peer int, region RegionID, mem []byte) *inRing {

@@ -10,7 +10,7 @@ import (
 // ringSink records what an inRing delivers.
 type ringSink struct{ bodies [][]byte }
 
-func (s *ringSink) Step(ev Event) {
+func (s *ringSink) Step(ev *Event) {
 	if ev.Kind == EvRecord {
 		s.bodies = append(s.bodies, append([]byte(nil), ev.Data...))
 	}

@@ -58,7 +58,7 @@ func TestRMACommands(t *testing.T) {
 		if got := e.rmaPending(w.Peer); got == 0 {
 			t.Fatalf("%v: nothing pending at process %d", o.op.Kind, w.Peer)
 		}
-		e.Step(Event{Kind: EvDone, Token: c.Token, Value: uint64(40 + i)})
+		e.Step(&Event{Kind: EvDone, Token: c.Token, Value: uint64(40 + i)})
 		if !o.op.Done() || o.op.Err() != nil {
 			t.Fatalf("%v after its event: done %v, err %v", o.op.Kind, o.op.Done(), o.op.Err())
 		}
@@ -119,7 +119,7 @@ func TestRMAErrorEvent(t *testing.T) {
 	e.Submit(op)
 	c := nextCmd(t, e)
 	cause := errors.New("process 1 failed")
-	e.Step(Event{Kind: EvError, Token: c.Token, Err: cause})
+	e.Step(&Event{Kind: EvError, Token: c.Token, Err: cause})
 	if !op.Done() || !errors.Is(op.Err(), cause) || !strings.Contains(op.Err().Error(), "get of 8 bytes") {
 		t.Fatalf("after the error event: done %v, err %v", op.Done(), op.Err())
 	}
@@ -143,8 +143,8 @@ func TestRMAEngineFailure(t *testing.T) {
 		}
 	}
 	// Late completions change nothing.
-	e.Step(Event{Kind: EvDone, Token: ca.Token})
-	e.Step(Event{Kind: EvDone, Token: cb.Token, Value: 9})
+	e.Step(&Event{Kind: EvDone, Token: ca.Token})
+	e.Step(&Event{Kind: EvDone, Token: cb.Token, Value: 9})
 	if b.Result != 0 || !errors.Is(b.Err(), cause) || e.rmaPending(-1) != 0 {
 		t.Fatalf("a late completion changed a failed operation: result %d, err %v", b.Result, b.Err())
 	}
@@ -161,7 +161,7 @@ func TestRMASettle(t *testing.T) {
 		op := &RMAOp{Kind: RMAPut, Peer: peer, Region: RegionID(10 + peer), Off: off, Limit: 100, Data: make([]byte, 4)}
 		e.Submit(op)
 		c := nextCmd(t, e)
-		e.Step(Event{Kind: EvDone, Token: c.Token})
+		e.Step(&Event{Kind: EvDone, Token: c.Token})
 	}
 	put(1, 8)
 	put(1, 20)
@@ -180,7 +180,7 @@ func TestRMASettle(t *testing.T) {
 	if e.rmaPending(1) != 1 {
 		t.Fatal("the settling read is not pending")
 	}
-	e.Step(Event{Kind: EvDone, Token: c.Token})
+	e.Step(&Event{Kind: EvDone, Token: c.Token})
 	if !reads[0].Done() || e.rmaPending(-1) != 0 {
 		t.Fatal("the settling read did not complete")
 	}
@@ -212,8 +212,8 @@ func (a *asyncTransport) Execute(c *Command) Event {
 func (a *asyncTransport) Poll(s Sink) bool {
 	late := a.late
 	a.late = nil
-	for _, ev := range late {
-		s.Step(ev)
+	for i := range late {
+		s.Step(&late[i])
 	}
 	return len(late) > 0
 }
@@ -257,7 +257,7 @@ func TestExpose(t *testing.T) {
 	if c := nextCmd(t, e); c.Kind != CmdRegister || c.Peer != 1 || &c.Data[0] != &buf[0] || c.Token == 0 {
 		t.Fatalf("registration: %v to %d, token %#x", c.Kind, c.Peer, c.Token)
 	} else {
-		e.Step(Event{Kind: EvDone, Token: c.Token, Value: 12})
+		e.Step(&Event{Kind: EvDone, Token: c.Token, Value: 12})
 	}
 	if !reg.Done() || reg.Err() != nil || reg.Region != 12 {
 		t.Fatalf("registered: done %v, err %v, region %d", reg.Done(), reg.Err(), reg.Region)
@@ -268,7 +268,7 @@ func TestExpose(t *testing.T) {
 	if c := nextCmd(t, e); c.Kind != CmdAlloc || c.Size != 64 {
 		t.Fatalf("allocation: %v of %d bytes", c.Kind, c.Size)
 	} else {
-		e.Step(Event{Kind: EvDone, Token: c.Token, Value: 13, Mem: mem})
+		e.Step(&Event{Kind: EvDone, Token: c.Token, Value: 13, Mem: mem})
 	}
 	if alloc.Region != 13 || len(alloc.Mem) != 64 {
 		t.Fatalf("allocated region %d of %d bytes", alloc.Region, len(alloc.Mem))
@@ -279,7 +279,7 @@ func TestExpose(t *testing.T) {
 		t.Fatalf("release: %v of region %d", c.Kind, c.Region)
 	}
 	cause := errors.New("no region 12")
-	e.Step(Event{Kind: EvError, Token: c.Token, Err: cause})
+	e.Step(&Event{Kind: EvError, Token: c.Token, Err: cause})
 	if !reg.Done() || !errors.Is(reg.Err(), cause) || e.State().Err != nil {
 		t.Fatalf("a failed release: done %v, err %v, engine %v", reg.Done(), reg.Err(), e.State().Err)
 	}
@@ -293,7 +293,7 @@ func TestRMASlotReuse(t *testing.T) {
 	first := &RMAOp{Kind: RMAFetchAdd, Peer: 1, Region: 7, Limit: 8, Operand: 1}
 	e.Submit(first)
 	c1 := nextCmd(t, e)
-	e.Step(Event{Kind: EvDone, Token: c1.Token, Value: 1})
+	e.Step(&Event{Kind: EvDone, Token: c1.Token, Value: 1})
 	second := &RMAOp{Kind: RMAFetchAdd, Peer: 1, Region: 7, Limit: 8, Operand: 1}
 	third := &RMAOp{Kind: RMAGet, Peer: 1, Region: 7, Limit: 8, Data: make([]byte, 8)}
 	e.Submit(second)
@@ -302,12 +302,12 @@ func TestRMASlotReuse(t *testing.T) {
 	if c2.Token == c1.Token {
 		t.Fatal("the operation in a reused slot has the token of the one before")
 	}
-	e.Step(Event{Kind: EvDone, Token: c1.Token, Value: 99}) // stale
+	e.Step(&Event{Kind: EvDone, Token: c1.Token, Value: 99}) // stale
 	if second.Done() || third.Done() || e.rmaPending(1) != 2 {
 		t.Fatalf("a stale event completed an operation: second %v, third %v, %d pending", second.Done(), third.Done(), e.rmaPending(1))
 	}
-	e.Step(Event{Kind: EvDone, Token: c3.Token})
-	e.Step(Event{Kind: EvDone, Token: c2.Token, Value: 2})
+	e.Step(&Event{Kind: EvDone, Token: c3.Token})
+	e.Step(&Event{Kind: EvDone, Token: c2.Token, Value: 2})
 	if !second.Done() || second.Result != 2 || !third.Done() || e.rmaPending(-1) != 0 {
 		t.Fatalf("second done %v (result %d), third done %v, %d pending", second.Done(), second.Result, third.Done(), e.rmaPending(-1))
 	}

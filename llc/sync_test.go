@@ -123,7 +123,7 @@ func TestSyncSendFail(t *testing.T) {
 	if c.eng[0].State().Idle {
 		t.Fatal("sender idle while its synchronous send waits")
 	}
-	c.eng[0].Step(Event{Kind: EvError, Err: errInjected})
+	c.eng[0].Step(&Event{Kind: EvError, Err: errInjected})
 	if !s.Done() || !errors.Is(s.Err(), errInjected) {
 		t.Fatalf("send done=%v err=%v, want the injected error", s.Done(), s.Err())
 	}
@@ -138,7 +138,7 @@ func TestSyncAckUnknown(t *testing.T) {
 	var head [recMeta]byte
 	m := meta{kind: recSyncAck, aux: 42}
 	m.put(head[:])
-	c.eng[0].Step(Event{Kind: EvRecord, Peer: 1, Head: head[:]})
+	c.eng[0].Step(&Event{Kind: EvRecord, Peer: 1, Head: head[:]})
 	if err := c.eng[0].State().Err; err == nil || !strings.Contains(err.Error(), "unknown synchronous send 42") {
 		t.Fatalf("engine error %v, want one naming the unknown send", err)
 	}

@@ -102,7 +102,7 @@ type recorder struct {
 	}
 }
 
-func (r *recorder) Step(ev llc.Event) {
+func (r *recorder) Step(ev *llc.Event) {
 	if ev.Kind == llc.EvRecord {
 		r.recs = append(r.recs, struct {
 			peer int

@@ -43,7 +43,8 @@ func listenAll(t testing.TB, n int, o Options) []*Transport {
 // are valid only during Step.
 type sink struct{ evs []llc.Event }
 
-func (s *sink) Step(ev llc.Event) {
+func (s *sink) Step(e *llc.Event) {
+	ev := *e
 	ev.Head, ev.Data = bytes.Clone(ev.Head), bytes.Clone(ev.Data)
 	s.evs = append(s.evs, ev)
 }
@@ -104,7 +105,7 @@ func (x *fabric) until(what string, cond func() bool) {
 func (x *fabric) exec(i int, c llc.Command) llc.Event {
 	ev := x.trs[i].Execute(&c)
 	if ev.Kind != llc.EvNone {
-		x.sinks[i].Step(ev)
+		x.sinks[i].Step(&ev)
 	}
 	return ev
 }

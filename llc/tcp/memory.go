@@ -128,7 +128,7 @@ func (t *Transport) pollSelf(sink llc.Sink) bool {
 	pos := 0
 	for _, n := range t.selfn {
 		rec := t.selfq[pos : pos+n]
-		sink.Step(llc.Event{Kind: llc.EvRecord, Peer: t.self, Head: rec[:llc.RecordMeta], Data: rec[llc.RecordMeta:]})
+		t.deliver(sink, llc.Event{Kind: llc.EvRecord, Peer: t.self, Head: rec[:llc.RecordMeta], Data: rec[llc.RecordMeta:]})
 		pos += n
 	}
 	t.selfq, t.selfn = t.selfq[:0], t.selfn[:0]

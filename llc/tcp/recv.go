@@ -207,7 +207,7 @@ func (t *Transport) frame(p *peer, in *inbound, h *header, sink llc.Sink) (bool,
 		}
 		rec := in.buf[in.r+hdrSize : in.r+hdrSize+int(h.n)]
 		in.r += hdrSize + int(h.n)
-		sink.Step(llc.Event{Kind: llc.EvRecord, Peer: p.id, Head: rec[:llc.RecordMeta], Data: rec[llc.RecordMeta:]})
+		t.deliver(sink, llc.Event{Kind: llc.EvRecord, Peer: p.id, Head: rec[:llc.RecordMeta], Data: rec[llc.RecordMeta:]})
 	case fRead, fCAS, fFetchAdd:
 		if h.n != 0 {
 			return false, fmt.Errorf("a request of kind %d with a payload", h.kind)
@@ -237,6 +237,13 @@ func (t *Transport) frame(p *peer, in *inbound, h *header, sink llc.Sink) (bool,
 }
 
 // complete finishes a frame whose payload has all arrived.
+// deliver steps sink with ev, held in the transport's event: an event
+// handed to a Sink by its address would otherwise be allocated.
+func (t *Transport) deliver(sink llc.Sink, ev llc.Event) {
+	t.ev = ev
+	sink.Step(&t.ev)
+}
+
 func (t *Transport) complete(p *peer, f finish, sink llc.Sink) {
 	if f.sig != nil {
 		atomic.StoreUint64(f.sig, f.sigVal)
@@ -244,7 +251,7 @@ func (t *Transport) complete(p *peer, f finish, sink llc.Sink) {
 	if f.answer {
 		q := p.pop()
 		if q.token != 0 {
-			sink.Step(llc.Event{Kind: llc.EvDone, Token: q.token})
+			t.deliver(sink, llc.Event{Kind: llc.EvDone, Token: q.token})
 		}
 	}
 }
@@ -303,7 +310,7 @@ func (t *Transport) answer(p *peer, in *inbound, h *header, whole bool, sink llc
 			q := p.pop()
 			kind, token = q.kind, q.token
 		}
-		sink.Step(llc.Event{Kind: llc.EvError, Token: token, Err: fmt.Errorf("tcp: %v at process %d: %s", kind, p.id, text)})
+		t.deliver(sink, llc.Event{Kind: llc.EvError, Token: token, Err: fmt.Errorf("tcp: %v at process %d: %s", kind, p.id, text)})
 		return true, nil
 	}
 	q := &p.pend[p.ph]
@@ -313,7 +320,7 @@ func (t *Transport) answer(p *peer, in *inbound, h *header, whole bool, sink llc
 		}
 		in.r += hdrSize
 		if q := p.pop(); q.token != 0 {
-			sink.Step(llc.Event{Kind: llc.EvDone, Token: q.token, Value: h.a})
+			t.deliver(sink, llc.Event{Kind: llc.EvDone, Token: q.token, Value: h.a})
 		}
 		return true, nil
 	}

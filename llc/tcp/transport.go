@@ -83,6 +83,9 @@ const (
 // polls (or in Close): a process must keep polling until its peers have
 // what it sent.
 type Transport struct {
+	// ev is the event delivered to the sink, refilled each time (see
+	// llc.Sink and deliver).
+	ev         llc.Event
 	self, size int
 	opt        Options
 	lfd, efd   int
@@ -298,8 +301,8 @@ func (t *Transport) Poll(sink llc.Sink) bool {
 	progressed = t.lmem.Poll(sink) || progressed
 	progressed = t.pollSelf(sink) || progressed
 	if len(t.late) > 0 {
-		for _, ev := range t.late {
-			sink.Step(ev)
+		for i := range t.late {
+			sink.Step(&t.late[i])
 		}
 		clear(t.late)
 		t.late = t.late[:0]
