@@ -1,0 +1,92 @@
+package main
+
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// guard is deferred by every exported function: a panic becomes an
+// MPI_ERR_INTERN error of fn (handled as any error), never a crash
+// across the C boundary.
+func guard(fn string, rc *int32) {
+	if r := recover(); r != nil {
+		*rc = fail(fn, nil, commWorld, errorf(errIntern, "internal error: %v", r))
+	}
+}
+
+// check returns MPI_SUCCESS for a nil err and otherwise hands err to fail.
+func check(fn string, o *commObj, h int32, err error) int32 {
+	if err == nil {
+		return errSuccess
+	}
+	return fail(fn, o, h, err)
+}
+
+// commArg returns the communicator of handle h, or the error code of an
+// invalid one.
+func commArg(fn string, h int32) (*commObj, int32) {
+	o, ok := lookupComm(h)
+	if !ok {
+		if !mpi.Initialized() || mpi.Finalized() {
+			return nil, fail(fn, nil, commWorld, errorf(errOther, "MPI is not initialized"))
+		}
+		return nil, fail(fn, nil, commWorld, errorf(errComm, "invalid communicator %#x", uint32(h)))
+	}
+	return o, errSuccess
+}
+
+// typeSize returns the size in bytes of an item of datatype h.
+func typeSize(h int32) (int, bool) {
+	if uint32(h)>>24 == 0x4c {
+		if n := int(h >> 8 & 0xff); n > 0 {
+			return n, true
+		}
+	}
+	if ti, ok := predefinedTypes[h]; ok {
+		return ti.size, true
+	}
+	return 0, false
+}
+
+// bufArg returns the bytes of count items of datatype dt at p.
+func bufArg(p unsafe.Pointer, count, dt int32) ([]byte, error) {
+	size, ok := typeSize(dt)
+	if !ok {
+		return nil, errorf(errType, "invalid datatype %#x", uint32(dt))
+	}
+	if count < 0 {
+		return nil, errorf(errCount, "invalid count %d", count)
+	}
+	return byteSlice(p, int(count)*size), nil
+}
+
+// writeStatus stores st at p, unless p is MPI_STATUS_IGNORE.
+func writeStatus(p unsafe.Pointer, st mpi.Status) {
+	if p == nil || uintptr(p) == statusIgnoreAddr {
+		return
+	}
+	s := (*status)(p)
+	s.source = unmapRank(st.Source)
+	s.tag = int32(st.Tag)
+	s.setCount(int64(st.Bytes), st.Cancelled)
+}
+
+// emptyStatus is the status of a null or inactive request.
+var emptyStatus = mpi.Status{Source: mpi.AnySource, Tag: mpi.AnyTag}
+
+// cString copies s into the C buffer p of max bytes, NUL-terminated, and
+// stores its length at n.
+func cString(p unsafe.Pointer, max int, s string, n *int32) {
+	if len(s) > max-1 {
+		s = s[:max-1]
+	}
+	if p != nil {
+		b := unsafe.Slice((*byte)(p), len(s)+1)
+		copy(b, s)
+		b[len(s)] = 0
+	}
+	if n != nil {
+		*n = int32(len(s))
+	}
+}

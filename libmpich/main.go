@@ -1,0 +1,28 @@
+// Command libmpich is this runtime built as MPICH's shared library, so that
+// C and Fortran programs compiled and linked against MPICH (libmpich.so.12)
+// run on it unchanged:
+//
+//	go build -buildmode=c-shared -o libmpich.so.12 ./libmpich
+//	LD_LIBRARY_PATH=$PWD mpirun -np 4 ./a.out
+//
+// It exports MPI's C functions with MPICH's ABI (handles, constants and
+// MPI_Status as MPICH 4.0's mpi.h defines them) and maps them onto package
+// mpi. Every MPI_ function has a PMPI_ name too, for profiling tools; the
+// functions the runtime does not provide return MPI_ERR_OTHER with a
+// message naming them (or abort under MPI_ERRORS_ARE_FATAL, the default).
+// Only the files that use cgo need a C compiler; the others (the ABI's
+// values, the handle tables, the error codes) build and test without one.
+package main
+
+import "unsafe"
+
+func main() {}
+
+// callErrhandler calls a program's error handler (an
+// MPI_Comm_errhandler_function) with the communicator handle and error
+// code; set by the cgo part of the library.
+var callErrhandler = func(fn uintptr, comm, code int32) {}
+
+// callUserOp calls a program's reduction operation (an MPI_User_function)
+// on n items of datatype dt; set by the cgo part of the library.
+var callUserOp = func(fn uintptr, in, inout unsafe.Pointer, n, dt int32) {}

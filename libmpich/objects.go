@@ -1,0 +1,113 @@
+package main
+
+import (
+	"sync/atomic"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// commObj is what a communicator handle names: the communicator and the
+// error handler the program set on it.
+type commObj struct {
+	c    *mpi.Comm
+	errh atomic.Int32
+}
+
+// newCommObj returns c with the default error handler,
+// MPI_ERRORS_ARE_FATAL.
+func newCommObj(c *mpi.Comm) *commObj {
+	o := &commObj{c: c}
+	o.errh.Store(errorsAreFatal)
+	return o
+}
+
+// reqObj is what a request handle names.
+type reqObj struct {
+	r *mpi.Request
+	// persistent requests stay allocated when they complete.
+	persistent bool
+	// onDone, when set, runs once when the request completes successfully
+	// (a nonblocking reduction of pairs converts its result back).
+	onDone func()
+}
+
+// The handle tables and the predefined communicators. world and self are
+// set by MPI_Init; before it, and after MPI_Finalize, the handles name no
+// communicator.
+var (
+	world    atomic.Pointer[commObj]
+	self     atomic.Pointer[commObj]
+	comms    = newTable[*commObj](kindComm)
+	groups   = newTable[mpi.Group](kindGroup)
+	requests = newTable[*reqObj](kindRequest)
+	userOps  = newTable[*opObj](kindOp)
+	errhs    = newTable[uintptr](kindErrhandler)
+)
+
+// lookupComm returns the communicator of handle h.
+func lookupComm(h int32) (*commObj, bool) {
+	switch h {
+	case commWorld:
+		o := world.Load()
+		return o, o != nil
+	case commSelf:
+		o := self.Load()
+		return o, o != nil
+	}
+	return comms.get(h)
+}
+
+// lookupGroup returns the group of handle h; MPI_GROUP_EMPTY is the group
+// of no process.
+func lookupGroup(h int32) (mpi.Group, bool) {
+	if h == groupEmpty {
+		w := world.Load()
+		if w == nil {
+			return mpi.Group{}, false
+		}
+		g, err := w.c.Group().Incl()
+		return g, err == nil
+	}
+	return groups.get(h)
+}
+
+// addGroup returns a handle for g.
+func addGroup(g mpi.Group) (int32, bool) {
+	if g.Size() == 0 {
+		return groupEmpty, true
+	}
+	return groups.add(g)
+}
+
+// mapRank converts a C rank argument (MPI_PROC_NULL, MPI_ANY_SOURCE,
+// MPI_ROOT or a rank) to package mpi's.
+func mapRank(r int32) int {
+	switch r {
+	case cProcNull:
+		return mpi.ProcNull
+	case cAnySource:
+		return mpi.AnySource
+	case cRoot:
+		return mpi.Root
+	}
+	return int(r)
+}
+
+// unmapRank converts a rank of package mpi to its C value.
+func unmapRank(r int) int32 {
+	switch r {
+	case mpi.ProcNull:
+		return cProcNull
+	case mpi.AnySource:
+		return cAnySource
+	}
+	return int32(r)
+}
+
+// mapTag converts a C tag (MPI_ANY_TAG or a tag) to package mpi's.
+func mapTag(t int32) int {
+	if t == cAnyTag {
+		return mpi.AnyTag
+	}
+	return int(t)
+}
