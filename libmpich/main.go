@@ -14,7 +14,12 @@
 // values, the handle tables, the error codes) build and test without one.
 package main
 
-import "unsafe"
+import (
+	"unsafe"
+
+	// The networks the runtime runs over (the emulated Martini NIC, TCP).
+	_ "github.com/rhinet-go/martini/networks"
+)
 
 func main() {}
 

@@ -1,0 +1,279 @@
+package main
+
+// Collective operations that move data (MPI_Barrier ... MPI_Alltoallv):
+// they move the items' bytes.
+
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// intArray returns the C array of n ints at p.
+func intArray(p unsafe.Pointer, n int) []int32 {
+	if n <= 0 || p == nil {
+		return nil
+	}
+	return unsafe.Slice((*int32)(p), n)
+}
+
+// scaled returns the n ints at p multiplied by size (counts and
+// displacements in items become bytes).
+func scaled(p unsafe.Pointer, n, size int) []int {
+	out := make([]int, n)
+	for i, v := range intArray(p, n) {
+		out[i] = int(v) * size
+	}
+	return out
+}
+
+// sum returns the sum of xs.
+func sum(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		t += x
+	}
+	return t
+}
+
+// maxEnd returns the largest counts[i]+displs[i]: the bytes that a v-form
+// collective's buffer spans.
+func maxEnd(counts, displs []int) int {
+	end := 0
+	for i := range counts {
+		end = max(end, counts[i]+displs[i])
+	}
+	return end
+}
+
+// sendArg returns the send buffer of a collective: nil for MPI_IN_PLACE.
+func sendArg(p unsafe.Pointer, count, dt int32) ([]byte, error) {
+	if isInPlace(p) {
+		return nil, nil
+	}
+	return bufArg(p, count, dt)
+}
+
+// sizeArg returns the size of datatype dt or an error.
+func sizeArg(dt int32) (int, error) {
+	size, ok := typeSize(dt)
+	if !ok {
+		return 0, errorf(errType, "invalid datatype %#x", uint32(dt))
+	}
+	return size, nil
+}
+
+// groupSize returns the number of processes a rooted or all-to-all
+// collective's buffers have blocks for: the remote group's on an
+// intercommunicator.
+func groupSize(c *mpi.Comm) int {
+	if c.IsInter() {
+		n, _ := c.RemoteSize()
+		return n
+	}
+	return c.Size()
+}
+
+//export PMPI_Barrier
+func PMPI_Barrier(comm int32) (rc int32) {
+	defer guard("MPI_Barrier", &rc)
+	o, rc := commArg("MPI_Barrier", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	return check("MPI_Barrier", o, comm, o.c.Barrier())
+}
+
+//export PMPI_Bcast
+func PMPI_Bcast(buf unsafe.Pointer, count, dt, root, comm int32) (rc int32) {
+	defer guard("MPI_Bcast", &rc)
+	o, rc := commArg("MPI_Bcast", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	b, err := bufArg(buf, count, dt)
+	if err == nil {
+		err = mpi.Bcast(o.c, b, mapRank(root))
+	}
+	return check("MPI_Bcast", o, comm, err)
+}
+
+// isRoot reports whether the caller is the root of a rooted collective:
+// the rank root of an intracommunicator, or MPI_ROOT.
+func isRoot(c *mpi.Comm, root int32) bool {
+	if c.IsInter() {
+		return root == cRoot
+	}
+	return int(root) == c.Rank()
+}
+
+//export PMPI_Gather
+func PMPI_Gather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32) (rc int32) {
+	defer guard("MPI_Gather", &rc)
+	o, rc := commArg("MPI_Gather", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	s, err := sendArg(sbuf, scount, stype)
+	var r []byte
+	if err == nil && isRoot(o.c, root) {
+		r, err = bufArg(rbuf, rcount*int32(groupSize(o.c)), rtype)
+	}
+	if err == nil {
+		err = mpi.Gather(o.c, s, r, mapRank(root))
+	}
+	return check("MPI_Gather", o, comm, err)
+}
+
+//export PMPI_Gatherv
+func PMPI_Gatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rtype, root, comm int32) (rc int32) {
+	defer guard("MPI_Gatherv", &rc)
+	o, rc := commArg("MPI_Gatherv", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	s, err := sendArg(sbuf, scount, stype)
+	var r []byte
+	var counts, ds []int
+	if err == nil && isRoot(o.c, root) {
+		var size int
+		size, err = sizeArg(rtype)
+		n := groupSize(o.c)
+		counts, ds = scaled(rcounts, n, size), scaled(displs, n, size)
+		r = byteSlice(rbuf, maxEnd(counts, ds))
+	}
+	if err == nil {
+		err = mpi.Gatherv(o.c, s, r, counts, ds, mapRank(root))
+	}
+	return check("MPI_Gatherv", o, comm, err)
+}
+
+//export PMPI_Scatter
+func PMPI_Scatter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32) (rc int32) {
+	defer guard("MPI_Scatter", &rc)
+	o, rc := commArg("MPI_Scatter", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	var s, r []byte
+	var err error
+	if isRoot(o.c, root) {
+		s, err = bufArg(sbuf, scount*int32(groupSize(o.c)), stype)
+	}
+	if err == nil && !isInPlace(rbuf) {
+		r, err = bufArg(rbuf, rcount, rtype)
+	}
+	if err == nil {
+		err = mpi.Scatter(o.c, s, r, mapRank(root))
+	}
+	return check("MPI_Scatter", o, comm, err)
+}
+
+//export PMPI_Scatterv
+func PMPI_Scatterv(sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32) (rc int32) {
+	defer guard("MPI_Scatterv", &rc)
+	o, rc := commArg("MPI_Scatterv", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	var s, r []byte
+	var counts, ds []int
+	var err error
+	if isRoot(o.c, root) {
+		var size int
+		size, err = sizeArg(stype)
+		n := groupSize(o.c)
+		counts, ds = scaled(scounts, n, size), scaled(displs, n, size)
+		s = byteSlice(sbuf, maxEnd(counts, ds))
+	}
+	if err == nil && !isInPlace(rbuf) {
+		r, err = bufArg(rbuf, rcount, rtype)
+	}
+	if err == nil {
+		err = mpi.Scatterv(o.c, s, counts, ds, r, mapRank(root))
+	}
+	return check("MPI_Scatterv", o, comm, err)
+}
+
+//export PMPI_Allgather
+func PMPI_Allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32) (rc int32) {
+	defer guard("MPI_Allgather", &rc)
+	o, rc := commArg("MPI_Allgather", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	s, err := sendArg(sbuf, scount, stype)
+	var r []byte
+	if err == nil {
+		r, err = bufArg(rbuf, rcount*int32(groupSize(o.c)), rtype)
+	}
+	if err == nil {
+		err = mpi.Allgather(o.c, s, r)
+	}
+	return check("MPI_Allgather", o, comm, err)
+}
+
+//export PMPI_Allgatherv
+func PMPI_Allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rtype, comm int32) (rc int32) {
+	defer guard("MPI_Allgatherv", &rc)
+	o, rc := commArg("MPI_Allgatherv", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	s, err := sendArg(sbuf, scount, stype)
+	size, err2 := sizeArg(rtype)
+	if err == nil {
+		err = err2
+	}
+	n := groupSize(o.c)
+	counts, ds := scaled(rcounts, n, size), scaled(displs, n, size)
+	if err == nil {
+		err = mpi.Allgatherv(o.c, s, byteSlice(rbuf, maxEnd(counts, ds)), counts, ds)
+	}
+	return check("MPI_Allgatherv", o, comm, err)
+}
+
+//export PMPI_Alltoall
+func PMPI_Alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32) (rc int32) {
+	defer guard("MPI_Alltoall", &rc)
+	o, rc := commArg("MPI_Alltoall", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	n := int32(groupSize(o.c))
+	s, err := sendArg(sbuf, scount*n, stype)
+	var r []byte
+	if err == nil {
+		r, err = bufArg(rbuf, rcount*n, rtype)
+	}
+	if err == nil {
+		err = mpi.Alltoall(o.c, s, r)
+	}
+	return check("MPI_Alltoall", o, comm, err)
+}
+
+//export PMPI_Alltoallv
+func PMPI_Alltoallv(sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, stype int32, rbuf unsafe.Pointer, rcounts, rdispls unsafe.Pointer, rtype, comm int32) (rc int32) {
+	defer guard("MPI_Alltoallv", &rc)
+	o, rc := commArg("MPI_Alltoallv", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	n := groupSize(o.c)
+	rsize, err := sizeArg(rtype)
+	rc2, rd := scaled(rcounts, n, rsize), scaled(rdispls, n, rsize)
+	var s []byte
+	var sc, sd []int
+	if err == nil && !isInPlace(sbuf) {
+		var ssize int
+		ssize, err = sizeArg(stype)
+		sc, sd = scaled(scounts, n, ssize), scaled(sdispls, n, ssize)
+		s = byteSlice(sbuf, maxEnd(sc, sd))
+	}
+	if err == nil {
+		err = mpi.Alltoallv(o.c, s, sc, sd, byteSlice(rbuf, maxEnd(rc2, rd)), rc2, rd)
+	}
+	return check("MPI_Alltoallv", o, comm, err)
+}

@@ -1,0 +1,168 @@
+package main
+
+// The environment: initialization, finalization, clocks, versions and
+// error handling (MPI_Init ... MPI_Error_string).
+
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// selfTag is the tag of the communicator creation that makes
+// MPI_COMM_SELF.
+const selfTag = 0x5e1f
+
+// initRuntime initializes package mpi at thread level required and makes
+// the predefined communicators.
+func initRuntime(fn string, required int32) (provided int32, rc int32) {
+	if mpi.Initialized() {
+		return 0, fail(fn, nil, commWorld, errorf(errOther, "MPI is already initialized"))
+	}
+	lvl, err := mpi.InitThread(mpi.ThreadLevel(required))
+	if err != nil {
+		return 0, fail(fn, nil, commWorld, err)
+	}
+	w := mpi.World()
+	setUniverse(w.Size())
+	g, err := w.Group().Incl(w.Rank())
+	if err == nil {
+		var s *mpi.Comm
+		if s, err = w.CreateGroup(g, selfTag); err == nil {
+			world.Store(newCommObj(w))
+			self.Store(newCommObj(s))
+		}
+	}
+	if err != nil {
+		return 0, fail(fn, nil, commWorld, err)
+	}
+	return int32(lvl), errSuccess
+}
+
+//export PMPI_Init
+func PMPI_Init(argc, argv unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Init", &rc)
+	_, rc = initRuntime("MPI_Init", threadSingle)
+	return rc
+}
+
+//export PMPI_Init_thread
+func PMPI_Init_thread(argc, argv unsafe.Pointer, required int32, provided *int32) (rc int32) {
+	defer guard("MPI_Init_thread", &rc)
+	lvl, rc := initRuntime("MPI_Init_thread", required)
+	if rc == errSuccess && provided != nil {
+		*provided = lvl
+	}
+	return rc
+}
+
+//export PMPI_Query_thread
+func PMPI_Query_thread(provided *int32) (rc int32) {
+	defer guard("MPI_Query_thread", &rc)
+	lvl, err := mpi.QueryThread()
+	if err != nil {
+		return fail("MPI_Query_thread", nil, commWorld, err)
+	}
+	*provided = int32(lvl)
+	return errSuccess
+}
+
+//export PMPI_Is_thread_main
+func PMPI_Is_thread_main(flag *int32) (rc int32) {
+	defer guard("MPI_Is_thread_main", &rc)
+	*flag = 1 // every thread may call MPI: each counts as the main one
+	return errSuccess
+}
+
+//export PMPI_Finalize
+func PMPI_Finalize() (rc int32) {
+	defer guard("MPI_Finalize", &rc)
+	err := mpi.Finalize()
+	if err != nil {
+		return fail("MPI_Finalize", nil, commWorld, err)
+	}
+	world.Store(nil)
+	self.Store(nil)
+	return errSuccess
+}
+
+//export PMPI_Initialized
+func PMPI_Initialized(flag *int32) (rc int32) {
+	*flag = boolInt(mpi.Initialized())
+	return errSuccess
+}
+
+//export PMPI_Finalized
+func PMPI_Finalized(flag *int32) (rc int32) {
+	*flag = boolInt(mpi.Finalized())
+	return errSuccess
+}
+
+//export PMPI_Abort
+func PMPI_Abort(comm, code int32) (rc int32) {
+	defer guard("MPI_Abort", &rc)
+	var c *mpi.Comm
+	if o, ok := lookupComm(comm); ok {
+		c = o.c
+	} else if w := world.Load(); w != nil {
+		c = w.c
+	}
+	c.Abort(int(code))
+	return errSuccess
+}
+
+//export PMPI_Wtime
+func PMPI_Wtime() float64 { return mpi.Wtime() }
+
+//export PMPI_Wtick
+func PMPI_Wtick() float64 { return mpi.Wtick() }
+
+//export PMPI_Get_processor_name
+func PMPI_Get_processor_name(name unsafe.Pointer, n *int32) (rc int32) {
+	defer guard("MPI_Get_processor_name", &rc)
+	s, err := mpi.GetProcessorName()
+	if err != nil {
+		return fail("MPI_Get_processor_name", nil, commWorld, err)
+	}
+	cString(name, maxProcessorName, s, n)
+	return errSuccess
+}
+
+//export PMPI_Get_version
+func PMPI_Get_version(version, subversion *int32) (rc int32) {
+	v, s := mpi.GetVersion()
+	*version, *subversion = int32(v), int32(s)
+	return errSuccess
+}
+
+// libraryVersion is what MPI_Get_library_version reports.
+const libraryVersion = "martini MPI runtime (github.com/rhinet-go/martini) with MPICH's ABI (libmpich.so.12)"
+
+//export PMPI_Get_library_version
+func PMPI_Get_library_version(s unsafe.Pointer, n *int32) (rc int32) {
+	cString(s, maxLibraryVersion, libraryVersion, n)
+	return errSuccess
+}
+
+//export PMPI_Error_string
+func PMPI_Error_string(code int32, s unsafe.Pointer, n *int32) (rc int32) {
+	defer guard("MPI_Error_string", &rc)
+	cString(s, maxErrorString, errorText(code), n)
+	return errSuccess
+}
+
+//export PMPI_Error_class
+func PMPI_Error_class(code int32, class *int32) (rc int32) {
+	*class = classOfCode(code)
+	return errSuccess
+}
+
+// boolInt returns 1 for true and 0 for false, as C's flags are.
+func boolInt(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}

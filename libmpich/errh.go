@@ -1,0 +1,95 @@
+package main
+
+// Error handlers (MPI_Comm_set_errhandler and the others).
+
+import "C"
+
+//export PMPI_Comm_set_errhandler
+func PMPI_Comm_set_errhandler(comm, errh int32) (rc int32) {
+	defer guard("MPI_Comm_set_errhandler", &rc)
+	o, rc := commArg("MPI_Comm_set_errhandler", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	if !validErrhandler(errh) {
+		return fail("MPI_Comm_set_errhandler", o, comm, errorf(errArg, "invalid error handler %#x", uint32(errh)))
+	}
+	o.errh.Store(errh)
+	return errSuccess
+}
+
+//export PMPI_Errhandler_set
+func PMPI_Errhandler_set(comm, errh int32) int32 { return PMPI_Comm_set_errhandler(comm, errh) }
+
+//export PMPI_Comm_get_errhandler
+func PMPI_Comm_get_errhandler(comm int32, errh *int32) (rc int32) {
+	defer guard("MPI_Comm_get_errhandler", &rc)
+	o, rc := commArg("MPI_Comm_get_errhandler", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	*errh = o.errh.Load()
+	return errSuccess
+}
+
+//export PMPI_Errhandler_get
+func PMPI_Errhandler_get(comm int32, errh *int32) int32 { return PMPI_Comm_get_errhandler(comm, errh) }
+
+//export PMPI_Comm_create_errhandler
+func PMPI_Comm_create_errhandler(fn uintptr, errh *int32) (rc int32) {
+	defer guard("MPI_Comm_create_errhandler", &rc)
+	h, ok := errhs.add(fn)
+	if !ok {
+		return fail("MPI_Comm_create_errhandler", nil, commWorld, errorf(errNoMem, "too many error handlers"))
+	}
+	*errh = h
+	return errSuccess
+}
+
+//export PMPI_Errhandler_create
+func PMPI_Errhandler_create(fn uintptr, errh *int32) int32 {
+	return PMPI_Comm_create_errhandler(fn, errh)
+}
+
+//export PMPI_Errhandler_free
+func PMPI_Errhandler_free(errh *int32) (rc int32) {
+	defer guard("MPI_Errhandler_free", &rc)
+	if _, ok := errhs.remove(*errh); !ok && !isBuiltinErrhandler(*errh) {
+		return fail("MPI_Errhandler_free", nil, commWorld, errorf(errArg, "invalid error handler %#x", uint32(*errh)))
+	}
+	*errh = errhandlerNull
+	return errSuccess
+}
+
+//export PMPI_Comm_call_errhandler
+func PMPI_Comm_call_errhandler(comm, code int32) (rc int32) {
+	defer guard("MPI_Comm_call_errhandler", &rc)
+	o, rc := commArg("MPI_Comm_call_errhandler", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	switch eh := o.errh.Load(); eh {
+	case errorsReturn:
+	case errorsAreFatal, errorsAbort:
+		fatal("MPI_Comm_call_errhandler", code)
+	default:
+		if fn, ok := errhs.get(eh); ok {
+			callErrhandler(fn, comm, code)
+		}
+	}
+	return errSuccess
+}
+
+// isBuiltinErrhandler reports whether h is a predefined error handler.
+func isBuiltinErrhandler(h int32) bool {
+	return h == errorsAreFatal || h == errorsReturn || h == errorsAbort
+}
+
+// validErrhandler reports whether h names an error handler.
+func validErrhandler(h int32) bool {
+	if isBuiltinErrhandler(h) {
+		return true
+	}
+	_, ok := errhs.get(h)
+	return ok
+}

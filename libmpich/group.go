@@ -1,0 +1,172 @@
+package main
+
+// Groups (MPI_Group_size ... MPI_Group_free).
+
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// groupArg returns the group of handle h, or the error code of an invalid
+// one.
+func groupArg(fn string, h int32) (mpi.Group, int32) {
+	g, ok := lookupGroup(h)
+	if !ok {
+		return g, fail(fn, nil, commWorld, errorf(errGroup, "invalid group %#x", uint32(h)))
+	}
+	return g, errSuccess
+}
+
+// storeGroup stores a handle for g at out.
+func storeGroup(fn string, g mpi.Group, err error, out *int32) int32 {
+	if err != nil {
+		return fail(fn, nil, commWorld, err)
+	}
+	h, ok := addGroup(g)
+	if !ok {
+		return fail(fn, nil, commWorld, errorf(errNoMem, "too many groups"))
+	}
+	*out = h
+	return errSuccess
+}
+
+// ranksArg returns the n ranks at p.
+func ranksArg(p unsafe.Pointer, n int32) []int {
+	return scaled(p, int(n), 1)
+}
+
+//export PMPI_Group_size
+func PMPI_Group_size(group int32, size *int32) (rc int32) {
+	defer guard("MPI_Group_size", &rc)
+	g, rc := groupArg("MPI_Group_size", group)
+	if rc == errSuccess {
+		*size = int32(g.Size())
+	}
+	return rc
+}
+
+//export PMPI_Group_rank
+func PMPI_Group_rank(group int32, rank *int32) (rc int32) {
+	defer guard("MPI_Group_rank", &rc)
+	g, rc := groupArg("MPI_Group_rank", group)
+	if rc == errSuccess {
+		*rank = int32(g.Rank())
+		if g.Rank() < 0 {
+			*rank = cUndefined
+		}
+	}
+	return rc
+}
+
+//export PMPI_Group_incl
+func PMPI_Group_incl(group, n int32, ranks unsafe.Pointer, out *int32) (rc int32) {
+	defer guard("MPI_Group_incl", &rc)
+	g, rc := groupArg("MPI_Group_incl", group)
+	if rc != errSuccess {
+		return rc
+	}
+	ng, err := g.Incl(ranksArg(ranks, n)...)
+	return storeGroup("MPI_Group_incl", ng, err, out)
+}
+
+//export PMPI_Group_excl
+func PMPI_Group_excl(group, n int32, ranks unsafe.Pointer, out *int32) (rc int32) {
+	defer guard("MPI_Group_excl", &rc)
+	g, rc := groupArg("MPI_Group_excl", group)
+	if rc != errSuccess {
+		return rc
+	}
+	ng, err := g.Excl(ranksArg(ranks, n)...)
+	return storeGroup("MPI_Group_excl", ng, err, out)
+}
+
+// groupPair returns the groups of handles a and b.
+func groupPair(fn string, a, b int32) (g, h mpi.Group, rc int32) {
+	if g, rc = groupArg(fn, a); rc != errSuccess {
+		return
+	}
+	h, rc = groupArg(fn, b)
+	return
+}
+
+//export PMPI_Group_union
+func PMPI_Group_union(a, b int32, out *int32) (rc int32) {
+	defer guard("MPI_Group_union", &rc)
+	g, h, rc := groupPair("MPI_Group_union", a, b)
+	if rc != errSuccess {
+		return rc
+	}
+	return storeGroup("MPI_Group_union", g.Union(h), nil, out)
+}
+
+//export PMPI_Group_intersection
+func PMPI_Group_intersection(a, b int32, out *int32) (rc int32) {
+	defer guard("MPI_Group_intersection", &rc)
+	g, h, rc := groupPair("MPI_Group_intersection", a, b)
+	if rc != errSuccess {
+		return rc
+	}
+	return storeGroup("MPI_Group_intersection", g.Intersection(h), nil, out)
+}
+
+//export PMPI_Group_difference
+func PMPI_Group_difference(a, b int32, out *int32) (rc int32) {
+	defer guard("MPI_Group_difference", &rc)
+	g, h, rc := groupPair("MPI_Group_difference", a, b)
+	if rc != errSuccess {
+		return rc
+	}
+	return storeGroup("MPI_Group_difference", g.Difference(h), nil, out)
+}
+
+//export PMPI_Group_compare
+func PMPI_Group_compare(a, b int32, result *int32) (rc int32) {
+	defer guard("MPI_Group_compare", &rc)
+	g, h, rc := groupPair("MPI_Group_compare", a, b)
+	if rc == errSuccess {
+		*result = comparison(g.Compare(h))
+	}
+	return rc
+}
+
+//export PMPI_Group_translate_ranks
+func PMPI_Group_translate_ranks(a, n int32, ranks unsafe.Pointer, b int32, out unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Group_translate_ranks", &rc)
+	g, h, rc := groupPair("MPI_Group_translate_ranks", a, b)
+	if rc != errSuccess {
+		return rc
+	}
+	rs := ranksArg(ranks, n)
+	for i, r := range rs {
+		rs[i] = mapRank(int32(r))
+	}
+	tr, err := g.TranslateRanks(rs, h)
+	if err != nil {
+		return fail("MPI_Group_translate_ranks", nil, commWorld, err)
+	}
+	dst := intArray(out, int(n))
+	for i, r := range tr {
+		dst[i] = int32(r)
+		if r == mpi.Undefined {
+			dst[i] = cUndefined
+		} else if r == mpi.ProcNull {
+			dst[i] = cProcNull
+		}
+	}
+	return errSuccess
+}
+
+//export PMPI_Group_free
+func PMPI_Group_free(group *int32) (rc int32) {
+	defer guard("MPI_Group_free", &rc)
+	if *group != groupEmpty {
+		if _, ok := groups.remove(*group); !ok {
+			return fail("MPI_Group_free", nil, commWorld, errorf(errGroup, "invalid group %#x", uint32(*group)))
+		}
+	}
+	*group = groupNull
+	return errSuccess
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// cPrograms are the C programs of testdata, each printing "<name> ok rank"
+// on every rank when all its checks pass.
+var cPrograms = []string{"p2p", "coll", "comm", "errors"}
+
+// buildC builds the library, mpirun and the C programs into a temporary
+// directory, or skips the test when a C compiler, cgo or MPICH's mpicc is
+// missing.
+func buildC(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("mpicc.mpich"); err != nil {
+		t.Skip("mpicc.mpich not found (Debian's libmpich-dev): the C programs cannot be built")
+	}
+	gotool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if out, err := exec.Command(gotool, "env", "CGO_ENABLED").Output(); err != nil || strings.TrimSpace(string(out)) != "1" {
+		t.Skip("cgo is disabled or no C compiler: the library cannot be built")
+	}
+	dir := t.TempDir()
+	run := func(name string, args ...string) {
+		t.Helper()
+		if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+	}
+	run(gotool, "build", "-buildmode=c-shared", "-o", filepath.Join(dir, "libmpich.so.12"), ".")
+	run(gotool, "build", "-o", filepath.Join(dir, "mpirun"), "../cmd/mpirun")
+	for _, p := range cPrograms {
+		run("mpicc.mpich", "-w", "-o", filepath.Join(dir, p), filepath.Join("testdata", p+".c"))
+	}
+	return dir
+}
+
+// runJob runs a command with LD_LIBRARY_PATH set to lib (none if empty)
+// and returns its combined output and error.
+func runJob(t *testing.T, lib string, name string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = os.Environ()
+	if lib != "" {
+		cmd.Env = append(cmd.Env, "LD_LIBRARY_PATH="+lib+string(os.PathListSeparator)+os.Getenv("LD_LIBRARY_PATH"))
+	}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// checkOK checks that every one of np ranks printed prog's ok line.
+func checkOK(t *testing.T, what, prog string, np int, out string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Errorf("%s: %v\n%s", what, err, out)
+		return
+	}
+	for r := 0; r < np; r++ {
+		if line := fmt.Sprintf("%s ok rank %d of %d", prog, r, np); !strings.Contains(out, line) {
+			t.Errorf("%s: no %q in the output:\n%s", what, line, out)
+		}
+	}
+}
+
+// TestCPrograms builds the C programs of testdata with MPICH's mpicc and
+// runs them on this library under this module's mpirun at 1 to 4
+// processes, then once under MPICH's own mpiexec.hydra on MPICH's library
+// (the reference) and on this one.
+func TestCPrograms(t *testing.T) {
+	dir := buildC(t)
+	mpirun := filepath.Join(dir, "mpirun")
+	for _, p := range cPrograms {
+		for np := 1; np <= 4; np++ {
+			out, err := runJob(t, dir, mpirun, "-np", fmt.Sprint(np), filepath.Join(dir, p))
+			checkOK(t, fmt.Sprintf("mpirun -np %d %s", np, p), p, np, out, err)
+			if p == "p2p" && !strings.Contains(out, "library: martini") {
+				t.Errorf("%s ran on another library than this one:\n%s", p, out)
+			}
+		}
+	}
+	hydra, err := exec.LookPath("mpiexec.hydra")
+	if err != nil {
+		t.Log("mpiexec.hydra not found: no reference runs on MPICH")
+		return
+	}
+	for _, p := range cPrograms {
+		out, err := runJob(t, "", hydra, "-n", "2", filepath.Join(dir, p))
+		checkOK(t, "mpiexec.hydra (MPICH's library) "+p, p, 2, out, err)
+		out, err = runJob(t, "", hydra, "-n", "2", "-env", "LD_LIBRARY_PATH", dir, filepath.Join(dir, p))
+		checkOK(t, "mpiexec.hydra (this library) "+p, p, 2, out, err)
+	}
+}
+
+// TestCFatalError checks that an error under the default
+// MPI_ERRORS_ARE_FATAL aborts the job with a message naming the function.
+func TestCFatalError(t *testing.T) {
+	dir := buildC(t)
+	out, err := runJob(t, dir, filepath.Join(dir, "mpirun"), "-np", "2", filepath.Join(dir, "errors"), "fatal")
+	if err == nil || !strings.Contains(out, "Fatal error in MPI_Send: MPI_ERR_RANK") || strings.Contains(out, "fatal error returned") {
+		t.Errorf("errors fatal: err %v, want an abort naming MPI_Send:\n%s", err, out)
+	}
+}

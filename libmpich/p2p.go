@@ -1,0 +1,270 @@
+package main
+
+// Point-to-point communication (MPI_Send ... MPI_Iprobe).
+
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// Send modes.
+const (
+	modeStandard = iota
+	modeSync
+	modeReady
+	modeBuffered
+)
+
+// sendMode sends b in mode.
+func sendMode(c *mpi.Comm, b []byte, dest, tag int, mode int) error {
+	switch mode {
+	case modeSync:
+		return mpi.Ssend(c, b, dest, tag)
+	case modeReady:
+		return mpi.Rsend(c, b, dest, tag)
+	case modeBuffered:
+		return mpi.Bsend(c, b, dest, tag)
+	}
+	return mpi.Send(c, b, dest, tag)
+}
+
+// isendMode starts sending b in mode.
+func isendMode(c *mpi.Comm, b []byte, dest, tag int, mode int) (*mpi.Request, error) {
+	switch mode {
+	case modeSync:
+		return mpi.Issend(c, b, dest, tag)
+	case modeReady:
+		return mpi.Irsend(c, b, dest, tag)
+	case modeBuffered:
+		return mpi.Ibsend(c, b, dest, tag)
+	}
+	return mpi.Isend(c, b, dest, tag)
+}
+
+// send is MPI_Send and its blocking modes.
+func send(fn string, mode int, buf unsafe.Pointer, count, dt, dest, tag, comm int32) int32 {
+	o, rc := commArg(fn, comm)
+	if rc != errSuccess {
+		return rc
+	}
+	b, err := bufArg(buf, count, dt)
+	if err == nil {
+		err = sendMode(o.c, b, mapRank(dest), int(tag), mode)
+	}
+	return check(fn, o, comm, err)
+}
+
+// isend is MPI_Isend and its modes.
+func isend(fn string, mode int, buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) int32 {
+	o, rc := commArg(fn, comm)
+	if rc != errSuccess {
+		return rc
+	}
+	b, err := bufArg(buf, count, dt)
+	var r *mpi.Request
+	if err == nil {
+		r, err = isendMode(o.c, b, mapRank(dest), int(tag), mode)
+	}
+	if err == nil {
+		err = addRequest(r, false, req)
+	}
+	return check(fn, o, comm, err)
+}
+
+// addRequest gives r a handle and stores it at req.
+func addRequest(r *mpi.Request, persistent bool, req *int32) error {
+	h, ok := requests.add(&reqObj{r: r, persistent: persistent})
+	if !ok {
+		return errorf(errNoMem, "too many requests")
+	}
+	*req = h
+	return nil
+}
+
+//export PMPI_Send
+func PMPI_Send(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32) {
+	defer guard("MPI_Send", &rc)
+	return send("MPI_Send", modeStandard, buf, count, dt, dest, tag, comm)
+}
+
+//export PMPI_Ssend
+func PMPI_Ssend(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32) {
+	defer guard("MPI_Ssend", &rc)
+	return send("MPI_Ssend", modeSync, buf, count, dt, dest, tag, comm)
+}
+
+//export PMPI_Rsend
+func PMPI_Rsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32) {
+	defer guard("MPI_Rsend", &rc)
+	return send("MPI_Rsend", modeReady, buf, count, dt, dest, tag, comm)
+}
+
+//export PMPI_Bsend
+func PMPI_Bsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32) {
+	defer guard("MPI_Bsend", &rc)
+	return send("MPI_Bsend", modeBuffered, buf, count, dt, dest, tag, comm)
+}
+
+//export PMPI_Isend
+func PMPI_Isend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Isend", &rc)
+	return isend("MPI_Isend", modeStandard, buf, count, dt, dest, tag, comm, req)
+}
+
+//export PMPI_Issend
+func PMPI_Issend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Issend", &rc)
+	return isend("MPI_Issend", modeSync, buf, count, dt, dest, tag, comm, req)
+}
+
+//export PMPI_Irsend
+func PMPI_Irsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Irsend", &rc)
+	return isend("MPI_Irsend", modeReady, buf, count, dt, dest, tag, comm, req)
+}
+
+//export PMPI_Ibsend
+func PMPI_Ibsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Ibsend", &rc)
+	return isend("MPI_Ibsend", modeBuffered, buf, count, dt, dest, tag, comm, req)
+}
+
+//export PMPI_Recv
+func PMPI_Recv(buf unsafe.Pointer, count, dt, source, tag, comm int32, st unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Recv", &rc)
+	o, rc := commArg("MPI_Recv", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	b, err := bufArg(buf, count, dt)
+	if err == nil {
+		var s mpi.Status
+		s, err = mpi.Recv(o.c, b, mapRank(source), mapTag(tag))
+		if err == nil {
+			writeStatus(st, s)
+		}
+	}
+	return check("MPI_Recv", o, comm, err)
+}
+
+//export PMPI_Irecv
+func PMPI_Irecv(buf unsafe.Pointer, count, dt, source, tag, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Irecv", &rc)
+	o, rc := commArg("MPI_Irecv", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	b, err := bufArg(buf, count, dt)
+	var r *mpi.Request
+	if err == nil {
+		r, err = mpi.Irecv(o.c, b, mapRank(source), mapTag(tag))
+	}
+	if err == nil {
+		err = addRequest(r, false, req)
+	}
+	return check("MPI_Irecv", o, comm, err)
+}
+
+//export PMPI_Sendrecv
+func PMPI_Sendrecv(sbuf unsafe.Pointer, scount, stype, dest, stag int32, rbuf unsafe.Pointer, rcount, rtype, source, rtag, comm int32, st unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Sendrecv", &rc)
+	o, rc := commArg("MPI_Sendrecv", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	sb, err := bufArg(sbuf, scount, stype)
+	var rb []byte
+	if err == nil {
+		rb, err = bufArg(rbuf, rcount, rtype)
+	}
+	if err == nil {
+		var s mpi.Status
+		s, err = mpi.Sendrecv(o.c, sb, mapRank(dest), int(stag), rb, mapRank(source), mapTag(rtag))
+		if err == nil {
+			writeStatus(st, s)
+		}
+	}
+	return check("MPI_Sendrecv", o, comm, err)
+}
+
+//export PMPI_Sendrecv_replace
+func PMPI_Sendrecv_replace(buf unsafe.Pointer, count, dt, dest, stag, source, rtag, comm int32, st unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Sendrecv_replace", &rc)
+	o, rc := commArg("MPI_Sendrecv_replace", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	b, err := bufArg(buf, count, dt)
+	if err == nil {
+		var s mpi.Status
+		s, err = mpi.SendrecvReplace(o.c, b, mapRank(dest), int(stag), mapRank(source), mapTag(rtag))
+		if err == nil {
+			writeStatus(st, s)
+		}
+	}
+	return check("MPI_Sendrecv_replace", o, comm, err)
+}
+
+//export PMPI_Probe
+func PMPI_Probe(source, tag, comm int32, st unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Probe", &rc)
+	o, rc := commArg("MPI_Probe", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	s, err := o.c.Probe(mapRank(source), mapTag(tag))
+	if err == nil {
+		writeStatus(st, s)
+	}
+	return check("MPI_Probe", o, comm, err)
+}
+
+//export PMPI_Iprobe
+func PMPI_Iprobe(source, tag, comm int32, flag *int32, st unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Iprobe", &rc)
+	o, rc := commArg("MPI_Iprobe", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	ok, s, err := o.c.Iprobe(mapRank(source), mapTag(tag))
+	if err == nil {
+		*flag = boolInt(ok)
+		if ok {
+			writeStatus(st, s)
+		}
+	}
+	return check("MPI_Iprobe", o, comm, err)
+}
+
+//export PMPI_Get_count
+func PMPI_Get_count(st unsafe.Pointer, dt int32, count *int32) (rc int32) {
+	defer guard("MPI_Get_count", &rc)
+	size, ok := typeSize(dt)
+	if !ok {
+		return fail("MPI_Get_count", nil, commWorld, errorf(errType, "invalid datatype %#x", uint32(dt)))
+	}
+	n := (*status)(st).count()
+	switch {
+	case size == 0 && n == 0:
+		*count = 0
+	case size == 0 || n%int64(size) != 0:
+		*count = cUndefined
+	default:
+		*count = int32(n / int64(size))
+	}
+	return errSuccess
+}
+
+//export PMPI_Get_elements
+func PMPI_Get_elements(st unsafe.Pointer, dt int32, count *int32) int32 {
+	return PMPI_Get_count(st, dt, count)
+}
+
+//export PMPI_Test_cancelled
+func PMPI_Test_cancelled(st unsafe.Pointer, flag *int32) (rc int32) {
+	*flag = boolInt((*status)(st).cancelled())
+	return errSuccess
+}

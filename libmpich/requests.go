@@ -1,0 +1,359 @@
+package main
+
+// Completion of requests (MPI_Wait ... MPI_Startall) and persistent
+// requests.
+
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// statusSize is the size of MPI_Status in bytes.
+const statusSize = int(unsafe.Sizeof(status{}))
+
+// statusAt returns the address of element i of a C array of statuses, or
+// MPI_STATUSES_IGNORE.
+func statusAt(p unsafe.Pointer, i int) unsafe.Pointer {
+	if p == nil || uintptr(p) == statusIgnoreAddr {
+		return p
+	}
+	return unsafe.Add(p, i*statusSize)
+}
+
+// requestArray returns the C array of n request handles at p.
+func requestArray(p unsafe.Pointer, n int32) []int32 {
+	if n <= 0 || p == nil {
+		return nil
+	}
+	return unsafe.Slice((*int32)(p), n)
+}
+
+// gatherRequests returns the requests of handles hs (nil for
+// MPI_REQUEST_NULL) and their objects.
+func gatherRequests(hs []int32) ([]*mpi.Request, []*reqObj, error) {
+	rs := make([]*mpi.Request, len(hs))
+	os := make([]*reqObj, len(hs))
+	for i, h := range hs {
+		if h == requestNull {
+			continue
+		}
+		o, ok := requests.get(h)
+		if !ok {
+			return nil, nil, errorf(errRequest, "invalid request %#x", uint32(h))
+		}
+		rs[i], os[i] = o.r, o
+	}
+	return rs, os, nil
+}
+
+// retire releases the handle *h of a completed request (not a persistent
+// one, which stays) and runs what its completion must do.
+func retire(h *int32, o *reqObj, err error) {
+	if !o.persistent {
+		requests.remove(*h)
+		*h = requestNull
+	}
+	if err == nil && o.onDone != nil {
+		o.onDone()
+	}
+}
+
+//export PMPI_Wait
+func PMPI_Wait(req *int32, st unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Wait", &rc)
+	if *req == requestNull {
+		writeStatus(st, emptyStatus)
+		return errSuccess
+	}
+	o, ok := requests.get(*req)
+	if !ok {
+		return fail("MPI_Wait", nil, commWorld, errorf(errRequest, "invalid request %#x", uint32(*req)))
+	}
+	s, err := o.r.Wait()
+	retire(req, o, err)
+	if err != nil {
+		return fail("MPI_Wait", nil, commWorld, err)
+	}
+	writeStatus(st, s)
+	return errSuccess
+}
+
+//export PMPI_Test
+func PMPI_Test(req *int32, flag *int32, st unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Test", &rc)
+	if *req == requestNull {
+		*flag = 1
+		writeStatus(st, emptyStatus)
+		return errSuccess
+	}
+	o, ok := requests.get(*req)
+	if !ok {
+		return fail("MPI_Test", nil, commWorld, errorf(errRequest, "invalid request %#x", uint32(*req)))
+	}
+	done, s, err := o.r.Test()
+	*flag = boolInt(done)
+	if !done {
+		return errSuccess
+	}
+	retire(req, o, err)
+	if err != nil {
+		return fail("MPI_Test", nil, commWorld, err)
+	}
+	writeStatus(st, s)
+	return errSuccess
+}
+
+// completeAll retires every request of hs after Waitall or Testall and
+// stores their statuses.
+func completeAll(hs []int32, os []*reqObj, sts []mpi.Status, statuses unsafe.Pointer, err error) {
+	for i := range hs {
+		if os[i] != nil {
+			retire(&hs[i], os[i], err)
+		}
+		writeStatus(statusAt(statuses, i), sts[i])
+	}
+}
+
+//export PMPI_Waitall
+func PMPI_Waitall(n int32, reqs unsafe.Pointer, statuses unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Waitall", &rc)
+	hs := requestArray(reqs, n)
+	rs, os, err := gatherRequests(hs)
+	if err != nil {
+		return fail("MPI_Waitall", nil, commWorld, err)
+	}
+	sts, err := mpi.Waitall(rs)
+	completeAll(hs, os, sts, statuses, err)
+	return check("MPI_Waitall", nil, commWorld, err)
+}
+
+//export PMPI_Testall
+func PMPI_Testall(n int32, reqs unsafe.Pointer, flag *int32, statuses unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Testall", &rc)
+	hs := requestArray(reqs, n)
+	rs, os, err := gatherRequests(hs)
+	if err != nil {
+		return fail("MPI_Testall", nil, commWorld, err)
+	}
+	done, sts, err := mpi.Testall(rs)
+	*flag = boolInt(done)
+	if !done {
+		return errSuccess
+	}
+	completeAll(hs, os, sts, statuses, err)
+	return check("MPI_Testall", nil, commWorld, err)
+}
+
+// completeOne retires the request at index i of hs after Waitany or
+// Testany (i is mpi.Undefined when none was active).
+func completeOne(hs []int32, os []*reqObj, i int, s mpi.Status, index *int32, st unsafe.Pointer, err error) {
+	if i == mpi.Undefined {
+		*index = cUndefined
+		writeStatus(st, emptyStatus)
+		return
+	}
+	*index = int32(i)
+	retire(&hs[i], os[i], err)
+	writeStatus(st, s)
+}
+
+//export PMPI_Waitany
+func PMPI_Waitany(n int32, reqs unsafe.Pointer, index *int32, st unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Waitany", &rc)
+	hs := requestArray(reqs, n)
+	rs, os, err := gatherRequests(hs)
+	if err != nil {
+		return fail("MPI_Waitany", nil, commWorld, err)
+	}
+	i, s, err := mpi.Waitany(rs)
+	completeOne(hs, os, i, s, index, st, err)
+	return check("MPI_Waitany", nil, commWorld, err)
+}
+
+//export PMPI_Testany
+func PMPI_Testany(n int32, reqs unsafe.Pointer, index *int32, flag *int32, st unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Testany", &rc)
+	hs := requestArray(reqs, n)
+	rs, os, err := gatherRequests(hs)
+	if err != nil {
+		return fail("MPI_Testany", nil, commWorld, err)
+	}
+	done, i, s, err := mpi.Testany(rs)
+	*flag = boolInt(done)
+	if !done {
+		*index = cUndefined
+		return errSuccess
+	}
+	completeOne(hs, os, i, s, index, st, err)
+	return check("MPI_Testany", nil, commWorld, err)
+}
+
+// completeSome retires the requests that Waitsome or Testsome completed.
+func completeSome(hs []int32, os []*reqObj, idx []int, sts []mpi.Status, outcount *int32, indices, statuses unsafe.Pointer, err error) {
+	if idx == nil {
+		*outcount = cUndefined
+		return
+	}
+	*outcount = int32(len(idx))
+	out := unsafe.Slice((*int32)(indices), len(idx))
+	for k, i := range idx {
+		out[k] = int32(i)
+		retire(&hs[i], os[i], err)
+		writeStatus(statusAt(statuses, k), sts[k])
+	}
+}
+
+//export PMPI_Waitsome
+func PMPI_Waitsome(n int32, reqs unsafe.Pointer, outcount *int32, indices, statuses unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Waitsome", &rc)
+	hs := requestArray(reqs, n)
+	rs, os, err := gatherRequests(hs)
+	if err != nil {
+		return fail("MPI_Waitsome", nil, commWorld, err)
+	}
+	idx, sts, err := mpi.Waitsome(rs)
+	completeSome(hs, os, idx, sts, outcount, indices, statuses, err)
+	return check("MPI_Waitsome", nil, commWorld, err)
+}
+
+//export PMPI_Testsome
+func PMPI_Testsome(n int32, reqs unsafe.Pointer, outcount *int32, indices, statuses unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Testsome", &rc)
+	hs := requestArray(reqs, n)
+	rs, os, err := gatherRequests(hs)
+	if err != nil {
+		return fail("MPI_Testsome", nil, commWorld, err)
+	}
+	idx, sts, err := mpi.Testsome(rs)
+	if idx != nil || err != nil || activeCount(rs) == 0 {
+		completeSome(hs, os, idx, sts, outcount, indices, statuses, err)
+	} else {
+		*outcount = 0
+	}
+	return check("MPI_Testsome", nil, commWorld, err)
+}
+
+// activeCount returns the number of non-null requests of rs.
+func activeCount(rs []*mpi.Request) int {
+	n := 0
+	for _, r := range rs {
+		if r != nil {
+			n++
+		}
+	}
+	return n
+}
+
+//export PMPI_Request_free
+func PMPI_Request_free(req *int32) (rc int32) {
+	defer guard("MPI_Request_free", &rc)
+	o, ok := requests.remove(*req)
+	if !ok {
+		return fail("MPI_Request_free", nil, commWorld, errorf(errRequest, "invalid request %#x", uint32(*req)))
+	}
+	*req = requestNull
+	return check("MPI_Request_free", nil, commWorld, o.r.Free())
+}
+
+//export PMPI_Cancel
+func PMPI_Cancel(req *int32) (rc int32) {
+	defer guard("MPI_Cancel", &rc)
+	o, ok := requests.get(*req)
+	if !ok {
+		return fail("MPI_Cancel", nil, commWorld, errorf(errRequest, "invalid request %#x", uint32(*req)))
+	}
+	return check("MPI_Cancel", nil, commWorld, o.r.Cancel())
+}
+
+//export PMPI_Start
+func PMPI_Start(req *int32) (rc int32) {
+	defer guard("MPI_Start", &rc)
+	o, ok := requests.get(*req)
+	if !ok {
+		return fail("MPI_Start", nil, commWorld, errorf(errRequest, "invalid request %#x", uint32(*req)))
+	}
+	return check("MPI_Start", nil, commWorld, o.r.Start())
+}
+
+//export PMPI_Startall
+func PMPI_Startall(n int32, reqs unsafe.Pointer) (rc int32) {
+	defer guard("MPI_Startall", &rc)
+	rs, _, err := gatherRequests(requestArray(reqs, n))
+	if err == nil {
+		err = mpi.Startall(rs)
+	}
+	return check("MPI_Startall", nil, commWorld, err)
+}
+
+// persistent makes a persistent request of init (SendInit and the others)
+// for count items of dt at buf.
+func persistent(fn string, init func(c *mpi.Comm, b []byte, peer, tag int) (*mpi.Request, error), buf unsafe.Pointer, count, dt, peer, tag, comm int32, req *int32) int32 {
+	o, rc := commArg(fn, comm)
+	if rc != errSuccess {
+		return rc
+	}
+	b, err := bufArg(buf, count, dt)
+	var r *mpi.Request
+	if err == nil {
+		r, err = init(o.c, b, mapRank(peer), mapTag(tag))
+	}
+	if err == nil {
+		err = addRequest(r, true, req)
+	}
+	return check(fn, o, comm, err)
+}
+
+//export PMPI_Send_init
+func PMPI_Send_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Send_init", &rc)
+	return persistent("MPI_Send_init", mpi.SendInit[byte], buf, count, dt, dest, tag, comm, req)
+}
+
+//export PMPI_Ssend_init
+func PMPI_Ssend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Ssend_init", &rc)
+	return persistent("MPI_Ssend_init", mpi.SsendInit[byte], buf, count, dt, dest, tag, comm, req)
+}
+
+//export PMPI_Rsend_init
+func PMPI_Rsend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Rsend_init", &rc)
+	return persistent("MPI_Rsend_init", mpi.RsendInit[byte], buf, count, dt, dest, tag, comm, req)
+}
+
+//export PMPI_Bsend_init
+func PMPI_Bsend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Bsend_init", &rc)
+	return persistent("MPI_Bsend_init", mpi.BsendInit[byte], buf, count, dt, dest, tag, comm, req)
+}
+
+//export PMPI_Recv_init
+func PMPI_Recv_init(buf unsafe.Pointer, count, dt, source, tag, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Recv_init", &rc)
+	return persistent("MPI_Recv_init", mpi.RecvInit[byte], buf, count, dt, source, tag, comm, req)
+}
+
+//export PMPI_Buffer_attach
+func PMPI_Buffer_attach(buf unsafe.Pointer, size int32) (rc int32) {
+	defer guard("MPI_Buffer_attach", &rc)
+	return check("MPI_Buffer_attach", nil, commWorld, mpi.BufferAttach(byteSlice(buf, int(size))))
+}
+
+//export PMPI_Buffer_detach
+func PMPI_Buffer_detach(addr unsafe.Pointer, size *int32) (rc int32) {
+	defer guard("MPI_Buffer_detach", &rc)
+	b, err := mpi.BufferDetach()
+	if err != nil {
+		return fail("MPI_Buffer_detach", nil, commWorld, err)
+	}
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	*(*unsafe.Pointer)(addr) = p
+	*size = int32(len(b))
+	return errSuccess
+}

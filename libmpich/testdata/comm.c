@@ -1,0 +1,62 @@
+/* Communicators and groups: split, dup, compare, groups, MPI_COMM_SELF.
+ * Prints "comm ok" on every rank. */
+#include <mpi.h>
+#include <stdio.h>
+
+#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: ", rank); \
+	fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 2); } } while (0)
+
+int main(int argc, char **argv) {
+	int rank, size, srank, ssize, sum, res, gsize, grank, zero = 0, tr;
+	int *tagub, flag;
+	MPI_Comm half, dup;
+	MPI_Group wg, g0;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);
+	MPI_Comm_rank(half, &srank);
+	MPI_Comm_size(half, &ssize);
+	CHECK(ssize == (size + 1 - rank % 2) / 2, "split size %d", ssize);
+	MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, half);
+	int want = 0;
+	for (int r = rank % 2; r < size; r += 2)
+		want += r;
+	CHECK(sum == want, "sum over the half %d, want %d", sum, want);
+	CHECK(srank == ssize - 1 - rank / 2, "split rank %d (keys reverse the order)", srank);
+
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	MPI_Comm_compare(MPI_COMM_WORLD, dup, &res);
+	CHECK(res == MPI_CONGRUENT, "compare dup %d", res);
+	MPI_Comm_compare(MPI_COMM_WORLD, MPI_COMM_WORLD, &res);
+	CHECK(res == MPI_IDENT, "compare self %d", res);
+	MPI_Bcast(&size, 1, MPI_INT, 0, dup);
+
+	MPI_Comm_group(MPI_COMM_WORLD, &wg);
+	MPI_Group_incl(wg, 1, &zero, &g0);
+	MPI_Group_size(g0, &gsize);
+	MPI_Group_rank(g0, &grank);
+	CHECK(gsize == 1 && grank == (rank == 0 ? 0 : MPI_UNDEFINED), "group size %d rank %d", gsize, grank);
+	MPI_Group_translate_ranks(g0, 1, &zero, wg, &tr);
+	CHECK(tr == 0, "translate %d", tr);
+	MPI_Group_free(&g0);
+	MPI_Group_free(&wg);
+	CHECK(g0 == MPI_GROUP_NULL, "group not null after free");
+
+	MPI_Comm_size(MPI_COMM_SELF, &ssize);
+	MPI_Comm_rank(MPI_COMM_SELF, &srank);
+	CHECK(ssize == 1 && srank == 0, "self size %d rank %d", ssize, srank);
+	MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+	CHECK(sum == rank, "self allreduce %d", sum);
+
+	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagub, &flag);
+	CHECK(flag && *tagub >= 32767, "tag ub %d", flag ? *tagub : -1);
+
+	MPI_Comm_free(&dup);
+	MPI_Comm_free(&half);
+	CHECK(dup == MPI_COMM_NULL && half == MPI_COMM_NULL, "comm not null after free");
+	printf("comm ok rank %d of %d\n", rank, size);
+	MPI_Finalize();
+	return 0;
+}
