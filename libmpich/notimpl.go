@@ -9,5 +9,5 @@ import "C"
 func mpichNotImplemented(name *C.char) (rc int32) {
 	fn := C.GoString(name)
 	defer guard(fn, &rc)
-	return fail(fn, nil, commWorld, errorf(errOther, "%s is not implemented by this runtime", fn))
+	return fail(fn, nil, commWorld, errorf(errOther, "not implemented by this runtime"))
 }
