@@ -43,6 +43,24 @@ func buildC(t *testing.T) string {
 	return dir
 }
 
+// TestFortranProgram builds testdata/fortran.f90 with MPICH's mpif90, whose
+// libmpichfort.so.12 calls the C functions of whichever libmpich.so.12 is
+// found, and runs it on this library at 1 to 4 processes.
+func TestFortranProgram(t *testing.T) {
+	if _, err := exec.LookPath("mpif90.mpich"); err != nil {
+		t.Skip("mpif90.mpich not found: no Fortran program")
+	}
+	dir := buildC(t)
+	prog := filepath.Join(dir, "fortran")
+	if out, err := exec.Command("mpif90.mpich", "-o", prog, filepath.Join("testdata", "fortran.f90")).CombinedOutput(); err != nil {
+		t.Skipf("mpif90.mpich cannot build a program (gfortran missing?): %v\n%s", err, out)
+	}
+	for np := 1; np <= 4; np++ {
+		out, err := runJob(t, dir, filepath.Join(dir, "mpirun"), "-np", fmt.Sprint(np), prog)
+		checkOK(t, fmt.Sprintf("mpirun -np %d fortran", np), "fortran", np, out, err)
+	}
+}
+
 // runJob runs a command with LD_LIBRARY_PATH set to lib (none if empty)
 // and returns its combined output and error.
 func runJob(t *testing.T, lib string, name string, args ...string) (string, error) {
