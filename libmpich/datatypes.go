@@ -91,12 +91,6 @@ var predefinedOps = map[int32]mpi.Op{
 	opLXor: mpi.LXor, opBXor: mpi.BXor, opMinLoc: mpi.MinLoc, opMaxLoc: mpi.MaxLoc,
 }
 
-// opObj is an operation that MPI_Op_create made.
-type opObj struct {
-	fn      uintptr // the C MPI_User_function
-	commute bool
-}
-
 // byteSlice returns the n bytes at p as a slice; a non-nil empty one for
 // n == 0, since package mpi's collectives read a nil send buffer as
 // MPI_IN_PLACE.
@@ -132,6 +126,8 @@ type reducer interface {
 	reduceScatter(c *mpi.Comm, send, recv unsafe.Pointer, counts []int, total int, op mpi.Op) error
 	reduceLocal(in, inout unsafe.Pointer, n int, op mpi.Op) error
 	iallreduce(c *mpi.Comm, send, recv unsafe.Pointer, n int, op mpi.Op) (*mpi.Request, error)
+	ireduce(c *mpi.Comm, send, recv unsafe.Pointer, n int, op mpi.Op, root int) (*mpi.Request, error)
+	userOp(name string, f func(in, inout unsafe.Pointer, n int), commute bool) mpi.Op
 }
 
 // reducerOf is the reducer of each element kind.
@@ -163,6 +159,20 @@ func (typed[T]) allreduce(c *mpi.Comm, send, recv unsafe.Pointer, n int, op mpi.
 
 func (typed[T]) iallreduce(c *mpi.Comm, send, recv unsafe.Pointer, n int, op mpi.Op) (*mpi.Request, error) {
 	return mpi.Iallreduce(c, sendOrInPlace[T](send, n), typedSlice[T](recv, n), op)
+}
+
+func (typed[T]) ireduce(c *mpi.Comm, send, recv unsafe.Pointer, n int, op mpi.Op, root int) (*mpi.Request, error) {
+	return mpi.Ireduce(c, sendOrInPlace[T](send, n), typedSlice[T](recv, n), op, root)
+}
+
+// userOp returns an operation on elements of type T that calls f with the
+// addresses of the operands and their number of elements.
+func (typed[T]) userOp(name string, f func(in, inout unsafe.Pointer, n int), commute bool) mpi.Op {
+	return mpi.NewOp(name, func(in, inout []T) {
+		if len(inout) > 0 {
+			f(unsafe.Pointer(unsafe.SliceData(in)), unsafe.Pointer(unsafe.SliceData(inout)), len(inout))
+		}
+	}, commute)
 }
 
 func (typed[T]) scan(c *mpi.Comm, send, recv unsafe.Pointer, n int, op mpi.Op, exclusive bool) error {

@@ -1,0 +1,130 @@
+/* Nonblocking collectives, a user-defined operation, a Cartesian
+ * topology, persistent requests, packing and datatype queries. Prints
+ * "more ok" on every rank. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: ", rank); \
+	fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 2); } } while (0)
+
+static int rank, size;
+
+/* absmax keeps the value of larger magnitude. */
+static void absmax(void *in, void *inout, int *len, MPI_Datatype *dt) {
+	int *a = in, *b = inout;
+	for (int i = 0; i < *len; i++)
+		if (abs(a[i]) > abs(b[i]))
+			b[i] = a[i];
+}
+
+static void nonblocking(void) {
+	MPI_Request reqs[4];
+	int v = rank + 1, sum = 0, b = rank == 0 ? 42 : 0, r = 0, i;
+	int *all = malloc(size * sizeof(int)), *out = malloc(size * sizeof(int));
+	MPI_Ibarrier(MPI_COMM_WORLD, &reqs[0]);
+	MPI_Iallreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[1]);
+	MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+	CHECK(sum == size * (size + 1) / 2, "iallreduce %d", sum);
+	MPI_Ibcast(&b, 1, MPI_INT, 0, MPI_COMM_WORLD, &reqs[0]);
+	MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+	CHECK(b == 42, "ibcast %d", b);
+	MPI_Ireduce(&v, &r, 1, MPI_INT, MPI_MAX, size - 1, MPI_COMM_WORLD, &reqs[0]);
+	MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+	if (rank == size - 1)
+		CHECK(r == size, "ireduce %d", r);
+	for (i = 0; i < size; i++)
+		all[i] = rank * size + i;
+	MPI_Ialltoall(all, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD, &reqs[0]);
+	MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+	for (i = 0; i < size; i++)
+		CHECK(out[i] == i * size + rank, "ialltoall %d: %d", i, out[i]);
+	free(all), free(out);
+}
+
+static void userop(void) {
+	MPI_Op op;
+	int v[2] = {rank % 2 ? -(rank + 10) : rank, 1}, r[2];
+	MPI_Op_create(absmax, 1, &op);
+	MPI_Allreduce(v, r, 2, MPI_INT, op, MPI_COMM_WORLD);
+	int want = 0;
+	for (int i = 0; i < size; i++) {
+		int x = i % 2 ? -(i + 10) : i;
+		if (abs(x) > abs(want))
+			want = x;
+	}
+	CHECK(r[0] == want && r[1] == 1, "user op %d %d, want %d", r[0], r[1], want);
+	MPI_Op_free(&op);
+	CHECK(op == MPI_OP_NULL, "op not null after free");
+}
+
+static void cart(void) {
+	int dims[2] = {0, 0}, periods[2] = {1, 0}, coords[2], src, dst, crank, remain[2] = {1, 0}, rsize;
+	MPI_Comm grid, row;
+	MPI_Dims_create(size, 2, dims);
+	CHECK(dims[0] * dims[1] == size && dims[0] >= dims[1], "dims %d x %d", dims[0], dims[1]);
+	MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid);
+	MPI_Comm_rank(grid, &crank);
+	MPI_Cart_coords(grid, crank, 2, coords);
+	CHECK(coords[0] * dims[1] + coords[1] == crank, "coords %d %d of %d", coords[0], coords[1], crank);
+	MPI_Cart_shift(grid, 0, 1, &src, &dst);
+	CHECK(dst == ((coords[0] + 1) % dims[0]) * dims[1] + coords[1], "shift dest %d", dst);
+	MPI_Cart_shift(grid, 1, 1, &src, &dst);
+	if (coords[1] == dims[1] - 1)
+		CHECK(dst == MPI_PROC_NULL, "non-periodic shift %d", dst);
+	MPI_Cart_sub(grid, remain, &row);
+	MPI_Comm_size(row, &rsize);
+	CHECK(rsize == dims[0], "sub size %d", rsize);
+	MPI_Comm_free(&row);
+	MPI_Comm_free(&grid);
+}
+
+static void persistent(void) {
+	int out = rank, in = -1, next = (rank + 1) % size, prev = (rank + size - 1) % size;
+	MPI_Request reqs[2];
+	MPI_Recv_init(&in, 1, MPI_INT, prev, 5, MPI_COMM_WORLD, &reqs[0]);
+	MPI_Send_init(&out, 1, MPI_INT, next, 5, MPI_COMM_WORLD, &reqs[1]);
+	for (int round = 0; round < 3; round++) {
+		out = rank + 100 * round;
+		MPI_Startall(2, reqs);
+		MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+		CHECK(in == prev + 100 * round, "persistent round %d: %d", round, in);
+	}
+	MPI_Request_free(&reqs[0]);
+	MPI_Request_free(&reqs[1]);
+}
+
+static void types(void) {
+	int n, pos = 0, ints[3] = {1, 2, 3}, back[3];
+	double d = 2.5, dback;
+	MPI_Aint lb, extent;
+	char *packed;
+	MPI_Type_size(MPI_DOUBLE, &n);
+	CHECK(n == 8, "double size %d", n);
+	MPI_Type_get_extent(MPI_INT, &lb, &extent);
+	CHECK(lb == 0 && extent == 4, "int extent %ld", (long)extent);
+	MPI_Pack_size(3, MPI_INT, MPI_COMM_WORLD, &n);
+	MPI_Alloc_mem(n + 8, MPI_INFO_NULL, &packed);
+	MPI_Pack(ints, 3, MPI_INT, packed, n + 8, &pos, MPI_COMM_WORLD);
+	MPI_Pack(&d, 1, MPI_DOUBLE, packed, n + 8, &pos, MPI_COMM_WORLD);
+	CHECK(pos == 20, "packed %d bytes", pos);
+	pos = 0;
+	MPI_Unpack(packed, 20, &pos, back, 3, MPI_INT, MPI_COMM_WORLD);
+	MPI_Unpack(packed, 20, &pos, &dback, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+	CHECK(back[2] == 3 && dback == 2.5, "unpacked %d %g", back[2], dback);
+	MPI_Free_mem(packed);
+}
+
+int main(int argc, char **argv) {
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	nonblocking();
+	userop();
+	cart();
+	persistent();
+	types();
+	printf("more ok rank %d of %d\n", rank, size);
+	MPI_Finalize();
+	return 0;
+}
