@@ -20,8 +20,9 @@ const (
 
 // The two top bits of a handle.
 const (
-	handleBuiltin = 0x1
-	handleDirect  = 0x2
+	handleBuiltin  = 0x1
+	handleDirect   = 0x2
+	handleIndirect = 0x3
 )
 
 // Null handles.

@@ -49,16 +49,14 @@ func typeSize(h int32) (int, bool) {
 	return 0, false
 }
 
-// bufArg returns the bytes of count items of datatype dt at p.
+// bufArg returns the bytes of count items of datatype dt at p, for the
+// calls that move plain bytes: a derived datatype must be contiguous.
 func bufArg(p unsafe.Pointer, count, dt int32) ([]byte, error) {
-	size, ok := typeSize(dt)
-	if !ok {
-		return nil, errorf(errType, "invalid datatype %#x", uint32(dt))
+	cb, err := bufOf(p, count, dt)
+	if err == nil && cb.dt != nil {
+		err = errorf(errType, "datatype %#x: non-contiguous derived datatypes are supported by point-to-point calls and MPI_Bcast only", uint32(dt))
 	}
-	if count < 0 {
-		return nil, errorf(errCount, "invalid count %d", count)
-	}
-	return byteSlice(p, int(count)*size), nil
+	return cb.b, err
 }
 
 // writeStatus stores st at p, unless p is MPI_STATUS_IGNORE.

@@ -58,9 +58,9 @@ func sendArg(p unsafe.Pointer, count, dt int32) ([]byte, error) {
 
 // sizeArg returns the size of datatype dt or an error.
 func sizeArg(dt int32) (int, error) {
-	size, ok := typeSize(dt)
+	size, ok := contiguousSize(dt)
 	if !ok {
-		return 0, errorf(errType, "invalid datatype %#x", uint32(dt))
+		return 0, errorf(errType, "invalid or non-contiguous datatype %#x", uint32(dt))
 	}
 	return size, nil
 }
@@ -93,9 +93,11 @@ func PMPI_Bcast(buf unsafe.Pointer, count, dt, root, comm int32) (rc int32) {
 	if rc != errSuccess {
 		return rc
 	}
-	b, err := bufArg(buf, count, dt)
-	if err == nil {
-		err = mpi.Bcast(o.c, b, mapRank(root))
+	cb, err := bufOf(buf, count, dt)
+	if err == nil && cb.dt == nil {
+		err = mpi.Bcast(o.c, cb.b, mapRank(root))
+	} else if err == nil {
+		err = mpi.BcastType(o.c, cb.b, cb.count, cb.dt, mapRank(root))
 	}
 	return check("MPI_Bcast", o, comm, err)
 }

@@ -6,11 +6,13 @@ import "sync"
 const maxIndex = 1 << 26
 
 // table maps the handles of one kind of object that a program created to
-// their Go objects. A handle is "direct" (bits 30-31 are 10), of the table's
+// their Go objects. A handle is "direct" (bits 30-31 are 10) or "indirect"
+// (11), of the table's
 // kind (bits 26-29), with the index of its slot in the low bits; freed slots
 // are reused. It is safe for concurrent use.
 type table[T any] struct {
 	kind  int32
+	form  uint32 // the two top bits: handleDirect, or handleIndirect
 	mu    sync.RWMutex
 	slots []slot[T]
 	free  []int32 // indices of the slots not in use
@@ -23,18 +25,26 @@ type slot[T any] struct {
 }
 
 // newTable returns an empty table for handles of kind.
-func newTable[T any](kind int32) *table[T] { return &table[T]{kind: kind} }
+func newTable[T any](kind int32) *table[T] { return &table[T]{kind: kind, form: handleDirect} }
+
+// newIndirectTable returns an empty table whose handles have the
+// "indirect" form (bits 30-31 are 11), for a kind whose direct handles
+// MPICH's ABI takes for predefined objects (the datatypes MPI_FLOAT_INT
+// and the others).
+func newIndirectTable[T any](kind int32) *table[T] {
+	return &table[T]{kind: kind, form: handleIndirect}
+}
 
 // handle returns the handle of the slot at index i.
 func (t *table[T]) handle(i int32) int32 {
-	return int32(uint32(handleDirect)<<30 | uint32(t.kind)<<26 | uint32(i))
+	return int32(t.form<<30 | uint32(t.kind)<<26 | uint32(i))
 }
 
 // index returns the slot index that h names, or -1 if h is not a handle of
 // this table's form.
 func (t *table[T]) index(h int32) int32 {
 	u := uint32(h)
-	if u>>30 != handleDirect || int32(u>>26&0xf) != t.kind {
+	if u>>30 != t.form || int32(u>>26&0xf) != t.kind {
 		return -1
 	}
 	return int32(u & (maxIndex - 1))

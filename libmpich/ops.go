@@ -35,9 +35,9 @@ func elemOfSize(n int) (elemKind, bool) {
 
 // userReduction resolves a reduction by user operation o on datatype dt.
 func userReduction(o *opObj, dt int32) (reduction, error) {
-	size, ok := typeSize(dt)
+	size, ok := contiguousSize(dt)
 	if !ok {
-		return reduction{}, errorf(errType, "datatype %#x: reductions take the predefined datatypes only", uint32(dt))
+		return reduction{}, errorf(errType, "datatype %#x: user operations take the predefined and contiguous datatypes only", uint32(dt))
 	}
 	k, ok := elemOfSize(size)
 	if !ok {

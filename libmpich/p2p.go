@@ -44,13 +44,48 @@ func isendMode(c *mpi.Comm, b []byte, dest, tag int, mode int) (*mpi.Request, er
 	return mpi.Isend(c, b, dest, tag)
 }
 
+// packed returns the bytes to send of cb: its own, or its items packed.
+func (cb cbuf) packed() ([]byte, error) {
+	if cb.dt == nil {
+		return cb.b, nil
+	}
+	out := make([]byte, cb.count*cb.dt.Size())
+	_, err := mpi.Pack(cb.b, cb.count, cb.dt, out)
+	return out, err
+}
+
+// recv receives into cb.
+func (cb cbuf) recv(c *mpi.Comm, source, tag int) (mpi.Status, error) {
+	if cb.dt == nil {
+		return mpi.Recv(c, cb.b, source, tag)
+	}
+	return mpi.RecvType(c, cb.b, cb.count, cb.dt, source, tag)
+}
+
+// irecv starts receiving into cb.
+func (cb cbuf) irecv(c *mpi.Comm, source, tag int) (*mpi.Request, error) {
+	if cb.dt == nil {
+		return mpi.Irecv(c, cb.b, source, tag)
+	}
+	return mpi.IrecvType(c, cb.b, cb.count, cb.dt, source, tag)
+}
+
+// sendBytes returns the bytes to send of count items of dt at p.
+func sendBytes(p unsafe.Pointer, count, dt int32) ([]byte, error) {
+	cb, err := bufOf(p, count, dt)
+	if err != nil {
+		return nil, err
+	}
+	return cb.packed()
+}
+
 // send is MPI_Send and its blocking modes.
 func send(fn string, mode int, buf unsafe.Pointer, count, dt, dest, tag, comm int32) int32 {
 	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
-	b, err := bufArg(buf, count, dt)
+	b, err := sendBytes(buf, count, dt)
 	if err == nil {
 		err = sendMode(o.c, b, mapRank(dest), int(tag), mode)
 	}
@@ -63,7 +98,7 @@ func isend(fn string, mode int, buf unsafe.Pointer, count, dt, dest, tag, comm i
 	if rc != errSuccess {
 		return rc
 	}
-	b, err := bufArg(buf, count, dt)
+	b, err := sendBytes(buf, count, dt)
 	var r *mpi.Request
 	if err == nil {
 		r, err = isendMode(o.c, b, mapRank(dest), int(tag), mode)
@@ -139,10 +174,10 @@ func PMPI_Recv(buf unsafe.Pointer, count, dt, source, tag, comm int32, st unsafe
 	if rc != errSuccess {
 		return rc
 	}
-	b, err := bufArg(buf, count, dt)
+	cb, err := bufOf(buf, count, dt)
 	if err == nil {
 		var s mpi.Status
-		s, err = mpi.Recv(o.c, b, mapRank(source), mapTag(tag))
+		s, err = cb.recv(o.c, mapRank(source), mapTag(tag))
 		if err == nil {
 			writeStatus(st, s)
 		}
@@ -157,10 +192,10 @@ func PMPI_Irecv(buf unsafe.Pointer, count, dt, source, tag, comm int32, req *int
 	if rc != errSuccess {
 		return rc
 	}
-	b, err := bufArg(buf, count, dt)
+	cb, err := bufOf(buf, count, dt)
 	var r *mpi.Request
 	if err == nil {
-		r, err = mpi.Irecv(o.c, b, mapRank(source), mapTag(tag))
+		r, err = cb.irecv(o.c, mapRank(source), mapTag(tag))
 	}
 	if err == nil {
 		err = addRequest(r, false, req)
@@ -175,19 +210,35 @@ func PMPI_Sendrecv(sbuf unsafe.Pointer, scount, stype, dest, stag int32, rbuf un
 	if rc != errSuccess {
 		return rc
 	}
-	sb, err := bufArg(sbuf, scount, stype)
-	var rb []byte
+	sb, err := sendBytes(sbuf, scount, stype)
+	var rb cbuf
 	if err == nil {
-		rb, err = bufArg(rbuf, rcount, rtype)
+		rb, err = bufOf(rbuf, rcount, rtype)
 	}
 	if err == nil {
 		var s mpi.Status
-		s, err = mpi.Sendrecv(o.c, sb, mapRank(dest), int(stag), rb, mapRank(source), mapTag(rtag))
+		s, err = sendrecv(o.c, sb, mapRank(dest), int(stag), rb, mapRank(source), mapTag(rtag))
 		if err == nil {
 			writeStatus(st, s)
 		}
 	}
 	return check("MPI_Sendrecv", o, comm, err)
+}
+
+// sendrecv sends sb and receives into rb at once.
+func sendrecv(c *mpi.Comm, sb []byte, dest, stag int, rb cbuf, source, rtag int) (mpi.Status, error) {
+	if rb.dt == nil {
+		return mpi.Sendrecv(c, sb, dest, stag, rb.b, source, rtag)
+	}
+	r, err := mpi.Isend(c, sb, dest, stag)
+	if err != nil {
+		return mpi.Status{}, err
+	}
+	st, err := rb.recv(c, source, rtag)
+	if _, werr := r.Wait(); err == nil {
+		err = werr
+	}
+	return st, err
 }
 
 //export PMPI_Sendrecv_replace
@@ -242,7 +293,7 @@ func PMPI_Iprobe(source, tag, comm int32, flag *int32, st unsafe.Pointer) (rc in
 //export PMPI_Get_count
 func PMPI_Get_count(st unsafe.Pointer, dt int32, count *int32) (rc int32) {
 	defer guard("MPI_Get_count", &rc)
-	size, ok := typeSize(dt)
+	size, ok := dataSize(dt)
 	if !ok {
 		return fail("MPI_Get_count", nil, commWorld, errorf(errType, "invalid datatype %#x", uint32(dt)))
 	}

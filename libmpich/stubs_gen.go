@@ -954,7 +954,6 @@ MPICH_ALIAS(MPI_Testany, PMPI_Testany);
 MPICH_ALIAS(MPI_Testsome, PMPI_Testsome);
 MPICH_ALIAS(MPI_Topo_test, PMPI_Topo_test);
 MPICH_ALIAS(MPI_Type_commit, PMPI_Type_commit);
-int PMPI_Type_contiguous(void) { return mpichNotImplemented("MPI_Type_contiguous"); }
 MPICH_ALIAS(MPI_Type_contiguous, PMPI_Type_contiguous);
 int PMPI_Type_contiguous_c(void) { return mpichNotImplemented("MPI_Type_contiguous_c"); }
 MPICH_ALIAS(MPI_Type_contiguous_c, PMPI_Type_contiguous_c);
@@ -968,7 +967,6 @@ int PMPI_Type_create_f90_integer(void) { return mpichNotImplemented("MPI_Type_cr
 MPICH_ALIAS(MPI_Type_create_f90_integer, PMPI_Type_create_f90_integer);
 int PMPI_Type_create_f90_real(void) { return mpichNotImplemented("MPI_Type_create_f90_real"); }
 MPICH_ALIAS(MPI_Type_create_f90_real, PMPI_Type_create_f90_real);
-int PMPI_Type_create_hindexed(void) { return mpichNotImplemented("MPI_Type_create_hindexed"); }
 MPICH_ALIAS(MPI_Type_create_hindexed, PMPI_Type_create_hindexed);
 int PMPI_Type_create_hindexed_block(void) { return mpichNotImplemented("MPI_Type_create_hindexed_block"); }
 MPICH_ALIAS(MPI_Type_create_hindexed_block, PMPI_Type_create_hindexed_block);
@@ -976,34 +974,27 @@ int PMPI_Type_create_hindexed_block_c(void) { return mpichNotImplemented("MPI_Ty
 MPICH_ALIAS(MPI_Type_create_hindexed_block_c, PMPI_Type_create_hindexed_block_c);
 int PMPI_Type_create_hindexed_c(void) { return mpichNotImplemented("MPI_Type_create_hindexed_c"); }
 MPICH_ALIAS(MPI_Type_create_hindexed_c, PMPI_Type_create_hindexed_c);
-int PMPI_Type_create_hvector(void) { return mpichNotImplemented("MPI_Type_create_hvector"); }
 MPICH_ALIAS(MPI_Type_create_hvector, PMPI_Type_create_hvector);
 int PMPI_Type_create_hvector_c(void) { return mpichNotImplemented("MPI_Type_create_hvector_c"); }
 MPICH_ALIAS(MPI_Type_create_hvector_c, PMPI_Type_create_hvector_c);
-int PMPI_Type_create_indexed_block(void) { return mpichNotImplemented("MPI_Type_create_indexed_block"); }
 MPICH_ALIAS(MPI_Type_create_indexed_block, PMPI_Type_create_indexed_block);
 int PMPI_Type_create_indexed_block_c(void) { return mpichNotImplemented("MPI_Type_create_indexed_block_c"); }
 MPICH_ALIAS(MPI_Type_create_indexed_block_c, PMPI_Type_create_indexed_block_c);
 int PMPI_Type_create_keyval(void) { return mpichNotImplemented("MPI_Type_create_keyval"); }
 MPICH_ALIAS(MPI_Type_create_keyval, PMPI_Type_create_keyval);
-int PMPI_Type_create_resized(void) { return mpichNotImplemented("MPI_Type_create_resized"); }
 MPICH_ALIAS(MPI_Type_create_resized, PMPI_Type_create_resized);
 int PMPI_Type_create_resized_c(void) { return mpichNotImplemented("MPI_Type_create_resized_c"); }
 MPICH_ALIAS(MPI_Type_create_resized_c, PMPI_Type_create_resized_c);
-int PMPI_Type_create_struct(void) { return mpichNotImplemented("MPI_Type_create_struct"); }
 MPICH_ALIAS(MPI_Type_create_struct, PMPI_Type_create_struct);
 int PMPI_Type_create_struct_c(void) { return mpichNotImplemented("MPI_Type_create_struct_c"); }
 MPICH_ALIAS(MPI_Type_create_struct_c, PMPI_Type_create_struct_c);
-int PMPI_Type_create_subarray(void) { return mpichNotImplemented("MPI_Type_create_subarray"); }
 MPICH_ALIAS(MPI_Type_create_subarray, PMPI_Type_create_subarray);
 int PMPI_Type_create_subarray_c(void) { return mpichNotImplemented("MPI_Type_create_subarray_c"); }
 MPICH_ALIAS(MPI_Type_create_subarray_c, PMPI_Type_create_subarray_c);
 int PMPI_Type_delete_attr(void) { return mpichNotImplemented("MPI_Type_delete_attr"); }
 MPICH_ALIAS(MPI_Type_delete_attr, PMPI_Type_delete_attr);
-int PMPI_Type_dup(void) { return mpichNotImplemented("MPI_Type_dup"); }
 MPICH_ALIAS(MPI_Type_dup, PMPI_Type_dup);
 MPICH_ALIAS(MPI_Type_extent, PMPI_Type_extent);
-int PMPI_Type_free(void) { return mpichNotImplemented("MPI_Type_free"); }
 MPICH_ALIAS(MPI_Type_free, PMPI_Type_free);
 int PMPI_Type_free_keyval(void) { return mpichNotImplemented("MPI_Type_free_keyval"); }
 MPICH_ALIAS(MPI_Type_free_keyval, PMPI_Type_free_keyval);
@@ -1027,15 +1018,11 @@ MPICH_ALIAS(MPI_Type_get_true_extent, PMPI_Type_get_true_extent);
 int PMPI_Type_get_true_extent_c(void) { return mpichNotImplemented("MPI_Type_get_true_extent_c"); }
 MPICH_ALIAS(MPI_Type_get_true_extent_c, PMPI_Type_get_true_extent_c);
 MPICH_ALIAS(MPI_Type_get_true_extent_x, PMPI_Type_get_true_extent_x);
-int PMPI_Type_hindexed(void) { return mpichNotImplemented("MPI_Type_hindexed"); }
 MPICH_ALIAS(MPI_Type_hindexed, PMPI_Type_hindexed);
-int PMPI_Type_hvector(void) { return mpichNotImplemented("MPI_Type_hvector"); }
 MPICH_ALIAS(MPI_Type_hvector, PMPI_Type_hvector);
-int PMPI_Type_indexed(void) { return mpichNotImplemented("MPI_Type_indexed"); }
 MPICH_ALIAS(MPI_Type_indexed, PMPI_Type_indexed);
 int PMPI_Type_indexed_c(void) { return mpichNotImplemented("MPI_Type_indexed_c"); }
 MPICH_ALIAS(MPI_Type_indexed_c, PMPI_Type_indexed_c);
-int PMPI_Type_lb(void) { return mpichNotImplemented("MPI_Type_lb"); }
 MPICH_ALIAS(MPI_Type_lb, PMPI_Type_lb);
 int PMPI_Type_match_size(void) { return mpichNotImplemented("MPI_Type_match_size"); }
 MPICH_ALIAS(MPI_Type_match_size, PMPI_Type_match_size);
@@ -1047,11 +1034,8 @@ MPICH_ALIAS(MPI_Type_size, PMPI_Type_size);
 int PMPI_Type_size_c(void) { return mpichNotImplemented("MPI_Type_size_c"); }
 MPICH_ALIAS(MPI_Type_size_c, PMPI_Type_size_c);
 MPICH_ALIAS(MPI_Type_size_x, PMPI_Type_size_x);
-int PMPI_Type_struct(void) { return mpichNotImplemented("MPI_Type_struct"); }
 MPICH_ALIAS(MPI_Type_struct, PMPI_Type_struct);
-int PMPI_Type_ub(void) { return mpichNotImplemented("MPI_Type_ub"); }
 MPICH_ALIAS(MPI_Type_ub, PMPI_Type_ub);
-int PMPI_Type_vector(void) { return mpichNotImplemented("MPI_Type_vector"); }
 MPICH_ALIAS(MPI_Type_vector, PMPI_Type_vector);
 int PMPI_Type_vector_c(void) { return mpichNotImplemented("MPI_Type_vector_c"); }
 MPICH_ALIAS(MPI_Type_vector_c, PMPI_Type_vector_c);
@@ -1160,5 +1144,5 @@ import "C"
 // this library leaves unimplemented.
 const (
 	libraryFunctions = 644
-	stubbedFunctions = 503
+	stubbedFunctions = 487
 )

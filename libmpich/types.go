@@ -1,88 +1,117 @@
 package main
 
-// Queries on the predefined datatypes and packing (MPI_Type_size ...
-// MPI_Unpack). Derived datatypes are not provided: their constructors are
-// stubs.
+// Queries on datatypes and packing (MPI_Type_size ... MPI_Unpack).
 
 import "C"
 
 import (
 	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
 )
 
-// typeArg returns the size of predefined datatype dt or an error code.
-func typeArg(fn string, dt int32) (int, int32) {
-	size, ok := typeSize(dt)
-	if !ok {
-		return 0, fail(fn, nil, commWorld, errorf(errType, "invalid datatype %#x (derived datatypes are not supported)", uint32(dt)))
+// typeArg returns the datatype of handle h over bytes, or an error code.
+func typeArg(fn string, h int32) (*mpi.Datatype, int32) {
+	dt, _, err := typeBase(h)
+	if err != nil {
+		return nil, fail(fn, nil, commWorld, err)
 	}
-	return size, errSuccess
+	return dt, errSuccess
 }
 
 //export PMPI_Type_size
-func PMPI_Type_size(dt int32, size *int32) (rc int32) {
+func PMPI_Type_size(h int32, size *int32) (rc int32) {
 	defer guard("MPI_Type_size", &rc)
-	n, rc := typeArg("MPI_Type_size", dt)
+	dt, rc := typeArg("MPI_Type_size", h)
 	if rc == errSuccess {
-		*size = int32(n)
+		*size = int32(dt.Size())
 	}
 	return rc
 }
 
 //export PMPI_Type_size_x
-func PMPI_Type_size_x(dt int32, size *int64) (rc int32) {
+func PMPI_Type_size_x(h int32, size *int64) (rc int32) {
 	defer guard("MPI_Type_size_x", &rc)
-	n, rc := typeArg("MPI_Type_size_x", dt)
+	dt, rc := typeArg("MPI_Type_size_x", h)
 	if rc == errSuccess {
-		*size = int64(n)
+		*size = int64(dt.Size())
 	}
 	return rc
 }
 
 //export PMPI_Type_get_extent
-func PMPI_Type_get_extent(dt int32, lb, extent *int64) (rc int32) {
+func PMPI_Type_get_extent(h int32, lb, extent *int64) (rc int32) {
 	defer guard("MPI_Type_get_extent", &rc)
-	n, rc := typeArg("MPI_Type_get_extent", dt)
+	dt, rc := typeArg("MPI_Type_get_extent", h)
 	if rc == errSuccess {
-		*lb, *extent = 0, int64(n)
+		*lb, *extent = int64(dt.LowerBound()), int64(dt.Extent())
 	}
 	return rc
 }
 
 //export PMPI_Type_get_extent_x
-func PMPI_Type_get_extent_x(dt int32, lb, extent *int64) int32 {
-	return PMPI_Type_get_extent(dt, lb, extent)
+func PMPI_Type_get_extent_x(h int32, lb, extent *int64) int32 {
+	return PMPI_Type_get_extent(h, lb, extent)
 }
 
 //export PMPI_Type_get_true_extent
-func PMPI_Type_get_true_extent(dt int32, lb, extent *int64) int32 {
-	return PMPI_Type_get_extent(dt, lb, extent)
+func PMPI_Type_get_true_extent(h int32, lb, extent *int64) (rc int32) {
+	defer guard("MPI_Type_get_true_extent", &rc)
+	dt, rc := typeArg("MPI_Type_get_true_extent", h)
+	if rc == errSuccess {
+		*lb, *extent = int64(dt.TrueLowerBound()), int64(dt.TrueExtent())
+	}
+	return rc
 }
 
 //export PMPI_Type_get_true_extent_x
-func PMPI_Type_get_true_extent_x(dt int32, lb, extent *int64) int32 {
-	return PMPI_Type_get_extent(dt, lb, extent)
+func PMPI_Type_get_true_extent_x(h int32, lb, extent *int64) int32 {
+	return PMPI_Type_get_true_extent(h, lb, extent)
 }
 
 //export PMPI_Type_extent
-func PMPI_Type_extent(dt int32, extent *int64) (rc int32) {
+func PMPI_Type_extent(h int32, extent *int64) (rc int32) {
 	var lb int64
-	return PMPI_Type_get_extent(dt, &lb, extent)
+	return PMPI_Type_get_extent(h, &lb, extent)
+}
+
+//export PMPI_Type_lb
+func PMPI_Type_lb(h int32, lb *int64) (rc int32) {
+	var extent int64
+	return PMPI_Type_get_extent(h, lb, &extent)
+}
+
+//export PMPI_Type_ub
+func PMPI_Type_ub(h int32, ub *int64) (rc int32) {
+	var lb, extent int64
+	rc = PMPI_Type_get_extent(h, &lb, &extent)
+	*ub = lb + extent
+	return rc
 }
 
 //export PMPI_Type_commit
-func PMPI_Type_commit(dt *int32) (rc int32) {
+func PMPI_Type_commit(h *int32) (rc int32) {
 	defer guard("MPI_Type_commit", &rc)
-	_, rc = typeArg("MPI_Type_commit", *dt)
+	_, rc = typeArg("MPI_Type_commit", *h)
 	return rc
+}
+
+//export PMPI_Type_free
+func PMPI_Type_free(h *int32) (rc int32) {
+	defer guard("MPI_Type_free", &rc)
+	if _, ok := userTypes.remove(*h); !ok {
+		return fail("MPI_Type_free", nil, commWorld, errorf(errType, "invalid or predefined datatype %#x", uint32(*h)))
+	}
+	*h = datatypeNull
+	return errSuccess
 }
 
 //export PMPI_Pack_size
 func PMPI_Pack_size(count, dt, comm int32, size *int32) (rc int32) {
 	defer guard("MPI_Pack_size", &rc)
-	n, rc := typeArg("MPI_Pack_size", dt)
+	d, rc := typeArg("MPI_Pack_size", dt)
 	if rc == errSuccess {
-		*size = count * int32(n)
+		*size = count * int32(d.Size())
 	}
 	return rc
 }
@@ -90,7 +119,7 @@ func PMPI_Pack_size(count, dt, comm int32, size *int32) (rc int32) {
 //export PMPI_Pack
 func PMPI_Pack(in unsafe.Pointer, count, dt int32, out unsafe.Pointer, outsize int32, pos *int32, comm int32) (rc int32) {
 	defer guard("MPI_Pack", &rc)
-	b, err := bufArg(in, count, dt)
+	b, err := sendBytes(in, count, dt)
 	if err == nil && int(*pos)+len(b) > int(outsize) {
 		err = errorf(errTruncate, "MPI_Pack: %d bytes at position %d do not fit %d", len(b), *pos, outsize)
 	}
@@ -105,14 +134,25 @@ func PMPI_Pack(in unsafe.Pointer, count, dt int32, out unsafe.Pointer, outsize i
 //export PMPI_Unpack
 func PMPI_Unpack(in unsafe.Pointer, insize int32, pos *int32, out unsafe.Pointer, count, dt, comm int32) (rc int32) {
 	defer guard("MPI_Unpack", &rc)
-	b, err := bufArg(out, count, dt)
-	if err == nil && int(*pos)+len(b) > int(insize) {
-		err = errorf(errTruncate, "MPI_Unpack: %d bytes at position %d are past the %d packed", len(b), *pos, insize)
+	cb, err := bufOf(out, count, dt)
+	n := len(cb.b)
+	if cb.dt != nil {
+		n = cb.count * cb.dt.Size()
+	}
+	if err == nil && int(*pos)+n > int(insize) {
+		err = errorf(errTruncate, "MPI_Unpack: %d bytes at position %d are past the %d packed", n, *pos, insize)
+	}
+	if err == nil {
+		src := byteSlice(in, int(insize))[*pos : int(*pos)+n]
+		if cb.dt == nil {
+			copy(cb.b, src)
+		} else {
+			_, err = mpi.Unpack(src, cb.b, cb.count, cb.dt)
+		}
 	}
 	if err != nil {
 		return fail("MPI_Unpack", nil, commWorld, err)
 	}
-	copy(b, byteSlice(in, int(insize))[*pos:])
-	*pos += int32(len(b))
+	*pos += int32(n)
 	return errSuccess
 }

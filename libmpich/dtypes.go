@@ -1,0 +1,174 @@
+package main
+
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// typeObj is a derived datatype that the program built: a datatype of
+// package mpi over the bytes of the buffer.
+type typeObj struct {
+	dt    *mpi.Datatype
+	align int // the largest alignment of its predefined parts (struct padding)
+}
+
+// userTypes are the derived datatypes. Their handles are indirect: MPICH's
+// predefined pair types take direct datatype handles.
+var userTypes = newIndirectTable[*typeObj](kindDatatype)
+
+// typeBase returns datatype h as a datatype of package mpi over bytes, and
+// its alignment.
+func typeBase(h int32) (*mpi.Datatype, int, error) {
+	if o, ok := userTypes.get(h); ok {
+		return o.dt, o.align, nil
+	}
+	size, ok := typeSize(h)
+	if !ok || size == 0 {
+		return nil, 0, errorf(errType, "invalid datatype %#x", uint32(h))
+	}
+	dt, err := mpi.Contiguous(size)
+	return dt, min(size, 8), err
+}
+
+// addType stores dt, of alignment align, and its handle at out.
+func addType(dt *mpi.Datatype, align int, err error, out *int32) error {
+	if err != nil {
+		return errorf(errType, "%v", err)
+	}
+	h, ok := userTypes.add(&typeObj{dt: dt, align: align})
+	if !ok {
+		return errorf(errNoMem, "too many datatypes")
+	}
+	*out = h
+	return nil
+}
+
+// hvector builds count blocks of blocklen items of old whose starts are
+// stride bytes apart.
+func hvector(count, blocklen, stride int, old *mpi.Datatype) (*mpi.Datatype, error) {
+	if ext := old.Extent(); ext > 0 && stride%ext == 0 {
+		return old.Vector(count, blocklen, stride/ext)
+	}
+	blk, err := old.Contiguous(blocklen)
+	if err == nil {
+		blk, err = blk.Resized(0, stride)
+	}
+	if err == nil {
+		blk, err = blk.Contiguous(count)
+	}
+	if err != nil || count == 0 {
+		return blk, err
+	}
+	return blk.Resized(0, (count-1)*stride+blocklen*old.Extent())
+}
+
+// hindexed builds blocks of blocklens[i] items of old at byte
+// displacements displs[i].
+func hindexed(blocklens, displs []int, old *mpi.Datatype) (*mpi.Datatype, error) {
+	ext := old.Extent()
+	items := make([]int, len(displs))
+	for i, d := range displs {
+		if ext == 0 || d%ext != 0 {
+			return structOf(blocklens, displs, []*mpi.Datatype{old}, ext)
+		}
+		items[i] = d / ext
+	}
+	return old.Indexed(blocklens, items)
+}
+
+// structOf builds blocks of blocklens[i] items of types[i] (or types[0]
+// for all) at byte displacements displs[i]. The parts must be contiguous
+// datatypes (the predefined ones): the result is an indexed datatype of
+// bytes, with the extent rounded up to align, as C lays out structs.
+func structOf(blocklens, displs []int, types []*mpi.Datatype, align int) (*mpi.Datatype, error) {
+	bytes := make([]int, len(blocklens))
+	lb, ub := 0, 0
+	for i, n := range blocklens {
+		t := types[min(i, len(types)-1)]
+		if t.TrueExtent() != t.Size() || t.Extent() != t.Size() || t.LowerBound() != 0 {
+			return nil, errorf(errType, "struct of a non-contiguous datatype: not supported")
+		}
+		bytes[i] = n * t.Size()
+		if i == 0 || displs[i] < lb {
+			lb = displs[i]
+		}
+		ub = max(ub, displs[i]+bytes[i])
+	}
+	if len(blocklens) == 0 {
+		lb = 0
+	}
+	dt, err := mpi.Indexed(bytes, displs)
+	if err != nil {
+		return nil, err
+	}
+	extent := ub - lb
+	if align > 1 && extent%align != 0 {
+		extent += align - extent%align
+	}
+	return dt.Resized(lb, extent)
+}
+
+// cbuf is a buffer of the C program: count items of a datatype at an
+// address. Items of a predefined datatype, or of a derived one that is
+// contiguous, are moved as plain bytes; the others with their datatype.
+type cbuf struct {
+	b     []byte
+	dt    *mpi.Datatype // nil for plain bytes
+	count int
+}
+
+// bufOf returns the buffer of count items of datatype h at p.
+func bufOf(p unsafe.Pointer, count, h int32) (cbuf, error) {
+	if count < 0 {
+		return cbuf{}, errorf(errCount, "invalid count %d", count)
+	}
+	if size, ok := typeSize(h); ok {
+		return cbuf{b: byteSlice(p, int(count)*size)}, nil
+	}
+	o, ok := userTypes.get(h)
+	if !ok {
+		return cbuf{}, errorf(errType, "invalid datatype %#x", uint32(h))
+	}
+	dt := o.dt
+	if dt.TrueLowerBound() < 0 || dt.LowerBound() < 0 {
+		return cbuf{}, errorf(errType, "datatypes with a negative lower bound are not supported")
+	}
+	if count == 0 {
+		return cbuf{b: byteSlice(p, 0)}, nil
+	}
+	span := (int(count)-1)*dt.Extent() + dt.TrueLowerBound() + dt.TrueExtent()
+	if dt.Size() == dt.Extent() && dt.Size() == dt.TrueExtent() && dt.TrueLowerBound() == 0 {
+		return cbuf{b: byteSlice(p, span)}, nil
+	}
+	return cbuf{b: byteSlice(p, span), dt: dt, count: int(count)}, nil
+}
+
+// dataSize returns the bytes of data in one item of datatype h (0 and
+// false for an invalid one).
+func dataSize(h int32) (int, bool) {
+	if n, ok := typeSize(h); ok {
+		return n, true
+	}
+	if o, ok := userTypes.get(h); ok {
+		return o.dt.Size(), true
+	}
+	return 0, false
+}
+
+// contiguousSize returns the size of datatype h if its items are
+// contiguous bytes (a predefined datatype, or a derived one without gaps).
+func contiguousSize(h int32) (int, bool) {
+	if n, ok := typeSize(h); ok {
+		return n, true
+	}
+	o, ok := userTypes.get(h)
+	if !ok {
+		return 0, false
+	}
+	dt := o.dt
+	if dt.Size() == dt.Extent() && dt.Size() == dt.TrueExtent() && dt.TrueLowerBound() == 0 && dt.LowerBound() == 0 {
+		return dt.Size(), true
+	}
+	return 0, false
+}

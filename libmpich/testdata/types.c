@@ -1,0 +1,112 @@
+/* Derived datatypes: a column of a matrix (vector), a struct with padding,
+ * indexed blocks, a subarray, resized and contiguous types, sent, received,
+ * broadcast and packed. Prints "types ok" on every rank. */
+#include <mpi.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: ", rank); \
+	fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 2); } } while (0)
+
+struct particle {
+	double x;
+	int id;
+	char tag;
+};
+
+static int rank, size;
+
+static void column(void) {
+	double m[4][5], col[4];
+	int i, j, n;
+	MPI_Datatype colt;
+	MPI_Status st;
+	MPI_Type_vector(4, 1, 5, MPI_DOUBLE, &colt);
+	MPI_Type_commit(&colt);
+	MPI_Type_size(colt, &n);
+	CHECK(n == 32, "vector size %d", n);
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 5; j++)
+			m[i][j] = rank == 0 ? 10 * i + j : -1;
+	/* Rank 0 broadcasts column 2 in place. */
+	MPI_Bcast(&m[0][2], 1, colt, 0, MPI_COMM_WORLD);
+	for (i = 0; i < 4; i++)
+		CHECK(m[i][2] == 10 * i + 2 && (rank == 0 || m[i][1] == -1), "bcast column row %d: %g", i, m[i][2]);
+	/* A column sent as a vector arrives as 4 contiguous doubles. */
+	MPI_Sendrecv(&m[0][3], 1, colt, rank, 1, col, 4, MPI_DOUBLE, rank, 1, MPI_COMM_WORLD, &st);
+	MPI_Get_count(&st, MPI_DOUBLE, &n);
+	CHECK(n == 4 && col[3] == m[3][3], "column as doubles: %d, %g", n, col[3]);
+	/* And contiguous doubles received into a column. */
+	for (i = 0; i < 4; i++)
+		col[i] = 100 + i;
+	MPI_Sendrecv(col, 4, MPI_DOUBLE, rank, 2, &m[0][4], 1, colt, rank, 2, MPI_COMM_WORLD, &st);
+	MPI_Get_count(&st, colt, &n);
+	CHECK(n == 1 && m[2][4] == 102 && m[2][3] != 102, "doubles into a column: %d, %g", n, m[2][4]);
+	MPI_Type_free(&colt);
+	CHECK(colt == MPI_DATATYPE_NULL, "type not null after free");
+}
+
+static void structs(void) {
+	struct particle p[3], q[3];
+	int bl[3] = {1, 1, 1}, i, n;
+	MPI_Aint disp[3] = {offsetof(struct particle, x), offsetof(struct particle, id), offsetof(struct particle, tag)}, lb, ext;
+	MPI_Datatype types[3] = {MPI_DOUBLE, MPI_INT, MPI_CHAR}, pt;
+	MPI_Type_create_struct(3, bl, disp, types, &pt);
+	MPI_Type_commit(&pt);
+	MPI_Type_get_extent(pt, &lb, &ext);
+	MPI_Type_size(pt, &n);
+	CHECK(lb == 0 && ext == sizeof(struct particle) && n == 13, "struct extent %ld size %d", (long)ext, n);
+	for (i = 0; i < 3; i++)
+		p[i].x = rank + i / 2.0, p[i].id = 10 * rank + i, p[i].tag = 'a' + i, q[i].id = -1;
+	int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+	MPI_Sendrecv(p, 3, pt, next, 3, q, 3, pt, prev, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	for (i = 0; i < 3; i++)
+		CHECK(q[i].x == prev + i / 2.0 && q[i].id == 10 * prev + i && q[i].tag == 'a' + i, "struct %d: %g %d %c", i, q[i].x, q[i].id, q[i].tag);
+	MPI_Type_free(&pt);
+}
+
+static void indexed(void) {
+	int a[10], b[10], bl[2] = {2, 3}, dl[2] = {1, 6}, i, pos = 0, n;
+	char packed[64];
+	MPI_Datatype it, big;
+	MPI_Type_indexed(2, bl, dl, MPI_INT, &it);
+	MPI_Type_commit(&it);
+	for (i = 0; i < 10; i++)
+		a[i] = i, b[i] = -1;
+	MPI_Pack(a, 1, it, packed, sizeof packed, &pos, MPI_COMM_WORLD);
+	CHECK(pos == 20, "packed indexed %d bytes", pos);
+	pos = 0;
+	MPI_Unpack(packed, 20, &pos, b, 1, it, MPI_COMM_WORLD);
+	CHECK(b[1] == 1 && b[2] == 2 && b[6] == 6 && b[8] == 8 && b[0] == -1 && b[3] == -1, "unpacked indexed");
+	MPI_Type_contiguous(3, it, &big);
+	MPI_Type_size(big, &n);
+	CHECK(n == 60, "contiguous of indexed: size %d", n);
+	MPI_Type_free(&big);
+	MPI_Type_free(&it);
+}
+
+static void subarray(void) {
+	int full[4][6], sizes[2] = {4, 6}, sub[2] = {2, 3}, starts[2] = {1, 2}, out[6], i, j;
+	MPI_Datatype st;
+	MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_INT, &st);
+	MPI_Type_commit(&st);
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 6; j++)
+			full[i][j] = 10 * i + j;
+	MPI_Sendrecv(full, 1, st, rank, 4, out, 6, MPI_INT, rank, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	CHECK(out[0] == 12 && out[2] == 14 && out[3] == 22 && out[5] == 24, "subarray %d %d %d %d", out[0], out[2], out[3], out[5]);
+	MPI_Type_free(&st);
+}
+
+int main(int argc, char **argv) {
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	column();
+	structs();
+	indexed();
+	subarray();
+	printf("types ok rank %d of %d\n", rank, size);
+	MPI_Finalize();
+	return 0;
+}

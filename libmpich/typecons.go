@@ -1,0 +1,170 @@
+package main
+
+// The constructors of derived datatypes (MPI_Type_contiguous ...
+// MPI_Type_create_subarray): datatypes of package mpi over the buffer's
+// bytes.
+
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// construct runs build on old's datatype and stores the new handle at out.
+func construct(fn string, old int32, out *int32, build func(dt *mpi.Datatype) (*mpi.Datatype, error)) int32 {
+	dt, align, err := typeBase(old)
+	if err == nil {
+		var nd *mpi.Datatype
+		nd, err = build(dt)
+		err = addType(nd, align, err, out)
+	}
+	return check(fn, nil, commWorld, err)
+}
+
+//export PMPI_Type_contiguous
+func PMPI_Type_contiguous(count, old int32, out *int32) (rc int32) {
+	defer guard("MPI_Type_contiguous", &rc)
+	return construct("MPI_Type_contiguous", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+		return dt.Contiguous(int(count))
+	})
+}
+
+//export PMPI_Type_vector
+func PMPI_Type_vector(count, blocklen, stride, old int32, out *int32) (rc int32) {
+	defer guard("MPI_Type_vector", &rc)
+	return construct("MPI_Type_vector", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+		return dt.Vector(int(count), int(blocklen), int(stride))
+	})
+}
+
+//export PMPI_Type_create_hvector
+func PMPI_Type_create_hvector(count, blocklen int32, stride int64, old int32, out *int32) (rc int32) {
+	defer guard("MPI_Type_create_hvector", &rc)
+	return construct("MPI_Type_create_hvector", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+		return hvector(int(count), int(blocklen), int(stride), dt)
+	})
+}
+
+//export PMPI_Type_hvector
+func PMPI_Type_hvector(count, blocklen int32, stride int64, old int32, out *int32) int32 {
+	return PMPI_Type_create_hvector(count, blocklen, stride, old, out)
+}
+
+//export PMPI_Type_indexed
+func PMPI_Type_indexed(count int32, blocklens, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
+	defer guard("MPI_Type_indexed", &rc)
+	return construct("MPI_Type_indexed", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+		return dt.Indexed(scaled(blocklens, int(count), 1), scaled(displs, int(count), 1))
+	})
+}
+
+//export PMPI_Type_create_indexed_block
+func PMPI_Type_create_indexed_block(count, blocklen int32, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
+	defer guard("MPI_Type_create_indexed_block", &rc)
+	return construct("MPI_Type_create_indexed_block", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+		return dt.IndexedBlock(int(blocklen), scaled(displs, int(count), 1))
+	})
+}
+
+// aints returns the n MPI_Aint values at p.
+func aints(p unsafe.Pointer, n int) []int {
+	out := make([]int, n)
+	if n > 0 && p != nil {
+		for i, v := range unsafe.Slice((*int64)(p), n) {
+			out[i] = int(v)
+		}
+	}
+	return out
+}
+
+//export PMPI_Type_create_hindexed
+func PMPI_Type_create_hindexed(count int32, blocklens, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
+	defer guard("MPI_Type_create_hindexed", &rc)
+	return construct("MPI_Type_create_hindexed", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+		return hindexed(scaled(blocklens, int(count), 1), aints(displs, int(count)), dt)
+	})
+}
+
+//export PMPI_Type_hindexed
+func PMPI_Type_hindexed(count int32, blocklens, displs unsafe.Pointer, old int32, out *int32) int32 {
+	return PMPI_Type_create_hindexed(count, blocklens, displs, old, out)
+}
+
+//export PMPI_Type_create_struct
+func PMPI_Type_create_struct(count int32, blocklens, displs, types unsafe.Pointer, out *int32) (rc int32) {
+	defer guard("MPI_Type_create_struct", &rc)
+	hs := intArray(types, int(count))
+	parts := make([]*mpi.Datatype, len(hs))
+	align := 1
+	var err error
+	for i, h := range hs {
+		var a int
+		if parts[i], a, err = typeBase(h); err != nil {
+			break
+		}
+		align = max(align, a)
+	}
+	if err == nil {
+		var dt *mpi.Datatype
+		if count == 0 {
+			dt, err = mpi.Contiguous(0)
+		} else {
+			dt, err = structOf(scaled(blocklens, int(count), 1), aints(displs, int(count)), parts, align)
+		}
+		err = addType(dt, align, err, out)
+	}
+	return check("MPI_Type_create_struct", nil, commWorld, err)
+}
+
+//export PMPI_Type_struct
+func PMPI_Type_struct(count int32, blocklens, displs, types unsafe.Pointer, out *int32) int32 {
+	return PMPI_Type_create_struct(count, blocklens, displs, types, out)
+}
+
+//export PMPI_Type_create_resized
+func PMPI_Type_create_resized(old int32, lb, extent int64, out *int32) (rc int32) {
+	defer guard("MPI_Type_create_resized", &rc)
+	return construct("MPI_Type_create_resized", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+		return dt.Resized(int(lb), int(extent))
+	})
+}
+
+//export PMPI_Type_dup
+func PMPI_Type_dup(old int32, out *int32) (rc int32) {
+	defer guard("MPI_Type_dup", &rc)
+	return construct("MPI_Type_dup", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+		return dt.Dup(), nil
+	})
+}
+
+// Array orders of MPI_Type_create_subarray.
+const (
+	orderC       = 56
+	orderFortran = 57
+)
+
+//export PMPI_Type_create_subarray
+func PMPI_Type_create_subarray(ndims int32, sizes, subsizes, starts unsafe.Pointer, order, old int32, out *int32) (rc int32) {
+	defer guard("MPI_Type_create_subarray", &rc)
+	return construct("MPI_Type_create_subarray", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+		n := int(ndims)
+		sz, sub, st := scaled(sizes, n, 1), scaled(subsizes, n, 1), scaled(starts, n, 1)
+		o := mpi.OrderC
+		if order == orderFortran {
+			o = mpi.OrderFortran
+		}
+		// A subarray of items of old: the innermost dimension in bytes,
+		// when old is contiguous.
+		if ext := dt.Extent(); n > 0 && dt.Size() == ext && dt.TrueExtent() == ext {
+			in := n - 1
+			if o == mpi.OrderFortran {
+				in = 0
+			}
+			sz[in], sub[in], st[in] = sz[in]*ext, sub[in]*ext, st[in]*ext
+			return mpi.Subarray(sz, sub, st, o)
+		}
+		return nil, errorf(errType, "subarray of a non-contiguous datatype: not supported")
+	})
+}
