@@ -119,6 +119,21 @@ func TestCPrograms(t *testing.T) {
 	}
 }
 
+// TestMpirunFindsLibmpich checks that mpirun runs a program linked
+// against libmpich.so.12 on this runtime's library without
+// LD_LIBRARY_PATH: the one next to mpirun's executable, or -libmpich's.
+func TestMpirunFindsLibmpich(t *testing.T) {
+	dir := buildC(t)
+	prog := filepath.Join(dir, "p2p")
+	for _, args := range [][]string{{"-np", "2", prog}, {"-np", "2", "-libmpich", dir, prog}} {
+		out, err := runJob(t, "", filepath.Join(dir, "mpirun"), args...)
+		checkOK(t, "mpirun "+strings.Join(args, " "), "p2p", 2, out, err)
+		if !strings.Contains(out, "library: martini") {
+			t.Errorf("mpirun %s: the program ran on another library:\n%s", strings.Join(args, " "), out)
+		}
+	}
+}
+
 // TestCFatalError checks that an error under the default
 // MPI_ERRORS_ARE_FATAL aborts the job with a message naming the function.
 func TestCFatalError(t *testing.T) {

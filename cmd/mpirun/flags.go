@@ -27,6 +27,7 @@ type options struct {
 	compute   string          // in virtual time, how computing counts (martini.Computes): "" is cpu
 	opRate    float64         // under -compute declared, the modelled host's Mop/s
 	settings  launch.Settings // forwarded to the ranks as MARTINI_* variables
+	libmpich  string          // -libmpich: the directory of this runtime's libmpich.so.12
 	program   string
 	args      []string
 
@@ -56,6 +57,12 @@ import path), which is built first. With -hosts or -hostfile the ranks run
 on those hosts, through an agent that mpirun starts on each with -launch;
 PROGRAM and mpirun itself must be at the same paths on every host.
 
+A PROGRAM linked against MPICH's libmpich.so.12 (a C or Fortran MPI program
+built with mpicc.mpich or mpif90.mpich) runs on this runtime's library of
+that name (package libmpich): mpirun puts the directory of -libmpich, or of
+mpirun's own executable when the library is there, or else a build of it
+from this module, first in the ranks' LD_LIBRARY_PATH (on this host).
+
 Flags:
 `
 
@@ -74,6 +81,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.tagOutput, "tag-output", false, `prefix every line of output with "[rank] "`)
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop the build and the job if they have not ended after this `duration` (0: no limit)")
 	fs.BoolVar(&o.verbose, "v", false, "report what mpirun does on stderr")
+	fs.StringVar(&o.libmpich, "libmpich", "", "the `directory` of this runtime's libmpich.so.12 (go build -buildmode=c-shared -o DIR/libmpich.so.12 ./libmpich), for a PROGRAM linked against MPICH's")
 	fs.Func("eager-limit", "send messages of up to `bytes` eagerly (suffixes k, m: KiB, MiB)", func(s string) error {
 		n, err := parseBytes(s)
 		if err != nil {

@@ -48,6 +48,7 @@
 //	-agent-timeout D   fail when an agent has not answered D after its launch command started (default 30s; 0: no bound)
 //	-if CIDR|NAME      the network that joins the hosts
 //	-v                 report what mpirun does
+//	-libmpich DIR      the directory of this runtime's libmpich.so.12
 //
 // # Jobs across hosts
 //
@@ -160,6 +161,13 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 		if code := buildProgram(ctx, sig, deadline, t, dir, path, opts, out); code != 0 {
 			return code
 		}
+	}
+	lib, code := useLibmpich(ctx, sig, deadline, path, opts, out)
+	if lib != "" {
+		defer os.RemoveAll(lib)
+	}
+	if code != 0 {
+		return code
 	}
 	return runJob(ctx, sig, deadline, opts, path, out)
 }

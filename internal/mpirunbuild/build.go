@@ -46,6 +46,9 @@ type Spec struct {
 	// main package has a default.pgo of its own, which the go command
 	// then uses.
 	PGO bool
+	// BuildMode, if not empty, is passed as -buildmode (c-shared for the
+	// libmpich shared library).
+	BuildMode string
 }
 
 // groupGrace bounds how long GoBuild waits for the processes of a killed
@@ -71,6 +74,9 @@ func GoBuild(ctx context.Context, s Spec) (err error) {
 		}
 	}()
 	args := []string{"build", "-o", s.Out}
+	if s.BuildMode != "" {
+		args = append(args, "-buildmode="+s.BuildMode)
+	}
 	if s.PGO && !hasDefaultPGO(ctx, gocmd, tmp, s) {
 		prof, err := pgo.Write(tmp)
 		if err != nil {
