@@ -57,7 +57,7 @@ int main(int argc, char **argv) {
 	MPI_Error_class(rc, &class);
 	MPI_Error_string(rc, msg, &len);
 	CHECK(class == MPI_ERR_OTHER && strstr(msg, "MPI_File_open") != NULL, "stub: class %d text %s", class, msg);
-	rc = PMPI_Win_fence(0, 0);
+	rc = PMPI_File_close(&fh);
 	MPI_Error_class(rc, &class);
 	CHECK(class == MPI_ERR_OTHER, "PMPI stub: class %d", class);
 

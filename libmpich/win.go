@@ -1,0 +1,338 @@
+package main
+
+// One-sided communication (MPI_Win_create ... MPI_Win_unlock_all): windows
+// of bytes, puts and gets of contiguous datatypes, fences, locks and
+// flushes, and the active-target epochs.
+
+/*
+#include <stdlib.h>
+#include <string.h>
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// newWin makes a window of size bytes at base over communicator comm and
+// stores its handle at out.
+func newWin(fn string, base unsafe.Pointer, size int64, dispUnit, comm int32, flavor int64, owned unsafe.Pointer, out *int32) int32 {
+	o, rc := commArg(fn, comm)
+	if rc != errSuccess {
+		return rc
+	}
+	if size < 0 || dispUnit <= 0 {
+		return fail(fn, o, comm, errorf(errArg, "invalid size %d or displacement unit %d", size, dispUnit))
+	}
+	w, err := mpi.WinCreate(o.c, byteSlice(base, int(size)))
+	if err != nil {
+		return fail(fn, o, comm, err)
+	}
+	attrs := C.calloc(4, 8)
+	vals := unsafe.Slice((*int64)(attrs), 4)
+	vals[0], vals[1], vals[2], vals[3] = size, int64(dispUnit), flavor, modelUnified
+	h, ok := wins.add(&winObj{w: w, base: base, size: size, dispUnit: int(dispUnit), comm: o, owned: owned, attrs: attrs})
+	if !ok {
+		return fail(fn, o, comm, errorf(errNoMem, "too many windows"))
+	}
+	*out = h
+	return errSuccess
+}
+
+//export PMPI_Win_create
+func PMPI_Win_create(base unsafe.Pointer, size int64, dispUnit, info, comm int32, out *int32) (rc int32) {
+	defer guard("MPI_Win_create", &rc)
+	return newWin("MPI_Win_create", base, size, dispUnit, comm, flavorCreate, nil, out)
+}
+
+//export PMPI_Win_allocate
+func PMPI_Win_allocate(size int64, dispUnit, info, comm int32, baseptr unsafe.Pointer, out *int32) (rc int32) {
+	defer guard("MPI_Win_allocate", &rc)
+	mem := C.calloc(C.size_t(max(size, 1)), 1)
+	if mem == nil {
+		return fail("MPI_Win_allocate", nil, commWorld, errorf(errNoMem, "cannot allocate %d bytes", size))
+	}
+	rc = newWin("MPI_Win_allocate", mem, size, dispUnit, comm, flavorAllocate, mem, out)
+	if rc != errSuccess {
+		C.free(mem)
+		return rc
+	}
+	*(*unsafe.Pointer)(baseptr) = mem
+	return errSuccess
+}
+
+// winArg returns the window of handle h, or the error code of an invalid
+// one.
+func winArg(fn string, h int32) (*winObj, int32) {
+	o, ok := wins.get(h)
+	if !ok {
+		return nil, fail(fn, nil, commWorld, errorf(errWin, "invalid window %#x", uint32(h)))
+	}
+	return o, errSuccess
+}
+
+// winCheck handles the error of a call on window o.
+func winCheck(fn string, o *winObj, err error) int32 {
+	if err == nil {
+		return errSuccess
+	}
+	return fail(fn, o.comm, commWorld, err)
+}
+
+//export PMPI_Win_free
+func PMPI_Win_free(win *int32) (rc int32) {
+	defer guard("MPI_Win_free", &rc)
+	o, rc := winArg("MPI_Win_free", *win)
+	if rc != errSuccess {
+		return rc
+	}
+	if err := o.w.Free(); err != nil {
+		return winCheck("MPI_Win_free", o, err)
+	}
+	wins.remove(*win)
+	C.free(o.attrs)
+	if o.owned != nil {
+		C.free(o.owned)
+	}
+	*win = winNull
+	return errSuccess
+}
+
+// rmaArgs resolves the buffers of a put or get: the origin's bytes and the
+// target's byte displacement, which must hold as many bytes.
+func rmaArgs(o *winObj, origin unsafe.Pointer, ocount, otype int32, tdisp int64, tcount, ttype int32) ([]byte, int, error) {
+	b, err := bufArg(origin, ocount, otype)
+	if err != nil {
+		return nil, 0, err
+	}
+	tsize, ok := contiguousSize(ttype)
+	if !ok {
+		return nil, 0, errorf(errType, "target datatype %#x: only contiguous datatypes are supported", uint32(ttype))
+	}
+	if int(tcount)*tsize != len(b) {
+		return nil, 0, errorf(errArg, "origin of %d bytes, target of %d", len(b), int(tcount)*tsize)
+	}
+	return b, int(tdisp) * o.dispUnit, nil
+}
+
+//export PMPI_Put
+func PMPI_Put(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, win int32) (rc int32) {
+	defer guard("MPI_Put", &rc)
+	o, rc := winArg("MPI_Put", win)
+	if rc != errSuccess {
+		return rc
+	}
+	b, disp, err := rmaArgs(o, origin, ocount, otype, tdisp, tcount, ttype)
+	if err == nil {
+		err = mpi.Put(o.w, b, mapRank(target), disp)
+	}
+	return winCheck("MPI_Put", o, err)
+}
+
+//export PMPI_Get
+func PMPI_Get(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, win int32) (rc int32) {
+	defer guard("MPI_Get", &rc)
+	o, rc := winArg("MPI_Get", win)
+	if rc != errSuccess {
+		return rc
+	}
+	b, disp, err := rmaArgs(o, origin, ocount, otype, tdisp, tcount, ttype)
+	if err == nil {
+		err = mpi.Get(o.w, b, mapRank(target), disp)
+	}
+	return winCheck("MPI_Get", o, err)
+}
+
+//export PMPI_Win_fence
+func PMPI_Win_fence(assert, win int32) (rc int32) {
+	defer guard("MPI_Win_fence", &rc)
+	o, rc := winArg("MPI_Win_fence", win)
+	if rc != errSuccess {
+		return rc
+	}
+	return winCheck("MPI_Win_fence", o, o.w.Fence())
+}
+
+//export PMPI_Win_lock
+func PMPI_Win_lock(kind, rank, assert, win int32) (rc int32) {
+	defer guard("MPI_Win_lock", &rc)
+	o, rc := winArg("MPI_Win_lock", win)
+	if rc != errSuccess {
+		return rc
+	}
+	lt := mpi.LockShared
+	switch kind {
+	case lockExclusive:
+		lt = mpi.LockExclusive
+	case lockShared:
+	default:
+		return winCheck("MPI_Win_lock", o, errorf(errArg, "invalid lock type %d", kind))
+	}
+	return winCheck("MPI_Win_lock", o, o.w.Lock(lt, mapRank(rank)))
+}
+
+//export PMPI_Win_unlock
+func PMPI_Win_unlock(rank, win int32) (rc int32) {
+	defer guard("MPI_Win_unlock", &rc)
+	o, rc := winArg("MPI_Win_unlock", win)
+	if rc != errSuccess {
+		return rc
+	}
+	return winCheck("MPI_Win_unlock", o, o.w.Unlock(mapRank(rank)))
+}
+
+//export PMPI_Win_lock_all
+func PMPI_Win_lock_all(assert, win int32) (rc int32) {
+	defer guard("MPI_Win_lock_all", &rc)
+	o, rc := winArg("MPI_Win_lock_all", win)
+	if rc != errSuccess {
+		return rc
+	}
+	return winCheck("MPI_Win_lock_all", o, o.w.LockAll())
+}
+
+//export PMPI_Win_unlock_all
+func PMPI_Win_unlock_all(win int32) (rc int32) {
+	defer guard("MPI_Win_unlock_all", &rc)
+	o, rc := winArg("MPI_Win_unlock_all", win)
+	if rc != errSuccess {
+		return rc
+	}
+	return winCheck("MPI_Win_unlock_all", o, o.w.UnlockAll())
+}
+
+//export PMPI_Win_flush
+func PMPI_Win_flush(rank, win int32) (rc int32) {
+	defer guard("MPI_Win_flush", &rc)
+	o, rc := winArg("MPI_Win_flush", win)
+	if rc != errSuccess {
+		return rc
+	}
+	return winCheck("MPI_Win_flush", o, o.w.Flush(mapRank(rank)))
+}
+
+//export PMPI_Win_flush_all
+func PMPI_Win_flush_all(win int32) (rc int32) {
+	defer guard("MPI_Win_flush_all", &rc)
+	o, rc := winArg("MPI_Win_flush_all", win)
+	if rc != errSuccess {
+		return rc
+	}
+	return winCheck("MPI_Win_flush_all", o, o.w.FlushAll())
+}
+
+//export PMPI_Win_flush_local
+func PMPI_Win_flush_local(rank, win int32) (rc int32) {
+	defer guard("MPI_Win_flush_local", &rc)
+	o, rc := winArg("MPI_Win_flush_local", win)
+	if rc != errSuccess {
+		return rc
+	}
+	return winCheck("MPI_Win_flush_local", o, o.w.FlushLocal(mapRank(rank)))
+}
+
+//export PMPI_Win_flush_local_all
+func PMPI_Win_flush_local_all(win int32) (rc int32) {
+	defer guard("MPI_Win_flush_local_all", &rc)
+	o, rc := winArg("MPI_Win_flush_local_all", win)
+	if rc != errSuccess {
+		return rc
+	}
+	return winCheck("MPI_Win_flush_local_all", o, o.w.FlushLocalAll())
+}
+
+//export PMPI_Win_sync
+func PMPI_Win_sync(win int32) (rc int32) {
+	defer guard("MPI_Win_sync", &rc)
+	o, rc := winArg("MPI_Win_sync", win)
+	if rc != errSuccess {
+		return rc
+	}
+	return winCheck("MPI_Win_sync", o, o.w.Sync())
+}
+
+// pscw runs an active-target call (MPI_Win_post, MPI_Win_start) with the
+// group of handle group.
+func pscw(fn string, win, group int32, call func(w *mpi.Win, g mpi.Group) error) int32 {
+	o, rc := winArg(fn, win)
+	if rc != errSuccess {
+		return rc
+	}
+	g, rc := groupArg(fn, group)
+	if rc != errSuccess {
+		return rc
+	}
+	return winCheck(fn, o, call(o.w, g))
+}
+
+//export PMPI_Win_post
+func PMPI_Win_post(group, assert, win int32) (rc int32) {
+	defer guard("MPI_Win_post", &rc)
+	return pscw("MPI_Win_post", win, group, (*mpi.Win).Post)
+}
+
+//export PMPI_Win_start
+func PMPI_Win_start(group, assert, win int32) (rc int32) {
+	defer guard("MPI_Win_start", &rc)
+	return pscw("MPI_Win_start", win, group, (*mpi.Win).Start)
+}
+
+//export PMPI_Win_complete
+func PMPI_Win_complete(win int32) (rc int32) {
+	defer guard("MPI_Win_complete", &rc)
+	o, rc := winArg("MPI_Win_complete", win)
+	if rc != errSuccess {
+		return rc
+	}
+	return winCheck("MPI_Win_complete", o, o.w.Complete())
+}
+
+//export PMPI_Win_wait
+func PMPI_Win_wait(win int32) (rc int32) {
+	defer guard("MPI_Win_wait", &rc)
+	o, rc := winArg("MPI_Win_wait", win)
+	if rc != errSuccess {
+		return rc
+	}
+	return winCheck("MPI_Win_wait", o, o.w.Wait())
+}
+
+//export PMPI_Win_get_group
+func PMPI_Win_get_group(win int32, group *int32) (rc int32) {
+	defer guard("MPI_Win_get_group", &rc)
+	o, rc := winArg("MPI_Win_get_group", win)
+	if rc != errSuccess {
+		return rc
+	}
+	return storeGroup("MPI_Win_get_group", o.w.Group(), nil, group)
+}
+
+//export PMPI_Win_get_attr
+func PMPI_Win_get_attr(win, key int32, val unsafe.Pointer, flag *int32) (rc int32) {
+	defer guard("MPI_Win_get_attr", &rc)
+	o, rc := winArg("MPI_Win_get_attr", win)
+	if rc != errSuccess {
+		return rc
+	}
+	var p unsafe.Pointer
+	switch key {
+	case keyWinBase:
+		p = o.base
+	case keyWinSize:
+		p = o.attrs
+	case keyWinDispUnit:
+		p = unsafe.Add(o.attrs, 8)
+	case keyWinCreateFlavor:
+		p = unsafe.Add(o.attrs, 16)
+	case keyWinModel:
+		p = unsafe.Add(o.attrs, 24)
+	default:
+		*flag = 0
+		return errSuccess
+	}
+	*flag = 1
+	*(*unsafe.Pointer)(val) = p
+	return errSuccess
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// winObj is what a window handle names: a window of package mpi over the
+// bytes of the program's memory, with the displacement unit the program
+// gave, which this library applies (package mpi's window counts in bytes).
+type winObj struct {
+	w        *mpi.Win
+	base     unsafe.Pointer
+	size     int64
+	dispUnit int
+	comm     *commObj
+	// owned is memory MPI_Win_allocate took, freed with the window.
+	owned unsafe.Pointer
+	// attrs is C memory holding MPI_WIN_SIZE, MPI_WIN_DISP_UNIT,
+	// MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL, whose addresses the
+	// program gets.
+	attrs unsafe.Pointer
+}
+
+// wins are the windows.
+var wins = newTable[*winObj](kindWin)
+
+// Lock types of MPI_Win_lock.
+const (
+	lockExclusive = 234
+	lockShared    = 235
+)
+
+// Window attributes (MPI_Win_get_attr) and flavors.
+const (
+	keyWinBase         int32 = 0x66000001
+	keyWinSize         int32 = 0x66000003
+	keyWinDispUnit     int32 = 0x66000005
+	keyWinCreateFlavor int32 = 0x66000007
+	keyWinModel        int32 = 0x66000009
+	flavorCreate             = 1
+	flavorAllocate           = 2
+	modelUnified             = 2
+)
