@@ -15,6 +15,7 @@ const (
 	kindOp         = 0x6
 	kindInfo       = 0x7
 	kindWin        = 0x8
+	kindKeyval     = 0x9
 	kindRequest    = 0xb
 )
 
@@ -38,6 +39,9 @@ const (
 	messageNull    int32 = 0x2c000000
 	messageNoProc  int32 = 0x6c000000
 )
+
+// keyvalInvalid is MPI_KEYVAL_INVALID.
+const keyvalInvalid int32 = 0x24000000
 
 // Predefined communicators, groups and infos.
 const (
@@ -209,6 +213,7 @@ const (
 	errPending     = 18
 	errRequest     = 19
 	errInfo        = 28
+	errInfoNokey   = 31
 	errNoMem       = 34
 	errUnsupported = 44
 	errWin         = 45

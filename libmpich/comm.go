@@ -82,6 +82,10 @@ func PMPI_Comm_dup(comm int32, out *int32) (rc int32) {
 	if err == nil {
 		err = newComm(o, c, out)
 	}
+	if err == nil {
+		n, _ := comms.get(*out)
+		err = copyAttrs(o, comm, n)
+	}
 	return check("MPI_Comm_dup", o, comm, err)
 }
 
@@ -170,7 +174,10 @@ func PMPI_Comm_free(comm *int32) (rc int32) {
 	if rc != errSuccess {
 		return rc
 	}
-	err := o.c.Free()
+	err := deleteAttrs(o, h)
+	if err == nil {
+		err = o.c.Free()
+	}
 	if err == nil {
 		comms.remove(h)
 		*comm = commNull
@@ -260,10 +267,13 @@ func PMPI_Comm_get_attr(comm, key int32, val unsafe.Pointer, flag *int32) (rc in
 		return rc
 	}
 	p := attrValue(key)
-	*flag = boolInt(p != nil)
-	if p != nil {
-		*(*unsafe.Pointer)(val) = p
+	if p == nil {
+		o, _ := lookupComm(comm)
+		userAttr(o, key, val, flag)
+		return errSuccess
 	}
+	*flag = 1
+	*(*unsafe.Pointer)(val) = p
 	return errSuccess
 }
 

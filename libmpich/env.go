@@ -79,7 +79,15 @@ func PMPI_Is_thread_main(flag *int32) (rc int32) {
 //export PMPI_Finalize
 func PMPI_Finalize() (rc int32) {
 	defer guard("MPI_Finalize", &rc)
-	err := mpi.Finalize()
+	// MPI_COMM_SELF's attributes are deleted first, as MPI says: libraries
+	// hang their clean-up on them.
+	var err error
+	if s := self.Load(); s != nil {
+		err = deleteAttrs(s, commSelf)
+	}
+	if err == nil {
+		err = mpi.Finalize()
+	}
 	if err != nil {
 		return fail("MPI_Finalize", nil, commWorld, err)
 	}

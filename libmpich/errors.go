@@ -116,7 +116,7 @@ var classNames = map[int32]string{
 	errTopology: "MPI_ERR_TOPOLOGY", errDims: "MPI_ERR_DIMS", errArg: "MPI_ERR_ARG",
 	errUnknown: "MPI_ERR_UNKNOWN", errTruncate: "MPI_ERR_TRUNCATE", errOther: "MPI_ERR_OTHER",
 	errIntern: "MPI_ERR_INTERN", errInStatus: "MPI_ERR_IN_STATUS", errPending: "MPI_ERR_PENDING",
-	errRequest: "MPI_ERR_REQUEST", errInfo: "MPI_ERR_INFO", errNoMem: "MPI_ERR_NO_MEM",
+	errRequest: "MPI_ERR_REQUEST", errInfo: "MPI_ERR_INFO", errInfoNokey: "MPI_ERR_INFO_NOKEY", errNoMem: "MPI_ERR_NO_MEM",
 	errUnsupported: "MPI_ERR_UNSUPPORTED_OPERATION", errWin: "MPI_ERR_WIN",
 	errKeyval: "MPI_ERR_KEYVAL", errRMASync: "MPI_ERR_RMA_SYNC", errRMARange: "MPI_ERR_RMA_RANGE",
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/rhinet-go/martini/mpi"
@@ -11,6 +12,9 @@ import (
 type commObj struct {
 	c    *mpi.Comm
 	errh atomic.Int32
+
+	mu    sync.Mutex
+	attrs map[int32]uintptr // the attributes the program cached, by keyval
 }
 
 // newCommObj returns c with the default error handler,

@@ -114,10 +114,8 @@ int PMPI_Alltoallw_init(void) { return mpichNotImplemented("MPI_Alltoallw_init")
 MPICH_ALIAS(MPI_Alltoallw_init, PMPI_Alltoallw_init);
 int PMPI_Alltoallw_init_c(void) { return mpichNotImplemented("MPI_Alltoallw_init_c"); }
 MPICH_ALIAS(MPI_Alltoallw_init_c, PMPI_Alltoallw_init_c);
-int PMPI_Attr_delete(void) { return mpichNotImplemented("MPI_Attr_delete"); }
 MPICH_ALIAS(MPI_Attr_delete, PMPI_Attr_delete);
 MPICH_ALIAS(MPI_Attr_get, PMPI_Attr_get);
-int PMPI_Attr_put(void) { return mpichNotImplemented("MPI_Attr_put"); }
 MPICH_ALIAS(MPI_Attr_put, PMPI_Attr_put);
 MPICH_ALIAS(MPI_Barrier, PMPI_Barrier);
 int PMPI_Barrier_init(void) { return mpichNotImplemented("MPI_Barrier_init"); }
@@ -164,9 +162,7 @@ MPICH_ALIAS(MPI_Comm_create_errhandler, PMPI_Comm_create_errhandler);
 int PMPI_Comm_create_from_group(void) { return mpichNotImplemented("MPI_Comm_create_from_group"); }
 MPICH_ALIAS(MPI_Comm_create_from_group, PMPI_Comm_create_from_group);
 MPICH_ALIAS(MPI_Comm_create_group, PMPI_Comm_create_group);
-int PMPI_Comm_create_keyval(void) { return mpichNotImplemented("MPI_Comm_create_keyval"); }
 MPICH_ALIAS(MPI_Comm_create_keyval, PMPI_Comm_create_keyval);
-int PMPI_Comm_delete_attr(void) { return mpichNotImplemented("MPI_Comm_delete_attr"); }
 MPICH_ALIAS(MPI_Comm_delete_attr, PMPI_Comm_delete_attr);
 int PMPI_Comm_disconnect(void) { return mpichNotImplemented("MPI_Comm_disconnect"); }
 MPICH_ALIAS(MPI_Comm_disconnect, PMPI_Comm_disconnect);
@@ -174,11 +170,9 @@ MPICH_ALIAS(MPI_Comm_dup, PMPI_Comm_dup);
 int PMPI_Comm_dup_with_info(void) { return mpichNotImplemented("MPI_Comm_dup_with_info"); }
 MPICH_ALIAS(MPI_Comm_dup_with_info, PMPI_Comm_dup_with_info);
 MPICH_ALIAS(MPI_Comm_free, PMPI_Comm_free);
-int PMPI_Comm_free_keyval(void) { return mpichNotImplemented("MPI_Comm_free_keyval"); }
 MPICH_ALIAS(MPI_Comm_free_keyval, PMPI_Comm_free_keyval);
 MPICH_ALIAS(MPI_Comm_get_attr, PMPI_Comm_get_attr);
 MPICH_ALIAS(MPI_Comm_get_errhandler, PMPI_Comm_get_errhandler);
-int PMPI_Comm_get_info(void) { return mpichNotImplemented("MPI_Comm_get_info"); }
 MPICH_ALIAS(MPI_Comm_get_info, PMPI_Comm_get_info);
 MPICH_ALIAS(MPI_Comm_get_name, PMPI_Comm_get_name);
 int PMPI_Comm_get_parent(void) { return mpichNotImplemented("MPI_Comm_get_parent"); }
@@ -194,10 +188,8 @@ MPICH_ALIAS(MPI_Comm_rank, PMPI_Comm_rank);
 int PMPI_Comm_remote_group(void) { return mpichNotImplemented("MPI_Comm_remote_group"); }
 MPICH_ALIAS(MPI_Comm_remote_group, PMPI_Comm_remote_group);
 MPICH_ALIAS(MPI_Comm_remote_size, PMPI_Comm_remote_size);
-int PMPI_Comm_set_attr(void) { return mpichNotImplemented("MPI_Comm_set_attr"); }
 MPICH_ALIAS(MPI_Comm_set_attr, PMPI_Comm_set_attr);
 MPICH_ALIAS(MPI_Comm_set_errhandler, PMPI_Comm_set_errhandler);
-int PMPI_Comm_set_info(void) { return mpichNotImplemented("MPI_Comm_set_info"); }
 MPICH_ALIAS(MPI_Comm_set_info, PMPI_Comm_set_info);
 MPICH_ALIAS(MPI_Comm_set_name, PMPI_Comm_set_name);
 MPICH_ALIAS(MPI_Comm_size, PMPI_Comm_size);
@@ -546,27 +538,18 @@ int PMPI_Ineighbor_alltoallw(void) { return mpichNotImplemented("MPI_Ineighbor_a
 MPICH_ALIAS(MPI_Ineighbor_alltoallw, PMPI_Ineighbor_alltoallw);
 int PMPI_Ineighbor_alltoallw_c(void) { return mpichNotImplemented("MPI_Ineighbor_alltoallw_c"); }
 MPICH_ALIAS(MPI_Ineighbor_alltoallw_c, PMPI_Ineighbor_alltoallw_c);
-int PMPI_Info_create(void) { return mpichNotImplemented("MPI_Info_create"); }
 MPICH_ALIAS(MPI_Info_create, PMPI_Info_create);
 int PMPI_Info_create_env(void) { return mpichNotImplemented("MPI_Info_create_env"); }
 MPICH_ALIAS(MPI_Info_create_env, PMPI_Info_create_env);
-int PMPI_Info_delete(void) { return mpichNotImplemented("MPI_Info_delete"); }
 MPICH_ALIAS(MPI_Info_delete, PMPI_Info_delete);
-int PMPI_Info_dup(void) { return mpichNotImplemented("MPI_Info_dup"); }
 MPICH_ALIAS(MPI_Info_dup, PMPI_Info_dup);
-int PMPI_Info_free(void) { return mpichNotImplemented("MPI_Info_free"); }
 MPICH_ALIAS(MPI_Info_free, PMPI_Info_free);
-int PMPI_Info_get(void) { return mpichNotImplemented("MPI_Info_get"); }
 MPICH_ALIAS(MPI_Info_get, PMPI_Info_get);
-int PMPI_Info_get_nkeys(void) { return mpichNotImplemented("MPI_Info_get_nkeys"); }
 MPICH_ALIAS(MPI_Info_get_nkeys, PMPI_Info_get_nkeys);
-int PMPI_Info_get_nthkey(void) { return mpichNotImplemented("MPI_Info_get_nthkey"); }
 MPICH_ALIAS(MPI_Info_get_nthkey, PMPI_Info_get_nthkey);
 int PMPI_Info_get_string(void) { return mpichNotImplemented("MPI_Info_get_string"); }
 MPICH_ALIAS(MPI_Info_get_string, PMPI_Info_get_string);
-int PMPI_Info_get_valuelen(void) { return mpichNotImplemented("MPI_Info_get_valuelen"); }
 MPICH_ALIAS(MPI_Info_get_valuelen, PMPI_Info_get_valuelen);
-int PMPI_Info_set(void) { return mpichNotImplemented("MPI_Info_set"); }
 MPICH_ALIAS(MPI_Info_set, PMPI_Info_set);
 MPICH_ALIAS(MPI_Init, PMPI_Init);
 MPICH_ALIAS(MPI_Init_thread, PMPI_Init_thread);
@@ -621,9 +604,7 @@ MPICH_ALIAS(MPI_Isendrecv_replace_c, PMPI_Isendrecv_replace_c);
 MPICH_ALIAS(MPI_Issend, PMPI_Issend);
 int PMPI_Issend_c(void) { return mpichNotImplemented("MPI_Issend_c"); }
 MPICH_ALIAS(MPI_Issend_c, PMPI_Issend_c);
-int PMPI_Keyval_create(void) { return mpichNotImplemented("MPI_Keyval_create"); }
 MPICH_ALIAS(MPI_Keyval_create, PMPI_Keyval_create);
-int PMPI_Keyval_free(void) { return mpichNotImplemented("MPI_Keyval_free"); }
 MPICH_ALIAS(MPI_Keyval_free, PMPI_Keyval_free);
 int PMPI_Lookup_name(void) { return mpichNotImplemented("MPI_Lookup_name"); }
 MPICH_ALIAS(MPI_Lookup_name, PMPI_Lookup_name);
@@ -1123,5 +1104,5 @@ import "C"
 // this library leaves unimplemented.
 const (
 	libraryFunctions = 644
-	stubbedFunctions = 466
+	stubbedFunctions = 447
 )

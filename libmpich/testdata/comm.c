@@ -6,6 +6,34 @@
 #define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: ", rank); \
 	fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 2); } } while (0)
 
+static int deletes;
+
+static int count_delete(MPI_Comm comm, int key, void *val, void *extra) {
+	deletes++;
+	return MPI_SUCCESS;
+}
+
+/* attributes caches a value on MPI_COMM_WORLD under a key whose copy
+ * callback is MPI_COMM_DUP_FN, checks that a duplicate has it and that
+ * freeing the duplicate and deleting the attribute call the delete
+ * callback. */
+static void attributes(int rank) {
+	int key, flag, value = 42, *got;
+	MPI_Comm dup;
+	MPI_Comm_create_keyval(MPI_COMM_DUP_FN, count_delete, &key, NULL);
+	MPI_Comm_set_attr(MPI_COMM_WORLD, key, &value);
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	MPI_Comm_get_attr(dup, key, &got, &flag);
+	CHECK(flag && got == &value, "attribute on the duplicate: flag %d", flag);
+	MPI_Comm_free(&dup);
+	CHECK(deletes == 1, "deletes after free %d", deletes);
+	MPI_Comm_delete_attr(MPI_COMM_WORLD, key);
+	MPI_Comm_get_attr(MPI_COMM_WORLD, key, &got, &flag);
+	CHECK(!flag && deletes == 2, "after delete: flag %d deletes %d", flag, deletes);
+	MPI_Comm_free_keyval(&key);
+	CHECK(key == MPI_KEYVAL_INVALID, "keyval not invalid after free");
+}
+
 int main(int argc, char **argv) {
 	int rank, size, srank, ssize, sum, res, gsize, grank, zero = 0, tr;
 	int *tagub, flag;
@@ -53,6 +81,7 @@ int main(int argc, char **argv) {
 	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagub, &flag);
 	CHECK(flag && *tagub >= 32767, "tag ub %d", flag ? *tagub : -1);
 
+	attributes(rank);
 	MPI_Comm_free(&dup);
 	MPI_Comm_free(&half);
 	CHECK(dup == MPI_COMM_NULL && half == MPI_COMM_NULL, "comm not null after free");

@@ -1,9 +1,10 @@
 /* Nonblocking collectives, a user-defined operation, a Cartesian
- * topology, persistent requests, packing and datatype queries. Prints
- * "more ok" on every rank. */
+ * topology, persistent requests, packing, datatype queries and info
+ * objects. Prints "more ok" on every rank. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: ", rank); \
 	fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 2); } } while (0)
@@ -115,6 +116,28 @@ static void types(void) {
 	MPI_Free_mem(packed);
 }
 
+static void info(void) {
+	MPI_Info in, dup;
+	char val[16], key[MPI_MAX_INFO_KEY + 1];
+	int flag, n;
+	MPI_Info_create(&in);
+	MPI_Info_set(in, "color", "blue");
+	MPI_Info_set(in, "size", "7");
+	MPI_Info_dup(in, &dup);
+	MPI_Info_delete(in, "color");
+	MPI_Info_get_nkeys(in, &n);
+	CHECK(n == 1, "nkeys %d", n);
+	MPI_Info_get(dup, "color", sizeof val - 1, val, &flag);
+	CHECK(flag && strcmp(val, "blue") == 0, "dup color %s", val);
+	MPI_Info_get_nthkey(dup, 1, key);
+	CHECK(strcmp(key, "size") == 0, "nth key %s", key);
+	MPI_Info_get(in, "color", sizeof val - 1, val, &flag);
+	CHECK(!flag, "deleted key found");
+	MPI_Info_free(&in);
+	MPI_Info_free(&dup);
+	CHECK(in == MPI_INFO_NULL, "info not null after free");
+}
+
 int main(int argc, char **argv) {
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -124,6 +147,7 @@ int main(int argc, char **argv) {
 	cart();
 	persistent();
 	types();
+	info();
 	printf("more ok rank %d of %d\n", rank, size);
 	MPI_Finalize();
 	return 0;
