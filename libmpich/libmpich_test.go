@@ -65,7 +65,7 @@ func TestFortranProgram(t *testing.T) {
 // and returns its combined output and error.
 func runJob(t *testing.T, lib string, name string, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = os.Environ()

@@ -82,6 +82,33 @@ int main(int argc, char **argv) {
 	CHECK(flag && *tagub >= 32767, "tag ub %d", flag ? *tagub : -1);
 
 	attributes(rank);
+
+	/* A nonblocking duplicate, usable once its request completes. */
+	MPI_Comm idup;
+	MPI_Request req;
+	MPI_Comm_idup(MPI_COMM_WORLD, &idup, &req);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, idup);
+	CHECK(sum == size * (size - 1) / 2, "allreduce on idup %d", sum);
+	MPI_Comm_free(&idup);
+
+	/* The two halves joined in an intercommunicator, then merged. */
+	if (size >= 2) {
+		MPI_Comm parity, inter, merged;
+		int rsize, msize, mrank;
+		/* Ordered by rank: world ranks 0 and 1 lead the halves. */
+		MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &parity);
+		MPI_Intercomm_create(parity, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 77, &inter);
+		MPI_Comm_remote_size(inter, &rsize);
+		CHECK(rsize == size / 2 + (rank % 2 == 1 ? size % 2 : 0), "remote size %d", rsize);
+		MPI_Intercomm_merge(inter, rank % 2, &merged);
+		MPI_Comm_size(merged, &msize);
+		MPI_Comm_rank(merged, &mrank);
+		CHECK(msize == size && (rank % 2 == 1 || mrank < (size + 1) / 2), "merged size %d rank %d", msize, mrank);
+		MPI_Comm_free(&merged);
+		MPI_Comm_free(&inter);
+		MPI_Comm_free(&parity);
+	}
 	MPI_Comm_free(&dup);
 	MPI_Comm_free(&half);
 	CHECK(dup == MPI_COMM_NULL && half == MPI_COMM_NULL, "comm not null after free");

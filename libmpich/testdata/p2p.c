@@ -104,6 +104,13 @@ static void probes(void) {
 	CHECK(r == from && st.MPI_SOURCE == from, "sendrecv %d", r);
 	MPI_Recv(&r, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
 	CHECK(st.MPI_SOURCE == MPI_PROC_NULL, "proc null source %d", st.MPI_SOURCE);
+	/* A matched probe: the message is received through its handle. */
+	MPI_Message msg;
+	MPI_Isend(&v, 1, MPI_INT, peer, 23, MPI_COMM_WORLD, &req);
+	MPI_Mprobe(from, 23, MPI_COMM_WORLD, &msg, &st);
+	MPI_Mrecv(&r, 1, MPI_INT, &msg, &st);
+	CHECK(r == from && st.MPI_SOURCE == from && msg == MPI_MESSAGE_NULL, "mrecv %d", r);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
 int main(int argc, char **argv) {

@@ -49,8 +49,15 @@ static void column(void) {
 static void structs(void) {
 	struct particle p[3], q[3];
 	int bl[3] = {1, 1, 1}, i, n;
-	MPI_Aint disp[3] = {offsetof(struct particle, x), offsetof(struct particle, id), offsetof(struct particle, tag)}, lb, ext;
+	MPI_Aint disp[3], base, lb, ext;
 	MPI_Datatype types[3] = {MPI_DOUBLE, MPI_INT, MPI_CHAR}, pt;
+	MPI_Get_address(&p[0], &base);
+	MPI_Get_address(&p[0].x, &disp[0]);
+	MPI_Get_address(&p[0].id, &disp[1]);
+	MPI_Get_address(&p[0].tag, &disp[2]);
+	for (i = 0; i < 3; i++)
+		disp[i] -= base;
+	CHECK(disp[1] == offsetof(struct particle, id) && disp[2] == offsetof(struct particle, tag), "addresses");
 	MPI_Type_create_struct(3, bl, disp, types, &pt);
 	MPI_Type_commit(&pt);
 	MPI_Type_get_extent(pt, &lb, &ext);
