@@ -127,6 +127,8 @@ type reducer interface {
 	reduceLocal(in, inout unsafe.Pointer, n int, op mpi.Op) error
 	iallreduce(c *mpi.Comm, send, recv unsafe.Pointer, n int, op mpi.Op) (*mpi.Request, error)
 	ireduce(c *mpi.Comm, send, recv unsafe.Pointer, n int, op mpi.Op, root int) (*mpi.Request, error)
+	iscan(c *mpi.Comm, send, recv unsafe.Pointer, n int, op mpi.Op, exclusive bool) (*mpi.Request, error)
+	ireduceScatterBlock(c *mpi.Comm, send, recv unsafe.Pointer, n, total int, op mpi.Op) (*mpi.Request, error)
 	userOp(name string, f func(in, inout unsafe.Pointer, n int), commute bool) mpi.Op
 }
 
@@ -163,6 +165,20 @@ func (typed[T]) iallreduce(c *mpi.Comm, send, recv unsafe.Pointer, n int, op mpi
 
 func (typed[T]) ireduce(c *mpi.Comm, send, recv unsafe.Pointer, n int, op mpi.Op, root int) (*mpi.Request, error) {
 	return mpi.Ireduce(c, sendOrInPlace[T](send, n), typedSlice[T](recv, n), op, root)
+}
+
+func (typed[T]) iscan(c *mpi.Comm, send, recv unsafe.Pointer, n int, op mpi.Op, exclusive bool) (*mpi.Request, error) {
+	if exclusive {
+		return mpi.Iexscan(c, sendOrInPlace[T](send, n), typedSlice[T](recv, n), op)
+	}
+	return mpi.Iscan(c, sendOrInPlace[T](send, n), typedSlice[T](recv, n), op)
+}
+
+func (typed[T]) ireduceScatterBlock(c *mpi.Comm, send, recv unsafe.Pointer, n, total int, op mpi.Op) (*mpi.Request, error) {
+	if isInPlace(send) {
+		return mpi.IreduceScatterBlock(c, nil, typedSlice[T](recv, total), op)
+	}
+	return mpi.IreduceScatterBlock(c, typedSlice[T](send, total), typedSlice[T](recv, n), op)
 }
 
 // userOp returns an operation on elements of type T that calls f with the

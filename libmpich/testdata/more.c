@@ -43,6 +43,26 @@ static void nonblocking(void) {
 	free(all), free(out);
 }
 
+static void nonblockingv(void) {
+	MPI_Request reqs[4];
+	int v = rank + 1, sc = 0, ex = -1, i, *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
+	int *all = malloc(size * sizeof(int)), *blk = malloc(size * sizeof(int)), red;
+	for (i = 0; i < size; i++)
+		counts[i] = 1, displs[i] = size - 1 - i, blk[i] = i;
+	MPI_Iscan(&v, &sc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[0]);
+	MPI_Iexscan(&v, &ex, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[1]);
+	MPI_Iallgatherv(&v, 1, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD, &reqs[2]);
+	MPI_Ireduce_scatter_block(blk, &red, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[3]);
+	MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);
+	CHECK(sc == (rank + 1) * (rank + 2) / 2, "iscan %d", sc);
+	if (rank > 0)
+		CHECK(ex == rank * (rank + 1) / 2, "iexscan %d", ex);
+	for (i = 0; i < size; i++)
+		CHECK(all[size - 1 - i] == i + 1, "iallgatherv %d: %d", i, all[size - 1 - i]);
+	CHECK(red == rank * size, "ireduce_scatter_block %d", red);
+	free(counts), free(displs), free(all), free(blk);
+}
+
 static void userop(void) {
 	MPI_Op op;
 	int v[2] = {rank % 2 ? -(rank + 10) : rank, 1}, r[2];
@@ -143,6 +163,7 @@ int main(int argc, char **argv) {
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	nonblocking();
+	nonblockingv();
 	userop();
 	cart();
 	persistent();
