@@ -14,7 +14,7 @@ import (
 
 // cPrograms are the C programs of testdata, each printing "<name> ok rank"
 // on every rank when all its checks pass.
-var cPrograms = []string{"p2p", "coll", "comm", "errors", "more", "types", "rma"}
+var cPrograms = []string{"p2p", "coll", "comm", "errors", "more", "types", "rma", "threads"}
 
 // buildC builds the library, mpirun and the C programs into a temporary
 // directory, or skips the test when a C compiler, cgo or MPICH's mpicc is
@@ -38,7 +38,7 @@ func buildC(t *testing.T) string {
 	run(gotool, "build", "-buildmode=c-shared", "-o", filepath.Join(dir, "libmpich.so.12"), ".")
 	run(gotool, "build", "-o", filepath.Join(dir, "mpirun"), "../cmd/mpirun")
 	for _, p := range cPrograms {
-		run("mpicc.mpich", "-w", "-o", filepath.Join(dir, p), filepath.Join("testdata", p+".c"))
+		run("mpicc.mpich", "-w", "-pthread", "-o", filepath.Join(dir, p), filepath.Join("testdata", p+".c"))
 	}
 	return dir
 }
