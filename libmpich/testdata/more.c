@@ -100,6 +100,35 @@ static void cart(void) {
 	MPI_Comm_free(&grid);
 }
 
+/* neighbours exchanges with the neighbours of a periodic ring made as a
+ * Cartesian topology, a graph and a distributed graph. */
+static void neighbours(void) {
+	int dims[1] = {size}, periods[1] = {1}, got[2] = {-1, -1}, next = (rank + 1) % size, prev = (rank + size - 1) % size;
+	int *index = malloc(size * sizeof(int)), *edges = malloc(2 * size * sizeof(int)), nb[2], n, i;
+	MPI_Comm ring, graph, dist;
+	MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+	MPI_Neighbor_allgather(&rank, 1, MPI_INT, got, 1, MPI_INT, ring);
+	CHECK(got[0] == prev && got[1] == next, "cart neighbours %d %d", got[0], got[1]);
+	for (i = 0; i < size; i++)
+		index[i] = 2 * (i + 1), edges[2 * i] = (i + size - 1) % size, edges[2 * i + 1] = (i + 1) % size;
+	MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &graph);
+	MPI_Graph_neighbors_count(graph, rank, &n);
+	MPI_Graph_neighbors(graph, rank, 2, nb);
+	CHECK(n == 2 && nb[0] == prev && nb[1] == next, "graph neighbours %d: %d %d", n, nb[0], nb[1]);
+	int srcs[2] = {prev, next}, out[2] = {rank * 10, rank * 10 + 1};
+	MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, srcs, MPI_UNWEIGHTED, 2, srcs, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dist);
+	MPI_Neighbor_alltoall(out, 1, MPI_INT, got, 1, MPI_INT, dist);
+	/* prev sent us its block for its next (us): prev*10+1; next its block 0.
+	 * With fewer than 3 ranks prev and next are one rank, and which of its
+	 * two edges meets which is the implementation's. */
+	if (size >= 3)
+		CHECK(got[0] == prev * 10 + 1 && got[1] == next * 10, "dist graph alltoall %d %d", got[0], got[1]);
+	MPI_Comm_free(&dist);
+	MPI_Comm_free(&graph);
+	MPI_Comm_free(&ring);
+	free(index), free(edges);
+}
+
 static void persistent(void) {
 	int out = rank, in = -1, next = (rank + 1) % size, prev = (rank + size - 1) % size;
 	MPI_Request reqs[2];
@@ -166,6 +195,7 @@ int main(int argc, char **argv) {
 	nonblockingv();
 	userop();
 	cart();
+	neighbours();
 	persistent();
 	types();
 	info();
