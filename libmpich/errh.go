@@ -54,7 +54,9 @@ func PMPI_Errhandler_create(fn uintptr, errh *int32) int32 {
 //export PMPI_Errhandler_free
 func PMPI_Errhandler_free(errh *int32) (rc int32) {
 	defer guard("MPI_Errhandler_free", &rc)
-	if _, ok := errhs.remove(*errh); !ok && !isBuiltinErrhandler(*errh) {
+	// The handler stays in the table: communicators it is set on keep
+	// using it, as MPI says (a freed handle is only a function pointer).
+	if !validErrhandler(*errh) {
 		return fail("MPI_Errhandler_free", nil, commWorld, errorf(errArg, "invalid error handler %#x", uint32(*errh)))
 	}
 	*errh = errhandlerNull

@@ -111,7 +111,7 @@ func PMPI_Imrecv(buf unsafe.Pointer, count, dt int32, msg *int32, req *int32) (r
 		r, err = mpi.Irecv(world.Load().c, b, mpi.ProcNull, 0)
 	}
 	if err == nil {
-		err = addRequest(r, false, req)
+		err = addRequest(nil, commWorld, r, false, req)
 	}
 	return check("MPI_Imrecv", nil, commWorld, err)
 }

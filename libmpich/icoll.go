@@ -14,7 +14,7 @@ import (
 // startColl stores the handle of a started collective's request at req.
 func startColl(fn string, o *commObj, comm int32, r *mpi.Request, err error, req *int32) int32 {
 	if err == nil {
-		err = addRequest(r, false, req)
+		err = addRequest(o, comm, r, false, req)
 	}
 	return check(fn, o, comm, err)
 }

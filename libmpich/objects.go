@@ -30,6 +30,10 @@ type reqObj struct {
 	r *mpi.Request
 	// persistent requests stay allocated when they complete.
 	persistent bool
+	// comm is the communicator whose error handler handles the request's
+	// errors (nil: MPI_COMM_WORLD's), and commH its handle.
+	comm  *commObj
+	commH int32
 	// onDone, when set, runs once when the request completes successfully
 	// (a nonblocking reduction of pairs converts its result back).
 	onDone func()

@@ -104,14 +104,15 @@ func isend(fn string, mode int, buf unsafe.Pointer, count, dt, dest, tag, comm i
 		r, err = isendMode(o.c, b, mapRank(dest), int(tag), mode)
 	}
 	if err == nil {
-		err = addRequest(r, false, req)
+		err = addRequest(o, comm, r, false, req)
 	}
 	return check(fn, o, comm, err)
 }
 
-// addRequest gives r a handle and stores it at req.
-func addRequest(r *mpi.Request, persistent bool, req *int32) error {
-	h, ok := requests.add(&reqObj{r: r, persistent: persistent})
+// addRequest gives r, a request on communicator o of handle comm (nil for
+// none), a handle and stores it at req.
+func addRequest(o *commObj, comm int32, r *mpi.Request, persistent bool, req *int32) error {
+	h, ok := requests.add(&reqObj{r: r, persistent: persistent, comm: o, commH: comm})
 	if !ok {
 		return errorf(errNoMem, "too many requests")
 	}
@@ -198,7 +199,7 @@ func PMPI_Irecv(buf unsafe.Pointer, count, dt, source, tag, comm int32, req *int
 		r, err = cb.irecv(o.c, mapRank(source), mapTag(tag))
 	}
 	if err == nil {
-		err = addRequest(r, false, req)
+		err = addRequest(o, comm, r, false, req)
 	}
 	return check("MPI_Irecv", o, comm, err)
 }

@@ -135,7 +135,7 @@ func PMPI_Iallreduce(send, recv unsafe.Pointer, count, dt, op, comm int32, req *
 		r, err = red.r.iallreduce(o.c, send, recv, int(count)*red.per, red.op)
 	}
 	if err == nil {
-		err = addRequest(r, false, req)
+		err = addRequest(o, comm, r, false, req)
 	}
 	return check("MPI_Iallreduce", o, comm, err)
 }

@@ -75,7 +75,7 @@ func PMPI_Wait(req *int32, st unsafe.Pointer) (rc int32) {
 	s, err := o.r.Wait()
 	retire(req, o, err)
 	if err != nil {
-		return fail("MPI_Wait", nil, commWorld, err)
+		return fail("MPI_Wait", o.comm, o.commH, err)
 	}
 	writeStatus(st, s)
 	return errSuccess
@@ -100,7 +100,7 @@ func PMPI_Test(req *int32, flag *int32, st unsafe.Pointer) (rc int32) {
 	}
 	retire(req, o, err)
 	if err != nil {
-		return fail("MPI_Test", nil, commWorld, err)
+		return fail("MPI_Test", o.comm, o.commH, err)
 	}
 	writeStatus(st, s)
 	return errSuccess
@@ -301,7 +301,7 @@ func persistent(fn string, init func(c *mpi.Comm, b []byte, peer, tag int) (*mpi
 		r, err = init(o.c, b, mapRank(peer), mapTag(tag))
 	}
 	if err == nil {
-		err = addRequest(r, true, req)
+		err = addRequest(o, comm, r, true, req)
 	}
 	return check(fn, o, comm, err)
 }

@@ -9,6 +9,13 @@
 #define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: ", rank); \
 	fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 2); } } while (0)
 
+static int handled, handled_class;
+
+static void handler(MPI_Comm *comm, int *code, ...) {
+	handled++;
+	MPI_Error_class(*code, &handled_class);
+}
+
 int main(int argc, char **argv) {
 	int rank, size, rc, class, len, provided, flag, v = 1;
 	char msg[MPI_MAX_ERROR_STRING], version[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -48,6 +55,26 @@ int main(int argc, char **argv) {
 		MPI_Error_class(rc, &class);
 		CHECK(class == MPI_ERR_TRUNCATE, "truncation: class %d", class);
 	}
+
+	/* A handler of the program's on a duplicate, which stays after
+	 * MPI_Errhandler_free, and a truncation found by MPI_Wait. */
+	MPI_Comm dup;
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	MPI_Comm_create_errhandler(handler, &eh);
+	MPI_Comm_set_errhandler(dup, eh);
+	MPI_Errhandler_free(&eh);
+	MPI_Send(&v, 1, MPI_INT, size + 5, 0, dup);
+	CHECK(handled == 1 && handled_class == MPI_ERR_RANK, "handler called %d times, class %d", handled, handled_class);
+	{
+		int big[4] = {1, 2, 3, 4}, small[2];
+		MPI_Request req;
+		MPI_Irecv(small, 2, MPI_INT, rank, 8, dup, &req);
+		MPI_Send(big, 4, MPI_INT, rank, 8, dup);
+		rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+		MPI_Error_class(rc, &class);
+		CHECK(class == MPI_ERR_TRUNCATE, "wait: class %d", class);
+	}
+	MPI_Comm_free(&dup);
 
 	/* The functions this runtime lacks (MPICH has them). */
 	MPI_Get_library_version(version, &len);
