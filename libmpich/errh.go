@@ -70,15 +70,7 @@ func PMPI_Comm_call_errhandler(comm, code int32) (rc int32) {
 	if rc != errSuccess {
 		return rc
 	}
-	switch eh := o.errh.Load(); eh {
-	case errorsReturn:
-	case errorsAreFatal, errorsAbort:
-		fatal("MPI_Comm_call_errhandler", code)
-	default:
-		if fn, ok := errhs.get(eh); ok {
-			callErrhandler(fn, comm, code)
-		}
-	}
+	handleWith("MPI_Comm_call_errhandler", o.errh.Load(), comm, code)
 	return errSuccess
 }
 

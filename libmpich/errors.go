@@ -144,16 +144,24 @@ func fail(fn string, o *commObj, h int32, err error) int32 {
 	if o != nil {
 		eh = o.errh.Load()
 	}
+	handleWith(fn, eh, h, code)
+	return code
+}
+
+// handleWith handles error code of fn on the object of handle h with
+// error handler eh: nothing more under MPI_ERRORS_RETURN, an abort under
+// MPI_ERRORS_ARE_FATAL and MPI_ERRORS_ABORT, else a call of the
+// program's handler.
+func handleWith(fn string, eh, h, code int32) {
 	switch eh {
 	case errorsReturn:
-		return code
+		return
 	case errorsAreFatal, errorsAbort:
 		fatal(fn, code)
 	}
 	if fnp, ok := errhs.get(eh); ok {
 		callErrhandler(fnp, h, code)
 	}
-	return code
 }
 
 // fatal reports the error code of fn and aborts the job.

@@ -953,7 +953,6 @@ MPICH_ALIAS(MPI_Type_get_extent, PMPI_Type_get_extent);
 int PMPI_Type_get_extent_c(void) { return mpichNotImplemented("MPI_Type_get_extent_c"); }
 MPICH_ALIAS(MPI_Type_get_extent_c, PMPI_Type_get_extent_c);
 MPICH_ALIAS(MPI_Type_get_extent_x, PMPI_Type_get_extent_x);
-int PMPI_Type_get_name(void) { return mpichNotImplemented("MPI_Type_get_name"); }
 MPICH_ALIAS(MPI_Type_get_name, PMPI_Type_get_name);
 MPICH_ALIAS(MPI_Type_get_true_extent, PMPI_Type_get_true_extent);
 int PMPI_Type_get_true_extent_c(void) { return mpichNotImplemented("MPI_Type_get_true_extent_c"); }
@@ -969,7 +968,6 @@ int PMPI_Type_match_size(void) { return mpichNotImplemented("MPI_Type_match_size
 MPICH_ALIAS(MPI_Type_match_size, PMPI_Type_match_size);
 int PMPI_Type_set_attr(void) { return mpichNotImplemented("MPI_Type_set_attr"); }
 MPICH_ALIAS(MPI_Type_set_attr, PMPI_Type_set_attr);
-int PMPI_Type_set_name(void) { return mpichNotImplemented("MPI_Type_set_name"); }
 MPICH_ALIAS(MPI_Type_set_name, PMPI_Type_set_name);
 MPICH_ALIAS(MPI_Type_size, PMPI_Type_size);
 int PMPI_Type_size_c(void) { return mpichNotImplemented("MPI_Type_size_c"); }
@@ -1002,7 +1000,6 @@ int PMPI_Win_allocate_shared_c(void) { return mpichNotImplemented("MPI_Win_alloc
 MPICH_ALIAS(MPI_Win_allocate_shared_c, PMPI_Win_allocate_shared_c);
 int PMPI_Win_attach(void) { return mpichNotImplemented("MPI_Win_attach"); }
 MPICH_ALIAS(MPI_Win_attach, PMPI_Win_attach);
-int PMPI_Win_call_errhandler(void) { return mpichNotImplemented("MPI_Win_call_errhandler"); }
 MPICH_ALIAS(MPI_Win_call_errhandler, PMPI_Win_call_errhandler);
 MPICH_ALIAS(MPI_Win_complete, PMPI_Win_complete);
 MPICH_ALIAS(MPI_Win_create, PMPI_Win_create);
@@ -1010,7 +1007,6 @@ int PMPI_Win_create_c(void) { return mpichNotImplemented("MPI_Win_create_c"); }
 MPICH_ALIAS(MPI_Win_create_c, PMPI_Win_create_c);
 int PMPI_Win_create_dynamic(void) { return mpichNotImplemented("MPI_Win_create_dynamic"); }
 MPICH_ALIAS(MPI_Win_create_dynamic, PMPI_Win_create_dynamic);
-int PMPI_Win_create_errhandler(void) { return mpichNotImplemented("MPI_Win_create_errhandler"); }
 MPICH_ALIAS(MPI_Win_create_errhandler, PMPI_Win_create_errhandler);
 int PMPI_Win_create_keyval(void) { return mpichNotImplemented("MPI_Win_create_keyval"); }
 MPICH_ALIAS(MPI_Win_create_keyval, PMPI_Win_create_keyval);
@@ -1027,23 +1023,19 @@ MPICH_ALIAS(MPI_Win_free, PMPI_Win_free);
 int PMPI_Win_free_keyval(void) { return mpichNotImplemented("MPI_Win_free_keyval"); }
 MPICH_ALIAS(MPI_Win_free_keyval, PMPI_Win_free_keyval);
 MPICH_ALIAS(MPI_Win_get_attr, PMPI_Win_get_attr);
-int PMPI_Win_get_errhandler(void) { return mpichNotImplemented("MPI_Win_get_errhandler"); }
 MPICH_ALIAS(MPI_Win_get_errhandler, PMPI_Win_get_errhandler);
 MPICH_ALIAS(MPI_Win_get_group, PMPI_Win_get_group);
 int PMPI_Win_get_info(void) { return mpichNotImplemented("MPI_Win_get_info"); }
 MPICH_ALIAS(MPI_Win_get_info, PMPI_Win_get_info);
-int PMPI_Win_get_name(void) { return mpichNotImplemented("MPI_Win_get_name"); }
 MPICH_ALIAS(MPI_Win_get_name, PMPI_Win_get_name);
 MPICH_ALIAS(MPI_Win_lock, PMPI_Win_lock);
 MPICH_ALIAS(MPI_Win_lock_all, PMPI_Win_lock_all);
 MPICH_ALIAS(MPI_Win_post, PMPI_Win_post);
 int PMPI_Win_set_attr(void) { return mpichNotImplemented("MPI_Win_set_attr"); }
 MPICH_ALIAS(MPI_Win_set_attr, PMPI_Win_set_attr);
-int PMPI_Win_set_errhandler(void) { return mpichNotImplemented("MPI_Win_set_errhandler"); }
 MPICH_ALIAS(MPI_Win_set_errhandler, PMPI_Win_set_errhandler);
 int PMPI_Win_set_info(void) { return mpichNotImplemented("MPI_Win_set_info"); }
 MPICH_ALIAS(MPI_Win_set_info, PMPI_Win_set_info);
-int PMPI_Win_set_name(void) { return mpichNotImplemented("MPI_Win_set_name"); }
 MPICH_ALIAS(MPI_Win_set_name, PMPI_Win_set_name);
 int PMPI_Win_shared_query(void) { return mpichNotImplemented("MPI_Win_shared_query"); }
 MPICH_ALIAS(MPI_Win_shared_query, PMPI_Win_shared_query);
@@ -1066,5 +1058,5 @@ import "C"
 // this library leaves unimplemented.
 const (
 	libraryFunctions = 644
-	stubbedFunctions = 409
+	stubbedFunctions = 401
 )

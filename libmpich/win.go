@@ -33,10 +33,13 @@ func newWin(fn string, base unsafe.Pointer, size int64, dispUnit, comm int32, fl
 	attrs := C.calloc(4, 8)
 	vals := unsafe.Slice((*int64)(attrs), 4)
 	vals[0], vals[1], vals[2], vals[3] = size, int64(dispUnit), flavor, modelUnified
-	h, ok := wins.add(&winObj{w: w, base: base, size: size, dispUnit: int(dispUnit), comm: o, owned: owned, attrs: attrs})
+	wo := &winObj{w: w, base: base, size: size, dispUnit: int(dispUnit), comm: o, owned: owned, attrs: attrs}
+	wo.errh.Store(errorsAreFatal)
+	h, ok := wins.add(wo)
 	if !ok {
 		return fail(fn, o, comm, errorf(errNoMem, "too many windows"))
 	}
+	wo.handle = h
 	*out = h
 	return errSuccess
 }
@@ -73,12 +76,15 @@ func winArg(fn string, h int32) (*winObj, int32) {
 	return o, errSuccess
 }
 
-// winCheck handles the error of a call on window o.
+// winCheck handles the error of a call on window o with the window's
+// error handler.
 func winCheck(fn string, o *winObj, err error) int32 {
 	if err == nil {
 		return errSuccess
 	}
-	return fail(fn, o.comm, commWorld, err)
+	code := errorCode(fn, err)
+	handleWith(fn, o.errh.Load(), o.handle, code)
+	return code
 }
 
 //export PMPI_Win_free

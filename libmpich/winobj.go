@@ -1,6 +1,7 @@
 package main
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/rhinet-go/martini/mpi"
@@ -15,6 +16,8 @@ type winObj struct {
 	size     int64
 	dispUnit int
 	comm     *commObj
+	errh     atomic.Int32 // the window's error handler
+	handle   int32
 	// owned is memory MPI_Win_allocate took, freed with the window.
 	owned unsafe.Pointer
 	// attrs is C memory holding MPI_WIN_SIZE, MPI_WIN_DISP_UNIT,

@@ -26,6 +26,18 @@ static void fences(void) {
 	MPI_Win_fence(0, win);
 	for (i = 0; i < size; i++)
 		CHECK(buf[i] == 100 + i, "put from %d: %d", i, buf[i]);
+	/* Errors of a window go to its handler: MPI_ERRORS_RETURN here. */
+	char name[MPI_MAX_OBJECT_NAME];
+	int len, rc, class;
+	MPI_Win_set_name(win, "ints");
+	MPI_Win_get_name(win, name, &len);
+	CHECK(len == 4, "window name %s", name);
+	MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+	MPI_Win_fence(0, win);
+	rc = MPI_Put(&v, 1, MPI_INT, size + 3, 0, 1, MPI_INT, win);
+	MPI_Error_class(rc, &class);
+	CHECK(class == MPI_ERR_RANK, "put to an invalid rank: class %d", class);
+	MPI_Win_fence(0, win);
 	MPI_Win_free(&win);
 	CHECK(win == MPI_WIN_NULL, "win not null after free");
 	free(buf);

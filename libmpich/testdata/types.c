@@ -42,6 +42,12 @@ static void column(void) {
 	MPI_Sendrecv(col, 4, MPI_DOUBLE, rank, 2, &m[0][4], 1, colt, rank, 2, MPI_COMM_WORLD, &st);
 	MPI_Get_count(&st, colt, &n);
 	CHECK(n == 1 && m[2][4] == 102 && m[2][3] != 102, "doubles into a column: %d, %g", n, m[2][4]);
+	char name[MPI_MAX_OBJECT_NAME];
+	MPI_Type_get_name(MPI_DOUBLE, name, &n);
+	CHECK(n == 10, "name of MPI_DOUBLE: %s", name);
+	MPI_Type_set_name(colt, "column");
+	MPI_Type_get_name(colt, name, &n);
+	CHECK(n == 6, "name of the column type: %s", name);
 	MPI_Type_free(&colt);
 	CHECK(colt == MPI_DATATYPE_NULL, "type not null after free");
 }
