@@ -170,3 +170,49 @@ func PMPI_Group_free(group *int32) (rc int32) {
 	*group = groupNull
 	return errSuccess
 }
+
+// rangeRanks expands n triplets (first, last, stride) at p into ranks.
+func rangeRanks(p unsafe.Pointer, n int32) ([]int, error) {
+	t := intArray(p, int(n)*3)
+	var ranks []int
+	for i := 0; i+2 < len(t); i += 3 {
+		first, last, stride := int(t[i]), int(t[i+1]), int(t[i+2])
+		if stride == 0 || (last-first)/stride < 0 {
+			return nil, errorf(errArg, "invalid range %d,%d,%d", first, last, stride)
+		}
+		for r := first; (stride > 0 && r <= last) || (stride < 0 && r >= last); r += stride {
+			ranks = append(ranks, r)
+		}
+	}
+	return ranks, nil
+}
+
+//export PMPI_Group_range_incl
+func PMPI_Group_range_incl(group, n int32, ranges unsafe.Pointer, out *int32) (rc int32) {
+	defer guard("MPI_Group_range_incl", &rc)
+	g, rc := groupArg("MPI_Group_range_incl", group)
+	if rc != errSuccess {
+		return rc
+	}
+	ranks, err := rangeRanks(ranges, n)
+	var ng mpi.Group
+	if err == nil {
+		ng, err = g.Incl(ranks...)
+	}
+	return storeGroup("MPI_Group_range_incl", ng, err, out)
+}
+
+//export PMPI_Group_range_excl
+func PMPI_Group_range_excl(group, n int32, ranges unsafe.Pointer, out *int32) (rc int32) {
+	defer guard("MPI_Group_range_excl", &rc)
+	g, rc := groupArg("MPI_Group_range_excl", group)
+	if rc != errSuccess {
+		return rc
+	}
+	ranks, err := rangeRanks(ranges, n)
+	var ng mpi.Group
+	if err == nil {
+		ng, err = g.Excl(ranks...)
+	}
+	return storeGroup("MPI_Group_range_excl", ng, err, out)
+}

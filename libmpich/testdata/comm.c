@@ -69,6 +69,12 @@ int main(int argc, char **argv) {
 	MPI_Group_translate_ranks(g0, 1, &zero, wg, &tr);
 	CHECK(tr == 0, "translate %d", tr);
 	MPI_Group_free(&g0);
+	/* The even ranks, by a range. */
+	int range[1][3] = {{0, size - 1, 2}}, evens;
+	MPI_Group_range_incl(wg, 1, range, &g0);
+	MPI_Group_size(g0, &evens);
+	CHECK(evens == (size + 1) / 2, "range_incl size %d", evens);
+	MPI_Group_free(&g0);
 	MPI_Group_free(&wg);
 	CHECK(g0 == MPI_GROUP_NULL, "group not null after free");
 
