@@ -187,6 +187,7 @@ const (
 	keyIO             int32 = 0x64400005
 	keyWtimeGlobal    int32 = 0x64400007
 	keyUniverse       int32 = 0x64400009
+	keyLastUsedCode   int32 = 0x6440000b
 	keyAppnum         int32 = 0x6440000d
 )
 

@@ -18,8 +18,8 @@ static void mpich_call_op(void *fn, uintptr_t in, uintptr_t inout, int len, int 
 // The values of the predefined communicator attributes: MPI_TAG_UB,
 // MPI_HOST (MPI_PROC_NULL: no host is special), MPI_IO (any rank may do
 // I/O: MPI_ANY_SOURCE), MPI_WTIME_IS_GLOBAL (no), MPI_UNIVERSE_SIZE and
-// MPI_APPNUM (set at initialization).
-int mpich_attrs[6] = {0x7fffffff, -1, -2, 0, 1, 0};
+// MPI_APPNUM (set at initialization), MPI_LASTUSEDCODE.
+int mpich_attrs[7] = {0x7fffffff, -1, -2, 0, 1, 0, 78};
 
 // The functions that need no runtime: address arithmetic, conversions of
 // handles and statuses between C and Fortran (the same integers and
@@ -83,6 +83,9 @@ import "C"
 
 import "unsafe"
 
+// setLastUsedCode stores MPI_LASTUSEDCODE's value.
+func setLastUsedCode(code int32) { C.mpich_attrs[6] = C.int(code) }
+
 // setUniverse stores the job's size as MPI_UNIVERSE_SIZE.
 func setUniverse(n int) { C.mpich_attrs[4] = C.int(n) }
 
@@ -116,6 +119,8 @@ func attrValue(key int32) unsafe.Pointer {
 		i = 4
 	case keyAppnum:
 		i = 5
+	case keyLastUsedCode:
+		i = 6
 	default:
 		return nil
 	}

@@ -95,8 +95,14 @@ func errorText(code int32) string {
 	if code == errSuccess {
 		return "MPI_SUCCESS: no error"
 	}
+	if s, ok := userErrorString(code); ok {
+		return s
+	}
 	class := classOfCode(code)
 	text := className(class)
+	if s, ok := userErrorString(class); ok {
+		text = s
+	}
 	if slot := int(code >> codeClassBits); slot > 0 && slot <= codeSlots {
 		codeMu.Lock()
 		msg := codeMessages[slot-1]

@@ -76,6 +76,17 @@ int main(int argc, char **argv) {
 	}
 	MPI_Comm_free(&dup);
 
+	/* An error class and code of the program's, with their texts. */
+	int myclass, mycode, *last;
+	MPI_Add_error_class(&myclass);
+	MPI_Add_error_code(myclass, &mycode);
+	MPI_Add_error_string(mycode, "my error");
+	MPI_Error_class(mycode, &class);
+	MPI_Error_string(mycode, msg, &len);
+	CHECK(class == myclass && strcmp(msg, "my error") == 0, "added code: class %d text %s", class, msg);
+	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag);
+	CHECK(flag && *last >= myclass, "last used code %d, added class %d", flag ? *last : -1, myclass);
+
 	/* The functions this runtime lacks (MPICH has them). */
 	MPI_Get_library_version(version, &len);
 	if (strstr(version, "martini") == NULL)
