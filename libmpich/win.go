@@ -30,6 +30,11 @@ func newWin(fn string, base unsafe.Pointer, size int64, dispUnit, comm int32, fl
 	if err != nil {
 		return fail(fn, o, comm, err)
 	}
+	return addWin(fn, o, comm, w, base, size, dispUnit, flavor, owned, out)
+}
+
+// addWin gives window w a handle and stores it at out.
+func addWin(fn string, o *commObj, comm int32, w *mpi.Win, base unsafe.Pointer, size int64, dispUnit int32, flavor int64, owned unsafe.Pointer, out *int32) int32 {
 	attrs := C.calloc(4, 8)
 	vals := unsafe.Slice((*int64)(attrs), 4)
 	vals[0], vals[1], vals[2], vals[3] = size, int64(dispUnit), flavor, modelUnified

@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: ", rank); \
 	fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 2); } } while (0)
@@ -66,12 +67,40 @@ static void locks(void) {
 	MPI_Win_free(&win);
 }
 
+/* shared allocates a shared-memory window on the processes of this host,
+ * and each writes its part and reads its neighbour's directly. */
+static void shared(void) {
+	MPI_Comm node;
+	MPI_Win win;
+	int nrank, nsize, *mine, *theirs, unit;
+	MPI_Aint qsize;
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+	MPI_Comm_rank(node, &nrank);
+	MPI_Comm_size(node, &nsize);
+	MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, node, &mine, &win);
+	MPI_Win_lock_all(0, win);
+	*mine = 1000 + nrank;
+	MPI_Win_sync(win);
+	MPI_Barrier(node);
+	MPI_Win_sync(win);
+	int peer = (nrank + 1) % nsize;
+	MPI_Win_shared_query(win, peer, &qsize, &unit, &theirs);
+	CHECK(qsize == sizeof(int) && unit == sizeof(int) && *theirs == 1000 + peer, "shared part of %d: %d", peer, *theirs);
+	MPI_Win_unlock_all(win);
+	MPI_Win_free(&win);
+	MPI_Comm_free(&node);
+}
+
 int main(int argc, char **argv) {
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	fences();
 	locks();
+	/* "noshm": the job's network has no shared memory (this runtime under
+	 * mpiexec.hydra runs over TCP). */
+	if (argc < 2 || strcmp(argv[1], "noshm") != 0)
+		shared();
 	printf("rma ok rank %d of %d\n", rank, size);
 	MPI_Finalize();
 	return 0;
