@@ -11,6 +11,29 @@ import (
 type typeObj struct {
 	dt    *mpi.Datatype
 	align int // the largest alignment of its predefined parts (struct padding)
+	// elem is the element type of all its values, when they are all of one
+	// (a contiguous datatype of MPI_DOUBLE's can then be reduced); else
+	// elemNone.
+	elem elemKind
+}
+
+// elemOf returns the element type of the values of datatype h: that of a
+// predefined datatype of one (not the struct value/index ones), or a
+// derived one's.
+func elemOf(h int32) elemKind {
+	if o, ok := userTypes.get(h); ok {
+		return o.elem
+	}
+	if ti, ok := predefinedTypes[h]; ok && !ti.loc {
+		return ti.elem
+	}
+	return elemNone
+}
+
+// elemSizes are the sizes of the element types.
+var elemSizes = [...]int{
+	elemInt8: 1, elemUint8: 1, elemInt16: 2, elemUint16: 2, elemInt32: 4, elemUint32: 4,
+	elemInt64: 8, elemUint64: 8, elemFloat32: 4, elemFloat64: 8, elemComplex64: 8, elemComplex128: 16,
 }
 
 // userTypes are the derived datatypes. Their handles are indirect: MPICH's
@@ -32,11 +55,11 @@ func typeBase(h int32) (*mpi.Datatype, int, error) {
 }
 
 // addType stores dt, of alignment align, and its handle at out.
-func addType(dt *mpi.Datatype, align int, err error, out *int32) error {
+func addType(dt *mpi.Datatype, align int, elem elemKind, err error, out *int32) error {
 	if err != nil {
 		return errorf(errType, "%v", err)
 	}
-	h, ok := userTypes.add(&typeObj{dt: dt, align: align})
+	h, ok := userTypes.add(&typeObj{dt: dt, align: align, elem: elem})
 	if !ok {
 		return errorf(errNoMem, "too many datatypes")
 	}

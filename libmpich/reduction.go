@@ -24,7 +24,7 @@ func reductionArg(dt, op int32) (reduction, error) {
 	}
 	ti, ok := predefinedTypes[dt]
 	if !ok {
-		return reduction{}, errorf(errType, "datatype %#x: reductions take the predefined datatypes only", uint32(dt))
+		return derivedReduction(dt, op)
 	}
 	o, ok := predefinedOps[op]
 	if !ok {
@@ -42,6 +42,22 @@ func reductionArg(dt, op int32) (reduction, error) {
 		red.r = reducerOf[locElem(ti)]
 	}
 	return red, nil
+}
+
+// derivedReduction resolves a reduction by predefined operation op of a
+// derived datatype dt: a contiguous one whose values are all of one
+// element type.
+func derivedReduction(dt, op int32) (reduction, error) {
+	o, ok := predefinedOps[op]
+	if !ok {
+		return reduction{}, errorf(errOp, "invalid operation %#x", uint32(op))
+	}
+	size, ok := contiguousSize(dt)
+	k := elemOf(dt)
+	if !ok || k == elemNone {
+		return reduction{}, errorf(errType, "datatype %#x: reductions take the predefined datatypes and the contiguous derived ones of one element type", uint32(dt))
+	}
+	return reduction{r: reducerOf[k], op: o, per: size / elemSizes[k]}, nil
 }
 
 // locElem is the element type that the struct value/index types convert

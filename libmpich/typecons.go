@@ -18,7 +18,7 @@ func construct(fn string, old int32, out *int32, build func(dt *mpi.Datatype) (*
 	if err == nil {
 		var nd *mpi.Datatype
 		nd, err = build(dt)
-		err = addType(nd, align, err, out)
+		err = addType(nd, align, elemOf(old), err, out)
 	}
 	return check(fn, nil, commWorld, err)
 }
@@ -98,6 +98,15 @@ func PMPI_Type_create_struct(count int32, blocklens, displs, types unsafe.Pointe
 	hs := intArray(types, int(count))
 	parts := make([]*mpi.Datatype, len(hs))
 	align := 1
+	elem := elemNone
+	for i, h := range hs {
+		if k := elemOf(h); i == 0 || k == elem {
+			elem = k
+		} else {
+			elem = elemNone
+			break
+		}
+	}
 	var err error
 	for i, h := range hs {
 		var a int
@@ -113,7 +122,7 @@ func PMPI_Type_create_struct(count int32, blocklens, displs, types unsafe.Pointe
 		} else {
 			dt, err = structOf(scaled(blocklens, int(count), 1), aints(displs, int(count)), parts, align)
 		}
-		err = addType(dt, align, err, out)
+		err = addType(dt, align, elem, err, out)
 	}
 	return check("MPI_Type_create_struct", nil, commWorld, err)
 }
