@@ -109,6 +109,11 @@ static void neighbours(void) {
 	MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
 	MPI_Neighbor_allgather(&rank, 1, MPI_INT, got, 1, MPI_INT, ring);
 	CHECK(got[0] == prev && got[1] == next, "cart neighbours %d %d", got[0], got[1]);
+	MPI_Request req;
+	got[0] = got[1] = -1;
+	MPI_Ineighbor_allgather(&rank, 1, MPI_INT, got, 1, MPI_INT, ring, &req);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	CHECK(got[0] == prev && got[1] == next, "nonblocking cart neighbours %d %d", got[0], got[1]);
 	for (i = 0; i < size; i++)
 		index[i] = 2 * (i + 1), edges[2 * i] = (i + size - 1) % size, edges[2 * i + 1] = (i + 1) % size;
 	MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &graph);
@@ -149,6 +154,10 @@ static void types(void) {
 	double d = 2.5, dback;
 	MPI_Aint lb, extent;
 	char *packed;
+	MPI_Datatype r8;
+	MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &r8);
+	MPI_Type_size(r8, &n);
+	CHECK(n == 8, "matched real of size %d", n);
 	MPI_Type_size(MPI_DOUBLE, &n);
 	CHECK(n == 8, "double size %d", n);
 	MPI_Type_get_extent(MPI_INT, &lb, &extent);

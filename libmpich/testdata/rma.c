@@ -60,6 +60,11 @@ static void locks(void) {
 	double v = 7 + rank;
 	MPI_Put(&v, 1, MPI_DOUBLE, target, 1, 1, MPI_DOUBLE, win);
 	MPI_Win_flush(target, win);
+	MPI_Request req;
+	double back = -1;
+	MPI_Rget(&back, 1, MPI_DOUBLE, target, 0, 1, MPI_DOUBLE, win, &req);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	CHECK(back == target * 1.5, "rget from %d: %g", target, back);
 	MPI_Win_unlock_all(win);
 	MPI_Barrier(MPI_COMM_WORLD);
 	int from = (rank + size - 1) % size;

@@ -1,0 +1,209 @@
+package main
+
+// Request-based one-sided calls, the nonblocking neighbourhood
+// collectives, the topology mappings and a few datatype and window
+// queries.
+
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// rma is MPI_Rput and MPI_Rget.
+func rma(fn string, start func(w *mpi.Win, b []byte, target, disp int) (*mpi.Request, error), origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, win int32, req *int32) int32 {
+	o, rc := winArg(fn, win)
+	if rc != errSuccess {
+		return rc
+	}
+	b, disp, err := rmaArgs(o, origin, ocount, otype, tdisp, tcount, ttype)
+	var r *mpi.Request
+	if err == nil {
+		r, err = start(o.w, b, mapRank(target), disp)
+	}
+	if err == nil {
+		err = addRequest(o.comm, commWorld, r, false, req)
+	}
+	return winCheck(fn, o, err)
+}
+
+//export PMPI_Rput
+func PMPI_Rput(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, win int32, req *int32) (rc int32) {
+	defer guard("MPI_Rput", &rc)
+	return rma("MPI_Rput", mpi.Rput[byte], origin, ocount, otype, target, tdisp, tcount, ttype, win, req)
+}
+
+//export PMPI_Rget
+func PMPI_Rget(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, win int32, req *int32) (rc int32) {
+	defer guard("MPI_Rget", &rc)
+	return rma("MPI_Rget", mpi.Rget[byte], origin, ocount, otype, target, tdisp, tcount, ttype, win, req)
+}
+
+//export PMPI_Win_test
+func PMPI_Win_test(win int32, flag *int32) (rc int32) {
+	defer guard("MPI_Win_test", &rc)
+	o, rc := winArg("MPI_Win_test", win)
+	if rc != errSuccess {
+		return rc
+	}
+	done, err := o.w.Test()
+	*flag = boolInt(done)
+	return winCheck("MPI_Win_test", o, err)
+}
+
+//export PMPI_Win_set_info
+func PMPI_Win_set_info(win, info int32) (rc int32) {
+	defer guard("MPI_Win_set_info", &rc)
+	_, rc = winArg("MPI_Win_set_info", win)
+	return rc // no hint changes what this runtime does
+}
+
+//export PMPI_Win_get_info
+func PMPI_Win_get_info(win int32, out *int32) (rc int32) {
+	defer guard("MPI_Win_get_info", &rc)
+	if _, rc = winArg("MPI_Win_get_info", win); rc != errSuccess {
+		return rc
+	}
+	return addInfo("MPI_Win_get_info", newInfo(), out)
+}
+
+//export PMPI_Cart_map
+func PMPI_Cart_map(comm, ndims int32, dims, periods unsafe.Pointer, rank *int32) (rc int32) {
+	defer guard("MPI_Cart_map", &rc)
+	o, rc := commArg("MPI_Cart_map", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	r, err := o.c.CartMap(scaled(dims, int(ndims), 1), boolArray(periods, int(ndims)))
+	if err == nil {
+		*rank = unmapUndefined(r)
+	}
+	return check("MPI_Cart_map", o, comm, err)
+}
+
+//export PMPI_Graph_map
+func PMPI_Graph_map(comm, nnodes int32, index, edges unsafe.Pointer, rank *int32) (rc int32) {
+	defer guard("MPI_Graph_map", &rc)
+	o, rc := commArg("MPI_Graph_map", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	idx := scaled(index, int(nnodes), 1)
+	nedges := 0
+	if len(idx) > 0 {
+		nedges = idx[len(idx)-1]
+	}
+	r, err := o.c.GraphMap(idx, scaled(edges, nedges, 1))
+	if err == nil {
+		*rank = unmapUndefined(r)
+	}
+	return check("MPI_Graph_map", o, comm, err)
+}
+
+// unmapUndefined converts a rank of package mpi, or its Undefined, to C's.
+func unmapUndefined(r int) int32 {
+	if r == mpi.Undefined || r < 0 {
+		return cUndefined
+	}
+	return int32(r)
+}
+
+//export PMPI_Type_create_hindexed_block
+func PMPI_Type_create_hindexed_block(count, blocklen int32, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
+	defer guard("MPI_Type_create_hindexed_block", &rc)
+	return construct("MPI_Type_create_hindexed_block", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+		bls := make([]int, count)
+		for i := range bls {
+			bls[i] = int(blocklen)
+		}
+		return hindexed(bls, aints(displs, int(count)), dt)
+	})
+}
+
+// combinerNamed is MPI_COMBINER_NAMED.
+const combinerNamed = 1
+
+//export PMPI_Type_get_envelope
+func PMPI_Type_get_envelope(dt int32, nints, naddrs, ntypes, combiner *int32) (rc int32) {
+	defer guard("MPI_Type_get_envelope", &rc)
+	if _, ok := predefinedTypes[dt]; !ok {
+		return fail("MPI_Type_get_envelope", nil, commWorld, errorf(errType, "datatype %#x: envelopes of derived datatypes are not supported", uint32(dt)))
+	}
+	*nints, *naddrs, *ntypes, *combiner = 0, 0, 0, combinerNamed
+	return errSuccess
+}
+
+// Type classes of MPI_Type_match_size.
+const (
+	typeclassReal    = 1
+	typeclassInteger = 2
+	typeclassComplex = 3
+)
+
+//export PMPI_Type_match_size
+func PMPI_Type_match_size(class, size int32, dt *int32) (rc int32) {
+	defer guard("MPI_Type_match_size", &rc)
+	var m map[int32]int32
+	switch class {
+	case typeclassReal:
+		m = map[int32]int32{4: typeReal4, 8: typeReal8, 16: typeReal16}
+	case typeclassInteger:
+		m = map[int32]int32{1: typeInteger1, 2: typeInteger2, 4: typeInteger4, 8: typeInteger8}
+	case typeclassComplex:
+		m = map[int32]int32{8: typeComplex8, 16: typeComplex16, 32: typeComplex32}
+	}
+	h, ok := m[size]
+	if !ok {
+		return fail("MPI_Type_match_size", nil, commWorld, errorf(errArg, "no datatype of class %d and size %d", class, size))
+	}
+	*dt = h
+	return errSuccess
+}
+
+// ineighbor runs a nonblocking neighbourhood collective of byte buffers.
+func ineighbor(fn string, comm int32, req *int32, start func(c *mpi.Comm, in, out int) (*mpi.Request, error)) int32 {
+	o, rc := commArg(fn, comm)
+	if rc != errSuccess {
+		return rc
+	}
+	in, out, err := degrees(o.c)
+	var r *mpi.Request
+	if err == nil {
+		r, err = start(o.c, in, out)
+	}
+	return startColl(fn, o, comm, r, err, req)
+}
+
+//export PMPI_Ineighbor_allgather
+func PMPI_Ineighbor_allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Ineighbor_allgather", &rc)
+	return ineighbor("MPI_Ineighbor_allgather", comm, req, func(c *mpi.Comm, in, out int) (*mpi.Request, error) {
+		s, err := bufArg(sbuf, scount, stype)
+		var r []byte
+		if err == nil {
+			r, err = bufArg(rbuf, rcount*int32(in), rtype)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return mpi.IneighborAllgather(c, s, r)
+	})
+}
+
+//export PMPI_Ineighbor_alltoall
+func PMPI_Ineighbor_alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Ineighbor_alltoall", &rc)
+	return ineighbor("MPI_Ineighbor_alltoall", comm, req, func(c *mpi.Comm, in, out int) (*mpi.Request, error) {
+		s, err := bufArg(sbuf, scount*int32(out), stype)
+		var r []byte
+		if err == nil {
+			r, err = bufArg(rbuf, rcount*int32(in), rtype)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return mpi.IneighborAlltoall(c, s, r)
+	})
+}
