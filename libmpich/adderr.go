@@ -5,6 +5,8 @@ package main
 
 import "C"
 
+// PMPI_Add_error_class implements MPI_Add_error_class.
+//
 //export PMPI_Add_error_class
 func PMPI_Add_error_class(class *int32) (rc int32) {
 	defer guard("MPI_Add_error_class", &rc)
@@ -17,6 +19,8 @@ func PMPI_Add_error_class(class *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Add_error_code implements MPI_Add_error_code.
+//
 //export PMPI_Add_error_code
 func PMPI_Add_error_code(class int32, code *int32) (rc int32) {
 	defer guard("MPI_Add_error_code", &rc)
@@ -29,6 +33,8 @@ func PMPI_Add_error_code(class int32, code *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Add_error_string implements MPI_Add_error_string.
+//
 //export PMPI_Add_error_string
 func PMPI_Add_error_string(code int32, s *C.char) (rc int32) {
 	defer guard("MPI_Add_error_string", &rc)

@@ -6,6 +6,8 @@ import "C"
 
 import "unsafe"
 
+// PMPI_Comm_create_keyval implements MPI_Comm_create_keyval.
+//
 //export PMPI_Comm_create_keyval
 func PMPI_Comm_create_keyval(copyFn, deleteFn uintptr, key *int32, extra uintptr) (rc int32) {
 	defer guard("MPI_Comm_create_keyval", &rc)
@@ -17,11 +19,15 @@ func PMPI_Comm_create_keyval(copyFn, deleteFn uintptr, key *int32, extra uintptr
 	return errSuccess
 }
 
+// PMPI_Keyval_create implements MPI_Keyval_create.
+//
 //export PMPI_Keyval_create
 func PMPI_Keyval_create(copyFn, deleteFn uintptr, key *int32, extra uintptr) int32 {
 	return PMPI_Comm_create_keyval(copyFn, deleteFn, key, extra)
 }
 
+// PMPI_Comm_free_keyval implements MPI_Comm_free_keyval.
+//
 //export PMPI_Comm_free_keyval
 func PMPI_Comm_free_keyval(key *int32) (rc int32) {
 	defer guard("MPI_Comm_free_keyval", &rc)
@@ -32,9 +38,13 @@ func PMPI_Comm_free_keyval(key *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Keyval_free implements MPI_Keyval_free.
+//
 //export PMPI_Keyval_free
 func PMPI_Keyval_free(key *int32) int32 { return PMPI_Comm_free_keyval(key) }
 
+// PMPI_Comm_set_attr implements MPI_Comm_set_attr.
+//
 //export PMPI_Comm_set_attr
 func PMPI_Comm_set_attr(comm, key int32, val uintptr) (rc int32) {
 	defer guard("MPI_Comm_set_attr", &rc)
@@ -55,9 +65,13 @@ func PMPI_Comm_set_attr(comm, key int32, val uintptr) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Attr_put implements MPI_Attr_put.
+//
 //export PMPI_Attr_put
 func PMPI_Attr_put(comm, key int32, val uintptr) int32 { return PMPI_Comm_set_attr(comm, key, val) }
 
+// PMPI_Comm_delete_attr implements MPI_Comm_delete_attr.
+//
 //export PMPI_Comm_delete_attr
 func PMPI_Comm_delete_attr(comm, key int32) (rc int32) {
 	defer guard("MPI_Comm_delete_attr", &rc)
@@ -78,6 +92,8 @@ func PMPI_Comm_delete_attr(comm, key int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Attr_delete implements MPI_Attr_delete.
+//
 //export PMPI_Attr_delete
 func PMPI_Attr_delete(comm, key int32) int32 { return PMPI_Comm_delete_attr(comm, key) }
 

@@ -76,6 +76,8 @@ func groupSize(c *mpi.Comm) int {
 	return c.Size()
 }
 
+// PMPI_Barrier implements MPI_Barrier.
+//
 //export PMPI_Barrier
 func PMPI_Barrier(comm int32) (rc int32) {
 	defer guard("MPI_Barrier", &rc)
@@ -86,6 +88,8 @@ func PMPI_Barrier(comm int32) (rc int32) {
 	return check("MPI_Barrier", o, comm, o.c.Barrier())
 }
 
+// PMPI_Bcast implements MPI_Bcast.
+//
 //export PMPI_Bcast
 func PMPI_Bcast(buf unsafe.Pointer, count, dt, root, comm int32) (rc int32) {
 	defer guard("MPI_Bcast", &rc)
@@ -111,6 +115,8 @@ func isRoot(c *mpi.Comm, root int32) bool {
 	return int(root) == c.Rank()
 }
 
+// PMPI_Gather implements MPI_Gather.
+//
 //export PMPI_Gather
 func PMPI_Gather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32) (rc int32) {
 	defer guard("MPI_Gather", &rc)
@@ -129,6 +135,8 @@ func PMPI_Gather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, 
 	return check("MPI_Gather", o, comm, err)
 }
 
+// PMPI_Gatherv implements MPI_Gatherv.
+//
 //export PMPI_Gatherv
 func PMPI_Gatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rtype, root, comm int32) (rc int32) {
 	defer guard("MPI_Gatherv", &rc)
@@ -152,6 +160,8 @@ func PMPI_Gatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer,
 	return check("MPI_Gatherv", o, comm, err)
 }
 
+// PMPI_Scatter implements MPI_Scatter.
+//
 //export PMPI_Scatter
 func PMPI_Scatter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32) (rc int32) {
 	defer guard("MPI_Scatter", &rc)
@@ -173,6 +183,8 @@ func PMPI_Scatter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer,
 	return check("MPI_Scatter", o, comm, err)
 }
 
+// PMPI_Scatterv implements MPI_Scatterv.
+//
 //export PMPI_Scatterv
 func PMPI_Scatterv(sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32) (rc int32) {
 	defer guard("MPI_Scatterv", &rc)
@@ -199,6 +211,8 @@ func PMPI_Scatterv(sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, stype in
 	return check("MPI_Scatterv", o, comm, err)
 }
 
+// PMPI_Allgather implements MPI_Allgather.
+//
 //export PMPI_Allgather
 func PMPI_Allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Allgather", &rc)
@@ -217,6 +231,8 @@ func PMPI_Allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointe
 	return check("MPI_Allgather", o, comm, err)
 }
 
+// PMPI_Allgatherv implements MPI_Allgatherv.
+//
 //export PMPI_Allgatherv
 func PMPI_Allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Allgatherv", &rc)
@@ -237,6 +253,8 @@ func PMPI_Allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Point
 	return check("MPI_Allgatherv", o, comm, err)
 }
 
+// PMPI_Alltoall implements MPI_Alltoall.
+//
 //export PMPI_Alltoall
 func PMPI_Alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Alltoall", &rc)
@@ -256,6 +274,8 @@ func PMPI_Alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer
 	return check("MPI_Alltoall", o, comm, err)
 }
 
+// PMPI_Alltoallv implements MPI_Alltoallv.
+//
 //export PMPI_Alltoallv
 func PMPI_Alltoallv(sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, stype int32, rbuf unsafe.Pointer, rcounts, rdispls unsafe.Pointer, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Alltoallv", &rc)

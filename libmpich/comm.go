@@ -27,6 +27,8 @@ func newComm(parent *commObj, c *mpi.Comm, out *int32) error {
 	return nil
 }
 
+// PMPI_Comm_rank implements MPI_Comm_rank.
+//
 //export PMPI_Comm_rank
 func PMPI_Comm_rank(comm int32, rank *int32) (rc int32) {
 	defer guard("MPI_Comm_rank", &rc)
@@ -37,6 +39,8 @@ func PMPI_Comm_rank(comm int32, rank *int32) (rc int32) {
 	return rc
 }
 
+// PMPI_Comm_size implements MPI_Comm_size.
+//
 //export PMPI_Comm_size
 func PMPI_Comm_size(comm int32, size *int32) (rc int32) {
 	defer guard("MPI_Comm_size", &rc)
@@ -47,6 +51,8 @@ func PMPI_Comm_size(comm int32, size *int32) (rc int32) {
 	return rc
 }
 
+// PMPI_Comm_remote_size implements MPI_Comm_remote_size.
+//
 //export PMPI_Comm_remote_size
 func PMPI_Comm_remote_size(comm int32, size *int32) (rc int32) {
 	defer guard("MPI_Comm_remote_size", &rc)
@@ -61,6 +67,8 @@ func PMPI_Comm_remote_size(comm int32, size *int32) (rc int32) {
 	return check("MPI_Comm_remote_size", o, comm, err)
 }
 
+// PMPI_Comm_test_inter implements MPI_Comm_test_inter.
+//
 //export PMPI_Comm_test_inter
 func PMPI_Comm_test_inter(comm int32, flag *int32) (rc int32) {
 	defer guard("MPI_Comm_test_inter", &rc)
@@ -71,6 +79,8 @@ func PMPI_Comm_test_inter(comm int32, flag *int32) (rc int32) {
 	return rc
 }
 
+// PMPI_Comm_dup implements MPI_Comm_dup.
+//
 //export PMPI_Comm_dup
 func PMPI_Comm_dup(comm int32, out *int32) (rc int32) {
 	defer guard("MPI_Comm_dup", &rc)
@@ -89,6 +99,8 @@ func PMPI_Comm_dup(comm int32, out *int32) (rc int32) {
 	return check("MPI_Comm_dup", o, comm, err)
 }
 
+// PMPI_Comm_split implements MPI_Comm_split.
+//
 //export PMPI_Comm_split
 func PMPI_Comm_split(comm, color, key int32, out *int32) (rc int32) {
 	defer guard("MPI_Comm_split", &rc)
@@ -107,6 +119,8 @@ func PMPI_Comm_split(comm, color, key int32, out *int32) (rc int32) {
 	return check("MPI_Comm_split", o, comm, err)
 }
 
+// PMPI_Comm_split_type implements MPI_Comm_split_type.
+//
 //export PMPI_Comm_split_type
 func PMPI_Comm_split_type(comm, kind, key, info int32, out *int32) (rc int32) {
 	defer guard("MPI_Comm_split_type", &rc)
@@ -127,6 +141,8 @@ func PMPI_Comm_split_type(comm, kind, key, info int32, out *int32) (rc int32) {
 	return check("MPI_Comm_split_type", o, comm, err)
 }
 
+// PMPI_Comm_create implements MPI_Comm_create.
+//
 //export PMPI_Comm_create
 func PMPI_Comm_create(comm, group int32, out *int32) (rc int32) {
 	defer guard("MPI_Comm_create", &rc)
@@ -145,6 +161,8 @@ func PMPI_Comm_create(comm, group int32, out *int32) (rc int32) {
 	return check("MPI_Comm_create", o, comm, err)
 }
 
+// PMPI_Comm_create_group implements MPI_Comm_create_group.
+//
 //export PMPI_Comm_create_group
 func PMPI_Comm_create_group(comm, group, tag int32, out *int32) (rc int32) {
 	defer guard("MPI_Comm_create_group", &rc)
@@ -163,6 +181,8 @@ func PMPI_Comm_create_group(comm, group, tag int32, out *int32) (rc int32) {
 	return check("MPI_Comm_create_group", o, comm, err)
 }
 
+// PMPI_Comm_free implements MPI_Comm_free.
+//
 //export PMPI_Comm_free
 func PMPI_Comm_free(comm *int32) (rc int32) {
 	defer guard("MPI_Comm_free", &rc)
@@ -185,6 +205,8 @@ func PMPI_Comm_free(comm *int32) (rc int32) {
 	return check("MPI_Comm_free", o, h, err)
 }
 
+// PMPI_Comm_compare implements MPI_Comm_compare.
+//
 //export PMPI_Comm_compare
 func PMPI_Comm_compare(c1, c2 int32, result *int32) (rc int32) {
 	defer guard("MPI_Comm_compare", &rc)
@@ -216,6 +238,8 @@ func comparison(r mpi.Comparison) int32 {
 	return cUnequal
 }
 
+// PMPI_Comm_set_name implements MPI_Comm_set_name.
+//
 //export PMPI_Comm_set_name
 func PMPI_Comm_set_name(comm int32, name *C.char) (rc int32) {
 	defer guard("MPI_Comm_set_name", &rc)
@@ -226,6 +250,8 @@ func PMPI_Comm_set_name(comm int32, name *C.char) (rc int32) {
 	return check("MPI_Comm_set_name", o, comm, o.c.SetName(C.GoString(name)))
 }
 
+// PMPI_Comm_get_name implements MPI_Comm_get_name.
+//
 //export PMPI_Comm_get_name
 func PMPI_Comm_get_name(comm int32, name unsafe.Pointer, n *int32) (rc int32) {
 	defer guard("MPI_Comm_get_name", &rc)
@@ -245,6 +271,8 @@ func PMPI_Comm_get_name(comm int32, name unsafe.Pointer, n *int32) (rc int32) {
 	return check("MPI_Comm_get_name", o, comm, err)
 }
 
+// PMPI_Comm_group implements MPI_Comm_group.
+//
 //export PMPI_Comm_group
 func PMPI_Comm_group(comm int32, group *int32) (rc int32) {
 	defer guard("MPI_Comm_group", &rc)
@@ -260,6 +288,8 @@ func PMPI_Comm_group(comm int32, group *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Comm_get_attr implements MPI_Comm_get_attr.
+//
 //export PMPI_Comm_get_attr
 func PMPI_Comm_get_attr(comm, key int32, val unsafe.Pointer, flag *int32) (rc int32) {
 	defer guard("MPI_Comm_get_attr", &rc)
@@ -277,6 +307,8 @@ func PMPI_Comm_get_attr(comm, key int32, val unsafe.Pointer, flag *int32) (rc in
 	return errSuccess
 }
 
+// PMPI_Attr_get implements MPI_Attr_get.
+//
 //export PMPI_Attr_get
 func PMPI_Attr_get(comm, key int32, val unsafe.Pointer, flag *int32) int32 {
 	return PMPI_Comm_get_attr(comm, key, val, flag)

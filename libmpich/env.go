@@ -41,6 +41,8 @@ func initRuntime(fn string, required int32) (provided int32, rc int32) {
 	return int32(lvl), errSuccess
 }
 
+// PMPI_Init implements MPI_Init.
+//
 //export PMPI_Init
 func PMPI_Init(argc, argv unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Init", &rc)
@@ -48,6 +50,8 @@ func PMPI_Init(argc, argv unsafe.Pointer) (rc int32) {
 	return rc
 }
 
+// PMPI_Init_thread implements MPI_Init_thread.
+//
 //export PMPI_Init_thread
 func PMPI_Init_thread(argc, argv unsafe.Pointer, required int32, provided *int32) (rc int32) {
 	defer guard("MPI_Init_thread", &rc)
@@ -58,6 +62,8 @@ func PMPI_Init_thread(argc, argv unsafe.Pointer, required int32, provided *int32
 	return rc
 }
 
+// PMPI_Query_thread implements MPI_Query_thread.
+//
 //export PMPI_Query_thread
 func PMPI_Query_thread(provided *int32) (rc int32) {
 	defer guard("MPI_Query_thread", &rc)
@@ -69,6 +75,8 @@ func PMPI_Query_thread(provided *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Is_thread_main implements MPI_Is_thread_main.
+//
 //export PMPI_Is_thread_main
 func PMPI_Is_thread_main(flag *int32) (rc int32) {
 	defer guard("MPI_Is_thread_main", &rc)
@@ -76,6 +84,8 @@ func PMPI_Is_thread_main(flag *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Finalize implements MPI_Finalize.
+//
 //export PMPI_Finalize
 func PMPI_Finalize() (rc int32) {
 	defer guard("MPI_Finalize", &rc)
@@ -96,18 +106,24 @@ func PMPI_Finalize() (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Initialized implements MPI_Initialized.
+//
 //export PMPI_Initialized
 func PMPI_Initialized(flag *int32) (rc int32) {
 	*flag = boolInt(mpi.Initialized())
 	return errSuccess
 }
 
+// PMPI_Finalized implements MPI_Finalized.
+//
 //export PMPI_Finalized
 func PMPI_Finalized(flag *int32) (rc int32) {
 	*flag = boolInt(mpi.Finalized())
 	return errSuccess
 }
 
+// PMPI_Abort implements MPI_Abort.
+//
 //export PMPI_Abort
 func PMPI_Abort(comm, code int32) (rc int32) {
 	defer guard("MPI_Abort", &rc)
@@ -121,12 +137,18 @@ func PMPI_Abort(comm, code int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Wtime implements MPI_Wtime.
+//
 //export PMPI_Wtime
 func PMPI_Wtime() float64 { return mpi.Wtime() }
 
+// PMPI_Wtick implements MPI_Wtick.
+//
 //export PMPI_Wtick
 func PMPI_Wtick() float64 { return mpi.Wtick() }
 
+// PMPI_Get_processor_name implements MPI_Get_processor_name.
+//
 //export PMPI_Get_processor_name
 func PMPI_Get_processor_name(name unsafe.Pointer, n *int32) (rc int32) {
 	defer guard("MPI_Get_processor_name", &rc)
@@ -138,6 +160,8 @@ func PMPI_Get_processor_name(name unsafe.Pointer, n *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Get_version implements MPI_Get_version.
+//
 //export PMPI_Get_version
 func PMPI_Get_version(version, subversion *int32) (rc int32) {
 	v, s := mpi.GetVersion()
@@ -148,12 +172,16 @@ func PMPI_Get_version(version, subversion *int32) (rc int32) {
 // libraryVersion is what MPI_Get_library_version reports.
 const libraryVersion = "martini MPI runtime (github.com/rhinet-go/martini) with MPICH's ABI (libmpich.so.12)"
 
+// PMPI_Get_library_version implements MPI_Get_library_version.
+//
 //export PMPI_Get_library_version
 func PMPI_Get_library_version(s unsafe.Pointer, n *int32) (rc int32) {
 	cString(s, maxLibraryVersion, libraryVersion, n)
 	return errSuccess
 }
 
+// PMPI_Error_string implements MPI_Error_string.
+//
 //export PMPI_Error_string
 func PMPI_Error_string(code int32, s unsafe.Pointer, n *int32) (rc int32) {
 	defer guard("MPI_Error_string", &rc)
@@ -161,6 +189,8 @@ func PMPI_Error_string(code int32, s unsafe.Pointer, n *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Error_class implements MPI_Error_class.
+//
 //export PMPI_Error_class
 func PMPI_Error_class(code int32, class *int32) (rc int32) {
 	*class = classOfCode(code)

@@ -4,6 +4,8 @@ package main
 
 import "C"
 
+// PMPI_Comm_set_errhandler implements MPI_Comm_set_errhandler.
+//
 //export PMPI_Comm_set_errhandler
 func PMPI_Comm_set_errhandler(comm, errh int32) (rc int32) {
 	defer guard("MPI_Comm_set_errhandler", &rc)
@@ -18,9 +20,13 @@ func PMPI_Comm_set_errhandler(comm, errh int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Errhandler_set implements MPI_Errhandler_set.
+//
 //export PMPI_Errhandler_set
 func PMPI_Errhandler_set(comm, errh int32) int32 { return PMPI_Comm_set_errhandler(comm, errh) }
 
+// PMPI_Comm_get_errhandler implements MPI_Comm_get_errhandler.
+//
 //export PMPI_Comm_get_errhandler
 func PMPI_Comm_get_errhandler(comm int32, errh *int32) (rc int32) {
 	defer guard("MPI_Comm_get_errhandler", &rc)
@@ -32,9 +38,13 @@ func PMPI_Comm_get_errhandler(comm int32, errh *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Errhandler_get implements MPI_Errhandler_get.
+//
 //export PMPI_Errhandler_get
 func PMPI_Errhandler_get(comm int32, errh *int32) int32 { return PMPI_Comm_get_errhandler(comm, errh) }
 
+// PMPI_Comm_create_errhandler implements MPI_Comm_create_errhandler.
+//
 //export PMPI_Comm_create_errhandler
 func PMPI_Comm_create_errhandler(fn uintptr, errh *int32) (rc int32) {
 	defer guard("MPI_Comm_create_errhandler", &rc)
@@ -46,11 +56,15 @@ func PMPI_Comm_create_errhandler(fn uintptr, errh *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Errhandler_create implements MPI_Errhandler_create.
+//
 //export PMPI_Errhandler_create
 func PMPI_Errhandler_create(fn uintptr, errh *int32) int32 {
 	return PMPI_Comm_create_errhandler(fn, errh)
 }
 
+// PMPI_Errhandler_free implements MPI_Errhandler_free.
+//
 //export PMPI_Errhandler_free
 func PMPI_Errhandler_free(errh *int32) (rc int32) {
 	defer guard("MPI_Errhandler_free", &rc)
@@ -63,6 +77,8 @@ func PMPI_Errhandler_free(errh *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Comm_call_errhandler implements MPI_Comm_call_errhandler.
+//
 //export PMPI_Comm_call_errhandler
 func PMPI_Comm_call_errhandler(comm, code int32) (rc int32) {
 	defer guard("MPI_Comm_call_errhandler", &rc)

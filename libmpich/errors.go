@@ -40,6 +40,7 @@ type classError struct {
 	msg   string
 }
 
+// Error returns the message.
 func (e *classError) Error() string { return e.msg }
 
 // errorf returns an error of class with a formatted message.

@@ -27,6 +27,8 @@ func storeMessage(m *mpi.Message, s mpi.Status, out *int32) error {
 	return nil
 }
 
+// PMPI_Mprobe implements MPI_Mprobe.
+//
 //export PMPI_Mprobe
 func PMPI_Mprobe(source, tag, comm int32, msg *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Mprobe", &rc)
@@ -42,6 +44,8 @@ func PMPI_Mprobe(source, tag, comm int32, msg *int32, st unsafe.Pointer) (rc int
 	return check("MPI_Mprobe", o, comm, err)
 }
 
+// PMPI_Improbe implements MPI_Improbe.
+//
 //export PMPI_Improbe
 func PMPI_Improbe(source, tag, comm int32, flag *int32, msg *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Improbe", &rc)
@@ -75,6 +79,8 @@ func messageArg(msg *int32) (*mpi.Message, bool, error) {
 	return m, false, nil
 }
 
+// PMPI_Mrecv implements MPI_Mrecv.
+//
 //export PMPI_Mrecv
 func PMPI_Mrecv(buf unsafe.Pointer, count, dt int32, msg *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Mrecv", &rc)
@@ -96,6 +102,8 @@ func PMPI_Mrecv(buf unsafe.Pointer, count, dt int32, msg *int32, st unsafe.Point
 	return check("MPI_Mrecv", nil, commWorld, err)
 }
 
+// PMPI_Imrecv implements MPI_Imrecv.
+//
 //export PMPI_Imrecv
 func PMPI_Imrecv(buf unsafe.Pointer, count, dt int32, msg *int32, req *int32) (rc int32) {
 	defer guard("MPI_Imrecv", &rc)
@@ -116,6 +124,8 @@ func PMPI_Imrecv(buf unsafe.Pointer, count, dt int32, msg *int32, req *int32) (r
 	return check("MPI_Imrecv", nil, commWorld, err)
 }
 
+// PMPI_Intercomm_create implements MPI_Intercomm_create.
+//
 //export PMPI_Intercomm_create
 func PMPI_Intercomm_create(local, localLeader, peer, remoteLeader, tag int32, out *int32) (rc int32) {
 	defer guard("MPI_Intercomm_create", &rc)
@@ -134,6 +144,8 @@ func PMPI_Intercomm_create(local, localLeader, peer, remoteLeader, tag int32, ou
 	return check("MPI_Intercomm_create", o, local, err)
 }
 
+// PMPI_Intercomm_merge implements MPI_Intercomm_merge.
+//
 //export PMPI_Intercomm_merge
 func PMPI_Intercomm_merge(comm, high int32, out *int32) (rc int32) {
 	defer guard("MPI_Intercomm_merge", &rc)
@@ -148,6 +160,8 @@ func PMPI_Intercomm_merge(comm, high int32, out *int32) (rc int32) {
 	return check("MPI_Intercomm_merge", o, comm, err)
 }
 
+// PMPI_Comm_remote_group implements MPI_Comm_remote_group.
+//
 //export PMPI_Comm_remote_group
 func PMPI_Comm_remote_group(comm int32, group *int32) (rc int32) {
 	defer guard("MPI_Comm_remote_group", &rc)
@@ -159,6 +173,8 @@ func PMPI_Comm_remote_group(comm int32, group *int32) (rc int32) {
 	return storeGroup("MPI_Comm_remote_group", g, err, group)
 }
 
+// PMPI_Comm_idup implements MPI_Comm_idup.
+//
 //export PMPI_Comm_idup
 func PMPI_Comm_idup(comm int32, out *int32, req *int32) (rc int32) {
 	defer guard("MPI_Comm_idup", &rc)
@@ -194,15 +210,21 @@ func PMPI_Comm_idup(comm int32, out *int32, req *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Comm_dup_with_info implements MPI_Comm_dup_with_info.
+//
 //export PMPI_Comm_dup_with_info
 func PMPI_Comm_dup_with_info(comm, info int32, out *int32) int32 { return PMPI_Comm_dup(comm, out) }
 
+// PMPI_Comm_get_parent implements MPI_Comm_get_parent.
+//
 //export PMPI_Comm_get_parent
 func PMPI_Comm_get_parent(parent *int32) (rc int32) {
 	*parent = commNull // no process of this runtime is spawned
 	return errSuccess
 }
 
+// PMPI_Request_get_status implements MPI_Request_get_status.
+//
 //export PMPI_Request_get_status
 func PMPI_Request_get_status(req int32, flag *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Request_get_status", &rc)
@@ -223,6 +245,8 @@ func PMPI_Request_get_status(req int32, flag *int32, st unsafe.Pointer) (rc int3
 	return check("MPI_Request_get_status", nil, commWorld, err)
 }
 
+// PMPI_Get_elements_x implements MPI_Get_elements_x.
+//
 //export PMPI_Get_elements_x
 func PMPI_Get_elements_x(st unsafe.Pointer, dt int32, count *int64) (rc int32) {
 	defer guard("MPI_Get_elements_x", &rc)
@@ -233,11 +257,15 @@ func PMPI_Get_elements_x(st unsafe.Pointer, dt int32, count *int64) (rc int32) {
 	return rc
 }
 
+// PMPI_Status_set_elements implements MPI_Status_set_elements.
+//
 //export PMPI_Status_set_elements
 func PMPI_Status_set_elements(st unsafe.Pointer, dt, count int32) (rc int32) {
 	return PMPI_Status_set_elements_x(st, dt, int64(count))
 }
 
+// PMPI_Status_set_elements_x implements MPI_Status_set_elements_x.
+//
 //export PMPI_Status_set_elements_x
 func PMPI_Status_set_elements_x(st unsafe.Pointer, dt int32, count int64) (rc int32) {
 	defer guard("MPI_Status_set_elements_x", &rc)
@@ -250,6 +278,8 @@ func PMPI_Status_set_elements_x(st unsafe.Pointer, dt int32, count int64) (rc in
 	return errSuccess
 }
 
+// PMPI_Status_set_cancelled implements MPI_Status_set_cancelled.
+//
 //export PMPI_Status_set_cancelled
 func PMPI_Status_set_cancelled(st unsafe.Pointer, flag int32) (rc int32) {
 	s := (*status)(st)

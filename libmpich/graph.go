@@ -27,6 +27,8 @@ func weightsArg(p unsafe.Pointer, n int) []int {
 	return scaled(p, n, 1)
 }
 
+// PMPI_Graph_create implements MPI_Graph_create.
+//
 //export PMPI_Graph_create
 func PMPI_Graph_create(comm, nnodes int32, index, edges unsafe.Pointer, reorder int32, out *int32) (rc int32) {
 	defer guard("MPI_Graph_create", &rc)
@@ -46,6 +48,8 @@ func PMPI_Graph_create(comm, nnodes int32, index, edges unsafe.Pointer, reorder 
 	return check("MPI_Graph_create", o, comm, err)
 }
 
+// PMPI_Graphdims_get implements MPI_Graphdims_get.
+//
 //export PMPI_Graphdims_get
 func PMPI_Graphdims_get(comm int32, nnodes, nedges *int32) (rc int32) {
 	defer guard("MPI_Graphdims_get", &rc)
@@ -60,6 +64,8 @@ func PMPI_Graphdims_get(comm int32, nnodes, nedges *int32) (rc int32) {
 	return check("MPI_Graphdims_get", o, comm, err)
 }
 
+// PMPI_Graph_get implements MPI_Graph_get.
+//
 //export PMPI_Graph_get
 func PMPI_Graph_get(comm, maxindex, maxedges int32, index, edges unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Graph_get", &rc)
@@ -75,6 +81,8 @@ func PMPI_Graph_get(comm, maxindex, maxedges int32, index, edges unsafe.Pointer)
 	return check("MPI_Graph_get", o, comm, err)
 }
 
+// PMPI_Graph_neighbors_count implements MPI_Graph_neighbors_count.
+//
 //export PMPI_Graph_neighbors_count
 func PMPI_Graph_neighbors_count(comm, rank int32, n *int32) (rc int32) {
 	defer guard("MPI_Graph_neighbors_count", &rc)
@@ -89,6 +97,8 @@ func PMPI_Graph_neighbors_count(comm, rank int32, n *int32) (rc int32) {
 	return check("MPI_Graph_neighbors_count", o, comm, err)
 }
 
+// PMPI_Graph_neighbors implements MPI_Graph_neighbors.
+//
 //export PMPI_Graph_neighbors
 func PMPI_Graph_neighbors(comm, rank, maxn int32, out unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Graph_neighbors", &rc)
@@ -103,6 +113,8 @@ func PMPI_Graph_neighbors(comm, rank, maxn int32, out unsafe.Pointer) (rc int32)
 	return check("MPI_Graph_neighbors", o, comm, err)
 }
 
+// PMPI_Dist_graph_create_adjacent implements MPI_Dist_graph_create_adjacent.
+//
 //export PMPI_Dist_graph_create_adjacent
 func PMPI_Dist_graph_create_adjacent(comm, indeg int32, sources, sweights unsafe.Pointer, outdeg int32, dests, dweights unsafe.Pointer, info, reorder int32, out *int32) (rc int32) {
 	defer guard("MPI_Dist_graph_create_adjacent", &rc)
@@ -118,6 +130,8 @@ func PMPI_Dist_graph_create_adjacent(comm, indeg int32, sources, sweights unsafe
 	return check("MPI_Dist_graph_create_adjacent", o, comm, err)
 }
 
+// PMPI_Dist_graph_create implements MPI_Dist_graph_create.
+//
 //export PMPI_Dist_graph_create
 func PMPI_Dist_graph_create(comm, n int32, sources, degrees, dests, weights unsafe.Pointer, info, reorder int32, out *int32) (rc int32) {
 	defer guard("MPI_Dist_graph_create", &rc)
@@ -133,6 +147,8 @@ func PMPI_Dist_graph_create(comm, n int32, sources, degrees, dests, weights unsa
 	return check("MPI_Dist_graph_create", o, comm, err)
 }
 
+// PMPI_Dist_graph_neighbors_count implements MPI_Dist_graph_neighbors_count.
+//
 //export PMPI_Dist_graph_neighbors_count
 func PMPI_Dist_graph_neighbors_count(comm int32, indeg, outdeg, weighted *int32) (rc int32) {
 	defer guard("MPI_Dist_graph_neighbors_count", &rc)
@@ -147,6 +163,8 @@ func PMPI_Dist_graph_neighbors_count(comm int32, indeg, outdeg, weighted *int32)
 	return check("MPI_Dist_graph_neighbors_count", o, comm, err)
 }
 
+// PMPI_Dist_graph_neighbors implements MPI_Dist_graph_neighbors.
+//
 //export PMPI_Dist_graph_neighbors
 func PMPI_Dist_graph_neighbors(comm, maxin int32, sources, sweights unsafe.Pointer, maxout int32, dests, dweights unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Dist_graph_neighbors", &rc)
@@ -189,6 +207,8 @@ func degrees(c *mpi.Comm) (in, out int, err error) {
 	return 0, 0, errorf(errTopology, "the communicator has no topology")
 }
 
+// PMPI_Neighbor_allgather implements MPI_Neighbor_allgather.
+//
 //export PMPI_Neighbor_allgather
 func PMPI_Neighbor_allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Neighbor_allgather", &rc)
@@ -210,6 +230,8 @@ func PMPI_Neighbor_allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsa
 	return check("MPI_Neighbor_allgather", o, comm, err)
 }
 
+// PMPI_Neighbor_alltoall implements MPI_Neighbor_alltoall.
+//
 //export PMPI_Neighbor_alltoall
 func PMPI_Neighbor_alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Neighbor_alltoall", &rc)
@@ -231,6 +253,8 @@ func PMPI_Neighbor_alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsaf
 	return check("MPI_Neighbor_alltoall", o, comm, err)
 }
 
+// PMPI_Neighbor_allgatherv implements MPI_Neighbor_allgatherv.
+//
 //export PMPI_Neighbor_allgatherv
 func PMPI_Neighbor_allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Neighbor_allgatherv", &rc)
@@ -253,6 +277,8 @@ func PMPI_Neighbor_allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rc
 	return check("MPI_Neighbor_allgatherv", o, comm, err)
 }
 
+// PMPI_Neighbor_alltoallv implements MPI_Neighbor_alltoallv.
+//
 //export PMPI_Neighbor_alltoallv
 func PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, rcounts, rdispls unsafe.Pointer, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Neighbor_alltoallv", &rc)

@@ -38,6 +38,8 @@ func ranksArg(p unsafe.Pointer, n int32) []int {
 	return scaled(p, int(n), 1)
 }
 
+// PMPI_Group_size implements MPI_Group_size.
+//
 //export PMPI_Group_size
 func PMPI_Group_size(group int32, size *int32) (rc int32) {
 	defer guard("MPI_Group_size", &rc)
@@ -48,6 +50,8 @@ func PMPI_Group_size(group int32, size *int32) (rc int32) {
 	return rc
 }
 
+// PMPI_Group_rank implements MPI_Group_rank.
+//
 //export PMPI_Group_rank
 func PMPI_Group_rank(group int32, rank *int32) (rc int32) {
 	defer guard("MPI_Group_rank", &rc)
@@ -61,6 +65,8 @@ func PMPI_Group_rank(group int32, rank *int32) (rc int32) {
 	return rc
 }
 
+// PMPI_Group_incl implements MPI_Group_incl.
+//
 //export PMPI_Group_incl
 func PMPI_Group_incl(group, n int32, ranks unsafe.Pointer, out *int32) (rc int32) {
 	defer guard("MPI_Group_incl", &rc)
@@ -72,6 +78,8 @@ func PMPI_Group_incl(group, n int32, ranks unsafe.Pointer, out *int32) (rc int32
 	return storeGroup("MPI_Group_incl", ng, err, out)
 }
 
+// PMPI_Group_excl implements MPI_Group_excl.
+//
 //export PMPI_Group_excl
 func PMPI_Group_excl(group, n int32, ranks unsafe.Pointer, out *int32) (rc int32) {
 	defer guard("MPI_Group_excl", &rc)
@@ -92,6 +100,8 @@ func groupPair(fn string, a, b int32) (g, h mpi.Group, rc int32) {
 	return
 }
 
+// PMPI_Group_union implements MPI_Group_union.
+//
 //export PMPI_Group_union
 func PMPI_Group_union(a, b int32, out *int32) (rc int32) {
 	defer guard("MPI_Group_union", &rc)
@@ -102,6 +112,8 @@ func PMPI_Group_union(a, b int32, out *int32) (rc int32) {
 	return storeGroup("MPI_Group_union", g.Union(h), nil, out)
 }
 
+// PMPI_Group_intersection implements MPI_Group_intersection.
+//
 //export PMPI_Group_intersection
 func PMPI_Group_intersection(a, b int32, out *int32) (rc int32) {
 	defer guard("MPI_Group_intersection", &rc)
@@ -112,6 +124,8 @@ func PMPI_Group_intersection(a, b int32, out *int32) (rc int32) {
 	return storeGroup("MPI_Group_intersection", g.Intersection(h), nil, out)
 }
 
+// PMPI_Group_difference implements MPI_Group_difference.
+//
 //export PMPI_Group_difference
 func PMPI_Group_difference(a, b int32, out *int32) (rc int32) {
 	defer guard("MPI_Group_difference", &rc)
@@ -122,6 +136,8 @@ func PMPI_Group_difference(a, b int32, out *int32) (rc int32) {
 	return storeGroup("MPI_Group_difference", g.Difference(h), nil, out)
 }
 
+// PMPI_Group_compare implements MPI_Group_compare.
+//
 //export PMPI_Group_compare
 func PMPI_Group_compare(a, b int32, result *int32) (rc int32) {
 	defer guard("MPI_Group_compare", &rc)
@@ -132,6 +148,8 @@ func PMPI_Group_compare(a, b int32, result *int32) (rc int32) {
 	return rc
 }
 
+// PMPI_Group_translate_ranks implements MPI_Group_translate_ranks.
+//
 //export PMPI_Group_translate_ranks
 func PMPI_Group_translate_ranks(a, n int32, ranks unsafe.Pointer, b int32, out unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Group_translate_ranks", &rc)
@@ -159,6 +177,8 @@ func PMPI_Group_translate_ranks(a, n int32, ranks unsafe.Pointer, b int32, out u
 	return errSuccess
 }
 
+// PMPI_Group_free implements MPI_Group_free.
+//
 //export PMPI_Group_free
 func PMPI_Group_free(group *int32) (rc int32) {
 	defer guard("MPI_Group_free", &rc)
@@ -187,6 +207,8 @@ func rangeRanks(p unsafe.Pointer, n int32) ([]int, error) {
 	return ranks, nil
 }
 
+// PMPI_Group_range_incl implements MPI_Group_range_incl.
+//
 //export PMPI_Group_range_incl
 func PMPI_Group_range_incl(group, n int32, ranges unsafe.Pointer, out *int32) (rc int32) {
 	defer guard("MPI_Group_range_incl", &rc)
@@ -202,6 +224,8 @@ func PMPI_Group_range_incl(group, n int32, ranges unsafe.Pointer, out *int32) (r
 	return storeGroup("MPI_Group_range_incl", ng, err, out)
 }
 
+// PMPI_Group_range_excl implements MPI_Group_range_excl.
+//
 //export PMPI_Group_range_excl
 func PMPI_Group_range_excl(group, n int32, ranges unsafe.Pointer, out *int32) (rc int32) {
 	defer guard("MPI_Group_range_excl", &rc)

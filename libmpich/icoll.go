@@ -19,6 +19,8 @@ func startColl(fn string, o *commObj, comm int32, r *mpi.Request, err error, req
 	return check(fn, o, comm, err)
 }
 
+// PMPI_Ibarrier implements MPI_Ibarrier.
+//
 //export PMPI_Ibarrier
 func PMPI_Ibarrier(comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ibarrier", &rc)
@@ -30,6 +32,8 @@ func PMPI_Ibarrier(comm int32, req *int32) (rc int32) {
 	return startColl("MPI_Ibarrier", o, comm, r, err, req)
 }
 
+// PMPI_Ibcast implements MPI_Ibcast.
+//
 //export PMPI_Ibcast
 func PMPI_Ibcast(buf unsafe.Pointer, count, dt, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ibcast", &rc)
@@ -45,6 +49,8 @@ func PMPI_Ibcast(buf unsafe.Pointer, count, dt, root, comm int32, req *int32) (r
 	return startColl("MPI_Ibcast", o, comm, r, err, req)
 }
 
+// PMPI_Igather implements MPI_Igather.
+//
 //export PMPI_Igather
 func PMPI_Igather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Igather", &rc)
@@ -64,6 +70,8 @@ func PMPI_Igather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer,
 	return startColl("MPI_Igather", o, comm, r, err, req)
 }
 
+// PMPI_Iscatter implements MPI_Iscatter.
+//
 //export PMPI_Iscatter
 func PMPI_Iscatter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iscatter", &rc)
@@ -86,6 +94,8 @@ func PMPI_Iscatter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer
 	return startColl("MPI_Iscatter", o, comm, r, err, req)
 }
 
+// PMPI_Iallgather implements MPI_Iallgather.
+//
 //export PMPI_Iallgather
 func PMPI_Iallgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iallgather", &rc)
@@ -105,6 +115,8 @@ func PMPI_Iallgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Point
 	return startColl("MPI_Iallgather", o, comm, r, err, req)
 }
 
+// PMPI_Ialltoall implements MPI_Ialltoall.
+//
 //export PMPI_Ialltoall
 func PMPI_Ialltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ialltoall", &rc)
@@ -125,6 +137,8 @@ func PMPI_Ialltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointe
 	return startColl("MPI_Ialltoall", o, comm, r, err, req)
 }
 
+// PMPI_Ireduce implements MPI_Ireduce.
+//
 //export PMPI_Ireduce
 func PMPI_Ireduce(send, recv unsafe.Pointer, count, dt, op, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ireduce", &rc)

@@ -21,6 +21,8 @@ func vArgs(p, counts, displs unsafe.Pointer, dt int32, n int) ([]byte, []int, []
 	return byteSlice(p, maxEnd(cs, ds)), cs, ds, nil
 }
 
+// PMPI_Igatherv implements MPI_Igatherv.
+//
 //export PMPI_Igatherv
 func PMPI_Igatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Igatherv", &rc)
@@ -41,6 +43,8 @@ func PMPI_Igatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, disp
 	return startColl("MPI_Igatherv", o, comm, rq, err, req)
 }
 
+// PMPI_Iscatterv implements MPI_Iscatterv.
+//
 //export PMPI_Iscatterv
 func PMPI_Iscatterv(sbuf, scounts, displs unsafe.Pointer, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iscatterv", &rc)
@@ -64,6 +68,8 @@ func PMPI_Iscatterv(sbuf, scounts, displs unsafe.Pointer, stype int32, rbuf unsa
 	return startColl("MPI_Iscatterv", o, comm, rq, err, req)
 }
 
+// PMPI_Iallgatherv implements MPI_Iallgatherv.
+//
 //export PMPI_Iallgatherv
 func PMPI_Iallgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iallgatherv", &rc)
@@ -84,6 +90,8 @@ func PMPI_Iallgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, d
 	return startColl("MPI_Iallgatherv", o, comm, rq, err, req)
 }
 
+// PMPI_Ialltoallv implements MPI_Ialltoallv.
+//
 //export PMPI_Ialltoallv
 func PMPI_Ialltoallv(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, rcounts, rdispls unsafe.Pointer, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ialltoallv", &rc)
@@ -122,18 +130,24 @@ func iscan(fn string, send, recv unsafe.Pointer, count, dt, op, comm int32, excl
 	return startColl(fn, o, comm, rq, err, req)
 }
 
+// PMPI_Iscan implements MPI_Iscan.
+//
 //export PMPI_Iscan
 func PMPI_Iscan(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iscan", &rc)
 	return iscan("MPI_Iscan", send, recv, count, dt, op, comm, false, req)
 }
 
+// PMPI_Iexscan implements MPI_Iexscan.
+//
 //export PMPI_Iexscan
 func PMPI_Iexscan(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iexscan", &rc)
 	return iscan("MPI_Iexscan", send, recv, count, dt, op, comm, true, req)
 }
 
+// PMPI_Ireduce_scatter_block implements MPI_Ireduce_scatter_block.
+//
 //export PMPI_Ireduce_scatter_block
 func PMPI_Ireduce_scatter_block(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ireduce_scatter_block", &rc)

@@ -33,12 +33,16 @@ func addInfo(fn string, o *infoObj, out *int32) int32 {
 	return errSuccess
 }
 
+// PMPI_Info_create implements MPI_Info_create.
+//
 //export PMPI_Info_create
 func PMPI_Info_create(out *int32) (rc int32) {
 	defer guard("MPI_Info_create", &rc)
 	return addInfo("MPI_Info_create", newInfo(), out)
 }
 
+// PMPI_Info_dup implements MPI_Info_dup.
+//
 //export PMPI_Info_dup
 func PMPI_Info_dup(h int32, out *int32) (rc int32) {
 	defer guard("MPI_Info_dup", &rc)
@@ -49,6 +53,8 @@ func PMPI_Info_dup(h int32, out *int32) (rc int32) {
 	return addInfo("MPI_Info_dup", o.dup(), out)
 }
 
+// PMPI_Info_free implements MPI_Info_free.
+//
 //export PMPI_Info_free
 func PMPI_Info_free(h *int32) (rc int32) {
 	defer guard("MPI_Info_free", &rc)
@@ -59,6 +65,8 @@ func PMPI_Info_free(h *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Info_set implements MPI_Info_set.
+//
 //export PMPI_Info_set
 func PMPI_Info_set(h int32, key, val *C.char) (rc int32) {
 	defer guard("MPI_Info_set", &rc)
@@ -74,6 +82,8 @@ func PMPI_Info_set(h int32, key, val *C.char) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Info_delete implements MPI_Info_delete.
+//
 //export PMPI_Info_delete
 func PMPI_Info_delete(h int32, key *C.char) (rc int32) {
 	defer guard("MPI_Info_delete", &rc)
@@ -87,6 +97,8 @@ func PMPI_Info_delete(h int32, key *C.char) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Info_get implements MPI_Info_get.
+//
 //export PMPI_Info_get
 func PMPI_Info_get(h int32, key *C.char, valuelen int32, val unsafe.Pointer, flag *int32) (rc int32) {
 	defer guard("MPI_Info_get", &rc)
@@ -102,6 +114,8 @@ func PMPI_Info_get(h int32, key *C.char, valuelen int32, val unsafe.Pointer, fla
 	return errSuccess
 }
 
+// PMPI_Info_get_valuelen implements MPI_Info_get_valuelen.
+//
 //export PMPI_Info_get_valuelen
 func PMPI_Info_get_valuelen(h int32, key *C.char, n *int32, flag *int32) (rc int32) {
 	defer guard("MPI_Info_get_valuelen", &rc)
@@ -117,6 +131,8 @@ func PMPI_Info_get_valuelen(h int32, key *C.char, n *int32, flag *int32) (rc int
 	return errSuccess
 }
 
+// PMPI_Info_get_nkeys implements MPI_Info_get_nkeys.
+//
 //export PMPI_Info_get_nkeys
 func PMPI_Info_get_nkeys(h int32, n *int32) (rc int32) {
 	defer guard("MPI_Info_get_nkeys", &rc)
@@ -129,6 +145,8 @@ func PMPI_Info_get_nkeys(h int32, n *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Info_get_nthkey implements MPI_Info_get_nthkey.
+//
 //export PMPI_Info_get_nthkey
 func PMPI_Info_get_nthkey(h, n int32, key unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Info_get_nthkey", &rc)
@@ -144,6 +162,8 @@ func PMPI_Info_get_nthkey(h, n int32, key unsafe.Pointer) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Comm_set_info implements MPI_Comm_set_info.
+//
 //export PMPI_Comm_set_info
 func PMPI_Comm_set_info(comm, info int32) (rc int32) {
 	defer guard("MPI_Comm_set_info", &rc)
@@ -151,6 +171,8 @@ func PMPI_Comm_set_info(comm, info int32) (rc int32) {
 	return rc // no hint changes what this runtime does
 }
 
+// PMPI_Comm_get_info implements MPI_Comm_get_info.
+//
 //export PMPI_Comm_get_info
 func PMPI_Comm_get_info(comm int32, out *int32) (rc int32) {
 	defer guard("MPI_Comm_get_info", &rc)

@@ -29,18 +29,24 @@ func rma(fn string, start func(w *mpi.Win, b []byte, target, disp int) (*mpi.Req
 	return winCheck(fn, o, err)
 }
 
+// PMPI_Rput implements MPI_Rput.
+//
 //export PMPI_Rput
 func PMPI_Rput(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, win int32, req *int32) (rc int32) {
 	defer guard("MPI_Rput", &rc)
 	return rma("MPI_Rput", mpi.Rput[byte], origin, ocount, otype, target, tdisp, tcount, ttype, win, req)
 }
 
+// PMPI_Rget implements MPI_Rget.
+//
 //export PMPI_Rget
 func PMPI_Rget(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, win int32, req *int32) (rc int32) {
 	defer guard("MPI_Rget", &rc)
 	return rma("MPI_Rget", mpi.Rget[byte], origin, ocount, otype, target, tdisp, tcount, ttype, win, req)
 }
 
+// PMPI_Win_test implements MPI_Win_test.
+//
 //export PMPI_Win_test
 func PMPI_Win_test(win int32, flag *int32) (rc int32) {
 	defer guard("MPI_Win_test", &rc)
@@ -53,6 +59,8 @@ func PMPI_Win_test(win int32, flag *int32) (rc int32) {
 	return winCheck("MPI_Win_test", o, err)
 }
 
+// PMPI_Win_set_info implements MPI_Win_set_info.
+//
 //export PMPI_Win_set_info
 func PMPI_Win_set_info(win, info int32) (rc int32) {
 	defer guard("MPI_Win_set_info", &rc)
@@ -60,6 +68,8 @@ func PMPI_Win_set_info(win, info int32) (rc int32) {
 	return rc // no hint changes what this runtime does
 }
 
+// PMPI_Win_get_info implements MPI_Win_get_info.
+//
 //export PMPI_Win_get_info
 func PMPI_Win_get_info(win int32, out *int32) (rc int32) {
 	defer guard("MPI_Win_get_info", &rc)
@@ -69,6 +79,8 @@ func PMPI_Win_get_info(win int32, out *int32) (rc int32) {
 	return addInfo("MPI_Win_get_info", newInfo(), out)
 }
 
+// PMPI_Cart_map implements MPI_Cart_map.
+//
 //export PMPI_Cart_map
 func PMPI_Cart_map(comm, ndims int32, dims, periods unsafe.Pointer, rank *int32) (rc int32) {
 	defer guard("MPI_Cart_map", &rc)
@@ -83,6 +95,8 @@ func PMPI_Cart_map(comm, ndims int32, dims, periods unsafe.Pointer, rank *int32)
 	return check("MPI_Cart_map", o, comm, err)
 }
 
+// PMPI_Graph_map implements MPI_Graph_map.
+//
 //export PMPI_Graph_map
 func PMPI_Graph_map(comm, nnodes int32, index, edges unsafe.Pointer, rank *int32) (rc int32) {
 	defer guard("MPI_Graph_map", &rc)
@@ -110,6 +124,8 @@ func unmapUndefined(r int) int32 {
 	return int32(r)
 }
 
+// PMPI_Type_create_hindexed_block implements MPI_Type_create_hindexed_block.
+//
 //export PMPI_Type_create_hindexed_block
 func PMPI_Type_create_hindexed_block(count, blocklen int32, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_hindexed_block", &rc)
@@ -125,6 +141,8 @@ func PMPI_Type_create_hindexed_block(count, blocklen int32, displs unsafe.Pointe
 // combinerNamed is MPI_COMBINER_NAMED.
 const combinerNamed = 1
 
+// PMPI_Type_get_envelope implements MPI_Type_get_envelope.
+//
 //export PMPI_Type_get_envelope
 func PMPI_Type_get_envelope(dt int32, nints, naddrs, ntypes, combiner *int32) (rc int32) {
 	defer guard("MPI_Type_get_envelope", &rc)
@@ -142,6 +160,8 @@ const (
 	typeclassComplex = 3
 )
 
+// PMPI_Type_match_size implements MPI_Type_match_size.
+//
 //export PMPI_Type_match_size
 func PMPI_Type_match_size(class, size int32, dt *int32) (rc int32) {
 	defer guard("MPI_Type_match_size", &rc)
@@ -176,6 +196,8 @@ func ineighbor(fn string, comm int32, req *int32, start func(c *mpi.Comm, in, ou
 	return startColl(fn, o, comm, r, err, req)
 }
 
+// PMPI_Ineighbor_allgather implements MPI_Ineighbor_allgather.
+//
 //export PMPI_Ineighbor_allgather
 func PMPI_Ineighbor_allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ineighbor_allgather", &rc)
@@ -192,6 +214,8 @@ func PMPI_Ineighbor_allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf uns
 	})
 }
 
+// PMPI_Ineighbor_alltoall implements MPI_Ineighbor_alltoall.
+//
 //export PMPI_Ineighbor_alltoall
 func PMPI_Ineighbor_alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ineighbor_alltoall", &rc)

@@ -15,6 +15,8 @@ func setName(fn string, h int32, valid bool, name *C.char) int32 {
 	return errSuccess
 }
 
+// PMPI_Type_set_name implements MPI_Type_set_name.
+//
 //export PMPI_Type_set_name
 func PMPI_Type_set_name(dt int32, name *C.char) (rc int32) {
 	defer guard("MPI_Type_set_name", &rc)
@@ -22,6 +24,8 @@ func PMPI_Type_set_name(dt int32, name *C.char) (rc int32) {
 	return setName("MPI_Type_set_name", dt, ok, name)
 }
 
+// PMPI_Type_get_name implements MPI_Type_get_name.
+//
 //export PMPI_Type_get_name
 func PMPI_Type_get_name(dt int32, name unsafe.Pointer, n *int32) (rc int32) {
 	defer guard("MPI_Type_get_name", &rc)
@@ -32,6 +36,8 @@ func PMPI_Type_get_name(dt int32, name unsafe.Pointer, n *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Win_set_name implements MPI_Win_set_name.
+//
 //export PMPI_Win_set_name
 func PMPI_Win_set_name(win int32, name *C.char) (rc int32) {
 	defer guard("MPI_Win_set_name", &rc)
@@ -39,6 +45,8 @@ func PMPI_Win_set_name(win int32, name *C.char) (rc int32) {
 	return setName("MPI_Win_set_name", win, ok, name)
 }
 
+// PMPI_Win_get_name implements MPI_Win_get_name.
+//
 //export PMPI_Win_get_name
 func PMPI_Win_get_name(win int32, name unsafe.Pointer, n *int32) (rc int32) {
 	defer guard("MPI_Win_get_name", &rc)
@@ -49,6 +57,8 @@ func PMPI_Win_get_name(win int32, name unsafe.Pointer, n *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Win_set_errhandler implements MPI_Win_set_errhandler.
+//
 //export PMPI_Win_set_errhandler
 func PMPI_Win_set_errhandler(win, errh int32) (rc int32) {
 	defer guard("MPI_Win_set_errhandler", &rc)
@@ -63,6 +73,8 @@ func PMPI_Win_set_errhandler(win, errh int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Win_get_errhandler implements MPI_Win_get_errhandler.
+//
 //export PMPI_Win_get_errhandler
 func PMPI_Win_get_errhandler(win int32, errh *int32) (rc int32) {
 	defer guard("MPI_Win_get_errhandler", &rc)
@@ -73,11 +85,15 @@ func PMPI_Win_get_errhandler(win int32, errh *int32) (rc int32) {
 	return rc
 }
 
+// PMPI_Win_create_errhandler implements MPI_Win_create_errhandler.
+//
 //export PMPI_Win_create_errhandler
 func PMPI_Win_create_errhandler(fn uintptr, errh *int32) int32 {
 	return PMPI_Comm_create_errhandler(fn, errh)
 }
 
+// PMPI_Win_call_errhandler implements MPI_Win_call_errhandler.
+//
 //export PMPI_Win_call_errhandler
 func PMPI_Win_call_errhandler(win, code int32) (rc int32) {
 	defer guard("MPI_Win_call_errhandler", &rc)

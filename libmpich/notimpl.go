@@ -5,6 +5,9 @@ package main
 
 import "C"
 
+// mpichNotImplemented is what the stubs of stubs_gen.go call: it fails
+// with MPI_ERR_OTHER naming the function.
+//
 //export mpichNotImplemented
 func mpichNotImplemented(name *C.char) (rc int32) {
 	fn := C.GoString(name)

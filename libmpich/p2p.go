@@ -120,54 +120,72 @@ func addRequest(o *commObj, comm int32, r *mpi.Request, persistent bool, req *in
 	return nil
 }
 
+// PMPI_Send implements MPI_Send.
+//
 //export PMPI_Send
 func PMPI_Send(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32) {
 	defer guard("MPI_Send", &rc)
 	return send("MPI_Send", modeStandard, buf, count, dt, dest, tag, comm)
 }
 
+// PMPI_Ssend implements MPI_Ssend.
+//
 //export PMPI_Ssend
 func PMPI_Ssend(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32) {
 	defer guard("MPI_Ssend", &rc)
 	return send("MPI_Ssend", modeSync, buf, count, dt, dest, tag, comm)
 }
 
+// PMPI_Rsend implements MPI_Rsend.
+//
 //export PMPI_Rsend
 func PMPI_Rsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32) {
 	defer guard("MPI_Rsend", &rc)
 	return send("MPI_Rsend", modeReady, buf, count, dt, dest, tag, comm)
 }
 
+// PMPI_Bsend implements MPI_Bsend.
+//
 //export PMPI_Bsend
 func PMPI_Bsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32) {
 	defer guard("MPI_Bsend", &rc)
 	return send("MPI_Bsend", modeBuffered, buf, count, dt, dest, tag, comm)
 }
 
+// PMPI_Isend implements MPI_Isend.
+//
 //export PMPI_Isend
 func PMPI_Isend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Isend", &rc)
 	return isend("MPI_Isend", modeStandard, buf, count, dt, dest, tag, comm, req)
 }
 
+// PMPI_Issend implements MPI_Issend.
+//
 //export PMPI_Issend
 func PMPI_Issend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Issend", &rc)
 	return isend("MPI_Issend", modeSync, buf, count, dt, dest, tag, comm, req)
 }
 
+// PMPI_Irsend implements MPI_Irsend.
+//
 //export PMPI_Irsend
 func PMPI_Irsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Irsend", &rc)
 	return isend("MPI_Irsend", modeReady, buf, count, dt, dest, tag, comm, req)
 }
 
+// PMPI_Ibsend implements MPI_Ibsend.
+//
 //export PMPI_Ibsend
 func PMPI_Ibsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ibsend", &rc)
 	return isend("MPI_Ibsend", modeBuffered, buf, count, dt, dest, tag, comm, req)
 }
 
+// PMPI_Recv implements MPI_Recv.
+//
 //export PMPI_Recv
 func PMPI_Recv(buf unsafe.Pointer, count, dt, source, tag, comm int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Recv", &rc)
@@ -186,6 +204,8 @@ func PMPI_Recv(buf unsafe.Pointer, count, dt, source, tag, comm int32, st unsafe
 	return check("MPI_Recv", o, comm, err)
 }
 
+// PMPI_Irecv implements MPI_Irecv.
+//
 //export PMPI_Irecv
 func PMPI_Irecv(buf unsafe.Pointer, count, dt, source, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Irecv", &rc)
@@ -204,6 +224,8 @@ func PMPI_Irecv(buf unsafe.Pointer, count, dt, source, tag, comm int32, req *int
 	return check("MPI_Irecv", o, comm, err)
 }
 
+// PMPI_Sendrecv implements MPI_Sendrecv.
+//
 //export PMPI_Sendrecv
 func PMPI_Sendrecv(sbuf unsafe.Pointer, scount, stype, dest, stag int32, rbuf unsafe.Pointer, rcount, rtype, source, rtag, comm int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Sendrecv", &rc)
@@ -242,6 +264,8 @@ func sendrecv(c *mpi.Comm, sb []byte, dest, stag int, rb cbuf, source, rtag int)
 	return st, err
 }
 
+// PMPI_Sendrecv_replace implements MPI_Sendrecv_replace.
+//
 //export PMPI_Sendrecv_replace
 func PMPI_Sendrecv_replace(buf unsafe.Pointer, count, dt, dest, stag, source, rtag, comm int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Sendrecv_replace", &rc)
@@ -260,6 +284,8 @@ func PMPI_Sendrecv_replace(buf unsafe.Pointer, count, dt, dest, stag, source, rt
 	return check("MPI_Sendrecv_replace", o, comm, err)
 }
 
+// PMPI_Probe implements MPI_Probe.
+//
 //export PMPI_Probe
 func PMPI_Probe(source, tag, comm int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Probe", &rc)
@@ -274,6 +300,8 @@ func PMPI_Probe(source, tag, comm int32, st unsafe.Pointer) (rc int32) {
 	return check("MPI_Probe", o, comm, err)
 }
 
+// PMPI_Iprobe implements MPI_Iprobe.
+//
 //export PMPI_Iprobe
 func PMPI_Iprobe(source, tag, comm int32, flag *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Iprobe", &rc)
@@ -291,6 +319,8 @@ func PMPI_Iprobe(source, tag, comm int32, flag *int32, st unsafe.Pointer) (rc in
 	return check("MPI_Iprobe", o, comm, err)
 }
 
+// PMPI_Get_count implements MPI_Get_count.
+//
 //export PMPI_Get_count
 func PMPI_Get_count(st unsafe.Pointer, dt int32, count *int32) (rc int32) {
 	defer guard("MPI_Get_count", &rc)
@@ -310,11 +340,15 @@ func PMPI_Get_count(st unsafe.Pointer, dt int32, count *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Get_elements implements MPI_Get_elements.
+//
 //export PMPI_Get_elements
 func PMPI_Get_elements(st unsafe.Pointer, dt int32, count *int32) int32 {
 	return PMPI_Get_count(st, dt, count)
 }
 
+// PMPI_Test_cancelled implements MPI_Test_cancelled.
+//
 //export PMPI_Test_cancelled
 func PMPI_Test_cancelled(st unsafe.Pointer, flag *int32) (rc int32) {
 	*flag = boolInt((*status)(st).cancelled())

@@ -11,6 +11,8 @@ import (
 	"github.com/rhinet-go/martini/mpi"
 )
 
+// PMPI_Reduce implements MPI_Reduce.
+//
 //export PMPI_Reduce
 func PMPI_Reduce(send, recv unsafe.Pointer, count, dt, op, root, comm int32) (rc int32) {
 	defer guard("MPI_Reduce", &rc)
@@ -28,6 +30,8 @@ func PMPI_Reduce(send, recv unsafe.Pointer, count, dt, op, root, comm int32) (rc
 	return check("MPI_Reduce", o, comm, err)
 }
 
+// PMPI_Allreduce implements MPI_Allreduce.
+//
 //export PMPI_Allreduce
 func PMPI_Allreduce(send, recv unsafe.Pointer, count, dt, op, comm int32) (rc int32) {
 	defer guard("MPI_Allreduce", &rc)
@@ -59,18 +63,24 @@ func scan(fn string, send, recv unsafe.Pointer, count, dt, op, comm int32, exclu
 	return check(fn, o, comm, err)
 }
 
+// PMPI_Scan implements MPI_Scan.
+//
 //export PMPI_Scan
 func PMPI_Scan(send, recv unsafe.Pointer, count, dt, op, comm int32) (rc int32) {
 	defer guard("MPI_Scan", &rc)
 	return scan("MPI_Scan", send, recv, count, dt, op, comm, false)
 }
 
+// PMPI_Exscan implements MPI_Exscan.
+//
 //export PMPI_Exscan
 func PMPI_Exscan(send, recv unsafe.Pointer, count, dt, op, comm int32) (rc int32) {
 	defer guard("MPI_Exscan", &rc)
 	return scan("MPI_Exscan", send, recv, count, dt, op, comm, true)
 }
 
+// PMPI_Reduce_scatter_block implements MPI_Reduce_scatter_block.
+//
 //export PMPI_Reduce_scatter_block
 func PMPI_Reduce_scatter_block(send, recv unsafe.Pointer, count, dt, op, comm int32) (rc int32) {
 	defer guard("MPI_Reduce_scatter_block", &rc)
@@ -89,6 +99,8 @@ func PMPI_Reduce_scatter_block(send, recv unsafe.Pointer, count, dt, op, comm in
 	return check("MPI_Reduce_scatter_block", o, comm, err)
 }
 
+// PMPI_Reduce_scatter implements MPI_Reduce_scatter.
+//
 //export PMPI_Reduce_scatter
 func PMPI_Reduce_scatter(send, recv unsafe.Pointer, counts unsafe.Pointer, dt, op, comm int32) (rc int32) {
 	defer guard("MPI_Reduce_scatter", &rc)
@@ -107,6 +119,8 @@ func PMPI_Reduce_scatter(send, recv unsafe.Pointer, counts unsafe.Pointer, dt, o
 	return check("MPI_Reduce_scatter", o, comm, err)
 }
 
+// PMPI_Reduce_local implements MPI_Reduce_local.
+//
 //export PMPI_Reduce_local
 func PMPI_Reduce_local(in, inout unsafe.Pointer, count, dt, op int32) (rc int32) {
 	defer guard("MPI_Reduce_local", &rc)
@@ -119,6 +133,8 @@ func PMPI_Reduce_local(in, inout unsafe.Pointer, count, dt, op int32) (rc int32)
 	return check("MPI_Reduce_local", nil, commWorld, err)
 }
 
+// PMPI_Iallreduce implements MPI_Iallreduce.
+//
 //export PMPI_Iallreduce
 func PMPI_Iallreduce(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iallreduce", &rc)

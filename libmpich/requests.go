@@ -61,6 +61,8 @@ func retire(h *int32, o *reqObj, err error) {
 	}
 }
 
+// PMPI_Wait implements MPI_Wait.
+//
 //export PMPI_Wait
 func PMPI_Wait(req *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Wait", &rc)
@@ -81,6 +83,8 @@ func PMPI_Wait(req *int32, st unsafe.Pointer) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Test implements MPI_Test.
+//
 //export PMPI_Test
 func PMPI_Test(req *int32, flag *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Test", &rc)
@@ -117,6 +121,8 @@ func completeAll(hs []int32, os []*reqObj, sts []mpi.Status, statuses unsafe.Poi
 	}
 }
 
+// PMPI_Waitall implements MPI_Waitall.
+//
 //export PMPI_Waitall
 func PMPI_Waitall(n int32, reqs unsafe.Pointer, statuses unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Waitall", &rc)
@@ -130,6 +136,8 @@ func PMPI_Waitall(n int32, reqs unsafe.Pointer, statuses unsafe.Pointer) (rc int
 	return check("MPI_Waitall", nil, commWorld, err)
 }
 
+// PMPI_Testall implements MPI_Testall.
+//
 //export PMPI_Testall
 func PMPI_Testall(n int32, reqs unsafe.Pointer, flag *int32, statuses unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Testall", &rc)
@@ -160,6 +168,8 @@ func completeOne(hs []int32, os []*reqObj, i int, s mpi.Status, index *int32, st
 	writeStatus(st, s)
 }
 
+// PMPI_Waitany implements MPI_Waitany.
+//
 //export PMPI_Waitany
 func PMPI_Waitany(n int32, reqs unsafe.Pointer, index *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Waitany", &rc)
@@ -173,6 +183,8 @@ func PMPI_Waitany(n int32, reqs unsafe.Pointer, index *int32, st unsafe.Pointer)
 	return check("MPI_Waitany", nil, commWorld, err)
 }
 
+// PMPI_Testany implements MPI_Testany.
+//
 //export PMPI_Testany
 func PMPI_Testany(n int32, reqs unsafe.Pointer, index *int32, flag *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Testany", &rc)
@@ -206,6 +218,8 @@ func completeSome(hs []int32, os []*reqObj, idx []int, sts []mpi.Status, outcoun
 	}
 }
 
+// PMPI_Waitsome implements MPI_Waitsome.
+//
 //export PMPI_Waitsome
 func PMPI_Waitsome(n int32, reqs unsafe.Pointer, outcount *int32, indices, statuses unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Waitsome", &rc)
@@ -219,6 +233,8 @@ func PMPI_Waitsome(n int32, reqs unsafe.Pointer, outcount *int32, indices, statu
 	return check("MPI_Waitsome", nil, commWorld, err)
 }
 
+// PMPI_Testsome implements MPI_Testsome.
+//
 //export PMPI_Testsome
 func PMPI_Testsome(n int32, reqs unsafe.Pointer, outcount *int32, indices, statuses unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Testsome", &rc)
@@ -247,6 +263,8 @@ func activeCount(rs []*mpi.Request) int {
 	return n
 }
 
+// PMPI_Request_free implements MPI_Request_free.
+//
 //export PMPI_Request_free
 func PMPI_Request_free(req *int32) (rc int32) {
 	defer guard("MPI_Request_free", &rc)
@@ -258,6 +276,8 @@ func PMPI_Request_free(req *int32) (rc int32) {
 	return check("MPI_Request_free", nil, commWorld, o.r.Free())
 }
 
+// PMPI_Cancel implements MPI_Cancel.
+//
 //export PMPI_Cancel
 func PMPI_Cancel(req *int32) (rc int32) {
 	defer guard("MPI_Cancel", &rc)
@@ -268,6 +288,8 @@ func PMPI_Cancel(req *int32) (rc int32) {
 	return check("MPI_Cancel", nil, commWorld, o.r.Cancel())
 }
 
+// PMPI_Start implements MPI_Start.
+//
 //export PMPI_Start
 func PMPI_Start(req *int32) (rc int32) {
 	defer guard("MPI_Start", &rc)
@@ -278,6 +300,8 @@ func PMPI_Start(req *int32) (rc int32) {
 	return check("MPI_Start", nil, commWorld, o.r.Start())
 }
 
+// PMPI_Startall implements MPI_Startall.
+//
 //export PMPI_Startall
 func PMPI_Startall(n int32, reqs unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Startall", &rc)
@@ -306,42 +330,56 @@ func persistent(fn string, init func(c *mpi.Comm, b []byte, peer, tag int) (*mpi
 	return check(fn, o, comm, err)
 }
 
+// PMPI_Send_init implements MPI_Send_init.
+//
 //export PMPI_Send_init
 func PMPI_Send_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Send_init", &rc)
 	return persistent("MPI_Send_init", mpi.SendInit[byte], buf, count, dt, dest, tag, comm, req)
 }
 
+// PMPI_Ssend_init implements MPI_Ssend_init.
+//
 //export PMPI_Ssend_init
 func PMPI_Ssend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ssend_init", &rc)
 	return persistent("MPI_Ssend_init", mpi.SsendInit[byte], buf, count, dt, dest, tag, comm, req)
 }
 
+// PMPI_Rsend_init implements MPI_Rsend_init.
+//
 //export PMPI_Rsend_init
 func PMPI_Rsend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Rsend_init", &rc)
 	return persistent("MPI_Rsend_init", mpi.RsendInit[byte], buf, count, dt, dest, tag, comm, req)
 }
 
+// PMPI_Bsend_init implements MPI_Bsend_init.
+//
 //export PMPI_Bsend_init
 func PMPI_Bsend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Bsend_init", &rc)
 	return persistent("MPI_Bsend_init", mpi.BsendInit[byte], buf, count, dt, dest, tag, comm, req)
 }
 
+// PMPI_Recv_init implements MPI_Recv_init.
+//
 //export PMPI_Recv_init
 func PMPI_Recv_init(buf unsafe.Pointer, count, dt, source, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Recv_init", &rc)
 	return persistent("MPI_Recv_init", mpi.RecvInit[byte], buf, count, dt, source, tag, comm, req)
 }
 
+// PMPI_Buffer_attach implements MPI_Buffer_attach.
+//
 //export PMPI_Buffer_attach
 func PMPI_Buffer_attach(buf unsafe.Pointer, size int32) (rc int32) {
 	defer guard("MPI_Buffer_attach", &rc)
 	return check("MPI_Buffer_attach", nil, commWorld, mpi.BufferAttach(byteSlice(buf, int(size))))
 }
 
+// PMPI_Buffer_detach implements MPI_Buffer_detach.
+//
 //export PMPI_Buffer_detach
 func PMPI_Buffer_detach(addr unsafe.Pointer, size *int32) (rc int32) {
 	defer guard("MPI_Buffer_detach", &rc)

@@ -27,6 +27,8 @@ func storeInts(p unsafe.Pointer, xs []int) {
 	}
 }
 
+// PMPI_Dims_create implements MPI_Dims_create.
+//
 //export PMPI_Dims_create
 func PMPI_Dims_create(nnodes, ndims int32, dims unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Dims_create", &rc)
@@ -38,6 +40,8 @@ func PMPI_Dims_create(nnodes, ndims int32, dims unsafe.Pointer) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Cart_create implements MPI_Cart_create.
+//
 //export PMPI_Cart_create
 func PMPI_Cart_create(comm, ndims int32, dims, periods unsafe.Pointer, reorder int32, out *int32) (rc int32) {
 	defer guard("MPI_Cart_create", &rc)
@@ -52,6 +56,8 @@ func PMPI_Cart_create(comm, ndims int32, dims, periods unsafe.Pointer, reorder i
 	return check("MPI_Cart_create", o, comm, err)
 }
 
+// PMPI_Cartdim_get implements MPI_Cartdim_get.
+//
 //export PMPI_Cartdim_get
 func PMPI_Cartdim_get(comm int32, ndims *int32) (rc int32) {
 	defer guard("MPI_Cartdim_get", &rc)
@@ -66,6 +72,8 @@ func PMPI_Cartdim_get(comm int32, ndims *int32) (rc int32) {
 	return check("MPI_Cartdim_get", o, comm, err)
 }
 
+// PMPI_Cart_get implements MPI_Cart_get.
+//
 //export PMPI_Cart_get
 func PMPI_Cart_get(comm, maxdims int32, dims, periods, coords unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Cart_get", &rc)
@@ -89,6 +97,8 @@ func PMPI_Cart_get(comm, maxdims int32, dims, periods, coords unsafe.Pointer) (r
 	return check("MPI_Cart_get", o, comm, err)
 }
 
+// PMPI_Cart_rank implements MPI_Cart_rank.
+//
 //export PMPI_Cart_rank
 func PMPI_Cart_rank(comm int32, coords unsafe.Pointer, rank *int32) (rc int32) {
 	defer guard("MPI_Cart_rank", &rc)
@@ -105,6 +115,8 @@ func PMPI_Cart_rank(comm int32, coords unsafe.Pointer, rank *int32) (rc int32) {
 	return check("MPI_Cart_rank", o, comm, err)
 }
 
+// PMPI_Cart_coords implements MPI_Cart_coords.
+//
 //export PMPI_Cart_coords
 func PMPI_Cart_coords(comm, rank, maxdims int32, coords unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Cart_coords", &rc)
@@ -122,6 +134,8 @@ func PMPI_Cart_coords(comm, rank, maxdims int32, coords unsafe.Pointer) (rc int3
 	return check("MPI_Cart_coords", o, comm, err)
 }
 
+// PMPI_Cart_shift implements MPI_Cart_shift.
+//
 //export PMPI_Cart_shift
 func PMPI_Cart_shift(comm, dir, disp int32, source, dest *int32) (rc int32) {
 	defer guard("MPI_Cart_shift", &rc)
@@ -136,6 +150,8 @@ func PMPI_Cart_shift(comm, dir, disp int32, source, dest *int32) (rc int32) {
 	return check("MPI_Cart_shift", o, comm, err)
 }
 
+// PMPI_Cart_sub implements MPI_Cart_sub.
+//
 //export PMPI_Cart_sub
 func PMPI_Cart_sub(comm int32, remain unsafe.Pointer, out *int32) (rc int32) {
 	defer guard("MPI_Cart_sub", &rc)
@@ -153,6 +169,8 @@ func PMPI_Cart_sub(comm int32, remain unsafe.Pointer, out *int32) (rc int32) {
 	return check("MPI_Cart_sub", o, comm, err)
 }
 
+// PMPI_Topo_test implements MPI_Topo_test.
+//
 //export PMPI_Topo_test
 func PMPI_Topo_test(comm int32, kind *int32) (rc int32) {
 	defer guard("MPI_Topo_test", &rc)

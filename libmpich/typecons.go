@@ -23,6 +23,8 @@ func construct(fn string, old int32, out *int32, build func(dt *mpi.Datatype) (*
 	return check(fn, nil, commWorld, err)
 }
 
+// PMPI_Type_contiguous implements MPI_Type_contiguous.
+//
 //export PMPI_Type_contiguous
 func PMPI_Type_contiguous(count, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_contiguous", &rc)
@@ -31,6 +33,8 @@ func PMPI_Type_contiguous(count, old int32, out *int32) (rc int32) {
 	})
 }
 
+// PMPI_Type_vector implements MPI_Type_vector.
+//
 //export PMPI_Type_vector
 func PMPI_Type_vector(count, blocklen, stride, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_vector", &rc)
@@ -39,6 +43,8 @@ func PMPI_Type_vector(count, blocklen, stride, old int32, out *int32) (rc int32)
 	})
 }
 
+// PMPI_Type_create_hvector implements MPI_Type_create_hvector.
+//
 //export PMPI_Type_create_hvector
 func PMPI_Type_create_hvector(count, blocklen int32, stride int64, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_hvector", &rc)
@@ -47,11 +53,15 @@ func PMPI_Type_create_hvector(count, blocklen int32, stride int64, old int32, ou
 	})
 }
 
+// PMPI_Type_hvector implements MPI_Type_hvector.
+//
 //export PMPI_Type_hvector
 func PMPI_Type_hvector(count, blocklen int32, stride int64, old int32, out *int32) int32 {
 	return PMPI_Type_create_hvector(count, blocklen, stride, old, out)
 }
 
+// PMPI_Type_indexed implements MPI_Type_indexed.
+//
 //export PMPI_Type_indexed
 func PMPI_Type_indexed(count int32, blocklens, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_indexed", &rc)
@@ -60,6 +70,8 @@ func PMPI_Type_indexed(count int32, blocklens, displs unsafe.Pointer, old int32,
 	})
 }
 
+// PMPI_Type_create_indexed_block implements MPI_Type_create_indexed_block.
+//
 //export PMPI_Type_create_indexed_block
 func PMPI_Type_create_indexed_block(count, blocklen int32, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_indexed_block", &rc)
@@ -79,6 +91,8 @@ func aints(p unsafe.Pointer, n int) []int {
 	return out
 }
 
+// PMPI_Type_create_hindexed implements MPI_Type_create_hindexed.
+//
 //export PMPI_Type_create_hindexed
 func PMPI_Type_create_hindexed(count int32, blocklens, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_hindexed", &rc)
@@ -87,11 +101,15 @@ func PMPI_Type_create_hindexed(count int32, blocklens, displs unsafe.Pointer, ol
 	})
 }
 
+// PMPI_Type_hindexed implements MPI_Type_hindexed.
+//
 //export PMPI_Type_hindexed
 func PMPI_Type_hindexed(count int32, blocklens, displs unsafe.Pointer, old int32, out *int32) int32 {
 	return PMPI_Type_create_hindexed(count, blocklens, displs, old, out)
 }
 
+// PMPI_Type_create_struct implements MPI_Type_create_struct.
+//
 //export PMPI_Type_create_struct
 func PMPI_Type_create_struct(count int32, blocklens, displs, types unsafe.Pointer, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_struct", &rc)
@@ -127,11 +145,15 @@ func PMPI_Type_create_struct(count int32, blocklens, displs, types unsafe.Pointe
 	return check("MPI_Type_create_struct", nil, commWorld, err)
 }
 
+// PMPI_Type_struct implements MPI_Type_struct.
+//
 //export PMPI_Type_struct
 func PMPI_Type_struct(count int32, blocklens, displs, types unsafe.Pointer, out *int32) int32 {
 	return PMPI_Type_create_struct(count, blocklens, displs, types, out)
 }
 
+// PMPI_Type_create_resized implements MPI_Type_create_resized.
+//
 //export PMPI_Type_create_resized
 func PMPI_Type_create_resized(old int32, lb, extent int64, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_resized", &rc)
@@ -140,6 +162,8 @@ func PMPI_Type_create_resized(old int32, lb, extent int64, out *int32) (rc int32
 	})
 }
 
+// PMPI_Type_dup implements MPI_Type_dup.
+//
 //export PMPI_Type_dup
 func PMPI_Type_dup(old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_dup", &rc)
@@ -154,6 +178,8 @@ const (
 	orderFortran = 57
 )
 
+// PMPI_Type_create_subarray implements MPI_Type_create_subarray.
+//
 //export PMPI_Type_create_subarray
 func PMPI_Type_create_subarray(ndims int32, sizes, subsizes, starts unsafe.Pointer, order, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_subarray", &rc)

@@ -19,6 +19,8 @@ func typeArg(fn string, h int32) (*mpi.Datatype, int32) {
 	return dt, errSuccess
 }
 
+// PMPI_Type_size implements MPI_Type_size.
+//
 //export PMPI_Type_size
 func PMPI_Type_size(h int32, size *int32) (rc int32) {
 	defer guard("MPI_Type_size", &rc)
@@ -29,6 +31,8 @@ func PMPI_Type_size(h int32, size *int32) (rc int32) {
 	return rc
 }
 
+// PMPI_Type_size_x implements MPI_Type_size_x.
+//
 //export PMPI_Type_size_x
 func PMPI_Type_size_x(h int32, size *int64) (rc int32) {
 	defer guard("MPI_Type_size_x", &rc)
@@ -39,6 +43,8 @@ func PMPI_Type_size_x(h int32, size *int64) (rc int32) {
 	return rc
 }
 
+// PMPI_Type_get_extent implements MPI_Type_get_extent.
+//
 //export PMPI_Type_get_extent
 func PMPI_Type_get_extent(h int32, lb, extent *int64) (rc int32) {
 	defer guard("MPI_Type_get_extent", &rc)
@@ -49,11 +55,15 @@ func PMPI_Type_get_extent(h int32, lb, extent *int64) (rc int32) {
 	return rc
 }
 
+// PMPI_Type_get_extent_x implements MPI_Type_get_extent_x.
+//
 //export PMPI_Type_get_extent_x
 func PMPI_Type_get_extent_x(h int32, lb, extent *int64) int32 {
 	return PMPI_Type_get_extent(h, lb, extent)
 }
 
+// PMPI_Type_get_true_extent implements MPI_Type_get_true_extent.
+//
 //export PMPI_Type_get_true_extent
 func PMPI_Type_get_true_extent(h int32, lb, extent *int64) (rc int32) {
 	defer guard("MPI_Type_get_true_extent", &rc)
@@ -64,23 +74,31 @@ func PMPI_Type_get_true_extent(h int32, lb, extent *int64) (rc int32) {
 	return rc
 }
 
+// PMPI_Type_get_true_extent_x implements MPI_Type_get_true_extent_x.
+//
 //export PMPI_Type_get_true_extent_x
 func PMPI_Type_get_true_extent_x(h int32, lb, extent *int64) int32 {
 	return PMPI_Type_get_true_extent(h, lb, extent)
 }
 
+// PMPI_Type_extent implements MPI_Type_extent.
+//
 //export PMPI_Type_extent
 func PMPI_Type_extent(h int32, extent *int64) (rc int32) {
 	var lb int64
 	return PMPI_Type_get_extent(h, &lb, extent)
 }
 
+// PMPI_Type_lb implements MPI_Type_lb.
+//
 //export PMPI_Type_lb
 func PMPI_Type_lb(h int32, lb *int64) (rc int32) {
 	var extent int64
 	return PMPI_Type_get_extent(h, lb, &extent)
 }
 
+// PMPI_Type_ub implements MPI_Type_ub.
+//
 //export PMPI_Type_ub
 func PMPI_Type_ub(h int32, ub *int64) (rc int32) {
 	var lb, extent int64
@@ -89,6 +107,8 @@ func PMPI_Type_ub(h int32, ub *int64) (rc int32) {
 	return rc
 }
 
+// PMPI_Type_commit implements MPI_Type_commit.
+//
 //export PMPI_Type_commit
 func PMPI_Type_commit(h *int32) (rc int32) {
 	defer guard("MPI_Type_commit", &rc)
@@ -96,6 +116,8 @@ func PMPI_Type_commit(h *int32) (rc int32) {
 	return rc
 }
 
+// PMPI_Type_free implements MPI_Type_free.
+//
 //export PMPI_Type_free
 func PMPI_Type_free(h *int32) (rc int32) {
 	defer guard("MPI_Type_free", &rc)
@@ -106,6 +128,8 @@ func PMPI_Type_free(h *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Pack_size implements MPI_Pack_size.
+//
 //export PMPI_Pack_size
 func PMPI_Pack_size(count, dt, comm int32, size *int32) (rc int32) {
 	defer guard("MPI_Pack_size", &rc)
@@ -116,6 +140,8 @@ func PMPI_Pack_size(count, dt, comm int32, size *int32) (rc int32) {
 	return rc
 }
 
+// PMPI_Pack implements MPI_Pack.
+//
 //export PMPI_Pack
 func PMPI_Pack(in unsafe.Pointer, count, dt int32, out unsafe.Pointer, outsize int32, pos *int32, comm int32) (rc int32) {
 	defer guard("MPI_Pack", &rc)
@@ -131,6 +157,8 @@ func PMPI_Pack(in unsafe.Pointer, count, dt int32, out unsafe.Pointer, outsize i
 	return errSuccess
 }
 
+// PMPI_Unpack implements MPI_Unpack.
+//
 //export PMPI_Unpack
 func PMPI_Unpack(in unsafe.Pointer, insize int32, pos *int32, out unsafe.Pointer, count, dt, comm int32) (rc int32) {
 	defer guard("MPI_Unpack", &rc)

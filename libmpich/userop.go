@@ -9,6 +9,8 @@ import "C"
 
 import "github.com/rhinet-go/martini/mpi"
 
+// PMPI_Op_create implements MPI_Op_create.
+//
 //export PMPI_Op_create
 func PMPI_Op_create(fn uintptr, commute int32, op *int32) (rc int32) {
 	defer guard("MPI_Op_create", &rc)
@@ -20,6 +22,8 @@ func PMPI_Op_create(fn uintptr, commute int32, op *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Op_free implements MPI_Op_free.
+//
 //export PMPI_Op_free
 func PMPI_Op_free(op *int32) (rc int32) {
 	defer guard("MPI_Op_free", &rc)
@@ -30,6 +34,8 @@ func PMPI_Op_free(op *int32) (rc int32) {
 	return errSuccess
 }
 
+// PMPI_Op_commutative implements MPI_Op_commutative.
+//
 //export PMPI_Op_commutative
 func PMPI_Op_commutative(op int32, commute *int32) (rc int32) {
 	defer guard("MPI_Op_commutative", &rc)

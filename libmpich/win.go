@@ -49,12 +49,16 @@ func addWin(fn string, o *commObj, comm int32, w *mpi.Win, base unsafe.Pointer, 
 	return errSuccess
 }
 
+// PMPI_Win_create implements MPI_Win_create.
+//
 //export PMPI_Win_create
 func PMPI_Win_create(base unsafe.Pointer, size int64, dispUnit, info, comm int32, out *int32) (rc int32) {
 	defer guard("MPI_Win_create", &rc)
 	return newWin("MPI_Win_create", base, size, dispUnit, comm, flavorCreate, nil, out)
 }
 
+// PMPI_Win_allocate implements MPI_Win_allocate.
+//
 //export PMPI_Win_allocate
 func PMPI_Win_allocate(size int64, dispUnit, info, comm int32, baseptr unsafe.Pointer, out *int32) (rc int32) {
 	defer guard("MPI_Win_allocate", &rc)
@@ -92,6 +96,8 @@ func winCheck(fn string, o *winObj, err error) int32 {
 	return code
 }
 
+// PMPI_Win_free implements MPI_Win_free.
+//
 //export PMPI_Win_free
 func PMPI_Win_free(win *int32) (rc int32) {
 	defer guard("MPI_Win_free", &rc)
@@ -128,6 +134,8 @@ func rmaArgs(o *winObj, origin unsafe.Pointer, ocount, otype int32, tdisp int64,
 	return b, int(tdisp) * o.dispUnit, nil
 }
 
+// PMPI_Put implements MPI_Put.
+//
 //export PMPI_Put
 func PMPI_Put(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, win int32) (rc int32) {
 	defer guard("MPI_Put", &rc)
@@ -142,6 +150,8 @@ func PMPI_Put(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, t
 	return winCheck("MPI_Put", o, err)
 }
 
+// PMPI_Get implements MPI_Get.
+//
 //export PMPI_Get
 func PMPI_Get(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, win int32) (rc int32) {
 	defer guard("MPI_Get", &rc)
@@ -156,6 +166,8 @@ func PMPI_Get(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, t
 	return winCheck("MPI_Get", o, err)
 }
 
+// PMPI_Win_fence implements MPI_Win_fence.
+//
 //export PMPI_Win_fence
 func PMPI_Win_fence(assert, win int32) (rc int32) {
 	defer guard("MPI_Win_fence", &rc)
@@ -166,6 +178,8 @@ func PMPI_Win_fence(assert, win int32) (rc int32) {
 	return winCheck("MPI_Win_fence", o, o.w.Fence())
 }
 
+// PMPI_Win_lock implements MPI_Win_lock.
+//
 //export PMPI_Win_lock
 func PMPI_Win_lock(kind, rank, assert, win int32) (rc int32) {
 	defer guard("MPI_Win_lock", &rc)
@@ -184,6 +198,8 @@ func PMPI_Win_lock(kind, rank, assert, win int32) (rc int32) {
 	return winCheck("MPI_Win_lock", o, o.w.Lock(lt, mapRank(rank)))
 }
 
+// PMPI_Win_unlock implements MPI_Win_unlock.
+//
 //export PMPI_Win_unlock
 func PMPI_Win_unlock(rank, win int32) (rc int32) {
 	defer guard("MPI_Win_unlock", &rc)
@@ -194,6 +210,8 @@ func PMPI_Win_unlock(rank, win int32) (rc int32) {
 	return winCheck("MPI_Win_unlock", o, o.w.Unlock(mapRank(rank)))
 }
 
+// PMPI_Win_lock_all implements MPI_Win_lock_all.
+//
 //export PMPI_Win_lock_all
 func PMPI_Win_lock_all(assert, win int32) (rc int32) {
 	defer guard("MPI_Win_lock_all", &rc)
@@ -204,6 +222,8 @@ func PMPI_Win_lock_all(assert, win int32) (rc int32) {
 	return winCheck("MPI_Win_lock_all", o, o.w.LockAll())
 }
 
+// PMPI_Win_unlock_all implements MPI_Win_unlock_all.
+//
 //export PMPI_Win_unlock_all
 func PMPI_Win_unlock_all(win int32) (rc int32) {
 	defer guard("MPI_Win_unlock_all", &rc)
@@ -214,6 +234,8 @@ func PMPI_Win_unlock_all(win int32) (rc int32) {
 	return winCheck("MPI_Win_unlock_all", o, o.w.UnlockAll())
 }
 
+// PMPI_Win_flush implements MPI_Win_flush.
+//
 //export PMPI_Win_flush
 func PMPI_Win_flush(rank, win int32) (rc int32) {
 	defer guard("MPI_Win_flush", &rc)
@@ -224,6 +246,8 @@ func PMPI_Win_flush(rank, win int32) (rc int32) {
 	return winCheck("MPI_Win_flush", o, o.w.Flush(mapRank(rank)))
 }
 
+// PMPI_Win_flush_all implements MPI_Win_flush_all.
+//
 //export PMPI_Win_flush_all
 func PMPI_Win_flush_all(win int32) (rc int32) {
 	defer guard("MPI_Win_flush_all", &rc)
@@ -234,6 +258,8 @@ func PMPI_Win_flush_all(win int32) (rc int32) {
 	return winCheck("MPI_Win_flush_all", o, o.w.FlushAll())
 }
 
+// PMPI_Win_flush_local implements MPI_Win_flush_local.
+//
 //export PMPI_Win_flush_local
 func PMPI_Win_flush_local(rank, win int32) (rc int32) {
 	defer guard("MPI_Win_flush_local", &rc)
@@ -244,6 +270,8 @@ func PMPI_Win_flush_local(rank, win int32) (rc int32) {
 	return winCheck("MPI_Win_flush_local", o, o.w.FlushLocal(mapRank(rank)))
 }
 
+// PMPI_Win_flush_local_all implements MPI_Win_flush_local_all.
+//
 //export PMPI_Win_flush_local_all
 func PMPI_Win_flush_local_all(win int32) (rc int32) {
 	defer guard("MPI_Win_flush_local_all", &rc)
@@ -254,6 +282,8 @@ func PMPI_Win_flush_local_all(win int32) (rc int32) {
 	return winCheck("MPI_Win_flush_local_all", o, o.w.FlushLocalAll())
 }
 
+// PMPI_Win_sync implements MPI_Win_sync.
+//
 //export PMPI_Win_sync
 func PMPI_Win_sync(win int32) (rc int32) {
 	defer guard("MPI_Win_sync", &rc)
@@ -278,18 +308,24 @@ func pscw(fn string, win, group int32, call func(w *mpi.Win, g mpi.Group) error)
 	return winCheck(fn, o, call(o.w, g))
 }
 
+// PMPI_Win_post implements MPI_Win_post.
+//
 //export PMPI_Win_post
 func PMPI_Win_post(group, assert, win int32) (rc int32) {
 	defer guard("MPI_Win_post", &rc)
 	return pscw("MPI_Win_post", win, group, (*mpi.Win).Post)
 }
 
+// PMPI_Win_start implements MPI_Win_start.
+//
 //export PMPI_Win_start
 func PMPI_Win_start(group, assert, win int32) (rc int32) {
 	defer guard("MPI_Win_start", &rc)
 	return pscw("MPI_Win_start", win, group, (*mpi.Win).Start)
 }
 
+// PMPI_Win_complete implements MPI_Win_complete.
+//
 //export PMPI_Win_complete
 func PMPI_Win_complete(win int32) (rc int32) {
 	defer guard("MPI_Win_complete", &rc)
@@ -300,6 +336,8 @@ func PMPI_Win_complete(win int32) (rc int32) {
 	return winCheck("MPI_Win_complete", o, o.w.Complete())
 }
 
+// PMPI_Win_wait implements MPI_Win_wait.
+//
 //export PMPI_Win_wait
 func PMPI_Win_wait(win int32) (rc int32) {
 	defer guard("MPI_Win_wait", &rc)
@@ -310,6 +348,8 @@ func PMPI_Win_wait(win int32) (rc int32) {
 	return winCheck("MPI_Win_wait", o, o.w.Wait())
 }
 
+// PMPI_Win_get_group implements MPI_Win_get_group.
+//
 //export PMPI_Win_get_group
 func PMPI_Win_get_group(win int32, group *int32) (rc int32) {
 	defer guard("MPI_Win_get_group", &rc)
@@ -320,6 +360,8 @@ func PMPI_Win_get_group(win int32, group *int32) (rc int32) {
 	return storeGroup("MPI_Win_get_group", o.w.Group(), nil, group)
 }
 
+// PMPI_Win_get_attr implements MPI_Win_get_attr.
+//
 //export PMPI_Win_get_attr
 func PMPI_Win_get_attr(win, key int32, val unsafe.Pointer, flag *int32) (rc int32) {
 	defer guard("MPI_Win_get_attr", &rc)

@@ -21,6 +21,8 @@ func partAddr(b []byte) unsafe.Pointer {
 	return unsafe.Pointer(unsafe.SliceData(b))
 }
 
+// PMPI_Win_allocate_shared implements MPI_Win_allocate_shared.
+//
 //export PMPI_Win_allocate_shared
 func PMPI_Win_allocate_shared(size int64, dispUnit, info, comm int32, baseptr unsafe.Pointer, out *int32) (rc int32) {
 	defer guard("MPI_Win_allocate_shared", &rc)
@@ -44,6 +46,8 @@ func PMPI_Win_allocate_shared(size int64, dispUnit, info, comm int32, baseptr un
 	return rc
 }
 
+// PMPI_Win_shared_query implements MPI_Win_shared_query.
+//
 //export PMPI_Win_shared_query
 func PMPI_Win_shared_query(win, rank int32, size *int64, dispUnit *int32, baseptr unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Win_shared_query", &rc)
