@@ -1,6 +1,8 @@
 package llc
 
 import (
+	"github.com/rhinet-go/martini/llc/layout"
+
 	"encoding/binary"
 	"fmt"
 )
@@ -138,7 +140,7 @@ func (e *Engine) onConnReply(dst int, ev Event) {
 	case size < 4*cell || size&(size-1) != 0:
 		e.fail(fmt.Errorf("llc: process %d granted a ring of %d bytes, not a power of two of at least %d", dst, size, 4*cell))
 		return
-	case e.pm && size < 2*pmRecordSize(recordSize(e.cfg.EagerLimit)):
+	case e.pm && size < 2*pmRecordSize(layout.RecordSize(e.cfg.EagerLimit)):
 		e.fail(fmt.Errorf("llc: process %d granted a ring of %d bytes, too small for 2 PM records of the eager limit %d", dst, size, e.cfg.EagerLimit))
 		return
 	default:

@@ -28,8 +28,14 @@
 // in the next batch, in the order it was emitted. The
 // engine never calls a network and never reads network memory: a
 // transport reports what arrived from its Poll (transports whose peers
-// write into local memory share LocalMemory for it), may complete a
+// write into local memory use package llc/shm for it), may complete a
 // command after Execute returns, and reports its capabilities (Caps), from
 // which the engine and the layers above take their thresholds. It can be
 // driven by scripted events in tests, deterministically.
+//
+// The layers around it have packages of their own: llc/layout is the
+// format of records, rings and shared lines, which the engine writes and
+// a receiver reads; llc/shm is the receiving half of load/store
+// transports (it reads that memory and steps the engine with what
+// arrived); the translators (llc/martini, llc/tcp) are the networks.
 package llc

@@ -310,7 +310,7 @@ func TestEagerModeConfig(t *testing.T) {
 	// MinQueueSize holds two of the largest records wherever they land.
 	for _, limit := range []int{0, 100, 1000, MaxQueueEagerLimit} {
 		size := MinQueueSize(limit)
-		if size&(size-1) != 0 || uint64(size) < 2*queueSpan(recMeta+max(limit, maxControlBody)) || uint64(size/2) >= 2*queueSpan(recMeta+max(limit, maxControlBody)) {
+		if size&(size-1) != 0 || uint64(size) < 2*QueueSpan(recMeta+max(limit, maxControlBody)) || uint64(size/2) >= 2*QueueSpan(recMeta+max(limit, maxControlBody)) {
 			t.Errorf("MinQueueSize(%d) = %d", limit, size)
 		}
 	}

@@ -1,6 +1,8 @@
 package llc
 
 import (
+	"github.com/rhinet-go/martini/llc/layout"
+
 	"errors"
 	"fmt"
 	"slices"
@@ -66,7 +68,7 @@ type Config struct {
 	// word ends the record): Caps.PackedRecords, where the network carries
 	// writes of that size as one packet or, as PM/RHiNET's pmSend, as
 	// packets in order. Longer records are written in two parts (see
-	// ring.go); 0: every record of more than one cell. At most
+	// package llc/layout); 0: every record of more than one cell. At most
 	// MaxPackedRecords.
 	PackedRecords int
 	// Rendezvous selects the rendezvous variant for large messages.
@@ -254,7 +256,7 @@ func checkRings(cfg *Config) error {
 	switch {
 	case cfg.RingSize < 4*cell || cfg.RingSize&(cfg.RingSize-1) != 0:
 		return fmt.Errorf("llc: ring size %d must be a power of two and at least %d", cfg.RingSize, 4*cell)
-	case cfg.EagerLimit < 0 || recordSize(cfg.EagerLimit) > uint64(cfg.RingSize)/2:
+	case cfg.EagerLimit < 0 || layout.RecordSize(cfg.EagerLimit) > uint64(cfg.RingSize)/2:
 		return fmt.Errorf("llc: eager limit %d too large for rings of %d bytes (at most %d)",
 			cfg.EagerLimit, cfg.RingSize, MaxEagerLimit(cfg.RingSize))
 	case cfg.EagerHintLimit > MaxEagerLimit(cfg.RingSize):

@@ -53,7 +53,7 @@ const (
 	CmdEnqueue
 	// CmdWatchRing tells the transport that Region, memory of this
 	// process from CmdAlloc, is an eager ring into which process Peer
-	// writes records (layout in ring.go). The transport delivers each
+	// writes records (format in package llc/layout). The transport delivers each
 	// record, in order, as an EvRecord and then frees its place in the
 	// ring (see RingReader). No event of its own.
 	CmdWatchRing
@@ -68,7 +68,7 @@ const (
 	// event's Value is the previous word.
 	CmdFetchAdd
 	// CmdWatchLine tells a transport that shares memory (Caps.SharedLines)
-	// that LineHalf bytes at (Region, Off) are the half of a pair's shared
+	// that layout.LineHalf bytes at (Region, Off) are the half of a pair's shared
 	// line into which process Peer writes its records (line.go). Region
 	// is this process's memory, or Peer's when Size is LineInPeer. The
 	// transport delivers each record there as an EvRecord, in the order
@@ -90,7 +90,7 @@ const LineInPeer = 1
 var cmdNames = [...]string{"", "Write", "Read", "CAS", "Register", "Alloc", "Release", "AllocQueue", "Enqueue", "WatchRing", "WatchSlot", "FetchAdd", "WatchLine", "WriteLine"}
 
 // Receive queue layout (CmdAllocQueue), for transports that keep the
-// queue in memory (QueueReader reads it). The network writes, the
+// queue in memory (shm.QueueReader reads it). The network writes, the
 // transport of the owner reads:
 //
 //	[0, 8)            produced: bytes of records written (monotonic),

@@ -2,8 +2,8 @@ package llc
 
 import (
 	"encoding/binary"
-	"fmt"
-	"sync/atomic"
+
+	"github.com/rhinet-go/martini/llc/layout"
 )
 
 // A pair's shared line is one 64-byte cache line that carries the small
@@ -53,17 +53,13 @@ import (
 // a half, with a record or alone (a recLineAck).
 //
 // A process that has written its half does not read the peer's for a
-// short while, its quiet window (quiet.go), so that the peer finds the
+// short while, its quiet window (package llc/shm), so that the peer finds the
 // line still in its own cache when it writes its answer.
 const (
-	// LineHalf is the size of one process's half of a shared line.
-	LineHalf = cell / 2
-	lineBody = 8            // largest body of a line record
-	lineSig  = LineHalf - 8 // offset of the signal word in a half
-	flagLine = uint8(0x80)  // meta.flags of a record delivered from a line
-	// recLineAck is the kind of the record by which LocalMemory reports
-	// an acknowledgement alone in a peer's half (never written anywhere).
-	recLineAck uint8 = recWithdrawn + 1
+	lineBody   = layout.LineBody
+	lineSig    = layout.LineSig
+	flagLine   = layout.FlagLine
+	recLineAck = layout.KindLineAck // the receiver's report of an acknowledgement alone
 )
 
 // lineState is the sending and acknowledging side of one peer's line.
@@ -78,15 +74,6 @@ type lineState struct {
 	recv   uint32   // line records consumed from the peer
 }
 
-// lineHalves returns the offsets in the line's region of the half that
-// process self writes and of the half that peer writes.
-func lineHalves(self, peer int) (mine, theirs uint64) {
-	if self < peer {
-		return ringLine, ringLine + LineHalf
-	}
-	return ringLine + LineHalf, ringLine
-}
-
 // openLine makes the line of peer dst known once it lies in region, a
 // ring of owner's (the lower-numbered of the pair), and asks the
 // transport to watch dst's half.
@@ -94,7 +81,7 @@ func (e *Engine) openLine(dst, owner int, region RegionID) {
 	if !e.cfg.SharedLines {
 		return
 	}
-	mine, theirs := lineHalves(e.cfg.Self, dst)
+	mine, theirs := layout.LineHalves(e.cfg.Self, dst)
 	inPeer := 0
 	if owner == dst {
 		inPeer = LineInPeer
@@ -159,48 +146,4 @@ func (e *Engine) lineArrived(src int, ack uint32) {
 	e.stats.LineAcks++
 	e.emit(&Command{Kind: CmdWriteLine, Peer: src, Region: l.region, Off: l.out,
 		Signal: uint64(l.seq)<<32 | uint64(l.recv), SigOff: l.out + lineSig, Size: l.inPeer})
-}
-
-// lineRecord is the receiving side of one peer's line: that peer's half.
-type lineRecord struct {
-	ack     uint32   // the acknowledgement last reported
-	seen    uint64   // the signal word last read
-	half    []byte   // LineHalf bytes
-	region  RegionID // the region that holds it
-	own     bool     // the region is this process's memory
-	scratch [recMeta + lineBody]byte
-}
-
-// takeLine delivers to sink the record in the peer's half of the line, if
-// its sequence number is the ring's next, and frees its place in the
-// ring; otherwise it reports a new acknowledgement there alone (a
-// recLineAck). It reports whether it delivered either.
-func (r *inRing) takeLine(sink Sink) bool {
-	l := r.line
-	sig := atomic.LoadUint64(word(l.half, lineSig))
-	l.seen = sig
-	if sig == 0 || uint32(sig>>32) != r.seq+1 {
-		if sig == 0 || uint32(sig) == l.ack {
-			return false
-		}
-		l.ack = uint32(sig)
-		s := l.scratch[:recMeta]
-		putMeta(s, recLineAck, flagLine, 0, 0, 0, uint64(l.ack))
-		r.deliver(sink, s, nil)
-		return false // no record: the ring's poll goes on to the next ring
-	}
-	l.ack = uint32(sig)
-	w0 := binary.LittleEndian.Uint64(l.half[0:])
-	w1 := binary.LittleEndian.Uint64(l.half[8:])
-	body := int(uint16(w1 >> 16))
-	if body > lineBody {
-		sink.Step(&Event{Kind: EvError, Err: fmt.Errorf("corrupt line record from process %d: a body of %d bytes", r.peer, body)})
-		return true
-	}
-	s := l.scratch[:]
-	putMeta(s, uint8(w1), uint8(w1>>8)|flagLine, int32(uint32(w0)), uint32(w0>>32), uint32(body), uint64(uint32(sig)))
-	binary.LittleEndian.PutUint64(s[recMeta:], binary.LittleEndian.Uint64(l.half[16:]))
-	r.releaseUnwritten(cell)
-	r.deliver(sink, s[:recMeta], s[recMeta:recMeta+body])
-	return true
 }

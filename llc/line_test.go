@@ -220,27 +220,6 @@ func TestLineConfig(t *testing.T) {
 	}
 }
 
-// TestWatchLineErrors checks the local memory's refusals.
-func TestWatchLineErrors(t *testing.T) {
-	m := NewLocalMemory(0)
-	m.Track(5, make([]byte, 256))
-	for _, c := range []Command{
-		{Kind: CmdWatchLine, Peer: 1, Region: 6, Off: ringLine},                   // not tracked
-		{Kind: CmdWatchLine, Peer: 1, Region: 5, Off: 250},                        // past the end
-		{Kind: CmdWatchLine, Peer: 1, Region: 5, Off: ringLine + 8},               // not a half
-		{Kind: CmdWatchLine, Peer: 1, Region: 5, Off: ringLine, Size: LineInPeer}, // no peer memory given
-		{Kind: CmdWatchLine, Peer: -1, Region: 5, Off: ringLine},                  // no such process
-	} {
-		if err := m.WatchLine(&c, nil); err == nil {
-			t.Errorf("%+v: no error", c)
-		}
-	}
-	m.OnArrival(func(RegionID, uint64, int) bool { return true })
-	if err := m.WatchLine(&Command{Kind: CmdWatchLine, Peer: 1, Region: 5, Off: ringLine}, nil); err == nil {
-		t.Error("a line watched in virtual time")
-	}
-}
-
 // TestLineCorrupt checks that a line record with a body longer than a
 // line carries fails the receiver.
 func TestLineCorrupt(t *testing.T) {

@@ -25,7 +25,7 @@ type memNet struct {
 	queues []*memQueue
 	// local[p] reads what arrives in process p's memory. Only p's
 	// driver touches it.
-	local []*LocalMemory
+	local []LocalReceiver
 	// late: the completions of commands with a token are delivered by
 	// the issuer's next poll, not by Execute (pending[p], in order).
 	late    bool
@@ -56,7 +56,7 @@ func newMemNet(n int) *memNet {
 	m := &memNet{procs: make([]map[RegionID][]byte, n), queues: make([]*memQueue, n), pending: make([][]Event, n)}
 	for i := range m.procs {
 		m.procs[i] = make(map[RegionID][]byte)
-		m.local = append(m.local, NewLocalMemory(i))
+		m.local = append(m.local, NewLocalReceiver(i))
 		mem := make([]byte, BootSize(n))
 		r := m.register(i, mem)
 		m.local[i].Track(r, mem)
@@ -274,12 +274,10 @@ func (m *memNet) allocQueue(src, size int) (uint64, []byte, error) {
 	mem := make([]byte, size)
 	r := m.register(src, mem)
 	q := &memQueue{region: r, mem: mem, size: uint64(space)}
-	reader, err := NewQueueReader(mem, len(m.procs), func(off uint64) error { return m.release(q, off) })
-	if err != nil {
+	if err := m.local[src].WatchQueue(mem, len(m.procs), func(off uint64) error { return m.release(q, off) }); err != nil {
 		return 0, nil, err
 	}
 	m.queues[src] = q
-	m.local[src].WatchQueue(reader)
 	return uint64(r), mem, nil
 }
 
@@ -311,7 +309,7 @@ func (m *memNet) enqueue(src int, c *Command) error {
 	}
 	pw := word(q.mem, 0)
 	produced := atomic.LoadUint64(pw)
-	span := queueSpan(n)
+	span := QueueSpan(n)
 	pos := produced & (q.size - 1)
 	skip := uint64(0)
 	if pos+span > q.size {

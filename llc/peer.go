@@ -1,6 +1,8 @@
 package llc
 
 import (
+	"github.com/rhinet-go/martini/llc/layout"
+
 	"encoding/binary"
 	"fmt"
 )
@@ -175,9 +177,9 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	p := &e.peers[dst]
 	r := &p.out
 	body := len(ctl) + len(payload)
-	n, packed := recordSize(body), body <= recInline
-	if !packed && packedSize(body) <= uint64(e.cfg.PackedRecords) {
-		n, packed = packedSize(body), true
+	n, packed := layout.RecordSize(body), body <= recInline
+	if !packed && layout.PackedSize(body) <= uint64(e.cfg.PackedRecords) {
+		n, packed = layout.PackedSize(body), true
 	}
 	adv := n // the ring space the record takes
 	if e.pm {
@@ -194,7 +196,7 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	p.full = false
 	if wrap {
 		r.seq++
-		e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: r.region, Signal: wrapWord(r.seq), SigOff: ringCtl + wrapAt})
+		e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: r.region, Signal: layout.WrapWord(r.seq), SigOff: ringCtl + wrapAt})
 		r.head += r.size - wrapAt
 	}
 	r.seq++
@@ -212,8 +214,8 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	c := e.sched.alloc() // built in place in the queue
 	e.stats.CommandsIssued++
 	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen = CmdWrite, dst, r.region, rec, recSignal
-	c.Signal, c.SigOff = signal(r.seq, adv), rec+recSignal
-	putMeta(c.Head[:recMeta], kind, flags, tag, ctx, uint32(body), aux)
+	c.Signal, c.SigOff = layout.Signal(r.seq, adv), rec+recSignal
+	layout.PutMeta(c.Head[:recMeta], kind, flags, tag, ctx, uint32(body), aux)
 	switch {
 	case body <= recInline:
 		binary.LittleEndian.PutUint16(c.Head[recEnd:], 1)

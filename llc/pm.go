@@ -1,6 +1,10 @@
 package llc
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/llc/layout"
+)
 
 // PM/RHiNET (EagerPM) over the eager rings.
 //
@@ -33,7 +37,7 @@ func pmRecordSize(n uint64) uint64 { return (n + PMAlign - 1) &^ (PMAlign - 1) }
 // checkPM checks the ring configuration of EagerPM: a ring must hold two
 // records of the eager limit.
 func checkPM(cfg *Config) error {
-	rec := pmRecordSize(recordSize(cfg.EagerLimit))
+	rec := pmRecordSize(layout.RecordSize(cfg.EagerLimit))
 	if 2*rec > uint64(cfg.RingSize) {
 		return fmt.Errorf("llc: rings of %d bytes hold fewer than 2 PM records (a record of the eager limit %d takes %d bytes, rounded up to %d-byte boundaries); use rings of at least %d bytes",
 			cfg.RingSize, cfg.EagerLimit, rec, PMAlign, 2*rec)

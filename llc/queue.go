@@ -25,7 +25,7 @@ import (
 // later poll; any other error stops the engine, as a failed ring write
 // does.
 //
-// Receiving: the transport reads the queue (QueueReader, for a queue in
+// Receiving: the transport reads the queue (shm.QueueReader, for a queue in
 // memory) and delivers its records in order as EvRecord events; it frees
 // their space itself.
 //
@@ -49,11 +49,16 @@ const MaxQueueEagerLimit = 32 << 10
 // holds, or MaxQueueEagerLimit in several records, whichever is larger.
 func QueueEagerLimit(maxRecord int) int { return max(maxRecord-recMeta, MaxQueueEagerLimit) }
 
+// RecordMeta is the size of a record's meta, the Head of an EvRecord: a
+// transport that carries records itself (CmdEnqueue over a stream) splits
+// a record there into Head and Data.
+const RecordMeta = recMeta
+
 // maxControlBody is the largest body of a control record (outItem.ctl).
 const maxControlBody = len(outItem{}.ctl)
 
-// queueSpan returns the queue bytes a record of n bytes (Head+Data) takes.
-func queueSpan(n int) uint64 {
+// QueueSpan returns the queue bytes a record of n bytes (Head+Data) takes.
+func QueueSpan(n int) uint64 {
 	return uint64(QueueRecordHeader+n+QueueAlign-1) &^ (QueueAlign - 1)
 }
 
@@ -63,7 +68,7 @@ func queueSpan(n int) uint64 {
 // the transport's record size takes several records, each smaller; the
 // size asked for here covers it whole.)
 func MinQueueSize(eagerLimit int) int {
-	need := 2 * queueSpan(recMeta+max(eagerLimit, maxControlBody))
+	need := 2 * QueueSpan(recMeta+max(eagerLimit, maxControlBody))
 	size := 1
 	for uint64(size) < need {
 		size <<= 1

@@ -213,7 +213,7 @@ func TestQueueWrapMarker(t *testing.T) {
 	c := newCluster(t, 2, withEager(EagerQueue, func(_ int, cfg *Config) { cfg.QueueSize, cfg.EagerLimit = 1024, 200 }))
 	c.tracing = true
 	const payload = 100
-	span := queueSpan(recMeta + payload) // 136
+	span := QueueSpan(recMeta + payload) // 136
 	var want uint64
 	for i := range 8 {
 		s := c.send(0, 1, int32(i), 0, pattern(i, payload))

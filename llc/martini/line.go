@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/llc/layout"
 	"github.com/rhinet-go/martini/nicemu"
 )
 
@@ -19,7 +20,7 @@ type lineOut struct {
 	region llc.RegionID
 	off    uint64
 	inPeer bool
-	half   []byte // llc.LineHalf bytes, nil until mapped
+	half   []byte // layout.LineHalf bytes, nil until mapped
 }
 
 // writeLine performs a CmdWriteLine: the head's words, then the signal
@@ -40,8 +41,8 @@ func (t *Translator) writeLine(c *llc.Command) error {
 	}
 	head := c.Head[:c.HeadLen]
 	at := c.SigOff - c.Off
-	if len(head)%8 != 0 || uint64(len(head)) > at || at > llc.LineHalf-8 || at%8 != 0 {
-		return fmt.Errorf("martini: shared line write of %d bytes and a signal at %d, in a half of %d", len(head), at, llc.LineHalf)
+	if len(head)%8 != 0 || uint64(len(head)) > at || at > layout.LineHalf-8 || at%8 != 0 {
+		return fmt.Errorf("martini: shared line write of %d bytes and a signal at %d, in a half of %d", len(head), at, layout.LineHalf)
 	}
 	half := l.half
 	for i := 0; i < len(head); i += 8 {
@@ -63,10 +64,10 @@ func (t *Translator) mapLine(c *llc.Command, l *lineOut) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("martini: shared line with process %d: %w", c.Peer, err)
-	case c.Off%8 != 0 || c.Off > uint64(len(mem)) || uint64(len(mem))-c.Off < llc.LineHalf:
+	case c.Off%8 != 0 || c.Off > uint64(len(mem)) || uint64(len(mem))-c.Off < layout.LineHalf:
 		return fmt.Errorf("martini: shared line half at %d of a region of %d bytes", c.Off, len(mem))
 	}
-	*l = lineOut{region: c.Region, off: c.Off, inPeer: c.Size == llc.LineInPeer, half: mem[c.Off : c.Off+llc.LineHalf]}
+	*l = lineOut{region: c.Region, off: c.Off, inPeer: c.Size == llc.LineInPeer, half: mem[c.Off : c.Off+layout.LineHalf]}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/llc/shm"
 	"github.com/rhinet-go/martini/nicemu"
 )
 
@@ -31,7 +32,7 @@ func (t *Translator) allocQueue(size int) (nicemu.SID, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	q, err := llc.NewQueueReader(mem, t.nic.Segment().NProcs(), t.nic.ReleaseQueue)
+	q, err := shm.NewQueueReader(mem, t.nic.Segment().NProcs(), t.nic.ReleaseQueue)
 	if err != nil {
 		return 0, nil, fmt.Errorf("martini: %w", err)
 	}

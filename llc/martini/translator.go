@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/llc/shm"
 	"github.com/rhinet-go/martini/nicemu"
 )
 
@@ -55,7 +56,7 @@ type Translator struct {
 
 	// mem reads what peers write into this process's rings, slots and
 	// receive queue.
-	mem *llc.LocalMemory
+	mem *shm.LocalMemory
 	// lines are this process's halves of its shared lines, by peer,
 	// mapped on their first write.
 	lines []lineOut
@@ -140,7 +141,7 @@ type aotfTarget struct {
 // New returns a translator for nic.
 func New(nic *nicemu.NIC) *Translator {
 	t := &Translator{nic: nic, SleepTimeout: 500 * time.Millisecond,
-		mem: llc.NewLocalMemory(nic.PID()), offload: true}
+		mem: shm.NewLocalMemory(nic.PID()), offload: true}
 	t.SetSendPath(SendBOTF) // the default send path: no error
 	if nic.Clock() != nil {
 		t.mem.OnArrival(func(r llc.RegionID, off uint64, n int) bool {

@@ -5,7 +5,7 @@
 // never for its process (see peer); remote writes, reads, compare-and-swaps and fetch-and-adds travel as
 // frames (frame.go) that the target's Poll serves on its registered
 // memory, and receive-queue records travel as frames of their own. The
-// receiving half reuses llc.LocalMemory for rings and watched slots, so
+// receiving half reuses shm.LocalMemory for rings and watched slots, so
 // every eager transport and rendezvous variant of the engine runs
 // unchanged.
 //
@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/llc/shm"
 	"golang.org/x/sys/unix"
 )
 
@@ -97,7 +98,7 @@ type Transport struct {
 	closed     bool
 
 	mem   regions
-	lmem  *llc.LocalMemory
+	lmem  *shm.LocalMemory
 	queue llc.RegionID // CmdAllocQueue's region, or 0
 	selfq []byte       // records enqueued to this process, one after another
 	selfn []int        // their lengths
@@ -159,7 +160,7 @@ func Listen(self, size int, o Options) (*Transport, error) {
 	}
 	t := &Transport{self: self, size: size, opt: o, lfd: lfd, efd: efd, addr: sockaddrString(bound),
 		peers: make([]peer, size), mem: regions{m: make(map[llc.RegionID][]byte)},
-		lmem: llc.NewLocalMemory(self), dirty: true}
+		lmem: shm.NewLocalMemory(self), dirty: true}
 	for i := range t.peers {
 		t.peers[i] = peer{id: i, fd: -1, rfd: -1, hsOff: hdrSize}
 	}

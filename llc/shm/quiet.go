@@ -1,9 +1,10 @@
-package llc
+package shm
 
 import (
 	"sync/atomic"
 
 	"github.com/rhinet-go/martini/internal/spinwait"
+	"github.com/rhinet-go/martini/llc/layout"
 )
 
 // A process that has just written a record to a peer (into the peer's
@@ -12,9 +13,9 @@ import (
 //
 // Why: the peer reads the record and then, if it answers at once, writes
 // its answer where this process polls for it: the same shared line, or
-// the next cell of the peer's ring to this process. As long as nobody else
+// the next layout.Cell of the peer's ring to this process. As long as nobody else
 // touches that cache line in between, the peer's write finds it in its own
-// cache (a line) or in no other (a ring cell), and costs nothing more than
+// cache (a line) or in no other (a ring layout.Cell), and costs nothing more than
 // a store. A read by this process in between takes the line back, and
 // the peer's write must then take it away again. Measured on the 2-core
 // Intel Xeon VM, that costs the answer 60-110 ns more whenever the peer
@@ -120,11 +121,20 @@ func (m *LocalMemory) Wrote(peer int) {
 
 // unread reports whether the ring's next record, or a new signal in the
 // peer's half of the line, has landed. The line is in this processor's
-// cache after a write of its own half, and the ring's next cell is unless
+// cache after a write of its own half, and the ring's next layout.Cell is unless
 // the peer wrote it: the look costs nothing unless something is there.
 func (r *inRing) unread() bool {
-	if atomic.LoadUint64(word(r.data, r.consumed&(r.size-1))) != 0 {
+	if atomic.LoadUint64(layout.Word(r.data, r.consumed&(r.size-1))) != 0 {
 		return true
 	}
-	return r.line != nil && atomic.LoadUint64(word(r.line.half, lineSig)) != r.line.seen
+	return r.line != nil && atomic.LoadUint64(layout.Word(r.line.half, layout.LineSig)) != r.line.seen
+}
+
+// HoldReads sets the quiet window of the reads of what peer writes to
+// this process to ticks of the processor's counter, until the window
+// adapts again: a test holds reads with it, or lets them through.
+func (m *LocalMemory) HoldReads(peer int, ticks uint64) {
+	if r := at(m.ringOf, peer); r != nil {
+		r.quiet.window = ticks
+	}
 }

@@ -1,0 +1,23 @@
+package llc
+
+// LocalReceiver is what the tests' memory network (memnet_test.go) needs
+// of the receiving half of a load/store transport: package shm's
+// LocalMemory, which imports this package, and so is plugged in by
+// shm_test.go, a test of package llc_test.
+type LocalReceiver interface {
+	Track(r RegionID, mem []byte)
+	Forget(r RegionID)
+	Watch(c *Command) error
+	WatchLine(c *Command, mem []byte) error
+	// WatchQueue reads the receive queue in mem of a job of procs
+	// processes; release tells the network how far it was consumed.
+	WatchQueue(mem []byte, procs int, release func(consumed uint64) error) error
+	// HoldReads sets the quiet window of reads from peer, in ticks.
+	HoldReads(peer int, ticks uint64)
+	Poll(sink Sink) bool
+	Wrote(peer int)
+}
+
+// NewLocalReceiver returns the receiver of process self's memory; set by
+// shm_test.go.
+var NewLocalReceiver func(self int) LocalReceiver
