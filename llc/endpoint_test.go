@@ -360,7 +360,7 @@ func TestEndpointYieldAdvisor(t *testing.T) {
 		t.Fatalf("a wait of 50 ms asked the advisor %d times and slept %d times; want both > 0", tr.asked.Load(), s.Sleeps)
 	}
 
-	m, err := NewMux(2, []MuxNetwork{{Transport: &memTransport{net: net}, Procs: []int{0}}, {Transport: tr, Procs: []int{1}}})
+	m, err := NewTestMux(2, []Transport{&memTransport{net: net}, tr}, [][]int{{0}, {1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,3 +21,22 @@ type LocalReceiver interface {
 // NewLocalReceiver returns the receiver of process self's memory; set by
 // shm_test.go.
 var NewLocalReceiver func(self int) LocalReceiver
+
+// TestMux is what the tests need of a transport over several networks
+// (package mux's Mux, plugged in by mux_hook_test.go as the receiver is).
+type TestMux interface {
+	Transport
+	SharedMemory
+	PeerSharer
+	YieldAdvisor
+	Network(p int) string
+	Serves(region RegionID, p int) bool
+}
+
+// NewTestMux returns a transport for a job of size processes over nets,
+// nets[i] reaching the job processes procs[i]; set by mux_hook_test.go.
+var NewTestMux func(size int, nets []Transport, procs [][]int) (TestMux, error)
+
+// RegionNetShift places a network's index in the top bits of the
+// regions a TestMux gives; set by mux_hook_test.go.
+var RegionNetShift int

@@ -264,7 +264,7 @@ type Event struct {
 
 // Sink takes the events a transport delivers: the engine, through its one
 // way in. *ev is valid only during the call, and the sink may change it
-// (the Mux names a record's sender in the job): a deliverer keeps the
+// (the mux.Mux names a record's sender in the job): a deliverer keeps the
 // event of each kind of arrival and refills it, so that the path of every
 // message neither copies nor allocates one.
 type Sink interface {
@@ -375,6 +375,19 @@ type Transport interface {
 	Arm() uint32
 	Sleep(ticket uint32)
 	Disarm()
+}
+
+// TimedSleeper is implemented by transports whose Sleep can be bounded
+// per call.
+type TimedSleeper interface {
+	// SleepFor is Sleep, bounded by d.
+	SleepFor(ticket uint32, d time.Duration)
+}
+
+// Waker is implemented by transports that can wake the process's
+// goroutines asleep in Sleep.
+type Waker interface {
+	Wake()
 }
 
 // StatsReporter is implemented by transports that count what they do.

@@ -17,14 +17,11 @@ type muxJob struct {
 func newMuxJob(t *testing.T, rndv RndvMode) *muxJob {
 	t.Helper()
 	j := &muxJob{host: []*memNet{newMemNet(2), newMemNet(2)}, wide: newMemNet(4)}
-	var muxes []*Mux
+	var muxes []TestMux
 	boot := make([]RegionID, 4) // allocated through each process's mux
 	for p := range 4 {
 		h, local := p/2, p%2
-		mux, err := NewMux(4, []MuxNetwork{
-			{Transport: &memTransport{net: j.host[h], self: local}, Procs: []int{2 * h, 2*h + 1}},
-			{Transport: &memTransport{net: j.wide, self: p}, Procs: []int{0, 1, 2, 3}},
-		})
+		mux, err := NewTestMux(4, []Transport{&memTransport{net: j.host[h], self: local}, &memTransport{net: j.wide, self: p}}, [][]int{{2 * h, 2*h + 1}, {0, 1, 2, 3}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,17 +118,17 @@ func TestMuxPerPeerNetworks(t *testing.T) {
 // network, fail with their token.
 func TestMuxErrors(t *testing.T) {
 	net := newMemNet(2)
-	if _, err := NewMux(3, []MuxNetwork{{Transport: &memTransport{net: net}, Procs: []int{0, 1}}}); err == nil {
+	if _, err := NewTestMux(3, []Transport{&memTransport{net: net}}, [][]int{{0, 1}}); err == nil {
 		t.Error("a job of 3 processes over a network reaching 2 was accepted")
 	}
-	m, err := NewMux(2, []MuxNetwork{{Transport: &memTransport{net: net}, Procs: []int{0, 1}}})
+	m, err := NewTestMux(2, []Transport{&memTransport{net: net}}, [][]int{{0, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []Command{
 		{Kind: CmdWrite, Peer: 5, Token: 9},
-		{Kind: CmdRelease, Region: 3 << regionNetShift, Token: 9},
-		{Kind: CmdRead, Peer: 1, Region: 2<<regionNetShift | 1, Data: make([]byte, 1), Token: 9},
+		{Kind: CmdRelease, Region: 3 << RegionNetShift, Token: 9},
+		{Kind: CmdRead, Peer: 1, Region: 2<<RegionNetShift | 1, Data: make([]byte, 1), Token: 9},
 	} {
 		if ev := m.Execute(&c); ev.Kind != EvError || ev.Token != 9 {
 			t.Errorf("%v: %+v, want an error", traced{0, c}, ev)
@@ -145,7 +142,7 @@ func TestMuxErrors(t *testing.T) {
 // the other host's processes through the second land in the same words.
 func TestMuxRMAAcrossNetworks(t *testing.T) {
 	j := newMuxJob(t, RndvSplit)
-	mux := j.eps[0].tr.(*Mux)
+	mux := j.eps[0].tr.(TestMux)
 	alloc := &ExposeOp{Peer: 0, Size: 64}
 	if err := j.eps[0].Expose(alloc, false); err != nil {
 		t.Fatal(err)

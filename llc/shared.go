@@ -14,35 +14,7 @@ type SharedMemory interface {
 	PeerMemory(peer int, region RegionID) ([]byte, error)
 }
 
-// PeerMemory maps region of process peer through the network that
-// reaches peer, when that network shares memory.
-func (m *Mux) PeerMemory(peer int, region RegionID) ([]byte, error) {
-	if peer < 0 || peer >= len(m.route) {
-		return nil, fmt.Errorf("llc: memory of process %d of a job of %d", peer, len(m.route))
-	}
-	r := m.route[peer]
-	n := m.nets[r.net].tr
-	sm, ok := n.(SharedMemory)
-	if !ok {
-		return nil, fmt.Errorf("llc: memory of process %d: its network, %s, shares no memory with this process", peer, n.Caps().Name)
-	}
-	if !m.Serves(region, peer) {
-		return nil, fmt.Errorf("llc: memory of process %d: region %#x is not on its network, %s", peer, region, n.Caps().Name)
-	}
-	return sm.PeerMemory(r.peer, region&(1<<regionNetShift-1))
-}
-
-// SharesMemory reports whether the network that reaches peer maps the
-// memory peer allocates into this process (SharedMemory).
-func (m *Mux) SharesMemory(peer int) bool {
-	if peer < 0 || peer >= len(m.route) {
-		return false
-	}
-	_, ok := m.nets[m.route[peer].net].tr.(SharedMemory)
-	return ok
-}
-
-// PeerSharer is implemented by transports over several networks (Mux)
+// PeerSharer is implemented by transports over several networks (mux.Mux)
 // that share memory with some processes only.
 type PeerSharer interface {
 	// SharesMemory reports whether the memory process peer allocates

@@ -24,11 +24,8 @@ func (s sharedTransport) PeerMemory(peer int, region RegionID) ([]byte, error) {
 // none, and a region of another network is refused.
 func TestMuxPeerMemory(t *testing.T) {
 	host, wide := newMemNet(2), newMemNet(4)
-	mux := func(p int) *Mux {
-		m, err := NewMux(4, []MuxNetwork{
-			{Transport: sharedTransport{&memTransport{net: host, self: p}}, Procs: []int{0, 1}},
-			{Transport: &memTransport{net: wide, self: p}, Procs: []int{0, 1, 2, 3}},
-		})
+	mux := func(p int) TestMux {
+		m, err := NewTestMux(4, []Transport{sharedTransport{&memTransport{net: host, self: p}}, &memTransport{net: wide, self: p}}, [][]int{{0, 1}, {0, 1, 2, 3}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +33,7 @@ func TestMuxPeerMemory(t *testing.T) {
 	}
 	m0, m1 := mux(0), mux(1)
 	boot := make([]RegionID, 4)
-	for p, m := range []*Mux{m0, m1} {
+	for p, m := range []TestMux{m0, m1} {
 		var err error
 		if boot[p], err = AllocBoot(m, p, 4); err != nil {
 			t.Fatal(err)
@@ -65,7 +62,7 @@ func TestMuxPeerMemory(t *testing.T) {
 		want   string
 	}{
 		{2, alloc.Region, "shares no memory"},
-		{1, alloc.Region | 1<<regionNetShift, "not on its network"},
+		{1, alloc.Region | 1<<RegionNetShift, "not on its network"},
 		{7, alloc.Region, "job of 4"},
 	} {
 		if _, err := ep0.PeerMemory(c.peer, c.region); err == nil || !strings.Contains(err.Error(), c.want) {

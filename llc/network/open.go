@@ -6,11 +6,12 @@ import (
 
 	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/llc/launch"
+	"github.com/rhinet-go/martini/llc/mux"
 )
 
 // Nets are the networks of a process being initialized: one network, or
 // for a job across hosts one within the process's host and one between
-// hosts, which Connect joins in an llc.Mux once the bootstrap exchange
+// hosts, which Connect joins in a mux.Mux once the bootstrap exchange
 // has told which processes share the host.
 type Nets struct {
 	// net is the network the engine drives (set by Connect for both).
@@ -126,11 +127,11 @@ func (n *Nets) Connect(job *launch.Job, addrs []string, local []int) error {
 	for _, r := range local {
 		n.queuePeers[r] = false
 	}
-	mux, err := llc.NewMux(size, []llc.MuxNetwork{{Transport: n.host, Procs: local}, {Transport: n.job, Procs: everyone}})
+	m, err := mux.New(size, []mux.Network{{Transport: n.host, Procs: local}, {Transport: n.job, Procs: everyone}})
 	if err != nil {
 		return err
 	}
-	n.net = &Mux{Mux: mux, host: n.host}
+	n.net = &Mux{Mux: m, host: n.host}
 	return nil
 }
 
@@ -216,7 +217,7 @@ func (n *Nets) Close() error {
 // processes of this host, the Job network to every other. Nets.Close
 // closes its networks; its own Close does nothing.
 type Mux struct {
-	*llc.Mux
+	*mux.Mux
 	host Network
 }
 

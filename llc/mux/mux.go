@@ -1,13 +1,19 @@
-package llc
+// Package mux is the llc.Transport of a job over several networks: the
+// per-peer choice of a network (shared memory within a host, TCP between
+// hosts), with the regions and processes of each translated to the
+// job's.
+package mux
 
 import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rhinet-go/martini/llc"
 )
 
-// Mux is a Transport over several networks, each of which reaches some of
-// the job's processes: the per-peer choice of a network, as Open MPI's
+// Mux is an llc.Transport over several networks, each of which reaches
+// some of the job's processes: the per-peer choice of a network, as Open MPI's
 // BTL selection makes it (shared memory between processes of one host,
 // TCP between hosts). A process is reached by the first network that
 // lists it. Commands go to the network of their peer; the regions a
@@ -15,12 +21,12 @@ import (
 // region go back to it; events from a network name processes of the job.
 type Mux struct {
 	nets    []muxNet
-	route   []muxRoute   // by job process
-	advisor YieldAdvisor // the first network that is one, or nil
+	route   []muxRoute       // by job process
+	advisor llc.YieldAdvisor // the first network that is one, or nil
 }
 
 type muxNet struct {
-	tr     Transport
+	tr     llc.Transport
 	global []int // the network's process index -> job process
 	sink   muxSink
 }
@@ -32,16 +38,16 @@ type muxRoute struct {
 
 // muxSink translates the processes named by a network's events.
 type muxSink struct {
-	to     Sink
+	to     llc.Sink
 	global []int
 }
 
 // Step passes on an event, naming the sender of a record in the job (in
-// *ev, see Sink).
-func (s *muxSink) Step(ev *Event) {
-	if ev.Kind == EvRecord {
+// *ev, see llc.Sink).
+func (s *muxSink) Step(ev *llc.Event) {
+	if ev.Kind == llc.EvRecord {
 		if ev.Peer < 0 || ev.Peer >= len(s.global) {
-			s.to.Step(&Event{Kind: EvError, Err: fmt.Errorf("llc: a record from process %d of a network of %d", ev.Peer, len(s.global))})
+			s.to.Step(&llc.Event{Kind: llc.EvError, Err: fmt.Errorf("mux: a record from process %d of a network of %d", ev.Peer, len(s.global))})
 			return
 		}
 		ev.Peer = s.global[ev.Peer]
@@ -49,26 +55,26 @@ func (s *muxSink) Step(ev *Event) {
 	s.to.Step(ev)
 }
 
-// regionNetShift places a network's index in the top bits of the regions
+// RegionShift places a network's index in the top bits of the regions
 // a Mux gives.
 const (
-	regionNetShift = 28
-	maxMuxNets     = 1 << (32 - regionNetShift)
+	RegionShift = 28
+	maxNets     = 1 << (32 - RegionShift)
 )
 
-// MuxNetwork is one network of a Mux: its transport, and the job
+// Network is one network of a Mux: its transport, and the job
 // processes it reaches, in the network's own order (Procs[i] is the job
 // process that is process i of the network).
-type MuxNetwork struct {
-	Transport Transport
+type Network struct {
+	Transport llc.Transport
 	Procs     []int
 }
 
-// NewMux returns a Mux for a job of size processes over nets, in order of
+// New returns a Mux for a job of size processes over nets, in order of
 // preference. Every process must be reached by some network.
-func NewMux(size int, nets []MuxNetwork) (*Mux, error) {
-	if len(nets) == 0 || len(nets) > maxMuxNets {
-		return nil, fmt.Errorf("llc: a multiplexer of %d networks (1 to %d)", len(nets), maxMuxNets)
+func New(size int, nets []Network) (*Mux, error) {
+	if len(nets) == 0 || len(nets) > maxNets {
+		return nil, fmt.Errorf("mux: a multiplexer of %d networks (1 to %d)", len(nets), maxNets)
 	}
 	m := &Mux{route: make([]muxRoute, size)}
 	for p := range m.route {
@@ -77,14 +83,14 @@ func NewMux(size int, nets []MuxNetwork) (*Mux, error) {
 	for i, n := range nets {
 		for local, p := range n.Procs {
 			if p < 0 || p >= size {
-				return nil, fmt.Errorf("llc: network %q reaches process %d of a job of %d", n.Transport.Caps().Name, p, size)
+				return nil, fmt.Errorf("mux: network %q reaches process %d of a job of %d", n.Transport.Caps().Name, p, size)
 			}
 			if m.route[p].net < 0 {
 				m.route[p] = muxRoute{net: i, peer: local}
 			}
 		}
 		m.nets = append(m.nets, muxNet{tr: n.Transport, global: n.Procs})
-		if a, ok := n.Transport.(YieldAdvisor); ok && m.advisor == nil {
+		if a, ok := n.Transport.(llc.YieldAdvisor); ok && m.advisor == nil {
 			m.advisor = a
 		}
 	}
@@ -93,7 +99,7 @@ func NewMux(size int, nets []MuxNetwork) (*Mux, error) {
 	}
 	for p, r := range m.route {
 		if r.net < 0 {
-			return nil, fmt.Errorf("llc: no network reaches process %d", p)
+			return nil, fmt.Errorf("mux: no network reaches process %d", p)
 		}
 	}
 	return m, nil
@@ -106,13 +112,13 @@ func (m *Mux) Network(p int) string { return m.nets[m.route[p].net].tr.Caps().Na
 // that reaches process p, so that p can name it in its operations. Memory
 // that processes of several networks access is registered on each of
 // them (a window of a job across hosts).
-func (m *Mux) Serves(region RegionID, p int) bool {
-	return p >= 0 && p < len(m.route) && int(region>>regionNetShift) == m.route[p].net
+func (m *Mux) Serves(region llc.RegionID, p int) bool {
+	return p >= 0 && p < len(m.route) && int(region>>RegionShift) == m.route[p].net
 }
 
 // Caps combines the networks' capabilities: what every one of them
 // offers, and the smallest of their limits.
-func (m *Mux) Caps() Caps {
+func (m *Mux) Caps() llc.Caps {
 	c := m.nets[0].tr.Caps()
 	names := []string{c.Name}
 	rings := c.LoadStore // a network that shares memory came first
@@ -141,44 +147,44 @@ func (m *Mux) Caps() Caps {
 
 // Execute issues c on the network of its peer, or of its region for the
 // commands on this process's own regions.
-func (m *Mux) Execute(c *Command) Event {
+func (m *Mux) Execute(c *llc.Command) llc.Event {
 	peer, region := c.Peer, c.Region
 	var net int
 	switch c.Kind {
-	case CmdRelease, CmdWatchRing, CmdWatchSlot:
-		net = int(region >> regionNetShift)
+	case llc.CmdRelease, llc.CmdWatchRing, llc.CmdWatchSlot:
+		net = int(region >> RegionShift)
 		if net >= len(m.nets) {
-			return Event{Kind: EvError, Token: c.Token, Err: fmt.Errorf("llc: %v of region %#x of no network", c.Kind, region)}
+			return llc.Event{Kind: llc.EvError, Token: c.Token, Err: fmt.Errorf("mux: %v of region %#x of no network", c.Kind, region)}
 		}
 	default:
 		if peer < 0 || peer >= len(m.route) {
-			return Event{Kind: EvError, Token: c.Token, Err: fmt.Errorf("llc: %v to process %d of a job of %d", c.Kind, peer, len(m.route))}
+			return llc.Event{Kind: llc.EvError, Token: c.Token, Err: fmt.Errorf("mux: %v to process %d of a job of %d", c.Kind, peer, len(m.route))}
 		}
 		net = m.route[peer].net
-		if region != 0 && int(region>>regionNetShift) != net {
-			return Event{Kind: EvError, Token: c.Token, Err: fmt.Errorf("llc: %v to process %d on region %#x of another network", c.Kind, peer, region)}
+		if region != 0 && int(region>>RegionShift) != net {
+			return llc.Event{Kind: llc.EvError, Token: c.Token, Err: fmt.Errorf("mux: %v to process %d on region %#x of another network", c.Kind, peer, region)}
 		}
 	}
 	if peer >= 0 && peer < len(m.route) && m.route[peer].net == net {
 		c.Peer = m.route[peer].peer
 	}
-	c.Region = region & (1<<regionNetShift - 1)
+	c.Region = region & (1<<RegionShift - 1)
 	ev := m.nets[net].tr.Execute(c)
 	c.Peer, c.Region = peer, region
-	if ev.Kind == EvDone {
+	if ev.Kind == llc.EvDone {
 		switch c.Kind {
-		case CmdRegister, CmdAlloc, CmdAllocQueue:
-			if ev.Value >= 1<<regionNetShift {
-				return Event{Kind: EvError, Token: c.Token, Err: fmt.Errorf("llc: network %d gave region %#x, beyond %d bits", net, ev.Value, regionNetShift)}
+		case llc.CmdRegister, llc.CmdAlloc, llc.CmdAllocQueue:
+			if ev.Value >= 1<<RegionShift {
+				return llc.Event{Kind: llc.EvError, Token: c.Token, Err: fmt.Errorf("mux: network %d gave region %#x, beyond %d bits", net, ev.Value, RegionShift)}
 			}
-			ev.Value |= uint64(net) << regionNetShift
+			ev.Value |= uint64(net) << RegionShift
 		}
 	}
 	return ev
 }
 
 // Poll polls every network.
-func (m *Mux) Poll(sink Sink) bool {
+func (m *Mux) Poll(sink llc.Sink) bool {
 	p := false
 	for i := range m.nets {
 		n := &m.nets[i]
@@ -190,38 +196,25 @@ func (m *Mux) Poll(sink Sink) bool {
 	return p
 }
 
-// TimedSleeper is implemented by transports whose Sleep can be bounded
-// per call.
-type TimedSleeper interface {
-	// SleepFor is Sleep, bounded by d.
-	SleepFor(ticket uint32, d time.Duration)
-}
-
-// Waker is implemented by transports that can wake the process's
-// goroutines asleep in Sleep.
-type Waker interface {
-	Wake()
-}
-
-// MuxSleep bounds a Mux's sleep on its first network when it has more
+// MaxSleep bounds a Mux's sleep on its first network when it has more
 // than one: traffic on the others does not ring the first one's doorbell,
 // so a sleeping process looks at them again at least this often.
-const MuxSleep = 200 * time.Microsecond
+const MaxSleep = 200 * time.Microsecond
 
 // Arm arms the first network.
 func (m *Mux) Arm() uint32 { return m.nets[0].tr.Arm() }
 
-// Sleep sleeps on the first network, for at most MuxSleep when there are
+// Sleep sleeps on the first network, for at most MaxSleep when there are
 // others.
 func (m *Mux) Sleep(ticket uint32) {
 	first := m.nets[0].tr
-	if ts, ok := first.(TimedSleeper); ok && len(m.nets) > 1 {
-		ts.SleepFor(ticket, MuxSleep)
+	if ts, ok := first.(llc.TimedSleeper); ok && len(m.nets) > 1 {
+		ts.SleepFor(ticket, MaxSleep)
 		return
 	}
 	if len(m.nets) > 1 {
 		first.Disarm()
-		time.Sleep(MuxSleep)
+		time.Sleep(MaxSleep)
 		return
 	}
 	first.Sleep(ticket)
@@ -235,13 +228,13 @@ func (m *Mux) Disarm() { m.nets[0].tr.Disarm() }
 // transports alone, never the sinks Poll writes.
 func (m *Mux) Wake() {
 	for i := range m.nets {
-		if w, ok := m.nets[i].tr.(Waker); ok {
+		if w, ok := m.nets[i].tr.(llc.Waker); ok {
 			w.Wake()
 		}
 	}
 }
 
-// YieldHelps asks the first network that is a YieldAdvisor (the one
+// YieldHelps asks the first network that is an llc.YieldAdvisor (the one
 // between the processes of this host, which may share its processors),
 // and reports true if none is.
 func (m *Mux) YieldHelps() bool {
@@ -250,16 +243,44 @@ func (m *Mux) YieldHelps() bool {
 
 // Stats returns the counters of every network, each name prefixed by its
 // network's ("tcp.frames").
-func (m *Mux) Stats() []Stat {
-	var out []Stat
+func (m *Mux) Stats() []llc.Stat {
+	var out []llc.Stat
 	for i := range m.nets {
 		tr := m.nets[i].tr
-		if r, ok := tr.(StatsReporter); ok {
+		if r, ok := tr.(llc.StatsReporter); ok {
 			name := tr.Caps().Name
 			for _, s := range r.Stats() {
-				out = append(out, Stat{Name: name + "." + s.Name, Value: s.Value})
+				out = append(out, llc.Stat{Name: name + "." + s.Name, Value: s.Value})
 			}
 		}
 	}
 	return out
+}
+
+// PeerMemory maps region of process peer through the network that
+// reaches peer, when that network shares memory.
+func (m *Mux) PeerMemory(peer int, region llc.RegionID) ([]byte, error) {
+	if peer < 0 || peer >= len(m.route) {
+		return nil, fmt.Errorf("mux: memory of process %d of a job of %d", peer, len(m.route))
+	}
+	r := m.route[peer]
+	n := m.nets[r.net].tr
+	sm, ok := n.(llc.SharedMemory)
+	if !ok {
+		return nil, fmt.Errorf("mux: memory of process %d: its network, %s, shares no memory with this process", peer, n.Caps().Name)
+	}
+	if !m.Serves(region, peer) {
+		return nil, fmt.Errorf("mux: memory of process %d: region %#x is not on its network, %s", peer, region, n.Caps().Name)
+	}
+	return sm.PeerMemory(r.peer, region&(1<<RegionShift-1))
+}
+
+// SharesMemory reports whether the network that reaches peer maps the
+// memory peer allocates into this process (llc.SharedMemory).
+func (m *Mux) SharesMemory(peer int) bool {
+	if peer < 0 || peer >= len(m.route) {
+		return false
+	}
+	_, ok := m.nets[m.route[peer].net].tr.(llc.SharedMemory)
+	return ok
 }
