@@ -13,16 +13,15 @@ import (
 //
 // Why: the peer reads the record and then, if it answers at once, writes
 // its answer where this process polls for it: the same shared line, or
-// the next layout.Cell of the peer's ring to this process. As long as nobody else
+// the next cell of the peer's ring to this process. As long as nobody else
 // touches that cache line in between, the peer's write finds it in its own
-// cache (a line) or in no other (a ring layout.Cell), and costs nothing more than
+// cache (a line) or in no other (a ring cell), and costs nothing more than
 // a store. A read by this process in between takes the line back, and
-// the peer's write must then take it away again. Measured on the 2-core
-// Intel Xeon VM, that costs the answer 60-110 ns more whenever the peer
-// takes more than about 50 ns to answer (BenchmarkLineWork and
-// BenchmarkLineQuiet in bench; MPI's path from a message's arrival to the
-// reply's store takes 60-70 ns there). A waiter polls every few tens of
-// nanoseconds, so it always read the line in between.
+// the peer's write must then take it away again, which delays an answer
+// that takes the peer more than a few tens of nanoseconds
+// (BenchmarkLineWork and BenchmarkLineQuiet in bench measure it). A
+// waiter polls every few tens of nanoseconds, so it always read the line
+// in between.
 //
 // The window adapts to the peer's answers: when the first read after the
 // window finds the answer already there, the window may have been too
@@ -121,7 +120,7 @@ func (m *LocalMemory) Wrote(peer int) {
 
 // unread reports whether the ring's next record, or a new signal in the
 // peer's half of the line, has landed. The line is in this processor's
-// cache after a write of its own half, and the ring's next layout.Cell is unless
+// cache after a write of its own half, and the ring's next cell is unless
 // the peer wrote it: the look costs nothing unless something is there.
 func (r *inRing) unread() bool {
 	if atomic.LoadUint64(layout.Word(r.data, r.consumed&(r.size-1))) != 0 {

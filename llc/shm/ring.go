@@ -84,7 +84,7 @@ func (r *inRing) releaseUnwritten(n uint64) {
 }
 
 // flush hands the space of the records delivered since the last flush back
-// to the sender: it zeroes the first and the last word of every layout.Cell they
+// to the sender: it zeroes the first and the last word of every cell they
 // covered, so that any future record position, and any future signal
 // position, reads zero until written, and publishes the consumer count.
 // poll flushes before it looks for new records, not after it delivers
@@ -100,8 +100,8 @@ func (r *inRing) flush() {
 	}
 	// Plain stores: they become visible before the consumer count, which
 	// is published with a release store after them. The cells are
-	// cleared whole: for a record of more than a layout.Cell, one clear of its
-	// span costs fewer instructions than two stores a layout.Cell, and touches
+	// cleared whole: for a record of more than a cell, one clear of its
+	// span costs fewer instructions than two stores a cell, and touches
 	// the same lines.
 	if n := r.consumed - r.released; n == layout.Cell {
 		at := r.released & (r.size - 1)

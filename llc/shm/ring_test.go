@@ -25,7 +25,7 @@ func (s *ringSink) Step(ev *llc.Event) {
 
 // putRecord writes a split record with a body of n bytes at pos of the
 // ring's record space, as a sender does: payload cells first, then the
-// first layout.Cell with the signal word.
+// first cell with the signal word.
 func putRecord(data []byte, pos uint64, seq uint32, n int, fill byte) uint64 {
 	size := layout.RecordSize(n)
 	rec := data[pos : pos+size]
@@ -64,7 +64,7 @@ func testRing(size uint64) (*inRing, []byte) {
 	return newInRing(1, 0, mem), mem[layout.RingCtl:]
 }
 
-// checkCleared fails t unless every layout.Cell of the first n bytes of a ring's
+// checkCleared fails t unless every cell of the first n bytes of a ring's
 // record space reads zero in its first and its last word, after what.
 func checkCleared(t *testing.T, data []byte, n uint64, after string) {
 	t.Helper()
@@ -110,14 +110,14 @@ func TestInRingPackedRecord(t *testing.T) {
 
 // A delivered record's space goes back to the sender at the receiver's next
 // poll: until then its cells keep their signals and the consumer count
-// stays; then every layout.Cell it covered, a wrap marker's too, reads zero and
+// stays; then every cell it covered, a wrap marker's too, reads zero and
 // the count covers it.
 func TestInRingFlushAtNextPoll(t *testing.T) {
 	const size = 8 * layout.Cell
 	r, data := testRing(size)
 	var sink ringSink
 
-	// A three-layout.Cell record at 0, then a one-layout.Cell record at 3 cells.
+	// A three-cell record at 0, then a one-cell record at 3 cells.
 	n1 := putRecord(data, 0, 1, 100, 0xa1)
 	putRecord(data, n1, 2, 8, 0xa2)
 	if !r.poll(&sink) || len(sink.bodies) != 2 {
@@ -138,7 +138,7 @@ func TestInRingFlushAtNextPoll(t *testing.T) {
 	checkCleared(t, data, 4*layout.Cell, "the flush")
 
 	// Past the end: a wrap marker over the last four cells, then a
-	// two-layout.Cell record at 0.
+	// two-cell record at 0.
 	atomic.StoreUint64(layout.Word(data, 4*layout.Cell), layout.WrapWord(3))
 	putRecord(data, 0, 4, 40, 0xa3)
 	if !r.poll(&sink) || len(sink.bodies) != 3 || sink.bodies[2][0] != 0xa3 {
