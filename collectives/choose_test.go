@@ -159,7 +159,7 @@ func TestChooseRecord(t *testing.T) {
 
 // setHierarchyEarly sets whether u's reductions take AlgHierarchical
 // early (the host's fact).
-func setHierarchyEarly(_ *Runner, early bool) { hierarchyEarly = early }
+func setHierarchyEarly(u *Runner, early bool) { u.Tuning.EarlyHierarchy = early }
 
 // recorded says whether the row of key goes into testdata/choose.golden.
 func recorded(key string) bool {

@@ -1,10 +1,6 @@
 package collectives
 
-import (
-	"fmt"
-
-	"github.com/klauspost/cpuid/v2"
-)
+import "fmt"
 
 // AlgHierarchical runs a broadcast or a commutative reduction on two
 // levels: among the ranks that share a processor (Runner.Processors),
@@ -280,33 +276,18 @@ func allreduceHierarchical(c *call, h *hierarchy, r Reducer, send, recv []byte) 
 }
 
 // hierarchyPays reports whether coll, of bytes and a commutative
-// operation or not, runs AlgHierarchical where ranks share processors.
-// Measured on the 2-core reference machine with mpibench (µs, the
-// slowest rank, against the flat selection, 2 alternations; mpirun pins
-// rank r to CPU r mod 2, so that ranks 0 and 2 share one):
-//   - Reduce won from 64 KiB at 3, 4 and 8 processes: at 4, 64 KiB
-//     15.7-16.2 against 18.3-18.4, 256 KiB 73-81/85-88, 1 MiB 230-234/
-//     319-346 (518/1021 while the two CPUs did not share their caches);
-//     at 8, 1 MiB 705-709/924-944; at 3, 256 KiB 69/96-97.
-//   - Allreduce won from 512 KiB where every processor has as many
-//     ranks: at 4, 512 KiB 237-255/274, 1 MiB 395-492/508 (1074/1576
-//     without shared caches); at 8, 1 MiB 1207-1209/1351-1371. It lost
-//     at 256 KiB (146-169/111) and at 3 processes (1 MiB 381-419/
-//     365-370).
-//   - Bcast tied from 1 MiB at 4 processes (175-194/180-183) and won
-//     without shared caches (415/568), and lost below (256 KiB 64-67/
-//     42-43, the NIC's multicast) and at 8 processes, where the
-//     multicast's one copy serves four ranks of a CPU (1 MiB 407-440/
-//     269-276).
-//
-// On Intel processors (hierarchyEarly) the balanced reductions take it
-// from hierarchyEarlyMin, where the payload-sized calls' AlgShared stops.
+// operation or not, runs AlgHierarchical where ranks share processors:
+// Reduce from 64 KiB, Allreduce from 512 KiB where every processor has
+// as many ranks, Bcast from 1 MiB where no processor has more than two
+// (docs/tuning.md, "Hierarchical collectives"). With Tuning.EarlyHierarchy
+// the balanced reductions take it from hierarchyEarlyMin, where the
+// payload-sized calls' AlgShared stops.
 func (u *Runner) hierarchyPays(coll Collective, bytes int, commutative bool) bool {
 	if u.Processors == nil || bytes < hierarchyEarlyMin {
 		return false
 	}
 	h := u.hierarchy()
-	early := hierarchyEarly && h.balanced
+	early := u.Tuning.EarlyHierarchy && h.balanced
 	switch {
 	case !h.shared:
 		return false
@@ -320,23 +301,16 @@ func (u *Runner) hierarchyPays(coll Collective, bytes int, commutative bool) boo
 	return false
 }
 
-// hierarchyEarly says whether the reductions take AlgHierarchical from
-// hierarchyEarlyMin where every processor has as many ranks, rather than
-// from 64 KiB (Reduce) and 512 KiB (Allreduce): on Intel processors,
-// where it won at sizes at which the AMD reference machine's
-// measurements (above) had it lose. Measured on the 2-core Intel Xeon VM
-// (Sapphire Rapids class) with mpibench (µs, the slowest rank, medians of
-// 7 samples, 2 alternations, flat against hierarchical): Allreduce at 4
-// processes 16 KiB 16.0-16.2/10.2-10.5, 64 KiB 35.4-35.9/23.5-23.7, 256
-// KiB 140-142/81.5-83.2 (512 KiB alike, the flat one's 12 KiB AlgShared
-// 9.6/9.5-9.9), at 6 processes 16 KiB
-// 35.0-35.9/16.6-16.8, 256 KiB 283-284/148-149, at 8 processes 16 KiB
-// 59-63/27-29, 256 KiB 419-421/238-240, at 16 processes 16 KiB 242/87;
-// Reduce at 4 processes 16 KiB 7.5/6.0-6.2, 24 KiB 9.2-9.3/7.7-7.9, at
-// 8 processes 16 KiB 17.1-17.6/14.9-15.4. Unbalanced, Reduce lost below
-// 64 KiB (3 processes 16 KiB 4.7-4.8/5.4, 32 KiB 8.3/9.4; 5 processes 16
-// KiB 9.0/9.1-9.2). The tests switch it to check both selections.
-var hierarchyEarly = cpuid.CPU.VendorID == cpuid.Intel
+// Tuning is what the class of host decides in the selection of
+// algorithms; package tuning makes it.
+type Tuning struct {
+	// EarlyHierarchy lets the commutative reductions take
+	// AlgHierarchical from hierarchyEarlyMin where every processor has
+	// as many ranks, rather than from 64 KiB (Reduce) and 512 KiB
+	// (Allreduce): measured to win there on some processors, to lose on
+	// others (docs/tuning.md, "Hierarchical collectives").
+	EarlyHierarchy bool
+}
 
 // hierarchyEarlyMin is the smallest reduction AlgHierarchical takes.
 const hierarchyEarlyMin = 16 << 10

@@ -124,9 +124,8 @@ func TestHierarchicalErrors(t *testing.T) {
 // processors, and only there.
 func TestHierarchicalSelection(t *testing.T) {
 	sum := redCases(t)[0].r
-	defer func(early bool) { hierarchyEarly = early }(hierarchyEarly)
 	for _, tc := range []struct {
-		early  bool // hierarchyEarly
+		early  bool // Tuning.EarlyHierarchy
 		n      int
 		procs  []int
 		coll   Collective
@@ -152,8 +151,8 @@ func TestHierarchicalSelection(t *testing.T) {
 		{true, 3, placements(3)["mod2"], CollAllreduce, 1 << 20, false},
 		{true, 4, placements(4)["mod2"], CollBcast, 512 << 10, false},
 	} {
-		hierarchyEarly = tc.early
 		errs := runPlaced(t, tc.n, tc.procs, tc.coll, "", func(u *Runner) error {
+			u.Tuning.EarlyHierarchy = tc.early
 			buf := make([]byte, tc.length)
 			switch tc.coll {
 			case CollReduce:
@@ -164,7 +163,7 @@ func TestHierarchicalSelection(t *testing.T) {
 			return u.Bcast(buf, 0, 1)
 		})
 		expectRun(t, errs, false)
-		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, Processors: tc.procs}
+		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, Processors: tc.procs, Tuning: Tuning{EarlyHierarchy: tc.early}}
 		if got := u.choose(tc.coll, tc.length, true, false) == AlgHierarchical; got != tc.want {
 			t.Errorf("%v of %d bytes on %v (early %v): hierarchical %v, want %v",
 				tc.coll, tc.length, tc.procs, tc.early, got, tc.want)

@@ -62,6 +62,8 @@ type Runner struct {
 	// selection runs the long broadcasts and commutative reductions
 	// AlgHierarchical.
 	Processors []int
+	// Tuning is what the host's class decides in the selection.
+	Tuning Tuning
 
 	hier   *hierarchy // the ranks by Processors, made at first use
 	c      call

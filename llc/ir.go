@@ -271,68 +271,34 @@ type Sink interface {
 	Step(ev *Event)
 }
 
-// Caps is what a transport reports about itself; the engine and the
-// layers above take their thresholds and choices from it.
+// Caps are the facts a transport reports about itself: what its network
+// can do, never what it recommends. Thresholds are made from them once,
+// at a process's start (package tuning).
 type Caps struct {
 	// Name names the network ("martini", "tcp").
 	Name string
 	// LoadStore reports that memory the network gives (CmdAlloc) is
-	// shared with the peers as plain memory, so that copies between
+	// shared with every peer as plain memory, so that copies between
 	// processes are loads and stores: rings are the fast eager path, and
 	// both processes of a rendezvous can copy at once.
 	LoadStore bool
+	// AnyLoadStore reports that some peers share memory so (LoadStore:
+	// every peer): those a network that shares memory reaches, when a Mux
+	// joins it with one that does not.
+	AnyLoadStore bool
 	// MaxRecord is the largest Head+Data of one CmdEnqueue record.
 	MaxRecord int
 	// MaxInline is the largest write that travels as one programmed-I/O
 	// transfer without a DMA (0: none).
 	MaxInline int
-	// EagerLimit is the recommended largest eager message, measured on
-	// the network.
-	EagerLimit int
-	// RingEagerLimit, when not 0, is the recommended largest eager message
-	// in EagerRings mode, where it differs from EagerLimit.
-	RingEagerLimit int
-	// CollectiveEagerLimit, when not 0, is the recommended largest
-	// message of a collective operation sent eagerly (asking for it:
-	// SendOp.Eager) in EagerRings mode, where it differs from
-	// RingEagerLimit: the collectives' messages go both ways at once or
-	// are combined on arrival, which a point-to-point message's protocol
-	// was not measured with.
-	CollectiveEagerLimit int
-	// SingleCopyMin, when not 0, is the smallest eager-sized message that
-	// moves faster by a rendezvous (SendOp.Rendezvous), whose one copy
-	// saves the eager path's second, when its receive is already posted
-	// (an exchange whose receives are posted first) or its receiver reads
-	// it to combine it at once (a reduction's operand).
-	SingleCopyMin int
-	// DistinctSingleCopyMin, when not 0, is SingleCopyMin for the sends
-	// of an exchange whose buffers differ (an alltoall's blocks, each its
-	// own peer's), where a rendezvous pays sooner; an exchange that sends
-	// one buffer to every peer (an allgather's) keeps SingleCopyMin: its
-	// readers would take the same pages at once.
-	DistinctSingleCopyMin int
-	// ConsumeReads reports that a receive marked RecvOp.Consume should be
-	// marked so: reading the data whole into the receiver's caches was
-	// measured to pay on this network and host.
-	ConsumeReads bool
-	// PackedRecords is the recommended Config.PackedRecords: the largest
-	// write, signal word included, that the network carries as one
-	// packet (or, as PM/RHiNET's pmSend, packets in order) whose last
-	// word lands last, where ring records of that size arrive sooner
-	// written so or, under a timing model, travel so on the modelled
-	// network (0: none).
+	// PackedRecords is the largest write, signal word included, that the
+	// network delivers as one packet (or, as PM/RHiNET's pmSend, packets
+	// in order) whose last word lands last, so that a ring record of that
+	// size may be written so (Config.PackedRecords; 0: none).
 	PackedRecords int
-	// Rendezvous is the recommended rendezvous variant.
-	Rendezvous RndvMode
-	// ExchangePush is the recommended Config.ExchangePush: the smallest
-	// message of an exchange that moves faster written than read (0:
-	// none).
-	ExchangePush int
 	// SharedLines reports that two processes may both load and store one
 	// cache line of memory the network gives, so that each pair's small
-	// records travel through one line (Config.SharedLines, CmdWatchLine):
-	// a message then costs one transfer of the line between the cores,
-	// where a ring of each direction costs two.
+	// records travel through one line (Config.SharedLines, CmdWatchLine).
 	SharedLines bool
 	// Offload reports a synchronisation network (barrier, multicast) the
 	// collectives may use.
@@ -340,6 +306,10 @@ type Caps struct {
 	// Async reports that commands may complete after Execute returns,
 	// their events coming from Poll.
 	Async bool
+	// Modelled reports that the network's costs follow a timing model
+	// (the Martini model) rather than the host's hardware, so that
+	// thresholds measured on hardware do not apply.
+	Modelled bool
 }
 
 // Stat is one transport counter, by name.

@@ -38,7 +38,7 @@ import (
 // records (parts.go), as MPICH-SCore sends a message of more than one PM
 // message over PM/RHiNET-VP as several PM messages, without a handshake
 // (thesis 8.5). It is the martini model's eager limit
-// (martini.ModelEagerLimit), so that PM/RHiNET and PM/RHiNET-VP switch to
+// (tuning.ModelEagerLimit), so that PM/RHiNET and PM/RHiNET-VP switch to
 // the rendezvous at the same size; in virtual time the eager path beats
 // the rendezvous at every size up to it (the rendezvous adds a request, a
 // grant and an end notice, each a VPUSH with the receiver's firmware).

@@ -112,7 +112,7 @@ const WholePullMax = 1 << 20
 
 // ExchangePushMin is the smallest message of an exchange that moved
 // faster written than read between processes sharing memory (see Exchange
-// above): a value for Caps.ExchangePush.
+// above): a value for Config.ExchangePush (package tuning).
 const ExchangePushMin = 256 << 10
 
 // ExchangePushMax is the largest message of an exchange that is written

@@ -57,56 +57,11 @@ func TestYieldBound(t *testing.T) {
 	}
 }
 
-// Exchanges move by push only while processes have a core each, where it
-// was measured to gain.
-func TestExchangePushByProcs(t *testing.T) {
-	cpus := runtime.NumCPU()
-	caps := llc.Caps{ExchangePush: llc.ExchangePushMin}
-	for _, tc := range []struct{ procs, want int }{{1, llc.ExchangePushMin}, {cpus, llc.ExchangePushMin}, {cpus + 1, 0}, {4 * cpus, 0}} {
-		if got := exchangePush(caps, tc.procs); got != tc.want {
-			t.Errorf("%d processes on %d CPUs: exchanges pushed from %d bytes, want %d", tc.procs, cpus, got, tc.want)
-		}
-	}
-	if got := exchangePush(llc.Caps{}, 1); got != 0 {
-		t.Errorf("a network that recommends no push: %d", got)
-	}
-}
-
-// The collectives ask for the eager path above the engine's eager limit
-// up to the network's CollectiveEagerLimit (bounded by what the engine
-// sends eagerly when asked), only where the rings carry the eager
-// messages and the user set no limit; their overlapped calls go as far.
-func TestCollectiveEagerLimit(t *testing.T) {
-	caps := llc.Caps{CollectiveEagerLimit: 16 << 10}
+// The collectives' calls overlap their check up to the collectives' eager
+// limit (or the engine's) with a core per process, always with more
+// processes than cores, and up to the eager hint's under the timing model.
+func TestOverlapLimit(t *testing.T) {
 	rings := llc.Config{EagerLimit: 6 << 10, EagerHintLimit: 64 << 10}
-	unset := launch.Settings{EagerLimit: -1}
-	set := unset
-	set.EagerLimit = 4096
-	pm := rings
-	pm.Eager = llc.EagerPM
-	queue := rings
-	queue.QueuePeers = []bool{false, true}
-	low := rings
-	low.EagerHintLimit = 8 << 10
-	for _, tc := range []struct {
-		name     string
-		caps     llc.Caps
-		settings launch.Settings
-		cfg      llc.Config
-		want     int
-	}{
-		{"rings", caps, unset, rings, 16 << 10},
-		{"user limit", caps, set, rings, 0},
-		{"pm", caps, unset, pm, 0},
-		{"queue peers", caps, unset, queue, 0},
-		{"hint bound", caps, unset, low, 8 << 10},
-		{"not above", llc.Caps{CollectiveEagerLimit: 4096}, unset, rings, 0},
-		{"none", llc.Caps{}, unset, rings, 0},
-	} {
-		if got := collectiveEagerLimit(tc.caps, tc.settings, tc.cfg); got != tc.want {
-			t.Errorf("%s: collective eager limit %d, want %d", tc.name, got, tc.want)
-		}
-	}
 	for _, modelled := range []bool{false, true} {
 		if got := overlapLimit(rings, 16<<10, 1, modelled); got != 16<<10 {
 			t.Errorf("overlap limit %d with a core per process (modelled %v), want the collectives' eager limit", got, modelled)

@@ -118,7 +118,7 @@ func newComm(s *runtimeState, id, rank int, world []int) *Comm {
 	}
 	c.net.c = c
 	c.runner = collectives.Runner{Net: &c.net, Check: s.collCheck, Force: s.collForce, Stats: &s.collStats,
-		LinearExchanges: !s.modelled, Processors: c.processors()}
+		LinearExchanges: !s.modelled, Processors: c.processors(), Tuning: s.collTuning}
 	c.manager = c.runner
 	c.manager.Force = nil
 	return c

@@ -34,8 +34,8 @@
 // do not overtake each other; a receive buffer too small for its message is
 // an error (ErrTruncate); invalid ranks and tags are errors, never hangs.
 //
-// Messages up to the eager limit (the network's recommendation,
-// llc.Caps.EagerLimit: 64 KiB on martini, 32 KiB under its timing
+// Messages up to the eager limit (package tuning's, from the network's
+// facts and the host's class: 64 KiB on martini, 32 KiB under its timing
 // profile; or mpirun -eager-limit) are
 // copied through per-sender rings in the shared segment; larger ones use
 // rendezvous: by default both processes copy half (split), or the receiver

@@ -17,20 +17,20 @@ import (
 	"github.com/rhinet-go/martini/llc/datastore"
 	"github.com/rhinet-go/martini/llc/launch"
 	"github.com/rhinet-go/martini/llc/network"
+	"github.com/rhinet-go/martini/tuning"
 )
 
 // Defaults of the point-to-point protocols. The eager limit and the
-// rendezvous variant are the network's recommendation (llc.Caps), unless
-// mpirun -eager-limit and -rndv (MARTINI_EAGER_LIMIT, MARTINI_RNDV) say
+// rendezvous variant come from package tuning's table, unless mpirun
+// -eager-limit and -rndv (MARTINI_EAGER_LIMIT, MARTINI_RNDV) say
 // otherwise.
 const (
 	// DefaultRingSize is the record space of each eager ring.
-	DefaultRingSize = 256 << 10
+	DefaultRingSize = tuning.DefaultRingSize
 	// DefaultQueueSize is the record space of the receive queue of the
 	// vp eager transport (mpirun -eager vp): 128 records of the largest
 	// size.
-	DefaultQueueSize = 256 << 10
-	minRingSize      = 16 << 10
+	DefaultQueueSize = tuning.DefaultQueueSize
 )
 
 // runtimeState is the state of an initialized MPI process.
@@ -77,23 +77,27 @@ type runtimeState struct {
 	// pinned to (readPlacement); nil when no two share one.
 	processors []int
 	// consume marks the reductions' receives llc.RecvOp.Consume
-	// (llc.Caps.ConsumeReads).
+	// (tuning.Plan.ConsumeReads).
 	consume bool
 	// singleCopyMin is the smallest message of a collective's exchange
-	// sent by rendezvous (llc.Caps.SingleCopyMin); 0: none.
+	// sent by rendezvous (tuning.Plan.SingleCopyMin); 0: none.
 	singleCopyMin int
 	// distinctSingleCopyMin is singleCopyMin for an exchange whose sends'
-	// buffers differ (llc.Caps.DistinctSingleCopyMin); 0: singleCopyMin
-	// alone.
+	// buffers differ (tuning.Plan.DistinctSingleCopyMin); 0:
+	// singleCopyMin alone.
 	distinctSingleCopyMin int
 	// collEager is the largest message of a collective that asks for the
-	// eager path (llc.Caps.CollectiveEagerLimit) above the engine's eager
-	// limit, eagerLimit; 0: none.
+	// eager path (tuning.Plan.CollectiveEagerLimit) above the engine's
+	// eager limit, eagerLimit; 0: none.
 	collEager, eagerLimit int
 	collForce             collectives.Selection
 	softForce             collectives.Selection // collForce without the NIC algorithms
 	noOffload             bool
 	collStats             collectives.Stats
+
+	// collTuning is what the host class decides in the collectives'
+	// selection (tuning.Plan.Collectives).
+	collTuning collectives.Tuning
 
 	ctxMu   sync.Mutex
 	ctxFree [numContextIDs / 64]uint64 // context ids not in use, as set bits
@@ -149,7 +153,7 @@ func initRuntime() (*runtimeState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mpi: Init: %w", err)
 	}
-	var ns *netSetup
+	var nets *network.Nets
 	fail := func(err error) (*runtimeState, error) {
 		err = fmt.Errorf("mpi: Init: %w", err)
 		if job.Launcher == launch.LauncherPMI1 || job.Launcher == launch.LauncherPMI2 {
@@ -158,8 +162,8 @@ func initRuntime() (*runtimeState, error) {
 			// first, or the caller may never get to.
 			fmt.Fprintf(os.Stderr, "rank %d: %v\n", job.Rank, err)
 		}
-		if ns != nil {
-			ns.Close()
+		if nets != nil {
+			nets.Close()
 		}
 		job.Close()
 		return nil, err
@@ -171,11 +175,9 @@ func initRuntime() (*runtimeState, error) {
 	if err := job.SetState(launch.RankStarted); err != nil {
 		return fail(err)
 	}
-	nets, err := network.Open(job)
-	if err != nil {
+	if nets, err = network.Open(job); err != nil {
 		return fail(err)
 	}
-	ns = &netSetup{Nets: nets}
 	clock := nets.VirtualClock()
 	if clock != nil {
 		// Virtual time: the process takes part in the ordering of
@@ -188,9 +190,13 @@ func initRuntime() (*runtimeState, error) {
 		return fail(err)
 	}
 	boot, worldOffload, processors := res.Boot, res.WorldBarrier, res.Processors
-	ns.queuePeers = nets.QueuePeers()
 	tr := nets.Network()
-	cfg := engineConfig(job, boot, ns, nets.MemorySize()-llc.BootSize(job.Size))
+	plan, err := tuning.For(tuning.Job{Rank: job.Rank, Size: job.Size, Boot: boot, Caps: nets.Caps(), QueuePeers: nets.QueuePeers(),
+		Memory: nets.MemorySize() - llc.BootSize(job.Size), Settings: job.Settings, Host: tuning.Detected()})
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", launch.EnvTune, err))
+	}
+	cfg := plan.Engine
 	eng, err := llc.NewEngine(cfg)
 	if err != nil {
 		return fail(err)
@@ -215,16 +221,13 @@ func initRuntime() (*runtimeState, error) {
 			return fail(err)
 		}
 	}
-	caps := nets.Caps()
-	collEager := collectiveEagerLimit(caps, job.Settings, cfg)
 	s := &runtimeState{job: job, net: tr, closeNet: nets.Close, ep: ep, stats: job.Settings.Stats, store: job.Store,
 		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force,
-		singleCopyMin:         singleCopyMin(caps.SingleCopyMin, job.Settings, cfg),
-		distinctSingleCopyMin: singleCopyMin(caps.DistinctSingleCopyMin, job.Settings, cfg),
-		collEager:             collEager, eagerLimit: cfg.EagerLimit,
-		modelled: nets.Modelled(), consume: caps.ConsumeReads, processors: processors,
+		singleCopyMin: plan.SingleCopyMin, distinctSingleCopyMin: plan.DistinctSingleCopyMin,
+		collEager: plan.CollectiveEagerLimit, eagerLimit: cfg.EagerLimit, collTuning: plan.Collectives,
+		modelled: nets.Modelled(), consume: plan.ConsumeReads, processors: processors,
 		offload: nets.Offload()}
-	s.overlapLimit = overlapLimit(cfg, collEager, job.Size, s.modelled)
+	s.overlapLimit = overlapLimit(cfg, plan.CollectiveEagerLimit, job.Size, s.modelled)
 	s.runAhead = job.Size > runtime.NumCPU() && !s.modelled
 	s.exchangeWhole = s.runAhead
 	s.initContexts()
@@ -286,20 +289,6 @@ func overlapLimit(cfg llc.Config, collEager, procs int, modelled bool) int {
 	return max(cfg.EagerLimit, collEager)
 }
 
-// collectiveEagerLimit is the network's recommended CollectiveEagerLimit
-// where the eager messages travel through rings alone and the user set no
-// eager limit of their own, up to the engine's EagerHintLimit; 0 if it is
-// not above the engine's eager limit.
-func collectiveEagerLimit(caps llc.Caps, settings launch.Settings, cfg llc.Config) int {
-	if !ringTuned(settings, cfg) {
-		return 0
-	}
-	if limit := min(caps.CollectiveEagerLimit, cfg.EagerHintLimit); limit > cfg.EagerLimit {
-		return limit
-	}
-	return 0
-}
-
 // singleCopy reports whether a collective's message of n bytes, whose
 // receive is posted or whose receiver combines it at once, goes by
 // rendezvous (singleCopyMin).
@@ -310,34 +299,6 @@ func (s *runtimeState) singleCopy(n int) bool { return s.singleCopyMin > 0 && n 
 // not (distinctSingleCopyMin).
 func (s *runtimeState) distinctSingleCopy(n int) bool {
 	return s.distinctSingleCopyMin > 0 && n >= s.distinctSingleCopyMin
-}
-
-// singleCopyMin is threshold, one the network recommends (SingleCopyMin,
-// DistinctSingleCopyMin), where the eager messages travel through rings
-// alone and the user set no eager limit of their own; 0 otherwise.
-func singleCopyMin(threshold int, settings launch.Settings, cfg llc.Config) int {
-	if !ringTuned(settings, cfg) {
-		return 0
-	}
-	return threshold
-}
-
-// ringTuned reports whether the network's thresholds for eager messages
-// through rings apply: the eager messages travel through rings alone and
-// the user set no eager limit of their own.
-func ringTuned(settings launch.Settings, cfg llc.Config) bool {
-	return settings.EagerLimit < 0 && cfg.Eager == llc.EagerRings && cfg.QueuePeers == nil
-}
-
-// exchangePush is the network's recommended Config.ExchangePush while
-// processes have a core each: measured at 2 processes on 2 cores, where
-// it gained 10-30% on exchanges from 256 KiB (mpibench Sendrecv and
-// Alltoall); at 4 processes on 2 cores it lost up to 20%.
-func exchangePush(caps llc.Caps, procs int) int {
-	if procs > runtime.NumCPU() {
-		return 0
-	}
-	return caps.ExchangePush
 }
 
 // backoff chooses how long a waiting process spins and yields before it
@@ -448,86 +409,6 @@ const (
 	oversubscribedYield = 2000
 	yieldProcsPerCPU    = 128
 )
-
-// engineConfig sizes the rings so that every peer (itself included) can
-// get one within the registrable memory, takes the eager limit the
-// network recommends for its rings when rings alone carry the eager
-// messages, and caps it to what a ring holds; with the vp eager
-// transport, it sizes the receive queue instead and caps the eager limit
-// to what the queue carries
-// (llc.QueueEagerLimit: one record, or several up to 32 KB).
-func engineConfig(job *launch.Job, boot []llc.RegionID, ns *netSetup, memory int) llc.Config {
-	caps := ns.caps()
-	ring := DefaultRingSize
-	for ring > minRingSize && ring+llc.RingOverhead > memory/job.Size {
-		ring /= 2
-	}
-	eager, hint := caps.EagerLimit, 0
-	if caps.RingEagerLimit != 0 && job.Settings.Eager == "" && caps.LoadStore && ns.queuePeers == nil {
-		// Rings alone carry the eager messages; a send that should not
-		// wait for its receiver goes eager up to the general limit.
-		eager, hint = caps.RingEagerLimit, caps.EagerLimit
-	}
-	if job.Settings.EagerLimit >= 0 {
-		eager, hint = job.Settings.EagerLimit, 0
-	}
-	// Honour a large requested eager limit with larger rings, but only as
-	// long as every peer can still get one: a ring beyond its share of the
-	// memory leaves some peers without one, every send to them failing with
-	// llc.ErrNoRing. The eager limit is then capped to what a ring holds.
-	for llc.MaxEagerLimit(ring) < eager && 2*ring+llc.RingOverhead <= memory/job.Size {
-		ring *= 2
-	}
-	eager = min(eager, llc.MaxEagerLimit(ring))
-	mode := caps.Rendezvous
-	if job.Settings.Eager == launch.EagerPM || job.Settings.Eager == launch.EagerVP {
-		// The PM layers as MPICH-SCore uses them (thesis 8.5): no remote
-		// read (PM/RHiNET's RMA is disabled, PM/RHiNET-VP has none), so
-		// the sender writes the data, in PM messages (llc/martini's PM
-		// send paths).
-		mode = llc.RndvPush
-	}
-	switch job.Settings.Rndv {
-	case launch.RndvPull:
-		mode = llc.RndvPull
-	case launch.RndvPush:
-		mode = llc.RndvPush
-	case launch.RndvSplit:
-		mode = llc.RndvSplit
-	}
-	cfg := llc.Config{
-		Self: job.Rank, Size: job.Size, Boot: boot, MaxRecord: caps.MaxRecord,
-		EagerLimit: eager, EagerHintLimit: min(hint, llc.MaxEagerLimit(ring)), RingSize: ring, RingCap: memory, Rendezvous: mode, ExchangePush: exchangePush(caps, job.Size),
-		QueuePeers: ns.queuePeers, PackedRecords: min(caps.PackedRecords, llc.MaxPackedRecords),
-	}
-	if cfg.QueuePeers != nil {
-		cfg.EagerLimit = min(cfg.EagerLimit, llc.QueueEagerLimit(caps.MaxRecord))
-		cfg.QueueSize = max(DefaultQueueSize, llc.MinQueueSize(cfg.EagerLimit))
-	}
-	eagerMode := job.Settings.Eager
-	if eagerMode == "" && !caps.LoadStore && ns.queuePeers == nil {
-		// A network whose stream carries records: one queue for every
-		// sender, no rings to poll.
-		eagerMode = launch.EagerVP
-	}
-	// The pairs' shared lines need every peer on rings, in this mode.
-	cfg.SharedLines = caps.SharedLines && eagerMode == "" && cfg.QueuePeers == nil && !job.Settings.NoSharedLines
-	switch eagerMode {
-	case launch.EagerPM:
-		cfg.Eager = llc.EagerPM
-	case launch.EagerVP:
-		// One queue for every sender, no rings: a requested eager limit
-		// above what the queue carries (in one record, or in several) is
-		// capped, as it is to what a ring holds above.
-		cfg.Eager = llc.EagerQueue
-		cfg.EagerLimit = min(eager, llc.QueueEagerLimit(caps.MaxRecord))
-		cfg.QueueSize = max(DefaultQueueSize, llc.MinQueueSize(cfg.EagerLimit))
-		for cfg.QueueSize > llc.MinQueueSize(cfg.EagerLimit) && llc.QueueHeader+cfg.QueueSize > memory/2 {
-			cfg.QueueSize /= 2
-		}
-	}
-	return cfg
-}
 
 // Finalize completes the process's part of the job: it drives progress
 // until the protocol engine has nothing in flight, synchronises with every

@@ -38,7 +38,7 @@ func (c *Comm) start(op string, f collBody) (*Request, error) {
 func (c *Comm) softRunner() *collectives.Runner {
 	return &collectives.Runner{Net: &commNet{c: c, tag: c.nextTag()}, Check: c.runner.Check,
 		Force: c.rt.softForce, Stats: c.runner.Stats, LinearExchanges: c.runner.LinearExchanges,
-		Processors: c.runner.Processors}
+		Processors: c.runner.Processors, Tuning: c.runner.Tuning}
 }
 
 // launch runs f, the body of the nonblocking operation op of c, in a

@@ -13,6 +13,7 @@ import (
 	"github.com/rhinet-go/martini/collectives"
 	"github.com/rhinet-go/martini/llc/launch"
 	"github.com/rhinet-go/martini/llc/martini"
+	"github.com/rhinet-go/martini/tuning"
 )
 
 // options are the parsed command line.
@@ -180,6 +181,13 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			return err
 		}
 		o.settings.Coll = s
+		return nil
+	})
+	fs.Func("tune", "take the thresholds of host class `vendor[:cpus]` (intel, amd or generic; e.g. intel:8) instead of this host's", func(s string) error {
+		if _, err := tuning.ParseHost(s, tuning.Host{}); err != nil {
+			return err
+		}
+		o.settings.Tune = s
 		return nil
 	})
 	fs.BoolVar(&o.settings.NoCollCheck, "no-coll-check", false, "do not compare the ranks' collective arguments before moving data")

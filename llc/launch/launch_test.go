@@ -81,6 +81,7 @@ func TestSettingsEnvRoundTrip(t *testing.T) {
 		{EagerLimit: -1, Spin: -1, Yield: -1, Transport: TransportTCP},
 		{EagerLimit: -1, Spin: -1, Yield: -1, TCPTimeout: 3 * time.Second},
 		{EagerLimit: -1, Spin: -1, Yield: -1, Transport: TransportAuto},
+		{EagerLimit: -1, Spin: -1, Yield: -1, Tune: "amd:4"},
 	} {
 		env := map[string]string{}
 		for _, kv := range s.Env() {

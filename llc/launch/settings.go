@@ -54,6 +54,10 @@ const (
 	// ranks may stall (its peer's host acknowledging nothing) before the
 	// job fails, a positive duration ("20s"; see package llc/tcp).
 	EnvTCPTimeout = "MARTINI_TCP_TIMEOUT"
+	// EnvTune, -tune: the host class whose thresholds the job takes,
+	// "intel", "amd" or "generic", optionally followed by ":CPUS"
+	// ("intel:8"); unset, the host's own (see package tuning).
+	EnvTune = "MARTINI_TUNE"
 )
 
 // Networks, the values of Settings.Transport.
@@ -148,6 +152,9 @@ type Settings struct {
 	// TCPTimeout bounds a stall of a TCP connection between ranks; 0
 	// when not set.
 	TCPTimeout time.Duration
+	// Tune names the host class whose thresholds the job takes
+	// ("intel", "amd:4"; package tuning checks it); "" when not set.
+	Tune string
 }
 
 // DefaultSettings returns Settings with nothing set.
@@ -186,6 +193,7 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 		return s, err
 	}
 	s.Coll = getenv(EnvColl)
+	s.Tune = getenv(EnvTune)
 	if s.NoCollCheck, err = boolVar(getenv, EnvNoCollCheck); err != nil {
 		return s, err
 	}
@@ -274,6 +282,9 @@ func (s Settings) Env() []string {
 	}
 	if s.Coll != "" {
 		env = append(env, EnvColl+"="+s.Coll)
+	}
+	if s.Tune != "" {
+		env = append(env, EnvTune+"="+s.Tune)
 	}
 	if s.NoCollCheck {
 		env = append(env, EnvNoCollCheck+"=1")

@@ -2,11 +2,9 @@ package martini
 
 import (
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/klauspost/cpuid/v2"
 	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/nicemu"
 	"golang.org/x/sys/unix"
@@ -66,8 +64,8 @@ func TestAttachCaps(t *testing.T) {
 	}
 	defer tr.Close()
 	c := tr.Caps()
-	if c.Name != "martini" || !c.LoadStore || c.Offload || c.Async || c.EagerLimit != DefaultEagerLimit ||
-		c.Rendezvous != DefaultRendezvous || c.MaxRecord != llc.MaxQueueRecord || c.MaxInline != DefaultBOTFLimit {
+	if c.Name != "martini" || !c.LoadStore || !c.AnyLoadStore || c.Offload || c.Async ||
+		c.MaxRecord != llc.MaxQueueRecord || c.MaxInline != DefaultBOTFLimit {
 		t.Errorf("caps %+v", c)
 	}
 	if tr.NIC().CMA() {
@@ -84,43 +82,30 @@ func TestAttachCaps(t *testing.T) {
 	}
 }
 
-// TestEagerLimitByProfile: the native profile recommends the tuned eager
-// limit and exchanges by push, the Martini timing model the eager limit
-// its runs were calibrated with and the rendezvous variant alone.
-func TestEagerLimitByProfile(t *testing.T) {
-	for profile, want := range map[string]int{nicemu.ProfileNative: DefaultEagerLimit, nicemu.ProfileMartini: ModelEagerLimit} {
-		c := translators(t, 1, profile)[0].Caps()
-		if c.EagerLimit != want {
-			t.Errorf("%s: eager limit %d, want %d", profile, c.EagerLimit, want)
+// TestCapsByProfile: natively the pairs may share lines and records of a
+// BOTF packet or a gathered push are packed; under the Martini timing
+// model the network says it is modelled, shares no lines, and packs only
+// on PM/RHiNET's path.
+func TestCapsByProfile(t *testing.T) {
+	for _, tc := range []struct {
+		profile, path string
+		packed        int
+		modelled      bool
+	}{
+		{nicemu.ProfileNative, SendBOTF, NativeGatherLimit, false},
+		{nicemu.ProfileNative, SendPush, 0, false},
+		{nicemu.ProfileNative, SendGather, DefaultGatherLimit, false},
+		{nicemu.ProfileMartini, SendBOTF, 0, true},
+		{nicemu.ProfileMartini, SendGather, DefaultGatherLimit, true},
+	} {
+		tr := translators(t, 1, tc.profile)[0]
+		if err := tr.SetSendPath(tc.path); err != nil {
+			t.Fatal(err)
 		}
-		wantRing, wantColl := 0, 0
-		if profile == nicemu.ProfileNative {
-			wantRing, wantColl = nativeRingEagerLimits(cpuid.CPU.VendorID, 1, runtime.NumCPU())
-		}
-		if c.RingEagerLimit != wantRing || c.CollectiveEagerLimit != wantColl {
-			t.Errorf("%s: eager limits through rings %d and %d (collectives), want %d and %d", profile, c.RingEagerLimit, c.CollectiveEagerLimit, wantRing, wantColl)
-		}
-		intel := profile == nicemu.ProfileNative && cpuid.CPU.VendorID == cpuid.Intel
-		wantSingle := 0
-		if profile == nicemu.ProfileNative {
-			wantSingle = nativeSingleCopyMin(cpuid.CPU.VendorID, 1, runtime.NumCPU())
-		}
-		if c.ConsumeReads != intel || c.SingleCopyMin != wantSingle || (wantSingle != 0) != intel {
-			t.Errorf("%s: consume reads %v, single copy from %d; want them on Intel's native profile only (from %d)", profile, c.ConsumeReads, c.SingleCopyMin, wantSingle)
-		}
-		wantDistinct := 0
-		if profile == nicemu.ProfileNative {
-			wantDistinct = nativeDistinctSingleCopyMin(cpuid.CPU.VendorID, 1, runtime.NumCPU())
-		}
-		if c.DistinctSingleCopyMin != wantDistinct {
-			t.Errorf("%s: distinct buffers copied once from %d, want %d", profile, c.DistinctSingleCopyMin, wantDistinct)
-		}
-		wantPush := 0
-		if profile == nicemu.ProfileNative {
-			wantPush = llc.ExchangePushMin
-		}
-		if c.ExchangePush != wantPush {
-			t.Errorf("%s: exchanges pushed from %d bytes, want %d", profile, c.ExchangePush, wantPush)
+		c := tr.Caps()
+		if c.Modelled != tc.modelled || c.SharedLines == tc.modelled || c.PackedRecords != tc.packed {
+			t.Errorf("%s, send path %s: modelled %v, shared lines %v, packed records %d; want %v, %v, %d",
+				tc.profile, tc.path, c.Modelled, c.SharedLines, c.PackedRecords, tc.modelled, !tc.modelled, tc.packed)
 		}
 	}
 }
@@ -167,58 +152,6 @@ func TestStatsClock(t *testing.T) {
 		}
 		if _, ok := got["push"]; !ok {
 			t.Errorf("clock %s: no push counter", clock)
-		}
-	}
-}
-
-// TestNativeRingEagerLimit: Intel processors take the smaller limits, the
-// collectives' the smallest with a core per process; other processors the
-// default, the collectives' too.
-func TestNativeRingEagerLimit(t *testing.T) {
-	for _, c := range []struct {
-		vendor      cpuid.Vendor
-		procs, cpus int
-		p2p, coll   int
-	}{
-		{cpuid.Intel, 2, 2, IntelEagerLimit, IntelCollectiveEagerLimit},
-		{cpuid.Intel, 1, 8, IntelEagerLimit, IntelCollectiveEagerLimit},
-		{cpuid.Intel, 3, 2, IntelEagerLimit, IntelOversubscribedEagerLimit},
-		{cpuid.AMD, 2, 2, DefaultEagerLimit, 0},
-		{cpuid.AMD, 4, 2, DefaultEagerLimit, 0},
-		{cpuid.VendorUnknown, 2, 2, DefaultEagerLimit, 0},
-	} {
-		if p2p, coll := nativeRingEagerLimits(c.vendor, c.procs, c.cpus); p2p != c.p2p || coll != c.coll {
-			t.Errorf("%v, %d processes on %d cores: eager limits %d and %d (collectives), want %d and %d", c.vendor, c.procs, c.cpus, p2p, coll, c.p2p, c.coll)
-		}
-	}
-}
-
-// TestNativeSingleCopyMin: Intel's processors copy once from
-// IntelCoreSingleCopyMin while every process has a core and from
-// IntelSingleCopyMin when processes outnumber cores; others never, but
-// AMD's copy an exchange's distinct buffers once from
-// AMDCrowdedSingleCopyMin where processes outnumber cores four to one or
-// more (DistinctSingleCopyMin; none elsewhere).
-func TestNativeSingleCopyMin(t *testing.T) {
-	for _, tc := range []struct {
-		vendor           cpuid.Vendor
-		procs, cpus      int
-		single, distinct int
-	}{
-		{cpuid.Intel, 2, 2, IntelCoreSingleCopyMin, 0},
-		{cpuid.Intel, 1, 8, IntelCoreSingleCopyMin, 0},
-		{cpuid.Intel, 3, 2, IntelSingleCopyMin, 0},
-		{cpuid.Intel, 8, 2, IntelSingleCopyMin, 0},
-		{cpuid.AMD, 2, 2, 0, 0},
-		{cpuid.AMD, 6, 2, 0, 0},
-		{cpuid.AMD, 8, 2, 0, AMDCrowdedSingleCopyMin},
-		{cpuid.AMD, 16, 4, 0, AMDCrowdedSingleCopyMin},
-	} {
-		single := nativeSingleCopyMin(tc.vendor, tc.procs, tc.cpus)
-		distinct := nativeDistinctSingleCopyMin(tc.vendor, tc.procs, tc.cpus)
-		if single != tc.single || distinct != tc.distinct {
-			t.Errorf("%v, %d processes on %d CPUs: single copy from %d, of distinct buffers from %d; want %d and %d",
-				tc.vendor, tc.procs, tc.cpus, single, distinct, tc.single, tc.distinct)
 		}
 	}
 }

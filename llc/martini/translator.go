@@ -7,10 +7,7 @@ package martini
 import (
 	"encoding/binary"
 	"fmt"
-	"runtime"
 	"time"
-
-	"github.com/klauspost/cpuid/v2"
 
 	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/llc/shm"
@@ -162,161 +159,29 @@ func (t *Translator) VirtualClock() llc.Clock {
 	return nil
 }
 
-// DefaultEagerLimit is the eager limit Caps recommends under the native
-// profile (through the rings on Intel processors: IntelEagerLimit, and
-// for the collectives IntelCollectiveEagerLimit). Measured with mpibench
-// on the 2-core AMD EPYC
-// reference machine, alternating jobs with the limits 32 KiB (the former
-// default), 64 KiB and 128 KiB, three runs each (t in µs at 64 KiB):
-// PingPong 3.6 eager against 6.5-8.8 by rendezvous at np=2; Bcast 6.6
-// against 12-15 at np=2 and 33-49 against 68-82 at np=4 (two ranks per
-// core: the rendezvous holds the sender until its receiver runs);
-// Reduce, Allgather and Alltoall faster or alike at both. A limit of 128
-// KiB gained at 96 KiB but lost at np=4 (a record of half a ring leaves
-// no slack), so the limit is 64 KiB.
-const DefaultEagerLimit = 64 << 10
-
-// IntelEagerLimit is the eager limit through rings Caps recommends under
-// the native profile on Intel processors (llc.Caps.RingEagerLimit) for
-// point-to-point messages. An eager message is copied twice through the
-// ring, whose cache lines move from one core's private caches to the
-// other's at each copy; a rendezvous copies once, by CMA, from the
-// sender's buffer. On the 2-core Intel Xeon VM (Sapphire Rapids class),
-// with the send buffers' pages written (see bench's newBuffers), the
-// second copy costs more than the rendezvous's round trip from 8 KiB.
-// Measured with mpibench (µs, medians of 9 samples, 2 runs, limit 16 or
-// 32 KiB against 6 KiB): PingPong at 2 processes 8 KiB 1.84-1.86 against
-// 1.57-1.59, 12 KiB 2.50-2.55 against 1.71-1.74, 16 KiB 3.09-3.17 against
-// 1.87-2.07 (Open MPI 2.02-2.11, 2.21-2.28, 2.37-2.42), 6 KiB 1.48-1.52
-// against 1.54-1.60; at 4 processes (limit 32 KiB) 16 KiB 3.55-3.62
-// against 2.52-2.59, 32 KiB 5.12-5.25 against 3.36-3.42 (Open MPI
-// 2.40-2.97, 3.04-3.86); Sendrecv at 2 processes 16 KiB 3.33-3.40 against
-// 2.19-2.22. The collectives keep their own limit
-// (IntelCollectiveEagerLimit).
-const IntelEagerLimit = 6 << 10
-
-// IntelCollectiveEagerLimit is the eager limit of the collectives' messages
-// Caps recommends on Intel processors while every process has a core
-// (llc.Caps.CollectiveEagerLimit). With the point-to-point limit of 6 KiB
-// the ring allreduce's exchanges lost (mpibench Allreduce at 2 processes,
-// µs, 16 KiB 4.73-4.75 against 6.30-6.49, 32 KiB 7.29-7.34 against
-// 8.88-9.01), and so did the recursive doubling's (8 KiB 2.71 against
-// 5.43). Measured earlier (with send buffers read from the zero page)
-// against 64 KiB, t in µs at 64 KiB: Reduce 11.5 against 6.7, Allgather
-// 12.0 against 6.9, Alltoall 11.6 against 6.4; Bcast lost (8.8 against
-// 11.9) and Allreduce tied (11.9 against 13.1). With more processes than
-// cores the rendezvous's wait for its receiver costs more (NPB CG class A
-// at np=4 lost 3.6%, Bcast at 32 KiB 15 against 22 µs):
-// IntelOversubscribedEagerLimit.
-const IntelCollectiveEagerLimit = 16 << 10
-
-// IntelOversubscribedEagerLimit is IntelCollectiveEagerLimit when
-// processes outnumber cores: messages above 32 KiB still take one copy,
-// and those the rendezvous would hold up most stay eager. Measured with
-// mpibench on the 2-core Intel Xeon VM, old (64 KiB) and new builds
-// alternating, µs at 64 KiB: PingPong 8.8-9.1 against 3.9-5.3 at np=4
-// (Open MPI 4.7) and 9.9-11.3 against 4.7-5.3 at np=8; Bcast, Reduce,
-// Allreduce, Allgather and Alltoall at 32 and 64 KiB alike at both; NPB
-// class A at np=4, medians of 3 runs, CG 5731 against 5687 Mop/s, MG 8280
-// against 8466, LU alike.
-const IntelOversubscribedEagerLimit = 32 << 10
-
-// IntelSingleCopyMin is the smallest message of an exchange that Caps
-// recommends sending by rendezvous on Intel processors
-// (llc.Caps.SingleCopyMin), whatever the eager limit, where processes
-// outnumber cores: measured with mpibench Alltoall (linear, receives
-// posted first) at 4 processes on the 2-core Intel Xeon VM, µs, eager
-// against rendezvous from 16 KiB and from 8 KiB, 2 alternations: 16 KiB
-// 18.3-18.7/19.9-23.6/19.9-23.9, 32 KiB 33.3-34.0/28.5-31.4/28.3-31.3,
-// 64 KiB 69.8-76.9/41.7-43.8/41.0-44.8 (Open MPI 34), 256 KiB alike.
-const IntelSingleCopyMin = 32 << 10
-
-// IntelCoreSingleCopyMin is IntelSingleCopyMin while every process has a
-// core. There the reductions' operands are read once by their receiver
-// from 8 KiB, and so are, at 2 processes, the linear allgathers' and
-// alltoalls' exchanges (the collectives' pairLinearMin, measured with
-// this threshold): measured with mpibench Reduce at 2 processes
-// on the 2-core Intel Xeon VM (µs, the slowest rank, medians of 5
-// samples, 3 alternations, 32 KiB against 8 KiB against 6 KiB): 6 KiB
-// 1.70/1.67-1.72/1.74-1.76, 8 KiB 2.00-2.04/1.78-1.84/1.78-1.82, 10 KiB
-// 2.47-2.50/2.07-2.35/2.07-2.14, 16 KiB 3.38-3.43/2.32-2.67/2.34-2.40
-// (Open MPI 1.81 at 8 KiB, 2.48 at 16 KiB). The exchanges of more
-// processes, each with a core, take it too; they were not measured (the
-// VM has two cores).
-const IntelCoreSingleCopyMin = 8 << 10
-
-// AMDCrowdedSingleCopyMin is the smallest message of an exchange of
-// distinct buffers that Caps recommends sending by rendezvous on AMD
-// processors (llc.Caps.DistinctSingleCopyMin) where processes outnumber
-// cores four to one or more: there a receiver's one copy of each of its
-// peers' blocks beats the eager path's two, each peer's pages its own.
-// Measured with mpibench at 8 processes on the 2-core AMD EPYC VM (µs, the
-// slowest rank, 3 alternations, eager against rendezvous from 64 KiB):
-// Alltoall 64 KiB 277-303/253-262 (Open MPI 237-279); Allgather 64 KiB,
-// whose one buffer every peer reads, 237-242/245-252, so it keeps the
-// eager path; Allreduce 64 KiB 95-114/92-98. With fewer processes a core
-// it lost before (at 6 processes on 2 cores Alltoall and Allgather 64 KiB
-// 114-121 against 137-142), as did a threshold for every collective
-// (Reduce 64 KiB at 8 processes 41 against 52).
-const AMDCrowdedSingleCopyMin = 64 << 10
-
-// nativeDistinctSingleCopyMin is the DistinctSingleCopyMin Caps recommends
-// under the native profile for procs processes on cpus processors of
-// vendor: AMDCrowdedSingleCopyMin on AMD's where processes outnumber cores
-// four to one or more, none (0) elsewhere (SingleCopyMin alone).
-func nativeDistinctSingleCopyMin(vendor cpuid.Vendor, procs, cpus int) int {
-	if vendor == cpuid.AMD && procs >= 4*cpus {
-		return AMDCrowdedSingleCopyMin
-	}
-	return 0
-}
-
-// ModelEagerLimit is the eager limit Caps recommends under a timing
-// profile (the Martini model): the limit the thesis's runs were
-// calibrated with, so that modelled results do not move with the native
-// tuning.
-const ModelEagerLimit = 32 << 10
-
-// DefaultRendezvous is the rendezvous variant Caps recommends. Split, with
-// both processes copying, measured 9.2-10 GB/s from 256 KiB to 4 MiB where
-// pull (one process copying) reached 5-8.6 GB/s and fell to 2.8 GB/s at
-// 4 MiB.
-const DefaultRendezvous = llc.RndvSplit
-
 // Caps reports what the emulated Martini offers: shared memory that peers
 // load and store, VPUSH records of one 2 KB packet, BOTF as the inline
-// path, and the synchronisation network unless disabled.
+// path, and the synchronisation network unless disabled. Under a timing
+// profile (Modelled) the modelled NIC has no memory that two processes
+// store into (no SharedLines), and only PM/RHiNET's path packs records,
+// one pmSend of up to GatherLimit bytes (thesis 8.3.1): the model's other
+// recorded runs wrote every record of more than a cell in two parts.
 func (t *Translator) Caps() llc.Caps {
 	c := llc.Caps{
-		Name:       "martini",
-		LoadStore:  true,
-		MaxRecord:  llc.MaxQueueRecord,
-		MaxInline:  t.BOTFLimit,
-		EagerLimit: t.eagerLimit(),
-		Rendezvous: DefaultRendezvous,
-		Offload:    t.offload,
+		Name:         "martini",
+		LoadStore:    true,
+		AnyLoadStore: true,
+		MaxRecord:    llc.MaxQueueRecord,
+		MaxInline:    t.BOTFLimit,
+		Offload:      t.offload,
+		Modelled:     t.Modelled(),
 	}
-	if t.Modelled() && t.PMPackets {
-		// Under the model only PM/RHiNET's path packs, as PM/RHiNET
-		// pushes a message with its header and trailer, one pmSend of
-		// up to GatherLimit bytes (thesis 8.3.1); the model's other
-		// recorded runs wrote every record of more than a cell in two
-		// parts.
-		c.PackedRecords = t.GatherLimit
-	}
-	if !t.Modelled() {
+	switch {
+	case !c.Modelled:
 		c.PackedRecords = max(t.BOTFLimit, t.GatherLimit)
-		// Not under the model: the modelled NIC has no memory that two
-		// processes store into.
 		c.SharedLines = true
-		// Not under the model, calibrated with the rendezvous variants
-		// alone.
-		c.ExchangePush = llc.ExchangePushMin
-		c.RingEagerLimit, c.CollectiveEagerLimit = nativeRingEagerLimits(cpuid.CPU.VendorID, t.nic.NumProcs(), runtime.NumCPU())
-		c.SingleCopyMin = nativeSingleCopyMin(cpuid.CPU.VendorID, t.nic.NumProcs(), runtime.NumCPU())
-		c.DistinctSingleCopyMin = nativeDistinctSingleCopyMin(cpuid.CPU.VendorID, t.nic.NumProcs(), runtime.NumCPU())
-		// Measured on Intel's only (llc.ConsumePullMax).
-		c.ConsumeReads = cpuid.CPU.VendorID == cpuid.Intel
+	case t.PMPackets:
+		c.PackedRecords = t.GatherLimit
 	}
 	return c
 }
@@ -338,46 +203,6 @@ func (t *Translator) PublishCPU(cpu int) { t.nic.PublishCPU(cpu) }
 // Martini model), whose requests the synchronisation network's payloads
 // and multicasts bypass.
 func (t *Translator) Modelled() bool { return t.nic.Profile() != nil }
-
-// eagerLimit is the recommended eager limit for the NIC's profile.
-func (t *Translator) eagerLimit() int {
-	if t.nic.Profile() != nil {
-		return ModelEagerLimit
-	}
-	return DefaultEagerLimit
-}
-
-// nativeRingEagerLimits are the eager limits through rings under the
-// native profile for procs processes on cpus processors of vendor, of
-// point-to-point messages and of the collectives' (0: as the first): on
-// Intel's, IntelEagerLimit, and IntelCollectiveEagerLimit or, when
-// processes outnumber cores, IntelOversubscribedEagerLimit. The PM layers
-// (their rings and queue) keep DefaultEagerLimit, the limit they were
-// measured with.
-func nativeRingEagerLimits(vendor cpuid.Vendor, procs, cpus int) (p2p, coll int) {
-	switch {
-	case vendor != cpuid.Intel:
-		return DefaultEagerLimit, 0
-	case procs <= cpus:
-		return IntelEagerLimit, IntelCollectiveEagerLimit
-	}
-	return IntelEagerLimit, IntelOversubscribedEagerLimit
-}
-
-// nativeSingleCopyMin is the SingleCopyMin Caps recommends under the
-// native profile for procs processes on cpus processors of vendor:
-// IntelCoreSingleCopyMin or, when processes outnumber cores,
-// IntelSingleCopyMin on Intel's, none (0) on others, where it was not
-// measured.
-func nativeSingleCopyMin(vendor cpuid.Vendor, procs, cpus int) int {
-	switch {
-	case vendor != cpuid.Intel:
-		return 0
-	case procs <= cpus:
-		return IntelCoreSingleCopyMin
-	}
-	return IntelSingleCopyMin
-}
 
 // PeerMemory returns this process's view of region, segment memory that
 // process peer allocated (CmdAlloc): the segment is mapped into every

@@ -116,8 +116,9 @@ func (m *Mux) Serves(region llc.RegionID, p int) bool {
 	return p >= 0 && p < len(m.route) && int(region>>RegionShift) == m.route[p].net
 }
 
-// Caps combines the networks' capabilities: what every one of them
-// offers, and the smallest of their limits.
+// Caps combines the networks' facts: what every one of them offers, what
+// some do (AnyLoadStore, Async, Modelled), and the smallest of their
+// limits.
 func (m *Mux) Caps() llc.Caps {
 	c := m.nets[0].tr.Caps()
 	names := []string{c.Name}
@@ -134,12 +135,13 @@ func (m *Mux) Caps() llc.Caps {
 			c.PackedRecords = min(c.PackedRecords, o.PackedRecords)
 		}
 		c.LoadStore = c.LoadStore && o.LoadStore
+		c.AnyLoadStore = c.AnyLoadStore || o.AnyLoadStore
 		c.SharedLines = c.SharedLines && o.SharedLines
 		c.MaxRecord = min(c.MaxRecord, o.MaxRecord)
 		c.MaxInline = min(c.MaxInline, o.MaxInline)
-		c.EagerLimit = min(c.EagerLimit, o.EagerLimit)
 		c.Offload = false // a synchronisation network spans one network's processes
 		c.Async = c.Async || o.Async
+		c.Modelled = c.Modelled || o.Modelled
 	}
 	c.Name = strings.Join(names, "+")
 	return c

@@ -49,13 +49,18 @@ func newJob(t testing.TB, n int, eager llc.EagerMode, mod func(*llc.Config)) *jo
 	return j
 }
 
+// eagerLimit is the eager limit of the tests: every message one record
+// carries, as package tuning takes it on a stream.
+const eagerLimit = MaxRecord - llc.RecordMeta
+
 // config returns the engine configuration of process self over tr, with
-// the transport's recommended thresholds.
+// the thresholds package tuning gives a stream: the eager limit above and
+// the push rendezvous.
 func config(tr *Transport, self int, boot []llc.RegionID, eager llc.EagerMode) llc.Config {
 	caps := tr.Caps()
-	return llc.Config{Self: self, Size: len(boot), Boot: boot, Eager: eager, EagerLimit: caps.EagerLimit,
-		Rendezvous: caps.Rendezvous, RingSize: 256 << 10, RingCap: 1 << 30,
-		QueueSize: llc.MinQueueSize(caps.EagerLimit), MaxRecord: caps.MaxRecord}
+	return llc.Config{Self: self, Size: len(boot), Boot: boot, Eager: eager, EagerLimit: eagerLimit,
+		Rendezvous: llc.RndvPush, RingSize: 256 << 10, RingCap: 1 << 30,
+		QueueSize: llc.MinQueueSize(eagerLimit), MaxRecord: caps.MaxRecord}
 }
 
 // endpoint returns an endpoint driving an engine of cfg over tr, its
@@ -149,7 +154,7 @@ func pingPong(ep *llc.Endpoint, peer int, tag int32, data []byte) error {
 // messageSizes are sizes around the eager limit and past it, up to
 // several MiB.
 func messageSizes() []int {
-	l := DefaultEagerLimit
+	l := eagerLimit
 	return []int{0, 1, 8, 33, 1000, l - 1, l, l + 1, 100_000, llc.SplitMin + 5, 1 << 20, 5<<20 + 7}
 }
 
@@ -195,7 +200,7 @@ func TestUnexpected(t *testing.T) {
 			const n = 60
 			size := func(i int) int {
 				if i%10 == 9 {
-					return 3*DefaultEagerLimit + i
+					return 3*eagerLimit + i
 				}
 				return i * 311
 			}

@@ -60,20 +60,6 @@ type Options struct {
 // well before a person would think it hung.
 const DefaultStallTimeout = 20 * time.Second
 
-// Recommended thresholds. On loopback (BenchmarkEagerLimit) every message
-// a record can carry went two to three times faster eagerly than by a
-// rendezvous, whose control records add a round trip, so the eager limit
-// is the largest record's body. The rendezvous variants measured alike
-// within the noise of a shared machine (BenchmarkRendezvous); push is the
-// one whose data goes as one frame written from the user's buffer with no
-// request for the sender to serve, and that completes the sender once its
-// data is in the kernel (split gains nothing here: both halves share one
-// stream).
-const (
-	DefaultEagerLimit = MaxRecord - llc.RecordMeta
-	DefaultRendezvous = llc.RndvPush
-)
-
 // Transport implements llc.Transport and llc.StatsReporter over TCP.
 // Execute, Poll, SetPeers, Stats and Close must not run concurrently (an
 // llc.Endpoint serialises Execute and Poll); Arm, Sleep, Disarm and Wake
@@ -190,10 +176,10 @@ func (t *Transport) SetPeers(addrs []string) error {
 	return nil
 }
 
-// Caps reports the transport's capabilities.
+// Caps reports the transport's facts: records of up to MaxRecord bytes
+// on a stream, no memory shared with peers, completions that come later.
 func (t *Transport) Caps() llc.Caps {
-	return llc.Caps{Name: "tcp", MaxRecord: MaxRecord, EagerLimit: DefaultEagerLimit,
-		Rendezvous: DefaultRendezvous, Async: true}
+	return llc.Caps{Name: "tcp", MaxRecord: MaxRecord, Async: true}
 }
 
 // Execute issues cmd. Commands to this process and commands that need no

@@ -1,0 +1,16 @@
+// Package tuning turns facts into thresholds, once, when a process joins
+// its job: what the network reports about itself (llc.Caps), the class of
+// host (Host: the processors' vendor and the CPUs), the job's size and
+// the user's settings go in; the protocol engine's configuration
+// (llc.Config) and the collectives' thresholds come out (Plan).
+//
+// Every measured threshold lives in one table (table.go), keyed by a
+// Class: the vendor and how the processes share the CPUs (Load). The
+// host class is detected (Detected) unless MARTINI_TUNE (mpirun -tune)
+// names one (ParseHost). docs/tuning.md gives the measurements behind
+// each entry.
+//
+// The transports (llc/martini, llc/tcp), the engine (llc) and the
+// collectives do not import this package: they get plain values, the
+// fields of llc.Config and of collectives.Tuning.
+package tuning
