@@ -50,15 +50,7 @@ func Scatter(n Net, alg string, send, recv []byte, root int) error {
 
 // scatterLinear: the root sends every block together, and each rank
 // receives its block as a one-way exchange, which the Net may read whole
-// (see recvExchanged). Measured on the 2-core Intel Xeon VM (mpibench
-// Scatter, µs, the slowest rank, medians of 5 samples, builds alternated
-// twice; before, the blocks above 64 KiB went one after the other at 3
-// and 4 processes, see linearTogether, and were received as plain
-// messages): at 4 processes 128 KiB 20.8-21.5/12.7-13.0, 256 KiB
-// 56.4/32.3-33.1, 1 MiB 209-216/173-189 (Open MPI 15.2, 40.9 and 336); at
-// 3 processes 128 KiB 14.5-15.2/11.6-11.8, 256 KiB 39-41/26; at 8
-// processes 256 KiB 149-160/91-100, 1 MiB 510-530/402-420; up to 64 KiB
-// alike.
+// (see recvExchanged; docs/tuning.md, "Scatter, linear").
 func scatterLinear(c *call, send, own []byte, root int) error {
 	if c.Rank() != root {
 		return c.end(c.recvExchanged(root, own))
@@ -74,15 +66,9 @@ func scatterLinear(c *call, send, own []byte, root int) error {
 // ranks together or one after the other (the linear scatter's root sends
 // them together, see scatterLinear). With the blocks in flight together,
 // a rank whose turn comes late does not wait for those the scheduler runs
-// before it, but the ranks' copies then share the memory's bandwidth.
-// Measured on the 2-core Intel Xeon VM (mpibench Scatter and Gather, µs,
-// the slowest rank, medians of 9 samples, 3 alternations, one after the
-// other against together): Scatter at 4 processes 64 KiB 22.9-24.3/17.0-17.5,
-// at 8 processes 16 KiB 49-67/36-55, 64 KiB 96-101/53-54, 1 MiB
-// 1036-1089/954-1019; Gather at 8 processes 256 KiB 231-240/213-223 and 1
-// MiB 1089-1194/1007-1037. At 3 and 4 processes from 128 KiB they tied
-// (Scatter 256 KiB at 4 processes 90-96/96-103, Gather 1 MiB 304-309/
-// 290-303), so the blocks go one after the other there.
+// before it, but the ranks' copies then share the memory's bandwidth:
+// together from 5 processes, and for blocks up to 64 KiB
+// (docs/tuning.md, "Linear gathers and scatters").
 func linearTogether(n, blk int) bool { return n > 4 || blk <= 64<<10 }
 
 // scatterBinomial uses the tree of gatherBinomial, the other way: each
