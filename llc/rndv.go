@@ -26,7 +26,7 @@ import (
 // that the two pass back and forth (a broadcast's with its root going
 // round, a ping-pong's in place) keeps each half in the caches of the
 // core that copies it, where a fixed assignment made each half written
-// by one core read next by the other (splitLeads has the figures).
+// by one core read next by the other (splitLeads).
 //
 // Exchange: a receiver of a pull or split RTS of Config.ExchangePush
 // bytes or more, up to ExchangePushMax, that is itself sending a
@@ -34,22 +34,14 @@ import (
 // Alltoall's pairs) answers as in push instead: it registers its buffer and grants it whole with CTS
 // (split point 0); the sender writes and sends PUT, releases the buffer
 // it registered for the read, and completes; the receiver completes on
-// PUT. Measured at two processes on two cores (mpibench Sendrecv 1 MiB,
-// -variants 'default;rndv=push;rndv=pull'), an exchange took 101-103 µs
-// split (the default), 85-98 pulled and 77-87 pushed, while a one-way
-// transfer is faster read or split (PingPong 1 MiB 41-43 µs, 56 pushed).
-// (Those figures read the send buffers from the zero page; see bench's
-// newBuffers. With the pages written, ExchangePushMax.) Above
-// ExchangePushMax, such a receiver reads the message whole (pull) instead
-// of splitting it: each process then copies its own receive, where the
-// split has both copy half of each message for no more hands. Measured on
-// the 2-core AMD reference VM (mpibench -variants 'default;rndv=pull', µs,
-// 3 runs, split against pull): Sendrecv 1 MiB 110-124/89-101, 2 MiB
-// 185-216/173-181, 4 MiB 391-523/401-413; Allgather 1 MiB 118-123/
-// 112-121; Alltoall 1 MiB 121-127/114-124. The sender must
-// have started its send when the RTS is matched: MPI's Sendrecv and the
-// collectives' exchanges start their sends before they post their
-// receives.
+// PUT: an exchange then moves faster written, while a one-way transfer
+// is faster read or split. Above ExchangePushMax, such a receiver reads
+// the message whole (pull) instead of splitting it: each process then
+// copies its own receive, where the split has both copy half of each
+// message for no more hands (docs/tuning.md, "The engine's rendezvous
+// thresholds"). The sender must have started its send when the RTS is
+// matched: MPI's Sendrecv and the collectives' exchanges start their
+// sends before they post their receives.
 //
 // Control records travel through the same ring (or queue) as eager data, so a
 // rendezvous message keeps its place in the non-overtaking order.
@@ -95,15 +87,8 @@ func (e *Engine) newID() uint64 {
 const SplitMin = 256 << 10
 
 // ConsumePullMax is the largest split rendezvous that a receive marked
-// Consume reads whole. Measured with mpibench Reduce on the 2-core Intel
-// Xeon VM, whose root receives and combines a vector (µs, split against
-// pull, 3 alternations, the buffers' pages written): at 2 processes 256
-// KiB 22.9-23.5/15.8-15.9, 512 KiB 46.2-47.1/32.9-33.6, 1 MiB
-// 102-109/129-137, 2 MiB 295-308/295-300; at 4 processes 512 KiB
-// 127-220/130-135, 1 MiB 279-291/313-321. Beyond 512 KiB the split's two
-// copiers win; why is not measured (at 1 MiB the pulled vector and the
-// root's own fill the VM's 2 MiB L2). An earlier measurement, which read
-// the inputs from the zero page, had pull win at 1 MiB.
+// Consume reads whole: beyond it the split's two copiers win
+// (docs/tuning.md, "The engine's rendezvous thresholds").
 const ConsumePullMax = 512 << 10
 
 // WholePullMax is the largest split rendezvous that a receive marked Whole
@@ -116,16 +101,8 @@ const WholePullMax = 1 << 20
 const ExchangePushMin = 256 << 10
 
 // ExchangePushMax is the largest message of an exchange that is written
-// (see Exchange above): beyond it the split's two copiers win. Measured
-// at two processes on two cores with the buffers' pages written (mpibench
-// Sendrecv, µs, split against push, 2 runs): 256 KiB 13.5-14.0/12.6, 2
-// MiB 254-288/419-443, 4 MiB 469-479/815-831. At 1 MiB push won then
-// (60-62 against 62-87) and lost later, on the 2-core Intel Xeon VM
-// (split against push, 2 alternations): Sendrecv 58.5-60.3/63.0-64.2,
-// Alltoall 168-171/189-245 (its own block's copy beside the exchange);
-// at 512 KiB alike (Sendrecv 22.9-23.7/22.5-24.7, Alltoall
-// 49.7-55.5/50.2-91.7), at 256 KiB push ahead or alike (Sendrecv
-// 13.7-14.4/12.3-16.4).
+// (see Exchange above): beyond it the split's two copiers win
+// (docs/tuning.md, "The engine's rendezvous thresholds").
 const ExchangePushMax = 512 << 10
 
 // exchanging reports whether a rendezvous send to peer is in progress:
@@ -331,13 +308,8 @@ func (e *Engine) onRegRecv(id uint64, ev Event) {
 // src to process dst writes the leading part of the message (the receiver
 // reading the rest), or the trailing part: the higher-ranked of the two
 // always copies the leading part, whichever of them sends, so that a
-// buffer passed back and forth has each half copied by one core. Measured
-// on the 2-core AMD reference VM with mpibench Bcast 1 MiB at 2 processes
-// (the root going round, one buffer; medians of alternating runs, µs),
-// the receiver always reading the leading part against this: 61-64
-// against 44-48 with the vCPUs' caches shared, 249-261 against 46 with
-// them apart (Open MPI 120-128). PingPong 1 MiB, whose send and receive
-// buffers differ, took 44-48 µs either way.
+// buffer passed back and forth has each half copied by one core
+// (docs/tuning.md, "The engine's rendezvous thresholds").
 func splitLeads(src, dst int) bool { return src > dst }
 
 // cts is the body of a clear to send: the receive operation, the receive

@@ -65,9 +65,7 @@ type runtimeState struct {
 	// runAhead lets the user's broadcasts and scatters, and reductions
 	// to a root of a data word, return before their argument check is
 	// settled (collectives.RunAhead): where processes outnumber cores,
-	// not under the timing model. (With a core each, the small calls
-	// lost through the ring: Bcast 8 B at 2 processes 0.41-0.46 µs
-	// against 0.30-0.43 with the barrier.)
+	// not under the timing model (docs/tuning.md, "Waiting").
 	runAhead bool
 	// exchangeWhole marks the receives of the collectives' exchanges
 	// llc.RecvOp.Whole: where processes outnumber cores, not under the
@@ -267,18 +265,12 @@ func initRuntime() (*runtimeState, error) {
 // cores every call overlaps its check, whatever its size: the check's
 // barrier done first would cost a pass of every process before any data
 // moves, and an interrupted call's rendezvous requests are withdrawn
-// (commNet.dropSend). Measured with mpibench on the 2-core Intel Xeon VM
-// (µs at 64 KiB, the slowest rank, 2 alternations, before against
-// after): at 4 processes Reduce 23.1-25.6 against 18.0-18.7, Alltoall
-// 43.1-45.4 against 36.7-40.7, Allgather 38.9-41.0 against 36.9-40.6,
-// Allreduce 42.2-43.8 against 38.2-39.2 (1 MiB: Alltoall 970-993 against
-// 841-862); at 8 processes Reduce 60.9-61.0 against 46.9-48.5, Allreduce
-// 136 against 115-119. With a core each, only the calls whose sends
+// (commNet.dropSend). With a core each, only the calls whose sends
 // travel eagerly overlap (the collectives' eager limit): overlapping the
-// rest lost there, Alltoall and Allgather at 64 KiB 11.9-12.6 against
-// 5.8-6.0. Under the timing model, whose recorded runs (thesis npb) were
-// made so, the calls overlap only while their sends go eagerly (up to the
-// engine's EagerHintLimit with more processes than cores).
+// rest lost there (docs/tuning.md, "Waiting"). Under the timing model,
+// whose recorded runs (thesis npb) were made so, the calls overlap only
+// while their sends go eagerly (up to the engine's EagerHintLimit with
+// more processes than cores).
 func overlapLimit(cfg llc.Config, collEager, procs int, modelled bool) int {
 	switch {
 	case procs > runtime.NumCPU() && modelled:
@@ -344,66 +336,40 @@ const (
 
 // spinFor bounds a waiter's spinning in time (llc.Endpoint.SpinFor). With
 // a core per process a waiter spins, but the scheduler sometimes puts two
-// processes of a job on one core for a while (on the reference VM, for
-// seconds at a time): spinning then only delays the peer it waits for,
-// and every wait lasted the whole spin, 4000 polls (every message,
-// barrier or step of a collective took about 100 µs). Measured with both
-// processes of a PingPong on one core (taskset -c 0, MARTINI_SPIN=4000):
-// 92 µs per message without a bound, 88 with 80 µs, 27 with 20 µs, 12 with
-// 5 µs; with a core each, 5 µs slowed 64 KiB messages (7.4 against 6.5 µs:
-// a rendezvous waits longer than that) and 20 µs changed nothing
-// measurable.
+// processes of a job on one core for a while: spinning then only delays
+// the peer it waits for, and every wait lasted the whole spin. 20 µs
+// bounds that without slowing a rendezvous's wait with a core each
+// (docs/tuning.md, "Waiting").
 const spinFor = 20 * time.Microsecond
 
 // yieldFor bounds a waiter's yielding in time (llc.Endpoint.YieldFor).
 // With more processes than cores, a yield hands the core to the other
-// processes on it for a turn each; on the 2-core AMD EPYC VM a turn took
-// about 12 µs, so that oversubscribedYield's 2000 yields kept a process
-// that waited for long off its sleep for 25 ms, taking turns from those it
-// shared a core with. A PingPong between two of 4 processes (the other
-// two waiting for the next collective) then took 4.6 µs a message, and
-// between two of 8 23.7 µs, each step a turn of the idle ones (Open MPI
-// 6.6 and 21.7). Bounded by 300 µs: 1.27 and 1.92 µs (mpibench PingPong,
-// 8 bytes, medians of 3 runs); at 64 KiB 10.9 to 7.8 µs at 4 processes and
-// 29.5 to 10.6 at 8. The collectives, whose waits are shorter, did not
-// move beyond the noise at 4 and 8 processes (8 bytes to 1 MiB, 5 runs
-// alternated); 100 µs and 1 ms measured no better.
+// processes on it for a turn each, so that oversubscribedYield's 2000
+// yields kept a process that waited for long off its sleep, taking turns
+// from those it shared a core with; bounded, a PingPong between two of 4
+// or 8 processes (the others idle) is several times faster and the
+// collectives do not move (docs/tuning.md, "Waiting").
 const yieldFor = 300 * time.Microsecond
 
 // yieldBound is the Endpoint's YieldFor for procs processes on cpus CPUs:
 // yieldFor for up to 3 processes a CPU, and yieldFor more for every 2
-// processes a CPU more, as a turn of every process on a CPU takes longer
-// (at 8 processes on 2 cores 600 µs, with which the PingPong above took
-// 1.6 µs). With 300 µs for every job, a rank whose peers were busy slept
-// and waited for the scheduler's wake-up: examples/jacobi2d at 16
-// processes on 2 cores took 0.98-1.02 s (0.54-0.57 with 2000 yields);
-// bounded by 1.2 ms 0.41-0.45, and at 64 processes by 4.8 ms 2.57-2.62 s
-// (2.71-2.85 with 2000 yields).
+// processes a CPU more, as a turn of every process on a CPU takes longer;
+// with yieldFor for every job, a rank whose peers were busy slept and
+// waited for the scheduler's wake-up (docs/tuning.md, "Waiting").
 func yieldBound(procs, cpus int) time.Duration {
 	perCPU := (procs + max(cpus, 1) - 1) / max(cpus, 1)
 	return yieldFor * time.Duration(max(1, perCPU/2))
 }
 
-// Yields of a waiting process when processes outnumber cores: measured at
-// 3 and 8 processes on 2 cores (a barrier took 36 and 96 µs). Up to
+// Yields of a waiting process when processes outnumber cores. Up to
 // yieldProcsPerCPU processes a core they still pay, past it they ruin the
-// job: examples/hello on 2 cores took 3.2 s at np=128 with them and 5.8 s
-// without, 6.2 and 8.8 s at np=256, but 42 s (68 s of CPU) and 18 s (13 s)
-// at np=512; at np=1024 with 15 yields a wait it did not end in 200 s.
+// job: the waiters' yields hand the core to each other and starve the
+// process they wait for.
 //
 // oversubscribedSpin is how many polls such a waiter makes before it
 // yields: none. A poll over the rings of every peer costs about what a
 // yield does, and the process being waited for is as likely to share the
-// waiter's core as not. Measured on the 2-core Intel Xeon VM with mpibench
-// (µs at 8 bytes, the slowest rank, medians of 7 samples, 3 alternating
-// runs, 20 polls against none): at 4 processes Barrier 2.78-2.87 against
-// 2.27-2.36, Bcast 3.00-3.12 against 2.47-2.55, Reduce 3.07-3.09 against
-// 2.51-2.65, Allreduce 3.05-3.32 against 2.57-2.63, Alltoall 3.31-3.49
-// against 2.88-2.97; at 8 processes Barrier 8.7-17.6 against 7.2-10.6,
-// Bcast 9.3-17.2 against 7.5-7.9, Reduce 9.3-10.2 against 7.7-7.9; at 3
-// processes Barrier 2.8-3.9 against 2.2-2.3. A PingPong between two of 4
-// processes, the others idle, lost (0.34-0.42 against 0.56-0.79, Open MPI
-// 0.89), and NPB CG, IS and MG class A at 4 processes did not move.
+// waiter's core as not (docs/tuning.md, "Waiting").
 const (
 	oversubscribedSpin  = 0
 	oversubscribedYield = 2000

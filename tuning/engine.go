@@ -5,38 +5,12 @@ import (
 	"github.com/rhinet-go/martini/llc/launch"
 )
 
-// engineConfig sizes the rings so that every peer (itself included) can
-// get one within the memory, takes the eager limit the table gives rings
-// when rings alone carry the eager messages, and caps it to what a ring
-// holds; with the vp eager transport, or for the peers reached through
-// the receive queue, it sizes the queue instead and caps the eager limit
-// to what the queue carries (llc.QueueEagerLimit).
+// engineConfig is the engine's configuration: the rings and eager
+// limits (ringLimits), the rendezvous, and the eager transport with its
+// queue (eagerTransport).
 func engineConfig(job Job, th Thresholds) llc.Config {
 	caps := job.Caps
-	ring := DefaultRingSize
-	for ring > minRingSize && ring+llc.RingOverhead > job.Memory/job.Size {
-		ring /= 2
-	}
-	eager, hint := eagerLimit(caps), 0
-	if caps.LoadStore && !caps.Modelled && job.Settings.Eager == "" && job.QueuePeers == nil {
-		// Rings alone carry the eager messages; a send that should not
-		// wait for its receiver goes eager up to the general limit.
-		ring := th.RingEagerLimit
-		if ring == 0 {
-			ring = eager
-		}
-		eager, hint = ring, eager
-	}
-	if job.Settings.EagerLimit >= 0 {
-		eager, hint = job.Settings.EagerLimit, 0
-	}
-	// Honour a large requested eager limit with larger rings, as long as
-	// every peer can still get one (a ring beyond its share leaves some
-	// peers without one: llc.ErrNoRing); then cap the limit to a ring's.
-	for llc.MaxEagerLimit(ring) < eager && 2*ring+llc.RingOverhead <= job.Memory/job.Size {
-		ring *= 2
-	}
-	eager = min(eager, llc.MaxEagerLimit(ring))
+	ring, eager, hint := ringLimits(job, th)
 	cfg := llc.Config{
 		Self: job.Rank, Size: job.Size, Boot: job.Boot, MaxRecord: caps.MaxRecord,
 		EagerLimit: eager, EagerHintLimit: min(hint, llc.MaxEagerLimit(ring)), RingSize: ring, RingCap: job.Memory,
@@ -47,26 +21,61 @@ func engineConfig(job Job, th Thresholds) llc.Config {
 		cfg.EagerLimit = min(cfg.EagerLimit, llc.QueueEagerLimit(caps.MaxRecord))
 		cfg.QueueSize = max(DefaultQueueSize, llc.MinQueueSize(cfg.EagerLimit))
 	}
-	eagerMode := job.Settings.Eager
-	if eagerMode == "" && !caps.LoadStore && job.QueuePeers == nil {
-		// A network whose stream carries records: one queue for every
-		// sender, no rings to poll.
-		eagerMode = launch.EagerVP
+	eagerTransport(&cfg, job)
+	return cfg
+}
+
+// ringLimits sizes the rings so that every peer (itself included) can get
+// one within the memory, takes the eager limit the table gives rings when
+// rings alone carry the eager messages (the network's as the hint's), or
+// the user's, and caps it to what a ring holds.
+func ringLimits(job Job, th Thresholds) (ring, eager, hint int) {
+	caps, share := job.Caps, job.Memory/job.Size
+	ring = DefaultRingSize
+	for ring > minRingSize && ring+llc.RingOverhead > share {
+		ring /= 2
 	}
-	// The pairs' shared lines need every peer on rings, in this mode.
-	cfg.SharedLines = caps.SharedLines && eagerMode == "" && cfg.QueuePeers == nil && !job.Settings.NoSharedLines
-	switch eagerMode {
+	eager = eagerLimit(caps)
+	if caps.LoadStore && !caps.Modelled && job.Settings.Eager == "" && job.QueuePeers == nil {
+		// Rings alone carry the eager messages; a send that should not
+		// wait for its receiver goes eager up to the network's limit.
+		eager, hint = th.RingEagerLimit, eager
+		if eager == 0 {
+			eager = hint
+		}
+	}
+	if job.Settings.EagerLimit >= 0 {
+		eager, hint = job.Settings.EagerLimit, 0
+	}
+	// Honour a large requested eager limit with larger rings, as long as
+	// every peer can still get one (a ring beyond its share leaves some
+	// peers without one: llc.ErrNoRing); then cap the limit to a ring's.
+	for llc.MaxEagerLimit(ring) < eager && 2*ring+llc.RingOverhead <= share {
+		ring *= 2
+	}
+	return ring, min(eager, llc.MaxEagerLimit(ring)), hint
+}
+
+// eagerTransport sets the eager transport: the user's, or on a network
+// whose stream carries records one queue for every sender (no rings to
+// poll); the pairs' shared lines where every peer is on rings; and with
+// the vp transport the queue, sized within half the memory, the eager
+// limit capped to what it carries in one record or in several.
+func eagerTransport(cfg *llc.Config, job Job) {
+	caps, mode := job.Caps, job.Settings.Eager
+	if mode == "" && !caps.LoadStore && job.QueuePeers == nil {
+		mode = launch.EagerVP
+	}
+	cfg.SharedLines = caps.SharedLines && mode == "" && cfg.QueuePeers == nil && !job.Settings.NoSharedLines
+	switch mode {
 	case launch.EagerPM:
 		cfg.Eager = llc.EagerPM
 	case launch.EagerVP:
-		// One queue for every sender, no rings: the eager limit is capped
-		// to what the queue carries, in one record or in several.
 		cfg.Eager = llc.EagerQueue
-		cfg.EagerLimit = min(eager, llc.QueueEagerLimit(caps.MaxRecord))
+		cfg.EagerLimit = min(cfg.EagerLimit, llc.QueueEagerLimit(caps.MaxRecord))
 		cfg.QueueSize = max(DefaultQueueSize, llc.MinQueueSize(cfg.EagerLimit))
 		for cfg.QueueSize > llc.MinQueueSize(cfg.EagerLimit) && llc.QueueHeader+cfg.QueueSize > job.Memory/2 {
 			cfg.QueueSize /= 2
 		}
 	}
-	return cfg
 }
