@@ -310,6 +310,12 @@ type Caps struct {
 	// (the Martini model) rather than the host's hardware, so that
 	// thresholds measured on hardware do not apply.
 	Modelled bool
+	// Latency is the time a small write takes to reach its target, where
+	// the network knows it (its timing model's); 0: not known.
+	Latency time.Duration
+	// Bandwidth is the rate, in bytes a second, of one long transfer,
+	// where the network knows it (its timing model's); 0: not known.
+	Bandwidth float64
 }
 
 // Stat is one transport counter, by name.

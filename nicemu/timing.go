@@ -150,6 +150,10 @@ func (p *Profile) modelWrite(op Op, n int) time.Duration {
 	return time.Duration(t.write(op, 1, n, false) - start)
 }
 
+// WriteLatency is the modelled time of a lone write of n bytes by op under
+// p, from the host's first store until the target sees the data.
+func (p *Profile) WriteLatency(op Op, n int) time.Duration { return p.modelWrite(op, n) }
+
 // spinUntil spins until the monotonic clock reads t.
 func spinUntil(t int64) {
 	for nanotime() < t {

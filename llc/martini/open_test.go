@@ -103,6 +103,9 @@ func TestCapsByProfile(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := tr.Caps()
+		if known := c.Latency > 0 && c.Bandwidth > 0; known != tc.modelled {
+			t.Errorf("%s: latency %v, bandwidth %.0f B/s: want them known under the model only", tc.profile, c.Latency, c.Bandwidth)
+		}
 		if c.Modelled != tc.modelled || c.SharedLines == tc.modelled || c.PackedRecords != tc.packed {
 			t.Errorf("%s, send path %s: modelled %v, shared lines %v, packed records %d; want %v, %v, %d",
 				tc.profile, tc.path, c.Modelled, c.SharedLines, c.PackedRecords, tc.modelled, !tc.modelled, tc.packed)

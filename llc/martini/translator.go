@@ -62,6 +62,10 @@ type Translator struct {
 	// arrived: in virtual time, a poll delivered something since the
 	// last poll work was charged (Charge).
 	arrived bool
+	// latency and bandwidth are the timing model's costs (Caps), 0 when
+	// the NIC runs natively.
+	latency   time.Duration
+	bandwidth float64
 }
 
 // DefaultBOTFLimit is the default BOTFLimit: small messages go as one
@@ -140,6 +144,12 @@ func New(nic *nicemu.NIC) *Translator {
 	t := &Translator{nic: nic, SleepTimeout: 500 * time.Millisecond,
 		mem: shm.NewLocalMemory(nic.PID()), offload: true}
 	t.SetSendPath(SendBOTF) // the default send path: no error
+	if p := nic.Profile(); p != nil {
+		// A small message's write as BOTF, and one long PUSH.
+		const long = 1 << 20
+		t.latency = p.WriteLatency(nicemu.OpBOTF, 8)
+		t.bandwidth = long / p.WriteLatency(nicemu.OpPush, long).Seconds()
+	}
 	if nic.Clock() != nil {
 		t.mem.OnArrival(func(r llc.RegionID, off uint64, n int) bool {
 			ok := nic.Arrived(nicemu.SID(r), off, n)
@@ -162,7 +172,8 @@ func (t *Translator) VirtualClock() llc.Clock {
 // Caps reports what the emulated Martini offers: shared memory that peers
 // load and store, VPUSH records of one 2 KB packet, BOTF as the inline
 // path, and the synchronisation network unless disabled. Under a timing
-// profile (Modelled) the modelled NIC has no memory that two processes
+// profile (Modelled) the model's latency (a small write by BOTF) and
+// bandwidth (a long PUSH) are known, and the modelled NIC has no memory that two processes
 // store into (no SharedLines), and only PM/RHiNET's path packs records,
 // one pmSend of up to GatherLimit bytes (thesis 8.3.1): the model's other
 // recorded runs wrote every record of more than a cell in two parts.
@@ -175,6 +186,8 @@ func (t *Translator) Caps() llc.Caps {
 		MaxInline:    t.BOTFLimit,
 		Offload:      t.offload,
 		Modelled:     t.Modelled(),
+		Latency:      t.latency,
+		Bandwidth:    t.bandwidth,
 	}
 	switch {
 	case !c.Modelled:

@@ -117,8 +117,8 @@ func (m *Mux) Serves(region llc.RegionID, p int) bool {
 }
 
 // Caps combines the networks' facts: what every one of them offers, what
-// some do (AnyLoadStore, Async, Modelled), and the smallest of their
-// limits.
+// some do (AnyLoadStore, Async, Modelled), the smallest of their limits,
+// and the slowest of the costs they know (unknown if none does).
 func (m *Mux) Caps() llc.Caps {
 	c := m.nets[0].tr.Caps()
 	names := []string{c.Name}
@@ -142,9 +142,20 @@ func (m *Mux) Caps() llc.Caps {
 		c.Offload = false // a synchronisation network spans one network's processes
 		c.Async = c.Async || o.Async
 		c.Modelled = c.Modelled || o.Modelled
+		c.Latency = max(c.Latency, o.Latency) // 0, unknown, is below every latency
+		c.Bandwidth = slowerBandwidth(c.Bandwidth, o.Bandwidth)
 	}
 	c.Name = strings.Join(names, "+")
 	return c
+}
+
+// slowerBandwidth is the smaller of two bandwidths, either one where the
+// other is not known (0).
+func slowerBandwidth(a, b float64) float64 {
+	if a == 0 || b == 0 {
+		return max(a, b)
+	}
+	return min(a, b)
 }
 
 // Execute issues c on the network of its peer, or of its region for the
