@@ -114,7 +114,7 @@ func (n *commNet) Recv(from int, buf []byte) (int, error) {
 }
 
 // RecvOperand implements collectives.OperandNet: a receive marked
-// llc.RecvOp.Consume where the network recommends it (never under a
+// llc.RecvOp.Consume where the tuning table says so (never under a
 // timing model, whose results do not move with the native tuning).
 func (n *commNet) RecvOperand(from int, buf []byte) (int, error) {
 	return n.recv(from, buf, n.c.rt.consume)
@@ -150,7 +150,7 @@ func (n *commNet) Sendrecv(to int, data []byte, from int, buf []byte) (int, erro
 }
 
 // SendrecvOperand implements collectives.OperandNet: Sendrecv with
-// its receive marked llc.RecvOp.Consume where the network recommends it.
+// its receive marked llc.RecvOp.Consume where the tuning table says so.
 func (n *commNet) SendrecvOperand(to int, data []byte, from int, buf []byte) (int, error) {
 	return n.sendrecv(to, data, from, buf, n.c.rt.consume)
 }
