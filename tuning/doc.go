@@ -4,8 +4,10 @@
 // the user's settings go in; the protocol engine's configuration
 // (llc.Config) and the collectives' thresholds come out (Plan).
 //
-// Every measured threshold lives in one table (table.go), keyed by a
-// Class: the vendor and how the processes share the CPUs (Load). The
+// Every threshold that depends on the host lives in one table (table.go),
+// keyed by a Class: the vendor and how the processes share the CPUs
+// (Load); those that do not (the collectives' size thresholds, the
+// engine's protocol constants) stay beside the code they steer. The
 // host class is detected (Detected) unless MARTINI_TUNE (mpirun -tune)
 // names one (ParseHost). docs/tuning.md gives the measurements behind
 // each entry.

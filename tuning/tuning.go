@@ -19,15 +19,18 @@ const (
 
 // Job is what a plan is made from.
 type Job struct {
+	// Rank and Size are the process's rank and the job's size.
 	Rank, Size int
-	Boot       []llc.RegionID
+	// Boot are the bootstrap regions of every process (llc.Config.Boot).
+	Boot []llc.RegionID
 	// Caps are the facts of the network the engine drives.
 	Caps llc.Caps
 	// QueuePeers marks the processes reached through the receive queue
 	// (those of other hosts), nil when none is.
 	QueuePeers []bool
 	// Memory is what the process may allocate for rings.
-	Memory   int
+	Memory int
+	// Settings are the user's (mpirun's flags), which override the table.
 	Settings launch.Settings
 	// Host is the class of this host (Detected); Settings.Tune, when
 	// set, overrides it.
