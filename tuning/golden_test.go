@@ -97,7 +97,9 @@ func goldenNetwork(t *testing.T, name string, procs int) (llc.Caps, []bool) {
 // vendor, number of CPUs and processes, and the user's settings of
 // testdata/thresholds.csv, the plan's engine configuration and the
 // collectives' thresholds are those the transports' recommendations gave
-// before this package made them (the file was recorded from them).
+// before this package made them (the file was recorded from them). With
+// TUNING_RECORD=1 it rewrites the file's results from the table instead,
+// for a change of the table that is meant.
 func TestGoldenThresholds(t *testing.T) {
 	f, err := os.Open("testdata/thresholds.csv")
 	if err != nil {
@@ -117,6 +119,8 @@ func TestGoldenThresholds(t *testing.T) {
 	}
 	nets := map[netKey]llc.Caps{}
 	queues := map[netKey][]bool{}
+	record := os.Getenv("TUNING_RECORD") != ""
+	recorded := [][]string{rows[0]}
 	for _, row := range rows[1:] {
 		atoi := func(i int) int {
 			n, err := strconv.Atoi(row[i])
@@ -141,8 +145,26 @@ func TestGoldenThresholds(t *testing.T) {
 		got := fmt.Sprintf("%d,%d,%d,%d,%d,%d,%d,%d,%v,%d,%d,%d,%d,%v,%v",
 			c.Eager, c.EagerLimit, c.EagerHintLimit, c.RingSize, c.RingCap, c.Rendezvous, c.ExchangePush, c.PackedRecords, c.SharedLines, c.QueueSize,
 			plan.CollectiveEagerLimit, plan.SingleCopyMin, plan.DistinctSingleCopyMin, plan.ConsumeReads, plan.Collectives.EarlyHierarchy)
-		if want := strings.Join(row[6:], ","); got != want {
+		if record {
+			row = append(row[:6], strings.Split(got, ",")...)
+			recorded = append(recorded, row)
+		} else if want := strings.Join(row[6:], ","); got != want {
 			t.Errorf("%s: %s\n got %s\nwant %s", strings.Join(row[:6], ","), strings.Join(rows[0][6:], ","), got, want)
 		}
+	}
+	if record {
+		writeGolden(t, recorded)
+	}
+}
+
+// writeGolden rewrites testdata/thresholds.csv with rows.
+func writeGolden(t *testing.T, rows [][]string) {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	if err := w.WriteAll(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("testdata/thresholds.csv", []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
