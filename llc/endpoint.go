@@ -531,9 +531,10 @@ func (ep *Endpoint) backOff(op Completion, idle int, b waitBounds, ph *waitPhase
 }
 
 // spinClockEvery is how many polls of a spinning waiter pass between two
-// looks at the clock (SpinFor): a look costs 130-200 ns on the reference
-// VM (kvm-clock), a few polls' time. yieldClockEvery is the same for a
-// yielding waiter (YieldFor), whose every poll is a system call.
+// looks at the clock (SpinFor): under a virtual machine's clock source a
+// look costs a few polls' time (docs/decisions.md, spinClockEvery).
+// yieldClockEvery is the same for a yielding waiter (YieldFor), whose
+// every poll is a system call.
 const (
 	spinClockEvery  = 64
 	yieldClockEvery = 8

@@ -19,8 +19,7 @@ import (
 // writer takes the line the receiver polls, then the receiver takes it
 // back). When the reply goes into the line the request came in, the
 // receiver already holds the line, and a message costs one transfer: a
-// ping-pong of small messages takes about half the time of one over rings
-// on the machines measured (see the README's Performance section).
+// ping-pong of small messages takes about half the time of one over rings.
 //
 // A half holds one record at a time, of up to lineBody bytes of body and
 // no aux word (an eager message, not a synchronous one). Layout, four

@@ -143,10 +143,9 @@ func FromEnv() (*Job, error) {
 // and by default when its host runs as many ranks as there are CPUs or
 // more. With more, the scheduler, left alone, sometimes stacks three ranks
 // of four on one of two CPUs while the ranks sleep and wake, and every
-// exchange waits for them to take turns: on the 2-core reference machine,
-// NPB CG class A on 4 processes ran at 3083-5388 Mop/s in 3 runs of 8
-// unbound (6416-7413 in the others) and at 6338-7546 in all 8 bound; small
-// collectives on 4 processes had runs at 16-25 µs against 7-9 µs. With as
+// exchange waits for them to take turns: unbound, some runs of NPB and
+// of small collectives took twice as long as bound ones or more
+// (docs/decisions.md, bindsToCore). With as
 // many, it stacks two ranks on one CPU as well (a rank that slept, on its
 // doorbell or in the start-up's exchanges, is woken onto a CPU another
 // rank runs on) until its balancing moves one away, which may take many

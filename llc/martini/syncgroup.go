@@ -46,13 +46,8 @@ type SyncGroup struct {
 // While processes outnumber cores, where the endpoint does not spin
 // either, only while no process that may run on this one's CPU could do
 // anything (lookWhileIdle): otherwise the member waited for may need this
-// one's core. Measured on the
-// 2-core Intel Xeon VM (mpibench, 8 bytes, µs, the slowest rank, medians
-// of 9 samples, 2-3 alternations, spinning against not): at 4 processes
-// Barrier 2.30-2.34 against 1.54-1.55, Reduce 2.54-2.67 against
-// 1.84-2.01, Allreduce 2.56-2.74 against 1.79-1.85, Alltoall 2.76-2.78
-// against 1.97; at 8 processes Barrier 6.9-7.0 against 4.3, Reduce 7.5-7.6
-// against 4.9, Alltoall 8.2 against 5.5-5.6.
+// one's core: spinning there regardless made small collectives
+// markedly slower than not (docs/decisions.md, syncSpin).
 const syncSpin = 256
 
 // NewSyncGroup returns the view of barrier controller id of the NIC t
@@ -120,15 +115,9 @@ func (g *SyncGroup) wait(cond func(g *SyncGroup) bool) error {
 // the model's waits stay as they were), so that the
 // look takes no core from a process that could use it: what this one waits
 // for comes from another core. It reports whether cond came true.
-//
-// Measured on the 2-core Intel Xeon VM (mpibench, 8 bytes, the slowest
-// rank, paired runs in alternating order, the median ratio to not
-// looking): Bcast at 4 processes 0.97 (12 pairs, quartiles 0.96-0.975),
-// at 8 0.93 (8 pairs); Barrier and Allreduce at 3 processes, Reduce,
-// Allreduce, Alltoall and PingPong at 4, Barrier at 4 and 8 0.98-1.02,
-// within the noise; Bcast at 3 processes 1.02 (quartiles 1.006-1.028).
-// Looking 1024 times, or asking every 32 looks, measured the same as 256
-// and 8.
+// Looking so made small broadcasts at 4 and 8 processes slightly faster
+// than not looking and left the rest within the noise (docs/decisions.md,
+// lookWhileIdle).
 func (g *SyncGroup) lookWhileIdle(cond func(g *SyncGroup) bool) bool {
 	for i := range syncSpin {
 		if cond(g) {
