@@ -11,20 +11,18 @@ import "runtime"
 // 100), and every nonblocking call allocates its Request (176 bytes): a
 // loop of small Isends then starts a collection every few milliseconds.
 // With one processor a rank (launch's shareProcessors), each collection's
-// mark phase lasts about 2 ms of the wall clock, during which the
+// mark phase lasts milliseconds of the wall clock, during which the
 // collector takes turns with the rank's goroutine and every pointer store
-// pays the write barrier. In mpibench's Exchange 8 B at 2 processes
-// (GODEBUG=gctrace=1) there were 150-170 collections a second in each
-// rank, with mark phases of 2.3 ms by the median: a rank was in one about
-// a third of the time.
+// pays the write barrier: in a loop of small exchanges a rank spent about
+// a third of its time in one (docs/decisions.md, the heap floor).
 //
 // So while MPI is initialized the runtime holds gcFloorSize bytes that
 // hold no pointers and are never written. The collector counts them as
 // live, and starts a collection only after about as much more has been
 // allocated; a program whose own heap is far larger collects as before.
 // They cost no memory where the heap takes them from fresh pages, as it
-// does for an allocation this large early in a process: an Init with the
-// floor measured VmRSS 4,444 kB against 4,276 kB without. Where the program
+// does for an allocation this large early in a process (Init's resident
+// memory grows by a small fraction of the floor). Where the program
 // has allocated and freed as much before Init, the pages may be reused,
 // and are then cleared once, and resident.
 //
@@ -40,10 +38,11 @@ import "runtime"
 // calls: with one processor a rank, its mark worker gets the rank's
 // processor only when the rank's goroutine gives it up (a preemption, or
 // a sleep on the doorbell, after which the rank waits for the worker to
-// yield the processor back), so that the cycle lasted 5-25 ms of the wall
-// clock (GODEBUG=gctrace=1) and stopped the rank, and every rank waiting
-// for it, for slices of that time over its first hundreds of calls; every
-// rank of a job goes through it, each at its own time.
+// yield the processor back), so that the cycle lasted several times its
+// usual length (docs/decisions.md, the heap floor) and stopped the rank,
+// and every rank waiting for it, for slices of that time over its first
+// hundreds of calls; every rank of a job goes through it, each at its own
+// time.
 const gcFloorSize = 32 << 20
 
 // gcFloor returns the block the runtime holds as the collector's floor,

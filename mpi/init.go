@@ -326,9 +326,10 @@ func backoff(procs int, settings launch.Settings) (spin, yield int) {
 // sleeps after yieldBound: with operations in flight the next message
 // comes soon, and each early yield or sleep cost a switch of processes,
 // each sleep also the runtime's taking back of the process's processor.
-// Measured with the nonblocking mix (BenchmarkNonblockingMix) at 4 and 7
-// processes on 2 cores, the two together halve its time and more; either
-// alone does much less, and a longer yield no better.
+// On the nonblocking mix (BenchmarkNonblockingMix) with processes
+// outnumbering cores, the two together halve its time or better; either
+// alone does much less, and a longer yield no better (docs/decisions.md,
+// busySpin and busyYieldFor).
 const (
 	busySpin     = 50
 	busyYieldFor = 5 * time.Millisecond

@@ -23,10 +23,8 @@ import "sync/atomic"
 // anything else (a message, say) publishes nothing and so counts as one
 // that could. A process alone on its CPU yields as before: the yield
 // switches to nothing and costs a system call, but at 3 processes on 2
-// cores polling at the pace of those calls measured faster than polling
-// flat out (mpibench, the slowest rank, 3 alternations: PingPong 8 B
-// 0.258 against 0.290 µs, Allreduce 8 B 1.13 against 1.24, Bcast 8 B 0.93
-// against 1.04, Barrier 1.08 against 1.19).
+// cores polling at the pace of those calls was faster than polling flat
+// out (docs/decisions.md, waiters sharing a CPU).
 //
 // With a core each, a waiter spins first (llc.Endpoint.Spin), and once it
 // asks, it is alone on its CPU and yields as before.

@@ -23,10 +23,11 @@ import (
 // and once a region has carried collapseAfter bytes, it asks the kernel to
 // collapse the region into one huge page (madvise MADV_COLLAPSE, Linux
 // 6.1): a region used that much is likely used as much again. A collapse
-// copies the region (half a millisecond or more for 2 MiB): about the
-// time 64 MiB of copies save (collapseAfter). A region is collapsed at most once; a collapse the
-// kernel refuses as temporary (EAGAIN) is tried again after another
-// collapseAfter bytes, collapseTries times in all.
+// copies the region, which takes about the time that collapseAfter bytes
+// of copies save (docs/decisions.md, transparent huge pages). A region
+// is collapsed at most once; a collapse the kernel refuses as temporary
+// (EAGAIN) is tried again after another collapseAfter bytes,
+// collapseTries times in all.
 //
 // Not under a timing profile, not where the system disables transparent
 // huge pages, and not with MARTINI_NO_HUGEPAGES=1 (mpirun -no-hugepages).

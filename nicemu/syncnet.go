@@ -172,10 +172,9 @@ type barrierArrival struct {
 // lines other than the one the readers of this generation's word read.
 // With the generation read from gen's line and two entries a line, the
 // root of a small broadcast, at its next arrival, waited for the other
-// core to give both lines back: with an entry a line and the generation
-// read from it, Bcast 8 B at 4 processes on 2 cores took 0.95 of the time
-// (mpibench, the slowest rank, the median ratio of 16 paired runs,
-// quartiles 0.91-0.98), and at 8 processes 0.93.
+// core to give both lines back; with an entry a line and the generation
+// read from it, small broadcasts got slightly faster (docs/decisions.md,
+// ringEntry).
 type ringEntry struct {
 	key    uint64
 	window uint64

@@ -7,13 +7,13 @@ package nicemu
 // pages. The sources are Go memory, which a Go heap places differently
 // from run to run (a runtime's buffers follow its garbage collector and
 // the order in which messages came), so a PATLB keyed by those addresses
-// made the virtual times of a PM/RHiNET job differ between runs: FT class
-// S at 4 processes by up to 25%. In virtual time the Initiator therefore
-// finds every source page in its PATLB (4096 entries map 16 MB: the
-// registered buffers of the thesis's PM mostly hit), except after a flush
-// (FlushPATLB, as the driver does when it unpins memory): the request
-// after a flush looks its source pages up as in real time, and each page
-// misses, as Fig 7.9's ping-pong measures.
+// made the virtual times of a PM/RHiNET job differ between runs
+// (docs/decisions.md, the PATLB in virtual time). In virtual time the
+// Initiator therefore finds every source page in its PATLB (4096 entries
+// map 16 MB: the registered buffers of the thesis's PM mostly hit),
+// except after a flush (FlushPATLB, as the driver does when it unpins
+// memory): the request after a flush looks its source pages up as in real
+// time, and each page misses, as Fig 7.9's ping-pong measures.
 
 // virtualSourceHit reports whether, in virtual time, the Initiator finds
 // the source pages of a PUSH from src in its PATLB without looking them
