@@ -127,8 +127,8 @@ func footprint(np, size int) int { return 2 * (np*size + 64) }
 // only read maps its one zero page, so that a send buffer never written
 // would be read from the caches whatever its size, and a send buffer on
 // reused memory (the Go heap's, once a collection has freed an earlier
-// arena) from memory: 1 MiB Alltoall at 8 processes measured 3.3 ms
-// against 5.9-6.5 ms the other way.
+// arena) from memory: a large operation ran far faster on fresh,
+// unwritten buffers than on reused ones (docs/decisions.md, newBuffers).
 func newBuffers(np, maxSize, offCache int) *buffers {
 	n := footprint(np, maxSize)
 	if offCache > 0 {
