@@ -367,28 +367,36 @@ func TestServerGoneDuringFence(t *testing.T) {
 }
 
 func TestAbort(t *testing.T) {
-	for _, srv := range servers[:2] {
+	for _, srv := range servers {
 		t.Run(srv.name, func(t *testing.T) {
 			s := fakeFor(t, srv.version, srv.slurm, 2)
 			s.notify = make(chan string, 100)
 			cs := s.clients(0)
-			// Rank 0 waits in a fence; Abort goes out meanwhile.
+			// Rank 0 waits in a fence; rank 1 aborts meanwhile.
 			fenced := make(chan error, 1)
 			go func() { fenced <- cs[0].Fence() }()
 			fence := map[int]string{1: "0 barrier_in", 2: "0 kvs-get key=" + barrierKey}[srv.version]
+			if srv.slurm {
+				fence = "0 kvs-fence"
+			}
 			awaitRequest(t, s, fence, fenced)
-			if err := cs[0].Abort(7, "bad;input\nhere"); err != nil {
+			if err := cs[1].Abort(7, "bad;input\nhere"); err != nil {
 				t.Fatal(err)
 			}
-			// The server ends the connection, as Hydra ends the job.
-			if err := <-fenced; !errors.Is(err, ErrServerLost) {
-				t.Errorf("fence after the abort: %v", err)
+			// The server ends the whole job, rank 0's connection too.
+			select {
+			case err := <-fenced:
+				if !errors.Is(err, ErrServerLost) {
+					t.Errorf("fence after the abort: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Errorf("rank 0 still in its fence 10 s after rank 1's abort: the server did not end the job (requests %q)", s.requests(1))
 			}
 			want := map[int]string{
 				1: "abort exitcode=7",
-				2: "abort isworldabort=TRUE msg=bad input here",
+				2: "abort isworld=TRUE msg=bad input here",
 			}[srv.version]
-			if reqs := s.requests(0); reqs[len(reqs)-1] != want {
+			if reqs := s.requests(1); reqs[len(reqs)-1] != want {
 				t.Errorf("server got %q, want %q last", reqs, want)
 			}
 		})

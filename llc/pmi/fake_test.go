@@ -282,6 +282,8 @@ func (s *fakeServer) handle(c *fakeConn, cmd string, a map[string]string) bool {
 	case "barrier_in":
 		s.barrier(c, false, "cmd=barrier_out")
 	case "abort":
+		// Hydra ends the whole job on any abort.
+		s.closeAll()
 		return false
 	case "finalize":
 		if s.noAck {
@@ -354,7 +356,7 @@ func (s *fakeServer) handle2(c *fakeConn, cmd string, a map[string]string) bool 
 		s.send(c, true, "cmd=kvs-fence-response;rc=0;")
 		s.release()
 	case "abort":
-		return false
+		return s.abort2(a)
 	case "finalize":
 		if s.noAck {
 			return false
@@ -366,6 +368,19 @@ func (s *fakeServer) handle2(c *fakeConn, cmd string, a map[string]string) bool 
 		return false
 	}
 	return true
+}
+
+// abort2 answers a PMI-2 abort as the servers do: Hydra ends the whole
+// job on any abort; Slurm's mpi/pmi2 plugin kills the step only when the
+// request carries isworld=TRUE (its _handle_abort reads the boolean key
+// "isworld", as MPICH's PMI2_Abort writes it), and otherwise leaves the
+// job running without an answer. It reports whether to keep serving.
+func (s *fakeServer) abort2(a map[string]string) bool {
+	if s.slurm && !strings.EqualFold(a["isworld"], "TRUE") {
+		return true
+	}
+	s.closeAll()
+	return false
 }
 
 // release answers the held kvs-gets that can be answered: the key is

@@ -16,7 +16,7 @@ import (
 //	kvs-put key value                    -> kvs-put-response rc
 //	kvs-get key                          -> kvs-get-response rc found [value]
 //	kvs-fence                            -> kvs-fence-response rc
-//	abort isworldabort msg               (no answer: the launcher ends the job)
+//	abort isworld msg                    (no answer: the launcher ends the job)
 //	finalize                             -> finalize-response rc
 //
 // Servers differ in kvs-fence. Slurm answers it once every process has
@@ -132,9 +132,10 @@ func (p *pmi2) barrier(timeout time.Duration) error {
 }
 
 // abort asks the server to end the whole job. PMI-2 carries a message but
-// no exit code.
+// no exit code. The key is "isworld" (MPICH's PMI2_Abort); Slurm's plugin
+// kills the step only when it reads isworld=TRUE, Hydra on any abort.
 func (p *pmi2) abort(code int, msg string) error {
-	return p.c.send(request("abort", "isworldabort", "TRUE", "msg", printable(msg)), p.timeout)
+	return p.c.send(request("abort", "isworld", "TRUE", "msg", printable(msg)), p.timeout)
 }
 
 // printable returns msg with every byte that is not printable ASCII, and
