@@ -1,0 +1,129 @@
+package slurmtest_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rhinet-go/martini/internal/slurmtest"
+	"github.com/rhinet-go/martini/mpi"
+	_ "github.com/rhinet-go/martini/networks"
+)
+
+// envScenario names the scenario that the test binary runs as an MPI
+// program under srun instead of running the tests.
+const envScenario = "SLURMTEST_SCENARIO"
+
+func TestMain(m *testing.M) {
+	if name := os.Getenv(envScenario); name != "" {
+		if err := scenarios[name](); err != nil {
+			fmt.Fprintf(os.Stderr, "scenario %s: %v\n", name, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+var scenarios = map[string]func() error{
+	"hello": hello,
+	"abort": abortRank1,
+	"kill":  killRank1,
+}
+
+// hello reports rank and size, and the sum of the ranks by Allreduce.
+func hello() error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.World()
+	sum := make([]int64, 1)
+	if err := mpi.Allreduce(w, []int64{int64(w.Rank())}, sum, mpi.Sum); err != nil {
+		return err
+	}
+	fmt.Printf("rank %d of %d: sum %d\n", w.Rank(), w.Size(), sum[0])
+	return mpi.Finalize()
+}
+
+// abortRank1: rank 1 calls Abort(7) while rank 0 computes for 30 s
+// before its Barrier: nothing but the launcher, told by Abort through
+// PMI, can end it sooner (a rank already in Barrier with rank 1 would
+// also see rank 1's connection reset).
+func abortRank1() error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.World()
+	if w.Rank() == 1 {
+		time.Sleep(200 * time.Millisecond)
+		w.Abort(7)
+	}
+	time.Sleep(30 * time.Second)
+	err := w.Barrier()
+	return fmt.Errorf("rank %d: Barrier returned (%v) although rank 1 aborted", w.Rank(), err)
+}
+
+// killRank1: rank 1 is killed while the others wait in Barrier.
+func killRank1() error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.World()
+	if w.Rank() == 1 {
+		time.Sleep(200 * time.Millisecond)
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
+	err := w.Barrier()
+	return fmt.Errorf("rank %d: Barrier returned (%v) although rank 1 was killed", w.Rank(), err)
+}
+
+// Jobs of this runtime under a real srun --mpi=pmi2: every rank knows its
+// rank and size, collectives work, Abort and a killed rank end the job.
+func TestSrunPMI2(t *testing.T) {
+	c := slurmtest.Start(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srun := func(t *testing.T, scenario string, n int) (string, time.Duration, error) {
+		return c.Srun(time.Minute, []string{envScenario + "=" + scenario},
+			"-n", fmt.Sprint(n), "--mpi=pmi2", "--overcommit", self)
+	}
+	t.Run("hello", func(t *testing.T) {
+		const n = 3
+		out, _, err := srun(t, "hello", n)
+		if err != nil {
+			t.Fatalf("srun: %v\n%s", err, out)
+		}
+		for r := range n {
+			if want := fmt.Sprintf("rank %d of %d: sum %d\n", r, n, n*(n-1)/2); !strings.Contains(out, want) {
+				t.Errorf("no %q in the output:\n%s", want, out)
+			}
+		}
+	})
+	t.Run("abort", func(t *testing.T) {
+		out, took, err := srun(t, "abort", 2)
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			t.Fatalf("srun: %v, want a non-zero exit\n%s", err, out)
+		}
+		if took > 5*time.Second {
+			t.Errorf("srun took %v after rank 1's Abort, want a few seconds at most", took)
+		}
+		if !strings.Contains(out, "rank 1 called Abort(7)") {
+			t.Errorf("the output does not name the aborting rank:\n%s", out)
+		}
+	})
+	t.Run("killed", func(t *testing.T) {
+		out, _, err := srun(t, "kill", 2)
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			t.Fatalf("srun: %v, want a non-zero exit\n%s", err, out)
+		}
+	})
+}

@@ -1,0 +1,108 @@
+package slurmtest
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// stopWait bounds the wait for a daemon to exit after SIGTERM.
+const stopWait = 5 * time.Second
+
+// stop cancels the cluster's jobs, stops its daemons, kills whatever of
+// it is left (a daemon that forked away from its pid file's process, a
+// slurmstepd still holding a step) and removes its directory.
+func (c *Cluster) stop() {
+	if len(c.daemons) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), stopWait)
+		_ = c.Command(ctx, "scancel", "--full", "--user=root").Run()
+		cancel()
+	}
+	for i := len(c.daemons) - 1; i >= 0; i-- {
+		stopDaemon(c.daemons[i].Process.Pid)
+		_ = c.daemons[i].Wait()
+	}
+	for _, f := range []string{"slurmd.pid", "slurmctld.pid", "munged.pid"} {
+		if pid := readPid(c.path(f)); pid > 0 && holds(pid, c.Dir, c.Conf) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	for _, pid := range stepDaemons(c.Conf) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	_ = os.RemoveAll(c.Dir)
+}
+
+// stopDaemon sends SIGTERM to the process group of pid, and SIGKILL if
+// pid still runs after stopWait.
+func stopDaemon(pid int) {
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	deadline := time.Now().Add(stopWait)
+	for time.Now().Before(deadline) {
+		if !running(pid) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+}
+
+// running reports whether pid is a live process (not a zombie).
+func running(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the command's closing parenthesis.
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] != 'Z'
+}
+
+func readPid(path string) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return 0
+	}
+	return pid
+}
+
+// holds reports whether the command line or environment of pid names one
+// of marks: a pid file's process is killed only if it is the cluster's.
+func holds(pid int, marks ...string) bool {
+	for _, f := range []string{"cmdline", "environ"} {
+		data, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), f))
+		for _, m := range marks {
+			if bytes.Contains(data, []byte(m)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stepDaemons returns the pids of the slurmstepd processes of the
+// cluster whose configuration is conf.
+func stepDaemons(conf string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if bytes.HasPrefix(cmd, []byte("slurmstepd")) && holds(pid, "SLURM_CONF="+conf) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
