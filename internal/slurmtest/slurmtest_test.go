@@ -127,3 +127,23 @@ func TestSrunPMI2(t *testing.T) {
 		}
 	})
 }
+
+// srun without --mpi=pmi2 (the cluster's MpiDefault is none) starts
+// singletons: each runs alone, and says so once on stderr with the fix.
+func TestSrunWithoutPMI(t *testing.T) {
+	c := slurmtest.Start(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := c.Srun(time.Minute, []string{envScenario + "=hello"}, "-n", "2", "--overcommit", self)
+	if err != nil {
+		t.Fatalf("srun: %v\n%s", err, out)
+	}
+	if n := strings.Count(out, "rank 0 of 1: sum 0\n"); n != 2 {
+		t.Errorf("%d singletons reported, want 2:\n%s", n, out)
+	}
+	if n := strings.Count(out, "runs alone"); n != 2 || !strings.Contains(out, "srun --mpi=pmi2") {
+		t.Errorf("%d warnings that the process runs alone, want 2 naming srun --mpi=pmi2:\n%s", n, out)
+	}
+}

@@ -183,6 +183,7 @@ func fromEnv(getenv func(string) string) (*Job, error) {
 			return nil, err
 		}
 		j.Settings = settings
+		warnAlone(getenv)
 		return j, nil
 	}
 
