@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/rhinet-go/martini/internal/mpiruntest"
 	"github.com/rhinet-go/martini/internal/slurmtest"
 	"github.com/rhinet-go/martini/mpi"
 	_ "github.com/rhinet-go/martini/networks"
@@ -106,6 +108,21 @@ func TestSrunPMI2(t *testing.T) {
 			}
 		}
 	})
+	t.Run("collectives example", func(t *testing.T) {
+		const n = 4
+		mpirun, prog := mpiruntest.Program(t, "github.com/rhinet-go/martini/examples/collectives")
+		code, want := mpiruntest.Run(t, mpirun, "-np", fmt.Sprint(n), prog)
+		if code != 0 {
+			t.Fatalf("mpirun -np %d: exit %d\n%s", n, code, want)
+		}
+		out, _, err := c.Srun(time.Minute, nil, "-n", fmt.Sprint(n), "--mpi=pmi2", "--overcommit", prog)
+		if err != nil {
+			t.Fatalf("srun: %v\n%s", err, out)
+		}
+		if got, want := sortedLines(out), sortedLines(want); got != want {
+			t.Errorf("srun printed\n%s\nwant, as under mpirun,\n%s", got, want)
+		}
+	})
 	t.Run("abort", func(t *testing.T) {
 		out, took, err := srun(t, "abort", 2)
 		var exit *exec.ExitError
@@ -146,4 +163,12 @@ func TestSrunWithoutPMI(t *testing.T) {
 	if n := strings.Count(out, "runs alone"); n != 2 || !strings.Contains(out, "srun --mpi=pmi2") {
 		t.Errorf("%d warnings that the process runs alone, want 2 naming srun --mpi=pmi2:\n%s", n, out)
 	}
+}
+
+// sortedLines returns the lines of s sorted, for outputs whose ranks
+// print in any order.
+func sortedLines(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
 }
