@@ -137,10 +137,16 @@ func TestSrunPMI2(t *testing.T) {
 		}
 	})
 	t.Run("killed", func(t *testing.T) {
-		out, _, err := srun(t, "kill", 2)
+		out, took, err := srun(t, "kill", 2)
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
 			t.Fatalf("srun: %v, want a non-zero exit\n%s", err, out)
+		}
+		if took > 10*time.Second {
+			t.Errorf("srun took %v after rank 1 was killed", took)
+		}
+		if !strings.Contains(out, "task 1: Killed") {
+			t.Errorf("the output does not name the killed rank:\n%s", out)
 		}
 	})
 }
