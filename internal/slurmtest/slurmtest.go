@@ -56,7 +56,8 @@ func Start(t testing.TB) *Cluster {
 			t.Skipf("%s is not installed (Debian packages slurm-wlm and munge): the Slurm tests need it", b)
 		}
 	}
-	dir, err := os.MkdirTemp("", "slurmtest-")
+	removeStale()
+	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,9 @@ func (c *Cluster) daemon(name string, args ...string) error {
 	cmd := exec.Command(name, args...)
 	cmd.Env = c.Env()
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Killed with the test binary, should it die before its cleanup runs
+	// (a test's timeout panics without running cleanups).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", name, err)
 	}
@@ -216,6 +219,7 @@ func launcherVar(kv string) bool {
 func (c *Cluster) Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = c.Env()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	return cmd
 }
 

@@ -14,6 +14,12 @@ import (
 // stopWait bounds the wait for a daemon to exit after SIGTERM.
 const stopWait = 5 * time.Second
 
+// dirPrefix begins the name of a cluster's directory in os.TempDir.
+const dirPrefix = "slurmtest-"
+
+// pidFiles are the daemons' pid files in a cluster's directory.
+var pidFiles = []string{"slurmd.pid", "slurmctld.pid", "munged.pid"}
+
 // stop cancels the cluster's jobs, stops its daemons, kills whatever of
 // it is left (a daemon that forked away from its pid file's process, a
 // slurmstepd still holding a step) and removes its directory.
@@ -27,14 +33,12 @@ func (c *Cluster) stop() {
 		stopDaemon(c.daemons[i].Process.Pid)
 		_ = c.daemons[i].Wait()
 	}
-	for _, f := range []string{"slurmd.pid", "slurmctld.pid", "munged.pid"} {
+	for _, f := range pidFiles {
 		if pid := readPid(c.path(f)); pid > 0 && holds(pid, c.Dir, c.Conf) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-	for _, pid := range stepDaemons(c.Conf) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
+	killAll(leftovers(c.Conf))
 	_ = os.RemoveAll(c.Dir)
 }
 
@@ -89,20 +93,55 @@ func holds(pid int, marks ...string) bool {
 	return false
 }
 
-// stepDaemons returns the pids of the slurmstepd processes of the
-// cluster whose configuration is conf.
-func stepDaemons(conf string) []int {
+// leftovers returns the pids of the processes, other than this one, that
+// run with the cluster's configuration conf in their environment: its
+// slurmstepds and the tasks of its jobs.
+func leftovers(conf string) []int {
+	mark := []byte("SLURM_CONF=" + conf + "\x00")
 	ents, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if bytes.HasPrefix(cmd, []byte("slurmstepd")) && holds(pid, "SLURM_CONF="+conf) {
+		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if bytes.Contains(env, mark) {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
+}
+
+// removeStale removes the directories of clusters whose test binary died
+// before its cleanup ran (its daemons died with it, their slurmstepds and
+// tasks did not): those older than a cluster's start whose pid files name
+// no live daemon of theirs.
+func removeStale() {
+	ents, _ := os.ReadDir(os.TempDir())
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), dirPrefix) {
+			continue
+		}
+		dir := filepath.Join(os.TempDir(), e.Name())
+		info, err := e.Info()
+		if err != nil || time.Since(info.ModTime()) < 2*startTimeout {
+			continue
+		}
+		live := false
+		for _, f := range pidFiles {
+			pid := readPid(filepath.Join(dir, f))
+			live = live || pid > 0 && running(pid) && holds(pid, dir)
+		}
+		if !live {
+			killAll(leftovers(filepath.Join(dir, "slurm.conf")))
+			_ = os.RemoveAll(dir)
+		}
+	}
+}
+
+func killAll(pids []int) {
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 }
