@@ -371,7 +371,7 @@ func (s *fakeServer) handle2(c *fakeConn, cmd string, a map[string]string) bool 
 }
 
 // abort2 answers a PMI-2 abort as the servers do: Hydra ends the whole
-// job on any abort; Slurm's mpi/pmi2 plugin kills the step only when the
+// job on any abort (4.0 as on a command it does not know); Slurm's mpi/pmi2 plugin kills the step only when the
 // request carries isworld=TRUE (its _handle_abort reads the boolean key
 // "isworld", as MPICH's PMI2_Abort writes it), and otherwise leaves the
 // job running without an answer. It reports whether to keep serving.

@@ -133,7 +133,8 @@ func (p *pmi2) barrier(timeout time.Duration) error {
 
 // abort asks the server to end the whole job. PMI-2 carries a message but
 // no exit code. The key is "isworld" (MPICH's PMI2_Abort); Slurm's plugin
-// kills the step only when it reads isworld=TRUE, Hydra on any abort.
+// kills the step only when it reads isworld=TRUE. Hydra (4.0) knows no PMI-2
+// abort and ends the job as failed on it (exit 255), which ends it too.
 func (p *pmi2) abort(code int, msg string) error {
 	return p.c.send(request("abort", "isworld", "TRUE", "msg", printable(msg)), p.timeout)
 }
