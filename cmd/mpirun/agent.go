@@ -40,6 +40,9 @@ type agent struct {
 	env    []string // the ranks' environment, but for their ranks
 	procs  procSet
 	wg     sync.WaitGroup // one per started rank, done once reported
+	// input is the standard input of the rank of -stdin, if it is one of
+	// this host's (set by listen before it passes on the config).
+	input *rankInput
 
 	stopOnce sync.Once
 	stop     chan struct{} // closed when the ranks are to be stopped
@@ -106,6 +109,11 @@ func (a *agent) hello() error {
 // a stop. A stop, the end of the stream or an error stops the ranks.
 func (a *agent) listen(in *bufio.Reader, configs chan<- agentConfig) {
 	defer a.halt()
+	defer func() {
+		if a.input != nil {
+			a.input.put(nil) // the rank's input ends with the head's
+		}
+	}()
 	for {
 		f, err := readWireFrame(in)
 		if err != nil {
@@ -123,7 +131,16 @@ func (a *agent) listen(in *bufio.Reader, configs chan<- agentConfig) {
 				a.logf("agent protocol: config: %v", err)
 				return
 			}
+			if c.StdinRank >= c.First && c.StdinRank < c.First+c.Count {
+				a.input = newRankInput(c.StdinRank)
+			}
 			configs <- c // buffered; the head sends one
+		case msgStdin:
+			if a.input == nil || int(f.rank) != a.input.rank {
+				a.logf("agent protocol: input for rank %d, which does not read it here", f.rank)
+				return
+			}
+			a.input.put(f.data)
 		default:
 			a.logf("agent protocol: unknown frame %q", f.kind)
 			return
@@ -220,13 +237,30 @@ func (a *agent) start(i int) error {
 		launch.EnvRank+"="+strconv.Itoa(rank),
 		launch.EnvLocalRank+"="+strconv.Itoa(i),
 	)
+	cmd.Dir = a.cfg.Dir
 	cmd.ExtraFiles = []*os.File{a.seg.File()} // fd 3
+	// input is the write end of its standard input, if it reads mpirun's.
+	var input *os.File
+	if rank == a.cfg.StdinRank && a.input != nil {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return fmt.Errorf("stdin pipe: %w", err)
+		}
+		defer r.Close() // the rank has its own copy once started
+		cmd.Stdin, input = r, w
+	}
 	p, err := newProc(fmt.Sprintf("rank %d", rank), cmd, syscall.SIGKILL)
+	if err == nil {
+		err = p.start()
+	}
 	if err != nil {
+		if input != nil {
+			input.Close()
+		}
 		return err
 	}
-	if err := p.start(); err != nil {
-		return err
+	if input != nil {
+		go a.input.feed(input)
 	}
 	a.procs.add(p)
 	a.tell(msgStarted, uint32(rank), []byte(strconv.Itoa(p.pid)))

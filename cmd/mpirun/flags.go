@@ -28,6 +28,10 @@ type options struct {
 	compute   string          // in virtual time, how computing counts (martini.Computes): "" is cpu
 	opRate    float64         // under -compute declared, the modelled host's Mop/s
 	settings  launch.Settings // forwarded to the ranks as MARTINI_* variables
+	exports   []string        // -x, -genv: NAME=value for the ranks' environment
+	wdir      string          // -wdir: the ranks' working directory, "" for mpirun's
+	stdinRank int             // -stdin: the rank that reads mpirun's standard input, -1 for none
+	version   bool            // -version: print the version and exit
 	libmpich  string          // -libmpich: the directory of this runtime's libmpich.so.12
 	program   string
 	args      []string
@@ -48,8 +52,20 @@ type options struct {
 // the reason and the usage.
 var errUsage = errors.New("usage error")
 
+// errVersion reports that -version was given: mpirun prints its version.
+var errVersion = errors.New("version asked for")
+
+// usageShort follows the reason for a usage error.
+const usageShort = "usage: mpirun -n N [flags] PROGRAM [args...] (mpirun -h lists the flags)"
+
 const usageHead = `usage: mpirun -np N [flags] PROGRAM [args...]
        mpirun -hosts HOST:SLOTS,... | -hostfile FILE [-np N] [flags] PROGRAM [args...]
+
+Flags take one dash or two (-np or --np). The flags of Open MPI's mpirun
+and MPICH's mpiexec that mean something here are accepted: -n, -H and
+--host, -f and -machinefile, -x, -genv and -env, -wdir and -wd, --map-by,
+--bind-to, --oversubscribe (always allowed: ranks may outnumber CPUs and
+slots are no limit within a host), --stdin and --version.
 
 Runs N copies of PROGRAM as the ranks of one Martini MPI job, each a process
 of its own, and forwards their output. PROGRAM is an executable (searched in
@@ -68,21 +84,105 @@ Flags:
 `
 
 // parseFlags parses the command line (without the command name). It returns
-// flag.ErrHelp when help was asked for and errUsage for a bad command line,
-// having written the usage to stderr in both cases.
+// flag.ErrHelp when help was asked for (having written the usage to
+// stderr), errVersion for -version, and errUsage for a bad command line
+// (having written why and the usage's first line to stderr).
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
-	o := &options{settings: launch.DefaultSettings()}
+	o := &options{settings: launch.DefaultSettings(), hostSpeed: 1}
 	fs := flag.NewFlagSet("mpirun", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageHead)
-		fs.PrintDefaults()
+	fs.SetOutput(io.Discard) // parseFlags says what went wrong, in two lines
+	fs.Usage = func() {}
+	hosts := o.defineFlags(fs)
+	if err := fs.Parse(rewriteEnvFlags(fs, args)); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(stderr, fs)
+			return nil, err
+		}
+		return nil, usageError(stderr, "%v", err)
 	}
+	if o.version {
+		return nil, errVersion
+	}
+	perHost, err := o.placeRanks(fs, hosts.list, hosts.file)
+	if err != nil {
+		return nil, usageError(stderr, "%v", err)
+	}
+	if err := o.check(fs); err != nil {
+		return nil, usageError(stderr, "%v", err)
+	}
+	if err := checkRanks(perHost, rankLimits()); err != nil {
+		return nil, usageError(stderr, "%v", err)
+	}
+	if err := checkSettingsEnv(append(settingsEnv(o.settings), o.exports...)); err != nil {
+		return nil, usageError(stderr, "%v", err)
+	}
+	o.program = fs.Arg(0)
+	o.args = fs.Args()[1:]
+	return o, nil
+}
+
+// printUsage writes the usage and every flag to w.
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, usageHead)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// usageError writes why the command line is wrong and the usage's first
+// line to stderr, and returns errUsage.
+func usageError(stderr io.Writer, format string, a ...any) error {
+	fmt.Fprintf(stderr, "mpirun: "+format+"\n", a...)
+	fmt.Fprintln(stderr, usageShort)
+	return errUsage
+}
+
+// check checks the flags that depend on each other.
+func (o *options) check(fs *flag.FlagSet) error {
+	switch {
+	case o.timeout < 0:
+		return fmt.Errorf("-timeout %v: must not be negative", o.timeout)
+	case fs.NArg() == 0:
+		return errors.New("missing PROGRAM")
+	case o.stdinRank >= o.np:
+		return fmt.Errorf("-stdin %d: no such rank in a job of %d", o.stdinRank, o.np)
+	case o.clock == "virtual" && o.profile != "martini":
+		return errors.New("-clock virtual: needs -profile martini (virtual time runs the NIC's timing model)")
+	case o.clock == "virtual" && o.hosts != nil:
+		return errors.New("-clock virtual: a job on one host only (each host has its own NIC segment, and TCP has no timing model)")
+	case o.clock == "virtual" && o.settings.Transport == launch.TransportTCP:
+		return errors.New("-clock virtual: needs the martini network, not -transport tcp")
+	case isSet(fs, "host-speed") && o.clock != "virtual":
+		return errors.New("-host-speed: only with -clock virtual")
+	case o.compute != "" && o.clock != "virtual":
+		return errors.New("-compute: only with -clock virtual")
+	case o.compute == "declared" && o.opRate == 0:
+		return errors.New("-compute declared: needs -op-rate (the modelled host's Mop/s)")
+	case o.compute == "declared" && isSet(fs, "host-speed"):
+		return errors.New("-host-speed: only with -compute cpu (declared computing counts no CPU time)")
+	case isSet(fs, "op-rate") && o.compute != "declared":
+		return errors.New("-op-rate: only with -compute declared")
+	}
+	return o.checkWdir()
+}
+
+// defineFlags defines every flag of mpirun on fs, to be parsed into o.
+func (o *options) defineFlags(fs *flag.FlagSet) *hostFlags {
 	fs.IntVar(&o.np, "np", 0, "number of ranks to start, at least 1 (required without -hosts or -hostfile, whose slots it defaults to)")
 	fs.BoolVar(&o.tagOutput, "tag-output", false, `prefix every line of output with "[rank] "`)
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop the build and the job if they have not ended after this `duration` (0: no limit)")
 	fs.BoolVar(&o.verbose, "v", false, "report what mpirun does on stderr")
 	fs.StringVar(&o.libmpich, "libmpich", "", "the `directory` of this runtime's libmpich.so.12 (go build -buildmode=c-shared -o DIR/libmpich.so.12 ./libmpich), for a PROGRAM linked against MPICH's")
+	o.defineProtocolFlags(fs)
+	o.defineTimingFlags(fs)
+	hosts := o.defineHostFlags(fs)
+	o.defineHabitFlags(fs, hosts)
+	return hosts
+}
+
+// defineProtocolFlags defines the flags forwarded to the ranks as
+// MARTINI_* settings.
+func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
 	fs.Func("eager-limit", "send messages of up to `bytes` eagerly (suffixes k, m: KiB, MiB)", func(s string) error {
 		n, err := parseBytes(s)
 		if err != nil {
@@ -127,13 +227,41 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.settings.Eager = s
 		return nil
 	})
-	fs.Func("bind-to", "CPU binding of the ranks, `none|core`: core pins rank r to the r-th CPU (modulo the CPUs allowed), which keeps two busy ranks off one CPU when ranks sleep and wake; the default is core when a host runs as many ranks as it has CPUs or more, none otherwise", func(s string) error {
-		if s != launch.BindNone && s != launch.BindCore {
-			return fmt.Errorf("want %s or %s", launch.BindNone, launch.BindCore)
+	fs.Func("bind-to", "CPU binding of the ranks, `none|core|hwthread`: core (or hwthread, the same here) pins rank r to the r-th CPU (modulo the CPUs allowed), which keeps two busy ranks off one CPU when ranks sleep and wake; the default is core when a host runs as many ranks as it has CPUs or more, none otherwise", func(s string) error {
+		switch s {
+		case launch.BindNone, launch.BindCore:
+			o.settings.Bind = s
+		case "hwthread": // a CPU of the ranks' affinity mask, which core pins to
+			o.settings.Bind = launch.BindCore
+		default:
+			return fmt.Errorf("want %s, %s or hwthread", launch.BindNone, launch.BindCore)
 		}
-		o.settings.Bind = s
 		return nil
 	})
+	fs.BoolVar(&o.settings.NoCMA, "no-cma", false, "do not use cross-memory attach; copy through bounce buffers")
+	fs.BoolVar(&o.settings.NoHugePages, "no-hugepages", false, "do not collapse the memory that cross-memory copies use most into transparent huge pages")
+	fs.BoolVar(&o.settings.NoSharedLines, "no-shared-lines", false, "send every small message through the rings, none through the shared line of each pair of processes")
+	fs.BoolVar(&o.settings.Stats, "stats", false, "print per-rank statistics at Finalize")
+	fs.Func("coll", "force collective algorithms, `coll=alg,...` (e.g. allreduce=ring,bcast=binomial)", func(s string) error {
+		if _, err := collectives.ParseSelection(s); err != nil {
+			return err
+		}
+		o.settings.Coll = s
+		return nil
+	})
+	fs.Func("tune", "take the thresholds of host class `vendor[:cpus]` (intel, amd or generic; e.g. intel:8) instead of this host's", func(s string) error {
+		if _, err := tuning.ParseHost(s, tuning.Host{}); err != nil {
+			return err
+		}
+		o.settings.Tune = s
+		return nil
+	})
+	fs.BoolVar(&o.settings.NoCollCheck, "no-coll-check", false, "do not compare the ranks' collective arguments before moving data")
+	fs.BoolVar(&o.settings.NoOffload, "no-offload", false, "run collectives without the NIC's barrier network and multicast")
+}
+
+// defineTimingFlags defines the flags of the NIC's timing model.
+func (o *options) defineTimingFlags(fs *flag.FlagSet) {
 	fs.Func("profile", "NIC timing `profile`: native (memory speed, the default) or martini (RHiNET-2's Martini NIC)", func(s string) error {
 		if err := martini.CheckProfile(s); err != nil {
 			return fmt.Errorf("want %s", strings.Join(martini.Profiles(), " or "))
@@ -148,7 +276,6 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.clock = s
 		return nil
 	})
-	o.hostSpeed = 1
 	fs.Func("host-speed", "in virtual time, the modelled host's seconds per second of this machine's CPU time while a rank computes: a `number` (1, the default: as fast as this machine; 0: computing takes no time) or p3-933 (the thesis's Pentium III 933 MHz hosts)", func(s string) error {
 		f, err := martini.ParseHostSpeed(s)
 		if err != nil {
@@ -172,74 +299,6 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.opRate = f
 		return nil
 	})
-	fs.BoolVar(&o.settings.NoCMA, "no-cma", false, "do not use cross-memory attach; copy through bounce buffers")
-	fs.BoolVar(&o.settings.NoHugePages, "no-hugepages", false, "do not collapse the memory that cross-memory copies use most into transparent huge pages")
-	fs.BoolVar(&o.settings.NoSharedLines, "no-shared-lines", false, "send every small message through the rings, none through the shared line of each pair of processes")
-	fs.BoolVar(&o.settings.Stats, "stats", false, "print per-rank statistics at Finalize")
-	fs.Func("coll", "force collective algorithms, `coll=alg,...` (e.g. allreduce=ring,bcast=binomial)", func(s string) error {
-		if _, err := collectives.ParseSelection(s); err != nil {
-			return err
-		}
-		o.settings.Coll = s
-		return nil
-	})
-	fs.Func("tune", "take the thresholds of host class `vendor[:cpus]` (intel, amd or generic; e.g. intel:8) instead of this host's", func(s string) error {
-		if _, err := tuning.ParseHost(s, tuning.Host{}); err != nil {
-			return err
-		}
-		o.settings.Tune = s
-		return nil
-	})
-	fs.BoolVar(&o.settings.NoCollCheck, "no-coll-check", false, "do not compare the ranks' collective arguments before moving data")
-	fs.BoolVar(&o.settings.NoOffload, "no-offload", false, "run collectives without the NIC's barrier network and multicast")
-	hosts := o.defineHostFlags(fs)
-
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, errUsage // the flag package has printed why, and the usage
-	}
-	bad := func(format string, a ...any) (*options, error) {
-		fmt.Fprintf(stderr, "mpirun: "+format+"\n", a...)
-		fs.Usage()
-		return nil, errUsage
-	}
-	perHost, err := o.placeRanks(fs, hosts.list, hosts.file)
-	if err != nil {
-		return bad("%v", err)
-	}
-	switch {
-	case o.timeout < 0:
-		return bad("-timeout %v: must not be negative", o.timeout)
-	case fs.NArg() == 0:
-		return bad("missing PROGRAM")
-	case o.clock == "virtual" && o.profile != "martini":
-		return bad("-clock virtual: needs -profile martini (virtual time runs the NIC's timing model)")
-	case o.clock == "virtual" && o.hosts != nil:
-		return bad("-clock virtual: a job on one host only (each host has its own NIC segment, and TCP has no timing model)")
-	case o.clock == "virtual" && o.settings.Transport == launch.TransportTCP:
-		return bad("-clock virtual: needs the martini network, not -transport tcp")
-	case isSet(fs, "host-speed") && o.clock != "virtual":
-		return bad("-host-speed: only with -clock virtual")
-	case o.compute != "" && o.clock != "virtual":
-		return bad("-compute: only with -clock virtual")
-	case o.compute == "declared" && o.opRate == 0:
-		return bad("-compute declared: needs -op-rate (the modelled host's Mop/s)")
-	case o.compute == "declared" && isSet(fs, "host-speed"):
-		return bad("-host-speed: only with -compute cpu (declared computing counts no CPU time)")
-	case isSet(fs, "op-rate") && o.compute != "declared":
-		return bad("-op-rate: only with -compute declared")
-	}
-	if err := checkRanks(perHost, rankLimits()); err != nil {
-		return bad("%v", err)
-	}
-	if err := checkSettingsEnv(settingsEnv(o.settings)); err != nil {
-		return bad("%v", err)
-	}
-	o.program = fs.Arg(0)
-	o.args = fs.Args()[1:]
-	return o, nil
 }
 
 func isSet(fs *flag.FlagSet, name string) bool {
@@ -306,11 +365,11 @@ func (o *options) placeRanks(fs *flag.FlagSet, hostList, hostfile string) (int, 
 	if err != nil {
 		return 0, err
 	}
-	if hosts != nil && !isSet(fs, "np") {
+	if hosts != nil && !npSet(fs) {
 		o.np = totalSlots(hosts)
 	}
 	switch {
-	case o.np == 0 && !isSet(fs, "np"):
+	case o.np == 0 && !npSet(fs):
 		return 0, errors.New("-np is required")
 	case o.np < 1:
 		return 0, fmt.Errorf("-np %d: need at least 1 rank", o.np)
@@ -319,6 +378,10 @@ func (o *options) placeRanks(fs *flag.FlagSet, hostList, hostfile string) (int, 
 	}
 	if o.hosts, err = place(hosts, o.np); err != nil {
 		return 0, err
+	}
+	if allLocal(o.hosts) {
+		o.hosts = nil // every host is this one: a job on this host
+		return o.np, nil
 	}
 	if err := checkTemplate(o.launch); err != nil {
 		return 0, err

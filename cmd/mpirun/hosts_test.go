@@ -153,7 +153,7 @@ func TestHostUsageErrors(t *testing.T) {
 		{[]string{"-hosts", "a"}, "missing PROGRAM"},
 	} {
 		var stderr bytes.Buffer
-		r := run(c.args, &bytes.Buffer{}, &stderr, nil)
+		r := run(c.args, nil, &bytes.Buffer{}, &stderr, nil)
 		if r != 2 || !strings.Contains(stderr.String(), "mpirun: "+c.why) || !strings.Contains(stderr.String(), "usage: mpirun") {
 			t.Errorf("mpirun %q: exit %d, stderr:\n%s\nwant 2 and %q", c.args, r, stderr.String(), c.why)
 		}

@@ -39,8 +39,10 @@ const (
 type job struct {
 	opts *options
 	path string // the executable
-	out  *output
-	srv  *datastore.Server
+	// stdin is mpirun's standard input, for the rank of -stdin (nil: none).
+	stdin io.Reader
+	out   *output
+	srv   *datastore.Server
 	// seg is the segment of a job on this host; nil across hosts.
 	seg *martini.Job
 	// hosts are the agents of a job across hosts; nil on this host.
@@ -64,10 +66,11 @@ type job struct {
 // returns mpirun's exit status. ctx is cancelled when mpirun is signalled;
 // sig then reports the signal. The job is killed at deadline, unless it
 // is zero.
-func runJob(ctx context.Context, sig func() os.Signal, deadline time.Time, opts *options, path string, out *output) int {
+func runJob(ctx context.Context, sig func() os.Signal, deadline time.Time, opts *options, path string, stdin io.Reader, out *output) int {
 	j := &job{
 		opts:   opts,
 		path:   path,
+		stdin:  stdin,
 		out:    out,
 		srv:    datastore.NewServer(opts.np),
 		failed: make(chan struct{}),
@@ -184,7 +187,8 @@ func (j *job) start(i int) error {
 		return err
 	}
 	cmd := exec.Command(j.path, j.opts.args...)
-	cmd.Env = append(settingsEnv(j.opts.settings),
+	cmd.Dir = j.opts.wdir
+	cmd.Env = append(append(settingsEnv(j.opts.settings), j.opts.exports...),
 		launch.EnvRank+"="+strconv.Itoa(i),
 		launch.EnvSize+"="+strconv.Itoa(j.opts.np),
 		launch.EnvPGID+"="+launch.FormatPGID(j.seg.PGID()),
@@ -192,6 +196,16 @@ func (j *job) start(i int) error {
 		launch.EnvStoreFD+"="+strconv.Itoa(launch.StoreFD),
 	)
 	cmd.ExtraFiles = []*os.File{j.seg.File(), store} // fds 3 and 4
+	if i == j.opts.stdinRank && j.stdin != nil {
+		in, err := forwardStdin(j.stdin)
+		if err != nil {
+			conn.Close()
+			store.Close()
+			return err
+		}
+		defer in.Close() // the rank has its own copy once started
+		cmd.Stdin = in
+	}
 	p, err := newProc(fmt.Sprintf("rank %d", i), cmd, syscall.SIGKILL)
 	if err != nil {
 		conn.Close()

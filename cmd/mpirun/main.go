@@ -4,6 +4,7 @@
 //
 //	mpirun -np N [flags] PROGRAM [args...]
 //	mpirun -hosts HOST:SLOTS,... | -hostfile FILE [-np N] [flags] PROGRAM [args...]
+//	mpirun -version
 //
 // PROGRAM is an executable or a Go package, which is built first (as a
 // process group of its own, with its temporary files in a directory of
@@ -23,16 +24,32 @@
 // the data store, launch.RankState) mpirun kills the others, names the
 // failed rank and exits with a non-zero status. A rank that left the job
 // first (its data-store connection broke the others' requests) is named
-// rather than the ranks that failed because of it. Ranks get no standard
-// input.
+// rather than the ranks that failed because of it.
 //
-// Flags:
+// Rank 0 (or the rank of -stdin, on any host) reads mpirun's standard
+// input, through a pipe that mpirun copies it to, and sees its end; the
+// other ranks read /dev/null. mpirun reads a terminal only while it is in
+// the foreground.
 //
-//	-np N              number of ranks (required)
+// Flags (one dash or two: -np or --np; "mpirun -h" describes each):
+//
+//	-np N, -n N        number of ranks (required without -hosts or -hostfile)
 //	-tag-output        prefix every line of output with "[rank] "
 //	-timeout D         stop the build and the job after D (exit status 124)
+//	-x NAME[=VALUE]    export NAME (mpirun's value, or VALUE) to the ranks; repeatable
+//	-genv NAME VALUE, -env NAME VALUE  the same as -x NAME=VALUE (MPICH's mpiexec)
+//	-genvlist NAME,..., -envlist NAME,...  the same as -x NAME for each
+//	-genvall           accepted (the default: local ranks get mpirun's environment)
+//	-wdir DIR, -wd DIR the ranks' working directory
+//	-stdin RANK|none   the rank that reads mpirun's standard input (default 0)
+//	-map-by slot|core|hwthread  accepted: ranks fill each host's slots in order
+//	-oversubscribe     accepted: ranks may always outnumber CPUs
+//	-version, -V       print the module's version and the MPI standard level
 //	-eager-limit BYTES forwarded as MARTINI_EAGER_LIMIT
 //	-rndv pull|push|split  forwarded as MARTINI_RNDV
+//	-send-path botf|push|aotf  forwarded as MARTINI_SEND_PATH
+//	-eager rings|pm|vp forwarded as MARTINI_EAGER
+//	-bind-to none|core|hwthread  forwarded as MARTINI_BIND (hwthread as core)
 //	-no-cma            forwarded as MARTINI_NO_CMA=1
 //	-no-hugepages      forwarded as MARTINI_NO_HUGEPAGES=1
 //	-no-shared-lines   forwarded as MARTINI_NO_SHARED_LINES=1
@@ -43,8 +60,13 @@
 //	-no-offload        forwarded as MARTINI_NO_OFFLOAD=1
 //	-transport auto|martini|tcp  forwarded as MARTINI_TRANSPORT
 //	-tcp-timeout D     forwarded as MARTINI_TCP_TIMEOUT (the bound of a stalled TCP connection)
-//	-hosts H:S,...     run the ranks on hosts, S slots each (1 if not given)
-//	-hostfile FILE     run the ranks on the hosts of FILE (Open MPI's format)
+//	-profile native|martini  the NIC's timing profile
+//	-clock real|virtual  the timing profile's clock
+//	-host-speed F|p3-933  in virtual time, the modelled host's speed
+//	-compute cpu|declared  in virtual time, what counts as computing
+//	-op-rate MOPS      under -compute declared, the modelled host's Mop/s
+//	-hosts H:S,..., -H H:S,..., -host H:S,...  run the ranks on hosts, S slots each (1 if not given)
+//	-hostfile FILE, -f FILE, -machinefile FILE  run the ranks on the hosts of FILE (Open MPI's format)
 //	-launch TEMPLATE   how to start the agent of a host (default "ssh {host}")
 //	-agent-timeout D   fail when an agent has not answered D after its launch command started (default 30s; 0: no bound)
 //	-if CIDR|NAME      the network that joins the hosts
@@ -55,7 +77,10 @@
 //
 // With -hosts or -hostfile the ranks are placed on the hosts' slots in
 // order: with -hosts A:2,B:2, A runs ranks 0 and 1 and B ranks 2 and 3.
-// -np defaults to the total of the slots and may not exceed it. A
+// -np defaults to the total of the slots and may not exceed it. Hosts
+// named localhost, by a loopback address or by this host's name are this
+// host: when every host is, the job runs on this host as without -hosts;
+// otherwise mpirun starts this host's agent itself, without -launch. A
 // hostfile is Open MPI's: a host a line, with slots=N (1 if not given)
 // and max_slots=N (checked against slots, and otherwise ignored: mpirun
 // never places more ranks on a host than its slots), "#" comments and
@@ -105,6 +130,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -120,16 +146,19 @@ func main() {
 	if len(os.Args) == 2 && os.Args[1] == agentCommand {
 		os.Exit(runAgent(os.Stdin, os.Stdout, os.Stderr, sigs))
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, sigs))
+	os.Exit(run(os.Args[1:], stdinOf(os.Stdin), os.Stdout, os.Stderr, sigs))
 }
 
-// run is mpirun with command line args, output to stdout and stderr, and
-// the signals it is to handle arriving on sigs (nil: none). It returns the
-// exit status.
-func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
+// run is mpirun with command line args, standard input stdin (nil: none),
+// output to stdout and stderr, and the signals it is to handle arriving on
+// sigs (nil: none). It returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	opts, err := parseFlags(args, stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errVersion):
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	case err != nil:
 		return 2
@@ -170,7 +199,10 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	if code != 0 {
 		return code
 	}
-	return runJob(ctx, sig, deadline, opts, path, out)
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs // the ranks may run in another directory (-wdir)
+	}
+	return runJob(ctx, sig, deadline, opts, path, stdin, out)
 }
 
 // buildProgram builds t into path, its temporary files in dir, and returns

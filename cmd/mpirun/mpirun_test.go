@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -23,7 +24,7 @@ import (
 // once by TestMain.
 var bin string
 
-var helpers = []string{"printrank", "failrank", "nofinalize", "storesum", "abort", "background", "leave", "hoststore", "vtping", "hang"}
+var helpers = []string{"printrank", "failrank", "nofinalize", "storesum", "abort", "background", "leave", "hoststore", "vtping", "hang", "habit"}
 
 func TestMain(m *testing.M) {
 	// The jobs across hosts that tests run in this process start this
@@ -79,9 +80,15 @@ func mpirun(t *testing.T, args ...string) result {
 
 func mpirunSignalled(t *testing.T, sigs chan os.Signal, args ...string) result {
 	t.Helper()
+	return mpirunWith(t, nil, sigs, args...)
+}
+
+// mpirunWith runs mpirun with standard input stdin (nil: none).
+func mpirunWith(t *testing.T, stdin io.Reader, sigs chan os.Signal, args ...string) result {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
-	code := run(args, &stdout, &stderr, sigs)
+	code := run(args, stdin, &stdout, &stderr, sigs)
 	r := result{code: code, stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
 	t.Logf("mpirun %s: exit %d after %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, r.elapsed.Round(time.Millisecond), r.stdout, r.stderr)
 	return r
@@ -134,14 +141,14 @@ func TestUsageErrors(t *testing.T) {
 		if r.code != 2 {
 			t.Errorf("mpirun %q: exit %d, want 2", args, r.code)
 		}
-		if !strings.Contains(r.stderr, "usage: mpirun -np N") {
-			t.Errorf("mpirun %q: no usage in stderr %q", args, r.stderr)
+		if l := lines(r.stderr); len(l) != 2 || !strings.HasPrefix(l[0], "mpirun: ") || l[1] != usageShort {
+			t.Errorf("mpirun %q: stderr %q, want why and %q", args, r.stderr, usageShort)
 		}
 		if r.stdout != "" {
 			t.Errorf("mpirun %q: output on stdout: %q", args, r.stdout)
 		}
 	}
-	if r := mpirun(t, "-h"); r.code != 0 || !strings.Contains(r.stderr, "usage:") {
+	if r := mpirun(t, "-h"); r.code != 0 || !strings.Contains(r.stderr, "usage: mpirun -np N") || !strings.Contains(r.stderr, "-tag-output") {
 		t.Errorf("mpirun -h: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -81,6 +81,9 @@ func (j *job) startHosts() (*hostsJob, error) {
 	}
 	for _, pl := range j.opts.hosts {
 		argv := launchCommand(j.opts.launch, pl.host, self)
+		if isLocalHost(pl.host) {
+			argv = []string{self, agentCommand} // this host's agent needs no ssh
+		}
 		a, err := h.startAgent(pl, argv)
 		if err != nil {
 			j.fail(fmt.Sprintf("host %s: cannot start its agent (%s): %v", pl.host, strings.Join(argv, " "), err), exitFailure, causeLauncher)
@@ -165,6 +168,28 @@ func (h *hostsJob) configure() {
 	for _, a := range h.agents {
 		// An agent that cannot take it has ended: waitAgent reports it.
 		a.in.sendJSON(msgConfig, noRank, h.config(a.place, ln.addr))
+	}
+	r := h.j.opts.stdinRank
+	for _, a := range h.agents {
+		if h.j.stdin != nil && r >= a.place.first && r < a.place.first+a.place.count {
+			go sendStdin(h.j.stdin, a.in, uint32(r))
+		}
+	}
+}
+
+// sendStdin sends src to the agent of the rank of -stdin in msgStdin
+// frames, and an empty one when src ends, until the agent is gone.
+func sendStdin(src io.Reader, w *wireWriter, rank uint32) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && w.send(msgStdin, rank, buf[:n]) != nil {
+			return
+		}
+		if err != nil {
+			w.send(msgStdin, rank, nil)
+			return
+		}
 	}
 }
 
@@ -251,11 +276,15 @@ func (h *hostsJob) storeIP(hellos []agentHello) (netip.Addr, error) {
 // config is what the agent of the host of pl is told.
 func (h *hostsJob) config(pl placement, store netip.AddrPort) agentConfig {
 	o := h.j.opts
+	stdinRank := o.stdinRank
+	if h.j.stdin == nil {
+		stdinRank = -1
+	}
 	return agentConfig{
 		Host: pl.host, First: pl.first, Count: pl.count, Size: o.np,
 		PGID: h.pgid, Key: launch.FormatJobKey(h.key), StoreAddr: store.String(),
 		If: o.ifSpec, Profile: o.profile, Program: h.j.path, Args: o.args,
-		Env: remoteSettings(o.settings), Verbose: o.verbose,
+		Env: append(remoteSettings(o.settings), o.exports...), Dir: o.wdir, StdinRank: stdinRank, Verbose: o.verbose,
 	}
 }
 

@@ -33,6 +33,7 @@ import (
 //	agent -> head  'o', 'e' a line of the rank's stdout, stderr (with its newline)
 //	agent -> head  'x' rank ended: JSON rankExit (wait status)
 //	agent -> head  'f' failure: a message (a rank that could not start, or noRank: the agent's own)
+//	head -> agent  'i' input: bytes of mpirun's standard input for the rank of -stdin (empty: its end)
 //	head -> agent  'k' stop: end the ranks (SIGTERM, SIGKILL after termGrace)
 //
 // The agent exits once every rank it started has ended and been
@@ -47,11 +48,12 @@ const (
 	msgExit    byte = 'x'
 	msgFail    byte = 'f'
 	msgStop    byte = 'k'
+	msgStdin   byte = 'i'
 )
 
 // agentProtocol is the version of the agent protocol; the head refuses an
 // agent of another version.
-const agentProtocol = 3
+const agentProtocol = 4
 
 // agentMagic begins the agent's standard output, before its first
 // frame. Its first byte, NUL, starts no text, so that a line of text
@@ -96,7 +98,9 @@ type agentConfig struct {
 	Profile      string // the NIC's timing profile
 	Program      string // the executable
 	Args         []string
-	Env          []string // the settings, NAME=value
+	Env          []string // the settings and -x's variables, NAME=value
+	Dir          string   // the ranks' working directory (-wdir), "" for the agent's
+	StdinRank    int      // the rank that reads mpirun's standard input, -1 for none
 	Verbose      bool
 }
 
