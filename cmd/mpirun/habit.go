@@ -196,11 +196,36 @@ func isLocalHost(name string) bool {
 }
 
 // versionLine is what -version prints: the module's version (from the
-// build information) and the MPI standard level.
+// build information; for a build from a checkout, its commit) and the MPI
+// standard level.
 func versionLine() string {
 	v := "(unknown)"
 	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
 		v = info.Main.Version
+		if v == "(devel)" {
+			v += vcsRevision(info.Settings)
+		}
 	}
 	return fmt.Sprintf("mpirun (%s) %s, MPI %d.%d", modulePath, v, mpiVersion, mpiSubversion)
+}
+
+// vcsRevision returns " commit REV" (with "+modified" when the checkout
+// had changes) from the build settings, or "" when they have none.
+func vcsRevision(settings []debug.BuildSetting) string {
+	rev, modified := "", false
+	for _, s := range settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value[:min(12, len(s.Value))]
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	switch {
+	case rev == "":
+		return ""
+	case modified:
+		return " commit " + rev + "+modified"
+	}
+	return " commit " + rev
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -107,6 +108,22 @@ func TestVersion(t *testing.T) {
 		want := fmt.Sprintf("mpirun (%s) ", modulePath)
 		if code != 0 || !strings.HasPrefix(stdout.String(), want) || !strings.HasSuffix(stdout.String(), ", MPI 3.1\n") || stderr.Len() != 0 {
 			t.Errorf("mpirun %s: exit %d, stdout %q, stderr %q", arg, code, stdout.String(), stderr.String())
+		}
+	}
+}
+
+func TestVCSRevision(t *testing.T) {
+	rev := debug.BuildSetting{Key: "vcs.revision", Value: "0123456789abcdef0123"}
+	for _, c := range []struct {
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{nil, ""},
+		{[]debug.BuildSetting{rev, {Key: "vcs.modified", Value: "false"}}, " commit 0123456789ab"},
+		{[]debug.BuildSetting{{Key: "vcs.modified", Value: "true"}, rev}, " commit 0123456789ab+modified"},
+	} {
+		if got := vcsRevision(c.settings); got != c.want {
+			t.Errorf("vcsRevision(%v) = %q, want %q", c.settings, got, c.want)
 		}
 	}
 }

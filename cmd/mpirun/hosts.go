@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -54,8 +55,9 @@ func readHostfile(path string) ([]hostSlots, error) {
 	return parseHostfile(f, path)
 }
 
-// parseHostfile parses a hostfile in Open MPI's format, named name in
-// errors: a host a line, with "slots=N" (one slot when not given) and
+// parseHostfile parses a hostfile in Open MPI's format, or MPICH's
+// ("host:N" a line), named name in errors: a host a line, with "slots=N"
+// (one slot when not given) and
 // "max_slots=N" (checked, but ignored: mpirun never oversubscribes a
 // host beyond its slots); "#" starts a comment, and blank lines are
 // skipped. A host listed twice gets the slots of both lines.
@@ -86,6 +88,14 @@ func parseHostfile(r io.Reader, name string) ([]hostSlots, error) {
 // parseHostLine parses the fields of a line of a hostfile.
 func parseHostLine(fields []string) (hostSlots, error) {
 	h := hostSlots{name: fields[0], slots: 1}
+	if i := strings.LastIndexByte(h.name, ':'); i > 0 && len(fields) == 1 && !isIPv6(h.name) {
+		n, err := strconv.Atoi(h.name[i+1:]) // MPICH's host:slots
+		if err == nil && n < 1 {
+			return h, fmt.Errorf("%q: slots must be at least 1", h.name)
+		} else if err == nil {
+			h.name, h.slots = h.name[:i], n
+		}
+	}
 	if err := checkHostName(h.name); err != nil {
 		return h, fmt.Errorf("%q: %w", h.name, err)
 	}
@@ -189,4 +199,11 @@ func checkTemplate(template string) error {
 		return fmt.Errorf("-launch %q: no %s in it to name the host", template, hostPlaceholder)
 	}
 	return nil
+}
+
+// isIPv6 reports whether name is an IPv6 address, whose colons do not
+// separate slots.
+func isIPv6(name string) bool {
+	a, err := netip.ParseAddr(name)
+	return err == nil && a.Is6()
 }

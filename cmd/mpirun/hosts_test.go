@@ -64,6 +64,15 @@ node1 slots=1
 			t.Errorf("hostfile %q: %v; want an error saying %q", file, err, why)
 		}
 	}
+	mpich := "# MPICH's format\nnode1:2\nnode2\nnode1:1\nfe80::1\n"
+	got, err = parseHostfile(strings.NewReader(mpich), "hosts")
+	want = []hostSlots{{"node1", 3}, {"node2", 1}, {"fe80::1", 1}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("parseHostfile(%q) = %v, %v; want %v", mpich, got, err, want)
+	}
+	if _, err := parseHostfile(strings.NewReader("a:0\n"), "hosts"); err == nil || !strings.Contains(err.Error(), `"a:0": slots must be at least 1`) {
+		t.Errorf("hostfile a:0: %v", err)
+	}
 	if _, err := readHostfile(filepath.Join(t.TempDir(), "none")); err == nil || !strings.Contains(err.Error(), "none") {
 		t.Errorf("a missing hostfile: %v", err)
 	}
