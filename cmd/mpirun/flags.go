@@ -32,9 +32,11 @@ type options struct {
 	wdir      string          // -wdir: the ranks' working directory, "" for mpirun's
 	stdinRank int             // -stdin: the rank that reads mpirun's standard input, -1 for none
 	version   bool            // -version: print the version and exit
-	libmpich  string          // -libmpich: the directory of this runtime's libmpich.so.12
-	program   string
-	args      []string
+	// outputFiles are the ranks' output files of -output-filename, or nil.
+	outputFiles *rankFiles
+	libmpich    string // -libmpich: the directory of this runtime's libmpich.so.12
+	program     string
+	args        []string
 
 	// hosts places the ranks of a job across hosts (-hosts, -hostfile);
 	// nil for a job on this host.
@@ -64,7 +66,7 @@ const usageHead = `usage: mpirun -np N [flags] PROGRAM [args...]
 Flags take one dash or two (-np or --np). The flags of Open MPI's mpirun
 and MPICH's mpiexec that mean something here are accepted: -n, -H and
 --host, -f and -machinefile, -x, -genv and -env, -wdir and -wd, --map-by,
---bind-to, --oversubscribe (always allowed: ranks may outnumber CPUs and
+--bind-to, --output-filename, --oversubscribe (always allowed: ranks may outnumber CPUs and
 slots are no limit within a host), --stdin and --version.
 
 Runs N copies of PROGRAM as the ranks of one Martini MPI job, each a process

@@ -38,6 +38,11 @@ func (o *options) defineHabitFlags(fs *flag.FlagSet, h *hostFlags) {
 	fs.StringVar(&o.wdir, "wd", "", "the same as -wdir")
 	fs.Func("stdin", "which rank reads mpirun's standard input, `rank|none` (default 0; the others read /dev/null)", o.setStdin)
 	fs.Func("map-by", "how ranks are placed, `slot|core|hwthread`: all mean the same here, each host's slots filled in order, rank r of a host on its r-th CPU under -bind-to core", checkMapBy)
+	fs.Func("output-filename", "also write rank N's output to `DIR`/1/rank.N/stdout and stderr, as Open MPI does (DIR:nocopy: to the files only)", func(s string) error {
+		f, err := parseOutputFilename(s)
+		o.outputFiles = f
+		return err
+	})
 	fs.Bool("oversubscribe", false, "accepted: always allowed here (a host may run more ranks than it has CPUs; -hosts' slots are what mpirun places)")
 	fs.BoolVar(&o.version, "version", false, "print mpirun's version and the MPI standard level, and exit")
 	fs.BoolVar(&o.version, "V", false, "the same as -version")

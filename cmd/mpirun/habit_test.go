@@ -223,3 +223,46 @@ func TestDocListsFlags(t *testing.T) {
 		}
 	})
 }
+
+// TestOutputFilename writes each rank's output to the files Open MPI
+// names, on this host and across hosts, and also to the terminal unless
+// :nocopy.
+func TestOutputFilename(t *testing.T) {
+	t.Parallel()
+	launch, marker := fakeLaunch(t)
+	defer checkNothingLeft(t, marker)
+	for _, c := range []struct {
+		args     []string
+		terminal bool
+	}{
+		{[]string{"-n", "2"}, true},
+		{[]string{"-hosts", "a,b", "-launch", launch}, true},
+		{[]string{"-n", "2"}, false},
+	} {
+		dir := t.TempDir()
+		arg := dir
+		if !c.terminal {
+			arg += ":nocopy"
+		}
+		r := mpirun(t, append(c.args, "-output-filename", arg, helper("printrank"))...)
+		if r.code != 0 || (len(lines(r.stdout)) == 4) != c.terminal {
+			t.Errorf("%q: exit %d, stdout %q", c.args, r.code, r.stdout)
+		}
+		for rank := range 2 {
+			out, err := os.ReadFile(filepath.Join(dir, "1", fmt.Sprintf("rank.%d", rank), "stdout"))
+			want := fmt.Sprintf("rank %d of 2 args= ", rank)
+			if err != nil || !strings.HasPrefix(string(out), want) || !strings.HasSuffix(string(out), "\nno newline at the end\n") {
+				t.Errorf("%q: rank %d's stdout file: %q, %v", c.args, rank, out, err)
+			}
+			errs, err := os.ReadFile(filepath.Join(dir, "1", fmt.Sprintf("rank.%d", rank), "stderr"))
+			if err != nil || string(errs) != fmt.Sprintf("stderr of rank %d\n", rank) {
+				t.Errorf("%q: rank %d's stderr file: %q, %v", c.args, rank, errs, err)
+			}
+		}
+	}
+	var stderr strings.Builder
+	if code := run([]string{"-n", "1", "-output-filename", "d:copy", "prog"}, nil, io.Discard, &stderr, nil); code != 2 ||
+		!strings.Contains(stderr.String(), "unknown directive copy") {
+		t.Errorf("-output-filename d:copy: exit %d, stderr %q", code, stderr.String())
+	}
+}

@@ -238,9 +238,9 @@ func (j *job) start(i int) error {
 		}
 	}()
 	p.read(func(out io.Reader) {
-		j.out.forward(out, j.out.stdout, i, nil)
+		j.out.forward(out, streamStdout, i, nil)
 	}, func(errs io.Reader) {
-		j.out.forward(errs, j.out.stderr, i, r.inspectStderr)
+		j.out.forward(errs, streamStderr, i, r.inspectStderr)
 	})
 	j.wg.Add(1)
 	go func() {

@@ -42,6 +42,7 @@
 //	-genvall           accepted (the default: local ranks get mpirun's environment)
 //	-wdir DIR, -wd DIR the ranks' working directory
 //	-stdin RANK|none   the rank that reads mpirun's standard input (default 0)
+//	-output-filename DIR[:nocopy]  also write rank N's output to DIR/1/rank.N/stdout and stderr
 //	-map-by slot|core|hwthread  accepted: ranks fill each host's slots in order
 //	-oversubscribe     accepted: ranks may always outnumber CPUs
 //	-version, -V       print the module's version and the MPI standard level
@@ -164,6 +165,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan o
 		return 2
 	}
 	out := newOutput(stdout, stderr, opts.tagOutput)
+	if out.files = opts.outputFiles; out.files != nil {
+		defer out.files.close(out)
+	}
 	t, err := resolveProgram(opts.program)
 	if err != nil {
 		out.logf("%v", err)

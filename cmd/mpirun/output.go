@@ -18,6 +18,7 @@ const maxLine = 1 << 20
 type output struct {
 	stdout, stderr io.Writer
 	tag            bool
+	files          *rankFiles // -output-filename; nil without it
 
 	mu sync.Mutex // held while writing one line to stdout or stderr
 }
@@ -37,17 +38,39 @@ func (o *output) logf(format string, a ...any) {
 	io.WriteString(o.stderr, msg)
 }
 
-// forward copies r to w (o.stdout or o.stderr) line by line until r ends,
-// prefixing each line with the rank when tagging. Every line is also
-// passed to inspect, if not nil, without its newline.
-func (o *output) forward(r io.Reader, w io.Writer, rank int, inspect func(line []byte)) {
+// A stream of a rank's output.
+type stream int
+
+const (
+	streamStdout stream = iota
+	streamStderr
+)
+
+// forward copies r, the stream s of rank, line by line until r ends (see
+// rankLine). Every line is also passed to inspect, if not nil, without
+// its newline.
+func (o *output) forward(r io.Reader, s stream, rank int, inspect func(line []byte)) {
 	prefix := o.prefix(rank)
 	splitLines(r, func(line []byte) {
 		if inspect != nil {
 			inspect(bytes.TrimSuffix(line, []byte("\n")))
 		}
-		o.writeLine(w, prefix, line)
+		o.rankLine(s, rank, prefix, line)
 	})
+}
+
+// rankLine writes a line of stream s of rank to mpirun's stdout or
+// stderr, after prefix, and to the rank's file of -output-filename if
+// there is one (unless its nocopy leaves the terminal out).
+func (o *output) rankLine(s stream, rank int, prefix, line []byte) {
+	if o.files != nil && !o.files.write(o, rank, s, line) {
+		return
+	}
+	w := o.stdout
+	if s == streamStderr {
+		w = o.stderr
+	}
+	o.writeLine(w, prefix, line)
 }
 
 // prefix returns what starts every line of rank: its tag, or nothing.

@@ -344,10 +344,10 @@ func (h *hostsJob) handle(a *hostAgent, f wireFrame) error {
 	case msgStarted:
 		return h.started(r, f.data)
 	case msgStdout:
-		h.j.out.writeLine(h.j.out.stdout, h.j.out.prefix(r.id), f.data)
+		h.j.out.rankLine(streamStdout, r.id, h.j.out.prefix(r.id), f.data)
 	case msgStderr:
 		r.inspectStderr(bytes.TrimSuffix(f.data, []byte("\n")))
-		h.j.out.writeLine(h.j.out.stderr, h.j.out.prefix(r.id), f.data)
+		h.j.out.rankLine(streamStderr, r.id, h.j.out.prefix(r.id), f.data)
 	case msgExit:
 		return h.ended(a, r, f.data)
 	case msgFail:

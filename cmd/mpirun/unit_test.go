@@ -126,7 +126,7 @@ func TestForwardLines(t *testing.T) {
 	o := newOutput(&stdout, &stderr, true)
 	long := strings.Repeat("x", maxLine+10)
 	var seen []string
-	o.forward(strings.NewReader("one\ntwo\n\n"+long+"\nlast"), &stdout, 5, func(l []byte) { seen = append(seen, string(l)) })
+	o.forward(strings.NewReader("one\ntwo\n\n"+long+"\nlast"), streamStdout, 5, func(l []byte) { seen = append(seen, string(l)) })
 	want := "[5] one\n[5] two\n[5] \n[5] " + long[:maxLine] + "\n[5] " + long[maxLine:] + "\n[5] last\n"
 	if stdout.String() != want {
 		t.Errorf("forwarded %d bytes, want %d:\n%.200q", stdout.Len(), len(want), stdout.String())
@@ -149,7 +149,7 @@ func TestForwardWholeLinesOnly(t *testing.T) {
 	for rank := range 2 {
 		pr, pw := io.Pipe()
 		go func() {
-			o.forward(pr, &stdout, rank, nil)
+			o.forward(pr, streamStdout, rank, nil)
 			done <- struct{}{}
 		}()
 		go func() {
