@@ -32,6 +32,8 @@ type options struct {
 	wdir      string          // -wdir: the ranks' working directory, "" for mpirun's
 	stdinRank int             // -stdin: the rank that reads mpirun's standard input, -1 for none
 	version   bool            // -version: print the version and exit
+	// oversubscribe lets -np exceed the slots of -hosts (-oversubscribe).
+	oversubscribe bool
 	// outputFiles are the ranks' output files of -output-filename, or nil.
 	outputFiles *rankFiles
 	libmpich    string // -libmpich: the directory of this runtime's libmpich.so.12
@@ -63,12 +65,6 @@ const usageShort = "usage: mpirun -n N [flags] PROGRAM [args...] (mpirun -h list
 const usageHead = `usage: mpirun -np N [flags] PROGRAM [args...]
        mpirun -hosts HOST:SLOTS,... | -hostfile FILE [-np N] [flags] PROGRAM [args...]
 
-Flags take one dash or two (-np or --np). The flags of Open MPI's mpirun
-and MPICH's mpiexec that mean something here are accepted: -n, -H and
---host, -f and -machinefile, -x, -genv and -env, -wdir and -wd, --map-by,
---bind-to, --output-filename, --oversubscribe (always allowed: ranks may outnumber CPUs and
-slots are no limit within a host), --stdin and --version.
-
 Runs N copies of PROGRAM as the ranks of one Martini MPI job, each a process
 of its own, and forwards their output. PROGRAM is an executable (searched in
 PATH when it has no slash) or a Go package (a directory, a .go file or an
@@ -81,6 +77,15 @@ built with mpicc.mpich or mpif90.mpich) runs on this runtime's library of
 that name (package libmpich): mpirun puts the directory of -libmpich, or of
 mpirun's own executable when the library is there, or else a build of it
 from this module, first in the ranks' LD_LIBRARY_PATH (on this host).
+
+Rank 0 (or the rank of -stdin) reads mpirun's standard input; the others
+read /dev/null. Hosts named localhost, by a loopback address or by this
+host's name need no -launch.
+
+Flags take one dash or two (-np or --np). The flags of Open MPI's mpirun
+and MPICH's mpiexec that mean something here are accepted: -n, -H and
+--host, -f and -machinefile, -x, -genv and -env, -wdir and -wd, --map-by,
+--bind-to, --output-filename, --oversubscribe, --stdin and --version.
 
 Flags:
 `
@@ -377,6 +382,9 @@ func (o *options) placeRanks(fs *flag.FlagSet, hostList, hostfile string) (int, 
 		return 0, fmt.Errorf("-np %d: need at least 1 rank", o.np)
 	case hosts == nil:
 		return o.np, nil
+	}
+	if o.oversubscribe {
+		hosts = oversubscribe(hosts, o.np)
 	}
 	if o.hosts, err = place(hosts, o.np); err != nil {
 		return 0, err

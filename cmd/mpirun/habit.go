@@ -23,19 +23,19 @@ const modulePath = "github.com/rhinet-go/martini"
 // flags, and the environment, working directory, standard input and
 // mapping flags of those launchers.
 func (o *options) defineHabitFlags(fs *flag.FlagSet, h *hostFlags) {
-	fs.IntVar(&o.np, "n", 0, "the same as -np")
-	fs.StringVar(&h.list, "H", "", "the same as -hosts")
-	fs.StringVar(&h.list, "host", "", "the same as -hosts")
-	fs.StringVar(&h.file, "f", "", "the same as -hostfile")
-	fs.StringVar(&h.file, "machinefile", "", "the same as -hostfile")
+	fs.IntVar(&o.np, "n", 0, "the same as -np `N`")
+	fs.StringVar(&h.list, "H", "", "the same as -hosts `host:slots,...`")
+	fs.StringVar(&h.list, "host", "", "the same as -hosts `host:slots,...`")
+	fs.StringVar(&h.file, "f", "", "the same as -hostfile `file`")
+	fs.StringVar(&h.file, "machinefile", "", "the same as -hostfile `file`")
 	fs.Func("x", "export `NAME[=value]` to the ranks: NAME=value sets it, NAME alone passes on mpirun's (repeatable)", o.export)
 	fs.Func("genv", "`NAME VALUE`: set NAME to VALUE in the ranks' environment (as -x NAME=VALUE)", o.exportPair)
-	fs.Func("env", "`NAME VALUE`: the same as -genv", o.exportPair)
+	fs.Func("env", "the same as -genv `NAME VALUE`", o.exportPair)
 	fs.Func("genvlist", "export mpirun's values of these `names`, NAME,... (as -x NAME for each)", o.exportList)
-	fs.Func("envlist", "the same as -genvlist", o.exportList)
+	fs.Func("envlist", "the same as -genvlist `names`", o.exportList)
 	fs.Bool("genvall", true, "accepted: the ranks on this host get all of mpirun's environment (ranks on other hosts get the agent's, with -x)")
 	fs.StringVar(&o.wdir, "wdir", "", "run the ranks in `directory` (the same path on every host)")
-	fs.StringVar(&o.wdir, "wd", "", "the same as -wdir")
+	fs.StringVar(&o.wdir, "wd", "", "the same as -wdir `directory`")
 	fs.Func("stdin", "which rank reads mpirun's standard input, `rank|none` (default 0; the others read /dev/null)", o.setStdin)
 	fs.Func("map-by", "how ranks are placed, `slot|core|hwthread`: all mean the same here, each host's slots filled in order, rank r of a host on its r-th CPU under -bind-to core", checkMapBy)
 	fs.Func("output-filename", "also write rank N's output to `DIR`/1/rank.N/stdout and stderr, as Open MPI does (DIR:nocopy: to the files only)", func(s string) error {
@@ -43,7 +43,7 @@ func (o *options) defineHabitFlags(fs *flag.FlagSet, h *hostFlags) {
 		o.outputFiles = f
 		return err
 	})
-	fs.Bool("oversubscribe", false, "accepted: always allowed here (a host may run more ranks than it has CPUs; -hosts' slots are what mpirun places)")
+	fs.BoolVar(&o.oversubscribe, "oversubscribe", false, "let -np exceed the slots of -hosts or -hostfile: the ranks beyond go round the hosts again, each taking its slots in turn, a host's ranks kept consecutive (a host may always run more ranks than it has CPUs)")
 	fs.BoolVar(&o.version, "version", false, "print mpirun's version and the MPI standard level, and exit")
 	fs.BoolVar(&o.version, "V", false, "the same as -version")
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rhinet-go/martini/llc/launch"
 	"github.com/rhinet-go/martini/mpi"
@@ -53,6 +54,8 @@ func TestHabitFlags(t *testing.T) {
 		{[]string{"-n", "2", "--stdin", "none", "prog"}, want{np: 2, stdinRank: -1}},
 		{[]string{"-n", "2", "--oversubscribe", "--map-by", "core", "--bind-to", "hwthread", "prog"}, want{np: 2, bind: launch.BindCore}},
 		{[]string{"-n", "2", "--bind-to", "none", "--map-by", "slot", "prog"}, want{np: 2, bind: launch.BindNone}},
+		{[]string{"-n", "5", "-H", "a:2,b:1", "--oversubscribe", "prog"}, want{np: 5, hosts: 2}},
+		{[]string{"-n", "8", "-H", "localhost:2", "--oversubscribe", "prog"}, want{np: 8}},
 	} {
 		o, err := parseFlags(c.args, io.Discard)
 		if err != nil {
@@ -88,6 +91,7 @@ func TestHabitFlagErrors(t *testing.T) {
 		{[]string{"-n", "2", "-x", "MARTINI_RNDV=fast", "prog"}, "the ranks' environment: "},
 		{[]string{"-n", "2", "-wdir", "/no/such/dir", "prog"}, "-wdir: stat /no/such/dir"},
 		{[]string{"-hosts", "a:1", "-f", "hosts", "prog"}, "-hosts and -hostfile: give one of them"},
+		{[]string{"-H", "a:2", "-n", "3", "prog"}, "-np 3: more ranks than the 2 slots of the hosts (-oversubscribe places them)"},
 	} {
 		var stdout, stderr strings.Builder
 		code := run(c.args, nil, &stdout, &stderr, nil)
@@ -167,7 +171,8 @@ func TestStdinRank(t *testing.T) {
 var stripHabit = regexp.MustCompile(` foo=.* wd=\S*`)
 
 // TestStdinUnread checks that a job whose rank 0 never reads its
-// standard input ends, the input left open.
+// standard input ends, the input left open, and that an interrupt ends
+// one whose rank 0 is blocked reading it, on this host and across hosts.
 func TestStdinUnread(t *testing.T) {
 	t.Parallel()
 	pr, pw := io.Pipe() // never written to, never closed until the end
@@ -175,6 +180,19 @@ func TestStdinUnread(t *testing.T) {
 	r := mpirunWith(t, pr, nil, "-n", "2", helper("printrank"))
 	if r.code != 0 || len(lines(r.stdout)) != 4 {
 		t.Errorf("exit %d, output %q", r.code, r.stdout)
+	}
+	launch, marker := fakeLaunch(t)
+	defer checkNothingLeft(t, marker)
+	for _, hosts := range [][]string{{"-n", "2"}, {"-hosts", "a,b", "-launch", launch}} {
+		sigs := make(chan os.Signal, 1)
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			sigs <- os.Interrupt
+		}()
+		r := mpirunWith(t, pr, sigs, append(hosts, helper("habit"))...)
+		if r.code != 130 || r.elapsed > 5*time.Second {
+			t.Errorf("%q, rank 0 reading: exit %d after %v, want 130 at once", hosts, r.code, r.elapsed)
+		}
 	}
 }
 

@@ -161,7 +161,7 @@ func totalSlots(hosts []hostSlots) int {
 // rank are left out. np must not exceed the slots.
 func place(hosts []hostSlots, np int) ([]placement, error) {
 	if total := totalSlots(hosts); np > total {
-		return nil, fmt.Errorf("-np %d: more ranks than the %d slots of the hosts", np, total)
+		return nil, fmt.Errorf("-np %d: more ranks than the %d slots of the hosts (-oversubscribe places them)", np, total)
 	}
 	var ps []placement
 	next := 0
@@ -174,6 +174,27 @@ func place(hosts []hostSlots, np int) ([]placement, error) {
 		next += n
 	}
 	return ps, nil
+}
+
+// oversubscribe returns hosts with slots for np ranks: as many as theirs
+// when np does not exceed them, and otherwise more, as if the ranks went
+// round the hosts again, each host taking its slots in turn. The ranks
+// of a host stay consecutive (see place).
+func oversubscribe(hosts []hostSlots, np int) []hostSlots {
+	total := totalSlots(hosts)
+	if np <= total {
+		return hosts
+	}
+	more := make([]hostSlots, len(hosts))
+	copy(more, hosts)
+	for left := np - total; left > 0; {
+		for i := range hosts {
+			n := min(hosts[i].slots, left)
+			more[i].slots += n
+			left -= n
+		}
+	}
+	return more
 }
 
 // launchCommand returns the command that starts the agent of host: the

@@ -94,6 +94,25 @@ func TestPlace(t *testing.T) {
 	}
 }
 
+func TestOversubscribe(t *testing.T) {
+	hosts := []hostSlots{{"A", 2}, {"B", 1}}
+	for np, want := range map[int][]hostSlots{
+		3: hosts,
+		2: hosts,
+		4: {{"A", 3}, {"B", 1}},
+		5: {{"A", 4}, {"B", 1}},
+		6: {{"A", 4}, {"B", 2}},
+		7: {{"A", 5}, {"B", 2}},
+	} {
+		if got := oversubscribe(hosts, np); !reflect.DeepEqual(got, want) {
+			t.Errorf("oversubscribe(%v, %d) = %v, want %v", hosts, np, got, want)
+		}
+	}
+	if hosts[0].slots != 2 || hosts[1].slots != 1 {
+		t.Errorf("oversubscribe changed its argument: %v", hosts)
+	}
+}
+
 func TestLaunchCommand(t *testing.T) {
 	got := launchCommand("ip netns exec {host}", "B", "/usr/bin/mpirun")
 	if want := []string{"ip", "netns", "exec", "B", "/usr/bin/mpirun", "agent"}; !reflect.DeepEqual(got, want) {

@@ -44,7 +44,7 @@
 //	-stdin RANK|none   the rank that reads mpirun's standard input (default 0)
 //	-output-filename DIR[:nocopy]  also write rank N's output to DIR/1/rank.N/stdout and stderr
 //	-map-by slot|core|hwthread  accepted: ranks fill each host's slots in order
-//	-oversubscribe     accepted: ranks may always outnumber CPUs
+//	-oversubscribe     let -np exceed the slots of -hosts (ranks may always outnumber CPUs)
 //	-version, -V       print the module's version and the MPI standard level
 //	-eager-limit BYTES forwarded as MARTINI_EAGER_LIMIT
 //	-rndv pull|push|split  forwarded as MARTINI_RNDV
