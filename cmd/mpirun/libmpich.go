@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"debug/elf"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rhinet-go/martini/internal/mpirunbuild"
@@ -32,6 +34,38 @@ func linksLibmpich(path string) bool {
 	return err == nil && slices.Contains(libs, libmpichName)
 }
 
+// foreignMPI returns the MPI library other than MPICH's that the executable
+// at path needs (an ELF file with libmpi.so.N, Open MPI's or Intel MPI's,
+// in its DT_NEEDED entries), or "" when it needs none. Such a program
+// cannot join a job of this runtime: each rank would run as a job of one.
+func foreignMPI(path string) string {
+	f, err := elf.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	libs, err := f.ImportedLibraries()
+	if err != nil {
+		return ""
+	}
+	for _, lib := range libs {
+		if strings.HasPrefix(lib, "libmpi.so") {
+			return lib
+		}
+	}
+	return ""
+}
+
+// foreignMPIError says why a program linked against lib cannot run here.
+func foreignMPIError(path, lib string) string {
+	who := "another MPI's"
+	if lib == "libmpi.so.40" {
+		who = "Open MPI's"
+	}
+	return fmt.Sprintf("%s is linked against %s %s, which does not run on this runtime (each rank would be a job of one): "+
+		"run it with that MPI's mpirun, or build it with MPICH's mpicc (mpicc.mpich) to run it here on this runtime's %s", path, who, lib, libmpichName)
+}
+
 // isOurLibmpich reports whether dir holds this runtime's libmpich.so.12
 // (and not MPICH's).
 func isOurLibmpich(dir string) bool {
@@ -55,6 +89,10 @@ func isOurLibmpich(dir string) bool {
 // ended). code is 0, or mpirun's exit status when no library could be
 // found or built.
 func useLibmpich(ctx context.Context, sig func() os.Signal, deadline time.Time, path string, opts *options, out *output) (tmp string, code int) {
+	if lib := foreignMPI(path); lib != "" {
+		out.logf("%s", foreignMPIError(path, lib))
+		return "", exitFailure
+	}
 	if !linksLibmpich(path) {
 		return "", 0
 	}

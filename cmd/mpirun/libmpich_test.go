@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,5 +33,34 @@ func TestLinksLibmpich(t *testing.T) {
 	}
 	if isOurLibmpich(mpichDir) {
 		t.Errorf("MPICH's %s taken for this runtime's", libmpichName)
+	}
+}
+
+// TestForeignMPIRefused checks that a program linked against Open MPI's
+// libmpi.so.40 is refused, naming the library, before any rank starts.
+func TestForeignMPIRefused(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lib := foreignMPI(exe); lib != "" {
+		t.Errorf("%s: taken for a program linked against %s", exe, lib)
+	}
+	mpicc, err := exec.LookPath("mpicc.openmpi")
+	if err != nil {
+		t.Skip("no mpicc.openmpi (Open MPI) here")
+	}
+	dir := t.TempDir()
+	src, prog := filepath.Join(dir, "hello.c"), filepath.Join(dir, "hello")
+	code := "#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }\n"
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(mpicc, "-o", prog, src).CombinedOutput(); err != nil {
+		t.Skipf("mpicc.openmpi: %v\n%s", err, out)
+	}
+	r := mpirun(t, "-n", "2", prog)
+	if r.code != exitFailure || !strings.Contains(r.stderr, "linked against Open MPI's libmpi.so.40") || r.stdout != "" {
+		t.Errorf("exit %d, stderr %q: want %d and the library named", r.code, r.stderr, exitFailure)
 	}
 }
