@@ -85,6 +85,16 @@ func winArg(fn string, h int32) (*winObj, int32) {
 	return o, errSuccess
 }
 
+// onWin runs f on the window of handle h and handles its error with the
+// window's error handler: the body of the calls that only act on a window.
+func onWin(fn string, h int32, f func(o *winObj) error) int32 {
+	o, rc := winArg(fn, h)
+	if rc != errSuccess {
+		return rc
+	}
+	return winCheck(fn, o, f(o))
+}
+
 // winCheck handles the error of a call on window o with the window's
 // error handler.
 func winCheck(fn string, o *winObj, err error) int32 {
@@ -171,11 +181,7 @@ func PMPI_Get(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, t
 //export PMPI_Win_fence
 func PMPI_Win_fence(assert, win int32) (rc int32) {
 	defer guard("MPI_Win_fence", &rc)
-	o, rc := winArg("MPI_Win_fence", win)
-	if rc != errSuccess {
-		return rc
-	}
-	return winCheck("MPI_Win_fence", o, o.w.Fence())
+	return onWin("MPI_Win_fence", win, func(o *winObj) error { return o.w.Fence() })
 }
 
 // PMPI_Win_lock implements MPI_Win_lock.
@@ -203,11 +209,7 @@ func PMPI_Win_lock(kind, rank, assert, win int32) (rc int32) {
 //export PMPI_Win_unlock
 func PMPI_Win_unlock(rank, win int32) (rc int32) {
 	defer guard("MPI_Win_unlock", &rc)
-	o, rc := winArg("MPI_Win_unlock", win)
-	if rc != errSuccess {
-		return rc
-	}
-	return winCheck("MPI_Win_unlock", o, o.w.Unlock(mapRank(rank)))
+	return onWin("MPI_Win_unlock", win, func(o *winObj) error { return o.w.Unlock(mapRank(rank)) })
 }
 
 // PMPI_Win_lock_all implements MPI_Win_lock_all.
@@ -215,11 +217,7 @@ func PMPI_Win_unlock(rank, win int32) (rc int32) {
 //export PMPI_Win_lock_all
 func PMPI_Win_lock_all(assert, win int32) (rc int32) {
 	defer guard("MPI_Win_lock_all", &rc)
-	o, rc := winArg("MPI_Win_lock_all", win)
-	if rc != errSuccess {
-		return rc
-	}
-	return winCheck("MPI_Win_lock_all", o, o.w.LockAll())
+	return onWin("MPI_Win_lock_all", win, func(o *winObj) error { return o.w.LockAll() })
 }
 
 // PMPI_Win_unlock_all implements MPI_Win_unlock_all.
@@ -227,11 +225,7 @@ func PMPI_Win_lock_all(assert, win int32) (rc int32) {
 //export PMPI_Win_unlock_all
 func PMPI_Win_unlock_all(win int32) (rc int32) {
 	defer guard("MPI_Win_unlock_all", &rc)
-	o, rc := winArg("MPI_Win_unlock_all", win)
-	if rc != errSuccess {
-		return rc
-	}
-	return winCheck("MPI_Win_unlock_all", o, o.w.UnlockAll())
+	return onWin("MPI_Win_unlock_all", win, func(o *winObj) error { return o.w.UnlockAll() })
 }
 
 // PMPI_Win_flush implements MPI_Win_flush.
@@ -239,11 +233,7 @@ func PMPI_Win_unlock_all(win int32) (rc int32) {
 //export PMPI_Win_flush
 func PMPI_Win_flush(rank, win int32) (rc int32) {
 	defer guard("MPI_Win_flush", &rc)
-	o, rc := winArg("MPI_Win_flush", win)
-	if rc != errSuccess {
-		return rc
-	}
-	return winCheck("MPI_Win_flush", o, o.w.Flush(mapRank(rank)))
+	return onWin("MPI_Win_flush", win, func(o *winObj) error { return o.w.Flush(mapRank(rank)) })
 }
 
 // PMPI_Win_flush_all implements MPI_Win_flush_all.
@@ -251,11 +241,7 @@ func PMPI_Win_flush(rank, win int32) (rc int32) {
 //export PMPI_Win_flush_all
 func PMPI_Win_flush_all(win int32) (rc int32) {
 	defer guard("MPI_Win_flush_all", &rc)
-	o, rc := winArg("MPI_Win_flush_all", win)
-	if rc != errSuccess {
-		return rc
-	}
-	return winCheck("MPI_Win_flush_all", o, o.w.FlushAll())
+	return onWin("MPI_Win_flush_all", win, func(o *winObj) error { return o.w.FlushAll() })
 }
 
 // PMPI_Win_flush_local implements MPI_Win_flush_local.
@@ -263,11 +249,7 @@ func PMPI_Win_flush_all(win int32) (rc int32) {
 //export PMPI_Win_flush_local
 func PMPI_Win_flush_local(rank, win int32) (rc int32) {
 	defer guard("MPI_Win_flush_local", &rc)
-	o, rc := winArg("MPI_Win_flush_local", win)
-	if rc != errSuccess {
-		return rc
-	}
-	return winCheck("MPI_Win_flush_local", o, o.w.FlushLocal(mapRank(rank)))
+	return onWin("MPI_Win_flush_local", win, func(o *winObj) error { return o.w.FlushLocal(mapRank(rank)) })
 }
 
 // PMPI_Win_flush_local_all implements MPI_Win_flush_local_all.
@@ -275,11 +257,7 @@ func PMPI_Win_flush_local(rank, win int32) (rc int32) {
 //export PMPI_Win_flush_local_all
 func PMPI_Win_flush_local_all(win int32) (rc int32) {
 	defer guard("MPI_Win_flush_local_all", &rc)
-	o, rc := winArg("MPI_Win_flush_local_all", win)
-	if rc != errSuccess {
-		return rc
-	}
-	return winCheck("MPI_Win_flush_local_all", o, o.w.FlushLocalAll())
+	return onWin("MPI_Win_flush_local_all", win, func(o *winObj) error { return o.w.FlushLocalAll() })
 }
 
 // PMPI_Win_sync implements MPI_Win_sync.
@@ -287,11 +265,7 @@ func PMPI_Win_flush_local_all(win int32) (rc int32) {
 //export PMPI_Win_sync
 func PMPI_Win_sync(win int32) (rc int32) {
 	defer guard("MPI_Win_sync", &rc)
-	o, rc := winArg("MPI_Win_sync", win)
-	if rc != errSuccess {
-		return rc
-	}
-	return winCheck("MPI_Win_sync", o, o.w.Sync())
+	return onWin("MPI_Win_sync", win, func(o *winObj) error { return o.w.Sync() })
 }
 
 // pscw runs an active-target call (MPI_Win_post, MPI_Win_start) with the
@@ -329,11 +303,7 @@ func PMPI_Win_start(group, assert, win int32) (rc int32) {
 //export PMPI_Win_complete
 func PMPI_Win_complete(win int32) (rc int32) {
 	defer guard("MPI_Win_complete", &rc)
-	o, rc := winArg("MPI_Win_complete", win)
-	if rc != errSuccess {
-		return rc
-	}
-	return winCheck("MPI_Win_complete", o, o.w.Complete())
+	return onWin("MPI_Win_complete", win, func(o *winObj) error { return o.w.Complete() })
 }
 
 // PMPI_Win_wait implements MPI_Win_wait.
@@ -341,11 +311,7 @@ func PMPI_Win_complete(win int32) (rc int32) {
 //export PMPI_Win_wait
 func PMPI_Win_wait(win int32) (rc int32) {
 	defer guard("MPI_Win_wait", &rc)
-	o, rc := winArg("MPI_Win_wait", win)
-	if rc != errSuccess {
-		return rc
-	}
-	return winCheck("MPI_Win_wait", o, o.w.Wait())
+	return onWin("MPI_Win_wait", win, func(o *winObj) error { return o.w.Wait() })
 }
 
 // PMPI_Win_get_group implements MPI_Win_get_group.

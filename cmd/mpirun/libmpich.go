@@ -134,27 +134,15 @@ func useLibmpich(ctx context.Context, sig func() os.Signal, deadline time.Time, 
 // buildLibmpich builds this runtime's libmpich.so.12 into dir, as
 // buildProgram builds a program.
 func buildLibmpich(ctx context.Context, sig func() os.Signal, deadline time.Time, t target, dir string, opts *options, out *output) int {
-	bctx := ctx
-	if !deadline.IsZero() {
-		var cancel context.CancelFunc
-		bctx, cancel = context.WithDeadline(ctx, deadline)
-		defer cancel()
-	}
 	spec := mpirunbuild.Spec{Pkg: t.pkg, Out: filepath.Join(dir, libmpichName), Work: dir, Stdout: out.stderr, Stderr: out.stderr, BuildMode: "c-shared"}
 	if opts.verbose {
 		spec.Verbose = out.stderr
 	}
-	err := mpirunbuild.GoBuild(bctx, spec)
-	switch {
-	case err == nil:
-		return 0
-	case ctx.Err() != nil:
-		out.logf("received %s while building; stopped", signalName(sig()))
-		return 128 + signalNumber(sig())
-	case bctx.Err() != nil:
-		out.logf("the build did not end within -timeout %v; stopped", opts.timeout)
-		return exitTimeout
-	}
-	out.logf("build %s for a program linked against %s: %v (build it with go build -buildmode=c-shared -o DIR/%s ./libmpich and pass -libmpich DIR)", libmpichPkg, libmpichName, err, libmpichName)
-	return exitFailure
+	return runBuild(ctx, sig, deadline, opts, out, func(bctx context.Context) error {
+		err := mpirunbuild.GoBuild(bctx, spec)
+		if err != nil {
+			err = fmt.Errorf("build %s for a program linked against %s: %w (build it with go build -buildmode=c-shared -o DIR/%s ./libmpich and pass -libmpich DIR)", libmpichPkg, libmpichName, err, libmpichName)
+		}
+		return err
+	})
 }

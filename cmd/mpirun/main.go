@@ -213,13 +213,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan o
 // 0, or mpirun's exit status when the build failed, was interrupted by a
 // signal (ctx is cancelled and sig tells which) or did not end by deadline.
 func buildProgram(ctx context.Context, sig func() os.Signal, deadline time.Time, t target, dir, path string, opts *options, out *output) int {
+	return runBuild(ctx, sig, deadline, opts, out, func(bctx context.Context) error {
+		return build(bctx, t, dir, path, out.stderr, opts.verbose)
+	})
+}
+
+// runBuild runs build under the job's deadline and returns mpirun's exit
+// status for it: 0, a signal's or the timeout's status when one stopped
+// it, or a failure with its error logged.
+func runBuild(ctx context.Context, sig func() os.Signal, deadline time.Time, opts *options, out *output, build func(context.Context) error) int {
 	bctx := ctx
 	if !deadline.IsZero() {
 		var cancel context.CancelFunc
 		bctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
-	err := build(bctx, t, dir, path, out.stderr, opts.verbose)
+	err := build(bctx)
 	switch {
 	case err == nil:
 		return 0
