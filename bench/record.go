@@ -93,8 +93,8 @@ type Series struct {
 	// Floors are the cross-core floor's t (µs) measured right before and
 	// right after the jobs of this benchmark, in a run that interleaves
 	// them with the system MPI's: floors far apart say that the machine
-	// changed between the columns (a VM whose processors moved). Empty
-	// otherwise.
+	// changed between the columns (a virtual machine whose processors
+	// moved). Empty otherwise.
 	Floors []float64 `json:"floors_usec,omitempty"`
 }
 
