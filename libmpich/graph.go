@@ -36,16 +36,23 @@ func PMPI_Graph_create(comm, nnodes int32, index, edges unsafe.Pointer, reorder 
 	if rc != errSuccess {
 		return rc
 	}
-	idx := scaled(index, int(nnodes), 1)
-	nedges := 0
-	if len(idx) > 0 {
-		nedges = idx[len(idx)-1]
-	}
-	c, err := o.c.GraphCreate(idx, scaled(edges, nedges, 1), reorder != 0)
+	idx, edg := graphArrays(index, edges, nnodes)
+	c, err := o.c.GraphCreate(idx, edg, reorder != 0)
 	if err == nil {
 		err = newComm(o, c, out)
 	}
 	return check("MPI_Graph_create", o, comm, err)
+}
+
+// graphArrays reads a graph's C arrays: nnodes cumulative degrees (index)
+// and the edges they count.
+func graphArrays(index, edges unsafe.Pointer, nnodes int32) (idx, edg []int) {
+	idx = scaled(index, int(nnodes), 1)
+	nedges := 0
+	if len(idx) > 0 {
+		nedges = idx[len(idx)-1]
+	}
+	return idx, scaled(edges, nedges, 1)
 }
 
 // PMPI_Graphdims_get implements MPI_Graphdims_get.

@@ -104,12 +104,8 @@ func PMPI_Graph_map(comm, nnodes int32, index, edges unsafe.Pointer, rank *int32
 	if rc != errSuccess {
 		return rc
 	}
-	idx := scaled(index, int(nnodes), 1)
-	nedges := 0
-	if len(idx) > 0 {
-		nedges = idx[len(idx)-1]
-	}
-	r, err := o.c.GraphMap(idx, scaled(edges, nedges, 1))
+	idx, edg := graphArrays(index, edges, nnodes)
+	r, err := o.c.GraphMap(idx, edg)
 	if err == nil {
 		*rank = unmapUndefined(r)
 	}
