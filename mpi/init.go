@@ -3,9 +3,7 @@ package mpi
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,7 +55,7 @@ type runtimeState struct {
 	// offload; and what the collectives ran.
 	collCheck bool
 	// overlapLimit bounds the collectives that overlap their argument
-	// check with their data (Runner.OverlapLimit, see overlapLimit).
+	// check with their data (Runner.OverlapLimit, tuning.Waiting).
 	overlapLimit int
 	// modelled says the job runs under a timing profile (the Martini
 	// model), whose recorded results the collectives' selection keeps.
@@ -225,9 +223,8 @@ func initRuntime() (*runtimeState, error) {
 		collEager: plan.CollectiveEagerLimit, eagerLimit: cfg.EagerLimit, collTuning: plan.Collectives,
 		modelled: nets.Modelled(), consume: plan.ConsumeReads, processors: processors,
 		offload: nets.Offload()}
-	s.overlapLimit = overlapLimit(cfg, plan.CollectiveEagerLimit, job.Size, s.modelled)
-	s.runAhead = job.Size > runtime.NumCPU() && !s.modelled
-	s.exchangeWhole = s.runAhead
+	wait := plan.Waiting
+	s.overlapLimit, s.runAhead, s.exchangeWhole = wait.OverlapLimit, wait.RunAhead, wait.RunAhead
 	s.initContexts()
 	s.softForce = collectives.Selection{}
 	for coll, alg := range force {
@@ -235,14 +232,10 @@ func initRuntime() (*runtimeState, error) {
 			s.softForce[coll] = alg
 		}
 	}
-	s.ep.Spin, s.ep.Yield = backoff(job.Size, job.Settings)
-	s.ep.SpinFor = spinFor
-	s.ep.SpinBusy, s.ep.YieldBusyFor = busySpin, busyYieldFor
+	s.ep.Spin, s.ep.Yield, s.ep.SpinFor, s.ep.YieldFor = wait.Spin, wait.Yield, wait.SpinFor, wait.YieldFor
+	s.ep.SpinBusy, s.ep.YieldBusyFor = wait.BusySpin, wait.BusyYieldFor
 	s.finals = newFinalWatch(job.Size)
 	s.ep.Stalled = s.stalled
-	if job.Settings.Yield < 0 {
-		s.ep.YieldFor = yieldBound(job.Size, runtime.NumCPU())
-	}
 	s.world = newComm(s, worldID, job.Rank, nil)
 	s.world.setOffload(worldOffload)
 	if err := job.SetState(launch.RankInitialized); err != nil {
@@ -261,26 +254,6 @@ func initRuntime() (*runtimeState, error) {
 	return s, nil
 }
 
-// overlapLimit is the Runners' OverlapLimit. With more processes than
-// cores every call overlaps its check, whatever its size: the check's
-// barrier done first would cost a pass of every process before any data
-// moves, and an interrupted call's rendezvous requests are withdrawn
-// (commNet.dropSend). With a core each, only the calls whose sends
-// travel eagerly overlap (the collectives' eager limit): overlapping the
-// rest lost there (docs/tuning.md, "Waiting"). Under the timing model,
-// whose recorded runs (thesis npb) were made so, the calls overlap only
-// while their sends go eagerly (up to the engine's EagerHintLimit with
-// more processes than cores).
-func overlapLimit(cfg llc.Config, collEager, procs int, modelled bool) int {
-	switch {
-	case procs > runtime.NumCPU() && modelled:
-		return max(cfg.EagerLimit, cfg.EagerHintLimit)
-	case procs > runtime.NumCPU():
-		return math.MaxInt
-	}
-	return max(cfg.EagerLimit, collEager)
-}
-
 // singleCopy reports whether a collective's message of n bytes, whose
 // receive is posted or whose receiver combines it at once, goes by
 // rendezvous (singleCopyMin).
@@ -292,90 +265,6 @@ func (s *runtimeState) singleCopy(n int) bool { return s.singleCopyMin > 0 && n 
 func (s *runtimeState) distinctSingleCopy(n int) bool {
 	return s.distinctSingleCopyMin > 0 && n >= s.distinctSingleCopyMin
 }
-
-// backoff chooses how long a waiting process spins and yields before it
-// sleeps. With a core per process, spinning answers fastest; with more
-// processes than cores, the process being waited for may not be running,
-// so a waiter yields the core at every poll.
-// Past yieldProcsPerCPU processes a core a waiter does not yield at all:
-// a yield then hands the core to another waiter far more often than to the
-// process they wait for, and the waiters' yields together starve it.
-// MARTINI_SPIN and MARTINI_YIELD override the choice (polls); package
-// launch has parsed and checked them into settings.
-func backoff(procs int, settings launch.Settings) (spin, yield int) {
-	spin, yield = 4000, 200
-	switch cpus := runtime.NumCPU(); {
-	case procs > yieldProcsPerCPU*cpus:
-		spin, yield = 20, 0
-	case procs > cpus:
-		spin, yield = oversubscribedSpin, oversubscribedYield
-	}
-	if settings.Spin >= 0 {
-		spin = settings.Spin
-	}
-	if settings.Yield >= 0 {
-		yield = settings.Yield
-	}
-	return spin, yield
-}
-
-// busySpin and busyYieldFor bound a waiter's spinning and yielding, at
-// least, while nonblocking collectives run in the process's goroutines
-// (llc.Endpoint.SpinBusy, YieldBusyFor). With processes outnumbering
-// cores a waiter otherwise yields the core at its first idle poll and
-// sleeps after yieldBound: with operations in flight the next message
-// comes soon, and each early yield or sleep cost a switch of processes,
-// each sleep also the runtime's taking back of the process's processor.
-// On the nonblocking mix (BenchmarkNonblockingMix) with processes
-// outnumbering cores, the two together halve its time or better; either
-// alone does much less, and a longer yield no better (docs/decisions.md,
-// busySpin and busyYieldFor).
-const (
-	busySpin     = 50
-	busyYieldFor = 5 * time.Millisecond
-)
-
-// spinFor bounds a waiter's spinning in time (llc.Endpoint.SpinFor). With
-// a core per process a waiter spins, but the scheduler sometimes puts two
-// processes of a job on one core for a while: spinning then only delays
-// the peer it waits for, and every wait lasted the whole spin. 20 µs
-// bounds that without slowing a rendezvous's wait with a core each
-// (docs/tuning.md, "Waiting").
-const spinFor = 20 * time.Microsecond
-
-// yieldFor bounds a waiter's yielding in time (llc.Endpoint.YieldFor).
-// With more processes than cores, a yield hands the core to the other
-// processes on it for a turn each, so that oversubscribedYield's 2000
-// yields kept a process that waited for long off its sleep, taking turns
-// from those it shared a core with; bounded, a PingPong between two of 4
-// or 8 processes (the others idle) is several times faster and the
-// collectives do not move (docs/tuning.md, "Waiting").
-const yieldFor = 300 * time.Microsecond
-
-// yieldBound is the Endpoint's YieldFor for procs processes on cpus CPUs:
-// yieldFor for up to 3 processes a CPU, and yieldFor more for every 2
-// processes a CPU more, as a turn of every process on a CPU takes longer;
-// with yieldFor for every job, a rank whose peers were busy slept and
-// waited for the scheduler's wake-up (docs/tuning.md, "Waiting").
-func yieldBound(procs, cpus int) time.Duration {
-	perCPU := (procs + max(cpus, 1) - 1) / max(cpus, 1)
-	return yieldFor * time.Duration(max(1, perCPU/2))
-}
-
-// Yields of a waiting process when processes outnumber cores. Up to
-// yieldProcsPerCPU processes a core they still pay, past it they ruin the
-// job: the waiters' yields hand the core to each other and starve the
-// process they wait for.
-//
-// oversubscribedSpin is how many polls such a waiter makes before it
-// yields: none. A poll over the rings of every peer costs about what a
-// yield does, and the process being waited for is as likely to share the
-// waiter's core as not (docs/tuning.md, "Waiting").
-const (
-	oversubscribedSpin  = 0
-	oversubscribedYield = 2000
-	yieldProcsPerCPU    = 128
-)
 
 // Finalize completes the process's part of the job: it drives progress
 // until the protocol engine has nothing in flight, synchronises with every

@@ -2,7 +2,8 @@
 // its job: what the network reports about itself (llc.Caps), the class of
 // host (Host: the processors' vendor and the CPUs), the job's size and
 // the user's settings go in; the protocol engine's configuration
-// (llc.Config) and the collectives' thresholds come out (Plan).
+// (llc.Config), the collectives' thresholds and how a waiting process
+// uses its CPU (Waiting) come out (Plan).
 //
 // Every threshold that depends on the host lives in one table (table.go),
 // keyed by a Class: the vendor and how the processes share the CPUs

@@ -55,6 +55,9 @@ type Plan struct {
 	ConsumeReads bool
 	// Collectives is what the collectives' Runners take.
 	Collectives collectives.Tuning
+	// Waiting is how a waiting process uses its CPU and how far the
+	// collectives overlap their checks.
+	Waiting Waiting
 	// Host is the host class the plan was made for.
 	Host Host
 }
@@ -80,6 +83,7 @@ func For(job Job) (Plan, error) {
 		}
 		p.SingleCopyMin, p.DistinctSingleCopyMin = th.SingleCopyMin, th.DistinctSingleCopyMin
 	}
+	p.Waiting = waitingFor(job, host.CPUs, cfg, p.CollectiveEagerLimit)
 	return p, nil
 }
 

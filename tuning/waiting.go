@@ -1,0 +1,135 @@
+package tuning
+
+import (
+	"math"
+	"time"
+
+	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/llc/launch"
+)
+
+// Waiting is how a waiting process uses its CPU and how far the
+// collectives run ahead of their argument checks: choices that depend on
+// how the job's processes share the host's CPUs (the host class's CPUs,
+// which -tune overrides) and on whether a timing model runs, not on the
+// vendor. docs/tuning.md, "Waiting", gives the measurements.
+type Waiting struct {
+	// Spin and Yield are the polls a waiter spins, then yields, before it
+	// sleeps (llc.Endpoint.Spin and Yield).
+	Spin, Yield int
+	// SpinFor bounds the spinning in time (llc.Endpoint.SpinFor).
+	SpinFor time.Duration
+	// YieldFor bounds the yielding in time (llc.Endpoint.YieldFor); 0:
+	// unbounded (the user set the yields).
+	YieldFor time.Duration
+	// BusySpin and BusyYieldFor are the least spinning and yielding while
+	// nonblocking collectives run (llc.Endpoint.SpinBusy, YieldBusyFor).
+	BusySpin     int
+	BusyYieldFor time.Duration
+	// RunAhead lets broadcasts, scatters and reductions of a data word to
+	// a root return before their argument check settles
+	// (collectives.RunAhead), and makes the exchanges' receives whole
+	// (llc.RecvOp.Whole).
+	RunAhead bool
+	// OverlapLimit bounds the collectives that overlap their argument
+	// check with their data (collectives.Runner.OverlapLimit).
+	OverlapLimit int
+}
+
+// waitingFor is the Waiting of job on cpus CPUs, whose engine and
+// collectives' eager limits are cfg's and collEager.
+func waitingFor(job Job, cpus int, cfg llc.Config, collEager int) Waiting {
+	procs, modelled := job.Size, job.Caps.Modelled
+	w := Waiting{SpinFor: spinFor, BusySpin: busySpin, BusyYieldFor: busyYieldFor,
+		RunAhead:     procs > cpus && !modelled,
+		OverlapLimit: overlapLimit(cfg, collEager, procs, cpus, modelled)}
+	w.Spin, w.Yield = backoff(procs, cpus, job.Settings)
+	if job.Settings.Yield < 0 {
+		w.YieldFor = yieldBound(procs, cpus)
+	}
+	return w
+}
+
+// overlapLimit is the collectives' OverlapLimit. With more processes
+// than cores every call overlaps its check, whatever its size: the
+// check's barrier done first would cost a pass of every process before
+// any data moves. With a core each, only the calls whose sends travel
+// eagerly overlap (the collectives' eager limit): overlapping the rest
+// lost there. Under the timing model, whose recorded runs (thesis npb)
+// were made so, the calls overlap only while their sends go eagerly (up
+// to the engine's EagerHintLimit with more processes than cores).
+func overlapLimit(cfg llc.Config, collEager, procs, cpus int, modelled bool) int {
+	switch {
+	case procs > cpus && modelled:
+		return max(cfg.EagerLimit, cfg.EagerHintLimit)
+	case procs > cpus:
+		return math.MaxInt
+	}
+	return max(cfg.EagerLimit, collEager)
+}
+
+// backoff chooses how long a waiting process spins and yields before it
+// sleeps. With a core per process, spinning answers fastest; with more
+// processes than cores, the process being waited for may not be running,
+// so a waiter yields the core at every poll. Past yieldProcsPerCPU
+// processes a core a waiter does not yield at all: a yield then hands
+// the core to another waiter far more often than to the process they
+// wait for, and the waiters' yields together starve it. MARTINI_SPIN and
+// MARTINI_YIELD (launch.Settings) override the choice.
+func backoff(procs, cpus int, settings launch.Settings) (spin, yield int) {
+	spin, yield = 4000, 200
+	switch {
+	case procs > yieldProcsPerCPU*cpus:
+		spin, yield = 20, 0
+	case procs > cpus:
+		spin, yield = oversubscribedSpin, oversubscribedYield
+	}
+	if settings.Spin >= 0 {
+		spin = settings.Spin
+	}
+	if settings.Yield >= 0 {
+		yield = settings.Yield
+	}
+	return spin, yield
+}
+
+// busySpin and busyYieldFor bound a waiter's spinning and yielding, at
+// least, while nonblocking collectives run in the process's goroutines.
+// With processes outnumbering cores a waiter otherwise yields the core
+// at its first idle poll and sleeps after yieldBound, though with
+// operations in flight the next message comes soon; the two together
+// halve the nonblocking mix's time there (docs/decisions.md).
+const (
+	busySpin     = 50
+	busyYieldFor = 5 * time.Millisecond
+)
+
+// spinFor bounds a waiter's spinning in time: the scheduler sometimes
+// puts two processes of a job on one core for a while, and spinning then
+// only delays the peer being waited for.
+const spinFor = 20 * time.Microsecond
+
+// yieldFor bounds a waiter's yielding in time: with more processes than
+// cores, a yield hands the core to the others on it for a turn each, and
+// unbounded yields kept a waiter that waited long off its sleep, taking
+// turns from the processes it shared a core with.
+const yieldFor = 300 * time.Microsecond
+
+// yieldBound is the YieldFor of procs processes on cpus CPUs: yieldFor
+// up to 3 processes a CPU, and yieldFor more for every 2 processes a CPU
+// more, as a turn of every process on a CPU takes longer.
+func yieldBound(procs, cpus int) time.Duration {
+	perCPU := (procs + max(cpus, 1) - 1) / max(cpus, 1)
+	return yieldFor * time.Duration(max(1, perCPU/2))
+}
+
+// The yields of a waiting process when processes outnumber cores: no
+// spinning first (a poll over every peer's ring costs about what a
+// yield does), 2000 yields, and none past yieldProcsPerCPU processes a
+// core, where the waiters' yields hand the core to each other and starve
+// the process they wait for.
+const (
+	oversubscribedSpin  = 0
+	oversubscribedYield = 2000
+	yieldProcsPerCPU    = 128
+)
