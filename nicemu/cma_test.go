@@ -150,7 +150,6 @@ func childMain() int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	n.SetState(ProcInitialized)
 	fmt.Printf("READY %d %d\n", ctlSID, bufSID)
 
 	cmdWord, ackWord, statusWord := wordAt(ctl, ctlCmd), wordAt(ctl, ctlAck), wordAt(ctl, ctlStatus)
@@ -173,7 +172,6 @@ func childMain() int {
 			case cmdPing:
 			case cmdExit:
 				st := n.Stats()
-				n.SetState(ProcFinalized)
 				fmt.Printf("STATS served=%d sleeps=%d\n", st.Served, sleeps)
 				atomic.StoreUint64(statusWord, 0)
 				atomic.StoreUint64(ackWord, cmd)
@@ -399,8 +397,8 @@ func TestChildProcessCMA(t *testing.T) {
 	for round := range 2 {
 		seed := uint64(10 * (round + 1))
 		c := startChild(t, seg, n, 1, childBufSize, seed)
-		if seg.ProcState(1) != ProcInitialized {
-			t.Errorf("child's slot in state %v", seg.ProcState(1))
+		if got := atomic.LoadUint64(&seg.proc(1).ospid); got != uint64(c.cmd.Process.Pid) {
+			t.Errorf("child's slot names OS process %d, want %d", got, c.cmd.Process.Pid)
 		}
 		if d := c.ping(); d > 500*time.Millisecond {
 			t.Errorf("round %d: a sleeping child took %v to answer", round, d)
@@ -426,9 +424,6 @@ func TestChildProcessCMA(t *testing.T) {
 			t.Errorf("round %d: child served %d bounce requests", round, served)
 		}
 		t.Logf("round %d: child slept %d times; parent rang %d times in all", round, sleeps, after.Wakeups)
-		if seg.ProcState(1) != ProcFinalized {
-			t.Errorf("child's slot in state %v after exit", seg.ProcState(1))
-		}
 	}
 }
 

@@ -177,9 +177,6 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 	atomic.StoreUint64(&n.ent.cpu, cpuUnpublished)
 	atomic.StoreUint64(&n.ent.waitOn, waitNone)
 	atomic.StoreUint64(&n.ent.ospid, uint64(os.Getpid()))
-	if ProcState(atomic.LoadUint64(&n.ent.state)) < ProcAttached {
-		atomic.StoreUint64(&n.ent.state, uint64(ProcAttached))
-	}
 	return n, nil
 }
 
@@ -232,9 +229,6 @@ func (n *NIC) PGID() uint64 { return n.ent.pgid }
 // CMA reports whether transfers to process memory use cross-memory attach
 // (single copy) rather than bounce buffers.
 func (n *NIC) CMA() bool { return n.cma }
-
-// SetState records the process's life-cycle state in the segment.
-func (n *NIC) SetState(st ProcState) { atomic.StoreUint64(&n.ent.state, uint64(st)) }
 
 // Close releases every registration of the process. The segment stays
 // mapped; the caller owns it.

@@ -94,11 +94,10 @@ func (t *Translator) AllocBarrier() (int, error) {
 	return t.nic.AllocBarrier()
 }
 
-// Close marks the process finalized and closes the NIC. The segment stays
+// Close closes the NIC. The segment stays
 // mapped until the process exits, so that a goroutine still inside a call
 // touches valid memory. The caller must hold off every other use.
 func (t *Translator) Close() error {
-	t.nic.SetState(nicemu.ProcFinalized)
 	return t.nic.Close()
 }
 
