@@ -23,8 +23,10 @@ var (
 // Accumulate combines origin into target's window from displacement disp
 // with op, element by element: target[i] = origin[i] op target[i]
 // (MPI_Accumulate). Accumulates of the same element are atomic with
-// respect to each other. T must be the window's element type. Like Put,
-// it is complete at the target after the next synchronization.
+// respect to each other. T must be the window's element type, unless the
+// window is of bytes: that one, like MPI's untyped windows, takes
+// accumulates of any type, disp then counting bytes. Like Put, it is
+// complete at the target after the next synchronization.
 func Accumulate[T Type](w *Win, origin []T, target, disp int, op Op) error {
 	return accumulate(w, "Accumulate", origin, nil, target, disp, op, nil)
 }
@@ -56,7 +58,7 @@ func CompareAndSwap[T Type](w *Win, compare, value T, target, disp int) (T, erro
 	var old [1]T
 	skip, err := w.start("CompareAndSwap", target)
 	if err == nil && !skip {
-		err = w.checkType("CompareAndSwap", reflect.TypeFor[T]().Kind())
+		err = w.checkAccumulate("CompareAndSwap", reflect.TypeFor[T]().Kind())
 	}
 	if err != nil || skip {
 		return old[0], err
@@ -88,13 +90,23 @@ func CompareAndSwap[T Type](w *Win, compare, value T, target, disp int) (T, erro
 	return old[0], nil
 }
 
-// checkType checks that the accumulates of a call are of the window's
+// checkType checks that the elements of a call are of the window's
 // element type.
 func (w *Win) checkType(op string, k reflect.Kind) error {
 	if k != w.kind {
 		return fmt.Errorf("mpi: %s of %v elements on a window of %v: %w", op, k, w.kind, ErrWin)
 	}
 	return nil
+}
+
+// checkAccumulate checks that the accumulates of a call are of the
+// window's element type, or that the window is of bytes, which takes
+// accumulates of any type (as MPI's untyped windows do).
+func (w *Win) checkAccumulate(op string, k reflect.Kind) error {
+	if w.kind == reflect.Uint8 {
+		return nil
+	}
+	return w.checkType(op, k)
 }
 
 // span checks that n bytes at displacement disp are within target's
@@ -122,7 +134,7 @@ func word(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 func accumulate[T Type](w *Win, name string, origin, result []T, target, disp int, op Op, q *rmaRequest) error {
 	skip, err := w.startEpoch(name, target, q != nil)
 	if err == nil && !skip {
-		err = w.checkType(name, reflect.TypeFor[T]().Kind())
+		err = w.checkAccumulate(name, reflect.TypeFor[T]().Kind())
 	}
 	if err != nil || skip {
 		return err

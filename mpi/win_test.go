@@ -6,8 +6,10 @@ package mpi_test
 // ordering, every element type and the error cases.
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -25,6 +27,7 @@ func init() {
 	scenarios["win-pscw"] = scenarioWinPSCW
 	scenarios["win-flush"] = scenarioWinFlush
 	scenarios["win-errors"] = scenarioWinErrors
+	scenarios["win-bytes"] = scenarioWinBytes
 }
 
 // winScenarios are the window scenarios and whether they are heavy (no
@@ -35,6 +38,7 @@ var winScenarios = []struct {
 }{
 	{"win-fence", false}, {"win-types", true}, {"win-acc", true}, {"win-fetchop", false},
 	{"win-cas", true}, {"win-lock", true}, {"win-pscw", false}, {"win-flush", false}, {"win-errors", false},
+	{"win-bytes", false},
 }
 
 func TestWin(t *testing.T) {
@@ -671,4 +675,73 @@ func TestWinVirtual(t *testing.T) {
 			runAt(t, name, []int{2, 4}, "-profile", "martini", "-clock", "virtual")
 		})
 	}
+}
+
+// scenarioWinBytes accumulates values of several types into one window
+// of bytes, as C programs do into MPI's untyped windows: int32 sums at
+// byte 0, float64 maxima at byte 16, an int64 counter by FetchAndOp at
+// byte 40, and an int32 compare-and-swap at byte 48 that only the first
+// process wins.
+func scenarioWinBytes(w *mpi.Comm) error {
+	me, size := w.Rank(), w.Size()
+	local := make([]byte, 64)
+	win, err := mpi.WinCreate(w, local)
+	if err != nil {
+		return err
+	}
+	if err := win.LockAll(); err != nil {
+		return err
+	}
+	won := 0
+	for t := range size {
+		if err := mpi.Accumulate(win, []int32{1, 2, 3, int32(me)}, t, 0, mpi.Sum); err != nil {
+			return err
+		}
+		if err := mpi.Accumulate(win, []float64{float64(me) + 0.5, -float64(me)}, t, 16, mpi.Max); err != nil {
+			return err
+		}
+		if _, err := mpi.FetchAndOp(win, int64(me+1), t, 40, mpi.Sum); err != nil {
+			return err
+		}
+		old, err := mpi.CompareAndSwap(win, int32(0), int32(me+1), t, 48)
+		if err != nil {
+			return err
+		}
+		if old == 0 {
+			won++
+		}
+	}
+	if err := win.UnlockAll(); err != nil {
+		return err
+	}
+	// Every target had one winner of the swap.
+	total := []int64{0}
+	if err := mpi.Allreduce(w, []int64{int64(won)}, total, mpi.Sum); err != nil {
+		return err
+	}
+	if int(total[0]) != size {
+		return fmt.Errorf("%d compare-and-swaps won over %d targets, want one each", total[0], size)
+	}
+	if err := w.Barrier(); err != nil {
+		return err
+	}
+	le := binary.LittleEndian
+	for i, want := range []int32{int32(size), int32(2 * size), int32(3 * size), int32(size * (size - 1) / 2)} {
+		if got := int32(le.Uint32(local[4*i:])); got != want {
+			return fmt.Errorf("int32 sum %d is %d, want %d", i, got, want)
+		}
+	}
+	if got, want := math.Float64frombits(le.Uint64(local[16:])), float64(size-1)+0.5; got != want {
+		return fmt.Errorf("float64 max is %g, want %g", got, want)
+	}
+	if got, want := math.Float64frombits(le.Uint64(local[24:])), 0.0; got != want {
+		return fmt.Errorf("second float64 max is %g, want %g", got, want)
+	}
+	if got, want := int64(le.Uint64(local[40:])), int64(size*(size+1)/2); got != want {
+		return fmt.Errorf("counter is %d, want %d", got, want)
+	}
+	if got := int32(le.Uint32(local[48:])); got < 1 || int(got) > size {
+		return fmt.Errorf("swapped word is %d, want a rank + 1", got)
+	}
+	return win.Free()
 }
