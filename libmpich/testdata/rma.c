@@ -1,6 +1,6 @@
 /* One-sided communication: puts under fences into created windows, gets
- * under locks from allocated ones, and the window attributes. Prints
- * "rma ok" on every rank. */
+ * under locks from allocated ones, accumulates, and the window attributes.
+ * Prints "rma ok" on every rank. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,12 +96,73 @@ static void shared(void) {
 	MPI_Comm_free(&node);
 }
 
+/* accumulates sums ints into every process's created window under
+ * fences, counts with MPI_Fetch_and_op and elects with
+ * MPI_Compare_and_swap under lock_all, takes maxima of doubles with
+ * MPI_Raccumulate, reads with MPI_Rget_accumulate and MPI_NO_OP, and
+ * swaps with MPI_Get_accumulate and MPI_REPLACE. */
+static void accumulates(void) {
+	struct { int sums[4]; long counter; int owner; int pad; double max[2]; } *w = calloc(1, sizeof *w);
+	MPI_Win win;
+	int i, t;
+	MPI_Win_create(w, sizeof *w, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+	MPI_Win_fence(0, win);
+	int add[4] = {1, 2, 3, rank};
+	for (t = 0; t < size; t++)
+		MPI_Accumulate(add, 4, MPI_INT, t, 0, 4, MPI_INT, MPI_SUM, win);
+	MPI_Win_fence(0, win);
+	for (i = 0; i < 3; i++)
+		CHECK(w->sums[i] == (i + 1) * size, "sum %d: %d", i, w->sums[i]);
+	CHECK(w->sums[3] == size * (size - 1) / 2, "sum of ranks: %d", w->sums[3]);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Win_lock_all(0, win);
+	long one = 1, before;
+	int won = 0, me = rank + 1, none = 0, prev;
+	double mx[2] = {rank + 0.5, -rank};
+	for (t = 0; t < size; t++) {
+		MPI_Fetch_and_op(&one, &before, MPI_LONG, t, 16, MPI_SUM, win);
+		MPI_Compare_and_swap(&me, &none, &prev, MPI_INT, t, 24, win);
+		MPI_Win_flush(t, win); /* the results are there once flushed */
+		CHECK(before >= 0 && before < size, "fetched counter %ld", before);
+		won += prev == 0;
+		MPI_Request req;
+		MPI_Raccumulate(mx, 2, MPI_DOUBLE, t, 32, 2, MPI_DOUBLE, MPI_MAX, win, &req);
+		MPI_Wait(&req, MPI_STATUS_IGNORE);
+	}
+	MPI_Win_unlock_all(win);
+	int total;
+	MPI_Allreduce(&won, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	CHECK(total == size, "%d compare-and-swaps won over %d targets", total, size);
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK(w->counter == size, "counter %ld", w->counter);
+	CHECK(w->owner >= 1 && w->owner <= size, "owner %d", w->owner);
+	CHECK(w->max[0] == size - 0.5 && w->max[1] == 0, "max %g %g", w->max[0], w->max[1]);
+	int target = (rank + 1) % size, got[4] = {-1, -1, -1, -1}, mine[4] = {rank, rank, rank, rank}, old[4];
+	MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win);
+	MPI_Request req;
+	MPI_Rget_accumulate(NULL, 0, MPI_INT, got, 4, MPI_INT, target, 0, 4, MPI_INT, MPI_NO_OP, win, &req);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	MPI_Win_unlock(target, win);
+	CHECK(got[0] == size && got[3] == size * (size - 1) / 2, "no-op read %d %d", got[0], got[3]);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win);
+	MPI_Get_accumulate(mine, 4, MPI_INT, old, 4, MPI_INT, target, 0, 4, MPI_INT, MPI_REPLACE, win);
+	MPI_Win_unlock(target, win);
+	CHECK(old[1] == 2 * size, "replaced %d", old[1]);
+	MPI_Barrier(MPI_COMM_WORLD);
+	int from = (rank + size - 1) % size;
+	CHECK(w->sums[0] == from && w->sums[3] == from, "after replace %d %d", w->sums[0], w->sums[3]);
+	MPI_Win_free(&win);
+	free(w);
+}
+
 int main(int argc, char **argv) {
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	fences();
 	locks();
+	accumulates();
 	/* "noshm": the job's network has no shared memory (this runtime under
 	 * mpiexec.hydra runs over TCP). */
 	if (argc < 2 || strcmp(argv[1], "noshm") != 0)

@@ -1,0 +1,204 @@
+package main
+
+// The accumulates of one-sided communication (MPI_Accumulate,
+// MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap and the
+// request forms): the windows are of bytes, which package mpi lets take
+// accumulates of any element type, so each call runs at the element type
+// of its datatype.
+
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// accumulator is what an element type does for the accumulates.
+type accumulator interface {
+	// accumulate is MPI_Accumulate (result nil) or MPI_Get_accumulate,
+	// of n elements at byte displacement disp of target's window.
+	accumulate(w *mpi.Win, origin, result unsafe.Pointer, n, target, disp int, op mpi.Op) error
+	// raccumulate is accumulate's request form.
+	raccumulate(w *mpi.Win, origin, result unsafe.Pointer, n, target, disp int, op mpi.Op) (*mpi.Request, error)
+	// compareAndSwap is MPI_Compare_and_swap of one element.
+	compareAndSwap(w *mpi.Win, origin, compare, result unsafe.Pointer, target, disp int) error
+}
+
+var _ accumulator = typed[int8]{}
+
+func (typed[T]) accumulate(w *mpi.Win, origin, result unsafe.Pointer, n, target, disp int, op mpi.Op) error {
+	if result == nil {
+		return mpi.Accumulate(w, typedSlice[T](origin, n), target, disp, op)
+	}
+	return mpi.GetAccumulate(w, typedSlice[T](origin, n), typedSlice[T](result, n), target, disp, op)
+}
+
+func (typed[T]) raccumulate(w *mpi.Win, origin, result unsafe.Pointer, n, target, disp int, op mpi.Op) (*mpi.Request, error) {
+	if result == nil {
+		return mpi.Raccumulate(w, typedSlice[T](origin, n), target, disp, op)
+	}
+	return mpi.RgetAccumulate(w, typedSlice[T](origin, n), typedSlice[T](result, n), target, disp, op)
+}
+
+func (typed[T]) compareAndSwap(w *mpi.Win, origin, compare, result unsafe.Pointer, target, disp int) error {
+	old, err := mpi.CompareAndSwap(w, *(*T)(compare), *(*T)(origin), target, disp)
+	if err == nil {
+		*(*T)(result) = old
+	}
+	return err
+}
+
+// rmaOp returns the operation of handle op for an accumulate: a
+// predefined one, MPI_REPLACE or MPI_NO_OP (MPI allows no user-defined
+// operation there).
+func rmaOp(op int32) (mpi.Op, error) {
+	switch op {
+	case opReplace:
+		return mpi.Replace, nil
+	case opNoOp:
+		return mpi.NoOp, nil
+	}
+	if o, ok := predefinedOps[op]; ok {
+		return o, nil
+	}
+	return mpi.Op{}, errorf(errOp, "operation %#x: accumulates take the predefined operations, MPI_REPLACE and MPI_NO_OP", uint32(op))
+}
+
+// accElems returns the element type of datatype dt and the number of its
+// elements in count items: dt is a predefined datatype of one element
+// type, a pair type (MPI_2INT, ...) or a contiguous derived datatype of
+// one element type, as MPI requires of an accumulate's datatypes.
+func accElems(dt, count int32) (elemKind, int, error) {
+	if count < 0 {
+		return elemNone, 0, errorf(errCount, "negative count %d", count)
+	}
+	if ti, ok := predefinedTypes[dt]; ok && (ti.loc || ti.elem == elemNone) {
+		return elemNone, 0, errorf(errType, "datatype %#x: the accumulates here take datatypes of one element type, not the struct value/index ones", uint32(dt))
+	}
+	size, ok := contiguousSize(dt)
+	k := elemOf(dt)
+	if !ok || k == elemNone {
+		return elemNone, 0, errorf(errType, "datatype %#x: accumulates take the predefined datatypes and the contiguous derived ones of one element type", uint32(dt))
+	}
+	return k, int(count) * size / elemSizes[k], nil
+}
+
+// accArgs resolves an accumulate's arguments: the element type and the
+// number of elements, which origin (unless op is MPI_NO_OP), target and
+// result (when there is one: rtype >= 0) must agree on, the operation
+// and the target's byte displacement.
+func accArgs(o *winObj, ocount, otype, rcount, rtype int32, tdisp int64, tcount, ttype, op int32) (acc accumulator, n, disp int, mop mpi.Op, err error) {
+	if mop, err = rmaOp(op); err != nil {
+		return nil, 0, 0, mop, err
+	}
+	k, n, err := accElems(ttype, tcount)
+	if err != nil {
+		return nil, 0, 0, mop, err
+	}
+	sides := []struct {
+		name         string
+		count, dtype int32
+		used         bool
+	}{{"origin", ocount, otype, op != opNoOp}, {"result", rcount, rtype, rtype >= 0}}
+	for _, s := range sides {
+		if !s.used {
+			continue
+		}
+		sk, sn, err := accElems(s.dtype, s.count)
+		if err != nil {
+			return nil, 0, 0, mop, err
+		}
+		if sk != k || sn != n {
+			return nil, 0, 0, mop, errorf(errArg, "%s of %d elements of kind %d, target of %d of kind %d", s.name, sn, sk, n, k)
+		}
+	}
+	return reducerOf[k].(accumulator), n, int(tdisp) * o.dispUnit, mop, nil
+}
+
+// accumulateCall runs MPI_Accumulate, MPI_Get_accumulate and their
+// request forms (req non-nil); rtype < 0 for those without a result.
+func accumulateCall(fn string, origin unsafe.Pointer, ocount, otype int32, result unsafe.Pointer, rcount, rtype, target int32, tdisp int64, tcount, ttype, op, win int32, req *int32) int32 {
+	o, rc := winArg(fn, win)
+	if rc != errSuccess {
+		return rc
+	}
+	acc, n, disp, mop, err := accArgs(o, ocount, otype, rcount, rtype, tdisp, tcount, ttype, op)
+	if rtype < 0 {
+		result = nil
+	}
+	switch {
+	case err != nil:
+	case req == nil:
+		err = acc.accumulate(o.w, origin, result, n, mapRank(target), disp, mop)
+	default:
+		var r *mpi.Request
+		if r, err = acc.raccumulate(o.w, origin, result, n, mapRank(target), disp, mop); err == nil {
+			err = addRequest(o.comm, commWorld, r, false, req)
+		}
+	}
+	return winCheck(fn, o, err)
+}
+
+// PMPI_Accumulate implements MPI_Accumulate.
+//
+//export PMPI_Accumulate
+func PMPI_Accumulate(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, op, win int32) (rc int32) {
+	defer guard("MPI_Accumulate", &rc)
+	return accumulateCall("MPI_Accumulate", origin, ocount, otype, nil, 0, -1, target, tdisp, tcount, ttype, op, win, nil)
+}
+
+// PMPI_Raccumulate implements MPI_Raccumulate.
+//
+//export PMPI_Raccumulate
+func PMPI_Raccumulate(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, op, win int32, req *int32) (rc int32) {
+	defer guard("MPI_Raccumulate", &rc)
+	return accumulateCall("MPI_Raccumulate", origin, ocount, otype, nil, 0, -1, target, tdisp, tcount, ttype, op, win, req)
+}
+
+// PMPI_Get_accumulate implements MPI_Get_accumulate.
+//
+//export PMPI_Get_accumulate
+func PMPI_Get_accumulate(origin unsafe.Pointer, ocount, otype int32, result unsafe.Pointer, rcount, rtype, target int32, tdisp int64, tcount, ttype, op, win int32) (rc int32) {
+	defer guard("MPI_Get_accumulate", &rc)
+	return accumulateCall("MPI_Get_accumulate", origin, ocount, otype, result, rcount, rtype, target, tdisp, tcount, ttype, op, win, nil)
+}
+
+// PMPI_Rget_accumulate implements MPI_Rget_accumulate.
+//
+//export PMPI_Rget_accumulate
+func PMPI_Rget_accumulate(origin unsafe.Pointer, ocount, otype int32, result unsafe.Pointer, rcount, rtype, target int32, tdisp int64, tcount, ttype, op, win int32, req *int32) (rc int32) {
+	defer guard("MPI_Rget_accumulate", &rc)
+	return accumulateCall("MPI_Rget_accumulate", origin, ocount, otype, result, rcount, rtype, target, tdisp, tcount, ttype, op, win, req)
+}
+
+// PMPI_Fetch_and_op implements MPI_Fetch_and_op: MPI_Get_accumulate of
+// one element.
+//
+//export PMPI_Fetch_and_op
+func PMPI_Fetch_and_op(origin, result unsafe.Pointer, dt, target int32, tdisp int64, op, win int32) (rc int32) {
+	defer guard("MPI_Fetch_and_op", &rc)
+	if _, ok := predefinedTypes[dt]; !ok {
+		return fail("MPI_Fetch_and_op", nil, commWorld, errorf(errType, "datatype %#x: MPI_Fetch_and_op takes a predefined datatype", uint32(dt)))
+	}
+	return accumulateCall("MPI_Fetch_and_op", origin, 1, dt, result, 1, dt, target, tdisp, 1, dt, op, win, nil)
+}
+
+// PMPI_Compare_and_swap implements MPI_Compare_and_swap.
+//
+//export PMPI_Compare_and_swap
+func PMPI_Compare_and_swap(origin, compare, result unsafe.Pointer, dt, target int32, tdisp int64, win int32) (rc int32) {
+	defer guard("MPI_Compare_and_swap", &rc)
+	o, rc := winArg("MPI_Compare_and_swap", win)
+	if rc != errSuccess {
+		return rc
+	}
+	k, n, err := accElems(dt, 1)
+	if err == nil && n != 1 {
+		err = errorf(errType, "datatype %#x: MPI_Compare_and_swap takes a datatype of one element", uint32(dt))
+	}
+	if err == nil {
+		err = reducerOf[k].(accumulator).compareAndSwap(o.w, origin, compare, result, mapRank(target), int(tdisp)*o.dispUnit)
+	}
+	return winCheck("MPI_Compare_and_swap", o, err)
+}
