@@ -21,7 +21,7 @@ const plotsDir = "plots"
 // suite's records by machine kind and process count, each cell the
 // medians over the runs of this runtime's and the system MPI's times
 // (writeSuiteSummary), with links to the plots of the newest record of
-// each process count, which it draws into dir/plots as SVG; the newest
+// each process count, which it draws into dir/plots as SVG and PNG; the newest
 // comparison with NPB3.4-MPI of each benchmark, class and process count;
 // every NPB kernel run in one table; and links to the thesis records'
 // pages (ThesisPage), which packages bench/nicbench and bench/thesisnpb
@@ -59,6 +59,7 @@ func writeReadme(b *bytes.Buffer, dir string, s *Summary) error {
 		fmt.Fprintf(b, "A summary of the %d records (*.json) in this directory: %s.\n", len(s.Files), countKinds(s))
 		fmt.Fprintln(b, "Times are per operation in microseconds, medians over the samples; MB = 10^6 bytes.")
 		fmt.Fprintln(b, "This file, plots/ and the thesis pages are generated from the records by `go run ./cmd/mpibench report`: do not edit them by hand.")
+		fmt.Fprintln(b, "Each plot is an SVG with a PNG of the same name beside it, for viewers that do not show SVG.")
 		if err := os.MkdirAll(filepath.Join(dir, plotsDir), 0o755); err != nil {
 			return err
 		}

@@ -308,30 +308,23 @@ func TestPlot(t *testing.T) {
 		draw func(*Record, string, string) error
 		bm   string
 	}{
-		{"PingPong-latency.svg", PlotLatency, "PingPong"},
-		{"PingPong-latency.png", PlotLatency, "PingPong"},
-		{"PingPong-bandwidth.svg", PlotBandwidth, "PingPong"},
-		{"PingPong-bandwidth.png", PlotBandwidth, "PingPong"},
-		{"Allreduce-latency.svg", PlotLatency, "Allreduce"},
+		{"PingPong-latency", PlotLatency, "PingPong"},
+		{"PingPong-bandwidth", PlotBandwidth, "PingPong"},
+		{"Allreduce-latency", PlotLatency, "Allreduce"},
 	}
 	for _, p := range plots {
-		path := filepath.Join(dir, p.name)
-		if err := p.draw(rec, p.bm, path); err != nil {
+		if err := p.draw(rec, p.bm, filepath.Join(dir, p.name+".svg")); err != nil {
 			t.Errorf("%s: %v", p.name, err)
 			continue
 		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch filepath.Ext(path) {
-		case ".svg":
-			if !bytes.HasPrefix(data, []byte("<?xml")) && !bytes.HasPrefix(data, []byte("<svg")) {
-				t.Errorf("%s does not start like SVG: %.40q", p.name, data)
+		// The SVG, and the PNG beside it.
+		for ext, prefixes := range map[string][]string{".svg": {"<?xml", "<svg"}, ".png": {string(pngSignature)}} {
+			data, err := os.ReadFile(filepath.Join(dir, p.name+ext))
+			if err != nil {
+				t.Fatal(err)
 			}
-		case ".png":
-			if !bytes.HasPrefix(data, pngSignature) {
-				t.Errorf("%s does not start like PNG: %.16q", p.name, data)
+			if !slices.ContainsFunc(prefixes, func(pre string) bool { return bytes.HasPrefix(data, []byte(pre)) }) {
+				t.Errorf("%s%s does not start like %s: %.40q", p.name, ext, ext, data)
 			}
 		}
 	}
@@ -344,6 +337,7 @@ func TestPlot(t *testing.T) {
 		{"bandwidth of a collective", PlotBandwidth(rec, "Allreduce", filepath.Join(dir, "a.svg")), "a.svg"},
 		{"absent benchmark", PlotLatency(rec, "Bcast", filepath.Join(dir, "b.svg")), "b.svg"},
 		{"unknown format", PlotLatency(rec, "PingPong", filepath.Join(dir, "c.gif")), "c.gif"},
+		{"a PNG path", PlotLatency(rec, "PingPong", filepath.Join(dir, "f.png")), "f.png"},
 		{"nil record", PlotLatency(nil, "PingPong", filepath.Join(dir, "d.svg")), "d.svg"},
 		{"only size 0", PlotLatency(&Record{Series: []Series{{Benchmark: "Barrier", NP: 2, Rows: []Row{{T: 1.2}}}}}, "Barrier", filepath.Join(dir, "e.svg")), "e.svg"},
 	}

@@ -4,18 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	_ "gonum.org/v1/plot/vg/vgsvg" // .svg
 
 	"github.com/rhinet-go/martini/bench"
+	"github.com/rhinet-go/martini/internal/plotstyle"
 	"github.com/rhinet-go/martini/nicemu"
 )
 
@@ -37,6 +32,12 @@ func read(kind string) func(*Run) (float64, error) {
 	return func(r *Run) (float64, error) { return r.Read[kind], nil }
 }
 
+// The thesis's peak PUSH throughputs (Fig 6.3), MB/s.
+const (
+	ThesisOneWayPeak        = 444
+	ThesisBidirectionalPeak = 470
+)
+
 // Figures are the thesis's figures the reproduction measures, in the order
 // of its table.
 var Figures = []Figure{
@@ -45,8 +46,8 @@ var Figures = []Figure{
 	{"8 B remote write, AOTF", "µs", 1.74, "Table 6.2", write(WriteAOTF)},
 	{"8 B remote read, PULL", "µs", 3.26, "Table 6.3", read(ReadPull)},
 	{"8 B remote read, BOTF pull request", "µs", 3.08, "Table 6.3", read(ReadBOTFPull)},
-	{"PUSH throughput, one way, peak", "MB/s", 444, "Fig 6.3", func(r *Run) (float64, error) { return Peak(r.OneWay), nil }},
-	{"PUSH throughput, bidirectional, peak", "MB/s", 470, "Fig 6.3", func(r *Run) (float64, error) { return Peak(r.Bidirectional), nil }},
+	{"PUSH throughput, one way, peak", "MB/s", ThesisOneWayPeak, "Fig 6.3", func(r *Run) (float64, error) { return Peak(r.OneWay), nil }},
+	{"PUSH throughput, bidirectional, peak", "MB/s", ThesisBidirectionalPeak, "Fig 6.3", func(r *Run) (float64, error) { return Peak(r.Bidirectional), nil }},
 	{"Size_half (one way reaches half its peak)", "B", 1024, "6.1.3, Fig 6.3", func(r *Run) (float64, error) {
 		return SizeHalf(r.Sizes, r.OneWay, Peak(r.OneWay))
 	}},
@@ -143,26 +144,36 @@ func Reproduced(r *Run) (bool, []string) {
 }
 
 // PlotThroughput draws a run's one-way and bidirectional throughput
-// against the transfer size and saves it to path (.svg).
+// against the transfer size, with the thesis's peaks (Fig 6.3) as
+// reference lines in the colour of their curve, and saves it to path
+// (.svg, with a PNG beside it).
 func PlotThroughput(r *Run, path string) error {
-	p := plot.New()
-	p.Title.Text = "PUSH throughput, " + r.Name() + " profile"
-	p.X.Label.Text = "bytes per PUSH"
-	p.Y.Label.Text = "MB/s (10⁶ bytes)"
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	f := plotstyle.New("PUSH throughput, "+r.Name()+" profile", "bytes per PUSH", "MB/s (MB = 10⁶ bytes)")
+	f.LogBytesX()
+	f.Plot.Y.Min = 0
 	one, bi := make(plotter.XYs, len(r.Sizes)), make(plotter.XYs, len(r.Sizes))
 	for i, s := range r.Sizes {
 		one[i] = plotter.XY{X: float64(s), Y: r.OneWay[i]}
 		bi[i] = plotter.XY{X: float64(s), Y: r.Bidirectional[i]}
 	}
-	if err := plotutil.AddLinePoints(p, "one way", one, "bidirectional (sum)", bi); err != nil {
-		return fmt.Errorf("nicbench: plot: %w", err)
+	lines := []struct {
+		name, ref string
+		xys       plotter.XYs
+		thesis    float64
+	}{
+		{"one way", "thesis's peak", one, ThesisOneWayPeak},
+		{"bidirectional (sum)", "thesis's peak", bi, ThesisBidirectionalPeak},
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("nicbench: plot: %w", err)
+	for _, l := range lines {
+		i, err := f.AddSeries(l.name, l.xys)
+		if err != nil {
+			return fmt.Errorf("nicbench: plot: %w", err)
+		}
+		if err := f.AddReference(fmt.Sprintf("%s, %g MB/s", l.ref, l.thesis), l.thesis, i); err != nil {
+			return fmt.Errorf("nicbench: plot: %w", err)
+		}
 	}
-	if err := p.Save(16*vg.Centimeter, 10*vg.Centimeter, path); err != nil {
+	if err := f.Save(path); err != nil {
 		return fmt.Errorf("nicbench: plot: %w", err)
 	}
 	return nil
@@ -219,33 +230,21 @@ func value(m map[int]float64, n int) string {
 }
 
 // PlotPM draws a run's PM round trips against the number of processes,
-// with the thesis's points, and saves it to path (.svg).
+// with the thesis's points as dashed lines in the colour of the emulated
+// transport, and saves it to path (.svg, with a PNG beside it).
 func PlotPM(r *Run, path string) error {
-	p := plot.New()
-	p.Title.Text = "PM round trip (8 B), " + r.Name() + " profile"
-	p.X.Label.Text = "processes in the job"
-	p.Y.Label.Text = "round trip (µs)"
-	p.Y.Min = 0
-	var lines []any
+	f := plotstyle.New("PM round trip (8 B), "+r.Name()+" profile", "processes in the job", "round trip (µs)")
+	f.Plot.Y.Min = 0
 	for _, tr := range []string{"pm", "vp"} {
-		lines = append(lines, PMNames[tr]+" (emulated)", points(r.PM[tr]))
-	}
-	if err := plotutil.AddLinePoints(p, lines...); err != nil {
-		return fmt.Errorf("nicbench: plot: %w", err)
-	}
-	for _, tr := range []string{"pm", "vp"} {
-		s, err := plotter.NewScatter(points(PMThesis[tr]))
+		i, err := f.AddSeries(PMNames[tr]+" (emulated)", points(r.PM[tr]))
 		if err != nil {
 			return fmt.Errorf("nicbench: plot: %w", err)
 		}
-		s.GlyphStyle.Shape = plotutil.Shape(4)
-		p.Add(s)
-		p.Legend.Add(PMNames[tr]+" (thesis)", s)
+		if err := f.AddThesis(PMNames[tr]+" (thesis)", points(PMThesis[tr]), i); err != nil {
+			return fmt.Errorf("nicbench: plot: %w", err)
+		}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("nicbench: plot: %w", err)
-	}
-	if err := p.Save(16*vg.Centimeter, 10*vg.Centimeter, path); err != nil {
+	if err := f.Save(path); err != nil {
 		return fmt.Errorf("nicbench: plot: %w", err)
 	}
 	return nil
