@@ -15,8 +15,10 @@ import (
 // package figures for what they are ("cpuid_package_cores" and
 // "cpuid_package_threads", version 1's "cores" and "threads").
 // Version 3 adds the machine's cross-core floor ("floor"), which a record
-// need not have. Decode reads every version from oldestSchema on.
-const SchemaVersion = 3
+// need not have. Version 4 adds the warning that the figures may be wrong
+// ("warning"), present only when the run had one. Decode reads every
+// version from oldestSchema on.
+const SchemaVersion = 4
 
 // LocalResults is the results directory that the commands measuring this
 // machine (mpibench, thesis, npb) write into by default: results/local,
@@ -61,6 +63,10 @@ type Record struct {
 	Floor *Floor `json:"floor,omitempty"`
 	// Notes say what the run could not do ("system MPI: mpicc not found").
 	Notes []string `json:"notes,omitempty"`
+	// Warning says, in plain words, why the figures of the run may be
+	// wrong (the machine was busy, or its speed changed while it ran);
+	// "" when nothing was noticed (TrustWarning).
+	Warning string `json:"warning,omitempty"`
 }
 
 // Params are the run's settings.

@@ -216,8 +216,9 @@ func writeMachineSection(b *bytes.Buffer, dir string, g machineGroup) error {
 		fmt.Fprintf(b, "- np %d, %s: %s\n", set.np, runsText(len(set.files)), strings.Join(links, ", "))
 	}
 	if floors := groupFloors(g); floors != "" {
-		fmt.Fprintf(b, "\nCross-core floor (%s), median of the records: %s.\n", FloorWhat, floors)
+		fmt.Fprintf(b, "\nCross-core floor (%s), median of the records: %s.\n", FloorWhatPlain, floors)
 	}
+	writeGroupWarnings(b, g)
 	fmt.Fprintln(b)
 	header := []string{"benchmark", "bytes"}
 	for _, set := range g.sets {
@@ -238,6 +239,24 @@ func writeMachineSection(b *bytes.Buffer, dir string, g machineGroup) error {
 		return fmt.Errorf("bench: summary of %s: %w", g.key, err)
 	}
 	return writeGroupPlots(b, dir, g)
+}
+
+// writeGroupWarnings lists the records of g that warn that their figures
+// may be wrong (Record.Warning), with the warning.
+func writeGroupWarnings(b *bytes.Buffer, g machineGroup) {
+	var lines []string
+	for _, set := range g.sets {
+		for _, f := range set.files {
+			if f.Record != nil && f.Record.Warning != "" {
+				lines = append(lines, fmt.Sprintf("- [%s](%s): %s", strings.TrimSuffix(f.Name, ".json"), markdownLink(f.Name), f.Record.Warning))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n**Warning**: the figures of %s may be wrong, by the run's own checks (they still count in the medians below):\n\n%s\n",
+		runsText(len(lines)), strings.Join(lines, "\n"))
 }
 
 // runsText says "1 run" or "N runs".

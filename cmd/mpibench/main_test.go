@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -233,7 +235,7 @@ func TestGroupFloors(t *testing.T) {
 	f.last = f.measure()
 	jobs := [][]bench.Series{{{Benchmark: "Reduce"}}, {{Benchmark: "Reduce", Source: bench.SourcePeer}}}
 	note := f.mark(jobs, []string{"Reduce"})
-	if !strings.Contains(note, "before Reduce") || !strings.Contains(note, "machine changed") {
+	if !strings.Contains(note, "while Reduce was measured") || !strings.Contains(note, "speed changed") {
 		t.Errorf("note %q", note)
 	}
 	for _, job := range jobs {
@@ -241,16 +243,16 @@ func TestGroupFloors(t *testing.T) {
 			t.Errorf("%s floors %v", job[0].Source, fl)
 		}
 	}
-	rec := &bench.Record{Series: slices.Concat(jobs...)}
-	if warn := floorWarning(rec, "Reduce"); !strings.Contains(warn, "0.03 µs before") || !strings.Contains(warn, "0.17 after") {
-		t.Errorf("warning under Reduce's table %q", warn)
+	rec := &bench.Record{Params: bench.Params{Benchmarks: []string{"Reduce"}}, Series: slices.Concat(jobs...)}
+	if warn := trustWarning("", rec); !strings.Contains(warn, "0.03 µs before to 0.17 µs after") || !strings.Contains(warn, "while Reduce was measured") {
+		t.Errorf("the run's warning %q", warn)
 	}
 	jobs = [][]bench.Series{{{Benchmark: "Bcast"}}}
 	if note := f.mark(jobs, []string{"Bcast"}); note != "" || len(jobs[0][0].Floors) != 2 {
 		t.Errorf("floors 0.17 and 0.18: note %q, floors %v", note, jobs[0][0].Floors)
 	}
-	if warn := floorWarning(&bench.Record{Series: jobs[0]}, "Bcast"); warn != "" {
-		t.Errorf("warning under Bcast's table, floors 0.17 and 0.18: %q", warn)
+	if warn := trustWarning("", &bench.Record{Params: bench.Params{Benchmarks: []string{"Bcast"}}, Series: jobs[0]}); warn != "" {
+		t.Errorf("a warning for floors 0.17 and 0.18: %q", warn)
 	}
 	jobs = [][]bench.Series{{{Benchmark: "Alltoall"}}}
 	if note := f.mark(jobs, []string{"Alltoall"}); note != "" || jobs[0][0].Floors != nil {
@@ -258,9 +260,65 @@ func TestGroupFloors(t *testing.T) {
 	}
 }
 
-// TestRunNoFloor: -no-floor skips the floor.
+// TestLoadReason: a load average of half the CPUs or more before the run
+// makes a reason to warn; a lower one, or one that cannot be read, none.
+func TestLoadReason(t *testing.T) {
+	tests := []struct {
+		load float64
+		err  error
+		cpus int
+		want bool
+	}{
+		{3.5, nil, 2, true},
+		{1.0, nil, 2, true},
+		{0.9, nil, 2, false},
+		{3.5, nil, 16, false},
+		{9, errors.New("no /proc"), 2, false},
+	}
+	for _, tc := range tests {
+		o := &suiteOptions{loadAverage: func() (float64, error) { return tc.load, tc.err }}
+		if got := o.loadReason(tc.cpus); (got != "") != tc.want {
+			t.Errorf("load %g (err %v) on %d CPUs: reason %q, want one: %v", tc.load, tc.err, tc.cpus, got, tc.want)
+		}
+	}
+	if o, err := parseSuiteFlags(nil, io.Discard); err != nil || o.loadAverage == nil {
+		t.Errorf("parseSuiteFlags: %v, load average reader set: %v", err, o != nil && o.loadAverage != nil)
+	}
+}
+
+// TestPrintWarningOnce: the run's warning is printed once, after the
+// tables, in words that explain the floor.
+func TestPrintWarningOnce(t *testing.T) {
+	rec := &bench.Record{Params: bench.Params{Benchmarks: []string{"PingPong", "Barrier"}},
+		Series: []bench.Series{
+			{Benchmark: "PingPong", Variant: "default", Source: bench.SourceMartini, NP: 2, Floors: []float64{0.07, 0.31}, Rows: []bench.Row{{Bytes: 8, T: 0.2}}},
+			{Benchmark: "Barrier", Variant: "default", Source: bench.SourceMartini, NP: 2, Floors: []float64{0.31, 0.9}, Rows: []bench.Row{{T: 1}}},
+		}}
+	rec.Warning = trustWarning(bench.LoadReason(3, 2), rec)
+	var out bytes.Buffer
+	if err := printRecord(rec, true, &out); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if n := strings.Count(text, "WARNING"); n != 1 {
+		t.Errorf("%d warnings, want 1:\n%s", n, text)
+	}
+	for _, want := range []string{"busy", "load average 3.00 on 2 CPUs", "while PingPong was measured", "while Barrier was measured", "pass one cache line back and forth"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Index(text, "WARNING") < strings.Index(text, "**Barrier**") {
+		t.Errorf("the warning comes before the tables:\n%s", text)
+	}
+}
+
+// TestRunNoFloor: -no-floor skips the floor. The run also reads a fake,
+// high load average: its warning is printed and recorded.
 func TestRunNoFloor(t *testing.T) {
 	mpirun := mpiruntest.ForTest(t)
+	defer func(f bench.LoadAverage) { loadAverage = f }(loadAverage)
+	loadAverage = func() (float64, error) { return 64, nil }
 	results := filepath.Join(t.TempDir(), "results")
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -280,6 +338,13 @@ func TestRunNoFloor(t *testing.T) {
 	}
 	if rec.Floor != nil || !slices.Contains(rec.Notes, "floor: not measured (-no-floor)") || strings.Contains(stdout.String(), "floor") {
 		t.Errorf("-no-floor: floor %+v, notes %q, output:\n%s", rec.Floor, rec.Notes, &stdout)
+	}
+	if !strings.Contains(rec.Warning, "load average 64.00") || strings.Count(stdout.String(), "WARNING: "+rec.Warning) != 1 {
+		t.Errorf("load average 64: record's warning %q, output:\n%s", rec.Warning, &stdout)
+	}
+	readme, err := os.ReadFile(filepath.Join(results, "README.md"))
+	if err != nil || !strings.Contains(string(readme), rec.Warning) {
+		t.Errorf("the results page lacks the warning (%v)", err)
 	}
 }
 

@@ -53,7 +53,13 @@ type suiteOptions struct {
 	quiet      bool
 	timeout    time.Duration
 	mpirun     string // "" to build it
+	// loadAverage reads the machine's load average before the run.
+	loadAverage bench.LoadAverage
 }
+
+// loadAverage is what a run reads the machine's load average with; a
+// test replaces it with a fake.
+var loadAverage bench.LoadAverage = bench.ReadLoadAverage
 
 const suiteUsage = `usage: mpibench [flags]                 measure and print the comparison tables
        mpibench report [-results DIR]    regenerate DIR/README.md, DIR/plots and DIR/thesis.md from its records
@@ -77,7 +83,7 @@ Flags:
 // flag.ErrHelp when help was asked for and errUsage for a bad command
 // line, having written why to stderr.
 func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
-	o := &suiteOptions{}
+	o := &suiteOptions{loadAverage: loadAverage}
 	fs := flag.NewFlagSet("mpibench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -236,10 +242,12 @@ func runSuite(ctx context.Context, o *suiteOptions, stdout, stderr io.Writer) in
 		Params: bench.Params{NP: o.np, Benchmarks: o.benchmarks, Sizes: o.sizes, Budget: o.budget.Seconds(),
 			Samples: o.samples, OffCache: o.offCache > 0, Interleaved: o.interleave},
 	}
+	busy := o.loadReason(rec.Machine.CPUs)
 	if err := measure(ctx, o, rec, exe, tmp, stderr); err != nil {
 		logf("%v", err)
 		return 1
 	}
+	rec.Warning = trustWarning(busy, rec)
 	if ctx.Err() != nil {
 		logf("interrupted")
 		return 130
@@ -355,8 +363,8 @@ func (f *groupFloors) mark(jobs [][]bench.Series, group []string) string {
 	if !floorsApart(before, after) {
 		return ""
 	}
-	return fmt.Sprintf("floor: %.3g µs before %s and %.3g after: the machine changed while its columns were measured",
-		before, strings.Join(group, ","), after)
+	return fmt.Sprintf("floor: the machine's speed changed while %s was measured: its cross-core floor was %.3g µs before and %.3g µs after",
+		strings.Join(group, ","), before, after)
 }
 
 // floorsApart reports whether floors a and b, both known, are floorChange
@@ -497,7 +505,8 @@ func (j *peerJobs) run(benchmarks []string) []bench.Series {
 }
 
 // printRecord prints the floor's line and the IMB listing of every
-// series (unless quiet) and the comparison table of every benchmark.
+// series (unless quiet), the comparison table of every benchmark, and the
+// record's warning that its figures may be wrong, once, at the end.
 func printRecord(rec *bench.Record, quiet bool, w io.Writer) error {
 	if !quiet {
 		if rec.Floor != nil {
@@ -517,9 +526,6 @@ func printRecord(rec *bench.Record, quiet bool, w io.Writer) error {
 		if err := bench.WriteComparison(w, rec, b); err != nil {
 			return err
 		}
-		if warn := floorWarning(rec, b); warn != "" {
-			fmt.Fprintln(w, warn)
-		}
 		fmt.Fprintln(w)
 	}
 	if slow := bench.SlowStarts(rec.Series, slowStart); len(slow) > 0 {
@@ -527,6 +533,9 @@ func printRecord(rec *bench.Record, quiet bool, w io.Writer) error {
 		for _, l := range slow {
 			fmt.Fprintln(w, "  "+l)
 		}
+	}
+	if rec.Warning != "" {
+		fmt.Fprintf(w, "\nWARNING: %s\n", rec.Warning)
 	}
 	return nil
 }
@@ -536,13 +545,41 @@ func printRecord(rec *bench.Record, quiet bool, w io.Writer) error {
 // the first operations after Init still set up.
 const slowStart = 2
 
-// floorWarning returns a line under benchmark b's table when the floors
-// around its jobs are floorChange or more apart ("" otherwise).
-func floorWarning(rec *bench.Record, b string) string {
-	for _, s := range rec.Series {
-		if f := s.Floors; s.Benchmark == b && len(f) == 2 && floorsApart(f[0], f[1]) {
-			return fmt.Sprintf("The cross-core floor was %.3g µs before these columns and %.3g after: the machine changed while they were measured, and they compare less well.", f[0], f[1])
+// loadReason reads the load average before a run on cpus CPUs and says
+// why it is too high for trustworthy figures (bench.LoadReason); "" when
+// it is not, or cannot be read.
+func (o *suiteOptions) loadReason(cpus int) string {
+	if o.loadAverage == nil {
+		return ""
+	}
+	load, err := o.loadAverage()
+	if err != nil {
+		return ""
+	}
+	return bench.LoadReason(load, cpus)
+}
+
+// trustWarning returns the run's one warning that its figures may be
+// wrong: busy (the machine was busy when it began) and each benchmark
+// whose floors, before and after its jobs, are floorChange or more apart
+// (bench.TrustWarning); "" when neither.
+func trustWarning(busy string, rec *bench.Record) string {
+	reasons := []string{busy}
+	for _, b := range rec.Params.Benchmarks {
+		if f, ok := driftOf(rec, b); ok {
+			reasons = append(reasons, bench.DriftReason(b, f[0], f[1]))
 		}
 	}
-	return ""
+	return bench.TrustWarning(reasons)
+}
+
+// driftOf returns the floors around benchmark b's jobs when they are
+// floorChange or more apart.
+func driftOf(rec *bench.Record, b string) ([]float64, bool) {
+	for _, s := range rec.Series {
+		if f := s.Floors; s.Benchmark == b && len(f) == 2 && floorsApart(f[0], f[1]) {
+			return f, true
+		}
+	}
+	return nil, false
 }
