@@ -45,7 +45,7 @@ func TestRecordAndPage(t *testing.T) {
 			t.Errorf("page lacks %q:\n%s", want, md)
 		}
 	}
-	for _, plot := range []string{"thesis-x-throughput-martini.svg", "thesis-x-pm-rtt-martini.svg"} {
+	for _, plot := range []string{"thesis-x-throughput-martini.svg", "thesis-x-pm-rtt-martini.svg", "thesis-x-throughput-martini.png", "thesis-x-pm-rtt-martini.png"} {
 		if fi, err := os.Stat(filepath.Join(dir, "plots", plot)); err != nil || fi.Size() == 0 {
 			t.Errorf("plot %s: %v", plot, err)
 		}

@@ -144,9 +144,10 @@ func Reproduced(r *Run) (bool, []string) {
 }
 
 // PlotThroughput draws a run's one-way and bidirectional throughput
-// against the transfer size, with the thesis's peaks (Fig 6.3) as
-// reference lines in the colour of their curve, and saves it to path
-// (.svg, with a PNG beside it).
+// against the transfer size, under the martini profile with the thesis's
+// peaks (Fig 6.3) as reference lines in the colour of their curve (other
+// profiles model other hardware), and saves it to path (.svg, with a PNG
+// beside it).
 func PlotThroughput(r *Run, path string) error {
 	f := plotstyle.New("PUSH throughput, "+r.Name()+" profile", "bytes per PUSH", "MB/s (MB = 10⁶ bytes)")
 	f.LogBytesX()
@@ -168,6 +169,9 @@ func PlotThroughput(r *Run, path string) error {
 		i, err := f.AddSeries(l.name, l.xys)
 		if err != nil {
 			return fmt.Errorf("nicbench: plot: %w", err)
+		}
+		if r.Profile != nicemu.ProfileMartini {
+			continue
 		}
 		if err := f.AddReference(fmt.Sprintf("%s, %g MB/s", l.ref, l.thesis), l.thesis, i); err != nil {
 			return fmt.Errorf("nicbench: plot: %w", err)

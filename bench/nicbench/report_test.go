@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rhinet-go/martini/nicemu"
 )
 
 func TestSizeHalf(t *testing.T) {
@@ -79,5 +81,32 @@ func TestPMTableAndPlot(t *testing.T) {
 	}
 	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
 		t.Errorf("plot: %v", err)
+	}
+}
+
+// TestPlotThroughputReference: the martini profile's plot draws the
+// thesis's peaks as reference lines, named in the legend, with a PNG
+// beside the SVG; another profile's plot, modelling other hardware, none.
+func TestPlotThroughputReference(t *testing.T) {
+	dir := t.TempDir()
+	for _, profile := range []string{nicemu.ProfileMartini, nicemu.ProfileNative} {
+		r := thesisRun()
+		r.Profile = profile
+		path := filepath.Join(dir, profile+".svg")
+		if err := PlotThroughput(r, path); err != nil {
+			t.Fatal(err)
+		}
+		svg, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ref := range []string{"444 MB/s", "470 MB/s"} {
+			if got, want := bytes.Contains(svg, []byte(ref)), profile == nicemu.ProfileMartini; got != want {
+				t.Errorf("%s profile: reference %q drawn %v, want %v", profile, ref, got, want)
+			}
+		}
+		if st, err := os.Stat(filepath.Join(dir, profile+".png")); err != nil || st.Size() == 0 {
+			t.Errorf("%s profile: no PNG beside the SVG: %v", profile, err)
+		}
 	}
 }

@@ -30,8 +30,10 @@ func TestWritePage(t *testing.T) {
 		t.Error("a full sweep lists points not run")
 	}
 	for _, b := range AllBenchmarks {
-		if _, err := os.Stat(filepath.Join(dir, "plots", "thesis-npb-"+strings.ToLower(b)+".svg")); err != nil {
-			t.Error(err)
+		for _, ext := range []string{".svg", ".png"} {
+			if _, err := os.Stat(filepath.Join(dir, "plots", "thesis-npb-"+strings.ToLower(b)+ext)); err != nil {
+				t.Error(err)
+			}
 		}
 	}
 	if err := WritePage(dir, RecordFile, rec); err != nil {

@@ -57,14 +57,19 @@ func FormatBytes(n int) string {
 	return strconv.Itoa(n) + " B"
 }
 
+// logLabels is the number of labels LogTicks looks for: one more than
+// minLabels, as a log axis's labels are unevenly spaced.
+const logLabels = minLabels + 1
+
 // mantissas are the sets of multiples of the powers of ten that LogTicks
 // labels, sparsest first.
-var mantissas = [][]int{{1}, {1, 2, 5}, {1, 2, 3, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}
+// 8 and 9 come last: their labels crowd the next power's.
+var mantissas = [][]int{{1}, {1, 2, 5}, {1, 2, 3, 5}, {1, 2, 3, 4, 5, 6, 7}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}
 
 // LogTicks marks a logarithmic axis at 1 to 9 times the powers of ten and
-// labels the sparsest of the sets 1; 1, 2, 5; 1, 2, 3, 5; 1 to 9 (times
-// the powers) that gives at least minLabels labels, so that an axis
-// spanning less than a decade still reads. Over many decades it labels
+// labels the sparsest of the sets 1; 1, 2, 5; 1, 2, 3, 5; 1 to 7; 1 to 9
+// (times the powers) that gives at least logLabels labels, so that an axis
+// spanning a decade or less still reads. Over many decades it labels
 // every second, third... power, at most maxLabels.
 type LogTicks struct{}
 
@@ -75,13 +80,7 @@ func (LogTicks) Ticks(min, max float64) []plot.Tick {
 	}
 	lo, hi := int(math.Floor(math.Log10(min))), int(math.Ceil(math.Log10(max)))
 	values := logValues(lo, hi, min, max)
-	labelled := mantissas[len(mantissas)-1]
-	for _, set := range mantissas {
-		if countIn(values, set) >= minLabels {
-			labelled = set
-			break
-		}
-	}
+	labelled := labelSet(values)
 	step := 1
 	if len(labelled) == 1 {
 		for (hi-lo)/step+1 > maxLabels {
@@ -96,6 +95,24 @@ func (LogTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// labelSet returns the sparsest set of mantissas that labels logLabels to
+// maxLabels of values, else the sparsest that labels minLabels to
+// maxLabels, else the powers of ten alone (which LogTicks thins out) if
+// they are enough, else all of them.
+func labelSet(values []logValue) []int {
+	for _, want := range []int{logLabels, minLabels} {
+		for _, set := range mantissas {
+			if n := countIn(values, set); n >= want && n <= maxLabels {
+				return set
+			}
+		}
+	}
+	if countIn(values, mantissas[0]) >= minLabels {
+		return mantissas[0]
+	}
+	return mantissas[len(mantissas)-1]
 }
 
 // logValue is m×10^e.
@@ -209,12 +226,17 @@ func roundTo(v float64, digits int) float64 {
 	return r
 }
 
-// LogRange widens [lo, hi], above 0, to values of 1 to 9 times a power
-// of ten, and further until it holds at least minLabels of them, so that
-// LogTicks labels at least minLabels ticks however narrow the data.
+// LogRange widens [lo, hi], above 0, to powers of ten when it spans two
+// decades or more, else to values of 1 to 9 times a power of ten, and
+// further until it holds at least minLabels of them, so that LogTicks
+// labels at least minLabels ticks however narrow the data.
 func LogRange(lo, hi float64) (float64, float64) {
 	if !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 0) {
 		return lo, hi
+	}
+	if hi >= 100*lo {
+		// Over two decades or more, whole decades: labelled at each power.
+		return math.Pow(10, math.Floor(math.Log10(lo)+1e-9)), math.Pow(10, math.Ceil(math.Log10(hi)-1e-9))
 	}
 	lo, hi = oneDigitBelow(lo), oneDigitAbove(hi)
 	for k := 0; len(logValues(int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi))), lo, hi)) < minLabels; k++ {
