@@ -197,12 +197,18 @@ func pow2Range(lo, hi float64) (float64, float64) {
 	return math.Exp2(a), math.Exp2(b)
 }
 
-// legendGap is the space between the plot and the legend column.
-const legendGap = 4 * vg.Millimeter
+// legendGap is the space between the plot and the legend column, and
+// margin the space above the title and right of the legend.
+const (
+	legendGap = 4 * vg.Millimeter
+	margin    = 2 * vg.Millimeter
+)
 
-// layout splits c into the plot's part and, on the right, the legend's
-// column, as wide as the legend's longest entry.
+// layout splits c, less a margin at the top and right, into the plot's part and,
+// on the right, the legend's column, as wide as the legend's longest
+// entry.
 func (f *Figure) layout(c draw.Canvas) (plotC, legendC draw.Canvas) {
+	c = draw.Crop(c, 0, -margin, 0, -margin)
 	r := f.legend.Rectangle(c)
 	width := r.Max.X - r.Min.X
 	return draw.Crop(c, 0, -(width + legendGap), 0, 0), draw.Crop(c, c.Size().X-width-legendGap/2, 0, 0, 0)
