@@ -2,6 +2,7 @@ package plotstyle
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -62,8 +63,8 @@ func FormatBytes(n int) string {
 const logLabels = minLabels + 1
 
 // mantissas are the sets of multiples of the powers of ten that LogTicks
-// labels, sparsest first.
-// 8 and 9 come last: their labels crowd the next power's.
+// labels, sparsest first; 8 and 9 come last, as their labels crowd the
+// next power's.
 var mantissas = [][]int{{1}, {1, 2, 5}, {1, 2, 3, 5}, {1, 2, 3, 4, 5, 6, 7}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}
 
 // LogTicks marks a logarithmic axis at 1 to 9 times the powers of ten and
@@ -90,7 +91,7 @@ func (LogTicks) Ticks(min, max float64) []plot.Tick {
 	ticks := make([]plot.Tick, len(values))
 	for i, v := range values {
 		ticks[i] = plot.Tick{Value: v.value}
-		if contains(labelled, v.m) && (v.m != 1 || mod(v.e, step) == 0) {
+		if slices.Contains(labelled, v.m) && (v.m != 1 || mod(v.e, step) == 0) {
 			ticks[i].Label = FormatNumber(v.value)
 		}
 	}
@@ -141,20 +142,11 @@ func logValues(lo, hi int, min, max float64) []logValue {
 func countIn(vs []logValue, set []int) int {
 	n := 0
 	for _, v := range vs {
-		if contains(set, v.m) {
+		if slices.Contains(set, v.m) {
 			n++
 		}
 	}
 	return n
-}
-
-func contains(set []int, m int) bool {
-	for _, s := range set {
-		if s == m {
-			return true
-		}
-	}
-	return false
 }
 
 // mod is a modulo that is never negative.
