@@ -76,7 +76,37 @@ func benchExchange(b *testing.B, size int, mode llc.RndvMode) {
 
 // BenchmarkEager8 is the software cost of one 8-byte eager message (send,
 // poll, match, deliver) with both processes' memory in this core's cache.
-func BenchmarkEager8(b *testing.B)     { benchExchange(b, 8, llc.RndvPull) }
+func BenchmarkEager8(b *testing.B) { benchExchange(b, 8, llc.RndvPull) }
+
+// BenchmarkEager8Line is the software cost of one 8-byte eager message
+// through the pair's shared line, the default between two processes of a
+// host: the messages alternate direction, so each one's reply finds the
+// line acknowledged and free, as in a ping-pong. Per iteration one message.
+func BenchmarkEager8Line(b *testing.B) {
+	eps := pair(b, llc.RndvPull)
+	bufs := [2][]byte{make([]byte, 8), make([]byte, 8)}
+	var s llc.SendOp
+	var r llc.RecvOp
+	for i := range 2 {
+		s = llc.SendOp{Peer: 1 - i, Tag: 1, Data: bufs[i]}
+		r = llc.RecvOp{Source: i, Tag: 1, Buf: bufs[1-i]}
+		exchange(b, [2]*llc.Endpoint{eps[i], eps[1-i]}, &s, &r)
+	}
+	sent := eps[0].Stats().LineSent + eps[1].Stats().LineSent
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		from := i & 1
+		s = llc.SendOp{Peer: 1 - from, Tag: 1, Data: bufs[from]}
+		r = llc.RecvOp{Source: from, Tag: 1, Buf: bufs[1-from]}
+		exchange(b, [2]*llc.Endpoint{eps[from], eps[1-from]}, &s, &r)
+	}
+	b.StopTimer()
+	if got := eps[0].Stats().LineSent + eps[1].Stats().LineSent - sent; got != uint64(b.N) {
+		b.Fatalf("%d of %d messages went through the shared line", got, b.N)
+	}
+}
+
 func BenchmarkEager1K(b *testing.B)    { benchExchange(b, 1024, llc.RndvPull) }
 func BenchmarkRndvPull1M(b *testing.B) { benchExchange(b, 1<<20, llc.RndvPull) }
 func BenchmarkRndvPush1M(b *testing.B) { benchExchange(b, 1<<20, llc.RndvPush) }
