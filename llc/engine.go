@@ -1,8 +1,6 @@
 package llc
 
 import (
-	"github.com/rhinet-go/martini/llc/layout"
-
 	"errors"
 	"fmt"
 	"slices"
@@ -13,121 +11,6 @@ const (
 	AnySource = -1
 	AnyTag    = -1
 )
-
-// RndvMode selects the rendezvous variant used for messages above the
-// eager limit.
-type RndvMode uint8
-
-// Rendezvous variants.
-const (
-	// RndvPull: the receiver reads the sender's registered buffer (RDMA
-	// read, after Sur et al.), then tells the sender it is done.
-	RndvPull RndvMode = iota
-	// RndvPush: the receiver registers its buffer and grants it; the sender
-	// writes into it (RDMA write), then tells the receiver it is done.
-	RndvPush
-	// RndvSplit: both: the receiver reads the first half of a large
-	// message while the sender writes the second half, so that both
-	// processes copy at once.
-	RndvSplit
-)
-
-func (m RndvMode) String() string {
-	switch m {
-	case RndvPush:
-		return "push"
-	case RndvSplit:
-		return "split"
-	}
-	return "pull"
-}
-
-// Config parameterises an Engine.
-type Config struct {
-	Self, Size int
-	// Boot is the bootstrap region of every process, as published in the
-	// management data store: BootSize(Size) bytes of zeroed memory that
-	// peers can write (CmdAlloc; see AllocBoot). Boot[Self] is this
-	// process's own; EagerQueue does not use them.
-	Boot []RegionID
-	// EagerLimit is the largest message sent eagerly, through the rings
-	// or the receive queue (see Eager).
-	EagerLimit int
-	// EagerHintLimit, in EagerRings mode, is the largest message a send
-	// marked Eager sends eagerly to a ring peer; 0 or less than EagerLimit:
-	// EagerLimit. At most MaxEagerLimit(RingSize).
-	EagerHintLimit int
-	// RingSize is the record space of each ring this process grants, a
-	// power of two.
-	RingSize int
-	// RingCap bounds the ring memory this process grants in total; rings
-	// are granted first come, first served.
-	RingCap int
-	// PackedRecords, in the ring modes, is the size of the largest ring
-	// record written as one write whose last word lands last (the signal
-	// word ends the record): Caps.PackedRecords, where the network carries
-	// writes of that size as one packet or, as PM/RHiNET's pmSend, as
-	// packets in order. Longer records are written in two parts (see
-	// package llc/layout); 0: every record of more than one cell. At most
-	// MaxPackedRecords.
-	PackedRecords int
-	// Rendezvous selects the rendezvous variant for large messages.
-	Rendezvous RndvMode
-	// ExchangePush is the smallest pull or split rendezvous message a
-	// receiver that is itself sending to the sender takes by push (see
-	// Exchange in rndv.go); 0: never.
-	ExchangePush int
-	// Eager selects how eager messages and control records travel; the
-	// zero value is EagerRings. RingSize and RingCap apply to EagerRings
-	// and EagerPM, QueueSize to EagerQueue.
-	Eager EagerMode
-	// QueueSize is the record space of this process's receive queue in
-	// EagerQueue mode, a power of two of at least
-	// MinQueueSize(EagerLimit).
-	QueueSize int
-	// MaxRecord is the largest record the transport's receive queue
-	// carries (Caps.MaxRecord); 0 means MaxQueueRecord.
-	MaxRecord int
-	// QueuePeers, in EagerRings and EagerPM mode, marks the processes
-	// reached through this process's receive queue instead of rings (a
-	// network that carries records itself, as TCP's streams do): records
-	// from and to them travel as in EagerQueue mode. nil: none.
-	QueuePeers []bool
-	// SharedLines, in EagerRings mode, carries the small records of each
-	// pair of processes through the pair's shared line (line.go) when it
-	// is free: a network that shares memory with load and store
-	// (Caps.SharedLines). Not with QueuePeers.
-	SharedLines bool
-}
-
-// Counters are the engine's per-protocol statistics.
-type Counters struct {
-	EagerSent, EagerRecv    uint64 // eager messages
-	RndvSent, RndvRecv      uint64 // rendezvous messages
-	Withdrawn               uint64 // rendezvous sends withdrawn after their RTS left (CancelOp.Withdraw)
-	BytesSent, BytesRecv    uint64 // message payload bytes
-	Unexpected              uint64 // messages that arrived before their receive
-	Truncated               uint64 // receives whose buffer was too small
-	ControlSent             uint64 // RTS, CTS and FIN records
-	Connections             uint64 // connections this process initiated
-	ConnectRetries          uint64 // lost compare-and-swap on a common command slot
-	RingsGranted, RingBytes uint64 // rings allocated for senders, and their memory
-	RingFull, TailReads     uint64 // sends that found a ring full; consumer-count reads
-	CommandsIssued          uint64 // IR commands emitted
-	// QueueFull counts the enqueues (EagerQueue) that the receiver's
-	// queue refused for lack of room; every retry that is refused again
-	// counts too.
-	QueueFull uint64
-	// One-sided operations (RMA): puts, gets, and compare-and-swap or
-	// fetch-and-add atomics issued, the bytes the puts and gets moved,
-	// and the reads that settled writes at a flush.
-	RMAPuts, RMAGets, RMAAtomics uint64
-	RMABytes, RMASettles         uint64
-	// LineSent counts the records written into the pairs' shared lines
-	// (Config.SharedLines), LineAcks the acknowledgements written there
-	// without a record.
-	LineSent, LineAcks uint64
-}
 
 // Errors reported by the engine.
 var (
@@ -250,36 +133,6 @@ func NewEngine(cfg Config) (*Engine, error) {
 	}
 	return e, nil
 }
-
-// checkRings checks the ring configuration of EagerRings and EagerPM.
-func checkRings(cfg *Config) error {
-	switch {
-	case cfg.RingSize < 4*cell || cfg.RingSize&(cfg.RingSize-1) != 0:
-		return fmt.Errorf("llc: ring size %d must be a power of two and at least %d", cfg.RingSize, 4*cell)
-	case cfg.EagerLimit < 0 || layout.RecordSize(cfg.EagerLimit) > uint64(cfg.RingSize)/2:
-		return fmt.Errorf("llc: eager limit %d too large for rings of %d bytes (at most %d)",
-			cfg.EagerLimit, cfg.RingSize, MaxEagerLimit(cfg.RingSize))
-	case cfg.EagerHintLimit > MaxEagerLimit(cfg.RingSize):
-		return fmt.Errorf("llc: eager hint limit %d too large for rings of %d bytes (at most %d)",
-			cfg.EagerHintLimit, cfg.RingSize, MaxEagerLimit(cfg.RingSize))
-	case cfg.PackedRecords < 0 || cfg.PackedRecords > MaxPackedRecords:
-		return fmt.Errorf("llc: packed records of up to %d bytes: want 0 to %d", cfg.PackedRecords, MaxPackedRecords)
-	}
-	return nil
-}
-
-// MaxPackedRecords is the largest Config.PackedRecords: a packed record
-// counts its cells in 16 bits.
-const MaxPackedRecords = 1 << 20
-
-// MaxEagerLimit returns the largest eager limit rings of ringSize allow,
-// in EagerRings mode and, for rings of at least 2*PMAlign bytes, in
-// EagerPM mode.
-func MaxEagerLimit(ringSize int) int { return ringSize/2 - cell }
-
-// RingOverhead is the memory a ring takes beyond its record space: its
-// control line and the pair's shared line.
-const RingOverhead = ringCtl
 
 // Config returns the engine's configuration.
 func (e *Engine) Config() Config { return e.cfg }
@@ -440,162 +293,6 @@ func (e *Engine) poll() bool {
 	return progressed
 }
 
-// dispatch processes one record from src, of any eager transport: its meta
-// m and its body.
-func (e *Engine) dispatch(src int, m *meta, body []byte) {
-	switch m.kind {
-	case recEager:
-		e.stats.EagerRecv++
-		payload := body
-		e.stats.BytesRecv += uint64(len(payload))
-		if op := e.posted.match(src, m.tag, m.ctx); op != nil {
-			op.deliver(src, m.tag, payload)
-			e.countTrunc(op)
-			e.ackSync(src, syncID(m))
-			return
-		}
-		e.stats.Unexpected++
-		u := e.unexp.alloc()
-		*u = unexpected{src: src, tag: m.tag, ctx: m.ctx, length: len(payload), data: e.pool.get(len(payload)), syncID: syncID(m)}
-		copy(u.data, payload)
-		e.unexp.push(u)
-	case recRTS:
-		var r rts
-		if err := r.get(body); err != nil {
-			e.fail(fmt.Errorf("llc: corrupt record from process %d: %w", src, err))
-			return
-		}
-		r.sendID = m.aux
-		if op := e.posted.match(src, m.tag, m.ctx); op != nil {
-			e.rndvRecvStart(op, src, m.tag, &r)
-			return
-		}
-		e.stats.Unexpected++
-		u := e.unexp.alloc()
-		*u = unexpected{src: src, tag: m.tag, ctx: m.ctx, length: int(r.length), rndv: true, rts: r}
-		e.unexp.push(u)
-	case recUnsolicited:
-		e.onUnsolicited(src, m.tag, body)
-	case recCTS:
-		e.onCTS(src, m.aux, body)
-	case recFIN:
-		e.onFIN(m.aux)
-	case recPUT:
-		e.onPUT(src, m.aux, body)
-	case recSyncAck:
-		e.onSyncAck(src, m.aux)
-	case recWithdraw:
-		e.onWithdraw(src, m.aux)
-	case recWithdrawn:
-		e.onWithdrawn(src, m.aux)
-	default:
-		e.fail(fmt.Errorf("llc: corrupt record of kind %d from process %d", m.kind, src))
-	}
-}
-
-func (e *Engine) countTrunc(op *RecvOp) {
-	if op.err != nil && errors.Is(op.err, ErrTruncated) {
-		e.stats.Truncated++
-	}
-}
-
-// send starts op. An eager send completes before send returns whenever the
-// connection exists and the ring has room; otherwise op completes during a
-// later Poll or Step.
-func (e *Engine) send(op *SendOp, unsolicited bool) {
-	op.done, op.err, op.region, op.id, op.unsolicited, op.events, op.cancelled = false, nil, 0, 0, unsolicited, nil, false
-	op.withdrawn = false
-	if op.Notify {
-		op.events = &e.events
-	}
-	if e.err != nil {
-		op.finish(e.err)
-		return
-	}
-	if op.Peer < 0 || op.Peer >= e.cfg.Size {
-		op.finish(fmt.Errorf("llc: send to process %d: only %d processes", op.Peer, e.cfg.Size))
-		return
-	}
-	if unsolicited && len(op.Data) > e.cfg.EagerLimit {
-		op.finish(e.unsolicitedTooLarge(op))
-		return
-	}
-	p := &e.peers[op.Peer]
-	if e.sendsEager(op, unsolicited) {
-		if op.awaitsAck() {
-			e.startSync(op)
-		}
-		if p.conn == connUp && !p.queued() && e.writeEager(op.Peer, op) {
-			return
-		}
-		p.enqueue(outItem{op: op})
-	} else {
-		e.rndvSendStart(op)
-		p.enqueue(outItem{op: op, rndv: true})
-	}
-	if p.q.n == 1 {
-		e.blocked++
-	}
-	e.trySend(op.Peer)
-}
-
-// sendsEager reports whether op goes by the eager path: up to the eager
-// limit unless it asks for a rendezvous, up to EagerHintLimit to a ring
-// peer if it asks for the eager path. Unsolicited sends are eager (send
-// has refused those above the limit).
-func (e *Engine) sendsEager(op *SendOp, unsolicited bool) bool {
-	n := len(op.Data)
-	switch {
-	case unsolicited:
-		return true
-	case op.Rendezvous:
-		return false
-	case n <= e.cfg.EagerLimit:
-		return true
-	}
-	return op.Eager && n <= e.cfg.EagerHintLimit && e.cfg.Eager == EagerRings && !e.queuePeer(op.Peer)
-}
-
-// recv posts op: it matches the earliest unexpected message first, in
-// arrival order, else waits in the posted queue; or it receives the
-// matched message op.Message.
-func (e *Engine) recv(op *RecvOp) {
-	if op.Message != nil {
-		e.recvMatched(op)
-		return
-	}
-	e.resetRecv(op)
-	if e.err != nil {
-		op.finish(e.err)
-		return
-	}
-	if op.Source != AnySource && (op.Source < 0 || op.Source >= e.cfg.Size) {
-		op.finish(fmt.Errorf("llc: receive from process %d: only %d processes", op.Source, e.cfg.Size))
-		return
-	}
-	if u := e.unexp.match(op.Source, op.Tag, op.Ctx); u != nil {
-		if u.rndv {
-			e.rndvRecvStart(op, u.src, u.tag, &u.rts)
-		} else {
-			op.deliver(u.src, u.tag, u.data[:u.length])
-			e.countTrunc(op)
-			e.pool.put(u.data)
-			e.ackSync(u.src, u.syncID)
-		}
-		e.unexp.free(u)
-		return
-	}
-	e.posted.push(op)
-}
-
-// resetRecv readies op for a new receive.
-func (e *Engine) resetRecv(op *RecvOp) {
-	op.done, op.err, op.region, op.events, op.cancelled, op.matched = false, nil, 0, nil, false, false
-	if op.Notify {
-		op.events = &e.events
-	}
-}
-
 // Unreceived describes a rendezvous or synchronous message that arrived
 // and that no receive has matched: its sender cannot complete until one
 // does.
@@ -639,6 +336,163 @@ func (e *Engine) idle() bool {
 		e.rmaPending(-1) == 0
 }
 
-func matches(source int, tag int32, ctx uint32, src int, mtag int32, mctx uint32) bool {
-	return mctx == ctx && (source == AnySource || source == src) && (tag == AnyTag || tag == mtag)
+// Ready is one batch of the engine's output: what the driver does next.
+// It is the engine's own, and views the engine's storage: valid until
+// Advance.
+type Ready struct {
+	// Commands are the IR commands to issue, in order. Each one's
+	// completion, and anything else the network reports meanwhile, goes
+	// back in through Step; what that emits comes in a later batch.
+	Commands []Command
+	// Work is the host work done since the last batch (EagerPM and
+	// EagerQueue), for a transport that charges it (HostCharger) to charge
+	// before issuing the commands. Where work is counted, a batch holds at
+	// most one command, so that the work charged before each command is
+	// the work done before it.
+	Work WorkCounts
+	// Err is the fatal error that stopped the engine, if any: every
+	// operation then completes with it. The first batch after the failure
+	// reports it even without commands (HasReady).
+	Err error
 }
+
+// HasReady reports whether Ready has something to do: commands to issue,
+// host work to charge, or a failure not reported yet.
+func (e *Engine) HasReady() bool {
+	return e.sched.n != 0 || e.notice
+}
+
+// Ready returns the engine's next batch of output, which it keeps (a batch
+// built and copied on every call would cost a message's path loads that
+// wait for the stores just made). Calling it again before Advance hands
+// out the batch again, grown by what was emitted since.
+func (e *Engine) Ready() *Ready {
+	rd := &e.ready
+	rd.Commands, rd.Err = e.sched.take(e.batchLimit), e.err
+	e.notice = false
+	if e.countsWork {
+		rd.Work = e.work
+		e.readyWork = e.work
+	}
+	return rd
+}
+
+// Advance acknowledges the last batch of Ready: its commands were issued
+// and its work charged.
+func (e *Engine) Advance() {
+	e.sched.drop()
+	if e.countsWork {
+		for k := range e.work {
+			e.work[k] -= e.readyWork[k]
+		}
+		e.readyWork = WorkCounts{}
+	}
+}
+
+// addWork counts n units of host work w, for the next batch to report.
+func (e *Engine) addWork(w HostWork, n int) {
+	e.work[w] += n
+	if e.countsWork {
+		e.notice = true
+	}
+}
+
+// State is a snapshot of the engine, for the driver's waits and the
+// statistics.
+type State struct {
+	// Err is the fatal error that stopped the engine, if any.
+	Err error
+	// Idle reports that the engine has no operation in flight that it is
+	// responsible for advancing (used by Finalize): no command queued, no
+	// send waiting, no rendezvous, no one-sided operation; in EagerPM
+	// mode, also no start-up connection.
+	Idle bool
+	// Retrying reports that the engine's next Poll issues a request of its
+	// own accord, with nothing new arrived: it retries a connection whose
+	// slot another process held. In virtual time the process then does
+	// not wait for data: it acts at its clock.
+	Retrying bool
+	// Stats are the engine's counters.
+	Stats Counters
+	// Unreceived are the messages waiting in the unexpected queue whose
+	// senders wait for a receive to match them (rendezvous and
+	// synchronous eager messages), in arrival order; valid until the next
+	// State.
+	Unreceived []Unreceived
+}
+
+// State returns a snapshot of the engine.
+func (e *Engine) State() State {
+	e.unrecv = e.unreceived(e.unrecv[:0])
+	return State{Err: e.err, Idle: e.idle(), Retrying: e.retrying(), Stats: e.stats, Unreceived: e.unrecv}
+}
+
+// schedQueue is the schedule queue between the protocol engine and the
+// translator: commands leave in the order they were emitted, so that a
+// completion flag is never issued before the data it covers. Ready hands
+// out its first commands as a batch (a view of its storage) and Advance
+// drops them; commands emitted meanwhile follow them. Its storage grows
+// when full and never shrinks, so steady-state traffic does not allocate.
+type schedQueue struct {
+	buf   []Command // buf[:n] are queued, oldest first
+	n     int
+	batch int // the first batch of them were handed out and not yet dropped
+}
+
+// init sizes the queue.
+func (q *schedQueue) init(n int) { q.buf = make([]Command, n) }
+
+func (q *schedQueue) len() int { return q.n }
+
+// alloc returns a zeroed slot at the tail of the queue, to be filled in
+// place; it is issued in order like a pushed command.
+func (q *schedQueue) alloc() *Command {
+	if q.n == len(q.buf) {
+		q.grow()
+	}
+	c := &q.buf[q.n]
+	*c = Command{}
+	q.n++
+	return c
+}
+
+// grow doubles the storage. A batch handed out keeps viewing the old
+// storage, whose commands do not change.
+func (q *schedQueue) grow() {
+	nb := make([]Command, 2*len(q.buf))
+	copy(nb, q.buf[:q.n])
+	q.buf = nb
+}
+
+func (q *schedQueue) push(c *Command) {
+	if q.n == len(q.buf) {
+		q.grow()
+	}
+	q.buf[q.n] = *c
+	q.n++
+}
+
+// take hands out the oldest commands, at most limit of them, as the
+// batch.
+func (q *schedQueue) take(limit int) []Command {
+	k := min(q.n, limit)
+	q.batch = k
+	return q.buf[:k:k]
+}
+
+// drop removes the batch handed out by take.
+func (q *schedQueue) drop() {
+	if q.batch == q.n {
+		q.n = 0
+	} else if q.batch > 0 {
+		q.n = copy(q.buf, q.buf[q.batch:q.n])
+	}
+	q.batch = 0
+}
+
+// Submit starts a user operation (see Op). Operations that can complete at
+// once do so before Submit returns: an eager send whose connection exists
+// and whose ring has room, a receive of a message that arrived first, a
+// probe, a cancel. The others complete during a later Step or Poll; the
+// commands they need come out of Ready.
+func (e *Engine) Submit(op Op) { op.submitTo(e) }

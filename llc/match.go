@@ -159,3 +159,7 @@ func sizeClass(n int) int {
 	}
 	return bits.Len(uint(n - 1))
 }
+
+func matches(source int, tag int32, ctx uint32, src int, mtag int32, mctx uint32) bool {
+	return mctx == ctx && (source == AnySource || source == src) && (tag == AnyTag || tag == mtag)
+}

@@ -135,3 +135,7 @@ func truncation(src int, tag int32, msg, buf int) error {
 	return fmt.Errorf("%w: message from process %d with tag %d has %d bytes, receive buffer holds %d bytes",
 		ErrTruncated, src, tag, msg, buf)
 }
+
+func (o *SendOp) submitTo(e *Engine) { e.send(o, false) }
+
+func (o *RecvOp) submitTo(e *Engine) { e.recv(o) }

@@ -17,8 +17,6 @@ type Op interface {
 	submitTo(e *Engine)
 }
 
-func (o *SendOp) submitTo(e *Engine)     { e.send(o, false) }
-func (o *RecvOp) submitTo(e *Engine)     { e.recv(o) }
 func (o Unsolicited) submitTo(e *Engine) { e.send(o.Send, true) }
 func (o *ProbeOp) submitTo(e *Engine)    { e.probe(o) }
 func (o *CancelOp) submitTo(e *Engine)   { e.cancel(o) }
@@ -116,13 +114,6 @@ func (f *FlushOp) Err() error {
 	}
 	return nil
 }
-
-// Submit starts a user operation (see Op). Operations that can complete at
-// once do so before Submit returns: an eager send whose connection exists
-// and whose ring has room, a receive of a message that arrived first, a
-// probe, a cancel. The others complete during a later Step or Poll; the
-// commands they need come out of Ready.
-func (e *Engine) Submit(op Op) { op.submitTo(e) }
 
 // probe runs a ProbeOp.
 func (e *Engine) probe(p *ProbeOp) {
