@@ -105,3 +105,21 @@ func (n *NIC) Wake() { n.ring(n.pid) }
 // sequentially consistent store, which orders the store before the look
 // at dst's sleepers. Safe for concurrent use.
 func (n *NIC) WakePeer(dst int) { n.ring(dst) }
+
+// ring is notify for the methods that may run concurrently: it rings dst's
+// doorbell if dst may be asleep and counts the wake-up atomically. It never
+// rings a process outside the job.
+func (n *NIC) ring(dst int) {
+	if uint(dst) >= uint(len(n.procs)) {
+		return
+	}
+	e := n.procs[dst]
+	if e.pgid != n.ent.pgid {
+		return
+	}
+	if atomic.LoadUint32(&e.sleepers) != 0 {
+		atomic.AddUint32(&e.bell, 1)
+		unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&e.bell)), futexWake, math.MaxInt32, 0, 0, 0)
+		atomic.AddUint64(&n.seg.syncCounters(n.pid).wakeups, 1)
+	}
+}

@@ -81,14 +81,6 @@ func addr(b []byte) uint64 {
 	return uint64(uintptr(unsafe.Pointer(&b[0])))
 }
 
-// execPush is the common write path of PUSH, BOTF and AOTF.
-func (n *NIC) execPush(dst int, sid SID, off uint64, src []byte, op Op) error {
-	if n.timing == nil && n.clock == nil && n.pushNative(dst, sid, off, src, op) {
-		return nil
-	}
-	return n.pushGeneral(dst, sid, off, src, op)
-}
-
 // pushGeneral is execPush for every request: its refusals, process memory,
 // the timing models and virtual time.
 func (n *NIC) pushGeneral(dst int, sid SID, off uint64, src []byte, op Op) error {
@@ -127,33 +119,6 @@ func (n *NIC) pushGeneral(dst int, sid SID, off uint64, src []byte, op Op) error
 		n.notify(dst)
 	}
 	return nil
-}
-
-// countWrite counts a write of length bytes by op (PUSH, BOTF or AOTF).
-func (n *NIC) countWrite(op Op, length int) {
-	switch op {
-	case OpPush:
-		n.stats.Push++
-	case OpBOTF:
-		n.stats.BOTF++
-	case OpAOTF:
-		n.stats.AOTF++
-	}
-	n.stats.PushBytes += uint64(length)
-	n.stats.Packets += packets(length)
-}
-
-// storeInOrder stores src at [at, end) of segment memory, end 8-aligned
-// and src at least 8 bytes, as Martini's in-order DMA delivers it: the
-// last 8 bytes land last, atomically, so that a receiver polling them
-// knows the rest has landed.
-func (n *NIC) storeInOrder(at, end uint64, src []byte) {
-	if len(src) == 64 {
-		writeLine((*[64]byte)(n.seg.mem[at:end]), (*[64]byte)(src))
-		return
-	}
-	copyWords(n.seg.mem[at:end-8], src[:len(src)-8])
-	atomic.StoreUint64((*uint64)(unsafe.Pointer(&n.seg.mem[end-8])), binary.LittleEndian.Uint64(src[len(src)-8:]))
 }
 
 // write moves src into the translated target region.

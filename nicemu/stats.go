@@ -37,10 +37,3 @@ func (n *NIC) Stats() Stats {
 	n.addSyncStats(&s)
 	return s
 }
-
-func packets(n int) uint64 {
-	if n <= 0 {
-		return 1
-	}
-	return uint64((n + MTU - 1) / MTU)
-}

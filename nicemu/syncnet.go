@@ -6,8 +6,6 @@ import (
 	"math"
 	"sync/atomic"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // The synchronisation network is a second, small network beside the data
@@ -277,24 +275,6 @@ func (n *NIC) syncRefuse(op Op, v Violation, dst int, off uint64, length int, de
 		atomic.AddUint64(&n.procs[dst].refused, 1)
 	}
 	return &AccessError{Op: op, Violation: v, Target: dst, Offset: off, Length: length, Detail: detail}
-}
-
-// ring is notify for the methods that may run concurrently: it rings dst's
-// doorbell if dst may be asleep and counts the wake-up atomically. It never
-// rings a process outside the job.
-func (n *NIC) ring(dst int) {
-	if uint(dst) >= uint(len(n.procs)) {
-		return
-	}
-	e := n.procs[dst]
-	if e.pgid != n.ent.pgid {
-		return
-	}
-	if atomic.LoadUint32(&e.sleepers) != 0 {
-		atomic.AddUint32(&e.bell, 1)
-		unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&e.bell)), futexWake, math.MaxInt32, 0, 0, 0)
-		atomic.AddUint64(&n.seg.syncCounters(n.pid).wakeups, 1)
-	}
 }
 
 // ownsCtl reports whether the owner word w names a claimer of this job.

@@ -1,6 +1,7 @@
 package nicemu
 
 import (
+	"encoding/binary"
 	"runtime"
 	"sync/atomic"
 	"unsafe"
@@ -205,4 +206,213 @@ func (n *NIC) FetchAndAdd(dst int, sid SID, off, delta uint64) (uint64, error) {
 	r.dst, r.sid, r.off, r.length, r.arg0 = uint64(dst), uint64(sid), off, 8, delta
 	err := n.kick(w, OpFAA)
 	return r.result, err
+}
+
+// BOTFBuffer returns the payload area of the packet image of the Window the
+// next KickBOTF will send, so that a caller can write the packet image in
+// place (MaxBOTF bytes) instead of copying it twice.
+func (n *NIC) BOTFBuffer() []byte {
+	w := n.window()
+	n.botf = w + 1 // KickBOTF sends this Window
+	hs := int(unsafe.Sizeof(botfHeader{}))
+	return n.windows[w].image[hs : hs+MaxBOTF]
+}
+
+// KickBOTF sends the first length bytes written into BOTFBuffer to
+// (dst, sid, off).
+func (n *NIC) KickBOTF(dst int, sid SID, off uint64, length int) error {
+	w := n.botf - 1
+	switch {
+	case w < 0: // no BOTFBuffer: the next Window, as before
+		w = n.window()
+	case n.timing != nil:
+		n.timing.begin() // the header's stores, as a Window's first
+	}
+	n.botf = 0
+	h := (*botfHeader)(unsafe.Pointer(&n.windows[w].image[0]))
+	h.pgid, h.dst, h.sid, h.off, h.length = n.ent.pgid, uint64(dst), uint64(sid), off, uint64(length)
+	return n.kick(w, OpBOTF)
+}
+
+// pushNative is execPush's common case, flattened: a write (PUSH, BOTF or
+// AOTF) of 8 bytes or more into segment memory, ending on an 8-byte
+// boundary, under the native profile (no timing model, no virtual clock),
+// whose target translation the RVATLB holds. It makes the same checks,
+// lookups, stores and counts as the general path, in one function, and
+// reports false, having done nothing, for any request it does not cover
+// (a refusal among them): the general path then serves it.
+func (n *NIC) pushNative(dst int, sid SID, off uint64, src []byte, op Op) bool {
+	if uint(dst) >= uint(len(n.procs)) || len(src) < 8 {
+		return false
+	}
+	pe := n.procs[dst]
+	if op != OpAOTF && pe.pgid != n.ent.pgid {
+		return false
+	}
+	e, hit := n.rvatlb.entry(dst, sid)
+	v := &e.view
+	if !hit || v.kind != KindSegment || off > v.length || uint64(len(src)) > v.length-off {
+		return false
+	}
+	at := v.base + off
+	end := at + uint64(len(src))
+	if end%8 != 0 || end > uint64(len(n.seg.mem)) {
+		return false
+	}
+	n.rvatlb.hits++
+	if op == OpPush {
+		n.patlb.touch(n.pid, addr(src), len(src)) // Initiator: DMA read of the source
+	}
+	n.patlb.touch(dst, at, len(src)) // RBend: DMA write
+	n.storeInOrder(at, end, src)
+	n.stats.SegmentOps++
+	n.countWrite(op, len(src))
+	if atomic.LoadUint32(&pe.sleepers) != 0 {
+		n.notify(dst)
+	}
+	return true
+}
+
+// execPush is the common write path of PUSH, BOTF and AOTF.
+func (n *NIC) execPush(dst int, sid SID, off uint64, src []byte, op Op) error {
+	if n.timing == nil && n.clock == nil && n.pushNative(dst, sid, off, src, op) {
+		return nil
+	}
+	return n.pushGeneral(dst, sid, off, src, op)
+}
+
+// countWrite counts a write of length bytes by op (PUSH, BOTF or AOTF).
+func (n *NIC) countWrite(op Op, length int) {
+	switch op {
+	case OpPush:
+		n.stats.Push++
+	case OpBOTF:
+		n.stats.BOTF++
+	case OpAOTF:
+		n.stats.AOTF++
+	}
+	n.stats.PushBytes += uint64(length)
+	n.stats.Packets += packets(length)
+}
+
+// storeInOrder stores src at [at, end) of segment memory, end 8-aligned
+// and src at least 8 bytes, as Martini's in-order DMA delivers it: the
+// last 8 bytes land last, atomically, so that a receiver polling them
+// knows the rest has landed.
+func (n *NIC) storeInOrder(at, end uint64, src []byte) {
+	if len(src) == 64 {
+		writeLine((*[64]byte)(n.seg.mem[at:end]), (*[64]byte)(src))
+		return
+	}
+	copyWords(n.seg.mem[at:end-8], src[:len(src)-8])
+	atomic.StoreUint64((*uint64)(unsafe.Pointer(&n.seg.mem[end-8])), binary.LittleEndian.Uint64(src[len(src)-8:]))
+}
+
+func packets(n int) uint64 {
+	if n <= 0 {
+		return 1
+	}
+	return uint64((n + MTU - 1) / MTU)
+}
+
+// rvaTLB caches SID table snapshots of remote processes (Martini's RVATLB).
+// An entry is valid while the target's state word still matches.
+type rvaTLB struct {
+	ents         [256]rvaEntry
+	hits, misses uint64
+}
+
+type rvaEntry struct {
+	pid  int32
+	sid  SID
+	view sidView
+	ent  *sidEntry
+}
+
+func (t *rvaTLB) lookup(s *Segment, pid int, sid SID) (sidView, bool) {
+	e, ok := t.entry(pid, sid)
+	if ok {
+		t.hits++
+		return e.view, true
+	}
+	return t.refill(e, s, pid, sid)
+}
+
+// entry returns the entry that holds (pid, sid) and whether it is valid
+// for it (a hit, not yet counted).
+func (t *rvaTLB) entry(pid int, sid SID) (*rvaEntry, bool) {
+	e := &t.ents[(uint32(pid)*31+uint32(sid))&uint32(len(t.ents)-1)]
+	return e, e.ent != nil && e.pid == int32(pid) && e.sid == sid && atomic.LoadUint64(&e.ent.state) == e.view.state
+}
+
+// refill is a lookup's miss: the entry e is loaded from the SID table.
+func (t *rvaTLB) refill(e *rvaEntry, s *Segment, pid int, sid SID) (sidView, bool) {
+	t.misses++
+	v, ok := s.readSID(pid, sid)
+	if !ok {
+		return v, false
+	}
+	*e = rvaEntry{pid: int32(pid), sid: sid, view: v, ent: s.sidEntry(pid, sid)}
+	return v, true
+}
+
+// paTLB models Martini's 2-way, 2048-entry page translation cache, keyed by
+// (PID, virtual page). Misses are refilled as firmware would and counted.
+type paTLB struct {
+	sets         [1024][2]uint64 // key+1 (0 = empty); way 0 is most recent
+	hits, misses uint64
+	// flushed: in virtual time, flush was called and no PUSH has looked
+	// its source up since (see vpatlb.go).
+	flushed bool
+}
+
+func (t *paTLB) touch(pid int, addr uint64, length int) {
+	if pg := addr / PageSize; length > 0 && (addr+uint64(length)-1)/PageSize == pg {
+		if set, key := t.slot(pid, pg); set[0] == key {
+			t.hits++ // one page, the set's most recent: touchPages's first case
+			return
+		}
+	}
+	t.touchPages(pid, addr, length, nil, nil)
+}
+
+// slot returns the set that holds page pg of process pid, and the page's
+// key in it.
+func (t *paTLB) slot(pid int, pg uint64) (*[2]uint64, uint64) {
+	return &t.sets[(pg^uint64(pid)*0x9e37)&1023], (uint64(pid)<<52 | pg) + 1
+}
+
+// touchPages looks up the pages of [addr, addr+length) of process pid,
+// filling the misses, and appends the pages that missed to missed (at
+// *n, as far as it has room) when missed is not nil.
+func (t *paTLB) touchPages(pid int, addr uint64, length int, missed []uint64, n *int) {
+	if length <= 0 {
+		length = 1
+	}
+	first := addr / PageSize
+	last := (addr + uint64(length) - 1) / PageSize
+	for pg := first; pg <= last; pg++ {
+		set, key := t.slot(pid, pg)
+		switch key {
+		case set[0]:
+			t.hits++
+		case set[1]:
+			t.hits++
+			set[0], set[1] = set[1], set[0]
+		default:
+			t.misses++
+			set[1] = set[0]
+			set[0] = key
+			if missed != nil && *n < len(missed) {
+				missed[*n] = pg
+				*n++
+			}
+		}
+	}
+}
+
+// flush invalidates every entry.
+func (t *paTLB) flush() {
+	t.sets = [1024][2]uint64{}
+	t.flushed = true
 }
