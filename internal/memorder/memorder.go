@@ -16,8 +16,3 @@
 // sleep" flag against the data that should wake it), both stores must be
 // sync/atomic's.
 package memorder
-
-// StoreRelease64 stores v at *p after every store that precedes the call
-// in program order, as seen by any other processor. It is not a full
-// barrier: later loads may be done before the store lands.
-func StoreRelease64(p *uint64, v uint64) { storeRelease64(p, v) }

@@ -4,7 +4,10 @@ package memorder
 
 import "sync/atomic"
 
-// storeRelease64 falls back to sync/atomic's store where a plain store is
-// not a release (weakly ordered processors) and under the race detector,
-// which must see the synchronisation.
-func storeRelease64(p *uint64, v uint64) { atomic.StoreUint64(p, v) }
+// StoreRelease64 stores v at *p after every store that precedes the call
+// in program order, as seen by any other processor. It is not a full
+// barrier: later loads may be done before the store lands.
+//
+// Here it is sync/atomic's store: a plain store is not a release on weakly
+// ordered processors, and the race detector must see the synchronisation.
+func StoreRelease64(p *uint64, v uint64) { atomic.StoreUint64(p, v) }

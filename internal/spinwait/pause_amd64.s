@@ -5,8 +5,8 @@ TEXT ·Pause(SB), NOSPLIT|NOFRAME, $0-0
 	PAUSE
 	RET
 
-// func readTicks() uint64
-TEXT ·readTicks(SB), NOSPLIT|NOFRAME, $0-8
+// func Ticks() uint64
+TEXT ·Ticks(SB), NOSPLIT|NOFRAME, $0-8
 	RDTSC
 	SHLQ $32, DX
 	ORQ  DX, AX

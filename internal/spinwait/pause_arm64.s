@@ -5,8 +5,8 @@ TEXT ·Pause(SB), NOSPLIT|NOFRAME, $0-0
 	YIELD
 	RET
 
-// func readTicks() uint64
-TEXT ·readTicks(SB), NOSPLIT|NOFRAME, $0-8
+// func Ticks() uint64
+TEXT ·Ticks(SB), NOSPLIT|NOFRAME, $0-8
 	MRS  CNTVCT_EL0, R0
 	MOVD R0, ret+0(FP)
 	RET

@@ -5,5 +5,7 @@ package spinwait
 // Pause is the processor's spin-wait hint (see the package comment).
 func Pause()
 
-// readTicks reads the processor's counter (see the package comment).
-func readTicks() uint64
+// Ticks reads the processor's counter: a count that grows at a constant
+// rate (TicksPerMicrosecond), on every processor of the machine alike
+// where the operating system keeps them in step.
+func Ticks() uint64

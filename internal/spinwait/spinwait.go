@@ -22,12 +22,6 @@ import (
 	"time"
 )
 
-// Ticks reads the processor's counter: a count that grows at a constant
-// rate (TicksPerMicrosecond), on every processor of the machine alike
-// where the operating system keeps them in step. It returns 0 where there
-// is no counter to read.
-func Ticks() uint64 { return readTicks() }
-
 // calibration is the counter's rate, measured once.
 var calibration struct {
 	once  sync.Once
@@ -42,13 +36,13 @@ const calibrateFor = 20 * time.Microsecond
 // µs, reading the counter and the operating system's clock.
 func TicksPerMicrosecond() uint64 {
 	calibration.once.Do(func() {
-		t0, start := readTicks(), time.Now()
+		t0, start := Ticks(), time.Now()
 		if t0 == 0 {
 			return
 		}
 		for time.Since(start) < calibrateFor {
 		}
-		t1, took := readTicks(), time.Since(start)
+		t1, took := Ticks(), time.Since(start)
 		if t1 > t0 && took > 0 {
 			calibration.perUS = (t1 - t0) * uint64(time.Microsecond) / uint64(took)
 		}
