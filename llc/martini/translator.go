@@ -20,7 +20,10 @@ import (
 // Translator implements llc.Transport over a nicemu.NIC.
 type Translator struct {
 	nic *nicemu.NIC
-	sig [8]byte
+	// clock is the NIC's virtual clock, fixed when it opened: nil unless
+	// the job runs in virtual time. Every poll looks at it.
+	clock *nicemu.Clock
+	sig   [8]byte
 	// BOTFLimit is the largest write sent as a BOTF packet image written
 	// into a Window; larger ones are PUSH requests, which the NIC reads
 	// from the source by DMA without the extra copy into the Window
@@ -144,7 +147,7 @@ type aotfTarget struct {
 
 // New returns a translator for nic.
 func New(nic *nicemu.NIC) *Translator {
-	t := &Translator{nic: nic, SleepTimeout: 500 * time.Millisecond,
+	t := &Translator{nic: nic, clock: nic.Clock(), SleepTimeout: 500 * time.Millisecond,
 		mem: shm.NewLocalMemory(nic.PID()), offload: true}
 	t.SetSendPath(SendBOTF) // the default send path: no error
 	if p := nic.Profile(); p != nil {
@@ -457,7 +460,7 @@ func (t *Translator) push(peer int, sid nicemu.SID, off uint64, src []byte) erro
 // and delivers to sink what arrived in this process's rings, slots and
 // receive queue.
 func (t *Translator) Poll(sink llc.Sink) bool {
-	if c := t.nic.Clock(); c != nil {
+	if c := t.clock; c != nil {
 		c.Look()
 	}
 	p := t.nic.Service()
