@@ -141,7 +141,7 @@ func (r *inRing) poll(sink llc.Sink) bool {
 	}
 	progressed := r.take(sink)
 	if r.quiet.waiting {
-		r.quiet.read(progressed, spinwait.Ticks)
+		r.quiet.read(progressed, ticks)
 	}
 	return progressed
 }
@@ -278,6 +278,11 @@ const (
 	quietLate   = 16   // reads after the window within which an answer counts as one
 )
 
+// ticks is the quiet window's clock, spinwait.Ticks: a Go function, whose
+// value the window calls without the wrapper that an assembly function's
+// value needs.
+func ticks() uint64 { return spinwait.Ticks() }
+
 // newQuietWindow returns a window of zero for a process whose counter
 // runs perUS ticks a microsecond (none if perUS is 0).
 func newQuietWindow(perUS uint64) quietWindow {
@@ -334,7 +339,7 @@ func (m *LocalMemory) Wrote(peer int) {
 	case r.unread():
 		r.quiet.holding = false // read at once, even within an earlier write's window
 	default:
-		r.quiet.written(spinwait.Ticks)
+		r.quiet.written(ticks)
 	}
 }
 
