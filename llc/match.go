@@ -1,6 +1,10 @@
 package llc
 
-import "math/bits"
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+)
 
 // recvQueue is the posted-receive queue, matched in posting order.
 type recvQueue struct{ head, tail *RecvOp }
@@ -162,4 +166,103 @@ func sizeClass(n int) int {
 
 func matches(source int, tag int32, ctx uint32, src int, mtag int32, mctx uint32) bool {
 	return mctx == ctx && (source == AnySource || source == src) && (tag == AnyTag || tag == mtag)
+}
+
+// dispatch processes one record from src, of any eager transport: its meta
+// m and its body.
+func (e *Engine) dispatch(src int, m *meta, body []byte) {
+	switch m.kind {
+	case recEager:
+		e.stats.EagerRecv++
+		payload := body
+		e.stats.BytesRecv += uint64(len(payload))
+		if op := e.posted.match(src, m.tag, m.ctx); op != nil {
+			op.deliver(src, m.tag, payload)
+			e.countTrunc(op)
+			e.ackSync(src, syncID(m))
+			return
+		}
+		e.stats.Unexpected++
+		u := e.unexp.alloc()
+		*u = unexpected{src: src, tag: m.tag, ctx: m.ctx, length: len(payload), data: e.pool.get(len(payload)), syncID: syncID(m)}
+		copy(u.data, payload)
+		e.unexp.push(u)
+	case recRTS:
+		var r rts
+		if err := r.get(body); err != nil {
+			e.fail(fmt.Errorf("llc: corrupt record from process %d: %w", src, err))
+			return
+		}
+		r.sendID = m.aux
+		if op := e.posted.match(src, m.tag, m.ctx); op != nil {
+			e.rndvRecvStart(op, src, m.tag, &r)
+			return
+		}
+		e.stats.Unexpected++
+		u := e.unexp.alloc()
+		*u = unexpected{src: src, tag: m.tag, ctx: m.ctx, length: int(r.length), rndv: true, rts: r}
+		e.unexp.push(u)
+	case recUnsolicited:
+		e.onUnsolicited(src, m.tag, body)
+	case recCTS:
+		e.onCTS(src, m.aux, body)
+	case recFIN:
+		e.onFIN(m.aux)
+	case recPUT:
+		e.onPUT(src, m.aux, body)
+	case recSyncAck:
+		e.onSyncAck(src, m.aux)
+	case recWithdraw:
+		e.onWithdraw(src, m.aux)
+	case recWithdrawn:
+		e.onWithdrawn(src, m.aux)
+	default:
+		e.fail(fmt.Errorf("llc: corrupt record of kind %d from process %d", m.kind, src))
+	}
+}
+
+func (e *Engine) countTrunc(op *RecvOp) {
+	if op.err != nil && errors.Is(op.err, ErrTruncated) {
+		e.stats.Truncated++
+	}
+}
+
+// recv posts op: it matches the earliest unexpected message first, in
+// arrival order, else waits in the posted queue; or it receives the
+// matched message op.Message.
+func (e *Engine) recv(op *RecvOp) {
+	if op.Message != nil {
+		e.recvMatched(op)
+		return
+	}
+	e.resetRecv(op)
+	if e.err != nil {
+		op.finish(e.err)
+		return
+	}
+	if op.Source != AnySource && (op.Source < 0 || op.Source >= e.cfg.Size) {
+		op.finish(fmt.Errorf("llc: receive from process %d: only %d processes", op.Source, e.cfg.Size))
+		return
+	}
+	if u := e.unexp.match(op.Source, op.Tag, op.Ctx); u != nil {
+		if u.rndv {
+			e.rndvRecvStart(op, u.src, u.tag, &u.rts)
+		} else {
+			op.deliver(u.src, u.tag, u.data[:u.length])
+			e.countTrunc(op)
+			e.pool.put(u.data)
+			e.ackSync(u.src, u.syncID)
+		}
+		e.unexp.free(u)
+		return
+	}
+	e.posted.push(op)
+}
+
+// resetRecv readies op for a new receive.
+func (e *Engine) resetRecv(op *RecvOp) {
+	op.done, op.err, op.region, op.events, op.cancelled, op.matched = false, nil, 0, nil, false, false
+	if op.Notify {
+		op.events = &e.events
+	}
 }
