@@ -76,7 +76,7 @@ func (e *Engine) send(op *SendOp, unsolicited bool) {
 		if op.awaitsAck() {
 			e.startSync(op)
 		}
-		if p.conn == connUp && !p.queued() && e.writeEager(op.Peer, op) {
+		if p.conn == connUp && p.q.n == 0 && e.writeEager(op.Peer, op) {
 			return
 		}
 		p.enqueue(outItem{op: op})
