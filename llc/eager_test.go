@@ -243,13 +243,13 @@ func TestEagerModeUnsolicited(t *testing.T) {
 				var ev Notification
 				c.run("notification", func() bool {
 					var ok bool
-					ev, ok = c.eng[1].NextEvent()
+					ev, ok = c.nextNote(1)
 					return ok
 				})
 				if ev.Kind != NoteUnsolicited || ev.Source != 0 || ev.Tag != int32(i) || !bytes.Equal(ev.Data, pattern(i, n)) {
 					t.Fatalf("event %d: %+v, want unsolicited message of %d bytes with tag %d", i, ev, n, i)
 				}
-				c.eng[1].Release(ev)
+				c.eng[1].Submit(ReleaseNote{ev})
 			}
 			big := &SendOp{Peer: 1, Data: make([]byte, c.eng[0].Config().EagerLimit+1)}
 			c.eng[0].Submit(Unsolicited{big})

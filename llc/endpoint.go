@@ -25,6 +25,9 @@ type Endpoint struct {
 	clock Clock
 	// advisor is tr as a YieldAdvisor, nil if it is not one.
 	advisor YieldAdvisor
+	// notes are the notifications the batches carried, not yet taken by
+	// NextEvent: the event queue.
+	notes fifo[Notification]
 
 	// Backoff of waiters: Spin polls, then Yield polls each followed by a
 	// yield of the processor, then a doorbell sleep. SpinFor, if set,
@@ -139,6 +142,9 @@ func (ep *Endpoint) drainBatches() {
 		if rd.Err != nil {
 			ep.failed.Store(true)
 		}
+		for _, n := range rd.Notes {
+			ep.notes.push(n)
+		}
 		for i := range rd.Commands {
 			if ev := ep.tr.Execute(&rd.Commands[i]); ev.Kind != EvNone {
 				ep.eng.Step(&ev)
@@ -219,25 +225,27 @@ func (ep *Endpoint) Recv(op *RecvOp) bool {
 	return done
 }
 
-// NextEvent runs one round of progress and pops the oldest notification of
-// the event queue.
+// NextEvent pops the oldest notification of the event queue, the notes
+// that the engine's batches carried, running a round of progress first if
+// there is none.
 func (ep *Endpoint) NextEvent() (Notification, bool) {
 	ep.lock()
-	n, ok := ep.eng.NextEvent()
-	if !ok {
+	if ep.notes.n == 0 {
 		ep.progress()
-		n, ok = ep.eng.NextEvent()
+	}
+	var n Notification
+	ok := ep.notes.n > 0
+	if ok {
+		n = *ep.notes.front()
+		ep.notes.pop()
 	}
 	ep.unlock()
 	return n, ok
 }
 
-// Release returns the buffer of a NoteUnsolicited notification.
-func (ep *Endpoint) Release(n Notification) {
-	ep.lock()
-	ep.eng.Release(n)
-	ep.unlock()
-}
+// Release hands the buffer of a NoteUnsolicited notification back to the
+// engine (ReleaseNote).
+func (ep *Endpoint) Release(n Notification) { ep.submit(ReleaseNote{n}) }
 
 // Shutdown stops the engine: every pending operation completes with err,
 // and every later one fails with it.

@@ -371,3 +371,40 @@ func TestEndpointYieldAdvisor(t *testing.T) {
 		}
 	}
 }
+
+// The endpoint's event queue is the notes its engine's batches carried:
+// NextEvent takes unsolicited messages in arrival order and a notified
+// send's completion, and Release hands a message's buffer back.
+func TestEndpointNextEvent(t *testing.T) {
+	eps := newEndpoints(t, 2, nil)
+	var sends []*SendOp
+	for i := range 3 {
+		sends = append(sends, &SendOp{Peer: 1, Tag: int32(i), Data: pattern(i, 8+i)})
+		eps[0].SendUnsolicited(sends[i])
+	}
+	s := &SendOp{Peer: 1, Tag: 9, Data: []byte("x"), Notify: true}
+	eps[0].Send(s)
+	for i := range 3 {
+		var n Notification
+		within(t, 10*time.Second, func() {
+			for ok := false; !ok; n, ok = eps[1].NextEvent() {
+				eps[0].Progress()
+			}
+		})
+		if n.Kind != NoteUnsolicited || n.Tag != int32(i) || !bytes.Equal(n.Data, pattern(i, 8+i)) {
+			t.Fatalf("event %d: %+v, want unsolicited message %d", i, n, i)
+		}
+		eps[1].Release(n)
+	}
+	for _, op := range sends {
+		if !op.Done() || op.Err() != nil {
+			t.Fatalf("unsolicited send: done %v, %v", op.Done(), op.Err())
+		}
+	}
+	if n, ok := eps[0].NextEvent(); !ok || n.Kind != NoteSendDone || n.Send != s {
+		t.Fatalf("sender's event %+v (ok %v), want the notified send's completion", n, ok)
+	}
+	if n, ok := eps[0].NextEvent(); ok {
+		t.Fatalf("sender has another event %+v", n)
+	}
+}

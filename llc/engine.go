@@ -45,9 +45,12 @@ type Engine struct {
 	// is the work done before it.
 	countsWork bool
 	batchLimit int
-	ready      Ready        // the batch Ready hands out
-	readyWork  WorkCounts   // the work the last Ready reported
-	unrecv     []Unreceived // State's, reused
+	// extra: the batches carry more than commands and a failure: host
+	// work (countsWork) or notifications (events).
+	extra     bool
+	ready     Ready        // the batch Ready hands out
+	readyWork WorkCounts   // the work the last Ready reported
+	unrecv    []Unreceived // State's, reused
 
 	parts  []partial // messages in several queue records begun, by sender (parts.go)
 	posted recvQueue
@@ -120,6 +123,8 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if e.countsWork = cfg.Eager != EagerRings; e.countsWork {
 		e.batchLimit = 1
 	}
+	e.extra = e.countsWork
+	e.events.eng = e
 	switch cfg.Eager {
 	case EagerRings:
 		e.watchRequests()
@@ -354,10 +359,16 @@ type Ready struct {
 	// operation then completes with it. The first batch after the failure
 	// reports it even without commands (HasReady).
 	Err error
+	// Notes are the notifications of the host since the last batch, oldest
+	// first: unsolicited messages that arrived, and the completions of
+	// sends and receives that asked for one (Notify). A NoteUnsolicited's
+	// Data stays valid, after Advance too, until it is handed back by
+	// submitting ReleaseNote.
+	Notes []Notification
 }
 
 // HasReady reports whether Ready has something to do: commands to issue,
-// host work to charge, or a failure not reported yet.
+// host work to charge, notifications, or a failure not reported yet.
 func (e *Engine) HasReady() bool {
 	return e.sched.n != 0 || e.notice
 }
@@ -370,23 +381,42 @@ func (e *Engine) Ready() *Ready {
 	rd := &e.ready
 	rd.Commands, rd.Err = e.sched.take(e.batchLimit), e.err
 	e.notice = false
-	if e.countsWork {
-		rd.Work = e.work
-		e.readyWork = e.work
+	if e.extra {
+		e.readyExtra(rd)
 	}
 	return rd
 }
 
-// Advance acknowledges the last batch of Ready: its commands were issued
-// and its work charged.
+// readyExtra adds to the batch what a message's batches lack: the host
+// work done since the last batch, and the notifications.
+func (e *Engine) readyExtra(rd *Ready) {
+	if e.countsWork {
+		rd.Work = e.work
+		e.readyWork = e.work
+	}
+	rd.Notes = e.events.take()
+}
+
+// Advance acknowledges the last batch of Ready: its commands were issued,
+// its work charged and its notifications taken.
 func (e *Engine) Advance() {
 	e.sched.drop()
+	if e.extra {
+		e.advanceExtra()
+	}
+}
+
+// advanceExtra is Advance of a batch's host work and notifications.
+func (e *Engine) advanceExtra() {
 	if e.countsWork {
 		for k := range e.work {
 			e.work[k] -= e.readyWork[k]
 		}
 		e.readyWork = WorkCounts{}
 	}
+	e.events.drop()
+	e.ready.Notes = nil
+	e.extra = e.countsWork || e.events.pending()
 }
 
 // addWork counts n units of host work w, for the next batch to report.

@@ -390,6 +390,9 @@ type cluster struct {
 	hook func(src int, c Command) (Event, bool)
 	// work[i] is the host work engine i reported in its batches.
 	work []WorkCounts
+	// notes[i] are the notifications engine i's batches carried, not yet
+	// taken by nextNote.
+	notes [][]Notification
 	// hold[i]: the commands of engine i are kept in held[i] instead of
 	// being issued, for scripted delivery.
 	hold []bool
@@ -410,6 +413,7 @@ func newClusterOn(t testing.TB, net *memNet, mod func(i int, c *Config)) *cluste
 	t.Helper()
 	n := len(net.procs)
 	c := &cluster{t: t, net: net, hold: make([]bool, n), held: make([][]Command, n), work: make([]WorkCounts, n),
+		notes:  make([][]Notification, n),
 		paused: make([]bool, n), maxRounds: 20000}
 	for i := range n {
 		cfg := testConfig(net, i, n)
@@ -460,6 +464,7 @@ func (c *cluster) drain(i int) bool {
 		for k, n := range rd.Work {
 			c.work[i][k] += n
 		}
+		c.notes[i] = append(c.notes[i], rd.Notes...)
 		if len(rd.Commands) == 0 {
 			e.Advance()
 			return any
@@ -469,6 +474,16 @@ func (c *cluster) drain(i int) bool {
 		}
 		e.Advance()
 	}
+}
+
+// nextNote takes the oldest notification that engine i's batches carried.
+func (c *cluster) nextNote(i int) (Notification, bool) {
+	if len(c.notes[i]) == 0 {
+		return Notification{}, false
+	}
+	n := c.notes[i][0]
+	c.notes[i] = c.notes[i][1:]
+	return n, true
 }
 
 // poll delivers what arrived for engine i, polls it and issues its

@@ -232,3 +232,49 @@ func TestReadyEagerSend(t *testing.T) {
 	c.wait(r)
 	checkRecv(t, "receive", r, 0, 5, []byte("8 bytes!"))
 }
+
+// Notifications leave in the batches too: an unsolicited message and the
+// completion of a receive that asked for one are the notes of the next
+// batch, whole, with no command; a note emitted while a batch is out
+// comes in the next one; an unsolicited message's buffer outlives the
+// batch until ReleaseNote hands it back, and the engine reuses it then.
+func TestReadyCarriesNotes(t *testing.T) {
+	e := scriptEngine(t, nil)
+	recordFrom(e, 1, recUnsolicited, 7, 0, []byte("hello"))
+	r := &RecvOp{Source: 1, Tag: 5, Buf: make([]byte, 8), Notify: true}
+	e.Submit(r)
+	recordFrom(e, 1, recEager, 5, 0, []byte("abc"))
+	if !r.Done() || !e.HasReady() {
+		t.Fatalf("receive done %v, batch pending %v", r.Done(), e.HasReady())
+	}
+	rd := e.Ready()
+	if len(rd.Commands) != 0 || len(rd.Notes) != 2 {
+		t.Fatalf("batch of %d commands and notes %+v, want the two notes alone", len(rd.Commands), rd.Notes)
+	}
+	un := rd.Notes[0]
+	if un.Kind != NoteUnsolicited || un.Source != 1 || un.Tag != 7 || string(un.Data) != "hello" {
+		t.Fatalf("first note %+v, want the unsolicited message", un)
+	}
+	if n := rd.Notes[1]; n.Kind != NoteRecvDone || n.Recv != r {
+		t.Fatalf("second note %+v, want the receive's completion", n)
+	}
+	recordFrom(e, 1, recUnsolicited, 8, 0, []byte("later"))
+	if again := e.Ready(); len(again.Notes) != 3 || again.Notes[2].Tag != 8 {
+		t.Fatalf("Ready before Advance: notes %+v, want the batch grown by the later note", again.Notes)
+	}
+	e.Advance()
+	if e.HasReady() || len(e.Ready().Notes) != 0 {
+		t.Fatal("notes handed out again after Advance")
+	}
+	e.Advance()
+	if string(un.Data) != "hello" {
+		t.Fatalf("unsolicited data after Advance: %q", un.Data)
+	}
+	e.Submit(ReleaseNote{un})
+	recordFrom(e, 1, recUnsolicited, 9, 0, []byte("again"))
+	rd = e.Ready()
+	if len(rd.Notes) != 1 || string(rd.Notes[0].Data) != "again" || &rd.Notes[0].Data[0] != &un.Data[0] {
+		t.Fatalf("notes %+v: want the next message in the released buffer", rd.Notes)
+	}
+	e.Advance()
+}

@@ -11,7 +11,8 @@ import (
 // (the cancel or withdrawal of a send or receive), *RMAOp (a one-sided
 // operation), *FlushOp (the settling of one-sided writes), *ExposeOp and
 // Unexpose (memory exposed to one-sided operations and withdrawn again),
-// and Stop (the end of the engine).
+// ReleaseNote (a notification's buffer handed back) and Stop (the end of
+// the engine).
 type Op interface {
 	// submitTo starts the operation on e.
 	submitTo(e *Engine)

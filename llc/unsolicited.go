@@ -2,14 +2,16 @@ package llc
 
 import "fmt"
 
-// Unsolicited send and the event queue (LLC's Unsolicited-Send and
+// Unsolicited send and notifications (LLC's Unsolicited-Send and
 // event-queue notification user commands).
 //
 // An unsolicited message needs no posted receive: it lands in the
 // receiver's ring, is copied into a buffer of the library, and is announced
-// on the receiver's event queue, as control packets and active messages
-// are. Sends and receives may also ask for a notification on the event
-// queue when they complete (the buffer is reusable / the data arrived).
+// to the host in the engine's next batch (Ready.Notes), as control packets
+// and active messages are. Sends and receives may also ask for a
+// notification when they complete (the buffer is reusable / the data
+// arrived). The driver keeps the notes it takes from the batches as its
+// event queue.
 
 // recUnsolicited is the record kind of an unsolicited message.
 const recUnsolicited uint8 = recPUT + 1
@@ -29,7 +31,8 @@ const (
 	NoteRecvDone
 )
 
-// Notification is one entry of the event queue.
+// Notification is one notification of the host, carried by a batch
+// (Ready.Notes).
 type Notification struct {
 	Kind   NoteKind
 	Source int    // sender (NoteUnsolicited)
@@ -39,29 +42,48 @@ type Notification struct {
 	Recv   *RecvOp
 }
 
-// eventQueue is the event queue: notifications in order.
-type eventQueue struct{ fifo[Notification] }
-
-func (q *eventQueue) pop() (Notification, bool) {
-	if q.n == 0 {
-		return Notification{}, false
-	}
-	x := *q.front()
-	q.fifo.pop()
-	return x, true
+// eventQueue holds the notifications for the next batches, oldest first:
+// Ready hands them out (Ready.Notes), Advance drops those handed out.
+type eventQueue struct {
+	notes []Notification
+	batch int     // the first batch of notes were handed out and not yet dropped
+	eng   *Engine // told of every new note, for HasReady and Ready
 }
+
+func (q *eventQueue) push(n Notification) {
+	q.notes = append(q.notes, n)
+	q.eng.notice, q.eng.extra = true, true
+}
+
+// take hands out every queued note as the batch.
+func (q *eventQueue) take() []Notification {
+	q.batch = len(q.notes)
+	return q.notes[:q.batch:q.batch]
+}
+
+// drop removes the batch handed out by take, keeping the notes queued
+// since.
+func (q *eventQueue) drop() {
+	n := copy(q.notes, q.notes[q.batch:])
+	clear(q.notes[n:]) // no references to buffers and operations handed out
+	q.notes, q.batch = q.notes[:n], 0
+}
+
+// pending reports whether notes wait for a batch.
+func (q *eventQueue) pending() bool { return len(q.notes) > q.batch }
 
 func (e *Engine) unsolicitedTooLarge(op *SendOp) error {
 	return fmt.Errorf("llc: unsolicited message of %d bytes exceeds the eager limit of %d bytes", len(op.Data), e.cfg.EagerLimit)
 }
 
-// NextEvent pops the oldest notification of the event queue.
-func (e *Engine) NextEvent() (Notification, bool) { return e.events.pop() }
+// ReleaseNote hands the buffer of a NoteUnsolicited notification (Note.Data)
+// back to the engine once the host no longer uses it; other notifications
+// hold no buffer, and releasing them does nothing.
+type ReleaseNote struct{ Note Notification }
 
-// Release returns the buffer of a NoteUnsolicited notification.
-func (e *Engine) Release(n Notification) {
-	if n.Kind == NoteUnsolicited && n.Data != nil {
-		e.pool.put(n.Data)
+func (o ReleaseNote) submitTo(e *Engine) {
+	if o.Note.Kind == NoteUnsolicited && o.Note.Data != nil {
+		e.pool.put(o.Note.Data)
 	}
 }
 

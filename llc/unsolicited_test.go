@@ -24,22 +24,22 @@ func TestUnsolicitedAndEventQueue(t *testing.T) {
 	c.wait(ops...)
 
 	for i, n := range []int{0, 8, 100, 1024} {
-		ev, ok := c.eng[1].NextEvent()
+		ev, ok := c.nextNote(1)
 		if !ok || ev.Kind != NoteUnsolicited || ev.Source != 0 || ev.Tag != int32(i) || string(ev.Data) != string(pattern(i, n)) {
 			t.Fatalf("event %d: %+v (ok %v), want unsolicited message of %d bytes with tag %d", i, ev, ok, n, i)
 		}
-		c.eng[1].Release(ev)
+		c.eng[1].Submit(ReleaseNote{ev})
 	}
-	if ev, ok := c.eng[1].NextEvent(); !ok || ev.Kind != NoteRecvDone || ev.Recv != r {
+	if ev, ok := c.nextNote(1); !ok || ev.Kind != NoteRecvDone || ev.Recv != r {
 		t.Fatalf("receiver's next event %+v (ok %v), want its receive's completion", ev, ok)
 	}
-	if _, ok := c.eng[1].NextEvent(); ok {
+	if _, ok := c.nextNote(1); ok {
 		t.Fatal("receiver has more events than it should")
 	}
-	if ev, ok := c.eng[0].NextEvent(); !ok || ev.Kind != NoteSendDone || ev.Send != notified {
+	if ev, ok := c.nextNote(0); !ok || ev.Kind != NoteSendDone || ev.Send != notified {
 		t.Fatalf("sender's event %+v (ok %v), want the notified send's completion", ev, ok)
 	}
-	if _, ok := c.eng[0].NextEvent(); ok {
+	if _, ok := c.nextNote(0); ok {
 		t.Fatal("a send that did not ask for a notification got one")
 	}
 	checkRecv(t, "notified receive", r, 0, 9, pattern(9, 10))
