@@ -86,7 +86,7 @@ type Config struct {
 	// from and to them travel as in EagerQueue mode. nil: none.
 	QueuePeers []bool
 	// SharedLines, in EagerRings mode, carries the small records of each
-	// pair of processes through the pair's shared line (line.go) when it
+	// pair of processes through the pair's shared line (eager.go) when it
 	// is free: a network that shares memory with load and store
 	// (Caps.SharedLines). Not with QueuePeers.
 	SharedLines bool

@@ -16,7 +16,7 @@
 // transports report their host work to transports that charge it
 // (HostCharger). With the rings, on a network whose memory two processes
 // may both store into, each pair's small records can also go through the
-// pair's shared line (Config.SharedLines, line.go).
+// pair's shared line (Config.SharedLines, eager.go).
 //
 // The boundary has raft's shape: everything the network says reaches the
 // engine through Step (a record arrived, a watched slot was signalled, a

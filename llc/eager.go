@@ -7,6 +7,13 @@ import (
 	"github.com/rhinet-go/martini/llc/layout"
 )
 
+// The eager protocol, sending side: a send up to the eager limit is one
+// record (meta, then the payload, then the signal word) that the engine
+// writes into the peer's ring, or into the pair's shared line when it is
+// free, and that completes the send at once (a synchronous one on its
+// receiver's acknowledgement). Control records travel the same way. The
+// receiving side is in match.go, the record format in package layout.
+
 // EagerMode selects the eager transport: how eager messages and every
 // control record (RTS, CTS, FIN, PUT, unsolicited messages) travel.
 type EagerMode uint8

@@ -69,7 +69,7 @@ const (
 	CmdFetchAdd
 	// CmdWatchLine tells a transport that shares memory (Caps.SharedLines)
 	// that layout.LineHalf bytes at (Region, Off) are the half of a pair's shared
-	// line into which process Peer writes its records (line.go). Region
+	// line into which process Peer writes its records (eager.go). Region
 	// is this process's memory, or Peer's when Size is LineInPeer. The
 	// transport delivers each record there as an EvRecord, in the order
 	// of the ring from Peer (CmdWatchRing), whose sequence the records

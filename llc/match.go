@@ -6,6 +6,11 @@ import (
 	"math/bits"
 )
 
+// Receiving: a record that arrived is dispatched by its kind; an eager
+// message or a rendezvous request is matched against the posted receives
+// (by communicator, source and tag, in posting order) or waits in the
+// unexpected queue, which a receive posted later looks at first.
+
 // recvQueue is the posted-receive queue, matched in posting order.
 type recvQueue struct{ head, tail *RecvOp }
 

@@ -16,7 +16,7 @@ type SendOp struct {
 	Tag  int32
 	Ctx  uint32
 	Data []byte
-	// Notify asks for a NoteSendDone notification on the event queue.
+	// Notify asks for a NoteSendDone notification (Ready.Notes).
 	Notify bool
 	// Sync asks for a synchronous send (MPI_Ssend): the op completes only
 	// once the receiver has matched the message to a receive. A
@@ -72,7 +72,7 @@ type RecvOp struct {
 	Tag    int32
 	Ctx    uint32
 	Buf    []byte
-	// Notify asks for a NoteRecvDone notification on the event queue.
+	// Notify asks for a NoteRecvDone notification (Ready.Notes).
 	Notify bool
 	// Consume says the receiver reads the data right after the receive
 	// (a reduction's operand): a split rendezvous of up to ConsumePullMax

@@ -5,6 +5,10 @@ import (
 	"fmt"
 )
 
+// A peer, as the sender sees it: the connection to it, and the records
+// that wait for the connection or for room in its ring (the ring and the
+// shared line they go into are in eager.go).
+
 type connState uint8
 
 const (
@@ -35,7 +39,7 @@ type peer struct {
 	// q holds records waiting for the connection or for ring space, in
 	// order.
 	q fifo[outItem]
-	// line is the pair's shared line (line.go).
+	// line is the pair's shared line (eager.go).
 	line lineState
 }
 

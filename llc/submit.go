@@ -41,7 +41,7 @@ func (o Unexpose) submitTo(e *Engine) {
 }
 
 // Unsolicited is an unsolicited send of Send: a message that needs no
-// posted receive and arrives on the receiver's event queue
+// posted receive and is announced in the receiver's batches
 // (NoteUnsolicited). It completes once the data is in the peer's ring or
 // queue; the data must fit the eager limit.
 type Unsolicited struct{ Send *SendOp }

@@ -11,7 +11,7 @@ import (
 
 // Small messages between two processes go through the pair's shared line
 // when it is free, and through the ring otherwise, sharing the ring's
-// order (package llc, line.go): messages of every small size, one at a
+// order (package llc, eager.go): messages of every small size, one at a
 // time and in bursts, between every pair, must arrive whole and in order.
 
 func init() { scenarios["sharedlines"] = scenarioSharedLines }

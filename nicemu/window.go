@@ -7,6 +7,14 @@ import (
 	"unsafe"
 )
 
+// A request's path through the NIC: the process writes its parameters (or,
+// for BOTF, a packet image) into one of its Windows and kicks it; the NIC
+// checks the request (the job's PGID, the target's SID through the
+// RVATLB, the range), translates its pages (PATLB), and writes into
+// segment memory with the last word last. Under the native profile the
+// common write is one flattened function (pushNative); the general path
+// (ops.go) serves the rest.
+
 // windowRegs is a Window's request area as the process writes it: the
 // parameters of one request, then a kick selects the operation. For BOTF the
 // packet image follows the registers.

@@ -74,7 +74,7 @@ func (r *inRing) release(n uint64) {
 
 // releaseUnwritten moves the consumer position past a record of n bytes
 // whose place the sender reserved but never wrote (a line record,
-// line.go): its cells still read zero, so they need no zeroing, only
+// takeLine): its cells still read zero, so they need no zeroing, only
 // their space handed back, with whatever flush had pending.
 func (r *inRing) releaseUnwritten(n uint64) {
 	r.flush()
@@ -133,7 +133,7 @@ func (r *inRing) clear(at, n uint64) {
 }
 
 // poll delivers what arrived in r (take), unless r's quiet window holds
-// its reads (quiet.go), and accounts for the read in the window.
+// its reads (quietWindow), and accounts for the read in the window.
 func (r *inRing) poll(sink llc.Sink) bool {
 	r.flush()
 	if r.quiet.holding && r.quiet.holds(spinwait.Ticks()) {
