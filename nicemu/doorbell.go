@@ -9,6 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// A process's doorbell and its bounce mailbox: how the other processes
+// reach it besides the NIC's writes into its segment memory. Its waits
+// (await) serve the mailbox while they sleep on the doorbell.
+
 // The doorbell emulates the NIC's interrupt: a process that has nothing to
 // do may sleep on its doorbell word, and every request that writes into a
 // process's memory (or posts to its bounce mailbox) rings the doorbell if,
