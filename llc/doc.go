@@ -22,9 +22,10 @@
 // engine through Step (a record arrived, a watched slot was signalled, a
 // command completed, now or later), every user operation through Submit,
 // and everything leaves it as batches of IR commands: Ready hands out the
-// next batch (with the host work to charge and the engine's failure),
-// the driver issues its commands, steps their completions, and
-// acknowledges it with Advance; what those completions cause comes out
+// next batch (with the host work to charge, the notifications for the
+// host and the engine's failure), the driver issues its commands, steps
+// their completions, takes the notifications, and acknowledges it with
+// Advance; what those completions cause comes out
 // in the next batch, in the order it was emitted. The
 // engine never calls a network and never reads network memory: a
 // transport reports what arrived from its Poll (transports whose peers
