@@ -158,14 +158,15 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 		}
 		n.timing = newTiming(p, res[pid], res, seg.Handoff())
 		if seg.Clock() != ClockVirtual {
-			// Real time only: in virtual time a wait for data moves
-			// the clock, and when data lands in real time must not
+			// In virtual time only the arrivals that moved the clock
+			// count (below): when data lands in real time must not
 			// change the timing.
 			n.timing.arrived = func() uint64 { return atomic.LoadUint64(&n.ent.arrivals) }
 		} else {
 			n.clock = newClock(seg, pid, seg.HostSpeed())
 			n.timing.now, n.timing.wait, n.timing.gate = n.clock.now, n.clock.advance, func(t int64) { n.clock.gate(t) }
 			n.timing.writing, n.timing.settled = n.clock.writing, n.clock.settled
+			n.timing.arrived = n.clock.arrivals.Load
 		}
 	}
 	if n.timing == nil && n.cma && os.Getenv(envNoHugePages) != "1" {

@@ -162,6 +162,23 @@ type Profile struct {
 	// trips at 2 processes are Fig 8.7's 10.1 and 25.5 µs.
 	VirtualPM, VirtualVP time.Duration
 
+	// OTFPerWord is what the Initiator's work on a packet image adds for
+	// each 8-byte word of its payload (0 on Martini, whose InitiatorOTF
+	// does not depend on the size).
+	OTFPerWord time.Duration
+	// WriteWindows is how many Windows the host takes in turn for its
+	// BOTF packet images: with more than one, the host writes the next
+	// image while the NIC sends the last, and waits only until the
+	// Initiator has read out the request that last used the Window it
+	// takes (0 and 1: one Window, whose completion the host waits for).
+	WriteWindows int
+	// SyncStage is the time a synchronisation packet spends in each
+	// switch stage of an in-network barrier, and SwitchRadix the switches'
+	// number of ports; SyncStage 0 means the NIC has no in-network barrier
+	// (Profile.SyncBarrier).
+	SyncStage   time.Duration
+	SwitchRadix int
+
 	// BackToBack is how soon after an emulated request returned the next
 	// one must be issued to count as issued back to back: the emulation
 	// holds a request until its data has landed, but the hardware lets the
@@ -220,37 +237,52 @@ var Martini = Profile{
 	BackToBack:         time.Microsecond,
 }
 
+// timedProfiles are the timing profiles other than native, in the order of
+// their numbers in the segment header (from 1).
+var timedProfiles = []*Profile{&Martini, &DIMMnet2, &Cenju4}
+
 // Profiles lists the names of the timing profiles.
-func Profiles() []string { return []string{ProfileNative, ProfileMartini} }
+func Profiles() []string {
+	names := []string{ProfileNative}
+	for _, p := range timedProfiles {
+		names = append(names, p.Name)
+	}
+	return names
+}
 
 // LookupProfile returns the profile called name: nil for native (nothing
-// charged), a copy of Martini for martini.
+// charged), a copy of the profile's table (Martini, DIMMnet2, Cenju4)
+// otherwise.
 func LookupProfile(name string) (*Profile, error) {
-	switch name {
-	case "", ProfileNative:
+	if name == "" || name == ProfileNative {
 		return nil, nil
-	case ProfileMartini:
-		p := Martini
-		return &p, nil
 	}
-	return nil, fmt.Errorf("nicemu: unknown timing profile %q (want %s)", name, strings.Join(Profiles(), " or "))
+	for _, p := range timedProfiles {
+		if p.Name == name {
+			c := *p
+			return &c, nil
+		}
+	}
+	return nil, fmt.Errorf("nicemu: unknown timing profile %q (want %s)", name, strings.Join(Profiles(), ", "))
 }
 
 // profileCode is the profile's number in the segment header.
 func profileCode(name string) (uint64, error) {
-	switch name {
-	case "", ProfileNative:
+	if name == "" || name == ProfileNative {
 		return 0, nil
-	case ProfileMartini:
-		return 1, nil
+	}
+	for i, p := range timedProfiles {
+		if p.Name == name {
+			return uint64(i + 1), nil
+		}
 	}
 	_, err := LookupProfile(name)
 	return 0, err
 }
 
 func profileName(code uint64) string {
-	if code == 1 {
-		return ProfileMartini
+	if code >= 1 && code <= uint64(len(timedProfiles)) {
+		return timedProfiles[code-1].Name
 	}
 	return ProfileNative
 }

@@ -111,11 +111,18 @@ type timing struct {
 	// time (handoff.go); at most the target's DMA write stage.
 	handoff int64
 
+	// windowDone holds when the Initiator read each Window's last BOTF
+	// out, by the request's number windowSeq, with Profile.WriteWindows
+	// above one.
+	windowDone [8]int64
+	windowSeq  uint64
+
 	// arrived reads the count of remote writes into this process's
-	// memory (procEntry.arrivals), and seen is its value when the last
-	// request returned: a request after data arrived answers that data
-	// and is not back to back (begin). arrived is nil in virtual time
-	// and in the tests' models.
+	// memory (procEntry.arrivals; in virtual time, of the data whose
+	// arrival moved the clock, Clock.arrivals), and seen is its value
+	// when the last request returned: a request after data arrived
+	// answers that data and is not back to back (begin). arrived is nil
+	// in the tests' models.
 	arrived func() uint64
 	seen    uint64
 
@@ -285,14 +292,16 @@ func (t *timing) write(op Op, dst int, n int, ack bool) (visible int64) {
 		// The contflag is written once the source has been read.
 		_, hostAt = t.dmaWrite(self, ready+int64(p.ContFlag), 8)
 	default: // BOTF and AOTF: the packet image is already in the NIC
-		ready := reserve(&self.initiator, acc, int64(p.InitiatorOTF)) + int64(p.InitiatorOTF)
+		work := t.otfWork(n)
+		ready := reserve(&self.initiator, acc, work) + work
 		t.wait(ready)
 		for k := range t.packetCount(n) {
 			visible = t.deliver(self, tgt, ready, t.packetSize(n, k))
 		}
 		hostAt = acc // AOTF: a posted store
 		if op == OpBOTF {
-			_, hostAt = t.dmaWrite(self, ready+int64(p.ContFlag), 8)
+			_, done := t.dmaWrite(self, ready+int64(p.ContFlag), 8)
+			hostAt = t.windowFree(acc, ready, done)
 		}
 	}
 	done := visible
@@ -423,3 +432,24 @@ func (t *timing) read(src int, n int, otf, update bool) (visible int64) {
 
 // The resources must fit in the control page.
 var _ [PageSize - timingOffset - int(unsafe.Sizeof(nicResources{}))]byte
+
+// otfWork is the Initiator's work on a packet image of n payload bytes.
+func (t *timing) otfWork(n int) int64 {
+	return int64(t.p.InitiatorOTF) + int64((n+7)/8)*int64(t.p.OTFPerWord)
+}
+
+// windowFree returns when the host may go on after a BOTF whose packet
+// image it wrote by acc, which the Initiator had read out of its Window by
+// ready, and whose completion the host sees at done: at done with one
+// Window; with w Windows taken in turn, once the Window it writes next has
+// been read out: when the Initiator had read the request w-1 before this
+// one.
+func (t *timing) windowFree(acc, ready, done int64) int64 {
+	w := min(t.p.WriteWindows, len(t.windowDone))
+	if w <= 1 {
+		return done
+	}
+	t.windowSeq++
+	t.windowDone[t.windowSeq%uint64(w)] = ready
+	return max(acc, t.windowDone[(t.windowSeq+1)%uint64(w)])
+}

@@ -141,6 +141,10 @@ type Clock struct {
 	// found is the earliest arrival of the data held back since the
 	// last Look (0: none); Waiting(true) makes it held.
 	found atomic.Int64
+	// arrivals counts the data taken that moved the clock (take): a
+	// request after one answers that data and is not back to back
+	// (timing.begin).
+	arrivals atomic.Uint64
 	// escapes counts the waits for the ordering given up (escape).
 	escapes atomic.Int64
 	// computed counts the computing intervals (Computing).

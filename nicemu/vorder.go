@@ -188,6 +188,9 @@ func (c *Clock) take(t int64) bool {
 	// The process goes on (from t if that is later): it runs, and may
 	// issue requests, until it waits again.
 	atomic.CompareAndSwapUint64(&c.w.state, clockWaiting, clockRunning)
+	if t > c.now() {
+		c.arrivals.Add(1)
+	}
 	c.reach(t)
 	return true
 }

@@ -153,8 +153,8 @@ func (o *options) check(fs *flag.FlagSet) error {
 		return errors.New("missing PROGRAM")
 	case o.stdinRank >= o.np:
 		return fmt.Errorf("-stdin %d: no such rank in a job of %d", o.stdinRank, o.np)
-	case o.clock == "virtual" && o.profile != "martini":
-		return errors.New("-clock virtual: needs -profile martini (virtual time runs the NIC's timing model)")
+	case o.clock == "virtual" && (o.profile == "" || o.profile == "native"):
+		return errors.New("-clock virtual: needs a timing profile, -profile martini, dimmnet2 or cenju4 (virtual time runs the NIC's timing model)")
 	case o.clock == "virtual" && o.hosts != nil:
 		return errors.New("-clock virtual: a job on one host only (each host has its own NIC segment, and TCP has no timing model)")
 	case o.clock == "virtual" && o.settings.Transport == launch.TransportTCP:
@@ -276,7 +276,7 @@ func (o *options) defineTimingFlags(fs *flag.FlagSet) {
 		o.profile = s
 		return nil
 	})
-	fs.Func("clock", "the timing profile's `clock`: real (the default: requests take the modelled time on this machine's clock) or virtual (every rank has a virtual clock that only the model and its own computing move; needs -profile martini)", func(s string) error {
+	fs.Func("clock", "the timing profile's `clock`: real (the default: requests take the modelled time on this machine's clock) or virtual (every rank has a virtual clock that only the model and its own computing move; needs a timing profile: martini, dimmnet2 or cenju4)", func(s string) error {
 		if s != "real" && s != "virtual" {
 			return fmt.Errorf("want %s", strings.Join(martini.Clocks(), " or "))
 		}
