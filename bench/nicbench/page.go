@@ -34,6 +34,10 @@ type Record struct {
 	// repetitions and samples, smaller transfers.
 	Quick bool   `json:"quick,omitempty"`
 	Runs  []*Run `json:"runs"`
+	// Rows and NICs are the figures of chapters 6-7 and of the other
+	// seeds' NICs (cmd/thesis -clock virtual; rows.go).
+	Rows []Row        `json:"rows,omitempty"`
+	NICs []NICFigures `json:"nics,omitempty"`
 }
 
 // Encode writes r as indented JSON.
@@ -129,7 +133,10 @@ func writePageText(md *bytes.Buffer, rec *Record) error {
 	}
 	fmt.Fprintf(md, "\nThe martini profile's costs are one table, `nicemu.Martini` (nicemu/profile.go), each field derived from the thesis figure it cites.\n")
 	fmt.Fprintf(md, "\n## PM round trips against the number of processes\n\nAn 8-byte ping-pong between ranks 0 and 1 through MPI over llc's PM/RHiNET eager transport (a ring per peer, every ring checked on every poll; `mpirun -eager pm`) or PM/RHiNET-VP's (one VPUSH queue for all peers; `-eager vp`); the other processes wait asleep. %s, µs.\n\n", pmSamples(rec.Quick))
-	return WritePMTable(md, rec.Runs)
+	if err := WritePMTable(md, rec.Runs); err != nil {
+		return err
+	}
+	return writeRowsSection(md, rec)
 }
 
 // virtualRuns reports whether rec's runs are in virtual time.

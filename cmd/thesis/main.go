@@ -76,6 +76,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "pmworker" {
 		return pmWorker(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "nicworker" { // the NICs' comparison (profiles.go)
+		return nicWorker(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "npb" {
 		return runNPBSweep(ctx, args[1:], stdout, stderr)
 	}
@@ -91,6 +94,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	quick := fs.Bool("quick", false, "fewer repetitions and smaller transfers (a test run)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "kill a job still running after this long")
 	clock := fs.String("clock", nicemu.ClockReal, "the timing profile's `clock`: real, or virtual (martini only; writes thesis-virtual.json)")
+	nics := fs.Bool("nics", true, "with -clock virtual, also run the NICs' comparison: the same MPI programs and NPB kernels under "+strings.Join(comparedProfiles, ", "))
+	calibration := fs.String("npb-calibration", defaultCalibration, "with -clock virtual, the thesis-npb record whose calibrations charge the NICs' NPB runs")
 	hostSpeed := fs.String("host-speed", "0", "with -clock virtual, mpirun's -host-speed: 0 (the default) counts none of the benchmark loops' own computing, which the thesis's figures hold in the profile's costs")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -151,10 +156,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		runs = append(runs, r)
 	}
 	file := nicbench.RecordFile
+	var more extraFigures
 	if vt != nil {
 		file = nicbench.VirtualRecordFile
+		if more, err = extras(ctx, *mpirun, self, *calibration, *nics, *quick, *timeout, stderr); err != nil {
+			return fail(err)
+		}
 	}
-	if err := writeResults(*resultsDir, file, runs, *quick, stdout, stderr); err != nil {
+	if err := writeResults(*resultsDir, file, runs, more, *quick, stdout, stderr); err != nil {
 		return fail(err)
 	}
 	return 0
@@ -265,8 +274,11 @@ func worker(args []string, stdout, stderr io.Writer) int {
 // writeResults prints the table and, unless dir is "", writes the record
 // of runs into dir as thesis.json and regenerates the directory
 // (results.Regenerate): thesis.md and its plots from it, and the README.
-func writeResults(dir, file string, runs []*nicbench.Run, quick bool, stdout, stderr io.Writer) error {
+func writeResults(dir, file string, runs []*nicbench.Run, more extraFigures, quick bool, stdout, stderr io.Writer) error {
 	if err := nicbench.WriteTable(stdout, runs); err != nil {
+		return err
+	}
+	if err := more.write(stdout); err != nil {
 		return err
 	}
 	if dir == "" {
@@ -276,7 +288,7 @@ func writeResults(dir, file string, runs []*nicbench.Run, quick bool, stdout, st
 		return err
 	}
 	rec := nicbench.Record{Time: time.Now().UTC().Truncate(time.Second), Machine: bench.ThisMachine(),
-		GoVersion: runtime.Version(), GitRevision: bench.GitRevision("."), Quick: quick, Runs: runs}
+		GoVersion: runtime.Version(), GitRevision: bench.GitRevision("."), Quick: quick, Runs: runs, Rows: more.rows, NICs: more.nics}
 	var js bytes.Buffer
 	if err := rec.Encode(&js); err != nil {
 		return err

@@ -16,7 +16,7 @@ import (
 // TestMain lets the test binary serve as the worker: mpirun starts it with
 // the worker's arguments.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && (os.Args[1] == "worker" || os.Args[1] == "pmworker") {
+	if len(os.Args) > 1 && (os.Args[1] == "worker" || os.Args[1] == "pmworker" || os.Args[1] == "nicworker") {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "thesis" {
