@@ -61,7 +61,7 @@
 //	-no-offload        forwarded as MARTINI_NO_OFFLOAD=1
 //	-transport auto|martini|tcp  forwarded as MARTINI_TRANSPORT
 //	-tcp-timeout D     forwarded as MARTINI_TCP_TIMEOUT (the bound of a stalled TCP connection)
-//	-profile native|martini  the NIC's timing profile
+//	-profile native|martini|dimmnet2|cenju4  the NIC's timing profile
 //	-clock real|virtual  the timing profile's clock
 //	-host-speed F|p3-933  in virtual time, the modelled host's speed
 //	-compute cpu|declared  in virtual time, what counts as computing
