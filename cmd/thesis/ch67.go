@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rhinet-go/martini/bench/nicbench"
 	"github.com/rhinet-go/martini/nicemu"
@@ -16,10 +17,15 @@ import (
 
 // Sections of the rows.
 const (
-	sectionCh6   = "Chapter 6: Fig 6.1 and 6.4"
-	sectionCh7   = "Chapter 7: Fig 7.8 and 7.11"
-	sectionT64   = "Table 6.4: NICs of the period (reference)"
-	streamBytes  = 8 << 20 // about how many bytes each stream point moves
+	sectionCh6 = "Chapter 6: Fig 6.1 and 6.4"
+	sectionCh7 = "Chapter 7: Fig 7.8 and 7.11"
+	sectionT64 = "Table 6.4: NICs of the period (reference)"
+)
+
+// The size of the model's streams: about streamBytes a point, at most
+// maxStreamReq requests.
+const (
+	streamBytes  = 8 << 20
 	maxStreamReq = 4096
 )
 
@@ -43,7 +49,8 @@ func chapterRows(p *nicemu.Profile) ([]nicbench.Row, error) {
 	return append(rows, table64Rows()...), nil
 }
 
-func usec(d interface{ Nanoseconds() int64 }) float64 { return float64(d.Nanoseconds()) / 1e3 }
+// usec is d in microseconds.
+func usec(d time.Duration) float64 { return float64(d) / 1e3 }
 
 // fig61Rows: Fig 6.1, the remote write latency by size (thesis 6.1.2:
 // AOTF 1.75 µs at 8 bytes, the lowest; BOTF the lowest from 16 to 64
