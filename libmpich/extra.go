@@ -190,8 +190,7 @@ func PMPI_Comm_idup(comm int32, out *int32, req *int32) (rc int32) {
 	if !ok {
 		return fail("MPI_Comm_idup", o, comm, errorf(errNoMem, "too many communicators"))
 	}
-	var c *mpi.Comm
-	r, err := o.c.Idup(&c)
+	c, r, err := o.c.Idup()
 	if err != nil {
 		comms.remove(h)
 		return fail("MPI_Comm_idup", o, comm, err)

@@ -107,7 +107,15 @@ type Comm struct {
 // newComm returns the communicator of context id, of the processes world
 // (nil: all, in World's order) in which the caller has rank rank.
 func newComm(s *runtimeState, id, rank int, world []int) *Comm {
-	c := &Comm{rt: s, id: id, ctx: uint32(2 * id), rank: rank, size: len(world), world: world}
+	c := new(Comm)
+	initComm(c, s, id, rank, world)
+	return c
+}
+
+// initComm makes c, in place, the communicator newComm describes: Idup
+// hands out c before its request fills it in.
+func initComm(c *Comm, s *runtimeState, id, rank int, world []int) {
+	*c = Comm{rt: s, id: id, ctx: uint32(2 * id), rank: rank, size: len(world), world: world}
 	if world == nil {
 		c.size = s.job.Size
 	} else {
@@ -121,7 +129,6 @@ func newComm(s *runtimeState, id, rank int, world []int) *Comm {
 		LinearExchanges: !s.modelled, Processors: c.processors(), Tuning: s.collTuning}
 	c.manager = c.runner
 	c.manager.Force = nil
-	return c
 }
 
 // processors returns the processors c's ranks are pinned to

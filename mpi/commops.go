@@ -170,33 +170,38 @@ func (c *Comm) shareHosts(op string, t CommType, host string) ([]CommType, []str
 	return types, hosts, nil
 }
 
-// Idup starts duplicating c as Dup does (MPI_Comm_idup): when the Request
-// completes, *newcomm is the new communicator, with c's processes and
-// topology; it must not be read before. The other collectives of c may be
-// called meanwhile, in the same order on every process. Collective over
-// c; on an intercommunicator, over both groups, and the new one is an
+// Idup starts duplicating c as Dup does (MPI_Comm_idup) and returns the
+// new communicator with the Request that completes it: the communicator,
+// with c's processes and topology, must not be used before the Request
+// completes, nor after it fails. The other collectives of c may be called
+// meanwhile, in the same order on every process. Collective over c; on an
+// intercommunicator, over both groups, and the new one is an
 // intercommunicator between the same groups.
-func (c *Comm) Idup(newcomm **Comm) (*Request, error) {
-	if newcomm == nil {
-		return nil, fmt.Errorf("mpi: Idup: newcomm, where the communicator goes, is nil: %w", ErrBuffer)
-	}
+func (c *Comm) Idup() (*Comm, *Request, error) {
+	nc := new(Comm)
 	if c.IsInter() {
-		return c.interIdup(newcomm)
+		r, err := c.interIdup(nc)
+		if err != nil {
+			return nil, nil, err
+		}
+		return nc, r, nil
 	}
-	return c.start("Idup", func(u *collectives.Runner) error {
+	r, err := c.start("Idup", func(u *collectives.Runner) error {
 		u.Force = nil // communicator management runs the defaults
 		id, err := c.rt.agreeContext("Idup", runnerAllreduce(u))
 		if err != nil {
 			return err
 		}
-		nc, err := c.build("Idup", id, c.Group().world)
-		if err != nil {
+		if err := c.buildAt(nc, "Idup", id, c.Group().world); err != nil {
 			return err
 		}
 		nc.topo = c.topo
-		*newcomm = nc
 		return nil
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return nc, r, nil
 }
 
 // runnerAllreduce returns an in-place allreduce of words over u.

@@ -129,8 +129,7 @@ func checkSplitType(w *mpi.Comm) error {
 // checkIdup duplicates World and a grid while blocking collectives run on
 // them.
 func checkIdup(w *mpi.Comm) error {
-	var d *mpi.Comm
-	r, err := w.Idup(&d)
+	d, r, err := w.Idup()
 	if err != nil {
 		return err
 	}
@@ -151,8 +150,8 @@ func checkIdup(w *mpi.Comm) error {
 	if err != nil {
 		return err
 	}
-	var cd *mpi.Comm
-	if r, err = cart.Idup(&cd); err != nil {
+	cd, r, err := cart.Idup()
+	if err != nil {
 		return err
 	}
 	if err := cart.Barrier(); err != nil {
@@ -164,8 +163,14 @@ func checkIdup(w *mpi.Comm) error {
 	if _, dst, err := cd.CartShift(0, 1); err != nil || dst != (w.Rank()+1)%w.Size() {
 		return fmt.Errorf("CartShift on the Idup of a ring: %d, %v", dst, err)
 	}
-	_, err = w.Idup(nil)
-	return errors.Join(wantErr("Idup(nil)", err, mpi.ErrBuffer), cd.Free(), cart.Free(), d.Free())
+	if err := errors.Join(cd.Free(), cart.Free(), d.Free()); err != nil {
+		return err
+	}
+	nc, r, err := d.Idup()
+	if nc != nil || r != nil {
+		return fmt.Errorf("Idup of a freed communicator returned %v and %v", nc, r)
+	}
+	return wantErr("Idup of a freed communicator", err, mpi.ErrComm)
 }
 
 // checkCreateGroup makes a communicator of the even ranks, called by them

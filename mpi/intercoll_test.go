@@ -742,8 +742,7 @@ func interCreateErrors(x icx, g mpi.Group) error {
 
 // interIdup duplicates x's intercommunicator while an Alltoall runs on it.
 func interIdup(x icx) error {
-	var dup *mpi.Comm
-	req, err := x.ic.Idup(&dup)
+	dup, req, err := x.ic.Idup()
 	if err != nil {
 		return fmt.Errorf("Idup: %w", err)
 	}

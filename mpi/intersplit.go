@@ -136,8 +136,8 @@ func (c *Comm) interCreate(g Group) (*Comm, error) {
 
 // interIdup is Idup for the intercommunicator c: the new local group's
 // context is agreed over the local group and the intercommunicator's
-// over the span, both in the Request's goroutine.
-func (c *Comm) interIdup(newcomm **Comm) (*Request, error) {
+// over the span, both in the Request's goroutine, which fills in nc.
+func (c *Comm) interIdup(nc *Comm) (*Request, error) {
 	const op = "Idup"
 	world := slices.Clone(c.world)
 	localWorld := c.inter.local.Group().world
@@ -153,9 +153,8 @@ func (c *Comm) interIdup(newcomm **Comm) (*Request, error) {
 			c.rt.releaseContext(lid)
 			return err
 		}
-		nc := newComm(c.rt, id, rank, world)
+		initComm(nc, c.rt, id, rank, world)
 		nc.inter = &interComm{local: newComm(c.rt, lid, rank, localWorld), first: first}
-		*newcomm = nc
 		return nil
 	})
 }

@@ -95,8 +95,17 @@ func (s *runtimeState) agreeContext(op string, allreduce func(words []uint64, o 
 // barrier controller of the networks' synchronisation network (Offload)
 // if one is free (its rank 0 claims it and broadcasts the choice).
 func (c *Comm) build(op string, id int, world []int) (*Comm, error) {
+	nc := new(Comm)
+	if err := c.buildAt(nc, op, id, world); err != nil {
+		return nil, err
+	}
+	return nc, nil
+}
+
+// buildAt is build writing the new communicator to nc.
+func (c *Comm) buildAt(nc *Comm, op string, id int, world []int) error {
 	rank := slices.Index(world, c.toWorld(c.rank))
-	nc := newComm(c.rt, id, rank, world)
+	initComm(nc, c.rt, id, rank, world)
 	if len(world) == c.rt.world.size && isIdentity(world) {
 		nc.world, nc.local = nil, nil
 	}
@@ -108,10 +117,10 @@ func (c *Comm) build(op string, id int, world []int) (*Comm, error) {
 	}
 	if err := manageBcast(nc, hw); err != nil {
 		c.rt.releaseContext(id)
-		return nil, fmt.Errorf("mpi: %s: %w", op, err)
+		return fmt.Errorf("mpi: %s: %w", op, err)
 	}
 	nc.setOffload(int(hw[0]))
-	return nc, nil
+	return nil
 }
 
 // hasWorld reports whether the process of World rank w is in c.
