@@ -251,7 +251,7 @@ func operation(c *mpi.Comm, benchmark string, size int, bufs *buffers) func(i in
 			return err
 		}
 	case "Barrier":
-		return func(int) error { return c.Barrier() }
+		return func(int) error { return mpi.Barrier(c) }
 	case "Bcast":
 		return func(i int) error {
 			s, _ := bufs.get(size)
@@ -292,7 +292,7 @@ func operation(c *mpi.Comm, benchmark string, size int, bufs *buffers) func(i in
 // timed runs reps operations after a barrier and returns this process's
 // seconds.
 func timed(c *mpi.Comm, op func(int) error, reps int) (float64, error) {
-	if err := c.Barrier(); err != nil {
+	if err := mpi.Barrier(c); err != nil {
 		return 0, err
 	}
 	t0 := mpi.Wtime()

@@ -85,7 +85,7 @@ func PMPI_Barrier(comm int32) (rc int32) {
 	if rc != errSuccess {
 		return rc
 	}
-	return check("MPI_Barrier", o, comm, o.c.Barrier())
+	return check("MPI_Barrier", o, comm, mpi.Barrier(o.c))
 }
 
 // PMPI_Bcast implements MPI_Bcast.

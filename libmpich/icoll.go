@@ -28,7 +28,7 @@ func PMPI_Ibarrier(comm int32, req *int32) (rc int32) {
 	if rc != errSuccess {
 		return rc
 	}
-	r, err := o.c.Ibarrier()
+	r, err := mpi.Ibarrier(o.c)
 	return startColl("MPI_Ibarrier", o, comm, r, err, req)
 }
 

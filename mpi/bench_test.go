@@ -111,7 +111,7 @@ func timeRounds(w *mpi.Comm, iters int, round func(n int) error) (float64, error
 	if err := round(min(iters, 1000)); err != nil {
 		return 0, err
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return 0, err
 	}
 	start := mpi.Wtime()

@@ -149,7 +149,7 @@ func scaled(v []int, elem int) []int {
 
 // Barrier blocks until every process of c has called it (MPI_Barrier);
 // every process of both groups of an intercommunicator.
-func (c *Comm) Barrier() error {
+func Barrier(c *Comm) error {
 	if c.IsInter() {
 		return c.interBarrier()
 	}
@@ -158,6 +158,12 @@ func (c *Comm) Barrier() error {
 	}
 	return c.collective("Barrier", func(u *collectives.Runner) error { return u.Barrier() })
 }
+
+// Barrier is [Barrier](c).
+//
+// Deprecated: call the function [Barrier], the form every collective
+// takes (the generic ones cannot be methods).
+func (c *Comm) Barrier() error { return Barrier(c) }
 
 // Bcast sends buf of rank root to the buf of every other process of c
 // (MPI_Bcast). On an intercommunicator, the root passes Root, the other

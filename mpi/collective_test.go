@@ -1105,7 +1105,7 @@ func scenarioAlgorithms(w *mpi.Comm) error {
 		counts = counts[:1]
 	}
 	for range 3 {
-		if err := w.Barrier(); err != nil {
+		if err := mpi.Barrier(w); err != nil {
 			return fmt.Errorf("Barrier: %w", err)
 		}
 	}
@@ -1149,7 +1149,7 @@ func scenarioAlgorithms(w *mpi.Comm) error {
 		if err := mpi.Allreduce(w, send, recv, mpi.BAnd); !errors.Is(err, mpi.ErrOp) {
 			f.add("rank %d: Allreduce with BAnd on float64: %v, want ErrOp", w.Rank(), err)
 		}
-		if err := w.Barrier(); err != nil {
+		if err := mpi.Barrier(w); err != nil {
 			return fmt.Errorf("Barrier after an invalid operation: %w", err)
 		}
 	}
@@ -1359,7 +1359,7 @@ func scenarioMismatch(w *mpi.Comm) error {
 			}},
 			{name: "Barrier against Bcast", run: func() error {
 				if me == odd {
-					return w.Barrier()
+					return mpi.Barrier(w)
 				}
 				return mpi.Bcast(w, i32(2), 0)
 			}},
@@ -1425,7 +1425,7 @@ func scenarioMismatch(w *mpi.Comm) error {
 		// the Barrier below, reports it, and runs all the same.
 		late := err == nil
 		if late {
-			err = w.Barrier()
+			err = mpi.Barrier(w)
 		}
 		switch {
 		case err == nil:
@@ -1446,7 +1446,7 @@ func scenarioMismatch(w *mpi.Comm) error {
 		// collectives whose messages are tagged by the count of calls.
 		// (A rank that reported late has passed one already.)
 		if !late {
-			if err := w.Barrier(); err != nil {
+			if err := mpi.Barrier(w); err != nil {
 				return fmt.Errorf("Barrier after %s: %w (earlier: %v)", c.name, err, f.err())
 			}
 		}
@@ -1506,11 +1506,11 @@ func scenarioCollNonblocking(w *mpi.Comm) error {
 		if err != nil {
 			return err
 		}
-		q3, err := w.Ibarrier()
+		q3, err := mpi.Ibarrier(w)
 		if err != nil {
 			return err
 		}
-		if err := w.Barrier(); err != nil {
+		if err := mpi.Barrier(w); err != nil {
 			return fmt.Errorf("Barrier while Ibarrier is pending: %w", err)
 		}
 		if _, err := mpi.Waitall([]*mpi.Request{q1, q2, q3}); err != nil {
@@ -1564,7 +1564,7 @@ func scenarioCollNonblocking(w *mpi.Comm) error {
 		if reqs[1], err = mpi.Ireduce(w, []uint64{uint64(me), 1}, red, mpi.Sum, root); err != nil {
 			return err
 		}
-		if reqs[2], err = w.Ibarrier(); err != nil {
+		if reqs[2], err = mpi.Ibarrier(w); err != nil {
 			return err
 		}
 		if reqs[3], err = mpi.Ibcast(w, bc, root); err != nil {
@@ -1625,7 +1625,7 @@ func scenarioCollNonblocking(w *mpi.Comm) error {
 		if me == round%n {
 			time.Sleep(5 * time.Millisecond)
 		}
-		q, err := w.Ibarrier()
+		q, err := mpi.Ibarrier(w)
 		if err != nil {
 			return err
 		}
@@ -1690,7 +1690,7 @@ func scenarioCollNonblocking(w *mpi.Comm) error {
 				break
 			}
 		}
-		q3, err := d.Ibarrier()
+		q3, err := mpi.Ibarrier(d)
 		if err != nil {
 			return err
 		}
@@ -1775,7 +1775,7 @@ func scenarioRunAhead(w *mpi.Comm) error {
 		}
 		switch round % 97 {
 		case 96:
-			if err := w.Barrier(); err != nil {
+			if err := mpi.Barrier(w); err != nil {
 				return fmt.Errorf("round %d: Barrier: %w", round, err)
 			}
 		case 48:

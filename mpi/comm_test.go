@@ -187,7 +187,7 @@ func exerciseComm(c *mpi.Comm, name string, members []int, worldRank int) error 
 	if pre[0] != int64(rank+1) {
 		return fmt.Errorf("%s: Scan of ones: %d, want %d", name, pre[0], rank+1)
 	}
-	if err := c.Barrier(); err != nil {
+	if err := mpi.Barrier(c); err != nil {
 		return fmt.Errorf("%s: Barrier: %w", name, err)
 	}
 	return nil
@@ -307,7 +307,7 @@ func scenarioCommIsolation(w *mpi.Comm) error {
 	}
 
 	// World collectives do not match the pending receive either.
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	total := []int64{0}
@@ -322,7 +322,7 @@ func scenarioCommIsolation(w *mpi.Comm) error {
 			return fmt.Errorf("Free of communicator %d: %w", i, err)
 		}
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	src := (me - 1 + n) % n
@@ -626,7 +626,7 @@ func scenarioCommFree(w *mpi.Comm) error {
 		{"Send", func() error { return mpi.Send(d, buf, 0, 1) }},
 		{"Irecv", func() error { _, err := mpi.Irecv(d, buf, 0, 1); return err }},
 		{"Iallreduce", func() error { _, err := mpi.Iallreduce(d, []int32{1}, buf, mpi.Sum); return err }},
-		{"Ibarrier", func() error { _, err := d.Ibarrier(); return err }},
+		{"Ibarrier", func() error { _, err := mpi.Ibarrier(d); return err }},
 		{"Dup", func() error { _, err := d.Dup(); return err }},
 		{"Split", func() error { _, err := d.Split(0, 0); return err }},
 		{"Create", func() error { _, err := d.Create(d.Group()); return err }},
@@ -678,7 +678,7 @@ func scenarioCommFree(w *mpi.Comm) error {
 	if err != nil {
 		return err
 	}
-	nic, err := barrierCounts(func() error { return d.Barrier() })
+	nic, err := barrierCounts(func() error { return mpi.Barrier(d) })
 	if err != nil {
 		return err
 	}
@@ -830,7 +830,7 @@ func scenarioCommMany(w *mpi.Comm, keep bool) error {
 		return err
 	}
 	for i, c := range comms {
-		if err := c.Barrier(); err != nil {
+		if err := mpi.Barrier(c); err != nil {
 			return fmt.Errorf("Barrier on communicator %d: %w", i, err)
 		}
 		got := []int64{0, 0}

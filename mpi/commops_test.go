@@ -154,7 +154,7 @@ func checkIdup(w *mpi.Comm) error {
 	if err != nil {
 		return err
 	}
-	if err := cart.Barrier(); err != nil {
+	if err := cart.Barrier(); err != nil { // the deprecated method form still works
 		return err
 	}
 	if _, err := r.Wait(); err != nil {
@@ -339,7 +339,7 @@ func rawInitThread() error {
 	if l, err := mpi.QueryThread(); l != mpi.ThreadMultiple || err != nil {
 		return fmt.Errorf("QueryThread: %v, %v", l, err)
 	}
-	if err := mpi.World().Barrier(); err != nil {
+	if err := mpi.Barrier(mpi.World()); err != nil {
 		return err
 	}
 	if err := mpi.Finalize(); err != nil {

@@ -37,7 +37,7 @@ func scenarioForcedNIC(w *mpi.Comm) error {
 	forced := func(c *mpi.Comm, what string) error {
 		var err error
 		if barrier {
-			err = c.Barrier()
+			err = mpi.Barrier(c)
 		} else {
 			err = mpi.Bcast(c, []int32{int32(c.Rank())}, 0)
 		}

@@ -780,9 +780,9 @@ func (x icx) bcast(root int) icase {
 func (x icx) barrier() icase {
 	return icase{"Barrier", func(block bool) (*mpi.Request, error) {
 		if block {
-			return nil, x.ic.Barrier()
+			return nil, mpi.Barrier(x.ic)
 		}
-		return x.ic.Ibarrier()
+		return mpi.Ibarrier(x.ic)
 	}, func() error { return nil }}
 }
 

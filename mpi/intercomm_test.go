@@ -180,7 +180,7 @@ func interPointToPoint(ic *mpi.Comm, theirs []int) error {
 // Allgather on ic.
 func interCollectives(ic *mpi.Comm, color int, mine, theirs []int) error {
 	me := mpi.World().Rank()
-	if err := ic.Barrier(); err != nil {
+	if err := mpi.Barrier(ic); err != nil {
 		return fmt.Errorf("Barrier: %w", err)
 	}
 	for rootColor := range 2 {

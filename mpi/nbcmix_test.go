@@ -247,7 +247,7 @@ func startNBC(c *mpi.Comm, kind int) (nbcOp, error) {
 		req, err = mpi.Ibcast(c, buf, 0)
 		recv, want = buf, nbcSeq(nbcCount, 0)
 	case 1:
-		req, err = c.Ibarrier()
+		req, err = mpi.Ibarrier(c)
 	case 2:
 		req, err = mpi.Ireduce(c, mine, recv[:nbcCount], mpi.Sum, 0)
 		if me == 0 {

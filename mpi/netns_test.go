@@ -121,7 +121,7 @@ func scenarioTCPStream(w *mpi.Comm) error {
 			}
 		}
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // streamAcross runs tcp-stream for streamFor across the two hosts of s
@@ -285,7 +285,7 @@ func scenarioTCPLate(w *mpi.Comm) error {
 			return fmt.Errorf("received %d, want 42", buf[0])
 		}
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // A dial across hosts while the link is down for a while, shorter than

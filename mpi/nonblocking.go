@@ -62,12 +62,18 @@ func (c *Comm) launch(op string, f func() error) *Request {
 
 // Ibarrier starts a barrier of c (MPI_Ibarrier): its Request completes
 // once every process of c has called Ibarrier.
-func (c *Comm) Ibarrier() (*Request, error) {
+func Ibarrier(c *Comm) (*Request, error) {
 	if c.IsInter() {
 		return c.interIbarrier()
 	}
 	return c.start("Ibarrier", func(u *collectives.Runner) error { return u.Barrier() })
 }
+
+// Ibarrier is [Ibarrier](c).
+//
+// Deprecated: call the function [Ibarrier], the form every collective
+// takes (the generic ones cannot be methods).
+func (c *Comm) Ibarrier() (*Request, error) { return Ibarrier(c) }
 
 // Ibcast starts broadcasting buf of rank root to every process of c
 // (MPI_Ibcast). buf must not be touched until the Request completes; the

@@ -180,7 +180,7 @@ func scenarioSsendOrder(w *mpi.Comm) error {
 	if _, err := mpi.BufferDetach(); err != nil {
 		return err
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // sendInMode sends buf in mode 0-4: Ssend, Send, Issend (whose request it
@@ -234,7 +234,7 @@ func scenarioSsendSync(w *mpi.Comm) error {
 			}
 		}
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // ssendOnce: every rank Issends message k of n elements to its right
@@ -341,7 +341,7 @@ func scenarioBsend(w *mpi.Comm) error {
 	if err := bsendPersistent(w); err != nil {
 		return err
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // bsendPersistent: a BsendInit request sends a copy of its buffer at each
@@ -500,7 +500,7 @@ func scenarioMprobe(w *mpi.Comm) error {
 	if err := mprobeErrors(w, tag); err != nil {
 		return err
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // mprobeOne takes one message of tag from the left neighbour with Mprobe
@@ -636,7 +636,7 @@ func scenarioCancel(w *mpi.Comm) error {
 	if st, err := s.Wait(); err != nil || st.Cancelled {
 		return fmt.Errorf("send that had left: %+v %v, want not cancelled", st, err)
 	}
-	b, err := w.Ibarrier()
+	b, err := mpi.Ibarrier(w)
 	if err != nil {
 		return err
 	}
@@ -855,7 +855,7 @@ func freeRequests(w *mpi.Comm) error {
 	if d := diff(buf, pattern[int64](4, left(w), 1)); d != "" {
 		return fmt.Errorf("message of a freed send: %s", d)
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // ---- persistent requests ----
@@ -949,7 +949,7 @@ func persistentErrors(w *mpi.Comm, reqs []*mpi.Request) error {
 	if err := reqs[0].Start(); !errors.Is(err, mpi.ErrRequest) {
 		return fmt.Errorf("Start of a freed request: %v, want ErrRequest", err)
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // ---- Waitsome and Testsome ----
@@ -986,7 +986,7 @@ func scenarioWaitsome(w *mpi.Comm) error {
 			return err
 		}
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // posted are the receives of scenarioWaitsome: from every source, a
@@ -1086,7 +1086,7 @@ func scenarioSendrecvReplace(w *mpi.Comm) error {
 	if st, err := mpi.SendrecvReplace(w, buf, mpi.ProcNull, 0, mpi.ProcNull, 0); err != nil || st.Source != mpi.ProcNull || buf[0] != 1 {
 		return fmt.Errorf("SendrecvReplace with ProcNull: %+v %v %v", st, err, buf)
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // scenarioP2PAllocs: both ranks measure the same number of eager Sendrecv
@@ -1095,7 +1095,7 @@ func scenarioP2PAllocs(w *mpi.Comm) error {
 	const runs = 1000
 	peer := w.Rank() ^ 1
 	if peer >= w.Size() {
-		return w.Barrier()
+		return mpi.Barrier(w)
 	}
 	sbuf, rbuf := make([]float64, 4), make([]float64, 4)
 	for _, c := range []struct {
@@ -1134,5 +1134,5 @@ func scenarioP2PAllocs(w *mpi.Comm) error {
 			return fmt.Errorf("%s allocates %.2f times per call, want 0", c.name, allocs)
 		}
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }

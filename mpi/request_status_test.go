@@ -89,7 +89,7 @@ func scenarioInactiveStatus(w *mpi.Comm) error {
 			return err
 		}
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // checkCancelledThenInactive: a cancelled persistent receive reports

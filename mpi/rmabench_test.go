@@ -59,7 +59,7 @@ func scenarioRMAAllocs(w *mpi.Comm) error {
 			return err
 		}
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	return errors.Join(win.Free(), iwin.Free())
@@ -166,7 +166,7 @@ func scenarioBenchRMA(w *mpi.Comm) error {
 			return err
 		}
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	return win.Free()

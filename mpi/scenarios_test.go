@@ -365,7 +365,7 @@ func scenarioSizes(w *mpi.Comm) error {
 			}
 		}
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 func containsInt(s []int, v int) bool {
@@ -419,7 +419,7 @@ func scenarioOrder(w *mpi.Comm) error {
 			}
 			seq++
 		}
-		return w.Barrier()
+		return mpi.Barrier(w)
 	}
 
 	// Let the first messages arrive before their receives.
@@ -506,7 +506,7 @@ func scenarioOrder(w *mpi.Comm) error {
 			got++
 		}
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // ---- Status, Probe, Iprobe ----
@@ -519,7 +519,7 @@ func scenarioProbe(w *mpi.Comm) error {
 	}
 	partner := me ^ 1
 	if partner >= n {
-		return w.Barrier()
+		return mpi.Barrier(w)
 	}
 	bigCount := E/16 + 100 // complex128: rendezvous
 	if me%2 == 0 {
@@ -542,7 +542,7 @@ func scenarioProbe(w *mpi.Comm) error {
 		if err := mpi.Send(w, pattern[uint16](9, 7), partner, 7); err != nil {
 			return err
 		}
-		return w.Barrier()
+		return mpi.Barrier(w)
 	}
 
 	if ok, st, err := w.Iprobe(partner, mpi.AnyTag); err != nil || ok {
@@ -658,7 +658,7 @@ func scenarioProbe(w *mpi.Comm) error {
 	if ok, st, err := w.Iprobe(mpi.AnySource, mpi.AnyTag); err != nil || ok {
 		return fmt.Errorf("Iprobe after everything was received: %v, %+v, %v", ok, st, err)
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // ---- Waitany, Testall, Testany, Test, Wait twice ----
@@ -692,7 +692,7 @@ func scenarioRequests(w *mpi.Comm) error {
 	}
 	partner := me ^ 1
 	if partner >= n {
-		return w.Barrier()
+		return mpi.Barrier(w)
 	}
 	sizes := []int{10, E + 5, 0, 3, 100000, 64}
 	k := len(sizes)
@@ -727,7 +727,7 @@ func scenarioRequests(w *mpi.Comm) error {
 				}
 			}
 		}
-		return w.Barrier()
+		return mpi.Barrier(w)
 	}
 
 	post := func(round int) ([]*mpi.Request, [][]int16, error) {
@@ -859,7 +859,7 @@ func scenarioRequests(w *mpi.Comm) error {
 		}
 	}
 
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // ---- ProcNull ----
@@ -935,7 +935,7 @@ func scenarioProcNull(w *mpi.Comm) error {
 	if d := time.Since(start); d > 2*time.Second {
 		return fmt.Errorf("ProcNull operations took %v", d)
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // ---- errors ----
@@ -1118,7 +1118,7 @@ func scenarioErrors(w *mpi.Comm) error {
 			return fmt.Errorf("after the errors, %d bytes: %s", size, d)
 		}
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 func checkTruncated(what string, err error, msg, buf int) error {
@@ -1156,7 +1156,7 @@ func rawLifecycle() error {
 			err  error
 		}{
 			{"Send", mpi.Send(w, buf, 0, 0)}, {"Recv", recvErr}, {"Isend", isendErr}, {"Irecv", irecvErr},
-			{"Sendrecv", srErr}, {"Iprobe", iprobeErr}, {"Probe", probeErr}, {"Barrier", w.Barrier()},
+			{"Sendrecv", srErr}, {"Iprobe", iprobeErr}, {"Probe", probeErr}, {"Barrier", mpi.Barrier(w)},
 			{"ReadStats", statsErr},
 		} {
 			if err := notInit(when+": "+c.what, c.err); err != nil {
@@ -1217,7 +1217,7 @@ func rawLifecycle() error {
 	if err != nil {
 		return err
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	if err := mpi.Finalize(); err != nil {
@@ -1308,7 +1308,7 @@ func scenarioConcurrency(w *mpi.Comm) error {
 	// Barriers on the side, in a goroutine of their own.
 	wg.Go(func() {
 		for i := range 20 {
-			if err := w.Barrier(); err != nil {
+			if err := mpi.Barrier(w); err != nil {
 				errs <- fmt.Errorf("barrier %d: %w", i, err)
 				return
 			}
@@ -1323,7 +1323,7 @@ func scenarioConcurrency(w *mpi.Comm) error {
 	if len(all) > 0 {
 		return errors.Join(all...)
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // ---- NIC protection ----
@@ -1419,7 +1419,7 @@ func scenarioProtection(w *mpi.Comm) error {
 	}
 	// Everyone has made its attempts: the marker of the left neighbour is
 	// in this rank's bootstrap area, and the job-wide count is complete.
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	var landed []byte
@@ -1451,7 +1451,7 @@ func scenarioProtection(w *mpi.Comm) error {
 			return fmt.Errorf("after the refusals, %d bytes: %s", size, d)
 		}
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	if got, want := mpi.SegmentRefusedForTest(), uint64(n)*nAttempts; got != want {
@@ -1547,7 +1547,7 @@ func scenarioStats(w *mpi.Comm) error {
 			return err
 		}
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 func delta(a, b llcCounters) llcCounters {
@@ -1633,7 +1633,7 @@ func scenarioBarrier(w *mpi.Comm) error {
 				}
 			}
 		}
-		if err := w.Barrier(); err != nil {
+		if err := mpi.Barrier(w); err != nil {
 			return fmt.Errorf("barrier %d: %w", i, err)
 		}
 		for p := range n {
@@ -1659,7 +1659,7 @@ func scenarioBarrier(w *mpi.Comm) error {
 	}
 	start := time.Now()
 	for i := range loops {
-		if err := w.Barrier(); err != nil {
+		if err := mpi.Barrier(w); err != nil {
 			return fmt.Errorf("barrier loop %d: %w", i, err)
 		}
 	}
@@ -1718,7 +1718,7 @@ func scenarioSelf(w *mpi.Comm) error {
 			return fmt.Errorf("message %d to itself: %v, %v", i, v, err)
 		}
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // ---- failures, run with mpirun expecting it to fail ----
@@ -1736,7 +1736,7 @@ func rawFailPanic() error {
 		return err
 	}
 	w := mpi.World()
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	if w.Rank() == 1 {
@@ -1751,7 +1751,7 @@ func rawFailAbort(code int) error {
 		return err
 	}
 	w := mpi.World()
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	if w.Rank() == 1 {
@@ -1769,7 +1769,7 @@ func rawFailNoFinalize() error {
 		return err
 	}
 	w := mpi.World()
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	if w.Rank() == 1 {
@@ -1812,7 +1812,7 @@ func rawAbortInFinalize() error {
 		return err
 	}
 	w := mpi.World()
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	if w.Rank() == 0 {
@@ -1855,7 +1855,7 @@ func scenarioExhaust(w *mpi.Comm) error {
 	if _, err := mpi.Sendrecv(w, msg, partner, 5, got, partner, 5); err != nil {
 		return err
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	const N = nicemu.NumSIDs + 50
@@ -1914,7 +1914,7 @@ func scenarioExhaust(w *mpi.Comm) error {
 	if _, err := mpi.Waitall(sent); err != nil {
 		return fmt.Errorf("the Isends that registered: %w", err)
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	// The SIDs are free again.
@@ -1925,7 +1925,7 @@ func scenarioExhaust(w *mpi.Comm) error {
 	if d := diff(got, msg); d != "" {
 		return fmt.Errorf("rendezvous Sendrecv after the exhaustion: %s", d)
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // bootReqOff is where a connection request lands in a process's bootstrap
@@ -1949,7 +1949,7 @@ func scenarioEngineFail(w *mpi.Comm) error {
 			return err
 		}
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	if me == 1 {
@@ -1999,7 +1999,7 @@ func scenarioEngineFail(w *mpi.Comm) error {
 	if err := check("Recv", err); err != nil {
 		return err
 	}
-	return check("Barrier", w.Barrier())
+	return check("Barrier", mpi.Barrier(w))
 }
 
 // scenarioSIDsFirst (2 ranks) reproduces an llc limitation: rank 0 fills
@@ -2073,7 +2073,7 @@ func scenarioBarrierRefused(w *mpi.Comm) error {
 		}
 	})
 	done := make(chan error, 1)
-	go func() { done <- w.Barrier() }()
+	go func() { done <- mpi.Barrier(w) }()
 	time.Sleep(time.Second)
 	mpi.WithNICForTest(func(nic *nicemu.NIC, _ []nicemu.SID) {
 		for _, sid := range sids {
@@ -2166,7 +2166,7 @@ func rawFinalizePending() error {
 			}
 		}
 	}()
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	time.Sleep(50 * time.Millisecond)

@@ -459,7 +459,7 @@ func scenarioTopoErrors(w *mpi.Comm) error {
 	if err := graphErrors(w); err != nil {
 		return err
 	}
-	return w.Barrier()
+	return mpi.Barrier(w)
 }
 
 // cartErrors checks the queries of a grid with bad arguments.

@@ -65,7 +65,7 @@ func rawFinalizeLocked() error {
 			return err
 		}
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	if w.Rank() == 1 {

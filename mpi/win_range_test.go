@@ -54,7 +54,7 @@ func rangeRound[T int64 | int32](w *mpi.Comm, kind winKind, wrap int) error {
 	}
 	want := pattern[T](n, w.Rank())
 	copy(local, want)
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	target := right(w)
@@ -73,7 +73,7 @@ func rangeRound[T int64 | int32](w *mpi.Comm, kind winKind, wrap int) error {
 	if err := win.Unlock(target); err != nil {
 		return err
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	if d := diff(local, want); d != "" {

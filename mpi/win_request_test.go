@@ -82,7 +82,7 @@ func requestFlushOrder(w *mpi.Comm, kind winKind) error {
 	if err := win.Unlock(target); err != nil {
 		return err
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	return win.Free()
@@ -99,7 +99,7 @@ func requestMixed(w *mpi.Comm, kind winKind) error {
 		return err
 	}
 	copy(local[n:], pattern[float64](n, me, 7))
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	if err := win.LockAll(); err != nil {
@@ -132,7 +132,7 @@ func requestMixed(w *mpi.Comm, kind winKind) error {
 	if err := win.UnlockAll(); err != nil {
 		return err
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	if d := diff(local[:n], pattern[float64](n, left(w))); d != "" {
@@ -149,7 +149,7 @@ func requestAccumulate(w *mpi.Comm, kind winKind) error {
 	if err != nil {
 		return err
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	if err := win.Lock(mpi.LockShared, 0); err != nil {
@@ -188,7 +188,7 @@ func requestAccumulate(w *mpi.Comm, kind winKind) error {
 	if err := win.Unlock(0); err != nil {
 		return err
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	if w.Rank() == 0 {
@@ -264,7 +264,7 @@ func scenarioWinRequestErrors(w *mpi.Comm) error {
 	if err := win.Unlock(0); err != nil {
 		return err
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	return win.Free()

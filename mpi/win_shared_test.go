@@ -177,7 +177,7 @@ func sharedParts(c *mpi.Comm, opts ...mpi.WinOption) error {
 	if err := win.Unlock(target); err != nil {
 		return err
 	}
-	if err := c.Barrier(); err != nil {
+	if err := mpi.Barrier(c); err != nil {
 		return err
 	}
 	if err := win.Sync(); err != nil {
@@ -192,7 +192,7 @@ func sharedParts(c *mpi.Comm, opts ...mpi.WinOption) error {
 	if err := win.Sync(); err != nil {
 		return err
 	}
-	if err := c.Barrier(); err != nil {
+	if err := mpi.Barrier(c); err != nil {
 		return err
 	}
 	if err := win.Sync(); err != nil {
@@ -213,7 +213,7 @@ func sharedParts(c *mpi.Comm, opts ...mpi.WinOption) error {
 			return fmt.Errorf("rank %d's part: %v, want %d elements ending with %d", r, part, 4+r, 1000+r)
 		}
 	}
-	if err := c.Barrier(); err != nil {
+	if err := mpi.Barrier(c); err != nil {
 		return err
 	}
 	return win.Free()

@@ -239,7 +239,7 @@ func accRound[T int64 | int32 | float64](w *mpi.Comm, kind winKind) error {
 	if err := win.UnlockAll(); err != nil {
 		return err
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	for i := range n {
@@ -362,7 +362,7 @@ func casMutex(w *mpi.Comm, kind winKind) error {
 	if err := win.UnlockAll(); err != nil {
 		return err
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	if w.Rank() == 0 && (local[1] != int64(k*w.Size()) || local[0] != 0) {
@@ -410,7 +410,7 @@ func lockRound(w *mpi.Comm, kind winKind) error {
 			return err
 		}
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	want := make([]int32, 4)
@@ -435,7 +435,7 @@ func lockRound(w *mpi.Comm, kind winKind) error {
 			return fmt.Errorf("local counters: %s", d)
 		}
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	return win.Free()
@@ -500,7 +500,7 @@ func pscwRound(w *mpi.Comm, kind winKind) error {
 			return fmt.Errorf("round %d: window after the epoch: %s", r, d)
 		}
 		// Nobody puts the next round before this one is checked.
-		if err := w.Barrier(); err != nil {
+		if err := mpi.Barrier(w); err != nil {
 			return err
 		}
 	}
@@ -543,7 +543,7 @@ func scenarioWinFlush(w *mpi.Comm) error {
 		if err := win.Unlock(target); err != nil {
 			return err
 		}
-		if err := w.Barrier(); err != nil {
+		if err := mpi.Barrier(w); err != nil {
 			return err
 		}
 		if err := win.Free(); err != nil {
@@ -653,7 +653,7 @@ func allocFailure(w *mpi.Comm) error {
 	if !strings.Contains(err.Error(), "rank 0 could not make its part") && w.Rank() != 0 {
 		return fmt.Errorf("WinAllocate failing on rank 0: %v", err)
 	}
-	return w.Barrier() // still usable
+	return mpi.Barrier(w) // still usable
 }
 
 // conv returns v, a small non-negative integer, as a T of any kind.

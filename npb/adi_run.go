@@ -41,7 +41,7 @@ func adiTimedSteps(c *mpi.Comm, niter int, step, drain func() error, reinit func
 		return 0, err
 	}
 	reinit()
-	if err := c.Barrier(); err != nil {
+	if err := mpi.Barrier(c); err != nil {
 		return 0, err
 	}
 	start := mpi.Wtime() // NPB times with MPI_Wtime: virtual time under -clock virtual

@@ -463,7 +463,7 @@ func runCG(c *mpi.Comm, class Class, o Options) (*Result, error) {
 		return fail(err)
 	}
 	cgOnes(s.x)
-	if err := c.Barrier(); err != nil {
+	if err := mpi.Barrier(c); err != nil {
 		return fail(err)
 	}
 

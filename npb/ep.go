@@ -313,7 +313,7 @@ func runEP(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	local := make([]float64, epNQ+2)
 	total := make([]float64, epNQ+2)
 
-	if err := c.Barrier(); err != nil {
+	if err := mpi.Barrier(c); err != nil {
 		return nil, fmt.Errorf("npb: ep: %w", err)
 	}
 	start := mpi.Wtime() // NPB times with MPI_Wtime: virtual time under -clock virtual

@@ -153,7 +153,7 @@ func ftRun(c *mpi.Comm, class Class, o Options, np1 int) (*Result, error) {
 	if err := g.setup(); err != nil {
 		return nil, err
 	}
-	if err := c.Barrier(); err != nil {
+	if err := mpi.Barrier(c); err != nil {
 		return nil, fmt.Errorf("npb: ft: %w", err)
 	}
 

@@ -39,7 +39,7 @@ func (s *luSolver) ssor(niter int) (ssorStats, error) {
 	if st.rsdnm, err = s.l2norm(s.rsd); err != nil {
 		return st, err
 	}
-	if err := s.c.Barrier(); err != nil {
+	if err := mpi.Barrier(s.c); err != nil {
 		return st, fmt.Errorf("barrier: %w", err)
 	}
 	start := mpi.Wtime()

@@ -230,7 +230,7 @@ func runMG(c *mpi.Comm, class Class, o Options) (*Result, error) {
 
 	// The timed part: the residual, nit V-cycles each followed by the
 	// residual, and the final norm.
-	if err := c.Barrier(); err != nil {
+	if err := mpi.Barrier(c); err != nil {
 		return nil, fmt.Errorf("npb: mg: %w", err)
 	}
 	start := mpi.Wtime() // NPB times with MPI_Wtime: virtual time under -clock virtual

@@ -102,7 +102,7 @@ func (s *mgState) zran3() error {
 	mgFillRandom(z, l.n, g.is, g.ie, l.ng[0], l.ng[1])
 	hi, lo := mgCandidates(z, l.n)
 
-	if err := s.comm.c.Barrier(); err != nil {
+	if err := mpi.Barrier(s.comm.c); err != nil {
 		return fmt.Errorf("npb: mg: zran3: %w", err)
 	}
 	mine, best := make([]float64, 1), make([]float64, 1)
@@ -132,7 +132,7 @@ func (s *mgState) zran3() error {
 		}
 	}
 
-	if err := s.comm.c.Barrier(); err != nil {
+	if err := mpi.Barrier(s.comm.c); err != nil {
 		return fmt.Errorf("npb: mg: zran3: %w", err)
 	}
 	clear(z)

@@ -100,7 +100,7 @@ func run(n, bins int, seed uint64, distributed bool) (err error) {
 	if err := fill(win, l, draw(n, seed, w.Rank())); err != nil {
 		return err
 	}
-	if err := w.Barrier(); err != nil { // every count is in place
+	if err := mpi.Barrier(w); err != nil { // every count is in place
 		return err
 	}
 	hist, err := collect(w, l, counts)

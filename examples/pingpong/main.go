@@ -97,7 +97,7 @@ func run(world *mpi.Comm, lo, hi, runs int, budget time.Duration) error {
 		}
 		var samples []float64
 		for r := 0; r < runs; r++ {
-			if err := world.Barrier(); err != nil {
+			if err := mpi.Barrier(world); err != nil {
 				return err
 			}
 			t, err := pingpong(world, msg, int(reps[0]))

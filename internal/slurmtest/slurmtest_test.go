@@ -66,7 +66,7 @@ func abortRank1() error {
 		w.Abort(7)
 	}
 	time.Sleep(30 * time.Second)
-	err := w.Barrier()
+	err := mpi.Barrier(w)
 	return fmt.Errorf("rank %d: Barrier returned (%v) although rank 1 aborted", w.Rank(), err)
 }
 
@@ -80,7 +80,7 @@ func killRank1() error {
 		time.Sleep(200 * time.Millisecond)
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	}
-	err := w.Barrier()
+	err := mpi.Barrier(w)
 	return fmt.Errorf("rank %d: Barrier returned (%v) although rank 1 was killed", w.Rank(), err)
 }
 
