@@ -46,6 +46,9 @@ const (
 const envSize = "MPI_TEST_WORLD_SIZE"
 
 func TestMain(m *testing.M) {
+	if name := os.Getenv(envExample); name != "" {
+		os.Exit(exampleRank(m, name)) // a rank of an example's job
+	}
 	if os.Getenv("MARTINI_RANK") != "" || os.Getenv("PMI_FD") != "" || os.Getenv("PMI_PORT") != "" || os.Getenv(envAlone) == "1" {
 		os.Exit(rankMain())
 	}
@@ -155,7 +158,11 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	return m.Run()
+	code := runExamples()
+	if c := m.Run(); c != 0 {
+		return c
+	}
+	return code
 }
 
 // result is the outcome of one mpirun.
