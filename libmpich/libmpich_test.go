@@ -21,6 +21,9 @@ var cPrograms = []string{"p2p", "coll", "comm", "errors", "more", "types", "rma"
 // missing.
 func buildC(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds libmpich.so.12 and the C programs, and starts jobs")
+	}
 	if _, err := exec.LookPath("mpicc.mpich"); err != nil {
 		t.Skip("mpicc.mpich not found (Debian's libmpich-dev): the C programs cannot be built")
 	}

@@ -192,6 +192,9 @@ func mpirun(t testing.TB, env []string, args ...string) result {
 // -timeout included.
 func mpirunWithin(t testing.TB, limit time.Duration, env []string, args ...string) result {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts an MPI job: under -short the examples are the jobs that run")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mpirunBin, args...)

@@ -101,6 +101,9 @@ func runKernel(t *testing.T, kernel string, class Class, np int, corrupt bool) (
 // output and the job's exit status.
 func runKernelWith(t *testing.T, kernel string, class Class, corrupt bool, name string, args ...string) (string, int) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs an NPB kernel as a job")
+	}
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

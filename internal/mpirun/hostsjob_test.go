@@ -23,6 +23,9 @@ import (
 // fakeLaunch returns a -launch template that starts agents on this host,
 // marked with a marker unique to t, and the marker.
 func fakeLaunch(t *testing.T) (template, marker string) {
+	if testing.Short() {
+		t.Skip("starts a job across hosts")
+	}
 	marker = fmt.Sprintf("%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))
 	return "env MPIRUN_TEST_JOB=" + marker + " MPIRUN_TEST_HOST={host}", marker
 }

@@ -86,6 +86,9 @@ func mpirunSignalled(t *testing.T, sigs chan os.Signal, args ...string) result {
 // mpirunWith runs mpirun with standard input stdin (nil: none).
 func mpirunWith(t *testing.T, stdin io.Reader, sigs chan os.Signal, args ...string) result {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a job")
+	}
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
 	code := run(args, stdin, &stdout, &stderr, sigs)
@@ -443,6 +446,9 @@ func checkEmpty(t *testing.T, dir string) {
 // returns it with the pids of its ranks.
 func startMpirun(t *testing.T, np int) (*exec.Cmd, []int) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a job")
+	}
 	cmd := exec.Command(helper("mpirun"), "-np", strconv.Itoa(np), helper("failrank"), "sleep")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

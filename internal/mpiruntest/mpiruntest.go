@@ -36,9 +36,12 @@ func ForTest(t testing.TB) string {
 
 // Program builds this module's cmd/mpirun and the program in package pkg
 // (an import path) into a temporary directory of t, and returns the two
-// binaries' paths; it fails t if it cannot.
+// binaries' paths; it fails t if it cannot, and skips it under -short.
 func Program(t testing.TB, pkg string) (mpirun, prog string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds mpirun and a program, and starts jobs")
+	}
 	dir := t.TempDir()
 	cmd := exec.Command("go", "build", "-o", dir+"/", "github.com/rhinet-go/martini/cmd/mpirun", pkg)
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -69,9 +69,13 @@ const maxHosts = 250
 var serial atomic.Int64
 
 // New makes n network namespaces (n at least 2) joined by a network, and
-// removes them when t ends. It skips t without root or the ip command.
+// removes them when t ends. It skips t under -short, without root or
+// without the ip command.
 func New(t testing.TB, n int) *Set {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("creates network namespaces for jobs across them")
+	}
 	if n < 2 || n > maxHosts {
 		t.Fatalf("netns: %d namespaces: want 2 to %d", n, maxHosts)
 	}
