@@ -722,7 +722,7 @@ func scenarioWinBytes(w *mpi.Comm) error {
 	if int(total[0]) != size {
 		return fmt.Errorf("%d compare-and-swaps won over %d targets, want one each", total[0], size)
 	}
-	if err := w.Barrier(); err != nil {
+	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
 	le := binary.LittleEndian
