@@ -113,7 +113,7 @@ func pingPongRTT(world *mpi.Comm, size, reps, samples int) (time.Duration, error
 			times = append(times, time.Duration((mpi.Wtime()-start)*1e9)/time.Duration(reps))
 		}
 	}
-	if err := world.Barrier(); err != nil {
+	if err := mpi.Barrier(world); err != nil {
 		return 0, err
 	}
 	return medianDuration(times), nil
@@ -126,7 +126,7 @@ func barrierTime(world *mpi.Comm, reps, samples int) (time.Duration, error) {
 	for s := -1; s < samples; s++ {
 		start := mpi.Wtime()
 		for range reps {
-			if err := world.Barrier(); err != nil {
+			if err := mpi.Barrier(world); err != nil {
 				return 0, err
 			}
 		}
