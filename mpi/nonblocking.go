@@ -14,6 +14,9 @@ type collRequest struct {
 	done     atomic.Bool
 	finished chan struct{} // closed when done
 	err      error         // valid once done
+	// status, if set, is the operation's status, valid once done
+	// (Isendrecv's, its receive's).
+	status *Status
 }
 
 // start starts the collective f of c in a goroutine and returns its

@@ -192,6 +192,9 @@ func (r *Request) complete() {
 	case r.null:
 	case r.coll != nil:
 		r.err = r.coll.err
+		if r.coll.status != nil {
+			r.status = *r.coll.status
+		}
 	case r.rma != nil:
 		r.err = r.rma.finish(r.name)
 	default: // the engine's operation; a pooled one was harvested
