@@ -129,6 +129,7 @@ type reducer interface {
 	ireduce(c *mpi.Comm, send, recv unsafe.Pointer, n int, op mpi.Op, root int) (*mpi.Request, error)
 	iscan(c *mpi.Comm, send, recv unsafe.Pointer, n int, op mpi.Op, exclusive bool) (*mpi.Request, error)
 	ireduceScatterBlock(c *mpi.Comm, send, recv unsafe.Pointer, n, total int, op mpi.Op) (*mpi.Request, error)
+	ireduceScatter(c *mpi.Comm, send, recv unsafe.Pointer, counts []int, total int, op mpi.Op) (*mpi.Request, error)
 	userOp(name string, f func(in, inout unsafe.Pointer, n int), commute bool) mpi.Op
 }
 

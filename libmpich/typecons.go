@@ -167,9 +167,15 @@ func PMPI_Type_create_resized(old int32, lb, extent int64, out *int32) (rc int32
 //export PMPI_Type_dup
 func PMPI_Type_dup(old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_dup", &rc)
-	return construct("MPI_Type_dup", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+	rc = construct("MPI_Type_dup", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return dt.Dup(), nil
 	})
+	if rc == errSuccess {
+		if err := copyObjAttrs(&typeAttrs, old, *out); err != nil {
+			return fail("MPI_Type_dup", nil, commWorld, err)
+		}
+	}
+	return rc
 }
 
 // Array orders of MPI_Type_create_subarray.

@@ -121,6 +121,11 @@ func PMPI_Type_commit(h *int32) (rc int32) {
 //export PMPI_Type_free
 func PMPI_Type_free(h *int32) (rc int32) {
 	defer guard("MPI_Type_free", &rc)
+	if _, ok := userTypes.get(*h); ok {
+		if err := freeObjAttrs(&typeAttrs, *h); err != nil {
+			return fail("MPI_Type_free", nil, commWorld, err)
+		}
+	}
 	if _, ok := userTypes.remove(*h); !ok {
 		return fail("MPI_Type_free", nil, commWorld, errorf(errType, "invalid or predefined datatype %#x", uint32(*h)))
 	}

@@ -115,6 +115,9 @@ func PMPI_Win_free(win *int32) (rc int32) {
 	if rc != errSuccess {
 		return rc
 	}
+	if err := freeObjAttrs(&winAttrs, *win); err != nil {
+		return winCheck("MPI_Win_free", o, err)
+	}
 	if err := o.w.Free(); err != nil {
 		return winCheck("MPI_Win_free", o, err)
 	}
@@ -348,7 +351,7 @@ func PMPI_Win_get_attr(win, key int32, val unsafe.Pointer, flag *int32) (rc int3
 	case keyWinModel:
 		p = unsafe.Add(o.attrs, 24)
 	default:
-		*flag = 0
+		getObjAttr(&winAttrs, win, key, val, flag)
 		return errSuccess
 	}
 	*flag = 1

@@ -1,0 +1,151 @@
+package main
+
+// MPI_Alltoallw, MPI_Ialltoallw, MPI_Ireduce_scatter and the nonblocking
+// neighbourhood v-forms.
+
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// wArgs returns one side of an all-to-all w-form over n processes: the
+// bytes its blocks span at p, and each block's count, byte displacement
+// and datatype (over bytes).
+func wArgs(p, counts, displs, types unsafe.Pointer, n int) ([]byte, []int, []int, []*mpi.Datatype, error) {
+	cs, ds := scaled(counts, n, 1), scaled(displs, n, 1)
+	dts := make([]*mpi.Datatype, n)
+	end := 0
+	for j, h := range intArray(types, n) {
+		dt, _, err := typeBase(h)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		if dt.LowerBound() < 0 || dt.TrueLowerBound() < 0 {
+			return nil, nil, nil, nil, errorf(errType, "datatypes with a negative lower bound are not supported")
+		}
+		dts[j] = dt
+		if cs[j] > 0 {
+			end = max(end, ds[j]+(cs[j]-1)*dt.Extent()+dt.TrueLowerBound()+dt.TrueExtent())
+		}
+	}
+	return byteSlice(p, end), cs, ds, dts, nil
+}
+
+// alltoallwArgs resolves both sides of MPI_Alltoallw on c: a nil send
+// side for MPI_IN_PLACE.
+type alltoallwArgs struct {
+	s, r               []byte
+	scs, sds, rcs, rds []int
+	sts, rts           []*mpi.Datatype
+}
+
+// newAlltoallwArgs reads the arguments of MPI_Alltoallw over n processes.
+func newAlltoallwArgs(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer, n int) (alltoallwArgs, error) {
+	var a alltoallwArgs
+	var err error
+	a.r, a.rcs, a.rds, a.rts, err = wArgs(rbuf, rcounts, rdispls, rtypes, n)
+	if err == nil && !isInPlace(sbuf) {
+		a.s, a.scs, a.sds, a.sts, err = wArgs(sbuf, scounts, sdispls, stypes, n)
+	}
+	return a, err
+}
+
+// PMPI_Alltoallw implements MPI_Alltoallw.
+//
+//export PMPI_Alltoallw
+func PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer, comm int32) (rc int32) {
+	defer guard("MPI_Alltoallw", &rc)
+	o, rc := commArg("MPI_Alltoallw", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	a, err := newAlltoallwArgs(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, groupSize(o.c))
+	if err == nil {
+		err = mpi.Alltoallw(o.c, a.s, a.scs, a.sds, a.sts, a.r, a.rcs, a.rds, a.rts)
+	}
+	return check("MPI_Alltoallw", o, comm, err)
+}
+
+// PMPI_Ialltoallw implements MPI_Ialltoallw.
+//
+//export PMPI_Ialltoallw
+func PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Ialltoallw", &rc)
+	o, rc := commArg("MPI_Ialltoallw", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	a, err := newAlltoallwArgs(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, groupSize(o.c))
+	var rq *mpi.Request
+	if err == nil {
+		rq, err = mpi.Ialltoallw(o.c, a.s, a.scs, a.sds, a.sts, a.r, a.rcs, a.rds, a.rts)
+	}
+	return startColl("MPI_Ialltoallw", o, comm, rq, err, req)
+}
+
+func (typed[T]) ireduceScatter(c *mpi.Comm, send, recv unsafe.Pointer, counts []int, total int, op mpi.Op) (*mpi.Request, error) {
+	if isInPlace(send) {
+		return mpi.IreduceScatter(c, nil, typedSlice[T](recv, total), counts, op)
+	}
+	return mpi.IreduceScatter(c, typedSlice[T](send, total), typedSlice[T](recv, counts[c.Rank()]), counts, op)
+}
+
+// PMPI_Ireduce_scatter implements MPI_Ireduce_scatter.
+//
+//export PMPI_Ireduce_scatter
+func PMPI_Ireduce_scatter(send, recv, counts unsafe.Pointer, dt, op, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Ireduce_scatter", &rc)
+	o, rc := commArg("MPI_Ireduce_scatter", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	red, err := reductionArg(dt, op)
+	if err == nil && red.isLoc {
+		err = errorf(errType, "MPI_Ireduce_scatter: struct value/index datatypes are not supported")
+	}
+	var rq *mpi.Request
+	if err == nil {
+		cs := scaled(counts, o.c.Size(), red.per)
+		rq, err = red.r.ireduceScatter(o.c, send, recv, cs, sum(cs), red.op)
+	}
+	return startColl("MPI_Ireduce_scatter", o, comm, rq, err, req)
+}
+
+// PMPI_Ineighbor_allgatherv implements MPI_Ineighbor_allgatherv.
+//
+//export PMPI_Ineighbor_allgatherv
+func PMPI_Ineighbor_allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Ineighbor_allgatherv", &rc)
+	return ineighbor("MPI_Ineighbor_allgatherv", comm, req, func(c *mpi.Comm, in, out int) (*mpi.Request, error) {
+		s, err := bufArg(sbuf, scount, stype)
+		if err != nil {
+			return nil, err
+		}
+		r, cs, ds, err := vArgs(rbuf, rcounts, displs, rtype, in)
+		if err != nil {
+			return nil, err
+		}
+		return mpi.IneighborAllgatherv(c, s, r, cs, ds)
+	})
+}
+
+// PMPI_Ineighbor_alltoallv implements MPI_Ineighbor_alltoallv.
+//
+//export PMPI_Ineighbor_alltoallv
+func PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, rcounts, rdispls unsafe.Pointer, rtype, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Ineighbor_alltoallv", &rc)
+	return ineighbor("MPI_Ineighbor_alltoallv", comm, req, func(c *mpi.Comm, in, out int) (*mpi.Request, error) {
+		s, scs, sds, err := vArgs(sbuf, scounts, sdispls, stype, out)
+		if err != nil {
+			return nil, err
+		}
+		r, rcs, rds, err := vArgs(rbuf, rcounts, rdispls, rtype, in)
+		if err != nil {
+			return nil, err
+		}
+		return mpi.IneighborAlltoallv(c, s, scs, sds, r, rcs, rds)
+	})
+}
