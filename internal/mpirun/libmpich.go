@@ -22,8 +22,14 @@ const (
 	libmpichMark = "mpichNotImplemented"
 )
 
+// mpichBindings are MPICH's Fortran and C++ bindings, which need
+// libmpich.so.12: a program linked with --as-needed (Debian's default)
+// may name only them in its DT_NEEDED entries.
+var mpichBindings = []string{"libmpichfort.so.12", "libmpichcxx.so.12"}
+
 // linksLibmpich reports whether the executable at path needs
-// libmpich.so.12 (an ELF file with it in its DT_NEEDED entries).
+// libmpich.so.12 (an ELF file with it, or one of MPICH's bindings, in its
+// DT_NEEDED entries).
 func linksLibmpich(path string) bool {
 	f, err := elf.Open(path)
 	if err != nil {
@@ -31,7 +37,12 @@ func linksLibmpich(path string) bool {
 	}
 	defer f.Close()
 	libs, err := f.ImportedLibraries()
-	return err == nil && slices.Contains(libs, libmpichName)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(libs, func(lib string) bool {
+		return lib == libmpichName || slices.Contains(mpichBindings, lib)
+	})
 }
 
 // foreignMPI returns the MPI library other than MPICH's that the executable
