@@ -294,8 +294,12 @@ func PMPI_Alltoallv(sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, stype 
 		sc, sd = scaled(scounts, n, ssize), scaled(sdispls, n, ssize)
 		s = byteSlice(sbuf, maxEnd(sc, sd))
 	}
+	r := byteSlice(rbuf, maxEnd(rc2, rd))
+	if err == nil && isInPlace(sbuf) {
+		s, sc, sd = inPlaceSide(r, rc2, rd)
+	}
 	if err == nil {
-		err = mpi.Alltoallv(o.c, s, sc, sd, byteSlice(rbuf, maxEnd(rc2, rd)), rc2, rd)
+		err = mpi.Alltoallv(o.c, s, sc, sd, r, rc2, rd)
 	}
 	return check("MPI_Alltoallv", o, comm, err)
 }

@@ -149,3 +149,11 @@ func PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls unsafe.Pointer, stype int32
 		return mpi.IneighborAlltoallv(c, s, scs, sds, r, rcs, rds)
 	})
 }
+
+// inPlaceSide returns the send side of an all-to-all v-form called with
+// MPI_IN_PLACE: a copy of the receive buffer r, with the receive counts
+// and displacements, since package mpi's Alltoallv takes no in-place
+// form and the blocks received overwrite those sent.
+func inPlaceSide(r []byte, counts, displs []int) ([]byte, []int, []int) {
+	return append(make([]byte, 0, len(r)), r...), counts, displs
+}

@@ -105,6 +105,8 @@ func PMPI_Ialltoallv(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, r
 	var scs, sds []int
 	if err == nil && !isInPlace(sbuf) {
 		s, scs, sds, err = vArgs(sbuf, scounts, sdispls, stype, n)
+	} else if err == nil {
+		s, scs, sds = inPlaceSide(r, rcs, rds)
 	}
 	var rq *mpi.Request
 	if err == nil {

@@ -51,6 +51,17 @@ static void alltoallw(int nonblocking) {
 	MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, r, rc, rd, rt, MPI_COMM_WORLD);
 	for (int j = 0; j < size; j++)
 		CHECK(r[j] == j * 10 + rank, "alltoallw in place from %d: %d", j, r[j]);
+	/* MPI_Alltoallv and MPI_Ialltoallv in place, with the same blocks. */
+	for (int j = 0; j < size; j++)
+		r[j] = rank * 10 + j, rc[j] = 1, rd[j] = j;
+	MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r, rc, rd, MPI_INT, MPI_COMM_WORLD);
+	for (int j = 0; j < size; j++)
+		CHECK(r[j] == j * 10 + rank, "alltoallv in place from %d: %d", j, r[j]);
+	MPI_Request req;
+	MPI_Ialltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r, rc, rd, MPI_INT, MPI_COMM_WORLD, &req);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	for (int j = 0; j < size; j++)
+		CHECK(r[j] == rank * 10 + j, "ialltoallv in place from %d: %d", j, r[j]);
 	MPI_Type_free(&vec);
 	free(s), free(r), free(sc), free(sd), free(rc), free(rd), free(st), free(rt);
 }
