@@ -31,7 +31,7 @@ func PMPI_Keyval_create(copyFn, deleteFn uintptr, key *int32, extra uintptr) int
 //export PMPI_Comm_free_keyval
 func PMPI_Comm_free_keyval(key *int32) (rc int32) {
 	defer guard("MPI_Comm_free_keyval", &rc)
-	if _, ok := keyvals.remove(*key); !ok {
+	if !freeKeyval(*key) {
 		return fail("MPI_Comm_free_keyval", nil, commWorld, errorf(errKeyval, "invalid keyval %#x", uint32(*key)))
 	}
 	*key = keyvalInvalid
@@ -56,12 +56,15 @@ func PMPI_Comm_set_attr(comm, key int32, val uintptr) (rc int32) {
 	if !ok {
 		return fail("MPI_Comm_set_attr", o, comm, errorf(errKeyval, "invalid keyval %#x", uint32(key)))
 	}
-	if old, had := o.takeAttr(key); had && kv.deleteFn != 0 {
+	old, had := o.takeAttr(key)
+	o.setAttr(key, val)
+	if !had {
+		keyvalUse(key)
+	} else if kv.deleteFn != 0 {
 		if rc := callAttrDelete(kv.deleteFn, comm, key, old, kv.extra); rc != errSuccess {
 			return fail("MPI_Comm_set_attr", o, comm, errorf(errOther, "the delete callback of keyval %#x returned %d", uint32(key), rc))
 		}
 	}
-	o.setAttr(key, val)
 	return errSuccess
 }
 
@@ -84,6 +87,7 @@ func PMPI_Comm_delete_attr(comm, key int32) (rc int32) {
 	if !ok || !had {
 		return fail("MPI_Comm_delete_attr", o, comm, errorf(errKeyval, "no attribute of keyval %#x", uint32(key)))
 	}
+	defer keyvalRelease(key)
 	if kv.deleteFn != 0 {
 		if rc := callAttrDelete(kv.deleteFn, comm, key, old, kv.extra); rc != errSuccess {
 			return fail("MPI_Comm_delete_attr", o, comm, errorf(errOther, "the delete callback of keyval %#x returned %d", uint32(key), rc))
@@ -111,6 +115,7 @@ func copyAttrs(from *commObj, fh int32, to *commObj) error {
 		}
 		if keep {
 			to.setAttr(key, out)
+			keyvalUse(key)
 		}
 	}
 	return nil
@@ -121,11 +126,14 @@ func copyAttrs(from *commObj, fh int32, to *commObj) error {
 func deleteAttrs(o *commObj, h int32) error {
 	for key, val := range o.snapshotAttrs() {
 		o.takeAttr(key)
-		if kv, ok := keyvals.get(key); ok && kv.deleteFn != 0 {
+		kv, ok := keyvals.get(key)
+		if ok && kv.deleteFn != 0 {
 			if rc := callAttrDelete(kv.deleteFn, h, key, val, kv.extra); rc != errSuccess {
+				keyvalRelease(key)
 				return errorf(errOther, "the delete callback of keyval %#x returned %d", uint32(key), rc)
 			}
 		}
+		keyvalRelease(key)
 	}
 	return nil
 }

@@ -73,12 +73,12 @@ func setObjAttr(s *attrStore, h, key int32, val uintptr) error {
 	if !ok {
 		return errorf(errKeyval, "invalid keyval %#x", uint32(key))
 	}
-	if old, had := s.set(h, key, val); had && kv.deleteFn != 0 {
-		if rc := callAttrDelete(kv.deleteFn, h, key, old, kv.extra); rc != errSuccess {
-			return errorf(errOther, "the delete callback of keyval %#x returned %d", uint32(key), rc)
-		}
+	old, had := s.set(h, key, val)
+	if !had {
+		keyvalUse(key)
+		return nil
 	}
-	return nil
+	return deleteCallback(kv, h, key, old)
 }
 
 // deleteObjAttr removes the attribute of key from object h of s, running
@@ -89,6 +89,7 @@ func deleteObjAttr(s *attrStore, h, key int32) error {
 	if !ok || !had {
 		return errorf(errKeyval, "no attribute of keyval %#x", uint32(key))
 	}
+	defer keyvalRelease(key)
 	return deleteCallback(kv, h, key, old)
 }
 
@@ -107,14 +108,16 @@ func deleteCallback(kv *keyvalObj, h, key int32, val uintptr) error {
 // freeObjAttrs removes every attribute of object h of s, as freeing the
 // object does, running their delete callbacks.
 func freeObjAttrs(s *attrStore, h int32) error {
+	var first error
 	for key, val := range s.takeAll(h) {
 		if kv, ok := keyvals.get(key); ok {
-			if err := deleteCallback(kv, h, key, val); err != nil {
-				return err
+			if err := deleteCallback(kv, h, key, val); err != nil && first == nil {
+				first = err
 			}
 		}
+		keyvalRelease(key)
 	}
-	return nil
+	return first
 }
 
 // copyObjAttrs copies the attributes of object from to object to of s
@@ -131,6 +134,7 @@ func copyObjAttrs(s *attrStore, from, to int32) error {
 		}
 		if keep {
 			s.set(to, key, out)
+			keyvalUse(key)
 		}
 	}
 	return nil

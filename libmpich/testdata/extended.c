@@ -191,7 +191,7 @@ static void typeAttrs(void) {
  * freeing the window runs the delete callback. */
 static void winAttrs(void) {
 	static int one = 1, a = 5;
-	int key, flag, buf[4], *val;
+	int key, keys[4], flag, buf[4], *val;
 	void *base;
 	MPI_Win win;
 	deleted = 0;
@@ -204,9 +204,16 @@ static void winAttrs(void) {
 	CHECK(flag && val == &a, "window attribute %d", flag);
 	MPI_Win_get_attr(win, MPI_WIN_BASE, &base, &flag);
 	CHECK(flag && base == buf, "MPI_WIN_BASE %d", flag);
+	/* A keyval freed while an attribute uses it lives on until the
+	 * attribute goes: the window's free still runs its callback. */
+	MPI_Win_free_keyval(&key);
+	CHECK(key == MPI_KEYVAL_INVALID, "win keyval not invalid after free");
+	for (int i = 0; i < 4; i++)
+		MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &keys[i], NULL);
 	MPI_Win_free(&win);
 	CHECK(deleted == 1, "win free: %d deleted", deleted);
-	MPI_Win_free_keyval(&key);
+	for (int i = 0; i < 4; i++)
+		MPI_Win_free_keyval(&keys[i]);
 }
 
 /* infoString reads a value whole, cut short and by its length only. */
