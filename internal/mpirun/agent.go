@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rhinet-go/martini/internal/netif"
 	"github.com/rhinet-go/martini/llc/launch"
 	"github.com/rhinet-go/martini/llc/martini"
 )
@@ -87,17 +88,17 @@ func runAgent(stdin io.Reader, stdout, stderr io.Writer, sigs <-chan os.Signal) 
 // hello begins the agent's output with agentMagic and tells the head the
 // agent's protocol and its host's network.
 func (a *agent) hello() error {
-	network, err := networkIdentity()
+	network, err := netif.Identity()
 	if err != nil {
 		return err
 	}
-	addrs, err := interfaceAddrs()
+	addrs, err := netif.Addrs()
 	if err != nil {
 		return err
 	}
 	h := agentHello{Version: agentProtocol, Network: network}
 	for _, ad := range addrs {
-		h.Addrs = append(h.Addrs, ad.prefix.String())
+		h.Addrs = append(h.Addrs, ad.Prefix.String())
 	}
 	if err := a.out.sendMagic(); err != nil {
 		return err
@@ -167,7 +168,7 @@ func (a *agent) setup() error {
 	if err != nil {
 		return fmt.Errorf("the data store's address %q: %w", c.StoreAddr, err)
 	}
-	own, err := interfaceAddrs()
+	own, err := netif.Addrs()
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/collectives"
+	"github.com/rhinet-go/martini/internal/netif"
 	"github.com/rhinet-go/martini/llc/launch"
 	"github.com/rhinet-go/martini/llc/martini"
 	"github.com/rhinet-go/martini/tuning"
@@ -417,7 +418,7 @@ func (o *options) resolveIf() error {
 	if err := checkIfSpec(o.ifSpec); err != nil {
 		return err
 	}
-	addrs, err := interfaceAddrs()
+	addrs, err := netif.Addrs()
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rhinet-go/martini/internal/netif"
 )
 
 func TestParseHostList(t *testing.T) {
@@ -191,12 +193,12 @@ func TestHostUsageErrors(t *testing.T) {
 // absentAddr returns an IPv4 address that is not one of this host's.
 func absentAddr(t *testing.T) string {
 	t.Helper()
-	addrs, err := interfaceAddrs()
+	addrs, err := netif.Addrs()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, cand := range []string{"203.0.113.77", "198.51.100.77", "192.0.2.77", "10.255.254.77"} {
-		if !hasAddr(addrs, netip.MustParseAddr(cand)) {
+		if !netif.Has(addrs, netip.MustParseAddr(cand)) {
 			return cand
 		}
 	}

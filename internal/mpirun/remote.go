@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rhinet-go/martini/internal/netif"
 	"github.com/rhinet-go/martini/llc/launch"
 	"golang.org/x/sys/unix"
 )
@@ -258,11 +259,11 @@ func (h *hostsJob) storeIP(hellos []agentHello) (netip.Addr, error) {
 	if h.j.opts.ifSpec != "" {
 		return h.j.opts.ifAddr, nil
 	}
-	self, err := networkIdentity()
+	self, err := netif.Identity()
 	if err != nil {
 		return netip.Addr{}, err
 	}
-	own, err := interfaceAddrs()
+	own, err := netif.Addrs()
 	if err != nil {
 		return netip.Addr{}, err
 	}
@@ -270,7 +271,7 @@ func (h *hostsJob) storeIP(hellos []agentHello) (netip.Addr, error) {
 	for i, a := range h.agents {
 		names[i] = a.place.host
 	}
-	return headAddr(names, hellos, self, own, routeSource)
+	return headAddr(names, hellos, self, own, netif.RouteSource)
 }
 
 // config is what the agent of the host of pl is told.

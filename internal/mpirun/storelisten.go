@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rhinet-go/martini/internal/netif"
 	"github.com/rhinet-go/martini/llc/datastore"
 	"golang.org/x/sys/unix"
 )
@@ -38,7 +39,7 @@ type storeListener struct {
 // listenStore listens on ip, on a port the system chooses, for the
 // connections of the ranks of srv's job, whose key is key.
 func listenStore(ip netip.Addr, key []byte, srv *datastore.Server, logf func(string, ...any)) (*storeListener, error) {
-	family, sa := sockaddr(netip.AddrPortFrom(ip, 0))
+	family, sa := netif.Sockaddr(netip.AddrPortFrom(ip, 0))
 	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("data store: socket: %w", err)
@@ -171,14 +172,6 @@ func (l *storeListener) Close() {
 	l.mu.Unlock()
 	l.ln.Close()
 	l.wg.Wait()
-}
-
-// sockaddr returns the socket address of ap and its family.
-func sockaddr(ap netip.AddrPort) (int, unix.Sockaddr) {
-	if ip := ap.Addr().Unmap(); ip.Is4() {
-		return unix.AF_INET, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ip.As4()}
-	}
-	return unix.AF_INET6, &unix.SockaddrInet6{Port: int(ap.Port()), Addr: ap.Addr().As16()}
 }
 
 // sockaddrPort returns the port of an IPv4 or IPv6 socket address.
