@@ -12,6 +12,10 @@
 //	MARTINI_SEGMENT_FD  the descriptor of the segment memfd (3)
 //	MARTINI_STORE_FD    the descriptor of the data-store socket (4)
 //
+// For a job whose ranks open no NIC (mpirun -transport tcp) mpirun makes
+// no segment: MARTINI_SEGMENT_FD is unset and the data-store socket is
+// descriptor 3.
+//
 // and forwards its tuning flags as the settings MARTINI_EAGER_LIMIT,
 // MARTINI_RNDV, MARTINI_NO_CMA, MARTINI_STATS and the others of Settings,
 // which also holds MARTINI_SPIN and MARTINI_YIELD (set in the environment
@@ -30,7 +34,9 @@
 // A program started by a PMI launcher instead (MARTINI_RANK unset, PMI_FD
 // or PMI_PORT set: MPICH's mpiexec.hydra, with -pmi-port too, Slurm's srun
 // --mpi=pmi2) takes its rank, size and data store from the launcher's PMI
-// server (pmi.go); no segment is passed. A program that finds the
+// server (pmi.go); no segment is passed: the processes learn which of
+// them share a host through the data store, and the first of each host
+// makes its segment (pmihosts.go). A program that finds the
 // variables of a launcher it cannot serve (PMIx's, or PMI's without
 // PMI_FD or PMI_PORT) fails, naming the variable. A program started by
 // none becomes a singleton job of one rank with a data store of its own,
@@ -75,9 +81,10 @@ type Job struct {
 	Size int    // number of ranks
 	PGID uint64 // job key
 
-	// Segment is the job's shared segment as mpirun passes it (a memfd,
-	// not yet mapped; close-on-exec), for the network's translator to map
-	// and own; nil for a singleton.
+	// Segment is the job's shared segment as mpirun passes it, or as the
+	// host's first process of a PMI job made it (ShareSegment): a memfd,
+	// not yet mapped, close-on-exec, for the network's translator to map
+	// and own; nil for a singleton, and for a job that opens no NIC.
 	Segment *os.File
 	// Store is the job's management data store.
 	Store datastore.Store
@@ -102,6 +109,17 @@ type Job struct {
 	// listens: its host's address on the network that joins the hosts
 	// (mpirun -if); "127.0.0.1" for a job on one host.
 	TCPAddr string
+
+	// hostProcs are the processes of this process's host, by LocalRank,
+	// in a PMI job of several processes (placeOnHosts); nil otherwise.
+	hostProcs []hostProc
+	// hostFirst is the rank of the first process of this process's host
+	// in a PMI job of several processes.
+	hostFirst int
+	// states are the rank states of this process's host in a PMI job
+	// whose processes share their host's segment (ShareSegment); nil
+	// otherwise.
+	states *hostState
 }
 
 // inherited is set once FromEnv has taken over the inherited descriptors.
@@ -205,18 +223,25 @@ func fromEnv(getenv func(string) string) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	segFD, err := fdVar(getenv, EnvSegmentFD)
-	if err != nil {
-		return nil, err
+	segFD := -1 // none: the ranks open no NIC (mpirun -transport tcp)
+	if getenv(EnvSegmentFD) != "" {
+		if segFD, err = fdVar(getenv, EnvSegmentFD); err != nil {
+			return nil, err
+		}
 	}
 	where, err := placementVars(getenv, rank, size)
 	if err != nil {
 		return nil, err
 	}
-	seg := segmentFile(segFD)
+	var seg *os.File
+	if segFD >= 0 {
+		seg = segmentFile(segFD)
+	}
 	conn, err := openStore(getenv, segFD, rank)
 	if err != nil {
-		seg.Close()
+		if seg != nil {
+			seg.Close()
+		}
 		return nil, err
 	}
 	return &Job{
@@ -295,6 +320,12 @@ func (j *Job) Close() error {
 			errs = append(errs, err)
 		}
 		j.Segment = nil
+	}
+	if j.states != nil {
+		if err := j.states.close(); err != nil {
+			errs = append(errs, err)
+		}
+		j.states = nil
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("launch: close job: %w", err)

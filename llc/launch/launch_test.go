@@ -209,6 +209,26 @@ func TestFromEnvLaunched(t *testing.T) {
 	}
 }
 
+// A rank of a job that opens no NIC (mpirun -transport tcp) inherits no
+// segment: only the data-store socket.
+func TestFromEnvNoSegment(t *testing.T) {
+	env, _ := launched(t, 0, 2)
+	segFD, _ := strconv.Atoi(env[EnvSegmentFD])
+	defer unix.Close(segFD)
+	delete(env, EnvSegmentFD)
+	j, err := fromEnv(mapEnv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if j.Segment != nil || j.Store == nil || j.MakesSegment() {
+		t.Errorf("job = %+v, want no segment, a store, and none to make", j)
+	}
+	if flags, err := unix.FcntlInt(uintptr(segFD), unix.F_GETFD, 0); err != nil || flags&unix.FD_CLOEXEC != 0 {
+		t.Errorf("descriptor %d, not named by %s, was taken over (flags %#x, %v)", segFD, EnvSegmentFD, flags, err)
+	}
+}
+
 func TestFromEnvErrors(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -223,7 +243,6 @@ func TestFromEnvErrors(t *testing.T) {
 		{"rank too big", func(e map[string]string) { e[EnvRank] = "2" }, EnvRank},
 		{"pgid missing", func(e map[string]string) { delete(e, EnvPGID) }, EnvPGID},
 		{"pgid not hex", func(e map[string]string) { e[EnvPGID] = "xyz" }, EnvPGID},
-		{"segment fd missing", func(e map[string]string) { delete(e, EnvSegmentFD) }, EnvSegmentFD},
 		{"segment fd stdio", func(e map[string]string) { e[EnvSegmentFD] = "1" }, EnvSegmentFD},
 		{"segment fd closed", func(e map[string]string) { e[EnvSegmentFD] = "9999" }, EnvSegmentFD},
 		{"store fd missing", func(e map[string]string) { delete(e, EnvStoreFD) }, EnvStoreFD},

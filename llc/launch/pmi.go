@@ -24,10 +24,11 @@ const (
 // MARTINI_BIND=core, which binds by rank on one host, is refused: the
 // launcher binds (mpiexec.hydra -bind-to core, srun --cpu-bind=cores).
 //
-// PMI tells nothing of placement, so Host stays "" and the job's processes
-// reach each other over TCP on loopback (TCPAddr); but a job of one process
-// is its host's only process, as a singleton is (LocalRank 0, LocalSize 1),
-// and needs no exchange of hosts.
+// The processes of a job of several learn which of them share a host
+// through the data store (placeOnHosts), and make their hosts' segments
+// themselves (ShareSegment); a job of one process is its host's only
+// process, as a singleton is (LocalRank 0, LocalSize 1), and needs no
+// exchange of hosts.
 func pmiJob(getenv func(string) string, settings Settings) (*Job, error) {
 	if settings.Bind == BindCore {
 		return nil, fmt.Errorf("launch: %s=%s binds by rank under mpirun; under a PMI launcher (%s or %s is set) use the launcher's binding", EnvBind, BindCore, pmi.EnvFD, pmi.EnvPort)
@@ -51,6 +52,11 @@ func pmiJob(getenv func(string) string, settings Settings) (*Job, error) {
 	}
 	if j.Size == 1 {
 		j.LocalSize = 1
+		return j, nil
+	}
+	if err := j.placeOnHosts(); err != nil {
+		j.Close()
+		return nil, err
 	}
 	return j, nil
 }

@@ -34,6 +34,9 @@ func pmiServer(t *testing.T) (int, <-chan []string) {
 		"get_maxes":      "cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024",
 		"get_my_kvsname": "cmd=my_kvsname kvsname=kvs_9_0",
 		"finalize":       "cmd=finalize_ack",
+		"put":            "cmd=put_result rc=0",
+		"barrier_in":     "cmd=barrier_out",
+		"get":            "cmd=get_result rc=-1 msg=key_not_found", // every other process's key
 	}
 	got := make(chan []string, 1)
 	go func() {
@@ -59,13 +62,13 @@ func pmiServer(t *testing.T) (int, <-chan []string) {
 func TestFromEnvPMI(t *testing.T) {
 	fd, got := pmiServer(t)
 	j, err := fromEnv(mapEnv(map[string]string{
-		pmi.EnvFD: strconv.Itoa(fd), pmi.EnvRank: "1", pmi.EnvSize: "2", EnvEagerLimit: "4096",
+		pmi.EnvFD: strconv.Itoa(fd), pmi.EnvRank: "0", pmi.EnvSize: "1", EnvEagerLimit: "4096",
 	}))
 	if err != nil {
 		unix.Close(fd)
 		t.Fatal(err)
 	}
-	if j.Launcher != LauncherPMI1 || j.Rank != 1 || j.Size != 2 || j.Singleton || j.Segment != nil {
+	if j.Launcher != LauncherPMI1 || j.Rank != 0 || j.Size != 1 || j.Singleton || j.Segment != nil {
 		t.Errorf("job = %+v", j)
 	}
 	if j.PGID == 0 || j.PGID != jobKey("kvs_9_0") {
@@ -82,6 +85,21 @@ func TestFromEnvPMI(t *testing.T) {
 	}
 	if reqs := <-got; strings.Join(reqs, " ") != "init get_maxes get_my_kvsname finalize" {
 		t.Errorf("the server got %q", reqs)
+	}
+}
+
+// A process of a PMI job of several publishes its host and collects the
+// others' in a fence before any network opens: one whose peers published
+// none fails, naming the first.
+func TestFromEnvPMIHostsExchange(t *testing.T) {
+	fd, got := pmiServer(t)
+	_, err := fromEnv(mapEnv(map[string]string{pmi.EnvFD: strconv.Itoa(fd), pmi.EnvRank: "1", pmi.EnvSize: "2"}))
+	if err == nil || !strings.Contains(err.Error(), "rank 0 published no host") {
+		t.Errorf("error %v, want one naming rank 0's missing host", err)
+	}
+	reqs := strings.Join(<-got, " ")
+	if !strings.Contains(reqs, "put") || !strings.Contains(reqs, "barrier_in") || !strings.HasSuffix(reqs, "finalize") {
+		t.Errorf("the server got %q: want a put, a fence and the finalize of the job's close", reqs)
 	}
 }
 
@@ -163,11 +181,17 @@ func TestHydraJob(t *testing.T) {
 			t.Fatalf("MARTINI_PMI=%s: output:\n%s", v, stdout)
 		}
 		for _, line := range lines {
-			var rank, size int
-			var launcher, key, segment string
-			if _, err := fmt.Sscanf(line, "rank %d of %d: launcher %s key %s segment %s", &rank, &size, &launcher, &key, &segment); err != nil ||
+			var rank, size, local, localSize int
+			var launcher, key, segment, tcp, shared string
+			if _, err := fmt.Sscanf(line, "rank %d of %d: launcher %s key %s segment %s local %d of %d tcp %s shared %s",
+				&rank, &size, &launcher, &key, &segment, &local, &localSize, &tcp, &shared); err != nil ||
 				size != 3 || launcher != "pmi-"+v || segment != "false" {
 				t.Errorf("MARTINI_PMI=%s: line %q (%v)", v, line, err)
+			}
+			// One host: every rank is local, in the order of the ranks,
+			// reaches the others over loopback and maps rank 0's segment.
+			if local != rank || localSize != 3 || tcp != LoopbackAddr || shared != "first-0" {
+				t.Errorf("MARTINI_PMI=%s: line %q: want local %d of 3, tcp %s, shared first-0", v, line, rank, LoopbackAddr)
 			}
 		}
 	}

@@ -50,9 +50,14 @@ func ParseRankState(value string, ok bool) RankState {
 
 // SetState records in the job's data store that this rank reached state,
 // for mpirun; under another launcher, or in a singleton, there is no one
-// to read it and SetState does nothing. The put is answered, so the state
-// is recorded before SetState returns.
+// to read it there. The put is answered, so the state is recorded before
+// SetState returns. In a PMI job whose processes share their host's
+// segment, it also records the state for the others of the host
+// (hostState).
 func (j *Job) SetState(state RankState) error {
+	if j.states != nil {
+		j.states.set(j.LocalRank, state)
+	}
 	if j.Launcher != LauncherMpirun || j.Store == nil {
 		return nil
 	}

@@ -3,10 +3,12 @@ package martini
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/llc/launch"
 	"github.com/rhinet-go/martini/llc/network"
+	"golang.org/x/sys/unix"
 )
 
 // The martini network registers itself under launch.TransportMartini: it
@@ -28,8 +30,9 @@ var (
 )
 
 // OpenJob opens the NIC of job's process: that of the segment mpirun (or
-// its agent on this host) passed, which the translator then owns, or of a
-// segment of its own for a singleton. The job's settings choose the
+// its agent on this host) passed, or that the host's first process made
+// in a PMI job (launch.Job.ShareSegment), which the translator then owns,
+// or of a segment of its own for a singleton. The job's settings choose the
 // translator's options.
 func OpenJob(job *launch.Job) (*Translator, error) {
 	o := Options{NoCMA: job.Settings.NoCMA, NoHugePages: job.Settings.NoHugePages, NoOffload: job.Settings.NoOffload, SendPath: job.Settings.SendPath}
@@ -39,6 +42,11 @@ func OpenJob(job *launch.Job) (*Translator, error) {
 			o.SendPath = SendGather // PM/RHiNET pushes each message with its header and trailer
 		case launch.EagerVP:
 			o.SendPath = SendVPUSH // PM/RHiNET-VP sends every transfer as VPUSH messages
+		}
+	}
+	if job.MakesSegment() {
+		if err := job.ShareSegment(func() (*os.File, error) { return hostSegment(job) }); err != nil {
+			return nil, err
 		}
 	}
 	if job.Segment == nil {
@@ -62,4 +70,19 @@ func OpenJob(job *launch.Job) (*Translator, error) {
 // (network.Offload): a SyncGroup.
 func (t *Translator) SyncGroup(ep *llc.Endpoint, id, member int, procs []int, tag uint32) network.SyncGroup {
 	return NewSyncGroup(t, ep, id, member, procs, tag)
+}
+
+// hostSegment makes the segment of the LocalSize processes of job's host,
+// and returns its file for the host's processes to map.
+func hostSegment(job *launch.Job) (*os.File, error) {
+	seg, err := CreateJob(JobConfig{Procs: job.LocalSize, PGID: job.PGID})
+	if err != nil {
+		return nil, fmt.Errorf("martini: the host's segment: %w", err)
+	}
+	defer seg.Close()
+	fd, err := unix.FcntlInt(seg.File().Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("martini: the host's segment: %w", err)
+	}
+	return os.NewFile(uintptr(fd), "martini-segment"), nil
 }

@@ -3,8 +3,8 @@
 // database/sql drivers do, and Open assembles the networks a process of
 // a launch.Job uses: the one the job's settings name, or by default the
 // network within a host for a job on one host, the network between hosts
-// for a job whose launcher made no segment, and both, joined by
-// a mux.Mux, for a job across hosts.
+// for a job of several processes that has no segment, and both, joined
+// by a mux.Mux, for a job across hosts.
 //
 // The API package imports this package and no network: a program adds
 // the networks it runs over with a blank import, usually of them all:

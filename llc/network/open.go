@@ -25,17 +25,17 @@ type Nets struct {
 
 // Open opens the networks the job's settings and placement choose: the
 // network the settings name (launch.Settings.Transport), or by default
-// (auto) the Host network for a job on one host (mpirun's segment, or a
-// singleton's own), the Job network for a job of several processes whose
-// launcher made no segment (PMI launchers), and both for a job across
-// hosts.
+// (auto) the Host network for a job on one host (mpirun's segment, the
+// one a PMI job's processes make, or a singleton's own), the Job network
+// for a job of several processes that has no segment, and both for a job
+// across hosts.
 func Open(job *launch.Job) (*Nets, error) {
 	spans := job.LocalSize < job.Size
 	t := job.Settings.Transport
 	if t != "" && t != launch.TransportAuto {
 		return openNamed(job, t, spans)
 	}
-	if job.Segment == nil && job.Size > 1 {
+	if job.Segment == nil && job.Size > 1 && !job.MakesSegment() {
 		return openReach(job, Job)
 	}
 	n, err := openReach(job, Host)
