@@ -182,3 +182,39 @@ func Tagged(tag string) []int {
 	}
 	return found
 }
+
+// NamespaceLauncher writes in dir, and returns the path of, a launcher
+// for Hydra's ssh launcher (mpiexec.hydra -launcher ssh -launcher-exec
+// PATH) that starts the proxy of each host inside a network namespace
+// instead of over ssh: hosts maps the name or address that mpiexec is
+// given (-hosts) to the namespace. Hydra runs it as "PATH [-x] HOST
+// COMMAND", COMMAND quoted for a shell.
+func NamespaceLauncher(dir string, hosts map[string]string) (string, error) {
+	var script strings.Builder
+	script.WriteString("#!/bin/sh\n# Hydra's ssh launcher: [OPTIONS] HOST COMMAND\n")
+	script.WriteString("while [ $# -gt 0 ]; do case \"$1\" in -*) shift;; *) break;; esac; done\n")
+	script.WriteString("host=$1; shift\ncase $host in\n")
+	for h, ns := range hosts {
+		fmt.Fprintf(&script, "'%s') ns='%s';;\n", h, ns)
+	}
+	script.WriteString("*) echo \"no namespace for host $host\" >&2; exit 1;;\nesac\n")
+	script.WriteString("exec ip netns exec \"$ns\" sh -c \"$*\"\n")
+	path := filepath.Join(dir, "hydra-netns-launcher")
+	if err := os.WriteFile(path, []byte(script.String()), 0o755); err != nil {
+		return "", fmt.Errorf("hydratest: %w", err)
+	}
+	return path, nil
+}
+
+// InNamespace makes cmd, a command of CmdFlags, run mpiexec inside the
+// network namespace ns ("ip netns exec NS mpiexec.hydra ..."), as the
+// job's first host.
+func InNamespace(cmd *exec.Cmd, ns string) error {
+	ip, err := exec.LookPath("ip")
+	if err != nil {
+		return fmt.Errorf("hydratest: %w", err)
+	}
+	cmd.Args = append([]string{ip, "netns", "exec", ns, cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = ip
+	return nil
+}

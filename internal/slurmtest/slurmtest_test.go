@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/internal/mpiruntest"
+	"github.com/rhinet-go/martini/internal/peernet"
 	"github.com/rhinet-go/martini/internal/slurmtest"
 	"github.com/rhinet-go/martini/mpi"
 	_ "github.com/rhinet-go/martini/networks"
@@ -36,6 +37,15 @@ var scenarios = map[string]func() error{
 	"hello": hello,
 	"abort": abortRank1,
 	"kill":  killRank1,
+	"peers": peers,
+}
+
+// peers reports the network of each rank and, on rank 0, the bytes its
+// TCP network sent to each peer (peernet.Run).
+func peers() error {
+	out, err := peernet.Run()
+	fmt.Print(out)
+	return err
 }
 
 // hello reports rank and size, and the sum of the ranks by Allreduce.
@@ -108,6 +118,25 @@ func TestSrunPMI2(t *testing.T) {
 			}
 		}
 	})
+	// The ranks of one node learn that they share it, map one segment
+	// (made by the node's first rank) and talk over martini, not TCP.
+	t.Run("shared memory", func(t *testing.T) {
+		const n = 3
+		out, _, err := srun(t, "peers", n)
+		if err != nil {
+			t.Fatalf("srun: %v\n%s", err, out)
+		}
+		for r := range n {
+			if want := fmt.Sprintf("rank %d of %d: network martini\n", r, n); !strings.Contains(out, want) {
+				t.Errorf("no %q in the output:\n%s", want, out)
+			}
+		}
+		for p := 1; p < n; p++ {
+			if want := fmt.Sprintf("peer %d: tcp bytes 0\n", p); !strings.Contains(out, want) {
+				t.Errorf("no %q in the output:\n%s", want, out)
+			}
+		}
+	})
 	t.Run("collectives example", func(t *testing.T) {
 		const n = 4
 		mpirun, prog := mpiruntest.Program(t, "github.com/rhinet-go/martini/examples/collectives")
@@ -147,6 +176,11 @@ func TestSrunPMI2(t *testing.T) {
 		}
 		if !strings.Contains(out, "task 1: Killed") {
 			t.Errorf("the output does not name the killed rank:\n%s", out)
+		}
+		// srun does not end the step when a task dies: rank 0, which
+		// shares rank 1's node and memory, ends it, naming rank 1.
+		if !strings.Contains(out, "mpi: rank 1 (pid ") || !strings.Contains(out, "ended without finalizing") {
+			t.Errorf("the output does not say that rank 0 ended the job for rank 1:\n%s", out)
 		}
 	})
 }
