@@ -80,7 +80,9 @@ func runAgent(stdin io.Reader, stdout, stderr io.Writer, sigs <-chan os.Signal) 
 		a.fatal(err)
 		return exitFailure
 	}
-	defer a.seg.Close()
+	if a.seg != nil {
+		defer a.seg.Close()
+	}
 	a.run()
 	return 0
 }
@@ -161,7 +163,8 @@ func (a *agent) halted() bool {
 	}
 }
 
-// setup creates the host's segment and the environment of its ranks.
+// setup creates the host's segment (unless the ranks open no NIC) and
+// the environment of its ranks.
 func (a *agent) setup() error {
 	c := a.cfg
 	store, err := netip.ParseAddrPort(c.StoreAddr)
@@ -176,23 +179,26 @@ func (a *agent) setup() error {
 	if err != nil {
 		return err
 	}
-	a.seg, err = martini.CreateJob(martini.JobConfig{Procs: c.Count, PGID: c.PGID, Profile: c.Profile})
-	if err != nil {
-		return err
-	}
-	if c.Verbose {
-		a.logf("ranks %d-%d, segment of %d bytes, TCP address %s", c.First, c.First+c.Count-1, a.seg.Size(), tcp)
+	if !c.NoNIC {
+		if a.seg, err = martini.CreateJob(martini.JobConfig{Procs: c.Count, PGID: c.PGID, Profile: c.Profile}); err != nil {
+			return err
+		}
+		if c.Verbose {
+			a.logf("ranks %d-%d, segment of %d bytes, TCP address %s", c.First, c.First+c.Count-1, a.seg.Size(), tcp)
+		}
 	}
 	a.env = append(append(os.Environ(), c.Env...),
 		launch.EnvSize+"="+strconv.Itoa(c.Size),
 		launch.EnvPGID+"="+launch.FormatPGID(c.PGID),
-		launch.EnvSegmentFD+"="+strconv.Itoa(launch.SegmentFD),
 		launch.EnvStoreAddr+"="+c.StoreAddr,
 		launch.EnvJobKey+"="+c.Key,
 		launch.EnvLocalSize+"="+strconv.Itoa(c.Count),
 		launch.EnvHost+"="+c.Host,
 		launch.EnvTCPAddr+"="+tcp.String(),
 	)
+	if a.seg != nil {
+		a.env = append(a.env, launch.EnvSegmentFD+"="+strconv.Itoa(launch.SegmentFD))
+	}
 	return nil
 }
 
@@ -239,7 +245,9 @@ func (a *agent) start(i int) error {
 		launch.EnvLocalRank+"="+strconv.Itoa(i),
 	)
 	cmd.Dir = a.cfg.Dir
-	cmd.ExtraFiles = []*os.File{a.seg.File()} // fd 3
+	if a.seg != nil {
+		cmd.ExtraFiles = []*os.File{a.seg.File()} // fd 3
+	}
 	// input is the write end of its standard input, if it reads mpirun's.
 	var input *os.File
 	if rank == a.cfg.StdinRank && a.input != nil {

@@ -43,8 +43,11 @@ type job struct {
 	stdin io.Reader
 	out   *output
 	srv   *datastore.Server
-	// seg is the segment of a job on this host; nil across hosts.
+	// seg is the segment of a job on this host; nil across hosts, and for
+	// a job whose ranks open no NIC (-transport tcp).
 	seg *martini.Job
+	// pgid is the job key.
+	pgid uint64
 	// hosts are the agents of a job across hosts; nil on this host.
 	hosts *hostsJob
 	// procs are the ranks on this host, or the agents' launch commands.
@@ -93,12 +96,13 @@ func runJob(ctx context.Context, sig func() os.Signal, deadline time.Time, opts 
 		}
 		defer h.close()
 	} else {
-		seg, err := j.startLocal(ctx)
-		if err != nil {
+		if err := j.startLocal(ctx); err != nil {
 			out.logf("%v", err)
 			return exitFailure
 		}
-		defer seg.Close()
+		if j.seg != nil {
+			defer j.seg.Close()
+		}
 	}
 	return j.supervise(ctx, sig, timeout)
 }
@@ -155,19 +159,22 @@ func (j *job) killAll(all <-chan struct{}) {
 	j.procs.killAll(all)
 }
 
-// startLocal creates the job's segment on this host and starts the ranks
-// (unless mpirun is signalled, which cancels ctx, or the job fails
-// meanwhile). It returns the segment, which the caller closes.
-func (j *job) startLocal(ctx context.Context) (*martini.Job, error) {
-	pgid := launch.RandomPGID()
-	seg, err := martini.CreateJob(martini.JobConfig{Procs: j.opts.np, PGID: pgid, Profile: j.opts.profile, Clock: j.opts.clock, HostSpeed: j.opts.hostSpeed,
-		Compute: j.opts.compute, OpRate: j.opts.opRate})
-	if err != nil {
-		return nil, err
-	}
-	j.seg = seg
-	if j.opts.verbose {
-		j.out.logf("job %s: %d ranks of %s, segment of %d bytes", launch.FormatPGID(pgid), j.opts.np, j.path, seg.Size())
+// startLocal creates the job's segment on this host, unless its ranks
+// open no NIC (-transport tcp), and starts the ranks (unless mpirun is
+// signalled, which cancels ctx, or the job fails meanwhile). The caller
+// closes the segment (j.seg).
+func (j *job) startLocal(ctx context.Context) error {
+	j.pgid = launch.RandomPGID()
+	if j.opts.opensNIC() {
+		seg, err := martini.CreateJob(martini.JobConfig{Procs: j.opts.np, PGID: j.pgid, Profile: j.opts.profile, Clock: j.opts.clock, HostSpeed: j.opts.hostSpeed,
+			Compute: j.opts.compute, OpRate: j.opts.opRate})
+		if err != nil {
+			return err
+		}
+		j.seg = seg
+		if j.opts.verbose {
+			j.out.logf("job %s: %d ranks of %s, segment of %d bytes", launch.FormatPGID(j.pgid), j.opts.np, j.path, seg.Size())
+		}
 	}
 	for i := range j.opts.np {
 		if ctx.Err() != nil || j.hasFailed() {
@@ -177,7 +184,22 @@ func (j *job) startLocal(ctx context.Context) (*martini.Job, error) {
 			j.fail(fmt.Sprintf("rank %d: cannot start %s: %v", i, j.path, err), exitFailure, causeLauncher)
 		}
 	}
-	return seg, nil
+	return nil
+}
+
+// opensNIC reports whether the job's ranks open the Martini NIC, and so
+// need a segment: not when -transport tcp has every pair talk over TCP.
+func (o *options) opensNIC() bool { return o.settings.Transport != launch.TransportTCP }
+
+// rankFiles returns the environment variables and the files (from fd 3)
+// by which a rank of this host inherits the segment, if any, and its
+// end of the data-store socket store.
+func (j *job) rankFiles(store *os.File) ([]string, []*os.File) {
+	if j.seg == nil {
+		return []string{launch.EnvStoreFD + "=" + strconv.Itoa(launch.SegmentFD)}, []*os.File{store} // fd 3
+	}
+	return []string{launch.EnvSegmentFD + "=" + strconv.Itoa(launch.SegmentFD), launch.EnvStoreFD + "=" + strconv.Itoa(launch.StoreFD)},
+		[]*os.File{j.seg.File(), store} // fds 3 and 4
 }
 
 // start starts rank i on this host.
@@ -188,14 +210,13 @@ func (j *job) start(i int) error {
 	}
 	cmd := exec.Command(j.path, j.opts.args...)
 	cmd.Dir = j.opts.wdir
-	cmd.Env = append(append(settingsEnv(j.opts.settings), j.opts.exports...),
+	vars, files := j.rankFiles(store)
+	cmd.Env = append(append(append(settingsEnv(j.opts.settings), j.opts.exports...),
 		launch.EnvRank+"="+strconv.Itoa(i),
 		launch.EnvSize+"="+strconv.Itoa(j.opts.np),
-		launch.EnvPGID+"="+launch.FormatPGID(j.seg.PGID()),
-		launch.EnvSegmentFD+"="+strconv.Itoa(launch.SegmentFD),
-		launch.EnvStoreFD+"="+strconv.Itoa(launch.StoreFD),
-	)
-	cmd.ExtraFiles = []*os.File{j.seg.File(), store} // fds 3 and 4
+		launch.EnvPGID+"="+launch.FormatPGID(j.pgid),
+	), vars...)
+	cmd.ExtraFiles = files
 	if i == j.opts.stdinRank && j.stdin != nil {
 		in, err := forwardStdin(j.stdin)
 		if err != nil {

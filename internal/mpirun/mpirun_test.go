@@ -24,7 +24,7 @@ import (
 // once by TestMain.
 var bin string
 
-var helpers = []string{"printrank", "failrank", "nofinalize", "storesum", "abort", "background", "leave", "hoststore", "vtping", "hang", "habit"}
+var helpers = []string{"printrank", "failrank", "nofinalize", "storesum", "abort", "background", "leave", "hoststore", "vtping", "hang", "habit", "segments"}
 
 func TestMain(m *testing.M) {
 	// The jobs across hosts that tests run in this process start this

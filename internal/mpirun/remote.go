@@ -284,7 +284,7 @@ func (h *hostsJob) config(pl placement, store netip.AddrPort) agentConfig {
 	return agentConfig{
 		Host: pl.host, First: pl.first, Count: pl.count, Size: o.np,
 		PGID: h.pgid, Key: launch.FormatJobKey(h.key), StoreAddr: store.String(),
-		If: o.ifSpec, Profile: o.profile, Program: h.j.path, Args: o.args,
+		If: o.ifSpec, Profile: o.profile, NoNIC: !o.opensNIC(), Program: h.j.path, Args: o.args,
 		Env: append(remoteSettings(o.settings), o.exports...), Dir: o.wdir, StdinRank: stdinRank, Verbose: o.verbose,
 	}
 }

@@ -96,6 +96,7 @@ type agentConfig struct {
 	StoreAddr    string // the data store, ip:port
 	If           string // mpirun -if, "" if not given
 	Profile      string // the NIC's timing profile
+	NoNIC        bool   // the ranks open no NIC (-transport tcp): no segment
 	Program      string // the executable
 	Args         []string
 	Env          []string // the settings and -x's variables, NAME=value
