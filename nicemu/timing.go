@@ -342,7 +342,7 @@ func (t *timing) vpush(dst int, n int) (published int64) {
 	head := send + int64(p.WireLatency)
 	tail := head + lt
 	dma := int64(p.DMAOverhead) + t.pciTime(n)
-	taken := int64(p.RFend + p.VPUSHRFend)
+	taken := int64(p.RFend + p.VPUSHDispatch + p.VPUSHRFend)
 	r := reserve(&tgt.rx, head, taken+int64(p.RBend)+dma)
 	resume := r + taken
 	end, _ := t.dmaWrite(tgt, max(resume+int64(p.RBend), tail-dma), n)
