@@ -152,14 +152,23 @@ type Profile struct {
 	// layers (thesis ch. 8: SCore's PM on the Pentium III 933 MHz hosts),
 	// charged when llc runs the PM/RHiNET or PM/RHiNET-VP eager transport:
 	// pmSend of one message, pmReceive and pmReleaseReceiveBuffer of one
-	// message, and one receive buffer checked for a new message. They are
-	// what Fig 8.7's 10.1 µs PM/RHiNET round trip leaves after the model's
-	// two PUSHes (2 × 2.7 µs with PM's header and trailer) and this
+	// message, and one receive buffer checked for a new message while the
+	// buffers' polled lines stay in the host's caches. PMSend and PMRecv
+	// are what Fig 8.7's 10.1 µs PM/RHiNET round trip leaves after the
+	// model's two PUSHes (2 × 2.7 µs with PM's header and trailer) and this
 	// emulation's own MPI path on a current host (about 0.35 µs a hop),
-	// split evenly; PMPoll is fitted so that 16 processes add Fig 8.4's
-	// 1.8 µs (a message waits on average for about two passes over its
-	// receiver's buffers).
+	// split evenly.
 	PMSend, PMRecv, PMPoll time.Duration
+	// PMPollMiss is one receive buffer checked when the sweep misses in
+	// the L2 cache and the TLB: Fig 8.5, at least 9 µs for 128 buffers,
+	// about 70 ns a buffer. PMCachedRings is the most receive buffers a
+	// sweep keeps in the caches in a running PM/RHiNET program: Fig 8.4
+	// (8.3.2), the round trip "hardly changes up to 8 nodes" and grows
+	// by 1.8 µs at 16, which the thesis puts on L2 and TLB misses of the
+	// sweep (the buffers' polled lines, all at 2 KB-aligned addresses,
+	// fall in few cache sets). See PMSweep.
+	PMPollMiss    time.Duration
+	PMCachedRings int
 	// VirtualPM and VirtualVP are what a message of PM/RHiNET and of
 	// PM/RHiNET-VP costs the sending host beyond PMSend in virtual time
 	// only. In real time the emulation's own MPI path on a current host
@@ -242,6 +251,8 @@ var Martini = Profile{
 	PMSend:             800 * time.Nanosecond,
 	PMRecv:             800 * time.Nanosecond,
 	PMPoll:             30 * time.Nanosecond,
+	PMPollMiss:         70 * time.Nanosecond,
+	PMCachedRings:      8,
 	VirtualPM:          600 * time.Nanosecond,
 	VirtualVP:          600 * time.Nanosecond,
 	BackToBack:         time.Microsecond,
@@ -295,6 +306,18 @@ func profileName(code uint64) string {
 		return timedProfiles[code-1].Name
 	}
 	return ProfileNative
+}
+
+// PMSweep is one pass of PM/RHiNET's receiver over rings receive buffers
+// (thesis 8.3.1: pmReceive checks each sender's buffer in turn): PMPoll
+// a buffer while they stay in the caches, PMPollMiss a buffer beyond
+// PMCachedRings, so the pass steps up between 8 and 16 nodes (Fig 8.4)
+// instead of growing evenly.
+func (p *Profile) PMSweep(rings int) time.Duration {
+	if rings > p.PMCachedRings {
+		return time.Duration(rings) * p.PMPollMiss
+	}
+	return time.Duration(rings) * p.PMPoll
 }
 
 // bytesTime is the time bytes take at rate bytes per second.

@@ -23,6 +23,14 @@ import (
 // and has no ack; larger data is a series of them, each taken over by the
 // receiver's firmware.
 
+// pmGiveUpBytes is the smallest PM/RHiNET record whose trailer a receiver
+// that saw its header may find not yet written (thesis 8.3.2, Fig 8.6:
+// "when the message is 1 KB or more, ... the DMA transfer of the received
+// data into host memory has not completed, so the end of the data cannot
+// be detected; PM/RHiNET then gives up receiving and checks for messages
+// from the other nodes"): that receiver sweeps the rings once more.
+const pmGiveUpBytes = 1024
+
 // pmMessage is the largest payload of one pmSend of PM/RHiNET (thesis
 // 8.4.3: 8184 bytes).
 const pmMessage = DefaultGatherLimit - 8

@@ -90,11 +90,17 @@ func (t *Translator) Charge(w llc.HostWork, n int) {
 		}
 		// Virtual time: polls that found nothing are time spent waiting,
 		// which the arrival's time accounts for; the poll that found a
-		// message costs the two passes over the receive buffers a
-		// message waits for on average (see Profile.PMPoll).
+		// message costs one pass over the receive buffers (Fig 8.4: half
+		// a pass on average before the sweep reaches the buffer it landed
+		// in, and the misses the sweep leaves to the processing after it,
+		// 8.3.2), and a second pass when PM/RHiNET gave up on its trailer.
 		if t.arrived {
-			t.nic.ChargeHost(2 * time.Duration(n) * p.PMPoll)
+			passes := 1
+			if t.gaveUp {
+				passes++
+			}
+			t.nic.ChargeHost(time.Duration(passes) * p.PMSweep(n))
 		}
-		t.arrived = false
+		t.arrived, t.gaveUp = false, false
 	}
 }

@@ -68,6 +68,10 @@ type Translator struct {
 	// arrived: in virtual time, a poll delivered something since the
 	// last poll work was charged (Charge).
 	arrived bool
+	// gaveUp: in virtual time, a PM/RHiNET record of at least
+	// pmGiveUpBytes arrived since then, whose trailer a waiting receiver
+	// finds missing after its header (thesis 8.3.2).
+	gaveUp bool
 	// latency and bandwidth are the timing model's costs (Caps), 0 when
 	// the NIC runs natively.
 	latency   time.Duration
@@ -160,6 +164,7 @@ func New(nic *nicemu.NIC) *Translator {
 		t.mem.OnArrival(func(r llc.RegionID, off uint64, n int) bool {
 			ok := nic.Arrived(nicemu.SID(r), off, n)
 			t.arrived = t.arrived || ok
+			t.gaveUp = t.gaveUp || ok && n >= pmGiveUpBytes
 			return ok
 		})
 	}

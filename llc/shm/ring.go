@@ -165,7 +165,9 @@ func (r *inRing) take(sink llc.Sink) bool {
 				sink.Step(&llc.Event{Kind: llc.EvError, Err: fmt.Errorf("corrupt ring record from process %d: a body of %d bytes in a record of %d", r.peer, body, len(rec))})
 				return true
 			}
-			if r.arrived != nil && !r.arrived(r.region, layout.RingCtl+r.consumed&(r.size-1), len(rec)) {
+			// The record's own bytes, not the ring space it takes (EagerPM
+			// rounds that up to 2 KB).
+			if r.arrived != nil && !r.arrived(r.region, layout.RingCtl+r.consumed&(r.size-1), int(layout.Size(body, packed))) {
 				break
 			}
 			r.deliver(sink, rec[:layout.RecMeta], layout.Body(rec, body, packed))

@@ -1,0 +1,60 @@
+package martini
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/nicemu"
+)
+
+// virtualTranslator returns the translator of a one-process martini job in
+// virtual time.
+func virtualTranslator(t *testing.T) *Translator {
+	t.Helper()
+	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: 1, PGID: 9, Profile: nicemu.ProfileMartini, Clock: nicemu.ClockVirtual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { seg.Close() })
+	nic, err := nicemu.Open(seg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nic.Close() })
+	return New(nic)
+}
+
+// TestPMPollCharges pins what a PM poll costs in virtual time: nothing
+// when it found nothing, one pass over the rings when it found a
+// message (PMSweep: the step between 8 and 16 nodes, Fig 8.4), and a
+// second pass when PM/RHiNET gave up on a long message's trailer
+// (8.3.2, Fig 8.6).
+func TestPMPollCharges(t *testing.T) {
+	tr := virtualTranslator(t)
+	c := tr.nic.Clock()
+	p := tr.nic.Profile()
+	charge := func(arrived, gaveUp bool, rings int) time.Duration {
+		before := c.Now()
+		tr.arrived, tr.gaveUp = arrived, gaveUp
+		tr.Charge(llc.WorkPoll, rings)
+		return c.Now() - before
+	}
+	for _, k := range []struct {
+		arrived, gaveUp bool
+		rings           int
+		want            time.Duration
+	}{
+		{false, false, 16, 0},
+		{true, false, 8, 8 * p.PMPoll},
+		{true, false, 16, 16 * p.PMPollMiss},
+		{true, true, 16, 2 * 16 * p.PMPollMiss},
+	} {
+		if got := charge(k.arrived, k.gaveUp, k.rings); got != k.want {
+			t.Errorf("poll of %d rings (found %v, gave up %v): charged %v, want %v", k.rings, k.arrived, k.gaveUp, got, k.want)
+		}
+	}
+	if tr.arrived || tr.gaveUp {
+		t.Error("the charge left the arrival marks set")
+	}
+}
