@@ -55,7 +55,7 @@ func (m EagerMode) String() string {
 // HostWork. Only EagerPM and EagerQueue count; a Ready batch reports the
 // work done since the last batch, for a driver whose transport is a
 // HostCharger to charge.
-type WorkCounts [WorkPoll + 1]int
+type WorkCounts [WorkZero + 1]int
 
 // send starts op. An eager send completes before send returns whenever the
 // connection exists and the ring has room; otherwise op completes during a
@@ -279,6 +279,7 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	}
 	if e.pm {
 		e.addWork(WorkSend, 1)
+		e.addCopy(len(payload))
 	}
 	r.head += adv
 	return true

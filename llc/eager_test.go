@@ -350,7 +350,10 @@ func TestHostWork(t *testing.T) {
 			s := c.send(0, 1, 1, 0, pattern(1, 100))
 			c.wait(s)
 			sr := c.send(0, 1, 2, 0, pattern(2, 5000))
-			want0 := WorkCounts{WorkSend: 2}
+			// Two sends, each a copy from the user's buffer (the
+			// rendezvous message as the PM messages MPICH-SCore would
+			// send it in).
+			want0 := WorkCounts{WorkSend: 2, WorkCopies: 2, WorkCopy: 5100}
 			if eager == EagerRings {
 				want0 = WorkCounts{}
 			}
@@ -358,12 +361,16 @@ func TestHostWork(t *testing.T) {
 				t.Errorf("%v: sender's work %v, want %v", eager, c.work[0], want0)
 			}
 			c.poll(1)
+			// Two records taken: the eager message copied out (the RTS
+			// copies nothing until it is matched); PM/RHiNET zeroes both
+			// records.
 			var want1 WorkCounts
 			switch eager {
 			case EagerPM:
-				want1 = WorkCounts{WorkPoll: n, WorkRecv: 2} // every inbound ring
+				want1 = WorkCounts{WorkPoll: n, WorkRecv: 2, WorkCopies: 1, WorkCopy: 100, // every inbound ring
+					WorkZero: 2*recMeta + 100 + rtsSize}
 			case EagerQueue:
-				want1 = WorkCounts{WorkPoll: 1, WorkRecv: 2} // one queue
+				want1 = WorkCounts{WorkPoll: 1, WorkRecv: 2, WorkCopies: 1, WorkCopy: 100} // one queue
 			}
 			if c.work[1] != want1 {
 				t.Errorf("%v: receiver's work after one poll %v, want %v", eager, c.work[1], want1)
@@ -373,6 +380,9 @@ func TestHostWork(t *testing.T) {
 			c.wait(r, rr, sr)
 			if eager != EagerRings && c.work[1][WorkSend] != 1 { // FIN
 				t.Errorf("%v: receiver's sends %d, want 1 (FIN)", eager, c.work[1][WorkSend])
+			}
+			if eager != EagerRings && (c.work[1][WorkCopies] != 2 || c.work[1][WorkCopy] != 5100) {
+				t.Errorf("%v: receiver's copies %d of %d bytes, want 2 of 5100", eager, c.work[1][WorkCopies], c.work[1][WorkCopy])
 			}
 			if eager == EagerRings {
 				for i, e := range c.eng {
@@ -430,11 +440,11 @@ func TestHostWork(t *testing.T) {
 			var want0, want1 []chargeRec
 			switch eager {
 			case EagerPM:
-				want0 = []chargeRec{{WorkSend, 1}}
-				want1 = []chargeRec{{WorkPoll, 2}, {WorkRecv, 1}}
+				want0 = []chargeRec{{WorkSend, 1}, {WorkCopies, 1}, {WorkCopy, 50}}
+				want1 = []chargeRec{{WorkPoll, 2}, {WorkRecv, 1}, {WorkCopies, 1}, {WorkCopy, 50}, {WorkZero, recMeta + 50}}
 			case EagerQueue:
-				want0 = []chargeRec{{WorkSend, 1}}
-				want1 = []chargeRec{{WorkPoll, 1}, {WorkRecv, 1}}
+				want0 = []chargeRec{{WorkSend, 1}, {WorkCopies, 1}, {WorkCopy, 50}}
+				want1 = []chargeRec{{WorkPoll, 1}, {WorkRecv, 1}, {WorkCopies, 1}, {WorkCopy, 50}}
 			}
 			if fmt.Sprint(trs[0].charges) != fmt.Sprint(want0) || fmt.Sprint(trs[1].charges) != fmt.Sprint(want1) {
 				t.Errorf("%v: charged %v to the sender and %v to the receiver, want %v and %v",

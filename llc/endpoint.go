@@ -155,9 +155,10 @@ func (ep *Endpoint) drainBatches() {
 }
 
 // charge charges a batch's host work to the transport: polls, then
-// receives, then sends, the order in which a round of progress does them.
+// receives, then sends, the order in which a round of progress does them,
+// then the copies (their count before their bytes) and the zeroing.
 func (ep *Endpoint) charge(w *WorkCounts) {
-	for _, k := range [...]HostWork{WorkPoll, WorkRecv, WorkSend} {
+	for _, k := range [...]HostWork{WorkPoll, WorkRecv, WorkSend, WorkCopies, WorkCopy, WorkZero} {
 		if n := w[k]; n > 0 {
 			ep.charger.Charge(k, n)
 		}

@@ -200,6 +200,7 @@ func (e *Engine) Step(ev *Event) {
 	m.get(head)
 	if e.cfg.Eager != EagerRings {
 		e.addWork(WorkRecv, 1)
+		e.countRecvCopy(&m, body)
 	}
 	if m.flags&flagLine != 0 {
 		if m.kind == recLineAck {
@@ -417,6 +418,15 @@ func (e *Engine) advanceExtra() {
 	e.events.drop()
 	e.ready.Notes = nil
 	e.extra = e.countsWork || e.events.pending()
+}
+
+// addCopy counts the copy of a message of n bytes between the user's
+// buffer and the layer's.
+func (e *Engine) addCopy(n int) {
+	if n > 0 && e.countsWork {
+		e.addWork(WorkCopies, 1)
+		e.addWork(WorkCopy, n)
+	}
 }
 
 // addWork counts n units of host work w, for the next batch to report.

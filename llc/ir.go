@@ -134,6 +134,16 @@ const (
 	WorkRecv
 	// WorkPoll is one receive buffer checked for a new message.
 	WorkPoll
+	// WorkCopies is one message's payload copied between the user's
+	// buffer and the layer's (MPICH-SCore's memory-to-memory copy into
+	// PM's send buffer, or out of its receive buffer); WorkCopy counts
+	// their bytes, so that a transport can tell a copy's size (bytes over
+	// copies) from the batch.
+	WorkCopies
+	WorkCopy
+	// WorkZero is a byte of a PM/RHiNET receive buffer zeroed on release
+	// (EagerPM: its header and trailer polling needs a zeroed ring).
+	WorkZero
 )
 
 // HostCharger is implemented by transports that charge host work, as a

@@ -57,6 +57,7 @@ func (e *Engine) partBody() int { return e.cfg.MaxRecord - recMeta }
 func (e *Engine) enqueuePart(dst int, it *outItem, m meta, payload []byte) {
 	chunk := payload[it.sent:min(it.sent+e.partBody(), len(payload))]
 	if it.sent == 0 {
+		e.addCopy(len(payload)) // the whole message, once
 		m.flags |= flagParts
 		m.length = uint32(len(payload))
 	} else {

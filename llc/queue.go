@@ -179,6 +179,7 @@ func (e *Engine) enqueue(dst int, it *outItem) {
 	}
 	e.peers[dst].enqPending = true
 	e.addWork(WorkSend, 1)
+	e.addCopy(len(payload))
 }
 
 // onEnqueue completes the record at the head of dst's queue, or leaves it

@@ -181,13 +181,13 @@ func TestReadyWorkPerCommand(t *testing.T) {
 	e.Submit(a)
 	e.Submit(b) // waits for a's enqueue
 	rd = e.Ready()
-	if len(rd.Commands) != 1 || rd.Commands[0].Kind != CmdEnqueue || rd.Work != (WorkCounts{WorkSend: 1}) {
+	if len(rd.Commands) != 1 || rd.Commands[0].Kind != CmdEnqueue || rd.Work != (WorkCounts{WorkSend: 1, WorkCopies: 1, WorkCopy: 1}) {
 		t.Fatalf("first send's batch %v, work %v", rd.Commands, rd.Work)
 	}
 	e.Step(&Event{Kind: EvDone, Token: rd.Commands[0].Token}) // a is in the queue: b goes
 	e.Advance()
 	rd = e.Ready()
-	if len(rd.Commands) != 1 || rd.Commands[0].Kind != CmdEnqueue || rd.Work != (WorkCounts{WorkSend: 1}) {
+	if len(rd.Commands) != 1 || rd.Commands[0].Kind != CmdEnqueue || rd.Work != (WorkCounts{WorkSend: 1, WorkCopies: 1, WorkCopy: 1}) {
 		t.Fatalf("second send's batch %v, work %v", rd.Commands, rd.Work)
 	}
 	e.Step(&Event{Kind: EvDone, Token: rd.Commands[0].Token})

@@ -135,6 +135,7 @@ func (e *Engine) rndvSendStart(op *SendOp) {
 	e.rndvSends[op.id] = op
 	e.stats.RndvSent++
 	e.stats.BytesSent += uint64(len(op.Data))
+	e.countRndvCopy(len(op.Data), false)
 	op.split = e.cfg.Rendezvous == RndvSplit
 	if e.cfg.Rendezvous != RndvPush {
 		e.emit(&Command{Kind: CmdRegister, Peer: op.Peer, Data: op.Data, Token: token(tokRegSend, op.id)})
@@ -183,6 +184,7 @@ func (e *Engine) rndvRecvStart(op *RecvOp, src int, tag int32, r *rts) {
 	e.stats.RndvRecv++
 	e.stats.BytesRecv += r.length
 	n := min(r.length, uint64(len(op.Buf)))
+	e.countRndvCopy(int(n), true)
 	op.Status = Status{Source: src, Tag: tag, Len: int(r.length)}
 	op.sendID = r.sendID
 	id := e.newID()

@@ -29,3 +29,29 @@ func TestPMSweep(t *testing.T) {
 		t.Errorf("2 → 8 nodes: two sweeps add %v, thesis: hardly any change", grow)
 	}
 }
+
+// TestHostCopyRates pins the host's copy and zeroing costs: a Pentium III
+// 933 MHz's 4 bytes a cycle while a copy's source and destination fit its
+// 256 KB L2, the PC133 front-side bus's 1066 MB/s over three bus bytes a
+// byte copied beyond (two a byte zeroed), and the rate picked by one
+// copy's size, not the batch's.
+func TestHostCopyRates(t *testing.T) {
+	p := martini()
+	ns := func(d time.Duration) float64 { return float64(d.Nanoseconds()) }
+	for _, c := range []struct {
+		what string
+		got  time.Duration
+		want float64 // ns
+	}{
+		{"copy 2 KB", p.HostCopy(2048, 1), 2048 / 3.732},
+		{"copy 128 KB (source and destination fill the L2)", p.HostCopy(128<<10, 1), 131072 / 3.732},
+		{"copy 128 KB + 8 B", p.HostCopy(128<<10+8, 1), (131072 + 8) / 0.35555},
+		{"two copies of 128 KB", p.HostCopy(256<<10, 2), 262144 / 3.732},
+		{"zero 256 KB", p.HostZero(256<<10, 1), 262144 / 3.732},
+		{"zero 1 MB", p.HostZero(1<<20, 1), 1048576 / 0.53333},
+	} {
+		if !within(ns(c.got), c.want, 0.002) {
+			t.Errorf("%s: %v, want %.0f ns", c.what, c.got, c.want)
+		}
+	}
+}

@@ -169,6 +169,21 @@ type Profile struct {
 	// fall in few cache sets). See PMSweep.
 	PMPollMiss    time.Duration
 	PMCachedRings int
+	// HostCacheBytes is the host's L2 cache (the Pentium III's 256 KB,
+	// thesis Table 7.2's hosts); HostCopyCached and HostCopyMemory are
+	// the host's memory-to-memory copy rates (bytes copied a second)
+	// while a copy's source and destination fit in it and beyond, and
+	// HostZeroCached and HostZeroMemory those of zeroing memory. Thesis
+	// 8.5: MPICH-SCore's copies run fast while the buffers fit the L2 and
+	// slow down beyond (Fig 8.9). The rates are derived from the host
+	// (docs/timing.md): in the caches, the P6 core's one 4-byte load and
+	// one 4-byte store a cycle at 933 MHz; beyond, the 64-bit 133 MHz
+	// front-side bus (PC133 SDRAM) carrying, per byte copied, the source's
+	// read, the destination's read for ownership and its write-back (per
+	// byte zeroed, the last two).
+	HostCacheBytes                 int
+	HostCopyCached, HostCopyMemory float64
+	HostZeroCached, HostZeroMemory float64
 	// VirtualPM and VirtualVP are what a message of PM/RHiNET and of
 	// PM/RHiNET-VP costs the sending host beyond PMSend in virtual time
 	// only. In real time the emulation's own MPI path on a current host
@@ -253,6 +268,11 @@ var Martini = Profile{
 	PMPoll:             30 * time.Nanosecond,
 	PMPollMiss:         70 * time.Nanosecond,
 	PMCachedRings:      8,
+	HostCacheBytes:     256 << 10,
+	HostCopyCached:     933e6 * 4,
+	HostCopyMemory:     133.33e6 * 8 / 3,
+	HostZeroCached:     933e6 * 4,
+	HostZeroMemory:     133.33e6 * 8 / 2,
 	VirtualPM:          600 * time.Nanosecond,
 	VirtualVP:          600 * time.Nanosecond,
 	BackToBack:         time.Microsecond,
@@ -318,6 +338,28 @@ func (p *Profile) PMSweep(rings int) time.Duration {
 		return time.Duration(rings) * p.PMPollMiss
 	}
 	return time.Duration(rings) * p.PMPoll
+}
+
+// HostCopy is the host's time to copy bytes in copies of equal size
+// (copies at least 1): at HostCopyCached while one copy's source and
+// destination fit in HostCacheBytes, at HostCopyMemory beyond.
+func (p *Profile) HostCopy(bytes, copies int) time.Duration {
+	rate := p.HostCopyCached
+	if 2*(bytes/max(copies, 1)) > p.HostCacheBytes {
+		rate = p.HostCopyMemory
+	}
+	return time.Duration(bytesTime(bytes, rate))
+}
+
+// HostZero is the host's time to zero bytes in pieces of equal size
+// (pieces at least 1): at HostZeroCached while a piece fits in
+// HostCacheBytes, at HostZeroMemory beyond.
+func (p *Profile) HostZero(bytes, pieces int) time.Duration {
+	rate := p.HostZeroCached
+	if bytes/max(pieces, 1) > p.HostCacheBytes {
+		rate = p.HostZeroMemory
+	}
+	return time.Duration(bytesTime(bytes, rate))
 }
 
 // bytesTime is the time bytes take at rate bytes per second.

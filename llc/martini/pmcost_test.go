@@ -58,3 +58,29 @@ func TestPMPollCharges(t *testing.T) {
 		t.Error("the charge left the arrival marks set")
 	}
 }
+
+// TestCopyCharges pins the charges of MPICH-SCore's copies and
+// PM/RHiNET's zeroing: each batch's bytes at the rate its copies' (or
+// records') size picks (Profile.HostCopy, HostZero).
+func TestCopyCharges(t *testing.T) {
+	tr := virtualTranslator(t)
+	c := tr.nic.Clock()
+	p := tr.nic.Profile()
+	batch := func(w ...[2]int) time.Duration {
+		before := c.Now()
+		for _, k := range w {
+			tr.Charge(llc.HostWork(k[0]), k[1])
+		}
+		return c.Now() - before
+	}
+	copies, cp, recv, zero := int(llc.WorkCopies), int(llc.WorkCopy), int(llc.WorkRecv), int(llc.WorkZero)
+	if got, want := batch([2]int{copies, 1}, [2]int{cp, 1 << 20}), p.HostCopy(1<<20, 1); got != want || want < time.Millisecond {
+		t.Errorf("one 1 MB copy: charged %v, want %v (the memory rate)", got, want)
+	}
+	if got, want := batch([2]int{copies, 16}, [2]int{cp, 1 << 20}), p.HostCopy(1<<20, 16); got != want || want > 300*time.Microsecond {
+		t.Errorf("16 copies of 64 KB: charged %v, want %v (the cached rate)", got, want)
+	}
+	if got, want := batch([2]int{recv, 2}, [2]int{zero, 4096}), p.PMRecv*2+p.HostZero(4096, 2); got != want {
+		t.Errorf("two records zeroed: charged %v, want %v", got, want)
+	}
+}

@@ -83,6 +83,15 @@ func (t *Translator) Charge(w llc.HostWork, n int) {
 		t.nic.ChargeHost(time.Duration(n) * p.PMSend)
 	case llc.WorkRecv:
 		t.nic.ChargeHost(time.Duration(n) * p.PMRecv)
+		t.recvs = n
+	case llc.WorkCopies:
+		t.copies = n
+	case llc.WorkCopy:
+		t.nic.ChargeHost(p.HostCopy(n, t.copies))
+		t.copies = 0
+	case llc.WorkZero:
+		t.nic.ChargeHost(p.HostZero(n, t.recvs))
+		t.recvs = 0
 	case llc.WorkPoll:
 		if t.nic.Clock() == nil {
 			t.nic.ChargeHost(time.Duration(n) * p.PMPoll)

@@ -72,6 +72,9 @@ type Translator struct {
 	// pmGiveUpBytes arrived since then, whose trailer a waiting receiver
 	// finds missing after its header (thesis 8.3.2).
 	gaveUp bool
+	// copies and recvs are the counts of the batch being charged
+	// (llc.WorkCopies, llc.WorkRecv), which size its copies and zeroing.
+	copies, recvs int
 	// latency and bandwidth are the timing model's costs (Caps), 0 when
 	// the NIC runs natively.
 	latency   time.Duration
