@@ -55,3 +55,31 @@ func TestHostCopyRates(t *testing.T) {
 		}
 	}
 }
+
+// TestSwitchTrunks pins chapter 8's topology (thesis 8.3.2): 4 nodes a
+// switch, one 600 MB/s link between two switches. Two nodes of switch 0
+// pushing 2 KB at once to two nodes of switch 1 share that link, so the
+// second packet lands one packet's link time after the first; to nodes of
+// their own switch, or to two different switches, they do not wait.
+func TestSwitchTrunks(t *testing.T) {
+	p := martini()
+	pair := func(dst0, dst1 int) (first, second int64) {
+		hosts := virtualJob(p, 16, 1e9)
+		a := writeReq(hosts[0].t, OpPush, dst0, 2048)
+		b := writeReq(hosts[1].t, OpPush, dst1, 2048)
+		return a, b
+	}
+	lt := bytesTime(p.HeaderBytes+2048, p.TrunkBytesPerSecond)
+	if a, b := pair(4, 5); b-a != lt {
+		t.Errorf("0→4 and 1→5 at once: landed %v apart, want the trunk's %v", time.Duration(b-a), time.Duration(lt))
+	}
+	for _, d := range [][2]int{{2, 3}, {4, 8}} {
+		if a, b := pair(d[0], d[1]); a != b {
+			t.Errorf("0→%d and 1→%d at once: landed %v apart, want together", d[0], d[1], time.Duration(b-a))
+		}
+	}
+	p.SwitchNodes = 0
+	if a, b := pair(4, 5); a != b {
+		t.Errorf("without switches: 0→4 and 1→5 landed %v apart, want together", time.Duration(b-a))
+	}
+}

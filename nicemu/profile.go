@@ -108,6 +108,15 @@ type Profile struct {
 	// MTU is the largest payload of one packet; longer transfers are
 	// split (2 KB on RHiNET-2).
 	MTU int
+	// SwitchNodes is how many consecutive processes (nodes) share a
+	// switch, and TrunkBytesPerSecond the rate of the one link between
+	// two switches, all pairs connected, that their packets share. Thesis
+	// 8.3.2: chapter 8's testbed was "16 node PCs connected 4 each to 4
+	// fully connected RHiNET-2/SW", its links 600 MB/s of payload (the
+	// host links' rate). The thesis gives no switch latency, so crossing
+	// one adds none (Table 6.2's NICs were back to back). 0: no switches.
+	SwitchNodes         int
+	TrunkBytesPerSecond float64
 
 	// PATLBRefill is a PATLB miss taken over by the on-chip processor
 	// (thesis 7.4-7.5): the Initiator suspends at IPA2, firmware replaces
@@ -238,44 +247,46 @@ const (
 // and an 8-byte remote read 3.26 µs by PULL and 3.08 µs by a BOTF pull
 // request.
 var Martini = Profile{
-	Name:               ProfileMartini,
-	PIOFirst:           390 * time.Nanosecond,
-	PIOPerWord:         66 * time.Nanosecond,
-	PCIBytesPerSecond:  528e6,
-	DMAOverhead:        160 * time.Nanosecond,
-	DMAReadLatency:     115 * time.Nanosecond,
-	DMAWriteLatency:    245 * time.Nanosecond,
-	PCITurnaround:      300 * time.Nanosecond,
-	InitiatorPush:      470 * time.Nanosecond,
-	ContFlag:           600 * time.Nanosecond,
-	InitiatorPull:      530 * time.Nanosecond,
-	InitiatorOTF:       350 * time.Nanosecond,
-	RFend:              240 * time.Nanosecond,
-	RBend:              330 * time.Nanosecond,
-	Replier:            470 * time.Nanosecond,
-	WireLatency:        10 * time.Nanosecond,
-	LinkBytesPerSecond: 600e6,
-	HeaderBytes:        32,
-	MTU:                MTU,
-	PATLBRefill:        16500 * time.Nanosecond,
-	SoftCompletion:     5 * time.Microsecond,
-	VPUSHRFend:         3 * time.Microsecond,
-	VPUSHOverlap:       1500 * time.Nanosecond,
-	VPUSHReplier:       2100 * time.Nanosecond,
-	VPUSHDispatch:      1300 * time.Nanosecond,
-	PMSend:             800 * time.Nanosecond,
-	PMRecv:             800 * time.Nanosecond,
-	PMPoll:             30 * time.Nanosecond,
-	PMPollMiss:         70 * time.Nanosecond,
-	PMCachedRings:      8,
-	HostCacheBytes:     256 << 10,
-	HostCopyCached:     933e6 * 4,
-	HostCopyMemory:     133.33e6 * 8 / 3,
-	HostZeroCached:     933e6 * 4,
-	HostZeroMemory:     133.33e6 * 8 / 2,
-	VirtualPM:          600 * time.Nanosecond,
-	VirtualVP:          600 * time.Nanosecond,
-	BackToBack:         time.Microsecond,
+	Name:                ProfileMartini,
+	PIOFirst:            390 * time.Nanosecond,
+	PIOPerWord:          66 * time.Nanosecond,
+	PCIBytesPerSecond:   528e6,
+	DMAOverhead:         160 * time.Nanosecond,
+	DMAReadLatency:      115 * time.Nanosecond,
+	DMAWriteLatency:     245 * time.Nanosecond,
+	PCITurnaround:       300 * time.Nanosecond,
+	InitiatorPush:       470 * time.Nanosecond,
+	ContFlag:            600 * time.Nanosecond,
+	InitiatorPull:       530 * time.Nanosecond,
+	InitiatorOTF:        350 * time.Nanosecond,
+	RFend:               240 * time.Nanosecond,
+	RBend:               330 * time.Nanosecond,
+	Replier:             470 * time.Nanosecond,
+	WireLatency:         10 * time.Nanosecond,
+	LinkBytesPerSecond:  600e6,
+	HeaderBytes:         32,
+	MTU:                 MTU,
+	SwitchNodes:         4,
+	TrunkBytesPerSecond: 600e6,
+	PATLBRefill:         16500 * time.Nanosecond,
+	SoftCompletion:      5 * time.Microsecond,
+	VPUSHRFend:          3 * time.Microsecond,
+	VPUSHOverlap:        1500 * time.Nanosecond,
+	VPUSHReplier:        2100 * time.Nanosecond,
+	VPUSHDispatch:       1300 * time.Nanosecond,
+	PMSend:              800 * time.Nanosecond,
+	PMRecv:              800 * time.Nanosecond,
+	PMPoll:              30 * time.Nanosecond,
+	PMPollMiss:          70 * time.Nanosecond,
+	PMCachedRings:       8,
+	HostCacheBytes:      256 << 10,
+	HostCopyCached:      933e6 * 4,
+	HostCopyMemory:      133.33e6 * 8 / 3,
+	HostZeroCached:      933e6 * 4,
+	HostZeroMemory:      133.33e6 * 8 / 2,
+	VirtualPM:           600 * time.Nanosecond,
+	VirtualVP:           600 * time.Nanosecond,
+	BackToBack:          time.Microsecond,
 }
 
 // timedProfiles are the timing profiles other than native, in the order of

@@ -27,7 +27,14 @@ type nicResources struct {
 	_         [56]byte
 	replier   uint64 // pull replies and acks
 	_         [56]byte
+	// trunk are the links from this process's switch to the others, by
+	// switch, used in the first process of each switch (Profile.SwitchNodes).
+	trunk [maxSwitches]uint64
 }
+
+// maxSwitches is the most switches whose links between them are modelled:
+// a job on more has its packets between switches cross no shared link.
+const maxSwitches = 16
 
 // timingOffset places the resources in the control page, after the AOTF
 // header buffer.
@@ -87,6 +94,7 @@ type timing struct {
 	p     *Profile
 	self  *nicResources
 	procs []*nicResources
+	id    int // self's index in procs
 
 	// hostAt is when the host would have gone on after its last request
 	// on the modelled hardware, returnedAt when the emulation let it go
@@ -139,8 +147,14 @@ type timing struct {
 }
 
 func newTiming(p *Profile, self *nicResources, procs []*nicResources, handoff time.Duration) *timing {
-	return &timing{p: p, self: self, procs: procs, now: nanotime, wait: spinUntil,
+	t := &timing{p: p, self: self, procs: procs, now: nanotime, wait: spinUntil,
 		handoff: int64(min(max(handoff, 0), p.DMAOverhead+p.DMAWriteLatency))}
+	for i, r := range procs {
+		if r == self {
+			t.id = i
+		}
+	}
+	return t
 }
 
 // modelWrite is the modelled latency of a lone write of n bytes by op
@@ -237,13 +251,39 @@ func (t *timing) dmaWrite(r *nicResources, earliest int64, b int) (end, visible 
 	return s + d, s + d + int64(t.p.DMAWriteLatency)
 }
 
-// deliver sends a packet of b payload bytes from src to dst, ready to leave
-// at ready, and returns when its payload is visible in dst's memory. The
-// receive FIFO of dst is held from the packet's arrival until the DMA
-// controller has drained the payload.
-func (t *timing) deliver(src, dst *nicResources, ready int64, b int) int64 {
+// trunk is the link between the switches of processes from and to
+// (Profile.SwitchNodes), held by the first process of from's switch; nil
+// when they share a switch, or the job's switches are not modelled.
+func (t *timing) trunk(from, to int) *uint64 {
+	k := t.p.SwitchNodes
+	if k <= 0 || from/k == to/k || len(t.procs) > k*maxSwitches {
+		return nil
+	}
+	return &t.procs[from/k*k].trunk[to/k]
+}
+
+// send takes the links of a packet of link time lt from process from to
+// process to, ready to leave at ready: its outgoing link and, between
+// switches, the link joining theirs, which it crosses at
+// TrunkBytesPerSecond once free. It returns when the packet's head leaves
+// its last shared link.
+func (t *timing) send(from, to int, ready, lt int64, b int) int64 {
+	send := reserve(&t.procs[from].link, ready, lt)
+	if tr := t.trunk(from, to); tr != nil {
+		tt := bytesTime(t.p.HeaderBytes+b, t.p.TrunkBytesPerSecond)
+		send = reserve(tr, send, tt)
+	}
+	return send
+}
+
+// deliver sends a packet of b payload bytes from process from to process
+// to, ready to leave at ready, and returns when its payload is visible in
+// to's memory. The receive FIFO of the target is held from the packet's
+// arrival until the DMA controller has drained the payload.
+func (t *timing) deliver(from, to int, ready int64, b int) int64 {
+	dst := t.procs[to]
 	lt := t.linkTime(b)
-	send := reserve(&src.link, ready, lt)
+	send := t.send(from, to, ready, lt, b)
 	head := send + int64(t.p.WireLatency)
 	tail := head + lt
 	front := int64(t.p.RFend + t.p.RBend)
@@ -287,7 +327,7 @@ func (t *timing) write(op Op, dst int, n int, ack bool) (visible int64) {
 			b := t.packetSize(n, k)
 			next, ready = t.dmaRead(self, next, b)
 			t.wait(ready)
-			visible = t.deliver(self, tgt, ready, b)
+			visible = t.deliver(t.id, dst, ready, b)
 		}
 		// The contflag is written once the source has been read.
 		_, hostAt = t.dmaWrite(self, ready+int64(p.ContFlag), 8)
@@ -296,7 +336,7 @@ func (t *timing) write(op Op, dst int, n int, ack bool) (visible int64) {
 		ready := reserve(&self.initiator, acc, work) + work
 		t.wait(ready)
 		for k := range t.packetCount(n) {
-			visible = t.deliver(self, tgt, ready, t.packetSize(n, k))
+			visible = t.deliver(t.id, dst, ready, t.packetSize(n, k))
 		}
 		hostAt = acc // AOTF: a posted store
 		if op == OpBOTF {
@@ -310,7 +350,7 @@ func (t *timing) write(op Op, dst int, n int, ack bool) (visible int64) {
 		// the host waits for the ack: a request issued back to back
 		// after this one starts no earlier.
 		rp := reserve(&tgt.replier, visible-int64(p.DMAWriteLatency), int64(p.Replier)) + int64(p.Replier)
-		done = t.deliver(tgt, self, rp, 8)
+		done = t.deliver(dst, t.id, rp, 8)
 		hostAt = max(hostAt, done)
 	}
 	t.due(visible)
@@ -338,7 +378,7 @@ func (t *timing) vpush(dst int, n int) (published int64) {
 	t.wait(ready)
 
 	lt := t.linkTime(n)
-	send := reserve(&self.link, ready, lt)
+	send := t.send(t.id, dst, ready, lt, n)
 	head := send + int64(p.WireLatency)
 	tail := head + lt
 	dma := int64(p.DMAOverhead) + t.pciTime(n)
@@ -413,7 +453,7 @@ func (t *timing) read(src int, n int, otf, update bool) (visible int64) {
 	t.wait(ready)
 	// The request packet holds the target's receive FIFO for RFend only.
 	lt := t.linkTime(0)
-	head := reserve(&self.link, ready, lt) + int64(p.WireLatency)
+	head := t.send(t.id, src, ready, lt, 0) + int64(p.WireLatency)
 	r := reserve(&tgt.rx, head, int64(p.RFend))
 	next := reserve(&tgt.replier, r+int64(p.RFend), int64(p.Replier)) + int64(p.Replier)
 	for k := range t.packetCount(n) {
@@ -424,7 +464,7 @@ func (t *timing) read(src int, n int, otf, update bool) (visible int64) {
 			t.dmaWrite(tgt, data, b)
 		}
 		t.wait(data)
-		visible = t.deliver(tgt, self, data, b)
+		visible = t.deliver(src, t.id, data, b)
 	}
 	t.finish(visible, visible)
 	return visible
