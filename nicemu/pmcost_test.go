@@ -83,3 +83,16 @@ func TestSwitchTrunks(t *testing.T) {
 		t.Errorf("without switches: 0→4 and 1→5 landed %v apart, want together", time.Duration(b-a))
 	}
 }
+
+// TestVPUSHFirmwareWait pins 8.7.1's figure: the receive path of a small
+// VPUSH packet waits about 7.4 µs for the firmware alone; a 2 KB packet's
+// DMA hides the firmware's work beside it.
+func TestVPUSHFirmwareWait(t *testing.T) {
+	p := martini()
+	if got := p.VPUSHFirmwareWait(8); !within(float64(got), 7400, 0.01) {
+		t.Errorf("8 B: %v, thesis about 7.4 µs", got)
+	}
+	if got, want := p.VPUSHFirmwareWait(2048), p.VPUSHDispatch+p.VPUSHRFend+p.VPUSHReplier; got != want {
+		t.Errorf("2 KB: %v, want %v", got, want)
+	}
+}

@@ -281,6 +281,9 @@ func writeResults(dir, file string, runs []*nicbench.Run, more extraFigures, qui
 	if err := more.write(stdout); err != nil {
 		return err
 	}
+	if err := writeCh8Table(stdout, runs); err != nil {
+		return err
+	}
 	if dir == "" {
 		return nil
 	}
