@@ -29,7 +29,8 @@
 //     [SendrecvReplace], [Comm.Probe], [Comm.Mprobe], [Mrecv],
 //     [GetCount], [GetElements].
 //   - Point-to-point, nonblocking: [Isend], [Issend], [Irsend], [Ibsend],
-//     [Irecv], [Comm.Iprobe], [Comm.Improbe], [Imrecv]; persistent:
+//     [Irecv], [Isendrecv], [IsendrecvReplace], [Comm.Iprobe],
+//     [Comm.Improbe], [Imrecv]; persistent:
 //     [SendInit], [SsendInit], [RsendInit], [BsendInit], [RecvInit],
 //     [Request.Start], [Startall].
 //   - Completion: [Request.Wait], [Request.Test], [Waitall], [Waitany],
