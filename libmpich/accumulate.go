@@ -88,7 +88,7 @@ func accElems(dt, count int32) (elemKind, int, error) {
 // number of elements, which origin (unless op is MPI_NO_OP), target and
 // result (when there is one: rtype >= 0) must agree on, the operation
 // and the target's byte displacement.
-func accArgs(o *winObj, ocount, otype, rcount, rtype int32, tdisp int64, tcount, ttype, op int32) (acc accumulator, n, disp int, mop mpi.Op, err error) {
+func accArgs(o *winObj, ocount, otype, rcount, rtype, target int32, tdisp int64, tcount, ttype, op int32) (acc accumulator, n, disp int, mop mpi.Op, err error) {
 	if mop, err = rmaOp(op); err != nil {
 		return nil, 0, 0, mop, err
 	}
@@ -113,7 +113,7 @@ func accArgs(o *winObj, ocount, otype, rcount, rtype int32, tdisp int64, tcount,
 			return nil, 0, 0, mop, errorf(errArg, "%s of %d elements of kind %d, target of %d of kind %d", s.name, sn, sk, n, k)
 		}
 	}
-	return reducerOf[k].(accumulator), n, int(tdisp) * o.dispUnit, mop, nil
+	return reducerOf[k].(accumulator), n, o.disp(target, tdisp), mop, nil
 }
 
 // accumulateCall runs MPI_Accumulate, MPI_Get_accumulate and their
@@ -123,7 +123,7 @@ func accumulateCall(fn string, origin unsafe.Pointer, ocount, otype int32, resul
 	if rc != errSuccess {
 		return rc
 	}
-	acc, n, disp, mop, err := accArgs(o, ocount, otype, rcount, rtype, tdisp, tcount, ttype, op)
+	acc, n, disp, mop, err := accArgs(o, ocount, otype, rcount, rtype, target, tdisp, tcount, ttype, op)
 	if rtype < 0 {
 		result = nil
 	}
@@ -198,7 +198,7 @@ func PMPI_Compare_and_swap(origin, compare, result unsafe.Pointer, dt, target in
 		err = errorf(errType, "datatype %#x: MPI_Compare_and_swap takes a datatype of one element", uint32(dt))
 	}
 	if err == nil {
-		err = reducerOf[k].(accumulator).compareAndSwap(o.w, origin, compare, result, mapRank(target), int(tdisp)*o.dispUnit)
+		err = reducerOf[k].(accumulator).compareAndSwap(o.w, origin, compare, result, mapRank(target), o.disp(target, tdisp))
 	}
 	return winCheck("MPI_Compare_and_swap", o, err)
 }

@@ -18,7 +18,7 @@ func rma(fn string, start func(w *mpi.Win, b []byte, target, disp int) (*mpi.Req
 	if rc != errSuccess {
 		return rc
 	}
-	b, disp, err := rmaArgs(o, origin, ocount, otype, tdisp, tcount, ttype)
+	b, disp, err := rmaArgs(o, origin, ocount, otype, target, tdisp, tcount, ttype)
 	var r *mpi.Request
 	if err == nil {
 		r, err = start(o.w, b, mapRank(target), disp)

@@ -35,10 +35,15 @@ func newWin(fn string, base unsafe.Pointer, size int64, dispUnit, comm int32, fl
 
 // addWin gives window w a handle and stores it at out.
 func addWin(fn string, o *commObj, comm int32, w *mpi.Win, base unsafe.Pointer, size int64, dispUnit int32, flavor int64, owned unsafe.Pointer, out *int32) int32 {
+	units := make([]int32, o.c.Size())
+	if err := mpi.Allgather(o.c, []int32{dispUnit}, units); err != nil {
+		// The communicator failed: a collective Free would fail too.
+		return fail(fn, o, comm, err)
+	}
 	attrs := C.calloc(4, 8)
 	vals := unsafe.Slice((*int64)(attrs), 4)
 	vals[0], vals[1], vals[2], vals[3] = size, int64(dispUnit), flavor, modelUnified
-	wo := &winObj{w: w, base: base, size: size, dispUnit: int(dispUnit), comm: o, owned: owned, attrs: attrs}
+	wo := &winObj{w: w, base: base, size: size, dispUnit: int(dispUnit), dispUnits: units, comm: o, owned: owned, attrs: attrs}
 	wo.errh.Store(errorsAreFatal)
 	h, ok := wins.add(wo)
 	if !ok {
@@ -132,7 +137,7 @@ func PMPI_Win_free(win *int32) (rc int32) {
 
 // rmaArgs resolves the buffers of a put or get: the origin's bytes and the
 // target's byte displacement, which must hold as many bytes.
-func rmaArgs(o *winObj, origin unsafe.Pointer, ocount, otype int32, tdisp int64, tcount, ttype int32) ([]byte, int, error) {
+func rmaArgs(o *winObj, origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype int32) ([]byte, int, error) {
 	b, err := bufArg(origin, ocount, otype)
 	if err != nil {
 		return nil, 0, err
@@ -144,7 +149,7 @@ func rmaArgs(o *winObj, origin unsafe.Pointer, ocount, otype int32, tdisp int64,
 	if int(tcount)*tsize != len(b) {
 		return nil, 0, errorf(errArg, "origin of %d bytes, target of %d", len(b), int(tcount)*tsize)
 	}
-	return b, int(tdisp) * o.dispUnit, nil
+	return b, o.disp(target, tdisp), nil
 }
 
 // PMPI_Put implements MPI_Put.
@@ -156,7 +161,7 @@ func PMPI_Put(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, t
 	if rc != errSuccess {
 		return rc
 	}
-	b, disp, err := rmaArgs(o, origin, ocount, otype, tdisp, tcount, ttype)
+	b, disp, err := rmaArgs(o, origin, ocount, otype, target, tdisp, tcount, ttype)
 	if err == nil {
 		err = mpi.Put(o.w, b, mapRank(target), disp)
 	}
@@ -172,7 +177,7 @@ func PMPI_Get(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, t
 	if rc != errSuccess {
 		return rc
 	}
-	b, disp, err := rmaArgs(o, origin, ocount, otype, tdisp, tcount, ttype)
+	b, disp, err := rmaArgs(o, origin, ocount, otype, target, tdisp, tcount, ttype)
 	if err == nil {
 		err = mpi.Get(o.w, b, mapRank(target), disp)
 	}

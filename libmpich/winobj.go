@@ -8,14 +8,18 @@ import (
 )
 
 // winObj is what a window handle names: a window of package mpi over the
-// bytes of the program's memory, with the displacement unit the program
-// gave, which this library applies (package mpi's window counts in bytes).
+// bytes of the program's memory, with the displacement units the
+// processes gave, which this library applies (package mpi's window counts
+// in bytes): a displacement counts in the target's unit.
 type winObj struct {
 	w        *mpi.Win
 	base     unsafe.Pointer
 	size     int64
 	dispUnit int
-	comm     *commObj
+	// dispUnits are every process's displacement units, by rank in the
+	// window's communicator.
+	dispUnits []int32
+	comm      *commObj
 	errh     atomic.Int32 // the window's error handler
 	handle   int32
 	// owned is memory MPI_Win_allocate took, freed with the window.
@@ -24,6 +28,15 @@ type winObj struct {
 	// MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL, whose addresses the
 	// program gets.
 	attrs unsafe.Pointer
+}
+
+// disp is the byte displacement of displacement tdisp at target (a rank
+// of the window's communicator, or MPI_PROC_NULL, which moves nothing).
+func (o *winObj) disp(target int32, tdisp int64) int {
+	if target < 0 || int(target) >= len(o.dispUnits) {
+		return int(tdisp)
+	}
+	return int(tdisp) * int(o.dispUnits[target])
 }
 
 // wins are the windows.

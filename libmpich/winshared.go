@@ -59,9 +59,11 @@ func PMPI_Win_shared_query(win, rank int32, size *int64, dispUnit *int32, basept
 	if err != nil {
 		return winCheck("MPI_Win_shared_query", o, err)
 	}
-	// The displacement unit given is this process's: package mpi keeps no
-	// other process's (they are usually the same).
-	*size, *dispUnit = int64(len(part)), int32(o.dispUnit)
+	unit := int32(o.dispUnit) // MPI_PROC_NULL: the first part's, usually the same
+	if rank >= 0 && int(rank) < len(o.dispUnits) {
+		unit = o.dispUnits[rank]
+	}
+	*size, *dispUnit = int64(len(part)), unit
 	*(*unsafe.Pointer)(baseptr) = partAddr(part)
 	return errSuccess
 }

@@ -95,6 +95,26 @@ static void shared(void) {
 	MPI_Comm_free(&node);
 }
 
+/* dispunits gives rank 0's window a displacement unit of 1 and the
+ * others' sizeof(int): a displacement counts in the target's unit. */
+static void dispunits(void) {
+	int *buf = calloc(size, sizeof(int)), t, v = rank + 1, got = -1;
+	MPI_Win win;
+	MPI_Win_create(buf, size * sizeof(int), rank == 0 ? 1 : sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+	MPI_Win_fence(0, win);
+	for (t = 0; t < size; t++)
+		MPI_Put(&v, 1, MPI_INT, t, t == 0 ? rank * sizeof(int) : rank, 1, MPI_INT, win);
+	MPI_Win_fence(0, win);
+	for (t = 0; t < size; t++)
+		CHECK(buf[t] == t + 1, "put from %d at its displacement: %d", t, buf[t]);
+	t = (rank + 1) % size;
+	MPI_Get(&got, 1, MPI_INT, t, t == 0 ? (size - 1) * sizeof(int) : size - 1, 1, MPI_INT, win);
+	MPI_Win_fence(0, win);
+	CHECK(got == size, "get from %d: %d", t, got);
+	MPI_Win_free(&win);
+	free(buf);
+}
+
 /* accumulates sums ints into every process's created window under
  * fences, counts with MPI_Fetch_and_op and elects with
  * MPI_Compare_and_swap under lock_all, takes maxima of doubles with
@@ -160,6 +180,7 @@ int main(int argc, char **argv) {
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	fences();
+	dispunits();
 	locks();
 	accumulates();
 	shared();
