@@ -161,7 +161,7 @@ func bufOf(p unsafe.Pointer, count, h int32) (cbuf, error) {
 		return cbuf{b: byteSlice(p, 0)}, nil
 	}
 	span := (int(count)-1)*dt.Extent() + dt.TrueLowerBound() + dt.TrueExtent()
-	if dt.Size() == dt.Extent() && dt.Size() == dt.TrueExtent() && dt.TrueLowerBound() == 0 {
+	if dt.IsContiguous() {
 		return cbuf{b: byteSlice(p, span)}, nil
 	}
 	return cbuf{b: byteSlice(p, span), dt: dt, count: int(count)}, nil
@@ -189,8 +189,7 @@ func contiguousSize(h int32) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	dt := o.dt
-	if dt.Size() == dt.Extent() && dt.Size() == dt.TrueExtent() && dt.TrueLowerBound() == 0 && dt.LowerBound() == 0 {
+	if dt := o.dt; dt.IsContiguous() && dt.LowerBound() == 0 {
 		return dt.Size(), true
 	}
 	return 0, false

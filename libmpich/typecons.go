@@ -198,7 +198,7 @@ func PMPI_Type_create_subarray(ndims int32, sizes, subsizes, starts unsafe.Point
 		}
 		// A subarray of items of old: the innermost dimension in bytes,
 		// when old is contiguous.
-		if ext := dt.Extent(); n > 0 && dt.Size() == ext && dt.TrueExtent() == ext {
+		if ext := dt.Extent(); n > 0 && dt.IsContiguous() && dt.LowerBound() == 0 {
 			in := n - 1
 			if o == mpi.OrderFortran {
 				in = 0

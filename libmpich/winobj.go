@@ -20,8 +20,8 @@ type winObj struct {
 	// window's communicator.
 	dispUnits []int32
 	comm      *commObj
-	errh     atomic.Int32 // the window's error handler
-	handle   int32
+	errh      atomic.Int32 // the window's error handler
+	handle    int32
 	// owned is memory MPI_Win_allocate took, freed with the window.
 	owned unsafe.Pointer
 	// attrs is C memory holding MPI_WIN_SIZE, MPI_WIN_DISP_UNIT,

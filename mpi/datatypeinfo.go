@@ -21,3 +21,9 @@ func (dt *Datatype) TrueLowerBound() int { return dt.trueLB }
 // (MPI_Type_get_true_extent's true_extent); 0 for a datatype without
 // elements.
 func (dt *Datatype) TrueExtent() int { return dt.trueExtent }
+
+// IsContiguous reports whether count items of dt, for any count, are the
+// count·Size() elements at the start of a buffer, in order: a datatype
+// whose size equals its extent may still reorder its elements (a
+// transpose), and is not contiguous then.
+func (dt *Datatype) IsContiguous() bool { return dt.contiguous() }

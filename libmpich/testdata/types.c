@@ -1,6 +1,6 @@
 /* Derived datatypes: a column of a matrix (vector), a struct with padding,
- * indexed blocks, a subarray, resized and contiguous types, sent, received,
- * broadcast and packed. Prints "types ok" on every rank. */
+ * indexed blocks, a subarray, a transpose, resized and contiguous types,
+ * sent, received, broadcast and packed. Prints "types ok" on every rank. */
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -111,6 +111,45 @@ static void subarray(void) {
 	MPI_Type_free(&st);
 }
 
+/* transpose sends a matrix in column-major order (a vector of one int a
+ * row, in an hvector a column apart), whose size equals its extent though
+ * it reorders the elements: sent to the next rank, packed, and as a
+ * one-sided put's target, it must arrive transposed or be refused. */
+static void transpose(void) {
+	enum { N = 5 };
+	int a[N][N], b[N][N], i, j, pos = 0, rc;
+	MPI_Datatype row, xpose;
+	MPI_Aint lb, ext;
+	MPI_Type_vector(N, 1, N, MPI_INT, &row);
+	MPI_Type_create_hvector(N, 1, sizeof(int), row, &xpose);
+	MPI_Type_commit(&xpose);
+	MPI_Type_get_extent(xpose, &lb, &ext);
+	CHECK(ext == sizeof a, "transpose extent %ld", (long)ext);
+	for (i = 0; i < N; i++)
+		for (j = 0; j < N; j++)
+			a[i][j] = 10 * i + j;
+	MPI_Sendrecv(a, 1, xpose, (rank + 1) % size, 5, b, N * N, MPI_INT, (rank + size - 1) % size, 5,
+		MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	for (i = 0; i < N; i++)
+		for (j = 0; j < N; j++)
+			CHECK(b[i][j] == 10 * j + i, "sent transposed: b[%d][%d] = %d", i, j, b[i][j]);
+	char packed[sizeof a];
+	MPI_Pack(a, 1, xpose, packed, sizeof packed, &pos, MPI_COMM_WORLD);
+	pos = 0;
+	MPI_Unpack(packed, sizeof packed, &pos, b, N * N, MPI_INT, MPI_COMM_WORLD);
+	CHECK(b[0][1] == 10 && b[1][0] == 1, "packed transposed: %d %d", b[0][1], b[1][0]);
+	MPI_Win win;
+	MPI_Win_create(b, sizeof b, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+	MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+	MPI_Win_fence(0, win);
+	rc = MPI_Put(a, N * N, MPI_INT, rank, 0, 1, xpose, win);
+	MPI_Win_fence(0, win);
+	CHECK(rc != MPI_SUCCESS || (b[0][1] == 10 && b[1][0] == 1), "put transposed: %d %d", b[0][1], b[1][0]);
+	MPI_Win_free(&win);
+	MPI_Type_free(&xpose);
+	MPI_Type_free(&row);
+}
+
 int main(int argc, char **argv) {
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -119,6 +158,7 @@ int main(int argc, char **argv) {
 	structs();
 	indexed();
 	subarray();
+	transpose();
 	printf("types ok rank %d of %d\n", rank, size);
 	MPI_Finalize();
 	return 0;
