@@ -54,11 +54,7 @@ func PMPI_Isendrecv(sbuf unsafe.Pointer, scount, stype, dest, stag int32, rbuf u
 	if rc != errSuccess {
 		return rc
 	}
-	sb, err := sendBytes(sbuf, scount, stype)
-	var rb cbuf
-	if err == nil {
-		rb, err = bufOf(rbuf, rcount, rtype)
-	}
+	sb, rb, err := sendrecvBufs(sbuf, scount, stype, rbuf, rcount, rtype)
 	if err == nil {
 		err = startSendrecv(o, comm, sb, dest, stag, rb, source, rtag, req)
 	}

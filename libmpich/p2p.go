@@ -224,6 +224,17 @@ func PMPI_Irecv(buf unsafe.Pointer, count, dt, source, tag, comm int32, req *int
 	return check("MPI_Irecv", o, comm, err)
 }
 
+// sendrecvBufs resolves the buffers of a send-receive: the send's items
+// packed when they are not contiguous, and the receive's buffer.
+func sendrecvBufs(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype int32) ([]byte, cbuf, error) {
+	sb, err := sendBytes(sbuf, scount, stype)
+	if err != nil {
+		return nil, cbuf{}, err
+	}
+	rb, err := bufOf(rbuf, rcount, rtype)
+	return sb, rb, err
+}
+
 // PMPI_Sendrecv implements MPI_Sendrecv.
 //
 //export PMPI_Sendrecv
@@ -233,11 +244,7 @@ func PMPI_Sendrecv(sbuf unsafe.Pointer, scount, stype, dest, stag int32, rbuf un
 	if rc != errSuccess {
 		return rc
 	}
-	sb, err := sendBytes(sbuf, scount, stype)
-	var rb cbuf
-	if err == nil {
-		rb, err = bufOf(rbuf, rcount, rtype)
-	}
+	sb, rb, err := sendrecvBufs(sbuf, scount, stype, rbuf, rcount, rtype)
 	if err == nil {
 		var s mpi.Status
 		s, err = sendrecv(o.c, sb, mapRank(dest), int(stag), rb, mapRank(source), mapTag(rtag))
