@@ -562,7 +562,8 @@ func phaseEnd(idle int, began *time.Time, limit time.Duration, end int) int {
 	return idle
 }
 
-// sleep blocks on the doorbell unless work is already there.
+// sleep blocks on the doorbell unless work is already there; for at most
+// retrySleep while the engine retries a connection.
 func (ep *Endpoint) sleep(op Completion) {
 	t := ep.tr.Arm()
 	ep.mu.Lock()
@@ -572,8 +573,10 @@ func (ep *Endpoint) sleep(op Completion) {
 	if len(ep.parked) > 0 {
 		woken = ep.wakeDone()
 	}
+	retrying := false
 	if !p && !ok && woken == 0 {
 		ep.sleeps++
+		retrying = ep.eng.State().Retrying
 	}
 	ep.mu.Unlock()
 	if p || ok || woken > 0 {
@@ -581,8 +584,19 @@ func (ep *Endpoint) sleep(op Completion) {
 		letRun(woken)
 		return
 	}
+	if ts, timed := ep.tr.(TimedSleeper); retrying && timed {
+		ts.SleepFor(t, retrySleep)
+		return
+	}
 	ep.tr.Sleep(t)
 }
+
+// retrySleep bounds a sleep while the engine retries a connection whose
+// common slot another process held: that process frees the slot without
+// ringing anyone, so that an unbounded sleep lasted the transport's
+// safety-net timeout before the retry (half a second for the first send
+// of one of several processes to a common peer, as in every hello).
+const retrySleep = 50 * time.Microsecond
 
 // Probe runs one round of progress and reports the earliest unexpected
 // message matching (source, tag, ctx).

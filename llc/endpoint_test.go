@@ -408,3 +408,89 @@ func TestEndpointNextEvent(t *testing.T) {
 		t.Fatalf("sender has another event %+v", n)
 	}
 }
+
+// sleepRecorder is a memTransport that is a TimedSleeper, counting its
+// plain sleeps while held is set and its timed ones, and the longest bound
+// asked of these.
+type sleepRecorder struct {
+	memTransport
+	held         atomic.Bool
+	plain, timed atomic.Int64
+	longest      atomic.Int64 // nanoseconds
+}
+
+func (s *sleepRecorder) Sleep(t uint32) {
+	if s.held.Load() {
+		s.plain.Add(1)
+	}
+	s.memTransport.Sleep(t)
+}
+
+func (s *sleepRecorder) SleepFor(_ uint32, d time.Duration) {
+	s.timed.Add(1)
+	if int64(d) > s.longest.Load() {
+		s.longest.Store(int64(d))
+	}
+	time.Sleep(min(d, 20*time.Microsecond))
+}
+
+// A sender whose connection waits for a common slot that another process
+// holds sleeps at most retrySleep at a time: the holder frees the slot
+// without ringing anyone, so that an unbounded sleep lasted the
+// transport's safety-net timeout (half a second under martini) before the
+// retry, at the first send of all but one of the processes that start
+// talking to a common peer at once.
+func TestEndpointRetrySleepsBounded(t *testing.T) {
+	net := newMemNet(3)
+	var eps [2]*Endpoint
+	rec := &sleepRecorder{memTransport: memTransport{net: net, self: 1}}
+	for i := range eps {
+		e, err := NewEngine(testConfig(net, i, 3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr Transport = &memTransport{net: net, self: i}
+		if i == 1 {
+			tr = rec
+		}
+		eps[i] = NewEndpoint(e, tr)
+		eps[i].Spin, eps[i].Yield = 0, 0
+	}
+	// Process 2 holds process 0's common slot.
+	hold := func(old, new uint64) {
+		t.Helper()
+		if ev := net.exec(2, &Command{Kind: CmdCAS, Peer: 0, Region: net.boot[0], Off: bootLock, Old: old, New: new, Token: 1}); ev.Value != old {
+			t.Fatalf("slot of process 0 held by %d, want %d", ev.Value, old)
+		}
+	}
+	hold(0, 3)
+	rec.held.Store(true)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		rec.held.Store(false)
+		hold(3, 0) // freed, and no one rung
+	}()
+	var got []byte
+	within(t, 10*time.Second, func() {
+		done := make(chan error, 1)
+		go func() {
+			buf := make([]byte, 2)
+			_, err := eps[0].RecvWait(1, 5, 0, buf)
+			got = buf
+			done <- err
+		}()
+		if err := eps[1].SendWait(0, 5, 0, []byte("hi")); err != nil {
+			t.Error(err)
+		}
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	if string(got) != "hi" {
+		t.Fatalf("received %q, want hi", got)
+	}
+	if rec.plain.Load() != 0 || rec.timed.Load() == 0 || time.Duration(rec.longest.Load()) > retrySleep {
+		t.Fatalf("while the slot was held: %d unbounded sleeps; %d timed ones of at most %v; want none, some, at most %v",
+			rec.plain.Load(), rec.timed.Load(), time.Duration(rec.longest.Load()), retrySleep)
+	}
+}

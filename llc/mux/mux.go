@@ -233,6 +233,20 @@ func (m *Mux) Sleep(ticket uint32) {
 	first.Sleep(ticket)
 }
 
+// SleepFor is Sleep bounded by d as well (llc.TimedSleeper).
+func (m *Mux) SleepFor(ticket uint32, d time.Duration) {
+	if len(m.nets) > 1 {
+		d = min(d, MaxSleep)
+	}
+	first := m.nets[0].tr
+	if ts, ok := first.(llc.TimedSleeper); ok {
+		ts.SleepFor(ticket, d)
+		return
+	}
+	first.Disarm()
+	time.Sleep(d)
+}
+
 // Disarm disarms the first network.
 func (m *Mux) Disarm() { m.nets[0].tr.Disarm() }
 
