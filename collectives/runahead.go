@@ -112,6 +112,15 @@ func (u *Runner) aheadBarrier() (rb RunAheadBarrier, ok bool) {
 	return rb, ok
 }
 
+// wordBcastBarrier is aheadBarrier for a broadcast of a data word, which
+// also runs ahead where WordBcastAhead alone is set.
+func (u *Runner) wordBcastBarrier() (rb RunAheadBarrier, ok bool) {
+	if u.RunAhead != nil && (u.FanOutAhead || u.WordBcastAhead) {
+		rb, ok = u.ringBarrier()
+	}
+	return rb, ok
+}
+
 // ringBarrier returns u's Hardware as a RunAheadBarrier whose ring is deep
 // enough to run ahead, if it is one. (Not inlined: aheadBarrier is.)
 //

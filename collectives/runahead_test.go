@@ -296,6 +296,34 @@ func TestRunAheadOnlyFanOut(t *testing.T) {
 	}
 }
 
+// TestWordBcastAhead checks that with WordBcastAhead alone a broadcast of
+// a data word runs ahead through the ring (the root publishes its word
+// and waits for no one), while a reduction to a root of a data word keeps
+// its keyed barrier, as do the broadcasts and scatters of longer data.
+func TestWordBcastAhead(t *testing.T) {
+	const n = 3
+	s := &scriptedRing{keys: map[uint64][]uint64{}, recs: map[uint64][][keySize]byte{},
+		released: map[uint64]bool{}, datums: map[uint64][][DatumSize]byte{}}
+	hw := &ringHW{memHW: &memHW{h: newMemHardware(n), rank: 1}, scriptedRing: s}
+	u := &Runner{Net: &memNet{w: newMemWorld(n), rank: 1}, HW: hw, RunAhead: new(RunAhead), WordBcastAhead: true, Check: true}
+	if ok, err := u.smallBcast([]byte("mine!"), 1, 1); !ok || err != nil || len(s.arrivals) != 1 || u.RunAhead.n != 1 {
+		t.Fatalf("a broadcast of a data word: done %v, %v, %d arrivals in the ring, %d calls left for later; want 1, 1",
+			ok, err, len(s.arrivals), u.RunAhead.n)
+	}
+	for _, c := range []Collective{CollBcast, CollScatter} {
+		if _, ok := u.runAheadBarrier(c); ok {
+			t.Errorf("%v of more than a data word runs ahead with WordBcastAhead alone", c)
+		}
+	}
+	if _, ok := u.aheadBarrier(); ok {
+		t.Error("the reductions to a root run ahead with WordBcastAhead alone")
+	}
+	u.WordBcastAhead = false
+	if _, ok := u.wordBcastBarrier(); ok {
+		t.Error("a broadcast of a data word runs ahead with neither WordBcastAhead nor FanOutAhead")
+	}
+}
+
 // ringHW is a Hardware with a RunAheadBarrier.
 type ringHW struct {
 	*memHW

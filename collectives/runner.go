@@ -56,6 +56,14 @@ type Runner struct {
 	// failure (MPI's own composite operations, a communicator's
 	// management) does not do.
 	FanOutAhead bool
+	// WordBcastAhead lets this Runner's broadcasts of a data word run
+	// ahead of their check (with RunAhead) where FanOutAhead does not:
+	// the root arrives with its word in the barrier's ring and returns,
+	// and the others wait for the root's arrival alone, where the keyed
+	// barrier has every process wait for the last one (see smallBcast).
+	// With a core each, from a few processes on, that is what a small
+	// broadcast costs most; its other calls keep their checks.
+	WordBcastAhead bool
 	// Processors identifies, by rank, the processor each rank is pinned
 	// to, equal for the ranks that share one (on one host); nil when no
 	// two ranks share one, or it is not known. Where some do, the

@@ -104,7 +104,7 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 	}
 	self := u.Net.Rank() == root
 	if len(buf) <= DatumSize {
-		if rb, ok := u.aheadBarrier(); ok {
+		if rb, ok := u.wordBcastBarrier(); ok {
 			return true, u.withEarlier(u.bcastAhead(rb, buf, root, elem))
 		}
 	}

@@ -174,11 +174,13 @@ func (c *Comm) setOffload(hwID int) {
 	}
 	c.hw = hw
 	c.runner.HW, c.manager.HW = c.hw, c.hw
-	if c.rt.runAhead {
+	if c.rt.runAhead || c.rt.wordBcastAhead {
 		// The user's broadcasts and scatters run ahead, and the
-		// reductions to a root of a data word; the management's calls
+		// reductions to a root of a data word (or, with a core each,
+		// the broadcasts of a data word alone); the management's calls
 		// only settle them.
-		c.runner.RunAhead, c.runner.FanOutAhead = new(collectives.RunAhead), true
+		c.runner.RunAhead = new(collectives.RunAhead)
+		c.runner.FanOutAhead, c.runner.WordBcastAhead = c.rt.runAhead, c.rt.wordBcastAhead
 		c.manager.RunAhead = c.runner.RunAhead
 		c.rt.keepAhead(c, true)
 	}

@@ -65,6 +65,9 @@ type runtimeState struct {
 	// settled (collectives.RunAhead): where processes outnumber cores,
 	// not under the timing model (docs/tuning.md, "Waiting").
 	runAhead bool
+	// wordBcastAhead lets the user's broadcasts of a data word alone
+	// run ahead (tuning.Waiting.WordBcastAhead).
+	wordBcastAhead bool
 	// exchangeWhole marks the receives of the collectives' exchanges
 	// llc.RecvOp.Whole: where processes outnumber cores, not under the
 	// timing model (see commNet.Exchange).
@@ -225,6 +228,7 @@ func initRuntime() (*runtimeState, error) {
 		offload: nets.Offload()}
 	wait := plan.Waiting
 	s.overlapLimit, s.runAhead, s.exchangeWhole = wait.OverlapLimit, wait.RunAhead, wait.RunAhead
+	s.wordBcastAhead = wait.WordBcastAhead
 	s.initContexts()
 	s.softForce = collectives.Selection{}
 	for coll, alg := range force {

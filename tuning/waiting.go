@@ -31,6 +31,11 @@ type Waiting struct {
 	// (collectives.RunAhead), and makes the exchanges' receives whole
 	// (llc.RecvOp.Whole).
 	RunAhead bool
+	// WordBcastAhead lets the broadcasts of a data word alone run ahead
+	// of their check where RunAhead is off (collectives.Runner's
+	// WordBcastAhead): with a core each, from wordBcastAheadMin
+	// processes, unless the user turned the run-ahead off.
+	WordBcastAhead bool
 	// OverlapLimit bounds the collectives that overlap their argument
 	// check with their data (collectives.Runner.OverlapLimit).
 	OverlapLimit int
@@ -41,14 +46,34 @@ type Waiting struct {
 func waitingFor(job Job, cpus int, cfg llc.Config, collEager int) Waiting {
 	procs, modelled := job.Size, job.Caps.Modelled
 	w := Waiting{SpinFor: spinFor, BusySpin: busySpin, BusyYieldFor: busyYieldFor,
-		RunAhead:     procs > cpus && !modelled,
+		RunAhead:     runAhead(procs, cpus, modelled, job.Settings.RunAhead),
 		OverlapLimit: overlapLimit(cfg, collEager, procs, cpus, modelled)}
+	w.WordBcastAhead = !w.RunAhead && !modelled && procs >= wordBcastAheadMin && job.Settings.RunAhead != launch.RunAheadOff
 	w.Spin, w.Yield = backoff(procs, cpus, job.Settings)
 	if job.Settings.Yield < 0 {
 		w.YieldFor = yieldBound(procs, cpus)
 	}
 	return w
 }
+
+// runAhead is Waiting.RunAhead: the user's choice, else on where
+// processes outnumber cores and no timing model runs.
+func runAhead(procs, cpus int, modelled bool, setting string) bool {
+	switch setting {
+	case launch.RunAheadOn:
+		return true
+	case launch.RunAheadOff:
+		return false
+	}
+	return procs > cpus && !modelled
+}
+
+// wordBcastAheadMin is the fewest processes whose broadcasts of a data
+// word run ahead with a core each: the keyed barrier has each of them
+// wait for the last process to arrive, the ring only for the root. At 3
+// and 4 processes the two took the same time; from 8 the ring won,
+// by more the more processes (docs/tuning.md, "Waiting").
+const wordBcastAheadMin = 8
 
 // overlapLimit is the collectives' OverlapLimit. With more processes
 // than cores every call overlaps its check, whatever its size: the

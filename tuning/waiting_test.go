@@ -104,3 +104,34 @@ func TestPlanWaitingFollowsHostClass(t *testing.T) {
 		t.Errorf("under the timing model: %+v, want no run-ahead and a bounded overlap", w)
 	}
 }
+
+// The user's -run-ahead wins over the processes per CPU, both ways; with
+// a core each, from 8 processes, the broadcasts of a data word alone run
+// ahead unless the user turned the run-ahead off.
+func TestPlanRunAheadSetting(t *testing.T) {
+	job := Job{Rank: 0, Size: 4, Caps: llc.Caps{LoadStore: true, AnyLoadStore: true, MaxRecord: 2048},
+		Memory: 64 << 20, Settings: launch.DefaultSettings(), Host: Host{Vendor: Generic, CPUs: 16}}
+	for _, c := range []struct {
+		tune, setting string
+		size          int
+		want, words   bool
+	}{
+		{"", launch.RunAheadOn, 4, true, false},
+		{"", launch.RunAheadOff, 8, false, false},
+		{"", "", 8, false, true},
+		{"", "", 4, false, false},
+		{"generic:2", launch.RunAheadOff, 4, false, false},
+		{"generic:2", launch.RunAheadOn, 4, true, false},
+		{"generic:2", "", 4, true, false},
+	} {
+		job.Settings.Tune, job.Settings.RunAhead, job.Size = c.tune, c.setting, c.size
+		p, err := For(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := p.Waiting; w.RunAhead != c.want || w.WordBcastAhead != c.words {
+			t.Errorf("%d processes, tune %q, run-ahead %q: RunAhead %v, WordBcastAhead %v; want %v, %v",
+				c.size, c.tune, c.setting, w.RunAhead, w.WordBcastAhead, c.want, c.words)
+		}
+	}
+}

@@ -58,6 +58,7 @@
 //	-coll C=ALG,...    forwarded as MARTINI_COLL (collective algorithms)
 //	-no-coll-check     forwarded as MARTINI_NO_COLL_CHECK=1
 //	-tune V[:CPUS]     forwarded as MARTINI_TUNE (the host class of the thresholds: intel, amd or generic)
+//	-run-ahead on|off  forwarded as MARTINI_RUN_AHEAD (small rooted collectives return before their check settles)
 //	-no-offload        forwarded as MARTINI_NO_OFFLOAD=1
 //	-transport auto|martini|tcp  forwarded as MARTINI_TRANSPORT
 //	-tcp-timeout D     forwarded as MARTINI_TCP_TIMEOUT (the bound of a stalled TCP connection)

@@ -235,7 +235,7 @@ func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
 		o.settings.Eager = s
 		return nil
 	})
-	fs.Func("bind-to", "CPU binding of the ranks, `none|core|hwthread`: core (or hwthread, the same here) pins rank r to the r-th CPU (modulo the CPUs allowed), which keeps two busy ranks off one CPU when ranks sleep and wake; the default is core when a host runs as many ranks as it has CPUs or more, none otherwise", func(s string) error {
+	fs.Func("bind-to", "CPU binding of the ranks, `none|core|hwthread`: core (or hwthread, the same here) pins rank r to the r-th CPU (modulo the CPUs allowed), which keeps two busy ranks off one CPU when ranks sleep and wake; the default is core when a host runs two ranks or more that fill at least half of its CPUs, none otherwise", func(s string) error {
 		switch s {
 		case launch.BindNone, launch.BindCore:
 			o.settings.Bind = s
@@ -262,6 +262,13 @@ func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
 			return err
 		}
 		o.settings.Tune = s
+		return nil
+	})
+	fs.Func("run-ahead", "let broadcasts, scatters and data-word reductions to a root return before their argument check settles, `on|off` (default: on where ranks outnumber cores)", func(s string) error {
+		if s != launch.RunAheadOn && s != launch.RunAheadOff {
+			return fmt.Errorf("want %s or %s", launch.RunAheadOn, launch.RunAheadOff)
+		}
+		o.settings.RunAhead = s
 		return nil
 	})
 	fs.BoolVar(&o.settings.NoCollCheck, "no-coll-check", false, "do not compare the ranks' collective arguments before moving data")

@@ -50,6 +50,7 @@ func TestParseSettings(t *testing.T) {
 		EnvYield:         "abc",
 		EnvTransport:     "infiniband",
 		EnvTCPTimeout:    "0s",
+		EnvRunAhead:      "1",
 	} {
 		_, err := ParseSettings(mapEnv(map[string]string{name: value}))
 		if err == nil || !strings.Contains(err.Error(), name+"="+strconv.Quote(value)) {
@@ -82,6 +83,8 @@ func TestSettingsEnvRoundTrip(t *testing.T) {
 		{EagerLimit: -1, Spin: -1, Yield: -1, TCPTimeout: 3 * time.Second},
 		{EagerLimit: -1, Spin: -1, Yield: -1, Transport: TransportAuto},
 		{EagerLimit: -1, Spin: -1, Yield: -1, Tune: "amd:4"},
+		{EagerLimit: -1, Spin: -1, Yield: -1, RunAhead: RunAheadOn},
+		{EagerLimit: -1, Spin: -1, Yield: -1, RunAhead: RunAheadOff},
 	} {
 		env := map[string]string{}
 		for _, kv := range s.Env() {
@@ -392,9 +395,10 @@ func TestBindToCore(t *testing.T) {
 }
 
 // An mpirun job's ranks pin themselves when asked, and by default only
-// when their host runs as many ranks as they may use CPUs or more (with as
-// many, the scheduler stacked two on one CPU for the first calls); a
-// singleton and a PMI launcher's ranks never (the launcher binds).
+// when their host runs two ranks or more that fill half the CPUs they may
+// use or more (with fewer, the scheduler still stacked two on one CPU at
+// times); a singleton and a PMI launcher's ranks never (the launcher
+// binds).
 func TestBindsToCore(t *testing.T) {
 	for _, c := range []struct {
 		launcher, bind string
@@ -405,7 +409,10 @@ func TestBindsToCore(t *testing.T) {
 		{LauncherMpirun, "", 2, 2, true},
 		{LauncherMpirun, "", 16, 16, true},
 		{LauncherMpirun, "", 1, 2, false},
-		{LauncherMpirun, "", 15, 16, false},
+		{LauncherMpirun, "", 15, 16, true},
+		{LauncherMpirun, "", 8, 16, true},
+		{LauncherMpirun, "", 7, 16, false},
+		{LauncherMpirun, "", 2, 4, true},
 		{LauncherMpirun, "", 4, 0, false}, // CPUs unknown
 		{LauncherMpirun, BindNone, 4, 2, false},
 		{LauncherMpirun, BindCore, 2, 2, true},

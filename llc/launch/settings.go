@@ -39,7 +39,7 @@ const (
 	// EnvBind, -bind-to: "core" pins each rank to one CPU, rank modulo
 	// the CPUs the job may use, as Open MPI's --bind-to core does; "none"
 	// never pins. Unset, mpirun's ranks pin themselves when their host
-	// runs as many ranks as it has CPUs or more (Job.bindsToCore).
+	// runs two ranks or more that fill half its CPUs or more (Job.bindsToCore).
 	EnvBind = "MARTINI_BIND"
 	// EnvSpin: how many polls a waiting process spins before it starts
 	// yielding its CPU, a non-negative number.
@@ -58,6 +58,11 @@ const (
 	// "intel", "amd" or "generic", optionally followed by ":CPUS"
 	// ("intel:8"); unset, the host's own (see package tuning).
 	EnvTune = "MARTINI_TUNE"
+	// EnvRunAhead, -run-ahead: "on" lets broadcasts, scatters and
+	// data-word reductions to a root return before their argument check
+	// settles, "off" never; unset, package tuning decides by the
+	// processes per CPU.
+	EnvRunAhead = "MARTINI_RUN_AHEAD"
 )
 
 // Networks, the values of Settings.Transport.
@@ -155,7 +160,15 @@ type Settings struct {
 	// Tune names the host class whose thresholds the job takes
 	// ("intel", "amd:4"; package tuning checks it); "" when not set.
 	Tune string
+	// RunAhead is RunAheadOn or RunAheadOff; "" when not set.
+	RunAhead string
 }
+
+// Values of Settings.RunAhead.
+const (
+	RunAheadOn  = "on"
+	RunAheadOff = "off"
+)
 
 // DefaultSettings returns Settings with nothing set.
 func DefaultSettings() Settings { return Settings{EagerLimit: -1, Spin: -1, Yield: -1} }
@@ -222,6 +235,12 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 		if s.TCPTimeout, err = time.ParseDuration(v); err != nil || s.TCPTimeout <= 0 {
 			return s, fmt.Errorf("launch: %s=%q: want a positive duration, such as 20s", EnvTCPTimeout, v)
 		}
+	}
+	switch v := getenv(EnvRunAhead); v {
+	case "", RunAheadOn, RunAheadOff:
+		s.RunAhead = v
+	default:
+		return s, fmt.Errorf("launch: %s=%q: want %q or %q", EnvRunAhead, v, RunAheadOn, RunAheadOff)
 	}
 	switch v := getenv(EnvBind); v {
 	case "", BindNone, BindCore:
@@ -312,6 +331,9 @@ func (s Settings) Env() []string {
 	}
 	if s.TCPTimeout > 0 {
 		env = append(env, EnvTCPTimeout+"="+s.TCPTimeout.String())
+	}
+	if s.RunAhead != "" {
+		env = append(env, EnvRunAhead+"="+s.RunAhead)
 	}
 	return env
 }
