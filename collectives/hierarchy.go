@@ -233,7 +233,7 @@ func reduceHierarchical(c *call, h *hierarchy, r Reducer, send, recv []byte, roo
 		in = nil // the root's combination is in recv
 	}
 	return c.level(leaders, func(l *call) error {
-		switch reduceChoice(leaders.Size(), length, true) {
+		switch reduceChoice(leaders.Size(), length, true, false) {
 		case AlgReduceScatterGather:
 			return reduceScatterGather(l, r, in, recv[:min(len(recv), length)], top)
 		case AlgRecursiveHalving:

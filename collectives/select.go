@@ -102,6 +102,11 @@ const (
 	// wherever the input fits the record.
 	sharedPairReduce = 2 << 10
 	sharedPair       = 4 << 10
+	// sharedAllreduceMax bounds the vectors of all processes together
+	// that an allreduce on a power of two processes from 4 runs by
+	// AlgShared: at 64 KiB or more (16 KiB vectors at 4 processes, 8 KiB
+	// at 8 and 16) recursive doubling won.
+	sharedAllreduceMax = 64 << 10
 	// longVector is where the bandwidth-bound algorithms (ring, scatter-
 	// allgather, reduce-scatter-gather) take over.
 	longVector = 64 << 10
@@ -138,8 +143,13 @@ func (u *Runner) sharedPays(c Collective, share int) bool {
 	if _, ok := u.runAheadBarrier(c); ok {
 		return false
 	}
+	n := u.Net.Size()
 	switch {
-	case u.Net.Size() > 2 || share <= DatumSize:
+	case c == CollAllreduce && u.LinearExchanges && n >= 4 && isPowerOfTwo(n) && n*share >= sharedAllreduceMax:
+		// Every process reads every other's vector: n² vectors cross
+		// the caches, where recursive doubling moves n·log2(n).
+		return false
+	case n > 2 || share <= DatumSize:
 		return true
 	case c == CollReduce || c == CollAllreduce || c == CollReduceScatterBlock || c == CollScan || c == CollExscan:
 		return share <= sharedPairReduce
@@ -181,7 +191,7 @@ type choice struct {
 var choosers = [numCollectives]func(*Runner, choice) string{
 	CollBarrier:            chooseBarrier,
 	CollBcast:              chooseBcast,
-	CollReduce:             func(_ *Runner, x choice) string { return reduceChoice(x.n, x.bytes, x.commutative) },
+	CollReduce:             func(u *Runner, x choice) string { return reduceChoice(x.n, x.bytes, x.commutative, u.LinearExchanges) },
 	CollAllreduce:          chooseAllreduce,
 	CollGather:             chooseRooted,
 	CollGatherv:            func(*Runner, choice) string { return "linear" },
@@ -217,14 +227,28 @@ func chooseBcast(u *Runner, x choice) string {
 
 // chooseAllreduce: the ring for long commutative vectors, a reduction
 // and a broadcast for long others, recursive doubling below.
-func chooseAllreduce(_ *Runner, x choice) string {
+func chooseAllreduce(u *Runner, x choice) string {
 	switch {
-	case x.commutative && x.bytes >= longVector/8 && x.n > 1:
+	case x.commutative && x.bytes >= allreduceRingMin(x.n, u.LinearExchanges) && x.n > 1:
 		return AlgRing
 	case !x.commutative && x.bytes >= longVector:
 		return AlgReduceBcast
 	}
 	return AlgRecursiveDoubling
+}
+
+// allreduceRingMin is the shortest commutative vector whose allreduce on
+// n processes takes the ring: 32 KiB on a power of two processes from 4,
+// where recursive doubling, in log2(n) exchanges of the whole vector,
+// beat the ring's 2(n-1) of a piece at 16 KiB and lost at 64 KiB; 8 KiB
+// on the others, whose recursive doubling takes extra steps, and under a
+// timing model (measured is LinearExchanges: not under one), whose
+// recorded runs took the ring from 8 KiB.
+func allreduceRingMin(n int, measured bool) int {
+	if measured && n >= 4 && isPowerOfTwo(n) {
+		return longVector / 2
+	}
+	return longVector / 8
 }
 
 // chooseRooted is a gather's or a scatter's: the binomial tree while the
@@ -320,12 +344,13 @@ func bcastMulticastMin(n int) int {
 // reduceChoice is the default Reduce algorithm of a vector of bytes on n
 // processes. At 2 ranks the binomial tree's root receives and combines
 // the whole vector alone, and splitting the work pays from 512 KiB; at 4
-// the split pays between 256 and 512 KiB; on other numbers of ranks
-// recursive halving (a power of two) or the split pays from 256 KiB
+// the split pays between 256 and 512 KiB; on a power of two ranks from 8
+// recursive halving pays from 32 KiB (measured, not under a timing model:
+// from 256 KiB there), on other numbers the split from 256 KiB
 // (docs/tuning.md, "Reduce"). With the AVX2 sums
 // (vecsumAVX2) the tree's root combines twice as fast, and the tree keeps
 // 2 ranks up to 4 MiB and 4 up to 1 MiB.
-func reduceChoice(n, bytes int, commutative bool) string {
+func reduceChoice(n, bytes int, commutative, measured bool) string {
 	switch {
 	case !commutative || n < 2:
 	case (n == 2 || n == 4) && vecsumAVX2:
@@ -340,6 +365,8 @@ func reduceChoice(n, bytes int, commutative bool) string {
 		if bytes >= 4*longVector && bytes < 8*longVector {
 			return AlgReduceScatterGather
 		}
+	case measured && isPowerOfTwo(n) && n >= 8 && bytes >= longVector/2:
+		return AlgRecursiveHalving
 	case bytes < 4*longVector:
 	case isPowerOfTwo(n):
 		return AlgRecursiveHalving

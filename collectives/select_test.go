@@ -4,7 +4,8 @@ import "testing"
 
 // TestSharedPays: at two processes AlgShared runs inputs up to the
 // measured crossovers (smaller for reductions), beyond two wherever the
-// record holds them, and a data word always.
+// record holds them, but for the allreduces on a power of two processes
+// whose vectors come to 64 KiB together, and a data word always.
 func TestSharedPays(t *testing.T) {
 	for _, tc := range []struct {
 		n     int
@@ -21,8 +22,14 @@ func TestSharedPays(t *testing.T) {
 		{2, CollReduce, DatumSize, true},
 		{3, CollAllreduce, 16 << 10, true},
 		{4, CollAlltoall, 16 << 10, true},
+		{4, CollAllreduce, 16<<10 - 8, true},
+		{4, CollAllreduce, 16 << 10, false},
+		{16, CollAllreduce, 4<<10 - 8, true},
+		{16, CollAllreduce, 4 << 10, false},
+		{16, CollReduce, 16 << 10, true},
+		{12, CollAllreduce, 16 << 10, true},
 	} {
-		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}}
+		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, LinearExchanges: true}
 		if got := u.sharedPays(tc.coll, tc.share); got != tc.want {
 			t.Errorf("%d processes, %v of %d bytes: sharedPays %v, want %v", tc.n, tc.coll, tc.share, got, tc.want)
 		}
@@ -101,14 +108,17 @@ func TestReduceSelection(t *testing.T) {
 		{4, 64 << 10, true, AlgBinomial},
 		{4, 256 << 10, true, AlgReduceScatterGather},
 		{4, 1 << 20, true, AlgBinomial},
-		{8, 64 << 10, true, AlgBinomial},
+		{8, 16 << 10, true, AlgBinomial},
+		{8, 32 << 10, true, AlgRecursiveHalving},
 		{8, 256 << 10, true, AlgRecursiveHalving},
+		{16, 32 << 10, true, AlgRecursiveHalving},
+		{12, 64 << 10, true, AlgBinomial},
 		{8, 1 << 20, false, AlgBinomial},
 		{16, 1 << 20, true, AlgRecursiveHalving},
 		{3, 256 << 10, true, AlgReduceScatterGather},
 		{6, 128 << 10, true, AlgBinomial},
 	} {
-		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}}
+		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, LinearExchanges: tc.n >= 8}
 		if got := u.choose(CollReduce, tc.bytes, tc.commutative, false); got != tc.want {
 			t.Errorf("%d processes, %d bytes, commutative %v: %s, want %s", tc.n, tc.bytes, tc.commutative, got, tc.want)
 		}
@@ -180,6 +190,32 @@ func TestAllgatherSelection(t *testing.T) {
 		}
 		if got := u.choose(CollAllgatherv, tc.bytes, true, false); got != tc.wantVar {
 			t.Errorf("%d processes, linear %v: allgatherv %s, want %s", tc.n, tc.linear, got, tc.wantVar)
+		}
+	}
+}
+
+// TestAllreduceSelection: commutative vectors take the ring from 32 KiB
+// on a power of two processes from 4 and from 8 KiB on the others,
+// recursive doubling below; others a reduction and a broadcast from 64 KiB.
+func TestAllreduceSelection(t *testing.T) {
+	for _, tc := range []struct {
+		n, bytes    int
+		commutative bool
+		want        string
+	}{
+		{2, 8 << 10, true, AlgRing},
+		{3, 8 << 10, true, AlgRing},
+		{12, 8 << 10, true, AlgRing},
+		{4, 16 << 10, true, AlgRecursiveDoubling},
+		{16, 16 << 10, true, AlgRecursiveDoubling},
+		{16, 32 << 10, true, AlgRing},
+		{8, 4 << 10, true, AlgRecursiveDoubling},
+		{8, 64 << 10, false, AlgReduceBcast},
+		{8, 32 << 10, false, AlgRecursiveDoubling},
+	} {
+		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, LinearExchanges: true}
+		if got := u.choose(CollAllreduce, tc.bytes, tc.commutative, false); got != tc.want {
+			t.Errorf("%d processes, %d bytes, commutative %v: %s, want %s", tc.n, tc.bytes, tc.commutative, got, tc.want)
 		}
 	}
 }

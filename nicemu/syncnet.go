@@ -50,17 +50,20 @@ const (
 	// network.
 	NumBarriers = 256
 	// BarrierPayloadSize is the most bytes a member publishes with an
-	// arrival: a 16 KiB payload slot minus its 8-byte header, which holds
-	// the generation and the length. Collectives publish their inputs in
-	// it (a broadcast's message, a reduction's vector): the members read
-	// each other's slots once the barrier is released, instead of sending
-	// messages.
+	// arrival: a payload slot of 16 KiB and a cache line, minus its
+	// 8-byte header, which holds the generation and the length.
+	// Collectives publish their inputs in it (a broadcast's message, a
+	// reduction's vector, an alltoall's blocks), followed by their
+	// 32-byte key: the members read each other's slots once the barrier
+	// is released, instead of sending messages. The line beyond 16 KiB
+	// holds the key of a 16 KiB input (an alltoall of 1 KiB blocks at 16
+	// processes).
 	BarrierPayloadSize = barrierSlotSize - 8
 	// DatumSize is the size of the data word a member passes with an
 	// arrival (BarrierArriveData): it travels in the arrival line itself.
 	DatumSize = 16
 
-	barrierSlotSize = 16 << 10
+	barrierSlotSize = 16<<10 + 64
 
 	// RecordRingDepth is how many generations of keys and records a
 	// member's arrival line keeps (BarrierArriveRecord). The collectives
