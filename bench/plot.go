@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
@@ -13,7 +14,8 @@ import (
 )
 
 // PlotLatency draws t[usec] against the message size for every Series
-// of rec measuring benchmark, one line per series, both axes
+// of rec measuring benchmark, one line per series (named with its process
+// count where the series have several), both axes
 // logarithmic, and saves it to path, an .svg file, with a PNG beside it. Size 0, which
 // a log axis cannot show, is left out.
 func PlotLatency(rec *Record, benchmark, path string) error {
@@ -70,10 +72,15 @@ func plotSeries(rec *Record, benchmark, path, yLabel string, logY bool, y func(R
 	} else {
 		f.Plot.Y.Min = 0
 	}
+	severalNP := slices.ContainsFunc(series, func(s Series) bool { return s.NP != series[0].NP })
 	drawn := 0
 	for _, s := range series {
 		if xys := plotPoints(s, y); len(xys) > 0 {
-			if _, err := f.AddSeries(seriesTitle(s), xys); err != nil {
+			title := seriesTitle(s)
+			if severalNP {
+				title = fmt.Sprintf("np %d, %s", s.NP, title)
+			}
+			if _, err := f.AddSeries(title, xys); err != nil {
 				return err
 			}
 			drawn++

@@ -21,7 +21,9 @@ const plotsDir = "plots"
 // suite's records by machine kind and process count, each cell the
 // medians over the runs of this runtime's and the system MPI's times
 // (writeSuiteSummary), with links to the plots of the newest record of
-// each process count, which it draws into dir/plots as SVG and PNG; the newest
+// each process count, a plot per benchmark and machine, which it draws
+// into dir/plots as SVG and PNG (removing the plots of its suite records
+// that it no longer draws); the newest
 // comparison with NPB3.4-MPI of each benchmark, class and process count;
 // every NPB kernel run in one table; and links to the thesis records'
 // pages (ThesisPage), which packages bench/nicbench and bench/thesisnpb
@@ -45,7 +47,42 @@ func RegenerateExcept(dir string, bad []Skipped) (*Summary, error) {
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), b.Bytes(), 0o644); err != nil {
 		return nil, fmt.Errorf("bench: regenerate: %w", err)
 	}
+	if err := removeStalePlots(dir, s.Files, b.String()); err != nil {
+		return nil, fmt.Errorf("bench: regenerate: %w", err)
+	}
 	return s, nil
+}
+
+// removeStalePlots removes the plots of dir/plots that are named after a
+// suite record of files but that readme no longer links (drawn by an
+// earlier report, of a record no longer the newest of its kind), with
+// the PNG beside each.
+func removeStalePlots(dir string, files []RecordFile, readme string) error {
+	var stems []string
+	for _, f := range files {
+		if f.Kind == KindSuite {
+			stems = append(stems, strings.TrimSuffix(f.Name, ".json")+"-")
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, plotsDir))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		svg := strings.TrimSuffix(name, filepath.Ext(name)) + ".svg"
+		ours := slices.ContainsFunc(stems, func(stem string) bool { return strings.HasPrefix(name, stem) })
+		if !ours || strings.Contains(readme, "("+markdownLink(plotsDir+"/"+svg)+")") {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, plotsDir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeReadme writes the README of the records s read in dir into b and

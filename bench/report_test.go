@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -389,7 +390,7 @@ func TestRegenerate(t *testing.T) {
 		// Newest first.
 		"- np 2, 2 runs: [2026-03-16-bench01](2026-03-16-bench01.json), [2026-03-14-bench01](2026-03-14-bench01.json)",
 		// The plots of the newest record alone, which has PingPong only.
-		"- np 2: [PingPong latency](plots/2026-03-16-bench01-PingPong-latency.svg), [PingPong bandwidth](plots/2026-03-16-bench01-PingPong-bandwidth.svg)\n",
+		"a line per series and process count: [PingPong latency](plots/2026-03-16-bench01-PingPong-latency.svg), [PingPong bandwidth](plots/2026-03-16-bench01-PingPong-bandwidth.svg)\n",
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("README lacks %q:\n%s", w, out)
@@ -485,5 +486,67 @@ func TestRegenerateEmpty(t *testing.T) {
 	}
 	if !strings.Contains(string(readme), "No records") {
 		t.Errorf("README of an empty directory:\n%s", readme)
+	}
+}
+
+// TestRegenerateAcrossProcessCounts: a machine's plots draw the newest
+// record of every process count together, one file per benchmark and
+// kind named after the newest record, the lines named with their
+// process count.
+func TestRegenerateAcrossProcessCounts(t *testing.T) {
+	dir := t.TempDir()
+	for i, np := range []int{2, 4} {
+		rec := readReportRecord(t)
+		rec.Time = rec.Time.Add(time.Duration(i) * time.Hour)
+		rec.Params.NP = np
+		rec.Series = rec.Series[:1] // PingPong
+		for j := range rec.Series {
+			rec.Series[j].NP = np
+		}
+		var buf bytes.Buffer
+		if err := rec.Encode(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("2026-03-1%d-np%d.json", 4+i, np)), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Regenerate(dir); err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := regexp.MustCompile(`\]\((plots/[^)]+)\)`).FindAllStringSubmatch(string(readme), -1)
+	if len(links) != 2 || links[0][1] != "plots/2026-03-15-np4-PingPong-latency.svg" {
+		t.Fatalf("README links %v, want the newest record's PingPong latency and bandwidth", links)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(links[0][1])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"np 2, default", "np 4, default", "2/4 processes"} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("the plot does not show %q", want)
+		}
+	}
+	// A plot an earlier report drew of a record, now unlinked, goes; a
+	// file named after no record stays.
+	stale := filepath.Join(dir, "plots", "2026-03-14-np2-PingPong-latency.png")
+	other := filepath.Join(dir, "plots", "thesis-figure.svg")
+	for _, f := range []string{stale, other} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Regenerate(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a stale plot of a record survived the report")
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("a plot named after no record was removed: %v", err)
 	}
 }

@@ -285,30 +285,37 @@ func groupFloors(g machineGroup) string {
 	return strings.Join(parts, ", ")
 }
 
-// writeGroupPlots draws the latency (and, point to point, bandwidth)
-// plots of the newest record of each process count of g into dir/plots
-// and links them, one line per process count.
+// writeGroupPlots draws, for each benchmark of g, the latency (and, point
+// to point, bandwidth) plot of the newest record of every process count
+// together, a line per series and process count, into dir/plots, and
+// links them: a plot per benchmark and machine shows how the times grow
+// with the processes, and keeps the plots few as process counts are
+// added. The files are named after the newest of those records.
 func writeGroupPlots(b *bytes.Buffer, dir string, g machineGroup) error {
-	fmt.Fprintf(b, "\nPlots of the newest record of each process count (every series of the record):\n\n")
+	merged := &Record{}
+	name := ""
 	for _, set := range g.sets {
 		newest := set.files[0]
-		name := strings.TrimSuffix(newest.Name, ".json")
-		var links []string
-		for _, bm := range recordBenchmarks(newest.Record) {
-			for _, p := range recordPlots(bm) {
-				file := fmt.Sprintf("%s-%s-%s.svg", name, bm, p.kind)
-				err := p.draw(newest.Record, bm, filepath.Join(dir, plotsDir, file))
-				switch {
-				case errors.Is(err, errNoPoints):
-					continue
-				case err != nil:
-					return fmt.Errorf("%s: %w", newest.Name, err)
-				}
-				links = append(links, fmt.Sprintf("[%s %s](%s)", bm, p.kind, markdownLink(plotsDir+"/"+file)))
-			}
+		merged.Series = append(merged.Series, newest.Record.Series...)
+		if n := strings.TrimSuffix(newest.Name, ".json"); n > name {
+			name = n
 		}
-		fmt.Fprintf(b, "- np %d: %s\n", set.np, strings.Join(links, ", "))
 	}
+	var links []string
+	for _, bm := range recordBenchmarks(merged) {
+		for _, p := range recordPlots(bm) {
+			file := fmt.Sprintf("%s-%s-%s.svg", name, bm, p.kind)
+			err := p.draw(merged, bm, filepath.Join(dir, plotsDir, file))
+			switch {
+			case errors.Is(err, errNoPoints):
+				continue
+			case err != nil:
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			links = append(links, fmt.Sprintf("[%s %s](%s)", bm, p.kind, markdownLink(plotsDir+"/"+file)))
+		}
+	}
+	fmt.Fprintf(b, "\nPlots of the newest record of each process count, a line per series and process count: %s\n", strings.Join(links, ", "))
 	return nil
 }
 
