@@ -49,40 +49,38 @@ func (e *peerMissingError) Error() string { return e.msg }
 func (e *peerMissingError) Unwrap() error { return ErrNoPeer }
 
 // FindPeer looks for the system MPI on PATH: Open MPI named as Debian
-// installs it beside MPICH (mpicc.openmpi, mpirun.openmpi), else whatever
-// mpicc and mpirun are. When none is found it returns an error wrapping
-// ErrNoPeer that says in one line what is missing, fit for a Record's
-// Notes.
+// installs it beside MPICH (mpicc.openmpi with mpirun.openmpi), else
+// whatever mpicc and mpirun are. The compiler and the launcher come as a
+// pair of the same MPI: a program that one MPI built and another one's
+// launcher starts runs as processes that do not know each other. When
+// none is found it returns an error wrapping ErrNoPeer that says in one
+// line what is missing, fit for a Record's Notes.
 func FindPeer() (*Peer, error) {
 	var missing []string
-	cc, err := lookFirst("mpicc.openmpi", "mpicc")
-	if err != nil {
-		missing = append(missing, "mpicc")
-	}
-	run, err := lookFirst("mpirun.openmpi", "mpirun")
-	if err != nil {
-		missing = append(missing, "mpirun")
-	}
-	if len(missing) > 0 {
-		return nil, &peerMissingError{fmt.Sprintf("system MPI: %s not found on PATH; the system MPI column is skipped",
-			strings.Join(missing, " and "))}
-	}
-	p := &Peer{MPICC: cc, MPIRun: run}
-	p.Version = p.version()
-	return p, nil
-}
-
-// lookFirst returns the path of the first of names found on PATH.
-func lookFirst(names ...string) (string, error) {
-	var err error
-	for _, n := range names {
-		var path string
-		if path, err = exec.LookPath(n); err == nil {
-			return path, nil
+	for _, pair := range peerNames {
+		cc, ccErr := exec.LookPath(pair[0])
+		run, runErr := exec.LookPath(pair[1])
+		if ccErr == nil && runErr == nil {
+			p := &Peer{MPICC: cc, MPIRun: run}
+			p.Version = p.version()
+			return p, nil
+		}
+		if pair[0] == "mpicc" {
+			if ccErr != nil {
+				missing = append(missing, "mpicc")
+			}
+			if runErr != nil {
+				missing = append(missing, "mpirun")
+			}
 		}
 	}
-	return "", err
+	return nil, &peerMissingError{fmt.Sprintf("system MPI: %s not found on PATH; the system MPI column is skipped",
+		strings.Join(missing, " and "))}
 }
+
+// peerNames are the compiler and launcher pairs FindPeer looks for, in
+// order.
+var peerNames = [][2]string{{"mpicc.openmpi", "mpirun.openmpi"}, {"mpicc", "mpirun"}}
 
 // version reads the MPI's version from mpirun --version, best effort.
 func (p *Peer) version() string {

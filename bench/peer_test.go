@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -155,5 +156,31 @@ func TestPeerRun(t *testing.T) {
 				t.Errorf("%s %d B: tmin %g tmax %g MB/s %g", s.Benchmark, r.Bytes, r.TMin, r.TMax, r.MBps)
 			}
 		}
+	}
+}
+
+// FindPeer takes the compiler and the launcher of one MPI: with
+// mpirun.openmpi on PATH but mpicc.openmpi not, it takes mpicc with
+// mpirun, not mpicc with Open MPI's launcher.
+func TestPeerPairs(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"mpirun.openmpi", "mpicc", "mpirun"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dir)
+	p, err := FindPeer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(p.MPICC) != "mpicc" || filepath.Base(p.MPIRun) != "mpirun" {
+		t.Errorf("FindPeer took %s with %s, want mpicc with mpirun", p.MPICC, p.MPIRun)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mpicc.openmpi"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = FindPeer(); err != nil || filepath.Base(p.MPICC) != "mpicc.openmpi" || filepath.Base(p.MPIRun) != "mpirun.openmpi" {
+		t.Errorf("FindPeer with both Open MPI names: %+v, %v; want mpicc.openmpi with mpirun.openmpi", p, err)
 	}
 }
