@@ -55,9 +55,23 @@ func (e *peerMissingError) Unwrap() error { return ErrNoPeer }
 // launcher starts runs as processes that do not know each other. When
 // none is found it returns an error wrapping ErrNoPeer that says in one
 // line what is missing, fit for a Record's Notes.
-func FindPeer() (*Peer, error) {
-	var missing []string
-	for _, pair := range peerNames {
+func FindPeer() (*Peer, error) { return FindPeerNamed("") }
+
+// Names of the MPIs FindPeerNamed looks for by name.
+const (
+	PeerOpenMPI = "openmpi"
+	PeerMPICH   = "mpich"
+)
+
+// FindPeerNamed is FindPeer for one MPI by its Debian names: PeerOpenMPI
+// (mpicc.openmpi with mpirun.openmpi) or PeerMPICH (mpicc.mpich with
+// mpiexec.hydra or mpirun.mpich); "" is FindPeer's choice.
+func FindPeerNamed(name string) (*Peer, error) {
+	pairs, ok := peerNames[name]
+	if !ok {
+		return nil, fmt.Errorf("bench: system MPI %q: want %q, %q or none", name, PeerOpenMPI, PeerMPICH)
+	}
+	for _, pair := range pairs {
 		cc, ccErr := exec.LookPath(pair[0])
 		run, runErr := exec.LookPath(pair[1])
 		if ccErr == nil && runErr == nil {
@@ -65,22 +79,28 @@ func FindPeer() (*Peer, error) {
 			p.Version = p.version()
 			return p, nil
 		}
-		if pair[0] == "mpicc" {
-			if ccErr != nil {
-				missing = append(missing, "mpicc")
-			}
-			if runErr != nil {
-				missing = append(missing, "mpirun")
-			}
+	}
+	last := pairs[len(pairs)-1]
+	var missing []string
+	for _, n := range last {
+		if _, err := exec.LookPath(n); err != nil {
+			missing = append(missing, n)
 		}
+	}
+	if len(missing) == 0 { // the last pair is whole but an earlier half was not
+		missing = []string{pairs[0][0] + " with " + pairs[0][1]}
 	}
 	return nil, &peerMissingError{fmt.Sprintf("system MPI: %s not found on PATH; the system MPI column is skipped",
 		strings.Join(missing, " and "))}
 }
 
-// peerNames are the compiler and launcher pairs FindPeer looks for, in
-// order.
-var peerNames = [][2]string{{"mpicc.openmpi", "mpirun.openmpi"}, {"mpicc", "mpirun"}}
+// peerNames are the compiler and launcher pairs FindPeerNamed looks for,
+// in order, by name.
+var peerNames = map[string][][2]string{
+	"":          {{"mpicc.openmpi", "mpirun.openmpi"}, {"mpicc", "mpirun"}},
+	PeerOpenMPI: {{"mpicc.openmpi", "mpirun.openmpi"}},
+	PeerMPICH:   {{"mpicc.mpich", "mpiexec.hydra"}, {"mpicc.mpich", "mpirun.mpich"}},
+}
 
 // version reads the MPI's version from mpirun --version, best effort.
 func (p *Peer) version() string {

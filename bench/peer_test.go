@@ -184,3 +184,26 @@ func TestPeerPairs(t *testing.T) {
 		t.Errorf("FindPeer with both Open MPI names: %+v, %v; want mpicc.openmpi with mpirun.openmpi", p, err)
 	}
 }
+
+// FindPeerNamed takes the named MPI's pair alone, and names what is
+// missing otherwise.
+func TestPeerNamed(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"mpicc.mpich", "mpiexec.hydra", "mpicc", "mpirun"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dir)
+	p, err := FindPeerNamed(PeerMPICH)
+	if err != nil || filepath.Base(p.MPICC) != "mpicc.mpich" || filepath.Base(p.MPIRun) != "mpiexec.hydra" {
+		t.Errorf("FindPeerNamed(mpich): %+v, %v; want mpicc.mpich with mpiexec.hydra", p, err)
+	}
+	_, err = FindPeerNamed(PeerOpenMPI)
+	if !errors.Is(err, ErrNoPeer) || !strings.Contains(err.Error(), "mpicc.openmpi") || !strings.Contains(err.Error(), "mpirun.openmpi") {
+		t.Errorf("FindPeerNamed(openmpi) without it: %v; want ErrNoPeer naming mpicc.openmpi and mpirun.openmpi", err)
+	}
+	if _, err := FindPeerNamed("lam"); err == nil || errors.Is(err, ErrNoPeer) {
+		t.Errorf("FindPeerNamed(lam): %v; want an error about the name", err)
+	}
+}

@@ -550,3 +550,35 @@ func TestRegenerateAcrossProcessCounts(t *testing.T) {
 		t.Errorf("a plot named after no record was removed: %v", err)
 	}
 }
+
+// TestRegenerateByPeer: records of one machine against MPICH get a
+// section of their own beside those against Open MPI, so that no cell is
+// a median of two MPIs' times.
+func TestRegenerateByPeer(t *testing.T) {
+	dir := t.TempDir()
+	for i, note := range []string{"system MPI: mpirun.openmpi (OpenRTE) 4.1.4", "system MPI: MPICH Hydra 4.0.2"} {
+		rec := readReportRecord(t)
+		rec.Time = rec.Time.Add(time.Duration(i) * time.Hour)
+		rec.Notes = []string{note}
+		var buf bytes.Buffer
+		if err := rec.Encode(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("2026-03-1%d-peer.json", 4+i)), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Regenerate(dir); err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(readme)
+	for _, want := range []string{"### AMD Ryzen 7 5800X 8-Core Processor\n", "### AMD Ryzen 7 5800X 8-Core Processor, against MPICH\n"} {
+		if strings.Count(out, want) != 1 {
+			t.Errorf("README has %d sections %q, want 1:\n%s", strings.Count(out, want), want, out)
+		}
+	}
+}

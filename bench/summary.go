@@ -27,10 +27,13 @@ type machineGroup struct {
 }
 
 // machineKey identifies a kind of machine in the records: the CPU model
-// and the CPUs the run could use.
+// and the CPUs the run could use; and the system MPI measured beside, by
+// family, where it is not Open MPI (whose records came first), so that
+// one MPI's times are never the median of another's.
 type machineKey struct {
 	cpu  string
 	cpus int
+	peer string
 }
 
 // String names the machine kind in a heading.
@@ -39,7 +42,29 @@ func (k machineKey) String() string {
 	if k.cpus > 0 {
 		s += fmt.Sprintf(", %d CPUs", k.cpus)
 	}
+	if k.peer != "" {
+		s += ", against " + k.peer
+	}
 	return s
+}
+
+// peerFamily is the MPI family a record's notes name as its system MPI
+// ("system MPI: MPICH Hydra 4.0.2"): "MPICH", the MPI's own words for
+// another, or "" for Open MPI and for a record that measured none.
+func peerFamily(rec *Record) string {
+	for _, n := range rec.Notes {
+		v, ok := strings.CutPrefix(n, "system MPI: ")
+		switch {
+		case !ok:
+		case strings.Contains(v, "Open MPI") || strings.Contains(v, "OpenRTE"), strings.Contains(v, "not found"), strings.Contains(v, "not measured"):
+			return ""
+		case strings.Contains(v, "MPICH") || strings.Contains(v, "Hydra"):
+			return "MPICH"
+		default:
+			return v
+		}
+	}
+	return ""
 }
 
 // groupSuite groups the suite's records of files (newest first) by
@@ -51,7 +76,7 @@ func groupSuite(files []RecordFile) []machineGroup {
 		if f.Kind != KindSuite || f.Record == nil {
 			continue
 		}
-		k := machineKey{f.Record.Machine.CPU, f.Record.Machine.CPUs}
+		k := machineKey{f.Record.Machine.CPU, f.Record.Machine.CPUs, peerFamily(f.Record)}
 		i := slices.IndexFunc(groups, func(g machineGroup) bool { return g.key == k })
 		if i < 0 {
 			groups = append(groups, machineGroup{key: k, machine: f.Record.Machine})

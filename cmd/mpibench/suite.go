@@ -47,6 +47,7 @@ type suiteOptions struct {
 	samples    int
 	offCache   int // bytes of the off-cache arena, 0 for off
 	peer       bool
+	peerName   string // the system MPI by name (bench.PeerOpenMPI, bench.PeerMPICH); "" for FindPeer's choice
 	interleave bool   // a job per benchmark, the system MPI's after each
 	noFloor    bool   // skip the cross-core floor
 	results    string // directory of the records, "" for none
@@ -98,7 +99,7 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 	fs.DurationVar(&o.budget, "budget", 100*time.Millisecond, "time each message size of each benchmark may take")
 	fs.IntVar(&o.samples, "samples", 5, "timed samples per size (the table shows their median)")
 	offCache := fs.Bool("off-cache", false, "use buffers outside the caches (an arena twice the last-level cache)")
-	peer := fs.String("peer", "auto", "measure the system MPI too: auto (when mpicc and mpirun are installed; also true) or off (also false)")
+	peer := fs.String("peer", "auto", "measure the system MPI too: auto (Open MPI's mpicc.openmpi and mpirun.openmpi, else mpicc and mpirun, when installed; also true), openmpi or mpich (that MPI by its Debian names), or off (also false)")
 	fs.BoolVar(&o.interleave, "interleave", true, "measure benchmark by benchmark, each variant's job then the system MPI's, so that a machine whose speed changes during the run (a VM whose processors move) weighs on both alike; false: a job per variant, then the system MPI's, for all benchmarks")
 	fs.BoolVar(&o.noFloor, "no-floor", false, "skip the cross-core floor (a cache-line ping-pong between two processes), measured with PingPong")
 	fs.StringVar(&o.results, "results", bench.LocalResults, "directory of the JSON records and their README (empty: write none; "+bench.CommittedResults+": the committed records)")
@@ -166,9 +167,11 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 	switch *peer {
 	case "auto", "true":
 		o.peer = true
+	case bench.PeerOpenMPI, bench.PeerMPICH:
+		o.peer, o.peerName = true, *peer
 	case "off", "false":
 	default:
-		return bad(fmt.Errorf("-peer %q: want auto or off", *peer))
+		return bad(fmt.Errorf("-peer %q: want auto, openmpi, mpich or off", *peer))
 	}
 	if *offCache {
 		o.offCache = 2 * bench.ThisMachine().LastLevelCache()
@@ -475,7 +478,7 @@ func findPeer(ctx context.Context, o *suiteOptions, dir string) *peerJobs {
 		j.note = "system MPI: not measured (-peer off)"
 		return j
 	}
-	p, err := bench.FindPeer()
+	p, err := bench.FindPeerNamed(o.peerName)
 	if err != nil {
 		j.note = err.Error()
 		return j
