@@ -1,12 +1,8 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"strconv"
 	"time"
 
-	"github.com/rhinet-go/martini/bench"
 	"github.com/rhinet-go/martini/bench/nicbench"
 	"github.com/rhinet-go/martini/nicemu"
 )
@@ -61,33 +57,29 @@ var ch8Rows = []ch8Row{
 		}},
 }
 
-// writeCh8Table writes the rows for the martini run among runs, as
-// Markdown; nothing when there is none.
-func writeCh8Table(w io.Writer, runs []*nicbench.Run) error {
+// sectionCh8 is the rows' table on the page.
+const sectionCh8 = "Chapter 8: mechanisms (Fig 8.4, Fig 8.5, 8.7.1)"
+
+// ch8RecordRows returns the rows for the martini run in virtual time
+// among runs, as the record's rows (the thesis's machine is what virtual
+// time models; a run in real time measures this host): none without such
+// a run, and none for a row whose round trips the run lacks.
+func ch8RecordRows(runs []*nicbench.Run) ([]nicbench.Row, error) {
 	p, err := nicemu.LookupProfile(nicemu.ProfileMartini)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, r := range runs {
-		if r.Profile != nicemu.ProfileMartini {
+		if r.Profile != nicemu.ProfileMartini || r.Clock != nicemu.ClockVirtual {
 			continue
 		}
-		fmt.Fprintf(w, "\nChapter 8's mechanisms (%s):\n\n", r.Name())
-		return bench.MarkdownTable(w, []string{"figure", "thesis", "source", "model", "deviation"}, ch8Table(p, r.PM))
-	}
-	return nil
-}
-
-// ch8Table computes the rows' cells.
-func ch8Table(p *nicemu.Profile, pm map[string]map[int]float64) [][]string {
-	var rows [][]string
-	for _, c := range ch8Rows {
-		row := []string{c.what + " (" + c.unit + ")", strconv.FormatFloat(c.thesis, 'f', 2, 64), c.source, "—", "—"}
-		if v, ok := c.model(p, pm); ok {
-			row[3] = strconv.FormatFloat(v, 'f', 2, 64)
-			row[4] = fmt.Sprintf("%+.1f%%", 100*(v-c.thesis)/c.thesis)
+		var rows []nicbench.Row
+		for _, c := range ch8Rows {
+			if v, ok := c.model(p, r.PM); ok {
+				rows = append(rows, nicbench.Value(sectionCh8, c.what, c.unit, c.source, c.thesis, v, ""))
+			}
 		}
-		rows = append(rows, row)
+		return rows, nil
 	}
-	return rows
+	return nil, nil
 }

@@ -278,10 +278,12 @@ func writeResults(dir, file string, runs []*nicbench.Run, more extraFigures, qui
 	if err := nicbench.WriteTable(stdout, runs); err != nil {
 		return err
 	}
-	if err := more.write(stdout); err != nil {
+	ch8, err := ch8RecordRows(runs)
+	if err != nil {
 		return err
 	}
-	if err := writeCh8Table(stdout, runs); err != nil {
+	more.rows = append(more.rows, ch8...)
+	if err := more.write(stdout); err != nil {
 		return err
 	}
 	if dir == "" {
