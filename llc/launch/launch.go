@@ -161,10 +161,9 @@ func FromEnv() (*Job, error) {
 // and by default when its host runs two ranks or more that fill at least
 // half of its CPUs. With fewer ranks than CPUs but more than half, the
 // scheduler, left alone, still wakes a rank onto a CPU another one runs
-// on: on 16 CPUs, unbound, runs of small collectives at 12 processes took
-// 18-59 µs a call where bound ones took 1.3-1.7, and at 8 one barrier
-// run took 8.7 µs against 0.9 (docs/decisions.md, bindsToCore). With
-// more ranks than CPUs, the scheduler, left alone, sometimes stacks three ranks
+// on, and whole runs of small collectives took ten times as long and more
+// as bound ones (docs/decisions.md, bindsToCore). With more ranks than
+// CPUs, the scheduler, left alone, sometimes stacks three ranks
 // of four on one of two CPUs while the ranks sleep and wake, and every
 // exchange waits for them to take turns: unbound, some runs of NPB and
 // of small collectives took twice as long as bound ones or more
