@@ -80,15 +80,11 @@ func FindPeerNamed(name string) (*Peer, error) {
 			return p, nil
 		}
 	}
-	last := pairs[len(pairs)-1]
-	var missing []string
-	for _, n := range last {
+	var missing []string // of the last pair, which is not whole either
+	for _, n := range pairs[len(pairs)-1] {
 		if _, err := exec.LookPath(n); err != nil {
 			missing = append(missing, n)
 		}
-	}
-	if len(missing) == 0 { // the last pair is whole but an earlier half was not
-		missing = []string{pairs[0][0] + " with " + pairs[0][1]}
 	}
 	return nil, &peerMissingError{fmt.Sprintf("system MPI: %s not found on PATH; the system MPI column is skipped",
 		strings.Join(missing, " and "))}

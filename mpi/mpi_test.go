@@ -32,6 +32,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rhinet-go/martini/internal/hydratest"
 	"github.com/rhinet-go/martini/mpi"
 )
 
@@ -585,7 +586,7 @@ func runFailure(t *testing.T, np int, name string, code int, re string, bound ti
 	for _, m := range regexp.MustCompile(`blocked in Recv \(pid (\d+)\)`).FindAllStringSubmatch(r.stdout, -1) {
 		pid, _ := strconv.Atoi(m[1])
 		deadline := time.Now().Add(2 * time.Second)
-		for alive(pid) {
+		for hydratest.Alive(pid) {
 			if time.Now().After(deadline) {
 				t.Errorf("rank pid %d still alive after mpirun ended", pid)
 				syscall.Kill(pid, syscall.SIGKILL)
@@ -598,17 +599,6 @@ func runFailure(t *testing.T, np int, name string, code int, re string, bound ti
 		t.Logf("%s: exit %d after %v: %s", name, r.code, r.elapsed.Round(time.Millisecond), lastLine(r.stderr))
 	}
 	return r
-}
-
-// alive tells whether pid is a live (not zombie) process.
-func alive(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
 }
 
 func lastLine(s string) string {

@@ -153,10 +153,11 @@ func procStat(path string) (pid, ppid int, state string, ok bool) {
 	return pid, ppid, rest[0], err == nil
 }
 
-// Alive reports whether process p runs: it exists and is not a zombie.
+// Alive reports whether process p runs: it exists and is neither a
+// zombie nor dead.
 func Alive(p int) bool {
 	_, _, state, ok := procStat(fmt.Sprintf("/proc/%d/stat", p))
-	return ok && state != "Z"
+	return ok && state != "Z" && state != "X"
 }
 
 // TagVar is the variable by which Tagged finds a job's processes: a test

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rhinet-go/martini/internal/hydratest"
 )
 
 // Jobs across hosts whose hosts are all this one: the launch command
@@ -40,7 +42,7 @@ func marked(marker string) []int {
 		if err != nil || !bytes.Contains(data, want) {
 			continue
 		}
-		if pid, err := strconv.Atoi(strings.Split(p, "/")[2]); err == nil && alive(pid) {
+		if pid, err := strconv.Atoi(strings.Split(p, "/")[2]); err == nil && hydratest.Alive(pid) {
 			pids = append(pids, pid)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rhinet-go/martini/internal/hydratest"
 	"github.com/rhinet-go/martini/internal/mpirunbuild"
 )
 
@@ -482,23 +483,11 @@ func startMpirun(t *testing.T, np int) (*exec.Cmd, []int) {
 	return cmd, pids
 }
 
-// alive tells whether pid is a live (not zombie) process.
-func alive(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the command name in parentheses.
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
-}
-
 func waitDead(t *testing.T, pids []int, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for _, pid := range pids {
-		for alive(pid) {
+		for hydratest.Alive(pid) {
 			if time.Now().After(deadline) {
 				t.Errorf("process %d still alive %v after mpirun ended", pid, within)
 				syscall.Kill(pid, syscall.SIGKILL)

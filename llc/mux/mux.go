@@ -220,17 +220,11 @@ func (m *Mux) Arm() uint32 { return m.nets[0].tr.Arm() }
 // Sleep sleeps on the first network, for at most MaxSleep when there are
 // others.
 func (m *Mux) Sleep(ticket uint32) {
-	first := m.nets[0].tr
-	if ts, ok := first.(llc.TimedSleeper); ok && len(m.nets) > 1 {
-		ts.SleepFor(ticket, MaxSleep)
-		return
-	}
 	if len(m.nets) > 1 {
-		first.Disarm()
-		time.Sleep(MaxSleep)
+		m.SleepFor(ticket, MaxSleep)
 		return
 	}
-	first.Sleep(ticket)
+	m.nets[0].tr.Sleep(ticket)
 }
 
 // SleepFor is Sleep bounded by d as well (llc.TimedSleeper).
