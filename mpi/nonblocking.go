@@ -44,14 +44,14 @@ func (c *Comm) softRunner() *collectives.Runner {
 		Processors: c.runner.Processors, Tuning: c.runner.Tuning}
 }
 
-// launch runs f, the body of the nonblocking operation op of c, in a
-// goroutine and returns its Request.
+// launch runs f, the body of the nonblocking operation op of c, on a
+// goroutine of backgroundWorkers and returns its Request.
 func (c *Comm) launch(op string, f func() error) *Request {
 	cr := &collRequest{finished: make(chan struct{})}
 	c.requestStarted()
 	ep := c.rt.ep
 	ep.StartBackground()
-	go func() {
+	backgroundWorkers.Go(func() {
 		defer ep.EndBackground()
 		if err := f(); err != nil {
 			cr.err = fmt.Errorf("mpi: %s: %w", op, err)
@@ -59,7 +59,7 @@ func (c *Comm) launch(op string, f func() error) *Request {
 		cr.done.Store(true)
 		close(cr.finished)
 		c.rt.net.Wake() // for a Waitany asleep on the doorbell
-	}()
+	})
 	return &Request{c: c, coll: cr}
 }
 
