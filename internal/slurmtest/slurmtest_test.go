@@ -2,6 +2,7 @@ package slurmtest_test
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,11 +13,18 @@ import (
 	"time"
 
 	"github.com/rhinet-go/martini/internal/mpiruntest"
+	"github.com/rhinet-go/martini/internal/netns"
 	"github.com/rhinet-go/martini/internal/peernet"
 	"github.com/rhinet-go/martini/internal/slurmtest"
 	"github.com/rhinet-go/martini/mpi"
 	_ "github.com/rhinet-go/martini/networks"
+	"github.com/rhinet-go/martini/npb"
 )
+
+// npbClass is the class of the NPB kernels that the tests run under srun:
+// S in the suite; A for the figures across two nodes, beside one
+// (go test ./internal/slurmtest -run TestSrunTwoNodes/npb -npb-class A -v).
+var npbClass = flag.String("npb-class", "S", "class of the NPB kernels run under srun")
 
 // envScenario names the scenario that the test binary runs as an MPI
 // program under srun instead of running the tests.
@@ -152,6 +160,15 @@ func TestSrunPMI2(t *testing.T) {
 			t.Errorf("srun printed\n%s\nwant, as under mpirun,\n%s", got, want)
 		}
 	})
+	t.Run("npb", func(t *testing.T) {
+		prog := npbProgram(t)
+		for _, k := range []string{"CG", "MG"} {
+			out, _, err := c.Srun(5*time.Minute, nil, "-n", "4", "--mpi=pmi2", "--overcommit", prog, "-class", *npbClass, "-results", "", k)
+			if r := verified(t, k, out, err); r.NP != 4 {
+				t.Errorf("%s ran as %d processes, want 4", k, r.NP)
+			}
+		}
+	})
 	t.Run("abort", func(t *testing.T) {
 		out, took, err := srun(t, "abort", 2)
 		var exit *exec.ExitError
@@ -181,6 +198,117 @@ func TestSrunPMI2(t *testing.T) {
 		// shares rank 1's node and memory, ends it, naming rank 1.
 		if !strings.Contains(out, "mpi: rank 1 (pid ") || !strings.Contains(out, "ended without finalizing") {
 			t.Errorf("the output does not say that rank 0 ended the job for rank 1:\n%s", out)
+		}
+	})
+}
+
+// npbProgram builds the NPB command for t's jobs.
+func npbProgram(t *testing.T) string {
+	t.Helper()
+	_, prog := mpiruntest.Program(t, "github.com/rhinet-go/martini/npb/cmd/npb")
+	return prog
+}
+
+// verified fails t unless out, the output of the NPB kernel k's job that
+// ended with err, reports a successful verification; it returns the
+// report.
+func verified(t *testing.T, k, out string, err error) npb.Report {
+	t.Helper()
+	r, perr := npb.ParseReport([]byte(out))
+	if err != nil || perr != nil || !r.Verified {
+		t.Errorf("%s class %s: %v, %v, verified %v:\n%s", k, *npbClass, err, perr, r.Verified, out)
+	}
+	return r
+}
+
+// Jobs across two nodes of a real Slurm (two network namespaces joined by
+// a veth pair, a slurmd in each under a host name of its own): the ranks
+// of a node share memory, and talk to the other node's over TCP; Abort
+// and a killed rank end the whole step; NPB verifies across the nodes.
+func TestSrunTwoNodes(t *testing.T) {
+	c := slurmtest.StartOn(t, netns.New(t, 2))
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Four ranks, two a node: ranks 0 and 1 on node0 (block distribution).
+	srun := func(scenario string, flags ...string) (string, time.Duration, error) {
+		args := append([]string{"-N", "2", "-n", "4", "--mpi=pmi2"}, flags...)
+		return c.Srun(time.Minute, []string{envScenario + "=" + scenario}, append(args, self)...)
+	}
+	t.Run("networks", func(t *testing.T) {
+		out, _, err := srun("peers")
+		if err != nil {
+			t.Fatalf("srun: %v\n%s", err, out)
+		}
+		for r := range 4 {
+			if want := fmt.Sprintf("rank %d of 4: network martini+tcp\n", r); !strings.Contains(out, want) {
+				t.Errorf("no %q in the output:\n%s", want, out)
+			}
+		}
+		if !strings.Contains(out, "peer 1: tcp bytes 0\n") {
+			t.Errorf("rank 1, on rank 0's node, was not reached over martini alone:\n%s", out)
+		}
+		for p := 2; p < 4; p++ {
+			var got int
+			i := strings.Index(out, fmt.Sprintf("peer %d: tcp bytes ", p))
+			if i >= 0 {
+				fmt.Sscanf(out[i:], fmt.Sprintf("peer %d: tcp bytes %%d", p), &got)
+			}
+			if got < peernet.Bytes {
+				t.Errorf("rank 0's TCP network sent %d bytes to rank %d on the other node, want %d at least:\n%s", got, p, peernet.Bytes, out)
+			}
+		}
+	})
+	t.Run("hello", func(t *testing.T) {
+		out, _, err := srun("hello")
+		if err != nil {
+			t.Fatalf("srun: %v\n%s", err, out)
+		}
+		for r := range 4 {
+			if want := fmt.Sprintf("rank %d of 4: sum 6\n", r); !strings.Contains(out, want) {
+				t.Errorf("no %q in the output:\n%s", want, out)
+			}
+		}
+	})
+	// Rank 1 aborts (or is killed) on node1 (cyclic distribution), rank 0
+	// computing on node0.
+	t.Run("abort", func(t *testing.T) {
+		out, took, err := srun("abort", "--distribution=cyclic")
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			t.Fatalf("srun: %v, want a non-zero exit\n%s", err, out)
+		}
+		if took > 5*time.Second {
+			t.Errorf("srun took %v after rank 1's Abort, want a few seconds at most", took)
+		}
+		if !strings.Contains(out, "rank 1 called Abort(7)") {
+			t.Errorf("the output does not name the aborting rank:\n%s", out)
+		}
+	})
+	t.Run("killed", func(t *testing.T) {
+		out, took, err := srun("kill", "--distribution=cyclic")
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			t.Fatalf("srun: %v, want a non-zero exit\n%s", err, out)
+		}
+		if took > 10*time.Second {
+			t.Errorf("srun took %v after rank 1 was killed", took)
+		}
+		if !strings.Contains(out, "node1: task 1: Killed") {
+			t.Errorf("the output does not name the killed rank:\n%s", out)
+		}
+	})
+	t.Run("npb", func(t *testing.T) {
+		prog := npbProgram(t)
+		for _, k := range []string{"CG", "MG", "FT", "LU"} {
+			job := func(nodes string) npb.Report {
+				out, _, err := c.Srun(10*time.Minute, nil, "-N", nodes, "-n", "4", "--mpi=pmi2", "--overcommit",
+					prog, "-class", *npbClass, "-results", "", k)
+				return verified(t, k, out, err)
+			}
+			across, one := job("2"), job("1")
+			t.Logf("%s class %s, 4 processes: %.2f Mop/s across two nodes, %.2f on one", k, *npbClass, across.Mops, one.Mops)
 		}
 	})
 }

@@ -17,8 +17,12 @@ const stopWait = 5 * time.Second
 // dirPrefix begins the name of a cluster's directory in os.TempDir.
 const dirPrefix = "slurmtest-"
 
-// pidFiles are the daemons' pid files in a cluster's directory.
-var pidFiles = []string{"slurmd.pid", "slurmctld.pid", "munged.pid"}
+// pidFiles returns the daemons' pid files in a cluster's directory dir:
+// munged's, slurmctld's and each node's slurmd's.
+func pidFiles(dir string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pid"))
+	return files
+}
 
 // stop cancels the cluster's jobs, stops its daemons, kills whatever of
 // it is left (a daemon that forked away from its pid file's process, a
@@ -33,8 +37,8 @@ func (c *Cluster) stop() {
 		stopDaemon(c.daemons[i].Process.Pid)
 		_ = c.daemons[i].Wait()
 	}
-	for _, f := range pidFiles {
-		if pid := readPid(c.path(f)); pid > 0 && holds(pid, c.Dir, c.Conf) {
+	for _, f := range pidFiles(c.Dir) {
+		if pid := readPid(f); pid > 0 && holds(pid, c.Dir, c.Conf) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
@@ -129,8 +133,8 @@ func removeStale() {
 			continue
 		}
 		live := false
-		for _, f := range pidFiles {
-			pid := readPid(filepath.Join(dir, f))
+		for _, f := range pidFiles(dir) {
+			pid := readPid(f)
 			live = live || pid > 0 && running(pid) && holds(pid, dir)
 		}
 		if !live {
