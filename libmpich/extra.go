@@ -196,7 +196,7 @@ func PMPI_Comm_idup(comm int32, out *int32, req *int32) (rc int32) {
 		return fail("MPI_Comm_idup", o, comm, err)
 	}
 	errh := o.errh.Load()
-	ro := &reqObj{r: r, onDone: func() {
+	ro := reqObj{r: r, onDone: func() {
 		d := newCommObj(c)
 		d.errh.Store(errh)
 		comms.set(h, d)

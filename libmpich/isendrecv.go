@@ -33,7 +33,7 @@ func startSendrecv(o *commObj, comm int32, sb []byte, dest, stag int32, rb cbuf,
 	if err != nil {
 		return err
 	}
-	ro := &reqObj{r: r, comm: o, commH: comm}
+	ro := reqObj{r: r, comm: o, commH: comm}
 	if rb.dt != nil {
 		ro.onDone = unpackOnDone(r, rb, into)
 	}

@@ -25,7 +25,8 @@ func newCommObj(c *mpi.Comm) *commObj {
 	return o
 }
 
-// reqObj is what a request handle names.
+// reqObj is what a request handle names; the handle table holds it by
+// value, so that a request's handle allocates nothing.
 type reqObj struct {
 	r *mpi.Request
 	// persistent requests stay allocated when they complete.
@@ -47,7 +48,7 @@ var (
 	self     atomic.Pointer[commObj]
 	comms    = newTable[*commObj](kindComm)
 	groups   = newTable[mpi.Group](kindGroup)
-	requests = newTable[*reqObj](kindRequest)
+	requests = newTable[reqObj](kindRequest)
 	userOps  = newTable[*opObj](kindOp)
 	errhs    = newTable[uintptr](kindErrhandler)
 )

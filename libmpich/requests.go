@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"sync"
 	"unsafe"
 
 	"github.com/rhinet-go/martini/mpi"
@@ -31,22 +32,53 @@ func requestArray(p unsafe.Pointer, n int32) []int32 {
 	return unsafe.Slice((*int32)(p), n)
 }
 
-// gatherRequests returns the requests of handles hs (nil for
-// MPI_REQUEST_NULL) and their objects.
-func gatherRequests(hs []int32) ([]*mpi.Request, []*reqObj, error) {
-	rs := make([]*mpi.Request, len(hs))
-	os := make([]*reqObj, len(hs))
+// gathered is what a completion call over an array of request handles
+// gathers: their requests (nil for MPI_REQUEST_NULL), objects (a zero one
+// for MPI_REQUEST_NULL) and statuses. They are kept between calls (gather, done), so that the
+// calls allocate nothing.
+type gathered struct {
+	rs  []*mpi.Request
+	os  []reqObj
+	sts []mpi.Status
+}
+
+var gatherings = sync.Pool{New: func() any { return new(gathered) }}
+
+// gatherRequests returns the requests of handles hs and their objects;
+// the caller gives them back with done.
+func gatherRequests(hs []int32) (*gathered, error) {
+	g := gatherings.Get().(*gathered)
+	n := len(hs)
+	g.rs, g.os, g.sts = resized(g.rs, n), resized(g.os, n), resized(g.sts, n)
 	for i, h := range hs {
 		if h == requestNull {
 			continue
 		}
 		o, ok := requests.get(h)
 		if !ok {
-			return nil, nil, errorf(errRequest, "invalid request %#x", uint32(h))
+			g.done()
+			return nil, errorf(errRequest, "invalid request %#x", uint32(h))
 		}
-		rs[i], os[i] = o.r, o
+		g.rs[i], g.os[i] = o.r, o
 	}
-	return rs, os, nil
+	return g, nil
+}
+
+// resized returns s with n zero elements, reusing its array if it can.
+func resized[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// done gives g back, holding on to no request.
+func (g *gathered) done() {
+	clear(g.rs)
+	clear(g.os)
+	gatherings.Put(g)
 }
 
 // retire releases the handle *h of a completed request (not a persistent
@@ -58,6 +90,15 @@ func retire(h *int32, o *reqObj, err error) {
 	}
 	if err == nil && o.onDone != nil {
 		o.onDone()
+	}
+}
+
+// recycle gives the request of a retired request that completed without
+// error back for reuse by later calls (persistent ones stay). Nothing may
+// use o.r afterwards.
+func recycle(o *reqObj) {
+	if !o.persistent {
+		_ = o.r.Release() // fails for no request it may reuse
 	}
 }
 
@@ -75,11 +116,12 @@ func PMPI_Wait(req *int32, st unsafe.Pointer) (rc int32) {
 		return fail("MPI_Wait", nil, commWorld, errorf(errRequest, "invalid request %#x", uint32(*req)))
 	}
 	s, err := o.r.Wait()
-	retire(req, o, err)
+	retire(req, &o, err)
 	if err != nil {
 		return fail("MPI_Wait", o.comm, o.commH, err)
 	}
 	writeStatus(st, s)
+	recycle(&o)
 	return errSuccess
 }
 
@@ -102,20 +144,24 @@ func PMPI_Test(req *int32, flag *int32, st unsafe.Pointer) (rc int32) {
 	if !done {
 		return errSuccess
 	}
-	retire(req, o, err)
+	retire(req, &o, err)
 	if err != nil {
 		return fail("MPI_Test", o.comm, o.commH, err)
 	}
 	writeStatus(st, s)
+	recycle(&o)
 	return errSuccess
 }
 
 // completeAll retires every request of hs after Waitall or Testall and
-// stores their statuses.
-func completeAll(hs []int32, os []*reqObj, sts []mpi.Status, statuses unsafe.Pointer, err error) {
+// stores their statuses; without an error, it recycles them.
+func completeAll(hs []int32, os []reqObj, sts []mpi.Status, statuses unsafe.Pointer, err error) {
 	for i := range hs {
-		if os[i] != nil {
-			retire(&hs[i], os[i], err)
+		if os[i].r != nil {
+			retire(&hs[i], &os[i], err)
+			if err == nil {
+				recycle(&os[i])
+			}
 		}
 		writeStatus(statusAt(statuses, i), sts[i])
 	}
@@ -127,12 +173,13 @@ func completeAll(hs []int32, os []*reqObj, sts []mpi.Status, statuses unsafe.Poi
 func PMPI_Waitall(n int32, reqs unsafe.Pointer, statuses unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Waitall", &rc)
 	hs := requestArray(reqs, n)
-	rs, os, err := gatherRequests(hs)
+	g, err := gatherRequests(hs)
 	if err != nil {
 		return fail("MPI_Waitall", nil, commWorld, err)
 	}
-	sts, err := mpi.Waitall(rs)
-	completeAll(hs, os, sts, statuses, err)
+	defer g.done()
+	err = mpi.WaitallInto(g.rs, g.sts)
+	completeAll(hs, g.os, g.sts, statuses, err)
 	return check("MPI_Waitall", nil, commWorld, err)
 }
 
@@ -142,30 +189,34 @@ func PMPI_Waitall(n int32, reqs unsafe.Pointer, statuses unsafe.Pointer) (rc int
 func PMPI_Testall(n int32, reqs unsafe.Pointer, flag *int32, statuses unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Testall", &rc)
 	hs := requestArray(reqs, n)
-	rs, os, err := gatherRequests(hs)
+	g, err := gatherRequests(hs)
 	if err != nil {
 		return fail("MPI_Testall", nil, commWorld, err)
 	}
-	done, sts, err := mpi.Testall(rs)
+	defer g.done()
+	done, sts, err := mpi.Testall(g.rs)
 	*flag = boolInt(done)
 	if !done {
 		return errSuccess
 	}
-	completeAll(hs, os, sts, statuses, err)
+	completeAll(hs, g.os, sts, statuses, err)
 	return check("MPI_Testall", nil, commWorld, err)
 }
 
 // completeOne retires the request at index i of hs after Waitany or
 // Testany (i is mpi.Undefined when none was active).
-func completeOne(hs []int32, os []*reqObj, i int, s mpi.Status, index *int32, st unsafe.Pointer, err error) {
+func completeOne(hs []int32, os []reqObj, i int, s mpi.Status, index *int32, st unsafe.Pointer, err error) {
 	if i == mpi.Undefined {
 		*index = cUndefined
 		writeStatus(st, emptyStatus)
 		return
 	}
 	*index = int32(i)
-	retire(&hs[i], os[i], err)
+	retire(&hs[i], &os[i], err)
 	writeStatus(st, s)
+	if err == nil {
+		recycle(&os[i])
+	}
 }
 
 // PMPI_Waitany implements MPI_Waitany.
@@ -174,10 +225,12 @@ func completeOne(hs []int32, os []*reqObj, i int, s mpi.Status, index *int32, st
 func PMPI_Waitany(n int32, reqs unsafe.Pointer, index *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Waitany", &rc)
 	hs := requestArray(reqs, n)
-	rs, os, err := gatherRequests(hs)
+	g, err := gatherRequests(hs)
 	if err != nil {
 		return fail("MPI_Waitany", nil, commWorld, err)
 	}
+	defer g.done()
+	rs, os := g.rs, g.os
 	i, s, err := mpi.Waitany(rs)
 	completeOne(hs, os, i, s, index, st, err)
 	return check("MPI_Waitany", nil, commWorld, err)
@@ -189,10 +242,12 @@ func PMPI_Waitany(n int32, reqs unsafe.Pointer, index *int32, st unsafe.Pointer)
 func PMPI_Testany(n int32, reqs unsafe.Pointer, index *int32, flag *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Testany", &rc)
 	hs := requestArray(reqs, n)
-	rs, os, err := gatherRequests(hs)
+	g, err := gatherRequests(hs)
 	if err != nil {
 		return fail("MPI_Testany", nil, commWorld, err)
 	}
+	defer g.done()
+	rs, os := g.rs, g.os
 	done, i, s, err := mpi.Testany(rs)
 	*flag = boolInt(done)
 	if !done {
@@ -204,7 +259,7 @@ func PMPI_Testany(n int32, reqs unsafe.Pointer, index *int32, flag *int32, st un
 }
 
 // completeSome retires the requests that Waitsome or Testsome completed.
-func completeSome(hs []int32, os []*reqObj, idx []int, sts []mpi.Status, outcount *int32, indices, statuses unsafe.Pointer, err error) {
+func completeSome(hs []int32, os []reqObj, idx []int, sts []mpi.Status, outcount *int32, indices, statuses unsafe.Pointer, err error) {
 	if idx == nil {
 		*outcount = cUndefined
 		return
@@ -213,8 +268,11 @@ func completeSome(hs []int32, os []*reqObj, idx []int, sts []mpi.Status, outcoun
 	out := unsafe.Slice((*int32)(indices), len(idx))
 	for k, i := range idx {
 		out[k] = int32(i)
-		retire(&hs[i], os[i], err)
+		retire(&hs[i], &os[i], err)
 		writeStatus(statusAt(statuses, k), sts[k])
+		if err == nil {
+			recycle(&os[i])
+		}
 	}
 }
 
@@ -224,10 +282,12 @@ func completeSome(hs []int32, os []*reqObj, idx []int, sts []mpi.Status, outcoun
 func PMPI_Waitsome(n int32, reqs unsafe.Pointer, outcount *int32, indices, statuses unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Waitsome", &rc)
 	hs := requestArray(reqs, n)
-	rs, os, err := gatherRequests(hs)
+	g, err := gatherRequests(hs)
 	if err != nil {
 		return fail("MPI_Waitsome", nil, commWorld, err)
 	}
+	defer g.done()
+	rs, os := g.rs, g.os
 	idx, sts, err := mpi.Waitsome(rs)
 	completeSome(hs, os, idx, sts, outcount, indices, statuses, err)
 	return check("MPI_Waitsome", nil, commWorld, err)
@@ -239,10 +299,12 @@ func PMPI_Waitsome(n int32, reqs unsafe.Pointer, outcount *int32, indices, statu
 func PMPI_Testsome(n int32, reqs unsafe.Pointer, outcount *int32, indices, statuses unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Testsome", &rc)
 	hs := requestArray(reqs, n)
-	rs, os, err := gatherRequests(hs)
+	g, err := gatherRequests(hs)
 	if err != nil {
 		return fail("MPI_Testsome", nil, commWorld, err)
 	}
+	defer g.done()
+	rs, os := g.rs, g.os
 	idx, sts, err := mpi.Testsome(rs)
 	if idx != nil || err != nil || activeCount(rs) == 0 {
 		completeSome(hs, os, idx, sts, outcount, indices, statuses, err)
@@ -305,9 +367,10 @@ func PMPI_Start(req *int32) (rc int32) {
 //export PMPI_Startall
 func PMPI_Startall(n int32, reqs unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Startall", &rc)
-	rs, _, err := gatherRequests(requestArray(reqs, n))
+	g, err := gatherRequests(requestArray(reqs, n))
 	if err == nil {
-		err = mpi.Startall(rs)
+		err = mpi.Startall(g.rs)
+		g.done()
 	}
 	return check("MPI_Startall", nil, commWorld, err)
 }

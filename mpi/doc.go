@@ -33,9 +33,10 @@
 //     [Comm.Improbe], [Imrecv]; persistent:
 //     [SendInit], [SsendInit], [RsendInit], [BsendInit], [RecvInit],
 //     [Request.Start], [Startall].
-//   - Completion: [Request.Wait], [Request.Test], [Waitall], [Waitany],
-//     [Waitsome], [Testall], [Testany], [Testsome], [Request.Cancel],
-//     [Request.Free].
+//   - Completion: [Request.Wait], [Request.Test], [Waitall],
+//     [WaitallInto], [Waitany], [Waitsome], [Testall], [Testany],
+//     [Testsome], [Request.Cancel], [Request.Free]; [Request.Release]
+//     gives a completed request back for reuse.
 //   - Collectives: [Barrier], [Bcast], [Reduce], [Allreduce], [Gather],
 //     [Gatherv], [Scatter], [Scatterv], [Allgather], [Allgatherv],
 //     [Alltoall], [Alltoallv], [Alltoallw], [ReduceScatter],

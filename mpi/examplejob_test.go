@@ -44,6 +44,7 @@ var exampleJobs = []exampleJob{
 	{"ExampleSend", ExampleSend, 2},
 	{"ExampleRecv", ExampleRecv, 3},
 	{"ExampleIsend", ExampleIsend, 3},
+	{"ExampleRequest_Release", ExampleRequest_Release, 3},
 	{"ExampleWaitall", ExampleWaitall, 4},
 	{"ExampleAllreduce", ExampleAllreduce, 4},
 	{"ExampleIallreduce", ExampleIallreduce, 3},

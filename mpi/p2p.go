@@ -130,7 +130,8 @@ func Isend[T Type](c *Comm, buf []T, dest, tag int) (*Request, error) {
 	if err := c.checkDest("Isend", dest, tag); err != nil {
 		return nil, err
 	}
-	r := &Request{c: c, peer: dest, elem: sizeOf[T]()}
+	r := newRequest()
+	r.c, r.peer, r.elem = c, dest, sizeOf[T]()
 	if dest == ProcNull {
 		r.null = true
 		return r, nil
@@ -145,7 +146,8 @@ func Irecv[T Type](c *Comm, buf []T, source, tag int) (*Request, error) {
 	if err := c.checkSource("Irecv", source, tag); err != nil {
 		return nil, err
 	}
-	r := &Request{c: c, recv: true, peer: source, elem: sizeOf[T]()}
+	r := newRequest()
+	r.c, r.recv, r.peer, r.elem = c, true, source, sizeOf[T]()
 	if source == ProcNull {
 		r.null = true
 		return r, nil

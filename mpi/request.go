@@ -279,6 +279,16 @@ func (r *Request) tested() bool {
 // request) and inactive persistent requests get the empty status.
 func Waitall(reqs []*Request) ([]Status, error) {
 	sts := make([]Status, len(reqs))
+	return sts, WaitallInto(reqs, sts)
+}
+
+// WaitallInto is Waitall with the statuses stored in sts, which must hold
+// len(reqs) of them: a caller that keeps sts from call to call allocates
+// nothing.
+func WaitallInto(reqs []*Request, sts []Status) error {
+	if len(sts) < len(reqs) {
+		return fmt.Errorf("mpi: WaitallInto: %d statuses for %d requests: %w", len(sts), len(reqs), ErrCount)
+	}
 	var errs []error
 	for i, r := range reqs {
 		if r == nil {
@@ -291,7 +301,7 @@ func Waitall(reqs []*Request) ([]Status, error) {
 			errs = append(errs, err)
 		}
 	}
-	return sts, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // anyDone is a completion that is done when one of reqs is.
