@@ -62,12 +62,13 @@ func scenarioRelease(w *mpi.Comm) error {
 		return err
 	}
 	i := 100
+	// The race detector's pools drop a share of what they are given.
 	if allocs := testing.AllocsPerRun(200, func() {
 		if err := round(i); err != nil {
 			panic(err)
 		}
 		i++
-	}); allocs != 0 {
+	}); allocs != 0 && !raceEnabled {
 		return fmt.Errorf("Isend, Irecv, WaitallInto and Release: %v allocations a round, want 0", allocs)
 	}
 	p, err := mpi.SendInit(w, out, right(w), tag)
