@@ -349,6 +349,17 @@ func (s *Segment) PGID() uint64 { return s.hdr.pgid }
 // Size returns the segment size in bytes.
 func (s *Segment) Size() int { return int(s.hdr.size) }
 
+// Resident returns the bytes of memory the segment's file holds: the
+// pages any process of the host has touched (a memory file allocates a
+// page at its first touch), at most Size.
+func (s *Segment) Resident() (int64, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(s.file.Fd()), &st); err != nil {
+		return 0, fmt.Errorf("nicemu: the segment's memory: %w", err)
+	}
+	return st.Blocks * 512, nil
+}
+
 // Profile returns the name of the timing profile the job runs under.
 func (s *Segment) Profile() string { return profileName(s.hdr.profile) }
 

@@ -253,3 +253,29 @@ func TestNoDevShm(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentResident: a segment's resident memory counts the pages its
+// processes touched, at most its size.
+func TestSegmentResident(t *testing.T) {
+	seg, err := CreateSegment(testConfig(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := openNIC(t, seg, 0)
+	before, err := seg.Resident()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pages = 64
+	_, mem := mustRegisterSegment(t, n, pages*PageSize)
+	for i := 0; i < len(mem); i += PageSize {
+		mem[i] = 1
+	}
+	after, err := seg.Resident()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after-before < pages*PageSize || after > int64(seg.Size()) {
+		t.Errorf("resident %d bytes before touching %d pages, %d after; the segment has %d", before, pages, after, seg.Size())
+	}
+}

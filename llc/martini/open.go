@@ -105,11 +105,16 @@ func (t *Translator) Close() error {
 // whole job (refused requests).
 func (t *Translator) Segment() *nicemu.Segment { return t.nic.Segment() }
 
-// Stats returns the NIC's counters of this process, by name; in virtual
-// time also its clock's (clockStats).
+// Stats returns the NIC's counters of this process, by name, and the
+// host's segment's size and resident memory ("segment-bytes",
+// "segment-resident-bytes"); in virtual time also its clock's
+// (clockStats).
 func (t *Translator) Stats() []llc.Stat {
 	n := t.nic.Stats()
+	seg := t.nic.Segment()
+	resident, _ := seg.Resident() // 0 if the file cannot be looked at
 	return append(clockStats(t.nic.Clock()), []llc.Stat{
+		{Name: "segment-bytes", Value: uint64(seg.Size())}, {Name: "segment-resident-bytes", Value: uint64(resident)},
 		{Name: "push", Value: n.Push}, {Name: "pull", Value: n.Pull}, {Name: "botf", Value: n.BOTF},
 		{Name: "aotf", Value: n.AOTF}, {Name: "cas", Value: n.CAS}, {Name: "faa", Value: n.FAA},
 		{Name: "packets", Value: n.Packets},
