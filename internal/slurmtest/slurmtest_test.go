@@ -171,29 +171,11 @@ func TestSrunPMI2(t *testing.T) {
 	})
 	t.Run("abort", func(t *testing.T) {
 		out, took, err := srun(t, "abort", 2)
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			t.Fatalf("srun: %v, want a non-zero exit\n%s", err, out)
-		}
-		if took > 5*time.Second {
-			t.Errorf("srun took %v after rank 1's Abort, want a few seconds at most", took)
-		}
-		if !strings.Contains(out, "rank 1 called Abort(7)") {
-			t.Errorf("the output does not name the aborting rank:\n%s", out)
-		}
+		ended(t, out, took, err, abortLimit, "rank 1 called Abort(7)")
 	})
 	t.Run("killed", func(t *testing.T) {
 		out, took, err := srun(t, "kill", 2)
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			t.Fatalf("srun: %v, want a non-zero exit\n%s", err, out)
-		}
-		if took > 10*time.Second {
-			t.Errorf("srun took %v after rank 1 was killed", took)
-		}
-		if !strings.Contains(out, "task 1: Killed") {
-			t.Errorf("the output does not name the killed rank:\n%s", out)
-		}
+		ended(t, out, took, err, killLimit, "task 1: Killed")
 		// srun does not end the step when a task dies: rank 0, which
 		// shares rank 1's node and memory, ends it, naming rank 1.
 		if !strings.Contains(out, "mpi: rank 1 (pid ") || !strings.Contains(out, "ended without finalizing") {
@@ -241,24 +223,7 @@ func TestSrunTwoNodes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("srun: %v\n%s", err, out)
 		}
-		for r := range 4 {
-			if want := fmt.Sprintf("rank %d of 4: network martini+tcp\n", r); !strings.Contains(out, want) {
-				t.Errorf("no %q in the output:\n%s", want, out)
-			}
-		}
-		if !strings.Contains(out, "peer 1: tcp bytes 0\n") {
-			t.Errorf("rank 1, on rank 0's node, was not reached over martini alone:\n%s", out)
-		}
-		for p := 2; p < 4; p++ {
-			var got int
-			i := strings.Index(out, fmt.Sprintf("peer %d: tcp bytes ", p))
-			if i >= 0 {
-				fmt.Sscanf(out[i:], fmt.Sprintf("peer %d: tcp bytes %%d", p), &got)
-			}
-			if got < peernet.Bytes {
-				t.Errorf("rank 0's TCP network sent %d bytes to rank %d on the other node, want %d at least:\n%s", got, p, peernet.Bytes, out)
-			}
-		}
+		acrossNodes(t, out)
 	})
 	t.Run("hello", func(t *testing.T) {
 		out, _, err := srun("hello")
@@ -266,51 +231,86 @@ func TestSrunTwoNodes(t *testing.T) {
 			t.Fatalf("srun: %v\n%s", err, out)
 		}
 		for r := range 4 {
-			if want := fmt.Sprintf("rank %d of 4: sum 6\n", r); !strings.Contains(out, want) {
-				t.Errorf("no %q in the output:\n%s", want, out)
-			}
+			contains(t, out, fmt.Sprintf("rank %d of 4: sum 6\n", r))
 		}
 	})
 	// Rank 1 aborts (or is killed) on node1 (cyclic distribution), rank 0
 	// computing on node0.
 	t.Run("abort", func(t *testing.T) {
 		out, took, err := srun("abort", "--distribution=cyclic")
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			t.Fatalf("srun: %v, want a non-zero exit\n%s", err, out)
-		}
-		if took > 5*time.Second {
-			t.Errorf("srun took %v after rank 1's Abort, want a few seconds at most", took)
-		}
-		if !strings.Contains(out, "rank 1 called Abort(7)") {
-			t.Errorf("the output does not name the aborting rank:\n%s", out)
-		}
+		ended(t, out, took, err, abortLimit, "rank 1 called Abort(7)")
 	})
 	t.Run("killed", func(t *testing.T) {
 		out, took, err := srun("kill", "--distribution=cyclic")
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			t.Fatalf("srun: %v, want a non-zero exit\n%s", err, out)
-		}
-		if took > 10*time.Second {
-			t.Errorf("srun took %v after rank 1 was killed", took)
-		}
-		if !strings.Contains(out, "node1: task 1: Killed") {
-			t.Errorf("the output does not name the killed rank:\n%s", out)
-		}
+		ended(t, out, took, err, killLimit, "node1: task 1: Killed")
 	})
-	t.Run("npb", func(t *testing.T) {
-		prog := npbProgram(t)
-		for _, k := range []string{"CG", "MG", "FT", "LU"} {
-			job := func(nodes string) npb.Report {
-				out, _, err := c.Srun(10*time.Minute, nil, "-N", nodes, "-n", "4", "--mpi=pmi2", "--overcommit",
-					prog, "-class", *npbClass, "-results", "", k)
-				return verified(t, k, out, err)
-			}
-			across, one := job("2"), job("1")
-			t.Logf("%s class %s, 4 processes: %.2f Mop/s across two nodes, %.2f on one", k, *npbClass, across.Mops, one.Mops)
+	t.Run("npb", func(t *testing.T) { npbBesideOneNode(t, c) })
+}
+
+// abortLimit and killLimit bound the time srun takes to end a step after
+// a rank's Abort, and after a rank is killed.
+const (
+	abortLimit = 5 * time.Second
+	killLimit  = 10 * time.Second
+)
+
+// ended fails t unless the step whose srun printed out and ended with err
+// after took ended non-zero within limit, and out names the rank (mark).
+func ended(t *testing.T, out string, took time.Duration, err error, limit time.Duration, mark string) {
+	t.Helper()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("srun: %v, want a non-zero exit\n%s", err, out)
+	}
+	if took > limit {
+		t.Errorf("srun took %v to end the step, want %v at most", took, limit)
+	}
+	if !strings.Contains(out, mark) {
+		t.Errorf("the output does not name the rank (%q):\n%s", mark, out)
+	}
+}
+
+// contains fails t unless out holds want.
+func contains(t *testing.T, out, want string) {
+	t.Helper()
+	if !strings.Contains(out, want) {
+		t.Errorf("no %q in the output:\n%s", want, out)
+	}
+}
+
+// acrossNodes checks the report of the "peers" scenario (peernet.Run) of
+// 4 ranks, 2 a node: every rank has both networks, rank 0 reaches rank 1
+// without TCP, and ranks 2 and 3 over TCP.
+func acrossNodes(t *testing.T, out string) {
+	t.Helper()
+	for r := range 4 {
+		contains(t, out, fmt.Sprintf("rank %d of 4: network martini+tcp\n", r))
+	}
+	contains(t, out, "peer 1: tcp bytes 0\n")
+	for p := 2; p < 4; p++ {
+		var got int
+		if i := strings.Index(out, fmt.Sprintf("peer %d: tcp bytes ", p)); i >= 0 {
+			fmt.Sscanf(out[i:], fmt.Sprintf("peer %d: tcp bytes %%d", p), &got)
 		}
-	})
+		if got < peernet.Bytes {
+			t.Errorf("rank 0's TCP network sent %d bytes to rank %d on the other node, want %d at least:\n%s", got, p, peernet.Bytes, out)
+		}
+	}
+}
+
+// npbBesideOneNode runs NPB CG, MG, FT and LU as 4 processes across the
+// two nodes of c and on one, checks that they verify and logs their Mop/s.
+func npbBesideOneNode(t *testing.T, c *slurmtest.Cluster) {
+	prog := npbProgram(t)
+	for _, k := range []string{"CG", "MG", "FT", "LU"} {
+		job := func(nodes string) npb.Report {
+			out, _, err := c.Srun(10*time.Minute, nil, "-N", nodes, "-n", "4", "--mpi=pmi2", "--overcommit",
+				prog, "-class", *npbClass, "-results", "", k)
+			return verified(t, k, out, err)
+		}
+		across, one := job("2"), job("1")
+		t.Logf("%s class %s, 4 processes: %.2f Mop/s across two nodes, %.2f on one", k, *npbClass, across.Mops, one.Mops)
+	}
 }
 
 // srun without --mpi=pmi2 (the cluster's MpiDefault is none) starts
