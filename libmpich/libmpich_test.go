@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rhinet-go/martini/internal/netns"
+	"github.com/rhinet-go/martini/internal/slurmtest"
 )
 
 // cPrograms are the C programs of testdata, each printing "<name> ok rank"
@@ -147,4 +150,26 @@ func TestCFatalError(t *testing.T) {
 	if err == nil || !strings.Contains(out, "Fatal error in MPI_Send: MPI_ERR_RANK") || strings.Contains(out, "fatal error returned") {
 		t.Errorf("errors fatal: err %v, want an abort naming MPI_Send:\n%s", err, out)
 	}
+}
+
+// TestCProgramsUnderSrun runs the C programs on this library under a real
+// Slurm's srun --mpi=pmi2 with LD_LIBRARY_PATH naming it, as a cluster's
+// user would: 2 processes on one node, then 4 across two nodes (two
+// network namespaces, martini within each and TCP between).
+func TestCProgramsUnderSrun(t *testing.T) {
+	dir := buildC(t)
+	env := []string{"LD_LIBRARY_PATH=" + dir}
+	run := func(c *slurmtest.Cluster, np int, flags ...string) {
+		for _, p := range cPrograms {
+			args := append(append([]string{"-n", fmt.Sprint(np), "--mpi=pmi2"}, flags...), filepath.Join(dir, p))
+			out, _, err := c.Srun(time.Minute, env, args...)
+			what := "srun " + strings.Join(args[:len(args)-1], " ") + " " + p
+			checkOK(t, what, p, np, out, err)
+			if p == "p2p" && !strings.Contains(out, "library: martini") {
+				t.Errorf("%s ran on another library than this one:\n%s", what, out)
+			}
+		}
+	}
+	run(slurmtest.Start(t), 2, "--overcommit")
+	run(slurmtest.StartOn(t, netns.New(t, 2)), 4, "-N", "2")
 }
