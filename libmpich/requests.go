@@ -34,8 +34,8 @@ func requestArray(p unsafe.Pointer, n int32) []int32 {
 
 // gathered is what a completion call over an array of request handles
 // gathers: their requests (nil for MPI_REQUEST_NULL), objects (a zero one
-// for MPI_REQUEST_NULL) and statuses. They are kept between calls (gather, done), so that the
-// calls allocate nothing.
+// for MPI_REQUEST_NULL) and statuses. They are kept between calls
+// (gatherRequests, done), so that the calls allocate nothing.
 type gathered struct {
 	rs  []*mpi.Request
 	os  []reqObj

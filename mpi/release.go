@@ -5,12 +5,12 @@ import (
 	"sync"
 )
 
-// requests keeps the Requests given back by Release for the next Isend
-// or Irecv.
-var requests = sync.Pool{New: func() any { return new(Request) }}
+// releasedRequests keeps the Requests given back by Release for the next
+// Isend or Irecv.
+var releasedRequests = sync.Pool{New: func() any { return new(Request) }}
 
 // newRequest returns a zero Request, one given back if any.
-func newRequest() *Request { return requests.Get().(*Request) }
+func newRequest() *Request { return releasedRequests.Get().(*Request) }
 
 // Release gives r back for reuse by a later Isend or Irecv once it has
 // completed (its Wait, or a Test that reported true, has returned its
@@ -24,6 +24,6 @@ func (r *Request) Release() error {
 		return fmt.Errorf("mpi: Release: a request not completed, or persistent: %w", ErrRequest)
 	}
 	*r = Request{}
-	requests.Put(r)
+	releasedRequests.Put(r)
 	return nil
 }
