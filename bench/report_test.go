@@ -36,6 +36,32 @@ func reportSeries(t *testing.T, rec *Record, benchmark, variant string) Series {
 	return rec.Series[i]
 }
 
+// writeRecordFile encodes rec into the file name of dir.
+func writeRecordFile(t *testing.T, dir, name string, rec *Record) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := rec.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// regenerateREADME regenerates the report of dir and returns its
+// README.
+func regenerateREADME(t *testing.T, dir string) []byte {
+	t.Helper()
+	if _, err := Regenerate(dir); err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readme
+}
+
 func TestRecordRoundTrip(t *testing.T) {
 	raw, err := os.ReadFile(reportRecordPath)
 	if err != nil {
@@ -365,13 +391,7 @@ func TestRegenerate(t *testing.T) {
 	newer := readReportRecord(t)
 	newer.Time = newer.Time.Add(48 * time.Hour)
 	newer.Series = newer.Series[:1]
-	var buf bytes.Buffer
-	if err := newer.Encode(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "2026-03-16-bench01.json"), buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeRecordFile(t, dir, "2026-03-16-bench01.json", newer)
 
 	if s, err := Regenerate(dir); err != nil || s.Count(KindSuite) != 2 || len(s.Skipped) != 0 {
 		t.Fatalf("Regenerate: %v, %+v", err, s)
@@ -422,14 +442,7 @@ func TestRegenerate(t *testing.T) {
 		}
 	}
 
-	if _, err := Regenerate(dir); err != nil {
-		t.Fatal(err)
-	}
-	again, err := os.ReadFile(filepath.Join(dir, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(readme, again) {
+	if again := regenerateREADME(t, dir); !bytes.Equal(readme, again) {
 		t.Errorf("README differs between two runs:\n%s\n----\n%s", readme, again)
 	}
 }
@@ -476,15 +489,7 @@ func TestSummaryCell(t *testing.T) {
 }
 
 func TestRegenerateEmpty(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := Regenerate(dir); err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(readme), "No records") {
+	if readme := regenerateREADME(t, t.TempDir()); !strings.Contains(string(readme), "No records") {
 		t.Errorf("README of an empty directory:\n%s", readme)
 	}
 }
@@ -503,21 +508,9 @@ func TestRegenerateAcrossProcessCounts(t *testing.T) {
 		for j := range rec.Series {
 			rec.Series[j].NP = np
 		}
-		var buf bytes.Buffer
-		if err := rec.Encode(&buf); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("2026-03-1%d-np%d.json", 4+i, np)), buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeRecordFile(t, dir, fmt.Sprintf("2026-03-1%d-np%d.json", 4+i, np), rec)
 	}
-	if _, err := Regenerate(dir); err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := regenerateREADME(t, dir)
 	links := regexp.MustCompile(`\]\((plots/[^)]+)\)`).FindAllStringSubmatch(string(readme), -1)
 	if len(links) != 2 || links[0][1] != "plots/2026-03-15-np4-PingPong-latency.svg" {
 		t.Fatalf("README links %v, want the newest record's PingPong latency and bandwidth", links)
@@ -560,22 +553,9 @@ func TestRegenerateByPeer(t *testing.T) {
 		rec := readReportRecord(t)
 		rec.Time = rec.Time.Add(time.Duration(i) * time.Hour)
 		rec.Notes = []string{note}
-		var buf bytes.Buffer
-		if err := rec.Encode(&buf); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("2026-03-1%d-peer.json", 4+i)), buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeRecordFile(t, dir, fmt.Sprintf("2026-03-1%d-peer.json", 4+i), rec)
 	}
-	if _, err := Regenerate(dir); err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := string(readme)
+	out := string(regenerateREADME(t, dir))
 	for _, want := range []string{"### AMD Ryzen 7 5800X 8-Core Processor\n", "### AMD Ryzen 7 5800X 8-Core Processor, against MPICH\n"} {
 		if strings.Count(out, want) != 1 {
 			t.Errorf("README has %d sections %q, want 1:\n%s", strings.Count(out, want), want, out)

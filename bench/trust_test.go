@@ -84,13 +84,7 @@ func TestWarningRecordedAndShown(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "busy.json"), buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Regenerate(dir); err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := regenerateREADME(t, dir)
 	if want := "**Warning**: the figures of 1 run may be wrong, by the run's own checks (they still count in the medians below):\n\n- [busy](busy.json): " + rec.Warning; !strings.Contains(string(readme), want) {
 		t.Errorf("README lacks %q:\n%s", want, readme)
 	}

@@ -121,9 +121,7 @@ func TestSrunPMI2(t *testing.T) {
 			t.Fatalf("srun: %v\n%s", err, out)
 		}
 		for r := range n {
-			if want := fmt.Sprintf("rank %d of %d: sum %d\n", r, n, n*(n-1)/2); !strings.Contains(out, want) {
-				t.Errorf("no %q in the output:\n%s", want, out)
-			}
+			contains(t, out, fmt.Sprintf("rank %d of %d: sum %d\n", r, n, n*(n-1)/2))
 		}
 	})
 	// The ranks of one node learn that they share it, map one segment
@@ -135,14 +133,10 @@ func TestSrunPMI2(t *testing.T) {
 			t.Fatalf("srun: %v\n%s", err, out)
 		}
 		for r := range n {
-			if want := fmt.Sprintf("rank %d of %d: network martini\n", r, n); !strings.Contains(out, want) {
-				t.Errorf("no %q in the output:\n%s", want, out)
-			}
+			contains(t, out, fmt.Sprintf("rank %d of %d: network martini\n", r, n))
 		}
 		for p := 1; p < n; p++ {
-			if want := fmt.Sprintf("peer %d: tcp bytes 0\n", p); !strings.Contains(out, want) {
-				t.Errorf("no %q in the output:\n%s", want, out)
-			}
+			contains(t, out, fmt.Sprintf("peer %d: tcp bytes 0\n", p))
 		}
 	})
 	t.Run("collectives example", func(t *testing.T) {
