@@ -126,12 +126,34 @@ func parsePeerVersion(out string) string {
 	return first
 }
 
+// Family names the MPI in a column of its own when a run measures more
+// than one: "Open MPI", "MPICH", or the first word of its version.
+func (p *Peer) Family() string {
+	if f := familyOf(p.Version); f != "" {
+		return f
+	}
+	return filepath.Base(p.MPIRun)
+}
+
+// familyOf names an MPI's family from its version ("mpirun (Open MPI)
+// 4.1.4", "MPICH Hydra 4.0.2"): "Open MPI", "MPICH", else the version's
+// first word; "" for no version.
+func familyOf(version string) string {
+	switch {
+	case strings.Contains(version, "Open MPI") || strings.Contains(version, "OpenRTE"):
+		return "Open MPI"
+	case strings.Contains(version, "MPICH") || strings.Contains(version, "Hydra"):
+		return "MPICH"
+	case strings.TrimSpace(version) != "":
+		return strings.Fields(version)[0]
+	}
+	return ""
+}
+
 // openMPI reports whether the peer is Open MPI, whose launcher names
 // itself Open MPI or, in the 4.x series, OpenRTE ("mpirun.openmpi
 // (OpenRTE) 4.1.4").
-func (p *Peer) openMPI() bool {
-	return strings.Contains(p.Version, "Open MPI") || strings.Contains(p.Version, "OpenRTE")
-}
+func (p *Peer) openMPI() bool { return familyOf(p.Version) == "Open MPI" }
 
 // Build writes the C benchmark into dir and compiles it there with
 // mpicc, returning the path of the program.

@@ -562,3 +562,40 @@ func TestRegenerateByPeer(t *testing.T) {
 		}
 	}
 }
+
+// TestBothPeers: a run that measured Open MPI and MPICH shows a column of
+// each, the faster one's cell in bold (the shorter time, the higher
+// bandwidth); the results page gives such records a section of their
+// own, whose cells compare with the faster MPI at each point and name it.
+func TestBothPeers(t *testing.T) {
+	rec := &Record{Schema: SchemaVersion, Time: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC), Params: Params{NP: 2, Samples: 1, Benchmarks: []string{"PingPong"}},
+		Machine: Machine{CPU: "Test CPU", CPUs: 16},
+		Notes: []string{"system MPI: mpirun.openmpi (OpenRTE) 4.1.4", "system MPI: MPICH Hydra 4.0.2"},
+		Series: []Series{
+			{Benchmark: "PingPong", Variant: "default", Source: SourceMartini, NP: 2, Rows: []Row{{Bytes: 8, T: 0.2, MBps: 40}, {Bytes: 1024, T: 1, MBps: 1024}}},
+			{Benchmark: "PingPong", Variant: "Open MPI", Source: SourcePeer, NP: 2, Rows: []Row{{Bytes: 8, T: 0.3, MBps: 26.7}, {Bytes: 1024, T: 0.5, MBps: 2048}}},
+			{Benchmark: "PingPong", Variant: "MPICH", Source: SourcePeer, NP: 2, Rows: []Row{{Bytes: 8, T: 0.25, MBps: 32}, {Bytes: 1024, T: 0.8, MBps: 1280}}},
+		}}
+	var b bytes.Buffer
+	if err := WriteComparison(&b, rec, "PingPong"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"system MPI, Open MPI", "system MPI, MPICH", "**0.25** |", "**0.50** |", "**2048** |", "**32.0** |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("comparison lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "**0.") != 2 || strings.Contains(out, "**0.20**") {
+		t.Errorf("bold cells other than the faster MPI's:\n%s", out)
+	}
+
+	dir := t.TempDir()
+	writeRecordFile(t, dir, "2026-11-26-both.json", rec)
+	readme := string(regenerateREADME(t, dir))
+	for _, want := range []string{"### Test CPU, 16 CPUs, against Open MPI and MPICH\n", "0.20 / 0.25 MPICH (0.80)", "1.00 / 0.50 Open MPI (2.00)"} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README lacks %q:\n%s", want, readme)
+		}
+	}
+}

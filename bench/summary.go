@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -48,23 +49,35 @@ func (k machineKey) String() string {
 	return s
 }
 
-// peerFamily is the MPI family a record's notes name as its system MPI
-// ("system MPI: MPICH Hydra 4.0.2"): "MPICH", the MPI's own words for
-// another, or "" for Open MPI and for a record that measured none.
+// peerFamily is the MPI family or families a record's notes name as its
+// system MPIs ("system MPI: MPICH Hydra 4.0.2"): "MPICH", "Open MPI and
+// MPICH" for a run that measured both, the first such note's own word for
+// another MPI, or "" for Open MPI alone and for a record that measured
+// none.
 func peerFamily(rec *Record) string {
+	var families []string
+	other := ""
 	for _, n := range rec.Notes {
 		v, ok := strings.CutPrefix(n, "system MPI: ")
-		switch {
-		case !ok:
-		case strings.Contains(v, "Open MPI") || strings.Contains(v, "OpenRTE"), strings.Contains(v, "not found"), strings.Contains(v, "not measured"):
-			return ""
-		case strings.Contains(v, "MPICH") || strings.Contains(v, "Hydra"):
-			return "MPICH"
-		default:
-			return v
+		if !ok || strings.Contains(v, "not found") || strings.Contains(v, "not measured") {
+			continue
+		}
+		switch f := familyOf(v); {
+		case f == "Open MPI" || f == "MPICH":
+			if !slices.Contains(families, f) {
+				families = append(families, f)
+			}
+		case other == "":
+			other = f
 		}
 	}
-	return ""
+	switch {
+	case len(families) == 0:
+		return other
+	case len(families) == 1 && families[0] == "Open MPI":
+		return ""
+	}
+	return strings.Join(families, " and ")
 }
 
 // groupSuite groups the suite's records of files (newest first) by
@@ -119,13 +132,24 @@ func ownSeries(rec *Record, benchmark string) (Series, bool) {
 	return *first, true
 }
 
-// peerSeries returns the system MPI's series of rec at benchmark.
-func peerSeries(rec *Record, benchmark string) (Series, bool) {
-	i := slices.IndexFunc(rec.Series, func(s Series) bool { return s.Benchmark == benchmark && s.Source == SourcePeer })
-	if i < 0 {
-		return Series{}, false
+// fasterPeer returns the time of the faster system MPI of rec at
+// benchmark and size, and its name when the record measured several (the
+// Variant of its series); 0 when none measured it.
+func fasterPeer(rec *Record, benchmark string, size int) (float64, string) {
+	t, name, peers := 0.0, "", 0
+	for _, s := range rec.Series {
+		if s.Benchmark != benchmark || s.Source != SourcePeer {
+			continue
+		}
+		peers++
+		if ts := rowAt(s, size); ts > 0 && (t == 0 || ts < t) {
+			t, name = ts, s.Variant
+		}
 	}
-	return rec.Series[i], true
+	if peers < 2 {
+		name = ""
+	}
+	return t, name
 }
 
 // rowAt returns the time of s at size, or 0 when s has no such row.
@@ -139,24 +163,24 @@ func rowAt(s Series, size int) float64 {
 // summaryCell writes the cell of benchmark at size over the runs of set:
 // the medians of this runtime's and the system MPI's times and the
 // median of the runs' ratios, "0.150 / 0.130 (1.15)"; this runtime's
-// alone without a system MPI; cellMissing without either.
+// alone without a system MPI; cellMissing without either. Where the runs
+// measured several system MPIs, a run's is its faster one at that size,
+// and the cell names the one faster in most runs: "0.150 / 0.130 MPICH (1.15)".
 func summaryCell(set suiteSet, benchmark string, size int) string {
 	var own, peer, ratios []float64
+	wins := map[string]int{}
 	for _, f := range set.files {
-		o, okO := ownSeries(f.Record, benchmark)
-		p, okP := peerSeries(f.Record, benchmark)
-		to, tp := 0.0, 0.0
-		if okO {
+		to := 0.0
+		if o, ok := ownSeries(f.Record, benchmark); ok {
 			to = rowAt(o, size)
 		}
-		if okP {
-			tp = rowAt(p, size)
-		}
+		tp, name := fasterPeer(f.Record, benchmark, size)
 		if to > 0 {
 			own = append(own, to)
 		}
 		if tp > 0 {
 			peer = append(peer, tp)
+			wins[name]++
 		}
 		if to > 0 && tp > 0 {
 			ratios = append(ratios, to/tp)
@@ -167,10 +191,27 @@ func summaryCell(set suiteSet, benchmark string, size int) string {
 		return cellMissing
 	case len(peer) == 0:
 		return formatUsec(median(own))
-	case len(ratios) == 0:
-		return formatUsec(median(own)) + " / " + formatUsec(median(peer))
 	}
-	return fmt.Sprintf("%s / %s (%.2f)", formatUsec(median(own)), formatUsec(median(peer)), median(ratios))
+	theirs := formatUsec(median(peer))
+	if name := mostWins(wins); name != "" {
+		theirs += " " + name
+	}
+	if len(ratios) == 0 {
+		return formatUsec(median(own)) + " / " + theirs
+	}
+	return fmt.Sprintf("%s / %s (%.2f)", formatUsec(median(own)), theirs, median(ratios))
+}
+
+// mostWins returns the name counted most often in wins, the first by name
+// among equals.
+func mostWins(wins map[string]int) string {
+	best := ""
+	for _, name := range slices.Sorted(maps.Keys(wins)) {
+		if wins[name] > wins[best] {
+			best = name
+		}
+	}
+	return best
 }
 
 // groupSizes returns, for each benchmark the group measured (in the order
@@ -220,6 +261,7 @@ func writeSuiteSummary(b *bytes.Buffer, dir string, files []RecordFile) error {
 	fmt.Fprintf(b, "\n## The benchmark suite against the system MPI\n\n")
 	fmt.Fprintln(b, "One section per machine (the CPU model and the CPUs a run could use), from the records of `go run ./cmd/mpibench`.")
 	fmt.Fprintln(b, "A cell is this runtime's default / the system MPI's time in µs, medians over the runs of that process count, and the median of the runs' ratios: below 1, this runtime is faster.")
+	fmt.Fprintln(b, "Where a run measured two system MPIs, its ratio is to the faster of them at that point, and the cell names the one faster in most runs.")
 	fmt.Fprintln(b, "Collectives: the slowest rank's time. Every sample is in the records (*.json).")
 	for _, g := range groups {
 		if err := writeMachineSection(b, dir, g); err != nil {

@@ -36,7 +36,8 @@ const floorColumn = "cross-core floor"
 // benchmark (ThesisFor) in a table's unit follow its size rows, in an
 // extra "Martini (thesis)" column; the PingPong latency table of a
 // record with a floor (Record.Floor) ends with the floor's row, its value
-// in a column of its own. Each table has a one-line caption.
+// in a column of its own. Where two system MPIs or more measured a size,
+// the faster one's cell is in bold. Each table has a one-line caption.
 func WriteComparison(w io.Writer, rec *Record, benchmark string) error {
 	if rec == nil {
 		return fmt.Errorf("bench: compare %s: no record", benchmark)
@@ -67,10 +68,11 @@ func WriteComparison(w io.Writer, rec *Record, benchmark string) error {
 	}
 	if !IsCollective(benchmark) {
 		bandwidth := comparison{
-			caption: fmt.Sprintf("**%s**, %s, Mbytes/sec (MB = 10^6 bytes, from the median t)", benchmark, processesText(series)),
-			value:   func(r Row) float64 { return r.MBps },
-			format:  formatMBps,
-			refs:    referenceColumns(rec, benchmark, refUnitMBps),
+			caption:        fmt.Sprintf("**%s**, %s, Mbytes/sec (MB = 10^6 bytes, from the median t)", benchmark, processesText(series)),
+			value:          func(r Row) float64 { return r.MBps },
+			format:         formatMBps,
+			refs:           referenceColumns(rec, benchmark, refUnitMBps),
+			higherIsBetter: true,
 		}
 		if err := bandwidth.write(&b, series, benchmark); err != nil {
 			return err
@@ -89,6 +91,8 @@ type comparison struct {
 	value   func(Row) float64
 	format  func(float64) string
 	refs    []refColumn
+	// higherIsBetter: the value is a bandwidth, not a time.
+	higherIsBetter bool
 }
 
 // refColumn is a column of reference figures in a comparison table: its
@@ -138,10 +142,14 @@ func (c comparison) write(b *bytes.Buffer, series []Series, benchmark string) er
 	var rows [][]string
 	for _, size := range unionSizes(series) {
 		row := []string{FormatBytes(size)}
-		for _, s := range series {
+		best := c.fasterPeer(series, size)
+		for j, s := range series {
 			cell := cellMissing
 			if i := slices.IndexFunc(s.Rows, func(r Row) bool { return r.Bytes == size }); i >= 0 {
 				cell = c.format(c.value(s.Rows[i]))
+			}
+			if j == best {
+				cell = "**" + cell + "**"
 			}
 			row = append(row, cell)
 		}
@@ -164,6 +172,29 @@ func (c comparison) write(b *bytes.Buffer, series []Series, benchmark string) er
 	}
 	fmt.Fprintln(b)
 	return nil
+}
+
+// fasterPeer returns the index in series of the system MPI faster at size
+// (the shorter time, or the higher bandwidth), which the table marks in
+// bold; -1 unless two system MPIs or more measured size.
+func (c comparison) fasterPeer(series []Series, size int) int {
+	best, peers := -1, 0
+	var bestValue float64
+	for j, s := range series {
+		i := slices.IndexFunc(s.Rows, func(r Row) bool { return r.Bytes == size })
+		if s.Source != SourcePeer || i < 0 {
+			continue
+		}
+		v := c.value(s.Rows[i])
+		peers++
+		if best < 0 || (c.higherIsBetter && v > bestValue) || (!c.higherIsBetter && v < bestValue) {
+			best, bestValue = j, v
+		}
+	}
+	if peers < 2 {
+		return -1
+	}
+	return best
 }
 
 // referenceRows returns the rows of the reference columns, after

@@ -70,8 +70,19 @@ func TestFlags(t *testing.T) {
 	if err != nil || len(o.sizes) != 1 || o.samples != 7 || o.budget != shortBudget {
 		t.Errorf("-short with explicit flags: %v, %+v", err, o)
 	}
+	for peer, want := range map[string]string{"all": "openmpi,mpich", "mpich,openmpi,mpich": "mpich,openmpi", "auto": "", "off": "<none>"} {
+		o, err := parseSuiteFlags([]string{"-peer", peer}, &stderr)
+		got := strings.Join(o.peerNames, ",")
+		if len(o.peerNames) == 0 {
+			got = "<none>"
+		}
+		if err != nil || got != want || o.peer != (want != "<none>") {
+			t.Errorf("-peer %s: %v, names %q (peer %v), want %q", peer, err, got, o.peer, want)
+		}
+	}
 	for _, bad := range [][]string{
 		{"-np", "1"},               // point-to-point needs 2
+		{"-peer", "openmpi,lam"},   //
 		{"-bench", "PingPang"},     // unknown benchmark
 		{"-sizes", "4-1"},          // backwards range
 		{"-variants", "eager=big"}, // bad variant
@@ -170,6 +181,51 @@ func TestRunTiny(t *testing.T) {
 	if code != 0 || strings.Contains(out, "# Benchmarking") || !strings.Contains(out, "**Barrier**") ||
 		!strings.Contains(out, "**Bcast**") || strings.Contains(out, "32 KiB") {
 		t.Errorf("quiet run: exit %d\n%s\n%s", code, out, &stderr)
+	}
+}
+
+// TestRunBothPeers runs the suite against Open MPI and MPICH in one run:
+// a column of each, named after its MPI, and a note of each.
+func TestRunBothPeers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs both system MPIs")
+	}
+	for _, name := range []string{bench.PeerOpenMPI, bench.PeerMPICH} {
+		if _, err := bench.FindPeerNamed(name); err != nil {
+			t.Skip(err)
+		}
+	}
+	mpirun := mpiruntest.ForTest(t)
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	results := t.TempDir()
+	code := run(ctx, []string{"-np", "2", "-bench", "PingPong,Bcast", "-sizes", "8", "-variants", "default", "-budget", "5ms", "-samples", "1",
+		"-peer", "all", "-no-floor", "-q", "-mpirun", mpirun, "-results", results}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	if out := stdout.String(); !strings.Contains(out, "system MPI, Open MPI") || !strings.Contains(out, "system MPI, MPICH") || !strings.Contains(out, "**") {
+		t.Errorf("tables lack a column of each MPI:\n%s", out)
+	}
+	files, _ := filepath.Glob(filepath.Join(results, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("records: %v", files)
+	}
+	rec, err := bench.ReadRecord(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range rec.Series {
+		got = append(got, s.Source+"/"+s.Variant+"/"+s.Benchmark)
+	}
+	want := "martini/default/PingPong martini/default/Bcast peer/Open MPI/PingPong peer/MPICH/PingPong peer/Open MPI/Bcast peer/MPICH/Bcast"
+	if strings.Join(got, " ") != want {
+		t.Errorf("series %v, want %s", got, want)
+	}
+	if readme, err := os.ReadFile(filepath.Join(results, "README.md")); err != nil || !strings.Contains(string(readme), "against Open MPI and MPICH") {
+		t.Errorf("results page: %v, no section against both MPIs", err)
 	}
 }
 

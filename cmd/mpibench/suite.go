@@ -47,7 +47,7 @@ type suiteOptions struct {
 	samples    int
 	offCache   int // bytes of the off-cache arena, 0 for off
 	peer       bool
-	peerName   string // the system MPI by name (bench.PeerOpenMPI, bench.PeerMPICH); "" for FindPeer's choice
+	peerNames  []string // the system MPIs by name (bench.PeerOpenMPI, bench.PeerMPICH); "" for FindPeer's choice
 	interleave bool   // a job per benchmark, the system MPI's after each
 	noFloor    bool   // skip the cross-core floor
 	results    string // directory of the records, "" for none
@@ -99,7 +99,7 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 	fs.DurationVar(&o.budget, "budget", 100*time.Millisecond, "time each message size of each benchmark may take")
 	fs.IntVar(&o.samples, "samples", 5, "timed samples per size (the table shows their median)")
 	offCache := fs.Bool("off-cache", false, "use buffers outside the caches (an arena twice the last-level cache)")
-	peer := fs.String("peer", "auto", "measure the system MPI too: auto (Open MPI's mpicc.openmpi and mpirun.openmpi, else mpicc and mpirun, when installed; also true), openmpi or mpich (that MPI by its Debian names), or off (also false)")
+	peer := fs.String("peer", "auto", "measure the system MPI too: auto (Open MPI's mpicc.openmpi and mpirun.openmpi, else mpicc and mpirun, when installed; also true), openmpi or mpich (that MPI by its Debian names), both of them in columns of their own (openmpi,mpich or all), or off (also false)")
 	fs.BoolVar(&o.interleave, "interleave", true, "measure benchmark by benchmark, each variant's job then the system MPI's, so that a machine whose speed changes during the run (a VM whose processors move) weighs on both alike; false: a job per variant, then the system MPI's, for all benchmarks")
 	fs.BoolVar(&o.noFloor, "no-floor", false, "skip the cross-core floor (a cache-line ping-pong between two processes), measured with PingPong")
 	fs.StringVar(&o.results, "results", bench.LocalResults, "directory of the JSON records and their README (empty: write none; "+bench.CommittedResults+": the committed records)")
@@ -164,19 +164,37 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 	case o.timeout <= 0:
 		return bad(fmt.Errorf("-timeout %v: must be positive", o.timeout))
 	}
-	switch *peer {
-	case "auto", "true":
-		o.peer = true
-	case bench.PeerOpenMPI, bench.PeerMPICH:
-		o.peer, o.peerName = true, *peer
-	case "off", "false":
-	default:
-		return bad(fmt.Errorf("-peer %q: want auto, openmpi, mpich or off", *peer))
+	if o.peerNames, err = parsePeers(*peer); err != nil {
+		return bad(err)
 	}
+	o.peer = len(o.peerNames) > 0
 	if *offCache {
 		o.offCache = 2 * bench.ThisMachine().LastLevelCache()
 	}
 	return o, nil
+}
+
+// parsePeers reads -peer: the names of the system MPIs to measure, [""]
+// for FindPeer's choice, none for off.
+func parsePeers(value string) ([]string, error) {
+	switch value {
+	case "auto", "true":
+		return []string{""}, nil
+	case "off", "false":
+		return nil, nil
+	case "all":
+		return []string{bench.PeerOpenMPI, bench.PeerMPICH}, nil
+	}
+	var names []string
+	for _, n := range strings.Split(value, ",") {
+		if n != bench.PeerOpenMPI && n != bench.PeerMPICH {
+			return nil, fmt.Errorf("-peer %q: want auto, openmpi, mpich, openmpi,mpich, all or off", value)
+		}
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names, nil
 }
 
 // applyShort sets the defaults of -short for the flags not given.
@@ -291,13 +309,15 @@ func measure(ctx context.Context, o *suiteOptions, rec *bench.Record, exe, tmp s
 			mine[i] = series
 		}
 		peers := peer.run(group)
-		if note := floors.mark(append(mine, peers), group); note != "" {
+		if note := floors.mark(append(mine, peers...), group); note != "" {
 			rec.Notes = append(rec.Notes, note)
 		}
 		for i := range mine {
 			ours[i] = append(ours[i], mine[i]...)
 		}
-		theirs = append(theirs, peers...)
+		for _, p := range peers {
+			theirs = append(theirs, p...)
+		}
 	}
 	progress.Done()
 	for _, v := range o.variants {
@@ -307,11 +327,11 @@ func measure(ctx context.Context, o *suiteOptions, rec *bench.Record, exe, tmp s
 		rec.Series = append(rec.Series, s...)
 	}
 	measureFloor(ctx, o, rec, exe, stderr)
-	if peer.note != "" {
+	for _, job := range peer.jobs {
 		if o.peer && !o.quiet {
-			fmt.Fprintln(stderr, peer.note)
+			fmt.Fprintln(stderr, job.note)
 		}
-		rec.Notes = append(rec.Notes, peer.note)
+		rec.Notes = append(rec.Notes, job.note)
 	}
 	rec.Series = append(rec.Series, theirs...)
 	return nil
@@ -334,7 +354,7 @@ const floorChange = 2
 // system MPI's and does not skip the floor.
 func newGroupFloors(ctx context.Context, o *suiteOptions, peer *peerJobs, exe string) *groupFloors {
 	f := &groupFloors{measure: func() float64 { return 0 }}
-	if !o.interleave || o.noFloor || peer.p == nil {
+	if !o.interleave || o.noFloor || !peer.any() {
 		return f
 	}
 	f.measure = func() float64 {
@@ -460,51 +480,84 @@ func runJob(ctx context.Context, o *suiteOptions, v bench.Variant, benchmarks []
 	return series, nil
 }
 
-// peerJobs runs the system MPI's jobs, once found and its benchmark
-// built; note says what it is, or why it measures nothing (more).
+// peerJobs runs the jobs of the system MPIs, each once found and its
+// benchmark built.
 type peerJobs struct {
 	ctx  context.Context
 	o    *suiteOptions
-	p    *bench.Peer // nil: nothing to run
-	bin  string
-	note string
+	jobs []*peerJob
 }
 
-// findPeer finds the system MPI and builds its benchmark in dir, unless
-// the run measures none.
+// peerJob is one system MPI's: note says what it is, or why it measures
+// nothing (more).
+type peerJob struct {
+	p       *bench.Peer // nil: nothing to run
+	bin     string
+	variant string // of its series: bench.PeerVariant, or its family beside another MPI
+	note    string
+}
+
+// findPeer finds the system MPIs and builds their benchmark in dir,
+// unless the run measures none; with two or more, each gets a column of
+// its own named after its family.
 func findPeer(ctx context.Context, o *suiteOptions, dir string) *peerJobs {
 	j := &peerJobs{ctx: ctx, o: o}
 	if !o.peer {
-		j.note = "system MPI: not measured (-peer off)"
+		j.jobs = []*peerJob{{note: "system MPI: not measured (-peer off)"}}
 		return j
 	}
-	p, err := bench.FindPeerNamed(o.peerName)
-	if err != nil {
-		j.note = err.Error()
-		return j
+	for i, name := range o.peerNames {
+		job := &peerJob{variant: bench.PeerVariant}
+		j.jobs = append(j.jobs, job)
+		p, err := bench.FindPeerNamed(name)
+		if err != nil {
+			job.note = err.Error()
+			continue
+		}
+		if len(o.peerNames) > 1 {
+			job.variant = p.Family()
+		}
+		sub := filepath.Join(dir, fmt.Sprintf("peer%d", i))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			job.note = fmt.Sprintf("system MPI (%s): %v", p.Version, err)
+			continue
+		}
+		if job.bin, err = p.Build(ctx, sub); err != nil {
+			job.note = fmt.Sprintf("system MPI (%s): could not build the C benchmark: %v", p.Version, err)
+			continue
+		}
+		job.p, job.note = p, "system MPI: "+p.Version
 	}
-	if j.bin, err = p.Build(ctx, dir); err != nil {
-		j.note = fmt.Sprintf("system MPI (%s): could not build the C benchmark: %v", p.Version, err)
-		return j
-	}
-	j.p, j.note = p, "system MPI: "+p.Version
 	return j
 }
 
-// run measures benchmarks on the system MPI. After a job fails it runs no
-// more, and the note says why (the series measured before stay).
-func (j *peerJobs) run(benchmarks []string) []bench.Series {
-	if j.p == nil {
-		return nil
-	}
+// any reports whether a system MPI is left to run.
+func (j *peerJobs) any() bool {
+	return slices.ContainsFunc(j.jobs, func(job *peerJob) bool { return job.p != nil })
+}
+
+// run measures benchmarks on each system MPI, one job after the other.
+// After one's job fails it runs no more, and its note says why (the
+// series measured before stay).
+func (j *peerJobs) run(benchmarks []string) [][]bench.Series {
 	o := j.o
-	series, err := j.p.Run(j.ctx, j.bin, o.np, benchmarks, o.sizes, o.budget.Seconds(), o.samples, o.offCache)
-	if err != nil {
-		j.note = fmt.Sprintf("system MPI (%s): %v", j.p.Version, err)
-		j.p = nil
-		return nil
+	var out [][]bench.Series
+	for _, job := range j.jobs {
+		if job.p == nil {
+			continue
+		}
+		series, err := job.p.Run(j.ctx, job.bin, o.np, benchmarks, o.sizes, o.budget.Seconds(), o.samples, o.offCache)
+		if err != nil {
+			job.note = fmt.Sprintf("system MPI (%s): %v", job.p.Version, err)
+			job.p = nil
+			continue
+		}
+		for i := range series {
+			series[i].Variant = job.variant
+		}
+		out = append(out, series)
 	}
-	return series
+	return out
 }
 
 // printRecord prints the floor's line and the IMB listing of every
