@@ -570,7 +570,7 @@ func TestRegenerateByPeer(t *testing.T) {
 func TestBothPeers(t *testing.T) {
 	rec := &Record{Schema: SchemaVersion, Time: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC), Params: Params{NP: 2, Samples: 1, Benchmarks: []string{"PingPong"}},
 		Machine: Machine{CPU: "Test CPU", CPUs: 16},
-		Notes: []string{"system MPI: mpirun.openmpi (OpenRTE) 4.1.4", "system MPI: MPICH Hydra 4.0.2"},
+		Notes:   []string{"system MPI: mpirun.openmpi (OpenRTE) 4.1.4", "system MPI: MPICH Hydra 4.0.2"},
 		Series: []Series{
 			{Benchmark: "PingPong", Variant: "default", Source: SourceMartini, NP: 2, Rows: []Row{{Bytes: 8, T: 0.2, MBps: 40}, {Bytes: 1024, T: 1, MBps: 1024}}},
 			{Benchmark: "PingPong", Variant: "Open MPI", Source: SourcePeer, NP: 2, Rows: []Row{{Bytes: 8, T: 0.3, MBps: 26.7}, {Bytes: 1024, T: 0.5, MBps: 2048}}},

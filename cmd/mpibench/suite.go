@@ -48,9 +48,9 @@ type suiteOptions struct {
 	offCache   int // bytes of the off-cache arena, 0 for off
 	peer       bool
 	peerNames  []string // the system MPIs by name (bench.PeerOpenMPI, bench.PeerMPICH); "" for FindPeer's choice
-	interleave bool   // a job per benchmark, the system MPI's after each
-	noFloor    bool   // skip the cross-core floor
-	results    string // directory of the records, "" for none
+	interleave bool     // a job per benchmark, the system MPI's after each
+	noFloor    bool     // skip the cross-core floor
+	results    string   // directory of the records, "" for none
 	quiet      bool
 	timeout    time.Duration
 	mpirun     string // "" to build it
