@@ -1,6 +1,10 @@
 package collectives
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/internal/cachecopy"
+)
 
 // alltoallAlgorithms are Alltoall's algorithms. Each is called with send
 // and recv of exactly size blocks that do not overlap.
@@ -49,7 +53,7 @@ func Alltoall(n Net, alg string, send, recv []byte) error {
 func alltoallPairwise(c *call, send, recv []byte) error {
 	size, rank := c.Size(), c.Rank()
 	blk := len(send) / size
-	copy(recv[rank*blk:(rank+1)*blk], send[rank*blk:])
+	cachecopy.Copy(recv[rank*blk:(rank+1)*blk], send[rank*blk:])
 	for s := 1; s < size; s++ {
 		to, from := (rank+s)%size, (rank-s+size)%size
 		if err := c.passrecv(to, send[to*blk:(to+1)*blk], from, recv[from*blk:(from+1)*blk]); err != nil {
@@ -62,7 +66,7 @@ func alltoallPairwise(c *call, send, recv []byte) error {
 func alltoallLinear(c *call, send, recv []byte) error {
 	rank := c.Rank()
 	blk := len(send) / c.Size()
-	copy(recv[rank*blk:(rank+1)*blk], send[rank*blk:])
+	cachecopy.Copy(recv[rank*blk:(rank+1)*blk], send[rank*blk:])
 	block := func(b []byte) func(int) []byte {
 		return func(i int) []byte { return b[i*blk : (i+1)*blk] }
 	}
@@ -77,15 +81,15 @@ func alltoallBruck(c *call, send, recv []byte) error {
 	size, rank := c.Size(), c.Rank()
 	blk := len(send) / size
 	tmp := c.alloc(len(send))
-	copy(tmp, send[rank*blk:])
-	copy(tmp[(size-rank)*blk:], send[:rank*blk])
+	cachecopy.Copy(tmp, send[rank*blk:])
+	cachecopy.Copy(tmp[(size-rank)*blk:], send[:rank*blk])
 	pack := c.alloc((size/2 + 1) * blk)
 	unpack := c.alloc(len(pack))
 	for p := 1; p < size; p <<= 1 {
 		k := 0
 		for j := p; j < size; j++ {
 			if j&p != 0 {
-				copy(pack[k*blk:], tmp[j*blk:(j+1)*blk])
+				cachecopy.Copy(pack[k*blk:], tmp[j*blk:(j+1)*blk])
 				k++
 			}
 		}
@@ -95,14 +99,14 @@ func alltoallBruck(c *call, send, recv []byte) error {
 		k = 0
 		for j := p; j < size; j++ {
 			if j&p != 0 {
-				copy(tmp[j*blk:(j+1)*blk], unpack[k*blk:])
+				cachecopy.Copy(tmp[j*blk:(j+1)*blk], unpack[k*blk:])
 				k++
 			}
 		}
 	}
 	for j := range size {
 		from := (rank - j + size) % size
-		copy(recv[from*blk:(from+1)*blk], tmp[j*blk:])
+		cachecopy.Copy(recv[from*blk:(from+1)*blk], tmp[j*blk:])
 	}
 	return c.end(nil)
 }
@@ -146,7 +150,7 @@ func alltoallvPairwise(c *call, send []byte, scounts, sdispls []int, recv []byte
 	out := func(i int) []byte { return send[sdispls[i] : sdispls[i]+scounts[i]] }
 	in := func(i int) []byte { return recv[rdispls[i] : rdispls[i]+rcounts[i]] }
 	c.checkLen(rank, scounts[rank], rcounts[rank])
-	copy(in(rank), out(rank))
+	cachecopy.Copy(in(rank), out(rank))
 	for s := 1; s < size; s++ {
 		to, from := (rank+s)%size, (rank-s+size)%size
 		if err := c.passrecv(to, out(to), from, in(from)); err != nil {
@@ -161,6 +165,6 @@ func alltoallvLinear(c *call, send []byte, scounts, sdispls []int, recv []byte, 
 	out := func(i int) []byte { return send[sdispls[i] : sdispls[i]+scounts[i]] }
 	in := func(i int) []byte { return recv[rdispls[i] : rdispls[i]+rcounts[i]] }
 	c.checkLen(rank, scounts[rank], rcounts[rank])
-	copy(in(rank), out(rank))
+	cachecopy.Copy(in(rank), out(rank))
 	return c.end(c.exchangeSteps(out, in))
 }

@@ -1,6 +1,10 @@
 package collectives
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/internal/cachecopy"
+)
 
 // Reduce algorithms: AlgBinomial, and for long vectors of a commutative
 // operation AlgReduceScatterGather and, on a power-of-two number of
@@ -82,7 +86,7 @@ func reduceBinomial(c *call, r Reducer, send, recv []byte, root int) error {
 	switch {
 	case top == root:
 		if rank == root && !same(acc, recv) {
-			copy(recv, acc)
+			cachecopy.Copy(recv, acc)
 		}
 	case rank == top:
 		return c.Send(root, acc)
@@ -202,7 +206,7 @@ func copyInput(acc, send, recv []byte) {
 		in = recv
 	}
 	if !same(acc, in) {
-		copy(acc, in)
+		cachecopy.Copy(acc, in)
 	}
 }
 

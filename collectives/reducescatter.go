@@ -1,6 +1,10 @@
 package collectives
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/internal/cachecopy"
+)
 
 // A reduce-scatter algorithm is called with in, the rank's whole input,
 // and off, the offsets of the ranks' blocks in it (block i is
@@ -151,7 +155,7 @@ func reduceScatterRing(c *call, r Reducer, in []byte, off []int, out []byte) err
 		}
 		r.Apply(buf, block(take))
 	}
-	copy(out, block(rank))
+	cachecopy.Copy(out, block(rank))
 	return c.end(nil)
 }
 
@@ -164,7 +168,7 @@ func reduceScatterHalving(c *call, r Reducer, in []byte, off []int, out []byte) 
 	if err := halvingExchanges(c, r, work, work, func(i int) int { return off[i] }, 0); err != nil {
 		return c.end(err)
 	}
-	copy(out, work[off[rank]:off[rank+1]])
+	cachecopy.Copy(out, work[off[rank]:off[rank+1]])
 	return c.end(nil)
 }
 
@@ -205,6 +209,6 @@ func reduceScatterTree(c *call, r Reducer, in []byte, off []int, out []byte) err
 			return c.end(err)
 		}
 	}
-	copy(out, acc[off[rank]:off[rank+1]])
+	cachecopy.Copy(out, acc[off[rank]:off[rank+1]])
 	return c.end(nil)
 }

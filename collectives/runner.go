@@ -460,6 +460,8 @@ func (u *Runner) Allreduce(send, recv []byte, r Reducer) error {
 			return allreduceRing(c, r, send, recv)
 		case AlgReduceBcast:
 			return allreduceReduceBcast(c, r, send, recv)
+		case AlgRecursiveHalving:
+			return allreduceHalving(c, r, send, recv)
 		}
 		return allreduceRecursiveDoubling(c, r, send, recv)
 	}, func(b *board) {

@@ -1,6 +1,10 @@
 package collectives
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/internal/cachecopy"
+)
 
 // The Runner's data-movement collectives. Their algorithms are the
 // package's Net-level functions (Gather, Allgather, …); the Runner adds
@@ -50,7 +54,7 @@ func (u *Runner) Gather(send, recv []byte, root, elem int) error {
 	}, func(b *board) {
 		if rank == root {
 			for r := range n {
-				copy(recv[r*blk:(r+1)*blk], b.data(r, 0, blk))
+				cachecopy.Copy(recv[r*blk:(r+1)*blk], b.data(r, 0, blk))
 			}
 		}
 	})
@@ -102,7 +106,7 @@ func (u *Runner) Scatter(send, recv []byte, root, elem int) error {
 		return Scatter(c, alg, send, recv, root)
 	}, func(b *board) {
 		if recv != nil {
-			copy(recv, b.data(root, rank*blk, blk))
+			cachecopy.Copy(recv, b.data(root, rank*blk, blk))
 		}
 	})
 }
@@ -153,7 +157,7 @@ func (u *Runner) Allgather(send, recv []byte, elem int) error {
 		return Allgather(c, alg, send, recv)
 	}, func(b *board) {
 		for r := range n {
-			copy(recv[r*blk:(r+1)*blk], b.data(r, 0, blk))
+			cachecopy.Copy(recv[r*blk:(r+1)*blk], b.data(r, 0, blk))
 		}
 	})
 }
@@ -199,7 +203,7 @@ func (u *Runner) Alltoall(send, recv []byte, elem int) error {
 		return Alltoall(c, alg, send, recv)
 	}, func(b *board) {
 		for r := range n {
-			copy(recv[r*blk:(r+1)*blk], b.data(r, rank*blk, blk))
+			cachecopy.Copy(recv[r*blk:(r+1)*blk], b.data(r, rank*blk, blk))
 		}
 	})
 }

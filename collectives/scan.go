@@ -1,6 +1,10 @@
 package collectives
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/internal/cachecopy"
+)
 
 // A scan algorithm is called with in, the rank's operand, and out, where
 // the prefix goes (the same slice when in place: the algorithm reads in
@@ -60,7 +64,7 @@ func scanLinear(c *call, r Reducer, in, out []byte, exclusive bool) error {
 	last := rank == size-1
 	if rank == 0 {
 		if !exclusive {
-			copy(out, in)
+			cachecopy.Copy(out, in)
 		}
 		if last {
 			return c.end(nil)
@@ -72,7 +76,7 @@ func scanLinear(c *call, r Reducer, in, out []byte, exclusive bool) error {
 		return c.end(err)
 	}
 	if !exclusive {
-		copy(out, in)
+		cachecopy.Copy(out, in)
 		r.Apply(prefix, out)
 		if last {
 			return c.end(nil)
@@ -85,7 +89,7 @@ func scanLinear(c *call, r Reducer, in, out []byte, exclusive bool) error {
 		r.Apply(prefix, next)
 		err = c.pass(rank+1, next)
 	}
-	copy(out, prefix)
+	cachecopy.Copy(out, prefix)
 	return c.end(err)
 }
 
@@ -100,7 +104,7 @@ func scanRecursiveDoubling(c *call, r Reducer, in, out []byte, exclusive bool) e
 	tmp := c.alloc(len(in))
 	have := !exclusive // whether out holds a prefix yet
 	if have {
-		copy(out, in)
+		cachecopy.Copy(out, in)
 	}
 	for m := 1; m < size; m <<= 1 {
 		peer := rank ^ m
@@ -114,7 +118,7 @@ func scanRecursiveDoubling(c *call, r Reducer, in, out []byte, exclusive bool) e
 			if have {
 				r.Apply(tmp, out)
 			} else {
-				copy(out, tmp)
+				cachecopy.Copy(out, tmp)
 				have = true
 			}
 			r.Apply(tmp, partial)

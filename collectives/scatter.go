@@ -1,6 +1,10 @@
 package collectives
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/internal/cachecopy"
+)
 
 // scatterAlgorithms are Scatter's algorithms. Each is called on every rank
 // with own, where the rank's block goes, and at the root send, exactly
@@ -57,7 +61,7 @@ func scatterLinear(c *call, send, own []byte, root int) error {
 	}
 	blk := len(own)
 	err := c.sendEach(func(i int) []byte { return send[i*blk : (i+1)*blk] }, true)
-	copy(own, send[root*blk:(root+1)*blk])
+	cachecopy.Copy(own, send[root*blk:(root+1)*blk])
 	return c.end(err)
 }
 
@@ -85,8 +89,8 @@ func scatterBinomial(c *call, send, own []byte, root int) error {
 	case v == 0:
 		// The blocks of ranks root, root+1, …, size-1, 0, …, root-1.
 		tmp = c.alloc(size * blk)
-		copy(tmp, send[root*blk:])
-		copy(tmp[(size-root)*blk:], send[:root*blk])
+		cachecopy.Copy(tmp, send[root*blk:])
+		cachecopy.Copy(tmp[(size-root)*blk:], send[:root*blk])
 	default:
 		parent := (v - lowBit(v) + root) % size
 		sub = min(lowBit(v), size-v)
@@ -107,7 +111,7 @@ func scatterBinomial(c *call, send, own []byte, root int) error {
 			return c.end(err)
 		}
 	}
-	copy(own, tmp[:blk])
+	cachecopy.Copy(own, tmp[:blk])
 	return c.end(nil)
 }
 
@@ -153,7 +157,7 @@ func scattervLinear(c *call, send []byte, counts, displs []int, own []byte, root
 	}
 	err := c.sendEach(block, linearTogether(c.Size(), len(send)/c.Size()))
 	if own != nil {
-		copy(own, block(root))
+		cachecopy.Copy(own, block(root))
 	}
 	return c.end(err)
 }

@@ -1,6 +1,10 @@
 package llc
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/internal/cachecopy"
+)
 
 // Status describes a received or probed message.
 type Status struct {
@@ -123,7 +127,7 @@ func (r *RecvOp) finish(err error) {
 
 // deliver completes r with an eager payload.
 func (r *RecvOp) deliver(src int, tag int32, payload []byte) {
-	copy(r.Buf, payload)
+	cachecopy.Copy(r.Buf, payload)
 	r.Status = Status{Source: src, Tag: tag, Len: len(payload)}
 	r.finish(truncation(src, tag, len(payload), len(r.Buf)))
 }
