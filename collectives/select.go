@@ -229,6 +229,8 @@ func chooseBcast(u *Runner, x choice) string {
 // and a broadcast for long others, recursive doubling below.
 func chooseAllreduce(u *Runner, x choice) string {
 	switch {
+	case x.commutative && halvingAllreduce(x.n, x.bytes, u.LinearExchanges):
+		return AlgRecursiveHalving
 	case x.commutative && x.bytes >= allreduceRingMin(x.n, u.LinearExchanges) && x.n > 1:
 		return AlgRing
 	case !x.commutative && x.bytes >= longVector:
@@ -237,16 +239,26 @@ func chooseAllreduce(u *Runner, x choice) string {
 	return AlgRecursiveDoubling
 }
 
+// halvingAllreduce reports whether a commutative allreduce of bytes on n
+// processes takes recursive halving (Rabenseifner's): on a power of two
+// from 4, measured (not under a timing model), from 32 KiB to below
+// 512 KiB. On the 16-core machine it beat recursive doubling and the
+// ring there (64 KiB at 16 processes 45 against 73 and 74 µs), and lost
+// to the ring at 1 MiB (docs/tuning.md).
+func halvingAllreduce(n, bytes int, measured bool) bool {
+	return measured && n >= 4 && isPowerOfTwo(n) && bytes >= longVector/2 && bytes < 8*longVector
+}
+
 // allreduceRingMin is the shortest commutative vector whose allreduce on
-// n processes takes the ring: 32 KiB on a power of two processes from 4,
-// where recursive doubling, in log2(n) exchanges of the whole vector,
-// beat the ring's 2(n-1) of a piece at 16 KiB and lost at 64 KiB; 8 KiB
-// on the others, whose recursive doubling takes extra steps, and under a
-// timing model (measured is LinearExchanges: not under one), whose
-// recorded runs took the ring from 8 KiB.
+// n processes takes the ring: 512 KiB on a power of two processes from 4
+// (below, recursive halving and, under 32 KiB, recursive doubling, in
+// log2(n) exchanges of the whole vector, which beat the ring's 2(n-1) of
+// a piece at 16 KiB); 8 KiB on the others, whose recursive doubling takes
+// extra steps, and under a timing model (measured is LinearExchanges: not
+// under one), whose recorded runs took the ring from 8 KiB.
 func allreduceRingMin(n int, measured bool) int {
 	if measured && n >= 4 && isPowerOfTwo(n) {
-		return longVector / 2
+		return 8 * longVector
 	}
 	return longVector / 8
 }
