@@ -1,10 +1,6 @@
 package collectives
 
-import (
-	"fmt"
-
-	"github.com/rhinet-go/martini/internal/cachecopy"
-)
+import "fmt"
 
 // allgatherAlgorithms are Allgather's algorithms. Each is called with recv
 // exactly size blocks and own the rank's block: send, or its place in
@@ -63,7 +59,7 @@ func Allgather(n Net, alg string, send, recv []byte) error {
 func placeOwn(own, recv []byte, rank int) {
 	dst := recv[rank*len(own) : (rank+1)*len(own)]
 	if len(own) > 0 && &own[0] != &dst[0] {
-		cachecopy.Copy(dst, own)
+		copy(dst, own)
 	}
 }
 
@@ -135,15 +131,15 @@ func allgatherBruck(c *call, own, recv []byte) error {
 	size, rank := c.Size(), c.Rank()
 	blk := len(recv) / size
 	tmp := c.alloc(len(recv))
-	cachecopy.Copy(tmp, own)
+	copy(tmp, own)
 	for p := 1; p < size; p <<= 1 {
 		k := min(p, size-p)
 		if err := c.passrecv((rank-p+size)%size, tmp[:k*blk], (rank+p)%size, tmp[p*blk:(p+k)*blk]); err != nil {
 			return c.end(err)
 		}
 	}
-	cachecopy.Copy(recv[rank*blk:], tmp[:(size-rank)*blk])
-	cachecopy.Copy(recv[:rank*blk], tmp[(size-rank)*blk:])
+	copy(recv[rank*blk:], tmp[:(size-rank)*blk])
+	copy(recv[:rank*blk], tmp[(size-rank)*blk:])
 	return c.end(nil)
 }
 
@@ -173,7 +169,7 @@ func Allgatherv(n Net, alg string, send, recv []byte, counts, displs []int) erro
 	c := newCall(n)
 	if send != nil {
 		c.checkLen(rank, len(send), counts[rank])
-		cachecopy.Copy(recv[displs[rank]:displs[rank]+counts[rank]], send)
+		copy(recv[displs[rank]:displs[rank]+counts[rank]], send)
 	}
 	return f(c, recv, counts, displs)
 }

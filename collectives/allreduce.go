@@ -1,7 +1,5 @@
 package collectives
 
-import "github.com/rhinet-go/martini/internal/cachecopy"
-
 // Allreduce algorithms.
 const (
 	// AlgRecursiveDoubling exchanges whole vectors with partners at
@@ -72,7 +70,7 @@ func allreduceRecursiveDoubling(c *call, r Reducer, send, recv []byte) error {
 			r.Apply(tmp, recv)
 		} else {
 			r.Apply(recv, tmp)
-			cachecopy.Copy(recv, tmp)
+			copy(recv, tmp)
 		}
 	}
 	if rank < 2*rem {
@@ -132,7 +130,7 @@ func allreduceReduceBcast(c *call, r Reducer, send, recv []byte) error {
 	in := send
 	if c.Rank() != 0 && in == nil {
 		in = c.alloc(len(recv))
-		cachecopy.Copy(in, recv)
+		copy(in, recv)
 	}
 	if err := reduceBinomial(c, r, in, recv, 0); err != nil {
 		return err

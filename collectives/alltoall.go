@@ -1,10 +1,6 @@
 package collectives
 
-import (
-	"fmt"
-
-	"github.com/rhinet-go/martini/internal/cachecopy"
-)
+import "fmt"
 
 // alltoallAlgorithms are Alltoall's algorithms. Each is called with send
 // and recv of exactly size blocks that do not overlap.
@@ -53,7 +49,7 @@ func Alltoall(n Net, alg string, send, recv []byte) error {
 func alltoallPairwise(c *call, send, recv []byte) error {
 	size, rank := c.Size(), c.Rank()
 	blk := len(send) / size
-	cachecopy.Copy(recv[rank*blk:(rank+1)*blk], send[rank*blk:])
+	copy(recv[rank*blk:(rank+1)*blk], send[rank*blk:])
 	for s := 1; s < size; s++ {
 		to, from := (rank+s)%size, (rank-s+size)%size
 		if err := c.passrecv(to, send[to*blk:(to+1)*blk], from, recv[from*blk:(from+1)*blk]); err != nil {
@@ -66,7 +62,7 @@ func alltoallPairwise(c *call, send, recv []byte) error {
 func alltoallLinear(c *call, send, recv []byte) error {
 	rank := c.Rank()
 	blk := len(send) / c.Size()
-	cachecopy.Copy(recv[rank*blk:(rank+1)*blk], send[rank*blk:])
+	copy(recv[rank*blk:(rank+1)*blk], send[rank*blk:])
 	block := func(b []byte) func(int) []byte {
 		return func(i int) []byte { return b[i*blk : (i+1)*blk] }
 	}
@@ -81,15 +77,15 @@ func alltoallBruck(c *call, send, recv []byte) error {
 	size, rank := c.Size(), c.Rank()
 	blk := len(send) / size
 	tmp := c.alloc(len(send))
-	cachecopy.Copy(tmp, send[rank*blk:])
-	cachecopy.Copy(tmp[(size-rank)*blk:], send[:rank*blk])
+	copy(tmp, send[rank*blk:])
+	copy(tmp[(size-rank)*blk:], send[:rank*blk])
 	pack := c.alloc((size/2 + 1) * blk)
 	unpack := c.alloc(len(pack))
 	for p := 1; p < size; p <<= 1 {
 		k := 0
 		for j := p; j < size; j++ {
 			if j&p != 0 {
-				cachecopy.Copy(pack[k*blk:], tmp[j*blk:(j+1)*blk])
+				copy(pack[k*blk:], tmp[j*blk:(j+1)*blk])
 				k++
 			}
 		}
@@ -99,14 +95,14 @@ func alltoallBruck(c *call, send, recv []byte) error {
 		k = 0
 		for j := p; j < size; j++ {
 			if j&p != 0 {
-				cachecopy.Copy(tmp[j*blk:(j+1)*blk], unpack[k*blk:])
+				copy(tmp[j*blk:(j+1)*blk], unpack[k*blk:])
 				k++
 			}
 		}
 	}
 	for j := range size {
 		from := (rank - j + size) % size
-		cachecopy.Copy(recv[from*blk:(from+1)*blk], tmp[j*blk:])
+		copy(recv[from*blk:(from+1)*blk], tmp[j*blk:])
 	}
 	return c.end(nil)
 }
@@ -150,7 +146,7 @@ func alltoallvPairwise(c *call, send []byte, scounts, sdispls []int, recv []byte
 	out := func(i int) []byte { return send[sdispls[i] : sdispls[i]+scounts[i]] }
 	in := func(i int) []byte { return recv[rdispls[i] : rdispls[i]+rcounts[i]] }
 	c.checkLen(rank, scounts[rank], rcounts[rank])
-	cachecopy.Copy(in(rank), out(rank))
+	copy(in(rank), out(rank))
 	for s := 1; s < size; s++ {
 		to, from := (rank+s)%size, (rank-s+size)%size
 		if err := c.passrecv(to, out(to), from, in(from)); err != nil {
@@ -165,6 +161,6 @@ func alltoallvLinear(c *call, send []byte, scounts, sdispls []int, recv []byte, 
 	out := func(i int) []byte { return send[sdispls[i] : sdispls[i]+scounts[i]] }
 	in := func(i int) []byte { return recv[rdispls[i] : rdispls[i]+rcounts[i]] }
 	c.checkLen(rank, scounts[rank], rcounts[rank])
-	cachecopy.Copy(in(rank), out(rank))
+	copy(in(rank), out(rank))
 	return c.end(c.exchangeSteps(out, in))
 }

@@ -1,10 +1,6 @@
 package collectives
 
-import (
-	"fmt"
-
-	"github.com/rhinet-go/martini/internal/cachecopy"
-)
+import "fmt"
 
 // gatherAlgorithms are Gather's algorithms. Each is called on every rank
 // with own, the rank's block, and at the root recv, exactly size blocks
@@ -58,7 +54,7 @@ func gatherLinear(c *call, own, recv []byte, root int) error {
 		return c.end(c.pass(root, own))
 	}
 	blk := len(own)
-	cachecopy.Copy(recv[root*blk:(root+1)*blk], own)
+	copy(recv[root*blk:(root+1)*blk], own)
 	return c.end(c.recvEach(func(i int) []byte { return recv[i*blk : (i+1)*blk] }, linearTogether(c.Size(), blk)))
 }
 
@@ -85,7 +81,7 @@ func gatherBinomial(c *call, own, recv []byte, root int) error {
 	} else {
 		tmp = c.alloc(sub * blk)
 	}
-	cachecopy.Copy(tmp[:blk], own)
+	copy(tmp[:blk], own)
 	for m := 1; m < sub; m <<= 1 {
 		if err := c.recv((v+m+root)%size, tmp[m*blk:min(2*m, sub)*blk]); err != nil {
 			return c.end(err)
@@ -96,8 +92,8 @@ func gatherBinomial(c *call, own, recv []byte, root int) error {
 	}
 	if root != 0 {
 		// tmp holds the blocks of ranks root, root+1, …, size-1, 0, …, root-1.
-		cachecopy.Copy(recv[root*blk:], tmp[:(size-root)*blk])
-		cachecopy.Copy(recv[:root*blk], tmp[(size-root)*blk:])
+		copy(recv[root*blk:], tmp[:(size-root)*blk])
+		copy(recv[:root*blk], tmp[(size-root)*blk:])
 	}
 	return c.end(nil)
 }
@@ -142,7 +138,7 @@ func gathervLinear(c *call, own, recv []byte, counts, displs []int, root int) er
 	block := func(i int) []byte { return recv[displs[i] : displs[i]+counts[i]] }
 	if own != nil {
 		c.checkLen(root, len(own), counts[root])
-		cachecopy.Copy(block(root), own)
+		copy(block(root), own)
 	}
 	return c.end(c.recvEach(block, linearTogether(c.Size(), len(recv)/c.Size())))
 }

@@ -1,10 +1,6 @@
 package collectives
 
-import (
-	"unsafe"
-
-	"github.com/rhinet-go/martini/internal/cachecopy"
-)
+import "unsafe"
 
 // Reduce algorithms: AlgBinomial, and for long vectors of a commutative
 // operation AlgReduceScatterGather and, on a power-of-two number of
@@ -86,7 +82,7 @@ func reduceBinomial(c *call, r Reducer, send, recv []byte, root int) error {
 	switch {
 	case top == root:
 		if rank == root && !same(acc, recv) {
-			cachecopy.Copy(recv, acc)
+			copy(recv, acc)
 		}
 	case rank == top:
 		return c.Send(root, acc)
@@ -206,7 +202,7 @@ func copyInput(acc, send, recv []byte) {
 		in = recv
 	}
 	if !same(acc, in) {
-		cachecopy.Copy(acc, in)
+		copy(acc, in)
 	}
 }
 

@@ -1,10 +1,6 @@
 package collectives
 
-import (
-	"fmt"
-
-	"github.com/rhinet-go/martini/internal/cachecopy"
-)
+import "fmt"
 
 // A reduce-scatter algorithm is called with in, the rank's whole input,
 // and off, the offsets of the ranks' blocks in it (block i is
@@ -155,7 +151,7 @@ func reduceScatterRing(c *call, r Reducer, in []byte, off []int, out []byte) err
 		}
 		r.Apply(buf, block(take))
 	}
-	cachecopy.Copy(out, block(rank))
+	copy(out, block(rank))
 	return c.end(nil)
 }
 
@@ -168,7 +164,7 @@ func reduceScatterHalving(c *call, r Reducer, in []byte, off []int, out []byte) 
 	if err := halvingExchanges(c, r, work, work, func(i int) int { return off[i] }, 0); err != nil {
 		return c.end(err)
 	}
-	cachecopy.Copy(out, work[off[rank]:off[rank+1]])
+	copy(out, work[off[rank]:off[rank+1]])
 	return c.end(nil)
 }
 
@@ -209,6 +205,6 @@ func reduceScatterTree(c *call, r Reducer, in []byte, off []int, out []byte) err
 			return c.end(err)
 		}
 	}
-	cachecopy.Copy(out, acc[off[rank]:off[rank+1]])
+	copy(out, acc[off[rank]:off[rank+1]])
 	return c.end(nil)
 }

@@ -1,10 +1,6 @@
 package collectives
 
-import (
-	"fmt"
-
-	"github.com/rhinet-go/martini/internal/cachecopy"
-)
+import "fmt"
 
 // The Runner's data-movement collectives. Their algorithms are the
 // package's Net-level functions (Gather, Allgather, …); the Runner adds
@@ -54,7 +50,7 @@ func (u *Runner) Gather(send, recv []byte, root, elem int) error {
 	}, func(b *board) {
 		if rank == root {
 			for r := range n {
-				cachecopy.Copy(recv[r*blk:(r+1)*blk], b.data(r, 0, blk))
+				copy(recv[r*blk:(r+1)*blk], b.data(r, 0, blk))
 			}
 		}
 	})
@@ -106,7 +102,7 @@ func (u *Runner) Scatter(send, recv []byte, root, elem int) error {
 		return Scatter(c, alg, send, recv, root)
 	}, func(b *board) {
 		if recv != nil {
-			cachecopy.Copy(recv, b.data(root, rank*blk, blk))
+			copy(recv, b.data(root, rank*blk, blk))
 		}
 	})
 }
@@ -157,7 +153,7 @@ func (u *Runner) Allgather(send, recv []byte, elem int) error {
 		return Allgather(c, alg, send, recv)
 	}, func(b *board) {
 		for r := range n {
-			cachecopy.Copy(recv[r*blk:(r+1)*blk], b.data(r, 0, blk))
+			copy(recv[r*blk:(r+1)*blk], b.data(r, 0, blk))
 		}
 	})
 }
@@ -203,7 +199,7 @@ func (u *Runner) Alltoall(send, recv []byte, elem int) error {
 		return Alltoall(c, alg, send, recv)
 	}, func(b *board) {
 		for r := range n {
-			cachecopy.Copy(recv[r*blk:(r+1)*blk], b.data(r, rank*blk, blk))
+			copy(recv[r*blk:(r+1)*blk], b.data(r, rank*blk, blk))
 		}
 	})
 }

@@ -1,10 +1,6 @@
 package collectives
 
-import (
-	"fmt"
-
-	"github.com/rhinet-go/martini/internal/cachecopy"
-)
+import "fmt"
 
 // A scan algorithm is called with in, the rank's operand, and out, where
 // the prefix goes (the same slice when in place: the algorithm reads in
@@ -64,7 +60,7 @@ func scanLinear(c *call, r Reducer, in, out []byte, exclusive bool) error {
 	last := rank == size-1
 	if rank == 0 {
 		if !exclusive {
-			cachecopy.Copy(out, in)
+			copy(out, in)
 		}
 		if last {
 			return c.end(nil)
@@ -76,7 +72,7 @@ func scanLinear(c *call, r Reducer, in, out []byte, exclusive bool) error {
 		return c.end(err)
 	}
 	if !exclusive {
-		cachecopy.Copy(out, in)
+		copy(out, in)
 		r.Apply(prefix, out)
 		if last {
 			return c.end(nil)
@@ -89,7 +85,7 @@ func scanLinear(c *call, r Reducer, in, out []byte, exclusive bool) error {
 		r.Apply(prefix, next)
 		err = c.pass(rank+1, next)
 	}
-	cachecopy.Copy(out, prefix)
+	copy(out, prefix)
 	return c.end(err)
 }
 
@@ -104,7 +100,7 @@ func scanRecursiveDoubling(c *call, r Reducer, in, out []byte, exclusive bool) e
 	tmp := c.alloc(len(in))
 	have := !exclusive // whether out holds a prefix yet
 	if have {
-		cachecopy.Copy(out, in)
+		copy(out, in)
 	}
 	for m := 1; m < size; m <<= 1 {
 		peer := rank ^ m
@@ -118,7 +114,7 @@ func scanRecursiveDoubling(c *call, r Reducer, in, out []byte, exclusive bool) e
 			if have {
 				r.Apply(tmp, out)
 			} else {
-				cachecopy.Copy(out, tmp)
+				copy(out, tmp)
 				have = true
 			}
 			r.Apply(tmp, partial)

@@ -1,10 +1,6 @@
 package collectives
 
-import (
-	"fmt"
-
-	"github.com/rhinet-go/martini/internal/cachecopy"
-)
+import "fmt"
 
 // scatterAlgorithms are Scatter's algorithms. Each is called on every rank
 // with own, where the rank's block goes, and at the root send, exactly
@@ -61,7 +57,7 @@ func scatterLinear(c *call, send, own []byte, root int) error {
 	}
 	blk := len(own)
 	err := c.sendEach(func(i int) []byte { return send[i*blk : (i+1)*blk] }, true)
-	cachecopy.Copy(own, send[root*blk:(root+1)*blk])
+	copy(own, send[root*blk:(root+1)*blk])
 	return c.end(err)
 }
 
@@ -89,8 +85,8 @@ func scatterBinomial(c *call, send, own []byte, root int) error {
 	case v == 0:
 		// The blocks of ranks root, root+1, …, size-1, 0, …, root-1.
 		tmp = c.alloc(size * blk)
-		cachecopy.Copy(tmp, send[root*blk:])
-		cachecopy.Copy(tmp[(size-root)*blk:], send[:root*blk])
+		copy(tmp, send[root*blk:])
+		copy(tmp[(size-root)*blk:], send[:root*blk])
 	default:
 		parent := (v - lowBit(v) + root) % size
 		sub = min(lowBit(v), size-v)
@@ -111,7 +107,7 @@ func scatterBinomial(c *call, send, own []byte, root int) error {
 			return c.end(err)
 		}
 	}
-	cachecopy.Copy(own, tmp[:blk])
+	copy(own, tmp[:blk])
 	return c.end(nil)
 }
 
@@ -157,7 +153,7 @@ func scattervLinear(c *call, send []byte, counts, displs []int, own []byte, root
 	}
 	err := c.sendEach(block, linearTogether(c.Size(), len(send)/c.Size()))
 	if own != nil {
-		cachecopy.Copy(own, block(root))
+		copy(own, block(root))
 	}
 	return c.end(err)
 }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-
-	"github.com/rhinet-go/martini/internal/cachecopy"
 )
 
 // Receiving: a record that arrived is dispatched by its kind; an eager
@@ -192,7 +190,7 @@ func (e *Engine) dispatch(src int, m *meta, body []byte) {
 		e.stats.Unexpected++
 		u := e.unexp.alloc()
 		*u = unexpected{src: src, tag: m.tag, ctx: m.ctx, length: len(payload), data: e.pool.get(len(payload)), syncID: syncID(m)}
-		cachecopy.Copy(u.data, payload)
+		copy(u.data, payload)
 		e.unexp.push(u)
 	case recRTS:
 		var r rts

@@ -1,10 +1,6 @@
 package llc
 
-import (
-	"fmt"
-
-	"github.com/rhinet-go/martini/internal/cachecopy"
-)
+import "fmt"
 
 // Status describes a received or probed message.
 type Status struct {
@@ -127,7 +123,7 @@ func (r *RecvOp) finish(err error) {
 
 // deliver completes r with an eager payload.
 func (r *RecvOp) deliver(src int, tag int32, payload []byte) {
-	cachecopy.Copy(r.Buf, payload)
+	copy(r.Buf, payload)
 	r.Status = Status{Source: src, Tag: tag, Len: len(payload)}
 	r.finish(truncation(src, tag, len(payload), len(r.Buf)))
 }

@@ -1,10 +1,6 @@
 package llc
 
-import (
-	"fmt"
-
-	"github.com/rhinet-go/martini/internal/cachecopy"
-)
+import "fmt"
 
 // Messages in several records of a receive queue (EagerQueue, and the
 // QueuePeers of the ring modes).
@@ -104,7 +100,7 @@ func (e *Engine) assemble(src int, m *meta, body []byte) {
 		a.m = *m
 		a.m.flags &^= flagParts
 		a.buf = e.pool.get(int(m.length))
-		a.got = cachecopy.Copy(a.buf, body)
+		a.got = copy(a.buf, body)
 		return
 	}
 	if a.buf == nil || int(m.length) != len(body) || a.got+len(body) > len(a.buf) {
@@ -112,7 +108,7 @@ func (e *Engine) assemble(src int, m *meta, body []byte) {
 			src, len(body), m.length, a.got, len(a.buf)))
 		return
 	}
-	a.got += cachecopy.Copy(a.buf[a.got:], body)
+	a.got += copy(a.buf[a.got:], body)
 	if a.got < len(a.buf) {
 		return
 	}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/rhinet-go/martini/internal/cachecopy"
 )
 
 // ErrorEvent records a refused request, as the NIC's error event queue.
@@ -139,7 +137,7 @@ func (n *NIC) write(dst int, sid SID, v sidView, off uint64, src []byte) error {
 		case len(src) >= 8 && end%8 == 0:
 			n.storeInOrder(at, end, src)
 		default:
-			cachecopy.Copy(n.seg.mem[at:end], src)
+			copy(n.seg.mem[at:end], src)
 		}
 		if n.clock != nil {
 			n.seg.wrote(dst, n.pid)
@@ -149,7 +147,7 @@ func (n *NIC) write(dst int, sid SID, v sidView, off uint64, src []byte) error {
 	}
 	n.patlb.touch(dst, v.base+off, len(src))
 	if dst == n.pid {
-		cachecopy.Copy(n.procRegions[sid][off:], src)
+		copy(n.procRegions[sid][off:], src)
 		return nil
 	}
 	if n.cma {
@@ -194,13 +192,13 @@ func (n *NIC) read(src int, sid SID, v sidView, off uint64, buf []byte) error {
 		if len(buf) == 8 && at%8 == 0 {
 			binary.LittleEndian.PutUint64(buf, atomic.LoadUint64((*uint64)(unsafe.Pointer(&n.seg.mem[at]))))
 		} else {
-			cachecopy.Copy(buf, n.seg.mem[at:at+uint64(len(buf))])
+			copy(buf, n.seg.mem[at:at+uint64(len(buf))])
 		}
 		n.stats.SegmentOps++
 		return nil
 	}
 	if src == n.pid {
-		cachecopy.Copy(buf, n.procRegions[sid][off:])
+		copy(buf, n.procRegions[sid][off:])
 		return nil
 	}
 	if n.cma {
