@@ -24,7 +24,7 @@ import (
 )
 
 func init() {
-	register(Kernel{Name: "BT", Run: runBT, Procs: Square, ProcsRule: "a square number of processes", Classes: []Class{'S', 'W', 'A', 'B'}})
+	register(Kernel{Name: "BT", Run: runBT, Procs: Square, ProcsRule: "a square number of processes", Classes: []Class{'S', 'W', 'A', 'B', 'C'}})
 }
 
 // btClassParams returns BT's parameters of class.
@@ -49,6 +49,11 @@ func btClassParams(class Class) (adiParams, bool) {
 		return adiParams{n: 102, niter: 200, dt: 0.0003, ref: adiReference{
 			xcr: [5]float64{1.4233597229287254e+03, 9.9330522590150238e+01, 3.5646025644535285e+02, 3.2485447959084092e+02, 3.2707541254659363e+03},
 			xce: [5]float64{5.2969847140936856e+01, 4.4632896115670668e+00, 1.3122573342210174e+01, 1.2006925323559144e+01, 1.2459576151035986e+02},
+		}}, true
+	case 'C':
+		return adiParams{n: 162, niter: 200, dt: 0.0001, ref: adiReference{
+			xcr: [5]float64{0.62398116551764615e+04, 0.50793239190423964e+03, 0.15423530093013596e+04, 0.13302387929291190e+04, 0.11604087428436455e+05},
+			xce: [5]float64{0.16462008369091265e+03, 0.11497107903824313e+02, 0.41207446207461508e+02, 0.37087651059694167e+02, 0.36211053051841265e+03},
 		}}, true
 	}
 	return adiParams{}, false

@@ -34,7 +34,7 @@ import (
 )
 
 func init() {
-	register(Kernel{Name: "CG", Run: runCG, Procs: PowerOfTwo, ProcsRule: "a power of two", Classes: []Class{'S', 'W', 'A', 'B'}})
+	register(Kernel{Name: "CG", Run: runCG, Procs: PowerOfTwo, ProcsRule: "a power of two", Classes: []Class{'S', 'W', 'A', 'B', 'C'}})
 }
 
 const (
@@ -62,6 +62,8 @@ func cgClassParams(class Class) (cgParams, bool) {
 		return cgParams{na: 14000, nonzer: 11, niter: 15, shift: 20, zeta: 17.130235054029}, true
 	case 'B':
 		return cgParams{na: 75000, nonzer: 13, niter: 75, shift: 60, zeta: 22.712745482631}, true
+	case 'C':
+		return cgParams{na: 150000, nonzer: 15, niter: 75, shift: 110, zeta: 28.973605592845}, true
 	}
 	return cgParams{}, false
 }

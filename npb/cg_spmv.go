@@ -23,7 +23,8 @@ import "slices"
 // added to a row's sum. The product streams through the values and the
 // column indices once, so its speed also depends on their size: the
 // column indices are 16-bit when the block has at most 65536 columns
-// (every class but B on one process), 32-bit otherwise.
+// (all but class B on one process and class C on up to four), 32-bit
+// otherwise.
 
 // cgIndex is the type of the local column indices.
 type cgIndex interface{ uint16 | uint32 }

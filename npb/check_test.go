@@ -21,7 +21,8 @@ func TestCheck(t *testing.T) {
 		{"bt", 'A', 2, "BT needs a square number of processes", false},
 		{"cg", 'A', 3, "CG needs a power of two", false},
 		{"lu", 'A', 3, "LU needs xdim·ydim", false},
-		{"is", 'C', 2, "IS class C", false},
+		{"is", 'C', 2, "IS", true},
+		{"is", 'D', 2, "IS class D", false},
 		{"xx", 'A', 2, `kernel "xx"`, false},
 	} {
 		name, err := Check(c.name, c.class, c.np)

@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register(Kernel{Name: "EP", Run: runEP, Procs: AnyProcs, ProcsRule: "at least one process", Classes: []Class{'S', 'W', 'A', 'B'}})
+	register(Kernel{Name: "EP", Run: runEP, Procs: AnyProcs, ProcsRule: "at least one process", Classes: []Class{'S', 'W', 'A', 'B', 'C'}})
 }
 
 const (
@@ -57,6 +57,8 @@ func epParams(class Class) (epClassParams, bool) {
 		return epClassParams{28, 1.682235632304711e+08, 1.682195123368299e+08, 210832767}, true
 	case 'B':
 		return epClassParams{30, 6.728927543423024e+08, 6.728951822504275e+08, 843345606}, true
+	case 'C':
+		return epClassParams{32, 2.691444083862931e+09, 2.691519118724585e+09, 3373275903}, true
 	}
 	return epClassParams{}, false
 }

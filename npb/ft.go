@@ -26,7 +26,7 @@ import (
 )
 
 func init() {
-	register(Kernel{Name: "FT", Run: runFT, Procs: PowerOfTwo, ProcsRule: "a power of two", Classes: []Class{'S', 'W', 'A', 'B'}})
+	register(Kernel{Name: "FT", Run: runFT, Procs: PowerOfTwo, ProcsRule: "a power of two", Classes: []Class{'S', 'W', 'A', 'B', 'C'}})
 }
 
 const (
@@ -106,6 +106,29 @@ func ftParams(class Class) (ftClassParams, bool) {
 			complex(5.125002331720e+02, 5.115053595966e+02),
 			complex(5.124551951846e+02, 5.115415130407e+02),
 			complex(5.124146770029e+02, 5.115744692211e+02),
+		}}, true
+	case 'C':
+		return ftClassParams{512, 512, 512, 20, []complex128{
+			complex(5.195078707457e+02, 5.149019699238e+02),
+			complex(5.155422171134e+02, 5.127578201997e+02),
+			complex(5.144678022222e+02, 5.122251847514e+02),
+			complex(5.140150594328e+02, 5.121090289018e+02),
+			complex(5.137550426810e+02, 5.121143685824e+02),
+			complex(5.135811056728e+02, 5.121496764568e+02),
+			complex(5.134569343165e+02, 5.121870921893e+02),
+			complex(5.133651975661e+02, 5.122193250322e+02),
+			complex(5.132955192805e+02, 5.122454735794e+02),
+			complex(5.132410471738e+02, 5.122663649603e+02),
+			complex(5.131971141679e+02, 5.122830879827e+02),
+			complex(5.131605205716e+02, 5.122965869718e+02),
+			complex(5.131290734194e+02, 5.123075927445e+02),
+			complex(5.131012720314e+02, 5.123166486553e+02),
+			complex(5.130760908195e+02, 5.123241541685e+02),
+			complex(5.130528295923e+02, 5.123304037599e+02),
+			complex(5.130310107773e+02, 5.123356167976e+02),
+			complex(5.130103090133e+02, 5.123399592211e+02),
+			complex(5.129905029333e+02, 5.123435588985e+02),
+			complex(5.129714421109e+02, 5.123465164008e+02),
 		}}, true
 	}
 	return ftClassParams{}, false

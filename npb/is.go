@@ -24,7 +24,7 @@ import (
 )
 
 func init() {
-	register(Kernel{Name: "IS", Run: runIS, Procs: PowerOfTwo, ProcsRule: "a power of two", Classes: []Class{'S', 'W', 'A', 'B'}})
+	register(Kernel{Name: "IS", Run: runIS, Procs: PowerOfTwo, ProcsRule: "a power of two", Classes: []Class{'S', 'W', 'A', 'B', 'C'}})
 }
 
 const (
@@ -39,10 +39,11 @@ const (
 	// arrays of the inner loops have this fixed size, so that a masked
 	// index needs no bounds check.
 	isMaxBuckets = 1024
-	// isMaxKey bounds MAX_KEY over the classes (class B's 2^21): the
+	// isMaxKey bounds MAX_KEY over the classes (class C's 2^23): the
 	// count array of the local ranking has this fixed size, so that a
-	// masked index needs no bounds check either.
-	isMaxKey = 1 << 21
+	// masked index needs no bounds check either. Only the part that the
+	// local key range spans is ever written.
+	isMaxKey = 1 << 23
 )
 
 // isClassParams are a class's problem size (is.c's TOTAL_KEYS_LOG_2,
@@ -74,6 +75,10 @@ func isParams(class Class) (isClassParams, bool) {
 		return isClassParams{25, 21, 10, 1024,
 			[isTestArraySize]int64{41869, 812306, 5102857, 18232239, 26860214},
 			[isTestArraySize]int64{33422937, 10244, 59149, 33135281, 99}}, true
+	case 'C':
+		return isClassParams{27, 23, 10, 1024,
+			[isTestArraySize]int64{44172927, 72999161, 74326391, 129606274, 21736814},
+			[isTestArraySize]int64{61147, 882988, 266290, 133997595, 133525895}}, true
 	}
 	return isClassParams{}, false
 }
@@ -101,6 +106,11 @@ func isTestRank(class Class, base int64, i, iteration int) int64 {
 		return base - (it - 1)
 	case 'B':
 		if i == 1 || i == 2 || i == 4 {
+			return base + it
+		}
+		return base - it
+	case 'C':
+		if i <= 2 {
 			return base + it
 		}
 		return base - it

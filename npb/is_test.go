@@ -76,6 +76,7 @@ func TestISTestRank(t *testing.T) {
 		{'W', 1, 1, 11698, 11697}, {'W', 2, 1, 1039987, 1039986},
 		{'A', 2, 1, 123928, 123928}, {'A', 4, 10, 8388264, 8388255},
 		{'B', 4, 2, 99, 101}, {'B', 0, 2, 33422937, 33422935},
+		{'C', 2, 4, 266290, 266294}, {'C', 3, 4, 133997595, 133997591},
 	} {
 		if got := isTestRank(c.class, c.base, c.i, c.it); got != c.out {
 			t.Errorf("class %v key %d iteration %d: %d, want %d", c.class, c.i, c.it, got, c.out)

@@ -35,7 +35,7 @@ import (
 func init() {
 	register(Kernel{Name: "LU", Run: runLU, Procs: luProcs,
 		ProcsRule: "xdim·ydim processes with ydim ≤ xdim ≤ 2·ydim (1, 2, 4, 6, 8, 9, 12, 16, ...)",
-		Classes:   []Class{'S', 'W', 'A', 'B'}})
+		Classes:   []Class{'S', 'W', 'A', 'B', 'C'}})
 }
 
 // luEpsilon is verify.f90's tolerance on every relative error.
@@ -81,6 +81,11 @@ func luClassParams(class Class) (luParams, bool) {
 		p.xcr = [5]float64{3.5532672969982736e+03, 2.6214750795310692e+02, 8.8333721850952190e+02, 7.7812774739425265e+02, 7.3087969592545314e+03}
 		p.xce = [5]float64{1.1401176380212709e+02, 8.1098963655421574e+00, 2.8480597317698308e+01, 2.5905394567832939e+01, 2.6054907504857413e+02}
 		p.xci = 4.7887162703308227e+01
+	case 'C':
+		p.n, p.itmax, p.dt = 162, 250, 2.0
+		p.xcr = [5]float64{1.03766980323537846e+04, 8.92212458801008552e+02, 2.56238814582660871e+03, 2.19194343857831427e+03, 1.78078057261061185e+04}
+		p.xce = [5]float64{2.15986399716949279e+02, 1.55789559239863600e+01, 5.41318863077207766e+01, 4.82262643154045421e+01, 4.55902910043250358e+02}
+		p.xci = 6.66404553572181300e+01
 	default:
 		return p, false
 	}
@@ -297,7 +302,7 @@ func luVerify(b *strings.Builder, p luParams, xcr, xce [5]float64, xci float64) 
 
 // luClassOf names the class of p's grid (set_class).
 func luClassOf(p luParams) string {
-	for _, c := range []Class{'S', 'W', 'A', 'B'} {
+	for _, c := range []Class{'S', 'W', 'A', 'B', 'C'} {
 		if q, _ := luClassParams(c); q.n == p.n && q.itmax == p.itmax {
 			return c.String()
 		}

@@ -25,7 +25,7 @@ import (
 )
 
 func init() {
-	register(Kernel{Name: "MG", Run: runMG, Procs: PowerOfTwo, ProcsRule: "a power of two", Classes: []Class{'S', 'W', 'A', 'B'}})
+	register(Kernel{Name: "MG", Run: runMG, Procs: PowerOfTwo, ProcsRule: "a power of two", Classes: []Class{'S', 'W', 'A', 'B', 'C'}})
 }
 
 // mgEpsilon is mg.f90's verification tolerance on the relative error of
@@ -50,6 +50,8 @@ func mgClassParams(class Class) (mgParams, bool) {
 		return mgParams{lt: 8, nit: 4, verify: 0.2433365309069e-05}, true
 	case 'B':
 		return mgParams{lt: 8, nit: 20, verify: 0.1800564401355e-05}, true
+	case 'C':
+		return mgParams{lt: 9, nit: 20, verify: 0.5706732285740e-06}, true
 	}
 	return mgParams{}, false
 }

@@ -19,8 +19,8 @@ import (
 	"github.com/rhinet-go/martini/mpi"
 )
 
-// Class is an NPB problem class: 'S', 'W', 'A', 'B' (and 'C' where a
-// kernel has it).
+// Class is an NPB problem class: 'S', 'W', 'A', 'B' or 'C'; every
+// kernel has all five.
 type Class byte
 
 // String returns the class letter.

@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	register(Kernel{Name: "SP", Run: runSP, Procs: Square, ProcsRule: "a square number of processes", Classes: []Class{'S', 'W', 'A', 'B'}})
+	register(Kernel{Name: "SP", Run: runSP, Procs: Square, ProcsRule: "a square number of processes", Classes: []Class{'S', 'W', 'A', 'B', 'C'}})
 }
 
 // spClassParams returns SP's parameters of class.
@@ -47,6 +47,11 @@ func spClassParams(class Class) (adiParams, bool) {
 		return adiParams{n: 102, niter: 400, dt: 0.001, ref: adiReference{
 			xcr: [5]float64{0.6903293579998e+02, 0.3095134488084e+02, 0.4103336647017e+02, 0.3864769009604e+02, 0.5643482272596e+02},
 			xce: [5]float64{0.9810006190188e-02, 0.1022827905670e-02, 0.1720597911692e-02, 0.1694479428231e-02, 0.1847456263981e-01},
+		}}, true
+	case 'C':
+		return adiParams{n: 162, niter: 400, dt: 0.00067, ref: adiReference{
+			xcr: [5]float64{0.5881691581829e+03, 0.2454417603569e+03, 0.3293829191851e+03, 0.3081924971891e+03, 0.4597223799176e+03},
+			xce: [5]float64{0.2598120500183e+00, 0.2590888922315e-01, 0.5132886416320e-01, 0.4806073419454e-01, 0.5483377491301e+00},
 		}}, true
 	}
 	return adiParams{}, false

@@ -43,7 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "usage: mpirun -np N npb [flags] KERNEL\n\nKERNEL is one of %s; flags may come before or after it.\n\nFlags:\n", strings.Join(npb.Kernels(), ", "))
 		fs.PrintDefaults()
 	}
-	classFlag := fs.String("class", "S", "problem class: S, W, A or B")
+	classFlag := fs.String("class", "S", "problem class: S, W, A, B or C")
 	results := fs.String("results", bench.LocalResults, "directory for the JSON record (empty: none)")
 	corrupt := fs.Bool("corrupt", false, "perturb the result before verification (to see UNSUCCESSFUL)")
 	cpuProfile := fs.String("cpuprofile", "", "write each rank's CPU profile of the kernel to `file`.RANK")

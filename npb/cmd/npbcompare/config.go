@@ -56,7 +56,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	}
 	var c config
 	fs.StringVar(&c.ref, "ref", "npbref", "the reference's build directory (npb/reference/build.sh -o DIR): DIR/bin/BENCH.CLASS.x")
-	classes := fs.String("class", "A", "problem classes, comma-separated: S, W, A, B")
+	classes := fs.String("class", "A", "problem classes, comma-separated: S, W, A, B, C")
 	nps := fs.String("np", "1,2,4", "process counts, comma-separated")
 	fs.IntVar(&c.runs, "runs", 3, "runs of each side, alternating")
 	fs.StringVar(&c.results, "results", bench.LocalResults, "directory for the JSON record (empty: none; "+bench.CommittedResults+": the committed records)")

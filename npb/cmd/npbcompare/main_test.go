@@ -28,7 +28,7 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"-ref", empty, "-np", "two"}, `"two" is not a positive number`},
 		{[]string{"-ref", empty, "-runs", "0"}, "-runs 0: want at least one run"},
 		{[]string{"-ref", empty, "-class", "Z"}, `-class "Z"`},
-		{[]string{"-ref", empty, "-class", "C", "ep"}, "EP class C"},
+		{[]string{"-ref", empty, "-class", "C", "ep"}, fmt.Sprintf("no reference binary %s/bin/ep.C.x", empty)},
 		{[]string{"-ref", empty, "-bind", "socket"}, `-bind "socket"`},
 		{[]string{"-ref", filepath.Join(empty, "none"), "ep"}, "none: no such directory: build the reference first (npb/reference/build.sh -o "},
 		{[]string{"-ref", empty, "-class", "S", "-np", "1,2", "cg", "bt"},
