@@ -144,7 +144,7 @@ func checkRings(cfg *Config) error {
 func MaxEagerLimit(ringSize int) int { return ringSize/2 - cell }
 
 // RingOverhead is the memory a ring takes beyond its record space: its
-// control line and the pair's shared line.
+// control line, the pair's shared line and its extension lines.
 const RingOverhead = ringCtl
 
 // MaxPackedRecords is the largest Config.PackedRecords: a packed record

@@ -220,9 +220,13 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	p := &e.peers[dst]
 	r := &p.out
 	body := len(ctl) + len(payload)
-	n, packed := layout.RecordSize(body), body <= recInline
-	if !packed && layout.PackedSize(body) <= uint64(e.cfg.PackedRecords) {
-		n, packed = layout.PackedSize(body), true
+	line := body <= lineBody && len(ctl) <= lineWordBody && aux == 0 && p.line.free()
+	n, packed := uint64(cell), true // the line carries the body: the record keeps one cell of the ring
+	if !line && body > recInline {
+		n, packed = layout.RecordSize(body), false
+		if ps := layout.PackedSize(body); ps <= uint64(e.cfg.PackedRecords) {
+			n, packed = ps, true
+		}
 	}
 	adv := n // the ring space the record takes
 	if e.pm {
@@ -243,7 +247,8 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 		r.head += r.size - wrapAt
 	}
 	r.seq++
-	if body <= lineBody && aux == 0 && e.writeLine(dst, r.seq, kind, flags, tag, ctx, ctl, payload) {
+	if line {
+		e.writeLine(dst, r.seq, kind, flags, tag, ctx, ctl, payload)
 		r.head += adv
 		return true
 	}
@@ -379,12 +384,16 @@ func (r *outRing) reserve(n uint64) (at uint64, wrap bool, wrapAt uint64, ok boo
 //
 //	[0, 8)   tag (low 32 bits), context (high 32 bits)
 //	[8, 16)  kind, flags, body length (16 bits)
-//	[16, 24) the body
+//	[16, 24) the body's first 8 bytes
 //	[24, 32) the signal: the record's sequence number (high 32 bits), and
 //	         how many of the other process's line records this one has
 //	         consumed (its acknowledgement, low 32 bits)
 //
-// The signal is written last. A line record takes its place in the
+// The rest of a body longer than a word, up to a cache line of it, goes
+// first into the writer's extension line, a line of its own beside the
+// shared one (layout.LineExt): such a message costs the transfer of that
+// line too, but not the ring's record and the NIC's work around it. The
+// signal is written last. A line record takes its place in the
 // sender's ring as if it had been written there: it reserves its cell and
 // takes the ring's next sequence number, but leaves the cell untouched;
 // the receiver, finding no record at its ring position, takes the line's
@@ -407,10 +416,11 @@ func (r *outRing) reserve(n uint64) (at uint64, wrap bool, wrapAt uint64, ok boo
 // short while, its quiet window (package llc/shm), so that the peer finds the
 // line still in its own cache when it writes its answer.
 const (
-	lineBody   = layout.LineBody
-	lineSig    = layout.LineSig
-	flagLine   = layout.FlagLine
-	recLineAck = layout.KindLineAck // the receiver's report of an acknowledgement alone
+	lineBody     = layout.LineBody
+	lineWordBody = layout.LineWord
+	lineSig      = layout.LineSig
+	flagLine     = layout.FlagLine
+	recLineAck   = layout.KindLineAck // the receiver's report of an acknowledgement alone
 )
 
 // lineState is the sending and acknowledging side of one peer's line.
@@ -441,15 +451,14 @@ func (e *Engine) openLine(dst, owner int, region RegionID) {
 	e.emit(&Command{Kind: CmdWatchLine, Peer: dst, Region: region, Off: theirs, Size: inPeer})
 }
 
-// writeLine writes a record of at most lineBody bytes of body and no aux
-// into dst's line instead of its ring, if the line is free, and reports
-// whether it did. The caller has reserved the record's cell in the ring;
-// seq is its sequence number.
-func (e *Engine) writeLine(dst int, seq uint32, kind, flags uint8, tag int32, ctx uint32, ctl, payload []byte) bool {
+// writeLine writes a record of at most lineBody bytes of body, of which
+// at most lineWordBody of ctl, and no aux into dst's line, which is free
+// (lineState.free), instead of its ring: the body's first lineWordBody bytes in
+// the half, the rest as the command's Data, which goes into the extension
+// line before the half. The caller has reserved the record's cell in the
+// ring; seq is its sequence number.
+func (e *Engine) writeLine(dst int, seq uint32, kind, flags uint8, tag int32, ctx uint32, ctl, payload []byte) {
 	l := &e.peers[dst].line
-	if !l.ok || l.acked != l.sent || seq == 0 {
-		return false
-	}
 	c := e.sched.alloc()
 	e.stats.CommandsIssued++
 	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen = CmdWriteLine, dst, l.region, l.out, lineSig
@@ -457,19 +466,24 @@ func (e *Engine) writeLine(dst int, seq uint32, kind, flags uint8, tag int32, ct
 	h := c.Head[:lineSig]
 	binary.LittleEndian.PutUint64(h[0:], uint64(uint32(tag))|uint64(ctx)<<32)
 	binary.LittleEndian.PutUint64(h[8:], uint64(kind)|uint64(flags)<<8|uint64(len(ctl)+len(payload))<<16)
-	binary.LittleEndian.PutUint64(h[16:], lineWord(ctl, payload))
+	first := payload[:min(len(payload), lineWordBody-len(ctl))]
+	binary.LittleEndian.PutUint64(h[16:], lineWord(ctl, first))
+	c.Data = payload[len(first):]
 	l.seq = seq
 	l.sent++
 	e.stats.LineSent++
-	return true
 }
 
-// lineWord packs a line record's body, ctl then payload (at most lineBody
-// bytes together), into the little-endian word that carries it, zero
-// beyond the body: without a call to copy, which costs more than the
-// bytes here.
+// free reports whether the line exists and its last record there has
+// been acknowledged: a record may go into it.
+func (l *lineState) free() bool { return l.ok && l.acked == l.sent }
+
+// lineWord packs the start of a line record's body, ctl then payload (at
+// most lineWordBody bytes together), into the little-endian word that
+// carries it, zero beyond them: without a call to copy, which costs more
+// than the bytes here.
 func lineWord(ctl, payload []byte) uint64 {
-	if len(ctl) == 0 && len(payload) == lineBody {
+	if len(ctl) == 0 && len(payload) == lineWordBody {
 		return binary.LittleEndian.Uint64(payload)
 	}
 	var w uint64

@@ -75,9 +75,10 @@ const (
 	// of the ring from Peer (CmdWatchRing), whose sequence the records
 	// share. No event of its own.
 	CmdWatchLine
-	// CmdWriteLine writes the HeadLen bytes of Head at (Region, Off),
-	// then the word Signal at SigOff, into this process's half of its
-	// shared line with Peer: memory of this process, or of Peer when Size
+	// CmdWriteLine writes Data (at most layout.LineExtBody bytes) into
+	// this process's extension line (layout.LineExt of Off), the HeadLen
+	// bytes of Head at (Region, Off), then the word Signal at SigOff, into
+	// this process's half of its shared line with Peer: memory of this process, or of Peer when Size
 	// is LineInPeer. The transport then wakes Peer if Peer sleeps: the
 	// write is for Peer to read, whoever's memory holds it.
 	CmdWriteLine

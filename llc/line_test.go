@@ -2,6 +2,7 @@ package llc
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -54,7 +55,7 @@ func TestLinePingPong(t *testing.T) {
 	const rounds = 200
 	for i := range rounds {
 		for _, dir := range [][2]int{{0, 1}, {1, 0}} {
-			data := pattern(i*2+dir[0], i%(lineBody+1))
+			data := pattern(i*2+dir[0], i%(min(lineBody, c.eng[0].cfg.EagerLimit)+1))
 			r := c.recv(dir[1], dir[0], int32(i), 7, lineBody)
 			s := c.send(dir[0], dir[1], int32(i), 7, data)
 			c.wait(s, r)
@@ -221,7 +222,7 @@ func TestLineConfig(t *testing.T) {
 }
 
 // TestLineCorrupt checks that a line record with a body longer than a
-// line carries fails the receiver.
+// line and its extension carry fails the receiver.
 func TestLineCorrupt(t *testing.T) {
 	c := lineCluster(t, 2, 4096)
 	c.connect(0, 1)
@@ -232,7 +233,7 @@ func TestLineCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	seq := c.eng[0].peers[1].out.seq + 1
-	half[8+2] = 9 // body length 9
+	half[8+2] = lineBody + 1 // a body one byte longer than a line carries
 	*word(half, lineSig) = uint64(seq) << 32
 	c.poll(1)
 	if errs := c.errs(); errs[1] == nil || !strings.Contains(errs[1].Error(), "corrupt line record") {
@@ -253,4 +254,31 @@ func TestLineWord(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLineExtension: a body longer than the half's word goes into the
+// writer's extension line, up to lineBody bytes; a longer one takes the
+// ring.
+func TestLineExtension(t *testing.T) {
+	c := lineCluster(t, 2, 4096)
+	c.connect(0, 1)
+	c.connect(1, 0)
+	for i, size := range []int{lineWordBody + 1, 40, lineBody, lineBody + 1, 1} {
+		for _, dir := range [][2]int{{0, 1}, {1, 0}} {
+			before := c.eng[dir[0]].State().Stats.LineSent
+			data := pattern(i*2+dir[0], size)
+			r := c.recv(dir[1], dir[0], int32(i), 7, lineBody+1)
+			s := c.send(dir[0], dir[1], int32(i), 7, data)
+			c.wait(s, r)
+			checkRecv(t, fmt.Sprintf("%d bytes", size), r, dir[0], int32(i), data)
+			want := uint64(0)
+			if size <= lineBody {
+				want = 1
+			}
+			if got := c.eng[dir[0]].State().Stats.LineSent - before; got != want {
+				t.Errorf("%d bytes from %d: %d line records, want %d", size, dir[0], got, want)
+			}
+		}
+	}
+	c.noErrs()
 }

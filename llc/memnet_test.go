@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rhinet-go/martini/llc/layout"
 )
 
 // memNet is a test-only network: every process has registered memory, a
@@ -235,10 +237,15 @@ func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 		if err != nil {
 			return 0, nil, err
 		}
+		ext, err := m.region(owner, c.Region, layout.LineExt(c.Off), layout.LineExtBody)
+		if err != nil {
+			return 0, nil, err
+		}
 		at := c.SigOff - c.Off
-		if c.HeadLen%8 != 0 || uint64(c.HeadLen) > at || at > LineHalf-8 {
+		if c.HeadLen%8 != 0 || uint64(c.HeadLen) > at || at > LineHalf-8 || len(c.Data) > len(ext) {
 			return 0, nil, errBadCommand
 		}
+		copy(ext, c.Data)
 		copy(half, c.Head[:c.HeadLen])
 		atomic.StoreUint64(word(half, at), c.Signal)
 		m.local[src].Wrote(c.Peer)

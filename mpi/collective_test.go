@@ -160,8 +160,7 @@ func combinedSelection(np, k int) string {
 // needsPowerOfTwo tells the algorithms that only run on communicators of
 // a power-of-two size.
 func needsPowerOfTwo(c collectives.Collective, alg string) bool {
-	return (c == collectives.CollAllgather && alg == collectives.AlgRecursiveDoubling) ||
-		((c == collectives.CollReduceScatterBlock || c == collectives.CollReduce) && alg == "recursive-halving")
+	return (c == collectives.CollAllgather && alg == collectives.AlgRecursiveDoubling) || alg == collectives.AlgRecursiveHalving
 }
 
 // needsCommutative tells the algorithms that only run commutative

@@ -48,12 +48,14 @@
 //
 //	[0, 8)   tag (low 32 bits), context (high 32 bits)
 //	[8, 16)  kind, flags, body length (16 bits)
-//	[16, 24) the body
+//	[16, 24) the body's first 8 bytes
 //	[24, 32) the signal: the record's sequence number in the ring (high
 //	         32 bits), and how many of the other process's line records
 //	         this one has consumed (its acknowledgement, low 32 bits)
 //
-// The signal is written last. A line record reserves its cell in the
+// The rest of a longer body, up to LineExtBody bytes, goes into the
+// writer's extension line (LineExt), a cache line of its own after the
+// shared one. The signal is written last. A line record reserves its cell in the
 // sender's ring and takes the ring's next sequence number, but leaves the
 // cell untouched; the receiver, finding no record at its ring position,
 // takes the line's record when its sequence number is the next one.
@@ -66,7 +68,7 @@ import (
 
 // The ring region and its records.
 const (
-	RingCtl   = 256 // bytes before the records: the control line and the shared line
+	RingCtl   = 320 // bytes before the records: the control line, the shared line and its two extension lines
 	RingLine  = 128 // offset of the shared line
 	Cell      = 64  // the unit of record space
 	RecMeta   = 24  // a record's meta
@@ -94,10 +96,12 @@ const (
 
 // The halves of a pair's shared line.
 const (
-	LineHalf = Cell / 2     // one process's half
-	LineBody = 8            // largest body of a line record
-	LineSig  = LineHalf - 8 // offset of the signal word in a half
-	FlagLine = uint8(0x80)  // meta flags of a record delivered from a line
+	LineHalf    = Cell / 2               // one process's half
+	LineWord    = 8                      // bytes of body in the half itself
+	LineExtBody = Cell                   // bytes of body in the extension line
+	LineBody    = LineWord + LineExtBody // largest body of a line record
+	LineSig     = LineHalf - 8           // offset of the signal word in a half
+	FlagLine    = uint8(0x80)            // meta flags of a record delivered from a line
 )
 
 // PutMeta writes a record's meta into b from its fields. The path of
@@ -153,6 +157,13 @@ func Signal(seq uint32, size uint64) uint64 { return uint64(seq)<<32 | size }
 // Word returns the 8-byte word at off of b, for atomic loads and stores;
 // off must be 8-aligned in memory that is.
 func Word(b []byte, off uint64) *uint64 { return (*uint64)(unsafe.Pointer(&b[off])) }
+
+// LineExt returns the offset in the line's region of the extension line
+// of the process that writes the half at offset half: the first after the
+// shared line for the first half, the next for the second.
+func LineExt(half uint64) uint64 {
+	return RingLine + Cell + (half-RingLine)/LineHalf*Cell
+}
 
 // LineHalves returns the offsets in the line's region of the half that
 // process self writes and of the half that peer writes.

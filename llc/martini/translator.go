@@ -514,6 +514,7 @@ type lineOut struct {
 	off    uint64
 	inPeer bool
 	half   []byte // layout.LineHalf bytes, nil until mapped
+	ext    []byte // the extension line, layout.LineExtBody bytes
 }
 
 // writeLine performs a CmdWriteLine: the head's words, then the signal
@@ -534,8 +535,11 @@ func (t *Translator) writeLine(c *llc.Command) error {
 	}
 	head := c.Head[:c.HeadLen]
 	at := c.SigOff - c.Off
-	if len(head)%8 != 0 || uint64(len(head)) > at || at > layout.LineHalf-8 || at%8 != 0 {
-		return fmt.Errorf("martini: shared line write of %d bytes and a signal at %d, in a half of %d", len(head), at, layout.LineHalf)
+	if len(head)%8 != 0 || uint64(len(head)) > at || at > layout.LineHalf-8 || at%8 != 0 || len(c.Data) > len(l.ext) {
+		return fmt.Errorf("martini: shared line write of %d bytes, %d more and a signal at %d, in a half of %d", len(head), len(c.Data), at, layout.LineHalf)
+	}
+	if len(c.Data) > 0 {
+		copy(l.ext, c.Data)
 	}
 	half := l.half
 	for i := 0; i < len(head); i += 8 {
@@ -557,10 +561,11 @@ func (t *Translator) mapLine(c *llc.Command, l *lineOut) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("martini: shared line with process %d: %w", c.Peer, err)
-	case c.Off%8 != 0 || c.Off > uint64(len(mem)) || uint64(len(mem))-c.Off < layout.LineHalf:
+	case c.Off%layout.LineHalf != 0 || c.Off < layout.RingLine || layout.LineExt(c.Off)+layout.LineExtBody > uint64(len(mem)):
 		return fmt.Errorf("martini: shared line half at %d of a region of %d bytes", c.Off, len(mem))
 	}
-	*l = lineOut{region: c.Region, off: c.Off, inPeer: c.Size == llc.LineInPeer, half: mem[c.Off : c.Off+layout.LineHalf]}
+	ext := layout.LineExt(c.Off)
+	*l = lineOut{region: c.Region, off: c.Off, inPeer: c.Size == llc.LineInPeer, half: mem[c.Off : c.Off+layout.LineHalf], ext: mem[ext : ext+layout.LineExtBody]}
 	return nil
 }
 

@@ -190,6 +190,7 @@ type lineRecord struct {
 	ack     uint32       // the acknowledgement last reported
 	seen    uint64       // the signal word last read
 	half    []byte       // layout.LineHalf bytes
+	ext     []byte       // the peer's extension line, layout.LineExtBody bytes
 	region  llc.RegionID // the region that holds it
 	own     bool         // the region is this process's memory
 	scratch [layout.RecMeta + layout.LineBody]byte
@@ -224,6 +225,9 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 	s := l.scratch[:]
 	layout.PutMeta(s, uint8(w1), uint8(w1>>8)|layout.FlagLine, int32(uint32(w0)), uint32(w0>>32), uint32(body), uint64(uint32(sig)))
 	binary.LittleEndian.PutUint64(s[layout.RecMeta:], binary.LittleEndian.Uint64(l.half[16:]))
+	if body > layout.LineWord {
+		copy(s[layout.RecMeta+layout.LineWord:], l.ext[:body-layout.LineWord])
+	}
 	r.releaseUnwritten(layout.Cell)
 	r.deliver(sink, s[:layout.RecMeta], s[layout.RecMeta:layout.RecMeta+body])
 	return true
