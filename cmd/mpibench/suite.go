@@ -354,7 +354,7 @@ const floorChange = 2
 // system MPI's and does not skip the floor.
 func newGroupFloors(ctx context.Context, o *suiteOptions, peer *peerJobs, exe string) *groupFloors {
 	f := &groupFloors{measure: func() float64 { return 0 }}
-	if !o.interleave || o.noFloor || !peer.any() {
+	if !o.interleave || o.noFloor || !peer.measuring() {
 		return f
 	}
 	f.measure = func() float64 {
@@ -531,8 +531,8 @@ func findPeer(ctx context.Context, o *suiteOptions, dir string) *peerJobs {
 	return j
 }
 
-// any reports whether a system MPI is left to run.
-func (j *peerJobs) any() bool {
+// measuring reports whether a system MPI is left to run.
+func (j *peerJobs) measuring() bool {
 	return slices.ContainsFunc(j.jobs, func(job *peerJob) bool { return job.p != nil })
 }
 
