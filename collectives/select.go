@@ -242,9 +242,8 @@ func chooseAllreduce(u *Runner, x choice) string {
 // halvingAllreduce reports whether a commutative allreduce of bytes on n
 // processes takes recursive halving (Rabenseifner's): on a power of two
 // from 4, measured (not under a timing model), from 32 KiB to below
-// 512 KiB. On the 16-core machine it beat recursive doubling and the
-// ring there (64 KiB at 16 processes 45 against 73 and 74 µs), and lost
-// to the ring at 1 MiB (docs/tuning.md).
+// 512 KiB, where it beat recursive doubling and the ring on the 16-core
+// machine; the ring won at 1 MiB (docs/tuning.md has the runs).
 func halvingAllreduce(n, bytes int, measured bool) bool {
 	return measured && n >= 4 && isPowerOfTwo(n) && bytes >= longVector/2 && bytes < 8*longVector
 }
