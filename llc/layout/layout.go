@@ -55,10 +55,11 @@
 //
 // The rest of a longer body, up to LineExtBody bytes, goes into the
 // writer's extension line (LineExt), a cache line of its own after the
-// shared one. The signal is written last. A line record reserves its cell in the
-// sender's ring and takes the ring's next sequence number, but leaves the
-// cell untouched; the receiver, finding no record at its ring position,
-// takes the line's record when its sequence number is the next one.
+// shared one. The signal is written last. A line record reserves one cell
+// in the sender's ring and takes the ring's next sequence number, but
+// leaves the cell untouched; the receiver, finding no record at its ring
+// position, takes the line's record when its sequence number is the next
+// one.
 package layout
 
 import (
