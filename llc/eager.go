@@ -221,17 +221,7 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	r := &p.out
 	body := len(ctl) + len(payload)
 	line := body <= lineBody && len(ctl) <= lineWordBody && aux == 0 && p.line.free()
-	n, packed := uint64(cell), true // the line carries the body: the record keeps one cell of the ring
-	if !line && body > recInline {
-		n, packed = layout.RecordSize(body), false
-		if ps := layout.PackedSize(body); ps <= uint64(e.cfg.PackedRecords) {
-			n, packed = ps, true
-		}
-	}
-	adv := n // the ring space the record takes
-	if e.pm {
-		adv = pmRecordSize(n)
-	}
+	n, adv, packed := e.recordSize(body, line)
 	at, wrap, wrapAt, ok := r.reserve(adv)
 	if !ok {
 		if !p.full {
@@ -279,15 +269,38 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 		c.HeadLen = uint8(recMeta + copy(c.Head[recMeta:], ctl))
 		c.Data, c.SigOff = payload, rec+n-8
 	}
+	e.countRecord(kind, len(payload))
+	r.head += adv
+	return true
+}
+
+// recordSize returns the size n of a ring record of body bytes, the ring
+// space adv it takes (n, or PM/RHiNET's) and whether it is packed; a
+// record whose body goes into the line keeps one cell.
+func (e *Engine) recordSize(body int, line bool) (n, adv uint64, packed bool) {
+	n, packed = cell, true
+	if !line && body > recInline {
+		n, packed = layout.RecordSize(body), false
+		if ps := layout.PackedSize(body); ps <= uint64(e.cfg.PackedRecords) {
+			n, packed = ps, true
+		}
+	}
+	if e.pm {
+		return n, pmRecordSize(n), packed
+	}
+	return n, n, packed
+}
+
+// countRecord counts a ring record of kind and its payload of size bytes:
+// a control record, and under PM/RHiNET the host's work and copy.
+func (e *Engine) countRecord(kind uint8, size int) {
 	if kind != recEager && kind != recUnsolicited {
 		e.stats.ControlSent++
 	}
 	if e.pm {
 		e.addWork(WorkSend, 1)
-		e.addCopy(len(payload))
+		e.addCopy(size)
 	}
-	r.head += adv
-	return true
 }
 
 // The records, rings and lines the engine writes and a receiver reads
