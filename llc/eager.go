@@ -3,6 +3,7 @@ package llc
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/rhinet-go/martini/llc/layout"
 )
@@ -220,7 +221,9 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	p := &e.peers[dst]
 	r := &p.out
 	body := len(ctl) + len(payload)
-	line := body <= lineBody && len(ctl) <= lineWordBody && aux == 0 && p.line.free()
+	// A line record's sequence number is never 0, which reads as an empty
+	// half; a wrap marker may take a number before it.
+	line := body <= lineBody && len(ctl) <= lineWordBody && aux == 0 && p.line.free() && r.seq < math.MaxUint32-1
 	n, adv, packed := e.recordSize(body, line)
 	at, wrap, wrapAt, ok := r.reserve(adv)
 	if !ok {

@@ -3,6 +3,7 @@ package llc
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -281,4 +282,18 @@ func TestLineExtension(t *testing.T) {
 		}
 	}
 	c.noErrs()
+}
+
+// TestLineSeqZero: a record whose sequence number would be 0 (the ring's
+// numbers wrap), which reads as an empty half, does not go into the line.
+func TestLineSeqZero(t *testing.T) {
+	c := lineCluster(t, 2, 4096)
+	c.connect(0, 1)
+	c.connect(1, 0)
+	c.eng[0].peers[1].out.seq = math.MaxUint32 - 1 // the next record's number, or a wrap marker's, is the last
+	before := c.eng[0].State().Stats.LineSent
+	c.send(0, 1, 1, 7, []byte{1, 2, 3})
+	if got := c.eng[0].State().Stats.LineSent - before; got != 0 {
+		t.Errorf("%d line records where the sequence number may wrap to 0", got)
+	}
 }
