@@ -136,20 +136,20 @@ func ownSeries(rec *Record, benchmark string) (Series, bool) {
 // benchmark and size, and its name when the record measured several (the
 // Variant of its series); 0 when none measured it.
 func fasterPeer(rec *Record, benchmark string, size int) (float64, string) {
-	t, name, peers := 0.0, "", 0
+	var series []Series
 	for _, s := range rec.Series {
-		if s.Benchmark != benchmark || s.Source != SourcePeer {
-			continue
-		}
-		peers++
-		if ts := rowAt(s, size); ts > 0 && (t == 0 || ts < t) {
-			t, name = ts, s.Variant
+		if s.Benchmark == benchmark {
+			series = append(series, s)
 		}
 	}
-	if peers < 2 {
-		name = ""
+	best, peers := fastestPeer(series, size, func(r Row) float64 { return r.T }, false)
+	switch {
+	case best < 0:
+		return 0, ""
+	case peers < 2:
+		return rowAt(series[best], size), ""
 	}
-	return t, name
+	return rowAt(series[best], size), series[best].Variant
 }
 
 // rowAt returns the time of s at size, or 0 when s has no such row.

@@ -178,23 +178,30 @@ func (c comparison) write(b *bytes.Buffer, series []Series, benchmark string) er
 // (the shorter time, or the higher bandwidth), which the table marks in
 // bold; -1 unless two system MPIs or more measured size.
 func (c comparison) fasterPeer(series []Series, size int) int {
-	best, peers := -1, 0
+	if best, peers := fastestPeer(series, size, c.value, c.higherIsBetter); peers >= 2 {
+		return best
+	}
+	return -1
+}
+
+// fastestPeer returns the index in series of the system MPI whose value
+// at size is the best (the lowest, or the highest if higherIsBetter), -1
+// for none, and how many system MPIs measured size.
+func fastestPeer(series []Series, size int, value func(Row) float64, higherIsBetter bool) (best, peers int) {
+	best = -1
 	var bestValue float64
 	for j, s := range series {
 		i := slices.IndexFunc(s.Rows, func(r Row) bool { return r.Bytes == size })
 		if s.Source != SourcePeer || i < 0 {
 			continue
 		}
-		v := c.value(s.Rows[i])
+		v := value(s.Rows[i])
 		peers++
-		if best < 0 || (c.higherIsBetter && v > bestValue) || (!c.higherIsBetter && v < bestValue) {
+		if best < 0 || (higherIsBetter && v > bestValue) || (!higherIsBetter && v < bestValue) {
 			best, bestValue = j, v
 		}
 	}
-	if peers < 2 {
-		return -1
-	}
-	return best
+	return best, peers
 }
 
 // referenceRows returns the rows of the reference columns, after

@@ -127,14 +127,7 @@ func TestRunTiny(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	files, _ := filepath.Glob(filepath.Join(results, "*.json"))
-	if len(files) != 1 {
-		t.Fatalf("records: %v", files)
-	}
-	rec, err := bench.ReadRecord(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := onlyRecord(t, results)
 	if len(rec.Series) != 6 || rec.Params.NP != 2 || len(rec.Notes) == 0 {
 		t.Fatalf("record: %d series, np %d, notes %v", len(rec.Series), rec.Params.NP, rec.Notes)
 	}
@@ -208,14 +201,7 @@ func TestRunBothPeers(t *testing.T) {
 	if out := stdout.String(); !strings.Contains(out, "system MPI, Open MPI") || !strings.Contains(out, "system MPI, MPICH") || !strings.Contains(out, "**") {
 		t.Errorf("tables lack a column of each MPI:\n%s", out)
 	}
-	files, _ := filepath.Glob(filepath.Join(results, "*.json"))
-	if len(files) != 1 {
-		t.Fatalf("records: %v", files)
-	}
-	rec, err := bench.ReadRecord(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := onlyRecord(t, results)
 	var got []string
 	for _, s := range rec.Series {
 		got = append(got, s.Source+"/"+s.Variant+"/"+s.Benchmark)
@@ -227,6 +213,21 @@ func TestRunBothPeers(t *testing.T) {
 	if readme, err := os.ReadFile(filepath.Join(results, "README.md")); err != nil || !strings.Contains(string(readme), "against Open MPI and MPICH") {
 		t.Errorf("results page: %v, no section against both MPIs", err)
 	}
+}
+
+// onlyRecord reads the one record of the results directory dir, failing
+// the test unless there is exactly one.
+func onlyRecord(t *testing.T, dir string) *bench.Record {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("records: %v", files)
+	}
+	rec, err := bench.ReadRecord(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }
 
 // checkFloor checks the floor of a run measuring PingPong with 2
@@ -384,14 +385,7 @@ func TestRunNoFloor(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
 	}
-	files, _ := filepath.Glob(filepath.Join(results, "*.json"))
-	if len(files) != 1 {
-		t.Fatalf("records: %v", files)
-	}
-	rec, err := bench.ReadRecord(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := onlyRecord(t, results)
 	if rec.Floor != nil || !slices.Contains(rec.Notes, "floor: not measured (-no-floor)") || strings.Contains(stdout.String(), "floor") {
 		t.Errorf("-no-floor: floor %+v, notes %q, output:\n%s", rec.Floor, rec.Notes, &stdout)
 	}
