@@ -50,11 +50,13 @@ func typeSize(h int32) (int, bool) {
 }
 
 // bufArg returns the bytes of count items of datatype dt at p, for the
-// calls that move plain bytes: a derived datatype must be contiguous.
+// calls that use the program's buffer itself, later than the call (a
+// persistent request, a one-sided origin): a derived datatype must be
+// contiguous.
 func bufArg(p unsafe.Pointer, count, dt int32) ([]byte, error) {
 	cb, err := bufOf(p, count, dt)
 	if err == nil && cb.dt != nil {
-		err = errorf(errType, "datatype %#x: non-contiguous derived datatypes are supported by point-to-point calls and MPI_Bcast only", uint32(dt))
+		err = errorf(errType, "datatype %#x: persistent requests and one-sided origins take contiguous datatypes only", uint32(dt))
 	}
 	return cb.b, err
 }

@@ -38,31 +38,13 @@ func sum(xs []int) int {
 	return t
 }
 
-// maxEnd returns the largest counts[i]+displs[i]: the bytes that a v-form
-// collective's buffer spans.
-func maxEnd(counts, displs []int) int {
-	end := 0
-	for i := range counts {
-		end = max(end, counts[i]+displs[i])
-	}
-	return end
-}
-
-// sendArg returns the send buffer of a collective: nil for MPI_IN_PLACE.
+// sendArg returns the send buffer of a collective, its items packed when
+// they are not contiguous: nil for MPI_IN_PLACE.
 func sendArg(p unsafe.Pointer, count, dt int32) ([]byte, error) {
 	if isInPlace(p) {
 		return nil, nil
 	}
-	return bufArg(p, count, dt)
-}
-
-// sizeArg returns the size of datatype dt or an error.
-func sizeArg(dt int32) (int, error) {
-	size, ok := contiguousSize(dt)
-	if !ok {
-		return 0, errorf(errType, "invalid or non-contiguous datatype %#x", uint32(dt))
-	}
-	return size, nil
+	return sendBytes(p, count, dt)
 }
 
 // groupSize returns the number of processes a rooted or all-to-all
@@ -124,13 +106,14 @@ func PMPI_Gather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, 
 	if rc != errSuccess {
 		return rc
 	}
+	var st staging
 	s, err := sendArg(sbuf, scount, stype)
 	var r []byte
 	if err == nil && isRoot(o.c, root) {
-		r, err = bufArg(rbuf, rcount*int32(groupSize(o.c)), rtype)
+		r, err = st.recv(rbuf, rcount*int32(groupSize(o.c)), rtype)
 	}
 	if err == nil {
-		err = mpi.Gather(o.c, s, r, mapRank(root))
+		err = st.after(mpi.Gather(o.c, s, r, mapRank(root)))
 	}
 	return check("MPI_Gather", o, comm, err)
 }
@@ -144,18 +127,15 @@ func PMPI_Gatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer,
 	if rc != errSuccess {
 		return rc
 	}
+	var st staging
 	s, err := sendArg(sbuf, scount, stype)
 	var r []byte
 	var counts, ds []int
 	if err == nil && isRoot(o.c, root) {
-		var size int
-		size, err = sizeArg(rtype)
-		n := groupSize(o.c)
-		counts, ds = scaled(rcounts, n, size), scaled(displs, n, size)
-		r = byteSlice(rbuf, maxEnd(counts, ds))
+		r, counts, ds, err = st.v(rbuf, rcounts, displs, rtype, groupSize(o.c), true)
 	}
 	if err == nil {
-		err = mpi.Gatherv(o.c, s, r, counts, ds, mapRank(root))
+		err = st.after(mpi.Gatherv(o.c, s, r, counts, ds, mapRank(root)))
 	}
 	return check("MPI_Gatherv", o, comm, err)
 }
@@ -169,16 +149,17 @@ func PMPI_Scatter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer,
 	if rc != errSuccess {
 		return rc
 	}
+	var st staging
 	var s, r []byte
 	var err error
 	if isRoot(o.c, root) {
-		s, err = bufArg(sbuf, scount*int32(groupSize(o.c)), stype)
+		s, err = sendBytes(sbuf, scount*int32(groupSize(o.c)), stype)
 	}
 	if err == nil && !isInPlace(rbuf) {
-		r, err = bufArg(rbuf, rcount, rtype)
+		r, err = st.recv(rbuf, rcount, rtype)
 	}
 	if err == nil {
-		err = mpi.Scatter(o.c, s, r, mapRank(root))
+		err = st.after(mpi.Scatter(o.c, s, r, mapRank(root)))
 	}
 	return check("MPI_Scatter", o, comm, err)
 }
@@ -192,21 +173,18 @@ func PMPI_Scatterv(sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, stype in
 	if rc != errSuccess {
 		return rc
 	}
+	var st staging
 	var s, r []byte
 	var counts, ds []int
 	var err error
 	if isRoot(o.c, root) {
-		var size int
-		size, err = sizeArg(stype)
-		n := groupSize(o.c)
-		counts, ds = scaled(scounts, n, size), scaled(displs, n, size)
-		s = byteSlice(sbuf, maxEnd(counts, ds))
+		s, counts, ds, err = st.v(sbuf, scounts, displs, stype, groupSize(o.c), false)
 	}
 	if err == nil && !isInPlace(rbuf) {
-		r, err = bufArg(rbuf, rcount, rtype)
+		r, err = st.recv(rbuf, rcount, rtype)
 	}
 	if err == nil {
-		err = mpi.Scatterv(o.c, s, counts, ds, r, mapRank(root))
+		err = st.after(mpi.Scatterv(o.c, s, counts, ds, r, mapRank(root)))
 	}
 	return check("MPI_Scatterv", o, comm, err)
 }
@@ -220,13 +198,14 @@ func PMPI_Allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointe
 	if rc != errSuccess {
 		return rc
 	}
+	var st staging
 	s, err := sendArg(sbuf, scount, stype)
 	var r []byte
 	if err == nil {
-		r, err = bufArg(rbuf, rcount*int32(groupSize(o.c)), rtype)
+		r, err = st.recv(rbuf, rcount*int32(groupSize(o.c)), rtype)
 	}
 	if err == nil {
-		err = mpi.Allgather(o.c, s, r)
+		err = st.after(mpi.Allgather(o.c, s, r))
 	}
 	return check("MPI_Allgather", o, comm, err)
 }
@@ -240,15 +219,15 @@ func PMPI_Allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Point
 	if rc != errSuccess {
 		return rc
 	}
+	var st staging
 	s, err := sendArg(sbuf, scount, stype)
-	size, err2 := sizeArg(rtype)
+	var r []byte
+	var counts, ds []int
 	if err == nil {
-		err = err2
+		r, counts, ds, err = st.v(rbuf, rcounts, displs, rtype, groupSize(o.c), true)
 	}
-	n := groupSize(o.c)
-	counts, ds := scaled(rcounts, n, size), scaled(displs, n, size)
 	if err == nil {
-		err = mpi.Allgatherv(o.c, s, byteSlice(rbuf, maxEnd(counts, ds)), counts, ds)
+		err = st.after(mpi.Allgatherv(o.c, s, r, counts, ds))
 	}
 	return check("MPI_Allgatherv", o, comm, err)
 }
@@ -262,14 +241,15 @@ func PMPI_Alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer
 	if rc != errSuccess {
 		return rc
 	}
+	var st staging
 	n := int32(groupSize(o.c))
 	s, err := sendArg(sbuf, scount*n, stype)
 	var r []byte
 	if err == nil {
-		r, err = bufArg(rbuf, rcount*n, rtype)
+		r, err = st.recv(rbuf, rcount*n, rtype)
 	}
 	if err == nil {
-		err = mpi.Alltoall(o.c, s, r)
+		err = st.after(mpi.Alltoall(o.c, s, r))
 	}
 	return check("MPI_Alltoall", o, comm, err)
 }
@@ -283,23 +263,25 @@ func PMPI_Alltoallv(sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, stype 
 	if rc != errSuccess {
 		return rc
 	}
-	n := groupSize(o.c)
-	rsize, err := sizeArg(rtype)
-	rc2, rd := scaled(rcounts, n, rsize), scaled(rdispls, n, rsize)
-	var s []byte
-	var sc, sd []int
-	if err == nil && !isInPlace(sbuf) {
-		var ssize int
-		ssize, err = sizeArg(stype)
-		sc, sd = scaled(scounts, n, ssize), scaled(sdispls, n, ssize)
-		s = byteSlice(sbuf, maxEnd(sc, sd))
-	}
-	r := byteSlice(rbuf, maxEnd(rc2, rd))
-	if err == nil && isInPlace(sbuf) {
-		s, sc, sd = inPlaceSide(r, rc2, rd)
-	}
+	var st staging
+	s, sc, sd, r, rc2, rd, err := alltoallvArgs(&st, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, groupSize(o.c))
 	if err == nil {
-		err = mpi.Alltoallv(o.c, s, sc, sd, r, rc2, rd)
+		err = st.after(mpi.Alltoallv(o.c, s, sc, sd, r, rc2, rd))
 	}
 	return check("MPI_Alltoallv", o, comm, err)
+}
+
+// alltoallvArgs returns the send and receive sides of an all-to-all
+// v-form over n processes (its buffer, counts and displacements in
+// bytes), with the receive side staged in st.
+func alltoallvArgs(st *staging, sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, rcounts, rdispls unsafe.Pointer, rtype int32, n int) (s []byte, sc, sd []int, r []byte, rc, rd []int, err error) {
+	r, rc, rd, err = st.v(rbuf, rcounts, rdispls, rtype, n, true)
+	switch {
+	case err != nil:
+	case isInPlace(sbuf):
+		s, sc, sd = inPlaceSide(r, rc, rd)
+	default:
+		s, sc, sd, err = st.v(sbuf, scounts, sdispls, stype, n, false)
+	}
+	return s, sc, sd, r, rc, rd, err
 }

@@ -11,11 +11,11 @@ import (
 	"github.com/rhinet-go/martini/mpi"
 )
 
-// wArgs returns one side of an all-to-all w-form over n processes: the
-// bytes its blocks span at p, and each block's count, byte displacement
-// and datatype (over bytes).
-func wArgs(p, counts, displs, types unsafe.Pointer, n int) ([]byte, []int, []int, []*mpi.Datatype, error) {
-	cs, ds := scaled(counts, n, 1), scaled(displs, n, 1)
+// wArgs returns one side of an all-to-all w-form over n processes, with
+// byte displacements ds: the bytes its blocks span at p, and each block's
+// count, byte displacement and datatype (over bytes).
+func wArgs(p, counts unsafe.Pointer, ds []int, types unsafe.Pointer, n int) ([]byte, []int, []int, []*mpi.Datatype, error) {
+	cs := scaled(counts, n, 1)
 	dts := make([]*mpi.Datatype, n)
 	end := 0
 	for j, h := range intArray(types, n) {
@@ -42,15 +42,59 @@ type alltoallwArgs struct {
 	sts, rts           []*mpi.Datatype
 }
 
-// newAlltoallwArgs reads the arguments of MPI_Alltoallw over n processes.
+// newAlltoallwArgs reads the arguments of MPI_Alltoallw over n
+// processes, whose displacements are C ints.
 func newAlltoallwArgs(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer, n int) (alltoallwArgs, error) {
+	return readWArgs(sbuf, scounts, scaled(sdispls, n, 1), stypes, rbuf, rcounts, scaled(rdispls, n, 1), rtypes, n, n)
+}
+
+// readWArgs reads the arguments of a w-form with out blocks to send and
+// in to receive, at byte displacements sds and rds.
+func readWArgs(sbuf, scounts unsafe.Pointer, sds []int, stypes, rbuf, rcounts unsafe.Pointer, rds []int, rtypes unsafe.Pointer, out, in int) (alltoallwArgs, error) {
 	var a alltoallwArgs
 	var err error
-	a.r, a.rcs, a.rds, a.rts, err = wArgs(rbuf, rcounts, rdispls, rtypes, n)
+	a.r, a.rcs, a.rds, a.rts, err = wArgs(rbuf, rcounts, rds, rtypes, in)
 	if err == nil && !isInPlace(sbuf) {
-		a.s, a.scs, a.sds, a.sts, err = wArgs(sbuf, scounts, sdispls, stypes, n)
+		a.s, a.scs, a.sds, a.sts, err = wArgs(sbuf, scounts, sds, stypes, out)
 	}
 	return a, err
+}
+
+// neighborAlltoallwStarter starts MPI_Ineighbor_alltoallw, whose
+// displacements are MPI_Aints.
+func neighborAlltoallwStarter(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer) collStarter {
+	return neighborStarter(func(c *mpi.Comm, in, out int, _ *staging) (*mpi.Request, error) {
+		a, err := readWArgs(sbuf, scounts, aints(sdispls, out), stypes, rbuf, rcounts, aints(rdispls, in), rtypes, out, in)
+		if err != nil {
+			return nil, err
+		}
+		return mpi.IneighborAlltoallw(c, a.s, a.scs, a.sds, a.sts, a.r, a.rcs, a.rds, a.rts)
+	})
+}
+
+// PMPI_Neighbor_alltoallw implements MPI_Neighbor_alltoallw.
+//
+//export PMPI_Neighbor_alltoallw
+func PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer, comm int32) (rc int32) {
+	defer guard("MPI_Neighbor_alltoallw", &rc)
+	o, rc := commArg("MPI_Neighbor_alltoallw", comm)
+	if rc != errSuccess {
+		return rc
+	}
+	// The nonblocking form, waited for: the datatypes need no staging.
+	r, err := neighborAlltoallwStarter(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes)(o, nil)
+	if err == nil {
+		_, err = r.Wait()
+	}
+	return check("MPI_Neighbor_alltoallw", o, comm, err)
+}
+
+// PMPI_Ineighbor_alltoallw implements MPI_Ineighbor_alltoallw.
+//
+//export PMPI_Ineighbor_alltoallw
+func PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer, comm int32, req *int32) (rc int32) {
+	defer guard("MPI_Ineighbor_alltoallw", &rc)
+	return icoll("MPI_Ineighbor_alltoallw", comm, req, neighborAlltoallwStarter(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes))
 }
 
 // PMPI_Alltoallw implements MPI_Alltoallw.
@@ -74,16 +118,17 @@ func PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtyp
 //export PMPI_Ialltoallw
 func PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ialltoallw", &rc)
-	o, rc := commArg("MPI_Ialltoallw", comm)
-	if rc != errSuccess {
-		return rc
+	return icoll("MPI_Ialltoallw", comm, req, alltoallwStarter(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes))
+}
+
+func alltoallwStarter(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer) collStarter {
+	return func(o *commObj, _ *staging) (*mpi.Request, error) {
+		a, err := newAlltoallwArgs(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, groupSize(o.c))
+		if err != nil {
+			return nil, err
+		}
+		return mpi.Ialltoallw(o.c, a.s, a.scs, a.sds, a.sts, a.r, a.rcs, a.rds, a.rts)
 	}
-	a, err := newAlltoallwArgs(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, groupSize(o.c))
-	var rq *mpi.Request
-	if err == nil {
-		rq, err = mpi.Ialltoallw(o.c, a.s, a.scs, a.sds, a.sts, a.r, a.rcs, a.rds, a.rts)
-	}
-	return startColl("MPI_Ialltoallw", o, comm, rq, err, req)
 }
 
 func (typed[T]) ireduceScatter(c *mpi.Comm, send, recv unsafe.Pointer, counts []int, total int, op mpi.Op) (*mpi.Request, error) {
@@ -98,20 +143,18 @@ func (typed[T]) ireduceScatter(c *mpi.Comm, send, recv unsafe.Pointer, counts []
 //export PMPI_Ireduce_scatter
 func PMPI_Ireduce_scatter(send, recv, counts unsafe.Pointer, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ireduce_scatter", &rc)
-	o, rc := commArg("MPI_Ireduce_scatter", comm)
-	if rc != errSuccess {
-		return rc
-	}
-	red, err := reductionArg(dt, op)
-	if err == nil && red.isLoc {
-		err = errorf(errType, "MPI_Ireduce_scatter: struct value/index datatypes are not supported")
-	}
-	var rq *mpi.Request
-	if err == nil {
+	return icoll("MPI_Ireduce_scatter", comm, req, reduceScatterStarter("MPI_Ireduce_scatter", send, recv, counts, dt, op))
+}
+
+func reduceScatterStarter(fn string, send, recv, counts unsafe.Pointer, dt, op int32) collStarter {
+	return func(o *commObj, _ *staging) (*mpi.Request, error) {
+		red, err := nonblockingReduction(fn, dt, op)
+		if err != nil {
+			return nil, err
+		}
 		cs := scaled(counts, o.c.Size(), red.per)
-		rq, err = red.r.ireduceScatter(o.c, send, recv, cs, sum(cs), red.op)
+		return red.r.ireduceScatter(o.c, send, recv, cs, sum(cs), red.op)
 	}
-	return startColl("MPI_Ireduce_scatter", o, comm, rq, err, req)
 }
 
 // PMPI_Ineighbor_allgatherv implements MPI_Ineighbor_allgatherv.
@@ -119,12 +162,16 @@ func PMPI_Ireduce_scatter(send, recv, counts unsafe.Pointer, dt, op, comm int32,
 //export PMPI_Ineighbor_allgatherv
 func PMPI_Ineighbor_allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ineighbor_allgatherv", &rc)
-	return ineighbor("MPI_Ineighbor_allgatherv", comm, req, func(c *mpi.Comm, in, out int) (*mpi.Request, error) {
-		s, err := bufArg(sbuf, scount, stype)
+	return icoll("MPI_Ineighbor_allgatherv", comm, req, neighborAllgathervStarter(sbuf, scount, stype, rbuf, rcounts, displs, rtype))
+}
+
+func neighborAllgathervStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype int32) collStarter {
+	return neighborStarter(func(c *mpi.Comm, in, out int, st *staging) (*mpi.Request, error) {
+		s, err := sendBytes(sbuf, scount, stype)
 		if err != nil {
 			return nil, err
 		}
-		r, cs, ds, err := vArgs(rbuf, rcounts, displs, rtype, in)
+		r, cs, ds, err := st.v(rbuf, rcounts, displs, rtype, in, true)
 		if err != nil {
 			return nil, err
 		}
@@ -137,12 +184,16 @@ func PMPI_Ineighbor_allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, r
 //export PMPI_Ineighbor_alltoallv
 func PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, rcounts, rdispls unsafe.Pointer, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ineighbor_alltoallv", &rc)
-	return ineighbor("MPI_Ineighbor_alltoallv", comm, req, func(c *mpi.Comm, in, out int) (*mpi.Request, error) {
-		s, scs, sds, err := vArgs(sbuf, scounts, sdispls, stype, out)
+	return icoll("MPI_Ineighbor_alltoallv", comm, req, neighborAlltoallvStarter(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype))
+}
+
+func neighborAlltoallvStarter(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, rcounts, rdispls unsafe.Pointer, rtype int32) collStarter {
+	return neighborStarter(func(c *mpi.Comm, in, out int, st *staging) (*mpi.Request, error) {
+		s, scs, sds, err := st.v(sbuf, scounts, sdispls, stype, out, false)
 		if err != nil {
 			return nil, err
 		}
-		r, rcs, rds, err := vArgs(rbuf, rcounts, rdispls, rtype, in)
+		r, rcs, rds, err := st.v(rbuf, rcounts, rdispls, rtype, in, true)
 		if err != nil {
 			return nil, err
 		}

@@ -85,9 +85,10 @@ func messageArg(msg *int32) (*mpi.Message, bool, error) {
 func PMPI_Mrecv(buf unsafe.Pointer, count, dt int32, msg *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Mrecv", &rc)
 	m, noProc, err := messageArg(msg)
+	var stage staging
 	var b []byte
 	if err == nil {
-		b, err = bufArg(buf, count, dt)
+		b, err = stage.recv(buf, count, dt)
 	}
 	if err == nil && noProc {
 		writeStatus(st, mpi.Status{Source: mpi.ProcNull, Tag: mpi.AnyTag})
@@ -96,6 +97,7 @@ func PMPI_Mrecv(buf unsafe.Pointer, count, dt int32, msg *int32, st unsafe.Point
 	if err == nil {
 		var s mpi.Status
 		if s, err = mpi.Mrecv(m, b); err == nil {
+			err = stage.finish()
 			writeStatus(st, s)
 		}
 	}
@@ -108,9 +110,10 @@ func PMPI_Mrecv(buf unsafe.Pointer, count, dt int32, msg *int32, st unsafe.Point
 func PMPI_Imrecv(buf unsafe.Pointer, count, dt int32, msg *int32, req *int32) (rc int32) {
 	defer guard("MPI_Imrecv", &rc)
 	m, noProc, err := messageArg(msg)
+	var st staging
 	var b []byte
 	if err == nil {
-		b, err = bufArg(buf, count, dt)
+		b, err = st.recv(buf, count, dt)
 	}
 	var r *mpi.Request
 	if err == nil && !noProc {
@@ -119,7 +122,7 @@ func PMPI_Imrecv(buf unsafe.Pointer, count, dt int32, msg *int32, req *int32) (r
 		r, err = mpi.Irecv(world.Load().c, b, mpi.ProcNull, 0)
 	}
 	if err == nil {
-		err = addRequest(nil, commWorld, r, false, req)
+		err = storeRequest(reqObj{r: r, commH: commWorld, onDone: st.onDone()}, req)
 	}
 	return check("MPI_Imrecv", nil, commWorld, err)
 }

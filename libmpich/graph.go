@@ -224,15 +224,16 @@ func PMPI_Neighbor_allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsa
 		return rc
 	}
 	in, _, err := degrees(o.c)
+	var st staging
 	var s, r []byte
 	if err == nil {
-		s, err = bufArg(sbuf, scount, stype)
+		s, err = sendBytes(sbuf, scount, stype)
 	}
 	if err == nil {
-		r, err = bufArg(rbuf, rcount*int32(in), rtype)
+		r, err = st.recv(rbuf, rcount*int32(in), rtype)
 	}
 	if err == nil {
-		err = mpi.NeighborAllgather(o.c, s, r)
+		err = st.after(mpi.NeighborAllgather(o.c, s, r))
 	}
 	return check("MPI_Neighbor_allgather", o, comm, err)
 }
@@ -247,15 +248,16 @@ func PMPI_Neighbor_alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsaf
 		return rc
 	}
 	in, out, err := degrees(o.c)
+	var st staging
 	var s, r []byte
 	if err == nil {
-		s, err = bufArg(sbuf, scount*int32(out), stype)
+		s, err = sendBytes(sbuf, scount*int32(out), stype)
 	}
 	if err == nil {
-		r, err = bufArg(rbuf, rcount*int32(in), rtype)
+		r, err = st.recv(rbuf, rcount*int32(in), rtype)
 	}
 	if err == nil {
-		err = mpi.NeighborAlltoall(o.c, s, r)
+		err = st.after(mpi.NeighborAlltoall(o.c, s, r))
 	}
 	return check("MPI_Neighbor_alltoall", o, comm, err)
 }
@@ -270,16 +272,17 @@ func PMPI_Neighbor_allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rc
 		return rc
 	}
 	in, _, err := degrees(o.c)
+	var st staging
 	var s, r []byte
 	var cs, ds []int
 	if err == nil {
-		s, err = bufArg(sbuf, scount, stype)
+		s, err = sendBytes(sbuf, scount, stype)
 	}
 	if err == nil {
-		r, cs, ds, err = vArgs(rbuf, rcounts, displs, rtype, in)
+		r, cs, ds, err = st.v(rbuf, rcounts, displs, rtype, in, true)
 	}
 	if err == nil {
-		err = mpi.NeighborAllgatherv(o.c, s, r, cs, ds)
+		err = st.after(mpi.NeighborAllgatherv(o.c, s, r, cs, ds))
 	}
 	return check("MPI_Neighbor_allgatherv", o, comm, err)
 }
@@ -294,16 +297,17 @@ func PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls unsafe.Pointer, stype int32,
 		return rc
 	}
 	in, out, err := degrees(o.c)
+	var st staging
 	var s, r []byte
 	var scs, sds, rcs, rds []int
 	if err == nil {
-		s, scs, sds, err = vArgs(sbuf, scounts, sdispls, stype, out)
+		s, scs, sds, err = st.v(sbuf, scounts, sdispls, stype, out, false)
 	}
 	if err == nil {
-		r, rcs, rds, err = vArgs(rbuf, rcounts, rdispls, rtype, in)
+		r, rcs, rds, err = st.v(rbuf, rcounts, rdispls, rtype, in, true)
 	}
 	if err == nil {
-		err = mpi.NeighborAlltoallv(o.c, s, scs, sds, r, rcs, rds)
+		err = st.after(mpi.NeighborAlltoallv(o.c, s, scs, sds, r, rcs, rds))
 	}
 	return check("MPI_Neighbor_alltoallv", o, comm, err)
 }

@@ -11,25 +11,16 @@ import (
 	"github.com/rhinet-go/martini/mpi"
 )
 
-// startColl stores the handle of a started collective's request at req.
-func startColl(fn string, o *commObj, comm int32, r *mpi.Request, err error, req *int32) int32 {
-	if err == nil {
-		err = addRequest(o, comm, r, false, req)
-	}
-	return check(fn, o, comm, err)
-}
-
 // PMPI_Ibarrier implements MPI_Ibarrier.
 //
 //export PMPI_Ibarrier
 func PMPI_Ibarrier(comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ibarrier", &rc)
-	o, rc := commArg("MPI_Ibarrier", comm)
-	if rc != errSuccess {
-		return rc
-	}
-	r, err := mpi.Ibarrier(o.c)
-	return startColl("MPI_Ibarrier", o, comm, r, err, req)
+	return icoll("MPI_Ibarrier", comm, req, barrierStarter())
+}
+
+func barrierStarter() collStarter {
+	return func(o *commObj, _ *staging) (*mpi.Request, error) { return mpi.Ibarrier(o.c) }
 }
 
 // PMPI_Ibcast implements MPI_Ibcast.
@@ -37,16 +28,17 @@ func PMPI_Ibarrier(comm int32, req *int32) (rc int32) {
 //export PMPI_Ibcast
 func PMPI_Ibcast(buf unsafe.Pointer, count, dt, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ibcast", &rc)
-	o, rc := commArg("MPI_Ibcast", comm)
-	if rc != errSuccess {
-		return rc
+	return icoll("MPI_Ibcast", comm, req, bcastStarter(buf, count, dt, root))
+}
+
+func bcastStarter(buf unsafe.Pointer, count, dt, root int32) collStarter {
+	return func(o *commObj, st *staging) (*mpi.Request, error) {
+		b, err := st.recv(buf, count, dt)
+		if err != nil {
+			return nil, err
+		}
+		return mpi.Ibcast(o.c, b, mapRank(root))
 	}
-	b, err := bufArg(buf, count, dt)
-	var r *mpi.Request
-	if err == nil {
-		r, err = mpi.Ibcast(o.c, b, mapRank(root))
-	}
-	return startColl("MPI_Ibcast", o, comm, r, err, req)
 }
 
 // PMPI_Igather implements MPI_Igather.
@@ -54,20 +46,21 @@ func PMPI_Ibcast(buf unsafe.Pointer, count, dt, root, comm int32, req *int32) (r
 //export PMPI_Igather
 func PMPI_Igather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Igather", &rc)
-	o, rc := commArg("MPI_Igather", comm)
-	if rc != errSuccess {
-		return rc
+	return icoll("MPI_Igather", comm, req, gatherStarter(sbuf, scount, stype, rbuf, rcount, rtype, root))
+}
+
+func gatherStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root int32) collStarter {
+	return func(o *commObj, st *staging) (*mpi.Request, error) {
+		s, err := sendArg(sbuf, scount, stype)
+		var rb []byte
+		if err == nil && isRoot(o.c, root) {
+			rb, err = st.recv(rbuf, rcount*int32(groupSize(o.c)), rtype)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return mpi.Igather(o.c, s, rb, mapRank(root))
 	}
-	s, err := sendArg(sbuf, scount, stype)
-	var rb []byte
-	if err == nil && isRoot(o.c, root) {
-		rb, err = bufArg(rbuf, rcount*int32(groupSize(o.c)), rtype)
-	}
-	var r *mpi.Request
-	if err == nil {
-		r, err = mpi.Igather(o.c, s, rb, mapRank(root))
-	}
-	return startColl("MPI_Igather", o, comm, r, err, req)
 }
 
 // PMPI_Iscatter implements MPI_Iscatter.
@@ -75,23 +68,24 @@ func PMPI_Igather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer,
 //export PMPI_Iscatter
 func PMPI_Iscatter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iscatter", &rc)
-	o, rc := commArg("MPI_Iscatter", comm)
-	if rc != errSuccess {
-		return rc
+	return icoll("MPI_Iscatter", comm, req, scatterStarter(sbuf, scount, stype, rbuf, rcount, rtype, root))
+}
+
+func scatterStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root int32) collStarter {
+	return func(o *commObj, st *staging) (*mpi.Request, error) {
+		var s, rb []byte
+		var err error
+		if isRoot(o.c, root) {
+			s, err = sendBytes(sbuf, scount*int32(groupSize(o.c)), stype)
+		}
+		if err == nil && !isInPlace(rbuf) {
+			rb, err = st.recv(rbuf, rcount, rtype)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return mpi.Iscatter(o.c, s, rb, mapRank(root))
 	}
-	var s, rb []byte
-	var err error
-	if isRoot(o.c, root) {
-		s, err = bufArg(sbuf, scount*int32(groupSize(o.c)), stype)
-	}
-	if err == nil && !isInPlace(rbuf) {
-		rb, err = bufArg(rbuf, rcount, rtype)
-	}
-	var r *mpi.Request
-	if err == nil {
-		r, err = mpi.Iscatter(o.c, s, rb, mapRank(root))
-	}
-	return startColl("MPI_Iscatter", o, comm, r, err, req)
 }
 
 // PMPI_Iallgather implements MPI_Iallgather.
@@ -99,20 +93,21 @@ func PMPI_Iscatter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer
 //export PMPI_Iallgather
 func PMPI_Iallgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iallgather", &rc)
-	o, rc := commArg("MPI_Iallgather", comm)
-	if rc != errSuccess {
-		return rc
+	return icoll("MPI_Iallgather", comm, req, allgatherStarter(sbuf, scount, stype, rbuf, rcount, rtype))
+}
+
+func allgatherStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype int32) collStarter {
+	return func(o *commObj, st *staging) (*mpi.Request, error) {
+		s, err := sendArg(sbuf, scount, stype)
+		var rb []byte
+		if err == nil {
+			rb, err = st.recv(rbuf, rcount*int32(groupSize(o.c)), rtype)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return mpi.Iallgather(o.c, s, rb)
 	}
-	s, err := sendArg(sbuf, scount, stype)
-	var rb []byte
-	if err == nil {
-		rb, err = bufArg(rbuf, rcount*int32(groupSize(o.c)), rtype)
-	}
-	var r *mpi.Request
-	if err == nil {
-		r, err = mpi.Iallgather(o.c, s, rb)
-	}
-	return startColl("MPI_Iallgather", o, comm, r, err, req)
 }
 
 // PMPI_Ialltoall implements MPI_Ialltoall.
@@ -120,21 +115,22 @@ func PMPI_Iallgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Point
 //export PMPI_Ialltoall
 func PMPI_Ialltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ialltoall", &rc)
-	o, rc := commArg("MPI_Ialltoall", comm)
-	if rc != errSuccess {
-		return rc
+	return icoll("MPI_Ialltoall", comm, req, alltoallStarter(sbuf, scount, stype, rbuf, rcount, rtype))
+}
+
+func alltoallStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype int32) collStarter {
+	return func(o *commObj, st *staging) (*mpi.Request, error) {
+		n := int32(groupSize(o.c))
+		s, err := sendArg(sbuf, scount*n, stype)
+		var rb []byte
+		if err == nil {
+			rb, err = st.recv(rbuf, rcount*n, rtype)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return mpi.Ialltoall(o.c, s, rb)
 	}
-	n := int32(groupSize(o.c))
-	s, err := sendArg(sbuf, scount*n, stype)
-	var rb []byte
-	if err == nil {
-		rb, err = bufArg(rbuf, rcount*n, rtype)
-	}
-	var r *mpi.Request
-	if err == nil {
-		r, err = mpi.Ialltoall(o.c, s, rb)
-	}
-	return startColl("MPI_Ialltoall", o, comm, r, err, req)
 }
 
 // PMPI_Ireduce implements MPI_Ireduce.
@@ -142,17 +138,15 @@ func PMPI_Ialltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointe
 //export PMPI_Ireduce
 func PMPI_Ireduce(send, recv unsafe.Pointer, count, dt, op, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ireduce", &rc)
-	o, rc := commArg("MPI_Ireduce", comm)
-	if rc != errSuccess {
-		return rc
+	return icoll("MPI_Ireduce", comm, req, reduceStarter("MPI_Ireduce", send, recv, count, dt, op, root))
+}
+
+func reduceStarter(fn string, send, recv unsafe.Pointer, count, dt, op, root int32) collStarter {
+	return func(o *commObj, _ *staging) (*mpi.Request, error) {
+		red, err := nonblockingReduction(fn, dt, op)
+		if err != nil {
+			return nil, err
+		}
+		return red.r.ireduce(o.c, send, recv, int(count)*red.per, red.op, mapRank(root))
 	}
-	red, err := reductionArg(dt, op)
-	if err == nil && red.isLoc {
-		err = errorf(errType, "MPI_Ireduce: struct value/index datatypes are not supported")
-	}
-	var r *mpi.Request
-	if err == nil {
-		r, err = red.r.ireduce(o.c, send, recv, int(count)*red.per, red.op, mapRank(root))
-	}
-	return startColl("MPI_Ireduce", o, comm, r, err, req)
 }

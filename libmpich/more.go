@@ -178,18 +178,16 @@ func PMPI_Type_match_size(class, size int32, dt *int32) (rc int32) {
 	return errSuccess
 }
 
-// ineighbor runs a nonblocking neighbourhood collective of byte buffers.
-func ineighbor(fn string, comm int32, req *int32, start func(c *mpi.Comm, in, out int) (*mpi.Request, error)) int32 {
-	o, rc := commArg(fn, comm)
-	if rc != errSuccess {
-		return rc
+// neighborStarter is the starter of a neighbourhood collective: start
+// gets the in- and out-degree of the communicator's topology.
+func neighborStarter(start func(c *mpi.Comm, in, out int, st *staging) (*mpi.Request, error)) collStarter {
+	return func(o *commObj, st *staging) (*mpi.Request, error) {
+		in, out, err := degrees(o.c)
+		if err != nil {
+			return nil, err
+		}
+		return start(o.c, in, out, st)
 	}
-	in, out, err := degrees(o.c)
-	var r *mpi.Request
-	if err == nil {
-		r, err = start(o.c, in, out)
-	}
-	return startColl(fn, o, comm, r, err, req)
 }
 
 // PMPI_Ineighbor_allgather implements MPI_Ineighbor_allgather.
@@ -197,11 +195,15 @@ func ineighbor(fn string, comm int32, req *int32, start func(c *mpi.Comm, in, ou
 //export PMPI_Ineighbor_allgather
 func PMPI_Ineighbor_allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ineighbor_allgather", &rc)
-	return ineighbor("MPI_Ineighbor_allgather", comm, req, func(c *mpi.Comm, in, out int) (*mpi.Request, error) {
-		s, err := bufArg(sbuf, scount, stype)
+	return icoll("MPI_Ineighbor_allgather", comm, req, neighborAllgatherStarter(sbuf, scount, stype, rbuf, rcount, rtype))
+}
+
+func neighborAllgatherStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype int32) collStarter {
+	return neighborStarter(func(c *mpi.Comm, in, out int, st *staging) (*mpi.Request, error) {
+		s, err := sendBytes(sbuf, scount, stype)
 		var r []byte
 		if err == nil {
-			r, err = bufArg(rbuf, rcount*int32(in), rtype)
+			r, err = st.recv(rbuf, rcount*int32(in), rtype)
 		}
 		if err != nil {
 			return nil, err
@@ -215,11 +217,15 @@ func PMPI_Ineighbor_allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf uns
 //export PMPI_Ineighbor_alltoall
 func PMPI_Ineighbor_alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ineighbor_alltoall", &rc)
-	return ineighbor("MPI_Ineighbor_alltoall", comm, req, func(c *mpi.Comm, in, out int) (*mpi.Request, error) {
-		s, err := bufArg(sbuf, scount*int32(out), stype)
+	return icoll("MPI_Ineighbor_alltoall", comm, req, neighborAlltoallStarter(sbuf, scount, stype, rbuf, rcount, rtype))
+}
+
+func neighborAlltoallStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype int32) collStarter {
+	return neighborStarter(func(c *mpi.Comm, in, out int, st *staging) (*mpi.Request, error) {
+		s, err := sendBytes(sbuf, scount*int32(out), stype)
 		var r []byte
 		if err == nil {
-			r, err = bufArg(rbuf, rcount*int32(in), rtype)
+			r, err = st.recv(rbuf, rcount*int32(in), rtype)
 		}
 		if err != nil {
 			return nil, err

@@ -280,11 +280,13 @@ func PMPI_Sendrecv_replace(buf unsafe.Pointer, count, dt, dest, stag, source, rt
 	if rc != errSuccess {
 		return rc
 	}
-	b, err := bufArg(buf, count, dt)
+	var stage staging
+	b, err := stage.recv(buf, count, dt)
 	if err == nil {
 		var s mpi.Status
 		s, err = mpi.SendrecvReplace(o.c, b, mapRank(dest), int(stag), mapRank(source), mapTag(rtag))
 		if err == nil {
+			err = stage.finish()
 			writeStatus(st, s)
 		}
 	}

@@ -138,20 +138,15 @@ func PMPI_Reduce_local(in, inout unsafe.Pointer, count, dt, op int32) (rc int32)
 //export PMPI_Iallreduce
 func PMPI_Iallreduce(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iallreduce", &rc)
-	o, rc := commArg("MPI_Iallreduce", comm)
-	if rc != errSuccess {
-		return rc
+	return icoll("MPI_Iallreduce", comm, req, allreduceStarter("MPI_Iallreduce", send, recv, count, dt, op))
+}
+
+func allreduceStarter(fn string, send, recv unsafe.Pointer, count, dt, op int32) collStarter {
+	return func(o *commObj, _ *staging) (*mpi.Request, error) {
+		red, err := nonblockingReduction(fn, dt, op)
+		if err != nil {
+			return nil, err
+		}
+		return red.r.iallreduce(o.c, send, recv, int(count)*red.per, red.op)
 	}
-	red, err := reductionArg(dt, op)
-	if err == nil && red.isLoc {
-		err = errorf(errType, "MPI_Iallreduce: struct value/index datatypes are not supported")
-	}
-	var r *mpi.Request
-	if err == nil {
-		r, err = red.r.iallreduce(o.c, send, recv, int(count)*red.per, red.op)
-	}
-	if err == nil {
-		err = addRequest(o, comm, r, false, req)
-	}
-	return check("MPI_Iallreduce", o, comm, err)
 }

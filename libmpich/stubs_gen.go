@@ -68,14 +68,12 @@ MPICH_ALIAS(MPI_Aint_diff, PMPI_Aint_diff);
 MPICH_ALIAS(MPI_Allgather, PMPI_Allgather);
 int PMPI_Allgather_c(void) { return mpichNotImplemented("MPI_Allgather_c"); }
 MPICH_ALIAS(MPI_Allgather_c, PMPI_Allgather_c);
-int PMPI_Allgather_init(void) { return mpichNotImplemented("MPI_Allgather_init"); }
 MPICH_ALIAS(MPI_Allgather_init, PMPI_Allgather_init);
 int PMPI_Allgather_init_c(void) { return mpichNotImplemented("MPI_Allgather_init_c"); }
 MPICH_ALIAS(MPI_Allgather_init_c, PMPI_Allgather_init_c);
 MPICH_ALIAS(MPI_Allgatherv, PMPI_Allgatherv);
 int PMPI_Allgatherv_c(void) { return mpichNotImplemented("MPI_Allgatherv_c"); }
 MPICH_ALIAS(MPI_Allgatherv_c, PMPI_Allgatherv_c);
-int PMPI_Allgatherv_init(void) { return mpichNotImplemented("MPI_Allgatherv_init"); }
 MPICH_ALIAS(MPI_Allgatherv_init, PMPI_Allgatherv_init);
 int PMPI_Allgatherv_init_c(void) { return mpichNotImplemented("MPI_Allgatherv_init_c"); }
 MPICH_ALIAS(MPI_Allgatherv_init_c, PMPI_Allgatherv_init_c);
@@ -83,28 +81,24 @@ MPICH_ALIAS(MPI_Alloc_mem, PMPI_Alloc_mem);
 MPICH_ALIAS(MPI_Allreduce, PMPI_Allreduce);
 int PMPI_Allreduce_c(void) { return mpichNotImplemented("MPI_Allreduce_c"); }
 MPICH_ALIAS(MPI_Allreduce_c, PMPI_Allreduce_c);
-int PMPI_Allreduce_init(void) { return mpichNotImplemented("MPI_Allreduce_init"); }
 MPICH_ALIAS(MPI_Allreduce_init, PMPI_Allreduce_init);
 int PMPI_Allreduce_init_c(void) { return mpichNotImplemented("MPI_Allreduce_init_c"); }
 MPICH_ALIAS(MPI_Allreduce_init_c, PMPI_Allreduce_init_c);
 MPICH_ALIAS(MPI_Alltoall, PMPI_Alltoall);
 int PMPI_Alltoall_c(void) { return mpichNotImplemented("MPI_Alltoall_c"); }
 MPICH_ALIAS(MPI_Alltoall_c, PMPI_Alltoall_c);
-int PMPI_Alltoall_init(void) { return mpichNotImplemented("MPI_Alltoall_init"); }
 MPICH_ALIAS(MPI_Alltoall_init, PMPI_Alltoall_init);
 int PMPI_Alltoall_init_c(void) { return mpichNotImplemented("MPI_Alltoall_init_c"); }
 MPICH_ALIAS(MPI_Alltoall_init_c, PMPI_Alltoall_init_c);
 MPICH_ALIAS(MPI_Alltoallv, PMPI_Alltoallv);
 int PMPI_Alltoallv_c(void) { return mpichNotImplemented("MPI_Alltoallv_c"); }
 MPICH_ALIAS(MPI_Alltoallv_c, PMPI_Alltoallv_c);
-int PMPI_Alltoallv_init(void) { return mpichNotImplemented("MPI_Alltoallv_init"); }
 MPICH_ALIAS(MPI_Alltoallv_init, PMPI_Alltoallv_init);
 int PMPI_Alltoallv_init_c(void) { return mpichNotImplemented("MPI_Alltoallv_init_c"); }
 MPICH_ALIAS(MPI_Alltoallv_init_c, PMPI_Alltoallv_init_c);
 MPICH_ALIAS(MPI_Alltoallw, PMPI_Alltoallw);
 int PMPI_Alltoallw_c(void) { return mpichNotImplemented("MPI_Alltoallw_c"); }
 MPICH_ALIAS(MPI_Alltoallw_c, PMPI_Alltoallw_c);
-int PMPI_Alltoallw_init(void) { return mpichNotImplemented("MPI_Alltoallw_init"); }
 MPICH_ALIAS(MPI_Alltoallw_init, PMPI_Alltoallw_init);
 int PMPI_Alltoallw_init_c(void) { return mpichNotImplemented("MPI_Alltoallw_init_c"); }
 MPICH_ALIAS(MPI_Alltoallw_init_c, PMPI_Alltoallw_init_c);
@@ -112,12 +106,10 @@ MPICH_ALIAS(MPI_Attr_delete, PMPI_Attr_delete);
 MPICH_ALIAS(MPI_Attr_get, PMPI_Attr_get);
 MPICH_ALIAS(MPI_Attr_put, PMPI_Attr_put);
 MPICH_ALIAS(MPI_Barrier, PMPI_Barrier);
-int PMPI_Barrier_init(void) { return mpichNotImplemented("MPI_Barrier_init"); }
 MPICH_ALIAS(MPI_Barrier_init, PMPI_Barrier_init);
 MPICH_ALIAS(MPI_Bcast, PMPI_Bcast);
 int PMPI_Bcast_c(void) { return mpichNotImplemented("MPI_Bcast_c"); }
 MPICH_ALIAS(MPI_Bcast_c, PMPI_Bcast_c);
-int PMPI_Bcast_init(void) { return mpichNotImplemented("MPI_Bcast_init"); }
 MPICH_ALIAS(MPI_Bcast_init, PMPI_Bcast_init);
 int PMPI_Bcast_init_c(void) { return mpichNotImplemented("MPI_Bcast_init_c"); }
 MPICH_ALIAS(MPI_Bcast_init_c, PMPI_Bcast_init_c);
@@ -203,7 +195,6 @@ MPICH_ALIAS(MPI_Error_string, PMPI_Error_string);
 MPICH_ALIAS(MPI_Exscan, PMPI_Exscan);
 int PMPI_Exscan_c(void) { return mpichNotImplemented("MPI_Exscan_c"); }
 MPICH_ALIAS(MPI_Exscan_c, PMPI_Exscan_c);
-int PMPI_Exscan_init(void) { return mpichNotImplemented("MPI_Exscan_init"); }
 MPICH_ALIAS(MPI_Exscan_init, PMPI_Exscan_init);
 int PMPI_Exscan_init_c(void) { return mpichNotImplemented("MPI_Exscan_init_c"); }
 MPICH_ALIAS(MPI_Exscan_init_c, PMPI_Exscan_init_c);
@@ -392,14 +383,12 @@ MPICH_ALIAS(MPI_Free_mem, PMPI_Free_mem);
 MPICH_ALIAS(MPI_Gather, PMPI_Gather);
 int PMPI_Gather_c(void) { return mpichNotImplemented("MPI_Gather_c"); }
 MPICH_ALIAS(MPI_Gather_c, PMPI_Gather_c);
-int PMPI_Gather_init(void) { return mpichNotImplemented("MPI_Gather_init"); }
 MPICH_ALIAS(MPI_Gather_init, PMPI_Gather_init);
 int PMPI_Gather_init_c(void) { return mpichNotImplemented("MPI_Gather_init_c"); }
 MPICH_ALIAS(MPI_Gather_init_c, PMPI_Gather_init_c);
 MPICH_ALIAS(MPI_Gatherv, PMPI_Gatherv);
 int PMPI_Gatherv_c(void) { return mpichNotImplemented("MPI_Gatherv_c"); }
 MPICH_ALIAS(MPI_Gatherv_c, PMPI_Gatherv_c);
-int PMPI_Gatherv_init(void) { return mpichNotImplemented("MPI_Gatherv_init"); }
 MPICH_ALIAS(MPI_Gatherv_init, PMPI_Gatherv_init);
 int PMPI_Gatherv_init_c(void) { return mpichNotImplemented("MPI_Gatherv_init_c"); }
 MPICH_ALIAS(MPI_Gatherv_init_c, PMPI_Gatherv_init_c);
@@ -494,7 +483,6 @@ MPICH_ALIAS(MPI_Ineighbor_alltoall_c, PMPI_Ineighbor_alltoall_c);
 MPICH_ALIAS(MPI_Ineighbor_alltoallv, PMPI_Ineighbor_alltoallv);
 int PMPI_Ineighbor_alltoallv_c(void) { return mpichNotImplemented("MPI_Ineighbor_alltoallv_c"); }
 MPICH_ALIAS(MPI_Ineighbor_alltoallv_c, PMPI_Ineighbor_alltoallv_c);
-int PMPI_Ineighbor_alltoallw(void) { return mpichNotImplemented("MPI_Ineighbor_alltoallw"); }
 MPICH_ALIAS(MPI_Ineighbor_alltoallw, PMPI_Ineighbor_alltoallw);
 int PMPI_Ineighbor_alltoallw_c(void) { return mpichNotImplemented("MPI_Ineighbor_alltoallw_c"); }
 MPICH_ALIAS(MPI_Ineighbor_alltoallw_c, PMPI_Ineighbor_alltoallw_c);
@@ -566,36 +554,30 @@ MPICH_ALIAS(MPI_Mrecv_c, PMPI_Mrecv_c);
 MPICH_ALIAS(MPI_Neighbor_allgather, PMPI_Neighbor_allgather);
 int PMPI_Neighbor_allgather_c(void) { return mpichNotImplemented("MPI_Neighbor_allgather_c"); }
 MPICH_ALIAS(MPI_Neighbor_allgather_c, PMPI_Neighbor_allgather_c);
-int PMPI_Neighbor_allgather_init(void) { return mpichNotImplemented("MPI_Neighbor_allgather_init"); }
 MPICH_ALIAS(MPI_Neighbor_allgather_init, PMPI_Neighbor_allgather_init);
 int PMPI_Neighbor_allgather_init_c(void) { return mpichNotImplemented("MPI_Neighbor_allgather_init_c"); }
 MPICH_ALIAS(MPI_Neighbor_allgather_init_c, PMPI_Neighbor_allgather_init_c);
 MPICH_ALIAS(MPI_Neighbor_allgatherv, PMPI_Neighbor_allgatherv);
 int PMPI_Neighbor_allgatherv_c(void) { return mpichNotImplemented("MPI_Neighbor_allgatherv_c"); }
 MPICH_ALIAS(MPI_Neighbor_allgatherv_c, PMPI_Neighbor_allgatherv_c);
-int PMPI_Neighbor_allgatherv_init(void) { return mpichNotImplemented("MPI_Neighbor_allgatherv_init"); }
 MPICH_ALIAS(MPI_Neighbor_allgatherv_init, PMPI_Neighbor_allgatherv_init);
 int PMPI_Neighbor_allgatherv_init_c(void) { return mpichNotImplemented("MPI_Neighbor_allgatherv_init_c"); }
 MPICH_ALIAS(MPI_Neighbor_allgatherv_init_c, PMPI_Neighbor_allgatherv_init_c);
 MPICH_ALIAS(MPI_Neighbor_alltoall, PMPI_Neighbor_alltoall);
 int PMPI_Neighbor_alltoall_c(void) { return mpichNotImplemented("MPI_Neighbor_alltoall_c"); }
 MPICH_ALIAS(MPI_Neighbor_alltoall_c, PMPI_Neighbor_alltoall_c);
-int PMPI_Neighbor_alltoall_init(void) { return mpichNotImplemented("MPI_Neighbor_alltoall_init"); }
 MPICH_ALIAS(MPI_Neighbor_alltoall_init, PMPI_Neighbor_alltoall_init);
 int PMPI_Neighbor_alltoall_init_c(void) { return mpichNotImplemented("MPI_Neighbor_alltoall_init_c"); }
 MPICH_ALIAS(MPI_Neighbor_alltoall_init_c, PMPI_Neighbor_alltoall_init_c);
 MPICH_ALIAS(MPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallv);
 int PMPI_Neighbor_alltoallv_c(void) { return mpichNotImplemented("MPI_Neighbor_alltoallv_c"); }
 MPICH_ALIAS(MPI_Neighbor_alltoallv_c, PMPI_Neighbor_alltoallv_c);
-int PMPI_Neighbor_alltoallv_init(void) { return mpichNotImplemented("MPI_Neighbor_alltoallv_init"); }
 MPICH_ALIAS(MPI_Neighbor_alltoallv_init, PMPI_Neighbor_alltoallv_init);
 int PMPI_Neighbor_alltoallv_init_c(void) { return mpichNotImplemented("MPI_Neighbor_alltoallv_init_c"); }
 MPICH_ALIAS(MPI_Neighbor_alltoallv_init_c, PMPI_Neighbor_alltoallv_init_c);
-int PMPI_Neighbor_alltoallw(void) { return mpichNotImplemented("MPI_Neighbor_alltoallw"); }
 MPICH_ALIAS(MPI_Neighbor_alltoallw, PMPI_Neighbor_alltoallw);
 int PMPI_Neighbor_alltoallw_c(void) { return mpichNotImplemented("MPI_Neighbor_alltoallw_c"); }
 MPICH_ALIAS(MPI_Neighbor_alltoallw_c, PMPI_Neighbor_alltoallw_c);
-int PMPI_Neighbor_alltoallw_init(void) { return mpichNotImplemented("MPI_Neighbor_alltoallw_init"); }
 MPICH_ALIAS(MPI_Neighbor_alltoallw_init, PMPI_Neighbor_alltoallw_init);
 int PMPI_Neighbor_alltoallw_init_c(void) { return mpichNotImplemented("MPI_Neighbor_alltoallw_init_c"); }
 MPICH_ALIAS(MPI_Neighbor_alltoallw_init_c, PMPI_Neighbor_alltoallw_init_c);
@@ -652,7 +634,6 @@ MPICH_ALIAS(MPI_Recv_init_c, PMPI_Recv_init_c);
 MPICH_ALIAS(MPI_Reduce, PMPI_Reduce);
 int PMPI_Reduce_c(void) { return mpichNotImplemented("MPI_Reduce_c"); }
 MPICH_ALIAS(MPI_Reduce_c, PMPI_Reduce_c);
-int PMPI_Reduce_init(void) { return mpichNotImplemented("MPI_Reduce_init"); }
 MPICH_ALIAS(MPI_Reduce_init, PMPI_Reduce_init);
 int PMPI_Reduce_init_c(void) { return mpichNotImplemented("MPI_Reduce_init_c"); }
 MPICH_ALIAS(MPI_Reduce_init_c, PMPI_Reduce_init_c);
@@ -663,13 +644,11 @@ MPICH_ALIAS(MPI_Reduce_scatter, PMPI_Reduce_scatter);
 MPICH_ALIAS(MPI_Reduce_scatter_block, PMPI_Reduce_scatter_block);
 int PMPI_Reduce_scatter_block_c(void) { return mpichNotImplemented("MPI_Reduce_scatter_block_c"); }
 MPICH_ALIAS(MPI_Reduce_scatter_block_c, PMPI_Reduce_scatter_block_c);
-int PMPI_Reduce_scatter_block_init(void) { return mpichNotImplemented("MPI_Reduce_scatter_block_init"); }
 MPICH_ALIAS(MPI_Reduce_scatter_block_init, PMPI_Reduce_scatter_block_init);
 int PMPI_Reduce_scatter_block_init_c(void) { return mpichNotImplemented("MPI_Reduce_scatter_block_init_c"); }
 MPICH_ALIAS(MPI_Reduce_scatter_block_init_c, PMPI_Reduce_scatter_block_init_c);
 int PMPI_Reduce_scatter_c(void) { return mpichNotImplemented("MPI_Reduce_scatter_c"); }
 MPICH_ALIAS(MPI_Reduce_scatter_c, PMPI_Reduce_scatter_c);
-int PMPI_Reduce_scatter_init(void) { return mpichNotImplemented("MPI_Reduce_scatter_init"); }
 MPICH_ALIAS(MPI_Reduce_scatter_init, PMPI_Reduce_scatter_init);
 int PMPI_Reduce_scatter_init_c(void) { return mpichNotImplemented("MPI_Reduce_scatter_init_c"); }
 MPICH_ALIAS(MPI_Reduce_scatter_init_c, PMPI_Reduce_scatter_init_c);
@@ -697,21 +676,18 @@ MPICH_ALIAS(MPI_Rsend_init_c, PMPI_Rsend_init_c);
 MPICH_ALIAS(MPI_Scan, PMPI_Scan);
 int PMPI_Scan_c(void) { return mpichNotImplemented("MPI_Scan_c"); }
 MPICH_ALIAS(MPI_Scan_c, PMPI_Scan_c);
-int PMPI_Scan_init(void) { return mpichNotImplemented("MPI_Scan_init"); }
 MPICH_ALIAS(MPI_Scan_init, PMPI_Scan_init);
 int PMPI_Scan_init_c(void) { return mpichNotImplemented("MPI_Scan_init_c"); }
 MPICH_ALIAS(MPI_Scan_init_c, PMPI_Scan_init_c);
 MPICH_ALIAS(MPI_Scatter, PMPI_Scatter);
 int PMPI_Scatter_c(void) { return mpichNotImplemented("MPI_Scatter_c"); }
 MPICH_ALIAS(MPI_Scatter_c, PMPI_Scatter_c);
-int PMPI_Scatter_init(void) { return mpichNotImplemented("MPI_Scatter_init"); }
 MPICH_ALIAS(MPI_Scatter_init, PMPI_Scatter_init);
 int PMPI_Scatter_init_c(void) { return mpichNotImplemented("MPI_Scatter_init_c"); }
 MPICH_ALIAS(MPI_Scatter_init_c, PMPI_Scatter_init_c);
 MPICH_ALIAS(MPI_Scatterv, PMPI_Scatterv);
 int PMPI_Scatterv_c(void) { return mpichNotImplemented("MPI_Scatterv_c"); }
 MPICH_ALIAS(MPI_Scatterv_c, PMPI_Scatterv_c);
-int PMPI_Scatterv_init(void) { return mpichNotImplemented("MPI_Scatterv_init"); }
 MPICH_ALIAS(MPI_Scatterv_init, PMPI_Scatterv_init);
 int PMPI_Scatterv_init_c(void) { return mpichNotImplemented("MPI_Scatterv_init_c"); }
 MPICH_ALIAS(MPI_Scatterv_init_c, PMPI_Scatterv_init_c);
@@ -1015,5 +991,5 @@ import "C"
 // this library leaves unimplemented.
 const (
 	libraryFunctions = 644
-	stubbedFunctions = 358
+	stubbedFunctions = 334
 )

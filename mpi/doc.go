@@ -45,7 +45,8 @@
 //     [Iallreduce], [Igather], [Igatherv], [Iscatter], [Iscatterv],
 //     [Iallgather], [Iallgatherv], [Ialltoall], [Ialltoallv],
 //     [Ialltoallw], [IreduceScatter], [IreduceScatterBlock], [Iscan],
-//     [Iexscan].
+//     [Iexscan]; persistent (MPI-4.0's MPI_Bcast_init ...):
+//     [PersistentCollective].
 //   - Derived datatypes: [Contiguous], [Vector], [Indexed],
 //     [IndexedBlock], [Subarray], [Darray], [Datatype.Resized], [Pack],
 //     [Unpack], [PackSize], [StructBytes], [SendType], [RecvType],

@@ -225,6 +225,41 @@ func ExampleIallreduce() {
 	// Output: largest: 30
 }
 
+// A persistent collective is made once and started every round; each
+// round reduces what the buffers hold when it starts.
+func ExamplePersistentCollective() {
+	if err := mpi.Init(); err != nil {
+		log.Fatal(err)
+	}
+	defer mpi.Finalize()
+	world := mpi.World()
+	mine, total := make([]int, 1), make([]int, 1)
+	req, err := mpi.PersistentCollective(world, func() (*mpi.Request, error) {
+		return mpi.Iallreduce(world, mine, total, mpi.Sum)
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	sum := 0
+	for round := range 10 {
+		mine[0] = round * (world.Rank() + 1)
+		if err := req.Start(); err != nil {
+			log.Fatal(err)
+		}
+		if _, err := req.Wait(); err != nil {
+			log.Fatal(err)
+		}
+		sum += total[0]
+	}
+	if err := req.Free(); err != nil {
+		log.Fatal(err)
+	}
+	if world.Rank() == 0 {
+		fmt.Println("sum over the rounds:", sum)
+	}
+	// Output: sum over the rounds: 450
+}
+
 // The root's buffer reaches every process.
 func ExampleBcast() {
 	if err := mpi.Init(); err != nil {

@@ -48,6 +48,7 @@ var exampleJobs = []exampleJob{
 	{"ExampleWaitall", ExampleWaitall, 4},
 	{"ExampleAllreduce", ExampleAllreduce, 4},
 	{"ExampleIallreduce", ExampleIallreduce, 3},
+	{"ExamplePersistentCollective", ExamplePersistentCollective, 4},
 	{"ExampleBcast", ExampleBcast, 3},
 	{"ExampleGather", ExampleGather, 4},
 	{"ExampleScan", ExampleScan, 4},

@@ -30,7 +30,11 @@ type Request struct {
 	sop  *llc.SendOp
 	rop  *llc.RecvOp
 	coll *collRequest // a nonblocking collective, or nil
-	rma  *rmaRequest  // a request-based one-sided operation, or nil
+	// restart starts a persistent collective's operation again
+	// (PersistentCollective): Start takes the collective it starts as
+	// coll.
+	restart func() (*Request, error)
+	rma     *rmaRequest // a request-based one-sided operation, or nil
 	// unpack, if set, moves a completed receive's data from its
 	// buffer to where the caller's datatype puts it (IrecvType).
 	unpack func(Status)

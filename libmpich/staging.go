@@ -1,0 +1,115 @@
+package main
+
+// Collectives move plain bytes. A buffer whose items are not contiguous
+// (a vector, an indexed or resized datatype with gaps, a transpose) is
+// staged: its items are packed into a contiguous copy, the collective
+// moves the copy, and a buffer that receives is unpacked from the copy
+// once the call has completed: before a blocking call returns, when a
+// nonblocking one's request completes. A receiving buffer's items are
+// packed too, since an in-place call reads the caller's own block from
+// it. Contiguous buffers are the program's own bytes, as before.
+
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+// staging is the staged receiving buffers of one call.
+type staging struct {
+	unpacks []unpack
+}
+
+// unpack is a range of items to copy back from a packed copy into the
+// program's buffer.
+type unpack struct {
+	from  []byte // the packed items
+	to    []byte // the program's bytes, from the range's first item
+	count int
+	dt    *mpi.Datatype
+}
+
+// recv returns the bytes a collective moves for count items of datatype
+// h at p, a buffer it writes (and may read): the program's bytes when
+// they are contiguous, else a packed copy that finish unpacks.
+func (s *staging) recv(p unsafe.Pointer, count, h int32) ([]byte, error) {
+	cb, err := bufOf(p, count, h)
+	if err != nil || cb.dt == nil {
+		return cb.b, err
+	}
+	packed, err := cb.packed()
+	if err != nil {
+		return nil, err
+	}
+	s.unpacks = append(s.unpacks, unpack{from: packed, to: cb.b, count: cb.count, dt: cb.dt})
+	return packed, nil
+}
+
+// v returns the bytes, and the counts and displacements in bytes, of a
+// v-form's buffer of datatype h over n processes, with counts and
+// displacements in items at cp and dp. Items that are not contiguous are
+// packed over the whole span the blocks cover, so that a displacement
+// of d items is d items' data into the copy; when recv is set, finish
+// unpacks each block (and only the blocks) into the program's buffer.
+func (s *staging) v(p, cp, dp unsafe.Pointer, h int32, n int, recv bool) ([]byte, []int, []int, error) {
+	size, ok := dataSize(h)
+	if !ok {
+		return nil, nil, nil, errorf(errType, "invalid datatype %#x", uint32(h))
+	}
+	counts, displs := intArray(cp, n), intArray(dp, n)
+	cs, ds := scaled(cp, n, size), scaled(dp, n, size)
+	items := 0
+	for i := range counts {
+		if counts[i] > 0 && displs[i] < 0 {
+			return nil, nil, nil, errorf(errArg, "negative displacement %d of process %d", displs[i], i)
+		}
+		items = max(items, int(counts[i])+int(displs[i]))
+	}
+	cb, err := bufOf(p, int32(items), h)
+	if err != nil || cb.dt == nil {
+		return cb.b, cs, ds, err
+	}
+	packed, err := cb.packed()
+	if err != nil || !recv {
+		return packed, cs, ds, err
+	}
+	ext := cb.dt.Extent()
+	for i := range counts {
+		if counts[i] > 0 {
+			s.unpacks = append(s.unpacks, unpack{from: packed[ds[i]:], to: cb.b[int(displs[i])*ext:], count: int(counts[i]), dt: cb.dt})
+		}
+	}
+	return packed, cs, ds, nil
+}
+
+// finish unpacks the staged buffers into the program's, after the call
+// moved their packed copies.
+func (s *staging) finish() error {
+	for _, u := range s.unpacks {
+		if _, err := mpi.Unpack(u.from, u.to, u.count, u.dt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// after finishes a blocking call that returned err: it unpacks the
+// staged buffers if the call succeeded.
+func (s *staging) after(err error) error {
+	if err != nil {
+		return err
+	}
+	return s.finish()
+}
+
+// onDone returns what a nonblocking call's request runs when it
+// completes: nil when nothing is staged. The copies were packed from the
+// same buffers, counts and datatypes, so unpacking cannot fail.
+func (s *staging) onDone() func() {
+	if len(s.unpacks) == 0 {
+		return nil
+	}
+	return func() { _ = s.finish() }
+}
