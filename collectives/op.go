@@ -50,6 +50,7 @@ type opDesc struct {
 	elem    reflect.Type           // element type of a user op
 	commute bool
 	reducer *Reducer // a user op's, for elem
+	unit    int      // a NewItemOp's item size in bytes; 0: one element
 }
 
 // desc returns o's description; the zero Op's is the zero opDesc, an
@@ -113,6 +114,22 @@ func NewOp[T Type](name string, f func(in, inout []T), commutative bool) Op {
 	}}
 	if f != nil {
 		r, _ := reducerOf[T](op)
+		op.d.reducer = &r
+	}
+	return op
+}
+
+// NewItemOp makes a reduction operation on items of size bytes, reduced
+// as byte buffers: f must combine every item of in with the same item of
+// inout (len(inout)/size of them), which it finds at multiples of size.
+// Collectives split buffers only between items, so that f always gets
+// whole ones: an operation on records, structs or any data of a length
+// that no element type has. Associativity and commutative are as
+// NewOp's.
+func NewItemOp(name string, size int, f func(in, inout []byte), commutative bool) Op {
+	op := Op{&opDesc{kind: opUser, name: name, commute: commutative, elem: reflect.TypeFor[byte](), user: f, unit: size}}
+	if f != nil && size > 0 {
+		r, _ := reducerOf[byte](op)
 		op.d.reducer = &r
 	}
 	return op
@@ -215,8 +232,11 @@ func reducerOf[T Type](op Op) (Reducer, error) {
 		r.Unit *= 2
 	}
 	if d.kind == opUser {
-		if d.user == nil {
+		if d.user == nil || d.unit < 0 {
 			return Reducer{}, fmt.Errorf("%w: the zero Op", ErrOp)
+		}
+		if d.unit > 0 {
+			r.Unit = d.unit
 		}
 		if d.elem != t {
 			return Reducer{}, fmt.Errorf("%w: %s is defined on %v, not %v", ErrOp, op, d.elem, t)

@@ -279,7 +279,9 @@ func alltoallvArgs(st *staging, sbuf, scounts, sdispls unsafe.Pointer, stype int
 	switch {
 	case err != nil:
 	case isInPlace(sbuf):
-		s, sc, sd = inPlaceSide(r, rc, rd)
+		// Package mpi's Alltoallv takes no in-place form, and the blocks
+		// received overwrite those sent: send from a copy.
+		s, sc, sd = st.copyOf(r), rc, rd
 	default:
 		s, sc, sd, err = st.v(sbuf, scounts, sdispls, stype, n, false)
 	}

@@ -143,17 +143,22 @@ func (typed[T]) ireduceScatter(c *mpi.Comm, send, recv unsafe.Pointer, counts []
 //export PMPI_Ireduce_scatter
 func PMPI_Ireduce_scatter(send, recv, counts unsafe.Pointer, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ireduce_scatter", &rc)
-	return icoll("MPI_Ireduce_scatter", comm, req, reduceScatterStarter("MPI_Ireduce_scatter", send, recv, counts, dt, op))
+	return icoll("MPI_Ireduce_scatter", comm, req, reduceScatterStarter(send, recv, counts, dt, op))
 }
 
-func reduceScatterStarter(fn string, send, recv, counts unsafe.Pointer, dt, op int32) collStarter {
-	return func(o *commObj, _ *staging) (*mpi.Request, error) {
-		red, err := nonblockingReduction(fn, dt, op)
+func reduceScatterStarter(send, recv, counts unsafe.Pointer, dt, op int32) collStarter {
+	return func(o *commObj, st *staging) (*mpi.Request, error) {
+		red, err := nonblockingReduction(dt, op)
+		var s, r unsafe.Pointer
+		if err == nil {
+			items := scaled(counts, o.c.Size(), 1)
+			s, r, err = red.scatterStaged(st, send, recv, sum(items), items[o.c.Rank()])
+		}
 		if err != nil {
 			return nil, err
 		}
 		cs := scaled(counts, o.c.Size(), red.per)
-		return red.r.ireduceScatter(o.c, send, recv, cs, sum(cs), red.op)
+		return red.r.ireduceScatter(o.c, s, r, cs, sum(cs), red.op)
 	}
 }
 
@@ -167,7 +172,7 @@ func PMPI_Ineighbor_allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, r
 
 func neighborAllgathervStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype int32) collStarter {
 	return neighborStarter(func(c *mpi.Comm, in, out int, st *staging) (*mpi.Request, error) {
-		s, err := sendBytes(sbuf, scount, stype)
+		s, err := st.send(sbuf, scount, stype)
 		if err != nil {
 			return nil, err
 		}
@@ -199,12 +204,4 @@ func neighborAlltoallvStarter(sbuf, scounts, sdispls unsafe.Pointer, stype int32
 		}
 		return mpi.IneighborAlltoallv(c, s, scs, sds, r, rcs, rds)
 	})
-}
-
-// inPlaceSide returns the send side of an all-to-all v-form called with
-// MPI_IN_PLACE: a copy of the receive buffer r, with the receive counts
-// and displacements, since package mpi's Alltoallv takes no in-place
-// form and the blocks received overwrite those sent.
-func inPlaceSide(r []byte, counts, displs []int) ([]byte, []int, []int) {
-	return append(make([]byte, 0, len(r)), r...), counts, displs
 }

@@ -252,11 +252,12 @@ func PMPI_Request_get_status(req int32, flag *int32, st unsafe.Pointer) (rc int3
 //export PMPI_Get_elements_x
 func PMPI_Get_elements_x(st unsafe.Pointer, dt int32, count *int64) (rc int32) {
 	defer guard("MPI_Get_elements_x", &rc)
-	var n int32
-	if rc = PMPI_Get_count(st, dt, &n); rc == errSuccess {
-		*count = int64(n)
+	n, err := statusCount(st, dt, true)
+	if err != nil {
+		return fail("MPI_Get_elements_x", nil, commWorld, err)
 	}
-	return rc
+	*count = n
+	return errSuccess
 }
 
 // PMPI_Status_set_elements implements MPI_Status_set_elements.
@@ -274,6 +275,9 @@ func PMPI_Status_set_elements_x(st unsafe.Pointer, dt int32, count int64) (rc in
 	size, ok := dataSize(dt)
 	if !ok {
 		return fail("MPI_Status_set_elements_x", nil, commWorld, errorf(errType, "invalid datatype %#x", uint32(dt)))
+	}
+	if k := elemOf(dt); k != elemNone {
+		size = elemSizes[k] // count is of basic elements
 	}
 	s := (*status)(st)
 	s.setCount(count*int64(size), s.cancelled())

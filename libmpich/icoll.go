@@ -51,7 +51,7 @@ func PMPI_Igather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer,
 
 func gatherStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root int32) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
-		s, err := sendArg(sbuf, scount, stype)
+		s, err := st.send(sbuf, scount, stype)
 		var rb []byte
 		if err == nil && isRoot(o.c, root) {
 			rb, err = st.recv(rbuf, rcount*int32(groupSize(o.c)), rtype)
@@ -76,7 +76,7 @@ func scatterStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointe
 		var s, rb []byte
 		var err error
 		if isRoot(o.c, root) {
-			s, err = sendBytes(sbuf, scount*int32(groupSize(o.c)), stype)
+			s, err = st.send(sbuf, scount*int32(groupSize(o.c)), stype)
 		}
 		if err == nil && !isInPlace(rbuf) {
 			rb, err = st.recv(rbuf, rcount, rtype)
@@ -98,7 +98,7 @@ func PMPI_Iallgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Point
 
 func allgatherStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype int32) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
-		s, err := sendArg(sbuf, scount, stype)
+		s, err := st.send(sbuf, scount, stype)
 		var rb []byte
 		if err == nil {
 			rb, err = st.recv(rbuf, rcount*int32(groupSize(o.c)), rtype)
@@ -121,7 +121,7 @@ func PMPI_Ialltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointe
 func alltoallStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype int32) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
 		n := int32(groupSize(o.c))
-		s, err := sendArg(sbuf, scount*n, stype)
+		s, err := st.send(sbuf, scount*n, stype)
 		var rb []byte
 		if err == nil {
 			rb, err = st.recv(rbuf, rcount*n, rtype)
@@ -138,15 +138,23 @@ func alltoallStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Point
 //export PMPI_Ireduce
 func PMPI_Ireduce(send, recv unsafe.Pointer, count, dt, op, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ireduce", &rc)
-	return icoll("MPI_Ireduce", comm, req, reduceStarter("MPI_Ireduce", send, recv, count, dt, op, root))
+	return icoll("MPI_Ireduce", comm, req, reduceStarter(send, recv, count, dt, op, root))
 }
 
-func reduceStarter(fn string, send, recv unsafe.Pointer, count, dt, op, root int32) collStarter {
-	return func(o *commObj, _ *staging) (*mpi.Request, error) {
-		red, err := nonblockingReduction(fn, dt, op)
+func reduceStarter(send, recv unsafe.Pointer, count, dt, op, root int32) collStarter {
+	return func(o *commObj, st *staging) (*mpi.Request, error) {
+		red, err := nonblockingReduction(dt, op)
+		m := -1
+		if isRoot(o.c, root) {
+			m = int(count)
+		}
+		var s, r unsafe.Pointer
+		if err == nil {
+			s, r, err = red.staged(st, send, recv, int(count), m)
+		}
 		if err != nil {
 			return nil, err
 		}
-		return red.r.ireduce(o.c, send, recv, int(count)*red.per, red.op, mapRank(root))
+		return red.r.ireduce(o.c, s, r, int(count)*red.per, red.op, mapRank(root))
 	}
 }

@@ -20,7 +20,7 @@ func PMPI_Igatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, disp
 
 func gathervStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype, root int32) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
-		s, err := sendArg(sbuf, scount, stype)
+		s, err := st.send(sbuf, scount, stype)
 		var r []byte
 		var cs, ds []int
 		if err == nil && isRoot(o.c, root) {
@@ -69,7 +69,7 @@ func PMPI_Iallgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, d
 
 func allgathervStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype int32) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
-		s, err := sendArg(sbuf, scount, stype)
+		s, err := st.send(sbuf, scount, stype)
 		var r []byte
 		var cs, ds []int
 		if err == nil {
@@ -101,13 +101,17 @@ func alltoallvStarter(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, 
 }
 
 // scanStarter starts MPI_Iscan, or MPI_Iexscan when exclusive is set.
-func scanStarter(fn string, send, recv unsafe.Pointer, count, dt, op int32, exclusive bool) collStarter {
-	return func(o *commObj, _ *staging) (*mpi.Request, error) {
-		red, err := nonblockingReduction(fn, dt, op)
+func scanStarter(send, recv unsafe.Pointer, count, dt, op int32, exclusive bool) collStarter {
+	return func(o *commObj, st *staging) (*mpi.Request, error) {
+		red, err := nonblockingReduction(dt, op)
+		var s, r unsafe.Pointer
+		if err == nil {
+			s, r, err = red.staged(st, send, recv, int(count), int(count))
+		}
 		if err != nil {
 			return nil, err
 		}
-		return red.r.iscan(o.c, send, recv, int(count)*red.per, red.op, exclusive)
+		return red.r.iscan(o.c, s, r, int(count)*red.per, red.op, exclusive)
 	}
 }
 
@@ -116,7 +120,7 @@ func scanStarter(fn string, send, recv unsafe.Pointer, count, dt, op int32, excl
 //export PMPI_Iscan
 func PMPI_Iscan(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iscan", &rc)
-	return icoll("MPI_Iscan", comm, req, scanStarter("MPI_Iscan", send, recv, count, dt, op, false))
+	return icoll("MPI_Iscan", comm, req, scanStarter(send, recv, count, dt, op, false))
 }
 
 // PMPI_Iexscan implements MPI_Iexscan.
@@ -124,7 +128,7 @@ func PMPI_Iscan(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32
 //export PMPI_Iexscan
 func PMPI_Iexscan(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iexscan", &rc)
-	return icoll("MPI_Iexscan", comm, req, scanStarter("MPI_Iexscan", send, recv, count, dt, op, true))
+	return icoll("MPI_Iexscan", comm, req, scanStarter(send, recv, count, dt, op, true))
 }
 
 // PMPI_Ireduce_scatter_block implements MPI_Ireduce_scatter_block.
@@ -132,16 +136,20 @@ func PMPI_Iexscan(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int
 //export PMPI_Ireduce_scatter_block
 func PMPI_Ireduce_scatter_block(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ireduce_scatter_block", &rc)
-	return icoll("MPI_Ireduce_scatter_block", comm, req, reduceScatterBlockStarter("MPI_Ireduce_scatter_block", send, recv, count, dt, op))
+	return icoll("MPI_Ireduce_scatter_block", comm, req, reduceScatterBlockStarter(send, recv, count, dt, op))
 }
 
-func reduceScatterBlockStarter(fn string, send, recv unsafe.Pointer, count, dt, op int32) collStarter {
-	return func(o *commObj, _ *staging) (*mpi.Request, error) {
-		red, err := nonblockingReduction(fn, dt, op)
+func reduceScatterBlockStarter(send, recv unsafe.Pointer, count, dt, op int32) collStarter {
+	return func(o *commObj, st *staging) (*mpi.Request, error) {
+		red, err := nonblockingReduction(dt, op)
+		var s, r unsafe.Pointer
+		if err == nil {
+			s, r, err = red.scatterStaged(st, send, recv, int(count)*o.c.Size(), int(count))
+		}
 		if err != nil {
 			return nil, err
 		}
 		n := int(count) * red.per
-		return red.r.ireduceScatterBlock(o.c, send, recv, n, n*o.c.Size(), red.op)
+		return red.r.ireduceScatterBlock(o.c, s, r, n, n*o.c.Size(), red.op)
 	}
 }

@@ -200,7 +200,7 @@ func PMPI_Ineighbor_allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf uns
 
 func neighborAllgatherStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype int32) collStarter {
 	return neighborStarter(func(c *mpi.Comm, in, out int, st *staging) (*mpi.Request, error) {
-		s, err := sendBytes(sbuf, scount, stype)
+		s, err := st.send(sbuf, scount, stype)
 		var r []byte
 		if err == nil {
 			r, err = st.recv(rbuf, rcount*int32(in), rtype)
@@ -222,7 +222,7 @@ func PMPI_Ineighbor_alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsa
 
 func neighborAlltoallStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype int32) collStarter {
 	return neighborStarter(func(c *mpi.Comm, in, out int, st *staging) (*mpi.Request, error) {
-		s, err := sendBytes(sbuf, scount*int32(out), stype)
+		s, err := st.send(sbuf, scount*int32(out), stype)
 		var r []byte
 		if err == nil {
 			r, err = st.recv(rbuf, rcount*int32(in), rtype)

@@ -38,6 +38,10 @@ type reqObj struct {
 	// onDone, when set, runs once when the request completes successfully
 	// (a nonblocking reduction of pairs converts its result back).
 	onDone func()
+	// beforeStart, when set, runs before MPI_Start starts the inactive
+	// persistent request (a persistent collective packs its staged
+	// copies again).
+	beforeStart func()
 }
 
 // The handle tables and the predefined communicators. world and self are

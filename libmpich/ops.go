@@ -12,7 +12,15 @@ type opObj struct {
 	fn      uintptr // the C MPI_User_function
 	commute bool
 	mu      sync.Mutex
-	byType  map[int32]mpi.Op // the package mpi operation for each datatype
+	byType  map[int32]typedOp // the package mpi operation for each datatype
+}
+
+// typedOp is a user operation made for a datatype: dt is the derived
+// datatype it was made for (nil for a predefined one), since a freed
+// datatype's handle may name another one later.
+type typedOp struct {
+	op mpi.Op
+	dt *mpi.Datatype
 }
 
 // elemOfSize is the element kind whose size is an item of n bytes, so that
@@ -34,25 +42,65 @@ func elemOfSize(n int) (elemKind, bool) {
 }
 
 // userReduction resolves a reduction by user operation o on datatype dt.
+// Contiguous items of 1, 2, 4, 8 or 16 bytes reduce as elements of that
+// size. Any other items reduce as items of their size in bytes
+// (mpi.NewItemOp), and items that are not contiguous are also packed
+// around the reduction (reduction.gaps) and laid out by their datatype
+// again for each call of the program's function, which reads them so.
 func userReduction(o *opObj, dt int32) (reduction, error) {
-	size, ok := contiguousSize(dt)
-	if !ok {
-		return reduction{}, errorf(errType, "datatype %#x: user operations take the predefined and contiguous datatypes only", uint32(dt))
+	size, ok := dataSize(dt)
+	if !ok || size == 0 {
+		return reduction{}, errorf(errType, "datatype %#x: no items for a user operation to combine", uint32(dt))
 	}
-	k, ok := elemOfSize(size)
-	if !ok {
-		return reduction{}, errorf(errType, "datatype %#x: user operations on %d-byte items are not supported", uint32(dt), size)
+	var d *mpi.Datatype
+	if t, ok := userTypes.get(dt); ok {
+		d = t.dt
 	}
-	r := reducerOf[k]
+	csize, contiguous := contiguousSize(dt)
+	k, small := elemOfSize(csize)
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	op, ok := o.byType[dt]
-	if !ok {
+	cached, ok := o.byType[dt]
+	if !ok || cached.dt != d {
 		fn := o.fn
-		op = r.userOp("MPI_Op_create", func(in, inout unsafe.Pointer, n int) {
-			callUserOp(fn, in, inout, int32(n), dt)
-		}, o.commute)
-		o.byType[dt] = op
+		if contiguous && small {
+			cached.op = reducerOf[k].userOp("MPI_Op_create", func(in, inout unsafe.Pointer, n int) {
+				callUserOp(fn, in, inout, int32(n), dt)
+			}, o.commute)
+		} else {
+			cached.op = mpi.NewItemOp("MPI_Op_create", size, itemOpFunc(fn, dt, d, size, contiguous), o.commute)
+		}
+		cached.dt = d
+		o.byType[dt] = cached
 	}
-	return reduction{r: r, op: op, per: 1}, nil
+	if contiguous && small {
+		return reduction{r: reducerOf[k], op: cached.op, per: 1}, nil
+	}
+	red := reduction{r: reducerOf[elemUint8], op: cached.op, per: size}
+	if !contiguous {
+		red.gaps = dt
+	}
+	return red, nil
+}
+
+// itemOpFunc returns what calls the program's function fn on whole items
+// of datatype dt (d, if derived), size bytes each: on the packed items as
+// they are when they are contiguous, else on copies laid out by d.
+func itemOpFunc(fn uintptr, dt int32, d *mpi.Datatype, size int, contiguous bool) func(in, inout []byte) {
+	return func(in, inout []byte) {
+		n := len(inout) / size
+		switch {
+		case n == 0:
+		case contiguous:
+			callUserOp(fn, unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), int32(n), dt)
+		default:
+			span := (n-1)*d.Extent() + d.TrueLowerBound() + d.TrueExtent()
+			a, b := make([]byte, span), make([]byte, span)
+			// The same items packed and unpacked: none of these can fail.
+			_, _ = mpi.Unpack(in, a, n, d)
+			_, _ = mpi.Unpack(inout, b, n, d)
+			callUserOp(fn, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), int32(n), dt)
+			_, _ = mpi.Pack(b, n, d, inout)
+		}
+	}
 }

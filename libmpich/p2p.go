@@ -5,6 +5,7 @@ package main
 import "C"
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/rhinet-go/martini/mpi"
@@ -333,27 +334,56 @@ func PMPI_Iprobe(source, tag, comm int32, flag *int32, st unsafe.Pointer) (rc in
 //export PMPI_Get_count
 func PMPI_Get_count(st unsafe.Pointer, dt int32, count *int32) (rc int32) {
 	defer guard("MPI_Get_count", &rc)
-	size, ok := dataSize(dt)
-	if !ok {
-		return fail("MPI_Get_count", nil, commWorld, errorf(errType, "invalid datatype %#x", uint32(dt)))
+	n, err := statusCount(st, dt, false)
+	if err != nil {
+		return fail("MPI_Get_count", nil, commWorld, err)
 	}
-	n := (*status)(st).count()
-	switch {
-	case size == 0 && n == 0:
-		*count = 0
-	case size == 0 || n%int64(size) != 0:
-		*count = cUndefined
-	default:
-		*count = int32(n / int64(size))
-	}
+	*count = countInt(n)
 	return errSuccess
 }
 
 // PMPI_Get_elements implements MPI_Get_elements.
 //
 //export PMPI_Get_elements
-func PMPI_Get_elements(st unsafe.Pointer, dt int32, count *int32) int32 {
-	return PMPI_Get_count(st, dt, count)
+func PMPI_Get_elements(st unsafe.Pointer, dt int32, count *int32) (rc int32) {
+	defer guard("MPI_Get_elements", &rc)
+	n, err := statusCount(st, dt, true)
+	if err != nil {
+		return fail("MPI_Get_elements", nil, commWorld, err)
+	}
+	*count = countInt(n)
+	return errSuccess
+}
+
+// statusCount returns how many items of datatype dt the bytes that
+// status st counts hold, or with elements how many of their basic
+// elements (MPI_Get_elements: a partial item counts its elements, where
+// the datatype's values are all of one element type), as an MPI_Count:
+// MPI_UNDEFINED when they are not a whole number.
+func statusCount(st unsafe.Pointer, dt int32, elements bool) (int64, error) {
+	size, ok := dataSize(dt)
+	if !ok {
+		return 0, errorf(errType, "invalid datatype %#x", uint32(dt))
+	}
+	if k := elemOf(dt); elements && k != elemNone {
+		size = elemSizes[k]
+	}
+	n := (*status)(st).count()
+	switch {
+	case size == 0 && n == 0:
+		return 0, nil
+	case size == 0 || n%int64(size) != 0:
+		return cUndefined, nil
+	}
+	return n / int64(size), nil
+}
+
+// countInt returns count n as a C int: MPI_UNDEFINED when it does not fit.
+func countInt(n int64) int32 {
+	if n > math.MaxInt32 {
+		return cUndefined
+	}
+	return int32(n)
 }
 
 // PMPI_Test_cancelled implements MPI_Test_cancelled.

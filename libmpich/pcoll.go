@@ -3,11 +3,11 @@ package main
 // Nonblocking and persistent collectives share their starters: a
 // collStarter resolves a call's buffers (staging those that are not
 // contiguous) and starts its nonblocking collective. MPI_Ibcast runs it
-// once; the request of MPI_Bcast_init (MPI-4.0's persistent collectives)
-// runs it at every MPI_Start, so that each round moves what the buffers
-// hold then, and unpacks the round's staged buffers when it completes.
-// The arguments of a persistent collective are checked when it starts:
-// an error then is MPI_Start's.
+// once. MPI_Bcast_init (MPI-4.0's persistent collectives) runs it once
+// too, under mpi.PersistentCollective, which records the operation and
+// runs it again at every MPI_Start; before each round the staged copies
+// are packed again from the program's buffers, and once it completes the
+// receiving ones are unpacked.
 
 import "C"
 
@@ -37,8 +37,8 @@ func icoll(fn string, comm int32, req *int32, s collStarter) int32 {
 }
 
 // collInit is the persistent collective call fn (MPI_Bcast_init ...):
-// it stores at req the handle of a persistent request that runs s at
-// every start.
+// it stores at req the handle of a persistent request whose rounds run
+// what s starts.
 func collInit(fn string, comm, info int32, req *int32, s collStarter) int32 {
 	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
@@ -47,13 +47,10 @@ func collInit(fn string, comm, info int32, req *int32, s collStarter) int32 {
 	if _, ok := lookupInfo(info); !ok && info != infoNull {
 		return check(fn, o, comm, errorf(errInfo, "invalid info %#x", uint32(info)))
 	}
-	round := new(staging)
-	r, err := mpi.PersistentCollective(o.c, func() (*mpi.Request, error) {
-		*round = staging{}
-		return s(o, round)
-	})
+	st := new(staging)
+	r, err := mpi.PersistentCollective(o.c, func() (*mpi.Request, error) { return s(o, st) })
 	if err == nil {
-		err = storeRequest(reqObj{r: r, persistent: true, comm: o, commH: comm, onDone: round.roundDone}, req)
+		err = storeRequest(reqObj{r: r, persistent: true, comm: o, commH: comm, beforeStart: st.refresh, onDone: st.roundDone}, req)
 	}
 	return check(fn, o, comm, err)
 }
@@ -68,20 +65,14 @@ func storeRequest(ro reqObj, req *int32) error {
 	return nil
 }
 
-// roundDone unpacks a persistent collective's round once: completing
-// the request again while it is inactive finds nothing staged.
-func (s *staging) roundDone() {
-	_ = s.finish() // packed from the same buffers and datatypes: cannot fail
-	s.unpacks = nil
-}
-
-// nonblockingReduction resolves the datatype and operation of fn, a
-// nonblocking reduction, which works on the program's buffers as they
-// are: struct value/index types are refused.
-func nonblockingReduction(fn string, dt, op int32) (reduction, error) {
+// nonblockingReduction resolves the datatype and operation of a
+// nonblocking reduction, which works on the program's buffers (or their
+// staged copies) as they are: struct value/index types, which the
+// blocking reductions convert around the call, are refused.
+func nonblockingReduction(dt, op int32) (reduction, error) {
 	red, err := reductionArg(dt, op)
 	if err == nil && red.isLoc {
-		err = errorf(errType, "%s: struct value/index datatypes are not supported", fn)
+		err = errorf(errType, "datatype %#x: struct value/index datatypes are not supported", uint32(dt))
 	}
 	return red, err
 }
@@ -139,7 +130,7 @@ func PMPI_Alltoall_init(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Po
 //export PMPI_Reduce_init
 func PMPI_Reduce_init(send, recv unsafe.Pointer, count, dt, op, root, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Reduce_init", &rc)
-	return collInit("MPI_Reduce_init", comm, info, req, reduceStarter("MPI_Reduce_init", send, recv, count, dt, op, root))
+	return collInit("MPI_Reduce_init", comm, info, req, reduceStarter(send, recv, count, dt, op, root))
 }
 
 // PMPI_Allreduce_init implements MPI_Allreduce_init.
@@ -147,7 +138,7 @@ func PMPI_Reduce_init(send, recv unsafe.Pointer, count, dt, op, root, comm, info
 //export PMPI_Allreduce_init
 func PMPI_Allreduce_init(send, recv unsafe.Pointer, count, dt, op, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Allreduce_init", &rc)
-	return collInit("MPI_Allreduce_init", comm, info, req, allreduceStarter("MPI_Allreduce_init", send, recv, count, dt, op))
+	return collInit("MPI_Allreduce_init", comm, info, req, allreduceStarter(send, recv, count, dt, op))
 }
 
 // PMPI_Gatherv_init implements MPI_Gatherv_init.
@@ -195,7 +186,7 @@ func PMPI_Alltoallw_init(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
 //export PMPI_Scan_init
 func PMPI_Scan_init(send, recv unsafe.Pointer, count, dt, op, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Scan_init", &rc)
-	return collInit("MPI_Scan_init", comm, info, req, scanStarter("MPI_Scan_init", send, recv, count, dt, op, false))
+	return collInit("MPI_Scan_init", comm, info, req, scanStarter(send, recv, count, dt, op, false))
 }
 
 // PMPI_Exscan_init implements MPI_Exscan_init.
@@ -203,7 +194,7 @@ func PMPI_Scan_init(send, recv unsafe.Pointer, count, dt, op, comm, info int32, 
 //export PMPI_Exscan_init
 func PMPI_Exscan_init(send, recv unsafe.Pointer, count, dt, op, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Exscan_init", &rc)
-	return collInit("MPI_Exscan_init", comm, info, req, scanStarter("MPI_Exscan_init", send, recv, count, dt, op, true))
+	return collInit("MPI_Exscan_init", comm, info, req, scanStarter(send, recv, count, dt, op, true))
 }
 
 // PMPI_Reduce_scatter_block_init implements MPI_Reduce_scatter_block_init.
@@ -211,7 +202,7 @@ func PMPI_Exscan_init(send, recv unsafe.Pointer, count, dt, op, comm, info int32
 //export PMPI_Reduce_scatter_block_init
 func PMPI_Reduce_scatter_block_init(send, recv unsafe.Pointer, count, dt, op, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Reduce_scatter_block_init", &rc)
-	return collInit("MPI_Reduce_scatter_block_init", comm, info, req, reduceScatterBlockStarter("MPI_Reduce_scatter_block_init", send, recv, count, dt, op))
+	return collInit("MPI_Reduce_scatter_block_init", comm, info, req, reduceScatterBlockStarter(send, recv, count, dt, op))
 }
 
 // PMPI_Reduce_scatter_init implements MPI_Reduce_scatter_init.
@@ -219,7 +210,7 @@ func PMPI_Reduce_scatter_block_init(send, recv unsafe.Pointer, count, dt, op, co
 //export PMPI_Reduce_scatter_init
 func PMPI_Reduce_scatter_init(send, recv, counts unsafe.Pointer, dt, op, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Reduce_scatter_init", &rc)
-	return collInit("MPI_Reduce_scatter_init", comm, info, req, reduceScatterStarter("MPI_Reduce_scatter_init", send, recv, counts, dt, op))
+	return collInit("MPI_Reduce_scatter_init", comm, info, req, reduceScatterStarter(send, recv, counts, dt, op))
 }
 
 // PMPI_Neighbor_allgather_init implements MPI_Neighbor_allgather_init.

@@ -92,9 +92,13 @@ func PMPI_Reduce_scatter_block(send, recv unsafe.Pointer, count, dt, op, comm in
 	if err == nil && red.isLoc {
 		err = errorf(errType, "MPI_Reduce_scatter_block: struct value/index datatypes are not supported")
 	}
+	var st staging
+	if err == nil {
+		send, recv, err = red.scatterStaged(&st, send, recv, int(count)*o.c.Size(), int(count))
+	}
 	if err == nil {
 		n := int(count) * red.per
-		err = red.r.reduceScatterBlock(o.c, send, recv, n, n*o.c.Size(), red.op)
+		err = st.after(red.r.reduceScatterBlock(o.c, send, recv, n, n*o.c.Size(), red.op))
 	}
 	return check("MPI_Reduce_scatter_block", o, comm, err)
 }
@@ -112,9 +116,14 @@ func PMPI_Reduce_scatter(send, recv unsafe.Pointer, counts unsafe.Pointer, dt, o
 	if err == nil && red.isLoc {
 		err = errorf(errType, "MPI_Reduce_scatter: struct value/index datatypes are not supported")
 	}
+	var st staging
+	if err == nil {
+		items := scaled(counts, o.c.Size(), 1)
+		send, recv, err = red.scatterStaged(&st, send, recv, sum(items), items[o.c.Rank()])
+	}
 	if err == nil {
 		cs := scaled(counts, o.c.Size(), red.per)
-		err = red.r.reduceScatter(o.c, send, recv, cs, sum(cs), red.op)
+		err = st.after(red.r.reduceScatter(o.c, send, recv, cs, sum(cs), red.op))
 	}
 	return check("MPI_Reduce_scatter", o, comm, err)
 }
@@ -138,15 +147,19 @@ func PMPI_Reduce_local(in, inout unsafe.Pointer, count, dt, op int32) (rc int32)
 //export PMPI_Iallreduce
 func PMPI_Iallreduce(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iallreduce", &rc)
-	return icoll("MPI_Iallreduce", comm, req, allreduceStarter("MPI_Iallreduce", send, recv, count, dt, op))
+	return icoll("MPI_Iallreduce", comm, req, allreduceStarter(send, recv, count, dt, op))
 }
 
-func allreduceStarter(fn string, send, recv unsafe.Pointer, count, dt, op int32) collStarter {
-	return func(o *commObj, _ *staging) (*mpi.Request, error) {
-		red, err := nonblockingReduction(fn, dt, op)
+func allreduceStarter(send, recv unsafe.Pointer, count, dt, op int32) collStarter {
+	return func(o *commObj, st *staging) (*mpi.Request, error) {
+		red, err := nonblockingReduction(dt, op)
+		var s, r unsafe.Pointer
+		if err == nil {
+			s, r, err = red.staged(st, send, recv, int(count), int(count))
+		}
 		if err != nil {
 			return nil, err
 		}
-		return red.r.iallreduce(o.c, send, recv, int(count)*red.per, red.op)
+		return red.r.iallreduce(o.c, s, r, int(count)*red.per, red.op)
 	}
 }

@@ -15,6 +15,47 @@ type reduction struct {
 	per   int // elements per item: 2 for the pair types
 	ti    typeInfo
 	isLoc bool // a struct value/index type, converted to pairs
+	// gaps is the handle of a derived datatype whose items are not
+	// contiguous, reduced by a user operation: its items are packed
+	// around the reduction (staged). 0 for the others.
+	gaps int32
+}
+
+// staged returns the send and receive buffers of a reduction of red:
+// those given, or where red.gaps is set, the send buffer's n items
+// packed (MPI_IN_PLACE kept) and the receive buffer's m items staged in
+// st (none, and recv as given, when m is negative: not significant here).
+func (red reduction) staged(st *staging, send, recv unsafe.Pointer, n, m int) (unsafe.Pointer, unsafe.Pointer, error) {
+	if red.gaps == 0 {
+		return send, recv, nil
+	}
+	if !isInPlace(send) {
+		b, err := st.send(send, int32(n), red.gaps)
+		if err != nil {
+			return nil, nil, err
+		}
+		send = bytesPointer(b)
+	}
+	if m >= 0 {
+		b, err := st.recv(recv, int32(m), red.gaps)
+		if err != nil {
+			return nil, nil, err
+		}
+		recv = bytesPointer(b)
+	}
+	return send, recv, nil
+}
+
+// bytesPointer returns the address of b's first byte (nil when empty).
+func bytesPointer(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }
+
+// scatterStaged is staged for a reduce-scatter over total items of which
+// the caller gets mine: in place, the receive buffer holds all of them.
+func (red reduction) scatterStaged(st *staging, send, recv unsafe.Pointer, total, mine int) (unsafe.Pointer, unsafe.Pointer, error) {
+	if isInPlace(send) {
+		mine = total
+	}
+	return red.staged(st, send, recv, total, mine)
 }
 
 // reductionArg resolves datatype dt and operation op of a reduction.
@@ -139,6 +180,18 @@ func (red reduction) locBuffers(send, recv unsafe.Pointer, n int, hasRecv bool) 
 // reduceCall runs a reduction of n items on send and recv through f,
 // converting struct value/index items to pairs and back around it.
 func reduceCall(red reduction, send, recv unsafe.Pointer, n int, hasRecv bool, f func(s, r unsafe.Pointer, elems int) error) error {
+	if red.gaps != 0 {
+		var st staging
+		m := -1
+		if hasRecv {
+			m = n
+		}
+		s, r, err := red.staged(&st, send, recv, n, m)
+		if err != nil {
+			return err
+		}
+		return st.after(f(s, r, n*red.per))
+	}
 	if !red.isLoc {
 		return f(send, recv, n*red.per)
 	}

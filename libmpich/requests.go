@@ -359,7 +359,16 @@ func PMPI_Start(req *int32) (rc int32) {
 	if !ok {
 		return fail("MPI_Start", nil, commWorld, errorf(errRequest, "invalid request %#x", uint32(*req)))
 	}
+	o.prepareStart()
 	return check("MPI_Start", nil, commWorld, o.r.Start())
+}
+
+// prepareStart runs what must happen before o, a persistent request, is
+// started: unless it is active, when Start fails and leaves it alone.
+func (o *reqObj) prepareStart() {
+	if o.beforeStart != nil && !o.r.Active() {
+		o.beforeStart()
+	}
 }
 
 // PMPI_Startall implements MPI_Startall.
@@ -369,6 +378,11 @@ func PMPI_Startall(n int32, reqs unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Startall", &rc)
 	g, err := gatherRequests(requestArray(reqs, n))
 	if err == nil {
+		for i := range g.os {
+			if g.rs[i] != nil {
+				g.os[i].prepareStart()
+			}
+		}
 		err = mpi.Startall(g.rs)
 		g.done()
 	}

@@ -7,7 +7,9 @@ package main
 // once the call has completed: before a blocking call returns, when a
 // nonblocking one's request completes. A receiving buffer's items are
 // packed too, since an in-place call reads the caller's own block from
-// it. Contiguous buffers are the program's own bytes, as before.
+// it. Contiguous buffers are the program's own bytes, as before. A
+// persistent collective keeps its staged copies from round to round and
+// packs them again before each round starts (refresh).
 
 import "C"
 
@@ -17,9 +19,19 @@ import (
 	"github.com/rhinet-go/martini/mpi"
 )
 
-// staging is the staged receiving buffers of one call.
+// staging is the staged buffers of one call.
 type staging struct {
-	unpacks []unpack
+	packs   []pack   // every staged copy, in the order made
+	unpacks []unpack // the receiving ones' ranges
+	round   bool     // a persistent collective's round was started, not yet unpacked
+}
+
+// pack is a staged copy: count items of dt of the program's bytes user
+// packed into to, or with no dt a plain copy of user (an in-place side).
+type pack struct {
+	user, to []byte
+	count    int
+	dt       *mpi.Datatype
 }
 
 // unpack is a range of items to copy back from a packed copy into the
@@ -31,6 +43,29 @@ type unpack struct {
 	dt    *mpi.Datatype
 }
 
+// staged returns the packed copy of cb, which is not contiguous.
+func (s *staging) staged(cb cbuf) ([]byte, error) {
+	packed, err := cb.packed()
+	if err == nil {
+		s.packs = append(s.packs, pack{user: cb.b, to: packed, count: cb.count, dt: cb.dt})
+	}
+	return packed, err
+}
+
+// send returns the bytes a collective sends for count items of datatype
+// h at p: nil for MPI_IN_PLACE, the program's bytes when they are
+// contiguous, else a packed copy.
+func (s *staging) send(p unsafe.Pointer, count, h int32) ([]byte, error) {
+	if isInPlace(p) {
+		return nil, nil
+	}
+	cb, err := bufOf(p, count, h)
+	if err != nil || cb.dt == nil {
+		return cb.b, err
+	}
+	return s.staged(cb)
+}
+
 // recv returns the bytes a collective moves for count items of datatype
 // h at p, a buffer it writes (and may read): the program's bytes when
 // they are contiguous, else a packed copy that finish unpacks.
@@ -39,12 +74,19 @@ func (s *staging) recv(p unsafe.Pointer, count, h int32) ([]byte, error) {
 	if err != nil || cb.dt == nil {
 		return cb.b, err
 	}
-	packed, err := cb.packed()
+	packed, err := s.staged(cb)
 	if err != nil {
 		return nil, err
 	}
 	s.unpacks = append(s.unpacks, unpack{from: packed, to: cb.b, count: cb.count, dt: cb.dt})
 	return packed, nil
+}
+
+// copyOf returns a copy of b, which refresh makes again.
+func (s *staging) copyOf(b []byte) []byte {
+	c := append(make([]byte, 0, len(b)), b...)
+	s.packs = append(s.packs, pack{user: b, to: c})
+	return c
 }
 
 // v returns the bytes, and the counts and displacements in bytes, of a
@@ -71,7 +113,7 @@ func (s *staging) v(p, cp, dp unsafe.Pointer, h int32, n int, recv bool) ([]byte
 	if err != nil || cb.dt == nil {
 		return cb.b, cs, ds, err
 	}
-	packed, err := cb.packed()
+	packed, err := s.staged(cb)
 	if err != nil || !recv {
 		return packed, cs, ds, err
 	}
@@ -112,4 +154,26 @@ func (s *staging) onDone() func() {
 		return nil
 	}
 	return func() { _ = s.finish() }
+}
+
+// refresh packs the staged copies again from the program's buffers, as
+// a persistent collective's round starts.
+func (s *staging) refresh() {
+	for _, p := range s.packs {
+		if p.dt == nil {
+			copy(p.to, p.user)
+			continue
+		}
+		_, _ = mpi.Pack(p.user, p.count, p.dt, p.to) // as first packed: cannot fail
+	}
+	s.round = true
+}
+
+// roundDone unpacks a persistent collective's round once: completing
+// the request again while it is inactive finds no round to unpack.
+func (s *staging) roundDone() {
+	if s.round {
+		_ = s.finish() // packed from the same buffers and datatypes: cannot fail
+		s.round = false
+	}
 }

@@ -2,19 +2,17 @@ package main
 
 // Reduction operations that the program defines (MPI_Op_create,
 // MPI_Op_free): package mpi runs them as operations on elements of the
-// item's size, each call handing the C function the items and the
-// datatype.
+// item's size, or on items of any size (mpi.NewItemOp), each call handing
+// the C function the items and the datatype.
 
 import "C"
-
-import "github.com/rhinet-go/martini/mpi"
 
 // PMPI_Op_create implements MPI_Op_create.
 //
 //export PMPI_Op_create
 func PMPI_Op_create(fn uintptr, commute int32, op *int32) (rc int32) {
 	defer guard("MPI_Op_create", &rc)
-	h, ok := userOps.add(&opObj{fn: fn, commute: commute != 0, byType: map[int32]mpi.Op{}})
+	h, ok := userOps.add(&opObj{fn: fn, commute: commute != 0, byType: map[int32]typedOp{}})
 	if !ok {
 		return fail("MPI_Op_create", nil, commWorld, errorf(errNoMem, "too many operations"))
 	}

@@ -69,5 +69,8 @@ func (r *Request) Free() error {
 			r.finish()
 		}()
 	}
+	if r.restart != nil {
+		r.c.freeLocal() // a persistent collective's private communicator
+	}
 	return nil
 }

@@ -41,6 +41,16 @@ func NewOp[T Type](name string, f func(in, inout []T), commutative bool) Op {
 	return collectives.NewOp(name, f, commutative)
 }
 
+// NewItemOp makes a reduction operation on items of size bytes, for
+// reductions of []byte buffers of whole items (records, structs, packed
+// data of any length): f must combine every item of in with the same item
+// of inout, at multiples of size. Collectives split buffers only between
+// items. An operation that is not commutative combines in rank order, as
+// NewOp's does.
+func NewItemOp(name string, size int, f func(in, inout []byte), commutative bool) Op {
+	return collectives.NewItemOp(name, size, f, commutative)
+}
+
 // collBody is the body of a collective operation, run with the Runner of
 // the call: the blocking form and the nonblocking one (Ixxx) of an
 // operation share it.

@@ -102,6 +102,11 @@ type Comm struct {
 	// normally), so that no new communicator's messages can match them.
 	pending  atomic.Int64
 	released atomic.Bool
+
+	// capturing, while a persistent collective of c is made, records
+	// the nonblocking collective its start function starts instead of
+	// running it (PersistentCollective).
+	capturing atomic.Pointer[captured]
 }
 
 // newComm returns the communicator of context id, of the processes world

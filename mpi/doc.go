@@ -40,7 +40,8 @@
 //   - Collectives: [Barrier], [Bcast], [Reduce], [Allreduce], [Gather],
 //     [Gatherv], [Scatter], [Scatterv], [Allgather], [Allgatherv],
 //     [Alltoall], [Alltoallv], [Alltoallw], [ReduceScatter],
-//     [ReduceScatterBlock], [Scan], [Exscan], [ReduceLocal], [NewOp].
+//     [ReduceScatterBlock], [Scan], [Exscan], [ReduceLocal], [NewOp],
+//     [NewItemOp].
 //   - Nonblocking collectives: [Ibarrier], [Ibcast], [Ireduce],
 //     [Iallreduce], [Igather], [Igatherv], [Iscatter], [Iscatterv],
 //     [Iallgather], [Iallgatherv], [Ialltoall], [Ialltoallv],

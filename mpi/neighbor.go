@@ -156,25 +156,54 @@ func (c *Comm) neighborRun(op string, nonblocking bool, blocks func(indeg, outde
 // neighborRunThen is neighborRun that calls then, if not nil, once the
 // exchange has succeeded: to unpack blocks received into scratch.
 func (c *Comm) neighborRunThen(op string, nonblocking bool, blocks func(indeg, outdeg int) (recv, send [][]byte, err error), then func()) (*Request, error) {
+	if nonblocking {
+		return c.neighborStart(op, blocks, then)
+	}
 	in, out, tags, err := c.neighborhood(op)
 	if err != nil {
 		return nil, err
 	}
 	recv, send, err := blocks(len(in), len(out))
 	if err != nil {
-		return nil, c.failExchange(op, in, out, tags, fmt.Errorf("mpi: %s: %w", op, err), nonblocking)
+		return nil, c.failExchange(op, in, out, tags, fmt.Errorf("mpi: %s: %w", op, err), false)
 	}
-	x := c.startExchange(op, in, out, tags, recv, send)
-	finish := func() error {
-		err := x.wait()
-		if err == nil && then != nil {
-			then()
+	return nil, exchangeFinish(c.startExchange(op, in, out, tags, recv, send), then)()
+}
+
+// neighborStart starts a nonblocking neighbourhood collective (see
+// neighborRunThen), or records it while a persistent collective is made.
+func (c *Comm) neighborStart(op string, blocks func(indeg, outdeg int) (recv, send [][]byte, err error), then func()) (*Request, error) {
+	if cp := c.capturing.Load(); cp != nil {
+		if _, _, _, err := c.neighborhood(op); err != nil {
+			return nil, err
 		}
-		return err
+		return cp.record(c, func(d *Comm) *collRequest {
+			cr, err := d.neighborColl(op, blocks, then)
+			if err != nil {
+				return d.failedColl(err)
+			}
+			return cr
+		}), nil
 	}
-	if !nonblocking {
-		return nil, finish()
+	cr, err := c.neighborColl(op, blocks, then)
+	if err != nil {
+		return nil, err
 	}
+	return &Request{c: c, coll: cr}, nil
+}
+
+// neighborColl starts the exchange of a nonblocking neighbourhood
+// collective and returns its collRequest.
+func (c *Comm) neighborColl(op string, blocks func(indeg, outdeg int) (recv, send [][]byte, err error), then func()) (*collRequest, error) {
+	in, out, tags, err := c.neighborhood(op)
+	if err != nil {
+		return nil, err
+	}
+	recv, send, err := blocks(len(in), len(out))
+	if err != nil {
+		return nil, c.failExchange(op, in, out, tags, fmt.Errorf("mpi: %s: %w", op, err), true)
+	}
+	finish := exchangeFinish(c.startExchange(op, in, out, tags, recv, send), then)
 	cr := &collRequest{finished: make(chan struct{})}
 	c.requestStarted()
 	go func() {
@@ -183,7 +212,19 @@ func (c *Comm) neighborRunThen(op string, nonblocking bool, blocks func(indeg, o
 		close(cr.finished)
 		c.rt.net.Wake() // for a Waitany asleep on the doorbell
 	}()
-	return &Request{c: c, coll: cr}, nil
+	return cr, nil
+}
+
+// exchangeFinish returns what completes exchange x: it waits for it and
+// then, if it succeeded, calls then (if not nil).
+func exchangeFinish(x *exchange, then func()) func() error {
+	return func() error {
+		err := x.wait()
+		if err == nil && then != nil {
+			then()
+		}
+		return err
+	}
 }
 
 // equalBlocks cuts n blocks of blk elements from the beginning of buf.

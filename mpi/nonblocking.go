@@ -32,6 +32,12 @@ func (c *Comm) start(op string, f collBody) (*Request, error) {
 	if err := c.intraOnly(op); err != nil {
 		return nil, err
 	}
+	if cp := c.capturing.Load(); cp != nil {
+		return cp.record(c, func(d *Comm) *collRequest {
+			u := d.softRunner()
+			return d.launchColl(op, func() error { return f(u) })
+		}), nil
+	}
 	u := c.softRunner()
 	return c.launch(op, func() error { return f(u) }), nil
 }
@@ -47,6 +53,11 @@ func (c *Comm) softRunner() *collectives.Runner {
 // launch runs f, the body of the nonblocking operation op of c, on a
 // goroutine of backgroundWorkers and returns its Request.
 func (c *Comm) launch(op string, f func() error) *Request {
+	return &Request{c: c, coll: c.launchColl(op, f)}
+}
+
+// launchColl is launch returning the operation's collRequest.
+func (c *Comm) launchColl(op string, f func() error) *collRequest {
 	cr := &collRequest{finished: make(chan struct{})}
 	c.requestStarted()
 	ep := c.rt.ep
@@ -60,7 +71,7 @@ func (c *Comm) launch(op string, f func() error) *Request {
 		close(cr.finished)
 		c.rt.net.Wake() // for a Waitany asleep on the doorbell
 	})
-	return &Request{c: c, coll: cr}
+	return cr
 }
 
 // Ibarrier starts a barrier of c (MPI_Ibarrier): its Request completes

@@ -92,10 +92,7 @@ func (r *Request) Start() error {
 		}
 	}
 	if r.restart != nil {
-		if err := r.restartColl(); err != nil {
-			r.mu.Unlock()
-			return err
-		}
+		r.coll = r.restart()
 	}
 	r.finished, r.status, r.err = false, Status{}, nil
 	r.active.Store(true)
@@ -112,6 +109,10 @@ func (r *Request) Start() error {
 	return nil
 }
 
+// Active reports whether r is a persistent request that has been started
+// and not yet completed by Wait, Test or the others: Start would fail.
+func (r *Request) Active() bool { return r != nil && r.persistent && r.active.Load() }
+
 // Startall starts every request of reqs (MPI_Startall); nil entries are
 // skipped. It starts all it can and returns the errors of the others,
 // joined.
@@ -126,46 +127,4 @@ func Startall(reqs []*Request) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// PersistentCollective makes a persistent request for a collective
-// operation of c (MPI-4.0's MPI_Bcast_init and the others): start starts
-// the operation as a nonblocking collective of c (Ibcast, Iallreduce
-// ...) on the buffers it names, and each Start of the request calls it
-// again, so each round moves what the buffers hold then. The request is
-// inactive until Start, and Wait, Test and the others complete a round
-// as they do a persistent send's. Every process of c starts its
-// persistent collectives in the same order, as it calls collectives.
-func PersistentCollective(c *Comm, start func() (*Request, error)) (*Request, error) {
-	const op = "PersistentCollective"
-	if err := c.check(op); err != nil {
-		return nil, err
-	}
-	if err := c.intraOnly(op); err != nil {
-		return nil, err
-	}
-	if start == nil {
-		return nil, fmt.Errorf("mpi: %s: no start function: %w", op, ErrRequest)
-	}
-	return &Request{c: c, name: op, persistent: true, finished: true, restart: start}, nil
-}
-
-// restartColl starts a persistent collective's round (under r.mu): the
-// nonblocking collective that restart starts becomes r's. Its launch
-// counted the request started, and r's completion counts it finished.
-func (r *Request) restartColl() error {
-	inner, err := r.restart()
-	switch {
-	case err != nil:
-		return fmt.Errorf("mpi: Start: %w", err)
-	case inner == nil || inner.coll == nil || inner.c != r.c:
-		if inner != nil && inner.coll == nil {
-			// Not a collective's: complete it, so that nothing is left
-			// running, before the error.
-			inner.Wait()
-		}
-		return fmt.Errorf("mpi: Start: a persistent collective started something other than a nonblocking collective of its communicator: %w", ErrRequest)
-	}
-	r.coll = inner.coll
-	return nil
 }

@@ -30,10 +30,9 @@ type Request struct {
 	sop  *llc.SendOp
 	rop  *llc.RecvOp
 	coll *collRequest // a nonblocking collective, or nil
-	// restart starts a persistent collective's operation again
-	// (PersistentCollective): Start takes the collective it starts as
-	// coll.
-	restart func() (*Request, error)
+	// restart starts a persistent collective's round (PersistentCollective):
+	// Start takes the collective it starts as coll.
+	restart func() *collRequest
 	rma     *rmaRequest // a request-based one-sided operation, or nil
 	// unpack, if set, moves a completed receive's data from its
 	// buffer to where the caller's datatype puts it (IrecvType).

@@ -1,8 +1,8 @@
 /* Non-contiguous derived datatypes in collectives and in the calls that
  * receive through a staged copy: gathering rows into the columns of a
  * matrix (a vector resized to one element), scattering the columns back,
- * in-place and v-forms, all-to-all both ways, nonblocking and
- * persistent forms,
+ * in-place and v-forms, all-to-all both ways, user operations on
+ * columns and on 24-byte items, nonblocking and persistent forms,
  * neighbourhood collectives, MPI_Sendrecv_replace and MPI_Mrecv.
  * Prints "typecoll ok" on every rank. */
 #include <mpi.h>
@@ -135,9 +135,72 @@ static void nonblocking(void) {
 	free(n2);
 }
 
+/* colsum adds columns of m laid out by the datatype it is given: each
+ * item a column, each element a row's. */
+static void colsum(void *in, void *inout, int *len, MPI_Datatype *dt) {
+	MPI_Aint lb, extent;
+	MPI_Type_get_extent(*dt, &lb, &extent);
+	for (int k = 0; k < *len; k++)
+		for (int i = 0; i < ROWS; i++) {
+			double *a = (double *)((char *)in + k * extent) + i * size;
+			double *b = (double *)((char *)inout + k * extent) + i * size;
+			*b += *a;
+		}
+}
+
+/* affine composes maps x -> a x + b, 24-byte items of three doubles
+ * (a, b, unused): not commutative. */
+static void affine(void *in, void *inout, int *len, MPI_Datatype *dt) {
+	double *p = in, *q = inout;
+	for (int k = 0; k < *len; k++, p += 3, q += 3) {
+		double a = q[0] * p[0], b = q[0] * p[1] + q[1];
+		q[0] = a, q[1] = b;
+	}
+}
+
+static void userops(void) {
+	MPI_Op sum, comp;
+	MPI_Op_create(colsum, 1, &sum);
+	MPI_Op_create(affine, 0, &comp);
+	/* Every column of m summed over the ranks, in place and by a
+	 * nonblocking reduction. */
+	for (int i = 0; i < ROWS; i++)
+		for (int c = 0; c < size; c++)
+			m[i * size + c] = val(i, c) + rank;
+	MPI_Allreduce(MPI_IN_PLACE, m, size, colt, sum, MPI_COMM_WORLD);
+	for (int i = 0; i < ROWS; i++)
+		for (int c = 0; c < size; c++)
+			CHECK(m[i * size + c] == size * val(i, c) + size * (size - 1) / 2, "user column sum row %d column %d: %g", i, c, m[i * size + c]);
+	double *out = malloc(ROWS * size * sizeof(double));
+	for (int i = 0; i < ROWS * size; i++)
+		m[i] = 1, out[i] = -1;
+	MPI_Request req;
+	MPI_Iallreduce(m, out, size, colt, sum, MPI_COMM_WORLD, &req);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	for (int i = 0; i < ROWS * size; i++)
+		CHECK(out[i] == size, "user column sum, nonblocking, word %d: %g", i, out[i]);
+	free(out);
+	/* Maps composed in rank order: rank r's is x -> 2x + r. */
+	MPI_Datatype map;
+	MPI_Type_contiguous(3, MPI_DOUBLE, &map);
+	MPI_Type_commit(&map);
+	double f[2][3] = {{2, rank, 0}, {1, 1, 0}}, g[2][3];
+	MPI_Reduce(f, g, 2, map, comp, 0, MPI_COMM_WORLD);
+	if (rank == 0) {
+		double a = 1, b = 0;
+		for (int r = 0; r < size; r++)
+			b = 2 * b + r, a *= 2; /* (f_{size-1} o ... o f_0)(x) */
+		CHECK(g[0][0] == a && g[0][1] == b && g[1][0] == 1 && g[1][1] == size, "composed maps: %g x + %g, %g x + %g", g[0][0], g[0][1], g[1][0], g[1][1]);
+	}
+	MPI_Type_free(&map);
+	MPI_Op_free(&sum);
+	MPI_Op_free(&comp);
+}
+
 static void persistent(void) {
 	/* Rounds of a persistent gather into columns and a persistent
-	 * allreduce: each round moves what the buffers hold when it starts. */
+	 * allreduce, started in an order that differs between ranks: each
+	 * round moves what the buffers hold when it starts. */
 	double v[ROWS];
 	long mine, total;
 	MPI_Request req[2];
@@ -148,7 +211,12 @@ static void persistent(void) {
 			v[i] = val(i, rank) + 1000 * round;
 		mine = rank + round;
 		clear();
-		MPI_Startall(2, req);
+		if (rank % 2 == 0) {
+			MPI_Startall(2, req);
+		} else { /* the other order: MPI-4.0 allows it */
+			MPI_Start(&req[1]);
+			MPI_Start(&req[0]);
+		}
 		MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
 		CHECK(total == (long)size * (size - 1) / 2 + (long)size * round, "allreduce_init round %d: %ld", round, total);
 		if (rank == 0 && !mpich)
@@ -207,6 +275,14 @@ static void received(void) {
 	for (int i = 0; i < ROWS; i++)
 		CHECK(a[i][0] == val(i, prev) && a[i][1] == -5, "mrecv row %d: %g %g", i, a[i][0], a[i][1]);
 	MPI_Wait(&sreq, MPI_STATUS_IGNORE);
+	/* Two doubles into a vector of ROWS: no whole item, two elements. */
+	MPI_Sendrecv(v, 2, MPI_DOUBLE, next, 9, a, 1, first, prev, 9, MPI_COMM_WORLD, &st);
+	MPI_Get_count(&st, first, &n);
+	CHECK(n == MPI_UNDEFINED, "count of a partial vector: %d", n);
+	MPI_Get_elements(&st, first, &n);
+	MPI_Count big;
+	MPI_Get_elements_x(&st, first, &big);
+	CHECK(n == 2 && big == 2, "elements of a partial vector: %d, %lld", n, (long long)big);
 	MPI_Type_free(&first);
 }
 
@@ -227,6 +303,7 @@ int main(int argc, char **argv) {
 	rooted();
 	everyone();
 	nonblocking();
+	userops();
 	persistent();
 	neighbours();
 	received();
