@@ -15,6 +15,18 @@ typedef void (*mpich_user_fn)(void *, void *, int *, int *);
 static void mpich_call_op(void *fn, uintptr_t in, uintptr_t inout, int len, int dt) {
 	((mpich_user_fn)fn)((void *)in, (void *)inout, &len, &dt);
 }
+typedef int (*mpich_query_fn)(void *, void *);
+static int mpich_call_query(void *fn, uintptr_t extra, void *status) {
+	return ((mpich_query_fn)fn)((void *)extra, status);
+}
+typedef int (*mpich_free_fn)(void *);
+static int mpich_call_free(void *fn, uintptr_t extra) {
+	return ((mpich_free_fn)fn)((void *)extra);
+}
+typedef int (*mpich_cancel_fn)(void *, int);
+static int mpich_call_cancel(void *fn, uintptr_t extra, int complete) {
+	return ((mpich_cancel_fn)fn)((void *)extra, complete);
+}
 // The values of the predefined communicator attributes: MPI_TAG_UB,
 // MPI_HOST (MPI_PROC_NULL: no host is special), MPI_IO (any rank may do
 // I/O: MPI_ANY_SOURCE), MPI_WTIME_IS_GLOBAL (no), MPI_UNIVERSE_SIZE and
@@ -92,6 +104,26 @@ func setUniverse(n int) { C.mpich_attrs[4] = C.int(n) }
 func init() {
 	callErrhandler = func(fn uintptr, comm, code int32) {
 		C.mpich_call_errh(*(*unsafe.Pointer)(unsafe.Pointer(&fn)), C.int(comm), C.int(code))
+	}
+	callGreq = func(g *greqObj, what greqCall, complete bool, st *status) int32 {
+		var fn uintptr
+		switch what {
+		case greqQuery:
+			fn = g.query
+		case greqFree:
+			fn = g.free
+		default:
+			fn = g.cancel
+		}
+		p := *(*unsafe.Pointer)(unsafe.Pointer(&fn))
+		extra := C.uintptr_t(g.extra)
+		switch what {
+		case greqQuery:
+			return int32(C.mpich_call_query(p, extra, unsafe.Pointer(st)))
+		case greqFree:
+			return int32(C.mpich_call_free(p, extra))
+		}
+		return int32(C.mpich_call_cancel(p, extra, C.int(boolInt(complete))))
 	}
 	callUserOp = func(fn uintptr, in, inout unsafe.Pointer, n, dt int32) {
 		// The operands may be package mpi's buffers: Go memory that holds no

@@ -154,6 +154,9 @@ func bufOf(p unsafe.Pointer, count, h int32) (cbuf, error) {
 		return cbuf{}, errorf(errType, "invalid datatype %#x", uint32(h))
 	}
 	dt := o.dt
+	if p == nil && count > 0 {
+		return bottomBuf(count, dt)
+	}
 	if dt.TrueLowerBound() < 0 || dt.LowerBound() < 0 {
 		return cbuf{}, errorf(errType, "datatypes with a negative lower bound are not supported")
 	}
@@ -193,4 +196,34 @@ func contiguousSize(h int32) (int, bool) {
 		return dt.Size(), true
 	}
 	return 0, false
+}
+
+// bottomBuf returns the buffer of count items of derived datatype dt at
+// MPI_BOTTOM, whose displacements are addresses (MPI_Get_address): the
+// bytes from the first address the items reach, with dt moved to start
+// there.
+func bottomBuf(count int32, dt *mpi.Datatype) (cbuf, error) {
+	base := dt.TrueLowerBound()
+	if base <= 0 {
+		return cbuf{}, errorf(errBuffer, "MPI_BOTTOM with a datatype whose displacements are not addresses (the first at %d)", base)
+	}
+	// With an extent of one byte, one item at -base items is dt moved
+	// down by base bytes; then its own bounds again, moved as well.
+	one, err := dt.Resized(dt.LowerBound(), 1)
+	var moved *mpi.Datatype
+	if err == nil {
+		moved, err = one.Indexed([]int{1}, []int{-base})
+	}
+	if err == nil {
+		moved, err = moved.Resized(dt.LowerBound()-base, dt.Extent())
+	}
+	if err != nil {
+		return cbuf{}, errorf(errType, "MPI_BOTTOM: %v", err)
+	}
+	span := (int(count)-1)*dt.Extent() + dt.TrueExtent()
+	b := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(nil), base)), span)
+	if moved.IsContiguous() {
+		return cbuf{b: b}, nil
+	}
+	return cbuf{b: b, dt: moved, count: int(count)}, nil
 }

@@ -42,6 +42,8 @@ type reqObj struct {
 	// persistent request (a persistent collective packs its staged
 	// copies again).
 	beforeStart func()
+	// greq, for a generalized request, is the program's functions.
+	greq *greqObj
 }
 
 // The handle tables and the predefined communicators. world and self are

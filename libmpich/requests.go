@@ -91,6 +91,9 @@ func retire(h *int32, o *reqObj, err error) {
 	if err == nil && o.onDone != nil {
 		o.onDone()
 	}
+	if o.greq != nil {
+		o.greq.release()
+	}
 }
 
 // recycle gives the request of a retired request that completed without
@@ -335,7 +338,11 @@ func PMPI_Request_free(req *int32) (rc int32) {
 		return fail("MPI_Request_free", nil, commWorld, errorf(errRequest, "invalid request %#x", uint32(*req)))
 	}
 	*req = requestNull
-	return check("MPI_Request_free", nil, commWorld, o.r.Free())
+	err := o.r.Free()
+	if o.greq != nil {
+		o.greq.release()
+	}
+	return check("MPI_Request_free", nil, commWorld, err)
 }
 
 // PMPI_Cancel implements MPI_Cancel.
@@ -347,7 +354,11 @@ func PMPI_Cancel(req *int32) (rc int32) {
 	if !ok {
 		return fail("MPI_Cancel", nil, commWorld, errorf(errRequest, "invalid request %#x", uint32(*req)))
 	}
-	return check("MPI_Cancel", nil, commWorld, o.r.Cancel())
+	err := o.r.Cancel()
+	if err == nil && o.greq != nil {
+		err = cancelGreq(o.greq)
+	}
+	return check("MPI_Cancel", nil, commWorld, err)
 }
 
 // PMPI_Start implements MPI_Start.

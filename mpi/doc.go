@@ -36,7 +36,8 @@
 //   - Completion: [Request.Wait], [Request.Test], [Waitall],
 //     [WaitallInto], [Waitany], [Waitsome], [Testall], [Testany],
 //     [Testsome], [Request.Cancel], [Request.Free]; [Request.Release]
-//     gives a completed request back for reuse.
+//     gives a completed request back for reuse; [GeneralizedRequest]
+//     completes when the program says.
 //   - Collectives: [Barrier], [Bcast], [Reduce], [Allreduce], [Gather],
 //     [Gatherv], [Scatter], [Scatterv], [Allgather], [Allgatherv],
 //     [Alltoall], [Alltoallv], [Alltoallw], [ReduceScatter],

@@ -253,6 +253,60 @@ static void idupWithInfo(void) {
 	MPI_Comm_free(&c);
 }
 
+/* A generalized request's functions: the query gives a status of its
+ * own, the free and cancel functions count their calls in the state. */
+struct greqState {
+	int freed, cancelled, cancelledComplete;
+};
+
+static int greqQuery(void *state, MPI_Status *st) {
+	st->MPI_SOURCE = 3;
+	st->MPI_TAG = 77;
+	MPI_Status_set_elements(st, MPI_INT, 5);
+	MPI_Status_set_cancelled(st, 0);
+	return MPI_SUCCESS;
+}
+
+static int greqFree(void *state) {
+	((struct greqState *)state)->freed++;
+	return MPI_SUCCESS;
+}
+
+static int greqCancel(void *state, int complete) {
+	struct greqState *g = state;
+	g->cancelled++;
+	g->cancelledComplete = complete;
+	return MPI_SUCCESS;
+}
+
+/* greq: a generalized request is not complete until the program says,
+ * then completes with its query function's status, and its free function
+ * runs once; cancelling it calls the cancel function. */
+static void greq(void) {
+	struct greqState g = {0, 0, 0};
+	MPI_Request req;
+	MPI_Status st;
+	int flag, n;
+	MPI_Grequest_start(greqQuery, greqFree, greqCancel, &g, &req);
+	MPI_Test(&req, &flag, &st);
+	CHECK(!flag, "a generalized request complete before MPI_Grequest_complete");
+	MPI_Cancel(&req);
+	CHECK(g.cancelled == 1 && g.cancelledComplete == 0, "cancel function: %d calls, complete %d", g.cancelled, g.cancelledComplete);
+	MPI_Grequest_complete(req);
+	CHECK(g.freed == 0, "freed before the request was");
+	MPI_Wait(&req, &st);
+	MPI_Get_count(&st, MPI_INT, &n);
+	CHECK(req == MPI_REQUEST_NULL && g.freed == 1, "after MPI_Wait: request %#x, freed %d times", req, g.freed);
+	CHECK(st.MPI_SOURCE == 3 && st.MPI_TAG == 77 && n == 5, "status of a generalized request: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG, n);
+	/* Complete, then freed: the free function runs at MPI_Request_free. */
+	MPI_Grequest_start(greqQuery, greqFree, greqCancel, &g, &req);
+	MPI_Grequest_complete(req);
+	MPI_Cancel(&req);
+	CHECK(g.cancelled == 2 && g.cancelledComplete == 1, "cancel function of a complete request: %d calls, complete %d", g.cancelled, g.cancelledComplete);
+	MPI_Request_free(&req);
+	CHECK(g.freed == 2, "free function at MPI_Request_free: %d calls", g.freed);
+}
+
 int main(int argc, char **argv) {
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -272,6 +326,7 @@ int main(int argc, char **argv) {
 	winAttrs();
 	infoString();
 	idupWithInfo();
+	greq();
 	printf("extended ok rank %d of %d\n", rank, size);
 	MPI_Finalize();
 	return 0;

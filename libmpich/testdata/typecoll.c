@@ -284,6 +284,24 @@ static void received(void) {
 	MPI_Get_elements_x(&st, first, &big);
 	CHECK(n == 2 && big == 2, "elements of a partial vector: %d, %lld", n, (long long)big);
 	MPI_Type_free(&first);
+	/* MPI_BOTTOM: an int and a double found by their addresses. */
+	int ival = 10 + rank, iget = -1;
+	double dval = 0.5 + rank, dget = -1;
+	MPI_Aint at[2];
+	int one[2] = {1, 1};
+	MPI_Datatype parts[2] = {MPI_INT, MPI_DOUBLE}, out, in;
+	MPI_Get_address(&ival, &at[0]);
+	MPI_Get_address(&dval, &at[1]);
+	MPI_Type_create_struct(2, one, at, parts, &out);
+	MPI_Get_address(&iget, &at[0]);
+	MPI_Get_address(&dget, &at[1]);
+	MPI_Type_create_struct(2, one, at, parts, &in);
+	MPI_Type_commit(&out);
+	MPI_Type_commit(&in);
+	MPI_Sendrecv(MPI_BOTTOM, 1, out, next, 10, MPI_BOTTOM, 1, in, prev, 10, MPI_COMM_WORLD, &st);
+	CHECK(iget == 10 + prev && dget == 0.5 + prev, "MPI_BOTTOM: %d %g", iget, dget);
+	MPI_Type_free(&out);
+	MPI_Type_free(&in);
 }
 
 int main(int argc, char **argv) {
