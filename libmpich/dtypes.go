@@ -15,6 +15,7 @@ type typeObj struct {
 	// (a contiguous datatype of MPI_DOUBLE's can then be reduced); else
 	// elemNone.
 	elem elemKind
+	sig  *signature // its type signature, for MPI_Get_elements (nil: unknown)
 }
 
 // elemOf returns the element type of the values of datatype h: that of a
@@ -50,16 +51,43 @@ func typeBase(h int32) (*mpi.Datatype, int, error) {
 	if !ok || size == 0 {
 		return nil, 0, errorf(errType, "invalid datatype %#x", uint32(h))
 	}
+	ti := predefinedTypes[h]
+	if ti.loc {
+		return locType(ti)
+	}
+	align := min(size, 8)
+	switch {
+	case ti.elem == elemComplex64:
+		align = 4 // two floats
+	case ti.elem == elemNone && size >= 16:
+		align = 16 // long double and its complex, as x86-64 aligns them
+	}
 	dt, err := mpi.Contiguous(size)
-	return dt, min(size, 8), err
+	return dt, align, err
 }
 
-// addType stores dt, of alignment align, and its handle at out.
-func addType(dt *mpi.Datatype, align int, elem elemKind, err error, out *int32) error {
+// locType returns a struct value/index type (MPI_DOUBLE_INT ...) as C
+// lays it out: the value, then an int at locOffset, and the padding to
+// the struct's size, which counts in its extent but not in its size.
+func locType(ti typeInfo) (*mpi.Datatype, int, error) {
+	value := ti.locOffset
+	if ti.elem != elemNone {
+		value = elemSizes[ti.elem]
+	}
+	dt, err := mpi.Indexed([]int{value, 4}, []int{0, ti.locOffset})
+	if err == nil {
+		dt, err = dt.Resized(0, ti.size)
+	}
+	return dt, max(min(value, 8), 4), err
+}
+
+// addType stores dt, of alignment align and signature sig, and its
+// handle at out.
+func addType(dt *mpi.Datatype, align int, elem elemKind, sig *signature, err error, out *int32) error {
 	if err != nil {
 		return errorf(errType, "%v", err)
 	}
-	h, ok := userTypes.add(&typeObj{dt: dt, align: align, elem: elem})
+	h, ok := userTypes.add(&typeObj{dt: dt, align: align, elem: elem, sig: sig})
 	if !ok {
 		return errorf(errNoMem, "too many datatypes")
 	}
@@ -101,35 +129,22 @@ func hindexed(blocklens, displs []int, old *mpi.Datatype) (*mpi.Datatype, error)
 }
 
 // structOf builds blocks of blocklens[i] items of types[i] (or types[0]
-// for all) at byte displacements displs[i]. The parts must be contiguous
-// datatypes (the predefined ones): the result is an indexed datatype of
-// bytes, with the extent rounded up to align, as C lays out structs.
+// for all) at byte displacements displs[i], with the extent rounded up
+// to align, as C lays out structs.
 func structOf(blocklens, displs []int, types []*mpi.Datatype, align int) (*mpi.Datatype, error) {
-	bytes := make([]int, len(blocklens))
-	lb, ub := 0, 0
-	for i, n := range blocklens {
-		t := types[min(i, len(types)-1)]
-		if t.TrueExtent() != t.Size() || t.Extent() != t.Size() || t.LowerBound() != 0 {
-			return nil, errorf(errType, "struct of a non-contiguous datatype: not supported")
-		}
-		bytes[i] = n * t.Size()
-		if i == 0 || displs[i] < lb {
-			lb = displs[i]
-		}
-		ub = max(ub, displs[i]+bytes[i])
+	all := make([]*mpi.Datatype, len(blocklens))
+	for i := range all {
+		all[i] = types[min(i, len(types)-1)]
 	}
-	if len(blocklens) == 0 {
-		lb = 0
-	}
-	dt, err := mpi.Indexed(bytes, displs)
+	dt, err := mpi.Struct(blocklens, displs, all)
 	if err != nil {
-		return nil, err
+		return nil, errorf(errType, "%v", err)
 	}
-	extent := ub - lb
+	extent := dt.Extent()
 	if align > 1 && extent%align != 0 {
 		extent += align - extent%align
 	}
-	return dt.Resized(lb, extent)
+	return dt.Resized(dt.LowerBound(), extent)
 }
 
 // cbuf is a buffer of the C program: count items of a datatype at an

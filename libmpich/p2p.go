@@ -357,18 +357,21 @@ func PMPI_Get_elements(st unsafe.Pointer, dt int32, count *int32) (rc int32) {
 
 // statusCount returns how many items of datatype dt the bytes that
 // status st counts hold, or with elements how many of their basic
-// elements (MPI_Get_elements: a partial item counts its elements, where
-// the datatype's values are all of one element type), as an MPI_Count:
-// MPI_UNDEFINED when they are not a whole number.
+// elements (MPI_Get_elements: a partial item counts the elements it
+// holds, by the datatype's signature), as an MPI_Count: MPI_UNDEFINED
+// when they are not a whole number.
 func statusCount(st unsafe.Pointer, dt int32, elements bool) (int64, error) {
 	size, ok := dataSize(dt)
 	if !ok {
 		return 0, errorf(errType, "invalid datatype %#x", uint32(dt))
 	}
-	if k := elemOf(dt); elements && k != elemNone {
-		size = elemSizes[k]
-	}
 	n := (*status)(st).count()
+	if sig := sigOf(dt); elements && sig != nil {
+		if e, whole := sig.elements(int(n)); whole {
+			return int64(e), nil
+		}
+		return cUndefined, nil
+	}
 	switch {
 	case size == 0 && n == 0:
 		return 0, nil

@@ -13,7 +13,7 @@ import (
 func TestDerivedReduction(t *testing.T) {
 	three, _ := mpi.Contiguous(12)
 	var h3 int32
-	if err := addType(three, 4, elemInt32, nil, &h3); err != nil {
+	if err := addType(three, 4, elemInt32, nil, nil, &h3); err != nil {
 		t.Fatal(err)
 	}
 	defer userTypes.remove(h3)
@@ -23,7 +23,7 @@ func TestDerivedReduction(t *testing.T) {
 	}
 	gappy, _ := mpi.Vector(2, 4, 8)
 	var hv int32
-	if err := addType(gappy, 4, elemInt32, nil, &hv); err != nil {
+	if err := addType(gappy, 4, elemInt32, nil, nil, &hv); err != nil {
 		t.Fatal(err)
 	}
 	defer userTypes.remove(hv)
@@ -31,7 +31,7 @@ func TestDerivedReduction(t *testing.T) {
 		t.Error("a vector with gaps reduced")
 	}
 	var hm int32
-	if err := addType(three, 4, elemNone, nil, &hm); err != nil {
+	if err := addType(three, 4, elemNone, nil, nil, &hm); err != nil {
 		t.Fatal(err)
 	}
 	defer userTypes.remove(hm)

@@ -18,7 +18,11 @@ func construct(fn string, old int32, out *int32, build func(dt *mpi.Datatype) (*
 	if err == nil {
 		var nd *mpi.Datatype
 		nd, err = build(dt)
-		err = addType(nd, align, elemOf(old), err, out)
+		var sig *signature
+		if err == nil {
+			sig = repeatSig(sigOf(old), nd.Size())
+		}
+		err = addType(nd, align, elemOf(old), sig, err, out)
 	}
 	return check(fn, nil, commWorld, err)
 }
@@ -113,36 +117,95 @@ func PMPI_Type_hindexed(count int32, blocklens, displs unsafe.Pointer, old int32
 //export PMPI_Type_create_struct
 func PMPI_Type_create_struct(count int32, blocklens, displs, types unsafe.Pointer, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_struct", &rc)
-	hs := intArray(types, int(count))
-	parts := make([]*mpi.Datatype, len(hs))
-	align := 1
-	elem := elemNone
-	for i, h := range hs {
-		if k := elemOf(h); i == 0 || k == elem {
-			elem = k
-		} else {
-			elem = elemNone
-			break
-		}
-	}
-	var err error
-	for i, h := range hs {
-		var a int
-		if parts[i], a, err = typeBase(h); err != nil {
-			break
-		}
-		align = max(align, a)
-	}
+	s, err := readStruct(int(count), blocklens, displs, types)
+	var dt *mpi.Datatype
 	if err == nil {
-		var dt *mpi.Datatype
-		if count == 0 {
-			dt, err = mpi.Contiguous(0)
-		} else {
-			dt, err = structOf(scaled(blocklens, int(count), 1), aints(displs, int(count)), parts, align)
-		}
-		err = addType(dt, align, elem, err, out)
+		dt, err = s.build()
 	}
+	err = addType(dt, s.align, s.elem, joinSigs(s.sigs), err, out)
 	return check("MPI_Type_create_struct", nil, commWorld, err)
+}
+
+// structArgs are the blocks of MPI_Type_create_struct, with the bounds
+// that MPI_LB and MPI_UB markers among them set apart.
+type structArgs struct {
+	lens, displs []int
+	parts        []*mpi.Datatype
+	sigs         []sigPart
+	elem         elemKind // of all the values, or elemNone
+	align        int
+	lb, ub       int
+	hasLB, hasUB bool
+}
+
+// readStruct reads the n blocks of MPI_Type_create_struct.
+func readStruct(n int, blocklens, displs, types unsafe.Pointer) (structArgs, error) {
+	lens, ds := scaled(blocklens, n, 1), aints(displs, n)
+	s := structArgs{elem: elemNone, align: 1}
+	first := true
+	for i, h := range intArray(types, n) {
+		switch {
+		case h == typeLB:
+			s.lb, s.hasLB = min(ds[i], s.lbOr(ds[i])), true
+			continue
+		case h == typeUB:
+			s.ub, s.hasUB = max(ds[i], s.ubOr(ds[i])), true
+			continue
+		}
+		dt, a, err := typeBase(h)
+		if err != nil {
+			return s, err
+		}
+		s.lens, s.displs, s.parts = append(s.lens, lens[i]), append(s.displs, ds[i]), append(s.parts, dt)
+		s.sigs = append(s.sigs, sigPart{sigOf(h), lens[i]})
+		s.align = max(s.align, a)
+		if lens[i] == 0 {
+			continue // an empty block has no values
+		}
+		if k := elemOf(h); first || k == s.elem {
+			s.elem, first = k, false
+		} else {
+			s.elem = elemNone
+		}
+	}
+	return s, nil
+}
+
+// lbOr returns the lower bound a marker set, or d if none did yet.
+func (s *structArgs) lbOr(d int) int {
+	if s.hasLB {
+		return s.lb
+	}
+	return d
+}
+
+// ubOr returns the upper bound a marker set, or d if none did yet.
+func (s *structArgs) ubOr(d int) int {
+	if s.hasUB {
+		return s.ub
+	}
+	return d
+}
+
+// build returns the struct: its blocks, padded to their alignment as C
+// pads a struct unless markers set its bounds.
+func (s *structArgs) build() (*mpi.Datatype, error) {
+	if len(s.parts) == 0 {
+		dt, err := mpi.Contiguous(0)
+		if err == nil && (s.hasLB || s.hasUB) {
+			dt, err = dt.Resized(s.lbOr(0), s.ubOr(s.lbOr(0))-s.lbOr(0))
+		}
+		return dt, err
+	}
+	if !s.hasLB && !s.hasUB {
+		return structOf(s.lens, s.displs, s.parts, s.align)
+	}
+	dt, err := structOf(s.lens, s.displs, s.parts, 1)
+	if err != nil {
+		return nil, err
+	}
+	lb, ub := s.lbOr(dt.LowerBound()), s.ubOr(dt.LowerBound()+dt.Extent())
+	return dt.Resized(lb, ub-lb)
 }
 
 // PMPI_Type_struct implements MPI_Type_struct.

@@ -175,6 +175,37 @@ func (old *Datatype) indexed(op string, lens []int, blocklen int, displs []int) 
 	return dt, nil
 }
 
+// Struct returns the datatype of blocks of blocklens[i] items of types[i]
+// at displacements displs[i], in elements of the buffer
+// (MPI_Type_create_struct): where a record's fields of different
+// datatypes lie in a buffer of bytes, say. Its items follow the blocks in
+// the order given.
+func Struct(blocklens, displs []int, types []*Datatype) (*Datatype, error) {
+	if len(blocklens) != len(displs) || len(types) != len(displs) {
+		return nil, fmt.Errorf("mpi: Struct: %w: %d block lengths, %d displacements, %d datatypes", ErrDatatype, len(blocklens), len(displs), len(types))
+	}
+	var a arith
+	dt := &Datatype{kind: kindIndexed, children: slices.Clone(types), lens: slices.Clone(blocklens), displs: slices.Clone(displs)}
+	var tb typeBounds
+	for i, t := range types {
+		n := blocklens[i]
+		switch {
+		case t == nil:
+			return nil, fmt.Errorf("mpi: Struct: %w: block %d has no datatype", ErrDatatype, i)
+		case n < 0:
+			return nil, fmt.Errorf("mpi: Struct: %w: block %d has length %d", ErrDatatype, i, n)
+		}
+		tb.add(&a, displs[i], n, t)
+		dt.size = a.add(dt.size, a.mul(n, t.size))
+		if a.over {
+			return nil, fmt.Errorf("mpi: Struct: %w: block %d, %d items of extent %d at %d, overflows an int", ErrDatatype, i, n, t.extent, displs[i])
+		}
+	}
+	tb.setOn(dt)
+	dt.dense = dt.indexedDense()
+	return dt, nil
+}
+
 // Resized returns dt with lower bound lb and extent extent, in elements
 // (MPI_Type_create_resized): the data stays where it is, and consecutive
 // items start extent elements apart.

@@ -50,7 +50,7 @@
 //     [Iexscan]; persistent (MPI-4.0's MPI_Bcast_init ...):
 //     [PersistentCollective].
 //   - Derived datatypes: [Contiguous], [Vector], [Indexed],
-//     [IndexedBlock], [Subarray], [Darray], [Datatype.Resized], [Pack],
+//     [IndexedBlock], [Struct], [Subarray], [Darray], [Datatype.Resized], [Pack],
 //     [Unpack], [PackSize], [StructBytes], [SendType], [RecvType],
 //     [IsendType], [IrecvType]; collectives with a datatype a side:
 //     [BcastType], [GatherType], [GathervType], [ScatterType],

@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: ", rank); \
 	fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 2); } } while (0)
@@ -111,6 +112,52 @@ static void subarray(void) {
 	MPI_Type_free(&st);
 }
 
+/* mixed: a struct with a non-contiguous part (a column of a 3x3 matrix
+ * beside a count), the value/index pair types' size and extent, elements
+ * of a partial item, and MPI_LB/MPI_UB markers. */
+struct record {
+	int count;
+	double m[3][3];
+};
+
+static void mixed(void) {
+	struct record r = {7, {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}}, got;
+	MPI_Datatype col, parts[2], rec, marked, markers[3];
+	MPI_Type_vector(3, 1, 3, MPI_DOUBLE, &col);
+	int bl[3] = {1, 1, 1};
+	MPI_Aint disp[3] = {offsetof(struct record, count), offsetof(struct record, m[0][1]), 0}, lb, ext;
+	parts[0] = MPI_INT, parts[1] = col;
+	MPI_Type_create_struct(2, bl, disp, parts, &rec);
+	MPI_Type_commit(&rec);
+	int n;
+	MPI_Type_size(rec, &n);
+	CHECK(n == 4 + 3 * 8, "struct with a column: size %d", n);
+	memset(&got, 0, sizeof got);
+	MPI_Status st;
+	MPI_Sendrecv(&r, 1, rec, rank, 11, &got, 1, rec, rank, 11, MPI_COMM_WORLD, &st);
+	CHECK(got.count == 7 && got.m[0][1] == 2 && got.m[1][1] == 5 && got.m[2][1] == 8 && got.m[0][0] == 0, "struct with a column: %d %g %g %g", got.count, got.m[0][1], got.m[1][1], got.m[2][1]);
+	/* The count and one double of the column: three elements are not
+	 * there, two are. */
+	MPI_Sendrecv(&r, 12, MPI_BYTE, rank, 12, &got, 1, rec, rank, 12, MPI_COMM_WORLD, &st);
+	MPI_Get_count(&st, rec, &n);
+	CHECK(n == MPI_UNDEFINED, "count of a partial struct: %d", n);
+	MPI_Get_elements(&st, rec, &n);
+	CHECK(n == 2, "elements of a partial struct: %d", n);
+	MPI_Type_size(MPI_DOUBLE_INT, &n);
+	MPI_Type_get_extent(MPI_DOUBLE_INT, &lb, &ext);
+	CHECK(n == 12 && ext == 16, "MPI_DOUBLE_INT: size %d, extent %ld", n, (long)ext);
+	/* Markers: an int between bounds -8 and 24. */
+	markers[0] = MPI_LB, markers[1] = MPI_INT, markers[2] = MPI_UB;
+	MPI_Aint mdisp[3] = {-8, 0, 24};
+	MPI_Type_create_struct(3, bl, mdisp, markers, &marked);
+	MPI_Type_get_extent(marked, &lb, &ext);
+	MPI_Type_size(marked, &n);
+	CHECK(lb == -8 && ext == 32 && n == 4, "struct with markers: lb %ld, extent %ld, size %d", (long)lb, (long)ext, n);
+	MPI_Type_free(&marked);
+	MPI_Type_free(&rec);
+	MPI_Type_free(&col);
+}
+
 /* transpose sends a matrix in column-major order (a vector of one int a
  * row, in an hvector a column apart), whose size equals its extent though
  * it reorders the elements: sent to the next rank, packed, and as a
@@ -159,6 +206,7 @@ int main(int argc, char **argv) {
 	indexed();
 	subarray();
 	transpose();
+	mixed();
 	printf("types ok rank %d of %d\n", rank, size);
 	MPI_Finalize();
 	return 0;
