@@ -67,8 +67,8 @@ func rmaOp(op int32) (mpi.Op, error) {
 
 // accElems returns the element type of datatype dt and the number of its
 // elements in count items: dt is a predefined datatype of one element
-// type, a pair type (MPI_2INT, ...) or a contiguous derived datatype of
-// one element type, as MPI requires of an accumulate's datatypes.
+// type, a pair type (MPI_2INT, ...) or a derived datatype of one element
+// type, as MPI requires of an accumulate's datatypes.
 func accElems(dt, count int32) (elemKind, int, error) {
 	if count < 0 {
 		return elemNone, 0, errorf(errCount, "negative count %d", count)
@@ -76,25 +76,25 @@ func accElems(dt, count int32) (elemKind, int, error) {
 	if ti, ok := predefinedTypes[dt]; ok && (ti.loc || ti.elem == elemNone) {
 		return elemNone, 0, errorf(errType, "datatype %#x: the accumulates here take datatypes of one element type, not the struct value/index ones", uint32(dt))
 	}
-	size, ok := contiguousSize(dt)
+	size, ok := dataSize(dt)
 	k := elemOf(dt)
 	if !ok || k == elemNone {
-		return elemNone, 0, errorf(errType, "datatype %#x: accumulates take the predefined datatypes and the contiguous derived ones of one element type", uint32(dt))
+		return elemNone, 0, errorf(errType, "datatype %#x: accumulates take the predefined datatypes and the derived ones of one element type", uint32(dt))
 	}
 	return k, int(count) * size / elemSizes[k], nil
 }
 
 // accArgs resolves an accumulate's arguments: the element type and the
 // number of elements, which origin (unless op is MPI_NO_OP), target and
-// result (when there is one: rtype >= 0) must agree on, the operation
-// and the target's byte displacement.
-func accArgs(o *winObj, ocount, otype, rcount, rtype, target int32, tdisp int64, tcount, ttype, op int32) (acc accumulator, n, disp int, mop mpi.Op, err error) {
+// result (when there is one: rtype >= 0) must agree on, and the
+// operation.
+func accArgs(ocount, otype, rcount, rtype, tcount, ttype, op int32) (k elemKind, mop mpi.Op, err error) {
 	if mop, err = rmaOp(op); err != nil {
-		return nil, 0, 0, mop, err
+		return elemNone, mop, err
 	}
 	k, n, err := accElems(ttype, tcount)
 	if err != nil {
-		return nil, 0, 0, mop, err
+		return elemNone, mop, err
 	}
 	sides := []struct {
 		name         string
@@ -107,13 +107,30 @@ func accArgs(o *winObj, ocount, otype, rcount, rtype, target int32, tdisp int64,
 		}
 		sk, sn, err := accElems(s.dtype, s.count)
 		if err != nil {
-			return nil, 0, 0, mop, err
+			return elemNone, mop, err
 		}
-		if sk != k || sn != n {
-			return nil, 0, 0, mop, errorf(errArg, "%s of %d elements of kind %d, target of %d of kind %d", s.name, sn, sk, n, k)
+		if sn != n || sk != k && n != 0 {
+			return elemNone, mop, errorf(errArg, "%s of %d elements of kind %d, target of %d of kind %d", s.name, sn, sk, n, k)
 		}
 	}
-	return reducerOf[k].(accumulator), n, o.disp(target, tdisp), mop, nil
+	return k, mop, nil
+}
+
+// accPlans resolves an accumulate's origin and result: plans whose runs
+// are the target's (the origin's of an MPI_NO_OP, which moves none of
+// its data, as bytes of the target's size).
+func accPlans(o *winObj, origin unsafe.Pointer, ocount, otype int32, result unsafe.Pointer, rcount, rtype, target int32, tdisp int64, tcount, ttype, op int32) (src, res rmaPlan, err error) {
+	if op == opNoOp {
+		size, _ := dataSize(ttype)
+		src.data = make([]byte, int(tcount)*size)
+		src.runs, err = targetRuns(o, target, tdisp, tcount, ttype, len(src.data))
+	} else {
+		src, err = planRMA(o, origin, ocount, otype, false, target, tdisp, tcount, ttype)
+	}
+	if err == nil && rtype >= 0 {
+		res, err = planRMA(o, result, rcount, rtype, true, target, tdisp, tcount, ttype)
+	}
+	return src, res, err
 }
 
 // accumulateCall runs MPI_Accumulate, MPI_Get_accumulate and their
@@ -123,21 +140,60 @@ func accumulateCall(fn string, origin unsafe.Pointer, ocount, otype int32, resul
 	if rc != errSuccess {
 		return rc
 	}
-	acc, n, disp, mop, err := accArgs(o, ocount, otype, rcount, rtype, target, tdisp, tcount, ttype, op)
-	if rtype < 0 {
-		result = nil
+	k, mop, err := accArgs(ocount, otype, rcount, rtype, tcount, ttype, op)
+	var src, res rmaPlan
+	if err == nil {
+		src, res, err = accPlans(o, origin, ocount, otype, result, rcount, rtype, target, tdisp, tcount, ttype, op)
 	}
-	switch {
-	case err != nil:
-	case req == nil:
-		err = acc.accumulate(o.w, origin, result, n, mapRank(target), disp, mop)
-	default:
-		var r *mpi.Request
-		if r, err = acc.raccumulate(o.w, origin, result, n, mapRank(target), disp, mop); err == nil {
-			err = addRequest(o.comm, commWorld, r, false, req)
-		}
+	if err == nil {
+		err = accRuns(o, reducerOf[k].(accumulator), elemSizes[k], &src, &res, rtype >= 0, mapRank(target), mop, req)
+	}
+	if err == nil && req == nil && res.unpack != nil {
+		o.pending.add(target, res.unpack)
 	}
 	return winCheck(fn, o, err)
+}
+
+// accRuns runs an accumulate of plans src and res (with a result if get)
+// run by run, of elements of size bytes; with req, as a request stored
+// there.
+func accRuns(o *winObj, acc accumulator, size int, src, res *rmaPlan, get bool, target int, op mpi.Op, req *int32) error {
+	resultAt := func(pos int) unsafe.Pointer {
+		if !get {
+			return nil
+		}
+		return unsafe.Pointer(unsafe.SliceData(res.data[pos:]))
+	}
+	if req == nil {
+		pos := 0
+		return src.each(func(b []byte, at int) error {
+			err := acc.accumulate(o.w, unsafe.Pointer(unsafe.SliceData(b)), resultAt(pos), len(b)/size, target, at, op)
+			pos += len(b)
+			return err
+		})
+	}
+	var rs []*mpi.Request
+	pos := 0
+	err := src.each(func(b []byte, at int) error {
+		r, err := acc.raccumulate(o.w, unsafe.Pointer(unsafe.SliceData(b)), resultAt(pos), len(b)/size, target, at, op)
+		rs = append(rs, r)
+		pos += len(b)
+		return err
+	})
+	var r *mpi.Request
+	switch {
+	case err != nil:
+	case len(rs) == 1 && res.unpack == nil:
+		r = rs[0] // package mpi's own request
+	default:
+		// One request for them all, complete once each run's is (the
+		// origin is then free to reuse) and the result is unpacked.
+		r, err = joined(o, rs, res.unpack)
+	}
+	if err == nil {
+		err = addRequest(o.comm, commWorld, r, false, req)
+	}
+	return err
 }
 
 // PMPI_Accumulate implements MPI_Accumulate.

@@ -12,16 +12,16 @@ import (
 	"github.com/rhinet-go/martini/mpi"
 )
 
-// rma is MPI_Rput and MPI_Rget.
-func rma(fn string, start func(w *mpi.Win, b []byte, target, disp int) (*mpi.Request, error), origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, win int32, req *int32) int32 {
+// rma is MPI_Rput and MPI_Rget: start starts the operation on one run.
+func rma(fn string, get bool, start func(w *mpi.Win, b []byte, target, disp int) (*mpi.Request, error), origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, win int32, req *int32) int32 {
 	o, rc := winArg(fn, win)
 	if rc != errSuccess {
 		return rc
 	}
-	b, disp, err := rmaArgs(o, origin, ocount, otype, target, tdisp, tcount, ttype)
+	p, err := planRMA(o, origin, ocount, otype, get, target, tdisp, tcount, ttype)
 	var r *mpi.Request
 	if err == nil {
-		r, err = start(o.w, b, mapRank(target), disp)
+		r, err = startRMA(o, &p, func(b []byte, at int) (*mpi.Request, error) { return start(o.w, b, mapRank(target), at) })
 	}
 	if err == nil {
 		err = addRequest(o.comm, commWorld, r, false, req)
@@ -29,12 +29,32 @@ func rma(fn string, start func(w *mpi.Win, b []byte, target, disp int) (*mpi.Req
 	return winCheck(fn, o, err)
 }
 
+// startRMA starts a request-based one-sided operation of plan p, each run
+// by start: one request as package mpi's when p is whole; else one for
+// the runs' requests, complete once each is (the origin then free to
+// reuse) and a get's origin unpacked.
+func startRMA(o *winObj, p *rmaPlan, start func(b []byte, at int) (*mpi.Request, error)) (*mpi.Request, error) {
+	if p.whole() {
+		return start(p.data, p.runs[0].at)
+	}
+	var rs []*mpi.Request
+	err := p.each(func(b []byte, at int) error {
+		r, err := start(b, at)
+		rs = append(rs, r)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return joined(o, rs, p.unpack)
+}
+
 // PMPI_Rput implements MPI_Rput.
 //
 //export PMPI_Rput
 func PMPI_Rput(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, win int32, req *int32) (rc int32) {
 	defer guard("MPI_Rput", &rc)
-	return rma("MPI_Rput", mpi.Rput[byte], origin, ocount, otype, target, tdisp, tcount, ttype, win, req)
+	return rma("MPI_Rput", false, mpi.Rput[byte], origin, ocount, otype, target, tdisp, tcount, ttype, win, req)
 }
 
 // PMPI_Rget implements MPI_Rget.
@@ -42,7 +62,7 @@ func PMPI_Rput(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, 
 //export PMPI_Rget
 func PMPI_Rget(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, win int32, req *int32) (rc int32) {
 	defer guard("MPI_Rget", &rc)
-	return rma("MPI_Rget", mpi.Rget[byte], origin, ocount, otype, target, tdisp, tcount, ttype, win, req)
+	return rma("MPI_Rget", true, mpi.Rget[byte], origin, ocount, otype, target, tdisp, tcount, ttype, win, req)
 }
 
 // PMPI_Win_test implements MPI_Win_test.

@@ -135,23 +135,6 @@ func PMPI_Win_free(win *int32) (rc int32) {
 	return errSuccess
 }
 
-// rmaArgs resolves the buffers of a put or get: the origin's bytes and the
-// target's byte displacement, which must hold as many bytes.
-func rmaArgs(o *winObj, origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype int32) ([]byte, int, error) {
-	b, err := bufArg(origin, ocount, otype)
-	if err != nil {
-		return nil, 0, err
-	}
-	tsize, ok := contiguousSize(ttype)
-	if !ok {
-		return nil, 0, errorf(errType, "target datatype %#x: only contiguous datatypes are supported", uint32(ttype))
-	}
-	if int(tcount)*tsize != len(b) {
-		return nil, 0, errorf(errArg, "origin of %d bytes, target of %d", len(b), int(tcount)*tsize)
-	}
-	return b, o.disp(target, tdisp), nil
-}
-
 // PMPI_Put implements MPI_Put.
 //
 //export PMPI_Put
@@ -161,9 +144,9 @@ func PMPI_Put(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, t
 	if rc != errSuccess {
 		return rc
 	}
-	b, disp, err := rmaArgs(o, origin, ocount, otype, target, tdisp, tcount, ttype)
+	p, err := planRMA(o, origin, ocount, otype, false, target, tdisp, tcount, ttype)
 	if err == nil {
-		err = mpi.Put(o.w, b, mapRank(target), disp)
+		err = p.each(func(b []byte, at int) error { return mpi.Put(o.w, b, mapRank(target), at) })
 	}
 	return winCheck("MPI_Put", o, err)
 }
@@ -177,11 +160,27 @@ func PMPI_Get(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, t
 	if rc != errSuccess {
 		return rc
 	}
-	b, disp, err := rmaArgs(o, origin, ocount, otype, target, tdisp, tcount, ttype)
+	p, err := planRMA(o, origin, ocount, otype, true, target, tdisp, tcount, ttype)
 	if err == nil {
-		err = mpi.Get(o.w, b, mapRank(target), disp)
+		err = p.each(func(b []byte, at int) error { return mpi.Get(o.w, b, mapRank(target), at) })
+	}
+	if err == nil && p.unpack != nil {
+		o.pending.add(target, p.unpack)
 	}
 	return winCheck("MPI_Get", o, err)
+}
+
+// syncWin runs f, a synchronisation of window h that completes the
+// operations to target (all targets if negative), then unpacks the gets
+// it completed.
+func syncWin(fn string, h, target int32, f func(o *winObj) error) int32 {
+	return onWin(fn, h, func(o *winObj) error {
+		err := f(o)
+		if err == nil {
+			o.pending.done(target)
+		}
+		return err
+	})
 }
 
 // PMPI_Win_fence implements MPI_Win_fence.
@@ -189,7 +188,7 @@ func PMPI_Get(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, t
 //export PMPI_Win_fence
 func PMPI_Win_fence(assert, win int32) (rc int32) {
 	defer guard("MPI_Win_fence", &rc)
-	return onWin("MPI_Win_fence", win, func(o *winObj) error { return o.w.Fence() })
+	return syncWin("MPI_Win_fence", win, -1, func(o *winObj) error { return o.w.Fence() })
 }
 
 // PMPI_Win_lock implements MPI_Win_lock.
@@ -217,7 +216,7 @@ func PMPI_Win_lock(kind, rank, assert, win int32) (rc int32) {
 //export PMPI_Win_unlock
 func PMPI_Win_unlock(rank, win int32) (rc int32) {
 	defer guard("MPI_Win_unlock", &rc)
-	return onWin("MPI_Win_unlock", win, func(o *winObj) error { return o.w.Unlock(mapRank(rank)) })
+	return syncWin("MPI_Win_unlock", win, rank, func(o *winObj) error { return o.w.Unlock(mapRank(rank)) })
 }
 
 // PMPI_Win_lock_all implements MPI_Win_lock_all.
@@ -233,7 +232,7 @@ func PMPI_Win_lock_all(assert, win int32) (rc int32) {
 //export PMPI_Win_unlock_all
 func PMPI_Win_unlock_all(win int32) (rc int32) {
 	defer guard("MPI_Win_unlock_all", &rc)
-	return onWin("MPI_Win_unlock_all", win, func(o *winObj) error { return o.w.UnlockAll() })
+	return syncWin("MPI_Win_unlock_all", win, -1, func(o *winObj) error { return o.w.UnlockAll() })
 }
 
 // PMPI_Win_flush implements MPI_Win_flush.
@@ -241,7 +240,7 @@ func PMPI_Win_unlock_all(win int32) (rc int32) {
 //export PMPI_Win_flush
 func PMPI_Win_flush(rank, win int32) (rc int32) {
 	defer guard("MPI_Win_flush", &rc)
-	return onWin("MPI_Win_flush", win, func(o *winObj) error { return o.w.Flush(mapRank(rank)) })
+	return syncWin("MPI_Win_flush", win, rank, func(o *winObj) error { return o.w.Flush(mapRank(rank)) })
 }
 
 // PMPI_Win_flush_all implements MPI_Win_flush_all.
@@ -249,7 +248,7 @@ func PMPI_Win_flush(rank, win int32) (rc int32) {
 //export PMPI_Win_flush_all
 func PMPI_Win_flush_all(win int32) (rc int32) {
 	defer guard("MPI_Win_flush_all", &rc)
-	return onWin("MPI_Win_flush_all", win, func(o *winObj) error { return o.w.FlushAll() })
+	return syncWin("MPI_Win_flush_all", win, -1, func(o *winObj) error { return o.w.FlushAll() })
 }
 
 // PMPI_Win_flush_local implements MPI_Win_flush_local.
@@ -257,7 +256,7 @@ func PMPI_Win_flush_all(win int32) (rc int32) {
 //export PMPI_Win_flush_local
 func PMPI_Win_flush_local(rank, win int32) (rc int32) {
 	defer guard("MPI_Win_flush_local", &rc)
-	return onWin("MPI_Win_flush_local", win, func(o *winObj) error { return o.w.FlushLocal(mapRank(rank)) })
+	return syncWin("MPI_Win_flush_local", win, rank, func(o *winObj) error { return o.w.FlushLocal(mapRank(rank)) })
 }
 
 // PMPI_Win_flush_local_all implements MPI_Win_flush_local_all.
@@ -265,7 +264,7 @@ func PMPI_Win_flush_local(rank, win int32) (rc int32) {
 //export PMPI_Win_flush_local_all
 func PMPI_Win_flush_local_all(win int32) (rc int32) {
 	defer guard("MPI_Win_flush_local_all", &rc)
-	return onWin("MPI_Win_flush_local_all", win, func(o *winObj) error { return o.w.FlushLocalAll() })
+	return syncWin("MPI_Win_flush_local_all", win, -1, func(o *winObj) error { return o.w.FlushLocalAll() })
 }
 
 // PMPI_Win_sync implements MPI_Win_sync.
@@ -311,7 +310,7 @@ func PMPI_Win_start(group, assert, win int32) (rc int32) {
 //export PMPI_Win_complete
 func PMPI_Win_complete(win int32) (rc int32) {
 	defer guard("MPI_Win_complete", &rc)
-	return onWin("MPI_Win_complete", win, func(o *winObj) error { return o.w.Complete() })
+	return syncWin("MPI_Win_complete", win, -1, func(o *winObj) error { return o.w.Complete() })
 }
 
 // PMPI_Win_wait implements MPI_Win_wait.

@@ -28,6 +28,9 @@ type winObj struct {
 	// MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL, whose addresses the
 	// program gets.
 	attrs unsafe.Pointer
+	// pending are the gets into origins that are not contiguous, unpacked
+	// by the synchronisations that complete them.
+	pending pendingUnpacks
 }
 
 // disp is the byte displacement of displacement tdisp at target (a rank

@@ -1,6 +1,9 @@
 package mpi
 
-import "fmt"
+import (
+	"fmt"
+	"iter"
+)
 
 // check reports whether count items of dt fit a buffer of n elements. A
 // block before the start of the buffer is an error: a Go slice has
@@ -132,6 +135,24 @@ func (b *runBatch) add(off, n int) bool {
 
 // runs hands sink the runs of count items of dt, which fits has
 // accepted, at the start of the buffer, in batches, adjacent runs joined.
+// Runs returns the runs of consecutive elements that count items of dt
+// cover, in the order their elements pack: each run's offset from the
+// buffer's start and its length, in elements (runs that continue one
+// another are joined). A one-sided operation of a non-contiguous target
+// datatype moves them one by one.
+func (dt *Datatype) Runs(count int) iter.Seq2[int, int] {
+	return func(yield func(off, n int) bool) {
+		dt.runs(count, func(runs []run) bool {
+			for _, r := range runs {
+				if !yield(r.off, r.n) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+}
+
 func (dt *Datatype) runs(count int, sink func([]run) bool) {
 	b := runBatch{sink: sink}
 	if dt.walk(0, count, &b) && b.k > 0 {

@@ -49,3 +49,24 @@ func TestStruct(t *testing.T) {
 		t.Error("a struct of mismatched lengths")
 	}
 }
+
+// TestRuns lists the runs of elements that items of a datatype cover.
+func TestRuns(t *testing.T) {
+	every3, err := mpi.Vector(3, 2, 5) // elements 0-1, 5-6, 10-11
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][2]int
+	for off, n := range every3.Runs(2) {
+		got = append(got, [2]int{off, n})
+	}
+	// The second item starts at the extent, 12: its first run continues
+	// the first item's last.
+	want := [][2]int{{0, 2}, {5, 2}, {10, 4}, {17, 2}, {22, 2}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("runs %v, want %v", got, want)
+	}
+	for range every3.Runs(2) {
+		break // stopping early is allowed
+	}
+}

@@ -95,6 +95,67 @@ static void shared(void) {
 	MPI_Comm_free(&node);
 }
 
+/* derived moves a 4x4 matrix between ranks with derived datatypes on
+ * both sides: a put of rows into the next rank's columns (a transposed
+ * target), a get of its columns into this rank's rows, an accumulate
+ * into a column, and a request-based get into a non-contiguous origin. */
+static void derived(void) {
+	enum { N = 4 };
+	double a[N][N], b[N][N];
+	MPI_Datatype col, colsT, colOne;
+	MPI_Type_vector(N, 1, N, MPI_DOUBLE, &col);
+	MPI_Type_create_resized(col, 0, sizeof(double), &colOne);
+	MPI_Type_contiguous(N, colOne, &colsT); /* the transpose: column after column */
+	MPI_Type_commit(&col);
+	MPI_Type_commit(&colsT);
+	int next = (rank + 1) % size, prev = (rank + size - 1) % size, i, j;
+	for (i = 0; i < N; i++)
+		for (j = 0; j < N; j++)
+			a[i][j] = 100 * rank + 10 * i + j, b[i][j] = -1;
+	MPI_Win win;
+	MPI_Win_create(b, sizeof b, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+	MPI_Win_fence(0, win);
+	MPI_Put(a, N * N, MPI_DOUBLE, next, 0, 1, colsT, win);
+	MPI_Win_fence(0, win);
+	for (i = 0; i < N; i++)
+		for (j = 0; j < N; j++)
+			CHECK(b[i][j] == 100 * prev + 10 * j + i, "put transposed: b[%d][%d] = %g", i, j, b[i][j]);
+	/* Get next's column 1 into a row, and its row 3 into column 0 of
+	 * got (a non-contiguous origin). */
+	double row[N], got[N][N];
+	for (i = 0; i < N; i++)
+		for (j = 0; j < N; j++)
+			got[i][j] = -1;
+	MPI_Win_fence(0, win);
+	MPI_Get(row, N, MPI_DOUBLE, next, sizeof(double), 1, col, win);
+	MPI_Get(&got[0][0], 1, col, next, 3 * N * sizeof(double), N, MPI_DOUBLE, win);
+	MPI_Win_fence(0, win);
+	/* next's b holds this rank's a transposed: b[i][j] = a[j][i]. */
+	for (j = 0; j < N; j++)
+		CHECK(row[j] == 100 * rank + 10 * 1 + j, "get of a column: row[%d] = %g", j, row[j]);
+	for (i = 0; i < N; i++)
+		CHECK(got[i][0] == 100 * rank + 10 * i + 3 && got[i][1] == -1, "get into a column: got[%d][0] = %g", i, got[i][0]);
+	/* Add 1000 to column 2 of next's b; then a request-based get of it
+	 * into column 3 of got. */
+	double ones[N] = {1000, 1000, 1000, 1000};
+	MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win);
+	MPI_Accumulate(ones, N, MPI_DOUBLE, next, 2 * sizeof(double), 1, col, MPI_SUM, win);
+	MPI_Win_unlock(next, win);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Request req;
+	MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win);
+	MPI_Rget(&got[0][3], 1, col, next, 2 * sizeof(double), 1, col, win, &req);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	MPI_Win_unlock(next, win);
+	for (i = 0; i < N; i++)
+		CHECK(got[i][3] == 100 * rank + 10 * 2 + i + 1000, "accumulated column, got by MPI_Rget: got[%d][3] = %g", i, got[i][3]);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Win_free(&win);
+	MPI_Type_free(&colsT);
+	MPI_Type_free(&colOne);
+	MPI_Type_free(&col);
+}
+
 /* dispunits gives rank 0's window a displacement unit of 1 and the
  * others' sizeof(int): a displacement counts in the target's unit. */
 static void dispunits(void) {
@@ -181,6 +242,7 @@ int main(int argc, char **argv) {
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	fences();
 	dispunits();
+	derived();
 	locks();
 	accumulates();
 	shared();
