@@ -126,7 +126,7 @@ func (c *Comm) IntercommCreate(localLeader int, peer *Comm, remoteLeader, tag in
 // interBuild makes the intercommunicator between c and the processes
 // remote (World ranks), agreeing on its context id over b.
 func (c *Comm) interBuild(op string, b bridge, remote []int) (*Comm, error) {
-	id, err := c.rt.agreeContext(op, b.allreduce)
+	id, err := c.rt.agreeContext(op, c.agreeKey(), b.allreduce)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +137,9 @@ func (c *Comm) interBuild(op string, b bridge, remote []int) (*Comm, error) {
 	}
 	ic := newComm(c.rt, id, c.rank, remote)
 	ic.inter = &interComm{local: local, first: local.toWorld(0) < remote[0]}
+	if err := ic.openSpan(op); err != nil {
+		return nil, fmt.Errorf("mpi: %s: %w", op, err)
+	}
 	return ic, nil
 }
 
@@ -304,7 +307,7 @@ func (c *Comm) IntercommMerge(high bool) (*Comm, error) {
 	if !first {
 		world = slices.Concat(c.world, c.inter.local.Group().world)
 	}
-	id, err := c.rt.agreeContext(op, b.allreduce)
+	id, err := c.rt.agreeContext(op, c.agreeKey(), b.allreduce)
 	if err != nil {
 		return nil, err
 	}

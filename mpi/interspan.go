@@ -51,6 +51,18 @@ func (m spanMap) isRemote(s int) bool { return s >= m.remote0 && s < m.remote0+m
 // perRank returns a zeroed count or displacement for every span rank.
 func (m spanMap) perRank() []int { return make([]int, m.size()) }
 
+// openSpan makes the span of the intercommunicator c, just made: a
+// collective over both groups, which the calls that make an
+// intercommunicator are, where a nonblocking collective on it, its first
+// use, may have to make it while some processes wait for the others
+// elsewhere (MPI_Comm_idup on an intercommunicator, then MPI_Ssend).
+func (c *Comm) openSpan(op string) error {
+	c.collMu.Lock()
+	defer c.collMu.Unlock()
+	_, err := c.span(op)
+	return err
+}
+
 // span returns the span of the intercommunicator c, making it (a
 // collective over both groups) if this is the first call that needs it.
 // c.collMu must be held.
@@ -58,7 +70,7 @@ func (c *Comm) span(op string) (*Comm, error) {
 	if s := c.inter.span; s != nil {
 		return s, nil
 	}
-	id, err := c.rt.agreeContext(op, c.bridge().allreduce)
+	id, err := c.rt.agreeContext(op, c.agreeKey(), c.bridge().allreduce)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"os"
 	"slices"
+	"time"
 
 	"github.com/rhinet-go/martini/collectives"
 )
@@ -48,46 +50,112 @@ func (s *runtimeState) releaseContext(id int) {
 // allocContext agrees with the other processes of c on a context id free
 // in all of them and claims it.
 func (c *Comm) allocContext(op string) (int, error) {
-	return c.rt.agreeContext(op, func(words []uint64, o Op) error { return manageAllreduce(c, words, o) })
+	return c.rt.agreeContext(op, c.agreeKey(), func(words []uint64, o Op) error { return manageAllreduce(c, words, o) })
+}
+
+// agreeKey returns the key of the next agreement on a context id that
+// every process of c makes (see agreeContext): c's id and how many such
+// agreements c has begun, which every process counts alike, as it calls
+// c's collectives in the same order. A nonblocking call takes it when
+// called, not when its agreement runs.
+func (c *Comm) agreeKey() agreeKey { return agreeKey{c.id, c.agreements.Add(1)} }
+
+// agreeKey orders the agreements on context ids in flight: the one of
+// the lowest key goes first in every process that takes part in it.
+type agreeKey struct {
+	parent int    // the id of the communicator it is made over
+	seq    uint64 // which of that communicator's agreements
+}
+
+func (k agreeKey) less(o agreeKey) bool {
+	return k.parent < o.parent || k.parent == o.parent && k.seq < o.seq
+}
+
+// firstAgreement reports whether key is the lowest of the agreements in
+// flight in this process. s.ctxMu must be held.
+func (s *runtimeState) firstAgreement(key agreeKey) bool {
+	for _, k := range s.agreeing {
+		if k.less(key) {
+			return false
+		}
+	}
+	return true
 }
 
 // agreeContext agrees on a context id free in every process that runs it
 // with the same allreduce, and claims it: the free sets are intersected,
 // every process claims the lowest common id, and if one could not
 // (another goroutine took it meanwhile) all release it and retry.
-func (s *runtimeState) agreeContext(op string, allreduce func(words []uint64, o Op) error) (int, error) {
-	for {
+//
+// Agreements run at once (nonblocking duplications of overlapping
+// communicators, say) would each claim the same id in some processes and
+// retry for ever. So in each round only the agreement of the lowest key
+// in flight in a process offers the process's free ids; the others offer
+// none and mark their offer deferred, and a round that any process
+// deferred is run again. The lowest key in flight anywhere is the lowest
+// in every process that takes part in it, so it always goes through.
+func (s *runtimeState) agreeContext(op string, key agreeKey, allreduce func(words []uint64, o Op) error) (int, error) {
+	s.ctxMu.Lock()
+	s.agreeing = append(s.agreeing, key)
+	s.ctxMu.Unlock()
+	defer func() {
 		s.ctxMu.Lock()
-		free := s.ctxFree
+		s.agreeing = slices.DeleteFunc(s.agreeing, func(k agreeKey) bool { return k == key })
 		s.ctxMu.Unlock()
-		if err := allreduce(free[:], BAnd); err != nil {
+	}()
+	words := make([]uint64, len(s.ctxFree)+1) // the free ids, then whether offered
+	for round := 0; ; round++ {
+		s.ctxMu.Lock()
+		clear(words)
+		if s.firstAgreement(key) {
+			copy(words, s.ctxFree[:])
+			words[len(words)-1] = ^uint64(0)
+		}
+		s.ctxMu.Unlock()
+		if err := allreduce(words, BAnd); err != nil {
 			return 0, fmt.Errorf("mpi: %s: choosing a context id: %w", op, err)
 		}
-		id := -1
-		for w, v := range free {
-			if v != 0 {
-				id = 64*w + bits.TrailingZeros64(v)
-				break
-			}
+		if words[len(words)-1] == 0 {
+			// A process went first with another agreement: let it.
+			time.Sleep(time.Duration(min(round, 100)) * time.Microsecond)
+			continue
 		}
-		if id < 0 {
-			return 0, fmt.Errorf("mpi: %s: %w", op, ErrNoContext)
-		}
-		ok := []uint64{0}
-		claimed := s.claimContext(id)
-		if claimed {
-			ok[0] = 1
-		}
-		if err := allreduce(ok, Min); err != nil {
-			return 0, fmt.Errorf("mpi: %s: claiming context id %d: %w", op, id, err)
-		}
-		if ok[0] == 1 {
-			return id, nil
-		}
-		if claimed {
-			s.releaseContext(id)
+		id, ok, err := s.claimAgreed(op, words[:len(words)-1], allreduce)
+		if err != nil || ok {
+			return id, err
 		}
 	}
+}
+
+// claimAgreed claims the lowest id of free, the ids free in every
+// process, and agrees with the others on whether all could: ok false
+// (and nothing claimed) means the round must be run again.
+func (s *runtimeState) claimAgreed(op string, free []uint64, allreduce func(words []uint64, o Op) error) (id int, ok bool, err error) {
+	id = -1
+	for w, v := range free {
+		if v != 0 {
+			id = 64*w + bits.TrailingZeros64(v)
+			break
+		}
+	}
+	if id < 0 {
+		return 0, false, fmt.Errorf("mpi: %s: %w", op, ErrNoContext)
+	}
+	all := []uint64{0}
+	claimed := s.claimContext(id)
+	if claimed {
+		all[0] = 1
+	}
+	if err := allreduce(all, Min); err != nil {
+		return 0, false, fmt.Errorf("mpi: %s: claiming context id %d: %w", op, id, err)
+	}
+	if all[0] == 1 {
+		return id, true, nil
+	}
+	if claimed {
+		s.releaseContext(id)
+	}
+	return 0, false, nil
 }
 
 // build makes the communicator of context id over the processes world (in
@@ -282,11 +350,17 @@ func (c *Comm) Create(g Group) (*Comm, error) {
 	return c.build("Create", id, slices.Clone(g.world))
 }
 
-// Free releases c once every process of it has called Free (collective
-// over c), as MPI_Comm_free: starting operations on c afterwards is an
-// error wrapping ErrComm, but requests started before complete normally
-// (Wait, Test and the others), and c's context id is reused only once
-// they have. World cannot be freed.
+// Free frees c (MPI_Comm_free, collective over c): starting operations
+// on c afterwards is an error wrapping ErrComm, but requests started
+// before complete normally (Wait, Test and the others). Free does not
+// wait for the other processes, which may free c later and in another
+// order of their communicators, as MPI allows (a process may wait for
+// the others elsewhere in between); c's context id goes back once its
+// requests have finished, and its barrier controller, if it has one, once
+// every process has freed it (release). Under a timing model, whose runs
+// free their communicators in the same order everywhere, a communicator
+// with a barrier controller is released before Free returns. World
+// cannot be freed.
 func (c *Comm) Free() error {
 	if err := c.check("Free"); err != nil {
 		return err
@@ -297,32 +371,52 @@ func (c *Comm) Free() error {
 	if c.inter != nil {
 		return c.interFree()
 	}
-	// A barrier through the network, not the barrier controller: once it
-	// is over, no process still reads the controller, which rank 0 may
-	// then give back.
-	if err := c.manage("Free", func(u *collectives.Runner) error {
-		u.HW = nil
-		return u.Barrier()
-	}); err != nil {
-		return err
-	}
 	if !c.freed.CompareAndSwap(false, true) {
 		return fmt.Errorf("mpi: Free: %w", ErrComm)
 	}
-	c.rt.keepAhead(c, false) // Free's barrier settled its broadcasts
-	// The barrier controller serves blocking collectives only, none of
-	// which can be pending: give it back now.
+	// Finalize settles the broadcasts of the communicators not freed; the
+	// release's barrier settles c's.
+	c.rt.keepAhead(c, false)
 	var err error
-	if c.hw != nil && c.rank == 0 {
-		err = c.hw.Free()
+	switch {
+	case c.hw == nil:
+		// No barrier controller: nothing to wait for.
+	case c.rt.modelled:
+		// The release's barrier beside the model's clock would hold it.
+		err = c.release()
+	default:
+		c.requestStarted() // the release: the context id waits for it
+		go func() {
+			if err := c.release(); err != nil && !errors.Is(err, ErrFinalized) {
+				fmt.Fprintf(os.Stderr, "mpi: rank %d: freeing a communicator: %v\n", c.rt.world.rank, err)
+			}
+			c.requestFinished()
+		}()
+		return nil
 	}
 	if c.pending.Load() == 0 {
 		c.releaseContext()
 	}
-	if err != nil {
-		return fmt.Errorf("mpi: Free: releasing the barrier controller: %w", err)
+	return err
+}
+
+// release gives back the barrier controller of a freed c once every
+// process has freed it: after a barrier of c's own messages, not the
+// controller, no process reads the controller any more, and rank 0 gives
+// it back (no blocking collective can be pending on a freed
+// communicator). A process that never frees c keeps it in use; Finalize
+// ends the wait.
+func (c *Comm) release() error {
+	err := c.runOn(&c.manager, "Free", func(u *collectives.Runner) error {
+		u.HW = nil
+		return u.Barrier()
+	})
+	if err == nil && c.rank == 0 {
+		if err = c.hw.Free(); err != nil {
+			err = fmt.Errorf("mpi: Free: releasing the barrier controller: %w", err)
+		}
 	}
-	return nil
+	return err
 }
 
 // manageAllreduce is Allreduce in place for communicator management.
