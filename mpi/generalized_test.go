@@ -38,11 +38,11 @@ func scenarioGeneralized(w *mpi.Comm) error {
 	if err != nil {
 		return err
 	}
-	go func() {
+	go func(complete func(mpi.Status, error)) {
 		time.Sleep(20 * time.Millisecond)
 		complete(mpi.Status{Source: 0, Tag: 5, Bytes: 12}, nil)
 		complete(mpi.Status{Tag: 6}, errors.New("a second completion"))
-	}()
+	}(complete)
 	i, st, err := mpi.Waitany([]*mpi.Request{never, r})
 	if err != nil || i != 1 || st.Tag != 5 || st.Bytes != 12 {
 		return fmt.Errorf("Waitany: request %d, status %+v, error %v", i, st, err)
