@@ -321,12 +321,9 @@ func (c *Comm) interDup() (*Comm, error) {
 	return c.inter.local.interBuild("Dup", c.bridge(), slices.Clone(c.world))
 }
 
-// interFree is Free for the intercommunicator c, after a barrier over
-// both groups.
+// interFree is Free for the intercommunicator c: its local group and
+// span are freed as Free frees them, waiting for no other process.
 func (c *Comm) interFree() error {
-	if err := c.interBarrier(); err != nil {
-		return fmt.Errorf("mpi: Free: %w", err)
-	}
 	if !c.freed.CompareAndSwap(false, true) {
 		return fmt.Errorf("mpi: Free: %w", ErrComm)
 	}
