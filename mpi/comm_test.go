@@ -674,19 +674,18 @@ func scenarioCommFree(w *mpi.Comm) error {
 			}
 		}
 	}
-	// After all that, a new communicator still gets a barrier controller.
-	d, err = w.Dup()
-	if err != nil {
-		return err
-	}
-	nic, err := barrierCounts(func() error { return mpi.Barrier(d) })
-	if err != nil {
-		return err
-	}
-	if offload && nic != 1 {
-		return fmt.Errorf("after %d Dup and Free, a new communicator's Barrier used the NIC %d times, want 1", loops, nic)
-	}
-	return d.Free()
+	// After all that, a new communicator still gets a barrier controller,
+	// once every process has freed the others.
+	return retryDup(w, func(d *mpi.Comm) (bool, error) {
+		nic, err := barrierCounts(func() error { return mpi.Barrier(d) })
+		if err != nil {
+			return false, err
+		}
+		if offload && nic != 1 {
+			return false, fmt.Errorf("after %d Dup and Free, a new communicator's Barrier used the NIC %d times, want 1", loops, nic)
+		}
+		return true, nil
+	})
 }
 
 // scenarioCommFreePending frees a communicator while point-to-point
@@ -770,24 +769,46 @@ func scenarioCommFreePending(w *mpi.Comm) error {
 	// Every request has completed: the context id is free again, once
 	// every process has freed d (a communicator with a barrier controller
 	// gives it back after a barrier of its own, which Free does not wait
-	// for: retry a while).
+	// for).
 	if err := d2.Free(); err != nil {
 		return err
 	}
+	return retryDup(w, func(d *mpi.Comm) (bool, error) {
+		if got := mpi.ContextIDForTest(d); got != id {
+			return false, fmt.Errorf("after the requests completed, a Dup got context id %d, want the freed %d back", got, id)
+		}
+		return true, nil
+	})
+}
+
+// retryDup duplicates w and asks ok about the copy until it says yes, for
+// two seconds at most (then its error): what Free gives back comes back
+// once every process has freed it, which Free does not wait for. The
+// processes agree on each answer, as on retrying.
+func retryDup(w *mpi.Comm, ok func(d *mpi.Comm) (bool, error)) error {
 	for try := 0; ; try++ {
-		d3, err := w.Dup()
+		d, err := w.Dup()
 		if err != nil {
 			return err
 		}
-		got := mpi.ContextIDForTest(d3)
-		if err := d3.Free(); err != nil {
+		yes, why := ok(d)
+		if err := d.Free(); err != nil {
 			return err
 		}
-		if got == id {
-			return nil
+		all := []int32{0}
+		if yes {
+			all[0] = 1
 		}
-		if try == 200 {
-			return fmt.Errorf("after the requests completed, a Dup got context id %d, want the freed %d back", got, id)
+		if err := mpi.Allreduce(w, nil, all, mpi.Min); err != nil {
+			return err
+		}
+		switch {
+		case all[0] == 1:
+			return nil
+		case try == 200 && why != nil:
+			return why
+		case try == 200:
+			return errors.New("another process never got it back")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -880,31 +901,16 @@ func scenarioCommMany(w *mpi.Comm, keep bool) error {
 			return fmt.Errorf("Free of communicator %d: %w", i, err)
 		}
 	}
-	// The controllers come back once every process has freed their
-	// communicators, which Free does not wait for: the processes agree
-	// on retrying until a new communicator gets one.
-	for try := 0; ; try++ {
-		d, err := w.Dup()
-		if err != nil {
-			return err
-		}
+	// The controllers are free again, once every process has freed the
+	// communicators.
+	return retryDup(w, func(d *mpi.Comm) (bool, error) {
 		k, err := barrierCounts(d.Barrier)
 		if err != nil {
-			return err
+			return false, err
 		}
-		if err := d.Free(); err != nil {
-			return err
+		if offload && k != 1 {
+			return false, fmt.Errorf("after freeing %d communicators, a new one's Barrier used the NIC %d times, want 1", many, k)
 		}
-		got := []int32{int32(k)}
-		if err := mpi.Allreduce(w, nil, got, mpi.Min); err != nil {
-			return err
-		}
-		if !offload || got[0] == 1 {
-			return nil
-		}
-		if try == 200 {
-			return fmt.Errorf("after freeing %d communicators, a new one's Barrier used the NIC %d times, want 1", many, k)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return true, nil
+	})
 }
