@@ -169,8 +169,8 @@ func bufOf(p unsafe.Pointer, count, h int32) (cbuf, error) {
 		return cbuf{}, errorf(errType, "invalid datatype %#x", uint32(h))
 	}
 	dt := o.dt
-	if p == nil && count > 0 {
-		return bottomBuf(count, dt)
+	if p == nil && count > 0 && dt.Size() > 0 && dt.TrueLowerBound() > 0 {
+		return bottomBuf(count, dt) // MPI_BOTTOM: the displacements are addresses
 	}
 	if dt.TrueLowerBound() < 0 || dt.LowerBound() < 0 {
 		return cbuf{}, errorf(errType, "datatypes with a negative lower bound are not supported")
@@ -219,9 +219,6 @@ func contiguousSize(h int32) (int, bool) {
 // there.
 func bottomBuf(count int32, dt *mpi.Datatype) (cbuf, error) {
 	base := dt.TrueLowerBound()
-	if base <= 0 {
-		return cbuf{}, errorf(errBuffer, "MPI_BOTTOM with a datatype whose displacements are not addresses (the first at %d)", base)
-	}
 	// With an extent of one byte, one item at -base items is dt moved
 	// down by base bytes; then its own bounds again, moved as well.
 	one, err := dt.Resized(dt.LowerBound(), 1)

@@ -102,9 +102,6 @@ type Comm struct {
 	// normally), so that no new communicator's messages can match them.
 	pending  atomic.Int64
 	released atomic.Bool
-	// agreements counts the agreements on a context id begun over c
-	// (agreeKey).
-	agreements atomic.Uint64
 
 	// capturing, while a persistent collective of c is made, records
 	// the nonblocking collective its start function starts instead of

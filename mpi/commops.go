@@ -186,10 +186,9 @@ func (c *Comm) Idup() (*Comm, *Request, error) {
 		}
 		return nc, r, nil
 	}
-	key := c.agreeKey()
 	r, err := c.start("Idup", func(u *collectives.Runner) error {
 		u.Force = nil // communicator management runs the defaults
-		id, err := c.rt.agreeContext("Idup", key, runnerAllreduce(u))
+		id, err := c.rt.agreeContext("Idup", runnerAllreduce(u))
 		if err != nil {
 			return err
 		}

@@ -48,9 +48,7 @@ func (c *Comm) CreateGroup(g Group, tag int) (*Comm, error) {
 	if err := sameGroup(u, g); err != nil {
 		return nil, fmt.Errorf("mpi: %s: %w", op, err)
 	}
-	// Only the group's members agree: its key is the call's tag, which
-	// sets apart the calls on c that may run at once.
-	id, err := c.rt.agreeContext(op, agreeKey{c.id, 1<<63 | uint64(tag)}, runnerAllreduce(u))
+	id, err := c.rt.agreeContext(op, runnerAllreduce(u))
 	if err != nil {
 		return nil, err
 	}

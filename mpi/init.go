@@ -100,9 +100,6 @@ type runtimeState struct {
 
 	ctxMu   sync.Mutex
 	ctxFree [numContextIDs / 64]uint64 // context ids not in use, as set bits
-	// agreeing are the keys of the agreements on a context id in flight
-	// (agreeContext), under ctxMu.
-	agreeing []agreeKey
 
 	// aheadMu guards ahead: the communicators whose broadcasts may run
 	// ahead of their checks and that are not freed, which Finalize

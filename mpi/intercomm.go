@@ -126,7 +126,7 @@ func (c *Comm) IntercommCreate(localLeader int, peer *Comm, remoteLeader, tag in
 // interBuild makes the intercommunicator between c and the processes
 // remote (World ranks), agreeing on its context id over b.
 func (c *Comm) interBuild(op string, b bridge, remote []int) (*Comm, error) {
-	id, err := c.rt.agreeContext(op, c.agreeKey(), b.allreduce)
+	id, err := c.rt.agreeContext(op, b.allreduce)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +307,7 @@ func (c *Comm) IntercommMerge(high bool) (*Comm, error) {
 	if !first {
 		world = slices.Concat(c.world, c.inter.local.Group().world)
 	}
-	id, err := c.rt.agreeContext(op, c.agreeKey(), b.allreduce)
+	id, err := c.rt.agreeContext(op, b.allreduce)
 	if err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ func (c *Comm) span(op string) (*Comm, error) {
 	if s := c.inter.span; s != nil {
 		return s, nil
 	}
-	id, err := c.rt.agreeContext(op, c.agreeKey(), c.bridge().allreduce)
+	id, err := c.rt.agreeContext(op, c.bridge().allreduce)
 	if err != nil {
 		return nil, err
 	}

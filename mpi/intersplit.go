@@ -45,7 +45,7 @@ func (c *Comm) interSplit(op string, ch splitChoice) (*Comm, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mpi: %s on an intercommunicator: %w", op, err)
 	}
-	id, err := c.rt.agreeContext(op, c.agreeKey(), func(words []uint64, o Op) error { return manageAllreduce(s, words, o) })
+	id, err := c.rt.agreeContext(op, func(words []uint64, o Op) error { return manageAllreduce(s, words, o) })
 	if err != nil {
 		return nil, err
 	}
@@ -145,14 +145,13 @@ func (c *Comm) interIdup(nc *Comm) (*Request, error) {
 	world := slices.Clone(c.world)
 	localWorld := c.inter.local.Group().world
 	first, rank := c.inter.first, c.rank
-	lkey, key := c.agreeKey(), c.agreeKey()
 	return c.interRun(op, false, func(lu, su *collectives.Runner) error {
 		lu.Force, su.Force = nil, nil // communicator management runs the defaults
-		lid, err := c.rt.agreeContext(op, lkey, runnerAllreduce(lu))
+		lid, err := c.rt.agreeContext(op, runnerAllreduce(lu))
 		if err != nil {
 			return err
 		}
-		id, err := c.rt.agreeContext(op, key, runnerAllreduce(su))
+		id, err := c.rt.agreeContext(op, runnerAllreduce(su))
 		if err != nil {
 			c.rt.releaseContext(lid)
 			return err

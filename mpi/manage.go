@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"math/rand/v2"
 	"os"
 	"slices"
-	"time"
 
 	"github.com/rhinet-go/martini/collectives"
 )
@@ -50,94 +50,63 @@ func (s *runtimeState) releaseContext(id int) {
 // allocContext agrees with the other processes of c on a context id free
 // in all of them and claims it.
 func (c *Comm) allocContext(op string) (int, error) {
-	return c.rt.agreeContext(op, c.agreeKey(), func(words []uint64, o Op) error { return manageAllreduce(c, words, o) })
-}
-
-// agreeKey returns the key of the next agreement on a context id that
-// every process of c makes (see agreeContext): c's id and how many such
-// agreements c has begun, which every process counts alike, as it calls
-// c's collectives in the same order. A nonblocking call takes it when
-// called, not when its agreement runs.
-func (c *Comm) agreeKey() agreeKey { return agreeKey{c.id, c.agreements.Add(1)} }
-
-// agreeKey orders the agreements on context ids in flight: the one of
-// the lowest key goes first in every process that takes part in it.
-type agreeKey struct {
-	parent int    // the id of the communicator it is made over
-	seq    uint64 // which of that communicator's agreements
-}
-
-func (k agreeKey) less(o agreeKey) bool {
-	return k.parent < o.parent || k.parent == o.parent && k.seq < o.seq
-}
-
-// firstAgreement reports whether key is the lowest of the agreements in
-// flight in this process. s.ctxMu must be held.
-func (s *runtimeState) firstAgreement(key agreeKey) bool {
-	for _, k := range s.agreeing {
-		if k.less(key) {
-			return false
-		}
-	}
-	return true
+	return c.rt.agreeContext(op, func(words []uint64, o Op) error { return manageAllreduce(c, words, o) })
 }
 
 // agreeContext agrees on a context id free in every process that runs it
 // with the same allreduce, and claims it: the free sets are intersected,
-// every process claims the lowest common id, and if one could not
-// (another goroutine took it meanwhile) all release it and retry.
-//
-// Agreements run at once (nonblocking duplications of overlapping
-// communicators, say) would each claim the same id in some processes and
-// retry for ever. So in each round only the agreement of the lowest key
-// in flight in a process offers the process's free ids; the others offer
-// none and mark their offer deferred, and a round that any process
-// deferred is run again. The lowest key in flight anywhere is the lowest
-// in every process that takes part in it, so it always goes through.
-func (s *runtimeState) agreeContext(op string, key agreeKey, allreduce func(words []uint64, o Op) error) (int, error) {
-	s.ctxMu.Lock()
-	s.agreeing = append(s.agreeing, key)
-	s.ctxMu.Unlock()
-	defer func() {
-		s.ctxMu.Lock()
-		s.agreeing = slices.DeleteFunc(s.agreeing, func(k agreeKey) bool { return k == key })
-		s.ctxMu.Unlock()
-	}()
-	words := make([]uint64, len(s.ctxFree)+1) // the free ids, then whether offered
+// every process claims the same common id, and if one could not (another
+// goroutine took it meanwhile) all release it and retry. The first round
+// takes the lowest common id. Agreements run at once (nonblocking
+// duplications of overlapping communicators, say) may keep taking the
+// same id in some processes each and fail in turn, so a retry takes a
+// common id at an offset the processes draw at random and agree on (the
+// largest of their draws): two agreements soon take different ones.
+func (s *runtimeState) agreeContext(op string, allreduce func(words []uint64, o Op) error) (int, error) {
 	for round := 0; ; round++ {
 		s.ctxMu.Lock()
-		clear(words)
-		if s.firstAgreement(key) {
-			copy(words, s.ctxFree[:])
-			words[len(words)-1] = ^uint64(0)
-		}
+		free := s.ctxFree
 		s.ctxMu.Unlock()
-		if err := allreduce(words, BAnd); err != nil {
+		if err := allreduce(free[:], BAnd); err != nil {
 			return 0, fmt.Errorf("mpi: %s: choosing a context id: %w", op, err)
 		}
-		if words[len(words)-1] == 0 {
-			// A process went first with another agreement: let it.
-			time.Sleep(time.Duration(min(round, 100)) * time.Microsecond)
-			continue
+		skip := []uint64{0}
+		if round > 0 {
+			skip[0] = uint64(rand.IntN(64))
+			if err := allreduce(skip, Max); err != nil {
+				return 0, fmt.Errorf("mpi: %s: choosing a context id: %w", op, err)
+			}
 		}
-		id, ok, err := s.claimAgreed(op, words[:len(words)-1], allreduce)
+		id, ok, err := s.claimAgreed(op, commonID(free[:], int(skip[0])), allreduce)
 		if err != nil || ok {
 			return id, err
 		}
 	}
 }
 
-// claimAgreed claims the lowest id of free, the ids free in every
-// process, and agrees with the others on whether all could: ok false
-// (and nothing claimed) means the round must be run again.
-func (s *runtimeState) claimAgreed(op string, free []uint64, allreduce func(words []uint64, o Op) error) (id int, ok bool, err error) {
-	id = -1
+// commonID returns the id of the skip-th set bit of free, counted from the
+// lowest, or the lowest if there are fewer; -1 if none is set.
+func commonID(free []uint64, skip int) int {
+	first := -1
 	for w, v := range free {
-		if v != 0 {
-			id = 64*w + bits.TrailingZeros64(v)
-			break
+		for ; v != 0; v &= v - 1 {
+			id := 64*w + bits.TrailingZeros64(v)
+			if first < 0 {
+				first = id
+			}
+			if skip == 0 {
+				return id
+			}
+			skip--
 		}
 	}
+	return first
+}
+
+// claimAgreed claims id, an id free in every process, and agrees with the
+// others on whether all could: ok false (and nothing claimed) means the
+// round must be run again.
+func (s *runtimeState) claimAgreed(op string, id int, allreduce func(words []uint64, o Op) error) (int, bool, error) {
 	if id < 0 {
 		return 0, false, fmt.Errorf("mpi: %s: %w", op, ErrNoContext)
 	}
