@@ -767,9 +767,7 @@ func scenarioCommFreePending(w *mpi.Comm) error {
 		return fmt.Errorf("Iallreduce completed after Free: %v, %v", sum, err)
 	}
 	// Every request has completed: the context id is free again, once
-	// every process has freed d (a communicator with a barrier controller
-	// gives it back after a barrier of its own, which Free does not wait
-	// for).
+	// every process has freed d (retryDup: Free does not wait for them).
 	if err := d2.Free(); err != nil {
 		return err
 	}
