@@ -208,6 +208,9 @@ func PMPI_Win_lock(kind, rank, assert, win int32) (rc int32) {
 	default:
 		return winCheck("MPI_Win_lock", o, errorf(errArg, "invalid lock type %d", kind))
 	}
+	if rank == cProcNull {
+		return errSuccess // an epoch of no target, as MPICH allows
+	}
 	return winCheck("MPI_Win_lock", o, o.w.Lock(lt, mapRank(rank)))
 }
 
@@ -216,7 +219,7 @@ func PMPI_Win_lock(kind, rank, assert, win int32) (rc int32) {
 //export PMPI_Win_unlock
 func PMPI_Win_unlock(rank, win int32) (rc int32) {
 	defer guard("MPI_Win_unlock", &rc)
-	return syncWin("MPI_Win_unlock", win, rank, func(o *winObj) error { return o.w.Unlock(mapRank(rank)) })
+	return syncWin("MPI_Win_unlock", win, rank, func(o *winObj) error { return onTarget(rank, func() error { return o.w.Unlock(mapRank(rank)) }) })
 }
 
 // PMPI_Win_lock_all implements MPI_Win_lock_all.
@@ -240,7 +243,7 @@ func PMPI_Win_unlock_all(win int32) (rc int32) {
 //export PMPI_Win_flush
 func PMPI_Win_flush(rank, win int32) (rc int32) {
 	defer guard("MPI_Win_flush", &rc)
-	return syncWin("MPI_Win_flush", win, rank, func(o *winObj) error { return o.w.Flush(mapRank(rank)) })
+	return syncWin("MPI_Win_flush", win, rank, func(o *winObj) error { return onTarget(rank, func() error { return o.w.Flush(mapRank(rank)) }) })
 }
 
 // PMPI_Win_flush_all implements MPI_Win_flush_all.
@@ -256,7 +259,7 @@ func PMPI_Win_flush_all(win int32) (rc int32) {
 //export PMPI_Win_flush_local
 func PMPI_Win_flush_local(rank, win int32) (rc int32) {
 	defer guard("MPI_Win_flush_local", &rc)
-	return syncWin("MPI_Win_flush_local", win, rank, func(o *winObj) error { return o.w.FlushLocal(mapRank(rank)) })
+	return syncWin("MPI_Win_flush_local", win, rank, func(o *winObj) error { return onTarget(rank, func() error { return o.w.FlushLocal(mapRank(rank)) }) })
 }
 
 // PMPI_Win_flush_local_all implements MPI_Win_flush_local_all.
@@ -361,4 +364,13 @@ func PMPI_Win_get_attr(win, key int32, val unsafe.Pointer, flag *int32) (rc int3
 	*flag = 1
 	*(*unsafe.Pointer)(val) = p
 	return errSuccess
+}
+
+// onTarget runs f, a synchronisation with target rank, unless rank is
+// MPI_PROC_NULL, which has no epoch to end.
+func onTarget(rank int32, f func() error) error {
+	if rank == cProcNull {
+		return nil
+	}
+	return f()
 }

@@ -149,6 +149,11 @@ static void derived(void) {
 	MPI_Win_unlock(next, win);
 	for (i = 0; i < N; i++)
 		CHECK(got[i][3] == 100 * rank + 10 * 2 + i + 1000, "accumulated column, got by MPI_Rget: got[%d][3] = %g", i, got[i][3]);
+	/* MPI_PROC_NULL: an epoch of no target. */
+	MPI_Win_lock(MPI_LOCK_SHARED, MPI_PROC_NULL, 0, win);
+	MPI_Put(a, 1, MPI_DOUBLE, MPI_PROC_NULL, 0, 1, MPI_DOUBLE, win);
+	MPI_Win_flush(MPI_PROC_NULL, win);
+	MPI_Win_unlock(MPI_PROC_NULL, win);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Win_free(&win);
 	MPI_Type_free(&colsT);
