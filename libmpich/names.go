@@ -22,11 +22,12 @@ var typeNames = map[int32]string{
 	typeInteger4: "MPI_INTEGER4", typeInteger8: "MPI_INTEGER8", typeInt8: "MPI_INT8_T",
 	typeInt16: "MPI_INT16_T", typeInt32: "MPI_INT32_T", typeInt64: "MPI_INT64_T",
 	typeUint8: "MPI_UINT8_T", typeUint16: "MPI_UINT16_T", typeUint32: "MPI_UINT32_T",
-	typeUint64: "MPI_UINT64_T", typeCBool: "MPI_C_BOOL", typeCFloatComplex: "MPI_C_FLOAT_COMPLEX",
+	typeUint64: "MPI_UINT64_T", typeCBool: "MPI_C_BOOL", typeCFloatComplex: "MPI_C_COMPLEX", // MPI_C_FLOAT_COMPLEX's handle too
 	typeCDoubleComplex: "MPI_C_DOUBLE_COMPLEX", typeCLongDoubleCmplx: "MPI_C_LONG_DOUBLE_COMPLEX",
 	typeAint: "MPI_AINT", typeOffset: "MPI_OFFSET", typeCount: "MPI_COUNT",
 	typeCxxBool: "MPI_CXX_BOOL", typeCxxFloatComplex: "MPI_CXX_FLOAT_COMPLEX",
 	typeCxxDoubleComplex: "MPI_CXX_DOUBLE_COMPLEX", typeCxxLongDoubleCmpl: "MPI_CXX_LONG_DOUBLE_COMPLEX",
+	typeLB: "MPI_LB", typeUB: "MPI_UB",
 }
 
 // objectNames are the names that the program gave to datatypes and
