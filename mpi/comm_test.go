@@ -531,7 +531,41 @@ func scenarioCommGroups(w *mpi.Comm) error {
 			return err
 		}
 	}
-	return nil
+	return createDisjoint(w)
+}
+
+// createDisjoint: the even ranks pass the group of the even ranks to
+// Create and the odd ones that of the odd ones (MPI-2.2): each gets a
+// communicator of its own group.
+func createDisjoint(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	var mine []int
+	for r := me % 2; r < n; r += 2 {
+		mine = append(mine, r)
+	}
+	g, err := w.Group().Incl(mine...)
+	if err != nil {
+		return err
+	}
+	nc, err := w.Create(g)
+	if err != nil {
+		return fmt.Errorf("Create of disjoint groups: %w", err)
+	}
+	if nc == nil || nc.Size() != len(mine) || nc.Rank() != me/2 {
+		return fmt.Errorf("Create of disjoint groups: a communicator %v of the group %v", nc, mine)
+	}
+	sum := []int{me}
+	if err := mpi.Allreduce(nc, nil, sum, mpi.Sum); err != nil {
+		return err
+	}
+	want := 0
+	for _, r := range mine {
+		want += r
+	}
+	if sum[0] != want {
+		return fmt.Errorf("Create of disjoint groups: the sum of the ranks is %d, want %d", sum[0], want)
+	}
+	return nc.Free()
 }
 
 // scenarioCommConcurrent runs collectives and point-to-point traffic on

@@ -1,8 +1,10 @@
 package mpi
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/bits"
 	"math/rand/v2"
 	"os"
@@ -270,8 +272,11 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 }
 
 // Create returns a communicator of the processes of g, which must be a
-// subset of c's, the same on every process of c; a process not in g gets
-// nil. Collective over c. On an intercommunicator (both groups call it),
+// subset of c's: every process of c calls it, the members of g all with
+// g, so that processes may pass different, disjoint groups and each gets
+// the communicator of its own (MPI-2.2); a process not in the group it
+// passed (the empty one, say) gets nil. Collective over c. On an
+// intercommunicator (both groups call it),
 // g is a subset of the local group, the same over that group, and the
 // processes of g get an intercommunicator with those of the group the
 // other group passed; the others get nil, and all do if either group
@@ -283,30 +288,8 @@ func (c *Comm) Create(g Group) (*Comm, error) {
 	if err := c.check("Create"); err != nil {
 		return nil, err
 	}
-	// The group must be the same everywhere: compare it as a Bcast of
-	// rank 0's, which fails with ErrMismatch where the sizes differ.
-	mine := make([]int64, len(g.world))
-	for i, w := range g.world {
-		mine[i] = int64(w)
-	}
-	root := slices.Clone(mine)
-	if err := manageBcast(c, root); err != nil {
-		return nil, fmt.Errorf("mpi: Create: %w", err)
-	}
-	same := []uint8{1}
-	if !slices.Equal(root, mine) {
-		same[0] = 0
-	}
-	for _, w := range g.world {
-		if !c.hasWorld(w) {
-			same[0] = 0 // not a member of c
-		}
-	}
-	if err := manageAllreduce(c, same, Min); err != nil {
-		return nil, fmt.Errorf("mpi: Create: %w", err)
-	}
-	if same[0] == 0 {
-		return nil, fmt.Errorf("mpi: Create: %w: the group differs between processes or is not a subset of the communicator", ErrMismatch)
+	if err := c.sameGroups(g); err != nil {
+		return nil, err
 	}
 	id, err := c.allocContext("Create")
 	if err != nil {
@@ -317,6 +300,43 @@ func (c *Comm) Create(g Group) (*Comm, error) {
 		return nil, nil
 	}
 	return c.build("Create", id, slices.Clone(g.world))
+}
+
+// sameGroups checks the groups that the processes of c passed to Create:
+// each a subset of c, and every member of a process's group passed the
+// same group. So the groups of the processes that belong to one are
+// disjoint (MPI-2.2: a process passes the group it belongs to, and gets
+// that communicator); every process learns whether all of them hold.
+func (c *Comm) sameGroups(g Group) error {
+	h := fnv.New64a()
+	ok := true
+	var b [8]byte
+	for _, w := range g.world {
+		binary.LittleEndian.PutUint64(b[:], uint64(w))
+		h.Write(b[:])
+		ok = ok && c.hasWorld(w)
+	}
+	digests := make([]uint64, c.size+1)               // each process's digest, then whether all is well
+	digests[c.rank], digests[c.size] = h.Sum64()|1, 0 // never 0: a slot no process filled
+	if !ok {
+		digests[c.size] = 1
+	}
+	if err := manageAllreduce(c, digests, BOr); err != nil {
+		return fmt.Errorf("mpi: Create: %w", err)
+	}
+	for _, w := range g.world {
+		if ok && digests[c.fromWorld(w)] != digests[c.rank] {
+			digests[c.size] = 1 // a member passed another group
+		}
+	}
+	bad := []uint8{uint8(digests[c.size])}
+	if err := manageAllreduce(c, bad, Max); err != nil {
+		return fmt.Errorf("mpi: Create: %w", err)
+	}
+	if bad[0] != 0 {
+		return fmt.Errorf("mpi: Create: %w: a group is not a subset of the communicator, or its members passed different groups", ErrMismatch)
+	}
+	return nil
 }
 
 // Free frees c (MPI_Comm_free, collective over c): starting operations
