@@ -84,8 +84,11 @@ func PMPI_Win_test(win int32, flag *int32) (rc int32) {
 //export PMPI_Win_set_info
 func PMPI_Win_set_info(win, info int32) (rc int32) {
 	defer guard("MPI_Win_set_info", &rc)
-	_, rc = winArg("MPI_Win_set_info", win)
-	return rc // no hint changes what this runtime does
+	o, rc := winArg("MPI_Win_set_info", win)
+	if rc == errSuccess {
+		o.setHints(info) // kept for MPI_Win_get_info: none changes what this runtime does
+	}
+	return rc
 }
 
 // PMPI_Win_get_info implements MPI_Win_get_info.
@@ -93,10 +96,11 @@ func PMPI_Win_set_info(win, info int32) (rc int32) {
 //export PMPI_Win_get_info
 func PMPI_Win_get_info(win int32, out *int32) (rc int32) {
 	defer guard("MPI_Win_get_info", &rc)
-	if _, rc = winArg("MPI_Win_get_info", win); rc != errSuccess {
+	o, rc := winArg("MPI_Win_get_info", win)
+	if rc != errSuccess {
 		return rc
 	}
-	return addInfo("MPI_Win_get_info", newInfo(), out)
+	return addInfo("MPI_Win_get_info", o.hints.dup(), out)
 }
 
 // PMPI_Cart_map implements MPI_Cart_map.

@@ -43,7 +43,7 @@ func addWin(fn string, o *commObj, comm int32, w *mpi.Win, base unsafe.Pointer, 
 	attrs := C.calloc(4, 8)
 	vals := unsafe.Slice((*int64)(attrs), 4)
 	vals[0], vals[1], vals[2], vals[3] = size, int64(dispUnit), flavor, modelUnified
-	wo := &winObj{w: w, base: base, size: size, dispUnit: int(dispUnit), dispUnits: units, comm: o, owned: owned, attrs: attrs}
+	wo := &winObj{w: w, base: base, size: size, dispUnit: int(dispUnit), dispUnits: units, comm: o, owned: owned, attrs: attrs, hints: newWinHints()}
 	wo.errh.Store(errorsAreFatal)
 	h, ok := wins.add(wo)
 	if !ok {
@@ -59,7 +59,10 @@ func addWin(fn string, o *commObj, comm int32, w *mpi.Win, base unsafe.Pointer, 
 //export PMPI_Win_create
 func PMPI_Win_create(base unsafe.Pointer, size int64, dispUnit, info, comm int32, out *int32) (rc int32) {
 	defer guard("MPI_Win_create", &rc)
-	return newWin("MPI_Win_create", base, size, dispUnit, comm, flavorCreate, nil, out)
+	if rc = newWin("MPI_Win_create", base, size, dispUnit, comm, flavorCreate, nil, out); rc == errSuccess {
+		setWinHints(*out, info)
+	}
+	return rc
 }
 
 // PMPI_Win_allocate implements MPI_Win_allocate.
@@ -72,6 +75,9 @@ func PMPI_Win_allocate(size int64, dispUnit, info, comm int32, baseptr unsafe.Po
 		return fail("MPI_Win_allocate", nil, commWorld, errorf(errNoMem, "cannot allocate %d bytes", size))
 	}
 	rc = newWin("MPI_Win_allocate", mem, size, dispUnit, comm, flavorAllocate, mem, out)
+	if rc == errSuccess {
+		setWinHints(*out, info)
+	}
 	if rc != errSuccess {
 		C.free(mem)
 		return rc

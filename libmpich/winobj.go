@@ -31,6 +31,49 @@ type winObj struct {
 	// pending are the gets into origins that are not contiguous, unpacked
 	// by the synchronisations that complete them.
 	pending pendingUnpacks
+	// hints are the window's info hints (MPI_Win_get_info): MPI's
+	// defaults, as the program set them. None changes what this runtime
+	// does: each promises what the program will not do.
+	hints *infoObj
+}
+
+// winHintDefaults are MPI's window hints and their defaults ("": none,
+// reported once set).
+var winHintDefaults = [][2]string{
+	{"no_locks", "false"}, {"accumulate_ordering", "rar,raw,war,waw"},
+	{"accumulate_ops", "same_op_no_op"}, {"same_size", "false"}, {"same_disp_unit", "false"},
+	{"alloc_shared_noncontig", ""},
+}
+
+// newWinHints returns the hints of a new window: the defaults.
+func newWinHints() *infoObj {
+	h := newInfo()
+	for _, kv := range winHintDefaults {
+		if kv[1] != "" {
+			h.set(kv[0], kv[1])
+		}
+	}
+	return h
+}
+
+// setHints takes the window hints of info (MPI_INFO_NULL: none).
+func (o *winObj) setHints(info int32) {
+	in, ok := lookupInfo(info)
+	if !ok {
+		return
+	}
+	for _, kv := range winHintDefaults {
+		if v, ok := in.get(kv[0]); ok {
+			o.hints.set(kv[0], v)
+		}
+	}
+}
+
+// setWinHints takes the hints of info into window h, just made.
+func setWinHints(h, info int32) {
+	if o, ok := wins.get(h); ok {
+		o.setHints(info)
+	}
 }
 
 // disp is the byte displacement of displacement tdisp at target (a rank

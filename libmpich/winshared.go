@@ -41,6 +41,7 @@ func PMPI_Win_allocate_shared(size int64, dispUnit, info, comm int32, baseptr un
 	base := partAddr(part)
 	rc = addWin("MPI_Win_allocate_shared", o, comm, w, base, size, dispUnit, flavorShared, nil, out)
 	if rc == errSuccess {
+		setWinHints(*out, info)
 		*(*unsafe.Pointer)(baseptr) = base
 	}
 	return rc

@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: ", rank); \
 	fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 2); } } while (0)
@@ -154,6 +155,20 @@ static void derived(void) {
 	MPI_Put(a, 1, MPI_DOUBLE, MPI_PROC_NULL, 0, 1, MPI_DOUBLE, win);
 	MPI_Win_flush(MPI_PROC_NULL, win);
 	MPI_Win_unlock(MPI_PROC_NULL, win);
+	/* Hints: MPI's defaults, and what the program set. */
+	MPI_Info in, out;
+	char v[MPI_MAX_INFO_VAL];
+	int flag, flag2;
+	MPI_Info_create(&in);
+	MPI_Info_set(in, "no_locks", "true");
+	MPI_Win_set_info(win, in);
+	MPI_Win_get_info(win, &out);
+	MPI_Info_get(out, "no_locks", MPI_MAX_INFO_VAL - 1, v, &flag);
+	CHECK(flag && strcmp(v, "true") == 0, "no_locks hint: %d %s", flag, v);
+	MPI_Info_get(out, "accumulate_ops", MPI_MAX_INFO_VAL - 1, v, &flag2);
+	CHECK(flag2 && strcmp(v, "same_op_no_op") == 0, "accumulate_ops hint: %d %s", flag2, v);
+	MPI_Info_free(&in);
+	MPI_Info_free(&out);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Win_free(&win);
 	MPI_Type_free(&colsT);
