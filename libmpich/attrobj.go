@@ -1,5 +1,7 @@
 package main
 
+import "slices"
+
 // keyvalObj is an attribute key that the program created: its copy and
 // delete callbacks (C function pointers, 0 for none) and extra state.
 type keyvalObj struct {
@@ -25,6 +27,9 @@ func (o *commObj) setAttr(key int32, val uintptr) {
 	if o.attrs == nil {
 		o.attrs = map[int32]uintptr{}
 	}
+	if _, ok := o.attrs[key]; !ok {
+		o.order = append(o.order, key)
+	}
 	o.attrs[key] = val
 }
 
@@ -42,7 +47,21 @@ func (o *commObj) takeAttr(key int32) (uintptr, bool) {
 	defer o.mu.Unlock()
 	v, ok := o.attrs[key]
 	delete(o.attrs, key)
+	if ok {
+		o.order = slices.DeleteFunc(o.order, func(k int32) bool { return k == key })
+	}
 	return v, ok
+}
+
+// lastSet returns the keyval of o's attribute set last, and false if it
+// has none.
+func (o *commObj) lastSet() (int32, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.order) == 0 {
+		return 0, false
+	}
+	return o.order[len(o.order)-1], true
 }
 
 // snapshotAttrs returns a copy of o's attributes.

@@ -122,10 +122,15 @@ func copyAttrs(from *commObj, fh int32, to *commObj) error {
 }
 
 // deleteAttrs runs the delete callbacks of o's attributes, as
-// MPI_Comm_free does.
+// MPI_Comm_free does, the last set first: MPI deletes MPI_COMM_SELF's in
+// that order at MPI_Finalize.
 func deleteAttrs(o *commObj, h int32) error {
-	for key, val := range o.snapshotAttrs() {
-		o.takeAttr(key)
+	for {
+		key, ok := o.lastSet()
+		if !ok {
+			return nil
+		}
+		val, _ := o.takeAttr(key)
 		kv, ok := keyvals.get(key)
 		if ok && kv.deleteFn != 0 {
 			if rc := callAttrDelete(kv.deleteFn, h, key, val, kv.extra); rc != errSuccess {
@@ -135,7 +140,6 @@ func deleteAttrs(o *commObj, h int32) error {
 		}
 		keyvalRelease(key)
 	}
-	return nil
 }
 
 // userAttr stores the attribute of key on o at val, if it has one.

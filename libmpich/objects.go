@@ -15,6 +15,7 @@ type commObj struct {
 
 	mu    sync.Mutex
 	attrs map[int32]uintptr // the attributes the program cached, by keyval
+	order []int32           // their keyvals in the order first set
 }
 
 // newCommObj returns c with the default error handler,

@@ -307,6 +307,28 @@ static void greq(void) {
 	CHECK(g.freed == 2, "free function at MPI_Request_free: %d calls", g.freed);
 }
 
+/* MPI_COMM_SELF's attributes are deleted first at MPI_Finalize, the last
+ * set first: selfDeleted records the order, which main checks after
+ * MPI_Finalize. */
+static int selfDeleted[3], nSelfDeleted;
+
+static int selfDelete(MPI_Comm comm, int key, void *val, void *extra) {
+	if (nSelfDeleted < 3)
+		selfDeleted[nSelfDeleted] = *(int *)val;
+	nSelfDeleted++;
+	return MPI_SUCCESS;
+}
+
+static void selfAttrs(void) {
+	static int vals[3] = {0, 1, 2};
+	for (int i = 0; i < 3; i++) {
+		int key;
+		MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, selfDelete, &key, NULL);
+		MPI_Comm_set_attr(MPI_COMM_SELF, key, &vals[i]);
+		MPI_Comm_free_keyval(&key);
+	}
+}
+
 int main(int argc, char **argv) {
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -327,7 +349,13 @@ int main(int argc, char **argv) {
 	infoString();
 	idupWithInfo();
 	greq();
-	printf("extended ok rank %d of %d\n", rank, size);
+	selfAttrs();
 	MPI_Finalize();
+	if (nSelfDeleted != 3 || selfDeleted[0] != 2 || selfDeleted[1] != 1 || selfDeleted[2] != 0) {
+		fprintf(stderr, "rank %d: MPI_COMM_SELF's attributes deleted %d times, in the order %d %d %d\n", rank,
+			nSelfDeleted, selfDeleted[0], selfDeleted[1], selfDeleted[2]);
+		return 1;
+	}
+	printf("extended ok rank %d of %d\n", rank, size);
 	return 0;
 }
