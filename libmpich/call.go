@@ -49,14 +49,13 @@ func typeSize(h int32) (int, bool) {
 	return 0, false
 }
 
-// bufArg returns the bytes of count items of datatype dt at p, for the
-// calls that use the program's buffer itself, later than the call (a
-// persistent request, a one-sided origin): a derived datatype must be
-// contiguous.
+// bufArg returns the bytes of count items of datatype dt at p, for a
+// persistent point-to-point request, which uses the program's buffer
+// itself at every start: a derived datatype must be contiguous.
 func bufArg(p unsafe.Pointer, count, dt int32) ([]byte, error) {
 	cb, err := bufOf(p, count, dt)
 	if err == nil && cb.dt != nil {
-		err = errorf(errType, "datatype %#x: persistent requests and one-sided origins take contiguous datatypes only", uint32(dt))
+		err = errorf(errType, "datatype %#x: persistent point-to-point requests take contiguous datatypes only", uint32(dt))
 	}
 	return cb.b, err
 }

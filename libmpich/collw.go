@@ -147,19 +147,14 @@ func PMPI_Ireduce_scatter(send, recv, counts unsafe.Pointer, dt, op, comm int32,
 }
 
 func reduceScatterStarter(send, recv, counts unsafe.Pointer, dt, op int32) collStarter {
-	return func(o *commObj, st *staging) (*mpi.Request, error) {
-		red, err := nonblockingReduction(dt, op)
-		var s, r unsafe.Pointer
-		if err == nil {
-			items := scaled(counts, o.c.Size(), 1)
-			s, r, err = red.scatterStaged(st, send, recv, sum(items), items[o.c.Rank()])
-		}
-		if err != nil {
-			return nil, err
-		}
-		cs := scaled(counts, o.c.Size(), red.per)
-		return red.r.ireduceScatter(o.c, s, r, cs, sum(cs), red.op)
-	}
+	items := scatterItems(send, func(c *mpi.Comm) (int, int) {
+		its := scaled(counts, c.Size(), 1)
+		return sum(its), its[c.Rank()]
+	})
+	return reductionStarter(send, recv, dt, op, items, func(c *mpi.Comm, red reduction, s, r unsafe.Pointer) (*mpi.Request, error) {
+		cs := scaled(counts, c.Size(), red.per)
+		return red.r.ireduceScatter(c, s, r, cs, sum(cs), red.op)
+	})
 }
 
 // PMPI_Ineighbor_allgatherv implements MPI_Ineighbor_allgatherv.

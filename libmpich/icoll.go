@@ -142,19 +142,19 @@ func PMPI_Ireduce(send, recv unsafe.Pointer, count, dt, op, root, comm int32, re
 }
 
 func reduceStarter(send, recv unsafe.Pointer, count, dt, op, root int32) collStarter {
-	return func(o *commObj, st *staging) (*mpi.Request, error) {
-		red, err := nonblockingReduction(dt, op)
-		m := -1
-		if isRoot(o.c, root) {
-			m = int(count)
+	items := func(c *mpi.Comm) (int, int) {
+		if isRoot(c, root) {
+			return int(count), int(count)
 		}
-		var s, r unsafe.Pointer
-		if err == nil {
-			s, r, err = red.staged(st, send, recv, int(count), m)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return red.r.ireduce(o.c, s, r, int(count)*red.per, red.op, mapRank(root))
+		return int(count), -1
 	}
+	return reductionStarter(send, recv, dt, op, items, func(c *mpi.Comm, red reduction, s, r unsafe.Pointer) (*mpi.Request, error) {
+		return red.r.ireduce(c, s, r, int(count)*red.per, red.op, mapRank(root))
+	})
+}
+
+// sameItems is the items function of a reduction whose send and receive
+// buffers both hold count items.
+func sameItems(count int32) func(*mpi.Comm) (int, int) {
+	return func(*mpi.Comm) (int, int) { return int(count), int(count) }
 }

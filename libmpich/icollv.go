@@ -102,17 +102,9 @@ func alltoallvStarter(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, 
 
 // scanStarter starts MPI_Iscan, or MPI_Iexscan when exclusive is set.
 func scanStarter(send, recv unsafe.Pointer, count, dt, op int32, exclusive bool) collStarter {
-	return func(o *commObj, st *staging) (*mpi.Request, error) {
-		red, err := nonblockingReduction(dt, op)
-		var s, r unsafe.Pointer
-		if err == nil {
-			s, r, err = red.staged(st, send, recv, int(count), int(count))
-		}
-		if err != nil {
-			return nil, err
-		}
-		return red.r.iscan(o.c, s, r, int(count)*red.per, red.op, exclusive)
-	}
+	return reductionStarter(send, recv, dt, op, sameItems(count), func(c *mpi.Comm, red reduction, s, r unsafe.Pointer) (*mpi.Request, error) {
+		return red.r.iscan(c, s, r, int(count)*red.per, red.op, exclusive)
+	})
 }
 
 // PMPI_Iscan implements MPI_Iscan.
@@ -140,16 +132,9 @@ func PMPI_Ireduce_scatter_block(send, recv unsafe.Pointer, count, dt, op, comm i
 }
 
 func reduceScatterBlockStarter(send, recv unsafe.Pointer, count, dt, op int32) collStarter {
-	return func(o *commObj, st *staging) (*mpi.Request, error) {
-		red, err := nonblockingReduction(dt, op)
-		var s, r unsafe.Pointer
-		if err == nil {
-			s, r, err = red.scatterStaged(st, send, recv, int(count)*o.c.Size(), int(count))
-		}
-		if err != nil {
-			return nil, err
-		}
+	items := scatterItems(send, func(c *mpi.Comm) (int, int) { return int(count) * c.Size(), int(count) })
+	return reductionStarter(send, recv, dt, op, items, func(c *mpi.Comm, red reduction, s, r unsafe.Pointer) (*mpi.Request, error) {
 		n := int(count) * red.per
-		return red.r.ireduceScatterBlock(o.c, s, r, n, n*o.c.Size(), red.op)
-	}
+		return red.r.ireduceScatterBlock(c, s, r, n, n*c.Size(), red.op)
+	})
 }

@@ -113,12 +113,7 @@ func isend(fn string, mode int, buf unsafe.Pointer, count, dt, dest, tag, comm i
 // addRequest gives r, a request on communicator o of handle comm (nil for
 // none), a handle and stores it at req.
 func addRequest(o *commObj, comm int32, r *mpi.Request, persistent bool, req *int32) error {
-	h, ok := requests.add(reqObj{r: r, persistent: persistent, comm: o, commH: comm})
-	if !ok {
-		return errorf(errNoMem, "too many requests")
-	}
-	*req = h
-	return nil
+	return storeRequest(reqObj{r: r, persistent: persistent, comm: o, commH: comm}, req)
 }
 
 // PMPI_Send implements MPI_Send.

@@ -65,16 +65,40 @@ func storeRequest(ro reqObj, req *int32) error {
 	return nil
 }
 
-// nonblockingReduction resolves the datatype and operation of a
-// nonblocking reduction, which works on the program's buffers (or their
-// staged copies) as they are: struct value/index types, which the
-// blocking reductions convert around the call, are refused.
-func nonblockingReduction(dt, op int32) (reduction, error) {
-	red, err := reductionArg(dt, op)
-	if err == nil && red.isLoc {
-		err = errorf(errType, "datatype %#x: struct value/index datatypes are not supported", uint32(dt))
+// reductionStarter is the starter of a nonblocking reduction of datatype
+// dt and operation op on send and recv: items says how many items of dt
+// each holds on c (recv's negative where not significant), and start
+// starts the reduction on them, staged where red.gaps says (struct
+// value/index datatypes, which the blocking reductions convert around
+// the call, are refused).
+func reductionStarter(send, recv unsafe.Pointer, dt, op int32, items func(c *mpi.Comm) (n, m int), start func(c *mpi.Comm, red reduction, s, r unsafe.Pointer) (*mpi.Request, error)) collStarter {
+	return func(o *commObj, st *staging) (*mpi.Request, error) {
+		red, err := reductionArg(dt, op)
+		if err == nil && red.isLoc {
+			err = errorf(errType, "datatype %#x: struct value/index datatypes are not supported", uint32(dt))
+		}
+		var s, r unsafe.Pointer
+		if err == nil {
+			n, m := items(o.c)
+			s, r, err = red.staged(st, send, recv, n, m)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return start(o.c, red, s, r)
 	}
-	return red, err
+}
+
+// scatterItems is the items function of a reduce-scatter over total
+// items of which the caller gets mine: in place, recv holds them all.
+func scatterItems(send unsafe.Pointer, counts func(c *mpi.Comm) (total, mine int)) func(c *mpi.Comm) (int, int) {
+	return func(c *mpi.Comm) (int, int) {
+		total, mine := counts(c)
+		if isInPlace(send) {
+			mine = total
+		}
+		return total, mine
+	}
 }
 
 // PMPI_Barrier_init implements MPI_Barrier_init.

@@ -151,15 +151,7 @@ func PMPI_Iallreduce(send, recv unsafe.Pointer, count, dt, op, comm int32, req *
 }
 
 func allreduceStarter(send, recv unsafe.Pointer, count, dt, op int32) collStarter {
-	return func(o *commObj, st *staging) (*mpi.Request, error) {
-		red, err := nonblockingReduction(dt, op)
-		var s, r unsafe.Pointer
-		if err == nil {
-			s, r, err = red.staged(st, send, recv, int(count), int(count))
-		}
-		if err != nil {
-			return nil, err
-		}
-		return red.r.iallreduce(o.c, s, r, int(count)*red.per, red.op)
-	}
+	return reductionStarter(send, recv, dt, op, sameItems(count), func(c *mpi.Comm, red reduction, s, r unsafe.Pointer) (*mpi.Request, error) {
+		return red.r.iallreduce(c, s, r, int(count)*red.per, red.op)
+	})
 }
