@@ -3,6 +3,7 @@ package launch
 import (
 	"fmt"
 	"hash/fnv"
+	"os"
 
 	"github.com/rhinet-go/martini/llc/pmi"
 )
@@ -55,6 +56,10 @@ func pmiJob(getenv func(string) string, settings Settings) (*Job, error) {
 		return j, nil
 	}
 	if err := j.placeOnHosts(); err != nil {
+		// Hydra ends the job, killing every process, once one closes its
+		// PMI connection without finalizing: say why before the close,
+		// or the caller may never get to.
+		fmt.Fprintf(os.Stderr, "rank %d: %v\n", j.Rank, err)
 		j.Close()
 		return nil, err
 	}
