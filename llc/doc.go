@@ -38,5 +38,8 @@
 // format of records, rings and shared lines, which the engine writes and
 // a receiver reads; llc/shm is the receiving half of load/store
 // transports (it reads that memory and steps the engine with what
-// arrived); the translators (llc/martini, llc/tcp) are the networks.
+// arrived); llc/softmem is the memory side of a NIC done in software and
+// llc/fdio the descriptors of networks reached through them, which
+// translators over such networks share; the translators (llc/martini,
+// llc/tcp) are the networks.
 package llc

@@ -10,6 +10,6 @@
 // while (the quiet window), so that the peer's answer finds its cache
 // line still in the peer's cache.
 //
-// The translators that use it (llc/martini, llc/tcp) send with their
-// network and receive with it; the engine (package llc) reads no memory.
+// The translators that use it (llc/martini, and llc/tcp through
+// llc/softmem) send with their network and receive with it; the engine (package llc) reads no memory.
 package shm

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/rhinet-go/martini/llc"
 	"golang.org/x/sys/unix"
+
+	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/llc/fdio"
 )
 
 // connState is where the connection to one peer is.
@@ -39,7 +41,7 @@ type peer struct {
 	hsOff   int           // hs[hsOff:] is not sent yet
 	welcome bool          // fd is this process's dial, whose welcome has not arrived
 	wantOut bool          // the pollset waits for fd to take more
-	out     outQueue
+	out     fdio.Queue
 	in      inbound   // from fd
 	rin     inbound   // from rfd
 	pend    []pending // requests waiting for answers, oldest at ph
@@ -137,7 +139,7 @@ func (t *Transport) accept() bool {
 	}
 	for i := 0; i < len(t.incoming); i++ {
 		c := &t.incoming[i]
-		n, err := readFD(c.fd, c.buf[c.got:])
+		n, err := fdio.Read(c.fd, c.buf[c.got:])
 		if errors.Is(err, unix.EAGAIN) {
 			continue
 		}
@@ -178,7 +180,7 @@ func (t *Transport) hello(c *incoming) {
 		// A refusal, or the welcome on a connection this process only
 		// reads: the first bytes of a new socket, which takes them.
 		w.put(c.buf[:])
-		write(c.fd, c.buf[:])
+		fdio.Write(c.fd, c.buf[:])
 	}
 	switch {
 	case status != welcomeOK:
@@ -257,17 +259,13 @@ func (t *Transport) drop(p *peer, err error) {
 		unix.Close(p.rfd)
 	}
 	p.fd, p.rfd, p.state, p.err = -1, -1, stLost, err
-	for _, r := range p.out.refs[p.out.ref:] {
-		if r.token != 0 {
-			t.late = append(t.late, llc.Event{Kind: llc.EvError, Token: r.token, Err: err})
-		}
-	}
+	p.out.Fail(err, &t.late)
 	for _, q := range p.pend[p.ph:] {
 		if q.token != 0 {
 			t.late = append(t.late, llc.Event{Kind: llc.EvError, Token: q.token, Err: err})
 		}
 	}
-	p.out, p.in, p.rin, p.pend, p.ph = outQueue{}, inbound{}, inbound{}, nil, 0
+	p.in, p.rin, p.pend, p.ph = inbound{}, inbound{}, nil, 0
 	t.track(p)
 	t.dirty = true
 }

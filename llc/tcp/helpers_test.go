@@ -2,13 +2,14 @@ package tcp
 
 import (
 	"bytes"
-	"golang.org/x/sys/unix"
 	"os"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/rhinet-go/martini/llc"
 )

@@ -373,10 +373,10 @@ func TestSleepWakes(t *testing.T) {
 	tr := x.trs[1]
 	asleep := func(wake func()) {
 		t.Helper()
-		before := tr.sleeps.Load()
+		before := tr.sleeper.Sleeps()
 		within(t, func(wg *sync.WaitGroup) {
 			wg.Go(func() { tr.Sleep(tr.Arm()) })
-			for tr.sleeps.Load() == before {
+			for tr.sleeper.Sleeps() == before {
 				runtime.Gosched()
 			}
 			wake()
@@ -386,9 +386,9 @@ func TestSleepWakes(t *testing.T) {
 	asleep(func() { x.exec(0, llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, HeadLen: 1}) })
 	ticket := tr.Arm()
 	tr.Wake()
-	before := tr.sleeps.Load()
+	before := tr.sleeper.Sleeps()
 	tr.Sleep(ticket)
-	if tr.sleeps.Load() != before || tr.sleepers.Load() != 0 {
-		t.Fatal("Sleep with a stale ticket slept, or did not disarm")
+	if tr.sleeper.Sleeps() != before {
+		t.Fatal("Sleep with a stale ticket slept")
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/rhinet-go/martini/llc"
 	"golang.org/x/sys/unix"
+
+	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/llc/fdio"
 )
 
 // A frame whose payload is at most wholeMax bytes is acted on once it is
@@ -127,7 +129,7 @@ func read(fd int, in *inbound) (want, n int, err error) {
 		}
 		b = in.buf[in.w:]
 	}
-	n, err = readFD(fd, b)
+	n, err = fdio.Read(fd, b)
 	switch {
 	case n <= 0:
 		return len(b), 0, err
@@ -180,10 +182,10 @@ func (t *Transport) frame(p *peer, in *inbound, h *header, sink llc.Sink) (bool,
 		if !whole && h.n <= wholeMax {
 			return false, nil
 		}
-		dst, err := t.mem.span(h.region, h.off, h.n)
+		dst, err := t.mem.Span(h.region, h.off, h.n)
 		var sig *uint64
 		if err == nil && h.c != 0 {
-			sig, err = t.mem.word(h.region, h.b)
+			sig, err = t.mem.Word(h.region, h.b)
 		}
 		if err != nil {
 			t.replyErr(p, fWriteErr, h.a, err)
@@ -271,16 +273,16 @@ func (t *Transport) serve(p *peer, h *header) {
 		if h.kind == fCAS {
 			kind = llc.CmdCAS
 		}
-		ans.a, err = t.mem.atomic(kind, h.region, h.off, h.a, h.b)
+		ans.a, err = t.mem.Atomic(kind, h.region, h.off, h.a, h.b)
 	default:
-		data, err = t.mem.span(h.region, h.off, h.a)
+		data, err = t.mem.Span(h.region, h.off, h.a)
 	}
 	if err != nil {
 		t.replyErr(p, fAnswer, 0, err)
 		return
 	}
 	ans.n = uint64(len(data))
-	p.out.add(&ans, nil, data)
+	add(&p.out, &ans, nil, data)
 }
 
 // replyErr queues a failed answer (fAnswer, fWriteErr with token) carrying
@@ -288,7 +290,7 @@ func (t *Transport) serve(p *peer, h *header) {
 func (t *Transport) replyErr(p *peer, kind uint8, token uint64, err error) {
 	text := []byte(err.Error())
 	text = text[:min(len(text), maxErrText)]
-	p.out.add(&header{kind: kind, status: 1, n: uint64(len(text)), a: token}, text, nil)
+	add(&p.out, &header{kind: kind, status: 1, n: uint64(len(text)), a: token}, text, nil)
 }
 
 // answer acts on an fAnswer or fWriteErr from p.

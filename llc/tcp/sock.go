@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/netip"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -155,43 +154,4 @@ func waitConnected(fd int, timeout time.Duration) error {
 		return unix.Errno(e)
 	}
 	return nil
-}
-
-// The transport's descriptors are all nonblocking (sockets, eventfd), so
-// their reads and writes return at once: they are made as raw system
-// calls, which do not tell Go's scheduler that the thread may block. A
-// process that polls its sockets makes system calls back to back; made
-// the ordinary way, each one marked its processor as in a system call,
-// which kept the runtime's monitor thread waking every few tens of
-// microseconds to look, and taking turns on the CPUs with the ranks.
-
-// rawIO makes the system call trap on fd with a buffer (or iovec array)
-// p of n elements, again while interrupted; n is 0 on error.
-func rawIO(trap uintptr, fd int, p unsafe.Pointer, n int) (int, error) {
-	for {
-		r, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(n))
-		switch e {
-		case 0:
-			return int(r), nil
-		case unix.EINTR:
-			continue
-		}
-		return 0, e
-	}
-}
-
-// readFD reads into b; n is 0 on error.
-func readFD(fd int, b []byte) (int, error) {
-	return rawIO(unix.SYS_READ, fd, unsafe.Pointer(unsafe.SliceData(b)), len(b))
-}
-
-// write writes b, or what the socket takes of it.
-func write(fd int, b []byte) (int, error) {
-	return rawIO(unix.SYS_WRITE, fd, unsafe.Pointer(unsafe.SliceData(b)), len(b))
-}
-
-// writev writes the buffers of iov in order, or what the socket takes of
-// them.
-func writev(fd int, iov []unix.Iovec) (int, error) {
-	return rawIO(unix.SYS_WRITEV, fd, unsafe.Pointer(unsafe.SliceData(iov)), len(iov))
 }

@@ -5,9 +5,11 @@
 // never for its process (see peer); remote writes, reads, compare-and-swaps and fetch-and-adds travel as
 // frames (frame.go) that the target's Poll serves on its registered
 // memory, and receive-queue records travel as frames of their own. The
-// receiving half reuses shm.LocalMemory for rings and watched slots, so
-// every eager transport and rendezvous variant of the engine runs
-// unchanged.
+// memory, the commands a process addresses to itself and the watching of
+// rings and slots are network-independent (package softmem), as are the
+// descriptors' reads, writes and sleeping (package fdio), so every eager
+// transport and rendezvous variant of the engine runs unchanged and this
+// package holds only the wire: connections, frames and their queues.
 //
 // A connection that stalls, its peer's host acknowledging nothing (a link
 // down, a host gone), counts as lost after Options.StallTimeout (20 s by
@@ -22,13 +24,13 @@ package tcp
 import (
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/rhinet-go/martini/llc"
-	"github.com/rhinet-go/martini/llc/shm"
 	"golang.org/x/sys/unix"
+
+	"github.com/rhinet-go/martini/llc"
+	"github.com/rhinet-go/martini/llc/fdio"
+	"github.com/rhinet-go/martini/llc/softmem"
 )
 
 // Options configures a Transport.
@@ -75,7 +77,7 @@ type Transport struct {
 	ev         llc.Event
 	self, size int
 	opt        Options
-	lfd, efd   int
+	lfd        int
 	addr       string
 	addrs      []unix.Sockaddr
 	peers      []peer
@@ -83,21 +85,14 @@ type Transport struct {
 	polls      uint
 	closed     bool
 
-	mem   regions
-	lmem  *shm.LocalMemory
-	queue llc.RegionID // CmdAllocQueue's region, or 0
-	selfq []byte       // records enqueued to this process, one after another
-	selfn []int        // their lengths
-	late  []llc.Event  // completions and failures for the next Poll
-	iov   [maxIov]unix.Iovec
+	mem   *softmem.Memory
+	late  []llc.Event // completions and failures for the next Poll
+	iov   [fdio.MaxIov]unix.Iovec
 	stats counters
 
-	smu      sync.Mutex // guards pollfds and efd
-	pollfds  []unix.PollFd
-	dirty    bool // pollfds is out of date
-	sleepers atomic.Int32
-	wakes    atomic.Uint32
-	sleeps   atomic.Uint64
+	sleeper *fdio.Sleeper
+	pollfds []unix.PollFd // what sleeper waits on but its own
+	dirty   bool          // pollfds is out of date
 }
 
 // counters are the transport's statistics.
@@ -139,14 +134,13 @@ func Listen(self, size int, o Options) (*Transport, error) {
 		unix.Close(lfd)
 		return nil, fmt.Errorf("tcp: the address of the listener on %s: %w", o.Addr, err)
 	}
-	efd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	sleeper, err := fdio.NewSleeper(o.SleepTimeout)
 	if err != nil {
 		unix.Close(lfd)
-		return nil, fmt.Errorf("tcp: making the wakeup eventfd: %w", err)
+		return nil, fmt.Errorf("tcp: %w", err)
 	}
-	t := &Transport{self: self, size: size, opt: o, lfd: lfd, efd: efd, addr: sockaddrString(bound),
-		peers: make([]peer, size), mem: regions{m: make(map[llc.RegionID][]byte)},
-		lmem: shm.NewLocalMemory(self), dirty: true}
+	t := &Transport{self: self, size: size, opt: o, lfd: lfd, sleeper: sleeper, addr: sockaddrString(bound),
+		peers: make([]peer, size), mem: softmem.New(self), dirty: true}
 	for i := range t.peers {
 		t.peers[i] = peer{id: i, fd: -1, rfd: -1, hsOff: hdrSize}
 	}
@@ -192,55 +186,34 @@ func (t *Transport) Execute(c *llc.Command) llc.Event {
 	if t.closed {
 		return llc.Event{Kind: llc.EvError, Token: c.Token, Err: errors.New("tcp: the transport is closed")}
 	}
-	var (
-		val uint64
-		mem []byte
-		err error
-	)
 	switch c.Kind {
 	case llc.CmdWrite, llc.CmdRead, llc.CmdCAS, llc.CmdFetchAdd, llc.CmdEnqueue:
 		h, head, data, err := frameOf(c)
-		switch {
-		case err != nil:
+		if err != nil {
 			return done(c, 0, err)
-		case c.Peer == t.self:
-			return t.local(c)
 		}
-		ev := t.send(c, &h, head, data)
-		t.syncPollset()
-		return ev
-	case llc.CmdRegister:
-		val = uint64(t.mem.add(c.Data))
-	case llc.CmdAlloc:
-		if c.Size <= 0 {
-			err = fmt.Errorf("allocating %d bytes", c.Size)
-			break
+		if c.Peer != t.self {
+			ev := t.send(c, &h, head, data)
+			t.syncPollset()
+			return ev
 		}
-		mem = make([]byte, c.Size)
-		r := t.mem.add(mem)
-		t.lmem.Track(r, mem)
-		val = uint64(r)
-	case llc.CmdRelease:
-		err = t.mem.remove(c.Region)
-		t.lmem.Forget(c.Region)
-	case llc.CmdWatchRing, llc.CmdWatchSlot:
-		if err = t.lmem.Watch(c); err == nil {
-			return llc.Event{}
-		}
-	case llc.CmdAllocQueue:
-		// Records arrive as frames and are delivered from the receive
-		// buffer: the queue needs no memory, only a name.
-		if t.queue != 0 {
-			err = errors.New("a second receive queue")
-			break
-		}
-		t.queue = t.mem.add(nil)
-		val = uint64(t.queue)
-	default:
-		err = fmt.Errorf("unknown command %v", c.Kind)
 	}
-	ev := done(c, val, err)
-	ev.Mem = mem
+	// Records arrive as frames and are delivered from the receive
+	// buffer: the receive queue needs no memory, only a name.
+	ev := t.mem.Execute(c)
+	if ev.Err != nil {
+		ev.Err = fmt.Errorf("tcp: %w", ev.Err)
+	}
+	return ev
+}
+
+// done returns the completion event of c, done now with value val or
+// failed with err.
+func done(c *llc.Command, val uint64, err error) llc.Event {
+	ev := softmem.Done(c, val, err)
+	if ev.Err != nil {
+		ev.Err = fmt.Errorf("tcp: %w", ev.Err)
+	}
 	return ev
 }
 
@@ -285,8 +258,7 @@ func (t *Transport) Poll(sink llc.Sink) bool {
 			progressed = got || progressed
 		}
 	}
-	progressed = t.lmem.Poll(sink) || progressed
-	progressed = t.pollSelf(sink) || progressed
+	progressed = t.mem.Poll(sink) || progressed
 	if len(t.late) > 0 {
 		for i := range t.late {
 			sink.Step(&t.late[i])
@@ -314,7 +286,7 @@ func (t *Transport) Stats() []llc.Stat {
 		{Name: "writes blocked", Value: s.blocked},
 		{Name: "zero-copy writes", Value: s.zeroCopy},
 		{Name: "requests served", Value: s.served},
-		{Name: "sleeps", Value: t.sleeps.Load()},
+		{Name: "sleeps", Value: t.sleeper.Sleeps()},
 	}
 }
 
@@ -330,7 +302,7 @@ func (t *Transport) Close() error {
 	t.linger()
 	for i := range t.peers {
 		if p := &t.peers[i]; p.fd >= 0 {
-			if p.state == stUp && p.out.empty() {
+			if p.state == stUp && p.out.Empty() {
 				sayBye(p.fd, 0)
 			}
 			closeConn(p.fd)
@@ -346,13 +318,10 @@ func (t *Transport) Close() error {
 		unix.Close(c.fd)
 	}
 	t.incoming = nil
-	t.smu.Lock()
-	defer t.smu.Unlock()
 	err := unix.Close(t.lfd)
-	if e := unix.Close(t.efd); err == nil {
+	if e := t.sleeper.Close(); err == nil {
 		err = e
 	}
-	t.efd, t.pollfds = -1, nil
 	if err != nil {
 		return fmt.Errorf("tcp: closing: %w", err)
 	}
@@ -367,7 +336,7 @@ func sayBye(fd int, a uint64) {
 	var b [hdrSize]byte
 	h := header{kind: fBye, a: a}
 	h.put(b[:])
-	write(fd, b[:])
+	fdio.Write(fd, b[:])
 }
 
 // closeConn closes connection fd after reading what is left on it, so
@@ -376,7 +345,7 @@ func sayBye(fd int, a uint64) {
 func closeConn(fd int) {
 	var drain [4096]byte
 	unix.Shutdown(fd, unix.SHUT_WR)
-	for n, _ := readFD(fd, drain[:]); n > 0; n, _ = readFD(fd, drain[:]) {
+	for n, _ := fdio.Read(fd, drain[:]); n > 0; n, _ = fdio.Read(fd, drain[:]) {
 	}
 	unix.Close(fd)
 }
@@ -390,7 +359,7 @@ func (t *Transport) linger() {
 		var fds []unix.PollFd
 		for i := range t.peers {
 			p := &t.peers[i]
-			if p.state == stUp && p.fd >= 0 && t.flush(p) == nil && !p.out.empty() {
+			if p.state == stUp && p.fd >= 0 && t.flush(p) == nil && !p.out.Empty() {
 				fds = append(fds, unix.PollFd{Fd: int32(p.fd), Events: unix.POLLIN | unix.POLLOUT})
 			}
 		}
@@ -404,7 +373,7 @@ func (t *Transport) linger() {
 				if junk == nil {
 					junk = make([]byte, 64<<10)
 				}
-				readFD(int(f.Fd), junk)
+				fdio.Read(int(f.Fd), junk)
 			}
 		}
 	}

@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rhinet-go/martini/llc"
 	"golang.org/x/sys/unix"
+
+	"github.com/rhinet-go/martini/llc"
 )
 
 // Remote writes, reads, compare-and-swaps and fetch-and-adds act on the
@@ -386,7 +387,7 @@ func TestPollsetOutput(t *testing.T) {
 	tr := x.trs[0]
 	p := &tr.peers[1]
 	x.exec(0, llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: 1, HeadLen: 8})
-	x.until("the connection", func() bool { return p.state == stUp && p.out.empty() })
+	x.until("the connection", func() bool { return p.state == stUp && p.out.Empty() })
 	events := func() int16 {
 		tr.syncPollset()
 		for _, f := range tr.pollfds {

@@ -1,0 +1,159 @@
+package fdio
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/rhinet-go/martini/llc"
+	"golang.org/x/sys/unix"
+)
+
+// pipe returns a non-blocking pipe, closed when the test ends.
+func pipe(t *testing.T) (r, w int) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(p[0]); unix.Close(p[1]) })
+	return p[0], p[1]
+}
+
+// Read, Write and Writev move bytes through non-blocking descriptors and
+// say EAGAIN when there is nothing to read.
+func TestReadWrite(t *testing.T) {
+	r, w := pipe(t)
+	buf := make([]byte, 16)
+	if _, err := Read(r, buf); err != unix.EAGAIN {
+		t.Fatalf("read of an empty pipe: %v, want EAGAIN", err)
+	}
+	if n, err := Write(w, []byte("ab")); n != 2 || err != nil {
+		t.Fatalf("write: %d, %v", n, err)
+	}
+	a, b := []byte("cd"), []byte("efg")
+	iov := []unix.Iovec{{Base: &a[0]}, {Base: &b[0]}}
+	iov[0].SetLen(len(a))
+	iov[1].SetLen(len(b))
+	if n, err := Writev(w, iov); n != 5 || err != nil {
+		t.Fatalf("writev: %d, %v", n, err)
+	}
+	if n, err := Read(r, buf); string(buf[:n]) != "abcdefg" || err != nil {
+		t.Fatalf("read %q, %v; want abcdefg", buf[:n], err)
+	}
+}
+
+// within runs f, failing the test if it takes a minute.
+func within(t *testing.T, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { f(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("still asleep after a minute")
+	}
+}
+
+// Sleep returns when a descriptor it waits on is ready or Wake is called,
+// and at once for a ticket that a Wake made stale; every Sleep disarms.
+func TestSleeper(t *testing.T) {
+	s, err := NewSleeper(time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, w := pipe(t)
+	s.Set([]unix.PollFd{{Fd: int32(r), Events: unix.POLLIN}})
+	asleep := func(wake func()) {
+		t.Helper()
+		before := s.Sleeps()
+		within(t, func() {
+			go func() {
+				for s.Sleeps() == before {
+					time.Sleep(time.Millisecond)
+				}
+				wake()
+			}()
+			s.Sleep(s.Arm())
+		})
+	}
+	asleep(s.Wake)
+	asleep(func() { Write(w, []byte{1}) })
+	ticket := s.Arm()
+	s.Wake()
+	before := s.Sleeps()
+	s.Sleep(ticket)
+	if s.Sleeps() != before || s.sleepers.Load() != 0 {
+		t.Fatal("Sleep with a stale ticket slept, or did not disarm")
+	}
+}
+
+// drain takes what q gathers, at most step bytes a write (as a descriptor
+// that takes part of a write would), and
+// returns what came out and the completions.
+func drain(t *testing.T, q *Queue, step int) ([]byte, []llc.Event) {
+	t.Helper()
+	var out []byte
+	var late []llc.Event
+	for !q.Empty() {
+		iov := q.Gather(make([]unix.Iovec, 0, MaxIov))
+		n := 0
+		for _, v := range iov {
+			b := unsafe.Slice(v.Base, v.Len)
+			k := min(len(b), step-n)
+			out = append(out, b[:k]...)
+			if n += k; n == step {
+				break
+			}
+		}
+		q.Consume(n, &late)
+	}
+	return out, late
+}
+
+// A Queue writes owned bytes and referenced data in the order added,
+// across partial writes, and completes a kept reference once it is
+// written whole.
+func TestQueue(t *testing.T) {
+	var q Queue
+	big := bytes.Repeat([]byte("B"), CopyMax+1)
+	copy(q.Reserve(2), "h1")
+	if q.Add([]byte("x"), []byte("small")) {
+		t.Fatal("small data was referenced")
+	}
+	copy(q.Reserve(2), "h2")
+	if !q.Add(nil, big) || !q.Keep(7, CopyMax) {
+		t.Fatal("large data was not referenced and kept")
+	}
+	copy(q.Reserve(2), "h3")
+	out, late := drain(t, &q, 1000)
+	want := "h1xsmallh2" + string(big) + "h3"
+	if string(out) != want {
+		t.Fatalf("wrote %d bytes, not those added", len(out))
+	}
+	if len(late) != 1 || late[0].Kind != llc.EvDone || late[0].Token != 7 {
+		t.Fatalf("completions %+v, want token 7's", late)
+	}
+	// Data not kept is copied in: the caller may reuse its buffer.
+	copy(q.Reserve(2), "h4")
+	q.Add(nil, big)
+	if q.Keep(0, 0) {
+		t.Fatal("a reference without a token was kept")
+	}
+	big[0] = 'Z'
+	if out, _ = drain(t, &q, 1<<20); string(out) != "h4"+strings.Repeat("B", CopyMax+1) {
+		t.Fatal("the copied data changed with the caller's buffer")
+	}
+	// Fail fails the kept references not written and empties the queue.
+	q.Reserve(2)
+	q.Add(nil, big)
+	q.Keep(9, 0)
+	late = nil
+	q.Fail(errors.New("gone"), &late)
+	if !q.Empty() || len(late) != 1 || late[0].Kind != llc.EvError || late[0].Token != 9 {
+		t.Fatalf("after Fail: empty %v, events %+v", q.Empty(), late)
+	}
+}
