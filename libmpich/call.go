@@ -49,17 +49,6 @@ func typeSize(h int32) (int, bool) {
 	return 0, false
 }
 
-// bufArg returns the bytes of count items of datatype dt at p, for a
-// persistent point-to-point request, which uses the program's buffer
-// itself at every start: a derived datatype must be contiguous.
-func bufArg(p unsafe.Pointer, count, dt int32) ([]byte, error) {
-	cb, err := bufOf(p, count, dt)
-	if err == nil && cb.dt != nil {
-		err = errorf(errType, "datatype %#x: persistent point-to-point requests take contiguous datatypes only", uint32(dt))
-	}
-	return cb.b, err
-}
-
 // writeStatus stores st at p, unless p is MPI_STATUS_IGNORE.
 func writeStatus(p unsafe.Pointer, st mpi.Status) {
 	if p == nil || uintptr(p) == statusIgnoreAddr {

@@ -401,19 +401,39 @@ func PMPI_Startall(n int32, reqs unsafe.Pointer) (rc int32) {
 }
 
 // persistent makes a persistent request of init (SendInit and the others)
-// for count items of dt at buf.
-func persistent(fn string, init func(c *mpi.Comm, b []byte, peer, tag int) (*mpi.Request, error), buf unsafe.Pointer, count, dt, peer, tag, comm int32, req *int32) int32 {
+// for count items of dt at buf, which it receives into when recv is set.
+// Items that are not contiguous are staged (staging.go): each MPI_Start
+// packs them again into the copy the request moves, and a receive's
+// completion unpacks its copy into buf.
+func persistent(fn string, init func(c *mpi.Comm, b []byte, peer, tag int) (*mpi.Request, error), recv bool, buf unsafe.Pointer, count, dt, peer, tag, comm int32, req *int32) int32 {
 	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
-	b, err := bufArg(buf, count, dt)
+	st := new(staging)
+	var b []byte
+	var err error
+	if recv {
+		b, err = st.recv(buf, count, dt)
+	} else {
+		var cb cbuf
+		if cb, err = bufOf(buf, count, dt); err == nil {
+			b = cb.b
+			if cb.dt != nil {
+				b, err = st.staged(cb)
+			}
+		}
+	}
 	var r *mpi.Request
 	if err == nil {
 		r, err = init(o.c, b, mapRank(peer), mapTag(tag))
 	}
 	if err == nil {
-		err = addRequest(o, comm, r, true, req)
+		ro := reqObj{r: r, persistent: true, comm: o, commH: comm}
+		if len(st.packs) > 0 {
+			ro.beforeStart, ro.onDone = st.refresh, st.roundDone
+		}
+		err = storeRequest(ro, req)
 	}
 	return check(fn, o, comm, err)
 }
@@ -423,7 +443,7 @@ func persistent(fn string, init func(c *mpi.Comm, b []byte, peer, tag int) (*mpi
 //export PMPI_Send_init
 func PMPI_Send_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Send_init", &rc)
-	return persistent("MPI_Send_init", mpi.SendInit[byte], buf, count, dt, dest, tag, comm, req)
+	return persistent("MPI_Send_init", mpi.SendInit[byte], false, buf, count, dt, dest, tag, comm, req)
 }
 
 // PMPI_Ssend_init implements MPI_Ssend_init.
@@ -431,7 +451,7 @@ func PMPI_Send_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *i
 //export PMPI_Ssend_init
 func PMPI_Ssend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ssend_init", &rc)
-	return persistent("MPI_Ssend_init", mpi.SsendInit[byte], buf, count, dt, dest, tag, comm, req)
+	return persistent("MPI_Ssend_init", mpi.SsendInit[byte], false, buf, count, dt, dest, tag, comm, req)
 }
 
 // PMPI_Rsend_init implements MPI_Rsend_init.
@@ -439,7 +459,7 @@ func PMPI_Ssend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *
 //export PMPI_Rsend_init
 func PMPI_Rsend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Rsend_init", &rc)
-	return persistent("MPI_Rsend_init", mpi.RsendInit[byte], buf, count, dt, dest, tag, comm, req)
+	return persistent("MPI_Rsend_init", mpi.RsendInit[byte], false, buf, count, dt, dest, tag, comm, req)
 }
 
 // PMPI_Bsend_init implements MPI_Bsend_init.
@@ -447,7 +467,7 @@ func PMPI_Rsend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *
 //export PMPI_Bsend_init
 func PMPI_Bsend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Bsend_init", &rc)
-	return persistent("MPI_Bsend_init", mpi.BsendInit[byte], buf, count, dt, dest, tag, comm, req)
+	return persistent("MPI_Bsend_init", mpi.BsendInit[byte], false, buf, count, dt, dest, tag, comm, req)
 }
 
 // PMPI_Recv_init implements MPI_Recv_init.
@@ -455,7 +475,7 @@ func PMPI_Bsend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *
 //export PMPI_Recv_init
 func PMPI_Recv_init(buf unsafe.Pointer, count, dt, source, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Recv_init", &rc)
-	return persistent("MPI_Recv_init", mpi.RecvInit[byte], buf, count, dt, source, tag, comm, req)
+	return persistent("MPI_Recv_init", mpi.RecvInit[byte], true, buf, count, dt, source, tag, comm, req)
 }
 
 // PMPI_Buffer_attach implements MPI_Buffer_attach.
