@@ -32,20 +32,23 @@ const (
 // reads: the peer's frames come on it, in order, since the peer too sends
 // on its own dial alone.
 type peer struct {
-	id      int
-	fd      int // the connection this process sends on, and reads; -1: none
-	rfd     int // the peer's dial when fd is this process's own: read only; -1: none
-	state   connState
-	err     error         // stLost: why
-	hs      [hdrSize]byte // the hello or welcome to send first
-	hsOff   int           // hs[hsOff:] is not sent yet
-	welcome bool          // fd is this process's dial, whose welcome has not arrived
-	wantOut bool          // the pollset waits for fd to take more
-	out     fdio.Queue
-	in      inbound   // from fd
-	rin     inbound   // from rfd
-	pend    []pending // requests waiting for answers, oldest at ph
-	ph      int
+	id  int
+	fd  int // the connection this process sends on, and reads; -1: none
+	rfd int // the peer's dial when fd is this process's own: read only; -1: none
+	// dialEnded is set once the peer's dial, accepted as rfd, was read to
+	// its end.
+	dialEnded bool
+	state     connState
+	err       error         // stLost: why
+	hs        [hdrSize]byte // the hello or welcome to send first
+	hsOff     int           // hs[hsOff:] is not sent yet
+	welcome   bool          // fd is this process's dial, whose welcome has not arrived
+	wantOut   bool          // the pollset waits for fd to take more
+	out       fdio.Queue
+	in        inbound   // from fd
+	rin       inbound   // from rfd
+	pend      []pending // requests waiting for answers, oldest at ph
+	ph        int
 }
 
 // incoming is an accepted connection whose hello has not all arrived.
@@ -215,8 +218,9 @@ func (t *Transport) connected(p *peer) error {
 // ended closes the connection of a peer that said goodbye (fBye) on it
 // and then closed it; the second, if any, is read to its end, in its
 // place. The peer's own dial, when its goodbye says its frames went there
-// and this process has not accepted it yet, is waited for: until then fd
-// is -1, and what is sent to the peer waits. When no connection is left,
+// and this process has not accepted it yet (nor read it to its end
+// already: the two connections may end in either order), is waited for:
+// until then fd is -1, and what is sent to the peer waits. When no connection is left,
 // later commands to the peer fail, but the engine does not stop (a
 // process that finalized is no failure of the job).
 func (t *Transport) ended(p *peer, second bool) {
@@ -224,12 +228,13 @@ func (t *Transport) ended(p *peer, second bool) {
 	case second && p.fd >= 0, !second && p.rfd >= 0:
 		if second {
 			unix.Close(p.rfd)
+			p.dialEnded = true
 		} else {
 			unix.Close(p.fd)
 			p.fd, p.in, p.welcome, p.hsOff = p.rfd, p.rin, false, hdrSize
 		}
 		p.rfd, p.rin = -1, inbound{}
-	case !second && p.in.elsewhere:
+	case !second && p.in.elsewhere && !p.dialEnded:
 		unix.Close(p.fd)
 		p.fd, p.in, p.welcome = -1, inbound{}, false
 	default:

@@ -552,3 +552,25 @@ func TestGoodbyeBeforeSecondConnection(t *testing.T) {
 		t.Fatalf("the goodbye was taken for a failure: %+v", ev)
 	}
 }
+
+// The two connections of a pair that dialed each other at once may end
+// in either order. When the peer's dial (which this process only reads)
+// ends first, and then this process's own dial with a goodbye saying the
+// peer's frames went on the other, the peer has finalized: it is not
+// waited for.
+func TestDialsEndInEitherOrder(t *testing.T) {
+	x := newFabric(t, 2, Options{})
+	mems := [][]byte{make([]byte, 8), make([]byte, 8)}
+	regions := []llc.RegionID{x.region(0, mems[0]), x.region(1, mems[1])}
+	for p := range 2 {
+		x.exec(p, llc.Command{Kind: llc.CmdWrite, Peer: 1 - p, Region: regions[1-p], HeadLen: 8})
+	}
+	x.until("both dials accepted", func() bool { return x.trs[0].peers[1].rfd >= 0 && x.trs[1].peers[0].rfd >= 0 })
+	tr, p := x.trs[0], &x.trs[0].peers[1]
+	tr.ended(p, true) // the peer's dial: its goodbye, then its end
+	p.in.bye, p.in.elsewhere = true, true
+	tr.ended(p, false) // this process's dial: a goodbye saying the frames went on the other
+	if p.state != stLost || !strings.Contains(p.err.Error(), "finalized") {
+		t.Fatalf("after both ends: state %d, fd %d, error %v; want the peer finalized", p.state, p.fd, p.err)
+	}
+}
