@@ -28,34 +28,47 @@ import (
 // on the CPUs with the ranks.
 
 // rawIO makes the system call trap on fd with a buffer (or iovec array)
-// p of n elements, again while interrupted; n is 0 on error.
-func rawIO(trap uintptr, fd int, p unsafe.Pointer, n int) (int, error) {
+// p of n elements, again while interrupted; n is 0 on error. The error
+// is the bare errno (0: none), so that the usual EAGAIN of a poll is
+// compared, not boxed into an error.
+func rawIO(trap uintptr, fd int, p unsafe.Pointer, n int) (int, unix.Errno) {
 	for {
 		r, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(n))
-		switch e {
-		case 0:
-			return int(r), nil
-		case unix.EINTR:
-			continue
+		if e != unix.EINTR {
+			if e != 0 {
+				r = 0
+			}
+			return int(r), e
 		}
-		return 0, e
 	}
 }
 
 // Read reads from fd into b; n is 0 on error.
-func Read(fd int, b []byte) (int, error) {
+func Read(fd int, b []byte) (int, unix.Errno) {
 	return rawIO(unix.SYS_READ, fd, unsafe.Pointer(unsafe.SliceData(b)), len(b))
 }
 
 // Write writes b to fd, or what fd takes of it.
-func Write(fd int, b []byte) (int, error) {
+func Write(fd int, b []byte) (int, unix.Errno) {
 	return rawIO(unix.SYS_WRITE, fd, unsafe.Pointer(unsafe.SliceData(b)), len(b))
 }
 
 // Writev writes the buffers of iov to fd in order, or what fd takes of
 // them.
-func Writev(fd int, iov []unix.Iovec) (int, error) {
+func Writev(fd int, iov []unix.Iovec) (int, unix.Errno) {
 	return rawIO(unix.SYS_WRITEV, fd, unsafe.Pointer(unsafe.SliceData(iov)), len(iov))
+}
+
+// Accept takes a connection from the listening socket lfd, as a
+// non-blocking descriptor closed on exec; the peer's address is not
+// asked for, so nothing is allocated.
+func Accept(lfd int) (int, unix.Errno) {
+	for {
+		fd, _, e := unix.RawSyscall6(unix.SYS_ACCEPT4, uintptr(lfd), 0, 0, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0, 0)
+		if e != unix.EINTR {
+			return int(fd), e
+		}
+	}
 }
 
 // Sleeper lets the goroutines of an idle process sleep until one of the

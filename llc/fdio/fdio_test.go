@@ -30,18 +30,57 @@ func TestReadWrite(t *testing.T) {
 	if _, err := Read(r, buf); err != unix.EAGAIN {
 		t.Fatalf("read of an empty pipe: %v, want EAGAIN", err)
 	}
-	if n, err := Write(w, []byte("ab")); n != 2 || err != nil {
+	if n, err := Write(w, []byte("ab")); n != 2 || err != 0 {
 		t.Fatalf("write: %d, %v", n, err)
 	}
 	a, b := []byte("cd"), []byte("efg")
 	iov := []unix.Iovec{{Base: &a[0]}, {Base: &b[0]}}
 	iov[0].SetLen(len(a))
 	iov[1].SetLen(len(b))
-	if n, err := Writev(w, iov); n != 5 || err != nil {
+	if n, err := Writev(w, iov); n != 5 || err != 0 {
 		t.Fatalf("writev: %d, %v", n, err)
 	}
-	if n, err := Read(r, buf); string(buf[:n]) != "abcdefg" || err != nil {
+	if n, err := Read(r, buf); string(buf[:n]) != "abcdefg" || err != 0 {
 		t.Fatalf("read %q, %v; want abcdefg", buf[:n], err)
+	}
+	if _, err := Write(-1, []byte("x")); err != unix.EBADF {
+		t.Fatalf("a write to no descriptor: %v, want EBADF", err)
+	}
+}
+
+// Accept takes a connection from a listener as a non-blocking
+// descriptor, and says EAGAIN when none waits.
+func TestAccept(t *testing.T) {
+	lfd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(lfd)
+	if err := unix.Bind(lfd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Listen(lfd, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, e := Accept(lfd); e != unix.EAGAIN {
+		t.Fatalf("accept with no connection waiting: %v, want EAGAIN", e)
+	}
+	sa, _ := unix.Getsockname(lfd)
+	cfd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(cfd)
+	if err := unix.Connect(cfd, sa); err != nil {
+		t.Fatal(err)
+	}
+	fd, e := Accept(lfd)
+	if e != 0 {
+		t.Fatalf("accept: %v", e)
+	}
+	defer unix.Close(fd)
+	if fl, _ := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); fl&unix.O_NONBLOCK == 0 {
+		t.Error("the accepted connection blocks")
 	}
 }
 

@@ -132,8 +132,8 @@ func (t *Transport) welcomed(p *peer, h *header) error {
 func (t *Transport) accept() bool {
 	progressed := false
 	for {
-		fd, _, err := unix.Accept4(t.lfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
-		if err != nil {
+		fd, err := fdio.Accept(t.lfd)
+		if err != 0 {
 			break
 		}
 		setOptions(fd, t.opt.StallTimeout)
@@ -143,11 +143,11 @@ func (t *Transport) accept() bool {
 	for i := 0; i < len(t.incoming); i++ {
 		c := &t.incoming[i]
 		n, err := fdio.Read(c.fd, c.buf[c.got:])
-		if errors.Is(err, unix.EAGAIN) {
+		if err == unix.EAGAIN {
 			continue
 		}
 		progressed = true
-		if c.got += n; err == nil && n > 0 && c.got < hdrSize {
+		if c.got += n; err == 0 && n > 0 && c.got < hdrSize {
 			continue
 		}
 		if c.got == hdrSize {

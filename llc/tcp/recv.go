@@ -92,9 +92,9 @@ func (t *Transport) receive(p *peer, second bool, sink llc.Sink) (bool, error) {
 		}
 		want, n, err := read(fd, in)
 		switch {
-		case errors.Is(err, unix.EAGAIN):
+		case err == unix.EAGAIN:
 			return got, nil
-		case err != nil:
+		case err != 0:
 			return got, t.connErr(p, err)
 		case n == 0 && in.bye:
 			t.ended(p, second)
@@ -113,7 +113,7 @@ func (t *Transport) receive(p *peer, second bool, sink llc.Sink) (bool, error) {
 
 // read reads from fd into the payload being streamed or the receive
 // buffer of in; it returns how much it asked for and got.
-func read(fd int, in *inbound) (want, n int, err error) {
+func read(fd int, in *inbound) (want, n int, err unix.Errno) {
 	var b []byte
 	switch {
 	case len(in.dst) > 0:
@@ -140,7 +140,7 @@ func read(fd int, in *inbound) (want, n int, err error) {
 	default:
 		in.w += n
 	}
-	return len(b), n, nil
+	return len(b), n, 0
 }
 
 // frames acts on the frames that have arrived whole, and on a streamed

@@ -1,7 +1,6 @@
 package tcp
 
 import (
-	"errors"
 	"fmt"
 
 	"golang.org/x/sys/unix"
@@ -106,9 +105,9 @@ func (t *Transport) flush(p *peer) error {
 	}
 	for p.hsOff < hdrSize {
 		n, err := fdio.Write(p.fd, p.hs[p.hsOff:])
-		if errors.Is(err, unix.EAGAIN) {
+		if err == unix.EAGAIN {
 			return nil
-		} else if err != nil {
+		} else if err != 0 {
 			return err
 		}
 		p.hsOff += n
@@ -122,10 +121,10 @@ func (t *Transport) flush(p *peer) error {
 		}
 		n, err := fdio.Writev(p.fd, iov)
 		clear(iov) // keep no buffer alive
-		if errors.Is(err, unix.EAGAIN) {
+		if err == unix.EAGAIN {
 			t.stats.blocked++
 			return nil
-		} else if err != nil {
+		} else if err != 0 {
 			return err
 		}
 		t.stats.bytesOut += uint64(n)
