@@ -16,6 +16,7 @@ type typeObj struct {
 	// elemNone.
 	elem elemKind
 	sig  *signature // its type signature, for MPI_Get_elements (nil: unknown)
+	env  *envelope  // how it was made (nil: unknown)
 }
 
 // elemOf returns the element type of the values of datatype h: that of a

@@ -149,28 +149,14 @@ func unmapUndefined(r int) int32 {
 //export PMPI_Type_create_hindexed_block
 func PMPI_Type_create_hindexed_block(count, blocklen int32, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_hindexed_block", &rc)
-	return construct("MPI_Type_create_hindexed_block", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+	env := envelope{combiner: combinerHindexedBlock, ints: []int32{count, blocklen}, addrs: addrs64(displs, int(count))}
+	return construct("MPI_Type_create_hindexed_block", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		bls := make([]int, count)
 		for i := range bls {
 			bls[i] = int(blocklen)
 		}
 		return hindexed(bls, aints(displs, int(count)), dt)
 	})
-}
-
-// combinerNamed is MPI_COMBINER_NAMED.
-const combinerNamed = 1
-
-// PMPI_Type_get_envelope implements MPI_Type_get_envelope.
-//
-//export PMPI_Type_get_envelope
-func PMPI_Type_get_envelope(dt int32, nints, naddrs, ntypes, combiner *int32) (rc int32) {
-	defer guard("MPI_Type_get_envelope", &rc)
-	if _, ok := predefinedTypes[dt]; !ok {
-		return fail("MPI_Type_get_envelope", nil, commWorld, errorf(errType, "datatype %#x: envelopes of derived datatypes are not supported", uint32(dt)))
-	}
-	*nints, *naddrs, *ntypes, *combiner = 0, 0, 0, combinerNamed
-	return errSuccess
 }
 
 // Type classes of MPI_Type_match_size.

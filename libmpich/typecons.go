@@ -12,8 +12,9 @@ import (
 	"github.com/rhinet-go/martini/mpi"
 )
 
-// construct runs build on old's datatype and stores the new handle at out.
-func construct(fn string, old int32, out *int32, build func(dt *mpi.Datatype) (*mpi.Datatype, error)) int32 {
+// construct runs build on old's datatype and stores the new handle at out;
+// the new datatype's envelope is env, of old.
+func construct(fn string, old int32, out *int32, env envelope, build func(dt *mpi.Datatype) (*mpi.Datatype, error)) int32 {
 	dt, align, err := typeBase(old)
 	if err == nil {
 		var nd *mpi.Datatype
@@ -24,6 +25,10 @@ func construct(fn string, old int32, out *int32, build func(dt *mpi.Datatype) (*
 		}
 		err = addType(nd, align, elemOf(old), sig, err, out)
 	}
+	if err == nil {
+		env.types = []typeRef{refOf(old)}
+		record(*out, env)
+	}
 	return check(fn, nil, commWorld, err)
 }
 
@@ -32,7 +37,8 @@ func construct(fn string, old int32, out *int32, build func(dt *mpi.Datatype) (*
 //export PMPI_Type_contiguous
 func PMPI_Type_contiguous(count, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_contiguous", &rc)
-	return construct("MPI_Type_contiguous", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+	env := envelope{combiner: combinerContiguous, ints: []int32{count}}
+	return construct("MPI_Type_contiguous", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return dt.Contiguous(int(count))
 	})
 }
@@ -42,7 +48,8 @@ func PMPI_Type_contiguous(count, old int32, out *int32) (rc int32) {
 //export PMPI_Type_vector
 func PMPI_Type_vector(count, blocklen, stride, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_vector", &rc)
-	return construct("MPI_Type_vector", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+	env := envelope{combiner: combinerVector, ints: []int32{count, blocklen, stride}}
+	return construct("MPI_Type_vector", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return dt.Vector(int(count), int(blocklen), int(stride))
 	})
 }
@@ -52,7 +59,8 @@ func PMPI_Type_vector(count, blocklen, stride, old int32, out *int32) (rc int32)
 //export PMPI_Type_create_hvector
 func PMPI_Type_create_hvector(count, blocklen int32, stride int64, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_hvector", &rc)
-	return construct("MPI_Type_create_hvector", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+	env := envelope{combiner: combinerHvector, ints: []int32{count, blocklen}, addrs: []int64{stride}}
+	return construct("MPI_Type_create_hvector", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return hvector(int(count), int(blocklen), int(stride), dt)
 	})
 }
@@ -69,7 +77,8 @@ func PMPI_Type_hvector(count, blocklen int32, stride int64, old int32, out *int3
 //export PMPI_Type_indexed
 func PMPI_Type_indexed(count int32, blocklens, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_indexed", &rc)
-	return construct("MPI_Type_indexed", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+	env := envelope{combiner: combinerIndexed, ints: append(append([]int32{count}, intArray(blocklens, int(count))...), intArray(displs, int(count))...)}
+	return construct("MPI_Type_indexed", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return dt.Indexed(scaled(blocklens, int(count), 1), scaled(displs, int(count), 1))
 	})
 }
@@ -79,7 +88,8 @@ func PMPI_Type_indexed(count int32, blocklens, displs unsafe.Pointer, old int32,
 //export PMPI_Type_create_indexed_block
 func PMPI_Type_create_indexed_block(count, blocklen int32, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_indexed_block", &rc)
-	return construct("MPI_Type_create_indexed_block", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+	env := envelope{combiner: combinerIndexedBlock, ints: append([]int32{count, blocklen}, intArray(displs, int(count))...)}
+	return construct("MPI_Type_create_indexed_block", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return dt.IndexedBlock(int(blocklen), scaled(displs, int(count), 1))
 	})
 }
@@ -100,7 +110,8 @@ func aints(p unsafe.Pointer, n int) []int {
 //export PMPI_Type_create_hindexed
 func PMPI_Type_create_hindexed(count int32, blocklens, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_hindexed", &rc)
-	return construct("MPI_Type_create_hindexed", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+	env := envelope{combiner: combinerHindexed, ints: append([]int32{count}, intArray(blocklens, int(count))...), addrs: addrs64(displs, int(count))}
+	return construct("MPI_Type_create_hindexed", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return hindexed(scaled(blocklens, int(count), 1), aints(displs, int(count)), dt)
 	})
 }
@@ -123,6 +134,13 @@ func PMPI_Type_create_struct(count int32, blocklens, displs, types unsafe.Pointe
 		dt, err = s.build()
 	}
 	err = addType(dt, s.align, s.elem, joinSigs(s.sigs), err, out)
+	if err == nil {
+		env := envelope{combiner: combinerStruct, ints: append([]int32{count}, intArray(blocklens, int(count))...), addrs: addrs64(displs, int(count))}
+		for _, h := range intArray(types, int(count)) {
+			env.types = append(env.types, refOf(h))
+		}
+		record(*out, env)
+	}
 	return check("MPI_Type_create_struct", nil, commWorld, err)
 }
 
@@ -220,7 +238,8 @@ func PMPI_Type_struct(count int32, blocklens, displs, types unsafe.Pointer, out 
 //export PMPI_Type_create_resized
 func PMPI_Type_create_resized(old int32, lb, extent int64, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_resized", &rc)
-	return construct("MPI_Type_create_resized", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+	env := envelope{combiner: combinerResized, addrs: []int64{lb, extent}}
+	return construct("MPI_Type_create_resized", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return dt.Resized(int(lb), int(extent))
 	})
 }
@@ -230,7 +249,8 @@ func PMPI_Type_create_resized(old int32, lb, extent int64, out *int32) (rc int32
 //export PMPI_Type_dup
 func PMPI_Type_dup(old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_dup", &rc)
-	rc = construct("MPI_Type_dup", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+	env := envelope{combiner: combinerDup}
+	rc = construct("MPI_Type_dup", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return dt.Dup(), nil
 	})
 	if rc == errSuccess {
@@ -252,8 +272,9 @@ const (
 //export PMPI_Type_create_subarray
 func PMPI_Type_create_subarray(ndims int32, sizes, subsizes, starts unsafe.Pointer, order, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_subarray", &rc)
-	return construct("MPI_Type_create_subarray", old, out, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
-		n := int(ndims)
+	n := int(ndims)
+	env := envelope{combiner: combinerSubarray, ints: append(append(append(append([]int32{ndims}, intArray(sizes, n)...), intArray(subsizes, n)...), intArray(starts, n)...), order)}
+	return construct("MPI_Type_create_subarray", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		sz, sub, st := scaled(sizes, n, 1), scaled(subsizes, n, 1), scaled(starts, n, 1)
 		o := mpi.OrderC
 		if order == orderFortran {

@@ -197,6 +197,42 @@ static void transpose(void) {
 	MPI_Type_free(&row);
 }
 
+/* A datatype decoded: its envelope and contents give back the
+   constructor and its arguments, a derived part as a handle to free, even
+   after the program freed its own. */
+static void decoded(void) {
+	MPI_Datatype vec, st, sub, parts[2], got[2];
+	int ni, na, nt, comb, ints[8], bl[2] = {2, 1}, sizes[2] = {4, 6}, subs[2] = {2, 3}, starts[2] = {1, 2};
+	MPI_Aint addrs[4], disp[2] = {0, 64};
+	MPI_Type_get_envelope(MPI_INT, &ni, &na, &nt, &comb);
+	CHECK(comb == MPI_COMBINER_NAMED && ni == 0 && na == 0 && nt == 0, "MPI_INT's envelope: %d %d %d %d", comb, ni, na, nt);
+	MPI_Type_vector(3, 2, 5, MPI_INT, &vec);
+	MPI_Type_get_envelope(vec, &ni, &na, &nt, &comb);
+	CHECK(comb == MPI_COMBINER_VECTOR && ni == 3 && na == 0 && nt == 1, "vector's envelope: %d %d %d %d", comb, ni, na, nt);
+	MPI_Type_get_contents(vec, 8, 4, 2, ints, addrs, got);
+	CHECK(ints[0] == 3 && ints[1] == 2 && ints[2] == 5 && got[0] == MPI_INT, "vector's contents: %d %d %d", ints[0], ints[1], ints[2]);
+	parts[0] = vec;
+	parts[1] = MPI_DOUBLE;
+	MPI_Type_create_struct(2, bl, disp, parts, &st);
+	MPI_Type_free(&vec);
+	MPI_Type_get_envelope(st, &ni, &na, &nt, &comb);
+	CHECK(comb == MPI_COMBINER_STRUCT && ni == 3 && na == 2 && nt == 2, "struct's envelope: %d %d %d %d", comb, ni, na, nt);
+	MPI_Type_get_contents(st, 8, 4, 2, ints, addrs, got);
+	CHECK(ints[0] == 2 && ints[1] == 2 && ints[2] == 1 && addrs[0] == 0 && addrs[1] == 64 && got[1] == MPI_DOUBLE,
+	      "struct's contents: %d %d %d %ld %ld", ints[0], ints[1], ints[2], (long)addrs[0], (long)addrs[1]);
+	MPI_Type_get_envelope(got[0], &ni, &na, &nt, &comb);
+	CHECK(comb == MPI_COMBINER_VECTOR && ni == 3, "the struct's freed vector: combiner %d", comb);
+	MPI_Type_free(&got[0]);
+	MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_FLOAT, &sub);
+	MPI_Type_get_envelope(sub, &ni, &na, &nt, &comb);
+	CHECK(comb == MPI_COMBINER_SUBARRAY && ni == 8 && na == 0 && nt == 1, "subarray's envelope: %d %d %d %d", comb, ni, na, nt);
+	MPI_Type_get_contents(sub, 8, 4, 2, ints, addrs, got);
+	CHECK(ints[0] == 2 && ints[1] == 4 && ints[2] == 6 && ints[3] == 2 && ints[4] == 3 && ints[5] == 1 && ints[6] == 2 &&
+	      ints[7] == MPI_ORDER_C && got[0] == MPI_FLOAT, "subarray's contents");
+	MPI_Type_free(&sub);
+	MPI_Type_free(&st);
+}
+
 int main(int argc, char **argv) {
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -207,6 +243,7 @@ int main(int argc, char **argv) {
 	subarray();
 	transpose();
 	mixed();
+	decoded();
 	printf("types ok rank %d of %d\n", rank, size);
 	MPI_Finalize();
 	return 0;
