@@ -1,10 +1,12 @@
 // Package fdio is what a translator whose network is reached through
 // file descriptors (sockets, event channels) needs to move bytes and to
-// let an idle process sleep: reads and writes of non-blocking descriptors
-// made as raw system calls, and a Sleeper that blocks in poll(2) on the
-// translator's descriptors until one is ready or another goroutine wakes
-// it through an eventfd. It knows no network: the translator says which
-// descriptors to wait on, and for what.
+// let an idle process sleep: reads, writes and accepts of non-blocking
+// descriptors made as raw system calls, the output queue of a byte stream
+// (Queue) and what arrived on one (Stream), and a Sleeper that blocks in
+// poll(2) on the translator's descriptors until one is ready or another
+// goroutine wakes it through an eventfd. It knows no network: the
+// translator says what it sends, how it parses what arrives, and which
+// descriptors to wait on, for what.
 package fdio
 
 import (

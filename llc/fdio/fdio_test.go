@@ -196,3 +196,44 @@ func TestQueue(t *testing.T) {
 		t.Fatalf("after Fail: empty %v, events %+v", q.Empty(), late)
 	}
 }
+
+// A Stream buffers what arrives, and a payload handed to Take goes
+// straight to its destination, the part already buffered at once and the
+// rest by the next Reads; a skipped payload is read and dropped.
+func TestStream(t *testing.T) {
+	r, w := pipe(t)
+	var s Stream
+	s.Alloc(16)
+	Write(w, []byte("HHabcdefghij"))
+	if _, n, err := s.Read(r, 8); n != 12 || err != 0 {
+		t.Fatalf("read %d bytes, %v", n, err)
+	}
+	dst := make([]byte, 20)
+	if s.Take(2, 20, dst) || !s.Streaming() {
+		t.Fatal("a payload longer than the buffered bytes was taken whole")
+	}
+	Write(w, []byte("klmnopqrstXY"))
+	if want, n, _ := s.Read(r, 8); want != 10 || n != 10 || s.Streaming() {
+		t.Fatalf("read %d of %d bytes into the payload; streaming %v", n, want, s.Streaming())
+	}
+	if string(dst) != "abcdefghijklmnopqrst" {
+		t.Fatalf("payload %q", dst)
+	}
+	if _, n, _ := s.Read(r, 8); n != 2 || string(s.Unread()) != "XY" {
+		t.Fatalf("after the payload: %q", s.Unread())
+	}
+	s.Consume(2)
+	Write(w, []byte("H12345"))
+	s.Read(r, 8)
+	if s.Take(1, 9, nil) || !s.Streaming() {
+		t.Fatal("a skipped payload was taken whole")
+	}
+	Write(w, []byte("6789Z"))
+	s.Read(r, 8)
+	if s.Streaming() {
+		t.Fatal("still skipping after the payload's end")
+	}
+	if s.Read(r, 8); string(s.Unread()) != "Z" {
+		t.Fatalf("after the skipped payload: %q", s.Unread())
+	}
+}

@@ -30,7 +30,8 @@ const (
 // connection, fd: its own dial, or the peer's if that came first. When
 // both dialed at once, each accepts the other's dial as rfd, which it only
 // reads: the peer's frames come on it, in order, since the peer too sends
-// on its own dial alone.
+// on its own dial alone, until the pair converges on one connection
+// (converge.go).
 type peer struct {
 	id  int
 	fd  int // the connection this process sends on, and reads; -1: none
@@ -38,17 +39,26 @@ type peer struct {
 	// dialEnded is set once the peer's dial, accepted as rfd, was read to
 	// its end.
 	dialEnded bool
-	state     connState
-	err       error         // stLost: why
-	hs        [hdrSize]byte // the hello or welcome to send first
-	hsOff     int           // hs[hsOff:] is not sent yet
-	welcome   bool          // fd is this process's dial, whose welcome has not arrived
-	wantOut   bool          // the pollset waits for fd to take more
-	out       fdio.Queue
-	in        inbound   // from fd
-	rin       inbound   // from rfd
-	pend      []pending // requests waiting for answers, oldest at ph
-	ph        int
+	// switching (the higher rank of a pair that dialed each other at
+	// once) is set until this process moves to the peer's dial; held (the
+	// lower rank) until the peer's frames come on this process's dial.
+	switching, held bool
+	// oldFD is the dial a switching process left, while the rest of its
+	// fSwitch, sw[swOff:], is written (-1: none).
+	oldFD   int
+	sw      [hdrSize]byte
+	swOff   int
+	state   connState
+	err     error         // stLost: why
+	hs      [hdrSize]byte // the hello or welcome to send first
+	hsOff   int           // hs[hsOff:] is not sent yet
+	welcome bool          // fd is this process's dial, whose welcome has not arrived
+	wantOut bool          // the pollset waits for fd to take more
+	out     fdio.Queue
+	in      inbound   // from fd
+	rin     inbound   // from rfd
+	pend    []pending // requests waiting for answers, oldest at ph
+	ph      int
 }
 
 // incoming is an accepted connection whose hello has not all arrived.
@@ -191,6 +201,7 @@ func (t *Transport) hello(c *incoming) {
 		unix.Close(c.fd)
 	case p.state == stUp:
 		p.rfd = c.fd
+		p.switching, p.held = t.self > p.id, t.self < p.id
 		t.stats.accepted++
 	default:
 		w.put(p.hs[:])
@@ -206,9 +217,7 @@ func (t *Transport) hello(c *incoming) {
 // first header (the hello or the welcome) and what waited for it.
 func (t *Transport) connected(p *peer) error {
 	p.state, t.dirty = stUp, true // a new descriptor for the pollset
-	if p.in.buf == nil {
-		p.in.buf = make([]byte, inBufSize)
-	}
+	p.in.Alloc(inBufSize)
 	if err := t.flush(p); err != nil {
 		return t.connErr(p, err)
 	}
@@ -224,6 +233,7 @@ func (t *Transport) connected(p *peer) error {
 // later commands to the peer fail, but the engine does not stop (a
 // process that finalized is no failure of the job).
 func (t *Transport) ended(p *peer, second bool) {
+	p.switching, p.held = false, false // no switch comes, or none is needed
 	switch {
 	case second && p.fd >= 0, !second && p.rfd >= 0:
 		if second {
@@ -263,7 +273,10 @@ func (t *Transport) drop(p *peer, err error) {
 	if p.rfd >= 0 {
 		unix.Close(p.rfd)
 	}
-	p.fd, p.rfd, p.state, p.err = -1, -1, stLost, err
+	if p.oldFD >= 0 {
+		unix.Close(p.oldFD)
+	}
+	p.fd, p.rfd, p.oldFD, p.state, p.err = -1, -1, -1, stLost, err
 	p.out.Fail(err, &t.late)
 	for _, q := range p.pend[p.ph:] {
 		if q.token != 0 {

@@ -37,6 +37,9 @@ import (
 //	           follows, and the end of the stream is no failure; a is
 //	           byeElsewhere on a connection the sender only read, its
 //	           frames having gone on its own dial
+//	fSwitch    the sender's frames go on the other connection of the pair
+//	           from now on (converge.go): nothing follows, and the end of
+//	           the stream is no failure
 //
 // A connection starts with a handshake of headers: the dialing process
 // sends fHello (off magic, a the job key, b from<<32 | to, c the job's
@@ -56,6 +59,7 @@ const (
 	fHello
 	fWelcome
 	fBye
+	fSwitch
 )
 
 // Handshake values.

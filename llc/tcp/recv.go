@@ -23,13 +23,10 @@ const (
 
 // inbound is what arrived on one connection and is not consumed yet.
 type inbound struct {
-	buf  []byte // buf[r:w] is unread
-	r, w int
-	// streaming: the rest of a payload is read straight into dst, or
-	// skip bytes of it are discarded; then fin completes its frame.
+	fdio.Stream
+	// streaming: the rest of a payload is being taken (fdio.Stream.Take);
+	// then fin completes its frame.
 	streaming bool
-	dst       []byte
-	skip      uint64
 	fin       finish
 	bye       bool // the peer said it closes: the end of the stream is no failure
 	elsewhere bool // with bye: the peer's frames came on its own dial, rfd
@@ -55,21 +52,10 @@ type pending struct {
 // straight into dst (or discarded) before fin. It reports whether the
 // payload is all consumed already.
 func (in *inbound) take(n uint64, dst []byte, fin finish) bool {
-	k := min(n, uint64(in.w-in.r-hdrSize))
-	if dst != nil {
-		copy(dst, in.buf[in.r+hdrSize:in.r+hdrSize+int(k)])
-	}
-	in.r += hdrSize + int(k)
-	if k == n {
+	if in.Take(hdrSize, n, dst) {
 		return true
 	}
-	in.r, in.w = 0, 0 // the buffer is empty
 	in.streaming, in.fin = true, fin
-	if dst != nil {
-		in.dst = dst[k:]
-	} else {
-		in.skip = n - k
-	}
 	return false
 }
 
@@ -82,15 +68,13 @@ func (t *Transport) receive(p *peer, second bool, sink llc.Sink) (bool, error) {
 	if second {
 		fd, in = p.rfd, &p.rin
 	}
-	if in.buf == nil { // a second connection's first read, or one that took the first's place
-		in.buf = make([]byte, inBufSize)
-	}
+	in.Alloc(inBufSize) // a second connection's first read, or one that took the first's place
 	got := false
 	for range maxReads {
 		if err := t.frames(p, in, sink); err != nil {
 			return got, err
 		}
-		want, n, err := read(fd, in)
+		want, n, err := in.Read(fd, hdrSize+MaxRecord)
 		switch {
 		case err == unix.EAGAIN:
 			return got, nil
@@ -111,51 +95,22 @@ func (t *Transport) receive(p *peer, second bool, sink llc.Sink) (bool, error) {
 	return got, nil
 }
 
-// read reads from fd into the payload being streamed or the receive
-// buffer of in; it returns how much it asked for and got.
-func read(fd int, in *inbound) (want, n int, err unix.Errno) {
-	var b []byte
-	switch {
-	case len(in.dst) > 0:
-		b = in.dst
-	case in.skip > 0:
-		b = in.buf[:min(uint64(len(in.buf)), in.skip)]
-	default:
-		if in.r == in.w {
-			in.r, in.w = 0, 0
-		} else if len(in.buf)-in.r < hdrSize+MaxRecord {
-			in.w = copy(in.buf, in.buf[in.r:in.w])
-			in.r = 0
-		}
-		b = in.buf[in.w:]
-	}
-	n, err = fdio.Read(fd, b)
-	switch {
-	case n <= 0:
-		return len(b), 0, err
-	case len(in.dst) > 0:
-		in.dst = in.dst[n:]
-	case in.skip > 0:
-		in.skip -= uint64(n)
-	default:
-		in.w += n
-	}
-	return len(b), n, 0
-}
-
 // frames acts on the frames that have arrived whole, and on a streamed
 // payload that is complete.
 func (t *Transport) frames(p *peer, in *inbound, sink llc.Sink) error {
 	if in.streaming {
-		if len(in.dst) > 0 || in.skip > 0 {
+		if in.Streaming() {
 			return nil
 		}
-		in.streaming, in.dst = false, nil
+		in.streaming = false
 		t.complete(p, in.fin, sink)
 	}
-	for !in.streaming && in.w-in.r >= hdrSize {
+	for !in.streaming && len(in.Unread()) >= hdrSize {
+		if p.held && !p.welcome && in == &p.in {
+			return nil // after the welcome, frames wait for the fSwitch (converge.go)
+		}
 		var h header
-		h.get(in.buf[in.r:])
+		h.get(in.Unread())
 		ok, err := t.frame(p, in, &h, sink)
 		if errors.Is(err, errRefused) {
 			return err
@@ -176,7 +131,7 @@ func (t *Transport) frame(p *peer, in *inbound, h *header, sink llc.Sink) (bool,
 	if p.welcome && in == &p.in && h.kind != fWelcome {
 		return false, fmt.Errorf("a frame of kind %d before the welcome", h.kind)
 	}
-	whole := h.n <= uint64(in.w-in.r-hdrSize)
+	whole := h.n <= uint64(len(in.Unread())-hdrSize)
 	switch h.kind {
 	case fWrite:
 		if !whole && h.n <= wholeMax {
@@ -207,14 +162,14 @@ func (t *Transport) frame(p *peer, in *inbound, h *header, sink llc.Sink) (bool,
 		if !whole {
 			return false, nil
 		}
-		rec := in.buf[in.r+hdrSize : in.r+hdrSize+int(h.n)]
-		in.r += hdrSize + int(h.n)
+		rec := in.Unread()[hdrSize : hdrSize+int(h.n)]
+		in.Consume(hdrSize + int(h.n))
 		t.deliver(sink, llc.Event{Kind: llc.EvRecord, Peer: p.id, Head: rec[:llc.RecordMeta], Data: rec[llc.RecordMeta:]})
 	case fRead, fCAS, fFetchAdd:
 		if h.n != 0 {
 			return false, fmt.Errorf("a request of kind %d with a payload", h.kind)
 		}
-		in.r += hdrSize
+		in.Consume(hdrSize)
 		t.serve(p, h)
 	case fAnswer, fWriteErr:
 		return t.answer(p, in, h, whole, sink)
@@ -222,15 +177,21 @@ func (t *Transport) frame(p *peer, in *inbound, h *header, sink llc.Sink) (bool,
 		if !p.welcome || in != &p.in || h.n != 0 {
 			return false, errors.New("a welcome on a connection this process did not dial, or a second one")
 		}
-		in.r += hdrSize
+		in.Consume(hdrSize)
 		if err := t.welcomed(p, h); err != nil {
 			return false, err
 		}
+	case fSwitch:
+		if !p.held || in != &p.rin || h.n != 0 {
+			return false, errors.New("a switch of connections this process does not wait for")
+		}
+		in.Consume(hdrSize)
+		in.bye, p.held = true, false
 	case fBye:
 		if h.n != 0 {
 			return false, fmt.Errorf("a goodbye with a payload")
 		}
-		in.r += hdrSize
+		in.Consume(hdrSize)
 		in.bye, in.elsewhere = true, h.a == byeElsewhere
 	default:
 		return false, fmt.Errorf("a frame of kind %d", h.kind)
@@ -305,8 +266,8 @@ func (t *Transport) answer(p *peer, in *inbound, h *header, whole bool, sink llc
 		if !whole {
 			return false, nil
 		}
-		text := string(in.buf[in.r+hdrSize : in.r+hdrSize+int(h.n)])
-		in.r += hdrSize + int(h.n)
+		text := string(in.Unread()[hdrSize : hdrSize+int(h.n)])
+		in.Consume(hdrSize + int(h.n))
 		kind, token := llc.CmdWrite, h.a
 		if h.kind == fAnswer {
 			q := p.pop()
@@ -320,7 +281,7 @@ func (t *Transport) answer(p *peer, in *inbound, h *header, whole bool, sink llc
 		if h.n != 0 {
 			return false, fmt.Errorf("an answer of %d bytes to a %v", h.n, q.kind)
 		}
-		in.r += hdrSize
+		in.Consume(hdrSize)
 		if q := p.pop(); q.token != 0 {
 			t.deliver(sink, llc.Event{Kind: llc.EvDone, Token: q.token, Value: h.a})
 		}

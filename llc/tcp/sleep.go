@@ -28,6 +28,9 @@ func (t *Transport) syncPollset() {
 		if p.rfd >= 0 {
 			fds = append(fds, unix.PollFd{Fd: int32(p.rfd), Events: unix.POLLIN})
 		}
+		if p.oldFD >= 0 {
+			fds = append(fds, unix.PollFd{Fd: int32(p.oldFD), Events: unix.POLLOUT})
+		}
 	}
 	for _, c := range t.incoming {
 		fds = append(fds, unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN})

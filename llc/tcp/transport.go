@@ -1,15 +1,17 @@
 // Package tcp is the translator between the network-independent LLC
 // layer and TCP sockets: the second network under the same protocol
 // engine. Processes of a job connect lazily, one connection per pair (two
-// when both dial at once), and a dial waits only for the peer's kernel,
-// never for its process (see peer); remote writes, reads, compare-and-swaps and fetch-and-adds travel as
-// frames (frame.go) that the target's Poll serves on its registered
+// while both dial at once, until they converge on one: converge.go), and
+// a dial waits only for the peer's kernel, never for its process (see
+// peer); remote writes, reads, compare-and-swaps and fetch-and-adds travel
+// as frames (frame.go) that the target's Poll serves on its registered
 // memory, and receive-queue records travel as frames of their own. The
 // memory, the commands a process addresses to itself and the watching of
 // rings and slots are network-independent (package softmem), as are the
-// descriptors' reads, writes and sleeping (package fdio), so every eager
-// transport and rendezvous variant of the engine runs unchanged and this
-// package holds only the wire: connections, frames and their queues.
+// descriptors' reads and writes, the streams' buffers and queues and the
+// sleeping (package fdio), so every eager transport and rendezvous
+// variant of the engine runs unchanged and this package holds only the
+// wire: connections, the handshake and frames.
 //
 // A connection that stalls, its peer's host acknowledging nothing (a link
 // down, a host gone), counts as lost after Options.StallTimeout (20 s by
@@ -142,7 +144,7 @@ func Listen(self, size int, o Options) (*Transport, error) {
 	t := &Transport{self: self, size: size, opt: o, lfd: lfd, sleeper: sleeper, addr: sockaddrString(bound),
 		peers: make([]peer, size), mem: softmem.New(self), dirty: true}
 	for i := range t.peers {
-		t.peers[i] = peer{id: i, fd: -1, rfd: -1, hsOff: hdrSize}
+		t.peers[i] = peer{id: i, fd: -1, rfd: -1, oldFD: -1, hsOff: hdrSize}
 	}
 	t.syncPollset()
 	return t, nil
@@ -238,7 +240,7 @@ func (t *Transport) Poll(sink llc.Sink) bool {
 		case stUp:
 			var got bool
 			var err error
-			if p.fd >= 0 {
+			if p.fd >= 0 && !(p.held && !p.welcome) { // held: see converge.go
 				got, err = t.receive(p, false, sink)
 			}
 			if err == nil && p.rfd >= 0 {
@@ -247,7 +249,14 @@ func (t *Transport) Poll(sink llc.Sink) bool {
 				got = got || more
 			}
 			if err == nil && p.state == stUp {
-				if err = t.flush(p); err != nil {
+				err = t.converge(p)
+				if err == nil {
+					err = t.finishSwitch(p)
+				}
+				if err == nil {
+					err = t.flush(p)
+				}
+				if err != nil {
 					err = t.connErr(p, err)
 				}
 			}
@@ -312,6 +321,10 @@ func (t *Transport) Close() error {
 			sayBye(p.rfd, byeElsewhere) // nothing else was written on it
 			closeConn(p.rfd)
 			p.rfd = -1
+		}
+		if p := &t.peers[i]; p.oldFD >= 0 {
+			closeConn(p.oldFD) // its fSwitch cut short: the peer takes the end for it
+			p.oldFD = -1
 		}
 	}
 	for _, c := range t.incoming {

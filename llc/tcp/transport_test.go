@@ -187,9 +187,9 @@ func TestRecords(t *testing.T) {
 }
 
 // Both processes dial each other at once: each sends on its own dial and
-// reads the other's too, and nothing either wrote is lost or reordered;
-// when one closes, the other reads both connections to their ends and
-// takes it for no failure.
+// reads the other's too, then the pair converges on the lower rank's dial
+// (converge.go), and nothing either wrote is lost or reordered; when one
+// closes, the other takes it for no failure.
 func TestSimultaneousDials(t *testing.T) {
 	x := newFabric(t, 2, Options{})
 	mems := [][]byte{make([]byte, 8*1000), make([]byte, 8*1000)}
@@ -207,7 +207,9 @@ func TestSimultaneousDials(t *testing.T) {
 		write(0, i)
 		write(1, i)
 	}
-	x.until("both dials accepted", func() bool { return x.trs[0].peers[1].rfd >= 0 && x.trs[1].peers[0].rfd >= 0 })
+	x.until("both dials accepted", func() bool {
+		return stat(t, x.trs[0], "connections accepted") == 1 && stat(t, x.trs[1], "connections accepted") == 1
+	})
 	for i := n / 2; i < n; i++ {
 		write(0, i)
 		write(1, i)
@@ -227,6 +229,10 @@ func TestSimultaneousDials(t *testing.T) {
 			}
 		}
 	}
+	x.until("one connection", func() bool {
+		p0, p1 := &x.trs[0].peers[1], &x.trs[1].peers[0]
+		return p0.rfd < 0 && p1.rfd < 0 && p1.oldFD < 0 && !p0.held && !p1.switching && p0.fd >= 0 && p1.fd >= 0
+	})
 	if err := x.trs[1].Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -560,13 +566,17 @@ func TestGoodbyeBeforeSecondConnection(t *testing.T) {
 // waited for.
 func TestDialsEndInEitherOrder(t *testing.T) {
 	x := newFabric(t, 2, Options{})
-	mems := [][]byte{make([]byte, 8), make([]byte, 8)}
-	regions := []llc.RegionID{x.region(0, mems[0]), x.region(1, mems[1])}
-	for p := range 2 {
-		x.exec(p, llc.Command{Kind: llc.CmdWrite, Peer: 1 - p, Region: regions[1-p], HeadLen: 8})
-	}
-	x.until("both dials accepted", func() bool { return x.trs[0].peers[1].rfd >= 0 && x.trs[1].peers[0].rfd >= 0 })
 	tr, p := x.trs[0], &x.trs[0].peers[1]
+	var own, peers [2]int
+	for _, sp := range []*[2]int{&own, &peers} {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*sp = fds
+		t.Cleanup(func() { unix.Close(fds[1]) })
+	}
+	p.state, p.fd, p.rfd, p.held = stUp, own[0], peers[0], true
 	tr.ended(p, true) // the peer's dial: its goodbye, then its end
 	p.in.bye, p.in.elsewhere = true, true
 	tr.ended(p, false) // this process's dial: a goodbye saying the frames went on the other
