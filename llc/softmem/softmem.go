@@ -2,9 +2,10 @@
 // translator needs when its network moves bytes but reaches no memory by
 // itself (a byte stream, such as TCP): the regions the engine registers
 // and allocates, on which the translator performs the writes, reads and
-// atomics that arrive from peers; the commands a process addresses to
-// itself, done at once; and the rings and slots the engine watches in
-// that memory (shm.LocalMemory).
+// atomics that arrive from peers (Serve); the requests a process sent
+// and whose answers have not come (Requests); the commands a process
+// addresses to itself, done at once; and the rings and slots the engine
+// watches in that memory (shm.LocalMemory).
 //
 // It knows no network. A translator hands it the commands that need none
 // (Execute) and the remote operations that arrived (Span, Word, Atomic),
@@ -41,9 +42,6 @@ type Memory struct {
 func New(self int) *Memory {
 	return &Memory{self: self, regions: make(map[llc.RegionID][]byte), local: shm.NewLocalMemory(self)}
 }
-
-// Local returns the watcher of the rings and slots in the memory.
-func (m *Memory) Local() *shm.LocalMemory { return m.local }
 
 // Execute performs c, a command that needs no network: one addressed to
 // this process (a write, read, compare-and-swap, fetch-and-add or

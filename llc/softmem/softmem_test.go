@@ -2,6 +2,7 @@ package softmem
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -95,5 +96,46 @@ func TestFailures(t *testing.T) {
 	do(t, m, llc.Command{Kind: llc.CmdRelease, Region: r, Token: 9})
 	if _, err := m.Span(r, 0, 1); err == nil {
 		t.Error("a released region is still there")
+	}
+}
+
+// Requests come back oldest first; Fail fails those with a token and
+// empties them. Serve reads bytes and does atomics as a peer asks.
+func TestRequestsAndServe(t *testing.T) {
+	var r Requests
+	if r.Oldest() != nil {
+		t.Fatal("an empty Requests has an oldest")
+	}
+	dst := make([]byte, 4)
+	r.Add(&llc.Command{Kind: llc.CmdRead, Token: 1, Data: dst})
+	r.Add(&llc.Command{Kind: llc.CmdCAS, Token: 2})
+	r.Add(&llc.Command{Kind: llc.CmdFetchAdd})
+	if q := r.Oldest(); q.Kind != llc.CmdRead || len(q.Data) != 4 {
+		t.Fatalf("oldest %+v", q)
+	}
+	if q := r.Pop(); q.Token != 1 || r.Oldest().Token != 2 {
+		t.Fatalf("popped %+v, then %+v", q, r.Oldest())
+	}
+	var late []llc.Event
+	r.Fail(errors.New("gone"), &late)
+	if len(late) != 1 || late[0].Token != 2 || late[0].Kind != llc.EvError || r.Oldest() != nil {
+		t.Fatalf("after Fail: %+v, oldest %+v", late, r.Oldest())
+	}
+
+	m := New(0)
+	mem := make([]byte, 16)
+	copy(mem, "abcd")
+	reg := llc.RegionID(do(t, m, llc.Command{Kind: llc.CmdRegister, Data: mem, Token: 1}).Value)
+	if _, data, err := m.Serve(llc.CmdRead, reg, 1, 2, 0); err != nil || string(data) != "bc" {
+		t.Fatalf("read: %q, %v", data, err)
+	}
+	if v, _, err := m.Serve(llc.CmdFetchAdd, reg, 8, 0, 5); err != nil || v != 0 {
+		t.Fatalf("fetch-and-add: %d, %v", v, err)
+	}
+	if v, _, err := m.Serve(llc.CmdCAS, reg, 8, 5, 9); err != nil || v != 5 || mem[8] != 9 {
+		t.Fatalf("compare-and-swap: %d, %v, word %d", v, err, mem[8])
+	}
+	if _, _, err := m.Serve(llc.CmdRead, reg, 12, 8, 0); err == nil {
+		t.Fatal("a read past the region was served")
 	}
 }

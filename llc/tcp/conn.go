@@ -8,6 +8,7 @@ import (
 
 	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/llc/fdio"
+	"github.com/rhinet-go/martini/llc/softmem"
 )
 
 // connState is where the connection to one peer is.
@@ -55,10 +56,9 @@ type peer struct {
 	welcome bool          // fd is this process's dial, whose welcome has not arrived
 	wantOut bool          // the pollset waits for fd to take more
 	out     fdio.Queue
-	in      inbound   // from fd
-	rin     inbound   // from rfd
-	pend    []pending // requests waiting for answers, oldest at ph
-	ph      int
+	in      inbound          // from fd
+	rin     inbound          // from rfd
+	pend    softmem.Requests // requests waiting for answers
 }
 
 // incoming is an accepted connection whose hello has not all arrived.
@@ -278,12 +278,8 @@ func (t *Transport) drop(p *peer, err error) {
 	}
 	p.fd, p.rfd, p.oldFD, p.state, p.err = -1, -1, -1, stLost, err
 	p.out.Fail(err, &t.late)
-	for _, q := range p.pend[p.ph:] {
-		if q.token != 0 {
-			t.late = append(t.late, llc.Event{Kind: llc.EvError, Token: q.token, Err: err})
-		}
-	}
-	p.in, p.rin, p.pend, p.ph = inbound{}, inbound{}, nil, 0
+	p.pend.Fail(err, &t.late)
+	p.in, p.rin = inbound{}, inbound{}
 	t.track(p)
 	t.dirty = true
 }

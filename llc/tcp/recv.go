@@ -39,14 +39,6 @@ type finish struct {
 	answer bool // fAnswer: the oldest request's read is complete
 }
 
-// pending is a request (CmdRead, CmdCAS, CmdFetchAdd) waiting for its
-// answer; answers come in request order.
-type pending struct {
-	kind  llc.CmdKind
-	token uint64
-	data  []byte // CmdRead: the destination
-}
-
 // take consumes the n-byte payload of the frame at the read position: the
 // part in the buffer goes to dst (nil: dropped), and the rest will be read
 // straight into dst (or discarded) before fin. It reports whether the
@@ -173,30 +165,38 @@ func (t *Transport) frame(p *peer, in *inbound, h *header, sink llc.Sink) (bool,
 		t.serve(p, h)
 	case fAnswer, fWriteErr:
 		return t.answer(p, in, h, whole, sink)
-	case fWelcome:
-		if !p.welcome || in != &p.in || h.n != 0 {
-			return false, errors.New("a welcome on a connection this process did not dial, or a second one")
-		}
-		in.Consume(hdrSize)
-		if err := t.welcomed(p, h); err != nil {
+	case fWelcome, fSwitch, fBye:
+		if err := t.control(p, in, h); err != nil {
 			return false, err
 		}
-	case fSwitch:
-		if !p.held || in != &p.rin || h.n != 0 {
-			return false, errors.New("a switch of connections this process does not wait for")
-		}
-		in.Consume(hdrSize)
-		in.bye, p.held = true, false
-	case fBye:
-		if h.n != 0 {
-			return false, fmt.Errorf("a goodbye with a payload")
-		}
-		in.Consume(hdrSize)
-		in.bye, in.elsewhere = true, h.a == byeElsewhere
 	default:
 		return false, fmt.Errorf("a frame of kind %d", h.kind)
 	}
 	return true, nil
+}
+
+// control acts on a frame of the connection's own life from p: the
+// welcome on this process's dial, a switch of connections, a goodbye.
+func (t *Transport) control(p *peer, in *inbound, h *header) error {
+	if h.n != 0 {
+		return fmt.Errorf("a frame of kind %d with a payload", h.kind)
+	}
+	in.Consume(hdrSize)
+	switch h.kind {
+	case fWelcome:
+		if !p.welcome || in != &p.in {
+			return errors.New("a welcome on a connection this process did not dial, or a second one")
+		}
+		return t.welcomed(p, h)
+	case fSwitch:
+		if !p.held || in != &p.rin {
+			return errors.New("a switch of connections this process does not wait for")
+		}
+		in.bye, p.held = true, false
+	default:
+		in.bye, in.elsewhere = true, h.a == byeElsewhere
+	}
+	return nil
 }
 
 // complete finishes a frame whose payload has all arrived.
@@ -212,9 +212,8 @@ func (t *Transport) complete(p *peer, f finish, sink llc.Sink) {
 		atomic.StoreUint64(f.sig, f.sigVal)
 	}
 	if f.answer {
-		q := p.pop()
-		if q.token != 0 {
-			t.deliver(sink, llc.Event{Kind: llc.EvDone, Token: q.token})
+		if q := p.pend.Pop(); q.Token != 0 {
+			t.deliver(sink, llc.Event{Kind: llc.EvDone, Token: q.Token})
 		}
 	}
 }
@@ -223,27 +222,19 @@ func (t *Transport) complete(p *peer, f finish, sink llc.Sink) {
 // answer.
 func (t *Transport) serve(p *peer, h *header) {
 	t.stats.served++
-	var (
-		ans  = header{kind: fAnswer}
-		data []byte
-		err  error
-	)
-	switch {
-	case h.kind != fRead:
-		kind := llc.CmdFetchAdd
-		if h.kind == fCAS {
-			kind = llc.CmdCAS
-		}
-		ans.a, err = t.mem.Atomic(kind, h.region, h.off, h.a, h.b)
-	default:
-		data, err = t.mem.Span(h.region, h.off, h.a)
+	kind := llc.CmdRead
+	switch h.kind {
+	case fCAS:
+		kind = llc.CmdCAS
+	case fFetchAdd:
+		kind = llc.CmdFetchAdd
 	}
+	v, data, err := t.mem.Serve(kind, h.region, h.off, h.a, h.b)
 	if err != nil {
 		t.replyErr(p, fAnswer, 0, err)
 		return
 	}
-	ans.n = uint64(len(data))
-	add(&p.out, &ans, nil, data)
+	add(&p.out, &header{kind: fAnswer, a: v, n: uint64(len(data))}, nil, data)
 }
 
 // replyErr queues a failed answer (fAnswer, fWriteErr with token) carrying
@@ -256,7 +247,8 @@ func (t *Transport) replyErr(p *peer, kind uint8, token uint64, err error) {
 
 // answer acts on an fAnswer or fWriteErr from p.
 func (t *Transport) answer(p *peer, in *inbound, h *header, whole bool, sink llc.Sink) (bool, error) {
-	if h.kind == fAnswer && p.ph == len(p.pend) {
+	q := p.pend.Oldest()
+	if h.kind == fAnswer && q == nil {
 		return false, errors.New("an answer that no request awaits")
 	}
 	if h.status != 0 || h.kind == fWriteErr {
@@ -270,41 +262,30 @@ func (t *Transport) answer(p *peer, in *inbound, h *header, whole bool, sink llc
 		in.Consume(hdrSize + int(h.n))
 		kind, token := llc.CmdWrite, h.a
 		if h.kind == fAnswer {
-			q := p.pop()
-			kind, token = q.kind, q.token
+			q := p.pend.Pop()
+			kind, token = q.Kind, q.Token
 		}
 		t.deliver(sink, llc.Event{Kind: llc.EvError, Token: token, Err: fmt.Errorf("tcp: %v at process %d: %s", kind, p.id, text)})
 		return true, nil
 	}
-	q := &p.pend[p.ph]
-	if q.kind != llc.CmdRead {
+	if q.Kind != llc.CmdRead {
 		if h.n != 0 {
-			return false, fmt.Errorf("an answer of %d bytes to a %v", h.n, q.kind)
+			return false, fmt.Errorf("an answer of %d bytes to a %v", h.n, q.Kind)
 		}
 		in.Consume(hdrSize)
-		if q := p.pop(); q.token != 0 {
-			t.deliver(sink, llc.Event{Kind: llc.EvDone, Token: q.token, Value: h.a})
+		if q := p.pend.Pop(); q.Token != 0 {
+			t.deliver(sink, llc.Event{Kind: llc.EvDone, Token: q.Token, Value: h.a})
 		}
 		return true, nil
 	}
-	if h.n != uint64(len(q.data)) {
-		return false, fmt.Errorf("an answer of %d bytes to a read of %d", h.n, len(q.data))
+	if h.n != uint64(len(q.Data)) {
+		return false, fmt.Errorf("an answer of %d bytes to a read of %d", h.n, len(q.Data))
 	}
 	if !whole && h.n <= wholeMax {
 		return false, nil
 	}
-	if in.take(h.n, q.data, finish{answer: true}) {
+	if in.take(h.n, q.Data, finish{answer: true}) {
 		t.complete(p, finish{answer: true}, sink)
 	}
 	return true, nil
-}
-
-// pop removes and returns p's oldest pending request.
-func (p *peer) pop() pending {
-	q := p.pend[p.ph]
-	p.pend[p.ph] = pending{}
-	if p.ph++; p.ph == len(p.pend) {
-		p.pend, p.ph = p.pend[:0], 0
-	}
-	return q
 }

@@ -30,7 +30,7 @@ func (t *Transport) send(c *llc.Command, h *header, head, data []byte) llc.Event
 	}
 	request := h.kind != fWrite && h.kind != fRecord
 	if request {
-		p.pend = append(p.pend, pending{kind: c.Kind, token: c.Token, data: c.Data})
+		p.pend.Add(c)
 	}
 	ref := add(&p.out, h, head, data)
 	t.stats.framesOut++
