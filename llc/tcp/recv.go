@@ -66,6 +66,9 @@ func (t *Transport) receive(p *peer, second bool, sink llc.Sink) (bool, error) {
 		if err := t.frames(p, in, sink); err != nil {
 			return got, err
 		}
+		if !second && p.held && !p.welcome {
+			return got, nil // what follows the welcome waits for the fSwitch (converge.go)
+		}
 		want, n, err := in.Read(fd, hdrSize+MaxRecord)
 		switch {
 		case err == unix.EAGAIN:

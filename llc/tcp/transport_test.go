@@ -584,3 +584,63 @@ func TestDialsEndInEitherOrder(t *testing.T) {
 		t.Fatalf("after both ends: state %d, fd %d, error %v; want the peer finalized", p.state, p.fd, p.err)
 	}
 }
+
+// A lower rank that waits for its peer's fSwitch holds what comes on its
+// own dial after the welcome, however much comes, and acts on it, in
+// order, once the switch is in.
+func TestHeldDialWaitsForSwitch(t *testing.T) {
+	x := newFabric(t, 2, Options{})
+	tr, p, out := x.trs[0], &x.trs[0].peers[1], x.sinks[0]
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fds[1]) })
+	p.state, p.fd, p.welcome, p.held, p.hsOff = stUp, fds[0], true, true, hdrSize
+	var b []byte
+	put := func(h header, payload []byte) {
+		var hb [hdrSize]byte
+		h.put(hb[:])
+		b = append(append(b, hb[:]...), payload...)
+	}
+	put(header{kind: fWelcome, status: welcomeOK}, nil)
+	const records = 3 * inBufSize / (hdrSize + llc.RecordMeta + 8) // more than the buffer holds
+	for i := range records {
+		rec := make([]byte, llc.RecordMeta+8)
+		binary.LittleEndian.PutUint32(rec, uint32(i))
+		put(header{kind: fRecord, n: uint64(len(rec))}, rec)
+	}
+	sent := 0
+	write := func() {
+		for sent < len(b) {
+			n, err := unix.Write(fds[1], b[sent:])
+			if err == unix.EAGAIN {
+				return
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			sent += n
+		}
+	}
+	for range 3 { // the socket full: the held process reads no further
+		write()
+		if _, err := tr.receive(p, false, out); err != nil {
+			t.Fatalf("while held: %v", err)
+		}
+	}
+	if p.welcome || len(out.records()) != 0 || sent == len(b) {
+		t.Fatalf("welcome pending %v, %d records acted on while held, %d of %d bytes taken", p.welcome, len(out.records()), sent, len(b))
+	}
+	p.held = false // the fSwitch came on the other connection
+	for len(out.records()) < records {
+		write()
+		if _, err := tr.receive(p, false, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, rec := range out.records() {
+		if got := binary.LittleEndian.Uint32(rec.Head); got != uint32(i) {
+			t.Fatalf("record %d is number %d", i, got)
+		}
+	}
+}
