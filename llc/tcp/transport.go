@@ -363,8 +363,9 @@ func closeConn(fd int) {
 	unix.Close(fd)
 }
 
-// linger writes the output that waits for connected peers until it is
-// all written or Options.CloseTimeout passes.
+// linger writes the output that waits for connected peers, and the rest
+// of a switch's fSwitch, until it is all written or Options.CloseTimeout
+// passes.
 func (t *Transport) linger() {
 	deadline := time.Now().Add(t.opt.CloseTimeout)
 	var junk []byte
@@ -374,6 +375,9 @@ func (t *Transport) linger() {
 			p := &t.peers[i]
 			if p.state == stUp && p.fd >= 0 && t.flush(p) == nil && !p.out.Empty() {
 				fds = append(fds, unix.PollFd{Fd: int32(p.fd), Events: unix.POLLIN | unix.POLLOUT})
+			}
+			if p.oldFD >= 0 && t.finishSwitch(p) == nil && p.oldFD >= 0 {
+				fds = append(fds, unix.PollFd{Fd: int32(p.oldFD), Events: unix.POLLOUT})
 			}
 		}
 		left := time.Until(deadline)
