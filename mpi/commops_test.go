@@ -173,14 +173,38 @@ func checkIdup(w *mpi.Comm) error {
 	return wantErr("Idup of a freed communicator", err, mpi.ErrComm)
 }
 
-// checkCreateGroup makes a communicator of the even ranks, called by them
-// only, while the odd ranks make theirs with the same tag.
-func checkCreateGroup(w *mpi.Comm) error {
+// parityGroup returns the ranks of w of this rank's parity and their
+// group.
+func parityGroup(w *mpi.Comm) ([]int, mpi.Group, error) {
 	var mine []int
 	for r := w.Rank() % 2; r < w.Size(); r += 2 {
 		mine = append(mine, r)
 	}
 	g, err := w.Group().Incl(mine...)
+	return mine, g, err
+}
+
+// checkRankSum checks that an Allreduce over c, a communicator of the
+// ranks of the world listed in ranks, of each one's world rank, sums them.
+func checkRankSum(c *mpi.Comm, ranks []int, what string) error {
+	sum := make([]int, 1)
+	if err := mpi.Allreduce(c, []int{mpi.World().Rank()}, sum, mpi.Sum); err != nil {
+		return err
+	}
+	want := 0
+	for _, r := range ranks {
+		want += r
+	}
+	if sum[0] != want {
+		return fmt.Errorf("%s: the sum of the ranks is %d, want %d", what, sum[0], want)
+	}
+	return nil
+}
+
+// checkCreateGroup makes a communicator of the even ranks, called by them
+// only, while the odd ranks make theirs with the same tag.
+func checkCreateGroup(w *mpi.Comm) error {
+	mine, g, err := parityGroup(w)
 	if err != nil {
 		return err
 	}
@@ -191,16 +215,8 @@ func checkCreateGroup(w *mpi.Comm) error {
 	if got := c.Group().WorldRanks(); !slices.Equal(got, mine) || c.Rank() != w.Rank()/2 {
 		return fmt.Errorf("CreateGroup: rank %d of %v, want %d of %v", c.Rank(), got, w.Rank()/2, mine)
 	}
-	sum := make([]int, 1)
-	if err := mpi.Allreduce(c, []int{w.Rank()}, sum, mpi.Sum); err != nil {
+	if err := checkRankSum(c, mine, "Allreduce on the CreateGroup communicator"); err != nil {
 		return err
-	}
-	want := 0
-	for _, r := range mine {
-		want += r
-	}
-	if sum[0] != want {
-		return fmt.Errorf("Allreduce on the CreateGroup communicator: %d, want %d", sum[0], want)
 	}
 	if err := c.Free(); err != nil {
 		return err

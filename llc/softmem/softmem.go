@@ -15,6 +15,7 @@
 package softmem
 
 import (
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"unsafe"
@@ -81,7 +82,7 @@ func (m *Memory) Execute(c *llc.Command) llc.Event {
 		}
 	case llc.CmdAllocQueue:
 		if m.queue != 0 {
-			err = fmt.Errorf("a second receive queue")
+			err = errors.New("a second receive queue")
 			break
 		}
 		m.queue = m.add(nil)

@@ -229,9 +229,9 @@ func (t *Transport) connected(p *peer) error {
 // place. The peer's own dial, when its goodbye says its frames went there
 // and this process has not accepted it yet (nor read it to its end
 // already: the two connections may end in either order), is waited for:
-// until then fd is -1, and what is sent to the peer waits. When no connection is left,
-// later commands to the peer fail, but the engine does not stop (a
-// process that finalized is no failure of the job).
+// until then fd is -1, and what is sent to the peer waits. When no
+// connection is left, later commands to the peer fail, but the engine
+// does not stop (a process that finalized is no failure of the job).
 func (t *Transport) ended(p *peer, second bool) {
 	p.switching, p.held = false, false // no switch comes, or none is needed
 	switch {

@@ -12,12 +12,15 @@ import (
 // packets of their own, where on one connection the replies carry the
 // acknowledgements: a ping-pong over the two paid an extra packet a round
 // trip (docs/decisions.md). So the pair converges on the lower rank's
-// dial. The higher
-// rank, once its own dial's welcome has come and nothing waits to be
-// written on it, ends it with fSwitch and sends on the other from then on.
-// The lower rank holds what comes on its dial after the welcome until the
-// fSwitch has come on the other connection, so that the frames keep their
-// order; then it reads its dial alone.
+// dial. The higher rank, once its own dial's welcome has come and nothing
+// waits to be written on it, ends it with fSwitch and sends on the other
+// from then on. The lower rank holds what comes on its dial after the
+// welcome until the fSwitch has come on the other connection (holding),
+// so that the frames keep their order; then it reads its dial alone.
+
+// holding reports whether p's frames on this process's dial, after its
+// welcome, wait for the peer's fSwitch on the other connection.
+func (p *peer) holding() bool { return p.held && !p.welcome }
 
 // converge moves p, the peer of a higher-ranked process that still sends
 // on its own dial, to the peer's dial, when it can: its own dial's welcome

@@ -66,7 +66,7 @@ func (t *Transport) receive(p *peer, second bool, sink llc.Sink) (bool, error) {
 		if err := t.frames(p, in, sink); err != nil {
 			return got, err
 		}
-		if !second && p.held && !p.welcome {
+		if !second && p.holding() {
 			return got, nil // what follows the welcome waits for the fSwitch (converge.go)
 		}
 		want, n, err := in.Read(fd, hdrSize+MaxRecord)
@@ -101,7 +101,7 @@ func (t *Transport) frames(p *peer, in *inbound, sink llc.Sink) error {
 		t.complete(p, in.fin, sink)
 	}
 	for !in.streaming && len(in.Unread()) >= hdrSize {
-		if p.held && !p.welcome && in == &p.in {
+		if in == &p.in && p.holding() {
 			return nil // after the welcome, frames wait for the fSwitch (converge.go)
 		}
 		var h header

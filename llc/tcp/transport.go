@@ -240,7 +240,7 @@ func (t *Transport) Poll(sink llc.Sink) bool {
 		case stUp:
 			var got bool
 			var err error
-			if p.fd >= 0 && !(p.held && !p.welcome) { // held: see converge.go
+			if p.fd >= 0 {
 				got, err = t.receive(p, false, sink)
 			}
 			if err == nil && p.rfd >= 0 {
