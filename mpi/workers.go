@@ -20,25 +20,40 @@ type workerPool struct {
 // its operations' bodies share nothing but the goroutines.
 var backgroundWorkers = workerPool{jobs: make(chan func())}
 
-// Go runs f on an idle worker, or on a new one when none waits.
+// Go runs f on an idle worker, or on a new one when none waits. A worker
+// counts as idle (idle) from when it commits to taking the next job, a
+// moment before it waits for it: Go claims one by taking it off the count,
+// then hands it the job, so a job never finds the count idle and still
+// starts a goroutine of its own.
 func (p *workerPool) Go(f func()) {
-	select {
-	case p.jobs <- f:
-	default:
-		go p.work(f)
+	for {
+		n := p.idle.Load()
+		if n <= 0 {
+			go p.work(f)
+			return
+		}
+		if p.idle.CompareAndSwap(n, n-1) {
+			p.jobs <- f
+			return
+		}
 	}
 }
 
 // work runs f, then the jobs handed to it, until more than
-// maxIdleWorkers would wait.
+// maxIdleWorkers would wait. It joins the count only when it stays, so
+// that every job Go claims has a worker to take it.
 func (p *workerPool) work(f func()) {
 	for {
 		f()
-		if p.idle.Add(1) > maxIdleWorkers {
-			p.idle.Add(-1)
-			return
+		for {
+			n := p.idle.Load()
+			if n >= maxIdleWorkers {
+				return
+			}
+			if p.idle.CompareAndSwap(n, n+1) {
+				break
+			}
 		}
 		f = <-p.jobs
-		p.idle.Add(-1)
 	}
 }
