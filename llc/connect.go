@@ -45,7 +45,7 @@ const txnSlot = 24
 // be published in the management data store and given to the engine as
 // Config.Boot[self].
 func AllocBoot(tr Transport, self, size int) (RegionID, error) {
-	ev := tr.Execute(&Command{Kind: CmdAlloc, Peer: self, Size: BootSize(size), Token: 1})
+	ev := Outcome(tr.Execute(&Command{Kind: CmdAlloc, Peer: self, Size: BootSize(size), Token: 1}))
 	switch {
 	case ev.Kind == EvError:
 		return 0, fmt.Errorf("llc: allocating the %d-byte bootstrap area: %w", BootSize(size), ev.Err)

@@ -146,8 +146,8 @@ func (ep *Endpoint) drainBatches() {
 			ep.notes.push(n)
 		}
 		for i := range rd.Commands {
-			if ev := ep.tr.Execute(&rd.Commands[i]); ev.Kind != EvNone {
-				ep.eng.Step(&ev)
+			if ev := ep.tr.Execute(&rd.Commands[i]); ev != nil {
+				ep.eng.Step(ev)
 			}
 		}
 		ep.eng.Advance()

@@ -237,8 +237,8 @@ type EventKind uint8
 
 // IR events delivered to the engine.
 const (
-	// EvNone: nothing to report now. Returned by Transport.Execute, it
-	// means that the command succeeded, or, when its Token is not 0, that
+	// EvNone: nothing to report now. What Transport.Execute's nil
+	// stands for: the command succeeded, or, when its Token is not 0,
 	// its completion will come later through Transport.Poll.
 	EvNone  EventKind = iota
 	EvDone            // the command with Token completed
@@ -348,9 +348,13 @@ type Stat struct {
 type Transport interface {
 	// Caps reports the transport's capabilities.
 	Caps() Caps
-	// Execute issues cmd and returns its completion event, or EvNone
-	// (see EvNone).
-	Execute(cmd *Command) Event
+	// Execute issues cmd and returns its completion event, or nil when
+	// there is nothing to report now (see EvNone). The event is the
+	// transport's own, refilled: valid until its next Execute or Poll,
+	// and the caller may change it (see Report). Returning an Event by
+	// value would cost every message's command the stores and the copy
+	// of one.
+	Execute(cmd *Command) *Event
 	// Poll does the transport's share of progress (serving requests that
 	// need the target's help), delivers to sink the events that arrived:
 	// records, signalled slots and late completions, and reports whether
@@ -381,4 +385,24 @@ type Waker interface {
 type StatsReporter interface {
 	// Stats returns the transport's counters.
 	Stats() []Stat
+}
+
+// Report is what a transport's Execute returns for ev, the completion
+// event it made: nil when ev is of EvNone, else keep, the transport's own
+// event, set to ev.
+func Report(keep *Event, ev Event) *Event {
+	if ev.Kind == EvNone {
+		return nil
+	}
+	*keep = ev
+	return keep
+}
+
+// Outcome returns the event that ev, a result of Transport.Execute, stands
+// for: *ev, or an event of EvNone when ev is nil.
+func Outcome(ev *Event) Event {
+	if ev == nil {
+		return Event{}
+	}
+	return *ev
 }

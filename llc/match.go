@@ -176,22 +176,11 @@ func matches(source int, tag int32, ctx uint32, src int, mtag int32, mctx uint32
 // dispatch processes one record from src, of any eager transport: its meta
 // m and its body.
 func (e *Engine) dispatch(src int, m *meta, body []byte) {
+	if m.kind == recEager { // the path of every eager message: no search of the cases below
+		e.eagerArrived(src, m, body)
+		return
+	}
 	switch m.kind {
-	case recEager:
-		e.stats.EagerRecv++
-		payload := body
-		e.stats.BytesRecv += uint64(len(payload))
-		if op := e.posted.match(src, m.tag, m.ctx); op != nil {
-			op.deliver(src, m.tag, payload)
-			e.countTrunc(op)
-			e.ackSync(src, syncID(m))
-			return
-		}
-		e.stats.Unexpected++
-		u := e.unexp.alloc()
-		*u = unexpected{src: src, tag: m.tag, ctx: m.ctx, length: len(payload), data: e.pool.get(len(payload)), syncID: syncID(m)}
-		copy(u.data, payload)
-		e.unexp.push(u)
 	case recRTS:
 		var r rts
 		if err := r.get(body); err != nil {
@@ -224,6 +213,25 @@ func (e *Engine) dispatch(src int, m *meta, body []byte) {
 	default:
 		e.fail(fmt.Errorf("llc: corrupt record of kind %d from process %d", m.kind, src))
 	}
+}
+
+// eagerArrived takes an eager message from src, of meta m and payload
+// body: it completes the earliest matching posted receive, else waits in
+// the unexpected queue.
+func (e *Engine) eagerArrived(src int, m *meta, payload []byte) {
+	e.stats.EagerRecv++
+	e.stats.BytesRecv += uint64(len(payload))
+	if op := e.posted.match(src, m.tag, m.ctx); op != nil {
+		op.deliver(src, m.tag, payload)
+		e.countTrunc(op)
+		e.ackSync(src, syncID(m))
+		return
+	}
+	e.stats.Unexpected++
+	u := e.unexp.alloc()
+	*u = unexpected{src: src, tag: m.tag, ctx: m.ctx, length: len(payload), data: e.pool.get(len(payload)), syncID: syncID(m)}
+	copy(u.data, payload)
+	e.unexp.push(u)
 }
 
 func (e *Engine) countTrunc(op *RecvOp) {

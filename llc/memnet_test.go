@@ -674,14 +674,17 @@ func checkSent(t testing.TB, what string, op *SendOp) {
 type memTransport struct {
 	net  *memNet
 	self int
+	ev   Event // Execute's event, refilled
 }
 
-func (m *memTransport) Caps() Caps               { return Caps{Name: "memnet", LoadStore: true, Async: m.net.late} }
-func (m *memTransport) Execute(c *Command) Event { return m.net.exec(m.self, c) }
-func (m *memTransport) Poll(sink Sink) bool      { return m.net.poll(m.self, sink) }
-func (m *memTransport) Arm() uint32              { return 0 }
-func (m *memTransport) Sleep(uint32)             { time.Sleep(20 * time.Microsecond) }
-func (m *memTransport) Disarm()                  {}
+func (m *memTransport) Caps() Caps { return Caps{Name: "memnet", LoadStore: true, Async: m.net.late} }
+func (m *memTransport) Execute(c *Command) *Event {
+	return Report(&m.ev, m.net.exec(m.self, c))
+}
+func (m *memTransport) Poll(sink Sink) bool { return m.net.poll(m.self, sink) }
+func (m *memTransport) Arm() uint32         { return 0 }
+func (m *memTransport) Sleep(uint32)        { time.Sleep(20 * time.Microsecond) }
+func (m *memTransport) Disarm()             {}
 
 // The test network itself: commands act on registered memory, and bad
 // accesses fail with an event carrying the command's token.

@@ -130,7 +130,7 @@ func TestMuxErrors(t *testing.T) {
 		{Kind: CmdRelease, Region: 3 << RegionNetShift, Token: 9},
 		{Kind: CmdRead, Peer: 1, Region: 2<<RegionNetShift | 1, Data: make([]byte, 1), Token: 9},
 	} {
-		if ev := m.Execute(&c); ev.Kind != EvError || ev.Token != 9 {
+		if ev := Outcome(m.Execute(&c)); ev.Kind != EvError || ev.Token != 9 {
 			t.Errorf("%v: %+v, want an error", traced{0, c}, ev)
 		}
 	}

@@ -125,7 +125,11 @@ func (r *RecvOp) finish(err error) {
 func (r *RecvOp) deliver(src int, tag int32, payload []byte) {
 	copy(r.Buf, payload)
 	r.Status = Status{Source: src, Tag: tag, Len: len(payload)}
-	r.finish(truncation(src, tag, len(payload), len(r.Buf)))
+	if len(payload) > len(r.Buf) {
+		r.finish(truncation(src, tag, len(payload), len(r.Buf)))
+		return
+	}
+	r.finish(nil)
 }
 
 func truncation(src int, tag int32, msg, buf int) error {

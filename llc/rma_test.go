@@ -201,12 +201,12 @@ type asyncTransport struct {
 
 func (a *asyncTransport) Caps() Caps { return Caps{Name: "async", Async: true} }
 
-func (a *asyncTransport) Execute(c *Command) Event {
+func (a *asyncTransport) Execute(c *Command) *Event {
 	a.issued = append(a.issued, *c)
 	if c.Token != 0 {
 		a.late = append(a.late, Event{Kind: EvDone, Token: c.Token})
 	}
-	return Event{}
+	return nil
 }
 
 func (a *asyncTransport) Poll(s Sink) bool {

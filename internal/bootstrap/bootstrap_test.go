@@ -22,8 +22,8 @@ type fakeNet struct {
 }
 
 func (f *fakeNet) Caps() llc.Caps { return llc.Caps{Name: f.name, MaxRecord: 1024} }
-func (f *fakeNet) Execute(*llc.Command) llc.Event {
-	return llc.Event{Kind: llc.EvDone, Value: uint64(100 + f.rank)}
+func (f *fakeNet) Execute(*llc.Command) *llc.Event {
+	return &llc.Event{Kind: llc.EvDone, Value: uint64(100 + f.rank)}
 }
 func (f *fakeNet) Poll(llc.Sink) bool { return false }
 func (f *fakeNet) Arm() uint32        { return 0 }

@@ -56,7 +56,7 @@ func TestPMSendPaths(t *testing.T) {
 			if err := ts[0].SetSendPath(c.path); err != nil {
 				t.Fatal(err)
 			}
-			ev := ts[1].Execute(&llc.Command{Kind: llc.CmdAlloc, Size: 16 << 10, Token: 1})
+			ev := llc.Outcome(ts[1].Execute(&llc.Command{Kind: llc.CmdAlloc, Size: 16 << 10, Token: 1}))
 			if ev.Kind != llc.EvDone {
 				t.Fatalf("alloc: %+v", ev)
 			}
@@ -64,7 +64,7 @@ func TestPMSendPaths(t *testing.T) {
 			data := bytes.Repeat([]byte{1, 2, 3, 4, 5}, 1000)
 			pushes := func(cmd llc.Command) uint64 {
 				before := ts[0].NIC().Stats().Push
-				if ev := ts[0].Execute(&cmd); ev.Kind == llc.EvError {
+				if ev := llc.Outcome(ts[0].Execute(&cmd)); ev.Kind == llc.EvError {
 					t.Fatalf("write: %v", ev.Err)
 				}
 				return ts[0].NIC().Stats().Push - before
@@ -108,7 +108,7 @@ func TestPackedRecordPackets(t *testing.T) {
 	if c := ts[0].Caps(); c.PackedRecords != NativeGatherLimit {
 		t.Errorf("native caps pack records of up to %d bytes, want %d", c.PackedRecords, NativeGatherLimit)
 	}
-	ev := ts[1].Execute(&llc.Command{Kind: llc.CmdAlloc, Size: 16 << 10, Token: 1})
+	ev := llc.Outcome(ts[1].Execute(&llc.Command{Kind: llc.CmdAlloc, Size: 16 << 10, Token: 1}))
 	if ev.Kind != llc.EvDone {
 		t.Fatalf("alloc: %+v", ev)
 	}
@@ -123,7 +123,7 @@ func TestPackedRecordPackets(t *testing.T) {
 			Data: bytes.Repeat([]byte{7}, c.body), Signal: 9, SigOff: 64 + uint64(size) - 8}
 		copy(cmd.Head[:], bytes.Repeat([]byte{5}, 24))
 		before := ts[0].NIC().Stats()
-		if ev := ts[0].Execute(&cmd); ev.Kind == llc.EvError {
+		if ev := llc.Outcome(ts[0].Execute(&cmd)); ev.Kind == llc.EvError {
 			t.Fatalf("%d bytes: %v", c.body, ev.Err)
 		}
 		after := ts[0].NIC().Stats()

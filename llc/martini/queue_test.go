@@ -40,7 +40,7 @@ func translators(tb testing.TB, n int, profile string) []*Translator {
 func TestQueueCommands(t *testing.T) {
 	ts := translators(t, 2, nicemu.ProfileNative)
 	const space = 2 * nicemu.MaxVPUSH
-	ev := ts[1].Execute(&llc.Command{Kind: llc.CmdAllocQueue, Size: llc.QueueHeader + space, Token: 1})
+	ev := llc.Outcome(ts[1].Execute(&llc.Command{Kind: llc.CmdAllocQueue, Size: llc.QueueHeader + space, Token: 1}))
 	if ev.Kind != llc.EvDone || len(ev.Mem) != llc.QueueHeader+space {
 		t.Fatalf("alloc queue: %+v", ev)
 	}
@@ -50,7 +50,7 @@ func TestQueueCommands(t *testing.T) {
 	c.HeadLen = uint8(copy(c.Head[:], "head"))
 	var sent int
 	for {
-		ev = ts[0].Execute(&c)
+		ev = llc.Outcome(ts[0].Execute(&c))
 		if ev.Kind == llc.EvError {
 			if !errors.Is(ev.Err, llc.ErrQueueFull) {
 				t.Fatalf("enqueue: %v", ev.Err)
@@ -78,7 +78,7 @@ func TestQueueCommands(t *testing.T) {
 			t.Fatalf("record %d: from %d, head %q, %d bytes of body", i, r.peer, r.head, len(r.data))
 		}
 	}
-	if ev := ts[0].Execute(&c); ev.Kind != llc.EvDone {
+	if ev := llc.Outcome(ts[0].Execute(&c)); ev.Kind != llc.EvDone {
 		t.Fatalf("enqueue after release: %+v", ev)
 	}
 	if got := binary.LittleEndian.Uint32(r[4*1016:]); got != llc.QueueWrap {
@@ -88,7 +88,7 @@ func TestQueueCommands(t *testing.T) {
 		t.Errorf("produced %d, want %d", produced(), space+1016)
 	}
 	big := llc.Command{Kind: llc.CmdEnqueue, Peer: 1, Data: make([]byte, llc.MaxQueueRecord+1), Token: 3}
-	if ev := ts[0].Execute(&big); ev.Kind != llc.EvError || errors.Is(ev.Err, llc.ErrQueueFull) {
+	if ev := llc.Outcome(ts[0].Execute(&big)); ev.Kind != llc.EvError || errors.Is(ev.Err, llc.ErrQueueFull) {
 		t.Errorf("an oversized record: %+v", ev)
 	}
 }

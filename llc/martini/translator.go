@@ -56,6 +56,7 @@ type Translator struct {
 	qbuf [nicemu.MaxVPUSH]byte // send buffer of CmdEnqueue
 	gbuf []byte                // send buffer of gathered writes (GatherLimit bytes)
 	ack  uint64                // the ack word of PMPackets' PUSHes
+	ev   llc.Event             // the event Execute returns, refilled
 
 	// mem reads what peers write into this process's rings, slots and
 	// receive queue.
@@ -246,7 +247,7 @@ func (t *Translator) PeerMemory(peer int, region llc.RegionID) ([]byte, error) {
 func (t *Translator) NIC() *nicemu.NIC { return t.nic }
 
 // Execute performs one IR command on the NIC.
-func (t *Translator) Execute(c *llc.Command) llc.Event {
+func (t *Translator) Execute(c *llc.Command) *llc.Event {
 	var (
 		val uint64
 		mem []byte
@@ -287,11 +288,11 @@ func (t *Translator) Execute(c *llc.Command) llc.Event {
 		err = t.enqueue(c)
 	case llc.CmdWatchRing, llc.CmdWatchSlot:
 		if err = t.mem.Watch(c); err == nil {
-			return llc.Event{}
+			return nil
 		}
 	case llc.CmdWatchLine:
 		if err = t.watchLine(c); err == nil {
-			return llc.Event{}
+			return nil
 		}
 	case llc.CmdWriteLine:
 		err = t.writeLine(c)
@@ -300,11 +301,13 @@ func (t *Translator) Execute(c *llc.Command) llc.Event {
 	}
 	switch {
 	case err != nil:
-		return llc.Event{Kind: llc.EvError, Token: c.Token, Err: err}
+		t.ev = llc.Event{Kind: llc.EvError, Token: c.Token, Err: err}
 	case c.Token == 0:
-		return llc.Event{}
+		return nil
+	default:
+		t.ev = llc.Event{Kind: llc.EvDone, Token: c.Token, Value: val, Mem: mem}
 	}
-	return llc.Event{Kind: llc.EvDone, Token: c.Token, Value: val, Mem: mem}
+	return &t.ev
 }
 
 // write sends the header and data of a CmdWrite, then its signal word:
@@ -541,11 +544,19 @@ func (t *Translator) writeLine(c *llc.Command) error {
 	if len(c.Data) > 0 {
 		copy(l.ext, c.Data)
 	}
-	half := l.half
-	for i := 0; i < len(head); i += 8 {
-		*(*uint64)(unsafe.Pointer(&half[i])) = binary.LittleEndian.Uint64(head[i:])
+	w := (*[layout.LineHalf / 8]uint64)(unsafe.Pointer(unsafe.SliceData(l.half))) // mapLine made it LineHalf bytes, 8-aligned
+	if len(head) == layout.LineSig {
+		// A record's head, the whole half before the signal: three
+		// stores, without a loop.
+		w[0] = binary.LittleEndian.Uint64(head[0:])
+		w[1] = binary.LittleEndian.Uint64(head[8:])
+		w[2] = binary.LittleEndian.Uint64(head[16:])
+	} else {
+		for i := 0; i < len(head)/8; i++ {
+			w[i] = binary.LittleEndian.Uint64(head[8*i:])
+		}
 	}
-	atomic.StoreUint64((*uint64)(unsafe.Pointer(&half[at])), c.Signal)
+	atomic.StoreUint64(&w[at/8], c.Signal)
 	t.nic.WakePeer(c.Peer)
 	t.mem.Wrote(c.Peer)
 	return nil

@@ -23,6 +23,7 @@ type Mux struct {
 	nets    []muxNet
 	route   []muxRoute       // by job process
 	advisor llc.YieldAdvisor // the first network that is one, or nil
+	ev      llc.Event        // the event of Execute's own errors, refilled
 }
 
 type muxNet struct {
@@ -160,22 +161,22 @@ func slowerBandwidth(a, b float64) float64 {
 
 // Execute issues c on the network of its peer, or of its region for the
 // commands on this process's own regions.
-func (m *Mux) Execute(c *llc.Command) llc.Event {
+func (m *Mux) Execute(c *llc.Command) *llc.Event {
 	peer, region := c.Peer, c.Region
 	var net int
 	switch c.Kind {
 	case llc.CmdRelease, llc.CmdWatchRing, llc.CmdWatchSlot:
 		net = int(region >> RegionShift)
 		if net >= len(m.nets) {
-			return llc.Event{Kind: llc.EvError, Token: c.Token, Err: fmt.Errorf("mux: %v of region %#x of no network", c.Kind, region)}
+			return m.failed(llc.Event{Kind: llc.EvError, Token: c.Token, Err: fmt.Errorf("mux: %v of region %#x of no network", c.Kind, region)})
 		}
 	default:
 		if peer < 0 || peer >= len(m.route) {
-			return llc.Event{Kind: llc.EvError, Token: c.Token, Err: fmt.Errorf("mux: %v to process %d of a job of %d", c.Kind, peer, len(m.route))}
+			return m.failed(llc.Event{Kind: llc.EvError, Token: c.Token, Err: fmt.Errorf("mux: %v to process %d of a job of %d", c.Kind, peer, len(m.route))})
 		}
 		net = m.route[peer].net
 		if region != 0 && int(region>>RegionShift) != net {
-			return llc.Event{Kind: llc.EvError, Token: c.Token, Err: fmt.Errorf("mux: %v to process %d on region %#x of another network", c.Kind, peer, region)}
+			return m.failed(llc.Event{Kind: llc.EvError, Token: c.Token, Err: fmt.Errorf("mux: %v to process %d on region %#x of another network", c.Kind, peer, region)})
 		}
 	}
 	if peer >= 0 && peer < len(m.route) && m.route[peer].net == net {
@@ -184,17 +185,20 @@ func (m *Mux) Execute(c *llc.Command) llc.Event {
 	c.Region = region & (1<<RegionShift - 1)
 	ev := m.nets[net].tr.Execute(c)
 	c.Peer, c.Region = peer, region
-	if ev.Kind == llc.EvDone {
+	if ev != nil && ev.Kind == llc.EvDone {
 		switch c.Kind {
 		case llc.CmdRegister, llc.CmdAlloc, llc.CmdAllocQueue:
 			if ev.Value >= 1<<RegionShift {
-				return llc.Event{Kind: llc.EvError, Token: c.Token, Err: fmt.Errorf("mux: network %d gave region %#x, beyond %d bits", net, ev.Value, RegionShift)}
+				return m.failed(llc.Event{Kind: llc.EvError, Token: c.Token, Err: fmt.Errorf("mux: network %d gave region %#x, beyond %d bits", net, ev.Value, RegionShift)})
 			}
 			ev.Value |= uint64(net) << RegionShift
 		}
 	}
 	return ev
 }
+
+// failed returns ev, an error of Execute's own, as Execute's result.
+func (m *Mux) failed(ev llc.Event) *llc.Event { return llc.Report(&m.ev, ev) }
 
 // Poll polls every network.
 func (m *Mux) Poll(sink llc.Sink) bool {

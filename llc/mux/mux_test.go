@@ -14,9 +14,9 @@ type stub struct {
 }
 
 func (s *stub) Caps() llc.Caps { return llc.Caps{Name: s.name} }
-func (s *stub) Execute(c *llc.Command) llc.Event {
+func (s *stub) Execute(c *llc.Command) *llc.Event {
 	s.got = append(s.got, *c)
-	return llc.Event{Kind: llc.EvDone, Token: c.Token, Value: 5}
+	return &llc.Event{Kind: llc.EvDone, Token: c.Token, Value: 5}
 }
 func (s *stub) Poll(sink llc.Sink) bool {
 	sink.Step(&llc.Event{Kind: llc.EvRecord, Peer: 1})
@@ -43,7 +43,7 @@ func TestMuxRoutes(t *testing.T) {
 	if m.Network(0) != "host" || m.Network(1) != "wide" || m.Caps().Name != "host+wide" {
 		t.Fatalf("networks %q %q, caps %q", m.Network(0), m.Network(1), m.Caps().Name)
 	}
-	ev := m.Execute(&llc.Command{Kind: llc.CmdAlloc, Peer: 1, Token: 7})
+	ev := llc.Outcome(m.Execute(&llc.Command{Kind: llc.CmdAlloc, Peer: 1, Token: 7}))
 	if ev.Kind != llc.EvDone || llc.RegionID(ev.Value) != 1<<RegionShift|5 || len(wide.got) != 1 || wide.got[0].Peer != 1 {
 		t.Fatalf("alloc for process 1: %+v, the wide network got %+v", ev, wide.got)
 	}
@@ -51,7 +51,7 @@ func TestMuxRoutes(t *testing.T) {
 	if len(host.got) != 1 || host.got[0].Peer != 0 || host.got[0].Region != 5 {
 		t.Fatalf("write to process 2: the host network got %+v", host.got)
 	}
-	if ev := m.Execute(&llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: 5, Token: 3}); ev.Kind != llc.EvError || ev.Token != 3 {
+	if ev := llc.Outcome(m.Execute(&llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: 5, Token: 3})); ev.Kind != llc.EvError || ev.Token != 3 {
 		t.Fatalf("write to process 1 on a region of the host network: %+v", ev)
 	}
 	var from []int

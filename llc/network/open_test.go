@@ -22,7 +22,7 @@ type fakeNet struct {
 }
 
 func (f *fakeNet) Caps() llc.Caps                                             { return llc.Caps{Name: f.name, MaxRecord: f.record} }
-func (f *fakeNet) Execute(*llc.Command) llc.Event                             { return llc.Event{Kind: llc.EvDone, Value: 1} }
+func (f *fakeNet) Execute(*llc.Command) *llc.Event                            { return &llc.Event{Kind: llc.EvDone, Value: 1} }
 func (f *fakeNet) Poll(llc.Sink) bool                                         { return false }
 func (f *fakeNet) Arm() uint32                                                { return 0 }
 func (f *fakeNet) Sleep(uint32)                                               {}

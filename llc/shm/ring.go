@@ -25,6 +25,8 @@ type inRing struct {
 	line     *lineRecord                                  // the peer's half of the pair's shared line, or nil
 	quiet    quietWindow                                  // reads held after a write to the peer
 	ev       llc.Event                                    // the event of every record, refilled (see llc.Sink)
+	// lineFirst: the last record came through the line (take).
+	lineFirst bool
 }
 
 func newInRing(peer int, region llc.RegionID, mem []byte) *inRing {
@@ -77,7 +79,9 @@ func (r *inRing) release(n uint64) {
 // takeLine): its cells still read zero, so they need no zeroing, only
 // their space handed back, with whatever flush had pending.
 func (r *inRing) releaseUnwritten(n uint64) {
-	r.flush()
+	if r.released != r.consumed {
+		r.flush()
+	}
 	r.release(n)
 	r.released = r.consumed
 	memorder.StoreRelease64(r.ctl, r.consumed)
@@ -148,17 +152,32 @@ func (r *inRing) poll(sink llc.Sink) bool {
 
 // take delivers the records that arrived in r (at most 32), and those of
 // its line, and reports whether it consumed anything (a wrap marker too).
+//
+// The line is looked at first when the last record came through it (a
+// ping-pong's), the ring first otherwise (a stream's), and not again in
+// this take once it delivered a record: the peer writes its half again
+// only after this process has acknowledged that record, with a write of
+// its own after this poll. (An acknowledgement alone that the peer
+// writes meanwhile waits for the next poll.)
 func (r *inRing) take(sink llc.Sink) bool {
 	progressed := false
+	line := r.line
 	for k := 0; k < 32; k++ {
+		if line != nil && r.lineFirst {
+			if r.takeLine(sink) {
+				progressed, line = true, nil
+				continue
+			}
+		}
 		rec, n, packed, ok := r.peek()
 		if !ok {
-			if r.line != nil && r.takeLine(sink) {
-				progressed = true
+			if line != nil && !r.lineFirst && r.takeLine(sink) {
+				progressed, line = true, nil
 				continue
 			}
 			break
 		}
+		r.lineFirst = false
 		if rec != nil {
 			body := int(binary.LittleEndian.Uint32(rec[12:16])) // meta.length
 			if layout.Size(body, packed) > uint64(len(rec)) {
@@ -229,6 +248,7 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 		copy(s[layout.RecMeta+layout.LineWord:], l.ext[:body-layout.LineWord])
 	}
 	r.releaseUnwritten(layout.Cell)
+	r.lineFirst = true
 	r.deliver(sink, s[:layout.RecMeta], s[layout.RecMeta:layout.RecMeta+body])
 	return true
 }

@@ -30,6 +30,7 @@ type Memory struct {
 	// event handed to a Sink by its address would otherwise be
 	// allocated (see llc.Sink).
 	ev      llc.Event
+	done    llc.Event // the event Execute returns, refilled
 	self    int
 	regions map[llc.RegionID][]byte
 	last    llc.RegionID
@@ -51,7 +52,7 @@ func New(self int) *Memory {
 // this process is delivered by the next Poll. A watch that is set
 // returns no event; a receive queue is a name only, its records being
 // delivered by the translator as they arrive.
-func (m *Memory) Execute(c *llc.Command) llc.Event {
+func (m *Memory) Execute(c *llc.Command) *llc.Event {
 	var (
 		val uint64
 		mem []byte
@@ -78,7 +79,7 @@ func (m *Memory) Execute(c *llc.Command) llc.Event {
 		m.local.Forget(c.Region)
 	case llc.CmdWatchRing, llc.CmdWatchSlot:
 		if err = m.local.Watch(c); err == nil {
-			return llc.Event{}
+			return nil
 		}
 	case llc.CmdAllocQueue:
 		if m.queue != 0 {
@@ -92,7 +93,7 @@ func (m *Memory) Execute(c *llc.Command) llc.Event {
 	}
 	ev := Done(c, val, err)
 	ev.Mem = mem
-	return ev
+	return llc.Report(&m.done, ev)
 }
 
 // Done returns the completion event of c, done with value val, or its

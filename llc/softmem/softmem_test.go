@@ -23,7 +23,7 @@ func (e *events) Step(ev *llc.Event) {
 // EvDone; it returns the event.
 func do(t *testing.T, m *Memory, c llc.Command) llc.Event {
 	t.Helper()
-	ev := m.Execute(&c)
+	ev := llc.Outcome(m.Execute(&c))
 	if ev.Kind != llc.EvDone || ev.Token != c.Token {
 		t.Fatalf("%v: %+v, want its completion", c.Kind, ev)
 	}
@@ -88,7 +88,7 @@ func TestFailures(t *testing.T) {
 		{llc.Command{Kind: llc.CmdAllocQueue, Token: 7}, "a second receive queue"},
 		{llc.Command{Kind: llc.CmdRelease, Region: r + 9, Token: 8}, "no region"},
 	} {
-		ev := m.Execute(&c.cmd)
+		ev := llc.Outcome(m.Execute(&c.cmd))
 		if ev.Kind != llc.EvError || ev.Token != c.cmd.Token || !strings.Contains(ev.Err.Error(), c.want) {
 			t.Errorf("%v: %+v, want an error saying %q", c.cmd.Kind, ev, c.want)
 		}

@@ -104,7 +104,7 @@ func (x *fabric) until(what string, cond func() bool) {
 
 // exec issues c on process i; an event Execute returns goes to its sink.
 func (x *fabric) exec(i int, c llc.Command) llc.Event {
-	ev := x.trs[i].Execute(&c)
+	ev := llc.Outcome(x.trs[i].Execute(&c))
 	if ev.Kind != llc.EvNone {
 		x.sinks[i].Step(&ev)
 	}
@@ -131,7 +131,7 @@ func (x *fabric) do(i int, c llc.Command) llc.Event {
 // region registers mem at process i and returns its region.
 func (x *fabric) region(i int, mem []byte) llc.RegionID {
 	x.t.Helper()
-	ev := x.trs[i].Execute(&llc.Command{Kind: llc.CmdRegister, Data: mem, Token: 1})
+	ev := llc.Outcome(x.trs[i].Execute(&llc.Command{Kind: llc.CmdRegister, Data: mem, Token: 1}))
 	if ev.Kind != llc.EvDone || ev.Value == 0 {
 		x.t.Fatalf("registering %d bytes: %+v", len(mem), ev)
 	}

@@ -77,6 +77,7 @@ type Transport struct {
 	// ev is the event delivered to the sink, refilled each time (see
 	// llc.Sink and deliver).
 	ev         llc.Event
+	done       llc.Event // the event Execute returns, refilled
 	self, size int
 	opt        Options
 	lfd        int
@@ -184,26 +185,26 @@ func (t *Transport) Caps() llc.Caps {
 // large write with a Token, once written: its Data is sent from where it
 // is), and a read, compare-and-swap or fetch-and-add once its answer
 // arrives, from Poll.
-func (t *Transport) Execute(c *llc.Command) llc.Event {
+func (t *Transport) Execute(c *llc.Command) *llc.Event {
 	if t.closed {
-		return llc.Event{Kind: llc.EvError, Token: c.Token, Err: errors.New("tcp: the transport is closed")}
+		return llc.Report(&t.done, llc.Event{Kind: llc.EvError, Token: c.Token, Err: errors.New("tcp: the transport is closed")})
 	}
 	switch c.Kind {
 	case llc.CmdWrite, llc.CmdRead, llc.CmdCAS, llc.CmdFetchAdd, llc.CmdEnqueue:
 		h, head, data, err := frameOf(c)
 		if err != nil {
-			return done(c, 0, err)
+			return llc.Report(&t.done, done(c, 0, err))
 		}
 		if c.Peer != t.self {
 			ev := t.send(c, &h, head, data)
 			t.syncPollset()
-			return ev
+			return llc.Report(&t.done, ev)
 		}
 	}
 	// Records arrive as frames and are delivered from the receive
 	// buffer: the receive queue needs no memory, only a name.
 	ev := t.mem.Execute(c)
-	if ev.Err != nil {
+	if ev != nil && ev.Err != nil {
 		ev.Err = fmt.Errorf("tcp: %w", ev.Err)
 	}
 	return ev

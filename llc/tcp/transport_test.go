@@ -151,11 +151,11 @@ func TestRemoteErrors(t *testing.T) {
 // once.
 func TestRecords(t *testing.T) {
 	x := newFabric(t, 2, Options{})
-	ev := x.trs[1].Execute(&llc.Command{Kind: llc.CmdAllocQueue, Size: 1 << 20, Token: 5})
+	ev := llc.Outcome(x.trs[1].Execute(&llc.Command{Kind: llc.CmdAllocQueue, Size: 1 << 20, Token: 5}))
 	if ev.Kind != llc.EvDone || ev.Value == 0 || ev.Token != 5 {
 		t.Fatalf("AllocQueue: %+v", ev)
 	}
-	ev = x.trs[1].Execute(&llc.Command{Kind: llc.CmdAllocQueue, Size: 1 << 20, Token: 6})
+	ev = llc.Outcome(x.trs[1].Execute(&llc.Command{Kind: llc.CmdAllocQueue, Size: 1 << 20, Token: 6}))
 	wantErr(t, "second queue", ev, 6, "second")
 	sizes := []int{0, 1, 32, 1000, wholeMax, 60000, MaxRecord - llc.RecordMeta}
 	var want [][]byte
@@ -319,7 +319,7 @@ func TestLostPeer(t *testing.T) {
 		t.Fatal("the read waiting for the lost peer did not fail")
 	}
 	wantErr(t, "waiting read", ev, 2, "process 1")
-	ev = x.trs[0].Execute(&llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Token: 3})
+	ev = llc.Outcome(x.trs[0].Execute(&llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Token: 3}))
 	wantErr(t, "write after the loss", ev, 3, "process 1")
 }
 
@@ -345,7 +345,7 @@ func TestGoodbye(t *testing.T) {
 	if ev, ok := x.sinks[0].find(llc.EvError, 0); ok {
 		t.Fatalf("a goodbye was taken for a failure: %+v", ev)
 	}
-	ev = x.trs[0].Execute(&llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Token: 3})
+	ev = llc.Outcome(x.trs[0].Execute(&llc.Command{Kind: llc.CmdWrite, Peer: 1, Region: r, Token: 3}))
 	wantErr(t, "write after the goodbye", ev, 3, "process 1", "finalized")
 }
 
@@ -442,7 +442,7 @@ func TestBadArguments(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer alone.Close()
-	ev := alone.Execute(&llc.Command{Kind: llc.CmdWrite, Peer: 1, Token: 9})
+	ev := llc.Outcome(alone.Execute(&llc.Command{Kind: llc.CmdWrite, Peer: 1, Token: 9}))
 	wantErr(t, "command before SetPeers", ev, 9, "SetPeers")
 }
 
