@@ -17,6 +17,10 @@ type typeObj struct {
 	elem elemKind
 	sig  *signature // its type signature, for MPI_Get_elements (nil: unknown)
 	env  *envelope  // how it was made (nil: unknown)
+	// neg holds MPI's lower bound and extent where the extent is negative,
+	// which package mpi's datatypes cannot have: dt has that lower bound
+	// and extent 0 then (nil: dt's own bounds are MPI's).
+	neg *typeBounds
 }
 
 // elemOf returns the element type of the values of datatype h: that of a
@@ -171,13 +175,13 @@ func bufOf(p unsafe.Pointer, count, h int32) (cbuf, error) {
 	}
 	dt := o.dt
 	if p == nil && count > 0 && dt.Size() > 0 && dt.TrueLowerBound() > 0 {
-		return bottomBuf(count, dt) // MPI_BOTTOM: the displacements are addresses
-	}
-	if dt.TrueLowerBound() < 0 || dt.LowerBound() < 0 {
-		return cbuf{}, errorf(errType, "datatypes with a negative lower bound are not supported")
+		return shiftedBuf(p, int(count), dt) // MPI_BOTTOM: the displacements are addresses
 	}
 	if count == 0 {
 		return cbuf{b: byteSlice(p, 0)}, nil
+	}
+	if dt.TrueLowerBound() < 0 || o.neg != nil && count > 1 {
+		return negativeBuf(p, int(count), o)
 	}
 	span := (int(count)-1)*dt.Extent() + dt.TrueLowerBound() + dt.TrueExtent()
 	if dt.IsContiguous() {
@@ -214,11 +218,11 @@ func contiguousSize(h int32) (int, bool) {
 	return 0, false
 }
 
-// bottomBuf returns the buffer of count items of derived datatype dt at
-// MPI_BOTTOM, whose displacements are addresses (MPI_Get_address): the
-// bytes from the first address the items reach, with dt moved to start
-// there.
-func bottomBuf(count int32, dt *mpi.Datatype) (cbuf, error) {
+// shiftedBuf returns the buffer of count items of derived datatype dt at
+// p whose data may start before p (a negative true lower bound) or, at
+// MPI_BOTTOM, at an address (MPI_Get_address): the bytes from the first
+// one the items reach, with dt moved to start there.
+func shiftedBuf(p unsafe.Pointer, count int, dt *mpi.Datatype) (cbuf, error) {
 	base := dt.TrueLowerBound()
 	// With an extent of one byte, one item at -base items is dt moved
 	// down by base bytes; then its own bounds again, moved as well.
@@ -231,12 +235,12 @@ func bottomBuf(count int32, dt *mpi.Datatype) (cbuf, error) {
 		moved, err = moved.Resized(dt.LowerBound()-base, dt.Extent())
 	}
 	if err != nil {
-		return cbuf{}, errorf(errType, "MPI_BOTTOM: %v", err)
+		return cbuf{}, errorf(errType, "a buffer %d bytes from its first datum: %v", base, err)
 	}
-	span := (int(count)-1)*dt.Extent() + dt.TrueExtent()
-	b := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(nil), base)), span)
+	span := (count-1)*dt.Extent() + dt.TrueExtent()
+	b := unsafe.Slice((*byte)(unsafe.Add(p, base)), span)
 	if moved.IsContiguous() {
 		return cbuf{b: b}, nil
 	}
-	return cbuf{b: b, dt: moved, count: int(count)}, nil
+	return cbuf{b: b, dt: moved, count: count}, nil
 }

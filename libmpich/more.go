@@ -151,12 +151,8 @@ func PMPI_Type_create_hindexed_block(count, blocklen int32, displs unsafe.Pointe
 	defer guard("MPI_Type_create_hindexed_block", &rc)
 	env := envelope{combiner: combinerHindexedBlock, ints: []int32{count, blocklen}, addrs: addrs64(displs, int(count))}
 	return construct("MPI_Type_create_hindexed_block", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
-		bls := make([]int, count)
-		for i := range bls {
-			bls[i] = int(blocklen)
-		}
-		return hindexed(bls, aints(displs, int(count)), dt)
-	})
+		return hindexed(repeated(int(blocklen), int(count)), aints(displs, int(count)), dt)
+	}, func(int) layout { return blocks(repeated(int(blocklen), int(count)), aints(displs, int(count)), 1) })
 }
 
 // Type classes of MPI_Type_match_size.

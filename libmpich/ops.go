@@ -55,6 +55,9 @@ func userReduction(o *opObj, dt int32) (reduction, error) {
 	var d *mpi.Datatype
 	if t, ok := userTypes.get(dt); ok {
 		d = t.dt
+		if d.TrueLowerBound() < 0 || t.neg != nil {
+			return reduction{}, errorf(errType, "a user operation on a datatype whose data precede its items' origin (negative lower bound or extent): not supported")
+		}
 	}
 	csize, contiguous := contiguousSize(dt)
 	k, small := elemOfSize(csize)

@@ -72,6 +72,11 @@ func targetRuns(o *winObj, target int32, tdisp int64, count, ttype int32, total 
 		return []rmaRun{{base, total}}, nil
 	}
 	dt, _, err := typeBase(ttype)
+	if neg := negBoundsOf(ttype); err == nil && neg != nil && count > 1 {
+		// Items of a negative extent: one item of them all.
+		dt, err = itemsOf(dt, int(count), neg.extent)
+		count = 1
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ type signature struct {
 	size  int // bytes of the item's data
 	elems int // basic elements in the item
 	parts []sigPart
+	x     *ext32 // a basic element's external32 form (nil: none)
 }
 
 // sigPart is n items of a datatype of signature of.
@@ -36,15 +37,21 @@ func sigOf(h int32) *signature {
 		}
 		return nil
 	case ti.pair:
-		return joinSigs([]sigPart{{basicSig(ti.size / 2), 2}})
+		return joinSigs([]sigPart{{elemSig(pairValue[h], ti.size/2), 2}})
 	case ti.loc:
 		value := ti.locOffset
 		if ti.elem != elemNone {
 			value = elemSizes[ti.elem]
 		}
-		return joinSigs([]sigPart{{basicSig(value), 1}, {basicSig(4), 1}})
+		return joinSigs([]sigPart{{elemSig(pairValue[h], value), 1}, {elemSig(typeInt, 4), 1}})
 	}
-	return basicSig(ti.size)
+	return elemSig(h, ti.size)
+}
+
+// elemSig returns the signature of one basic element of predefined
+// datatype h, of size bytes.
+func elemSig(h int32, size int) *signature {
+	return &signature{size: size, elems: 1, x: ext32Of[h]}
 }
 
 // joinSigs returns the signature of parts in order; nil if one is

@@ -100,6 +100,9 @@ func (s *staging) v(p, cp, dp unsafe.Pointer, h int32, n int, recv bool) ([]byte
 	if !ok {
 		return nil, nil, nil, errorf(errType, "invalid datatype %#x", uint32(h))
 	}
+	if neg := negBoundsOf(h); neg != nil {
+		return nil, nil, nil, errorf(errType, "a v-form buffer of a datatype of negative extent %d: not supported", neg.extent)
+	}
 	counts, displs := intArray(cp, n), intArray(dp, n)
 	cs, ds := scaled(cp, n, size), scaled(dp, n, size)
 	items := 0

@@ -13,19 +13,36 @@ import (
 )
 
 // construct runs build on old's datatype and stores the new handle at out;
-// the new datatype's envelope is env, of old.
-func construct(fn string, old int32, out *int32, env envelope, build func(dt *mpi.Datatype) (*mpi.Datatype, error)) int32 {
+// the new datatype's envelope is env, of old. A constructor whose old
+// datatype may have a negative extent gives its typemap as lay too (nil:
+// such a datatype is refused).
+func construct(fn string, old int32, out *int32, env envelope, build func(dt *mpi.Datatype) (*mpi.Datatype, error), lay func(ext int) layout) int32 {
 	dt, align, err := typeBase(old)
+	var nd *mpi.Datatype
+	var neg *typeBounds
 	if err == nil {
-		var nd *mpi.Datatype
-		nd, err = build(dt)
-		var sig *signature
-		if err == nil {
-			sig = repeatSig(sigOf(old), nd.Size())
+		if ob := negBoundsOf(old); ob == nil {
+			nd, err = build(dt)
+		} else if lay == nil {
+			err = errorf(errType, "%s of a datatype of negative extent %d: not supported", fn, ob.extent)
+		} else {
+			nd, neg, err = negBuild(dt, *ob, lay(ob.extent))
 		}
-		err = addType(nd, align, elemOf(old), sig, err, out)
 	}
+	return finish(fn, old, out, env, nd, neg, align, err)
+}
+
+// finish stores nd, built from old, of alignment align and MPI bounds neg
+// where its extent is negative, and its handle at out; the new
+// datatype's envelope is env, of old.
+func finish(fn string, old int32, out *int32, env envelope, nd *mpi.Datatype, neg *typeBounds, align int, err error) int32 {
+	var sig *signature
 	if err == nil {
+		sig = repeatSig(sigOf(old), nd.Size())
+	}
+	err = addType(nd, align, elemOf(old), sig, err, out)
+	if err == nil {
+		setNeg(*out, neg)
 		env.types = []typeRef{refOf(old)}
 		record(*out, env)
 	}
@@ -40,7 +57,7 @@ func PMPI_Type_contiguous(count, old int32, out *int32) (rc int32) {
 	env := envelope{combiner: combinerContiguous, ints: []int32{count}}
 	return construct("MPI_Type_contiguous", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return dt.Contiguous(int(count))
-	})
+	}, func(int) layout { return single(int(count)) })
 }
 
 // PMPI_Type_vector implements MPI_Type_vector.
@@ -51,7 +68,7 @@ func PMPI_Type_vector(count, blocklen, stride, old int32, out *int32) (rc int32)
 	env := envelope{combiner: combinerVector, ints: []int32{count, blocklen, stride}}
 	return construct("MPI_Type_vector", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return dt.Vector(int(count), int(blocklen), int(stride))
-	})
+	}, func(ext int) layout { return layout{int(count), int(stride) * ext, []int{int(blocklen)}, []int{0}} })
 }
 
 // PMPI_Type_create_hvector implements MPI_Type_create_hvector.
@@ -62,7 +79,7 @@ func PMPI_Type_create_hvector(count, blocklen int32, stride int64, old int32, ou
 	env := envelope{combiner: combinerHvector, ints: []int32{count, blocklen}, addrs: []int64{stride}}
 	return construct("MPI_Type_create_hvector", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return hvector(int(count), int(blocklen), int(stride), dt)
-	})
+	}, func(int) layout { return layout{int(count), int(stride), []int{int(blocklen)}, []int{0}} })
 }
 
 // PMPI_Type_hvector implements MPI_Type_hvector.
@@ -80,6 +97,8 @@ func PMPI_Type_indexed(count int32, blocklens, displs unsafe.Pointer, old int32,
 	env := envelope{combiner: combinerIndexed, ints: append(append([]int32{count}, intArray(blocklens, int(count))...), intArray(displs, int(count))...)}
 	return construct("MPI_Type_indexed", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return dt.Indexed(scaled(blocklens, int(count), 1), scaled(displs, int(count), 1))
+	}, func(ext int) layout {
+		return blocks(scaled(blocklens, int(count), 1), scaled(displs, int(count), 1), ext)
 	})
 }
 
@@ -91,6 +110,8 @@ func PMPI_Type_create_indexed_block(count, blocklen int32, displs unsafe.Pointer
 	env := envelope{combiner: combinerIndexedBlock, ints: append([]int32{count, blocklen}, intArray(displs, int(count))...)}
 	return construct("MPI_Type_create_indexed_block", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return dt.IndexedBlock(int(blocklen), scaled(displs, int(count), 1))
+	}, func(ext int) layout {
+		return blocks(repeated(int(blocklen), int(count)), scaled(displs, int(count), 1), ext)
 	})
 }
 
@@ -113,7 +134,7 @@ func PMPI_Type_create_hindexed(count int32, blocklens, displs unsafe.Pointer, ol
 	env := envelope{combiner: combinerHindexed, ints: append([]int32{count}, intArray(blocklens, int(count))...), addrs: addrs64(displs, int(count))}
 	return construct("MPI_Type_create_hindexed", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return hindexed(scaled(blocklens, int(count), 1), aints(displs, int(count)), dt)
-	})
+	}, func(int) layout { return blocks(scaled(blocklens, int(count), 1), aints(displs, int(count)), 1) })
 }
 
 // PMPI_Type_hindexed implements MPI_Type_hindexed.
@@ -130,11 +151,13 @@ func PMPI_Type_create_struct(count int32, blocklens, displs, types unsafe.Pointe
 	defer guard("MPI_Type_create_struct", &rc)
 	s, err := readStruct(int(count), blocklens, displs, types)
 	var dt *mpi.Datatype
+	var neg *typeBounds
 	if err == nil {
-		dt, err = s.build()
+		dt, neg, err = s.build()
 	}
 	err = addType(dt, s.align, s.elem, joinSigs(s.sigs), err, out)
 	if err == nil {
+		setNeg(*out, neg)
 		env := envelope{combiner: combinerStruct, ints: append([]int32{count}, intArray(blocklens, int(count))...), addrs: addrs64(displs, int(count))}
 		for _, h := range intArray(types, int(count)) {
 			env.types = append(env.types, refOf(h))
@@ -149,6 +172,8 @@ func PMPI_Type_create_struct(count int32, blocklens, displs, types unsafe.Pointe
 type structArgs struct {
 	lens, displs []int
 	parts        []*mpi.Datatype
+	bounds       []typeBounds // MPI's bounds of parts[i]
+	negative     bool         // some part's extent is negative
 	sigs         []sigPart
 	elem         elemKind // of all the values, or elemNone
 	align        int
@@ -171,9 +196,14 @@ func readStruct(n int, blocklens, displs, types unsafe.Pointer) (structArgs, err
 			continue
 		}
 		dt, a, err := typeBase(h)
+		var b typeBounds
+		if err == nil {
+			b, err = boundsOf(h)
+		}
 		if err != nil {
 			return s, err
 		}
+		s.bounds, s.negative = append(s.bounds, b), s.negative || b.extent < 0
 		s.lens, s.displs, s.parts = append(s.lens, lens[i]), append(s.displs, ds[i]), append(s.parts, dt)
 		s.sigs = append(s.sigs, sigPart{sigOf(h), lens[i]})
 		s.align = max(s.align, a)
@@ -206,24 +236,52 @@ func (s *structArgs) ubOr(d int) int {
 }
 
 // build returns the struct: its blocks, padded to their alignment as C
-// pads a struct unless markers set its bounds.
-func (s *structArgs) build() (*mpi.Datatype, error) {
-	if len(s.parts) == 0 {
+// pads a struct unless markers set its bounds, and its bounds where its
+// extent is negative.
+func (s *structArgs) build() (*mpi.Datatype, *typeBounds, error) {
+	if len(s.parts) == 0 { // markers alone: bounds without data
 		dt, err := mpi.Contiguous(0)
-		if err == nil && (s.hasLB || s.hasUB) {
-			dt, err = dt.Resized(s.lbOr(0), s.ubOr(s.lbOr(0))-s.lbOr(0))
+		if err != nil {
+			return nil, nil, err
 		}
-		return dt, err
+		lb := s.lbOr(0)
+		return withBounds(dt, typeBounds{lb, s.ubOr(0) - lb})
+	}
+	if s.negative {
+		return s.buildNegative()
 	}
 	if !s.hasLB && !s.hasUB {
-		return structOf(s.lens, s.displs, s.parts, s.align)
+		dt, err := structOf(s.lens, s.displs, s.parts, s.align)
+		return dt, nil, err
 	}
 	dt, err := structOf(s.lens, s.displs, s.parts, 1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lb, ub := s.lbOr(dt.LowerBound()), s.ubOr(dt.LowerBound()+dt.Extent())
-	return dt.Resized(lb, ub-lb)
+	return withBounds(dt, typeBounds{lb, ub - lb})
+}
+
+// buildNegative is build where a part has a negative extent: each block
+// its items laid out one by one, the bounds gathered by MPI's rule, and
+// not padded.
+func (s *structArgs) buildNegative() (*mpi.Datatype, *typeBounds, error) {
+	var acc boundsAcc
+	runs := make([]*mpi.Datatype, len(s.parts))
+	for i, p := range s.parts {
+		var err error
+		if runs[i], err = itemsOf(p, s.lens[i], s.bounds[i].extent); err != nil {
+			return nil, nil, err
+		}
+		acc.add(s.displs[i], s.lens[i], s.bounds[i])
+	}
+	dt, err := joinParts(runs, s.displs)
+	if err != nil {
+		return nil, nil, err
+	}
+	b := acc.bounds()
+	lb, ub := s.lbOr(b.lb), s.ubOr(b.lb+b.extent)
+	return withBounds(dt, typeBounds{lb, ub - lb})
 }
 
 // PMPI_Type_struct implements MPI_Type_struct.
@@ -233,15 +291,20 @@ func PMPI_Type_struct(count int32, blocklens, displs, types unsafe.Pointer, out 
 	return PMPI_Type_create_struct(count, blocklens, displs, types, out)
 }
 
-// PMPI_Type_create_resized implements MPI_Type_create_resized.
+// PMPI_Type_create_resized implements MPI_Type_create_resized: any lower
+// bound and extent, negative ones too.
 //
 //export PMPI_Type_create_resized
 func PMPI_Type_create_resized(old int32, lb, extent int64, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_resized", &rc)
 	env := envelope{combiner: combinerResized, addrs: []int64{lb, extent}}
-	return construct("MPI_Type_create_resized", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
-		return dt.Resized(int(lb), int(extent))
-	})
+	dt, align, err := typeBase(old)
+	var nd *mpi.Datatype
+	var neg *typeBounds
+	if err == nil {
+		nd, neg, err = withBounds(dt, typeBounds{int(lb), int(extent)})
+	}
+	return finish("MPI_Type_create_resized", old, out, env, nd, neg, align, err)
 }
 
 // PMPI_Type_dup implements MPI_Type_dup.
@@ -250,9 +313,11 @@ func PMPI_Type_create_resized(old int32, lb, extent int64, out *int32) (rc int32
 func PMPI_Type_dup(old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_dup", &rc)
 	env := envelope{combiner: combinerDup}
-	rc = construct("MPI_Type_dup", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
-		return dt.Dup(), nil
-	})
+	dt, align, err := typeBase(old)
+	if err == nil {
+		dt = dt.Dup()
+	}
+	rc = finish("MPI_Type_dup", old, out, env, dt, negBoundsOf(old), align, err)
 	if rc == errSuccess {
 		if err := copyObjAttrs(&typeAttrs, old, *out); err != nil {
 			return fail("MPI_Type_dup", nil, commWorld, err)
@@ -261,7 +326,7 @@ func PMPI_Type_dup(old int32, out *int32) (rc int32) {
 	return rc
 }
 
-// Array orders of MPI_Type_create_subarray.
+// Array orders of MPI_Type_create_subarray and MPI_Type_create_darray.
 const (
 	orderC       = 56
 	orderFortran = 57
@@ -275,13 +340,13 @@ func PMPI_Type_create_subarray(ndims int32, sizes, subsizes, starts unsafe.Point
 	n := int(ndims)
 	env := envelope{combiner: combinerSubarray, ints: append(append(append(append([]int32{ndims}, intArray(sizes, n)...), intArray(subsizes, n)...), intArray(starts, n)...), order)}
 	return construct("MPI_Type_create_subarray", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
-		sz, sub, st := scaled(sizes, n, 1), scaled(subsizes, n, 1), scaled(starts, n, 1)
-		o := mpi.OrderC
-		if order == orderFortran {
-			o = mpi.OrderFortran
+		o, err := arrayOrder(order)
+		if err != nil {
+			return nil, err
 		}
+		sz, sub, st := scaled(sizes, n, 1), scaled(subsizes, n, 1), scaled(starts, n, 1)
 		// A subarray of items of old: the innermost dimension in bytes,
-		// when old is contiguous.
+		// when old is contiguous; else over items, laid out as old's.
 		if ext := dt.Extent(); n > 0 && dt.IsContiguous() && dt.LowerBound() == 0 {
 			in := n - 1
 			if o == mpi.OrderFortran {
@@ -290,6 +355,10 @@ func PMPI_Type_create_subarray(ndims int32, sizes, subsizes, starts unsafe.Point
 			sz[in], sub[in], st[in] = sz[in]*ext, sub[in]*ext, st[in]*ext
 			return mpi.Subarray(sz, sub, st, o)
 		}
-		return nil, errorf(errType, "subarray of a non-contiguous datatype: not supported")
-	})
+		items, err := mpi.Subarray(sz, sub, st, o)
+		if err != nil {
+			return nil, err
+		}
+		return fromItems(items, dt)
+	}, nil)
 }

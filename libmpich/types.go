@@ -48,11 +48,12 @@ func PMPI_Type_size_x(h int32, size *int64) (rc int32) {
 //export PMPI_Type_get_extent
 func PMPI_Type_get_extent(h int32, lb, extent *int64) (rc int32) {
 	defer guard("MPI_Type_get_extent", &rc)
-	dt, rc := typeArg("MPI_Type_get_extent", h)
-	if rc == errSuccess {
-		*lb, *extent = int64(dt.LowerBound()), int64(dt.Extent())
+	b, err := boundsOf(h)
+	if err != nil {
+		return fail("MPI_Type_get_extent", nil, commWorld, err)
 	}
-	return rc
+	*lb, *extent = int64(b.lb), int64(b.extent)
+	return errSuccess
 }
 
 // PMPI_Type_get_extent_x implements MPI_Type_get_extent_x.
