@@ -90,6 +90,14 @@ type Config struct {
 	// is free: a network that shares memory with load and store
 	// (Caps.SharedLines). Not with QueuePeers.
 	SharedLines bool
+	// NoRendezvous sends every message eagerly, as MPICH-SCore does over
+	// PM without remote memory access (thesis 8.5): a message larger than
+	// one record goes as several (parts.go) without a handshake, each ring
+	// record carrying up to EagerLimit bytes of it and each queue record
+	// up to MaxRecord, and the receiver assembles it in a buffer of its
+	// own before the matching. SendOp.Rendezvous and the hint limit are
+	// ignored. On rings the eager limit must be at least a cell.
+	NoRendezvous bool
 }
 
 // Counters are the engine's per-protocol statistics.

@@ -84,7 +84,7 @@ func (e *Engine) send(op *SendOp, unsolicited bool) {
 		if op.awaitsAck() {
 			e.startSync(op)
 		}
-		if p.conn == connUp && p.q.n == 0 && e.writeEager(op.Peer, op) {
+		if p.conn == connUp && p.q.n == 0 && !e.inParts(op) && e.writeEager(op.Peer, op) {
 			return
 		}
 		p.enqueue(outItem{op: op})
@@ -100,12 +100,13 @@ func (e *Engine) send(op *SendOp, unsolicited bool) {
 
 // sendsEager reports whether op goes by the eager path: up to the eager
 // limit unless it asks for a rendezvous, up to EagerHintLimit to a ring
-// peer if it asks for the eager path. Unsolicited sends are eager (send
-// has refused those above the limit).
+// peer if it asks for the eager path, at any size without rendezvous
+// (Config.NoRendezvous). Unsolicited sends are eager (send has refused
+// those above the limit).
 func (e *Engine) sendsEager(op *SendOp, unsolicited bool) bool {
 	n := len(op.Data)
 	switch {
-	case unsolicited:
+	case unsolicited, e.cfg.NoRendezvous:
 		return true
 	case op.Rendezvous:
 		return false
@@ -297,7 +298,7 @@ func (e *Engine) recordSize(body int, line bool) (n, adv uint64, packed bool) {
 // countRecord counts a ring record of kind and its payload of size bytes:
 // a control record, and under PM/RHiNET the host's work and copy.
 func (e *Engine) countRecord(kind uint8, size int) {
-	if kind != recEager && kind != recUnsolicited {
+	if kind != recEager && kind != recUnsolicited && kind != recPart {
 		e.stats.ControlSent++
 	}
 	if e.pm {

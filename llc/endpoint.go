@@ -563,7 +563,8 @@ func phaseEnd(idle int, began *time.Time, limit time.Duration, end int) int {
 }
 
 // sleep blocks on the doorbell unless work is already there; for at most
-// retrySleep while the engine retries a connection.
+// retrySleep while the engine retries a connection or a record that found
+// the peer's ring or queue full.
 func (ep *Endpoint) sleep(op Completion) {
 	t := ep.tr.Arm()
 	ep.mu.Lock()
@@ -595,7 +596,9 @@ func (ep *Endpoint) sleep(op Completion) {
 // common slot another process held: that process frees the slot without
 // ringing anyone, so that an unbounded sleep lasted the transport's
 // safety-net timeout before the retry (half a second for the first send
-// of one of several processes to a common peer, as in every hello).
+// of one of several processes to a common peer, as in every hello). The
+// same holds for a record that found the peer's ring or queue full: the
+// peer makes room without ringing the sender.
 const retrySleep = 50 * time.Microsecond
 
 // Probe runs one round of progress and reports the earliest unexpected

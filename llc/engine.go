@@ -87,6 +87,8 @@ func NewEngine(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("llc: unknown rendezvous mode %d", cfg.Rendezvous)
 	case cfg.SharedLines && (cfg.Eager != EagerRings || slices.Contains(cfg.QueuePeers, true)):
 		return nil, fmt.Errorf("llc: shared lines need the rings of every peer (eager mode %v)", cfg.Eager)
+	case cfg.NoRendezvous && cfg.Eager != EagerQueue && cfg.EagerLimit < cell:
+		return nil, fmt.Errorf("llc: messages in parts through rings need an eager limit of at least %d bytes, not %d", cell, cfg.EagerLimit)
 	}
 	if cfg.MaxRecord == 0 {
 		cfg.MaxRecord = MaxQueueRecord
@@ -323,11 +325,19 @@ func (e *Engine) unreceived(out []Unreceived) []Unreceived {
 
 // retrying reports whether the engine's next Poll issues a request of its
 // own accord, with nothing new arrived: it retries a connection whose slot
-// another process held. In virtual time the process then does not wait
-// for data: it acts at its clock.
+// another process held, or a record that found the peer's ring or queue
+// full (it reads the ring's consumer count, or enqueues, again). In
+// virtual time the process then does not wait for data: it acts at its
+// clock, so that a peer cannot run ahead of it and make room at a later
+// virtual time than the retry that finds it (a message in several
+// records fills a ring at every size beyond the ring's).
 func (e *Engine) retrying() bool {
 	for p := range e.peers {
-		if e.peers[p].conn == connIdle && !e.queuePeer(p) && (e.pmPending > 0 || e.peers[p].queued()) {
+		q := &e.peers[p]
+		if q.conn == connIdle && !e.queuePeer(p) && (e.pmPending > 0 || q.queued()) {
+			return true
+		}
+		if q.full && q.queued() {
 			return true
 		}
 	}

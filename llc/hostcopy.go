@@ -19,7 +19,8 @@ func (e *Engine) countRecvCopy(m *meta, body []byte) {
 	switch {
 	case m.kind == recPart:
 	case m.flags&flagParts != 0:
-		e.addCopy(int(m.length))
+		total, _ := partsTotal(body)
+		e.addCopy(total)
 	case m.kind == recEager || m.kind == recUnsolicited:
 		e.addCopy(len(body))
 	}

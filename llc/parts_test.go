@@ -1,6 +1,7 @@
 package llc
 
 import (
+	"encoding/binary"
 	"errors"
 	"testing"
 )
@@ -15,13 +16,14 @@ func partsConfig(qsize int) func(i int, cfg *Config) {
 	})
 }
 
-// partsOf returns the records a payload of n bytes takes.
+// partsOf returns the records a payload of n bytes takes: the first
+// carries the payload's length too.
 func partsOf(n int) int {
 	per := MaxQueueRecord - recMeta
 	if recMeta+n <= MaxQueueRecord {
 		return 1
 	}
-	return (n + per - 1) / per
+	return 1 + (n-(per-partTotal)+per-1)/per
 }
 
 // enqueues counts the CmdEnqueue commands of engine src in the trace,
@@ -138,7 +140,8 @@ func TestQueuePartsFullMidMessage(t *testing.T) {
 	c := newCluster(t, 2, partsConfig(8<<10))
 	c.hold[0] = true
 	per := MaxQueueRecord - recMeta
-	big, small := pattern(1, 3*per), pattern(2, 10)
+	first := per - partTotal                              // the first part carries the payload's length too
+	big, small := pattern(1, first+2*per), pattern(2, 10) // three parts
 	s := c.send(0, 1, 1, 0, big)
 	after := c.send(0, 1, 2, 0, small)
 	held := c.take(0)
@@ -148,7 +151,7 @@ func TestQueuePartsFullMidMessage(t *testing.T) {
 	c.deliver(0, held[0])
 	c.drain(0)
 	second := c.take(0)
-	if k, _ := queueRecKind(second[0]); len(second) != 1 || k != recPart || string(second[0].Data) != string(big[per:2*per]) {
+	if k, _ := queueRecKind(second[0]); len(second) != 1 || k != recPart || string(second[0].Data) != string(big[first:first+per]) {
 		t.Fatalf("second part: %v", second)
 	}
 	c.failHeld(0, second[0], errFull)
@@ -157,7 +160,7 @@ func TestQueuePartsFullMidMessage(t *testing.T) {
 	}
 	c.poll(0)
 	retry := c.take(0)
-	if k, _ := queueRecKind(retry[0]); len(retry) != 1 || k != recPart || string(retry[0].Data) != string(big[per:2*per]) {
+	if k, _ := queueRecKind(retry[0]); len(retry) != 1 || k != recPart || string(retry[0].Data) != string(big[first:first+per]) {
 		t.Fatalf("retry: %v", retry)
 	}
 	for _, want := range []int{2, 3} { // the retried part, then the last
@@ -238,30 +241,111 @@ func TestQueuePartsCorrupt(t *testing.T) {
 		m.put(b)
 		return b
 	}
-	first := meta{kind: recEager, flags: flagParts, length: uint32(per + 10)}
-	part := func(n int) meta { return meta{kind: recPart, length: uint32(n)} }
+	// A record: its meta, and a body of n bytes that begins with total
+	// (the whole payload's length, at the head of a first part) unless
+	// total is negative.
+	type record struct {
+		m        meta
+		total, n int
+	}
+	first := func(total, n int) record {
+		return record{meta{kind: recEager, flags: flagParts, length: uint32(n)}, total, n}
+	}
+	part := func(length, n int) record { return record{meta{kind: recPart, length: uint32(length)}, -1, n} }
 	tests := []struct {
 		name    string
-		records []meta
-		bodies  []int
+		records []record
 	}{
-		{"part alone", []meta{part(10)}, []int{10}},
-		{"first twice", []meta{first, first}, []int{per, per}},
-		{"first holds it all", []meta{first}, []int{per + 10}},
-		{"too large", []meta{{kind: recEager, flags: flagParts, length: MaxQueueEagerLimit + 1}}, []int{per}},
-		{"past the end", []meta{first, part(11)}, []int{per, 11}},
-		{"part length", []meta{first, part(10)}, []int{per, 9}},
+		{"part alone", []record{part(10, 10)}},
+		{"first twice", []record{first(per+10, per), first(per+10, per)}},
+		{"first holds it all", []record{first(per-partTotal, per)}},
+		{"first without its length", []record{first(-1, partTotal-1)}},
+		{"too large", []record{first(MaxQueueEagerLimit+1, per)}},
+		{"past the end", []record{first(per+10, per), part(19, 19)}},
+		{"part length", []record{first(per+10, per), part(10, 9)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newCluster(t, 2, partsConfig(16<<10))
 			r := c.recv(1, 0, AnyTag, 0, 1<<16)
-			for i, m := range tt.records {
-				c.eng[1].Step(&Event{Kind: EvRecord, Peer: 0, Head: rec(m), Data: make([]byte, tt.bodies[i])})
+			for _, x := range tt.records {
+				body := make([]byte, x.n)
+				if x.total >= 0 {
+					binary.LittleEndian.PutUint64(body, uint64(x.total))
+				}
+				c.eng[1].Step(&Event{Kind: EvRecord, Peer: 0, Head: rec(x.m), Data: body})
 			}
 			if err := c.eng[1].State().Err; err == nil || !r.Done() {
 				t.Fatalf("engine error %v, receive done %v", err, r.Done())
 			}
+		})
+	}
+}
+
+// Without rendezvous (Config.NoRendezvous), as MPICH-SCore over PM
+// without remote memory access: messages of every size, far larger than
+// the eager limit and the rings or the queue, posted and unexpected, to a
+// peer and to self, go eagerly, in parts above what one record holds;
+// none by rendezvous, whatever the send asks.
+func TestNoRendezvousSizes(t *testing.T) {
+	for _, eager := range []EagerMode{EagerRings, EagerPM, EagerQueue} {
+		t.Run(eager.String(), func(t *testing.T) {
+			c := newCluster(t, 2, withEager(eager, func(_ int, cfg *Config) { cfg.NoRendezvous = true }))
+			sizes := []int{0, 8, 1015, 1016, 1017, 1024, 1025, 5000, 40 << 10, 300 << 10}
+			var total int
+			for k, size := range sizes {
+				for _, dst := range []int{1, 0} {
+					for _, posted := range []bool{true, false} {
+						c.transfer(t, k, size, dst, posted)
+						total += size
+					}
+				}
+			}
+			s := &SendOp{Peer: 1, Tag: 99, Data: pattern(5, 9000), Rendezvous: true}
+			c.eng[0].Submit(s)
+			c.drain(0)
+			r := c.recv(1, 0, 99, 0, 9000)
+			c.wait(s, r)
+			checkRecv(t, "a send that asks for a rendezvous", r, 0, 99, s.Data)
+			c.noErrs()
+			c.idle()
+			st0, st1 := c.eng[0].State().Stats, c.eng[1].State().Stats
+			if want := uint64(len(sizes)*4 + 1); st0.RndvSent != 0 || st1.RndvRecv != 0 || st0.EagerSent != want {
+				t.Fatalf("counters: sender %+v, receiver %+v: want %d eager messages, no rendezvous", st0, st1, want)
+			}
+			if st0.BytesSent != uint64(total+len(s.Data)) {
+				t.Fatalf("BytesSent %d, want %d", st0.BytesSent, total+len(s.Data))
+			}
+		})
+	}
+}
+
+// A synchronous send of a message in parts completes only once a receive
+// has matched it, though all its parts are in; a message in parts that
+// meets a smaller receive truncates it as one record would.
+func TestNoRendezvousSyncAndTruncation(t *testing.T) {
+	for _, eager := range []EagerMode{EagerPM, EagerQueue} {
+		t.Run(eager.String(), func(t *testing.T) {
+			c := newCluster(t, 2, withEager(eager, func(_ int, cfg *Config) { cfg.NoRendezvous = true }))
+			s := &SendOp{Peer: 1, Tag: 3, Data: pattern(7, 20000), Sync: true}
+			c.eng[0].Submit(s)
+			c.drain(0)
+			c.run("arrival", func() bool { _, ok := probeOn(c.eng[1], 0, 3, 0); return ok })
+			if s.Done() {
+				t.Fatal("a synchronous send completed before its receive")
+			}
+			r := c.recv(1, 0, 3, 0, len(s.Data))
+			c.wait(s, r)
+			checkSent(t, "synchronous", s)
+			checkRecv(t, "synchronous", r, 0, 3, s.Data)
+			big := c.send(0, 1, 4, 0, pattern(8, 10000))
+			small := c.recv(1, 0, 4, 0, 100)
+			c.wait(big, small)
+			if !errors.Is(small.Err(), ErrTruncated) || small.Status.Len != 10000 {
+				t.Fatalf("receive of 100 bytes of a 10000-byte message: %v, status %+v", small.Err(), small.Status)
+			}
+			c.noErrs()
+			c.idle()
 		})
 	}
 }

@@ -123,6 +123,8 @@ func (e *Engine) trySend(dst int) bool {
 				return wrote
 			}
 			ok = e.writeRTS(dst, it.op)
+		case e.inParts(it.op):
+			ok = e.writeParts(dst, it)
 		default:
 			ok = e.writeEager(dst, it.op)
 		}

@@ -60,13 +60,19 @@ func ringLimits(job Job, th Thresholds) (ring, eager, hint int) {
 // whose stream carries records one queue for every sender (no rings to
 // poll); the pairs' shared lines where every peer is on rings; and with
 // the vp transport the queue, sized within half the memory, the eager
-// limit capped to what it carries in one record or in several.
+// limit capped to what it carries in one record or in several. The PM
+// layers that the user asks for (pm, vp) send every message eagerly,
+// larger ones in several PM messages, as MPICH-SCore without remote
+// memory access does (thesis 8.5: llc.Config.NoRendezvous).
 func eagerTransport(cfg *llc.Config, job Job) {
 	caps, mode := job.Caps, job.Settings.Eager
 	if mode == "" && !caps.LoadStore && job.QueuePeers == nil {
 		mode = launch.EagerVP
 	}
 	cfg.SharedLines = caps.SharedLines && mode == "" && cfg.QueuePeers == nil && !job.Settings.NoSharedLines
+	// The PM layers as asked for (a stream's queue chosen here keeps its
+	// rendezvous).
+	cfg.NoRendezvous = job.Settings.Eager == launch.EagerPM || job.Settings.Eager == launch.EagerVP
 	switch mode {
 	case launch.EagerPM:
 		cfg.Eager = llc.EagerPM

@@ -115,3 +115,31 @@ func TestForOverride(t *testing.T) {
 		t.Fatalf("modelled: %+v, %v", plan, err)
 	}
 }
+
+// TestPMLayersWithoutRendezvous: the PM layers asked for (-eager pm, vp)
+// send every message eagerly, as MPICH-SCore without remote memory
+// access; the default rings and the queue a stream gets by default keep
+// their rendezvous.
+func TestPMLayersWithoutRendezvous(t *testing.T) {
+	martini := llc.Caps{Name: "martini", LoadStore: true, AnyLoadStore: true, MaxRecord: llc.MaxQueueRecord, Modelled: true}
+	tcp := llc.Caps{Name: "tcp", MaxRecord: llc.MaxQueueRecord}
+	for _, tt := range []struct {
+		caps  llc.Caps
+		eager string
+		mode  llc.EagerMode
+		none  bool
+	}{
+		{martini, "", llc.EagerRings, false},
+		{martini, launch.EagerPM, llc.EagerPM, true},
+		{martini, launch.EagerVP, llc.EagerQueue, true},
+		{tcp, "", llc.EagerQueue, false},
+	} {
+		job := Job{Size: 4, Caps: tt.caps, Memory: 64 << 20, Settings: launch.DefaultSettings(), Host: Host{AMD, 2}}
+		job.Settings.Eager = tt.eager
+		plan, err := For(job)
+		if err != nil || plan.Engine.Eager != tt.mode || plan.Engine.NoRendezvous != tt.none {
+			t.Errorf("%s, eager %q: mode %v, no rendezvous %v, %v; want %v, %v", tt.caps.Name, tt.eager,
+				plan.Engine.Eager, plan.Engine.NoRendezvous, err, tt.mode, tt.none)
+		}
+	}
+}
