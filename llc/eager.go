@@ -273,7 +273,7 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 		c.HeadLen = uint8(recMeta + copy(c.Head[recMeta:], ctl))
 		c.Data, c.SigOff = payload, rec+n-8
 	}
-	e.countRecord(kind, len(payload))
+	e.countRecord(kind, flags, len(payload))
 	r.head += adv
 	return true
 }
@@ -295,15 +295,21 @@ func (e *Engine) recordSize(body int, line bool) (n, adv uint64, packed bool) {
 	return n, n, packed
 }
 
-// countRecord counts a ring record of kind and its payload of size bytes:
-// a control record, and under PM/RHiNET the host's work and copy.
-func (e *Engine) countRecord(kind uint8, size int) {
-	if kind != recEager && kind != recUnsolicited && kind != recPart {
+// countRecord counts a ring record of kind and flags and its payload of
+// size bytes: a control record, and under PM/RHiNET the host's work and
+// copy. The copy of a message in several records is counted whole, once
+// (writeParts), as the receiver counts it and as the queue's sender does:
+// whether a copy runs in the L2 depends on the whole message's buffers.
+func (e *Engine) countRecord(kind, flags uint8, size int) {
+	parts := kind == recPart || flags&flagParts != 0
+	if kind != recEager && kind != recUnsolicited && !parts {
 		e.stats.ControlSent++
 	}
 	if e.pm {
 		e.addWork(WorkSend, 1)
-		e.addCopy(size)
+		if !parts {
+			e.addCopy(size)
+		}
 	}
 }
 

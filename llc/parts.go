@@ -53,6 +53,10 @@ func (e *Engine) inParts(op *SendOp) bool {
 // of the peer's queue for a later try (trySend).
 func (e *Engine) writeParts(dst int, it *outItem) bool {
 	op := it.op
+	if it.sent == 0 && !it.copied {
+		e.addCopy(len(op.Data)) // the whole message, once (countRecord)
+		it.copied = true
+	}
 	for it.sent < len(op.Data) {
 		var ok bool
 		n := min(e.cfg.EagerLimit, len(op.Data)-it.sent)

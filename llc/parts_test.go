@@ -349,3 +349,32 @@ func TestNoRendezvousSyncAndTruncation(t *testing.T) {
 		})
 	}
 }
+
+// A message in several records counts one copy of its whole payload at
+// each end, as the PM messages MPICH-SCore sends it in are copied from and
+// into the user's buffer, and one send or receive per record.
+func TestNoRendezvousHostWork(t *testing.T) {
+	for _, eager := range []EagerMode{EagerPM, EagerQueue} {
+		t.Run(eager.String(), func(t *testing.T) {
+			c := newCluster(t, 2, withEager(eager, func(_ int, cfg *Config) { cfg.NoRendezvous = true }))
+			c.idle()
+			c.connect(0, 1)
+			clear(c.work[0][:])
+			clear(c.work[1][:])
+			const size = 5000
+			s := c.send(0, 1, 1, 0, pattern(1, size))
+			r := c.recv(1, 0, 1, 0, size)
+			c.wait(s, r)
+			records := 1 + (size-(1024-partTotal)+1023)/1024 // ring records of the eager limit, 1024 here
+			if eager == EagerQueue {
+				records = partsOf(size)
+			}
+			if w := c.work[0]; w[WorkSend] != records || w[WorkCopies] != 1 || w[WorkCopy] != size {
+				t.Errorf("sender's work %v: want %d sends, one copy of %d bytes", w, records, size)
+			}
+			if w := c.work[1]; w[WorkRecv] != records || w[WorkCopies] != 1 || w[WorkCopy] != size {
+				t.Errorf("receiver's work %v: want %d receives, one copy of %d bytes", w, records, size)
+			}
+		})
+	}
+}
