@@ -14,9 +14,11 @@
 // at start with 2 KB-aligned records (EagerPM), or PM/RHiNET-VP's single
 // receive queue that every sender enqueues into (EagerQueue). The PM
 // transports report their host work to transports that charge it
-// (HostCharger). With the rings, on a network whose memory two processes
-// may both store into, each pair's small records can also go through the
-// pair's shared line (Config.SharedLines, eager.go).
+// (HostCharger); as MPICH-SCore without remote memory access, they send
+// every message eagerly (Config.NoRendezvous), one larger than a record
+// as several (parts.go). With the rings, on a network whose memory two
+// processes may both store into, each pair's small records can also go
+// through the pair's shared line (Config.SharedLines, eager.go).
 //
 // The boundary has raft's shape: everything the network says reaches the
 // engine through Step (a record arrived, a watched slot was signalled, a

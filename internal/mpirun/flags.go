@@ -228,7 +228,7 @@ func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
 		o.settings.TCPTimeout = d
 		return nil
 	})
-	fs.Func("eager", "eager transport for small messages and control records, `rings|pm|vp`: a ring per sender connected on first use (the default), PM/RHiNET (rings all connected at start, 2 KB-aligned records) or PM/RHiNET-VP (one VPUSH receive queue for all senders; an eager message above one 2 KB packet goes as several, and the eager limit is capped to 32 KB)", func(s string) error {
+	fs.Func("eager", "eager transport for small messages and control records, `rings|pm|vp`: a ring per sender connected on first use (the default), PM/RHiNET (rings all connected at start, 2 KB-aligned records) or PM/RHiNET-VP (one VPUSH receive queue for all senders); pm and vp send every message eagerly, one larger than a PM message as several without a handshake, as MPICH-SCore does without remote memory access", func(s string) error {
 		if s != launch.EagerRings && s != launch.EagerPM && s != launch.EagerVP {
 			return fmt.Errorf("want %s, %s or %s", launch.EagerRings, launch.EagerPM, launch.EagerVP)
 		}
