@@ -10,7 +10,10 @@ import (
 // TestMessagePathAllocs checks that the C call layer allocates nothing on
 // the message path: a process alone sends 8 bytes to itself with MPI_Send
 // and receives them with MPI_Recv, then with the nonblocking calls
-// (nonblockingAllocs). A process initializes MPI once: one test.
+// (nonblockingAllocs); and that MPI_Send and MPI_Recv on MPI_COMM_WORLD,
+// whose predefined datatypes take a shorter path, still return the error
+// class of each invalid argument (fastPathErrors). A process initializes
+// MPI once: one test.
 func TestMessagePathAllocs(t *testing.T) {
 	if rc := PMPI_Init(nil, nil); rc != errSuccess {
 		t.Fatalf("MPI_Init: %s", errorText(rc))
@@ -18,6 +21,48 @@ func TestMessagePathAllocs(t *testing.T) {
 	defer PMPI_Finalize()
 	blockingAllocs(t)
 	nonblockingAllocs(t)
+	fastPathErrors(t)
+}
+
+// fastPathErrors: under MPI_ERRORS_RETURN, MPI_Send and MPI_Recv of a
+// predefined datatype on MPI_COMM_WORLD (a process alone) return
+// MPI_ERR_RANK, MPI_ERR_TAG, MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_COMM and
+// MPI_ERR_TRUNCATE as the full path does.
+func fastPathErrors(t *testing.T) {
+	if rc := PMPI_Comm_set_errhandler(commWorld, errorsReturn); rc != errSuccess {
+		t.Fatalf("MPI_Comm_set_errhandler: %s", errorText(rc))
+	}
+	defer PMPI_Comm_set_errhandler(commWorld, errorsAreFatal)
+	var buf [8]byte
+	var st status
+	p := unsafe.Pointer(&buf)
+	send := func(count, dt, dest, tag, comm int32) int32 { return PMPI_Send(p, count, dt, dest, tag, comm) }
+	recv := func(count, dt, source, tag, comm int32) int32 {
+		return PMPI_Recv(p, count, dt, source, tag, comm, unsafe.Pointer(&st))
+	}
+	cases := []struct {
+		name string
+		rc   int32
+		want int32
+	}{
+		{"MPI_Send to rank 1 of 1", send(2, typeInt, 1, 0, commWorld), errRank},
+		{"MPI_Send tag -5", send(2, typeInt, 0, -5, commWorld), errTag},
+		{"MPI_Send count -1", send(-1, typeInt, 0, 0, commWorld), errCount},
+		{"MPI_Send MPI_DATATYPE_NULL", send(2, datatypeNull, 0, 0, commWorld), errType},
+		{"MPI_Send MPI_COMM_NULL", send(2, typeInt, 0, 0, commNull), errComm},
+		{"MPI_Recv from rank 1 of 1", recv(2, typeInt, 1, 0, commWorld), errRank},
+		{"MPI_Recv tag -5", recv(2, typeInt, 0, -5, commWorld), errTag},
+		{"MPI_Recv count -1", recv(-1, typeInt, 0, 0, commWorld), errCount},
+		{"MPI_Recv MPI_DATATYPE_NULL", recv(2, datatypeNull, 0, 0, commWorld), errType},
+		{"MPI_Recv MPI_COMM_NULL", recv(2, typeInt, 0, 0, commNull), errComm},
+		{"MPI_Send of 2 ints", send(2, typeInt, 0, 3, commWorld), errSuccess},
+		{"MPI_Recv of 2 ints into 1", recv(1, typeInt, 0, 3, commWorld), errTruncate},
+	}
+	for _, c := range cases {
+		if got := classOfCode(c.rc); got != c.want {
+			t.Errorf("%s: class %d (%s), want %d", c.name, got, errorText(c.rc), c.want)
+		}
+	}
 }
 
 // blockingAllocs: MPI_Send and MPI_Recv of 8 bytes allocate nothing.

@@ -8,11 +8,18 @@ import (
 
 // guard is deferred by every exported function: a panic becomes an
 // MPI_ERR_INTERN error of fn (handled as any error), never a crash
-// across the C boundary.
+// across the C boundary. MPI_Send and MPI_Recv defer a closure that does
+// the same (recovered), one call fewer on the message path.
 func guard(fn string, rc *int32) {
 	if r := recover(); r != nil {
-		*rc = fail(fn, nil, commWorld, errorf(errIntern, "internal error: %v", r))
+		*rc = recovered(fn, r)
 	}
+}
+
+// recovered handles r, a panic recovered in fn, as an MPI_ERR_INTERN error
+// of fn and returns its code.
+func recovered(fn string, r any) int32 {
+	return fail(fn, nil, commWorld, errorf(errIntern, "internal error: %v", r))
 }
 
 // check returns MPI_SUCCESS for a nil err and otherwise hands err to fail.
@@ -24,8 +31,17 @@ func check(fn string, o *commObj, h int32, err error) int32 {
 }
 
 // commArg returns the communicator of handle h, or the error code of an
-// invalid one.
+// invalid one. MPI_COMM_WORLD and MPI_COMM_SELF are found inline, without
+// a lock.
 func commArg(fn string, h int32) (*commObj, int32) {
+	if o := fastComm(h); o != nil {
+		return o, errSuccess
+	}
+	return anyCommArg(fn, h)
+}
+
+// anyCommArg is commArg for any handle.
+func anyCommArg(fn string, h int32) (*commObj, int32) {
 	o, ok := lookupComm(h)
 	if !ok {
 		if !mpi.Initialized() || mpi.Finalized() {
@@ -34,6 +50,31 @@ func commArg(fn string, h int32) (*commObj, int32) {
 		return nil, fail(fn, nil, commWorld, errorf(errComm, "invalid communicator %#x", uint32(h)))
 	}
 	return o, errSuccess
+}
+
+// fastComm returns the communicator of MPI_COMM_WORLD or MPI_COMM_SELF
+// without a lock, or nil for any other handle (and before MPI_Init or
+// after MPI_Finalize): the caller then takes the full path of commArg.
+func fastComm(h int32) *commObj {
+	switch h {
+	case commWorld:
+		return world.Load()
+	case commSelf:
+		return self.Load()
+	}
+	return nil
+}
+
+// plainBytes returns the bytes of count items at p of a predefined
+// datatype h whose handle encodes its size (MPI_BYTE, MPI_INT, MPI_DOUBLE
+// and the others of fixed size); ok is false for any other datatype and
+// for a negative count, which bufOf then resolves or refuses.
+func plainBytes(p unsafe.Pointer, count, h int32) (b []byte, ok bool) {
+	n := int(h >> 8 & 0xff)
+	if uint32(h)>>24 != 0x4c || n == 0 || count < 0 {
+		return nil, false
+	}
+	return byteSlice(p, int(count)*n), true
 }
 
 // typeSize returns the size in bytes of an item of datatype h.

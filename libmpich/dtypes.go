@@ -161,8 +161,17 @@ type cbuf struct {
 	count int
 }
 
-// bufOf returns the buffer of count items of datatype h at p.
+// bufOf returns the buffer of count items of datatype h at p: inline for
+// the predefined datatypes of fixed size.
 func bufOf(p unsafe.Pointer, count, h int32) (cbuf, error) {
+	if b, ok := plainBytes(p, count, h); ok {
+		return cbuf{b: b}, nil
+	}
+	return anyBuf(p, count, h)
+}
+
+// anyBuf is bufOf for any datatype and count.
+func anyBuf(p unsafe.Pointer, count, h int32) (cbuf, error) {
 	if count < 0 {
 		return cbuf{}, errorf(errCount, "invalid count %d", count)
 	}

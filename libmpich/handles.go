@@ -70,18 +70,20 @@ func (t *table[T]) add(v T) (h int32, ok bool) {
 	return t.handle(i), true
 }
 
-// get returns the object of handle h.
+// get returns the object of handle h. It unlocks without a defer (it is
+// on every call of a communicator, request or datatype the program made):
+// nothing between the lock and the unlock can panic.
 func (t *table[T]) get(h int32) (v T, ok bool) {
 	i := t.index(h)
 	if i < 0 {
 		return v, false
 	}
 	t.mu.RLock()
-	defer t.mu.RUnlock()
-	if int(i) >= len(t.slots) || !t.slots[i].used {
-		return v, false
+	if int(i) < len(t.slots) && t.slots[i].used {
+		v, ok = t.slots[i].v, true
 	}
-	return t.slots[i].v, true
+	t.mu.RUnlock()
+	return v, ok
 }
 
 // set replaces the object of the live handle h.

@@ -98,6 +98,9 @@ func addGroup(g mpi.Group) (int32, bool) {
 // mapRank converts a C rank argument (MPI_PROC_NULL, MPI_ANY_SOURCE,
 // MPI_ROOT or a rank) to package mpi's.
 func mapRank(r int32) int {
+	if r >= 0 {
+		return int(r)
+	}
 	switch r {
 	case cProcNull:
 		return mpi.ProcNull

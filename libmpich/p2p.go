@@ -116,11 +116,22 @@ func addRequest(o *commObj, comm int32, r *mpi.Request, persistent bool, req *in
 	return storeRequest(reqObj{r: r, persistent: persistent, comm: o, commH: comm}, req)
 }
 
-// PMPI_Send implements MPI_Send.
+// PMPI_Send implements MPI_Send. Items of a predefined datatype on
+// MPI_COMM_WORLD or MPI_COMM_SELF go straight to package mpi (which checks
+// the rank and tag); anything else takes the full path of send.
 //
 //export PMPI_Send
 func PMPI_Send(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32) {
-	defer guard("MPI_Send", &rc)
+	defer func() { // guard's work, one call shorter on the message path
+		if r := recover(); r != nil {
+			rc = recovered("MPI_Send", r)
+		}
+	}()
+	if o := fastComm(comm); o != nil {
+		if b, ok := plainBytes(buf, count, dt); ok {
+			return check("MPI_Send", o, comm, mpi.Send(o.c, b, mapRank(dest), int(tag)))
+		}
+	}
 	return send("MPI_Send", modeStandard, buf, count, dt, dest, tag, comm)
 }
 
@@ -180,11 +191,32 @@ func PMPI_Ibsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int3
 	return isend("MPI_Ibsend", modeBuffered, buf, count, dt, dest, tag, comm, req)
 }
 
-// PMPI_Recv implements MPI_Recv.
+// PMPI_Recv implements MPI_Recv. Items of a predefined datatype on
+// MPI_COMM_WORLD or MPI_COMM_SELF come straight from package mpi (which
+// checks the rank and tag); anything else takes the full path of recv.
 //
 //export PMPI_Recv
 func PMPI_Recv(buf unsafe.Pointer, count, dt, source, tag, comm int32, st unsafe.Pointer) (rc int32) {
-	defer guard("MPI_Recv", &rc)
+	defer func() { // guard's work, one call shorter on the message path
+		if r := recover(); r != nil {
+			rc = recovered("MPI_Recv", r)
+		}
+	}()
+	if o := fastComm(comm); o != nil {
+		if b, ok := plainBytes(buf, count, dt); ok {
+			s, err := mpi.Recv(o.c, b, mapRank(source), mapTag(tag))
+			if err != nil {
+				return fail("MPI_Recv", o, comm, err)
+			}
+			writeStatus(st, s)
+			return errSuccess
+		}
+	}
+	return recv(buf, count, dt, source, tag, comm, st)
+}
+
+// recv is MPI_Recv of any datatype on any communicator.
+func recv(buf unsafe.Pointer, count, dt, source, tag, comm int32, st unsafe.Pointer) int32 {
 	o, rc := commArg("MPI_Recv", comm)
 	if rc != errSuccess {
 		return rc
