@@ -2,7 +2,8 @@ package main
 
 // One-sided communication (MPI_Win_create ... MPI_Win_unlock_all): windows
 // of bytes, puts and gets of contiguous datatypes, fences, locks and
-// flushes, and the active-target epochs.
+// flushes, and the active-target epochs; dynamic windows
+// (MPI_Win_create_dynamic, MPI_Win_attach, MPI_Win_detach).
 
 /*
 #include <stdlib.h>
@@ -11,6 +12,7 @@ package main
 import "C"
 
 import (
+	"errors"
 	"unsafe"
 
 	"github.com/rhinet-go/martini/mpi"
@@ -379,4 +381,60 @@ func onTarget(rank int32, f func() error) error {
 		return nil
 	}
 	return f()
+}
+
+// PMPI_Win_create_dynamic implements MPI_Win_create_dynamic: a window of
+// no memory, whose displacements are addresses (MPI_Get_address, or
+// MPI_BOTTOM plus an address) and whose displacement unit is 1.
+//
+//export PMPI_Win_create_dynamic
+func PMPI_Win_create_dynamic(info, comm int32, out *int32) (rc int32) {
+	const fn = "MPI_Win_create_dynamic"
+	defer guard(fn, &rc)
+	o, rc := commArg(fn, comm)
+	if rc != errSuccess {
+		return rc
+	}
+	w, err := mpi.WinCreateDynamic(o.c)
+	if err != nil {
+		return fail(fn, o, comm, err)
+	}
+	if rc = addWin(fn, o, comm, w, nil, 0, 1, flavorDynamic, nil, out); rc == errSuccess {
+		setWinHints(*out, info)
+	}
+	return rc
+}
+
+// PMPI_Win_attach implements MPI_Win_attach.
+//
+//export PMPI_Win_attach
+func PMPI_Win_attach(win int32, base unsafe.Pointer, size int64) (rc int32) {
+	const fn = "MPI_Win_attach"
+	defer guard(fn, &rc)
+	return onWin(fn, win, func(o *winObj) error {
+		if size < 0 {
+			return errorf(errArg, "invalid size %d", size)
+		}
+		return attachErr(mpi.Attach(o.w, unsafe.Slice((*byte)(base), size)))
+	})
+}
+
+// PMPI_Win_detach implements MPI_Win_detach.
+//
+//export PMPI_Win_detach
+func PMPI_Win_detach(win int32, base unsafe.Pointer) (rc int32) {
+	const fn = "MPI_Win_detach"
+	defer guard(fn, &rc)
+	return onWin(fn, win, func(o *winObj) error {
+		return attachErr(mpi.Detach(o.w, unsafe.Slice((*byte)(base), 0)))
+	})
+}
+
+// attachErr gives err, of Attach or Detach, the class MPI_ERR_RMA_ATTACH
+// where memory could not be attached.
+func attachErr(err error) error {
+	if errors.Is(err, mpi.ErrRMAAttach) {
+		return errorf(errRMAAttach, "%v", err)
+	}
+	return err
 }

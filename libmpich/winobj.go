@@ -103,5 +103,10 @@ const (
 	keyWinModel        int32 = 0x66000009
 	flavorCreate             = 1
 	flavorAllocate           = 2
+	flavorDynamic            = 3
 	modelUnified             = 2
 )
+
+// errRMAAttach is MPI_ERR_RMA_ATTACH: memory that cannot be attached to a
+// dynamic window.
+const errRMAAttach int32 = 56

@@ -28,7 +28,9 @@ const (
 	// equal, replaces it by New; the event's Value is the previous word.
 	CmdCAS
 	// CmdRegister registers Data (process memory) for remote access by
-	// process Peer; the event's Value is the new RegionID.
+	// the processes the network reaches, Peer among them (one region
+	// serves them all: a dynamic window registers an attachment once a
+	// network); the event's Value is the new RegionID.
 	CmdRegister
 	// CmdAlloc allocates and registers Size bytes of zeroed memory that
 	// process Peer can write (ring buffers, the bootstrap area); the event

@@ -72,7 +72,8 @@
 //     [IneighborAllgather], [IneighborAllgatherv], [IneighborAlltoall],
 //     [IneighborAlltoallv], [IneighborAlltoallw].
 //   - One-sided: [WinCreate], [WinAllocate], [WinAllocateShared],
-//     [SharedQuery], [Put], [Get], [Accumulate], [GetAccumulate],
+//     [SharedQuery], [WinCreateDynamic] with [Attach], [Detach] and
+//     [Address], [Put], [Get], [Accumulate], [GetAccumulate],
 //     [FetchAndOp], [CompareAndSwap], [Rput], [Rget], [Raccumulate],
 //     [RgetAccumulate]; synchronisation: [Win.Fence], [Win.Lock],
 //     [Win.LockAll], [Win.Flush], [Win.Post], [Win.Start],

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -34,8 +35,13 @@ var (
 	// with no Fence, Lock or Start before it, an Unlock without Lock,
 	// Free while locked, ...).
 	ErrRMASync = errors.New("RMA synchronization error")
-	// ErrRMARange: an access outside the target's window.
+	// ErrRMARange: an access outside the target's window (of a dynamic
+	// window: at an address no memory attached at the target covers).
 	ErrRMARange = llc.ErrRMARange
+	// ErrRMAAttach: memory that cannot be attached to a dynamic window
+	// (the window is not dynamic, memory is attached at that address
+	// already, or the network cannot register it).
+	ErrRMAAttach = errors.New("memory cannot be attached to the window")
 )
 
 // Control words of a window, in memory the network allocates on every
@@ -48,6 +54,10 @@ var (
 //	ctlAccServe  the ticket that holds it
 //	ctlComplete  PSCW: Complete calls of the origins of this exposure
 //	ctlPost+r    PSCW: Post calls of target rank r not yet started
+//
+// and, after them, the words by which a dynamic window publishes its
+// attachments (win_dynamic.go): ctlDynGen(n), ctlDynCount(n) and
+// ctlDynTable(n, r).
 const (
 	ctlLock = iota
 	ctlAccNext
@@ -93,6 +103,9 @@ type Win struct {
 	freed bool
 	// flushing serialises the flushes (winSync.snap).
 	flushing sync.Mutex
+	// dyn is the attachments of a dynamic window (WinCreateDynamic;
+	// nil otherwise).
+	dyn *winDynamic
 }
 
 // winTarget is what a process published of its window.
@@ -109,7 +122,7 @@ type winTarget struct {
 }
 
 // ctlSize is the size of the control words of a window of n processes.
-func ctlSize(n int) int { return 8 * (ctlPost + n) }
+func ctlSize(n int) int { return 8 * ctlDynTable(n, n) }
 
 // WinCreate makes a window of buf on every process of c (MPI_Win_create;
 // the displacement unit is the size of T). Collective over c. Puts and
@@ -255,26 +268,42 @@ func (w *Win) expose(mine []uint64) error {
 // withdraws. m is an allocation of the network (its Region set), or
 // memory to register (Data).
 func (w *Win) reach(m *llc.ExposeOp) ([]llc.RegionID, error) {
+	regions, regs, err := w.reachFor(m, false)
+	w.regs = append(w.regs, regs...)
+	return regions, err
+}
+
+// reachFor is reach, returning the registrations it made rather than
+// keeping them: with share, a registration serves every rank of the
+// network it was made on (as an allocation of the network does), so that
+// memory is registered once for each network, not once for each rank.
+func (w *Win) reachFor(m *llc.ExposeOp, share bool) ([]llc.RegionID, []*llc.ExposeOp, error) {
 	mux, _ := w.c.rt.net.(*network.Mux)
+	serves := func(r llc.RegionID, world int) bool { return mux == nil || mux.Serves(r, world) }
 	mem := m.Data
 	if m.Region != 0 {
 		mem = m.Mem
 	}
 	regions := make([]llc.RegionID, w.c.size)
+	var regs []*llc.ExposeOp
 	for p := range regions {
 		world := w.c.toWorld(p)
-		if m.Region != 0 && (mux == nil || mux.Serves(m.Region, world)) {
+		if m.Region != 0 && serves(m.Region, world) {
 			regions[p] = m.Region
+			continue
+		}
+		if i := slices.IndexFunc(regs, func(r *llc.ExposeOp) bool { return share && serves(r.Region, world) }); i >= 0 {
+			regions[p] = regs[i].Region
 			continue
 		}
 		r := &llc.ExposeOp{Peer: world, Data: mem}
 		if err := w.ep.Expose(r, false); err != nil {
-			return nil, fmt.Errorf("for rank %d: %w", p, err)
+			return nil, regs, fmt.Errorf("for rank %d: %w", p, err)
 		}
-		w.regs = append(w.regs, r)
+		regs = append(regs, r)
 		regions[p] = r.Region
 	}
-	return regions, nil
+	return regions, regs, nil
 }
 
 // release withdraws every registration of the window.
@@ -290,6 +319,9 @@ func (w *Win) release() error {
 		}
 	}
 	w.alloc, w.ctl = nil, nil
+	if w.dyn != nil {
+		errs = append(errs, w.dyn.release(w.ep))
+	}
 	return errors.Join(errs...)
 }
 

@@ -65,16 +65,16 @@ func CompareAndSwap[T Type](w *Win, compare, value T, target, disp int) (T, erro
 	}
 	cmp, val, out := asBytes([]T{compare}), asBytes([]T{value}), asBytes(old[:])
 	w.ep.Progress() // a caller that spins on CompareAndSwap serves others
-	off, err := w.span(target, disp, len(out))
+	at, err := w.span(target, disp, len(out))
 	if err == nil {
 		if w.native {
-			op := w.partOp(llc.RMACompareSwap, target, off)
+			op := w.partOp(llc.RMACompareSwap, target, at, 0)
 			op.Compare, op.Operand = word(cmp), word(val)
 			var res uint64
 			res, err = w.run(op)
 			binary.LittleEndian.PutUint64(out, res)
 		} else {
-			err = w.locked(target, off, make([]byte, len(out)), func(cur []byte) bool {
+			err = w.locked(target, at, make([]byte, len(out)), func(cur []byte) bool {
 				copy(out, cur)
 				if bytes.Equal(cur, cmp) {
 					copy(cur, val)
@@ -110,20 +110,25 @@ func (w *Win) checkAccumulate(op string, k reflect.Kind) error {
 }
 
 // span checks that n bytes at displacement disp are within target's
-// window and returns their offset. The displacement is compared with the
-// window's elements before it is multiplied by the element size, so that
-// a displacement whose byte offset wraps around 64 bits is refused, not
-// taken for the element it wraps onto.
-func (w *Win) span(target, disp, n int) (uint64, error) {
-	size := w.targets[target].size
+// window and returns where they lie. The displacement is compared with
+// the window's elements before it is multiplied by the element size, so
+// that a displacement whose byte offset wraps around 64 bits is refused,
+// not taken for the element it wraps onto. A dynamic window's
+// displacement is an address, looked up among the target's attachments.
+func (w *Win) span(target, disp, n int) (winPlace, error) {
+	if w.dyn != nil {
+		return w.resolve(target, disp, n)
+	}
+	t := &w.targets[target]
+	size := t.size
 	if disp < 0 || n < 0 || uint64(disp) > size/uint64(w.elem) {
-		return 0, fmt.Errorf("%d bytes at displacement %d of a window of %d bytes: %w", n, disp, size, ErrRMARange)
+		return winPlace{}, fmt.Errorf("%d bytes at displacement %d of a window of %d bytes: %w", n, disp, size, ErrRMARange)
 	}
 	off := uint64(disp) * uint64(w.elem)
 	if uint64(n) > size-off {
-		return 0, fmt.Errorf("%d bytes at displacement %d of a window of %d bytes: %w", n, disp, size, ErrRMARange)
+		return winPlace{}, fmt.Errorf("%d bytes at displacement %d of a window of %d bytes: %w", n, disp, size, ErrRMARange)
 	}
-	return off, nil
+	return winPlace{region: t.region, off: t.base + off, limit: t.base + size, n: uint64(n)}, nil
 }
 
 func word(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
@@ -157,13 +162,13 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 	}
 	in, out := asBytes(origin), asBytes(result)
 	w.ep.Progress() // a caller that spins on an accumulate serves others
-	off, err := w.span(target, disp, n*r.Elem)
+	at, err := w.span(target, disp, n*r.Elem)
 	if err == nil && n > 0 {
 		if w.native && r.Unit == r.Elem {
-			err = w.nativeAcc(target, off, in, out, r, op.Is(Sum) && integer(r.Kind), noop, q)
+			err = w.nativeAcc(target, at, in, out, r, op.Is(Sum) && integer(r.Kind), noop, q)
 		} else {
 			buf := scratch(n * r.Elem)
-			err = w.locked(target, off, *buf, func(cur []byte) bool {
+			err = w.locked(target, at, *buf, func(cur []byte) bool {
 				copy(out, cur)
 				if noop {
 					return false
@@ -209,14 +214,14 @@ func integer(k reflect.Kind) bool {
 }
 
 // nativeAcc accumulates the 8-byte elements in into target's window at
-// off with the network's atomics, and returns the previous elements in
+// at with the network's atomics, and returns the previous elements in
 // out unless it is nil: fetch-and-add for integer sums (not waited for
 // unless out is wanted; with q, a request's, never: q fills out once they
 // are done), fetch-and-add of 0 to read (noop), a compare-and-swap loop
 // otherwise.
-func (w *Win) nativeAcc(target int, off uint64, in, out []byte, r collectives.Reducer, add, noop bool, q *rmaRequest) error {
+func (w *Win) nativeAcc(target int, at winPlace, in, out []byte, r collectives.Reducer, add, noop bool, q *rmaRequest) error {
 	for i := 0; i < max(len(in), len(out)); i += 8 {
-		op := w.partOp(llc.RMAFetchAdd, target, off+uint64(i))
+		op := w.partOp(llc.RMAFetchAdd, target, at, uint64(i))
 		if add && !noop {
 			op.Operand = word(in[i:])
 		}
@@ -265,27 +270,39 @@ func (w *Win) casLoop(op *llc.RMAOp, in []byte, r collectives.Reducer) error {
 	}
 }
 
-// locked runs f on the n=len(buf) bytes at off of target's window under
+// locked runs f on the n=len(buf) bytes at at of target's window under
 // the target's accumulate lock: it reads them into buf, calls f, and
 // writes them back if f reports a change.
-func (w *Win) locked(target int, off uint64, buf []byte, f func(cur []byte) bool) error {
+func (w *Win) locked(target int, at winPlace, buf []byte, f func(cur []byte) bool) error {
 	if err := w.accLock(target); err != nil {
 		return fmt.Errorf("taking the accumulate lock: %w", err)
 	}
-	data := w.partOp(llc.RMAGet, target, off)
-	data.Data = buf
-	err := w.do(data)
+	err := w.each(llc.RMAGet, target, at, buf)
 	if err == nil && f(buf) {
-		data.Kind = llc.RMAPut
-		err = w.do(data)
+		err = w.each(llc.RMAPut, target, at, buf)
 	}
-	w.recycle(data)
 	// The release follows the write to the same process: it takes effect
 	// after it.
 	if _, rerr := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAccServe, 0, 1)); err == nil && rerr != nil {
 		err = fmt.Errorf("releasing the accumulate lock: %w", rerr)
 	}
 	return err
+}
+
+// each runs an operation of kind on the bytes of buf at each place of at,
+// one after the other.
+func (w *Win) each(kind llc.RMAKind, target int, at winPlace, buf []byte) error {
+	pos := uint64(0)
+	for i := range at.pieces() {
+		p := at.piece(i)
+		op := w.partOp(kind, target, p, 0)
+		op.Data = buf[pos : pos+p.n]
+		pos += p.n
+		if _, err := w.run(op); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // accLock takes target's accumulate lock: it draws a ticket and waits

@@ -6,25 +6,33 @@ import (
 	"github.com/rhinet-go/martini/llc"
 )
 
-// dataOp returns the operation of kind on the bytes b at displacement
-// disp (in the window's displacement units) of target's window, or an
-// error wrapping ErrRMARange if they are not all within it.
-func (w *Win) dataOp(kind llc.RMAKind, target, disp int, b []byte) (*llc.RMAOp, error) {
-	off, err := w.span(target, disp, len(b))
-	if err != nil {
-		return nil, err
-	}
-	op := w.partOp(kind, target, off)
-	op.Data = b
-	return op, nil
+// winPlace is where bytes of a target's window lie (from span): n bytes
+// at an offset in a region of the target's memory, whose size is limit,
+// and, for an access of a dynamic window across adjacent attachments, the
+// places of the bytes after them (rest, nil otherwise).
+type winPlace struct {
+	region     llc.RegionID
+	off, limit uint64
+	n          uint64
+	rest       []winPlace
 }
 
-// partOp returns an operation of kind, from newOp, on the bytes at off
-// (from span) of target's part of the window.
-func (w *Win) partOp(kind llc.RMAKind, target int, off uint64) *llc.RMAOp {
-	t := &w.targets[target]
+// pieces returns the number of places of at: 1 and those of rest.
+func (at *winPlace) pieces() int { return 1 + len(at.rest) }
+
+// piece returns place i of at (0: at itself, without rest).
+func (at *winPlace) piece(i int) winPlace {
+	if i == 0 {
+		return winPlace{region: at.region, off: at.off, limit: at.limit, n: at.n}
+	}
+	return at.rest[i-1]
+}
+
+// partOp returns an operation of kind, from newOp, on the bytes delta
+// bytes past at in target's window.
+func (w *Win) partOp(kind llc.RMAKind, target int, at winPlace, delta uint64) *llc.RMAOp {
 	op := w.newOp()
-	*op = llc.RMAOp{Kind: kind, Peer: t.peer, Region: t.region, Off: t.base + off, Limit: t.base + t.size}
+	*op = llc.RMAOp{Kind: kind, Peer: w.targets[target].peer, Region: at.region, Off: at.off + delta, Limit: at.limit}
 	return op
 }
 
@@ -54,18 +62,25 @@ func transfer(w *Win, name string, kind llc.RMAKind, b []byte, target, disp int)
 }
 
 // move starts a put or get of b on target, a rank of the window in an
-// epoch that allows it, and adds it to q unless q is nil.
+// epoch that allows it, and adds it to q unless q is nil: one operation
+// for each place the bytes lie in.
 func (w *Win) move(name string, kind llc.RMAKind, b []byte, target, disp int, q *rmaRequest) error {
-	op, err := w.dataOp(kind, target, disp, b)
+	at, err := w.span(target, disp, len(b))
 	if err != nil {
 		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
 	}
 	if len(b) == 0 {
-		w.recycle(op)
 		return nil
 	}
-	if err := w.issue(target, op, q); err != nil {
-		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
+	pos := uint64(0)
+	for i := range at.pieces() {
+		p := at.piece(i)
+		op := w.partOp(kind, target, p, 0)
+		op.Data = b[pos : pos+p.n]
+		pos += p.n
+		if err := w.issue(target, op, q); err != nil {
+			return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
+		}
 	}
 	return nil
 }

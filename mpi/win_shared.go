@@ -276,11 +276,13 @@ var syncWord atomic.Uint64
 // window visible to the other processes and theirs visible to this one
 // (MPI_Win_sync): a full memory barrier, which with a barrier or a
 // message between the processes orders their loads and stores of the
-// window. Allowed in any epoch.
+// window. Allowed in any epoch. On a dynamic window, the next access to
+// each target checks again for changes of its attachments.
 func (w *Win) Sync() error {
 	if err := w.check("Win.Sync"); err != nil {
 		return err
 	}
 	syncWord.Add(1) // a locked read-modify-write: a full barrier
+	w.recheck(0, w.c.size)
 	return nil
 }

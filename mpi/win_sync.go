@@ -202,6 +202,7 @@ func (w *Win) flush(target int) error {
 	if target >= 0 {
 		lo, hi = target, target+1
 	}
+	w.recheck(lo, hi)
 	snap := w.sync.snap
 	w.mu.Lock()
 	for t := lo; t < hi; t++ {
