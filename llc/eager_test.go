@@ -41,15 +41,7 @@ func TestEagerModeSizes(t *testing.T) {
 			t.Run(fmt.Sprintf("%v/%v", eager, mode), func(t *testing.T) {
 				c := newCluster(t, 2, withEager(eager, func(_ int, cfg *Config) { cfg.Rendezvous = mode }))
 				sizes := []int{0, 1, 8, 31, 32, 33, 100, 1023, 1024, 1025, 5000, 300 << 10}
-				var total int
-				for k, size := range sizes {
-					for _, dst := range []int{1, 0} {
-						for _, posted := range []bool{true, false} {
-							c.transfer(t, k, size, dst, posted)
-							total += size
-						}
-					}
-				}
+				total := c.transferAll(t, sizes)
 				c.noErrs()
 				c.idle()
 				st0, st1 := c.eng[0].State().Stats, c.eng[1].State().Stats
@@ -62,6 +54,21 @@ func TestEagerModeSizes(t *testing.T) {
 			})
 		}
 	}
+}
+
+// transferAll transfers each of sizes (the k-th with tag k) to a peer and
+// to self, posted and unexpected, and returns the bytes sent.
+func (c *cluster) transferAll(t *testing.T, sizes []int) (total int) {
+	t.Helper()
+	for k, size := range sizes {
+		for _, dst := range []int{1, 0} {
+			for _, posted := range []bool{true, false} {
+				c.transfer(t, k, size, dst, posted)
+				total += size
+			}
+		}
+	}
+	return total
 }
 
 // transfer sends size bytes with tag k from process 0 to dst in context

@@ -53,10 +53,6 @@ func (e *Engine) inParts(op *SendOp) bool {
 // of the peer's queue for a later try (trySend).
 func (e *Engine) writeParts(dst int, it *outItem) bool {
 	op := it.op
-	if it.sent == 0 && !it.copied {
-		e.addCopy(len(op.Data)) // the whole message, once (countRecord)
-		it.copied = true
-	}
 	for it.sent < len(op.Data) {
 		var ok bool
 		n := min(e.cfg.EagerLimit, len(op.Data)-it.sent)
@@ -65,7 +61,9 @@ func (e *Engine) writeParts(dst int, it *outItem) bool {
 			binary.LittleEndian.PutUint64(total[:], uint64(len(op.Data)))
 			n -= partTotal
 			flags, aux := syncFlags(op)
-			ok = e.writeRecord(dst, recEager, flags|flagParts, op.Tag, op.Ctx, aux, total[:], op.Data[:n])
+			if ok = e.writeRecord(dst, recEager, flags|flagParts, op.Tag, op.Ctx, aux, total[:], op.Data[:n]); ok {
+				e.addCopy(len(op.Data)) // the whole message, once (countRecord)
+			}
 		} else {
 			ok = e.writeRecord(dst, recPart, 0, 0, 0, 0, nil, op.Data[it.sent:it.sent+n])
 		}

@@ -292,15 +292,7 @@ func TestNoRendezvousSizes(t *testing.T) {
 		t.Run(eager.String(), func(t *testing.T) {
 			c := newCluster(t, 2, withEager(eager, func(_ int, cfg *Config) { cfg.NoRendezvous = true }))
 			sizes := []int{0, 8, 1015, 1016, 1017, 1024, 1025, 5000, 40 << 10, 300 << 10}
-			var total int
-			for k, size := range sizes {
-				for _, dst := range []int{1, 0} {
-					for _, posted := range []bool{true, false} {
-						c.transfer(t, k, size, dst, posted)
-						total += size
-					}
-				}
-			}
+			total := c.transferAll(t, sizes)
 			s := &SendOp{Peer: 1, Tag: 99, Data: pattern(5, 9000), Rendezvous: true}
 			c.eng[0].Submit(s)
 			c.drain(0)

@@ -56,9 +56,6 @@ type outItem struct {
 	// records are in the receiver's queue, and those of the record in
 	// flight (0: none, or a message in one record).
 	sent, inflight int
-	// copied: the copy of a message in several ring records is counted
-	// (writeParts).
-	copied bool
 }
 
 // Control record bodies fit an outItem and the first cell of a record.

@@ -277,9 +277,9 @@ func (w *Win) locked(target int, at winPlace, buf []byte, f func(cur []byte) boo
 	if err := w.accLock(target); err != nil {
 		return fmt.Errorf("taking the accumulate lock: %w", err)
 	}
-	err := w.each(llc.RMAGet, target, at, buf)
+	err := w.onPieces(llc.RMAGet, target, at, buf, w.runOp)
 	if err == nil && f(buf) {
-		err = w.each(llc.RMAPut, target, at, buf)
+		err = w.onPieces(llc.RMAPut, target, at, buf, w.runOp)
 	}
 	// The release follows the write to the same process: it takes effect
 	// after it.
@@ -289,20 +289,27 @@ func (w *Win) locked(target int, at winPlace, buf []byte, f func(cur []byte) boo
 	return err
 }
 
-// each runs an operation of kind on the bytes of buf at each place of at,
-// one after the other.
-func (w *Win) each(kind llc.RMAKind, target int, at winPlace, buf []byte) error {
+// onPieces calls do with an operation of kind on the bytes of buf at each
+// place of at (a dynamic window's access may span several attachments),
+// in order, and stops at its first error.
+func (w *Win) onPieces(kind llc.RMAKind, target int, at winPlace, buf []byte, do func(*llc.RMAOp) error) error {
 	pos := uint64(0)
 	for i := range at.pieces() {
 		p := at.piece(i)
 		op := w.partOp(kind, target, p, 0)
 		op.Data = buf[pos : pos+p.n]
 		pos += p.n
-		if _, err := w.run(op); err != nil {
+		if err := do(op); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// runOp runs op and waits for it (run without its result).
+func (w *Win) runOp(op *llc.RMAOp) error {
+	_, err := w.run(op)
+	return err
 }
 
 // accLock takes target's accumulate lock: it draws a ticket and waits

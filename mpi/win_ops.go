@@ -72,15 +72,8 @@ func (w *Win) move(name string, kind llc.RMAKind, b []byte, target, disp int, q 
 	if len(b) == 0 {
 		return nil
 	}
-	pos := uint64(0)
-	for i := range at.pieces() {
-		p := at.piece(i)
-		op := w.partOp(kind, target, p, 0)
-		op.Data = b[pos : pos+p.n]
-		pos += p.n
-		if err := w.issue(target, op, q); err != nil {
-			return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
-		}
+	if err := w.onPieces(kind, target, at, b, func(op *llc.RMAOp) error { return w.issue(target, op, q) }); err != nil {
+		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
 	}
 	return nil
 }

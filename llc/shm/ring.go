@@ -79,7 +79,7 @@ func (r *inRing) release(n uint64) {
 // takeLine): its cells still read zero, so they need no zeroing, only
 // their space handed back, with whatever flush had pending.
 func (r *inRing) releaseUnwritten(n uint64) {
-	if r.released != r.consumed {
+	if r.released != r.consumed { // flush's own test, without the call on every line record
 		r.flush()
 	}
 	r.release(n)
