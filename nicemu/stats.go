@@ -11,6 +11,7 @@ type Stats struct {
 	Push, Pull, BOTF, AOTF, CAS, FAA uint64 // requests kicked, by kind
 	PushBytes, PullBytes             uint64 // payload bytes moved
 	Packets                          uint64 // MTU-sized packets the transfers were split into
+	VPUSHFull                        uint64 // VPUSHes refused because the target's queue had no room
 	CMAOps, CMABytes                 uint64 // single-copy transfers by cross-memory attach
 	HugeCollapses, HugeRefusals      uint64 // regions of cross-memory copies collapsed into huge pages, or refused (hugePages)
 	BounceOps, BounceBytes           uint64 // transfers staged through segment bounce buffers

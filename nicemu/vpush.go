@@ -62,6 +62,11 @@ const OpVPUSH = OpDeliver + 1
 // no room for the message now.
 var ErrVPUSHFull = errors.New("nicemu: VPUSH queue full")
 
+// ErrRoomAnnounced is matched, beside ErrVPUSHFull, by a VPush in virtual
+// time that found the queue full when the target's next release will wake
+// the process (vroom.go): it may wait for that rather than send again.
+var ErrRoomAnnounced = errors.New("nicemu: the target's release of room wakes the sender")
+
 // vpushRegs are a process's VPUSH queue registers, in its control page:
 // where the queue is (set once by AllocQueue), the firmware's reservation
 // and receive pointers and the lock of the receive path (taken by the
@@ -120,7 +125,19 @@ func (n *NIC) ReleaseQueue(pos uint64) error {
 	if rel, rec := atomic.LoadUint64(&r.released), atomic.LoadUint64(&r.received); pos < rel || pos > rec {
 		return fmt.Errorf("nicemu: release VPUSH queue of PID %d to %d: outside [%d, %d]", n.pid, pos, rel, rec)
 	}
+	var at uint64
+	if n.clock != nil {
+		// A sender takes the release 1 ns after the owner's clock: by
+		// then the owner has gone past it, so that every sender that
+		// looks at that time finds it (vorder.go: a look finds what
+		// arrived by the others' floors).
+		at = uint64(n.clock.now() + 1)
+		atomic.StoreUint64(&n.seg.roomRegs(n.pid).at, at)
+	}
 	atomic.StoreUint64(&r.released, pos)
+	if n.clock != nil {
+		n.releasedRoom(at)
+	}
 	return nil
 }
 
@@ -146,7 +163,28 @@ func (n *NIC) VPush(dst int, msg []byte) error {
 	if n.timing != nil {
 		n.visible = n.timing.vpush(dst, len(msg))
 	}
-	if err := n.receiveVPUSH(dst, msg); err != nil {
+	var seen uint64
+	if n.clock != nil {
+		// After the timing, which held the process until no other could
+		// act before the message lands: the owner's releases by then
+		// are in, a later one cannot come while it is written.
+		seen = atomic.LoadUint64(&n.seg.vpushRegs(dst).released)
+	}
+	err := n.receiveVPUSH(dst, msg)
+	if err != nil {
+		if !errors.Is(err, ErrVPUSHFull) {
+			return err
+		}
+		n.stats.VPUSHFull++
+		// Refused by the target's firmware: the request is over, and
+		// nothing was written (in virtual time, the clock no longer
+		// waits for a write to land).
+		if n.timing != nil {
+			n.timing.settle()
+		}
+		if n.clock != nil && n.awaitRoom(dst, seen) {
+			return fmt.Errorf("%w (%w)", err, ErrRoomAnnounced)
+		}
 		return err
 	}
 	n.arrive(dst)

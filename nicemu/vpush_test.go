@@ -3,9 +3,11 @@ package nicemu
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/rhinet-go/martini/nicemu/takeover"
@@ -239,5 +241,66 @@ func TestPATLBTakeover(t *testing.T) {
 	}
 	if err := a.SetPATLBMode(7); err == nil {
 		t.Error("PATLB mode 7: no error")
+	}
+}
+
+// TestVirtualQueueRoom checks that in virtual time a sender whose VPUSH
+// found the queue full waits for the owner's release as for data: it may
+// not send to that queue again until it has taken the release, which
+// comes at the owner's clock (1 ns after), however far ahead that is, in
+// one step rather than one try after another.
+func TestVirtualQueueRoom(t *testing.T) {
+	seg := virtualSegment(t, 2, 0)
+	a, b := openNIC(t, seg, 0), openNIC(t, seg, 1)
+	ca, cb := a.Clock(), b.Clock()
+	ca.Run()
+	cb.Run()
+	_, mem, err := b.AllocQueue(2 * MaxVPUSH)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb.Reach(time.Second) // the owner computes far ahead
+	msg := vmsg(0, make([]byte, MaxVPUSH/2))
+	sent := 0
+	for ; sent < 10; sent++ {
+		if err = a.VPush(1, msg); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, ErrVPUSHFull) || !errors.Is(err, ErrRoomAnnounced) || a.RoomFor(1) || a.Stats().VPUSHFull != 1 {
+		t.Fatalf("after %d messages: %v, room %v, %d refused", sent, err, a.RoomFor(1), a.Stats().VPUSHFull)
+	}
+	full := ca.Now()
+	ca.Waiting(true)
+	if f := seg.floor(0); f != math.MaxInt64 {
+		t.Fatalf("waiting for room: floor %v", time.Duration(f))
+	}
+	cb.Look()
+	q := &queueReader{n: b, mem: mem}
+	if _, _, ok := q.next(t); !ok {
+		t.Fatal("owner: no message")
+	}
+	if f := seg.floor(0); f != int64(full) {
+		t.Errorf("after the release: the sender's floor %v, want its clock %v", time.Duration(f), full)
+	}
+	ca.Look()
+	if a.PollRoom() || a.RoomFor(1) {
+		t.Fatal("release at 1 s taken while the owner runs at 1 s")
+	}
+	ca.Waiting(true)
+	cb.Waiting(true)
+	ca.Look()
+	if !a.PollRoom() || !a.RoomFor(1) {
+		t.Fatal("release not taken once no process can act before it")
+	}
+	if want := time.Second + time.Nanosecond; ca.Now() != want {
+		t.Errorf("took the release at %v, want %v", ca.Now(), want)
+	}
+	cb.Stop() // no look of the owner's is to come: the write must not wait for one
+	if err := a.VPush(1, msg); err != nil {
+		t.Errorf("VPUSH after the release: %v", err)
+	}
+	if w := atomic.LoadUint64(&seg.roomRegs(1).waiting); w != 0 {
+		t.Errorf("%d waiters left", w)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rhinet-go/martini/llc"
@@ -65,10 +66,56 @@ func (t *Translator) enqueue(c *llc.Command) error {
 		t.nic.ChargeHost(p.VirtualVP) // PM/RHiNET-VP's pmSend in virtual time
 	}
 	err := t.nic.VPush(c.Peer, buf)
-	if errors.Is(err, nicemu.ErrVPUSHFull) {
+	switch {
+	case errors.Is(err, nicemu.ErrRoomAnnounced):
+		return err // held (holdEnqueue)
+	case errors.Is(err, nicemu.ErrVPUSHFull):
 		return fmt.Errorf("martini: enqueue to process %d: %w (%v)", c.Peer, llc.ErrQueueFull, err)
 	}
 	return err
+}
+
+// In virtual time a record that finds the receiver's queue full is not
+// handed back to the engine to try again at the process's clock, one try
+// after another until the receiver has consumed (each try a VPUSH's cost
+// in virtual time, thousands of them in real time while the receiver
+// computes far ahead): the translator holds the command, the process waits
+// as for data, and the receiver's next release wakes it (nicemu's
+// vroom.go); it then sends the record again at the time of that release
+// and completes the command, or holds it again.
+
+// holdEnqueue keeps a CmdEnqueue that found the queue full until the
+// receiver releases room; its completion comes from Poll (pollRoom).
+func (t *Translator) holdEnqueue(c *llc.Command) { t.held = append(t.held, *c) }
+
+// pollRoom sends again the held records whose receivers released room
+// since, and steps the completions of those that went (or failed). It
+// reports whether it completed any.
+func (t *Translator) pollRoom(sink llc.Sink) bool {
+	if len(t.held) == 0 || !t.nic.PollRoom() {
+		return false
+	}
+	done := false
+	for i := 0; i < len(t.held); {
+		c := t.held[i]
+		if !t.nic.RoomFor(c.Peer) {
+			i++
+			continue
+		}
+		err := t.enqueue(&c)
+		if errors.Is(err, nicemu.ErrRoomAnnounced) {
+			i++ // full again: held until the next release
+			continue
+		}
+		t.held = slices.Delete(t.held, i, i+1)
+		t.roomEv = llc.Event{Kind: llc.EvDone, Token: c.Token}
+		if err != nil {
+			t.roomEv = llc.Event{Kind: llc.EvError, Token: c.Token, Err: err}
+		}
+		sink.Step(&t.roomEv)
+		done = true
+	}
+	return done
 }
 
 // Charge implements llc.HostCharger: under a timing profile the host work

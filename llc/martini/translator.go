@@ -6,6 +6,7 @@ package martini
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -54,9 +55,14 @@ type Translator struct {
 
 	aotf aotfPages
 	qbuf [nicemu.MaxVPUSH]byte // send buffer of CmdEnqueue
-	gbuf []byte                // send buffer of gathered writes (GatherLimit bytes)
-	ack  uint64                // the ack word of PMPackets' PUSHes
-	ev   llc.Event             // the event Execute returns, refilled
+	// held are the CmdEnqueues waiting for room in their receivers'
+	// queues, in virtual time (holdEnqueue); roomEv is the event of one
+	// completed, refilled.
+	held   []llc.Command
+	roomEv llc.Event
+	gbuf   []byte    // send buffer of gathered writes (GatherLimit bytes)
+	ack    uint64    // the ack word of PMPackets' PUSHes
+	ev     llc.Event // the event Execute returns, refilled
 
 	// mem reads what peers write into this process's rings, slots and
 	// receive queue.
@@ -285,7 +291,10 @@ func (t *Translator) Execute(c *llc.Command) *llc.Event {
 		s, mem, err = t.allocQueue(c.Size)
 		val = uint64(s)
 	case llc.CmdEnqueue:
-		err = t.enqueue(c)
+		if err = t.enqueue(c); errors.Is(err, nicemu.ErrRoomAnnounced) {
+			t.holdEnqueue(c)
+			return nil
+		}
 	case llc.CmdWatchRing, llc.CmdWatchSlot:
 		if err = t.mem.Watch(c); err == nil {
 			return nil
@@ -476,6 +485,9 @@ func (t *Translator) Poll(sink llc.Sink) bool {
 	}
 	p := t.nic.Service()
 	if t.mem.Poll(sink) {
+		p = true
+	}
+	if t.pollRoom(sink) {
 		p = true
 	}
 	return p

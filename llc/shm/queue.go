@@ -52,11 +52,19 @@ func (q *QueueReader) Poll(sink llc.Sink) bool {
 	start := q.consumed
 	produced := atomic.LoadUint64(q.produced)
 	for q.consumed < produced {
-		if err := q.next(sink, produced); err == errHeld {
+		record, err := q.next(sink, produced)
+		if err == errHeld {
 			break
 		} else if err != nil {
 			sink.Step(&llc.Event{Kind: llc.EvError, Err: err})
 			return true
+		}
+		if record && q.arrived != nil {
+			// In virtual time one record a poll: the host work of taking
+			// it is charged after the poll, before the next record is
+			// taken, so that the clock does not depend on how many
+			// records had landed (in real time) when the poll began.
+			break
 		}
 	}
 	if q.consumed == start {
@@ -69,29 +77,36 @@ func (q *QueueReader) Poll(sink llc.Sink) bool {
 }
 
 // next delivers the record (or skips the wrap marker) at the consumer
-// position.
-func (q *QueueReader) next(sink llc.Sink, produced uint64) error {
+// position; it reports whether it delivered a record.
+func (q *QueueReader) next(sink llc.Sink, produced uint64) (bool, error) {
 	pos := q.consumed & (q.size - 1)
 	length := binary.LittleEndian.Uint32(q.data[pos:])
 	if length == llc.QueueWrap {
 		if q.size-pos > produced-q.consumed {
-			return fmt.Errorf("corrupt receive queue: wrap marker at %d beyond the %d bytes produced", q.consumed, produced)
+			return false, fmt.Errorf("corrupt receive queue: wrap marker at %d beyond the %d bytes produced", q.consumed, produced)
+		}
+		// The marker comes with the record after it (produced counts
+		// both once that record is in): skip it only when that record
+		// may be taken too, so that how far the queue is released never
+		// depends on whether the record had landed.
+		if q.arrived != nil && !q.arrived(llc.QueueHeader, int(llc.QueueSpan(int(binary.LittleEndian.Uint32(q.data))))) {
+			return false, errHeld
 		}
 		q.consumed += q.size - pos
-		return nil
+		return false, nil
 	}
 	src := binary.LittleEndian.Uint32(q.data[pos+4:])
 	span := llc.QueueSpan(int(length))
 	if length < layout.RecMeta || length > llc.MaxQueueRecord || pos+span > q.size || span > produced-q.consumed || src >= uint32(q.procs) {
-		return fmt.Errorf("corrupt receive queue record at %d: %d bytes from process %d (%d bytes produced, %d consumed)",
+		return false, fmt.Errorf("corrupt receive queue record at %d: %d bytes from process %d (%d bytes produced, %d consumed)",
 			q.consumed, length, src, produced, q.consumed)
 	}
 	rec := q.data[pos+llc.QueueRecordHeader : pos+llc.QueueRecordHeader+uint64(length)]
 	if q.arrived != nil && !q.arrived(llc.QueueHeader+pos, int(span)) {
-		return errHeld
+		return false, errHeld
 	}
 	q.consumed += span
 	q.ev.Kind, q.ev.Peer, q.ev.Head, q.ev.Data = llc.EvRecord, int(src), rec[:layout.RecMeta], rec[layout.RecMeta:]
 	sink.Step(&q.ev)
-	return nil
+	return true, nil
 }
