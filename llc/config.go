@@ -98,6 +98,12 @@ type Config struct {
 	// own before the matching. SendOp.Rendezvous and the hint limit are
 	// ignored. On rings the eager limit must be at least a cell.
 	NoRendezvous bool
+	// ZeroCopy, in the PM message layers (EagerPM, EagerQueue), counts no
+	// host copy for a rendezvous message: the network's remote memory
+	// access moves it between the users' buffers, as MPICH-SCore's
+	// rendezvous over PM/RHiNET's RMA does (thesis 8.5, Fig 8.9's
+	// "Zerocopy").
+	ZeroCopy bool
 }
 
 // Counters are the engine's per-protocol statistics.

@@ -28,8 +28,12 @@ func (e *Engine) countRecvCopy(m *meta, body []byte) {
 
 // countRndvCopy counts a rendezvous message of n bytes as the PM messages
 // MPICH-SCore sends every message in: its copy at this end and, received
-// under EagerPM, the zeroing of the buffers it passed through.
+// under EagerPM, the zeroing of the buffers it passed through; under
+// ZeroCopy as nothing (PM's remote memory access moves it).
 func (e *Engine) countRndvCopy(n int, recv bool) {
+	if e.cfg.ZeroCopy {
+		return
+	}
 	e.addCopy(n)
 	if recv && e.pm && e.countsWork {
 		e.addWork(WorkZero, n)

@@ -27,6 +27,14 @@ func TestEagerTransport(t *testing.T) {
 			t.Parallel()
 			runScenarioJob(t, 2, "eager", "-eager", mode, "-profile", "martini")
 		})
+		if mode == launch.EagerPM {
+			// PM/RHiNET's remote memory access on: a rendezvous above
+			// 16 KB, its data pushed into the receiver's buffer.
+			t.Run("pm/eager/rma", func(t *testing.T) {
+				t.Parallel()
+				runScenarioJob(t, 3, "eager", "-eager", mode, "-pm-rma", "-profile", "martini", "-clock", "virtual")
+			})
+		}
 		for _, sc := range []string{"sizes", "order", "coll-move"} {
 			t.Run(fmt.Sprintf("%s/%s", mode, sc), func(t *testing.T) {
 				t.Parallel()
@@ -107,6 +115,14 @@ func scenarioEager(w *mpi.Comm) error {
 		}
 	default:
 		return fmt.Errorf("%s=%q: run with -eager pm or vp", launch.EnvEager, mode)
+	}
+	if os.Getenv(launch.EnvPMRMA) == "1" {
+		// MPICH-SCore over PM's remote memory access: eager up to 16 KB,
+		// a rendezvous above.
+		if E != launch.PMRMALimit || p.EagerSent != uint64((len(sizes)-2)*n) || p.RndvSent != uint64(2*n) {
+			return fmt.Errorf("pm with RMA: eager limit %d, counters %+v; want %d, %d eager messages, %d rendezvous", E, p, launch.PMRMALimit, (len(sizes)-2)*n, 2*n)
+		}
+		return nil
 	}
 	// Every message eager, above the eager limit in several records, as
 	// MPICH-SCore without remote memory access sends them.

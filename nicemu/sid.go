@@ -95,3 +95,14 @@ func (n *NIC) unregister(sid SID) (sidView, error) {
 	n.stats.Deregistrations++
 	return v, nil
 }
+
+// UserMemory reports whether sid of process peer names memory registered
+// in that process's own address space (RegisterMemory: a user's buffer)
+// rather than segment memory.
+func (n *NIC) UserMemory(peer int, sid SID) bool {
+	if uint(peer) >= uint(n.seg.NProcs()) {
+		return false
+	}
+	v, ok := n.seg.readSID(peer, sid)
+	return ok && v.kind == KindProcess
+}

@@ -63,7 +63,9 @@ func ringLimits(job Job, th Thresholds) (ring, eager, hint int) {
 // limit capped to what it carries in one record or in several. The PM
 // layers that the user asks for (pm, vp) send every message eagerly,
 // larger ones in several PM messages, as MPICH-SCore without remote
-// memory access does (thesis 8.5: llc.Config.NoRendezvous).
+// memory access does (thesis 8.5: llc.Config.NoRendezvous); with it on
+// (pm and Settings.PMRMA), those above 16 KB go by a rendezvous without
+// copies (llc.Config.ZeroCopy).
 func eagerTransport(cfg *llc.Config, job Job) {
 	caps, mode := job.Caps, job.Settings.Eager
 	if mode == "" && !caps.LoadStore && job.QueuePeers == nil {
@@ -72,10 +74,19 @@ func eagerTransport(cfg *llc.Config, job Job) {
 	cfg.SharedLines = caps.SharedLines && mode == "" && cfg.QueuePeers == nil && !job.Settings.NoSharedLines
 	// The PM layers as asked for (a stream's queue chosen here keeps its
 	// rendezvous).
-	cfg.NoRendezvous = job.Settings.Eager == launch.EagerPM || job.Settings.Eager == launch.EagerVP
+	cfg.NoRendezvous = job.Settings.Eager == launch.EagerPM && !job.Settings.PMRMA || job.Settings.Eager == launch.EagerVP
 	switch mode {
 	case launch.EagerPM:
 		cfg.Eager = llc.EagerPM
+		if job.Settings.PMRMA {
+			// MPICH-SCore over PM's remote memory access (thesis 8.5):
+			// eager up to 16 KB, then a rendezvous whose data the RMA
+			// moves from the user's buffer into the receiver's.
+			cfg.ZeroCopy = true
+			if job.Settings.EagerLimit < 0 {
+				cfg.EagerLimit = min(cfg.EagerLimit, launch.PMRMALimit)
+			}
+		}
 	case launch.EagerVP:
 		cfg.Eager = llc.EagerQueue
 		cfg.EagerLimit = min(cfg.EagerLimit, llc.QueueEagerLimit(caps.MaxRecord))

@@ -143,3 +143,21 @@ func TestPMLayersWithoutRendezvous(t *testing.T) {
 		}
 	}
 }
+
+// With PM/RHiNET's remote memory access on (-pm-rma), the pm layer keeps
+// its rendezvous above 16 KB and counts no copy for it (MPICH-SCore over
+// PM's RMA, thesis 8.5), unless the user sets the eager limit.
+func TestPMRMA(t *testing.T) {
+	martini := llc.Caps{Name: "martini", LoadStore: true, AnyLoadStore: true, MaxRecord: llc.MaxQueueRecord, Modelled: true}
+	for _, tt := range []struct {
+		limit, want int
+	}{{-1, launch.PMRMALimit}, {4096, 4096}} {
+		job := Job{Size: 4, Caps: martini, Memory: 64 << 20, Settings: launch.DefaultSettings(), Host: Host{AMD, 2}}
+		job.Settings.Eager, job.Settings.PMRMA, job.Settings.EagerLimit = launch.EagerPM, true, tt.limit
+		plan, err := For(job)
+		if e := plan.Engine; err != nil || e.NoRendezvous || !e.ZeroCopy || e.EagerLimit != tt.want || e.Rendezvous != llc.RndvPush {
+			t.Errorf("eager limit %d: no rendezvous %v, zero copy %v, eager limit %d, rendezvous %v, %v; want a push rendezvous above %d without copies",
+				tt.limit, e.NoRendezvous, e.ZeroCopy, e.EagerLimit, e.Rendezvous, err, tt.want)
+		}
+	}
+}

@@ -120,10 +120,11 @@ func pmPingPong(world *mpi.Comm, size, reps, samples int) (time.Duration, error)
 }
 
 // runPM runs a PM job of np processes under profile with eager transport
-// transport and returns its round trip (µs).
-func runPM(ctx context.Context, mpirun, self, profile, transport string, vt []string, np int, quick bool, timeout time.Duration, stderr io.Writer) (float64, error) {
+// transport (and mpirun's flags vt) and returns its round trip (µs); worker
+// are the PM worker's flags.
+func runPM(ctx context.Context, mpirun, self, profile, transport string, vt []string, np int, quick bool, timeout time.Duration, stderr io.Writer, worker ...string) (float64, error) {
 	args := append([]string{"-np", strconv.Itoa(np), "-bind-to", "core", "-profile", profile, "-eager", transport}, vt...)
-	args = append(args, "-timeout", timeout.String(), self, "pmworker")
+	args = append(append(args, "-timeout", timeout.String(), self, "pmworker"), worker...)
 	if quick {
 		args = append(args, "-reps", "200", "-samples", "3")
 	}

@@ -266,6 +266,11 @@ func extras(ctx context.Context, mpirun, self, calibration string, compare, quic
 	if e.rows, err = chapterRows(&nicemu.Martini); err != nil {
 		return e, err
 	}
+	zc, err := fig89Rows(ctx, mpirun, self, quick, timeout, stderr)
+	if err != nil {
+		return e, err
+	}
+	e.rows = append(e.rows, zc...)
 	seeds, err := seedRows(e.nics)
 	e.rows = append(e.rows, seeds...)
 	return e, err

@@ -170,6 +170,8 @@ func (o *options) check(fs *flag.FlagSet) error {
 		return errors.New("-host-speed: only with -compute cpu (declared computing counts no CPU time)")
 	case isSet(fs, "op-rate") && o.compute != "declared":
 		return errors.New("-op-rate: only with -compute declared")
+	case o.settings.PMRMA && o.settings.Eager != launch.EagerPM:
+		return errors.New("-pm-rma: only with -eager pm (PM/RHiNET's remote memory access)")
 	}
 	return o.checkWdir()
 }
@@ -235,6 +237,7 @@ func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
 		o.settings.Eager = s
 		return nil
 	})
+	fs.BoolVar(&o.settings.PMRMA, "pm-rma", false, "with -eager pm: PM/RHiNET's remote memory access on, as the thesis's \"Zerocopy\" (Fig 8.9): a message above 16 KB goes by a rendezvous whose data one PUSH moves into the receiver's buffer, with no copy")
 	fs.Func("bind-to", "CPU binding of the ranks, `none|core|hwthread`: core (or hwthread, the same here) pins rank r to the r-th CPU (modulo the CPUs allowed), which keeps two busy ranks off one CPU when ranks sleep and wake; the default is core when a host runs two ranks or more that fill at least half of its CPUs, none otherwise", func(s string) error {
 		switch s {
 		case launch.BindNone, launch.BindCore:

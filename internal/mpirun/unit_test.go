@@ -65,6 +65,22 @@ func TestParseEagerFlag(t *testing.T) {
 	}
 }
 
+// -pm-rma turns PM/RHiNET's remote memory access on, under -eager pm
+// only.
+func TestParsePMRMAFlag(t *testing.T) {
+	o, err := parseFlags([]string{"-np", "2", "-eager", "pm", "-pm-rma", "prog"}, io.Discard)
+	if err != nil || !o.settings.PMRMA || !slices.Contains(o.settings.Env(), launch.EnvPMRMA+"=1") {
+		t.Fatalf("-eager pm -pm-rma: settings %+v, %v", o.settings, err)
+	}
+	for _, args := range [][]string{{"-pm-rma"}, {"-eager", "vp", "-pm-rma"}} {
+		var stderr bytes.Buffer
+		_, err := parseFlags(append(append([]string{"-np", "2"}, args...), "prog"), &stderr)
+		if err == nil || !strings.Contains(stderr.String()+err.Error(), "only with -eager pm") {
+			t.Errorf("%q: error %v, stderr %q: does not ask for -eager pm", args, err, stderr.String())
+		}
+	}
+}
+
 func TestResolveProgram(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, mode os.FileMode) string {

@@ -57,6 +57,9 @@ func TestParseSettings(t *testing.T) {
 			t.Errorf("%s=%s: error %v does not name the variable and its value", name, value, err)
 		}
 	}
+	if _, err := ParseSettings(mapEnv(map[string]string{EnvPMRMA: "1", EnvEager: EagerVP})); err == nil || !strings.Contains(err.Error(), EnvEager+"="+EagerPM) {
+		t.Errorf("%s=1 over %s: error %v does not ask for %s=%s", EnvPMRMA, EagerVP, err, EnvEager, EagerPM)
+	}
 	if _, err := ParseSettings(mapEnv(map[string]string{EnvEagerLimit: "64k"})); err == nil {
 		t.Error("eager limit 64k accepted")
 	}
@@ -75,6 +78,7 @@ func TestSettingsEnvRoundTrip(t *testing.T) {
 		{EagerLimit: 0, Rndv: RndvPush},
 		{EagerLimit: -1, SendPath: SendAOTF, Coll: "allreduce=ring", NoOffload: true, NoCollCheck: true},
 		{EagerLimit: -1, Eager: EagerPM},
+		{EagerLimit: -1, Eager: EagerPM, PMRMA: true},
 		{EagerLimit: 1024, Eager: EagerVP},
 		{EagerLimit: -1, Eager: EagerRings, Spin: -1, Yield: -1},
 		{EagerLimit: -1, Spin: 0, Yield: 0},

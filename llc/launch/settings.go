@@ -36,6 +36,10 @@ const (
 	// EnvEager, -eager: how eager messages and control records travel,
 	// "rings" (the default), "pm" or "vp".
 	EnvEager = "MARTINI_EAGER"
+	// EnvPMRMA, -pm-rma: "1" turns PM/RHiNET's remote memory access on
+	// (with EnvEager "pm"): messages above PMRMALimit go by a rendezvous
+	// whose data PM's RMA moves, as MPICH-SCore does with it on.
+	EnvPMRMA = "MARTINI_PM_RMA"
 	// EnvBind, -bind-to: "core" pins each rank to one CPU, rank modulo
 	// the CPUs the job may use, as Open MPI's --bind-to core does; "none"
 	// never pins. Unset, mpirun's ranks pin themselves when their host
@@ -102,6 +106,11 @@ const (
 	EagerVP = "vp"
 )
 
+// PMRMALimit is the eager limit of PM/RHiNET with its remote memory access
+// on (Settings.PMRMA): MPICH-SCore switches from eager to a rendezvous
+// above 16 KB (thesis 8.5, Fig 8.9's "Zerocopy").
+const PMRMALimit = 16 << 10
+
 // Rendezvous protocols, the values of Settings.Rndv.
 const (
 	RndvPull  = "pull"
@@ -142,6 +151,9 @@ type Settings struct {
 	// Eager is the eager transport, EagerRings, EagerPM or EagerVP; ""
 	// when not set.
 	Eager string
+	// PMRMA turns PM/RHiNET's remote memory access on (Eager EagerPM
+	// only; EnvPMRMA).
+	PMRMA bool
 	// Bind is how ranks are placed on CPUs, BindNone or BindCore; "" when
 	// not set (then core when a host's ranks outnumber its CPUs).
 	Bind string
@@ -224,6 +236,12 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 		s.Eager = v
 	default:
 		return s, fmt.Errorf("launch: %s=%q: want %q, %q or %q", EnvEager, v, EagerRings, EagerPM, EagerVP)
+	}
+	if s.PMRMA, err = boolVar(getenv, EnvPMRMA); err != nil {
+		return s, err
+	}
+	if s.PMRMA && s.Eager != EagerPM {
+		return s, fmt.Errorf("launch: %s=1: needs %s=%s (PM/RHiNET's remote memory access)", EnvPMRMA, EnvEager, EagerPM)
 	}
 	switch v := getenv(EnvTransport); v {
 	case "", TransportAuto, TransportMartini, TransportTCP:
@@ -316,6 +334,9 @@ func (s Settings) Env() []string {
 	}
 	if s.Eager != "" {
 		env = append(env, EnvEager+"="+s.Eager)
+	}
+	if s.PMRMA {
+		env = append(env, EnvPMRMA+"=1")
 	}
 	if s.Bind != "" {
 		env = append(env, EnvBind+"="+s.Bind)

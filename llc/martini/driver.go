@@ -35,7 +35,7 @@ var (
 // or of a segment of its own for a singleton. The job's settings choose the
 // translator's options.
 func OpenJob(job *launch.Job) (*Translator, error) {
-	o := Options{NoCMA: job.Settings.NoCMA, NoHugePages: job.Settings.NoHugePages, NoOffload: job.Settings.NoOffload, SendPath: job.Settings.SendPath}
+	o := Options{NoCMA: job.Settings.NoCMA, NoHugePages: job.Settings.NoHugePages, NoOffload: job.Settings.NoOffload, SendPath: job.Settings.SendPath, RMA: job.Settings.PMRMA}
 	if o.SendPath == "" {
 		switch job.Settings.Eager {
 		case launch.EagerPM:

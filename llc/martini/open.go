@@ -23,6 +23,8 @@ type Options struct {
 	NoOffload bool
 	// SendPath selects how small writes travel (SetSendPath).
 	SendPath string
+	// RMA sends data that no record carries as one PUSH (Translator.RMA).
+	RMA bool
 }
 
 // Attach maps the job's segment f (the memfd mpirun passes its ranks),
@@ -78,6 +80,7 @@ func open(seg *nicemu.Segment, rank int, o Options) (*Translator, error) {
 		seg.Close()
 		return nil, err
 	}
+	t.RMA = o.RMA
 	return t, nil
 }
 

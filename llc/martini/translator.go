@@ -50,6 +50,12 @@ type Translator struct {
 	// as PM/RHiNET-VP's messages, one VPUSH packet each (pmpath.go; the
 	// vpush send path).
 	VPUSHData bool
+	// RMA sends data into a user's registered buffer (a rendezvous
+	// transfer, a put into a window of user memory) as one PUSH request,
+	// which the NIC splits into packets without waiting for acks:
+	// PM/RHiNET's remote memory access, beside PMPackets' messages
+	// (mpirun -pm-rma).
+	RMA bool
 	// SleepTimeout bounds one doorbell sleep, as a safety net.
 	SleepTimeout time.Duration
 
@@ -333,6 +339,8 @@ func (t *Translator) write(c *llc.Command) error {
 	}
 	if c.Signal == 0 && len(head) == 0 {
 		switch {
+		case t.RMA && n.UserMemory(c.Peer, sid):
+			return n.Push(c.Peer, sid, c.Off, c.Data, nil)
 		case t.VPUSHData:
 			return t.writeDataVP(c.Peer, sid, c.Off, c.Data)
 		case t.PMPackets:
