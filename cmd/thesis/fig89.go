@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,10 +34,11 @@ const sectionFig89 = "Chapter 8: MPI throughput with PM's remote memory access (
 
 // fig89Rows measures the Zerocopy curve and returns its row: whether every
 // size reaches fig89Floor, the rates, and beside them the rate of the
-// largest without the RMA (every message as PM messages).
-func fig89Rows(ctx context.Context, mpirun, self string, quick bool, timeout time.Duration, stderr io.Writer) ([]nicbench.Row, error) {
+// largest without the RMA (every message as PM messages), under mpirun's
+// flags vt (virtual time).
+func fig89Rows(ctx context.Context, mpirun, self string, vt []string, quick bool, timeout time.Duration, stderr io.Writer) ([]nicbench.Row, error) {
 	rate := func(size int, rma bool) (float64, error) {
-		vt := []string{"-clock", nicemu.ClockVirtual}
+		vt := slices.Clone(vt)
 		if rma {
 			vt = append(vt, "-pm-rma")
 		}

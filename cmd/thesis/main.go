@@ -159,7 +159,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var more extraFigures
 	if vt != nil {
 		file = nicbench.VirtualRecordFile
-		if more, err = extras(ctx, *mpirun, self, *calibration, *nics, *quick, *timeout, stderr); err != nil {
+		if more, err = extras(ctx, *mpirun, self, *calibration, vt, *nics, *quick, *timeout, stderr); err != nil {
 			return fail(err)
 		}
 	}

@@ -46,6 +46,7 @@ func pmWorker(args []string, stdout, stderr io.Writer) int {
 	size := fs.Int("size", 8, "message size in bytes")
 	reps := fs.Int("reps", 2000, "round trips per sample")
 	samples := fs.Int("samples", 5, "samples (the median is reported)")
+	burst := fs.Int("burst", 0, "send this many messages one way back to back a sample, and report the time of one, instead of the round trip")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -57,7 +58,11 @@ func pmWorker(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	world := mpi.World()
-	rtt, err := pmPingPong(world, *size, *reps, *samples)
+	run := func() (time.Duration, error) { return pmPingPong(world, *size, *reps, *samples) }
+	if *burst > 0 {
+		run = func() (time.Duration, error) { return pmBurst(world, *size, *burst, *samples) }
+	}
+	rtt, err := run()
 	if err != nil {
 		fmt.Fprintf(stderr, "thesis pmworker: rank %d: %v\n", world.Rank(), err)
 		world.Abort(1)
@@ -119,9 +124,60 @@ func pmPingPong(world *mpi.Comm, size, reps, samples int) (time.Duration, error)
 	return 0, err
 }
 
+// pmBurst sends burst messages of size bytes from rank 0 to rank 1 back
+// to back, which rank 1 answers with one message once it has them all, and
+// returns the median time of one message (on rank 0): the burst's
+// throughput is size over it (thesis Fig 8.8).
+func pmBurst(world *mpi.Comm, size, burst, samples int) (time.Duration, error) {
+	const burstTag, doneTag, endTag = 3, 4, 2
+	if world.Size() < 2 {
+		return 0, fmt.Errorf("%d processes: the burst needs 2", world.Size())
+	}
+	buf, done := make([]byte, size), []byte{1}
+	switch world.Rank() {
+	case 0:
+		var times []time.Duration
+		for s := -1; s < samples; s++ { // sample -1 warms up
+			start := mpi.Wtime()
+			for range burst {
+				if err := mpi.Send(world, buf, 1, burstTag); err != nil {
+					return 0, err
+				}
+			}
+			if _, err := mpi.Recv(world, done, 1, doneTag); err != nil {
+				return 0, err
+			}
+			if s >= 0 {
+				times = append(times, time.Duration((mpi.Wtime()-start)*1e9)/time.Duration(burst))
+			}
+		}
+		for p := 1; p < world.Size(); p++ {
+			if err := mpi.Send(world, done, p, endTag); err != nil {
+				return 0, err
+			}
+		}
+		slices.Sort(times)
+		return times[len(times)/2], nil
+	case 1:
+		for range samples + 1 {
+			for range burst {
+				if _, err := mpi.Recv(world, buf, 0, burstTag); err != nil {
+					return 0, err
+				}
+			}
+			if err := mpi.Send(world, done, 0, doneTag); err != nil {
+				return 0, err
+			}
+		}
+	}
+	_, err := mpi.Recv(world, done, 0, endTag)
+	return 0, err
+}
+
 // runPM runs a PM job of np processes under profile with eager transport
-// transport (and mpirun's flags vt) and returns its round trip (µs); worker
-// are the PM worker's flags.
+// transport (and mpirun's flags vt) and returns its round trip (µs), or with
+// the worker's -burst the time of one message of a burst; worker are the PM
+// worker's flags.
 func runPM(ctx context.Context, mpirun, self, profile, transport string, vt []string, np int, quick bool, timeout time.Duration, stderr io.Writer, worker ...string) (float64, error) {
 	args := append([]string{"-np", strconv.Itoa(np), "-bind-to", "core", "-profile", profile, "-eager", transport}, vt...)
 	args = append(append(args, "-timeout", timeout.String(), self, "pmworker"), worker...)

@@ -255,7 +255,7 @@ type extraFigures struct {
 
 // extras measures the extra figures: the NICs' comparison when compare is
 // set, then the rows.
-func extras(ctx context.Context, mpirun, self, calibration string, compare, quick bool, timeout time.Duration, stderr io.Writer) (extraFigures, error) {
+func extras(ctx context.Context, mpirun, self, calibration string, vt []string, compare, quick bool, timeout time.Duration, stderr io.Writer) (extraFigures, error) {
 	var e extraFigures
 	var err error
 	if compare {
@@ -266,11 +266,13 @@ func extras(ctx context.Context, mpirun, self, calibration string, compare, quic
 	if e.rows, err = chapterRows(&nicemu.Martini); err != nil {
 		return e, err
 	}
-	zc, err := fig89Rows(ctx, mpirun, self, quick, timeout, stderr)
-	if err != nil {
-		return e, err
+	for _, rows := range []func(context.Context, string, string, []string, bool, time.Duration, io.Writer) ([]nicbench.Row, error){fig88Rows, fig89Rows} {
+		r, err := rows(ctx, mpirun, self, vt, quick, timeout, stderr)
+		if err != nil {
+			return e, err
+		}
+		e.rows = append(e.rows, r...)
 	}
-	e.rows = append(e.rows, zc...)
 	seeds, err := seedRows(e.nics)
 	e.rows = append(e.rows, seeds...)
 	return e, err
