@@ -84,11 +84,19 @@ func accElems(dt, count int32) (elemKind, int, error) {
 	return k, int(count) * size / elemSizes[k], nil
 }
 
+// accBuf is an origin's buffer of an accumulate: count items of
+// datatype dt at p. A call without a result buffer passes none (nil):
+// no datatype handle can mark it, since those of derived datatypes are
+// negative as int32 (their top bit is set).
+type accBuf struct {
+	p         unsafe.Pointer
+	count, dt int32
+}
+
 // accArgs resolves an accumulate's arguments: the element type and the
 // number of elements, which origin (unless op is MPI_NO_OP), target and
-// result (when there is one: rtype >= 0) must agree on, and the
-// operation.
-func accArgs(ocount, otype, rcount, rtype, tcount, ttype, op int32) (k elemKind, mop mpi.Op, err error) {
+// result (when there is one) must agree on, and the operation.
+func accArgs(origin accBuf, result *accBuf, tcount, ttype, op int32) (k elemKind, mop mpi.Op, err error) {
 	if mop, err = rmaOp(op); err != nil {
 		return elemNone, mop, err
 	}
@@ -96,57 +104,56 @@ func accArgs(ocount, otype, rcount, rtype, tcount, ttype, op int32) (k elemKind,
 	if err != nil {
 		return elemNone, mop, err
 	}
-	sides := []struct {
-		name         string
-		count, dtype int32
-		used         bool
-	}{{"origin", ocount, otype, op != opNoOp}, {"result", rcount, rtype, rtype >= 0}}
-	for _, s := range sides {
-		if !s.used {
-			continue
+	side := func(name string, b accBuf) error {
+		bk, bn, err := accElems(b.dt, b.count)
+		if err == nil && (bn != n || bk != k && n != 0) {
+			err = errorf(errArg, "%s of %d elements of kind %d, target of %d of kind %d", name, bn, bk, n, k)
 		}
-		sk, sn, err := accElems(s.dtype, s.count)
-		if err != nil {
-			return elemNone, mop, err
-		}
-		if sn != n || sk != k && n != 0 {
-			return elemNone, mop, errorf(errArg, "%s of %d elements of kind %d, target of %d of kind %d", s.name, sn, sk, n, k)
-		}
+		return err
+	}
+	if op != opNoOp {
+		err = side("origin", origin)
+	}
+	if err == nil && result != nil {
+		err = side("result", *result)
+	}
+	if err != nil {
+		return elemNone, mop, err
 	}
 	return k, mop, nil
 }
 
-// accPlans resolves an accumulate's origin and result: plans whose runs
-// are the target's (the origin's of an MPI_NO_OP, which moves none of
-// its data, as bytes of the target's size).
-func accPlans(o *winObj, origin unsafe.Pointer, ocount, otype int32, result unsafe.Pointer, rcount, rtype, target int32, tdisp int64, tcount, ttype, op int32) (src, res rmaPlan, err error) {
+// accPlans resolves an accumulate's origin and result (if not nil):
+// plans whose runs are the target's (the origin's of an MPI_NO_OP, which
+// moves none of its data, as bytes of the target's size).
+func accPlans(o *winObj, origin accBuf, result *accBuf, target int32, tdisp int64, tcount, ttype, op int32) (src, res rmaPlan, err error) {
 	if op == opNoOp {
 		size, _ := dataSize(ttype)
 		src.data = make([]byte, int(tcount)*size)
 		src.runs, err = targetRuns(o, target, tdisp, tcount, ttype, len(src.data))
 	} else {
-		src, err = planRMA(o, origin, ocount, otype, false, target, tdisp, tcount, ttype)
+		src, err = planRMA(o, origin.p, origin.count, origin.dt, false, target, tdisp, tcount, ttype)
 	}
-	if err == nil && rtype >= 0 {
-		res, err = planRMA(o, result, rcount, rtype, true, target, tdisp, tcount, ttype)
+	if err == nil && result != nil {
+		res, err = planRMA(o, result.p, result.count, result.dt, true, target, tdisp, tcount, ttype)
 	}
 	return src, res, err
 }
 
 // accumulateCall runs MPI_Accumulate, MPI_Get_accumulate and their
-// request forms (req non-nil); rtype < 0 for those without a result.
-func accumulateCall(fn string, origin unsafe.Pointer, ocount, otype int32, result unsafe.Pointer, rcount, rtype, target int32, tdisp int64, tcount, ttype, op, win int32, req *int32) int32 {
+// request forms (req non-nil); result is nil for those without a result.
+func accumulateCall(fn string, origin accBuf, result *accBuf, target int32, tdisp int64, tcount, ttype, op, win int32, req *int32) int32 {
 	o, rc := winArg(fn, win)
 	if rc != errSuccess {
 		return rc
 	}
-	k, mop, err := accArgs(ocount, otype, rcount, rtype, tcount, ttype, op)
+	k, mop, err := accArgs(origin, result, tcount, ttype, op)
 	var src, res rmaPlan
 	if err == nil {
-		src, res, err = accPlans(o, origin, ocount, otype, result, rcount, rtype, target, tdisp, tcount, ttype, op)
+		src, res, err = accPlans(o, origin, result, target, tdisp, tcount, ttype, op)
 	}
 	if err == nil {
-		err = accRuns(o, reducerOf[k].(accumulator), elemSizes[k], &src, &res, rtype >= 0, mapRank(target), mop, req)
+		err = accRuns(o, reducerOf[k].(accumulator), elemSizes[k], &src, &res, result != nil, mapRank(target), mop, req)
 	}
 	if err == nil && req == nil && res.unpack != nil {
 		o.pending.add(target, res.unpack)
@@ -201,7 +208,7 @@ func accRuns(o *winObj, acc accumulator, size int, src, res *rmaPlan, get bool, 
 //export PMPI_Accumulate
 func PMPI_Accumulate(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, op, win int32) (rc int32) {
 	defer guard("MPI_Accumulate", &rc)
-	return accumulateCall("MPI_Accumulate", origin, ocount, otype, nil, 0, -1, target, tdisp, tcount, ttype, op, win, nil)
+	return accumulateCall("MPI_Accumulate", accBuf{origin, ocount, otype}, nil, target, tdisp, tcount, ttype, op, win, nil)
 }
 
 // PMPI_Raccumulate implements MPI_Raccumulate.
@@ -209,7 +216,7 @@ func PMPI_Accumulate(origin unsafe.Pointer, ocount, otype, target int32, tdisp i
 //export PMPI_Raccumulate
 func PMPI_Raccumulate(origin unsafe.Pointer, ocount, otype, target int32, tdisp int64, tcount, ttype, op, win int32, req *int32) (rc int32) {
 	defer guard("MPI_Raccumulate", &rc)
-	return accumulateCall("MPI_Raccumulate", origin, ocount, otype, nil, 0, -1, target, tdisp, tcount, ttype, op, win, req)
+	return accumulateCall("MPI_Raccumulate", accBuf{origin, ocount, otype}, nil, target, tdisp, tcount, ttype, op, win, req)
 }
 
 // PMPI_Get_accumulate implements MPI_Get_accumulate.
@@ -217,7 +224,7 @@ func PMPI_Raccumulate(origin unsafe.Pointer, ocount, otype, target int32, tdisp 
 //export PMPI_Get_accumulate
 func PMPI_Get_accumulate(origin unsafe.Pointer, ocount, otype int32, result unsafe.Pointer, rcount, rtype, target int32, tdisp int64, tcount, ttype, op, win int32) (rc int32) {
 	defer guard("MPI_Get_accumulate", &rc)
-	return accumulateCall("MPI_Get_accumulate", origin, ocount, otype, result, rcount, rtype, target, tdisp, tcount, ttype, op, win, nil)
+	return accumulateCall("MPI_Get_accumulate", accBuf{origin, ocount, otype}, &accBuf{result, rcount, rtype}, target, tdisp, tcount, ttype, op, win, nil)
 }
 
 // PMPI_Rget_accumulate implements MPI_Rget_accumulate.
@@ -225,7 +232,7 @@ func PMPI_Get_accumulate(origin unsafe.Pointer, ocount, otype int32, result unsa
 //export PMPI_Rget_accumulate
 func PMPI_Rget_accumulate(origin unsafe.Pointer, ocount, otype int32, result unsafe.Pointer, rcount, rtype, target int32, tdisp int64, tcount, ttype, op, win int32, req *int32) (rc int32) {
 	defer guard("MPI_Rget_accumulate", &rc)
-	return accumulateCall("MPI_Rget_accumulate", origin, ocount, otype, result, rcount, rtype, target, tdisp, tcount, ttype, op, win, req)
+	return accumulateCall("MPI_Rget_accumulate", accBuf{origin, ocount, otype}, &accBuf{result, rcount, rtype}, target, tdisp, tcount, ttype, op, win, req)
 }
 
 // PMPI_Fetch_and_op implements MPI_Fetch_and_op: MPI_Get_accumulate of
@@ -237,7 +244,7 @@ func PMPI_Fetch_and_op(origin, result unsafe.Pointer, dt, target int32, tdisp in
 	if _, ok := predefinedTypes[dt]; !ok {
 		return fail("MPI_Fetch_and_op", nil, commWorld, errorf(errType, "datatype %#x: MPI_Fetch_and_op takes a predefined datatype", uint32(dt)))
 	}
-	return accumulateCall("MPI_Fetch_and_op", origin, 1, dt, result, 1, dt, target, tdisp, 1, dt, op, win, nil)
+	return accumulateCall("MPI_Fetch_and_op", accBuf{origin, 1, dt}, &accBuf{result, 1, dt}, target, tdisp, 1, dt, op, win, nil)
 }
 
 // PMPI_Compare_and_swap implements MPI_Compare_and_swap.

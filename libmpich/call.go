@@ -68,10 +68,10 @@ func fastComm(h int32) *commObj {
 // plainBytes returns the bytes of count items at p of a predefined
 // datatype h whose handle encodes its size (MPI_BYTE, MPI_INT, MPI_DOUBLE
 // and the others of fixed size); ok is false for any other datatype and
-// for a negative count, which bufOf then resolves or refuses.
-func plainBytes(p unsafe.Pointer, count, h int32) (b []byte, ok bool) {
+// for a negative or huge count, which cbufOf then resolves or refuses.
+func plainBytes(p unsafe.Pointer, count int64, h int32) (b []byte, ok bool) {
 	n := int(h >> 8 & 0xff)
-	if uint32(h)>>24 != 0x4c || n == 0 || count < 0 {
+	if uint32(h)>>24 != 0x4c || n == 0 || uint64(count) > maxPlainItems {
 		return nil, false
 	}
 	return byteSlice(p, int(count)*n), true

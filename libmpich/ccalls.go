@@ -15,6 +15,10 @@ typedef void (*mpich_user_fn)(void *, void *, int *, int *);
 static void mpich_call_op(void *fn, uintptr_t in, uintptr_t inout, int len, int dt) {
 	((mpich_user_fn)fn)((void *)in, (void *)inout, &len, &dt);
 }
+typedef void (*mpich_user_fn_c)(void *, void *, int64_t *, int *);
+static void mpich_call_op_c(void *fn, uintptr_t in, uintptr_t inout, int64_t len, int dt) {
+	((mpich_user_fn_c)fn)((void *)in, (void *)inout, &len, &dt);
+}
 typedef int (*mpich_query_fn)(void *, void *);
 static int mpich_call_query(void *fn, uintptr_t extra, void *status) {
 	return ((mpich_query_fn)fn)((void *)extra, status);
@@ -125,11 +129,16 @@ func init() {
 		}
 		return int32(C.mpich_call_cancel(p, extra, C.int(boolInt(complete))))
 	}
-	callUserOp = func(fn uintptr, in, inout unsafe.Pointer, n, dt int32) {
+	callUserOp = func(fn uintptr, large bool, in, inout unsafe.Pointer, n int, dt int32) {
 		// The operands may be package mpi's buffers: Go memory that holds no
 		// pointers and stays put during the call, passed as addresses so that
 		// cgo's pointer check does not look at the allocations around them.
-		C.mpich_call_op(*(*unsafe.Pointer)(unsafe.Pointer(&fn)), C.uintptr_t(uintptr(in)), C.uintptr_t(uintptr(inout)), C.int(n), C.int(dt))
+		f, a, b := *(*unsafe.Pointer)(unsafe.Pointer(&fn)), C.uintptr_t(uintptr(in)), C.uintptr_t(uintptr(inout))
+		if large {
+			C.mpich_call_op_c(f, a, b, C.int64_t(n), C.int(dt))
+			return
+		}
+		C.mpich_call_op(f, a, b, C.int(n), C.int(dt))
 	}
 }
 

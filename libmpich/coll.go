@@ -21,13 +21,7 @@ func intArray(p unsafe.Pointer, n int) []int32 {
 
 // scaled returns the n ints at p multiplied by size (counts and
 // displacements in items become bytes).
-func scaled(p unsafe.Pointer, n, size int) []int {
-	out := make([]int, n)
-	for i, v := range intArray(p, n) {
-		out[i] = int(v) * size
-	}
-	return out
-}
+func scaled(p unsafe.Pointer, n, size int) []int { return cInts(p).scaled(n, size) }
 
 // sum returns the sum of xs.
 func sum(xs []int) int {
@@ -40,7 +34,7 @@ func sum(xs []int) int {
 
 // sendArg returns the send buffer of a collective, its items packed when
 // they are not contiguous: nil for MPI_IN_PLACE.
-func sendArg(p unsafe.Pointer, count, dt int32) ([]byte, error) {
+func sendArg(p unsafe.Pointer, count int64, dt int32) ([]byte, error) {
 	if isInPlace(p) {
 		return nil, nil
 	}
@@ -75,17 +69,22 @@ func PMPI_Barrier(comm int32) (rc int32) {
 //export PMPI_Bcast
 func PMPI_Bcast(buf unsafe.Pointer, count, dt, root, comm int32) (rc int32) {
 	defer guard("MPI_Bcast", &rc)
-	o, rc := commArg("MPI_Bcast", comm)
+	return bcast("MPI_Bcast", buf, int64(count), dt, root, comm)
+}
+
+// bcast is MPI_Bcast and MPI_Bcast_c.
+func bcast(fn string, buf unsafe.Pointer, count int64, dt, root, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
-	cb, err := bufOf(buf, count, dt)
+	cb, err := cbufOf(buf, count, dt)
 	if err == nil && cb.dt == nil {
 		err = mpi.Bcast(o.c, cb.b, mapRank(root))
 	} else if err == nil {
 		err = mpi.BcastType(o.c, cb.b, cb.count, cb.dt, mapRank(root))
 	}
-	return check("MPI_Bcast", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // isRoot reports whether the caller is the root of a rooted collective:
@@ -102,7 +101,12 @@ func isRoot(c *mpi.Comm, root int32) bool {
 //export PMPI_Gather
 func PMPI_Gather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32) (rc int32) {
 	defer guard("MPI_Gather", &rc)
-	o, rc := commArg("MPI_Gather", comm)
+	return gather("MPI_Gather", sbuf, int64(scount), stype, rbuf, int64(rcount), rtype, root, comm)
+}
+
+// gather is MPI_Gather and MPI_Gather_c.
+func gather(fn string, sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcount int64, rtype, root, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -110,12 +114,12 @@ func PMPI_Gather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, 
 	s, err := sendArg(sbuf, scount, stype)
 	var r []byte
 	if err == nil && isRoot(o.c, root) {
-		r, err = st.recv(rbuf, rcount*int32(groupSize(o.c)), rtype)
+		r, err = st.recv(rbuf, blockItems(rcount, groupSize(o.c)), rtype)
 	}
 	if err == nil {
 		err = st.after(mpi.Gather(o.c, s, r, mapRank(root)))
 	}
-	return check("MPI_Gather", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Gatherv implements MPI_Gatherv.
@@ -123,7 +127,12 @@ func PMPI_Gather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, 
 //export PMPI_Gatherv
 func PMPI_Gatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rtype, root, comm int32) (rc int32) {
 	defer guard("MPI_Gatherv", &rc)
-	o, rc := commArg("MPI_Gatherv", comm)
+	return gatherv("MPI_Gatherv", sbuf, int64(scount), stype, rbuf, cInts(rcounts), cInts(displs), rtype, root, comm)
+}
+
+// gatherv is MPI_Gatherv and MPI_Gatherv_c.
+func gatherv(fn string, sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcounts, displs cArray, rtype, root, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -137,7 +146,7 @@ func PMPI_Gatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer,
 	if err == nil {
 		err = st.after(mpi.Gatherv(o.c, s, r, counts, ds, mapRank(root)))
 	}
-	return check("MPI_Gatherv", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Scatter implements MPI_Scatter.
@@ -145,7 +154,12 @@ func PMPI_Gatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer,
 //export PMPI_Scatter
 func PMPI_Scatter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32) (rc int32) {
 	defer guard("MPI_Scatter", &rc)
-	o, rc := commArg("MPI_Scatter", comm)
+	return scatter("MPI_Scatter", sbuf, int64(scount), stype, rbuf, int64(rcount), rtype, root, comm)
+}
+
+// scatter is MPI_Scatter and MPI_Scatter_c.
+func scatter(fn string, sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcount int64, rtype, root, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -153,7 +167,7 @@ func PMPI_Scatter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer,
 	var s, r []byte
 	var err error
 	if isRoot(o.c, root) {
-		s, err = sendBytes(sbuf, scount*int32(groupSize(o.c)), stype)
+		s, err = sendBytes(sbuf, blockItems(scount, groupSize(o.c)), stype)
 	}
 	if err == nil && !isInPlace(rbuf) {
 		r, err = st.recv(rbuf, rcount, rtype)
@@ -161,7 +175,7 @@ func PMPI_Scatter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer,
 	if err == nil {
 		err = st.after(mpi.Scatter(o.c, s, r, mapRank(root)))
 	}
-	return check("MPI_Scatter", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Scatterv implements MPI_Scatterv.
@@ -169,7 +183,12 @@ func PMPI_Scatter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer,
 //export PMPI_Scatterv
 func PMPI_Scatterv(sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32) (rc int32) {
 	defer guard("MPI_Scatterv", &rc)
-	o, rc := commArg("MPI_Scatterv", comm)
+	return scatterv("MPI_Scatterv", sbuf, cInts(scounts), cInts(displs), stype, rbuf, int64(rcount), rtype, root, comm)
+}
+
+// scatterv is MPI_Scatterv and MPI_Scatterv_c.
+func scatterv(fn string, sbuf unsafe.Pointer, scounts, displs cArray, stype int32, rbuf unsafe.Pointer, rcount int64, rtype, root, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -186,7 +205,7 @@ func PMPI_Scatterv(sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, stype in
 	if err == nil {
 		err = st.after(mpi.Scatterv(o.c, s, counts, ds, r, mapRank(root)))
 	}
-	return check("MPI_Scatterv", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Allgather implements MPI_Allgather.
@@ -194,7 +213,12 @@ func PMPI_Scatterv(sbuf unsafe.Pointer, scounts, displs unsafe.Pointer, stype in
 //export PMPI_Allgather
 func PMPI_Allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Allgather", &rc)
-	o, rc := commArg("MPI_Allgather", comm)
+	return allgather("MPI_Allgather", sbuf, int64(scount), stype, rbuf, int64(rcount), rtype, comm)
+}
+
+// allgather is MPI_Allgather and MPI_Allgather_c.
+func allgather(fn string, sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcount int64, rtype, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -202,12 +226,12 @@ func PMPI_Allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointe
 	s, err := sendArg(sbuf, scount, stype)
 	var r []byte
 	if err == nil {
-		r, err = st.recv(rbuf, rcount*int32(groupSize(o.c)), rtype)
+		r, err = st.recv(rbuf, blockItems(rcount, groupSize(o.c)), rtype)
 	}
 	if err == nil {
 		err = st.after(mpi.Allgather(o.c, s, r))
 	}
-	return check("MPI_Allgather", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Allgatherv implements MPI_Allgatherv.
@@ -215,7 +239,12 @@ func PMPI_Allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointe
 //export PMPI_Allgatherv
 func PMPI_Allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Allgatherv", &rc)
-	o, rc := commArg("MPI_Allgatherv", comm)
+	return allgatherv("MPI_Allgatherv", sbuf, int64(scount), stype, rbuf, cInts(rcounts), cInts(displs), rtype, comm)
+}
+
+// allgatherv is MPI_Allgatherv and MPI_Allgatherv_c.
+func allgatherv(fn string, sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcounts, displs cArray, rtype, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -229,7 +258,7 @@ func PMPI_Allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Point
 	if err == nil {
 		err = st.after(mpi.Allgatherv(o.c, s, r, counts, ds))
 	}
-	return check("MPI_Allgatherv", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Alltoall implements MPI_Alltoall.
@@ -237,21 +266,26 @@ func PMPI_Allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Point
 //export PMPI_Alltoall
 func PMPI_Alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Alltoall", &rc)
-	o, rc := commArg("MPI_Alltoall", comm)
+	return alltoall("MPI_Alltoall", sbuf, int64(scount), stype, rbuf, int64(rcount), rtype, comm)
+}
+
+// alltoall is MPI_Alltoall and MPI_Alltoall_c.
+func alltoall(fn string, sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcount int64, rtype, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
 	var st staging
-	n := int32(groupSize(o.c))
-	s, err := sendArg(sbuf, scount*n, stype)
+	n := groupSize(o.c)
+	s, err := sendArg(sbuf, blockItems(scount, n), stype)
 	var r []byte
 	if err == nil {
-		r, err = st.recv(rbuf, rcount*n, rtype)
+		r, err = st.recv(rbuf, blockItems(rcount, n), rtype)
 	}
 	if err == nil {
 		err = st.after(mpi.Alltoall(o.c, s, r))
 	}
-	return check("MPI_Alltoall", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Alltoallv implements MPI_Alltoallv.
@@ -259,7 +293,12 @@ func PMPI_Alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer
 //export PMPI_Alltoallv
 func PMPI_Alltoallv(sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, stype int32, rbuf unsafe.Pointer, rcounts, rdispls unsafe.Pointer, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Alltoallv", &rc)
-	o, rc := commArg("MPI_Alltoallv", comm)
+	return alltoallv("MPI_Alltoallv", sbuf, cInts(scounts), cInts(sdispls), stype, rbuf, cInts(rcounts), cInts(rdispls), rtype, comm)
+}
+
+// alltoallv is MPI_Alltoallv and MPI_Alltoallv_c.
+func alltoallv(fn string, sbuf unsafe.Pointer, scounts, sdispls cArray, stype int32, rbuf unsafe.Pointer, rcounts, rdispls cArray, rtype, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -268,13 +307,13 @@ func PMPI_Alltoallv(sbuf unsafe.Pointer, scounts, sdispls unsafe.Pointer, stype 
 	if err == nil {
 		err = st.after(mpi.Alltoallv(o.c, s, sc, sd, r, rc2, rd))
 	}
-	return check("MPI_Alltoallv", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // alltoallvArgs returns the send and receive sides of an all-to-all
 // v-form over n processes (its buffer, counts and displacements in
 // bytes), with the receive side staged in st.
-func alltoallvArgs(st *staging, sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, rcounts, rdispls unsafe.Pointer, rtype int32, n int) (s []byte, sc, sd []int, r []byte, rc, rd []int, err error) {
+func alltoallvArgs(st *staging, sbuf unsafe.Pointer, scounts, sdispls cArray, stype int32, rbuf unsafe.Pointer, rcounts, rdispls cArray, rtype int32, n int) (s []byte, sc, sd []int, r []byte, rc, rd []int, err error) {
 	r, rc, rd, err = st.v(rbuf, rcounts, rdispls, rtype, n, true)
 	switch {
 	case err != nil:

@@ -14,8 +14,11 @@ import (
 // wArgs returns one side of an all-to-all w-form over n processes, with
 // byte displacements ds: the bytes its blocks span at p, and each block's
 // count, byte displacement and datatype (over bytes).
-func wArgs(p, counts unsafe.Pointer, ds []int, types unsafe.Pointer, n int) ([]byte, []int, []int, []*mpi.Datatype, error) {
-	cs := scaled(counts, n, 1)
+func wArgs(p unsafe.Pointer, counts cArray, ds []int, types unsafe.Pointer, n int) ([]byte, []int, []int, []*mpi.Datatype, error) {
+	if err := counts.countsOK(n); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	cs := counts.scaled(n, 1)
 	dts := make([]*mpi.Datatype, n)
 	end := 0
 	for j, h := range intArray(types, n) {
@@ -28,6 +31,9 @@ func wArgs(p, counts unsafe.Pointer, ds []int, types unsafe.Pointer, n int) ([]b
 		}
 		dts[j] = dt
 		if cs[j] > 0 {
+			if err := checkCount(int64(cs[j]), dt.Extent()+dt.TrueExtent()); err != nil {
+				return nil, nil, nil, nil, err
+			}
 			end = max(end, ds[j]+(cs[j]-1)*dt.Extent()+dt.TrueLowerBound()+dt.TrueExtent())
 		}
 	}
@@ -43,14 +49,15 @@ type alltoallwArgs struct {
 }
 
 // newAlltoallwArgs reads the arguments of MPI_Alltoallw over n
-// processes, whose displacements are C ints.
-func newAlltoallwArgs(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer, n int) (alltoallwArgs, error) {
-	return readWArgs(sbuf, scounts, scaled(sdispls, n, 1), stypes, rbuf, rcounts, scaled(rdispls, n, 1), rtypes, n, n)
+// processes: counts and displacements C ints, or MPI_Count and MPI_Aint
+// values (MPI_Alltoallw_c).
+func newAlltoallwArgs(sbuf unsafe.Pointer, scounts, sdispls cArray, stypes, rbuf unsafe.Pointer, rcounts, rdispls cArray, rtypes unsafe.Pointer, n int) (alltoallwArgs, error) {
+	return readWArgs(sbuf, scounts, sdispls.scaled(n, 1), stypes, rbuf, rcounts, rdispls.scaled(n, 1), rtypes, n, n)
 }
 
 // readWArgs reads the arguments of a w-form with out blocks to send and
 // in to receive, at byte displacements sds and rds.
-func readWArgs(sbuf, scounts unsafe.Pointer, sds []int, stypes, rbuf, rcounts unsafe.Pointer, rds []int, rtypes unsafe.Pointer, out, in int) (alltoallwArgs, error) {
+func readWArgs(sbuf unsafe.Pointer, scounts cArray, sds []int, stypes, rbuf unsafe.Pointer, rcounts cArray, rds []int, rtypes unsafe.Pointer, out, in int) (alltoallwArgs, error) {
 	var a alltoallwArgs
 	var err error
 	a.r, a.rcs, a.rds, a.rts, err = wArgs(rbuf, rcounts, rds, rtypes, in)
@@ -60,11 +67,11 @@ func readWArgs(sbuf, scounts unsafe.Pointer, sds []int, stypes, rbuf, rcounts un
 	return a, err
 }
 
-// neighborAlltoallwStarter starts MPI_Ineighbor_alltoallw, whose
-// displacements are MPI_Aints.
-func neighborAlltoallwStarter(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer) collStarter {
+// neighborAlltoallwStarter starts MPI_Ineighbor_alltoallw (and its _c
+// form), whose displacements are MPI_Aints.
+func neighborAlltoallwStarter(sbuf unsafe.Pointer, scounts, sdispls cArray, stypes, rbuf unsafe.Pointer, rcounts, rdispls cArray, rtypes unsafe.Pointer) collStarter {
 	return neighborStarter(func(c *mpi.Comm, in, out int, _ *staging) (*mpi.Request, error) {
-		a, err := readWArgs(sbuf, scounts, aints(sdispls, out), stypes, rbuf, rcounts, aints(rdispls, in), rtypes, out, in)
+		a, err := readWArgs(sbuf, scounts, sdispls.scaled(out, 1), stypes, rbuf, rcounts, rdispls.scaled(in, 1), rtypes, out, in)
 		if err != nil {
 			return nil, err
 		}
@@ -77,16 +84,21 @@ func neighborAlltoallwStarter(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdi
 //export PMPI_Neighbor_alltoallw
 func PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer, comm int32) (rc int32) {
 	defer guard("MPI_Neighbor_alltoallw", &rc)
-	o, rc := commArg("MPI_Neighbor_alltoallw", comm)
+	return waitColl("MPI_Neighbor_alltoallw", comm, neighborAlltoallwStarter(sbuf, cInts(scounts), cWide(sdispls), stypes, rbuf, cInts(rcounts), cWide(rdispls), rtypes))
+}
+
+// waitColl is a blocking collective call fn run as its nonblocking form
+// s, waited for: for datatypes that need no staging.
+func waitColl(fn string, comm int32, s collStarter) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
-	// The nonblocking form, waited for: the datatypes need no staging.
-	r, err := neighborAlltoallwStarter(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes)(o, nil)
+	r, err := s(o, nil)
 	if err == nil {
 		_, err = r.Wait()
 	}
-	return check("MPI_Neighbor_alltoallw", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Ineighbor_alltoallw implements MPI_Ineighbor_alltoallw.
@@ -94,7 +106,7 @@ func PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdis
 //export PMPI_Ineighbor_alltoallw
 func PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ineighbor_alltoallw", &rc)
-	return icoll("MPI_Ineighbor_alltoallw", comm, req, neighborAlltoallwStarter(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes))
+	return icoll("MPI_Ineighbor_alltoallw", comm, req, neighborAlltoallwStarter(sbuf, cInts(scounts), cWide(sdispls), stypes, rbuf, cInts(rcounts), cWide(rdispls), rtypes))
 }
 
 // PMPI_Alltoallw implements MPI_Alltoallw.
@@ -102,7 +114,12 @@ func PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdi
 //export PMPI_Alltoallw
 func PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer, comm int32) (rc int32) {
 	defer guard("MPI_Alltoallw", &rc)
-	o, rc := commArg("MPI_Alltoallw", comm)
+	return alltoallw("MPI_Alltoallw", sbuf, cInts(scounts), cInts(sdispls), stypes, rbuf, cInts(rcounts), cInts(rdispls), rtypes, comm)
+}
+
+// alltoallw is MPI_Alltoallw and MPI_Alltoallw_c.
+func alltoallw(fn string, sbuf unsafe.Pointer, scounts, sdispls cArray, stypes, rbuf unsafe.Pointer, rcounts, rdispls cArray, rtypes unsafe.Pointer, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -110,7 +127,7 @@ func PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtyp
 	if err == nil {
 		err = mpi.Alltoallw(o.c, a.s, a.scs, a.sds, a.sts, a.r, a.rcs, a.rds, a.rts)
 	}
-	return check("MPI_Alltoallw", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Ialltoallw implements MPI_Ialltoallw.
@@ -118,10 +135,11 @@ func PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtyp
 //export PMPI_Ialltoallw
 func PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ialltoallw", &rc)
-	return icoll("MPI_Ialltoallw", comm, req, alltoallwStarter(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes))
+	return icoll("MPI_Ialltoallw", comm, req, alltoallwStarter(sbuf, cInts(scounts), cInts(sdispls), stypes, rbuf, cInts(rcounts), cInts(rdispls), rtypes))
 }
 
-func alltoallwStarter(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer) collStarter {
+// alltoallwStarter starts MPI_Ialltoallw and its _c form.
+func alltoallwStarter(sbuf unsafe.Pointer, scounts, sdispls cArray, stypes, rbuf unsafe.Pointer, rcounts, rdispls cArray, rtypes unsafe.Pointer) collStarter {
 	return func(o *commObj, _ *staging) (*mpi.Request, error) {
 		a, err := newAlltoallwArgs(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, groupSize(o.c))
 		if err != nil {
@@ -143,16 +161,17 @@ func (typed[T]) ireduceScatter(c *mpi.Comm, send, recv unsafe.Pointer, counts []
 //export PMPI_Ireduce_scatter
 func PMPI_Ireduce_scatter(send, recv, counts unsafe.Pointer, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ireduce_scatter", &rc)
-	return icoll("MPI_Ireduce_scatter", comm, req, reduceScatterStarter(send, recv, counts, dt, op))
+	return icoll("MPI_Ireduce_scatter", comm, req, reduceScatterStarter(send, recv, cInts(counts), dt, op))
 }
 
-func reduceScatterStarter(send, recv, counts unsafe.Pointer, dt, op int32) collStarter {
+// reduceScatterStarter starts MPI_Ireduce_scatter and its _c form.
+func reduceScatterStarter(send, recv unsafe.Pointer, counts cArray, dt, op int32) collStarter {
 	items := scatterItems(send, func(c *mpi.Comm) (int, int) {
-		its := scaled(counts, c.Size(), 1)
+		its := counts.scaled(c.Size(), 1)
 		return sum(its), its[c.Rank()]
 	})
 	return reductionStarter(send, recv, dt, op, items, func(c *mpi.Comm, red reduction, s, r unsafe.Pointer) (*mpi.Request, error) {
-		cs := scaled(counts, c.Size(), red.per)
+		cs := counts.scaled(c.Size(), red.per)
 		return red.r.ireduceScatter(c, s, r, cs, sum(cs), red.op)
 	})
 }
@@ -162,10 +181,12 @@ func reduceScatterStarter(send, recv, counts unsafe.Pointer, dt, op int32) collS
 //export PMPI_Ineighbor_allgatherv
 func PMPI_Ineighbor_allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ineighbor_allgatherv", &rc)
-	return icoll("MPI_Ineighbor_allgatherv", comm, req, neighborAllgathervStarter(sbuf, scount, stype, rbuf, rcounts, displs, rtype))
+	return icoll("MPI_Ineighbor_allgatherv", comm, req, neighborAllgathervStarter(sbuf, int64(scount), stype, rbuf, cInts(rcounts), cInts(displs), rtype))
 }
 
-func neighborAllgathervStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype int32) collStarter {
+// neighborAllgathervStarter starts MPI_Ineighbor_allgatherv and its _c
+// form.
+func neighborAllgathervStarter(sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcounts, displs cArray, rtype int32) collStarter {
 	return neighborStarter(func(c *mpi.Comm, in, out int, st *staging) (*mpi.Request, error) {
 		s, err := st.send(sbuf, scount, stype)
 		if err != nil {
@@ -184,10 +205,12 @@ func neighborAllgathervStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf, r
 //export PMPI_Ineighbor_alltoallv
 func PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, rcounts, rdispls unsafe.Pointer, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ineighbor_alltoallv", &rc)
-	return icoll("MPI_Ineighbor_alltoallv", comm, req, neighborAlltoallvStarter(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype))
+	return icoll("MPI_Ineighbor_alltoallv", comm, req, neighborAlltoallvStarter(sbuf, cInts(scounts), cInts(sdispls), stype, rbuf, cInts(rcounts), cInts(rdispls), rtype))
 }
 
-func neighborAlltoallvStarter(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, rcounts, rdispls unsafe.Pointer, rtype int32) collStarter {
+// neighborAlltoallvStarter starts MPI_Ineighbor_alltoallv and its _c
+// form.
+func neighborAlltoallvStarter(sbuf unsafe.Pointer, scounts, sdispls cArray, stype int32, rbuf unsafe.Pointer, rcounts, rdispls cArray, rtype int32) collStarter {
 	return neighborStarter(func(c *mpi.Comm, in, out int, st *staging) (*mpi.Request, error) {
 		s, scs, sds, err := st.v(sbuf, scounts, sdispls, stype, out, false)
 		if err != nil {

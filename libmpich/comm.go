@@ -119,7 +119,7 @@ func PMPI_Comm_split(comm, color, key int32, out *int32) (rc int32) {
 	return check("MPI_Comm_split", o, comm, err)
 }
 
-// PMPI_Comm_split_type implements MPI_Comm_split_type.
+// PMPI_Comm_split_type implements MPI_Comm_split_type (splitType).
 //
 //export PMPI_Comm_split_type
 func PMPI_Comm_split_type(comm, kind, key, info int32, out *int32) (rc int32) {
@@ -128,17 +128,61 @@ func PMPI_Comm_split_type(comm, kind, key, info int32, out *int32) (rc int32) {
 	if rc != errSuccess {
 		return rc
 	}
-	var c *mpi.Comm
-	var err error
-	if kind == cUndefined {
-		c, err = o.c.Split(mpi.Undefined, int(key))
-	} else {
-		c, err = o.c.SplitType(mpi.CommTypeShared, int(key))
-	}
+	c, err := splitType(o.c, kind, key, info)
 	if err == nil {
 		err = newComm(o, c, out)
 	}
 	return check("MPI_Comm_split_type", o, comm, err)
+}
+
+// The split types of MPI_Comm_split_type besides MPI_COMM_TYPE_SHARED,
+// the info key that names MPI_COMM_TYPE_HW_GUIDED's hardware resource,
+// and the one resource this runtime knows: the processes that share
+// memory, those of a host.
+const (
+	commTypeHWGuided     = 2
+	commTypeHWUnguided   = 3
+	commTypeNeighborhood = 4 // MPIX_COMM_TYPE_NEIGHBORHOOD
+	hwResourceKey        = "mpi_hw_resource_type"
+	hwSharedMemory       = "mpi_shared_memory"
+)
+
+// splitType splits c by split type kind (MPI-4.0's section 7.4.2):
+// MPI_COMM_TYPE_SHARED into the processes of each host;
+// MPI_COMM_TYPE_HW_GUIDED by the resource that info's
+// mpi_hw_resource_type names, of which this runtime knows
+// mpi_shared_memory (as MPI_COMM_TYPE_SHARED), any other or none giving
+// MPI_COMM_NULL; MPI_COMM_TYPE_HW_UNGUIDED into the processes of each
+// host where that is fewer than c's, else MPI_COMM_NULL, with the
+// resource (mpi_shared_memory) set in info; MPI_UNDEFINED and MPICH's
+// MPIX_COMM_TYPE_NEIGHBORHOOD (no neighbourhood known) MPI_COMM_NULL.
+// Every process takes part in one SplitType, whatever its kind.
+func splitType(c *mpi.Comm, kind, key, info int32) (*mpi.Comm, error) {
+	t := mpi.CommType(mpi.Undefined)
+	switch kind {
+	case commTypeShared, commTypeHWUnguided:
+		t = mpi.CommTypeShared
+	case commTypeHWGuided:
+		if io, ok := lookupInfo(info); ok && info != infoNull {
+			if v, _ := io.get(hwResourceKey); v == hwSharedMemory {
+				t = mpi.CommTypeShared
+			}
+		}
+	case cUndefined, commTypeNeighborhood:
+	default:
+		return nil, errorf(errArg, "invalid split type %d", kind)
+	}
+	nc, err := c.SplitType(t, int(key))
+	if err != nil || nc == nil || kind != commTypeHWUnguided {
+		return nc, err
+	}
+	if nc.Size() >= c.Size() {
+		return nil, nc.Free() // one host: no smaller resource known
+	}
+	if io, ok := lookupInfo(info); ok && info != infoNull && info != infoEnv {
+		io.set(hwResourceKey, hwSharedMemory)
+	}
+	return nc, nil
 }
 
 // PMPI_Comm_create implements MPI_Comm_create.

@@ -44,7 +44,7 @@ type darrayArgs struct {
 }
 
 // readDarray reads and checks the arrays of MPI_Type_create_darray.
-func readDarray(size, rank, ndims int32, gsizes, distribs, dargs, psizes unsafe.Pointer, order int32) (darrayArgs, error) {
+func readDarray(size, rank, ndims int32, gsizes cArray, distribs, dargs, psizes unsafe.Pointer, order int32) (darrayArgs, error) {
 	n := int(ndims)
 	a := darrayArgs{size: int(size), rank: int(rank)}
 	if n <= 0 {
@@ -54,7 +54,7 @@ func readDarray(size, rank, ndims int32, gsizes, distribs, dargs, psizes unsafe.
 	if a.order, err = arrayOrder(order); err != nil {
 		return a, err
 	}
-	a.gsizes, a.psizes = scaled(gsizes, n, 1), scaled(psizes, n, 1)
+	a.gsizes, a.psizes = gsizes.scaled(n, 1), scaled(psizes, n, 1)
 	a.dargs = make([]int, n)
 	a.distribs = make([]mpi.Distribution, n)
 	ds, gs := intArray(distribs, n), intArray(dargs, n)
@@ -124,14 +124,21 @@ func fromItems(items, old *mpi.Datatype) (*mpi.Datatype, error) {
 //export PMPI_Type_create_darray
 func PMPI_Type_create_darray(size, rank, ndims int32, gsizes, distribs, dargs, psizes unsafe.Pointer, order, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_darray", &rc)
-	const fn = "MPI_Type_create_darray"
+	return typeDarray("MPI_Type_create_darray", false, size, rank, ndims, cInts(gsizes), distribs, dargs, psizes, order, old, out)
+}
+
+// typeDarray is MPI_Type_create_darray, and its _c form (whose global
+// sizes are MPI_Counts) if large.
+func typeDarray(fn string, large bool, size, rank, ndims int32, gsizes cArray, distribs, dargs, psizes unsafe.Pointer, order, old int32, out *int32) int32 {
 	n := int(ndims)
 	a, err := readDarray(size, rank, ndims, gsizes, distribs, dargs, psizes, order)
 	if err != nil {
 		return fail(fn, nil, commWorld, err)
 	}
-	ints := append([]int32{size, rank, ndims}, intArray(gsizes, n)...)
-	ints = append(append(append(ints, intArray(distribs, n)...), intArray(dargs, n)...), intArray(psizes, n)...)
-	env := envelope{combiner: combinerDarray, ints: append(ints, order)}
+	env := newEnvelope(combinerDarray, large)
+	env.ints = append(env.ints, size, rank, ndims)
+	env.countArray(gsizes, n)
+	env.ints = append(append(append(env.ints, intArray(distribs, n)...), intArray(dargs, n)...), intArray(psizes, n)...)
+	env.ints = append(env.ints, order)
 	return construct(fn, old, out, env, a.build, nil)
 }

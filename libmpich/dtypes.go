@@ -161,28 +161,41 @@ type cbuf struct {
 	count int
 }
 
-// bufOf returns the buffer of count items of datatype h at p: inline for
-// the predefined datatypes of fixed size.
-func bufOf(p unsafe.Pointer, count, h int32) (cbuf, error) {
+// bufOf is cbufOf for a C int count (the one-sided calls').
+func bufOf(p unsafe.Pointer, count, h int32) (cbuf, error) { return cbufOf(p, int64(count), h) }
+
+// cbufOf returns the buffer of count items of datatype h at p: inline
+// for the predefined datatypes of fixed size.
+func cbufOf(p unsafe.Pointer, count int64, h int32) (cbuf, error) {
 	if b, ok := plainBytes(p, count, h); ok {
 		return cbuf{b: b}, nil
 	}
 	return anyBuf(p, count, h)
 }
 
-// anyBuf is bufOf for any datatype and count.
-func anyBuf(p unsafe.Pointer, count, h int32) (cbuf, error) {
-	if count < 0 {
-		return cbuf{}, errorf(errCount, "invalid count %d", count)
-	}
+// anyBuf is cbufOf for any datatype and count: a negative count, or one
+// of more bytes than a buffer spans, is MPI_ERR_COUNT.
+func anyBuf(p unsafe.Pointer, count int64, h int32) (cbuf, error) {
 	if size, ok := typeSize(h); ok {
+		if err := checkCount(count, size); err != nil {
+			return cbuf{}, err
+		}
 		return cbuf{b: byteSlice(p, int(count)*size)}, nil
 	}
 	o, ok := userTypes.get(h)
 	if !ok {
+		if err := checkCount(count, 0); err != nil {
+			return cbuf{}, err
+		}
 		return cbuf{}, errorf(errType, "invalid datatype %#x", uint32(h))
 	}
-	dt := o.dt
+	dt, ext := o.dt, o.dt.Extent()
+	if o.neg != nil {
+		ext = o.neg.extent
+	}
+	if err := checkCount(count, abs(ext)+dt.TrueExtent()); err != nil {
+		return cbuf{}, err
+	}
 	if p == nil && count > 0 && dt.Size() > 0 && dt.TrueLowerBound() > 0 {
 		return shiftedBuf(p, int(count), dt) // MPI_BOTTOM: the displacements are addresses
 	}
@@ -197,6 +210,14 @@ func anyBuf(p unsafe.Pointer, count, h int32) (cbuf, error) {
 		return cbuf{b: byteSlice(p, span)}, nil
 	}
 	return cbuf{b: byteSlice(p, span), dt: dt, count: int(count)}, nil
+}
+
+// abs returns |x|.
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // dataSize returns the bytes of data in one item of datatype h (0 and

@@ -205,14 +205,17 @@ func quadToX87(ext, nat []byte) {
 
 // externalItems returns the signature of datatype h and the bytes that
 // count items of it take in external32.
-func externalItems(datarep *C.char, count, h int32) (*signature, int, error) {
-	if count < 0 {
-		return nil, 0, errorf(errCount, "invalid count %d", count)
+func externalItems(datarep *C.char, count int64, h int32) (*signature, int, error) {
+	if err := checkCount(count, 0); err != nil {
+		return nil, 0, err
 	}
 	s, err := externalSig(datarep, h)
 	var n int
 	if err == nil {
 		n, err = s.externalSize()
+	}
+	if err == nil {
+		err = checkCount(count, n)
 	}
 	return s, int(count) * n, err
 }
@@ -222,9 +225,14 @@ func externalItems(datarep *C.char, count, h int32) (*signature, int, error) {
 //export PMPI_Pack_external_size
 func PMPI_Pack_external_size(datarep *C.char, count, dt int32, size *int64) (rc int32) {
 	defer guard("MPI_Pack_external_size", &rc)
+	return packExternalSize("MPI_Pack_external_size", datarep, int64(count), dt, size)
+}
+
+// packExternalSize is MPI_Pack_external_size and its _c form.
+func packExternalSize(fn string, datarep *C.char, count int64, dt int32, size *int64) int32 {
 	_, n, err := externalItems(datarep, count, dt)
 	if err != nil {
-		return fail("MPI_Pack_external_size", nil, commWorld, err)
+		return fail(fn, nil, commWorld, err)
 	}
 	*size = int64(n)
 	return errSuccess
@@ -235,10 +243,14 @@ func PMPI_Pack_external_size(datarep *C.char, count, dt int32, size *int64) (rc 
 //export PMPI_Pack_external
 func PMPI_Pack_external(datarep *C.char, in unsafe.Pointer, count, dt int32, out unsafe.Pointer, outsize int64, pos *int64) (rc int32) {
 	defer guard("MPI_Pack_external", &rc)
-	const fn = "MPI_Pack_external"
+	return packExternal("MPI_Pack_external", datarep, in, int64(count), dt, out, outsize, pos)
+}
+
+// packExternal is MPI_Pack_external and MPI_Pack_external_c.
+func packExternal(fn string, datarep *C.char, in unsafe.Pointer, count int64, dt int32, out unsafe.Pointer, outsize int64, pos *int64) int32 {
 	s, n, err := externalItems(datarep, count, dt)
 	if err == nil && (*pos < 0 || *pos+int64(n) > outsize) {
-		err = errorf(errTruncate, "%s: %d bytes at position %d do not fit %d", fn, n, *pos, outsize)
+		err = errorf(errTruncate, "%d bytes at position %d do not fit %d", n, *pos, outsize)
 	}
 	var native []byte
 	if err == nil {
@@ -257,14 +269,18 @@ func PMPI_Pack_external(datarep *C.char, in unsafe.Pointer, count, dt int32, out
 //export PMPI_Unpack_external
 func PMPI_Unpack_external(datarep *C.char, in unsafe.Pointer, insize int64, pos *int64, out unsafe.Pointer, count, dt int32) (rc int32) {
 	defer guard("MPI_Unpack_external", &rc)
-	const fn = "MPI_Unpack_external"
+	return unpackExternal("MPI_Unpack_external", datarep, in, insize, pos, out, int64(count), dt)
+}
+
+// unpackExternal is MPI_Unpack_external and MPI_Unpack_external_c.
+func unpackExternal(fn string, datarep *C.char, in unsafe.Pointer, insize int64, pos *int64, out unsafe.Pointer, count int64, dt int32) int32 {
 	s, n, err := externalItems(datarep, count, dt)
 	if err == nil && (*pos < 0 || *pos+int64(n) > insize) {
-		err = errorf(errTruncate, "%s: %d bytes at position %d are past the %d packed", fn, n, *pos, insize)
+		err = errorf(errTruncate, "%d bytes at position %d are past the %d packed", n, *pos, insize)
 	}
 	var cb cbuf
 	if err == nil {
-		cb, err = bufOf(out, count, dt)
+		cb, err = cbufOf(out, count, dt)
 	}
 	if err != nil {
 		return fail(fn, nil, commWorld, err)

@@ -84,6 +84,11 @@ func messageArg(msg *int32) (*mpi.Message, bool, error) {
 //export PMPI_Mrecv
 func PMPI_Mrecv(buf unsafe.Pointer, count, dt int32, msg *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Mrecv", &rc)
+	return mrecv("MPI_Mrecv", buf, int64(count), dt, msg, st)
+}
+
+// mrecv is MPI_Mrecv and MPI_Mrecv_c.
+func mrecv(fn string, buf unsafe.Pointer, count int64, dt int32, msg *int32, st unsafe.Pointer) int32 {
 	m, noProc, err := messageArg(msg)
 	var stage staging
 	var b []byte
@@ -101,7 +106,7 @@ func PMPI_Mrecv(buf unsafe.Pointer, count, dt int32, msg *int32, st unsafe.Point
 			writeStatus(st, s)
 		}
 	}
-	return check("MPI_Mrecv", nil, commWorld, err)
+	return check(fn, nil, commWorld, err)
 }
 
 // PMPI_Imrecv implements MPI_Imrecv.
@@ -109,6 +114,11 @@ func PMPI_Mrecv(buf unsafe.Pointer, count, dt int32, msg *int32, st unsafe.Point
 //export PMPI_Imrecv
 func PMPI_Imrecv(buf unsafe.Pointer, count, dt int32, msg *int32, req *int32) (rc int32) {
 	defer guard("MPI_Imrecv", &rc)
+	return imrecv("MPI_Imrecv", buf, int64(count), dt, msg, req)
+}
+
+// imrecv is MPI_Imrecv and MPI_Imrecv_c.
+func imrecv(fn string, buf unsafe.Pointer, count int64, dt int32, msg *int32, req *int32) int32 {
 	m, noProc, err := messageArg(msg)
 	var st staging
 	var b []byte
@@ -124,7 +134,7 @@ func PMPI_Imrecv(buf unsafe.Pointer, count, dt int32, msg *int32, req *int32) (r
 	if err == nil {
 		err = storeRequest(reqObj{r: r, commH: commWorld, onDone: st.onDone()}, req)
 	}
-	return check("MPI_Imrecv", nil, commWorld, err)
+	return check(fn, nil, commWorld, err)
 }
 
 // PMPI_Intercomm_create implements MPI_Intercomm_create.
@@ -252,12 +262,7 @@ func PMPI_Request_get_status(req int32, flag *int32, st unsafe.Pointer) (rc int3
 //export PMPI_Get_elements_x
 func PMPI_Get_elements_x(st unsafe.Pointer, dt int32, count *int64) (rc int32) {
 	defer guard("MPI_Get_elements_x", &rc)
-	n, err := statusCount(st, dt, true)
-	if err != nil {
-		return fail("MPI_Get_elements_x", nil, commWorld, err)
-	}
-	*count = n
-	return errSuccess
+	return getCount("MPI_Get_elements_x", st, dt, true, count)
 }
 
 // PMPI_Status_set_elements implements MPI_Status_set_elements.

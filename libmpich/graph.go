@@ -219,7 +219,12 @@ func degrees(c *mpi.Comm) (in, out int, err error) {
 //export PMPI_Neighbor_allgather
 func PMPI_Neighbor_allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Neighbor_allgather", &rc)
-	o, rc := commArg("MPI_Neighbor_allgather", comm)
+	return neighborAllgather("MPI_Neighbor_allgather", sbuf, int64(scount), stype, rbuf, int64(rcount), rtype, comm)
+}
+
+// neighborAllgather is MPI_Neighbor_allgather and its _c form.
+func neighborAllgather(fn string, sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcount int64, rtype, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -230,12 +235,12 @@ func PMPI_Neighbor_allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsa
 		s, err = sendBytes(sbuf, scount, stype)
 	}
 	if err == nil {
-		r, err = st.recv(rbuf, rcount*int32(in), rtype)
+		r, err = st.recv(rbuf, blockItems(rcount, in), rtype)
 	}
 	if err == nil {
 		err = st.after(mpi.NeighborAllgather(o.c, s, r))
 	}
-	return check("MPI_Neighbor_allgather", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Neighbor_alltoall implements MPI_Neighbor_alltoall.
@@ -243,7 +248,12 @@ func PMPI_Neighbor_allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsa
 //export PMPI_Neighbor_alltoall
 func PMPI_Neighbor_alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Neighbor_alltoall", &rc)
-	o, rc := commArg("MPI_Neighbor_alltoall", comm)
+	return neighborAlltoall("MPI_Neighbor_alltoall", sbuf, int64(scount), stype, rbuf, int64(rcount), rtype, comm)
+}
+
+// neighborAlltoall is MPI_Neighbor_alltoall and its _c form.
+func neighborAlltoall(fn string, sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcount int64, rtype, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -251,15 +261,15 @@ func PMPI_Neighbor_alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsaf
 	var st staging
 	var s, r []byte
 	if err == nil {
-		s, err = sendBytes(sbuf, scount*int32(out), stype)
+		s, err = sendBytes(sbuf, blockItems(scount, out), stype)
 	}
 	if err == nil {
-		r, err = st.recv(rbuf, rcount*int32(in), rtype)
+		r, err = st.recv(rbuf, blockItems(rcount, in), rtype)
 	}
 	if err == nil {
 		err = st.after(mpi.NeighborAlltoall(o.c, s, r))
 	}
-	return check("MPI_Neighbor_alltoall", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Neighbor_allgatherv implements MPI_Neighbor_allgatherv.
@@ -267,7 +277,12 @@ func PMPI_Neighbor_alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsaf
 //export PMPI_Neighbor_allgatherv
 func PMPI_Neighbor_allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Neighbor_allgatherv", &rc)
-	o, rc := commArg("MPI_Neighbor_allgatherv", comm)
+	return neighborAllgatherv("MPI_Neighbor_allgatherv", sbuf, int64(scount), stype, rbuf, cInts(rcounts), cInts(displs), rtype, comm)
+}
+
+// neighborAllgatherv is MPI_Neighbor_allgatherv and its _c form.
+func neighborAllgatherv(fn string, sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcounts, displs cArray, rtype, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -284,7 +299,7 @@ func PMPI_Neighbor_allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rc
 	if err == nil {
 		err = st.after(mpi.NeighborAllgatherv(o.c, s, r, cs, ds))
 	}
-	return check("MPI_Neighbor_allgatherv", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Neighbor_alltoallv implements MPI_Neighbor_alltoallv.
@@ -292,7 +307,12 @@ func PMPI_Neighbor_allgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rc
 //export PMPI_Neighbor_alltoallv
 func PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, rcounts, rdispls unsafe.Pointer, rtype, comm int32) (rc int32) {
 	defer guard("MPI_Neighbor_alltoallv", &rc)
-	o, rc := commArg("MPI_Neighbor_alltoallv", comm)
+	return neighborAlltoallv("MPI_Neighbor_alltoallv", sbuf, cInts(scounts), cInts(sdispls), stype, rbuf, cInts(rcounts), cInts(rdispls), rtype, comm)
+}
+
+// neighborAlltoallv is MPI_Neighbor_alltoallv and its _c form.
+func neighborAlltoallv(fn string, sbuf unsafe.Pointer, scounts, sdispls cArray, stype int32, rbuf unsafe.Pointer, rcounts, rdispls cArray, rtype, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -309,5 +329,5 @@ func PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls unsafe.Pointer, stype int32,
 	if err == nil {
 		err = st.after(mpi.NeighborAlltoallv(o.c, s, scs, sds, r, rcs, rds))
 	}
-	return check("MPI_Neighbor_alltoallv", o, comm, err)
+	return check(fn, o, comm, err)
 }

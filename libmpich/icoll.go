@@ -28,10 +28,10 @@ func barrierStarter() collStarter {
 //export PMPI_Ibcast
 func PMPI_Ibcast(buf unsafe.Pointer, count, dt, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ibcast", &rc)
-	return icoll("MPI_Ibcast", comm, req, bcastStarter(buf, count, dt, root))
+	return icoll("MPI_Ibcast", comm, req, bcastStarter(buf, int64(count), dt, root))
 }
 
-func bcastStarter(buf unsafe.Pointer, count, dt, root int32) collStarter {
+func bcastStarter(buf unsafe.Pointer, count int64, dt, root int32) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
 		b, err := st.recv(buf, count, dt)
 		if err != nil {
@@ -46,15 +46,15 @@ func bcastStarter(buf unsafe.Pointer, count, dt, root int32) collStarter {
 //export PMPI_Igather
 func PMPI_Igather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Igather", &rc)
-	return icoll("MPI_Igather", comm, req, gatherStarter(sbuf, scount, stype, rbuf, rcount, rtype, root))
+	return icoll("MPI_Igather", comm, req, gatherStarter(sbuf, int64(scount), stype, rbuf, int64(rcount), rtype, root))
 }
 
-func gatherStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root int32) collStarter {
+func gatherStarter(sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcount int64, rtype, root int32) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
 		s, err := st.send(sbuf, scount, stype)
 		var rb []byte
 		if err == nil && isRoot(o.c, root) {
-			rb, err = st.recv(rbuf, rcount*int32(groupSize(o.c)), rtype)
+			rb, err = st.recv(rbuf, blockItems(rcount, groupSize(o.c)), rtype)
 		}
 		if err != nil {
 			return nil, err
@@ -68,15 +68,15 @@ func gatherStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer
 //export PMPI_Iscatter
 func PMPI_Iscatter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iscatter", &rc)
-	return icoll("MPI_Iscatter", comm, req, scatterStarter(sbuf, scount, stype, rbuf, rcount, rtype, root))
+	return icoll("MPI_Iscatter", comm, req, scatterStarter(sbuf, int64(scount), stype, rbuf, int64(rcount), rtype, root))
 }
 
-func scatterStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root int32) collStarter {
+func scatterStarter(sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcount int64, rtype, root int32) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
 		var s, rb []byte
 		var err error
 		if isRoot(o.c, root) {
-			s, err = st.send(sbuf, scount*int32(groupSize(o.c)), stype)
+			s, err = st.send(sbuf, blockItems(scount, groupSize(o.c)), stype)
 		}
 		if err == nil && !isInPlace(rbuf) {
 			rb, err = st.recv(rbuf, rcount, rtype)
@@ -93,15 +93,15 @@ func scatterStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointe
 //export PMPI_Iallgather
 func PMPI_Iallgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iallgather", &rc)
-	return icoll("MPI_Iallgather", comm, req, allgatherStarter(sbuf, scount, stype, rbuf, rcount, rtype))
+	return icoll("MPI_Iallgather", comm, req, allgatherStarter(sbuf, int64(scount), stype, rbuf, int64(rcount), rtype))
 }
 
-func allgatherStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype int32) collStarter {
+func allgatherStarter(sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcount int64, rtype int32) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
 		s, err := st.send(sbuf, scount, stype)
 		var rb []byte
 		if err == nil {
-			rb, err = st.recv(rbuf, rcount*int32(groupSize(o.c)), rtype)
+			rb, err = st.recv(rbuf, blockItems(rcount, groupSize(o.c)), rtype)
 		}
 		if err != nil {
 			return nil, err
@@ -115,16 +115,16 @@ func allgatherStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Poin
 //export PMPI_Ialltoall
 func PMPI_Ialltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ialltoall", &rc)
-	return icoll("MPI_Ialltoall", comm, req, alltoallStarter(sbuf, scount, stype, rbuf, rcount, rtype))
+	return icoll("MPI_Ialltoall", comm, req, alltoallStarter(sbuf, int64(scount), stype, rbuf, int64(rcount), rtype))
 }
 
-func alltoallStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype int32) collStarter {
+func alltoallStarter(sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcount int64, rtype int32) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
-		n := int32(groupSize(o.c))
-		s, err := st.send(sbuf, scount*n, stype)
+		n := groupSize(o.c)
+		s, err := st.send(sbuf, blockItems(scount, n), stype)
 		var rb []byte
 		if err == nil {
-			rb, err = st.recv(rbuf, rcount*n, rtype)
+			rb, err = st.recv(rbuf, blockItems(rcount, n), rtype)
 		}
 		if err != nil {
 			return nil, err
@@ -138,10 +138,10 @@ func alltoallStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Point
 //export PMPI_Ireduce
 func PMPI_Ireduce(send, recv unsafe.Pointer, count, dt, op, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ireduce", &rc)
-	return icoll("MPI_Ireduce", comm, req, reduceStarter(send, recv, count, dt, op, root))
+	return icoll("MPI_Ireduce", comm, req, reduceStarter(send, recv, int64(count), dt, op, root))
 }
 
-func reduceStarter(send, recv unsafe.Pointer, count, dt, op, root int32) collStarter {
+func reduceStarter(send, recv unsafe.Pointer, count int64, dt, op, root int32) collStarter {
 	items := func(c *mpi.Comm) (int, int) {
 		if isRoot(c, root) {
 			return int(count), int(count)
@@ -155,6 +155,6 @@ func reduceStarter(send, recv unsafe.Pointer, count, dt, op, root int32) collSta
 
 // sameItems is the items function of a reduction whose send and receive
 // buffers both hold count items.
-func sameItems(count int32) func(*mpi.Comm) (int, int) {
+func sameItems(count int64) func(*mpi.Comm) (int, int) {
 	return func(*mpi.Comm) (int, int) { return int(count), int(count) }
 }

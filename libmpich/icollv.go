@@ -15,10 +15,10 @@ import (
 //export PMPI_Igatherv
 func PMPI_Igatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Igatherv", &rc)
-	return icoll("MPI_Igatherv", comm, req, gathervStarter(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root))
+	return icoll("MPI_Igatherv", comm, req, gathervStarter(sbuf, int64(scount), stype, rbuf, cInts(rcounts), cInts(displs), rtype, root))
 }
 
-func gathervStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype, root int32) collStarter {
+func gathervStarter(sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcounts, displs cArray, rtype, root int32) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
 		s, err := st.send(sbuf, scount, stype)
 		var r []byte
@@ -38,10 +38,10 @@ func gathervStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, dis
 //export PMPI_Iscatterv
 func PMPI_Iscatterv(sbuf, scounts, displs unsafe.Pointer, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iscatterv", &rc)
-	return icoll("MPI_Iscatterv", comm, req, scattervStarter(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root))
+	return icoll("MPI_Iscatterv", comm, req, scattervStarter(sbuf, cInts(scounts), cInts(displs), stype, rbuf, int64(rcount), rtype, root))
 }
 
-func scattervStarter(sbuf, scounts, displs unsafe.Pointer, stype int32, rbuf unsafe.Pointer, rcount, rtype, root int32) collStarter {
+func scattervStarter(sbuf unsafe.Pointer, scounts, displs cArray, stype int32, rbuf unsafe.Pointer, rcount int64, rtype, root int32) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
 		var s, r []byte
 		var cs, ds []int
@@ -64,10 +64,10 @@ func scattervStarter(sbuf, scounts, displs unsafe.Pointer, stype int32, rbuf uns
 //export PMPI_Iallgatherv
 func PMPI_Iallgatherv(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iallgatherv", &rc)
-	return icoll("MPI_Iallgatherv", comm, req, allgathervStarter(sbuf, scount, stype, rbuf, rcounts, displs, rtype))
+	return icoll("MPI_Iallgatherv", comm, req, allgathervStarter(sbuf, int64(scount), stype, rbuf, cInts(rcounts), cInts(displs), rtype))
 }
 
-func allgathervStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype int32) collStarter {
+func allgathervStarter(sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcounts, displs cArray, rtype int32) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
 		s, err := st.send(sbuf, scount, stype)
 		var r []byte
@@ -87,10 +87,10 @@ func allgathervStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, 
 //export PMPI_Ialltoallv
 func PMPI_Ialltoallv(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, rcounts, rdispls unsafe.Pointer, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ialltoallv", &rc)
-	return icoll("MPI_Ialltoallv", comm, req, alltoallvStarter(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype))
+	return icoll("MPI_Ialltoallv", comm, req, alltoallvStarter(sbuf, cInts(scounts), cInts(sdispls), stype, rbuf, cInts(rcounts), cInts(rdispls), rtype))
 }
 
-func alltoallvStarter(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, rcounts, rdispls unsafe.Pointer, rtype int32) collStarter {
+func alltoallvStarter(sbuf unsafe.Pointer, scounts, sdispls cArray, stype int32, rbuf unsafe.Pointer, rcounts, rdispls cArray, rtype int32) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
 		s, scs, sds, r, rcs, rds, err := alltoallvArgs(st, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, groupSize(o.c))
 		if err != nil {
@@ -101,7 +101,7 @@ func alltoallvStarter(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, 
 }
 
 // scanStarter starts MPI_Iscan, or MPI_Iexscan when exclusive is set.
-func scanStarter(send, recv unsafe.Pointer, count, dt, op int32, exclusive bool) collStarter {
+func scanStarter(send, recv unsafe.Pointer, count int64, dt, op int32, exclusive bool) collStarter {
 	return reductionStarter(send, recv, dt, op, sameItems(count), func(c *mpi.Comm, red reduction, s, r unsafe.Pointer) (*mpi.Request, error) {
 		return red.r.iscan(c, s, r, int(count)*red.per, red.op, exclusive)
 	})
@@ -112,7 +112,7 @@ func scanStarter(send, recv unsafe.Pointer, count, dt, op int32, exclusive bool)
 //export PMPI_Iscan
 func PMPI_Iscan(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iscan", &rc)
-	return icoll("MPI_Iscan", comm, req, scanStarter(send, recv, count, dt, op, false))
+	return icoll("MPI_Iscan", comm, req, scanStarter(send, recv, int64(count), dt, op, false))
 }
 
 // PMPI_Iexscan implements MPI_Iexscan.
@@ -120,7 +120,7 @@ func PMPI_Iscan(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32
 //export PMPI_Iexscan
 func PMPI_Iexscan(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iexscan", &rc)
-	return icoll("MPI_Iexscan", comm, req, scanStarter(send, recv, count, dt, op, true))
+	return icoll("MPI_Iexscan", comm, req, scanStarter(send, recv, int64(count), dt, op, true))
 }
 
 // PMPI_Ireduce_scatter_block implements MPI_Ireduce_scatter_block.
@@ -128,10 +128,10 @@ func PMPI_Iexscan(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int
 //export PMPI_Ireduce_scatter_block
 func PMPI_Ireduce_scatter_block(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ireduce_scatter_block", &rc)
-	return icoll("MPI_Ireduce_scatter_block", comm, req, reduceScatterBlockStarter(send, recv, count, dt, op))
+	return icoll("MPI_Ireduce_scatter_block", comm, req, reduceScatterBlockStarter(send, recv, int64(count), dt, op))
 }
 
-func reduceScatterBlockStarter(send, recv unsafe.Pointer, count, dt, op int32) collStarter {
+func reduceScatterBlockStarter(send, recv unsafe.Pointer, count int64, dt, op int32) collStarter {
 	items := scatterItems(send, func(c *mpi.Comm) (int, int) { return int(count) * c.Size(), int(count) })
 	return reductionStarter(send, recv, dt, op, items, func(c *mpi.Comm, red reduction, s, r unsafe.Pointer) (*mpi.Request, error) {
 		n := int(count) * red.per

@@ -50,7 +50,12 @@ func startSendrecv(o *commObj, comm int32, sb []byte, dest, stag int32, rb cbuf,
 //export PMPI_Isendrecv
 func PMPI_Isendrecv(sbuf unsafe.Pointer, scount, stype, dest, stag int32, rbuf unsafe.Pointer, rcount, rtype, source, rtag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Isendrecv", &rc)
-	o, rc := commArg("MPI_Isendrecv", comm)
+	return isendrecv("MPI_Isendrecv", sbuf, int64(scount), stype, dest, stag, rbuf, int64(rcount), rtype, source, rtag, comm, req)
+}
+
+// isendrecv is MPI_Isendrecv and MPI_Isendrecv_c.
+func isendrecv(fn string, sbuf unsafe.Pointer, scount int64, stype, dest, stag int32, rbuf unsafe.Pointer, rcount int64, rtype, source, rtag, comm int32, req *int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -58,7 +63,7 @@ func PMPI_Isendrecv(sbuf unsafe.Pointer, scount, stype, dest, stag int32, rbuf u
 	if err == nil {
 		err = startSendrecv(o, comm, sb, dest, stag, rb, source, rtag, req)
 	}
-	return check("MPI_Isendrecv", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Isendrecv_replace implements MPI_Isendrecv_replace: the items are
@@ -67,11 +72,16 @@ func PMPI_Isendrecv(sbuf unsafe.Pointer, scount, stype, dest, stag int32, rbuf u
 //export PMPI_Isendrecv_replace
 func PMPI_Isendrecv_replace(buf unsafe.Pointer, count, dt, dest, stag, source, rtag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Isendrecv_replace", &rc)
-	o, rc := commArg("MPI_Isendrecv_replace", comm)
+	return isendrecvReplace("MPI_Isendrecv_replace", buf, int64(count), dt, dest, stag, source, rtag, comm, req)
+}
+
+// isendrecvReplace is MPI_Isendrecv_replace and MPI_Isendrecv_replace_c.
+func isendrecvReplace(fn string, buf unsafe.Pointer, count int64, dt, dest, stag, source, rtag, comm int32, req *int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
-	cb, err := bufOf(buf, count, dt)
+	cb, err := cbufOf(buf, count, dt)
 	var sb []byte
 	if err == nil {
 		sb, err = cb.packed()
@@ -82,7 +92,7 @@ func PMPI_Isendrecv_replace(buf unsafe.Pointer, count, dt, dest, stag, source, r
 	if err == nil {
 		err = startSendrecv(o, comm, sb, dest, stag, cb, source, rtag, req)
 	}
-	return check("MPI_Isendrecv_replace", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Info_get_string implements MPI_Info_get_string: with *buflen 0 it

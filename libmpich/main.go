@@ -28,6 +28,7 @@ func main() {}
 // code; set by the cgo part of the library.
 var callErrhandler = func(fn uintptr, comm, code int32) {}
 
-// callUserOp calls a program's reduction operation (an MPI_User_function)
-// on n items of datatype dt; set by the cgo part of the library.
-var callUserOp = func(fn uintptr, in, inout unsafe.Pointer, n, dt int32) {}
+// callUserOp calls a program's reduction operation (an MPI_User_function,
+// or with large an MPI_User_function_c, whose count is an MPI_Count) on n
+// items of datatype dt; set by the cgo part of the library.
+var callUserOp = func(fn uintptr, large bool, in, inout unsafe.Pointer, n int, dt int32) {}

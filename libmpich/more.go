@@ -149,10 +149,22 @@ func unmapUndefined(r int) int32 {
 //export PMPI_Type_create_hindexed_block
 func PMPI_Type_create_hindexed_block(count, blocklen int32, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_hindexed_block", &rc)
-	env := envelope{combiner: combinerHindexedBlock, ints: []int32{count, blocklen}, addrs: addrs64(displs, int(count))}
-	return construct("MPI_Type_create_hindexed_block", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
-		return hindexed(repeated(int(blocklen), int(count)), aints(displs, int(count)), dt)
-	}, func(int) layout { return blocks(repeated(int(blocklen), int(count)), aints(displs, int(count)), 1) })
+	return typeHindexedBlock("MPI_Type_create_hindexed_block", false, int64(count), int64(blocklen), cWide(displs), old, out)
+}
+
+// typeHindexedBlock is MPI_Type_create_hindexed_block, and its _c form if
+// large.
+func typeHindexedBlock(fn string, large bool, count, blocklen int64, displs cArray, old int32, out *int32) int32 {
+	if rc := countArgs(fn, count, blocklen); rc != errSuccess {
+		return rc
+	}
+	n := int(count)
+	env := newEnvelope(combinerHindexedBlock, large)
+	env.count(count, blocklen)
+	env.addrArray(displs, n)
+	return construct(fn, old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+		return hindexed(repeated(int(blocklen), n), displs.scaled(n, 1), dt)
+	}, func(int) layout { return blocks(repeated(int(blocklen), n), displs.scaled(n, 1), 1) })
 }
 
 // Type classes of MPI_Type_match_size.
@@ -201,15 +213,17 @@ func neighborStarter(start func(c *mpi.Comm, in, out int, st *staging) (*mpi.Req
 //export PMPI_Ineighbor_allgather
 func PMPI_Ineighbor_allgather(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ineighbor_allgather", &rc)
-	return icoll("MPI_Ineighbor_allgather", comm, req, neighborAllgatherStarter(sbuf, scount, stype, rbuf, rcount, rtype))
+	return icoll("MPI_Ineighbor_allgather", comm, req, neighborAllgatherStarter(sbuf, int64(scount), stype, rbuf, int64(rcount), rtype))
 }
 
-func neighborAllgatherStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype int32) collStarter {
+// neighborAllgatherStarter starts MPI_Ineighbor_allgather and its _c
+// form.
+func neighborAllgatherStarter(sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcount int64, rtype int32) collStarter {
 	return neighborStarter(func(c *mpi.Comm, in, out int, st *staging) (*mpi.Request, error) {
 		s, err := st.send(sbuf, scount, stype)
 		var r []byte
 		if err == nil {
-			r, err = st.recv(rbuf, rcount*int32(in), rtype)
+			r, err = st.recv(rbuf, blockItems(rcount, in), rtype)
 		}
 		if err != nil {
 			return nil, err
@@ -223,15 +237,16 @@ func neighborAllgatherStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf uns
 //export PMPI_Ineighbor_alltoall
 func PMPI_Ineighbor_alltoall(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ineighbor_alltoall", &rc)
-	return icoll("MPI_Ineighbor_alltoall", comm, req, neighborAlltoallStarter(sbuf, scount, stype, rbuf, rcount, rtype))
+	return icoll("MPI_Ineighbor_alltoall", comm, req, neighborAlltoallStarter(sbuf, int64(scount), stype, rbuf, int64(rcount), rtype))
 }
 
-func neighborAlltoallStarter(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype int32) collStarter {
+// neighborAlltoallStarter starts MPI_Ineighbor_alltoall and its _c form.
+func neighborAlltoallStarter(sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcount int64, rtype int32) collStarter {
 	return neighborStarter(func(c *mpi.Comm, in, out int, st *staging) (*mpi.Request, error) {
-		s, err := st.send(sbuf, scount*int32(out), stype)
+		s, err := st.send(sbuf, blockItems(scount, out), stype)
 		var r []byte
 		if err == nil {
-			r, err = st.recv(rbuf, rcount*int32(in), rtype)
+			r, err = st.recv(rbuf, blockItems(rcount, in), rtype)
 		}
 		if err != nil {
 			return nil, err

@@ -10,6 +10,7 @@ import (
 // opObj is an operation that MPI_Op_create made.
 type opObj struct {
 	fn      uintptr // the C MPI_User_function
+	large   bool    // fn is an MPI_User_function_c (MPI_Op_create_c)
 	commute bool
 	mu      sync.Mutex
 	byType  map[int32]typedOp // the package mpi operation for each datatype
@@ -65,13 +66,13 @@ func userReduction(o *opObj, dt int32) (reduction, error) {
 	defer o.mu.Unlock()
 	cached, ok := o.byType[dt]
 	if !ok || cached.dt != d {
-		fn := o.fn
+		fn, large := o.fn, o.large
 		if contiguous && small {
 			cached.op = reducerOf[k].userOp("MPI_Op_create", func(in, inout unsafe.Pointer, n int) {
-				callUserOp(fn, in, inout, int32(n), dt)
+				callUserOp(fn, large, in, inout, n, dt)
 			}, o.commute)
 		} else {
-			cached.op = mpi.NewItemOp("MPI_Op_create", size, itemOpFunc(fn, dt, d, size, contiguous), o.commute)
+			cached.op = mpi.NewItemOp("MPI_Op_create", size, itemOpFunc(fn, large, dt, d, size, contiguous), o.commute)
 		}
 		cached.dt = d
 		o.byType[dt] = cached
@@ -86,23 +87,24 @@ func userReduction(o *opObj, dt int32) (reduction, error) {
 	return red, nil
 }
 
-// itemOpFunc returns what calls the program's function fn on whole items
-// of datatype dt (d, if derived), size bytes each: on the packed items as
-// they are when they are contiguous, else on copies laid out by d.
-func itemOpFunc(fn uintptr, dt int32, d *mpi.Datatype, size int, contiguous bool) func(in, inout []byte) {
+// itemOpFunc returns what calls the program's function fn (of
+// MPI_Op_create_c if large) on whole items of datatype dt (d, if
+// derived), size bytes each: on the packed items as they are when they
+// are contiguous, else on copies laid out by d.
+func itemOpFunc(fn uintptr, large bool, dt int32, d *mpi.Datatype, size int, contiguous bool) func(in, inout []byte) {
 	return func(in, inout []byte) {
 		n := len(inout) / size
 		switch {
 		case n == 0:
 		case contiguous:
-			callUserOp(fn, unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), int32(n), dt)
+			callUserOp(fn, large, unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), n, dt)
 		default:
 			span := (n-1)*d.Extent() + d.TrueLowerBound() + d.TrueExtent()
 			a, b := make([]byte, span), make([]byte, span)
 			// The same items packed and unpacked: none of these can fail.
 			_, _ = mpi.Unpack(in, a, n, d)
 			_, _ = mpi.Unpack(inout, b, n, d)
-			callUserOp(fn, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), int32(n), dt)
+			callUserOp(fn, large, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), n, dt)
 			_, _ = mpi.Pack(b, n, d, inout)
 		}
 	}

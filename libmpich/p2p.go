@@ -72,16 +72,16 @@ func (cb cbuf) irecv(c *mpi.Comm, source, tag int) (*mpi.Request, error) {
 }
 
 // sendBytes returns the bytes to send of count items of dt at p.
-func sendBytes(p unsafe.Pointer, count, dt int32) ([]byte, error) {
-	cb, err := bufOf(p, count, dt)
+func sendBytes(p unsafe.Pointer, count int64, dt int32) ([]byte, error) {
+	cb, err := cbufOf(p, count, dt)
 	if err != nil {
 		return nil, err
 	}
 	return cb.packed()
 }
 
-// send is MPI_Send and its blocking modes.
-func send(fn string, mode int, buf unsafe.Pointer, count, dt, dest, tag, comm int32) int32 {
+// send is MPI_Send and its blocking modes, and their _c forms.
+func send(fn string, mode int, buf unsafe.Pointer, count int64, dt, dest, tag, comm int32) int32 {
 	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
@@ -93,8 +93,8 @@ func send(fn string, mode int, buf unsafe.Pointer, count, dt, dest, tag, comm in
 	return check(fn, o, comm, err)
 }
 
-// isend is MPI_Isend and its modes.
-func isend(fn string, mode int, buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) int32 {
+// isend is MPI_Isend and its modes, and their _c forms.
+func isend(fn string, mode int, buf unsafe.Pointer, count int64, dt, dest, tag, comm int32, req *int32) int32 {
 	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
@@ -128,11 +128,11 @@ func PMPI_Send(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32) 
 		}
 	}()
 	if o := fastComm(comm); o != nil {
-		if b, ok := plainBytes(buf, count, dt); ok {
+		if b, ok := plainBytes(buf, int64(count), dt); ok {
 			return check("MPI_Send", o, comm, mpi.Send(o.c, b, mapRank(dest), int(tag)))
 		}
 	}
-	return send("MPI_Send", modeStandard, buf, count, dt, dest, tag, comm)
+	return send("MPI_Send", modeStandard, buf, int64(count), dt, dest, tag, comm)
 }
 
 // PMPI_Ssend implements MPI_Ssend.
@@ -140,7 +140,7 @@ func PMPI_Send(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32) 
 //export PMPI_Ssend
 func PMPI_Ssend(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32) {
 	defer guard("MPI_Ssend", &rc)
-	return send("MPI_Ssend", modeSync, buf, count, dt, dest, tag, comm)
+	return send("MPI_Ssend", modeSync, buf, int64(count), dt, dest, tag, comm)
 }
 
 // PMPI_Rsend implements MPI_Rsend.
@@ -148,7 +148,7 @@ func PMPI_Ssend(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32)
 //export PMPI_Rsend
 func PMPI_Rsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32) {
 	defer guard("MPI_Rsend", &rc)
-	return send("MPI_Rsend", modeReady, buf, count, dt, dest, tag, comm)
+	return send("MPI_Rsend", modeReady, buf, int64(count), dt, dest, tag, comm)
 }
 
 // PMPI_Bsend implements MPI_Bsend.
@@ -156,7 +156,7 @@ func PMPI_Rsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32)
 //export PMPI_Bsend
 func PMPI_Bsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32) {
 	defer guard("MPI_Bsend", &rc)
-	return send("MPI_Bsend", modeBuffered, buf, count, dt, dest, tag, comm)
+	return send("MPI_Bsend", modeBuffered, buf, int64(count), dt, dest, tag, comm)
 }
 
 // PMPI_Isend implements MPI_Isend.
@@ -164,7 +164,7 @@ func PMPI_Bsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32) (rc int32)
 //export PMPI_Isend
 func PMPI_Isend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Isend", &rc)
-	return isend("MPI_Isend", modeStandard, buf, count, dt, dest, tag, comm, req)
+	return isend("MPI_Isend", modeStandard, buf, int64(count), dt, dest, tag, comm, req)
 }
 
 // PMPI_Issend implements MPI_Issend.
@@ -172,7 +172,7 @@ func PMPI_Isend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32
 //export PMPI_Issend
 func PMPI_Issend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Issend", &rc)
-	return isend("MPI_Issend", modeSync, buf, count, dt, dest, tag, comm, req)
+	return isend("MPI_Issend", modeSync, buf, int64(count), dt, dest, tag, comm, req)
 }
 
 // PMPI_Irsend implements MPI_Irsend.
@@ -180,7 +180,7 @@ func PMPI_Issend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int3
 //export PMPI_Irsend
 func PMPI_Irsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Irsend", &rc)
-	return isend("MPI_Irsend", modeReady, buf, count, dt, dest, tag, comm, req)
+	return isend("MPI_Irsend", modeReady, buf, int64(count), dt, dest, tag, comm, req)
 }
 
 // PMPI_Ibsend implements MPI_Ibsend.
@@ -188,7 +188,7 @@ func PMPI_Irsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int3
 //export PMPI_Ibsend
 func PMPI_Ibsend(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ibsend", &rc)
-	return isend("MPI_Ibsend", modeBuffered, buf, count, dt, dest, tag, comm, req)
+	return isend("MPI_Ibsend", modeBuffered, buf, int64(count), dt, dest, tag, comm, req)
 }
 
 // PMPI_Recv implements MPI_Recv. Items of a predefined datatype on
@@ -203,7 +203,7 @@ func PMPI_Recv(buf unsafe.Pointer, count, dt, source, tag, comm int32, st unsafe
 		}
 	}()
 	if o := fastComm(comm); o != nil {
-		if b, ok := plainBytes(buf, count, dt); ok {
+		if b, ok := plainBytes(buf, int64(count), dt); ok {
 			s, err := mpi.Recv(o.c, b, mapRank(source), mapTag(tag))
 			if err != nil {
 				return fail("MPI_Recv", o, comm, err)
@@ -212,16 +212,16 @@ func PMPI_Recv(buf unsafe.Pointer, count, dt, source, tag, comm int32, st unsafe
 			return errSuccess
 		}
 	}
-	return recv(buf, count, dt, source, tag, comm, st)
+	return recv("MPI_Recv", buf, int64(count), dt, source, tag, comm, st)
 }
 
-// recv is MPI_Recv of any datatype on any communicator.
-func recv(buf unsafe.Pointer, count, dt, source, tag, comm int32, st unsafe.Pointer) int32 {
-	o, rc := commArg("MPI_Recv", comm)
+// recv is MPI_Recv (and MPI_Recv_c) of any datatype on any communicator.
+func recv(fn string, buf unsafe.Pointer, count int64, dt, source, tag, comm int32, st unsafe.Pointer) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
-	cb, err := bufOf(buf, count, dt)
+	cb, err := cbufOf(buf, count, dt)
 	if err == nil {
 		var s mpi.Status
 		s, err = cb.recv(o.c, mapRank(source), mapTag(tag))
@@ -229,7 +229,7 @@ func recv(buf unsafe.Pointer, count, dt, source, tag, comm int32, st unsafe.Poin
 			writeStatus(st, s)
 		}
 	}
-	return check("MPI_Recv", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Irecv implements MPI_Irecv.
@@ -237,11 +237,16 @@ func recv(buf unsafe.Pointer, count, dt, source, tag, comm int32, st unsafe.Poin
 //export PMPI_Irecv
 func PMPI_Irecv(buf unsafe.Pointer, count, dt, source, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Irecv", &rc)
-	o, rc := commArg("MPI_Irecv", comm)
+	return irecv("MPI_Irecv", buf, int64(count), dt, source, tag, comm, req)
+}
+
+// irecv is MPI_Irecv and MPI_Irecv_c.
+func irecv(fn string, buf unsafe.Pointer, count int64, dt, source, tag, comm int32, req *int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
-	cb, err := bufOf(buf, count, dt)
+	cb, err := cbufOf(buf, count, dt)
 	var r *mpi.Request
 	if err == nil {
 		r, err = cb.irecv(o.c, mapRank(source), mapTag(tag))
@@ -249,17 +254,17 @@ func PMPI_Irecv(buf unsafe.Pointer, count, dt, source, tag, comm int32, req *int
 	if err == nil {
 		err = addRequest(o, comm, r, false, req)
 	}
-	return check("MPI_Irecv", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // sendrecvBufs resolves the buffers of a send-receive: the send's items
 // packed when they are not contiguous, and the receive's buffer.
-func sendrecvBufs(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype int32) ([]byte, cbuf, error) {
+func sendrecvBufs(sbuf unsafe.Pointer, scount int64, stype int32, rbuf unsafe.Pointer, rcount int64, rtype int32) ([]byte, cbuf, error) {
 	sb, err := sendBytes(sbuf, scount, stype)
 	if err != nil {
 		return nil, cbuf{}, err
 	}
-	rb, err := bufOf(rbuf, rcount, rtype)
+	rb, err := cbufOf(rbuf, rcount, rtype)
 	return sb, rb, err
 }
 
@@ -268,7 +273,12 @@ func sendrecvBufs(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer,
 //export PMPI_Sendrecv
 func PMPI_Sendrecv(sbuf unsafe.Pointer, scount, stype, dest, stag int32, rbuf unsafe.Pointer, rcount, rtype, source, rtag, comm int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Sendrecv", &rc)
-	o, rc := commArg("MPI_Sendrecv", comm)
+	return sendrecvCall("MPI_Sendrecv", sbuf, int64(scount), stype, dest, stag, rbuf, int64(rcount), rtype, source, rtag, comm, st)
+}
+
+// sendrecvCall is MPI_Sendrecv and MPI_Sendrecv_c.
+func sendrecvCall(fn string, sbuf unsafe.Pointer, scount int64, stype, dest, stag int32, rbuf unsafe.Pointer, rcount int64, rtype, source, rtag, comm int32, st unsafe.Pointer) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -280,7 +290,7 @@ func PMPI_Sendrecv(sbuf unsafe.Pointer, scount, stype, dest, stag int32, rbuf un
 			writeStatus(st, s)
 		}
 	}
-	return check("MPI_Sendrecv", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // sendrecv sends sb and receives into rb at once.
@@ -304,7 +314,12 @@ func sendrecv(c *mpi.Comm, sb []byte, dest, stag int, rb cbuf, source, rtag int)
 //export PMPI_Sendrecv_replace
 func PMPI_Sendrecv_replace(buf unsafe.Pointer, count, dt, dest, stag, source, rtag, comm int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Sendrecv_replace", &rc)
-	o, rc := commArg("MPI_Sendrecv_replace", comm)
+	return sendrecvReplace("MPI_Sendrecv_replace", buf, int64(count), dt, dest, stag, source, rtag, comm, st)
+}
+
+// sendrecvReplace is MPI_Sendrecv_replace and MPI_Sendrecv_replace_c.
+func sendrecvReplace(fn string, buf unsafe.Pointer, count int64, dt, dest, stag, source, rtag, comm int32, st unsafe.Pointer) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -318,7 +333,7 @@ func PMPI_Sendrecv_replace(buf unsafe.Pointer, count, dt, dest, stag, source, rt
 			writeStatus(st, s)
 		}
 	}
-	return check("MPI_Sendrecv_replace", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Probe implements MPI_Probe.
@@ -361,11 +376,22 @@ func PMPI_Iprobe(source, tag, comm int32, flag *int32, st unsafe.Pointer) (rc in
 //export PMPI_Get_count
 func PMPI_Get_count(st unsafe.Pointer, dt int32, count *int32) (rc int32) {
 	defer guard("MPI_Get_count", &rc)
-	n, err := statusCount(st, dt, false)
-	if err != nil {
-		return fail("MPI_Get_count", nil, commWorld, err)
+	var n int64
+	if rc = getCount("MPI_Get_count", st, dt, false, &n); rc == errSuccess {
+		*count = countInt(n)
 	}
-	*count = countInt(n)
+	return rc
+}
+
+// getCount stores at count how many items of datatype dt (with
+// elements, basic elements) status st counts: MPI_Get_count and
+// MPI_Get_elements as MPI_Counts, and their _x and _c forms.
+func getCount(fn string, st unsafe.Pointer, dt int32, elements bool, count *int64) int32 {
+	n, err := statusCount(st, dt, elements)
+	if err != nil {
+		return fail(fn, nil, commWorld, err)
+	}
+	*count = n
 	return errSuccess
 }
 
@@ -374,12 +400,11 @@ func PMPI_Get_count(st unsafe.Pointer, dt int32, count *int32) (rc int32) {
 //export PMPI_Get_elements
 func PMPI_Get_elements(st unsafe.Pointer, dt int32, count *int32) (rc int32) {
 	defer guard("MPI_Get_elements", &rc)
-	n, err := statusCount(st, dt, true)
-	if err != nil {
-		return fail("MPI_Get_elements", nil, commWorld, err)
+	var n int64
+	if rc = getCount("MPI_Get_elements", st, dt, true, &n); rc == errSuccess {
+		*count = countInt(n)
 	}
-	*count = countInt(n)
-	return errSuccess
+	return rc
 }
 
 // statusCount returns how many items of datatype dt the bytes that

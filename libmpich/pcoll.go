@@ -80,7 +80,9 @@ func reductionStarter(send, recv unsafe.Pointer, dt, op int32, items func(c *mpi
 		var s, r unsafe.Pointer
 		if err == nil {
 			n, m := items(o.c)
-			s, r, err = red.staged(st, send, recv, n, m)
+			if err = checkItems(n); err == nil {
+				s, r, err = red.staged(st, send, recv, n, m)
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -114,7 +116,7 @@ func PMPI_Barrier_init(comm, info int32, req *int32) (rc int32) {
 //export PMPI_Bcast_init
 func PMPI_Bcast_init(buf unsafe.Pointer, count, dt, root, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Bcast_init", &rc)
-	return collInit("MPI_Bcast_init", comm, info, req, bcastStarter(buf, count, dt, root))
+	return collInit("MPI_Bcast_init", comm, info, req, bcastStarter(buf, int64(count), dt, root))
 }
 
 // PMPI_Gather_init implements MPI_Gather_init.
@@ -122,7 +124,7 @@ func PMPI_Bcast_init(buf unsafe.Pointer, count, dt, root, comm, info int32, req 
 //export PMPI_Gather_init
 func PMPI_Gather_init(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Gather_init", &rc)
-	return collInit("MPI_Gather_init", comm, info, req, gatherStarter(sbuf, scount, stype, rbuf, rcount, rtype, root))
+	return collInit("MPI_Gather_init", comm, info, req, gatherStarter(sbuf, int64(scount), stype, rbuf, int64(rcount), rtype, root))
 }
 
 // PMPI_Scatter_init implements MPI_Scatter_init.
@@ -130,7 +132,7 @@ func PMPI_Gather_init(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Poin
 //export PMPI_Scatter_init
 func PMPI_Scatter_init(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Scatter_init", &rc)
-	return collInit("MPI_Scatter_init", comm, info, req, scatterStarter(sbuf, scount, stype, rbuf, rcount, rtype, root))
+	return collInit("MPI_Scatter_init", comm, info, req, scatterStarter(sbuf, int64(scount), stype, rbuf, int64(rcount), rtype, root))
 }
 
 // PMPI_Allgather_init implements MPI_Allgather_init.
@@ -138,7 +140,7 @@ func PMPI_Scatter_init(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Poi
 //export PMPI_Allgather_init
 func PMPI_Allgather_init(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Allgather_init", &rc)
-	return collInit("MPI_Allgather_init", comm, info, req, allgatherStarter(sbuf, scount, stype, rbuf, rcount, rtype))
+	return collInit("MPI_Allgather_init", comm, info, req, allgatherStarter(sbuf, int64(scount), stype, rbuf, int64(rcount), rtype))
 }
 
 // PMPI_Alltoall_init implements MPI_Alltoall_init.
@@ -146,7 +148,7 @@ func PMPI_Allgather_init(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.P
 //export PMPI_Alltoall_init
 func PMPI_Alltoall_init(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Alltoall_init", &rc)
-	return collInit("MPI_Alltoall_init", comm, info, req, alltoallStarter(sbuf, scount, stype, rbuf, rcount, rtype))
+	return collInit("MPI_Alltoall_init", comm, info, req, alltoallStarter(sbuf, int64(scount), stype, rbuf, int64(rcount), rtype))
 }
 
 // PMPI_Reduce_init implements MPI_Reduce_init.
@@ -154,7 +156,7 @@ func PMPI_Alltoall_init(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Po
 //export PMPI_Reduce_init
 func PMPI_Reduce_init(send, recv unsafe.Pointer, count, dt, op, root, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Reduce_init", &rc)
-	return collInit("MPI_Reduce_init", comm, info, req, reduceStarter(send, recv, count, dt, op, root))
+	return collInit("MPI_Reduce_init", comm, info, req, reduceStarter(send, recv, int64(count), dt, op, root))
 }
 
 // PMPI_Allreduce_init implements MPI_Allreduce_init.
@@ -162,7 +164,7 @@ func PMPI_Reduce_init(send, recv unsafe.Pointer, count, dt, op, root, comm, info
 //export PMPI_Allreduce_init
 func PMPI_Allreduce_init(send, recv unsafe.Pointer, count, dt, op, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Allreduce_init", &rc)
-	return collInit("MPI_Allreduce_init", comm, info, req, allreduceStarter(send, recv, count, dt, op))
+	return collInit("MPI_Allreduce_init", comm, info, req, allreduceStarter(send, recv, int64(count), dt, op))
 }
 
 // PMPI_Gatherv_init implements MPI_Gatherv_init.
@@ -170,7 +172,7 @@ func PMPI_Allreduce_init(send, recv unsafe.Pointer, count, dt, op, comm, info in
 //export PMPI_Gatherv_init
 func PMPI_Gatherv_init(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype, root, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Gatherv_init", &rc)
-	return collInit("MPI_Gatherv_init", comm, info, req, gathervStarter(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root))
+	return collInit("MPI_Gatherv_init", comm, info, req, gathervStarter(sbuf, int64(scount), stype, rbuf, cInts(rcounts), cInts(displs), rtype, root))
 }
 
 // PMPI_Scatterv_init implements MPI_Scatterv_init.
@@ -178,7 +180,7 @@ func PMPI_Gatherv_init(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, 
 //export PMPI_Scatterv_init
 func PMPI_Scatterv_init(sbuf, scounts, displs unsafe.Pointer, stype int32, rbuf unsafe.Pointer, rcount, rtype, root, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Scatterv_init", &rc)
-	return collInit("MPI_Scatterv_init", comm, info, req, scattervStarter(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root))
+	return collInit("MPI_Scatterv_init", comm, info, req, scattervStarter(sbuf, cInts(scounts), cInts(displs), stype, rbuf, int64(rcount), rtype, root))
 }
 
 // PMPI_Allgatherv_init implements MPI_Allgatherv_init.
@@ -186,7 +188,7 @@ func PMPI_Scatterv_init(sbuf, scounts, displs unsafe.Pointer, stype int32, rbuf 
 //export PMPI_Allgatherv_init
 func PMPI_Allgatherv_init(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Allgatherv_init", &rc)
-	return collInit("MPI_Allgatherv_init", comm, info, req, allgathervStarter(sbuf, scount, stype, rbuf, rcounts, displs, rtype))
+	return collInit("MPI_Allgatherv_init", comm, info, req, allgathervStarter(sbuf, int64(scount), stype, rbuf, cInts(rcounts), cInts(displs), rtype))
 }
 
 // PMPI_Alltoallv_init implements MPI_Alltoallv_init.
@@ -194,7 +196,7 @@ func PMPI_Allgatherv_init(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcount
 //export PMPI_Alltoallv_init
 func PMPI_Alltoallv_init(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, rcounts, rdispls unsafe.Pointer, rtype, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Alltoallv_init", &rc)
-	return collInit("MPI_Alltoallv_init", comm, info, req, alltoallvStarter(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype))
+	return collInit("MPI_Alltoallv_init", comm, info, req, alltoallvStarter(sbuf, cInts(scounts), cInts(sdispls), stype, rbuf, cInts(rcounts), cInts(rdispls), rtype))
 }
 
 // PMPI_Alltoallw_init implements MPI_Alltoallw_init.
@@ -202,7 +204,7 @@ func PMPI_Alltoallv_init(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbu
 //export PMPI_Alltoallw_init
 func PMPI_Alltoallw_init(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Alltoallw_init", &rc)
-	return collInit("MPI_Alltoallw_init", comm, info, req, alltoallwStarter(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes))
+	return collInit("MPI_Alltoallw_init", comm, info, req, alltoallwStarter(sbuf, cInts(scounts), cInts(sdispls), stypes, rbuf, cInts(rcounts), cInts(rdispls), rtypes))
 }
 
 // PMPI_Scan_init implements MPI_Scan_init.
@@ -210,7 +212,7 @@ func PMPI_Alltoallw_init(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
 //export PMPI_Scan_init
 func PMPI_Scan_init(send, recv unsafe.Pointer, count, dt, op, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Scan_init", &rc)
-	return collInit("MPI_Scan_init", comm, info, req, scanStarter(send, recv, count, dt, op, false))
+	return collInit("MPI_Scan_init", comm, info, req, scanStarter(send, recv, int64(count), dt, op, false))
 }
 
 // PMPI_Exscan_init implements MPI_Exscan_init.
@@ -218,7 +220,7 @@ func PMPI_Scan_init(send, recv unsafe.Pointer, count, dt, op, comm, info int32, 
 //export PMPI_Exscan_init
 func PMPI_Exscan_init(send, recv unsafe.Pointer, count, dt, op, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Exscan_init", &rc)
-	return collInit("MPI_Exscan_init", comm, info, req, scanStarter(send, recv, count, dt, op, true))
+	return collInit("MPI_Exscan_init", comm, info, req, scanStarter(send, recv, int64(count), dt, op, true))
 }
 
 // PMPI_Reduce_scatter_block_init implements MPI_Reduce_scatter_block_init.
@@ -226,7 +228,7 @@ func PMPI_Exscan_init(send, recv unsafe.Pointer, count, dt, op, comm, info int32
 //export PMPI_Reduce_scatter_block_init
 func PMPI_Reduce_scatter_block_init(send, recv unsafe.Pointer, count, dt, op, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Reduce_scatter_block_init", &rc)
-	return collInit("MPI_Reduce_scatter_block_init", comm, info, req, reduceScatterBlockStarter(send, recv, count, dt, op))
+	return collInit("MPI_Reduce_scatter_block_init", comm, info, req, reduceScatterBlockStarter(send, recv, int64(count), dt, op))
 }
 
 // PMPI_Reduce_scatter_init implements MPI_Reduce_scatter_init.
@@ -234,7 +236,7 @@ func PMPI_Reduce_scatter_block_init(send, recv unsafe.Pointer, count, dt, op, co
 //export PMPI_Reduce_scatter_init
 func PMPI_Reduce_scatter_init(send, recv, counts unsafe.Pointer, dt, op, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Reduce_scatter_init", &rc)
-	return collInit("MPI_Reduce_scatter_init", comm, info, req, reduceScatterStarter(send, recv, counts, dt, op))
+	return collInit("MPI_Reduce_scatter_init", comm, info, req, reduceScatterStarter(send, recv, cInts(counts), dt, op))
 }
 
 // PMPI_Neighbor_allgather_init implements MPI_Neighbor_allgather_init.
@@ -242,7 +244,7 @@ func PMPI_Reduce_scatter_init(send, recv, counts unsafe.Pointer, dt, op, comm, i
 //export PMPI_Neighbor_allgather_init
 func PMPI_Neighbor_allgather_init(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Neighbor_allgather_init", &rc)
-	return collInit("MPI_Neighbor_allgather_init", comm, info, req, neighborAllgatherStarter(sbuf, scount, stype, rbuf, rcount, rtype))
+	return collInit("MPI_Neighbor_allgather_init", comm, info, req, neighborAllgatherStarter(sbuf, int64(scount), stype, rbuf, int64(rcount), rtype))
 }
 
 // PMPI_Neighbor_alltoall_init implements MPI_Neighbor_alltoall_init.
@@ -250,7 +252,7 @@ func PMPI_Neighbor_allgather_init(sbuf unsafe.Pointer, scount, stype int32, rbuf
 //export PMPI_Neighbor_alltoall_init
 func PMPI_Neighbor_alltoall_init(sbuf unsafe.Pointer, scount, stype int32, rbuf unsafe.Pointer, rcount, rtype, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Neighbor_alltoall_init", &rc)
-	return collInit("MPI_Neighbor_alltoall_init", comm, info, req, neighborAlltoallStarter(sbuf, scount, stype, rbuf, rcount, rtype))
+	return collInit("MPI_Neighbor_alltoall_init", comm, info, req, neighborAlltoallStarter(sbuf, int64(scount), stype, rbuf, int64(rcount), rtype))
 }
 
 // PMPI_Neighbor_allgatherv_init implements MPI_Neighbor_allgatherv_init.
@@ -258,7 +260,7 @@ func PMPI_Neighbor_alltoall_init(sbuf unsafe.Pointer, scount, stype int32, rbuf 
 //export PMPI_Neighbor_allgatherv_init
 func PMPI_Neighbor_allgatherv_init(sbuf unsafe.Pointer, scount, stype int32, rbuf, rcounts, displs unsafe.Pointer, rtype, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Neighbor_allgatherv_init", &rc)
-	return collInit("MPI_Neighbor_allgatherv_init", comm, info, req, neighborAllgathervStarter(sbuf, scount, stype, rbuf, rcounts, displs, rtype))
+	return collInit("MPI_Neighbor_allgatherv_init", comm, info, req, neighborAllgathervStarter(sbuf, int64(scount), stype, rbuf, cInts(rcounts), cInts(displs), rtype))
 }
 
 // PMPI_Neighbor_alltoallv_init implements MPI_Neighbor_alltoallv_init.
@@ -266,7 +268,7 @@ func PMPI_Neighbor_allgatherv_init(sbuf unsafe.Pointer, scount, stype int32, rbu
 //export PMPI_Neighbor_alltoallv_init
 func PMPI_Neighbor_alltoallv_init(sbuf, scounts, sdispls unsafe.Pointer, stype int32, rbuf, rcounts, rdispls unsafe.Pointer, rtype, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Neighbor_alltoallv_init", &rc)
-	return collInit("MPI_Neighbor_alltoallv_init", comm, info, req, neighborAlltoallvStarter(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype))
+	return collInit("MPI_Neighbor_alltoallv_init", comm, info, req, neighborAlltoallvStarter(sbuf, cInts(scounts), cInts(sdispls), stype, rbuf, cInts(rcounts), cInts(rdispls), rtype))
 }
 
 // PMPI_Neighbor_alltoallw_init implements MPI_Neighbor_alltoallw_init.
@@ -274,5 +276,5 @@ func PMPI_Neighbor_alltoallv_init(sbuf, scounts, sdispls unsafe.Pointer, stype i
 //export PMPI_Neighbor_alltoallw_init
 func PMPI_Neighbor_alltoallw_init(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes unsafe.Pointer, comm, info int32, req *int32) (rc int32) {
 	defer guard("MPI_Neighbor_alltoallw_init", &rc)
-	return collInit("MPI_Neighbor_alltoallw_init", comm, info, req, neighborAlltoallwStarter(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes))
+	return collInit("MPI_Neighbor_alltoallw_init", comm, info, req, neighborAlltoallwStarter(sbuf, cInts(scounts), cWide(sdispls), stypes, rbuf, cInts(rcounts), cWide(rdispls), rtypes))
 }

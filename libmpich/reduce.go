@@ -16,7 +16,12 @@ import (
 //export PMPI_Reduce
 func PMPI_Reduce(send, recv unsafe.Pointer, count, dt, op, root, comm int32) (rc int32) {
 	defer guard("MPI_Reduce", &rc)
-	o, rc := commArg("MPI_Reduce", comm)
+	return reduce("MPI_Reduce", send, recv, int64(count), dt, op, root, comm)
+}
+
+// reduce is MPI_Reduce and MPI_Reduce_c.
+func reduce(fn string, send, recv unsafe.Pointer, count int64, dt, op, root, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -27,7 +32,7 @@ func PMPI_Reduce(send, recv unsafe.Pointer, count, dt, op, root, comm int32) (rc
 			return red.r.reduce(o.c, s, r, n, red.op, mapRank(root))
 		})
 	}
-	return check("MPI_Reduce", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Allreduce implements MPI_Allreduce.
@@ -35,7 +40,12 @@ func PMPI_Reduce(send, recv unsafe.Pointer, count, dt, op, root, comm int32) (rc
 //export PMPI_Allreduce
 func PMPI_Allreduce(send, recv unsafe.Pointer, count, dt, op, comm int32) (rc int32) {
 	defer guard("MPI_Allreduce", &rc)
-	o, rc := commArg("MPI_Allreduce", comm)
+	return allreduce("MPI_Allreduce", send, recv, int64(count), dt, op, comm)
+}
+
+// allreduce is MPI_Allreduce and MPI_Allreduce_c.
+func allreduce(fn string, send, recv unsafe.Pointer, count int64, dt, op, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
@@ -45,11 +55,11 @@ func PMPI_Allreduce(send, recv unsafe.Pointer, count, dt, op, comm int32) (rc in
 			return red.r.allreduce(o.c, s, r, n, red.op)
 		})
 	}
-	return check("MPI_Allreduce", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
-// scan is MPI_Scan and MPI_Exscan.
-func scan(fn string, send, recv unsafe.Pointer, count, dt, op, comm int32, exclusive bool) int32 {
+// scan is MPI_Scan and MPI_Exscan, and their _c forms.
+func scan(fn string, send, recv unsafe.Pointer, count int64, dt, op, comm int32, exclusive bool) int32 {
 	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
@@ -68,7 +78,7 @@ func scan(fn string, send, recv unsafe.Pointer, count, dt, op, comm int32, exclu
 //export PMPI_Scan
 func PMPI_Scan(send, recv unsafe.Pointer, count, dt, op, comm int32) (rc int32) {
 	defer guard("MPI_Scan", &rc)
-	return scan("MPI_Scan", send, recv, count, dt, op, comm, false)
+	return scan("MPI_Scan", send, recv, int64(count), dt, op, comm, false)
 }
 
 // PMPI_Exscan implements MPI_Exscan.
@@ -76,7 +86,7 @@ func PMPI_Scan(send, recv unsafe.Pointer, count, dt, op, comm int32) (rc int32) 
 //export PMPI_Exscan
 func PMPI_Exscan(send, recv unsafe.Pointer, count, dt, op, comm int32) (rc int32) {
 	defer guard("MPI_Exscan", &rc)
-	return scan("MPI_Exscan", send, recv, count, dt, op, comm, true)
+	return scan("MPI_Exscan", send, recv, int64(count), dt, op, comm, true)
 }
 
 // PMPI_Reduce_scatter_block implements MPI_Reduce_scatter_block.
@@ -84,23 +94,28 @@ func PMPI_Exscan(send, recv unsafe.Pointer, count, dt, op, comm int32) (rc int32
 //export PMPI_Reduce_scatter_block
 func PMPI_Reduce_scatter_block(send, recv unsafe.Pointer, count, dt, op, comm int32) (rc int32) {
 	defer guard("MPI_Reduce_scatter_block", &rc)
-	o, rc := commArg("MPI_Reduce_scatter_block", comm)
+	return reduceScatterBlock("MPI_Reduce_scatter_block", send, recv, int64(count), dt, op, comm)
+}
+
+// reduceScatterBlock is MPI_Reduce_scatter_block and its _c form.
+func reduceScatterBlock(fn string, send, recv unsafe.Pointer, count int64, dt, op, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
 	red, err := reductionArg(dt, op)
 	if err == nil && red.isLoc {
-		err = errorf(errType, "MPI_Reduce_scatter_block: struct value/index datatypes are not supported")
+		err = errorf(errType, "struct value/index datatypes are not supported")
 	}
 	var st staging
 	if err == nil {
-		send, recv, err = red.scatterStaged(&st, send, recv, int(count)*o.c.Size(), int(count))
+		send, recv, err = red.scatterStaged(&st, send, recv, int(blockItems(count, o.c.Size())), int(count))
 	}
 	if err == nil {
 		n := int(count) * red.per
 		err = st.after(red.r.reduceScatterBlock(o.c, send, recv, n, n*o.c.Size(), red.op))
 	}
-	return check("MPI_Reduce_scatter_block", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Reduce_scatter implements MPI_Reduce_scatter.
@@ -108,24 +123,32 @@ func PMPI_Reduce_scatter_block(send, recv unsafe.Pointer, count, dt, op, comm in
 //export PMPI_Reduce_scatter
 func PMPI_Reduce_scatter(send, recv unsafe.Pointer, counts unsafe.Pointer, dt, op, comm int32) (rc int32) {
 	defer guard("MPI_Reduce_scatter", &rc)
-	o, rc := commArg("MPI_Reduce_scatter", comm)
+	return reduceScatter("MPI_Reduce_scatter", send, recv, cInts(counts), dt, op, comm)
+}
+
+// reduceScatter is MPI_Reduce_scatter and its _c form.
+func reduceScatter(fn string, send, recv unsafe.Pointer, counts cArray, dt, op, comm int32) int32 {
+	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
 	}
 	red, err := reductionArg(dt, op)
 	if err == nil && red.isLoc {
-		err = errorf(errType, "MPI_Reduce_scatter: struct value/index datatypes are not supported")
+		err = errorf(errType, "struct value/index datatypes are not supported")
+	}
+	if err == nil {
+		err = counts.countsOK(o.c.Size())
 	}
 	var st staging
 	if err == nil {
-		items := scaled(counts, o.c.Size(), 1)
+		items := counts.scaled(o.c.Size(), 1)
 		send, recv, err = red.scatterStaged(&st, send, recv, sum(items), items[o.c.Rank()])
 	}
 	if err == nil {
-		cs := scaled(counts, o.c.Size(), red.per)
+		cs := counts.scaled(o.c.Size(), red.per)
 		err = st.after(red.r.reduceScatter(o.c, send, recv, cs, sum(cs), red.op))
 	}
-	return check("MPI_Reduce_scatter", o, comm, err)
+	return check(fn, o, comm, err)
 }
 
 // PMPI_Reduce_local implements MPI_Reduce_local.
@@ -133,13 +156,18 @@ func PMPI_Reduce_scatter(send, recv unsafe.Pointer, counts unsafe.Pointer, dt, o
 //export PMPI_Reduce_local
 func PMPI_Reduce_local(in, inout unsafe.Pointer, count, dt, op int32) (rc int32) {
 	defer guard("MPI_Reduce_local", &rc)
+	return reduceLocal("MPI_Reduce_local", in, inout, int64(count), dt, op)
+}
+
+// reduceLocal is MPI_Reduce_local and MPI_Reduce_local_c.
+func reduceLocal(fn string, in, inout unsafe.Pointer, count int64, dt, op int32) int32 {
 	red, err := reductionArg(dt, op)
 	if err == nil {
 		err = reduceCall(red, in, inout, int(count), true, func(s, r unsafe.Pointer, n int) error {
 			return red.r.reduceLocal(s, r, n, red.op)
 		})
 	}
-	return check("MPI_Reduce_local", nil, commWorld, err)
+	return check(fn, nil, commWorld, err)
 }
 
 // PMPI_Iallreduce implements MPI_Iallreduce.
@@ -147,10 +175,11 @@ func PMPI_Reduce_local(in, inout unsafe.Pointer, count, dt, op int32) (rc int32)
 //export PMPI_Iallreduce
 func PMPI_Iallreduce(send, recv unsafe.Pointer, count, dt, op, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Iallreduce", &rc)
-	return icoll("MPI_Iallreduce", comm, req, allreduceStarter(send, recv, count, dt, op))
+	return icoll("MPI_Iallreduce", comm, req, allreduceStarter(send, recv, int64(count), dt, op))
 }
 
-func allreduceStarter(send, recv unsafe.Pointer, count, dt, op int32) collStarter {
+// allreduceStarter starts MPI_Iallreduce and its _c form.
+func allreduceStarter(send, recv unsafe.Pointer, count int64, dt, op int32) collStarter {
 	return reductionStarter(send, recv, dt, op, sameItems(count), func(c *mpi.Comm, red reduction, s, r unsafe.Pointer) (*mpi.Request, error) {
 		return red.r.iallreduce(c, s, r, int(count)*red.per, red.op)
 	})

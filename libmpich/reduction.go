@@ -30,14 +30,14 @@ func (red reduction) staged(st *staging, send, recv unsafe.Pointer, n, m int) (u
 		return send, recv, nil
 	}
 	if !isInPlace(send) {
-		b, err := st.send(send, int32(n), red.gaps)
+		b, err := st.send(send, int64(n), red.gaps)
 		if err != nil {
 			return nil, nil, err
 		}
 		send = bytesPointer(b)
 	}
 	if m >= 0 {
-		b, err := st.recv(recv, int32(m), red.gaps)
+		b, err := st.recv(recv, int64(m), red.gaps)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -52,6 +52,9 @@ func bytesPointer(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceD
 // scatterStaged is staged for a reduce-scatter over total items of which
 // the caller gets mine: in place, the receive buffer holds all of them.
 func (red reduction) scatterStaged(st *staging, send, recv unsafe.Pointer, total, mine int) (unsafe.Pointer, unsafe.Pointer, error) {
+	if err := checkItems(total); err != nil {
+		return nil, nil, err
+	}
 	if isInPlace(send) {
 		mine = total
 	}
@@ -180,6 +183,9 @@ func (red reduction) locBuffers(send, recv unsafe.Pointer, n int, hasRecv bool) 
 // reduceCall runs a reduction of n items on send and recv through f,
 // converting struct value/index items to pairs and back around it.
 func reduceCall(red reduction, send, recv unsafe.Pointer, n int, hasRecv bool, f func(s, r unsafe.Pointer, elems int) error) error {
+	if err := checkItems(n); err != nil {
+		return err
+	}
 	if red.gaps != 0 {
 		var st staging
 		m := -1

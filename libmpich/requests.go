@@ -405,7 +405,7 @@ func PMPI_Startall(n int32, reqs unsafe.Pointer) (rc int32) {
 // Items that are not contiguous are staged (staging.go): each MPI_Start
 // packs them again into the copy the request moves, and a receive's
 // completion unpacks its copy into buf.
-func persistent(fn string, init func(c *mpi.Comm, b []byte, peer, tag int) (*mpi.Request, error), recv bool, buf unsafe.Pointer, count, dt, peer, tag, comm int32, req *int32) int32 {
+func persistent(fn string, init func(c *mpi.Comm, b []byte, peer, tag int) (*mpi.Request, error), recv bool, buf unsafe.Pointer, count int64, dt, peer, tag, comm int32, req *int32) int32 {
 	o, rc := commArg(fn, comm)
 	if rc != errSuccess {
 		return rc
@@ -417,7 +417,7 @@ func persistent(fn string, init func(c *mpi.Comm, b []byte, peer, tag int) (*mpi
 		b, err = st.recv(buf, count, dt)
 	} else {
 		var cb cbuf
-		if cb, err = bufOf(buf, count, dt); err == nil {
+		if cb, err = cbufOf(buf, count, dt); err == nil {
 			b = cb.b
 			if cb.dt != nil {
 				b, err = st.staged(cb)
@@ -443,7 +443,7 @@ func persistent(fn string, init func(c *mpi.Comm, b []byte, peer, tag int) (*mpi
 //export PMPI_Send_init
 func PMPI_Send_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Send_init", &rc)
-	return persistent("MPI_Send_init", mpi.SendInit[byte], false, buf, count, dt, dest, tag, comm, req)
+	return persistent("MPI_Send_init", mpi.SendInit[byte], false, buf, int64(count), dt, dest, tag, comm, req)
 }
 
 // PMPI_Ssend_init implements MPI_Ssend_init.
@@ -451,7 +451,7 @@ func PMPI_Send_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *i
 //export PMPI_Ssend_init
 func PMPI_Ssend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Ssend_init", &rc)
-	return persistent("MPI_Ssend_init", mpi.SsendInit[byte], false, buf, count, dt, dest, tag, comm, req)
+	return persistent("MPI_Ssend_init", mpi.SsendInit[byte], false, buf, int64(count), dt, dest, tag, comm, req)
 }
 
 // PMPI_Rsend_init implements MPI_Rsend_init.
@@ -459,7 +459,7 @@ func PMPI_Ssend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *
 //export PMPI_Rsend_init
 func PMPI_Rsend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Rsend_init", &rc)
-	return persistent("MPI_Rsend_init", mpi.RsendInit[byte], false, buf, count, dt, dest, tag, comm, req)
+	return persistent("MPI_Rsend_init", mpi.RsendInit[byte], false, buf, int64(count), dt, dest, tag, comm, req)
 }
 
 // PMPI_Bsend_init implements MPI_Bsend_init.
@@ -467,7 +467,7 @@ func PMPI_Rsend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *
 //export PMPI_Bsend_init
 func PMPI_Bsend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Bsend_init", &rc)
-	return persistent("MPI_Bsend_init", mpi.BsendInit[byte], false, buf, count, dt, dest, tag, comm, req)
+	return persistent("MPI_Bsend_init", mpi.BsendInit[byte], false, buf, int64(count), dt, dest, tag, comm, req)
 }
 
 // PMPI_Recv_init implements MPI_Recv_init.
@@ -475,7 +475,7 @@ func PMPI_Bsend_init(buf unsafe.Pointer, count, dt, dest, tag, comm int32, req *
 //export PMPI_Recv_init
 func PMPI_Recv_init(buf unsafe.Pointer, count, dt, source, tag, comm int32, req *int32) (rc int32) {
 	defer guard("MPI_Recv_init", &rc)
-	return persistent("MPI_Recv_init", mpi.RecvInit[byte], true, buf, count, dt, source, tag, comm, req)
+	return persistent("MPI_Recv_init", mpi.RecvInit[byte], true, buf, int64(count), dt, source, tag, comm, req)
 }
 
 // PMPI_Buffer_attach implements MPI_Buffer_attach.
@@ -483,7 +483,16 @@ func PMPI_Recv_init(buf unsafe.Pointer, count, dt, source, tag, comm int32, req 
 //export PMPI_Buffer_attach
 func PMPI_Buffer_attach(buf unsafe.Pointer, size int32) (rc int32) {
 	defer guard("MPI_Buffer_attach", &rc)
-	return check("MPI_Buffer_attach", nil, commWorld, mpi.BufferAttach(byteSlice(buf, int(size))))
+	return bufferAttach("MPI_Buffer_attach", buf, int64(size))
+}
+
+// bufferAttach is MPI_Buffer_attach and MPI_Buffer_attach_c.
+func bufferAttach(fn string, buf unsafe.Pointer, size int64) int32 {
+	err := checkCount(size, 1)
+	if err == nil {
+		err = mpi.BufferAttach(byteSlice(buf, int(size)))
+	}
+	return check(fn, nil, commWorld, err)
 }
 
 // PMPI_Buffer_detach implements MPI_Buffer_detach.
@@ -491,15 +500,24 @@ func PMPI_Buffer_attach(buf unsafe.Pointer, size int32) (rc int32) {
 //export PMPI_Buffer_detach
 func PMPI_Buffer_detach(addr unsafe.Pointer, size *int32) (rc int32) {
 	defer guard("MPI_Buffer_detach", &rc)
+	var n int64
+	if rc = bufferDetach("MPI_Buffer_detach", addr, &n); rc == errSuccess {
+		*size = countInt(n) // MPI_UNDEFINED for a buffer MPI_Buffer_attach_c attached past 2 GiB
+	}
+	return rc
+}
+
+// bufferDetach is MPI_Buffer_detach and MPI_Buffer_detach_c.
+func bufferDetach(fn string, addr unsafe.Pointer, size *int64) int32 {
 	b, err := mpi.BufferDetach()
 	if err != nil {
-		return fail("MPI_Buffer_detach", nil, commWorld, err)
+		return fail(fn, nil, commWorld, err)
 	}
 	var p unsafe.Pointer
 	if len(b) > 0 {
 		p = unsafe.Pointer(&b[0])
 	}
 	*(*unsafe.Pointer)(addr) = p
-	*size = int32(len(b))
+	*size = int64(len(b))
 	return errSuccess
 }

@@ -14,6 +14,7 @@ package main
 import "C"
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/rhinet-go/martini/mpi"
@@ -55,11 +56,11 @@ func (s *staging) staged(cb cbuf) ([]byte, error) {
 // send returns the bytes a collective sends for count items of datatype
 // h at p: nil for MPI_IN_PLACE, the program's bytes when they are
 // contiguous, else a packed copy.
-func (s *staging) send(p unsafe.Pointer, count, h int32) ([]byte, error) {
+func (s *staging) send(p unsafe.Pointer, count int64, h int32) ([]byte, error) {
 	if isInPlace(p) {
 		return nil, nil
 	}
-	cb, err := bufOf(p, count, h)
+	cb, err := cbufOf(p, count, h)
 	if err != nil || cb.dt == nil {
 		return cb.b, err
 	}
@@ -69,8 +70,8 @@ func (s *staging) send(p unsafe.Pointer, count, h int32) ([]byte, error) {
 // recv returns the bytes a collective moves for count items of datatype
 // h at p, a buffer it writes (and may read): the program's bytes when
 // they are contiguous, else a packed copy that finish unpacks.
-func (s *staging) recv(p unsafe.Pointer, count, h int32) ([]byte, error) {
-	cb, err := bufOf(p, count, h)
+func (s *staging) recv(p unsafe.Pointer, count int64, h int32) ([]byte, error) {
+	cb, err := cbufOf(p, count, h)
 	if err != nil || cb.dt == nil {
 		return cb.b, err
 	}
@@ -91,11 +92,12 @@ func (s *staging) copyOf(b []byte) []byte {
 
 // v returns the bytes, and the counts and displacements in bytes, of a
 // v-form's buffer of datatype h over n processes, with counts and
-// displacements in items at cp and dp. Items that are not contiguous are
-// packed over the whole span the blocks cover, so that a displacement
-// of d items is d items' data into the copy; when recv is set, finish
-// unpacks each block (and only the blocks) into the program's buffer.
-func (s *staging) v(p, cp, dp unsafe.Pointer, h int32, n int, recv bool) ([]byte, []int, []int, error) {
+// displacements in items in cp and dp (C ints, or MPI_Count and MPI_Aint
+// values of a _c form). Items that are not contiguous are packed over the
+// whole span the blocks cover, so that a displacement of d items is d
+// items' data into the copy; when recv is set, finish unpacks each block
+// (and only the blocks) into the program's buffer.
+func (s *staging) v(p unsafe.Pointer, cp, dp cArray, h int32, n int, recv bool) ([]byte, []int, []int, error) {
 	size, ok := dataSize(h)
 	if !ok {
 		return nil, nil, nil, errorf(errType, "invalid datatype %#x", uint32(h))
@@ -103,16 +105,22 @@ func (s *staging) v(p, cp, dp unsafe.Pointer, h int32, n int, recv bool) ([]byte
 	if neg := negBoundsOf(h); neg != nil {
 		return nil, nil, nil, errorf(errType, "a v-form buffer of a datatype of negative extent %d: not supported", neg.extent)
 	}
-	counts, displs := intArray(cp, n), intArray(dp, n)
-	cs, ds := scaled(cp, n, size), scaled(dp, n, size)
-	items := 0
-	for i := range counts {
-		if counts[i] > 0 && displs[i] < 0 {
-			return nil, nil, nil, errorf(errArg, "negative displacement %d of process %d", displs[i], i)
-		}
-		items = max(items, int(counts[i])+int(displs[i]))
+	if err := cp.countsOK(n); err != nil {
+		return nil, nil, nil, err
 	}
-	cb, err := bufOf(p, int32(items), h)
+	items := 0
+	for i := 0; i < n && cp.p != nil && dp.p != nil; i++ {
+		c, d := cp.at(i), dp.at(i)
+		if c > 0 && d < 0 {
+			return nil, nil, nil, errorf(errArg, "negative displacement %d of process %d", d, i)
+		}
+		if c > 0 && d > math.MaxInt-c {
+			return nil, nil, nil, errorf(errCount, "count %d at displacement %d of process %d: past any buffer", c, d, i)
+		}
+		items = max(items, c+d)
+	}
+	cs, ds := cp.scaled(n, size), dp.scaled(n, size)
+	cb, err := cbufOf(p, int64(items), h)
 	if err != nil || cb.dt == nil {
 		return cb.b, cs, ds, err
 	}
@@ -121,9 +129,9 @@ func (s *staging) v(p, cp, dp unsafe.Pointer, h int32, n int, recv bool) ([]byte
 		return packed, cs, ds, err
 	}
 	ext := cb.dt.Extent()
-	for i := range counts {
-		if counts[i] > 0 {
-			s.unpacks = append(s.unpacks, unpack{from: packed[ds[i]:], to: cb.b[int(displs[i])*ext:], count: int(counts[i]), dt: cb.dt})
+	for i := 0; i < n && cp.p != nil && dp.p != nil; i++ {
+		if c := cp.at(i); c > 0 {
+			s.unpacks = append(s.unpacks, unpack{from: packed[ds[i]:], to: cb.b[dp.at(i)*ext:], count: c, dt: cb.dt})
 		}
 	}
 	return packed, cs, ds, nil

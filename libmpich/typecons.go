@@ -49,13 +49,34 @@ func finish(fn string, old int32, out *int32, env envelope, nd *mpi.Datatype, ne
 	return check(fn, nil, commWorld, err)
 }
 
+// countArgs returns MPI_SUCCESS, or the error code of fn for the first
+// of a constructor's counts and block lengths xs that is negative.
+func countArgs(fn string, xs ...int64) int32 {
+	for _, x := range xs {
+		if err := checkCount(x, 0); err != nil {
+			return fail(fn, nil, commWorld, err)
+		}
+	}
+	return errSuccess
+}
+
 // PMPI_Type_contiguous implements MPI_Type_contiguous.
 //
 //export PMPI_Type_contiguous
 func PMPI_Type_contiguous(count, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_contiguous", &rc)
-	env := envelope{combiner: combinerContiguous, ints: []int32{count}}
-	return construct("MPI_Type_contiguous", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+	return typeContiguous("MPI_Type_contiguous", false, int64(count), old, out)
+}
+
+// typeContiguous is MPI_Type_contiguous, and MPI_Type_contiguous_c if
+// large.
+func typeContiguous(fn string, large bool, count int64, old int32, out *int32) int32 {
+	if rc := countArgs(fn, count); rc != errSuccess {
+		return rc
+	}
+	env := newEnvelope(combinerContiguous, large)
+	env.count(count)
+	return construct(fn, old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return dt.Contiguous(int(count))
 	}, func(int) layout { return single(int(count)) })
 }
@@ -65,8 +86,17 @@ func PMPI_Type_contiguous(count, old int32, out *int32) (rc int32) {
 //export PMPI_Type_vector
 func PMPI_Type_vector(count, blocklen, stride, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_vector", &rc)
-	env := envelope{combiner: combinerVector, ints: []int32{count, blocklen, stride}}
-	return construct("MPI_Type_vector", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+	return typeVector("MPI_Type_vector", false, int64(count), int64(blocklen), int64(stride), old, out)
+}
+
+// typeVector is MPI_Type_vector, and MPI_Type_vector_c if large.
+func typeVector(fn string, large bool, count, blocklen, stride int64, old int32, out *int32) int32 {
+	if rc := countArgs(fn, count, blocklen); rc != errSuccess {
+		return rc
+	}
+	env := newEnvelope(combinerVector, large)
+	env.count(count, blocklen, stride)
+	return construct(fn, old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return dt.Vector(int(count), int(blocklen), int(stride))
 	}, func(ext int) layout { return layout{int(count), int(stride) * ext, []int{int(blocklen)}, []int{0}} })
 }
@@ -76,8 +106,18 @@ func PMPI_Type_vector(count, blocklen, stride, old int32, out *int32) (rc int32)
 //export PMPI_Type_create_hvector
 func PMPI_Type_create_hvector(count, blocklen int32, stride int64, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_hvector", &rc)
-	env := envelope{combiner: combinerHvector, ints: []int32{count, blocklen}, addrs: []int64{stride}}
-	return construct("MPI_Type_create_hvector", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+	return typeHvector("MPI_Type_create_hvector", false, int64(count), int64(blocklen), stride, old, out)
+}
+
+// typeHvector is MPI_Type_create_hvector, and its _c form if large.
+func typeHvector(fn string, large bool, count, blocklen, stride int64, old int32, out *int32) int32 {
+	if rc := countArgs(fn, count, blocklen); rc != errSuccess {
+		return rc
+	}
+	env := newEnvelope(combinerHvector, large)
+	env.count(count, blocklen)
+	env.addr(stride)
+	return construct(fn, old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		return hvector(int(count), int(blocklen), int(stride), dt)
 	}, func(int) layout { return layout{int(count), int(stride), []int{int(blocklen)}, []int{0}} })
 }
@@ -94,11 +134,23 @@ func PMPI_Type_hvector(count, blocklen int32, stride int64, old int32, out *int3
 //export PMPI_Type_indexed
 func PMPI_Type_indexed(count int32, blocklens, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_indexed", &rc)
-	env := envelope{combiner: combinerIndexed, ints: append(append([]int32{count}, intArray(blocklens, int(count))...), intArray(displs, int(count))...)}
-	return construct("MPI_Type_indexed", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
-		return dt.Indexed(scaled(blocklens, int(count), 1), scaled(displs, int(count), 1))
+	return typeIndexed("MPI_Type_indexed", false, int64(count), cInts(blocklens), cInts(displs), old, out)
+}
+
+// typeIndexed is MPI_Type_indexed, and MPI_Type_indexed_c if large.
+func typeIndexed(fn string, large bool, count int64, blocklens, displs cArray, old int32, out *int32) int32 {
+	if rc := countArgs(fn, count); rc != errSuccess {
+		return rc
+	}
+	n := int(count)
+	env := newEnvelope(combinerIndexed, large)
+	env.count(count)
+	env.countArray(blocklens, n)
+	env.countArray(displs, n)
+	return construct(fn, old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+		return dt.Indexed(blocklens.scaled(n, 1), displs.scaled(n, 1))
 	}, func(ext int) layout {
-		return blocks(scaled(blocklens, int(count), 1), scaled(displs, int(count), 1), ext)
+		return blocks(blocklens.scaled(n, 1), displs.scaled(n, 1), ext)
 	})
 }
 
@@ -107,34 +159,50 @@ func PMPI_Type_indexed(count int32, blocklens, displs unsafe.Pointer, old int32,
 //export PMPI_Type_create_indexed_block
 func PMPI_Type_create_indexed_block(count, blocklen int32, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_indexed_block", &rc)
-	env := envelope{combiner: combinerIndexedBlock, ints: append([]int32{count, blocklen}, intArray(displs, int(count))...)}
-	return construct("MPI_Type_create_indexed_block", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
-		return dt.IndexedBlock(int(blocklen), scaled(displs, int(count), 1))
+	return typeIndexedBlock("MPI_Type_create_indexed_block", false, int64(count), int64(blocklen), cInts(displs), old, out)
+}
+
+// typeIndexedBlock is MPI_Type_create_indexed_block, and its _c form if
+// large.
+func typeIndexedBlock(fn string, large bool, count, blocklen int64, displs cArray, old int32, out *int32) int32 {
+	if rc := countArgs(fn, count, blocklen); rc != errSuccess {
+		return rc
+	}
+	n := int(count)
+	env := newEnvelope(combinerIndexedBlock, large)
+	env.count(count, blocklen)
+	env.countArray(displs, n)
+	return construct(fn, old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+		return dt.IndexedBlock(int(blocklen), displs.scaled(n, 1))
 	}, func(ext int) layout {
-		return blocks(repeated(int(blocklen), int(count)), scaled(displs, int(count), 1), ext)
+		return blocks(repeated(int(blocklen), n), displs.scaled(n, 1), ext)
 	})
 }
 
 // aints returns the n MPI_Aint values at p.
-func aints(p unsafe.Pointer, n int) []int {
-	out := make([]int, n)
-	if n > 0 && p != nil {
-		for i, v := range unsafe.Slice((*int64)(p), n) {
-			out[i] = int(v)
-		}
-	}
-	return out
-}
+func aints(p unsafe.Pointer, n int) []int { return cWide(p).scaled(n, 1) }
 
 // PMPI_Type_create_hindexed implements MPI_Type_create_hindexed.
 //
 //export PMPI_Type_create_hindexed
 func PMPI_Type_create_hindexed(count int32, blocklens, displs unsafe.Pointer, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_hindexed", &rc)
-	env := envelope{combiner: combinerHindexed, ints: append([]int32{count}, intArray(blocklens, int(count))...), addrs: addrs64(displs, int(count))}
-	return construct("MPI_Type_create_hindexed", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
-		return hindexed(scaled(blocklens, int(count), 1), aints(displs, int(count)), dt)
-	}, func(int) layout { return blocks(scaled(blocklens, int(count), 1), aints(displs, int(count)), 1) })
+	return typeHindexed("MPI_Type_create_hindexed", false, int64(count), cInts(blocklens), cWide(displs), old, out)
+}
+
+// typeHindexed is MPI_Type_create_hindexed, and its _c form if large.
+func typeHindexed(fn string, large bool, count int64, blocklens, displs cArray, old int32, out *int32) int32 {
+	if rc := countArgs(fn, count); rc != errSuccess {
+		return rc
+	}
+	n := int(count)
+	env := newEnvelope(combinerHindexed, large)
+	env.count(count)
+	env.countArray(blocklens, n)
+	env.addrArray(displs, n)
+	return construct(fn, old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+		return hindexed(blocklens.scaled(n, 1), displs.scaled(n, 1), dt)
+	}, func(int) layout { return blocks(blocklens.scaled(n, 1), displs.scaled(n, 1), 1) })
 }
 
 // PMPI_Type_hindexed implements MPI_Type_hindexed.
@@ -149,7 +217,16 @@ func PMPI_Type_hindexed(count int32, blocklens, displs unsafe.Pointer, old int32
 //export PMPI_Type_create_struct
 func PMPI_Type_create_struct(count int32, blocklens, displs, types unsafe.Pointer, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_struct", &rc)
-	s, err := readStruct(int(count), blocklens, displs, types)
+	return typeStruct("MPI_Type_create_struct", false, int64(count), cInts(blocklens), cWide(displs), types, out)
+}
+
+// typeStruct is MPI_Type_create_struct, and its _c form if large.
+func typeStruct(fn string, large bool, count int64, blocklens, displs cArray, types unsafe.Pointer, out *int32) int32 {
+	if rc := countArgs(fn, count); rc != errSuccess {
+		return rc
+	}
+	n := int(count)
+	s, err := readStruct(n, blocklens, displs, types)
 	var dt *mpi.Datatype
 	var neg *typeBounds
 	if err == nil {
@@ -158,13 +235,16 @@ func PMPI_Type_create_struct(count int32, blocklens, displs, types unsafe.Pointe
 	err = addType(dt, s.align, s.elem, joinSigs(s.sigs), err, out)
 	if err == nil {
 		setNeg(*out, neg)
-		env := envelope{combiner: combinerStruct, ints: append([]int32{count}, intArray(blocklens, int(count))...), addrs: addrs64(displs, int(count))}
-		for _, h := range intArray(types, int(count)) {
+		env := newEnvelope(combinerStruct, large)
+		env.count(count)
+		env.countArray(blocklens, n)
+		env.addrArray(displs, n)
+		for _, h := range intArray(types, n) {
 			env.types = append(env.types, refOf(h))
 		}
 		record(*out, env)
 	}
-	return check("MPI_Type_create_struct", nil, commWorld, err)
+	return check(fn, nil, commWorld, err)
 }
 
 // structArgs are the blocks of MPI_Type_create_struct, with the bounds
@@ -182,8 +262,8 @@ type structArgs struct {
 }
 
 // readStruct reads the n blocks of MPI_Type_create_struct.
-func readStruct(n int, blocklens, displs, types unsafe.Pointer) (structArgs, error) {
-	lens, ds := scaled(blocklens, n, 1), aints(displs, n)
+func readStruct(n int, blocklens, displs cArray, types unsafe.Pointer) (structArgs, error) {
+	lens, ds := blocklens.scaled(n, 1), displs.scaled(n, 1)
 	s := structArgs{elem: elemNone, align: 1}
 	first := true
 	for i, h := range intArray(types, n) {
@@ -297,14 +377,20 @@ func PMPI_Type_struct(count int32, blocklens, displs, types unsafe.Pointer, out 
 //export PMPI_Type_create_resized
 func PMPI_Type_create_resized(old int32, lb, extent int64, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_resized", &rc)
-	env := envelope{combiner: combinerResized, addrs: []int64{lb, extent}}
+	return typeResized("MPI_Type_create_resized", false, old, lb, extent, out)
+}
+
+// typeResized is MPI_Type_create_resized, and its _c form if large.
+func typeResized(fn string, large bool, old int32, lb, extent int64, out *int32) int32 {
+	env := newEnvelope(combinerResized, large)
+	env.addr(lb, extent)
 	dt, align, err := typeBase(old)
 	var nd *mpi.Datatype
 	var neg *typeBounds
 	if err == nil {
 		nd, neg, err = withBounds(dt, typeBounds{int(lb), int(extent)})
 	}
-	return finish("MPI_Type_create_resized", old, out, env, nd, neg, align, err)
+	return finish(fn, old, out, env, nd, neg, align, err)
 }
 
 // PMPI_Type_dup implements MPI_Type_dup.
@@ -337,14 +423,28 @@ const (
 //export PMPI_Type_create_subarray
 func PMPI_Type_create_subarray(ndims int32, sizes, subsizes, starts unsafe.Pointer, order, old int32, out *int32) (rc int32) {
 	defer guard("MPI_Type_create_subarray", &rc)
+	return typeSubarray("MPI_Type_create_subarray", false, ndims, cInts(sizes), cInts(subsizes), cInts(starts), order, old, out)
+}
+
+// typeSubarray is MPI_Type_create_subarray, and its _c form (whose
+// sizes and starts are MPI_Counts) if large.
+func typeSubarray(fn string, large bool, ndims int32, sizes, subsizes, starts cArray, order, old int32, out *int32) int32 {
+	if rc := countArgs(fn, int64(ndims)); rc != errSuccess {
+		return rc
+	}
 	n := int(ndims)
-	env := envelope{combiner: combinerSubarray, ints: append(append(append(append([]int32{ndims}, intArray(sizes, n)...), intArray(subsizes, n)...), intArray(starts, n)...), order)}
-	return construct("MPI_Type_create_subarray", old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
+	env := newEnvelope(combinerSubarray, large)
+	env.ints = append(env.ints, ndims)
+	env.countArray(sizes, n)
+	env.countArray(subsizes, n)
+	env.countArray(starts, n)
+	env.ints = append(env.ints, order)
+	return construct(fn, old, out, env, func(dt *mpi.Datatype) (*mpi.Datatype, error) {
 		o, err := arrayOrder(order)
 		if err != nil {
 			return nil, err
 		}
-		sz, sub, st := scaled(sizes, n, 1), scaled(subsizes, n, 1), scaled(starts, n, 1)
+		sz, sub, st := sizes.scaled(n, 1), subsizes.scaled(n, 1), starts.scaled(n, 1)
 		// A subarray of items of old: the innermost dimension in bytes,
 		// when old is contiguous; else over items, laid out as old's.
 		if ext := dt.Extent(); n > 0 && dt.IsContiguous() && dt.LowerBound() == 0 {

@@ -12,9 +12,15 @@ import "C"
 //export PMPI_Op_create
 func PMPI_Op_create(fn uintptr, commute int32, op *int32) (rc int32) {
 	defer guard("MPI_Op_create", &rc)
-	h, ok := userOps.add(&opObj{fn: fn, commute: commute != 0, byType: map[int32]typedOp{}})
+	return opCreate("MPI_Op_create", fn, false, commute, op)
+}
+
+// opCreate is MPI_Op_create, and MPI_Op_create_c (whose function takes
+// an MPI_Count of items) if large.
+func opCreate(name string, fn uintptr, large bool, commute int32, op *int32) int32 {
+	h, ok := userOps.add(&opObj{fn: fn, large: large, commute: commute != 0, byType: map[int32]typedOp{}})
 	if !ok {
-		return fail("MPI_Op_create", nil, commWorld, errorf(errNoMem, "too many operations"))
+		return fail(name, nil, commWorld, errorf(errNoMem, "too many operations"))
 	}
 	*op = h
 	return errSuccess

@@ -1,5 +1,6 @@
-/* Communicators and groups: split, dup, compare, groups, MPI_COMM_SELF.
- * Prints "comm ok" on every rank. */
+/* Communicators and groups: split, split by type (MPI-4.0's hardware
+ * types too), dup, compare, groups, MPI_COMM_SELF. Prints "comm ok" on
+ * every rank. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -32,6 +33,44 @@ static void attributes(int rank) {
 	CHECK(!flag && deletes == 2, "after delete: flag %d deletes %d", flag, deletes);
 	MPI_Comm_free_keyval(&key);
 	CHECK(key == MPI_KEYVAL_INVALID, "keyval not invalid after free");
+}
+
+/* splittypes splits by MPI-4.0's hardware split types: MPI_COMM_TYPE_HW_GUIDED
+ * with the resource type mpi_shared_memory as MPI_COMM_TYPE_SHARED, without a
+ * resource type MPI_COMM_NULL; MPI_COMM_TYPE_HW_UNGUIDED a strictly smaller
+ * communicator, its resource type set in the info, or MPI_COMM_NULL; and
+ * MPI_UNDEFINED on the odd ranks beside MPI_COMM_TYPE_SHARED on the others. */
+static void splittypes(int rank, int size) {
+	MPI_Comm shared, c;
+	MPI_Info info;
+	int ssize, n, flag;
+	char v[64];
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+	MPI_Comm_size(shared, &ssize);
+	MPI_Info_create(&info);
+	MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory");
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &c);
+	CHECK(c != MPI_COMM_NULL, "HW_GUIDED mpi_shared_memory: MPI_COMM_NULL");
+	MPI_Comm_size(c, &n);
+	CHECK(n == ssize, "HW_GUIDED mpi_shared_memory: size %d, MPI_COMM_TYPE_SHARED's %d", n, ssize);
+	MPI_Comm_free(&c);
+	MPI_Info_free(&info);
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &c);
+	CHECK(c == MPI_COMM_NULL, "HW_GUIDED without a resource type: a communicator");
+	MPI_Info_create(&info);
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, rank, info, &c);
+	if (c != MPI_COMM_NULL) {
+		MPI_Comm_size(c, &n);
+		MPI_Info_get(info, "mpi_hw_resource_type", sizeof v - 1, v, &flag);
+		CHECK(n < size && flag, "HW_UNGUIDED: size %d of %d, resource type set %d", n, size, flag);
+		MPI_Comm_free(&c);
+	}
+	MPI_Info_free(&info);
+	MPI_Comm_split_type(MPI_COMM_WORLD, rank % 2 ? MPI_UNDEFINED : MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c);
+	CHECK((rank % 2 == 1) == (c == MPI_COMM_NULL), "MPI_UNDEFINED beside MPI_COMM_TYPE_SHARED");
+	if (c != MPI_COMM_NULL)
+		MPI_Comm_free(&c);
+	MPI_Comm_free(&shared);
 }
 
 int main(int argc, char **argv) {
@@ -88,6 +127,7 @@ int main(int argc, char **argv) {
 	CHECK(flag && *tagub >= 32767, "tag ub %d", flag ? *tagub : -1);
 
 	attributes(rank);
+	splittypes(rank, size);
 
 	/* A nonblocking duplicate, usable once its request completes. */
 	MPI_Comm idup;
