@@ -84,15 +84,27 @@ func (t *Translator) enqueue(c *llc.Command) error {
 // vroom.go); it then sends the record again at the time of that release
 // and completes the command, or holds it again.
 
-// holdEnqueue keeps a CmdEnqueue that found the queue full until the
-// receiver releases room; its completion comes from Poll (pollRoom).
-func (t *Translator) holdEnqueue(c *llc.Command) { t.held = append(t.held, *c) }
+// errHeld is what enqueueOrHold returns for a record it holds.
+var errHeld = errors.New("martini: record held until the receiver has room")
+
+// enqueueOrHold performs a CmdEnqueue, or keeps one that found the queue
+// full until the receiver releases room (then it returns errHeld, and the
+// completion comes from Poll: pollRoom).
+func (t *Translator) enqueueOrHold(c *llc.Command) error {
+	err := t.enqueue(c)
+	if errors.Is(err, nicemu.ErrRoomAnnounced) {
+		t.held = append(t.held, *c)
+		return errHeld
+	}
+	return err
+}
 
 // pollRoom sends again the held records whose receivers released room
 // since, and steps the completions of those that went (or failed). It
-// reports whether it completed any.
+// reports whether it completed any. Poll calls it only while it holds
+// records: not on a message's path.
 func (t *Translator) pollRoom(sink llc.Sink) bool {
-	if len(t.held) == 0 || !t.nic.PollRoom() {
+	if !t.nic.PollRoom() {
 		return false
 	}
 	done := false

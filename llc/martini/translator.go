@@ -6,7 +6,6 @@ package martini
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -297,8 +296,7 @@ func (t *Translator) Execute(c *llc.Command) *llc.Event {
 		s, mem, err = t.allocQueue(c.Size)
 		val = uint64(s)
 	case llc.CmdEnqueue:
-		if err = t.enqueue(c); errors.Is(err, nicemu.ErrRoomAnnounced) {
-			t.holdEnqueue(c)
+		if err = t.enqueueOrHold(c); err == errHeld {
 			return nil
 		}
 	case llc.CmdWatchRing, llc.CmdWatchSlot:
@@ -495,7 +493,7 @@ func (t *Translator) Poll(sink llc.Sink) bool {
 	if t.mem.Poll(sink) {
 		p = true
 	}
-	if t.pollRoom(sink) {
+	if len(t.held) > 0 && t.pollRoom(sink) {
 		p = true
 	}
 	return p
