@@ -35,7 +35,7 @@
 //
 //	-np N, -n N        number of ranks (required without -hosts or -hostfile)
 //	-tag-output        prefix every line of output with "[rank] "
-//	-timeout D         stop the build and the job after D (exit status 124)
+//	-timeout D         stop the build and the job after D (exit status 124); unset, MPIEXEC_TIMEOUT's seconds if set, as Hydra reads it
 //	-x NAME[=VALUE]    export NAME (mpirun's value, or VALUE) to the ranks; repeatable
 //	-genv NAME VALUE, -env NAME VALUE  the same as -x NAME=VALUE (MPICH's mpiexec)
 //	-genvlist NAME,..., -envlist NAME,...  the same as -x NAME for each
@@ -50,6 +50,7 @@
 //	-rndv pull|push|split  forwarded as MARTINI_RNDV
 //	-send-path botf|push|aotf  forwarded as MARTINI_SEND_PATH
 //	-eager rings|pm|vp forwarded as MARTINI_EAGER
+//	-pm-rma            with -eager pm, forwarded as MARTINI_PM_RMA=1 (PM/RHiNET's remote memory access: a rendezvous without copies above 16 KB)
 //	-bind-to none|core|hwthread  forwarded as MARTINI_BIND (hwthread as core)
 //	-no-cma            forwarded as MARTINI_NO_CMA=1
 //	-no-hugepages      forwarded as MARTINI_NO_HUGEPAGES=1

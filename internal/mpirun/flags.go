@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,9 @@ type options struct {
 	np        int
 	tagOutput bool
 	timeout   time.Duration
+	// timeoutBy names what set timeout, for the error that reports it:
+	// "-timeout", or EnvTimeout.
+	timeoutBy string
 	verbose   bool
 	profile   string          // the NIC's timing profile (martini.Profiles)
 	clock     string          // the profile's clock (martini.Clocks): "" is real time
@@ -96,7 +100,7 @@ Flags:
 // stderr), errVersion for -version, and errUsage for a bad command line
 // (having written why and the usage's first line to stderr).
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
-	o := &options{settings: launch.DefaultSettings(), hostSpeed: 1}
+	o := &options{settings: launch.DefaultSettings(), hostSpeed: 1, timeoutBy: "-timeout"}
 	fs := flag.NewFlagSet("mpirun", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // parseFlags says what went wrong, in two lines
 	fs.Usage = func() {}
@@ -110,6 +114,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.version {
 		return nil, errVersion
+	}
+	if err := o.timeoutFromEnv(fs); err != nil {
+		return nil, usageError(stderr, "%v", err)
 	}
 	perHost, err := o.placeRanks(fs, hosts.list, hosts.file)
 	if err != nil {
@@ -143,6 +150,26 @@ func usageError(stderr io.Writer, format string, a ...any) error {
 	fmt.Fprintf(stderr, "mpirun: "+format+"\n", a...)
 	fmt.Fprintln(stderr, usageShort)
 	return errUsage
+}
+
+// EnvTimeout is the job's time limit in seconds where -timeout is not
+// given, as Hydra's mpiexec reads it (MPICH's test harness sets it for
+// every test).
+const EnvTimeout = "MPIEXEC_TIMEOUT"
+
+// timeoutFromEnv sets the job's time limit from EnvTimeout unless -timeout
+// was given.
+func (o *options) timeoutFromEnv(fs *flag.FlagSet) error {
+	v := os.Getenv(EnvTimeout)
+	if v == "" || isSet(fs, "timeout") {
+		return nil
+	}
+	s, err := strconv.ParseFloat(v, 64)
+	if err != nil || s < 0 || s > 1e9 {
+		return fmt.Errorf("%s=%q: want a number of seconds (0: no limit)", EnvTimeout, v)
+	}
+	o.timeout, o.timeoutBy = time.Duration(s*float64(time.Second)), EnvTimeout
+	return nil
 }
 
 // check checks the flags that depend on each other.
@@ -180,7 +207,7 @@ func (o *options) check(fs *flag.FlagSet) error {
 func (o *options) defineFlags(fs *flag.FlagSet) *hostFlags {
 	fs.IntVar(&o.np, "np", 0, "number of ranks to start, at least 1 (required without -hosts or -hostfile, whose slots it defaults to)")
 	fs.BoolVar(&o.tagOutput, "tag-output", false, `prefix every line of output with "[rank] "`)
-	fs.DurationVar(&o.timeout, "timeout", 0, "stop the build and the job if they have not ended after this `duration` (0: no limit)")
+	fs.DurationVar(&o.timeout, "timeout", 0, "stop the build and the job if they have not ended after this `duration` (0: no limit; unset, MPIEXEC_TIMEOUT's seconds if set, as Hydra reads it)")
 	fs.BoolVar(&o.verbose, "v", false, "report what mpirun does on stderr")
 	fs.StringVar(&o.libmpich, "libmpich", "", "the `directory` of this runtime's libmpich.so.12 (go build -buildmode=c-shared -o DIR/libmpich.so.12 ./libmpich), for a PROGRAM linked against MPICH's")
 	o.defineProtocolFlags(fs)

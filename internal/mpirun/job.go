@@ -124,7 +124,7 @@ func (j *job) supervise(ctx context.Context, sig func() os.Signal, timeout <-cha
 		s := sig()
 		j.fail(fmt.Sprintf("received %s; killing all ranks", signalName(s)), 128+signalNumber(s), causeLauncher)
 	case <-timeout:
-		j.fail(fmt.Sprintf("job did not end within -timeout %v; killing all ranks", j.opts.timeout), exitTimeout, causeLauncher)
+		j.fail(fmt.Sprintf("job did not end within %s %v; killing all ranks", j.opts.timeoutBy, j.opts.timeout), exitTimeout, causeLauncher)
 	}
 	if j.hasFailed() {
 		select { // let the failures that come together arrive

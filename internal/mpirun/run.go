@@ -118,7 +118,7 @@ func runBuild(ctx context.Context, sig func() os.Signal, deadline time.Time, opt
 		out.logf("received %s while building; stopped", signalName(sig()))
 		return 128 + signalNumber(sig())
 	case bctx.Err() != nil:
-		out.logf("the build did not end within -timeout %v; stopped", opts.timeout)
+		out.logf("the build did not end within %s %v; stopped", opts.timeoutBy, opts.timeout)
 		return exitTimeout
 	}
 	out.logf("%v", err)

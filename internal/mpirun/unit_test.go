@@ -206,3 +206,23 @@ func TestParseTCPTimeoutFlag(t *testing.T) {
 		}
 	}
 }
+
+// MPIEXEC_TIMEOUT gives the job's time limit in seconds where -timeout
+// does not, as Hydra's mpiexec reads it; a value that is no number of
+// seconds is a usage error naming it.
+func TestTimeoutFromEnv(t *testing.T) {
+	t.Setenv(EnvTimeout, "10")
+	o, err := parseFlags([]string{"-np", "2", "prog"}, io.Discard)
+	if err != nil || o.timeout != 10*time.Second || o.timeoutBy != EnvTimeout {
+		t.Fatalf("%s=10: timeout %v set by %q, %v", EnvTimeout, o.timeout, o.timeoutBy, err)
+	}
+	o, err = parseFlags([]string{"-np", "2", "-timeout", "3s", "prog"}, io.Discard)
+	if err != nil || o.timeout != 3*time.Second {
+		t.Fatalf("%s=10 -timeout 3s: timeout %v, %v", EnvTimeout, o.timeout, err)
+	}
+	t.Setenv(EnvTimeout, "soon")
+	var stderr bytes.Buffer
+	if _, err := parseFlags([]string{"-np", "2", "prog"}, &stderr); err != errUsage || !strings.Contains(stderr.String(), EnvTimeout+`="soon"`) {
+		t.Errorf("%s=soon: %v, stderr %q", EnvTimeout, err, stderr.String())
+	}
+}
