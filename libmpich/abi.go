@@ -17,6 +17,7 @@ const (
 	kindWin        = 0x8
 	kindKeyval     = 0x9
 	kindRequest    = 0xb
+	kindSession    = 0xe
 )
 
 // The two top bits of a handle.
@@ -38,6 +39,7 @@ const (
 	winNull        int32 = 0x20000000
 	messageNull    int32 = 0x2c000000
 	messageNoProc  int32 = 0x6c000000
+	sessionNull    int32 = 0x38000000
 )
 
 // keyvalInvalid is MPI_KEYVAL_INVALID.
@@ -176,6 +178,7 @@ const (
 	maxLibraryVersion       = 8192
 	maxErrorString          = 512
 	maxObjectName           = 128
+	maxPsetName             = 256 // MPI_MAX_PSET_NAME_LEN
 	mpiTopoGraph            = 1
 	mpiTopoCart             = 2
 	mpiTopoDistGraph        = 3
@@ -221,6 +224,7 @@ const (
 	errKeyval      = 48
 	errRMASync     = 50
 	errRMARange    = 55
+	errSession     = 75
 	errLastClass   = 78
 )
 

@@ -73,8 +73,10 @@ func accElems(dt, count int32) (elemKind, int, error) {
 	if count < 0 {
 		return elemNone, 0, errorf(errCount, "negative count %d", count)
 	}
-	if ti, ok := predefinedTypes[dt]; ok && (ti.loc || ti.elem == elemNone) {
-		return elemNone, 0, errorf(errType, "datatype %#x: the accumulates here take datatypes of one element type, not the struct value/index ones", uint32(dt))
+	if ti, ok := predefinedTypes[dt]; ok && ti.loc {
+		return elemNone, 0, errorf(errType, "datatype %#x: value/index items accumulate only into a target datatype of the same items", uint32(dt))
+	} else if ok && ti.elem == elemNone {
+		return elemNone, 0, errorf(errType, "datatype %#x: no arithmetic on its values here", uint32(dt))
 	}
 	size, ok := dataSize(dt)
 	k := elemOf(dt)
@@ -142,11 +144,30 @@ func accPlans(o *winObj, origin accBuf, result *accBuf, target int32, tdisp int6
 
 // accumulateCall runs MPI_Accumulate, MPI_Get_accumulate and their
 // request forms (req non-nil); result is nil for those without a result.
+// A target datatype of struct value/index items (MPI_DOUBLE_INT ...)
+// takes pairAccumulate's way, any other elemAccumulate's.
 func accumulateCall(fn string, origin accBuf, result *accBuf, target int32, tdisp int64, tcount, ttype, op, win int32, req *int32) int32 {
 	o, rc := winArg(fn, win)
 	if rc != errSuccess {
 		return rc
 	}
+	var unpack func()
+	var err error
+	if p := pairOf(ttype); p != 0 {
+		unpack, err = pairAccumulate(o, p, origin, result, target, tdisp, tcount, ttype, op, req)
+	} else {
+		unpack, err = elemAccumulate(o, origin, result, target, tdisp, tcount, ttype, op, req)
+	}
+	if err == nil && req == nil && unpack != nil {
+		o.pending.add(target, unpack)
+	}
+	return winCheck(fn, o, err)
+}
+
+// elemAccumulate runs an accumulate of a target datatype of one element
+// type, as accumulateCall does, and returns what unpacks the result once
+// the accumulate has completed (nil: nothing).
+func elemAccumulate(o *winObj, origin accBuf, result *accBuf, target int32, tdisp int64, tcount, ttype, op int32, req *int32) (func(), error) {
 	k, mop, err := accArgs(origin, result, tcount, ttype, op)
 	var src, res rmaPlan
 	if err == nil {
@@ -155,10 +176,7 @@ func accumulateCall(fn string, origin accBuf, result *accBuf, target int32, tdis
 	if err == nil {
 		err = accRuns(o, reducerOf[k].(accumulator), elemSizes[k], &src, &res, result != nil, mapRank(target), mop, req)
 	}
-	if err == nil && req == nil && res.unpack != nil {
-		o.pending.add(target, res.unpack)
-	}
-	return winCheck(fn, o, err)
+	return res.unpack, err
 }
 
 // accRuns runs an accumulate of plans src and res (with a result if get)

@@ -13,12 +13,18 @@ import (
 // newComm stores the handle of c (MPI_COMM_NULL for nil) at out; the new
 // communicator inherits parent's error handler, as MPI says.
 func newComm(parent *commObj, c *mpi.Comm, out *int32) error {
+	return addComm(c, parent.errh.Load(), out)
+}
+
+// addComm stores the handle of c (MPI_COMM_NULL for nil), with error
+// handler errh, at out.
+func addComm(c *mpi.Comm, errh int32, out *int32) error {
 	if c == nil {
 		*out = commNull
 		return nil
 	}
 	o := newCommObj(c)
-	o.errh.Store(parent.errh.Load())
+	o.errh.Store(errh)
 	h, ok := comms.add(o)
 	if !ok {
 		return errorf(errNoMem, "too many communicators")

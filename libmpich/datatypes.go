@@ -42,6 +42,15 @@ type typeInfo struct {
 	locOffset int
 }
 
+// locValueSize returns the size of the value of a struct value/index
+// type: its element type's, or long double's 16 bytes.
+func (ti typeInfo) locValueSize() int {
+	if ti.elem != elemNone {
+		return elemSizes[ti.elem]
+	}
+	return ti.locOffset
+}
+
 // predefinedTypes are the predefined datatypes by handle.
 var predefinedTypes = map[int32]typeInfo{
 	typeChar: {1, elemInt8, false, false, 0}, typeSignedChar: {1, elemInt8, false, false, 0},

@@ -15,6 +15,9 @@ type typeObj struct {
 	// (a contiguous datatype of MPI_DOUBLE's can then be reduced); else
 	// elemNone.
 	elem elemKind
+	// pair is the struct value/index type (MPI_DOUBLE_INT ...) that all
+	// its values are items of, for the accumulates (pairacc.go); else 0.
+	pair int32
 	sig  *signature // its type signature, for MPI_Get_elements (nil: unknown)
 	env  *envelope  // how it was made (nil: unknown)
 	// neg holds MPI's lower bound and extent where the extent is negative,
@@ -75,10 +78,7 @@ func typeBase(h int32) (*mpi.Datatype, int, error) {
 // lays it out: the value, then an int at locOffset, and the padding to
 // the struct's size, which counts in its extent but not in its size.
 func locType(ti typeInfo) (*mpi.Datatype, int, error) {
-	value := ti.locOffset
-	if ti.elem != elemNone {
-		value = elemSizes[ti.elem]
-	}
+	value := ti.locValueSize()
 	dt, err := mpi.Indexed([]int{value, 4}, []int{0, ti.locOffset})
 	if err == nil {
 		dt, err = dt.Resized(0, ti.size)

@@ -15,26 +15,13 @@ import (
 // MPI_COMM_SELF.
 const selfTag = 0x5e1f
 
-// initRuntime initializes package mpi at thread level required and makes
-// the predefined communicators.
-func initRuntime(fn string, required int32) (provided int32, rc int32) {
-	if mpi.Initialized() {
-		return 0, fail(fn, nil, commWorld, errorf(errOther, "MPI is already initialized"))
-	}
-	lvl, err := mpi.InitThread(mpi.ThreadLevel(required))
-	if err != nil {
+// initRuntime starts the world model (enterWorld) and returns the
+// thread level provided.
+func initRuntime(fn string) (provided int32, rc int32) {
+	if err := enterWorld(); err != nil {
 		return 0, fail(fn, nil, commWorld, err)
 	}
-	w := mpi.World()
-	setUniverse(w.Size())
-	g, err := w.Group().Incl(w.Rank())
-	if err == nil {
-		var s *mpi.Comm
-		if s, err = w.CreateGroup(g, selfTag); err == nil {
-			world.Store(newCommObj(w))
-			self.Store(newCommObj(s))
-		}
-	}
+	lvl, err := mpi.QueryThread()
 	if err != nil {
 		return 0, fail(fn, nil, commWorld, err)
 	}
@@ -46,16 +33,17 @@ func initRuntime(fn string, required int32) (provided int32, rc int32) {
 //export PMPI_Init
 func PMPI_Init(argc, argv unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Init", &rc)
-	_, rc = initRuntime("MPI_Init", threadSingle)
+	_, rc = initRuntime("MPI_Init")
 	return rc
 }
 
-// PMPI_Init_thread implements MPI_Init_thread.
+// PMPI_Init_thread implements MPI_Init_thread: whatever level required
+// asks for, the runtime provides MPI_THREAD_MULTIPLE.
 //
 //export PMPI_Init_thread
 func PMPI_Init_thread(argc, argv unsafe.Pointer, required int32, provided *int32) (rc int32) {
 	defer guard("MPI_Init_thread", &rc)
-	lvl, rc := initRuntime("MPI_Init_thread", required)
+	lvl, rc := initRuntime("MPI_Init_thread")
 	if rc == errSuccess && provided != nil {
 		*provided = lvl
 	}
@@ -96,29 +84,27 @@ func PMPI_Finalize() (rc int32) {
 		err = deleteAttrs(s, commSelf)
 	}
 	if err == nil {
-		err = mpi.Finalize()
+		err = leaveWorld()
 	}
-	if err != nil {
-		return fail("MPI_Finalize", nil, commWorld, err)
-	}
-	world.Store(nil)
-	self.Store(nil)
-	return errSuccess
+	return check("MPI_Finalize", nil, commWorld, err)
 }
 
-// PMPI_Initialized implements MPI_Initialized.
+// PMPI_Initialized implements MPI_Initialized: whether MPI_Init was
+// called (MPI_Finalize does not change it, as MPI says); sessions do not
+// count.
 //
 //export PMPI_Initialized
 func PMPI_Initialized(flag *int32) (rc int32) {
-	*flag = boolInt(mpi.Initialized())
+	*flag = boolInt(life.world.Load() != worldBefore)
 	return errSuccess
 }
 
-// PMPI_Finalized implements MPI_Finalized.
+// PMPI_Finalized implements MPI_Finalized: whether MPI_Finalize has
+// completed; sessions do not count.
 //
 //export PMPI_Finalized
 func PMPI_Finalized(flag *int32) (rc int32) {
-	*flag = boolInt(mpi.Finalized())
+	*flag = boolInt(life.world.Load() == worldDone)
 	return errSuccess
 }
 

@@ -126,6 +126,7 @@ var classNames = map[int32]string{
 	errRequest: "MPI_ERR_REQUEST", errInfo: "MPI_ERR_INFO", errInfoNokey: "MPI_ERR_INFO_NOKEY", errNoMem: "MPI_ERR_NO_MEM",
 	errUnsupported: "MPI_ERR_UNSUPPORTED_OPERATION", errWin: "MPI_ERR_WIN",
 	errKeyval: "MPI_ERR_KEYVAL", errRMASync: "MPI_ERR_RMA_SYNC", errRMARange: "MPI_ERR_RMA_RANGE",
+	errSession: "MPI_ERR_SESSION",
 }
 
 // className returns the name of an error class.
@@ -142,7 +143,6 @@ func className(class int32) string {
 // MPI_ERRORS_ARE_FATAL and MPI_ERRORS_ABORT, reports the error and aborts
 // the job.
 func fail(fn string, o *commObj, h int32, err error) int32 {
-	code := errorCode(fn, err)
 	if o == nil {
 		o = world.Load()
 		h = commWorld
@@ -151,6 +151,14 @@ func fail(fn string, o *commObj, h int32, err error) int32 {
 	if o != nil {
 		eh = o.errh.Load()
 	}
+	return raise(fn, eh, h, err)
+}
+
+// raise handles err, an error of fn on the object of handle h whose
+// error handler is eh (a communicator's, window's or session's), and
+// returns its code.
+func raise(fn string, eh, h int32, err error) int32 {
+	code := errorCode(fn, err)
 	handleWith(fn, eh, h, code)
 	return code
 }

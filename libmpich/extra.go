@@ -129,7 +129,7 @@ func imrecv(fn string, buf unsafe.Pointer, count int64, dt int32, msg *int32, re
 	if err == nil && !noProc {
 		r, err = mpi.Imrecv(m, b)
 	} else if err == nil {
-		r, err = mpi.Irecv(world.Load().c, b, mpi.ProcNull, 0)
+		r, err = mpi.Irecv(mpi.World(), b, mpi.ProcNull, 0)
 	}
 	if err == nil {
 		err = storeRequest(reqObj{r: r, commH: commWorld, onDone: st.onDone()}, req)

@@ -48,11 +48,11 @@ var callGreq = func(g *greqObj, what greqCall, complete bool, st *status) int32 
 //export PMPI_Grequest_start
 func PMPI_Grequest_start(query, free, cancel, extra uintptr, req *int32) (rc int32) {
 	defer guard("MPI_Grequest_start", &rc)
-	w := world.Load()
+	w := mpi.World() // under MPI_Init or a session
 	if w == nil {
 		return fail("MPI_Grequest_start", nil, commWorld, errorf(errOther, "MPI is not initialized"))
 	}
-	r, complete, err := mpi.GeneralizedRequest(w.c)
+	r, complete, err := mpi.GeneralizedRequest(w)
 	if err == nil {
 		g := &greqObj{query: query, free: free, cancel: cancel, extra: extra, complete: complete}
 		err = storeRequest(reqObj{r: r, greq: g}, req)

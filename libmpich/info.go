@@ -25,12 +25,17 @@ func infoArg(fn string, h int32) (*infoObj, int32) {
 
 // addInfo stores a handle for o at out.
 func addInfo(fn string, o *infoObj, out *int32) int32 {
+	return check(fn, nil, commWorld, storeInfo(o, out))
+}
+
+// storeInfo stores a handle for o at out.
+func storeInfo(o *infoObj, out *int32) error {
 	h, ok := infos.add(o)
 	if !ok {
-		return fail(fn, nil, commWorld, errorf(errNoMem, "too many info objects"))
+		return errorf(errNoMem, "too many info objects")
 	}
 	*out = h
-	return errSuccess
+	return nil
 }
 
 // PMPI_Info_create implements MPI_Info_create.

@@ -77,11 +77,11 @@ func lookupComm(h int32) (*commObj, bool) {
 // of no process.
 func lookupGroup(h int32) (mpi.Group, bool) {
 	if h == groupEmpty {
-		w := world.Load()
+		w := mpi.World() // a session's too: not only MPI_COMM_WORLD's
 		if w == nil {
 			return mpi.Group{}, false
 		}
-		g, err := w.c.Group().Incl()
+		g, err := w.Group().Incl()
 		return g, err == nil
 	}
 	return groups.get(h)

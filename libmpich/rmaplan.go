@@ -35,6 +35,19 @@ type rmaRun struct{ at, n int }
 // get is set), and tcount items of ttype at displacement tdisp of
 // target's window, which must hold as many bytes.
 func planRMA(o *winObj, p unsafe.Pointer, count, dt int32, get bool, target int32, tdisp int64, tcount, ttype int32) (rmaPlan, error) {
+	plan, err := originPlan(p, count, dt, get)
+	if err != nil {
+		return rmaPlan{}, err
+	}
+	plan.runs, err = targetRuns(o, target, tdisp, tcount, ttype, len(plan.data))
+	return plan, err
+}
+
+// originPlan resolves the origin's buffer of a one-sided operation,
+// count items of datatype dt at p (into which the operation writes if
+// get is set): a plan of its bytes, packed where they are not
+// contiguous, and no runs.
+func originPlan(p unsafe.Pointer, count, dt int32, get bool) (rmaPlan, error) {
 	cb, err := bufOf(p, count, dt)
 	if err != nil {
 		return rmaPlan{}, err
@@ -50,8 +63,7 @@ func planRMA(o *winObj, p unsafe.Pointer, count, dt int32, get bool, target int3
 			return rmaPlan{}, err
 		}
 	}
-	plan.runs, err = targetRuns(o, target, tdisp, tcount, ttype, len(plan.data))
-	return plan, err
+	return plan, nil
 }
 
 // targetRuns returns where count items of datatype ttype at displacement

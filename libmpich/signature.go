@@ -39,11 +39,7 @@ func sigOf(h int32) *signature {
 	case ti.pair:
 		return joinSigs([]sigPart{{elemSig(pairValue[h], ti.size/2), 2}})
 	case ti.loc:
-		value := ti.locOffset
-		if ti.elem != elemNone {
-			value = elemSizes[ti.elem]
-		}
-		return joinSigs([]sigPart{{elemSig(pairValue[h], value), 1}, {elemSig(typeInt, 4), 1}})
+		return joinSigs([]sigPart{{elemSig(pairValue[h], ti.locValueSize()), 1}, {elemSig(typeInt, 4), 1}})
 	}
 	return elemSig(h, ti.size)
 }

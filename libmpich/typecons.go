@@ -43,6 +43,7 @@ func finish(fn string, old int32, out *int32, env envelope, nd *mpi.Datatype, ne
 	err = addType(nd, align, elemOf(old), sig, err, out)
 	if err == nil {
 		setNeg(*out, neg)
+		setPair(*out, pairOf(old))
 		env.types = []typeRef{refOf(old)}
 		record(*out, env)
 	}
@@ -235,6 +236,7 @@ func typeStruct(fn string, large bool, count int64, blocklens, displs cArray, ty
 	err = addType(dt, s.align, s.elem, joinSigs(s.sigs), err, out)
 	if err == nil {
 		setNeg(*out, neg)
+		setPair(*out, s.pair)
 		env := newEnvelope(combinerStruct, large)
 		env.count(count)
 		env.countArray(blocklens, n)
@@ -256,6 +258,7 @@ type structArgs struct {
 	negative     bool         // some part's extent is negative
 	sigs         []sigPart
 	elem         elemKind // of all the values, or elemNone
+	pair         int32    // the value/index type of all the values, or 0
 	align        int
 	lb, ub       int
 	hasLB, hasUB bool
@@ -290,10 +293,10 @@ func readStruct(n int, blocklens, displs cArray, types unsafe.Pointer) (structAr
 		if lens[i] == 0 {
 			continue // an empty block has no values
 		}
-		if k := elemOf(h); first || k == s.elem {
-			s.elem, first = k, false
+		if k, p := elemOf(h), pairOf(h); first || k == s.elem && p == s.pair {
+			s.elem, s.pair, first = k, p, false
 		} else {
-			s.elem = elemNone
+			s.elem, s.pair = elemNone, 0
 		}
 	}
 	return s, nil

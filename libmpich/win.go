@@ -114,9 +114,7 @@ func winCheck(fn string, o *winObj, err error) int32 {
 	if err == nil {
 		return errSuccess
 	}
-	code := errorCode(fn, err)
-	handleWith(fn, o.errh.Load(), o.handle, code)
-	return code
+	return raise(fn, o.errh.Load(), o.handle, err)
 }
 
 // PMPI_Win_free implements MPI_Win_free.
