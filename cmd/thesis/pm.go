@@ -80,7 +80,7 @@ func pmWorker(args []string, stdout, stderr io.Writer) int {
 // pmPingPong runs the ping-pong on ranks 0 and 1 and returns the median
 // round trip (on rank 0); the other ranks wait for rank 0's end message.
 func pmPingPong(world *mpi.Comm, size, reps, samples int) (time.Duration, error) {
-	const pingTag, endTag = 1, 2
+	const pingTag = 1
 	if world.Size() < 2 {
 		return 0, fmt.Errorf("%d processes: the ping-pong needs 2", world.Size())
 	}
@@ -103,13 +103,7 @@ func pmPingPong(world *mpi.Comm, size, reps, samples int) (time.Duration, error)
 				times = append(times, time.Duration((mpi.Wtime()-start)*1e9)/time.Duration(reps))
 			}
 		}
-		for p := 1; p < world.Size(); p++ {
-			if err := mpi.Send(world, end, p, endTag); err != nil {
-				return 0, err
-			}
-		}
-		slices.Sort(times)
-		return times[len(times)/2], nil
+		return endSamples(world, times)
 	case 1:
 		for range (samples + 1) * reps {
 			if _, err := mpi.Recv(world, buf, 0, pingTag); err != nil {
@@ -129,7 +123,7 @@ func pmPingPong(world *mpi.Comm, size, reps, samples int) (time.Duration, error)
 // returns the median time of one message (on rank 0): the burst's
 // throughput is size over it (thesis Fig 8.8).
 func pmBurst(world *mpi.Comm, size, burst, samples int) (time.Duration, error) {
-	const burstTag, doneTag, endTag = 3, 4, 2
+	const burstTag, doneTag = 3, 4
 	if world.Size() < 2 {
 		return 0, fmt.Errorf("%d processes: the burst needs 2", world.Size())
 	}
@@ -151,13 +145,7 @@ func pmBurst(world *mpi.Comm, size, burst, samples int) (time.Duration, error) {
 				times = append(times, time.Duration((mpi.Wtime()-start)*1e9)/time.Duration(burst))
 			}
 		}
-		for p := 1; p < world.Size(); p++ {
-			if err := mpi.Send(world, done, p, endTag); err != nil {
-				return 0, err
-			}
-		}
-		slices.Sort(times)
-		return times[len(times)/2], nil
+		return endSamples(world, times)
 	case 1:
 		for range samples + 1 {
 			for range burst {
@@ -172,6 +160,22 @@ func pmBurst(world *mpi.Comm, size, burst, samples int) (time.Duration, error) {
 	}
 	_, err := mpi.Recv(world, done, 0, endTag)
 	return 0, err
+}
+
+// endTag tags the end message of the PM worker's rank 0 to the others.
+const endTag = 2
+
+// endSamples, on rank 0, sends the other ranks the end message they
+// wait for and returns the median of the samples.
+func endSamples(world *mpi.Comm, times []time.Duration) (time.Duration, error) {
+	end := []byte{1}
+	for p := 1; p < world.Size(); p++ {
+		if err := mpi.Send(world, end, p, endTag); err != nil {
+			return 0, err
+		}
+	}
+	slices.Sort(times)
+	return times[len(times)/2], nil
 }
 
 // runPM runs a PM job of np processes under profile with eager transport

@@ -68,7 +68,7 @@ func (t *Translator) enqueue(c *llc.Command) error {
 	err := t.nic.VPush(c.Peer, buf)
 	switch {
 	case errors.Is(err, nicemu.ErrRoomAnnounced):
-		return err // held (holdEnqueue)
+		return err // the caller holds it (enqueueOrHold)
 	case errors.Is(err, nicemu.ErrVPUSHFull):
 		return fmt.Errorf("martini: enqueue to process %d: %w (%v)", c.Peer, llc.ErrQueueFull, err)
 	}
