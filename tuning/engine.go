@@ -63,7 +63,8 @@ func ringLimits(job Job, th Thresholds) (ring, eager, hint int) {
 // limit capped to what it carries in one record or in several. The PM
 // layers that the user asks for (pm, vp) send every message eagerly,
 // larger ones in several PM messages, as MPICH-SCore without remote
-// memory access does (thesis 8.5: llc.Config.NoRendezvous); with it on
+// memory access does (thesis 8.5: llc.Config.NoRendezvous), pm over
+// rings of launch.PMRingSize; with it on
 // (pm and Settings.PMRMA), those above 16 KB go by a rendezvous without
 // copies (llc.Config.ZeroCopy).
 func eagerTransport(cfg *llc.Config, job Job) {
@@ -86,6 +87,11 @@ func eagerTransport(cfg *llc.Config, job Job) {
 			if job.Settings.EagerLimit < 0 {
 				cfg.EagerLimit = min(cfg.EagerLimit, launch.PMRMALimit)
 			}
+		}
+		// PM/RHiNET's ring for each sender, as the thesis's testbed
+		// had it, unless the eager limit needs larger ones.
+		if cfg.RingSize > launch.PMRingSize && cfg.EagerLimit <= llc.MaxEagerLimit(launch.PMRingSize) {
+			cfg.RingSize = launch.PMRingSize
 		}
 	case launch.EagerVP:
 		cfg.Eager = llc.EagerQueue

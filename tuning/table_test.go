@@ -161,3 +161,25 @@ func TestPMRMA(t *testing.T) {
 		}
 	}
 }
+
+// PM/RHiNET's rings are the thesis testbed's 128 KB a sender (8.3.2) when
+// its eager limit fits them, larger when the user's limit needs it; the
+// rings of the other modes keep their size.
+func TestPMRingSize(t *testing.T) {
+	martini := llc.Caps{Name: "martini", LoadStore: true, AnyLoadStore: true, MaxRecord: llc.MaxQueueRecord, Modelled: true}
+	for _, tt := range []struct {
+		eager       string
+		limit, want int
+	}{
+		{launch.EagerPM, -1, launch.PMRingSize},
+		{launch.EagerPM, 64 << 10, 2 * launch.PMRingSize},
+		{"", -1, DefaultRingSize},
+	} {
+		job := Job{Size: 4, Caps: martini, Memory: 64 << 20, Settings: launch.DefaultSettings(), Host: Host{AMD, 2}}
+		job.Settings.Eager, job.Settings.EagerLimit = tt.eager, tt.limit
+		plan, err := For(job)
+		if err != nil || plan.Engine.RingSize != tt.want {
+			t.Errorf("eager %q, limit %d: rings of %d bytes, %v; want %d", tt.eager, tt.limit, plan.Engine.RingSize, err, tt.want)
+		}
+	}
+}

@@ -111,6 +111,11 @@ const (
 // above 16 KB (thesis 8.5, Fig 8.9's "Zerocopy").
 const PMRMALimit = 16 << 10
 
+// PMRingSize is the record space of each ring of PM/RHiNET (EagerPM):
+// "PM/RHiNET's receive buffer for each node is 128 Kbyte, every one
+// aligned to a page boundary" (thesis 8.3.2, the evaluation's setup).
+const PMRingSize = 128 << 10
+
 // Rendezvous protocols, the values of Settings.Rndv.
 const (
 	RndvPull  = "pull"
