@@ -59,14 +59,14 @@ func ringLimits(job Job, th Thresholds) (ring, eager, hint int) {
 // eagerTransport sets the eager transport: the user's, or on a network
 // whose stream carries records one queue for every sender (no rings to
 // poll); the pairs' shared lines where every peer is on rings; and with
-// the vp transport the queue, sized within half the memory, the eager
-// limit capped to what it carries in one record or in several. The PM
-// layers that the user asks for (pm, vp) send every message eagerly,
-// larger ones in several PM messages, as MPICH-SCore without remote
-// memory access does (thesis 8.5: llc.Config.NoRendezvous), pm over
-// rings of launch.PMRingSize; with it on
-// (pm and Settings.PMRMA), those above 16 KB go by a rendezvous without
-// copies (llc.Config.ZeroCopy).
+// the vp transport the queue, sized within half the memory (or as the
+// user asks, -vp-queue), the eager limit capped to what it carries in
+// one record or in several. The PM layers that the user asks for (pm,
+// vp) send every message eagerly, larger ones in several PM messages, as
+// MPICH-SCore without remote memory access does (thesis 8.5:
+// llc.Config.NoRendezvous), pm over rings of launch.PMRingSize; with it
+// on (pm and Settings.PMRMA), those above 16 KB go by a rendezvous
+// without copies (llc.Config.ZeroCopy).
 func eagerTransport(cfg *llc.Config, job Job) {
 	caps, mode := job.Caps, job.Settings.Eager
 	if mode == "" && !caps.LoadStore && job.QueuePeers == nil {
@@ -99,6 +99,9 @@ func eagerTransport(cfg *llc.Config, job Job) {
 		cfg.QueueSize = max(DefaultQueueSize, llc.MinQueueSize(cfg.EagerLimit))
 		for cfg.QueueSize > llc.MinQueueSize(cfg.EagerLimit) && llc.QueueHeader+cfg.QueueSize > job.Memory/2 {
 			cfg.QueueSize /= 2
+		}
+		if job.Settings.VPQueue > 0 {
+			cfg.QueueSize = job.Settings.VPQueue // the engine checks it holds two records
 		}
 	}
 }

@@ -183,3 +183,17 @@ func TestPMRingSize(t *testing.T) {
 		}
 	}
 }
+
+// -vp-queue sets PM/RHiNET-VP's receive queue; without it the queue is
+// DefaultQueueSize.
+func TestVPQueueSize(t *testing.T) {
+	martini := llc.Caps{Name: "martini", LoadStore: true, AnyLoadStore: true, MaxRecord: llc.MaxQueueRecord, Modelled: true}
+	for _, tt := range []struct{ set, want int }{{0, DefaultQueueSize}, {1 << 20, 1 << 20}} {
+		job := Job{Size: 4, Caps: martini, Memory: 64 << 20, Settings: launch.DefaultSettings(), Host: Host{AMD, 2}}
+		job.Settings.Eager, job.Settings.VPQueue = launch.EagerVP, tt.set
+		plan, err := For(job)
+		if err != nil || plan.Engine.QueueSize != tt.want {
+			t.Errorf("-vp-queue %d: queue of %d bytes, %v; want %d", tt.set, plan.Engine.QueueSize, err, tt.want)
+		}
+	}
+}

@@ -199,6 +199,8 @@ func (o *options) check(fs *flag.FlagSet) error {
 		return errors.New("-op-rate: only with -compute declared")
 	case o.settings.PMRMA && o.settings.Eager != launch.EagerPM:
 		return errors.New("-pm-rma: only with -eager pm (PM/RHiNET's remote memory access)")
+	case o.settings.VPQueue > 0 && o.settings.Eager != launch.EagerVP:
+		return errors.New("-vp-queue: only with -eager vp (PM/RHiNET-VP's receive queue)")
 	}
 	return o.checkWdir()
 }
@@ -265,6 +267,14 @@ func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.BoolVar(&o.settings.PMRMA, "pm-rma", false, "with -eager pm: PM/RHiNET's remote memory access on, as the thesis's \"Zerocopy\" (Fig 8.9): a message above 16 KB goes by a rendezvous whose data one PUSH moves into the receiver's buffer, with no copy")
+	fs.Func("vp-queue", "with -eager vp: the record space of each process's PM/RHiNET-VP receive queue, `bytes` (a power of two; suffixes k, m; default 256k): the thesis gives no size, so it is the model's parameter to vary", func(s string) error {
+		n, err := parseBytes(s)
+		if err == nil && (n == 0 || n&(n-1) != 0) {
+			err = errors.New("want a power of two of bytes")
+		}
+		o.settings.VPQueue = n
+		return err
+	})
 	fs.Func("bind-to", "CPU binding of the ranks, `none|core|hwthread`: core (or hwthread, the same here) pins rank r to the r-th CPU (modulo the CPUs allowed), which keeps two busy ranks off one CPU when ranks sleep and wake; the default is core when a host runs two ranks or more that fill at least half of its CPUs, none otherwise", func(s string) error {
 		switch s {
 		case launch.BindNone, launch.BindCore:

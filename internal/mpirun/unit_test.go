@@ -81,6 +81,29 @@ func TestParsePMRMAFlag(t *testing.T) {
 	}
 }
 
+// -vp-queue sizes PM/RHiNET-VP's receive queue, under -eager vp only, a
+// power of two.
+func TestParseVPQueueFlag(t *testing.T) {
+	o, err := parseFlags([]string{"-np", "2", "-eager", "vp", "-vp-queue", "1m", "prog"}, io.Discard)
+	if err != nil || o.settings.VPQueue != 1<<20 || !slices.Contains(o.settings.Env(), launch.EnvVPQueue+"=1048576") {
+		t.Fatalf("-eager vp -vp-queue 1m: settings %+v, %v", o.settings, err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-vp-queue", "1m"}, "only with -eager vp"},
+		{[]string{"-eager", "pm", "-vp-queue", "1m"}, "only with -eager vp"},
+		{[]string{"-eager", "vp", "-vp-queue", "300k"}, "power of two"},
+	} {
+		var stderr bytes.Buffer
+		_, err := parseFlags(append(append([]string{"-np", "2"}, tt.args...), "prog"), &stderr)
+		if err == nil || !strings.Contains(stderr.String()+err.Error(), tt.want) {
+			t.Errorf("%q: error %v, stderr %q: does not say %q", tt.args, err, stderr.String(), tt.want)
+		}
+	}
+}
+
 func TestResolveProgram(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, mode os.FileMode) string {

@@ -60,6 +60,15 @@ func TestParseSettings(t *testing.T) {
 	if _, err := ParseSettings(mapEnv(map[string]string{EnvPMRMA: "1", EnvEager: EagerVP})); err == nil || !strings.Contains(err.Error(), EnvEager+"="+EagerPM) {
 		t.Errorf("%s=1 over %s: error %v does not ask for %s=%s", EnvPMRMA, EagerVP, err, EnvEager, EagerPM)
 	}
+	for _, env := range []map[string]string{
+		{EnvVPQueue: "3000", EnvEager: EagerVP},
+		{EnvVPQueue: "0", EnvEager: EagerVP},
+		{EnvVPQueue: "1048576", EnvEager: EagerPM},
+	} {
+		if _, err := ParseSettings(mapEnv(env)); err == nil || !strings.Contains(err.Error(), EnvVPQueue) {
+			t.Errorf("%v: error %v does not name %s", env, err, EnvVPQueue)
+		}
+	}
 	if _, err := ParseSettings(mapEnv(map[string]string{EnvEagerLimit: "64k"})); err == nil {
 		t.Error("eager limit 64k accepted")
 	}
@@ -80,6 +89,7 @@ func TestSettingsEnvRoundTrip(t *testing.T) {
 		{EagerLimit: -1, Eager: EagerPM},
 		{EagerLimit: -1, Eager: EagerPM, PMRMA: true},
 		{EagerLimit: 1024, Eager: EagerVP},
+		{EagerLimit: -1, Spin: -1, Yield: -1, Eager: EagerVP, VPQueue: 1 << 20},
 		{EagerLimit: -1, Eager: EagerRings, Spin: -1, Yield: -1},
 		{EagerLimit: -1, Spin: 0, Yield: 0},
 		{EagerLimit: -1, Spin: 4000, Yield: -1},

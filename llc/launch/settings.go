@@ -40,6 +40,10 @@ const (
 	// (with EnvEager "pm"): messages above PMRMALimit go by a rendezvous
 	// whose data PM's RMA moves, as MPICH-SCore does with it on.
 	EnvPMRMA = "MARTINI_PM_RMA"
+	// EnvVPQueue, -vp-queue: the record space in bytes of PM/RHiNET-VP's
+	// receive queue (with EnvEager "vp"), a power of two; the thesis
+	// gives no size, so it is a parameter of the model to vary.
+	EnvVPQueue = "MARTINI_VP_QUEUE"
 	// EnvBind, -bind-to: "core" pins each rank to one CPU, rank modulo
 	// the CPUs the job may use, as Open MPI's --bind-to core does; "none"
 	// never pins. Unset, mpirun's ranks pin themselves when their host
@@ -159,6 +163,9 @@ type Settings struct {
 	// PMRMA turns PM/RHiNET's remote memory access on (Eager EagerPM
 	// only; EnvPMRMA).
 	PMRMA bool
+	// VPQueue is the record space of PM/RHiNET-VP's receive queue in
+	// bytes (Eager EagerVP only; EnvVPQueue); 0 when not set.
+	VPQueue int
 	// Bind is how ranks are placed on CPUs, BindNone or BindCore; "" when
 	// not set (then core when a host's ranks outnumber its CPUs).
 	Bind string
@@ -248,6 +255,9 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 	if s.PMRMA && s.Eager != EagerPM {
 		return s, fmt.Errorf("launch: %s=1: needs %s=%s (PM/RHiNET's remote memory access)", EnvPMRMA, EnvEager, EagerPM)
 	}
+	if s.VPQueue, err = vpQueueVar(getenv, s.Eager); err != nil {
+		return s, err
+	}
 	switch v := getenv(EnvTransport); v {
 	case "", TransportAuto, TransportMartini, TransportTCP:
 		s.Transport = v
@@ -284,6 +294,21 @@ func countVar(getenv func(string) string, name, unit string) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
 		return -1, fmt.Errorf("launch: %s=%q: want a non-negative number of %s", name, v, unit)
+	}
+	return n, nil
+}
+
+// vpQueueVar reads EnvVPQueue: a power of two of bytes, with EnvEager
+// "vp"; 0 when unset.
+func vpQueueVar(getenv func(string) string, eager string) (int, error) {
+	n, err := countVar(getenv, EnvVPQueue, "bytes")
+	switch {
+	case err != nil || n < 0:
+		return 0, err
+	case n == 0 || n&(n-1) != 0:
+		return 0, fmt.Errorf("launch: %s=%d: want a power of two of bytes", EnvVPQueue, n)
+	case eager != EagerVP:
+		return 0, fmt.Errorf("launch: %s=%d: needs %s=%s (PM/RHiNET-VP's receive queue)", EnvVPQueue, n, EnvEager, EagerVP)
 	}
 	return n, nil
 }
@@ -342,6 +367,9 @@ func (s Settings) Env() []string {
 	}
 	if s.PMRMA {
 		env = append(env, EnvPMRMA+"=1")
+	}
+	if s.VPQueue > 0 {
+		env = append(env, EnvVPQueue+"="+strconv.Itoa(s.VPQueue))
 	}
 	if s.Bind != "" {
 		env = append(env, EnvBind+"="+s.Bind)
