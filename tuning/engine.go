@@ -64,9 +64,9 @@ func ringLimits(job Job, th Thresholds) (ring, eager, hint int) {
 // one record or in several. The PM layers that the user asks for (pm,
 // vp) send every message eagerly, larger ones in several PM messages, as
 // MPICH-SCore without remote memory access does (thesis 8.5:
-// llc.Config.NoRendezvous), pm over rings of launch.PMRingSize; with it
-// on (pm and Settings.PMRMA), those above 16 KB go by a rendezvous
-// without copies (llc.Config.ZeroCopy).
+// llc.Config.NoRendezvous), pm over rings of the user's size if asked
+// (-pm-ring); with it on (pm and Settings.PMRMA), those above 16 KB go
+// by a rendezvous without copies (llc.Config.ZeroCopy).
 func eagerTransport(cfg *llc.Config, job Job) {
 	caps, mode := job.Caps, job.Settings.Eager
 	if mode == "" && !caps.LoadStore && job.QueuePeers == nil {
@@ -88,10 +88,14 @@ func eagerTransport(cfg *llc.Config, job Job) {
 				cfg.EagerLimit = min(cfg.EagerLimit, launch.PMRMALimit)
 			}
 		}
-		// PM/RHiNET's ring for each sender, as the thesis's testbed
-		// had it, unless the eager limit needs larger ones.
-		if cfg.RingSize > launch.PMRingSize && cfg.EagerLimit <= llc.MaxEagerLimit(launch.PMRingSize) {
-			cfg.RingSize = launch.PMRingSize
+		if ring := job.Settings.PMRing; ring > 0 {
+			// The user's rings; the eager limits fit them unless the
+			// user set one (the engine refuses a ring too small for it).
+			cfg.RingSize = ring
+			cfg.EagerHintLimit = min(cfg.EagerHintLimit, llc.MaxEagerLimit(ring))
+			if job.Settings.EagerLimit < 0 {
+				cfg.EagerLimit = min(cfg.EagerLimit, llc.MaxEagerLimit(ring))
+			}
 		}
 	case launch.EagerVP:
 		cfg.Eager = llc.EagerQueue

@@ -162,24 +162,24 @@ func TestPMRMA(t *testing.T) {
 	}
 }
 
-// PM/RHiNET's rings are the thesis testbed's 128 KB a sender (8.3.2) when
-// its eager limit fits them, larger when the user's limit needs it; the
-// rings of the other modes keep their size.
+// -pm-ring sets PM/RHiNET's rings (the thesis's testbed: 128 KB), and
+// the eager limit fits them unless the user set it; without it they are
+// DefaultRingSize.
 func TestPMRingSize(t *testing.T) {
-	martini := llc.Caps{Name: "martini", LoadStore: true, AnyLoadStore: true, MaxRecord: llc.MaxQueueRecord, Modelled: true}
+	martini := llc.Caps{Name: "martini", LoadStore: true, AnyLoadStore: true, MaxRecord: llc.MaxQueueRecord, Modelled: false}
 	for _, tt := range []struct {
-		eager       string
-		limit, want int
+		ring, limit, wantRing, wantLimit int
 	}{
-		{launch.EagerPM, -1, launch.PMRingSize},
-		{launch.EagerPM, 64 << 10, 2 * launch.PMRingSize},
-		{"", -1, DefaultRingSize},
+		{0, -1, DefaultRingSize, EagerLimit},
+		{128 << 10, -1, 128 << 10, llc.MaxEagerLimit(128 << 10)},
+		{1 << 20, 4096, 1 << 20, 4096},
 	} {
 		job := Job{Size: 4, Caps: martini, Memory: 64 << 20, Settings: launch.DefaultSettings(), Host: Host{AMD, 2}}
-		job.Settings.Eager, job.Settings.EagerLimit = tt.eager, tt.limit
+		job.Settings.Eager, job.Settings.PMRing, job.Settings.EagerLimit = launch.EagerPM, tt.ring, tt.limit
 		plan, err := For(job)
-		if err != nil || plan.Engine.RingSize != tt.want {
-			t.Errorf("eager %q, limit %d: rings of %d bytes, %v; want %d", tt.eager, tt.limit, plan.Engine.RingSize, err, tt.want)
+		if e := plan.Engine; err != nil || e.RingSize != tt.wantRing || e.EagerLimit != tt.wantLimit {
+			t.Errorf("-pm-ring %d, eager limit %d: rings of %d bytes, eager limit %d, %v; want %d, %d",
+				tt.ring, tt.limit, e.RingSize, e.EagerLimit, err, tt.wantRing, tt.wantLimit)
 		}
 	}
 }

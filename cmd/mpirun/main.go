@@ -52,6 +52,7 @@
 //	-eager rings|pm|vp forwarded as MARTINI_EAGER
 //	-pm-rma            with -eager pm, forwarded as MARTINI_PM_RMA=1 (PM/RHiNET's remote memory access: a rendezvous without copies above 16 KB)
 //	-vp-queue BYTES    with -eager vp, forwarded as MARTINI_VP_QUEUE (PM/RHiNET-VP's receive queue, a power of two; default 256 KB)
+//	-pm-ring BYTES     with -eager pm, forwarded as MARTINI_PM_RING (PM/RHiNET's rings, a power of two; default 256 KB, the thesis's testbed 128 KB)
 //	-bind-to none|core|hwthread  forwarded as MARTINI_BIND (hwthread as core)
 //	-no-cma            forwarded as MARTINI_NO_CMA=1
 //	-no-hugepages      forwarded as MARTINI_NO_HUGEPAGES=1

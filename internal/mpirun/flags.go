@@ -201,6 +201,8 @@ func (o *options) check(fs *flag.FlagSet) error {
 		return errors.New("-pm-rma: only with -eager pm (PM/RHiNET's remote memory access)")
 	case o.settings.VPQueue > 0 && o.settings.Eager != launch.EagerVP:
 		return errors.New("-vp-queue: only with -eager vp (PM/RHiNET-VP's receive queue)")
+	case o.settings.PMRing > 0 && o.settings.Eager != launch.EagerPM:
+		return errors.New("-pm-ring: only with -eager pm (PM/RHiNET's rings)")
 	}
 	return o.checkWdir()
 }
@@ -267,14 +269,8 @@ func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.BoolVar(&o.settings.PMRMA, "pm-rma", false, "with -eager pm: PM/RHiNET's remote memory access on, as the thesis's \"Zerocopy\" (Fig 8.9): a message above 16 KB goes by a rendezvous whose data one PUSH moves into the receiver's buffer, with no copy")
-	fs.Func("vp-queue", "with -eager vp: the record space of each process's PM/RHiNET-VP receive queue, `bytes` (a power of two; suffixes k, m; default 256k): the thesis gives no size, so it is the model's parameter to vary", func(s string) error {
-		n, err := parseBytes(s)
-		if err == nil && (n == 0 || n&(n-1) != 0) {
-			err = errors.New("want a power of two of bytes")
-		}
-		o.settings.VPQueue = n
-		return err
-	})
+	fs.Func("vp-queue", "with -eager vp: the record space of each process's PM/RHiNET-VP receive queue, `bytes` (a power of two; suffixes k, m; default 256k): the thesis gives no size, so it is the model's parameter to vary", powerOfTwo(&o.settings.VPQueue))
+	fs.Func("pm-ring", "with -eager pm: the record space of each of PM/RHiNET's rings, `bytes` (a power of two; suffixes k, m; default 256k; the thesis's testbed had 128k)", powerOfTwo(&o.settings.PMRing))
 	fs.Func("bind-to", "CPU binding of the ranks, `none|core|hwthread`: core (or hwthread, the same here) pins rank r to the r-th CPU (modulo the CPUs allowed), which keeps two busy ranks off one CPU when ranks sleep and wake; the default is core when a host runs two ranks or more that fill at least half of its CPUs, none otherwise", func(s string) error {
 		switch s {
 		case launch.BindNone, launch.BindCore:
@@ -368,6 +364,18 @@ func isSet(fs *flag.FlagSet, name string) bool {
 
 // parseBytes parses a non-negative byte count with an optional k or m
 // (binary) suffix.
+// powerOfTwo is a flag's parser of a power of two of bytes into n.
+func powerOfTwo(n *int) func(string) error {
+	return func(s string) error {
+		v, err := parseBytes(s)
+		if err == nil && (v == 0 || v&(v-1) != 0) {
+			err = errors.New("want a power of two of bytes")
+		}
+		*n = v
+		return err
+	}
+}
+
 func parseBytes(s string) (int, error) {
 	mult := 1
 	num := s

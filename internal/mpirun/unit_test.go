@@ -81,12 +81,16 @@ func TestParsePMRMAFlag(t *testing.T) {
 	}
 }
 
-// -vp-queue sizes PM/RHiNET-VP's receive queue, under -eager vp only, a
-// power of two.
-func TestParseVPQueueFlag(t *testing.T) {
+// -vp-queue sizes PM/RHiNET-VP's receive queue, under -eager vp only, and
+// -pm-ring PM/RHiNET's rings, under -eager pm only; both powers of two.
+func TestParsePMBufferFlags(t *testing.T) {
 	o, err := parseFlags([]string{"-np", "2", "-eager", "vp", "-vp-queue", "1m", "prog"}, io.Discard)
 	if err != nil || o.settings.VPQueue != 1<<20 || !slices.Contains(o.settings.Env(), launch.EnvVPQueue+"=1048576") {
 		t.Fatalf("-eager vp -vp-queue 1m: settings %+v, %v", o.settings, err)
+	}
+	o, err = parseFlags([]string{"-np", "2", "-eager", "pm", "-pm-ring", "128k", "prog"}, io.Discard)
+	if err != nil || o.settings.PMRing != 128<<10 || !slices.Contains(o.settings.Env(), launch.EnvPMRing+"=131072") {
+		t.Fatalf("-eager pm -pm-ring 128k: settings %+v, %v", o.settings, err)
 	}
 	for _, tt := range []struct {
 		args []string
@@ -95,6 +99,8 @@ func TestParseVPQueueFlag(t *testing.T) {
 		{[]string{"-vp-queue", "1m"}, "only with -eager vp"},
 		{[]string{"-eager", "pm", "-vp-queue", "1m"}, "only with -eager vp"},
 		{[]string{"-eager", "vp", "-vp-queue", "300k"}, "power of two"},
+		{[]string{"-eager", "vp", "-pm-ring", "128k"}, "only with -eager pm"},
+		{[]string{"-eager", "pm", "-pm-ring", "100k"}, "power of two"},
 	} {
 		var stderr bytes.Buffer
 		_, err := parseFlags(append(append([]string{"-np", "2"}, tt.args...), "prog"), &stderr)

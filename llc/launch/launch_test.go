@@ -64,9 +64,11 @@ func TestParseSettings(t *testing.T) {
 		{EnvVPQueue: "3000", EnvEager: EagerVP},
 		{EnvVPQueue: "0", EnvEager: EagerVP},
 		{EnvVPQueue: "1048576", EnvEager: EagerPM},
+		{EnvPMRing: "100000", EnvEager: EagerPM},
+		{EnvPMRing: "131072", EnvEager: EagerVP},
 	} {
-		if _, err := ParseSettings(mapEnv(env)); err == nil || !strings.Contains(err.Error(), EnvVPQueue) {
-			t.Errorf("%v: error %v does not name %s", env, err, EnvVPQueue)
+		if _, err := ParseSettings(mapEnv(env)); err == nil || !strings.Contains(err.Error(), "launch: MARTINI_") {
+			t.Errorf("%v: error %v does not name the variable", env, err)
 		}
 	}
 	if _, err := ParseSettings(mapEnv(map[string]string{EnvEagerLimit: "64k"})); err == nil {
@@ -90,6 +92,7 @@ func TestSettingsEnvRoundTrip(t *testing.T) {
 		{EagerLimit: -1, Eager: EagerPM, PMRMA: true},
 		{EagerLimit: 1024, Eager: EagerVP},
 		{EagerLimit: -1, Spin: -1, Yield: -1, Eager: EagerVP, VPQueue: 1 << 20},
+		{EagerLimit: -1, Spin: -1, Yield: -1, Eager: EagerPM, PMRing: 128 << 10},
 		{EagerLimit: -1, Eager: EagerRings, Spin: -1, Yield: -1},
 		{EagerLimit: -1, Spin: 0, Yield: 0},
 		{EagerLimit: -1, Spin: 4000, Yield: -1},

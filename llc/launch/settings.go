@@ -44,6 +44,10 @@ const (
 	// receive queue (with EnvEager "vp"), a power of two; the thesis
 	// gives no size, so it is a parameter of the model to vary.
 	EnvVPQueue = "MARTINI_VP_QUEUE"
+	// EnvPMRing, -pm-ring: the record space in bytes of each of
+	// PM/RHiNET's rings (with EnvEager "pm"), a power of two; the
+	// thesis's testbed had 128 KB (8.3.2).
+	EnvPMRing = "MARTINI_PM_RING"
 	// EnvBind, -bind-to: "core" pins each rank to one CPU, rank modulo
 	// the CPUs the job may use, as Open MPI's --bind-to core does; "none"
 	// never pins. Unset, mpirun's ranks pin themselves when their host
@@ -115,11 +119,6 @@ const (
 // above 16 KB (thesis 8.5, Fig 8.9's "Zerocopy").
 const PMRMALimit = 16 << 10
 
-// PMRingSize is the record space of each ring of PM/RHiNET (EagerPM):
-// "PM/RHiNET's receive buffer for each node is 128 Kbyte, every one
-// aligned to a page boundary" (thesis 8.3.2, the evaluation's setup).
-const PMRingSize = 128 << 10
-
 // Rendezvous protocols, the values of Settings.Rndv.
 const (
 	RndvPull  = "pull"
@@ -166,6 +165,9 @@ type Settings struct {
 	// VPQueue is the record space of PM/RHiNET-VP's receive queue in
 	// bytes (Eager EagerVP only; EnvVPQueue); 0 when not set.
 	VPQueue int
+	// PMRing is the record space of each of PM/RHiNET's rings in bytes
+	// (Eager EagerPM only; EnvPMRing); 0 when not set.
+	PMRing int
 	// Bind is how ranks are placed on CPUs, BindNone or BindCore; "" when
 	// not set (then core when a host's ranks outnumber its CPUs).
 	Bind string
@@ -255,7 +257,10 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 	if s.PMRMA && s.Eager != EagerPM {
 		return s, fmt.Errorf("launch: %s=1: needs %s=%s (PM/RHiNET's remote memory access)", EnvPMRMA, EnvEager, EagerPM)
 	}
-	if s.VPQueue, err = vpQueueVar(getenv, s.Eager); err != nil {
+	if s.VPQueue, err = bufferVar(getenv, EnvVPQueue, s.Eager, EagerVP, "PM/RHiNET-VP's receive queue"); err != nil {
+		return s, err
+	}
+	if s.PMRing, err = bufferVar(getenv, EnvPMRing, s.Eager, EagerPM, "PM/RHiNET's rings"); err != nil {
 		return s, err
 	}
 	switch v := getenv(EnvTransport); v {
@@ -298,17 +303,18 @@ func countVar(getenv func(string) string, name, unit string) (int, error) {
 	return n, nil
 }
 
-// vpQueueVar reads EnvVPQueue: a power of two of bytes, with EnvEager
-// "vp"; 0 when unset.
-func vpQueueVar(getenv func(string) string, eager string) (int, error) {
-	n, err := countVar(getenv, EnvVPQueue, "bytes")
+// bufferVar reads the size of a PM layer's receive buffers, name: a
+// power of two of bytes, only with the eager transport layer (what names
+// the buffers in the error); 0 when unset.
+func bufferVar(getenv func(string) string, name, eager, layer, what string) (int, error) {
+	n, err := countVar(getenv, name, "bytes")
 	switch {
 	case err != nil || n < 0:
 		return 0, err
 	case n == 0 || n&(n-1) != 0:
-		return 0, fmt.Errorf("launch: %s=%d: want a power of two of bytes", EnvVPQueue, n)
-	case eager != EagerVP:
-		return 0, fmt.Errorf("launch: %s=%d: needs %s=%s (PM/RHiNET-VP's receive queue)", EnvVPQueue, n, EnvEager, EagerVP)
+		return 0, fmt.Errorf("launch: %s=%d: want a power of two of bytes", name, n)
+	case eager != layer:
+		return 0, fmt.Errorf("launch: %s=%d: needs %s=%s (%s)", name, n, EnvEager, layer, what)
 	}
 	return n, nil
 }
@@ -370,6 +376,9 @@ func (s Settings) Env() []string {
 	}
 	if s.VPQueue > 0 {
 		env = append(env, EnvVPQueue+"="+strconv.Itoa(s.VPQueue))
+	}
+	if s.PMRing > 0 {
+		env = append(env, EnvPMRing+"="+strconv.Itoa(s.PMRing))
 	}
 	if s.Bind != "" {
 		env = append(env, EnvBind+"="+s.Bind)
