@@ -322,3 +322,28 @@ func pairAccumulate(o *winObj, p int32, origin accBuf, result *accBuf, target in
 	err = accRuns(o, typed[uint8]{}, 1, &in, &out, result != nil, mapRank(target), mop, req)
 	return out.unpack, err
 }
+
+// pairOps are the reductions of the struct value/index types, by type
+// and operation: MPI_MAXLOC and MPI_MINLOC combine whole items, as C
+// lays them out, as the accumulates do (combine).
+var pairOps = func() map[[2]int32]mpi.Op {
+	m := make(map[[2]int32]mpi.Op)
+	for _, p := range []int32{typeFloatInt, typeDoubleInt, typeLongInt, typeShortInt, typeLongDoubleInt} {
+		l := layoutOf(p)
+		m[[2]int32{p, opMaxLoc}] = mpi.NewItemOp("MPI_MAXLOC", l.ti.size, l.combine(opMaxLoc), true)
+		m[[2]int32{p, opMinLoc}] = mpi.NewItemOp("MPI_MINLOC", l.ti.size, l.combine(opMinLoc), true)
+	}
+	return m
+}()
+
+// pairReduction resolves a reduction of the struct value/index type p by
+// operation op: its items, padding and all (the extent of each), reduced
+// as bytes by an operation on whole items, so that every collective
+// takes them as it takes a user operation's.
+func pairReduction(p, op int32) (reduction, error) {
+	mop, ok := pairOps[[2]int32{p, op}]
+	if !ok {
+		return reduction{}, errorf(errOp, "operation %#x: value/index datatypes reduce by MPI_MAXLOC and MPI_MINLOC only", uint32(op))
+	}
+	return reduction{r: reducerOf[elemUint8], op: mop, per: predefinedTypes[p].size}, nil
+}
