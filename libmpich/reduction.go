@@ -76,7 +76,7 @@ func reductionArg(dt, op int32) (reduction, error) {
 		return pairReduction(dt, op)
 	}
 	if ti.elem == elemNone {
-		return reduction{}, errorf(errType, "datatype %#x has no reduction here", uint32(dt))
+		return longDoubleReduction(dt, op, ti.size)
 	}
 	red := reduction{r: reducerOf[ti.elem], op: o, per: 1}
 	if ti.pair {
@@ -95,6 +95,9 @@ func derivedReduction(dt, op int32) (reduction, error) {
 	}
 	size, ok := contiguousSize(dt)
 	k := elemOf(dt)
+	if _, long := longDoubleTypes[itemTypeOf(dt)]; ok && long {
+		return longDoubleReduction(itemTypeOf(dt), op, size)
+	}
 	if !ok || k == elemNone {
 		return reduction{}, errorf(errType, "datatype %#x: reductions take the predefined datatypes and the contiguous derived ones of one element type", uint32(dt))
 	}

@@ -2,8 +2,10 @@
  * the struct value/index types (MPI_LONG_DOUBLE_INT, MPI_DOUBLE_INT,
  * MPI_SHORT_INT) with MPI_MAXLOC and MPI_MINLOC in every reduction
  * (blocking, in place, reduce-scatter, scans, MPI_Reduce_local,
- * nonblocking, persistent). The long doubles differ by 2^-60, which a
- * double cannot tell apart, and ties take the smaller index. Prints
+ * nonblocking, persistent), ties taking the smaller index; arithmetic on
+ * long doubles and their complex in reductions and accumulates
+ * (MPI_Fetch_and_op, MPI_Get_accumulate, a derived target datatype). The
+ * long doubles differ by 2^-60, which a double cannot tell apart. Prints
  * "reductions ok" on every rank. */
 #include <mpi.h>
 #include <stdio.h>
@@ -160,11 +162,113 @@ static void pairs(void) {
 	}
 }
 
+/* tiny is 2^-60: 1 + tiny is a long double, not a double. */
+static const long double tiny = 1.0L / (long double)(1ULL << 60);
+
+/* ldv is rank r's long double of item j. */
+static long double ldv(int r, int j) { return 1.0L + level(r, j) * tiny; }
+
+/* near is rank r's factor of a product exact in 64 bits (not in 53). */
+static long double near(int r) { return 1.0L + (r + 1) / 16384.0L; }
+
+static void ldReductions(void) {
+	long double s[N], r[N], want;
+	long double _Complex zs[2], zr[2], zsum = 0, zprod = 1;
+	for (int j = 0; j < N; j++)
+		s[j] = ldv(rank, j);
+	OK(MPI_Allreduce(s, r, N, MPI_LONG_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+	for (int j = 0; j < N; j++) {
+		want = ldv(0, j);
+		for (int q = 1; q < size; q++)
+			want = ldv(q, j) > want ? ldv(q, j) : want;
+		CHECK(r[j] == want, "MPI_MAX of long doubles, item %d: off by %Lg", j, r[j] - want);
+	}
+	OK(MPI_Reduce(s, r, N, MPI_LONG_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD));
+	for (int j = 0; rank == 0 && j < N; j++) {
+		want = ldv(0, j);
+		for (int q = 1; q < size; q++)
+			want = ldv(q, j) < want ? ldv(q, j) : want;
+		CHECK(r[j] == want, "MPI_MIN of long doubles, item %d: off by %Lg", j, r[j] - want);
+	}
+	OK(MPI_Allreduce(s, r, N, MPI_LONG_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+	for (int j = 0; j < N; j++) {
+		want = 0;
+		for (int q = 0; q < size; q++)
+			want += ldv(q, j);
+		CHECK(r[j] == want, "MPI_SUM of long doubles, item %d: off by %Lg", j, r[j] - want);
+	}
+	s[0] = near(rank);
+	OK(MPI_Allreduce(s, r, 1, MPI_LONG_DOUBLE, MPI_PROD, MPI_COMM_WORLD));
+	for (int q = 0, first = 1; q < size; q++, first = 0)
+		want = first ? near(q) : want * near(q);
+	CHECK(r[0] == want, "MPI_PROD of long doubles: off by %Lg", r[0] - want);
+	/* Gaussian integers: their products are exact in any order. */
+	zs[0] = 1 + rank * tiny + (2 - rank * tiny) * 1.0iL;
+	zs[1] = (rank + 1) + (rank + 2) * 1.0iL;
+	for (int q = 0; q < size; q++) {
+		zsum += 1 + q * tiny + (2 - q * tiny) * 1.0iL;
+		zprod *= (q + 1) + (q + 2) * 1.0iL;
+	}
+	OK(MPI_Allreduce(zs, zr, 1, MPI_C_LONG_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD));
+	CHECK(zr[0] == zsum, "MPI_SUM of long double complex");
+	OK(MPI_Allreduce(zs + 1, zr + 1, 1, MPI_C_LONG_DOUBLE_COMPLEX, MPI_PROD, MPI_COMM_WORLD));
+	CHECK(zr[1] == zprod, "MPI_PROD of long double complex: %Lg%+Lgi, want %Lg%+Lgi",
+		__real__ zr[1], __imag__ zr[1], __real__ zprod, __imag__ zprod);
+}
+
+static void ldAccumulates(void) {
+	long double *w, one = 1 + tiny, old, pair[2] = {ldv(rank, 1), ldv(rank, 2)}, want[3] = {0, 0, 0}, got;
+	long double _Complex *z, zone = (rank + 1) + (rank + 2) * 1.0iL, zprod = 1;
+	MPI_Win win, zwin;
+	MPI_Datatype two;
+	OK(MPI_Win_allocate(4 * sizeof(long double), sizeof(long double), MPI_INFO_NULL, MPI_COMM_WORLD, &w, &win));
+	OK(MPI_Win_allocate(sizeof(long double _Complex), sizeof(long double _Complex), MPI_INFO_NULL, MPI_COMM_WORLD, &z, &zwin));
+	w[0] = w[1] = w[2] = w[3] = 0;
+	*z = 1;
+	OK(MPI_Type_contiguous(2, MPI_LONG_DOUBLE, &two));
+	OK(MPI_Type_commit(&two));
+	OK(MPI_Win_fence(0, win));
+	OK(MPI_Win_fence(0, zwin));
+	OK(MPI_Accumulate(&pair[0], 1, MPI_LONG_DOUBLE, 0, 0, 1, MPI_LONG_DOUBLE, MPI_SUM, win));
+	OK(MPI_Accumulate(pair, 2, MPI_LONG_DOUBLE, 0, 1, 1, two, MPI_MAX, win));
+	OK(MPI_Accumulate(&zone, 1, MPI_C_LONG_DOUBLE_COMPLEX, 0, 0, 1, MPI_C_LONG_DOUBLE_COMPLEX, MPI_PROD, zwin));
+	OK(MPI_Win_fence(0, win));
+	OK(MPI_Win_fence(0, zwin));
+	for (int q = 0; q < size; q++) {
+		want[0] += ldv(q, 1);
+		want[1] = ldv(q, 1) > want[1] ? ldv(q, 1) : want[1];
+		want[2] = ldv(q, 2) > want[2] ? ldv(q, 2) : want[2];
+		zprod *= (q + 1) + (q + 2) * 1.0iL;
+	}
+	if (rank == 0) {
+		for (int j = 0; j < 3; j++)
+			CHECK(w[j] == want[j], "long double accumulate %d: off by %Lg", j, w[j] - want[j]);
+		CHECK(*z == zprod, "MPI_PROD accumulate of long double complex");
+	}
+	OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+	OK(MPI_Fetch_and_op(&one, &old, MPI_LONG_DOUBLE, 0, 3, MPI_SUM, win));
+	OK(MPI_Win_unlock(0, win));
+	CHECK(old >= 0 && old <= (size - 1) * one, "MPI_Fetch_and_op fetched %Lg", old);
+	OK(MPI_Barrier(MPI_COMM_WORLD));
+	OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+	OK(MPI_Fetch_and_op(NULL, &got, MPI_LONG_DOUBLE, 0, 3, MPI_NO_OP, win));
+	OK(MPI_Win_flush(0, win));
+	CHECK(got == size * one, "MPI_Fetch_and_op sum: off by %Lg", got - size * one);
+	OK(MPI_Get_accumulate(&one, 1, MPI_LONG_DOUBLE, &got, 1, MPI_LONG_DOUBLE, 0, 0, 1, MPI_LONG_DOUBLE, MPI_REPLACE, win));
+	OK(MPI_Win_unlock(0, win));
+	CHECK(got == want[0] || got == one, "MPI_Get_accumulate fetched %Lg", got);
+	OK(MPI_Type_free(&two));
+	OK(MPI_Win_free(&zwin));
+	OK(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv) {
 	OK(MPI_Init(&argc, &argv));
 	OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
 	OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
 	pairs();
+	ldReductions();
+	ldAccumulates();
 	OK(MPI_Barrier(MPI_COMM_WORLD));
 	printf("reductions ok rank %d of %d\n", rank, size);
 	OK(MPI_Finalize());
