@@ -145,7 +145,8 @@ func accPlans(o *winObj, origin accBuf, result *accBuf, target int32, tdisp int6
 // accumulateCall runs MPI_Accumulate, MPI_Get_accumulate and their
 // request forms (req non-nil); result is nil for those without a result.
 // A target datatype of struct value/index items (MPI_DOUBLE_INT ...)
-// takes pairAccumulate's way, any other elemAccumulate's.
+// takes pairAccumulate's way, one of long doubles longDoubleAccumulate's,
+// any other elemAccumulate's.
 func accumulateCall(fn string, origin accBuf, result *accBuf, target int32, tdisp int64, tcount, ttype, op, win int32, req *int32) int32 {
 	o, rc := winArg(fn, win)
 	if rc != errSuccess {
@@ -153,9 +154,14 @@ func accumulateCall(fn string, origin accBuf, result *accBuf, target int32, tdis
 	}
 	var unpack func()
 	var err error
-	if p := pairOf(ttype); p != 0 {
+	p := itemTypeOf(ttype)
+	_, long := longDoubleTypes[p]
+	switch {
+	case long:
+		unpack, err = longDoubleAccumulate(o, p, origin, result, target, tdisp, tcount, ttype, op, req)
+	case p != 0:
 		unpack, err = pairAccumulate(o, p, origin, result, target, tdisp, tcount, ttype, op, req)
-	} else {
+	default:
 		unpack, err = elemAccumulate(o, origin, result, target, tdisp, tcount, ttype, op, req)
 	}
 	if err == nil && req == nil && unpack != nil {

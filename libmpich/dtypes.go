@@ -15,11 +15,13 @@ type typeObj struct {
 	// (a contiguous datatype of MPI_DOUBLE's can then be reduced); else
 	// elemNone.
 	elem elemKind
-	// pair is the struct value/index type (MPI_DOUBLE_INT ...) that all
-	// its values are items of, for the accumulates (pairacc.go); else 0.
-	pair int32
-	sig  *signature // its type signature, for MPI_Get_elements (nil: unknown)
-	env  *envelope  // how it was made (nil: unknown)
+	// itemType is the predefined datatype that all its values are items of,
+	// where the reductions and accumulates combine that type's items
+	// whole: a struct value/index type (MPI_DOUBLE_INT ..., pairacc.go),
+	// long double or its complex (longdouble.go); else 0.
+	itemType int32
+	sig      *signature // its type signature, for MPI_Get_elements (nil: unknown)
+	env      *envelope  // how it was made (nil: unknown)
 	// neg holds MPI's lower bound and extent where the extent is negative,
 	// which package mpi's datatypes cannot have: dt has that lower bound
 	// and extent 0 then (nil: dt's own bounds are MPI's).

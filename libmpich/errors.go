@@ -99,6 +99,9 @@ func errorText(code int32) string {
 	if s, ok := userErrorString(code); ok {
 		return s
 	}
+	if added(code) {
+		return "" // no string set: empty, as MPI_Add_error_string says
+	}
 	class := classOfCode(code)
 	text := className(class)
 	if s, ok := userErrorString(class); ok {

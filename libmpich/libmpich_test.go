@@ -17,7 +17,7 @@ import (
 
 // cPrograms are the C programs of testdata, each printing "<name> ok rank"
 // on every rank when all its checks pass.
-var cPrograms = []string{"p2p", "coll", "comm", "errors", "more", "types", "typecoll", "rma", "threads", "extended", "layouts", "dynamic", "largecount", "counter", "sessions"}
+var cPrograms = []string{"p2p", "coll", "comm", "errors", "more", "types", "typecoll", "rma", "threads", "extended", "layouts", "dynamic", "largecount", "counter", "sessions", "reductions"}
 
 // buildC builds the library, mpirun and the C programs into a temporary
 // directory, or skips the test when a C compiler, cgo or MPICH's mpicc is

@@ -22,23 +22,27 @@ import (
 	"github.com/rhinet-go/martini/mpi"
 )
 
-// pairOf returns the struct value/index type that the values of
-// datatype h are all items of, or 0.
-func pairOf(h int32) int32 {
+// itemTypeOf returns the predefined datatype whose items the values of
+// datatype h all are, where that type's items are combined whole (a
+// struct value/index type, long double or its complex), or 0.
+func itemTypeOf(h int32) int32 {
 	if o, ok := userTypes.get(h); ok {
-		return o.pair
+		return o.itemType
 	}
 	if ti, ok := predefinedTypes[h]; ok && ti.loc {
+		return h
+	}
+	if _, ok := longDoubleTypes[h]; ok {
 		return h
 	}
 	return 0
 }
 
-// setPair notes that the values of derived datatype h are all items of
-// the struct value/index type p (0: they are not).
-func setPair(h, p int32) {
+// setItemType notes that the values of derived datatype h are all items of
+// the predefined datatype p, as itemTypeOf says (0: they are not).
+func setItemType(h, p int32) {
 	if o, ok := userTypes.get(h); ok {
-		o.pair = p
+		o.itemType = p
 	}
 }
 
@@ -236,17 +240,23 @@ func (l pairLayout) unit() int {
 }
 
 // pairArgs checks an accumulate of items of the struct value/index type
-// p at the target: its operation, and that the origin (unless op is
-// MPI_NO_OP) and the result (if any) are of p too, or empty.
+// p at the target: its operation, and its buffers (itemArgs).
 func pairArgs(p int32, origin accBuf, result *accBuf, op int32) error {
 	switch op {
 	case opMaxLoc, opMinLoc, opReplace, opNoOp:
 	default:
 		return errorf(errOp, "operation %#x: accumulates of value/index pairs take MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE and MPI_NO_OP", uint32(op))
 	}
+	return itemArgs(p, origin, result, op)
+}
+
+// itemArgs checks that the origin (unless op is MPI_NO_OP) and the
+// result (if any) of an accumulate into items of type p (as itemTypeOf
+// says) are of p too, or empty.
+func itemArgs(p int32, origin accBuf, result *accBuf, op int32) error {
 	side := func(name string, b accBuf) error {
-		if b.count != 0 && pairOf(b.dt) != p {
-			return errorf(errType, "%s datatype %#x: not of the target's value/index type %#x", name, uint32(b.dt), uint32(p))
+		if b.count != 0 && itemTypeOf(b.dt) != p {
+			return errorf(errType, "%s datatype %#x: not of the target's items, of type %#x", name, uint32(b.dt), uint32(p))
 		}
 		return nil
 	}
@@ -321,4 +331,29 @@ func pairAccumulate(o *winObj, p int32, origin accBuf, result *accBuf, target in
 	mop := mpi.NewItemOp("value/index accumulate", l.unit(), l.combine(op), true)
 	err = accRuns(o, typed[uint8]{}, 1, &in, &out, result != nil, mapRank(target), mop, req)
 	return out.unpack, err
+}
+
+// pairOps are the reductions of the struct value/index types, by type
+// and operation: MPI_MAXLOC and MPI_MINLOC combine whole items, as C
+// lays them out, as the accumulates do (combine).
+var pairOps = func() map[[2]int32]mpi.Op {
+	m := make(map[[2]int32]mpi.Op)
+	for _, p := range []int32{typeFloatInt, typeDoubleInt, typeLongInt, typeShortInt, typeLongDoubleInt} {
+		l := layoutOf(p)
+		m[[2]int32{p, opMaxLoc}] = mpi.NewItemOp("MPI_MAXLOC", l.ti.size, l.combine(opMaxLoc), true)
+		m[[2]int32{p, opMinLoc}] = mpi.NewItemOp("MPI_MINLOC", l.ti.size, l.combine(opMinLoc), true)
+	}
+	return m
+}()
+
+// pairReduction resolves a reduction of the struct value/index type p by
+// operation op: its items, padding and all (the extent of each), reduced
+// as bytes by an operation on whole items, so that every collective
+// takes them as it takes a user operation's.
+func pairReduction(p, op int32) (reduction, error) {
+	mop, ok := pairOps[[2]int32{p, op}]
+	if !ok {
+		return reduction{}, errorf(errOp, "operation %#x: value/index datatypes reduce by MPI_MAXLOC and MPI_MINLOC only", uint32(op))
+	}
+	return reduction{r: reducerOf[elemUint8], op: mop, per: predefinedTypes[p].size}, nil
 }

@@ -68,15 +68,10 @@ func storeRequest(ro reqObj, req *int32) error {
 // reductionStarter is the starter of a nonblocking reduction of datatype
 // dt and operation op on send and recv: items says how many items of dt
 // each holds on c (recv's negative where not significant), and start
-// starts the reduction on them, staged where red.gaps says (struct
-// value/index datatypes, which the blocking reductions convert around
-// the call, are refused).
+// starts the reduction on them, staged where red.gaps says.
 func reductionStarter(send, recv unsafe.Pointer, dt, op int32, items func(c *mpi.Comm) (n, m int), start func(c *mpi.Comm, red reduction, s, r unsafe.Pointer) (*mpi.Request, error)) collStarter {
 	return func(o *commObj, st *staging) (*mpi.Request, error) {
 		red, err := reductionArg(dt, op)
-		if err == nil && red.isLoc {
-			err = errorf(errType, "datatype %#x: struct value/index datatypes are not supported", uint32(dt))
-		}
 		var s, r unsafe.Pointer
 		if err == nil {
 			n, m := items(o.c)

@@ -104,9 +104,6 @@ func reduceScatterBlock(fn string, send, recv unsafe.Pointer, count int64, dt, o
 		return rc
 	}
 	red, err := reductionArg(dt, op)
-	if err == nil && red.isLoc {
-		err = errorf(errType, "struct value/index datatypes are not supported")
-	}
 	var st staging
 	if err == nil {
 		send, recv, err = red.scatterStaged(&st, send, recv, int(blockItems(count, o.c.Size())), int(count))
@@ -133,9 +130,6 @@ func reduceScatter(fn string, send, recv unsafe.Pointer, counts cArray, dt, op, 
 		return rc
 	}
 	red, err := reductionArg(dt, op)
-	if err == nil && red.isLoc {
-		err = errorf(errType, "struct value/index datatypes are not supported")
-	}
 	if err == nil {
 		err = counts.countsOK(o.c.Size())
 	}

@@ -43,7 +43,7 @@ func finish(fn string, old int32, out *int32, env envelope, nd *mpi.Datatype, ne
 	err = addType(nd, align, elemOf(old), sig, err, out)
 	if err == nil {
 		setNeg(*out, neg)
-		setPair(*out, pairOf(old))
+		setItemType(*out, itemTypeOf(old))
 		env.types = []typeRef{refOf(old)}
 		record(*out, env)
 	}
@@ -236,7 +236,7 @@ func typeStruct(fn string, large bool, count int64, blocklens, displs cArray, ty
 	err = addType(dt, s.align, s.elem, joinSigs(s.sigs), err, out)
 	if err == nil {
 		setNeg(*out, neg)
-		setPair(*out, s.pair)
+		setItemType(*out, s.itemType)
 		env := newEnvelope(combinerStruct, large)
 		env.count(count)
 		env.countArray(blocklens, n)
@@ -258,7 +258,7 @@ type structArgs struct {
 	negative     bool         // some part's extent is negative
 	sigs         []sigPart
 	elem         elemKind // of all the values, or elemNone
-	pair         int32    // the value/index type of all the values, or 0
+	itemType     int32    // the predefined type whose items all the values are (itemTypeOf), or 0
 	align        int
 	lb, ub       int
 	hasLB, hasUB bool
@@ -293,10 +293,10 @@ func readStruct(n int, blocklens, displs cArray, types unsafe.Pointer) (structAr
 		if lens[i] == 0 {
 			continue // an empty block has no values
 		}
-		if k, p := elemOf(h), pairOf(h); first || k == s.elem && p == s.pair {
-			s.elem, s.pair, first = k, p, false
+		if k, p := elemOf(h), itemTypeOf(h); first || k == s.elem && p == s.itemType {
+			s.elem, s.itemType, first = k, p, false
 		} else {
-			s.elem, s.pair = elemNone, 0
+			s.elem, s.itemType = elemNone, 0
 		}
 	}
 	return s, nil

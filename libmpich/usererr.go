@@ -46,11 +46,17 @@ func addErrorCode(class int32) (int32, error) {
 func setErrorString(code int32, s string) error {
 	userErrMu.Lock()
 	defer userErrMu.Unlock()
-	if classOfCode(code) < firstUserClass && int(code>>codeClassBits) <= codeSlots {
+	if !added(code) {
 		return errorf(errArg, "error code %d is not one the program added", code)
 	}
 	userErrStrings[code] = s
 	return nil
+}
+
+// added reports whether code is an error class or code that the program
+// added.
+func added(code int32) bool {
+	return classOfCode(code) >= firstUserClass || int(code>>codeClassBits) > codeSlots
 }
 
 // userErrorString returns the text the program set for code.

@@ -264,11 +264,15 @@ func (w *Win) expose(mine []uint64) error {
 
 // reach returns, for every rank of the window, the region by which it
 // reaches the memory of m: m.Region where that rank's network serves it,
-// else a registration of m's memory for that rank, which release
-// withdraws. m is an allocation of the network (its Region set), or
-// memory to register (Data).
+// else a registration of m's memory on that rank's network, made once
+// for all the ranks it serves, which release withdraws. m is an
+// allocation of the network (its Region set), or memory to register
+// (Data). A window thus takes two registrations of each network it uses
+// (its memory, its control words), not one for each rank: a process's
+// table of registrations (2047 entries on martini) holds about a
+// thousand windows at once, whatever their size.
 func (w *Win) reach(m *llc.ExposeOp) ([]llc.RegionID, error) {
-	regions, regs, err := w.reachFor(m, false)
+	regions, regs, err := w.reachFor(m, true)
 	w.regs = append(w.regs, regs...)
 	return regions, err
 }

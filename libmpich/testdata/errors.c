@@ -80,6 +80,11 @@ int main(int argc, char **argv) {
 	int myclass, mycode, *last;
 	MPI_Add_error_class(&myclass);
 	MPI_Add_error_code(myclass, &mycode);
+	/* No string set yet: MPI_Error_string gives an empty one. */
+	MPI_Error_string(myclass, msg, &len);
+	CHECK(len == 0 && msg[0] == '\0', "added class without a string: \"%s\"", msg);
+	MPI_Error_string(mycode, msg, &len);
+	CHECK(len == 0 && msg[0] == '\0', "added code without a string: \"%s\"", msg);
 	MPI_Add_error_string(mycode, "my error");
 	MPI_Error_class(mycode, &class);
 	MPI_Error_string(mycode, msg, &len);

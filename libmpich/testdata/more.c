@@ -100,6 +100,37 @@ static void cart(void) {
 	MPI_Comm_free(&grid);
 }
 
+/* cartNone keeps no dimension of a ring (MPI_Cart_sub): MPI gives each
+ * process a zero-dimensional Cartesian communicator of itself alone,
+ * congruent to MPI_COMM_SELF; MPICH 4.0.2's library gives it to rank 0
+ * only, MPI_COMM_NULL to the others. */
+static void cartNone(void) {
+	int dims[1] = {size}, periods[1] = {0}, remain[1] = {0}, n = -1, result, topo, crank = -1, coords[1] = {0};
+	char version[MPI_MAX_LIBRARY_VERSION_STRING];
+	MPI_Comm ring, none, again;
+	MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+	MPI_Cart_sub(ring, remain, &none);
+	MPI_Get_library_version(version, &n);
+	if (none == MPI_COMM_NULL) {
+		CHECK(rank != 0 && strstr(version, "martini") == NULL, "MPI_Cart_sub to no dimension: MPI_COMM_NULL");
+		MPI_Comm_free(&ring);
+		return;
+	}
+	MPI_Comm_compare(MPI_COMM_SELF, none, &result);
+	CHECK(result == MPI_CONGRUENT, "MPI_Cart_sub to no dimension: comparison with MPI_COMM_SELF %d", result);
+	MPI_Topo_test(none, &topo);
+	MPI_Cartdim_get(none, &n);
+	MPI_Cart_rank(none, coords, &crank);
+	CHECK(topo == MPI_CART && n == 0 && crank == 0, "no dimension: topology %d, %d dimensions, rank %d", topo, n, crank);
+	MPI_Cart_sub(none, remain, &again);
+	MPI_Comm_size(again, &n);
+	MPI_Cartdim_get(again, &result);
+	CHECK(n == 1 && result == 0, "MPI_Cart_sub of no dimension: size %d, %d dimensions", n, result);
+	MPI_Comm_free(&again);
+	MPI_Comm_free(&none);
+	MPI_Comm_free(&ring);
+}
+
 /* neighbours exchanges with the neighbours of a periodic ring made as a
  * Cartesian topology, a graph and a distributed graph. */
 static void neighbours(void) {
@@ -229,6 +260,7 @@ int main(int argc, char **argv) {
 	nonblockingv();
 	userop();
 	cart();
+	cartNone();
 	neighbours();
 	persistent();
 	types();
