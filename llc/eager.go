@@ -225,6 +225,15 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	// A line record's sequence number is never 0, which reads as an empty
 	// half; a wrap marker may take a number before it.
 	line := body <= lineBody && len(ctl) <= lineWordBody && aux == 0 && p.line.free() && r.seq < math.MaxUint32-1
+	if line && r.fits(cell) {
+		// A line record whose cell needs no wrap marker before it: every
+		// message of a ping-pong, without the general reservation.
+		p.full = false
+		r.seq++
+		e.writeLine(dst, r.seq, kind, flags, tag, ctx, ctl, payload)
+		r.head += cell
+		return true
+	}
 	n, adv, packed := e.recordSize(body, line)
 	at, wrap, wrapAt, ok := r.reserve(adv)
 	if !ok {
@@ -368,6 +377,12 @@ type outRing struct {
 
 func (r *outRing) free() uint64 { return r.size - (r.head - r.tail) }
 
+// fits reports whether a record of n bytes fits at the ring's head
+// without a wrap marker: reserve would return it at once.
+func (r *outRing) fits(n uint64) bool {
+	return r.head&(r.size-1)+n <= r.size && n <= r.free()
+}
+
 // reserve finds room for a record of n bytes. It returns the data offset of
 // the record and whether a wrap marker must be written first at wrapAt.
 func (r *outRing) reserve(n uint64) (at uint64, wrap bool, wrapAt uint64, ok bool) {
@@ -489,9 +504,14 @@ func (e *Engine) writeLine(dst int, seq uint32, kind, flags uint8, tag int32, ct
 	h := c.Head[:lineSig]
 	binary.LittleEndian.PutUint64(h[0:], uint64(uint32(tag))|uint64(ctx)<<32)
 	binary.LittleEndian.PutUint64(h[8:], uint64(kind)|uint64(flags)<<8|uint64(len(ctl)+len(payload))<<16)
-	first := payload[:min(len(payload), lineWordBody-len(ctl))]
-	binary.LittleEndian.PutUint64(h[16:], lineWord(ctl, first))
-	c.Data = payload[len(first):]
+	if len(ctl) == 0 && len(payload) <= lineWordBody {
+		// The whole body in the half (alloc left Data empty).
+		binary.LittleEndian.PutUint64(h[16:], lineWord(nil, payload))
+	} else {
+		first := payload[:min(len(payload), lineWordBody-len(ctl))]
+		binary.LittleEndian.PutUint64(h[16:], lineWord(ctl, first))
+		c.Data = payload[len(first):]
+	}
 	l.seq = seq
 	l.sent++
 	e.stats.LineSent++

@@ -389,6 +389,21 @@ func (e *Engine) HasReady() bool {
 // wait for the stores just made). Calling it again before Advance hands
 // out the batch again, grown by what was emitted since.
 func (e *Engine) Ready() *Ready {
+	if e.notice || e.extra {
+		return e.readyAll()
+	}
+	// Commands alone, all of them (a batch is limited only where host
+	// work is counted, which makes extra true): small enough to inline.
+	q := &e.sched
+	q.batch = q.n
+	e.ready.Commands = q.buf[:q.n]
+	return &e.ready
+}
+
+// readyAll is Ready of a batch that may carry more than commands: a
+// failure, host work, notifications. The batch's Err, once set, stays: a
+// failed engine does not recover.
+func (e *Engine) readyAll() *Ready {
 	rd := &e.ready
 	rd.Commands, rd.Err = e.sched.take(e.batchLimit), e.err
 	e.notice = false
@@ -411,6 +426,16 @@ func (e *Engine) readyExtra(rd *Ready) {
 // Advance acknowledges the last batch of Ready: its commands were issued,
 // its work charged and its notifications taken.
 func (e *Engine) Advance() {
+	if e.sched.batch != e.sched.n || e.extra {
+		e.advance()
+		return
+	}
+	e.sched.n, e.sched.batch = 0, 0 // a message's batch, dropped whole: small enough to inline
+}
+
+// advance is Advance of a batch that leaves commands queued, or that
+// carried more than commands.
+func (e *Engine) advance() {
 	e.sched.drop()
 	if e.extra {
 		e.advanceExtra()

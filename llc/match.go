@@ -37,6 +37,17 @@ func (q *recvQueue) match(src int, tag int32, ctx uint32) *RecvOp {
 	return nil
 }
 
+// matchFirst is match of the first posted receive alone, the one a
+// message usually matches: small enough to inline, where match is not.
+func (q *recvQueue) matchFirst(src int, tag int32, ctx uint32) *RecvOp {
+	op := q.head
+	if op == nil || !matches(op.Source, op.Tag, op.Ctx, src, tag, ctx) {
+		return nil
+	}
+	q.unlink(nil, op)
+	return op
+}
+
 func (q *recvQueue) remove(target *RecvOp) bool {
 	var prev *RecvOp
 	for op := q.head; op != nil; prev, op = op, op.next {
@@ -107,6 +118,14 @@ func (q *unexpQueue) push(u *unexpected) {
 // match removes and returns the earliest message a receive (source, tag,
 // ctx) accepts.
 func (q *unexpQueue) match(source int, tag int32, ctx uint32) *unexpected {
+	if q.head == nil { // the common case, a receive posted before its message
+		return nil
+	}
+	return q.search(source, tag, ctx)
+}
+
+// search is match of a queue that is not empty.
+func (q *unexpQueue) search(source int, tag int32, ctx uint32) *unexpected {
 	var prev *unexpected
 	for u := q.head; u != nil; prev, u = u, u.next {
 		if matches(source, tag, ctx, u.src, u.tag, u.ctx) {
@@ -221,7 +240,11 @@ func (e *Engine) dispatch(src int, m *meta, body []byte) {
 func (e *Engine) eagerArrived(src int, m *meta, payload []byte) {
 	e.stats.EagerRecv++
 	e.stats.BytesRecv += uint64(len(payload))
-	if op := e.posted.match(src, m.tag, m.ctx); op != nil {
+	op := e.posted.matchFirst(src, m.tag, m.ctx)
+	if op == nil {
+		op = e.posted.match(src, m.tag, m.ctx)
+	}
+	if op != nil {
 		op.deliver(src, m.tag, payload)
 		e.countTrunc(op)
 		e.ackSync(src, syncID(m))

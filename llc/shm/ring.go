@@ -160,15 +160,22 @@ func (r *inRing) poll(sink llc.Sink) bool {
 // its own after this poll. (An acknowledgement alone that the peer
 // writes meanwhile waits for the next poll.)
 func (r *inRing) take(sink llc.Sink) bool {
-	progressed := false
-	line := r.line
-	for k := 0; k < 32; k++ {
-		if line != nil && r.lineFirst {
-			if r.takeLine(sink) {
-				progressed, line = true, nil
-				continue
-			}
+	if r.line != nil && r.lineFirst && r.takeLine(sink) {
+		if r.landed() { // ring records that followed the line's
+			r.takeRing(sink, nil, 31)
 		}
+		return true
+	}
+	return r.takeRing(sink, r.line, 32)
+}
+
+// takeRing is take's loop over the ring: it delivers at most rounds of
+// its records. line, if not nil, is the line whose record is taken where
+// the ring has none at its position (the line's record is then the next
+// in the ring's order).
+func (r *inRing) takeRing(sink llc.Sink, line *lineRecord, rounds int) bool {
+	progressed := false
+	for k := 0; k < rounds; k++ {
 		rec, n, packed, ok := r.peek()
 		if !ok {
 			if line != nil && !r.lineFirst && r.takeLine(sink) {
@@ -195,6 +202,12 @@ func (r *inRing) take(sink llc.Sink) bool {
 		progressed = true
 	}
 	return progressed
+}
+
+// landed reports whether the first word of the ring's next record has
+// landed: a record or a wrap marker is there, or begins to be.
+func (r *inRing) landed() bool {
+	return atomic.LoadUint64(layout.Word(r.data, r.consumed&(r.size-1))) != 0
 }
 
 // deliver steps sink with the record of head and body from the ring's
@@ -321,7 +334,12 @@ func (q *quietWindow) written(clock func() uint64) {
 	if q.max == 0 {
 		return
 	}
-	q.since, q.waiting, q.holding, q.reads = clock(), true, q.window != 0, 0
+	q.start(clock())
+}
+
+// start is written of a window that exists (max is not 0), at now.
+func (q *quietWindow) start(now uint64) {
+	q.since, q.waiting, q.holding, q.reads = now, true, q.window != 0, 0
 }
 
 // holds reports whether a read must still wait at now; once it has said
@@ -365,7 +383,7 @@ func (m *LocalMemory) Wrote(peer int) {
 	case r.unread():
 		r.quiet.holding = false // read at once, even within an earlier write's window
 	default:
-		r.quiet.written(ticks)
+		r.quiet.start(spinwait.Ticks())
 	}
 }
 
@@ -374,7 +392,7 @@ func (m *LocalMemory) Wrote(peer int) {
 // cache after a write of its own half, and the ring's next cell is unless
 // the peer wrote it: the look costs nothing unless something is there.
 func (r *inRing) unread() bool {
-	if atomic.LoadUint64(layout.Word(r.data, r.consumed&(r.size-1))) != 0 {
+	if r.landed() {
 		return true
 	}
 	return r.line != nil && atomic.LoadUint64(layout.Word(r.line.half, layout.LineSig)) != r.line.seen
