@@ -396,7 +396,7 @@ func (e *Engine) Ready() *Ready {
 	// work is counted, which makes extra true): small enough to inline.
 	q := &e.sched
 	q.batch = q.n
-	e.ready.Commands = q.buf[:q.n]
+	e.ready.Commands = q.buf[:q.n:q.n]
 	return &e.ready
 }
 
