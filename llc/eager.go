@@ -98,6 +98,31 @@ func (e *Engine) send(op *SendOp, unsolicited bool) {
 	e.trySend(op.Peer)
 }
 
+// sendLine sends op through the pair's shared line when it can go there
+// at once, as a host's small messages mostly do: send's, writeEager's and
+// writeRecord's tests in one, without their cases for what a line record
+// never is (synchronous, notifying, in parts, behind queued records). It
+// reports false, having changed nothing, when op must go send's way.
+func (e *Engine) sendLine(op *SendOp) bool {
+	n := len(op.Data)
+	if n > lineBody || n > e.cfg.EagerLimit || op.Sync || op.Notify || op.Rendezvous || e.err != nil || uint(op.Peer) >= uint(len(e.peers)) {
+		return false
+	}
+	p := &e.peers[op.Peer]
+	r := &p.out
+	if p.conn != connUp || p.q.n != 0 || !p.line.free() || !r.fits(cell) || r.seq >= math.MaxUint32-1 {
+		return false
+	}
+	op.done, op.err, op.region, op.id, op.unsolicited, op.events, op.cancelled, op.withdrawn = true, nil, 0, 0, false, nil, false, false
+	p.full = false
+	r.seq++
+	e.writeLine(op.Peer, r.seq, recEager, 0, op.Tag, op.Ctx, nil, op.Data)
+	r.head += cell
+	e.stats.EagerSent++
+	e.stats.BytesSent += uint64(n)
+	return true
+}
+
 // sendsEager reports whether op goes by the eager path: up to the eager
 // limit unless it asks for a rendezvous, up to EagerHintLimit to a ring
 // peer if it asks for the eager path, at any size without rendezvous
@@ -448,7 +473,7 @@ func (r *outRing) reserve(n uint64) (at uint64, wrap bool, wrapAt uint64, ok boo
 // acknowledgement alone (the signal word with the same sequence number),
 // so that two processes that crossed records do not both stay on their
 // rings. The receiving side reports every new acknowledgement it sees in
-// a half, with a record or alone (a recLineAck).
+// a half, with a record or alone (a recLineAck), in an EvLine.
 //
 // A process that has written its half does not read the peer's for a
 // short while, its quiet window (package llc/shm), so that the peer finds the
@@ -457,7 +482,6 @@ const (
 	lineBody     = layout.LineBody
 	lineWordBody = layout.LineWord
 	lineSig      = layout.LineSig
-	flagLine     = layout.FlagLine
 	recLineAck   = layout.KindLineAck // the receiver's report of an acknowledgement alone
 )
 
@@ -540,17 +564,12 @@ func lineWord(ctl, payload []byte) uint64 {
 	return w
 }
 
-// lineArrived takes a record that src wrote into its half of the line,
-// with its acknowledgement: ack is how many of this process's line
-// records src has consumed. It acknowledges src's record alone when this
-// process's own half still waits for src (see the comment at the top).
-func (e *Engine) lineArrived(src int, ack uint32) {
+// lineAck writes this process's acknowledgement of src's line records
+// alone into its own half of their line, when a record arrived from src
+// while this process's last record there still waits for src's
+// acknowledgement (see the comment at the top; stepLine).
+func (e *Engine) lineAck(src int) {
 	l := &e.peers[src].line
-	l.recv++
-	l.acked = ack
-	if !l.ok || l.acked == l.sent {
-		return
-	}
 	e.stats.LineAcks++
 	e.emit(&Command{Kind: CmdWriteLine, Peer: src, Region: l.region, Off: l.out,
 		Signal: uint64(l.seq)<<32 | uint64(l.recv), SigOff: l.out + lineSig, Size: l.inPeer})

@@ -184,7 +184,12 @@ func (e *Engine) fail(err error) {
 // signalled slot) or the completion of a command. *ev is read during the
 // call only.
 func (e *Engine) Step(ev *Event) {
-	if ev.Kind != EvRecord {
+	switch ev.Kind {
+	case EvLine:
+		e.stepLine(ev.Peer, ev.Token, ev.Value, ev.Data)
+		return
+	case EvRecord:
+	default:
 		e.step(ev)
 		return
 	}
@@ -204,15 +209,6 @@ func (e *Engine) Step(ev *Event) {
 		e.addWork(WorkRecv, 1)
 		e.countRecvCopy(&m, body)
 	}
-	if m.flags&flagLine != 0 {
-		if m.kind == recLineAck {
-			e.peers[src].line.acked = uint32(m.aux)
-			return
-		}
-		e.lineArrived(src, uint32(m.aux))
-		m.flags &^= flagLine
-		m.aux = 0
-	}
 	if m.kind == recPart || m.flags&flagParts != 0 {
 		e.assemble(src, &m, body) // a message in several queue records
 		return
@@ -221,6 +217,42 @@ func (e *Engine) Step(ev *Event) {
 		e.fail(fmt.Errorf("llc: corrupt record from process %d: body of %d bytes, its meta says %d", src, len(body), m.length))
 		return
 	}
+	e.dispatch(src, &m, body)
+}
+
+// stepLine takes a record from src's half of the pair's shared line (an
+// EvLine: tc and kv are its words, see there), or the acknowledgement
+// alone. Lines exist only in EagerRings mode, where a receive reports no
+// host work, and carry no aux word and no parts.
+func (e *Engine) stepLine(src int, tc, kv uint64, body []byte) {
+	if e.err != nil {
+		return
+	}
+	if uint(src) >= uint(e.cfg.Size) {
+		e.fail(fmt.Errorf("llc: corrupt line record from process %d", src))
+		return
+	}
+	kind, ack := uint8(kv), uint32(kv>>32)
+	l := &e.peers[src].line
+	if kind == recLineAck {
+		l.acked = ack
+		return
+	}
+	l.recv++ // the record's acknowledgement, with ack the peer's of this process's
+	l.acked = ack
+	if l.ok && l.acked != l.sent {
+		e.lineAck(src)
+	}
+	if int(uint16(kv>>16)) != len(body) {
+		e.fail(fmt.Errorf("llc: corrupt line record from process %d: body of %d bytes, its meta says %d", src, len(body), uint16(kv>>16)))
+		return
+	}
+	tag, ctx := int32(uint32(tc)), uint32(tc>>32)
+	if kind == recEager { // the path of every small message; never synchronous (no aux word)
+		e.eagerArrived(src, tag, ctx, 0, body)
+		return
+	}
+	m := meta{kind: kind, flags: uint8(kv >> 8), tag: tag, ctx: ctx, length: uint32(len(body))}
 	e.dispatch(src, &m, body)
 }
 

@@ -254,6 +254,15 @@ const (
 	// watch's, Value the signal word, Data the bytes after it (valid only
 	// during the Step).
 	EvSignal
+	// EvLine: a record arrived from process Peer through the pair's
+	// shared line (CmdWatchLine), its meta in the words that the line
+	// carries it in, so that nobody writes it out to read it back: Token
+	// holds the tag (low 32 bits) and the context (high 32); Value the
+	// kind (bits 0-7), the flags (8-15), the body's length (16-31) and
+	// the sender's acknowledgement (32-63). Data is the body, valid only
+	// during the Step. A record of kind layout.KindLineAck is the
+	// acknowledgement alone.
+	EvLine
 )
 
 // Event is one IR event: the completion of a command, or an arrival.
@@ -262,9 +271,9 @@ type Event struct {
 	Token uint64
 	Value uint64 // CmdCAS, CmdFetchAdd: previous value; CmdRegister, CmdAlloc, CmdAllocQueue: RegionID; EvSignal: the signal word
 	Mem   []byte // CmdAlloc: the local view of the memory
-	Peer  int    // EvRecord: the sending process
+	Peer  int    // EvRecord, EvLine: the sending process
 	Head  []byte // EvRecord: the record's meta, valid only during Step
-	Data  []byte // EvRecord, EvSignal: valid only during Step
+	Data  []byte // EvRecord, EvLine, EvSignal: valid only during Step
 	Err   error
 	// Padding to 128 bytes, a whole number of 16-byte words. An Event is
 	// returned on the stack and copied, in 16-byte stores and loads; at

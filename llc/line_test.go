@@ -297,3 +297,32 @@ func TestLineSeqZero(t *testing.T) {
 		t.Errorf("%d line records where the sequence number may wrap to 0", got)
 	}
 }
+
+// TestStepLine feeds the engine scripted EvLine events, as the shared
+// memory's poll delivers them: a record taken by a posted receive, the
+// acknowledgement alone, and corrupt ones.
+func TestStepLine(t *testing.T) {
+	c := lineCluster(t, 2, 4096)
+	c.connect(0, 1)
+	c.connect(1, 0)
+	e := c.eng[1]
+	r := c.recv(1, 0, 5, 7, 8)
+	e.Step(&Event{Kind: EvLine, Peer: 0, Token: 5 | 7<<32, Value: uint64(recEager) | 3<<16 | 1<<32, Data: []byte{1, 2, 3}})
+	checkRecv(t, "line record", r, 0, 5, []byte{1, 2, 3})
+	if got := e.peers[0].line.recv; got != 1 {
+		t.Errorf("%d line records counted from process 0, want 1", got)
+	}
+	e.Step(&Event{Kind: EvLine, Peer: 0, Value: uint64(recLineAck) | 9<<32})
+	if got := e.peers[0].line.acked; got != 9 {
+		t.Errorf("acknowledgement %d, want 9", got)
+	}
+	e.Step(&Event{Kind: EvLine, Peer: 0, Token: 5 | 7<<32, Value: uint64(recEager) | 4<<16, Data: []byte{1, 2, 3}})
+	if err := e.State().Err; err == nil || !strings.Contains(err.Error(), "body of 3 bytes, its meta says 4") {
+		t.Errorf("a body shorter than its meta says: %v", err)
+	}
+	e2 := c.eng[0]
+	e2.Step(&Event{Kind: EvLine, Peer: 2, Value: uint64(recEager)})
+	if err := e2.State().Err; err == nil || !strings.Contains(err.Error(), "corrupt line record from process 2") {
+		t.Errorf("a line record from a process out of range: %v", err)
+	}
+}

@@ -196,7 +196,7 @@ func matches(source int, tag int32, ctx uint32, src int, mtag int32, mctx uint32
 // m and its body.
 func (e *Engine) dispatch(src int, m *meta, body []byte) {
 	if m.kind == recEager { // the path of every eager message: no search of the cases below
-		e.eagerArrived(src, m, body)
+		e.eagerArrived(src, m.tag, m.ctx, syncID(m), body)
 		return
 	}
 	switch m.kind {
@@ -234,25 +234,26 @@ func (e *Engine) dispatch(src int, m *meta, body []byte) {
 	}
 }
 
-// eagerArrived takes an eager message from src, of meta m and payload
-// body: it completes the earliest matching posted receive, else waits in
-// the unexpected queue.
-func (e *Engine) eagerArrived(src int, m *meta, payload []byte) {
+// eagerArrived takes an eager message from src, of tag, ctx and payload,
+// synchronous when sync (its send's id) is not 0.
+func (e *Engine) eagerArrived(src int, tag int32, ctx uint32, sync uint64, payload []byte) {
 	e.stats.EagerRecv++
 	e.stats.BytesRecv += uint64(len(payload))
-	op := e.posted.matchFirst(src, m.tag, m.ctx)
+	op := e.posted.matchFirst(src, tag, ctx)
 	if op == nil {
-		op = e.posted.match(src, m.tag, m.ctx)
+		op = e.posted.match(src, tag, ctx)
 	}
 	if op != nil {
-		op.deliver(src, m.tag, payload)
-		e.countTrunc(op)
-		e.ackSync(src, syncID(m))
+		op.deliver(src, tag, payload)
+		if op.err != nil {
+			e.countTrunc(op)
+		}
+		e.ackSync(src, sync)
 		return
 	}
 	e.stats.Unexpected++
 	u := e.unexp.alloc()
-	*u = unexpected{src: src, tag: m.tag, ctx: m.ctx, length: len(payload), data: e.pool.get(len(payload)), syncID: syncID(m)}
+	*u = unexpected{src: src, tag: tag, ctx: ctx, length: len(payload), data: e.pool.get(len(payload)), syncID: sync}
 	copy(u.data, payload)
 	e.unexp.push(u)
 }

@@ -102,7 +102,6 @@ const (
 	LineExtBody = Cell                   // bytes of body in the extension line
 	LineBody    = LineWord + LineExtBody // largest body of a line record
 	LineSig     = LineHalf - 8           // offset of the signal word in a half
-	FlagLine    = uint8(0x80)            // meta flags of a record delivered from a line
 )
 
 // PutMeta writes a record's meta into b from its fields. The path of

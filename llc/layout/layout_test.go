@@ -47,8 +47,8 @@ func TestBody(t *testing.T) {
 // and halves are where the package comment says.
 func TestMetaAndWords(t *testing.T) {
 	b := make([]byte, RecMeta)
-	PutMeta(b, 3, FlagLine, -2, 7, 9, 1<<40)
-	want := []byte{3, FlagLine, 0, 0, 0xfe, 0xff, 0xff, 0xff, 7, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0}
+	PutMeta(b, 3, 0x80, -2, 7, 9, 1<<40)
+	want := []byte{3, 0x80, 0, 0, 0xfe, 0xff, 0xff, 0xff, 7, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0}
 	if !bytes.Equal(b, want) {
 		t.Errorf("meta % x, want % x", b, want)
 	}

@@ -46,7 +46,7 @@ type muxSink struct {
 // Step passes on an event, naming the sender of a record in the job (in
 // *ev, see llc.Sink).
 func (s *muxSink) Step(ev *llc.Event) {
-	if ev.Kind == llc.EvRecord {
+	if ev.Kind == llc.EvRecord || ev.Kind == llc.EvLine {
 		if ev.Peer < 0 || ev.Peer >= len(s.global) {
 			s.to.Step(&llc.Event{Kind: llc.EvError, Err: fmt.Errorf("mux: a record from process %d of a network of %d", ev.Peer, len(s.global))})
 			return

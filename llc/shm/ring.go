@@ -219,13 +219,13 @@ func (r *inRing) deliver(sink llc.Sink, head, body []byte) {
 
 // lineRecord is the receiving side of one peer's line: that peer's half.
 type lineRecord struct {
-	ack     uint32       // the acknowledgement last reported
-	seen    uint64       // the signal word last read
-	half    []byte       // layout.LineHalf bytes
-	ext     []byte       // the peer's extension line, layout.LineExtBody bytes
-	region  llc.RegionID // the region that holds it
-	own     bool         // the region is this process's memory
-	scratch [layout.RecMeta + layout.LineBody]byte
+	ack     uint32                // the acknowledgement last reported
+	seen    uint64                // the signal word last read
+	half    []byte                // layout.LineHalf bytes
+	ext     []byte                // the peer's extension line, layout.LineExtBody bytes
+	region  llc.RegionID          // the region that holds it
+	own     bool                  // the region is this process's memory
+	scratch [layout.LineBody]byte // a body longer than the half's word, gathered
 }
 
 // takeLine delivers to sink the record in the peer's half of the line, if
@@ -241,28 +241,32 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 			return false
 		}
 		l.ack = uint32(sig)
-		s := l.scratch[:layout.RecMeta]
-		layout.PutMeta(s, layout.KindLineAck, layout.FlagLine, 0, 0, 0, uint64(l.ack))
-		r.deliver(sink, s, nil)
+		r.ev.Kind, r.ev.Peer, r.ev.Token, r.ev.Value, r.ev.Data = llc.EvLine, r.peer, 0, uint64(layout.KindLineAck)|sig<<32, nil
+		sink.Step(&r.ev)
 		return false // no record: the ring's poll goes on to the next ring
 	}
 	l.ack = uint32(sig)
-	w0 := binary.LittleEndian.Uint64(l.half[0:])
 	w1 := binary.LittleEndian.Uint64(l.half[8:])
 	body := int(uint16(w1 >> 16))
-	if body > layout.LineBody {
+	var data []byte
+	switch {
+	case body <= layout.LineWord:
+		// In the half itself: the peer writes it again only after this
+		// process has acknowledged the record, after the Step.
+		data = l.half[16 : 16+body]
+	case body <= layout.LineBody:
+		s := l.scratch[:body]
+		copy(s, l.half[16:24])
+		copy(s[layout.LineWord:], l.ext)
+		data = s
+	default:
 		sink.Step(&llc.Event{Kind: llc.EvError, Err: fmt.Errorf("corrupt line record from process %d: a body of %d bytes", r.peer, body)})
 		return true
 	}
-	s := l.scratch[:]
-	layout.PutMeta(s, uint8(w1), uint8(w1>>8)|layout.FlagLine, int32(uint32(w0)), uint32(w0>>32), uint32(body), uint64(uint32(sig)))
-	binary.LittleEndian.PutUint64(s[layout.RecMeta:], binary.LittleEndian.Uint64(l.half[16:]))
-	if body > layout.LineWord {
-		copy(s[layout.RecMeta+layout.LineWord:], l.ext[:body-layout.LineWord])
-	}
 	r.releaseUnwritten(layout.Cell)
 	r.lineFirst = true
-	r.deliver(sink, s[:layout.RecMeta], s[layout.RecMeta:layout.RecMeta+body])
+	r.ev.Kind, r.ev.Peer, r.ev.Token, r.ev.Value, r.ev.Data = llc.EvLine, r.peer, binary.LittleEndian.Uint64(l.half[0:]), uint64(uint32(w1))|sig<<32, data
+	sink.Step(&r.ev)
 	return true
 }
 
