@@ -98,6 +98,15 @@ func (e *Engine) send(op *SendOp, unsolicited bool) {
 	e.trySend(op.Peer)
 }
 
+// submitSend is Submit of a send: through the line when it can go there
+// at once, else send's way. Endpoint.Send calls it directly, without
+// Submit's dispatch on the operation's type.
+func (e *Engine) submitSend(op *SendOp) {
+	if !e.sendLine(op) {
+		e.send(op, false)
+	}
+}
+
 // sendLine sends op through the pair's shared line when it can go there
 // at once, as a host's small messages mostly do: send's, writeEager's and
 // writeRecord's tests in one, without their cases for what a line record
@@ -116,8 +125,16 @@ func (e *Engine) sendLine(op *SendOp) bool {
 	op.done, op.err, op.region, op.id, op.unsolicited, op.events, op.cancelled, op.withdrawn = true, nil, 0, 0, false, nil, false, false
 	p.full = false
 	r.seq++
-	e.writeLine(op.Peer, r.seq, recEager, 0, op.Tag, op.Ctx, nil, op.Data)
 	r.head += cell
+	var w2 uint64
+	var rest []byte
+	if n == lineWordBody { // the commonest
+		w2 = binary.LittleEndian.Uint64(op.Data)
+	} else {
+		first := op.Data[:min(n, lineWordBody)]
+		w2, rest = lineWord(nil, first), op.Data[len(first):]
+	}
+	e.lineCommand(op.Peer, r.seq, uint64(uint32(op.Tag))|uint64(op.Ctx)<<32, uint64(recEager)|uint64(n)<<16, w2, rest)
 	e.stats.EagerSent++
 	e.stats.BytesSent += uint64(n)
 	return true
@@ -520,24 +537,28 @@ func (e *Engine) openLine(dst, owner int, region RegionID) {
 // line before the half. The caller has reserved the record's cell in the
 // ring; seq is its sequence number.
 func (e *Engine) writeLine(dst int, seq uint32, kind, flags uint8, tag int32, ctx uint32, ctl, payload []byte) {
+	first := payload[:min(len(payload), lineWordBody-len(ctl))]
+	w2, rest := lineWord(ctl, first), payload[len(first):]
+	e.lineCommand(dst, seq, uint64(uint32(tag))|uint64(ctx)<<32, uint64(kind)|uint64(flags)<<8|uint64(len(ctl)+len(payload))<<16, w2, rest)
+}
+
+// lineCommand queues the CmdWriteLine of a record of sequence number seq
+// into dst's line, the half's words w0 (tag, context), w1 (kind, flags,
+// body length) and w2 (the body's first word), and rest, the body beyond
+// it, for the extension line. The command is built in place without
+// alloc's zeroing: every field a CmdWriteLine is read for is set.
+func (e *Engine) lineCommand(dst int, seq uint32, w0, w1, w2 uint64, rest []byte) {
 	l := &e.peers[dst].line
-	c := e.sched.alloc()
-	e.stats.CommandsIssued++
-	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen = CmdWriteLine, dst, l.region, l.out, lineSig
-	c.Signal, c.SigOff, c.Size = uint64(seq)<<32|uint64(l.recv), l.out+lineSig, l.inPeer
-	h := c.Head[:lineSig]
-	binary.LittleEndian.PutUint64(h[0:], uint64(uint32(tag))|uint64(ctx)<<32)
-	binary.LittleEndian.PutUint64(h[8:], uint64(kind)|uint64(flags)<<8|uint64(len(ctl)+len(payload))<<16)
-	if len(ctl) == 0 && len(payload) <= lineWordBody {
-		// The whole body in the half (alloc left Data empty).
-		binary.LittleEndian.PutUint64(h[16:], lineWord(nil, payload))
-	} else {
-		first := payload[:min(len(payload), lineWordBody-len(ctl))]
-		binary.LittleEndian.PutUint64(h[16:], lineWord(ctl, first))
-		c.Data = payload[len(first):]
-	}
 	l.seq = seq
 	l.sent++
+	c := e.sched.next()
+	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen, c.Data, c.Token = CmdWriteLine, dst, l.region, l.out, lineSig, rest, 0
+	c.Signal, c.SigOff, c.Size, c.Old, c.New = uint64(seq)<<32|uint64(l.recv), l.out+lineSig, l.inPeer, 0, 0
+	h := c.Head[:lineSig]
+	binary.LittleEndian.PutUint64(h[0:], w0)
+	binary.LittleEndian.PutUint64(h[8:], w1)
+	binary.LittleEndian.PutUint64(h[16:], w2)
+	e.stats.CommandsIssued++
 	e.stats.LineSent++
 }
 

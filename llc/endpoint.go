@@ -202,7 +202,7 @@ func (ep *Endpoint) Config() Config { return ep.eng.Config() }
 // Send starts op and reports whether it is already done.
 func (ep *Endpoint) Send(op *SendOp) bool {
 	ep.lock()
-	ep.eng.Submit(op)
+	ep.eng.submitSend(op)
 	ep.drain()
 	done := op.done
 	ep.unlock()
@@ -219,7 +219,7 @@ func (ep *Endpoint) SendUnsolicited(op *SendOp) bool {
 // Recv posts op and reports whether it is already done.
 func (ep *Endpoint) Recv(op *RecvOp) bool {
 	ep.lock()
-	ep.eng.Submit(op)
+	ep.eng.recv(op) // Submit of a receive, without its dispatch on the type
 	ep.drain()
 	done := op.done
 	ep.unlock()

@@ -554,11 +554,19 @@ func (q *schedQueue) len() int { return q.n }
 // alloc returns a zeroed slot at the tail of the queue, to be filled in
 // place; it is issued in order like a pushed command.
 func (q *schedQueue) alloc() *Command {
+	c := q.next()
+	*c = Command{}
+	return c
+}
+
+// next is alloc without the zeroing: the command holds whatever an
+// earlier one left there, and the caller sets every field that its kind
+// is read for.
+func (q *schedQueue) next() *Command {
 	if q.n == len(q.buf) {
 		q.grow()
 	}
 	c := &q.buf[q.n]
-	*c = Command{}
 	q.n++
 	return c
 }

@@ -147,10 +147,6 @@ func truncation(src int, tag int32, msg, buf int) error {
 		ErrTruncated, src, tag, msg, buf)
 }
 
-func (o *SendOp) submitTo(e *Engine) {
-	if !e.sendLine(o) {
-		e.send(o, false)
-	}
-}
+func (o *SendOp) submitTo(e *Engine) { e.submitSend(o) }
 
 func (o *RecvOp) submitTo(e *Engine) { e.recv(o) }
