@@ -101,7 +101,7 @@ func (m *LocalMemory) WatchLine(c *llc.Command, mem []byte) error {
 		return fmt.Errorf("shm: line half at %d of region %d (%d bytes)", c.Off, c.Region, len(mem))
 	}
 	ext := layout.LineExt(c.Off)
-	l := &lineRecord{half: mem[c.Off : c.Off+layout.LineHalf], ext: mem[ext : ext+layout.LineExtBody], region: c.Region, own: c.Size != llc.LineInPeer}
+	l := &lineRecord{half: (*[layout.LineHalf]byte)(mem[c.Off : c.Off+layout.LineHalf]), ext: mem[ext : ext+layout.LineExtBody], region: c.Region, own: c.Size != llc.LineInPeer}
 	m.lines = setAt(m.lines, c.Peer, l)
 	m.attachLine(c.Peer)
 	return nil

@@ -219,13 +219,13 @@ func (r *inRing) deliver(sink llc.Sink, head, body []byte) {
 
 // lineRecord is the receiving side of one peer's line: that peer's half.
 type lineRecord struct {
-	ack     uint32                // the acknowledgement last reported
-	seen    uint64                // the signal word last read
-	half    []byte                // layout.LineHalf bytes
-	ext     []byte                // the peer's extension line, layout.LineExtBody bytes
-	region  llc.RegionID          // the region that holds it
-	own     bool                  // the region is this process's memory
-	scratch [layout.LineBody]byte // a body longer than the half's word, gathered
+	ack     uint32                 // the acknowledgement last reported
+	seen    uint64                 // the signal word last read
+	half    *[layout.LineHalf]byte // the peer's half, read without a check of its bounds
+	ext     []byte                 // the peer's extension line, layout.LineExtBody bytes
+	region  llc.RegionID           // the region that holds it
+	own     bool                   // the region is this process's memory
+	scratch [layout.LineBody]byte  // a body longer than the half's word, gathered
 }
 
 // takeLine delivers to sink the record in the peer's half of the line, if
@@ -234,7 +234,7 @@ type lineRecord struct {
 // layout.KindLineAck). It reports whether it delivered either.
 func (r *inRing) takeLine(sink llc.Sink) bool {
 	l := r.line
-	sig := atomic.LoadUint64(layout.Word(l.half, layout.LineSig))
+	sig := atomic.LoadUint64(layout.Word(l.half[:], layout.LineSig))
 	l.seen = sig
 	if sig == 0 || uint32(sig>>32) != r.seq+1 {
 		if sig == 0 || uint32(sig) == l.ack {
@@ -399,7 +399,7 @@ func (r *inRing) unread() bool {
 	if r.landed() {
 		return true
 	}
-	return r.line != nil && atomic.LoadUint64(layout.Word(r.line.half, layout.LineSig)) != r.line.seen
+	return r.line != nil && atomic.LoadUint64(layout.Word(r.line.half[:], layout.LineSig)) != r.line.seen
 }
 
 // HoldReads sets the quiet window of the reads of what peer writes to
