@@ -114,7 +114,7 @@ func (e *Engine) submitSend(op *SendOp) {
 // reports false, having changed nothing, when op must go send's way.
 func (e *Engine) sendLine(op *SendOp) bool {
 	n := len(op.Data)
-	if n > lineBody || n > e.cfg.EagerLimit || op.Sync || op.Notify || op.Rendezvous || e.err != nil || uint(op.Peer) >= uint(len(e.peers)) {
+	if n > e.lineLimit || op.Sync || op.Notify || op.Rendezvous || uint(op.Peer) >= uint(len(e.peers)) {
 		return false
 	}
 	p := &e.peers[op.Peer]

@@ -36,6 +36,10 @@ type Engine struct {
 	rings   int // rings granted to senders and watched
 	granted int // ring memory granted so far
 
+	// lineLimit is the largest message that sendLine puts into a line:
+	// lineBody, or the eager limit where that is less; -1 without shared
+	// lines, and once the engine has failed.
+	lineLimit int
 	pm        bool       // EagerPM: aligned records, start-up connections, host work
 	pmPending int        // EagerPM: connections initiated at start and not settled
 	work      WorkCounts // EagerPM, EagerQueue: host work not reported yet (Ready)
@@ -121,6 +125,10 @@ func NewEngine(cfg Config) (*Engine, error) {
 		pm:        cfg.Eager == EagerPM,
 	}
 	e.sched.init(64)
+	e.lineLimit = -1
+	if cfg.SharedLines {
+		e.lineLimit = min(lineBody, cfg.EagerLimit)
+	}
 	e.batchLimit = 1 << 30
 	if e.countsWork = cfg.Eager != EagerRings; e.countsWork {
 		e.batchLimit = 1
@@ -155,6 +163,7 @@ func (e *Engine) fail(err error) {
 		return
 	}
 	e.err, e.notice = err, true
+	e.lineLimit = -1
 	for op := e.posted.head; op != nil; op = op.next {
 		op.finish(err)
 	}
@@ -186,7 +195,7 @@ func (e *Engine) fail(err error) {
 func (e *Engine) Step(ev *Event) {
 	switch ev.Kind {
 	case EvLine:
-		e.stepLine(ev.Peer, ev.Token, ev.Value, ev.Data)
+		e.stepLine(ev)
 		return
 	case EvRecord:
 	default:
@@ -220,11 +229,11 @@ func (e *Engine) Step(ev *Event) {
 	e.dispatch(src, &m, body)
 }
 
-// stepLine takes a record from src's half of the pair's shared line (an
-// EvLine: tc and kv are its words, see there), or the acknowledgement
-// alone. Lines exist only in EagerRings mode, where a receive reports no
-// host work, and carry no aux word and no parts.
-func (e *Engine) stepLine(src int, tc, kv uint64, body []byte) {
+// stepLine takes ev, an EvLine: a record from the pair's shared line, or
+// the acknowledgement alone. Lines exist only in EagerRings mode, where a
+// receive reports no host work, and carry no aux word and no parts.
+func (e *Engine) stepLine(ev *Event) {
+	src, tc, kv, body := ev.Peer, ev.Token, ev.Value, ev.Data
 	if e.err != nil {
 		return
 	}

@@ -277,7 +277,7 @@ func (e *Engine) recv(op *RecvOp) {
 		op.finish(e.err)
 		return
 	}
-	if op.Source != AnySource && (op.Source < 0 || op.Source >= e.cfg.Size) {
+	if uint(op.Source) >= uint(e.cfg.Size) && op.Source != AnySource {
 		op.finish(fmt.Errorf("llc: receive from process %d: only %d processes", op.Source, e.cfg.Size))
 		return
 	}

@@ -553,7 +553,7 @@ func (t *Translator) Wake() { t.nic.Wake() }
 type lineOut struct {
 	region llc.RegionID
 	off    uint64
-	inPeer bool
+	size   int    // the Size of the commands that mapped it: llc.LineInPeer when the peer's memory holds it
 	half   []byte // layout.LineHalf bytes, nil until mapped
 	ext    []byte // the extension line, layout.LineExtBody bytes
 }
@@ -562,14 +562,14 @@ type lineOut struct {
 // word by a sequentially consistent store, which orders the write before
 // the look at the peer's doorbell that follows.
 func (t *Translator) writeLine(c *llc.Command) error {
-	if t.lines == nil {
+	if uint(c.Peer) >= uint(len(t.lines)) {
+		if t.lines != nil || uint(c.Peer) >= uint(t.nic.NumProcs()) {
+			return fmt.Errorf("martini: shared line with process %d of %d", c.Peer, t.nic.NumProcs())
+		}
 		t.lines = make([]lineOut, t.nic.NumProcs())
 	}
-	if uint(c.Peer) >= uint(len(t.lines)) {
-		return fmt.Errorf("martini: shared line with process %d of %d", c.Peer, len(t.lines))
-	}
 	l := &t.lines[c.Peer]
-	if l.half == nil || l.region != c.Region || l.off != c.Off || l.inPeer != (c.Size == llc.LineInPeer) {
+	if l.half == nil || l.region != c.Region || l.off != c.Off || l.size != c.Size {
 		if err := t.mapLine(c, l); err != nil {
 			return err
 		}
@@ -622,7 +622,7 @@ func (t *Translator) mapLine(c *llc.Command, l *lineOut) error {
 		return fmt.Errorf("martini: shared line half at %d of a region of %d bytes", c.Off, len(mem))
 	}
 	ext := layout.LineExt(c.Off)
-	*l = lineOut{region: c.Region, off: c.Off, inPeer: c.Size == llc.LineInPeer, half: mem[c.Off : c.Off+layout.LineHalf], ext: mem[ext : ext+layout.LineExtBody]}
+	*l = lineOut{region: c.Region, off: c.Off, size: c.Size, half: mem[c.Off : c.Off+layout.LineHalf], ext: mem[ext : ext+layout.LineExtBody]}
 	return nil
 }
 
