@@ -122,7 +122,10 @@ func (e *Engine) sendLine(op *SendOp) bool {
 	if p.conn != connUp || p.q.n != 0 || !p.line.free() || !r.fits(cell) || r.seq >= math.MaxUint32-1 {
 		return false
 	}
-	op.done, op.err, op.region, op.id, op.unsolicited, op.events, op.cancelled, op.withdrawn = true, nil, 0, 0, false, nil, false, false
+	op.done, op.region, op.id, op.unsolicited, op.cancelled, op.withdrawn = true, 0, 0, false, false, false
+	if op.err != nil || op.events != nil { // pointers: stored only when they must change
+		op.err, op.events = nil, nil
+	}
 	p.full = false
 	r.seq++
 	r.head += cell
