@@ -113,13 +113,18 @@ func (e *Engine) submitSend(op *SendOp) {
 // never is (synchronous, notifying, in parts, behind queued records). It
 // reports false, having changed nothing, when op must go send's way.
 func (e *Engine) sendLine(op *SendOp) bool {
-	n := len(op.Data)
-	if n > e.lineLimit || op.Sync || op.Notify || op.Rendezvous || uint(op.Peer) >= uint(len(e.peers)) {
+	if uint(op.Peer) >= uint(len(e.peers)) {
 		return false
 	}
+	// The line's state first: where it is busy (a stream, in one
+	// direction) the send goes send's way after a test or two.
 	p := &e.peers[op.Peer]
+	n := len(op.Data)
+	if !p.line.free() || n > e.lineLimit || op.Sync || op.Notify || op.Rendezvous {
+		return false
+	}
 	r := &p.out
-	if p.conn != connUp || p.q.n != 0 || !p.line.free() || !r.fits(cell) || r.seq >= math.MaxUint32-1 {
+	if p.conn != connUp || p.q.n != 0 || !r.fits(cell) || r.seq >= math.MaxUint32-1 {
 		return false
 	}
 	op.done, op.region, op.id, op.unsolicited, op.cancelled, op.withdrawn = true, 0, 0, false, false, false
