@@ -134,7 +134,7 @@ func (e *Engine) sendLine(op *SendOp) bool {
 	p.full = false
 	r.seq++
 	r.head += cell
-	// lineCommand's work, in line: a call costs the message a tenth of
+	// writeLine's work, in line: a call costs the message a tenth of
 	// what this function does.
 	l := &p.line
 	l.seq = r.seq
@@ -557,26 +557,18 @@ func (e *Engine) openLine(dst, owner int, region RegionID) {
 // ring; seq is its sequence number.
 func (e *Engine) writeLine(dst int, seq uint32, kind, flags uint8, tag int32, ctx uint32, ctl, payload []byte) {
 	first := payload[:min(len(payload), lineWordBody-len(ctl))]
-	w2, rest := lineWord(ctl, first), payload[len(first):]
-	e.lineCommand(dst, seq, uint64(uint32(tag))|uint64(ctx)<<32, uint64(kind)|uint64(flags)<<8|uint64(len(ctl)+len(payload))<<16, w2, rest)
-}
-
-// lineCommand queues the CmdWriteLine of a record of sequence number seq
-// into dst's line, the half's words w0 (tag, context), w1 (kind, flags,
-// body length) and w2 (the body's first word), and rest, the body beyond
-// it, for the extension line. The command is built in place without
-// alloc's zeroing: every field a CmdWriteLine is read for is set.
-func (e *Engine) lineCommand(dst int, seq uint32, w0, w1, w2 uint64, rest []byte) {
 	l := &e.peers[dst].line
 	l.seq = seq
 	l.sent++
+	// Built in place without alloc's zeroing: every field a CmdWriteLine
+	// is read for is set.
 	c := e.sched.next()
-	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen, c.Data, c.Token = CmdWriteLine, dst, l.region, l.out, lineSig, rest, 0
+	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen, c.Data, c.Token = CmdWriteLine, dst, l.region, l.out, lineSig, payload[len(first):], 0
 	c.Signal, c.SigOff, c.Size, c.Old, c.New = uint64(seq)<<32|uint64(l.recv), l.out+lineSig, l.inPeer, 0, 0
 	h := c.Head[:lineSig]
-	binary.LittleEndian.PutUint64(h[0:], w0)
-	binary.LittleEndian.PutUint64(h[8:], w1)
-	binary.LittleEndian.PutUint64(h[16:], w2)
+	binary.LittleEndian.PutUint64(h[0:], uint64(uint32(tag))|uint64(ctx)<<32)
+	binary.LittleEndian.PutUint64(h[8:], uint64(kind)|uint64(flags)<<8|uint64(len(ctl)+len(payload))<<16)
+	binary.LittleEndian.PutUint64(h[16:], lineWord(ctl, first))
 	e.stats.CommandsIssued++
 	e.stats.LineSent++
 }
