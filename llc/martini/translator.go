@@ -61,8 +61,9 @@ type Translator struct {
 	aotf aotfPages
 	qbuf [nicemu.MaxVPUSH]byte // send buffer of CmdEnqueue
 	// held are the CmdEnqueues waiting for room in their receivers'
-	// queues, in virtual time (holdEnqueue); roomEv is the event of one
-	// completed, refilled.
+	// queues, and the CmdReads waiting for their rings' consumer counts
+	// to change, in virtual time (enqueueOrHold, readOrHold); roomEv is
+	// the event of one completed, refilled.
 	held   []llc.Command
 	roomEv llc.Event
 	gbuf   []byte    // send buffer of gathered writes (GatherLimit bytes)
@@ -182,6 +183,7 @@ func New(nic *nicemu.NIC) *Translator {
 			t.gaveUp = t.gaveUp || ok && n >= pmGiveUpBytes
 			return ok
 		})
+		t.mem.OnPublish(nic.PublishedRing) // wakes a sender waiting for its ring's count (readOrHold)
 	}
 	return t
 }
@@ -293,7 +295,9 @@ func (t *Translator) execute(c *llc.Command) *llc.Event {
 			t.mem.Wrote(c.Peer) // a record, or the signal of one
 		}
 	case llc.CmdRead:
-		err = n.Pull(c.Peer, sid, c.Off, c.Data, nil)
+		if err = t.readOrHold(c); err == errHeld {
+			return nil
+		}
 	case llc.CmdCAS:
 		val, err = n.CompareAndSwap(c.Peer, sid, c.Off, c.Old, c.New)
 	case llc.CmdFetchAdd:
