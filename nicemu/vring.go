@@ -58,6 +58,7 @@ func (n *NIC) AwaitRing(dst int, sid SID, off uint64, seen uint64) bool {
 	for i := range rr.slot {
 		if atomic.CompareAndSwapUint64(&rr.slot[i].who, 0, me) {
 			atomic.AddUint64(&rr.waiting, 1)
+			n.stats.RingWaits++
 			n.ringWaits = append(n.ringWaits, ringWait{roomWait: roomWait{dst: dst, slot: i, seen: seen}, word: (*uint64)(unsafe.Pointer(&mem[off]))})
 			return true
 		}
@@ -125,6 +126,9 @@ func (n *NIC) takeRing(w ringWait) bool {
 	}
 	if !n.clock.take(int64(t)) {
 		return false
+	}
+	if t != atomic.LoadUint64(&s.at) || atomic.LoadUint64(&s.who) != me|roomNoticed {
+		n.stats.RingMissed++
 	}
 	if atomic.SwapUint64(&s.who, 0) == me {
 		atomic.AddUint64(&rr.waiting, ^uint64(0))

@@ -92,6 +92,9 @@ func TestVirtualRingRoom(t *testing.T) {
 	if want := time.Second + time.Nanosecond; ca.Now() != want {
 		t.Errorf("after a missed publication: clock %v, want %v", ca.Now(), want)
 	}
+	if st := a.Stats(); st.RingWaits != 2 || st.RingMissed != 1 {
+		t.Errorf("%d waits, %d publications missed; want 2 and 1", st.RingWaits, st.RingMissed)
+	}
 }
 
 // TestRingRoomReal: in real time nothing waits for a publication, and

@@ -121,6 +121,7 @@ func (t *Translator) Stats() []llc.Stat {
 		{Name: "push", Value: n.Push}, {Name: "pull", Value: n.Pull}, {Name: "botf", Value: n.BOTF},
 		{Name: "aotf", Value: n.AOTF}, {Name: "cas", Value: n.CAS}, {Name: "faa", Value: n.FAA},
 		{Name: "packets", Value: n.Packets}, {Name: "vpush-full", Value: n.VPUSHFull},
+		{Name: "ring-waits", Value: n.RingWaits}, {Name: "ring-waits-missed", Value: n.RingMissed},
 		{Name: "cma-ops", Value: n.CMAOps}, {Name: "cma-bytes", Value: n.CMABytes},
 		{Name: "huge-collapses", Value: n.HugeCollapses}, {Name: "huge-refusals", Value: n.HugeRefusals},
 		{Name: "bounce-ops", Value: n.BounceOps}, {Name: "bounce-bytes", Value: n.BounceBytes},
