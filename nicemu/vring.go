@@ -116,11 +116,13 @@ func (n *NIC) takeRing(w ringWait) bool {
 	case atomic.LoadUint64(w.word) != w.seen:
 		// Published without waking this process: between its read and
 		// its registration, when the owner's clock was behind its own
-		// (the ordering lets the owner look then only), or after an
-		// escape from the ordering (Clock.Escapes). The owner's last
-		// publication, or one before it: the process's clock is past
-		// either but after an escape.
-		t = atomic.LoadUint64(&rr.ringAt)
+		// (the ordering lets the owner act then only), so at a time the
+		// process's clock has passed; or after an escape from the
+		// ordering (Clock.Escapes). Not at the owner's last publication,
+		// which may be a later one of another ring (taking that would
+		// move the clock by how the processes ran in real time): at the
+		// process's clock, or at that publication if it is earlier.
+		t = min(atomic.LoadUint64(&rr.ringAt), uint64(n.clock.now()))
 	default:
 		return false
 	}
