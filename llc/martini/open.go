@@ -25,7 +25,15 @@ type Options struct {
 	SendPath string
 	// RMA sends data that no record carries as one PUSH (Translator.RMA).
 	RMA bool
+	// RingWait holds, in virtual time, a read of a ring's consumer count
+	// that finds it unchanged until the owner publishes it again
+	// (Translator.RingWait; EnvRingWait).
+	RingWait bool
 }
+
+// EnvRingWait, set to 1 in a job's environment, turns Options.RingWait on
+// (off by default: see Translator.RingWait).
+const EnvRingWait = "MARTINI_PM_RING_WAIT"
 
 // Attach maps the job's segment f (the memfd mpirun passes its ranks),
 // checks that it belongs to the job (size processes, job key pgid), and
@@ -81,6 +89,7 @@ func open(seg *nicemu.Segment, rank int, o Options) (*Translator, error) {
 		return nil, err
 	}
 	t.RMA = o.RMA
+	t.RingWait = o.RingWait
 	return t, nil
 }
 

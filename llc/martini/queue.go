@@ -124,7 +124,7 @@ func (t *Translator) readOrHold(c *llc.Command) error {
 // process (nicemu.NIC.AwaitRing).
 func (t *Translator) read(c *llc.Command) (held bool, err error) {
 	err = t.nic.Pull(c.Peer, nicemu.SID(c.Region), c.Off, c.Data, nil)
-	if err != nil || c.Size != llc.ReadChanged || t.clock == nil || len(c.Data) != 8 || c.Token == 0 ||
+	if err != nil || c.Size != llc.ReadChanged || !t.RingWait || t.clock == nil || len(c.Data) != 8 || c.Token == 0 ||
 		binary.LittleEndian.Uint64(c.Data) != c.Old {
 		return false, err
 	}

@@ -57,6 +57,16 @@ type Translator struct {
 	RMA bool
 	// SleepTimeout bounds one doorbell sleep, as a safety net.
 	SleepTimeout time.Duration
+	// RingWait, in virtual time, holds a read of a ring's consumer count
+	// that finds it as the engine last read it (llc.ReadChanged) until
+	// the owner publishes it again, as a VPUSH that finds the queue full
+	// waits for the owner's release (queue.go: readOrHold). Off by
+	// default: with it, BT class W at 4 processes with 16 KB PM rings ran
+	// 30% slower in virtual time than with the reads tried again at the
+	// sender's clock, and its result changed from run to run (docs/timing.md,
+	// "Room in a PM ring"); until that is understood, the sender tries
+	// again at its own clock.
+	RingWait bool
 
 	aotf aotfPages
 	qbuf [nicemu.MaxVPUSH]byte // send buffer of CmdEnqueue
