@@ -89,7 +89,7 @@ func open(seg *nicemu.Segment, rank int, o Options) (*Translator, error) {
 		return nil, err
 	}
 	t.RMA = o.RMA
-	t.RingWait = o.RingWait
+	t.SetRingWait(o.RingWait)
 	return t, nil
 }
 

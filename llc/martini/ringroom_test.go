@@ -32,7 +32,7 @@ func pmPair(t *testing.T, ring int) ([2]*llc.Endpoint, [2]*Translator) {
 		if err := trs[i].SetSendPath(SendGather); err != nil {
 			t.Fatal(err)
 		}
-		trs[i].RingWait = true
+		trs[i].SetRingWait(true)
 		nic.Clock().Run()
 		if boot[i], err = llc.AllocBoot(trs[i], i, 2); err != nil {
 			t.Fatal(err)

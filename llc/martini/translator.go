@@ -65,7 +65,7 @@ type Translator struct {
 	// 30% slower in virtual time than with the reads tried again at the
 	// sender's clock, and its result changed from run to run (docs/timing.md,
 	// "Room in a PM ring"); until that is understood, the sender tries
-	// again at its own clock.
+	// again at its own clock. Set it with SetRingWait.
 	RingWait bool
 
 	aotf aotfPages
@@ -193,9 +193,20 @@ func New(nic *nicemu.NIC) *Translator {
 			t.gaveUp = t.gaveUp || ok && n >= pmGiveUpBytes
 			return ok
 		})
-		t.mem.OnPublish(nic.PublishedRing) // wakes a sender waiting for its ring's count (readOrHold)
 	}
 	return t
+}
+
+// SetRingWait sets RingWait. With it on, in virtual time, the rings of
+// this process publish their consumer counts as they consume records, and
+// wake a sender that waits for that (nicemu.NIC.PublishedRing).
+func (t *Translator) SetRingWait(on bool) {
+	t.RingWait = on
+	if on && t.clock != nil {
+		t.mem.OnPublish(t.nic.PublishedRing)
+		return
+	}
+	t.mem.OnPublish(nil)
 }
 
 // VirtualClock implements llc.Clocked: the NIC's virtual clock when the

@@ -62,8 +62,11 @@ func (m *LocalMemory) OnArrival(f func(r llc.RegionID, off uint64, n int) bool) 
 // OnPublish makes the rings call f with the ring's peer each time they
 // publish a new consumer count (the space of the records delivered since
 // handed back to the sender): a network in virtual time wakes there a
-// sender that waits for it (llc.ReadChanged). Rings not watched yet
-// call it too once they are.
+// sender that waits for it (llc.ReadChanged). With f set, a ring publishes
+// its count in the poll that consumed the records, not at the next poll,
+// so that the time of the publication is that of the consumption, not
+// that of whatever the next poll found first. Rings not watched yet call
+// it too once they are; nil stops the calls.
 func (m *LocalMemory) OnPublish(f func(peer int)) {
 	m.published = f
 	for _, r := range m.rings {

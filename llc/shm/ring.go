@@ -207,6 +207,9 @@ func (r *inRing) takeRing(sink llc.Sink, line *lineRecord, rounds int) bool {
 		r.release(n)
 		progressed = true
 	}
+	if progressed && r.published != nil {
+		r.flush() // in virtual time, for a sender that waits for the count (LocalMemory.OnPublish)
+	}
 	return progressed
 }
 
