@@ -31,8 +31,9 @@ type Options struct {
 	RingWait bool
 }
 
-// EnvRingWait, set to 1 in a job's environment, turns Options.RingWait on
-// (off by default: see Translator.RingWait).
+// EnvRingWait, set to 0 in a job's environment, turns Options.RingWait
+// off under -eager pm, where it is on by default (OpenJob); the other
+// eager transports leave it off.
 const EnvRingWait = "MARTINI_PM_RING_WAIT"
 
 // Attach maps the job's segment f (the memfd mpirun passes its ranks),

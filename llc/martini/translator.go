@@ -60,12 +60,10 @@ type Translator struct {
 	// RingWait, in virtual time, holds a read of a ring's consumer count
 	// that finds it as the engine last read it (llc.ReadChanged) until
 	// the owner publishes it again, as a VPUSH that finds the queue full
-	// waits for the owner's release (queue.go: readOrHold). Off by
-	// default: with it, BT class W at 4 processes with 16 KB PM rings ran
-	// 30% slower in virtual time than with the reads tried again at the
-	// sender's clock, and its result changed from run to run (docs/timing.md,
-	// "Room in a PM ring"); until that is understood, the sender tries
-	// again at its own clock. Set it with SetRingWait.
+	// waits for the owner's release (queue.go: readOrHold); without it
+	// the read completes at once and the engine reads again at the
+	// process's clock. OpenJob sets it under -eager pm (EnvRingWait). Set
+	// it with SetRingWait.
 	RingWait bool
 
 	aotf aotfPages
