@@ -371,14 +371,16 @@ func (e *Engine) unreceived(out []Unreceived) []Unreceived {
 // virtual time the process then does not wait for data: it acts at its
 // clock, so that a peer cannot run ahead of it and make room at a later
 // virtual time than the retry that finds it (a message in several
-// records fills a ring at every size beyond the ring's).
+// records fills a ring at every size beyond the ring's). Not while the
+// read of the consumer count is in flight: a transport holds it until the
+// count changes (ReadChanged), and the process waits for that as for data.
 func (e *Engine) retrying() bool {
 	for p := range e.peers {
 		q := &e.peers[p]
 		if q.conn == connIdle && !e.queuePeer(p) && (e.pmPending > 0 || q.queued()) {
 			return true
 		}
-		if q.full && q.queued() {
+		if q.full && q.queued() && !q.tailPending {
 			return true
 		}
 	}

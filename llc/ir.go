@@ -23,6 +23,13 @@ const (
 	// data and signal as one transfer whose last word lands last.
 	CmdWrite CmdKind = iota + 1
 	// CmdRead reads len(Data) bytes at (Peer, Region, Off) into Data.
+	// With Size ReadChanged (and 8 bytes of Data), the engine read the
+	// word before as Old and waits for it to change (a ring's consumer
+	// count): a transport may complete the read, when it finds the word
+	// still equal to Old, only once the word's owner has changed it (a
+	// network in virtual time waits for that as an event, rather than
+	// have the engine read again and again at the process's clock);
+	// others complete it at once, as any read.
 	CmdRead
 	// CmdCAS compares the word at (Peer, Region, Off) with Old and, if
 	// equal, replaces it by New; the event's Value is the previous word.
@@ -89,6 +96,10 @@ const (
 // LineInPeer is the Size of a CmdWatchLine or CmdWriteLine whose Region
 // is memory of the peer, not of this process.
 const LineInPeer = 1
+
+// ReadChanged is the Size of a CmdRead of a word that the engine waits to
+// see change from Old (see CmdRead).
+const ReadChanged = 1
 
 var cmdNames = [...]string{"", "Write", "Read", "CAS", "Register", "Alloc", "Release", "AllocQueue", "Enqueue", "WatchRing", "WatchSlot", "FetchAdd", "WatchLine", "WriteLine"}
 
@@ -228,9 +239,9 @@ type Command struct {
 	Data    []byte        // source (CmdWrite, CmdRegister) or destination (CmdRead)
 	Signal  uint64        // CmdWrite: flag word written last, at SigOff
 	SigOff  uint64
-	Old     uint64 // CmdCAS
+	Old     uint64 // CmdCAS; CmdRead with Size ReadChanged: the word read before
 	New     uint64 // CmdCAS; CmdFetchAdd: the addend
-	Size    int    // CmdAlloc, CmdAllocQueue, CmdWatchSlot
+	Size    int    // CmdAlloc, CmdAllocQueue, CmdWatchSlot; CmdWatchLine, CmdWriteLine: LineInPeer; CmdRead: ReadChanged
 	Token   uint64 // echoed in the completion event; 0: no event wanted
 }
 

@@ -156,7 +156,13 @@ func (e *Engine) queueControl(dst int, kind uint8, aux uint64, ctl []byte) {
 	e.trySend(dst)
 }
 
-// refreshTail reads dst's consumer count, unless a read is in flight.
+// refreshTail reads dst's consumer count, unless a read is in flight: the
+// ring looks full, and only then does the sender learn how far the
+// receiver has consumed (thesis 8.3.1: PM/RHiNET's sender PULLs the
+// receiver's released position only when the free space it knows of runs
+// short). The read says what the engine knows, the count it last read: a
+// transport may complete it only once the count has changed from that
+// (ReadChanged), as a network in virtual time does.
 func (e *Engine) refreshTail(dst int) {
 	p := &e.peers[dst]
 	if p.tailPending {
@@ -164,7 +170,7 @@ func (e *Engine) refreshTail(dst int) {
 	}
 	p.tailPending = true
 	e.stats.TailReads++
-	e.emit(&Command{Kind: CmdRead, Peer: dst, Region: p.out.region, Off: 0, Data: p.tailBuf[:], Token: token(tokTail, uint64(dst))})
+	e.emit(&Command{Kind: CmdRead, Peer: dst, Region: p.out.region, Off: 0, Data: p.tailBuf[:], Old: p.out.tail, Size: ReadChanged, Token: token(tokTail, uint64(dst))})
 }
 
 func (e *Engine) onTail(dst int, ev Event) {

@@ -53,11 +53,14 @@ type NIC struct {
 	clock   *Clock     // nil unless the job runs in virtual time
 	visible int64      // virtual time: when the write being executed becomes visible
 	rooms   []roomWait // virtual time: the VPUSH queues it waits to have room in (vroom.go)
-	tk      *tkState   // the takeover mechanism's models, made on first use
-	kicked  int        // the Window being kicked
-	wantAck bool       // the PUSH being kicked asked for an ack
-	asVPUSH bool       // the PUSH being kicked is timed as a VPUSH (PushAsVPUSH)
-	otfPull bool       // the PULL being kicked is a BOTF pull request
+	// ringWaits, in virtual time: the rings whose consumer count it
+	// waits to see published (vring.go).
+	ringWaits []ringWait
+	tk        *tkState // the takeover mechanism's models, made on first use
+	kicked    int      // the Window being kicked
+	wantAck   bool     // the PUSH being kicked asked for an ack
+	asVPUSH   bool     // the PUSH being kicked is timed as a VPUSH (PushAsVPUSH)
+	otfPull   bool     // the PULL being kicked is a BOTF pull request
 
 	cma   bool         // cross-memory attach permitted
 	huge  *hugePages   // nil: the memory of cross-memory copies keeps its pages

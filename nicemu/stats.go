@@ -12,6 +12,8 @@ type Stats struct {
 	PushBytes, PullBytes             uint64 // payload bytes moved
 	Packets                          uint64 // MTU-sized packets the transfers were split into
 	VPUSHFull                        uint64 // VPUSHes refused because the target's queue had no room
+	RingWaits                        uint64 // in virtual time, waits for a PM ring's consumer count to be published (AwaitRing)
+	RingMissed                       uint64 // of those, publications taken without the owner's wake (made before the registration, or after an escape)
 	CMAOps, CMABytes                 uint64 // single-copy transfers by cross-memory attach
 	HugeCollapses, HugeRefusals      uint64 // regions of cross-memory copies collapsed into huge pages, or refused (hugePages)
 	BounceOps, BounceBytes           uint64 // transfers staged through segment bounce buffers

@@ -20,8 +20,9 @@ import (
 // owner's clock then (roomSlot.at), from which it sends again. Until then
 // RoomFor reports false, and the caller holds what it would send.
 
-// roomSlots is how many senders can wait for room in one queue at once; a
-// sender that finds every slot taken tries again at its own clock.
+// roomSlots is how many senders can wait for room in one queue, or for
+// the consumer counts of one process's rings (vring.go), at once; a sender
+// that finds every slot taken tries again at its own clock.
 const roomSlots = 32
 
 // roomNoticed marks a waiter slot whose sender the owner has woken.
@@ -33,12 +34,14 @@ const roomNoticed = 1 << 63
 type roomRegs struct {
 	at      uint64 // when the owner's last release may be taken
 	waiting uint64 // slots whose sender has not been woken
-	_       [48]byte
+	ringAt  uint64 // when the owner's last publication of a ring's consumer count may be taken (vring.go)
+	_       [40]byte
 	slot    [roomSlots]roomSlot
 }
 
 // roomSlot is one sender's wait: who is its PID+1 (0: free), with
-// roomNoticed once the owner's release woke it at virtual time at.
+// roomNoticed once the owner's release woke it at virtual time at, and
+// roomRing when it waits for a ring's consumer count (vring.go).
 type roomSlot struct {
 	who uint64
 	at  uint64
@@ -153,7 +156,7 @@ func (n *NIC) releasedRoom(at uint64) {
 	for i := range rr.slot {
 		s := &rr.slot[i]
 		who := atomic.LoadUint64(&s.who)
-		if who == 0 || who&roomNoticed != 0 {
+		if who == 0 || who&(roomNoticed|roomRing) != 0 {
 			continue
 		}
 		atomic.StoreUint64(&s.at, at)

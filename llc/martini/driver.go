@@ -35,7 +35,8 @@ var (
 // or of a segment of its own for a singleton. The job's settings choose the
 // translator's options.
 func OpenJob(job *launch.Job) (*Translator, error) {
-	o := Options{NoCMA: job.Settings.NoCMA, NoHugePages: job.Settings.NoHugePages, NoOffload: job.Settings.NoOffload, SendPath: job.Settings.SendPath, RMA: job.Settings.PMRMA}
+	o := Options{NoCMA: job.Settings.NoCMA, NoHugePages: job.Settings.NoHugePages, NoOffload: job.Settings.NoOffload, SendPath: job.Settings.SendPath, RMA: job.Settings.PMRMA,
+		RingWait: job.Settings.Eager == launch.EagerPM && os.Getenv(EnvRingWait) != "0"}
 	if o.SendPath == "" {
 		switch job.Settings.Eager {
 		case launch.EagerPM:

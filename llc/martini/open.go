@@ -25,7 +25,16 @@ type Options struct {
 	SendPath string
 	// RMA sends data that no record carries as one PUSH (Translator.RMA).
 	RMA bool
+	// RingWait holds, in virtual time, a read of a ring's consumer count
+	// that finds it unchanged until the owner publishes it again
+	// (Translator.RingWait; EnvRingWait).
+	RingWait bool
 }
+
+// EnvRingWait, set to 0 in a job's environment, turns Options.RingWait
+// off under -eager pm, where it is on by default (OpenJob); the other
+// eager transports leave it off.
+const EnvRingWait = "MARTINI_PM_RING_WAIT"
 
 // Attach maps the job's segment f (the memfd mpirun passes its ranks),
 // checks that it belongs to the job (size processes, job key pgid), and
@@ -81,6 +90,7 @@ func open(seg *nicemu.Segment, rank int, o Options) (*Translator, error) {
 		return nil, err
 	}
 	t.RMA = o.RMA
+	t.SetRingWait(o.RingWait)
 	return t, nil
 }
 
@@ -121,6 +131,7 @@ func (t *Translator) Stats() []llc.Stat {
 		{Name: "push", Value: n.Push}, {Name: "pull", Value: n.Pull}, {Name: "botf", Value: n.BOTF},
 		{Name: "aotf", Value: n.AOTF}, {Name: "cas", Value: n.CAS}, {Name: "faa", Value: n.FAA},
 		{Name: "packets", Value: n.Packets}, {Name: "vpush-full", Value: n.VPUSHFull},
+		{Name: "ring-waits", Value: n.RingWaits}, {Name: "ring-waits-missed", Value: n.RingMissed},
 		{Name: "cma-ops", Value: n.CMAOps}, {Name: "cma-bytes", Value: n.CMABytes},
 		{Name: "huge-collapses", Value: n.HugeCollapses}, {Name: "huge-refusals", Value: n.HugeRefusals},
 		{Name: "bounce-ops", Value: n.BounceOps}, {Name: "bounce-bytes", Value: n.BounceBytes},

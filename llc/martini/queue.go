@@ -99,25 +99,71 @@ func (t *Translator) enqueueOrHold(c *llc.Command) error {
 	return err
 }
 
+// The same for a PM ring (nicemu's vring.go): a read of a ring's consumer
+// count that finds it unchanged (llc.ReadChanged) is held, the process
+// waits as for data, and the receiver's next publication of that count
+// wakes it; the translator then reads the count again at the time of that
+// publication and completes the read, or holds it again. In real time, and
+// on the other networks, the read completes at once.
+
+// readOrHold performs a CmdRead (a PULL), or keeps one that asks to wait
+// for a change of the word it reads (llc.ReadChanged) and found it
+// unchanged, in virtual time, until the word's owner publishes it again
+// (then it returns errHeld, and the completion comes from Poll: pollRoom).
+func (t *Translator) readOrHold(c *llc.Command) error {
+	held, err := t.read(c)
+	if held {
+		t.held = append(t.held, *c)
+		return errHeld
+	}
+	return err
+}
+
+// read performs a CmdRead, and reports whether it must be held: the word
+// read is unchanged, and the owner's next publication of it wakes the
+// process (nicemu.NIC.AwaitRing).
+func (t *Translator) read(c *llc.Command) (held bool, err error) {
+	err = t.nic.Pull(c.Peer, nicemu.SID(c.Region), c.Off, c.Data, nil)
+	if err != nil || c.Size != llc.ReadChanged || !t.RingWait || t.clock == nil || len(c.Data) != 8 || c.Token == 0 ||
+		binary.LittleEndian.Uint64(c.Data) != c.Old {
+		return false, err
+	}
+	return t.nic.AwaitRing(c.Peer, nicemu.SID(c.Region), c.Off, c.Old), nil
+}
+
 // pollRoom sends again the held records whose receivers released room
-// since, and steps the completions of those that went (or failed). It
+// since, and reads again the held consumer counts whose owners published
+// them since, and steps the completions of those that went (or failed). It
 // reports whether it completed any. Poll calls it only while it holds
-// records: not on a message's path.
+// commands: not on a message's path.
 func (t *Translator) pollRoom(sink llc.Sink) bool {
-	if !t.nic.PollRoom() {
+	if room, rings := t.nic.PollRoom(), t.nic.PollRings(); !room && !rings {
 		return false
 	}
 	done := false
 	for i := 0; i < len(t.held); {
 		c := t.held[i]
-		if !t.nic.RoomFor(c.Peer) {
+		var err error
+		switch {
+		case c.Kind == llc.CmdRead:
+			if t.nic.RingWaiting(c.Peer) {
+				i++
+				continue
+			}
+			var held bool
+			if held, err = t.read(&c); held {
+				i++ // unchanged again: held until the next publication
+				continue
+			}
+		case !t.nic.RoomFor(c.Peer):
 			i++
 			continue
-		}
-		err := t.enqueue(&c)
-		if errors.Is(err, nicemu.ErrRoomAnnounced) {
-			i++ // full again: held until the next release
-			continue
+		default:
+			err = t.enqueue(&c)
+			if errors.Is(err, nicemu.ErrRoomAnnounced) {
+				i++ // full again: held until the next release
+				continue
+			}
 		}
 		t.held = slices.Delete(t.held, i, i+1)
 		t.roomEv = llc.Event{Kind: llc.EvDone, Token: c.Token}

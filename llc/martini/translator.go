@@ -57,12 +57,21 @@ type Translator struct {
 	RMA bool
 	// SleepTimeout bounds one doorbell sleep, as a safety net.
 	SleepTimeout time.Duration
+	// RingWait, in virtual time, holds a read of a ring's consumer count
+	// that finds it as the engine last read it (llc.ReadChanged) until
+	// the owner publishes it again, as a VPUSH that finds the queue full
+	// waits for the owner's release (queue.go: readOrHold); without it
+	// the read completes at once and the engine reads again at the
+	// process's clock. OpenJob sets it under -eager pm (EnvRingWait). Set
+	// it with SetRingWait.
+	RingWait bool
 
 	aotf aotfPages
 	qbuf [nicemu.MaxVPUSH]byte // send buffer of CmdEnqueue
 	// held are the CmdEnqueues waiting for room in their receivers'
-	// queues, in virtual time (holdEnqueue); roomEv is the event of one
-	// completed, refilled.
+	// queues, and the CmdReads waiting for their rings' consumer counts
+	// to change, in virtual time (enqueueOrHold, readOrHold); roomEv is
+	// the event of one completed, refilled.
 	held   []llc.Command
 	roomEv llc.Event
 	gbuf   []byte    // send buffer of gathered writes (GatherLimit bytes)
@@ -186,6 +195,18 @@ func New(nic *nicemu.NIC) *Translator {
 	return t
 }
 
+// SetRingWait sets RingWait. With it on, in virtual time, the rings of
+// this process publish their consumer counts as they consume records, and
+// wake a sender that waits for that (nicemu.NIC.PublishedRing).
+func (t *Translator) SetRingWait(on bool) {
+	t.RingWait = on
+	if on && t.clock != nil {
+		t.mem.OnPublish(t.nic.PublishedRing)
+		return
+	}
+	t.mem.OnPublish(nil)
+}
+
 // VirtualClock implements llc.Clocked: the NIC's virtual clock when the
 // job runs in virtual time, nil otherwise.
 func (t *Translator) VirtualClock() llc.Clock {
@@ -293,7 +314,9 @@ func (t *Translator) execute(c *llc.Command) *llc.Event {
 			t.mem.Wrote(c.Peer) // a record, or the signal of one
 		}
 	case llc.CmdRead:
-		err = n.Pull(c.Peer, sid, c.Off, c.Data, nil)
+		if err = t.readOrHold(c); err == errHeld {
+			return nil
+		}
 	case llc.CmdCAS:
 		val, err = n.CompareAndSwap(c.Peer, sid, c.Off, c.Old, c.New)
 	case llc.CmdFetchAdd:

@@ -27,6 +27,9 @@ type LocalMemory struct {
 	// arrived, if set, is asked about every record and signal before it
 	// is delivered (see OnArrival).
 	arrived func(r llc.RegionID, off uint64, n int) bool
+	// published, if set, is told of every consumer count published (see
+	// OnPublish).
+	published func(peer int)
 }
 
 // slotWatch is one llc.CmdWatchSlot: the signal word and the bytes after it.
@@ -53,6 +56,21 @@ func (m *LocalMemory) OnArrival(f func(r llc.RegionID, off uint64, n int) bool) 
 	m.arrived = f
 	for _, r := range m.rings {
 		r.arrived = f
+	}
+}
+
+// OnPublish makes the rings call f with the ring's peer each time they
+// publish a new consumer count (the space of the records delivered since
+// handed back to the sender): a network in virtual time wakes there a
+// sender that waits for it (llc.ReadChanged). With f set, a ring publishes
+// its count in the poll that consumed the records, not at the next poll,
+// so that the time of the publication is that of the consumption, not
+// that of whatever the next poll found first. Rings not watched yet call
+// it too once they are; nil stops the calls.
+func (m *LocalMemory) OnPublish(f func(peer int)) {
+	m.published = f
+	for _, r := range m.rings {
+		r.published = f
 	}
 }
 
@@ -153,7 +171,7 @@ func (m *LocalMemory) Watch(c *llc.Command) error {
 			return fmt.Errorf("shm: %v of process %d", c.Kind, c.Peer)
 		}
 		r := newInRing(c.Peer, c.Region, mem)
-		r.arrived = m.arrived
+		r.arrived, r.published = m.arrived, m.published
 		r.line = m.line(c.Peer)
 		if m.arrived == nil { // in virtual time, arrivals have their own clock
 			r.quiet = newQuietWindow(spinwait.TicksPerMicrosecond())

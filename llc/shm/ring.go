@@ -27,6 +27,9 @@ type inRing struct {
 	ev       llc.Event                                    // the event of every record, refilled (see llc.Sink)
 	// lineFirst: the last record came through the line (take).
 	lineFirst bool
+	// published, if set, is told of every consumer count flush publishes
+	// (LocalMemory.OnPublish).
+	published func(peer int)
 }
 
 func newInRing(peer int, region llc.RegionID, mem []byte) *inRing {
@@ -119,6 +122,9 @@ func (r *inRing) flush() {
 	// the zeroing stores' trips before the poll could look at this ring or
 	// any other, and nothing here needs more than the order of the stores.
 	memorder.StoreRelease64(r.ctl, r.consumed)
+	if r.published != nil { // in virtual time only
+		r.published(r.peer)
+	}
 }
 
 // clear zeroes n bytes of the ring's record space from offset at, around
@@ -200,6 +206,9 @@ func (r *inRing) takeRing(sink llc.Sink, line *lineRecord, rounds int) bool {
 		}
 		r.release(n)
 		progressed = true
+	}
+	if progressed && r.published != nil {
+		r.flush() // in virtual time, for a sender that waits for the count (LocalMemory.OnPublish)
 	}
 	return progressed
 }
