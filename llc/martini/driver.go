@@ -36,7 +36,7 @@ var (
 // translator's options.
 func OpenJob(job *launch.Job) (*Translator, error) {
 	o := Options{NoCMA: job.Settings.NoCMA, NoHugePages: job.Settings.NoHugePages, NoOffload: job.Settings.NoOffload, SendPath: job.Settings.SendPath, RMA: job.Settings.PMRMA,
-		RingWait: job.Settings.Eager == launch.EagerPM && os.Getenv(EnvRingWait) != "0"}
+		RingWait: job.Settings.Eager == launch.EagerPM && os.Getenv(EnvRingWait) == "1"}
 	if o.SendPath == "" {
 		switch job.Settings.Eager {
 		case launch.EagerPM:

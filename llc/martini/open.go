@@ -31,9 +31,12 @@ type Options struct {
 	RingWait bool
 }
 
-// EnvRingWait, set to 0 in a job's environment, turns Options.RingWait
-// off under -eager pm, where it is on by default (OpenJob); the other
-// eager transports leave it off.
+// EnvRingWait, set to 1 in a job's environment, turns Options.RingWait
+// on under -eager pm (OpenJob); it is off by default, and the other eager
+// transports leave it off. Off, because a stream of PM messages that
+// fills its ring (Fig 8.9 without the RMA: 1 MB messages) does not yet
+// give the same figure on every run with it (97 or 98 MB/s; 94, every
+// time, without).
 const EnvRingWait = "MARTINI_PM_RING_WAIT"
 
 // Attach maps the job's segment f (the memfd mpirun passes its ranks),

@@ -62,8 +62,8 @@ type Translator struct {
 	// the owner publishes it again, as a VPUSH that finds the queue full
 	// waits for the owner's release (queue.go: readOrHold); without it
 	// the read completes at once and the engine reads again at the
-	// process's clock. OpenJob sets it under -eager pm (EnvRingWait). Set
-	// it with SetRingWait.
+	// process's clock. OpenJob sets it under -eager pm when EnvRingWait
+	// is 1. Set it with SetRingWait.
 	RingWait bool
 
 	aotf aotfPages
