@@ -82,9 +82,15 @@ func BenchmarkEager8(b *testing.B) { benchExchange(b, 8, llc.RndvPull) }
 // through the pair's shared line, the default between two processes of a
 // host: the messages alternate direction, so each one's reply finds the
 // line acknowledged and free, as in a ping-pong. Per iteration one message.
-func BenchmarkEager8Line(b *testing.B) {
+func BenchmarkEager8Line(b *testing.B) { benchLine(b, 8) }
+
+// BenchmarkEager64Line is BenchmarkEager8Line's of a 64-byte message,
+// whose body takes the writer's extension line as well.
+func BenchmarkEager64Line(b *testing.B) { benchLine(b, 64) }
+
+func benchLine(b *testing.B, size int) {
 	eps := pair(b, llc.RndvPull)
-	bufs := [2][]byte{make([]byte, 8), make([]byte, 8)}
+	bufs := [2][]byte{make([]byte, size), make([]byte, size)}
 	// The operations of each direction, made once and submitted again
 	// (the engine resets an operation it is given, as the endpoint's
 	// recycled ones are), so that the count is the runtime's alone.

@@ -599,9 +599,13 @@ func (t *Translator) writeLine(c *llc.Command) error {
 	}
 	w := (*[layout.LineHalf / 8]uint64)(unsafe.Pointer(unsafe.SliceData(l.half))) // mapLine made it LineHalf bytes, 8-aligned
 	at := c.SigOff - c.Off
-	if c.HeadLen == layout.LineSig && at == layout.LineSig && len(c.Data) == 0 {
-		// A record's head, the whole half before the signal, and no
-		// more (the commonest write): three stores, without a loop.
+	if c.HeadLen == layout.LineSig && at == layout.LineSig && len(c.Data) <= len(l.ext) {
+		// A record's head, the whole half before the signal, and the
+		// rest of its body for the extension line (the commonest
+		// write): three stores, without a loop.
+		if len(c.Data) > 0 {
+			copy(l.ext, c.Data)
+		}
 		w[0] = binary.LittleEndian.Uint64(c.Head[0:])
 		w[1] = binary.LittleEndian.Uint64(c.Head[8:])
 		w[2] = binary.LittleEndian.Uint64(c.Head[16:])
