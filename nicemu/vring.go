@@ -1,6 +1,7 @@
 package nicemu
 
 import (
+	"slices"
 	"sync/atomic"
 	"unsafe"
 )
@@ -77,12 +78,7 @@ type ringWait struct {
 // RingWaiting reports whether the process waits for a publication of dst
 // (AwaitRing) that it has not taken yet.
 func (n *NIC) RingWaiting(dst int) bool {
-	for _, w := range n.ringWaits {
-		if w.dst == dst {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(n.ringWaits, func(w ringWait) bool { return w.dst == dst })
 }
 
 // PollRings takes, in virtual time, the publications of consumer counts
@@ -91,16 +87,9 @@ func (n *NIC) RingWaiting(dst int) bool {
 // process waits and nothing earlier can come (Clock.take). It reports
 // whether it took one.
 func (n *NIC) PollRings() bool {
-	took := false
-	for i := 0; i < len(n.ringWaits); {
-		if !n.takeRing(n.ringWaits[i]) {
-			i++
-			continue
-		}
-		n.ringWaits = append(n.ringWaits[:i], n.ringWaits[i+1:]...)
-		took = true
-	}
-	return took
+	waits := len(n.ringWaits)
+	n.ringWaits = slices.DeleteFunc(n.ringWaits, n.takeRing)
+	return len(n.ringWaits) < waits
 }
 
 // takeRing takes the publication that w waits for, if the owner has made

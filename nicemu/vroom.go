@@ -1,6 +1,7 @@
 package nicemu
 
 import (
+	"slices"
 	"sync/atomic"
 	"unsafe"
 )
@@ -71,12 +72,7 @@ type roomWait struct {
 // not yet taken dst's next release (PollRoom). Until then a try would find
 // the queue as full as before.
 func (n *NIC) RoomFor(dst int) bool {
-	for _, w := range n.rooms {
-		if w.dst == dst {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(n.rooms, func(w roomWait) bool { return w.dst == dst })
 }
 
 // PollRoom takes, in virtual time, the releases of the queues the process
@@ -85,16 +81,9 @@ func (n *NIC) RoomFor(dst int) bool {
 // process waits and nothing earlier can come (Clock.take). It reports
 // whether it took one.
 func (n *NIC) PollRoom() bool {
-	took := false
-	for i := 0; i < len(n.rooms); {
-		if !n.takeRoom(n.rooms[i]) {
-			i++
-			continue
-		}
-		n.rooms = append(n.rooms[:i], n.rooms[i+1:]...)
-		took = true
-	}
-	return took
+	waits := len(n.rooms)
+	n.rooms = slices.DeleteFunc(n.rooms, n.takeRoom)
+	return len(n.rooms) < waits
 }
 
 // takeRoom takes the release that w waits for, if the owner has made it
