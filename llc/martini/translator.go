@@ -619,8 +619,9 @@ func (t *Translator) writeLine(c *llc.Command) error {
 }
 
 // writeHead writes the head and data of c, a CmdWriteLine other than a
-// record's head alone, into the half w and the extension line, after
-// checking that they fit before the signal's offset at.
+// record's whole head with the rest of its body (writeLine's three
+// stores), into the half w and the extension line, after checking that
+// they fit before the signal's offset at.
 func (l *lineOut) writeHead(c *llc.Command, w *[layout.LineHalf / 8]uint64, at uint64) error {
 	head := c.Head[:c.HeadLen]
 	if len(head)%8 != 0 || uint64(len(head)) > at || at > layout.LineHalf-8 || at%8 != 0 || len(c.Data) > len(l.ext) {
