@@ -94,7 +94,7 @@ func (t *Transport) dial(p *peer) error {
 	if t.addrs == nil {
 		return fmt.Errorf("tcp: connecting to process %d: no peer addresses (SetPeers was not called)", p.id)
 	}
-	fd, err := connect(t.addrs[p.id], t.opt.StallTimeout)
+	fd, err := connect(t.addrs[p.id], &t.opt)
 	if err != nil {
 		return fmt.Errorf("tcp: connecting to %s: %w", t.where(p), err)
 	}
@@ -146,7 +146,7 @@ func (t *Transport) accept() bool {
 		if err != 0 {
 			break
 		}
-		setOptions(fd, t.opt.StallTimeout)
+		setOptions(fd, &t.opt)
 		t.incoming = append(t.incoming, incoming{fd: fd})
 		progressed, t.dirty = true, true
 	}

@@ -61,33 +61,39 @@ func listen(sa unix.Sockaddr, backlog int) (int, error) {
 }
 
 // setOptions sets the options of a connection's socket: no Nagle's delay,
-// and the bound of a stall: what is sent fails once unacknowledged for
-// stall (TCP_USER_TIMEOUT), and an idle connection sends keepalive probes
-// from stall/4 on, every stall/8 (at least a second each), so that it
-// fails too once they go unanswered for stall.
-func setOptions(fd int, stall time.Duration) {
+// the send buffer of o.SendBuffer, and the bound of a stall: what is sent
+// fails once unacknowledged for o.StallTimeout (TCP_USER_TIMEOUT), and an
+// idle connection sends keepalive probes from a quarter of it on, every
+// eighth (at least a second each), so that it fails too once they go
+// unanswered for the whole.
+func setOptions(fd int, o *Options) {
+	stall := o.StallTimeout
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT, int(stall.Milliseconds()))
 	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, 1)
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPIDLE, max(1, int(stall/4/time.Second)))
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPINTVL, max(1, int(stall/8/time.Second)))
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPCNT, 9)
+	if o.SendBuffer > 0 {
+		unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, o.SendBuffer)
+	}
 }
 
 // retryPause is how long a dial to an unreachable host waits before it
 // tries again.
 const retryPause = 100 * time.Millisecond
 
-// connect connects to sa, with setOptions' options for stall, waiting at
-// most stall for the connection to complete: the peer's kernel completes
+// connect connects to sa, with setOptions' options of o, waiting at most
+// o.StallTimeout (stall) for the connection to complete: the peer's kernel completes
 // it, from the backlog of the peer's listener, whatever the peer's
 // process does. A host that cannot be reached (no route: a link down) is
 // tried again until stall has passed, so that an outage shorter than the
 // bound is survived by a dial as by a connection.
-func connect(sa unix.Sockaddr, stall time.Duration) (int, error) {
+func connect(sa unix.Sockaddr, o *Options) (int, error) {
+	stall := o.StallTimeout
 	deadline := time.Now().Add(stall)
 	for {
-		fd, err := connectOnce(sa, stall, time.Until(deadline))
+		fd, err := connectOnce(sa, o, time.Until(deadline))
 		switch {
 		case err == nil:
 			return fd, nil
@@ -108,12 +114,12 @@ func unreachable(err error) bool {
 }
 
 // connectOnce makes one try of connect, waiting at most wait.
-func connectOnce(sa unix.Sockaddr, stall, wait time.Duration) (int, error) {
+func connectOnce(sa unix.Sockaddr, o *Options, wait time.Duration) (int, error) {
 	fd, err := socket(sa)
 	if err != nil {
 		return -1, err
 	}
-	setOptions(fd, stall)
+	setOptions(fd, o)
 	err = unix.Connect(fd, sa)
 	if err == unix.EINPROGRESS {
 		err = waitConnected(fd, wait)

@@ -57,6 +57,12 @@ type Options struct {
 	// its process: a peer that computes for hours does not stall its
 	// connections.
 	StallTimeout time.Duration
+	// SendBuffer is the send buffer each connection asks the kernel for
+	// (SO_SNDBUF, which the kernel doubles and bounds by
+	// net.core.wmem_max); 0 leaves it to the kernel's autotuning. The
+	// buffer bounds the bytes a sender has in flight on a connection;
+	// ListenJob sets it to CacheSendBuffer's.
+	SendBuffer int
 }
 
 // DefaultStallTimeout is Options.StallTimeout's default: a link that

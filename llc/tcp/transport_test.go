@@ -526,6 +526,25 @@ func TestStallBound(t *testing.T) {
 	}
 }
 
+// Every connection, dialed or accepted, asks for Options.SendBuffer, which
+// the kernel doubles.
+func TestSendBuffer(t *testing.T) {
+	const size = 32 << 10
+	x := newFabric(t, 2, Options{SendBuffer: size})
+	r := x.region(1, make([]byte, 8))
+	if ev := x.do(0, llc.Command{Kind: llc.CmdFetchAdd, Peer: 1, Region: r, New: 1, Token: 1}); ev.Kind != llc.EvDone {
+		t.Fatalf("fetch-and-add: %+v", ev)
+	}
+	for i, fd := range []int{x.trs[0].peers[1].fd, x.trs[1].peers[0].fd} {
+		if v, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF); err != nil || v != 2*size {
+			t.Errorf("process %d: SO_SNDBUF %d (%v), want %d", i, v, err, 2*size)
+		}
+	}
+	if b := CacheSendBuffer(); b < 64<<10 {
+		t.Errorf("CacheSendBuffer() = %d: below the default buffers it replaces", b)
+	}
+}
+
 // A peer that dialed this process while this process dialed it, and then
 // closed, says goodbye on this process's dial first when this process has
 // not yet accepted the peer's: its frames on its own dial are still read,
