@@ -65,6 +65,7 @@
 //	-no-offload        forwarded as MARTINI_NO_OFFLOAD=1
 //	-transport auto|martini|tcp  forwarded as MARTINI_TRANSPORT
 //	-tcp-timeout D     forwarded as MARTINI_TCP_TIMEOUT (the bound of a stalled TCP connection)
+//	-tcp-sndbuf BYTES  forwarded as MARTINI_TCP_SNDBUF (a TCP connection's send buffer; 0: the kernel's autotuning)
 //	-profile native|martini|dimmnet2|cenju4  the NIC's timing profile
 //	-clock real|virtual  the timing profile's clock
 //	-host-speed F|p3-933  in virtual time, the modelled host's speed

@@ -261,6 +261,11 @@ func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
 		o.settings.TCPTimeout = d
 		return nil
 	})
+	fs.Func("tcp-sndbuf", "the send buffer of each TCP connection between ranks, `bytes` (suffixes k, m; the kernel doubles it): 0 leaves it to the kernel's autotuning; the default, half the host's L2 cache, keeps a large message's bytes in flight within the caches when both ends share a machine, and suits links whose round trip carries less than that", func(s string) error {
+		n, err := parseBytes(s)
+		o.settings.TCPSendBuffer = n
+		return err
+	})
 	fs.Func("eager", "eager transport for small messages and control records, `rings|pm|vp`: a ring per sender connected on first use (the default), PM/RHiNET (rings all connected at start, 2 KB-aligned records) or PM/RHiNET-VP (one VPUSH receive queue for all senders); pm and vp send every message eagerly, one larger than a PM message as several without a handshake, as MPICH-SCore does without remote memory access", func(s string) error {
 		if s != launch.EagerRings && s != launch.EagerPM && s != launch.EagerVP {
 			return fmt.Errorf("want %s, %s or %s", launch.EagerRings, launch.EagerPM, launch.EagerVP)

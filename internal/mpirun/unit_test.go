@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -233,6 +234,36 @@ func TestParseTCPTimeoutFlag(t *testing.T) {
 		if msg := stderr.String(); !strings.Contains(msg, "positive duration") {
 			t.Errorf("-tcp-timeout %s: stderr %q does not say what is wanted", bad, msg)
 		}
+	}
+}
+
+// -tcp-sndbuf takes a byte count, 0 included, forwarded as
+// MARTINI_TCP_SNDBUF; unset, nothing is forwarded.
+func TestParseTCPSendBufferFlag(t *testing.T) {
+	for _, c := range []struct {
+		arg  string
+		want int
+	}{{"512k", 512 << 10}, {"0", 0}} {
+		o, err := parseFlags([]string{"-np", "2", "-tcp-sndbuf", c.arg, "prog"}, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.settings.TCPSendBuffer != c.want || !slices.Contains(o.settings.Env(), launch.EnvTCPSendBuffer+"="+strconv.Itoa(c.want)) {
+			t.Errorf("-tcp-sndbuf %s: settings %+v, environment %q", c.arg, o.settings, o.settings.Env())
+		}
+	}
+	o, err := parseFlags([]string{"-np", "2", "prog"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range o.settings.Env() {
+		if strings.HasPrefix(kv, launch.EnvTCPSendBuffer+"=") {
+			t.Errorf("without -tcp-sndbuf, the environment has %s", kv)
+		}
+	}
+	var stderr bytes.Buffer
+	if _, err := parseFlags([]string{"-np", "2", "-tcp-sndbuf", "-1", "prog"}, &stderr); err != errUsage || !strings.Contains(stderr.String(), "non-negative number of bytes") {
+		t.Errorf("-tcp-sndbuf -1: error %v, stderr %q", err, stderr.String())
 	}
 }
 

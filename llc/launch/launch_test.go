@@ -34,7 +34,7 @@ func TestParseSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Settings{EagerLimit: 0, Rndv: RndvPush, NoCMA: true, NoHugePages: true, NoSharedLines: true, Stats: true, Spin: -1, Yield: -1}); s != want {
+	if want := (Settings{EagerLimit: 0, Rndv: RndvPush, NoCMA: true, NoHugePages: true, NoSharedLines: true, Stats: true, Spin: -1, Yield: -1, TCPSendBuffer: -1}); s != want {
 		t.Errorf("settings = %+v, want %+v", s, want)
 	}
 	for name, value := range map[string]string{
@@ -50,6 +50,7 @@ func TestParseSettings(t *testing.T) {
 		EnvYield:         "abc",
 		EnvTransport:     "infiniband",
 		EnvTCPTimeout:    "0s",
+		EnvTCPSendBuffer: "1m",
 		EnvRunAhead:      "1",
 	} {
 		_, err := ParseSettings(mapEnv(map[string]string{name: value}))
@@ -98,6 +99,8 @@ func TestSettingsEnvRoundTrip(t *testing.T) {
 		{EagerLimit: -1, Spin: 4000, Yield: -1},
 		{EagerLimit: -1, Spin: -1, Yield: -1, Transport: TransportTCP},
 		{EagerLimit: -1, Spin: -1, Yield: -1, TCPTimeout: 3 * time.Second},
+		{EagerLimit: -1, Spin: -1, Yield: -1, TCPSendBuffer: 0},
+		{EagerLimit: -1, Spin: -1, Yield: -1, TCPSendBuffer: 256 << 10},
 		{EagerLimit: -1, Spin: -1, Yield: -1, Transport: TransportAuto},
 		{EagerLimit: -1, Spin: -1, Yield: -1, Tune: "amd:4"},
 		{EagerLimit: -1, Spin: -1, Yield: -1, RunAhead: RunAheadOn},

@@ -66,6 +66,11 @@ const (
 	// ranks may stall (its peer's host acknowledging nothing) before the
 	// job fails, a positive duration ("20s"; see package llc/tcp).
 	EnvTCPTimeout = "MARTINI_TCP_TIMEOUT"
+	// EnvTCPSendBuffer, -tcp-sndbuf: the send buffer each TCP connection
+	// between ranks asks for (SO_SNDBUF, which the kernel doubles), a
+	// non-negative number of bytes; 0 leaves it to the kernel's
+	// autotuning. Unset, half the host's L2 cache (see package llc/tcp).
+	EnvTCPSendBuffer = "MARTINI_TCP_SNDBUF"
 	// EnvTune, -tune: the host class whose thresholds the job takes,
 	// "intel", "amd" or "generic", optionally followed by ":CPUS"
 	// ("intel:8"); unset, the host's own (see package tuning).
@@ -183,6 +188,9 @@ type Settings struct {
 	// TCPTimeout bounds a stall of a TCP connection between ranks; 0
 	// when not set.
 	TCPTimeout time.Duration
+	// TCPSendBuffer is the send buffer of a TCP connection between
+	// ranks, in bytes (0: the kernel's autotuning); negative when not set.
+	TCPSendBuffer int
 	// Tune names the host class whose thresholds the job takes
 	// ("intel", "amd:4"; package tuning checks it); "" when not set.
 	Tune string
@@ -197,7 +205,9 @@ const (
 )
 
 // DefaultSettings returns Settings with nothing set.
-func DefaultSettings() Settings { return Settings{EagerLimit: -1, Spin: -1, Yield: -1} }
+func DefaultSettings() Settings {
+	return Settings{EagerLimit: -1, Spin: -1, Yield: -1, TCPSendBuffer: -1}
+}
 
 // ParseSettings reads the settings from the environment through getenv
 // (os.Getenv, usually). Unset or empty variables leave the default.
@@ -273,6 +283,9 @@ func ParseSettings(getenv func(string) string) (Settings, error) {
 		if s.TCPTimeout, err = time.ParseDuration(v); err != nil || s.TCPTimeout <= 0 {
 			return s, fmt.Errorf("launch: %s=%q: want a positive duration, such as 20s", EnvTCPTimeout, v)
 		}
+	}
+	if s.TCPSendBuffer, err = countVar(getenv, EnvTCPSendBuffer, "bytes"); err != nil {
+		return s, err
 	}
 	switch v := getenv(EnvRunAhead); v {
 	case "", RunAheadOn, RunAheadOff:
@@ -394,6 +407,9 @@ func (s Settings) Env() []string {
 	}
 	if s.TCPTimeout > 0 {
 		env = append(env, EnvTCPTimeout+"="+s.TCPTimeout.String())
+	}
+	if s.TCPSendBuffer >= 0 {
+		env = append(env, EnvTCPSendBuffer+"="+strconv.Itoa(s.TCPSendBuffer))
 	}
 	if s.RunAhead != "" {
 		env = append(env, EnvRunAhead+"="+s.RunAhead)

@@ -35,7 +35,8 @@ func (t *Transport) MemorySize() int { return memorySize }
 
 // ListenJob listens for the peers of job's process on the address the
 // launcher gave it (launch.Job.TCPAddr; the loopback interface by
-// default), on any free port; SetPeers then tells it theirs.
+// default), on any free port, with the job's bound of a stall and send
+// buffer; SetPeers then tells it the peers' addresses.
 func ListenJob(job *launch.Job) (*Transport, error) {
 	addr := job.TCPAddr
 	if addr == "" {
@@ -44,8 +45,12 @@ func ListenJob(job *launch.Job) (*Transport, error) {
 	if strings.Contains(addr, ":") {
 		addr = "[" + addr + "]" // IPv6
 	}
+	sndbuf := job.Settings.TCPSendBuffer
+	if sndbuf < 0 {
+		sndbuf = CacheSendBuffer()
+	}
 	return Listen(job.Rank, job.Size, Options{Addr: addr + ":0", Key: job.PGID,
-		StallTimeout: job.Settings.TCPTimeout, SendBuffer: CacheSendBuffer()})
+		StallTimeout: job.Settings.TCPTimeout, SendBuffer: sndbuf})
 }
 
 // CacheSendBuffer returns the send buffer (Options.SendBuffer) that holds

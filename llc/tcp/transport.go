@@ -61,7 +61,8 @@ type Options struct {
 	// (SO_SNDBUF, which the kernel doubles and bounds by
 	// net.core.wmem_max); 0 leaves it to the kernel's autotuning. The
 	// buffer bounds the bytes a sender has in flight on a connection;
-	// ListenJob sets it to CacheSendBuffer's.
+	// ListenJob takes it from the job's settings (mpirun -tcp-sndbuf,
+	// MARTINI_TCP_SNDBUF), CacheSendBuffer's where they do not say.
 	SendBuffer int
 }
 
