@@ -69,7 +69,7 @@ func sweep(ctx context.Context, o *npbOptions, rec *thesisnpb.Record, path strin
 		}
 		note := ""
 		if escapes > 0 {
-			note = fmt.Sprintf("; %d processes escaped the ordering of virtual time", escapes)
+			note = fmt.Sprintf("; %s escaped the ordering of virtual time", thesisnpb.Processes(escapes))
 		}
 		fmt.Fprintf(stderr, "thesis npb: [%d/%d] %v: %.2f Mop/s in virtual time; took %.1f s (load %.1f)%s\n",
 			i+1, len(todo), k, r.Mops, wall, load, note)
