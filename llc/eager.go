@@ -102,7 +102,7 @@ func (e *Engine) send(op *SendOp, unsolicited bool) {
 // at once, else send's way. Endpoint.Send calls it directly, without
 // Submit's dispatch on the operation's type.
 func (e *Engine) submitSend(op *SendOp) {
-	if !e.sendLine(op) {
+	if !e.sendLine(op) && !e.sendRing(op) {
 		e.send(op, false)
 	}
 }
@@ -157,6 +157,62 @@ func (e *Engine) sendLine(op *SendOp) bool {
 	e.stats.EagerSent++
 	e.stats.BytesSent += uint64(n)
 	return true
+}
+
+// sendRing sends op into the peer's ring as one packed record when it
+// can go there at once and not into the line: the small messages of a
+// stream, whose line awaits its acknowledgement, and those too long for
+// the line, up to ringLimit. It is send's, writeEager's and writeRecord's
+// tests in one, as sendLine is, and reports false, having changed
+// nothing, when op must go send's way.
+func (e *Engine) sendRing(op *SendOp) bool {
+	n := len(op.Data)
+	if uint(op.Peer) >= uint(len(e.peers)) || n > e.ringLimit || op.Sync || op.Notify || op.Rendezvous {
+		return false
+	}
+	p := &e.peers[op.Peer]
+	size := layout.PackedSize(n)
+	r := &p.out
+	if p.conn != connUp || p.q.n != 0 || !r.fits(size) || n <= lineBody && p.line.free() {
+		return false
+	}
+	op.done, op.region, op.id, op.unsolicited, op.cancelled, op.withdrawn = true, 0, 0, false, false, false
+	if op.err != nil || op.events != nil {
+		op.err, op.events = nil, nil
+	}
+	p.full = false
+	r.seq++
+	rec := ringCtl + r.head&(r.size-1)
+	r.head += size
+	// writeRecord's command, built in place: every field a CmdWrite is
+	// read for is set.
+	c := e.sched.next()
+	c.Kind, c.Peer, c.Region, c.Off, c.Token, c.Signal = CmdWrite, op.Peer, r.region, rec, 0, layout.Signal(r.seq, size)
+	layout.PutMeta(c.Head[:recMeta], recEager, 0, op.Tag, op.Ctx, uint32(n), 0)
+	binary.LittleEndian.PutUint16(c.Head[recEnd:], uint16(size/cell))
+	if n <= recInline {
+		// One cell: the payload inline after the meta, zero to the signal.
+		b := c.Head[recMeta:]
+		*(*[MaxHead - recMeta]byte)(b) = [MaxHead - recMeta]byte{}
+		if n == 8 { // the commonest: a word's store, not copy's call
+			binary.LittleEndian.PutUint64(b, binary.LittleEndian.Uint64(op.Data))
+		} else {
+			copy(b, op.Data)
+		}
+		c.HeadLen, c.Data, c.SigOff = recSignal, nil, rec+recSignal
+	} else {
+		c.HeadLen, c.Data, c.SigOff = recMeta, op.Data, rec+size-8
+	}
+	e.stats.CommandsIssued++
+	e.stats.EagerSent++
+	e.stats.BytesSent += uint64(n)
+	return true
+}
+
+// packedBody is the longest body of a packed record of at most limit
+// bytes: at least what one cell carries, which is always packed.
+func packedBody(limit int) int {
+	return max(recInline, limit/cell*cell-recHeader)
 }
 
 // sendsEager reports whether op goes by the eager path: up to the eager

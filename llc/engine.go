@@ -40,6 +40,11 @@ type Engine struct {
 	// lineBody, or the eager limit where that is less; -1 without shared
 	// lines, and once the engine has failed.
 	lineLimit int
+	// ringLimit is the largest message that sendRing writes into a
+	// ring: the longest body of a packed record, or the eager limit
+	// where that is less; -1 under PM/RHiNET and the queue, and once the
+	// engine has failed.
+	ringLimit int
 	pm        bool       // EagerPM: aligned records, start-up connections, host work
 	pmPending int        // EagerPM: connections initiated at start and not settled
 	work      WorkCounts // EagerPM, EagerQueue: host work not reported yet (Ready)
@@ -129,6 +134,10 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if cfg.SharedLines {
 		e.lineLimit = min(lineBody, cfg.EagerLimit)
 	}
+	e.ringLimit = -1
+	if cfg.Eager == EagerRings {
+		e.ringLimit = min(packedBody(cfg.PackedRecords), cfg.EagerLimit)
+	}
 	e.batchLimit = 1 << 30
 	if e.countsWork = cfg.Eager != EagerRings; e.countsWork {
 		e.batchLimit = 1
@@ -163,7 +172,7 @@ func (e *Engine) fail(err error) {
 		return
 	}
 	e.err, e.notice = err, true
-	e.lineLimit = -1
+	e.lineLimit, e.ringLimit = -1, -1
 	for op := e.posted.head; op != nil; op = op.next {
 		op.finish(err)
 	}

@@ -2,6 +2,7 @@ package nicemu
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"testing"
 )
@@ -76,5 +77,95 @@ func TestPushNativeMatchesGeneral(t *testing.T) {
 	}
 	if st := fast.n0.Stats(); st.BOTF == 0 || st.RVATLBHits == 0 {
 		t.Fatalf("no request went through: %+v", st)
+	}
+}
+
+// TestPushPacketMatchesKick: PushPacket, a packet gathered where it lands,
+// leaves the same memory and request counts as the packet's image built
+// first and kicked, a BOTF from the Window or a PUSH from a buffer; where
+// it declines (a miss of the RVATLB, a refusal), the caller's kick does
+// the rest, as the translator's does.
+func TestPushPacketMatchesKick(t *testing.T) {
+	type job struct {
+		n0  *NIC
+		mem []byte
+		sid SID
+	}
+	setup := func() job {
+		seg := newSegment(t, testConfig(2))
+		n0 := openNIC(t, seg, 0)
+		n1 := openNIC(t, seg, 1)
+		sid, mem := mustRegisterSegment(t, n1, 4096)
+		for i := range mem {
+			mem[i] = 0xee // stale bytes, which a packet's padding overwrites
+		}
+		return job{n0, mem, sid}
+	}
+	fast, slow := setup(), setup()
+	sid := fast.sid
+	head := make([]byte, 56)
+	data := make([]byte, 1024)
+	for i := range head {
+		head[i] = byte(i + 1)
+	}
+	for i := range data {
+		data[i] = byte(i + 101)
+	}
+	// kick sends the packet's image as the request op: the way that
+	// stages it.
+	kick := func(n *NIC, dst int, sid SID, off uint64, head, data []byte, end int, signal uint64, op Op) error {
+		img := make([]byte, end+8)
+		copy(img[copy(img, head):], data)
+		binary.LittleEndian.PutUint64(img[end:], signal)
+		if op == OpBOTF {
+			copy(n.BOTFBuffer(), img)
+			return n.KickBOTF(dst, sid, off, len(img))
+		}
+		return n.Push(dst, sid, off, img, nil)
+	}
+	cases := []struct {
+		name       string
+		dst        int
+		sid        SID
+		off        uint64
+		head, data int
+		end        int
+		op         Op
+		gathered   bool // PushPacket writes it
+	}{
+		{"a cell, a miss first", 1, sid, 0, 56, 0, 56, OpBOTF, false},
+		{"a cell", 1, sid, 64, 56, 0, 56, OpBOTF, true},
+		{"meta and 8 bytes, padded", 1, sid, 128, 24, 8, 56, OpBOTF, true},
+		{"meta and 200 bytes", 1, sid, 192, 24, 200, 248, OpBOTF, true},
+		{"meta and 1024 bytes by PUSH", 1, sid, 512, 24, 1024, 1080, OpPush, true},
+		{"meta alone by PUSH", 1, sid, 1600, 24, 0, 24, OpPush, true},
+		{"across the end", 1, sid, 4032, 56, 0, 120, OpBOTF, false},
+		{"ending off a word", 1, sid, 2004, 56, 0, 56, OpBOTF, false},
+		{"an unknown SID", 1, sid + 1, 0, 56, 0, 56, OpBOTF, false},
+		{"an unknown process", 2, sid, 0, 56, 0, 56, OpBOTF, false},
+	}
+	for i, c := range cases {
+		signal := uint64(i+1)<<32 | uint64(c.end+8)
+		h, d := head[:c.head], data[:c.data]
+		var errFast error
+		got := fast.n0.PushPacket(c.dst, c.sid, c.off, h, d, c.end, signal, c.op)
+		if got != c.gathered {
+			t.Errorf("%s: PushPacket reported %v, want %v", c.name, got, c.gathered)
+		}
+		if !got {
+			errFast = kick(fast.n0, c.dst, c.sid, c.off, h, d, c.end, signal, c.op)
+		}
+		errSlow := kick(slow.n0, c.dst, c.sid, c.off, h, d, c.end, signal, c.op)
+		if (errFast == nil) != (errSlow == nil) {
+			t.Errorf("%s: errors %v and %v", c.name, errFast, errSlow)
+		}
+		sf, ss := fast.n0.Stats(), slow.n0.Stats()
+		sf.PATLBHits, sf.PATLBMisses, ss.PATLBHits, ss.PATLBMisses = 0, 0, 0, 0 // the sources differ
+		if sf != ss {
+			t.Errorf("%s: stats\n%+v\nagainst\n%+v", c.name, sf, ss)
+		}
+		if !bytes.Equal(fast.mem, slow.mem) {
+			t.Errorf("%s: the target memory differs", c.name)
+		}
 	}
 }

@@ -281,6 +281,72 @@ func (n *NIC) pushNative(dst int, sid SID, off uint64, src []byte, op Op) bool {
 	return true
 }
 
+// PushPacket writes one packet into (dst, sid, off): head, then data,
+// then zeros up to end, then signal as the 8-byte word at end, which lands
+// last. It stands for the BOTF request whose Window holds that image (op
+// OpBOTF) or the PUSH of a send buffer that holds it (OpPush), under the
+// native profile, flattened as pushNative is: the image is gathered where
+// it lands instead of in the Window or the buffer first. The request takes
+// its Window and is counted as one of op; its checks and translations are
+// pushNative's. It reports false, having done nothing, for a request it
+// does not cover (a timing profile, a virtual clock, a refusal): the
+// caller then builds the image and kicks it.
+func (n *NIC) PushPacket(dst int, sid SID, off uint64, head, data []byte, end int, signal uint64, op Op) bool {
+	if n.timing != nil || n.clock != nil || uint(dst) >= uint(len(n.procs)) || len(head)+len(data) > end {
+		return false
+	}
+	if op == OpBOTF && end+8 > MaxBOTF || op != OpBOTF && op != OpPush {
+		return false
+	}
+	pe := n.procs[dst]
+	if pe.pgid != n.ent.pgid {
+		return false
+	}
+	e, hit := n.rvatlb.entry(dst, sid)
+	v := &e.view
+	size := uint64(end) + 8
+	if !hit || v.kind != KindSegment || off > v.length || size > v.length-off {
+		return false
+	}
+	at := v.base + off
+	if (at+size)%8 != 0 || at+size > uint64(len(n.seg.mem)) {
+		return false
+	}
+	// The request's Window, kicked and done: as window and kick leave it.
+	w := n.next
+	n.next = (w + 1) & (NumWindows - 1)
+	n.issued[w]++
+	n.cont[w*8] = n.issued[w]
+	n.rvatlb.hits++
+	if op == OpPush && len(data) > 0 {
+		n.patlb.touch(n.pid, addr(data), len(data)) // Initiator: DMA read of the source
+	}
+	n.patlb.touch(dst, at, int(size)) // RBend: DMA write
+	n.storePacket(n.seg.mem[at:at+size], head, data, signal)
+	n.stats.SegmentOps++
+	n.countWrite(op, int(size))
+	if atomic.LoadUint32(&pe.sleepers) != 0 {
+		n.notify(dst)
+	}
+	return true
+}
+
+// storePacket stores head, data, zeros and signal, the last 8 bytes of
+// dst, into segment memory, as storeInOrder stores one source: every
+// aligned word as one store, the signal last.
+func (n *NIC) storePacket(dst, head, data []byte, signal uint64) {
+	end := len(dst) - 8
+	if len(head) == end && len(head) == 56 && !raceEnabled {
+		// A ring record of one cell, the commonest packet.
+		*(*[56]byte)(dst[:56]) = *(*[56]byte)(head[:56])
+	} else {
+		copyWords(dst, head)
+		copy(dst[len(head):], data)
+		clear(dst[len(head)+len(data) : end])
+	}
+	atomic.StoreUint64((*uint64)(unsafe.Pointer(&dst[end])), signal)
+}
+
 // execPush is the common write path of PUSH, BOTF and AOTF.
 func (n *NIC) execPush(dst int, sid SID, off uint64, src []byte, op Op) error {
 	if n.timing == nil && n.clock == nil && n.pushNative(dst, sid, off, src, op) {

@@ -8,8 +8,9 @@ import (
 )
 
 // pair builds two endpoints of one job in this process, as ranks 0 and 1,
-// with their bootstrap areas registered and exchanged, and shared lines
-// on, as under the native profile.
+// with their bootstrap areas registered and exchanged, shared lines on
+// and records packed as the translator allows, as under the native
+// profile.
 func pair(tb testing.TB, mode llc.RndvMode) [2]*llc.Endpoint {
 	tb.Helper()
 	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: 2, PGID: 42})
@@ -32,7 +33,8 @@ func pair(tb testing.TB, mode llc.RndvMode) [2]*llc.Endpoint {
 	var eps [2]*llc.Endpoint
 	for i := range eps {
 		eng, err := llc.NewEngine(llc.Config{Self: i, Size: 2, Boot: boot[:],
-			EagerLimit: 32 << 10, RingSize: 256 << 10, RingCap: 8 << 20, Rendezvous: mode, SharedLines: true})
+			EagerLimit: 32 << 10, RingSize: 256 << 10, RingCap: 8 << 20, Rendezvous: mode, SharedLines: true,
+			PackedRecords: trs[i].Caps().PackedRecords})
 		if err != nil {
 			tb.Fatal(err)
 		}

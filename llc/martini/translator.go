@@ -427,9 +427,15 @@ func (t *Translator) writePacket(c *llc.Command, head []byte, total int) (bool, 
 	case end == total && total+8 <= t.AOTFLimit && c.Off%8 == 0 && total%8 == 0 && c.Off/nicemu.PageSize == c.SigOff/nicemu.PageSize:
 		return true, t.writeAOTF(c, head, total)
 	case end+8 <= t.BOTFLimit:
+		if n.PushPacket(c.Peer, nicemu.SID(c.Region), c.Off, head, c.Data, end, c.Signal, nicemu.OpBOTF) {
+			return true, nil
+		}
 		gatherPacket(n.BOTFBuffer(), head, c.Data, end, c.Signal)
 		return true, n.KickBOTF(c.Peer, nicemu.SID(c.Region), c.Off, end+8)
 	case end+8 <= t.GatherLimit:
+		if !t.PMPackets && n.PushPacket(c.Peer, nicemu.SID(c.Region), c.Off, head, c.Data, end, c.Signal, nicemu.OpPush) {
+			return true, nil
+		}
 		if len(t.gbuf) < t.GatherLimit {
 			t.gbuf = make([]byte, t.GatherLimit)
 		}
