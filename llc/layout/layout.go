@@ -12,11 +12,12 @@
 //	[0, 64)         control: the consumer count (bytes consumed, monotonic)
 //	[128, 192)      the pair's shared line, used only in the ring that the
 //	                lower-numbered process of a pair grants
-//	[256, 256+size) records, each a whole number of 64-byte cells
+//	[192, 320)      the extension lines of its two halves (LineExt)
+//	[320, 320+size) records, each a whole number of 64-byte cells
 //
-// The lines between are unused: the shared line is alone in its aligned
-// 128 bytes, which processors fetch together (an adjacent-line
-// prefetch), apart from the consumer count its owner writes.
+// The line at [64, 128) is unused: the shared line's aligned 128 bytes,
+// which processors fetch together (an adjacent-line prefetch), hold no
+// consumer count, which the ring's owner writes.
 //
 // A record begins with its meta (24 bytes), whose first word names the
 // record's kind and where its signal word is (RecEnd), and ends its first

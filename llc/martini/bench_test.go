@@ -77,7 +77,10 @@ func benchExchange(b *testing.B, size int, mode llc.RndvMode) {
 }
 
 // BenchmarkEager8 is the software cost of one 8-byte eager message (send,
-// poll, match, deliver) with both processes' memory in this core's cache.
+// poll, match, deliver) with both processes' memory in this core's cache,
+// in a stream in one direction: the pair's line, once written, awaits an
+// acknowledgement that no answer brings, and the messages go through the
+// ring.
 func BenchmarkEager8(b *testing.B) { benchExchange(b, 8, llc.RndvPull) }
 
 // BenchmarkEager8Line is the software cost of one 8-byte eager message
@@ -139,6 +142,9 @@ func benchLine(b *testing.B, size int) {
 	}
 }
 
+// BenchmarkEager1K is BenchmarkEager8's of a 1 KiB message: one packed
+// ring record, whatever the line's state. The rendezvous benchmarks move
+// 1 MiB by a pull and by a push.
 func BenchmarkEager1K(b *testing.B)    { benchExchange(b, 1024, llc.RndvPull) }
 func BenchmarkRndvPull1M(b *testing.B) { benchExchange(b, 1<<20, llc.RndvPull) }
 func BenchmarkRndvPush1M(b *testing.B) { benchExchange(b, 1<<20, llc.RndvPush) }
