@@ -289,7 +289,35 @@ func (t *Translator) Execute(c *llc.Command) *llc.Event {
 		}
 		return nil
 	}
+	if c.Kind == llc.CmdWrite && t.pushRecord(c) {
+		return nil
+	}
 	return t.execute(c)
+}
+
+// pushRecord writes c, a CmdWrite that is one packet whose last word is
+// its signal (a packed ring record, the command of a message that goes
+// through a ring), by NIC.PushPacket, and reports whether it did; it
+// reports false, having done nothing, where c goes execute's way. A
+// command with a token, whose completion is an event, goes that way.
+func (t *Translator) pushRecord(c *llc.Command) bool {
+	if c.Token != 0 {
+		return false
+	}
+	head := c.Head[:c.HeadLen]
+	end, path := t.packet(c, len(head)+len(c.Data))
+	op := nicemu.OpBOTF
+	switch {
+	case path == packetGather && !t.PMPackets:
+		op = nicemu.OpPush
+	case path != packetBOTF:
+		return false
+	}
+	if !t.nic.PushPacket(c.Peer, nicemu.SID(c.Region), c.Off, head, c.Data, end, c.Signal, op) {
+		return false
+	}
+	t.mem.Wrote(c.Peer)
+	return true
 }
 
 // failed returns the event of command c, which failed with err.
@@ -416,26 +444,19 @@ func (t *Translator) write(c *llc.Command) error {
 // writePacket sends c as one packet whose last word is its signal, when
 // the signal follows the data (directly, or after up to 63 bytes of
 // padding, zeroed: a packed ring record) and the packet fits AOTF, BOTF
-// or the gather buffer; it reports whether it did.
+// or the gather buffer; it reports whether it did. It builds the packet's
+// image and kicks it: a packet that NIC.PushPacket takes was written by
+// pushRecord before.
 func (t *Translator) writePacket(c *llc.Command, head []byte, total int) (bool, error) {
 	n := t.nic
-	if c.Signal == 0 || c.SigOff < c.Off+uint64(total) || c.SigOff-c.Off-uint64(total) >= 64 {
-		return false, nil
-	}
-	end := int(c.SigOff - c.Off)
-	switch {
-	case end == total && total+8 <= t.AOTFLimit && c.Off%8 == 0 && total%8 == 0 && c.Off/nicemu.PageSize == c.SigOff/nicemu.PageSize:
+	end, path := t.packet(c, total)
+	switch path {
+	case packetAOTF:
 		return true, t.writeAOTF(c, head, total)
-	case end+8 <= t.BOTFLimit:
-		if n.PushPacket(c.Peer, nicemu.SID(c.Region), c.Off, head, c.Data, end, c.Signal, nicemu.OpBOTF) {
-			return true, nil
-		}
+	case packetBOTF:
 		gatherPacket(n.BOTFBuffer(), head, c.Data, end, c.Signal)
 		return true, n.KickBOTF(c.Peer, nicemu.SID(c.Region), c.Off, end+8)
-	case end+8 <= t.GatherLimit:
-		if !t.PMPackets && n.PushPacket(c.Peer, nicemu.SID(c.Region), c.Off, head, c.Data, end, c.Signal, nicemu.OpPush) {
-			return true, nil
-		}
+	case packetGather:
 		if len(t.gbuf) < t.GatherLimit {
 			t.gbuf = make([]byte, t.GatherLimit)
 		}
@@ -447,6 +468,35 @@ func (t *Translator) writePacket(c *llc.Command, head []byte, total int) (bool, 
 		return true, t.push(c.Peer, nicemu.SID(c.Region), c.Off, buf)
 	}
 	return false, nil
+}
+
+// How a write goes as one packet (Translator.packet).
+const (
+	packetNone   = iota // not one packet: the signal does not follow the data, or it is too long
+	packetAOTF          // AOTF stores
+	packetBOTF          // a BOTF packet image
+	packetGather        // gathered into the send buffer and pushed
+)
+
+// packet returns how c, of total bytes of head and data, goes as one
+// packet whose last word is its signal, and the signal's offset from
+// c.Off, end: the signal follows the data (directly, or after up to 63
+// bytes of padding: a packed ring record) and the packet fits AOTF, BOTF
+// or the gather buffer.
+func (t *Translator) packet(c *llc.Command, total int) (end, path int) {
+	if c.Signal == 0 || c.SigOff < c.Off+uint64(total) || c.SigOff-c.Off-uint64(total) >= 64 {
+		return 0, packetNone
+	}
+	end = int(c.SigOff - c.Off)
+	switch {
+	case end == total && total+8 <= t.AOTFLimit && c.Off%8 == 0 && total%8 == 0 && c.Off/nicemu.PageSize == c.SigOff/nicemu.PageSize:
+		return end, packetAOTF
+	case end+8 <= t.BOTFLimit:
+		return end, packetBOTF
+	case end+8 <= t.GatherLimit:
+		return end, packetGather
+	}
+	return end, packetNone
 }
 
 // gatherPacket writes head and data into buf, zeroes the padding up to
