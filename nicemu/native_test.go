@@ -12,19 +12,7 @@ import (
 // one. Two jobs get the same requests, one through execPush (which takes
 // pushNative where it applies), the other through pushGeneral alone.
 func TestPushNativeMatchesGeneral(t *testing.T) {
-	type job struct {
-		n0  *NIC
-		mem []byte
-		sid SID
-	}
-	setup := func() job {
-		seg := newSegment(t, testConfig(2))
-		n0 := openNIC(t, seg, 0)
-		n1 := openNIC(t, seg, 1)
-		sid, mem := mustRegisterSegment(t, n1, 4096)
-		return job{n0, mem, sid}
-	}
-	fast, slow := setup(), setup()
+	fast, slow := newWriteJob(t), newWriteJob(t)
 	if fast.sid != slow.sid {
 		t.Fatalf("the jobs registered SIDs %d and %d", fast.sid, slow.sid)
 	}
@@ -86,22 +74,12 @@ func TestPushNativeMatchesGeneral(t *testing.T) {
 // it declines (a miss of the RVATLB, a refusal), the caller's kick does
 // the rest, as the translator's does.
 func TestPushPacketMatchesKick(t *testing.T) {
-	type job struct {
-		n0  *NIC
-		mem []byte
-		sid SID
-	}
-	setup := func() job {
-		seg := newSegment(t, testConfig(2))
-		n0 := openNIC(t, seg, 0)
-		n1 := openNIC(t, seg, 1)
-		sid, mem := mustRegisterSegment(t, n1, 4096)
-		for i := range mem {
-			mem[i] = 0xee // stale bytes, which a packet's padding overwrites
+	fast, slow := newWriteJob(t), newWriteJob(t)
+	for _, j := range []writeJob{fast, slow} {
+		for i := range j.mem {
+			j.mem[i] = 0xee // stale bytes, which a packet's padding overwrites
 		}
-		return job{n0, mem, sid}
 	}
-	fast, slow := setup(), setup()
 	sid := fast.sid
 	head := make([]byte, 56)
 	data := make([]byte, 1024)
@@ -168,4 +146,23 @@ func TestPushPacketMatchesKick(t *testing.T) {
 			t.Errorf("%s: the target memory differs", c.name)
 		}
 	}
+}
+
+// writeJob is a job of two processes in which process 0 writes into
+// segment memory that process 1 registered: n0 is process 0's NIC, mem and
+// sid the memory.
+type writeJob struct {
+	n0  *NIC
+	mem []byte
+	sid SID
+}
+
+// newWriteJob returns a writeJob whose segment the test's end removes.
+func newWriteJob(t *testing.T) writeJob {
+	t.Helper()
+	seg := newSegment(t, testConfig(2))
+	n0 := openNIC(t, seg, 0)
+	n1 := openNIC(t, seg, 1)
+	sid, mem := mustRegisterSegment(t, n1, 4096)
+	return writeJob{n0, mem, sid}
 }
