@@ -38,17 +38,17 @@ func TestPMChunk(t *testing.T) {
 // TestPMSendPaths writes a 5000-byte record and 5000 bytes of rendezvous
 // data under each PM send path and checks the requests the NIC saw: under
 // gather (PM/RHiNET) one PUSH per 2 KB packet for both; under vpush
-// (PM/RHiNET-VP) the record as before (head, data, signal) and the data
-// as one PUSH per VPUSH message of at most llc.MaxQueueRecord bytes. The
-// bytes land where they are written.
+// (PM/RHiNET-VP) the record as under botf (one packet, natively: within
+// NativeGatherLimit) and the data as one PUSH per VPUSH message of at most
+// llc.MaxQueueRecord bytes. The bytes land where they are written.
 func TestPMSendPaths(t *testing.T) {
 	cases := []struct {
 		path             string
 		record, rndvData uint64 // PUSHes
 	}{
 		{SendGather, 3, 3},
-		{SendVPUSH, 2, 3},
-		{SendBOTF, 2, 1},
+		{SendVPUSH, 1, 3},
+		{SendBOTF, 1, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.path, func(t *testing.T) {
