@@ -189,24 +189,28 @@ func (e *Engine) sendRing(op *SendOp) bool {
 	c := e.sched.next()
 	c.Kind, c.Peer, c.Region, c.Off, c.Token, c.Signal = CmdWrite, op.Peer, r.region, rec, 0, layout.Signal(r.seq, size)
 	layout.PutMeta(c.Head[:recMeta], recEager, 0, op.Tag, op.Ctx, uint32(n), 0)
-	binary.LittleEndian.PutUint16(c.Head[recEnd:], uint16(size/cell))
-	if n <= recInline {
-		// One cell: the payload inline after the meta, zero to the signal.
-		b := c.Head[recMeta:]
-		*(*[MaxHead - recMeta]byte)(b) = [MaxHead - recMeta]byte{}
-		if n == 8 { // the commonest: a word's store, not copy's call
-			binary.LittleEndian.PutUint64(b, binary.LittleEndian.Uint64(op.Data))
-		} else {
-			copy(b, op.Data)
-		}
-		c.HeadLen, c.Data, c.SigOff = recSignal, nil, rec+recSignal
-	} else {
-		c.HeadLen, c.Data, c.SigOff = recMeta, op.Data, rec+size-8
-	}
+	putPacked(c, rec, size, nil, op.Data)
 	e.stats.CommandsIssued++
 	e.stats.EagerSent++
 	e.stats.BytesSent += uint64(n)
 	return true
+}
+
+// putPacked completes c, the command of a packed ring record of n bytes
+// at rec whose meta is in place, with its body, ctl then payload: inline
+// after the meta in a record of one cell, zero up to the signal that ends
+// the cell, else the command's data, the signal the record's last word.
+func putPacked(c *Command, rec, n uint64, ctl, payload []byte) {
+	binary.LittleEndian.PutUint16(c.Head[recEnd:], uint16(n/cell))
+	if len(ctl)+len(payload) > recInline {
+		c.HeadLen = uint8(recMeta + copy(c.Head[recMeta:], ctl))
+		c.Data, c.SigOff = payload, rec+n-8
+		return
+	}
+	b := c.Head[recMeta:]
+	*(*[MaxHead - recMeta]byte)(b) = [MaxHead - recMeta]byte{} // no stale bytes of an earlier command in the padding
+	copy(b[copy(b, ctl):], payload)
+	c.HeadLen, c.Data, c.SigOff = recSignal, nil, rec+recSignal
 }
 
 // packedBody is the longest body of a packed record of at most limit
@@ -384,20 +388,8 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen = CmdWrite, dst, r.region, rec, recSignal
 	c.Signal, c.SigOff = layout.Signal(r.seq, adv), rec+recSignal
 	layout.PutMeta(c.Head[:recMeta], kind, flags, tag, ctx, uint32(body), aux)
-	switch {
-	case body <= recInline:
-		binary.LittleEndian.PutUint16(c.Head[recEnd:], 1)
-		b := c.Head[recMeta:]
-		*(*[MaxHead - recMeta]byte)(b) = [MaxHead - recMeta]byte{} // no stale bytes of an earlier command in the padding
-		if len(ctl) > 0 {
-			b = b[copy(b, ctl):]
-		}
-		copy(b, payload)
-	case packed:
-		// Meta and body, then the signal as the record's last word.
-		binary.LittleEndian.PutUint16(c.Head[recEnd:], uint16(n/cell))
-		c.HeadLen = uint8(recMeta + copy(c.Head[recMeta:], ctl))
-		c.Data, c.SigOff = payload, rec+n-8
+	if packed {
+		putPacked(c, rec, n, ctl, payload)
 	}
 	e.countRecord(kind, flags, len(payload))
 	r.head += adv

@@ -250,35 +250,51 @@ func (n *NIC) KickBOTF(dst int, sid SID, off uint64, length int) error {
 // reports false, having done nothing, for any request it does not cover
 // (a refusal among them): the general path then serves it.
 func (n *NIC) pushNative(dst int, sid SID, off uint64, src []byte, op Op) bool {
-	if uint(dst) >= uint(len(n.procs)) || len(src) < 8 {
+	if len(src) < 8 {
 		return false
 	}
-	pe := n.procs[dst]
-	if op != OpAOTF && pe.pgid != n.ent.pgid {
+	pe, at, ok := n.nativeTarget(dst, sid, off, uint64(len(src)), op)
+	if !ok {
 		return false
 	}
-	e, hit := n.rvatlb.entry(dst, sid)
-	v := &e.view
-	if !hit || v.kind != KindSegment || off > v.length || uint64(len(src)) > v.length-off {
-		return false
-	}
-	at := v.base + off
-	end := at + uint64(len(src))
-	if end%8 != 0 || end > uint64(len(n.seg.mem)) {
-		return false
-	}
-	n.rvatlb.hits++
 	if op == OpPush {
 		n.patlb.touch(n.pid, addr(src), len(src)) // Initiator: DMA read of the source
 	}
 	n.patlb.touch(dst, at, len(src)) // RBend: DMA write
-	n.storeInOrder(at, end, src)
+	n.storeInOrder(at, at+uint64(len(src)), src)
 	n.stats.SegmentOps++
 	n.countWrite(op, len(src))
 	if atomic.LoadUint32(&pe.sleepers) != 0 {
 		n.notify(dst)
 	}
 	return true
+}
+
+// nativeTarget makes the checks and the lookup of a native write of size
+// bytes by op into (dst, sid, off), pushNative's and PushPacket's: the
+// job's PGID (but for AOTF, whose header was checked when it was set), a
+// hit of the RVATLB on segment memory, the range, and an end on an
+// 8-byte boundary. It returns the target's entry and the write's address
+// in segment memory, the hit counted, or ok false, having done nothing.
+func (n *NIC) nativeTarget(dst int, sid SID, off, size uint64, op Op) (pe *procEntry, at uint64, ok bool) {
+	if uint(dst) >= uint(len(n.procs)) {
+		return nil, 0, false
+	}
+	pe = n.procs[dst]
+	if op != OpAOTF && pe.pgid != n.ent.pgid {
+		return nil, 0, false
+	}
+	e, hit := n.rvatlb.entry(dst, sid)
+	v := &e.view
+	if !hit || v.kind != KindSegment || off > v.length || size > v.length-off {
+		return nil, 0, false
+	}
+	at = v.base + off
+	if (at+size)%8 != 0 || at+size > uint64(len(n.seg.mem)) {
+		return nil, 0, false
+	}
+	n.rvatlb.hits++
+	return pe, at, true
 }
 
 // PushPacket writes one packet into (dst, sid, off): head, then data,
@@ -292,24 +308,15 @@ func (n *NIC) pushNative(dst int, sid SID, off uint64, src []byte, op Op) bool {
 // does not cover (a timing profile, a virtual clock, a refusal): the
 // caller then builds the image and kicks it.
 func (n *NIC) PushPacket(dst int, sid SID, off uint64, head, data []byte, end int, signal uint64, op Op) bool {
-	if n.timing != nil || n.clock != nil || uint(dst) >= uint(len(n.procs)) || len(head)+len(data) > end {
+	if n.timing != nil || n.clock != nil || len(head)+len(data) > end {
 		return false
 	}
 	if op == OpBOTF && end+8 > MaxBOTF || op != OpBOTF && op != OpPush {
 		return false
 	}
-	pe := n.procs[dst]
-	if pe.pgid != n.ent.pgid {
-		return false
-	}
-	e, hit := n.rvatlb.entry(dst, sid)
-	v := &e.view
 	size := uint64(end) + 8
-	if !hit || v.kind != KindSegment || off > v.length || size > v.length-off {
-		return false
-	}
-	at := v.base + off
-	if (at+size)%8 != 0 || at+size > uint64(len(n.seg.mem)) {
+	pe, at, ok := n.nativeTarget(dst, sid, off, size, op)
+	if !ok {
 		return false
 	}
 	// The request's Window, kicked and done: as window and kick leave it.
@@ -317,7 +324,6 @@ func (n *NIC) PushPacket(dst int, sid SID, off uint64, head, data []byte, end in
 	n.next = (w + 1) & (NumWindows - 1)
 	n.issued[w]++
 	n.cont[w*8] = n.issued[w]
-	n.rvatlb.hits++
 	if op == OpPush && len(data) > 0 {
 		n.patlb.touch(n.pid, addr(data), len(data)) // Initiator: DMA read of the source
 	}
