@@ -234,6 +234,7 @@ type lineRecord struct {
 	ext     []byte                 // the peer's extension line, layout.LineExtBody bytes
 	region  llc.RegionID           // the region that holds it
 	own     bool                   // the region is this process's memory
+	extNext bool                   // the last record took the extension line: read it beside the signal
 	scratch [layout.LineBody]byte  // a body longer than the half's word, gathered
 }
 
@@ -243,6 +244,17 @@ type lineRecord struct {
 // layout.KindLineAck). It reports whether it delivered either.
 func (r *inRing) takeLine(sink llc.Sink) bool {
 	l := r.line
+	if l.extNext && r.quiet.waiting {
+		// An answer is awaited (a ping-pong), and the last record took
+		// the extension line: so will the answer, likely. A word of that
+		// line is loaded beside the signal, so that the line's trip from
+		// the writer's cache overlaps the signal's instead of following
+		// it. The value is not used: the record's bytes are read again
+		// after the signal, which orders them. Only while an answer is
+		// awaited: where both write at once (an exchange), these loads
+		// take the line from a writer still storing into it.
+		atomic.LoadUint64(layout.Word(l.ext, 0))
+	}
 	sig := atomic.LoadUint64(layout.Word(l.half[:], layout.LineSig))
 	l.seen = sig
 	if sig == 0 || uint32(sig>>32) != r.seq+1 {
@@ -257,6 +269,7 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 	l.ack = uint32(sig)
 	w1 := binary.LittleEndian.Uint64(l.half[8:])
 	body := int(uint16(w1 >> 16))
+	l.extNext = body > layout.LineWord
 	var data []byte
 	switch {
 	case body <= layout.LineWord:
