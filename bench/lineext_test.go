@@ -1,14 +1,11 @@
 package bench
 
 import (
-	"errors"
 	"fmt"
-	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/rhinet-go/martini/internal/spinwait"
 	"github.com/rhinet-go/martini/llc/layout"
@@ -46,62 +43,43 @@ func BenchmarkLineExt(b *testing.B) {
 	}
 }
 
-// extRegion is the start of a ring region, 4 KiB-aligned within its
-// buffer as a region of the segment is: its shared line and the
+// extRegion is the start of a ring region, mapped as the segment's
+// memory is (outside Go's heap, page-aligned): its shared line and the
 // extension lines.
-type extRegion struct {
-	buf  []byte
-	base unsafe.Pointer
-}
+type extRegion struct{ mem []byte }
 
-func newExtRegion() *extRegion {
-	buf := make([]byte, 2*4096)
-	off := (4096 - uintptr(unsafe.Pointer(&buf[0]))%4096) % 4096
-	return &extRegion{buf: buf, base: unsafe.Pointer(&buf[off])}
+// newExtRegion maps a page for an extRegion; the caller unmaps it.
+func newExtRegion() (*extRegion, error) {
+	mem, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return nil, fmt.Errorf("bench: map the line's region: %w", err)
+	}
+	return &extRegion{mem: mem}, nil
 }
 
 // word returns the word at off of the region.
-func (r *extRegion) word(off uint64) *uint64 {
-	return (*uint64)(unsafe.Add(r.base, off))
-}
+func (r *extRegion) word(off uint64) *uint64 { return layout.Word(r.mem, off) }
 
 // lineExt runs n round trips of BenchmarkLineExt's records between two
 // threads pinned to cpus and returns the half round trip in nanoseconds.
 func lineExt(cpus [2]int, ahead bool, work, n int) (float64, error) {
-	const extWords = (layout.LineBody - layout.LineWord) / 8
-	var (
-		reg   = newExtRegion()
-		wg    sync.WaitGroup
-		errs  [2]error
-		start time.Time
-		took  time.Duration
-	)
-	side := func(me int) {
-		defer wg.Done()
-		runtime.LockOSThread() // pinned: the thread ends with the goroutine
+	reg, err := newExtRegion()
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Munmap(reg.mem)
+	stop := func() {
+		for _, half := range []uint64{layout.RingLine, layout.RingLine + layout.LineHalf} {
+			atomic.StoreUint64(reg.word(half+layout.LineSig), ^uint64(0))
+		}
+	}
+	return pinnedPair(cpus, n, stop, func(me int) {
 		mine, theirs := layout.LineHalves(me, 1-me)
 		myExt, theirExt := layout.LineExt(mine), layout.LineExt(theirs)
-		if errs[me] = pinThread(cpus[me]); errs[me] != nil {
-			atomic.StoreUint64(reg.word(mine+layout.LineSig), ^uint64(0)) // the other stops
-			return
-		}
 		var sum uint64
-		if me == 0 {
-			start = time.Now()
-		}
 		for v := uint64(me); v < 2*uint64(n); v += 2 {
-			for v > 0 {
-				if ahead {
-					atomic.LoadUint64(reg.word(theirExt))
-				}
-				sig := atomic.LoadUint64(reg.word(theirs + layout.LineSig))
-				if sig == v {
-					break
-				}
-				if sig == ^uint64(0) {
-					return
-				}
-				spinwait.Pause()
+			if v > 0 && !awaitRecord(reg, theirs, theirExt, v, ahead) {
+				return
 			}
 			for i := range uint64(3) {
 				sum += *reg.word(theirs + 8*i)
@@ -118,18 +96,29 @@ func lineExt(cpus [2]int, ahead bool, work, n int) (float64, error) {
 			}
 			atomic.StoreUint64(reg.word(mine+layout.LineSig), v+1)
 		}
-		if me == 1 {
-			took = time.Since(start)
-		}
 		workSink.Add(sum)
+	})
+}
+
+// extWords is the words a record of BenchmarkLineExt, a 64-byte
+// message's, has in its writer's extension line: its body beyond the
+// half's word.
+const extWords = (64 - layout.LineWord) / 8
+
+// awaitRecord polls the half at theirs for the signal v, loading a word
+// of the extension line at ext before each look if ahead; false: the
+// other side stopped.
+func awaitRecord(reg *extRegion, theirs, ext, v uint64, ahead bool) bool {
+	for {
+		if ahead {
+			atomic.LoadUint64(reg.word(ext))
+		}
+		switch atomic.LoadUint64(reg.word(theirs + layout.LineSig)) {
+		case v:
+			return true
+		case ^uint64(0):
+			return false
+		}
+		spinwait.Pause()
 	}
-	wg.Add(2)
-	go side(0)
-	go side(1)
-	wg.Wait()
-	runtime.KeepAlive(reg.buf)
-	if err := errors.Join(errs[0], errs[1]); err != nil {
-		return 0, err
-	}
-	return float64(took.Nanoseconds()) / float64(2*n), nil
 }

@@ -97,50 +97,62 @@ func BenchmarkLineQuiet(b *testing.B) {
 // pause, and waiting quiet ticks (spinwait.Ticks) after its store before
 // it polls again; it returns the half round trip in nanoseconds.
 func lineWork(cpus [2]int, work int, pause bool, quiet uint64, n int) (float64, error) {
+	var line workLine
+	stop := func() { line.n.Store(^uint64(0)) }
+	return pinnedPair(cpus, n, stop, func(me int) {
+		var sink, wrote uint64
+		for v := uint64(me); v < 2*uint64(n); v += 2 {
+			for quiet != 0 && spinwait.Ticks()-wrote < quiet {
+				spinwait.Pause()
+			}
+			for line.n.Load() != v {
+				if line.n.Load() == ^uint64(0) {
+					return
+				}
+				if pause {
+					spinwait.Pause()
+				}
+			}
+			sink = spinWork(sink, work)
+			line.n.Store(v + 1)
+			if quiet != 0 {
+				wrote = spinwait.Ticks()
+			}
+		}
+		workSink.Add(sink)
+	})
+}
+
+// pinnedPair runs side(0) and side(1) at once, each on a thread pinned to
+// its CPU of cpus, and returns the half round trip of their n round
+// trips: the time from side 0's start to side 1's end, over 2n. A side
+// whose thread cannot be pinned calls stop instead of side, and stop must
+// make the other side return.
+func pinnedPair(cpus [2]int, n int, stop func(), side func(me int)) (float64, error) {
 	var (
-		line   workLine
-		wg     sync.WaitGroup
-		errs   [2]error
-		start  time.Time
-		took   time.Duration
-		ponger = func(me int) {
+		wg    sync.WaitGroup
+		errs  [2]error
+		start time.Time
+		took  time.Duration
+	)
+	wg.Add(2)
+	for me := range 2 {
+		go func() {
 			defer wg.Done()
 			runtime.LockOSThread() // pinned: the thread ends with the goroutine
 			if errs[me] = pinThread(cpus[me]); errs[me] != nil {
-				line.n.Store(^uint64(0)) // the other stops
+				stop()
 				return
 			}
-			var sink, wrote uint64
 			if me == 0 {
-				start = time.Now()
+				start = time.Now() // side 1 reads it after side 0's first store, which it waits for
 			}
-			for v := uint64(me); v < 2*uint64(n); v += 2 {
-				for quiet != 0 && spinwait.Ticks()-wrote < quiet {
-					spinwait.Pause()
-				}
-				for line.n.Load() != v {
-					if line.n.Load() == ^uint64(0) {
-						return
-					}
-					if pause {
-						spinwait.Pause()
-					}
-				}
-				sink = spinWork(sink, work)
-				line.n.Store(v + 1)
-				if quiet != 0 {
-					wrote = spinwait.Ticks()
-				}
-			}
+			side(me)
 			if me == 1 {
 				took = time.Since(start)
 			}
-			workSink.Add(sink)
-		}
-	)
-	wg.Add(2)
-	go ponger(0)
-	go ponger(1)
+		}()
+	}
 	wg.Wait()
 	if err := errors.Join(errs[0], errs[1]); err != nil {
 		return 0, err
