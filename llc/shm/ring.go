@@ -245,7 +245,8 @@ type lineRecord struct {
 func (r *inRing) takeLine(sink llc.Sink) bool {
 	l := r.line
 	if l.extNext && r.quiet.waiting {
-		// An answer is awaited (a ping-pong), and the last record took
+		// An answer is awaited (a ping-pong; the quiet window counts the
+		// reads that wait for one where it runs), and the last record took
 		// the extension line: so will the answer, likely. A word of that
 		// line is loaded beside the signal, so that the line's trip from
 		// the writer's cache overlaps the signal's instead of following
