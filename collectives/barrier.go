@@ -37,7 +37,7 @@ type board struct {
 // record returns what rank r published.
 func (b *board) record(r int) []byte {
 	if b.hw != nil {
-		return b.hw.Payload(r)
+		return b.hw.Payload(r, b.size)
 	}
 	i := r
 	if b.rotated {
@@ -54,7 +54,7 @@ func (b *board) data(r, off, n int) []byte {
 		return b.tmp[off : off+n]
 	}
 	if b.hw != nil {
-		return b.record(r)[off : off+n]
+		return b.hw.Payload(r, off+n)[off : off+n]
 	}
 	return b.record(r)[keySize+off : keySize+off+n]
 }

@@ -91,10 +91,16 @@ func (m *memHW) Barrier(key uint64, datum [DatumSize]byte, p []byte) error {
 	return nil
 }
 
-func (m *memHW) Payload(r int) []byte {
+// Payload returns the first n bytes of rank r's payload, not all of it,
+// where n is not 0: a caller that reads past the n it said fails.
+func (m *memHW) Payload(r, n int) []byte {
 	m.h.mu.Lock()
 	defer m.h.mu.Unlock()
-	return m.h.payloads[m.gen&1][r]
+	p := m.h.payloads[m.gen&1][r]
+	if n > 0 && n < len(p) {
+		p = p[:n:n]
+	}
+	return p
 }
 
 func (m *memHW) Multicast(data []byte) error {

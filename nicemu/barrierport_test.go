@@ -1,6 +1,7 @@
 package nicemu
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 	"testing"
@@ -12,13 +13,7 @@ import (
 // words and payloads, generation after generation, and the counters.
 func TestBarrierPortMatchesNIC(t *testing.T) {
 	nics, id, procs := barrierGroup(t, 3)
-	ports := make([]*BarrierPort, 2)
-	for m := range ports {
-		var ok bool
-		if ports[m], ok = nics[m].OpenBarrierPort(id, m, procs); !ok {
-			t.Fatalf("member %d: port refused", m)
-		}
-	}
+	ports := openPorts(t, nics[:2], id, procs)
 	const rounds = 50
 	var wg sync.WaitGroup
 	errs := make(chan error, 3)
@@ -186,4 +181,49 @@ func spinReleased(n *NIC, id, size int, gen uint64) error {
 		}
 	}
 	return nil
+}
+
+// PayloadPart returns what Payload returns, however many bytes the caller
+// says it reads: none, part, all, more than the payload, more than the
+// slot; and nothing for a generation the slot does not hold.
+func TestBarrierPortPayloadPart(t *testing.T) {
+	nics, id, procs := barrierGroup(t, 2)
+	ports := openPorts(t, nics, id, procs)
+	for g, size := range []int{1, 56, 57, 64, 200, 4096, BarrierPayloadSize} {
+		gen := uint64(g + 1)
+		for m, p := range ports {
+			payload := pattern(size, gen<<8|uint64(m))
+			if got, err := p.ArriveData(uint64(m), [DatumSize]byte{}, payload); err != nil || got != gen {
+				t.Fatalf("member %d: arrival = %d, %v; want %d", m, got, err, gen)
+			}
+		}
+		for r := range procs {
+			want := pattern(size, gen<<8|uint64(r))
+			for _, n := range []int{0, 1, size / 2, size, size + 100, BarrierPayloadSize + 4096} {
+				if got := ports[0].PayloadPart(r, gen, n); !bytes.Equal(got, want) {
+					t.Fatalf("generation %d, member %d's %d bytes, reading %d: got %d bytes, not the payload", gen, r, size, n, len(got))
+				}
+			}
+			if got := ports[0].PayloadPart(r, gen+2, size); got != nil {
+				t.Errorf("generation %d read from a slot that holds %d", gen+2, gen)
+			}
+		}
+		if got := ports[0].PayloadPart(len(procs), gen, size); got != nil {
+			t.Errorf("member outside the group read")
+		}
+	}
+}
+
+// openPorts opens the ports of the members nics (member m at nics[m]) to
+// controller id for the group procs.
+func openPorts(t *testing.T, nics []*NIC, id int, procs []int) []*BarrierPort {
+	t.Helper()
+	ports := make([]*BarrierPort, len(nics))
+	for m, n := range nics {
+		var ok bool
+		if ports[m], ok = n.OpenBarrierPort(id, m, procs); !ok {
+			t.Fatalf("member %d: port refused", m)
+		}
+	}
+	return ports
 }

@@ -58,12 +58,14 @@ const (
 	// is released, instead of sending messages. The line beyond 16 KiB
 	// holds the key of a 16 KiB input (an alltoall of 1 KiB blocks at 16
 	// processes).
-	BarrierPayloadSize = barrierSlotSize - 8
+	BarrierPayloadSize = barrierSlotSize - slotHeaderSize
 	// DatumSize is the size of the data word a member passes with an
 	// arrival (BarrierArriveData): it travels in the arrival line itself.
 	DatumSize = 16
 
 	barrierSlotSize = 16<<10 + 64
+	slotHeaderSize  = 8  // a payload slot's header: generation and length
+	lineSize        = 64 // the cache line the layout is planned in
 
 	// RecordRingDepth is how many generations of keys and records a
 	// member's arrival line keeps (BarrierArriveRecord). The collectives
@@ -413,8 +415,8 @@ func (n *NIC) BarrierArriveParts(id, member int, procs []int, key uint64, datum 
 // store of the generation (publishArrival: publishGen, then the fence of
 // countArrival, which the doorbell check relies on).
 func writeArrival(a *barrierArrival, slot []byte, gen, key uint64, datum [DatumSize]byte, head, tail []byte) {
-	if n := copy(slot[8:], head); len(tail) > 0 { // (most payloads come whole)
-		copy(slot[8+n:], tail)
+	if n := copy(slot[slotHeaderSize:], head); len(tail) > 0 { // (most payloads come whole)
+		copy(slot[slotHeaderSize+n:], tail)
 	}
 	*slotHeader(slot) = gen<<payloadGenShift | uint64(len(head)+len(tail))
 	a.keys[gen&1] = key & (1<<KeyBits - 1)
@@ -682,16 +684,23 @@ func (n *NIC) BarrierPayload(id, member int, gen uint64) []byte {
 	if !n.ownsCtl(atomic.LoadUint64(&n.seg.barrierCtl(id).owner)) {
 		return nil
 	}
-	return slotPayload(n.seg.barrierSlot(id, member, gen&1), gen)
+	return slotPayload(n.seg.barrierSlot(id, member, gen&1), gen, 0)
 }
 
 // slotPayload returns the payload slot holds for generation gen, or nil if
-// it holds another generation's.
-func slotPayload(slot []byte, gen uint64) []byte {
+// it holds another generation's. want is how many of the payload's first
+// bytes the caller is about to read (0 if it does not say): their lines
+// past the header's are loaded before the header is, so that they travel
+// beside it: loaded once the header's check has passed, they would cost a
+// second trip between caches (docs/decisions.md, slotPayload).
+func slotPayload(slot []byte, gen uint64, want int) []byte {
+	for off, end := lineSize, min(slotHeaderSize+want, len(slot)); off < end; off += lineSize {
+		_ = atomic.LoadUint64((*uint64)(unsafe.Pointer(&slot[off])))
+	}
 	h := atomic.LoadUint64(slotHeader(slot))
 	l := int(h & payloadLenMask)
 	if h>>payloadGenShift != gen<<payloadGenShift>>payloadGenShift || l > BarrierPayloadSize {
 		return nil
 	}
-	return slot[8 : 8+l : 8+l]
+	return slot[slotHeaderSize : slotHeaderSize+l : slotHeaderSize+l]
 }

@@ -331,10 +331,12 @@ func (g *SyncGroup) KeySum() uint64 {
 	return g.nic.BarrierSum(g.id, len(g.procs), g.gen)
 }
 
-// Payload returns what member r published at the last barrier.
-func (g *SyncGroup) Payload(r int) []byte {
+// Payload returns what member r published at the last barrier, to a
+// caller that reads no more than its first n bytes (0: all of it):
+// through the port, their lines are fetched at once.
+func (g *SyncGroup) Payload(r, n int) []byte {
 	if g.port != nil {
-		return g.port.Payload(r, g.gen)
+		return g.port.PayloadPart(r, g.gen, n)
 	}
 	return g.nic.BarrierPayload(g.id, r, g.gen)
 }
