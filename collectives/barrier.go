@@ -34,10 +34,12 @@ type board struct {
 	tmp     []byte // DatumSize bytes to unpack a data word into
 }
 
-// record returns what rank r published.
+// record returns what rank r published, all of it: its key is last, at a
+// length the caller does not know before (a rank whose call differs may
+// have published more or less).
 func (b *board) record(r int) []byte {
 	if b.hw != nil {
-		return b.hw.Payload(r, b.size)
+		return b.hw.Payload(r, 0)
 	}
 	i := r
 	if b.rotated {
