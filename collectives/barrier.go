@@ -117,7 +117,7 @@ func (b *board) verify(mine []byte) error {
 // width) goes to the hardware's sum and datum travels as its data word.
 //
 // What every process published is left in *b.
-func publish(c *call, hw Hardware, method string, rec []byte, key uint64, datum [DatumSize]byte, b *board) error {
+func publish(c *call, hw Hardware, method string, rec []byte, key uint64, datum *[DatumSize]byte, b *board) error {
 	n, self, size := c.Size(), c.Rank(), len(rec)
 	*b = board{size: size, self: self, n: n}
 	switch method {

@@ -10,9 +10,12 @@ type loneHW struct {
 	datum   [DatumSize]byte
 }
 
-func (h *loneHW) Barrier(key uint64, datum [DatumSize]byte, p []byte) error {
+func (h *loneHW) Barrier(key uint64, datum *[DatumSize]byte, p []byte) error {
 	copy(h.payload[:], p)
-	h.key, h.datum = key, datum
+	h.key = key
+	if datum != nil {
+		h.datum = *datum
+	}
 	return nil
 }
 func (h *loneHW) Datum(int) *[DatumSize]byte       { return &h.datum }

@@ -1,15 +1,16 @@
 package collectives
 
 // DatumSize is the size of the data word every rank passes to
-// Hardware.Barrier: inputs up to this size travel in the barrier itself.
-const DatumSize = 16
+// Hardware.Barrier: inputs up to this size travel in the barrier itself
+// (on the martini network, in the line that says a member has arrived).
+const DatumSize = 40
 
 // PartsBarrier is a Hardware whose barrier takes its payload in two parts,
 // head then tail, and publishes them joined, as Barrier publishes payload:
 // a caller whose payload is its input followed by something else need not
 // join them first.
 type PartsBarrier interface {
-	BarrierParts(key uint64, datum [DatumSize]byte, head, tail []byte) error
+	BarrierParts(key uint64, datum *[DatumSize]byte, head, tail []byte) error
 }
 
 // Hardware is a network's collective offload for one communicator, as one
@@ -18,14 +19,16 @@ type PartsBarrier interface {
 // multicast from one process to all the others. Its calls block until
 // done. A communicator without offload has no Hardware (nil).
 type Hardware interface {
-	// Barrier publishes payload (at most PayloadSize bytes) and datum,
+	// Barrier publishes payload (at most PayloadSize bytes) and *datum,
 	// and returns once every rank of the communicator has called Barrier.
 	// Until this rank calls Barrier again, Payload(r) returns what rank r
 	// published, Datum(r) its datum, and KeySum the sum of the keys all
 	// ranks passed, modulo 2^KeyBits (keys are below that): ranks that
 	// pass equal keys learn that they agree without reading the others'
-	// payloads.
-	Barrier(key uint64, datum [DatumSize]byte, payload []byte) error
+	// payloads. Barrier reads *datum before it returns and keeps no
+	// pointer to it; a nil datum publishes none, and the others must not
+	// read this rank's Datum then.
+	Barrier(key uint64, datum *[DatumSize]byte, payload []byte) error
 	KeySum() uint64
 	// KeyBits is the width of Barrier's keys and of their sum.
 	KeyBits() int

@@ -35,7 +35,7 @@ import (
 // arrived since; WaitReleased waits for that. After the release, KeySum,
 // Datum and Payload describe the arrival, as after Barrier.
 type SplitBarrier interface {
-	Arrive(key uint64, datum [DatumSize]byte, payload []byte) error
+	Arrive(key uint64, datum *[DatumSize]byte, payload []byte) error
 	Released() bool
 	WaitReleased() error
 }
@@ -85,7 +85,7 @@ func (u *Runner) runOverlapped(c *call, o *opCall, alg string, sb SplitBarrier, 
 	ov := &u.ov
 	o.key.put(ov.rec[:])
 	ov.hash, ov.agreed = u.recordHash(ov.rec[:]), false
-	if err := sb.Arrive(ov.hash, [DatumSize]byte{}, ov.rec[:]); err != nil {
+	if err := sb.Arrive(ov.hash, nil, ov.rec[:]); err != nil {
 		return fmt.Errorf("%v: %w", o.key.Coll, err)
 	}
 	if ov.owner != u {

@@ -43,20 +43,21 @@ import (
 // member's arrival at it or later), and WaitReleasedAt waits for a
 // generation's release; WaitArrivedAt waits for member r's arrival at a
 // generation alone; KeyAt, RecordAt and DatumAt return what member r
-// passed for a generation, once it has arrived there and while the ring
+// passed for a generation (DatumAt a pointer the caller must not write
+// through; ArriveRecord's nil datum passes none), once it has arrived there and while the ring
 // holds it; KeyWindowAt returns, likewise, a hash of the keys member r
 // passed for the KeyWindow generations up to one, in order, which is the
 // same for two members that passed the same keys, and differs where one
 // key differs.
 type RunAheadBarrier interface {
-	ArriveRecord(key uint64, rec [keySize]byte, datum [DatumSize]byte) (uint64, error)
+	ArriveRecord(key uint64, rec [keySize]byte, datum *[DatumSize]byte) (uint64, error)
 	Generation() uint64
 	LastReleased() uint64
 	WaitReleasedAt(gen uint64) error
 	WaitArrivedAt(r int, gen uint64) error
 	KeyAt(r int, gen uint64) uint64
 	RecordAt(r int, gen uint64) [keySize]byte
-	DatumAt(r int, gen uint64) [DatumSize]byte
+	DatumAt(r int, gen uint64) *[DatumSize]byte
 	KeyWindowAt(r int, gen uint64) uint64
 	KeyWindow() int
 	RingDepth() int
@@ -277,7 +278,7 @@ func (p *RunAhead) differs() bool {
 // first (and every call the reading of the arrivals finds released). It
 // returns the call's comparison, p.pending[p.n], which the caller leaves
 // for later by counting it (p.n++) or settles itself.
-func (u *Runner) arriveAhead(rb RunAheadBarrier, rec [keySize]byte, hash uint64, datum [DatumSize]byte) (*unsettled, error) {
+func (u *Runner) arriveAhead(rb RunAheadBarrier, rec [keySize]byte, hash uint64, datum *[DatumSize]byte) (*unsettled, error) {
 	p := u.RunAhead
 	p.hw, p.size, p.mask = rb, u.Net.Size(), 1<<u.HW.KeyBits()-1
 	if p.stop == nil {
@@ -305,7 +306,7 @@ func (u *Runner) runAhead(c *call, o *opCall, alg string, rb RunAheadBarrier, in
 	p := u.RunAhead
 	var rec [keySize]byte
 	o.key.put(rec[:])
-	s, err := u.arriveAhead(rb, rec, u.recordHash(rec[:]), [DatumSize]byte{})
+	s, err := u.arriveAhead(rb, rec, u.recordHash(rec[:]), nil)
 	if err != nil {
 		return fmt.Errorf("%v: %w", o.key.Coll, err)
 	}

@@ -25,17 +25,21 @@ type scriptedRing struct {
 	keyReads, windowReads int
 }
 
-func (s *scriptedRing) ArriveRecord(key uint64, rec [keySize]byte, datum [DatumSize]byte) (uint64, error) {
+func (s *scriptedRing) ArriveRecord(key uint64, rec [keySize]byte, datum *[DatumSize]byte) (uint64, error) {
 	s.gen++
-	s.arrivals = append(s.arrivals, datum)
+	w := noDatum
+	if datum != nil {
+		w = *datum
+	}
+	s.arrivals = append(s.arrivals, w)
 	return s.gen, nil
 }
 func (s *scriptedRing) WaitArrivedAt(r int, gen uint64) error {
 	s.arrived = append(s.arrived, r)
 	return nil
 }
-func (s *scriptedRing) DatumAt(r int, gen uint64) [DatumSize]byte { return s.datums[gen][r] }
-func (s *scriptedRing) Generation() uint64                        { return s.gen }
+func (s *scriptedRing) DatumAt(r int, gen uint64) *[DatumSize]byte { return &s.datums[gen][r] }
+func (s *scriptedRing) Generation() uint64                         { return s.gen }
 func (s *scriptedRing) LastReleased() uint64 {
 	s.readings++
 	var g uint64
@@ -216,7 +220,7 @@ func TestSmallCallsAhead(t *testing.T) {
 	// Rank 1 the root: it publishes its word and waits for no one.
 	script(bcast(1), Reducer{}, -1, Key{}, "", "mine!", "")
 	buf := []byte("mine!")
-	if ok, err := u.smallBcast(buf, 1, 1); !ok || err != nil || len(s.arrived) != 0 || s.arrivals[0] != word("mine!") {
+	if ok, err := u.smallBcast(buf, 1, 1); !ok || err != nil || len(s.arrived) != 0 || string(s.arrivals[0][:5]) != "mine!" {
 		t.Fatalf("as the root: done %v, %v, waited for %v, published %q", ok, err, s.arrived, s.arrivals)
 	}
 	// From root 2: the root's word, the check left for later.
@@ -248,7 +252,7 @@ func TestSmallCallsAhead(t *testing.T) {
 	pending := u.RunAhead.n
 	script(reduce(0), sum, -1, Key{}, "\x01\x02", "\x10\x20", "\x03\x04")
 	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, nil, &sum, 0); !ok || err != nil ||
-		s.arrivals[len(s.arrivals)-1] != word("\x10\x20") || len(s.waited) != 0 || u.RunAhead.n != pending+1 {
+		string(s.arrivals[len(s.arrivals)-1][:2]) != "\x10\x20" || len(s.waited) != 0 || u.RunAhead.n != pending+1 {
 		t.Fatalf("a reduction to root 0: done %v, %v, waited for %v, %d calls left for later (was %d)", ok, err, s.waited, u.RunAhead.n, pending)
 	}
 	// Rank 1 the root: every key compared, every word combined.

@@ -80,6 +80,7 @@ type Runner struct {
 	xfer   exchangeScratch // the transfers of the calls' exchanges
 	small  smallKey        // the key of the last small reduction
 	word   [DatumSize]byte // a data word, unpacked for Reducer.Apply
+	out    [DatumSize]byte // the data word this rank passes (wordOf)
 	hashed hashedKey       // the last record hashed (recordHash)
 	board  board           // what the call's exchange published
 	op     opMemo          // the last reduction's operation (opID)
@@ -208,7 +209,7 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 		// enough.
 		inline := method == AlgNIC && alg == AlgShared && o.invalid == nil &&
 			o.shareLen <= DatumSize && c.Size() <= u.HW.InlineRanks()
-		var datum [DatumSize]byte
+		var datum *[DatumSize]byte
 		if method == AlgNIC {
 			// Payloads may differ in size: publish no more than needed.
 			size = keySize
@@ -218,7 +219,7 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 		}
 		var input []byte
 		if inline {
-			copy(datum[:], o.input)
+			datum = u.wordOf(o.input)
 		} else if alg == AlgShared && o.invalid == nil {
 			input = o.input
 		}
@@ -295,7 +296,7 @@ func (u *Runner) barrier() error {
 		if u.Check {
 			rec = barrierKey[:]
 		}
-		if err := hw.Barrier(barrierHash&mask, [DatumSize]byte{}, rec); err != nil {
+		if err := hw.Barrier(barrierHash&mask, nil, rec); err != nil {
 			return fmt.Errorf("barrier (%s): %w", AlgNIC, err)
 		}
 		u.Stats.addAt(CollBarrier, statNIC)
@@ -316,7 +317,7 @@ func (u *Runner) barrier() error {
 		rec = barrierKey[:]
 	}
 	b := &u.board
-	if err := publish(c, u.HW, alg, rec, u.recordHash(rec), [DatumSize]byte{}, b); err != nil {
+	if err := publish(c, u.HW, alg, rec, u.recordHash(rec), nil, b); err != nil {
 		return fmt.Errorf("barrier (%s): %w", alg, err)
 	}
 	u.Stats.add(CollBarrier, alg)

@@ -44,7 +44,7 @@ type smallKey struct {
 // nil) it publishes input followed by the key, as the driver's record
 // does (keyedRecord): the inputs are then the hardware's Payloads, and
 // the key follows each.
-func (u *Runner) keyedBarrier(coll Collective, hash uint64, w [DatumSize]byte, input []byte) error {
+func (u *Runner) keyedBarrier(coll Collective, hash uint64, w *[DatumSize]byte, input []byte) error {
 	hw, n := u.HW, u.Net.Size()
 	sk := &u.small
 	rec := sk.rec[:]
@@ -68,7 +68,7 @@ func (u *Runner) keyedBarrier(coll Collective, hash uint64, w [DatumSize]byte, i
 // followed by key, the encoded Key, as its payload (key alone otherwise):
 // in two parts where the hardware takes them (PartsBarrier), else joined
 // in the driver's scratch memory.
-func (u *Runner) arriveShared(hash uint64, w [DatumSize]byte, input, key []byte) error {
+func (u *Runner) arriveShared(hash uint64, w *[DatumSize]byte, input, key []byte) error {
 	if input == nil {
 		return u.HW.Barrier(hash, w, key)
 	}
@@ -119,15 +119,15 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 		if self {
 			input = buf
 		}
-		err := u.keyedBarrier(CollBcast, hash, [DatumSize]byte{}, input)
+		err := u.keyedBarrier(CollBcast, hash, nil, input)
 		if err == nil && !self {
 			copy(buf, hw.Payload(root, len(buf)))
 		}
 		return true, u.withEarlier(err)
 	}
-	var w [DatumSize]byte
+	var w *[DatumSize]byte // the root's alone
 	if self {
-		w = wordOf(buf)
+		w = u.wordOf(buf)
 	}
 	if err := u.keyedBarrier(CollBcast, hash, w, nil); err != nil {
 		return true, u.withEarlier(err)
@@ -158,9 +158,9 @@ func (u *Runner) smallShared(coll Collective, elem, bytes int, input []byte) (do
 		if !u.payloadShared(coll, len(input)) {
 			return false, false, nil
 		}
-		return true, false, u.keyedBarrier(coll, u.smallHash(coll, elem, bytes, 0, nil), [DatumSize]byte{}, input)
+		return true, false, u.keyedBarrier(coll, u.smallHash(coll, elem, bytes, 0, nil), nil, input)
 	}
-	return true, true, u.keyedBarrier(coll, u.smallHash(coll, elem, bytes, 0, nil), wordOf(input), nil)
+	return true, true, u.keyedBarrier(coll, u.smallHash(coll, elem, bytes, 0, nil), u.wordOf(input), nil)
 }
 
 // smallMove runs an allgather or an alltoall (coll) of blk bytes a pair
@@ -201,7 +201,7 @@ func (u *Runner) smallReduction(coll Collective, send, recv []byte, r *Reducer, 
 	if length > DatumSize || u.Net.Size() > u.HW.InlineRanks() {
 		return u.payloadReduction(coll, input, recv, r, root, length)
 	}
-	w := wordOf(input)
+	w := u.wordOf(input)
 	if rb, ok := u.aheadBarrier(); ok && coll == CollReduce {
 		return true, u.withEarlier(u.reduceAhead(rb, r, root, length, w, recv[:min(len(recv), length)]))
 	}
@@ -233,7 +233,7 @@ func (u *Runner) payloadReduction(coll Collective, input, recv []byte, r *Reduce
 	if own {
 		pub = nil // the key alone
 	}
-	err = u.keyedBarrier(coll, u.reductionHash(coll, r, length, root), [DatumSize]byte{}, pub)
+	err = u.keyedBarrier(coll, u.reductionHash(coll, r, length, root), nil, pub)
 	switch {
 	case err != nil:
 	case own:
@@ -303,14 +303,17 @@ func sameString(a, b string) bool {
 	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
-// wordOf returns b, a data word at most, in a data word: the common sizes
-// without a call to the runtime's copy.
-func wordOf(b []byte) (w [DatumSize]byte) {
+// wordOf puts b, a data word at most, at the start of u.out, the data
+// word this rank passes, and returns u.out: the common sizes without a
+// call to the runtime's copy. The bytes after b's are left as they were:
+// a rank reads no more of another's data word than its own call's length.
+func (u *Runner) wordOf(b []byte) *[DatumSize]byte {
+	w := &u.out
 	switch len(b) {
 	case 8:
 		*(*[8]byte)(w[:]) = [8]byte(b)
 	case DatumSize:
-		w = [DatumSize]byte(b)
+		*w = [DatumSize]byte(b)
 	default:
 		copy(w[:], b)
 	}
@@ -323,6 +326,8 @@ func putWord(b []byte, w *[DatumSize]byte) {
 	switch len(b) {
 	case 8:
 		*(*[8]byte)(b) = [8]byte(w[:8])
+	case 16:
+		*(*[16]byte)(b) = [16]byte(w[:16])
 	case DatumSize:
 		*(*[DatumSize]byte)(b) = *w
 	default:
@@ -349,25 +354,30 @@ type dataWords struct {
 	gen  uint64
 }
 
-// datum copies rank s's data word into u.word and returns it: a user's
-// operation may write its input, which must not reach the Hardware's
-// words.
-func (w *dataWords) datum(u *Runner, s int) *[DatumSize]byte {
+// of returns rank s's data word, which the caller must not write.
+func (w *dataWords) of(s int) *[DatumSize]byte {
 	if w.ring != nil {
-		u.word = w.ring.DatumAt(s, w.gen)
-	} else {
-		u.word = *w.hw.Datum(s)
+		return w.ring.DatumAt(s, w.gen)
 	}
-	return &u.word
+	return w.hw.Datum(s)
+}
+
+// copyOf copies the first len(to) bytes of rank s's data word into to and
+// returns to.
+func (w *dataWords) copyOf(s int, to []byte) []byte {
+	putWord(to, w.of(s))
+	return to
 }
 
 // foldWords combines the processes' data words, src's for rank s, into
-// acc with r, in rank order as fold does with records.
+// acc with r, in rank order as fold does with records. Each word but the
+// first is copied into u.word before r reads it: a user's operation may
+// write its input, which must not reach the Hardware's words.
 func (u *Runner) foldWords(r *Reducer, acc []byte, src dataWords) {
-	n := u.Net.Size()
-	putWord(acc, src.datum(u, n-1))
+	n, in := u.Net.Size(), u.word[:len(acc)]
+	putWord(acc, src.of(n-1))
 	for s := n - 2; s >= 0; s-- {
-		r.Apply(src.datum(u, s)[:len(acc)], acc)
+		r.Apply(src.copyOf(s, in), acc)
 	}
 }
 
@@ -376,10 +386,10 @@ func (u *Runner) foldWords(r *Reducer, acc []byte, src dataWords) {
 func (u *Runner) bcastAhead(rb RunAheadBarrier, buf []byte, root, elem int) error {
 	p, coll := u.RunAhead, CollBcast
 	hash := u.smallHash(coll, elem, len(buf), root, nil)
-	var w [DatumSize]byte
+	var w *[DatumSize]byte // the root's alone
 	self := u.Net.Rank() == root
 	if self {
-		copy(w[:], buf)
+		w = u.wordOf(buf)
 	}
 	s, err := u.arriveAhead(rb, u.small.rec, hash, w)
 	if err != nil {
@@ -396,8 +406,7 @@ func (u *Runner) bcastAhead(rb RunAheadBarrier, buf []byte, root, elem int) erro
 				return err
 			}
 		}
-		w = rb.DatumAt(root, s.gen)
-		copy(buf, w[:])
+		putWord(buf, rb.DatumAt(root, s.gen))
 	}
 	p.n++ // settled by a later call
 	u.Stats.addAt(coll, statSharedNIC)
@@ -406,7 +415,7 @@ func (u *Runner) bcastAhead(rb RunAheadBarrier, buf []byte, root, elem int) erro
 
 // reduceAhead combines the processes' data words w, of length bytes, with
 // r into acc at root through rb's ring (see above).
-func (u *Runner) reduceAhead(rb RunAheadBarrier, r *Reducer, root, length int, w [DatumSize]byte, acc []byte) error {
+func (u *Runner) reduceAhead(rb RunAheadBarrier, r *Reducer, root, length int, w *[DatumSize]byte, acc []byte) error {
 	p, coll := u.RunAhead, CollReduce
 	hash := u.reductionHash(coll, r, length, root)
 	s, err := u.arriveAhead(rb, u.small.rec, hash, w)

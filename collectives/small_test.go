@@ -125,7 +125,7 @@ func TestSmallAllgatherAlltoall(t *testing.T) {
 func TestSmallReductionPayloads(t *testing.T) {
 	sum, _ := ReducerFor[int32](Sum)
 	for _, n := range []int{2, 3} {
-		lengths := []int{20, 64, memPayloadSize - keySize} // the test hardware's payloads are short
+		lengths := []int{DatumSize + 4, 64, memPayloadSize - keySize} // the test hardware's payloads are short
 		errs := runRunners(t, n, true, true, nil, func(u *Runner) error {
 			rank := u.Net.Rank()
 			for i, length := range lengths {
@@ -365,21 +365,28 @@ func TestSmallHashCache(t *testing.T) {
 }
 
 // wordOf and putWord move the first bytes of a data word, whatever their
-// number.
+// number, and wordOf leaves the rest of the word it fills as it was.
 func TestWordOf(t *testing.T) {
+	u := &Runner{}
 	for n := 0; n <= DatumSize; n++ {
+		for i := range u.out {
+			u.out[i] = 0xee
+		}
 		b := make([]byte, n)
 		for i := range b {
 			b[i] = byte(i + 1)
 		}
-		w := wordOf(b)
+		w := u.wordOf(b)
+		if w != &u.out {
+			t.Fatalf("%d bytes: the word is not the Runner's", n)
+		}
 		for i := range w {
-			if want := byte(0); i < n && w[i] != byte(i+1) || i >= n && w[i] != want {
+			if i < n && w[i] != byte(i+1) || i >= n && w[i] != 0xee {
 				t.Fatalf("%d bytes: word %v", n, w)
 			}
 		}
 		out := make([]byte, n)
-		putWord(out, &w)
+		putWord(out, w)
 		if !bytes.Equal(out, b) {
 			t.Fatalf("%d bytes: putWord gave %v, want %v", n, out, b)
 		}

@@ -5,7 +5,7 @@ import "sync/atomic"
 // BarrierPort is one member's port to a barrier controller for one group:
 // what every request of that member needs, found once, as a NIC keeps a
 // connection's state instead of translating each request anew: the
-// controller's claim, every member's arrival line, the member's payload
+// controller's claim, every member's arrival area, the member's payload
 // slots. Its requests are the NIC's methods of the same names for the
 // group and member it was opened with, with the same effects and the same
 // refusals; the group and the member were checked when it was opened, and
@@ -17,8 +17,9 @@ type BarrierPort struct {
 	member int
 	procs  []int
 	ctl    *barrierCtl
-	lines  []*barrierArrival // every member's arrival line, by member
+	lines  []*barrierArrival // every member's arrival area, by member
 	slots  [][2][]byte       // every member's payload slots, by member and parity
+	last   *uint64           // the member's last generation
 }
 
 // OpenBarrierPort returns member's port to controller id for the group
@@ -35,7 +36,7 @@ func (n *NIC) OpenBarrierPort(id, member int, procs []int) (*BarrierPort, bool) 
 	if !n.ownsCtl(atomic.LoadUint64(&ctl.owner)) {
 		return nil, false
 	}
-	p := &BarrierPort{n: n, id: id, member: member, procs: procs, ctl: ctl,
+	p := &BarrierPort{n: n, id: id, member: member, procs: procs, ctl: ctl, last: s.last(id, member),
 		lines: make([]*barrierArrival, len(procs)), slots: make([][2][]byte, len(procs))}
 	for m := range p.lines {
 		p.lines[m] = s.arrival(id, m)
@@ -58,12 +59,12 @@ func (p *BarrierPort) claimed(length int) error {
 }
 
 // ArriveData is NIC.BarrierArriveData through the port.
-func (p *BarrierPort) ArriveData(key uint64, datum [DatumSize]byte, payload []byte) (gen uint64, err error) {
+func (p *BarrierPort) ArriveData(key uint64, datum *[DatumSize]byte, payload []byte) (gen uint64, err error) {
 	return p.ArriveParts(key, datum, payload, nil)
 }
 
 // ArriveParts is NIC.BarrierArriveParts through the port.
-func (p *BarrierPort) ArriveParts(key uint64, datum [DatumSize]byte, head, tail []byte) (gen uint64, err error) {
+func (p *BarrierPort) ArriveParts(key uint64, datum *[DatumSize]byte, head, tail []byte) (gen uint64, err error) {
 	gen, _, err = p.Enter(key, datum, head, tail)
 	return gen, err
 }
@@ -71,14 +72,13 @@ func (p *BarrierPort) ArriveParts(key uint64, datum [DatumSize]byte, head, tail 
 // Enter is ArriveParts reporting also whether the arrival found every
 // member arrived (the generation released): a caller that arrived last
 // need not look again before it goes on.
-func (p *BarrierPort) Enter(key uint64, datum [DatumSize]byte, head, tail []byte) (gen uint64, released bool, err error) {
+func (p *BarrierPort) Enter(key uint64, datum *[DatumSize]byte, head, tail []byte) (gen uint64, released bool, err error) {
 	if err := p.claimed(len(head) + len(tail)); err != nil {
 		return 0, false, err
 	}
-	a := p.lines[p.member]
-	gen = atomic.LoadUint64(&a.gen) + 1
-	writeArrival(a, p.slots[p.member][gen&1], gen, key, datum, head, tail)
-	publishGen(&a.gen, gen) // then the looks of publishArrival
+	gen = atomic.LoadUint64(p.last) + 1
+	writeArrival(p.lines[p.member], p.slots[p.member][gen&1], gen, key, datum, head, tail)
+	publishGen(p.last, gen) // then the looks of publishArrival
 	released = p.Released(gen)
 	p.n.countArrival()
 	if !released {
@@ -91,7 +91,7 @@ func (p *BarrierPort) Enter(key uint64, datum [DatumSize]byte, head, tail []byte
 // Released is NIC.BarrierReleased through the port.
 func (p *BarrierPort) Released(gen uint64) bool {
 	for _, a := range p.lines {
-		if atomic.LoadUint64(&a.gen) < gen {
+		if !arrivedAt(a, gen) {
 			return false
 		}
 	}
@@ -102,7 +102,7 @@ func (p *BarrierPort) Released(gen uint64) bool {
 func (p *BarrierPort) Sum(gen uint64) uint64 {
 	var sum uint64
 	for _, a := range p.lines {
-		sum += atomic.LoadUint64(&a.keys[gen&1])
+		sum += atomic.LoadUint64(&a.ring[gen%RecordRingDepth].key)
 	}
 	return sum & (1<<KeyBits - 1)
 }
@@ -118,7 +118,7 @@ func (p *BarrierPort) DatumRef(member int, gen uint64) *[DatumSize]byte {
 	if uint(member) >= uint(len(p.lines)) {
 		return &noDatum
 	}
-	return &p.lines[member].data[gen&1]
+	return &p.lines[member].ring[gen%RecordRingDepth].datum
 }
 
 // Payload is NIC.BarrierPayload through the port (nil for a member

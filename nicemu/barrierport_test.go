@@ -49,13 +49,13 @@ func portMember(n *NIC, ports []*BarrierPort, id, m int, procs []int, rounds int
 		var err error
 		switch split := int(g) % len(payload); {
 		case m < len(ports) && g%2 == 1: // in two parts, which land joined
-			gen, err = ports[m].ArriveParts(g*10+uint64(m), datum, payload[:split], payload[split:])
+			gen, err = ports[m].ArriveParts(g*10+uint64(m), &datum, payload[:split], payload[split:])
 		case m < len(ports):
-			gen, err = ports[m].ArriveData(g*10+uint64(m), datum, payload)
+			gen, err = ports[m].ArriveData(g*10+uint64(m), &datum, payload)
 		case g%2 == 1:
-			gen, err = n.BarrierArriveParts(id, m, procs, g*10+uint64(m), datum, payload[:split], payload[split:])
+			gen, err = n.BarrierArriveParts(id, m, procs, g*10+uint64(m), &datum, payload[:split], payload[split:])
 		default:
-			gen, err = n.BarrierArriveData(id, m, procs, g*10+uint64(m), datum, payload)
+			gen, err = n.BarrierArriveData(id, m, procs, g*10+uint64(m), &datum, payload)
 		}
 		if err != nil || gen != g {
 			return fmt.Errorf("member %d: arrival = %d, %v; want %d", m, gen, err, g)
@@ -124,7 +124,7 @@ func TestBarrierPortRefusals(t *testing.T) {
 		t.Fatal("port refused")
 	}
 	ae := expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, func() error {
-		_, err := p.ArriveData(1, [DatumSize]byte{}, make([]byte, BarrierPayloadSize+1))
+		_, err := p.ArriveData(1, nil, make([]byte, BarrierPayloadSize+1))
 		return err
 	})
 	if ae.Length != BarrierPayloadSize+1 {
@@ -132,13 +132,13 @@ func TestBarrierPortRefusals(t *testing.T) {
 	}
 	ae = expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, func() error {
 		half := make([]byte, BarrierPayloadSize/2+1)
-		_, err := p.ArriveParts(1, [DatumSize]byte{}, half, half)
+		_, err := p.ArriveParts(1, nil, half, half)
 		return err
 	})
 	if ae.Length != BarrierPayloadSize+2 {
 		t.Errorf("oversized payload in two parts refusal: %+v", ae)
 	}
-	if _, err := p.ArriveData(1, [DatumSize]byte{}, []byte("kept")); err != nil {
+	if _, err := p.ArriveData(1, nil, []byte("kept")); err != nil {
 		t.Fatal(err)
 	}
 	if got := string(p.Payload(0, 1)); got != "kept" {
@@ -151,7 +151,7 @@ func TestBarrierPortRefusals(t *testing.T) {
 		t.Errorf("freed controller's payload read: %q", got)
 	}
 	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, func() error {
-		_, err := p.ArriveData(1, [DatumSize]byte{}, nil)
+		_, err := p.ArriveData(1, nil, nil)
 		return err
 	})
 	fid, err := foreign.AllocBarrier()
@@ -159,7 +159,7 @@ func TestBarrierPortRefusals(t *testing.T) {
 		t.Fatalf("foreign AllocBarrier = %d, %v; want the freed %d", fid, err, id)
 	}
 	expectSyncRefused(t, n0, ViolationForeignJob, OpBarrier, -1, func() error {
-		_, err := p.ArriveData(1, [DatumSize]byte{}, nil)
+		_, err := p.ArriveData(1, nil, nil)
 		return err
 	})
 	if got := p.Payload(0, 1); got != nil {
@@ -193,7 +193,7 @@ func TestBarrierPortPayloadPart(t *testing.T) {
 		gen := uint64(g + 1)
 		for m, p := range ports {
 			payload := pattern(size, gen<<8|uint64(m))
-			if got, err := p.ArriveData(uint64(m), [DatumSize]byte{}, payload); err != nil || got != gen {
+			if got, err := p.ArriveData(uint64(m), nil, payload); err != nil || got != gen {
 				t.Fatalf("member %d: arrival = %d, %v; want %d", m, got, err, gen)
 			}
 		}

@@ -50,8 +50,8 @@ func TestBarrierSum(t *testing.T) {
 }
 
 // TestBarrierDatum: DatumSize bytes of data per member travel with the arrival,
-// readable by every member after the release and until the next-but-one
-// generation is.
+// readable by every member after the release, and the generation before's
+// still.
 func TestBarrierDatum(t *testing.T) {
 	const size = 6
 	seg := newSegment(t, testConfig(size))
@@ -75,7 +75,8 @@ func TestBarrierDatum(t *testing.T) {
 	for round := uint64(1); round <= 3; round++ {
 		var gen uint64
 		for m := range size {
-			if gen, err = nics[m].BarrierArriveData(id, m, procs, 1, datum(round, m), nil); err != nil {
+			d := datum(round, m)
+			if gen, err = nics[m].BarrierArriveData(id, m, procs, 1, &d, nil); err != nil {
 				t.Fatal(err)
 			}
 		}

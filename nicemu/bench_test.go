@@ -128,19 +128,16 @@ func BenchmarkPushBounce4MiB(b *testing.B) {
 // arrival's fetch-and-add and the release line's trip between two cores).
 // With keyed set, the members also pass a datum and read the key sum and
 // the other member's datum after each release (a small allreduce).
+// BenchmarkBarrierPort is the keyed one through BarrierPorts, as the
+// collectives' barriers go.
 func benchBarrier(b *testing.B, keyed bool) {
-	seg := newSegment(b, testConfig(2))
-	nics := []*NIC{openNIC(b, seg, 0), openNIC(b, seg, 1)}
-	id, err := nics[0].AllocBarrier()
-	if err != nil {
-		b.Fatal(err)
-	}
-	procs := []int{0, 1}
+	n0, n1, id, procs := newBarrierPair(b)
+	nics := []*NIC{n0, n1}
 	key := []byte("barrier key that has 32 bytes..")
 	member := func(m, rounds int) error {
 		n := nics[m]
 		for range rounds {
-			gen, err := n.BarrierArriveData(id, m, procs, 12345, [DatumSize]byte{byte(m + 1)}, key)
+			gen, err := n.BarrierArriveData(id, m, procs, 12345, &[DatumSize]byte{byte(m + 1)}, key)
 			if err != nil {
 				return err
 			}
@@ -158,6 +155,12 @@ func benchBarrier(b *testing.B, keyed bool) {
 		}
 		return nil
 	}
+	runMembers(b, member)
+}
+
+// runMembers times b.N rounds of members 0 and 1, member 1 in a goroutine
+// of its own.
+func runMembers(b *testing.B, member func(m, rounds int) error) {
 	done := make(chan error)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -172,6 +175,39 @@ func benchBarrier(b *testing.B, keyed bool) {
 
 func BenchmarkBarrierController(b *testing.B)      { benchBarrier(b, false) }
 func BenchmarkBarrierControllerKeyed(b *testing.B) { benchBarrier(b, true) }
+
+func BenchmarkBarrierPort(b *testing.B) {
+	n0, n1, id, procs := newBarrierPair(b)
+	nics := []*NIC{n0, n1}
+	ports := make([]*BarrierPort, 2)
+	for m := range ports {
+		var ok bool
+		if ports[m], ok = nics[m].OpenBarrierPort(id, m, procs); !ok {
+			b.Fatal("no port")
+		}
+	}
+	key := []byte("barrier key that has 32 bytes..")
+	member := func(m, rounds int) error {
+		p, datum := ports[m], [DatumSize]byte{byte(m + 1)}
+		for range rounds {
+			gen, released, err := p.Enter(12345, &datum, key, nil)
+			if err != nil {
+				return err
+			}
+			for !released {
+				released = p.Released(gen)
+			}
+			if s := p.Sum(gen); s != 2*12345 {
+				return fmt.Errorf("member %d: key sum %d", m, s)
+			}
+			if d := p.DatumRef(1-m, gen); d[0] != byte(2-m) {
+				return fmt.Errorf("member %d: datum %d from the other", m, d[0])
+			}
+		}
+		return nil
+	}
+	runMembers(b, member)
+}
 
 // BenchmarkBOTF64Segment is the emulated NIC's share of an 8-byte eager
 // message: a 64-byte packet image written in place into a Window

@@ -42,7 +42,7 @@ func TestYieldHelps(t *testing.T) {
 	if n1.YieldHelps() {
 		t.Error("process 1: YieldHelps true; want false (3, its one mate, waits for a missing arrival)")
 	}
-	if _, err := n1.BarrierArriveRecord(id, 1, procs, 1, [RecordSize]byte{}, [DatumSize]byte{}); err != nil {
+	if _, err := n1.BarrierArriveRecord(id, 1, procs, 1, [RecordSize]byte{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	check("the arrival they wait for came", true)
@@ -52,7 +52,7 @@ func TestYieldHelps(t *testing.T) {
 	n3.WaitingForRelease(id, 4, 1)
 	check("2 and 3 wait for a release 0 holds up", false)
 	for _, p := range []int{2, 3, 0} {
-		if _, err := nics[p].BarrierArriveRecord(id, p, procs, 1, [RecordSize]byte{}, [DatumSize]byte{}); err != nil {
+		if _, err := nics[p].BarrierArriveRecord(id, p, procs, 1, [RecordSize]byte{}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -17,8 +17,8 @@ import (
 //
 // A controller is emulated by a line per member rather than by a shared
 // counter: an arriving member writes its generation, key and data word into
-// its own arrival line, and the generation is released once every member's
-// line holds it. A shared counter would need a fetch-and-add per arrival and
+// its own line for that generation (an entry of its arrival ring), and the
+// generation is released once every member's entry holds it. A shared counter would need a fetch-and-add per arrival and
 // a release store, each moving one contended line between the members' caches
 // in turn; the lines move in parallel, which halves the cost of a barrier
 // between two cores (BenchmarkBarrierController).
@@ -34,11 +34,13 @@ import (
 //	syncMcBitmapOff  MulticastSlots pages: destination bitmap of each slot
 //	syncCtlOff       NumBarriers × barrierCtl: the owner line (used in
 //	                 partition 0 only: the controllers' home)
+//	syncLastOff      NumBarriers × barrierLast: member m's last generation
 //	syncPayloadOff   NumBarriers × 2 parities × barrierSlotSize: the payload
 //	                 slots of member m (in partition m)
-//	syncArriveOff    NumBarriers × barrierArrival: the arrival line of
-//	                 member m (in partition m), then its rings of keys and
-//	                 records (BarrierArriveRecord)
+//	syncArriveOff    NumBarriers × barrierArrival: the arrival area of
+//	                 member m (in partition m): its rings of entries
+//	                 (generation, key, data word) and of records
+//	                 (BarrierArriveRecord)
 //	syncMcDataOff    MulticastSlots × MulticastSize: this slot's multicast data
 //
 // The segment is a sparse memory file: pages of the area that are never used
@@ -60,15 +62,16 @@ const (
 	// processes).
 	BarrierPayloadSize = barrierSlotSize - slotHeaderSize
 	// DatumSize is the size of the data word a member passes with an
-	// arrival (BarrierArriveData): it travels in the arrival line itself.
-	DatumSize = 16
+	// arrival (BarrierArriveData): it travels in the line that says the
+	// member has arrived, which the others read anyway, and fills it.
+	DatumSize = 40
 
 	barrierSlotSize = 16<<10 + 64
 	slotHeaderSize  = 8  // a payload slot's header: generation and length
 	lineSize        = 64 // the cache line the layout is planned in
 
-	// RecordRingDepth is how many generations of keys and records a
-	// member's arrival line keeps (BarrierArriveRecord). The collectives
+	// RecordRingDepth is how many generations of keys, data words and
+	// records a member's arrival area keeps. The collectives
 	// run up to half of them ahead of the slowest member; 32 is where
 	// broadcasts at 16 processes stopped gaining (docs/decisions.md).
 	RecordRingDepth = 32
@@ -76,7 +79,8 @@ const (
 	RecordSize = 32
 
 	barrierCtlSize = 64
-	arrivalSize    = 64 + RecordRingDepth*ringEntrySize + RecordRingDepth*RecordSize
+	arrivalSize    = RecordRingDepth*ringEntrySize + RecordRingDepth*RecordSize
+	lastSize       = 64
 	ringEntrySize  = 64
 
 	// ctlFreeing marks a controller that FreeBarrier is resetting.
@@ -95,7 +99,8 @@ const (
 	syncMcMetaOff   = syncMcSeqOff + 64
 	syncMcBitmapOff = PageSize
 	syncCtlOff      = syncMcBitmapOff + MulticastSlots*mcBitmapSize
-	syncPayloadOff  = syncCtlOff + (NumBarriers*barrierCtlSize+PageSize-1)/PageSize*PageSize
+	syncLastOff     = syncCtlOff + (NumBarriers*barrierCtlSize+PageSize-1)/PageSize*PageSize
+	syncPayloadOff  = syncLastOff + (NumBarriers*lastSize+PageSize-1)/PageSize*PageSize
 	syncArriveOff   = syncPayloadOff + NumBarriers*2*barrierSlotSize
 	syncMcDataOff   = syncArriveOff + NumBarriers*arrivalSize
 	syncRegionSize  = syncMcDataOff + MulticastSlots*MulticastSize
@@ -146,44 +151,50 @@ type barrierCtl struct {
 	_     [56]byte
 }
 
-// barrierArrival is a member's arrival line at a controller, written by
-// that member only: its last generation, and its key and data word for the
-// last two generations, by parity (a member arrives at g+2 only after every
-// member has arrived at g+1, so done with g's words).
+// barrierArrival is a member's arrival area at a controller, written by
+// that member only: the ring of its arrivals.
 type barrierArrival struct {
-	gen  uint64
-	keys [2]uint64
-	data [2][DatumSize]byte
-	_    [8]byte
 	// ring holds the key and data word of each of the last
 	// RecordRingDepth generations (by gen mod RecordRingDepth), and recs
-	// their records: what BarrierArriveRecord publishes, and every
-	// arrival's key. An entry also holds its generation, the last store
-	// of an arrival before gen's: a reader of one member's arrival
-	// (BarrierArrived, a broadcast's root) reads that entry alone, and
-	// leaves gen's line to the readers of releases.
+	// their records (BarrierArriveRecord's). An entry also holds its
+	// generation, the last store of an arrival: a reader of a release
+	// (BarrierReleased, BarrierSum, BarrierDatum) or of one member's
+	// arrival (BarrierArrived) reads that member's entry of the
+	// generation alone, one line, whatever the member has done since.
 	ring [RecordRingDepth]ringEntry
 	recs [RecordRingDepth][RecordSize]byte
 }
 
-// ringEntry is one generation's key and data word in an arrival line's
-// ring, with the generation: a reader of a member's data word finds its
-// key, and that the member has arrived, on the same line. window is the
-// member's key window at the generation (putKey).
+// barrierLast is a member's last generation at a controller: where its
+// next arrival starts, and what BarrierLastReleased reads. It lies in a
+// region of its own, away from the arrival rings: the other members read
+// those while they wait, and where it lay beside them, their loads took
+// its line from the member's cache before each arrival's store into it,
+// which the arrival's fence then waited for (a barrier between two cores
+// took a quarter longer; docs/decisions.md, DatumSize).
+type barrierLast struct {
+	gen uint64
+	_   [56]byte
+}
+
+// ringEntry is one generation's key and data word in a member's arrival
+// ring, with the generation: a reader finds that the member has arrived,
+// its key and its data word on the same line. window is the member's key
+// window at the generation (putKey).
 //
 // An entry fills a cache line, so that the member's next arrivals write
-// lines other than the one the readers of this generation's word read.
-// With the generation read from gen's line and two entries a line, the
+// lines other than the one the readers of this generation read. With the
+// generation read from a line of its own and two entries a line, the
 // root of a small broadcast, at its next arrival, waited for the other
 // core to give both lines back; with an entry a line and the generation
 // read from it, small broadcasts got slightly faster (docs/decisions.md,
-// ringEntry).
+// ringEntry). The data word fills what the other words leave of the line
+// (docs/decisions.md, DatumSize).
 type ringEntry struct {
 	key    uint64
 	window uint64
 	datum  [DatumSize]byte
 	gen    uint64
-	_      [24]byte
 }
 
 // KeyWindow is how many generations' keys a member's key window covers
@@ -247,9 +258,14 @@ func (s *Segment) barrierSlot(id, member int, parity uint64) []byte {
 
 func slotHeader(slot []byte) *uint64 { return (*uint64)(unsafe.Pointer(&slot[0])) }
 
-// arrival returns member's arrival line at controller id.
+// arrival returns member's arrival area at controller id.
 func (s *Segment) arrival(id, member int) *barrierArrival {
 	return (*barrierArrival)(unsafe.Pointer(&s.mem[s.syncBase(member)+syncArriveOff+id*arrivalSize]))
+}
+
+// last returns the word of member's last generation at controller id.
+func (s *Segment) last(id, member int) *uint64 {
+	return &(*barrierLast)(unsafe.Pointer(&s.mem[s.syncBase(member)+syncLastOff+id*lastSize])).gen
 }
 
 // addSyncStats adds the slot's sync-network counters to s.
@@ -340,7 +356,7 @@ func (n *NIC) FreeBarrier(id int) error {
 		}
 		for m := range n.procs {
 			a := n.seg.arrival(id, m)
-			atomic.StoreUint64(&a.gen, 0)
+			atomic.StoreUint64(n.seg.last(id, m), 0)
 			for i := range a.ring {
 				atomic.StoreUint64(&a.ring[i].gen, 0)
 			}
@@ -361,12 +377,14 @@ func (n *NIC) FreeBarrier(id int) error {
 // serve only to ring doorbells, and entries outside the job are not rung.
 // Members arrive at generation g+1 only after they saw g released (the
 // caller guarantees this), except by BarrierArriveRecord, which leaves the
-// double buffers alone. Payloads, keys and data words are double-buffered
-// by generation parity, so a fast member's next arrival cannot overwrite
-// what a slow member still reads.
+// payloads' double buffers alone. Payloads are double-buffered by
+// generation parity, and keys and data words kept for RecordRingDepth
+// generations, so a fast member's next arrival cannot overwrite what a
+// slow member still reads.
 //
-// The member writes its arrival line, publishing the generation last; the
-// generation is released when every member's line holds it. An arrival
+// The member writes its entry of the generation in its arrival ring,
+// publishing the generation last; the generation is released when every
+// member's entry of it holds it. An arrival
 // that finds every member arrived (the last one, or each of the last ones
 // when they arrive at once) counts the release and rings the doorbell of
 // every other member. A request on a controller not claimed by the
@@ -375,7 +393,7 @@ func (n *NIC) FreeBarrier(id int) error {
 // and returned as an *AccessError (Op OpBarrier, Target -1, Offset the id).
 // Safe for concurrent use.
 func (n *NIC) BarrierArrive(id, member int, procs []int, payload []byte) (gen uint64, err error) {
-	return n.BarrierArriveData(id, member, procs, 0, [DatumSize]byte{}, payload)
+	return n.BarrierArriveData(id, member, procs, 0, nil, payload)
 }
 
 // BarrierArriveKey is BarrierArrive contributing key to a sum the
@@ -384,51 +402,53 @@ func (n *NIC) BarrierArrive(id, member int, procs []int, payload []byte) (gen ui
 // without reading each other's payloads. Keys and sums have KeyBits bits
 // (higher bits of key are dropped).
 func (n *NIC) BarrierArriveKey(id, member int, procs []int, key uint64, payload []byte) (gen uint64, err error) {
-	return n.BarrierArriveData(id, member, procs, key, [DatumSize]byte{}, payload)
+	return n.BarrierArriveData(id, member, procs, key, nil, payload)
 }
 
-// BarrierArriveData is BarrierArriveKey also contributing datum, DatumSize
-// bytes of data that travel in the arrival line the barrier moves anyway,
-// where BarrierDatum reads them: a small reduction or broadcast costs what
-// a barrier costs.
-func (n *NIC) BarrierArriveData(id, member int, procs []int, key uint64, datum [DatumSize]byte, payload []byte) (gen uint64, err error) {
+// BarrierArriveData is BarrierArriveKey also contributing *datum, DatumSize
+// bytes of data that travel in the line the barrier moves anyway (the
+// member's ring entry of the generation), where BarrierDatum reads them:
+// a small reduction or broadcast costs what a barrier costs. A nil datum
+// contributes none: the member's data word of the generation is then
+// undefined, as BarrierArrive and BarrierArriveKey leave it.
+func (n *NIC) BarrierArriveData(id, member int, procs []int, key uint64, datum *[DatumSize]byte, payload []byte) (gen uint64, err error) {
 	return n.BarrierArriveParts(id, member, procs, key, datum, payload, nil)
 }
 
 // BarrierArriveParts is BarrierArriveData with the payload given in two
 // parts, head then tail, which the slot holds joined: the caller need not
 // join them first.
-func (n *NIC) BarrierArriveParts(id, member int, procs []int, key uint64, datum [DatumSize]byte, head, tail []byte) (gen uint64, err error) {
+func (n *NIC) BarrierArriveParts(id, member int, procs []int, key uint64, datum *[DatumSize]byte, head, tail []byte) (gen uint64, err error) {
 	if err := n.checkArrival(id, member, procs, len(head)+len(tail)); err != nil {
 		return 0, err
 	}
-	a := n.seg.arrival(id, member)
-	gen = atomic.LoadUint64(&a.gen) + 1
-	writeArrival(a, n.seg.barrierSlot(id, member, gen&1), gen, key, datum, head, tail)
-	n.publishArrival(id, member, procs, a, gen)
+	last := n.seg.last(id, member)
+	gen = atomic.LoadUint64(last) + 1
+	writeArrival(n.seg.arrival(id, member), n.seg.barrierSlot(id, member, gen&1), gen, key, datum, head, tail)
+	n.publishArrival(id, member, procs, last, gen)
 	return gen, nil
 }
 
 // writeArrival writes what an arrival at generation gen publishes into the
-// member's arrival line a and payload slot, the payload head then tail:
+// member's arrival area a and payload slot, the payload head then tail:
 // plain stores into lines only this member writes, published by the
-// store of the generation (publishArrival: publishGen, then the fence of
-// countArrival, which the doorbell check relies on).
-func writeArrival(a *barrierArrival, slot []byte, gen, key uint64, datum [DatumSize]byte, head, tail []byte) {
+// store of the generation into its ring entry (putKey's publishGen, then
+// the fence of countArrival, which the doorbell check relies on).
+func writeArrival(a *barrierArrival, slot []byte, gen, key uint64, datum *[DatumSize]byte, head, tail []byte) {
 	if n := copy(slot[slotHeaderSize:], head); len(tail) > 0 { // (most payloads come whole)
 		copy(slot[slotHeaderSize+n:], tail)
 	}
 	*slotHeader(slot) = gen<<payloadGenShift | uint64(len(head)+len(tail))
-	a.keys[gen&1] = key & (1<<KeyBits - 1)
-	a.data[gen&1] = datum
+	if datum != nil {
+		a.ring[gen%RecordRingDepth].datum = *datum
+	}
 	putKey(a, gen, key)
 }
 
-// BarrierArriveRecord enters controller id as BarrierArriveKey does, but
-// publishes key, rec and the data word datum in the arrival line's ring
-// of the last RecordRingDepth generations instead of in the
-// double-buffered slots: BarrierKey, BarrierRecord and BarrierRingDatum
-// read them, and BarrierSum, BarrierDatum and BarrierPayload do not.
+// BarrierArriveRecord enters controller id as BarrierArriveData does, but
+// publishes rec, a record, instead of a payload in the double-buffered
+// slots: BarrierKey, BarrierRecord and BarrierDatum read what it
+// publishes, and BarrierPayload does not.
 // With it a member may run ahead: it may arrive at generation g before
 // g-1 is released, as long as every member has read what it needs of
 // generation g-RecordRingDepth (the caller guarantees this), and it
@@ -436,21 +456,23 @@ func writeArrival(a *barrierArrival, slot []byte, gen, key uint64, datum [DatumS
 // readers are undisturbed. Since a member may wait for this one's arrival
 // alone (BarrierArrived), the arrival rings the members that may be
 // asleep whether or not it releases the generation; so it does not look
-// whether it does (the look reads the other members' arrival lines, which
+// whether it does (the look reads the other members' ring entries, which
 // they write at every call: two lines moved from another cache an arrival,
 // about a sixth of a small broadcast's time at 4 processes on 2 cores),
 // and its releases are not counted in Stats.BarrierReleases. Safe for
 // concurrent use.
-func (n *NIC) BarrierArriveRecord(id, member int, procs []int, key uint64, rec [RecordSize]byte, datum [DatumSize]byte) (gen uint64, err error) {
+func (n *NIC) BarrierArriveRecord(id, member int, procs []int, key uint64, rec [RecordSize]byte, datum *[DatumSize]byte) (gen uint64, err error) {
 	if err := n.checkArrival(id, member, procs, 0); err != nil {
 		return 0, err
 	}
-	a := n.seg.arrival(id, member)
-	gen = atomic.LoadUint64(&a.gen) + 1
-	a.ring[gen%RecordRingDepth].datum = datum
+	a, last := n.seg.arrival(id, member), n.seg.last(id, member)
+	gen = atomic.LoadUint64(last) + 1
+	if datum != nil {
+		a.ring[gen%RecordRingDepth].datum = *datum
+	}
 	a.recs[gen%RecordRingDepth] = rec
 	putKey(a, gen, key)
-	publishGen(&a.gen, gen)
+	publishGen(last, gen)
 	n.countArrival()
 	n.ringMembers(member, procs)
 	return gen, nil
@@ -480,9 +502,9 @@ func (n *NIC) checkArrival(id, member int, procs []int, payload int) error {
 	return nil
 }
 
-// publishArrival publishes generation gen in member's arrival line a,
-// after the plain stores the caller made into it, and, if that releases
-// gen, rings the other members.
+// publishArrival publishes generation gen as member's last (in last),
+// after the caller's writeArrival, and, if that releases gen, rings the
+// other members.
 //
 // It publishes the generation (publishGen), then looks at the other
 // members' lines once before it fences (countArrival) and once after, if
@@ -493,8 +515,8 @@ func (n *NIC) checkArrival(id, member int, procs []int, payload int) error {
 // one the doorbells rely on: a member that armed its doorbell and then saw
 // this arrival missing is seen armed once the arrival is visible to all.
 // BarrierPort.Enter does the same.
-func (n *NIC) publishArrival(id, member int, procs []int, a *barrierArrival, gen uint64) {
-	publishGen(&a.gen, gen)
+func (n *NIC) publishArrival(id, member int, procs []int, last *uint64, gen uint64) {
+	publishGen(last, gen)
 	released := n.BarrierReleased(id, len(procs), gen) // while the store waits for its line
 	n.countArrival()
 	if !released {
@@ -556,18 +578,6 @@ func (n *NIC) BarrierKeyWindow(id, member int, gen uint64) uint64 {
 	return atomic.LoadUint64(&n.seg.arrival(id, member).ring[gen%RecordRingDepth].window)
 }
 
-// BarrierRingDatum returns the data word member passed to
-// BarrierArriveRecord for generation gen of controller id, once member
-// has arrived at gen (BarrierArrived) and until it arrives at
-// gen+RecordRingDepth (zeros for a bad id or member). Safe for concurrent
-// use: the member wrote it before publishing gen.
-func (n *NIC) BarrierRingDatum(id, member int, gen uint64) [DatumSize]byte {
-	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
-		return [DatumSize]byte{}
-	}
-	return n.seg.arrival(id, member).ring[gen%RecordRingDepth].datum
-}
-
 // BarrierArrived reports whether member has arrived at generation gen of
 // controller id (or later): what it published with that arrival is then
 // there to read, whether or not the others have arrived. False for a bad
@@ -580,7 +590,7 @@ func (n *NIC) BarrierArrived(id, member int, gen uint64) bool {
 	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
 		return false
 	}
-	return atomic.LoadUint64(&n.seg.arrival(id, member).ring[gen%RecordRingDepth].gen) >= gen
+	return arrivedAt(n.seg.arrival(id, member), gen)
 }
 
 // BarrierRecord returns the record member passed to BarrierArriveRecord
@@ -596,24 +606,32 @@ func (n *NIC) BarrierRecord(id, member int, gen uint64) [RecordSize]byte {
 }
 
 // BarrierReleased reports whether generation gen of controller id, used by
-// a group of size members, has been released: whether every member's
-// arrival line holds gen (or later). It is false for a bad id or size.
-// Safe for concurrent use.
+// a group of size members, has been released: whether every member has
+// arrived at gen (or later), as BarrierArrived reads it. It is false for a
+// bad id or size. Safe for concurrent use.
 func (n *NIC) BarrierReleased(id, size int, gen uint64) bool {
 	if uint(id) >= NumBarriers || uint(size) > uint(len(n.procs)) {
 		return false
 	}
 	for m := range size {
-		if atomic.LoadUint64(&n.seg.arrival(id, m).gen) < gen {
+		if !arrivedAt(n.seg.arrival(id, m), gen) {
 			return false
 		}
 	}
 	return true
 }
 
+// arrivedAt reports whether the member whose arrival area is a has
+// arrived at gen or later: whether its ring entry of gen holds gen or a
+// later generation. The entry's generation only grows, by RecordRingDepth
+// at a time, and the arrival at gen stores gen there last.
+func arrivedAt(a *barrierArrival, gen uint64) bool {
+	return atomic.LoadUint64(&a.ring[gen%RecordRingDepth].gen) >= gen
+}
+
 // BarrierLastReleased returns the newest generation of controller id,
 // used by a group of size members, that has been released: the oldest
-// generation any member's arrival line holds (0 for a bad id or size).
+// of the members' last generations (0 for a bad id or size).
 // One reading answers BarrierReleased for every generation up to it.
 // Safe for concurrent use.
 func (n *NIC) BarrierLastReleased(id, size int) uint64 {
@@ -622,7 +640,7 @@ func (n *NIC) BarrierLastReleased(id, size int) uint64 {
 	}
 	last := uint64(math.MaxUint64)
 	for m := range size {
-		last = min(last, atomic.LoadUint64(&n.seg.arrival(id, m).gen))
+		last = min(last, atomic.LoadUint64(n.seg.last(id, m)))
 	}
 	return last
 }
@@ -631,8 +649,8 @@ func (n *NIC) BarrierLastReleased(id, size int) uint64 {
 const KeyBits = 48
 
 // BarrierSum returns the sum (modulo 2^KeyBits) of the keys the members of
-// a group of size members passed to BarrierArriveKey for generation gen of
-// controller id, once gen is released and until generation gen+2 is (0 for
+// a group of size members passed for generation gen of controller id, once
+// gen is released and until a member arrives at gen+RecordRingDepth (0 for
 // a bad id or size). Safe for concurrent use.
 func (n *NIC) BarrierSum(id, size int, gen uint64) uint64 {
 	if uint(id) >= NumBarriers || uint(size) > uint(len(n.procs)) {
@@ -640,31 +658,29 @@ func (n *NIC) BarrierSum(id, size int, gen uint64) uint64 {
 	}
 	var sum uint64
 	for m := range size {
-		sum += atomic.LoadUint64(&n.seg.arrival(id, m).keys[gen&1])
+		sum += atomic.LoadUint64(&n.seg.arrival(id, m).ring[gen%RecordRingDepth].key)
 	}
 	return sum & (1<<KeyBits - 1)
 }
 
-// BarrierDatum returns the datum member passed to BarrierArriveData for
-// generation gen of controller id, once gen is released and until
-// generation gen+2 is (zeros for a bad id or member). Safe for concurrent
-// use: the member wrote the datum before publishing gen, which the caller
-// saw released.
+// BarrierDatum returns the datum member passed with its arrival at
+// generation gen of controller id, once it has arrived there
+// (BarrierArrived) and until it arrives at gen+RecordRingDepth (zeros for
+// a bad id or member). Safe for concurrent use: the member wrote the
+// datum before publishing gen, which the caller saw.
 func (n *NIC) BarrierDatum(id, member int, gen uint64) [DatumSize]byte {
 	return *n.BarrierDatumRef(id, member, gen)
 }
 
 // BarrierDatumRef is BarrierDatum without the copy: it points at the
 // datum in the segment, which stays the same until the member arrives at
-// generation gen+2 (a member that waits for each release before it
-// arrives again, as a barrier does, cannot before the caller has arrived
-// at gen+1); for a bad id or member it points at zeros. The caller must
-// not write through it.
+// generation gen+RecordRingDepth; for a bad id or member it points at
+// zeros. The caller must not write through it.
 func (n *NIC) BarrierDatumRef(id, member int, gen uint64) *[DatumSize]byte {
 	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {
 		return &noDatum
 	}
-	return &n.seg.arrival(id, member).data[gen&1]
+	return &n.seg.arrival(id, member).ring[gen%RecordRingDepth].datum
 }
 
 // noDatum is the datum of a member outside the group: zeros, never

@@ -25,6 +25,8 @@ func TestSyncLayout(t *testing.T) {
 		{"syncCounters", unsafe.Sizeof(syncCounters{}), syncCountersSize},
 		{"barrierCtl", unsafe.Sizeof(barrierCtl{}), barrierCtlSize},
 		{"barrierArrival", unsafe.Sizeof(barrierArrival{}), arrivalSize},
+		{"barrierLast", unsafe.Sizeof(barrierLast{}), lastSize},
+		{"ringEntry", unsafe.Sizeof(ringEntry{}), ringEntrySize},
 		{"mcMeta", unsafe.Sizeof(mcMeta{}), mcMetaSize},
 	}
 	for _, s := range sizes {
@@ -47,8 +49,9 @@ func TestSyncLayout(t *testing.T) {
 		{"multicast meta", syncMcMetaOff, syncMcMetaOff + MulticastSlots*mcMetaSize},
 		{"multicast bitmaps", syncMcBitmapOff, syncMcBitmapOff + MulticastSlots*mcBitmapSize},
 		{"controllers", syncCtlOff, syncCtlOff + NumBarriers*barrierCtlSize},
+		{"last generations", syncLastOff, syncLastOff + NumBarriers*lastSize},
 		{"payload slots", syncPayloadOff, syncPayloadOff + NumBarriers*2*barrierSlotSize},
-		{"arrival lines", syncArriveOff, syncArriveOff + NumBarriers*arrivalSize},
+		{"arrival rings", syncArriveOff, syncArriveOff + NumBarriers*arrivalSize},
 		{"multicast data", syncMcDataOff, syncMcDataOff + MulticastSlots*MulticastSize},
 	}
 	for i, r := range regions {
@@ -62,7 +65,7 @@ func TestSyncLayout(t *testing.T) {
 			t.Errorf("sync region %s ends at %d, past the region (%d)", r.name, r.end, syncRegionSize)
 		}
 	}
-	for _, off := range []int{syncMcBitmapOff, syncCtlOff, syncPayloadOff, syncArriveOff, syncMcDataOff, syncRegionSize, partSync, partBounce} {
+	for _, off := range []int{syncMcBitmapOff, syncCtlOff, syncLastOff, syncPayloadOff, syncArriveOff, syncMcDataOff, syncRegionSize, partSync, partBounce} {
 		if off%PageSize != 0 {
 			t.Errorf("offset %d is not page aligned", off)
 		}
@@ -859,15 +862,16 @@ func TestBarrierRecordRing(t *testing.T) {
 		return d
 	}
 	// Generation 1: a full arrival of both, with payloads.
-	if _, err := fast.BarrierArriveData(id, 0, procs, 11, [DatumSize]byte{}, []byte("fast payload")); err != nil {
+	if _, err := fast.BarrierArriveData(id, 0, procs, 11, nil, []byte("fast payload")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := slow.BarrierArriveData(id, 1, procs, 12, [DatumSize]byte{}, []byte("slow payload")); err != nil {
+	if _, err := slow.BarrierArriveData(id, 1, procs, 12, nil, []byte("slow payload")); err != nil {
 		t.Fatal(err)
 	}
 	// Generations 2 to RecordRingDepth: the fast member runs ahead.
 	for g := 2; g <= RecordRingDepth; g++ {
-		gen, err := fast.BarrierArriveRecord(id, 0, procs, uint64(100+g), rec(0, g), datum(0, g))
+		d := datum(0, g)
+		gen, err := fast.BarrierArriveRecord(id, 0, procs, uint64(100+g), rec(0, g), &d)
 		if err != nil || gen != uint64(g) {
 			t.Fatalf("record arrival %d: generation %d, %v", g, gen, err)
 		}
@@ -885,7 +889,7 @@ func TestBarrierRecordRing(t *testing.T) {
 		t.Errorf("arrived: fast at %d %v, at %d %v; slow at 2 %v; want true, false, false", RecordRingDepth,
 			slow.BarrierArrived(id, 0, RecordRingDepth), RecordRingDepth+1, slow.BarrierArrived(id, 0, RecordRingDepth+1), slow.BarrierArrived(id, 1, 2))
 	}
-	if d := slow.BarrierRingDatum(id, 0, 7); d != datum(0, 7) {
+	if d := slow.BarrierDatum(id, 0, 7); d != datum(0, 7) {
 		t.Errorf("the fast member's data word of generation 7, read ahead of the release: %q", d)
 	}
 	for g := 2; g <= RecordRingDepth; g++ {
@@ -895,7 +899,8 @@ func TestBarrierRecordRing(t *testing.T) {
 		if last := fast.BarrierLastReleased(id, 2); last != uint64(g-1) {
 			t.Fatalf("before the slow member's arrival %d: last released %d, want %d", g, last, g-1)
 		}
-		gen, err := slow.BarrierArriveRecord(id, 1, procs, uint64(200+g), rec(1, g), datum(1, g))
+		d := datum(1, g)
+		gen, err := slow.BarrierArriveRecord(id, 1, procs, uint64(200+g), rec(1, g), &d)
 		if err != nil || gen != uint64(g) || !slow.BarrierReleased(id, 2, uint64(g)) {
 			t.Fatalf("slow record arrival %d: generation %d, %v", g, gen, err)
 		}
@@ -906,7 +911,7 @@ func TestBarrierRecordRing(t *testing.T) {
 			if r := fast.BarrierRecord(id, m, uint64(g)); r != rec(m, g) {
 				t.Errorf("generation %d: member %d's record %q", g, m, r)
 			}
-			if d := fast.BarrierRingDatum(id, m, uint64(g)); d != datum(m, g) {
+			if d := fast.BarrierDatum(id, m, uint64(g)); d != datum(m, g) {
 				t.Errorf("generation %d: member %d's data word %q", g, m, d)
 			}
 		}
@@ -918,21 +923,21 @@ func TestBarrierRecordRing(t *testing.T) {
 		t.Errorf("last released of a group larger than the job: %d, want 0", last)
 	}
 	// The ring wraps: the next arrival replaces generation 1's key.
-	if _, err := fast.BarrierArriveRecord(id, 0, procs, 999, rec(0, RecordRingDepth+1), [DatumSize]byte{}); err != nil {
+	if _, err := fast.BarrierArriveRecord(id, 0, procs, 999, rec(0, RecordRingDepth+1), nil); err != nil {
 		t.Fatal(err)
 	}
 	if k := slow.BarrierKey(id, 0, RecordRingDepth+1); k != 999 {
 		t.Errorf("after the ring wrapped: key %d, want 999", k)
 	}
 	// A refused arrival: not the caller's member.
-	if _, err := fast.BarrierArriveRecord(id, 1, procs, 1, [RecordSize]byte{}, [DatumSize]byte{}); err == nil {
+	if _, err := fast.BarrierArriveRecord(id, 1, procs, 1, [RecordSize]byte{}, nil); err == nil {
 		t.Error("a record arrival as another member was accepted")
 	}
 }
 
 // newBarrierPair returns the NICs of a job of two processes, a barrier
 // controller the first claimed, and the group of both.
-func newBarrierPair(t *testing.T) (fast, slow *NIC, id int, procs []int) {
+func newBarrierPair(t testing.TB) (fast, slow *NIC, id int, procs []int) {
 	seg := newSegment(t, testConfig(2))
 	fast, slow = openNIC(t, seg, 0), openNIC(t, seg, 1)
 	id, err := fast.AllocBarrier()
@@ -953,12 +958,12 @@ func TestBarrierRecordRings(t *testing.T) {
 		t.Fatal(err)
 	}
 	procs := []int{0, 1, 2}
-	if _, err := n1.BarrierArriveRecord(id, 1, procs, 1, [RecordSize]byte{}, [DatumSize]byte{}); err != nil {
+	if _, err := n1.BarrierArriveRecord(id, 1, procs, 1, [RecordSize]byte{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	seen := n1.ArmDoorbell() // n1 sleeps until member 0 arrives
 	before := n0.Stats()
-	if _, err := n0.BarrierArriveRecord(id, 0, procs, 1, [RecordSize]byte{}, [DatumSize]byte{7}); err != nil {
+	if _, err := n0.BarrierArriveRecord(id, 0, procs, 1, [RecordSize]byte{}, &[DatumSize]byte{7}); err != nil {
 		t.Fatal(err)
 	}
 	after := n0.Stats()
@@ -973,8 +978,8 @@ func TestBarrierRecordRings(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("the arrival did not ring the sleeping member (slept %v)", d)
 	}
-	if !n1.BarrierArrived(id, 0, 1) || n1.BarrierRingDatum(id, 0, 1) != [DatumSize]byte{7} {
-		t.Errorf("member 0's arrival: %v, word %v", n1.BarrierArrived(id, 0, 1), n1.BarrierRingDatum(id, 0, 1))
+	if !n1.BarrierArrived(id, 0, 1) || n1.BarrierDatum(id, 0, 1) != [DatumSize]byte{7} {
+		t.Errorf("member 0's arrival: %v, word %v", n1.BarrierArrived(id, 0, 1), n1.BarrierDatum(id, 0, 1))
 	}
 }
 
@@ -998,11 +1003,11 @@ func TestBarrierArrivedRing(t *testing.T) {
 	}
 	check("before any arrival", 0, 0)
 	for g := uint64(1); g <= RecordRingDepth+RecordRingDepth/2; g++ {
-		if _, err := fast.BarrierArriveRecord(id, 0, procs, g, [RecordSize]byte{}, [DatumSize]byte{}); err != nil {
+		if _, err := fast.BarrierArriveRecord(id, 0, procs, g, [RecordSize]byte{}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if g%3 == 0 { // member 1 arrives at a third of the pace, by payload
-			if _, err := slow.BarrierArriveParts(id, 1, procs, g, [DatumSize]byte{}, []byte("x"), nil); err != nil {
+			if _, err := slow.BarrierArriveParts(id, 1, procs, g, nil, []byte("x"), nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -1016,7 +1021,7 @@ func TestBarrierArrivedRing(t *testing.T) {
 		t.Fatalf("claimed again: %d, %v; want %d", again, err, id)
 	}
 	check("claimed again", 0, 0)
-	if _, err := fast.BarrierArriveRecord(id, 0, procs, 1, [RecordSize]byte{}, [DatumSize]byte{}); err != nil {
+	if _, err := fast.BarrierArriveRecord(id, 0, procs, 1, [RecordSize]byte{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	check("claimed again, member 0 at 1", 1, 0)
@@ -1055,7 +1060,7 @@ func TestBarrierKeyWindow(t *testing.T) {
 				if gen%3 == 0 {
 					_, err = n.BarrierArriveKey(id, m, procs, key, nil)
 				} else {
-					_, err = n.BarrierArriveRecord(id, m, procs, key, [RecordSize]byte{}, [DatumSize]byte{})
+					_, err = n.BarrierArriveRecord(id, m, procs, key, [RecordSize]byte{}, nil)
 				}
 				if err != nil {
 					t.Fatal(err)

@@ -153,15 +153,16 @@ func multicastDelivered(g *SyncGroup) bool {
 }
 
 // Barrier publishes payload, adds key to the controller's sum, passes
-// datum through the controller, and waits until every member has arrived.
-func (g *SyncGroup) Barrier(key uint64, datum [nicemu.DatumSize]byte, payload []byte) error {
+// *datum (none if nil) through the controller, and waits until every
+// member has arrived.
+func (g *SyncGroup) Barrier(key uint64, datum *[nicemu.DatumSize]byte, payload []byte) error {
 	return g.BarrierParts(key, datum, payload, nil)
 }
 
 // BarrierParts is Barrier with the payload given in two parts, head then
 // tail, which the others' Payload returns joined
 // (collectives.PartsBarrier).
-func (g *SyncGroup) BarrierParts(key uint64, datum [nicemu.DatumSize]byte, head, tail []byte) error {
+func (g *SyncGroup) BarrierParts(key uint64, datum *[nicemu.DatumSize]byte, head, tail []byte) error {
 	released, err := g.arrive(key, datum, head, tail)
 	if err != nil || released {
 		return err // released: the last to arrive need not wait
@@ -172,7 +173,7 @@ func (g *SyncGroup) BarrierParts(key uint64, datum [nicemu.DatumSize]byte, head,
 // Arrive is Barrier's first half (collectives.SplitBarrier): it enters
 // the barrier as Barrier does and returns at once; Released and
 // WaitReleased are its second half.
-func (g *SyncGroup) Arrive(key uint64, datum [nicemu.DatumSize]byte, payload []byte) error {
+func (g *SyncGroup) Arrive(key uint64, datum *[nicemu.DatumSize]byte, payload []byte) error {
 	_, err := g.arrive(key, datum, payload, nil)
 	return err
 }
@@ -180,7 +181,7 @@ func (g *SyncGroup) Arrive(key uint64, datum [nicemu.DatumSize]byte, payload []b
 // arrive enters the barrier with the payload head then tail, and reports
 // whether the arrival found every member arrived (through the port; false
 // without one).
-func (g *SyncGroup) arrive(key uint64, datum [nicemu.DatumSize]byte, head, tail []byte) (released bool, err error) {
+func (g *SyncGroup) arrive(key uint64, datum *[nicemu.DatumSize]byte, head, tail []byte) (released bool, err error) {
 	var gen uint64
 	if g.port != nil {
 		gen, released, err = g.port.Enter(key, datum, head, tail)
@@ -227,7 +228,7 @@ func (g *SyncGroup) publishRelease(gen uint64) {
 // ArriveRecord enters the barrier as Arrive does, publishing key, rec and
 // datum in the ring of the last nicemu.RecordRingDepth generations
 // (collectives.RunAheadBarrier), and returns the generation it entered.
-func (g *SyncGroup) ArriveRecord(key uint64, rec [nicemu.RecordSize]byte, datum [nicemu.DatumSize]byte) (uint64, error) {
+func (g *SyncGroup) ArriveRecord(key uint64, rec [nicemu.RecordSize]byte, datum *[nicemu.DatumSize]byte) (uint64, error) {
 	gen, err := g.nic.BarrierArriveRecord(g.id, g.member, g.procs, key, rec, datum)
 	if err != nil {
 		return 0, fmt.Errorf("barrier controller %d: %w", g.id, err)
@@ -278,10 +279,11 @@ func (g *SyncGroup) WaitArrivedAt(r int, gen uint64) error {
 
 func arrivedAt(g *SyncGroup) bool { return g.nic.BarrierArrived(g.id, g.atOf, g.at) }
 
-// DatumAt returns the data word member r passed to ArriveRecord for
-// generation gen, once r has arrived there and while the ring holds it.
-func (g *SyncGroup) DatumAt(r int, gen uint64) [nicemu.DatumSize]byte {
-	return g.nic.BarrierRingDatum(g.id, r, gen)
+// DatumAt points at the data word member r passed for generation gen,
+// once r has arrived there and while the ring holds it; the caller must
+// not write it.
+func (g *SyncGroup) DatumAt(r int, gen uint64) *[nicemu.DatumSize]byte {
+	return g.nic.BarrierDatumRef(g.id, r, gen)
 }
 
 // KeyAt returns the key member r passed for generation gen, while the

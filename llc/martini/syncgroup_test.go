@@ -52,13 +52,13 @@ func TestSyncGroupWaitsEachBarrier(t *testing.T) {
 		gs := syncPair(t, spin)
 		for round := range 3 {
 			done := make(chan error, 1)
-			go func() { done <- gs[0].Barrier(1, [nicemu.DatumSize]byte{}, nil) }()
+			go func() { done <- gs[0].Barrier(1, nil, nil) }()
 			select {
 			case err := <-done:
 				t.Fatalf("spin %d, barrier %d: member 0 left before member 1 arrived (%v)", spin, round, err)
 			case <-time.After(20 * time.Millisecond):
 			}
-			if err := gs[1].Barrier(1, [nicemu.DatumSize]byte{}, nil); err != nil {
+			if err := gs[1].Barrier(1, nil, nil); err != nil {
 				t.Fatalf("spin %d, barrier %d: member 1: %v", spin, round, err)
 			}
 			if err := <-done; err != nil {
