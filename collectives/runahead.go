@@ -44,11 +44,11 @@ import (
 // generation's release; WaitArrivedAt waits for member r's arrival at a
 // generation alone; KeyAt, RecordAt and DatumAt return what member r
 // passed for a generation (DatumAt a pointer the caller must not write
-// through; ArriveRecord's nil datum passes none), once it has arrived there and while the ring
-// holds it; KeyWindowAt returns, likewise, a hash of the keys member r
-// passed for the KeyWindow generations up to one, in order, which is the
-// same for two members that passed the same keys, and differs where one
-// key differs.
+// through; ArriveRecord's nil datum passes none), once it has arrived
+// there and while the ring holds it; KeyWindowAt returns, likewise, a
+// hash of the keys member r passed for the KeyWindow generations up to
+// one, in order, which is the same for two members that passed the same
+// keys, and differs where one key differs.
 type RunAheadBarrier interface {
 	ArriveRecord(key uint64, rec [keySize]byte, datum *[DatumSize]byte) (uint64, error)
 	Generation() uint64

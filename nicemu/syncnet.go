@@ -18,10 +18,11 @@ import (
 // A controller is emulated by a line per member rather than by a shared
 // counter: an arriving member writes its generation, key and data word into
 // its own line for that generation (an entry of its arrival ring), and the
-// generation is released once every member's entry holds it. A shared counter would need a fetch-and-add per arrival and
-// a release store, each moving one contended line between the members' caches
-// in turn; the lines move in parallel, which halves the cost of a barrier
-// between two cores (BenchmarkBarrierController).
+// generation is released once every member's entry holds it. A shared
+// counter would need a fetch-and-add per arrival and a release store, each
+// moving one contended line between the members' caches in turn; the lines
+// move in parallel, which halves the cost of a barrier between two cores
+// (BenchmarkBarrierController).
 //
 // Both live in the job's sync area: a region of syncRegionSize bytes in
 // every partition, between the SID table and the bounce buffer. Offsets
@@ -71,9 +72,9 @@ const (
 	lineSize        = 64 // the cache line the layout is planned in
 
 	// RecordRingDepth is how many generations of keys, data words and
-	// records a member's arrival area keeps. The collectives
-	// run up to half of them ahead of the slowest member; 32 is where
-	// broadcasts at 16 processes stopped gaining (docs/decisions.md).
+	// records a member's arrival area keeps. The collectives run up to
+	// half of them ahead of the slowest member; 32 is where broadcasts at
+	// 16 processes stopped gaining (docs/decisions.md).
 	RecordRingDepth = 32
 	// RecordSize is the size of the record BarrierArriveRecord publishes.
 	RecordSize = 32
@@ -384,10 +385,9 @@ func (n *NIC) FreeBarrier(id int) error {
 //
 // The member writes its entry of the generation in its arrival ring,
 // publishing the generation last; the generation is released when every
-// member's entry of it holds it. An arrival
-// that finds every member arrived (the last one, or each of the last ones
-// when they arrive at once) counts the release and rings the doorbell of
-// every other member. A request on a controller not claimed by the
+// member's entry of it holds it. An arrival that finds every member
+// arrived (the last one, or each of the last ones when they arrive at
+// once) counts the release and rings the doorbell of every other member. A request on a controller not claimed by the
 // caller's job, with a bad id or member, or with an oversized payload is
 // refused: counted in Stats.Refused and RefusedBy and in Segment.Refused,
 // and returned as an *AccessError (Op OpBarrier, Target -1, Offset the id).
