@@ -312,6 +312,8 @@ func (u *Runner) wordOf(b []byte) *[DatumSize]byte {
 	switch len(b) {
 	case 8:
 		*(*[8]byte)(w[:]) = [8]byte(b)
+	case 16:
+		*(*[16]byte)(w[:]) = [16]byte(b)
 	case DatumSize:
 		*w = [DatumSize]byte(b)
 	default:
