@@ -39,7 +39,7 @@ type board struct {
 // have published more or less).
 func (b *board) record(r int) []byte {
 	if b.hw != nil {
-		return b.hw.Payload(r, 0)
+		return b.hw.Payload(r, 0, 0)
 	}
 	i := r
 	if b.rotated {
@@ -56,7 +56,7 @@ func (b *board) data(r, off, n int) []byte {
 		return b.tmp[off : off+n]
 	}
 	if b.hw != nil {
-		return b.hw.Payload(r, off+n)[off : off+n]
+		return b.hw.Payload(r, off, n)[off : off+n]
 	}
 	return b.record(r)[keySize+off : keySize+off+n]
 }

@@ -22,7 +22,7 @@ func (h *loneHW) Datum(int) *[DatumSize]byte       { return &h.datum }
 func (h *loneHW) InlineRanks() int                 { return 5 }
 func (h *loneHW) KeySum() uint64                   { return h.key }
 func (h *loneHW) KeyBits() int                     { return 48 }
-func (h *loneHW) Payload(int, int) []byte          { return h.payload[:] }
+func (h *loneHW) Payload(int, int, int) []byte     { return h.payload[:] }
 func (h *loneHW) PayloadSize() int                 { return memPayloadSize }
 func (h *loneHW) Multicast([]byte) error           { return nil }
 func (h *loneHW) Deliver(int, []byte) (int, error) { return 0, nil }

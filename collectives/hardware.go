@@ -42,10 +42,11 @@ type Hardware interface {
 	// returns.
 	InlineRanks() int
 	// Payload returns what rank published at the last Barrier, to a
-	// caller that reads no more than its first n bytes (all of it, where n
-	// is 0): the hardware may fetch those bytes at once. It stays the
-	// same until this rank calls Barrier again.
-	Payload(rank, n int) []byte
+	// caller that reads no more than n bytes of it from offset off (all
+	// of it, where n is 0): the hardware may fetch those bytes at once,
+	// and the payload's other bytes may then read as anything. It stays
+	// the same until this rank calls Barrier again.
+	Payload(rank, off, n int) []byte
 	PayloadSize() int
 	// Multicast sends data (at most MulticastSize bytes) from this rank to
 	// every other rank of the communicator, each of which takes it with

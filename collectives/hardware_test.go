@@ -104,16 +104,25 @@ func (m *memHW) Barrier(key uint64, datum *[DatumSize]byte, p []byte) error {
 	return nil
 }
 
-// Payload returns the first n bytes of rank r's payload, not all of it,
-// where n is not 0: a caller that reads past the n it said fails.
-func (m *memHW) Payload(r, n int) []byte {
+// Payload returns rank r's payload up to off+n where n is not 0, with
+// poison (noDatum's bytes) before off: a caller that reads outside the
+// part it said fails.
+func (m *memHW) Payload(r, off, n int) []byte {
 	m.h.mu.Lock()
 	defer m.h.mu.Unlock()
 	p := m.h.payloads[m.gen&1][r]
-	if n > 0 && n < len(p) {
-		p = p[:n:n]
+	if n == 0 {
+		return p
 	}
-	return p
+	end := min(off+n, len(p))
+	q := make([]byte, end)
+	for i := range min(off, end) {
+		q[i] = noDatum[0]
+	}
+	if off < end {
+		copy(q[off:], p[off:end])
+	}
+	return q
 }
 
 func (m *memHW) Multicast(data []byte) error {

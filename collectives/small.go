@@ -121,7 +121,7 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 		}
 		err := u.keyedBarrier(CollBcast, hash, nil, input)
 		if err == nil && !self {
-			copy(buf, hw.Payload(root, len(buf)))
+			copy(buf, hw.Payload(root, 0, len(buf)))
 		}
 		return true, u.withEarlier(err)
 	}
@@ -178,7 +178,7 @@ func (u *Runner) smallMove(coll Collective, input, recv []byte, blk, elem, off i
 		case inline:
 			copy(recv[r*blk:(r+1)*blk], u.HW.Datum(r)[off:off+blk])
 		default:
-			copy(recv[r*blk:(r+1)*blk], u.HW.Payload(r, off+blk)[off:off+blk])
+			copy(recv[r*blk:(r+1)*blk], u.HW.Payload(r, off, blk)[off:off+blk])
 		}
 	}
 	return true, u.withEarlier(err)

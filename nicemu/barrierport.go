@@ -123,15 +123,17 @@ func (p *BarrierPort) DatumRef(member int, gen uint64) *[DatumSize]byte {
 
 // Payload is NIC.BarrierPayload through the port (nil for a member
 // outside the group).
-func (p *BarrierPort) Payload(member int, gen uint64) []byte { return p.PayloadPart(member, gen, 0) }
+func (p *BarrierPort) Payload(member int, gen uint64) []byte {
+	return p.PayloadPart(member, gen, 0, 0)
+}
 
-// PayloadPart is Payload for a caller about to read the payload's first
-// want bytes (or fewer, if it is shorter): their cache lines are fetched
-// together with the one that says whether the slot holds generation gen,
-// not after it.
-func (p *BarrierPort) PayloadPart(member int, gen uint64, want int) []byte {
+// PayloadPart is Payload for a caller about to read want bytes of the
+// payload from offset from (or fewer, if it is shorter): their cache lines
+// are fetched together with the one that says whether the slot holds
+// generation gen, not after it. It returns the whole payload all the same.
+func (p *BarrierPort) PayloadPart(member int, gen uint64, from, want int) []byte {
 	if uint(member) >= uint(len(p.slots)) || !p.n.ownsCtl(atomic.LoadUint64(&p.ctl.owner)) {
 		return nil
 	}
-	return slotPayload(p.slots[member][gen&1], gen, want)
+	return slotPayload(p.slots[member][gen&1], gen, from, want)
 }

@@ -183,9 +183,11 @@ func spinReleased(n *NIC, id, size int, gen uint64) error {
 	return nil
 }
 
-// PayloadPart returns what Payload returns, however many bytes the caller
-// says it reads: none, part, all, more than the payload, more than the
-// slot; and nothing for a generation the slot does not hold.
+// PayloadPart returns what Payload returns, wherever the part the caller
+// says it reads starts (the first byte, inside the first line, further
+// on, past the end) and however many bytes it has: none, part, all, more
+// than the payload, more than the slot; and nothing for a generation the
+// slot does not hold.
 func TestBarrierPortPayloadPart(t *testing.T) {
 	nics, id, procs := barrierGroup(t, 2)
 	ports := openPorts(t, nics, id, procs)
@@ -199,16 +201,18 @@ func TestBarrierPortPayloadPart(t *testing.T) {
 		}
 		for r := range procs {
 			want := pattern(size, gen<<8|uint64(r))
-			for _, n := range []int{0, 1, size / 2, size, size + 100, BarrierPayloadSize + 4096} {
-				if got := ports[0].PayloadPart(r, gen, n); !bytes.Equal(got, want) {
-					t.Fatalf("generation %d, member %d's %d bytes, reading %d: got %d bytes, not the payload", gen, r, size, n, len(got))
+			for _, from := range []int{0, 1, size / 2, size - 1, size + 64} {
+				for _, n := range []int{0, 1, size / 2, size, size + 100, BarrierPayloadSize + 4096} {
+					if got := ports[0].PayloadPart(r, gen, from, n); !bytes.Equal(got, want) {
+						t.Fatalf("generation %d, member %d's %d bytes, reading %d from %d: got %d bytes, not the payload", gen, r, size, n, from, len(got))
+					}
 				}
 			}
-			if got := ports[0].PayloadPart(r, gen+2, size); got != nil {
+			if got := ports[0].PayloadPart(r, gen+2, 0, size); got != nil {
 				t.Errorf("generation %d read from a slot that holds %d", gen+2, gen)
 			}
 		}
-		if got := ports[0].PayloadPart(len(procs), gen, size); got != nil {
+		if got := ports[0].PayloadPart(len(procs), gen, 0, size); got != nil {
 			t.Errorf("member outside the group read")
 		}
 	}

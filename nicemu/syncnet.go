@@ -700,17 +700,20 @@ func (n *NIC) BarrierPayload(id, member int, gen uint64) []byte {
 	if !n.ownsCtl(atomic.LoadUint64(&n.seg.barrierCtl(id).owner)) {
 		return nil
 	}
-	return slotPayload(n.seg.barrierSlot(id, member, gen&1), gen, 0)
+	return slotPayload(n.seg.barrierSlot(id, member, gen&1), gen, 0, 0)
 }
 
 // slotPayload returns the payload slot holds for generation gen, or nil if
-// it holds another generation's. want is how many of the payload's first
-// bytes the caller is about to read (0 if it does not say): their lines
+// it holds another generation's. The caller is about to read want bytes
+// of the payload from offset from (want 0 if it does not say): their lines
 // past the header's are loaded before the header is, so that they travel
 // beside it: loaded once the header's check has passed, they would cost a
-// second trip between caches (docs/decisions.md, slotPayload).
-func slotPayload(slot []byte, gen uint64, want int) []byte {
-	for off, end := lineSize, min(slotHeaderSize+want, len(slot)); off < end; off += lineSize {
+// second trip between caches (docs/decisions.md, slotPayload). Only those
+// lines: a reader of one block of a long payload (an alltoall's) that
+// loaded the lines before it too would pull most of every payload across.
+func slotPayload(slot []byte, gen uint64, from, want int) []byte {
+	first := max(lineSize, (slotHeaderSize+from)&^(lineSize-1))
+	for off, end := first, min(slotHeaderSize+from+want, len(slot)); want > 0 && off < end; off += lineSize {
 		_ = atomic.LoadUint64((*uint64)(unsafe.Pointer(&slot[off])))
 	}
 	h := atomic.LoadUint64(slotHeader(slot))

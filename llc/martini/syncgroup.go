@@ -334,11 +334,11 @@ func (g *SyncGroup) KeySum() uint64 {
 }
 
 // Payload returns what member r published at the last barrier, to a
-// caller that reads no more than its first n bytes (0: all of it):
-// through the port, their lines are fetched at once.
-func (g *SyncGroup) Payload(r, n int) []byte {
+// caller that reads no more than n bytes of it from offset off (n 0: all
+// of it): through the port, their lines are fetched at once.
+func (g *SyncGroup) Payload(r, off, n int) []byte {
 	if g.port != nil {
-		return g.port.PayloadPart(r, g.gen, n)
+		return g.port.PayloadPart(r, g.gen, off, n)
 	}
 	return g.nic.BarrierPayload(g.id, r, g.gen)
 }
