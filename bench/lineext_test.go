@@ -101,9 +101,9 @@ func lineExt(cpus [2]int, ahead bool, work, n int) (float64, error) {
 }
 
 // extWords is the words a record of BenchmarkLineExt, a 64-byte
-// message's, has in its writer's extension line: its body beyond the
-// half's word.
-const extWords = (64 - layout.LineWord) / 8
+// message's, has in its writer's extension line: its body beyond what
+// the half holds.
+const extWords = (64 - layout.LineHalfBody) / 8
 
 // awaitRecord polls the half at theirs for the signal v, loading a word
 // of the extension line at ext before each look if ahead; false: the

@@ -141,16 +141,24 @@ func (e *Engine) sendLine(op *SendOp) bool {
 	l.sent++
 	c := e.sched.next()
 	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen, c.Data, c.Token = CmdWriteLine, op.Peer, l.region, l.out, lineSig, nil, 0
-	c.Signal, c.SigOff, c.Size, c.Old, c.New = uint64(r.seq)<<32|uint64(l.recv), l.out+lineSig, l.inPeer, 0, 0
+	l.meta = lineMeta(recEager, 0, n)
+	c.Signal, c.SigOff, c.Size, c.Old, c.New = uint64(r.seq)<<32|uint64(uint8(l.recv))<<24|uint64(l.meta), l.out+lineSig, l.inPeer, 0, 0
 	h := c.Head[:lineSig]
 	binary.LittleEndian.PutUint64(h[0:], uint64(uint32(op.Tag))|uint64(op.Ctx)<<32)
-	binary.LittleEndian.PutUint64(h[8:], uint64(recEager)|uint64(n)<<16)
-	if n == lineWordBody { // the commonest
-		binary.LittleEndian.PutUint64(h[16:], binary.LittleEndian.Uint64(op.Data))
-	} else {
-		first := op.Data[:min(n, lineWordBody)]
-		binary.LittleEndian.PutUint64(h[16:], lineWord(nil, first))
-		c.Data = op.Data[len(first):]
+	switch {
+	case n == 8: // the commonest
+		binary.LittleEndian.PutUint64(h[8:], binary.LittleEndian.Uint64(op.Data))
+		binary.LittleEndian.PutUint64(h[16:], 0)
+	case n >= lineHalfBody:
+		binary.LittleEndian.PutUint64(h[8:], binary.LittleEndian.Uint64(op.Data))
+		binary.LittleEndian.PutUint64(h[16:], binary.LittleEndian.Uint64(op.Data[8:]))
+		c.Data = op.Data[lineHalfBody:]
+	case n > 8:
+		binary.LittleEndian.PutUint64(h[8:], binary.LittleEndian.Uint64(op.Data))
+		binary.LittleEndian.PutUint64(h[16:], partialWord(op.Data[8:]))
+	default:
+		binary.LittleEndian.PutUint64(h[8:], partialWord(op.Data))
+		binary.LittleEndian.PutUint64(h[16:], 0)
 	}
 	e.stats.CommandsIssued++
 	e.stats.LineSent++
@@ -345,7 +353,7 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	body := len(ctl) + len(payload)
 	// A line record's sequence number is never 0, which reads as an empty
 	// half; a wrap marker may take a number before it.
-	line := body <= lineBody && len(ctl) <= lineWordBody && aux == 0 && p.line.free() && r.seq < math.MaxUint32-1
+	line := body <= lineBody && len(ctl) <= lineHalfBody && aux == 0 && p.line.free() && r.seq < math.MaxUint32-1
 	if line && r.fits(cell) {
 		// A line record whose cell needs no wrap marker before it: every
 		// message of a ping-pong, without the general reservation.
@@ -527,16 +535,16 @@ func (r *outRing) reserve(n uint64) (at uint64, wrap bool, wrapAt uint64, ok boo
 //
 // A half holds one record at a time, of up to lineBody bytes of body and
 // no aux word (an eager message, not a synchronous one). Layout, four
-// little-endian words:
+// little-endian words (layout.LineSignal):
 //
 //	[0, 8)   tag (low 32 bits), context (high 32 bits)
-//	[8, 16)  kind, flags, body length (16 bits)
-//	[16, 24) the body's first 8 bytes
-//	[24, 32) the signal: the record's sequence number (high 32 bits), and
-//	         how many of the other process's line records this one has
-//	         consumed (its acknowledgement, low 32 bits)
+//	[8, 24)  the body's first 16 bytes
+//	[24, 32) the signal: kind, flags and body length (a byte each), how
+//	         many of the other process's line records this one has
+//	         consumed, modulo 256 (its acknowledgement, a byte), and the
+//	         record's sequence number (high 32 bits)
 //
-// The rest of a body longer than a word, up to a cache line of it, goes
+// The rest of a body longer than 16 bytes, up to a cache line of it, goes
 // first into the writer's extension line, a line of its own beside the
 // shared one (layout.LineExt): such a message costs the transfer of that
 // line too, but not the ring's record and the NIC's work around it. The
@@ -564,7 +572,7 @@ func (r *outRing) reserve(n uint64) (at uint64, wrap bool, wrapAt uint64, ok boo
 // line still in its own cache when it writes its answer.
 const (
 	lineBody     = layout.LineBody
-	lineWordBody = layout.LineWord
+	lineHalfBody = layout.LineHalfBody
 	lineSig      = layout.LineSig
 	recLineAck   = layout.KindLineAck // the receiver's report of an acknowledgement alone
 )
@@ -579,6 +587,13 @@ type lineState struct {
 	sent   uint32   // line records written
 	acked  uint32   // line records the peer has consumed, as it last said
 	recv   uint32   // line records consumed from the peer
+	meta   uint32   // kind, flags and body length of the last record, where its signal has them
+}
+
+// lineMeta returns the kind, flags and body length of a line record in
+// the bits of its signal word that hold them (layout.LineSignal).
+func lineMeta(kind, flags uint8, length int) uint32 {
+	return uint32(layout.LineSignal(0, kind, flags, length, 0))
 }
 
 // openLine makes the line of peer dst known once it lies in region, a
@@ -598,25 +613,27 @@ func (e *Engine) openLine(dst, owner int, region RegionID) {
 }
 
 // writeLine writes a record of at most lineBody bytes of body, of which
-// at most lineWordBody of ctl, and no aux into dst's line, which is free
-// (lineState.free), instead of its ring: the body's first lineWordBody bytes in
-// the half, the rest as the command's Data, which goes into the extension
-// line before the half. The caller has reserved the record's cell in the
-// ring; seq is its sequence number.
+// at most lineHalfBody of ctl, and no aux into dst's line, which is free
+// (lineState.free), instead of its ring: the body's first lineHalfBody
+// bytes in the half, the rest as the command's Data, which goes into the
+// extension line before the half. The caller has reserved the record's
+// cell in the ring; seq is its sequence number.
 func (e *Engine) writeLine(dst int, seq uint32, kind, flags uint8, tag int32, ctx uint32, ctl, payload []byte) {
-	first := payload[:min(len(payload), lineWordBody-len(ctl))]
+	first := payload[:min(len(payload), lineHalfBody-len(ctl))]
 	l := &e.peers[dst].line
 	l.seq = seq
 	l.sent++
+	l.meta = lineMeta(kind, flags, len(ctl)+len(payload))
 	// Built in place without alloc's zeroing: every field a CmdWriteLine
 	// is read for is set.
 	c := e.sched.next()
 	c.Kind, c.Peer, c.Region, c.Off, c.HeadLen, c.Data, c.Token = CmdWriteLine, dst, l.region, l.out, lineSig, payload[len(first):], 0
-	c.Signal, c.SigOff, c.Size, c.Old, c.New = uint64(seq)<<32|uint64(l.recv), l.out+lineSig, l.inPeer, 0, 0
+	c.Signal, c.SigOff, c.Size, c.Old, c.New = uint64(seq)<<32|uint64(uint8(l.recv))<<24|uint64(l.meta), l.out+lineSig, l.inPeer, 0, 0
 	h := c.Head[:lineSig]
 	binary.LittleEndian.PutUint64(h[0:], uint64(uint32(tag))|uint64(ctx)<<32)
-	binary.LittleEndian.PutUint64(h[8:], uint64(kind)|uint64(flags)<<8|uint64(len(ctl)+len(payload))<<16)
-	binary.LittleEndian.PutUint64(h[16:], lineWord(ctl, first))
+	w0, w1 := lineWords(ctl, first)
+	binary.LittleEndian.PutUint64(h[8:], w0)
+	binary.LittleEndian.PutUint64(h[16:], w1)
 	e.stats.CommandsIssued++
 	e.stats.LineSent++
 }
@@ -625,23 +642,42 @@ func (e *Engine) writeLine(dst int, seq uint32, kind, flags uint8, tag int32, ct
 // been acknowledged: a record may go into it.
 func (l *lineState) free() bool { return l.ok && l.acked == l.sent }
 
-// lineWord packs the start of a line record's body, ctl then payload (at
-// most lineWordBody bytes together), into the little-endian word that
-// carries it, zero beyond them: without a call to copy, which costs more
-// than the bytes here.
-func lineWord(ctl, payload []byte) uint64 {
-	if len(ctl) == 0 && len(payload) == lineWordBody {
-		return binary.LittleEndian.Uint64(payload)
-	}
+// partialWord returns the little-endian word of b, fewer than 8 bytes,
+// zero beyond them: in at most three loads, without a call to copy or a
+// loop over the bytes.
+func partialWord(b []byte) uint64 {
 	var w uint64
-	shift := 0
-	for _, part := range [2][]byte{ctl, payload} {
-		for _, b := range part {
-			w |= uint64(b) << shift
-			shift += 8
-		}
+	i := 0
+	if len(b) >= 4 {
+		w, i = uint64(binary.LittleEndian.Uint32(b)), 4
+	}
+	if len(b)-i >= 2 {
+		w |= uint64(binary.LittleEndian.Uint16(b[i:])) << (8 * i)
+		i += 2
+	}
+	if len(b)-i >= 1 {
+		w |= uint64(b[i]) << (8 * i)
 	}
 	return w
+}
+
+// lineWords packs the start of a line record's body, ctl then payload
+// (at most lineHalfBody bytes together), into the two little-endian words
+// of the half that carry it, zero beyond them: without a call to copy,
+// which costs more than the bytes here.
+func lineWords(ctl, payload []byte) (w0, w1 uint64) {
+	if len(ctl) == 0 && len(payload) == lineHalfBody {
+		return binary.LittleEndian.Uint64(payload), binary.LittleEndian.Uint64(payload[8:])
+	}
+	var w [2]uint64
+	i := 0
+	for _, part := range [2][]byte{ctl, payload} {
+		for _, b := range part {
+			w[i/8] |= uint64(b) << (i % 8 * 8)
+			i++
+		}
+	}
+	return w[0], w[1]
 }
 
 // lineAck writes this process's acknowledgement of src's line records
@@ -652,5 +688,5 @@ func (e *Engine) lineAck(src int) {
 	l := &e.peers[src].line
 	e.stats.LineAcks++
 	e.emit(&Command{Kind: CmdWriteLine, Peer: src, Region: l.region, Off: l.out,
-		Signal: uint64(l.seq)<<32 | uint64(l.recv), SigOff: l.out + lineSig, Size: l.inPeer})
+		Signal: uint64(l.seq)<<32 | uint64(uint8(l.recv))<<24 | uint64(l.meta), SigOff: l.out + lineSig, Size: l.inPeer})
 }

@@ -48,11 +48,18 @@
 // little-endian words:
 //
 //	[0, 8)   tag (low 32 bits), context (high 32 bits)
-//	[8, 16)  kind, flags, body length (16 bits)
-//	[16, 24) the body's first 8 bytes
-//	[24, 32) the signal: the record's sequence number in the ring (high
-//	         32 bits), and how many of the other process's line records
-//	         this one has consumed (its acknowledgement, low 32 bits)
+//	[8, 24)  the body's first 16 bytes
+//	[24, 32) the signal (LineSignal): the record's kind, flags and body
+//	         length (bits 0-7, 8-15, 16-23), how many of the other
+//	         process's line records this one has consumed, modulo 256
+//	         (its acknowledgement, bits 24-31), and the record's sequence
+//	         number in the ring (the high 32 bits)
+//
+// A body of up to 16 bytes, a pair of float64 or a complex128, is read
+// with the signal's own line. The acknowledgement needs no more than a
+// byte: a process writes a record into its half only once the other has
+// acknowledged the last one, so the count a reader sees moves by at most
+// one between two looks.
 //
 // The rest of a longer body, up to LineExtBody bytes, goes into the
 // writer's extension line (LineExt), a cache line of its own after the
@@ -98,12 +105,24 @@ const (
 
 // The halves of a pair's shared line.
 const (
-	LineHalf    = Cell / 2               // one process's half
-	LineWord    = 8                      // bytes of body in the half itself
-	LineExtBody = Cell                   // bytes of body in the extension line
-	LineBody    = LineWord + LineExtBody // largest body of a line record
-	LineSig     = LineHalf - 8           // offset of the signal word in a half
+	LineHalf     = Cell / 2                   // one process's half
+	LineHalfBody = 16                         // bytes of body in the half itself
+	LineExtBody  = Cell                       // bytes of body in the extension line
+	LineBody     = LineHalfBody + LineExtBody // largest body of a line record
+	LineSig      = LineHalf - 8               // offset of the signal word in a half
 )
+
+// LineSignal returns the signal word of a line record (see the layout
+// above): sequence number seq, kind, flags, a body of length bytes (at
+// most LineBody), and ack, the count of the other process's line records
+// consumed, of which the word keeps the low byte.
+func LineSignal(seq uint32, kind, flags uint8, length int, ack uint32) uint64 {
+	return uint64(seq)<<32 | uint64(uint8(ack))<<24 | uint64(uint8(length))<<16 | uint64(flags)<<8 | uint64(kind)
+}
+
+// LineSignalMeta is the mask of a line record's signal word that holds
+// its kind, flags and body length.
+const LineSignalMeta = 1<<24 - 1
 
 // PutMeta writes a record's meta into b from its fields. The path of
 // every message calls it rather than building a meta: a meta built on the

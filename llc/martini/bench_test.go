@@ -89,6 +89,10 @@ func BenchmarkEager8(b *testing.B) { benchExchange(b, 8, llc.RndvPull) }
 // line acknowledged and free, as in a ping-pong. Per iteration one message.
 func BenchmarkEager8Line(b *testing.B) { benchLine(b, 8) }
 
+// BenchmarkEager16Line is BenchmarkEager8Line's of a 16-byte message, the
+// most the half carries without the extension line.
+func BenchmarkEager16Line(b *testing.B) { benchLine(b, 16) }
+
 // BenchmarkEager64Line is BenchmarkEager8Line's of a 64-byte message,
 // whose body takes the writer's extension line as well.
 func BenchmarkEager64Line(b *testing.B) { benchLine(b, 64) }

@@ -235,7 +235,7 @@ type lineRecord struct {
 	region  llc.RegionID           // the region that holds it
 	own     bool                   // the region is this process's memory
 	extNext bool                   // the last record took the extension line: read it beside the signal
-	scratch [layout.LineBody]byte  // a body longer than the half's word, gathered
+	scratch [layout.LineBody]byte  // a body longer than the half holds, gathered
 }
 
 // takeLine delivers to sink the record in the peer's half of the line, if
@@ -258,29 +258,32 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 	}
 	sig := atomic.LoadUint64(layout.Word(l.half[:], layout.LineSig))
 	l.seen = sig
+	// The signal's acknowledgement is the count's low byte, which moves
+	// by at most one between two looks (layout.LineSignal): l.ack keeps
+	// the whole count.
+	ack := l.ack + uint32(uint8(sig>>24)-uint8(l.ack))
 	if sig == 0 || uint32(sig>>32) != r.seq+1 {
-		if sig == 0 || uint32(sig) == l.ack {
+		if sig == 0 || ack == l.ack {
 			return false
 		}
-		l.ack = uint32(sig)
-		r.ev.Kind, r.ev.Peer, r.ev.Token, r.ev.Value, r.ev.Data = llc.EvLine, r.peer, 0, uint64(layout.KindLineAck)|sig<<32, nil
+		l.ack = ack
+		r.ev.Kind, r.ev.Peer, r.ev.Token, r.ev.Value, r.ev.Data = llc.EvLine, r.peer, 0, uint64(layout.KindLineAck)|uint64(ack)<<32, nil
 		sink.Step(&r.ev)
 		return false // no record: the ring's poll goes on to the next ring
 	}
-	l.ack = uint32(sig)
-	w1 := binary.LittleEndian.Uint64(l.half[8:])
-	body := int(uint16(w1 >> 16))
-	l.extNext = body > layout.LineWord
+	l.ack = ack
+	body := int(uint8(sig >> 16))
+	l.extNext = body > layout.LineHalfBody
 	var data []byte
 	switch {
-	case body <= layout.LineWord:
+	case body <= layout.LineHalfBody:
 		// In the half itself: the peer writes it again only after this
 		// process has acknowledged the record, after the Step.
-		data = l.half[16 : 16+body]
+		data = l.half[8 : 8+body]
 	case body <= layout.LineBody:
 		s := l.scratch[:body]
-		copy(s, l.half[16:24])
-		copy(s[layout.LineWord:], l.ext)
+		copy(s, l.half[8:24])
+		copy(s[layout.LineHalfBody:], l.ext)
 		data = s
 	default:
 		sink.Step(&llc.Event{Kind: llc.EvError, Err: fmt.Errorf("corrupt line record from process %d: a body of %d bytes", r.peer, body)})
@@ -288,7 +291,8 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 	}
 	r.releaseUnwritten(layout.Cell)
 	r.lineFirst = true
-	r.ev.Kind, r.ev.Peer, r.ev.Token, r.ev.Value, r.ev.Data = llc.EvLine, r.peer, binary.LittleEndian.Uint64(l.half[0:]), uint64(uint32(w1))|sig<<32, data
+	r.ev.Kind, r.ev.Peer, r.ev.Token, r.ev.Data = llc.EvLine, r.peer, binary.LittleEndian.Uint64(l.half[0:]), data
+	r.ev.Value = sig&layout.LineSignalMeta | uint64(ack)<<32 // the engine's kind, flags and length are the signal's
 	sink.Step(&r.ev)
 	return true
 }
