@@ -14,7 +14,9 @@ import (
 // and copy once from 8 KiB with a core per process, from 32 KiB where
 // processes outnumber cores; others take the network's limit and copy
 // once only where AMD's are crowded, an exchange's distinct buffers from
-// 64 KiB; every vendor pushes exchanges while processes have a core each.
+// 64 KiB; every vendor pushes exchanges while processes have a core each,
+// and reductions read their operands whole on Intel's, and on AMD's while
+// processes have a core each.
 func TestLookup(t *testing.T) {
 	for _, tc := range []struct {
 		host  Host
@@ -25,13 +27,13 @@ func TestLookup(t *testing.T) {
 		{Host{Intel, 8}, 1, Thresholds{RingEagerLimit: 6 << 10, CollectiveEagerLimit: 16 << 10, SingleCopyMin: 8 << 10, ExchangePush: llc.ExchangePushMin, ConsumeReads: true, EarlyHierarchy: true}},
 		{Host{Intel, 2}, 3, Thresholds{RingEagerLimit: 6 << 10, CollectiveEagerLimit: 32 << 10, SingleCopyMin: 32 << 10, ConsumeReads: true, EarlyHierarchy: true}},
 		{Host{Intel, 2}, 8, Thresholds{RingEagerLimit: 6 << 10, CollectiveEagerLimit: 32 << 10, SingleCopyMin: 32 << 10, ConsumeReads: true, EarlyHierarchy: true}},
-		{Host{AMD, 2}, 2, Thresholds{ExchangePush: llc.ExchangePushMin}},
+		{Host{AMD, 2}, 2, Thresholds{ExchangePush: llc.ExchangePushMin, ConsumeReads: true}},
 		{Host{AMD, 2}, 6, Thresholds{}},
 		{Host{AMD, 2}, 8, Thresholds{DistinctSingleCopyMin: 64 << 10}},
 		{Host{AMD, 4}, 16, Thresholds{DistinctSingleCopyMin: 64 << 10}},
 		{Host{Generic, 2}, 2, Thresholds{ExchangePush: llc.ExchangePushMin}},
 		{Host{Generic, 2}, 16, Thresholds{}},
-		{Host{AMD, 0}, 1, Thresholds{ExchangePush: llc.ExchangePushMin}}, // no CPUs known: one
+		{Host{AMD, 0}, 1, Thresholds{ExchangePush: llc.ExchangePushMin, ConsumeReads: true}}, // no CPUs known: one
 	} {
 		if got := Lookup(tc.host, tc.procs); got != tc.want {
 			t.Errorf("%v, %d processes: %+v, want %+v", tc.host, tc.procs, got, tc.want)
@@ -91,7 +93,7 @@ func TestForOverride(t *testing.T) {
 	facts := llc.Caps{Name: "martini", LoadStore: true, AnyLoadStore: true, MaxRecord: llc.MaxQueueRecord, SharedLines: true}
 	job := Job{Size: 2, Caps: facts, Memory: 64 << 20, Settings: launch.DefaultSettings(), Host: Host{AMD, 2}}
 	plan, err := For(job)
-	if err != nil || plan.Engine.EagerLimit != EagerLimit || plan.ConsumeReads || plan.Host != (Host{AMD, 2}) {
+	if err != nil || plan.Engine.EagerLimit != EagerLimit || !plan.ConsumeReads || plan.Host != (Host{AMD, 2}) {
 		t.Fatalf("detected AMD: %+v, %v", plan, err)
 	}
 	job.Settings.Tune = "intel"
