@@ -364,13 +364,6 @@ func (w *dataWords) of(s int) *[DatumSize]byte {
 	return w.hw.Datum(s)
 }
 
-// copyOf copies the first len(to) bytes of rank s's data word into to and
-// returns to.
-func (w *dataWords) copyOf(s int, to []byte) []byte {
-	putWord(to, w.of(s))
-	return to
-}
-
 // foldWords combines the processes' data words, src's for rank s, into
 // acc with r, in rank order as fold does with records. Each word but the
 // first is copied into u.word before r reads it: a user's operation may
@@ -379,7 +372,8 @@ func (u *Runner) foldWords(r *Reducer, acc []byte, src dataWords) {
 	n, in := u.Net.Size(), u.word[:len(acc)]
 	putWord(acc, src.of(n-1))
 	for s := n - 2; s >= 0; s-- {
-		r.Apply(src.copyOf(s, in), acc)
+		putWord(in, src.of(s))
+		r.Apply(in, acc)
 	}
 }
 

@@ -181,7 +181,7 @@ type barrierLast struct {
 // ringEntry is one generation's key and data word in a member's arrival
 // ring, with the generation: a reader finds that the member has arrived,
 // its key and its data word on the same line. window is the member's key
-// window at the generation (putKey).
+// window at the generation (putEntry).
 //
 // An entry fills a cache line, so that the member's next arrivals write
 // lines other than the one the readers of this generation read. With the
@@ -216,8 +216,9 @@ var keyWindowTop = func() uint64 {
 	return p
 }()
 
-// putKey writes key (masked) for generation gen into a's ring, with the
-// member's key window at gen: the sum of key_j * keyWindowBase^(gen-j)
+// putEntry writes a's ring entry of generation gen: *datum (left as it
+// was if datum is nil), key (masked), the member's key window at gen, and
+// gen itself, last. The key window is the sum of key_j * keyWindowBase^(gen-j)
 // over the generations j of gen-KeyWindow+1 to gen (keys of generations
 // before 1 counting as 0), modulo 2^64, found from the window at gen-1.
 // Every arrival writes it, so that the windows of members that passed
@@ -225,7 +226,7 @@ var keyWindowTop = func() uint64 {
 // compares KeyWindow generations' keys in one word a member.
 // Generations before 1 are not read: a controller freed and claimed
 // again starts at generation 1 with the last user's ring.
-func putKey(a *barrierArrival, gen, key uint64) {
+func putEntry(a *barrierArrival, gen, key uint64, datum *[DatumSize]byte) {
 	key &= 1<<KeyBits - 1
 	var prev, old uint64
 	if gen > 1 {
@@ -235,6 +236,9 @@ func putKey(a *barrierArrival, gen, key uint64) {
 		old = a.ring[(gen-KeyWindow)%RecordRingDepth].key
 	}
 	e := &a.ring[gen%RecordRingDepth]
+	if datum != nil {
+		e.datum = *datum
+	}
 	e.key = key
 	e.window = prev*keyWindowBase + key - old*keyWindowTop
 	publishGen(&e.gen, gen) // after the arrival's other stores: see BarrierArrived
@@ -387,11 +391,12 @@ func (n *NIC) FreeBarrier(id int) error {
 // publishing the generation last; the generation is released when every
 // member's entry of it holds it. An arrival that finds every member
 // arrived (the last one, or each of the last ones when they arrive at
-// once) counts the release and rings the doorbell of every other member. A request on a controller not claimed by the
-// caller's job, with a bad id or member, or with an oversized payload is
-// refused: counted in Stats.Refused and RefusedBy and in Segment.Refused,
-// and returned as an *AccessError (Op OpBarrier, Target -1, Offset the id).
-// Safe for concurrent use.
+// once) counts the release and rings the doorbell of every other member. A
+// request on a controller not claimed by the caller's job, with a bad id
+// or member, or with an oversized payload is refused: counted in
+// Stats.Refused and RefusedBy and in Segment.Refused, and returned as an
+// *AccessError (Op OpBarrier, Target -1, Offset the id). Safe for
+// concurrent use.
 func (n *NIC) BarrierArrive(id, member int, procs []int, payload []byte) (gen uint64, err error) {
 	return n.BarrierArriveData(id, member, procs, 0, nil, payload)
 }
@@ -432,17 +437,14 @@ func (n *NIC) BarrierArriveParts(id, member int, procs []int, key uint64, datum 
 // writeArrival writes what an arrival at generation gen publishes into the
 // member's arrival area a and payload slot, the payload head then tail:
 // plain stores into lines only this member writes, published by the
-// store of the generation into its ring entry (putKey's publishGen, then
+// store of the generation into its ring entry (putEntry's publishGen, then
 // the fence of countArrival, which the doorbell check relies on).
 func writeArrival(a *barrierArrival, slot []byte, gen, key uint64, datum *[DatumSize]byte, head, tail []byte) {
 	if n := copy(slot[slotHeaderSize:], head); len(tail) > 0 { // (most payloads come whole)
 		copy(slot[slotHeaderSize+n:], tail)
 	}
 	*slotHeader(slot) = gen<<payloadGenShift | uint64(len(head)+len(tail))
-	if datum != nil {
-		a.ring[gen%RecordRingDepth].datum = *datum
-	}
-	putKey(a, gen, key)
+	putEntry(a, gen, key, datum)
 }
 
 // BarrierArriveRecord enters controller id as BarrierArriveData does, but
@@ -467,11 +469,8 @@ func (n *NIC) BarrierArriveRecord(id, member int, procs []int, key uint64, rec [
 	}
 	a, last := n.seg.arrival(id, member), n.seg.last(id, member)
 	gen = atomic.LoadUint64(last) + 1
-	if datum != nil {
-		a.ring[gen%RecordRingDepth].datum = *datum
-	}
 	a.recs[gen%RecordRingDepth] = rec
-	putKey(a, gen, key)
+	putEntry(a, gen, key, datum)
 	publishGen(last, gen)
 	n.countArrival()
 	n.ringMembers(member, procs)
@@ -566,7 +565,7 @@ func (n *NIC) BarrierKey(id, member int, gen uint64) uint64 {
 
 // BarrierKeyWindow returns member's key window at generation gen of
 // controller id: a hash of the keys it passed for generations
-// gen-KeyWindow+1 to gen, in order (see putKey): equal to another
+// gen-KeyWindow+1 to gen, in order (see putEntry): equal to another
 // member's if they passed the same keys; where one key differs, never
 // equal, and where several do, equal only if their differences cancel in
 // the hash. Valid while BarrierKey's key of gen is (0 for a bad id or
