@@ -35,8 +35,12 @@ import (
 // errUsage is returned by the flag parsers for a bad command line.
 var errUsage = errors.New("bad command line")
 
+// main stops the run in progress on an interrupt, a termination, a hangup
+// or a broken pipe (its output read by a command that ended, as head
+// does): a run killed by the signal would leave its jobs' directory
+// behind. With SIGPIPE caught, a write to that pipe fails instead.
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -56,8 +56,10 @@ import (
 func main() { os.Exit(runUntilSignal(os.Args[1:])) }
 
 // stopSignals stop thesis: the run in progress is stopped (mpirun stops
-// its ranks), and thesis exits with an error.
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+// its ranks), and thesis exits with an error. A broken pipe (its output
+// read by a command that ended, as head does) is one of them: caught, it
+// makes the write fail rather than kill thesis mid-run.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
 
 // runUntilSignal is run, stopped by any of stopSignals.
 func runUntilSignal(args []string) int {
