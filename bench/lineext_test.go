@@ -11,15 +11,15 @@ import (
 	"github.com/rhinet-go/martini/llc/layout"
 )
 
-// BenchmarkLineExt measures what a shared line's record of more than 8
+// BenchmarkLineExt measures what a shared line's record of more than 16
 // bytes of body costs over the cross-core floor, and what llc/shm's
-// reading of the extension line beside the signal saves. Two threads,
-// pinned to the floor's two CPUs, take turns writing a record of 64 bytes
-// of body into their halves of a shared line laid out as a ring region's
-// (llc/layout: 8 bytes in the half, 56 in the writer's extension line,
-// the signal last), and reading the other's. read=after reads the
-// extension line once the signal has come; read=ahead loads a word of it
-// in every poll, before the signal, so that the two lines travel at once.
+// reading of the extension beside the signal saves. Two threads, pinned
+// to the floor's two CPUs, take turns writing a record of 64 bytes of
+// body into their halves of a shared line laid out as a ring region's
+// (llc/layout: 16 bytes in the half, 48 in the writer's own extension
+// line, the signal last), and reading the other's. read=after reads the
+// extension once the signal has come; read=ahead loads a word of it in
+// every poll, before the signal, so that the two lines travel at once.
 // Each side polls with PAUSE and runs work multiply-adds between a
 // record's arrival and its answer. It reports the half round trip:
 //
@@ -75,7 +75,8 @@ func lineExt(cpus [2]int, ahead bool, work, n int) (float64, error) {
 	}
 	return pinnedPair(cpus, n, stop, func(me int) {
 		mine, theirs := layout.LineHalves(me, 1-me)
-		myExt, theirExt := layout.LineExt(mine), layout.LineExt(theirs)
+		_, myExt := layout.LineExt(reg.mem, mine)
+		_, theirExt := layout.LineExt(reg.mem, theirs)
 		var sum uint64
 		for v := uint64(me); v < 2*uint64(n); v += 2 {
 			if v > 0 && !awaitRecord(reg, theirs, theirExt, v, ahead) {
@@ -85,11 +86,11 @@ func lineExt(cpus [2]int, ahead bool, work, n int) (float64, error) {
 				sum += *reg.word(theirs + 8*i)
 			}
 			for i := range uint64(extWords) {
-				sum += *reg.word(theirExt + 8*i)
+				sum += *layout.Word(theirExt, 8*i)
 			}
 			sum = spinWork(sum, work)
 			for i := range uint64(extWords) {
-				*reg.word(myExt + 8*i) = sum + i
+				*layout.Word(myExt, 8*i) = sum + i
 			}
 			for i := range uint64(3) {
 				*reg.word(mine + 8*i) = sum
@@ -105,13 +106,13 @@ func lineExt(cpus [2]int, ahead bool, work, n int) (float64, error) {
 // the half holds.
 const extWords = (64 - layout.LineHalfBody) / 8
 
-// awaitRecord polls the half at theirs for the signal v, loading a word
-// of the extension line at ext before each look if ahead; false: the
-// other side stopped.
-func awaitRecord(reg *extRegion, theirs, ext, v uint64, ahead bool) bool {
+// awaitRecord polls the half at theirs for the signal v, loading the
+// first word of the extension line ext before each look if ahead; false:
+// the other side stopped.
+func awaitRecord(reg *extRegion, theirs uint64, ext []byte, v uint64, ahead bool) bool {
 	for {
 		if ahead {
-			atomic.LoadUint64(reg.word(ext))
+			atomic.LoadUint64(layout.Word(ext, 0))
 		}
 		switch atomic.LoadUint64(reg.word(theirs + layout.LineSig)) {
 		case v:

@@ -545,9 +545,11 @@ func (r *outRing) reserve(n uint64) (at uint64, wrap bool, wrapAt uint64, ok boo
 //	         record's sequence number (high 32 bits)
 //
 // The rest of a body longer than 16 bytes, up to a cache line of it, goes
-// first into the writer's extension line, a line of its own beside the
-// shared one (layout.LineExt): such a message costs the transfer of that
-// line too, but not the ring's record and the NIC's work around it. The
+// first into one of the writer's extensions (layout.LineExt): up to 32
+// bytes into its half of a shared extension line, halved as the shared
+// line is, a longer rest into a line of its own. Such a message costs
+// the transfer of that line too, but not the ring's record and the NIC's
+// work around it. The
 // signal is written last. A line record takes its place in the
 // sender's ring as if it had been written there: it reserves its cell and
 // takes the ring's next sequence number, but leaves the cell untouched;

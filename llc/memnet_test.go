@@ -237,15 +237,20 @@ func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 		if err != nil {
 			return 0, nil, err
 		}
-		ext, err := m.region(owner, c.Region, layout.LineExt(c.Off), layout.LineExtBody)
+		span, err := m.region(owner, c.Region, 0, int(layout.LineEnd(c.Off)))
 		if err != nil {
 			return 0, nil, err
 		}
+		shared, ext := layout.LineExt(span, c.Off)
 		at := c.SigOff - c.Off
-		if c.HeadLen%8 != 0 || uint64(c.HeadLen) > at || at > LineHalf-8 || len(c.Data) > len(ext) {
+		if c.HeadLen%8 != 0 || uint64(c.HeadLen) > at || at > LineHalf-8 || len(c.Data) > layout.LineExtBody {
 			return 0, nil, errBadCommand
 		}
-		copy(ext, c.Data)
+		if len(c.Data) <= layout.LineExtShared {
+			copy(shared, c.Data)
+		} else {
+			copy(ext, c.Data)
+		}
 		copy(half, c.Head[:c.HeadLen])
 		atomic.StoreUint64(word(half, at), c.Signal)
 		m.local[src].Wrote(c.Peer)

@@ -12,8 +12,9 @@
 //	[0, 64)         control: the consumer count (bytes consumed, monotonic)
 //	[128, 192)      the pair's shared line, used only in the ring that the
 //	                lower-numbered process of a pair grants
-//	[192, 320)      the extension lines of its two halves (LineExt)
-//	[320, 320+size) records, each a whole number of 64-byte cells
+//	[192, 256)      its shared extension line, halved as it is
+//	[256, 384)      the extension lines of its two halves, one each
+//	[384, 384+size) records, each a whole number of 64-byte cells
 //
 // The line at [64, 128) is unused: the shared line's aligned 128 bytes,
 // which processors fetch together (an adjacent-line prefetch), hold no
@@ -61,9 +62,16 @@
 // acknowledged the last one, so the count a reader sees moves by at most
 // one between two looks.
 //
-// The rest of a longer body, up to LineExtBody bytes, goes into the
-// writer's extension line (LineExt), a cache line of its own after the
-// shared one. The signal is written last. A line record reserves one cell
+// The rest of a longer body goes into one of the writer's two extensions
+// (LineExt): up to LineExtShared bytes into its half of the shared
+// extension line, the line after the shared one, halved as that is; up
+// to LineExtBody into its own extension line. The signal is written last.
+// The shorter rest takes a shared line for the reason the signal does: a
+// ping-pong moves a line that each process reads and then writes once a
+// message, where a line that only its writer writes moves to the reader
+// and back (docs/decisions.md, LineExtShared). The longer takes a line
+// of its own, whole, rather than a shared half and more: a third line
+// costs more than the second line saves. A line record reserves one cell
 // in the sender's ring and takes the ring's next sequence number, but
 // leaves the cell untouched; the receiver, finding no record at its ring
 // position, takes the line's record when its sequence number is the next
@@ -77,7 +85,7 @@ import (
 
 // The ring region and its records.
 const (
-	RingCtl   = 320 // bytes before the records: the control line, the shared line and its two extension lines
+	RingCtl   = 384 // bytes before the records: the control line, the shared line and its three extension lines
 	RingLine  = 128 // offset of the shared line
 	Cell      = 64  // the unit of record space
 	RecMeta   = 24  // a record's meta
@@ -105,11 +113,12 @@ const (
 
 // The halves of a pair's shared line.
 const (
-	LineHalf     = Cell / 2                   // one process's half
-	LineHalfBody = 16                         // bytes of body in the half itself
-	LineExtBody  = Cell                       // bytes of body in the extension line
-	LineBody     = LineHalfBody + LineExtBody // largest body of a line record
-	LineSig      = LineHalf - 8               // offset of the signal word in a half
+	LineHalf      = Cell / 2                   // one process's half
+	LineHalfBody  = 16                         // bytes of body in the half itself
+	LineExtShared = LineHalf                   // most bytes of body in the writer's half of the shared extension line
+	LineExtBody   = Cell                       // most bytes of body in the writer's own extension line
+	LineBody      = LineHalfBody + LineExtBody // largest body of a line record
+	LineSig       = LineHalf - 8               // offset of the signal word in a half
 )
 
 // LineSignal returns the signal word of a line record (see the layout
@@ -178,12 +187,23 @@ func Signal(seq uint32, size uint64) uint64 { return uint64(seq)<<32 | size }
 // off must be 8-aligned in memory that is.
 func Word(b []byte, off uint64) *uint64 { return (*uint64)(unsafe.Pointer(&b[off])) }
 
-// LineExt returns the offset in the line's region of the extension line
-// of the process that writes the half at offset half: the first after the
-// shared line for the first half, the next for the second.
-func LineExt(half uint64) uint64 {
-	return RingLine + Cell + (half-RingLine)/LineHalf*Cell
+// LineExt returns the two extensions of the half at offset half of mem, a
+// line's region, which must hold them (LineEnd): the same half of the
+// shared extension line, and the writer's own extension line, the first
+// after the shared extension line for the first half, the next for the
+// second.
+func LineExt(mem []byte, half uint64) (shared, own []byte) {
+	a, b := half+Cell, lineOwnExt(half)
+	return mem[a : a+LineExtShared : a+LineExtShared], mem[b : b+LineExtBody : b+LineExtBody]
 }
+
+// lineOwnExt returns the offset of the own extension line of the half at
+// offset half.
+func lineOwnExt(half uint64) uint64 { return RingLine + 2*Cell + (half-RingLine)/LineHalf*Cell }
+
+// LineEnd returns the end of the half at offset half and its extension
+// in the line's region.
+func LineEnd(half uint64) uint64 { return lineOwnExt(half) + LineExtBody }
 
 // LineHalves returns the offsets in the line's region of the half that
 // process self writes and of the half that peer writes.

@@ -637,6 +637,7 @@ type lineOut struct {
 	off    uint64
 	size   int    // the Size of the commands that mapped it: llc.LineInPeer when the peer's memory holds it
 	half   []byte // layout.LineHalf bytes, nil until mapped
+	shared []byte // the half of the shared extension line (layout.LineExt)
 	ext    []byte // the extension line, layout.LineExtBody bytes
 }
 
@@ -658,12 +659,12 @@ func (t *Translator) writeLine(c *llc.Command) error {
 	}
 	w := (*[layout.LineHalf / 8]uint64)(unsafe.Pointer(unsafe.SliceData(l.half))) // mapLine made it LineHalf bytes, 8-aligned
 	at := c.SigOff - c.Off
-	if c.HeadLen == layout.LineSig && at == layout.LineSig && len(c.Data) <= len(l.ext) {
+	if c.HeadLen == layout.LineSig && at == layout.LineSig && len(c.Data) <= layout.LineExtBody {
 		// A record's head, the whole half before the signal, and the
-		// rest of its body for the extension line (the commonest
-		// write): three stores, without a loop.
+		// rest of its body for the extension (the commonest write):
+		// three stores, without a loop.
 		if len(c.Data) > 0 {
-			copy(l.ext, c.Data)
+			l.writeExt(c.Data)
 		}
 		w[0] = binary.LittleEndian.Uint64(c.Head[0:])
 		w[1] = binary.LittleEndian.Uint64(c.Head[8:])
@@ -683,16 +684,27 @@ func (t *Translator) writeLine(c *llc.Command) error {
 // they fit before the signal's offset at.
 func (l *lineOut) writeHead(c *llc.Command, w *[layout.LineHalf / 8]uint64, at uint64) error {
 	head := c.Head[:c.HeadLen]
-	if len(head)%8 != 0 || uint64(len(head)) > at || at > layout.LineHalf-8 || at%8 != 0 || len(c.Data) > len(l.ext) {
+	if len(head)%8 != 0 || uint64(len(head)) > at || at > layout.LineHalf-8 || at%8 != 0 || len(c.Data) > layout.LineExtBody {
 		return fmt.Errorf("martini: shared line write of %d bytes, %d more and a signal at %d, in a half of %d", len(head), len(c.Data), at, layout.LineHalf)
 	}
 	if len(c.Data) > 0 {
-		copy(l.ext, c.Data)
+		l.writeExt(c.Data)
 	}
 	for i := 0; i < len(head)/8; i++ {
 		w[i] = binary.LittleEndian.Uint64(head[8*i:])
 	}
 	return nil
+}
+
+// writeExt writes data, the rest of a record's body, at most
+// layout.LineExtBody bytes, into the extension that takes it: the shared
+// one up to layout.LineExtShared bytes, else its own.
+func (l *lineOut) writeExt(data []byte) {
+	if len(data) <= layout.LineExtShared {
+		copy(l.shared, data)
+	} else {
+		copy(l.ext, data)
+	}
 }
 
 // mapLine maps the half that c names into l.
@@ -705,11 +717,11 @@ func (t *Translator) mapLine(c *llc.Command, l *lineOut) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("martini: shared line with process %d: %w", c.Peer, err)
-	case c.Off%layout.LineHalf != 0 || c.Off < layout.RingLine || layout.LineExt(c.Off)+layout.LineExtBody > uint64(len(mem)):
+	case c.Off%layout.LineHalf != 0 || c.Off < layout.RingLine || c.Off >= layout.RingLine+layout.Cell || layout.LineEnd(c.Off) > uint64(len(mem)):
 		return fmt.Errorf("martini: shared line half at %d of a region of %d bytes", c.Off, len(mem))
 	}
-	ext := layout.LineExt(c.Off)
-	*l = lineOut{region: c.Region, off: c.Off, size: c.Size, half: mem[c.Off : c.Off+layout.LineHalf], ext: mem[ext : ext+layout.LineExtBody]}
+	shared, ext := layout.LineExt(mem, c.Off)
+	*l = lineOut{region: c.Region, off: c.Off, size: c.Size, half: mem[c.Off : c.Off+layout.LineHalf], shared: shared, ext: ext}
 	return nil
 }
 

@@ -115,11 +115,11 @@ func (m *LocalMemory) WatchLine(c *llc.Command, mem []byte) error {
 		return fmt.Errorf("shm: %v: a network in virtual time has no shared lines", c.Kind)
 	case c.Peer < 0:
 		return fmt.Errorf("shm: %v of process %d", c.Kind, c.Peer)
-	case c.Off%layout.LineHalf != 0 || c.Off < layout.RingLine || layout.LineExt(c.Off)+layout.LineExtBody > uint64(len(mem)):
+	case c.Off%layout.LineHalf != 0 || c.Off < layout.RingLine || c.Off >= layout.RingLine+layout.Cell || layout.LineEnd(c.Off) > uint64(len(mem)):
 		return fmt.Errorf("shm: line half at %d of region %d (%d bytes)", c.Off, c.Region, len(mem))
 	}
-	ext := layout.LineExt(c.Off)
-	l := &lineRecord{half: (*[layout.LineHalf]byte)(mem[c.Off : c.Off+layout.LineHalf]), ext: mem[ext : ext+layout.LineExtBody], region: c.Region, own: c.Size != llc.LineInPeer}
+	shared, own := layout.LineExt(mem, c.Off)
+	l := &lineRecord{half: (*[layout.LineHalf]byte)(mem[c.Off : c.Off+layout.LineHalf]), ext: [2][]byte{shared, own}, region: c.Region, own: c.Size != llc.LineInPeer}
 	m.lines = setAt(m.lines, c.Peer, l)
 	m.attachLine(c.Peer)
 	return nil

@@ -231,11 +231,23 @@ type lineRecord struct {
 	ack     uint32                 // the acknowledgement last reported
 	seen    uint64                 // the signal word last read
 	half    *[layout.LineHalf]byte // the peer's half, read without a check of its bounds
-	ext     []byte                 // the peer's extension line, layout.LineExtBody bytes
+	ext     [2][]byte              // the peer's extensions, shared and its own (layout.LineExt)
 	region  llc.RegionID           // the region that holds it
 	own     bool                   // the region is this process's memory
-	extNext bool                   // the last record took the extension line: read it beside the signal
+	extNext int                    // 1 + which extension the last record took, 0 none: read it beside the signal
 	scratch [layout.LineBody]byte  // a body longer than the half holds, gathered
+}
+
+// lineExtension returns which extension a line record of body bytes
+// takes: -1 none, 0 the shared one, 1 the writer's own (layout.LineExt).
+func lineExtension(body int) int {
+	switch {
+	case body <= layout.LineHalfBody:
+		return -1
+	case body <= layout.LineHalfBody+layout.LineExtShared:
+		return 0
+	}
+	return 1
 }
 
 // takeLine delivers to sink the record in the peer's half of the line, if
@@ -244,17 +256,17 @@ type lineRecord struct {
 // layout.KindLineAck). It reports whether it delivered either.
 func (r *inRing) takeLine(sink llc.Sink) bool {
 	l := r.line
-	if l.extNext && r.quiet.waiting {
+	if l.extNext > 0 && r.quiet.waiting {
 		// An answer is awaited (a ping-pong; the quiet window counts the
 		// reads that wait for one where it runs), and the last record took
-		// the extension line: so will the answer, likely. A word of that
-		// line is loaded beside the signal, so that the line's trip from
-		// the writer's cache overlaps the signal's instead of following
-		// it. The value is not used: the record's bytes are read again
-		// after the signal, which orders them. Only while an answer is
-		// awaited: where both write at once (an exchange), these loads
-		// take the line from a writer still storing into it.
-		atomic.LoadUint64(layout.Word(l.ext, 0))
+		// an extension: so will the answer, likely. A word of that
+		// extension is loaded beside the signal, so that its line's trip
+		// from the writer's cache overlaps the signal's instead of
+		// following it. The value is not used: the record's bytes are
+		// read again after the signal, which orders them. Only while an
+		// answer is awaited: where both write at once (an exchange),
+		// these loads take the line from a writer still storing into it.
+		atomic.LoadUint64(layout.Word(l.ext[l.extNext-1], 0))
 	}
 	sig := atomic.LoadUint64(layout.Word(l.half[:], layout.LineSig))
 	l.seen = sig
@@ -273,7 +285,7 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 	}
 	l.ack = ack
 	body := int(uint8(sig >> 16))
-	l.extNext = body > layout.LineHalfBody
+	l.extNext = lineExtension(body) + 1
 	var data []byte
 	switch {
 	case body <= layout.LineHalfBody:
@@ -283,7 +295,7 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 	case body <= layout.LineBody:
 		s := l.scratch[:body]
 		copy(s, l.half[8:24])
-		copy(s[layout.LineHalfBody:], l.ext)
+		copy(s[layout.LineHalfBody:], l.ext[l.extNext-1])
 		data = s
 	default:
 		sink.Step(&llc.Event{Kind: llc.EvError, Err: fmt.Errorf("corrupt line record from process %d: a body of %d bytes", r.peer, body)})
