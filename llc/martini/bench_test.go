@@ -93,8 +93,13 @@ func BenchmarkEager8Line(b *testing.B) { benchLine(b, 8) }
 // most the half carries without the extension line.
 func BenchmarkEager16Line(b *testing.B) { benchLine(b, 16) }
 
+// BenchmarkEager32Line is BenchmarkEager8Line's of a 32-byte message,
+// whose body takes the writer's half of the shared extension line as
+// well.
+func BenchmarkEager32Line(b *testing.B) { benchLine(b, 32) }
+
 // BenchmarkEager64Line is BenchmarkEager8Line's of a 64-byte message,
-// whose body takes the writer's extension line as well.
+// whose body takes the writer's own extension line as well.
 func BenchmarkEager64Line(b *testing.B) { benchLine(b, 64) }
 
 func benchLine(b *testing.B, size int) {

@@ -285,14 +285,15 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 	}
 	l.ack = ack
 	body := int(uint8(sig >> 16))
-	l.extNext = lineExtension(body) + 1
 	var data []byte
 	switch {
 	case body <= layout.LineHalfBody:
 		// In the half itself: the peer writes it again only after this
 		// process has acknowledged the record, after the Step.
+		l.extNext = 0
 		data = l.half[8 : 8+body]
 	case body <= layout.LineBody:
+		l.extNext = lineExtension(body) + 1
 		s := l.scratch[:body]
 		copy(s, l.half[8:24])
 		copy(s[layout.LineHalfBody:], l.ext[l.extNext-1])
