@@ -145,20 +145,16 @@ func (e *Engine) sendLine(op *SendOp) bool {
 	c.Signal, c.SigOff, c.Size, c.Old, c.New = uint64(r.seq)<<32|uint64(uint8(l.recv))<<24|uint64(l.meta), l.out+lineSig, l.inPeer, 0, 0
 	h := c.Head[:lineSig]
 	binary.LittleEndian.PutUint64(h[0:], uint64(uint32(op.Tag))|uint64(op.Ctx)<<32)
-	switch {
-	case n == 8: // the commonest
+	if n == 8 { // the commonest, without halfWords' call
 		binary.LittleEndian.PutUint64(h[8:], binary.LittleEndian.Uint64(op.Data))
 		binary.LittleEndian.PutUint64(h[16:], 0)
-	case n >= lineHalfBody:
-		binary.LittleEndian.PutUint64(h[8:], binary.LittleEndian.Uint64(op.Data))
-		binary.LittleEndian.PutUint64(h[16:], binary.LittleEndian.Uint64(op.Data[8:]))
-		c.Data = op.Data[lineHalfBody:]
-	case n > 8:
-		binary.LittleEndian.PutUint64(h[8:], binary.LittleEndian.Uint64(op.Data))
-		binary.LittleEndian.PutUint64(h[16:], partialWord(op.Data[8:]))
-	default:
-		binary.LittleEndian.PutUint64(h[8:], partialWord(op.Data))
-		binary.LittleEndian.PutUint64(h[16:], 0)
+	} else {
+		w0, w1 := halfWords(op.Data[:min(n, lineHalfBody)])
+		binary.LittleEndian.PutUint64(h[8:], w0)
+		binary.LittleEndian.PutUint64(h[16:], w1)
+		if n > lineHalfBody {
+			c.Data = op.Data[lineHalfBody:]
+		}
 	}
 	e.stats.CommandsIssued++
 	e.stats.LineSent++
@@ -663,23 +659,29 @@ func partialWord(b []byte) uint64 {
 	return w
 }
 
-// lineWords packs the start of a line record's body, ctl then payload
-// (at most lineHalfBody bytes together), into the two little-endian words
-// of the half that carry it, zero beyond them: without a call to copy,
-// which costs more than the bytes here.
+// halfWords returns the two little-endian words of a half that carry b,
+// the start of a line record's body (at most lineHalfBody bytes), zero
+// beyond it: in word loads, without a call to copy, which costs more than
+// the bytes here.
+func halfWords(b []byte) (w0, w1 uint64) {
+	switch {
+	case len(b) == lineHalfBody:
+		return binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+	case len(b) >= 8:
+		return binary.LittleEndian.Uint64(b), partialWord(b[8:])
+	}
+	return partialWord(b), 0
+}
+
+// lineWords is halfWords of ctl then payload (at most lineHalfBody bytes
+// together): a control record's start, gathered first where it has ctl.
 func lineWords(ctl, payload []byte) (w0, w1 uint64) {
-	if len(ctl) == 0 && len(payload) == lineHalfBody {
-		return binary.LittleEndian.Uint64(payload), binary.LittleEndian.Uint64(payload[8:])
+	if len(ctl) == 0 {
+		return halfWords(payload)
 	}
-	var w [2]uint64
-	i := 0
-	for _, part := range [2][]byte{ctl, payload} {
-		for _, b := range part {
-			w[i/8] |= uint64(b) << (i % 8 * 8)
-			i++
-		}
-	}
-	return w[0], w[1]
+	var b [lineHalfBody]byte
+	copy(b[copy(b[:], ctl):], payload)
+	return binary.LittleEndian.Uint64(b[:]), binary.LittleEndian.Uint64(b[8:])
 }
 
 // lineAck writes this process's acknowledgement of src's line records

@@ -246,7 +246,7 @@ func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 		if c.HeadLen%8 != 0 || uint64(c.HeadLen) > at || at > LineHalf-8 || len(c.Data) > layout.LineExtBody {
 			return 0, nil, errBadCommand
 		}
-		if len(c.Data) <= layout.LineExtShared {
+		if layout.LineRestShared(len(c.Data)) {
 			copy(shared, c.Data)
 		} else {
 			copy(ext, c.Data)

@@ -197,6 +197,11 @@ func LineExt(mem []byte, half uint64) (shared, own []byte) {
 	return mem[a : a+LineExtShared : a+LineExtShared], mem[b : b+LineExtBody : b+LineExtBody]
 }
 
+// LineRestShared reports whether the rest of a line record's body past
+// the half, of rest bytes (1 to LineExtBody), goes into the writer's half
+// of the shared extension line rather than its own extension line.
+func LineRestShared(rest int) bool { return rest <= LineExtShared }
+
 // lineOwnExt returns the offset of the own extension line of the half at
 // offset half.
 func lineOwnExt(half uint64) uint64 { return RingLine + 2*Cell + (half-RingLine)/LineHalf*Cell }

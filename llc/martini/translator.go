@@ -700,7 +700,7 @@ func (l *lineOut) writeHead(c *llc.Command, w *[layout.LineHalf / 8]uint64, at u
 // layout.LineExtBody bytes, into the extension that takes it: the shared
 // one up to layout.LineExtShared bytes, else its own.
 func (l *lineOut) writeExt(data []byte) {
-	if len(data) <= layout.LineExtShared {
+	if layout.LineRestShared(len(data)) {
 		copy(l.shared, data)
 	} else {
 		copy(l.ext, data)

@@ -119,7 +119,7 @@ func (m *LocalMemory) WatchLine(c *llc.Command, mem []byte) error {
 		return fmt.Errorf("shm: line half at %d of region %d (%d bytes)", c.Off, c.Region, len(mem))
 	}
 	shared, own := layout.LineExt(mem, c.Off)
-	l := &lineRecord{half: (*[layout.LineHalf]byte)(mem[c.Off : c.Off+layout.LineHalf]), ext: [2][]byte{shared, own}, region: c.Region, own: c.Size != llc.LineInPeer}
+	l := &lineRecord{half: (*[layout.LineHalf]byte)(mem[c.Off : c.Off+layout.LineHalf]), shared: shared, ext: own, region: c.Region, own: c.Size != llc.LineInPeer}
 	m.lines = setAt(m.lines, c.Peer, l)
 	m.attachLine(c.Peer)
 	return nil

@@ -231,23 +231,12 @@ type lineRecord struct {
 	ack     uint32                 // the acknowledgement last reported
 	seen    uint64                 // the signal word last read
 	half    *[layout.LineHalf]byte // the peer's half, read without a check of its bounds
-	ext     [2][]byte              // the peer's extensions, shared and its own (layout.LineExt)
+	shared  []byte                 // the peer's half of the shared extension line (layout.LineExt)
+	ext     []byte                 // the peer's own extension line
 	region  llc.RegionID           // the region that holds it
 	own     bool                   // the region is this process's memory
-	extNext int                    // 1 + which extension the last record took, 0 none: read it beside the signal
+	lastExt []byte                 // the extension the last record took (shared or ext), nil if none: read it beside the signal
 	scratch [layout.LineBody]byte  // a body longer than the half holds, gathered
-}
-
-// lineExtension returns which extension a line record of body bytes
-// takes: -1 none, 0 the shared one, 1 the writer's own (layout.LineExt).
-func lineExtension(body int) int {
-	switch {
-	case body <= layout.LineHalfBody:
-		return -1
-	case body <= layout.LineHalfBody+layout.LineExtShared:
-		return 0
-	}
-	return 1
 }
 
 // takeLine delivers to sink the record in the peer's half of the line, if
@@ -256,7 +245,7 @@ func lineExtension(body int) int {
 // layout.KindLineAck). It reports whether it delivered either.
 func (r *inRing) takeLine(sink llc.Sink) bool {
 	l := r.line
-	if l.extNext > 0 && r.quiet.waiting {
+	if l.lastExt != nil && r.quiet.waiting {
 		// An answer is awaited (a ping-pong; the quiet window counts the
 		// reads that wait for one where it runs), and the last record took
 		// an extension: so will the answer, likely. A word of that
@@ -266,7 +255,7 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 		// read again after the signal, which orders them. Only while an
 		// answer is awaited: where both write at once (an exchange),
 		// these loads take the line from a writer still storing into it.
-		atomic.LoadUint64(layout.Word(l.ext[l.extNext-1], 0))
+		atomic.LoadUint64(layout.Word(l.lastExt, 0))
 	}
 	sig := atomic.LoadUint64(layout.Word(l.half[:], layout.LineSig))
 	l.seen = sig
@@ -290,13 +279,16 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 	case body <= layout.LineHalfBody:
 		// In the half itself: the peer writes it again only after this
 		// process has acknowledged the record, after the Step.
-		l.extNext = 0
+		l.lastExt = nil
 		data = l.half[8 : 8+body]
 	case body <= layout.LineBody:
-		l.extNext = lineExtension(body) + 1
+		l.lastExt = l.ext
+		if layout.LineRestShared(body - layout.LineHalfBody) {
+			l.lastExt = l.shared
+		}
 		s := l.scratch[:body]
 		copy(s, l.half[8:24])
-		copy(s[layout.LineHalfBody:], l.ext[l.extNext-1])
+		copy(s[layout.LineHalfBody:], l.lastExt)
 		data = s
 	default:
 		sink.Step(&llc.Event{Kind: llc.EvError, Err: fmt.Errorf("corrupt line record from process %d: a body of %d bytes", r.peer, body)})
