@@ -1827,8 +1827,9 @@ func TestCollectivePlaced(t *testing.T) {
 // scenarioPlaced reduces 64 KiB and 1 MiB to every root and checks the
 // results, then that the statistics show the hierarchical algorithm
 // where the ranks share CPUs (mpirun pins rank r to the r-th allowed CPU,
-// modulo their number: with 4 ranks, on fewer than 4 CPUs), unless the
-// job is modelled, and not elsewhere.
+// modulo their number: with 4 ranks, on fewer than 4 CPUs; or all run on
+// the one CPU they are allowed), unless the job is modelled, and not
+// elsewhere.
 func scenarioPlaced(w *mpi.Comm, modelled bool) error {
 	before, err := mpi.ReadStats()
 	if err != nil {
@@ -1858,8 +1859,11 @@ func scenarioPlaced(w *mpi.Comm, modelled bool) error {
 	}
 	ran := after.Collectives["reduce/hierarchical"] - before.Collectives["reduce/hierarchical"]
 	// runtime.NumCPU counts the CPUs allowed when the process started,
-	// before Init pinned it.
-	shared := os.Getenv(launch.EnvBind) == launch.BindCore && runtime.NumCPU() < n && !modelled
+	// before Init pinned it. A process allowed one CPU is pinned to it
+	// whether mpirun pins or not.
+	cpus := runtime.NumCPU()
+	pinned := os.Getenv(launch.EnvBind) == launch.BindCore || cpus == 1
+	shared := pinned && cpus < n && !modelled
 	if want := map[bool]uint64{true: uint64(2 * n)}[shared]; ran != want {
 		return fmt.Errorf("pinned %v: %d hierarchical Reduces, want %d: %v", shared, ran, want, after.Collectives)
 	}

@@ -21,22 +21,43 @@ func bindToCore(rank int) error {
 	if len(cpus) == 0 {
 		return nil
 	}
+	cpu := cpus[rank%len(cpus)]
 	var set unix.CPUSet
-	set.Set(cpus[rank%len(cpus)])
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return fmt.Errorf("launch: bind to core: %w", err)
-	}
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
-		if err != nil {
-			continue
-		}
-		if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH {
-			return fmt.Errorf("launch: bind rank %d to CPU %d: %w", rank, cpus[rank%len(cpus)], err)
-		}
+	set.Set(cpu)
+	if err := setThreadsAffinity(&set); err != nil {
+		return fmt.Errorf("launch: bind rank %d to CPU %d: %w", rank, cpu, err)
 	}
 	return nil
+}
+
+// setThreadsAffinity sets the affinity of every thread of the process to
+// set. A thread that another starts while the threads are set one by one
+// may inherit the old affinity and be missing from the list being walked
+// (a rank's runtime starts threads as Init runs), so the walk repeats
+// until it finds no thread it has not set: then every thread has set, and
+// so has every thread started afterwards.
+func setThreadsAffinity(set *unix.CPUSet) error {
+	pinned := make(map[int]bool)
+	for {
+		tasks, err := os.ReadDir("/proc/self/task")
+		if err != nil {
+			return err
+		}
+		fresh := false
+		for _, t := range tasks {
+			tid, err := strconv.Atoi(t.Name())
+			if err != nil || pinned[tid] {
+				continue
+			}
+			if err := unix.SchedSetaffinity(tid, set); err != nil && err != unix.ESRCH {
+				return err
+			}
+			pinned[tid], fresh = true, true
+		}
+		if !fresh {
+			return nil
+		}
+	}
 }
 
 // cpuList lists the CPUs of set in order.

@@ -1,12 +1,14 @@
 package launch
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -380,14 +382,7 @@ func TestBindToCore(t *testing.T) {
 	if err := unix.SchedGetaffinity(0, &before); err != nil {
 		t.Skip(err)
 	}
-	defer func() { // every thread back to the CPUs it had
-		tasks, _ := os.ReadDir("/proc/self/task")
-		for _, task := range tasks {
-			if tid, err := strconv.Atoi(task.Name()); err == nil {
-				unix.SchedSetaffinity(tid, &before)
-			}
-		}
-	}()
+	defer setThreadsAffinity(&before) // every thread back to the CPUs it had
 	if before.Count() > 1 && PinnedCPU() != -1 {
 		t.Errorf("PinnedCPU() = %d on %d CPUs, want -1", PinnedCPU(), before.Count())
 	}
@@ -411,6 +406,66 @@ func TestBindToCore(t *testing.T) {
 		return ""
 	}); err == nil {
 		t.Error("MARTINI_BIND=socket: no error")
+	}
+}
+
+// TestBindToCoreWhileThreadsStart pins the test process while goroutines
+// start and end threads of their own, as a rank's runtime starts threads
+// while Init pins it: every thread must end up on the rank's CPU, or the
+// rank runs partly unpinned and may publish no CPU for the collectives'
+// placement.
+func TestBindToCoreWhileThreadsStart(t *testing.T) {
+	var before unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &before); err != nil {
+		t.Skip(err)
+	}
+	cpus := cpuList(&before)
+	stop := make(chan struct{})
+	var churn sync.WaitGroup
+	for range 4 {
+		churn.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				done := make(chan struct{})
+				// A goroutine that ends locked to its thread ends the thread.
+				go func() { runtime.LockOSThread(); close(done) }()
+				<-done
+			}
+		})
+	}
+	var missed []string
+	for rank := range 200 {
+		if err := setThreadsAffinity(&before); err != nil {
+			t.Fatal(err)
+		}
+		if err := bindToCore(rank); err != nil {
+			t.Error(err)
+			break
+		}
+		cpu := cpus[rank%len(cpus)]
+		tasks, _ := os.ReadDir("/proc/self/task")
+		for _, task := range tasks {
+			tid, err := strconv.Atoi(task.Name())
+			var set unix.CPUSet
+			if err != nil || unix.SchedGetaffinity(tid, &set) != nil {
+				continue // ended meanwhile
+			}
+			if set.Count() != 1 || !set.IsSet(cpu) {
+				missed = append(missed, fmt.Sprintf("rank %d: thread %d on %d CPUs", rank, tid, set.Count()))
+			}
+		}
+	}
+	close(stop)
+	churn.Wait()
+	if err := setThreadsAffinity(&before); err != nil {
+		t.Fatal(err)
+	}
+	if len(missed) > 0 {
+		t.Errorf("%d threads not on the rank's CPU after bindToCore, first %s", len(missed), missed[0])
 	}
 }
 
