@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,8 +28,12 @@ func bindToCore(rank int) error {
 	if err := setThreadsAffinity(&set); err != nil {
 		return fmt.Errorf("launch: bind rank %d to CPU %d: %w", rank, cpu, err)
 	}
+	boundCPU.Store(int64(cpu))
 	return nil
 }
+
+// boundCPU is the CPU bindToCore pinned the process to, -1 before.
+var boundCPU = func() (c atomic.Int64) { c.Store(-1); return }()
 
 // setThreadsAffinity sets the affinity of every thread of the process to
 // set. A thread that another starts while the threads are set one by one
@@ -80,11 +85,14 @@ func allowedCPUs() int {
 	return allowed.Count()
 }
 
-// PinnedCPU returns the CPU the calling process is pinned to, or -1 when
-// it may run on more than one (or its affinity is unknown). Threads the Go
-// runtime starts later inherit the pinning, so the calling thread's
-// affinity is the process's (bindToCore, or taskset).
+// PinnedCPU returns the CPU the process is pinned to, or -1 when it may
+// run on more than one (or its affinity is unknown): the CPU bindToCore
+// pinned it to, else the calling thread's one CPU (taskset), which
+// threads the Go runtime starts later inherit.
 func PinnedCPU() int {
+	if c := boundCPU.Load(); c >= 0 {
+		return int(c)
+	}
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() != 1 {
 		return -1

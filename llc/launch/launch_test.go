@@ -382,7 +382,10 @@ func TestBindToCore(t *testing.T) {
 	if err := unix.SchedGetaffinity(0, &before); err != nil {
 		t.Skip(err)
 	}
-	defer setThreadsAffinity(&before) // every thread back to the CPUs it had
+	defer func() { // every thread back to the CPUs it had
+		setThreadsAffinity(&before)
+		boundCPU.Store(-1)
+	}()
 	if before.Count() > 1 && PinnedCPU() != -1 {
 		t.Errorf("PinnedCPU() = %d on %d CPUs, want -1", PinnedCPU(), before.Count())
 	}
@@ -461,6 +464,7 @@ func TestBindToCoreWhileThreadsStart(t *testing.T) {
 	}
 	close(stop)
 	churn.Wait()
+	boundCPU.Store(-1)
 	if err := setThreadsAffinity(&before); err != nil {
 		t.Fatal(err)
 	}
