@@ -243,6 +243,7 @@ func TestAcrossHostsFirstCollective(t *testing.T) {
 	const jobs = 4
 	for _, coll := range []string{"barrier", "bcast", "allreduce"} {
 		t.Run(coll, func(t *testing.T) {
+			t.Parallel() // each job holds its even ranks for firstCollHold
 			for range jobs {
 				args := []string{"netns", "exec", a.Name, mpirunBin, "-hosts", a.Name + ":2," + b.Name + ":2",
 					"-launch", "ip netns exec {host}", "-timeout", jobTimeout.String(), self}
