@@ -180,7 +180,7 @@ func (ep *Endpoint) submit(op Op) {
 func (ep *Endpoint) Start() error {
 	ep.lock()
 	ep.drain()
-	err := ep.eng.State().Err
+	err := ep.eng.Err()
 	ep.unlock()
 	return err
 }
@@ -747,7 +747,7 @@ func (ep *Endpoint) WaitStats() WaitStats {
 // Err returns the engine's fatal error, if any.
 func (ep *Endpoint) Err() error {
 	ep.mu.Lock()
-	err := ep.eng.State().Err
+	err := ep.eng.Err()
 	ep.mu.Unlock()
 	return err
 }

@@ -548,6 +548,12 @@ type State struct {
 	Unreceived []Unreceived
 }
 
+// Err returns the error that stopped the engine, nil while it runs: the
+// Err of State without the rest of the snapshot, which a caller that
+// checks for a failure after every empty probe would otherwise build
+// (the unexpected messages' list, the counters).
+func (e *Engine) Err() error { return e.err }
+
 // State returns a snapshot of the engine.
 func (e *Engine) State() State {
 	e.unrecv = e.unreceived(e.unrecv[:0])
