@@ -39,8 +39,8 @@ var boundCPU = func() (c atomic.Int64) { c.Store(-1); return }()
 // set. A thread that another starts while the threads are set one by one
 // may inherit the old affinity and be missing from the list being walked
 // (a rank's runtime starts threads as Init runs), so the walk repeats
-// until it finds no thread it has not set: then every thread has set, and
-// so has every thread started afterwards.
+// until it finds no thread it has not set: then every thread has the
+// affinity, and so has every thread started afterwards.
 func setThreadsAffinity(set *unix.CPUSet) error {
 	pinned := make(map[int]bool)
 	for {
