@@ -1,6 +1,7 @@
 package mpi_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -87,6 +88,87 @@ func scenarioBenchPingPong(w *mpi.Comm) error {
 	secs, err := timeRounds(w, iters, round)
 	if err == nil && w.Rank() == 0 {
 		fmt.Printf("halfRTT_ns=%.1f\n", secs/float64(2*iters)*1e9)
+	}
+	return err
+}
+
+// The MPI layer's own work on a message, without a second process: one
+// rank sends to itself (Isend, Recv, Wait), or probes for a message that
+// is not there (Iprobe), and prints the time of a call. Run alone, the
+// scenario is what callgrind counts (docs/performance.md):
+//
+//	MPI_TEST_SINGLETON=1 MPI_TEST_SCENARIO=bench-self MPI_BENCH_SIZE=8 MPI_BENCH_ITERS=100000 mpi.test
+
+// BenchmarkSelfIsend8B: Isend, Recv and Wait of 8 bytes to itself.
+func BenchmarkSelfIsend8B(b *testing.B) { benchSelf(b, "bench-self", 8) }
+
+// BenchmarkIprobeEmpty: an Iprobe that finds nothing.
+func BenchmarkIprobeEmpty(b *testing.B) { benchSelf(b, "bench-iprobe", 0) }
+
+var opNs = regexp.MustCompile(`op_ns=([0-9.]+)`)
+
+func benchSelf(b *testing.B, scenario string, size int) {
+	r := mpirun(b, []string{envScenario + "=" + scenario, envBenchSize + "=" + strconv.Itoa(size),
+		envBenchIters + "=" + strconv.Itoa(b.N)}, "-np", "1", "-timeout", jobTimeout.String(), self)
+	m := opNs.FindStringSubmatch(r.stdout)
+	if r.code != 0 || m == nil {
+		b.Fatalf("%s job failed:\n%v", scenario, r)
+	}
+	ns, _ := strconv.ParseFloat(m[1], 64)
+	b.ReportMetric(ns, "ns/call")
+}
+
+// scenarioBenchSelf times MPI_BENCH_ITERS rounds of Isend, Recv and Wait
+// of MPI_BENCH_SIZE bytes from each rank to itself.
+func scenarioBenchSelf(w *mpi.Comm) error {
+	size, iters, err := benchSettings()
+	if err != nil {
+		return err
+	}
+	out, in := make([]byte, size), make([]byte, size)
+	me := w.Rank()
+	secs, err := timeRounds(w, iters, func(n int) error {
+		for i := 0; i < n; i++ {
+			r, err := mpi.Isend(w, out, me, 0)
+			if err != nil {
+				return err
+			}
+			if _, err := mpi.Recv(w, in, me, 0); err != nil {
+				return err
+			}
+			if _, err := r.Wait(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil && me == 0 {
+		fmt.Printf("op_ns=%.1f\n", secs/float64(iters)*1e9)
+	}
+	return err
+}
+
+// scenarioBenchIprobe times MPI_BENCH_ITERS Iprobes for a message that no
+// process sends.
+func scenarioBenchIprobe(w *mpi.Comm) error {
+	_, iters, err := benchSettings()
+	if err != nil {
+		return err
+	}
+	secs, err := timeRounds(w, iters, func(n int) error {
+		for i := 0; i < n; i++ {
+			found, _, err := w.Iprobe(mpi.AnySource, 1)
+			if err != nil {
+				return err
+			}
+			if found {
+				return errors.New("Iprobe found a message that nobody sent")
+			}
+		}
+		return nil
+	})
+	if err == nil && w.Rank() == 0 {
+		fmt.Printf("op_ns=%.1f\n", secs/float64(iters)*1e9)
 	}
 	return err
 }

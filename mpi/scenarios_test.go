@@ -43,6 +43,8 @@ var scenarios = map[string]func(world *mpi.Comm) error{
 	"barrier-refused": scenarioBarrierRefused,
 	"enginefail":      scenarioEngineFail,
 	"bench-pingpong":  scenarioBenchPingPong,
+	"bench-self":      scenarioBenchSelf,
+	"bench-iprobe":    scenarioBenchIprobe,
 	"allocs":          scenarioAllocs,
 }
 
