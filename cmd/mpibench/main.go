@@ -23,10 +23,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/rhinet-go/martini/internal/stopsig"
 
 	"github.com/rhinet-go/martini/bench"
 	"github.com/rhinet-go/martini/bench/results"
@@ -35,12 +35,10 @@ import (
 // errUsage is returned by the flag parsers for a bad command line.
 var errUsage = errors.New("bad command line")
 
-// main stops the run in progress on an interrupt, a termination, a hangup
-// or a broken pipe (its output read by a command that ended, as head
-// does): a run killed by the signal would leave its jobs' directory
-// behind. With SIGPIPE caught, a write to that pipe fails instead.
+// main stops the run in progress on any of stopsig.Signals: a run killed
+// by the signal would leave its jobs' directory behind.
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	ctx, stop := stopsig.NotifyContext(context.Background())
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }

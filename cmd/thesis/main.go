@@ -38,12 +38,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/rhinet-go/martini/internal/stopsig"
 
 	"github.com/rhinet-go/martini/bench"
 	"github.com/rhinet-go/martini/bench/nicbench"
@@ -55,15 +55,9 @@ import (
 
 func main() { os.Exit(runUntilSignal(os.Args[1:])) }
 
-// stopSignals stop thesis: the run in progress is stopped (mpirun stops
-// its ranks), and thesis exits with an error. A broken pipe (its output
-// read by a command that ended, as head does) is one of them: caught, it
-// makes the write fail rather than kill thesis mid-run.
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
-
-// runUntilSignal is run, stopped by any of stopSignals.
+// runUntilSignal is run, stopped by any of stopsig.Signals.
 func runUntilSignal(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
+	ctx, stop := stopsig.NotifyContext(context.Background())
 	defer stop()
 	return run(ctx, args, os.Stdout, os.Stderr)
 }

@@ -210,6 +210,13 @@ func lineOwnExt(half uint64) uint64 { return RingLine + 2*Cell + (half-RingLine)
 // in the line's region.
 func LineEnd(half uint64) uint64 { return lineOwnExt(half) + LineExtBody }
 
+// LineFits reports whether half is the offset of one of the shared line's
+// two halves and a line's region of size bytes holds it with its
+// extensions (LineExt).
+func LineFits(half uint64, size int) bool {
+	return half%LineHalf == 0 && half >= RingLine && half < RingLine+Cell && LineEnd(half) <= uint64(size)
+}
+
 // LineHalves returns the offsets in the line's region of the half that
 // process self writes and of the half that peer writes.
 func LineHalves(self, peer int) (mine, theirs uint64) {

@@ -70,3 +70,26 @@ func TestMetaAndWords(t *testing.T) {
 		t.Errorf("halves of process 1 to 0: %d %d", a, b)
 	}
 }
+
+// TestLineFits: only the shared line's two halves, in a region long enough
+// for their extensions, are lines' halves.
+func TestLineFits(t *testing.T) {
+	end := int(LineEnd(RingLine + LineHalf))
+	for _, c := range []struct {
+		half uint64
+		size int
+		want bool
+	}{
+		{RingLine, end, true},
+		{RingLine + LineHalf, end, true},
+		{RingLine + LineHalf, end - 1, false},
+		{RingLine + 8, end, false},               // not a half's start
+		{RingLine - LineHalf, end, false},        // before the shared line
+		{RingLine + Cell, end + Cell, false},     // the shared extension line
+		{RingLine, int(LineEnd(RingLine)), true}, // the first half's own extension ends first
+	} {
+		if got := LineFits(c.half, c.size); got != c.want {
+			t.Errorf("LineFits(%d, %d) = %v, want %v", c.half, c.size, got, c.want)
+		}
+	}
+}

@@ -717,7 +717,7 @@ func (t *Translator) mapLine(c *llc.Command, l *lineOut) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("martini: shared line with process %d: %w", c.Peer, err)
-	case c.Off%layout.LineHalf != 0 || c.Off < layout.RingLine || c.Off >= layout.RingLine+layout.Cell || layout.LineEnd(c.Off) > uint64(len(mem)):
+	case !layout.LineFits(c.Off, len(mem)):
 		return fmt.Errorf("martini: shared line half at %d of a region of %d bytes", c.Off, len(mem))
 	}
 	shared, ext := layout.LineExt(mem, c.Off)

@@ -115,7 +115,7 @@ func (m *LocalMemory) WatchLine(c *llc.Command, mem []byte) error {
 		return fmt.Errorf("shm: %v: a network in virtual time has no shared lines", c.Kind)
 	case c.Peer < 0:
 		return fmt.Errorf("shm: %v of process %d", c.Kind, c.Peer)
-	case c.Off%layout.LineHalf != 0 || c.Off < layout.RingLine || c.Off >= layout.RingLine+layout.Cell || layout.LineEnd(c.Off) > uint64(len(mem)):
+	case !layout.LineFits(c.Off, len(mem)):
 		return fmt.Errorf("shm: line half at %d of region %d (%d bytes)", c.Off, c.Region, len(mem))
 	}
 	shared, own := layout.LineExt(mem, c.Off)

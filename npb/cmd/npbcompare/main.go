@@ -25,11 +25,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/rhinet-go/martini/internal/stopsig"
 
 	"github.com/rhinet-go/martini/bench"
 )
@@ -55,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	ctx, stop := stopsig.NotifyContext(context.Background())
 	defer stop()
 	err = compare(ctx, c, stdout)
 	switch {
