@@ -75,6 +75,10 @@ type Endpoint struct {
 	polling    bool
 	parked     []*parked
 	freeParked freeList[parked]
+
+	// SendEager's operation, reused under mu. Last: the fields above
+	// keep their places in the endpoint's cache lines.
+	eagerOp SendOp
 }
 
 // WaitStats counts how waiting went.
@@ -207,6 +211,27 @@ func (ep *Endpoint) Send(op *SendOp) bool {
 	done := op.done
 	ep.unlock()
 	return done
+}
+
+// SendEager sends data to peer with tag and ctx at once where it can go
+// out eagerly now, into the pair's shared line or as one record into the
+// peer's ring, and reports whether it did: the send is then complete,
+// without error. It uses an operation of the endpoint's own, which
+// nothing keeps once it returns. Where it reports false nothing was done,
+// and the caller sends with an operation of its own (Send). A nonblocking
+// send that completes at once, as most small ones do, so needs no
+// operation that outlives the call.
+func (ep *Endpoint) SendEager(peer int, tag int32, ctx uint32, data []byte) bool {
+	ep.lock()
+	op := &ep.eagerOp
+	*op = SendOp{Peer: peer, Tag: tag, Ctx: ctx, Data: data}
+	sent := ep.eng.sendLine(op) || ep.eng.sendRing(op) // submitSend's first two ways
+	if sent {
+		ep.drain()
+	}
+	op.Data = nil // the caller's buffer, not kept
+	ep.unlock()
+	return sent
 }
 
 // SendUnsolicited starts an unsolicited send and reports whether it is

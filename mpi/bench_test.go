@@ -97,7 +97,7 @@ func scenarioBenchPingPong(w *mpi.Comm) error {
 // is not there (Iprobe), and prints the time of a call. Run alone, the
 // scenario is what callgrind counts (docs/performance.md):
 //
-//	MPI_TEST_SINGLETON=1 MPI_TEST_SCENARIO=bench-self MPI_BENCH_SIZE=8 MPI_BENCH_ITERS=100000 mpi.test
+//	GOGC=off MPI_TEST_SINGLETON=1 MPI_TEST_SCENARIO=bench-self MPI_BENCH_SIZE=8 MPI_BENCH_ITERS=100000 mpi.test
 
 // BenchmarkSelfIsend8B: Isend, Recv and Wait of 8 bytes to itself.
 func BenchmarkSelfIsend8B(b *testing.B) { benchSelf(b, "bench-self", 8) }

@@ -78,9 +78,10 @@ func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, r
 	// network): a rendezvous request of the peer's that arrived already
 	// then finds this process sending to it, which makes the pair an
 	// exchange (llc's ExchangePush).
+	// An eager send done at once takes no operation (SendEager).
 	var sop *llc.SendOp
-	sent := true
-	if dest != ProcNull {
+	sent := dest == ProcNull || ep.SendEager(c.toWorld(dest), int32(sendtag), c.ctx, asBytes(sendbuf))
+	if !sent {
 		sop = sendOps.Get().(*llc.SendOp)
 		*sop = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(sendtag), Ctx: c.ctx, Data: asBytes(sendbuf)}
 		sent = ep.Send(sop)

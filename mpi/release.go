@@ -36,7 +36,7 @@ func newRequest() *Request {
 // have it. Release of a persistent request, or of one not completed,
 // changes nothing and fails with ErrRequest.
 func (r *Request) Release() error {
-	if r == nil || !r.final.Load() {
+	if r == nil || atomic.LoadUint32(&r.final) == 0 {
 		return fmt.Errorf("mpi: Release: a request not completed, or persistent: %w", ErrRequest)
 	}
 	*r = Request{}

@@ -48,13 +48,15 @@ type Request struct {
 	finished   bool // under mu
 	active     atomic.Bool
 	freed      atomic.Bool
-	// harvested is set once a pooled operation's result is recorded and
-	// the operation given back (harvest): the endpoint has nothing more
-	// to do for it. final is set once a request that is not persistent
-	// has its result for good (finish): Wait, Test and finish then return
-	// it without the endpoint or the lock.
-	harvested atomic.Bool
-	final     atomic.Bool
+	// harvested is set (1) once a pooled operation's result is recorded
+	// and the operation given back (harvest): the endpoint has nothing
+	// more to do for it. final is set once a request that is not
+	// persistent has its result for good (finish): Wait, Test and finish
+	// then return it without the endpoint or the lock. Both are read and
+	// set atomically, except by startPooledSend, which sets them before
+	// any other goroutine can reach the Request.
+	harvested uint32
+	final     uint32
 
 	mu     sync.Mutex
 	status Status
@@ -95,7 +97,7 @@ func (p *pending) Done() bool {
 // recorded.
 func (r *Request) harvest() {
 	r.record()
-	r.harvested.Store(true)
+	atomic.StoreUint32(&r.harvested, 1)
 	if r.recv {
 		*r.rop = llc.RecvOp{}
 		recvOps.Put(r.rop)
@@ -122,20 +124,35 @@ func (r *Request) record() {
 }
 
 // startPooledSend starts a nonblocking send of op's fields through an
-// operation from the pool.
+// operation from the pool; r is new, and no other goroutine can reach it
+// yet.
 //
-// A send done at once (an eager one, as most are) is finished here: its
-// operation goes back to the pool at once, and Wait and Test return its
-// result without the endpoint or a lock. Nothing else can reach r yet,
-// and the engine is done with the operation.
+// A send done at once (an eager one, as most are) is finished here: a
+// plain one takes no operation from the pool (llc.Endpoint.SendEager),
+// another gives its operation back at once, and Wait and Test return
+// its result without the endpoint or a lock. It is never pending, so it
+// counts for neither Comm.Free's wait nor the endpoint, and its result
+// and flags are plain stores, which the caller publishes with r to any
+// goroutine it hands r to: an atomic store is a locked instruction, and
+// would wait for the send's stores into the peer's lines to land.
 func (r *Request) startPooledSend(op llc.SendOp) {
-	r.sop, r.pooled = sendOps.Get().(*llc.SendOp), true
-	*r.sop = op
-	r.c.requestStarted()
-	if r.c.rt.ep.Send(r.sop) {
-		r.harvest()
-		r.complete()
+	ep := r.c.rt.ep
+	r.pooled = true
+	plain := !op.Sync && !op.Notify && !op.Rendezvous && !op.Eager
+	if plain && ep.SendEager(op.Peer, op.Tag, op.Ctx, op.Data) {
+		r.finished, r.harvested, r.final = true, 1, 1 // and no error
+		return
 	}
+	r.sop = sendOps.Get().(*llc.SendOp)
+	*r.sop = op
+	if !ep.Send(r.sop) {
+		r.c.requestStarted()
+		return
+	}
+	r.record()
+	*r.sop = llc.SendOp{}
+	sendOps.Put(r.sop)
+	r.sop, r.finished, r.harvested, r.final = nil, true, 1, 1
 }
 
 // startPooledRecv is startPooledSend for a receive; matched, if not nil,
@@ -167,7 +184,7 @@ var emptyStatus = Status{Source: AnySource, Tag: AnyTag}
 // it. A persistent request is inactive once its result has been returned
 // (and before its first Start): finish then returns the empty status.
 func (r *Request) finish() (Status, error) {
-	if r.final.Load() {
+	if atomic.LoadUint32(&r.final) != 0 {
 		return r.status, r.err
 	}
 	r.mu.Lock()
@@ -181,14 +198,15 @@ func (r *Request) finish() (Status, error) {
 }
 
 // complete is finish's once: it records the result of r's completed
-// operation and counts r finished. It runs under r.mu, or where nothing
-// else can reach r yet (startPooledSend).
+// operation and counts r finished. It runs under r.mu.
 func (r *Request) complete() {
 	r.finished = true
 	if !r.null {
 		defer r.c.requestFinished()
 	}
-	r.active.Store(false)
+	if r.persistent {
+		r.active.Store(false)
+	}
 	switch {
 	case r.null && r.recv:
 		r.status = procNullStatus
@@ -208,7 +226,9 @@ func (r *Request) complete() {
 			r.unpack(r.status)
 		}
 	}
-	r.final.Store(!r.persistent)
+	if !r.persistent {
+		atomic.StoreUint32(&r.final, 1)
+	}
 }
 
 // callName returns the name of the call that started r, def if unnamed.
@@ -248,10 +268,10 @@ func (r *Request) Wait() (Status, error) {
 		return Status{}, err
 	}
 	switch {
-	case r.final.Load():
+	case atomic.LoadUint32(&r.final) != 0:
 	case r.coll != nil:
 		<-r.coll.finished // its goroutine drives the progress
-	case !r.null && !r.harvested.Load():
+	case !r.null && atomic.LoadUint32(&r.harvested) == 0:
 		r.c.rt.ep.Wait((*pending)(r))
 	}
 	return r.finish()
@@ -274,7 +294,7 @@ func (r *Request) Test() (bool, Status, error) {
 // tested reports whether the operation has completed, making progress
 // once if it must look: Test's look, without its finish.
 func (r *Request) tested() bool {
-	return r.null || r.final.Load() || r.harvested.Load() || r.c.rt.ep.Test((*pending)(r))
+	return r.null || atomic.LoadUint32(&r.final) != 0 || atomic.LoadUint32(&r.harvested) != 0 || r.c.rt.ep.Test((*pending)(r))
 }
 
 // Waitall waits for every request and returns their statuses, in order,
