@@ -1,6 +1,8 @@
 package mpi
 
 import (
+	"runtime"
+
 	"github.com/rhinet-go/martini/llc/martini"
 	_ "github.com/rhinet-go/martini/networks" // the networks the tests' jobs run over
 	"github.com/rhinet-go/martini/nicemu"
@@ -59,5 +61,14 @@ func ContextIDForTest(c *Comm) int { return c.id }
 // GCFloorSize is the size of the collector's floor (gcfloor.go).
 const GCFloorSize = gcFloorSize
 
-// GCFloorForTest is gcFloor.
-var GCFloorForTest = gcFloor
+// GCFloorForTest is gcFloor of a process alone on its host.
+func GCFloorForTest(getenv func(string) string) []byte { return gcFloor(getenv, 1) }
+
+// FirstCycleSizeForTest is firstCycleSize.
+var FirstCycleSizeForTest = firstCycleSize
+
+// FirstCycleBytesForTest is how many bytes of the first cycle's pages
+// gcFloor maps in a process among local on this host.
+func FirstCycleBytesForTest(local int) int {
+	return firstCycleSize(local, runtime.NumCPU(), hostMemory())
+}

@@ -1,6 +1,10 @@
 package mpi
 
-import "runtime"
+import (
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
 
 // The collector's floor.
 //
@@ -46,14 +50,81 @@ import "runtime"
 // time.
 const gcFloorSize = 32 << 20
 
+// The first cycle's pages.
+//
+// Between the floor's collection and the next, the heap grows by about
+// the floor's size through pages the process never touched, and each
+// takes a page fault when first written: every 8 KiB span of Requests
+// (46 of them) cost both ranks of an Exchange loop about 6 µs at once,
+// on the 2-core Intel Xeon VM. A job's first 200,000 or so nonblocking
+// calls, which a benchmark's job mostly is, ran at that pace; later
+// cycles use the spans the collector freed, already there
+// (docs/decisions.md, the first cycle's pages).
+//
+// So gcFloor also has the kernel map a block of up to the floor's size
+// (MADV_POPULATE_WRITE, else a write to each page) and lets it go before
+// the collection it finishes: its pages are then the heap's free pages,
+// which the first cycle's spans take before fresh ones, as the later
+// cycles take theirs. They are resident from Init on, as the first
+// cycle would have made them, but also for a program that allocates
+// little: the block is bounded to 1/firstCycleShare of the host's memory
+// among the host's processes, and left out below firstCycleMin. It is
+// left out too where the host's processes outnumber the CPUs the process
+// started with (runtime.NumCPU): their start-up would wait for each
+// other's mapping (16 processes on 2 CPUs took 0.12 s to run hello
+// instead of 0.04), and their time goes to sharing the CPUs anyway.
+const (
+	firstCycleShare = 64
+	firstCycleMin   = 1 << 20
+)
+
 // gcFloor returns the block the runtime holds as the collector's floor,
-// or nil where getenv shows the collector tuned (GOGC, GOMEMLIMIT), and
-// finishes the collection the block's allocation started.
-func gcFloor(getenv func(string) string) []byte {
+// or nil where getenv shows the collector tuned (GOGC, GOMEMLIMIT), maps
+// the first cycle's pages (firstCycleSize of a process among local on
+// its host) and finishes the collection the block's allocation started,
+// which frees them for the heap's spans.
+func gcFloor(getenv func(string) string, local int) []byte {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return nil
 	}
 	b := make([]byte, gcFloorSize)
+	if n := firstCycleSize(local, runtime.NumCPU(), hostMemory()); n > 0 {
+		populate(make([]byte, n))
+	}
 	runtime.GC()
 	return b
+}
+
+// firstCycleSize is how many bytes of the first cycle's pages one of
+// local processes maps on a host of mem bytes where it may use cpus CPUs
+// (0: none, or unknown).
+func firstCycleSize(local, cpus int, mem uint64) int {
+	if local < 1 || local > cpus {
+		return 0
+	}
+	n := min(uint64(gcFloorSize), mem/firstCycleShare/uint64(local))
+	if n < firstCycleMin {
+		return 0
+	}
+	return int(n &^ (firstCycleMin - 1))
+}
+
+// hostMemory returns the host's memory in bytes, 0 if unknown.
+func hostMemory() uint64 {
+	var si unix.Sysinfo_t
+	if unix.Sysinfo(&si) != nil {
+		return 0
+	}
+	return uint64(si.Totalram) * uint64(si.Unit)
+}
+
+// populate has the kernel give every page of b a frame: in one call
+// where it can (Linux 5.14), else by a write to each page.
+func populate(b []byte) {
+	if unix.Madvise(b, unix.MADV_POPULATE_WRITE) == nil {
+		return
+	}
+	for i := 0; i < len(b); i += unix.Getpagesize() {
+		b[i] = 0
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"syscall"
 	"testing"
 
 	"github.com/rhinet-go/martini/mpi"
@@ -13,6 +14,7 @@ import (
 func init() {
 	rawScenarios["gc-floor"] = rawGCFloor
 	rawScenarios["gc-settled"] = rawGCSettled
+	rawScenarios["gc-first-cycle"] = rawGCFirstCycle
 }
 
 // TestGCFloorTuned: the floor is left out where GOGC or GOMEMLIMIT is set.
@@ -97,4 +99,79 @@ func rawGCSettled() error {
 		return fmt.Errorf("%d collections ended after Init returned, want only the one forced: one was still under way", n)
 	}
 	return mpi.Finalize()
+}
+
+// TestFirstCycleSize: a process maps up to the floor's size of the first
+// cycle's pages, within its share of the host's memory, in whole MiB;
+// none where that share is below a MiB, or where the host's processes
+// outnumber its CPUs.
+func TestFirstCycleSize(t *testing.T) {
+	const gib = 1 << 30
+	for _, c := range []struct {
+		local, cpus int
+		mem         uint64
+		want        int
+	}{
+		{1, 2, 24 * gib, mpi.GCFloorSize},
+		{2, 2, 125 * gib, mpi.GCFloorSize},
+		{16, 16, 24 * gib, 24 << 20},
+		{256, 256, 125 * gib, 7 << 20},
+		{256, 256, 8 * gib, 0},
+		{3, 2, 24 * gib, 0},
+		{0, 2, 24 * gib, 0},
+		{2, 2, 0, 0},
+	} {
+		if got := mpi.FirstCycleSizeForTest(c.local, c.cpus, c.mem); got != c.want {
+			t.Errorf("%d processes on %d CPUs and %d bytes: %d bytes, want %d", c.local, c.cpus, c.mem, got, c.want)
+		}
+	}
+}
+
+// TestGCFirstCyclePages: the heap's first growth after Init takes pages
+// already mapped: small objects allocated up to half the first cycle's
+// pages take almost no page faults, where on fresh pages they take about
+// one a page.
+func TestGCFirstCyclePages(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT is set: the runtime keeps no floor")
+	}
+	runAt(t, "gc-first-cycle", []int{2})
+}
+
+// firstCycleObj is the size of a Request, as the first cycle mostly
+// allocates.
+type firstCycleObj struct {
+	p    *firstCycleObj
+	data [21]uint64
+}
+
+var firstCycleKeep []*firstCycleObj
+
+func rawGCFirstCycle() error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	defer mpi.Finalize()
+	faults := func() int64 {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return ru.Minflt
+	}
+	bytes := mpi.FirstCycleBytesForTest(mpi.World().Size()) / 2
+	if bytes == 0 {
+		return nil // a host with too few CPUs or too little memory for the first cycle's pages (TestFirstCycleSize)
+	}
+	n := bytes / 176
+	firstCycleKeep = make([]*firstCycleObj, 0, n)
+	before := faults()
+	for range n {
+		firstCycleKeep = append(firstCycleKeep, new(firstCycleObj))
+	}
+	got := faults() - before
+	firstCycleKeep = nil
+	if pages := int64(bytes / os.Getpagesize()); got > pages/8 {
+		return fmt.Errorf("%d objects of 176 bytes took %d page faults, want few (%d pages of them)", n, got, pages)
+	}
+	return nil
 }

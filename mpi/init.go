@@ -141,7 +141,7 @@ func Init() error {
 	if err != nil {
 		return err
 	}
-	s.gcFloor = gcFloor(os.Getenv)
+	s.gcFloor = gcFloor(os.Getenv, s.job.LocalSize)
 	rt = s
 	current.Store(s)
 	return nil
