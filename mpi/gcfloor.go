@@ -54,12 +54,11 @@ const gcFloorSize = 32 << 20
 //
 // Between the floor's collection and the next, the heap grows by about
 // the floor's size through pages the process never touched, and each
-// takes a page fault when first written: every 8 KiB span of Requests
-// (46 of them) cost both ranks of an Exchange loop about 6 µs at once,
-// on the 2-core Intel Xeon VM. A job's first 200,000 or so nonblocking
-// calls, which a benchmark's job mostly is, ran at that pace; later
-// cycles use the spans the collector freed, already there
-// (docs/decisions.md, the first cycle's pages).
+// takes a page fault when first written: a fresh 8 KiB span of Requests
+// stalls the Isend that takes it, and both ranks of an exchange at once.
+// A job's first 200,000 or so nonblocking calls, which a benchmark's job
+// mostly is, run at that pace; later cycles use the spans the collector
+// freed, already there (docs/decisions.md, the first cycle's pages).
 //
 // So gcFloor also has the kernel map a block of up to the floor's size
 // (MADV_POPULATE_WRITE, else a write to each page) and lets it go before
@@ -71,8 +70,7 @@ const gcFloorSize = 32 << 20
 // among the host's processes, and left out below firstCycleMin. It is
 // left out too where the host's processes outnumber the CPUs the process
 // started with (runtime.NumCPU): their start-up would wait for each
-// other's mapping (16 processes on 2 CPUs took 0.12 s to run hello
-// instead of 0.04), and their time goes to sharing the CPUs anyway.
+// other's mapping, and their time goes to sharing the CPUs anyway.
 const (
 	firstCycleShare = 64
 	firstCycleMin   = 1 << 20

@@ -140,7 +140,7 @@ func (r *Request) startPooledSend(op llc.SendOp) {
 	r.pooled = true
 	plain := !op.Sync && !op.Notify && !op.Rendezvous && !op.Eager
 	if plain && ep.SendEager(op.Peer, op.Tag, op.Ctx, op.Data) {
-		r.finished, r.harvested, r.final = true, 1, 1 // and no error
+		r.doneAtOnce() // with no error, as SendEager's sends are
 		return
 	}
 	r.sop = sendOps.Get().(*llc.SendOp)
@@ -149,11 +149,14 @@ func (r *Request) startPooledSend(op llc.SendOp) {
 		r.c.requestStarted()
 		return
 	}
-	r.record()
-	*r.sop = llc.SendOp{}
-	sendOps.Put(r.sop)
-	r.sop, r.finished, r.harvested, r.final = nil, true, 1, 1
+	r.harvest()
+	r.doneAtOnce()
 }
+
+// doneAtOnce marks r, a send that completed before startPooledSend
+// returns, finished for good, with plain stores: no other goroutine can
+// reach r yet.
+func (r *Request) doneAtOnce() { r.finished, r.harvested, r.final = true, 1, 1 }
 
 // startPooledRecv is startPooledSend for a receive; matched, if not nil,
 // is the message it receives (Imrecv).
