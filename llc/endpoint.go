@@ -23,8 +23,10 @@ type Endpoint struct {
 	// endpoint's calls are the communication layer, whose time is the
 	// network's, not the caller's computing.
 	clock Clock
-	// advisor is tr as a YieldAdvisor, nil if it is not one.
-	advisor YieldAdvisor
+	// advisor is tr as a YieldAdvisor, nil if it is not one; publisher
+	// tr as a CPUPublisher.
+	advisor   YieldAdvisor
+	publisher CPUPublisher
 	// notes are the notifications the batches carried, not yet taken by
 	// NextEvent: the event queue.
 	notes fifo[Notification]
@@ -59,7 +61,17 @@ type Endpoint struct {
 	// the endpoint. Set it before the endpoint is used.
 	Stalled func(Stall) error
 
+	// Unpin, if set, is called by a waiting goroutine once programs
+	// outside the job crowd the process off the CPU it is pinned to, or
+	// another process of its host has unpinned itself (crowd.go): it lets
+	// the process run on more CPUs than that one and reports whether it
+	// did. The endpoint then publishes that the process is pinned to none
+	// (CPUPublisher) and calls it no more. It must not call the endpoint.
+	// Set it before the endpoint is used.
+	Unpin func() bool
+
 	waits, sleeps uint64
+	crowd         crowdWatch
 	failed        atomic.Bool // the engine has failed (set by progress)
 
 	// Operations of SendWait, RecvWait and RMAFlush, recycled under mu.
@@ -83,8 +95,9 @@ type Endpoint struct {
 
 // WaitStats counts how waiting went.
 type WaitStats struct {
-	Waits  uint64 // operations waited for
-	Sleeps uint64 // doorbell sleeps taken
+	Waits    uint64 // operations waited for
+	Sleeps   uint64 // doorbell sleeps taken
+	Unpinned bool   // the waits, crowded, unpinned the process (Unpin)
 }
 
 // NewEndpoint returns an endpoint driving eng over tr. When tr implements
@@ -99,6 +112,7 @@ func NewEndpoint(eng *Engine, tr Transport) *Endpoint {
 		ep.clock = c.VirtualClock()
 	}
 	ep.advisor, _ = tr.(YieldAdvisor)
+	ep.publisher, _ = tr.(CPUPublisher)
 	return ep
 }
 
@@ -548,8 +562,8 @@ func (ep *Endpoint) backOff(op Completion, idle int, b waitBounds, ph *waitPhase
 		if ep.advisor == nil || ep.advisor.YieldHelps() {
 			yieldCPU(idle)
 		}
-		if b.yieldFor > 0 && (idle-b.spin)%yieldClockEvery == 1 { // from the first yield on
-			idle = phaseEnd(idle, &ph.yielded, b.yieldFor, b.spin+ep.Yield)
+		if (b.yieldFor > 0 || ep.Unpin != nil) && (idle-b.spin)%yieldClockEvery == 1 { // from the first yield on
+			idle = ep.yieldLook(idle, b, ph)
 		}
 	default:
 		if ph.quiet.IsZero() {
@@ -577,7 +591,11 @@ const (
 // phaseEnd returns idle, or end once the phase of waiting that began at
 // *began (set now if zero) has lasted limit.
 func phaseEnd(idle int, began *time.Time, limit time.Duration, end int) int {
-	now := time.Now()
+	return phaseEndAt(time.Now(), idle, began, limit, end)
+}
+
+// phaseEndAt is phaseEnd at now.
+func phaseEndAt(now time.Time, idle int, began *time.Time, limit time.Duration, end int) int {
 	switch {
 	case began.IsZero():
 		*began = now
@@ -591,6 +609,9 @@ func phaseEnd(idle int, began *time.Time, limit time.Duration, end int) int {
 // retrySleep while the engine retries a connection or a record that found
 // the peer's ring or queue full.
 func (ep *Endpoint) sleep(op Completion) {
+	if ep.Unpin != nil {
+		ep.followPeers()
+	}
 	t := ep.tr.Arm()
 	ep.mu.Lock()
 	p := ep.progress()
@@ -752,7 +773,7 @@ type Statistics struct {
 func (ep *Endpoint) Statistics() Statistics {
 	ep.lock()
 	st := Statistics{Protocol: ep.eng.State().Stats, Network: ep.tr.Caps().Name, Config: ep.eng.Config(),
-		Wait: WaitStats{Waits: ep.waits, Sleeps: ep.sleeps}}
+		Wait: ep.waitStats()}
 	if sr, ok := ep.tr.(StatsReporter); ok {
 		st.NetworkCounters = sr.Stats()
 	}
@@ -764,9 +785,13 @@ func (ep *Endpoint) Statistics() Statistics {
 // WaitStats returns how waiting went.
 func (ep *Endpoint) WaitStats() WaitStats {
 	ep.mu.Lock()
-	s := WaitStats{Waits: ep.waits, Sleeps: ep.sleeps}
+	s := ep.waitStats()
 	ep.mu.Unlock()
 	return s
+}
+
+func (ep *Endpoint) waitStats() WaitStats {
+	return WaitStats{Waits: ep.waits, Sleeps: ep.sleeps, Unpinned: ep.crowd.unpinned.Load()}
 }
 
 // Err returns the engine's fatal error, if any.

@@ -213,6 +213,23 @@ type YieldAdvisor interface {
 	YieldHelps() bool
 }
 
+// CPUPublisher is implemented by transports whose processes tell each
+// other which CPU each is pinned to (the knowledge behind a
+// YieldAdvisor's answer).
+type CPUPublisher interface {
+	// PublishCPU publishes the CPU this process is pinned to, -1 for
+	// none.
+	PublishCPU(cpu int)
+	// PeerUnpinned reports whether this process is pinned to a CPU and
+	// another that shares its processors has published that it is
+	// pinned to none.
+	PeerUnpinned() bool
+	// CPUMates returns the CPU this process is pinned to, -1 for none,
+	// and the operating system's process ids of the job's processes
+	// pinned to it, this one's included.
+	CPUMates() (cpu int, pids []int)
+}
+
 // Clocked is implemented by transports that may run in virtual time.
 type Clocked interface {
 	// VirtualClock returns the clock, or nil in real time.

@@ -240,6 +240,9 @@ func initRuntime() (*runtimeState, error) {
 	s.ep.SpinBusy, s.ep.YieldBusyFor = wait.BusySpin, wait.BusyYieldFor
 	s.finals = newFinalWatch(job.Size)
 	s.ep.Stalled = s.stalled
+	if job.UnpinsWhenCrowded() {
+		s.ep.Unpin = launch.Unpin
+	}
 	s.world = newComm(s, worldID, job.Rank, nil)
 	s.world.setOffload(worldOffload)
 	if err := job.SetState(launch.RankInitialized); err != nil {

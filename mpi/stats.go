@@ -62,7 +62,11 @@ func printStats(w io.Writer, rank int, s Stats) {
 	for _, k := range slices.Sorted(maps.Keys(n)) {
 		fmt.Fprintf(w, " %s %d", k, n[k])
 	}
-	fmt.Fprintf(w, ", waits %d sleeps %d\n", s.Wait.Waits, s.Wait.Sleeps)
+	fmt.Fprintf(w, ", waits %d sleeps %d", s.Wait.Waits, s.Wait.Sleeps)
+	if s.Wait.Unpinned {
+		fmt.Fprint(w, ", unpinned (crowded)")
+	}
+	fmt.Fprintln(w)
 	if len(s.Collectives) > 0 {
 		fmt.Fprintf(w, "[%d] collectives:", rank)
 		for _, k := range slices.Sorted(maps.Keys(s.Collectives)) {

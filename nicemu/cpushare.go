@@ -62,6 +62,38 @@ func (n *NIC) PublishCPU(cpu int) {
 	n.cpuMates.Store(nil)
 }
 
+// PeerUnpinned reports whether this process is pinned to a CPU and
+// another of the job's processes here has published that it is pinned to
+// none: one that unpinned itself, crowded off its CPU (llc's crowd.go).
+func (n *NIC) PeerUnpinned() bool {
+	if atomic.LoadUint64(&n.ent.cpu) < cpuBase {
+		return false
+	}
+	for _, e := range n.procs {
+		if e != n.ent && atomic.LoadUint64(&e.cpu) == cpuNone {
+			return true
+		}
+	}
+	return false
+}
+
+// CPUMates returns the CPU this process has published it is pinned to,
+// -1 if none, and the operating system's process ids of the job's
+// processes pinned to it, this one's first.
+func (n *NIC) CPUMates() (cpu int, pids []int) {
+	mine := atomic.LoadUint64(&n.ent.cpu)
+	if mine < cpuBase {
+		return -1, nil
+	}
+	pids = append(pids, int(atomic.LoadUint64(&n.ent.ospid)))
+	for _, e := range n.procs {
+		if e != n.ent && atomic.LoadUint64(&e.cpu) == mine {
+			pids = append(pids, int(atomic.LoadUint64(&e.ospid)))
+		}
+	}
+	return int(mine - cpuBase), pids
+}
+
 // WaitingForArrival publishes that this process waits for member's
 // arrival at generation gen of barrier controller id, until DoneWaiting.
 func (n *NIC) WaitingForArrival(id, member int, gen uint64) {

@@ -152,3 +152,50 @@ func matesOnCPU0(t *testing.T, procs int) (seg *Segment, n0, n1 *NIC, id int) {
 	}
 	return seg, n0, n1, id
 }
+
+// TestPeerUnpinned checks that a pinned process learns that another of
+// the job's has published that it is pinned to none, and that a process
+// pinned to none, or that has not published, learns nothing.
+func TestPeerUnpinned(t *testing.T) {
+	seg := newSegment(t, testConfig(3))
+	n0, n1, n2 := openNIC(t, seg, 0), openNIC(t, seg, 1), openNIC(t, seg, 2)
+	if n0.PeerUnpinned() {
+		t.Error("nothing published: PeerUnpinned true")
+	}
+	n0.PublishCPU(0)
+	n1.PublishCPU(1)
+	n2.PublishCPU(0)
+	if n0.PeerUnpinned() || n1.PeerUnpinned() {
+		t.Error("every process pinned: PeerUnpinned true")
+	}
+	n2.PublishCPU(-1)
+	if !n0.PeerUnpinned() || !n1.PeerUnpinned() {
+		t.Error("process 2 unpinned: a pinned process's PeerUnpinned false")
+	}
+	if n2.PeerUnpinned() {
+		t.Error("process 2, pinned to none: PeerUnpinned true")
+	}
+}
+
+// TestCPUMates checks that a pinned process finds the processes pinned to
+// its CPU, itself first, and one pinned to none finds no CPU.
+func TestCPUMates(t *testing.T) {
+	seg := newSegment(t, testConfig(3))
+	n0, n1, n2 := openNIC(t, seg, 0), openNIC(t, seg, 1), openNIC(t, seg, 2)
+	for i, n := range []*NIC{n0, n1, n2} {
+		n.ent.ospid = uint64(100 + i) // distinct, as the processes of a job are
+	}
+	n0.PublishCPU(3)
+	n1.PublishCPU(1)
+	n2.PublishCPU(3)
+	if cpu, pids := n2.CPUMates(); cpu != 3 || len(pids) != 2 || pids[0] != 102 || pids[1] != 100 {
+		t.Errorf("process 2: CPU %d, pids %v; want 3, [102 100]", cpu, pids)
+	}
+	if cpu, pids := n1.CPUMates(); cpu != 1 || len(pids) != 1 || pids[0] != 101 {
+		t.Errorf("process 1: CPU %d, pids %v; want 1, [101]", cpu, pids)
+	}
+	n2.PublishCPU(-1)
+	if cpu, pids := n2.CPUMates(); cpu != -1 || pids != nil {
+		t.Errorf("process 2 pinned to none: CPU %d, pids %v; want -1, none", cpu, pids)
+	}
+}

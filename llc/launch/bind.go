@@ -28,12 +28,34 @@ func bindToCore(rank int) error {
 	if err := setThreadsAffinity(&set); err != nil {
 		return fmt.Errorf("launch: bind rank %d to CPU %d: %w", rank, cpu, err)
 	}
+	allowedBefore = allowed
 	boundCPU.Store(int64(cpu))
 	return nil
 }
 
-// boundCPU is the CPU bindToCore pinned the process to, -1 before.
-var boundCPU = func() (c atomic.Int64) { c.Store(-1); return }()
+// boundCPU is the CPU bindToCore pinned the process to, -1 before and
+// after Unpin; allowedBefore the CPUs the process was allowed before.
+var (
+	boundCPU      = func() (c atomic.Int64) { c.Store(-1); return }()
+	allowedBefore unix.CPUSet
+)
+
+// Unpin undoes bindToCore: every thread of the process may run again on
+// the CPUs it was allowed before. It reports whether the process was
+// pinned by bindToCore and is no more. It is for the process's waits
+// (llc.Endpoint.Unpin): another program that holds the CPU the process
+// is pinned to keeps it there for whole slices of the scheduler's (llc's
+// crowd.go says how that shows).
+func Unpin() bool {
+	if boundCPU.Load() < 0 {
+		return false
+	}
+	if err := setThreadsAffinity(&allowedBefore); err != nil {
+		return false
+	}
+	boundCPU.Store(-1)
+	return true
+}
 
 // setThreadsAffinity sets the affinity of every thread of the process to
 // set. A thread that another starts while the threads are set one by one

@@ -173,7 +173,9 @@ func FromEnv() (*Job, error) {
 // rank runs on) until its balancing moves one away, which may take many
 // calls: each wait of one of the two for the other then lasts the
 // waiter's whole spin before it yields: tens of times a call's time, for
-// as long as the two stay stacked.
+// as long as the two stay stacked. Pinned by default with more ranks than
+// CPUs, a process unpins itself when other programs crowd it off its CPU
+// (UnpinsWhenCrowded).
 func (j *Job) bindsToCore(cpus int) bool {
 	if j.Singleton || j.Launcher != LauncherMpirun {
 		return false
@@ -185,6 +187,18 @@ func (j *Job) bindsToCore(cpus int) bool {
 		return cpus > 0 && j.LocalSize >= 2 && 2*j.LocalSize >= cpus
 	}
 	return false
+}
+
+// UnpinsWhenCrowded reports whether the process, which FromEnv pinned to
+// a CPU, may unpin itself (Unpin) once its waits show another program
+// crowding it off that CPU: where it was pinned by default (not by
+// -bind-to core) and its host's ranks outnumber the CPUs they may use, so
+// that they yield the CPU to each other. Where each has a CPU, a waiter
+// spins rather than yields, keeps its share of the CPU beside such a
+// program, and left unpinned did worse than pinned (docs/decisions.md,
+// crowded waiters).
+func (j *Job) UnpinsWhenCrowded() bool {
+	return j.Settings.Bind == "" && boundCPU.Load() >= 0 && j.LocalSize > allowedBefore.Count()
 }
 
 func fromEnv(getenv func(string) string) (*Job, error) {

@@ -412,6 +412,65 @@ func TestBindToCore(t *testing.T) {
 	}
 }
 
+// TestUnpin pins the test process as TestBindToCore does and unpins it:
+// every thread may run on the CPUs it had before, once only; a job whose
+// process was pinned by default and whose host's ranks outnumber those
+// CPUs may unpin when crowded, one pinned by -bind-to core or with a CPU
+// a rank may not.
+func TestUnpin(t *testing.T) {
+	var before unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &before); err != nil {
+		t.Skip(err)
+	}
+	defer func() {
+		setThreadsAffinity(&before)
+		boundCPU.Store(-1)
+	}()
+	job := func(bind string, local int) *Job {
+		j := &Job{Launcher: LauncherMpirun, LocalSize: local}
+		j.Settings.Bind = bind
+		return j
+	}
+	if job("", before.Count()+1).UnpinsWhenCrowded() {
+		t.Error("not pinned: UnpinsWhenCrowded true")
+	}
+	if Unpin() {
+		t.Error("not pinned: Unpin true")
+	}
+	if err := bindToCore(0); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		bind  string
+		local int
+		want  bool
+	}{
+		{"", before.Count() + 1, true},
+		{"", before.Count(), false},
+		{BindCore, before.Count() + 1, false},
+	} {
+		if got := job(c.bind, c.local).UnpinsWhenCrowded(); got != c.want {
+			t.Errorf("pinned, bind %q, %d ranks on %d CPUs: UnpinsWhenCrowded %v, want %v", c.bind, c.local, before.Count(), got, c.want)
+		}
+	}
+	if !Unpin() {
+		t.Fatal("pinned: Unpin false")
+	}
+	var after unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &after); err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Errorf("after Unpin: %d CPUs allowed, want the %d before", after.Count(), before.Count())
+	}
+	if before.Count() > 1 && PinnedCPU() != -1 {
+		t.Errorf("after Unpin: PinnedCPU() = %d, want -1", PinnedCPU())
+	}
+	if Unpin() {
+		t.Error("second Unpin true")
+	}
+}
+
 // TestBindToCoreWhileThreadsStart pins the test process while goroutines
 // start and end threads of their own, as a rank's runtime starts threads
 // while Init pins it: every thread must end up on the rank's CPU, or the

@@ -262,6 +262,15 @@ func (t *Translator) YieldHelps() bool {
 // (YieldHelps; nicemu.NIC.PublishCPU).
 func (t *Translator) PublishCPU(cpu int) { t.nic.PublishCPU(cpu) }
 
+// PeerUnpinned reports whether this process is pinned and another of the
+// host's has published that it is pinned to none
+// (nicemu.NIC.PeerUnpinned).
+func (t *Translator) PeerUnpinned() bool { return t.nic.PeerUnpinned() }
+
+// CPUMates returns the CPU this process is pinned to and the process ids
+// of the host's processes pinned to it (nicemu.NIC.CPUMates).
+func (t *Translator) CPUMates() (cpu int, pids []int) { return t.nic.CPUMates() }
+
 // Modelled reports whether the NIC runs under a timing profile (the
 // Martini model), whose requests the synchronisation network's payloads
 // and multicasts bypass.

@@ -266,6 +266,30 @@ func (m *Mux) YieldHelps() bool {
 	return m.advisor == nil || m.advisor.YieldHelps()
 }
 
+// PublishCPU tells the first network that is an llc.YieldAdvisor, where
+// it is an llc.CPUPublisher too, the CPU this process is pinned to (-1:
+// none).
+func (m *Mux) PublishCPU(cpu int) {
+	if p, ok := m.advisor.(llc.CPUPublisher); ok {
+		p.PublishCPU(cpu)
+	}
+}
+
+// PeerUnpinned asks the network PublishCPU tells; false if there is none.
+func (m *Mux) PeerUnpinned() bool {
+	p, ok := m.advisor.(llc.CPUPublisher)
+	return ok && p.PeerUnpinned()
+}
+
+// CPUMates asks the network PublishCPU tells; -1 and none if there is
+// none.
+func (m *Mux) CPUMates() (cpu int, pids []int) {
+	if p, ok := m.advisor.(llc.CPUPublisher); ok {
+		return p.CPUMates()
+	}
+	return -1, nil
+}
+
 // Stats returns the counters of every network, each name prefixed by its
 // network's ("tcp.frames").
 func (m *Mux) Stats() []llc.Stat {

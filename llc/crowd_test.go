@@ -1,0 +1,104 @@
+package llc
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rhinet-go/martini/internal/cpuload"
+)
+
+// pinnedTransport is a memTransport that is a CPUPublisher, as the martini
+// network is: pinned to CPU 0 with one mate, it records what the endpoint
+// publishes and answers PeerUnpinned with peer.
+type pinnedTransport struct {
+	memTransport
+	published atomic.Int64 // the CPU last published, plus 2 (0: none)
+	peer      atomic.Bool
+}
+
+func (p *pinnedTransport) PublishCPU(cpu int)              { p.published.Store(int64(cpu) + 2) }
+func (p *pinnedTransport) PeerUnpinned() bool              { return p.peer.Load() }
+func (p *pinnedTransport) CPUMates() (cpu int, pids []int) { return 0, []int{10, 11} }
+
+// fakeLoad makes the CPU's readings those of a CPU busy all the time, the
+// share foreign of it with other programs, until the test ends.
+func fakeLoad(t *testing.T, foreign float64) {
+	start := time.Now()
+	readCPULoad = func(cpu int, pids []int) (cpuload.Sample, error) {
+		now := time.Now()
+		ticks := now.Sub(start).Seconds() * cpuload.TicksPerSecond
+		return cpuload.Sample{At: now, Busy: uint64(ticks), Ours: uint64(ticks * (1 - foreign))}, nil
+	}
+	t.Cleanup(func() { readCPULoad = cpuload.Take })
+}
+
+// newPinned returns an endpoint over a pinnedTransport that calls unpin as
+// its Unpin, with the backoff of processes outnumbering cores: no
+// spinning, then yields for at most a millisecond before each sleep.
+func newPinned(t *testing.T, unpin func() bool) (*Endpoint, *pinnedTransport) {
+	net := newMemNet(1)
+	e, err := NewEngine(testConfig(net, 0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &pinnedTransport{memTransport: memTransport{net: net}}
+	ep := NewEndpoint(e, tr)
+	ep.Spin, ep.Yield, ep.YieldFor = 0, 2000, time.Millisecond
+	ep.Unpin = unpin
+	return ep, tr
+}
+
+// waitFor waits on ep until d has passed.
+func waitFor(t *testing.T, ep *Endpoint, d time.Duration) {
+	end := time.Now().Add(d)
+	within(t, 10*time.Second, func() { ep.WaitFunc(func() bool { return time.Now().After(end) }) })
+}
+
+// A waiter whose CPU other programs take crowdShare of or more unpins the
+// process, once, at its second look at the CPU's load; the endpoint
+// publishes that the process is pinned to no CPU and says so in its
+// statistics. Where the job's processes use the CPU, nothing unpins it.
+func TestEndpointUnpinsWhenCrowded(t *testing.T) {
+	for _, c := range []struct {
+		foreign float64
+		want    int32
+	}{{0.5, 1}, {0.05, 0}} {
+		fakeLoad(t, c.foreign)
+		var calls atomic.Int32
+		ep, tr := newPinned(t, func() bool { calls.Add(1); return true })
+		waitFor(t, ep, 2*crowdLookEvery+50*time.Millisecond)
+		waitFor(t, ep, 10*time.Millisecond)
+		if n := calls.Load(); n != c.want {
+			t.Fatalf("a CPU %.0f%% busy with other programs: Unpin called %d times, want %d", 100*c.foreign, n, c.want)
+		}
+		if s := ep.WaitStats(); s.Unpinned != (c.want == 1) || (tr.published.Load()-2 == -1) != (c.want == 1) {
+			t.Errorf("a CPU %.0f%% busy with other programs: %+v, published %d", 100*c.foreign, s, tr.published.Load()-2)
+		}
+	}
+}
+
+// A pinned process unpins itself at its next sleep once another process
+// of its host has published that it unpinned (PeerUnpinned); an Unpin
+// that finds the process not pinned publishes nothing.
+func TestEndpointUnpinsAfterPeer(t *testing.T) {
+	fakeLoad(t, 0)
+	var calls atomic.Int32
+	ep, tr := newPinned(t, func() bool { calls.Add(1); return true })
+	waitFor(t, ep, 5*time.Millisecond)
+	if calls.Load() != 0 {
+		t.Fatal("unpinned before any peer did")
+	}
+	tr.peer.Store(true)
+	waitFor(t, ep, 5*time.Millisecond)
+	if n := calls.Load(); n != 1 || tr.published.Load()-2 != -1 {
+		t.Fatalf("after a peer unpinned: Unpin called %d times, published %d; want 1 and -1", n, tr.published.Load()-2)
+	}
+
+	ep, tr = newPinned(t, func() bool { return false })
+	tr.peer.Store(true)
+	waitFor(t, ep, 5*time.Millisecond)
+	if tr.published.Load() != 0 || ep.WaitStats().Unpinned {
+		t.Errorf("an Unpin that unpinned nothing: published %d, %+v", tr.published.Load()-2, ep.WaitStats())
+	}
+}

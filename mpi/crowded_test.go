@@ -1,0 +1,93 @@
+package mpi_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+func init() { scenarios["crowded"] = scenarioCrowded }
+
+// scenarioCrowded runs small allreduces, then barriers that rank 0 enters
+// late, so that every rank's waits sleep on the doorbell after the
+// others may have unpinned themselves.
+func scenarioCrowded(w *mpi.Comm) error {
+	send, recv := []int64{1}, []int64{0}
+	for range 2000 {
+		if err := mpi.Allreduce(w, send, recv, mpi.Sum); err != nil {
+			return err
+		}
+	}
+	for range 3 {
+		if w.Rank() == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if err := w.Barrier(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestCrowdedRanksUnpin: a job whose ranks outnumber its CPUs pins them
+// by default, and a program that never yields on one of those CPUs holds
+// it for whole slices of the scheduler while the ranks pinned there wait
+// behind it. Their waits see it and unpin them, and then the job's other
+// ranks unpin themselves too (llc's crowd.go): every rank's statistics
+// say so. The job runs on at most two CPUs (taskset), with twice as many
+// ranks, the program pinned to the first.
+func TestCrowdedRanksUnpin(t *testing.T) {
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("no taskset (util-linux) to give the job two CPUs and the program one")
+	}
+	var allowed unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
+		t.Skip(err)
+	}
+	var cpus []string
+	for c := 0; c < len(allowed)*64 && len(cpus) < 2; c++ {
+		if allowed.IsSet(c) {
+			cpus = append(cpus, strconv.Itoa(c))
+		}
+	}
+	// A loop that never yields and ends with the test's process.
+	hog := exec.Command(taskset, "-c", cpus[0], "sh", "-c", "while kill -0 $PPID 2>/dev/null; do :; done")
+	hog.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := hog.Start(); err != nil {
+		t.Fatalf("the program that never yields: %v", err)
+	}
+	t.Cleanup(func() {
+		hog.Process.Kill()
+		hog.Wait()
+	})
+
+	np := 2 * len(cpus)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*jobTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, taskset, "-c", strings.Join(cpus, ","),
+		mpirunBin, "-np", strconv.Itoa(np), "-stats", "-timeout", jobTimeout.String(), self)
+	cmd.Env = append(os.Environ(), envScenario+"=crowded")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the job on CPUs %s: %v\n%s", strings.Join(cpus, ","), err, out)
+	}
+	for r := range np {
+		if want := fmt.Sprintf("scenario crowded: rank %d: ok", r); !strings.Contains(string(out), want) {
+			t.Errorf("rank %d did not report success", r)
+		}
+	}
+	if n := strings.Count(string(out), "unpinned (crowded)"); n != np {
+		t.Errorf("%d of %d ranks unpinned themselves beside a program holding CPU %s:\n%s", n, np, cpus[0], out)
+	}
+}
