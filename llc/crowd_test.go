@@ -55,6 +55,19 @@ func waitFor(t *testing.T, ep *Endpoint, d time.Duration) {
 	within(t, 10*time.Second, func() { ep.WaitFunc(func() bool { return time.Now().After(end) }) })
 }
 
+// waitUntil waits on ep in waits of 5 ms until cond holds, for 5 seconds
+// at most (a loaded machine may give a wait's yields more than its
+// bound), and reports whether it held.
+func waitUntil(t *testing.T, ep *Endpoint, cond func() bool) bool {
+	for end := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(end) {
+			return false
+		}
+		waitFor(t, ep, 5*time.Millisecond)
+	}
+	return true
+}
+
 // A waiter whose CPU other programs take crowdShare of or more unpins the
 // process, once, at its second look at the CPU's load; the endpoint
 // publishes that the process is pinned to no CPU and says so in its
@@ -68,6 +81,9 @@ func TestEndpointUnpinsWhenCrowded(t *testing.T) {
 		var calls atomic.Int32
 		ep, tr := newPinned(t, func() bool { calls.Add(1); return true })
 		waitFor(t, ep, 2*crowdLookEvery+50*time.Millisecond)
+		if c.want == 1 {
+			waitUntil(t, ep, func() bool { return calls.Load() > 0 })
+		}
 		waitFor(t, ep, 10*time.Millisecond)
 		if n := calls.Load(); n != c.want {
 			t.Fatalf("a CPU %.0f%% busy with other programs: Unpin called %d times, want %d", 100*c.foreign, n, c.want)
@@ -90,14 +106,18 @@ func TestEndpointUnpinsAfterPeer(t *testing.T) {
 		t.Fatal("unpinned before any peer did")
 	}
 	tr.peer.Store(true)
+	waitUntil(t, ep, func() bool { return calls.Load() > 0 })
 	waitFor(t, ep, 5*time.Millisecond)
 	if n := calls.Load(); n != 1 || tr.published.Load()-2 != -1 {
 		t.Fatalf("after a peer unpinned: Unpin called %d times, published %d; want 1 and -1", n, tr.published.Load()-2)
 	}
 
-	ep, tr = newPinned(t, func() bool { return false })
+	var asked atomic.Bool
+	ep, tr = newPinned(t, func() bool { asked.Store(true); return false })
 	tr.peer.Store(true)
-	waitFor(t, ep, 5*time.Millisecond)
+	if !waitUntil(t, ep, asked.Load) {
+		t.Fatal("after a peer unpinned: Unpin never called")
+	}
 	if tr.published.Load() != 0 || ep.WaitStats().Unpinned {
 		t.Errorf("an Unpin that unpinned nothing: published %d, %+v", tr.published.Load()-2, ep.WaitStats())
 	}

@@ -301,14 +301,14 @@ func TestGroupFloors(t *testing.T) {
 		}
 	}
 	rec := &bench.Record{Params: bench.Params{Benchmarks: []string{"Reduce"}}, Series: slices.Concat(jobs...)}
-	if warn := trustWarning("", rec); !strings.Contains(warn, "0.03 µs before to 0.17 µs after") || !strings.Contains(warn, "while Reduce was measured") {
+	if warn := trustWarning(rec); !strings.Contains(warn, "0.03 µs before to 0.17 µs after") || !strings.Contains(warn, "while Reduce was measured") {
 		t.Errorf("the run's warning %q", warn)
 	}
 	jobs = [][]bench.Series{{{Benchmark: "Bcast"}}}
 	if note := f.mark(jobs, []string{"Bcast"}); note != "" || len(jobs[0][0].Floors) != 2 {
 		t.Errorf("floors 0.17 and 0.18: note %q, floors %v", note, jobs[0][0].Floors)
 	}
-	if warn := trustWarning("", &bench.Record{Params: bench.Params{Benchmarks: []string{"Bcast"}}, Series: jobs[0]}); warn != "" {
+	if warn := trustWarning(&bench.Record{Params: bench.Params{Benchmarks: []string{"Bcast"}}, Series: jobs[0]}); warn != "" {
 		t.Errorf("a warning for floors 0.17 and 0.18: %q", warn)
 	}
 	jobs = [][]bench.Series{{{Benchmark: "Alltoall"}}}
@@ -351,7 +351,7 @@ func TestPrintWarningOnce(t *testing.T) {
 			{Benchmark: "PingPong", Variant: "default", Source: bench.SourceMartini, NP: 2, Floors: []float64{0.07, 0.31}, Rows: []bench.Row{{Bytes: 8, T: 0.2}}},
 			{Benchmark: "Barrier", Variant: "default", Source: bench.SourceMartini, NP: 2, Floors: []float64{0.31, 0.9}, Rows: []bench.Row{{T: 1}}},
 		}}
-	rec.Warning = trustWarning(bench.LoadReason(3, 2), rec)
+	rec.Warning = trustWarning(rec, bench.LoadReason(3, 2))
 	var out bytes.Buffer
 	if err := printRecord(rec, true, &out); err != nil {
 		t.Fatal(err)

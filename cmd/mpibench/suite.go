@@ -264,11 +264,12 @@ func runSuite(ctx context.Context, o *suiteOptions, stdout, stderr io.Writer) in
 			Samples: o.samples, OffCache: o.offCache > 0, Interleaved: o.interleave},
 	}
 	busy := o.loadReason(rec.Machine.CPUs)
+	others, _ := bench.StartOthersCPU() // nil where /proc cannot tell
 	if err := measure(ctx, o, rec, exe, tmp, stderr); err != nil {
 		logf("%v", err)
 		return 1
 	}
-	rec.Warning = trustWarning(busy, rec)
+	rec.Warning = trustWarning(rec, busy, othersReason(others, rec.Machine.CPUs))
 	if ctx.Err() != nil {
 		logf("interrupted")
 		return 130
@@ -615,12 +616,27 @@ func (o *suiteOptions) loadReason(cpus int) string {
 	return bench.LoadReason(load, cpus)
 }
 
+// othersReason says that other programs kept the machine's cpus CPUs
+// busy while the run measured (bench.OthersReason); "" when they did not,
+// or when others (nil) could not tell.
+func othersReason(others *bench.OthersCPU, cpus int) string {
+	if others == nil {
+		return ""
+	}
+	share, err := others.Share(cpus)
+	if err != nil {
+		return ""
+	}
+	return bench.OthersReason(share, cpus)
+}
+
 // trustWarning returns the run's one warning that its figures may be
-// wrong: busy (the machine was busy when it began) and each benchmark
+// wrong: busy (the machine was busy when it began, other programs kept it
+// busy while it ran: "" for neither) and each benchmark
 // whose floors, before and after its jobs, are floorChange or more apart
 // (bench.TrustWarning); "" when neither.
-func trustWarning(busy string, rec *bench.Record) string {
-	reasons := []string{busy}
+func trustWarning(rec *bench.Record, busy ...string) string {
+	reasons := append([]string(nil), busy...)
 	for _, b := range rec.Params.Benchmarks {
 		if f, ok := driftOf(rec, b); ok {
 			reasons = append(reasons, bench.DriftReason(b, f[0], f[1]))

@@ -17,6 +17,10 @@ import (
 // architecture Linux runs Go on.
 const TicksPerSecond = 100
 
+// AllCPUs, as Take's cpu, reads the machine's line of /proc/stat: every
+// CPU's time together.
+const AllCPUs = -1
+
 // Sample is a reading of one CPU's busy time and of a set of processes'
 // CPU time, in ticks.
 type Sample struct {
@@ -25,7 +29,8 @@ type Sample struct {
 	Ours uint64 // the processes' user and system time, all their threads'
 }
 
-// Take reads cpu's line of /proc/stat and /proc/PID/stat of each of pids.
+// Take reads cpu's line of /proc/stat (AllCPUs: the machine's) and
+// /proc/PID/stat of each of pids.
 func Take(cpu int, pids []int) (Sample, error) {
 	s := Sample{At: time.Now()}
 	stat, err := os.ReadFile("/proc/stat")
@@ -63,26 +68,29 @@ func ForeignShare(a, b Sample) float64 {
 // cpuBusy returns the busy ticks of cpu's line ("cpuN user nice system
 // idle iowait irq softirq steal ...") of /proc/stat's text.
 func cpuBusy(stat []byte, cpu int) (uint64, error) {
-	prefix := []byte("cpu" + strconv.Itoa(cpu) + " ")
+	prefix := []byte("cpu ")
+	if cpu != AllCPUs {
+		prefix = []byte("cpu" + strconv.Itoa(cpu) + " ")
+	}
 	for line := range bytes.Lines(stat) {
 		if !bytes.HasPrefix(line, prefix) {
 			continue
 		}
 		f := bytes.Fields(line[len(prefix):])
 		if len(f) < 7 {
-			return 0, fmt.Errorf("/proc/stat: cpu%d: %d fields", cpu, len(f))
+			return 0, fmt.Errorf("/proc/stat: %s: %d fields", bytes.TrimSpace(prefix), len(f))
 		}
 		var busy uint64
 		for _, i := range []int{0, 1, 2, 5, 6} { // user nice system irq softirq
 			v, err := strconv.ParseUint(string(f[i]), 10, 64)
 			if err != nil {
-				return 0, fmt.Errorf("/proc/stat: cpu%d: %w", cpu, err)
+				return 0, fmt.Errorf("/proc/stat: %s: %w", bytes.TrimSpace(prefix), err)
 			}
 			busy += v
 		}
 		return busy, nil
 	}
-	return 0, fmt.Errorf("/proc/stat: no cpu%d", cpu)
+	return 0, fmt.Errorf("/proc/stat: no line %q", bytes.TrimSpace(prefix))
 }
 
 // processTicks returns utime plus stime of a /proc/PID/stat text: the

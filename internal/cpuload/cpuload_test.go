@@ -9,7 +9,7 @@ import (
 
 func TestCPUBusy(t *testing.T) {
 	stat := []byte("cpu  9 9 9 9 9 9 9 9 0 0\ncpu0 1 2 3 100 4 5 6 7 0 0\ncpu1 10 20 30 100 40 50 60 70 0 0\nintr 1 2\n")
-	for cpu, want := range map[int]uint64{0: 1 + 2 + 3 + 5 + 6, 1: 10 + 20 + 30 + 50 + 60} {
+	for cpu, want := range map[int]uint64{0: 1 + 2 + 3 + 5 + 6, 1: 10 + 20 + 30 + 50 + 60, AllCPUs: 9 * 5} {
 		if got, err := cpuBusy(stat, cpu); err != nil || got != want {
 			t.Errorf("cpu%d: %d, %v; want %d", cpu, got, err, want)
 		}
