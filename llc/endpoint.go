@@ -97,7 +97,7 @@ type Endpoint struct {
 type WaitStats struct {
 	Waits    uint64 // operations waited for
 	Sleeps   uint64 // doorbell sleeps taken
-	Unpinned bool   // the waits, crowded, unpinned the process (Unpin)
+	Unpinned bool   // the process, crowded off its CPU, was unpinned (Unpin)
 }
 
 // NewEndpoint returns an endpoint driving eng over tr. When tr implements

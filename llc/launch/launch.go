@@ -190,13 +190,13 @@ func (j *Job) bindsToCore(cpus int) bool {
 }
 
 // UnpinsWhenCrowded reports whether the process, which FromEnv pinned to
-// a CPU, may unpin itself (Unpin) once its waits show another program
-// crowding it off that CPU: where it was pinned by default (not by
-// -bind-to core) and its host's ranks outnumber the CPUs they may use, so
-// that they yield the CPU to each other. Where each has a CPU, a waiter
-// spins rather than yields, keeps its share of the CPU beside such a
+// a CPU, may unpin itself (Unpin) once other programs crowd it off that
+// CPU (llc's crowd.go): where it was pinned by default (not by -bind-to
+// core) and its host's ranks outnumber the CPUs they may use, so that
+// they yield the CPU to each other. Where each has a CPU, a waiter spins
+// rather than yields and keeps its share of the CPU beside such a
 // program, and left unpinned did worse than pinned (docs/decisions.md,
-// crowded waiters).
+// crowded processes).
 func (j *Job) UnpinsWhenCrowded() bool {
 	return j.Settings.Bind == "" && boundCPU.Load() >= 0 && j.LocalSize > allowedBefore.Count()
 }
