@@ -49,10 +49,12 @@ const (
 var readCPULoad = cpuload.Take
 
 // crowdWatch is what an endpoint that may unpin its process knows of its
-// CPU's load: the last reading and its CPU's and processes' (touched only
-// by the polling goroutine, as the poll's state is), whether the
-// endpoint has asked Unpin, and whether that unpinned the process.
+// CPU's load: when it last looked, the last reading and its CPU's and
+// processes' (touched only by the polling goroutine, as the poll's state
+// is), whether the endpoint has asked Unpin, and whether that unpinned
+// the process.
 type crowdWatch struct {
+	looked   time.Time
 	sample   cpuload.Sample
 	cpu      int
 	pids     []int
@@ -67,7 +69,8 @@ type crowdWatch struct {
 // idle otherwise.
 func (ep *Endpoint) yieldLook(idle int, b waitBounds, ph *waitPhases) int {
 	now := time.Now()
-	if ep.Unpin != nil && !ep.crowd.asked && now.Sub(ep.crowd.sample.At) >= crowdLookEvery {
+	if ep.Unpin != nil && !ep.crowd.asked && now.Sub(ep.crowd.looked) >= crowdLookEvery {
+		ep.crowd.looked = now
 		ep.lookAtCPU()
 	}
 	if b.yieldFor <= 0 {
@@ -79,7 +82,8 @@ func (ep *Endpoint) yieldLook(idle int, b waitBounds, ph *waitPhases) int {
 // lookAtCPU reads the CPU's load and unpins the process if programs
 // outside the job took crowdShare of the CPU since the last reading with
 // the same processes pinned to it, or if another process of the host
-// unpinned itself.
+// unpinned itself. A reading that fails (no /proc) leaves no reading to
+// compare the next one with.
 func (ep *Endpoint) lookAtCPU() {
 	if ep.publisher == nil {
 		return
@@ -94,6 +98,7 @@ func (ep *Endpoint) lookAtCPU() {
 	}
 	s, err := readCPULoad(cpu, pids)
 	if err != nil {
+		ep.crowd.sample = cpuload.Sample{}
 		return
 	}
 	last := ep.crowd.sample

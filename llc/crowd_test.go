@@ -1,6 +1,7 @@
 package llc
 
 import (
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -120,5 +121,24 @@ func TestEndpointUnpinsAfterPeer(t *testing.T) {
 	}
 	if tr.published.Load() != 0 || ep.WaitStats().Unpinned {
 		t.Errorf("an Unpin that unpinned nothing: published %d, %+v", tr.published.Load()-2, ep.WaitStats())
+	}
+}
+
+// Where the CPU's load cannot be read (no /proc), nothing unpins the
+// process, and the waiter tries again only every crowdLookEvery.
+func TestEndpointCPULoadUnread(t *testing.T) {
+	var reads atomic.Int32
+	readCPULoad = func(cpu int, pids []int) (cpuload.Sample, error) {
+		reads.Add(1)
+		return cpuload.Sample{}, errors.New("no /proc here")
+	}
+	t.Cleanup(func() { readCPULoad = cpuload.Take })
+	var calls atomic.Int32
+	ep, _ := newPinned(t, func() bool { calls.Add(1); return true })
+	start := time.Now()
+	waitFor(t, ep, crowdLookEvery+crowdLookEvery/2)
+	most := int32(time.Since(start)/crowdLookEvery) + 1
+	if n, r := calls.Load(), reads.Load(); n != 0 || r < 1 || r > most {
+		t.Errorf("%v of waiting, the load unreadable: Unpin called %d times, %d reads; want none and 1 to %d", time.Since(start), n, r, most)
 	}
 }
