@@ -18,13 +18,18 @@ import (
 
 func init() { scenarios["crowded"] = scenarioCrowded }
 
-// scenarioCrowded runs small allreduces, then barriers that rank 0 enters
+// scenarioCrowded runs small allreduces for a second (rank 0's clock;
+// several looks at the CPU's load), then barriers that rank 0 enters
 // late, so that every rank's waits sleep on the doorbell after the
 // others may have unpinned themselves.
 func scenarioCrowded(w *mpi.Comm) error {
-	send, recv := []int64{1}, []int64{0}
-	for range 2000 {
-		if err := mpi.Allreduce(w, send, recv, mpi.Sum); err != nil {
+	start := time.Now()
+	for more, sum := []int64{0}, []int64{1}; sum[0] > 0; {
+		more[0] = 0
+		if w.Rank() == 0 && time.Since(start) < time.Second {
+			more[0] = 1
+		}
+		if err := mpi.Allreduce(w, more, sum, mpi.Sum); err != nil {
 			return err
 		}
 	}
@@ -42,9 +47,9 @@ func scenarioCrowded(w *mpi.Comm) error {
 // TestCrowdedRanksUnpin: a job whose ranks outnumber its CPUs pins them
 // by default, and a program that never yields on one of those CPUs holds
 // it for whole slices of the scheduler while the ranks pinned there wait
-// behind it. Their waits see it and unpin them, and then the job's other
-// ranks unpin themselves too (llc's crowd.go): every rank's statistics
-// say so. The job runs on at most two CPUs (taskset), with twice as many
+// behind it. Their looks at the CPU's load see the program's share and
+// unpin them, and then the job's other ranks unpin themselves too (llc's
+// crowd.go): every rank's statistics say so. The job runs on at most two CPUs (taskset), with twice as many
 // ranks, the program pinned to the first.
 func TestCrowdedRanksUnpin(t *testing.T) {
 	taskset, err := exec.LookPath("taskset")
