@@ -33,15 +33,7 @@ func (o *OthersCPU) Share(cpus int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return othersShare(o.start, s, cpus), nil
-}
-
-// othersShare is Share between the readings a and b.
-func othersShare(a, b cpuload.Sample, cpus int) float64 {
-	if cpus <= 0 {
-		return 0
-	}
-	return cpuload.ForeignShare(a, b) / float64(cpus)
+	return cpuload.ForeignShare(o.start, s, cpus), nil
 }
 
 // machineSample reads the machine's busy time and this process's and its

@@ -13,10 +13,14 @@ func TestOthersShare(t *testing.T) {
 	t0 := time.Now()
 	a := cpuload.Sample{At: t0, Busy: 1000, Ours: 500}
 	b := cpuload.Sample{At: t0.Add(time.Second), Busy: 1150, Ours: 600} // 2 CPUs: 200 ticks, 50 of others
-	if got := othersShare(a, b, 2); got != 0.25 {
-		t.Errorf("othersShare %v, want 0.25", got)
+	if got := cpuload.ForeignShare(a, b, 2); got != 0.25 {
+		t.Errorf("a quarter of 2 CPUs: %v, want 0.25", got)
 	}
-	if got := othersShare(a, b, 0); got != 0 {
+	b = cpuload.Sample{At: t0.Add(time.Second), Busy: 1180, Ours: 520} // 160 ticks of others: more than one CPU's
+	if got := cpuload.ForeignShare(a, b, 2); got != 0.8 {
+		t.Errorf("1.6 CPUs of 2: %v, want 0.8", got)
+	}
+	if got := cpuload.ForeignShare(a, b, 0); got != 0 {
 		t.Errorf("no CPUs known: %v, want 0", got)
 	}
 	if OthersReason(OthersShareLimit/2, 2) != "" {

@@ -85,11 +85,7 @@ func (ep *Endpoint) yieldLook(idle int, b waitBounds, ph *waitPhases) int {
 // unpinned itself. A reading that fails (no /proc) leaves no reading to
 // compare the next one with.
 func (ep *Endpoint) lookAtCPU() {
-	if ep.publisher == nil {
-		return
-	}
-	if ep.publisher.PeerUnpinned() {
-		ep.unpin()
+	if ep.followPeers(); ep.crowd.asked || ep.publisher == nil {
 		return
 	}
 	cpu, pids := ep.publisher.CPUMates()
@@ -104,7 +100,7 @@ func (ep *Endpoint) lookAtCPU() {
 	last := ep.crowd.sample
 	same := cpu == ep.crowd.cpu && slices.Equal(pids, ep.crowd.pids)
 	ep.crowd.sample, ep.crowd.cpu, ep.crowd.pids = s, cpu, pids
-	if same && !last.At.IsZero() && cpuload.ForeignShare(last, s) >= crowdShare {
+	if same && !last.At.IsZero() && cpuload.ForeignShare(last, s, 1) >= crowdShare {
 		ep.unpin()
 	}
 }

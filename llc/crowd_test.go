@@ -39,12 +39,8 @@ func fakeLoad(t *testing.T, foreign float64) {
 // spinning, then yields for at most a millisecond before each sleep.
 func newPinned(t *testing.T, unpin func() bool) (*Endpoint, *pinnedTransport) {
 	net := newMemNet(1)
-	e, err := NewEngine(testConfig(net, 0, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
 	tr := &pinnedTransport{memTransport: memTransport{net: net}}
-	ep := NewEndpoint(e, tr)
+	ep := endpointOver(t, net, tr)
 	ep.Spin, ep.Yield, ep.YieldFor = 0, 2000, time.Millisecond
 	ep.Unpin = unpin
 	return ep, tr

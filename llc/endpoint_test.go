@@ -397,18 +397,25 @@ func (a *advisedTransport) YieldHelps() bool {
 	return a.helps
 }
 
+// endpointOver returns the endpoint of a job of one process over tr, a
+// transport of the in-memory network net.
+func endpointOver(t *testing.T, net *memNet, tr Transport) *Endpoint {
+	t.Helper()
+	e, err := NewEngine(testConfig(net, 0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewEndpoint(e, tr)
+}
+
 // A waiter asks its transport, where it is a YieldAdvisor, before each
 // yield; an answer that no yield helps does not keep it from ending its
 // yielding in time (YieldFor) and sleeping, and a Mux passes the question
 // to its first network that is an advisor.
 func TestEndpointYieldAdvisor(t *testing.T) {
 	net := newMemNet(1)
-	e, err := NewEngine(testConfig(net, 0, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
 	tr := &advisedTransport{memTransport: memTransport{net: net}}
-	ep := NewEndpoint(e, tr)
+	ep := endpointOver(t, net, tr)
 	ep.Spin, ep.Yield, ep.YieldFor = 0, 1<<40, 100*time.Microsecond
 	var done atomic.Bool
 	go func() {

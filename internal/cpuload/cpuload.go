@@ -54,10 +54,12 @@ func Take(cpu int, pids []int) (Sample, error) {
 	return s, nil
 }
 
-// ForeignShare returns the share of the wall-clock time from a to b that
-// the CPU spent busy with other than the processes, 0 to 1.
-func ForeignShare(a, b Sample) float64 {
-	window := b.At.Sub(a.At).Seconds() * TicksPerSecond
+// ForeignShare returns the share of the time of cpus CPUs from a to b
+// (wall-clock time) that they spent busy with other than the processes,
+// 0 to 1: cpus is 1 for a reading of one CPU, the machine's CPUs for one
+// of AllCPUs.
+func ForeignShare(a, b Sample, cpus int) float64 {
+	window := b.At.Sub(a.At).Seconds() * TicksPerSecond * float64(cpus)
 	busy, ours := b.Busy-a.Busy, b.Ours-a.Ours
 	if window <= 0 || b.Busy < a.Busy || b.Ours < a.Ours || ours >= busy {
 		return 0

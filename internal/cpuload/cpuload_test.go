@@ -44,7 +44,7 @@ func TestForeignShare(t *testing.T) {
 		{Sample{At: t0.Add(time.Second), Busy: 400, Ours: 50}, 1},
 		{Sample{At: t0, Busy: 200, Ours: 50}, 0},
 	} {
-		if got := ForeignShare(a, c.b); got != c.want {
+		if got := ForeignShare(a, c.b, 1); got != c.want {
 			t.Errorf("%+v to %+v: %v, want %v", a, c.b, got, c.want)
 		}
 	}
