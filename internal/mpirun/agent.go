@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -199,7 +200,20 @@ func (a *agent) setup() error {
 	if a.seg != nil {
 		a.env = append(a.env, launch.EnvSegmentFD+"="+strconv.Itoa(launch.SegmentFD))
 	}
+	a.env = append(a.env, launch.PlacementEnv(c.Count, envValue(a.env, launch.EnvBind)))
 	return nil
+}
+
+// envValue returns the value of variable k in env, the last one set, as
+// exec.Cmd.Env takes it.
+func envValue(env []string, k string) string {
+	v := ""
+	for _, kv := range env {
+		if name, val, ok := strings.Cut(kv, "="); ok && name == k {
+			v = val
+		}
+	}
+	return v
 }
 
 // run starts the ranks and waits until they have ended, or stops them

@@ -48,6 +48,9 @@ type job struct {
 	seg *martini.Job
 	// pgid is the job key.
 	pgid uint64
+	// placement is the ranks' launch.EnvCPUs variable, chosen once for
+	// them all (launch.PlacementEnv).
+	placement string
 	// hosts are the agents of a job across hosts; nil on this host.
 	hosts *hostsJob
 	// procs are the ranks on this host, or the agents' launch commands.
@@ -176,6 +179,7 @@ func (j *job) startLocal(ctx context.Context) error {
 			j.out.logf("job %s: %d ranks of %s, segment of %d bytes", launch.FormatPGID(j.pgid), j.opts.np, j.path, seg.Size())
 		}
 	}
+	j.placement = launch.PlacementEnv(j.opts.np, j.opts.settings.Bind)
 	for i := range j.opts.np {
 		if ctx.Err() != nil || j.hasFailed() {
 			break
@@ -215,6 +219,7 @@ func (j *job) start(i int) error {
 		launch.EnvRank+"="+strconv.Itoa(i),
 		launch.EnvSize+"="+strconv.Itoa(j.opts.np),
 		launch.EnvPGID+"="+launch.FormatPGID(j.pgid),
+		j.placement,
 	), vars...)
 	cmd.ExtraFiles = files
 	if i == j.opts.stdinRank && j.stdin != nil {

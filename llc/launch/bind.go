@@ -11,14 +11,24 @@ import (
 )
 
 // bindToCore pins every thread of the process to one CPU: the rank-th of
-// the CPUs the process may run on, modulo their number. Threads the Go
-// runtime starts later inherit the pinning of the thread that starts them.
-func bindToCore(rank int) error {
+// order, modulo its length, where the launcher chose an order (EnvCPUs),
+// else the rank-th of the CPUs the process may run on, modulo their
+// number. Threads the Go runtime starts later inherit the pinning of the
+// thread that starts them.
+func bindToCore(rank int, order []int) error {
 	var allowed unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
 		return fmt.Errorf("launch: bind to core: %w", err)
 	}
 	cpus := cpuList(&allowed)
+	if len(order) > 0 {
+		for _, c := range order {
+			if c >= len(allowed)*64 || !allowed.IsSet(c) {
+				return fmt.Errorf("launch: %s=%s: CPU %d is not one of the %d this process may run on", EnvCPUs, formatCPUs(order), c, len(cpus))
+			}
+		}
+		cpus = order
+	}
 	if len(cpus) == 0 {
 		return nil
 	}

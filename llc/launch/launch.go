@@ -134,7 +134,8 @@ var inherited atomic.Bool
 // Outside singleton mode FromEnv can succeed only once per process: the
 // inherited descriptors are consumed by the first call.
 //
-// It pins the process to a CPU where mpirun asks (bindsToCore), and,
+// It pins the process to a CPU where mpirun asks (bindsToCore): the one
+// its local rank takes in the order mpirun chose (EnvCPUs), and,
 // unless the GOMAXPROCS environment variable is set, lowers GOMAXPROCS to
 // the process's share of its CPUs among its host's ranks
 // (shareProcessors).
@@ -147,7 +148,11 @@ func FromEnv() (*Job, error) {
 		return nil, err
 	}
 	if j.bindsToCore(allowedCPUs()) {
-		if err = bindToCore(j.LocalRank); err != nil {
+		order, err := parseCPUs(os.Getenv(EnvCPUs))
+		if err == nil {
+			err = bindToCore(j.LocalRank, order)
+		}
+		if err != nil {
 			j.Close()
 			return nil, err
 		}
@@ -180,13 +185,7 @@ func (j *Job) bindsToCore(cpus int) bool {
 	if j.Singleton || j.Launcher != LauncherMpirun {
 		return false
 	}
-	switch j.Settings.Bind {
-	case BindCore:
-		return true
-	case "":
-		return cpus > 0 && j.LocalSize >= 2 && 2*j.LocalSize >= cpus
-	}
-	return false
+	return pinsRanks(j.Settings.Bind, j.LocalSize, cpus)
 }
 
 // UnpinsWhenCrowded reports whether the process, which FromEnv pinned to

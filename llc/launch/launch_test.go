@@ -389,7 +389,7 @@ func TestBindToCore(t *testing.T) {
 	if before.Count() > 1 && PinnedCPU() != -1 {
 		t.Errorf("PinnedCPU() = %d on %d CPUs, want -1", PinnedCPU(), before.Count())
 	}
-	if err := bindToCore(0); err != nil {
+	if err := bindToCore(0, nil); err != nil {
 		t.Fatal(err)
 	}
 	var after unix.CPUSet
@@ -437,7 +437,7 @@ func TestUnpin(t *testing.T) {
 	if Unpin() {
 		t.Error("not pinned: Unpin true")
 	}
-	if err := bindToCore(0); err != nil {
+	if err := bindToCore(0, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -504,7 +504,7 @@ func TestBindToCoreWhileThreadsStart(t *testing.T) {
 		if err := setThreadsAffinity(&before); err != nil {
 			t.Fatal(err)
 		}
-		if err := bindToCore(rank); err != nil {
+		if err := bindToCore(rank, nil); err != nil {
 			t.Error(err)
 			break
 		}

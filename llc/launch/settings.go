@@ -49,7 +49,8 @@ const (
 	// thesis's testbed had 128 KB (8.3.2).
 	EnvPMRing = "MARTINI_PM_RING"
 	// EnvBind, -bind-to: "core" pins each rank to one CPU, rank modulo
-	// the CPUs the job may use, as Open MPI's --bind-to core does; "none"
+	// the CPUs the job may use, as Open MPI's --bind-to core does, but
+	// with the CPUs other programs are pinned to last (PlaceRanks); "none"
 	// never pins. Unset, mpirun's ranks pin themselves when their host
 	// runs two ranks or more that fill half its CPUs or more (Job.bindsToCore).
 	EnvBind = "MARTINI_BIND"
