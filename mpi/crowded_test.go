@@ -52,20 +52,7 @@ func scenarioCrowded(w *mpi.Comm) error {
 // crowd.go): every rank's statistics say so. The job runs on at most two CPUs (taskset), with twice as many
 // ranks, the program pinned to the first.
 func TestCrowdedRanksUnpin(t *testing.T) {
-	taskset, err := exec.LookPath("taskset")
-	if err != nil {
-		t.Skip("no taskset (util-linux) to give the job two CPUs and the program one")
-	}
-	var allowed unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
-		t.Skip(err)
-	}
-	var cpus []string
-	for c := 0; c < len(allowed)*64 && len(cpus) < 2; c++ {
-		if allowed.IsSet(c) {
-			cpus = append(cpus, strconv.Itoa(c))
-		}
-	}
+	taskset, cpus := jobCPUs(t)
 	// A loop that never yields and ends with the test's process.
 	hog := exec.Command(taskset, "-c", cpus[0], "sh", "-c", "while kill -0 $PPID 2>/dev/null; do :; done")
 	hog.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -95,4 +82,24 @@ func TestCrowdedRanksUnpin(t *testing.T) {
 	if n := strings.Count(string(out), "unpinned (crowded)"); n != np {
 		t.Errorf("%d of %d ranks unpinned themselves beside a program holding CPU %s:\n%s", n, np, cpus[0], out)
 	}
+}
+
+// jobCPUs returns taskset's path, to run a job and other programs on
+// chosen CPUs, and the first two CPUs the test process may run on (one
+// where it has one); it skips the test without them.
+func jobCPUs(t *testing.T) (taskset string, cpus []string) {
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("no taskset (util-linux) to put a job and other programs on chosen CPUs")
+	}
+	var allowed unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
+		t.Skip(err)
+	}
+	for c := 0; c < len(allowed)*64 && len(cpus) < 2; c++ {
+		if allowed.IsSet(c) {
+			cpus = append(cpus, strconv.Itoa(c))
+		}
+	}
+	return taskset, cpus
 }

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rhinet-go/martini/llc/launch"
 	"github.com/rhinet-go/martini/mpi"
 )
@@ -33,20 +31,7 @@ func scenarioPinnedCPU(w *mpi.Comm) error {
 // rank 1 the first, where without the placement rank 0 would take the
 // first.
 func TestRanksAvoidPinnedCPUs(t *testing.T) {
-	taskset, err := exec.LookPath("taskset")
-	if err != nil {
-		t.Skip("no taskset (util-linux) to give the job two CPUs and the other processes one")
-	}
-	var allowed unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
-		t.Skip(err)
-	}
-	var cpus []string
-	for c := 0; c < len(allowed)*64 && len(cpus) < 2; c++ {
-		if allowed.IsSet(c) {
-			cpus = append(cpus, strconv.Itoa(c))
-		}
-	}
+	taskset, cpus := jobCPUs(t)
 	if len(cpus) < 2 {
 		t.Skip("the test needs two CPUs")
 	}

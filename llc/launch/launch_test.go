@@ -375,17 +375,24 @@ func TestFromEnvProcess(t *testing.T) {
 	}
 }
 
-// TestBindToCore pins the test process's threads to its first allowed
-// CPU (rank 0) and restores the affinity.
-func TestBindToCore(t *testing.T) {
+// keepAffinity returns the CPUs the test process may run on, and has
+// every thread back on them, and the process unbound, when the test ends.
+func keepAffinity(t *testing.T) *unix.CPUSet {
 	var before unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &before); err != nil {
 		t.Skip(err)
 	}
-	defer func() { // every thread back to the CPUs it had
+	t.Cleanup(func() {
 		setThreadsAffinity(&before)
 		boundCPU.Store(-1)
-	}()
+	})
+	return &before
+}
+
+// TestBindToCore pins the test process's threads to its first allowed
+// CPU (rank 0) and restores the affinity.
+func TestBindToCore(t *testing.T) {
+	before := keepAffinity(t)
 	if before.Count() > 1 && PinnedCPU() != -1 {
 		t.Errorf("PinnedCPU() = %d on %d CPUs, want -1", PinnedCPU(), before.Count())
 	}
@@ -418,14 +425,7 @@ func TestBindToCore(t *testing.T) {
 // CPUs may unpin when crowded, one pinned by -bind-to core or with a CPU
 // a rank may not.
 func TestUnpin(t *testing.T) {
-	var before unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &before); err != nil {
-		t.Skip(err)
-	}
-	defer func() {
-		setThreadsAffinity(&before)
-		boundCPU.Store(-1)
-	}()
+	before := keepAffinity(t)
 	job := func(bind string, local int) *Job {
 		j := &Job{Launcher: LauncherMpirun, LocalSize: local}
 		j.Settings.Bind = bind
@@ -460,7 +460,7 @@ func TestUnpin(t *testing.T) {
 	if err := unix.SchedGetaffinity(0, &after); err != nil {
 		t.Fatal(err)
 	}
-	if after != before {
+	if after != *before {
 		t.Errorf("after Unpin: %d CPUs allowed, want the %d before", after.Count(), before.Count())
 	}
 	if before.Count() > 1 && PinnedCPU() != -1 {

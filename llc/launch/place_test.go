@@ -104,15 +104,8 @@ func TestParseCPUs(t *testing.T) {
 // TestBindToCoreOrder: a rank takes its place in the launcher's order,
 // and an order that names a CPU the process may not use is an error.
 func TestBindToCoreOrder(t *testing.T) {
-	var before unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &before); err != nil {
-		t.Skip(err)
-	}
-	defer func() {
-		setThreadsAffinity(&before)
-		boundCPU.Store(-1)
-	}()
-	cpus := cpuList(&before)
+	before := keepAffinity(t)
+	cpus := cpuList(before)
 	last := cpus[len(cpus)-1]
 	if err := bindToCore(1, []int{cpus[0], last}); err != nil {
 		t.Fatal(err)
@@ -120,7 +113,7 @@ func TestBindToCoreOrder(t *testing.T) {
 	if got := PinnedCPU(); got != last {
 		t.Errorf("rank 1 of order %v pinned to CPU %d", []int{cpus[0], last}, got)
 	}
-	setThreadsAffinity(&before)
+	setThreadsAffinity(before)
 	boundCPU.Store(-1)
 	outside := len(before) * 64 // beyond any CPU set
 	for c := range outside {
