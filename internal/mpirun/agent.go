@@ -200,7 +200,11 @@ func (a *agent) setup() error {
 	if a.seg != nil {
 		a.env = append(a.env, launch.EnvSegmentFD+"="+strconv.Itoa(launch.SegmentFD))
 	}
-	a.env = append(a.env, launch.PlacementEnv(c.Count, envValue(a.env, launch.EnvBind)))
+	placement := launch.PlacementEnv(c.Count, envValue(a.env, launch.EnvBind))
+	if cpus, _ := strings.CutPrefix(placement, launch.EnvCPUs+"="); cpus != "" && c.Verbose {
+		a.logf("ranks %d-%d pin themselves to CPUs %s, in rank order", c.First, c.First+c.Count-1, cpus)
+	}
+	a.env = append(a.env, placement)
 	return nil
 }
 

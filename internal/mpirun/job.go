@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -180,6 +181,9 @@ func (j *job) startLocal(ctx context.Context) error {
 		}
 	}
 	j.placement = launch.PlacementEnv(j.opts.np, j.opts.settings.Bind)
+	if cpus, _ := strings.CutPrefix(j.placement, launch.EnvCPUs+"="); cpus != "" && j.opts.verbose {
+		j.out.logf("ranks pin themselves to CPUs %s, in rank order", cpus)
+	}
 	for i := range j.opts.np {
 		if ctx.Err() != nil || j.hasFailed() {
 			break
