@@ -35,10 +35,12 @@ func TestRanksAvoidPinnedCPUs(t *testing.T) {
 	if len(cpus) < 2 {
 		t.Skip("the test needs two CPUs")
 	}
-	// 32 sleeping processes pinned to the first CPU, in a process group of
-	// their own that ends with the test's process.
+	// Sleeping processes pinned to the first CPU, in a process group of
+	// their own that ends with the test's process: more than the pinned
+	// threads of a few neighbouring jobs' ranks.
+	const n = 64
 	others := exec.Command(taskset, "-c", cpus[0], "sh", "-c",
-		`for i in $(seq 32); do sleep 600 & done; while kill -0 $PPID 2>/dev/null; do sleep 0.2; done; kill 0`)
+		fmt.Sprintf(`for i in $(seq %d); do sleep 600 & done; while kill -0 $PPID 2>/dev/null; do sleep 0.2; done; kill 0`, n))
 	others.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := others.Start(); err != nil {
 		t.Fatalf("the pinned processes: %v", err)
@@ -47,7 +49,7 @@ func TestRanksAvoidPinnedCPUs(t *testing.T) {
 		syscall.Kill(-others.Process.Pid, syscall.SIGKILL)
 		others.Wait()
 	})
-	waitGroup(t, others.Process.Pid, 32)
+	waitGroup(t, others.Process.Pid, n)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*jobTimeout)
 	defer cancel()
@@ -60,7 +62,7 @@ func TestRanksAvoidPinnedCPUs(t *testing.T) {
 	}
 	for r, cpu := range []string{cpus[1], cpus[0]} {
 		if want := fmt.Sprintf("placed: rank %d: cpu %s\n", r, cpu); !strings.Contains(string(out), want) {
-			t.Errorf("rank %d is not on CPU %s, beside 32 processes pinned to CPU %s:\n%s", r, cpu, cpus[0], out)
+			t.Errorf("rank %d is not on CPU %s, beside %d processes pinned to CPU %s:\n%s", r, cpu, n, cpus[0], out)
 		}
 	}
 }
