@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rhinet-go/martini/internal/cpuload"
 	"github.com/rhinet-go/martini/llc/launch"
 	"github.com/rhinet-go/martini/mpi"
 )
@@ -90,8 +91,7 @@ func groupSize(pgid int) int {
 			continue
 		}
 		// After the command: state, ppid, pgrp.
-		i := strings.LastIndexByte(string(stat), ')')
-		if f := strings.Fields(string(stat[i+1:])); len(f) > 2 && f[2] == strconv.Itoa(pgid) {
+		if f := cpuload.StatFields(stat); len(f) > 2 && string(f[2]) == strconv.Itoa(pgid) {
 			n++
 		}
 	}

@@ -95,15 +95,25 @@ func cpuBusy(stat []byte, cpu int) (uint64, error) {
 	return 0, fmt.Errorf("/proc/stat: no line %q", bytes.TrimSpace(prefix))
 }
 
-// processTicks returns utime plus stime of a /proc/PID/stat text: the
-// 14th and 15th fields, the 12th and 13th after the command's closing
-// parenthesis (the command may hold spaces and parentheses).
-func processTicks(stat []byte) (uint64, error) {
+// StatFields returns the fields of a /proc/PID/stat text that follow the
+// command, the state first, then ppid, pgrp and so on; nil if the text has
+// no command. The command, in parentheses, may hold spaces and
+// parentheses itself: the fields begin after the last ')'.
+func StatFields(stat []byte) [][]byte {
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
+		return nil
+	}
+	return bytes.Fields(stat[i+1:])
+}
+
+// processTicks returns utime plus stime of a /proc/PID/stat text: the
+// 14th and 15th fields, the 12th and 13th after the command.
+func processTicks(stat []byte) (uint64, error) {
+	f := StatFields(stat)
+	if f == nil {
 		return 0, errors.New("no command")
 	}
-	f := bytes.Fields(stat[i+1:])
 	if len(f) < 13 {
 		return 0, fmt.Errorf("%d fields after the command", len(f))
 	}

@@ -30,6 +30,12 @@ func TestProcessTicks(t *testing.T) {
 	if _, err := processTicks([]byte("4082 (x) R 1 2")); err == nil {
 		t.Error("a short text: no error")
 	}
+	if f := StatFields(stat); len(f) < 3 || string(f[0]) != "R" || string(f[2]) != "4077" {
+		t.Errorf("StatFields: %q, want the state R, then ppid and pgrp 4077", f)
+	}
+	if f := StatFields([]byte("garbage")); f != nil {
+		t.Errorf("StatFields of a text without a command: %q, want nil", f)
+	}
 }
 
 func TestForeignShare(t *testing.T) {

@@ -200,24 +200,12 @@ func (a *agent) setup() error {
 	if a.seg != nil {
 		a.env = append(a.env, launch.EnvSegmentFD+"="+strconv.Itoa(launch.SegmentFD))
 	}
-	placement := launch.PlacementEnv(c.Count, envValue(a.env, launch.EnvBind))
+	placement := launch.PlacementEnv(c.Count, envGetter(a.env)(launch.EnvBind))
 	if cpus, _ := strings.CutPrefix(placement, launch.EnvCPUs+"="); cpus != "" && c.Verbose {
 		a.logf("ranks %d-%d pin themselves to CPUs %s, in rank order", c.First, c.First+c.Count-1, cpus)
 	}
 	a.env = append(a.env, placement)
 	return nil
-}
-
-// envValue returns the value of variable k in env, the last one set, as
-// exec.Cmd.Env takes it.
-func envValue(env []string, k string) string {
-	v := ""
-	for _, kv := range env {
-		if name, val, ok := strings.Cut(kv, "="); ok && name == k {
-			v = val
-		}
-	}
-	return v
 }
 
 // run starts the ranks and waits until they have ended, or stops them

@@ -466,14 +466,7 @@ func (h *hostsJob) close() {
 // of the command line and of mpirun's environment, as environment entries.
 // (The rest of mpirun's environment stays on this host.)
 func remoteSettings(s launch.Settings) []string {
-	env := settingsEnv(s)
-	vars := make(map[string]string, len(env))
-	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			vars[k] = v
-		}
-	}
-	all, err := launch.ParseSettings(func(k string) string { return vars[k] })
+	all, err := launch.ParseSettings(envGetter(settingsEnv(s)))
 	if err != nil { // checked by parseFlags
 		return s.Env()
 	}

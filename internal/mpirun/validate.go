@@ -88,13 +88,7 @@ func settingsEnv(s launch.Settings) []string {
 // env, as they will (launch.ParseSettings): a bad one exported in mpirun's
 // environment would fail every rank's MPI Init.
 func checkSettingsEnv(env []string) error {
-	vars := make(map[string]string, len(env))
-	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			vars[k] = v // the last one wins, as in exec.Cmd.Env
-		}
-	}
-	s, err := launch.ParseSettings(func(k string) string { return vars[k] })
+	s, err := launch.ParseSettings(envGetter(env))
 	if err == nil {
 		if _, cerr := collectives.ParseSelection(s.Coll); cerr != nil {
 			err = fmt.Errorf("%s=%q: %w", launch.EnvColl, s.Coll, cerr)
@@ -104,4 +98,16 @@ func checkSettingsEnv(env []string) error {
 		return fmt.Errorf("the ranks' environment: %w", err)
 	}
 	return nil
+}
+
+// envGetter returns a getenv over env, a list of "KEY=value" entries: the
+// last entry of a key wins, as in exec.Cmd.Env.
+func envGetter(env []string) func(string) string {
+	vars := make(map[string]string, len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	return func(k string) string { return vars[k] }
 }

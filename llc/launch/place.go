@@ -1,7 +1,7 @@
 package launch
 
 import (
-	"bytes"
+	"cmp"
 	"fmt"
 	"math/bits"
 	"os"
@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rhinet-go/martini/internal/cpuload"
 )
 
 // EnvCPUs is the variable by which mpirun, or its agent on a host, tells
@@ -78,15 +80,7 @@ func PlaceRanks() ([]int, error) {
 func orderByLoad(cpus []int, load map[int]float64) []int {
 	out := slices.Clone(cpus)
 	slices.Sort(out)
-	slices.SortStableFunc(out, func(a, b int) int {
-		switch la, lb := load[a], load[b]; {
-		case la < lb:
-			return -1
-		case la > lb:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(load[a], load[b]) })
 	return out
 }
 
@@ -157,16 +151,12 @@ const pfKthread = 0x00200000
 // kernel thread's: they are pinned to their CPUs (ksoftirqd/N and the
 // like) and run little.
 func isKernelThread(stat []byte) bool {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return false
-	}
 	// After the command: state, ppid, pgrp, session, tty_nr, tpgid, flags.
-	f := strings.Fields(string(stat[i+1:]))
+	f := cpuload.StatFields(stat)
 	if len(f) < 7 {
 		return false
 	}
-	flags, err := strconv.ParseUint(f[6], 10, 64)
+	flags, err := strconv.ParseUint(string(f[6]), 10, 64)
 	return err == nil && flags&pfKthread != 0
 }
 
