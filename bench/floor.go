@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"strconv"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rhinet-go/martini/internal/cputopo"
 )
 
 // FloorWhat says what the floor is, as its reference row in the PingPong
@@ -206,24 +207,13 @@ func floorCPUs() ([2]int, error) {
 	if len(cpus) < 2 {
 		return [2]int{}, fmt.Errorf("bench: floor: %w (%d)", ErrFloorCPUs, len(cpus))
 	}
-	first := cpuCore(cpus[0])
+	first := cputopo.Core(cpus[0])
 	for _, c := range cpus[1:] {
-		if core := cpuCore(c); first == "" || core != first {
+		if core := cputopo.Core(c); first == "" || core != first {
 			return [2]int{cpus[0], c}, nil
 		}
 	}
 	return [2]int{cpus[0], cpus[1]}, nil
-}
-
-// cpuCore names the core of a CPU as Linux describes it ("0/3": package
-// 0, core 3), or "" when it does not.
-func cpuCore(cpu int) string {
-	dir := "/sys/devices/system/cpu/cpu" + strconv.Itoa(cpu) + "/topology"
-	pkg, core := sysfsValue(dir, "physical_package_id"), sysfsValue(dir, "core_id")
-	if pkg == "" || core == "" {
-		return ""
-	}
-	return pkg + "/" + core
 }
 
 // pinThread pins the calling thread, which must be locked to its

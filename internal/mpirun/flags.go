@@ -276,7 +276,7 @@ func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.settings.PMRMA, "pm-rma", false, "with -eager pm: PM/RHiNET's remote memory access on, as the thesis's \"Zerocopy\" (Fig 8.9): a message above 16 KB goes by a rendezvous whose data one PUSH moves into the receiver's buffer, with no copy")
 	fs.Func("vp-queue", "with -eager vp: the record space of each process's PM/RHiNET-VP receive queue, `bytes` (a power of two; suffixes k, m; default 256k): the thesis gives no size, so it is the model's parameter to vary", powerOfTwo(&o.settings.VPQueue))
 	fs.Func("pm-ring", "with -eager pm: the record space of each of PM/RHiNET's rings, `bytes` (a power of two; suffixes k, m; default 256k; the thesis's testbed had 128k)", powerOfTwo(&o.settings.PMRing))
-	fs.Func("bind-to", "CPU binding of the ranks, `none|core|hwthread`: core (or hwthread, the same here) pins rank r to the r-th CPU (modulo the CPUs allowed; CPUs that other programs are pinned to come last), which keeps two busy ranks off one CPU when ranks sleep and wake; the default is core when a host runs two ranks or more that fill at least half of its CPUs, none otherwise", func(s string) error {
+	fs.Func("bind-to", "CPU binding of the ranks, `none|core|hwthread`: core (or hwthread, the same here) pins rank r to the r-th CPU (modulo the CPUs allowed; a CPU of each core before a second hardware thread of any; CPUs that other programs are pinned to come last), which keeps two busy ranks off one CPU when ranks sleep and wake; the default is core when a host runs two ranks or more that fill at least half of its CPUs, none otherwise", func(s string) error {
 		switch s {
 		case launch.BindNone, launch.BindCore:
 			o.settings.Bind = s

@@ -8,12 +8,15 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rhinet-go/martini/internal/cputopo"
 )
 
 // bindToCore pins every thread of the process to one CPU: the rank-th of
 // order, modulo its length, where the launcher chose an order (EnvCPUs),
 // else the rank-th of the CPUs the process may run on, modulo their
-// number. Threads the Go runtime starts later inherit the pinning of the
+// number, a CPU of each core before a second of any (PlaceRanks's order
+// without other programs' load, the same in every rank). Threads the Go runtime starts later inherit the pinning of the
 // thread that starts them.
 func bindToCore(rank int, order []int) error {
 	var allowed unix.CPUSet
@@ -28,6 +31,8 @@ func bindToCore(rank int, order []int) error {
 			}
 		}
 		cpus = order
+	} else {
+		cpus = orderByLoad(cpus, nil, cputopo.Cores(cpus))
 	}
 	if len(cpus) == 0 {
 		return nil

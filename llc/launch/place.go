@@ -12,14 +12,16 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rhinet-go/martini/internal/cpuload"
+	"github.com/rhinet-go/martini/internal/cputopo"
 )
 
 // EnvCPUs is the variable by which mpirun, or its agent on a host, tells
 // the host's ranks which CPUs to pin themselves to, in the order of their
 // local ranks: local rank r takes the (r mod n)-th of the n CPUs listed
 // (PlaceRanks). Empty or unset, rank r takes the r-th of the CPUs it may
-// run on. The launcher sets it for every rank it starts, so that a value
-// in its own environment never reaches them.
+// run on, a CPU of each core before a second of any. The launcher sets it
+// for every rank it starts, so that a value in its own environment never
+// reaches them.
 const EnvCPUs = "MARTINI_CPUS"
 
 // PlacementEnv returns the EnvCPUs variable for the local ranks of a host
@@ -54,14 +56,18 @@ func pinsRanks(bind string, local, cpus int) bool {
 
 // PlaceRanks returns the CPUs the calling process may run on, in the
 // order a host's ranks should take them: those with the fewest threads of
-// other programs pinned to them first, and in ascending order among
-// equals. A thread counts where its affinity leaves out some of those
-// CPUs, for 1/k on each of its k CPUs: another job's rank pinned to one
-// CPU counts 1 there; a program allowed every CPU of the caller's, or
-// threads of the kernel, count nowhere. So two jobs started side by side
-// on a host with CPUs to spare take different ones, where each would
-// otherwise take the first CPUs, and one job's ranks would share their
-// CPUs with the other's (docs/decisions.md, placement).
+// other programs pinned to them first. A thread counts where its affinity
+// leaves out some of those CPUs, for 1/k on each of its k CPUs: another
+// job's rank pinned to one CPU counts 1 there; a program allowed every CPU
+// of the caller's, or threads of the kernel, count nowhere. So two jobs
+// started side by side on a host with CPUs to spare take different ones,
+// where each would otherwise take the first CPUs, and one job's ranks
+// would share their CPUs with the other's (docs/decisions.md, placement).
+// Among CPUs equally loaded, those whose core's other hardware threads
+// are the least loaded come first, then one CPU of each core before a
+// second of any, then ascending order: a job's ranks take a core each
+// before two of them share one, whatever the host's numbering of its
+// hardware threads.
 func PlaceRanks() ([]int, error) {
 	var allowed unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
@@ -72,21 +78,47 @@ func PlaceRanks() ([]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("launch: place ranks: %w", err)
 	}
-	return orderByLoad(cpus, load), nil
+	return orderByLoad(cpus, load, cputopo.Cores(cpus)), nil
 }
 
-// orderByLoad sorts cpus by load (ascending, missing entries 0), keeping
-// ascending CPU order among equal loads.
-func orderByLoad(cpus []int, load map[int]float64) []int {
+// orderByLoad sorts cpus as PlaceRanks lists them, with load the threads
+// pinned to each CPU (missing entries 0) and core the name of each CPU's
+// core (cputopo.Core; "" for a CPU taken as a core of its own).
+func orderByLoad(cpus []int, load map[int]float64, core map[int]string) []int {
 	out := slices.Clone(cpus)
 	slices.Sort(out)
-	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(load[a], load[b]) })
+	type rank struct {
+		siblings float64 // load on the core's other hardware threads
+		round    int     // the CPU's place among its core's, from 0
+	}
+	ranks := make(map[int]rank, len(out))
+	seen := make(map[string][]int)
+	for _, c := range out {
+		name := core[c]
+		if name == "" {
+			continue
+		}
+		seen[name] = append(seen[name], c)
+	}
+	for _, c := range out {
+		var r rank
+		for i, s := range seen[core[c]] {
+			if s == c {
+				r.round = i
+			} else {
+				r.siblings += load[s]
+			}
+		}
+		ranks[c] = r
+	}
+	slices.SortStableFunc(out, func(a, b int) int {
+		return cmp.Or(cmp.Compare(load[a], load[b]),
+			cmp.Compare(ranks[a].siblings, ranks[b].siblings),
+			cmp.Compare(ranks[a].round, ranks[b].round))
+	})
 	return out
 }
 
-// pinnedLoad sums, for each CPU of allowed, the threads of user processes
-// other than self that are pinned to it (PlaceRanks says how they count).
-// A process or thread that ends while it is read is skipped.
 func pinnedLoad(allowed *unix.CPUSet, self int) (map[int]float64, error) {
 	procs, err := os.ReadDir("/proc")
 	if err != nil {

@@ -21,19 +21,34 @@ func cpuSet(cpus ...int) *unix.CPUSet {
 
 // TestOrderByLoad: the CPUs with the least of other programs' pinned
 // threads first, ascending among equals; no load keeps the CPUs in order.
+// Where CPUs are hardware threads of one core, the least loaded cores
+// come first, and a CPU of each before a second of any.
 func TestOrderByLoad(t *testing.T) {
+	adjacent := map[int]string{0: "0/0", 1: "0/0", 2: "0/1", 3: "0/1", 4: "0/2", 5: "0/2"}
+	split := map[int]string{0: "0/0", 1: "0/1", 2: "0/2", 3: "0/0", 4: "0/1", 5: "0/2"}
 	for _, c := range []struct {
 		cpus []int
 		load map[int]float64
+		core map[int]string
 		want []int
 	}{
-		{[]int{0, 1, 2, 3}, nil, []int{0, 1, 2, 3}},
-		{[]int{3, 1, 2, 0}, nil, []int{0, 1, 2, 3}},
-		{[]int{0, 1, 2, 3}, map[int]float64{0: 1, 1: 1}, []int{2, 3, 0, 1}},
-		{[]int{0, 1, 2, 3}, map[int]float64{0: 2, 1: 0.5, 3: 0.25}, []int{2, 3, 1, 0}},
+		{[]int{0, 1, 2, 3}, nil, nil, []int{0, 1, 2, 3}},
+		{[]int{3, 1, 2, 0}, nil, nil, []int{0, 1, 2, 3}},
+		{[]int{0, 1, 2, 3}, map[int]float64{0: 1, 1: 1}, nil, []int{2, 3, 0, 1}},
+		{[]int{0, 1, 2, 3}, map[int]float64{0: 2, 1: 0.5, 3: 0.25}, nil, []int{2, 3, 1, 0}},
+		// Two threads a core, numbered side by side or a core's second
+		// after every core's first: the ranks take a core each first.
+		{[]int{0, 1, 2, 3, 4, 5}, nil, adjacent, []int{0, 2, 4, 1, 3, 5}},
+		{[]int{0, 1, 2, 3, 4, 5}, nil, split, []int{0, 1, 2, 3, 4, 5}},
+		// Another job's rank on CPU 0: the free cores, then their second
+		// threads, then the loaded core's free thread, then its CPU.
+		{[]int{0, 1, 2, 3, 4, 5}, map[int]float64{0: 1}, adjacent, []int{2, 4, 3, 5, 1, 0}},
+		{[]int{0, 1, 2, 3, 4, 5}, map[int]float64{1: 1}, split, []int{0, 2, 3, 5, 4, 1}},
+		// A CPU of unknown core counts as a core of its own.
+		{[]int{0, 1, 2}, nil, map[int]string{0: "0/0", 1: "0/0"}, []int{0, 2, 1}},
 	} {
-		if got := orderByLoad(c.cpus, c.load); !slices.Equal(got, c.want) {
-			t.Errorf("orderByLoad(%v, %v) = %v, want %v", c.cpus, c.load, got, c.want)
+		if got := orderByLoad(c.cpus, c.load, c.core); !slices.Equal(got, c.want) {
+			t.Errorf("orderByLoad(%v, %v, %v) = %v, want %v", c.cpus, c.load, c.core, got, c.want)
 		}
 	}
 }
