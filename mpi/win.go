@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/rhinet-go/martini/collectives"
@@ -49,9 +50,9 @@ var (
 //
 //	ctlLock      passive-target lock: lockExclusive, or the number of
 //	             shared holders
-//	ctlAccNext   accumulate lock, a ticket lock (first come, first
-//	             served): the next ticket to draw
-//	ctlAccServe  the ticket that holds it
+//	ctlAcc       accumulate lock, a ticket lock (first come, first
+//	             served): the next ticket to draw in the high 32 bits,
+//	             the ticket that holds the lock in the low 32
 //	ctlComplete  PSCW: Complete calls of the origins of this exposure
 //	ctlPost+r    PSCW: Post calls of target rank r not yet started
 //
@@ -60,8 +61,7 @@ var (
 // ctlDynTable(n, r).
 const (
 	ctlLock = iota
-	ctlAccNext
-	ctlAccServe
+	ctlAcc
 	ctlComplete
 	ctlPost
 )
@@ -103,6 +103,9 @@ type Win struct {
 	freed bool
 	// flushing serialises the flushes (winSync.snap).
 	flushing sync.Mutex
+	// kept counts the operations in winSync.pending, so that a flush
+	// with none to complete takes no lock of the window's.
+	kept atomic.Int64
 	// dyn is the attachments of a dynamic window (WinCreateDynamic;
 	// nil otherwise).
 	dyn *winDynamic

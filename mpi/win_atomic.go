@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"reflect"
 	"sync"
 
@@ -74,7 +75,7 @@ func CompareAndSwap[T Type](w *Win, compare, value T, target, disp int) (T, erro
 			res, err = w.run(op)
 			binary.LittleEndian.PutUint64(out, res)
 		} else {
-			err = w.locked(target, at, make([]byte, len(out)), func(cur []byte) bool {
+			err = w.locked(target, at, len(out), make([]byte, len(out)), func(cur []byte, _ int) bool {
 				copy(out, cur)
 				if bytes.Equal(cur, cmp) {
 					copy(cur, val)
@@ -167,13 +168,15 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 		if w.native && r.Unit == r.Elem {
 			err = w.nativeAcc(target, at, in, out, r, op.Is(Sum) && integer(r.Kind), noop, q)
 		} else {
-			buf := scratch(n * r.Elem)
-			err = w.locked(target, at, *buf, func(cur []byte) bool {
-				copy(out, cur)
+			buf := scratch(min(n*r.Elem, accPiece/r.Unit*r.Unit))
+			err = w.locked(target, at, n*r.Elem, *buf, func(cur []byte, pos int) bool {
+				if out != nil {
+					copy(out[pos:], cur)
+				}
 				if noop {
 					return false
 				}
-				r.Apply(in, cur)
+				r.Apply(in[pos:pos+len(cur)], cur)
 				return true
 			})
 			scratches.Put(buf)
@@ -184,6 +187,10 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 	}
 	return nil
 }
+
+// accPiece is the most bytes an accumulate that reads, combines and
+// writes back (Win.locked) moves at a time (docs/decisions.md).
+const accPiece = 16 << 10
 
 // scratches are the buffers of the accumulates that read, combine and
 // write back (scratch).
@@ -270,20 +277,29 @@ func (w *Win) casLoop(op *llc.RMAOp, in []byte, r collectives.Reducer) error {
 	}
 }
 
-// locked runs f on the n=len(buf) bytes at at of target's window under
-// the target's accumulate lock: it reads them into buf, calls f, and
-// writes them back if f reports a change.
-func (w *Win) locked(target int, at winPlace, buf []byte, f func(cur []byte) bool) error {
-	if err := w.accLock(target); err != nil {
+// locked runs f on the n bytes at at of target's window under the
+// target's accumulate lock, a piece of at most len(buf) bytes (a multiple
+// of the elements') at a time: it reads each piece into buf, calls f with
+// the piece and its offset in the n bytes, and writes the piece back if f
+// reports a change. Pieces that fit the caches keep the read, the
+// combination and the write of each in them: the target's memory is
+// then read and written once, as a combination in place does.
+func (w *Win) locked(target int, at winPlace, n int, buf []byte, f func(cur []byte, pos int) bool) error {
+	ticket, err := w.accLock(target)
+	if err != nil {
 		return fmt.Errorf("taking the accumulate lock: %w", err)
 	}
-	err := w.onPieces(llc.RMAGet, target, at, buf, w.runOp)
-	if err == nil && f(buf) {
-		err = w.onPieces(llc.RMAPut, target, at, buf, w.runOp)
+	for pos := 0; pos < n && err == nil; pos += len(buf) {
+		cur := buf[:min(len(buf), n-pos)]
+		part := at.sub(uint64(pos), uint64(len(cur)))
+		err = w.onPieces(llc.RMAGet, target, part, cur, w.runOp)
+		if err == nil && f(cur, pos) {
+			err = w.onPieces(llc.RMAPut, target, part, cur, w.runOp)
+		}
 	}
-	// The release follows the write to the same process: it takes effect
-	// after it.
-	if _, rerr := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAccServe, 0, 1)); err == nil && rerr != nil {
+	// The release follows the writes to the same process: it takes effect
+	// after them.
+	if _, rerr := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAcc, 0, accServeNext(ticket))); err == nil && rerr != nil {
 		err = fmt.Errorf("releasing the accumulate lock: %w", rerr)
 	}
 	return err
@@ -312,18 +328,36 @@ func (w *Win) runOp(op *llc.RMAOp) error {
 	return err
 }
 
-// accLock takes target's accumulate lock: it draws a ticket and waits
-// until the ticket is served, reading the served one atomically.
-func (w *Win) accLock(target int) error {
-	ticket, err := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAccNext, 0, 1))
+// accDraw is what drawing a ticket of the accumulate lock adds to its
+// word (ctlAcc): one to the next ticket, in the high 32 bits, whose
+// overflow leaves the word.
+const accDraw = 1 << 32
+
+// accLock takes target's accumulate lock and returns the ticket that
+// holds it: one fetch-and-add draws the ticket and reads the one served,
+// so that a lock nobody holds takes one operation; else it reads the
+// word until its ticket is served.
+func (w *Win) accLock(target int) (uint32, error) {
+	word, err := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAcc, 0, accDraw))
 	if err != nil {
-		return err
+		return 0, err
 	}
-	for tries := 0; ; tries++ {
-		serve, err := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAccServe, 0, 0))
-		if err != nil || serve == ticket {
-			return err
-		}
+	ticket := uint32(word >> 32)
+	for tries := 0; uint32(word) != ticket; tries++ {
 		w.backoff(tries)
+		if word, err = w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAcc, 0, 0)); err != nil {
+			return 0, err
+		}
 	}
+	return ticket, nil
+}
+
+// accServeNext is what releasing the accumulate lock held by ticket adds
+// to its word: one to the ticket served, in the low 32 bits, and where
+// that wraps to 0, minus the carry it makes into the high 32.
+func accServeNext(ticket uint32) uint64 {
+	if ticket == math.MaxUint32 {
+		return math.MaxUint64 - accDraw + 2
+	}
+	return 1
 }

@@ -28,6 +28,32 @@ func (at *winPlace) piece(i int) winPlace {
 	return at.rest[i-1]
 }
 
+// sub returns the places of the n bytes from byte from of at, which
+// holds them.
+func (at *winPlace) sub(from, n uint64) winPlace {
+	var out winPlace
+	found := false
+	for i := range at.pieces() {
+		p := at.piece(i)
+		if from >= p.n {
+			from -= p.n
+			continue
+		}
+		q := winPlace{region: p.region, off: p.off + from, limit: p.limit, n: min(p.n-from, n)}
+		if found {
+			out.rest = append(out.rest, q)
+		} else {
+			out, found = q, true
+		}
+		n -= q.n
+		from = 0
+		if n == 0 {
+			break
+		}
+	}
+	return out
+}
+
 // partOp returns an operation of kind, from newOp, on the bytes delta
 // bytes past at in target's window.
 func (w *Win) partOp(kind llc.RMAKind, target int, at winPlace, delta uint64) *llc.RMAOp {

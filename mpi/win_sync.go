@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -46,8 +47,6 @@ type winSync struct {
 	// then recycles them. snap is how many of each a flush takes.
 	pending [][]*llc.RMAOp
 	snap    []int
-	// free are operations to reuse (Win.newOp).
-	free []*llc.RMAOp
 }
 
 func (s *winSync) init(n int) {
@@ -122,9 +121,11 @@ func (w *Win) startEpoch(op string, target int, passive bool) (skip bool, err er
 // issue starts op, an operation on target, and keeps it until a flush
 // (which recycles it), or in q (a request's operations, which its
 // request completes) unless q is nil; it returns the error of an
-// operation that failed at once, and then recycles it.
+// operation that failed at once, and then recycles it. Without q, an
+// operation done at once (on a host's shared memory, all of them) is
+// recycled at once: a flush has nothing of it to complete or report.
 func (w *Win) issue(target int, op *llc.RMAOp, q *rmaRequest) error {
-	if w.ep.RMA(op) && op.Err() != nil {
+	if w.ep.RMA(op) && (q == nil || op.Err() != nil) {
 		err := op.Err()
 		w.recycle(op)
 		return err
@@ -135,6 +136,7 @@ func (w *Win) issue(target int, op *llc.RMAOp, q *rmaRequest) error {
 	}
 	w.mu.Lock()
 	w.sync.pending[target] = append(w.sync.pending[target], op)
+	w.kept.Add(1)
 	w.mu.Unlock()
 	return nil
 }
@@ -156,26 +158,22 @@ func (w *Win) run(op *llc.RMAOp) (uint64, error) {
 	return res, err
 }
 
-// newOp returns an operation to fill, recycled if possible: the
-// operations on the path of every Put, Get and Accumulate allocate
-// nothing.
+// rmaOps are the one-sided operations of the process's windows to reuse
+// (Win.newOp): the operations on the path of every Put, Get and
+// Accumulate allocate nothing, and taking one and giving it back takes
+// no lock (a window's lock, taken and released twice an operation, cost
+// about as much as the rest of a Put on a host).
+var rmaOps = sync.Pool{New: func() any { return new(llc.RMAOp) }}
+
+// newOp returns an operation to fill, recycled if possible.
 func (w *Win) newOp() *llc.RMAOp {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if n := len(w.sync.free); n > 0 {
-		op := w.sync.free[n-1]
-		w.sync.free = w.sync.free[:n-1]
-		return op
-	}
-	return new(llc.RMAOp)
+	return rmaOps.Get().(*llc.RMAOp)
 }
 
 // recycle gives back op, done and no longer referenced, to newOp.
 func (w *Win) recycle(op *llc.RMAOp) {
 	*op = llc.RMAOp{}
-	w.mu.Lock()
-	w.sync.free = append(w.sync.free, op)
-	w.mu.Unlock()
+	rmaOps.Put(op)
 }
 
 // ctlOp returns an atomic operation on control word i of target.
@@ -196,6 +194,14 @@ func (w *Win) localCtl(i int) *uint64 {
 // negative) at their targets, returns their errors and recycles them.
 // Flushes take turns: each recycles the operations it counted.
 func (w *Win) flush(target int) error {
+	peer := -1
+	if target >= 0 {
+		peer = w.targets[target].peer
+	}
+	if w.kept.Load() == 0 && w.dyn == nil {
+		// Nothing kept to complete or report: the network's flush alone.
+		return w.ep.RMAFlush(peer)
+	}
 	w.flushing.Lock()
 	defer w.flushing.Unlock()
 	lo, hi := 0, w.c.size
@@ -209,10 +215,6 @@ func (w *Win) flush(target int) error {
 		snap[t] = len(w.sync.pending[t])
 	}
 	w.mu.Unlock()
-	peer := -1
-	if target >= 0 {
-		peer = w.targets[target].peer
-	}
 	var errs []error
 	if err := w.ep.RMAFlush(peer); err != nil {
 		errs = append(errs, err)
@@ -224,9 +226,9 @@ func (w *Win) flush(target int) error {
 			if op.Err() != nil {
 				errs = append(errs, op.Err())
 			}
-			*op = llc.RMAOp{}
-			w.sync.free = append(w.sync.free, op)
+			w.recycle(op)
 		}
+		w.kept.Add(int64(-k))
 		n := copy(list, list[k:])
 		clear(list[n:])
 		w.sync.pending[t] = list[:n]
