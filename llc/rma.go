@@ -258,29 +258,39 @@ func (e *Engine) rmaPending(peer int) int {
 
 // rmaSettle starts, for peer (every peer when negative), a read of one
 // byte behind the writes not settled yet, and appends those reads to
-// reads: once
-// they and every earlier operation to their peers are done, the writes
-// are in the targets' memory. Transports that complete writes only once
-// they are in place (not Caps.Async) need none: settle false only marks
-// the writes settled.
+// reads: once they and every earlier operation to their peers are done,
+// the writes are in the targets' memory. Transports that complete writes
+// only once they are in place (not Caps.Async) need none: settle false
+// only marks the writes settled. A flush of one peer looks at that
+// peer's mark alone.
 func (e *Engine) rmaSettle(peer int, settle bool, reads []*RMAOp) []*RMAOp {
+	if peer >= 0 {
+		if peer < len(e.rma.unsettled) && e.rma.unsettled[peer] {
+			reads = e.settlePeer(peer, settle, reads)
+		}
+		return reads
+	}
 	for p, dirty := range e.rma.unsettled {
-		if !dirty || (peer >= 0 && p != peer) {
-			continue
+		if dirty {
+			reads = e.settlePeer(p, settle, reads)
 		}
-		e.rma.unsettled[p] = false
-		if !settle {
-			continue
-		}
-		at := e.rma.last[p]
-		op := &RMAOp{Kind: RMAGet, Peer: p, Region: at.region, Off: at.off, Limit: at.off + 1, Data: e.rma.probe[:]}
-		e.rmaStart(op)
-		e.stats.RMAGets-- // not the caller's
-		e.stats.RMABytes--
-		e.stats.RMASettles++
-		reads = append(reads, op)
 	}
 	return reads
+}
+
+// settlePeer is rmaSettle's for peer p, whose writes are not settled.
+func (e *Engine) settlePeer(p int, settle bool, reads []*RMAOp) []*RMAOp {
+	e.rma.unsettled[p] = false
+	if !settle {
+		return reads
+	}
+	at := e.rma.last[p]
+	op := &RMAOp{Kind: RMAGet, Peer: p, Region: at.region, Off: at.off, Limit: at.off + 1, Data: e.rma.probe[:]}
+	e.rmaStart(op)
+	e.stats.RMAGets-- // not the caller's
+	e.stats.RMABytes--
+	e.stats.RMASettles++
+	return append(reads, op)
 }
 
 // failRMA completes every one-sided operation in flight with err.

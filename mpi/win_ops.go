@@ -98,7 +98,14 @@ func (w *Win) move(name string, kind llc.RMAKind, b []byte, target, disp int, q 
 	if len(b) == 0 {
 		return nil
 	}
-	if err := w.onPieces(kind, target, at, b, func(op *llc.RMAOp) error { return w.issue(target, op, q) }); err != nil {
+	if at.rest == nil { // one place, as in every window but dynamic ones
+		op := w.partOp(kind, target, at, 0)
+		op.Data = b
+		err = w.issue(target, op, q)
+	} else {
+		err = w.onPieces(kind, target, at, b, func(op *llc.RMAOp) error { return w.issue(target, op, q) })
+	}
+	if err != nil {
 		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
 	}
 	return nil

@@ -166,3 +166,67 @@ func newWriteJob(t *testing.T) writeJob {
 	sid, mem := mustRegisterSegment(t, n1, 4096)
 	return writeJob{n0, mem, sid}
 }
+
+// TestPushDataMatchesKick: PushData leaves the target's memory and the
+// NIC's counters as the Window written and kicked does, and refuses what
+// pushNative does not cover.
+func TestPushDataMatchesKick(t *testing.T) {
+	fast, slow := newWriteJob(t), newWriteJob(t)
+	sid := fast.sid
+	data := make([]byte, MaxBOTF)
+	for i := range data {
+		data[i] = byte(i + 7)
+	}
+	kick := func(n *NIC, dst int, sid SID, off uint64, d []byte, op Op) error {
+		if op == OpBOTF {
+			copy(n.BOTFBuffer(), d)
+			return n.KickBOTF(dst, sid, off, len(d))
+		}
+		return n.Push(dst, sid, off, d, nil)
+	}
+	cases := []struct {
+		name  string
+		dst   int
+		sid   SID
+		off   uint64
+		n     int
+		op    Op
+		taken bool // PushData writes it
+	}{
+		{"8 bytes, a miss first", 1, sid, 0, 8, OpBOTF, false},
+		{"8 bytes", 1, sid, 8, 8, OpBOTF, true},
+		{"a line", 1, sid, 64, 64, OpBOTF, true},
+		{"1 KiB by PUSH", 1, sid, 1024, 1024, OpPush, true},
+		{"a whole Window", 1, sid, 128, MaxBOTF, OpBOTF, true},
+		{"fewer than 8 bytes", 1, sid, 16, 5, OpBOTF, false},
+		{"ending off a word", 1, sid, 20, 16, OpBOTF, false},
+		{"across the end", 1, sid, 4088, 16, OpBOTF, false},
+		{"an unknown SID", 1, sid + 1, 0, 8, OpBOTF, false},
+		{"an unknown process", 2, sid, 0, 8, OpBOTF, false},
+		{"an AOTF", 1, sid, 0, 8, OpAOTF, false},
+	}
+	for _, c := range cases {
+		d := data[:c.n]
+		var errFast error
+		got := fast.n0.PushData(c.dst, c.sid, c.off, d, c.op)
+		if got != c.taken {
+			t.Errorf("%s: PushData reported %v, want %v", c.name, got, c.taken)
+		}
+		if c.op == OpAOTF {
+			continue
+		}
+		if !got {
+			errFast = kick(fast.n0, c.dst, c.sid, c.off, d, c.op)
+		}
+		errSlow := kick(slow.n0, c.dst, c.sid, c.off, d, c.op)
+		if (errFast == nil) != (errSlow == nil) {
+			t.Errorf("%s: errors %v and %v", c.name, errFast, errSlow)
+		}
+		if sf, ss := fast.n0.Stats(), slow.n0.Stats(); sf != ss {
+			t.Errorf("%s: stats\n%+v\nagainst\n%+v", c.name, sf, ss)
+		}
+		if !bytes.Equal(fast.mem, slow.mem) {
+			t.Errorf("%s: the target memory differs", c.name)
+		}
+	}
+}

@@ -431,6 +431,9 @@ func (t *Translator) write(c *llc.Command) error {
 	if sent, err := t.writePacket(c, head, total); sent {
 		return err
 	}
+	if total <= t.BOTFLimit && len(head) == 0 && n.PushData(c.Peer, sid, c.Off, c.Data, nicemu.OpBOTF) {
+		return t.signal(c) // the image BOTF would send, written in place
+	}
 	if total <= t.BOTFLimit {
 		img := n.BOTFBuffer()
 		copy(img, head)
