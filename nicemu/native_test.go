@@ -230,3 +230,84 @@ func TestPushDataMatchesKick(t *testing.T) {
 		}
 	}
 }
+
+// TestPullAndAtomicDataMatchKick: PullData and AtomicData read, change
+// and count as Pull, CompareAndSwap and FetchAndAdd do, and refuse what
+// nativeTarget does not cover.
+func TestPullAndAtomicDataMatchKick(t *testing.T) {
+	fast, slow := newWriteJob(t), newWriteJob(t)
+	for _, j := range []writeJob{fast, slow} {
+		for i := range j.mem {
+			j.mem[i] = byte(i * 7)
+		}
+	}
+	sid := fast.sid
+	type result struct {
+		buf []byte
+		val uint64
+		err error
+	}
+	cases := []struct {
+		name  string
+		dst   int
+		sid   SID
+		off   uint64
+		n     int // bytes pulled; 0: an atomic
+		op    Op
+		arg0  uint64
+		taken bool
+	}{
+		{"pull 8 bytes, a miss first", 1, sid, 0, 8, OpPull, 0, false},
+		{"pull 8 bytes", 1, sid, 8, 8, OpPull, 0, true},
+		{"pull 1 KiB", 1, sid, 1024, 1024, OpPull, 0, true},
+		{"pull ending off a word", 1, sid, 3, 8, OpPull, 0, false},
+		{"pull across the end", 1, sid, 4088, 16, OpPull, 0, false},
+		{"fetch-and-add", 1, sid, 16, 0, OpFAA, 5, true},
+		{"compare-and-swap that swaps", 1, sid, 16, 0, OpCAS, 0, true},
+		{"compare-and-swap that does not", 1, sid, 24, 0, OpCAS, 1, true},
+		{"an atomic off a word", 1, sid, 20, 0, OpFAA, 1, false},
+		{"an unknown SID", 1, sid + 1, 0, 0, OpFAA, 1, false},
+		{"an unknown process", 2, sid, 0, 8, OpPull, 0, false},
+	}
+	for _, c := range cases {
+		var got, want result
+		var ok bool
+		slowOp := func(n *NIC) (r result) {
+			switch c.op {
+			case OpPull:
+				r.buf = make([]byte, c.n)
+				r.err = n.Pull(c.dst, c.sid, c.off, r.buf, nil)
+			case OpCAS:
+				r.val, r.err = n.CompareAndSwap(c.dst, c.sid, c.off, c.arg0, 99)
+			default:
+				r.val, r.err = n.FetchAndAdd(c.dst, c.sid, c.off, c.arg0)
+			}
+			return r
+		}
+		if c.op == OpPull {
+			got.buf = make([]byte, c.n)
+			ok = fast.n0.PullData(c.dst, c.sid, c.off, got.buf)
+		} else {
+			got.val, ok = fast.n0.AtomicData(c.op, c.dst, c.sid, c.off, c.arg0, 99)
+		}
+		if ok != c.taken {
+			t.Errorf("%s: reported %v, want %v", c.name, ok, c.taken)
+		}
+		if !ok {
+			got = slowOp(fast.n0)
+		}
+		want = slowOp(slow.n0)
+		if got.err != nil { // a refused request's value is stale
+			got.val, want.val = 0, 0
+		}
+		if !bytes.Equal(got.buf, want.buf) || got.val != want.val || (got.err == nil) != (want.err == nil) {
+			t.Errorf("%s: got %v, %d, %v; want %v, %d, %v", c.name, got.buf, got.val, got.err, want.buf, want.val, want.err)
+		}
+		if sf, ss := fast.n0.Stats(), slow.n0.Stats(); sf != ss {
+			t.Errorf("%s: stats\n%+v\nagainst\n%+v", c.name, sf, ss)
+		}
+		if !bytes.Equal(fast.mem, slow.mem) {
+			t.Errorf("%s: the target memory differs", c.name)
+		}
+	}
+}

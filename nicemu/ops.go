@@ -188,13 +188,7 @@ func (n *NIC) read(src int, sid SID, v sidView, off uint64, buf []byte) error {
 	}
 	n.patlb.touch(src, v.base+off, len(buf)) // Replier: DMA read at the target
 	if v.kind == KindSegment {
-		at := v.base + off
-		if len(buf) == 8 && at%8 == 0 {
-			binary.LittleEndian.PutUint64(buf, atomic.LoadUint64((*uint64)(unsafe.Pointer(&n.seg.mem[at]))))
-		} else {
-			copy(buf, n.seg.mem[at:at+uint64(len(buf))])
-		}
-		n.stats.SegmentOps++
+		n.readSegment(v.base+off, buf)
 		return nil
 	}
 	if src == n.pid {
@@ -209,6 +203,17 @@ func (n *NIC) read(src int, sid SID, v sidView, off uint64, buf []byte) error {
 		n.cma = false
 	}
 	return n.bounce(OpPull, src, sid, off, buf)
+}
+
+// readSegment reads buf from segment memory at at: a word read at once
+// where it is one.
+func (n *NIC) readSegment(at uint64, buf []byte) {
+	if len(buf) == 8 && at%8 == 0 {
+		binary.LittleEndian.PutUint64(buf, atomic.LoadUint64((*uint64)(unsafe.Pointer(&n.seg.mem[at]))))
+	} else {
+		copy(buf, n.seg.mem[at:at+uint64(len(buf))])
+	}
+	n.stats.SegmentOps++
 }
 
 // execAtomic performs CAS and FAA on segment memory.
@@ -228,30 +233,31 @@ func (n *NIC) execAtomic(r *windowRegs, op Op) error {
 	if n.timing != nil {
 		n.timing.read(dst, 8, false, true)
 	}
-	w := (*uint64)(unsafe.Pointer(&n.seg.mem[at]))
-	if op == OpCAS {
-		n.stats.CAS++
-		for {
-			cur := atomic.LoadUint64(w)
-			if cur != r.arg0 {
-				r.result = cur
-				break
-			}
-			if atomic.CompareAndSwapUint64(w, cur, r.arg1) {
-				r.result = cur
-				break
-			}
-		}
-	} else {
-		n.stats.FAA++
-		r.result = atomic.AddUint64(w, r.arg0) - r.arg0
-	}
+	r.result = n.atomicAt(op, at, r.arg0, r.arg1)
 	if n.timing != nil {
 		n.timing.settle()
 	}
 	n.stats.Packets += 2
 	n.notify(dst)
 	return nil
+}
+
+// atomicAt performs op, CAS (old arg0, new arg1) or FAA (delta arg0), on
+// the word of segment memory at at, 8-byte aligned, counts it and returns
+// the word before.
+func (n *NIC) atomicAt(op Op, at, arg0, arg1 uint64) uint64 {
+	w := (*uint64)(unsafe.Pointer(&n.seg.mem[at]))
+	if op != OpCAS {
+		n.stats.FAA++
+		return atomic.AddUint64(w, arg0) - arg0
+	}
+	n.stats.CAS++
+	for {
+		cur := atomic.LoadUint64(w)
+		if cur != arg0 || atomic.CompareAndSwapUint64(w, cur, arg1) {
+			return cur
+		}
+	}
 }
 
 // aotfHeader is one entry of the AOTF Header Buffer, in the owner's

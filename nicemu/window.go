@@ -375,6 +375,50 @@ func (n *NIC) PushData(dst int, sid SID, off uint64, data []byte, op Op) bool {
 	return true
 }
 
+// PullData reads len(buf) bytes at (src, sid, off) into buf: Martini's
+// PULL under the native profile, flattened as PushData is, with the
+// checks and translations of nativeTarget (so the bytes end on an 8-byte
+// boundary at the target) and the reads, touches and counts of the
+// general path. It reports false, having done nothing, for a request it
+// does not cover: the caller then pulls by the Window (Pull).
+func (n *NIC) PullData(src int, sid SID, off uint64, buf []byte) bool {
+	if n.timing != nil || n.clock != nil || len(buf) == 0 {
+		return false
+	}
+	_, at, ok := n.nativeTarget(src, sid, off, uint64(len(buf)), OpPull)
+	if !ok {
+		return false
+	}
+	n.windowDone()
+	n.patlb.touch(src, at, len(buf)) // Replier: DMA read at the target
+	n.readSegment(at, buf)
+	n.patlb.touch(n.pid, addr(buf), len(buf)) // RBend: DMA write of the reply
+	n.stats.Pull++
+	n.stats.PullBytes += uint64(len(buf))
+	n.stats.Packets += packets(len(buf)) + 1 // request plus replies
+	return true
+}
+
+// AtomicData performs op, OpCAS (old arg0, new arg1) or OpFAA (delta
+// arg0), on the word at (dst, sid, off) and returns the word before:
+// CompareAndSwap and FetchAndAdd under the native profile, flattened as
+// PushData is. It reports false, having done nothing, for a request it
+// does not cover: the caller then uses those.
+func (n *NIC) AtomicData(op Op, dst int, sid SID, off, arg0, arg1 uint64) (uint64, bool) {
+	if n.timing != nil || n.clock != nil || op != OpCAS && op != OpFAA {
+		return 0, false
+	}
+	_, at, ok := n.nativeTarget(dst, sid, off, 8, op)
+	if !ok {
+		return 0, false
+	}
+	n.windowDone()
+	old := n.atomicAt(op, at, arg0, arg1)
+	n.stats.Packets += 2
+	n.notify(dst)
+	return old, true
+}
+
 // storePacket stores head, data, zeros and signal, the last 8 bytes of
 // dst, into segment memory, as storeInOrder stores one source: every
 // aligned word as one store, the signal last.

@@ -123,7 +123,9 @@ func (t *Translator) readOrHold(c *llc.Command) error {
 // read is unchanged, and the owner's next publication of it wakes the
 // process (nicemu.NIC.AwaitRing).
 func (t *Translator) read(c *llc.Command) (held bool, err error) {
-	err = t.nic.Pull(c.Peer, nicemu.SID(c.Region), c.Off, c.Data, nil)
+	if !t.nic.PullData(c.Peer, nicemu.SID(c.Region), c.Off, c.Data) {
+		err = t.nic.Pull(c.Peer, nicemu.SID(c.Region), c.Off, c.Data, nil)
+	}
 	if err != nil || c.Size != llc.ReadChanged || !t.RingWait || t.clock == nil || len(c.Data) != 8 || c.Token == 0 ||
 		binary.LittleEndian.Uint64(c.Data) != c.Old {
 		return false, err

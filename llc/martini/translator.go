@@ -358,9 +358,15 @@ func (t *Translator) execute(c *llc.Command) *llc.Event {
 			return nil
 		}
 	case llc.CmdCAS:
-		val, err = n.CompareAndSwap(c.Peer, sid, c.Off, c.Old, c.New)
+		var ok bool
+		if val, ok = n.AtomicData(nicemu.OpCAS, c.Peer, sid, c.Off, c.Old, c.New); !ok {
+			val, err = n.CompareAndSwap(c.Peer, sid, c.Off, c.Old, c.New)
+		}
 	case llc.CmdFetchAdd:
-		val, err = n.FetchAndAdd(c.Peer, sid, c.Off, c.New)
+		var ok bool
+		if val, ok = n.AtomicData(nicemu.OpFAA, c.Peer, sid, c.Off, c.New, 0); !ok {
+			val, err = n.FetchAndAdd(c.Peer, sid, c.Off, c.New)
+		}
 	case llc.CmdRegister:
 		var s nicemu.SID
 		s, err = n.RegisterMemory(c.Data)
