@@ -78,13 +78,7 @@ func scenarioWinAccPieces(w *mpi.Comm) error {
 
 func accPiecesStatic(w *mpi.Comm, win *mpi.Win, mem, want []int32) error {
 	last := w.Size() - 1
-	if err := win.Lock(mpi.LockShared, last); err != nil {
-		return err
-	}
-	if err := mpi.Accumulate(win, accAdds(w.Rank()), last, 0, mpi.Sum); err != nil {
-		return err
-	}
-	if err := win.Unlock(last); err != nil {
+	if err := accAddAt(win, accAdds(w.Rank()), last, 0); err != nil {
 		return err
 	}
 	if err := mpi.Barrier(w); err != nil {
@@ -133,6 +127,17 @@ func accPiecesStatic(w *mpi.Comm, win *mpi.Win, mem, want []int32) error {
 	return mpi.Barrier(w)
 }
 
+// accAddAt adds v at disp of target's window under a shared lock.
+func accAddAt(win *mpi.Win, v []int32, target, disp int) error {
+	if err := win.Lock(mpi.LockShared, target); err != nil {
+		return err
+	}
+	if err := mpi.Accumulate(win, v, target, disp, mpi.Sum); err != nil {
+		return err
+	}
+	return win.Unlock(target)
+}
+
 // accPiecesDynamic: the last rank attaches a vector in two parts, the
 // first 20,000 bytes (not a whole number of pieces) and the rest; rank 0
 // adds across both.
@@ -154,13 +159,7 @@ func accPiecesDynamic(w *mpi.Comm, last int) error {
 		return err
 	}
 	if w.Rank() == 0 {
-		if err := win.Lock(mpi.LockShared, last); err != nil {
-			return err
-		}
-		if err := mpi.Accumulate(win, accAdds(0), last, addr[0], mpi.Sum); err != nil {
-			return err
-		}
-		if err := win.Unlock(last); err != nil {
+		if err := accAddAt(win, accAdds(0), last, addr[0]); err != nil {
 			return err
 		}
 	}

@@ -95,11 +95,7 @@ func TestPushPacketMatchesKick(t *testing.T) {
 		img := make([]byte, end+8)
 		copy(img[copy(img, head):], data)
 		binary.LittleEndian.PutUint64(img[end:], signal)
-		if op == OpBOTF {
-			copy(n.BOTFBuffer(), img)
-			return n.KickBOTF(dst, sid, off, len(img))
-		}
-		return n.Push(dst, sid, off, img, nil)
+		return kickWrite(n, dst, sid, off, img, op)
 	}
 	cases := []struct {
 		name       string
@@ -148,6 +144,16 @@ func TestPushPacketMatchesKick(t *testing.T) {
 	}
 }
 
+// kickWrite writes img to (dst, sid, off) by the request op, built in a
+// Window and kicked: BOTF, or a PUSH of img.
+func kickWrite(n *NIC, dst int, sid SID, off uint64, img []byte, op Op) error {
+	if op == OpBOTF {
+		copy(n.BOTFBuffer(), img)
+		return n.KickBOTF(dst, sid, off, len(img))
+	}
+	return n.Push(dst, sid, off, img, nil)
+}
+
 // writeJob is a job of two processes in which process 0 writes into
 // segment memory that process 1 registered: n0 is process 0's NIC, mem and
 // sid the memory.
@@ -176,13 +182,6 @@ func TestPushDataMatchesKick(t *testing.T) {
 	data := make([]byte, MaxBOTF)
 	for i := range data {
 		data[i] = byte(i + 7)
-	}
-	kick := func(n *NIC, dst int, sid SID, off uint64, d []byte, op Op) error {
-		if op == OpBOTF {
-			copy(n.BOTFBuffer(), d)
-			return n.KickBOTF(dst, sid, off, len(d))
-		}
-		return n.Push(dst, sid, off, d, nil)
 	}
 	cases := []struct {
 		name  string
@@ -216,9 +215,9 @@ func TestPushDataMatchesKick(t *testing.T) {
 			continue
 		}
 		if !got {
-			errFast = kick(fast.n0, c.dst, c.sid, c.off, d, c.op)
+			errFast = kickWrite(fast.n0, c.dst, c.sid, c.off, d, c.op)
 		}
-		errSlow := kick(slow.n0, c.dst, c.sid, c.off, d, c.op)
+		errSlow := kickWrite(slow.n0, c.dst, c.sid, c.off, d, c.op)
 		if (errFast == nil) != (errSlow == nil) {
 			t.Errorf("%s: errors %v and %v", c.name, errFast, errSlow)
 		}

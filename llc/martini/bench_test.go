@@ -45,6 +45,14 @@ func pair(tb testing.TB, mode llc.RndvMode) [2]*llc.Endpoint {
 
 // exchange sends buf from 0 to 1 and receives it, in one goroutine.
 func exchange(tb testing.TB, eps [2]*llc.Endpoint, s *llc.SendOp, r *llc.RecvOp) {
+	transfer(eps, s, r)
+	if s.Err() != nil || r.Err() != nil {
+		tb.Fatal(s.Err(), r.Err())
+	}
+}
+
+// transfer is exchange's calls, without its checks.
+func transfer(eps [2]*llc.Endpoint, s *llc.SendOp, r *llc.RecvOp) {
 	eps[1].Recv(r)
 	if !eps[0].Send(s) {
 		for !eps[0].Test(s) {
@@ -54,9 +62,6 @@ func exchange(tb testing.TB, eps [2]*llc.Endpoint, s *llc.SendOp, r *llc.RecvOp)
 	for !eps[1].Test(r) {
 		eps[0].Progress()
 	}
-	if s.Err() != nil || r.Err() != nil {
-		tb.Fatal(s.Err(), r.Err())
-	}
 }
 
 func benchExchange(b *testing.B, size int, mode llc.RndvMode) {
@@ -64,8 +69,9 @@ func benchExchange(b *testing.B, size int, mode llc.RndvMode) {
 	src := make([]byte, size)
 	dst := make([]byte, size)
 	// The operations, made once and submitted again (the engine resets an
-	// operation it is given), and exchange's calls without its checks on
-	// every message, as in benchLine: the count is the runtime's alone.
+	// operation it is given), and exchange's calls without its checks of
+	// the send on every message, as in benchLine: the count is the
+	// runtime's alone.
 	s := &llc.SendOp{Peer: 1, Tag: 1, Data: src}
 	r := &llc.RecvOp{Source: 0, Tag: 1, Buf: dst}
 	exchange(b, eps, s, r)
@@ -73,15 +79,7 @@ func benchExchange(b *testing.B, size int, mode llc.RndvMode) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		eps[1].Recv(r)
-		if !eps[0].Send(s) {
-			for !eps[0].Test(s) {
-				eps[1].Progress()
-			}
-		}
-		for !eps[1].Test(r) {
-			eps[0].Progress()
-		}
+		transfer(eps, s, r)
 		if r.Err() != nil {
 			b.Fatal(r.Err())
 		}
