@@ -16,8 +16,9 @@ import (
 // order, modulo its length, where the launcher chose an order (EnvCPUs),
 // else the rank-th of the CPUs the process may run on, modulo their
 // number, a CPU of each core before a second of any (PlaceRanks's order
-// without other programs' load, the same in every rank). Threads the Go runtime starts later inherit the pinning of the
-// thread that starts them.
+// without other programs' load, the same in every rank). Threads the Go
+// runtime starts later inherit the pinning of the thread that starts
+// them.
 func bindToCore(rank int, order []int) error {
 	var allowed unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
