@@ -119,6 +119,9 @@ func orderByLoad(cpus []int, load map[int]float64, core map[int]string) []int {
 	return out
 }
 
+// pinnedLoad sums, for each CPU of allowed, the threads of user processes
+// other than self that are pinned to it (PlaceRanks says how they count).
+// A process or thread that ends while it is read is skipped.
 func pinnedLoad(allowed *unix.CPUSet, self int) (map[int]float64, error) {
 	procs, err := os.ReadDir("/proc")
 	if err != nil {
