@@ -175,11 +175,17 @@ func (n *NIC) execPull(src int, sid SID, off uint64, buf []byte) error {
 	if n.timing != nil {
 		n.timing.settle()
 	}
+	n.pulled(buf)
+	return nil
+}
+
+// pulled ends a PULL whose data is in buf: the DMA write of the reply
+// into buf, and the counts.
+func (n *NIC) pulled(buf []byte) {
 	n.patlb.touch(n.pid, addr(buf), len(buf)) // RBend: DMA write of the reply
 	n.stats.Pull++
 	n.stats.PullBytes += uint64(len(buf))
 	n.stats.Packets += packets(len(buf)) + 1 // request plus replies
-	return nil
 }
 
 func (n *NIC) read(src int, sid SID, v sidView, off uint64, buf []byte) error {

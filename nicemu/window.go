@@ -392,10 +392,7 @@ func (n *NIC) PullData(src int, sid SID, off uint64, buf []byte) bool {
 	n.windowDone()
 	n.patlb.touch(src, at, len(buf)) // Replier: DMA read at the target
 	n.readSegment(at, buf)
-	n.patlb.touch(n.pid, addr(buf), len(buf)) // RBend: DMA write of the reply
-	n.stats.Pull++
-	n.stats.PullBytes += uint64(len(buf))
-	n.stats.Packets += packets(len(buf)) + 1 // request plus replies
+	n.pulled(buf)
 	return true
 }
 
