@@ -38,7 +38,8 @@ func alignedBuffer(size, align int) []byte {
 	return b[off : off+size : off+size]
 }
 
-// hugePagesRounds moves 2 × 96 MiB each way through each buffer: past the
+// hugePagesRounds moves 96 MiB each way: whichever rendezvous, each rank
+// offers 96 MiB through the buffer its peer copies from or into, past the
 // 64 MiB after which a region is collapsed.
 const hugePagesRounds = 96
 

@@ -45,9 +45,6 @@ func (n *NIC) cma1(p int, at uint64, b []byte, write bool) error {
 	}
 	n.stats.CMAOps++
 	n.stats.CMABytes += uint64(len(b))
-	if len(b) > 0 {
-		n.huge.note(uintptr(unsafe.Pointer(&b[0])), len(b))
-	}
 	return nil
 }
 

@@ -11,23 +11,25 @@ import (
 // Transparent huge pages for the memory that cross-memory copies use.
 //
 // A cross-memory copy (process_vm_readv, process_vm_writev) pins every
-// page of the remote buffer and walks the caller's page tables for its
-// own, page by page. Go's heap follows the system's transparent huge page
-// policy, and where that is "madvise", the distributions' default, the
-// heap gets none: its buffers are 4 KiB pages, and a copy of them takes
-// about 1.3 times as long as of huge pages (docs/decisions.md).
+// page of the remote buffer, page by page, and reaches its own through
+// the caller's page tables. Go's heap follows the system's transparent
+// huge page policy, and where that is "madvise", the distributions'
+// default, the heap gets none: its buffers are 4 KiB pages, and a copy
+// whose remote buffer lies on them takes about 1.3 times as long as one
+// whose remote buffer lies on a huge page. The local side's pages make no
+// difference (docs/decisions.md, transparent huge pages).
 //
 // The NIC therefore counts the bytes each aligned huge-page region of the
-// process's memory carries through cross-memory copies, as the buffer a
-// peer may copy (RegisterMemory) or as the local side of a copy (cma1),
-// and once a region has carried collapseAfter bytes, it asks the kernel to
-// collapse the region into one huge page (madvise MADV_COLLAPSE, Linux
-// 6.1): a region used that much is likely used as much again. A collapse
-// copies the region, which takes about the time that collapseAfter bytes
-// of copies save (docs/decisions.md, transparent huge pages). A region
-// is collapsed at most once; a collapse the kernel refuses as temporary
-// (EAGAIN) is tried again after another collapseAfter bytes,
-// collapseTries times in all.
+// process's memory offers to peers' copies (RegisterMemory: the buffer a
+// peer may copy from or into), and once a region has carried
+// collapseAfter bytes, it asks the kernel to collapse the region into one
+// huge page (madvise MADV_COLLAPSE, Linux 6.1): a region used that much is
+// likely used as much again. A collapse copies the region, which takes
+// about the time that collapseAfter bytes of copies save. The local side
+// of a copy does not count: collapsing it would cost a collapse for
+// nothing. A region is collapsed at most once; a collapse the kernel
+// refuses as temporary (EAGAIN) is tried again after another
+// collapseAfter bytes, collapseTries times in all.
 //
 // Not under a timing profile, not where the system disables transparent
 // huge pages, and not with MARTINI_NO_HUGEPAGES=1 (mpirun -no-hugepages).

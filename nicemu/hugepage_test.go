@@ -52,6 +52,57 @@ func TestHugePagesCountByRegion(t *testing.T) {
 	}
 }
 
+// TestHugePagesCountRemoteSide checks that only the memory a peer copies
+// (a registration) counts toward a collapse, not the local side of the
+// copies: a copy pins the remote pages one by one, while its local pages
+// cost the same on 4 KiB pages as on huge ones (docs/decisions.md,
+// transparent huge pages).
+func TestHugePagesCountRemoteSide(t *testing.T) {
+	seg := newSegment(t, testConfig(2))
+	n0, n1 := openNIC(t, seg, 0), openNIC(t, seg, 1)
+	if !n0.CMA() {
+		t.Skip("MARTINI_NO_CMA=1 in the environment")
+	}
+	local, tried := fakeHuge(func(int) unix.Errno { return 0 })
+	remote, remoteTried := fakeHuge(func(int) unix.Errno { return 0 })
+	n0.huge, n1.huge = local, remote
+	const size = 1 << 20
+	region := alignedRegion(size)
+	sid := mustRegisterMemory(t, n1, region)
+	buf := alignedRegion(size)
+	for i := range collapseAfter / size {
+		var flag uint64
+		err := n0.Pull(1, sid, 0, buf, &flag)
+		if err == nil {
+			err = n0.Push(1, sid, 0, buf, &flag)
+		}
+		if err != nil {
+			t.Fatalf("copy %d: %v", i, err)
+		}
+	}
+	if len(*tried) != 0 {
+		t.Errorf("%d MiB pulled into and pushed from a local buffer: collapse tried at %x, want none",
+			2*collapseAfter>>20, *tried)
+	}
+	if len(*remoteTried) != 0 {
+		t.Errorf("a region registered once: collapse tried at %x, want none", *remoteTried)
+	}
+	for range collapseAfter/size - 1 {
+		mustRegisterMemory(t, n1, region)
+	}
+	if want := []uintptr{uintptr(unsafe.Pointer(&region[0]))}; fmt.Sprint(*remoteTried) != fmt.Sprint(want) {
+		t.Errorf("a region registered %d times: collapses tried at %x, want %x", collapseAfter/size, *remoteTried, want)
+	}
+}
+
+// alignedRegion returns size bytes of the heap that begin a 2 MiB region.
+func alignedRegion(size int) []byte {
+	const align = 2 << 20
+	b := make([]byte, size+align)
+	off := -int(uintptr(unsafe.Pointer(&b[0]))) & (align - 1)
+	return b[off : off+size : off+size]
+}
+
 // TestHugePagesRetry checks that a region the kernel refuses for now
 // (EAGAIN) is tried again after another collapseAfter bytes, collapseTries
 // times in all, and that any other refusal is final.
