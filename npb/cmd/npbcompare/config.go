@@ -17,7 +17,7 @@ import (
 
 // config is what the command line asks for.
 type config struct {
-	ref     string   // build.sh's output directory: ref/bin/BENCH.CLASS.x
+	ref     string   // the NPB3.4-MPI tree: ref/bin/BENCH.CLASS.x
 	classes []string // "A"
 	nps     []int
 	runs    int
@@ -55,7 +55,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		fs.PrintDefaults()
 	}
 	var c config
-	fs.StringVar(&c.ref, "ref", "npbref", "the reference's build directory (npb/reference/build.sh -o DIR): DIR/bin/BENCH.CLASS.x")
+	fs.StringVar(&c.ref, "ref", "NPB3.4-MPI", "the NPB3.4-MPI source tree, built with its own makefiles: DIR/bin/BENCH.CLASS.x")
 	classes := fs.String("class", "A", "problem classes, comma-separated: S, W, A, B, C")
 	nps := fs.String("np", "1,2,4", "process counts, comma-separated")
 	fs.IntVar(&c.runs, "runs", 3, "runs of each side, alternating")
@@ -177,10 +177,10 @@ func (c config) plan() (pairs []pair, notes []string, err error) {
 func (c config) checkReference(pairs []pair) error {
 	st, err := os.Stat(c.ref)
 	if err != nil || !st.IsDir() {
-		return usagef("-ref %s: no such directory: build the reference first (npb/reference/build.sh -o %s -c %q NPB_DIR)",
-			c.ref, c.ref, strings.Join(c.classes, " "))
+		return usagef("-ref %s: no such directory: give the NPB3.4-MPI source tree whose bin/ holds the reference binaries, built with its own makefiles (npb/reference/README.md)",
+			c.ref)
 	}
-	var missing, names, classes []string
+	var missing, makes []string
 	for _, p := range pairs {
 		path := refBinary(c.ref, p)
 		if st, err := os.Stat(path); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
@@ -188,23 +188,18 @@ func (c config) checkReference(pairs []pair) error {
 		}
 		if !slices.Contains(missing, path) {
 			missing = append(missing, path)
-		}
-		if n := strings.ToLower(p.Benchmark); !slices.Contains(names, n) {
-			names = append(names, n)
-		}
-		if !slices.Contains(classes, p.Class) {
-			classes = append(classes, p.Class)
+			makes = append(makes, fmt.Sprintf("make %s CLASS=%s", strings.ToLower(p.Benchmark), p.Class))
 		}
 	}
 	if len(missing) > 0 {
-		return usagef("no reference binary %s: build it (npb/reference/build.sh -o %s -c %q NPB_DIR %s)",
-			strings.Join(missing, ", "), c.ref, strings.Join(classes, " "), strings.Join(names, " "))
+		return usagef("no reference binary %s: in the NPB3.4-MPI tree %s, build with its makefiles: %s (npb/reference/README.md)",
+			strings.Join(missing, ", "), c.ref, strings.Join(makes, ", "))
 	}
 	return nil
 }
 
-// refBinary is the path of the reference binary of p: build.sh's
-// OUTDIR/bin/bench.class.x.
+// refBinary is the path of the reference binary of p: where NPB3.4-MPI's
+// makefiles put it, bin/bench.class.x of the tree.
 func refBinary(ref string, p pair) string {
 	return filepath.Join(ref, "bin", fmt.Sprintf("%s.%s.x", strings.ToLower(p.Benchmark), p.Class))
 }

@@ -29,7 +29,7 @@ const stopGrace = 10 * time.Second
 // launchers are the two sides' commands.
 type launchers struct {
 	refMpirun []string // the system MPI's mpirun and its arguments
-	refDir    string   // build.sh's output directory
+	refDir    string   // the NPB3.4-MPI tree holding bin/BENCH.CLASS.x
 	goMpirun  string   // this module's mpirun, built
 	goNPB     string   // this module's npb command, built
 }

@@ -5,10 +5,11 @@
 // mpirun alternately, and prints the medians of their Mop/s and CPU time
 // and the ratios Go/NPB (Mop/s) and NPB/Go (CPU time).
 //
-//	go run ./npb/cmd/npbcompare -ref /tmp/npbref -class A -np 1,2,4 -runs 3 bt cg ep ft is lu mg sp
+//	go run ./npb/cmd/npbcompare -ref ~/src/NPB3.4-MPI -class A -np 1,2,4 -runs 3 bt cg ep ft is lu mg sp
 //
-// The reference comes from npb/reference/build.sh (-ref is its output
-// directory, with bin/BENCH.CLASS.x). Every run must verify. A process
+// The reference is an NPB3.4-MPI source tree that the user built with its
+// own makefiles (-ref, whose bin/ holds BENCH.CLASS.x; npb/reference's
+// README says how). Every run must verify. A process
 // count that a benchmark refuses (BT and SP need squares; IS, CG, MG and
 // FT powers of two; LU a grid xdim·ydim with ydim ≤ xdim ≤ 2·ydim) is
 // skipped with a note. The command writes a JSON record of every run of

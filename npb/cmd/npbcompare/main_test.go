@@ -30,9 +30,9 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"-ref", empty, "-class", "Z"}, `-class "Z"`},
 		{[]string{"-ref", empty, "-class", "C", "ep"}, fmt.Sprintf("no reference binary %s/bin/ep.C.x", empty)},
 		{[]string{"-ref", empty, "-bind", "socket"}, `-bind "socket"`},
-		{[]string{"-ref", filepath.Join(empty, "none"), "ep"}, "none: no such directory: build the reference first (npb/reference/build.sh -o "},
+		{[]string{"-ref", filepath.Join(empty, "none"), "ep"}, "none: no such directory: give the NPB3.4-MPI source tree whose bin/ holds the reference binaries"},
 		{[]string{"-ref", empty, "-class", "S", "-np", "1,2", "cg", "bt"},
-			fmt.Sprintf(`no reference binary %[1]s/bin/bt.S.x, %[1]s/bin/cg.S.x: build it (npb/reference/build.sh -o %[1]s -c "S" NPB_DIR bt cg)`, empty)},
+			fmt.Sprintf(`no reference binary %[1]s/bin/bt.S.x, %[1]s/bin/cg.S.x: in the NPB3.4-MPI tree %[1]s, build with its makefiles: make bt CLASS=S, make cg CLASS=S (npb/reference/README.md)`, empty)},
 		{[]string{"-bogus"}, "flag provided but not defined: -bogus"},
 	} {
 		var out bytes.Buffer
@@ -165,7 +165,7 @@ func referenceForTest(t *testing.T) string {
 	}
 	for _, b := range []string{"ep", "is"} {
 		if _, err := os.Stat(filepath.Join(dir, "bin", b+".S.x")); err != nil {
-			t.Skipf("no class S reference in %s (set NPB_REF_S; build it with npb/reference/build.sh -o %s -c S NPB_DIR ep is): %v", dir, dir, err)
+			t.Skipf("no class S reference in %s (set NPB_REF_S to an NPB3.4-MPI tree in which make ep CLASS=S and make is CLASS=S have run): %v", dir, err)
 		}
 	}
 	return dir
