@@ -179,10 +179,7 @@ func newWriteJob(t *testing.T) writeJob {
 func TestPushDataMatchesKick(t *testing.T) {
 	fast, slow := newWriteJob(t), newWriteJob(t)
 	sid := fast.sid
-	data := make([]byte, MaxBOTF)
-	for i := range data {
-		data[i] = byte(i + 7)
-	}
+	data := pattern(MaxBOTF, 7)
 	cases := []struct {
 		name  string
 		dst   int
@@ -235,10 +232,12 @@ func TestPushDataMatchesKick(t *testing.T) {
 // nativeTarget does not cover.
 func TestPullAndAtomicDataMatchKick(t *testing.T) {
 	fast, slow := newWriteJob(t), newWriteJob(t)
+	const swapAt = 32 // the word the swapping compare-and-swap finds at 0
 	for _, j := range []writeJob{fast, slow} {
 		for i := range j.mem {
 			j.mem[i] = byte(i * 7)
 		}
+		binary.LittleEndian.PutUint64(j.mem[swapAt:], 0)
 	}
 	sid := fast.sid
 	type result struct {
@@ -262,7 +261,7 @@ func TestPullAndAtomicDataMatchKick(t *testing.T) {
 		{"pull ending off a word", 1, sid, 3, 8, OpPull, 0, false},
 		{"pull across the end", 1, sid, 4088, 16, OpPull, 0, false},
 		{"fetch-and-add", 1, sid, 16, 0, OpFAA, 5, true},
-		{"compare-and-swap that swaps", 1, sid, 16, 0, OpCAS, 0, true},
+		{"compare-and-swap that swaps", 1, sid, swapAt, 0, OpCAS, 0, true},
 		{"compare-and-swap that does not", 1, sid, 24, 0, OpCAS, 1, true},
 		{"an atomic off a word", 1, sid, 20, 0, OpFAA, 1, false},
 		{"an unknown SID", 1, sid + 1, 0, 0, OpFAA, 1, false},
@@ -308,5 +307,8 @@ func TestPullAndAtomicDataMatchKick(t *testing.T) {
 		if !bytes.Equal(fast.mem, slow.mem) {
 			t.Errorf("%s: the target memory differs", c.name)
 		}
+	}
+	if w := binary.LittleEndian.Uint64(fast.mem[swapAt:]); w != 99 {
+		t.Errorf("the word at %d is %d after the compare-and-swap of 0 for 99, want 99", swapAt, w)
 	}
 }
