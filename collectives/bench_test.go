@@ -85,3 +85,29 @@ func BenchmarkRunnerBcast8B(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRunnerGather8B is the Runner's own cost of a checked gather of
+// 8-byte blocks by the shared algorithm.
+func BenchmarkRunnerGather8B(b *testing.B) {
+	u := loneRunner()
+	send, recv := make([]byte, 8), make([]byte, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := u.Gather(send, recv, 0, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunnerScatter8B is the Runner's own cost of a checked scatter
+// of 8-byte blocks by the shared algorithm.
+func BenchmarkRunnerScatter8B(b *testing.B) {
+	u := loneRunner()
+	send, recv := make([]byte, 8), make([]byte, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := u.Scatter(send, recv, 0, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -335,10 +335,15 @@ var (
 )
 
 func badRoot(coll Collective, root, n int) error {
-	if root < 0 || root >= n || root >= 1<<23 {
-		return fmt.Errorf("%v: root %d is not a rank of a communicator of %d: %w", coll, root, n, ErrBuffer)
+	if uint(root) < uint(n) && root < 1<<23 { // small enough to inline
+		return nil
 	}
-	return nil
+	return rootErr(coll, root, n)
+}
+
+// rootErr is badRoot's error.
+func rootErr(coll Collective, root, n int) error {
+	return fmt.Errorf("%v: root %d is not a rank of a communicator of %d: %w", coll, root, n, ErrBuffer)
 }
 
 func badUnits(coll Collective, length, unit int) error {

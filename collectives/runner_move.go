@@ -36,15 +36,20 @@ func (u *Runner) Gather(send, recv []byte, root, elem int) error {
 		blk, split = blocks(CollGather, "root's receive buffer (in place)", len(recv), n, elem)
 		own = recv[root*blk : (root+1)*blk]
 	}
-	o := opCall{key: Key{Coll: CollGather, Elem: elem, Root: root, Bytes: blk},
-		input: own, shareLen: blk, bytes: blk, invalid: badRoot(CollGather, root, n)}
+	invalid := badRoot(CollGather, root, n)
 	switch {
-	case o.invalid != nil:
+	case invalid != nil:
 	case split != nil:
-		o.invalid = split
+		invalid = split
 	case rank == root && len(recv) < n*blk:
-		o.invalid = sizeErr(CollGather, "root's receive buffer", len(recv), n*blk)
+		invalid = sizeErr(CollGather, "root's receive buffer", len(recv), n*blk)
+	default:
+		if done, err := u.smallGather(own, recv, blk, elem, root); done {
+			return err
+		}
 	}
+	o := opCall{key: Key{Coll: CollGather, Elem: elem, Root: root, Bytes: blk},
+		input: own, shareLen: blk, bytes: blk, invalid: invalid}
 	return u.do(&o, func(c *call, alg string) error {
 		return Gather(c, alg, send, recv, root)
 	}, func(b *board) {
@@ -87,15 +92,21 @@ func (u *Runner) Scatter(send, recv []byte, root, elem int) error {
 	if recv == nil && rank == root {
 		blk, split = blocks(CollScatter, "root's send buffer (in place)", len(send), n, elem)
 	}
-	o := opCall{key: Key{Coll: CollScatter, Elem: elem, Root: root, Bytes: blk},
-		shareLen: n * blk, bytes: blk, invalid: badRoot(CollScatter, root, n)}
+	invalid := badRoot(CollScatter, root, n)
 	switch {
-	case o.invalid != nil:
+	case invalid != nil:
 	case split != nil:
-		o.invalid = split
+		invalid = split
 	case rank == root && len(send) < n*blk:
-		o.invalid = sizeErr(CollScatter, "root's send buffer", len(send), n*blk)
-	case rank == root:
+		invalid = sizeErr(CollScatter, "root's send buffer", len(send), n*blk)
+	default:
+		if done, err := u.smallScatter(send, recv, blk, elem, root); done {
+			return err
+		}
+	}
+	o := opCall{key: Key{Coll: CollScatter, Elem: elem, Root: root, Bytes: blk},
+		shareLen: n * blk, bytes: blk, invalid: invalid}
+	if invalid == nil && rank == root {
 		o.input = send[:n*blk]
 	}
 	return u.do(&o, func(c *call, alg string) error {

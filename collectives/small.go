@@ -5,11 +5,12 @@ import (
 	"unsafe"
 )
 
-// Small calls: a broadcast, or a reduction, whose data fits the data word
-// of the synchronisation network (and whose communicator is small enough
-// for every rank's word to travel in the barrier's messages) runs in one
-// barrier: what the driver would do for it (AlgShared, its inputs inline),
-// without the driver's generality.
+// Small calls: a broadcast, a reduction, a gather, a scatter, an allgather
+// or an alltoall whose data fits the data word of the synchronisation
+// network (and whose communicator is small enough for every rank's word
+// to travel in the barrier's messages), or the barrier's payload where
+// the driver would take AlgShared, runs in one barrier: what the driver
+// would do for it (AlgShared), without the driver's generality.
 //
 // Where the calls run ahead of their check (a RunAheadBarrier, with
 // FanOutAhead), the broadcasts and the reductions to a root need no
@@ -148,8 +149,8 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 // algorithms, inputs AlgShared does not take.
 //
 // The call's key is coll's of bytes (the same at every rank) of elements
-// of elem bytes.
-func (u *Runner) smallShared(coll Collective, elem, bytes int, input []byte) (done, inline bool, err error) {
+// of elem bytes, to or from root (0 for a call without one).
+func (u *Runner) smallShared(coll Collective, elem, bytes, root int, input []byte) (done, inline bool, err error) {
 	hw := u.HW
 	if hw == nil || len(u.Force) != 0 {
 		return false, false, nil
@@ -158,9 +159,9 @@ func (u *Runner) smallShared(coll Collective, elem, bytes int, input []byte) (do
 		if !u.payloadShared(coll, len(input)) {
 			return false, false, nil
 		}
-		return true, false, u.keyedBarrier(coll, u.smallHash(coll, elem, bytes, 0, nil), nil, input)
+		return true, false, u.keyedBarrier(coll, u.smallHash(coll, elem, bytes, root, nil), nil, input)
 	}
-	return true, true, u.keyedBarrier(coll, u.smallHash(coll, elem, bytes, 0, nil), u.wordOf(input), nil)
+	return true, true, u.keyedBarrier(coll, u.smallHash(coll, elem, bytes, root, nil), u.wordOf(input), nil)
 }
 
 // smallMove runs an allgather or an alltoall (coll) of blk bytes a pair
@@ -168,20 +169,94 @@ func (u *Runner) smallShared(coll Collective, elem, bytes int, input []byte) (do
 // this rank's whole input, and recv gets, from every rank r, the blk bytes
 // at off of r's. An allgather's off is 0, an alltoall's this rank's block.
 func (u *Runner) smallMove(coll Collective, input, recv []byte, blk, elem, off int) (done bool, err error) {
-	done, inline, err := u.smallShared(coll, elem, blk, input)
+	done, inline, err := u.smallShared(coll, elem, blk, 0, input)
 	if !done {
 		return false, nil
 	}
-	for r := range u.Net.Size() {
-		switch {
-		case err != nil:
-		case inline:
-			copy(recv[r*blk:(r+1)*blk], u.HW.Datum(r)[off:off+blk])
-		default:
-			copy(recv[r*blk:(r+1)*blk], u.HW.Payload(r, off, blk)[off:off+blk])
-		}
+	if err == nil {
+		u.collectBlocks(recv, blk, off, inline)
 	}
 	return true, u.withEarlier(err)
+}
+
+// smallGather runs a gather of blk bytes a rank to root in one barrier
+// (smallShared), for valid arguments: own is this rank's block, and the
+// root's recv gets rank r's at recv[r*blk:] (own may be the root's block
+// of recv: in place).
+func (u *Runner) smallGather(own, recv []byte, blk, elem, root int) (done bool, err error) {
+	done, inline, err := u.smallShared(CollGather, elem, blk, root, own)
+	if !done {
+		return false, nil
+	}
+	if err == nil && u.Net.Rank() == root {
+		u.collectBlocks(recv, blk, 0, inline)
+	}
+	return true, u.withEarlier(err)
+}
+
+// collectBlocks copies into recv[r*blk:] the blk bytes at off of what
+// every rank r published at the last barrier: its data word (inline) or
+// its payload.
+func (u *Runner) collectBlocks(recv []byte, blk, off int, inline bool) {
+	for r := range u.Net.Size() {
+		if inline {
+			copyBlock(recv[r*blk:(r+1)*blk], u.HW.Datum(r)[off:off+blk])
+		} else {
+			copyBlock(recv[r*blk:(r+1)*blk], u.HW.Payload(r, off, blk)[off:off+blk])
+		}
+	}
+}
+
+// smallScatter runs a scatter of blk bytes a rank from root in one
+// barrier, for valid arguments, where the driver would take AlgShared
+// and not run ahead: the root publishes its send (the n blocks) as its
+// data word, where they fit one and the group's words travel with the
+// barrier, else as its payload; the others publish their key alone and
+// copy their block from the root's. recv is nil at the root in place.
+// It reports false, having done nothing, where the driver must take the
+// call.
+func (u *Runner) smallScatter(send, recv []byte, blk, elem, root int) (done bool, err error) {
+	hw, n, self := u.HW, u.Net.Size(), u.Net.Rank()
+	if hw == nil || len(u.Force) != 0 {
+		return false, nil
+	}
+	if _, ok := u.runAheadBarrier(CollScatter); ok {
+		return false, nil
+	}
+	inline := n*blk <= DatumSize && n <= hw.InlineRanks()
+	if !inline && !u.payloadShared(CollScatter, n*blk) {
+		return false, nil
+	}
+	var w *[DatumSize]byte
+	var input []byte
+	if self == root {
+		if inline {
+			w = u.wordOf(send[:n*blk])
+		} else {
+			input = send[:n*blk]
+		}
+	}
+	err = u.keyedBarrier(CollScatter, u.smallHash(CollScatter, elem, blk, root, nil), w, input)
+	switch {
+	case err != nil, recv == nil:
+	case self == root:
+		copyBlock(recv[:blk], send[root*blk:])
+	case inline:
+		copyBlock(recv[:blk], hw.Datum(root)[self*blk:])
+	default:
+		copyBlock(recv[:blk], hw.Payload(root, self*blk, blk)[self*blk:])
+	}
+	return true, u.withEarlier(err)
+}
+
+// copyBlock copies the first len(dst) bytes of src into dst, an 8-byte
+// block, the commonest small one, without memmove's call.
+func copyBlock(dst, src []byte) {
+	if len(dst) == 8 {
+		*(*[8]byte)(dst) = [8]byte(src[:8])
+		return
+	}
+	copy(dst, src)
 }
 
 // smallReduction runs an allreduce (coll CollAllreduce), or a reduce to

@@ -308,6 +308,105 @@ func checkMoves(u *Runner, blk, seed int) error {
 	return nil
 }
 
+// Gathers and scatters of blocks that fit a data word, or the barrier's
+// payload, run in one barrier (smallGather, smallScatter) to rotating
+// roots, in place or not, and move the right blocks; a rank whose call
+// differs, by its count or by arguments its own checks refuse (the driver
+// takes those), fails everyone's call, and the group goes on.
+func TestSmallGatherScatter(t *testing.T) {
+	for _, n := range []int{2, 3, 4} { // 4: more than memHW's inline ranks
+		for _, blk := range []int{DatumSize / n, (memPayloadSize - keySize) / n} {
+			errs := runRunners(t, n, true, true, nil, func(u *Runner) error {
+				rank, calls := u.Net.Rank(), uint64(0)
+				for i := range 2 * n {
+					for _, inPlace := range []bool{false, true} {
+						if err := checkRooted(u, blk, i%n, i, inPlace); err != nil {
+							return fmt.Errorf("call %d (in place %v): %w", i, inPlace, err)
+						}
+						calls++
+					}
+				}
+				if u.c.Net != nil {
+					return fmt.Errorf("the driver took a call: %v", u.Stats.Counts())
+				}
+				if c := u.Stats.Counts(); c["gather/shared-nic"] != calls || c["scatter/shared-nic"] != calls {
+					return fmt.Errorf("the calls took other paths: %v", c)
+				}
+				b := blk
+				if rank == 0 {
+					b--
+				}
+				if err := u.Gather(make([]byte, b), make([]byte, n*blk), 1, 1); !errors.Is(err, ErrMismatch) {
+					return fmt.Errorf("gather with rank 0's block %d: %v, want ErrMismatch", b, err)
+				}
+				short := n * blk
+				if rank == 1 {
+					short--
+				}
+				if err := u.Scatter(make([]byte, short), make([]byte, blk), 1, 1); err == nil {
+					return fmt.Errorf("scatter with the root's send buffer short: no error")
+				}
+				return checkRooted(u, blk, n-1, 99, false)
+			})
+			for r, err := range errs {
+				if err != nil {
+					t.Errorf("n=%d blk=%d rank %d: %v", n, blk, r, err)
+				}
+			}
+		}
+	}
+}
+
+// checkRooted runs a gather to root and a scatter from root of blk-byte
+// blocks on u, the root's in place or not, and checks what arrived.
+func checkRooted(u *Runner, blk, root, seed int, inPlace bool) error {
+	n, rank := u.Net.Size(), u.Net.Rank()
+	own := make([]byte, blk)
+	for j := range own {
+		own[j] = byte(16*rank + j + seed)
+	}
+	send, recv := own, make([]byte, n*blk)
+	if inPlace && rank == root {
+		copy(recv[rank*blk:], own)
+		send = nil
+	}
+	if err := u.Gather(send, recv, root, 1); err != nil {
+		return err
+	}
+	for r := range n {
+		for j := range blk {
+			if got, want := recv[r*blk+j], byte(16*r+j+seed); rank == root && got != want {
+				return fmt.Errorf("gather byte %d of %d is %d, want %d", j, r, got, want)
+			}
+		}
+	}
+	all := make([]byte, n*blk)
+	for j := range all {
+		all[j] = byte(3*j + seed)
+	}
+	var in []byte
+	out := make([]byte, blk)
+	if rank == root {
+		in = all
+		if inPlace {
+			out = nil
+		}
+	}
+	if err := u.Scatter(in, out, root, 1); err != nil {
+		return err
+	}
+	got := out
+	if out == nil {
+		got = all[rank*blk : (rank+1)*blk]
+	}
+	for j := range blk {
+		if want := byte(3*(rank*blk+j) + seed); got[j] != want {
+			return fmt.Errorf("scatter byte %d is %d, want %d", j, got[j], want)
+		}
+	}
+	return nil
+}
+
 // smallHash's cache hands out a key's hash only for the key it holds:
 // each call below differs from the one before it in one of the key's
 // parts (the collective, the element size, the byte count, the root, the

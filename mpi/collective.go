@@ -279,6 +279,9 @@ func Gather[T Type](c *Comm, send, recv []T, root int) error {
 		_, err := interGatherv(c, "Gather", true, send, recv, nil, nil, root)
 		return err
 	}
+	if c.enter() {
+		return c.leave("Gather", c.runner.Gather(inPlace(send), asBytes(recv), root, sizeOf[T]()))
+	}
 	return c.collective("Gather", gatherBody(send, recv, root))
 }
 
@@ -318,6 +321,9 @@ func Scatter[T Type](c *Comm, send, recv []T, root int) error {
 	if c.IsInter() {
 		_, err := interScatterv(c, "Scatter", true, send, nil, nil, recv, root)
 		return err
+	}
+	if c.enter() {
+		return c.leave("Scatter", c.runner.Scatter(asBytes(send), inPlace(recv), root, sizeOf[T]()))
 	}
 	return c.collective("Scatter", scatterBody(send, recv, root))
 }
