@@ -274,6 +274,79 @@ func TestSmallCallsAhead(t *testing.T) {
 	}
 }
 
+// Small scatters and gathers run ahead through the ring as broadcasts
+// and reductions to a root do: a scatter's root publishes every block as
+// its word and waits for no one, the others wait for the root alone; a
+// gather's others publish their block and return, its root waits for
+// the release, compares every key and collects every block; a
+// difference fails at once where the call waits anyway.
+func TestSmallScatterGatherAhead(t *testing.T) {
+	const n = 3
+	s := &scriptedRing{keys: map[uint64][]uint64{}, recs: map[uint64][][keySize]byte{},
+		released: map[uint64]bool{}, datums: map[uint64][][DatumSize]byte{}}
+	hw := &ringHW{memHW: &memHW{h: newMemHardware(n), rank: 1}, scriptedRing: s}
+	u := &Runner{Net: &memNet{w: newMemWorld(n), rank: 1}, HW: hw, RunAhead: new(RunAhead), FanOutAhead: true, Check: true}
+	// script makes the next generation: every rank's Key k but rank
+	// odd's, which is other, and the ranks' words.
+	script := func(k Key, odd int, other Key, words ...string) {
+		gen := s.gen + 1
+		s.keys[gen], s.recs[gen], s.datums[gen] = make([]uint64, n), make([][keySize]byte, n), make([][DatumSize]byte, n)
+		for rank := range n {
+			kk := k
+			if rank == odd {
+				kk = other
+			}
+			kk.put(s.recs[gen][rank][:])
+			s.keys[gen][rank] = keyHash(s.recs[gen][rank][:])
+			copy(s.datums[gen][rank][:], words[rank])
+		}
+	}
+	key := func(c Collective, root int) Key { return Key{Coll: c, Elem: 1, Root: root, Bytes: 2} }
+
+	// The scatter's root: its blocks are its word, and it waits for no one.
+	script(key(CollScatter, 1), -1, Key{}, "", "aabbcc", "")
+	recv := make([]byte, 2)
+	if ok, err := u.smallScatter([]byte("aabbcc"), recv, 2, 1, 1); !ok || err != nil || len(s.arrived) != 0 ||
+		string(s.arrivals[len(s.arrivals)-1][:6]) != "aabbcc" || string(recv) != "bb" {
+		t.Fatalf("the scatter's root: done %v, %v, waited for %v, published %q, kept %q", ok, err, s.arrived, s.arrivals, recv)
+	}
+	// From root 2: block 1 of the root's word, after the root's arrival alone.
+	script(key(CollScatter, 2), -1, Key{}, "", "", "xxyyzz")
+	if ok, err := u.smallScatter(nil, recv, 2, 1, 2); !ok || err != nil || string(recv) != "yy" || !slices.Equal(s.arrived, []int{2}) {
+		t.Fatalf("a scatter from root 2: done %v, %v, block %q, waited for %v; want yy from 2", ok, err, recv, s.arrived)
+	}
+	// Root 0 scatters blocks of 3 bytes where this rank says 2: it fails at once.
+	other := key(CollScatter, 0)
+	other.Bytes = 3
+	script(key(CollScatter, 0), 0, other, "garbage", "", "")
+	copy(recv, "ok")
+	if ok, err := u.smallScatter(nil, recv, 2, 1, 0); !ok || !errors.Is(err, ErrMismatch) || string(recv) != "ok" {
+		t.Fatalf("a scatter from a root whose call differs: done %v, %v, block %q; want ErrMismatch, the block kept", ok, err, recv)
+	}
+
+	// The gather's others: publish the block and return.
+	s.arrived, s.waited = nil, nil
+	pending := u.RunAhead.n
+	script(key(CollGather, 0), -1, Key{}, "", "", "")
+	if ok, err := u.smallGather([]byte("me"), nil, 2, 1, 0); !ok || err != nil ||
+		string(s.arrivals[len(s.arrivals)-1][:2]) != "me" || len(s.waited) != 0 || u.RunAhead.n != pending+1 {
+		t.Fatalf("a gather to root 0: done %v, %v, waited for %v, %d calls left for later (was %d)", ok, err, s.waited, u.RunAhead.n, pending)
+	}
+	// The gather's root: every key compared, every block collected.
+	script(key(CollGather, 1), -1, Key{}, "p0", "p1", "p2")
+	all := make([]byte, 6)
+	if ok, err := u.smallGather([]byte("p1"), all, 2, 1, 1); !ok || err != nil || string(all) != "p0p1p2" || !slices.Contains(s.waited, s.gen) {
+		t.Fatalf("the gather's root: done %v, %v, gathered %q, waited for releases %v; want p0p1p2 after generation %d", ok, err, all, s.waited, s.gen)
+	}
+	// As the root, a difference fails at once.
+	odd := key(CollGather, 1)
+	odd.Bytes = 4
+	script(key(CollGather, 1), 2, odd, "", "", "")
+	if ok, err := u.smallGather([]byte("p1"), all, 2, 1, 1); !ok || !errors.Is(err, ErrMismatch) {
+		t.Fatalf("the root of differing gathers: done %v, %v; want ErrMismatch", ok, err)
+	}
+}
+
 // TestRunAheadOnlyFanOut checks which calls run ahead: a Runner's
 // broadcasts and scatters with FanOutAhead and a RunAheadBarrier, nothing
 // else.

@@ -47,10 +47,11 @@ type Runner struct {
 	// fans out from the root, run ahead of their check where it overlaps
 	// their data (with RunAhead). The root then sends and returns, where
 	// the check would make it wait for the last process to arrive. Only
-	// these, and the reductions to a root of a data word, whose words
-	// travel in the barrier's ring (see smallReduction): the root of a
-	// larger reduction or of a gather waits for everyone's messages
-	// anyway, and running ahead lost there (see sharedPays). And
+	// these, and the reductions and gathers to a root of a data word,
+	// whose words travel in the barrier's ring (see smallReduction,
+	// smallGather): the root of a larger reduction or gather waits for
+	// everyone's messages anyway, and running ahead lost there (see
+	// sharedPays). And
 	// only the user's: a call that returns while others fail must be
 	// followed by the same calls everywhere, which code that returns at a
 	// failure (MPI's own composite operations, a communicator's

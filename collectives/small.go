@@ -13,15 +13,16 @@ import (
 // would do for it (AlgShared), without the driver's generality.
 //
 // Where the calls run ahead of their check (a RunAheadBarrier, with
-// FanOutAhead), the broadcasts and the reductions to a root need no
-// barrier: every process arrives with its key and data word in the
-// barrier's ring, and only those that need a word wait, for its arrival
-// alone. A broadcast's root arrives and returns, and the others wait for
-// the root; a reduction's root waits for every process, and the others
-// arrive and return. The comparison of the keys is settled later, as
-// for RunAhead's other calls, except where a process waits anyway: a
+// FanOutAhead), the broadcasts, scatters, reductions and gathers to a
+// root of a data word need no barrier: every process arrives with its
+// key and data word in the barrier's ring, and only those that need a
+// word wait, for its arrival alone. A broadcast's or a scatter's root
+// arrives and returns, and the others wait for the root; a reduction's
+// or a gather's root waits for every process, and the others arrive and
+// return. The comparison of the keys is settled later, as for
+// RunAhead's other calls, except where a process waits anyway: a
 // process whose key differs from the root's fails at once, and a
-// reduction's root compares every key.
+// reduction's or a gather's root compares every key.
 
 // smallKey caches the encoded Key of the last small call, and the hash of
 // all of it but the root, as long as the calls repeat but for their root
@@ -106,7 +107,7 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 	self := u.Net.Rank() == root
 	if len(buf) <= DatumSize {
 		if rb, ok := u.wordBcastBarrier(); ok {
-			return true, u.withEarlier(u.bcastAhead(rb, buf, root, elem))
+			return true, u.withEarlier(u.bcastAhead(rb, CollBcast, buf, len(buf), root, elem))
 		}
 	}
 	hash := u.smallHash(CollBcast, elem, len(buf), root, nil)
@@ -180,10 +181,16 @@ func (u *Runner) smallMove(coll Collective, input, recv []byte, blk, elem, off i
 }
 
 // smallGather runs a gather of blk bytes a rank to root in one barrier
-// (smallShared), for valid arguments: own is this rank's block, and the
+// (smallShared), or through the barrier's ring where it runs ahead
+// (gatherAhead), for valid arguments: own is this rank's block, and the
 // root's recv gets rank r's at recv[r*blk:] (own may be the root's block
 // of recv: in place).
 func (u *Runner) smallGather(own, recv []byte, blk, elem, root int) (done bool, err error) {
+	if hw := u.HW; hw != nil && len(u.Force) == 0 && blk <= DatumSize && u.Net.Size() <= hw.InlineRanks() {
+		if rb, ok := u.aheadBarrier(); ok {
+			return true, u.withEarlier(u.gatherAhead(rb, own, recv, blk, elem, root))
+		}
+	}
 	done, inline, err := u.smallShared(CollGather, elem, blk, root, own)
 	if !done {
 		return false, nil
@@ -208,22 +215,26 @@ func (u *Runner) collectBlocks(recv []byte, blk, off int, inline bool) {
 }
 
 // smallScatter runs a scatter of blk bytes a rank from root in one
-// barrier, for valid arguments, where the driver would take AlgShared
-// and not run ahead: the root publishes its send (the n blocks) as its
-// data word, where they fit one and the group's words travel with the
-// barrier, else as its payload; the others publish their key alone and
-// copy their block from the root's. recv is nil at the root in place.
-// It reports false, having done nothing, where the driver must take the
-// call.
+// barrier, for valid arguments, where the driver would take AlgShared:
+// the root publishes its send (the n blocks) as its data word, where
+// they fit one and the group's words travel with the barrier, else as
+// its payload; the others publish their key alone and copy their block
+// from the root's. Where the call runs ahead, the blocks that fit a data
+// word go through the barrier's ring (scatterAhead), the others to the
+// driver. recv is nil at the root in place. It reports false, having
+// done nothing, where the driver must take the call.
 func (u *Runner) smallScatter(send, recv []byte, blk, elem, root int) (done bool, err error) {
 	hw, n, self := u.HW, u.Net.Size(), u.Net.Rank()
 	if hw == nil || len(u.Force) != 0 {
 		return false, nil
 	}
-	if _, ok := u.runAheadBarrier(CollScatter); ok {
-		return false, nil
-	}
 	inline := n*blk <= DatumSize && n <= hw.InlineRanks()
+	if rb, ok := u.runAheadBarrier(CollScatter); ok {
+		if !inline {
+			return false, nil // the driver runs it ahead
+		}
+		return true, u.withEarlier(u.scatterAhead(rb, send, recv, blk, elem, root))
+	}
 	if !inline && !u.payloadShared(CollScatter, n*blk) {
 		return false, nil
 	}
@@ -453,10 +464,12 @@ func (u *Runner) foldWords(r *Reducer, acc []byte, src dataWords) {
 }
 
 // bcastAhead broadcasts buf, a data word at most of elements of elem
-// bytes, from root through rb's ring (see above).
-func (u *Runner) bcastAhead(rb RunAheadBarrier, buf []byte, root, elem int) error {
-	p, coll := u.RunAhead, CollBcast
-	hash := u.smallHash(coll, elem, len(buf), root, nil)
+// bytes, from root through rb's ring (see above), as a call of coll of
+// bytes (the key's count): a broadcast's is len(buf); a scatter
+// broadcasts its root's blocks, bytes a block (scatterAhead).
+func (u *Runner) bcastAhead(rb RunAheadBarrier, coll Collective, buf []byte, bytes, root, elem int) error {
+	p := u.RunAhead
+	hash := u.smallHash(coll, elem, bytes, root, nil)
 	var w *[DatumSize]byte // the root's alone
 	self := u.Net.Rank() == root
 	if self {
@@ -481,6 +494,52 @@ func (u *Runner) bcastAhead(rb RunAheadBarrier, buf []byte, root, elem int) erro
 	}
 	p.n++ // settled by a later call
 	u.Stats.addAt(coll, statSharedNIC)
+	return nil
+}
+
+// scatterAhead scatters root's send, n blocks of blk bytes that together
+// fit a data word, through rb's ring: the root broadcasts them as its
+// word (bcastAhead) and returns, and the others, which wait for the
+// root's arrival alone, take their block from the word. recv is nil at
+// the root in place.
+func (u *Runner) scatterAhead(rb RunAheadBarrier, send, recv []byte, blk, elem, root int) error {
+	n, self := u.Net.Size(), u.Net.Rank()
+	word := u.word[:n*blk] // the root's blocks, where they arrive
+	if self == root {
+		word = send[:n*blk]
+	}
+	if err := u.bcastAhead(rb, CollScatter, word, blk, root, elem); err != nil {
+		return err
+	}
+	if recv != nil {
+		copyBlock(recv[:blk], word[self*blk:])
+	}
+	return nil
+}
+
+// gatherAhead gathers the processes' blocks of blk bytes, a data word at
+// most, at root through rb's ring, as reduceAhead reduces: every process
+// publishes its block as its word, and all but the root return; the root
+// waits for every arrival, compares every key and copies every word's
+// block into recv.
+func (u *Runner) gatherAhead(rb RunAheadBarrier, own, recv []byte, blk, elem, root int) error {
+	p, coll := u.RunAhead, CollGather
+	hash := u.smallHash(coll, elem, blk, root, nil)
+	s, err := u.arriveAhead(rb, u.small.rec, hash, u.wordOf(own))
+	if err != nil {
+		return fmt.Errorf("%v: %w", coll, err)
+	}
+	u.Stats.addAt(coll, statSharedNIC)
+	if u.Net.Rank() != root {
+		p.n++ // settled by a later call
+		return nil
+	}
+	if err := p.check(s, true); err != nil {
+		return err
+	}
+	for r := range u.Net.Size() {
+		copyBlock(recv[r*blk:(r+1)*blk], rb.DatumAt(r, s.gen)[:blk])
+	}
 	return nil
 }
 

@@ -412,7 +412,7 @@ func scenarioTypedCollErrors(w *mpi.Comm) error {
 		err  error
 		want error
 	}{
-		{"GatherType whose root's blocks differ", mpi.GatherType(w, make([]int32, 3), 3, mpi.Element, make([]int32, 4*n), 4, mpi.Element, 0), mpi.ErrMismatch},
+		{"GatherType whose root's blocks differ", reportedBy(w.Barrier, mpi.GatherType(w, make([]int32, 3), 3, mpi.Element, make([]int32, 4*n), 4, mpi.Element, 0)), mpi.ErrMismatch},
 		{"AllgatherType with a receive buffer too small for the datatype", mpi.AllgatherType(w, make([]int32, 4), 4, mpi.Element, make([]int32, 7*n-1), 1, col), mpi.ErrBuffer},
 		{"BcastType with counts that differ", reportedBy(w.Barrier, mpi.BcastType(w, make([]float64, 16), 1+me%2, col, 0)), nil},
 		{"Alltoallw with a datatype short", mpi.Alltoallw(w, make([]int64, n), make([]int, n), make([]int, n), make([]*mpi.Datatype, n-1),
@@ -491,9 +491,9 @@ func elements(n int) []*mpi.Datatype {
 
 // reportedBy returns a collective call's err, or, if the call returned
 // none, the error of next, the following collective call, which every
-// rank makes: a broadcast that ran ahead of its argument check (ranks
-// outnumbering cores) may return before a difference shows, and the next
-// call reports it.
+// rank makes: a broadcast, a scatter or a gather that ran ahead of its
+// argument check (ranks outnumbering cores) may return before a
+// difference shows, and the next call reports it.
 func reportedBy(next func() error, err error) error {
 	nerr := next()
 	if err == nil {

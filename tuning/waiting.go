@@ -26,8 +26,8 @@ type Waiting struct {
 	// nonblocking collectives run (llc.Endpoint.SpinBusy, YieldBusyFor).
 	BusySpin     int
 	BusyYieldFor time.Duration
-	// RunAhead lets broadcasts, scatters and reductions of a data word to
-	// a root return before their argument check settles
+	// RunAhead lets broadcasts, scatters, and reductions and gathers of a
+	// data word to a root return before their argument check settles
 	// (collectives.RunAhead), and makes the exchanges' receives whole
 	// (llc.RecvOp.Whole).
 	RunAhead bool
