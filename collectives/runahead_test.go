@@ -96,6 +96,17 @@ func (s *scriptedRing) script(gen uint64, n, odd int, k, other Key) uint64 {
 	return keyHash(mine[:])
 }
 
+// scriptWords makes the next generation's arguments, as script does,
+// and the members' data words.
+func (s *scriptedRing) scriptWords(n int, k Key, odd int, other Key, words ...string) {
+	gen := s.gen + 1
+	s.script(gen, n, odd, k, other)
+	s.datums[gen] = make([][DatumSize]byte, n)
+	for r, w := range words {
+		copy(s.datums[gen][r][:], w)
+	}
+}
+
 // TestRunAheadSettle scripts a rank that ran three broadcasts ahead: the
 // settling of a generation waits for its release and compares its keys,
 // a difference is kept and reported once, by the next call, joined with
@@ -198,22 +209,11 @@ func TestSmallCallsAhead(t *testing.T) {
 		released: map[uint64]bool{}, datums: map[uint64][][DatumSize]byte{}}
 	hw := &ringHW{memHW: &memHW{h: newMemHardware(n), rank: 1}, scriptedRing: s}
 	u := &Runner{Net: &memNet{w: newMemWorld(n), rank: 1}, HW: hw, RunAhead: new(RunAhead), FanOutAhead: true, Check: true}
-	word := func(text string) (w [DatumSize]byte) { copy(w[:], text); return w }
 	// script makes the next generation: every rank's Key k (its Op that
 	// of r) but rank odd's, which is other, and the ranks' words.
 	script := func(k Key, r Reducer, odd int, other Key, words ...string) {
-		gen := s.gen + 1
-		s.keys[gen], s.recs[gen], s.datums[gen] = make([]uint64, n), make([][keySize]byte, n), make([][DatumSize]byte, n)
-		for rank := range n {
-			kk := k
-			if rank == odd {
-				kk = other
-			}
-			kk.Op = opID(r)
-			kk.put(s.recs[gen][rank][:])
-			s.keys[gen][rank] = keyHash(s.recs[gen][rank][:])
-			s.datums[gen][rank] = word(words[rank])
-		}
+		k.Op, other.Op = opID(r), opID(r)
+		s.scriptWords(n, k, odd, other, words...)
 	}
 	bcast := func(root int) Key { return Key{Coll: CollBcast, Elem: 1, Root: root, Bytes: 5} }
 
@@ -288,19 +288,7 @@ func TestSmallScatterGatherAhead(t *testing.T) {
 	u := &Runner{Net: &memNet{w: newMemWorld(n), rank: 1}, HW: hw, RunAhead: new(RunAhead), FanOutAhead: true, Check: true}
 	// script makes the next generation: every rank's Key k but rank
 	// odd's, which is other, and the ranks' words.
-	script := func(k Key, odd int, other Key, words ...string) {
-		gen := s.gen + 1
-		s.keys[gen], s.recs[gen], s.datums[gen] = make([]uint64, n), make([][keySize]byte, n), make([][DatumSize]byte, n)
-		for rank := range n {
-			kk := k
-			if rank == odd {
-				kk = other
-			}
-			kk.put(s.recs[gen][rank][:])
-			s.keys[gen][rank] = keyHash(s.recs[gen][rank][:])
-			copy(s.datums[gen][rank][:], words[rank])
-		}
-	}
+	script := func(k Key, odd int, other Key, words ...string) { s.scriptWords(n, k, odd, other, words...) }
 	key := func(c Collective, root int) Key { return Key{Coll: c, Elem: 1, Root: root, Bytes: 2} }
 
 	// The scatter's root: its blocks are its word, and it waits for no one.
