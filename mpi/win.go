@@ -101,6 +101,14 @@ type Win struct {
 	mu    sync.Mutex
 	sync  winSync
 	freed bool
+	// held mirrors, for the checks of every operation and flush in a
+	// passive-target epoch, which read it without mu (a lock's locked
+	// instructions wait for the operations' stores into the target's
+	// memory): held[t] whether a Lock holds target t, held[n] whether
+	// LockAll holds them all, and closed whether Free has run. Written
+	// under mu, with the fields they mirror.
+	held   []atomic.Bool
+	closed atomic.Bool
 	// flushing serialises the flushes (winSync.snap).
 	flushing sync.Mutex
 	// kept counts the operations in winSync.pending, so that a flush
@@ -223,6 +231,7 @@ func (w *Win) open(op string) error {
 		return fmt.Errorf("mpi: %s: %w", op, err)
 	}
 	w.sync.init(n)
+	w.held = make([]atomic.Bool, n+1)
 	w.register(op)
 	return nil
 }
@@ -344,6 +353,7 @@ func (w *Win) Free() error {
 	busy := w.sync.busy()
 	if busy == "" {
 		w.freed = true
+		w.closed.Store(true)
 	}
 	w.mu.Unlock()
 	if busy != "" {

@@ -95,6 +95,9 @@ func (w *Win) startEpoch(op string, target int, passive bool) (skip bool, err er
 		return false, w.check(op)
 	}
 	valid := target >= 0 && target < w.c.size
+	if valid && w.heldPassive(target) {
+		return false, w.c.checkLive(op)
+	}
 	var ok, locked bool
 	w.mu.Lock()
 	err = w.live(op)
@@ -290,6 +293,7 @@ func (w *Win) Lock(lock LockType, target int) error {
 	}
 	w.mu.Lock()
 	w.sync.locks[target] = lock
+	w.held[target].Store(true)
 	w.mu.Unlock()
 	return nil
 }
@@ -341,6 +345,7 @@ func (w *Win) Unlock(target int) error {
 	w.mu.Lock()
 	lock := w.sync.locks[target]
 	w.sync.locks[target] = 0
+	w.held[target].Store(false)
 	w.mu.Unlock()
 	if lock == 0 {
 		return fmt.Errorf("mpi: Win.Unlock of rank %d: not locked by this process: %w", target, ErrRMASync)
@@ -386,6 +391,7 @@ func (w *Win) LockAll() error {
 	}
 	w.mu.Lock()
 	w.sync.lockAll = true
+	w.held[w.c.size].Store(true)
 	w.mu.Unlock()
 	return nil
 }
@@ -399,6 +405,7 @@ func (w *Win) UnlockAll() error {
 	w.mu.Lock()
 	held := w.sync.lockAll
 	w.sync.lockAll = false
+	w.held[w.c.size].Store(false)
 	w.mu.Unlock()
 	if !held {
 		return fmt.Errorf("mpi: Win.UnlockAll: no LockAll: %w", ErrRMASync)
@@ -435,6 +442,12 @@ func (w *Win) flushCall(op string, target int) error {
 		return w.check(op)
 	}
 	valid := target < w.c.size && target >= -1
+	if target >= 0 && valid && w.heldPassive(target) {
+		if err := w.c.checkLive(op); err != nil {
+			return err
+		}
+		return w.flushOf(op, target)
+	}
 	var ok bool
 	w.mu.Lock()
 	err := w.live(op)
@@ -453,10 +466,22 @@ func (w *Win) flushCall(op string, target int) error {
 	case !ok:
 		return fmt.Errorf("mpi: %s: not in a passive-target epoch (Lock or LockAll): %w", op, ErrRMASync)
 	}
+	return w.flushOf(op, target)
+}
+
+// flushOf is flushCall's flush, its error named by op.
+func (w *Win) flushOf(op string, target int) error {
 	if err := w.flush(target); err != nil {
 		return fmt.Errorf("mpi: %s: %w", op, err)
 	}
 	return nil
+}
+
+// heldPassive reports, without mu, whether a passive-target epoch holds
+// target, a rank of the window, and the window is not freed: the checks'
+// answer for every operation and flush in such an epoch (Win.held).
+func (w *Win) heldPassive(target int) bool {
+	return !w.closed.Load() && (w.held[len(w.held)-1].Load() || w.held[target].Load())
 }
 
 // atomicAdd adds d to a word of this process's control memory, which
