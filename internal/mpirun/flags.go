@@ -305,7 +305,7 @@ func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
 		o.settings.Tune = s
 		return nil
 	})
-	fs.Func("run-ahead", "let broadcasts, scatters and data-word reductions to a root return before their argument check settles, `on|off` (default: on where ranks outnumber cores)", func(s string) error {
+	fs.Func("run-ahead", "let broadcasts, scatters and data-word reductions and gathers to a root return before their argument check settles, `on|off` (default: on where ranks outnumber cores)", func(s string) error {
 		if s != launch.RunAheadOn && s != launch.RunAheadOff {
 			return fmt.Errorf("want %s or %s", launch.RunAheadOn, launch.RunAheadOff)
 		}

@@ -77,9 +77,9 @@ const (
 	// ("intel:8"); unset, the host's own (see package tuning).
 	EnvTune = "MARTINI_TUNE"
 	// EnvRunAhead, -run-ahead: "on" lets broadcasts, scatters and
-	// data-word reductions to a root return before their argument check
-	// settles, "off" never; unset, package tuning decides by the
-	// processes per CPU.
+	// data-word reductions and gathers to a root return before their
+	// argument check settles, "off" never; unset, package tuning decides
+	// by the processes per CPU.
 	EnvRunAhead = "MARTINI_RUN_AHEAD"
 )
 
