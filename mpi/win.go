@@ -98,17 +98,11 @@ type Win struct {
 	id     int
 	madeBy string
 
-	mu    sync.Mutex
-	sync  winSync
-	freed bool
-	// held mirrors, for the checks of every operation and flush in a
-	// passive-target epoch, which read it without mu (a lock's locked
-	// instructions wait for the operations' stores into the target's
-	// memory): held[t] whether a Lock holds target t, held[n] whether
-	// LockAll holds them all, and closed whether Free has run. Written
-	// under mu, with the fields they mirror.
-	held   []atomic.Bool
-	closed atomic.Bool
+	mu   sync.Mutex
+	sync winSync
+	// freed: Free has run. Written under mu; atomic, as winSync's locks
+	// are.
+	freed atomic.Bool
 	// flushing serialises the flushes (winSync.snap).
 	flushing sync.Mutex
 	// kept counts the operations in winSync.pending, so that a flush
@@ -231,7 +225,6 @@ func (w *Win) open(op string) error {
 		return fmt.Errorf("mpi: %s: %w", op, err)
 	}
 	w.sync.init(n)
-	w.held = make([]atomic.Bool, n+1)
 	w.register(op)
 	return nil
 }
@@ -352,8 +345,7 @@ func (w *Win) Free() error {
 	w.mu.Lock()
 	busy := w.sync.busy()
 	if busy == "" {
-		w.freed = true
-		w.closed.Store(true)
+		w.freed.Store(true)
 	}
 	w.mu.Unlock()
 	if busy != "" {
@@ -388,7 +380,7 @@ func (w *Win) check(op string) error {
 // live is check of a window that is not nil, for a caller that holds
 // w.mu.
 func (w *Win) live(op string) error {
-	if w.freed {
+	if w.freed.Load() {
 		return fmt.Errorf("mpi: %s: window used after Free: %w", op, ErrWin)
 	}
 	return w.c.checkLive(op)

@@ -34,9 +34,15 @@ func (l LockType) String() string {
 
 // winSync is the synchronization state of a window at this process.
 type winSync struct {
-	fence   bool       // a fence epoch is open
-	locks   []LockType // held, by target; 0: none
-	lockAll bool       // LockAll holds a shared lock on every target
+	fence bool // a fence epoch is open
+	// locks holds the LockType held, by target (0: none), and lockAll
+	// whether LockAll holds a shared lock on every target. Written under
+	// Win.mu; atomic, because the checks of every operation and flush in
+	// a passive-target epoch read them without it (heldPassive): a lock's
+	// locked instructions wait for the operations' stores into the
+	// target's memory.
+	locks   []atomic.Int32
+	lockAll atomic.Bool
 	// access marks the targets of a PSCW access epoch (nil: none);
 	// exposing tells an exposure epoch, to origins of them.
 	access   []bool
@@ -50,7 +56,7 @@ type winSync struct {
 }
 
 func (s *winSync) init(n int) {
-	s.locks = make([]LockType, n)
+	s.locks = make([]atomic.Int32, n)
 	s.pending = make([][]*llc.RMAOp, n)
 	s.snap = make([]int, n)
 }
@@ -58,15 +64,15 @@ func (s *winSync) init(n int) {
 // busy describes why the window cannot be freed or fenced now, or is "".
 func (s *winSync) busy() string {
 	switch {
-	case s.lockAll:
+	case s.lockAll.Load():
 		return "LockAll holds the window"
 	case s.access != nil:
 		return "a Start is not completed"
 	case s.exposing:
 		return "a Post is not waited for"
 	}
-	for t, l := range s.locks {
-		switch l {
+	for t := range s.locks {
+		switch s.lock(t) {
 		case LockExclusive:
 			return fmt.Sprintf("an exclusive lock on rank %d is held", t)
 		case LockShared:
@@ -76,10 +82,17 @@ func (s *winSync) busy() string {
 	return ""
 }
 
+// lock returns the lock this process holds on target (0: none).
+func (s *winSync) lock(target int) LockType { return LockType(s.locks[target].Load()) }
+
+// passive reports whether a passive-target epoch (Lock, LockAll) holds
+// target.
+func (s *winSync) passive(target int) bool { return s.lockAll.Load() || s.lock(target) != 0 }
+
 // canAccess reports whether an epoch open at this process allows
 // operations on target.
 func (s *winSync) canAccess(target int) bool {
-	return s.fence || s.lockAll || s.locks[target] != 0 || (s.access != nil && s.access[target])
+	return s.fence || s.passive(target) || (s.access != nil && s.access[target])
 }
 
 // start checks that an operation of op may access target: a rank of the
@@ -103,7 +116,7 @@ func (w *Win) startEpoch(op string, target int, passive bool) (skip bool, err er
 	err = w.live(op)
 	if err == nil && valid {
 		ok = w.sync.canAccess(target)
-		locked = w.sync.lockAll || w.sync.locks[target] != 0
+		locked = w.sync.passive(target)
 	}
 	w.mu.Unlock()
 	switch {
@@ -283,7 +296,7 @@ func (w *Win) Lock(lock LockType, target int) error {
 		return fmt.Errorf("mpi: Win.Lock of rank %d: lock type %v: %w", target, lock, ErrWin)
 	}
 	w.mu.Lock()
-	held := w.sync.locks[target] != 0 || w.sync.lockAll
+	held := w.sync.passive(target)
 	w.mu.Unlock()
 	if held {
 		return fmt.Errorf("mpi: Win.Lock of rank %d: already locked by this process: %w", target, ErrRMASync)
@@ -292,8 +305,7 @@ func (w *Win) Lock(lock LockType, target int) error {
 		return fmt.Errorf("mpi: Win.Lock of rank %d: %w", target, err)
 	}
 	w.mu.Lock()
-	w.sync.locks[target] = lock
-	w.held[target].Store(true)
+	w.sync.locks[target].Store(int32(lock))
 	w.mu.Unlock()
 	return nil
 }
@@ -343,9 +355,8 @@ func (w *Win) Unlock(target int) error {
 		return fmt.Errorf("mpi: Win.Unlock of rank %d: %w (window of %d processes)", target, ErrRank, w.c.size)
 	}
 	w.mu.Lock()
-	lock := w.sync.locks[target]
-	w.sync.locks[target] = 0
-	w.held[target].Store(false)
+	lock := w.sync.lock(target)
+	w.sync.locks[target].Store(0)
 	w.mu.Unlock()
 	if lock == 0 {
 		return fmt.Errorf("mpi: Win.Unlock of rank %d: not locked by this process: %w", target, ErrRMASync)
@@ -390,8 +401,7 @@ func (w *Win) LockAll() error {
 		}
 	}
 	w.mu.Lock()
-	w.sync.lockAll = true
-	w.held[w.c.size].Store(true)
+	w.sync.lockAll.Store(true)
 	w.mu.Unlock()
 	return nil
 }
@@ -403,9 +413,7 @@ func (w *Win) UnlockAll() error {
 		return err
 	}
 	w.mu.Lock()
-	held := w.sync.lockAll
-	w.sync.lockAll = false
-	w.held[w.c.size].Store(false)
+	held := w.sync.lockAll.Swap(false)
 	w.mu.Unlock()
 	if !held {
 		return fmt.Errorf("mpi: Win.UnlockAll: no LockAll: %w", ErrRMASync)
@@ -452,7 +460,7 @@ func (w *Win) flushCall(op string, target int) error {
 	w.mu.Lock()
 	err := w.live(op)
 	if err == nil && valid {
-		ok = w.sync.lockAll || (target >= 0 && w.sync.locks[target] != 0)
+		ok = w.sync.lockAll.Load() || (target >= 0 && w.sync.lock(target) != 0)
 		if target < 0 {
 			ok = ok || w.sync.busy() != ""
 		}
@@ -479,9 +487,9 @@ func (w *Win) flushOf(op string, target int) error {
 
 // heldPassive reports, without mu, whether a passive-target epoch holds
 // target, a rank of the window, and the window is not freed: the checks'
-// answer for every operation and flush in such an epoch (Win.held).
+// answer for every operation and flush in such an epoch.
 func (w *Win) heldPassive(target int) bool {
-	return !w.closed.Load() && (w.held[len(w.held)-1].Load() || w.held[target].Load())
+	return !w.freed.Load() && w.sync.passive(target)
 }
 
 // atomicAdd adds d to a word of this process's control memory, which
