@@ -68,7 +68,9 @@ func (ep *Endpoint) wakeDone() int {
 // are done are woken, and the longest parked of the others polls next.
 // The caller holds ep.mu.
 func (ep *Endpoint) handOff() {
-	ep.wakeDone()
+	if len(ep.parked) > 0 {
+		ep.wakeDone()
+	}
 	if len(ep.parked) == 0 {
 		ep.polling = false
 		return
