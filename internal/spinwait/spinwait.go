@@ -36,16 +36,38 @@ const calibrateFor = 20 * time.Microsecond
 // µs, reading the counter and the operating system's clock.
 func TicksPerMicrosecond() uint64 {
 	calibration.once.Do(func() {
-		t0, start := Ticks(), time.Now()
+		t0, start := sample()
 		if t0 == 0 {
 			return
 		}
 		for time.Since(start) < calibrateFor {
 		}
-		t1, took := Ticks(), time.Since(start)
-		if t1 > t0 && took > 0 {
+		t1, end := sample()
+		if took := end.Sub(start); t1 > t0 && took > 0 {
 			calibration.perUS = (t1 - t0) * uint64(time.Microsecond) / uint64(took)
 		}
 	})
 	return calibration.perUS
+}
+
+// sampleTries is how many reads sample makes to find one that nothing
+// interrupted.
+const sampleTries = 8
+
+// sample reads the counter between two reads of the operating system's
+// clock and returns it with the middle of the two, from the try whose
+// clock reads lay closest together: a read of the counter and the clock
+// that a virtual machine's processor lost its turn between (tens of
+// microseconds) would make a rate of 20 µs twice too fast or too slow.
+func sample() (ticks uint64, at time.Time) {
+	best := time.Duration(1<<63 - 1)
+	for range sampleTries {
+		before := time.Now()
+		t := Ticks()
+		d := time.Since(before)
+		if d < best {
+			best, ticks, at = d, t, before.Add(d/2)
+		}
+	}
+	return ticks, at
 }
