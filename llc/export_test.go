@@ -15,7 +15,11 @@ type LocalReceiver interface {
 	// HoldReads sets the quiet window of reads from peer, in ticks.
 	HoldReads(peer int, ticks uint64)
 	Poll(sink Sink) bool
-	Wrote(peer int)
+	// Wrote tells the receiver what this process wrote to peer: a ring
+	// record (0), a line record (1; 2 if it took the writer's own
+	// extension line) or a line's acknowledgement alone (3), as shm.Write
+	// numbers them.
+	Wrote(peer int, w uint8)
 }
 
 // NewLocalReceiver returns the receiver of process self's memory; set by

@@ -175,7 +175,7 @@ func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 		}
 		if sig != nil {
 			atomic.StoreUint64(sig, c.Signal)
-			m.local[src].Wrote(c.Peer)
+			m.local[src].Wrote(c.Peer, 0)
 		}
 	case CmdRead:
 		if len(c.Data) == 8 && c.Off%8 == 0 {
@@ -253,7 +253,7 @@ func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 		}
 		copy(half, c.Head[:c.HeadLen])
 		atomic.StoreUint64(word(half, at), c.Signal)
-		m.local[src].Wrote(c.Peer)
+		m.local[src].Wrote(c.Peer, lineWrite(c))
 	case CmdWatchLine:
 		var mem []byte
 		if c.Size == LineInPeer {
@@ -817,4 +817,17 @@ func (c *cluster) sendRecv(data []byte, bufLen int, posted bool) (*SendOp, *Recv
 	}
 	c.wait(s, r)
 	return s, r
+}
+
+// lineWrite is what the line's write c is for LocalReceiver.Wrote: a
+// record (1, or 2 where its rest took the writer's own extension line),
+// which writes the half's head, or an acknowledgement alone (3).
+func lineWrite(c *Command) uint8 {
+	switch {
+	case c.HeadLen == 0:
+		return 3
+	case len(c.Data) > layout.LineExtShared: // !layout.LineRestShared
+		return 2
+	}
+	return 1
 }

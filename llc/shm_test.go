@@ -13,6 +13,8 @@ func init() {
 // receiver adapts shm.LocalMemory to llc.LocalReceiver.
 type receiver struct{ *shm.LocalMemory }
 
+func (r receiver) Wrote(peer int, w uint8) { r.LocalMemory.Wrote(peer, shm.Write(w)) }
+
 func (r receiver) WatchQueue(mem []byte, procs int, release func(uint64) error) error {
 	q, err := shm.NewQueueReader(mem, procs, release)
 	if err == nil {

@@ -197,6 +197,10 @@ func LineExt(mem []byte, half uint64) (shared, own []byte) {
 	return mem[a : a+LineExtShared : a+LineExtShared], mem[b : b+LineExtBody : b+LineExtBody]
 }
 
+// OtherHalf returns the offset of the shared line's other half than the
+// half at offset half.
+func OtherHalf(half uint64) uint64 { return 2*RingLine + LineHalf - half }
+
 // LineRestShared reports whether the rest of a line record's body past
 // the half, of rest bytes (1 to LineExtBody), goes into the writer's half
 // of the shared extension line rather than its own extension line.

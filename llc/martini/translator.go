@@ -328,7 +328,7 @@ func (t *Translator) pushRecord(c *llc.Command) bool {
 	if !t.nic.PushPacket(c.Peer, nicemu.SID(c.Region), c.Off, head, c.Data, end, c.Signal, op) {
 		return false
 	}
-	t.mem.Wrote(c.Peer)
+	t.mem.Wrote(c.Peer, shm.RingRecord)
 	return true
 }
 
@@ -351,7 +351,7 @@ func (t *Translator) execute(c *llc.Command) *llc.Event {
 	switch c.Kind {
 	case llc.CmdWrite:
 		if err = t.write(c); err == nil && c.Signal != 0 {
-			t.mem.Wrote(c.Peer) // a record, or the signal of one
+			t.mem.Wrote(c.Peer, shm.RingRecord) // a record, or the signal of one
 		}
 	case llc.CmdRead:
 		if err = t.readOrHold(c); err == errHeld {
@@ -692,8 +692,22 @@ func (t *Translator) writeLine(c *llc.Command) error {
 	}
 	atomic.StoreUint64(&w[at/8], c.Signal)
 	t.nic.WakePeer(c.Peer)
-	t.mem.Wrote(c.Peer)
+	t.mem.Wrote(c.Peer, lineWrite(c))
 	return nil
+}
+
+// lineWrite is what the line's write c is, for LocalMemory.Wrote: a
+// record, which writes the half's head, its body's rest in the writer's
+// own extension line or not, or an acknowledgement alone, which writes
+// only the signal.
+func lineWrite(c *llc.Command) shm.Write {
+	switch {
+	case c.HeadLen == 0:
+		return shm.LineAck
+	case len(c.Data) > layout.LineExtShared: // !layout.LineRestShared
+		return shm.LineRecordOwnExt
+	}
+	return shm.LineRecord
 }
 
 // writeHead writes the head and data of c, a CmdWriteLine other than a

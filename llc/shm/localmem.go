@@ -115,11 +115,12 @@ func (m *LocalMemory) WatchLine(c *llc.Command, mem []byte) error {
 		return fmt.Errorf("shm: %v: a network in virtual time has no shared lines", c.Kind)
 	case c.Peer < 0:
 		return fmt.Errorf("shm: %v of process %d", c.Kind, c.Peer)
-	case !layout.LineFits(c.Off, len(mem)):
+	case !layout.LineFits(c.Off, len(mem)) || !layout.LineFits(layout.OtherHalf(c.Off), len(mem)):
 		return fmt.Errorf("shm: line half at %d of region %d (%d bytes)", c.Off, c.Region, len(mem))
 	}
 	shared, own := layout.LineExt(mem, c.Off)
-	l := &lineRecord{half: (*[layout.LineHalf]byte)(mem[c.Off : c.Off+layout.LineHalf]), shared: shared, ext: own, region: c.Region, own: c.Size != llc.LineInPeer}
+	_, mine := layout.LineExt(mem, layout.OtherHalf(c.Off))
+	l := &lineRecord{half: (*[layout.LineHalf]byte)(mem[c.Off : c.Off+layout.LineHalf]), shared: shared, ext: own, mine: mine, region: c.Region, own: c.Size != llc.LineInPeer}
 	m.lines = setAt(m.lines, c.Peer, l)
 	m.attachLine(c.Peer)
 	return nil

@@ -236,7 +236,17 @@ type lineRecord struct {
 	region  llc.RegionID           // the region that holds it
 	own     bool                   // the region is this process's memory
 	lastExt []byte                 // the extension the last record took (shared or ext), nil if none: read it beside the signal
-	scratch [layout.LineBody]byte  // a body longer than the half holds, gathered
+	// mine is this process's own extension line; sent counts this
+	// process's line records to the peer, and ringSince tells whether it
+	// wrote a ring record to the peer after the last of them (Wrote): a
+	// record of the peer's that acknowledges every line record, with no
+	// ring record since, answers this process's last record (a
+	// ping-pong) rather than crossing it (an exchange). See takeLine.
+	mine      []byte
+	sent      uint32
+	ringSince bool
+	mineUsed  bool                  // the last line record took mine
+	scratch   [layout.LineBody]byte // a body longer than the half holds, gathered
 }
 
 // takeLine delivers to sink the record in the peer's half of the line, if
@@ -273,6 +283,14 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 		return false // no record: the ring's poll goes on to the next ring
 	}
 	l.ack = ack
+	if l.mineUsed && ack == l.sent && !l.ringSince {
+		// An answer to this process's last record, which took its own
+		// extension line: the peer has read that line and stored into it
+		// (below). A load of it now takes it back while this record is
+		// delivered, rather than when the next record's stores need it.
+		atomic.LoadUint64(layout.Word(l.mine, 0))
+		l.mineUsed = false
+	}
 	body := int(uint8(sig >> 16))
 	var data []byte
 	switch {
@@ -290,6 +308,17 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 		copy(s, l.half[8:24])
 		copy(s[layout.LineHalfBody:], l.lastExt)
 		data = s
+		if len(l.lastExt) == layout.LineExtBody && ack == l.sent && !l.ringSince {
+			// The peer's own extension line, copied, is stored into as
+			// well: in a ping-pong each process then reads and writes it in
+			// turn, as it does the shared lines, and the peer takes it back
+			// when this process's answer comes (the load above, on the
+			// peer's side) instead of when its next record's stores need
+			// it (PingPong 64 and 80 B 0.91 of the time without,
+			// docs/decisions.md). The peer writes the line again only after
+			// this process's acknowledgement, which this store precedes.
+			*layout.Word(l.lastExt, layout.LineExtBody-8) = 0
+		}
 	default:
 		sink.Step(&llc.Event{Kind: llc.EvError, Err: fmt.Errorf("corrupt line record from process %d: a body of %d bytes", r.peer, body)})
 		return true
@@ -408,14 +437,41 @@ func (q *quietWindow) read(found bool, clock func() uint64) {
 	q.waiting = false
 }
 
-// Wrote tells the local memory that this process has just written a
-// record to peer: into peer's ring (a write with a signal word), or its
-// own half of their shared line (CmdWriteLine). Reads of what peer writes
-// to this process then keep the quiet window (see quietWindow). The
-// translator calls it after its store.
-func (m *LocalMemory) Wrote(peer int) {
-	switch r := at(m.ringOf, peer); {
-	case r == nil, r.quiet.max == 0:
+// Write is what a process wrote to a peer, for Wrote.
+type Write uint8
+
+// The writes: a record (or the signal of one) into the peer's ring; a
+// record into this process's half of their shared line, whose body did
+// not or did take this process's own extension line (layout.LineExt);
+// and an acknowledgement alone in the half.
+const (
+	RingRecord Write = iota
+	LineRecord
+	LineRecordOwnExt
+	LineAck
+)
+
+// Wrote tells the local memory that this process has just written w to
+// peer. Reads of what peer writes to this process then keep the quiet
+// window (see quietWindow), and the records of the line are counted for
+// the peer's answers to them (lineRecord.sent). The translator calls
+// it after its store.
+func (m *LocalMemory) Wrote(peer int, w Write) {
+	// The line's count, whether or not the ring from peer is watched yet:
+	// it must match the peer's, which counts from the line's opening.
+	if l := m.line(peer); l != nil {
+		switch w {
+		case RingRecord:
+			l.ringSince = true
+		case LineRecord, LineRecordOwnExt:
+			l.sent++
+			l.ringSince, l.mineUsed = false, w == LineRecordOwnExt
+		}
+	}
+	r := at(m.ringOf, peer)
+	switch {
+	case r == nil:
+	case r.quiet.max == 0:
 	case r.unread():
 		r.quiet.holding = false // read at once, even within an earlier write's window
 	default:
