@@ -71,7 +71,10 @@
 // message, where a line that only its writer writes moves to the reader
 // and back (docs/decisions.md, LineExtShared). The longer takes a line
 // of its own, whole, rather than a shared half and more: a third line
-// costs more than the second line saves. A line record reserves one cell
+// costs more than the second line saves. In a ping-pong the reader of an
+// own line stores into it too, and its writer takes it back when the
+// answer comes (llc/shm, takeLine), so that it moves as a shared line
+// does. A line record reserves one cell
 // in the sender's ring and takes the ring's next sequence number, but
 // leaves the cell untouched; the receiver, finding no record at its ring
 // position, takes the line's record when its sequence number is the next
