@@ -470,8 +470,7 @@ func (m *LocalMemory) Wrote(peer int, w Write) {
 	}
 	r := at(m.ringOf, peer)
 	switch {
-	case r == nil:
-	case r.quiet.max == 0:
+	case r == nil, r.quiet.max == 0:
 	case r.unread():
 		r.quiet.holding = false // read at once, even within an earlier write's window
 	default:
