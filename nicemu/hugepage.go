@@ -124,6 +124,7 @@ func (h *hugePages) try(r uintptr, s *hugeRegion) {
 		s.settled = true
 		h.stats.HugeCollapses++
 	case errno == unix.EAGAIN && s.tries < collapseTries:
+		h.stats.HugeDeferrals++
 	default:
 		// Refused for good: a kernel without MADV_COLLAPSE, a region
 		// not all mapped, or one the kernel keeps refusing.

@@ -16,6 +16,7 @@ type Stats struct {
 	RingMissed                       uint64 // of those, publications taken without the owner's wake (made before the registration, or after an escape)
 	CMAOps, CMABytes                 uint64 // single-copy transfers by cross-memory attach
 	HugeCollapses, HugeRefusals      uint64 // regions of cross-memory copies collapsed into huge pages, or refused (hugePages)
+	HugeDeferrals                    uint64 // collapses the kernel refused for now (EAGAIN), to be tried again
 	BounceOps, BounceBytes           uint64 // transfers staged through segment bounce buffers
 	SegmentOps                       uint64 // transfers into or out of segment memory
 	PGIDOverwrites                   uint64 // BOTF images whose PGID field the NIC replaced

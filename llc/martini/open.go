@@ -137,6 +137,7 @@ func (t *Translator) Stats() []llc.Stat {
 		{Name: "ring-waits", Value: n.RingWaits}, {Name: "ring-waits-missed", Value: n.RingMissed},
 		{Name: "cma-ops", Value: n.CMAOps}, {Name: "cma-bytes", Value: n.CMABytes},
 		{Name: "huge-collapses", Value: n.HugeCollapses}, {Name: "huge-refusals", Value: n.HugeRefusals},
+		{Name: "huge-deferrals", Value: n.HugeDeferrals},
 		{Name: "bounce-ops", Value: n.BounceOps}, {Name: "bounce-bytes", Value: n.BounceBytes},
 		{Name: "refused", Value: n.Refused},
 		{Name: "rvatlb-hits", Value: n.RVATLBHits}, {Name: "rvatlb-misses", Value: n.RVATLBMisses},
