@@ -87,7 +87,7 @@ const (
 	// CmdWriteLine writes Data (at most layout.LineExtBody bytes) into
 	// this process's extension of the half at Off (layout.LineExt: its
 	// half of the shared extension line up to layout.LineExtShared
-	// bytes, else its own extension line), the HeadLen
+	// bytes, else its own extension lines), the HeadLen
 	// bytes of Head at (Region, Off), then the word Signal at SigOff, into
 	// this process's half of its shared line with Peer: memory of this process, or of Peer when Size
 	// is LineInPeer. The transport then wakes Peer if Peer sleeps: the

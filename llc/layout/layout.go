@@ -13,8 +13,8 @@
 //	[128, 192)      the pair's shared line, used only in the ring that the
 //	                lower-numbered process of a pair grants
 //	[192, 256)      its shared extension line, halved as it is
-//	[256, 384)      the extension lines of its two halves, one each
-//	[384, 384+size) records, each a whole number of 64-byte cells
+//	[256, 512)      the extension lines of its two halves, two each
+//	[512, 512+size) records, each a whole number of 64-byte cells
 //
 // The line at [64, 128) is unused: the shared line's aligned 128 bytes,
 // which processors fetch together (an adjacent-line prefetch), hold no
@@ -65,16 +65,19 @@
 // The rest of a longer body goes into one of the writer's two extensions
 // (LineExt): up to LineExtShared bytes into its half of the shared
 // extension line, the line after the shared one, halved as that is; up
-// to LineExtBody into its own extension line. The signal is written last.
+// to LineExtBody into its own two extension lines, as many of them as the
+// rest takes. The signal is written last.
 // The shorter rest takes a shared line for the reason the signal does: a
 // ping-pong moves a line that each process reads and then writes once a
 // message, where a line that only its writer writes moves to the reader
 // and back (docs/decisions.md, LineExtShared). The longer takes a line
 // of its own, whole, rather than a shared half and more: a third line
-// costs more than the second line saves. In a ping-pong the reader of an
-// own line stores into it too, and its writer takes it back when the
-// answer comes (llc/shm, takeLine), so that it moves as a shared line
-// does. A line record reserves one cell
+// costs more than the second line saves. A rest of more than a line takes
+// the second own line too, where the ring's record of two or three cells
+// and the NIC's send path cost more (docs/decisions.md, LineExtBody). In
+// a ping-pong the reader of an own line stores into it too, and its
+// writer takes it back when the answer comes (llc/shm, takeLine), so that
+// it moves as a shared line does. A line record reserves one cell
 // in the sender's ring and takes the ring's next sequence number, but
 // leaves the cell untouched; the receiver, finding no record at its ring
 // position, takes the line's record when its sequence number is the next
@@ -88,7 +91,7 @@ import (
 
 // The ring region and its records.
 const (
-	RingCtl   = 384 // bytes before the records: the control line, the shared line and its three extension lines
+	RingCtl   = 512 // bytes before the records: the control line, the shared line and its five extension lines
 	RingLine  = 128 // offset of the shared line
 	Cell      = 64  // the unit of record space
 	RecMeta   = 24  // a record's meta
@@ -119,7 +122,7 @@ const (
 	LineHalf      = Cell / 2                   // one process's half
 	LineHalfBody  = 16                         // bytes of body in the half itself
 	LineExtShared = LineHalf                   // most bytes of body in the writer's half of the shared extension line
-	LineExtBody   = Cell                       // most bytes of body in the writer's own extension line
+	LineExtBody   = 2 * Cell                   // most bytes of body in the writer's own extension lines
 	LineBody      = LineHalfBody + LineExtBody // largest body of a line record
 	LineSig       = LineHalf - 8               // offset of the signal word in a half
 )
@@ -192,9 +195,9 @@ func Word(b []byte, off uint64) *uint64 { return (*uint64)(unsafe.Pointer(&b[off
 
 // LineExt returns the two extensions of the half at offset half of mem, a
 // line's region, which must hold them (LineEnd): the same half of the
-// shared extension line, and the writer's own extension line, the first
-// after the shared extension line for the first half, the next for the
-// second.
+// shared extension line, and the writer's own extension lines, the first
+// two after the shared extension line for the first half, the next two
+// for the second.
 func LineExt(mem []byte, half uint64) (shared, own []byte) {
 	a, b := half+Cell, lineOwnExt(half)
 	return mem[a : a+LineExtShared : a+LineExtShared], mem[b : b+LineExtBody : b+LineExtBody]
@@ -209,9 +212,9 @@ func OtherHalf(half uint64) uint64 { return 2*RingLine + LineHalf - half }
 // of the shared extension line rather than its own extension line.
 func LineRestShared(rest int) bool { return rest <= LineExtShared }
 
-// lineOwnExt returns the offset of the own extension line of the half at
+// lineOwnExt returns the offset of the own extension lines of the half at
 // offset half.
-func lineOwnExt(half uint64) uint64 { return RingLine + 2*Cell + (half-RingLine)/LineHalf*Cell }
+func lineOwnExt(half uint64) uint64 { return RingLine + 2*Cell + (half-RingLine)/LineHalf*LineExtBody }
 
 // LineEnd returns the end of the half at offset half and its extension
 // in the line's region.

@@ -113,8 +113,12 @@ func BenchmarkEager16Line(b *testing.B) { benchLine(b, 16) }
 func BenchmarkEager32Line(b *testing.B) { benchLine(b, 32) }
 
 // BenchmarkEager64Line is BenchmarkEager8Line's of a 64-byte message,
-// whose body takes the writer's own extension line as well.
+// whose body takes the first of the writer's own extension lines as well.
 func BenchmarkEager64Line(b *testing.B) { benchLine(b, 64) }
+
+// BenchmarkEager128Line is BenchmarkEager8Line's of a 128-byte message,
+// whose body takes both of the writer's own extension lines.
+func BenchmarkEager128Line(b *testing.B) { benchLine(b, 128) }
 
 func benchLine(b *testing.B, size int) {
 	eps := pair(b, llc.RndvPull)

@@ -698,7 +698,7 @@ func (t *Translator) writeLine(c *llc.Command) error {
 
 // lineWrite is what the line's write c is, for LocalMemory.Wrote: a
 // record, which writes the half's head, its body's rest in the writer's
-// own extension line or not, or an acknowledgement alone, which writes
+// own extension lines or not, or an acknowledgement alone, which writes
 // only the signal.
 func lineWrite(c *llc.Command) shm.Write {
 	switch {

@@ -20,15 +20,24 @@ func (s *lineSink) Step(ev *llc.Event) {
 
 // TestLineAnswerTakesOwnExtension plays process 0 of a pair against
 // records that process 1 stores into its half of their line, each of 64
-// bytes (its rest in process 1's own extension line). Where a record of
-// process 1's answers process 0's last (it acknowledges every line record
-// of process 0's, and no ring record followed them), process 0 stores
-// into process 1's own extension line once it has read it, as a
-// ping-pong's reader does; where it crosses one (an exchange) or follows
-// a ring record, the line is left alone. Process 0's line records count
-// from the line's opening, before the ring from process 1 is watched
-// too. Every body arrives whole.
+// bytes (its rest in the first of process 1's own extension lines) or of
+// layout.LineBody (in both). Where a record of process 1's answers
+// process 0's last (it acknowledges every line record of process 0's,
+// and no ring record followed them), process 0 stores into the own
+// extension lines that the record took, and no other, once it has read
+// them, as a ping-pong's reader does; where it crosses one (an exchange)
+// or follows a ring record, the lines are left alone. Process 0's line
+// records count from the line's opening, before the ring from process 1
+// is watched too. Every body arrives whole.
 func TestLineAnswerTakesOwnExtension(t *testing.T) {
+	for _, size := range []int{64, layout.LineBody} {
+		answerRounds(t, size)
+	}
+}
+
+// answerRounds is TestLineAnswerTakesOwnExtension with records of size
+// bytes.
+func answerRounds(t *testing.T, size int) {
 	const region = 5
 	m := NewLocalMemory(0)
 	mem := make([]byte, layout.RingCtl+4096)
@@ -45,36 +54,41 @@ func TestLineAnswerTakesOwnExtension(t *testing.T) {
 	}
 	half := mem[theirs : theirs+layout.LineHalf]
 	_, ext := layout.LineExt(mem, theirs)
-	mark := layout.Word(ext, layout.LineExtBody-8)
+	// The last word of each own extension line; the record's rest takes
+	// lines of them.
+	marks := []*uint64{layout.Word(ext, layout.Cell-8), layout.Word(ext, 2*layout.Cell-8)}
+	lines := (size - layout.LineHalfBody + layout.Cell - 1) / layout.Cell
 	var sink lineSink
 	seq := uint32(0)
-	// peerRecord stores process 1's next record of 64 bytes, which
-	// acknowledges acked of process 0's line records, and polls.
+	// peerRecord stores process 1's next record, which acknowledges acked
+	// of process 0's line records, and polls.
 	peerRecord := func(acked uint32, fill byte) {
 		t.Helper()
 		seq++
-		body := make([]byte, 64)
+		body := make([]byte, size)
 		for i := range body {
 			body[i] = fill + byte(i)
 		}
-		*mark = ^uint64(0) // no byte of the body: the rest is 48 bytes
+		for _, w := range marks {
+			*w = ^uint64(0)
+		}
 		binary.LittleEndian.PutUint64(half[0:], 7)
 		copy(half[8:24], body)
 		copy(ext, body[layout.LineHalfBody:])
 		atomic.StoreUint64(layout.Word(half, layout.LineSig), layout.LineSignal(seq, testKind, 0, len(body), acked))
 		n := len(sink.bodies)
 		if !m.Poll(&sink) || len(sink.bodies) != n+1 {
-			t.Fatalf("record %d: not delivered", seq)
+			t.Fatalf("%d bytes, record %d: not delivered", size, seq)
 		}
 		if got := sink.bodies[n]; string(got) != string(body) {
-			t.Fatalf("record %d: body % x, want % x", seq, got, body)
+			t.Fatalf("%d bytes, record %d: body % x, want % x", size, seq, got, body)
 		}
 	}
 	for _, step := range []struct {
 		name   string
 		writes []Write
 		acked  uint32
-		stored bool // process 0 stores into process 1's own extension line
+		stored bool // process 0 stores into process 1's own extension lines
 	}{
 		{"an answer to a record in the own extension line", []Write{LineRecordOwnExt}, 2, true},
 		{"an answer to a record in the half", []Write{LineRecord}, 3, true},
@@ -87,8 +101,11 @@ func TestLineAnswerTakesOwnExtension(t *testing.T) {
 			m.Wrote(1, w)
 		}
 		peerRecord(step.acked, byte(16*seq))
-		if stored := atomic.LoadUint64(mark) == 0; stored != step.stored {
-			t.Errorf("%s: stored into the peer's extension line %v, want %v", step.name, stored, step.stored)
+		for i, w := range marks {
+			want := step.stored && i < lines
+			if stored := atomic.LoadUint64(w) == 0; stored != want {
+				t.Errorf("%d bytes, %s: stored into the peer's extension line %d %v, want %v", size, step.name, i, stored, want)
+			}
 		}
 	}
 }

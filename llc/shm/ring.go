@@ -232,11 +232,12 @@ type lineRecord struct {
 	seen    uint64                 // the signal word last read
 	half    *[layout.LineHalf]byte // the peer's half, read without a check of its bounds
 	shared  []byte                 // the peer's half of the shared extension line (layout.LineExt)
-	ext     []byte                 // the peer's own extension line
+	ext     []byte                 // the peer's own extension lines (layout.LineExtBody bytes)
+	ext1    []byte                 // the first of them
 	region  llc.RegionID           // the region that holds it
 	own     bool                   // the region is this process's memory
-	lastExt []byte                 // the extension the last record took (shared or ext), nil if none: read it beside the signal
-	// mine is this process's own extension line; sent counts this
+	lastExt []byte                 // the extension the last record took (shared, ext1 or ext), nil if none: read it beside the signal
+	// mine is this process's own extension lines; sent counts this
 	// process's line records to the peer, and ringSince tells whether it
 	// wrote a ring record to the peer after the last of them (Wrote): a
 	// record of the peer's that acknowledges every line record, with no
@@ -266,6 +267,9 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 		// answer is awaited: where both write at once (an exchange),
 		// these loads take the line from a writer still storing into it.
 		atomic.LoadUint64(layout.Word(l.lastExt, 0))
+		if len(l.lastExt) > layout.Cell {
+			atomic.LoadUint64(layout.Word(l.lastExt, layout.Cell))
+		}
 	}
 	sig := atomic.LoadUint64(layout.Word(l.half[:], layout.LineSig))
 	l.seen = sig
@@ -285,10 +289,13 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 	l.ack = ack
 	if l.mineUsed && ack == l.sent && !l.ringSince {
 		// An answer to this process's last record, which took its own
-		// extension line: the peer has read that line and stored into it
-		// (below). A load of it now takes it back while this record is
-		// delivered, rather than when the next record's stores need it.
+		// extension lines, one or both: the peer has read them and stored
+		// into them (below). A load of each now takes them back while
+		// this record is delivered, rather than when the next record's
+		// stores need them. (A line the record did not take is in this
+		// process's cache, or came back with an earlier answer.)
 		atomic.LoadUint64(layout.Word(l.mine, 0))
+		atomic.LoadUint64(layout.Word(l.mine, layout.Cell))
 		l.mineUsed = false
 	}
 	body := int(uint8(sig >> 16))
@@ -300,24 +307,33 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 		l.lastExt = nil
 		data = l.half[8 : 8+body]
 	case body <= layout.LineBody:
-		l.lastExt = l.ext
-		if layout.LineRestShared(body - layout.LineHalfBody) {
+		// The extension lines that the rest takes.
+		switch rest := body - layout.LineHalfBody; {
+		case layout.LineRestShared(rest):
 			l.lastExt = l.shared
+		case rest <= layout.Cell:
+			l.lastExt = l.ext1
+		default:
+			l.lastExt = l.ext
 		}
 		s := l.scratch[:body]
 		copy(s, l.half[8:24])
 		copy(s[layout.LineHalfBody:], l.lastExt)
 		data = s
-		if len(l.lastExt) == layout.LineExtBody && ack == l.sent && !l.ringSince {
-			// The peer's own extension line, copied, is stored into as
-			// well: in a ping-pong each process then reads and writes it in
-			// turn, as it does the shared lines, and the peer takes it back
-			// when this process's answer comes (the load above, on the
-			// peer's side) instead of when its next record's stores need
-			// it (PingPong 64 and 80 B 0.91 of the time without,
-			// docs/decisions.md). The peer writes the line again only after
-			// this process's acknowledgement, which this store precedes.
-			*layout.Word(l.lastExt, layout.LineExtBody-8) = 0
+		if len(l.lastExt) > layout.LineExtShared && ack == l.sent && !l.ringSince {
+			// The peer's own extension lines that the record took, copied,
+			// are stored into as well: in a ping-pong each process then
+			// reads and writes them in turn, as it does the shared lines,
+			// and the peer takes them back when this process's answer
+			// comes (the loads above, on the peer's side) instead of when
+			// its next record's stores need them (PingPong 64 and 80 B 0.91
+			// of the time without, docs/decisions.md). The peer writes the
+			// lines again only after this process's acknowledgement, which
+			// these stores precede.
+			*layout.Word(l.lastExt, layout.Cell-8) = 0
+			if len(l.lastExt) > layout.Cell {
+				*layout.Word(l.lastExt, 2*layout.Cell-8) = 0
+			}
 		}
 	default:
 		sink.Step(&llc.Event{Kind: llc.EvError, Err: fmt.Errorf("corrupt line record from process %d: a body of %d bytes", r.peer, body)})
@@ -442,7 +458,7 @@ type Write uint8
 
 // The writes: a record (or the signal of one) into the peer's ring; a
 // record into this process's half of their shared line, whose body did
-// not or did take this process's own extension line (layout.LineExt);
+// not or did take this process's own extension lines (layout.LineExt);
 // and an acknowledgement alone in the half.
 const (
 	RingRecord Write = iota
