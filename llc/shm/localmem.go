@@ -120,7 +120,7 @@ func (m *LocalMemory) WatchLine(c *llc.Command, mem []byte) error {
 	}
 	shared, own := layout.LineExt(mem, c.Off)
 	_, mine := layout.LineExt(mem, layout.OtherHalf(c.Off))
-	l := &lineRecord{half: (*[layout.LineHalf]byte)(mem[c.Off : c.Off+layout.LineHalf]), shared: shared, ext: own, ext1: own[:layout.Cell:layout.Cell], mine: mine, region: c.Region, own: c.Size != llc.LineInPeer}
+	l := &lineRecord{half: (*[layout.LineHalf]byte)(mem[c.Off : c.Off+layout.LineHalf]), shared: shared, ext: own, mine: mine, region: c.Region, own: c.Size != llc.LineInPeer}
 	m.lines = setAt(m.lines, c.Peer, l)
 	m.attachLine(c.Peer)
 	return nil

@@ -233,10 +233,9 @@ type lineRecord struct {
 	half    *[layout.LineHalf]byte // the peer's half, read without a check of its bounds
 	shared  []byte                 // the peer's half of the shared extension line (layout.LineExt)
 	ext     []byte                 // the peer's own extension lines (layout.LineExtBody bytes)
-	ext1    []byte                 // the first of them
 	region  llc.RegionID           // the region that holds it
 	own     bool                   // the region is this process's memory
-	lastExt []byte                 // the extension the last record took (shared, ext1 or ext), nil if none: read it beside the signal
+	lastExt []byte                 // the extension the last record took (shared, or the lines of ext it took), nil if none: read it beside the signal
 	// mine is this process's own extension lines; sent counts this
 	// process's line records to the peer, and ringSince tells whether it
 	// wrote a ring record to the peer after the last of them (Wrote): a
@@ -312,7 +311,7 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 		case layout.LineRestShared(rest):
 			l.lastExt = l.shared
 		case rest <= layout.Cell:
-			l.lastExt = l.ext1
+			l.lastExt = l.ext[:layout.Cell]
 		default:
 			l.lastExt = l.ext
 		}
