@@ -17,7 +17,7 @@ type LocalReceiver interface {
 	Poll(sink Sink) bool
 	// Wrote tells the receiver what this process wrote to peer: a ring
 	// record (0), a line record (1; 2 if it took the writer's own
-	// extension line) or a line's acknowledgement alone (3), as shm.Write
+	// extension lines) or a line's acknowledgement alone (3), as shm.Write
 	// numbers them.
 	Wrote(peer int, w uint8)
 }

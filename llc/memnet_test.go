@@ -820,7 +820,7 @@ func (c *cluster) sendRecv(data []byte, bufLen int, posted bool) (*SendOp, *Recv
 }
 
 // lineWrite is what the line's write c is for LocalReceiver.Wrote: a
-// record (1, or 2 where its rest took the writer's own extension line),
+// record (1, or 2 where its rest took the writer's own extension lines),
 // which writes the half's head, or an acknowledgement alone (3).
 func lineWrite(c *Command) uint8 {
 	switch {
