@@ -25,7 +25,9 @@ import (
 // so that origins take turns). Passive-target locks are words
 // of the target's control memory changed by the same atomics: the target
 // takes no part in them (on TCP its progress serves them, as every remote
-// access).
+// access). Where the network maps a target's memory into this process,
+// the operations on it are loads, stores and the processor's atomics
+// instead (win_direct.go).
 
 // Errors of one-sided communication, matched with errors.Is.
 var (
@@ -92,6 +94,12 @@ type Win struct {
 	// shared is every rank's window as this process's memory, by rank
 	// (WinAllocateShared; nil otherwise).
 	shared [][]byte
+	// direct is every rank's part and control words as this process's
+	// memory, by rank, where operations on it are loads and stores (nil:
+	// through the network; win_direct.go), and allDirect whether every
+	// rank's is.
+	direct    []*winDirect
+	allDirect bool
 
 	// id numbers the window among those of this process, made by the
 	// call madeBy (Win.String).
@@ -175,6 +183,7 @@ func winAllocate[T Type](c *Comm, n int, op string) (*Win, []T, error) {
 	if err := w.open(op); err != nil {
 		return nil, nil, err
 	}
+	w.mapDirect()
 	var local []T
 	if n > 0 {
 		local = unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(w.mem))), n)

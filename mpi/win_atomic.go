@@ -68,7 +68,9 @@ func CompareAndSwap[T Type](w *Win, compare, value T, target, disp int) (T, erro
 	w.ep.Progress() // a caller that spins on CompareAndSwap serves others
 	at, err := w.span(target, disp, len(out))
 	if err == nil {
-		if w.native {
+		if d := w.directTo(target); d != nil && w.native {
+			binary.LittleEndian.PutUint64(out, d.compareSwap(at, word(cmp), word(val)))
+		} else if w.native {
 			op := w.partOp(llc.RMACompareSwap, target, at, 0)
 			op.Compare, op.Operand = word(cmp), word(val)
 			var res uint64
@@ -162,23 +164,24 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 		return fmt.Errorf("mpi: %s: %d elements: %w (%s takes pairs)", name, n, ErrCount, op)
 	}
 	in, out := asBytes(origin), asBytes(result)
-	w.ep.Progress() // a caller that spins on an accumulate serves others
+	d := w.directTo(target)
+	if d == nil || out != nil {
+		// A caller that spins on an accumulate serves others (a load
+		// and a store wait for nobody: an Accumulate's need not).
+		w.ep.Progress()
+	}
 	at, err := w.span(target, disp, n*r.Elem)
 	if err == nil && n > 0 {
-		if w.native && r.Unit == r.Elem {
+		switch {
+		case d != nil && w.native && r.Unit == r.Elem:
+			d.atomicAcc(at, in, out, r, op.Is(Sum) && integer(r.Kind), noop)
+		case d != nil:
+			w.lockedDirect(d, at, accumulateIn(in, out, r, noop))
+		case w.native && r.Unit == r.Elem:
 			err = w.nativeAcc(target, at, in, out, r, op.Is(Sum) && integer(r.Kind), noop, q)
-		} else {
+		default:
 			buf := scratch(min(n*r.Elem, accPiece/r.Unit*r.Unit))
-			err = w.locked(target, at, n*r.Elem, *buf, func(cur []byte, pos int) bool {
-				if out != nil {
-					copy(out[pos:], cur)
-				}
-				if noop {
-					return false
-				}
-				r.Apply(in[pos:pos+len(cur)], cur)
-				return true
-			})
+			err = w.locked(target, at, n*r.Elem, *buf, accumulateIn(in, out, r, noop))
 			scratches.Put(buf)
 		}
 	}
@@ -186,6 +189,22 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 		return fmt.Errorf("mpi: %s at rank %d: %w", name, target, err)
 	}
 	return nil
+}
+
+// accumulateIn returns the function of Win.locked that combines in into
+// the target's bytes with r (unless noop) and copies them before into
+// out unless it is nil.
+func accumulateIn(in, out []byte, r collectives.Reducer, noop bool) func(cur []byte, pos int) bool {
+	return func(cur []byte, pos int) bool {
+		if out != nil {
+			copy(out[pos:], cur)
+		}
+		if noop {
+			return false
+		}
+		r.Apply(in[pos:pos+len(cur)], cur)
+		return true
+	}
 }
 
 // accPiece is the most bytes an accumulate that reads, combines and
@@ -285,6 +304,10 @@ func (w *Win) casLoop(op *llc.RMAOp, in []byte, r collectives.Reducer) error {
 // combination and the write of each in them: the target's memory is
 // then read and written once, as a combination in place does.
 func (w *Win) locked(target int, at winPlace, n int, buf []byte, f func(cur []byte, pos int) bool) error {
+	if d := w.directTo(target); d != nil {
+		w.lockedDirect(d, at, f)
+		return nil
+	}
 	ticket, err := w.accLock(target)
 	if err != nil {
 		return fmt.Errorf("taking the accumulate lock: %w", err)

@@ -58,8 +58,10 @@ const (
 // scenarioWinCounter counts at the last rank in windows of bytes (C's
 // untyped windows: int32 counters from byte 8), of int32 and int64 over
 // the caller's memory (read, combined and written back under the
-// accumulate lock) and of int64 in the network's memory (its atomics),
-// under a shared lock and under LockAll.
+// accumulate lock) and of int64, bytes and int32 in the network's memory
+// (its atomics, or the processor's on a host's shared memory, and the
+// accumulate lock taken by either), under a shared lock and under
+// LockAll.
 func scenarioWinCounter(w *mpi.Comm) error {
 	rounds := []struct {
 		name string
@@ -69,6 +71,8 @@ func scenarioWinCounter(w *mpi.Comm) error {
 		{"window of int32", counterRound[int32, int32]("create", 1)},
 		{"window of int64", counterRound[int64, int64]("create", 1)},
 		{"allocated window of int64", counterRound[int64, int64]("allocate", 1)},
+		{"allocated window of bytes", counterRound[int32, byte]("allocate", 8)},
+		{"allocated window of int32", counterRound[int32, int32]("allocate", 1)},
 	}
 	for _, r := range rounds {
 		for _, op := range counterOps {

@@ -98,6 +98,14 @@ func (w *Win) move(name string, kind llc.RMAKind, b []byte, target, disp int, q 
 	if len(b) == 0 {
 		return nil
 	}
+	if d := w.directTo(target); d != nil {
+		if kind == llc.RMAPut {
+			copy(d.bytes(at), b)
+		} else {
+			copy(b, d.bytes(at))
+		}
+		return nil
+	}
 	if at.rest == nil { // one place, as in every window but dynamic ones
 		op := w.partOp(kind, target, at, 0)
 		op.Data = b

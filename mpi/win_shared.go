@@ -141,6 +141,7 @@ func winAllocateContig[T Type](c *Comm, n int, op string) (*Win, []T, error) {
 		w.Free()
 		return nil, nil, fmt.Errorf("mpi: %s: %w", op, err)
 	}
+	w.mapDirect()
 	var local []T
 	if n > 0 {
 		local = unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(w.mem))), n)

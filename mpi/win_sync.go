@@ -215,6 +215,9 @@ func (w *Win) flush(target int) error {
 		peer = w.targets[target].peer
 	}
 	if w.kept.Load() == 0 && w.dyn == nil {
+		if w.allDirect || target >= 0 && w.directTo(target) != nil {
+			return nil // every operation to them completed in its call
+		}
 		// Nothing kept to complete or report: the network's flush alone.
 		return w.ep.RMAFlush(peer)
 	}
