@@ -267,14 +267,19 @@ func TestPullAndAtomicDataMatchKick(t *testing.T) {
 		{"an unknown SID", 1, sid + 1, 0, 0, OpFAA, 1, false},
 		{"an unknown process", 2, sid, 0, 8, OpPull, 0, false},
 	}
+	// Every pull lands in the same buffer, whose page the NIC's PATLB
+	// counts too: buffers at different addresses would share a set with
+	// the target's pages in one job and not in the other.
+	reply := make([]byte, 1024)
 	for _, c := range cases {
 		var got, want result
 		var ok bool
 		slowOp := func(n *NIC) (r result) {
 			switch c.op {
 			case OpPull:
-				r.buf = make([]byte, c.n)
-				r.err = n.Pull(c.dst, c.sid, c.off, r.buf, nil)
+				clear(reply)
+				r.err = n.Pull(c.dst, c.sid, c.off, reply[:c.n], nil)
+				r.buf = bytes.Clone(reply[:c.n])
 			case OpCAS:
 				r.val, r.err = n.CompareAndSwap(c.dst, c.sid, c.off, c.arg0, 99)
 			default:
@@ -283,8 +288,9 @@ func TestPullAndAtomicDataMatchKick(t *testing.T) {
 			return r
 		}
 		if c.op == OpPull {
-			got.buf = make([]byte, c.n)
-			ok = fast.n0.PullData(c.dst, c.sid, c.off, got.buf)
+			clear(reply)
+			ok = fast.n0.PullData(c.dst, c.sid, c.off, reply[:c.n])
+			got.buf = bytes.Clone(reply[:c.n])
 		} else {
 			got.val, ok = fast.n0.AtomicData(c.op, c.dst, c.sid, c.off, c.arg0, 99)
 		}
