@@ -3,6 +3,7 @@ package mpi
 import (
 	"fmt"
 
+	"github.com/rhinet-go/martini/internal/memcopy"
 	"github.com/rhinet-go/martini/llc"
 )
 
@@ -100,9 +101,9 @@ func (w *Win) move(name string, kind llc.RMAKind, b []byte, target, disp int, q 
 	}
 	if d := w.directTo(target); d != nil {
 		if kind == llc.RMAPut {
-			copy(d.bytes(at), b)
+			memcopy.Copy(d.bytes(at), b)
 		} else {
-			copy(b, d.bytes(at))
+			memcopy.Copy(b, d.bytes(at))
 		}
 		return nil
 	}
