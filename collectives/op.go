@@ -272,6 +272,26 @@ func AccumulatorFor[T Type](op Op) (Reducer, error) {
 	return r, nil
 }
 
+// AccumulatorRef is AccumulatorFor without the copy: a Reducer shared by
+// every call for op and T, which the caller must not modify (ReducerRef's;
+// Replace's and NoOp's are made once for each T).
+func AccumulatorRef[T Type](op Op) (*Reducer, error) {
+	kind := op.desc().kind
+	if kind != opReplace && kind != opNoOp {
+		return ReducerRef[T](op)
+	}
+	key := definedKey{kind, reflect.TypeFor[T]()}
+	if r, ok := definedReducers.Load(key); ok {
+		return r.(*Reducer), nil
+	}
+	r, err := AccumulatorFor[T](op)
+	if err != nil {
+		return nil, err
+	}
+	v, _ := definedReducers.LoadOrStore(key, &r)
+	return v.(*Reducer), nil
+}
+
 // basicKind returns the kind of T when T is a predeclared type, and
 // reflect.Invalid for a type defined from one (which reflect tells).
 func basicKind[T Type]() reflect.Kind {

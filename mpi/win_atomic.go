@@ -147,7 +147,7 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 	if err != nil || skip {
 		return err
 	}
-	r, err := collectives.AccumulatorFor[T](op)
+	r, err := collectives.AccumulatorRef[T](op)
 	if err != nil {
 		return fmt.Errorf("mpi: %s: %w", name, err)
 	}
@@ -160,7 +160,7 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 		n = len(result)
 	case result != nil && len(result) != n:
 		return fmt.Errorf("mpi: %s: %d origin elements, %d result elements: %w", name, n, len(result), ErrCount)
-	case n%(r.Unit/r.Elem) != 0:
+	case r.Unit != r.Elem && n%(r.Unit/r.Elem) != 0: // pairs (MinLoc, MaxLoc); no division otherwise
 		return fmt.Errorf("mpi: %s: %d elements: %w (%s takes pairs)", name, n, ErrCount, op)
 	}
 	in, out := asBytes(origin), asBytes(result)
@@ -194,7 +194,7 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 // accumulateIn returns the function of Win.locked that combines in into
 // the target's bytes with r (unless noop) and copies them before into
 // out unless it is nil.
-func accumulateIn(in, out []byte, r collectives.Reducer, noop bool) func(cur []byte, pos int) bool {
+func accumulateIn(in, out []byte, r *collectives.Reducer, noop bool) func(cur []byte, pos int) bool {
 	return func(cur []byte, pos int) bool {
 		if out != nil {
 			copy(out[pos:], cur)
@@ -245,7 +245,7 @@ func integer(k reflect.Kind) bool {
 // unless out is wanted; with q, a request's, never: q fills out once they
 // are done), fetch-and-add of 0 to read (noop), a compare-and-swap loop
 // otherwise.
-func (w *Win) nativeAcc(target int, at winPlace, in, out []byte, r collectives.Reducer, add, noop bool, q *rmaRequest) error {
+func (w *Win) nativeAcc(target int, at winPlace, in, out []byte, r *collectives.Reducer, add, noop bool, q *rmaRequest) error {
 	for i := 0; i < max(len(in), len(out)); i += 8 {
 		op := w.partOp(llc.RMAFetchAdd, target, at, uint64(i))
 		if add && !noop {
@@ -282,7 +282,7 @@ func (w *Win) nativeAcc(target int, at winPlace, in, out []byte, r collectives.R
 // made a compare-and-swap here) with r: it guesses the word, swaps in the
 // combination if the guess was right, else guesses what the swap found.
 // op.Result is the word before.
-func (w *Win) casLoop(op *llc.RMAOp, in []byte, r collectives.Reducer) error {
+func (w *Win) casLoop(op *llc.RMAOp, in []byte, r *collectives.Reducer) error {
 	op.Kind = llc.RMACompareSwap
 	var cur [8]byte
 	for guess := uint64(0); ; {

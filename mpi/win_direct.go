@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/rhinet-go/martini/collectives"
+	"github.com/rhinet-go/martini/internal/memcopy"
+	"github.com/rhinet-go/martini/llc"
 )
 
 // One-sided operations by loads and stores: where the network maps a
@@ -107,6 +109,32 @@ func (d *winDirect) bytes(at winPlace) []byte {
 	return d.mem[i : i+at.n : i+at.n]
 }
 
+// at returns the n bytes at displacement disp (of elem bytes each) of
+// the part, and whether they lie within it: span's check, without the
+// place it returns, for the calls that need no more (Put and Get). Where
+// they do not, span gives the error.
+func (d *winDirect) at(disp, n, elem int) ([]byte, bool) {
+	size := uint64(len(d.mem))
+	if disp < 0 || uint64(disp) > size/uint64(elem) {
+		return nil, false
+	}
+	off := uint64(disp) * uint64(elem)
+	if uint64(n) > size-off {
+		return nil, false
+	}
+	return d.mem[off : off+uint64(n)], true
+}
+
+// move copies b into mem, bytes of the part, for a Put, or mem into b for
+// a Get.
+func (d *winDirect) move(kind llc.RMAKind, mem, b []byte) {
+	if kind == llc.RMAPut {
+		memcopy.Copy(mem, b)
+	} else {
+		memcopy.Copy(b, mem)
+	}
+}
+
 // word returns the word i of the part's bytes at at.
 func (d *winDirect) word(at winPlace, i int) *uint64 {
 	return (*uint64)(unsafe.Pointer(&d.bytes(at)[i]))
@@ -121,7 +149,7 @@ func (d *winDirect) ctlWord(i int) *uint64 {
 // by the processor's atomics (an add for integer sums, a load for noop, a
 // compare-and-swap loop otherwise), the word before into out unless it
 // is nil.
-func (d *winDirect) atomicAcc(at winPlace, in, out []byte, r collectives.Reducer, add, noop bool) {
+func (d *winDirect) atomicAcc(at winPlace, in, out []byte, r *collectives.Reducer, add, noop bool) {
 	for i := 0; i < max(len(in), len(out)); i += 8 {
 		p := d.word(at, i)
 		var old uint64

@@ -3,7 +3,6 @@ package mpi
 import (
 	"fmt"
 
-	"github.com/rhinet-go/martini/internal/memcopy"
 	"github.com/rhinet-go/martini/llc"
 )
 
@@ -85,6 +84,12 @@ func transfer(w *Win, name string, kind llc.RMAKind, b []byte, target, disp int)
 	if err != nil || skip {
 		return err
 	}
+	if d := w.directTo(target); d != nil {
+		if mem, ok := d.at(disp, len(b), w.elem); ok {
+			d.move(kind, mem, b)
+			return nil
+		}
+	}
 	return w.move(name, kind, b, target, disp, nil)
 }
 
@@ -100,11 +105,7 @@ func (w *Win) move(name string, kind llc.RMAKind, b []byte, target, disp int, q 
 		return nil
 	}
 	if d := w.directTo(target); d != nil {
-		if kind == llc.RMAPut {
-			memcopy.Copy(d.bytes(at), b)
-		} else {
-			memcopy.Copy(b, d.bytes(at))
-		}
+		d.move(kind, d.bytes(at), b)
 		return nil
 	}
 	if at.rest == nil { // one place, as in every window but dynamic ones
