@@ -193,16 +193,7 @@ func ReducerRef[T Type](op Op) (*Reducer, error) {
 				return r, nil
 			}
 		}
-		key := definedKey{d.kind, reflect.TypeFor[T]()}
-		if r, ok := definedReducers.Load(key); ok {
-			return r.(*Reducer), nil
-		}
-		r, err := reducerOf[T](op)
-		if err != nil {
-			return nil, err
-		}
-		v, _ := definedReducers.LoadOrStore(key, &r)
-		return v.(*Reducer), nil
+		return kept(definedKey{d.kind, reflect.TypeFor[T]()}, func() (Reducer, error) { return reducerOf[T](op) })
 	}
 	r, err := reducerOf[T](op)
 	if err != nil {
@@ -219,8 +210,23 @@ type definedKey struct {
 }
 
 // definedReducers holds the Reducers of predefined operations on defined
-// element types made so far: *Reducer by definedKey.
+// element types made so far, and of Replace and NoOp on any: *Reducer by
+// definedKey.
 var definedReducers sync.Map
+
+// kept returns the Reducer of key in definedReducers, made by build and
+// kept there the first time.
+func kept(key definedKey, build func() (Reducer, error)) (*Reducer, error) {
+	if r, ok := definedReducers.Load(key); ok {
+		return r.(*Reducer), nil
+	}
+	r, err := build()
+	if err != nil {
+		return nil, err
+	}
+	v, _ := definedReducers.LoadOrStore(key, &r)
+	return v.(*Reducer), nil
+}
 
 // reducerOf is ReducerFor's general case, through reflect.
 func reducerOf[T Type](op Op) (Reducer, error) {
@@ -280,16 +286,7 @@ func AccumulatorRef[T Type](op Op) (*Reducer, error) {
 	if kind != opReplace && kind != opNoOp {
 		return ReducerRef[T](op)
 	}
-	key := definedKey{kind, reflect.TypeFor[T]()}
-	if r, ok := definedReducers.Load(key); ok {
-		return r.(*Reducer), nil
-	}
-	r, err := AccumulatorFor[T](op)
-	if err != nil {
-		return nil, err
-	}
-	v, _ := definedReducers.LoadOrStore(key, &r)
-	return v.(*Reducer), nil
+	return kept(definedKey{kind, reflect.TypeFor[T]()}, func() (Reducer, error) { return AccumulatorFor[T](op) })
 }
 
 // basicKind returns the kind of T when T is a predeclared type, and
