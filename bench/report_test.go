@@ -409,8 +409,9 @@ func TestRegenerate(t *testing.T) {
 		"AMD Ryzen 7 5800X 8-Core Processor (AuthenticAMD), cpuid's package 8 cores / 16 threads, cache line 64 B, L1d 32 KiB, L2 512 KiB, L3 32 MiB, linux/amd64",
 		// Newest first.
 		"- np 2, 2 runs: [2026-03-16-bench01](2026-03-16-bench01.json), [2026-03-14-bench01](2026-03-14-bench01.json)",
-		// The plots of the newest record alone, which has PingPong only.
-		"a line per series and process count: [PingPong latency](plots/2026-03-16-bench01-PingPong-latency.svg), [PingPong bandwidth](plots/2026-03-16-bench01-PingPong-bandwidth.svg)\n",
+		// PingPong's plots of the newest record, which has PingPong only;
+		// Allreduce's of the older one, the newest that has it.
+		"a line per series and process count: [PingPong latency](plots/2026-03-16-bench01-PingPong-latency.svg), [PingPong bandwidth](plots/2026-03-16-bench01-PingPong-bandwidth.svg), [Allreduce latency](plots/2026-03-14-bench01-Allreduce-latency.svg)\n",
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("README lacks %q:\n%s", w, out)
@@ -419,19 +420,19 @@ func TestRegenerate(t *testing.T) {
 	cells := summaryRows(out)
 	// PingPong has the system MPI's column: both medians and the ratio;
 	// Allreduce has this runtime's alone; the older record's Allreduce is
-	// summarised although it is not plotted.
+	// summarised and plotted.
 	if c := cells["PingPong 8"]; !regexp.MustCompile(`^\S+ / \S+ \(\d+\.\d\d\)$`).MatchString(c) {
 		t.Errorf("PingPong 8 B cell %q, want ours / peer (ratio)\n%s", c, out)
 	}
 	if c := cells["Allreduce 4 MiB"]; c != "1522" {
 		t.Errorf("Allreduce 4 MiB cell %q, want 1522\n%s", c, out)
 	}
-	if strings.Contains(out, "2026-03-14-bench01-") || strings.Contains(out, "Allreduce-bandwidth") {
-		t.Errorf("README links a plot of the older record or a bandwidth plot of Allreduce:\n%s", out)
+	if strings.Contains(out, "2026-03-14-bench01-PingPong") || strings.Contains(out, "Allreduce-bandwidth") {
+		t.Errorf("README links a PingPong plot of the older record or a bandwidth plot of Allreduce:\n%s", out)
 	}
 	links := regexp.MustCompile(`\]\((plots/[^)]+)\)`).FindAllStringSubmatch(out, -1)
-	if len(links) != 2 {
-		t.Errorf("README links %d plots, want 2", len(links))
+	if len(links) != 3 {
+		t.Errorf("README links %d plots, want 3", len(links))
 	}
 	for _, l := range links {
 		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(l[1])))

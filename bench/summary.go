@@ -252,7 +252,8 @@ func seriesNamed(names []string) []Series {
 // writeSuiteSummary writes the summary of the suite's records: a section
 // per machine kind with its records, the cross-core floor, a table of
 // every benchmark and size against the process counts, and the plots of
-// the newest record of each process count, which it draws into dir/plots.
+// the newest record of each process count that has each benchmark, which
+// it draws into dir/plots.
 func writeSuiteSummary(b *bytes.Buffer, dir string, files []RecordFile) error {
 	groups := groupSuite(files)
 	if len(groups) == 0 {
@@ -354,22 +355,17 @@ func groupFloors(g machineGroup) string {
 
 // writeGroupPlots draws, for each benchmark of g, the latency (and, point
 // to point, bandwidth) plot of the newest record of every process count
-// together, a line per series and process count, into dir/plots, and
-// links them: a plot per benchmark and machine shows how the times grow
-// with the processes, and keeps the plots few as process counts are
-// added. The files are named after the newest of those records.
+// that has the benchmark, together, a line per series and process count,
+// into dir/plots, and links them: a plot per benchmark and machine shows
+// how the times grow with the processes, and keeps the plots few as
+// process counts are added. A newer record of some benchmarks alone
+// leaves the others' plots as they were. Each file is named after the
+// newest of the records it draws.
 func writeGroupPlots(b *bytes.Buffer, dir string, g machineGroup) error {
-	merged := &Record{}
-	name := ""
-	for _, set := range g.sets {
-		newest := set.files[0]
-		merged.Series = append(merged.Series, newest.Record.Series...)
-		if n := strings.TrimSuffix(newest.Name, ".json"); n > name {
-			name = n
-		}
-	}
+	order, _ := groupSizes(g)
 	var links []string
-	for _, bm := range recordBenchmarks(merged) {
+	for _, bm := range order {
+		merged, name := newestWith(g, bm)
 		for _, p := range recordPlots(bm) {
 			file := fmt.Sprintf("%s-%s-%s.svg", name, bm, p.kind)
 			err := p.draw(merged, bm, filepath.Join(dir, plotsDir, file))
@@ -382,8 +378,32 @@ func writeGroupPlots(b *bytes.Buffer, dir string, g machineGroup) error {
 			links = append(links, fmt.Sprintf("[%s %s](%s)", bm, p.kind, markdownLink(plotsDir+"/"+file)))
 		}
 	}
-	fmt.Fprintf(b, "\nPlots of the newest record of each process count, a line per series and process count: %s\n", strings.Join(links, ", "))
+	fmt.Fprintf(b, "\nPlots of the newest record of each process count that has the benchmark, a line per series and process count: %s\n", strings.Join(links, ", "))
 	return nil
+}
+
+// newestWith returns the series of benchmark from the newest record of
+// each process count of g that has it, and the name of the newest of
+// those records.
+func newestWith(g machineGroup, benchmark string) (*Record, string) {
+	merged := &Record{}
+	name := ""
+	for _, set := range g.sets {
+		for _, f := range set.files { // newest first
+			i := slices.IndexFunc(f.Record.Series, func(s Series) bool { return s.Benchmark == benchmark })
+			if i < 0 {
+				continue
+			}
+			for _, s := range f.Record.Series[i:] {
+				if s.Benchmark == benchmark {
+					merged.Series = append(merged.Series, s)
+				}
+			}
+			name = max(name, strings.TrimSuffix(f.Name, ".json"))
+			break
+		}
+	}
+	return merged, name
 }
 
 // plotKind is a kind of plot of a benchmark and how it is drawn.

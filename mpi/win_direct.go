@@ -188,7 +188,7 @@ func (d *winDirect) compareSwap(at winPlace, compare, value uint64) uint64 {
 	}
 }
 
-// locked is Win.locked on a mapped part: f runs once, on the n bytes at
+// lockedDirect is Win.locked on a mapped part: f runs once, on the bytes at
 // at in place, under the target's accumulate lock, taken and released by
 // the processor's atomics on the same word as the network's.
 func (w *Win) lockedDirect(d *winDirect, at winPlace, f func(cur []byte, pos int) bool) {
