@@ -102,7 +102,7 @@ func BenchmarkRMA(b *testing.B) {
 	for _, c := range []struct {
 		op   string
 		size int
-	}{{"put", 8}, {"get", 8}, {"acc", 8}, {"put", 64 << 10}, {"acc", 64 << 10}} {
+	}{{"put", 8}, {"get", 8}, {"acc", 8}, {"put", 64 << 10}, {"acc", 64 << 10}, {"lock", 8}} {
 		b.Run(fmt.Sprintf("%s/%d", c.op, c.size), func(b *testing.B) {
 			r := mpirun(b, []string{envScenario + "=bench-rma", envBenchRMA + "=" + c.op,
 				envBenchSize + "=" + strconv.Itoa(c.size), envBenchIters + "=" + strconv.Itoa(b.N)},
@@ -119,8 +119,9 @@ func BenchmarkRMA(b *testing.B) {
 
 // scenarioBenchRMA times MPI_BENCH_ITERS operations of MPI_BENCH_RMA (put,
 // get, acc: an Accumulate of float32 with Sum, as IMB's) of
-// MPI_BENCH_SIZE bytes, each followed by a Flush, and rank 0 prints the
-// time of one.
+// MPI_BENCH_SIZE bytes, each followed by a Flush under a shared lock
+// held throughout, or (lock) a Put in an epoch of its own, an exclusive
+// Lock and an Unlock, and rank 0 prints the time of one.
 func scenarioBenchRMA(w *mpi.Comm) error {
 	size, iters, err := benchSettings()
 	if err != nil {
@@ -135,7 +136,8 @@ func scenarioBenchRMA(w *mpi.Comm) error {
 	if err != nil {
 		return err
 	}
-	if w.Rank() == 0 {
+	epochs := os.Getenv(envBenchRMA) == "lock"
+	if w.Rank() == 0 && !epochs {
 		if err := win.Lock(mpi.LockShared, 1); err != nil {
 			return err
 		}
@@ -144,6 +146,9 @@ func scenarioBenchRMA(w *mpi.Comm) error {
 		for i := 0; w.Rank() == 0 && i < n; i++ {
 			if err := op(); err != nil {
 				return err
+			}
+			if epochs {
+				continue
 			}
 			if err := win.Flush(1); err != nil {
 				return err
@@ -162,6 +167,8 @@ func scenarioBenchRMA(w *mpi.Comm) error {
 	}
 	if w.Rank() == 0 {
 		fmt.Printf("rma_ns=%.1f\n", secs/float64(iters)*1e9)
+	}
+	if w.Rank() == 0 && !epochs {
 		if err := win.Unlock(1); err != nil {
 			return err
 		}
@@ -181,8 +188,12 @@ func rmaOp(win *mpi.Win, op string, buf []float32) (func() error, error) {
 		return func() error { return mpi.Get(win, buf, 1, 0) }, nil
 	case "acc":
 		return func() error { return mpi.Accumulate(win, buf, 1, 0, mpi.Sum) }, nil
+	case "lock":
+		return func() error {
+			return errors.Join(win.Lock(mpi.LockExclusive, 1), mpi.Put(win, buf, 1, 0), win.Unlock(1))
+		}, nil
 	}
-	return nil, fmt.Errorf("%s=%q: want put, get or acc", envBenchRMA, op)
+	return nil, fmt.Errorf("%s=%q: want put, get, acc or lock", envBenchRMA, op)
 }
 
 // startProfile starts rank 0's CPU profile when MPI_BENCH_CPUPROFILE

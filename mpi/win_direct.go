@@ -14,9 +14,10 @@ import (
 // target's window and control words into this process (a process of the
 // same host on the martini network, llc.SharedMemory) and runs no timing
 // model, Put and Get copy to and from the target's memory, the
-// accumulates of 8-byte elements are the processor's atomics on it, and
-// the others take the target's accumulate lock with those atomics and
-// combine in place. They are what the NIC's PUSH, PULL and atomics do in
+// accumulates of 8-byte elements are the processor's atomics on it, the
+// others take the target's accumulate lock with those atomics and
+// combine in place, and the passive-target locks are taken and released
+// by them too. They are what the NIC's PUSH, PULL and atomics do in
 // that memory, without the engine, the translator and the NIC's checks
 // between (docs/decisions.md, "One-sided operations by loads and
 // stores"); each is complete at its target when the call returns, so a
@@ -179,13 +180,34 @@ func (d *winDirect) atomicAcc(at winPlace, in, out []byte, r *collectives.Reduce
 // compareSwap replaces the word at at by value if it equals compare, and
 // returns the word before.
 func (d *winDirect) compareSwap(at winPlace, compare, value uint64) uint64 {
-	p := d.word(at, 0)
+	return compareSwapWord(d.word(at, 0), compare, value)
+}
+
+// compareSwapWord replaces *p by value if it equals compare, and returns
+// the word before, as the network's compare-and-swap does.
+func compareSwapWord(p *uint64, compare, value uint64) uint64 {
 	for {
 		old := atomic.LoadUint64(p)
 		if old != compare || atomic.CompareAndSwapUint64(p, old, value) {
 			return old
 		}
 	}
+}
+
+// ctlAtomic runs kind, a compare-and-swap or a fetch-and-add, on control
+// word i of target and returns the word before: the processor's atomic
+// on a mapped target, the network's otherwise. The passive-target locks
+// take it; PSCW's counters do not, since a process waiting for one
+// sleeps until the network's atomic wakes it.
+func (w *Win) ctlAtomic(target int, kind llc.RMAKind, i int, compare, operand uint64) (uint64, error) {
+	d := w.directTo(target)
+	switch {
+	case d == nil:
+		return w.run(w.ctlOp(target, kind, i, compare, operand))
+	case kind == llc.RMAFetchAdd:
+		return atomic.AddUint64(d.ctlWord(i), operand) - operand, nil
+	}
+	return compareSwapWord(d.ctlWord(i), compare, operand), nil
 }
 
 // lockedDirect is Win.locked on a mapped part: f runs once, on the bytes at

@@ -1,6 +1,7 @@
 package mpi_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"unsafe"
@@ -29,12 +30,12 @@ func TestWinDirect(t *testing.T) {
 // scenarioWinDirect returns the scenario of TestWinDirect; modelled
 // says the job runs under a timing model. Every rank puts, gets and
 // accumulates into its own slots of every rank's window, one target at
-// a time, and counts the engine's one-sided operations around each
-// target's: none where the window is the network's memory (WinAllocate,
-// WinAllocateShared), the target is a process of the same host on the
-// martini network and no model runs; some otherwise (WinCreate, another
-// host, TCP, the model). Then each rank checks what the others left in
-// its window.
+// a time, then locks each target, and counts the engine's one-sided
+// operations around each target's: none where the window is the
+// network's memory (WinAllocate, WinAllocateShared), the target is a
+// process of the same host on the martini network and no model runs;
+// some otherwise (WinCreate, another host, TCP, the model). Then each
+// rank checks what the others left in its window.
 func scenarioWinDirect(modelled bool) func(w *mpi.Comm) error {
 	return func(w *mpi.Comm) error {
 		same, err := sameHost(w)
@@ -104,6 +105,17 @@ func directRound(w *mpi.Comm, kind string, same []bool, loadStore bool) error {
 	}
 	if err := win.UnlockAll(); err != nil {
 		return err
+	}
+	for t := range n {
+		before, _ := mpi.ReadStats()
+		if err := errors.Join(win.Lock(mpi.LockExclusive, t), win.Unlock(t), win.Lock(mpi.LockShared, t), win.Unlock(t)); err != nil {
+			return fmt.Errorf("locks of target %d: %w", t, err)
+		}
+		after, _ := mpi.ReadStats()
+		ops := rmaCount(after.Protocol) - rmaCount(before.Protocol)
+		if direct := loadStore && same[t]; direct != (ops == 0) {
+			return fmt.Errorf("locks of target %d (same host %v): %d operations through the network, want them by the processor's atomics: %v", t, same[t], ops, direct)
+		}
 	}
 	if err := mpi.Barrier(w); err != nil {
 		return err

@@ -317,17 +317,17 @@ func (w *Win) Lock(lock LockType, target int) error {
 func (w *Win) acquire(lock LockType, target int) error {
 	for tries := 0; ; tries++ {
 		if lock == LockExclusive {
-			op := w.ctlOp(target, llc.RMACompareSwap, ctlLock, 0, lockExclusive)
-			if err := w.do(op); err != nil || op.Result == 0 {
+			old, err := w.ctlAtomic(target, llc.RMACompareSwap, ctlLock, 0, lockExclusive)
+			if err != nil || old == 0 {
 				return err
 			}
 		} else {
-			op := w.ctlOp(target, llc.RMAFetchAdd, ctlLock, 0, 1)
-			if err := w.do(op); err != nil || op.Result&lockExclusive == 0 {
+			old, err := w.ctlAtomic(target, llc.RMAFetchAdd, ctlLock, 0, 1)
+			if err != nil || old&lockExclusive == 0 {
 				return err
 			}
 			// An exclusive holder: withdraw and try again.
-			if err := w.do(w.ctlOp(target, llc.RMAFetchAdd, ctlLock, 0, ^uint64(0))); err != nil {
+			if _, err := w.ctlAtomic(target, llc.RMAFetchAdd, ctlLock, 0, ^uint64(0)); err != nil {
 				return err
 			}
 		}
@@ -380,7 +380,8 @@ func (w *Win) releaseLock(lock LockType, target int) error {
 	if lock == LockShared {
 		back = 1
 	}
-	return w.do(w.ctlOp(target, llc.RMAFetchAdd, ctlLock, 0, -back))
+	_, err := w.ctlAtomic(target, llc.RMAFetchAdd, ctlLock, 0, -back)
+	return err
 }
 
 // LockAll takes a shared lock on every process of the window
