@@ -96,7 +96,8 @@ func (w *Win) mapTarget(t int) *winDirect {
 func aligned8(b []byte) bool { return uintptr(unsafe.Pointer(unsafe.SliceData(b)))%8 == 0 }
 
 // directTo returns target's mapping, or nil if its operations go through
-// the network. at must be one place (every window's but a dynamic one's).
+// the network (always for a dynamic window, whose places may span
+// attachments).
 func (w *Win) directTo(target int) *winDirect {
 	if w.direct == nil {
 		return nil
