@@ -287,21 +287,25 @@ func (w *Win) Fence() error {
 // access epoch to it (MPI_Win_lock): an exclusive lock excludes every
 // other lock, shared ones only exclusive ones. It waits until granted,
 // without the target's help: the lock is a word of the target's control
-// memory changed by the network's atomics.
+// memory changed by the network's atomics (the processor's, where the
+// target's memory is mapped here).
 func (w *Win) Lock(lock LockType, target int) error {
-	if err := w.check("Win.Lock"); err != nil {
-		return err
+	if w == nil {
+		return w.check("Win.Lock")
 	}
-	if target < 0 || target >= w.c.size {
-		return fmt.Errorf("mpi: Win.Lock of rank %d: %w (window of %d processes)", target, ErrRank, w.c.size)
-	}
-	if lock != LockExclusive && lock != LockShared {
-		return fmt.Errorf("mpi: Win.Lock of rank %d: lock type %v: %w", target, lock, ErrWin)
-	}
-	w.mu.Lock()
-	held := w.sync.passive(target)
+	valid := target >= 0 && target < w.c.size
+	w.mu.Lock() // once for the checks: each lock waits for the stores before it
+	err := w.live("Win.Lock")
+	held := err == nil && valid && w.sync.passive(target)
 	w.mu.Unlock()
-	if held {
+	switch {
+	case err != nil:
+		return err
+	case !valid:
+		return fmt.Errorf("mpi: Win.Lock of rank %d: %w (window of %d processes)", target, ErrRank, w.c.size)
+	case lock != LockExclusive && lock != LockShared:
+		return fmt.Errorf("mpi: Win.Lock of rank %d: lock type %v: %w", target, lock, ErrWin)
+	case held:
 		return fmt.Errorf("mpi: Win.Lock of rank %d: already locked by this process: %w", target, ErrRMASync)
 	}
 	if err := w.acquire(lock, target); err != nil {
@@ -351,20 +355,27 @@ func (w *Win) backoff(tries int) {
 // Unlock completes every operation to target and releases the lock Lock
 // took (MPI_Win_unlock).
 func (w *Win) Unlock(target int) error {
-	if err := w.check("Win.Unlock"); err != nil {
-		return err
+	if w == nil {
+		return w.check("Win.Unlock")
 	}
-	if target < 0 || target >= w.c.size {
-		return fmt.Errorf("mpi: Win.Unlock of rank %d: %w (window of %d processes)", target, ErrRank, w.c.size)
-	}
+	valid := target >= 0 && target < w.c.size
+	var lock LockType
 	w.mu.Lock()
-	lock := w.sync.lock(target)
-	w.sync.locks[target].Store(0)
+	err := w.live("Win.Unlock")
+	if err == nil && valid {
+		lock = w.sync.lock(target)
+		w.sync.locks[target].Store(0)
+	}
 	w.mu.Unlock()
-	if lock == 0 {
+	switch {
+	case err != nil:
+		return err
+	case !valid:
+		return fmt.Errorf("mpi: Win.Unlock of rank %d: %w (window of %d processes)", target, ErrRank, w.c.size)
+	case lock == 0:
 		return fmt.Errorf("mpi: Win.Unlock of rank %d: not locked by this process: %w", target, ErrRMASync)
 	}
-	err := w.flush(target)
+	err = w.flush(target)
 	if rerr := w.releaseLock(lock, target); rerr != nil {
 		err = errors.Join(err, rerr)
 	}
