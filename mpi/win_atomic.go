@@ -77,7 +77,7 @@ func CompareAndSwap[T Type](w *Win, compare, value T, target, disp int) (T, erro
 			res, err = w.run(op)
 			binary.LittleEndian.PutUint64(out, res)
 		} else {
-			err = w.locked(target, at, len(out), make([]byte, len(out)), func(cur []byte, _ int) bool {
+			err = w.locked(target, at, len(out), len(out), func(cur []byte, _ int) bool {
 				copy(out, cur)
 				if bytes.Equal(cur, cmp) {
 					copy(cur, val)
@@ -172,17 +172,10 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 	}
 	at, err := w.span(target, disp, n*r.Elem)
 	if err == nil && n > 0 {
-		switch {
-		case d != nil && w.native && r.Unit == r.Elem:
-			d.atomicAcc(at, in, out, r, op.Is(Sum) && integer(r.Kind), noop)
-		case d != nil:
-			w.lockedDirect(d, at, accumulateIn(in, out, r, noop))
-		case w.native && r.Unit == r.Elem:
+		if w.native && r.Unit == r.Elem {
 			err = w.nativeAcc(target, at, in, out, r, op.Is(Sum) && integer(r.Kind), noop, q)
-		default:
-			buf := scratch(min(n*r.Elem, accPiece/r.Unit*r.Unit))
-			err = w.locked(target, at, n*r.Elem, *buf, accumulateIn(in, out, r, noop))
-			scratches.Put(buf)
+		} else {
+			err = w.locked(target, at, n*r.Elem, accPiece/r.Unit*r.Unit, accumulateIn(in, out, r, noop))
 		}
 	}
 	if err != nil {
@@ -244,8 +237,12 @@ func integer(k reflect.Kind) bool {
 // out unless it is nil: fetch-and-add for integer sums (not waited for
 // unless out is wanted; with q, a request's, never: q fills out once they
 // are done), fetch-and-add of 0 to read (noop), a compare-and-swap loop
-// otherwise.
+// otherwise. On a mapped target they are the processor's (atomicAcc).
 func (w *Win) nativeAcc(target int, at winPlace, in, out []byte, r *collectives.Reducer, add, noop bool, q *rmaRequest) error {
+	if d := w.directTo(target); d != nil {
+		d.atomicAcc(at, in, out, r, add, noop)
+		return nil
+	}
 	for i := 0; i < max(len(in), len(out)); i += 8 {
 		op := w.partOp(llc.RMAFetchAdd, target, at, uint64(i))
 		if add && !noop {
@@ -297,13 +294,14 @@ func (w *Win) casLoop(op *llc.RMAOp, in []byte, r *collectives.Reducer) error {
 }
 
 // locked runs f on the n bytes at at of target's window under the
-// target's accumulate lock, a piece of at most len(buf) bytes (a multiple
-// of the elements') at a time: it reads each piece into buf, calls f with
-// the piece and its offset in the n bytes, and writes the piece back if f
-// reports a change. Pieces that fit the caches keep the read, the
-// combination and the write of each in them: the target's memory is
-// then read and written once, as a combination in place does.
-func (w *Win) locked(target int, at winPlace, n int, buf []byte, f func(cur []byte, pos int) bool) error {
+// target's accumulate lock, a piece of at most piece bytes (a multiple of
+// the elements') at a time: it reads each piece into a scratch buffer,
+// calls f with the piece and its offset in the n bytes, and writes the
+// piece back if f reports a change. Pieces that fit the caches keep the
+// read, the combination and the write of each in them: the target's
+// memory is then read and written once, as a combination in place does.
+// On a mapped target f runs once, in place (lockedDirect).
+func (w *Win) locked(target int, at winPlace, n, piece int, f func(cur []byte, pos int) bool) error {
 	if d := w.directTo(target); d != nil {
 		w.lockedDirect(d, at, f)
 		return nil
@@ -312,6 +310,9 @@ func (w *Win) locked(target int, at winPlace, n int, buf []byte, f func(cur []by
 	if err != nil {
 		return fmt.Errorf("taking the accumulate lock: %w", err)
 	}
+	scr := scratch(min(n, piece))
+	defer scratches.Put(scr)
+	buf := *scr
 	for pos := 0; pos < n && err == nil; pos += len(buf) {
 		cur := buf[:min(len(buf), n-pos)]
 		part := at.sub(uint64(pos), uint64(len(cur)))

@@ -3,6 +3,7 @@ package mpi_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -48,7 +49,7 @@ func scenarioWinDirect(modelled bool) func(w *mpi.Comm) error {
 		}
 		loadStore := st.Network != "tcp" && !modelled
 		for _, kind := range []string{"allocate", "shared", "create", "bytes"} {
-			if kind == "shared" && (st.Network == "tcp" || !allSame(same)) {
+			if kind == "shared" && (st.Network == "tcp" || slices.Contains(same, false)) {
 				continue // WinAllocateShared needs one host's shared memory
 			}
 			if err := directRound(w, kind, same, loadStore && kind != "create"); err != nil {
@@ -189,16 +190,6 @@ func sameHost(w *mpi.Comm) ([]bool, error) {
 		same[r] = l == leader[0]
 	}
 	return same, host.Free()
-}
-
-// allSame reports whether every rank runs on this host.
-func allSame(same []bool) bool {
-	for _, s := range same {
-		if !s {
-			return false
-		}
-	}
-	return true
 }
 
 // asInt64s returns b, of a multiple of 8 bytes on an 8-byte boundary, as
