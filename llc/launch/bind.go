@@ -76,28 +76,37 @@ func Unpin() bool {
 // setThreadsAffinity sets the affinity of every thread of the process to
 // set. A thread that another starts while the threads are set one by one
 // may inherit the old affinity and be missing from the list being walked
-// (a rank's runtime starts threads as Init runs), so the walk repeats
-// until it finds no thread it has not set: then every thread has the
-// affinity, and so has every thread started afterwards.
+// (a rank's runtime starts threads as Init runs), or show up in it only
+// after the walk that set its parent, so the walk repeats, reading each
+// thread's affinity rather than trusting the walks before, until one
+// finds every thread already set: then every thread has the affinity,
+// and so has every thread started afterwards.
 func setThreadsAffinity(set *unix.CPUSet) error {
-	pinned := make(map[int]bool)
 	for {
 		tasks, err := os.ReadDir("/proc/self/task")
 		if err != nil {
 			return err
 		}
-		fresh := false
+		changed := false
 		for _, t := range tasks {
 			tid, err := strconv.Atoi(t.Name())
-			if err != nil || pinned[tid] {
+			if err != nil {
 				continue
 			}
-			if err := unix.SchedSetaffinity(tid, set); err != nil && err != unix.ESRCH {
+			var cur unix.CPUSet
+			switch err := unix.SchedGetaffinity(tid, &cur); {
+			case err == unix.ESRCH, err == nil && cur == *set:
+				continue // ended meanwhile, or set
+			}
+			switch err := unix.SchedSetaffinity(tid, set); err {
+			case nil:
+				changed = true
+			case unix.ESRCH: // ended meanwhile
+			default:
 				return err
 			}
-			pinned[tid], fresh = true, true
 		}
-		if !fresh {
+		if !changed {
 			return nil
 		}
 	}
