@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -75,41 +76,67 @@ func Unpin() bool {
 
 // setThreadsAffinity sets the affinity of every thread of the process to
 // set. A thread that another starts while the threads are set one by one
-// may inherit the old affinity and be missing from the list being walked
-// (a rank's runtime starts threads as Init runs), or show up in it only
-// after the walk that set its parent, so the walk repeats, reading each
-// thread's affinity rather than trusting the walks before, until one
-// finds every thread already set: then every thread has the affinity,
-// and so has every thread started afterwards.
+// copies its parent's affinity when its start begins but joins the list
+// of threads only when the start ends: it may be missing from the walk
+// that sets its parent, and from the next walk too, and then appear with
+// the old affinity. So the walk repeats, reading each thread's affinity
+// rather than trusting the walks before, until one finds every thread
+// already set, and once it has set any thread, until such a walk comes
+// at least threadStartSettle after the last walk that set one: a start
+// under way when its parent was set has ended by then unless the kernel
+// held it up that long.
 func setThreadsAffinity(set *unix.CPUSet) error {
+	var lastSet time.Time
 	for {
-		tasks, err := os.ReadDir("/proc/self/task")
-		if err != nil {
+		changed, err := setEachThread(set)
+		switch {
+		case err != nil:
 			return err
-		}
-		changed := false
-		for _, t := range tasks {
-			tid, err := strconv.Atoi(t.Name())
-			if err != nil {
-				continue
-			}
-			var cur unix.CPUSet
-			switch err := unix.SchedGetaffinity(tid, &cur); {
-			case err == unix.ESRCH, err == nil && cur == *set:
-				continue // ended meanwhile, or set
-			}
-			switch err := unix.SchedSetaffinity(tid, set); err {
-			case nil:
-				changed = true
-			case unix.ESRCH: // ended meanwhile
-			default:
-				return err
-			}
-		}
-		if !changed {
+		case changed:
+			lastSet = time.Now()
+		case lastSet.IsZero():
 			return nil
+		default:
+			wait := threadStartSettle - time.Since(lastSet)
+			if wait <= 0 {
+				return nil
+			}
+			time.Sleep(wait)
 		}
 	}
+}
+
+// threadStartSettle is how long setThreadsAffinity waits after it set a
+// thread for the starts of threads under way then to end.
+const threadStartSettle = 2 * time.Millisecond
+
+// setEachThread walks the process's threads once and sets the affinity
+// of each one whose affinity is not set already. It reports whether it
+// set any.
+func setEachThread(set *unix.CPUSet) (changed bool, err error) {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return false, err
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		var cur unix.CPUSet
+		switch err := unix.SchedGetaffinity(tid, &cur); {
+		case err == unix.ESRCH, err == nil && cur == *set:
+			continue // ended meanwhile, or set
+		}
+		switch err := unix.SchedSetaffinity(tid, set); err {
+		case nil:
+			changed = true
+		case unix.ESRCH: // ended meanwhile
+		default:
+			return changed, err
+		}
+	}
+	return changed, nil
 }
 
 // cpuList lists the CPUs of set in order.
