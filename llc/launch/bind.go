@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -81,34 +82,72 @@ func Unpin() bool {
 // that sets its parent, and from the next walk too, and then appear with
 // the old affinity. So the walk repeats, reading each thread's affinity
 // rather than trusting the walks before, until one finds every thread
-// already set, and once it has set any thread, until such a walk comes
-// at least threadStartSettle after the last walk that set one: a start
-// under way when its parent was set has ended by then unless the kernel
-// held it up that long.
+// already set; and, once it has set any thread, the walks run again
+// threadStartSettle later, in the background (settleLater), when a start
+// under way then has ended unless the kernel held it up that long. The
+// caller does not wait for them: Init goes on meanwhile.
 func setThreadsAffinity(set *unix.CPUSet) error {
-	var lastSet time.Time
+	affinity.mu.Lock()
+	defer affinity.mu.Unlock()
+	affinity.set = *set
+	affinity.gen++
+	changed, err := setThreads(set)
+	if err != nil || !changed {
+		return err
+	}
+	settleLater(affinity.gen)
+	return nil
+}
+
+// settleLater walks the threads again threadStartSettle from now, and so
+// on while a walk sets any, unless a later call of setThreadsAffinity
+// (gen no longer current) changed the set. The caller holds affinity.mu.
+func settleLater(gen uint64) {
+	affinity.settling.Add(1)
+	time.AfterFunc(threadStartSettle, func() {
+		defer affinity.settling.Done()
+		affinity.mu.Lock()
+		defer affinity.mu.Unlock()
+		if affinity.gen != gen {
+			return
+		}
+		// An error here was none a moment ago, for the same threads.
+		if changed, err := setThreads(&affinity.set); changed && err == nil {
+			settleLater(gen)
+		}
+	})
+}
+
+// threadStartSettle is how long after setThreadsAffinity set a thread
+// its walks run again, for the starts of threads under way then.
+const threadStartSettle = 2 * time.Millisecond
+
+// affinity is the set setThreadsAffinity gave the threads last, under
+// mu, which also keeps its walks apart; gen counts its calls, so that a
+// later walk drops an earlier call's; settling counts the later walks
+// not yet done (settleAffinity).
+var affinity struct {
+	mu       sync.Mutex
+	set      unix.CPUSet
+	gen      uint64
+	settling sync.WaitGroup
+}
+
+// settleAffinity waits until the background walks of every
+// setThreadsAffinity so far have run.
+func settleAffinity() { affinity.settling.Wait() }
+
+// setThreads walks the threads (setEachThread) until a walk finds every
+// one set, and reports whether any walk set one.
+func setThreads(set *unix.CPUSet) (changed bool, err error) {
 	for {
-		changed, err := setEachThread(set)
-		switch {
-		case err != nil:
-			return err
-		case changed:
-			lastSet = time.Now()
-		case lastSet.IsZero():
-			return nil
-		default:
-			wait := threadStartSettle - time.Since(lastSet)
-			if wait <= 0 {
-				return nil
-			}
-			time.Sleep(wait)
+		c, err := setEachThread(set)
+		changed = changed || c
+		if err != nil || !c {
+			return changed, err
 		}
 	}
 }
-
-// threadStartSettle is how long setThreadsAffinity waits after it set a
-// thread for the starts of threads under way then to end.
-const threadStartSettle = 2 * time.Millisecond
 
 // setEachThread walks the process's threads once and sets the affinity
 // of each one whose affinity is not set already. It reports whether it

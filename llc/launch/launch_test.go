@@ -475,7 +475,8 @@ func TestUnpin(t *testing.T) {
 // start and end threads of their own, as a rank's runtime starts threads
 // while Init pins it: every thread must end up on the rank's CPU, or the
 // rank runs partly unpinned and may publish no CPU for the collectives'
-// placement.
+// placement. It looks once the background walks that follow have run
+// (settleAffinity).
 func TestBindToCoreWhileThreadsStart(t *testing.T) {
 	var before unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &before); err != nil {
@@ -508,6 +509,7 @@ func TestBindToCoreWhileThreadsStart(t *testing.T) {
 			t.Error(err)
 			break
 		}
+		settleAffinity()
 		cpu := cpus[rank%len(cpus)]
 		tasks, _ := os.ReadDir("/proc/self/task")
 		for _, task := range tasks {
