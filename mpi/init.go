@@ -245,6 +245,9 @@ func initRuntime() (*runtimeState, error) {
 	}
 	s.world = newComm(s, worldID, job.Rank, nil)
 	s.world.setOffload(worldOffload)
+	if err := job.SettleBinding(); err != nil {
+		return fail(err)
+	}
 	if err := job.SetState(launch.RankInitialized); err != nil {
 		return fail(err)
 	}

@@ -72,7 +72,20 @@ func Unpin() bool {
 		return false
 	}
 	boundCPU.Store(-1)
+	settleAffinity() // threads still starting: at worst they stay pinned
 	return true
+}
+
+// SettleBinding completes the pinning of the process that FromEnv began
+// (bindToCore): it sets the threads whose start was under way then, if
+// any. Init calls it once the network is up; it returns at once where
+// FromEnv did not pin the process, and waits the rest of 2 ms where less
+// has passed since.
+func (j *Job) SettleBinding() error {
+	if err := settleAffinity(); err != nil {
+		return fmt.Errorf("launch: bind rank %d: %w", j.LocalRank, err)
+	}
+	return nil
 }
 
 // setThreadsAffinity sets the affinity of every thread of the process to
@@ -82,60 +95,58 @@ func Unpin() bool {
 // that sets its parent, and from the next walk too, and then appear with
 // the old affinity. So the walk repeats, reading each thread's affinity
 // rather than trusting the walks before, until one finds every thread
-// already set; and, once it has set any thread, the walks run again
-// threadStartSettle later, in the background (settleLater), when a start
-// under way then has ended unless the kernel held it up that long. The
-// caller does not wait for them: Init goes on meanwhile.
+// already set; and, once it has set any thread, settleAffinity walks
+// again at least threadStartSettle later, when a start under way then
+// has ended unless the kernel held it up that long. Init calls it once
+// the network is up (Job.SettleBinding), which takes longer than that,
+// so that the process does not wait for it.
 func setThreadsAffinity(set *unix.CPUSet) error {
 	affinity.mu.Lock()
 	defer affinity.mu.Unlock()
 	affinity.set = *set
-	affinity.gen++
 	changed, err := setThreads(set)
-	if err != nil || !changed {
-		return err
+	if changed {
+		affinity.lastSet, affinity.settled = time.Now(), false
 	}
-	settleLater(affinity.gen)
+	return err
+}
+
+// settleAffinity walks the threads again (setThreadsAffinity says why),
+// once at least threadStartSettle has passed since a walk last set one,
+// and again so while a walk sets any.
+func settleAffinity() error {
+	affinity.mu.Lock()
+	defer affinity.mu.Unlock()
+	for !affinity.settled {
+		if wait := threadStartSettle - time.Since(affinity.lastSet); wait > 0 {
+			time.Sleep(wait)
+		}
+		changed, err := setThreads(&affinity.set)
+		if err != nil {
+			return err
+		}
+		if changed {
+			affinity.lastSet = time.Now()
+		} else {
+			affinity.settled = true
+		}
+	}
 	return nil
 }
 
-// settleLater walks the threads again threadStartSettle from now, and so
-// on while a walk sets any, unless a later call of setThreadsAffinity
-// (gen no longer current) changed the set. The caller holds affinity.mu.
-func settleLater(gen uint64) {
-	affinity.settling.Add(1)
-	time.AfterFunc(threadStartSettle, func() {
-		defer affinity.settling.Done()
-		affinity.mu.Lock()
-		defer affinity.mu.Unlock()
-		if affinity.gen != gen {
-			return
-		}
-		// An error here was none a moment ago, for the same threads.
-		if changed, err := setThreads(&affinity.set); changed && err == nil {
-			settleLater(gen)
-		}
-	})
-}
-
 // threadStartSettle is how long after setThreadsAffinity set a thread
-// its walks run again, for the starts of threads under way then.
+// settleAffinity walks again, for the starts of threads under way then.
 const threadStartSettle = 2 * time.Millisecond
 
 // affinity is the set setThreadsAffinity gave the threads last, under
-// mu, which also keeps its walks apart; gen counts its calls, so that a
-// later walk drops an earlier call's; settling counts the later walks
-// not yet done (settleAffinity).
-var affinity struct {
-	mu       sync.Mutex
-	set      unix.CPUSet
-	gen      uint64
-	settling sync.WaitGroup
-}
-
-// settleAffinity waits until the background walks of every
-// setThreadsAffinity so far have run.
-func settleAffinity() { affinity.settling.Wait() }
+// mu, which also keeps the walks apart; lastSet is when a walk last set
+// a thread, and settled whether settleAffinity has walked since.
+var affinity = struct {
+	mu      sync.Mutex
+	set     unix.CPUSet
+	lastSet time.Time
+	settled bool
+}{settled: true}
 
 // setThreads walks the threads (setEachThread) until a walk finds every
 // one set, and reports whether any walk set one.
