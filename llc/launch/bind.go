@@ -97,9 +97,9 @@ func (j *Job) SettleBinding() error {
 // rather than trusting the walks before, until one finds every thread
 // already set; and, once it has set any thread, settleAffinity walks
 // again at least threadStartSettle later, when a start under way then
-// has ended unless the kernel held it up that long. Init calls it once
-// the network is up (Job.SettleBinding), which takes longer than that,
-// so that the process does not wait for it.
+// has ended unless the kernel held it up that long. Init makes that walk
+// once the network is up (Job.SettleBinding), which takes longer than
+// that, so that the process does not wait for it.
 func setThreadsAffinity(set *unix.CPUSet) error {
 	affinity.mu.Lock()
 	defer affinity.mu.Unlock()

@@ -135,7 +135,8 @@ var inherited atomic.Bool
 // inherited descriptors are consumed by the first call.
 //
 // It pins the process to a CPU where mpirun asks (bindsToCore): the one
-// its local rank takes in the order mpirun chose (EnvCPUs), and,
+// its local rank takes in the order mpirun chose (EnvCPUs), which
+// Job.SettleBinding completes later for threads still starting; and,
 // unless the GOMAXPROCS environment variable is set, lowers GOMAXPROCS to
 // the process's share of its CPUs among its host's ranks
 // (shareProcessors).

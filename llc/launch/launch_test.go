@@ -475,8 +475,8 @@ func TestUnpin(t *testing.T) {
 // start and end threads of their own, as a rank's runtime starts threads
 // while Init pins it: every thread must end up on the rank's CPU, or the
 // rank runs partly unpinned and may publish no CPU for the collectives'
-// placement. It looks once the walk that Init has follow the pinning has
-// run (settleAffinity, Job.SettleBinding).
+// placement. It looks after settleAffinity, the later walk that Init
+// makes (Job.SettleBinding).
 func TestBindToCoreWhileThreadsStart(t *testing.T) {
 	var before unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &before); err != nil {
