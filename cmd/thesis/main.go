@@ -239,6 +239,9 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	if err := job.SettleBinding(); err != nil {
+		return fail(err)
+	}
 	o := nicbench.DefaultOptions()
 	if *quick {
 		o.Reps, o.Samples, o.StreamBytes, o.MissReps = 200, 3, 1<<20, 20
