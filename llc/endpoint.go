@@ -329,6 +329,33 @@ func (ep *Endpoint) RecvWait(source int, tag int32, ctx uint32, buf []byte) (Sta
 	return st, err
 }
 
+// RecvKept posts the receive that op describes (Recv) through an
+// operation the endpoint keeps: taken from its free list under the lock
+// that the post holds anyway, where a sync.Pool's Get and Put cost a
+// nonblocking receive some 200 instructions and locked instructions of
+// their own. While the receive is pending it returns that operation, to
+// be given back by ReturnKept once done; a receive done at once (its
+// message was there, or op.Message, set, is a message that a probe
+// took) leaves its result in *op and returns nil.
+func (ep *Endpoint) RecvKept(op *RecvOp) *RecvOp {
+	ep.lock()
+	kept := ep.freeRecvs.get()
+	*kept = *op
+	ep.eng.recv(kept) // Submit of a receive, without its dispatch on the type
+	ep.drain()
+	if kept.done {
+		*op = *kept
+		ep.freeRecvs.keep(kept)
+		kept = nil
+	}
+	ep.unlock()
+	return kept
+}
+
+// ReturnKept gives back an operation of RecvKept that is done. The caller
+// holds the endpoint's lock, as a Completion's Done does.
+func (ep *Endpoint) ReturnKept(op *RecvOp) { ep.freeRecvs.keep(op) }
+
 // Cancel cancels a posted receive that has not matched and reports
 // whether it did.
 func (ep *Endpoint) Cancel(op *RecvOp) bool {

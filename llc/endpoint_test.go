@@ -352,6 +352,63 @@ func TestEndpointSendEager(t *testing.T) {
 	}
 }
 
+// RecvKept posts a receive through an operation of the endpoint's own:
+// a receive whose message came first is done at once, its result in the
+// caller's copy and nothing to give back; a pending one returns the
+// operation, which completes as any receive does and goes back to the
+// free list, and the next RecvKept takes it again without allocating.
+func TestEndpointRecvKept(t *testing.T) {
+	eps := newEndpoints(t, 2, nil)
+	within(t, 10*time.Second, func() {
+		var wg sync.WaitGroup
+		wg.Go(func() { eps[0].SendWait(1, 1, 0, []byte("x")) })
+		wg.Go(func() { eps[1].RecvWait(0, 1, 0, make([]byte, 1)) })
+		wg.Wait()
+	})
+	data := pattern(3, 40)
+	if err := eps[0].SendWait(1, 2, 0, data); err != nil {
+		t.Fatal(err)
+	}
+	eps[1].Progress()
+	op := RecvOp{Source: 0, Tag: 2, Buf: make([]byte, 40)}
+	if kept := eps[1].RecvKept(&op); kept != nil {
+		t.Fatal("a receive whose message was there returned a pending operation")
+	}
+	checkRecv(t, "done at once", &op, 0, 2, data)
+
+	op = RecvOp{Source: 0, Tag: 3, Buf: make([]byte, 40)}
+	kept := eps[1].RecvKept(&op)
+	if kept == nil || kept.Done() {
+		t.Fatal("a receive without its message is not pending")
+	}
+	if err := eps[0].SendWait(1, 3, 0, data); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 10*time.Second, func() { eps[1].Wait(kept) })
+	checkRecv(t, "pending", kept, 0, 3, data)
+	eps[1].Exclusive(func() { eps[1].ReturnKept(kept) })
+	again := eps[1].RecvKept(&RecvOp{Source: 0, Tag: 4, Buf: make([]byte, 1)})
+	if again != kept || again.Done() || again.Tag != 4 {
+		t.Fatalf("the next RecvKept took %p (tag %d, done %v), not the operation given back, %p", again, again.Tag, again.Done(), kept)
+	}
+	if !eps[1].Cancel(again) {
+		t.Fatal("the pending receive was not cancelled")
+	}
+	eps[1].Exclusive(func() { eps[1].ReturnKept(again) })
+}
+
+// The free list keeps at most keptMax operations given back, so that a
+// burst of nonblocking receives is not held for the process's life.
+func TestFreeListKeepBounded(t *testing.T) {
+	var f freeList[RecvOp]
+	for range 3 * keptMax {
+		f.keep(new(RecvOp))
+	}
+	if len(f.items) != keptMax {
+		t.Fatalf("kept %d operations, want %d", len(f.items), keptMax)
+	}
+}
+
 // SpinFor and YieldFor end a waiter's spinning and yielding in time,
 // whatever Spin and Yield say: a process whose peer shares its processor
 // must not spin Spin polls per message, and a process that waits for long

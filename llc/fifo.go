@@ -59,3 +59,16 @@ func (f *freeList[T]) put(x *T) {
 	*x = zero
 	f.items = append(f.items, x)
 }
+
+// keptMax bounds what keep holds: the operations of a burst of
+// nonblocking calls beyond it are left to the collector, as a sync.Pool
+// leaves them, rather than kept for the process's life.
+const keptMax = 64
+
+// keep is put for the operations of nonblocking calls, whose number
+// outstanding the program sets: it keeps at most keptMax.
+func (f *freeList[T]) keep(x *T) {
+	if len(f.items) < keptMax {
+		f.put(x)
+	}
+}

@@ -102,6 +102,10 @@ func scenarioBenchPingPong(w *mpi.Comm) error {
 // BenchmarkSelfIsend8B: Isend, Recv and Wait of 8 bytes to itself.
 func BenchmarkSelfIsend8B(b *testing.B) { benchSelf(b, "bench-self", 8) }
 
+// BenchmarkSelfIrecv8B: Irecv, Isend and both Waits of 8 bytes to
+// itself, the Requests given back.
+func BenchmarkSelfIrecv8B(b *testing.B) { benchSelf(b, "bench-irecv", 8) }
+
 // BenchmarkIprobeEmpty: an Iprobe that finds nothing.
 func BenchmarkIprobeEmpty(b *testing.B) { benchSelf(b, "bench-iprobe", 0) }
 
@@ -138,6 +142,44 @@ func scenarioBenchSelf(w *mpi.Comm) error {
 			}
 			if _, err := r.Wait(); err != nil {
 				return err
+			}
+		}
+		return nil
+	})
+	if err == nil && me == 0 {
+		fmt.Printf("op_ns=%.1f\n", secs/float64(iters)*1e9)
+	}
+	return err
+}
+
+// scenarioBenchIrecv times MPI_BENCH_ITERS rounds of the pattern that
+// programs use most: a receive posted first (Irecv), then its send
+// (Isend), both waited for and their Requests given back (Release), one
+// rank to itself.
+func scenarioBenchIrecv(w *mpi.Comm) error {
+	size, iters, err := benchSettings()
+	if err != nil {
+		return err
+	}
+	out, in := make([]byte, size), make([]byte, size)
+	me := w.Rank()
+	secs, err := timeRounds(w, iters, func(n int) error {
+		for i := 0; i < n; i++ {
+			rr, err := mpi.Irecv(w, in, me, 0)
+			if err != nil {
+				return err
+			}
+			sr, err := mpi.Isend(w, out, me, 0)
+			if err != nil {
+				return err
+			}
+			for _, r := range [2]*mpi.Request{rr, sr} {
+				if _, err := r.Wait(); err != nil {
+					return err
+				}
+				if err := r.Release(); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/rhinet-go/martini/internal/memorder"
 )
 
 // releasedRequests keeps the Requests given back by Release for the next
@@ -16,15 +18,21 @@ var releasedRequests = sync.Pool{New: func() any { return new(Request) }}
 // never calls Release (most) then allocates its Requests without asking
 // the empty pool, whose Get looks at every processor's share and at the
 // collector's leftovers before it allocates: 130-150 instructions an
-// Isend (callgrind).
-var released atomic.Int64
+// Isend (callgrind). The count is loaded and stored, never added to in
+// place: a locked instruction would wait for the stores of the last
+// call's send into the peer's lines to land. Two calls at once may then
+// lose a count, which costs an allocation or a look at the pool, never a
+// Request; every stored value is one that was loaded, plus one, or minus
+// one from above zero, so it never falls below zero.
+var released uint64
 
 // newRequest returns a zero Request, one given back if any.
 func newRequest() *Request {
-	if released.Load() <= 0 {
+	n := atomic.LoadUint64(&released)
+	if n == 0 {
 		return new(Request)
 	}
-	released.Add(-1)
+	memorder.StoreRelease64(&released, n-1)
 	return releasedRequests.Get().(*Request)
 }
 
@@ -41,6 +49,6 @@ func (r *Request) Release() error {
 	}
 	*r = Request{}
 	releasedRequests.Put(r)
-	released.Add(1)
+	memorder.StoreRelease64(&released, atomic.LoadUint64(&released)+1)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/rhinet-go/martini/internal/memorder"
 	"github.com/rhinet-go/martini/llc"
 )
 
@@ -52,9 +53,12 @@ type Request struct {
 	// and the operation given back (harvest): the endpoint has nothing
 	// more to do for it. final is set once a request that is not
 	// persistent has its result for good (finish): Wait, Test and finish
-	// then return it without the endpoint or the lock. Both are read and
-	// set atomically, except by startPooledSend, which sets them before
-	// any other goroutine can reach the Request.
+	// then return it without the endpoint or the lock. Both are read
+	// atomically and set by release stores (internal/memorder: an atomic
+	// store is a locked instruction, which waits for the stores of the
+	// last send into the peer's lines to land), except by startPooledSend
+	// and startPooledRecv, which set them before any other goroutine can
+	// reach the Request.
 	harvested uint32
 	final     uint32
 
@@ -97,10 +101,9 @@ func (p *pending) Done() bool {
 // recorded.
 func (r *Request) harvest() {
 	r.record()
-	atomic.StoreUint32(&r.harvested, 1)
+	memorder.StoreRelease32(&r.harvested, 1)
 	if r.recv {
-		*r.rop = llc.RecvOp{}
-		recvOps.Put(r.rop)
+		r.c.rt.ep.ReturnKept(r.rop)
 		r.rop = nil
 		return
 	}
@@ -111,16 +114,23 @@ func (r *Request) harvest() {
 
 // record sets r's status and error from its operation, which is done.
 func (r *Request) record() {
-	switch {
-	case r.recv && r.rop.Cancelled():
-		r.status = Status{Cancelled: true}
-	case r.recv:
-		r.status = r.c.status(r.rop.Status, len(r.rop.Buf), r.elem)
-		r.err = wrap(r.callName("Irecv"), r.peer, r.rop.Err())
-	default:
-		r.status = Status{Cancelled: r.sop.Cancelled()}
-		r.err = wrap(r.callName("Isend"), r.peer, r.sop.Err())
+	if r.recv {
+		r.recordRecv(r.rop)
+		return
 	}
+	r.status = Status{Cancelled: r.sop.Cancelled()}
+	r.err = wrap(r.callName("Isend"), r.peer, r.sop.Err())
+}
+
+// recordRecv sets r's status and error from op, its receive, which is
+// done.
+func (r *Request) recordRecv(op *llc.RecvOp) {
+	if op.Cancelled() {
+		r.status = Status{Cancelled: true}
+		return
+	}
+	r.status = r.c.status(op.Status, len(op.Buf), r.elem)
+	r.err = wrap(r.callName("Irecv"), r.peer, op.Err())
 }
 
 // startPooledSend starts a nonblocking send of op's fields through an
@@ -161,20 +171,15 @@ func (r *Request) doneAtOnce() { r.finished, r.harvested, r.final = true, 1, 1 }
 // startPooledRecv is startPooledSend for a receive; matched, if not nil,
 // is the message it receives (Imrecv).
 func (r *Request) startPooledRecv(op llc.RecvOp, matched *llc.Matched) {
-	r.rop, r.pooled = recvOps.Get().(*llc.RecvOp), true
-	*r.rop = op
+	r.pooled = true
 	r.c.requestStarted()
-	var done bool
-	if matched != nil {
-		done = r.c.rt.ep.RecvMatched(matched, r.rop)
-	} else {
-		done = r.c.rt.ep.Recv(r.rop)
-	}
-	if done {
+	op.Message = matched
+	if r.rop = r.c.rt.ep.RecvKept(&op); r.rop == nil {
 		// Its message was there (an eager one, come first): harvested
 		// here, as a send is above; finish is left to Wait or Test, as
 		// the caller may still set unpack.
-		r.harvest()
+		r.recordRecv(&op)
+		r.harvested = 1 // no other goroutine can reach r yet
 	}
 }
 
@@ -230,7 +235,7 @@ func (r *Request) complete() {
 		}
 	}
 	if !r.persistent {
-		atomic.StoreUint32(&r.final, 1)
+		memorder.StoreRelease32(&r.final, 1)
 	}
 }
 

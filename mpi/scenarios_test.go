@@ -44,6 +44,7 @@ var scenarios = map[string]func(world *mpi.Comm) error{
 	"enginefail":      scenarioEngineFail,
 	"bench-pingpong":  scenarioBenchPingPong,
 	"bench-self":      scenarioBenchSelf,
+	"bench-irecv":     scenarioBenchIrecv,
 	"bench-iprobe":    scenarioBenchIprobe,
 	"allocs":          scenarioAllocs,
 }

@@ -14,6 +14,14 @@ func TestStoreRelease64(t *testing.T) {
 	}
 }
 
+func TestStoreRelease32(t *testing.T) {
+	w := [2]uint32{7, 7}
+	StoreRelease32(&w[0], 42)
+	if w != [2]uint32{42, 7} {
+		t.Fatalf("stored %v, want [42 7]", w)
+	}
+}
+
 // TestStoreRelease64Publishes has a writer fill a buffer and publish its
 // generation with StoreRelease64 while a reader that sees a generation
 // checks that the buffer it then reads is at least that new: the

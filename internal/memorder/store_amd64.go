@@ -12,3 +12,8 @@ package memorder
 //
 //go:noescape
 func StoreRelease64(p *uint64, v uint64)
+
+// StoreRelease32 is StoreRelease64 for a 32-bit word.
+//
+//go:noescape
+func StoreRelease32(p *uint32, v uint32)

@@ -8,3 +8,10 @@ TEXT ·StoreRelease64(SB), NOSPLIT|NOFRAME, $0-16
 	MOVQ v+8(FP), BX
 	MOVQ BX, (AX)
 	RET
+
+// func StoreRelease32(p *uint32, v uint32)
+TEXT ·StoreRelease32(SB), NOSPLIT|NOFRAME, $0-12
+	MOVQ p+0(FP), AX
+	MOVL v+8(FP), BX
+	MOVL BX, (AX)
+	RET
