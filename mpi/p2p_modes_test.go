@@ -25,6 +25,7 @@ func init() {
 	scenarios["mprobe"] = scenarioMprobe
 	scenarios["cancel"] = scenarioCancel
 	scenarios["completed-requests"] = scenarioCompletedRequests
+	scenarios["shared-completion"] = scenarioSharedCompletion
 	scenarios["done-at-start"] = scenarioDoneAtStart
 	scenarios["persistent"] = scenarioPersistent
 	scenarios["waitsome"] = scenarioWaitsome
@@ -108,6 +109,11 @@ func TestCancel(t *testing.T) {
 func TestCompletedRequests(t *testing.T) {
 	t.Parallel()
 	runAt(t, "completed-requests", []int{2, 3})
+}
+
+func TestSharedCompletion(t *testing.T) {
+	t.Parallel()
+	runAt(t, "shared-completion", []int{2, 3})
 }
 
 // Requests whose operation is done as it starts (an eager send, a
@@ -747,6 +753,78 @@ func waitTwice(what string, r *mpi.Request, want mpi.Status) error {
 		}
 	}
 	return nil
+}
+
+// scenarioSharedCompletion: goroutines that Wait for and Test the same
+// nonblocking receives and sends at once all get the one result, and the
+// communicators freed after them and made again still match their own
+// messages. (TestFinishOnce checks that the result is recorded once.)
+func scenarioSharedCompletion(w *mpi.Comm) error {
+	const rounds, per, waiters = 50, 4, 4
+	for round := range rounds {
+		c, err := w.Dup()
+		if err != nil {
+			return err
+		}
+		var reqs []*mpi.Request
+		bufs := make([][]int32, per)
+		for i := range per {
+			bufs[i] = make([]int32, i+1)
+			r, err := mpi.Irecv(c, bufs[i], left(c), i)
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, r)
+		}
+		for i := range per {
+			out := make([]int32, i+1)
+			fill(out, c.Rank(), round)
+			r, err := mpi.Isend(c, out, right(c), i)
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, r)
+		}
+		sts := make([][waiters]mpi.Status, len(reqs))
+		errs := make([]error, waiters)
+		var wg sync.WaitGroup
+		for g := range waiters {
+			wg.Go(func() {
+				for k, r := range reqs {
+					if g%2 == 1 {
+						for done := false; !done && errs[g] == nil; {
+							done, sts[k][g], errs[g] = r.Test()
+						}
+					} else {
+						sts[k][g], errs[g] = r.Wait()
+					}
+					if errs[g] != nil {
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		for i := range per {
+			want := make([]int32, i+1)
+			fill(want, left(c), round)
+			if !slices.Equal(bufs[i], want) {
+				return fmt.Errorf("round %d, receive %d: got %v, want %v", round, i, bufs[i], want)
+			}
+			for g := range waiters {
+				if st := sts[i][g]; st.Source != left(c) || st.Tag != i || st.Count != i+1 {
+					return fmt.Errorf("round %d, receive %d, waiter %d: status %+v", round, i, g, st)
+				}
+			}
+		}
+		if err := c.Free(); err != nil {
+			return err
+		}
+	}
+	return mpi.Barrier(w)
 }
 
 func scenarioCompletedRequests(w *mpi.Comm) error {

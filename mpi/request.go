@@ -3,6 +3,7 @@ package mpi
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -46,7 +47,7 @@ type Request struct {
 	// is false.
 	persistent bool
 	bsend      bool // BsendInit: Start sends a copy of sop.Data through the attached buffer
-	finished   bool // under mu
+	finished   bool // set by complete; read under mu (a persistent request)
 	active     atomic.Bool
 	freed      atomic.Bool
 	// harvested is set (1) once a pooled operation's result is recorded
@@ -61,6 +62,9 @@ type Request struct {
 	// reach the Request.
 	harvested uint32
 	final     uint32
+	// finishing is set (1) by the caller of finish that completes a
+	// request that is not persistent (finishOnce).
+	finishing uint32
 
 	mu     sync.Mutex
 	status Status
@@ -195,6 +199,9 @@ func (r *Request) finish() (Status, error) {
 	if atomic.LoadUint32(&r.final) != 0 {
 		return r.status, r.err
 	}
+	if !r.persistent {
+		return r.finishOnce()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.finished {
@@ -205,8 +212,24 @@ func (r *Request) finish() (Status, error) {
 	return r.status, r.err
 }
 
+// finishOnce is finish for a request that is not persistent, which
+// completes once and for good: the caller that wins a compare-and-swap
+// of finishing completes it (one locked instruction, where the mutex's
+// lock and unlock are two), one that loses waits for final.
+func (r *Request) finishOnce() (Status, error) {
+	if atomic.CompareAndSwapUint32(&r.finishing, 0, 1) {
+		r.complete()
+	} else {
+		for atomic.LoadUint32(&r.final) == 0 {
+			runtime.Gosched()
+		}
+	}
+	return r.status, r.err
+}
+
 // complete is finish's once: it records the result of r's completed
-// operation and counts r finished. It runs under r.mu.
+// operation and counts r finished. It runs under r.mu, or for a request
+// that is not persistent, for the caller that won finishing.
 func (r *Request) complete() {
 	r.finished = true
 	if !r.null {
