@@ -30,10 +30,37 @@ var released uint64
 func newRequest() *Request {
 	n := atomic.LoadUint64(&released)
 	if n == 0 {
-		return new(Request)
+		return freshRequest()
 	}
 	memorder.StoreRelease64(&released, n-1)
 	return releasedRequests.Get().(*Request)
+}
+
+// requestBatch is how many Requests freshRequest allocates at once.
+const requestBatch = 32
+
+// requestBatches holds each processor's batch of fresh Requests, so that
+// taking one is a look at the processor's own share of the pool, with no
+// locked instruction, where allocating each on its own costs the
+// allocator some 300 instructions (callgrind). A batch stays reachable
+// while any of its Requests is: 7 KiB at most for a Request kept long.
+var requestBatches = sync.Pool{New: func() any { return new(requestBatchOf) }}
+
+// requestBatchOf is a batch of fresh Requests and the index of the next
+// one to hand out.
+type requestBatchOf struct {
+	reqs [requestBatch]Request
+	next int
+}
+
+// freshRequest returns a Request never used, from the processor's batch.
+func freshRequest() *Request {
+	b := requestBatches.Get().(*requestBatchOf)
+	r := &b.reqs[b.next]
+	if b.next++; b.next < requestBatch {
+		requestBatches.Put(b)
+	}
+	return r
 }
 
 // Release gives r back for reuse by a later Isend or Irecv once it has

@@ -38,3 +38,19 @@ func TestFinishOnce(t *testing.T) {
 		}
 	}
 }
+
+// freshRequest hands out zero Requests, each once, across its batches.
+func TestFreshRequests(t *testing.T) {
+	seen := make(map[*Request]bool)
+	for i := range 5 * requestBatch {
+		r := freshRequest()
+		if seen[r] {
+			t.Fatalf("request %d handed out twice", i)
+		}
+		if r.c != nil || r.recv || r.final != 0 || r.finishing != 0 {
+			t.Fatalf("request %d not zero", i)
+		}
+		seen[r] = true
+		r.recv, r.final = true, 1 // as a used one is
+	}
+}
