@@ -304,6 +304,41 @@ func timed(c *mpi.Comm, op func(int) error, reps int) (float64, error) {
 	return mpi.Wtime() - t0, nil
 }
 
+// calibrate returns the operations of a sample of target seconds: it
+// doubles n from 1 until n operations take a quarter of the target on
+// the slowest rank (timeMax, which every rank calls alike), then scales
+// n to the target. A time that reaches the quarter is taken once more
+// and the smaller kept: one hiccup (a page fault, a preemption, another
+// program's turn on the CPU) in the few operations of the first rounds
+// would otherwise leave samples of a handful of operations, whose time
+// is mostly the sample's own barrier and clock.
+func calibrate(timeMax func(n int) (float64, error), target float64) (int, error) {
+	n := 1
+	var worst float64
+	for {
+		t, err := timeMax(n)
+		if err != nil {
+			return 0, err
+		}
+		if t >= target/4 && n < maxReps {
+			again, err := timeMax(n)
+			if err != nil {
+				return 0, err
+			}
+			t = min(t, again)
+		}
+		worst = t
+		if worst >= target/4 || n >= maxReps {
+			break
+		}
+		n *= 2
+	}
+	if worst <= 0 {
+		return maxReps, nil
+	}
+	return int(min(maxReps, max(1, math.Ceil(float64(n)*target/worst)))), nil
+}
+
 // measureSize calibrates and samples one size.
 func measureSize(c *mpi.Comm, benchmark string, size int, bufs *buffers, o Options) (row Row, err error) {
 	var op func(int) error
@@ -320,24 +355,17 @@ func measureSize(c *mpi.Comm, benchmark string, size int, bufs *buffers, o Optio
 	if _, err := timed(c, op, warmup); err != nil {
 		return Row{}, err
 	}
-	worst := []float64{0}
-	n := 1
-	for {
+	reps, err := calibrate(func(n int) (float64, error) {
 		t, err := timed(c, op, n)
 		if err != nil {
-			return Row{}, err
+			return 0, err
 		}
-		if err := mpi.Allreduce(c, []float64{t}, worst, mpi.Max); err != nil {
-			return Row{}, err
-		}
-		if worst[0] >= target/4 || n >= maxReps {
-			break
-		}
-		n *= 2
-	}
-	reps := maxReps
-	if worst[0] > 0 {
-		reps = int(min(maxReps, max(1, math.Ceil(float64(n)*target/worst[0]))))
+		worst := []float64{0}
+		err = mpi.Allreduce(c, []float64{t}, worst, mpi.Max)
+		return worst[0], err
+	}, target)
+	if err != nil {
+		return Row{}, err
 	}
 	row = Row{Bytes: size, Reps: reps}
 	var mins, maxs, avgs []float64

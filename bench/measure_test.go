@@ -60,3 +60,31 @@ func TestSlowStarts(t *testing.T) {
 		t.Errorf("SlowStarts:\n got %q\nwant %q", got, want)
 	}
 }
+
+// calibrate scales the operations of the round that reached a quarter of
+// the target to the target, and does not let one slow round of a few
+// operations (a hiccup) set them: that round is taken again.
+func TestCalibrate(t *testing.T) {
+	const target = 0.004 // seconds a sample
+	perOp := 1e-7
+	steady := func(n int) (float64, error) { return float64(n) * perOp, nil }
+	reps, err := calibrate(steady, target)
+	if err != nil || reps < 39000 || reps > 41000 {
+		t.Fatalf("steady: %d repetitions (%v), want about %d", reps, err, int(target/perOp))
+	}
+	calls := 0
+	hiccup := func(n int) (float64, error) {
+		calls++
+		if calls == 1 {
+			return 0.002, nil // the first round of one operation: 2 ms
+		}
+		return float64(n) * perOp, nil
+	}
+	if reps, err = calibrate(hiccup, target); err != nil || reps < 39000 || reps > 41000 {
+		t.Fatalf("a hiccup in the first round: %d repetitions (%v), want about %d", reps, err, int(target/perOp))
+	}
+	slow := func(n int) (float64, error) { return float64(n) * 0.003, nil } // 3 ms an operation
+	if reps, err = calibrate(slow, target); err != nil || reps != 2 {
+		t.Fatalf("slow operations: %d repetitions (%v), want 2", reps, err)
+	}
+}

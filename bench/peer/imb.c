@@ -334,6 +334,20 @@ static double median(double *v, int n)
 	return (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* time_ops returns the time n operations of benchmark b take on the
+ * slowest rank, after a barrier. */
+static double time_ops(int b, int size, long n, struct bufs *bf, MPI_Comm comm)
+{
+	double t0, el, t;
+
+	MPI_CHECK(MPI_Barrier(comm));
+	t0 = MPI_Wtime();
+	run_ops(b, size, n, bf);
+	el = MPI_Wtime() - t0;
+	MPI_CHECK(MPI_Allreduce(&el, &t, 1, MPI_DOUBLE, MPI_MAX, comm));
+	return t;
+}
+
 /*
  * measure times benchmark b at size bytes and, on rank 0, prints its ROW
  * line. work holds 5*samples doubles.
@@ -361,15 +375,20 @@ static void measure(int b, int size, const struct opts *o, double *work)
 
 	/* Warm up (connections, first touches) with WARMUP operations, then
 	 * calibrate: double n until n operations take a quarter of the
-	 * target on the slowest rank. */
+	 * target on the slowest rank. A time that reaches the quarter is
+	 * taken once more and the smaller kept, as bench.calibrate does: one
+	 * hiccup in the few operations of the first rounds must not set the
+	 * repetitions. */
 	MPI_CHECK(MPI_Barrier(comm));
 	run_ops(b, size, WARMUP, &bf);
 	for (;;) {
-		MPI_CHECK(MPI_Barrier(comm));
-		t0 = MPI_Wtime();
-		run_ops(b, size, n, &bf);
-		el = MPI_Wtime() - t0;
-		MPI_CHECK(MPI_Allreduce(&el, &t, 1, MPI_DOUBLE, MPI_MAX, comm));
+		t = time_ops(b, size, n, &bf, comm);
+		if (t >= target / 4 && n < MAX_REPS) {
+			double again = time_ops(b, size, n, &bf, comm);
+
+			if (again < t)
+				t = again;
+		}
 		if (t >= target / 4 || n >= MAX_REPS)
 			break;
 		n *= 2;
