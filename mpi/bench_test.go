@@ -125,31 +125,17 @@ func benchSelf(b *testing.B, scenario string, size int) {
 // scenarioBenchSelf times MPI_BENCH_ITERS rounds of Isend, Recv and Wait
 // of MPI_BENCH_SIZE bytes from each rank to itself.
 func scenarioBenchSelf(w *mpi.Comm) error {
-	size, iters, err := benchSettings()
-	if err != nil {
-		return err
-	}
-	out, in := make([]byte, size), make([]byte, size)
-	me := w.Rank()
-	secs, err := timeRounds(w, iters, func(n int) error {
-		for i := 0; i < n; i++ {
-			r, err := mpi.Isend(w, out, me, 0)
-			if err != nil {
-				return err
-			}
-			if _, err := mpi.Recv(w, in, me, 0); err != nil {
-				return err
-			}
-			if _, err := r.Wait(); err != nil {
-				return err
-			}
+	return timeSelfRounds(w, func(out, in []byte, me int) error {
+		r, err := mpi.Isend(w, out, me, 0)
+		if err != nil {
+			return err
 		}
-		return nil
+		if _, err := mpi.Recv(w, in, me, 0); err != nil {
+			return err
+		}
+		_, err = r.Wait()
+		return err
 	})
-	if err == nil && me == 0 {
-		fmt.Printf("op_ns=%.1f\n", secs/float64(iters)*1e9)
-	}
-	return err
 }
 
 // scenarioBenchIrecv times MPI_BENCH_ITERS rounds of the pattern that
@@ -157,6 +143,31 @@ func scenarioBenchSelf(w *mpi.Comm) error {
 // (Isend), both waited for and their Requests given back (Release), one
 // rank to itself.
 func scenarioBenchIrecv(w *mpi.Comm) error {
+	return timeSelfRounds(w, func(out, in []byte, me int) error {
+		rr, err := mpi.Irecv(w, in, me, 0)
+		if err != nil {
+			return err
+		}
+		sr, err := mpi.Isend(w, out, me, 0)
+		if err != nil {
+			return err
+		}
+		for _, r := range [2]*mpi.Request{rr, sr} {
+			if _, err := r.Wait(); err != nil {
+				return err
+			}
+			if err := r.Release(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// timeSelfRounds times MPI_BENCH_ITERS rounds of round, whose buffers hold
+// MPI_BENCH_SIZE bytes and which each rank runs to itself (me), and rank 0
+// prints the time of a round.
+func timeSelfRounds(w *mpi.Comm, round func(out, in []byte, me int) error) error {
 	size, iters, err := benchSettings()
 	if err != nil {
 		return err
@@ -165,21 +176,8 @@ func scenarioBenchIrecv(w *mpi.Comm) error {
 	me := w.Rank()
 	secs, err := timeRounds(w, iters, func(n int) error {
 		for i := 0; i < n; i++ {
-			rr, err := mpi.Irecv(w, in, me, 0)
-			if err != nil {
+			if err := round(out, in, me); err != nil {
 				return err
-			}
-			sr, err := mpi.Isend(w, out, me, 0)
-			if err != nil {
-				return err
-			}
-			for _, r := range [2]*mpi.Request{rr, sr} {
-				if _, err := r.Wait(); err != nil {
-					return err
-				}
-				if err := r.Release(); err != nil {
-					return err
-				}
 			}
 		}
 		return nil
