@@ -4,63 +4,68 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-
-	"github.com/rhinet-go/martini/internal/memorder"
 )
 
-// releasedRequests keeps the Requests given back by Release for the next
-// Isend or Irecv.
-var releasedRequests = sync.Pool{New: func() any { return new(Request) }}
+// requestCaches holds each processor's Requests: those given back by
+// Release, for the next Isend or Irecv, and a batch of fresh ones. Taking
+// or giving one is a look at the processor's own share of the pool (its
+// private slot: no locked instruction), where a pool of single Requests
+// put several of them, as a round of nonblocking calls gives back, into
+// its shared chain, at a locked instruction each way, and allocating each
+// fresh one on its own costs the allocator some 300 instructions
+// (callgrind). The collector empties the pool as it does any: what was
+// given back is then collected.
+var requestCaches = sync.Pool{New: func() any { return new(requestCache) }}
 
-// released counts the Requests given back by Release and not taken again
-// since, as far as newRequest knows: a hint, which the collector's clearing
-// of the pool and concurrent calls may leave off by a few. A program that
-// never calls Release (most) then allocates its Requests without asking
-// the empty pool, whose Get looks at every processor's share and at the
-// collector's leftovers before it allocates: 130-150 instructions an
-// Isend (callgrind). The count is loaded and stored, never added to in
-// place: a locked instruction would wait for the stores of the last
-// call's send into the peer's lines to land. Two calls at once may then
-// lose a count, which costs an allocation or a look at the pool, never a
-// Request; every stored value is one that was loaded, plus one, or minus
-// one from above zero, so it never falls below zero.
-var released uint64
+// requestCache is one processor's Requests (requestCaches).
+type requestCache struct {
+	given []*Request // given back by Release, zeroed, at most cachedGiven
+	// batch is the fresh Requests; next, the next to hand out. A batch
+	// stays reachable while any of its Requests is: 7 KiB at most for a
+	// Request kept long.
+	batch *[requestBatch]Request
+	next  int
+}
 
-// newRequest returns a zero Request, one given back if any.
+const (
+	// requestBatch is how many fresh Requests a cache allocates at once.
+	requestBatch = 32
+	// cachedGiven bounds the Requests given back that a cache keeps.
+	cachedGiven = 64
+)
+
+// newRequest returns a zero Request: one given back if the processor's
+// cache has one, else a fresh one from its batch.
 func newRequest() *Request {
-	n := atomic.LoadUint64(&released)
-	if n == 0 {
-		return freshRequest()
-	}
-	memorder.StoreRelease64(&released, n-1)
-	return releasedRequests.Get().(*Request)
-}
-
-// requestBatch is how many Requests freshRequest allocates at once.
-const requestBatch = 32
-
-// requestBatches holds each processor's batch of fresh Requests, so that
-// taking one is a look at the processor's own share of the pool, with no
-// locked instruction, where allocating each on its own costs the
-// allocator some 300 instructions (callgrind). A batch stays reachable
-// while any of its Requests is: 7 KiB at most for a Request kept long.
-var requestBatches = sync.Pool{New: func() any { return new(requestBatchOf) }}
-
-// requestBatchOf is a batch of fresh Requests and the index of the next
-// one to hand out.
-type requestBatchOf struct {
-	reqs [requestBatch]Request
-	next int
-}
-
-// freshRequest returns a Request never used, from the processor's batch.
-func freshRequest() *Request {
-	b := requestBatches.Get().(*requestBatchOf)
-	r := &b.reqs[b.next]
-	if b.next++; b.next < requestBatch {
-		requestBatches.Put(b)
-	}
+	c := requestCaches.Get().(*requestCache)
+	r := c.take()
+	requestCaches.Put(c)
 	return r
+}
+
+// take returns a zero Request: the last given back, else the next fresh
+// one.
+func (c *requestCache) take() *Request {
+	if n := len(c.given); n > 0 {
+		r := c.given[n-1]
+		c.given[n-1] = nil
+		c.given = c.given[:n-1]
+		return r
+	}
+	if c.batch == nil || c.next == requestBatch {
+		c.batch, c.next = new([requestBatch]Request), 0
+	}
+	r := &c.batch[c.next]
+	c.next++
+	return r
+}
+
+// give keeps r, zeroed, for a later take, if the cache has room.
+func (c *requestCache) give(r *Request) {
+	*r = Request{}
+	if len(c.given) < cachedGiven {
+		c.given = append(c.given, r)
+	}
 }
 
 // Release gives r back for reuse by a later Isend or Irecv once it has
@@ -74,8 +79,8 @@ func (r *Request) Release() error {
 	if r == nil || atomic.LoadUint32(&r.final) == 0 {
 		return fmt.Errorf("mpi: Release: a request not completed, or persistent: %w", ErrRequest)
 	}
-	*r = Request{}
-	releasedRequests.Put(r)
-	memorder.StoreRelease64(&released, atomic.LoadUint64(&released)+1)
+	c := requestCaches.Get().(*requestCache)
+	c.give(r)
+	requestCaches.Put(c)
 	return nil
 }

@@ -39,18 +39,46 @@ func TestFinishOnce(t *testing.T) {
 	}
 }
 
-// freshRequest hands out zero Requests, each once, across its batches.
-func TestFreshRequests(t *testing.T) {
+// A processor's cache hands out zero Requests, each once, across its
+// batches of fresh ones; one given back comes out again, zeroed, before
+// any fresh one; and it keeps at most cachedGiven.
+func TestRequestCache(t *testing.T) {
+	var c requestCache
 	seen := make(map[*Request]bool)
+	var all []*Request
 	for i := range 5 * requestBatch {
-		r := freshRequest()
+		r := c.take()
 		if seen[r] {
 			t.Fatalf("request %d handed out twice", i)
 		}
-		if r.c != nil || r.recv || r.final != 0 || r.finishing != 0 {
+		if !zeroRequest(r) {
 			t.Fatalf("request %d not zero", i)
 		}
 		seen[r] = true
-		r.recv, r.final = true, 1 // as a used one is
+		all = append(all, r)
+		r.recv, r.final, r.peer = true, 1, 3 // as a completed one is
 	}
+	c.give(all[7])
+	c.give(all[40])
+	for _, want := range []*Request{all[40], all[7]} {
+		if r := c.take(); r != want || !zeroRequest(r) {
+			t.Fatalf("took %p (zero: %v), want %p given back", r, zeroRequest(r), want)
+		}
+	}
+	if r := c.take(); seen[r] {
+		t.Fatal("a Request handed out twice once those given back were taken")
+	}
+	for _, r := range all[:2*cachedGiven] {
+		c.give(r)
+	}
+	if len(c.given) != cachedGiven {
+		t.Fatalf("the cache keeps %d Requests given back, want %d", len(c.given), cachedGiven)
+	}
+}
+
+// zeroRequest reports whether r is a zero Request, as far as the fields
+// that a completed request sets go.
+func zeroRequest(r *Request) bool {
+	return r.c == nil && r.peer == 0 && !r.recv && !r.pooled && r.final == 0 && r.harvested == 0 &&
+		r.finishing == 0 && r.sop == nil && r.rop == nil && r.status == (Status{}) && r.err == nil
 }
