@@ -331,9 +331,9 @@ func (ep *Endpoint) RecvWait(source int, tag int32, ctx uint32, buf []byte) (Sta
 
 // RecvKept posts the receive that op describes (Recv) through an
 // operation the endpoint keeps: taken from its free list under the lock
-// that the post holds anyway, where a sync.Pool's Get and Put cost a
-// nonblocking receive some 200 instructions and locked instructions of
-// their own. While the receive is pending it returns that operation, to
+// that the post holds anyway, where a sync.Pool's Get and Put, once
+// several receives are outstanding, take locked instructions of their
+// own. While the receive is pending it returns that operation, to
 // be given back by ReturnKept once done; a receive done at once (its
 // message was there, or op.Message, set, is a message that a probe
 // took) leaves its result in *op and returns nil.
