@@ -237,8 +237,11 @@ func (ep *Endpoint) Send(op *SendOp) bool {
 // operation that outlives the call.
 func (ep *Endpoint) SendEager(peer int, tag int32, ctx uint32, data []byte) bool {
 	ep.lock()
+	// Only the fields that a caller's SendOp would set: the rest are as
+	// sendLine or sendRing left them, which is what they would set again
+	// (a zero SendOp stored whole costs some 30 instructions).
 	op := &ep.eagerOp
-	*op = SendOp{Peer: peer, Tag: tag, Ctx: ctx, Data: data}
+	op.Peer, op.Tag, op.Ctx, op.Data = peer, tag, ctx, data
 	sent := ep.eng.sendLine(op) || ep.eng.sendRing(op) // submitSend's first two ways
 	if sent {
 		ep.drain()
@@ -325,6 +328,35 @@ func (ep *Endpoint) RecvWait(source int, tag int32, ctx uint32, buf []byte) (Sta
 	}
 	st, err := op.Status, op.err
 	ep.freeRecvs.put(op)
+	ep.unlock()
+	return st, err
+}
+
+// RecvPost posts a receive into buf from source with tag and ctx through
+// an operation the endpoint keeps, and returns that operation, which
+// RecvFinish waits for and gives back: a blocking receive with a call
+// between its post and its wait (a Sendrecv's), which takes no operation
+// of the caller's and no pool's.
+func (ep *Endpoint) RecvPost(source int, tag int32, ctx uint32, buf []byte) *RecvOp {
+	ep.lock()
+	op := ep.freeRecvs.get()
+	op.Source, op.Tag, op.Ctx, op.Buf = source, tag, ctx, buf
+	ep.eng.recv(op) // Submit of a receive, without its dispatch on the type
+	ep.drain()
+	ep.unlock()
+	return op
+}
+
+// RecvFinish waits until op, of RecvPost, is done (a Cancel that
+// succeeded has done it), gives it back to the endpoint and returns its
+// result. The caller must not use op afterwards.
+func (ep *Endpoint) RecvFinish(op *RecvOp) (Status, error) {
+	ep.lock()
+	if !op.done {
+		ep.wait(op)
+	}
+	st, err := op.Status, op.err
+	ep.freeRecvs.keep(op)
 	ep.unlock()
 	return st, err
 }

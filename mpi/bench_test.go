@@ -106,6 +106,9 @@ func BenchmarkSelfIsend8B(b *testing.B) { benchSelf(b, "bench-self", 8) }
 // itself, the Requests given back.
 func BenchmarkSelfIrecv8B(b *testing.B) { benchSelf(b, "bench-irecv", 8) }
 
+// BenchmarkSelfSendrecv8B: a Sendrecv of 8 bytes to itself.
+func BenchmarkSelfSendrecv8B(b *testing.B) { benchSelf(b, "bench-sendrecv", 8) }
+
 // BenchmarkIprobeEmpty: an Iprobe that finds nothing.
 func BenchmarkIprobeEmpty(b *testing.B) { benchSelf(b, "bench-iprobe", 0) }
 
@@ -161,6 +164,15 @@ func scenarioBenchIrecv(w *mpi.Comm) error {
 			}
 		}
 		return nil
+	})
+}
+
+// scenarioBenchSendrecv times MPI_BENCH_ITERS Sendrecvs of
+// MPI_BENCH_SIZE bytes from each rank to itself.
+func scenarioBenchSendrecv(w *mpi.Comm) error {
+	return timeSelfRounds(w, func(out, in []byte, me int) error {
+		_, err := mpi.Sendrecv(w, out, me, 0, in, me, 0)
+		return err
 	})
 }
 

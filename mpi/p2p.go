@@ -86,12 +86,11 @@ func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, r
 		*sop = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(sendtag), Ctx: c.ctx, Data: asBytes(sendbuf)}
 		sent = ep.Send(sop)
 	}
+	// The receive's operation is the endpoint's own (RecvPost).
 	var rop *llc.RecvOp
 	st := procNullStatus
 	if source != ProcNull {
-		rop = recvOps.Get().(*llc.RecvOp)
-		*rop = llc.RecvOp{Source: c.toWorldSource(source), Tag: int32(recvtag), Ctx: c.ctx, Buf: asBytes(recvbuf)}
-		ep.Recv(rop)
+		rop = ep.RecvPost(c.toWorldSource(source), int32(recvtag), c.ctx, asBytes(recvbuf))
 	}
 	var serr, rerr error
 	if sop != nil {
@@ -105,19 +104,18 @@ func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, r
 		sendOps.Put(sop)
 	}
 	if rop != nil {
-		if serr != nil && ep.Cancel(rop) {
-			// The send failed: do not wait for a reply that the peer,
-			// which did not get the message, may never send.
+		// Where the send failed, the receive is cancelled: the peer,
+		// which did not get the message, may never send the reply.
+		cancelled := serr != nil && ep.Cancel(rop)
+		rst, err := ep.RecvFinish(rop)
+		if cancelled {
 			st = Status{}
 		} else {
-			ep.Wait(rop)
-			st = c.status(rop.Status, len(rop.Buf), sizeOf[R]())
-			if err := rop.Err(); err != nil {
+			st = c.status(rst, len(recvbuf)*sizeOf[R](), sizeOf[R]())
+			if err != nil { // the name is built only then, as above
 				rerr = wrap(name+" (receive)", source, err)
 			}
 		}
-		*rop = llc.RecvOp{}
-		recvOps.Put(rop)
 	}
 	if serr != nil {
 		return st, serr
@@ -137,7 +135,7 @@ func Isend[T Type](c *Comm, buf []T, dest, tag int) (*Request, error) {
 		r.null = true
 		return r, nil
 	}
-	r.startPooledSend(llc.SendOp{Peer: c.toWorld(dest), Tag: int32(tag), Ctx: c.ctx, Data: asBytes(buf)})
+	r.startPooledSend(c.toWorld(dest), int32(tag), asBytes(buf), false)
 	return r, nil
 }
 

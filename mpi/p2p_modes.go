@@ -69,7 +69,7 @@ func startSend[T Type](c *Comm, name string, buf []T, dest, tag int, sync bool) 
 		r.null = true
 		return r, nil
 	}
-	r.startPooledSend(llc.SendOp{Peer: c.toWorld(dest), Tag: int32(tag), Ctx: c.ctx, Data: asBytes(buf), Sync: sync})
+	r.startPooledSend(c.toWorld(dest), int32(tag), asBytes(buf), sync)
 	return r, nil
 }
 

@@ -2,20 +2,21 @@ package mpi
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
+
+	"github.com/rhinet-go/martini/internal/percpu"
 )
 
 // requestCaches holds each processor's Requests: those given back by
 // Release, for the next Isend or Irecv, and a batch of fresh ones. Taking
-// or giving one is a look at the processor's own share of the pool (its
-// private slot: no locked instruction), where a pool of single Requests
-// put several of them, as a round of nonblocking calls gives back, into
-// its shared chain, at a locked instruction each way, and allocating each
-// fresh one on its own costs the allocator some 300 instructions
-// (callgrind). The collector empties the pool as it does any: what was
-// given back is then collected.
-var requestCaches = sync.Pool{New: func() any { return new(requestCache) }}
+// or giving one is a look at the processor's own cache with the
+// goroutine pinned to it (internal/percpu): no locked instruction, where
+// a pool of single Requests put several of them, as a round of
+// nonblocking calls gives back, into its shared chain, at a locked
+// instruction each way, and allocating each fresh one on its own costs
+// the allocator some 300 instructions (callgrind). A cache keeps at most
+// cachedGiven Requests given back and one batch.
+var requestCaches percpu.Values[requestCache]
 
 // requestCache is one processor's Requests (requestCaches).
 type requestCache struct {
@@ -35,16 +36,23 @@ const (
 )
 
 // newRequest returns a zero Request: one given back if the processor's
-// cache has one, else a fresh one from its batch.
+// cache has one, else a fresh one from its batch. A new batch is
+// allocated with the goroutine unpinned, where the collector can stop
+// it.
 func newRequest() *Request {
-	c := requestCaches.Get().(*requestCache)
-	r := c.take()
-	requestCaches.Put(c)
+	r := requestCaches.Pin().take()
+	requestCaches.Unpin()
+	if r == nil {
+		b := new([requestBatch]Request)
+		requestCaches.Pin().refill(b)
+		requestCaches.Unpin()
+		r = &b[0]
+	}
 	return r
 }
 
 // take returns a zero Request: the last given back, else the next fresh
-// one.
+// one; nil if there is neither.
 func (c *requestCache) take() *Request {
 	if n := len(c.given); n > 0 {
 		r := c.given[n-1]
@@ -53,16 +61,25 @@ func (c *requestCache) take() *Request {
 		return r
 	}
 	if c.batch == nil || c.next == requestBatch {
-		c.batch, c.next = new([requestBatch]Request), 0
+		return nil
 	}
 	r := &c.batch[c.next]
 	c.next++
 	return r
 }
 
+// refill makes b the cache's batch, its first Request already handed
+// out. (The goroutine that found the cache empty may have moved to
+// another processor, whose cache has fresh ones left: they go to the
+// collector.)
+func (c *requestCache) refill(b *[requestBatch]Request) { c.batch, c.next = b, 1 }
+
 // give keeps r, zeroed, for a later take, if the cache has room.
 func (c *requestCache) give(r *Request) {
 	*r = Request{}
+	if c.given == nil {
+		c.given = make([]*Request, 0, cachedGiven)
+	}
 	if len(c.given) < cachedGiven {
 		c.given = append(c.given, r)
 	}
@@ -79,8 +96,7 @@ func (r *Request) Release() error {
 	if r == nil || atomic.LoadUint32(&r.final) == 0 {
 		return fmt.Errorf("mpi: Release: a request not completed, or persistent: %w", ErrRequest)
 	}
-	c := requestCaches.Get().(*requestCache)
-	c.give(r)
-	requestCaches.Put(c)
+	requestCaches.Pin().give(r)
+	requestCaches.Unpin()
 	return nil
 }

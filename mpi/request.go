@@ -137,9 +137,10 @@ func (r *Request) recordRecv(op *llc.RecvOp) {
 	r.err = wrap(r.callName("Irecv"), r.peer, op.Err())
 }
 
-// startPooledSend starts a nonblocking send of op's fields through an
-// operation from the pool; r is new, and no other goroutine can reach it
-// yet.
+// startPooledSend starts a nonblocking send of data to peer (a process
+// of the world) with tag, synchronous if sync, in r's communicator
+// through an operation from the pool; r is new, and no other goroutine
+// can reach it yet.
 //
 // A send done at once (an eager one, as most are) is finished here: a
 // plain one takes no operation from the pool (llc.Endpoint.SendEager),
@@ -149,16 +150,15 @@ func (r *Request) recordRecv(op *llc.RecvOp) {
 // and flags are plain stores, which the caller publishes with r to any
 // goroutine it hands r to: an atomic store is a locked instruction, and
 // would wait for the send's stores into the peer's lines to land.
-func (r *Request) startPooledSend(op llc.SendOp) {
+func (r *Request) startPooledSend(peer int, tag int32, data []byte, sync bool) {
 	ep := r.c.rt.ep
 	r.pooled = true
-	plain := !op.Sync && !op.Notify && !op.Rendezvous && !op.Eager
-	if plain && ep.SendEager(op.Peer, op.Tag, op.Ctx, op.Data) {
+	if !sync && ep.SendEager(peer, tag, r.c.ctx, data) {
 		r.doneAtOnce() // with no error, as SendEager's sends are
 		return
 	}
 	r.sop = sendOps.Get().(*llc.SendOp)
-	*r.sop = op
+	*r.sop = llc.SendOp{Peer: peer, Tag: tag, Ctx: r.c.ctx, Data: data, Sync: sync}
 	if !ep.Send(r.sop) {
 		r.c.requestStarted()
 		return

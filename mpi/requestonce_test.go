@@ -44,10 +44,20 @@ func TestFinishOnce(t *testing.T) {
 // any fresh one; and it keeps at most cachedGiven.
 func TestRequestCache(t *testing.T) {
 	var c requestCache
+	// take is newRequest's on c: a new batch when c has no Request.
+	take := func() *Request {
+		r := c.take()
+		if r == nil {
+			b := new([requestBatch]Request)
+			c.refill(b)
+			r = &b[0]
+		}
+		return r
+	}
 	seen := make(map[*Request]bool)
 	var all []*Request
 	for i := range 5 * requestBatch {
-		r := c.take()
+		r := take()
 		if seen[r] {
 			t.Fatalf("request %d handed out twice", i)
 		}
@@ -65,7 +75,7 @@ func TestRequestCache(t *testing.T) {
 			t.Fatalf("took %p (zero: %v), want %p given back", r, zeroRequest(r), want)
 		}
 	}
-	if r := c.take(); seen[r] {
+	if r := take(); seen[r] {
 		t.Fatal("a Request handed out twice once those given back were taken")
 	}
 	for _, r := range all[:2*cachedGiven] {

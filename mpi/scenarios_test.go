@@ -45,6 +45,7 @@ var scenarios = map[string]func(world *mpi.Comm) error{
 	"bench-pingpong":  scenarioBenchPingPong,
 	"bench-self":      scenarioBenchSelf,
 	"bench-irecv":     scenarioBenchIrecv,
+	"bench-sendrecv":  scenarioBenchSendrecv,
 	"bench-iprobe":    scenarioBenchIprobe,
 	"allocs":          scenarioAllocs,
 }
