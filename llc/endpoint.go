@@ -332,35 +332,6 @@ func (ep *Endpoint) RecvWait(source int, tag int32, ctx uint32, buf []byte) (Sta
 	return st, err
 }
 
-// RecvPost posts a receive into buf from source with tag and ctx through
-// an operation the endpoint keeps, and returns that operation, which
-// RecvFinish waits for and gives back: a blocking receive with a call
-// between its post and its wait (a Sendrecv's), which takes no operation
-// of the caller's and no pool's.
-func (ep *Endpoint) RecvPost(source int, tag int32, ctx uint32, buf []byte) *RecvOp {
-	ep.lock()
-	op := ep.freeRecvs.get()
-	op.Source, op.Tag, op.Ctx, op.Buf = source, tag, ctx, buf
-	ep.eng.recv(op) // Submit of a receive, without its dispatch on the type
-	ep.drain()
-	ep.unlock()
-	return op
-}
-
-// RecvFinish waits until op, of RecvPost, is done (a Cancel that
-// succeeded has done it), gives it back to the endpoint and returns its
-// result. The caller must not use op afterwards.
-func (ep *Endpoint) RecvFinish(op *RecvOp) (Status, error) {
-	ep.lock()
-	if !op.done {
-		ep.wait(op)
-	}
-	st, err := op.Status, op.err
-	ep.freeRecvs.keep(op)
-	ep.unlock()
-	return st, err
-}
-
 // RecvKept posts the receive that op describes (Recv) through an
 // operation the endpoint keeps: taken from its free list under the lock
 // that the post holds anyway, where a sync.Pool's Get and Put, once

@@ -397,63 +397,6 @@ func TestEndpointRecvKept(t *testing.T) {
 	eps[1].Exclusive(func() { eps[1].ReturnKept(again) })
 }
 
-// RecvPost's receive is waited for and given back by RecvFinish, which
-// returns its status: one posted before its message, one after, one
-// truncated, one cancelled; the next RecvPost takes the operation given
-// back, cleared.
-func TestEndpointRecvPost(t *testing.T) {
-	eps := newEndpoints(t, 2, nil)
-	data := pattern(5, 40)
-	// send sends data with tag from process 0 while process 1 finishes
-	// its receive.
-	send := func(tag int32, finish func()) {
-		within(t, 10*time.Second, func() {
-			var wg sync.WaitGroup
-			wg.Go(func() {
-				if err := eps[0].SendWait(1, tag, 0, data); err != nil {
-					t.Error(err)
-				}
-			})
-			finish()
-			wg.Wait()
-		})
-	}
-	op := eps[1].RecvPost(0, 2, 0, make([]byte, 40))
-	send(2, func() {
-		if st, err := eps[1].RecvFinish(op); err != nil || st.Source != 0 || st.Tag != 2 || st.Len != 40 {
-			t.Errorf("status %+v, error %v", st, err)
-		}
-	})
-	buf := make([]byte, 40)
-	again := eps[1].RecvPost(0, 3, 0, buf)
-	if again != op || again.Done() || again.Tag != 3 {
-		t.Fatalf("RecvPost took %p (done %v, tag %d), not the operation given back, %p", again, again.Done(), again.Tag, op)
-	}
-	send(3, func() {
-		if st, err := eps[1].RecvFinish(again); err != nil || st.Tag != 3 || !bytes.Equal(buf, data) {
-			t.Errorf("status %+v, error %v, data %v", st, err, buf)
-		}
-	})
-	short := eps[1].RecvPost(0, 4, 0, make([]byte, 8))
-	send(4, func() {
-		if _, err := eps[1].RecvFinish(short); err == nil {
-			t.Error("a receive of 40 bytes into 8 finished without an error")
-		}
-	})
-	pending := eps[1].RecvPost(0, 5, 0, make([]byte, 1))
-	if pending.Done() || pending.Err() != nil {
-		t.Fatalf("the operation given back after a truncation was not cleared: done %v, error %v", pending.Done(), pending.Err())
-	}
-	if !eps[1].Cancel(pending) {
-		t.Fatal("the pending receive was not cancelled")
-	}
-	within(t, 10*time.Second, func() {
-		if st, err := eps[1].RecvFinish(pending); err != nil || st.Len != 0 {
-			t.Errorf("cancelled: status %+v, error %v", st, err)
-		}
-	})
-}
-
 // The free list keeps at most keptMax operations given back, so that a
 // burst of nonblocking receives is not held for the process's life.
 func TestFreeListKeepBounded(t *testing.T) {

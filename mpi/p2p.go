@@ -86,11 +86,12 @@ func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, r
 		*sop = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(sendtag), Ctx: c.ctx, Data: asBytes(sendbuf)}
 		sent = ep.Send(sop)
 	}
-	// The receive's operation is the endpoint's own (RecvPost).
 	var rop *llc.RecvOp
 	st := procNullStatus
 	if source != ProcNull {
-		rop = ep.RecvPost(c.toWorldSource(source), int32(recvtag), c.ctx, asBytes(recvbuf))
+		rop = recvOps.Get().(*llc.RecvOp)
+		*rop = llc.RecvOp{Source: c.toWorldSource(source), Tag: int32(recvtag), Ctx: c.ctx, Buf: asBytes(recvbuf)}
+		ep.Recv(rop)
 	}
 	var serr, rerr error
 	if sop != nil {
@@ -104,18 +105,19 @@ func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, r
 		sendOps.Put(sop)
 	}
 	if rop != nil {
-		// Where the send failed, the receive is cancelled: the peer,
-		// which did not get the message, may never send the reply.
-		cancelled := serr != nil && ep.Cancel(rop)
-		rst, err := ep.RecvFinish(rop)
-		if cancelled {
+		if serr != nil && ep.Cancel(rop) {
+			// The send failed: do not wait for a reply that the peer,
+			// which did not get the message, may never send.
 			st = Status{}
 		} else {
-			st = c.status(rst, len(recvbuf)*sizeOf[R](), sizeOf[R]())
-			if err != nil { // the name is built only then, as above
+			ep.Wait(rop)
+			st = c.status(rop.Status, len(rop.Buf), sizeOf[R]())
+			if err := rop.Err(); err != nil {
 				rerr = wrap(name+" (receive)", source, err)
 			}
 		}
+		*rop = llc.RecvOp{}
+		recvOps.Put(rop)
 	}
 	if serr != nil {
 		return st, serr
