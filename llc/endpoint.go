@@ -332,22 +332,24 @@ func (ep *Endpoint) RecvWait(source int, tag int32, ctx uint32, buf []byte) (Sta
 	return st, err
 }
 
-// RecvKept posts the receive that op describes (Recv) through an
+// RecvKept posts the receive that op describes (its Source, Tag, Ctx,
+// Buf and Message: what a nonblocking receive sets) through an
 // operation the endpoint keeps: taken from its free list under the lock
 // that the post holds anyway, where a sync.Pool's Get and Put, once
 // several receives are outstanding, take locked instructions of their
-// own. While the receive is pending it returns that operation, to
-// be given back by ReturnKept once done; a receive done at once (its
+// own. While the receive is pending it returns that operation, to be
+// given back by ReturnKept once done; a receive done at once (its
 // message was there, or op.Message, set, is a message that a probe
-// took) leaves its result in *op and returns nil.
+// took) leaves its result in *op (Status, Err, Cancelled, Done) and
+// returns nil.
 func (ep *Endpoint) RecvKept(op *RecvOp) *RecvOp {
 	ep.lock()
 	kept := ep.freeRecvs.get()
-	*kept = *op
+	kept.Source, kept.Tag, kept.Ctx, kept.Buf, kept.Message = op.Source, op.Tag, op.Ctx, op.Buf, op.Message
 	ep.eng.recv(kept) // Submit of a receive, without its dispatch on the type
 	ep.drain()
 	if kept.done {
-		*op = *kept
+		op.Status, op.err, op.cancelled, op.done = kept.Status, kept.err, kept.cancelled, true
 		ep.freeRecvs.keep(kept)
 		kept = nil
 	}

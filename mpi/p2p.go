@@ -153,7 +153,7 @@ func Irecv[T Type](c *Comm, buf []T, source, tag int) (*Request, error) {
 		r.null = true
 		return r, nil
 	}
-	r.startPooledRecv(llc.RecvOp{Source: c.toWorldSource(source), Tag: int32(tag), Ctx: c.ctx, Buf: asBytes(buf)}, nil)
+	r.startPooledRecv(c.toWorldSource(source), int32(tag), asBytes(buf), nil)
 	return r, nil
 }
 

@@ -172,12 +172,13 @@ func (r *Request) startPooledSend(peer int, tag int32, data []byte, sync bool) {
 // reach r yet.
 func (r *Request) doneAtOnce() { r.finished, r.harvested, r.final = true, 1, 1 }
 
-// startPooledRecv is startPooledSend for a receive; matched, if not nil,
-// is the message it receives (Imrecv).
-func (r *Request) startPooledRecv(op llc.RecvOp, matched *llc.Matched) {
+// startPooledRecv is startPooledSend for a receive into buf from source
+// (a process of the world, or AnySource) with tag in r's communicator;
+// matched, if not nil, is the message it receives (Imrecv).
+func (r *Request) startPooledRecv(source int, tag int32, buf []byte, matched *llc.Matched) {
 	r.pooled = true
 	r.c.requestStarted()
-	op.Message = matched
+	op := llc.RecvOp{Source: source, Tag: tag, Ctx: r.c.ctx, Buf: buf, Message: matched}
 	if r.rop = r.c.rt.ep.RecvKept(&op); r.rop == nil {
 		// Its message was there (an eager one, come first): harvested
 		// here, as a send is above; finish is left to Wait or Test, as
