@@ -108,3 +108,90 @@ func TestErrorCodes(t *testing.T) {
 		t.Errorf("class text %q", got)
 	}
 }
+
+// TestReqTableHandles checks the request table as TestTableHandles does
+// the others: direct request handles, distinct while live, found until
+// removed, reused once removed, and refused when of another kind.
+func TestReqTableHandles(t *testing.T) {
+	var tb reqTable
+	a, _ := tb.add(reqObj{commH: 1})
+	b, _ := tb.add(reqObj{commH: 2})
+	if uint32(a)>>30 != handleDirect || uint32(a)>>26&0xf != kindRequest || a == b {
+		t.Fatalf("handles %#x %#x: want distinct direct request handles", uint32(a), uint32(b))
+	}
+	if o, ok := tb.get(b); !ok || o.commH != 2 {
+		t.Fatalf("get(b) = %+v, %v", o, ok)
+	}
+	for _, h := range []int32{requestNull, int32(uint32(a)&^(0xf<<26) | kindGroup<<26), a + 5000, int32(uint32(a) | 3<<30)} {
+		if _, ok := tb.get(h); ok {
+			t.Errorf("get(%#x) found an object", uint32(h))
+		}
+	}
+	if o, ok := tb.remove(a); !ok || o.commH != 1 {
+		t.Fatalf("remove(a) = %+v, %v", o, ok)
+	}
+	if _, ok := tb.get(a); ok {
+		t.Error("a found after remove")
+	}
+	if _, ok := tb.remove(a); ok {
+		t.Error("a removed twice")
+	}
+	if c, _ := tb.add(reqObj{commH: 3}); c != a {
+		t.Errorf("add after remove: %#x, want the freed %#x", uint32(c), uint32(a))
+	}
+}
+
+// TestReqTableReuse frees more handles than a processor's list keeps:
+// the rest wait in the spare, and every index is handed out again before
+// a fresh one.
+func TestReqTableReuse(t *testing.T) {
+	var tb reqTable
+	const n = 3 * reqChunkLen / 2 // two chunks
+	hs := make([]int32, n)
+	for i := range hs {
+		hs[i], _ = tb.add(reqObj{commH: int32(i)})
+	}
+	for i, h := range hs {
+		if o, ok := tb.remove(h); !ok || o.commH != int32(i) {
+			t.Fatalf("remove of handle %d = %+v, %v", i, o, ok)
+		}
+	}
+	seen := make(map[int32]bool)
+	for range hs {
+		h, _ := tb.add(reqObj{})
+		if seen[h] {
+			t.Fatalf("handle %#x handed out twice", uint32(h))
+		}
+		seen[h] = true
+	}
+	for _, h := range hs {
+		if !seen[h] {
+			t.Fatalf("handle %#x not reused", uint32(h))
+		}
+	}
+	if f := tb.fresh.Load(); f != n {
+		t.Errorf("%d indices handed out, want %d", f, n)
+	}
+}
+
+// TestReqTableConcurrent adds, reads and removes from many goroutines
+// (run with -race).
+func TestReqTableConcurrent(t *testing.T) {
+	var tb reqTable
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 3000; i++ {
+				h, _ := tb.add(reqObj{commH: int32(i)})
+				if o, ok := tb.get(h); !ok || o.commH != int32(i) {
+					t.Errorf("get = %d, %v; want %d", o.commH, ok, i)
+					return
+				}
+				tb.remove(h)
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -55,7 +55,7 @@ var (
 	self     atomic.Pointer[commObj]
 	comms    = newTable[*commObj](kindComm)
 	groups   = newTable[mpi.Group](kindGroup)
-	requests = newTable[reqObj](kindRequest)
+	requests reqTable
 	userOps  = newTable[*opObj](kindOp)
 	errhs    = newTable[uintptr](kindErrhandler)
 )
