@@ -104,6 +104,6 @@ func Imrecv[T Type](m *Message, buf []T) (*Request, error) {
 		r.null = true
 		return r, nil
 	}
-	r.startPooledRecv(0, 0, asBytes(buf), m.m)
+	r.startPooledRecv(0, 0, asBytes(buf), m.m, nil)
 	return r, nil
 }

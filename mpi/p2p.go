@@ -144,6 +144,12 @@ func Isend[T Type](c *Comm, buf []T, dest, tag int) (*Request, error) {
 // Irecv starts receiving into buf from rank source (or AnySource) of c with
 // tag (or AnyTag) and returns a Request to complete it.
 func Irecv[T Type](c *Comm, buf []T, source, tag int) (*Request, error) {
+	return irecv(c, buf, source, tag, nil)
+}
+
+// irecv is Irecv, with unpack, if not nil, to run on the data once it is
+// in buf (IrecvType).
+func irecv[T Type](c *Comm, buf []T, source, tag int, unpack func(Status)) (*Request, error) {
 	if err := c.checkSource("Irecv", source, tag); err != nil {
 		return nil, err
 	}
@@ -153,7 +159,7 @@ func Irecv[T Type](c *Comm, buf []T, source, tag int) (*Request, error) {
 		r.null = true
 		return r, nil
 	}
-	r.startPooledRecv(c.toWorldSource(source), int32(tag), asBytes(buf), nil)
+	r.startPooledRecv(c.toWorldSource(source), int32(tag), asBytes(buf), nil, unpack)
 	return r, nil
 }
 

@@ -57,8 +57,9 @@ type Request struct {
 	// then return it without the endpoint or the lock. Both are read
 	// atomically and set by release stores (internal/memorder: an atomic
 	// store is a locked instruction, which waits for the stores of the
-	// last send into the peer's lines to land), except by startPooledSend
-	// and startPooledRecv, which set them before any other goroutine can
+	// last send into the peer's lines to land), final first where Done
+	// completes a pooled request, except by startPooledSend and
+	// startPooledRecv, which set them before any other goroutine can
 	// reach the Request.
 	harvested uint32
 	final     uint32
@@ -92,20 +93,28 @@ func (p *pending) Done() bool {
 		return false
 	}
 	if r.pooled {
+		// A pooled request, never persistent, that was pending: it
+		// completes here, once, under the endpoint's lock (see harvest).
 		r.harvest()
+		r.complete()
+		memorder.StoreRelease32(&r.harvested, 1)
 	}
 	return true
 }
 
 // harvest records the result of a pooled operation that is done
-// (record) and gives the operation back to its pool. It runs from Done,
-// with the endpoint's lock held, under which every look at the operation
-// happens: a Cancel or a Done after it finds the operation gone, and
-// finish, which only follows a Done that reported true, reads what it
-// recorded.
+// (record) and gives the operation back to its pool. It runs with the
+// endpoint's lock held, under which every look at the operation happens
+// (a Cancel or a Done after it finds the operation gone), or before any
+// other goroutine can reach r. The caller sets harvested.
+//
+// Done then completes r as well, before it sets harvested: whoever sees
+// harvested set, or sees the operation done under the lock after it,
+// finds final set too, and finish returns the result without the
+// compare-and-swap that finishOnce takes (a locked instruction, which
+// waits for the stores of the poll that delivered the message).
 func (r *Request) harvest() {
 	r.record()
-	memorder.StoreRelease32(&r.harvested, 1)
 	if r.recv {
 		r.c.rt.ep.ReturnKept(r.rop)
 		r.rop = nil
@@ -174,18 +183,25 @@ func (r *Request) doneAtOnce() { r.finished, r.harvested, r.final = true, 1, 1 }
 
 // startPooledRecv is startPooledSend for a receive into buf from source
 // (a process of the world, or AnySource) with tag in r's communicator;
-// matched, if not nil, is the message it receives (Imrecv).
-func (r *Request) startPooledRecv(source int, tag int32, buf []byte, matched *llc.Matched) {
-	r.pooled = true
-	r.c.requestStarted()
+// matched, if not nil, is the message it receives (Imrecv), and unpack,
+// if not nil, what moves the data from buf to where the caller's
+// datatype puts it (IrecvType).
+//
+// A receive whose message was there (an eager one, come first) is
+// finished here, as a send done at once is: it is never pending, and its
+// flags are plain stores.
+func (r *Request) startPooledRecv(source int, tag int32, buf []byte, matched *llc.Matched, unpack func(Status)) {
+	r.pooled, r.unpack = true, unpack
 	op := llc.RecvOp{Source: source, Tag: tag, Ctx: r.c.ctx, Buf: buf, Message: matched}
-	if r.rop = r.c.rt.ep.RecvKept(&op); r.rop == nil {
-		// Its message was there (an eager one, come first): harvested
-		// here, as a send is above; finish is left to Wait or Test, as
-		// the caller may still set unpack.
-		r.recordRecv(&op)
-		r.harvested = 1 // no other goroutine can reach r yet
+	if r.rop = r.c.rt.ep.RecvKept(&op); r.rop != nil {
+		r.c.requestStarted()
+		return
 	}
+	r.recordRecv(&op)
+	if r.unpack != nil && !r.status.Cancelled {
+		r.unpack(r.status)
+	}
+	r.finished, r.harvested, r.final = true, 1, 1 // no other goroutine can reach r yet
 }
 
 // emptyStatus is MPI's empty status (MPI-3.1 §3.7.3), which completing a

@@ -75,10 +75,5 @@ func IrecvType[T Type](c *Comm, buf []T, count int, dt *Datatype, source, tag in
 		return Irecv(c, buf[:count*dt.size], source, tag)
 	}
 	tmp := make([]T, count*dt.size)
-	r, err := Irecv(c, tmp, source, tag)
-	if err != nil {
-		return nil, err
-	}
-	r.unpack = func(st Status) { scatter(tmp[:st.Count], buf, count, dt) }
-	return r, nil
+	return irecv(c, tmp, source, tag, func(st Status) { scatter(tmp[:st.Count], buf, count, dt) })
 }
