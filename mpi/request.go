@@ -245,8 +245,9 @@ func (r *Request) finishOnce() (Status, error) {
 }
 
 // complete is finish's once: it records the result of r's completed
-// operation and counts r finished. It runs under r.mu, or for a request
-// that is not persistent, for the caller that won finishing.
+// operation and counts r finished. It runs under r.mu (a persistent
+// request), from Done under the endpoint's lock (a pooled one that was
+// pending), or for the caller that won finishing (any other).
 func (r *Request) complete() {
 	r.finished = true
 	if r.persistent {

@@ -10,6 +10,10 @@ import (
 // TestFinishOnce: goroutines that finish one request at once (Wait and
 // Test of the same request) complete it once: its unpack runs once, the
 // communicator counts it finished once, and every caller gets its result.
+// The request is left to finish to complete, as a nonblocking
+// collective's or a one-sided one's is (a pooled one completes in Done,
+// under the endpoint's lock); its slow unpack holds the others in the
+// window.
 func TestFinishOnce(t *testing.T) {
 	c := &Comm{}
 	c.requestStarted()
