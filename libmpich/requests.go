@@ -35,7 +35,11 @@ func requestArray(p unsafe.Pointer, n int32) []int32 {
 // gathered is what a completion call over an array of request handles
 // gathers: their requests (nil for MPI_REQUEST_NULL), objects (a zero one
 // for MPI_REQUEST_NULL) and statuses. They are kept between calls
-// (gatherRequests, done), so that the calls allocate nothing.
+// (gatherRequests, done), so that the calls allocate nothing. Between
+// calls every element of rs's and os's arrays is zero (done clears what
+// a call used), so that a call clears nothing before it gathers; sts
+// holds what the last call left, and the call that uses it writes every
+// element first (WaitallInto).
 type gathered struct {
 	rs  []*mpi.Request
 	os  []reqObj
@@ -49,7 +53,7 @@ var gatherings = sync.Pool{New: func() any { return new(gathered) }}
 func gatherRequests(hs []int32) (*gathered, error) {
 	g := gatherings.Get().(*gathered)
 	n := len(hs)
-	g.rs, g.os, g.sts = resized(g.rs, n), resized(g.os, n), resized(g.sts, n)
+	g.rs, g.os, g.sts = resized(g.rs, n), resized(g.os, n), resized(g.sts, n) // zero but for sts (gathered)
 	for i, h := range hs {
 		if h == requestNull {
 			continue
@@ -64,14 +68,13 @@ func gatherRequests(hs []int32) (*gathered, error) {
 	return g, nil
 }
 
-// resized returns s with n zero elements, reusing its array if it can.
+// resized returns s with n elements, reusing its array if it can: a new
+// array's are zero, a reused one's as they were.
 func resized[T any](s []T, n int) []T {
 	if cap(s) < n {
 		return make([]T, n)
 	}
-	s = s[:n]
-	clear(s)
-	return s
+	return s[:n]
 }
 
 // done gives g back, holding on to no request.
