@@ -36,18 +36,28 @@ func newIndirectTable[T any](kind int32) *table[T] {
 }
 
 // handle returns the handle of the slot at index i.
-func (t *table[T]) handle(i int32) int32 {
-	return int32(t.form<<30 | uint32(t.kind)<<26 | uint32(i))
-}
+func (t *table[T]) handle(i int32) int32 { return handleOf(t.form, t.kind, i) }
 
 // index returns the slot index that h names, or -1 if h is not a handle of
 // this table's form.
 func (t *table[T]) index(h int32) int32 {
-	u := uint32(h)
-	if u>>30 != t.form || int32(u>>26&0xf) != t.kind {
-		return -1
+	if i, ok := handleIndex(t.form, t.kind, h); ok {
+		return int32(i)
 	}
-	return int32(u & (maxIndex - 1))
+	return -1
+}
+
+// handleOf returns the handle of form (handleDirect or handleIndirect)
+// and kind whose index is i.
+func handleOf(form uint32, kind, i int32) int32 {
+	return int32(form<<30 | uint32(kind)<<26 | uint32(i))
+}
+
+// handleIndex returns the index that h names; ok is false if h is not a
+// handle of form and kind.
+func handleIndex(form uint32, kind, h int32) (i uint32, ok bool) {
+	u := uint32(h)
+	return u & (maxIndex - 1), u>>30 == form && u>>26&0xf == uint32(kind)
 }
 
 // add stores v and returns its new handle; ok is false when every index is

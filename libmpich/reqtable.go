@@ -49,16 +49,15 @@ func (t *reqTable) add(v reqObj) (h int32, ok bool) {
 		c = t.chunk(i / reqChunkLen)
 	}
 	c[i%reqChunkLen] = slot[reqObj]{v: v, used: true}
-	return int32(handleDirect<<30 | kindRequest<<26 | uint32(i)), true
+	return handleOf(handleDirect, kindRequest, i), true
 }
 
 // slot returns the slot of handle h, or nil if h names none.
 func (t *reqTable) slot(h int32) *slot[reqObj] {
-	u := uint32(h)
-	if u>>30 != handleDirect || u>>26&0xf != kindRequest {
+	i, ok := handleIndex(handleDirect, kindRequest, h)
+	if !ok {
 		return nil
 	}
-	i := u & (maxIndex - 1)
 	c := t.chunks[i/reqChunkLen].Load()
 	if c == nil || !c[i%reqChunkLen].used {
 		return nil
@@ -83,7 +82,8 @@ func (t *reqTable) remove(h int32) (v reqObj, ok bool) {
 	}
 	v = s.v
 	*s = slot[reqObj]{}
-	t.give(int32(uint32(h) & (maxIndex - 1)))
+	i, _ := handleIndex(handleDirect, kindRequest, h)
+	t.give(int32(i))
 	return v, true
 }
 

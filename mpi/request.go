@@ -176,7 +176,7 @@ func (r *Request) startPooledSend(peer int, tag int32, data []byte, sync bool) {
 	r.doneAtOnce()
 }
 
-// doneAtOnce marks r, a send that completed before startPooledSend
+// doneAtOnce marks r, a send or receive that completed before its start
 // returns, finished for good, with plain stores: no other goroutine can
 // reach r yet.
 func (r *Request) doneAtOnce() { r.finished, r.harvested, r.final = true, 1, 1 }
@@ -198,10 +198,17 @@ func (r *Request) startPooledRecv(source int, tag int32, buf []byte, matched *ll
 		return
 	}
 	r.recordRecv(&op)
-	if r.unpack != nil && !r.status.Cancelled {
+	r.unpacked()
+	r.doneAtOnce()
+}
+
+// unpacked runs r's unpack on its data, where r is a receive with an
+// unpack that was not cancelled: complete's step, and a receive's done
+// at once.
+func (r *Request) unpacked() {
+	if r.recv && r.unpack != nil && !r.status.Cancelled {
 		r.unpack(r.status)
 	}
-	r.finished, r.harvested, r.final = true, 1, 1 // no other goroutine can reach r yet
 }
 
 // emptyStatus is MPI's empty status (MPI-3.1 §3.7.3), which completing a
@@ -268,9 +275,7 @@ func (r *Request) complete() {
 		if !r.pooled {
 			r.record()
 		}
-		if r.recv && r.unpack != nil && !r.status.Cancelled {
-			r.unpack(r.status)
-		}
+		r.unpacked()
 	}
 	if !r.persistent {
 		memorder.StoreRelease32(&r.final, 1)
