@@ -371,7 +371,8 @@ func (e *Engine) writeRecord(dst int, kind, flags uint8, tag int32, ctx uint32, 
 	p.full = false
 	if wrap {
 		r.seq++
-		e.emit(&Command{Kind: CmdWrite, Peer: dst, Region: r.region, Signal: layout.WrapWord(r.seq), SigOff: ringCtl + wrapAt})
+		c := e.command()
+		c.Kind, c.Peer, c.Region, c.Signal, c.SigOff = CmdWrite, dst, r.region, layout.WrapWord(r.seq), ringCtl+wrapAt
 		r.head += r.size - wrapAt
 	}
 	r.seq++
@@ -691,6 +692,7 @@ func lineWords(ctl, payload []byte) (w0, w1 uint64) {
 func (e *Engine) lineAck(src int) {
 	l := &e.peers[src].line
 	e.stats.LineAcks++
-	e.emit(&Command{Kind: CmdWriteLine, Peer: src, Region: l.region, Off: l.out,
-		Signal: uint64(l.seq)<<32 | uint64(uint8(l.recv))<<24 | uint64(l.meta), SigOff: l.out + lineSig, Size: l.inPeer})
+	c := e.command()
+	c.Kind, c.Peer, c.Region, c.Off = CmdWriteLine, src, l.region, l.out
+	c.Signal, c.SigOff, c.Size = uint64(l.seq)<<32|uint64(uint8(l.recv))<<24|uint64(l.meta), l.out+lineSig, l.inPeer
 }

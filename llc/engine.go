@@ -166,6 +166,18 @@ func (e *Engine) emit(c *Command) {
 	e.sched.push(c)
 }
 
+// command returns a zero command at the tail of the schedule queue,
+// counted as issued, for the caller to fill in place: the commands of the
+// message path are built so. emit's copy of a command built elsewhere
+// loads 16 bytes at a time across the smaller stores that built it, and
+// each such load waits for those stores to land, behind any stores into
+// a peer's lines that went before (docs/decisions.md, "Stores and loads
+// of different sizes").
+func (e *Engine) command() *Command {
+	e.stats.CommandsIssued++
+	return e.sched.alloc()
+}
+
 // fail stops the engine: every pending operation completes with err.
 func (e *Engine) fail(err error) {
 	if e.err != nil {

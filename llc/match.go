@@ -100,9 +100,11 @@ func (q *unexpQueue) alloc() *unexpected {
 	return new(unexpected)
 }
 
+// free keeps u, zeroed, for a later alloc; alloc's callers set its
+// fields one by one (see Engine.command).
 func (q *unexpQueue) free(u *unexpected) {
-	*u = unexpected{next: q.freeList}
-	q.freeList = u
+	*u = unexpected{}
+	u.next, q.freeList = q.freeList, u
 }
 
 func (q *unexpQueue) push(u *unexpected) {
@@ -213,7 +215,7 @@ func (e *Engine) dispatch(src int, m *meta, body []byte) {
 		}
 		e.stats.Unexpected++
 		u := e.unexp.alloc()
-		*u = unexpected{src: src, tag: m.tag, ctx: m.ctx, length: int(r.length), rndv: true, rts: r}
+		u.src, u.tag, u.ctx, u.length, u.rndv, u.rts = src, m.tag, m.ctx, int(r.length), true, r
 		e.unexp.push(u)
 	case recUnsolicited:
 		e.onUnsolicited(src, m.tag, body)
@@ -253,7 +255,7 @@ func (e *Engine) eagerArrived(src int, tag int32, ctx uint32, sync uint64, paylo
 	}
 	e.stats.Unexpected++
 	u := e.unexp.alloc()
-	*u = unexpected{src: src, tag: tag, ctx: ctx, length: len(payload), data: e.pool.get(len(payload)), syncID: sync}
+	u.src, u.tag, u.ctx, u.length, u.data, u.syncID = src, tag, ctx, len(payload), e.pool.get(len(payload)), sync
 	copy(u.data, payload)
 	e.unexp.push(u)
 }

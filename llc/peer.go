@@ -170,7 +170,9 @@ func (e *Engine) refreshTail(dst int) {
 	}
 	p.tailPending = true
 	e.stats.TailReads++
-	e.emit(&Command{Kind: CmdRead, Peer: dst, Region: p.out.region, Off: 0, Data: p.tailBuf[:], Old: p.out.tail, Size: ReadChanged, Token: token(tokTail, uint64(dst))})
+	c := e.command()
+	c.Kind, c.Peer, c.Region, c.Data = CmdRead, dst, p.out.region, p.tailBuf[:]
+	c.Old, c.Size, c.Token = p.out.tail, ReadChanged, token(tokTail, uint64(dst))
 }
 
 func (e *Engine) onTail(dst int, ev Event) {

@@ -48,15 +48,14 @@ func (n *commNet) Exchange(sends, recvs []collectives.Transfer) error {
 	ep := c.rt.ep
 	distinct := c.rt.distinctSingleCopyMin > 0 && !oneBuffer(sends)
 	for _, s := range sends {
-		sop := sendOps.Get().(*llc.SendOp)
-		*sop = llc.SendOp{Peer: c.toWorld(s.Peer), Tag: n.tag, Ctx: c.ctx + 1, Data: s.Data}
+		sop := newSendOp(c.toWorld(s.Peer), n.tag, c.ctx+1, s.Data)
 		n.protocol(sop, c.rt.singleCopy(len(s.Data)) || distinct && c.rt.distinctSingleCopy(len(s.Data)), false)
 		x.sends = append(x.sends, sop)
 		ep.Send(sop)
 	}
 	for _, r := range recvs {
-		rop := recvOps.Get().(*llc.RecvOp)
-		*rop = llc.RecvOp{Source: c.toWorld(r.Peer), Tag: n.tag, Ctx: c.ctx + 1, Buf: r.Data, Whole: c.rt.exchangeWhole}
+		rop := newRecvOp(c.toWorld(r.Peer), n.tag, c.ctx+1, r.Data)
+		rop.Whole = c.rt.exchangeWhole
 		x.recvs = append(x.recvs, rop)
 		ep.Recv(rop)
 	}

@@ -91,8 +91,7 @@ func (n *commNet) SendAhead(to int, data []byte) error { return n.sendOp(to, dat
 func (n *commNet) sendOp(to int, data []byte, rendezvous, eager bool) error {
 	c := n.c
 	ep := c.rt.ep
-	sop := sendOps.Get().(*llc.SendOp)
-	*sop = llc.SendOp{Peer: c.toWorld(to), Tag: n.tag, Ctx: c.ctx + 1, Data: data}
+	sop := newSendOp(c.toWorld(to), n.tag, c.ctx+1, data)
 	n.protocol(sop, rendezvous, eager)
 	if !ep.Send(sop) && !n.wait(sop) {
 		n.dropSend(sop)
@@ -123,8 +122,8 @@ func (n *commNet) RecvOperand(from int, buf []byte) (int, error) {
 // recv is Recv through a RecvOp of its own, marked consume if asked.
 func (n *commNet) recv(from int, buf []byte, consume bool) (int, error) {
 	c := n.c
-	rop := recvOps.Get().(*llc.RecvOp)
-	*rop = llc.RecvOp{Source: c.toWorld(from), Tag: n.tag, Ctx: c.ctx + 1, Buf: buf, Consume: consume}
+	rop := newRecvOp(c.toWorld(from), n.tag, c.ctx+1, buf)
+	rop.Consume = consume
 	c.rt.ep.Recv(rop)
 	if !n.wait(rop) {
 		n.dropRecv(rop)
@@ -163,12 +162,11 @@ func (n *commNet) sendrecv(to int, data []byte, from int, buf []byte, consume bo
 	// the network): a rendezvous request of the peer's that arrived
 	// already then finds this process sending to it, which makes the
 	// pair an exchange (llc's ExchangePush).
-	sop := sendOps.Get().(*llc.SendOp)
-	*sop = llc.SendOp{Peer: c.toWorld(to), Tag: n.tag, Ctx: c.ctx + 1, Data: data}
+	sop := newSendOp(c.toWorld(to), n.tag, c.ctx+1, data)
 	n.protocol(sop, false, false)
 	sent := ep.Send(sop)
-	rop := recvOps.Get().(*llc.RecvOp)
-	*rop = llc.RecvOp{Source: c.toWorld(from), Tag: n.tag, Ctx: c.ctx + 1, Buf: buf, Consume: consume}
+	rop := newRecvOp(c.toWorld(from), n.tag, c.ctx+1, buf)
+	rop.Consume = consume
 	ep.Recv(rop)
 	if !sent && !n.wait(sop) {
 		// Interrupted: the receive goes, the send too unless it left.

@@ -34,7 +34,8 @@ func (c *Comm) Mprobe(source, tag int) (*Message, Status, error) {
 	if err != nil {
 		return nil, Status{}, fmt.Errorf("mpi: Mprobe: %w", err)
 	}
-	return &Message{c: c, m: m, source: source}, c.status(m.Status, m.Status.Len, 1), nil
+	st := m.Status
+	return &Message{c: c, m: m, source: source}, Status{Source: c.sourceOf(st), Tag: int(st.Tag), Count: st.Len, Bytes: st.Len}, nil
 }
 
 // Improbe is the nonblocking Mprobe (MPI_Improbe): it makes progress once
@@ -54,7 +55,8 @@ func (c *Comm) Improbe(source, tag int) (bool, *Message, Status, error) {
 		}
 		return false, nil, Status{}, nil
 	}
-	return true, &Message{c: c, m: m, source: source}, c.status(m.Status, m.Status.Len, 1), nil
+	st := m.Status // a literal, not c.status's result (see Comm.status)
+	return true, &Message{c: c, m: m, source: source}, Status{Source: c.sourceOf(st), Tag: int(st.Tag), Count: st.Len, Bytes: st.Len}, nil
 }
 
 // take checks m and marks it received.
@@ -82,15 +84,16 @@ func Mrecv[T Type](m *Message, buf []T) (Status, error) {
 	}
 	ep := m.c.rt.ep
 	rop := recvOps.Get().(*llc.RecvOp)
-	*rop = llc.RecvOp{Buf: asBytes(buf)}
+	rop.Buf = asBytes(buf) // field by field: see newSendOp
 	if !ep.RecvMatched(m.m, rop) {
 		ep.Wait(rop)
 	}
-	st := m.c.status(rop.Status, len(rop.Buf), sizeOf[T]())
+	st := rop.Status
+	count := min(st.Len, len(rop.Buf)) / sizeOf[T]()
 	err := wrap("Mrecv", m.source, rop.Err())
 	*rop = llc.RecvOp{}
 	recvOps.Put(rop)
-	return st, err
+	return Status{Source: m.c.sourceOf(st), Tag: int(st.Tag), Count: count, Bytes: st.Len}, err
 }
 
 // Imrecv starts receiving the message m into buf (MPI_Imrecv) and returns

@@ -8,11 +8,33 @@ import (
 )
 
 // Operations of blocking calls are recycled so that the message path does
-// not allocate.
+// not allocate. They are zero in the pools: whoever puts one back zeroes
+// it first.
 var (
 	sendOps = sync.Pool{New: func() any { return new(llc.SendOp) }}
 	recvOps = sync.Pool{New: func() any { return new(llc.RecvOp) }}
 )
+
+// newSendOp takes a send's operation from the pool with the fields of a
+// send of data to peer with tag in ctx set. They are set one by one: a
+// composite literal stored through a pointer is built in a temporary and
+// copied by 16-byte moves, whose loads span the temporary's smaller
+// stores and so cannot take their data from the store buffer; each waits
+// for those stores to land, behind any stores into a peer's lines that
+// went before (docs/decisions.md, "Stores and loads of different sizes").
+func newSendOp(peer int, tag int32, ctx uint32, data []byte) *llc.SendOp {
+	op := sendOps.Get().(*llc.SendOp)
+	op.Peer, op.Tag, op.Ctx, op.Data = peer, tag, ctx, data
+	return op
+}
+
+// newRecvOp is newSendOp for a receive into buf from source with tag in
+// ctx.
+func newRecvOp(source int, tag int32, ctx uint32, buf []byte) *llc.RecvOp {
+	op := recvOps.Get().(*llc.RecvOp)
+	op.Source, op.Tag, op.Ctx, op.Buf = source, tag, ctx, buf
+	return op
+}
 
 // wrap names the call and the peer in a point-to-point call's error (nil
 // stays nil).
@@ -56,7 +78,7 @@ func Recv[T Type](c *Comm, buf []T, source, tag int) (Status, error) {
 	}
 	b := asBytes(buf)
 	st, err := c.rt.ep.RecvWait(c.toWorldSource(source), int32(tag), c.ctx, b)
-	return c.status(st, len(b), sizeOf[T]()), wrap("Recv", source, err)
+	return Status{Source: c.sourceOf(st), Tag: int(st.Tag), Count: min(st.Len, len(b)) / sizeOf[T](), Bytes: st.Len}, wrap("Recv", source, err)
 }
 
 // Sendrecv sends sendbuf to dest and receives into recvbuf from source,
@@ -82,15 +104,12 @@ func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, r
 	var sop *llc.SendOp
 	sent := dest == ProcNull || ep.SendEager(c.toWorld(dest), int32(sendtag), c.ctx, asBytes(sendbuf))
 	if !sent {
-		sop = sendOps.Get().(*llc.SendOp)
-		*sop = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(sendtag), Ctx: c.ctx, Data: asBytes(sendbuf)}
+		sop = newSendOp(c.toWorld(dest), int32(sendtag), c.ctx, asBytes(sendbuf))
 		sent = ep.Send(sop)
 	}
 	var rop *llc.RecvOp
-	st := procNullStatus
 	if source != ProcNull {
-		rop = recvOps.Get().(*llc.RecvOp)
-		*rop = llc.RecvOp{Source: c.toWorldSource(source), Tag: int32(recvtag), Ctx: c.ctx, Buf: asBytes(recvbuf)}
+		rop = newRecvOp(c.toWorldSource(source), int32(recvtag), c.ctx, asBytes(recvbuf))
 		ep.Recv(rop)
 	}
 	var serr, rerr error
@@ -104,14 +123,18 @@ func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, r
 		*sop = llc.SendOp{}
 		sendOps.Put(sop)
 	}
+	// The status's fields, returned as a literal (see status): ProcNull's
+	// status, else the receive's, or none where the send failed.
+	src, tag, count, n := ProcNull, AnyTag, 0, 0
 	if rop != nil {
-		if serr != nil && ep.Cancel(rop) {
-			// The send failed: do not wait for a reply that the peer,
-			// which did not get the message, may never send.
-			st = Status{}
-		} else {
+		src, tag = 0, 0
+		if serr == nil || !ep.Cancel(rop) {
+			// Where the send failed and the receive could be cancelled,
+			// no reply is waited for: the peer, which did not get the
+			// message, may never send one.
 			ep.Wait(rop)
-			st = c.status(rop.Status, len(rop.Buf), sizeOf[R]())
+			st := rop.Status
+			src, tag, count, n = c.sourceOf(st), int(st.Tag), min(st.Len, len(rop.Buf))/sizeOf[R](), st.Len
 			if err := rop.Err(); err != nil {
 				rerr = wrap(name+" (receive)", source, err)
 			}
@@ -120,9 +143,9 @@ func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, r
 		recvOps.Put(rop)
 	}
 	if serr != nil {
-		return st, serr
+		rerr = serr
 	}
-	return st, rerr
+	return Status{Source: src, Tag: tag, Count: count, Bytes: n}, rerr
 }
 
 // Isend starts sending buf to rank dest of c with tag and returns a Request
@@ -180,7 +203,7 @@ func (c *Comm) Iprobe(source, tag int) (bool, Status, error) {
 		}
 		return false, Status{}, nil
 	}
-	return true, c.status(st, st.Len, 1), nil
+	return true, Status{Source: c.sourceOf(st), Tag: int(st.Tag), Count: st.Len, Bytes: st.Len}, nil
 }
 
 // Probe waits until a message from source (or AnySource) with tag (or
@@ -196,7 +219,7 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 	if err != nil {
 		return Status{}, fmt.Errorf("mpi: Probe: %w", err)
 	}
-	return c.status(st, st.Len, 1), nil
+	return Status{Source: c.sourceOf(st), Tag: int(st.Tag), Count: st.Len, Bytes: st.Len}, nil
 }
 
 // toWorld maps a rank of c to the process id the engine uses.
@@ -225,11 +248,15 @@ func (c *Comm) toWorldSource(rank int) int {
 	return c.toWorld(rank)
 }
 
-// status converts an engine status to c's ranks.
-func (c *Comm) status(st llc.Status, bufBytes, elem int) Status {
-	s := statusOf(st, bufBytes, elem)
-	if s.Source >= 0 {
-		s.Source = c.fromWorld(s.Source)
+// sourceOf returns the sender of st, a process of the world, as c's rank;
+// AnySource and ProcNull stay. The calls that return a status build it
+// with this in their return statements, as a literal: a Status is too
+// large for the compiler's registers, and one returned by a call, or kept
+// in a variable and returned, is copied by 16-byte moves whose loads span
+// the smaller stores that built it (see newSendOp).
+func (c *Comm) sourceOf(st llc.Status) int {
+	if st.Source >= 0 {
+		return c.fromWorld(st.Source)
 	}
-	return s
+	return st.Source
 }

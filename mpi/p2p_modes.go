@@ -22,8 +22,8 @@ func Ssend[T Type](c *Comm, buf []T, dest, tag int) error {
 		return nil
 	}
 	ep := c.rt.ep
-	sop := sendOps.Get().(*llc.SendOp)
-	*sop = llc.SendOp{Peer: c.toWorld(dest), Tag: int32(tag), Ctx: c.ctx, Data: asBytes(buf), Sync: true}
+	sop := newSendOp(c.toWorld(dest), int32(tag), c.ctx, asBytes(buf))
+	sop.Sync = true
 	if !ep.Send(sop) {
 		ep.Wait(sop)
 	}

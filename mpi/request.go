@@ -142,8 +142,18 @@ func (r *Request) recordRecv(op *llc.RecvOp) {
 		r.status = Status{Cancelled: true}
 		return
 	}
-	r.status = r.c.status(op.Status, len(op.Buf), r.elem)
+	st := op.Status
+	r.setStatus(r.c.sourceOf(st), int(st.Tag), min(st.Len, len(op.Buf))/r.elem, st.Len)
 	r.err = wrap(r.callName("Irecv"), r.peer, op.Err())
+}
+
+// setStatus stores a receive's status into r field by field, and Wait
+// and Test read it so into their results: a Status built as a value and
+// assigned is copied through a temporary by 16-byte moves whose loads
+// span the smaller stores that built it (see newSendOp).
+func (r *Request) setStatus(source, tag, count, bytes int) {
+	s := &r.status
+	s.Source, s.Tag, s.Count, s.Bytes, s.Cancelled = source, tag, count, bytes, false
 }
 
 // startPooledSend starts a nonblocking send of data to peer (a process
@@ -166,8 +176,8 @@ func (r *Request) startPooledSend(peer int, tag int32, data []byte, sync bool) {
 		r.doneAtOnce() // with no error, as SendEager's sends are
 		return
 	}
-	r.sop = sendOps.Get().(*llc.SendOp)
-	*r.sop = llc.SendOp{Peer: peer, Tag: tag, Ctx: r.c.ctx, Data: data, Sync: sync}
+	r.sop = newSendOp(peer, tag, r.c.ctx, data)
+	r.sop.Sync = sync
 	if !ep.Send(r.sop) {
 		r.c.requestStarted()
 		return
@@ -192,7 +202,8 @@ func (r *Request) doneAtOnce() { r.finished, r.harvested, r.final = true, 1, 1 }
 // flags are plain stores.
 func (r *Request) startPooledRecv(source int, tag int32, buf []byte, matched *llc.Matched, unpack func(Status)) {
 	r.pooled, r.unpack = true, unpack
-	op := llc.RecvOp{Source: source, Tag: tag, Ctx: r.c.ctx, Buf: buf, Message: matched}
+	var op llc.RecvOp
+	op.Source, op.Tag, op.Ctx, op.Buf, op.Message = source, tag, r.c.ctx, buf, matched
 	if r.rop = r.c.rt.ep.RecvKept(&op); r.rop != nil {
 		r.c.requestStarted()
 		return
@@ -220,11 +231,12 @@ var emptyStatus = Status{Source: AnySource, Tag: AnyTag}
 // it. A persistent request is inactive once its result has been returned
 // (and before its first Start): finish then returns the empty status.
 func (r *Request) finish() (Status, error) {
-	if atomic.LoadUint32(&r.final) != 0 {
+	if !r.persistent {
+		r.finishOnce()
 		return r.status, r.err
 	}
-	if !r.persistent {
-		return r.finishOnce()
+	if atomic.LoadUint32(&r.final) != 0 {
+		return r.status, r.err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -239,16 +251,19 @@ func (r *Request) finish() (Status, error) {
 // finishOnce is finish for a request that is not persistent, which
 // completes once and for good: the caller that wins a compare-and-swap
 // of finishing completes it (one locked instruction, where the mutex's
-// lock and unlock are two), one that loses waits for final.
-func (r *Request) finishOnce() (Status, error) {
+// lock and unlock are two), one that loses waits for final. A request
+// that is final already takes neither.
+func (r *Request) finishOnce() {
+	if atomic.LoadUint32(&r.final) != 0 {
+		return
+	}
 	if atomic.CompareAndSwapUint32(&r.finishing, 0, 1) {
 		r.complete()
-	} else {
-		for atomic.LoadUint32(&r.final) == 0 {
-			runtime.Gosched()
-		}
+		return
 	}
-	return r.status, r.err
+	for atomic.LoadUint32(&r.final) == 0 {
+		runtime.Gosched()
+	}
 }
 
 // complete is finish's once: it records the result of r's completed
@@ -330,37 +345,45 @@ func (r *Request) inert() bool { return r == nil || r.persistent && !r.active.Lo
 // before its first Start) returns at once, with the empty status (Source
 // AnySource, Tag AnyTag, Count 0) and no error, as MPI's does.
 func (r *Request) Wait() (Status, error) {
-	if r.doneAndUsable() {
-		return r.status, r.err
+	if !r.doneAndUsable() {
+		if err := r.check(); err != nil {
+			return Status{}, err
+		}
+		switch {
+		case atomic.LoadUint32(&r.final) != 0:
+		case r.coll != nil:
+			<-r.coll.finished // its goroutine drives the progress
+		case !r.null && atomic.LoadUint32(&r.harvested) == 0:
+			r.c.rt.ep.Wait((*pending)(r))
+		}
+		if r.persistent {
+			return r.finish()
+		}
+		r.finishOnce()
 	}
-	if err := r.check(); err != nil {
-		return Status{}, err
-	}
-	switch {
-	case atomic.LoadUint32(&r.final) != 0:
-	case r.coll != nil:
-		<-r.coll.finished // its goroutine drives the progress
-	case !r.null && atomic.LoadUint32(&r.harvested) == 0:
-		r.c.rt.ep.Wait((*pending)(r))
-	}
-	return r.finish()
+	s := &r.status // field by field: see setStatus
+	return Status{Source: s.Source, Tag: s.Tag, Count: s.Count, Bytes: s.Bytes, Cancelled: s.Cancelled}, r.err
 }
 
 // Test reports whether the operation has completed, making progress once,
 // and if so returns its status and error, as Wait does: an inactive
 // persistent request reports true with the empty status.
 func (r *Request) Test() (bool, Status, error) {
-	if r.doneAndUsable() {
-		return true, r.status, r.err
+	if !r.doneAndUsable() {
+		if err := r.check(); err != nil {
+			return false, Status{}, err
+		}
+		if !r.tested() {
+			return false, Status{}, nil
+		}
+		if r.persistent {
+			st, err := r.finish()
+			return true, st, err
+		}
+		r.finishOnce()
 	}
-	if err := r.check(); err != nil {
-		return false, Status{}, err
-	}
-	if !r.tested() {
-		return false, Status{}, nil
-	}
-	st, err := r.finish()
-	return true, st, err
+	s := &r.status // field by field: see setStatus
+	return true, Status{Source: s.Source, Tag: s.Tag, Count: s.Count, Bytes: s.Bytes, Cancelled: s.Cancelled}, r.err
 }
 
 // tested reports whether the operation has completed, making progress
@@ -391,7 +414,10 @@ func WaitallInto(reqs []*Request, sts []Status) error {
 			continue
 		}
 		st, err := r.Wait()
-		sts[i] = st
+		// Field by field: a Status copied whole is loaded 16 bytes at a
+		// time across the smaller stores that built it (see newSendOp).
+		d := &sts[i]
+		d.Source, d.Tag, d.Count, d.Bytes, d.Cancelled = st.Source, st.Tag, st.Count, st.Bytes, st.Cancelled
 		if err != nil {
 			errs = append(errs, err)
 		}

@@ -57,8 +57,8 @@ func (at *winPlace) sub(from, n uint64) winPlace {
 // partOp returns an operation of kind, from newOp, on the bytes delta
 // bytes past at in target's window.
 func (w *Win) partOp(kind llc.RMAKind, target int, at winPlace, delta uint64) *llc.RMAOp {
-	op := w.newOp()
-	*op = llc.RMAOp{Kind: kind, Peer: w.targets[target].peer, Region: at.region, Off: at.off + delta, Limit: at.limit}
+	op := w.newOp() // zero: its fields set one by one (see newSendOp)
+	op.Kind, op.Peer, op.Region, op.Off, op.Limit = kind, w.targets[target].peer, at.region, at.off+delta, at.limit
 	return op
 }
 

@@ -181,7 +181,7 @@ func (w *Win) run(op *llc.RMAOp) (uint64, error) {
 // about as much as the rest of a Put on a host).
 var rmaOps = sync.Pool{New: func() any { return new(llc.RMAOp) }}
 
-// newOp returns an operation to fill, recycled if possible.
+// newOp returns a zero operation to fill, recycled if possible.
 func (w *Win) newOp() *llc.RMAOp {
 	return rmaOps.Get().(*llc.RMAOp)
 }
@@ -195,9 +195,9 @@ func (w *Win) recycle(op *llc.RMAOp) {
 // ctlOp returns an atomic operation on control word i of target.
 func (w *Win) ctlOp(target int, kind llc.RMAKind, i int, compare, operand uint64) *llc.RMAOp {
 	t := &w.targets[target]
-	op := w.newOp()
-	*op = llc.RMAOp{Kind: kind, Peer: w.c.toWorld(target), Region: t.ctl, Off: uint64(8 * i),
-		Limit: uint64(ctlSize(w.c.size)), Compare: compare, Operand: operand}
+	op := w.newOp() // zero: its fields set one by one (see newSendOp)
+	op.Kind, op.Peer, op.Region, op.Off = kind, w.c.toWorld(target), t.ctl, uint64(8*i)
+	op.Limit, op.Compare, op.Operand = uint64(ctlSize(w.c.size)), compare, operand
 	return op
 }
 
