@@ -245,15 +245,32 @@ func (c *Comm) checkLive(op string) error {
 	return nil
 }
 
-// requestStarted counts a new request of c.
+// requestStarted counts a new request of c. The nonblocking sends and
+// receives that go through the endpoint's operations are not counted
+// (two locked instructions each): Comm.idle asks the endpoint for them.
 func (c *Comm) requestStarted() { c.pending.Add(1) }
 
-// requestFinished counts a finished request of c, and gives c's context
-// id back if c was freed and this was its last one.
-func (c *Comm) requestFinished() {
-	if c.pending.Add(-1) == 0 && c.freed.Load() {
+// requestFinished counts a finished request of c. A freed c's context
+// id goes back at the next agreement on one (runtimeState.releaseIdle).
+func (c *Comm) requestFinished() { c.pending.Add(-1) }
+
+// idle reports whether nothing of c is left in flight: no counted request
+// pending, and no operation of c's contexts in the endpoint.
+func (c *Comm) idle() bool {
+	return c.pending.Load() == 0 && !c.rt.ep.HoldsContext(c.ctx, c.ctx+1)
+}
+
+// releaseWhenIdle gives the context id of c, which is freed, back now if
+// c is idle, else at the first agreement on a context id that finds it
+// idle.
+func (c *Comm) releaseWhenIdle() {
+	if c.idle() {
 		c.releaseContext()
+		return
 	}
+	c.rt.ctxMu.Lock()
+	c.rt.freedBusy = append(c.rt.freedBusy, c)
+	c.rt.ctxMu.Unlock()
 }
 
 // releaseContext gives c's context id back, once.
@@ -338,11 +355,5 @@ type Status struct {
 
 // GetCount returns the number of elements of type T a probed message holds.
 func GetCount[T Type](st Status) int { return st.Bytes / sizeOf[T]() }
-
-// statusOf converts an engine status for a receive buffer of bufBytes
-// bytes and elements of elem bytes: Count is what was received.
-func statusOf(st llc.Status, bufBytes, elem int) Status {
-	return Status{Source: st.Source, Tag: int(st.Tag), Count: min(st.Len, bufBytes) / elem, Bytes: st.Len}
-}
 
 var procNullStatus = Status{Source: ProcNull, Tag: AnyTag}

@@ -25,6 +25,7 @@ func init() {
 	scenarios["comm-concurrent"] = scenarioCommConcurrent
 	scenarios["comm-free"] = scenarioCommFree
 	scenarios["comm-free-pending"] = scenarioCommFreePending
+	scenarios["comm-free-held"] = scenarioCommFreeHeld
 	scenarios["comm-many"] = func(w *mpi.Comm) error { return scenarioCommMany(w, false) }
 	scenarios["comm-many-keep"] = func(w *mpi.Comm) error { return scenarioCommMany(w, true) }
 }
@@ -52,6 +53,7 @@ func TestCommunicators(t *testing.T) {
 		{name: "concurrent"},
 		{name: "free", heavy: true},
 		{name: "free-pending"},
+		{name: "free-held"},
 		{name: "many", heavy: true},
 		// Communicators left alive for Finalize.
 		{name: "many-keep", heavy: true},
@@ -62,6 +64,10 @@ func TestCommunicators(t *testing.T) {
 		{name: "concurrent", flags: []string{"-no-offload"}},
 		{name: "free", heavy: true, flags: []string{"-no-offload"}},
 		{name: "free-pending", flags: []string{"-no-offload"}},
+		// Without a barrier controller, whose release keeps the context
+		// id until every process has freed the communicator, only the
+		// endpoint's operations keep it.
+		{name: "free-held", flags: []string{"-no-offload"}},
 		{name: "many", heavy: true, flags: []string{"-no-offload"}},
 	} {
 		sub := c.name
@@ -799,6 +805,98 @@ func scenarioCommFreePending(w *mpi.Comm) error {
 		}
 		return true, nil
 	})
+}
+
+// scenarioCommFreeHeld frees a communicator in rank 0 while a receive
+// and a rendezvous send of its own are in flight, requests that the
+// communicator does not count (the endpoint holds their operations):
+// rank 0 keeps the context id while the endpoint holds either, and gives
+// it back once neither is left (and, where the communicator has a
+// barrier controller, once every process has freed it). The other ranks
+// free the communicator last, so only rank 0's hold is looked at.
+func scenarioCommFreeHeld(w *mpi.Comm) error {
+	me := w.Rank()
+	if w.Size() < 2 {
+		return nil
+	}
+	E, err := eagerLimit()
+	if err != nil {
+		return err
+	}
+	d, err := w.Dup()
+	if err != nil {
+		return err
+	}
+	id := mpi.ContextIDForTest(d)
+	big := E + 1 // rendezvous
+	in := make([]byte, 8)
+	var recv, send *mpi.Request
+	if me == 0 {
+		if recv, err = mpi.Irecv(d, in, 1, 5); err != nil {
+			return err
+		}
+		if send, err = mpi.Isend(d, pattern[byte](big, 0, 6), 1, 6); err != nil {
+			return err
+		}
+		if err := d.Free(); err != nil {
+			return err
+		}
+		if mpi.ContextFreeForTest(w, id) {
+			return fmt.Errorf("context id %d free while a receive and a send of the freed communicator are in flight", id)
+		}
+	}
+	if err := mpi.Barrier(w); err != nil {
+		return err
+	}
+	if me == 1 {
+		if err := mpi.Send(d, pattern[byte](8, 1, 5), 0, 5); err != nil {
+			return err
+		}
+	}
+	if me == 0 {
+		if _, err := recv.Wait(); err != nil {
+			return err
+		}
+		if !bytes.Equal(in, pattern[byte](8, 1, 5)) {
+			return fmt.Errorf("the receive of the freed communicator got %v", in)
+		}
+		if mpi.ContextFreeForTest(w, id) {
+			return fmt.Errorf("context id %d free while a rendezvous send of the freed communicator is in flight", id)
+		}
+	}
+	if err := mpi.Barrier(w); err != nil {
+		return err
+	}
+	switch me {
+	case 0:
+		if _, err := send.Wait(); err != nil {
+			return err
+		}
+	case 1:
+		out := make([]byte, big)
+		if _, err := mpi.Recv(d, out, 0, 6); err != nil {
+			return err
+		}
+		if !bytes.Equal(out, pattern[byte](big, 0, 6)) {
+			return fmt.Errorf("the rendezvous message of the freed communicator arrived wrong")
+		}
+		fallthrough
+	default:
+		if err := d.Free(); err != nil {
+			return err
+		}
+	}
+	if err := mpi.Barrier(w); err != nil || me != 0 {
+		return err
+	}
+	// The barrier controller's release (Free) ends in the background.
+	for deadline := time.Now().Add(10 * time.Second); !mpi.ContextFreeForTest(w, id); {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("context id %d not given back once the freed communicator's operations completed", id)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
 }
 
 // retryDup duplicates w and asks ok about the copy until it says yes, for

@@ -58,6 +58,16 @@ func NICStatsForTest() nicemu.Stats {
 // ContextIDForTest returns c's context id.
 func ContextIDForTest(c *Comm) int { return c.id }
 
+// ContextFreeForTest reports whether the process of c holds context id
+// free, once it has given back those of the communicators freed busy that
+// are idle now, as an agreement on a context id does first.
+func ContextFreeForTest(c *Comm, id int) bool {
+	c.rt.releaseIdle()
+	c.rt.ctxMu.Lock()
+	defer c.rt.ctxMu.Unlock()
+	return c.rt.ctxFree[id/64]&(1<<uint(id%64)) != 0
+}
+
 // GCFloorSize is the size of the collector's floor (gcfloor.go).
 const GCFloorSize = gcFloorSize
 

@@ -100,6 +100,10 @@ type runtimeState struct {
 
 	ctxMu   sync.Mutex
 	ctxFree [numContextIDs / 64]uint64 // context ids not in use, as set bits
+	// freedBusy are the communicators freed while something of theirs
+	// was in flight, whose context ids go back once they are idle
+	// (releaseIdle).
+	freedBusy []*Comm
 
 	// aheadMu guards ahead: the communicators whose broadcasts may run
 	// ahead of their checks and that are not freed, which Finalize

@@ -331,9 +331,7 @@ func (c *Comm) interFree() error {
 	if s := c.inter.span; s != nil {
 		err = errors.Join(err, s.Free())
 	}
-	if c.pending.Load() == 0 {
-		c.releaseContext()
-	}
+	c.releaseWhenIdle()
 	return err
 }
 

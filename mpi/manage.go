@@ -49,6 +49,28 @@ func (s *runtimeState) releaseContext(id int) {
 	s.ctxMu.Unlock()
 }
 
+// releaseIdle gives back the context ids of the communicators freed
+// while busy (Comm.releaseWhenIdle) that are idle now.
+func (s *runtimeState) releaseIdle() {
+	s.ctxMu.Lock()
+	busy := s.freedBusy
+	s.freedBusy = nil
+	s.ctxMu.Unlock()
+	var still []*Comm
+	for _, c := range busy {
+		if c.idle() {
+			c.releaseContext()
+		} else {
+			still = append(still, c)
+		}
+	}
+	if len(still) > 0 {
+		s.ctxMu.Lock()
+		s.freedBusy = append(s.freedBusy, still...)
+		s.ctxMu.Unlock()
+	}
+}
+
 // allocContext agrees with the other processes of c on a context id free
 // in all of them and claims it.
 func (c *Comm) allocContext(op string) (int, error) {
@@ -66,6 +88,7 @@ func (c *Comm) allocContext(op string) (int, error) {
 // largest of their draws): two agreements soon take different ones.
 func (s *runtimeState) agreeContext(op string, allreduce func(words []uint64, o Op) error) (int, error) {
 	for round := 0; ; round++ {
+		s.releaseIdle()
 		s.ctxMu.Lock()
 		free := s.ctxFree
 		s.ctxMu.Unlock()
@@ -381,11 +404,8 @@ func (c *Comm) Free() error {
 			}
 			c.requestFinished()
 		}()
-		return nil
 	}
-	if c.pending.Load() == 0 {
-		c.releaseContext()
-	}
+	c.releaseWhenIdle()
 	return err
 }
 

@@ -100,8 +100,8 @@ func (c *Comm) privateCopy(op string) (*Comm, error) {
 // its pending requests have finished. For a communicator no process
 // sends on outside such requests (a persistent collective's copy).
 func (c *Comm) freeLocal() {
-	if c.freed.CompareAndSwap(false, true) && c.pending.Load() == 0 {
-		c.releaseContext()
+	if c.freed.CompareAndSwap(false, true) {
+		c.releaseWhenIdle()
 	}
 }
 

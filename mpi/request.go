@@ -179,8 +179,7 @@ func (r *Request) startPooledSend(peer int, tag int32, data []byte, sync bool) {
 	r.sop = newSendOp(peer, tag, r.c.ctx, data)
 	r.sop.Sync = sync
 	if !ep.Send(r.sop) {
-		r.c.requestStarted()
-		return
+		return // pending: Comm.Free asks the endpoint (Comm.idle)
 	}
 	r.harvest()
 	r.doneAtOnce()
@@ -205,8 +204,7 @@ func (r *Request) startPooledRecv(source int, tag int32, buf []byte, matched *ll
 	var op llc.RecvOp
 	op.Source, op.Tag, op.Ctx, op.Buf, op.Message = source, tag, r.c.ctx, buf, matched
 	if r.rop = r.c.rt.ep.RecvKept(&op); r.rop != nil {
-		r.c.requestStarted()
-		return
+		return // pending: Comm.Free asks the endpoint (Comm.idle)
 	}
 	r.recordRecv(&op)
 	r.unpacked()
@@ -295,11 +293,12 @@ func (r *Request) complete() {
 	if !r.persistent {
 		memorder.StoreRelease32(&r.final, 1)
 	}
-	if !r.null {
-		// Last, once r has its result: a Comm.Free that waits for this
-		// count may then give the communicator's context back. (Called,
-		// not deferred: a defer cost every completion some 30
-		// instructions.)
+	if !r.null && !r.pooled {
+		// Last, once r has its result: a freed communicator's context
+		// goes back once this count is zero (Comm.idle). A pooled
+		// request is not counted: its operation is the endpoint's, which
+		// Comm.idle asks. (Called, not deferred: a defer cost every
+		// completion some 30 instructions.)
 		r.c.requestFinished()
 	}
 }

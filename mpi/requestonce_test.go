@@ -5,20 +5,23 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rhinet-go/martini/llc"
 )
 
 // TestFinishOnce: goroutines that finish one request at once (Wait and
 // Test of the same request) complete it once: its unpack runs once, the
 // communicator counts it finished once, and every caller gets its result.
-// The request is left to finish to complete, as a nonblocking
-// collective's or a one-sided one's is (a pooled one completes in Done,
-// under the endpoint's lock); its slow unpack holds the others in the
-// window.
+// The request is a counted receive (not pooled) left to finish to
+// complete, as a nonblocking collective's or a one-sided one's is (a
+// pooled one completes in Done, under the endpoint's lock); its slow
+// unpack holds the others in the window.
 func TestFinishOnce(t *testing.T) {
 	c := &Comm{}
 	c.requestStarted()
 	var unpacks atomic.Int32
-	r := &Request{c: c, recv: true, pooled: true, harvested: 1, status: Status{Source: 3, Tag: 7, Count: 2}}
+	op := &llc.RecvOp{Buf: make([]byte, 16), Status: llc.Status{Source: 3, Tag: 7, Len: 16}}
+	r := &Request{c: c, recv: true, rop: op, elem: 8, harvested: 1}
 	r.unpack = func(Status) {
 		unpacks.Add(1)
 		time.Sleep(10 * time.Millisecond) // the others reach finish meanwhile
@@ -35,6 +38,9 @@ func TestFinishOnce(t *testing.T) {
 	}
 	if n := c.pending.Load(); n != 0 {
 		t.Fatalf("the communicator counts %d requests pending", n)
+	}
+	if want := (Status{Source: 3, Tag: 7, Count: 2, Bytes: 16}); r.status != want {
+		t.Fatalf("status %+v, want %+v", r.status, want)
 	}
 	for i, st := range sts {
 		if st != r.status {

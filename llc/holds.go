@@ -1,0 +1,56 @@
+package llc
+
+// HoldsContext reports whether the engine still holds an operation of
+// context ctx that is not done: a receive posted and not matched, a
+// rendezvous receive whose data has not all come, a send waiting for its
+// connection or for room, a rendezvous send whose data the receiver has
+// not taken, or a synchronous send waiting for its acknowledgement. A
+// caller that reuses context numbers asks it before it reuses one,
+// instead of counting each operation as it starts and completes.
+func (e *Engine) HoldsContext(ctx uint32) bool {
+	for op := e.posted.head; op != nil; op = op.next {
+		if op.Ctx == ctx {
+			return true
+		}
+	}
+	for i := range e.peers {
+		q := &e.peers[i].q
+		for k := range q.n {
+			if op := q.at(k).op; op != nil && op.Ctx == ctx && !op.done {
+				return true
+			}
+		}
+	}
+	return holdsSend(e.rndvSends, ctx) || holdsSend(e.syncSends, ctx) || holdsRecv(e.rndvRecvs, ctx)
+}
+
+func holdsSend(ops map[uint64]*SendOp, ctx uint32) bool {
+	for _, op := range ops {
+		if op.Ctx == ctx && !op.done {
+			return true
+		}
+	}
+	return false
+}
+
+func holdsRecv(ops map[uint64]*RecvOp, ctx uint32) bool {
+	for _, op := range ops {
+		if op.Ctx == ctx && !op.done {
+			return true
+		}
+	}
+	return false
+}
+
+// HoldsContext reports whether the engine holds an operation of any of
+// ctxs that is not done (Engine.HoldsContext).
+func (ep *Endpoint) HoldsContext(ctxs ...uint32) bool {
+	ep.lock()
+	defer ep.unlock()
+	for _, ctx := range ctxs {
+		if ep.eng.HoldsContext(ctx) {
+			return true
+		}
+	}
+	return false
+}
