@@ -348,13 +348,7 @@ func (r *Request) Wait() (Status, error) {
 		if err := r.check(); err != nil {
 			return Status{}, err
 		}
-		switch {
-		case atomic.LoadUint32(&r.final) != 0:
-		case r.coll != nil:
-			<-r.coll.finished // its goroutine drives the progress
-		case !r.null && atomic.LoadUint32(&r.harvested) == 0:
-			r.c.rt.ep.Wait((*pending)(r))
-		}
+		r.await()
 		if r.persistent {
 			return r.finish()
 		}
@@ -362,6 +356,38 @@ func (r *Request) Wait() (Status, error) {
 	}
 	s := &r.status // field by field: see setStatus
 	return Status{Source: s.Source, Tag: s.Tag, Count: s.Count, Bytes: s.Bytes, Cancelled: s.Cancelled}, r.err
+}
+
+// await waits until r's operation has completed, without finishing r:
+// Wait's wait, for a request that check passed.
+func (r *Request) await() {
+	switch {
+	case atomic.LoadUint32(&r.final) != 0:
+	case r.coll != nil:
+		<-r.coll.finished // its goroutine drives the progress
+	case !r.null && atomic.LoadUint32(&r.harvested) == 0:
+		r.c.rt.ep.Wait((*pending)(r))
+	}
+}
+
+// waitInto is Wait with the status stored in *d field by field: a
+// Status that a call returns is copied whole into the caller's variable,
+// by 16-byte loads across the stores that spilled it (see setStatus).
+// The ways of a persistent request and of one that check refuses, rare
+// on the message path, go through Wait.
+func (r *Request) waitInto(d *Status) error {
+	if !r.doneAndUsable() {
+		if err := r.check(); err != nil || r.persistent {
+			st, err := r.Wait()
+			d.Source, d.Tag, d.Count, d.Bytes, d.Cancelled = st.Source, st.Tag, st.Count, st.Bytes, st.Cancelled
+			return err
+		}
+		r.await()
+		r.finishOnce()
+	}
+	s := &r.status
+	d.Source, d.Tag, d.Count, d.Bytes, d.Cancelled = s.Source, s.Tag, s.Count, s.Bytes, s.Cancelled
+	return r.err
 }
 
 // Test reports whether the operation has completed, making progress once,
@@ -412,12 +438,7 @@ func WaitallInto(reqs []*Request, sts []Status) error {
 			sts[i] = emptyStatus
 			continue
 		}
-		st, err := r.Wait()
-		// Field by field: a Status copied whole is loaded 16 bytes at a
-		// time across the smaller stores that built it (see newSendOp).
-		d := &sts[i]
-		d.Source, d.Tag, d.Count, d.Bytes, d.Cancelled = st.Source, st.Tag, st.Count, st.Bytes, st.Cancelled
-		if err != nil {
+		if err := r.waitInto(&sts[i]); err != nil {
 			errs = append(errs, err)
 		}
 	}
