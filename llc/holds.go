@@ -43,10 +43,11 @@ func holdsRecv(ops map[uint64]*RecvOp, ctx uint32) bool {
 }
 
 // HoldsContext reports whether the engine holds an operation of any of
-// ctxs that is not done (Engine.HoldsContext).
+// ctxs that is not done (Engine.HoldsContext). A look, not a call into
+// the communication layer: in virtual time it charges nothing.
 func (ep *Endpoint) HoldsContext(ctxs ...uint32) bool {
-	ep.lock()
-	defer ep.unlock()
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
 	for _, ctx := range ctxs {
 		if ep.eng.HoldsContext(ctx) {
 			return true
