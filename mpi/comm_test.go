@@ -722,15 +722,10 @@ func scenarioCommFree(w *mpi.Comm) error {
 // and its context id is not reused until they have.
 func scenarioCommFreePending(w *mpi.Comm) error {
 	me, n := w.Rank(), w.Size()
-	E, err := eagerLimit()
+	d, id, E, err := dupToFree(w)
 	if err != nil {
 		return err
 	}
-	d, err := w.Dup()
-	if err != nil {
-		return err
-	}
-	id := mpi.ContextIDForTest(d)
 	sizes := []int{8, E + 1} // eager and rendezvous
 	var recvs, sends []*mpi.Request
 	bufs := make([][]byte, len(sizes))
@@ -807,6 +802,18 @@ func scenarioCommFreePending(w *mpi.Comm) error {
 	})
 }
 
+// dupToFree returns a duplicate of w for a scenario to free, its context
+// id and the engine's eager limit.
+func dupToFree(w *mpi.Comm) (d *mpi.Comm, id, eager int, err error) {
+	if eager, err = eagerLimit(); err != nil {
+		return nil, 0, 0, err
+	}
+	if d, err = w.Dup(); err != nil {
+		return nil, 0, 0, err
+	}
+	return d, mpi.ContextIDForTest(d), eager, nil
+}
+
 // scenarioCommFreeHeld frees a communicator in rank 0 while a receive
 // and a rendezvous send of its own are in flight, requests that the
 // communicator does not count (the endpoint holds their operations):
@@ -819,15 +826,10 @@ func scenarioCommFreeHeld(w *mpi.Comm) error {
 	if w.Size() < 2 {
 		return nil
 	}
-	E, err := eagerLimit()
+	d, id, E, err := dupToFree(w)
 	if err != nil {
 		return err
 	}
-	d, err := w.Dup()
-	if err != nil {
-		return err
-	}
-	id := mpi.ContextIDForTest(d)
 	big := E + 1 // rendezvous
 	in := make([]byte, 8)
 	var recv, send *mpi.Request
