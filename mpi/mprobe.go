@@ -34,7 +34,7 @@ func (c *Comm) Mprobe(source, tag int) (*Message, Status, error) {
 	if err != nil {
 		return nil, Status{}, fmt.Errorf("mpi: Mprobe: %w", err)
 	}
-	st := m.Status
+	st := m.Status // returned as a literal (see Comm.sourceOf)
 	return &Message{c: c, m: m, source: source}, Status{Source: c.sourceOf(st), Tag: int(st.Tag), Count: st.Len, Bytes: st.Len}, nil
 }
 
@@ -55,7 +55,7 @@ func (c *Comm) Improbe(source, tag int) (bool, *Message, Status, error) {
 		}
 		return false, nil, Status{}, nil
 	}
-	st := m.Status // a literal, not c.status's result (see Comm.status)
+	st := m.Status // returned as a literal (see Comm.sourceOf)
 	return true, &Message{c: c, m: m, source: source}, Status{Source: c.sourceOf(st), Tag: int(st.Tag), Count: st.Len, Bytes: st.Len}, nil
 }
 

@@ -123,15 +123,15 @@ func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, r
 		*sop = llc.SendOp{}
 		sendOps.Put(sop)
 	}
-	// The status's fields, returned as a literal (see status): ProcNull's
+	// The status's fields, returned as a literal (see sourceOf): ProcNull's
 	// status, else the receive's, or none where the send failed.
 	src, tag, count, n := ProcNull, AnyTag, 0, 0
 	if rop != nil {
 		src, tag = 0, 0
+		// Where the send failed and the receive can be cancelled, no
+		// reply is waited for: the peer, which did not get the message,
+		// may never send one.
 		if serr == nil || !ep.Cancel(rop) {
-			// Where the send failed and the receive could be cancelled,
-			// no reply is waited for: the peer, which did not get the
-			// message, may never send one.
 			ep.Wait(rop)
 			st := rop.Status
 			src, tag, count, n = c.sourceOf(st), int(st.Tag), min(st.Len, len(rop.Buf))/sizeOf[R](), st.Len
