@@ -90,8 +90,11 @@ func typeSize(h int32) (int, bool) {
 	return 0, false
 }
 
-// writeStatus stores st at p, unless p is MPI_STATUS_IGNORE.
-func writeStatus(p unsafe.Pointer, st mpi.Status) {
+// writeStatus stores *st at p, unless p is MPI_STATUS_IGNORE. It takes a
+// pointer: a Status passed by value is copied by 16-byte moves whose
+// loads span the smaller stores that wrote it (docs/decisions.md, "Stores
+// and loads of different sizes").
+func writeStatus(p unsafe.Pointer, st *mpi.Status) {
 	if p == nil || uintptr(p) == statusIgnoreAddr {
 		return
 	}

@@ -39,7 +39,7 @@ func PMPI_Mprobe(source, tag, comm int32, msg *int32, st unsafe.Pointer) (rc int
 	m, s, err := o.c.Mprobe(mapRank(source), mapTag(tag))
 	if err == nil {
 		err = storeMessage(m, s, msg)
-		writeStatus(st, s)
+		writeStatus(st, &s)
 	}
 	return check("MPI_Mprobe", o, comm, err)
 }
@@ -58,7 +58,7 @@ func PMPI_Improbe(source, tag, comm int32, flag *int32, msg *int32, st unsafe.Po
 		*flag = boolInt(ok)
 		if ok {
 			err = storeMessage(m, s, msg)
-			writeStatus(st, s)
+			writeStatus(st, &s)
 		}
 	}
 	return check("MPI_Improbe", o, comm, err)
@@ -96,14 +96,14 @@ func mrecv(fn string, buf unsafe.Pointer, count int64, dt int32, msg *int32, st 
 		b, err = stage.recv(buf, count, dt)
 	}
 	if err == nil && noProc {
-		writeStatus(st, mpi.Status{Source: mpi.ProcNull, Tag: mpi.AnyTag})
+		writeStatus(st, &mpi.Status{Source: mpi.ProcNull, Tag: mpi.AnyTag})
 		return errSuccess
 	}
 	if err == nil {
 		var s mpi.Status
 		if s, err = mpi.Mrecv(m, b); err == nil {
 			err = stage.finish()
-			writeStatus(st, s)
+			writeStatus(st, &s)
 		}
 	}
 	return check(fn, nil, commWorld, err)
@@ -242,7 +242,7 @@ func PMPI_Request_get_status(req int32, flag *int32, st unsafe.Pointer) (rc int3
 	defer guard("MPI_Request_get_status", &rc)
 	if req == requestNull {
 		*flag = 1
-		writeStatus(st, emptyStatus)
+		writeStatus(st, &emptyStatus)
 		return errSuccess
 	}
 	o, ok := requests.get(req)
@@ -252,7 +252,7 @@ func PMPI_Request_get_status(req int32, flag *int32, st unsafe.Pointer) (rc int3
 	done, s, err := o.r.Test()
 	*flag = boolInt(done)
 	if done && err == nil {
-		writeStatus(st, s)
+		writeStatus(st, &s)
 	}
 	return check("MPI_Request_get_status", nil, commWorld, err)
 }

@@ -47,6 +47,12 @@ type reqObj struct {
 	greq *greqObj
 }
 
+// setFrom copies src into o field by field (see reqTable.load).
+func (o *reqObj) setFrom(src *reqObj) {
+	o.r, o.persistent, o.comm, o.commH = src.r, src.persistent, src.comm, src.commH
+	o.onDone, o.beforeStart, o.greq = src.onDone, src.beforeStart, src.greq
+}
+
 // The handle tables and the predefined communicators. world and self are
 // set by MPI_Init; before it, and after MPI_Finalize, the handles name no
 // communicator.

@@ -208,7 +208,7 @@ func PMPI_Recv(buf unsafe.Pointer, count, dt, source, tag, comm int32, st unsafe
 			if err != nil {
 				return fail("MPI_Recv", o, comm, err)
 			}
-			writeStatus(st, s)
+			writeStatus(st, &s)
 			return errSuccess
 		}
 	}
@@ -226,7 +226,7 @@ func recv(fn string, buf unsafe.Pointer, count int64, dt, source, tag, comm int3
 		var s mpi.Status
 		s, err = cb.recv(o.c, mapRank(source), mapTag(tag))
 		if err == nil {
-			writeStatus(st, s)
+			writeStatus(st, &s)
 		}
 	}
 	return check(fn, o, comm, err)
@@ -287,7 +287,7 @@ func sendrecvCall(fn string, sbuf unsafe.Pointer, scount int64, stype, dest, sta
 		var s mpi.Status
 		s, err = sendrecv(o.c, sb, mapRank(dest), int(stag), rb, mapRank(source), mapTag(rtag))
 		if err == nil {
-			writeStatus(st, s)
+			writeStatus(st, &s)
 		}
 	}
 	return check(fn, o, comm, err)
@@ -330,7 +330,7 @@ func sendrecvReplace(fn string, buf unsafe.Pointer, count int64, dt, dest, stag,
 		s, err = mpi.SendrecvReplace(o.c, b, mapRank(dest), int(stag), mapRank(source), mapTag(rtag))
 		if err == nil {
 			err = stage.finish()
-			writeStatus(st, s)
+			writeStatus(st, &s)
 		}
 	}
 	return check(fn, o, comm, err)
@@ -347,7 +347,7 @@ func PMPI_Probe(source, tag, comm int32, st unsafe.Pointer) (rc int32) {
 	}
 	s, err := o.c.Probe(mapRank(source), mapTag(tag))
 	if err == nil {
-		writeStatus(st, s)
+		writeStatus(st, &s)
 	}
 	return check("MPI_Probe", o, comm, err)
 }
@@ -365,7 +365,7 @@ func PMPI_Iprobe(source, tag, comm int32, flag *int32, st unsafe.Pointer) (rc in
 	if err == nil {
 		*flag = boolInt(ok)
 		if ok {
-			writeStatus(st, s)
+			writeStatus(st, &s)
 		}
 	}
 	return check("MPI_Iprobe", o, comm, err)

@@ -48,7 +48,9 @@ func (t *reqTable) add(v reqObj) (h int32, ok bool) {
 	if c == nil {
 		c = t.chunk(i / reqChunkLen)
 	}
-	c[i%reqChunkLen] = slot[reqObj]{v: v, used: true}
+	s := &c[i%reqChunkLen] // zero (remove): set field by field (see load)
+	s.v.setFrom(&v)
+	s.used = true
 	return handleOf(handleDirect, kindRequest, i), true
 }
 
@@ -71,6 +73,20 @@ func (t *reqTable) get(h int32) (v reqObj, ok bool) {
 		return s.v, true
 	}
 	return v, false
+}
+
+// load copies the object of handle h into *o and reports whether h names
+// one: get for the completion calls. A reqObj returned by value is
+// spilled by the caller with 8-byte stores and copied into its variable
+// by 16-byte moves across them, which wait for the stores to land
+// (docs/decisions.md, "Stores and loads of different sizes").
+func (t *reqTable) load(h int32, o *reqObj) bool {
+	s := t.slot(h)
+	if s == nil {
+		return false
+	}
+	*o = s.v
+	return true
 }
 
 // remove forgets handle h and returns its object, so that its index may be

@@ -58,12 +58,12 @@ func gatherRequests(hs []int32) (*gathered, error) {
 		if h == requestNull {
 			continue
 		}
-		o, ok := requests.get(h)
-		if !ok {
+		o := &g.os[i]
+		if !requests.load(h, o) {
 			g.done()
 			return nil, errorf(errRequest, "invalid request %#x", uint32(h))
 		}
-		g.rs[i], g.os[i] = o.r, o
+		g.rs[i] = o.r
 	}
 	return g, nil
 }
@@ -114,7 +114,7 @@ func recycle(o *reqObj) {
 func PMPI_Wait(req *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Wait", &rc)
 	if *req == requestNull {
-		writeStatus(st, emptyStatus)
+		writeStatus(st, &emptyStatus)
 		return errSuccess
 	}
 	o, ok := requests.get(*req)
@@ -126,7 +126,7 @@ func PMPI_Wait(req *int32, st unsafe.Pointer) (rc int32) {
 	if err != nil {
 		return fail("MPI_Wait", o.comm, o.commH, err)
 	}
-	writeStatus(st, s)
+	writeStatus(st, &s)
 	recycle(&o)
 	return errSuccess
 }
@@ -138,7 +138,7 @@ func PMPI_Test(req *int32, flag *int32, st unsafe.Pointer) (rc int32) {
 	defer guard("MPI_Test", &rc)
 	if *req == requestNull {
 		*flag = 1
-		writeStatus(st, emptyStatus)
+		writeStatus(st, &emptyStatus)
 		return errSuccess
 	}
 	o, ok := requests.get(*req)
@@ -154,7 +154,7 @@ func PMPI_Test(req *int32, flag *int32, st unsafe.Pointer) (rc int32) {
 	if err != nil {
 		return fail("MPI_Test", o.comm, o.commH, err)
 	}
-	writeStatus(st, s)
+	writeStatus(st, &s)
 	recycle(&o)
 	return errSuccess
 }
@@ -169,7 +169,7 @@ func completeAll(hs []int32, os []reqObj, sts []mpi.Status, statuses unsafe.Poin
 				recycle(&os[i])
 			}
 		}
-		writeStatus(statusAt(statuses, i), sts[i])
+		writeStatus(statusAt(statuses, i), &sts[i])
 	}
 }
 
@@ -214,12 +214,12 @@ func PMPI_Testall(n int32, reqs unsafe.Pointer, flag *int32, statuses unsafe.Poi
 func completeOne(hs []int32, os []reqObj, i int, s mpi.Status, index *int32, st unsafe.Pointer, err error) {
 	if i == mpi.Undefined {
 		*index = cUndefined
-		writeStatus(st, emptyStatus)
+		writeStatus(st, &emptyStatus)
 		return
 	}
 	*index = int32(i)
 	retire(&hs[i], &os[i], err)
-	writeStatus(st, s)
+	writeStatus(st, &s)
 	if err == nil {
 		recycle(&os[i])
 	}
@@ -275,7 +275,7 @@ func completeSome(hs []int32, os []reqObj, idx []int, sts []mpi.Status, outcount
 	for k, i := range idx {
 		out[k] = int32(i)
 		retire(&hs[i], &os[i], err)
-		writeStatus(statusAt(statuses, k), sts[k])
+		writeStatus(statusAt(statuses, k), &sts[k])
 		if err == nil {
 			recycle(&os[i])
 		}
