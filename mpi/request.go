@@ -483,11 +483,14 @@ func Waitany(reqs []*Request) (int, Status, error) {
 	a := &anyDone{reqs: reqs, idx: -1}
 	c.rt.ep.Wait(a)
 	r := reqs[a.idx]
-	if !r.persistent {
-		reqs[a.idx] = nil
+	if r.persistent {
+		st, err := r.finish()
+		return a.idx, st, err
 	}
-	st, err := r.finish()
-	return a.idx, st, err
+	reqs[a.idx] = nil
+	r.finishOnce()
+	s := &r.status // field by field: see setStatus
+	return a.idx, Status{Source: s.Source, Tag: s.Tag, Count: s.Count, Bytes: s.Bytes, Cancelled: s.Cancelled}, r.err
 }
 
 // Testall makes progress once and reports whether every request has
@@ -523,16 +526,20 @@ func Testany(reqs []*Request) (bool, int, Status, error) {
 			continue
 		}
 		active = true
-		ok, st, err := r.Test()
-		if ok {
-			if !r.persistent {
-				reqs[i] = nil
-			}
-			return true, i, st, err
-		}
-		if err != nil {
+		if err := r.check(); err != nil {
 			return false, Undefined, Status{}, err
 		}
+		if !r.tested() {
+			continue
+		}
+		if r.persistent {
+			st, err := r.finish()
+			return true, i, st, err
+		}
+		reqs[i] = nil
+		r.finishOnce()
+		s := &r.status // field by field: see setStatus
+		return true, i, Status{Source: s.Source, Tag: s.Tag, Count: s.Count, Bytes: s.Bytes, Cancelled: s.Cancelled}, r.err
 	}
 	if !active {
 		return true, Undefined, emptyStatus, nil

@@ -75,9 +75,7 @@ func finishSome(reqs []*Request, idx []int) ([]int, []Status, error) {
 	sts := make([]Status, len(idx))
 	var errs []error
 	for k, i := range idx {
-		st, err := reqs[i].finish()
-		sts[k] = st
-		if err != nil {
+		if err := reqs[i].waitInto(&sts[k]); err != nil { // done: no wait
 			errs = append(errs, err)
 		}
 		if !reqs[i].persistent {
