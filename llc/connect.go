@@ -71,7 +71,7 @@ func (e *Engine) connect(dst int) {
 		Old: 0, New: uint64(e.cfg.Self) + 1, Token: token(tokConnCAS, uint64(dst))})
 }
 
-func (e *Engine) onConnCAS(dst int, ev Event) {
+func (e *Engine) onConnCAS(dst int, ev *Event) {
 	p := &e.peers[dst]
 	if ev.Kind == EvError {
 		p.conn, p.err = connFailed, fmt.Errorf("llc: connecting to process %d: %w", dst, ev.Err)
@@ -96,7 +96,7 @@ func (e *Engine) onConnCAS(dst int, ev Event) {
 // onConnRequest serves a connection request aimed at this process: it
 // allocates a ring for the initiator, unless the ring memory cap is
 // reached, and watches for the next request.
-func (e *Engine) onConnRequest(ev Event) {
+func (e *Engine) onConnRequest(ev *Event) {
 	if ev.Kind != EvSignal {
 		e.fail(fmt.Errorf("llc: watching for connection requests: %w", ev.Err))
 		return
@@ -118,7 +118,7 @@ func (e *Engine) onConnRequest(ev Event) {
 
 // onConnReply completes the connection to dst with its reply: the ring it
 // granted, or why it refused.
-func (e *Engine) onConnReply(dst int, ev Event) {
+func (e *Engine) onConnReply(dst int, ev *Event) {
 	p := &e.peers[dst]
 	switch {
 	case ev.Kind != EvSignal:
@@ -155,7 +155,7 @@ func (e *Engine) onConnReply(dst int, ev Event) {
 	e.trySend(dst)
 }
 
-func (e *Engine) onRingAlloc(from int, ev Event) {
+func (e *Engine) onRingAlloc(from int, ev *Event) {
 	if ev.Kind == EvError {
 		e.granted -= ringCtl + e.cfg.RingSize
 		e.reply(from, 0, refusedAlloc)

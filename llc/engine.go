@@ -298,31 +298,31 @@ func (e *Engine) step(ev *Event) {
 	}
 	switch kind {
 	case tokConnCAS:
-		e.onConnCAS(int(id), *ev)
+		e.onConnCAS(int(id), ev)
 	case tokConnReq:
-		e.onConnRequest(*ev)
+		e.onConnRequest(ev)
 	case tokConnReply:
-		e.onConnReply(int(id), *ev)
+		e.onConnReply(int(id), ev)
 	case tokRingAlloc:
-		e.onRingAlloc(int(id), *ev)
+		e.onRingAlloc(int(id), ev)
 	case tokTail:
-		e.onTail(int(id), *ev)
+		e.onTail(int(id), ev)
 	case tokRegSend:
-		e.onRegSend(id, *ev)
+		e.onRegSend(id, ev)
 	case tokRegRecv:
-		e.onRegRecv(id, *ev)
+		e.onRegRecv(id, ev)
 	case tokPullDone:
-		e.onPullDone(id, *ev)
+		e.onPullDone(id, ev)
 	case tokPushDone:
-		e.onPushDone(id, *ev)
+		e.onPushDone(id, ev)
 	case tokQueueAlloc:
-		e.onQueueAlloc(*ev)
+		e.onQueueAlloc(ev)
 	case tokEnqueue:
-		e.onEnqueue(int(id), *ev)
+		e.onEnqueue(int(id), ev)
 	case tokRMA:
-		e.onRMA(id, *ev)
+		e.onRMA(id, ev)
 	case tokExpose:
-		e.onExpose(id, *ev)
+		e.onExpose(id, ev)
 	default:
 		e.fail(fmt.Errorf("llc: event %d of unknown token %#x", ev.Kind, ev.Token))
 	}

@@ -175,7 +175,7 @@ func (e *Engine) refreshTail(dst int) {
 	c.Old, c.Size, c.Token = p.out.tail, ReadChanged, token(tokTail, uint64(dst))
 }
 
-func (e *Engine) onTail(dst int, ev Event) {
+func (e *Engine) onTail(dst int, ev *Event) {
 	p := &e.peers[dst]
 	p.tailPending = false
 	if ev.Kind == EvError {

@@ -112,7 +112,7 @@ func (e *Engine) startQueue(queued func(p int) bool) {
 	}
 }
 
-func (e *Engine) onQueueAlloc(ev Event) {
+func (e *Engine) onQueueAlloc(ev *Event) {
 	if ev.Kind == EvError {
 		e.fail(fmt.Errorf("llc: making the receive queue of %d bytes: %w", QueueHeader+e.cfg.QueueSize, ev.Err))
 	}
@@ -184,7 +184,7 @@ func (e *Engine) enqueue(dst int, it *outItem) {
 
 // onEnqueue completes the record at the head of dst's queue, or leaves it
 // there for a later poll when the receiver's queue was full.
-func (e *Engine) onEnqueue(dst int, ev Event) {
+func (e *Engine) onEnqueue(dst int, ev *Event) {
 	if dst >= len(e.peers) || !e.peers[dst].enqPending || e.peers[dst].q.n == 0 {
 		e.fail(fmt.Errorf("llc: completion of an enqueue to process %d that is not in flight", dst))
 		return

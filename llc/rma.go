@@ -228,7 +228,7 @@ func (e *Engine) checkRMA(op *RMAOp) error {
 }
 
 // onRMA completes the operation of id with its command's event.
-func (e *Engine) onRMA(id uint64, ev Event) {
+func (e *Engine) onRMA(id uint64, ev *Event) {
 	op := e.rma.take(id)
 	if op == nil {
 		return // failed with the engine meanwhile
@@ -360,7 +360,7 @@ func (e *Engine) startExpose(op *ExposeOp, c Command) {
 	e.emit(&c)
 }
 
-func (e *Engine) onExpose(id uint64, ev Event) {
+func (e *Engine) onExpose(id uint64, ev *Event) {
 	op := e.rma.exposing[id]
 	if op == nil {
 		return

@@ -142,7 +142,7 @@ func (e *Engine) rndvSendStart(op *SendOp) {
 	}
 }
 
-func (e *Engine) onRegSend(id uint64, ev Event) {
+func (e *Engine) onRegSend(id uint64, ev *Event) {
 	op := e.rndvSends[id]
 	if op == nil {
 		// The send failed while its buffer was being registered.
@@ -220,7 +220,7 @@ func (e *Engine) rndvRecvStart(op *RecvOp, src int, tag int32, r *rts) {
 	}
 }
 
-func (e *Engine) onPullDone(id uint64, ev Event) {
+func (e *Engine) onPullDone(id uint64, ev *Event) {
 	op := e.rndvRecvs[id]
 	if op == nil {
 		return
@@ -271,7 +271,7 @@ func (e *Engine) finishRecvPull(id uint64, op *RecvOp, err error) {
 	e.countTrunc(op)
 }
 
-func (e *Engine) onRegRecv(id uint64, ev Event) {
+func (e *Engine) onRegRecv(id uint64, ev *Event) {
 	op := e.rndvRecvs[id]
 	if op == nil {
 		return
@@ -396,7 +396,7 @@ func (e *Engine) onCTS(src int, sendID uint64, body []byte) {
 	e.emit(&Command{Kind: CmdWrite, Peer: src, Region: c.region, Off: uint64(from), Data: op.Data[from:to], Token: token(tokPushDone, sendID)})
 }
 
-func (e *Engine) onPushDone(id uint64, ev Event) {
+func (e *Engine) onPushDone(id uint64, ev *Event) {
 	op := e.rndvSends[id]
 	if op == nil {
 		return

@@ -408,8 +408,13 @@ func (t *Translator) execute(c *llc.Command) *llc.Event {
 	case c.Token == 0:
 		return nil
 	}
-	t.ev = llc.Event{Kind: llc.EvDone, Token: c.Token, Value: val, Mem: mem}
-	return &t.ev
+	// Field by field after a zeroing: a literal would be built in a
+	// temporary and copied by 16-byte moves across its smaller stores
+	// (docs/decisions.md, "Stores and loads of different sizes").
+	ev := &t.ev
+	*ev = llc.Event{}
+	ev.Kind, ev.Token, ev.Value, ev.Mem = llc.EvDone, c.Token, val, mem
+	return ev
 }
 
 // write sends the header and data of a CmdWrite, then its signal word:
