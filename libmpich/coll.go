@@ -80,9 +80,9 @@ func bcast(fn string, buf unsafe.Pointer, count int64, dt, root, comm int32) int
 	}
 	cb, err := cbufOf(buf, count, dt)
 	if err == nil && cb.dt == nil {
-		err = mpi.Bcast(o.c, cb.b, mapRank(root))
+		err = mpi.Bcast(o.c, cb.bytes(), mapRank(root))
 	} else if err == nil {
-		err = mpi.BcastType(o.c, cb.b, cb.count, cb.dt, mapRank(root))
+		err = mpi.BcastType(o.c, cb.bytes(), cb.count, cb.dt, mapRank(root))
 	}
 	return check(fn, o, comm, err)
 }

@@ -71,8 +71,8 @@ func TestLargeBuffers(t *testing.T) {
 	var b [1]byte
 	p := unsafe.Pointer(&b[0])
 	cb, err := cbufOf(p, 1<<31+1, typeByte)
-	if err != nil || len(cb.b) != 1<<31+1 {
-		t.Errorf("2^31+1 bytes: len %d, %v", len(cb.b), err)
+	if err != nil || cb.n != 1<<31+1 {
+		t.Errorf("2^31+1 bytes: len %d, %v", cb.n, err)
 	}
 	for _, n := range []int64{-1, math.MaxInt64 / 2} {
 		if _, err := cbufOf(p, n, typeDouble); errorClassOf(err) != errCount {

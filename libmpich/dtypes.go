@@ -157,11 +157,29 @@ func structOf(blocklens, displs []int, types []*mpi.Datatype, align int) (*mpi.D
 // cbuf is a buffer of the C program: count items of a datatype at an
 // address. Items of a predefined datatype, or of a derived one that is
 // contiguous, are moved as plain bytes; the others with their datatype.
+//
+// Its bytes are kept as their first byte and length, not as a slice: so
+// it is four words, which the compiler keeps in registers. A struct of
+// five it keeps in memory, and copies by 16-byte moves across the stores
+// that built it at every return (docs/decisions.md, "Stores and loads of
+// different sizes").
 type cbuf struct {
-	b     []byte
+	p     *byte         // the first byte (unsafe.SliceData of the bytes)
+	n     int           // how many bytes
 	dt    *mpi.Datatype // nil for plain bytes
 	count int
 }
+
+// plainBuf returns the cbuf of the bytes b.
+func plainBuf(b []byte) cbuf { return cbuf{p: unsafe.SliceData(b), n: len(b)} }
+
+// typedBuf returns the cbuf of count items of dt in the bytes b.
+func typedBuf(b []byte, dt *mpi.Datatype, count int) cbuf {
+	return cbuf{p: unsafe.SliceData(b), n: len(b), dt: dt, count: count}
+}
+
+// bytes returns cb's bytes.
+func (cb cbuf) bytes() []byte { return unsafe.Slice(cb.p, cb.n) }
 
 // bufOf is cbufOf for a C int count (the one-sided calls').
 func bufOf(p unsafe.Pointer, count, h int32) (cbuf, error) { return cbufOf(p, int64(count), h) }
@@ -170,7 +188,7 @@ func bufOf(p unsafe.Pointer, count, h int32) (cbuf, error) { return cbufOf(p, in
 // for the predefined datatypes of fixed size.
 func cbufOf(p unsafe.Pointer, count int64, h int32) (cbuf, error) {
 	if b, ok := plainBytes(p, count, h); ok {
-		return cbuf{b: b}, nil
+		return plainBuf(b), nil
 	}
 	return anyBuf(p, count, h)
 }
@@ -182,7 +200,7 @@ func anyBuf(p unsafe.Pointer, count int64, h int32) (cbuf, error) {
 		if err := checkCount(count, size); err != nil {
 			return cbuf{}, err
 		}
-		return cbuf{b: byteSlice(p, int(count)*size)}, nil
+		return plainBuf(byteSlice(p, int(count)*size)), nil
 	}
 	o, ok := userTypes.get(h)
 	if !ok {
@@ -202,16 +220,16 @@ func anyBuf(p unsafe.Pointer, count int64, h int32) (cbuf, error) {
 		return shiftedBuf(p, int(count), dt) // MPI_BOTTOM: the displacements are addresses
 	}
 	if count == 0 {
-		return cbuf{b: byteSlice(p, 0)}, nil
+		return plainBuf(byteSlice(p, 0)), nil
 	}
 	if dt.TrueLowerBound() < 0 || o.neg != nil && count > 1 {
 		return negativeBuf(p, int(count), o)
 	}
 	span := (int(count)-1)*dt.Extent() + dt.TrueLowerBound() + dt.TrueExtent()
 	if dt.IsContiguous() {
-		return cbuf{b: byteSlice(p, span)}, nil
+		return plainBuf(byteSlice(p, span)), nil
 	}
-	return cbuf{b: byteSlice(p, span), dt: dt, count: int(count)}, nil
+	return typedBuf(byteSlice(p, span), dt, int(count)), nil
 }
 
 // abs returns |x|.
@@ -272,7 +290,7 @@ func shiftedBuf(p unsafe.Pointer, count int, dt *mpi.Datatype) (cbuf, error) {
 	span := (count-1)*dt.Extent() + dt.TrueExtent()
 	b := unsafe.Slice((*byte)(unsafe.Add(p, base)), span)
 	if moved.IsContiguous() {
-		return cbuf{b: b}, nil
+		return plainBuf(b), nil
 	}
-	return cbuf{b: b, dt: moved, count: count}, nil
+	return typedBuf(b, moved, count), nil
 }

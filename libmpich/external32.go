@@ -288,8 +288,8 @@ func unpackExternal(fn string, datarep *C.char, in unsafe.Pointer, insize int64,
 	native := make([]byte, int(count)*s.size)
 	s.external(int(count), byteSlice(in, int(insize))[*pos:], native, false)
 	if cb.dt == nil {
-		copy(cb.b, native)
-	} else if _, err := mpi.Unpack(native, cb.b, cb.count, cb.dt); err != nil {
+		copy(cb.bytes(), native)
+	} else if _, err := mpi.Unpack(native, cb.bytes(), cb.count, cb.dt); err != nil {
 		return fail(fn, nil, commWorld, err)
 	}
 	*pos += int64(n)

@@ -17,7 +17,7 @@ func unpackOnDone(r *mpi.Request, cb cbuf, tmp []byte) func() {
 	return func() {
 		st, err := r.Wait() // complete already: its result again
 		if err == nil && cb.dt.Size() > 0 {
-			_, _ = mpi.Unpack(tmp, cb.b, st.Bytes/cb.dt.Size(), cb.dt)
+			_, _ = mpi.Unpack(tmp, cb.bytes(), st.Bytes/cb.dt.Size(), cb.dt)
 		}
 	}
 }
@@ -25,7 +25,7 @@ func unpackOnDone(r *mpi.Request, cb cbuf, tmp []byte) func() {
 // startSendrecv starts sending sb and receiving into rb, as one request
 // stored at req.
 func startSendrecv(o *commObj, comm int32, sb []byte, dest, stag int32, rb cbuf, source, rtag int32, req *int32) error {
-	into := rb.b
+	into := rb.bytes()
 	if rb.dt != nil {
 		into = make([]byte, rb.count*rb.dt.Size())
 	}

@@ -48,27 +48,27 @@ func isendMode(c *mpi.Comm, b []byte, dest, tag int, mode int) (*mpi.Request, er
 // packed returns the bytes to send of cb: its own, or its items packed.
 func (cb cbuf) packed() ([]byte, error) {
 	if cb.dt == nil {
-		return cb.b, nil
+		return cb.bytes(), nil
 	}
 	out := make([]byte, cb.count*cb.dt.Size())
-	_, err := mpi.Pack(cb.b, cb.count, cb.dt, out)
+	_, err := mpi.Pack(cb.bytes(), cb.count, cb.dt, out)
 	return out, err
 }
 
 // recv receives into cb.
 func (cb cbuf) recv(c *mpi.Comm, source, tag int) (mpi.Status, error) {
 	if cb.dt == nil {
-		return mpi.Recv(c, cb.b, source, tag)
+		return mpi.Recv(c, cb.bytes(), source, tag)
 	}
-	return mpi.RecvType(c, cb.b, cb.count, cb.dt, source, tag)
+	return mpi.RecvType(c, cb.bytes(), cb.count, cb.dt, source, tag)
 }
 
 // irecv starts receiving into cb.
 func (cb cbuf) irecv(c *mpi.Comm, source, tag int) (*mpi.Request, error) {
 	if cb.dt == nil {
-		return mpi.Irecv(c, cb.b, source, tag)
+		return mpi.Irecv(c, cb.bytes(), source, tag)
 	}
-	return mpi.IrecvType(c, cb.b, cb.count, cb.dt, source, tag)
+	return mpi.IrecvType(c, cb.bytes(), cb.count, cb.dt, source, tag)
 }
 
 // sendBytes returns the bytes to send of count items of dt at p.
@@ -296,7 +296,7 @@ func sendrecvCall(fn string, sbuf unsafe.Pointer, scount int64, stype, dest, sta
 // sendrecv sends sb and receives into rb at once.
 func sendrecv(c *mpi.Comm, sb []byte, dest, stag int, rb cbuf, source, rtag int) (mpi.Status, error) {
 	if rb.dt == nil {
-		return mpi.Sendrecv(c, sb, dest, stag, rb.b, source, rtag)
+		return mpi.Sendrecv(c, sb, dest, stag, rb.bytes(), source, rtag)
 	}
 	r, err := mpi.Isend(c, sb, dest, stag)
 	if err != nil {

@@ -421,7 +421,7 @@ func persistent(fn string, init func(c *mpi.Comm, b []byte, peer, tag int) (*mpi
 	} else {
 		var cb cbuf
 		if cb, err = cbufOf(buf, count, dt); err == nil {
-			b = cb.b
+			b = cb.bytes()
 			if cb.dt != nil {
 				b, err = st.staged(cb)
 			}

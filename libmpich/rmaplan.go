@@ -52,12 +52,12 @@ func originPlan(p unsafe.Pointer, count, dt int32, get bool) (rmaPlan, error) {
 	if err != nil {
 		return rmaPlan{}, err
 	}
-	plan := rmaPlan{data: cb.b}
+	plan := rmaPlan{data: cb.bytes()}
 	switch {
 	case cb.dt != nil && get:
 		data := make([]byte, cb.count*cb.dt.Size())
 		plan.data = data
-		plan.unpack = func() { _, _ = mpi.Unpack(data, cb.b, cb.count, cb.dt) }
+		plan.unpack = func() { _, _ = mpi.Unpack(data, cb.bytes(), cb.count, cb.dt) }
 	case cb.dt != nil:
 		if plan.data, err = cb.packed(); err != nil {
 			return rmaPlan{}, err

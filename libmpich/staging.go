@@ -48,7 +48,7 @@ type unpack struct {
 func (s *staging) staged(cb cbuf) ([]byte, error) {
 	packed, err := cb.packed()
 	if err == nil {
-		s.packs = append(s.packs, pack{user: cb.b, to: packed, count: cb.count, dt: cb.dt})
+		s.packs = append(s.packs, pack{user: cb.bytes(), to: packed, count: cb.count, dt: cb.dt})
 	}
 	return packed, err
 }
@@ -62,7 +62,7 @@ func (s *staging) send(p unsafe.Pointer, count int64, h int32) ([]byte, error) {
 	}
 	cb, err := cbufOf(p, count, h)
 	if err != nil || cb.dt == nil {
-		return cb.b, err
+		return cb.bytes(), err
 	}
 	return s.staged(cb)
 }
@@ -73,13 +73,13 @@ func (s *staging) send(p unsafe.Pointer, count int64, h int32) ([]byte, error) {
 func (s *staging) recv(p unsafe.Pointer, count int64, h int32) ([]byte, error) {
 	cb, err := cbufOf(p, count, h)
 	if err != nil || cb.dt == nil {
-		return cb.b, err
+		return cb.bytes(), err
 	}
 	packed, err := s.staged(cb)
 	if err != nil {
 		return nil, err
 	}
-	s.unpacks = append(s.unpacks, unpack{from: packed, to: cb.b, count: cb.count, dt: cb.dt})
+	s.unpacks = append(s.unpacks, unpack{from: packed, to: cb.bytes(), count: cb.count, dt: cb.dt})
 	return packed, nil
 }
 
@@ -122,7 +122,7 @@ func (s *staging) v(p unsafe.Pointer, cp, dp cArray, h int32, n int, recv bool) 
 	cs, ds := cp.scaled(n, size), dp.scaled(n, size)
 	cb, err := cbufOf(p, int64(items), h)
 	if err != nil || cb.dt == nil {
-		return cb.b, cs, ds, err
+		return cb.bytes(), cs, ds, err
 	}
 	packed, err := s.staged(cb)
 	if err != nil || !recv {
@@ -131,7 +131,7 @@ func (s *staging) v(p unsafe.Pointer, cp, dp cArray, h int32, n int, recv bool) 
 	ext := cb.dt.Extent()
 	for i := 0; i < n && cp.p != nil && dp.p != nil; i++ {
 		if c := cp.at(i); c > 0 {
-			s.unpacks = append(s.unpacks, unpack{from: packed[ds[i]:], to: cb.b[dp.at(i)*ext:], count: c, dt: cb.dt})
+			s.unpacks = append(s.unpacks, unpack{from: packed[ds[i]:], to: cb.bytes()[dp.at(i)*ext:], count: c, dt: cb.dt})
 		}
 	}
 	return packed, cs, ds, nil

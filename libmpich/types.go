@@ -225,7 +225,7 @@ func PMPI_Unpack(in unsafe.Pointer, insize int32, pos *int32, out unsafe.Pointer
 // MPI_Unpack and MPI_Unpack_c.
 func unpackCall(fn string, in unsafe.Pointer, insize int64, pos *int64, out unsafe.Pointer, count int64, dt int32) int32 {
 	cb, err := cbufOf(out, count, dt)
-	n := len(cb.b)
+	n := len(cb.bytes())
 	if cb.dt != nil {
 		n = cb.count * cb.dt.Size()
 	}
@@ -235,9 +235,9 @@ func unpackCall(fn string, in unsafe.Pointer, insize int64, pos *int64, out unsa
 	if err == nil {
 		src := byteSlice(in, int(insize))[*pos : int(*pos)+n]
 		if cb.dt == nil {
-			copy(cb.b, src)
+			copy(cb.bytes(), src)
 		} else {
-			_, err = mpi.Unpack(src, cb.b, cb.count, cb.dt)
+			_, err = mpi.Unpack(src, cb.bytes(), cb.count, cb.dt)
 		}
 	}
 	if err != nil {
