@@ -179,11 +179,9 @@ func TestReqTableReuse(t *testing.T) {
 func TestReqTableConcurrent(t *testing.T) {
 	var tb reqTable
 	var wg sync.WaitGroup
-	for g := 0; g < 8; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 3000; i++ {
+	for range 8 {
+		wg.Go(func() {
+			for i := range 3000 {
 				h, _ := tb.add(reqObj{commH: int32(i)})
 				if o, ok := tb.get(h); !ok || o.commH != int32(i) {
 					t.Errorf("get = %d, %v; want %d", o.commH, ok, i)
@@ -191,7 +189,7 @@ func TestReqTableConcurrent(t *testing.T) {
 				}
 				tb.remove(h)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 }

@@ -69,10 +69,8 @@ func (t *reqTable) slot(h int32) *slot[reqObj] {
 
 // get returns the object of handle h.
 func (t *reqTable) get(h int32) (v reqObj, ok bool) {
-	if s := t.slot(h); s != nil {
-		return s.v, true
-	}
-	return v, false
+	ok = t.load(h, &v)
+	return v, ok
 }
 
 // load copies the object of handle h into *o and reports whether h names

@@ -685,12 +685,7 @@ func (ep *Endpoint) Probe(source int, tag int32, ctx uint32) (Status, bool) {
 	ep.lock()
 	ep.progress()
 	p := &ep.probeOp
-	// Field by field: a composite literal stored through a pointer is
-	// built in a temporary and copied by 16-byte moves whose loads span
-	// its smaller stores; each such load waits for them to land, behind
-	// the stores into the peers' lines of the poll just made.
-	p.Source, p.Tag, p.Ctx, p.Take = source, tag, ctx, false
-	p.Found, p.Status, p.Message, p.Err = false, Status{}, nil, nil
+	p.reset(source, tag, ctx, false)
 	ep.eng.Submit(p)
 	st, ok := p.Status, p.Found
 	ep.unlock()
@@ -737,9 +732,8 @@ func (ep *Endpoint) WaitProbe(source int, tag int32, ctx uint32) (Status, error)
 func (ep *Endpoint) Mprobe(source int, tag int32, ctx uint32) (*Matched, bool) {
 	ep.mu.Lock()
 	ep.progress()
-	p := &ep.probeOp // its fields set one by one (see Probe)
-	p.Source, p.Tag, p.Ctx, p.Take = source, tag, ctx, true
-	p.Found, p.Status, p.Message, p.Err = false, Status{}, nil, nil
+	p := &ep.probeOp
+	p.reset(source, tag, ctx, true)
 	ep.eng.Submit(p)
 	ep.drain()
 	m, ok := p.Message, p.Found

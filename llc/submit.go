@@ -74,6 +74,17 @@ type ProbeOp struct {
 	Err     error
 }
 
+// reset makes p a probe for (source, tag, ctx), taking the message if
+// take, with no result yet. Field by field: a composite literal stored
+// through a pointer is built in a temporary and copied by 16-byte moves
+// whose loads span its smaller stores; each such load waits for them to
+// land, behind the stores into the peers' lines of the poll just made
+// (docs/decisions.md, "Stores and loads of different sizes").
+func (p *ProbeOp) reset(source int, tag int32, ctx uint32, take bool) {
+	p.Source, p.Tag, p.Ctx, p.Take = source, tag, ctx, take
+	p.Found, p.Status, p.Message, p.Err = false, Status{}, nil, nil
+}
+
 // CancelOp cancels Recv, a receive that has not matched yet, or Send, a
 // send that has not left (see cancel.go); with Withdraw, a
 // rendezvous send whose request has left is withdrawn instead (see
