@@ -12,6 +12,8 @@
 // message naming them (or abort under MPI_ERRORS_ARE_FATAL, the default).
 // Only the files that use cgo need a C compiler; the others (the ABI's
 // values, the handle tables, the error codes) build and test without one.
+// The build uses the runtime's profile for profile-guided optimisation:
+// default.pgo is a copy of internal/pgo's mpi.pgo.
 package main
 
 import (

@@ -143,9 +143,10 @@ func useLibmpich(ctx context.Context, sig func() os.Signal, deadline time.Time, 
 }
 
 // buildLibmpich builds this runtime's libmpich.so.12 into dir, as
-// buildProgram builds a program.
+// buildProgram builds a program: with the runtime's profile (libmpich's
+// default.pgo is a copy of it).
 func buildLibmpich(ctx context.Context, sig func() os.Signal, deadline time.Time, t target, dir string, opts *options, out *output) int {
-	spec := mpirunbuild.Spec{Pkg: t.pkg, Out: filepath.Join(dir, libmpichName), Work: dir, Stdout: out.stderr, Stderr: out.stderr, BuildMode: "c-shared"}
+	spec := mpirunbuild.Spec{Pkg: t.pkg, Out: filepath.Join(dir, libmpichName), Work: dir, Stdout: out.stderr, Stderr: out.stderr, BuildMode: "c-shared", PGO: true}
 	if opts.verbose {
 		spec.Verbose = out.stderr
 	}

@@ -1,6 +1,6 @@
 #!/bin/sh
 # gen.sh regenerates the runtime's PGO profile, internal/pgo/mpi.pgo, and
-# its copy cmd/mpibench/default.pgo: it builds mpibench and mpirun without
+# its copies cmd/mpibench/default.pgo and libmpich/default.pgo: it builds mpibench and mpirun without
 # a profile, runs the suite's worker at 2 and 4 processes with each rank's
 # CPU profile on, and merges the profiles. Run it from the module's root:
 #
@@ -19,4 +19,5 @@ done
 go tool pprof -proto "$tmp"/np2.* "$tmp"/np4.* >"$tmp/mpi.pgo"
 cp "$tmp/mpi.pgo" internal/pgo/mpi.pgo
 cp "$tmp/mpi.pgo" cmd/mpibench/default.pgo
-echo "gen.sh: wrote internal/pgo/mpi.pgo and cmd/mpibench/default.pgo"
+cp "$tmp/mpi.pgo" libmpich/default.pgo
+echo "gen.sh: wrote internal/pgo/mpi.pgo, cmd/mpibench/default.pgo and libmpich/default.pgo"

@@ -10,9 +10,9 @@
 // (docs/decisions.md, the profile-guided build).
 //
 // mpirun builds a rank program with it (mpirunbuild.Spec.PGO) unless the
-// program's main package has a default.pgo of its own; cmd/mpibench
-// carries a copy as its default.pgo, so that go run ./cmd/mpibench uses it
-// too. A program built with go build by hand gets it with
+// program's main package has a default.pgo of its own; cmd/mpibench and
+// libmpich carry a copy as their default.pgo, so that go run ./cmd/mpibench
+// and go build -buildmode=c-shared ./libmpich use it too. A program built with go build by hand gets it with
 // -pgo=PATH/internal/pgo/mpi.pgo, or by copying that file next to its main
 // package as default.pgo.
 //

@@ -10,8 +10,8 @@ import (
 )
 
 // TestProfile checks that the embedded profile is a gzipped pprof profile
-// whose string table names the message path's functions, and that
-// cmd/mpibench's default.pgo is the same file.
+// whose string table names the message path's functions, and that the
+// copies in cmd/mpibench and libmpich (their default.pgo) are the same file.
 func TestProfile(t *testing.T) {
 	z, err := gzip.NewReader(bytes.NewReader(Profile()))
 	if err != nil {
@@ -30,12 +30,14 @@ func TestProfile(t *testing.T) {
 			t.Errorf("mpi.pgo does not name %s", want)
 		}
 	}
-	copyOf, err := os.ReadFile(filepath.Join("..", "..", "cmd", "mpibench", "default.pgo"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(copyOf, Profile()) {
-		t.Error("cmd/mpibench/default.pgo differs from internal/pgo/mpi.pgo: run sh internal/pgo/gen.sh")
+	for _, dir := range []string{"cmd/mpibench", "libmpich"} {
+		copyOf, err := os.ReadFile(filepath.Join("..", "..", dir, "default.pgo"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(copyOf, Profile()) {
+			t.Errorf("%s/default.pgo differs from internal/pgo/mpi.pgo: run sh internal/pgo/gen.sh", dir)
+		}
 	}
 }
 
