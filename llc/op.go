@@ -1,6 +1,10 @@
 package llc
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/internal/memcopy"
+)
 
 // Status describes a received or probed message.
 type Status struct {
@@ -134,7 +138,7 @@ func (r *RecvOp) deliver(src int, tag int32, payload []byte) {
 		// call to memmove that copy makes.
 		*(*[8]byte)(r.Buf) = [8]byte(payload)
 	} else {
-		copy(r.Buf, payload)
+		memcopy.Small(r.Buf, payload)
 	}
 	r.finish(nil)
 }

@@ -1,7 +1,8 @@
 // Package memcopy copies bytes the way the processor copies them fastest
 // for the size: Go's copy, except for the mid-sized copies that a
-// processor's string move instruction does faster (on amd64 with fast
-// REP MOVSB, memcopy_amd64.go).
+// processor's string move instruction does faster (Copy: on amd64 with
+// fast REP MOVSB, memcopy_amd64.go), and the short ones that need no call
+// to memmove (Small).
 package memcopy
 
 // Copy copies min(len(dst), len(src)) bytes from src to dst, which must

@@ -49,3 +49,30 @@ func BenchmarkCopy(b *testing.B) {
 		})
 	}
 }
+
+// Small copies what copy copies, at every length around its inline moves
+// (16 to 64 bytes) and at a few alignments, into a destination of the
+// same length, a longer and a shorter one, and writes nothing else.
+func TestSmall(t *testing.T) {
+	src := make([]byte, 200)
+	for i := range src {
+		src[i] = byte(i*13 + 5)
+	}
+	for n := 0; n <= 80; n++ {
+		for _, off := range []int{0, 1, 8, 15} {
+			for _, room := range []int{n, n + 9, n / 2} {
+				dst := make([]byte, off+room+32)
+				want := min(n, room)
+				if got := Small(dst[off:off+room], src[off:off+n]); got != want {
+					t.Fatalf("Small of %d bytes into %d at offset %d returned %d, want %d", n, room, off, got, want)
+				}
+				if !bytes.Equal(dst[off:off+want], src[off:off+want]) {
+					t.Fatalf("Small of %d bytes into %d at offset %d: bytes differ", n, room, off)
+				}
+				if !bytes.Equal(dst[:off], make([]byte, off)) || !bytes.Equal(dst[off+want:], make([]byte, len(dst)-off-want)) {
+					t.Fatalf("Small of %d bytes into %d at offset %d wrote outside the copy", n, room, off)
+				}
+			}
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rhinet-go/martini/internal/memcopy"
 	"github.com/rhinet-go/martini/llc"
 	"github.com/rhinet-go/martini/llc/layout"
 	"github.com/rhinet-go/martini/llc/shm"
@@ -687,7 +688,7 @@ func (t *Translator) writeLine(c *llc.Command) error {
 		// rest of its body for the extension (the commonest write):
 		// three stores, without a loop.
 		if len(c.Data) > 0 {
-			l.writeExt(c.Data)
+			memcopy.Small(l.extFor(len(c.Data)), c.Data)
 		}
 		w[0] = binary.LittleEndian.Uint64(c.Head[0:])
 		w[1] = binary.LittleEndian.Uint64(c.Head[8:])
@@ -725,7 +726,7 @@ func (l *lineOut) writeHead(c *llc.Command, w *[layout.LineHalf / 8]uint64, at u
 		return fmt.Errorf("martini: shared line write of %d bytes, %d more and a signal at %d, in a half of %d", len(head), len(c.Data), at, layout.LineHalf)
 	}
 	if len(c.Data) > 0 {
-		l.writeExt(c.Data)
+		memcopy.Small(l.extFor(len(c.Data)), c.Data)
 	}
 	for i := 0; i < len(head)/8; i++ {
 		w[i] = binary.LittleEndian.Uint64(head[8*i:])
@@ -733,15 +734,15 @@ func (l *lineOut) writeHead(c *llc.Command, w *[layout.LineHalf / 8]uint64, at u
 	return nil
 }
 
-// writeExt writes data, the rest of a record's body, at most
-// layout.LineExtBody bytes, into the extension that takes it: the shared
-// one up to layout.LineExtShared bytes, else its own.
-func (l *lineOut) writeExt(data []byte) {
-	if layout.LineRestShared(len(data)) {
-		copy(l.shared, data)
-	} else {
-		copy(l.ext, data)
+// extFor returns the extension that takes the rest of a record's body of
+// n bytes, at most layout.LineExtBody: the shared one up to
+// layout.LineExtShared bytes, else its own. (The rest is copied where
+// extFor is called, so that the copy is inlined with the caller.)
+func (l *lineOut) extFor(n int) []byte {
+	if layout.LineRestShared(n) {
+		return l.shared
 	}
+	return l.ext
 }
 
 // mapLine maps the half that c names into l.

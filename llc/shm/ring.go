@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/rhinet-go/martini/internal/memcopy"
 	"github.com/rhinet-go/martini/internal/memorder"
 	"github.com/rhinet-go/martini/internal/spinwait"
 	"github.com/rhinet-go/martini/llc"
@@ -316,8 +317,8 @@ func (r *inRing) takeLine(sink llc.Sink) bool {
 			l.lastExt = l.ext
 		}
 		s := l.scratch[:body]
-		copy(s, l.half[8:24])
-		copy(s[layout.LineHalfBody:], l.lastExt)
+		*(*[layout.LineHalfBody]byte)(s) = *(*[layout.LineHalfBody]byte)(l.half[8:])
+		memcopy.Small(s[layout.LineHalfBody:], l.lastExt)
 		data = s
 		if len(l.lastExt) > layout.LineExtShared && ack == l.sent && !l.ringSince {
 			// The peer's own extension lines that the record took, copied,
