@@ -95,10 +95,29 @@ func (t *reqTable) remove(h int32) (v reqObj, ok bool) {
 		return v, false
 	}
 	v = s.v
-	*s = slot[reqObj]{}
+	t.release(h, s)
+	return v, true
+}
+
+// free forgets handle h, as remove does, without returning its object,
+// and reports whether h named one: the completion calls, which have the
+// object already.
+func (t *reqTable) free(h int32) bool {
+	s := t.slot(h)
+	if s == nil {
+		return false
+	}
+	t.release(h, s)
+	return true
+}
+
+// release clears s, handle h's slot, field by field (see reqObj.reset),
+// and keeps its index for a later add.
+func (t *reqTable) release(h int32, s *slot[reqObj]) {
+	s.v.reset()
+	s.used = false
 	i, _ := handleIndex(handleDirect, kindRequest, h)
 	t.give(int32(i))
-	return v, true
 }
 
 // take returns an index for a new handle: one freed on this processor,
