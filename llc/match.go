@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+
+	"github.com/rhinet-go/martini/internal/memcopy"
 )
 
 // Receiving: a record that arrived is dispatched by its kind; an eager
@@ -256,7 +258,11 @@ func (e *Engine) eagerArrived(src int, tag int32, ctx uint32, sync uint64, paylo
 	e.stats.Unexpected++
 	u := e.unexp.alloc()
 	u.src, u.tag, u.ctx, u.length, u.data, u.syncID = src, tag, ctx, len(payload), e.pool.get(len(payload)), sync
-	copy(u.data, payload)
+	if len(payload) == 8 { // a word in one move, as RecvOp.deliver
+		*(*[8]byte)(u.data) = [8]byte(payload)
+	} else {
+		memcopy.Small(u.data, payload)
+	}
 	e.unexp.push(u)
 }
 

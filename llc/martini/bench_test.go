@@ -90,6 +90,38 @@ func benchExchange(b *testing.B, size int, mode llc.RndvMode) {
 	}
 }
 
+// BenchmarkEager8Unexpected is BenchmarkEager8 with the message there
+// before its receive: the receiver's poll takes it into the engine's
+// unexpected messages, and the receive posted after matches it there, as
+// a receive does that follows another in an exchange (IMB's Exchange and
+// PingPing, where the first receive's poll takes both of the peer's
+// messages).
+func BenchmarkEager8Unexpected(b *testing.B) {
+	eps := pair(b, llc.RndvPull)
+	src, dst := make([]byte, 8), make([]byte, 8)
+	s := &llc.SendOp{Peer: 1, Tag: 1, Data: src}
+	r := &llc.RecvOp{Source: 0, Tag: 1, Buf: dst}
+	exchange(b, eps, s, r) // the connection, opened by the first message
+	b.SetBytes(8)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if !eps[0].Send(s) { // the ring full: its tail read first
+			for !eps[0].Test(s) {
+				eps[1].Progress()
+			}
+		}
+		eps[1].Progress()
+		if !eps[1].Recv(r) {
+			b.Fatal("the receive did not find its message among the unexpected")
+		}
+	}
+	b.StopTimer()
+	if s.Err() != nil || r.Err() != nil || r.Status.Len != 8 {
+		b.Fatal(s.Err(), r.Err(), r.Status.Len)
+	}
+}
+
 // BenchmarkEager8 is the software cost of one 8-byte eager message (send,
 // poll, match, deliver) with both processes' memory in this core's cache,
 // in a stream in one direction: the pair's line, once written, awaits an
