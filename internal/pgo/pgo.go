@@ -9,12 +9,13 @@
 // source: about a tenth fewer instructions an 8-byte message
 // (docs/decisions.md, the profile-guided build).
 //
-// mpirun builds a rank program with it (mpirunbuild.Spec.PGO) unless the
-// program's main package has a default.pgo of its own; cmd/mpibench and
-// libmpich carry a copy as their default.pgo, so that go run ./cmd/mpibench
-// and go build -buildmode=c-shared ./libmpich use it too. A program built with go build by hand gets it with
-// -pgo=PATH/internal/pgo/mpi.pgo, or by copying that file next to its main
-// package as default.pgo.
+// mpirun builds a rank program, and this runtime's libmpich.so.12, with
+// it (mpirunbuild.Spec.PGO) unless the main package has a default.pgo of
+// its own; cmd/mpibench and libmpich carry a copy as their default.pgo,
+// so that go run ./cmd/mpibench and go build -buildmode=c-shared
+// ./libmpich use it too. A program built with go build by hand gets it
+// with -pgo=PATH/internal/pgo/mpi.pgo, or by copying that file next to
+// its main package as default.pgo.
 //
 // gen.sh regenerates mpi.pgo and the copy from a fresh profile of the
 // suite.
