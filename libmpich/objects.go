@@ -53,9 +53,9 @@ func (o *reqObj) setFrom(src *reqObj) {
 	o.onDone, o.beforeStart, o.greq = src.onDone, src.beforeStart, src.greq
 }
 
-// reset sets o to zero field by field: a zero reqObj stored whole clears
-// it through the runtime (typedmemclr and its write barrier's check),
-// some 100 instructions.
+// reset sets o to zero field by field: a zero reqObj stored whole is
+// cleared by a call into the runtime (memclrHasPointers and its write
+// barrier's check; see gathered.done for what that cost).
 func (o *reqObj) reset() {
 	o.r, o.persistent, o.comm, o.commH = nil, false, nil, 0
 	o.onDone, o.beforeStart, o.greq = nil, nil, nil

@@ -9,33 +9,32 @@ package llc
 // instead of counting each operation as it starts and completes.
 func (e *Engine) HoldsContext(ctx uint32) bool {
 	for op := e.posted.head; op != nil; op = op.next {
-		if op.Ctx == ctx {
+		if op.holds(ctx) {
 			return true
 		}
 	}
 	for i := range e.peers {
 		q := &e.peers[i].q
 		for k := range q.n {
-			if op := q.at(k).op; op != nil && op.Ctx == ctx && !op.done {
+			if op := q.at(k).op; op != nil && op.holds(ctx) {
 				return true
 			}
 		}
 	}
-	return holdsSend(e.rndvSends, ctx) || holdsSend(e.syncSends, ctx) || holdsRecv(e.rndvRecvs, ctx)
+	return anyHolds(e.rndvSends, ctx) || anyHolds(e.syncSends, ctx) || anyHolds(e.rndvRecvs, ctx)
 }
 
-func holdsSend(ops map[uint64]*SendOp, ctx uint32) bool {
-	for _, op := range ops {
-		if op.Ctx == ctx && !op.done {
-			return true
-		}
-	}
-	return false
-}
+// holds reports whether op is of context ctx and not done.
+func (op *SendOp) holds(ctx uint32) bool { return op.Ctx == ctx && !op.done }
 
-func holdsRecv(ops map[uint64]*RecvOp, ctx uint32) bool {
+// holds reports whether op is of context ctx and not done.
+func (op *RecvOp) holds(ctx uint32) bool { return op.Ctx == ctx && !op.done }
+
+// anyHolds reports whether an operation of ops is of context ctx and not
+// done.
+func anyHolds[T interface{ holds(uint32) bool }](ops map[uint64]T, ctx uint32) bool {
 	for _, op := range ops {
-		if op.Ctx == ctx && !op.done {
+		if op.holds(ctx) {
 			return true
 		}
 	}

@@ -379,7 +379,7 @@ func (r *Request) waitInto(d *Status) error {
 	if !r.doneAndUsable() {
 		if err := r.check(); err != nil || r.persistent {
 			st, err := r.Wait()
-			d.Source, d.Tag, d.Count, d.Bytes, d.Cancelled = st.Source, st.Tag, st.Count, st.Bytes, st.Cancelled
+			*d = st // a rare way: the whole copy does not matter here
 			return err
 		}
 		r.await()
