@@ -199,12 +199,11 @@ type isState struct {
 	// and where the exchange leaves their place in keyBuff2 (to).
 	self isSelfPart
 	// counts are the local bucket sizes (bucket_size), NUM_BUCKETS of
-	// them in use; partial holds the sizes counted over four interleaved
-	// subsequences; destOf is the process each bucket goes to, and next
-	// the next place in keyBuff1 of each process's keys.
-	counts, destOf *[isMaxBuckets]int32
-	partial        *[4][isMaxBuckets]int32
-	next           []int
+	// them in use, which isPartition then turns into its places in
+	// keyBuff1 (bucket_ptrs); partial holds the sizes counted over four
+	// interleaved subsequences.
+	counts  *[isMaxBuckets]int32
+	partial *[4][isMaxBuckets]int32
 	// bucketSize holds the local bucket sizes and, in its last
 	// isTestArraySize entries, the test keys found locally;
 	// bucketSizeTotals is their sum over all processes.
@@ -255,8 +254,6 @@ func newISState(c *mpi.Comm, class Class, p isClassParams, o Options) *isState {
 	s.bucketSizeTotals = make([]int32, s.nb+isTestArraySize)
 	s.counts = new([isMaxBuckets]int32)
 	s.partial = new([4][isMaxBuckets]int32)
-	s.destOf = new([isMaxBuckets]int32)
-	s.next = make([]int, np)
 	s.distrib1 = make([]int, np)
 	s.distrib2 = make([]int, np)
 	s.sendCount = make([]int, np)
@@ -291,14 +288,24 @@ func (s *isState) rank(iteration int) error {
 		}
 	}
 
-	// Count the keys of each bucket. NPB then sorts them into their
-	// buckets before it knows where the buckets go; this program groups
-	// them by destination once it does (below), which the ranking, a
-	// count, cannot tell apart.
+	// Count the keys of each bucket, then sort them into their buckets
+	// (is.c's bucket sort). Each process receives a run of consecutive
+	// buckets (below), so the keys it receives lie together, after those
+	// of the processes before it; and sorted by bucket they come to the
+	// ranking in clusters, each bucket's keys counted within that bucket's
+	// span of the counts (a few KiB), where keys in the order they were
+	// made would land all over the process's range of counts.
 	counts := s.counts
 	isBucketCount(counts, s.partial, keys, shift)
 	bs := s.bucketSize[:nb]
 	copy(bs, counts[:nb])
+	if s.np == 1 {
+		// Every key stays: a copy, where the bucket sort costs more than
+		// the ranking then saves.
+		copy(s.keyBuff1, keys)
+	} else {
+		isPartition(s.keyBuff1[:len(keys)], counts, nb, keys, shift)
+	}
 	// NPB counts one operation per key ranked: half of it is the bucket
 	// sort of this process's keys, half the ranking of those it receives
 	// (see below), so that the load imbalance of the buckets shows.
@@ -332,9 +339,6 @@ func (s *isState) rank(iteration int) error {
 			local = 0
 		}
 	}
-	isBucketDestinations(s.destOf, nb, s.distrib2[:j])
-	copy(s.next, s.sendDispl[:j])
-	isPartition(s.keyBuff1[:len(keys)], s.next[:j], s.destOf, keys, shift)
 	// Processes left without buckets (possible when np nears the number
 	// of buckets) get none: an empty range.
 	for ; j < s.np; j++ {
@@ -438,41 +442,24 @@ func isRankCounts(cnt *[isMaxKey]int32, minKey, span int, parts ...[]int32) []in
 	return c
 }
 
-// isBucketDestinations sets destOf[b] for the nb buckets to the process
-// that receives bucket b: process j those up to last[j] after those of
-// j−1. Buckets after the last range hold no keys; they go to the last
-// process with a range.
-func isBucketDestinations(destOf *[isMaxBuckets]int32, nb int, last []int) {
-	j := 0
-	for b := range destOf[:nb] {
-		for j < len(last)-1 && b > last[j] {
-			j++
-		}
-		destOf[b] = int32(j)
-	}
-}
-
-// isPartition copies keys into buf grouped by the process their bucket
-// k>>shift goes to (destOf), in their order within each group: next[j]
-// is the place of process j's first key in buf and becomes the place
-// after its last. Where NPB sorts the keys into their NUM_BUCKETS
-// buckets (is.c's bucket_ptrs and key_buff1), the keys go to as many
-// places as processes: a handful of lines being written instead of
-// one per bucket. Keys are in [0, MAX_KEY), so the bucket is below
-// isMaxBuckets and the mask changes nothing; it only spares the bounds
-// checks.
-func isPartition(buf []int32, next []int, destOf *[isMaxBuckets]int32, keys []int32, shift uint) {
+// isPartition copies keys into buf sorted by their bucket k>>shift, in
+// their order within each bucket (is.c's key_buff1): counts holds the
+// number of keys of each of the nb buckets, and isPartition turns it into
+// the place in buf after each bucket's last key (bucket_ptrs). Keys are
+// in [0, MAX_KEY), so the bucket is below isMaxBuckets and the mask
+// changes nothing; it only spares the bounds checks.
+func isPartition(buf []int32, counts *[isMaxBuckets]int32, nb int, keys []int32, shift uint) {
 	shift &= 31
-	if len(next) == 1 { // one process: every key stays
-		copy(buf[next[0]:], keys)
-		next[0] += len(keys)
-		return
+	var at int32
+	for b, n := range counts[:nb] {
+		counts[b] = at
+		at += n
 	}
 	for _, k := range keys {
-		j := destOf[uint32(k)>>shift&(isMaxBuckets-1)]
-		p := next[j]
+		b := uint32(k) >> shift & (isMaxBuckets - 1)
+		p := counts[b]
 		buf[p] = k
-		next[j] = p + 1
+		counts[b] = p + 1
 	}
 }
 

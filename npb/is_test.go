@@ -138,66 +138,55 @@ func TestISRankCounts(t *testing.T) {
 	}
 }
 
-// BenchmarkISPartition measures the grouping by destination of class A's
-// keys of process 0 of 2, half the buckets going to each process.
+// BenchmarkISPartition measures the bucket sort of class A's keys of
+// process 0 of 2.
 func BenchmarkISPartition(b *testing.B) {
 	p, _ := isParams('A')
 	keys := make([]int32, (1<<p.totalKeysLog2)/2)
 	isCreateSeq(keys, isFindMySeed(0, 2, 4<<p.totalKeysLog2, Seed, A), 1<<p.maxKeyLog2)
 	shift := uint(p.maxKeyLog2 - p.numBucketsLog2)
 	nb := 1 << p.numBucketsLog2
-	destOf := new([isMaxBuckets]int32)
-	isBucketDestinations(destOf, nb, []int{nb/2 - 1, nb - 1})
-	n0 := 0
-	for _, k := range keys {
-		if destOf[int(k)>>shift] == 0 {
-			n0++
-		}
-	}
-	buf, next := make([]int32, len(keys)), make([]int, 2)
+	counts, partial := new([isMaxBuckets]int32), new([4][isMaxBuckets]int32)
+	isBucketCount(counts, partial, keys, shift)
+	sizes := *counts
+	buf := make([]int32, len(keys))
 	for b.Loop() {
-		next[0], next[1] = 0, n0
-		isPartition(buf, next, destOf, keys, shift)
+		*counts = sizes
+		isPartition(buf, counts, nb, keys, shift)
 	}
 }
 
-// TestISPartition checks the grouping by destination: each process's
-// keys land in its part of the buffer, in their order, and nowhere else.
+// TestISPartition checks the bucket sort: the keys come out sorted by
+// bucket, each bucket's in their order, and the counts become the place
+// after each bucket's last key.
 func TestISPartition(t *testing.T) {
 	const nb, shift = 16, 2
 	keys := make([]int32, 1000)
 	for i := range keys {
 		keys[i] = int32((i*37 + i/7) % (nb << shift))
 	}
-	destOf := new([isMaxBuckets]int32)
-	last := []int{3, 4, 11, nb - 1}
-	isBucketDestinations(destOf, nb, last)
-	var want [4][]int32
+	keys = append(keys, 1, 2, 3) // three more of bucket 0: they must come out after its others
+	var want [nb][]int32
+	counts := new([isMaxBuckets]int32)
 	for _, k := range keys {
-		b, j := int(k)>>shift, 0
-		for b > last[j] {
-			j++
-		}
-		if destOf[b] != int32(j) {
-			t.Fatalf("bucket %d goes to %d, want %d", b, destOf[b], j)
-		}
-		want[j] = append(want[j], k)
+		want[k>>shift] = append(want[k>>shift], k)
+		counts[k>>shift]++
 	}
-	next, start := make([]int, 4), 0
-	for j := range want {
-		next[j] = start
-		start += len(want[j])
-	}
-	buf := make([]int32, len(keys))
-	isPartition(buf, next, destOf, keys, shift)
+	counts[nb] = -7 // past the buckets: left alone
+	buf := make([]int32, len(keys)+1)
+	buf[len(keys)] = -1
+	isPartition(buf[:len(keys)], counts, nb, keys, shift)
 	at := 0
-	for j := range want {
-		if next[j] != at+len(want[j]) {
-			t.Errorf("process %d: next %d, want %d", j, next[j], at+len(want[j]))
+	for b := range want {
+		if !slices.Equal(buf[at:at+len(want[b])], want[b]) {
+			t.Errorf("bucket %d: keys %v, want %v", b, buf[at:at+len(want[b])], want[b])
 		}
-		if !slices.Equal(buf[at:at+len(want[j])], want[j]) {
-			t.Errorf("process %d: keys %v, want %v", j, buf[at:at+len(want[j])], want[j])
+		at += len(want[b])
+		if counts[b] != int32(at) {
+			t.Errorf("bucket %d: ends at %d, want %d", b, counts[b], at)
 		}
-		at += len(want[j])
+	}
+	if counts[nb] != -7 || buf[len(keys)] != -1 {
+		t.Errorf("written past the buckets or the keys: %d, %d", counts[nb], buf[len(keys)])
 	}
 }
