@@ -193,46 +193,78 @@ type latestPair struct {
 	time   time.Time // when the record's run began
 }
 
+// npbGroup is the newest comparisons of one machine kind.
+type npbGroup struct {
+	key   machineKey // the peer left empty: the reference is NPB3.4-MPI itself
+	pairs []latestPair
+}
+
+// kindPair identifies a comparison of one machine kind.
+type kindPair struct {
+	machineKey
+	pairKey
+}
+
 // newestPairs combines the comparisons of the records of files (newest
-// first), keeping the newest of each benchmark, class and process count,
-// sorted by benchmark, class (S, W, A, B, C) and process count.
-func newestPairs(files []RecordFile) []latestPair {
-	var out []latestPair
-	seen := map[pairKey]bool{}
+// first) by machine kind, in the order of each kind's newest record,
+// keeping the newest of each benchmark, class and process count of a kind,
+// sorted by benchmark, class (S, W, A, B, C) and process count: a ratio
+// measured on one machine never stands in for another's.
+func newestPairs(files []RecordFile) []npbGroup {
+	var groups []npbGroup
+	at := map[machineKey]int{} // a kind's index in groups
+	seen := map[kindPair]bool{}
 	for _, f := range files {
 		if f.Record == nil {
 			continue
 		}
+		mk := machineKey{cpu: f.Record.Machine.CPU, cpus: f.Record.Machine.CPUs}
 		for _, p := range PairNPBRuns(f.Record.NPBRuns) {
-			k := pairKey{p.Benchmark, p.Class, p.NP}
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, latestPair{p, f.Name, f.Record.Time})
+			k := kindPair{mk, pairKey{p.Benchmark, p.Class, p.NP}}
+			if seen[k] {
+				continue
 			}
+			seen[k] = true
+			i, ok := at[mk]
+			if !ok {
+				i = len(groups)
+				at[mk] = i
+				groups = append(groups, npbGroup{key: mk})
+			}
+			groups[i].pairs = append(groups[i].pairs, latestPair{p, f.Name, f.Record.Time})
 		}
 	}
-	slices.SortFunc(out, func(a, b latestPair) int {
-		return cmp.Or(cmp.Compare(a.Benchmark, b.Benchmark),
-			cmp.Compare(strings.Index("SWABC", a.Class), strings.Index("SWABC", b.Class)),
-			cmp.Compare(a.NP, b.NP))
-	})
-	return out
+	for _, g := range groups {
+		slices.SortFunc(g.pairs, func(a, b latestPair) int {
+			return cmp.Or(cmp.Compare(a.Benchmark, b.Benchmark),
+				cmp.Compare(strings.Index("SWABC", a.Class), strings.Index("SWABC", b.Class)),
+				cmp.Compare(a.NP, b.NP))
+		})
+	}
+	return groups
 }
 
-// writeNPBSummary writes the newest comparison of each benchmark, class
-// and process count across the records of files, with a link to its
-// record named by its time; nothing when no record holds one.
+// writeNPBSummary writes, for each machine kind, the newest comparison of
+// each benchmark, class and process count across the records of files,
+// with a link to its record named by its time; nothing when no record
+// holds one.
 func writeNPBSummary(w io.Writer, files []RecordFile) error {
-	latest := newestPairs(files)
-	if len(latest) == 0 {
+	groups := newestPairs(files)
+	if len(groups) == 0 {
 		return nil
 	}
 	fmt.Fprintf(w, "\n## %s: the newest of each\n\n", npbComparisonTitle)
-	fmt.Fprintf(w, "%s Each row is the newest record's comparison of its benchmark, class and process count.\n\n", npbComparisonNote)
+	fmt.Fprintf(w, "%s Each row is the newest comparison of its benchmark, class and process count on its kind of machine.\n\n", npbComparisonNote)
 	header := append(slices.Clone(npbComparisonHeader), "record")
-	rows := make([][]string, 0, len(latest))
-	for _, p := range latest {
-		rows = append(rows, append(pairRow(p.NPBPair), fmt.Sprintf("[%s](%s)", p.time.UTC().Format(time.RFC3339), markdownLink(p.record))))
+	for _, g := range groups {
+		fmt.Fprintf(w, "### %s\n\n", g.key)
+		rows := make([][]string, 0, len(g.pairs))
+		for _, p := range g.pairs {
+			rows = append(rows, append(pairRow(p.NPBPair), fmt.Sprintf("[%s](%s)", p.time.UTC().Format(time.RFC3339), markdownLink(p.record))))
+		}
+		if err := writeNPBTable(w, header, rows); err != nil {
+			return err
+		}
 	}
-	return writeNPBTable(w, header, rows)
+	return nil
 }

@@ -97,10 +97,45 @@ func cells(line string) []string {
 	return parts
 }
 
-// compareRecord is a comparison record of runs at time at.
+// compareRecord is a comparison record of runs at time at, on machine
+// kind X with 2 CPUs.
 func compareRecord(at time.Time, runs []NPBRun) *Record {
 	return &Record{Schema: SchemaVersion, Time: at, Machine: Machine{CPU: "X", CPUs: 2}, GoVersion: "go1.26.8",
 		NPBRuns: runs, Notes: []string{"reference: mpirun.openmpi (Open MPI) 4.1.4"}}
+}
+
+// TestNPBSummaryByMachine: each machine kind has its own table, in the
+// order of its newest record, and a newer comparison on one kind does not
+// replace another kind's.
+func TestNPBSummaryByMachine(t *testing.T) {
+	dir := t.TempDir()
+	onX := compareRecord(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), compareRuns())
+	onY := compareRecord(time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC), compareRuns()[:6]) // CG only
+	onY.Machine = Machine{CPU: "Y", CPUs: 16}
+	for name, rec := range map[string]*Record{"npbcompare-x": onX, "npbcompare-y": onY} {
+		if _, err := rec.Write(dir, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Regenerate(dir); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	_, npb, _ := strings.Cut(readme, "## NAS Parallel Benchmarks against NPB3.4-MPI (same run)")
+	y, x, ok := strings.Cut(npb, "### X, 2 CPUs")
+	if !ok || !strings.Contains(y, "### Y, 16 CPUs") {
+		t.Fatalf("no section of each machine kind, Y's first:\n%s", npb)
+	}
+	if strings.Count(y, "| CG ") != 1 || strings.Contains(y, "| BT ") || !strings.Contains(y, "npbcompare-y.json") {
+		t.Errorf("Y's section holds other than its CG comparison:\n%s", y)
+	}
+	if strings.Count(x, "| CG ") != 1 || strings.Count(x, "| BT ") != 1 || strings.Contains(x, "npbcompare-y.json") {
+		t.Errorf("X's section lacks its comparisons or holds Y's:\n%s", x)
+	}
 }
 
 // TestNPBComparisonRecords: a comparison record round-trips, is read as
