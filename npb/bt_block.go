@@ -114,8 +114,9 @@ func btMatVecSub(a *btBlock, v, r *[5]float64) {
 	r[4] = r[4] - a4[0]*v0 - a4[1]*v1 - a4[2]*v2 - a4[3]*v3 - a4[4]*v4
 }
 
-// btMatMulSub sets c = c − a·b (matmul_sub).
-func btMatMulSub(a, b, c *btBlock) {
+// btMatMulSubGo sets c = c − a·b (matmul_sub); btMatMulSub is it, with
+// AVX2 where the CPU has it.
+func btMatMulSubGo(a, b, c *btBlock) {
 	b0, b1, b2, b3, b4 := &b[0], &b[1], &b[2], &b[3], &b[4]
 	for i := range 5 {
 		ai, ci := &a[i], &c[i]
@@ -175,10 +176,17 @@ func btBinvCRHS(b, c *btBlock, r *[5]float64) {
 
 	b4[4] = 1 / b4[4]
 
+	btSolveColumns(b, c, r)
+}
+
+// btSolveColumnsGo applies the elimination that btBinvCRHS left in f to
+// each column of c and to r (btEliminateColumn); btSolveColumns is it,
+// with AVX2 where the CPU has it.
+func btSolveColumnsGo(f, c *btBlock, r *[5]float64) {
 	for j := range 5 {
-		c[0][j], c[1][j], c[2][j], c[3][j], c[4][j] = btEliminateColumn(b, c[0][j], c[1][j], c[2][j], c[3][j], c[4][j])
+		c[0][j], c[1][j], c[2][j], c[3][j], c[4][j] = btEliminateColumn(f, c[0][j], c[1][j], c[2][j], c[3][j], c[4][j])
 	}
-	r[0], r[1], r[2], r[3], r[4] = btEliminateColumn(b, r[0], r[1], r[2], r[3], r[4])
+	r[0], r[1], r[2], r[3], r[4] = btEliminateColumn(f, r[0], r[1], r[2], r[3], r[4])
 }
 
 // btEliminateColumn applies the Gauss–Jordan steps that btBinvCRHS left

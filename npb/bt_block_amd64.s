@@ -1,0 +1,133 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// BT's 5×5 block operations (bt_block.go) with four columns of a block
+// row in one AVX2 vector: the same multiplications and subtractions, in
+// the same order, as the Go code, so the same results bit for bit (no
+// fused multiply-add). A block row is 40 bytes: columns 0 to 3 at 0,
+// column 4 at 32.
+
+// MMROW(off) sets row off/40 of c (CX) to itself minus a's row (AX)
+// times b, whose columns 0 to 3 are in Y0-Y4 and column 4 in X5-X9.
+#define MMROW(off) \
+	VMOVUPD off(CX), Y10 \
+	VMOVSD  off+32(CX), X11 \
+	MMTERM(off, Y0, X5) \
+	MMTERM(off+8, Y1, X6) \
+	MMTERM(off+16, Y2, X7) \
+	MMTERM(off+24, Y3, X8) \
+	MMTERM(off+32, Y4, X9) \
+	VMOVUPD Y10, off(CX) \
+	VMOVSD  X11, off+32(CX)
+
+// MMTERM(aoff, by, bx) subtracts a's entry at aoff times b's row k (by:
+// columns 0 to 3, bx: column 4) from the row in Y10 and X11.
+#define MMTERM(aoff, by, bx) \
+	VBROADCASTSD aoff(AX), Y12 \
+	VMULPD       by, Y12, Y13 \
+	VSUBPD       Y13, Y10, Y10 \
+	VMULSD       bx, X12, X14 \
+	VSUBSD       X14, X11, X11
+
+// func btMatMulSubAVX2(a, b, c *btBlock)
+TEXT ·btMatMulSubAVX2(SB), NOSPLIT, $0-24
+	MOVQ a+0(FP), AX
+	MOVQ b+8(FP), BX
+	MOVQ c+16(FP), CX
+	VMOVUPD 0(BX), Y0
+	VMOVUPD 40(BX), Y1
+	VMOVUPD 80(BX), Y2
+	VMOVUPD 120(BX), Y3
+	VMOVUPD 160(BX), Y4
+	VMOVSD  32(BX), X5
+	VMOVSD  72(BX), X6
+	VMOVSD  112(BX), X7
+	VMOVSD  152(BX), X8
+	VMOVSD  192(BX), X9
+	MMROW(0)
+	MMROW(40)
+	MMROW(80)
+	MMROW(120)
+	MMROW(160)
+	VZEROUPPER
+	RET
+
+// SCALE(foff, y, x) multiplies row (y: c's columns 0 to 3, x: c's column
+// 4 and r) by f's entry at foff (Go: x *= f[p][p]).
+#define SCALE(foff, y, x) \
+	VBROADCASTSD foff(AX), Y10 \
+	VMULPD       Y10, y, y \
+	VMULPD       X10, x, x
+
+// ELIM(foff, sy, sx, dy, dx) subtracts f's entry at foff times row (sy,
+// sx) from row (dy, dx) (Go: x_q -= f[q][p] * x_p).
+#define ELIM(foff, sy, sx, dy, dx) \
+	VBROADCASTSD foff(AX), Y10 \
+	VMULPD       sy, Y10, Y11 \
+	VSUBPD       Y11, dy, dy \
+	VMULPD       sx, X10, X12 \
+	VSUBPD       X12, dx, dx
+
+// func btSolveColumnsAVX2(f, c *btBlock, r *[5]float64)
+TEXT ·btSolveColumnsAVX2(SB), NOSPLIT, $0-24
+	MOVQ f+0(FP), AX
+	MOVQ c+8(FP), CX
+	MOVQ r+16(FP), DX
+	VMOVUPD 0(CX), Y0
+	VMOVUPD 40(CX), Y1
+	VMOVUPD 80(CX), Y2
+	VMOVUPD 120(CX), Y3
+	VMOVUPD 160(CX), Y4
+	VMOVSD  32(CX), X5
+	VMOVHPD 0(DX), X5, X5
+	VMOVSD  72(CX), X6
+	VMOVHPD 8(DX), X6, X6
+	VMOVSD  112(CX), X7
+	VMOVHPD 16(DX), X7, X7
+	VMOVSD  152(CX), X8
+	VMOVHPD 24(DX), X8, X8
+	VMOVSD  192(CX), X9
+	VMOVHPD 32(DX), X9, X9
+	SCALE(0, Y0, X5)
+	ELIM(40, Y0, X5, Y1, X6)
+	ELIM(80, Y0, X5, Y2, X7)
+	ELIM(120, Y0, X5, Y3, X8)
+	ELIM(160, Y0, X5, Y4, X9)
+	SCALE(48, Y1, X6)
+	ELIM(8, Y1, X6, Y0, X5)
+	ELIM(88, Y1, X6, Y2, X7)
+	ELIM(128, Y1, X6, Y3, X8)
+	ELIM(168, Y1, X6, Y4, X9)
+	SCALE(96, Y2, X7)
+	ELIM(16, Y2, X7, Y0, X5)
+	ELIM(56, Y2, X7, Y1, X6)
+	ELIM(136, Y2, X7, Y3, X8)
+	ELIM(176, Y2, X7, Y4, X9)
+	SCALE(144, Y3, X8)
+	ELIM(24, Y3, X8, Y0, X5)
+	ELIM(64, Y3, X8, Y1, X6)
+	ELIM(104, Y3, X8, Y2, X7)
+	ELIM(184, Y3, X8, Y4, X9)
+	SCALE(192, Y4, X9)
+	ELIM(32, Y4, X9, Y0, X5)
+	ELIM(72, Y4, X9, Y1, X6)
+	ELIM(112, Y4, X9, Y2, X7)
+	ELIM(152, Y4, X9, Y3, X8)
+	VMOVUPD Y0, 0(CX)
+	VMOVUPD Y1, 40(CX)
+	VMOVUPD Y2, 80(CX)
+	VMOVUPD Y3, 120(CX)
+	VMOVUPD Y4, 160(CX)
+	VMOVSD  X5, 32(CX)
+	VMOVHPD X5, 0(DX)
+	VMOVSD  X6, 72(CX)
+	VMOVHPD X6, 8(DX)
+	VMOVSD  X7, 112(CX)
+	VMOVHPD X7, 16(DX)
+	VMOVSD  X8, 152(CX)
+	VMOVHPD X8, 24(DX)
+	VMOVSD  X9, 192(CX)
+	VMOVHPD X9, 32(DX)
+	VZEROUPPER
+	RET
