@@ -8,8 +8,9 @@ import (
 	"github.com/klauspost/cpuid/v2"
 )
 
-// adiUseAVX2 says whether the right-hand side's terms use the AVX2
-// assembly; the tests switch it to compare both ways.
+// adiUseAVX2 says whether BT's and SP's kernels use their AVX2 assembly
+// (the right-hand side's terms, SP's line solves, BT's blocks); the tests
+// switch it to compare both ways.
 var adiUseAVX2 = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2)
 
 // adiAxisVec are the constants of one axis's terms in the layout of

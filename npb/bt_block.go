@@ -102,6 +102,16 @@ func btUpper(c, f, n *btBlock, dt1, dt2 float64, d *[5]float64) {
 	}
 }
 
+// btBlocksGo sets a, b and c to the sub-diagonal, diagonal and
+// super-diagonal blocks of a point from the Jacobians of the points
+// before it (f0, n0), at it (n1) and after it (f2, n2); btBlocks is it,
+// with AVX2 where the CPU has it.
+func btBlocksGo(a, b, c, f0, n0, n1, f2, n2 *btBlock, d *[5]float64, dt1, dt2 float64) {
+	btLower(a, f0, n0, dt1, dt2, d)
+	btDiag(b, n1, dt1, d)
+	btUpper(c, f2, n2, dt1, dt2, d)
+}
+
 // btMatVecSub sets r = r − a·v (matvec_sub).
 // The rows are written out, as Go does not unroll loops.
 func btMatVecSub(a *btBlock, v, r *[5]float64) {

@@ -131,3 +131,74 @@ TEXT ·btSolveColumnsAVX2(SB), NOSPLIT, $0-24
 	VMOVHPD X9, 32(DX)
 	VZEROUPPER
 	RET
+
+// LOWUP(off, doff, goff, f, n, out, coef, xcoef) sets row off/40 of out
+// to coef·f's row − dt1·n's row (Go: −dt2·f[r][c] − dt1·n[r][c] with coef
+// −dt2 in Y13, dt2·f[r][c] − dt1·n[r][c] with dt2 in Y15; dt1 in Y14;
+// xcoef the same in an X register), then subtracts dt1·d[r] (d at R11,
+// d[r] at doff) from its diagonal entry (at goff).
+#define LOWUP(off, doff, goff, f, n, out, coef, xcoef) \
+	VMULPD  off(f), coef, Y0 \
+	VMULPD  off(n), Y14, Y1 \
+	VSUBPD  Y1, Y0, Y0 \
+	VMOVUPD Y0, off(out) \
+	VMULSD  off+32(f), xcoef, X2 \
+	VMULSD  off+32(n), X14, X3 \
+	VSUBSD  X3, X2, X2 \
+	VMOVSD  X2, off+32(out) \
+	VMOVSD  goff(out), X4 \
+	VMULSD  doff(R11), X14, X5 \
+	VSUBSD  X5, X4, X4 \
+	VMOVSD  X4, goff(out)
+
+// DIAG(off, doff, goff) sets row off/40 of b (BX) to t·n1's row (t =
+// 2·dt1 in Y12, n1 at R8), its diagonal entry to 1 + t·n1[r][r] + t·d[r]
+// (1.0 in X6).
+#define DIAG(off, doff, goff) \
+	VMULPD  off(R8), Y12, Y0 \
+	VMOVUPD Y0, off(BX) \
+	VMULSD  off+32(R8), X12, X2 \
+	VMOVSD  X2, off+32(BX) \
+	VMULSD  goff(R8), X12, X4 \
+	VADDSD  X4, X6, X4 \
+	VMULSD  doff(R11), X12, X5 \
+	VADDSD  X5, X4, X4 \
+	VMOVSD  X4, goff(BX)
+
+// func btBlocksAVX2(a, b, c, f0, n0, n1, f2, n2 *btBlock, d *[5]float64, dt1, dt2 float64)
+TEXT ·btBlocksAVX2(SB), NOSPLIT, $0-88
+	MOVQ a+0(FP), AX
+	MOVQ b+8(FP), BX
+	MOVQ c+16(FP), CX
+	MOVQ f0+24(FP), SI
+	MOVQ n0+32(FP), DI
+	MOVQ n1+40(FP), R8
+	MOVQ f2+48(FP), R9
+	MOVQ n2+56(FP), R10
+	MOVQ d+64(FP), R11
+	VBROADCASTSD dt1+72(FP), Y14
+	VBROADCASTSD dt2+80(FP), Y15
+	MOVQ         $0x8000000000000000, R12
+	VMOVQ        R12, X13
+	VBROADCASTSD X13, Y13
+	VXORPD       Y15, Y13, Y13 // −dt2: dt2 with its sign flipped
+	VADDPD       Y14, Y14, Y12 // 2·dt1, exactly
+	MOVQ         $0x3ff0000000000000, R12
+	VMOVQ        R12, X6 // 1.0
+	LOWUP(0, 0, 0, SI, DI, AX, Y13, X13)
+	LOWUP(40, 8, 48, SI, DI, AX, Y13, X13)
+	LOWUP(80, 16, 96, SI, DI, AX, Y13, X13)
+	LOWUP(120, 24, 144, SI, DI, AX, Y13, X13)
+	LOWUP(160, 32, 192, SI, DI, AX, Y13, X13)
+	DIAG(0, 0, 0)
+	DIAG(40, 8, 48)
+	DIAG(80, 16, 96)
+	DIAG(120, 24, 144)
+	DIAG(160, 32, 192)
+	LOWUP(0, 0, 0, R9, R10, CX, Y15, X15)
+	LOWUP(40, 8, 48, R9, R10, CX, Y15, X15)
+	LOWUP(80, 16, 96, R9, R10, CX, Y15, X15)
+	LOWUP(120, 24, 144, R9, R10, CX, Y15, X15)
+	LOWUP(160, 32, 192, R9, R10, CX, Y15, X15)
+	VZEROUPPER
+	RET

@@ -16,9 +16,10 @@ func btFlat(b *btBlock, r *[5]float64) []float64 {
 	return append(out, r[:]...)
 }
 
-// TestBTBlocksAVX2 checks that the block product and the block solve give
-// the same values, bit for bit, with their assembly on and off
-// (TestBTBlockAlgebra checks that they compute what they should).
+// TestBTBlocksAVX2 checks that a point's three blocks, the block product
+// and the block solve give the same values, bit for bit, with their
+// assembly on and off (TestBTBlockAlgebra checks that the product and
+// the solve compute what they should).
 func TestBTBlocksAVX2(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := range 200 {
@@ -27,7 +28,9 @@ func TestBTBlocksAVX2(t *testing.T) {
 		for i := range r {
 			r[i] = 2*rng.Float64() - 1
 		}
-		var prod, solved [2][]float64
+		jac := [5]btBlock{btRandomBlock(rng, 0), btRandomBlock(rng, 0), btRandomBlock(rng, 0), btRandomBlock(rng, 0), btRandomBlock(rng, 0)}
+		dt1, dt2 := rng.Float64(), rng.Float64()
+		var prod, solved, blocks [2][]float64
 		for k, on := range []bool{true, false} {
 			withAVX2(t, &adiUseAVX2, on, func() {
 				m := c
@@ -36,7 +39,13 @@ func TestBTBlocksAVX2(t *testing.T) {
 				f, x, y := b, c, r
 				btBinvCRHS(&f, &x, &y)
 				solved[k] = btFlat(&x, &y)
+				var lo, diag, up btBlock
+				btBlocks(&lo, &diag, &up, &jac[0], &jac[1], &jac[2], &jac[3], &jac[4], &r, dt1, dt2)
+				blocks[k] = append(append(btFlat(&lo, &r), btFlat(&diag, &r)...), btFlat(&up, &r)...)
 			})
+		}
+		if i := adiSameValues(blocks[0], blocks[1]); i >= 0 {
+			t.Fatalf("case %d: the blocks' value %d: %v with AVX2, %v without", n, i, blocks[0][i], blocks[1][i])
 		}
 		if i := adiSameValues(prod[0], prod[1]); i >= 0 {
 			t.Fatalf("case %d: the product's value %d: %v with AVX2, %v without", n, i, prod[0][i], prod[1][i])

@@ -136,9 +136,7 @@ func (s *btSolver) eliminate(c *adiCell, d, pu, pa, pr int, cs []btBlock, in []f
 	for q := lo; q <= hi; q++ {
 		r := (*[5]float64)(c.rhs[pr+q*sr:])
 		cq := &cs[q]
-		btLower(&a, &fj[q], &nj[q], ax.dtt1, ax.dtt2, &ax.d)
-		btDiag(&b, &nj[q+1], ax.dtt1, &ax.d)
-		btUpper(cq, &fj[q+2], &nj[q+2], ax.dtt1, ax.dtt2, &ax.d)
+		btBlocks(&a, &b, cq, &fj[q], &nj[q], &nj[q+1], &fj[q+2], &nj[q+2], &ax.d, ax.dtt1, ax.dtt2)
 		if rPrev != nil {
 			btMatVecSub(&a, rPrev, r)
 			btMatMulSub(&a, cPrev, &b)
