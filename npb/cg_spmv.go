@@ -36,10 +36,16 @@ type cgProduct interface {
 }
 
 // cgNewProduct lays out the CSR block m, of ncols columns, for the
-// product.
+// product. With 16-bit column indices the groups of four rows are summed
+// by cgDot4x16, which has an AVX2 form on amd64; it trusts the indices
+// to lie below ncols, which are checked here first.
 func cgNewProduct(m *cgMatrix, ncols int) cgProduct {
 	if ncols <= 1<<16 {
-		return cgNewBlock[uint16](m)
+		b := cgNewBlock[uint16](m)
+		if slices.IndexFunc(m.colidx, func(c uint32) bool { return int(c) >= ncols }) < 0 {
+			b.ncols, b.dot4 = ncols, cgDot4x16
+		}
+		return b
 	}
 	return cgNewBlock[uint32](m)
 }
@@ -58,6 +64,10 @@ type cgBlock[T cgIndex] struct {
 	perm []int32 // local row of each stored row
 	a    []float64
 	col  []T
+	// dot4 sums the groups of four rows (cgDot4 where nil); p must then
+	// hold at least ncols values.
+	dot4  func(a []float64, c []T, p []float64) (s0, s1, s2, s3 float64)
+	ncols int
 }
 
 // cgNewBlock lays out the CSR block m for the product, with column
@@ -131,9 +141,15 @@ func (b *cgBlock[T]) mul(p, w []float64) {
 	off := single[nsingle]
 	grp := b.grp
 	perm := b.perm[nsingle:]
+	dot4 := b.dot4
+	if dot4 == nil {
+		dot4 = cgDot4[T]
+	} else {
+		p = p[:b.ncols] // dot4 trusts the indices to lie below len(p)
+	}
 	for g := 0; g+5 <= len(grp); g += 5 {
 		t := grp[g : g+5 : g+5]
-		s0, s1, s2, s3 := cgDot4(a[off:t[0]], col[off:t[0]], p)
+		s0, s1, s2, s3 := dot4(a[off:t[0]], col[off:t[0]], p)
 		r := perm[:4:4]
 		perm = perm[4:]
 		w[r[0]] = cgDot(s0, a[t[0]:t[1]], col[t[0]:t[1]], p)

@@ -1,0 +1,8 @@
+//go:build !amd64 || purego
+
+package npb
+
+// cgDot4x16 is cgDot4 for 16-bit indices.
+func cgDot4x16(a []float64, c []uint16, p []float64) (s0, s1, s2, s3 float64) {
+	return cgDot4(a, c, p)
+}
