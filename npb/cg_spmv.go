@@ -36,18 +36,23 @@ type cgProduct interface {
 }
 
 // cgNewProduct lays out the CSR block m, of ncols columns, for the
-// product. With 16-bit column indices the groups of four rows are summed
-// by cgDot4x16, which has an AVX2 form on amd64; it trusts the indices
-// to lie below ncols, which are checked here first.
+// product. Its groups of four rows are summed by cgDot4x16 or cgDot4x32,
+// which have an AVX2 form on amd64 that trusts the column indices to lie
+// below ncols: cgWithDot4 checks them first.
 func cgNewProduct(m *cgMatrix, ncols int) cgProduct {
 	if ncols <= 1<<16 {
-		b := cgNewBlock[uint16](m)
-		if slices.IndexFunc(m.colidx, func(c uint32) bool { return int(c) >= ncols }) < 0 {
-			b.ncols, b.dot4 = ncols, cgDot4x16
-		}
-		return b
+		return cgWithDot4(cgNewBlock[uint16](m), m, ncols, cgDot4x16)
 	}
-	return cgNewBlock[uint32](m)
+	return cgWithDot4(cgNewBlock[uint32](m), m, ncols, cgDot4x32)
+}
+
+// cgWithDot4 gives b the sums dot4 where the column indices of m, b's
+// matrix, lie below ncols; otherwise b keeps cgDot4, which checks them.
+func cgWithDot4[T cgIndex](b *cgBlock[T], m *cgMatrix, ncols int, dot4 func(a []float64, c []T, p []float64) (s0, s1, s2, s3 float64)) *cgBlock[T] {
+	if slices.IndexFunc(m.colidx, func(c uint32) bool { return int(c) >= ncols }) < 0 {
+		b.ncols, b.dot4 = ncols, dot4
+	}
+	return b
 }
 
 // cgBlock is the local block of the matrix in the layout above.
