@@ -69,6 +69,17 @@ TEXT ·btMatMulSubAVX2(SB), NOSPLIT, $0-24
 	VMULPD       sx, X10, X12 \
 	VSUBPD       X12, dx, dx
 
+// STEP(goff, py, px, o0, y0, x0, o1, y1, x1, o2, y2, x2, o3, y3, x3) is
+// one step of the elimination: the pivot row (py, px) scaled by f's entry
+// at goff, then f's entry at oi times it subtracted from row (yi, xi), for
+// the four other rows in the Go code's order.
+#define STEP(goff, py, px, o0, y0, x0, o1, y1, x1, o2, y2, x2, o3, y3, x3) \
+	SCALE(goff, py, px) \
+	ELIM(o0, py, px, y0, x0) \
+	ELIM(o1, py, px, y1, x1) \
+	ELIM(o2, py, px, y2, x2) \
+	ELIM(o3, py, px, y3, x3)
+
 // func btSolveColumnsAVX2(f, c *btBlock, r *[5]float64)
 TEXT ·btSolveColumnsAVX2(SB), NOSPLIT, $0-24
 	MOVQ f+0(FP), AX
@@ -89,31 +100,11 @@ TEXT ·btSolveColumnsAVX2(SB), NOSPLIT, $0-24
 	VMOVHPD 24(DX), X8, X8
 	VMOVSD  192(CX), X9
 	VMOVHPD 32(DX), X9, X9
-	SCALE(0, Y0, X5)
-	ELIM(40, Y0, X5, Y1, X6)
-	ELIM(80, Y0, X5, Y2, X7)
-	ELIM(120, Y0, X5, Y3, X8)
-	ELIM(160, Y0, X5, Y4, X9)
-	SCALE(48, Y1, X6)
-	ELIM(8, Y1, X6, Y0, X5)
-	ELIM(88, Y1, X6, Y2, X7)
-	ELIM(128, Y1, X6, Y3, X8)
-	ELIM(168, Y1, X6, Y4, X9)
-	SCALE(96, Y2, X7)
-	ELIM(16, Y2, X7, Y0, X5)
-	ELIM(56, Y2, X7, Y1, X6)
-	ELIM(136, Y2, X7, Y3, X8)
-	ELIM(176, Y2, X7, Y4, X9)
-	SCALE(144, Y3, X8)
-	ELIM(24, Y3, X8, Y0, X5)
-	ELIM(64, Y3, X8, Y1, X6)
-	ELIM(104, Y3, X8, Y2, X7)
-	ELIM(184, Y3, X8, Y4, X9)
-	SCALE(192, Y4, X9)
-	ELIM(32, Y4, X9, Y0, X5)
-	ELIM(72, Y4, X9, Y1, X6)
-	ELIM(112, Y4, X9, Y2, X7)
-	ELIM(152, Y4, X9, Y3, X8)
+	STEP(0, Y0, X5, 40, Y1, X6, 80, Y2, X7, 120, Y3, X8, 160, Y4, X9)
+	STEP(48, Y1, X6, 8, Y0, X5, 88, Y2, X7, 128, Y3, X8, 168, Y4, X9)
+	STEP(96, Y2, X7, 16, Y0, X5, 56, Y1, X6, 136, Y3, X8, 176, Y4, X9)
+	STEP(144, Y3, X8, 24, Y0, X5, 64, Y1, X6, 104, Y2, X7, 184, Y4, X9)
+	STEP(192, Y4, X9, 32, Y0, X5, 72, Y1, X6, 112, Y2, X7, 152, Y3, X8)
 	VMOVUPD Y0, 0(CX)
 	VMOVUPD Y1, 40(CX)
 	VMOVUPD Y2, 80(CX)

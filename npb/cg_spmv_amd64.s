@@ -40,38 +40,27 @@
 	VZEROUPPER \
 	RET
 
+// DOT4(load, w) is the whole function for indices of w bytes, which load
+// moves into a register (R10-R13) from c.
+#define DOT4(load, w) \
+	DOT4START \
+	TESTQ CX, CX \
+	JZ    done \
+loop: \
+	load 0(SI)(R8*w), R10 \
+	load w(SI)(R8*w), R11 \
+	load 2*w(SI)(R8*w), R12 \
+	load 3*w(SI)(R8*w), R13 \
+	DOT4STEP \
+	CMPQ  R8, CX \
+	JLT   loop \
+done: \
+	DOT4END
+
 // func cgDot4x16AVX2(a *float64, c *uint16, n int, p *float64) (s0, s1, s2, s3 float64)
 TEXT ·cgDot4x16AVX2(SB), NOSPLIT, $0-64
-	DOT4START
-	TESTQ CX, CX
-	JZ    dot4x16Done
-
-dot4x16Loop:
-	MOVWQZX 0(SI)(R8*2), R10
-	MOVWQZX 2(SI)(R8*2), R11
-	MOVWQZX 4(SI)(R8*2), R12
-	MOVWQZX 6(SI)(R8*2), R13
-	DOT4STEP
-	CMPQ    R8, CX
-	JLT     dot4x16Loop
-
-dot4x16Done:
-	DOT4END
+	DOT4(MOVWQZX, 2)
 
 // func cgDot4x32AVX2(a *float64, c *uint32, n int, p *float64) (s0, s1, s2, s3 float64)
 TEXT ·cgDot4x32AVX2(SB), NOSPLIT, $0-64
-	DOT4START
-	TESTQ CX, CX
-	JZ    dot4x32Done
-
-dot4x32Loop:
-	MOVL 0(SI)(R8*4), R10
-	MOVL 4(SI)(R8*4), R11
-	MOVL 8(SI)(R8*4), R12
-	MOVL 12(SI)(R8*4), R13
-	DOT4STEP
-	CMPQ R8, CX
-	JLT  dot4x32Loop
-
-dot4x32Done:
-	DOT4END
+	DOT4(MOVL, 4)
