@@ -30,16 +30,21 @@
 	VMULSD       bx, X12, X14 \
 	VSUBSD       X14, X11, X11
 
+// ROWS03(m) loads columns 0 to 3 of the five rows of the block at m into
+// Y0-Y4.
+#define ROWS03(m) \
+	VMOVUPD 0(m), Y0 \
+	VMOVUPD 40(m), Y1 \
+	VMOVUPD 80(m), Y2 \
+	VMOVUPD 120(m), Y3 \
+	VMOVUPD 160(m), Y4
+
 // func btMatMulSubAVX2(a, b, c *btBlock)
 TEXT ·btMatMulSubAVX2(SB), NOSPLIT, $0-24
 	MOVQ a+0(FP), AX
 	MOVQ b+8(FP), BX
 	MOVQ c+16(FP), CX
-	VMOVUPD 0(BX), Y0
-	VMOVUPD 40(BX), Y1
-	VMOVUPD 80(BX), Y2
-	VMOVUPD 120(BX), Y3
-	VMOVUPD 160(BX), Y4
+	ROWS03(BX)
 	VMOVSD  32(BX), X5
 	VMOVSD  72(BX), X6
 	VMOVSD  112(BX), X7
@@ -85,11 +90,7 @@ TEXT ·btSolveColumnsAVX2(SB), NOSPLIT, $0-24
 	MOVQ f+0(FP), AX
 	MOVQ c+8(FP), CX
 	MOVQ r+16(FP), DX
-	VMOVUPD 0(CX), Y0
-	VMOVUPD 40(CX), Y1
-	VMOVUPD 80(CX), Y2
-	VMOVUPD 120(CX), Y3
-	VMOVUPD 160(CX), Y4
+	ROWS03(CX)
 	VMOVSD  32(CX), X5
 	VMOVHPD 0(DX), X5, X5
 	VMOVSD  72(CX), X6
