@@ -151,10 +151,12 @@ type luSolver struct {
 	// u is the solution, rsd the residual (and the correction during the
 	// sweeps), frct the forcing term.
 	u, rsd, frct []float64
-	rhsWork      luRhsWork
-	comm         luCommBufs
-	jac          luJacConst
-	blocks       luBlocks
+	// rinv is 1/ρ at every point of u, for the sweeps.
+	rinv    []float64
+	rhsWork luRhsWork
+	comm    luCommBufs
+	jac     luJacConst
+	blocks  luBlocks
 	// pointOps is luOps's operations of one SSOR step per inner grid
 	// point, which the step's phases declare (luSolver.declare).
 	pointOps float64
@@ -171,6 +173,7 @@ func newLUSolver(c *mpi.Comm, p luParams) (*luSolver, error) {
 	s.u = hugeSlice[float64](s.size)
 	s.rsd = hugeSlice[float64](s.size)
 	s.frct = hugeSlice[float64](s.size)
+	s.rinv = make([]float64, s.size/5)
 	s.rhsWork = newLURhsWork(s)
 	s.comm = newLUCommBufs(&s.g)
 	s.jac = newLUJacConst(&s.co, p.dt, p.omega)

@@ -26,7 +26,7 @@ type luJacConst struct {
 	// The diagonal block: dt·2, the constant diagonal terms and the
 	// coefficients of its entries.
 	dt2                   float64
-	d11                   float64
+	d11, r11              float64    // r11 = 1/d11
 	dd                    [5]float64 // dt·2·(tx1·dx(m) + ty1·dy(m) + tz1·dz(m)) for m = 2..5
 	tx1, ty1, tz1         float64
 	tx1r43c34, ty1c34     float64
@@ -79,6 +79,7 @@ func newLUJacConst(co *luCoef, dt, omega float64) luJacConst {
 	k.z = newLUJacDir(dt, co.tz1, co.dz, c34, c1345, k.r43c34)
 	k.vsc34z = k.z.vs * c34
 	k.d11 = 1.0 + k.dt2*(co.tx1*co.dx[0]+co.ty1*co.dy[0]+co.tz1*co.dz[0])
+	k.r11 = 1.0 / k.d11
 	for m := 1; m < 5; m++ {
 		k.dd[m] = k.dt2 * (co.tx1*co.dx[m] + co.ty1*co.dy[m] + co.tz1*co.dz[m])
 	}
@@ -97,16 +98,16 @@ func newLUJacConst(co *luCoef, dt, omega float64) luJacConst {
 type luDiag struct {
 	d11, d21, d22, d31, d33, d41, d44 float64
 	d51, d52, d53, d54, d55           float64
+	r11                               float64 // 1/d11, a constant
 }
 
 // luJacD forms the diagonal block at a point of state w.
-func luJacD(d *luDiag, w *[5]float64, k *luJacConst) {
-	t1 := 1.0 / w[0]
+func luJacD(d *luDiag, w *[5]float64, t1 float64, k *luJacConst) {
 	t2 := t1 * t1
 	t3 := t1 * t2
 	w2, w3, w4, w5 := w[1], w[2], w[3], w[4]
 	tx1, ty1, tz1, dt2 := k.tx1, k.ty1, k.tz1, k.dt2
-	d.d11 = k.d11
+	d.d11, d.r11 = k.d11, k.r11
 	q2, q3, q4 := k.nc34*t2*w2, k.nc34*t2*w3, k.nc34*t2*w4
 	d.d21 = dt2 * (tx1*(k.nr43c34*t2*w2) + ty1*q2 + tz1*q2)
 	d.d22 = 1.0 + dt2*(k.tx1r43c34*t1+k.ty1c34*t1+k.tz1c34*t1) + k.dd[1]
@@ -129,7 +130,7 @@ func luJacD(d *luDiag, w *[5]float64, k *luJacConst) {
 // restricted to the entries of d that are not zero (the others contribute
 // exact zeros to NPB's arithmetic).
 func luSolveDiag(d *luDiag, v *[5]float64) {
-	t := 1.0 / d.d11
+	t := d.r11
 	v[1] = v[1] - v[0]*(t*d.d21)
 	v[2] = v[2] - v[0]*(t*d.d31)
 	v[3] = v[3] - v[0]*(t*d.d41)
@@ -149,8 +150,7 @@ func luSolveDiag(d *luDiag, v *[5]float64) {
 
 // luJacX forms the block of a neighbour of state w in x with convective
 // factor cv into a (row-major; its zero entries are left alone).
-func luJacX(a *[25]float64, w *[5]float64, cv float64, k *luJacConst) {
-	t1 := 1.0 / w[0]
+func luJacX(a *[25]float64, w *[5]float64, t1, cv float64, k *luJacConst) {
 	t2 := t1 * t1
 	t3 := t1 * t2
 	w2, w3, w4, w5 := w[1], w[2], w[3], w[4]
@@ -178,8 +178,7 @@ func luJacX(a *[25]float64, w *[5]float64, cv float64, k *luJacConst) {
 }
 
 // luJacY forms the block of a neighbour of state w in y (see luJacX).
-func luJacY(a *[25]float64, w *[5]float64, cv float64, k *luJacConst) {
-	t1 := 1.0 / w[0]
+func luJacY(a *[25]float64, w *[5]float64, t1, cv float64, k *luJacConst) {
 	t2 := t1 * t1
 	t3 := t1 * t2
 	w2, w3, w4, w5 := w[1], w[2], w[3], w[4]
@@ -207,8 +206,7 @@ func luJacY(a *[25]float64, w *[5]float64, cv float64, k *luJacConst) {
 }
 
 // luJacZ forms the block of a neighbour of state w in z (see luJacX).
-func luJacZ(a *[25]float64, w *[5]float64, cv float64, k *luJacConst) {
-	t1 := 1.0 / w[0]
+func luJacZ(a *[25]float64, w *[5]float64, t1, cv float64, k *luJacConst) {
 	t2 := t1 * t1
 	t3 := t1 * t2
 	w2, w3, w4, w5 := w[1], w[2], w[3], w[4]

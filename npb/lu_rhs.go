@@ -94,6 +94,7 @@ func (s *luSolver) rhs() error {
 // down, rhs.f90 from k−1 up: erhsOrder selects the former.
 func (s *luSolver) fluxDivergence(w, out []float64, erhsOrder bool) {
 	nz := s.g.nz
+	s.reciprocals(w)
 	s.zConvective(w, 1)
 	s.zConvective(w, 2)
 	s.zViscous(w, 2)
@@ -103,6 +104,17 @@ func (s *luSolver) fluxDivergence(w, out []float64, erhsOrder bool) {
 		s.zConvective(w, k+1)
 		s.zViscous(w, k+1)
 		s.zTerms(w, out, k, erhsOrder)
+	}
+}
+
+// reciprocals sets rinv to 1/ρ at every point of w, ghosts included (a
+// point never set gives an infinity that nothing reads). rhs.f90 and
+// jacld.f90 divide at every use; the quotient is the same number, formed
+// once.
+func (s *luSolver) reciprocals(w []float64) {
+	r := s.rinv[:len(w)/5]
+	for x := range r {
+		r[x] = 1.0 / w[5*x]
 	}
 }
 
@@ -121,12 +133,10 @@ func luConvective(f, p *[5]float64, n int) {
 
 // luViscous writes into f[1:5] the viscous flux between points pm and p,
 // its neighbour one step further from the origin, in the direction whose
-// momentum component is n.
-func luViscous(f, pm, p *[5]float64, n int, c *luRhsDir) {
-	t := 1.0 / p[0]
-	u2, u3, u4, u5 := t*p[1], t*p[2], t*p[3], t*p[4]
-	t = 1.0 / pm[0]
-	v2, v3, v4, v5 := t*pm[1], t*pm[2], t*pm[3], t*pm[4]
+// momentum component is n; rm and r are 1/ρ of pm and p.
+func luViscous(f, pm, p *[5]float64, rm, r float64, n int, c *luRhsDir) {
+	u2, u3, u4, u5 := r*p[1], r*p[2], r*p[3], r*p[4]
+	v2, v3, v4, v5 := rm*pm[1], rm*pm[2], rm*pm[3], rm*pm[4]
 	m2, m3, m4 := c.t3, c.t3, c.t3
 	un, vn := u2, v2
 	switch n {

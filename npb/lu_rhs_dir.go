@@ -21,6 +21,7 @@ func (s *luSolver) xTerms(w, out []float64, k int) {
 	for j := g.jst; j <= g.jend; j++ {
 		row := s.at(-1, j, k)
 		wl, ol := w[row:row+s.sj], out[row:row+s.sj]
+		rl := s.rinv[row/5 : (row+s.sj)/5]
 		for i := l1; i <= l2; i++ {
 			o := 5 * (i + 1)
 			luConvective(luPt(f, o), luPt(wl, o), 1)
@@ -29,7 +30,7 @@ func (s *luSolver) xTerms(w, out []float64, k int) {
 		luFluxDiff(ol[lo:hi], f[lo+5:hi+5], f[lo-5:hi-5], c.t2)
 		for i := g.ist; i <= l2; i++ {
 			o := 5 * (i + 1)
-			luViscous(luPt(f, o), luPt(wl, o-5), luPt(wl, o), 1, c)
+			luViscous(luPt(f, o), luPt(wl, o-5), luPt(wl, o), rl[o/5-1], rl[o/5], 1, c)
 		}
 		for i := g.ist; i <= g.iend; i++ {
 			o := 5 * (i + 1)
@@ -147,7 +148,7 @@ func (s *luSolver) yTerms(w, out []float64, k int) {
 	for j := g.jst; j <= l2; j++ {
 		lo, hi := line(j)
 		for o := lo; o <= hi; o += 5 {
-			luViscous(luPt(f, o), luPt(w, o+kOff-sj), luPt(w, o+kOff), 2, c)
+			luViscous(luPt(f, o), luPt(w, o+kOff-sj), luPt(w, o+kOff), s.rinv[(o+kOff-sj)/5], s.rinv[(o+kOff)/5], 2, c)
 		}
 	}
 	for j := g.jst; j <= g.jend; j++ {
@@ -216,7 +217,7 @@ func (s *luSolver) zViscous(w []float64, k int) {
 	kOff := s.sk * (k - 1)
 	for j := g.jst; j <= g.jend; j++ {
 		for o := s.at(g.ist, j, 1); o <= s.at(g.iend, j, 1); o += 5 {
-			luViscous(luPt(f, o), luPt(w, o+kOff-s.sk), luPt(w, o+kOff), 3, c)
+			luViscous(luPt(f, o), luPt(w, o+kOff-s.sk), luPt(w, o+kOff), s.rinv[(o+kOff-s.sk)/5], s.rinv[(o+kOff)/5], 3, c)
 		}
 	}
 }

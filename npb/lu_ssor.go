@@ -151,16 +151,16 @@ func (s *luSolver) lowerPlane(k int) {
 	g := &s.g
 	kc := &s.jac
 	bl := &s.blocks
-	u, rsd := s.u, s.rsd
+	u, rsd, rinv := s.u, s.rsd, s.rinv
 	sj, sk := s.sj, s.sk
 	omega := kc.omega
 	cv := kc.cvLower
 	for j := g.jst; j <= g.jend; j++ {
 		for o := s.at(g.ist, j, k); o <= s.at(g.iend, j, k); o += 5 {
-			luJacD(&bl.d, luPt(u, o), kc)
-			luJacZ(&bl.z, luPt(u, o-sk), cv[2], kc)
-			luJacY(&bl.y, luPt(u, o-sj), cv[1], kc)
-			luJacX(&bl.x, luPt(u, o-5), cv[0], kc)
+			luJacD(&bl.d, luPt(u, o), rinv[o/5], kc)
+			luJacZ(&bl.z, luPt(u, o-sk), rinv[(o-sk)/5], cv[2], kc)
+			luJacY(&bl.y, luPt(u, o-sj), rinv[(o-sj)/5], cv[1], kc)
+			luJacX(&bl.x, luPt(u, o-5), rinv[o/5-1], cv[0], kc)
 			v := luPt(rsd, o)
 			luLowerProducts(v, luPt(rsd, o-sk), luPt(rsd, o-sj), luPt(rsd, o-5), bl, omega)
 			luSolveDiag(&bl.d, v)
@@ -174,16 +174,16 @@ func (s *luSolver) upperPlane(k int) {
 	g := &s.g
 	kc := &s.jac
 	bl := &s.blocks
-	u, rsd := s.u, s.rsd
+	u, rsd, rinv := s.u, s.rsd, s.rinv
 	sj, sk := s.sj, s.sk
 	omega := kc.omega
 	cv := kc.cvUpper
 	for j := g.jend; j >= g.jst; j-- {
 		for o := s.at(g.iend, j, k); o >= s.at(g.ist, j, k); o -= 5 {
-			luJacD(&bl.d, luPt(u, o), kc)
-			luJacX(&bl.x, luPt(u, o+5), cv[0], kc)
-			luJacY(&bl.y, luPt(u, o+sj), cv[1], kc)
-			luJacZ(&bl.z, luPt(u, o+sk), cv[2], kc)
+			luJacD(&bl.d, luPt(u, o), rinv[o/5], kc)
+			luJacX(&bl.x, luPt(u, o+5), rinv[o/5+1], cv[0], kc)
+			luJacY(&bl.y, luPt(u, o+sj), rinv[(o+sj)/5], cv[1], kc)
+			luJacZ(&bl.z, luPt(u, o+sk), rinv[(o+sk)/5], cv[2], kc)
 			var tv [5]float64
 			luUpperProducts(&tv, luPt(rsd, o+sk), luPt(rsd, o+sj), luPt(rsd, o+5), bl, omega)
 			luSolveDiag(&bl.d, &tv)

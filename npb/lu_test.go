@@ -123,13 +123,13 @@ func TestLUJacobians(t *testing.T) {
 	co.tx1, co.ty1, co.tz1 = 0, 0, 0
 	k := newLUJacConst(&co, 0.5, 1.2)
 	rng := rand.New(rand.NewPCG(1, 2))
-	jacs := []func(a *[25]float64, w *[5]float64, cv float64, k *luJacConst){luJacX, luJacY, luJacZ}
+	jacs := []func(a *[25]float64, w *[5]float64, t1, cv float64, k *luJacConst){luJacX, luJacY, luJacZ}
 	for trial := range 20 {
 		w := [5]float64{1 + rng.Float64(), rng.Float64() - 0.5, rng.Float64() - 0.5, rng.Float64() - 0.5, 2 + rng.Float64()}
 		for dir, jac := range jacs {
 			var a [25]float64
 			const cv = 0.75
-			jac(&a, &w, cv, &k)
+			jac(&a, &w, 1.0/w[0], cv, &k)
 			for col := range 5 {
 				const h = 1e-6
 				wp, wm := w, w
@@ -159,7 +159,7 @@ func TestLUSolveDiag(t *testing.T) {
 	for trial := range 100 {
 		w := [5]float64{1 + rng.Float64(), rng.Float64() - 0.5, rng.Float64() - 0.5, rng.Float64() - 0.5, 2 + rng.Float64()}
 		var d luDiag
-		luJacD(&d, &w, &k)
+		luJacD(&d, &w, 1.0/w[0], &k)
 		v := [5]float64{rng.Float64(), rng.Float64(), rng.Float64(), rng.Float64(), rng.Float64()}
 		want := luRefSolve(&d, v)
 		luSolveDiag(&d, &v)
