@@ -151,12 +151,14 @@ type luSolver struct {
 	// u is the solution, rsd the residual (and the correction during the
 	// sweeps), frct the forcing term.
 	u, rsd, frct []float64
-	// rinv is 1/ρ at every point of u, for the sweeps.
-	rinv    []float64
-	rhsWork luRhsWork
-	comm    luCommBufs
-	jac     luJacConst
-	blocks  luBlocks
+	// rinv is 1/ρ at every point of the state the residual was last
+	// formed from (reciprocals): u's during the sweeps.
+	rinv     []float64
+	rhsWork  luRhsWork
+	comm     luCommBufs
+	jac      luJacConst
+	laneTabs *luLaneTables // jac's constants for the blocks' assembly
+	lanes    luLanes       // the sweeps' blocks, four points at a time
 	// pointOps is luOps's operations of one SSOR step per inner grid
 	// point, which the step's phases declare (luSolver.declare).
 	pointOps float64
@@ -177,6 +179,8 @@ func newLUSolver(c *mpi.Comm, p luParams) (*luSolver, error) {
 	s.rhsWork = newLURhsWork(s)
 	s.comm = newLUCommBufs(&s.g)
 	s.jac = newLUJacConst(&s.co, p.dt, p.omega)
+	s.laneTabs = newLULaneTables(&s.jac)
+	s.laneTabs = newLULaneTables(&s.jac)
 	inner := float64(g.nx0-2) * float64(g.ny0-2) * float64(g.nz0-2)
 	s.pointOps = luOps(p) / float64(p.itmax) / inner
 	return s, nil

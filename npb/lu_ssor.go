@@ -15,12 +15,6 @@ import (
 // whole line first, does not depend on the other points of the line, so
 // the order of every operation on a value is NPB's).
 
-// luBlocks are the neighbour blocks of one point (zero entries set once).
-type luBlocks struct {
-	x, y, z [25]float64
-	d       luDiag
-}
-
 // ssorStats is what ssor reports.
 type ssorStats struct {
 	seconds   float64    // the slowest process's time of the steps
@@ -149,21 +143,21 @@ func (s *luSolver) addInterior(w, d []float64, f float64) {
 // north and west neighbours.
 func (s *luSolver) lowerPlane(k int) {
 	g := &s.g
-	kc := &s.jac
-	bl := &s.blocks
-	u, rsd, rinv := s.u, s.rsd, s.rinv
-	sj, sk := s.sj, s.sk
-	omega := kc.omega
-	cv := kc.cvLower
+	bl := &s.lanes
+	rsd, sj, sk := s.rsd, s.sj, s.sk
+	omega := s.jac.omega
+	bl.setConstant(&s.jac, 0)
 	for j := g.jst; j <= g.jend; j++ {
-		for o := s.at(g.ist, j, k); o <= s.at(g.iend, j, k); o += 5 {
-			luJacD(&bl.d, luPt(u, o), rinv[o/5], kc)
-			luJacZ(&bl.z, luPt(u, o-sk), rinv[(o-sk)/5], cv[2], kc)
-			luJacY(&bl.y, luPt(u, o-sj), rinv[(o-sj)/5], cv[1], kc)
-			luJacX(&bl.x, luPt(u, o-5), rinv[o/5-1], cv[0], kc)
-			v := luPt(rsd, o)
-			luLowerProducts(v, luPt(rsd, o-sk), luPt(rsd, o-sj), luPt(rsd, o-5), bl, omega)
-			luSolveDiag(&bl.d, v)
+		hi := s.at(g.iend, j, k)
+		for o := s.at(g.ist, j, k); o <= hi; o += 20 {
+			n := min(4, (hi-o)/5+1)
+			s.blocks(o, n, 0)
+			for p := range n {
+				x := o + 5*p
+				v := luPt(rsd, x)
+				luLowerProducts(v, luPt(rsd, x-sk), luPt(rsd, x-sj), luPt(rsd, x-5), &bl.n[2][p], &bl.n[1][p], &bl.n[0][p], omega)
+				luSolveDiag(&bl.d[p], v)
+			}
 		}
 	}
 }
@@ -172,26 +166,58 @@ func (s *luSolver) lowerPlane(k int) {
 // rsd (jacu and buts), from the last point of the plane back to the first.
 func (s *luSolver) upperPlane(k int) {
 	g := &s.g
-	kc := &s.jac
-	bl := &s.blocks
-	u, rsd, rinv := s.u, s.rsd, s.rinv
-	sj, sk := s.sj, s.sk
-	omega := kc.omega
-	cv := kc.cvUpper
+	bl := &s.lanes
+	rsd, sj, sk := s.rsd, s.sj, s.sk
+	omega := s.jac.omega
+	bl.setConstant(&s.jac, 1)
 	for j := g.jend; j >= g.jst; j-- {
-		for o := s.at(g.iend, j, k); o >= s.at(g.ist, j, k); o -= 5 {
-			luJacD(&bl.d, luPt(u, o), rinv[o/5], kc)
-			luJacX(&bl.x, luPt(u, o+5), rinv[o/5+1], cv[0], kc)
-			luJacY(&bl.y, luPt(u, o+sj), rinv[(o+sj)/5], cv[1], kc)
-			luJacZ(&bl.z, luPt(u, o+sk), rinv[(o+sk)/5], cv[2], kc)
-			var tv [5]float64
-			luUpperProducts(&tv, luPt(rsd, o+sk), luPt(rsd, o+sj), luPt(rsd, o+5), bl, omega)
-			luSolveDiag(&bl.d, &tv)
-			v := luPt(rsd, o)
-			for m := range 5 {
-				v[m] = v[m] - tv[m]
+		lo := s.at(g.ist, j, k)
+		for o := s.at(g.iend, j, k); o >= lo; o -= 20 {
+			n := min(4, (o-lo)/5+1)
+			first := o - 5*(n-1)
+			s.blocks(first, n, 1)
+			for p := n - 1; p >= 0; p-- {
+				x := first + 5*p
+				var tv [5]float64
+				luUpperProducts(&tv, luPt(rsd, x+sk), luPt(rsd, x+sj), luPt(rsd, x+5), &bl.n[0][p], &bl.n[1][p], &bl.n[2][p], omega)
+				luSolveDiag(&bl.d[p], &tv)
+				v := luPt(rsd, x)
+				for m := range 5 {
+					v[m] = v[m] - tv[m]
+				}
 			}
 		}
+	}
+}
+
+// blocks forms into s.lanes the blocks of the n points (at most 4) of a
+// line from offset o on, point p's at [p]: each point's diagonal block
+// and the neighbour blocks of its neighbours below it (sweep 0) or above
+// it (sweep 1), all four points at once when n is 4.
+func (s *luSolver) blocks(o, n, sweep int) {
+	kc, bl, u, rinv := &s.jac, &s.lanes, s.u, s.rinv
+	cv := kc.cvLower
+	if sweep == 1 {
+		cv = kc.cvUpper
+	}
+	step := [3]int{5, s.sj, s.sk}
+	if sweep == 0 {
+		step = [3]int{-5, -s.sj, -s.sk}
+	}
+	if n == 4 {
+		luJacD4(&bl.d, u[o:], rinv[o/5:], kc, &s.laneTabs.d)
+		for axis, st := range step {
+			b := o + st
+			luJacN4(axis, &bl.n[axis], u[b:], rinv[b/5:], cv[axis], kc, &s.laneTabs.n[sweep][axis])
+		}
+		return
+	}
+	for p := range n {
+		x := o + 5*p
+		luJacD(&bl.d[p], luPt(u, x), rinv[x/5], kc)
+		luJacX(&bl.n[0][p], luPt(u, x+step[0]), rinv[(x+step[0])/5], cv[0], kc)
+		luJacY(&bl.n[1][p], luPt(u, x+step[1]), rinv[(x+step[1])/5], cv[1], kc)
+		luJacZ(&bl.n[2][p], luPt(u, x+step[2]), rinv[(x+step[2])/5], cv[2], kc)
 	}
 }
 
@@ -200,10 +226,10 @@ func (s *luSolver) upperPlane(k int) {
 // products NPB adds as exact zeros): the k-neighbour's product first, then
 // the j- and i-neighbours' interleaved column by column, as NPB sums them.
 
-// luLowerProducts subtracts ω times the products of the blocks below with
-// the corrections below from v (blts).
-func luLowerProducts(v, vk, vj, vi *[5]float64, bl *luBlocks, omega float64) {
-	a, b, c := &bl.z, &bl.y, &bl.x
+// luLowerProducts subtracts ω times the products of the blocks below
+// (a, b, c: the neighbours' in z, y and x) with the corrections below from
+// v (blts).
+func luLowerProducts(v, vk, vj, vi *[5]float64, a, b, c *[25]float64, omega float64) {
 	v[0] = v[0] - omega*(a[0]*vk[0]+a[3]*vk[3])
 	v[1] = v[1] - omega*(a[5]*vk[0]+a[6]*vk[1]+a[8]*vk[3])
 	v[2] = v[2] - omega*(a[10]*vk[0]+a[12]*vk[2]+a[13]*vk[3])
@@ -218,9 +244,9 @@ func luLowerProducts(v, vk, vj, vi *[5]float64, bl *luBlocks, omega float64) {
 }
 
 // luUpperProducts sets tv to ω times the products of the blocks above
-// with the corrections above (buts).
-func luUpperProducts(tv, vk, vj, vi *[5]float64, bl *luBlocks, omega float64) {
-	a, b, c := &bl.x, &bl.y, &bl.z
+// (a, b, c: the neighbours' in x, y and z) with the corrections above
+// (buts).
+func luUpperProducts(tv, vk, vj, vi *[5]float64, a, b, c *[25]float64, omega float64) {
 	tv[0] = omega * (c[0]*vk[0] + c[3]*vk[3])
 	tv[1] = omega * (c[5]*vk[0] + c[6]*vk[1] + c[8]*vk[3])
 	tv[2] = omega * (c[10]*vk[0] + c[12]*vk[2] + c[13]*vk[3])
