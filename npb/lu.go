@@ -164,12 +164,10 @@ type luSolver struct {
 	pointOps float64
 }
 
-func newLUSolver(c *mpi.Comm, p luParams) (*luSolver, error) {
-	g, err := luNewGrid(c.Size(), c.Rank(), p.n)
-	if err != nil {
-		return nil, err
-	}
-	s := &luSolver{c: c, g: g, p: p}
+// newLUArrays returns a solver of grid g and parameters p with its
+// arrays and constants, but without its communicator.
+func newLUArrays(g luGrid, p luParams) *luSolver {
+	s := &luSolver{g: g, p: p}
 	s.luLayout = newLULayout(&s.g)
 	s.co = newLUCoef(g.nx0, g.ny0, g.nz0)
 	s.u = hugeSlice[float64](s.size)
@@ -177,10 +175,19 @@ func newLUSolver(c *mpi.Comm, p luParams) (*luSolver, error) {
 	s.frct = hugeSlice[float64](s.size)
 	s.rinv = make([]float64, s.size/5)
 	s.rhsWork = newLURhsWork(s)
-	s.comm = newLUCommBufs(&s.g)
 	s.jac = newLUJacConst(&s.co, p.dt, p.omega)
 	s.laneTabs = newLULaneTables(&s.jac)
-	s.laneTabs = newLULaneTables(&s.jac)
+	return s
+}
+
+func newLUSolver(c *mpi.Comm, p luParams) (*luSolver, error) {
+	g, err := luNewGrid(c.Size(), c.Rank(), p.n)
+	if err != nil {
+		return nil, err
+	}
+	s := newLUArrays(g, p)
+	s.c = c
+	s.comm = newLUCommBufs(&s.g)
 	inner := float64(g.nx0-2) * float64(g.ny0-2) * float64(g.nz0-2)
 	s.pointOps = luOps(p) / float64(p.itmax) / inner
 	return s, nil

@@ -24,6 +24,7 @@ type luRhsWork struct {
 type luRhsDir struct {
 	t2, t3, visc, r43t3, k5, k6, k7 float64
 	d1                              [5]float64
+	lanes                           *luViscLanes // visc and d1 for luViscousAVX2
 }
 
 // luRhsConst are rhs's constants: each direction's, and the dissipation
@@ -46,6 +47,7 @@ func newLURhsDir(t1, t2, t3 float64, d [5]float64) luRhsDir {
 	for m := range d {
 		r.d1[m] = d[m] * t1
 	}
+	r.lanes = newLUViscLanes(&r)
 	return r
 }
 

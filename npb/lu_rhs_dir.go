@@ -32,10 +32,7 @@ func (s *luSolver) xTerms(w, out []float64, k int) {
 			o := 5 * (i + 1)
 			luViscous(luPt(f, o), luPt(wl, o-5), luPt(wl, o), rl[o/5-1], rl[o/5], 1, c)
 		}
-		for i := g.ist; i <= g.iend; i++ {
-			o := 5 * (i + 1)
-			luViscousUpdate(luPt(ol, o), luPt(f, o+5), luPt(f, o), luPt(wl, o-5), luPt(wl, o), luPt(wl, o+5), c)
-		}
+		luViscousLine(ol[lo:hi], f[lo+5:hi+5], f[lo:hi], wl[lo-5:hi-5], wl[lo:hi], wl[lo+5:hi+5], c)
 		s.dissipation(wl, ol, 5, 5, g.ist, g.iend, g.nx, g.north == -1, g.south == -1)
 	}
 }
@@ -106,7 +103,7 @@ func luDissipFlat(out, w []float64, lo, hi, st int, dssp float64) {
 	n := len(o)
 	w2m, w1m, w0 := w[lo-2*st:][:n], w[lo-st:][:n], w[lo:][:n]
 	w1p, w2p := w[lo+st:][:n], w[lo+2*st:][:n]
-	for x := range o {
+	for x := luDissipLanes(o, w2m, w1m, w0, w1p, w2p, dssp); x < n; x++ {
 		o[x] = o[x] - dssp*(w2m[x]-4.0*w1m[x]+6.0*w0[x]-4.0*w1p[x]+w2p[x])
 	}
 }
@@ -114,7 +111,7 @@ func luDissipFlat(out, w []float64, lo, hi, st int, dssp float64) {
 // luFluxDiff subtracts t2 times the flux difference fp − fm from out.
 func luFluxDiff(out, fp, fm []float64, t2 float64) {
 	fp, fm = fp[:len(out)], fm[:len(out)]
-	for x := range out {
+	for x := luFluxLanes(out, fp, fm, t2); x < len(out); x++ {
 		out[x] = out[x] - t2*(fp[x]-fm[x])
 	}
 }
@@ -153,10 +150,8 @@ func (s *luSolver) yTerms(w, out []float64, k int) {
 	}
 	for j := g.jst; j <= g.jend; j++ {
 		lo, hi := line(j)
-		for o := lo; o <= hi; o += 5 {
-			x := o + kOff
-			luViscousUpdate(luPt(out, x), luPt(f, o+sj), luPt(f, o), luPt(w, x-sj), luPt(w, x), luPt(w, x+sj), c)
-		}
+		x, y := lo+kOff, hi+5+kOff
+		luViscousLine(out[x:y], f[lo+sj:hi+5+sj], f[lo:hi+5], w[x-sj:y-sj], w[x:y], w[x+sj:y+sj], c)
 	}
 	s.yDissipation(w, out, k)
 }
@@ -232,16 +227,13 @@ func (s *luSolver) zTerms(w, out []float64, k int, erhsOrder bool) {
 	sk, kOff := s.sk, s.sk*(k-1)
 	for j := g.jst; j <= g.jend; j++ {
 		lo, hi := s.at(g.ist, j, 1), s.at(g.iend, j, 1)+5
-		luFluxDiff(out[lo+kOff:hi+kOff], zcp[lo:hi], zcm[lo:hi], c.t2)
-		for o := lo; o < hi; o += 5 {
-			x := o + kOff
-			r := luPt(out, x)
-			wm, w0, wp := luPt(w, x-sk), luPt(w, x), luPt(w, x+sk)
-			if erhsOrder {
-				wm, wp = wp, wm
-			}
-			luViscousUpdate(r, luPt(zvp, o), luPt(zv, o), wm, w0, wp, c)
+		x, y := lo+kOff, hi+kOff
+		luFluxDiff(out[x:y], zcp[lo:hi], zcm[lo:hi], c.t2)
+		wm, wp := w[x-sk:y-sk], w[x+sk:y+sk]
+		if erhsOrder {
+			wm, wp = wp, wm
 		}
+		luViscousLine(out[x:y], zvp[lo:hi], zv[lo:hi], wm, w[x:y], wp, c)
 	}
 	s.zDissipation(w, out, k)
 }
