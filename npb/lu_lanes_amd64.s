@@ -67,14 +67,17 @@
 #define TY1C1345 1568
 #define TZ1C1345 1600
 
-// LOADW(off, y, x) sets y to the four points' values at off (value m of
-// a point at 8m).
-#define LOADW(off, y, x) \
-	VMOVSD      off(SI), x \
-	VMOVHPD     off+40(SI), x, x \
-	VMOVSD      off+80(SI), X15 \
-	VMOVHPD     off+120(SI), X15, X15 \
+// LOADP(b, off, y, x) sets y to the values at off of the four points
+// from b on (value m of a point at 8m, a point 40 bytes).
+#define LOADP(b, off, y, x) \
+	VMOVSD      off(b), x \
+	VMOVHPD     off+40(b), x, x \
+	VMOVSD      off+80(b), X15 \
+	VMOVHPD     off+120(b), X15, X15 \
 	VINSERTF128 $1, X15, y, y
+
+// LOADW(off, y, x) is LOADP of the points of u.
+#define LOADW(off, y, x) LOADP(SI, off, y, x)
 
 // STORE4(y, x, off, st) stores lane p of y at off + p·st of out.
 #define STORE4(y, x, off, st) \
@@ -485,5 +488,171 @@ TEXT ·luJacZAVX2(SB), NOSPLIT, $0-32
 	STOREN(23)
 	LAST(Y11)
 	STOREN(24)
+	VZEROUPPER
+	RET
+
+// The fluxes of LU's residual (lu_rhs.go luConvective, luViscous) of
+// four consecutive points at a time, one in each lane, in their
+// operations' order. The table (CX, luFluxConst) holds, in four lanes
+// each, the direction's masks of the normal momentum's component (SEL1-3)
+// and its factors.
+#define SEL1 0
+#define SEL2 32
+#define SEL3 64
+#define M2 96
+#define M3 128
+#define M4 160
+#define K5 192
+#define K6 224
+#define K7 256
+#define HALF 288
+#define FC1 320
+#define FC2 352
+
+// PICK(sel, f) adds Y10 to f in the lanes of sel (all or none).
+#define PICK(sel, f) \
+	VADDPD    Y10, f, Y11 \
+	VMOVUPD   sel(CX), Y12 \
+	VBLENDVPD Y12, Y11, f, f
+
+// STOREF(y, x, off) stores y at off of the four points' fluxes from DI.
+#define STOREF(y, x, off) STORE4(y, x, off, 40)
+
+// func luConvectiveAVX2(f, p *float64, npts, n int, t *luFluxConst)
+// luConvective at npts points (a multiple of 4) along the direction of
+// momentum component n.
+TEXT ·luConvectiveAVX2(SB), NOSPLIT, $0-40
+	MOVQ f+0(FP), DI
+	MOVQ p+8(FP), SI
+	MOVQ npts+16(FP), DX
+	MOVQ n+24(FP), R8
+	MOVQ t+32(FP), CX
+	LEAQ (SI)(R8*8), R8
+
+convLoop:
+	CMPQ DX, $0
+	JLE  convDone
+	LOADW(0, Y0, X0)
+	LOADW(8, Y1, X1)
+	LOADW(16, Y2, X2)
+	LOADW(24, Y3, X3)
+	LOADW(32, Y4, X4)
+	LOADP(R8, 0, Y5, X5)
+	VDIVPD Y0, Y5, Y6       // un = p[n] / p[0]
+	VMULPD Y1, Y1, Y7       // q = 0.50·(p1² + p2² + p3²) / p[0]
+	VMULPD Y2, Y2, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD Y3, Y3, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD HALF(CX), Y7, Y7
+	VDIVPD Y0, Y7, Y7
+	VMULPD Y6, Y1, Y1       // f1..f3 = p1..p3 · un
+	VMULPD Y6, Y2, Y2
+	VMULPD Y6, Y3, Y3
+	VSUBPD Y7, Y4, Y10      // f[n] += c2·(p4 − q)
+	VMULPD FC2(CX), Y10, Y10
+	PICK(SEL1, Y1)
+	PICK(SEL2, Y2)
+	PICK(SEL3, Y3)
+	VMULPD FC1(CX), Y4, Y4  // f4 = (c1·p4 − c2·q)·un
+	VMULPD FC2(CX), Y7, Y7
+	VSUBPD Y7, Y4, Y4
+	VMULPD Y6, Y4, Y4
+	STOREF(Y5, X5, 0)
+	STOREF(Y1, X1, 8)
+	STOREF(Y2, X2, 16)
+	STOREF(Y3, X3, 24)
+	STOREF(Y4, X4, 32)
+	ADDQ $160, SI
+	ADDQ $160, R8
+	ADDQ $160, DI
+	SUBQ $4, DX
+	JMP  convLoop
+
+convDone:
+	VZEROUPPER
+	RET
+
+// func luViscousFluxAVX2(f, pm, p, rm, r *float64, npts, n int, t *luFluxConst)
+// luViscous at npts points (a multiple of 4): f[1:5] of each from the
+// point p and the one before it, pm, whose 1/ρ are r and rm.
+TEXT ·luViscousFluxAVX2(SB), NOSPLIT, $0-64
+	MOVQ f+0(FP), DI
+	MOVQ pm+8(FP), R9
+	MOVQ p+16(FP), SI
+	MOVQ rm+24(FP), R10
+	MOVQ r+32(FP), BX
+	MOVQ npts+40(FP), DX
+	MOVQ n+48(FP), R8
+	MOVQ t+56(FP), CX
+	LEAQ (R9)(R8*8), R11
+	LEAQ (SI)(R8*8), R8
+
+viscFluxLoop:
+	CMPQ    DX, $0
+	JLE     viscFluxDone
+	VMOVUPD (BX), Y0
+	VMOVUPD (R10), Y9
+	LOADW(8, Y1, X1)        // u2..u5 = r·p1..p4
+	LOADW(16, Y2, X2)
+	LOADW(24, Y3, X3)
+	LOADW(32, Y4, X4)
+	VMULPD  Y1, Y0, Y1
+	VMULPD  Y2, Y0, Y2
+	VMULPD  Y3, Y0, Y3
+	VMULPD  Y4, Y0, Y4
+	LOADP(R9, 8, Y5, X5)    // v2..v5 = rm·pm1..pm4
+	LOADP(R9, 16, Y6, X6)
+	LOADP(R9, 24, Y7, X7)
+	LOADP(R9, 32, Y8, X8)
+	VMULPD  Y5, Y9, Y5
+	VMULPD  Y6, Y9, Y6
+	VMULPD  Y7, Y9, Y7
+	VMULPD  Y8, Y9, Y8
+	VSUBPD  Y5, Y1, Y10     // f1..f3 = m·(u − v)
+	VMULPD  M2(CX), Y10, Y10
+	STOREF(Y10, X10, 8)
+	VSUBPD  Y6, Y2, Y10
+	VMULPD  M3(CX), Y10, Y10
+	STOREF(Y10, X10, 16)
+	VSUBPD  Y7, Y3, Y10
+	VMULPD  M4(CX), Y10, Y10
+	STOREF(Y10, X10, 24)
+	VMULPD  Y1, Y1, Y10     // k5·((u2² + u3² + u4²) − (v2² + v3² + v4²))
+	VMULPD  Y2, Y2, Y11
+	VADDPD  Y11, Y10, Y10
+	VMULPD  Y3, Y3, Y11
+	VADDPD  Y11, Y10, Y10
+	VMULPD  Y5, Y5, Y11
+	VMULPD  Y6, Y6, Y12
+	VADDPD  Y12, Y11, Y11
+	VMULPD  Y7, Y7, Y12
+	VADDPD  Y12, Y11, Y11
+	VSUBPD  Y11, Y10, Y10
+	VMULPD  K5(CX), Y10, Y10
+	LOADP(R8, 0, Y11, X11)  // + k6·(un² − vn²)
+	VMULPD  Y11, Y0, Y11
+	LOADP(R11, 0, Y12, X12)
+	VMULPD  Y12, Y9, Y12
+	VMULPD  Y11, Y11, Y11
+	VMULPD  Y12, Y12, Y12
+	VSUBPD  Y12, Y11, Y11
+	VMULPD  K6(CX), Y11, Y11
+	VADDPD  Y11, Y10, Y10
+	VSUBPD  Y8, Y4, Y11     // + k7·(u5 − v5)
+	VMULPD  K7(CX), Y11, Y11
+	VADDPD  Y11, Y10, Y10
+	STOREF(Y10, X10, 32)
+	ADDQ    $160, SI
+	ADDQ    $160, R8
+	ADDQ    $160, R9
+	ADDQ    $160, R11
+	ADDQ    $32, R10
+	ADDQ    $32, BX
+	ADDQ    $160, DI
+	SUBQ    $4, DX
+	JMP     viscFluxLoop
+
+viscFluxDone:
 	VZEROUPPER
 	RET

@@ -25,6 +25,7 @@ type luRhsDir struct {
 	t2, t3, visc, r43t3, k5, k6, k7 float64
 	d1                              [5]float64
 	lanes                           *luViscLanes // visc and d1 for luViscousAVX2
+	flux                            *luFluxConst // the fluxes' constants for their AVX2
 }
 
 // luRhsConst are rhs's constants: each direction's, and the dissipation
@@ -34,7 +35,7 @@ type luRhsConst struct {
 	dssp    float64
 }
 
-func newLURhsDir(t1, t2, t3 float64, d [5]float64) luRhsDir {
+func newLURhsDir(t1, t2, t3 float64, d [5]float64, n int) luRhsDir {
 	r := luRhsDir{
 		t2:    t2,
 		t3:    t3,
@@ -48,6 +49,7 @@ func newLURhsDir(t1, t2, t3 float64, d [5]float64) luRhsDir {
 		r.d1[m] = d[m] * t1
 	}
 	r.lanes = newLUViscLanes(&r)
+	r.flux = newLUFluxConst(&r, n)
 	return r
 }
 
@@ -57,9 +59,9 @@ func newLURhsWork(s *luSolver) luRhsWork {
 		fx: make([]float64, s.sj),
 		fy: make([]float64, s.sk),
 		c: luRhsConst{
-			x:    newLURhsDir(co.tx1, co.tx2, co.tx3, co.dx),
-			y:    newLURhsDir(co.ty1, co.ty2, co.ty3, co.dy),
-			z:    newLURhsDir(co.tz1, co.tz2, co.tz3, co.dz),
+			x:    newLURhsDir(co.tx1, co.tx2, co.tx3, co.dx, 1),
+			y:    newLURhsDir(co.ty1, co.ty2, co.ty3, co.dy, 2),
+			z:    newLURhsDir(co.tz1, co.tz2, co.tz3, co.dz, 3),
 			dssp: co.dssp,
 		},
 	}

@@ -57,3 +57,40 @@ func luViscousLanes(r, fp, f, wm, w, wp []float64, c *luRhsDir) int {
 	luViscousAVX2(&r[0], &fp[0], &f[0], &wm[0], &w[0], &wp[0], n, c.lanes)
 	return n
 }
+
+// luConvectiveAVX2 is luConvective at npts points (a multiple of 4)
+// (lu_lanes_amd64.s).
+//
+//go:noescape
+func luConvectiveAVX2(f, p *float64, npts, n int, t *luFluxConst)
+
+// luViscousFluxAVX2 is luViscous at npts points (a multiple of 4)
+// (lu_lanes_amd64.s).
+//
+//go:noescape
+func luViscousFluxAVX2(f, pm, p, rm, r *float64, npts, n int, t *luFluxConst)
+
+// Offsets that lu_lanes_amd64.s relies on.
+var _ = [1]struct{}{}[unsafe.Offsetof(luFluxConst{}.c2)-352]
+
+// luConvectiveLanes does luConvectiveLine's first points, four at a
+// time, with AVX2 when the CPU has it, and returns how many values.
+func luConvectiveLanes(f, w []float64, n int, c *luRhsDir) int {
+	npts := len(f) / 20 * 4
+	if !luUseAVX2 || npts == 0 {
+		return 0
+	}
+	luConvectiveAVX2(&f[0], &w[0], npts, n, c.flux)
+	return 5 * npts
+}
+
+// luViscousFluxLanes does luViscousFluxLine's first points, four at a
+// time, with AVX2 when the CPU has it, and returns how many values.
+func luViscousFluxLanes(f, wm, w, rm, r []float64, n int, c *luRhsDir) int {
+	npts := len(f) / 20 * 4
+	if !luUseAVX2 || npts == 0 {
+		return 0
+	}
+	luViscousFluxAVX2(&f[0], &wm[0], &w[0], &rm[0], &r[0], npts, n, c.flux)
+	return 5 * npts
+}

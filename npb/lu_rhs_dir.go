@@ -22,16 +22,11 @@ func (s *luSolver) xTerms(w, out []float64, k int) {
 		row := s.at(-1, j, k)
 		wl, ol := w[row:row+s.sj], out[row:row+s.sj]
 		rl := s.rinv[row/5 : (row+s.sj)/5]
-		for i := l1; i <= l2; i++ {
-			o := 5 * (i + 1)
-			luConvective(luPt(f, o), luPt(wl, o), 1)
-		}
+		luConvectiveLine(f[5*(l1+1):5*(l2+2)], wl[5*(l1+1):], 1, c)
 		lo, hi := 5*(g.ist+1), 5*(g.iend+2)
 		luFluxDiff(ol[lo:hi], f[lo+5:hi+5], f[lo-5:hi-5], c.t2)
-		for i := g.ist; i <= l2; i++ {
-			o := 5 * (i + 1)
-			luViscous(luPt(f, o), luPt(wl, o-5), luPt(wl, o), rl[o/5-1], rl[o/5], 1, c)
-		}
+		b := 5 * (l2 + 2)
+		luViscousFluxLine(f[lo:b], wl[lo-5:], wl[lo:], rl[lo/5-1:], rl[lo/5:], 1, c)
 		luViscousLine(ol[lo:hi], f[lo+5:hi+5], f[lo:hi], wl[lo-5:hi-5], wl[lo:hi], wl[lo+5:hi+5], c)
 		s.dissipation(wl, ol, 5, 5, g.ist, g.iend, g.nx, g.north == -1, g.south == -1)
 	}
@@ -133,9 +128,7 @@ func (s *luSolver) yTerms(w, out []float64, k int) {
 	line := func(j int) (lo, hi int) { return s.at(g.ist, j, 1), s.at(g.iend, j, 1) }
 	for j := l1; j <= l2; j++ {
 		lo, hi := line(j)
-		for o := lo; o <= hi; o += 5 {
-			luConvective(luPt(f, o), luPt(w, o+kOff), 2)
-		}
+		luConvectiveLine(f[lo:hi+5], w[lo+kOff:], 2, c)
 	}
 	sj := s.sj
 	for j := g.jst; j <= g.jend; j++ {
@@ -144,9 +137,8 @@ func (s *luSolver) yTerms(w, out []float64, k int) {
 	}
 	for j := g.jst; j <= l2; j++ {
 		lo, hi := line(j)
-		for o := lo; o <= hi; o += 5 {
-			luViscous(luPt(f, o), luPt(w, o+kOff-sj), luPt(w, o+kOff), s.rinv[(o+kOff-sj)/5], s.rinv[(o+kOff)/5], 2, c)
-		}
+		x := lo + kOff
+		luViscousFluxLine(f[lo:hi+5], w[x-sj:], w[x:], s.rinv[(x-sj)/5:], s.rinv[x/5:], 2, c)
 	}
 	for j := g.jst; j <= g.jend; j++ {
 		lo, hi := line(j)
@@ -197,9 +189,8 @@ func (s *luSolver) zConvective(w []float64, k int) {
 	f := s.rhsWork.zc[k%3]
 	kOff := s.sk * (k - 1)
 	for j := g.jst; j <= g.jend; j++ {
-		for o := s.at(g.ist, j, 1); o <= s.at(g.iend, j, 1); o += 5 {
-			luConvective(luPt(f, o), luPt(w, o+kOff), 3)
-		}
+		lo, hi := s.at(g.ist, j, 1), s.at(g.iend, j, 1)+5
+		luConvectiveLine(f[lo:hi], w[lo+kOff:], 3, &s.rhsWork.c.z)
 	}
 }
 
@@ -211,9 +202,9 @@ func (s *luSolver) zViscous(w []float64, k int) {
 	f := s.rhsWork.zv[k%2]
 	kOff := s.sk * (k - 1)
 	for j := g.jst; j <= g.jend; j++ {
-		for o := s.at(g.ist, j, 1); o <= s.at(g.iend, j, 1); o += 5 {
-			luViscous(luPt(f, o), luPt(w, o+kOff-s.sk), luPt(w, o+kOff), s.rinv[(o+kOff-s.sk)/5], s.rinv[(o+kOff)/5], 3, c)
-		}
+		lo, hi := s.at(g.ist, j, 1), s.at(g.iend, j, 1)+5
+		x := lo + kOff
+		luViscousFluxLine(f[lo:hi], w[x-s.sk:], w[x:], s.rinv[(x-s.sk)/5:], s.rinv[x/5:], 3, c)
 	}
 }
 

@@ -10,3 +10,9 @@ func luDissipLanes(o, w2m, w1m, w0, w1p, w2p []float64, dssp float64) int { retu
 
 // luViscousLanes does none of luViscousLine's points.
 func luViscousLanes(r, fp, f, wm, w, wp []float64, c *luRhsDir) int { return 0 }
+
+// luConvectiveLanes does none of luConvectiveLine's points.
+func luConvectiveLanes(f, w []float64, n int, c *luRhsDir) int { return 0 }
+
+// luViscousFluxLanes does none of luViscousFluxLine's points.
+func luViscousFluxLanes(f, wm, w, rm, r []float64, n int, c *luRhsDir) int { return 0 }
