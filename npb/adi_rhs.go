@@ -35,7 +35,12 @@ func adiDerived(c *adiCell, c1c2 float64) {
 			u := c.u[u0 : u0+5*n]
 			rhoI, us, vs, ws, qs := c.rhoI[a0:a0+n], c.us[a0:a0+n], c.vs[a0:a0+n], c.ws[a0:a0+n], c.qs[a0:a0+n]
 			pk := c.rhsFields[adiPacked*a0 : adiPacked*(a0+n)]
-			for i := range n {
+			var speed, ainv []float64
+			if c.speed != nil {
+				speed, ainv = c.speed[a0:a0+n], c.ainv[a0:a0+n]
+			}
+			done := adiDerivedLanes(u, pk, rhoI, us, vs, ws, qs, speed, ainv, c1c2)
+			for i := done; i < n; i++ {
 				p := u[5*i : 5*i+5]
 				r := 1 / p[0]
 				sq := 0.5 * (p[1]*p[1] + p[2]*p[2] + p[3]*p[3]) * r
@@ -44,9 +49,8 @@ func adiDerived(c *adiCell, c1c2 float64) {
 				f[adiPackQs], f[adiPackSquare] = sq*r, sq
 				rhoI[i], us[i], vs[i], ws[i], qs[i] = r, f[1], f[2], f[3], f[adiPackQs]
 			}
-			if c.speed != nil {
-				speed, ainv := c.speed[a0:a0+n], c.ainv[a0:a0+n]
-				for i := range n {
+			if speed != nil {
+				for i := done; i < n; i++ {
 					sq := pk[adiPacked*i+adiPackSquare]
 					s := math.Sqrt(c1c2 * rhoI[i] * (u[5*i+4] - sq))
 					speed[i] = s

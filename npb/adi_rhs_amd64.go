@@ -91,3 +91,28 @@ func adiRowTerms(r []float64, rows *[3]adiRows, wx [][5]float64, wy, wz *[5]floa
 			f[0][:6*np], f[1][:6*np], f[2][:6*np], w, stride, &v[d], 8*len(r))
 	}
 }
+
+// adiDerivedAVX2 is adiDerived's loop at the first n points of a row (n a
+// multiple of 4; speed and ainv nil for BT) (adi_derived_amd64.s).
+//
+//go:noescape
+func adiDerivedAVX2(u, pk, rhoI, us, vs, ws, qs, speed, ainv *float64, n int, c1c2 float64)
+
+// adiDerivedLanes does adiDerived's first points of a row, four at a
+// time, with AVX2 when the CPU has it, and returns how many: u holds the
+// row's points (five values each), pk their packed fields, the others a
+// value a point (speed and ainv nil for BT).
+func adiDerivedLanes(u, pk, rhoI, us, vs, ws, qs, speed, ainv []float64, c1c2 float64) int {
+	n := len(rhoI) &^ 3
+	if !adiUseAVX2 || n == 0 {
+		return 0
+	}
+	_, _, _, _, _ = u[5*n-1], pk[adiPacked*n-1], us[n-1], vs[n-1], ws[n-1]
+	_ = qs[n-1]
+	var sp, ai *float64
+	if speed != nil {
+		sp, ai = &speed[:n][0], &ainv[:n][0]
+	}
+	adiDerivedAVX2(&u[0], &pk[0], &rhoI[0], &us[0], &vs[0], &ws[0], &qs[0], sp, ai, n, c1c2)
+	return n
+}
