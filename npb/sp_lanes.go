@@ -51,7 +51,7 @@ func spGather(x, rhs []float64, p *spPencil, y spLaneLayout) {
 	sx := y.stride(5)
 	for q := range y.n {
 		xq, rq := x[q*sx:][:sx], p.pr+q*p.sr
-		for b := range y.nb {
+		for b := spGatherRow(xq, rhs, rq, p.srA, y.na/spLanes); b < y.nb; b++ {
 			blk := (*[5 * spLanes]float64)(xq[5*spLanes*b:])
 			for ln := range spLanes {
 				l := b*spLanes + ln
@@ -72,7 +72,7 @@ func spScatter(rhs, x []float64, p *spPencil, y spLaneLayout) {
 	sx := y.stride(5)
 	for q := range y.n {
 		xq, rq := x[q*sx:][:sx], p.pr+q*p.sr
-		for b := range y.nb {
+		for b := spScatterRow(rhs, xq, rq, p.srA, y.na/spLanes); b < y.nb; b++ {
 			xb := (*[5 * spLanes]float64)(xq[5*spLanes*b:])
 			for ln := range min(spLanes, y.na-b*spLanes) {
 				v := (*[5]float64)(rhs[rq+(b*spLanes+ln)*p.srA:])

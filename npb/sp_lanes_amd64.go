@@ -64,3 +64,38 @@ func spFillLanes(rows, cvm, cvp, rm, r0, rp, spm, spp []float64, k *spFillConsts
 	spFillLanesAVX2(&rows[0], &cvm[0], &cvp[0], &rm[0], &r0[0], &rp[0], &spm[0], &spp[0], k, nb)
 	return n
 }
+
+// spGatherRowAVX2 is spGather's copy of one row's nb ≥ 1 whole blocks
+// (sp_lanes_amd64.s): x points at the row's first block, rhs at its first
+// line's point, the lines srA values apart.
+//
+//go:noescape
+func spGatherRowAVX2(x, rhs *float64, srA, nb int)
+
+// spScatterRowAVX2 is spScatter's copy of one row's nb ≥ 1 whole blocks,
+// spGatherRowAVX2's the other way.
+//
+//go:noescape
+func spScatterRowAVX2(rhs, x *float64, srA, nb int)
+
+// spGatherRow copies the first whole blocks of a row (xq, from rhs[rq]
+// on) with AVX2 when the CPU has it, and returns how many it copied.
+func spGatherRow(xq, rhs []float64, rq, srA, full int) int {
+	if !adiUseAVX2 || full == 0 {
+		return 0
+	}
+	// The assembly trusts the lengths: make sure of them.
+	_, _ = xq[5*spLanes*full-1], rhs[rq+(spLanes*full-1)*srA+4]
+	spGatherRowAVX2(&xq[0], &rhs[rq], srA, full)
+	return full
+}
+
+// spScatterRow is spGatherRow the other way.
+func spScatterRow(rhs, xq []float64, rq, srA, full int) int {
+	if !adiUseAVX2 || full == 0 {
+		return 0
+	}
+	_, _ = xq[5*spLanes*full-1], rhs[rq+(spLanes*full-1)*srA+4]
+	spScatterRowAVX2(&rhs[rq], &xq[0], srA, full)
+	return full
+}

@@ -251,3 +251,84 @@ fillblock:
 	JNZ  fillblock
 	VZEROUPPER
 	RET
+
+// TRANSPOSE4 transposes the 4×4 block of doubles in Y0-Y3 (row r in Yr)
+// into Y6-Y9 (column c in Y(6+c)), through Y10-Y13.
+#define TRANSPOSE4 \
+	VUNPCKLPD  Y1, Y0, Y10 \
+	VUNPCKHPD  Y1, Y0, Y11 \
+	VUNPCKLPD  Y3, Y2, Y12 \
+	VUNPCKHPD  Y3, Y2, Y13 \
+	VPERM2F128 $0x20, Y12, Y10, Y6 \
+	VPERM2F128 $0x20, Y13, Y11, Y7 \
+	VPERM2F128 $0x31, Y12, Y10, Y8 \
+	VPERM2F128 $0x31, Y13, Y11, Y9
+
+// func spGatherRowAVX2(x, rhs *float64, srA, nb int)
+// spGather's copy of one row's nb ≥ 1 whole blocks: the five values of
+// each of the four lines' points (rhs, a line srA values after the one
+// before) into the block's five vectors (x, 20 values a block).
+TEXT ·spGatherRowAVX2(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), DI
+	MOVQ rhs+8(FP), SI
+	MOVQ srA+16(FP), DX
+	MOVQ nb+24(FP), CX
+	SHLQ $3, DX
+	LEAQ (DX)(DX*2), R8 // 3 lines
+
+gatherLoop:
+	VMOVUPD     (SI), Y0
+	VMOVUPD     (SI)(DX*1), Y1
+	VMOVUPD     (SI)(DX*2), Y2
+	VMOVUPD     (SI)(R8*1), Y3
+	TRANSPOSE4
+	VMOVSD      32(SI), X4
+	VMOVHPD     32(SI)(DX*1), X4, X4
+	VMOVSD      32(SI)(DX*2), X5
+	VMOVHPD     32(SI)(R8*1), X5, X5
+	VINSERTF128 $1, X5, Y4, Y4
+	VMOVUPD     Y6, 0(DI)
+	VMOVUPD     Y7, 32(DI)
+	VMOVUPD     Y8, 64(DI)
+	VMOVUPD     Y9, 96(DI)
+	VMOVUPD     Y4, 128(DI)
+	LEAQ        (SI)(DX*4), SI
+	ADDQ        $160, DI
+	DECQ        CX
+	JNZ         gatherLoop
+	VZEROUPPER
+	RET
+
+// func spScatterRowAVX2(rhs, x *float64, srA, nb int)
+// spScatter's copy of one row's nb ≥ 1 whole blocks, spGatherRowAVX2's
+// the other way.
+TEXT ·spScatterRowAVX2(SB), NOSPLIT, $0-32
+	MOVQ rhs+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ srA+16(FP), DX
+	MOVQ nb+24(FP), CX
+	SHLQ $3, DX
+	LEAQ (DX)(DX*2), R8
+
+scatterLoop:
+	VMOVUPD      0(SI), Y0
+	VMOVUPD      32(SI), Y1
+	VMOVUPD      64(SI), Y2
+	VMOVUPD      96(SI), Y3
+	VMOVUPD      128(SI), Y4
+	TRANSPOSE4
+	VMOVUPD      Y6, (DI)
+	VMOVUPD      Y7, (DI)(DX*1)
+	VMOVUPD      Y8, (DI)(DX*2)
+	VMOVUPD      Y9, (DI)(R8*1)
+	VMOVSD       X4, 32(DI)
+	VMOVHPD      X4, 32(DI)(DX*1)
+	VEXTRACTF128 $1, Y4, X5
+	VMOVSD       X5, 32(DI)(DX*2)
+	VMOVHPD      X5, 32(DI)(R8*1)
+	LEAQ         (DI)(DX*4), DI
+	ADDQ         $160, SI
+	DECQ         CX
+	JNZ          scatterLoop
+	VZEROUPPER
+	RET

@@ -16,3 +16,9 @@ func spBackRows(x, u []float64, sx, su, nb, rows int) {
 func spFillLanes(rows, cvm, cvp, rm, r0, rp, spm, spp []float64, k *spFillConsts) int {
 	return 0
 }
+
+// spGatherRow copies no blocks: spGather's Go loop copies them all.
+func spGatherRow(xq, rhs []float64, rq, srA, full int) int { return 0 }
+
+// spScatterRow copies no blocks: spScatter's Go loop copies them all.
+func spScatterRow(rhs, xq []float64, rq, srA, full int) int { return 0 }
