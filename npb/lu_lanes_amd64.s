@@ -187,28 +187,32 @@
 	VMULPD THREE(CX), w, Y14 \
 	VMULPD w, Y14, Y14
 
-// ENERGYL(a): Y8 = cv·((c2·sum·t2 − c1·A5)·a).
-#define ENERGYL(a) \
+// ENERGY(a, k2, op3, k3, op4, k4): Y8 = cv·((c2·sum·t2 − c1·A5)·a) −
+// vs·(k2·t3·w2² op3 k3·t3·w3² op4 k4·t3·w4² − c1345·t2·w5), the block's
+// entry 20 (op3 and op4 VADDPD or VSUBPD).
+#define ENERGY(a, k2, op3, k3, op4, k4) \
 	VMULPD C2(CX), Y7, Y8 \
 	VMULPD Y1, Y8, Y8 \
 	VMULPD C1(CX), Y12, Y13 \
 	VSUBPD Y13, Y8, Y8 \
 	VMULPD a, Y8, Y8 \
-	VMULPD CV(CX), Y8, Y8
+	VMULPD CV(CX), Y8, Y8 \
+	T3SQ(k2, Y3, Y13) \
+	T3SQ(k3, Y4, Y14) \
+	op3    Y14, Y13, Y13 \
+	T3SQ(k4, Y5, Y14) \
+	op4    Y14, Y13, Y13 \
+	VMULPD C1345(CX), Y1, Y14 \
+	VMULPD Y6, Y14, Y14 \
+	VSUBPD Y14, Y13, Y13 \
+	VMULPD VS(CX), Y13, Y13 \
+	VSUBPD Y13, Y8, Y8
 
 // T3SQ(k, w, dst): dst = k·t3·(w·w), Y15 spoilt.
 #define T3SQ(k, w, dst) \
 	VMULPD k(CX), Y2, dst \
 	VMULPD w, w, Y15 \
 	VMULPD Y15, dst, dst
-
-// ENERGYR: Y8 -= vs·(Y13 − c1345·t2·w5).
-#define ENERGYR \
-	VMULPD C1345(CX), Y1, Y14 \
-	VMULPD Y6, Y14, Y14 \
-	VSUBPD Y14, Y13, Y13 \
-	VMULPD VS(CX), Y13, Y13 \
-	VSUBPD Y13, Y8, Y8
 
 // LAST(a): Y8 = cv·(c1·a) − vsc1345·t1 − vsd4.
 #define LAST(a) \
@@ -361,13 +365,7 @@ TEXT ·luJacXAVX2(SB), NOSPLIT, $0-32
 	STOREN(16)
 	DIAGN(Y9, C34, VSD3)
 	STOREN(18)
-	ENERGYL(Y9)
-	T3SQ(NRCM, Y3, Y13)
-	T3SQ(CM, Y4, Y14)
-	VSUBPD Y14, Y13, Y13
-	T3SQ(CM, Y5, Y14)
-	VSUBPD Y14, Y13, Y13
-	ENERGYR
+	ENERGY(Y9, NRCM, VSUBPD, CM, VSUBPD, CM)
 	STOREN(20)
 	TRIPLE(Y3)
 	SQ(Y4, Y13)
@@ -410,13 +408,7 @@ TEXT ·luJacYAVX2(SB), NOSPLIT, $0-32
 	STOREN(17)
 	DIAGN(Y10, C34, VSD3)
 	STOREN(18)
-	ENERGYL(Y10)
-	T3SQ(NCM, Y3, Y13)
-	T3SQ(NRCM, Y4, Y14)
-	VADDPD Y14, Y13, Y13
-	T3SQ(CM, Y5, Y14)
-	VSUBPD Y14, Y13, Y13
-	ENERGYR
+	ENERGY(Y10, NCM, VADDPD, NRCM, VSUBPD, CM)
 	STOREN(20)
 	CROSS(Y3, Y4, Y3)
 	STOREN(21)
@@ -467,13 +459,7 @@ TEXT ·luJacZAVX2(SB), NOSPLIT, $0-32
 	VSUBPD Y13, Y8, Y8
 	VSUBPD VSD3(CX), Y8, Y8
 	STOREN(18)
-	ENERGYL(Y11)
-	T3SQ(NCM, Y3, Y13)
-	T3SQ(CM, Y4, Y14)
-	VSUBPD Y14, Y13, Y13
-	T3SQ(NRCM, Y5, Y14)
-	VADDPD Y14, Y13, Y13
-	ENERGYR
+	ENERGY(Y11, NCM, VSUBPD, CM, VADDPD, NRCM)
 	STOREN(20)
 	CROSS(Y3, Y5, Y3)
 	STOREN(21)
