@@ -101,7 +101,7 @@ type luDiag struct {
 	r11                               float64 // 1/d11, a constant
 }
 
-// luJacD forms the diagonal block at a point of state w.
+// luJacD forms the diagonal block at a point of state w, whose 1/ρ is t1.
 func luJacD(d *luDiag, w *[5]float64, t1 float64, k *luJacConst) {
 	t2 := t1 * t1
 	t3 := t1 * t2
@@ -148,8 +148,9 @@ func luSolveDiag(d *luDiag, v *[5]float64) {
 	v[0] = v[0] / d.d11
 }
 
-// luJacX forms the block of a neighbour of state w in x with convective
-// factor cv into a (row-major; its zero entries are left alone).
+// luJacX forms the block of a neighbour of state w (1/ρ t1) in x with
+// convective factor cv into a (row-major; its zero entries are left
+// alone).
 func luJacX(a *[25]float64, w *[5]float64, t1, cv float64, k *luJacConst) {
 	t2 := t1 * t1
 	t3 := t1 * t2

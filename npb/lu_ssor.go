@@ -10,10 +10,11 @@ import (
 // buts.f90 and exchange_1.f90).
 //
 // blts and buts run along one line of i at a time after jacld or jacu
-// has formed the line's blocks; here each point's blocks are formed and
-// used at once (the k-neighbour's contribution, which NPB adds to the
-// whole line first, does not depend on the other points of the line, so
-// the order of every operation on a value is NPB's).
+// has formed the line's blocks; here the blocks of four points of a line
+// are formed at once (lu_lanes.go) and used before the next four's (the
+// k-neighbour's contribution, which NPB adds to the whole line first, does
+// not depend on the other points of the line, so the order of every
+// operation on a value is NPB's).
 
 // ssorStats is what ssor reports.
 type ssorStats struct {
