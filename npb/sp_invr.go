@@ -1,5 +1,7 @@
 package npb
 
+import "math"
+
 // SP's block-diagonal transformations between the conserved variables
 // and the characteristic variables of each direction (NPB3.4-MPI
 // SP/txinvr.f90, ninvr.f90, pinvr.f90, tzetar.f90): the diagonalised
@@ -9,7 +11,8 @@ package npb
 //
 // Each works a row along x at a time: the row's slices are cut once and
 // walked point by point, so that the loops carry no bounds checks and no
-// call per point.
+// call per point; txinvr and tzetar take four points at a time in AVX2
+// first (sp_lanes_amd64.s), where the processor has it.
 
 // spRow is one row along x of the points of a cell that the time step
 // updates: its rhs values (5 per point), u's (5 per point) and each
@@ -48,8 +51,9 @@ func spRowAt(c *adiCell, j, k int) spRow {
 // the x eigenvector matrix, before the x sweep (txinvr).
 func spTxinvr(g *adiGrid, k *adiConsts) {
 	c2, bt := k.c2, k.bt
+	t := newSPInvrConst(c2, bt)
 	for ci := range g.cells {
-		spEachRow(&g.cells[ci], func(row spRow) { spTxinvrRow(row, c2, bt) })
+		spEachRow(&g.cells[ci], func(row spRow) { spTxinvrRow(row, c2, bt, t) })
 	}
 }
 
@@ -58,16 +62,20 @@ func spTxinvr(g *adiGrid, k *adiConsts) {
 // without another pass over the cell's memory.
 func spTxinvrThen(k *adiConsts) adiRowFunc {
 	c2, bt := k.c2, k.bt
-	return func(c *adiCell, j, kk int) { spTxinvrRow(spRowAt(c, j, kk), c2, bt) }
+	t := newSPInvrConst(c2, bt)
+	return func(c *adiCell, j, kk int) { spTxinvrRow(spRowAt(c, j, kk), c2, bt, t) }
 }
 
-// spTxinvrRow is txinvr on one row.
-func spTxinvrRow(row spRow, c2, bt float64) {
+// spTxinvrRow is txinvr on one row; t holds c2 and bt for the
+// assembly (newSPInvrConst).
+func spTxinvrRow(row spRow, c2, bt float64, t *spInvrConst) {
 	rho := row.rhoI
 	us, vs, ws, qs := row.us[:len(rho)], row.vs[:len(rho)], row.ws[:len(rho)], row.qs[:len(rho)]
 	speed, ainv := row.speed[:len(rho)], row.ainv[:len(rho)]
-	rs := row.rhs
-	for i, ru1 := range rho {
+	done := spTxinvrLanes(row, t)
+	rs := row.rhs[5*done:]
+	for i := done; i < len(rho); i++ {
+		ru1 := rho[i]
 		if len(rs) < 5 {
 			break
 		}
@@ -128,7 +136,8 @@ func spPinvr(c *adiCell, bt float64) {
 // matrix, back to the conserved variables, after the z sweep (tzetar).
 func spTzetar(c *adiCell, k *adiConsts) {
 	bt, c2iv := k.bt, k.c2iv
-	spEachRow(c, func(row spRow) { spTzetarRow(row, bt, c2iv, false) })
+	t := newSPInvrConst(bt, c2iv)
+	spEachRow(c, func(row spRow) { spTzetarRow(row, bt, c2iv, t, false) })
 }
 
 // spTzetarAdd is tzetar and then the step's update of cell c (u +=
@@ -136,17 +145,21 @@ func spTzetar(c *adiCell, k *adiConsts) {
 // of twice.
 func spTzetarAdd(c *adiCell, k *adiConsts) {
 	bt, c2iv := k.bt, k.c2iv
-	spEachRow(c, func(row spRow) { spTzetarRow(row, bt, c2iv, true) })
+	t := newSPInvrConst(bt, c2iv)
+	spEachRow(c, func(row spRow) { spTzetarRow(row, bt, c2iv, t, true) })
 }
 
 // spTzetarRow is tzetar on one row; with add, each point's u then takes
-// its right-hand side.
-func spTzetarRow(row spRow, bt, c2iv float64, add bool) {
+// its right-hand side. t holds bt and c2iv for the assembly
+// (newSPInvrConst).
+func spTzetarRow(row spRow, bt, c2iv float64, t *spInvrConst, add bool) {
 	us := row.us
 	vs, ws, qs := row.vs[:len(us)], row.ws[:len(us)], row.qs[:len(us)]
 	speed, ainv := row.speed[:len(us)], row.ainv[:len(us)]
-	rs, u := row.rhs, row.u
-	for i, xvel := range us {
+	done := spTzetarLanes(row, t, add)
+	rs, u := row.rhs[5*done:], row.u[5*done:]
+	for i := done; i < len(us); i++ {
+		xvel := us[i]
 		if len(rs) < 5 || len(u) < 5 {
 			break
 		}
@@ -176,4 +189,13 @@ func spTzetarRow(row spRow, bt, c2iv float64, add bool) {
 			p[4] += r[4]
 		}
 	}
+}
+
+// spInvrConst are two constants of txinvr or tzetar and −0, each in four
+// lanes, for their assembly.
+type spInvrConst [3][4]float64
+
+func newSPInvrConst(a, b float64) *spInvrConst {
+	z := math.Copysign(0, -1)
+	return &spInvrConst{{a, a, a, a}, {b, b, b, b}, {z, z, z, z}}
 }

@@ -99,3 +99,43 @@ func spScatterRow(rhs, xq []float64, rq, srA, full int) int {
 	spScatterRowAVX2(&rhs[rq], &xq[0], srA, full)
 	return full
 }
+
+// spTxinvrAVX2 is spTxinvrRow's loop at the first n points of a row (n a
+// multiple of 4) (sp_lanes_amd64.s).
+//
+//go:noescape
+func spTxinvrAVX2(rhs, rho, us, vs, ws, qs, speed, ainv *float64, n int, k *spInvrConst)
+
+// spTzetarAVX2 is spTzetarRow's loop at the first n points of a row (n a
+// multiple of 4) (sp_lanes_amd64.s).
+//
+//go:noescape
+func spTzetarAVX2(rhs, u, us, vs, ws, qs, speed, ainv *float64, n int, k *spInvrConst, add bool)
+
+// spTxinvrLanes does txinvr at the first points of row, four at a time,
+// with AVX2 when the CPU has it, and returns how many.
+func spTxinvrLanes(row spRow, t *spInvrConst) int {
+	n := len(row.rhoI) &^ 3
+	if !adiUseAVX2 || n == 0 {
+		return 0
+	}
+	// The assembly trusts the lengths: make sure of them.
+	_, _, _, _ = row.rhs[5*n-1], row.us[n-1], row.vs[n-1], row.ws[n-1]
+	_, _, _ = row.qs[n-1], row.speed[n-1], row.ainv[n-1]
+	spTxinvrAVX2(&row.rhs[0], &row.rhoI[0], &row.us[0], &row.vs[0], &row.ws[0], &row.qs[0], &row.speed[0], &row.ainv[0], n, t)
+	return n
+}
+
+// spTzetarLanes does tzetar (and with add the update of u) at the first
+// points of row, four at a time, with AVX2 when the CPU has it, and
+// returns how many.
+func spTzetarLanes(row spRow, t *spInvrConst, add bool) int {
+	n := len(row.us) &^ 3
+	if !adiUseAVX2 || n == 0 {
+		return 0
+	}
+	_, _, _, _ = row.rhs[5*n-1], row.u[5*n-1], row.vs[n-1], row.ws[n-1]
+	_, _, _ = row.qs[n-1], row.speed[n-1], row.ainv[n-1]
+	spTzetarAVX2(&row.rhs[0], &row.u[0], &row.us[0], &row.vs[0], &row.ws[0], &row.qs[0], &row.speed[0], &row.ainv[0], n, t, add)
+	return n
+}

@@ -332,3 +332,217 @@ scatterLoop:
 	JNZ          scatterLoop
 	VZEROUPPER
 	RET
+
+// SP's changes of variables (sp_invr.go spTxinvrRow, spTzetarRow) four
+// points of a row at a time, a point in each lane, in the Go loops'
+// order of operations (no fused multiply-adds; a negation an exclusive or
+// with −0), so the same values bit for bit. The points' five values go
+// in and out of the lanes by TRANSPOSE4 (the first four) and a vector of
+// the fifth. The table (CX, spInvrConst) holds, in four lanes each, the
+// first constant (c2 or bt), the second (bt or c2iv) and −0.
+#define INVK1 0(CX)
+#define INVK2 32(CX)
+#define INVSIGN 64(CX)
+
+// RLOAD loads the four points from DI: values 1..4 into Y6-Y9, value 5
+// into Y4.
+#define RLOAD \
+	VMOVUPD     0(DI), Y0 \
+	VMOVUPD     40(DI), Y1 \
+	VMOVUPD     80(DI), Y2 \
+	VMOVUPD     120(DI), Y3 \
+	TRANSPOSE4 \
+	VMOVSD      32(DI), X4 \
+	VMOVHPD     72(DI), X4, X4 \
+	VMOVSD      112(DI), X5 \
+	VMOVHPD     152(DI), X5, X5 \
+	VINSERTF128 $1, X5, Y4, Y4
+
+// FIFTH(y, x) stores y's lanes as the four points' fifth values at DI,
+// through X13.
+#define FIFTH(y, x) \
+	VMOVSD       x, 32(DI) \
+	VMOVHPD      x, 72(DI) \
+	VEXTRACTF128 $1, y, X13 \
+	VMOVSD       X13, 112(DI) \
+	VMOVHPD      X13, 152(DI)
+
+// RSTORE stores Y0-Y3 as the four points' values 1..4 at DI (through
+// TRANSPOSE4: the points' rows end in Y6-Y9).
+#define RSTORE \
+	TRANSPOSE4 \
+	VMOVUPD Y6, 0(DI) \
+	VMOVUPD Y7, 40(DI) \
+	VMOVUPD Y8, 80(DI) \
+	VMOVUPD Y9, 120(DI)
+
+// func spTxinvrAVX2(rhs, rho, us, vs, ws, qs, speed, ainv *float64, n int, k *spInvrConst)
+// txinvr at the first n points of a row (n a multiple of 4): k holds c2
+// and bt.
+TEXT ·spTxinvrAVX2(SB), NOSPLIT, $0-80
+	MOVQ rhs+0(FP), DI
+	MOVQ rho+8(FP), R8
+	MOVQ us+16(FP), R9
+	MOVQ vs+24(FP), R10
+	MOVQ ws+32(FP), R11
+	MOVQ qs+40(FP), R12
+	MOVQ speed+48(FP), R13
+	MOVQ ainv+56(FP), R14
+	MOVQ n+64(FP), DX
+	MOVQ k+72(FP), CX
+	XORQ AX, AX
+
+txinvrLoop:
+	CMPQ    AX, DX
+	JGE     txinvrDone
+	RLOAD
+	VMOVUPD (R8)(AX*8), Y0     // ru1
+	VMOVUPD (R9)(AX*8), Y1     // uu
+	VMOVUPD (R10)(AX*8), Y2    // vv
+	VMOVUPD (R11)(AX*8), Y3    // ww
+	VMULPD  (R12)(AX*8), Y6, Y10 // t1 = c2·ac2inv·(qs·r1 − uu·r2 − vv·r3 − ww·r4 + r5)
+	VMULPD  Y7, Y1, Y11
+	VSUBPD  Y11, Y10, Y10
+	VMULPD  Y8, Y2, Y11
+	VSUBPD  Y11, Y10, Y10
+	VMULPD  Y9, Y3, Y11
+	VSUBPD  Y11, Y10, Y10
+	VADDPD  Y4, Y10, Y10
+	VMOVUPD (R14)(AX*8), Y11
+	VMULPD  Y11, Y11, Y11
+	VMULPD  INVK1, Y11, Y11
+	VMULPD  Y10, Y11, Y10
+	VMULPD  INVK2, Y0, Y11     // bt·ru1
+	VMULPD  Y6, Y1, Y12        // t2 = bt·ru1·(uu·r1 − r2)
+	VSUBPD  Y7, Y12, Y12
+	VMULPD  Y12, Y11, Y12
+	VMULPD  (R13)(AX*8), Y11, Y13 // t3 = (bt·ru1·ac)·t1
+	VMULPD  Y10, Y13, Y13
+	VSUBPD  Y10, Y6, Y5        // r1 − t1
+	VMULPD  Y6, Y3, Y14        // −ru1·(ww·r1 − r4)
+	VSUBPD  Y9, Y14, Y14
+	VXORPD  INVSIGN, Y0, Y15
+	VMULPD  Y14, Y15, Y14
+	VMULPD  Y6, Y2, Y15        // ru1·(vv·r1 − r3)
+	VSUBPD  Y8, Y15, Y15
+	VMULPD  Y15, Y0, Y15
+	VSUBPD  Y12, Y13, Y4       // −t2 + t3
+	VADDPD  Y13, Y12, Y12      // t2 + t3
+	FIFTH(Y12, X12)
+	VMOVAPD Y5, Y0
+	VMOVAPD Y14, Y1
+	VMOVAPD Y15, Y2
+	VMOVAPD Y4, Y3
+	RSTORE
+	ADDQ    $160, DI
+	ADDQ    $4, AX
+	JMP     txinvrLoop
+
+txinvrDone:
+	VZEROUPPER
+	RET
+
+// func spTzetarAVX2(rhs, u, us, vs, ws, qs, speed, ainv *float64, n int, k *spInvrConst, add bool)
+// tzetar at the first n points of a row (n a multiple of 4), then, with
+// add, u += rhs: k holds bt and c2iv.
+TEXT ·spTzetarAVX2(SB), NOSPLIT, $0-81
+	MOVQ rhs+0(FP), DI
+	MOVQ u+8(FP), SI
+	MOVQ us+16(FP), R9
+	MOVQ vs+24(FP), R10
+	MOVQ ws+32(FP), R11
+	MOVQ qs+40(FP), R12
+	MOVQ speed+48(FP), R13
+	MOVQ ainv+56(FP), R14
+	MOVQ n+64(FP), DX
+	MOVQ k+72(FP), CX
+	MOVB add+80(FP), BX
+	XORQ AX, AX
+
+tzetarLoop:
+	CMPQ        AX, DX
+	JGE         tzetarDone
+	RLOAD
+	VMOVSD      0(SI), X0          // uzik1 = u's first value
+	VMOVHPD     40(SI), X0, X0
+	VMOVSD      80(SI), X5
+	VMOVHPD     120(SI), X5, X5
+	VINSERTF128 $1, X5, Y0, Y0
+	VMOVUPD     (R9)(AX*8), Y1     // xvel
+	VMOVUPD     (R10)(AX*8), Y2    // yvel
+	VMOVUPD     (R11)(AX*8), Y3    // zvel
+	VMULPD      INVK1, Y0, Y10     // btuz = bt·uzik1
+	VMULPD      (R14)(AX*8), Y10, Y11 // t1 = btuz·acinv·(r4 + r5)
+	VADDPD      Y4, Y9, Y12
+	VMULPD      Y12, Y11, Y11
+	VADDPD      Y11, Y8, Y12       // t2 = r3 + t1
+	VSUBPD      Y4, Y9, Y13        // t3 = btuz·(r4 − r5)
+	VMULPD      Y13, Y10, Y13
+	VXORPD      INVSIGN, Y0, Y14   // −uzik1·r2 + xvel·t2
+	VMULPD      Y7, Y14, Y14
+	VMULPD      Y12, Y1, Y15
+	VADDPD      Y15, Y14, Y14
+	VMULPD      Y6, Y0, Y15        // uzik1·r1 + yvel·t2
+	VMULPD      Y12, Y2, Y5
+	VADDPD      Y5, Y15, Y15
+	VMULPD      Y12, Y3, Y5        // zvel·t2 + t3
+	VADDPD      Y13, Y5, Y5
+	VXORPD      INVSIGN, Y1, Y9    // uzik1·(−xvel·r2 + yvel·r1) + qs·t2 + c2iv·ac²·t1 + zvel·t3
+	VMULPD      Y7, Y9, Y9
+	VMULPD      Y6, Y2, Y8
+	VADDPD      Y8, Y9, Y9
+	VMULPD      Y9, Y0, Y9
+	VMULPD      (R12)(AX*8), Y12, Y8
+	VADDPD      Y8, Y9, Y9
+	VMOVUPD     (R13)(AX*8), Y8
+	VMULPD      Y8, Y8, Y8
+	VMULPD      INVK2, Y8, Y8
+	VMULPD      Y11, Y8, Y8
+	VADDPD      Y8, Y9, Y9
+	VMULPD      Y13, Y3, Y8
+	VADDPD      Y8, Y9, Y9
+	FIFTH(Y9, X9)
+	TESTB       BX, BX
+	JEQ         tzetarRows
+	VMOVSD      32(SI), X8         // u's fifth values += r5′
+	VADDSD      X9, X8, X8
+	VMOVSD      X8, 32(SI)
+	VUNPCKHPD   X9, X9, X10
+	VMOVSD      72(SI), X8
+	VADDSD      X10, X8, X8
+	VMOVSD      X8, 72(SI)
+	VEXTRACTF128 $1, Y9, X9
+	VMOVSD      112(SI), X8
+	VADDSD      X9, X8, X8
+	VMOVSD      X8, 112(SI)
+	VUNPCKHPD   X9, X9, X10
+	VMOVSD      152(SI), X8
+	VADDSD      X10, X8, X8
+	VMOVSD      X8, 152(SI)
+
+tzetarRows:
+	VMOVAPD Y12, Y0
+	VMOVAPD Y14, Y1
+	VMOVAPD Y15, Y2
+	VMOVAPD Y5, Y3
+	RSTORE
+	TESTB   BX, BX
+	JEQ     tzetarNext
+	VADDPD  0(SI), Y6, Y6      // u's values 1..4 += r1′..r4′
+	VMOVUPD Y6, 0(SI)
+	VADDPD  40(SI), Y7, Y7
+	VMOVUPD Y7, 40(SI)
+	VADDPD  80(SI), Y8, Y8
+	VMOVUPD Y8, 80(SI)
+	VADDPD  120(SI), Y9, Y9
+	VMOVUPD Y9, 120(SI)
+
+tzetarNext:
+	ADDQ $160, DI
+	ADDQ $160, SI
+	ADDQ $4, AX
+	JMP  tzetarLoop
+
+tzetarDone:
+	VZEROUPPER
+	RET

@@ -22,3 +22,9 @@ func spGatherRow(xq, rhs []float64, rq, srA, full int) int { return 0 }
 
 // spScatterRow copies no blocks: spScatter's Go loop copies them all.
 func spScatterRow(rhs, xq []float64, rq, srA, full int) int { return 0 }
+
+// spTxinvrLanes does none of txinvr's points.
+func spTxinvrLanes(row spRow, t *spInvrConst) int { return 0 }
+
+// spTzetarLanes does none of tzetar's points.
+func spTzetarLanes(row spRow, t *spInvrConst, add bool) int { return 0 }
