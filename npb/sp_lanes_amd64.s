@@ -17,6 +17,19 @@
 	VSUBPD  Y7, Y8, Y8 \
 	VMOVUPD Y8, m
 
+// INVARGS loads the arguments that spTxinvrAVX2 and spTzetarAVX2 share
+// (below): the derived fields' rows into R9-R14, n into DX, the table
+// into CX.
+#define INVARGS \
+	MOVQ us+16(FP), R9 \
+	MOVQ vs+24(FP), R10 \
+	MOVQ ws+32(FP), R11 \
+	MOVQ qs+40(FP), R12 \
+	MOVQ speed+48(FP), R13 \
+	MOVQ ainv+56(FP), R14 \
+	MOVQ n+64(FP), DX \
+	MOVQ k+72(FP), CX
+
 // func spEliminateStepAVX2(rows, x, u *float64, sl, sx, nb int, two bool)
 TEXT ·spEliminateStepAVX2(SB), NOSPLIT, $0-49
 	MOVQ rows+0(FP), DI
@@ -382,14 +395,7 @@ scatterLoop:
 TEXT ·spTxinvrAVX2(SB), NOSPLIT, $0-80
 	MOVQ rhs+0(FP), DI
 	MOVQ rho+8(FP), R8
-	MOVQ us+16(FP), R9
-	MOVQ vs+24(FP), R10
-	MOVQ ws+32(FP), R11
-	MOVQ qs+40(FP), R12
-	MOVQ speed+48(FP), R13
-	MOVQ ainv+56(FP), R14
-	MOVQ n+64(FP), DX
-	MOVQ k+72(FP), CX
+	INVARGS
 	XORQ AX, AX
 
 txinvrLoop:
@@ -448,14 +454,7 @@ txinvrDone:
 TEXT ·spTzetarAVX2(SB), NOSPLIT, $0-81
 	MOVQ rhs+0(FP), DI
 	MOVQ u+8(FP), SI
-	MOVQ us+16(FP), R9
-	MOVQ vs+24(FP), R10
-	MOVQ ws+32(FP), R11
-	MOVQ qs+40(FP), R12
-	MOVQ speed+48(FP), R13
-	MOVQ ainv+56(FP), R14
-	MOVQ n+64(FP), DX
-	MOVQ k+72(FP), CX
+	INVARGS
 	MOVB add+80(FP), BX
 	XORQ AX, AX
 
