@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "lanes_amd64.h"
 
 // adiDerived's loop over a row of points (adi_rhs.go), four points at a
 // time, one in each lane of an AVX2 vector, in the Go loop's order of
@@ -11,23 +12,12 @@ DATA  adiHalfOne<>+0(SB)/8, $0.5
 DATA  adiHalfOne<>+8(SB)/8, $1.0
 GLOBL adiHalfOne<>(SB), RODATA|NOPTR, $16
 
-// LOADU(off, y, x) sets y to the values at off of the four points from SI
-// (five values a point).
-#define LOADU(off, y, x) \
-	VMOVSD      off(SI), x \
-	VMOVHPD     off+40(SI), x, x \
-	VMOVSD      off+80(SI), X15 \
-	VMOVHPD     off+120(SI), X15, X15 \
-	VINSERTF128 $1, X15, y, y
+// LOADU(off, y, x) sets y to the values at off of the four points from SI.
+#define LOADU(off, y, x) LOADP(SI, off, y, x)
 
 // PACK(y, x, off) stores y at off of the four points' packed fields from
 // DI (adiPacked = 6 values a point).
-#define PACK(y, x, off) \
-	VMOVSD       x, off(DI) \
-	VMOVHPD      x, off+48(DI) \
-	VEXTRACTF128 $1, y, X15 \
-	VMOVSD       X15, off+96(DI) \
-	VMOVHPD      X15, off+144(DI)
+#define PACK(y, x, off) STOREP(DI, y, x, off, 48, X15)
 
 // func adiDerivedAVX2(u, pk, rhoI, us, vs, ws, qs, speed, ainv *float64, n int, c1c2 float64)
 // The first n points of a row (n a multiple of 4); speed and ainv nil for

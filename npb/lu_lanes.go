@@ -88,7 +88,7 @@ type luLaneTables struct {
 	n [2][3]luLaneConst
 }
 
-func (t *luLaneConst) set(i int, v float64) { t[i] = [4]float64{v, v, v, v} }
+func (t *luLaneConst) set(i int, v float64) { t[i] = lanes4(v) }
 
 // newLULaneTables lays out k's constants for the assembly. Each is the
 // number that luJac* forms or reads (c2·0.50 is k.c2*0.50 as luJacX

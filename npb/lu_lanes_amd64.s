@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "lanes_amd64.h"
 
 // LU's blocks of four consecutive points of a line (lu_lanes.go), point p
 // in lane p of every vector: the operations of luJacD, luJacX, luJacY and
@@ -67,25 +68,11 @@
 #define TY1C1345 1568
 #define TZ1C1345 1600
 
-// LOADP(b, off, y, x) sets y to the values at off of the four points
-// from b on (value m of a point at 8m, a point 40 bytes).
-#define LOADP(b, off, y, x) \
-	VMOVSD      off(b), x \
-	VMOVHPD     off+40(b), x, x \
-	VMOVSD      off+80(b), X15 \
-	VMOVHPD     off+120(b), X15, X15 \
-	VINSERTF128 $1, X15, y, y
-
 // LOADW(off, y, x) is LOADP of the points of u.
 #define LOADW(off, y, x) LOADP(SI, off, y, x)
 
 // STORE4(y, x, off, st) stores lane p of y at off + p·st of out.
-#define STORE4(y, x, off, st) \
-	VMOVSD       x, off(DI) \
-	VMOVHPD      x, off+st(DI) \
-	VEXTRACTF128 $1, y, X15 \
-	VMOVSD       X15, off+st+st(DI) \
-	VMOVHPD      X15, off+st+st+st(DI)
+#define STORE4(y, x, off, st) STOREP(DI, y, x, off, st, X15)
 
 // STOREN(e) stores Y8 as entry e of the four neighbour blocks (200 bytes
 // each).

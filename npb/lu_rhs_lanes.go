@@ -12,7 +12,7 @@ type luViscLanes struct {
 }
 
 func newLUViscLanes(c *luRhsDir) *luViscLanes {
-	l := &luViscLanes{visc: [4]float64{c.visc, c.visc, c.visc, c.visc}, two: [4]float64{2, 2, 2, 2}}
+	l := &luViscLanes{visc: lanes4(c.visc), two: lanes4(2)}
 	for k := range 5 {
 		for lane := range 4 {
 			m := (4*k + lane) % 5
@@ -47,6 +47,7 @@ type luFluxConst struct {
 	c1, c2     [4]float64 // luC1, luC2
 }
 
+// lanes4 is v in each of four lanes.
 func lanes4(v float64) [4]float64 { return [4]float64{v, v, v, v} }
 
 // newLUFluxConst lays out c's constants for the direction whose momentum

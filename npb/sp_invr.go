@@ -197,5 +197,5 @@ type spInvrConst [3][4]float64
 
 func newSPInvrConst(a, b float64) *spInvrConst {
 	z := math.Copysign(0, -1)
-	return &spInvrConst{{a, a, a, a}, {b, b, b, b}, {z, z, z, z}}
+	return &spInvrConst{lanes4(a), lanes4(b), lanes4(z)}
 }

@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "lanes_amd64.h"
 
 // spEliminateStepAVX2 is spEliminateStepGo (sp_lanes.go) with the four
 // lanes of a block in one vector: the same operations in the same order,
@@ -373,12 +374,7 @@ scatterLoop:
 
 // FIFTH(y, x) stores y's lanes as the four points' fifth values at DI,
 // through X13.
-#define FIFTH(y, x) \
-	VMOVSD       x, 32(DI) \
-	VMOVHPD      x, 72(DI) \
-	VEXTRACTF128 $1, y, X13 \
-	VMOVSD       X13, 112(DI) \
-	VMOVHPD      X13, 152(DI)
+#define FIFTH(y, x) STOREP(DI, y, x, 32, 40, X13)
 
 // RSTORE stores Y0-Y3 as the four points' values 1..4 at DI (through
 // TRANSPOSE4: the points' rows end in Y6-Y9).
