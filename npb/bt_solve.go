@@ -18,6 +18,8 @@ package npb
 // with zero off-diagonal neighbours, which changes no value.
 
 import (
+	"unsafe"
+
 	"github.com/rhinet-go/martini/mpi"
 )
 
@@ -31,9 +33,13 @@ type btSolver struct {
 	// point q of line l at l·size[d] + q, so that both sweeps walk it
 	// forward or backward through memory.
 	lhsc [][]btBlock
-	// lineC holds the C′ blocks of one line of the last cell on an axis,
+	// lineC holds the C′ blocks of a line of the last cell on an axis,
 	// which is back-substituted as soon as it is eliminated.
 	lineC []btBlock
+	// lanes solves along btGroupLines lines at once, or is nil; group
+	// holds the lines of eachGroup.
+	lanes btLaneSolver
+	group [btGroupLines]btLine
 	// pointOps is btOps's operations of one step per grid point, which
 	// the step's phases declare in shares.
 	pointOps adiOps
@@ -57,6 +63,7 @@ func btNewSolver(comm *mpi.Comm, g *adiGrid, k *adiConsts) *btSolver {
 	}
 	n := g.maxSize()
 	s.lineC = make([]btBlock, n)
+	s.lanes = btNewLanes(k, n)
 	for d := range 3 {
 		s.fj[d] = make([]btBlock, n+2)
 		s.nj[d] = make([]btBlock, n+2)
@@ -80,27 +87,111 @@ func (s *btSolver) lineBlocks(ci, d, line int) []btBlock {
 	return s.lhsc[ci][line*n:][:n]
 }
 
+// groupBlocks returns the C′ blocks of the lines of g along axis d in
+// cell ci, one line after the other: with the lanes, one btLaneBlock a
+// position instead (btLaneView).
+func (s *btSolver) groupBlocks(ci, d int, g []btLine) []btBlock {
+	n := s.g.cells[ci].size[d]
+	return s.lhsc[ci][g[0].line*n:][:len(g)*n]
+}
+
+// inLanes reports whether the lines of g are solved in the lanes.
+func (s *btSolver) inLanes(g []btLine) bool {
+	return len(g) == btGroupLines && s.lanes != nil && s.lanes.on()
+}
+
 // forward eliminates along axis d in cell ci (x_solve_cell); in holds the
 // predecessor's C′ and r′ of each line unless the cell is first on the
 // axis.
 func (s *btSolver) forward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
-	adiLineIter(c, d, func(line, pu, pa, pr int) {
-		s.eliminate(c, d, pu, pa, pr, s.lineBlocks(ci, d, line), btLineIn(in, line))
+	n := c.size[d]
+	s.eachGroup(c, d, func(g []btLine) {
+		cs := s.groupBlocks(ci, d, g)
+		if s.inLanes(g) {
+			s.lanes.eliminate(c, d, g, cs, in)
+			return
+		}
+		for i, l := range g {
+			s.eliminate(c, d, l.pu, l.pa, l.pr, cs[i*n:][:n], btLineIn(in, l.line))
+		}
 	})
 	s.pointOps.declare(btShareForward, c.points())
 }
 
 // solveLast eliminates and back-substitutes along axis d in cell ci, the
-// last on the axis, one line at a time.
+// last on the axis, a group of lines at a time.
 func (s *btSolver) solveLast(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
 	cs := s.lineC[:c.size[d]]
-	adiLineIter(c, d, func(line, pu, pa, pr int) {
-		s.eliminate(c, d, pu, pa, pr, cs, btLineIn(in, line))
-		btSubstitute(c, d, pr, cs, nil)
+	s.eachGroup(c, d, func(g []btLine) {
+		if s.inLanes(g) {
+			s.lanes.solve(c, d, g, in)
+			return
+		}
+		for _, l := range g {
+			s.eliminate(c, d, l.pu, l.pa, l.pr, cs, btLineIn(in, l.line))
+			btSubstitute(c, d, l.pr, cs, nil)
+		}
 	})
 	s.pointOps.declare(btShareForward+btShareBackward, c.points())
+}
+
+// btGroupLines is the number of lines that btLaneSolver solves along at
+// once.
+const btGroupLines = 4
+
+// btLaneBlock holds entry 5·row + column of the blocks of btGroupLines
+// lines at one position, lane l the block of line l.
+type btLaneBlock [25][btGroupLines]float64
+
+// btLaneVec holds value i of btGroupLines vectors.
+type btLaneVec [5][btGroupLines]float64
+
+// btLaneView returns the C′ blocks of a group of lines that btLaneSolver
+// eliminated, cs as groupBlocks returns it, a btLaneBlock a position.
+func btLaneView(cs []btBlock) []btLaneBlock {
+	return unsafe.Slice((*btLaneBlock)(unsafe.Pointer(&cs[0])), len(cs)/btGroupLines)
+}
+
+// btLine is a line of a cell: its number in adiLineIter's order and its
+// point 0 in u, the derived fields and rhs.
+type btLine struct{ line, pu, pa, pr int }
+
+// btLaneSolver solves along btGroupLines lines of a cell at once
+// (bt_lanes_amd64.go), as btSolver does along each.
+type btLaneSolver interface {
+	// on reports whether the lanes are in use (not where the tests have
+	// turned the assembly off).
+	on() bool
+	// eliminate is btSolver.eliminate along the lines of g, leaving
+	// their C′ blocks in cs (groupBlocks) as btLaneView reads them.
+	eliminate(c *adiCell, d int, g []btLine, cs []btBlock, in []float64)
+	// substitute is btSubstitute along the lines of g, whose C′ blocks
+	// eliminate left in cs; next holds the solution at the point after
+	// the cell of each line of the cell.
+	substitute(c *adiCell, d int, g []btLine, cs []btBlock, next []float64)
+	// solve is eliminate and substitute along the lines of g, in the
+	// last cell on axis d, keeping no C′ blocks.
+	solve(c *adiCell, d int, g []btLine, in []float64)
+}
+
+// eachGroup calls f with the lines along axis d of cell c in the order
+// of adiLineIter, btGroupLines at a time; the last group may be shorter.
+// g lies in s.group, which f must not keep.
+func (s *btSolver) eachGroup(c *adiCell, d int, f func(g []btLine)) {
+	g := &s.group
+	n := 0
+	adiLineIter(c, d, func(line, pu, pa, pr int) {
+		g[n] = btLine{line, pu, pa, pr}
+		if n++; n == len(g) {
+			f(g[:])
+			n = 0
+		}
+	})
+	if n > 0 {
+		f(g[:n])
+	}
 }
 
 // btLineIn returns line's part of the forward message in, or nil.
@@ -153,25 +244,51 @@ func (s *btSolver) sendForward(c *adiCell, ci, d int) error {
 	if err != nil {
 		return err
 	}
-	_, _, sr := adiAxisStrides(c, d)
-	q := c.size[d] - 1
-	adiLineIter(c, d, func(line, _, _, pr int) {
-		m := send[line*btFwdWords:][:btFwdWords]
-		blk := &s.lineBlocks(ci, d, line)[q]
-		for r := range 5 {
-			copy(m[5*r:5*r+5], blk[r][:])
-		}
-		copy(m[25:30], c.rhs[pr+q*sr:][:5])
-	})
+	s.packForward(c, ci, d, send)
 	return s.post(adiLines(c, d)*btFwdWords, s.g.succ[d], btMessages.fwdTag+d)
+}
+
+// packForward puts the C′ and r′ of the last point of every line of cell
+// ci along axis d into send, btFwdWords values a line.
+func (s *btSolver) packForward(c *adiCell, ci, d int, send []float64) {
+	_, _, sr := adiAxisStrides(c, d)
+	n := c.size[d]
+	q := n - 1
+	s.eachGroup(c, d, func(g []btLine) {
+		cs := s.groupBlocks(ci, d, g)
+		lanes := s.inLanes(g)
+		for i, l := range g {
+			m := send[l.line*btFwdWords:][:btFwdWords]
+			if lanes {
+				blk := &btLaneView(cs)[q]
+				for e := range 25 {
+					m[e] = blk[e][i]
+				}
+			} else {
+				blk := &cs[i*n+q]
+				for r := range 5 {
+					copy(m[5*r:5*r+5], blk[r][:])
+				}
+			}
+			copy(m[25:30], c.rhs[l.pr+q*sr:][:5])
+		}
+	})
 }
 
 // backward back-substitutes along axis d in cell ci (x_backsubstitute);
 // in holds the successor's solution at its first point of each line.
 func (s *btSolver) backward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
-	adiLineIter(c, d, func(line, _, _, pr int) {
-		btSubstitute(c, d, pr, s.lineBlocks(ci, d, line), (*[5]float64)(in[line*btBackWords:]))
+	n := c.size[d]
+	s.eachGroup(c, d, func(g []btLine) {
+		cs := s.groupBlocks(ci, d, g)
+		if s.inLanes(g) {
+			s.lanes.substitute(c, d, g, cs, in)
+			return
+		}
+		for i, l := range g {
+			btSubstitute(c, d, l.pr, cs[i*n:][:n], (*[5]float64)(in[l.line*btBackWords:]))
+		}
 	})
 	s.pointOps.declare(btShareBackward, c.points())
 }

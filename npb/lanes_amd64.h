@@ -20,3 +20,15 @@
 	VEXTRACTF128 $1, y, t \
 	VMOVSD       t, off+st+st(b) \
 	VMOVHPD      t, off+st+st+st(b)
+
+// TRANSPOSE4 transposes the 4×4 block of doubles in Y0-Y3 (row r in Yr)
+// into Y6-Y9 (column c in Y(6+c)), through Y10-Y13.
+#define TRANSPOSE4 \
+	VUNPCKLPD  Y1, Y0, Y10 \
+	VUNPCKHPD  Y1, Y0, Y11 \
+	VUNPCKLPD  Y3, Y2, Y12 \
+	VUNPCKHPD  Y3, Y2, Y13 \
+	VPERM2F128 $0x20, Y12, Y10, Y6 \
+	VPERM2F128 $0x20, Y13, Y11, Y7 \
+	VPERM2F128 $0x31, Y12, Y10, Y8 \
+	VPERM2F128 $0x31, Y13, Y11, Y9
