@@ -179,15 +179,7 @@ func adiSetExact(g *adiGrid, k *adiConsts) {
 // right-hand side at the exact solution vanishes to rounding, while at the
 // initial field it does not.
 func TestADISteadyState(t *testing.T) {
-	gp := [3]int{12, 12, 12}
-	g, err := adiNewGrid(gp, 1, 0, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := adiNewConsts(gp, 0.01)
-	adiInitialize(g, k, btGhost)
-	adiExactRHS(g, k)
-	adiRHS(g, k, nil)
+	g, k := adiTestGrid(t, [3]int{12, 12, 12}, 1, false, 0.01)
 	initial := adiMaxAbs(g.cells[0].rhs)
 	if initial < 1e-4 {
 		t.Fatalf("right-hand side at the initial field: max %g, want a clear residual", initial)
@@ -226,4 +218,25 @@ func TestADIStepAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(3, func() { sp.step() }); n != 0 {
 		t.Errorf("SP: %v allocations per step", n)
 	}
+}
+
+// adiTestGrid returns the grid of gp points of process 0 of np, for SP
+// where sp is set, else for BT, with time step dt, at its initial field,
+// with the forcing and the derived fields and the right-hand side
+// computed.
+func adiTestGrid(t *testing.T, gp [3]int, np int, sp bool, dt float64) (*adiGrid, *adiConsts) {
+	t.Helper()
+	g, err := adiNewGrid(gp, np, 0, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := adiNewConsts(gp, dt)
+	ghost := btGhost
+	if sp {
+		ghost = spGhost
+	}
+	adiInitialize(g, k, ghost)
+	adiExactRHS(g, k)
+	adiRHS(g, k, nil)
+	return g, k
 }

@@ -328,6 +328,24 @@ TEXT ·btMatMulSubLanes(SB), NOSPLIT, $0-24
 	VSUBPD  Y2, Y3, Y3 \
 	VMOVUPD Y3, E(q, k)(BX)
 
+// ELIM0(q), ELIM1(q) and ELIM2(q) are the updates of row q at steps 0,
+// 1 and 2: its entries right of the pivot's column.
+#define ELIM0(q) \
+	UPDATE(q, 0, 1) \
+	UPDATE(q, 0, 2) \
+	ELIM1P(q, 0)
+
+#define ELIM1(q) \
+	UPDATE(q, 1, 2) \
+	ELIM1P(q, 1)
+
+#define ELIM2(q) ELIM1P(q, 2)
+
+// ELIM1P(q, p) updates entries 3 and 4 of row q at step p.
+#define ELIM1P(q, p) \
+	UPDATE(q, p, 3) \
+	UPDATE(q, p, 4)
+
 // COLSTEP(p, xp, x1, q1, x2, q2, x3, q3, x4, q4) is step p of
 // btEliminateColumn on the column in Y0-Y4 (xp the register of value p,
 // x1..x4 those of the others, q1..q4 their rows), f at BX.
@@ -375,49 +393,25 @@ TEXT ·btBinvCRHSLanes(SB), NOSPLIT, $0-24
 	SCALE(0, 2)
 	SCALE(0, 3)
 	SCALE(0, 4)
-	UPDATE(1, 0, 1)
-	UPDATE(1, 0, 2)
-	UPDATE(1, 0, 3)
-	UPDATE(1, 0, 4)
-	UPDATE(2, 0, 1)
-	UPDATE(2, 0, 2)
-	UPDATE(2, 0, 3)
-	UPDATE(2, 0, 4)
-	UPDATE(3, 0, 1)
-	UPDATE(3, 0, 2)
-	UPDATE(3, 0, 3)
-	UPDATE(3, 0, 4)
-	UPDATE(4, 0, 1)
-	UPDATE(4, 0, 2)
-	UPDATE(4, 0, 3)
-	UPDATE(4, 0, 4)
+	ELIM0(1)
+	ELIM0(2)
+	ELIM0(3)
+	ELIM0(4)
 	PIVOT(1)
 	SCALE(1, 2)
 	SCALE(1, 3)
 	SCALE(1, 4)
-	UPDATE(0, 1, 2)
-	UPDATE(0, 1, 3)
-	UPDATE(0, 1, 4)
-	UPDATE(2, 1, 2)
-	UPDATE(2, 1, 3)
-	UPDATE(2, 1, 4)
-	UPDATE(3, 1, 2)
-	UPDATE(3, 1, 3)
-	UPDATE(3, 1, 4)
-	UPDATE(4, 1, 2)
-	UPDATE(4, 1, 3)
-	UPDATE(4, 1, 4)
+	ELIM1(0)
+	ELIM1(2)
+	ELIM1(3)
+	ELIM1(4)
 	PIVOT(2)
 	SCALE(2, 3)
 	SCALE(2, 4)
-	UPDATE(0, 2, 3)
-	UPDATE(0, 2, 4)
-	UPDATE(1, 2, 3)
-	UPDATE(1, 2, 4)
-	UPDATE(3, 2, 3)
-	UPDATE(3, 2, 4)
-	UPDATE(4, 2, 3)
-	UPDATE(4, 2, 4)
+	ELIM2(0)
+	ELIM2(1)
+	ELIM2(3)
+	ELIM2(4)
 	PIVOT(3)
 	SCALE(3, 4)
 	UPDATE(0, 3, 4)

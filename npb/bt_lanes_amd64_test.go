@@ -180,14 +180,7 @@ func TestBTSolveLanes(t *testing.T) {
 // processes drawn at random, and returns the forward messages and the
 // right-hand sides.
 func btLaneRun(t *testing.T, gp [3]int, np int) []float64 {
-	g, err := adiNewGrid(gp, np, 0, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := adiNewConsts(gp, 0.01)
-	adiInitialize(g, k, btGhost)
-	adiExactRHS(g, k)
-	adiRHS(g, k, nil)
+	g, k := adiTestGrid(t, gp, np, false, 0.01)
 	s := btNewSolver(nil, g, k)
 	rng := rand.New(rand.NewPCG(5, 6))
 	random := func(n int) []float64 {

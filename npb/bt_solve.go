@@ -105,18 +105,30 @@ func (s *btSolver) inLanes(g []btLine) bool {
 // axis.
 func (s *btSolver) forward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
+	s.eachGroupBlocks(ci, d, func(g []btLine, cs []btBlock) {
+		s.lanes.eliminate(c, d, g, cs, in)
+	}, func(l btLine, cs []btBlock) {
+		s.eliminate(c, d, l.pu, l.pa, l.pr, cs, btLineIn(in, l.line))
+	})
+	s.pointOps.declare(btShareForward, c.points())
+}
+
+// eachGroupBlocks calls lanes with each group of lines along axis d in
+// cell ci that the lanes solve along, and line with each line of the
+// other groups, each with its C′ blocks (groupBlocks; a line's own).
+func (s *btSolver) eachGroupBlocks(ci, d int, lanes func(g []btLine, cs []btBlock), line func(l btLine, cs []btBlock)) {
+	c := &s.g.cells[ci]
 	n := c.size[d]
 	s.eachGroup(c, d, func(g []btLine) {
 		cs := s.groupBlocks(ci, d, g)
 		if s.inLanes(g) {
-			s.lanes.eliminate(c, d, g, cs, in)
+			lanes(g, cs)
 			return
 		}
 		for i, l := range g {
-			s.eliminate(c, d, l.pu, l.pa, l.pr, cs[i*n:][:n], btLineIn(in, l.line))
+			line(l, cs[i*n:][:n])
 		}
 	})
-	s.pointOps.declare(btShareForward, c.points())
 }
 
 // solveLast eliminates and back-substitutes along axis d in cell ci, the
@@ -252,25 +264,24 @@ func (s *btSolver) sendForward(c *adiCell, ci, d int) error {
 // ci along axis d into send, btFwdWords values a line.
 func (s *btSolver) packForward(c *adiCell, ci, d int, send []float64) {
 	_, _, sr := adiAxisStrides(c, d)
-	n := c.size[d]
-	q := n - 1
-	s.eachGroup(c, d, func(g []btLine) {
-		cs := s.groupBlocks(ci, d, g)
-		lanes := s.inLanes(g)
+	q := c.size[d] - 1
+	line := func(l btLine) []float64 {
+		m := send[l.line*btFwdWords:][:btFwdWords]
+		copy(m[25:30], c.rhs[l.pr+q*sr:][:5])
+		return m
+	}
+	s.eachGroupBlocks(ci, d, func(g []btLine, cs []btBlock) {
+		blk := &btLaneView(cs)[q]
 		for i, l := range g {
-			m := send[l.line*btFwdWords:][:btFwdWords]
-			if lanes {
-				blk := &btLaneView(cs)[q]
-				for e := range 25 {
-					m[e] = blk[e][i]
-				}
-			} else {
-				blk := &cs[i*n+q]
-				for r := range 5 {
-					copy(m[5*r:5*r+5], blk[r][:])
-				}
+			m := line(l)
+			for e := range 25 {
+				m[e] = blk[e][i]
 			}
-			copy(m[25:30], c.rhs[l.pr+q*sr:][:5])
+		}
+	}, func(l btLine, cs []btBlock) {
+		m := line(l)
+		for r := range 5 {
+			copy(m[5*r:5*r+5], cs[q][r][:])
 		}
 	})
 }
@@ -279,16 +290,10 @@ func (s *btSolver) packForward(c *adiCell, ci, d int, send []float64) {
 // in holds the successor's solution at its first point of each line.
 func (s *btSolver) backward(ci, d int, in []float64) {
 	c := &s.g.cells[ci]
-	n := c.size[d]
-	s.eachGroup(c, d, func(g []btLine) {
-		cs := s.groupBlocks(ci, d, g)
-		if s.inLanes(g) {
-			s.lanes.substitute(c, d, g, cs, in)
-			return
-		}
-		for i, l := range g {
-			btSubstitute(c, d, l.pr, cs[i*n:][:n], (*[5]float64)(in[l.line*btBackWords:]))
-		}
+	s.eachGroupBlocks(ci, d, func(g []btLine, cs []btBlock) {
+		s.lanes.substitute(c, d, g, cs, in)
+	}, func(l btLine, cs []btBlock) {
+		btSubstitute(c, d, l.pr, cs, (*[5]float64)(in[l.line*btBackWords:]))
 	})
 	s.pointOps.declare(btShareBackward, c.points())
 }

@@ -25,15 +25,7 @@ func TestSPNine(t *testing.T) {
 // field, with the forcing and the derived fields computed.
 func spTestCell(t *testing.T, gp [3]int) (*adiGrid, *adiConsts) {
 	t.Helper()
-	g, err := adiNewGrid(gp, 1, 0, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := adiNewConsts(gp, 0.015)
-	adiInitialize(g, k, spGhost)
-	adiExactRHS(g, k)
-	adiRHS(g, k, nil)
-	return g, k
+	return adiTestGrid(t, gp, 1, true, 0.015)
 }
 
 // TestSPChangeOfVariables checks txinvr, ninvr, pinvr and tzetar against
