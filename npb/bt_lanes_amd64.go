@@ -4,15 +4,17 @@ package npb
 
 import "math"
 
-// BT's forward elimination for four lines at once, a line in each lane of
-// an AVX2 vector (bt_lanes_amd64.s). Along a line every point waits for
+// BT's line solves along four lines at once, a line in each lane of an
+// AVX2 vector (bt_lanes_amd64.s). Along a line every point waits for
 // the one before it, through a block solve (binvcrhs) whose divisions and
 // updates form a chain; the processor overlaps little of one point with
 // the next. Four lines of a cell are independent: in lanes, every
 // operation of the line solve, from the Jacobians to the block solve,
 // serves four points at the cost of one, each lane going through the Go
 // code's operations in their order, so that the results are bit for bit
-// those of a line at a time.
+// those of a line at a time. The values go into the lanes and out by 4×4
+// transposes, a group's lines at once; the C′ blocks stay in the lane
+// layout between the forward and the backward sweep.
 
 // btJacLaneConsts are the constants of btJacobians for one direction, in
 // every lane (bt_lanes_amd64.s reads them by position): 1, c2, c2·2,
@@ -75,8 +77,8 @@ func btScatterLanes(p0, p1, p2, p3 *float64, src *btLaneVec, stride, n int)
 //go:noescape
 func btGatherPairLanes(dst *[2][btGroupLines]float64, a, b *float64, o0, o1, o2, o3, stride, n int)
 
-// btLanes is the lane form of a solver's forward elimination, with its
-// own work space.
+// btLanes is the lane form of a solver's line solves (btLaneSolver), with
+// its own work space.
 type btLanes struct {
 	jac [3]btJacLaneConsts
 	blk [3]btBlockLaneConsts
@@ -99,9 +101,8 @@ type btLanes struct {
 	rIn btLaneVec
 }
 
-// btNewLanes returns the lane form of the forward elimination for lines
-// of up to n points with the constants k, or nil where the CPU lacks
-// AVX2.
+// btNewLanes returns the lane form of the line solves for lines of up to
+// n points with the constants k, or nil where the CPU lacks AVX2.
 func btNewLanes(k *adiConsts, n int) btLaneSolver {
 	if !adiUseAVX2 {
 		return nil
@@ -207,7 +208,8 @@ func (w *btLanes) backward(cs []btLaneBlock, next *btLaneVec) {
 
 // forward eliminates along the lines of g, leaving their C′ blocks in cs
 // and r′ in w.r, position lo at index 0, and returns the lines' rhs at
-// position lo.
+// position lo. A cell has at least 3 points along each axis
+// (adiNewGrid), so every line has a point to update.
 func (w *btLanes) forward(c *adiCell, d int, g []btLine, cs []btLaneBlock, in []float64) (pr [btGroupLines]*float64) {
 	g = g[:btGroupLines]
 	lo, hi := c.interior(d)

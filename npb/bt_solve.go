@@ -31,7 +31,8 @@ type btSolver struct {
 	// lhsc[c] holds cell c's eliminated super-diagonal blocks C′ between
 	// the forward and the backward sweep, line after line: along axis d,
 	// point q of line l at l·size[d] + q, so that both sweeps walk it
-	// forward or backward through memory.
+	// forward or backward through memory; a group of lines that the
+	// lanes solve along holds them as btLaneView reads them instead.
 	lhsc [][]btBlock
 	// lineC holds the C′ blocks of a line of the last cell on an axis,
 	// which is back-substituted as soon as it is eliminated.
@@ -79,13 +80,6 @@ var btMessages = adiMessages{name: "bt", fwdTag: 200, backTag: 210, fwdWords: bt
 // solve runs the line solves along axis d over all cells (x_solve,
 // y_solve or z_solve).
 func (s *btSolver) solve(d int) error { return s.run(s.g, s, btMessages, d, nil) }
-
-// lineBlocks returns the C′ blocks of line number line along axis d in
-// cell ci, indexed by position.
-func (s *btSolver) lineBlocks(ci, d, line int) []btBlock {
-	n := s.g.cells[ci].size[d]
-	return s.lhsc[ci][line*n:][:n]
-}
 
 // groupBlocks returns the C′ blocks of the lines of g along axis d in
 // cell ci, one line after the other: with the lanes, one btLaneBlock a
