@@ -182,6 +182,9 @@ func TestBTSolveLanes(t *testing.T) {
 func btLaneRun(t *testing.T, gp [3]int, np int) []float64 {
 	g, k := adiTestGrid(t, gp, np, false, 0.01)
 	s := btNewSolver(nil, g, k)
+	if lanes := s.inLanes(make([]btLine, btGroupLines)); lanes != adiUseAVX2 {
+		t.Fatalf("a whole group in the lanes: %v, with the assembly %v", lanes, adiUseAVX2)
+	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	random := func(n int) []float64 {
 		v := make([]float64, n)
