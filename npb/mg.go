@@ -128,6 +128,29 @@ func (s *mgState) psinv(k int) error {
 	return s.comm.comm3From(s.u[k], k, wrap)
 }
 
+// smooth is resid(k, s.u[k], v, s.r[k]) then psinv(k), the V-cycle's
+// step on the way up, in one pass over the level (mg_smooth.go); the
+// exchanges of r's and u's ghosts are resid's and psinv's.
+func (s *mgState) smooth(k int, v []float64) error {
+	l := &s.g.lev[k]
+	if l.dead || l.n[0] < 3 || l.n[1] < 3 || l.n[2] < 3 {
+		if err := s.resid(k, s.u[k], v, s.r[k]); err != nil {
+			return err
+		}
+		return s.psinv(k)
+	}
+	wrap := s.comm.wraps(k)
+	u, r := s.u[k], s.r[k]
+	mgResidShell(u, v, r, l.n, &s.a, wrap)
+	s.declare(mgResidOps, l.interior())
+	if err := s.comm.comm3From(r, k, wrap); err != nil {
+		return err
+	}
+	mgResidPsinvSweep(u, v, r, l.n, &s.a, &s.c, wrap)
+	s.declare(mgPsinvOps, l.interior())
+	return s.comm.comm3From(u, k, wrap)
+}
+
 // rprj3 restricts the residual of level k onto level k−1.
 func (s *mgState) rprj3(k int) error {
 	j := k - 1
@@ -163,20 +186,14 @@ func (s *mgState) mg3P() error {
 		if err := s.interp(k); err != nil {
 			return err
 		}
-		if err := s.resid(k, s.u[k], s.r[k], s.r[k]); err != nil {
-			return err
-		}
-		if err := s.psinv(k); err != nil {
+		if err := s.smooth(k, s.r[k]); err != nil {
 			return err
 		}
 	}
 	if err := s.interp(lt); err != nil {
 		return err
 	}
-	if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
-		return err
-	}
-	return s.psinv(lt)
+	return s.smooth(lt, s.v)
 }
 
 // norm2u3 returns the L2 norm and the largest magnitude of r on the

@@ -32,16 +32,9 @@ func mgResid(u, v, r []float64, n [3]int, a *[4]float64, wrap bool) {
 	if n1 < 3 || n2 < 3 || n3 < 3 {
 		return
 	}
-	s2, s3 := n1, n1*n2
 	for i3 := 1; i3 < n3-1; i3++ {
 		for i2 := 1; i2 < n2-1; i2++ {
-			o := i2*s2 + i3*s3 // point (0, i2, i3)
-			mgResidLine(r[o:][:n1], v[o:][:n1], u[o:][:n1],
-				u[o-s2:][:n1], u[o+s2:][:n1], // (i2∓1, i3)
-				u[o-s3:][:n1], u[o+s3:][:n1], // (i2, i3∓1)
-				u[o-s2-s3:][:n1], u[o+s2-s3:][:n1], // (i2∓1, i3−1)
-				u[o-s2+s3:][:n1], u[o+s2+s3:][:n1], // (i2∓1, i3+1)
-				a)
+			mgResidSpan(u, v, r, n, a, i2, i3, 1, n1-2)
 		}
 		if wrap {
 			mgWrapPlane(r, n, i3)
@@ -49,28 +42,47 @@ func mgResid(u, v, r []float64, n [3]int, a *[4]float64, wrap bool) {
 	}
 }
 
+// mgResidSpan computes resid's r at the points lo..hi of the line
+// (i2, i3), 1 ≤ lo ≤ hi ≤ n1−2.
+func mgResidSpan(u, v, r []float64, n [3]int, a *[4]float64, i2, i3, lo, hi int) {
+	s2, s3 := n[0], n[0]*n[1]
+	o := lo - 1 + i2*s2 + i3*s3 // point (lo−1, i2, i3)
+	m := hi - lo + 3            // the span and a neighbour on each side
+	mgResidLine(r[o:][:m], v[o:][:m], u[o:][:m],
+		u[o-s2:][:m], u[o+s2:][:m], // (i2∓1, i3)
+		u[o-s3:][:m], u[o+s3:][:m], // (i2, i3∓1)
+		u[o-s2-s3:][:m], u[o+s2-s3:][:m], // (i2∓1, i3−1)
+		u[o-s2+s3:][:m], u[o+s2+s3:][:m], // (i2∓1, i3+1)
+		a)
+}
+
 // mgPsinv applies the smoother u = u + C·r on the interior of a level
 // (mg.f90's psinv; c(3) = 0 is left out as NPB does). The ghosts of u are
 // left to comm3; wrap fills those on axes 0 and 1 as in mgResid.
 func mgPsinv(r, u []float64, n [3]int, c *[4]float64, wrap bool) {
-	n1, n2, n3 := n[0], n[1], n[2]
-	if n1 < 3 || n2 < 3 || n3 < 3 {
+	if n[0] < 3 || n[1] < 3 || n[2] < 3 {
 		return
 	}
+	for i3 := 1; i3 < n[2]-1; i3++ {
+		mgPsinvPlane(r, u, n, c, wrap, i3)
+	}
+}
+
+// mgPsinvPlane is mgPsinv on the interior plane i3.
+func mgPsinvPlane(r, u []float64, n [3]int, c *[4]float64, wrap bool, i3 int) {
+	n1, n2 := n[0], n[1]
 	s2, s3 := n1, n1*n2
-	for i3 := 1; i3 < n3-1; i3++ {
-		for i2 := 1; i2 < n2-1; i2++ {
-			o := i2*s2 + i3*s3
-			mgPsinvLine(u[o:][:n1], r[o:][:n1],
-				r[o-s2:][:n1], r[o+s2:][:n1], // (i2∓1, i3)
-				r[o-s3:][:n1], r[o+s3:][:n1], // (i2, i3∓1)
-				r[o-s2-s3:][:n1], r[o+s2-s3:][:n1], // (i2∓1, i3−1)
-				r[o-s2+s3:][:n1], r[o+s2+s3:][:n1], // (i2∓1, i3+1)
-				c)
-		}
-		if wrap {
-			mgWrapPlane(u, n, i3)
-		}
+	for i2 := 1; i2 < n2-1; i2++ {
+		o := i2*s2 + i3*s3
+		mgPsinvLine(u[o:][:n1], r[o:][:n1],
+			r[o-s2:][:n1], r[o+s2:][:n1], // (i2∓1, i3)
+			r[o-s3:][:n1], r[o+s3:][:n1], // (i2, i3∓1)
+			r[o-s2-s3:][:n1], r[o+s2-s3:][:n1], // (i2∓1, i3−1)
+			r[o-s2+s3:][:n1], r[o+s2+s3:][:n1], // (i2∓1, i3+1)
+			c)
+	}
+	if wrap {
+		mgWrapPlane(u, n, i3)
 	}
 }
 
