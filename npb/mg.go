@@ -80,6 +80,8 @@ type mgState struct {
 	a, c [4]float64
 	// zline is interp's scratch: three coarse lines.
 	zline []float64
+	// rplanes is smooth's scratch: three planes of the finest level.
+	rplanes []float64
 	// opScale scales the operators' per-point estimates to mg.f90's
 	// operation count (mgOpScale), for their declarations.
 	opScale float64
@@ -106,6 +108,7 @@ func newMGState(c *mpi.Comm, class Class, p mgParams) (*mgState, error) {
 	}
 	s.v = hugeSlice[float64](s.g.lev[p.lt].size())
 	s.zline = make([]float64, 3*s.g.lev[p.lt].n[0])
+	s.rplanes = make([]float64, 3*s.g.lev[p.lt].n[0]*s.g.lev[p.lt].n[1])
 	return s, nil
 }
 
@@ -146,7 +149,7 @@ func (s *mgState) smooth(k int, v []float64) error {
 	if err := s.comm.comm3From(r, k, wrap); err != nil {
 		return err
 	}
-	mgResidPsinvSweep(u, v, r, l.n, &s.a, &s.c, wrap)
+	mgResidPsinvSweep(u, v, r, l.n, &s.a, &s.c, wrap, s.rplanes)
 	s.declare(mgPsinvOps, l.interior())
 	return s.comm.comm3From(u, k, wrap)
 }

@@ -45,10 +45,18 @@ func mgResid(u, v, r []float64, n [3]int, a *[4]float64, wrap bool) {
 // mgResidSpan computes resid's r at the points lo..hi of the line
 // (i2, i3), 1 ≤ lo ≤ hi ≤ n1−2.
 func mgResidSpan(u, v, r []float64, n [3]int, a *[4]float64, i2, i3, lo, hi int) {
+	s3 := n[0] * n[1]
+	mgResidSpanTo(r[i3*s3:][:s3], u, v, n, a, i2, i3, lo, hi)
+}
+
+// mgResidSpanTo is mgResidSpan with r's plane i3 in dst, a plane of the
+// level's layout.
+func mgResidSpanTo(dst, u, v []float64, n [3]int, a *[4]float64, i2, i3, lo, hi int) {
 	s2, s3 := n[0], n[0]*n[1]
-	o := lo - 1 + i2*s2 + i3*s3 // point (lo−1, i2, i3)
-	m := hi - lo + 3            // the span and a neighbour on each side
-	mgResidLine(r[o:][:m], v[o:][:m], u[o:][:m],
+	d := lo - 1 + i2*s2 // point (lo−1, i2) of the plane
+	o := d + i3*s3      // point (lo−1, i2, i3)
+	m := hi - lo + 3    // the span and a neighbour on each side
+	mgResidLine(dst[d:][:m], v[o:][:m], u[o:][:m],
 		u[o-s2:][:m], u[o+s2:][:m], // (i2∓1, i3)
 		u[o-s3:][:m], u[o+s3:][:m], // (i2, i3∓1)
 		u[o-s2-s3:][:m], u[o+s2-s3:][:m], // (i2∓1, i3−1)
@@ -70,19 +78,27 @@ func mgPsinv(r, u []float64, n [3]int, c *[4]float64, wrap bool) {
 
 // mgPsinvPlane is mgPsinv on the interior plane i3.
 func mgPsinvPlane(r, u []float64, n [3]int, c *[4]float64, wrap bool, i3 int) {
+	s3 := n[0] * n[1]
+	mgPsinvPlanes(r[(i3-1)*s3:][:s3], r[i3*s3:][:s3], r[(i3+1)*s3:][:s3], u[i3*s3:][:s3], n, c, wrap)
+}
+
+// mgPsinvPlanes is mgPsinv on one interior plane whose u is up, with r's
+// planes below it, at it and above it in rd, rc and ru (planes of the
+// level's layout, wherever they lie).
+func mgPsinvPlanes(rd, rc, ru, up []float64, n [3]int, c *[4]float64, wrap bool) {
 	n1, n2 := n[0], n[1]
-	s2, s3 := n1, n1*n2
+	s2 := n1
 	for i2 := 1; i2 < n2-1; i2++ {
-		o := i2*s2 + i3*s3
-		mgPsinvLine(u[o:][:n1], r[o:][:n1],
-			r[o-s2:][:n1], r[o+s2:][:n1], // (i2∓1, i3)
-			r[o-s3:][:n1], r[o+s3:][:n1], // (i2, i3∓1)
-			r[o-s2-s3:][:n1], r[o+s2-s3:][:n1], // (i2∓1, i3−1)
-			r[o-s2+s3:][:n1], r[o+s2+s3:][:n1], // (i2∓1, i3+1)
+		o := i2 * s2
+		mgPsinvLine(up[o:][:n1], rc[o:][:n1],
+			rc[o-s2:][:n1], rc[o+s2:][:n1], // (i2∓1, i3)
+			rd[o:][:n1], ru[o:][:n1], // (i2, i3∓1)
+			rd[o-s2:][:n1], rd[o+s2:][:n1], // (i2∓1, i3−1)
+			ru[o-s2:][:n1], ru[o+s2:][:n1], // (i2∓1, i3+1)
 			c)
 	}
 	if wrap {
-		mgWrapPlane(u, n, i3)
+		mgWrapPlane(up, n, 0)
 	}
 }
 
