@@ -132,7 +132,7 @@ func (s *mgState) psinv(k int) error {
 }
 
 // smooth is resid(k, s.u[k], v, s.r[k]) then psinv(k), the V-cycle's
-// step on the way up, in one pass over the level (mg_smooth.go); the
+// step on the way up, in one pass over the level (mg_fused.go); the
 // exchanges of r's and u's ghosts are resid's and psinv's.
 func (s *mgState) smooth(k int, v []float64) error {
 	l := &s.g.lev[k]
@@ -142,16 +142,54 @@ func (s *mgState) smooth(k int, v []float64) error {
 		}
 		return s.psinv(k)
 	}
-	wrap := s.comm.wraps(k)
-	u, r := s.u[k], s.r[k]
-	mgResidShell(u, v, r, l.n, &s.a, wrap)
-	s.declare(mgResidOps, l.interior())
-	if err := s.comm.comm3From(r, k, wrap); err != nil {
+	p, err := s.residShell(k, v)
+	if err != nil {
 		return err
 	}
-	mgResidPsinvSweep(u, v, r, l.n, &s.a, &s.c, wrap, s.rplanes)
+	mgResidPsinvSweep(&p, &s.c)
 	s.declare(mgPsinvOps, l.interior())
-	return s.comm.comm3From(u, k, wrap)
+	return s.comm.comm3From(s.u[k], k, p.wrap)
+}
+
+// residRestrict is the finest level's resid, r = v − A·u, then the next
+// V-cycle's first restriction, rprj3(lt); mg3P(true) then starts at the
+// coarser level. Where the process is its own neighbour on axes 0 and 1
+// (mgComm.wraps) the two go in one pass over the level (mg_fused.go), r's
+// inner planes not stored (mgResidPass), so no norm may follow. Elsewhere
+// they go apart: the restriction is bound by its arithmetic more than by
+// the memory, and the shell's points at both ends of every line
+// (mgResidShell) cost about what the pass saves (BenchmarkMGResidRprj3).
+func (s *mgState) residRestrict() error {
+	lt := s.g.lt
+	l, lc := &s.g.lev[lt], &s.g.lev[lt-1]
+	regular := !l.dead && !lc.dead && s.comm.wraps(lt)
+	for ax := range 3 {
+		regular = regular && l.n[ax] >= 4 && l.n[ax] == 2*lc.n[ax]-2
+	}
+	if !regular {
+		if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
+			return err
+		}
+		return s.rprj3(lt)
+	}
+	p, err := s.residShell(lt, s.v)
+	if err != nil {
+		return err
+	}
+	mgResidRprj3Sweep(&p, s.r[lt-1], lc.n)
+	s.declare(mgRprj3Ops, lc.interior())
+	return s.comm.comm3(s.r[lt-1], lt-1)
+}
+
+// residShell computes resid's r on level k where the exchange reads it
+// (mgResidShell), exchanges r's ghosts, and returns the pass that
+// completes r for the operator that follows.
+func (s *mgState) residShell(k int, v []float64) (mgResidPass, error) {
+	l := &s.g.lev[k]
+	p := mgResidPass{u: s.u[k], v: v, r: s.r[k], n: l.n, a: &s.a, wrap: s.comm.wraps(k), planes: s.rplanes}
+	mgResidShell(p.u, v, p.r, l.n, p.a, p.wrap)
+	s.declare(mgResidOps, l.interior())
+	return p, s.comm.comm3From(p.r, k, p.wrap)
 }
 
 // rprj3 restricts the residual of level k onto level k−1.
@@ -172,10 +210,15 @@ func (s *mgState) interp(k int) error {
 
 // mg3P is one V-cycle (mg.f90's mg3P): restriction of the residual down
 // to level 1, an approximate solve there, and prolongation, residual and
-// smoothing on the way back up to the finest level.
-func (s *mgState) mg3P() error {
+// smoothing on the way back up to the finest level. With restricted set
+// the finest level's restriction is done (residRestrict).
+func (s *mgState) mg3P(restricted bool) error {
 	lt := s.g.lt
-	for k := lt; k >= 2; k-- {
+	top := lt
+	if restricted {
+		top = lt - 1
+	}
+	for k := top; k >= 2; k-- {
 		if err := s.rprj3(k); err != nil {
 			return err
 		}
@@ -239,7 +282,7 @@ func runMG(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
 		return nil, err
 	}
-	if err := s.mg3P(); err != nil {
+	if err := s.mg3P(false); err != nil {
 		return nil, err
 	}
 	if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
@@ -262,11 +305,18 @@ func runMG(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	if _, _, err := s.norm2u3(s.r[lt]); err != nil {
 		return nil, err
 	}
-	for range p.nit {
-		if err := s.mg3P(); err != nil {
+	// Between two V-cycles the residual and the next restriction go
+	// together (residRestrict); the last residual is the norm's.
+	for it := range p.nit {
+		if err := s.mg3P(it > 0); err != nil {
 			return nil, err
 		}
-		if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
+		if it < p.nit-1 {
+			err = s.residRestrict()
+		} else {
+			err = s.resid(lt, s.u[lt], s.v, s.r[lt])
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

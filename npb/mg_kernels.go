@@ -129,52 +129,64 @@ func mgWrapPlane(x []float64, n [3]int, i3 int) {
 // the sweep forms them at i1+1 and carries them to the next coarse point
 // as its values at i1−1, with the same sums in the same order.
 func mgRprj3(r []float64, nk [3]int, s []float64, nj [3]int) {
-	// NPB's d: 2 when the fine extent is 3, else 1. The fine point under
-	// coarse point j (NPB's 1-based indices) is 2j−d; 0-based, coarse jj
-	// = j−1 lies over fine 2·jj + 1 − d.
-	var d [3]int
+	d := mgRprj3Shift(nk)
+	s3, t3 := nk[0]*nk[1], nj[0]*nj[1]
+	for j3 := 1; j3 < nj[2]-1; j3++ {
+		i3 := 2*j3 + 1 - d[2]
+		mgRprj3Plane(r[(i3-1)*s3:][:s3], r[i3*s3:][:s3], r[(i3+1)*s3:][:s3], nk, s[j3*t3:][:t3], nj, d)
+	}
+}
+
+// mgRprj3Shift returns NPB's d for the fine extents nk: 2 on an axis of
+// extent 3, else 1. The fine point under coarse point j (NPB's 1-based
+// indices) is 2j−d; 0-based, coarse jj = j−1 lies over fine 2·jj + 1 − d.
+func mgRprj3Shift(nk [3]int) (d [3]int) {
 	for ax := range 3 {
 		d[ax] = 1
 		if nk[ax] == 3 {
 			d[ax] = 2
 		}
 	}
-	m1, m2 := nk[0], nk[1]
-	s2, s3 := m1, m1*m2
-	for j3 := 1; j3 < nj[2]-1; j3++ {
-		i3 := 2*j3 + 1 - d[2]
-		for j2 := 1; j2 < nj[1]-1; j2++ {
-			i2 := 2*j2 + 1 - d[1]
-			o := i2*s2 + i3*s3
-			rb := r[o-s2:][:m1]     // (i2−1, i3)
-			rf := r[o+s2:][:m1]     // (i2+1, i3)
-			rd := r[o-s3:][:m1]     // (i2, i3−1)
-			ru := r[o+s3:][:m1]     // (i2, i3+1)
-			rbd := r[o-s2-s3:][:m1] // (i2−1, i3−1)
-			rbu := r[o-s2+s3:][:m1] // (i2−1, i3+1)
-			rfd := r[o+s2-s3:][:m1] // (i2+1, i3−1)
-			rfu := r[o+s2+s3:][:m1] // (i2+1, i3+1)
-			rc := r[o:][:m1]
-			sc := s[nj[0]*(j2+nj[1]*j3):][:nj[0]]
-			// x1, y1 and r at fine i1−1 of the first coarse point.
-			i := 2 - d[0]
-			x1m := rb[i] + rf[i] + rd[i] + ru[i]
-			y1m := rbd[i] + rbu[i] + rfd[i] + rfu[i]
-			rm := rc[i]
-			for j1 := 1; j1 < nj[0]-1; j1++ {
-				i1 := 2*j1 + 1 - d[0]
-				y2 := rbd[i1] + rbu[i1] + rfd[i1] + rfu[i1]
-				x2 := rb[i1] + rf[i1] + rd[i1] + ru[i1]
-				ip := i1 + 1
-				x1p := rb[ip] + rf[ip] + rd[ip] + ru[ip]
-				y1p := rbd[ip] + rbu[ip] + rfd[ip] + rfu[ip]
-				rp := rc[ip]
-				sc[j1] = 0.5*rc[i1] +
-					0.25*(rm+rp+x2) +
-					0.125*(x1m+x1p+y2) +
-					0.0625*(y1m+y1p)
-				x1m, y1m, rm = x1p, y1p, rp
-			}
+	return d
+}
+
+// mgRprj3Plane is mgRprj3 onto the coarse plane sp from the fine planes
+// rd, rc and ru below, at and above the plane under it (planes of the
+// levels' layouts, wherever they lie).
+func mgRprj3Plane(rd, rc, ru []float64, nk [3]int, sp []float64, nj [3]int, d [3]int) {
+	m1 := nk[0]
+	s2 := m1
+	for j2 := 1; j2 < nj[1]-1; j2++ {
+		i2 := 2*j2 + 1 - d[1]
+		o := i2 * s2
+		rb := rc[o-s2:][:m1]  // (i2−1, i3)
+		rf := rc[o+s2:][:m1]  // (i2+1, i3)
+		rdn := rd[o:][:m1]    // (i2, i3−1)
+		rup := ru[o:][:m1]    // (i2, i3+1)
+		rbd := rd[o-s2:][:m1] // (i2−1, i3−1)
+		rbu := ru[o-s2:][:m1] // (i2−1, i3+1)
+		rfd := rd[o+s2:][:m1] // (i2+1, i3−1)
+		rfu := ru[o+s2:][:m1] // (i2+1, i3+1)
+		rl := rc[o:][:m1]
+		sc := sp[nj[0]*j2:][:nj[0]]
+		// x1, y1 and r at fine i1−1 of the first coarse point.
+		i := 2 - d[0]
+		x1m := rb[i] + rf[i] + rdn[i] + rup[i]
+		y1m := rbd[i] + rbu[i] + rfd[i] + rfu[i]
+		rm := rl[i]
+		for j1 := 1; j1 < nj[0]-1; j1++ {
+			i1 := 2*j1 + 1 - d[0]
+			y2 := rbd[i1] + rbu[i1] + rfd[i1] + rfu[i1]
+			x2 := rb[i1] + rf[i1] + rdn[i1] + rup[i1]
+			ip := i1 + 1
+			x1p := rb[ip] + rf[ip] + rdn[ip] + rup[ip]
+			y1p := rbd[ip] + rbu[ip] + rfd[ip] + rfu[ip]
+			rp := rl[ip]
+			sc[j1] = 0.5*rl[i1] +
+				0.25*(rm+rp+x2) +
+				0.125*(x1m+x1p+y2) +
+				0.0625*(y1m+y1p)
+			x1m, y1m, rm = x1p, y1p, rp
 		}
 	}
 }

@@ -1,0 +1,228 @@
+package npb
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// mgFullField returns a level of extents n filled with random values in
+// (−1, 1) of full precision: NPB's random numbers have 46 bits, so that
+// sums of a few of them are exact in any order and would hide a sum
+// taken in another order than the kernels'.
+func mgFullField(n [3]int, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	z := make([]float64, n[0]*n[1]*n[2])
+	for i := range z {
+		z[i] = rng.Float64()*2 - 1
+	}
+	return z
+}
+
+// mgSelfExchange fills the ghosts of x as comm3 does for a process that
+// is its own neighbour on every axis; with wrapped set, on axis 2 only
+// (the operators filled axes 0 and 1).
+func mgSelfExchange(x []float64, n [3]int, wrapped bool) {
+	l := &mgLevel{n: n}
+	first := 0
+	if wrapped {
+		first = 2
+	}
+	for ax := first; ax < 3; ax++ {
+		nn := n[ax]
+		mgCopyBox(x, &l.n, mgFace(l, ax, nn-2, nn-1, false), mgFace(l, ax, 0, 1, false))
+		mgCopyBox(x, &l.n, mgFace(l, ax, 1, 2, false), mgFace(l, ax, nn-1, nn, false))
+	}
+}
+
+// mgShellDiff reports the first index where got and want differ bit for
+// bit among the points of r that the fused passes store: the shell
+// (mgResidShell) and the ghosts, that is the first two and the last two
+// planes, and unless wrap is set the first two and the last two lines
+// and points of every line of the others; or −1.
+func mgShellDiff(got, want []float64, n [3]int, wrap bool) int {
+	outer := func(i, m int) bool { return i < 2 || i >= m-2 }
+	for i3 := range n[2] {
+		for i2 := range n[1] {
+			for i1 := range n[0] {
+				stored := outer(i3, n[2]) || !wrap && (outer(i2, n[1]) || outer(i1, n[0]))
+				o := i1 + n[0]*(i2+n[1]*i3)
+				if stored && math.Float64bits(got[o]) != math.Float64bits(want[o]) {
+					return o
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// TestMGResidPsinv checks the fused step (mgResidShell, the exchange of r's
+// ghosts, mgResidPsinvSweep) bit for bit against resid, the exchange and
+// psinv apart, with and without wrap, with v and r apart (the finest
+// level) and the same (the coarser ones), on levels of one to eleven
+// interior points an axis. r starts as values unlike any the step
+// computes, so that an exchange that read a point the shell had not yet
+// computed would show in psinv's u.
+func TestMGResidPsinv(t *testing.T) {
+	a, c := mgCoefficients('A')
+	for _, h := range [][3]int{{1, 1, 1}, {1, 2, 3}, {2, 2, 2}, {3, 1, 4}, {3, 5, 5}, {4, 4, 4}, {5, 3, 7}, {8, 4, 2}, {2, 8, 11}, {9, 6, 5}, {11, 7, 6}, {4, 30, 30}} {
+		n := [3]int{h[0] + 2, h[1] + 2, h[2] + 2}
+		u0 := mgFullField(n, 1)
+		v := mgFullField(n, 2)
+		junk := mgFullField(n, 3)
+		for _, wrap := range []bool{false, true} {
+			for _, inPlace := range []bool{false, true} {
+				name := fmt.Sprintf("%v wrap=%v in-place=%v", h, wrap, inPlace)
+				var us, rs [2][]float64
+				for k := range 2 {
+					us[k] = append([]float64(nil), u0...)
+					rs[k] = append([]float64(nil), junk...)
+					vk := v
+					if inPlace {
+						copy(rs[k], v)
+						vk = rs[k]
+					}
+					if k == 0 {
+						mgResid(us[k], vk, rs[k], n, &a, wrap)
+						mgSelfExchange(rs[k], n, wrap)
+						mgPsinv(rs[k], us[k], n, &c, wrap)
+					} else {
+						mgResidShell(us[k], vk, rs[k], n, &a, wrap)
+						mgSelfExchange(rs[k], n, wrap)
+						p := mgResidPass{u: us[k], v: vk, r: rs[k], n: n, a: &a, wrap: wrap, planes: make([]float64, 3*n[0]*n[1])}
+						mgResidPsinvSweep(&p, &c)
+					}
+					mgSelfExchange(us[k], n, wrap)
+				}
+				if i := mgShellDiff(rs[1], rs[0], n, wrap); i >= 0 {
+					t.Errorf("%s: r at %d is %v, resid's %v", name, i, rs[1][i], rs[0][i])
+				}
+				if i := firstBitDiff(us[1], us[0]); i >= 0 {
+					t.Errorf("%s: u at %d is %v, psinv's %v", name, i, us[1][i], us[0][i])
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMGResidPsinv times the step on the way up on the finest
+// level of class A and B, resid and psinv apart and fused, with the
+// ghosts' copies of a process that is its own neighbour: on one process
+// (256³ points, wrap set) and as one of four holds it (256×128×128, its
+// neighbours elsewhere on axes 1 and 2, so the exchange fills axes 0 and
+// 1 too).
+func BenchmarkMGResidPsinv(b *testing.B) {
+	a, c := mgCoefficients('A')
+	for _, lv := range []struct {
+		name string
+		n    [3]int
+		wrap bool
+	}{{"np1", [3]int{258, 258, 258}, true}, {"np4", [3]int{258, 130, 130}, false}, {"np16", [3]int{130, 130, 66}, false}} {
+		n, wrap := lv.n, lv.wrap
+		u := mgRandomField(n, 271828183)
+		v := mgRandomField(n, 314159265)
+		r := make([]float64, len(u))
+		planes := make([]float64, 3*n[0]*n[1])
+		b.Run(lv.name+"/apart", func(b *testing.B) {
+			for b.Loop() {
+				mgResid(u, v, r, n, &a, wrap)
+				mgSelfExchange(r, n, wrap)
+				mgPsinv(r, u, n, &c, wrap)
+				mgSelfExchange(u, n, wrap)
+			}
+		})
+		b.Run(lv.name+"/fused", func(b *testing.B) {
+			for b.Loop() {
+				mgResidShell(u, v, r, n, &a, wrap)
+				mgSelfExchange(r, n, wrap)
+				p := mgResidPass{u: u, v: v, r: r, n: n, a: &a, wrap: wrap, planes: planes}
+				mgResidPsinvSweep(&p, &c)
+				mgSelfExchange(u, n, wrap)
+			}
+		})
+	}
+}
+
+// TestMGResidRprj3 checks resid then rprj3 fused (mgResidShell, the
+// exchange of r's ghosts, mgResidRprj3Sweep) bit for bit against resid,
+// the exchange and rprj3 apart, as TestMGResidPsinv does, on levels of
+// two to twelve interior points an axis and their coarse levels.
+func TestMGResidRprj3(t *testing.T) {
+	a, _ := mgCoefficients('A')
+	for _, h := range [][3]int{{2, 2, 2}, {2, 4, 6}, {4, 4, 4}, {6, 2, 8}, {8, 4, 2}, {10, 6, 12}, {4, 30, 30}} {
+		n := [3]int{h[0] + 2, h[1] + 2, h[2] + 2}
+		nj := [3]int{h[0]/2 + 2, h[1]/2 + 2, h[2]/2 + 2}
+		u := mgFullField(n, 1)
+		v := mgFullField(n, 2)
+		junk := mgFullField(n, 3)
+		coarse := mgFullField(nj, 4)
+		for _, wrap := range []bool{false, true} {
+			for _, inPlace := range []bool{false, true} {
+				name := fmt.Sprintf("%v wrap=%v in-place=%v", h, wrap, inPlace)
+				var ss, rs [2][]float64
+				for k := range 2 {
+					r := append([]float64(nil), junk...)
+					rs[k] = r
+					vk := v
+					if inPlace {
+						copy(r, v)
+						vk = r
+					}
+					ss[k] = append([]float64(nil), coarse...)
+					if k == 0 {
+						mgResid(u, vk, r, n, &a, wrap)
+						mgSelfExchange(r, n, wrap)
+						mgRprj3(r, n, ss[k], nj)
+					} else {
+						mgResidShell(u, vk, r, n, &a, wrap)
+						mgSelfExchange(r, n, wrap)
+						p := mgResidPass{u: u, v: vk, r: r, n: n, a: &a, wrap: wrap, planes: make([]float64, 3*n[0]*n[1])}
+						mgResidRprj3Sweep(&p, ss[k], nj)
+					}
+				}
+				if i := firstBitDiff(ss[1], ss[0]); i >= 0 {
+					t.Errorf("%s: s at %d is %v, rprj3's %v", name, i, ss[1][i], ss[0][i])
+				}
+				if i := mgShellDiff(rs[1], rs[0], n, wrap); i >= 0 {
+					t.Errorf("%s: r at %d is %v, resid's %v", name, i, rs[1][i], rs[0][i])
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMGResidRprj3 times the finest level's residual and the
+// restriction that follows, apart and fused, on the levels of
+// BenchmarkMGResidPsinv.
+func BenchmarkMGResidRprj3(b *testing.B) {
+	a, _ := mgCoefficients('A')
+	for _, lv := range []struct {
+		name string
+		n    [3]int
+		wrap bool
+	}{{"np1", [3]int{258, 258, 258}, true}, {"np4", [3]int{258, 130, 130}, false}, {"np16", [3]int{130, 130, 66}, false}} {
+		n, wrap := lv.n, lv.wrap
+		nj := [3]int{n[0]/2 + 1, n[1]/2 + 1, n[2]/2 + 1}
+		u := mgRandomField(n, 271828183)
+		v := mgRandomField(n, 314159265)
+		r := make([]float64, len(u))
+		s := make([]float64, nj[0]*nj[1]*nj[2])
+		planes := make([]float64, 3*n[0]*n[1])
+		b.Run(lv.name+"/apart", func(b *testing.B) {
+			for b.Loop() {
+				mgResid(u, v, r, n, &a, wrap)
+				mgSelfExchange(r, n, wrap)
+				mgRprj3(r, n, s, nj)
+			}
+		})
+		b.Run(lv.name+"/fused", func(b *testing.B) {
+			for b.Loop() {
+				mgResidShell(u, v, r, n, &a, wrap)
+				mgSelfExchange(r, n, wrap)
+				p := mgResidPass{u: u, v: v, r: r, n: n, a: &a, wrap: wrap, planes: planes}
+				mgResidRprj3Sweep(&p, s, nj)
+			}
+		})
+	}
+}
