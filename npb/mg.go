@@ -156,8 +156,7 @@ func (s *mgState) smooth(k int, v []float64) error {
 // coarser level. Where the process is its own neighbour on axes 0 and 1
 // (mgComm.wraps) the two go in one pass over the level (mg_fused.go), r's
 // inner planes not stored (mgResidPass), so no norm may follow. Elsewhere
-// they go apart: the restriction is bound by its arithmetic more than by
-// the memory, and the shell's points at both ends of every line
+// they go apart: there the shell's points at both ends of every line
 // (mgResidShell) cost about what the pass saves (BenchmarkMGResidRprj3).
 func (s *mgState) residRestrict() error {
 	lt := s.g.lt

@@ -106,6 +106,14 @@ func TestMGResidPsinv(t *testing.T) {
 	}
 }
 
+// mgHugeField is mgRandomField in memory advised to huge pages, as MG's
+// levels are (hugeSlice).
+func mgHugeField(n [3]int, seed float64) []float64 {
+	z := hugeSlice[float64](n[0] * n[1] * n[2])
+	copy(z, mgRandomField(n, seed))
+	return z
+}
+
 // BenchmarkMGResidPsinv times the step on the way up on the finest
 // level of class A and B, resid and psinv apart and fused, with the
 // ghosts' copies of a process that is its own neighbour: on one process
@@ -120,9 +128,9 @@ func BenchmarkMGResidPsinv(b *testing.B) {
 		wrap bool
 	}{{"np1", [3]int{258, 258, 258}, true}, {"np4", [3]int{258, 130, 130}, false}, {"np16", [3]int{130, 130, 66}, false}} {
 		n, wrap := lv.n, lv.wrap
-		u := mgRandomField(n, 271828183)
-		v := mgRandomField(n, 314159265)
-		r := make([]float64, len(u))
+		u := mgHugeField(n, 271828183)
+		v := mgHugeField(n, 314159265)
+		r := hugeSlice[float64](len(u))
 		planes := make([]float64, 3*n[0]*n[1])
 		b.Run(lv.name+"/apart", func(b *testing.B) {
 			for b.Loop() {
@@ -204,10 +212,10 @@ func BenchmarkMGResidRprj3(b *testing.B) {
 	}{{"np1", [3]int{258, 258, 258}, true}, {"np4", [3]int{258, 130, 130}, false}, {"np16", [3]int{130, 130, 66}, false}} {
 		n, wrap := lv.n, lv.wrap
 		nj := [3]int{n[0]/2 + 1, n[1]/2 + 1, n[2]/2 + 1}
-		u := mgRandomField(n, 271828183)
-		v := mgRandomField(n, 314159265)
-		r := make([]float64, len(u))
-		s := make([]float64, nj[0]*nj[1]*nj[2])
+		u := mgHugeField(n, 271828183)
+		v := mgHugeField(n, 314159265)
+		r := hugeSlice[float64](len(u))
+		s := hugeSlice[float64](nj[0] * nj[1] * nj[2])
 		planes := make([]float64, 3*n[0]*n[1])
 		b.Run(lv.name+"/apart", func(b *testing.B) {
 			for b.Loop() {

@@ -122,12 +122,7 @@ func mgWrapPlane(x []float64, n [3]int, i3 int) {
 // coarse level (extents nj) by trilinear finite-element projection,
 // s = P·r (mg.f90's rprj3). A fine extent of 3 (one interior point) maps
 // the coarse points one step further, as NPB's d1, d2, d3 do. The ghosts
-// of s are left to comm3.
-//
-// NPB first fills x1 (edge sum) and y1 (corner sum) at the fine points
-// between the coarse ones, then combines them for each coarse point; here
-// the sweep forms them at i1+1 and carries them to the next coarse point
-// as its values at i1−1, with the same sums in the same order.
+// of s are left to comm3. The coarse lines are mgRprj3Line's.
 func mgRprj3(r []float64, nk [3]int, s []float64, nj [3]int) {
 	d := mgRprj3Shift(nk)
 	s3, t3 := nk[0]*nk[1], nj[0]*nj[1]
@@ -159,35 +154,12 @@ func mgRprj3Plane(rd, rc, ru []float64, nk [3]int, sp []float64, nj [3]int, d [3
 	for j2 := 1; j2 < nj[1]-1; j2++ {
 		i2 := 2*j2 + 1 - d[1]
 		o := i2 * s2
-		rb := rc[o-s2:][:m1]  // (i2−1, i3)
-		rf := rc[o+s2:][:m1]  // (i2+1, i3)
-		rdn := rd[o:][:m1]    // (i2, i3−1)
-		rup := ru[o:][:m1]    // (i2, i3+1)
-		rbd := rd[o-s2:][:m1] // (i2−1, i3−1)
-		rbu := ru[o-s2:][:m1] // (i2−1, i3+1)
-		rfd := rd[o+s2:][:m1] // (i2+1, i3−1)
-		rfu := ru[o+s2:][:m1] // (i2+1, i3+1)
-		rl := rc[o:][:m1]
-		sc := sp[nj[0]*j2:][:nj[0]]
-		// x1, y1 and r at fine i1−1 of the first coarse point.
-		i := 2 - d[0]
-		x1m := rb[i] + rf[i] + rdn[i] + rup[i]
-		y1m := rbd[i] + rbu[i] + rfd[i] + rfu[i]
-		rm := rl[i]
-		for j1 := 1; j1 < nj[0]-1; j1++ {
-			i1 := 2*j1 + 1 - d[0]
-			y2 := rbd[i1] + rbu[i1] + rfd[i1] + rfu[i1]
-			x2 := rb[i1] + rf[i1] + rdn[i1] + rup[i1]
-			ip := i1 + 1
-			x1p := rb[ip] + rf[ip] + rdn[ip] + rup[ip]
-			y1p := rbd[ip] + rbu[ip] + rfd[ip] + rfu[ip]
-			rp := rl[ip]
-			sc[j1] = 0.5*rl[i1] +
-				0.25*(rm+rp+x2) +
-				0.125*(x1m+x1p+y2) +
-				0.0625*(y1m+y1p)
-			x1m, y1m, rm = x1p, y1p, rp
-		}
+		mgRprj3Line(sp[nj[0]*j2:][:nj[0]], rc[o:][:m1],
+			rc[o-s2:][:m1], rc[o+s2:][:m1], // (i2∓1, i3)
+			rd[o:][:m1], ru[o:][:m1], // (i2, i3∓1)
+			rd[o-s2:][:m1], ru[o-s2:][:m1], // (i2−1, i3∓1)
+			rd[o+s2:][:m1], ru[o+s2:][:m1], // (i2+1, i3∓1)
+			d[0])
 	}
 }
 

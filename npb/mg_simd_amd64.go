@@ -54,3 +54,27 @@ func mgPsinvLine(u, r, rb, rf, rd, ru, rbd, rfd, rbu, rfu []float64, c *[4]float
 	}
 	mgPsinvLineGo(u, r, rb, rf, rd, ru, rbd, rfd, rbu, rfu, c, from)
 }
+
+// mgRprj3LineAVX2 does mgRprj3LineGo's sweep for the coarse points 1..4k
+// of a coarse line of nc = len(sc) ≥ 6 points, 4k being the largest
+// multiple of 4 not above nc−2, with NPB's d of 1 (mg_simd_amd64.s).
+// Every fine line holds at least 2·nc−2 points.
+//
+//go:noescape
+func mgRprj3LineAVX2(sc, rl, rb, rf, rdn, rup, rbd, rbu, rfd, rfu []float64)
+
+// mgRprj3Line is rprj3's sweep over the interior of a coarse line (see
+// mgRprj3LineGo): with AVX2 and d of 1, four coarse points at a time,
+// and the last up to three in Go.
+func mgRprj3Line(sc, rl, rb, rf, rdn, rup, rbd, rbu, rfd, rfu []float64, d int) {
+	from := 1
+	if nc := len(sc); mgUseAVX2 && d == 1 && nc >= 6 {
+		// The assembly trusts the lengths: make sure of them.
+		n := 2*nc - 2
+		rl, rb, rf, rdn, rup = rl[:n], rb[:n], rf[:n], rdn[:n], rup[:n]
+		rbd, rbu, rfd, rfu = rbd[:n], rbu[:n], rfd[:n], rfu[:n]
+		mgRprj3LineAVX2(sc, rl, rb, rf, rdn, rup, rbd, rbu, rfd, rfu)
+		from += (nc - 2) &^ 3
+	}
+	mgRprj3LineGo(sc, rl, rb, rf, rdn, rup, rbd, rbu, rfd, rfu, d, from)
+}

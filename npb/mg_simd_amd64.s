@@ -8,7 +8,8 @@
 // them for the next one, which takes its j−1, j from their upper half
 // (VPERM2F128) and the values at j..j+3 from both (VSHUFPD). Only
 // separate multiplies and adds, in the Go version's order, so that the
-// results are the Go version's bit for bit.
+// results are the Go version's bit for bit. The restriction's kernel,
+// whose coarse points lie over every other fine point, is at the end.
 
 // func mgResidLineAVX2(r, v, u, ub, uf, ud, uu, ubd, ufd, ubu, ufu []float64, a *[4]float64)
 TEXT ·mgResidLineAVX2(SB), NOSPLIT, $0-272
@@ -156,6 +157,133 @@ psinvLoop:
 	ADDQ $4, CX
 	CMPQ CX, DX
 	JLT  psinvLoop
+
+	VZEROUPPER
+	RET
+
+// DEINTERLEAVE splits the eight values of lo, hi (f0..f3, f4..f7) into
+// ev = f0 f2 f4 f6 and od = f1 f3 f5 f7.
+#define DEINTERLEAVE(lo, hi, ev, od) \
+	VUNPCKLPD hi, lo, ev \
+	VUNPCKHPD hi, lo, od \
+	VPERMPD   $0xD8, ev, ev \
+	VPERMPD   $0xD8, od, od
+
+// BEFORE sets dst to the values one point before those of od (the odd
+// fine points of this step) and keeps od in prev, whose last value is
+// the odd point before this step's first.
+#define BEFORE(od, prev, dst) \
+	VPERM2F128 $0x21, od, prev, dst \
+	VSHUFPD    $5, od, dst, dst \
+	VMOVAPD    od, prev
+
+// func mgRprj3LineAVX2(sc, rl, rb, rf, rdn, rup, rbd, rbu, rfd, rfu []float64)
+//
+// Each step does the coarse points j..j+3, over the fine points 2j−1 to
+// 2j+7: the sums X (rb+rf+rdn+rup) and Y (rbd+rbu+rfd+rfu) and r itself
+// at the fine points 2j..2j+7, split into the points under the coarse
+// ones (even) and those after them (odd); the values before them are the
+// odd ones one point back, the last of the step before carried over.
+TEXT ·mgRprj3LineAVX2(SB), NOSPLIT, $0-240
+	MOVQ sc_base+0(FP), DI
+	MOVQ sc_len+8(FP), DX
+	MOVQ rl_base+24(FP), SI
+	MOVQ rb_base+48(FP), R8
+	MOVQ rf_base+72(FP), R9
+	MOVQ rdn_base+96(FP), R10
+	MOVQ rup_base+120(FP), R11
+	MOVQ rbd_base+144(FP), R12
+	MOVQ rbu_base+168(FP), R13
+	MOVQ rfd_base+192(FP), R14
+	MOVQ rfu_base+216(FP), AX
+
+	// DX = 2(1 + 4k), the fine point under the first coarse point not
+	// done here.
+	SUBQ $2, DX
+	ANDQ $-4, DX
+	INCQ DX
+	SHLQ $1, DX
+
+	MOVQ $0x3FE0000000000000, BX // 0.5
+	MOVQ BX, X12
+	VBROADCASTSD X12, Y12
+	MOVQ $0x3FD0000000000000, BX // 0.25
+	MOVQ BX, X13
+	VBROADCASTSD X13, Y13
+	MOVQ $0x3FC0000000000000, BX // 0.125
+	MOVQ BX, X14
+	VBROADCASTSD X14, Y14
+	MOVQ $0x3FB0000000000000, BX // 0.0625
+	MOVQ BX, X15
+	VBROADCASTSD X15, Y15
+
+	// The carried values: X, Y and r at fine point 1.
+	VMOVSD 8(R8), X9
+	VADDSD 8(R9), X9, X9
+	VADDSD 8(R10), X9, X9
+	VADDSD 8(R11), X9, X9
+	VBROADCASTSD X9, Y9
+	VMOVSD 8(R12), X10
+	VADDSD 8(R13), X10, X10
+	VADDSD 8(R14), X10, X10
+	VADDSD 8(AX), X10, X10
+	VBROADCASTSD X10, Y10
+	VMOVSD 8(SI), X11
+	VBROADCASTSD X11, Y11
+
+	// CX: the fine point under the step's first coarse point, 2j.
+	MOVQ $2, CX
+
+rprj3Loop:
+	// Y2 = X under the coarse points (x2), Y4 = X before plus after
+	// (x1m + x1p).
+	VMOVUPD (R8)(CX*8), Y0
+	VADDPD  (R9)(CX*8), Y0, Y0
+	VADDPD  (R10)(CX*8), Y0, Y0
+	VADDPD  (R11)(CX*8), Y0, Y0
+	VMOVUPD 32(R8)(CX*8), Y1
+	VADDPD  32(R9)(CX*8), Y1, Y1
+	VADDPD  32(R10)(CX*8), Y1, Y1
+	VADDPD  32(R11)(CX*8), Y1, Y1
+	DEINTERLEAVE(Y0, Y1, Y2, Y3)
+	BEFORE(Y3, Y9, Y4)
+	VADDPD Y3, Y4, Y4
+
+	// Y4 = x1m + x1p + y2, Y7 = Y before plus after (y1m + y1p).
+	VMOVUPD (R12)(CX*8), Y0
+	VADDPD  (R13)(CX*8), Y0, Y0
+	VADDPD  (R14)(CX*8), Y0, Y0
+	VADDPD  (AX)(CX*8), Y0, Y0
+	VMOVUPD 32(R12)(CX*8), Y1
+	VADDPD  32(R13)(CX*8), Y1, Y1
+	VADDPD  32(R14)(CX*8), Y1, Y1
+	VADDPD  32(AX)(CX*8), Y1, Y1
+	DEINTERLEAVE(Y0, Y1, Y5, Y6)
+	BEFORE(Y6, Y10, Y7)
+	VADDPD Y6, Y7, Y7
+	VADDPD Y5, Y4, Y4
+
+	// Y5 = r under the coarse points, Y8 = rm + rp + x2.
+	VMOVUPD (SI)(CX*8), Y0
+	VMOVUPD 32(SI)(CX*8), Y1
+	DEINTERLEAVE(Y0, Y1, Y5, Y6)
+	BEFORE(Y6, Y11, Y8)
+	VADDPD Y6, Y8, Y8
+	VADDPD Y2, Y8, Y8
+
+	// s = 0.5·r + 0.25·Y8 + 0.125·Y4 + 0.0625·Y7.
+	VMULPD  Y12, Y5, Y5
+	VMULPD  Y13, Y8, Y8
+	VADDPD  Y8, Y5, Y5
+	VMULPD  Y14, Y4, Y4
+	VADDPD  Y4, Y5, Y5
+	VMULPD  Y15, Y7, Y7
+	VADDPD  Y7, Y5, Y5
+	VMOVUPD Y5, (DI)(CX*4) // sc[j..j+3]: 8j bytes on
+
+	ADDQ $8, CX
+	CMPQ CX, DX
+	JLT  rprj3Loop
 
 	VZEROUPPER
 	RET

@@ -16,6 +16,15 @@ func TestMGLinesAVX2(t *testing.T) {
 	}
 }
 
+// TestMGRprj3LinesAVX2 checks the restriction's line kernel against
+// NPB's loop with the assembly forced on and off.
+func TestMGRprj3LinesAVX2(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		name := map[bool]string{true: "avx2", false: "go"}[on]
+		t.Run(name, func(t *testing.T) { withAVX2(t, &mgUseAVX2, on, func() { mgCheckRprj3Lines(t) }) })
+	}
+}
+
 // TestMGLinesAVX2Field checks that mgResid and mgPsinv on a whole level
 // give the same bits with the assembly on and off.
 func TestMGLinesAVX2Field(t *testing.T) {

@@ -154,3 +154,57 @@ func mgCheckLines(t *testing.T) {
 func TestMGLines(t *testing.T) {
 	mgCheckLines(t)
 }
+
+// refRprj3Line is mg.f90's rprj3 on one coarse line as NPB writes it,
+// with NPB's d on axis 0: the fine lines as mgRprj3LineGo takes them.
+func refRprj3Line(sc []float64, f *[9][]float64, d int) {
+	rl := f[0]
+	x := func(i int) float64 { return f[1][i] + f[2][i] + f[3][i] + f[4][i] }
+	y := func(i int) float64 { return f[5][i] + f[6][i] + f[7][i] + f[8][i] }
+	for j1 := 1; j1 < len(sc)-1; j1++ {
+		i1 := 2*j1 + 1 - d
+		sc[j1] = 0.5*rl[i1] +
+			0.25*(rl[i1-1]+rl[i1+1]+x(i1)) +
+			0.125*(x(i1-1)+x(i1+1)+y(i1)) +
+			0.0625*(y(i1-1)+y(i1+1))
+	}
+}
+
+// mgCheckRprj3Lines compares mgRprj3Line as it runs now with NPB's loop
+// on random coarse lines of 3 to 41 points (every remainder modulo 4),
+// in every buffer position, with NPB's d of 1 and, on three points, of
+// 2, and checks that it writes nothing outside the line's interior.
+func mgCheckRprj3Lines(t *testing.T) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(16, 3))
+	for nc := 3; nc < 42; nc++ {
+		for _, d := range []int{1, 2} {
+			nf := 2*nc - 2
+			if d == 2 {
+				if nc != 3 {
+					continue
+				}
+				nf = 3
+			}
+			for range 3 {
+				var f [9][]float64
+				for i := range f {
+					f[i], _, _ = mgTestLine(rng, nf)
+				}
+				sc, buf, o := mgTestLine(rng, nc)
+				want := slices.Clone(buf)
+				refRprj3Line(want[o:o+nc], &f, d)
+				mgRprj3Line(sc, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], d)
+				if i := firstBitDiff(buf, want); i >= 0 {
+					t.Errorf("rprj3 onto %d points (d %d): buffer index %d is %v, want %v", nc, d, i, buf[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestMGRprj3Lines checks the restriction's line kernel bit for bit
+// against NPB's loop.
+func TestMGRprj3Lines(t *testing.T) {
+	mgCheckRprj3Lines(t)
+}
