@@ -152,16 +152,13 @@ func (s *mgState) smooth(k int, v []float64) error {
 }
 
 // residRestrict is the finest level's resid, r = v − A·u, then the next
-// V-cycle's first restriction, rprj3(lt); mg3P(true) then starts at the
-// coarser level. Where the process is its own neighbour on axes 0 and 1
-// (mgComm.wraps) the two go in one pass over the level (mg_fused.go), r's
-// inner planes not stored (mgResidPass), so no norm may follow. Elsewhere
-// they go apart: there the shell's points at both ends of every line
-// (mgResidShell) cost about what the pass saves (BenchmarkMGResidRprj3).
+// V-cycle's first restriction, rprj3(lt), in one pass over the level
+// (mg_fused.go); mg3P(true) then starts at the coarser level. r's inner
+// planes are not stored (mgResidPass), so no norm may follow.
 func (s *mgState) residRestrict() error {
 	lt := s.g.lt
 	l, lc := &s.g.lev[lt], &s.g.lev[lt-1]
-	regular := !l.dead && !lc.dead && s.comm.wraps(lt)
+	regular := !l.dead && !lc.dead
 	for ax := range 3 {
 		regular = regular && l.n[ax] >= 4 && l.n[ax] == 2*lc.n[ax]-2
 	}

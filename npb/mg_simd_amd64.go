@@ -78,3 +78,9 @@ func mgRprj3Line(sc, rl, rb, rf, rdn, rup, rbd, rbu, rfd, rfu []float64, d int) 
 	}
 	mgRprj3LineGo(sc, rl, rb, rf, rdn, rup, rbd, rbu, rfd, rfu, d, from)
 }
+
+// mgPrefetch asks the caches for the lines of a, b, c and d
+// (PREFETCHT0), for loads that the hardware does not see coming.
+//
+//go:noescape
+func mgPrefetch(a, b, c, d *float64)

@@ -287,3 +287,15 @@ rprj3Loop:
 
 	VZEROUPPER
 	RET
+
+// func mgPrefetch(a, b, c, d *float64): PREFETCHT0 of each.
+TEXT ·mgPrefetch(SB), NOSPLIT, $0-32
+	MOVQ a+0(FP), AX
+	PREFETCHT0 (AX)
+	MOVQ b+8(FP), AX
+	PREFETCHT0 (AX)
+	MOVQ c+16(FP), AX
+	PREFETCHT0 (AX)
+	MOVQ d+24(FP), AX
+	PREFETCHT0 (AX)
+	RET

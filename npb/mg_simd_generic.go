@@ -19,3 +19,6 @@ func mgPsinvLine(u, r, rb, rf, rd, ru, rbd, rfd, rbu, rfu []float64, c *[4]float
 func mgRprj3Line(sc, rl, rb, rf, rdn, rup, rbd, rbu, rfd, rfu []float64, d int) {
 	mgRprj3LineGo(sc, rl, rb, rf, rdn, rup, rbd, rbu, rfd, rfu, d, 1)
 }
+
+// mgPrefetch does nothing here (see the amd64 version).
+func mgPrefetch(a, b, c, d *float64) {}
