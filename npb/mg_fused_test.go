@@ -3,22 +3,8 @@ package npb
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"testing"
 )
-
-// mgFullField returns a level of extents n filled with random values in
-// (−1, 1) of full precision: NPB's random numbers have 46 bits, so that
-// sums of a few of them are exact in any order and would hide a sum
-// taken in another order than the kernels'.
-func mgFullField(n [3]int, seed uint64) []float64 {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	z := make([]float64, n[0]*n[1]*n[2])
-	for i := range z {
-		z[i] = rng.Float64()*2 - 1
-	}
-	return z
-}
 
 // mgSelfExchange fills the ghosts of x as comm3 does for a process that
 // is its own neighbour on every axis; with wrapped set, on axis 2 only
