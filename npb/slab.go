@@ -2,11 +2,12 @@ package npb
 
 import "unsafe"
 
-// The large arrays of the benchmarks ask for transparent huge pages
-// before anything is written to them (adviseHugePages): a rank's data
-// then takes a few TLB entries instead of thousands, which matters most
-// when ranks outnumber cores, each rank finding the TLB refilled by
-// another's run when it gets its core back.
+// The large arrays of the benchmarks ask for transparent huge pages when
+// they are made (adviseHugePages): a rank's data then takes a few TLB
+// entries instead of thousands, which matters most to loops that write
+// many places far apart (IS's bucket sort, FT's transposes) and when
+// ranks outnumber cores, each rank finding the TLB refilled by another's
+// run when it gets its core back.
 
 // hugeSlice returns a slice of n zero values of T, its memory advised to
 // huge pages. T holds no pointers.

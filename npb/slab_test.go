@@ -63,7 +63,11 @@ func TestHugeSliceAdvice(t *testing.T) {
 
 // vmFlags returns the VmFlags line of the mapping of this process that
 // holds address a.
-func vmFlags(a uintptr) (string, error) {
+func vmFlags(a uintptr) (string, error) { return smapsField(a, "VmFlags") }
+
+// smapsField returns the value of the field name of the mapping of this
+// process that holds address a, from /proc/self/smaps.
+func smapsField(a uintptr, name string) (string, error) {
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		return "", err
@@ -78,8 +82,8 @@ func vmFlags(a uintptr) (string, error) {
 			in = lo <= a && a < hi
 			continue
 		}
-		if in && strings.HasPrefix(line, "VmFlags:") {
-			return strings.TrimSpace(strings.TrimPrefix(line, "VmFlags:")), nil
+		if in && strings.HasPrefix(line, name+":") {
+			return strings.TrimSpace(strings.TrimPrefix(line, name+":")), nil
 		}
 	}
 	if err := sc.Err(); err != nil {
