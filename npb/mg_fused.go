@@ -50,9 +50,9 @@ func mgResidShell(u, v, r []float64, n [3]int, a *[4]float64, wrap bool) {
 		}
 		for i2 := 2; i2 < n2-2; i2++ {
 			o := i2*n1 + i3*n1*n2
-			// The points read u's line i2+1 of the plane above and v's
-			// line i2 first; the planes below and at i3 came with the
-			// plane before.
+			// Line i2's points read as new u's line i2+1 in the plane
+			// above and v's line i2 (u's lines below and at i3 came with
+			// the plane before): ask for those of the line mgAhead on.
 			if f := o + mgAhead*n1 + n1*n2; f+n1 <= len(u) {
 				mgPrefetch(&u[f], &u[f+n1-1], &v[f-n1*n2], &v[f-n1*n2+n1-1])
 			}

@@ -43,6 +43,30 @@ func mgShellDiff(got, want []float64, n [3]int, wrap bool) int {
 	return -1
 }
 
+// mgFusedCases runs f on levels of the interior extents shapes, with and
+// without wrap, with resid's v and r apart (the finest level) and the same
+// (the coarser ones): for each way of computing (k = 0 apart, 1 fused), r
+// starts as values unlike any the step computes and v is the same for
+// both, a copy of it in r where in place.
+func mgFusedCases(shapes [][3]int, f func(name string, n [3]int, wrap bool, r, v [2][]float64)) {
+	for _, h := range shapes {
+		n := [3]int{h[0] + 2, h[1] + 2, h[2] + 2}
+		for _, wrap := range []bool{false, true} {
+			for _, inPlace := range []bool{false, true} {
+				var r, v [2][]float64
+				for k := range 2 {
+					r[k], v[k] = mgFullField(n, 3), mgFullField(n, 2)
+					if inPlace {
+						copy(r[k], v[k])
+						v[k] = r[k]
+					}
+				}
+				f(fmt.Sprintf("%v wrap=%v in-place=%v", h, wrap, inPlace), n, wrap, r, v)
+			}
+		}
+	}
+}
+
 // TestMGResidPsinv checks the fused step (mgResidShell, the exchange of r's
 // ghosts, mgResidPsinvSweep) bit for bit against resid, the exchange and
 // psinv apart, with and without wrap, with v and r apart (the finest
@@ -52,44 +76,30 @@ func mgShellDiff(got, want []float64, n [3]int, wrap bool) int {
 // computed would show in psinv's u.
 func TestMGResidPsinv(t *testing.T) {
 	a, c := mgCoefficients('A')
-	for _, h := range [][3]int{{1, 1, 1}, {1, 2, 3}, {2, 2, 2}, {3, 1, 4}, {3, 5, 5}, {4, 4, 4}, {5, 3, 7}, {8, 4, 2}, {2, 8, 11}, {9, 6, 5}, {11, 7, 6}, {4, 30, 30}} {
-		n := [3]int{h[0] + 2, h[1] + 2, h[2] + 2}
-		u0 := mgFullField(n, 1)
-		v := mgFullField(n, 2)
-		junk := mgFullField(n, 3)
-		for _, wrap := range []bool{false, true} {
-			for _, inPlace := range []bool{false, true} {
-				name := fmt.Sprintf("%v wrap=%v in-place=%v", h, wrap, inPlace)
-				var us, rs [2][]float64
-				for k := range 2 {
-					us[k] = append([]float64(nil), u0...)
-					rs[k] = append([]float64(nil), junk...)
-					vk := v
-					if inPlace {
-						copy(rs[k], v)
-						vk = rs[k]
-					}
-					if k == 0 {
-						mgResid(us[k], vk, rs[k], n, &a, wrap)
-						mgSelfExchange(rs[k], n, wrap)
-						mgPsinv(rs[k], us[k], n, &c, wrap)
-					} else {
-						mgResidShell(us[k], vk, rs[k], n, &a, wrap)
-						mgSelfExchange(rs[k], n, wrap)
-						p := mgResidPass{u: us[k], v: vk, r: rs[k], n: n, a: &a, wrap: wrap, planes: make([]float64, 3*n[0]*n[1])}
-						mgResidPsinvSweep(&p, &c)
-					}
-					mgSelfExchange(us[k], n, wrap)
-				}
-				if i := mgShellDiff(rs[1], rs[0], n, wrap); i >= 0 {
-					t.Errorf("%s: r at %d is %v, resid's %v", name, i, rs[1][i], rs[0][i])
-				}
-				if i := firstBitDiff(us[1], us[0]); i >= 0 {
-					t.Errorf("%s: u at %d is %v, psinv's %v", name, i, us[1][i], us[0][i])
-				}
+	shapes := [][3]int{{1, 1, 1}, {1, 2, 3}, {2, 2, 2}, {3, 1, 4}, {3, 5, 5}, {4, 4, 4}, {5, 3, 7}, {8, 4, 2}, {2, 8, 11}, {9, 6, 5}, {11, 7, 6}, {4, 30, 30}}
+	mgFusedCases(shapes, func(name string, n [3]int, wrap bool, r [2][]float64, v [2][]float64) {
+		var u [2][]float64
+		for k := range 2 {
+			u[k] = mgFullField(n, 1)
+			if k == 0 {
+				mgResid(u[k], v[k], r[k], n, &a, wrap)
+				mgSelfExchange(r[k], n, wrap)
+				mgPsinv(r[k], u[k], n, &c, wrap)
+			} else {
+				mgResidShell(u[k], v[k], r[k], n, &a, wrap)
+				mgSelfExchange(r[k], n, wrap)
+				p := mgResidPass{u: u[k], v: v[k], r: r[k], n: n, a: &a, wrap: wrap, planes: make([]float64, 3*n[0]*n[1])}
+				mgResidPsinvSweep(&p, &c)
 			}
+			mgSelfExchange(u[k], n, wrap)
 		}
-	}
+		if i := mgShellDiff(r[1], r[0], n, wrap); i >= 0 {
+			t.Errorf("%s: r at %d is %v, resid's %v", name, i, r[1][i], r[0][i])
+		}
+		if i := firstBitDiff(u[1], u[0]); i >= 0 {
+			t.Errorf("%s: u at %d is %v, psinv's %v", name, i, u[1][i], u[0][i])
+		}
+	})
 }
 
 // mgHugeField is mgRandomField in memory advised to huge pages, as MG's
@@ -100,19 +110,23 @@ func mgHugeField(n [3]int, seed float64) []float64 {
 	return z
 }
 
-// BenchmarkMGResidPsinv times the step on the way up on the finest
-// level of class A and B, resid and psinv apart and fused, with the
-// ghosts' copies of a process that is its own neighbour: on one process
-// (256³ points, wrap set) and as one of four holds it (256×128×128, its
-// neighbours elsewhere on axes 1 and 2, so the exchange fills axes 0 and
-// 1 too).
+// mgFusedBenchLevels are the finest level of class B as one process holds
+// it (256³ points, the process its own neighbour on axes 0 and 1: wrap
+// set), as one of four does (256×128×128, its neighbours elsewhere on
+// axes 1 and 2, so that the exchange fills axes 0 and 1 too) and as one
+// of sixteen (128×128×64).
+var mgFusedBenchLevels = []struct {
+	name string
+	n    [3]int
+	wrap bool
+}{{"np1", [3]int{258, 258, 258}, true}, {"np4", [3]int{258, 130, 130}, false}, {"np16", [3]int{130, 130, 66}, false}}
+
+// BenchmarkMGResidPsinv times the step on the way up on the levels of
+// mgFusedBenchLevels, resid and psinv apart and fused, with the ghosts'
+// copies of a process that is its own neighbour.
 func BenchmarkMGResidPsinv(b *testing.B) {
 	a, c := mgCoefficients('A')
-	for _, lv := range []struct {
-		name string
-		n    [3]int
-		wrap bool
-	}{{"np1", [3]int{258, 258, 258}, true}, {"np4", [3]int{258, 130, 130}, false}, {"np16", [3]int{130, 130, 66}, false}} {
+	for _, lv := range mgFusedBenchLevels {
 		n, wrap := lv.n, lv.wrap
 		u := mgHugeField(n, 271828183)
 		v := mgHugeField(n, 314159265)
@@ -144,58 +158,39 @@ func BenchmarkMGResidPsinv(b *testing.B) {
 // two to twelve interior points an axis and their coarse levels.
 func TestMGResidRprj3(t *testing.T) {
 	a, _ := mgCoefficients('A')
-	for _, h := range [][3]int{{2, 2, 2}, {2, 4, 6}, {4, 4, 4}, {6, 2, 8}, {8, 4, 2}, {10, 6, 12}, {4, 30, 30}} {
-		n := [3]int{h[0] + 2, h[1] + 2, h[2] + 2}
-		nj := [3]int{h[0]/2 + 2, h[1]/2 + 2, h[2]/2 + 2}
+	shapes := [][3]int{{2, 2, 2}, {2, 4, 6}, {4, 4, 4}, {6, 2, 8}, {8, 4, 2}, {10, 6, 12}, {4, 30, 30}}
+	mgFusedCases(shapes, func(name string, n [3]int, wrap bool, r [2][]float64, v [2][]float64) {
+		nj := [3]int{n[0]/2 + 1, n[1]/2 + 1, n[2]/2 + 1}
 		u := mgFullField(n, 1)
-		v := mgFullField(n, 2)
-		junk := mgFullField(n, 3)
-		coarse := mgFullField(nj, 4)
-		for _, wrap := range []bool{false, true} {
-			for _, inPlace := range []bool{false, true} {
-				name := fmt.Sprintf("%v wrap=%v in-place=%v", h, wrap, inPlace)
-				var ss, rs [2][]float64
-				for k := range 2 {
-					r := append([]float64(nil), junk...)
-					rs[k] = r
-					vk := v
-					if inPlace {
-						copy(r, v)
-						vk = r
-					}
-					ss[k] = append([]float64(nil), coarse...)
-					if k == 0 {
-						mgResid(u, vk, r, n, &a, wrap)
-						mgSelfExchange(r, n, wrap)
-						mgRprj3(r, n, ss[k], nj)
-					} else {
-						mgResidShell(u, vk, r, n, &a, wrap)
-						mgSelfExchange(r, n, wrap)
-						p := mgResidPass{u: u, v: vk, r: r, n: n, a: &a, wrap: wrap, planes: make([]float64, 3*n[0]*n[1])}
-						mgResidRprj3Sweep(&p, ss[k], nj)
-					}
-				}
-				if i := firstBitDiff(ss[1], ss[0]); i >= 0 {
-					t.Errorf("%s: s at %d is %v, rprj3's %v", name, i, ss[1][i], ss[0][i])
-				}
-				if i := mgShellDiff(rs[1], rs[0], n, wrap); i >= 0 {
-					t.Errorf("%s: r at %d is %v, resid's %v", name, i, rs[1][i], rs[0][i])
-				}
+		var s [2][]float64
+		for k := range 2 {
+			s[k] = mgFullField(nj, 4)
+			if k == 0 {
+				mgResid(u, v[k], r[k], n, &a, wrap)
+				mgSelfExchange(r[k], n, wrap)
+				mgRprj3(r[k], n, s[k], nj)
+			} else {
+				mgResidShell(u, v[k], r[k], n, &a, wrap)
+				mgSelfExchange(r[k], n, wrap)
+				p := mgResidPass{u: u, v: v[k], r: r[k], n: n, a: &a, wrap: wrap, planes: make([]float64, 3*n[0]*n[1])}
+				mgResidRprj3Sweep(&p, s[k], nj)
 			}
 		}
-	}
+		if i := firstBitDiff(s[1], s[0]); i >= 0 {
+			t.Errorf("%s: s at %d is %v, rprj3's %v", name, i, s[1][i], s[0][i])
+		}
+		if i := mgShellDiff(r[1], r[0], n, wrap); i >= 0 {
+			t.Errorf("%s: r at %d is %v, resid's %v", name, i, r[1][i], r[0][i])
+		}
+	})
 }
 
 // BenchmarkMGResidRprj3 times the finest level's residual and the
 // restriction that follows, apart and fused, on the levels of
-// BenchmarkMGResidPsinv.
+// mgFusedBenchLevels.
 func BenchmarkMGResidRprj3(b *testing.B) {
 	a, _ := mgCoefficients('A')
-	for _, lv := range []struct {
-		name string
-		n    [3]int
-		wrap bool
-	}{{"np1", [3]int{258, 258, 258}, true}, {"np4", [3]int{258, 130, 130}, false}, {"np16", [3]int{130, 130, 66}, false}} {
+	for _, lv := range mgFusedBenchLevels {
 		n, wrap := lv.n, lv.wrap
 		nj := [3]int{n[0]/2 + 1, n[1]/2 + 1, n[2]/2 + 1}
 		u := mgHugeField(n, 271828183)

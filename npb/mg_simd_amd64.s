@@ -161,6 +161,21 @@ psinvLoop:
 	VZEROUPPER
 	RET
 
+// BROADCAST sets every lane of y (whose low half is x) to the float64 of
+// the bits imm.
+#define BROADCAST(imm, x, y) \
+	MOVQ         imm, BX \
+	MOVQ         BX, x \
+	VBROADCASTSD x, y
+
+// SUM4 sets dst to the sum, in this order, of the four values at CX
+// (plus off bytes) of the lines at a, b, c and d.
+#define SUM4(off, a, b, c, d, dst) \
+	VMOVUPD off(a)(CX*8), dst \
+	VADDPD  off(b)(CX*8), dst, dst \
+	VADDPD  off(c)(CX*8), dst, dst \
+	VADDPD  off(d)(CX*8), dst, dst
+
 // DEINTERLEAVE splits the eight values of lo, hi (f0..f3, f4..f7) into
 // ev = f0 f2 f4 f6 and od = f1 f3 f5 f7.
 #define DEINTERLEAVE(lo, hi, ev, od) \
@@ -204,18 +219,10 @@ TEXT ·mgRprj3LineAVX2(SB), NOSPLIT, $0-240
 	INCQ DX
 	SHLQ $1, DX
 
-	MOVQ $0x3FE0000000000000, BX // 0.5
-	MOVQ BX, X12
-	VBROADCASTSD X12, Y12
-	MOVQ $0x3FD0000000000000, BX // 0.25
-	MOVQ BX, X13
-	VBROADCASTSD X13, Y13
-	MOVQ $0x3FC0000000000000, BX // 0.125
-	MOVQ BX, X14
-	VBROADCASTSD X14, Y14
-	MOVQ $0x3FB0000000000000, BX // 0.0625
-	MOVQ BX, X15
-	VBROADCASTSD X15, Y15
+	BROADCAST($0x3FE0000000000000, X12, Y12) // 0.5
+	BROADCAST($0x3FD0000000000000, X13, Y13) // 0.25
+	BROADCAST($0x3FC0000000000000, X14, Y14) // 0.125
+	BROADCAST($0x3FB0000000000000, X15, Y15) // 0.0625
 
 	// The carried values: X, Y and r at fine point 1.
 	VMOVSD 8(R8), X9
@@ -237,27 +244,15 @@ TEXT ·mgRprj3LineAVX2(SB), NOSPLIT, $0-240
 rprj3Loop:
 	// Y2 = X under the coarse points (x2), Y4 = X before plus after
 	// (x1m + x1p).
-	VMOVUPD (R8)(CX*8), Y0
-	VADDPD  (R9)(CX*8), Y0, Y0
-	VADDPD  (R10)(CX*8), Y0, Y0
-	VADDPD  (R11)(CX*8), Y0, Y0
-	VMOVUPD 32(R8)(CX*8), Y1
-	VADDPD  32(R9)(CX*8), Y1, Y1
-	VADDPD  32(R10)(CX*8), Y1, Y1
-	VADDPD  32(R11)(CX*8), Y1, Y1
+	SUM4(0, R8, R9, R10, R11, Y0)
+	SUM4(32, R8, R9, R10, R11, Y1)
 	DEINTERLEAVE(Y0, Y1, Y2, Y3)
 	BEFORE(Y3, Y9, Y4)
 	VADDPD Y3, Y4, Y4
 
 	// Y4 = x1m + x1p + y2, Y7 = Y before plus after (y1m + y1p).
-	VMOVUPD (R12)(CX*8), Y0
-	VADDPD  (R13)(CX*8), Y0, Y0
-	VADDPD  (R14)(CX*8), Y0, Y0
-	VADDPD  (AX)(CX*8), Y0, Y0
-	VMOVUPD 32(R12)(CX*8), Y1
-	VADDPD  32(R13)(CX*8), Y1, Y1
-	VADDPD  32(R14)(CX*8), Y1, Y1
-	VADDPD  32(AX)(CX*8), Y1, Y1
+	SUM4(0, R12, R13, R14, AX, Y0)
+	SUM4(32, R12, R13, R14, AX, Y1)
 	DEINTERLEAVE(Y0, Y1, Y5, Y6)
 	BEFORE(Y6, Y10, Y7)
 	VADDPD Y6, Y7, Y7
