@@ -80,7 +80,8 @@ type mgState struct {
 	a, c [4]float64
 	// zline is interp's scratch: three coarse lines.
 	zline []float64
-	// rplanes is smooth's scratch: three planes of the finest level.
+	// rplanes is the scratch of the passes that pair resid with psinv or
+	// rprj3 (mgResidPass): three planes of the finest level.
 	rplanes []float64
 	// opScale scales the operators' per-point estimates to mg.f90's
 	// operation count (mgOpScale), for their declarations.
