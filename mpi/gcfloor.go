@@ -60,11 +60,11 @@ const gcFloorSize = 32 << 20
 // mostly is, run at that pace; later cycles use the spans the collector
 // freed, already there (docs/decisions.md, the first cycle's pages).
 //
-// So gcFloor also has the kernel map a block of up to the floor's size
-// (MADV_POPULATE_WRITE, else a write to each page) and lets it go before
-// the collection it finishes: its pages are then the heap's free pages,
-// which the first cycle's spans take before fresh ones, as the later
-// cycles take theirs. They are resident from Init on, as the first
+// So gcFloor also has a block of up to the floor's size backed by memory
+// (populate: MADV_POPULATE_WRITE and a write to each page) and lets it go
+// before the collection it finishes: its pages are then the heap's free
+// pages, which the first cycle's spans take before fresh ones, as the
+// later cycles take theirs. They are resident from Init on, as the first
 // cycle would have made them, but also for a program that allocates
 // little: the block is bounded to 1/firstCycleShare of the host's memory
 // among the host's processes, and left out below firstCycleMin. It is
@@ -116,12 +116,16 @@ func hostMemory() uint64 {
 	return uint64(si.Totalram) * uint64(si.Unit)
 }
 
-// populate has the kernel give every page of b a frame: in one call
-// where it can (Linux 5.14), else by a write to each page.
+// populate has every page of b backed by memory: the kernel gives each
+// a frame in one call where it can (Linux 5.14), and a write to each page
+// then takes what a hypervisor may still owe. Under some (the Firecracker
+// guest of docs/decisions.md, "The first cycle's pages"), a page that the
+// guest's kernel populated is not yet the host's until the guest writes
+// it, and that first write costs a host fault, some 7 µs a page, as much
+// as leaving the page fresh would have cost the first cycle's spans.
+// Where the call has backed the pages, the writes cost a TLB fill each.
 func populate(b []byte) {
-	if unix.Madvise(b, unix.MADV_POPULATE_WRITE) == nil {
-		return
-	}
+	unix.Madvise(b, unix.MADV_POPULATE_WRITE) // best effort: the writes below back every page either way
 	for i := 0; i < len(b); i += unix.Getpagesize() {
 		b[i] = 0
 	}
