@@ -118,11 +118,12 @@ func hostMemory() uint64 {
 
 // populate has every page of b backed by memory: the kernel gives each
 // a frame in one call where it can (Linux 5.14), and a write to each page
-// then takes what a hypervisor may still owe. Under some (the Firecracker
-// guest of docs/decisions.md, "The first cycle's pages"), a page that the
-// guest's kernel populated is not yet the host's until the guest writes
-// it, and that first write costs a host fault, some 7 µs a page, as much
-// as leaving the page fresh would have cost the first cycle's spans.
+// then takes what a hypervisor may still owe. Under some (a guest whose
+// free pages are reported to its host: docs/decisions.md, "The first
+// cycle's pages"), a page that the guest's kernel populated is not backed
+// by the host until the guest writes it, and that first write costs a
+// host fault, some 7 µs a page, as much as leaving the page fresh would
+// have cost the first cycle's spans.
 // Where the call has backed the pages, the writes cost a TLB fill each.
 func populate(b []byte) {
 	unix.Madvise(b, unix.MADV_POPULATE_WRITE) // best effort: the writes below back every page either way
