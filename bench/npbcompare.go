@@ -185,13 +185,12 @@ const npbComparisonNote = "The Go port and NPB3.4-MPI (gfortran/gcc -O3, system 
 	"by `go run ./npb/cmd/npbcompare`; medians over the runs. Go/NPB Mop/s and NPB/Go CPU time " +
 	"(user and system of the whole job, the launcher's start included, which weighs most in short runs such as class S): above 1, the Go port does better."
 
-// latestPair is the comparison of the newest build of a benchmark,
-// class and process count, with the record it comes from.
+// latestPair is the newest comparison of a benchmark, class and process
+// count, with the record it comes from.
 type latestPair struct {
 	NPBPair
-	record   string    // the record's file name
-	time     time.Time // when the record's run began
-	revision string    // the record's build (Record.GitRevision)
+	record string    // the record's file name
+	time   time.Time // when the record's run began
 }
 
 // npbGroup is the newest comparisons of one machine kind.
@@ -208,35 +207,31 @@ type kindPair struct {
 
 // newestPairs combines the comparisons of the records of files (newest
 // first) by machine kind, in the order of each kind's newest record,
-// keeping of each benchmark, class and process count of a kind the
-// comparison of the newest build (builds.newer), sorted by benchmark,
-// class (S, W, A, B, C) and process count: a ratio measured on one
-// machine never stands in for another's.
-func newestPairs(files []RecordFile, builds buildOrder) []npbGroup {
+// keeping the newest of each benchmark, class and process count of a kind,
+// sorted by benchmark, class (S, W, A, B, C) and process count: a ratio
+// measured on one machine never stands in for another's.
+func newestPairs(files []RecordFile) []npbGroup {
 	var groups []npbGroup
 	at := map[machineKey]int{} // a kind's index in groups
-	seen := map[kindPair]int{} // a comparison's index in its group's pairs
+	seen := map[kindPair]bool{}
 	for _, f := range files {
 		if f.Record == nil {
 			continue
 		}
 		mk := machineKey{cpu: f.Record.Machine.CPU, cpus: f.Record.Machine.CPUs}
-		i, ok := at[mk]
 		for _, p := range PairNPBRuns(f.Record.NPBRuns) {
+			k := kindPair{mk, pairKey{p.Benchmark, p.Class, p.NP}}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			i, ok := at[mk]
 			if !ok {
-				i, ok = len(groups), true
+				i = len(groups)
 				at[mk] = i
 				groups = append(groups, npbGroup{key: mk})
 			}
-			lp := latestPair{p, f.Name, f.Record.Time, f.Record.GitRevision}
-			k := kindPair{mk, pairKey{p.Benchmark, p.Class, p.NP}}
-			j, dup := seen[k]
-			if !dup {
-				seen[k] = len(groups[i].pairs)
-				groups[i].pairs = append(groups[i].pairs, lp)
-			} else if old := groups[i].pairs[j]; builds.newer(lp.revision, lp.time, old.revision, old.time) {
-				groups[i].pairs[j] = lp
-			}
+			groups[i].pairs = append(groups[i].pairs, latestPair{p, f.Name, f.Record.Time})
 		}
 	}
 	for _, g := range groups {
@@ -249,17 +244,17 @@ func newestPairs(files []RecordFile, builds buildOrder) []npbGroup {
 	return groups
 }
 
-// writeNPBSummary writes, for each machine kind, the comparison of the
-// newest build (in the order of builds) of each benchmark, class and
-// process count across the records of files, with a link to its record
-// named by its time; nothing when no record holds one.
-func writeNPBSummary(w io.Writer, files []RecordFile, builds buildOrder) error {
-	groups := newestPairs(files, builds)
+// writeNPBSummary writes, for each machine kind, the newest comparison of
+// each benchmark, class and process count across the records of files,
+// with a link to its record named by its time; nothing when no record
+// holds one.
+func writeNPBSummary(w io.Writer, files []RecordFile) error {
+	groups := newestPairs(files)
 	if len(groups) == 0 {
 		return nil
 	}
 	fmt.Fprintf(w, "\n## %s: the newest of each\n\n", npbComparisonTitle)
-	fmt.Fprintf(w, "%s Each row is the comparison of the newest build (by the repository's history; by the time of the run where the history does not tell) of its benchmark, class and process count on its kind of machine.\n\n", npbComparisonNote)
+	fmt.Fprintf(w, "%s Each row is the newest comparison of its benchmark, class and process count on its kind of machine.\n\n", npbComparisonNote)
 	header := append(slices.Clone(npbComparisonHeader), "record")
 	for _, g := range groups {
 		fmt.Fprintf(w, "### %s\n\n", g.key)

@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -195,67 +194,5 @@ func TestNPBComparisonRecords(t *testing.T) {
 	}
 	if strings.Contains(readme, "every run") {
 		t.Errorf("the table of kernel runs without any:\n%s", readme)
-	}
-}
-
-// TestNPBSummaryNewestBuild: a comparison of an earlier build run after
-// the newer build's (the before of a paired comparison) does not take
-// the newer build's row; where the history does not hold a record's
-// build, the later run does.
-func TestNPBSummaryNewestBuild(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	dir := t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git("init", "-q")
-	git("commit", "-q", "--allow-empty", "-m", "before")
-	before := git("rev-parse", "HEAD")
-	git("commit", "-q", "--allow-empty", "-m", "after")
-	after := git("rev-parse", "HEAD")
-	results := filepath.Join(dir, "results")
-	faster := compareRuns()[:6] // CG only, twice as fast on the Go side
-	for i := range faster {
-		if faster[i].Side == SideGo {
-			faster[i].Mops *= 2
-		}
-	}
-	newBuild := compareRecord(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), faster)
-	newBuild.GitRevision = after
-	oldBuild := compareRecord(time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC), compareRuns()[:6])
-	oldBuild.GitRevision = before + "+dirty"
-	for name, rec := range map[string]*Record{"npbcompare-new-build": newBuild, "npbcompare-old-build": oldBuild} {
-		if _, err := rec.Write(results, name); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cgRow := func() string {
-		t.Helper()
-		data := regenerateREADME(t, results)
-		for line := range strings.Lines(string(data)) {
-			if strings.HasPrefix(line, "| CG ") {
-				return line
-			}
-		}
-		t.Fatalf("no CG row:\n%s", data)
-		return ""
-	}
-	if row := cgRow(); !strings.Contains(row, "npbcompare-new-build.json") {
-		t.Errorf("the earlier build's later run took the row: %s", row)
-	}
-	oldBuild.GitRevision = "0123456789abcdef0123456789abcdef01234567" // not in the history
-	if _, err := oldBuild.Write(results, "npbcompare-old-build"); err != nil {
-		t.Fatal(err)
-	}
-	if row := cgRow(); !strings.Contains(row, "npbcompare-old-build.json") {
-		t.Errorf("a build the history does not hold: the later run should take the row: %s", row)
 	}
 }

@@ -23,15 +23,13 @@ const plotsDir = "plots"
 // (writeSuiteSummary), with links to the plots of the newest record of
 // each process count, a plot per benchmark and machine, which it draws
 // into dir/plots as SVG and PNG (removing the plots of its suite records
-// that it no longer draws); the comparison with NPB3.4-MPI of the newest
-// build (the repository's history, where git tells it) of each benchmark,
-// class and process count;
+// that it no longer draws); the newest
+// comparison with NPB3.4-MPI of each benchmark, class and process count;
 // every NPB kernel run in one table; and links to the thesis records'
 // pages (ThesisPage), which packages bench/nicbench and bench/thesisnpb
 // write. A file that is no record it can read is skipped, and the README
 // names it and says why. The README and the plots depend on the records
-// only, and on the order of their builds in the repository's history. It
-// returns what it read.
+// only. It returns what it read.
 func Regenerate(dir string) (*Summary, error) { return RegenerateExcept(dir, nil) }
 
 // RegenerateExcept is Regenerate with the files of dir that the caller
@@ -107,7 +105,7 @@ func writeReadme(b *bytes.Buffer, dir string, s *Summary) error {
 	if err := writeSuiteSummary(b, dir, s.Files); err != nil {
 		return err
 	}
-	if err := writeNPBSummary(b, s.Files, readBuildOrder(dir)); err != nil {
+	if err := writeNPBSummary(b, s.Files); err != nil {
 		return err
 	}
 	if err := writeKernelRuns(b, s.Files); err != nil {
