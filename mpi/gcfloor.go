@@ -124,7 +124,7 @@ func hostMemory() uint64 {
 // by the host until the guest writes it, and that first write costs a
 // host fault, some 7 µs a page, as much as leaving the page fresh would
 // have cost the first cycle's spans. Where the call has backed the pages,
-// the writes cost a TLB fill each.
+// the writes find them there.
 func populate(b []byte) {
 	unix.Madvise(b, unix.MADV_POPULATE_WRITE) // best effort: the writes below back every page either way
 	for i := 0; i < len(b); i += unix.Getpagesize() {
