@@ -3,6 +3,7 @@ package mpi_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -75,23 +76,33 @@ func scenarioNoNIC(w *mpi.Comm) error {
 	return mpi.Barrier(w)
 }
 
-// envFirstColl names the collective of the first-coll scenario.
-const envFirstColl = "MPI_TEST_FIRST_COLL"
+// envFirstColl names the collective of the first-coll scenario, and
+// envFirstCollDir the directory where its odd ranks say they have left it.
+const (
+	envFirstColl    = "MPI_TEST_FIRST_COLL"
+	envFirstCollDir = "MPI_TEST_FIRST_COLL_DIR"
+)
 
 func init() { scenarios["first-coll"] = scenarioFirstCollective }
 
 // firstCollHold is how long the even ranks of first-coll stay outside MPI
-// after their collective.
-const firstCollHold = 3 * time.Second
+// at most, waiting for the odd ranks to leave their collective: a limit
+// reached only where the odd ranks cannot leave without the even ranks'
+// later calls, the fault that the scenario finds.
+const firstCollHold = 15 * time.Second
 
 // scenarioFirstCollective runs one collective (envFirstColl: barrier,
-// bcast or allreduce) as the job's first communication, prints when the
-// rank left it (Unix nanoseconds, one clock on one machine), and then
-// holds the even ranks outside MPI for firstCollHold, printing when they
-// come back to it: a rank whose collective is done must not need them to
-// call MPI again.
+// bcast or allreduce) as the job's first communication and prints when the
+// rank left it (Unix nanoseconds, one clock on one machine). An odd rank
+// then says so with a file in envFirstCollDir; an even rank stays outside
+// MPI until every odd rank has (firstCollHold at most) and prints when it
+// comes back: a rank whose collective is done must not need the even
+// ranks to call MPI again.
 func scenarioFirstCollective(w *mpi.Comm) error {
-	coll := os.Getenv(envFirstColl)
+	coll, dir := os.Getenv(envFirstColl), os.Getenv(envFirstCollDir)
+	if dir == "" {
+		return fmt.Errorf("%s not set", envFirstCollDir)
+	}
 	var err error
 	switch coll {
 	case "barrier":
@@ -115,10 +126,15 @@ func scenarioFirstCollective(w *mpi.Comm) error {
 		return err
 	}
 	fmt.Printf("first-coll: rank %d: out %d\n", w.Rank(), out.UnixNano())
-	if w.Rank()%2 == 0 {
-		time.Sleep(firstCollHold)
-		fmt.Printf("first-coll: rank %d: back %d\n", w.Rank(), time.Now().UnixNano())
+	if w.Rank()%2 == 1 {
+		return os.WriteFile(filepath.Join(dir, fmt.Sprintf("out-%d", w.Rank())), nil, 0o644)
 	}
+	for limit := time.Now().Add(firstCollHold); time.Now().Before(limit); time.Sleep(time.Millisecond) {
+		if left, err := filepath.Glob(filepath.Join(dir, "out-*")); err != nil || len(left) == w.Size()/2 {
+			break
+		}
+	}
+	fmt.Printf("first-coll: rank %d: back %d\n", w.Rank(), time.Now().UnixNano())
 	return nil
 }
 
@@ -130,8 +146,7 @@ var (
 // checkFirstCollective checks the output of a first-coll job of np ranks:
 // every odd rank left its collective before any even rank came back to
 // MPI. A rank that needed the even ranks' later calls cannot have left
-// before them, however slowly the machine runs; the verdict needs only
-// the collective to take less than firstCollHold (it takes milliseconds).
+// before them, however slowly the machine runs.
 func checkFirstCollective(t *testing.T, np int, stdout string) {
 	t.Helper()
 	out := make([]int64, np)
@@ -158,7 +173,7 @@ func checkFirstCollective(t *testing.T, np int, stdout string) {
 	first := slices.Min(back)
 	for r := 1; r < np; r += 2 {
 		if out[r] >= first {
-			t.Errorf("rank %d left its first collective %v after an even rank came back to MPI (having held %v outside it)",
+			t.Errorf("rank %d left its first collective %v after an even rank came back to MPI (having waited for it %v at most)",
 				r, time.Duration(out[r]-first).Round(time.Millisecond), firstCollHold)
 		}
 	}
@@ -176,11 +191,14 @@ func TestTCPFirstCollective(t *testing.T) {
 			t.Parallel()
 			for range jobs {
 				args := []string{"-np", strconv.Itoa(np), "-timeout", jobTimeout.String(), "-transport", "tcp", self}
-				r := mpirun(t, []string{envScenario + "=first-coll", envFirstColl + "=" + coll}, args...)
+				r := mpirun(t, []string{envScenario + "=first-coll", envFirstColl + "=" + coll, envFirstCollDir + "=" + t.TempDir()}, args...)
 				if r.code != 0 {
 					t.Fatalf("first-coll %s failed:\n%v", coll, r)
 				}
 				checkFirstCollective(t, np, r.stdout)
+				if t.Failed() {
+					return // each job of a failing build waits firstCollHold
+				}
 			}
 		})
 	}
