@@ -253,13 +253,54 @@ func nps(heavy bool) []int {
 }
 
 // runAt runs scenario name at every job size of sizes, as parallel
-// subtests.
+// subtests; under the race detector, at raceSizes(sizes).
 func runAt(t *testing.T, name string, sizes []int, flags ...string) {
+	if raceEnabled {
+		sizes = raceSizes(sizes)
+	}
 	for _, np := range sizes {
 		t.Run(fmt.Sprintf("np=%d", np), func(t *testing.T) {
 			t.Parallel()
 			runScenarioJob(t, np, name, flags...)
 		})
+	}
+}
+
+// raceSizes is what the race detector's run keeps of a scenario's job
+// sizes: a single process (its sends to itself), the smallest job of two
+// processes or more and the largest, in their order. What the detector
+// looks at, the goroutines of one process, is alike at the sizes between,
+// whose algorithms the run without the detector covers.
+func raceSizes(sizes []int) []int {
+	lo, hi := 0, 0
+	for _, np := range sizes {
+		if np >= 2 && (lo == 0 || np < lo) {
+			lo = np
+		}
+		hi = max(hi, np)
+	}
+	var keep []int
+	for _, np := range sizes {
+		if np == 1 || np == lo || np == hi {
+			keep = append(keep, np)
+		}
+	}
+	return keep
+}
+
+func TestRaceSizes(t *testing.T) {
+	for _, c := range []struct{ in, want []int }{
+		{[]int{2, 3, 4, 8}, []int{2, 8}},
+		{[]int{1, 2, 3, 4}, []int{1, 2, 4}},
+		{[]int{4, 2, 3}, []int{4, 2}},
+		{[]int{1, 2}, []int{1, 2}},
+		{[]int{3}, []int{3}},
+		{[]int{1}, []int{1}},
+		{[]int{2, 2, 5}, []int{2, 2, 5}},
+	} {
+		if got := raceSizes(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("raceSizes(%v) = %v, want %v", c.in, got, c.want)
+		}
 	}
 }
 
