@@ -244,10 +244,14 @@ func runScenarioJob(t *testing.T, np int, name string, flags ...string) result {
 
 // nps are the job sizes to run a scenario at; 8 ranks on a machine with
 // fewer cores checks oversubscription. Under the race detector, whose
-// ranks are several times slower, only the tests marked heavy skip 8.
+// ranks are several times slower, the tests marked heavy skip 8, and
+// every test keeps raceSizes of its sizes.
 func nps(heavy bool) []int {
-	if raceEnabled && heavy {
-		return []int{2, 3, 4}
+	switch {
+	case raceEnabled && heavy:
+		return raceSizes([]int{2, 3, 4})
+	case raceEnabled:
+		return raceSizes([]int{2, 3, 4, 8})
 	}
 	return []int{2, 3, 4, 8}
 }
