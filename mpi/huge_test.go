@@ -35,9 +35,9 @@ func TestHugeMessage(t *testing.T) {
 	}
 	t.Parallel() // its two processes keep a CPU busy, not both
 	// Filling, moving and checking 8 GiB takes tens of seconds where first
-	// touches of memory are slow (25 s on a 2-core VM): a
-	// timeout of its own. Split only, the default, which carries both the
-	// grant and the split point; TestCTSEncoding covers push's fields.
+	// touches of memory are slow: a timeout of its own. Split only, the
+	// default, which carries both the grant and the split point;
+	// TestCTSEncoding covers push's fields.
 	const timeout = 5 * time.Minute
 	for _, rndv := range []string{"split"} {
 		t.Run(rndv, func(t *testing.T) {
@@ -91,9 +91,9 @@ func scenarioHuge(w *mpi.Comm) error {
 	return nil
 }
 
-// hugeBuffer maps hugeSize bytes with transparent huge pages asked for
-// (advice, which a kernel may ignore): a fault a 2 MiB page, where the
-// heap's 4 KiB pages took a fault each, most of the test's time.
+// hugeBuffer maps hugeSize bytes and asks for transparent huge pages
+// (advice, which a kernel may ignore): a page fault every 2 MiB rather
+// than every 4 KiB, whose faults took most of the test's time.
 func hugeBuffer() ([]byte, error) {
 	buf, err := unix.Mmap(-1, 0, hugeSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
