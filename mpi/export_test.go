@@ -74,6 +74,9 @@ const GCFloorSize = gcFloorSize
 // GCFloorForTest is gcFloor of a process alone on its host.
 func GCFloorForTest(getenv func(string) string) []byte { return gcFloor(getenv, 1) }
 
+// PopulateForTest is populate.
+var PopulateForTest = populate
+
 // FirstCycleSizeForTest is firstCycleSize.
 var FirstCycleSizeForTest = firstCycleSize
 

@@ -4,6 +4,8 @@ import (
 	"runtime"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rhinet-go/martini/internal/hugepage"
 )
 
 // The collector's floor.
@@ -125,9 +127,25 @@ func hostMemory() uint64 {
 // host fault, some 7 µs a page, as much as leaving the page fresh would
 // have cost the first cycle's spans. Where the call has backed the pages,
 // the writes find them there.
+//
+// Where only advised memory gets transparent huge pages (the policy
+// "madvise", Debian's default), the whole huge pages inside b are advised
+// MADV_HUGEPAGE for the call, which then backs them 2 MiB at a time, and
+// MADV_NOHUGEPAGE after it: the pages populated stay huge, and no later
+// fault or collapse in that range, on the message path, makes a huge page
+// (docs/decisions.md, "The first cycle's pages": a huge page's fault there
+// stalled a round). Under "always" the call gets huge pages without the
+// advice, and the range keeps the system's policy.
 func populate(b []byte) {
+	huge := hugepage.Whole(b)
+	if len(huge) == 0 || hugepage.SystemPolicy() != hugepage.Madvise || unix.Madvise(huge, unix.MADV_HUGEPAGE) != nil {
+		huge = nil
+	}
 	unix.Madvise(b, unix.MADV_POPULATE_WRITE) // best effort: the writes below back every page either way
 	for i := 0; i < len(b); i += unix.Getpagesize() {
 		b[i] = 0
+	}
+	if huge != nil {
+		unix.Madvise(huge, unix.MADV_NOHUGEPAGE) // advice only: a refusal leaves the range open to huge pages, as advised
 	}
 }

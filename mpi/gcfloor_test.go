@@ -5,9 +5,14 @@ import (
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/rhinet-go/martini/internal/hugepage"
 	"github.com/rhinet-go/martini/mpi"
 )
 
@@ -177,4 +182,60 @@ func rawGCFirstCycle() error {
 		return fmt.Errorf("%d objects of 176 bytes took %d page faults, want few (%d pages of them)", n, got, pages)
 	}
 	return nil
+}
+
+// TestPopulateHugePages checks that where only advised memory gets huge
+// pages, populate backs the whole huge pages of its block with huge
+// pages and leaves them advised against any more (MADV_NOHUGEPAGE), so
+// that no later fault in the range makes one. The block is a mapping of
+// the test's own, starting a page past a boundary. The kernel may lack a
+// free huge page at a moment: three blocks are tried before it fails.
+func TestPopulateHugePages(t *testing.T) {
+	if p := hugepage.SystemPolicy(); p != hugepage.Madvise {
+		t.Skipf("the system's huge-page policy is %v, not madvise: populate gives no advice", p)
+	}
+	var kb int
+	for try := 0; try < 3 && kb == 0; try++ {
+		kb = populatedHugeKB(t)
+	}
+	if kb == 0 {
+		t.Fatal("three blocks populated without a huge page")
+	}
+}
+
+// populatedHugeKB populates a block of three huge pages and a base page
+// and returns the kilobytes of its whole huge pages that are huge, after
+// checking that they are all there or none is, and advised against more.
+func populatedHugeKB(t *testing.T) int {
+	const page = 4096
+	m, err := unix.Mmap(-1, 0, 4*hugepage.Size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
+	whole := hugepage.Whole(m)
+	block := m[len(m)-len(whole)+page:]
+	mpi.PopulateForTest(block)
+	inner := hugepage.Whole(block)
+	a := uintptr(unsafe.Pointer(&inner[0]))
+	flags, err := hugepage.SmapsField(a, "VmFlags")
+	if err != nil {
+		t.Skipf("no smaps to check against: %v", err)
+	}
+	if !strings.Contains(" "+flags+" ", " nh ") {
+		t.Errorf("the populated huge pages' VmFlags %q have no nh (MADV_NOHUGEPAGE)", flags)
+	}
+	kb, err := hugepage.AnonHugeKB(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kb != 0 && kb != len(inner)>>10 {
+		t.Errorf("%d kB of the populated %d kB are huge pages, want all", kb, len(inner)>>10)
+	}
+	for i := 0; i < len(block); i += page {
+		if block[i] != 0 {
+			t.Fatalf("byte %d of the block is %d after populate, want 0", i, block[i])
+		}
+	}
+	return kb
 }

@@ -1,15 +1,13 @@
 package nicemu
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rhinet-go/martini/internal/hugepage"
 )
 
 // fakeHuge returns a hugePages of 2 MiB pages whose collapses are
@@ -171,27 +169,9 @@ func TestHugePagesCollapse(t *testing.T) {
 // anonHugeKB returns the AnonHugePages of the mapping of this process
 // that holds address a, from /proc/self/smaps.
 func anonHugeKB(t *testing.T, a uintptr) int {
-	f, err := os.Open("/proc/self/smaps")
+	kb, err := hugepage.AnonHugeKB(a)
 	if err != nil {
 		t.Skip(err)
 	}
-	defer f.Close()
-	in := false
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		line := sc.Text()
-		var lo, hi uintptr
-		if n, _ := fmt.Sscanf(line, "%x-%x", &lo, &hi); n == 2 && strings.Contains(line, " ") {
-			in = lo <= a && a < hi
-			continue
-		}
-		if rest, ok := strings.CutPrefix(line, "AnonHugePages:"); ok && in {
-			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			if err != nil {
-				t.Fatalf("smaps: %q: %v", line, err)
-			}
-			return kb
-		}
-	}
-	t.Fatalf("no mapping holds %#x in /proc/self/smaps", a)
-	return 0
+	return kb
 }

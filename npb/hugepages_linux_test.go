@@ -2,25 +2,21 @@ package npb
 
 import (
 	"errors"
-	"strconv"
-	"strings"
 	"testing"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rhinet-go/martini/internal/hugepage"
 )
 
 // anonHugeKB returns the kilobytes of the mapping holding address a that
 // lie in transparent huge pages.
 func anonHugeKB(t *testing.T, a uintptr) int {
 	t.Helper()
-	v, err := smapsField(a, "AnonHugePages")
+	kb, err := hugepage.AnonHugeKB(a)
 	if err != nil {
 		t.Skipf("no smaps to check against: %v", err)
-	}
-	kb, err := strconv.Atoi(strings.TrimSuffix(v, " kB"))
-	if err != nil {
-		t.Fatalf("AnonHugePages %q: %v", v, err)
 	}
 	return kb
 }
@@ -33,7 +29,7 @@ func anonHugeKB(t *testing.T, a uintptr) int {
 // (the test is skipped) or adviseHugePages failed to ask.
 func TestAdviseHugePagesCollapses(t *testing.T) {
 	// A mapping of its own, which nothing else in the process changes.
-	b, err := unix.Mmap(-1, 0, 4*hugePageSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	b, err := unix.Mmap(-1, 0, 4*hugepage.Size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,13 +38,13 @@ func TestAdviseHugePagesCollapses(t *testing.T) {
 		b[i] = byte(i)
 	}
 	p := uintptr(unsafe.Pointer(&b[0]))
-	lo := (p + hugePageSize - 1) &^ (hugePageSize - 1)
-	whole := ((p+uintptr(len(b)))&^(hugePageSize-1) - lo) / hugePageSize
+	lo := (p + hugepage.Size - 1) &^ (hugepage.Size - 1)
+	whole := ((p+uintptr(len(b)))&^(hugepage.Size-1) - lo) / hugepage.Size
 	before := anonHugeKB(t, lo)
 	adviseHugePages(unsafe.Pointer(&b[0]), uintptr(len(b)))
 	after := anonHugeKB(t, lo)
-	if want := int(whole * hugePageSize >> 10); after-before < want {
-		region := b[lo-p:][:whole*hugePageSize]
+	if want := int(whole * hugepage.Size >> 10); after-before < want {
+		region := b[lo-p:][:whole*hugepage.Size]
 		if err := unix.Madvise(region, unix.MADV_COLLAPSE); err != nil {
 			if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.ENOMEM) {
 				t.Skipf("the kernel does not collapse here: %v", err)

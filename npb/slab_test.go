@@ -1,13 +1,12 @@
 package npb
 
 import (
-	"bufio"
-	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/rhinet-go/martini/internal/hugepage"
 )
 
 // TestAllocFloats checks that the arrays have their lengths, start on
@@ -48,9 +47,9 @@ func TestHugeSliceAdvice(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("huge-page advice is Linux's")
 	}
-	s := hugeSlice[float64](3 * hugePageSize / 8)
+	s := hugeSlice[float64](3 * hugepage.Size / 8)
 	p := uintptr(unsafe.Pointer(&s[0]))
-	inside := (p + hugePageSize - 1) &^ (hugePageSize - 1)
+	inside := (p + hugepage.Size - 1) &^ (hugepage.Size - 1)
 	flags, err := vmFlags(inside)
 	if err != nil {
 		t.Skipf("no smaps to check against: %v", err)
@@ -63,31 +62,4 @@ func TestHugeSliceAdvice(t *testing.T) {
 
 // vmFlags returns the VmFlags line of the mapping of this process that
 // holds address a.
-func vmFlags(a uintptr) (string, error) { return smapsField(a, "VmFlags") }
-
-// smapsField returns the value of the field name of the mapping of this
-// process that holds address a, from /proc/self/smaps.
-func smapsField(a uintptr, name string) (string, error) {
-	f, err := os.Open("/proc/self/smaps")
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	in := false
-	for sc.Scan() {
-		line := sc.Text()
-		var lo, hi uintptr
-		if n, _ := fmt.Sscanf(line, "%x-%x", &lo, &hi); n == 2 && strings.Contains(line, " ") {
-			in = lo <= a && a < hi
-			continue
-		}
-		if in && strings.HasPrefix(line, name+":") {
-			return strings.TrimSpace(strings.TrimPrefix(line, name+":")), nil
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return "", err
-	}
-	return "", fmt.Errorf("no mapping holds %#x", a)
-}
+func vmFlags(a uintptr) (string, error) { return hugepage.SmapsField(a, "VmFlags") }
