@@ -21,14 +21,22 @@ func TestParsePolicy(t *testing.T) {
 	}
 }
 
-// TestWhole checks Whole against blocks starting and ending on either
-// side of huge-page boundaries.
-func TestWhole(t *testing.T) {
-	b, err := unix.Mmap(-1, 0, 5*Size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+// mapAnon returns a private anonymous mapping of n bytes of the test's
+// own, unmapped when the test ends.
+func mapAnon(t *testing.T, n int) []byte {
+	t.Helper()
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unix.Munmap(b)
+	t.Cleanup(func() { unix.Munmap(b) })
+	return b
+}
+
+// TestWhole checks Whole against blocks starting and ending on either
+// side of huge-page boundaries.
+func TestWhole(t *testing.T) {
+	b := mapAnon(t, 5*Size)
 	p := uintptr(unsafe.Pointer(&b[0]))
 	first := int((p+2*Size-1)&^(Size-1) - p) // a boundary at least a huge page into b
 	cases := []struct {
@@ -58,11 +66,7 @@ func TestWhole(t *testing.T) {
 
 // TestSmapsField checks the fields of a mapping of this test's own.
 func TestSmapsField(t *testing.T) {
-	b, err := unix.Mmap(-1, 0, 2*Size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Munmap(b)
+	b := mapAnon(t, 2*Size)
 	a := uintptr(unsafe.Pointer(&b[0]))
 	if err := unix.Madvise(b, unix.MADV_NOHUGEPAGE); err != nil {
 		t.Fatal(err)
