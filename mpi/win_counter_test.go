@@ -21,12 +21,15 @@ func init() { scenarios["win-counter"] = scenarioWinCounter }
 
 // TestWinCounter runs the counters on the martini network, on TCP and on
 // both (two hosts that are this one: martini within each, TCP between).
+// TCP alone runs at 3 processes: at 4 on 2 CPUs its contended
+// accumulates take seconds a round (docs/performance.md, over TCP), and
+// the hosts' job of 4 has TCP between them.
 func TestWinCounter(t *testing.T) {
 	t.Parallel()
 	runAt(t, "win-counter", []int{2, 3, 4})
 	t.Run("tcp", func(t *testing.T) {
 		t.Parallel()
-		runAt(t, "win-counter", []int{3, 4}, "-transport", "tcp")
+		runAt(t, "win-counter", []int{3}, "-transport", "tcp")
 	})
 	t.Run("hosts", func(t *testing.T) {
 		t.Parallel()
