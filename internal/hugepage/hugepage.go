@@ -32,6 +32,20 @@ const (
 	Always
 )
 
+// String returns the policy as policyFile names it ("unknown" for
+// Unknown).
+func (p Policy) String() string {
+	switch p {
+	case Never:
+		return "never"
+	case Madvise:
+		return "madvise"
+	case Always:
+		return "always"
+	}
+	return "unknown"
+}
+
 // policyFile is where Linux says which policy is in force.
 const policyFile = "/sys/kernel/mm/transparent_hugepage/enabled"
 
