@@ -16,7 +16,7 @@ import (
 func TestEagerTransport(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{launch.EagerPM, launch.EagerVP} {
-		for _, np := range nps(false) {
+		for _, np := range jobSizes(nps(false)) {
 			t.Run(fmt.Sprintf("%s/eager/np=%d", mode, np), func(t *testing.T) {
 				t.Parallel()
 				runScenarioJob(t, np, "eager", "-eager", mode)

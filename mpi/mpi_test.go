@@ -255,25 +255,28 @@ func promptLimit() time.Duration {
 
 // nps are the job sizes to run a scenario at; 8 ranks on a machine with
 // fewer cores checks oversubscription. Under the race detector, whose
-// ranks are several times slower, the tests marked heavy skip 8, and
-// every test keeps raceSizes of its sizes.
+// ranks are several times slower, the tests marked heavy skip 8 (and
+// jobSizes keeps fewer still).
 func nps(heavy bool) []int {
-	switch {
-	case raceEnabled && heavy:
-		return raceSizes([]int{2, 3, 4})
-	case raceEnabled:
-		return raceSizes([]int{2, 3, 4, 8})
+	if raceEnabled && heavy {
+		return []int{2, 3, 4}
 	}
 	return []int{2, 3, 4, 8}
 }
 
-// runAt runs scenario name at every job size of sizes, as parallel
-// subtests; under the race detector, at raceSizes(sizes).
-func runAt(t *testing.T, name string, sizes []int, flags ...string) {
+// jobSizes is what a test runs of sizes: all of them, and raceSizes of
+// them under the race detector.
+func jobSizes(sizes []int) []int {
 	if raceEnabled {
-		sizes = raceSizes(sizes)
+		return raceSizes(sizes)
 	}
-	for _, np := range sizes {
+	return sizes
+}
+
+// runAt runs scenario name at every job size of jobSizes(sizes), as
+// parallel subtests.
+func runAt(t *testing.T, name string, sizes []int, flags ...string) {
+	for _, np := range jobSizes(sizes) {
 		t.Run(fmt.Sprintf("np=%d", np), func(t *testing.T) {
 			t.Parallel()
 			runScenarioJob(t, np, name, flags...)
