@@ -270,10 +270,9 @@ func AccumulatorFor[T Type](op Op) (Reducer, error) {
 		return ReducerFor[T](op)
 	}
 	t := reflect.TypeFor[T]()
-	r := Reducer{Elem: int(t.Size()), Unit: int(t.Size()), Op: op.String(), Kind: t.Kind(),
-		Apply: func(in, inout []byte) {}}
+	r := Reducer{Elem: int(t.Size()), Unit: int(t.Size()), Op: op.String(), Kind: t.Kind(), Apply: noopApply}
 	if kind == opReplace {
-		r.Apply = func(in, inout []byte) { copy(inout, in) }
+		r.Apply = replaceApply
 	}
 	return r, nil
 }
@@ -531,3 +530,54 @@ func boolOf[E constraints.Integer](b bool) E {
 	}
 	return 0
 }
+
+// Number returns the number of a predefined operation (Sum to MaxLoc,
+// Replace and NoOp), the same in every process of a job, so that a
+// process may apply an operation that another names by it
+// (AccumulatorOf); false for an operation NewOp or NewItemOp made.
+func (o Op) Number() (uint8, bool) {
+	k := o.desc().kind
+	return uint8(k), k >= opSum && k <= opNoOp
+}
+
+// AccumulatorOf returns the Reducer of the predefined operation numbered
+// op (Op.Number) for one-sided accumulates of elements of kind k: the one
+// AccumulatorRef returns for that operation and any element type of that
+// kind.
+func AccumulatorOf(op uint8, k reflect.Kind) (*Reducer, error) {
+	kind := opKind(op)
+	if kind < opSum || kind > opNoOp || k <= reflect.Invalid || int(k) >= len(reducerTable[opSum]) || reducerTable[opSum][k].Apply == nil {
+		return nil, fmt.Errorf("%w: operation %d on elements of kind %v", ErrOp, op, k)
+	}
+	var r *Reducer
+	if kind <= opMaxLoc {
+		r = &reducerTable[kind][k]
+	} else {
+		r = &accumulatorTable[kind-opReplace][k]
+	}
+	if r.Apply == nil {
+		return nil, fmt.Errorf("%w: operation %d is not defined on %v", ErrOp, op, k)
+	}
+	return r, nil
+}
+
+// accumulatorTable holds the Reducers of Replace and NoOp for every
+// predeclared element type, by kind.
+var accumulatorTable = makeAccumulatorTable()
+
+func makeAccumulatorTable() *[2][reflect.Complex128 + 1]Reducer {
+	var table [2][reflect.Complex128 + 1]Reducer
+	for k, sum := range reducerTable[opSum] {
+		if sum.Apply == nil {
+			continue
+		}
+		for i, op := range []Op{Replace, NoOp} {
+			table[i][k] = Reducer{Elem: sum.Elem, Unit: sum.Elem, Op: op.String(), Kind: sum.Kind, Apply: replaceApply}
+		}
+		table[1][k].Apply = noopApply
+	}
+	return &table
+}
+
+func replaceApply(in, inout []byte) { copy(inout, in) }
+func noopApply(in, inout []byte)    {}

@@ -124,11 +124,12 @@ type Counters struct {
 	// queue refused for lack of room; every retry that is refused again
 	// counts too.
 	QueueFull uint64
-	// One-sided operations (RMA): puts, gets, and compare-and-swap or
-	// fetch-and-add atomics issued, the bytes the puts and gets moved,
-	// and the reads that settled writes at a flush.
-	RMAPuts, RMAGets, RMAAtomics uint64
-	RMABytes, RMASettles         uint64
+	// One-sided operations (RMA): puts, gets, compare-and-swap or
+	// fetch-and-add atomics and combinations issued, the bytes the puts,
+	// gets and combinations moved, and the reads that settled writes at
+	// a flush.
+	RMAPuts, RMAGets, RMAAtomics, RMACombines uint64
+	RMABytes, RMASettles                      uint64
 	// LineSent counts the records written into the pairs' shared lines
 	// (Config.SharedLines), LineAcks the acknowledgements written there
 	// without a record.

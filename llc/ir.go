@@ -93,6 +93,13 @@ const (
 	// is LineInPeer. The transport then wakes Peer if Peer sleeps: the
 	// write is for Peer to read, whoever's memory holds it.
 	CmdWriteLine
+	// CmdCombine asks Peer to combine Data into the bytes at (Region,
+	// Off) of its memory with the Combiner of code New (combine.go),
+	// under the ticket lock whose word is at (region Size, offset Old)
+	// of its memory, and to send back the bytes before into Result
+	// unless it is nil: len(Result) bytes when it is not nil, else
+	// len(Data). Only transports that report Caps.Combine serve it.
+	CmdCombine
 )
 
 // LineInPeer is the Size of a CmdWatchLine or CmdWriteLine whose Region
@@ -103,7 +110,7 @@ const LineInPeer = 1
 // see change from Old (see CmdRead).
 const ReadChanged = 1
 
-var cmdNames = [...]string{"", "Write", "Read", "CAS", "Register", "Alloc", "Release", "AllocQueue", "Enqueue", "WatchRing", "WatchSlot", "FetchAdd", "WatchLine", "WriteLine"}
+var cmdNames = [...]string{"", "Write", "Read", "CAS", "Register", "Alloc", "Release", "AllocQueue", "Enqueue", "WatchRing", "WatchSlot", "FetchAdd", "WatchLine", "WriteLine", "Combine"}
 
 // Receive queue layout (CmdAllocQueue), for transports that keep the
 // queue in memory (shm.QueueReader reads it). The network writes, the
@@ -258,10 +265,11 @@ type Command struct {
 	Data    []byte        // source (CmdWrite, CmdRegister) or destination (CmdRead)
 	Signal  uint64        // CmdWrite: flag word written last, at SigOff
 	SigOff  uint64
-	Old     uint64 // CmdCAS; CmdRead with Size ReadChanged: the word read before
-	New     uint64 // CmdCAS; CmdFetchAdd: the addend
-	Size    int    // CmdAlloc, CmdAllocQueue, CmdWatchSlot; CmdWatchLine, CmdWriteLine: LineInPeer; CmdRead: ReadChanged
+	Old     uint64 // CmdCAS; CmdRead with Size ReadChanged: the word read before; CmdCombine: the lock's offset
+	New     uint64 // CmdCAS; CmdFetchAdd: the addend; CmdCombine: the code
+	Size    int    // CmdAlloc, CmdAllocQueue, CmdWatchSlot; CmdWatchLine, CmdWriteLine: LineInPeer; CmdRead: ReadChanged; CmdCombine: the lock's region
 	Token   uint64 // echoed in the completion event; 0: no event wanted
+	Result  []byte // CmdCombine: where the bytes before go, or nil
 }
 
 // EventKind is the kind of an IR event.
@@ -355,6 +363,12 @@ type Caps struct {
 	// Offload reports a synchronisation network (barrier, multicast) the
 	// collectives may use.
 	Offload bool
+	// Combine reports that the network serves CmdCombine: the target
+	// applies a combination under a lock of its memory, in one round
+	// trip (a network whose target serves one-sided operations in
+	// software). Others take the lock, read and write with their own
+	// operations.
+	Combine bool
 	// Async reports that commands may complete after Execute returns,
 	// their events coming from Poll.
 	Async bool

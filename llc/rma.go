@@ -3,13 +3,16 @@ package llc
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // One-sided operations (RMA) on memory another process registered: the
 // engine turns each into one IR command (a put into CmdWrite, a get into
 // CmdRead, the 8-byte atomics into CmdCAS and CmdFetchAdd) whose token
 // names the operation, and completes the operation with the command's
-// event. The target takes no part: the network serves the command.
+// event. The target takes no part: the network serves the command. A
+// combination (RMACombine) is the exception: on networks that serve it
+// (Caps.Combine), the target applies it (combine.go).
 //
 // A transport may complete a write once its data has left (Caps.Async:
 // TCP completes it once it is on the socket), before the target's memory
@@ -32,9 +35,17 @@ const (
 	// RMAFetchAdd adds Operand to the 8-byte word at (Peer, Region, Off);
 	// Result is the previous word.
 	RMAFetchAdd
+	// RMACombine combines Data into the bytes at (Peer, Region, Off) with
+	// the Combiner of Code, under the ticket lock whose word is at
+	// (Peer, LockRegion, LockOff), and copies the bytes before into Fetch
+	// unless it is nil: len(Fetch) bytes are combined when it is not nil,
+	// else len(Data) (at most MaxCombine). Only networks that report
+	// Caps.Combine serve it, and never at this process itself (its
+	// memory is its own to combine).
+	RMACombine
 )
 
-var rmaNames = [...]string{"", "put", "get", "compare-and-swap", "fetch-and-add"}
+var rmaNames = [...]string{"", "put", "get", "compare-and-swap", "fetch-and-add", "combination"}
 
 func (k RMAKind) String() string {
 	if int(k) < len(rmaNames) && k != 0 {
@@ -72,6 +83,13 @@ type RMAOp struct {
 	Compare, Operand uint64
 	// Result is the word before an atomic operation, once done.
 	Result uint64
+	// Code, Fetch, LockRegion and LockOff are RMACombine's: the
+	// combination, where the bytes before go (nil: not wanted), and the
+	// place of its lock's word in the target's memory.
+	Code       uint32
+	Fetch      []byte
+	LockRegion RegionID
+	LockOff    uint64
 
 	done bool
 	err  error
@@ -194,6 +212,11 @@ func (e *Engine) rmaStart(op *RMAOp) {
 	case RMAFetchAdd:
 		c.Kind, c.New = CmdFetchAdd, op.Operand
 		e.stats.RMAAtomics++
+	case RMACombine:
+		c.Kind, c.Data, c.Result, c.New = CmdCombine, op.Data, op.Fetch, uint64(op.Code)
+		c.Size, c.Old = int(op.LockRegion), op.LockOff
+		e.stats.RMACombines++
+		e.stats.RMABytes += uint64(op.combined())
 	}
 	e.emit(&c)
 }
@@ -214,6 +237,11 @@ func (e *Engine) checkRMA(op *RMAOp) error {
 		if op.Off%8 != 0 {
 			return fmt.Errorf("llc: %v at offset %d of process %d's region %d: %w", op.Kind, op.Off, op.Peer, op.Region, ErrRMAAlign)
 		}
+	case RMACombine:
+		if err := e.checkCombine(op); err != nil {
+			return err
+		}
+		n = uint64(op.combined())
 	default:
 		return fmt.Errorf("llc: unknown one-sided operation %d", op.Kind)
 	}
@@ -223,6 +251,31 @@ func (e *Engine) checkRMA(op *RMAOp) error {
 	}
 	if n > 0 && op.Region == 0 {
 		return fmt.Errorf("llc: %v at process %d: no region", op.Kind, op.Peer)
+	}
+	return nil
+}
+
+// combined returns the number of bytes an RMACombine combines.
+func (o *RMAOp) combined() int {
+	if o.Fetch != nil {
+		return len(o.Fetch)
+	}
+	return len(o.Data)
+}
+
+// checkCombine checks what an RMACombine needs beyond the checks of
+// every operation: a target other than this process, at most MaxCombine
+// bytes, a lock word.
+func (e *Engine) checkCombine(op *RMAOp) error {
+	switch n := op.combined(); {
+	case op.Peer == e.cfg.Self:
+		return fmt.Errorf("llc: %v at process %d, this process itself", op.Kind, op.Peer)
+	case n == 0 || n > MaxCombine || len(op.Data) > 2*MaxCombine:
+		return fmt.Errorf("llc: %v of %d bytes with %d of operand (1 to %d bytes)", op.Kind, n, len(op.Data), MaxCombine)
+	case op.LockRegion == 0:
+		return fmt.Errorf("llc: %v at process %d: no region for its lock", op.Kind, op.Peer)
+	case op.LockOff%8 != 0 || op.LockOff > math.MaxUint32:
+		return fmt.Errorf("llc: %v at process %d: its lock's word at offset %d of region %d: %w", op.Kind, op.Peer, op.LockOff, op.LockRegion, ErrRMAAlign)
 	}
 	return nil
 }

@@ -22,6 +22,22 @@ type PeerSharer interface {
 	SharesMemory(peer int) bool
 }
 
+// PeerCapser is implemented by transports over several networks
+// (mux.Mux), whose facts differ from peer to peer.
+type PeerCapser interface {
+	// PeerCaps returns the facts of the network that reaches peer.
+	PeerCaps(peer int) Caps
+}
+
+// PeerCaps returns the facts of the network that reaches process peer:
+// the transport's own unless it joins several networks (PeerCapser).
+func (ep *Endpoint) PeerCaps(peer int) Caps {
+	if m, ok := ep.tr.(PeerCapser); ok {
+		return m.PeerCaps(peer)
+	}
+	return ep.tr.Caps()
+}
+
 // SharesMemory reports whether process peer's allocated memory can be
 // mapped into this process (Endpoint.PeerMemory).
 func (ep *Endpoint) SharesMemory(peer int) bool {

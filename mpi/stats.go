@@ -54,9 +54,9 @@ func printStats(w io.Writer, rank int, s Stats) {
 	p, n := s.Protocol, s.NetworkCounters
 	fmt.Fprintf(w, "[%d] stats: eager(%s) %d sent %d recv, rendezvous(%s) %d sent %d recv, unexpected %d, control %d, ring full %d, tail reads %d, shared-line records %d acks %d, queue full %d, connections %d, rings granted %d (%d B), eager limit %d B\n",
 		rank, s.Eager, p.EagerSent, p.EagerRecv, s.Rendezvous, p.RndvSent, p.RndvRecv, p.Unexpected, p.ControlSent, p.RingFull, p.TailReads, p.LineSent, p.LineAcks, p.QueueFull, p.Connections, p.RingsGranted, p.RingBytes, s.EagerLimit)
-	if p.RMAPuts+p.RMAGets+p.RMAAtomics > 0 {
-		fmt.Fprintf(w, "[%d] rma: %d puts, %d gets, %d atomics, %d B, %d settling reads\n",
-			rank, p.RMAPuts, p.RMAGets, p.RMAAtomics, p.RMABytes, p.RMASettles)
+	if p.RMAPuts+p.RMAGets+p.RMAAtomics+p.RMACombines > 0 {
+		fmt.Fprintf(w, "[%d] rma: %d puts, %d gets, %d atomics, %d combinations, %d B, %d settling reads\n",
+			rank, p.RMAPuts, p.RMAGets, p.RMAAtomics, p.RMACombines, p.RMABytes, p.RMASettles)
 	}
 	fmt.Fprintf(w, "[%d] %s:", rank, s.Network)
 	for _, k := range slices.Sorted(maps.Keys(n)) {

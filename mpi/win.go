@@ -132,6 +132,9 @@ type winTarget struct {
 	// of the memory of its rank 0.
 	peer int
 	base uint64
+	// combine: the network that reaches the target serves combinations
+	// (win_combine.go), and the target is another process.
+	combine bool
 }
 
 // ctlSize is the size of the control words of a window of n processes.
@@ -222,7 +225,9 @@ func (w *Win) open(op string) error {
 		for t := range w.targets {
 			r := all[t*rec:]
 			ctl := r[n+1+w.c.rank]
-			w.targets[t] = winTarget{region: llc.RegionID(r[w.c.rank]), size: r[n], ctl: llc.RegionID(ctl), peer: w.c.toWorld(t)}
+			world := w.c.toWorld(t)
+			w.targets[t] = winTarget{region: llc.RegionID(r[w.c.rank]), size: r[n], ctl: llc.RegionID(ctl), peer: world,
+				combine: t != w.c.rank && w.ep.PeerCaps(world).Combine}
 			if ctl == 0 {
 				err = fmt.Errorf("rank %d could not make its part of the window", t)
 			}

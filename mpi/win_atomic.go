@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"math"
 	"reflect"
 	"sync"
 
@@ -76,6 +75,8 @@ func CompareAndSwap[T Type](w *Win, compare, value T, target, disp int) (T, erro
 			var res uint64
 			res, err = w.run(op)
 			binary.LittleEndian.PutUint64(out, res)
+		} else if w.directTo(target) == nil && w.combines(target) && at.rest == nil {
+			err = w.compareSwapAt(target, at, cmp, val, out)
 		} else {
 			err = w.locked(target, at, len(out), len(out), func(cur []byte, _ int) bool {
 				copy(out, cur)
@@ -172,9 +173,17 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 	}
 	at, err := w.span(target, disp, n*r.Elem)
 	if err == nil && n > 0 {
-		if w.native && r.Unit == r.Elem {
-			err = w.nativeAcc(target, at, in, out, r, op.Is(Sum) && integer(r.Kind), noop, q)
-		} else {
+		done := false
+		switch code, ok := combineCode(op, r.Kind); {
+		case w.native && r.Unit == r.Elem:
+			err, done = w.nativeAcc(target, at, in, out, r, op.Is(Sum) && integer(r.Kind), noop, q), true
+		case ok && d == nil && w.combines(target):
+			if noop {
+				in = nil
+			}
+			done, err = w.combineAcc(target, at, in, out, code, r.Unit, q)
+		}
+		if !done {
 			err = w.locked(target, at, n*r.Elem, accPiece/r.Unit*r.Unit, accumulateIn(in, out, r, noop))
 		}
 	}
@@ -323,7 +332,7 @@ func (w *Win) locked(target int, at winPlace, n, piece int, f func(cur []byte, p
 	}
 	// The release follows the writes to the same process: it takes effect
 	// after them.
-	if _, rerr := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAcc, 0, accServeNext(ticket))); err == nil && rerr != nil {
+	if _, rerr := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAcc, 0, llc.TicketRelease(ticket))); err == nil && rerr != nil {
 		err = fmt.Errorf("releasing the accumulate lock: %w", rerr)
 	}
 	return err
@@ -352,36 +361,21 @@ func (w *Win) runOp(op *llc.RMAOp) error {
 	return err
 }
 
-// accDraw is what drawing a ticket of the accumulate lock adds to its
-// word (ctlAcc): one to the next ticket, in the high 32 bits, whose
-// overflow leaves the word.
-const accDraw = 1 << 32
-
-// accLock takes target's accumulate lock and returns the ticket that
-// holds it: one fetch-and-add draws the ticket and reads the one served,
-// so that a lock nobody holds takes one operation; else it reads the
-// word until its ticket is served.
+// accLock takes target's accumulate lock, a ticket lock (llc.TicketDraw),
+// and returns the ticket that holds it: one fetch-and-add draws the
+// ticket and reads the one served, so that a lock nobody holds takes one
+// operation; else it reads the word until its ticket is served.
 func (w *Win) accLock(target int) (uint32, error) {
-	word, err := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAcc, 0, accDraw))
+	word, err := w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAcc, 0, llc.TicketDraw))
 	if err != nil {
 		return 0, err
 	}
-	ticket := uint32(word >> 32)
-	for tries := 0; uint32(word) != ticket; tries++ {
+	ticket := llc.TicketOf(word)
+	for tries := 0; !llc.TicketServed(word, ticket); tries++ {
 		w.backoff(tries)
 		if word, err = w.run(w.ctlOp(target, llc.RMAFetchAdd, ctlAcc, 0, 0)); err != nil {
 			return 0, err
 		}
 	}
 	return ticket, nil
-}
-
-// accServeNext is what releasing the accumulate lock held by ticket adds
-// to its word: one to the ticket served, in the low 32 bits, and where
-// that wraps to 0, minus the carry it makes into the high 32.
-func accServeNext(ticket uint32) uint64 {
-	if ticket == math.MaxUint32 {
-		return math.MaxUint64 - accDraw + 2
-	}
-	return 1
 }

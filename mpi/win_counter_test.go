@@ -20,16 +20,17 @@ import (
 func init() { scenarios["win-counter"] = scenarioWinCounter }
 
 // TestWinCounter runs the counters on the martini network, on TCP and on
-// both (two hosts that are this one: martini within each, TCP between).
-// TCP alone runs at 3 processes: at 4 on 2 CPUs its contended
-// accumulates take seconds a round (docs/performance.md, over TCP), and
-// the hosts' job of 4 has TCP between them.
+// both (two hosts that are this one: martini within each, TCP between):
+// over TCP, the accumulates of windows of the caller's memory and of
+// elements other than 8 bytes are combinations the target applies,
+// under the lock that the processes of its host take by their
+// processors' atomics.
 func TestWinCounter(t *testing.T) {
 	t.Parallel()
 	runAt(t, "win-counter", []int{2, 3, 4})
 	t.Run("tcp", func(t *testing.T) {
 		t.Parallel()
-		runAt(t, "win-counter", []int{3}, "-transport", "tcp")
+		runAt(t, "win-counter", []int{2, 4}, "-transport", "tcp")
 	})
 	t.Run("hosts", func(t *testing.T) {
 		t.Parallel()

@@ -52,7 +52,7 @@ func scenarioWinDirect(modelled bool) func(w *mpi.Comm) error {
 			if kind == "shared" && (st.Network == "tcp" || slices.Contains(same, false)) {
 				continue // WinAllocateShared needs one host's shared memory
 			}
-			if err := directRound(w, kind, same, loadStore && kind != "create"); err != nil {
+			if err := directRound(w, kind, same, st.Network, loadStore && kind != "create"); err != nil {
 				return fmt.Errorf("window %s: %w", kind, err)
 			}
 		}
@@ -67,8 +67,9 @@ const slots = 4
 // directRound is one window of scenarioWinDirect, made as kind: of int64
 // by WinAllocate, WinAllocateShared or WinCreate, or of bytes by
 // WinAllocate (its accumulates of int64 take the accumulate lock).
-// loadStore says a target of the same host takes loads and stores.
-func directRound(w *mpi.Comm, kind string, same []bool, loadStore bool) error {
+// network is the job's; loadStore says a target of the same host takes
+// loads and stores.
+func directRound(w *mpi.Comm, kind string, same []bool, network string, loadStore bool) error {
 	me, n := w.Rank(), w.Size()
 	var win *mpi.Win
 	var local []int64
@@ -102,6 +103,18 @@ func directRound(w *mpi.Comm, kind string, same []bool, loadStore bool) error {
 		ops := rmaCount(after.Protocol) - rmaCount(before.Protocol)
 		if direct := loadStore && same[t]; direct != (ops == 0) {
 			return fmt.Errorf("target %d (same host %v): %d operations through the network, want them by loads and stores: %v", t, same[t], ops, direct)
+		}
+		// Over TCP, the accumulate, the FetchAndOp and the CompareAndSwap
+		// of a window without the network's atomics are combinations the
+		// target applies, not its lock's round trips.
+		combined := after.Protocol.RMACombines - before.Protocol.RMACombines
+		want := uint64(0)
+		if t != me && (network == "tcp" || !same[t]) && kind != "allocate" && kind != "shared" {
+			want = 3
+		}
+		if combined != want || want > 0 && after.Protocol.RMAAtomics != before.Protocol.RMAAtomics {
+			return fmt.Errorf("target %d (same host %v): %d combinations and %d atomics, want %d combinations and no atomics where there are any",
+				t, same[t], combined, after.Protocol.RMAAtomics-before.Protocol.RMAAtomics, want)
 		}
 	}
 	if err := win.UnlockAll(); err != nil {
@@ -167,7 +180,7 @@ func directOps(win *mpi.Win, me, t, unit int) error {
 }
 
 // rmaCount is the engine's one-sided operations of c.
-func rmaCount(c llc.Counters) uint64 { return c.RMAPuts + c.RMAGets + c.RMAAtomics }
+func rmaCount(c llc.Counters) uint64 { return c.RMAPuts + c.RMAGets + c.RMAAtomics + c.RMACombines }
 
 // sameHost reports, by rank of w, whether that rank runs on this
 // process's host: the processes of a host are those of one

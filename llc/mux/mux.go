@@ -141,6 +141,7 @@ func (m *Mux) Caps() llc.Caps {
 		c.MaxRecord = min(c.MaxRecord, o.MaxRecord)
 		c.MaxInline = min(c.MaxInline, o.MaxInline)
 		c.Offload = false // a synchronisation network spans one network's processes
+		c.Combine = c.Combine && o.Combine
 		c.Async = c.Async || o.Async
 		c.Modelled = c.Modelled || o.Modelled
 		c.Latency = max(c.Latency, o.Latency) // 0, unknown, is below every latency
@@ -148,6 +149,15 @@ func (m *Mux) Caps() llc.Caps {
 	}
 	c.Name = strings.Join(names, "+")
 	return c
+}
+
+// PeerCaps returns the facts of the network that reaches process p (the
+// first network's for a process of no network).
+func (m *Mux) PeerCaps(p int) llc.Caps {
+	if p < 0 || p >= len(m.route) {
+		return m.nets[0].tr.Caps()
+	}
+	return m.nets[m.route[p].net].tr.Caps()
 }
 
 // slowerBandwidth is the smaller of two bandwidths, either one where the
@@ -183,8 +193,15 @@ func (m *Mux) Execute(c *llc.Command) *llc.Event {
 		c.Peer = m.route[peer].peer
 	}
 	c.Region = region & (1<<RegionShift - 1)
+	lock := c.Size
+	if c.Kind == llc.CmdCombine { // the lock's region, on the same network
+		if lock>>RegionShift != net {
+			return m.failed(llc.Event{Kind: llc.EvError, Token: c.Token, Err: fmt.Errorf("mux: %v to process %d with its lock on region %#x of another network", c.Kind, peer, lock)})
+		}
+		c.Size = lock & (1<<RegionShift - 1)
+	}
 	ev := m.nets[net].tr.Execute(c)
-	c.Peer, c.Region = peer, region
+	c.Peer, c.Region, c.Size = peer, region, lock
 	if ev != nil && ev.Kind == llc.EvDone {
 		switch c.Kind {
 		case llc.CmdRegister, llc.CmdAlloc, llc.CmdAllocQueue:

@@ -60,3 +60,34 @@ func TestMuxRoutes(t *testing.T) {
 		t.Fatalf("records from job processes %v, want [0 1]", from)
 	}
 }
+
+// A combination goes to its peer's network with both its regions, the
+// bytes' and the lock's, untagged; one whose lock lies on another
+// network fails. PeerCaps are the facts of the network reaching each
+// process.
+func TestMuxCombine(t *testing.T) {
+	host, wide := &stub{name: "host"}, &combineStub{stub{name: "wide"}}
+	m, err := New(2, []Network{{Transport: host, Procs: []int{0}}, {Transport: wide, Procs: []int{0, 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.PeerCaps(0).Combine || !m.PeerCaps(1).Combine || m.Caps().Combine {
+		t.Fatalf("combinations served: to 0 %v, to 1 %v, by the mux %v; want false, true, false", m.PeerCaps(0).Combine, m.PeerCaps(1).Combine, m.Caps().Combine)
+	}
+	c := llc.Command{Kind: llc.CmdCombine, Peer: 1, Region: 1<<RegionShift | 5, Size: 1<<RegionShift | 6, Token: 2}
+	if ev := llc.Outcome(m.Execute(&c)); ev.Kind != llc.EvDone || len(wide.got) != 1 || wide.got[0].Region != 5 || wide.got[0].Size != 6 {
+		t.Fatalf("combination: %+v, the wide network got %+v", ev, wide.got)
+	}
+	if c.Region != 1<<RegionShift|5 || c.Size != 1<<RegionShift|6 {
+		t.Fatalf("the caller's command changed: regions %#x, %#x", c.Region, c.Size)
+	}
+	c.Size = 6
+	if ev := llc.Outcome(m.Execute(&c)); ev.Kind != llc.EvError || len(wide.got) != 1 {
+		t.Fatalf("combination with its lock on another network: %+v", ev)
+	}
+}
+
+// combineStub is a stub whose network serves combinations.
+type combineStub struct{ stub }
+
+func (s *combineStub) Caps() llc.Caps { return llc.Caps{Name: s.name, Combine: true} }

@@ -11,8 +11,8 @@ type Requests struct {
 	head int
 }
 
-// Request is one of Requests: its command's kind and token, and a read's
-// destination.
+// Request is one of Requests: its command's kind and token, and where
+// its answer's bytes go: a read's destination, a combination's Result.
 type Request struct {
 	Kind  llc.CmdKind
 	Token uint64
@@ -21,7 +21,11 @@ type Request struct {
 
 // Add appends c's request.
 func (r *Requests) Add(c *llc.Command) {
-	r.q = append(r.q, Request{Kind: c.Kind, Token: c.Token, Data: c.Data})
+	data := c.Data
+	if c.Kind == llc.CmdCombine {
+		data = c.Result
+	}
+	r.q = append(r.q, Request{Kind: c.Kind, Token: c.Token, Data: data})
 }
 
 // Oldest returns the oldest request, or nil when none waits.

@@ -279,6 +279,8 @@ func (t *Transport) drop(p *peer, err error) {
 	p.fd, p.rfd, p.oldFD, p.state, p.err = -1, -1, -1, stLost, err
 	p.out.Fail(err, &t.late)
 	p.pend.Fail(err, &t.late)
+	t.orphan(&p.in)
+	t.orphan(&p.rin)
 	p.in, p.rin = inbound{}, inbound{}
 	t.track(p)
 	t.dirty = true

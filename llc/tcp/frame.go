@@ -31,7 +31,14 @@ import (
 //	           previous word as a
 //	fRecord    a record for the receive queue: its RecordMeta bytes of
 //	           meta, then its body
-//	fAnswer    the answer to the oldest unanswered fRead, fCAS or fFetchAdd
+//	fCombine   combine the payload into the b&^combineFetch bytes at
+//	           (region, off) with the combination of code a (llc.Combine),
+//	           under the ticket lock whose word is at offset c>>32 of
+//	           region uint32(c): fAnswer with the bytes before if b has
+//	           combineFetch, else with nothing. A lock another holds
+//	           stalls the connection's frames until it is served.
+//	fAnswer    the answer to the oldest unanswered fRead, fCAS, fFetchAdd
+//	           or fCombine
 //	fWriteErr  a failed fWrite: a is its token, the payload the error
 //	fBye       the sender closes its transport (it finalized): nothing
 //	           follows, and the end of the stream is no failure; a is
@@ -60,7 +67,11 @@ const (
 	fWelcome
 	fBye
 	fSwitch
+	fCombine
 )
+
+// combineFetch marks an fCombine whose answer carries the bytes before.
+const combineFetch = 1 << 63
 
 // Handshake values.
 const (

@@ -30,6 +30,10 @@ type inbound struct {
 	fin       finish
 	bye       bool // the peer said it closes: the end of the stream is no failure
 	elsewhere bool // with bye: the peer's frames came on its own dial, rfd
+	// lock is the ticket lock the fCombine at the read position drew a
+	// ticket of (nil: none); until the ticket is served, the frames stall.
+	lock   *uint64
+	ticket uint32
 }
 
 // finish is what completes a frame once its payload has arrived.
@@ -65,6 +69,9 @@ func (t *Transport) receive(p *peer, second bool, sink llc.Sink) (bool, error) {
 	for range maxReads {
 		if err := t.frames(p, in, sink); err != nil {
 			return got, err
+		}
+		if in.lock != nil {
+			return got, nil // a combination waits for its lock: read no more
 		}
 		if !second && p.holding() {
 			return got, nil // what follows the welcome waits for the fSwitch (converge.go)
@@ -166,6 +173,14 @@ func (t *Transport) frame(p *peer, in *inbound, h *header, sink llc.Sink) (bool,
 		}
 		in.Consume(hdrSize)
 		t.serve(p, h)
+	case fCombine:
+		if h.n > 2*llc.MaxCombine {
+			return false, fmt.Errorf("a combination with %d bytes of operand", h.n)
+		}
+		if !whole {
+			return false, nil
+		}
+		return t.combine(p, in, h), nil
 	case fAnswer, fWriteErr:
 		return t.answer(p, in, h, whole, sink)
 	case fWelcome, fSwitch, fBye:
@@ -271,7 +286,7 @@ func (t *Transport) answer(p *peer, in *inbound, h *header, whole bool, sink llc
 		t.deliver(sink, llc.Event{Kind: llc.EvError, Token: token, Err: fmt.Errorf("tcp: %v at process %d: %s", kind, p.id, text)})
 		return true, nil
 	}
-	if q.Kind != llc.CmdRead {
+	if q.Kind != llc.CmdRead && (q.Kind != llc.CmdCombine || q.Data == nil) {
 		if h.n != 0 {
 			return false, fmt.Errorf("an answer of %d bytes to a %v", h.n, q.Kind)
 		}

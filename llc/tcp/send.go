@@ -73,6 +73,11 @@ func frameOf(c *llc.Command) (h header, head, data []byte, err error) {
 		h.kind, h.a, head, data = fRead, uint64(len(c.Data)), nil, nil
 	case llc.CmdCAS:
 		h.kind, head, data = fCAS, nil, nil
+	case llc.CmdCombine:
+		h.kind, h.a, h.b, h.c, head = fCombine, c.New, uint64(len(c.Data)), uint64(uint32(c.Size))|c.Old<<32, nil
+		if c.Result != nil {
+			h.b = uint64(len(c.Result)) | combineFetch
+		}
 	default:
 		h.kind, head, data = fFetchAdd, nil, nil
 	}

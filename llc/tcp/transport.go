@@ -95,10 +95,15 @@ type Transport struct {
 	polls      uint
 	closed     bool
 
-	mem   *softmem.Memory
-	late  []llc.Event // completions and failures for the next Poll
-	iov   [fdio.MaxIov]unix.Iovec
-	stats counters
+	mem  *softmem.Memory
+	late []llc.Event // completions and failures for the next Poll
+	// prev holds the bytes a combination found, for its answer;
+	// orphans the tickets of lost connections' combinations, released
+	// once served.
+	prev    []byte
+	orphans []ticket
+	iov     [fdio.MaxIov]unix.Iovec
+	stats   counters
 
 	sleeper *fdio.Sleeper
 	pollfds []unix.PollFd // what sleeper waits on but its own
@@ -111,6 +116,7 @@ type counters struct {
 	framesOut, framesIn             uint64
 	bytesOut, bytesIn               uint64
 	blocked, zeroCopy, served, lost uint64
+	combined, stalls                uint64
 }
 
 // Listen returns the transport of process self of a job of size
@@ -181,23 +187,24 @@ func (t *Transport) SetPeers(addrs []string) error {
 }
 
 // Caps reports the transport's facts: records of up to MaxRecord bytes
-// on a stream, no memory shared with peers, completions that come later.
+// on a stream, no memory shared with peers, completions that come later,
+// combinations its targets apply.
 func (t *Transport) Caps() llc.Caps {
-	return llc.Caps{Name: "tcp", MaxRecord: MaxRecord, Async: true}
+	return llc.Caps{Name: "tcp", MaxRecord: MaxRecord, Async: true, Combine: true}
 }
 
 // Execute issues cmd. Commands to this process and commands that need no
 // peer complete at once; a write or record to another process completes
 // once its data is written to the socket or copied into the send queue (a
 // large write with a Token, once written: its Data is sent from where it
-// is), and a read, compare-and-swap or fetch-and-add once its answer
-// arrives, from Poll.
+// is), and a read, compare-and-swap, fetch-and-add or combination once
+// its answer arrives, from Poll.
 func (t *Transport) Execute(c *llc.Command) *llc.Event {
 	if t.closed {
 		return llc.Report(&t.done, llc.Event{Kind: llc.EvError, Token: c.Token, Err: errors.New("tcp: the transport is closed")})
 	}
 	switch c.Kind {
-	case llc.CmdWrite, llc.CmdRead, llc.CmdCAS, llc.CmdFetchAdd, llc.CmdEnqueue:
+	case llc.CmdWrite, llc.CmdRead, llc.CmdCAS, llc.CmdFetchAdd, llc.CmdEnqueue, llc.CmdCombine:
 		h, head, data, err := frameOf(c)
 		if err != nil {
 			return llc.Report(&t.done, done(c, 0, err))
@@ -276,6 +283,9 @@ func (t *Transport) Poll(sink llc.Sink) bool {
 		}
 	}
 	progressed = t.mem.Poll(sink) || progressed
+	// A combination waiting for its lock is work not done: the caller
+	// must not sleep on sockets that will not say when the lock is free.
+	progressed = t.stalled() || progressed
 	if len(t.late) > 0 {
 		for i := range t.late {
 			sink.Step(&t.late[i])
@@ -303,6 +313,8 @@ func (t *Transport) Stats() []llc.Stat {
 		{Name: "writes blocked", Value: s.blocked},
 		{Name: "zero-copy writes", Value: s.zeroCopy},
 		{Name: "requests served", Value: s.served},
+		{Name: "combinations served", Value: s.combined},
+		{Name: "combinations stalled", Value: s.stalls},
 		{Name: "sleeps", Value: t.sleeper.Sleeps()},
 	}
 }

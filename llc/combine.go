@@ -1,0 +1,88 @@
+package llc
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+)
+
+// Combining operations done by the target (RMACombine). On a network
+// whose target serves one-sided operations in software (Caps.Combine:
+// TCP), an operation that reads, combines and writes back bytes of the
+// target's memory (MPI's accumulates) travels as one request that the
+// target applies, under a ticket lock of its memory, rather than as the
+// origin's lock, read, write and release, each a round trip the target
+// serves. What the combination is, the network does not know: the
+// operation carries a code, and the target applies the Combiner
+// registered for the code's family (the code's top byte), as the
+// processes' runtime registered it (database/sql's drivers register so).
+
+// Combiner applies the combination named by code to cur, bytes of this
+// process's memory, with operand, the bytes the origin sent: cur is
+// changed in place. It returns an error, leaving cur as it was, for a
+// code it does not know or operands of the wrong length.
+type Combiner func(code uint32, cur, operand []byte) error
+
+// MaxCombine is the most bytes one RMACombine combines.
+const MaxCombine = 32 << 10
+
+var (
+	combinersMu sync.RWMutex
+	combiners   [256]Combiner
+)
+
+// RegisterCombiner makes c apply the codes of family (their top byte).
+// It panics if family has a Combiner already, as registering a driver
+// twice does: families are fixed by the code that registers them, in an
+// init function, the same in every process of a job.
+func RegisterCombiner(family uint8, c Combiner) {
+	combinersMu.Lock()
+	defer combinersMu.Unlock()
+	if c == nil || combiners[family] != nil {
+		panic(fmt.Sprintf("llc: RegisterCombiner of family %d twice, or nil", family))
+	}
+	combiners[family] = c
+}
+
+// ErrCombine is wrapped by the error of a combination nobody registered.
+var ErrCombine = errors.New("no combiner for the code")
+
+// Combine applies code to cur with operand: the Combiner of the code's
+// family. A transport that serves RMACombine calls it under the
+// operation's lock.
+func Combine(code uint32, cur, operand []byte) error {
+	combinersMu.RLock()
+	c := combiners[code>>24]
+	combinersMu.RUnlock()
+	if c == nil {
+		return fmt.Errorf("code %#x: %w", code, ErrCombine)
+	}
+	return c(code, cur, operand)
+}
+
+// A ticket lock is one 8-byte word of registered memory, taken and
+// released with atomic additions, so that processes that reach the word
+// by the network's atomics, by their processor's, or as its owner take
+// turns, first come first served: the high 32 bits count the tickets
+// drawn, the low 32 the ticket being served. A holder draws the next
+// ticket (TicketDraw), holds the lock once its ticket is served
+// (TicketServed), and releases it by adding TicketRelease.
+const TicketDraw = 1 << 32
+
+// TicketOf returns the ticket drawn by the addition of TicketDraw that
+// found the lock word old.
+func TicketOf(old uint64) uint32 { return uint32(old >> 32) }
+
+// TicketServed reports whether the lock word word serves ticket.
+func TicketServed(word uint64, ticket uint32) bool { return uint32(word) == ticket }
+
+// TicketRelease is what releasing the lock held by ticket adds to its
+// word: one to the ticket served, in the low 32 bits, and where that
+// wraps to 0, minus the carry it makes into the high 32.
+func TicketRelease(ticket uint32) uint64 {
+	if ticket == math.MaxUint32 {
+		return math.MaxUint64 - TicketDraw + 2
+	}
+	return 1
+}
