@@ -33,13 +33,20 @@ func combineCmd(r, lock llc.RegionID, off uint64, data, result []byte, token uin
 		New: testFamily<<24 | 1, Size: int(lock), Old: 8, Token: token}
 }
 
+// combineFabric returns two processes and, registered at process 1, 64
+// bytes to combine into (mem, region r) and two words whose second is
+// the lock's (words, region lock).
+func combineFabric(t *testing.T) (x *fabric, mem []byte, words []uint64, r, lock llc.RegionID) {
+	x = newFabric(t, 2, Options{})
+	mem, words = make([]byte, 64), make([]uint64, 2)
+	return x, mem, words, x.region(1, mem), x.region(1, unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 16))
+}
+
 // Combinations are applied by the target under the lock, with the bytes
 // before sent back when they are wanted, and fail with the target's
 // error for a code nobody registered or a lock outside the memory.
 func TestCombineServed(t *testing.T) {
-	x := newFabric(t, 2, Options{})
-	mem, words := make([]byte, 64), make([]uint64, 2)
-	r, lock := x.region(1, mem), x.region(1, unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 16))
+	x, mem, words, r, lock := combineFabric(t)
 	copy(mem[4:], []byte{1, 2, 3, 4})
 	before := make([]byte, 4)
 	if ev := x.do(0, combineCmd(r, lock, 4, []byte{10, 10, 10, 10}, before, 1)); ev.Kind != llc.EvDone {
@@ -70,9 +77,7 @@ func TestCombineServed(t *testing.T) {
 // frames wait behind it, the target's Poll reports work meanwhile, and
 // once the holder releases the lock it is applied, then the rest.
 func TestCombineWaitsForLock(t *testing.T) {
-	x := newFabric(t, 2, Options{})
-	mem, words := make([]byte, 64), make([]uint64, 2)
-	r, lock := x.region(1, mem), x.region(1, unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 16))
+	x, mem, words, r, lock := combineFabric(t)
 	held := llc.TicketOf(atomic.AddUint64(&words[1], llc.TicketDraw) - llc.TicketDraw)
 	x.exec(0, combineCmd(r, lock, 0, []byte{5}, nil, 1))
 	read := make([]byte, 1)
@@ -98,9 +103,7 @@ func TestCombineWaitsForLock(t *testing.T) {
 // ticket it drew, which the target releases once it is served, so that
 // the holders after it are not stuck.
 func TestCombineOrphanReleased(t *testing.T) {
-	x := newFabric(t, 2, Options{})
-	mem, words := make([]byte, 64), make([]uint64, 2)
-	r, lock := x.region(1, mem), x.region(1, unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 16))
+	x, mem, words, r, lock := combineFabric(t)
 	held := llc.TicketOf(atomic.AddUint64(&words[1], llc.TicketDraw) - llc.TicketDraw)
 	x.exec(0, combineCmd(r, lock, 0, []byte{5}, nil, 1))
 	x.until("the stall", func() bool { return stat(t, x.trs[1], "combinations stalled") > 0 })
