@@ -1,10 +1,13 @@
 package llc
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 )
 
 // Combining operations done by the target (RMACombine). On a network
@@ -52,13 +55,85 @@ var ErrCombine = errors.New("no combiner for the code")
 // family. A transport that serves RMACombine calls it under the
 // operation's lock.
 func Combine(code uint32, cur, operand []byte) error {
+	c, err := combinerOf(code)
+	if err != nil {
+		return err
+	}
+	return c(code, cur, operand)
+}
+
+// combinerOf returns the Combiner of code's family.
+func combinerOf(code uint32) (Combiner, error) {
 	combinersMu.RLock()
 	c := combiners[code>>24]
 	combinersMu.RUnlock()
 	if c == nil {
-		return fmt.Errorf("code %#x: %w", code, ErrCombine)
+		return nil, fmt.Errorf("code %#x: %w", code, ErrCombine)
 	}
-	return c(code, cur, operand)
+	return c, nil
+}
+
+// CombineWords applies code to cur with operand word by word, each
+// 8-byte word combined atomically (a compare-and-swap), as the network's
+// atomics change those words, and copies the words before into prev, of
+// cur's length. cur must lie on 8-byte boundaries; operand is empty (an
+// operation that takes none) or of cur's length. A transport that serves
+// RMACombine without a lock calls it. The words are read, combined in one
+// call and swapped in one by one; a word that changed meanwhile is read
+// and combined again alone.
+func CombineWords(code uint32, cur, operand, prev []byte) error {
+	c, err := combinerOf(code)
+	switch {
+	case err != nil:
+		return err
+	case len(cur)%8 != 0 || len(cur) > 0 && uintptr(unsafe.Pointer(&cur[0]))%8 != 0:
+		return fmt.Errorf("%d bytes at %p combined word by word: %w", len(cur), unsafe.SliceData(cur), ErrRMAAlign)
+	case len(operand) != 0 && len(operand) != len(cur) || len(prev) != len(cur):
+		return fmt.Errorf("%d bytes combined word by word with %d of operand, %d for the bytes before", len(cur), len(operand), len(prev))
+	}
+	for i := 0; i < len(cur); i += 8 {
+		binary.LittleEndian.PutUint64(prev[i:], atomic.LoadUint64(wordAt(cur, i)))
+	}
+	scr := wordScratch.Get().(*[]byte)
+	defer wordScratch.Put(scr)
+	next := append((*scr)[:0], prev...)
+	*scr = next
+	if err := c(code, next, operand); err != nil {
+		return err
+	}
+	for i := 0; i < len(cur); i += 8 {
+		if !atomic.CompareAndSwapUint64(wordAt(cur, i), binary.LittleEndian.Uint64(prev[i:]), binary.LittleEndian.Uint64(next[i:])) {
+			combineWord(c, code, cur, operand, prev, i)
+		}
+	}
+	return nil
+}
+
+// wordScratch holds CombineWords' buffers of the combined words.
+var wordScratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// wordAt returns the 8-byte word at b[i:].
+func wordAt(b []byte, i int) *uint64 { return (*uint64)(unsafe.Pointer(&b[i])) }
+
+// combineWord is CombineWords for the word at cur[i:] alone: it reads the
+// word, combines it and swaps it in until no one changed it meanwhile,
+// the word before into prev[i:]. The combination succeeded on every word
+// once, so it does again.
+func combineWord(c Combiner, code uint32, cur, operand, prev []byte, i int) {
+	var in []byte
+	if len(operand) > 0 {
+		in = operand[i : i+8]
+	}
+	var tmp [8]byte
+	for {
+		old := atomic.LoadUint64(wordAt(cur, i))
+		binary.LittleEndian.PutUint64(tmp[:], old)
+		c(code, tmp[:], in)
+		if atomic.CompareAndSwapUint64(wordAt(cur, i), old, binary.LittleEndian.Uint64(tmp[:])) {
+			binary.LittleEndian.PutUint64(prev[i:], old)
+			return
+		}
+	}
 }
 
 // A ticket lock is one 8-byte word of registered memory, taken and

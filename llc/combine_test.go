@@ -2,9 +2,13 @@ package llc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"unsafe"
 )
 
 // TestTicketLockWord plays draws and releases of a ticket lock's word as
@@ -41,19 +45,80 @@ func TestTicketLockWord(t *testing.T) {
 }
 
 // testFamily is the combiners' family this package's tests register:
-// code 1 adds the operand's bytes to the target's, others fail.
+// code 1 adds the operand's bytes to the target's, code 2 its 8-byte
+// words, others fail.
 const testFamily = 0xfe
 
 func init() {
 	RegisterCombiner(testFamily, func(code uint32, cur, operand []byte) error {
-		if code&0xffffff != 1 || len(operand) != len(cur) {
+		switch {
+		case len(operand) != len(cur):
+			return errors.New("not a test operand")
+		case code&0xffffff == 1:
+			for i := range cur {
+				cur[i] += operand[i]
+			}
+		case code&0xffffff == 2 && len(cur)%8 == 0:
+			for i := 0; i < len(cur); i += 8 {
+				binary.LittleEndian.PutUint64(cur[i:], binary.LittleEndian.Uint64(cur[i:])+binary.LittleEndian.Uint64(operand[i:]))
+			}
+		default:
 			return errors.New("not a test code")
-		}
-		for i := range cur {
-			cur[i] += operand[i]
 		}
 		return nil
 	})
+}
+
+// Word by word, each word is combined atomically with respect to the
+// processor's atomics on it, and the words before are returned;
+// unaligned bytes and operands of another length are refused.
+func TestCombineWords(t *testing.T) {
+	words := make([]uint64, 4)
+	cur := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 32)
+	one := make([]byte, 32)
+	for i := 0; i < 32; i += 8 {
+		one[i] = 1
+	}
+	const rounds = 20000
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range rounds {
+			for i := range words {
+				atomic.AddUint64(&words[i], 1)
+			}
+		}
+	})
+	prev := make([]byte, 32)
+	for r := range rounds {
+		if err := CombineWords(testFamily<<24|2, cur, one, prev); err != nil {
+			t.Fatal(err)
+		}
+		if r == 0 && binary.LittleEndian.Uint64(prev) > rounds {
+			t.Fatalf("first words before %v", prev)
+		}
+	}
+	wg.Wait()
+	for i, w := range words {
+		if w != 2*rounds {
+			t.Fatalf("word %d is %d after %d additions of each kind, want %d", i, w, rounds, 2*rounds)
+		}
+	}
+	for _, c := range []struct {
+		cur, operand, prev []byte
+		err                error
+	}{
+		{cur[1:9], one[:8], prev[:8], ErrRMAAlign},
+		{cur[:12], one[:12], prev[:12], ErrRMAAlign},
+		{cur[:16], one[:8], prev[:16], nil},
+		{cur[:16], one[:16], prev[:8], nil},
+	} {
+		if err := CombineWords(testFamily<<24|2, c.cur, c.operand, c.prev); err == nil || c.err != nil && !errors.Is(err, c.err) {
+			t.Errorf("%d bytes, %d of operand, %d before: %v, want refused", len(c.cur), len(c.operand), len(c.prev), err)
+		}
+	}
+	if err := CombineWords(0xfd<<24, cur, one, prev); !errors.Is(err, ErrCombine) {
+		t.Errorf("a family nobody registered: %v", err)
+	}
 }
 
 func TestCombine(t *testing.T) {
@@ -61,7 +126,7 @@ func TestCombine(t *testing.T) {
 	if err := Combine(testFamily<<24|1, cur, []byte{10, 20, 30}); err != nil || !bytes.Equal(cur, []byte{11, 22, 33}) {
 		t.Fatalf("combined: %v, %v; want [11 22 33]", cur, err)
 	}
-	if err := Combine(testFamily<<24|2, cur, []byte{1, 1, 1}); err == nil || !bytes.Equal(cur, []byte{11, 22, 33}) {
+	if err := Combine(testFamily<<24|3, cur, []byte{1, 1, 1}); err == nil || !bytes.Equal(cur, []byte{11, 22, 33}) {
 		t.Fatalf("a code the combiner does not know: %v, %v; want an error and the bytes as they were", cur, err)
 	}
 	if err := Combine(0xfd<<24|1, cur, []byte{1, 1, 1}); !errors.Is(err, ErrCombine) {
@@ -111,7 +176,8 @@ func TestRMACombineRefused(t *testing.T) {
 		{RMAOp{Kind: RMACombine, Peer: 0, Region: 1, Limit: 64, Data: make([]byte, 8), LockRegion: 2}, "this process itself"},
 		{RMAOp{Kind: RMACombine, Peer: 1, Region: 1, Limit: 1 << 20, Data: big, LockRegion: 2}, "1 to 32768 bytes"},
 		{RMAOp{Kind: RMACombine, Peer: 1, Region: 1, Limit: 64}, "0 bytes"},
-		{RMAOp{Kind: RMACombine, Peer: 1, Region: 1, Limit: 64, Data: make([]byte, 8)}, "no region for its lock"},
+		{RMAOp{Kind: RMACombine, Peer: 1, Region: 1, Limit: 64, Data: make([]byte, 12)}, "word by word"},
+		{RMAOp{Kind: RMACombine, Peer: 1, Region: 1, Off: 4, Limit: 64, Data: make([]byte, 8)}, "word by word"},
 		{RMAOp{Kind: RMACombine, Peer: 1, Region: 1, Limit: 64, Data: make([]byte, 8), LockRegion: 2, LockOff: 4}, "offset 4"},
 		{RMAOp{Kind: RMACombine, Peer: 1, Region: 1, Off: 60, Limit: 64, Fetch: make([]byte, 8), LockRegion: 2}, "8 bytes at offset 60"},
 	} {

@@ -96,9 +96,10 @@ const (
 	// CmdCombine asks Peer to combine Data into the bytes at (Region,
 	// Off) of its memory with the Combiner of code New (combine.go),
 	// under the ticket lock whose word is at (region Size, offset Old)
-	// of its memory, and to send back the bytes before into Result
-	// unless it is nil: len(Result) bytes when it is not nil, else
-	// len(Data). Only transports that report Caps.Combine serve it.
+	// of its memory, or word by word, each word atomically, where Size
+	// is 0 (CombineWords), and to send back the bytes before into
+	// Result unless it is nil: len(Result) bytes when it is not nil,
+	// else len(Data). Only transports that report Caps.Combine serve it.
 	CmdCombine
 )
 

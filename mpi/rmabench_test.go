@@ -8,6 +8,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/rhinet-go/martini/mpi"
 )
@@ -118,25 +119,35 @@ func BenchmarkRMA(b *testing.B) {
 }
 
 // scenarioBenchRMA times MPI_BENCH_ITERS operations of MPI_BENCH_RMA (put,
-// get, acc: an Accumulate of float32 with Sum, as IMB's) of
+// get, acc: an Accumulate of float32 with Sum, as IMB's; acc64, of
+// float64, whose elements the network's atomics reach) of
 // MPI_BENCH_SIZE bytes, each followed by a Flush under a shared lock
 // held throughout, or (lock) a Put in an epoch of its own, an exclusive
 // Lock and an Unlock, and rank 0 prints the time of one.
 func scenarioBenchRMA(w *mpi.Comm) error {
+	if os.Getenv(envBenchRMA) == "acc64" {
+		return benchRMA[float64](w, "acc")
+	}
+	return benchRMA[float32](w, os.Getenv(envBenchRMA))
+}
+
+// benchRMA is scenarioBenchRMA's operation name on a window of T.
+func benchRMA[T float32 | float64](w *mpi.Comm, name string) error {
 	size, iters, err := benchSettings()
 	if err != nil {
 		return err
 	}
-	win, _, err := mpi.WinAllocate[float32](w, size/4)
+	n := size / int(unsafe.Sizeof(T(0)))
+	win, _, err := mpi.WinAllocate[T](w, n)
 	if err != nil {
 		return err
 	}
-	buf := make([]float32, size/4)
-	op, err := rmaOp(win, os.Getenv(envBenchRMA), buf)
+	buf := make([]T, n)
+	op, err := rmaOp(win, name, buf)
 	if err != nil {
 		return err
 	}
-	epochs := os.Getenv(envBenchRMA) == "lock"
+	epochs := name == "lock"
 	if w.Rank() == 0 && !epochs {
 		if err := win.Lock(mpi.LockShared, 1); err != nil {
 			return err
@@ -180,7 +191,7 @@ func scenarioBenchRMA(w *mpi.Comm) error {
 }
 
 // rmaOp returns the operation of the benchmark named op on buf.
-func rmaOp(win *mpi.Win, op string, buf []float32) (func() error, error) {
+func rmaOp[T float32 | float64](win *mpi.Win, op string, buf []T) (func() error, error) {
 	switch op {
 	case "put":
 		return func() error { return mpi.Put(win, buf, 1, 0) }, nil
@@ -193,7 +204,7 @@ func rmaOp(win *mpi.Win, op string, buf []float32) (func() error, error) {
 			return errors.Join(win.Lock(mpi.LockExclusive, 1), mpi.Put(win, buf, 1, 0), win.Unlock(1))
 		}, nil
 	}
-	return nil, fmt.Errorf("%s=%q: want put, get, acc or lock", envBenchRMA, op)
+	return nil, fmt.Errorf("%s=%q: want put, get, acc, acc64 or lock", envBenchRMA, op)
 }
 
 // startProfile starts rank 0's CPU profile when MPI_BENCH_CPUPROFILE

@@ -174,14 +174,15 @@ func accumulate[T Type](w *Win, name string, origin, result []T, target, disp in
 	at, err := w.span(target, disp, n*r.Elem)
 	if err == nil && n > 0 {
 		done := false
+		words := w.native && r.Unit == r.Elem // the network's atomics, word by word
 		switch code, ok := combineCode(op, r.Kind); {
-		case w.native && r.Unit == r.Elem:
-			err, done = w.nativeAcc(target, at, in, out, r, op.Is(Sum) && integer(r.Kind), noop, q), true
 		case ok && d == nil && w.combines(target):
 			if noop {
 				in = nil
 			}
-			done, err = w.combineAcc(target, at, in, out, code, r.Unit, q)
+			done, err = w.combineAcc(target, at, in, out, code, r.Unit, words, q)
+		case words:
+			err, done = w.nativeAcc(target, at, in, out, r, op.Is(Sum) && integer(r.Kind), noop, q), true
 		}
 		if !done {
 			err = w.locked(target, at, n*r.Elem, accPiece/r.Unit*r.Unit, accumulateIn(in, out, r, noop))

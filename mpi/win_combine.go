@@ -16,7 +16,10 @@ import (
 // is one llc.RMACombine a piece instead: the target applies it under the
 // same lock, which the processes that map its memory take by their
 // processors' atomics, and answers with the bytes before when they are
-// wanted. MPICH's network modules do accumulates so. The operation is
+// wanted. So is one of 8-byte elements in the network's memory, which
+// took a fetch-and-add or a compare-and-swap loop an element (Win.nativeAcc):
+// the target combines each element atomically, as those atomics do.
+// MPICH's network modules do accumulates so. The operation is
 // named by a code of the combiners' family of this package: the
 // operation's number and the element kind.
 
@@ -74,15 +77,18 @@ func (w *Win) combines(target int) bool {
 	return t.combine && t.peer == w.c.toWorld(target)
 }
 
-// combineAcc is Win.locked for accumulates the target applies: it
-// combines in (nil for NoOp) into the bytes at at of target's window
-// with code, a piece of at most accPiece bytes (a multiple of unit) a
-// combination, and copies the bytes before into out unless it is nil.
-// Without out, or with q, the combinations are issued and not waited for
-// (the flush, or q's request, completes them). It reports false, having
-// done nothing, where a unit lies across two attachments of a dynamic
-// window, which no one combination reaches.
-func (w *Win) combineAcc(target int, at winPlace, in, out []byte, code uint32, unit int, q *rmaRequest) (bool, error) {
+// combineAcc is Win.locked, or with words Win.nativeAcc, for
+// accumulates the target applies: it combines in (nil for NoOp) into
+// the bytes at at of target's window with code, a piece of at most
+// accPiece bytes (a multiple of unit) a combination, under the target's
+// accumulate lock, or with words word by word, each 8-byte element
+// atomically as the network's atomics change it, and copies the bytes
+// before into out unless it is nil. Without out, or with q, the
+// combinations are issued and not waited for (the flush, or q's
+// request, completes them). It reports false, having done nothing, where
+// a unit lies across two attachments of a dynamic window, which no one
+// combination reaches.
+func (w *Win) combineAcc(target int, at winPlace, in, out []byte, code uint32, unit int, words bool, q *rmaRequest) (bool, error) {
 	for i := range at.pieces() {
 		if at.piece(i).n%uint64(unit) != 0 {
 			return false, nil
@@ -96,6 +102,9 @@ func (w *Win) combineAcc(target int, at winPlace, in, out []byte, code uint32, u
 		for i := range part.pieces() {
 			p := part.piece(i)
 			op := w.combineOp(target, p, code)
+			if words {
+				op.LockRegion, op.LockOff = 0, 0
+			}
 			if in != nil {
 				op.Data = in[off : off+int(p.n)]
 			}

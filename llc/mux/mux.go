@@ -194,7 +194,7 @@ func (m *Mux) Execute(c *llc.Command) *llc.Event {
 	}
 	c.Region = region & (1<<RegionShift - 1)
 	lock := c.Size
-	if c.Kind == llc.CmdCombine { // the lock's region, on the same network
+	if c.Kind == llc.CmdCombine && lock != 0 { // the lock's region, on the same network
 		if lock>>RegionShift != net {
 			return m.failed(llc.Event{Kind: llc.EvError, Token: c.Token, Err: fmt.Errorf("mux: %v to process %d with its lock on region %#x of another network", c.Kind, peer, lock)})
 		}

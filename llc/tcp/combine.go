@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/rhinet-go/martini/llc"
@@ -22,16 +23,22 @@ type ticket struct {
 }
 
 // combine serves the fCombine with header h at the read position of in,
-// whose payload is all there; it reports false while the frame waits
-// for its lock.
+// whose payload is all there, under its lock or word by word; it
+// reports false while the frame waits for its lock.
 func (t *Transport) combine(p *peer, in *inbound, h *header) bool {
 	n := h.b &^ combineFetch
+	operand := in.Unread()[hdrSize : hdrSize+int(h.n)]
 	cur, err := t.mem.Span(h.region, h.off, n)
-	var lock *uint64
-	if err == nil {
-		lock, err = t.mem.Word(llc.RegionID(uint32(h.c)), h.c>>32)
-	}
-	if err == nil {
+	switch {
+	case err != nil:
+	case uint32(h.c) == 0:
+		t.prev = slices.Grow(t.prev[:0], int(n))[:n]
+		err = llc.CombineWords(uint32(h.a), cur, operand, t.prev)
+	default:
+		var lock *uint64
+		if lock, err = t.mem.Word(llc.RegionID(uint32(h.c)), h.c>>32); err != nil {
+			break
+		}
 		if in.lock == nil {
 			in.lock, in.ticket = lock, llc.TicketOf(atomic.AddUint64(lock, llc.TicketDraw)-llc.TicketDraw)
 		}
@@ -41,7 +48,7 @@ func (t *Transport) combine(p *peer, in *inbound, h *header) bool {
 		}
 		in.lock = nil
 		t.prev = append(t.prev[:0], cur...)
-		err = llc.Combine(uint32(h.a), cur, in.Unread()[hdrSize:hdrSize+int(h.n)])
+		err = llc.Combine(uint32(h.a), cur, operand)
 		atomic.AddUint64(lock, llc.TicketRelease(in.ticket))
 	}
 	in.Consume(hdrSize + int(h.n))

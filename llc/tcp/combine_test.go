@@ -61,13 +61,23 @@ func TestCombineServed(t *testing.T) {
 	if w := words[1]; w != 2*llc.TicketDraw+2 {
 		t.Fatalf("lock word %#x after two combinations, want %#x", w, 2*llc.TicketDraw+2)
 	}
+	// Word by word, without the lock (its region 0).
+	copy(mem[8:], []byte{7})
+	before = make([]byte, 16)
+	if ev := x.do(0, combineCmd(r, 0, 8, bytes.Repeat([]byte{1}, 16), before, 5)); ev.Kind != llc.EvDone {
+		t.Fatalf("combination word by word: %+v", ev)
+	}
+	if before[0] != 7 || !bytes.Equal(mem[8:24], append([]byte{8}, bytes.Repeat([]byte{1}, 15)...)) || words[1] != 2*llc.TicketDraw+2 {
+		t.Fatalf("word by word: fetched %v, memory %v, lock word %#x", before, mem[8:24], words[1])
+	}
+	wantErr(t, "word by word, unaligned", x.do(0, combineCmd(r, 0, 4, []byte{1, 1, 1, 1}, nil, 6)), 6, "word by word")
 	bad := combineCmd(r, lock, 0, []byte{1}, nil, 3)
 	bad.New = testFamily<<24 | 2
 	wantErr(t, "unknown code", x.do(0, bad), 3, "not a test code", "process 1")
 	bad = combineCmd(r, lock, 0, []byte{1}, nil, 4)
 	bad.Old = 16
 	wantErr(t, "lock outside its region", x.do(0, bad), 4, "out of range")
-	if mem[0] != 0 || stat(t, x.trs[1], "combinations served") != 4 {
+	if mem[0] != 0 || stat(t, x.trs[1], "combinations served") != 6 {
 		t.Fatalf("after the failures: byte %d, %d served", mem[0], stat(t, x.trs[1], "combinations served"))
 	}
 }

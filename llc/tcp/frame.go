@@ -34,7 +34,8 @@ import (
 //	fCombine   combine the payload into the b&^combineFetch bytes at
 //	           (region, off) with the combination of code a (llc.Combine),
 //	           under the ticket lock whose word is at offset c>>32 of
-//	           region uint32(c): fAnswer with the bytes before if b has
+//	           region uint32(c), or word by word (llc.CombineWords) where
+//	           that region is 0: fAnswer with the bytes before if b has
 //	           combineFetch, else with nothing. A lock another holds
 //	           stalls the connection's frames until it is served.
 //	fAnswer    the answer to the oldest unanswered fRead, fCAS, fFetchAdd
