@@ -51,6 +51,9 @@ func (t *Transport) combine(p *peer, in *inbound, h *header) bool {
 		err = llc.Combine(uint32(h.a), cur, operand)
 		atomic.AddUint64(lock, llc.TicketRelease(in.ticket))
 	}
+	if err != nil {
+		t.orphan(in) // a ticket drawn before its region went: passed on once served
+	}
 	in.Consume(hdrSize + int(h.n))
 	t.stats.served++
 	t.stats.combined++
@@ -84,8 +87,8 @@ func (t *Transport) stalled() bool {
 }
 
 // orphan keeps the ticket in's stalled combination drew, its connection
-// lost, to release once it is served: the lock passes on to the holders
-// after it.
+// lost or its memory released, to release once it is served: the lock
+// passes on to the holders after it.
 func (t *Transport) orphan(in *inbound) {
 	if in.lock != nil {
 		t.orphans = append(t.orphans, ticket{in.lock, in.ticket})
