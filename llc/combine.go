@@ -27,8 +27,11 @@ import (
 // code it does not know or operands of the wrong length.
 type Combiner func(code uint32, cur, operand []byte) error
 
-// MaxCombine is the most bytes one RMACombine combines.
-const MaxCombine = 32 << 10
+// MaxCombine is the most bytes one RMACombine combines, and the most
+// bytes of its operand: a target takes the whole operand before it
+// combines, and a network's largest record (64 KiB over TCP) is a size
+// it takes whole already.
+const MaxCombine = 64 << 10
 
 var (
 	combinersMu sync.RWMutex

@@ -174,7 +174,7 @@ func TestRMACombineRefused(t *testing.T) {
 		text string
 	}{
 		{RMAOp{Kind: RMACombine, Peer: 0, Region: 1, Limit: 64, Data: make([]byte, 8), LockRegion: 2}, "this process itself"},
-		{RMAOp{Kind: RMACombine, Peer: 1, Region: 1, Limit: 1 << 20, Data: big, LockRegion: 2}, "1 to 32768 bytes"},
+		{RMAOp{Kind: RMACombine, Peer: 1, Region: 1, Limit: 1 << 20, Data: big, LockRegion: 2}, "1 to 65536 bytes"},
 		{RMAOp{Kind: RMACombine, Peer: 1, Region: 1, Limit: 64}, "0 bytes"},
 		{RMAOp{Kind: RMACombine, Peer: 1, Region: 1, Limit: 64, Data: make([]byte, 12)}, "word by word"},
 		{RMAOp{Kind: RMACombine, Peer: 1, Region: 1, Off: 4, Limit: 64, Data: make([]byte, 8)}, "word by word"},
@@ -183,7 +183,7 @@ func TestRMACombineRefused(t *testing.T) {
 	} {
 		e.Submit(&c.op)
 		if err := c.op.Err(); !c.op.Done() || err == nil || !strings.Contains(err.Error(), c.text) {
-			t.Errorf("%+v: done %v, err %v: want refused saying %q", c.op, c.op.Done(), err, c.text)
+			t.Errorf("done %v, err %v: want refused saying %q", c.op.Done(), err, c.text)
 		}
 	}
 	if c := popCommand(e); c != nil {

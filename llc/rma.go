@@ -39,7 +39,7 @@ const (
 	// the Combiner of Code, under the ticket lock whose word is at
 	// (Peer, LockRegion, LockOff), and copies the bytes before into Fetch
 	// unless it is nil: len(Fetch) bytes are combined when it is not nil,
-	// else len(Data) (at most MaxCombine). With LockRegion 0 the bytes
+	// else len(Data) (at most MaxCombine, and as much operand). With LockRegion 0 the bytes
 	// are combined word by word, each 8-byte word atomically, as the
 	// network's atomics change them (CombineWords): Off and the length
 	// are then multiples of 8. Only networks that report Caps.Combine
@@ -273,7 +273,7 @@ func (e *Engine) checkCombine(op *RMAOp) error {
 	switch n := op.combined(); {
 	case op.Peer == e.cfg.Self:
 		return fmt.Errorf("llc: %v at process %d, this process itself", op.Kind, op.Peer)
-	case n == 0 || n > MaxCombine || len(op.Data) > 2*MaxCombine:
+	case n == 0 || n > MaxCombine || len(op.Data) > MaxCombine:
 		return fmt.Errorf("llc: %v of %d bytes with %d of operand (1 to %d bytes)", op.Kind, n, len(op.Data), MaxCombine)
 	case op.LockRegion == 0 && (op.Off%8 != 0 || n%8 != 0):
 		return fmt.Errorf("llc: %v of %d bytes at offset %d of process %d's region %d, word by word: %w", op.Kind, n, op.Off, op.Peer, op.Region, ErrRMAAlign)

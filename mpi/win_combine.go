@@ -80,7 +80,7 @@ func (w *Win) combines(target int) bool {
 // combineAcc is Win.locked, or with words Win.nativeAcc, for
 // accumulates the target applies: it combines in (nil for NoOp) into
 // the bytes at at of target's window with code, a piece of at most
-// accPiece bytes (a multiple of unit) a combination, under the target's
+// llc.MaxCombine bytes (a multiple of unit) a combination, under the target's
 // accumulate lock, or with words word by word, each 8-byte element
 // atomically as the network's atomics change it, and copies the bytes
 // before into out unless it is nil. Without out, or with q, the
@@ -94,7 +94,7 @@ func (w *Win) combineAcc(target int, at winPlace, in, out []byte, code uint32, u
 			return false, nil
 		}
 	}
-	piece := accPiece / unit * unit
+	piece := llc.MaxCombine / unit * unit
 	n := max(len(in), len(out))
 	for pos := 0; pos < n; pos += piece {
 		part := at.sub(uint64(pos), uint64(min(piece, n-pos)))

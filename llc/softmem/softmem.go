@@ -33,16 +33,18 @@ type Memory struct {
 	done    llc.Event // the event Execute returns, refilled
 	self    int
 	regions map[llc.RegionID][]byte
-	last    llc.RegionID
-	queue   llc.RegionID // CmdAllocQueue's region, or 0
-	local   *shm.LocalMemory
-	selfq   []byte // records enqueued to this process, one after another
-	selfn   []int  // their lengths
+	// allocated marks the regions of CmdAlloc (Private).
+	allocated map[llc.RegionID]bool
+	last      llc.RegionID
+	queue     llc.RegionID // CmdAllocQueue's region, or 0
+	local     *shm.LocalMemory
+	selfq     []byte // records enqueued to this process, one after another
+	selfn     []int  // their lengths
 }
 
 // New returns the memory of process self.
 func New(self int) *Memory {
-	return &Memory{self: self, regions: make(map[llc.RegionID][]byte), local: shm.NewLocalMemory(self)}
+	return &Memory{self: self, regions: make(map[llc.RegionID][]byte), allocated: make(map[llc.RegionID]bool), local: shm.NewLocalMemory(self)}
 }
 
 // Execute performs c, a command that needs no network: one addressed to
@@ -73,6 +75,7 @@ func (m *Memory) Execute(c *llc.Command) *llc.Event {
 		mem = make([]byte, c.Size)
 		r := m.add(mem)
 		m.local.Track(r, mem)
+		m.allocated[r] = true
 		val = uint64(r)
 	case llc.CmdRelease:
 		err = m.remove(c.Region)
@@ -174,8 +177,16 @@ func (m *Memory) remove(id llc.RegionID) error {
 		return fmt.Errorf("no region %d", id)
 	}
 	delete(m.regions, id)
+	delete(m.allocated, id)
 	return nil
 }
+
+// Private reports whether region id is memory this Memory allocated
+// (CmdAlloc): memory no other process maps, which changes only through
+// this Memory's calls (a transport's, one at a time) and the owner's own
+// loads and stores, whereas registered memory (CmdRegister) may be
+// another network's, which processes of its host change at any moment.
+func (m *Memory) Private(id llc.RegionID) bool { return m.allocated[id] }
 
 // Span returns bytes [off, off+n) of region id.
 func (m *Memory) Span(id llc.RegionID, off, n uint64) ([]byte, error) {

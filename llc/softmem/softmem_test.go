@@ -139,3 +139,18 @@ func TestRequestsAndServe(t *testing.T) {
 		t.Fatal("a read past the region was served")
 	}
 }
+
+// Memory the Memory allocated is private to it, registered memory is
+// not, and a released region is neither.
+func TestPrivate(t *testing.T) {
+	m := New(0)
+	a := llc.RegionID(do(t, m, llc.Command{Kind: llc.CmdAlloc, Size: 64, Token: 1}).Value)
+	r := llc.RegionID(do(t, m, llc.Command{Kind: llc.CmdRegister, Data: make([]byte, 64), Token: 2}).Value)
+	if !m.Private(a) || m.Private(r) {
+		t.Fatalf("private: allocated %v, registered %v; want true, false", m.Private(a), m.Private(r))
+	}
+	do(t, m, llc.Command{Kind: llc.CmdRelease, Region: a, Token: 3})
+	if m.Private(a) {
+		t.Fatal("a released region is private")
+	}
+}

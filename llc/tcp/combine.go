@@ -31,6 +31,12 @@ func (t *Transport) combine(p *peer, in *inbound, h *header) bool {
 	cur, err := t.mem.Span(h.region, h.off, n)
 	switch {
 	case err != nil:
+	case uint32(h.c) == 0 && t.mem.Private(h.region):
+		// Memory that only this process has, whose words change only
+		// through this transport's calls, one at a time: their atomics
+		// would guard against nobody.
+		t.prev = append(t.prev[:0], cur...)
+		err = llc.Combine(uint32(h.a), cur, operand)
 	case uint32(h.c) == 0:
 		t.prev = slices.Grow(t.prev[:0], int(n))[:n]
 		err = llc.CombineWords(uint32(h.a), cur, operand, t.prev)

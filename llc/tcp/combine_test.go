@@ -71,13 +71,23 @@ func TestCombineServed(t *testing.T) {
 		t.Fatalf("word by word: fetched %v, memory %v, lock word %#x", before, mem[8:24], words[1])
 	}
 	wantErr(t, "word by word, unaligned", x.do(0, combineCmd(r, 0, 4, []byte{1, 1, 1, 1}, nil, 6)), 6, "word by word")
+	// Word by word in memory the target allocated, which only it has.
+	ev := llc.Outcome(x.trs[1].Execute(&llc.Command{Kind: llc.CmdAlloc, Size: 64, Token: 1}))
+	own, ownMem := llc.RegionID(ev.Value), ev.Mem
+	ownMem[8] = 3
+	if ev := x.do(0, combineCmd(own, 0, 8, bytes.Repeat([]byte{2}, 16), before, 7)); ev.Kind != llc.EvDone {
+		t.Fatalf("combination word by word in the target's own memory: %+v", ev)
+	}
+	if before[0] != 3 || !bytes.Equal(ownMem[8:24], append([]byte{5}, bytes.Repeat([]byte{2}, 15)...)) {
+		t.Fatalf("word by word in the target's own memory: fetched %v, memory %v", before, ownMem[8:24])
+	}
 	bad := combineCmd(r, lock, 0, []byte{1}, nil, 3)
 	bad.New = testFamily<<24 | 2
 	wantErr(t, "unknown code", x.do(0, bad), 3, "not a test code", "process 1")
 	bad = combineCmd(r, lock, 0, []byte{1}, nil, 4)
 	bad.Old = 16
 	wantErr(t, "lock outside its region", x.do(0, bad), 4, "out of range")
-	if mem[0] != 0 || stat(t, x.trs[1], "combinations served") != 6 {
+	if mem[0] != 0 || stat(t, x.trs[1], "combinations served") != 7 {
 		t.Fatalf("after the failures: byte %d, %d served", mem[0], stat(t, x.trs[1], "combinations served"))
 	}
 }

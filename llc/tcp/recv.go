@@ -174,7 +174,7 @@ func (t *Transport) frame(p *peer, in *inbound, h *header, sink llc.Sink) (bool,
 		in.Consume(hdrSize)
 		t.serve(p, h)
 	case fCombine:
-		if h.n > 2*llc.MaxCombine {
+		if h.n > llc.MaxCombine {
 			return false, fmt.Errorf("a combination with %d bytes of operand", h.n)
 		}
 		if !whole {
