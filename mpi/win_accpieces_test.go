@@ -1,8 +1,9 @@
 package mpi_test
 
 // Accumulates longer than the piece the accumulate lock's read, combine
-// and write-back moves at a time (16 KiB): every piece is combined once,
-// the fetched values come back in place, and an access across two
+// and write-back moves at a time (16 KiB), and than a combination the
+// target applies over TCP (64 KiB): every piece is combined once, the
+// fetched values come back in place, and an access across two
 // attachments of a dynamic window splits where they meet.
 
 import (
@@ -25,9 +26,10 @@ func TestWinAccPieces(t *testing.T) {
 	})
 }
 
-// accPiecesLen is the vector's length: 49,380 bytes of int32, three whole
-// pieces and part of a fourth.
-const accPiecesLen = 12345
+// accPiecesLen is the vector's length: 160,004 bytes of int32, nine whole
+// pieces of the lock's and part of a tenth, two whole combinations and
+// part of a third.
+const accPiecesLen = 40001
 
 // accAdd is what rank r adds to element i.
 func accAdd(r, i int) int32 { return int32(r + 1 + i%5) }
