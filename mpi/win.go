@@ -113,6 +113,11 @@ type Win struct {
 	freed atomic.Bool
 	// flushing serialises the flushes (winSync.snap).
 	flushing sync.Mutex
+	// combining orders this process's accumulates to targets that apply
+	// them (win_combine.go): those hold it shared while they issue their
+	// combinations, one that takes a target's accumulate lock through
+	// the network holds it alone until it releases the lock.
+	combining sync.RWMutex
 	// kept counts the operations in winSync.pending, so that a flush
 	// with none to complete takes no lock of the window's.
 	kept atomic.Int64

@@ -316,6 +316,13 @@ func (w *Win) locked(target int, at winPlace, n, piece int, f func(cur []byte, p
 		w.lockedDirect(d, at, f)
 		return nil
 	}
+	if w.combines(target) {
+		// A combination of another goroutine, sent while this one holds
+		// the lock, would wait for it at the target, and this one's
+		// reads and writes behind it on the connection.
+		w.combining.Lock()
+		defer w.combining.Unlock()
+	}
 	ticket, err := w.accLock(target)
 	if err != nil {
 		return fmt.Errorf("taking the accumulate lock: %w", err)

@@ -21,7 +21,12 @@ import (
 // the target combines each element atomically, as those atomics do.
 // MPICH's network modules do accumulates so. The operation is
 // named by a code of the combiners' family of this package: the
-// operation's number and the element kind.
+// operation's number and the element kind. User operations, which the
+// target cannot apply, still take the lock from the origin; while a
+// goroutine holds it so, the process's combinations to the window wait
+// (Win.combining), since one sent meanwhile would wait at the target for
+// the lock, and the holder's reads and writes behind it on the
+// connection.
 
 // combineFamily is the family (llc.RegisterCombiner) of the codes of
 // accumulates, and combineCAS the operation number of a compare-and-swap
@@ -94,6 +99,8 @@ func (w *Win) combineAcc(target int, at winPlace, in, out []byte, code uint32, u
 			return false, nil
 		}
 	}
+	w.combining.RLock() // not while this process holds the target's lock (Win.locked)
+	defer w.combining.RUnlock()
 	piece := llc.MaxCombine / unit * unit
 	n := max(len(in), len(out))
 	for pos := 0; pos < n; pos += piece {
@@ -144,5 +151,7 @@ func (w *Win) compareSwapAt(target int, at winPlace, cmp, val, out []byte) error
 	op := w.combineOp(target, at, combineFamily<<24|combineCAS<<8)
 	operand := make([]byte, 0, 2*len(cmp))
 	op.Data, op.Fetch = append(append(operand, cmp...), val...), out
+	w.combining.RLock()
+	defer w.combining.RUnlock()
 	return w.runCombine(target, op, nil)
 }
