@@ -571,10 +571,8 @@ func makeAccumulatorTable() *[2][reflect.Complex128 + 1]Reducer {
 		if sum.Apply == nil {
 			continue
 		}
-		for i, op := range []Op{Replace, NoOp} {
-			table[i][k] = Reducer{Elem: sum.Elem, Unit: sum.Elem, Op: op.String(), Kind: sum.Kind, Apply: replaceApply}
-		}
-		table[1][k].Apply = noopApply
+		table[0][k] = Reducer{Elem: sum.Elem, Unit: sum.Elem, Op: Replace.String(), Kind: sum.Kind, Apply: replaceApply}
+		table[1][k] = Reducer{Elem: sum.Elem, Unit: sum.Elem, Op: NoOp.String(), Kind: sum.Kind, Apply: noopApply}
 	}
 	return &table
 }

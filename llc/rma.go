@@ -38,13 +38,13 @@ const (
 	// RMACombine combines Data into the bytes at (Peer, Region, Off) with
 	// the Combiner of Code, under the ticket lock whose word is at
 	// (Peer, LockRegion, LockOff), and copies the bytes before into Fetch
-	// unless it is nil: len(Fetch) bytes are combined when it is not nil,
-	// else len(Data) (at most MaxCombine, and as much operand). With LockRegion 0 the bytes
-	// are combined word by word, each 8-byte word atomically, as the
-	// network's atomics change them (CombineWords): Off and the length
-	// are then multiples of 8. Only networks that report Caps.Combine
-	// serve it, and never at this process itself (its memory is its own
-	// to combine).
+	// unless it is nil: len(Fetch) bytes are combined when it is not
+	// nil, else len(Data) (at most MaxCombine, and as much operand).
+	// With LockRegion 0 the bytes are combined word by word, each 8-byte
+	// word atomically, as the network's atomics change them
+	// (CombineWords): Off and the length are then multiples of 8. Only
+	// networks that report Caps.Combine serve it, and never at this
+	// process itself (its memory is its own to combine).
 	RMACombine
 )
 

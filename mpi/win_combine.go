@@ -85,8 +85,8 @@ func (w *Win) combines(target int) bool {
 // combineAcc is Win.locked, or with words Win.nativeAcc, for
 // accumulates the target applies: it combines in (nil for NoOp) into
 // the bytes at at of target's window with code, a piece of at most
-// llc.MaxCombine bytes (a multiple of unit) a combination, under the target's
-// accumulate lock, or with words word by word, each 8-byte element
+// llc.MaxCombine bytes (a multiple of unit) a combination, under the
+// target's accumulate lock, or with words word by word, each 8-byte element
 // atomically as the network's atomics change it, and copies the bytes
 // before into out unless it is nil. Without out, or with q, the
 // combinations are issued and not waited for (the flush, or q's
@@ -108,10 +108,7 @@ func (w *Win) combineAcc(target int, at winPlace, in, out []byte, code uint32, u
 		off := pos
 		for i := range part.pieces() {
 			p := part.piece(i)
-			op := w.combineOp(target, p, code)
-			if words {
-				op.LockRegion, op.LockOff = 0, 0
-			}
+			op := w.combineOp(target, p, code, !words)
 			if in != nil {
 				op.Data = in[off : off+int(p.n)]
 			}
@@ -128,10 +125,13 @@ func (w *Win) combineAcc(target int, at winPlace, in, out []byte, code uint32, u
 }
 
 // combineOp returns a combination of code on the bytes at p of target's
-// window, under target's accumulate lock.
-func (w *Win) combineOp(target int, p winPlace, code uint32) *llc.RMAOp {
+// window: under target's accumulate lock if locked, else word by word.
+func (w *Win) combineOp(target int, p winPlace, code uint32, locked bool) *llc.RMAOp {
 	op := w.partOp(llc.RMACombine, target, p, 0)
-	op.Code, op.LockRegion, op.LockOff = code, w.targets[target].ctl, 8*ctlAcc
+	op.Code = code
+	if locked {
+		op.LockRegion, op.LockOff = w.targets[target].ctl, 8*ctlAcc
+	}
 	return op
 }
 
@@ -148,7 +148,7 @@ func (w *Win) runCombine(target int, op *llc.RMAOp, q *rmaRequest) error {
 // compareSwapAt is CompareAndSwap's combination on target: the element
 // at at replaced by val if it equals cmp, the element before into out.
 func (w *Win) compareSwapAt(target int, at winPlace, cmp, val, out []byte) error {
-	op := w.combineOp(target, at, combineFamily<<24|combineCAS<<8)
+	op := w.combineOp(target, at, combineFamily<<24|combineCAS<<8, true)
 	operand := make([]byte, 0, 2*len(cmp))
 	op.Data, op.Fetch = append(append(operand, cmp...), val...), out
 	w.combining.RLock()

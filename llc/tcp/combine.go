@@ -26,39 +26,35 @@ type ticket struct {
 // whose payload is all there, under its lock or word by word; it
 // reports false while the frame waits for its lock.
 func (t *Transport) combine(p *peer, in *inbound, h *header) bool {
-	n := h.b &^ combineFetch
+	n, fetch := h.b&^combineFetch, h.b&combineFetch != 0
 	operand := in.Unread()[hdrSize : hdrSize+int(h.n)]
 	cur, err := t.mem.Span(h.region, h.off, n)
+	var lock *uint64
+	if err == nil && uint32(h.c) != 0 {
+		lock, err = t.mem.Word(llc.RegionID(uint32(h.c)), h.c>>32)
+	}
 	switch {
 	case err != nil:
-	case uint32(h.c) == 0 && t.mem.Private(h.region):
-		// Memory that only this process has, whose words change only
-		// through this transport's calls, one at a time: their atomics
-		// would guard against nobody.
-		t.prev = append(t.prev[:0], cur...)
-		err = llc.Combine(uint32(h.a), cur, operand)
-	case uint32(h.c) == 0:
+		t.orphan(in) // a ticket drawn before its memory went: passed on once served
+	case lock == nil && !t.mem.Private(h.region):
 		t.prev = slices.Grow(t.prev[:0], int(n))[:n]
 		err = llc.CombineWords(uint32(h.a), cur, operand, t.prev)
 	default:
-		var lock *uint64
-		if lock, err = t.mem.Word(llc.RegionID(uint32(h.c)), h.c>>32); err != nil {
-			break
-		}
-		if in.lock == nil {
-			in.lock, in.ticket = lock, llc.TicketOf(atomic.AddUint64(lock, llc.TicketDraw)-llc.TicketDraw)
-		}
-		if !llc.TicketServed(atomic.LoadUint64(lock), in.ticket) {
+		// Under the lock; or word by word in memory that only this
+		// process has, whose words change only through this transport's
+		// calls, one at a time: their atomics would guard against nobody.
+		if lock != nil && !t.hold(in, lock) {
 			t.stats.stalls++
 			return false
 		}
-		in.lock = nil
-		t.prev = append(t.prev[:0], cur...)
+		if fetch {
+			t.prev = append(t.prev[:0], cur...)
+		}
 		err = llc.Combine(uint32(h.a), cur, operand)
-		atomic.AddUint64(lock, llc.TicketRelease(in.ticket))
-	}
-	if err != nil {
-		t.orphan(in) // a ticket drawn before its region went: passed on once served
+		if lock != nil {
+			atomic.AddUint64(lock, llc.TicketRelease(in.ticket))
+			in.lock = nil
+		}
 	}
 	in.Consume(hdrSize + int(h.n))
 	t.stats.served++
@@ -66,7 +62,7 @@ func (t *Transport) combine(p *peer, in *inbound, h *header) bool {
 	switch {
 	case err != nil:
 		t.replyErr(p, fAnswer, 0, err)
-	case h.b&combineFetch != 0:
+	case fetch:
 		add(&p.out, &header{kind: fAnswer, n: n}, t.prev, nil)
 	default:
 		add(&p.out, &header{kind: fAnswer}, nil, nil)
@@ -74,21 +70,25 @@ func (t *Transport) combine(p *peer, in *inbound, h *header) bool {
 	return true
 }
 
-// stalled reports whether a combination waits for its lock, and
-// releases the served tickets of lost connections.
-func (t *Transport) stalled() bool {
-	for i := 0; i < len(t.orphans); i++ {
-		if o := t.orphans[i]; llc.TicketServed(atomic.LoadUint64(o.lock), o.n) {
-			atomic.AddUint64(o.lock, llc.TicketRelease(o.n))
-			t.orphans = append(t.orphans[:i], t.orphans[i+1:]...)
-			i--
-		}
+// hold reports whether in's combination holds lock: it draws a ticket
+// the first time, and its ticket is served.
+func (t *Transport) hold(in *inbound, lock *uint64) bool {
+	if in.lock == nil {
+		in.lock, in.ticket = lock, llc.TicketOf(atomic.AddUint64(lock, llc.TicketDraw)-llc.TicketDraw)
 	}
-	for i := range t.peers {
-		if p := &t.peers[i]; p.in.lock != nil || p.rin.lock != nil {
-			return true
+	return llc.TicketServed(atomic.LoadUint64(lock), in.ticket)
+}
+
+// releaseOrphans releases the tickets that orphan kept and that are
+// served now, and reports whether some are left.
+func (t *Transport) releaseOrphans() bool {
+	t.orphans = slices.DeleteFunc(t.orphans, func(o ticket) bool {
+		if !llc.TicketServed(atomic.LoadUint64(o.lock), o.n) {
+			return false
 		}
-	}
+		atomic.AddUint64(o.lock, llc.TicketRelease(o.n))
+		return true
+	})
 	return len(t.orphans) > 0
 }
 

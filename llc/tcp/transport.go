@@ -279,13 +279,16 @@ func (t *Transport) Poll(sink llc.Sink) bool {
 				t.lose(p, err)
 				got = true
 			}
-			progressed = got || progressed
+			// A combination waiting for its lock is work not done: the
+			// caller must not sleep on sockets that will not say when
+			// the lock is free.
+			progressed = got || progressed || p.in.lock != nil || p.rin.lock != nil
 		}
 	}
 	progressed = t.mem.Poll(sink) || progressed
-	// A combination waiting for its lock is work not done: the caller
-	// must not sleep on sockets that will not say when the lock is free.
-	progressed = t.stalled() || progressed
+	if len(t.orphans) > 0 {
+		progressed = t.releaseOrphans() || progressed
+	}
 	if len(t.late) > 0 {
 		for i := range t.late {
 			sink.Step(&t.late[i])
