@@ -271,6 +271,12 @@ type Command struct {
 	Size    int    // CmdAlloc, CmdAllocQueue, CmdWatchSlot; CmdWatchLine, CmdWriteLine: LineInPeer; CmdRead: ReadChanged; CmdCombine: the lock's region
 	Token   uint64 // echoed in the completion event; 0: no event wanted
 	Result  []byte // CmdCombine: where the bytes before go, or nil
+	// Lazy marks a CmdWrite that nothing waits for before a later
+	// command to the same Peer (a one-sided put, which a flush settles
+	// with a read behind it): an asynchronous network may keep it in its
+	// queue until its next command to Peer or its next Poll, and send the
+	// two at once.
+	Lazy bool
 }
 
 // EventKind is the kind of an IR event.

@@ -19,6 +19,8 @@ import (
 // holds it. Since commands to one peer take effect in the order they were
 // issued, a flush settles such writes with a read of one byte behind them:
 // once the read completes, every earlier write to that peer is in place.
+// Since that read follows every put, a put's write is Lazy: TCP sends a
+// Put and its Flush's read in one system call.
 
 // RMAKind is the kind of a one-sided operation.
 type RMAKind uint8
@@ -202,6 +204,7 @@ func (e *Engine) rmaStart(op *RMAOp) {
 		e.stats.RMAPuts++
 		e.stats.RMABytes += uint64(len(op.Data))
 		if len(op.Data) > 0 {
+			c.Lazy = true // the flush's settling read follows it
 			e.rma.unsettled[op.Peer] = true
 			e.rma.last[op.Peer] = rmaPlace{op.Region, op.Off}
 		}

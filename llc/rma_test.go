@@ -36,7 +36,7 @@ func TestRMACommands(t *testing.T) {
 		op   RMAOp
 		want Command
 	}{
-		{RMAOp{Kind: RMAPut, Peer: 1, Region: 7, Off: 16, Limit: 64, Data: data}, Command{Kind: CmdWrite, Peer: 1, Region: 7, Off: 16}},
+		{RMAOp{Kind: RMAPut, Peer: 1, Region: 7, Off: 16, Limit: 64, Data: data}, Command{Kind: CmdWrite, Peer: 1, Region: 7, Off: 16, Lazy: true}},
 		{RMAOp{Kind: RMAGet, Peer: 2, Region: 8, Off: 54, Limit: 64, Data: data}, Command{Kind: CmdRead, Peer: 2, Region: 8, Off: 54}},
 		{RMAOp{Kind: RMACompareSwap, Peer: 0, Region: 9, Off: 56, Limit: 64, Compare: 3, Operand: 4}, Command{Kind: CmdCAS, Peer: 0, Region: 9, Off: 56, Old: 3, New: 4}},
 		{RMAOp{Kind: RMAFetchAdd, Peer: 1, Region: 7, Off: 0, Limit: 8, Operand: 5}, Command{Kind: CmdFetchAdd, Peer: 1, Region: 7, New: 5}},
@@ -46,7 +46,7 @@ func TestRMACommands(t *testing.T) {
 		e.Submit(&o.op)
 		c := nextCmd(t, e)
 		w := o.want
-		if c.Kind != w.Kind || c.Peer != w.Peer || c.Region != w.Region || c.Off != w.Off || c.Old != w.Old || c.New != w.New || c.Token == 0 {
+		if c.Kind != w.Kind || c.Peer != w.Peer || c.Region != w.Region || c.Off != w.Off || c.Old != w.Old || c.New != w.New || c.Lazy != w.Lazy || c.Token == 0 {
 			t.Fatalf("%v: command %+v, want %+v with a token", o.op.Kind, c, w)
 		}
 		if (w.Kind == CmdWrite || w.Kind == CmdRead) && &c.Data[0] != &data[0] {
@@ -238,6 +238,10 @@ func TestEndpointRMAFlush(t *testing.T) {
 	}
 	if len(tr.issued) != 2 || tr.issued[1].Kind != CmdRead || tr.issued[1].Off != 8 {
 		t.Fatalf("commands %v: want the write, then a read behind it", tr.issued)
+	}
+	// The write may wait for the read, which must not wait for anything.
+	if !tr.issued[0].Lazy || tr.issued[1].Lazy {
+		t.Fatalf("the write lazy %v, the read %v: want true, false", tr.issued[0].Lazy, tr.issued[1].Lazy)
 	}
 	// Nothing left to settle: a second flush issues nothing.
 	if err := ep.RMAFlush(-1); err != nil || len(tr.issued) != 2 {

@@ -168,8 +168,21 @@ func TestQueue(t *testing.T) {
 		t.Fatal("large data was not referenced and kept")
 	}
 	copy(q.Reserve(2), "h3")
-	out, late := drain(t, &q, 1000)
 	want := "h1xsmallh2" + string(big) + "h3"
+	if n := q.Len(); n != len(want) {
+		t.Fatalf("Len %d, want %d", n, len(want))
+	}
+	q.Gather(make([]unix.Iovec, 0, MaxIov))
+	var none []llc.Event
+	q.Consume(3, &none)
+	if n := q.Len(); n != len(want)-3 {
+		t.Fatalf("Len %d after 3 bytes written, want %d", n, len(want)-3)
+	}
+	out, late := drain(t, &q, 1000)
+	out = append([]byte(want[:3]), out...)
+	if q.Len() != 0 {
+		t.Fatalf("Len %d once written", q.Len())
+	}
 	if string(out) != want {
 		t.Fatalf("wrote %d bytes, not those added", len(out))
 	}

@@ -34,6 +34,15 @@ type ref struct {
 // Empty reports whether everything added is written.
 func (q *Queue) Empty() bool { return q.off == len(q.buf) && q.ref == len(q.refs) }
 
+// Len returns the number of bytes added and not written yet.
+func (q *Queue) Len() int {
+	n := len(q.buf) - q.off
+	for _, r := range q.refs[q.ref:] {
+		n += len(r.data)
+	}
+	return n
+}
+
 // compact drops the written bytes when they are most of the buffer.
 func (q *Queue) compact() {
 	if q.Empty() {

@@ -14,6 +14,11 @@ import (
 // left; otherwise the rest is copied and it completes at once.
 const zeroCopyMin = 64 << 10
 
+// A Lazy write (a one-sided put) waits in its connection's queue, when the
+// queue holds at most lazyMax bytes with it, for the next frame to its
+// peer (the flush's read) or the next Poll: one system call for both.
+const lazyMax = 64 << 10
+
 // add appends to q a frame: header h, then head and data, data by
 // reference when it is large. It reports whether it took a reference.
 func add(q *fdio.Queue, h *header, head, data []byte) bool {
@@ -34,6 +39,11 @@ func (t *Transport) send(c *llc.Command, h *header, head, data []byte) llc.Event
 	}
 	ref := add(&p.out, h, head, data)
 	t.stats.framesOut++
+	if c.Lazy && !ref && p.out.Len() <= lazyMax {
+		t.stats.lazy++
+		t.track(p)
+		return done(c, 0, nil)
+	}
 	if p.state == stUp {
 		if err := t.flush(p); err != nil {
 			t.lose(p, t.connErr(p, err))

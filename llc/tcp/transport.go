@@ -116,7 +116,7 @@ type counters struct {
 	framesOut, framesIn             uint64
 	bytesOut, bytesIn               uint64
 	blocked, zeroCopy, served, lost uint64
-	combined, stalls                uint64
+	combined, stalls, lazy          uint64
 }
 
 // Listen returns the transport of process self of a job of size
@@ -198,7 +198,8 @@ func (t *Transport) Caps() llc.Caps {
 // once its data is written to the socket or copied into the send queue (a
 // large write with a Token, once written: its Data is sent from where it
 // is), and a read, compare-and-swap, fetch-and-add or combination once
-// its answer arrives, from Poll.
+// its answer arrives, from Poll. A small Lazy write waits in the queue
+// for the next frame to its process or the next Poll (send.go).
 func (t *Transport) Execute(c *llc.Command) *llc.Event {
 	if t.closed {
 		return llc.Report(&t.done, llc.Event{Kind: llc.EvError, Token: c.Token, Err: errors.New("tcp: the transport is closed")})
@@ -315,6 +316,7 @@ func (t *Transport) Stats() []llc.Stat {
 		{Name: "bytes received", Value: s.bytesIn},
 		{Name: "writes blocked", Value: s.blocked},
 		{Name: "zero-copy writes", Value: s.zeroCopy},
+		{Name: "writes sent with the next frame", Value: s.lazy},
 		{Name: "requests served", Value: s.served},
 		{Name: "combinations served", Value: s.combined},
 		{Name: "combinations stalled", Value: s.stalls},
