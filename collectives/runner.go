@@ -128,16 +128,28 @@ func (u *Runner) begin() *call {
 	return &u.c
 }
 
-// recordSize is the size of the record a process publishes for coll.
+// recordSize is the size of the record a process publishes for coll: the
+// most it carries.
 func (u *Runner) recordSize(coll Collective) int {
 	switch {
 	case coll == CollBarrier:
 		return keySize
 	case u.HW != nil:
 		return u.HW.PayloadSize()
+	case u.pairRecords():
+		return keySize + sharedPair
 	}
 	return sharedRecord
 }
+
+// pairRecords reports whether the records of the exchange that checks
+// arguments are as long as each call needs: where two processes exchange
+// them by messages, each the other's whole record, which holds its key
+// first. A process that expects a record of another length then still
+// reads the other's key, and the comparison reports the difference. With
+// more processes a record reaches some through others, at a place that
+// the length of each record before it decides, so they keep one length.
+func (u *Runner) pairRecords() bool { return u.HW == nil && u.Net.Size() == 2 }
 
 // method is the algorithm of the exchange that checks arguments: the
 // barrier's. The exchange is not the user's barrier: a barrier forced to
@@ -211,11 +223,19 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 		inline := method == AlgNIC && alg == AlgShared && o.invalid == nil &&
 			o.shareLen <= DatumSize && c.Size() <= u.HW.InlineRanks()
 		var datum *[DatumSize]byte
-		if method == AlgNIC {
+		switch {
+		case method == AlgNIC:
 			// Payloads may differ in size: publish no more than needed.
 			size = keySize
 			if alg == AlgShared && o.invalid == nil && !inline {
 				size += len(o.input)
+			}
+		case u.pairRecords():
+			// The length every process agrees on (its key holds it),
+			// whether or not its own input fills it: the records cross.
+			size = keySize
+			if alg == AlgShared && o.invalid == nil {
+				size += o.shareLen
 			}
 		}
 		var input []byte

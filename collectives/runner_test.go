@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -164,10 +165,7 @@ func TestRunnerBcast(t *testing.T) {
 				for i := range want {
 					want[i] = byte(i*7 + root + 1)
 				}
-				fits := size <= memPayloadSize-keySize
-				if !hw {
-					fits = size <= sharedRecord-keySize
-				}
+				fits := size <= recordData(hw, n)
 				bad := inapplicable(CollBcast, alg, n, true, hw, fits)
 				errs := runRunners(t, n, hw, check, force(CollBcast, alg), func(u *Runner) error {
 					buf := make([]byte, size)
@@ -195,7 +193,7 @@ func TestRunnerAllreduce(t *testing.T) {
 				for _, cnt := range []int{0, 1, 5, 33, 9000} {
 					for _, inPlace := range []bool{false, true} {
 						length := cnt * rc.r.Elem
-						bad := inapplicable(CollAllreduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw))
+						bad := inapplicable(CollAllreduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw, n))
 						want := rc.comb(0, n, cnt)
 						errs := runRunners(t, n, hw, check, force(CollAllreduce, alg), func(u *Runner) error {
 							return checkAllreduce(u, rc, cnt, inPlace, want)
@@ -246,10 +244,13 @@ func checkReduce(u *Runner, rc redCase, cnt, root int, inPlace bool, want []byte
 	return nil
 }
 
-// recordData is the input an exchange record carries.
-func recordData(hw bool) int {
-	if hw {
+// recordData is the input an exchange record carries on n ranks.
+func recordData(hw bool, n int) int {
+	switch {
+	case hw:
 		return memPayloadSize - keySize
+	case n == 2:
+		return sharedPair // pairRecords
 	}
 	return sharedRecord - keySize
 }
@@ -262,7 +263,7 @@ func TestRunnerReduce(t *testing.T) {
 					for root := range n {
 						for _, inPlace := range []bool{false, true} {
 							length := cnt * rc.r.Elem
-							bad := inapplicable(CollReduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw))
+							bad := inapplicable(CollReduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw, n))
 							want := rc.comb(0, n, cnt)
 							errs := runRunners(t, n, hw, check, force(CollReduce, alg), func(u *Runner) error {
 								return checkReduce(u, rc, cnt, root, inPlace, want)
@@ -287,7 +288,7 @@ func TestRunnerScan(t *testing.T) {
 				forEachSetup(t, coll, func(t *testing.T, n int, hw, check bool, alg string) {
 					for _, cnt := range []int{1, 4, 100} {
 						length := cnt * rc.r.Elem
-						bad := inapplicable(coll, alg, n, rc.r.Commutative, hw, length <= recordData(hw))
+						bad := inapplicable(coll, alg, n, rc.r.Commutative, hw, length <= recordData(hw, n))
 						errs := runRunners(t, n, hw, check, force(coll, alg), func(u *Runner) error {
 							rank := u.Net.Rank()
 							recv := make([]byte, length)
@@ -333,7 +334,7 @@ func TestRunnerMoves(t *testing.T) {
 						if coll == CollScatter || coll == CollAlltoall {
 							share = n * blk
 						}
-						bad := inapplicable(coll, alg, n, true, hw, share <= recordData(hw))
+						bad := inapplicable(coll, alg, n, true, hw, share <= recordData(hw, n))
 						for root := range n {
 							errs := runRunners(t, n, hw, check, force(coll, alg), func(u *Runner) error {
 								rank := u.Net.Rank()
@@ -409,7 +410,7 @@ func TestRunnerReduceScatterBlock(t *testing.T) {
 			forEachSetup(t, CollReduceScatterBlock, func(t *testing.T, n int, hw, check bool, alg string) {
 				for _, cnt := range []int{1, 2, 500} {
 					blk := cnt * rc.r.Elem
-					bad := inapplicable(CollReduceScatterBlock, alg, n, rc.r.Commutative, hw, n*blk <= recordData(hw))
+					bad := inapplicable(CollReduceScatterBlock, alg, n, rc.r.Commutative, hw, n*blk <= recordData(hw, n))
 					all := rc.comb(0, n, n*cnt)
 					errs := runRunners(t, n, hw, check, force(CollReduceScatterBlock, alg), func(u *Runner) error {
 						rank := u.Net.Rank()
@@ -440,6 +441,11 @@ func TestRunnerMismatch(t *testing.T) {
 		{"bcast-root", func(u *Runner) error { return u.Bcast(make([]byte, 8), u.Net.Rank()%2, 1) }},
 		{"bcast-count", func(u *Runner) error { return u.Bcast(make([]byte, 8+u.Net.Rank()), 0, 1) }},
 		{"bcast-large-count", func(u *Runner) error { return u.Bcast(make([]byte, 100000+u.Net.Rank()), 0, 1) }},
+		// Two processes without the hardware exchange records as long as
+		// the call needs (pairRecords): here of two lengths, then one
+		// record against the key alone of a call whose data does not fit.
+		{"bcast-record-lengths", func(u *Runner) error { return u.Bcast(make([]byte, 1000+2000*u.Net.Rank()), 0, 1) }},
+		{"bcast-record-vs-key", func(u *Runner) error { return u.Bcast(make([]byte, 1000+8000*u.Net.Rank()), 0, 1) }},
 		{"allreduce-count", func(u *Runner) error {
 			b := make([]byte, 4*(1+u.Net.Rank()%2))
 			return u.Allreduce(slices.Clone(b), b, sum)
@@ -503,6 +509,9 @@ func TestRunnerMismatch(t *testing.T) {
 					for r, err := range errs {
 						if !errors.Is(err, ErrMismatch) && !errors.Is(err, ErrBuffer) {
 							t.Errorf("rank %d: want a mismatch error, got %v", r, err)
+						}
+						if says := "called bcast of 1000 bytes"; strings.HasPrefix(tc.name, "bcast-record") && !strings.Contains(fmt.Sprint(err), says) {
+							t.Errorf("rank %d: %v does not say %q", r, err, says)
 						}
 					}
 				})

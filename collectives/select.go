@@ -93,7 +93,9 @@ func (s Selection) String() string {
 const (
 	// sharedRecord is the record a process publishes in an exchange
 	// without the synchronisation network: its Key and up to
-	// sharedRecord-keySize bytes of input.
+	// sharedRecord-keySize bytes of input. Two processes exchange
+	// records as long as the call needs, of up to sharedPair bytes of
+	// input (Runner.pairRecords).
 	sharedRecord = 128
 	// sharedPairReduce and sharedPair bound the input AlgShared carries
 	// at two processes, for reductions and for the other collectives:
