@@ -137,7 +137,7 @@ func (u *Runner) recordSize(coll Collective) int {
 	case u.HW != nil:
 		return u.HW.PayloadSize()
 	case u.pairRecords():
-		return keySize + sharedPair
+		return keySize + sharedPairMessages
 	}
 	return sharedRecord
 }

@@ -250,7 +250,7 @@ func recordData(hw bool, n int) int {
 	case hw:
 		return memPayloadSize - keySize
 	case n == 2:
-		return sharedPair // pairRecords
+		return sharedPairMessages // pairRecords
 	}
 	return sharedRecord - keySize
 }
@@ -445,7 +445,7 @@ func TestRunnerMismatch(t *testing.T) {
 		// the call needs (pairRecords): here of two lengths, then one
 		// record against the key alone of a call whose data does not fit.
 		{"bcast-record-lengths", func(u *Runner) error { return u.Bcast(make([]byte, 1000+2000*u.Net.Rank()), 0, 1) }},
-		{"bcast-record-vs-key", func(u *Runner) error { return u.Bcast(make([]byte, 1000+8000*u.Net.Rank()), 0, 1) }},
+		{"bcast-record-vs-key", func(u *Runner) error { return u.Bcast(make([]byte, 1000+40000*u.Net.Rank()), 0, 1) }},
 		{"allreduce-count", func(u *Runner) error {
 			b := make([]byte, 4*(1+u.Net.Rank()%2))
 			return u.Allreduce(slices.Clone(b), b, sum)

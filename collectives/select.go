@@ -94,9 +94,17 @@ const (
 	// sharedRecord is the record a process publishes in an exchange
 	// without the synchronisation network: its Key and up to
 	// sharedRecord-keySize bytes of input. Two processes exchange
-	// records as long as the call needs, of up to sharedPair bytes of
-	// input (Runner.pairRecords).
+	// records as long as the call needs (Runner.pairRecords), of up to
+	// sharedPairMessages bytes of input.
 	sharedRecord = 128
+	// sharedPairMessages bounds the input AlgShared carries at two
+	// processes without the synchronisation network, for every
+	// collective: one message each way carries the check and the data,
+	// where the messages' algorithms follow the check's exchange with
+	// their own (and the needless bytes of a rooted call travel the
+	// other way at once). Records stay below the eager limit of TCP
+	// (64 KiB), whose records took twice as long past it.
+	sharedPairMessages = 32 << 10
 	// sharedPairReduce and sharedPair bound the input AlgShared carries
 	// at two processes, for reductions and for the other collectives:
 	// beyond them the processes' messages win. With more processes
@@ -153,6 +161,8 @@ func (u *Runner) sharedPays(c Collective, share int) bool {
 		return false
 	case n > 2 || share <= DatumSize:
 		return true
+	case u.pairRecords():
+		return share <= sharedPairMessages
 	case c == CollReduce || c == CollAllreduce || c == CollReduceScatterBlock || c == CollScan || c == CollExscan:
 		return share <= sharedPairReduce
 	}

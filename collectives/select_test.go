@@ -3,35 +3,45 @@ package collectives
 import "testing"
 
 // TestSharedPays: at two processes AlgShared runs inputs up to the
-// measured crossovers (smaller for reductions), beyond two wherever the
-// record holds them, but for the allreduces on a power of two processes
-// whose vectors come to 64 KiB together, and a data word always.
+// measured crossovers (smaller for reductions), or without the hardware
+// up to sharedPairMessages whatever the collective, beyond two wherever
+// the record holds them, but for the allreduces on a power of two
+// processes whose vectors come to 64 KiB together, and a data word
+// always.
 func TestSharedPays(t *testing.T) {
 	for _, tc := range []struct {
 		n     int
+		hw    bool
 		coll  Collective
 		share int
 		want  bool
 	}{
-		{2, CollBcast, sharedPair, true},
-		{2, CollBcast, sharedPair + 1, false},
-		{2, CollAlltoall, sharedPair + 1, false},
-		{2, CollAllreduce, sharedPairReduce, true},
-		{2, CollAllreduce, sharedPairReduce + 1, false},
-		{2, CollReduce, sharedPairReduce + 1, false},
-		{2, CollReduce, DatumSize, true},
-		{3, CollAllreduce, 16 << 10, true},
-		{4, CollAlltoall, 16 << 10, true},
-		{4, CollAllreduce, 16<<10 - 8, true},
-		{4, CollAllreduce, 16 << 10, false},
-		{16, CollAllreduce, 4<<10 - 8, true},
-		{16, CollAllreduce, 4 << 10, false},
-		{16, CollReduce, 16 << 10, true},
-		{12, CollAllreduce, 16 << 10, true},
+		{2, true, CollBcast, sharedPair, true},
+		{2, true, CollBcast, sharedPair + 1, false},
+		{2, true, CollAlltoall, sharedPair + 1, false},
+		{2, true, CollAllreduce, sharedPairReduce, true},
+		{2, true, CollAllreduce, sharedPairReduce + 1, false},
+		{2, true, CollReduce, sharedPairReduce + 1, false},
+		{2, true, CollReduce, DatumSize, true},
+		{2, false, CollBcast, sharedPairMessages, true},
+		{2, false, CollBcast, sharedPairMessages + 1, false},
+		{2, false, CollReduce, sharedPairMessages, true},
+		{2, false, CollAlltoall, sharedPairMessages + 1, false},
+		{3, false, CollAllreduce, 16 << 10, true},
+		{4, false, CollAlltoall, 16 << 10, true},
+		{4, false, CollAllreduce, 16<<10 - 8, true},
+		{4, false, CollAllreduce, 16 << 10, false},
+		{16, false, CollAllreduce, 4<<10 - 8, true},
+		{16, false, CollAllreduce, 4 << 10, false},
+		{16, false, CollReduce, 16 << 10, true},
+		{12, false, CollAllreduce, 16 << 10, true},
 	} {
 		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, LinearExchanges: true}
+		if tc.hw {
+			u.HW = &memHW{}
+		}
 		if got := u.sharedPays(tc.coll, tc.share); got != tc.want {
-			t.Errorf("%d processes, %v of %d bytes: sharedPays %v, want %v", tc.n, tc.coll, tc.share, got, tc.want)
+			t.Errorf("%d processes, hardware %v, %v of %d bytes: sharedPays %v, want %v", tc.n, tc.hw, tc.coll, tc.share, got, tc.want)
 		}
 	}
 }
