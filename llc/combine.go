@@ -164,3 +164,13 @@ func TicketRelease(ticket uint32) uint64 {
 	}
 	return 1
 }
+
+// DrawTicket draws a ticket of the lock whose word is word, by the
+// processor's atomics, and returns it.
+func DrawTicket(word *uint64) uint32 {
+	return TicketOf(atomic.AddUint64(word, TicketDraw) - TicketDraw)
+}
+
+// ReleaseTicket releases the lock whose word is word, held by ticket, by
+// the processor's atomics.
+func ReleaseTicket(word *uint64, ticket uint32) { atomic.AddUint64(word, TicketRelease(ticket)) }

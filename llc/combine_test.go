@@ -41,6 +41,19 @@ func TestTicketLockWord(t *testing.T) {
 				t.Fatalf("start %#x, holder %d: word %#x with nobody holding", start, i, word)
 			}
 		}
+		// DrawTicket and ReleaseTicket make the same additions atomically.
+		w := start
+		a, b := DrawTicket(&w), DrawTicket(&w)
+		if a != TicketOf(start) || b != a+1 || !TicketServed(w, a) || TicketServed(w, b) {
+			t.Fatalf("start %#x: drew %d and %d, word %#x", start, a, b, w)
+		}
+		ReleaseTicket(&w, a)
+		if !TicketServed(w, b) {
+			t.Fatalf("start %#x: serving %d after the release, want %d", start, uint32(w), b)
+		}
+		if ReleaseTicket(&w, b); uint32(w>>32) != uint32(w) {
+			t.Fatalf("start %#x: word %#x with nobody holding", start, w)
+		}
 	}
 }
 

@@ -216,10 +216,10 @@ func (w *Win) ctlAtomic(target int, kind llc.RMAKind, i int, compare, operand ui
 // the processor's atomics on the same word as the network's.
 func (w *Win) lockedDirect(d *winDirect, at winPlace, f func(cur []byte, pos int) bool) {
 	lock := d.ctlWord(ctlAcc)
-	ticket := llc.TicketOf(atomic.AddUint64(lock, llc.TicketDraw) - llc.TicketDraw)
+	ticket := llc.DrawTicket(lock)
 	for tries := 0; !llc.TicketServed(atomic.LoadUint64(lock), ticket); tries++ {
 		w.backoff(tries)
 	}
 	f(d.bytes(at), 0)
-	atomic.AddUint64(lock, llc.TicketRelease(ticket))
+	llc.ReleaseTicket(lock, ticket)
 }

@@ -52,7 +52,7 @@ func (t *Transport) combine(p *peer, in *inbound, h *header) bool {
 		}
 		err = llc.Combine(uint32(h.a), cur, operand)
 		if lock != nil {
-			atomic.AddUint64(lock, llc.TicketRelease(in.ticket))
+			llc.ReleaseTicket(lock, in.ticket)
 			in.lock = nil
 		}
 	}
@@ -74,7 +74,7 @@ func (t *Transport) combine(p *peer, in *inbound, h *header) bool {
 // the first time, and its ticket is served.
 func (t *Transport) hold(in *inbound, lock *uint64) bool {
 	if in.lock == nil {
-		in.lock, in.ticket = lock, llc.TicketOf(atomic.AddUint64(lock, llc.TicketDraw)-llc.TicketDraw)
+		in.lock, in.ticket = lock, llc.DrawTicket(lock)
 	}
 	return llc.TicketServed(atomic.LoadUint64(lock), in.ticket)
 }
@@ -86,7 +86,7 @@ func (t *Transport) releaseOrphans() bool {
 		if !llc.TicketServed(atomic.LoadUint64(o.lock), o.n) {
 			return false
 		}
-		atomic.AddUint64(o.lock, llc.TicketRelease(o.n))
+		llc.ReleaseTicket(o.lock, o.n)
 		return true
 	})
 	return len(t.orphans) > 0

@@ -3,7 +3,6 @@ package tcp
 import (
 	"bytes"
 	"errors"
-	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -98,7 +97,7 @@ func TestCombineServed(t *testing.T) {
 // once the holder releases the lock it is applied, then the rest.
 func TestCombineWaitsForLock(t *testing.T) {
 	x, mem, words, r, lock := combineFabric(t)
-	held := llc.TicketOf(atomic.AddUint64(&words[1], llc.TicketDraw) - llc.TicketDraw)
+	held := llc.DrawTicket(&words[1])
 	x.exec(0, combineCmd(r, lock, 0, []byte{5}, nil, 1))
 	read := make([]byte, 1)
 	x.exec(0, llc.Command{Kind: llc.CmdRead, Peer: 1, Region: r, Data: read, Token: 2})
@@ -109,7 +108,7 @@ func TestCombineWaitsForLock(t *testing.T) {
 	if _, ok := x.sinks[0].find(llc.EvDone, 2); ok || mem[0] != 0 {
 		t.Fatalf("while the lock is held: the read behind the combination done %v, byte %d", ok, mem[0])
 	}
-	atomic.AddUint64(&words[1], llc.TicketRelease(held))
+	llc.ReleaseTicket(&words[1], held)
 	x.until("the read", func() bool { _, ok := x.sinks[0].find(llc.EvDone, 2); return ok })
 	if _, ok := x.sinks[0].find(llc.EvDone, 1); !ok || read[0] != 5 || mem[0] != 5 {
 		t.Fatalf("after the release: combination done %v, read %d, byte %d; want the read to see 5", ok, read[0], mem[0])
@@ -124,11 +123,11 @@ func TestCombineWaitsForLock(t *testing.T) {
 // the holders after it are not stuck.
 func TestCombineOrphanReleased(t *testing.T) {
 	x, mem, words, r, lock := combineFabric(t)
-	held := llc.TicketOf(atomic.AddUint64(&words[1], llc.TicketDraw) - llc.TicketDraw)
+	held := llc.DrawTicket(&words[1])
 	x.exec(0, combineCmd(r, lock, 0, []byte{5}, nil, 1))
 	x.until("the stall", func() bool { return stat(t, x.trs[1], "combinations stalled") > 0 })
 	x.trs[1].lose(&x.trs[1].peers[0], errors.New("lost for the test"))
-	atomic.AddUint64(&words[1], llc.TicketRelease(held))
+	llc.ReleaseTicket(&words[1], held)
 	x.trs[1].Poll(x.sinks[1])
 	if w := words[1]; uint32(w) != uint32(w>>32) || len(x.trs[1].orphans) != 0 || mem[0] != 0 {
 		t.Fatalf("lock word %#x, %d orphans, byte %d: want the lost ticket released, nothing applied", w, len(x.trs[1].orphans), mem[0])
