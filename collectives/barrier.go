@@ -111,13 +111,20 @@ func (b *board) verify(mine []byte) error {
 	return nil
 }
 
-// publish gives every process's rec (of equal sizes) to every process, by
-// method (AlgNIC, AlgDissemination or AlgBinomial); it is also a barrier.
-// With AlgNIC, key (the hash of rec's Key, masked to the hardware's key
-// width) goes to the hardware's sum and datum travels as its data word.
+// publish gives every process's rec to every process, by method (AlgNIC,
+// AlgDissemination or AlgBinomial); it is also a barrier. With AlgNIC,
+// key (the hash of rec's Key, masked to the hardware's key width) goes to
+// the hardware's sum and datum travels as its data word.
+//
+// The records are of equal lengths where the processes' calls agree.
+// longest, if not 0, is the longest record any process may publish, in a
+// dissemination: a message of records longer or shorter than this
+// process's is laid out again, so that each of them starts, key first,
+// where this process's records do (relayout). Without it, every record
+// must have one length.
 //
 // What every process published is left in *b.
-func publish(c *call, hw Hardware, method string, rec []byte, key uint64, datum *[DatumSize]byte, b *board) error {
+func publish(c *call, hw Hardware, method string, rec []byte, key uint64, datum *[DatumSize]byte, longest int, b *board) error {
 	n, self, size := c.Size(), c.Rank(), len(rec)
 	*b = board{size: size, self: self, n: n}
 	switch method {
@@ -138,16 +145,43 @@ func publish(c *call, hw Hardware, method string, rec []byte, key uint64, datum 
 	// Dissemination, as Bruck's allgather: after the round with distance
 	// d, a process holds the records of ranks self..self+2d-1.
 	b.rotated = true
-	b.recs = c.alloc(n * size)
+	// Room past the records for the longest message a round may bring.
+	room := max(longest, size)
+	buf := c.alloc(n*size + n/2*(room-size))
+	b.recs = buf[:n*size]
 	copy(b.recs, rec)
 	for d := 1; d < n; d *= 2 {
 		cnt := min(d, n-d)
 		to, from := (self-d+n)%n, (self+d)%n
-		if err := c.sendrecv(to, b.recs[:cnt*size], from, b.recs[d*size:(d+cnt)*size]); err != nil {
+		in := buf[d*size : d*size+cnt*room]
+		got, err := c.Sendrecv(to, b.recs[:cnt*size], from, in)
+		if err != nil {
 			return err
+		}
+		if got != cnt*size {
+			c.checkLen(from, got, cnt*size)
+			relayout(in, min(got, len(in)), cnt, size)
 		}
 	}
 	return nil
+}
+
+// relayout moves the cnt records that a message of got bytes brought to
+// the start of buf, which its sender laid out at got/cnt bytes each, to
+// places size bytes apart: the first size bytes of each, or all of it and
+// zeros, so that each record's key comes first in its place.
+func relayout(buf []byte, got, cnt, size int) {
+	l := got / cnt
+	if l >= size {
+		for i := range cnt { // to the left: each source lies past its place
+			copy(buf[i*size:(i+1)*size], buf[i*l:])
+		}
+		return
+	}
+	for i := cnt - 1; i >= 0; i-- { // to the right: each source lies before its place
+		copy(buf[i*size:i*size+l], buf[i*l:(i+1)*l])
+		clear(buf[i*size+l : (i+1)*size])
+	}
 }
 
 // gatherBlocks gathers to rank 0, along a binomial tree, the blocks of

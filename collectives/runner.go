@@ -136,20 +136,44 @@ func (u *Runner) recordSize(coll Collective) int {
 		return keySize
 	case u.HW != nil:
 		return u.HW.PayloadSize()
-	case u.pairRecords():
-		return keySize + sharedPairMessages
+	case u.messageRecords():
+		return keySize + u.messageShareMax(coll)
 	}
 	return sharedRecord
 }
 
-// pairRecords reports whether the records of the exchange that checks
-// arguments are as long as each call needs: where two processes exchange
-// them by messages, each the other's whole record, which holds its key
-// first. A process that expects a record of another length then still
-// reads the other's key, and the comparison reports the difference. With
-// more processes a record reaches some through others, at a place that
-// the length of each record before it decides, so they keep one length.
-func (u *Runner) pairRecords() bool { return u.HW == nil && u.Net.Size() == 2 }
+// messageRecords reports whether the records of the exchange that checks
+// arguments are as long as each call needs: where the processes exchange
+// them by messages (no Hardware) in a dissemination. Every record holds
+// its key first, and the records a message brings are laid out again by
+// the length its sender used (publish): a process whose call differs
+// publishes records of another length, and every process still reads
+// every key, so the comparison reports the difference on every process.
+func (u *Runner) messageRecords() bool { return u.HW == nil && u.method() == AlgDissemination }
+
+// longestRecord is the longest record a process may publish in the
+// exchange of a call through u, whatever the call: where records are as
+// long as each call needs (messageRecords), a message of the exchange
+// may bring records of up to this length, which publish makes room for.
+func (u *Runner) longestRecord() int {
+	if !u.messageRecords() {
+		return 0
+	}
+	return keySize + u.messageShareMax(CollAllgather) // the most any call carries
+}
+
+// messageShareMax is the most input a record exchanged by messages
+// carries for coll (see messageRecords): sharedMessages bytes received by
+// each process from the n-1 others in all, half of it for a call whose
+// data goes to one process alone (a reduction to a root, a gather),
+// sharedMessageRecord at most in one record.
+func (u *Runner) messageShareMax(coll Collective) int {
+	total := sharedMessages
+	if coll == CollReduce || coll == CollGather {
+		total /= 2
+	}
+	return min(sharedMessageRecord, total/max(u.Net.Size()-1, 1))
+}
 
 // method is the algorithm of the exchange that checks arguments: the
 // barrier's. The exchange is not the user's barrier: a barrier forced to
@@ -230,7 +254,7 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 			if alg == AlgShared && o.invalid == nil && !inline {
 				size += len(o.input)
 			}
-		case u.pairRecords():
+		case u.messageRecords():
 			// The length every process agrees on (its key holds it),
 			// whether or not its own input fills it: the records cross.
 			size = keySize
@@ -246,7 +270,7 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 		}
 		rec, key := keyedRecord(c, method == AlgNIC, o.key, input, size)
 		b := &u.board
-		if err := publish(c, u.HW, method, rec, u.recordHash(key), datum, b); err != nil {
+		if err := publish(c, u.HW, method, rec, u.recordHash(key), datum, u.longestRecord(), b); err != nil {
 			return fmt.Errorf("%v: %w", coll, err)
 		}
 		if inline {
@@ -257,6 +281,11 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 		}
 		if err := b.verify(rec); err != nil {
 			return err
+		}
+		if c.mismatch != nil {
+			// Records of another length whose keys, garbled by the
+			// lengths, still read the same.
+			return fmt.Errorf("%v: %w", coll, c.mismatch)
 		}
 		if alg == AlgShared {
 			u.Stats.addAt(coll, sharedStat(method))
@@ -338,7 +367,7 @@ func (u *Runner) barrier() error {
 		rec = barrierKey[:]
 	}
 	b := &u.board
-	if err := publish(c, u.HW, alg, rec, u.recordHash(rec), nil, b); err != nil {
+	if err := publish(c, u.HW, alg, rec, u.recordHash(rec), nil, u.longestRecord(), b); err != nil {
 		return fmt.Errorf("barrier (%s): %w", alg, err)
 	}
 	u.Stats.add(CollBarrier, alg)

@@ -165,7 +165,7 @@ func TestRunnerBcast(t *testing.T) {
 				for i := range want {
 					want[i] = byte(i*7 + root + 1)
 				}
-				fits := size <= recordData(hw, n)
+				fits := size <= recordData(hw, n, CollBcast)
 				bad := inapplicable(CollBcast, alg, n, true, hw, fits)
 				errs := runRunners(t, n, hw, check, force(CollBcast, alg), func(u *Runner) error {
 					buf := make([]byte, size)
@@ -193,7 +193,7 @@ func TestRunnerAllreduce(t *testing.T) {
 				for _, cnt := range []int{0, 1, 5, 33, 9000} {
 					for _, inPlace := range []bool{false, true} {
 						length := cnt * rc.r.Elem
-						bad := inapplicable(CollAllreduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw, n))
+						bad := inapplicable(CollAllreduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw, n, CollAllreduce))
 						want := rc.comb(0, n, cnt)
 						errs := runRunners(t, n, hw, check, force(CollAllreduce, alg), func(u *Runner) error {
 							return checkAllreduce(u, rc, cnt, inPlace, want)
@@ -244,15 +244,17 @@ func checkReduce(u *Runner, rc redCase, cnt, root int, inPlace bool, want []byte
 	return nil
 }
 
-// recordData is the input an exchange record carries on n ranks.
-func recordData(hw bool, n int) int {
-	switch {
-	case hw:
+// recordData is the input an exchange record of coll carries on n ranks:
+// the hardware's payload, or what messageRecords allows.
+func recordData(hw bool, n int, coll Collective) int {
+	if hw {
 		return memPayloadSize - keySize
-	case n == 2:
-		return sharedPairMessages // pairRecords
 	}
-	return sharedRecord - keySize
+	total := sharedMessages
+	if coll == CollReduce || coll == CollGather {
+		total /= 2
+	}
+	return min(sharedMessageRecord, total/max(n-1, 1))
 }
 
 func TestRunnerReduce(t *testing.T) {
@@ -263,7 +265,7 @@ func TestRunnerReduce(t *testing.T) {
 					for root := range n {
 						for _, inPlace := range []bool{false, true} {
 							length := cnt * rc.r.Elem
-							bad := inapplicable(CollReduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw, n))
+							bad := inapplicable(CollReduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw, n, CollReduce))
 							want := rc.comb(0, n, cnt)
 							errs := runRunners(t, n, hw, check, force(CollReduce, alg), func(u *Runner) error {
 								return checkReduce(u, rc, cnt, root, inPlace, want)
@@ -288,7 +290,7 @@ func TestRunnerScan(t *testing.T) {
 				forEachSetup(t, coll, func(t *testing.T, n int, hw, check bool, alg string) {
 					for _, cnt := range []int{1, 4, 100} {
 						length := cnt * rc.r.Elem
-						bad := inapplicable(coll, alg, n, rc.r.Commutative, hw, length <= recordData(hw, n))
+						bad := inapplicable(coll, alg, n, rc.r.Commutative, hw, length <= recordData(hw, n, coll))
 						errs := runRunners(t, n, hw, check, force(coll, alg), func(u *Runner) error {
 							rank := u.Net.Rank()
 							recv := make([]byte, length)
@@ -334,7 +336,7 @@ func TestRunnerMoves(t *testing.T) {
 						if coll == CollScatter || coll == CollAlltoall {
 							share = n * blk
 						}
-						bad := inapplicable(coll, alg, n, true, hw, share <= recordData(hw, n))
+						bad := inapplicable(coll, alg, n, true, hw, share <= recordData(hw, n, coll))
 						for root := range n {
 							errs := runRunners(t, n, hw, check, force(coll, alg), func(u *Runner) error {
 								rank := u.Net.Rank()
@@ -410,7 +412,7 @@ func TestRunnerReduceScatterBlock(t *testing.T) {
 			forEachSetup(t, CollReduceScatterBlock, func(t *testing.T, n int, hw, check bool, alg string) {
 				for _, cnt := range []int{1, 2, 500} {
 					blk := cnt * rc.r.Elem
-					bad := inapplicable(CollReduceScatterBlock, alg, n, rc.r.Commutative, hw, n*blk <= recordData(hw, n))
+					bad := inapplicable(CollReduceScatterBlock, alg, n, rc.r.Commutative, hw, n*blk <= recordData(hw, n, CollReduceScatterBlock))
 					all := rc.comb(0, n, n*cnt)
 					errs := runRunners(t, n, hw, check, force(CollReduceScatterBlock, alg), func(u *Runner) error {
 						rank := u.Net.Rank()
@@ -441,10 +443,13 @@ func TestRunnerMismatch(t *testing.T) {
 		{"bcast-root", func(u *Runner) error { return u.Bcast(make([]byte, 8), u.Net.Rank()%2, 1) }},
 		{"bcast-count", func(u *Runner) error { return u.Bcast(make([]byte, 8+u.Net.Rank()), 0, 1) }},
 		{"bcast-large-count", func(u *Runner) error { return u.Bcast(make([]byte, 100000+u.Net.Rank()), 0, 1) }},
-		// Two processes without the hardware exchange records as long as
-		// the call needs (pairRecords): here of two lengths, then one
-		// record against the key alone of a call whose data does not fit.
+		// Processes without the hardware exchange records as long as the
+		// call needs (messageRecords): here of several lengths, growing
+		// with the rank and shrinking, then records against the key alone
+		// of a call whose data does not fit. Every process must read the
+		// keys (rank 0's named in the error) whatever the lengths.
 		{"bcast-record-lengths", func(u *Runner) error { return u.Bcast(make([]byte, 1000+2000*u.Net.Rank()), 0, 1) }},
+		{"bcast-record-shrinking", func(u *Runner) error { return u.Bcast(make([]byte, 1000+(8-u.Net.Rank())*700), 0, 1) }},
 		{"bcast-record-vs-key", func(u *Runner) error { return u.Bcast(make([]byte, 1000+40000*u.Net.Rank()), 0, 1) }},
 		{"allreduce-count", func(u *Runner) error {
 			b := make([]byte, 4*(1+u.Net.Rank()%2))
@@ -510,7 +515,11 @@ func TestRunnerMismatch(t *testing.T) {
 						if !errors.Is(err, ErrMismatch) && !errors.Is(err, ErrBuffer) {
 							t.Errorf("rank %d: want a mismatch error, got %v", r, err)
 						}
-						if says := "called bcast of 1000 bytes"; strings.HasPrefix(tc.name, "bcast-record") && !strings.Contains(fmt.Sprint(err), says) {
+						says := "called bcast of 1000 bytes"
+						if tc.name == "bcast-record-shrinking" {
+							says = "called bcast of 6600 bytes"
+						}
+						if strings.HasPrefix(tc.name, "bcast-record") && !strings.Contains(fmt.Sprint(err), says) {
 							t.Errorf("rank %d: %v does not say %q", r, err, says)
 						}
 					}

@@ -91,20 +91,25 @@ func (s Selection) String() string {
 // Size thresholds of the default choices, in bytes (docs/tuning.md, "The
 // collectives' selection", gives the measurements behind each).
 const (
+	// sharedMessages and sharedMessageRecord bound the input AlgShared
+	// carries without the synchronisation network, where the processes
+	// exchange records by messages as long as each call needs
+	// (Runner.messageRecords): the inputs a process receives from all
+	// the others together, and one record's. The check's exchange then
+	// carries the data too, where the messages' algorithms follow it
+	// with their own messages (and a rooted call's needless bytes travel
+	// with it). A record stays below the eager limit of TCP (64 KiB):
+	// at two processes, records past it took twice as long. At 4
+	// processes over TCP, calls of 1 to 8 KiB whose inputs together took
+	// up to 32 KiB took 0.46 to 0.85 of the time of the check and the
+	// messages, and those of up to 64 KiB 0.53 to 0.96 (docs/tuning.md).
+	sharedMessages      = 64 << 10
+	sharedMessageRecord = 32 << 10
 	// sharedRecord is the record a process publishes in an exchange
-	// without the synchronisation network: its Key and up to
-	// sharedRecord-keySize bytes of input. Two processes exchange
-	// records as long as the call needs (Runner.pairRecords), of up to
-	// sharedPairMessages bytes of input.
+	// without the synchronisation network where the records keep one
+	// length (a binomial exchange, forced): its Key and up to
+	// sharedRecord-keySize bytes of input.
 	sharedRecord = 128
-	// sharedPairMessages bounds the input AlgShared carries at two
-	// processes without the synchronisation network, for every
-	// collective: one message each way carries the check and the data,
-	// where the messages' algorithms follow the check's exchange with
-	// their own (and the needless bytes of a rooted call travel the
-	// other way at once). Records stay below the eager limit of TCP
-	// (64 KiB), whose records took twice as long past it.
-	sharedPairMessages = 32 << 10
 	// sharedPairReduce and sharedPair bound the input AlgShared carries
 	// at two processes, for reductions and for the other collectives:
 	// beyond them the processes' messages win. With more processes
@@ -159,10 +164,12 @@ func (u *Runner) sharedPays(c Collective, share int) bool {
 		// Every process reads every other's vector: n² vectors cross
 		// the caches, where recursive doubling moves n·log2(n).
 		return false
-	case n > 2 || share <= DatumSize:
+	case share <= DatumSize:
 		return true
-	case u.pairRecords():
-		return share <= sharedPairMessages
+	case u.messageRecords():
+		return share <= u.messageShareMax(c)
+	case n > 2:
+		return true
 	case c == CollReduce || c == CollAllreduce || c == CollReduceScatterBlock || c == CollScan || c == CollExscan:
 		return share <= sharedPairReduce
 	}
