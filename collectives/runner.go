@@ -283,8 +283,8 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 			return err
 		}
 		if c.mismatch != nil {
-			// Records of another length whose keys, garbled by the
-			// lengths, still read the same.
+			// A record of another length where the keys agree, which
+			// hold the lengths: another call's, a difference all the same.
 			return fmt.Errorf("%v: %w", coll, c.mismatch)
 		}
 		if alg == AlgShared {
