@@ -100,9 +100,11 @@ const (
 	// with their own messages (and a rooted call's needless bytes travel
 	// with it). A record stays below the eager limit of TCP (64 KiB):
 	// at two processes, records past it took twice as long. At 4
-	// processes over TCP, calls of 1 to 8 KiB whose inputs together took
-	// up to 32 KiB took 0.46 to 0.85 of the time of the check and the
-	// messages, and those of up to 64 KiB 0.53 to 0.96 (docs/tuning.md).
+	// processes over TCP, calls of 1 to 16 KiB that fit took 0.46 to
+	// 0.97 of the time of the check and then the messages; the
+	// reductions and gathers to a root take half the total, as with the
+	// whole a gather of 16 KiB over martini without the barrier took a
+	// third longer (docs/decisions.md).
 	sharedMessages      = 64 << 10
 	sharedMessageRecord = 32 << 10
 	// sharedRecord is the record a process publishes in an exchange
