@@ -123,6 +123,16 @@ func (u *Runner) opID(r Reducer) uint16 {
 	return u.op.id
 }
 
+// Scratch returns the scratch memory the Runner carves its calls'
+// buffers from, which grows as they need; SetScratch gives it some. A
+// Runner made for one call can take what one before it used, so that the
+// call neither allocates nor clears memory of its own: the memory must be
+// no other Runner's while it is this one's.
+func (u *Runner) Scratch() []byte { return u.arena }
+
+// SetScratch: see Scratch.
+func (u *Runner) SetScratch(b []byte) { u.arena = b }
+
 func (u *Runner) begin() *call {
 	u.c = call{Net: u.Net, arena: &u.arena, xfer: &u.xfer}
 	return &u.c

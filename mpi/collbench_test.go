@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -169,6 +170,31 @@ func scenarioCollAllocs(w *mpi.Comm) error {
 		if allocs > 0 {
 			return fmt.Errorf("%s: %.2f allocations per call, want 0", c.name, allocs)
 		}
+	}
+	return nonblockingScratch(w)
+}
+
+// nonblockingScratch checks that an 8-byte Iallreduce and its Wait
+// allocate less than the 4 KiB of scratch memory a collective's Runner
+// starts with: a nonblocking operation's Runner takes the scratch memory
+// that an earlier one gave back.
+func nonblockingScratch(w *mpi.Comm) error {
+	const ops = 2000
+	send, recv := []float64{1}, []float64{0}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range ops {
+		r, err := mpi.Iallreduce(w, send, recv, mpi.Sum)
+		if err != nil {
+			return err
+		}
+		if _, err := r.Wait(); err != nil {
+			return err
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / ops; per >= 4<<10 {
+		return fmt.Errorf("Iallreduce 8 B: %d bytes allocated a call, want less than 4 KiB", per)
 	}
 	return nil
 }

@@ -98,12 +98,17 @@ func (c *Comm) interRun(op string, block bool, f func(lu, su *collectives.Runner
 		return nil, fmt.Errorf("mpi: %s on an intercommunicator: %w", op, err)
 	}
 	lu, su := c.inter.local.softRunner(), s.softRunner()
+	run := func() error {
+		defer releaseSoftRunner(lu)
+		defer releaseSoftRunner(su)
+		return f(lu, su)
+	}
 	if !block {
 		c.collMu.Unlock()
-		return s.launch(op+" on an intercommunicator", func() error { return f(lu, su) }), nil
+		return s.launch(op+" on an intercommunicator", run), nil
 	}
 	defer c.collMu.Unlock()
-	if err := f(lu, su); err != nil {
+	if err := run(); err != nil {
 		return nil, fmt.Errorf("mpi: %s on an intercommunicator: %w", op, err)
 	}
 	return nil, nil

@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/rhinet-go/martini/collectives"
@@ -35,19 +36,41 @@ func (c *Comm) start(op string, f collBody) (*Request, error) {
 	if cp := c.capturing.Load(); cp != nil {
 		return cp.record(c, func(d *Comm) *collRequest {
 			u := d.softRunner()
-			return d.launchColl(op, func() error { return f(u) })
+			return d.launchColl(op, func() error { defer releaseSoftRunner(u); return f(u) })
 		}), nil
 	}
 	u := c.softRunner()
-	return c.launch(op, func() error { return f(u) }), nil
+	return c.launch(op, func() error { defer releaseSoftRunner(u); return f(u) }), nil
 }
 
 // softRunner returns a Runner of its own for one collective operation of
 // c, with the operation's tag taken now and the software algorithms only.
+// Its scratch memory comes from softScratch (releaseSoftRunner gives it
+// back).
 func (c *Comm) softRunner() *collectives.Runner {
-	return &collectives.Runner{Net: &commNet{c: c, tag: c.nextTag()}, Check: c.runner.Check,
+	u := &collectives.Runner{Net: &commNet{c: c, tag: c.nextTag()}, Check: c.runner.Check,
 		Force: c.rt.softForce, Stats: c.runner.Stats, LinearExchanges: c.runner.LinearExchanges,
 		Processors: c.runner.Processors, Tuning: c.runner.Tuning}
+	if b, ok := softScratch.Get().(*[]byte); ok {
+		u.SetScratch(*b)
+	}
+	return u
+}
+
+// softScratch keeps the scratch memory of the Runners of finished
+// nonblocking collectives for the next ones: a Runner of its own for
+// every operation allocated its scratch memory and cleared it, some 4
+// KiB, and more for the records of an exchange (the longest record a
+// call may publish), in every operation.
+var softScratch sync.Pool // of *[]byte
+
+// releaseSoftRunner gives the scratch memory of u, a softRunner whose
+// operation has returned, back to softScratch.
+func releaseSoftRunner(u *collectives.Runner) {
+	if b := u.Scratch(); b != nil {
+		u.SetScratch(nil)
+		softScratch.Put(&b)
+	}
 }
 
 // launch runs f, the body of the nonblocking operation op of c, on a
