@@ -131,7 +131,8 @@ func scenarioBenchColl(w *mpi.Comm) error {
 
 // TestCollectiveAllocs checks that a barrier, a small allreduce and an
 // in-place alltoall, on the synchronisation network and in software, do
-// not allocate.
+// not allocate, and that a nonblocking allreduce allocates less than a
+// Runner's scratch memory.
 func TestCollectiveAllocs(t *testing.T) {
 	t.Parallel()
 	if raceEnabled {
@@ -143,7 +144,8 @@ func TestCollectiveAllocs(t *testing.T) {
 
 // scenarioCollAllocs measures the allocations of Barrier, of an 8-byte
 // Allreduce and of an in-place Alltoall on every rank (all run the same
-// number of calls).
+// number of calls), then the bytes of an 8-byte Iallreduce
+// (nonblockingScratch).
 //
 // An in-place Alltoall of 4 KiB blocks takes its scratch copy of the
 // blocks from the communicator's arena, not a fresh buffer a call.
