@@ -58,10 +58,9 @@ func (c *Comm) softRunner() *collectives.Runner {
 }
 
 // softScratch keeps the scratch memory of the Runners of finished
-// nonblocking collectives for the next ones: a Runner of its own for
-// every operation allocated its scratch memory and cleared it, some 4
-// KiB, and more for the records of an exchange (the longest record a
-// call may publish), in every operation.
+// nonblocking collectives for the next ones: without it, every
+// operation's Runner would allocate and clear its own, some 4 KiB and
+// room for the longest record an exchange may bring.
 var softScratch sync.Pool // of *[]byte
 
 // releaseSoftRunner gives the scratch memory of u, a softRunner whose
