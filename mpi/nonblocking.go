@@ -44,32 +44,33 @@ func (c *Comm) start(op string, f collBody) (*Request, error) {
 }
 
 // softRunner returns a Runner of its own for one collective operation of
-// c, with the operation's tag taken now and the software algorithms only.
-// Its scratch memory comes from softScratch (releaseSoftRunner gives it
-// back).
+// c, with the operation's tag taken now and the software algorithms only:
+// one that a finished operation gave back (softRunners), set anew but for
+// its scratch memory, or a new one. releaseSoftRunner gives it back.
 func (c *Comm) softRunner() *collectives.Runner {
-	u := &collectives.Runner{Net: &commNet{c: c, tag: c.nextTag()}, Check: c.runner.Check,
+	u, ok := softRunners.Get().(*collectives.Runner)
+	if !ok {
+		u = new(collectives.Runner)
+	}
+	scratch := u.Scratch()
+	*u = collectives.Runner{Net: &commNet{c: c, tag: c.nextTag()}, Check: c.runner.Check,
 		Force: c.rt.softForce, Stats: c.runner.Stats, LinearExchanges: c.runner.LinearExchanges,
 		Processors: c.runner.Processors, Tuning: c.runner.Tuning}
-	if b, ok := softScratch.Get().(*[]byte); ok {
-		u.SetScratch(*b)
-	}
+	u.SetScratch(scratch)
 	return u
 }
 
-// softScratch keeps the scratch memory of the Runners of finished
-// nonblocking collectives for the next ones: without it, every
-// operation's Runner would allocate and clear its own, some 4 KiB and
-// room for the longest record an exchange may bring.
-var softScratch sync.Pool // of *[]byte
+// softRunners keeps the Runners of finished nonblocking collectives, with
+// their scratch memory, for the next ones: without it, every operation
+// would allocate a Runner (1.3 KiB) and clear its scratch memory, some 4
+// KiB and room for the longest record an exchange may bring.
+var softRunners sync.Pool // of *collectives.Runner
 
-// releaseSoftRunner gives the scratch memory of u, a softRunner whose
-// operation has returned, back to softScratch.
+// releaseSoftRunner gives u, a softRunner whose operation has returned and
+// which nothing uses any more, back to softRunners.
 func releaseSoftRunner(u *collectives.Runner) {
-	if b := u.Scratch(); b != nil {
-		u.SetScratch(nil)
-		softScratch.Put(&b)
-	}
+	u.Net = nil // nor keeps the communicator
+	softRunners.Put(u)
 }
 
 // launch runs f, the body of the nonblocking operation op of c, on a
