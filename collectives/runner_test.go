@@ -245,16 +245,13 @@ func checkReduce(u *Runner, rc redCase, cnt, root int, inPlace bool, want []byte
 }
 
 // recordData is the input an exchange record of coll carries on n ranks:
-// the hardware's payload, or what messageRecords allows.
+// the hardware's payload, or what messageRecords allows (TestSharedPays
+// checks the bound).
 func recordData(hw bool, n int, coll Collective) int {
 	if hw {
 		return memPayloadSize - keySize
 	}
-	total := sharedMessages
-	if coll == CollReduce || coll == CollGather {
-		total /= 2
-	}
-	return min(sharedMessageRecord, total/max(n-1, 1))
+	return (&Runner{Net: &memNet{w: newMemWorld(n)}}).messageShareMax(coll)
 }
 
 func TestRunnerReduce(t *testing.T) {
@@ -506,6 +503,13 @@ func TestRunnerMismatch(t *testing.T) {
 			return u.Gatherv(make([]byte, 4+u.Net.Rank()%2), make([]byte, 4*n), counts, displs, 0, 1)
 		}},
 	}
+	// What every rank's error names, where the records' lengths differ:
+	// rank 0's call, whose key every process must read.
+	says := map[string]string{
+		"bcast-record-lengths":   "called bcast of 1000 bytes",
+		"bcast-record-shrinking": "called bcast of 6600 bytes",
+		"bcast-record-vs-key":    "called bcast of 1000 bytes",
+	}
 	for _, tc := range cases {
 		for _, n := range []int{2, 3, 5, 8} {
 			for _, hw := range []bool{false, true} {
@@ -515,12 +519,8 @@ func TestRunnerMismatch(t *testing.T) {
 						if !errors.Is(err, ErrMismatch) && !errors.Is(err, ErrBuffer) {
 							t.Errorf("rank %d: want a mismatch error, got %v", r, err)
 						}
-						says := "called bcast of 1000 bytes"
-						if tc.name == "bcast-record-shrinking" {
-							says = "called bcast of 6600 bytes"
-						}
-						if strings.HasPrefix(tc.name, "bcast-record") && !strings.Contains(fmt.Sprint(err), says) {
-							t.Errorf("rank %d: %v does not say %q", r, err, says)
+						if want := says[tc.name]; want != "" && !strings.Contains(fmt.Sprint(err), want) {
+							t.Errorf("rank %d: %v does not say %q", r, err, want)
 						}
 					}
 				})
