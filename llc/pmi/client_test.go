@@ -312,6 +312,32 @@ func TestGetWaits(t *testing.T) {
 	}
 }
 
+// A Get that times out against a server slow to say "not yet" leaves the
+// connection usable: its last question waits for its answer.
+func TestGetSlowServerTimesOut(t *testing.T) {
+	const timeout, delay = 100 * time.Millisecond, 30 * time.Millisecond
+	s := newFake(t, 2, 1)
+	s.notify = make(chan string) // each request waits to be taken
+	go func() {
+		for {
+			time.Sleep(delay)
+			select {
+			case <-s.notify:
+			case <-s.finished:
+				return
+			}
+		}
+	}()
+	c := s.clients(timeout)[0]
+	_, err := c.Get("never")
+	if !errors.Is(err, datastore.ErrTimeout) || !strings.Contains(err.Error(), "did not have it") {
+		t.Errorf("get of a key nobody puts: %v, want the server not having it", err)
+	}
+	if err := c.Put("after", "ok"); err != nil {
+		t.Errorf("put after a Get timed out: %v", err)
+	}
+}
+
 // On Hydra, PMI-2's kvs-fence does not wait: the client's Fence must not
 // return before every process has fenced.
 func TestFenceIsABarrier(t *testing.T) {

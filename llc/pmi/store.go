@@ -47,7 +47,8 @@ const (
 // Get returns the value of key, asking the server again, less and less
 // often, until it has the key (another process's key is there once that
 // process and this one have passed a fence), for at most the Options'
-// Timeout; then the error wraps datastore.ErrTimeout. A key this process
+// Timeout (and the answer to the last question, bounded by the Timeout
+// too); then the error wraps datastore.ErrTimeout. A key this process
 // put is answered at once. Values read are kept: a key's value never
 // changes in PMI. Hydra's PMI-2 holds the answer for a missing key until
 // every process has fenced as often as this one; if the Timeout expires
@@ -90,7 +91,7 @@ func (c *Client) Get(key string) (string, error) {
 }
 
 // getOnce looks key up in what this process knows, else asks the server
-// once, within deadline (zero: no bound).
+// once if deadline (zero: none) has not passed.
 func (c *Client) getOnce(key, wkey string, deadline time.Time) (string, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -103,13 +104,13 @@ func (c *Client) getOnce(key, wkey string, deadline time.Time) (string, bool, er
 	if v, ok := c.values[wkey]; ok {
 		return v, true, nil
 	}
-	var timeout time.Duration
-	if !deadline.IsZero() {
-		if timeout = time.Until(deadline); timeout <= 0 {
-			return "", false, nil
-		}
+	if !deadline.IsZero() && !time.Now().Before(deadline) {
+		return "", false, nil
 	}
-	return c.fetch(wkey, timeout)
+	// A question gets the whole Timeout for its answer, not what is left
+	// of the wait: a server slow to say "not yet" near the end of the
+	// wait would otherwise leave the connection unusable.
+	return c.fetch(wkey, c.timeout)
 }
 
 // fetch asks the server for the value of wkey and keeps it.
