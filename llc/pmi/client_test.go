@@ -302,7 +302,7 @@ func TestGetWaits(t *testing.T) {
 	}
 
 	s2 := newFake(t, 1, 1)
-	c := s2.clients(20 * time.Millisecond)[0]
+	c := s2.clients(200 * time.Millisecond)[0]
 	_, err := c.Get("never")
 	if !errors.Is(err, datastore.ErrTimeout) || !strings.Contains(err.Error(), `"never"`) {
 		t.Errorf("get of a key nobody puts: %v, want ErrTimeout naming the key", err)
