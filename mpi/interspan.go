@@ -99,9 +99,9 @@ func (c *Comm) interRun(op string, block bool, f func(lu, su *collectives.Runner
 	}
 	lu, su := c.inter.local.softRunner(), s.softRunner()
 	run := func() error {
-		defer releaseSoftRunner(lu)
-		defer releaseSoftRunner(su)
-		return f(lu, su)
+		defer lu.release()
+		defer su.release()
+		return f(&lu.u, &su.u)
 	}
 	if !block {
 		c.collMu.Unlock()

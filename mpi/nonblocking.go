@@ -9,8 +9,9 @@ import (
 )
 
 // collRequest is the state of a nonblocking collective operation. It runs
-// in a goroutine of its own, which drives the endpoint while it waits, so
-// the operation progresses while the caller computes.
+// on a goroutine of backgroundWorkers, which drives the endpoint while it
+// waits, so the operation progresses while the caller computes; or, if
+// the caller waits for it before a worker has begun it, on the caller's.
 type collRequest struct {
 	done     atomic.Bool
 	finished chan struct{} // closed when done
@@ -18,14 +19,61 @@ type collRequest struct {
 	// status, if set, is the operation's status, valid once done
 	// (Isendrecv's, its receive's).
 	status *Status
+
+	// A body given to backgroundWorkers (give), run once by whoever claims
+	// it first: the operation op of c, body or, on a softRun of its own,
+	// coll.
+	body    func() error
+	soft    *softRun
+	coll    collBody
+	op      string
+	c       *Comm
+	claimed atomic.Bool
 }
 
-// start starts the collective f of c in a goroutine and returns its
-// Request. The operation's messages get their tag now, in the caller's
-// order of collective calls, which every process shares. Nonblocking
-// collectives use software algorithms only: the NIC's barrier network
-// serves one operation of a communicator at a time, and the blocking ones
-// use it.
+// wait waits until cr's operation is done. One whose worker has not begun
+// it yet runs on the caller's goroutine: a caller that waits at once
+// would otherwise pay the hand-off to a worker and back, two switches of
+// goroutines or wake-ups of threads.
+func (cr *collRequest) wait() {
+	if cr.claim() {
+		cr.run()
+		return
+	}
+	<-cr.finished
+}
+
+// claim reports whether the caller is the one to run cr's body (poolJob).
+func (cr *collRequest) claim() bool {
+	return (cr.body != nil || cr.coll != nil) && !cr.claimed.Load() && cr.claimed.CompareAndSwap(false, true)
+}
+
+// run runs cr's body and completes cr (poolJob).
+func (cr *collRequest) run() {
+	c := cr.c
+	var err error
+	if sr := cr.soft; sr != nil {
+		err = cr.coll(&sr.u)
+		cr.soft = nil
+		sr.release()
+	} else {
+		err = cr.body()
+	}
+	if err != nil {
+		cr.err = fmt.Errorf("mpi: %s: %w", cr.op, err)
+	}
+	c.rt.ep.EndBackground()
+	cr.done.Store(true)
+	close(cr.finished)
+	c.rt.net.Wake() // for a Waitany asleep on the doorbell
+}
+
+// start starts the collective f of c in the background (launchSoft) and
+// returns its Request. The operation's messages get their tag now, in the
+// caller's order of collective calls, which every process shares.
+// Nonblocking collectives use software algorithms only: the NIC's barrier
+// network serves one operation of a communicator at a time, and the
+// blocking ones use it.
 func (c *Comm) start(op string, f collBody) (*Request, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
@@ -34,66 +82,77 @@ func (c *Comm) start(op string, f collBody) (*Request, error) {
 		return nil, err
 	}
 	if cp := c.capturing.Load(); cp != nil {
-		return cp.record(c, func(d *Comm) *collRequest {
-			u := d.softRunner()
-			return d.launchColl(op, func() error { defer releaseSoftRunner(u); return f(u) })
-		}), nil
+		return cp.record(c, func(d *Comm) *collRequest { return d.launchSoft(op, f) }), nil
 	}
-	u := c.softRunner()
-	return c.launch(op, func() error { defer releaseSoftRunner(u); return f(u) }), nil
+	return &Request{c: c, coll: c.launchSoft(op, f)}, nil
 }
 
-// softRunner returns a Runner of its own for one collective operation of
-// c, with the operation's tag taken now and the software algorithms only:
-// one that a finished operation gave back (softRunners), set anew but for
-// its scratch memory, or a new one. releaseSoftRunner gives it back.
-func (c *Comm) softRunner() *collectives.Runner {
-	u, ok := softRunners.Get().(*collectives.Runner)
+// softRun is a Runner of its own for one collective operation, with the
+// software algorithms only, and the commNet it sends through.
+type softRun struct {
+	u   collectives.Runner
+	net commNet
+}
+
+// softRunner returns a softRun for one collective operation of c, with
+// the operation's tag taken now: one that a finished operation gave back
+// (softRunners), set anew but for its scratch memory and its exchanges'
+// slices, or a new one. release gives it back.
+func (c *Comm) softRunner() *softRun {
+	sr, ok := softRunners.Get().(*softRun)
 	if !ok {
-		u = new(collectives.Runner)
+		sr = new(softRun)
 	}
+	sr.net.c, sr.net.tag = c, c.nextTag()
+	u := &sr.u
 	scratch := u.Scratch()
-	*u = collectives.Runner{Net: &commNet{c: c, tag: c.nextTag()}, Check: c.runner.Check,
+	*u = collectives.Runner{Net: &sr.net, Check: c.runner.Check,
 		Force: c.rt.softForce, Stats: c.runner.Stats, LinearExchanges: c.runner.LinearExchanges,
 		Processors: c.runner.Processors, Tuning: c.runner.Tuning}
 	u.SetScratch(scratch)
-	return u
+	return sr
 }
 
-// softRunners keeps the Runners of finished nonblocking collectives, with
+// softRunners keeps the softRuns of finished nonblocking collectives, with
 // their scratch memory, for the next ones: without it, every operation
-// would allocate a Runner (1.3 KiB) and clear its scratch memory, some 4
-// KiB and room for the longest record an exchange may bring.
-var softRunners sync.Pool // of *collectives.Runner
+// would allocate a Runner (1.3 KiB) and a commNet and clear the Runner's
+// scratch memory, some 4 KiB and room for the longest record an exchange
+// may bring.
+var softRunners sync.Pool // of *softRun
 
-// releaseSoftRunner gives u, a softRunner whose operation has returned and
-// which nothing uses any more, back to softRunners.
-func releaseSoftRunner(u *collectives.Runner) {
-	u.Net = nil // nor keeps the communicator
-	softRunners.Put(u)
+// release gives sr, whose operation has returned and which nothing uses
+// any more, back to softRunners, keeping neither the communicator nor a
+// wait's functions.
+func (sr *softRun) release() {
+	sr.net.c, sr.net.stop, sr.net.sw = nil, nil, stopWait{}
+	softRunners.Put(sr)
+}
+
+// launchSoft starts f, the body of the nonblocking collective op of c, on
+// a softRun of its own (give), and returns its collRequest.
+func (c *Comm) launchSoft(op string, f collBody) *collRequest {
+	return c.give(&collRequest{soft: c.softRunner(), coll: f, op: op, c: c})
 }
 
 // launch runs f, the body of the nonblocking operation op of c, on a
-// goroutine of backgroundWorkers and returns its Request.
+// goroutine of backgroundWorkers, or on the goroutine of a wait that comes
+// before a worker has begun it (collRequest.wait), and returns its
+// Request.
 func (c *Comm) launch(op string, f func() error) *Request {
 	return &Request{c: c, coll: c.launchColl(op, f)}
 }
 
 // launchColl is launch returning the operation's collRequest.
 func (c *Comm) launchColl(op string, f func() error) *collRequest {
-	cr := &collRequest{finished: make(chan struct{})}
+	return c.give(&collRequest{body: f, op: op, c: c})
+}
+
+// give hands cr, its body set, to backgroundWorkers and returns it.
+func (c *Comm) give(cr *collRequest) *collRequest {
+	cr.finished = make(chan struct{})
 	c.requestStarted()
-	ep := c.rt.ep
-	ep.StartBackground()
-	backgroundWorkers.Go(func() {
-		defer ep.EndBackground()
-		if err := f(); err != nil {
-			cr.err = fmt.Errorf("mpi: %s: %w", op, err)
-		}
-		cr.done.Store(true)
-		close(cr.finished)
-		c.rt.net.Wake() // for a Waitany asleep on the doorbell
-	})
+	c.rt.ep.StartBackground()
+	backgroundWorkers.Go(cr)
 	return cr
 }
 

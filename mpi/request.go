@@ -364,7 +364,7 @@ func (r *Request) await() {
 	switch {
 	case atomic.LoadUint32(&r.final) != 0:
 	case r.coll != nil:
-		<-r.coll.finished // its goroutine drives the progress
+		r.coll.wait()
 	case !r.null && atomic.LoadUint32(&r.harvested) == 0:
 		r.c.rt.ep.Wait((*pending)(r))
 	}

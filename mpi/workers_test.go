@@ -2,41 +2,90 @@ package mpi
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// TestWorkerPool: every job runs; workers left idle wait for the next
-// job, at most maxIdleWorkers of them, and a job given while one waits
-// runs on it rather than on a new goroutine.
+// funcJob is a poolJob that runs f.
+type funcJob struct {
+	f       func()
+	claimed atomic.Bool
+	runs    atomic.Int32
+}
+
+func (j *funcJob) claim() bool { return j.claimed.CompareAndSwap(false, true) }
+func (j *funcJob) run()        { j.runs.Add(1); j.f() }
+
+// sleeping returns how many of p's workers sleep.
+func (p *workerPool) sleeping() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.asleep
+}
+
+// TestWorkerPool: every job runs, each on a worker of its own while the
+// others' bodies wait; workers left idle sleep until the next job, at
+// most maxIdleWorkers of them, and a job given while one sleeps runs on
+// it rather than on a new goroutine; a job its caller claimed first is
+// not run again, and leaves its worker free for the next.
 func TestWorkerPool(t *testing.T) {
-	p := workerPool{jobs: make(chan func())}
+	p := newWorkerPool()
 	const jobs = 3 * maxIdleWorkers
 	release := make(chan struct{})
-	var ran sync.WaitGroup
+	var started, ran sync.WaitGroup
+	started.Add(jobs)
 	ran.Add(jobs)
 	for range jobs {
-		p.Go(func() { <-release; ran.Done() })
+		p.Go(&funcJob{f: func() { started.Done(); <-release; ran.Done() }})
+	}
+	all := make(chan struct{})
+	go func() { started.Wait(); close(all) }()
+	select {
+	case <-all:
+	case <-time.After(10 * time.Second):
+		t.Fatal("jobs wait behind other jobs' bodies")
 	}
 	close(release)
 	ran.Wait()
-	waitIdle := func(want int32) {
+	waitSleeping := func(want int) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); p.idle.Load() != want; {
+		for deadline := time.Now().Add(10 * time.Second); p.sleeping() != want; {
 			if time.Now().After(deadline) {
-				t.Fatalf("%d idle workers, want %d", p.idle.Load(), want)
+				t.Fatalf("%d workers asleep, want %d", p.sleeping(), want)
 			}
 			time.Sleep(time.Millisecond)
 		}
 	}
-	waitIdle(maxIdleWorkers)
+	waitSleeping(maxIdleWorkers)
 	done := make(chan struct{})
-	p.Go(func() { close(done) })
+	p.Go(&funcJob{f: func() { close(done) }})
 	<-done
-	waitIdle(maxIdleWorkers)
+	waitSleeping(maxIdleWorkers)
 	hold := make(chan struct{})
-	p.Go(func() { <-hold })
-	waitIdle(maxIdleWorkers - 1)
+	p.Go(&funcJob{f: func() { <-hold }})
+	waitSleeping(maxIdleWorkers - 1)
 	close(hold)
-	waitIdle(maxIdleWorkers)
+	waitSleeping(maxIdleWorkers)
+
+	// Jobs their callers claimed before any worker looked: the workers
+	// skip them and run the one after.
+	var stolen [3]*funcJob
+	for i := range stolen {
+		stolen[i] = &funcJob{f: func() {}}
+		p.Go(stolen[i])
+		if !stolen[i].claim() {
+			continue // a worker took it first
+		}
+		stolen[i].run()
+	}
+	next := make(chan struct{})
+	p.Go(&funcJob{f: func() { close(next) }})
+	<-next
+	for i, j := range stolen {
+		if n := j.runs.Load(); n != 1 {
+			t.Errorf("job %d ran %d times, want once", i, n)
+		}
+	}
+	waitSleeping(maxIdleWorkers)
 }
