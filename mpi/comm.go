@@ -71,13 +71,16 @@ const worldID = 0
 // the same order by all its processes, not concurrently by several
 // goroutines of one process.
 type Comm struct {
-	rt    *runtimeState
-	id    int    // context id
-	ctx   uint32 // point-to-point context; ctx+1 is for collectives
-	rank  int
-	size  int
-	world []int       // World rank of each rank; nil for World
-	local map[int]int // rank of each World rank; nil for World
+	rt  *runtimeState
+	id  int    // context id
+	ctx uint32 // point-to-point context; ctx+1 is for collectives
+	// serial tells communicators apart over the process's life, where
+	// context ids are used again (softRunner).
+	serial uint64
+	rank   int
+	size   int
+	world  []int       // World rank of each rank; nil for World
+	local  map[int]int // rank of each World rank; nil for World
 
 	name atomic.Pointer[string] // set by SetName; nil: the default name
 	topo topology               // virtual topology, or nil; immutable
@@ -119,8 +122,11 @@ func newComm(s *runtimeState, id, rank int, world []int) *Comm {
 
 // initComm makes c, in place, the communicator newComm describes: Idup
 // hands out c before its request fills it in.
+// commSerials numbers the communicators (Comm.serial) from 1.
+var commSerials atomic.Uint64
+
 func initComm(c *Comm, s *runtimeState, id, rank int, world []int) {
-	*c = Comm{rt: s, id: id, ctx: uint32(2 * id), rank: rank, size: len(world), world: world}
+	*c = Comm{rt: s, id: id, ctx: uint32(2 * id), serial: commSerials.Add(1), rank: rank, size: len(world), world: world}
 	if world == nil {
 		c.size = s.job.Size
 	} else {

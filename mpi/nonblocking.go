@@ -92,24 +92,32 @@ func (c *Comm) start(op string, f collBody) (*Request, error) {
 type softRun struct {
 	u   collectives.Runner
 	net commNet
+	// serial is the communicator u is set up for (Comm.serial), 0 for
+	// none: a Runner serves one communicator's calls one after another
+	// as they are, as Comm.runner does.
+	serial uint64
 }
 
 // softRunner returns a softRun for one collective operation of c, with
 // the operation's tag taken now: one that a finished operation gave back
-// (softRunners), set anew but for its scratch memory and its exchanges'
-// slices, or a new one. release gives it back.
+// (softRunners), as it is if it served c, else set anew but for its
+// scratch memory and its exchanges' slices; or a new one. release gives
+// it back.
 func (c *Comm) softRunner() *softRun {
 	sr, ok := softRunners.Get().(*softRun)
 	if !ok {
 		sr = new(softRun)
 	}
 	sr.net.c, sr.net.tag = c, c.nextTag()
-	u := &sr.u
-	scratch := u.Scratch()
-	*u = collectives.Runner{Net: &sr.net, Check: c.runner.Check,
-		Force: c.rt.softForce, Stats: c.runner.Stats, LinearExchanges: c.runner.LinearExchanges,
-		Processors: c.runner.Processors, Tuning: c.runner.Tuning}
-	u.SetScratch(scratch)
+	if sr.serial != c.serial {
+		u := &sr.u
+		scratch := u.Scratch()
+		*u = collectives.Runner{Net: &sr.net, Check: c.runner.Check,
+			Force: c.rt.softForce, Stats: c.runner.Stats, LinearExchanges: c.runner.LinearExchanges,
+			Processors: c.runner.Processors, Tuning: c.runner.Tuning}
+		u.SetScratch(scratch)
+		sr.serial = c.serial
+	}
 	return sr
 }
 
