@@ -140,13 +140,17 @@ func (u *Runner) begin() *call {
 
 // recordSize is the size of the record a process publishes for coll: the
 // most it carries.
-func (u *Runner) recordSize(coll Collective) int {
+func (u *Runner) recordSize(coll Collective) int { return u.recordSizeBy(coll, u.method()) }
+
+// recordSizeBy is recordSize where the exchange that checks arguments
+// runs by method (u.method(), which a call asks once).
+func (u *Runner) recordSizeBy(coll Collective, method string) int {
 	switch {
 	case coll == CollBarrier:
 		return keySize
 	case u.HW != nil:
 		return u.HW.PayloadSize()
-	case u.messageRecords():
+	case u.messageRecordsBy(method):
 		return keySize + u.messageShareMax(coll)
 	}
 	return sharedRecord
@@ -159,14 +163,20 @@ func (u *Runner) recordSize(coll Collective) int {
 // the length its sender used (publish): a process whose call differs
 // publishes records of another length, and every process still reads
 // every key, so the comparison reports the difference on every process.
-func (u *Runner) messageRecords() bool { return u.HW == nil && u.method() == AlgDissemination }
+func (u *Runner) messageRecords() bool { return u.messageRecordsBy(u.method()) }
+
+// messageRecordsBy is messageRecords where the exchange runs by method.
+func (u *Runner) messageRecordsBy(method string) bool {
+	return u.HW == nil && method == AlgDissemination
+}
 
 // longestRecord is the longest record a process may publish in the
-// exchange of a call through u, whatever the call: where records are as
-// long as each call needs (messageRecords), a message of the exchange
-// may bring records of up to this length, which publish makes room for.
-func (u *Runner) longestRecord() int {
-	if !u.messageRecords() {
+// exchange by method of a call through u, whatever the call: where
+// records are as long as each call needs (messageRecords), a message of
+// the exchange may bring records of up to this length, which publish
+// makes room for.
+func (u *Runner) longestRecord(method string) int {
+	if !u.messageRecordsBy(method) {
 		return 0
 	}
 	return keySize + u.messageShareMax(CollAllgather) // the most any call carries
@@ -232,8 +242,9 @@ func (u *Runner) do(o *opCall, data func(c *call, alg string) error, local func(
 func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func(b *board)) error {
 	c := u.begin()
 	coll := o.key.Coll
-	fits := o.shareLen >= 0 && o.shareLen <= u.recordSize(coll)-keySize
-	alg := u.choose(coll, o.bytes, o.commutative, fits && u.sharedPays(coll, o.shareLen))
+	method := u.method()
+	fits := o.shareLen >= 0 && o.shareLen <= u.recordSizeBy(coll, method)-keySize
+	alg := u.choose(coll, o.bytes, o.commutative, fits && u.sharedPaysBy(coll, o.shareLen, method))
 	if o.invalid == nil {
 		o.invalid = u.applicable(coll, alg, fits, o.commutative || o.key.Op == 0)
 	}
@@ -249,8 +260,7 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 	}
 	u.settleAll()
 	if u.Check || alg == AlgShared {
-		method := u.method()
-		size := u.recordSize(coll)
+		size := u.recordSizeBy(coll, method)
 		// Inputs of a data word or less (by the size every rank agrees
 		// on) travel as the barrier's data words when the group is small
 		// enough.
@@ -264,7 +274,7 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 			if alg == AlgShared && o.invalid == nil && !inline {
 				size += len(o.input)
 			}
-		case u.messageRecords():
+		case u.messageRecordsBy(method):
 			// The length every process agrees on (its key holds it),
 			// whether or not its own input fills it: the records cross.
 			size = keySize
@@ -280,7 +290,7 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 		}
 		rec, key := keyedRecord(c, method == AlgNIC, o.key, input, size)
 		b := &u.board
-		if err := publish(c, u.HW, method, rec, u.recordHash(key), datum, u.longestRecord(), b); err != nil {
+		if err := publish(c, u.HW, method, rec, u.recordHash(key), datum, u.longestRecord(method), b); err != nil {
 			return fmt.Errorf("%v: %w", coll, err)
 		}
 		if inline {
@@ -377,7 +387,7 @@ func (u *Runner) barrier() error {
 		rec = barrierKey[:]
 	}
 	b := &u.board
-	if err := publish(c, u.HW, alg, rec, u.recordHash(rec), nil, u.longestRecord(), b); err != nil {
+	if err := publish(c, u.HW, alg, rec, u.recordHash(rec), nil, u.longestRecord(alg), b); err != nil {
 		return fmt.Errorf("barrier (%s): %w", alg, err)
 	}
 	u.Stats.add(CollBarrier, alg)

@@ -157,6 +157,12 @@ const pairLinearMin = 8 << 10
 // and returns, where AlgShared is a barrier; a reduction or a gather
 // keeps it, its root waiting for everyone's data anyway.
 func (u *Runner) sharedPays(c Collective, share int) bool {
+	return u.sharedPaysBy(c, share, u.method())
+}
+
+// sharedPaysBy is sharedPays where the exchange that checks arguments runs
+// by method (u.method(), which a call asks once).
+func (u *Runner) sharedPaysBy(c Collective, share int, method string) bool {
 	if _, ok := u.runAheadBarrier(c); ok {
 		return false
 	}
@@ -168,7 +174,7 @@ func (u *Runner) sharedPays(c Collective, share int) bool {
 		return false
 	case share <= DatumSize:
 		return true
-	case u.messageRecords():
+	case u.messageRecordsBy(method):
 		return share <= u.messageShareMax(c)
 	case n > 2:
 		return true
