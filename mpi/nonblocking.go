@@ -29,6 +29,7 @@ type collRequest struct {
 	op      string
 	c       *Comm
 	claimed atomic.Bool
+	inline  bool // a wait claimed it (set by the claimer, before run)
 }
 
 // wait waits until cr's operation is done. One whose worker has not begun
@@ -37,6 +38,10 @@ type collRequest struct {
 // goroutines or wake-ups of threads.
 func (cr *collRequest) wait() {
 	if cr.claim() {
+		// Not in the background any more: the caller's waits spin and
+		// yield as a blocking call's do (llc.Endpoint.SpinBusy).
+		cr.inline = true
+		cr.c.rt.ep.EndBackground()
 		cr.run()
 		return
 	}
@@ -62,7 +67,9 @@ func (cr *collRequest) run() {
 	if err != nil {
 		cr.err = fmt.Errorf("mpi: %s: %w", cr.op, err)
 	}
-	c.rt.ep.EndBackground()
+	if !cr.inline {
+		c.rt.ep.EndBackground()
+	}
 	cr.done.Store(true)
 	close(cr.finished)
 	c.rt.net.Wake() // for a Waitany asleep on the doorbell
