@@ -55,7 +55,7 @@ func (r *Request) Free() error {
 	switch {
 	case r.coll != nil:
 		go func() {
-			<-r.coll.finished
+			r.coll.awaitDone()
 			r.finish()
 		}()
 	case r.null || r.inert():

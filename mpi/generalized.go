@@ -17,15 +17,13 @@ func GeneralizedRequest(c *Comm) (*Request, func(Status, error), error) {
 	if err := c.check(generalizedName); err != nil {
 		return nil, nil, err
 	}
-	cr := &collRequest{finished: make(chan struct{})}
+	cr := new(collRequest)
 	c.requestStarted()
 	var once sync.Once
 	complete := func(st Status, err error) {
 		once.Do(func() {
 			cr.status, cr.err = &st, err
-			cr.done.Store(true)
-			close(cr.finished)
-			c.rt.net.Wake() // for a Waitany asleep on the doorbell
+			cr.markDone(c)
 		})
 	}
 	return &Request{c: c, coll: cr, name: generalizedName}, complete, nil

@@ -204,13 +204,11 @@ func (c *Comm) neighborColl(op string, blocks func(indeg, outdeg int) (recv, sen
 		return nil, c.failExchange(op, in, out, tags, fmt.Errorf("mpi: %s: %w", op, err), true)
 	}
 	finish := exchangeFinish(c.startExchange(op, in, out, tags, recv, send), then)
-	cr := &collRequest{finished: make(chan struct{})}
+	cr := new(collRequest)
 	c.requestStarted()
 	go func() {
 		cr.err = finish()
-		cr.done.Store(true)
-		close(cr.finished)
-		c.rt.net.Wake() // for a Waitany asleep on the doorbell
+		cr.markDone(c)
 	}()
 	return cr, nil
 }

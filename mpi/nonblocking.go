@@ -13,9 +13,13 @@ import (
 // waits, so the operation progresses while the caller computes; or, if
 // the caller waits for it before a worker has begun it, on the caller's.
 type collRequest struct {
-	done     atomic.Bool
-	finished chan struct{} // closed when done
-	err      error         // valid once done
+	done atomic.Bool
+	// finished, made by the first wait that blocks (awaitDone), is
+	// closed when done; mu orders the two. A wait that runs the
+	// operation itself makes none.
+	mu       sync.Mutex
+	finished chan struct{}
+	err      error // valid once done
 	// status, if set, is the operation's status, valid once done
 	// (Isendrecv's, its receive's).
 	status *Status
@@ -45,7 +49,38 @@ func (cr *collRequest) wait() {
 		cr.run()
 		return
 	}
-	<-cr.finished
+	cr.awaitDone()
+}
+
+// awaitDone blocks until cr's operation is done.
+func (cr *collRequest) awaitDone() {
+	if cr.done.Load() {
+		return
+	}
+	cr.mu.Lock()
+	if cr.done.Load() {
+		cr.mu.Unlock()
+		return
+	}
+	if cr.finished == nil {
+		cr.finished = make(chan struct{})
+	}
+	ch := cr.finished
+	cr.mu.Unlock()
+	<-ch
+}
+
+// markDone records that cr's operation is done, its err and status set,
+// and wakes the waits for it: those in awaitDone and, through c's
+// network, a Waitany asleep on the doorbell.
+func (cr *collRequest) markDone(c *Comm) {
+	cr.mu.Lock()
+	cr.done.Store(true)
+	if cr.finished != nil {
+		close(cr.finished)
+	}
+	cr.mu.Unlock()
+	c.rt.net.Wake()
 }
 
 // claim reports whether the caller is the one to run cr's body (poolJob).
@@ -70,9 +105,7 @@ func (cr *collRequest) run() {
 	if !cr.inline {
 		c.rt.ep.EndBackground()
 	}
-	cr.done.Store(true)
-	close(cr.finished)
-	c.rt.net.Wake() // for a Waitany asleep on the doorbell
+	cr.markDone(c)
 }
 
 // start starts the collective f of c in the background (launchSoft) and
@@ -91,7 +124,9 @@ func (c *Comm) start(op string, f collBody) (*Request, error) {
 	if cp := c.capturing.Load(); cp != nil {
 		return cp.record(c, func(d *Comm) *collRequest { return d.launchSoft(op, f) }), nil
 	}
-	return &Request{c: c, coll: c.launchSoft(op, f)}, nil
+	r := newRequest()
+	r.c, r.coll = c, c.launchSoft(op, f)
+	return r, nil
 }
 
 // softRun is a Runner of its own for one collective operation, with the
@@ -164,7 +199,6 @@ func (c *Comm) launchColl(op string, f func() error) *collRequest {
 
 // give hands cr, its body set, to backgroundWorkers and returns it.
 func (c *Comm) give(cr *collRequest) *collRequest {
-	cr.finished = make(chan struct{})
 	c.requestStarted()
 	c.rt.ep.StartBackground()
 	backgroundWorkers.Go(cr)

@@ -109,9 +109,8 @@ func (c *Comm) freeLocal() {
 // with err before it started, counted as started so that its completion
 // balances it.
 func (c *Comm) failedColl(err error) *collRequest {
-	cr := &collRequest{finished: make(chan struct{}), err: err}
+	cr := &collRequest{err: err}
 	c.requestStarted()
 	cr.done.Store(true)
-	close(cr.finished)
 	return cr
 }
