@@ -117,8 +117,10 @@
 // operations are [Sum], [Prod], [Min], [Max], the logical and bitwise
 // ones, and [MinLoc] and [MaxLoc] on value/index pairs; NewOp makes
 // others. A nil send buffer means MPI_IN_PLACE. Each collective has a
-// nonblocking form, which progresses in a goroutine of its own and
-// completes through the same Request as point-to-point.
+// nonblocking form, which progresses on a worker goroutine while the
+// caller computes (or on the caller's, in a Wait that comes before a
+// worker has begun it) and completes through the same Request as
+// point-to-point.
 //
 // Before moving data, the processes of a collective compare their
 // arguments (mpirun -no-coll-check turns this off): counts, roots,
