@@ -138,35 +138,30 @@ func (u *Runner) begin() *call {
 	return &u.c
 }
 
-// recordSize is the size of the record a process publishes for coll: the
-// most it carries.
-func (u *Runner) recordSize(coll Collective) int { return u.recordSizeBy(coll, u.method()) }
-
-// recordSizeBy is recordSize where the exchange that checks arguments
-// runs by method (u.method(), which a call asks once).
-func (u *Runner) recordSizeBy(coll Collective, method string) int {
+// recordSize is the size of the record a process publishes for coll, the
+// most it carries, where the exchange that checks arguments runs by
+// method (u.method(), which a call asks once).
+func (u *Runner) recordSize(coll Collective, method string) int {
 	switch {
 	case coll == CollBarrier:
 		return keySize
 	case u.HW != nil:
 		return u.HW.PayloadSize()
-	case u.messageRecordsBy(method):
+	case u.messageRecords(method):
 		return keySize + u.messageShareMax(coll)
 	}
 	return sharedRecord
 }
 
 // messageRecords reports whether the records of the exchange that checks
-// arguments are as long as each call needs: where the processes exchange
-// them by messages (no Hardware) in a dissemination. Every record holds
-// its key first, and the records a message brings are laid out again by
-// the length its sender used (publish): a process whose call differs
-// publishes records of another length, and every process still reads
-// every key, so the comparison reports the difference on every process.
-func (u *Runner) messageRecords() bool { return u.messageRecordsBy(u.method()) }
-
-// messageRecordsBy is messageRecords where the exchange runs by method.
-func (u *Runner) messageRecordsBy(method string) bool {
+// arguments, by method, are as long as each call needs: where the
+// processes exchange them by messages (no Hardware) in a dissemination.
+// Every record holds its key first, and the records a message brings are
+// laid out again by the length its sender used (publish): a process whose
+// call differs publishes records of another length, and every process
+// still reads every key, so the comparison reports the difference on
+// every process.
+func (u *Runner) messageRecords(method string) bool {
 	return u.HW == nil && method == AlgDissemination
 }
 
@@ -176,7 +171,7 @@ func (u *Runner) messageRecordsBy(method string) bool {
 // the exchange may bring records of up to this length, which publish
 // makes room for.
 func (u *Runner) longestRecord(method string) int {
-	if !u.messageRecordsBy(method) {
+	if !u.messageRecords(method) {
 		return 0
 	}
 	return keySize + u.messageShareMax(CollAllgather) // the most any call carries
@@ -243,8 +238,8 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 	c := u.begin()
 	coll := o.key.Coll
 	method := u.method()
-	fits := o.shareLen >= 0 && o.shareLen <= u.recordSizeBy(coll, method)-keySize
-	alg := u.choose(coll, o.bytes, o.commutative, fits && u.sharedPaysBy(coll, o.shareLen, method))
+	fits := o.shareLen >= 0 && o.shareLen <= u.recordSize(coll, method)-keySize
+	alg := u.choose(coll, o.bytes, o.commutative, fits && u.sharedPays(coll, o.shareLen, method))
 	if o.invalid == nil {
 		o.invalid = u.applicable(coll, alg, fits, o.commutative || o.key.Op == 0)
 	}
@@ -260,7 +255,7 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 	}
 	u.settleAll()
 	if u.Check || alg == AlgShared {
-		size := u.recordSizeBy(coll, method)
+		size := u.recordSize(coll, method)
 		// Inputs of a data word or less (by the size every rank agrees
 		// on) travel as the barrier's data words when the group is small
 		// enough.
@@ -274,7 +269,7 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 			if alg == AlgShared && o.invalid == nil && !inline {
 				size += len(o.input)
 			}
-		case u.messageRecordsBy(method):
+		case u.messageRecords(method):
 			// The length every process agrees on (its key holds it),
 			// whether or not its own input fills it: the records cross.
 			size = keySize
@@ -327,7 +322,7 @@ func (u *Runner) applicable(coll Collective, alg string, fits, commutative bool)
 	switch {
 	case alg == AlgShared && !fits:
 		return fmt.Errorf("%v: the %s algorithm carries at most %d bytes per process: %w",
-			coll, alg, u.recordSize(coll)-keySize, ErrAlgorithm)
+			coll, alg, u.recordSize(coll, u.method())-keySize, ErrAlgorithm)
 	case alg == AlgNIC && u.HW == nil:
 		return fmt.Errorf("%v: %w", coll, errNoHardware)
 	case (alg == AlgRing || alg == AlgReduceScatterGather || alg == "recursive-halving" || alg == AlgHierarchical) && !commutative:

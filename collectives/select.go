@@ -151,18 +151,13 @@ const pairLinearMin = 8 << 10
 // other algorithm than the ring, runs linear from 3 processes.
 
 // sharedPays reports whether AlgShared should run collective c when every
-// process publishes up to share bytes of input (and they fit its record).
+// process publishes up to share bytes of input (and they fit its record)
+// in the exchange that checks arguments by method (u.method()).
 // A broadcast or a scatter whose calls run ahead of their check
 // (RunAhead) takes its message algorithms instead: the root then sends
 // and returns, where AlgShared is a barrier; a reduction or a gather
 // keeps it, its root waiting for everyone's data anyway.
-func (u *Runner) sharedPays(c Collective, share int) bool {
-	return u.sharedPaysBy(c, share, u.method())
-}
-
-// sharedPaysBy is sharedPays where the exchange that checks arguments runs
-// by method (u.method(), which a call asks once).
-func (u *Runner) sharedPaysBy(c Collective, share int, method string) bool {
+func (u *Runner) sharedPays(c Collective, share int, method string) bool {
 	if _, ok := u.runAheadBarrier(c); ok {
 		return false
 	}
@@ -174,7 +169,7 @@ func (u *Runner) sharedPaysBy(c Collective, share int, method string) bool {
 		return false
 	case share <= DatumSize:
 		return true
-	case u.messageRecordsBy(method):
+	case u.messageRecords(method):
 		return share <= u.messageShareMax(c)
 	case n > 2:
 		return true

@@ -54,7 +54,7 @@ func TestSharedPays(t *testing.T) {
 		if tc.hw {
 			u.HW = &memHW{}
 		}
-		if got := u.sharedPays(tc.coll, tc.share); got != tc.want {
+		if got := u.sharedPays(tc.coll, tc.share, u.method()); got != tc.want {
 			t.Errorf("%d processes, hardware %v, %v of %d bytes: sharedPays %v, want %v", tc.n, tc.hw, tc.coll, tc.share, got, tc.want)
 		}
 	}

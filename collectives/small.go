@@ -427,9 +427,10 @@ func putWord(b []byte, w *[DatumSize]byte) {
 // are length bytes (valid arguments), AlgShared through the hardware's
 // barrier with the inputs as payloads: they fit with the key, and shared
 // inputs pay (sharedPays, which also leaves the calls that run ahead to
-// the driver).
+// the driver). The exchange's method is the NIC's: with the Hardware,
+// records never travel by messages, whatever the method.
 func (u *Runner) payloadShared(coll Collective, length int) bool {
-	return length <= u.HW.PayloadSize()-keySize && u.sharedPays(coll, length)
+	return length <= u.HW.PayloadSize()-keySize && u.sharedPays(coll, length, AlgNIC)
 }
 
 // dataWords is where foldWords finds the processes' data words: the

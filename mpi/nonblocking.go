@@ -124,9 +124,7 @@ func (c *Comm) start(op string, f collBody) (*Request, error) {
 	if cp := c.capturing.Load(); cp != nil {
 		return cp.record(c, func(d *Comm) *collRequest { return d.launchSoft(op, f) }), nil
 	}
-	r := newRequest()
-	r.c, r.coll = c, c.launchSoft(op, f)
-	return r, nil
+	return c.request(c.launchSoft(op, f)), nil
 }
 
 // softRun is a Runner of its own for one collective operation, with the
@@ -189,12 +187,15 @@ func (c *Comm) launchSoft(op string, f collBody) *collRequest {
 // before a worker has begun it (collRequest.wait), and returns its
 // Request.
 func (c *Comm) launch(op string, f func() error) *Request {
-	return &Request{c: c, coll: c.launchColl(op, f)}
+	return c.request(c.give(&collRequest{body: f, op: op, c: c}))
 }
 
-// launchColl is launch returning the operation's collRequest.
-func (c *Comm) launchColl(op string, f func() error) *collRequest {
-	return c.give(&collRequest{body: f, op: op, c: c})
+// request returns the Request of cr, an operation of c, from the
+// processor's cache (newRequest).
+func (c *Comm) request(cr *collRequest) *Request {
+	r := newRequest()
+	r.c, r.coll = c, cr
+	return r
 }
 
 // give hands cr, its body set, to backgroundWorkers and returns it.
