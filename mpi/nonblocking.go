@@ -26,7 +26,8 @@ type collRequest struct {
 
 	// A body given to backgroundWorkers (give), run once by whoever claims
 	// it first: the operation op of c, body or, on a softRun of its own,
-	// coll.
+	// coll, else the softRun's args. soft stays set once its softRun is
+	// given back (claim reads it): only the claimer's run uses it.
 	body    func() error
 	soft    *softRun
 	coll    collBody
@@ -85,7 +86,7 @@ func (cr *collRequest) markDone(c *Comm) {
 
 // claim reports whether the caller is the one to run cr's body (poolJob).
 func (cr *collRequest) claim() bool {
-	return (cr.body != nil || cr.coll != nil) && !cr.claimed.Load() && cr.claimed.CompareAndSwap(false, true)
+	return (cr.body != nil || cr.soft != nil) && !cr.claimed.Load() && cr.claimed.CompareAndSwap(false, true)
 }
 
 // run runs cr's body and completes cr (poolJob).
@@ -93,8 +94,11 @@ func (cr *collRequest) run() {
 	c := cr.c
 	var err error
 	if sr := cr.soft; sr != nil {
-		err = cr.coll(&sr.u)
-		cr.soft = nil
+		if cr.coll != nil {
+			err = cr.coll(&sr.u)
+		} else {
+			err = sr.args.run(&sr.u)
+		}
 		sr.release()
 	} else {
 		err = cr.body()
@@ -130,8 +134,9 @@ func (c *Comm) start(op string, f collBody) (*Request, error) {
 // softRun is a Runner of its own for one collective operation, with the
 // software algorithms only, and the commNet it sends through.
 type softRun struct {
-	u   collectives.Runner
-	net commNet
+	u    collectives.Runner
+	net  commNet
+	args collArgs // the operation's arguments, where it has no body of its own (Comm.startArgs)
 	// serial is the communicator u is set up for (Comm.serial), 0 for
 	// none: a Runner serves one communicator's calls one after another
 	// as they are, as Comm.runner does.
@@ -173,6 +178,7 @@ var softRunners sync.Pool // of *softRun
 // wait's functions.
 func (sr *softRun) release() {
 	sr.net.c, sr.net.stop, sr.net.sw = nil, nil, stopWait{}
+	sr.args = collArgs{}
 	softRunners.Put(sr)
 }
 
@@ -212,7 +218,7 @@ func Ibarrier(c *Comm) (*Request, error) {
 	if c.IsInter() {
 		return c.interIbarrier()
 	}
-	return c.start("Ibarrier", func(u *collectives.Runner) error { return u.Barrier() })
+	return c.startArgs("Ibarrier", collArgs{kind: argsBarrier})
 }
 
 // Ibarrier is [Ibarrier](c).
@@ -229,7 +235,7 @@ func Ibcast[T Type](c *Comm, buf []T, root int) (*Request, error) {
 	if c.IsInter() {
 		return interBcast(c, "Ibcast", false, buf, root)
 	}
-	return c.start("Ibcast", bcastBody(buf, root))
+	return c.startArgs("Ibcast", collArgs{kind: argsBcast, recv: asBytes(buf), root: root, elem: sizeOf[T]()})
 }
 
 // Ireduce starts Reduce (MPI_Ireduce).
@@ -237,7 +243,7 @@ func Ireduce[T Type](c *Comm, send, recv []T, op Op, root int) (*Request, error)
 	if c.IsInter() {
 		return interReduce(c, "Ireduce", false, send, recv, op, root)
 	}
-	return c.start("Ireduce", reduceBody(send, recv, op, root))
+	return c.startArgs("Ireduce", reductionArgs(argsReduce, send, recv, op, root))
 }
 
 // Iallreduce starts Allreduce (MPI_Iallreduce).
@@ -245,7 +251,7 @@ func Iallreduce[T Type](c *Comm, send, recv []T, op Op) (*Request, error) {
 	if c.IsInter() {
 		return interIallreduce(c, send, recv, op)
 	}
-	return c.start("Iallreduce", allreduceBody(send, recv, op))
+	return c.startArgs("Iallreduce", reductionArgs(argsAllreduce, send, recv, op, -1))
 }
 
 // Igather starts Gather (MPI_Igather).
@@ -253,7 +259,7 @@ func Igather[T Type](c *Comm, send, recv []T, root int) (*Request, error) {
 	if c.IsInter() {
 		return interGatherv(c, "Igather", false, send, recv, nil, nil, root)
 	}
-	return c.start("Igather", gatherBody(send, recv, root))
+	return c.startArgs("Igather", collArgs{kind: argsGather, send: inPlace(send), recv: asBytes(recv), root: root, elem: sizeOf[T]()})
 }
 
 // Igatherv starts Gatherv (MPI_Igatherv).
@@ -269,7 +275,7 @@ func Iscatter[T Type](c *Comm, send, recv []T, root int) (*Request, error) {
 	if c.IsInter() {
 		return interScatterv(c, "Iscatter", false, send, nil, nil, recv, root)
 	}
-	return c.start("Iscatter", scatterBody(send, recv, root))
+	return c.startArgs("Iscatter", collArgs{kind: argsScatter, send: asBytes(send), recv: inPlace(recv), root: root, elem: sizeOf[T]()})
 }
 
 // Iscatterv starts Scatterv (MPI_Iscatterv).
@@ -285,7 +291,7 @@ func Iallgather[T Type](c *Comm, send, recv []T) (*Request, error) {
 	if c.IsInter() {
 		return interIallgather(c, send, recv)
 	}
-	return c.start("Iallgather", allgatherBody(send, recv))
+	return c.startArgs("Iallgather", collArgs{kind: argsAllgather, send: inPlace(send), recv: asBytes(recv), elem: sizeOf[T]()})
 }
 
 // Iallgatherv starts Allgatherv (MPI_Iallgatherv).
@@ -301,7 +307,7 @@ func Ialltoall[T Type](c *Comm, send, recv []T) (*Request, error) {
 	if c.IsInter() {
 		return interAlltoallv(c, "Ialltoall", false, send, nil, nil, recv, nil, nil)
 	}
-	return c.start("Ialltoall", alltoallBody(send, recv))
+	return c.startArgs("Ialltoall", collArgs{kind: argsAlltoall, send: inPlace(send), recv: asBytes(recv), elem: sizeOf[T]()})
 }
 
 // Ialltoallv starts Alltoallv (MPI_Ialltoallv).

@@ -1,0 +1,93 @@
+package mpi
+
+import "github.com/rhinet-go/martini/collectives"
+
+// collArgs are the arguments of a nonblocking collective of the commonest
+// kinds (Ibarrier, Ibcast, Ireduce, Iallreduce, Igather, Iscatter,
+// Iallgather, Ialltoall), kept in the softRun that carries the operation
+// (Comm.startArgs): a body bound to its arguments would be a closure
+// allocated by every call, two for a reduction (callgrind: some 500
+// instructions an Iallreduce). The buffers are converted to bytes, and
+// the reduction's Reducer looked up, when the call starts.
+type collArgs struct {
+	kind       collKind
+	send, recv []byte
+	root, elem int
+	reducer    *collectives.Reducer
+	// err is the Reducer's lookup's error, which run publishes to the
+	// other processes as a blocking call's body does (reducer).
+	err error
+}
+
+// collKind is the collective that collArgs describes.
+type collKind uint8
+
+const (
+	argsNone collKind = iota
+	argsBarrier
+	argsBcast
+	argsReduce
+	argsAllreduce
+	argsGather
+	argsScatter
+	argsAllgather
+	argsAlltoall
+)
+
+// run runs the collective that a describes on u.
+func (a *collArgs) run(u *collectives.Runner) error {
+	switch a.kind {
+	case argsBarrier:
+		return u.Barrier()
+	case argsBcast:
+		return u.Bcast(a.recv, a.root, a.elem)
+	case argsReduce:
+		if a.err != nil {
+			return u.Fail(collectives.CollReduce, a.err)
+		}
+		return u.Reduce(a.send, a.recv, *a.reducer, a.root)
+	case argsAllreduce:
+		if a.err != nil {
+			return u.Fail(collectives.CollAllreduce, a.err)
+		}
+		return u.Allreduce(a.send, a.recv, *a.reducer)
+	case argsGather:
+		return u.Gather(a.send, a.recv, a.root, a.elem)
+	case argsScatter:
+		return u.Scatter(a.send, a.recv, a.root, a.elem)
+	case argsAllgather:
+		return u.Allgather(a.send, a.recv, a.elem)
+	case argsAlltoall:
+		return u.Alltoall(a.send, a.recv, a.elem)
+	}
+	return nil
+}
+
+// reductionArgs returns the collArgs of a reduction of kind with op on
+// elements of T.
+func reductionArgs[T Type](kind collKind, send, recv []T, op Op, root int) collArgs {
+	r, err := collectives.ReducerRef[T](op)
+	return collArgs{kind: kind, send: inPlace(send), recv: asBytes(recv), root: root, reducer: r, err: err}
+}
+
+// startArgs is start for an operation that a describes, carried by its
+// softRun without a closure (launchArgs).
+func (c *Comm) startArgs(op string, a collArgs) (*Request, error) {
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	if err := c.intraOnly(op); err != nil {
+		return nil, err
+	}
+	if cp := c.capturing.Load(); cp != nil {
+		return cp.record(c, func(d *Comm) *collRequest { return d.launchArgs(op, a) }), nil
+	}
+	return c.request(c.launchArgs(op, a)), nil
+}
+
+// launchArgs is launchSoft for an operation that a describes.
+func (c *Comm) launchArgs(op string, a collArgs) *collRequest {
+	sr := c.softRunner()
+	sr.args = a
+	return c.give(&collRequest{soft: sr, op: op, c: c})
+}
