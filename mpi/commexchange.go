@@ -61,13 +61,13 @@ func (n *commNet) Exchange(sends, recvs []collectives.Transfer) error {
 	}
 	defer n.recycleExchange()
 	if !n.wait(x) {
-		for i, rop := range x.recvs {
-			n.dropRecv(rop)
-			x.recvs[i] = nil
+		for _, rop := range x.recvs {
+			n.dropRecv(rop) // recycleExchange gives it back
 		}
 		for i, sop := range x.sends {
-			n.dropSend(sop)
-			x.sends[i] = nil
+			if !n.dropSend(sop) {
+				x.sends[i] = nil // the engine's until the receiver answers
+			}
 		}
 		return interrupted("collective exchange", n.c.rank)
 	}
@@ -87,8 +87,8 @@ func (n *commNet) Exchange(sends, recvs []collectives.Transfer) error {
 }
 
 // recycleExchange returns the operations of the last exchange that are
-// still n's to their pools (an interrupted exchange has handed its own
-// to dropRecv and dropSend).
+// still n's to their pools (an interrupted exchange's sends that the
+// engine kept are not).
 func (n *commNet) recycleExchange() {
 	x := &n.xops
 	for i, rop := range x.recvs {

@@ -19,6 +19,54 @@ type commNet struct {
 	sw   stopWait
 	// xops holds the operations of an exchange in progress (Exchange).
 	xops exchangeOps
+	// sop and rop are the send and the receive that the net's Sendrecv,
+	// its sends through a SendOp and its receives through a RecvOp use,
+	// kept zeroed between calls (a net carries one operation's calls, one
+	// at a time): taking them from the pools and putting them back cost a
+	// Sendrecv some 230 instructions. A send that an interrupted wait
+	// leaves with the engine is its alone: sop is then made anew.
+	sop *llc.SendOp
+	rop *llc.RecvOp
+}
+
+// sendOpFor returns the net's send operation set for a send of data to
+// rank to of the communicator with the operation's tag.
+func (n *commNet) sendOpFor(to int, data []byte) *llc.SendOp {
+	op := n.sop
+	if op == nil {
+		op = new(llc.SendOp)
+		n.sop = op
+	}
+	op.Peer, op.Tag, op.Ctx, op.Data = n.c.toWorld(to), n.tag, n.c.ctx+1, data
+	return op
+}
+
+// recvOpFor returns the net's receive operation set for a receive into
+// buf from rank from of the communicator with the operation's tag.
+func (n *commNet) recvOpFor(from int, buf []byte) *llc.RecvOp {
+	op := n.rop
+	if op == nil {
+		op = new(llc.RecvOp)
+		n.rop = op
+	}
+	op.Source, op.Tag, op.Ctx, op.Buf = n.c.toWorld(from), n.tag, n.c.ctx+1, buf
+	return op
+}
+
+// dropOwnSend is dropSend for the net's own send operation, which it
+// keeps if the send was withdrawn and otherwise leaves to the engine.
+func (n *commNet) dropOwnSend(sop *llc.SendOp) {
+	if n.dropSend(sop) {
+		*sop = llc.SendOp{}
+	} else {
+		n.sop = nil
+	}
+}
+
+// dropOwnRecv is dropRecv for the net's own receive operation.
+func (n *commNet) dropOwnRecv(rop *llc.RecvOp) {
+	n.dropRecv(rop)
+	*rop = llc.RecvOp{}
 }
 
 // stopWait is a Completion that is done when op is or when stop reports
@@ -87,19 +135,17 @@ func (n *commNet) SendOperand(to int, data []byte) error {
 // llc.SendOp.Eager.
 func (n *commNet) SendAhead(to int, data []byte) error { return n.sendOp(to, data, false, true) }
 
-// sendOp is Send through a SendOp of its own marked rendezvous or eager.
+// sendOp is Send through the net's SendOp marked rendezvous or eager.
 func (n *commNet) sendOp(to int, data []byte, rendezvous, eager bool) error {
-	c := n.c
-	ep := c.rt.ep
-	sop := newSendOp(c.toWorld(to), n.tag, c.ctx+1, data)
+	ep := n.c.rt.ep
+	sop := n.sendOpFor(to, data)
 	n.protocol(sop, rendezvous, eager)
 	if !ep.Send(sop) && !n.wait(sop) {
-		n.dropSend(sop)
+		n.dropOwnSend(sop)
 		return interrupted("collective send", to)
 	}
 	err := sop.Err()
 	*sop = llc.SendOp{}
-	sendOps.Put(sop)
 	return wrap("collective send", to, err)
 }
 
@@ -119,19 +165,17 @@ func (n *commNet) RecvOperand(from int, buf []byte) (int, error) {
 	return n.recv(from, buf, n.c.rt.consume)
 }
 
-// recv is Recv through a RecvOp of its own, marked consume if asked.
+// recv is Recv through the net's RecvOp, marked consume if asked.
 func (n *commNet) recv(from int, buf []byte, consume bool) (int, error) {
-	c := n.c
-	rop := newRecvOp(c.toWorld(from), n.tag, c.ctx+1, buf)
+	rop := n.recvOpFor(from, buf)
 	rop.Consume = consume
-	c.rt.ep.Recv(rop)
+	n.c.rt.ep.Recv(rop)
 	if !n.wait(rop) {
-		n.dropRecv(rop)
+		n.dropOwnRecv(rop)
 		return 0, interrupted("collective receive", from)
 	}
 	length, err := rop.Status.Len, rop.Err()
 	*rop = llc.RecvOp{}
-	recvOps.Put(rop)
 	return length, wrap("collective receive", from, receiveError(err))
 }
 
@@ -156,33 +200,31 @@ func (n *commNet) SendrecvOperand(to int, data []byte, from int, buf []byte) (in
 
 // sendrecv is Sendrecv with its receive marked consume.
 func (n *commNet) sendrecv(to int, data []byte, from int, buf []byte, consume bool) (int, error) {
-	c := n.c
-	ep := c.rt.ep
+	ep := n.c.rt.ep
 	// The send starts before the receive is posted (neither looks at
 	// the network): a rendezvous request of the peer's that arrived
 	// already then finds this process sending to it, which makes the
 	// pair an exchange (llc's ExchangePush).
-	sop := newSendOp(c.toWorld(to), n.tag, c.ctx+1, data)
+	sop := n.sendOpFor(to, data)
 	n.protocol(sop, false, false)
 	sent := ep.Send(sop)
-	rop := newRecvOp(c.toWorld(from), n.tag, c.ctx+1, buf)
+	rop := n.recvOpFor(from, buf)
 	rop.Consume = consume
 	ep.Recv(rop)
 	if !sent && !n.wait(sop) {
 		// Interrupted: the receive goes, the send too unless it left.
-		n.dropRecv(rop)
-		n.dropSend(sop)
+		n.dropOwnRecv(rop)
+		n.dropOwnSend(sop)
 		return 0, interrupted("collective send", to)
 	}
 	err := sop.Err()
 	*sop = llc.SendOp{}
-	sendOps.Put(sop)
 	length := 0
 	switch {
 	case err != nil && ep.Cancel(rop):
 		err = wrap("collective send", to, err)
 	case !n.wait(rop):
-		n.dropRecv(rop)
+		n.dropOwnRecv(rop)
 		return 0, interrupted("collective receive", from)
 	default:
 		length = rop.Status.Len
@@ -193,7 +235,6 @@ func (n *commNet) sendrecv(to int, data []byte, from int, buf []byte, consume bo
 		}
 	}
 	*rop = llc.RecvOp{}
-	recvOps.Put(rop)
 	return length, err
 }
 
@@ -213,25 +254,19 @@ func (n *commNet) protocol(sop *llc.SendOp, rendezvous, eager bool) {
 	sop.Rendezvous, sop.Eager = rendezvous, eager
 }
 
-// dropSend cancels a send whose wait was interrupted and recycles it; a
-// rendezvous request that has left is withdrawn (llc.Engine.WithdrawSend),
-// and the send stays with the engine until the receiver answers.
-func (n *commNet) dropSend(sop *llc.SendOp) {
-	if n.c.rt.ep.WithdrawSend(sop) {
-		*sop = llc.SendOp{}
-		sendOps.Put(sop)
-	}
-}
+// dropSend cancels a send whose wait was interrupted and reports whether
+// sop is free again; a rendezvous request that has left is withdrawn
+// (llc.Engine.WithdrawSend), and the send stays with the engine until the
+// receiver answers.
+func (n *commNet) dropSend(sop *llc.SendOp) bool { return n.c.rt.ep.WithdrawSend(sop) }
 
 // dropRecv cancels a receive whose wait was interrupted (or lets it finish
-// if it matched meanwhile) and recycles it.
+// if it matched meanwhile): rop is free again once it returns.
 func (n *commNet) dropRecv(rop *llc.RecvOp) {
 	ep := n.c.rt.ep
 	if !ep.Cancel(rop) {
 		ep.Wait(rop)
 	}
-	*rop = llc.RecvOp{}
-	recvOps.Put(rop)
 }
 
 // tag returns the tag of the next collective call of c: every process
