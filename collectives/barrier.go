@@ -43,7 +43,10 @@ func (b *board) record(r int) []byte {
 	}
 	i := r
 	if b.rotated {
-		i = (r - b.self + b.n) % b.n
+		// (r - self) mod n, both in [0, n)
+		if i -= b.self; i < 0 {
+			i += b.n
+		}
 	}
 	return b.recs[i*b.size : (i+1)*b.size]
 }
@@ -103,8 +106,9 @@ func (b *board) verify(mine []byte) error {
 		// The keys differ legitimately (in Own); compare them in full.
 		return verify(b.n, keyOf)
 	}
+	own := b.keyOf(mine)
 	for r := range b.n {
-		if !bytes.Equal(b.keyOf(b.record(r)), b.keyOf(mine)) {
+		if !bytes.Equal(b.keyOf(b.record(r)), own) {
 			return verify(b.n, keyOf)
 		}
 	}

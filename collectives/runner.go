@@ -238,7 +238,8 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 	c := u.begin()
 	coll := o.key.Coll
 	method := u.method()
-	fits := o.shareLen >= 0 && o.shareLen <= u.recordSize(coll, method)-keySize
+	size := u.recordSize(coll, method)
+	fits := o.shareLen >= 0 && o.shareLen <= size-keySize
 	alg := u.choose(coll, o.bytes, o.commutative, fits && u.sharedPays(coll, o.shareLen, method))
 	if o.invalid == nil {
 		o.invalid = u.applicable(coll, alg, fits, o.commutative || o.key.Op == 0)
@@ -255,7 +256,6 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 	}
 	u.settleAll()
 	if u.Check || alg == AlgShared {
-		size := u.recordSize(coll, method)
 		// Inputs of a data word or less (by the size every rank agrees
 		// on) travel as the barrier's data words when the group is small
 		// enough.

@@ -186,8 +186,10 @@ func (u *Runner) sharedPays(c Collective, share int, method string) bool {
 // sharedPays). A forced algorithm comes first, then AlgShared, then
 // AlgHierarchical where it pays, then the collective's default (choosers).
 func (u *Runner) choose(c Collective, bytes int, commutative, shared bool) string {
-	if alg, ok := u.Force[c]; ok {
-		return alg
+	if len(u.Force) > 0 {
+		if alg, ok := u.Force[c]; ok {
+			return alg
+		}
 	}
 	if shared {
 		return AlgShared
