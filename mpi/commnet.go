@@ -32,11 +32,7 @@ type commNet struct {
 // sendOpFor returns the net's send operation set for a send of data to
 // rank to of the communicator with the operation's tag.
 func (n *commNet) sendOpFor(to int, data []byte) *llc.SendOp {
-	op := n.sop
-	if op == nil {
-		op = new(llc.SendOp)
-		n.sop = op
-	}
+	op := kept(&n.sop)
 	op.Peer, op.Tag, op.Ctx, op.Data = n.c.toWorld(to), n.tag, n.c.ctx+1, data
 	return op
 }
@@ -44,13 +40,17 @@ func (n *commNet) sendOpFor(to int, data []byte) *llc.SendOp {
 // recvOpFor returns the net's receive operation set for a receive into
 // buf from rank from of the communicator with the operation's tag.
 func (n *commNet) recvOpFor(from int, buf []byte) *llc.RecvOp {
-	op := n.rop
-	if op == nil {
-		op = new(llc.RecvOp)
-		n.rop = op
-	}
+	op := kept(&n.rop)
 	op.Source, op.Tag, op.Ctx, op.Buf = n.c.toWorld(from), n.tag, n.c.ctx+1, buf
 	return op
+}
+
+// kept returns *p, made first if nil.
+func kept[T any](p **T) *T {
+	if *p == nil {
+		*p = new(T)
+	}
+	return *p
 }
 
 // dropOwnSend is dropSend for the net's own send operation, which it
