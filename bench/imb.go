@@ -26,7 +26,7 @@ func WriteIMB(w io.Writer, s Series) error {
 	fmt.Fprintln(&b, imbRule)
 
 	switch {
-	case s.Benchmark == "Barrier":
+	case SizeLess(s.Benchmark):
 		fmt.Fprintf(&b, "%12s %12s %12s %12s\n", "#repetitions", "t_min[usec]", "t_max[usec]", "t_avg[usec]")
 		for _, r := range s.Rows {
 			fmt.Fprintf(&b, "%12d %12.2f %12.2f %12.2f\n", r.Reps, r.TMin, r.TMax, r.TAvg)

@@ -83,19 +83,19 @@ func Measure(c *mpi.Comm, benchmark string, o Options) (Series, error) {
 	return s, nil
 }
 
-// SizeLess reports whether benchmark moves no data (Barrier), so that
-// it has no message size: it is measured once, as size 0.
-func SizeLess(benchmark string) bool { return benchmark == "Barrier" }
+// SizeLess reports whether benchmark moves no data (Barrier, Ibarrier),
+// so that it has no message size: it is measured once, as size 0.
+func SizeLess(benchmark string) bool { return benchmark == "Barrier" || benchmark == "Ibarrier" }
 
 // SizesOf returns the sizes at which Measure runs benchmark when sizes
 // are asked for: 0 alone for a size-less benchmark (SizeLess), whatever
-// sizes holds; the multiples of 4 for Reduce and Allreduce (float32
+// sizes holds; the multiples of 4 for the reductions (float32
 // elements); sizes otherwise.
 func SizesOf(benchmark string, sizes []int) []int {
 	switch benchmark {
-	case "Barrier":
+	case "Barrier", "Ibarrier":
 		return []int{0}
-	case "Reduce", "Allreduce", "Accumulate":
+	case "Reduce", "Allreduce", "Ireduce", "Iallreduce", "Accumulate":
 		return slices.DeleteFunc(slices.Clone(sizes), func(s int) bool { return s%4 != 0 })
 	}
 	return sizes
@@ -282,10 +282,49 @@ func operation(c *mpi.Comm, benchmark string, size int, bufs *buffers) func(i in
 			s, rv := bufs.get(size)
 			return mpi.Scatter(c, s[:n*size], rv[:size], i%n)
 		}
+	case "Ibarrier", "Ibcast", "Ireduce", "Iallreduce", "Iallgather", "Ialltoall":
+		return nonblocking(c, benchmark, size, bufs)
 	}
 	return func(int) error { // Alltoall
 		s, rv := bufs.get(size)
 		return mpi.Alltoall(c, s[:n*size], rv[:n*size])
+	}
+}
+
+// nonblocking returns the operation of a nonblocking collective
+// benchmark (Nonblocking): the call, its Wait at once, and its Request
+// given back.
+func nonblocking(c *mpi.Comm, benchmark string, size int, bufs *buffers) func(i int) error {
+	n := c.Size()
+	var start func(i int, s, rv []byte) (*mpi.Request, error)
+	switch benchmark {
+	case "Ibarrier":
+		start = func(int, []byte, []byte) (*mpi.Request, error) { return mpi.Ibarrier(c) }
+	case "Ibcast":
+		start = func(i int, s, _ []byte) (*mpi.Request, error) { return mpi.Ibcast(c, s[:size], i%n) }
+	case "Ireduce":
+		start = func(i int, s, rv []byte) (*mpi.Request, error) {
+			return mpi.Ireduce(c, floats(s[:size]), floats(rv[:size]), mpi.Sum, i%n)
+		}
+	case "Iallreduce":
+		start = func(_ int, s, rv []byte) (*mpi.Request, error) {
+			return mpi.Iallreduce(c, floats(s[:size]), floats(rv[:size]), mpi.Sum)
+		}
+	case "Iallgather":
+		start = func(_ int, s, rv []byte) (*mpi.Request, error) { return mpi.Iallgather(c, s[:size], rv[:n*size]) }
+	default: // Ialltoall
+		start = func(_ int, s, rv []byte) (*mpi.Request, error) { return mpi.Ialltoall(c, s[:n*size], rv[:n*size]) }
+	}
+	return func(i int) error {
+		s, rv := bufs.get(size)
+		r, err := start(i, s, rv)
+		if err != nil {
+			return err
+		}
+		if _, err := r.Wait(); err != nil {
+			return err
+		}
+		return r.Release()
 	}
 }
 

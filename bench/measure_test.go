@@ -18,6 +18,10 @@ func TestSizesOf(t *testing.T) {
 		{"Allreduce", []int{8, 1024}},
 		{"Reduce", []int{8, 1024}},
 		{"Bcast", []int{2, 8, 1024}},
+		{"Ibarrier", []int{0}},
+		{"Iallreduce", []int{8, 1024}},
+		{"Ireduce", []int{8, 1024}},
+		{"Ialltoall", []int{2, 8, 1024}},
 	} {
 		if got := SizesOf(tc.benchmark, sizes); !slices.Equal(got, tc.want) {
 			t.Errorf("SizesOf(%s, %v) = %v, want %v", tc.benchmark, sizes, got, tc.want)
@@ -26,8 +30,8 @@ func TestSizesOf(t *testing.T) {
 	if !slices.Equal(sizes, []int{2, 8, 1024}) {
 		t.Errorf("SizesOf changed its argument: %v", sizes)
 	}
-	if !SizeLess("Barrier") || SizeLess("Bcast") {
-		t.Error("SizeLess: only Barrier has no size")
+	if !SizeLess("Barrier") || !SizeLess("Ibarrier") || SizeLess("Bcast") || SizeLess("Ibcast") {
+		t.Error("SizeLess: only the barriers have no size")
 	}
 }
 

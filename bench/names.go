@@ -10,6 +10,12 @@ import (
 var (
 	PointToPoint = []string{"PingPong", "PingPing", "Sendrecv", "Exchange"}
 	Collectives  = []string{"Barrier", "Bcast", "Reduce", "Allreduce", "Allgather", "Gather", "Scatter", "Alltoall"}
+	// Nonblocking are IMB-NBC's collectives in its pure mode: each
+	// operation started and waited for at once, with no computation
+	// between, and its request freed (Request.Release) as MPI_Wait frees
+	// a C program's. They time the nonblocking machinery beside the
+	// collective's own work.
+	Nonblocking = []string{"Ibarrier", "Ibcast", "Ireduce", "Iallreduce", "Iallgather", "Ialltoall"}
 	// OneSided are IMB-RMA's single-transfer benchmarks, in their
 	// non-aggregate mode: rank 0 accesses rank 1's window, under a shared
 	// lock, and flushes after each operation.
@@ -17,13 +23,16 @@ var (
 )
 
 // AllBenchmarks lists every benchmark.
-func AllBenchmarks() []string { return slices.Concat(PointToPoint, Collectives, OneSided) }
+func AllBenchmarks() []string { return slices.Concat(PointToPoint, Collectives, Nonblocking, OneSided) }
 
 // IsOneSided reports whether name is a one-sided (IMB-RMA) benchmark.
 func IsOneSided(name string) bool { return slices.Contains(OneSided, name) }
 
-// IsCollective reports whether name is a collective benchmark.
-func IsCollective(name string) bool { return slices.Contains(Collectives, name) }
+// IsCollective reports whether name is a collective benchmark, blocking
+// or nonblocking.
+func IsCollective(name string) bool {
+	return slices.Contains(Collectives, name) || slices.Contains(Nonblocking, name)
+}
 
 // ParseBenchmarks reads a comma-separated list of benchmark names (any
 // case; "all" for every one) into their canonical names, in the order

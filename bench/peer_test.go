@@ -120,9 +120,9 @@ func TestPeerRun(t *testing.T) {
 	} else {
 		t.Logf("Run of a missing program: %v", err)
 	}
-	// Barrier has no size: it is measured once, as 0 bytes, although 0
-	// is not among the sizes.
-	benchmarks := []string{"PingPong", "Allreduce", "Barrier"}
+	// Barrier and Ibarrier have no size: each is measured once, as 0
+	// bytes, although 0 is not among the sizes.
+	benchmarks := []string{"PingPong", "Allreduce", "Barrier", "Ibarrier", "Iallreduce", "Ialltoall"}
 	series, err := p.Run(ctx, bin, 2, benchmarks, []int{8, 1024}, 0.02, 3, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ func TestPeerRun(t *testing.T) {
 			t.Errorf("series %d: %s %q %s np=%d", i, s.Benchmark, s.Variant, s.Source, s.NP)
 		}
 		wantRows := 2
-		if s.Benchmark == "Barrier" {
+		if SizeLess(s.Benchmark) {
 			wantRows = 1
 		}
 		if len(s.Rows) != wantRows {
@@ -146,8 +146,8 @@ func TestPeerRun(t *testing.T) {
 			if r.T <= 0 || len(r.Samples) != 3 {
 				t.Errorf("%s %d B: t %g, %d samples", s.Benchmark, r.Bytes, r.T, len(r.Samples))
 			}
-			if s.Benchmark == "Barrier" && r.Bytes != 0 {
-				t.Errorf("Barrier measured at %d bytes", r.Bytes)
+			if SizeLess(s.Benchmark) && r.Bytes != 0 {
+				t.Errorf("%s measured at %d bytes", s.Benchmark, r.Bytes)
 			}
 			if s.Benchmark == "PingPong" && r.Bytes == 1024 && r.MBps <= 0 {
 				t.Errorf("PingPong 1024 B: %g MB/s", r.MBps)

@@ -46,7 +46,8 @@ func TestParseBenchmarks(t *testing.T) {
 		t.Errorf("ParseBenchmarks = %v, %v", got, err)
 	}
 	all, err := ParseBenchmarks("all")
-	if err != nil || len(all) != 15 || IsCollective(all[0]) || !IsCollective(all[11]) || !IsOneSided(all[14]) || IsCollective(all[14]) {
+	if err != nil || len(all) != 21 || IsCollective(all[0]) || !IsCollective(all[11]) || all[12] != "Ibarrier" || !IsCollective(all[17]) ||
+		!IsOneSided(all[20]) || IsCollective(all[20]) {
 		t.Errorf("all = %v, %v", all, err)
 	}
 	for _, bad := range []string{"", "PingPang", "Barrier,,nope"} {

@@ -92,8 +92,10 @@ var CompareGroups = []string{"eager", "rndv", "path", "copy", "coll"}
 // runtime: "eager" (eager limits 4 KiB, 32 KiB, 128 KiB), "rndv"
 // (rendezvous by pull, push, split), "path" (the send path of small
 // messages: PUSH, BOTF, AOTF), "copy" (single-copy against bounce
-// buffers), "coll" (every algorithm of each collective among benchmarks,
-// each variant measuring its collective only).
+// buffers), "coll" (every algorithm of each blocking collective among
+// benchmarks, each variant measuring its collective only; a variant's
+// forced algorithm applies to the nonblocking form too, which these
+// variants do not measure).
 func CompareGroup(name string, benchmarks []string) ([]Variant, error) {
 	var specs []string
 	switch name {
@@ -108,7 +110,7 @@ func CompareGroup(name string, benchmarks []string) ([]Variant, error) {
 	case "coll":
 		var out []Variant
 		for _, b := range benchmarks {
-			if !IsCollective(b) {
+			if !slices.Contains(Collectives, b) {
 				continue
 			}
 			coll := strings.ToLower(b)

@@ -38,6 +38,12 @@ enum bench {
 	GATHER,
 	SCATTER,
 	ALLTOALL,
+	IBARRIER,
+	IBCAST,
+	IREDUCE,
+	IALLREDUCE,
+	IALLGATHER,
+	IALLTOALL,
 	UNIDIR_PUT,
 	UNIDIR_GET,
 	ACCUMULATE,
@@ -48,6 +54,7 @@ static const char *const bench_names[NBENCH] = {
 	"PingPong", "PingPing", "Sendrecv", "Exchange",
 	"Barrier", "Bcast", "Reduce", "Allreduce",
 	"Allgather", "Gather", "Scatter", "Alltoall",
+	"Ibarrier", "Ibcast", "Ireduce", "Iallreduce", "Iallgather", "Ialltoall",
 	"Unidir_put", "Unidir_get", "Accumulate",
 };
 
@@ -154,7 +161,7 @@ static void bufs_init(struct bufs *bf, int b, size_t size, long offcache)
 		fatal("message size too large");
 	switch (b) {
 	case PINGPONG: case PINGPING: case SENDRECV:
-	case REDUCE: case ALLREDUCE:
+	case REDUCE: case ALLREDUCE: case IREDUCE: case IALLREDUCE:
 	case UNIDIR_PUT: case UNIDIR_GET: case ACCUMULATE:
 		sb = size;
 		rb = size;
@@ -163,12 +170,12 @@ static void bufs_init(struct bufs *bf, int b, size_t size, long offcache)
 		sb = size;
 		rb = 2 * size;
 		break;
-	case BARRIER:
+	case BARRIER: case IBARRIER:
 		break;
-	case BCAST:
+	case BCAST: case IBCAST:
 		sb = size;
 		break;
-	case ALLGATHER: case GATHER:
+	case ALLGATHER: case GATHER: case IALLGATHER:
 		sb = size;
 		rb = np * size;
 		break;
@@ -176,7 +183,7 @@ static void bufs_init(struct bufs *bf, int b, size_t size, long offcache)
 		sb = np * size;
 		rb = size;
 		break;
-	case ALLTOALL:
+	case ALLTOALL: case IALLTOALL:
 		sb = np * size;
 		rb = np * size;
 		break;
@@ -299,6 +306,32 @@ static void run_ops(int b, int size, long n, struct bufs *bf)
 			break;
 		case ALLTOALL:
 			MPI_CHECK(MPI_Alltoall(s, size, MPI_BYTE, r, size, MPI_BYTE, comm));
+			break;
+		/* IMB-NBC's pure mode: started and waited for at once; the
+		 * wait frees the request. */
+		case IBARRIER:
+			MPI_CHECK(MPI_Ibarrier(comm, &req[0]));
+			MPI_CHECK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+			break;
+		case IBCAST:
+			MPI_CHECK(MPI_Ibcast(s, size, MPI_BYTE, root, comm, &req[0]));
+			MPI_CHECK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+			break;
+		case IREDUCE:
+			MPI_CHECK(MPI_Ireduce(s, r, fcount, MPI_FLOAT, MPI_SUM, root, comm, &req[0]));
+			MPI_CHECK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+			break;
+		case IALLREDUCE:
+			MPI_CHECK(MPI_Iallreduce(s, r, fcount, MPI_FLOAT, MPI_SUM, comm, &req[0]));
+			MPI_CHECK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+			break;
+		case IALLGATHER:
+			MPI_CHECK(MPI_Iallgather(s, size, MPI_BYTE, r, size, MPI_BYTE, comm, &req[0]));
+			MPI_CHECK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+			break;
+		case IALLTOALL:
+			MPI_CHECK(MPI_Ialltoall(s, size, MPI_BYTE, r, size, MPI_BYTE, comm, &req[0]));
+			MPI_CHECK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
 			break;
 		case UNIDIR_PUT:
 			MPI_CHECK(MPI_Put(s, size, MPI_BYTE, 1, 0, size, MPI_BYTE, rma_win));
@@ -634,7 +667,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < o.nbench; i++) {
 		int b = o.benches[i];
 
-		if (b == BARRIER) {
+		if (b == BARRIER || b == IBARRIER) {
 			/* Size-less: measured once, whatever the sizes. */
 			measure(b, 0, &o, work);
 			continue;
@@ -642,7 +675,7 @@ int main(int argc, char **argv)
 		for (j = 0; j < o.nsizes; j++) {
 			int size = (int)o.sizes[j];
 
-			if ((b == REDUCE || b == ALLREDUCE || b == ACCUMULATE) && size % 4 != 0)
+			if ((b == REDUCE || b == ALLREDUCE || b == IREDUCE || b == IALLREDUCE || b == ACCUMULATE) && size % 4 != 0)
 				continue;
 			measure(b, size, &o, work);
 		}

@@ -177,6 +177,46 @@ func TestRunTiny(t *testing.T) {
 	}
 }
 
+// TestRunNonblocking runs the nonblocking collectives (IMB-NBC's pure
+// mode) at np=2: a series of each, Ibarrier once at 0 bytes, the others
+// at every size (the reductions' sizes multiples of 4), with the
+// collectives' times of the slowest rank.
+func TestRunNonblocking(t *testing.T) {
+	mpirun := mpiruntest.ForTest(t)
+	results := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code := run(ctx, []string{"-np", "2", "-bench", strings.Join(bench.Nonblocking, ","), "-sizes", "8,4k", "-variants", "default",
+		"-budget", "5ms", "-samples", "1", "-peer", "off", "-no-floor", "-q", "-mpirun", mpirun, "-results", results}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	rec := onlyRecord(t, results)
+	if len(rec.Series) != len(bench.Nonblocking) {
+		t.Fatalf("%d series, want %d", len(rec.Series), len(bench.Nonblocking))
+	}
+	for i, s := range rec.Series {
+		want := []int{8, 4096}
+		if s.Benchmark == "Ibarrier" {
+			want = []int{0}
+		}
+		var got []int
+		for _, r := range s.Rows {
+			got = append(got, r.Bytes)
+			if r.T <= 0 || r.TMin <= 0 || r.TMin > r.TMax || r.MBps != 0 {
+				t.Errorf("%s %d B: bad row %+v", s.Benchmark, r.Bytes, r)
+			}
+		}
+		if s.Benchmark != bench.Nonblocking[i] || !s.Collective() || !slices.Equal(got, want) {
+			t.Errorf("series %d: %s (collective %v) at %v bytes, want %s at %v", i, s.Benchmark, s.Collective(), got, bench.Nonblocking[i], want)
+		}
+		if !strings.Contains(stdout.String(), "**"+s.Benchmark+"**") {
+			t.Errorf("no table of %s:\n%s", s.Benchmark, &stdout)
+		}
+	}
+}
+
 // TestRunBothPeers runs the suite against Open MPI and MPICH in one run:
 // a column of each, named after its MPI, and a note of each.
 func TestRunBothPeers(t *testing.T) {
