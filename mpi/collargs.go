@@ -73,10 +73,7 @@ func reductionArgs[T Type](kind collKind, send, recv []T, op Op, root int) collA
 // startArgs is start for an operation that a describes, carried by its
 // softRun without a closure (launchArgs).
 func (c *Comm) startArgs(op string, a collArgs) (*Request, error) {
-	if err := c.check(op); err != nil {
-		return nil, err
-	}
-	if err := c.intraOnly(op); err != nil {
+	if err := c.checkIntra(op); err != nil {
 		return nil, err
 	}
 	if cp := c.capturing.Load(); cp != nil {

@@ -58,10 +58,7 @@ type collBody = func(u *collectives.Runner) error
 
 // collective runs one blocking collective operation of c.
 func (c *Comm) collective(op string, f collBody) error {
-	if err := c.check(op); err != nil {
-		return err
-	}
-	if err := c.intraOnly(op); err != nil {
+	if err := c.checkIntra(op); err != nil {
 		return err
 	}
 	return c.runOn(&c.runner, op, f)
@@ -109,10 +106,7 @@ func (c *Comm) reduce(send, recv []byte, r *collectives.Reducer, root int) (err 
 // c's manager): Dup, Split, Create and Free work whatever algorithms the
 // user forced.
 func (c *Comm) manage(op string, f func(u *collectives.Runner) error) error {
-	if err := c.check(op); err != nil {
-		return err
-	}
-	if err := c.intraOnly(op); err != nil {
+	if err := c.checkIntra(op); err != nil {
 		return err
 	}
 	return c.runOn(&c.manager, op, f)

@@ -23,10 +23,7 @@ func createGroupCtx(id int) uint32 { return 1<<31 | uint32(id) }
 // different tags or be made one after the other.
 func (c *Comm) CreateGroup(g Group, tag int) (*Comm, error) {
 	const op = "CreateGroup"
-	if err := c.check(op); err != nil {
-		return nil, err
-	}
-	if err := c.intraOnly(op); err != nil {
+	if err := c.checkIntra(op); err != nil {
 		return nil, err
 	}
 	if tag < 0 || tag > TagUB {

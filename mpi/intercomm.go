@@ -66,6 +66,15 @@ func (c *Comm) intraOnly(op string) error {
 	return interError(op)
 }
 
+// checkIntra is check, then intraOnly: c is a usable intracommunicator
+// for op, or the error says what it is not.
+func (c *Comm) checkIntra(op string) error {
+	if err := c.check(op); err != nil {
+		return err
+	}
+	return c.intraOnly(op)
+}
+
 // interError is intraOnly's error.
 func interError(op string) error {
 	return fmt.Errorf("mpi: %s on an intercommunicator: %w", op, ErrInter)
@@ -92,10 +101,7 @@ func (c *Comm) interOnly(op string) error {
 // groups must be disjoint. Collective over c and the remote group.
 func (c *Comm) IntercommCreate(localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error) {
 	const op = "IntercommCreate"
-	if err := c.check(op); err != nil {
-		return nil, err
-	}
-	if err := c.intraOnly(op); err != nil {
+	if err := c.checkIntra(op); err != nil {
 		return nil, err
 	}
 	if localLeader < 0 || localLeader >= c.size {

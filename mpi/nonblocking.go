@@ -119,10 +119,7 @@ func (cr *collRequest) run() {
 // network serves one operation of a communicator at a time, and the
 // blocking ones use it.
 func (c *Comm) start(op string, f collBody) (*Request, error) {
-	if err := c.check(op); err != nil {
-		return nil, err
-	}
-	if err := c.intraOnly(op); err != nil {
+	if err := c.checkIntra(op); err != nil {
 		return nil, err
 	}
 	if cp := c.capturing.Load(); cp != nil {

@@ -54,10 +54,7 @@ func (cp *captured) record(c *Comm, relaunch func(d *Comm) *collRequest) *Reques
 // a nonblocking collective's are when it runs.
 func PersistentCollective(c *Comm, start func() (*Request, error)) (*Request, error) {
 	const op = "PersistentCollective"
-	if err := c.check(op); err != nil {
-		return nil, err
-	}
-	if err := c.intraOnly(op); err != nil {
+	if err := c.checkIntra(op); err != nil {
 		return nil, err
 	}
 	if start == nil {
