@@ -33,6 +33,22 @@ import (
 // job, and publishes that it did; the host's other processes then unpin
 // themselves at their next sleep or look (CPUPublisher.PeerUnpinned), as
 // the program moves from CPU to CPU while the kernel balances them.
+//
+// A process with a CPU of its own (the job's processes no more than the
+// CPUs) stays pinned: unpinned beside such a program, two processes on
+// two CPUs took tens of µs a message where pinned ones kept their speed.
+// But its waiter's yields hand the CPU to the program: a waiter spins for
+// SpinFor, then yields, and each yield moves its deadline later, so that
+// the program keeps the CPU for whole slices while the process's peers
+// wait for its answers, and calls took a thousand times as long as
+// without it. Such a waiter looks at its CPU's load as one that may unpin
+// does (at most every crowdLookEvery, while it yields), and while
+// programs outside the job take crowdShare of the CPU or more, it sleeps
+// on the doorbell once its spinning ends instead of yielding
+// (crowdWatch.beside): the kernel runs a woken sleeper soon, where a
+// yielder waits behind the program. Its sleeps look again meanwhile, and
+// it yields again once the program has gone (docs/decisions.md, a CPU of
+// its own beside another program).
 
 // crowdLookEvery is the shortest time between two looks at the CPU's
 // load, twenty of /proc's ticks; crowdShare the share of that time that
@@ -48,28 +64,32 @@ const (
 // readCPULoad reads the CPU's load (a variable for tests).
 var readCPULoad = cpuload.Take
 
-// crowdWatch is what an endpoint that may unpin its process knows of its
+// crowdWatch is what an endpoint whose process is pinned knows of its
 // CPU's load: when it last looked, the last reading and its CPU's and
-// processes' (touched only by the polling goroutine, as the poll's state
-// is), whether the endpoint has asked Unpin, and whether that unpinned
-// the process.
+// processes' and whether its waiters stop yielding beside other programs
+// (touched only by the polling goroutine, as the poll's state is),
+// whether the endpoint has asked Unpin, whether that unpinned the
+// process, and whether its waiters have ever stopped yielding.
 type crowdWatch struct {
-	looked   time.Time
-	sample   cpuload.Sample
-	cpu      int
-	pids     []int
-	asked    bool
-	unpinned atomic.Bool
+	looked     time.Time
+	sample     cpuload.Sample
+	cpu        int
+	pids       []int
+	beside     bool
+	asked      bool
+	unpinned   atomic.Bool
+	besideSeen atomic.Bool
 }
 
 // yieldLook is backOff's look at the clock while it yields (every
-// yieldClockEvery polls): where the endpoint may unpin its process, at
-// most every crowdLookEvery a look at the CPU's load too (lookAtCPU). It
-// returns the end of the yielding once that has lasted its bound, and
-// idle otherwise.
+// yieldClockEvery polls): at most every crowdLookEvery a look at the
+// CPU's load too (lookAtCPU), where the endpoint may unpin its process or
+// publishes its CPU. It returns the end of the yielding once that has
+// lasted its bound, and idle otherwise.
 func (ep *Endpoint) yieldLook(idle int, b waitBounds, ph *waitPhases) int {
 	now := time.Now()
-	if ep.Unpin != nil && !ep.crowd.asked && now.Sub(ep.crowd.looked) >= crowdLookEvery {
+	if (ep.Unpin != nil && !ep.crowd.asked || ep.Unpin == nil && ep.publisher != nil) &&
+		now.Sub(ep.crowd.looked) >= crowdLookEvery {
 		ep.crowd.looked = now
 		ep.lookAtCPU()
 	}
@@ -79,13 +99,18 @@ func (ep *Endpoint) yieldLook(idle int, b waitBounds, ph *waitPhases) int {
 	return phaseEndAt(now, idle, &ph.yielded, b.yieldFor, b.spin+ep.Yield)
 }
 
-// lookAtCPU reads the CPU's load and unpins the process if programs
-// outside the job took crowdShare of the CPU since the last reading with
-// the same processes pinned to it, or if another process of the host
-// unpinned itself. A reading that fails (no /proc) leaves no reading to
-// compare the next one with.
+// lookAtCPU reads the CPU's load and, if programs outside the job took
+// crowdShare of the CPU since the last reading with the same processes
+// pinned to it, unpins the process where it may (Unpin), or else has its
+// waiters sleep instead of yielding until a reading finds less
+// (crowdWatch.beside). A process that may unpin itself also does so when
+// another process of the host did. A reading that fails (no /proc) leaves
+// no reading to compare the next one with.
 func (ep *Endpoint) lookAtCPU() {
-	if ep.followPeers(); ep.crowd.asked || ep.publisher == nil {
+	if ep.Unpin != nil {
+		ep.followPeers()
+	}
+	if ep.crowd.asked || ep.publisher == nil {
 		return
 	}
 	cpu, pids := ep.publisher.CPUMates()
@@ -100,8 +125,30 @@ func (ep *Endpoint) lookAtCPU() {
 	last := ep.crowd.sample
 	same := cpu == ep.crowd.cpu && slices.Equal(pids, ep.crowd.pids)
 	ep.crowd.sample, ep.crowd.cpu, ep.crowd.pids = s, cpu, pids
-	if same && !last.At.IsZero() && cpuload.ForeignShare(last, s, 1) >= crowdShare {
-		ep.unpin()
+	if !same || last.At.IsZero() {
+		return
+	}
+	crowded := cpuload.ForeignShare(last, s, 1) >= crowdShare
+	switch {
+	case ep.Unpin != nil:
+		if crowded {
+			ep.unpin()
+		}
+	default:
+		ep.crowd.beside = crowded
+		if crowded {
+			ep.crowd.besideSeen.Store(true)
+		}
+	}
+}
+
+// besideLook is a sleep's look at the CPU's load while the waiters sleep
+// instead of yielding (crowdWatch.beside), at most every crowdLookEvery:
+// the yields' looks no longer run.
+func (ep *Endpoint) besideLook() {
+	if now := time.Now(); now.Sub(ep.crowd.looked) >= crowdLookEvery {
+		ep.crowd.looked = now
+		ep.lookAtCPU()
 	}
 }
 

@@ -138,3 +138,73 @@ func TestEndpointCPULoadUnread(t *testing.T) {
 		t.Errorf("%v of waiting, the load unreadable: Unpin called %d times, %d reads; want none and 1 to %d", time.Since(start), n, r, most)
 	}
 }
+
+// yieldCounter is a pinnedTransport that is a YieldAdvisor saying that
+// yields help, counting the times a yielding waiter asks: once a yield.
+type yieldCounter struct {
+	pinnedTransport
+	asked atomic.Int64
+}
+
+func (y *yieldCounter) YieldHelps() bool { y.asked.Add(1); return true }
+
+// shiftingLoad makes the CPU's readings those of a CPU busy all the time,
+// the share *foreign of it (in percent) with other programs, which the
+// test may change between readings, until the test ends.
+func shiftingLoad(t *testing.T, foreign *atomic.Int64) {
+	var last time.Time
+	var busy, ours float64
+	readCPULoad = func(cpu int, pids []int) (cpuload.Sample, error) {
+		now := time.Now()
+		if !last.IsZero() {
+			ticks := now.Sub(last).Seconds() * cpuload.TicksPerSecond
+			busy += ticks
+			ours += ticks * (1 - float64(foreign.Load())/100)
+		}
+		last = now
+		return cpuload.Sample{At: now, Busy: uint64(busy), Ours: uint64(ours)}, nil
+	}
+	t.Cleanup(func() { readCPULoad = cpuload.Take })
+}
+
+// A process with a CPU of its own (no Unpin) whose CPU other programs take
+// crowdShare of or more stops yielding it: its waiters sleep once their
+// spinning ends, and its statistics say so; once the programs have gone,
+// a sleep's look finds the CPU the job's again and the waiters yield
+// again. Where the job's processes use the CPU, they keep yielding.
+func TestEndpointSleepsBesideOtherPrograms(t *testing.T) {
+	for _, foreign := range []int64{50, 5} {
+		var share atomic.Int64
+		share.Store(foreign)
+		shiftingLoad(t, &share)
+		net := newMemNet(1)
+		tr := &yieldCounter{pinnedTransport: pinnedTransport{memTransport: memTransport{net: net}}}
+		ep := endpointOver(t, net, tr)
+		ep.Spin, ep.Yield, ep.YieldFor = 0, 2000, time.Millisecond
+		waitFor(t, ep, 2*crowdLookEvery+50*time.Millisecond)
+		beside := foreign >= 100*crowdShare
+		if beside && !waitUntil(t, ep, func() bool { return ep.crowd.beside }) {
+			t.Fatalf("a CPU %d%% busy with other programs: the waiters still yield", foreign)
+		}
+		asked := tr.asked.Load()
+		waitFor(t, ep, 20*time.Millisecond)
+		if yielded := tr.asked.Load() > asked; yielded == beside {
+			t.Errorf("a CPU %d%% busy with other programs: yielded %v, want %v", foreign, yielded, !beside)
+		}
+		if s := ep.WaitStats(); s.Beside != beside || s.Unpinned || tr.published.Load() != 0 {
+			t.Errorf("a CPU %d%% busy with other programs: %+v, published %d", foreign, s, tr.published.Load()-2)
+		}
+		if !beside {
+			continue
+		}
+		share.Store(0)
+		if !waitUntil(t, ep, func() bool { return !ep.crowd.beside }) {
+			t.Fatal("the other programs gone: the waiters still sleep instead of yielding")
+		}
+		asked = tr.asked.Load()
+		waitFor(t, ep, 20*time.Millisecond)
+		if tr.asked.Load() == asked {
+			t.Error("the other programs gone: no yields")
+		}
+	}
+}

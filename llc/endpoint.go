@@ -98,6 +98,10 @@ type WaitStats struct {
 	Waits    uint64 // operations waited for
 	Sleeps   uint64 // doorbell sleeps taken
 	Unpinned bool   // the process, crowded off its CPU, was unpinned (Unpin)
+	// Beside: the process, with a CPU of its own, slept instead of
+	// yielding it while programs outside the job took a share of it
+	// (crowd.go).
+	Beside bool
 }
 
 // NewEndpoint returns an endpoint driving eng over tr. When tr implements
@@ -584,13 +588,17 @@ func (ep *Endpoint) backOff(op Completion, idle int, b waitBounds, ph *waitPhase
 	if idle < b.spin && ep.SpinFor > 0 && idle%spinClockEvery == 0 {
 		idle = phaseEnd(idle, &ph.spun, ep.SpinFor, b.spin)
 	}
+	yield := ep.Yield
+	if ep.crowd.beside {
+		yield = 0 // a yield would hand the CPU to a program outside the job (crowd.go)
+	}
 	switch {
 	case idle < b.spin:
 		// The processor's spin-wait hint between polls: the poll after
 		// the data came is sooner than a plain loop's, at a small cost
 		// where both sides of a pair send at once.
 		spinwait.Pause()
-	case idle < b.spin+ep.Yield:
+	case idle < b.spin+yield:
 		if ep.advisor == nil || ep.advisor.YieldHelps() {
 			yieldCPU(idle)
 		}
@@ -641,8 +649,11 @@ func phaseEndAt(now time.Time, idle int, began *time.Time, limit time.Duration, 
 // retrySleep while the engine retries a connection or a record that found
 // the peer's ring or queue full.
 func (ep *Endpoint) sleep(op Completion) {
-	if ep.Unpin != nil {
+	switch {
+	case ep.Unpin != nil:
 		ep.followPeers()
+	case ep.crowd.beside:
+		ep.besideLook()
 	}
 	t := ep.tr.Arm()
 	ep.mu.Lock()
@@ -823,7 +834,7 @@ func (ep *Endpoint) WaitStats() WaitStats {
 }
 
 func (ep *Endpoint) waitStats() WaitStats {
-	return WaitStats{Waits: ep.waits, Sleeps: ep.sleeps, Unpinned: ep.crowd.unpinned.Load()}
+	return WaitStats{Waits: ep.waits, Sleeps: ep.sleeps, Unpinned: ep.crowd.unpinned.Load(), Beside: ep.crowd.besideSeen.Load()}
 }
 
 // Err returns the engine's fatal error, if any.

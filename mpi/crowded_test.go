@@ -84,6 +84,49 @@ func TestCrowdedRanksUnpin(t *testing.T) {
 	}
 }
 
+// TestRanksBesideAProgramSleep: a job with a CPU for each rank pins them,
+// and a program that never yields on one of those CPUs would take it for
+// whole slices of the scheduler each time the rank there yields while it
+// waits. That rank's looks at the CPU's load see the program and have its
+// waits sleep instead of yielding (llc's crowd.go); no rank unpins.
+func TestRanksBesideAProgramSleep(t *testing.T) {
+	taskset, cpus := jobCPUs(t)
+	if len(cpus) < 2 {
+		t.Skip("one CPU: a job with a CPU for each rank has one rank")
+	}
+	hog := exec.Command(taskset, "-c", cpus[0], "sh", "-c", "while kill -0 $PPID 2>/dev/null; do :; done")
+	hog.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := hog.Start(); err != nil {
+		t.Fatalf("the program that never yields: %v", err)
+	}
+	t.Cleanup(func() {
+		hog.Process.Kill()
+		hog.Wait()
+	})
+
+	np := len(cpus)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*jobTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, taskset, "-c", strings.Join(cpus, ","),
+		mpirunBin, "-np", strconv.Itoa(np), "-stats", "-timeout", jobTimeout.String(), self)
+	cmd.Env = append(os.Environ(), envScenario+"=crowded")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the job on CPUs %s: %v\n%s", strings.Join(cpus, ","), err, out)
+	}
+	for r := range np {
+		if want := fmt.Sprintf("scenario crowded: rank %d: ok", r); !strings.Contains(string(out), want) {
+			t.Errorf("rank %d did not report success", r)
+		}
+	}
+	if strings.Contains(string(out), "unpinned (crowded)") {
+		t.Errorf("a rank with a CPU of its own unpinned itself:\n%s", out)
+	}
+	if !strings.Contains(string(out), "slept instead of yielding") {
+		t.Errorf("no rank stopped yielding its CPU to a program holding CPU %s:\n%s", cpus[0], out)
+	}
+}
+
 // jobCPUs returns taskset's path, to run a job and other programs on
 // chosen CPUs, and the first two CPUs the test process may run on (one
 // where it has one); it skips the test without them.

@@ -66,6 +66,9 @@ func printStats(w io.Writer, rank int, s Stats) {
 	if s.Wait.Unpinned {
 		fmt.Fprint(w, ", unpinned (crowded)")
 	}
+	if s.Wait.Beside {
+		fmt.Fprint(w, ", slept instead of yielding (its CPU shared with another program)")
+	}
 	fmt.Fprintln(w)
 	if len(s.Collectives) > 0 {
 		fmt.Fprintf(w, "[%d] collectives:", rank)

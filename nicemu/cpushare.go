@@ -27,7 +27,8 @@ import "sync/atomic"
 // out (docs/decisions.md, waiters sharing a CPU).
 //
 // With a core each, a waiter spins first (llc.Endpoint.Spin), and once it
-// asks, it is alone on its CPU and yields as before.
+// asks, it is alone on its CPU and yields as before (or, where a program
+// outside the job takes a share of that CPU, sleeps: llc's crowd.go).
 
 // Wait states of a process entry's waitOn: waitNone, or waitArrival or
 // waitRelease with the controller's id shifted by waitIDShift (waitIDMask
