@@ -49,37 +49,14 @@ func scenarioCrowded(w *mpi.Comm) error {
 // it for whole slices of the scheduler while the ranks pinned there wait
 // behind it. Their looks at the CPU's load see the program's share and
 // unpin them, and then the job's other ranks unpin themselves too (llc's
-// crowd.go): every rank's statistics say so. The job runs on at most two CPUs (taskset), with twice as many
-// ranks, the program pinned to the first.
+// crowd.go): every rank's statistics say so. The job runs on at most two
+// CPUs (taskset), with twice as many ranks, the program pinned to the
+// first.
 func TestCrowdedRanksUnpin(t *testing.T) {
 	taskset, cpus := jobCPUs(t)
-	// A loop that never yields and ends with the test's process.
-	hog := exec.Command(taskset, "-c", cpus[0], "sh", "-c", "while kill -0 $PPID 2>/dev/null; do :; done")
-	hog.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := hog.Start(); err != nil {
-		t.Fatalf("the program that never yields: %v", err)
-	}
-	t.Cleanup(func() {
-		hog.Process.Kill()
-		hog.Wait()
-	})
-
 	np := 2 * len(cpus)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*jobTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, taskset, "-c", strings.Join(cpus, ","),
-		mpirunBin, "-np", strconv.Itoa(np), "-stats", "-timeout", jobTimeout.String(), self)
-	cmd.Env = append(os.Environ(), envScenario+"=crowded")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the job on CPUs %s: %v\n%s", strings.Join(cpus, ","), err, out)
-	}
-	for r := range np {
-		if want := fmt.Sprintf("scenario crowded: rank %d: ok", r); !strings.Contains(string(out), want) {
-			t.Errorf("rank %d did not report success", r)
-		}
-	}
-	if n := strings.Count(string(out), "unpinned (crowded)"); n != np {
+	out := crowdedJob(t, taskset, cpus, np)
+	if n := strings.Count(out, "unpinned (crowded)"); n != np {
 		t.Errorf("%d of %d ranks unpinned themselves beside a program holding CPU %s:\n%s", n, np, cpus[0], out)
 	}
 }
@@ -94,17 +71,32 @@ func TestRanksBesideAProgramSleep(t *testing.T) {
 	if len(cpus) < 2 {
 		t.Skip("one CPU: a job with a CPU for each rank has one rank")
 	}
+	out := crowdedJob(t, taskset, cpus, len(cpus))
+	if strings.Contains(out, "unpinned (crowded)") {
+		t.Errorf("a rank with a CPU of its own unpinned itself:\n%s", out)
+	}
+	if !strings.Contains(out, "slept instead of yielding") {
+		t.Errorf("no rank stopped yielding its CPU to a program holding CPU %s:\n%s", cpus[0], out)
+	}
+}
+
+// crowdedJob runs the crowded scenario as a job of np ranks on cpus
+// (taskset), with -stats, beside a loop that never yields pinned to the
+// first of them, and returns the job's output once every rank has
+// reported success.
+func crowdedJob(t *testing.T, taskset string, cpus []string, np int) string {
+	t.Helper()
+	// A loop that never yields and ends with the test's process.
 	hog := exec.Command(taskset, "-c", cpus[0], "sh", "-c", "while kill -0 $PPID 2>/dev/null; do :; done")
 	hog.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := hog.Start(); err != nil {
 		t.Fatalf("the program that never yields: %v", err)
 	}
-	t.Cleanup(func() {
+	defer func() {
 		hog.Process.Kill()
 		hog.Wait()
-	})
+	}()
 
-	np := len(cpus)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*jobTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, taskset, "-c", strings.Join(cpus, ","),
@@ -119,12 +111,7 @@ func TestRanksBesideAProgramSleep(t *testing.T) {
 			t.Errorf("rank %d did not report success", r)
 		}
 	}
-	if strings.Contains(string(out), "unpinned (crowded)") {
-		t.Errorf("a rank with a CPU of its own unpinned itself:\n%s", out)
-	}
-	if !strings.Contains(string(out), "slept instead of yielding") {
-		t.Errorf("no rank stopped yielding its CPU to a program holding CPU %s:\n%s", cpus[0], out)
-	}
+	return string(out)
 }
 
 // jobCPUs returns taskset's path, to run a job and other programs on
