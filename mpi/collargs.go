@@ -2,15 +2,17 @@ package mpi
 
 import "github.com/rhinet-go/martini/collectives"
 
-// collArgs are the arguments of a nonblocking collective of the commonest
-// kinds (Ibarrier, Ibcast, Ireduce, Iallreduce, Igather, Iscatter,
-// Iallgather, Ialltoall), kept in the softRun that carries the operation
-// (Comm.startArgs): a body bound to its arguments would be a closure
+// collArgs are a nonblocking collective, kept in the softRun that carries
+// the operation (Comm.startArgs): for the commonest kinds (Ibarrier,
+// Ibcast, Ireduce, Iallreduce, Igather, Iscatter, Iallgather, Ialltoall)
+// their arguments, where a body bound to them would be a closure
 // allocated by every call, two for a reduction (callgrind: some 500
-// instructions an Iallreduce). The buffers are converted to bytes, and
-// the reduction's Reducer looked up, when the call starts.
+// instructions an Iallreduce); for the others a body (Comm.start). The
+// buffers are converted to bytes, and the reduction's Reducer looked up,
+// when the call starts.
 type collArgs struct {
 	kind       collKind
+	body       collBody // argsBody's
 	send, recv []byte
 	root, elem int
 	reducer    *collectives.Reducer
@@ -24,6 +26,7 @@ type collKind uint8
 
 const (
 	argsNone collKind = iota
+	argsBody
 	argsBarrier
 	argsBcast
 	argsReduce
@@ -37,6 +40,8 @@ const (
 // run runs the collective that a describes on u.
 func (a *collArgs) run(u *collectives.Runner) error {
 	switch a.kind {
+	case argsBody:
+		return a.body(u)
 	case argsBarrier:
 		return u.Barrier()
 	case argsBcast:
@@ -70,8 +75,12 @@ func reductionArgs[T Type](kind collKind, send, recv []T, op Op, root int) collA
 	return collArgs{kind: kind, send: inPlace(send), recv: asBytes(recv), root: root, reducer: r, err: err}
 }
 
-// startArgs is start for an operation that a describes, carried by its
-// softRun without a closure (launchArgs).
+// startArgs starts the collective that a describes in the background
+// (launchArgs) and returns its Request. The operation's messages get their
+// tag now, in the caller's order of collective calls, which every process
+// shares. Nonblocking collectives use software algorithms only: the NIC's
+// barrier network serves one operation of a communicator at a time, and
+// the blocking ones use it.
 func (c *Comm) startArgs(op string, a collArgs) (*Request, error) {
 	if err := c.checkIntra(op); err != nil {
 		return nil, err
@@ -82,7 +91,8 @@ func (c *Comm) startArgs(op string, a collArgs) (*Request, error) {
 	return c.request(c.launchArgs(op, a)), nil
 }
 
-// launchArgs is launchSoft for an operation that a describes.
+// launchArgs starts the operation that a describes, of c, on a softRun of
+// its own (give), and returns its collRequest.
 func (c *Comm) launchArgs(op string, a collArgs) *collRequest {
 	sr := c.softRunner()
 	sr.args = a

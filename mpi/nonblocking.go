@@ -26,11 +26,10 @@ type collRequest struct {
 
 	// A body given to backgroundWorkers (give), run once by whoever claims
 	// it first: the operation op of c, body or, on a softRun of its own,
-	// coll, else the softRun's args. soft stays set once its softRun is
-	// given back (claim reads it): only the claimer's run uses it.
+	// the softRun's args. soft stays set once its softRun is given back
+	// (claim reads it): only the claimer's run uses it.
 	body    func() error
 	soft    *softRun
-	coll    collBody
 	op      string
 	c       *Comm
 	claimed atomic.Bool
@@ -94,11 +93,7 @@ func (cr *collRequest) run() {
 	c := cr.c
 	var err error
 	if sr := cr.soft; sr != nil {
-		if cr.coll != nil {
-			err = cr.coll(&sr.u)
-		} else {
-			err = sr.args.run(&sr.u)
-		}
+		err = sr.args.run(&sr.u)
 		sr.release()
 	} else {
 		err = cr.body()
@@ -112,20 +107,10 @@ func (cr *collRequest) run() {
 	cr.markDone(c)
 }
 
-// start starts the collective f of c in the background (launchSoft) and
-// returns its Request. The operation's messages get their tag now, in the
-// caller's order of collective calls, which every process shares.
-// Nonblocking collectives use software algorithms only: the NIC's barrier
-// network serves one operation of a communicator at a time, and the
-// blocking ones use it.
+// start starts the collective f of c in the background and returns its
+// Request (startArgs, with f as the operation's body).
 func (c *Comm) start(op string, f collBody) (*Request, error) {
-	if err := c.checkIntra(op); err != nil {
-		return nil, err
-	}
-	if cp := c.capturing.Load(); cp != nil {
-		return cp.record(c, func(d *Comm) *collRequest { return d.launchSoft(op, f) }), nil
-	}
-	return c.request(c.launchSoft(op, f)), nil
+	return c.startArgs(op, collArgs{kind: argsBody, body: f})
 }
 
 // softRun is a Runner of its own for one collective operation, with the
@@ -133,7 +118,7 @@ func (c *Comm) start(op string, f collBody) (*Request, error) {
 type softRun struct {
 	u    collectives.Runner
 	net  commNet
-	args collArgs // the operation's arguments, where it has no body of its own (Comm.startArgs)
+	args collArgs // the operation (Comm.startArgs)
 	// serial is the communicator u is set up for (Comm.serial), 0 for
 	// none: a Runner serves one communicator's calls one after another
 	// as they are, as Comm.runner does.
@@ -177,12 +162,6 @@ func (sr *softRun) release() {
 	sr.net.c, sr.net.stop, sr.net.sw = nil, nil, stopWait{}
 	sr.args = collArgs{}
 	softRunners.Put(sr)
-}
-
-// launchSoft starts f, the body of the nonblocking collective op of c, on
-// a softRun of its own (give), and returns its collRequest.
-func (c *Comm) launchSoft(op string, f collBody) *collRequest {
-	return c.give(&collRequest{soft: c.softRunner(), coll: f, op: op, c: c})
 }
 
 // launch runs f, the body of the nonblocking operation op of c, on a
