@@ -34,6 +34,7 @@ type workerPool struct {
 	head   int
 	free   int       // workers awake that will look at the queue before running a body or sleeping
 	asleep int       // workers waiting on wake
+	live   int       // workers started and not ended
 	wake   sync.Cond // signalled to move a worker from asleep to free
 }
 
@@ -73,6 +74,7 @@ func (p *workerPool) ensureFree() {
 		p.wake.Signal()
 		return
 	}
+	p.live++
 	go p.work()
 }
 
@@ -111,6 +113,7 @@ func (p *workerPool) work() {
 		if j == nil {
 			p.free--
 			if p.asleep >= maxIdleWorkers {
+				p.live--
 				p.mu.Unlock()
 				return
 			}

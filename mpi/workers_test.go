@@ -24,6 +24,13 @@ func (p *workerPool) sleeping() int {
 	return p.asleep
 }
 
+// idle reports whether every worker of p that has not ended sleeps.
+func (p *workerPool) idle() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.live == p.asleep && p.free == 0
+}
+
 // TestWorkerPool: every job runs, each on a worker of its own while the
 // others' bodies wait; workers left idle sleep until the next job, at
 // most maxIdleWorkers of them, and a job given while one sleeps runs on
@@ -57,11 +64,25 @@ func TestWorkerPool(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
+	// A worker that has run its body but not yet looked at the queue
+	// again would take the next job before a sleeping one woke: the
+	// checks below begin once every live worker sleeps.
+	waitIdle := func() {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !p.idle(); {
+			if time.Now().After(deadline) {
+				t.Fatal("workers still awake with no job")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
 	waitSleeping(maxIdleWorkers)
+	waitIdle()
 	done := make(chan struct{})
 	p.Go(&funcJob{f: func() { close(done) }})
 	<-done
 	waitSleeping(maxIdleWorkers)
+	waitIdle()
 	hold := make(chan struct{})
 	p.Go(&funcJob{f: func() { <-hold }})
 	waitSleeping(maxIdleWorkers - 1)
