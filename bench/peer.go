@@ -71,6 +71,13 @@ func FindPeerNamed(name string) (*Peer, error) {
 	if !ok {
 		return nil, fmt.Errorf("bench: system MPI %q: want %q, %q or none", name, PeerOpenMPI, PeerMPICH)
 	}
+	return findPair(pairs)
+}
+
+// findPair returns the MPI of the first of pairs (compiler, launcher)
+// whose two programs are both on PATH, with its version; else an error
+// wrapping ErrNoPeer that names what of the last pair is missing.
+func findPair(pairs [][2]string) (*Peer, error) {
 	for _, pair := range pairs {
 		cc, ccErr := exec.LookPath(pair[0])
 		run, runErr := exec.LookPath(pair[1])
@@ -90,10 +97,48 @@ func FindPeerNamed(name string) (*Peer, error) {
 		strings.Join(missing, " and "))}
 }
 
+// FindPeers looks for every system MPI on PATH, one of each family: Open
+// MPI and MPICH by their Debian names (FindPeerNamed), then whatever
+// mpicc and mpirun are, unless their launcher is of a family already
+// found (on Debian they are one of the two; where a module or a wrapper
+// directory puts another MPI first on PATH, they are that one). When
+// none is found it returns FindPeer's error.
+func FindPeers() ([]*Peer, error) {
+	var peers []*Peer
+	for _, name := range []string{PeerOpenMPI, PeerMPICH} {
+		if p, err := FindPeerNamed(name); err == nil {
+			peers = append(peers, p)
+		}
+	}
+	p, err := findPair([][2]string{genericPair})
+	if err != nil {
+		if len(peers) > 0 {
+			return peers, nil
+		}
+		return nil, err
+	}
+	if !slices.ContainsFunc(peers, p.sameMPI) {
+		peers = append(peers, p)
+	}
+	return peers, nil
+}
+
+// sameMPI reports whether q is p's MPI: its launcher the same program, or
+// of the same family.
+func (p *Peer) sameMPI(q *Peer) bool {
+	a, errA := filepath.EvalSymlinks(p.MPIRun)
+	b, errB := filepath.EvalSymlinks(q.MPIRun)
+	return errA == nil && errB == nil && a == b || p.Family() == q.Family()
+}
+
+// genericPair is the compiler and launcher of whichever MPI PATH finds
+// first under the generic names.
+var genericPair = [2]string{"mpicc", "mpirun"}
+
 // peerNames are the compiler and launcher pairs FindPeerNamed looks for,
 // in order, by name.
 var peerNames = map[string][][2]string{
-	"":          {{"mpicc.openmpi", "mpirun.openmpi"}, {"mpicc", "mpirun"}},
+	"":          {{"mpicc.openmpi", "mpirun.openmpi"}, genericPair},
 	PeerOpenMPI: {{"mpicc.openmpi", "mpirun.openmpi"}},
 	PeerMPICH:   {{"mpicc.mpich", "mpiexec.hydra"}, {"mpicc.mpich", "mpirun.mpich"}},
 }

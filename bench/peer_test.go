@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -205,5 +206,64 @@ func TestPeerNamed(t *testing.T) {
 	}
 	if _, err := FindPeerNamed("lam"); err == nil || errors.Is(err, ErrNoPeer) {
 		t.Errorf("FindPeerNamed(lam): %v; want an error about the name", err)
+	}
+}
+
+// FindPeers finds one MPI of each family: both Debian pairs, and the
+// generic pair only where its launcher is another MPI, as on a machine
+// whose PATH puts a wrapper directory of MPICH's mpicc and mpirun before
+// Debian's Open MPI.
+func TestPeersEvery(t *testing.T) {
+	const (
+		openMPI = "#!/bin/sh\necho 'mpirun (Open MPI) 4.1.4'\n"
+		hydra   = "#!/bin/sh\nprintf 'HYDRA build details:\\n    Version:  4.0.2\\n'\n"
+		cc      = "#!/bin/sh\nexit 1\n"
+	)
+	write := func(dir, name, script string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	families := func() []string {
+		t.Helper()
+		peers, err := FindPeers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f []string
+		for _, p := range peers {
+			f = append(f, p.Family()+" "+filepath.Base(p.MPIRun))
+		}
+		return f
+	}
+	wrappers, system := t.TempDir(), t.TempDir()
+	t.Setenv("PATH", wrappers+string(os.PathListSeparator)+system)
+	if _, err := FindPeers(); !errors.Is(err, ErrNoPeer) {
+		t.Fatalf("FindPeers with no MPI: %v, want ErrNoPeer", err)
+	}
+	write(system, "mpicc.openmpi", cc)
+	write(system, "mpirun.openmpi", openMPI)
+	if got := families(); !slices.Equal(got, []string{"Open MPI mpirun.openmpi"}) {
+		t.Errorf("Open MPI alone: %q", got)
+	}
+	write(wrappers, "mpicc", cc)
+	write(wrappers, "mpirun", hydra)
+	if got := families(); !slices.Equal(got, []string{"Open MPI mpirun.openmpi", "MPICH mpirun"}) {
+		t.Errorf("MPICH's wrappers first on PATH: %q, want Open MPI's pair and the wrappers'", got)
+	}
+	write(system, "mpicc.mpich", cc)
+	write(system, "mpiexec.hydra", hydra)
+	if got := families(); !slices.Equal(got, []string{"Open MPI mpirun.openmpi", "MPICH mpiexec.hydra"}) {
+		t.Errorf("both Debian pairs: %q, want them alone (the wrappers are MPICH again)", got)
+	}
+	if err := os.Remove(filepath.Join(wrappers, "mpirun")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(system, "mpirun.openmpi"), filepath.Join(wrappers, "mpirun")); err != nil {
+		t.Fatal(err)
+	}
+	if got := families(); !slices.Equal(got, []string{"Open MPI mpirun.openmpi", "MPICH mpiexec.hydra"}) {
+		t.Errorf("mpirun a link to mpirun.openmpi: %q, want the Debian pairs alone", got)
 	}
 }

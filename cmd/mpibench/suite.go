@@ -47,7 +47,7 @@ type suiteOptions struct {
 	samples    int
 	offCache   int // bytes of the off-cache arena, 0 for off
 	peer       bool
-	peerNames  []string // the system MPIs by name (bench.PeerOpenMPI, bench.PeerMPICH); "" for FindPeer's choice
+	peerNames  []string // the system MPIs by name (bench.PeerOpenMPI, bench.PeerMPICH); "" for every one found
 	interleave bool     // a job per benchmark, the system MPI's after each
 	noFloor    bool     // skip the cross-core floor
 	results    string   // directory of the records, "" for none
@@ -99,7 +99,7 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 	fs.DurationVar(&o.budget, "budget", 100*time.Millisecond, "time each message size of each benchmark may take")
 	fs.IntVar(&o.samples, "samples", 5, "timed samples per size (the table shows their median)")
 	offCache := fs.Bool("off-cache", false, "use buffers outside the caches (an arena twice the last-level cache)")
-	peer := fs.String("peer", "auto", "measure the system MPI too: auto (Open MPI's mpicc.openmpi and mpirun.openmpi, else mpicc and mpirun, when installed; also true), openmpi or mpich (that MPI by its Debian names), both of them in columns of their own (openmpi,mpich or all), or off (also false)")
+	peer := fs.String("peer", "auto", "measure the system MPIs too, a column each: auto (every one on PATH: Open MPI by mpicc.openmpi and mpirun.openmpi, MPICH by mpicc.mpich and mpiexec.hydra, and whatever mpicc and mpirun are when they are another; also true), openmpi or mpich (that MPI alone, by its Debian names), openmpi,mpich or all (both, a column each, saying which is missing), or off (also false)")
 	fs.BoolVar(&o.interleave, "interleave", true, "measure benchmark by benchmark, each variant's job then the system MPI's, so that a machine whose speed changes during the run (a VM whose processors move) weighs on both alike; false: a job per variant, then the system MPI's, for all benchmarks")
 	fs.BoolVar(&o.noFloor, "no-floor", false, "skip the cross-core floor (a cache-line ping-pong between two processes), measured with PingPong")
 	fs.StringVar(&o.results, "results", bench.LocalResults, "directory of the JSON records and their README (empty: write none; "+bench.CommittedResults+": the committed records)")
@@ -175,7 +175,7 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 }
 
 // parsePeers reads -peer: the names of the system MPIs to measure, [""]
-// for FindPeer's choice, none for off.
+// for every one found (bench.FindPeers), none for off.
 func parsePeers(value string) ([]string, error) {
 	switch value {
 	case "auto", "true":
@@ -507,15 +507,16 @@ func findPeer(ctx context.Context, o *suiteOptions, dir string) *peerJobs {
 		j.jobs = []*peerJob{{note: "system MPI: not measured (-peer off)"}}
 		return j
 	}
-	for i, name := range o.peerNames {
+	found := lookPeers(o.peerNames)
+	for i, f := range found {
 		job := &peerJob{variant: bench.PeerVariant}
 		j.jobs = append(j.jobs, job)
-		p, err := bench.FindPeerNamed(name)
-		if err != nil {
-			job.note = err.Error()
+		p := f.p
+		if f.err != nil {
+			job.note = f.err.Error()
 			continue
 		}
-		if len(o.peerNames) > 1 {
+		if len(found) > 1 {
 			job.variant = p.Family()
 		}
 		sub := filepath.Join(dir, fmt.Sprintf("peer%d", i))
@@ -523,13 +524,41 @@ func findPeer(ctx context.Context, o *suiteOptions, dir string) *peerJobs {
 			job.note = fmt.Sprintf("system MPI (%s): %v", p.Version, err)
 			continue
 		}
-		if job.bin, err = p.Build(ctx, sub); err != nil {
+		bin, err := p.Build(ctx, sub)
+		if err != nil {
 			job.note = fmt.Sprintf("system MPI (%s): could not build the C benchmark: %v", p.Version, err)
 			continue
 		}
-		job.p, job.note = p, "system MPI: "+p.Version
+		job.p, job.bin, job.note = p, bin, "system MPI: "+p.Version
 	}
 	return j
+}
+
+// foundPeer is a system MPI looked for: found, or why not.
+type foundPeer struct {
+	p   *bench.Peer
+	err error
+}
+
+// lookPeers looks for the system MPIs of -peer's names: every one that
+// bench.FindPeers finds for "" (auto), else each by its name.
+func lookPeers(names []string) []foundPeer {
+	var found []foundPeer
+	for _, name := range names {
+		if name != "" {
+			p, err := bench.FindPeerNamed(name)
+			found = append(found, foundPeer{p, err})
+			continue
+		}
+		peers, err := bench.FindPeers()
+		if err != nil {
+			found = append(found, foundPeer{err: err})
+		}
+		for _, p := range peers {
+			found = append(found, foundPeer{p: p})
+		}
+	}
+	return found
 }
 
 // measuring reports whether a system MPI is left to run.
