@@ -218,8 +218,7 @@ func operation(c *mpi.Comm, benchmark string, size int, bufs *buffers) func(i in
 			if _, err := mpi.Recv(c, rv[:size], 1-r, tag); err != nil {
 				return err
 			}
-			_, err = req.Wait()
-			return err
+			return waitFree(req)
 		}
 	case "Sendrecv":
 		return func(int) error {
@@ -244,11 +243,10 @@ func operation(c *mpi.Comm, benchmark string, size int, bufs *buffers) func(i in
 			if _, err := mpi.Recv(c, rv[size:2*size], right, tag); err != nil {
 				return err
 			}
-			if _, err := r1.Wait(); err != nil {
+			if err := waitFree(r1); err != nil {
 				return err
 			}
-			_, err = r2.Wait()
-			return err
+			return waitFree(r2)
 		}
 	case "Barrier":
 		return func(int) error { return mpi.Barrier(c) }
@@ -321,11 +319,17 @@ func nonblocking(c *mpi.Comm, benchmark string, size int, bufs *buffers) func(i 
 		if err != nil {
 			return err
 		}
-		if _, err := r.Wait(); err != nil {
-			return err
-		}
-		return r.Release()
+		return waitFree(r)
 	}
+}
+
+// waitFree waits for r and gives it back (Request.Release), as IMB's
+// MPI_Wait frees the request it completes.
+func waitFree(r *mpi.Request) error {
+	if _, err := r.Wait(); err != nil {
+		return err
+	}
+	return r.Release()
 }
 
 // timed runs reps operations after a barrier and returns this process's
