@@ -67,15 +67,15 @@ const suiteUsage = `usage: mpibench [flags]                 measure and print th
 
 Runs the benchmarks of the Intel MPI Benchmarks (PingPong, PingPing,
 Sendrecv, Exchange, Barrier, Bcast, Reduce, Allreduce, Allgather, Gather,
-Scatter, Alltoall, and IMB-RMA's Unidir_put, Unidir_get, Accumulate) on
-this runtime under each variant (through mpirun), and on the system MPI
-when mpicc and mpirun are installed, benchmark by benchmark: each
-variant's job, then the system MPI's, for one benchmark before the next
-(-interleave=false: a job per variant, then one of the system MPI); with
-PingPong, also the machine's cross-core floor (a
-cache-line ping-pong between two processes); prints IMB-style listings
-and tables comparing them, and writes a JSON record into the results
-directory.
+Scatter, Alltoall, IMB-NBC's nonblocking collectives, and IMB-RMA's
+Unidir_put, Unidir_get, Accumulate) on this runtime under each variant
+(through mpirun), and on each system MPI installed (Open MPI, MPICH; see
+-peer), benchmark by benchmark: each variant's job, then the system
+MPIs', for one benchmark before the next (-interleave=false: a job per
+variant, then the system MPIs'); with PingPong, also the machine's
+cross-core floor (a cache-line ping-pong between two processes); prints
+IMB-style listings and tables comparing them, and writes a JSON record
+into the results directory.
 
 Flags:
 `
