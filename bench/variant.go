@@ -10,11 +10,16 @@ import (
 
 // Variant is one setting of the runtime a run compares: a job started
 // with Flags (mpirun flags) measuring Only those benchmarks (all when
-// nil).
+// nil), by this build or by another (Build).
 type Variant struct {
 	Name  string
 	Flags []string
 	Only  []string
+	// Build is the directory of another build's mpibench, and of its
+	// mpirun if it has one, whose workers run the variant's jobs, so that
+	// two builds are measured in one run, benchmark by benchmark; "" for
+	// this build.
+	Build string
 }
 
 // ParseVariant reads a variant: "default"; "eager=BYTES" (the eager
@@ -24,7 +29,8 @@ type Variant struct {
 // left on the pages it has); "no-shared-lines" (every small message
 // through the rings); "no-offload" (collectives without the
 // synchronisation network); "coll=SELECTION" (forced collective
-// algorithms, "allreduce=ring,bcast=binomial").
+// algorithms, "allreduce=ring,bcast=binomial"); "build=DIR" (another
+// build's default, DIR holding its mpibench and perhaps its mpirun).
 func ParseVariant(spec string) (Variant, error) {
 	spec = strings.TrimSpace(spec)
 	key, val, hasVal := strings.Cut(spec, "=")
@@ -63,8 +69,13 @@ func ParseVariant(spec string) (Variant, error) {
 			return bad(fmt.Sprintf("not a collective selection (%v)", err))
 		}
 		v.Flags = []string{"-coll", val}
+	case "build":
+		if val == "" {
+			return bad("want build=DIR, the directory of another build's mpibench")
+		}
+		v.Build = val
 	default:
-		return bad("want default, eager=, rndv=, path=, no-cma, no-hugepages, no-shared-lines, no-offload or coll=")
+		return bad("want default, eager=, rndv=, path=, no-cma, no-hugepages, no-shared-lines, no-offload, coll= or build=")
 	}
 	return v, nil
 }

@@ -21,7 +21,10 @@ func TestParseVariants(t *testing.T) {
 			t.Errorf("variant %q: flags %q, want %q", v.Name, v.Flags, want[i])
 		}
 	}
-	for _, bad := range []string{"fast", "eager=", "eager=-1", "rndv=get", "path=dma", "no-cma=1", "no-hugepages=0", "no-shared-lines=1", "coll=", "coll=allreduce=bogus", "default=x"} {
+	if v, err := ParseVariant("build=/tmp/old"); err != nil || v.Build != "/tmp/old" || v.Flags != nil || v.Name != "build=/tmp/old" {
+		t.Errorf("ParseVariant(build=/tmp/old) = %+v, %v", v, err)
+	}
+	for _, bad := range []string{"fast", "build=", "eager=", "eager=-1", "rndv=get", "path=dma", "no-cma=1", "no-hugepages=0", "no-shared-lines=1", "coll=", "coll=allreduce=bogus", "default=x"} {
 		if _, err := ParseVariant(bad); err == nil || !strings.Contains(err.Error(), bad) {
 			t.Errorf("ParseVariant(%q): %v, want an error naming it", bad, err)
 		}

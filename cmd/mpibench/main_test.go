@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -213,6 +214,49 @@ func TestRunNonblocking(t *testing.T) {
 		}
 		if !strings.Contains(stdout.String(), "**"+s.Benchmark+"**") {
 			t.Errorf("no table of %s:\n%s", s.Benchmark, &stdout)
+		}
+	}
+}
+
+// TestRunBuild pairs two builds in one run: a build=DIR variant's jobs
+// run DIR's mpibench (here a script that notes each start, then runs
+// this test's program), benchmark by benchmark beside this build's, and
+// its series carry the variant's name.
+func TestRunBuild(t *testing.T) {
+	mpirun := mpiruntest.ForTest(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, results := t.TempDir(), t.TempDir()
+	script := fmt.Sprintf("#!/bin/sh\ntouch %s/ran.$$\nexec %s \"$@\"\n", dir, exe)
+	if err := os.WriteFile(filepath.Join(dir, "mpibench"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	variant := "build=" + dir
+	code := run(ctx, []string{"-np", "2", "-bench", "PingPong,Barrier", "-sizes", "8", "-variants", "default;" + variant,
+		"-budget", "5ms", "-samples", "1", "-peer", "off", "-no-floor", "-q", "-mpirun", mpirun, "-results", results}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	var got []string
+	for _, s := range onlyRecord(t, results).Series {
+		got = append(got, s.Variant+"/"+s.Benchmark)
+	}
+	if want := "default/PingPong default/Barrier " + variant + "/PingPong " + variant + "/Barrier"; strings.Join(got, " ") != want {
+		t.Errorf("series %v, want %s", got, want)
+	}
+	// Two jobs (PingPong's, Barrier's) of two processes each.
+	if ran, _ := filepath.Glob(filepath.Join(dir, "ran.*")); len(ran) != 4 {
+		t.Errorf("the build's mpibench started %d times, want 4", len(ran))
+	}
+	for _, bad := range []string{"build=" + t.TempDir(), "build=" + filepath.Join(dir, "absent")} {
+		stderr.Reset()
+		if _, err := parseSuiteFlags([]string{"-variants", "default;" + bad}, &stderr); err == nil || !strings.Contains(stderr.String(), "no mpibench") {
+			t.Errorf("%s: %v; want an error saying it has no mpibench\n%s", bad, err, &stderr)
 		}
 	}
 }

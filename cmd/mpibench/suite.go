@@ -94,7 +94,7 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 	fs.IntVar(&o.np, "np", 2, "number of processes")
 	benchList := fs.String("bench", defaultBenchmarks, "benchmarks, comma-separated, or all")
 	sizeList := fs.String("sizes", defaultSizes, "message sizes in bytes: a list, ranges of powers of two (0-4m), k and m suffixes")
-	variantList := fs.String("variants", defaultVariants, "variants compared, `;`-separated: default, eager=BYTES, rndv=pull|push|split, path=botf|push|aotf, no-cma, no-hugepages, no-shared-lines, no-offload, coll=SELECTION")
+	variantList := fs.String("variants", defaultVariants, "variants compared, `;`-separated: default, eager=BYTES, rndv=pull|push|split, path=botf|push|aotf, no-cma, no-hugepages, no-shared-lines, no-offload, coll=SELECTION, build=DIR (another build's mpibench, and its mpirun if DIR has one: two builds paired in one run)")
 	compare := fs.String("compare", "", "add the variants of comparison `groups`, comma-separated: "+strings.Join(bench.CompareGroups, ", ")+" (with -compare, -variants defaults to default alone)")
 	fs.DurationVar(&o.budget, "budget", 100*time.Millisecond, "time each message size of each benchmark may take")
 	fs.IntVar(&o.samples, "samples", 5, "timed samples per size (the table shows their median)")
@@ -148,6 +148,14 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 			if !slices.ContainsFunc(o.variants, func(w bench.Variant) bool { return w.Name == v.Name }) {
 				o.variants = append(o.variants, v)
 			}
+		}
+	}
+	for i := range o.variants {
+		if o.variants[i].Build == "" {
+			continue
+		}
+		if err := resolveBuild(&o.variants[i]); err != nil {
+			return bad(err)
 		}
 	}
 	switch {
@@ -436,9 +444,10 @@ func runJob(ctx context.Context, o *suiteOptions, v bench.Variant, benchmarks []
 	if len(benchmarks) == 0 {
 		return nil, nil
 	}
+	prog, mpirun := buildPrograms(v, exe, o.mpirun)
 	args := append([]string{"-np", fmt.Sprint(o.np), "-timeout", o.timeout.String()}, v.Flags...)
-	args = append(append(args, exe), workerArgs(benchmarks, o)...)
-	cmd := exec.CommandContext(ctx, o.mpirun, args...)
+	args = append(append(args, prog), workerArgs(benchmarks, o)...)
+	cmd := exec.CommandContext(ctx, mpirun, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) } // mpirun stops its ranks
 	cmd.WaitDelay = 10 * time.Second
 	cmd.Stderr = stderr
@@ -447,7 +456,7 @@ func runJob(ctx context.Context, o *suiteOptions, v bench.Variant, benchmarks []
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", o.mpirun, err)
+		return nil, fmt.Errorf("starting %s: %w", mpirun, err)
 	}
 	var series []bench.Series
 	var parseErr error
@@ -532,6 +541,39 @@ func findPeer(ctx context.Context, o *suiteOptions, dir string) *peerJobs {
 		job.p, job.bin, job.note = p, bin, "system MPI: "+p.Version
 	}
 	return j
+}
+
+// buildPrograms returns the mpibench whose workers run v's jobs and the
+// mpirun that starts them: this program (exe) and the run's mpirun, or
+// those of the build v names, its mpirun if its directory has one.
+func buildPrograms(v bench.Variant, exe, mpirun string) (string, string) {
+	if v.Build == "" {
+		return exe, mpirun
+	}
+	if m := filepath.Join(v.Build, "mpirun"); isProgram(m) {
+		mpirun = m
+	}
+	return filepath.Join(v.Build, "mpibench"), mpirun
+}
+
+// resolveBuild makes the directory of a build=DIR variant absolute and
+// checks that it holds an mpibench.
+func resolveBuild(v *bench.Variant) error {
+	dir, err := filepath.Abs(v.Build)
+	if err != nil {
+		return fmt.Errorf("variant %s: %w", v.Name, err)
+	}
+	if !isProgram(filepath.Join(dir, "mpibench")) {
+		return fmt.Errorf("variant %s: no mpibench program in %s (build one with go build -o %s/ ./cmd/mpibench ./cmd/mpirun)", v.Name, dir, dir)
+	}
+	v.Build = dir
+	return nil
+}
+
+// isProgram reports whether path is an executable file.
+func isProgram(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
 // foundPeer is a system MPI looked for: found, or why not.
