@@ -88,8 +88,7 @@ type crowdWatch struct {
 // lasted its bound, and idle otherwise.
 func (ep *Endpoint) yieldLook(idle int, b waitBounds, ph *waitPhases) int {
 	now := time.Now()
-	if (ep.Unpin != nil && !ep.crowd.asked || ep.Unpin == nil && ep.publisher != nil) &&
-		now.Sub(ep.crowd.looked) >= crowdLookEvery {
+	if !ep.crowd.asked && (ep.Unpin != nil || ep.publisher != nil) && now.Sub(ep.crowd.looked) >= crowdLookEvery {
 		ep.crowd.looked = now
 		ep.lookAtCPU()
 	}
@@ -129,16 +128,15 @@ func (ep *Endpoint) lookAtCPU() {
 		return
 	}
 	crowded := cpuload.ForeignShare(last, s, 1) >= crowdShare
-	switch {
-	case ep.Unpin != nil:
+	if ep.Unpin != nil {
 		if crowded {
 			ep.unpin()
 		}
-	default:
-		ep.crowd.beside = crowded
-		if crowded {
-			ep.crowd.besideSeen.Store(true)
-		}
+		return
+	}
+	ep.crowd.beside = crowded
+	if crowded {
+		ep.crowd.besideSeen.Store(true)
 	}
 }
 
