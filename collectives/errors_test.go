@@ -85,7 +85,8 @@ func runSyncRanks(t *testing.T, size int, f func(n Net) error) []error {
 }
 
 // testNets are the networks every case runs on: buffered and
-// synchronous sends, and buffered with exchanges (Exchanger).
+// synchronous sends, and buffered with exchanges (Exchanger), with the
+// caller's own work during them (LocalExchanger) too.
 var testNets = []struct {
 	name string
 	run  func(t *testing.T, size int, f func(n Net) error) []error
@@ -93,6 +94,7 @@ var testNets = []struct {
 	{"buffered", func(t *testing.T, size int, f func(n Net) error) []error { t.Helper(); return runRanks(t, size, f) }},
 	{"synchronous", runSyncRanks},
 	{"exchanging", runExchangeRanks},
+	{"exchanging with local work", runLocalExchangeRanks},
 }
 
 // exercise runs f on size ranks of each test network. f returns what the

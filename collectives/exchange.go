@@ -18,6 +18,11 @@ type Transfer struct {
 	Peer int
 	Data []byte
 	Len  int
+	// Whole marks a receive whose sender has other work while the
+	// message is in flight (a linear scatter's root, copying its own
+	// block): a Net that can have the receiver alone copy the message
+	// does so, rather than share the copy with that sender.
+	Whole bool
 }
 
 // Exchanger is implemented by a Net that can have several messages in
@@ -27,6 +32,14 @@ type Transfer struct {
 // exchanges of the peers, whatever order they post in.
 type Exchanger interface {
 	Exchange(sends, recvs []Transfer) error
+}
+
+// LocalExchanger is an Exchanger that does the caller's own work while an
+// exchange's messages are in flight: ExchangeDuring posts every send and
+// receive as Exchange does, calls local, then waits for them all.
+type LocalExchanger interface {
+	Exchanger
+	ExchangeDuring(sends, recvs []Transfer, local func()) error
 }
 
 // exchangeWindow is how many steps of a pairwise schedule the linear
@@ -42,18 +55,35 @@ const exchangeWindow = 8
 // pairs one after the other, by Sendrecv, or the one-way transfers one
 // after the other.
 func (c *call) exchange(sends, recvs []Transfer) error {
+	return c.exchangeDuring(sends, recvs, nil)
+}
+
+// exchangeDuring is exchange that also calls local, if not nil: while
+// the messages are in flight where the Net is a LocalExchanger, after
+// them otherwise (local must not depend on them).
+func (c *call) exchangeDuring(sends, recvs []Transfer, local func()) error {
 	for i := range sends {
 		sends[i].Data = c.taint(sends[i].Data)
 	}
-	x, ok := c.Net.(Exchanger)
-	if !ok {
-		return c.exchangeInTurn(sends, recvs)
+	var err error
+	switch x := c.Net.(type) {
+	case LocalExchanger:
+		err, local = x.ExchangeDuring(sends, recvs, local), nil
+	case Exchanger:
+		err = x.Exchange(sends, recvs)
+	default:
+		err = c.exchangeInTurn(sends, recvs)
 	}
-	if err := x.Exchange(sends, recvs); err != nil {
+	if local != nil {
+		local()
+	}
+	if err != nil {
 		return err
 	}
-	for _, r := range recvs {
-		c.checkLen(r.Peer, r.Len, len(r.Data))
+	if _, ok := c.Net.(Exchanger); ok {
+		for _, r := range recvs {
+			c.checkLen(r.Peer, r.Len, len(r.Data))
+		}
 	}
 	return nil
 }
@@ -94,11 +124,12 @@ func (c *call) scratch() *exchangeScratch {
 // rank+s and receives in(rank-s) from rank-s. A nil out or in makes the
 // steps one-way: receives only or sends only.
 func (c *call) exchangeSteps(out, in func(peer int) []byte) error {
-	return c.steps(out, in, exchangeWindow)
+	return c.steps(out, in, exchangeWindow, nil)
 }
 
-// steps is exchangeSteps with window steps at once.
-func (c *call) steps(out, in func(peer int) []byte, window int) error {
+// steps is exchangeSteps with window steps at once; local, if not nil,
+// is called during the first window's exchange (exchangeDuring).
+func (c *call) steps(out, in func(peer int) []byte, window int, local func()) error {
 	size, rank := c.Size(), c.Rank()
 	x := c.scratch()
 	sends, recvs := &x.sends, &x.recvs
@@ -116,9 +147,13 @@ func (c *call) steps(out, in func(peer int) []byte, window int) error {
 				nr++
 			}
 		}
-		if err := c.exchange(sends[:ns], recvs[:nr]); err != nil {
+		err := c.exchangeDuring(sends[:ns], recvs[:nr], local)
+		if local = nil; err != nil {
 			return err
 		}
+	}
+	if local != nil { // no window: one process
+		local()
 	}
 	return nil
 }
@@ -131,7 +166,7 @@ func (c *call) steps(out, in func(peer int) []byte, window int) error {
 func (c *call) recvExchanged(from int, buf []byte) error {
 	r := c.scratch().recvs[:1]
 	defer clear(r) // no buffer stays referenced
-	r[0] = Transfer{Peer: from, Data: buf}
+	r[0] = Transfer{Peer: from, Data: buf, Whole: true}
 	return c.exchange(nil, r)
 }
 
@@ -140,13 +175,19 @@ func (c *call) recvExchanged(from int, buf []byte) error {
 // that the ranks whose turn comes late need not wait for those the
 // scheduler runs before them, or one after the other.
 func (c *call) sendEach(block func(i int) []byte, together bool) error {
-	return c.steps(block, nil, eachWindow(together))
+	return c.steps(block, nil, eachWindow(together), nil)
+}
+
+// sendEachDuring is sendEach that calls local while the first sends are
+// in flight (exchangeDuring): a root's copy of its own block.
+func (c *call) sendEachDuring(block func(i int) []byte, together bool, local func()) error {
+	return c.steps(block, nil, eachWindow(together), local)
 }
 
 // recvEach receives block(i) from every rank i but the caller, like
 // sendEach: together or one after the other.
 func (c *call) recvEach(block func(i int) []byte, together bool) error {
-	return c.steps(nil, block, eachWindow(together))
+	return c.steps(nil, block, eachWindow(together), nil)
 }
 
 // eachWindow is the window of sendEach and recvEach.

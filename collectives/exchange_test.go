@@ -1,6 +1,7 @@
 package collectives
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 )
@@ -10,10 +11,19 @@ import (
 type exchangeNet struct{ memNet }
 
 func (n *exchangeNet) Exchange(sends, recvs []Transfer) error {
+	return n.sendsThenRecvs(sends, recvs, nil)
+}
+
+// sendsThenRecvs is Exchange, calling between, if not nil, after the
+// sends and before the receives.
+func (n *exchangeNet) sendsThenRecvs(sends, recvs []Transfer, between func()) error {
 	for _, s := range sends {
 		if err := n.Send(s.Peer, s.Data); err != nil {
 			return err
 		}
+	}
+	if between != nil {
+		between()
 	}
 	for i := range recvs {
 		got, err := n.Recv(recvs[i].Peer, recvs[i].Data)
@@ -29,6 +39,73 @@ func (n *exchangeNet) Exchange(sends, recvs []Transfer) error {
 func runExchangeRanks(t *testing.T, size int, f func(n Net) error) []error {
 	t.Helper()
 	return runRanks(t, size, func(n Net) error { return f(&exchangeNet{*n.(*memNet)}) })
+}
+
+// localExchangeNet is an exchangeNet that is a LocalExchanger: it sends
+// every message of an exchange, calls local, then receives them. It
+// counts the calls of local made with messages in flight and the
+// receives marked Whole.
+type localExchangeNet struct {
+	exchangeNet
+	during, whole int
+}
+
+func (n *localExchangeNet) ExchangeDuring(sends, recvs []Transfer, local func()) error {
+	for _, r := range recvs {
+		if r.Whole {
+			n.whole++
+		}
+	}
+	if local != nil && len(sends)+len(recvs) > 0 {
+		n.during++
+	}
+	return n.sendsThenRecvs(sends, recvs, local)
+}
+
+// runLocalExchangeRanks is runRanks on localExchangeNets.
+func runLocalExchangeRanks(t *testing.T, size int, f func(n Net) error) []error {
+	t.Helper()
+	return runRanks(t, size, func(n Net) error { return f(&localExchangeNet{exchangeNet: exchangeNet{*n.(*memNet)}}) })
+}
+
+// TestScatterCopiesDuring: a linear scatter's root copies its own block
+// while its sends are in flight where the Net can (LocalExchanger), once,
+// on more ranks than one exchange takes at once too, and every other
+// rank receives its block marked Whole; the blocks arrive all the same.
+func TestScatterCopiesDuring(t *testing.T) {
+	for _, size := range []int{2, 3, exchangeWindow + 2} {
+		const blk, root = 40, 1
+		all := data(size*blk, size, blk)
+		during, whole := make([]int, size), make([]int, size)
+		errs := runLocalExchangeRanks(t, size, func(n Net) error {
+			rank := n.Rank()
+			recv := junk(blk)
+			var send []byte
+			if rank == root {
+				send = all
+			}
+			err := Scatter(n, "linear", send, recv, root)
+			if err == nil && !bytes.Equal(recv, all[rank*blk:(rank+1)*blk]) {
+				err = fmt.Errorf("%s", diff(recv, all[rank*blk:(rank+1)*blk]))
+			}
+			x := n.(*localExchangeNet)
+			during[rank], whole[rank] = x.during, x.whole
+			return err
+		})
+		for r, err := range errs {
+			wantDuring, wantWhole := 0, 1
+			if r == root {
+				wantDuring, wantWhole = 1, 0
+			}
+			switch {
+			case err != nil:
+				t.Errorf("%d ranks: rank %d: %v", size, r, err)
+			case during[r] != wantDuring || whole[r] != wantWhole:
+				t.Errorf("%d ranks: rank %d copied %d times during an exchange and received %d blocks whole, want %d and %d",
+					size, r, during[r], whole[r], wantDuring, wantWhole)
+			}
+		}
+	}
 }
 
 // TestExchangeWindows: the linear alltoalls on more ranks than one

@@ -48,17 +48,18 @@ func Scatter(n Net, alg string, send, recv []byte, root int) error {
 	return f(newCall(n), send, own, root)
 }
 
-// scatterLinear: the root sends every block together, and each rank
-// receives its block as a one-way exchange, which the Net may read whole
-// (see recvExchanged; docs/tuning.md, "Scatter, linear").
+// scatterLinear: the root sends every block together and copies its own
+// while they are in flight, and each rank receives its block as a one-way
+// exchange, which the Net may have the receiver read whole, the root
+// being busy with its copy and its other sends (see recvExchanged;
+// docs/tuning.md, "Scatter, linear").
 func scatterLinear(c *call, send, own []byte, root int) error {
 	if c.Rank() != root {
 		return c.end(c.recvExchanged(root, own))
 	}
 	blk := len(own)
-	err := c.sendEach(func(i int) []byte { return send[i*blk : (i+1)*blk] }, true)
-	copy(own, send[root*blk:(root+1)*blk])
-	return c.end(err)
+	return c.end(c.sendEachDuring(func(i int) []byte { return send[i*blk : (i+1)*blk] }, true,
+		func() { copy(own, send[root*blk:(root+1)*blk]) }))
 }
 
 // linearTogether reports whether the root of a linear gather, gatherv
@@ -148,12 +149,10 @@ func scattervLinear(c *call, send []byte, counts, displs []int, own []byte, root
 		return c.end(c.recv(root, own))
 	}
 	block := func(i int) []byte { return send[displs[i] : displs[i]+counts[i]] }
+	var local func()
 	if own != nil {
 		c.checkLen(root, counts[root], len(own))
+		local = func() { copy(own, block(root)) }
 	}
-	err := c.sendEach(block, linearTogether(c.Size(), len(send)/c.Size()))
-	if own != nil {
-		copy(own, block(root))
-	}
-	return c.end(err)
+	return c.end(c.sendEachDuring(block, linearTogether(c.Size(), len(send)/c.Size()), local))
 }

@@ -42,8 +42,35 @@ func (x *exchangeOps) Done() bool {
 // Where processes outnumber cores, the receives are marked
 // llc.RecvOp.Whole: each receiver reads its messages whole rather than
 // split with their senders, which are busy with their own
-// (docs/decisions.md, whole reads).
+// (docs/decisions.md, whole reads); so are the receives marked Whole
+// (a linear scatter's, whose root is busy with its other sends and its
+// own block), except under the timing model.
 func (n *commNet) Exchange(sends, recvs []collectives.Transfer) error {
+	return n.ExchangeDuring(sends, recvs, nil)
+}
+
+// ExchangeDuring implements collectives.LocalExchanger: Exchange, with
+// local (if not nil) called once every send has started and every
+// receive is posted, before the wait; under the timing model after the
+// wait, as before there was a LocalExchanger, so that the modelled runs'
+// recorded results stay as they were.
+func (n *commNet) ExchangeDuring(sends, recvs []collectives.Transfer, local func()) error {
+	n.postExchange(sends, recvs)
+	defer n.recycleExchange()
+	if local != nil && !n.c.rt.modelled {
+		local()
+		local = nil
+	}
+	err := n.awaitExchange(sends, recvs)
+	if local != nil {
+		local()
+	}
+	return err
+}
+
+// postExchange starts the sends and posts the receives of an exchange
+// (Exchange), in n.xops.
+func (n *commNet) postExchange(sends, recvs []collectives.Transfer) {
 	c, x := n.c, &n.xops
 	ep := c.rt.ep
 	distinct := c.rt.distinctSingleCopyMin > 0 && !oneBuffer(sends)
@@ -55,11 +82,17 @@ func (n *commNet) Exchange(sends, recvs []collectives.Transfer) error {
 	}
 	for _, r := range recvs {
 		rop := newRecvOp(c.toWorld(r.Peer), n.tag, c.ctx+1, r.Data)
-		rop.Whole = c.rt.exchangeWhole
+		rop.Whole = c.rt.exchangeWhole || r.Whole && !c.rt.modelled
 		x.recvs = append(x.recvs, rop)
 		ep.Recv(rop)
 	}
-	defer n.recycleExchange()
+}
+
+// awaitExchange waits for the operations postExchange posted and returns
+// their errors, with the received lengths in recvs; an interrupted wait
+// withdraws them.
+func (n *commNet) awaitExchange(sends, recvs []collectives.Transfer) error {
+	x := &n.xops
 	if !n.wait(x) {
 		for _, rop := range x.recvs {
 			n.dropRecv(rop) // recycleExchange gives it back
