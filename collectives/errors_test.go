@@ -86,7 +86,7 @@ func runSyncRanks(t *testing.T, size int, f func(n Net) error) []error {
 
 // testNets are the networks every case runs on: buffered and
 // synchronous sends, and buffered with exchanges (Exchanger), with the
-// caller's own work during them (LocalExchanger) too.
+// caller's own copy during them (CopyingExchanger) too.
 var testNets = []struct {
 	name string
 	run  func(t *testing.T, size int, f func(n Net) error) []error
@@ -94,7 +94,7 @@ var testNets = []struct {
 	{"buffered", func(t *testing.T, size int, f func(n Net) error) []error { t.Helper(); return runRanks(t, size, f) }},
 	{"synchronous", runSyncRanks},
 	{"exchanging", runExchangeRanks},
-	{"exchanging with local work", runLocalExchangeRanks},
+	{"exchanging with copies", runCopyingExchangeRanks},
 }
 
 // exercise runs f on size ranks of each test network. f returns what the

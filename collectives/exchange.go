@@ -34,12 +34,24 @@ type Exchanger interface {
 	Exchange(sends, recvs []Transfer) error
 }
 
-// LocalExchanger is an Exchanger that does the caller's own work while an
-// exchange's messages are in flight: ExchangeDuring posts every send and
-// receive as Exchange does, calls local, then waits for them all.
-type LocalExchanger interface {
+// CopyingExchanger is an Exchanger that makes the caller's own copy while
+// an exchange's messages are in flight: ExchangeCopying posts every send
+// and receive as Exchange does, copies src into dst, then waits for them
+// all.
+type CopyingExchanger interface {
 	Exchanger
-	ExchangeDuring(sends, recvs []Transfer, local func()) error
+	ExchangeCopying(sends, recvs []Transfer, dst, src []byte) error
+}
+
+// ownCopy is a copy a process makes of its own block during an exchange
+// (CopyingExchanger), or none.
+type ownCopy struct{ dst, src []byte }
+
+// do makes the copy, if any.
+func (o ownCopy) do() {
+	if o.dst != nil {
+		copy(o.dst, o.src)
+	}
 }
 
 // exchangeWindow is how many steps of a pairwise schedule the linear
@@ -55,28 +67,27 @@ const exchangeWindow = 8
 // pairs one after the other, by Sendrecv, or the one-way transfers one
 // after the other.
 func (c *call) exchange(sends, recvs []Transfer) error {
-	return c.exchangeDuring(sends, recvs, nil)
+	return c.exchangeCopying(sends, recvs, ownCopy{})
 }
 
-// exchangeDuring is exchange that also calls local, if not nil: while
-// the messages are in flight where the Net is a LocalExchanger, after
-// them otherwise (local must not depend on them).
-func (c *call) exchangeDuring(sends, recvs []Transfer, local func()) error {
+// exchangeCopying is exchange that also makes own: while the messages
+// are in flight where the Net is a CopyingExchanger, after them
+// otherwise.
+func (c *call) exchangeCopying(sends, recvs []Transfer, own ownCopy) error {
 	for i := range sends {
 		sends[i].Data = c.taint(sends[i].Data)
 	}
 	var err error
 	switch x := c.Net.(type) {
-	case LocalExchanger:
-		err, local = x.ExchangeDuring(sends, recvs, local), nil
+	case CopyingExchanger:
+		err = x.ExchangeCopying(sends, recvs, own.dst, own.src)
+		own = ownCopy{}
 	case Exchanger:
 		err = x.Exchange(sends, recvs)
 	default:
 		err = c.exchangeInTurn(sends, recvs)
 	}
-	if local != nil {
-		local()
-	}
+	own.do()
 	if err != nil {
 		return err
 	}
@@ -124,12 +135,12 @@ func (c *call) scratch() *exchangeScratch {
 // rank+s and receives in(rank-s) from rank-s. A nil out or in makes the
 // steps one-way: receives only or sends only.
 func (c *call) exchangeSteps(out, in func(peer int) []byte) error {
-	return c.steps(out, in, exchangeWindow, nil)
+	return c.steps(out, in, exchangeWindow, ownCopy{})
 }
 
-// steps is exchangeSteps with window steps at once; local, if not nil,
-// is called during the first window's exchange (exchangeDuring).
-func (c *call) steps(out, in func(peer int) []byte, window int, local func()) error {
+// steps is exchangeSteps with window steps at once; own is made during
+// the first window's exchange (exchangeCopying).
+func (c *call) steps(out, in func(peer int) []byte, window int, own ownCopy) error {
 	size, rank := c.Size(), c.Rank()
 	x := c.scratch()
 	sends, recvs := &x.sends, &x.recvs
@@ -147,14 +158,12 @@ func (c *call) steps(out, in func(peer int) []byte, window int, local func()) er
 				nr++
 			}
 		}
-		err := c.exchangeDuring(sends[:ns], recvs[:nr], local)
-		if local = nil; err != nil {
+		err := c.exchangeCopying(sends[:ns], recvs[:nr], own)
+		if own = (ownCopy{}); err != nil {
 			return err
 		}
 	}
-	if local != nil { // no window: one process
-		local()
-	}
+	own.do() // no window: one process
 	return nil
 }
 
@@ -175,19 +184,19 @@ func (c *call) recvExchanged(from int, buf []byte) error {
 // that the ranks whose turn comes late need not wait for those the
 // scheduler runs before them, or one after the other.
 func (c *call) sendEach(block func(i int) []byte, together bool) error {
-	return c.steps(block, nil, eachWindow(together), nil)
+	return c.steps(block, nil, eachWindow(together), ownCopy{})
 }
 
-// sendEachDuring is sendEach that calls local while the first sends are
-// in flight (exchangeDuring): a root's copy of its own block.
-func (c *call) sendEachDuring(block func(i int) []byte, together bool, local func()) error {
-	return c.steps(block, nil, eachWindow(together), local)
+// sendEachCopying is sendEach that copies src into dst while the first
+// sends are in flight (exchangeCopying): a root's copy of its own block.
+func (c *call) sendEachCopying(block func(i int) []byte, together bool, dst, src []byte) error {
+	return c.steps(block, nil, eachWindow(together), ownCopy{dst, src})
 }
 
 // recvEach receives block(i) from every rank i but the caller, like
 // sendEach: together or one after the other.
 func (c *call) recvEach(block func(i int) []byte, together bool) error {
-	return c.steps(nil, block, eachWindow(together), nil)
+	return c.steps(nil, block, eachWindow(together), ownCopy{})
 }
 
 // eachWindow is the window of sendEach and recvEach.

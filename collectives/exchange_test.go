@@ -41,35 +41,35 @@ func runExchangeRanks(t *testing.T, size int, f func(n Net) error) []error {
 	return runRanks(t, size, func(n Net) error { return f(&exchangeNet{*n.(*memNet)}) })
 }
 
-// localExchangeNet is an exchangeNet that is a LocalExchanger: it sends
-// every message of an exchange, calls local, then receives them. It
-// counts the calls of local made with messages in flight and the
-// receives marked Whole.
-type localExchangeNet struct {
+// copyingExchangeNet is an exchangeNet that is a CopyingExchanger: it
+// sends every message of an exchange, makes the copy, then receives them.
+// It counts the copies made with messages in flight and the receives
+// marked Whole.
+type copyingExchangeNet struct {
 	exchangeNet
 	during, whole int
 }
 
-func (n *localExchangeNet) ExchangeDuring(sends, recvs []Transfer, local func()) error {
+func (n *copyingExchangeNet) ExchangeCopying(sends, recvs []Transfer, dst, src []byte) error {
 	for _, r := range recvs {
 		if r.Whole {
 			n.whole++
 		}
 	}
-	if local != nil && len(sends)+len(recvs) > 0 {
+	if dst != nil && len(sends)+len(recvs) > 0 {
 		n.during++
 	}
-	return n.sendsThenRecvs(sends, recvs, local)
+	return n.sendsThenRecvs(sends, recvs, func() { copy(dst, src) })
 }
 
-// runLocalExchangeRanks is runRanks on localExchangeNets.
-func runLocalExchangeRanks(t *testing.T, size int, f func(n Net) error) []error {
+// runCopyingExchangeRanks is runRanks on copyingExchangeNets.
+func runCopyingExchangeRanks(t *testing.T, size int, f func(n Net) error) []error {
 	t.Helper()
-	return runRanks(t, size, func(n Net) error { return f(&localExchangeNet{exchangeNet: exchangeNet{*n.(*memNet)}}) })
+	return runRanks(t, size, func(n Net) error { return f(&copyingExchangeNet{exchangeNet: exchangeNet{*n.(*memNet)}}) })
 }
 
 // TestScatterCopiesDuring: a linear scatter's root copies its own block
-// while its sends are in flight where the Net can (LocalExchanger), once,
+// while its sends are in flight where the Net can (CopyingExchanger), once,
 // on more ranks than one exchange takes at once too, and every other
 // rank receives its block marked Whole; the blocks arrive all the same.
 func TestScatterCopiesDuring(t *testing.T) {
@@ -77,7 +77,7 @@ func TestScatterCopiesDuring(t *testing.T) {
 		const blk, root = 40, 1
 		all := data(size*blk, size, blk)
 		during, whole := make([]int, size), make([]int, size)
-		errs := runLocalExchangeRanks(t, size, func(n Net) error {
+		errs := runCopyingExchangeRanks(t, size, func(n Net) error {
 			rank := n.Rank()
 			recv := junk(blk)
 			var send []byte
@@ -88,7 +88,7 @@ func TestScatterCopiesDuring(t *testing.T) {
 			if err == nil && !bytes.Equal(recv, all[rank*blk:(rank+1)*blk]) {
 				err = fmt.Errorf("%s", diff(recv, all[rank*blk:(rank+1)*blk]))
 			}
-			x := n.(*localExchangeNet)
+			x := n.(*copyingExchangeNet)
 			during[rank], whole[rank] = x.during, x.whole
 			return err
 		})

@@ -58,8 +58,8 @@ func scatterLinear(c *call, send, own []byte, root int) error {
 		return c.end(c.recvExchanged(root, own))
 	}
 	blk := len(own)
-	return c.end(c.sendEachDuring(func(i int) []byte { return send[i*blk : (i+1)*blk] }, true,
-		func() { copy(own, send[root*blk:(root+1)*blk]) }))
+	return c.end(c.sendEachCopying(func(i int) []byte { return send[i*blk : (i+1)*blk] }, true,
+		own, send[root*blk:(root+1)*blk]))
 }
 
 // linearTogether reports whether the root of a linear gather, gatherv
@@ -149,10 +149,10 @@ func scattervLinear(c *call, send []byte, counts, displs []int, own []byte, root
 		return c.end(c.recv(root, own))
 	}
 	block := func(i int) []byte { return send[displs[i] : displs[i]+counts[i]] }
-	var local func()
+	var src []byte
 	if own != nil {
 		c.checkLen(root, counts[root], len(own))
-		local = func() { copy(own, block(root)) }
+		src = block(root)
 	}
-	return c.end(c.sendEachDuring(block, linearTogether(c.Size(), len(send)/c.Size()), local))
+	return c.end(c.sendEachCopying(block, linearTogether(c.Size(), len(send)/c.Size()), own, src))
 }

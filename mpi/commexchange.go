@@ -46,24 +46,23 @@ func (x *exchangeOps) Done() bool {
 // (a linear scatter's, whose root is busy with its other sends and its
 // own block), except under the timing model.
 func (n *commNet) Exchange(sends, recvs []collectives.Transfer) error {
-	return n.ExchangeDuring(sends, recvs, nil)
+	return n.ExchangeCopying(sends, recvs, nil, nil)
 }
 
-// ExchangeDuring implements collectives.LocalExchanger: Exchange, with
-// local (if not nil) called once every send has started and every
-// receive is posted, before the wait; under the timing model after the
-// wait, as before there was a LocalExchanger, so that the modelled runs'
+// ExchangeCopying implements collectives.CopyingExchanger: Exchange, with
+// src copied into dst once every send has started and every receive is
+// posted, before the wait; under the timing model after the wait, as
+// before there was a CopyingExchanger, so that the modelled runs'
 // recorded results stay as they were.
-func (n *commNet) ExchangeDuring(sends, recvs []collectives.Transfer, local func()) error {
+func (n *commNet) ExchangeCopying(sends, recvs []collectives.Transfer, dst, src []byte) error {
 	n.postExchange(sends, recvs)
 	defer n.recycleExchange()
-	if local != nil && !n.c.rt.modelled {
-		local()
-		local = nil
+	if !n.c.rt.modelled {
+		copy(dst, src)
 	}
 	err := n.awaitExchange(sends, recvs)
-	if local != nil {
-		local()
+	if n.c.rt.modelled {
+		copy(dst, src)
 	}
 	return err
 }
