@@ -35,9 +35,11 @@ type Runner struct {
 	BcastMulticast bool
 	// LinearExchanges lets the selection run the alltoalls and the
 	// allgathers linear (several exchange steps in flight) from 3
-	// processes, where they were measured to win. Leave it off under a
-	// timing model: chapter 8's recorded runs (thesis npb) used the
-	// pairwise exchange and the ring.
+	// processes, and the gathers and scatters of 2 processes linear from
+	// their blocks' thresholds (chooseRooted), where they were measured
+	// to win. Leave it off under a timing model: chapter 8's recorded
+	// runs (thesis npb) used the pairwise exchange, the ring and the
+	// tree.
 	LinearExchanges bool
 	// RunAhead, shared by the Runners of one HW, holds the checks of the
 	// calls that returned before them (see RunAheadBarrier), which every

@@ -217,9 +217,9 @@ var choosers = [numCollectives]func(*Runner, choice) string{
 	CollBcast:              chooseBcast,
 	CollReduce:             func(u *Runner, x choice) string { return reduceChoice(x.n, x.bytes, x.commutative, u.LinearExchanges) },
 	CollAllreduce:          chooseAllreduce,
-	CollGather:             chooseRooted,
+	CollGather:             func(u *Runner, x choice) string { return chooseRooted(u, x, pairGatherLinearMin) },
 	CollGatherv:            func(*Runner, choice) string { return "linear" },
-	CollScatter:            chooseRooted,
+	CollScatter:            func(u *Runner, x choice) string { return chooseRooted(u, x, pairScatterLinearMin) },
 	CollScatterv:           func(*Runner, choice) string { return "linear" },
 	CollAllgather:          chooseAllgather,
 	CollAllgatherv:         func(u *Runner, x choice) string { return linearOr(u, x, "ring") },
@@ -287,13 +287,33 @@ func allreduceRingMin(n int, measured bool) int {
 }
 
 // chooseRooted is a gather's or a scatter's: the binomial tree while the
-// blocks together are short, linear above.
-func chooseRooted(_ *Runner, x choice) string {
-	if x.bytes < longVector/max(x.n, 1) {
+// blocks together are short, linear above; at 2 processes, where both
+// move the one block in one message, linear from pairMin where the
+// Runner lets it (LinearExchanges: not under a timing model, whose
+// recorded runs took the tree).
+func chooseRooted(u *Runner, x choice, pairMin int) string {
+	switch {
+	case x.n == 2 && u.LinearExchanges && x.bytes >= pairMin:
+		return "linear"
+	case x.bytes < longVector/max(x.n, 1):
 		return "binomial"
 	}
 	return "linear"
 }
+
+// pairGatherLinearMin and pairScatterLinearMin are where a gather and a
+// scatter at 2 processes take the linear algorithm (chooseRooted): its
+// block is then received in an exchange, by the root of a gather, and
+// by the receiver alone in a scatter, whose root copies its own block
+// meanwhile (CopyingExchanger). Measured on the 2-core Intel Xeon VM
+// against the tree (docs/tuning.md, "Gather and scatter at 2
+// processes"): a gather's from 8 KiB, a scatter's above 16 KiB, the
+// collectives' eager limit there, up to which the tree's message went
+// eagerly and won.
+const (
+	pairGatherLinearMin  = 8 << 10
+	pairScatterLinearMin = 16<<10 + 1
+)
 
 // chooseAllgather: linear where the Runner lets it (at 2 processes from
 // pairLinearMin; from 3 where the ring would run, and at 3 whatever the

@@ -218,6 +218,35 @@ func TestAllgatherSelection(t *testing.T) {
 	}
 }
 
+// TestRootedSelection: gathers and scatters take the binomial tree while
+// their blocks together are short, linear above; at 2 processes linear
+// from their pair thresholds, unless under a timing model.
+func TestRootedSelection(t *testing.T) {
+	for _, tc := range []struct {
+		n, bytes              int
+		linear                bool
+		wantGather, wantScatt string
+	}{
+		{2, pairGatherLinearMin - 1, true, "binomial", "binomial"},
+		{2, pairGatherLinearMin, true, "linear", "binomial"},
+		{2, pairScatterLinearMin - 1, true, "linear", "binomial"},
+		{2, pairScatterLinearMin, true, "linear", "linear"},
+		{2, pairScatterLinearMin, false, "binomial", "binomial"},
+		{2, longVector / 2, false, "linear", "linear"},
+		{4, pairScatterLinearMin, true, "linear", "linear"},
+		{4, pairGatherLinearMin, true, "binomial", "binomial"},
+		{8, longVector/8 - 1, true, "binomial", "binomial"},
+	} {
+		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, LinearExchanges: tc.linear}
+		if got := u.choose(CollGather, tc.bytes, true, false); got != tc.wantGather {
+			t.Errorf("%d processes, %d bytes, linear %v: gather %s, want %s", tc.n, tc.bytes, tc.linear, got, tc.wantGather)
+		}
+		if got := u.choose(CollScatter, tc.bytes, true, false); got != tc.wantScatt {
+			t.Errorf("%d processes, %d bytes, linear %v: scatter %s, want %s", tc.n, tc.bytes, tc.linear, got, tc.wantScatt)
+		}
+	}
+}
+
 // TestAllreduceSelection: commutative vectors take the ring from 32 KiB
 // on a power of two processes from 4 and from 8 KiB on the others,
 // recursive doubling below; others a reduction and a broadcast from 64 KiB.
