@@ -85,16 +85,17 @@ func (c *call) exchangeCopying(sends, recvs []Transfer, own ownCopy) error {
 	case Exchanger:
 		err = x.Exchange(sends, recvs)
 	default:
+		// The receives in turn check their lengths themselves.
 		err = c.exchangeInTurn(sends, recvs)
+		own.do()
+		return err
 	}
 	own.do()
 	if err != nil {
 		return err
 	}
-	if _, ok := c.Net.(Exchanger); ok {
-		for _, r := range recvs {
-			c.checkLen(r.Peer, r.Len, len(r.Data))
-		}
+	for _, r := range recvs {
+		c.checkLen(r.Peer, r.Len, len(r.Data))
 	}
 	return nil
 }
