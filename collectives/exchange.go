@@ -47,12 +47,8 @@ type CopyingExchanger interface {
 // (CopyingExchanger), or none.
 type ownCopy struct{ dst, src []byte }
 
-// do makes the copy, if any.
-func (o ownCopy) do() {
-	if o.dst != nil {
-		copy(o.dst, o.src)
-	}
-}
+// do makes the copy (none for the zero ownCopy).
+func (o ownCopy) do() { copy(o.dst, o.src) }
 
 // exchangeWindow is how many steps of a pairwise schedule the linear
 // algorithms have in flight at once: enough for every peer of the

@@ -305,11 +305,10 @@ func chooseRooted(u *Runner, x choice, pairMin int) string {
 // scatter at 2 processes take the linear algorithm (chooseRooted): its
 // block is then received in an exchange, by the root of a gather, and
 // by the receiver alone in a scatter, whose root copies its own block
-// meanwhile (CopyingExchanger). Measured on the 2-core Intel Xeon VM
-// against the tree (docs/tuning.md, "Gather and scatter at 2
-// processes"): a gather's from 8 KiB, a scatter's above 16 KiB, the
-// collectives' eager limit there, up to which the tree's message went
-// eagerly and won.
+// meanwhile (CopyingExchanger): a gather's from 8 KiB, a scatter's
+// above 16 KiB, the collectives' eager limit with a core each on Intel,
+// up to which the tree's message goes eagerly and wins (docs/tuning.md,
+// "Gather and scatter at 2 processes", has the measurements).
 const (
 	pairGatherLinearMin  = 8 << 10
 	pairScatterLinearMin = 16<<10 + 1
