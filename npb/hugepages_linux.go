@@ -1,6 +1,7 @@
 package npb
 
 import (
+	"errors"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -22,5 +23,17 @@ func adviseHugePages(p unsafe.Pointer, n uintptr) {
 		return
 	}
 	_ = unix.Madvise(region, unix.MADV_HUGEPAGE) // advice only: see above
-	_ = unix.Madvise(region, unix.MADV_COLLAPSE)
+	// A collapse that fell short for a passing reason (EAGAIN: a page
+	// locked or moving; ENOMEM: no free huge page at that moment, as with
+	// other work running) is asked for again a few times; the huge pages
+	// made already stay, and a later call skips them.
+	for range collapseTries {
+		if err := unix.Madvise(region, unix.MADV_COLLAPSE); !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.ENOMEM) {
+			return
+		}
+	}
 }
+
+// collapseTries is how many times adviseHugePages asks for a collapse
+// that fails for a passing reason.
+const collapseTries = 3
