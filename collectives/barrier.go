@@ -128,7 +128,7 @@ func (b *board) verify(mine []byte) error {
 // must have one length.
 //
 // What every process published is left in *b.
-func publish(c *call, hw Hardware, method string, rec []byte, key uint64, datum *[DatumSize]byte, longest int, b *board) error {
+func publish(c *call, hw Hardware, method string, rec []byte, key uint64, datum *[DatumSize]byte, longest int, b *board, own ownCopy) error {
 	n, self, size := c.Size(), c.Rank(), len(rec)
 	*b = board{size: size, self: self, n: n}
 	switch method {
@@ -137,6 +137,14 @@ func publish(c *call, hw Hardware, method string, rec []byte, key uint64, datum 
 			return errNoHardware
 		}
 		b.hw, b.key = hw, key
+		if sb, ok := hw.(SplitBarrier); ok && own.dst != nil {
+			if err := sb.Arrive(key, datum, rec); err != nil {
+				return err
+			}
+			own.do()
+			c.ownDone = true
+			return sb.WaitReleased()
+		}
 		return hw.Barrier(key, datum, rec)
 	case AlgBinomial:
 		b.recs = c.alloc(n * size)

@@ -54,7 +54,9 @@ func gatherLinear(c *call, own, recv []byte, root int) error {
 		return c.end(c.pass(root, own))
 	}
 	blk := len(own)
-	copy(recv[root*blk:(root+1)*blk], own)
+	if !c.ownDone {
+		copy(recv[root*blk:(root+1)*blk], own)
+	}
 	return c.end(c.recvEach(func(i int) []byte { return recv[i*blk : (i+1)*blk] }, linearTogether(c.Size(), blk)))
 }
 

@@ -1,9 +1,63 @@
 package collectives
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 )
+
+// TestGatherCopiesDuringCheck: with CopyDuringCheck, the root of a linear
+// gather whose check comes first copies its own block between its
+// arrival at the check's barrier and its wait for the release;
+// without it, after the release. The other ranks wait as before.
+func TestGatherCopiesDuringCheck(t *testing.T) {
+	for _, during := range []bool{true, false} {
+		for _, size := range []int{2, 3} {
+			const blk, root = 40, 1
+			h := newMemHardware(size)
+			waits := make([]int, size)   // WaitReleased calls, by rank
+			copied := make([]bool, size) // the root's block in place at the wait
+			errs := runRanksKill(t, size, func(n Net) error {
+				rank := n.Rank()
+				send, recv := data(blk, rank), junk(size*blk)
+				hw := &splitHW{memHW: &memHW{h: h, rank: rank}}
+				hw.waiting = func() {
+					waits[rank]++
+					copied[rank] = bytes.Equal(recv[root*blk:(root+1)*blk], send)
+				}
+				u := &Runner{Net: n, HW: hw, Check: true, CopyDuringCheck: during,
+					Force: Selection{CollGather: "linear"}, Stats: &Stats{}}
+				if err := u.Gather(send, recv, root, 1); err != nil || rank != root {
+					return err
+				}
+				for r := range size {
+					if got := recv[r*blk : (r+1)*blk]; !bytes.Equal(got, data(blk, r)) {
+						return fmt.Errorf("block %d: %s", r, diff(got, data(blk, r)))
+					}
+				}
+				return nil
+			}, func() {
+				h.mu.Lock()
+				h.dead = true
+				h.cond.Broadcast()
+				h.mu.Unlock()
+			})
+			for r, err := range errs {
+				wantWaits := 0
+				if during && r == root {
+					wantWaits = 1
+				}
+				switch {
+				case err != nil:
+					t.Errorf("during %v, %d ranks: rank %d: %v", during, size, r, err)
+				case waits[r] != wantWaits || wantWaits == 1 && !copied[r]:
+					t.Errorf("during %v, %d ranks: rank %d waited for the release %d times (want %d), its block copied then: %v",
+						during, size, r, waits[r], wantWaits, copied[r])
+				}
+			}
+		}
+	}
+}
 
 func TestGather(t *testing.T) {
 	for _, alg := range knownAlgorithms(gatherAlgorithms) {

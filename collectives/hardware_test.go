@@ -72,6 +72,12 @@ var noDatum = func() (w [DatumSize]byte) {
 }()
 
 func (m *memHW) Barrier(key uint64, datum *[DatumSize]byte, p []byte) error {
+	return m.waitGen(m.arrive(key, datum, p))
+}
+
+// arrive is Barrier's arrival: it publishes p, datum and key in the
+// current generation and returns it.
+func (m *memHW) arrive(key uint64, datum *[DatumSize]byte, p []byte) int {
 	if len(p) > memPayloadSize {
 		panic("payload too large")
 	}
@@ -94,6 +100,14 @@ func (m *memHW) Barrier(key uint64, datum *[DatumSize]byte, p []byte) error {
 		h.gen++
 		h.cond.Broadcast()
 	}
+	return g
+}
+
+// waitGen is Barrier's wait for the release of generation g.
+func (m *memHW) waitGen(g int) error {
+	h := m.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	for h.gen == g && !h.dead {
 		h.cond.Wait()
 	}
@@ -102,6 +116,32 @@ func (m *memHW) Barrier(key uint64, datum *[DatumSize]byte, p []byte) error {
 		return errMemDead
 	}
 	return nil
+}
+
+// splitHW is a memHW that is also a SplitBarrier; waiting, if set, runs
+// at the start of every WaitReleased.
+type splitHW struct {
+	*memHW
+	g       int // the generation Arrive entered
+	waiting func()
+}
+
+func (s *splitHW) Arrive(key uint64, datum *[DatumSize]byte, p []byte) error {
+	s.g = s.arrive(key, datum, p)
+	return nil
+}
+
+func (s *splitHW) Released() bool {
+	s.h.mu.Lock()
+	defer s.h.mu.Unlock()
+	return s.h.gen != s.g
+}
+
+func (s *splitHW) WaitReleased() error {
+	if s.waiting != nil {
+		s.waiting()
+	}
+	return s.waitGen(s.g)
 }
 
 // Payload returns rank r's payload up to off+n where n is not 0, with

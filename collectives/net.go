@@ -59,6 +59,8 @@ type call struct {
 	arena    *[]byte          // scratch memory reused across calls, or nil
 	xfer     *exchangeScratch // the transfers of an exchange, reused across calls, or nil
 	used     int
+	// ownDone: the process's own block is copied already (opCall.own).
+	ownDone bool
 }
 
 // newCall returns the call of one operation on n. A Runner passes its own

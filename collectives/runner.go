@@ -41,6 +41,12 @@ type Runner struct {
 	// runs (thesis npb) used the pairwise exchange, the ring and the
 	// tree.
 	LinearExchanges bool
+	// CopyDuringCheck lets a call whose algorithm copies the process's
+	// own block first (ownFirst: a linear gather's root, which then only
+	// receives) make that copy while the check's barrier waits for the
+	// other processes, where the check comes before the data. Leave it
+	// off under a timing model, whose recorded runs copied after it.
+	CopyDuringCheck bool
 	// RunAhead, shared by the Runners of one HW, holds the checks of the
 	// calls that returned before them (see RunAheadBarrier), which every
 	// Runner of the HW settles; nil: each call settles its own.
@@ -227,6 +233,17 @@ type opCall struct {
 	bytes       int
 	commutative bool
 	invalid     error // the process's own arguments are invalid
+	// own is the copy of the process's own block that the call's
+	// algorithms make first (ownFirst), made while the check's barrier
+	// waits for the other processes instead (the zero ownCopy: none).
+	own ownCopy
+}
+
+// ownFirst reports whether algorithm alg of coll copies the process's
+// own block first, as opCall.own describes it, unless the call's ownDone
+// says it is done.
+func ownFirst(coll Collective, alg string) bool {
+	return coll == CollGather && alg == "linear"
 }
 
 // do runs one call: the exchange of arguments (and, for AlgShared, of the
@@ -287,7 +304,11 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 		}
 		rec, key := keyedRecord(c, method == AlgNIC, o.key, input, size)
 		b := &u.board
-		if err := publish(c, u.HW, method, rec, u.recordHash(key), datum, u.longestRecord(method), b); err != nil {
+		var own ownCopy
+		if u.CopyDuringCheck && alg != AlgShared && o.invalid == nil && ownFirst(coll, alg) {
+			own = o.own
+		}
+		if err := publish(c, u.HW, method, rec, u.recordHash(key), datum, u.longestRecord(method), b, own); err != nil {
 			return fmt.Errorf("%v: %w", coll, err)
 		}
 		if inline {
@@ -384,7 +405,7 @@ func (u *Runner) barrier() error {
 		rec = barrierKey[:]
 	}
 	b := &u.board
-	if err := publish(c, u.HW, alg, rec, u.recordHash(rec), nil, u.longestRecord(alg), b); err != nil {
+	if err := publish(c, u.HW, alg, rec, u.recordHash(rec), nil, u.longestRecord(alg), b, ownCopy{}); err != nil {
 		return fmt.Errorf("barrier (%s): %w", alg, err)
 	}
 	u.Stats.add(CollBarrier, alg)

@@ -50,6 +50,9 @@ func (u *Runner) Gather(send, recv []byte, root, elem int) error {
 	}
 	o := opCall{key: Key{Coll: CollGather, Elem: elem, Root: root, Bytes: blk},
 		input: own, shareLen: blk, bytes: blk, invalid: invalid}
+	if rank == root && send != nil && invalid == nil {
+		o.own = ownCopy{recv[root*blk : (root+1)*blk], send}
+	}
 	return u.do(&o, func(c *call, alg string) error {
 		return Gather(c, alg, send, recv, root)
 	}, func(b *board) {

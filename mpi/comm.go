@@ -137,7 +137,7 @@ func initComm(c *Comm, s *runtimeState, id, rank int, world []int) {
 	}
 	c.net.c = c
 	c.runner = collectives.Runner{Net: &c.net, Check: s.collCheck, Force: s.collForce, Stats: &s.collStats,
-		LinearExchanges: !s.modelled, Processors: c.processors(), Tuning: s.collTuning}
+		LinearExchanges: !s.modelled, CopyDuringCheck: !s.modelled, Processors: c.processors(), Tuning: s.collTuning}
 	c.manager = c.runner
 	c.manager.Force = nil
 }
