@@ -75,18 +75,21 @@ func reductionArgs[T Type](kind collKind, send, recv []T, op Op, root int) collA
 	return collArgs{kind: kind, send: inPlace(send), recv: asBytes(recv), root: root, reducer: r, err: err}
 }
 
-// startArgs starts the collective that a describes in the background
-// (launchArgs) and returns its Request. The operation's messages get their
-// tag now, in the caller's order of collective calls, which every process
-// shares. Nonblocking collectives use software algorithms only: the NIC's
-// barrier network serves one operation of a communicator at a time, and
-// the blocking ones use it.
+// startArgs starts the collective that a describes and returns its
+// Request: in c's queue, to run on c's own Runner as a blocking call does,
+// where c has a synchronisation network (collqueue.go), else on a softRun
+// of its own, with the software algorithms (launchArgs). The operation's
+// messages get their tag now, in the caller's order of collective calls,
+// which every process shares.
 func (c *Comm) startArgs(op string, a collArgs) (*Request, error) {
 	if err := c.checkIntra(op); err != nil {
 		return nil, err
 	}
 	if cp := c.capturing.Load(); cp != nil {
 		return cp.record(c, func(d *Comm) *collRequest { return d.launchArgs(op, a) }), nil
+	}
+	if c.queueable(a.kind) {
+		return c.request(c.enqueue(op, a)), nil
 	}
 	return c.request(c.launchArgs(op, a)), nil
 }

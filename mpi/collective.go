@@ -74,7 +74,7 @@ func (c *Comm) enter() bool {
 	if !c.usable() || c.inter != nil {
 		return false
 	}
-	c.collMu.Lock()
+	c.lockColl()
 	c.net.tag = c.nextTag()
 	return true
 }
@@ -115,7 +115,7 @@ func (c *Comm) manage(op string, f func(u *collectives.Runner) error) error {
 // runOn runs one blocking collective of c, which check has accepted, with
 // the runner u.
 func (c *Comm) runOn(u *collectives.Runner, op string, f func(u *collectives.Runner) error) error {
-	c.collMu.Lock()
+	c.lockColl()
 	defer c.collMu.Unlock()
 	c.net.tag = c.nextTag()
 	if err := f(u); err != nil {

@@ -91,6 +91,7 @@ type Comm struct {
 
 	seq    atomic.Uint32 // collective calls started, which tag their messages
 	collMu sync.Mutex    // one blocking collective at a time
+	queue  collQueue     // nonblocking collectives started, to run on runner
 	net    commNet
 	runner collectives.Runner
 	// manager runs the collectives of communicator management, with the

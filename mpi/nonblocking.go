@@ -34,6 +34,15 @@ type collRequest struct {
 	c       *Comm
 	claimed atomic.Bool
 	inline  bool // a wait claimed it (set by the claimer, before run)
+
+	// queued: the operation, args, runs on c.runner in the order of c's
+	// queue (collqueue.go), with its tag taken at its start; next is the
+	// next one in the queue.
+	queued bool
+	args   collArgs
+	tag    int32
+	next   *collRequest
+	kicked atomic.Bool // given to the pool (kick)
 }
 
 // wait waits until cr's operation is done. One whose worker has not begun
@@ -41,6 +50,14 @@ type collRequest struct {
 // would otherwise pay the hand-off to a worker and back, two switches of
 // goroutines or wake-ups of threads.
 func (cr *collRequest) wait() {
+	if cr.queued {
+		// A wait that claims it first spares the worker the queue's lock;
+		// one that does not waits there for the worker to run it (or runs
+		// it itself, if it gets there first: the queue runs it once).
+		cr.claim()
+		cr.c.runQueued(cr, false)
+		return
+	}
 	if cr.claim() {
 		// Not in the background any more: the caller's waits spin and
 		// yield as a blocking call's do (llc.Endpoint.SpinBusy).
@@ -85,12 +102,16 @@ func (cr *collRequest) markDone(c *Comm) {
 
 // claim reports whether the caller is the one to run cr's body (poolJob).
 func (cr *collRequest) claim() bool {
-	return (cr.body != nil || cr.soft != nil) && !cr.claimed.Load() && cr.claimed.CompareAndSwap(false, true)
+	return (cr.body != nil || cr.soft != nil || cr.queued) && !cr.claimed.Load() && cr.claimed.CompareAndSwap(false, true)
 }
 
 // run runs cr's body and completes cr (poolJob).
 func (cr *collRequest) run() {
 	c := cr.c
+	if cr.queued {
+		c.runQueued(cr, true)
+		return
+	}
 	var err error
 	if sr := cr.soft; sr != nil {
 		err = sr.args.run(&sr.u)

@@ -84,7 +84,13 @@ func (p *pending) Done() bool {
 	case r.null, r.persistent && !r.active.Load():
 		return true
 	case r.coll != nil:
-		return r.coll.done.Load()
+		if cr := r.coll; !cr.done.Load() {
+			if cr.queued {
+				cr.kick() // waited for without its Wait: the pool runs it
+			}
+			return false
+		}
+		return true
 	case r.rma != nil:
 		return r.rma.done()
 	case r.recv && r.rop == nil, !r.recv && r.sop == nil: // harvested

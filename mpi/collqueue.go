@@ -1,0 +1,164 @@
+package mpi
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Nonblocking collectives through the communicator's own Runner.
+//
+// On an intracommunicator whose network has a barrier (c.runner.HW), the
+// commonest nonblocking collectives (those collArgs describe) run as the
+// blocking ones do, on c.runner, with the barrier's argument check and
+// the algorithms that use it, rather than on a softRun's software
+// algorithms, whose check is an exchange of messages. The barrier serves
+// a communicator's calls one at a time, in the order the processes call
+// them, which they share: so the calls queue, in the order they start, in
+// c's collQueue, and each runs once every call before it has, under
+// collMu, by whoever comes first: a Wait for it or for a later one, a
+// blocking collective of c, which runs the queue before itself, or the
+// pool's worker, given it by a Test that finds it not done or by the
+// queue's timer (queueKick), which keep it progressing while the caller
+// does other work. Each takes its tag when it starts, as a softRun's does,
+// so that the tags follow the calls' order whoever runs them.
+//
+// Under the timing model the nonblocking collectives keep the software
+// algorithms, as the recorded runs had them.
+
+// collQueue holds the nonblocking collectives of a communicator started
+// and not yet run (Comm.queueable).
+type collQueue struct {
+	mu         sync.Mutex
+	head, tail *collRequest
+	n          atomic.Int32 // entries, read without mu
+	// timer, armed while an entry may wait for it, hands the queue to the
+	// pool (kick) queueKick after it was armed.
+	timer *time.Timer
+	armed bool
+}
+
+// queueKick is how long a queued collective waits for a Wait or a Test
+// before the pool's worker runs it. A Wait that comes sooner runs it on
+// its caller's goroutine, sparing the worker's wake-up, which costs most
+// where processes outnumber cores; a Test hands it to the worker at once
+// (kick), as the caller then does other work.
+const queueKick = 50 * time.Microsecond
+
+// queueable reports whether a nonblocking collective of kind runs on
+// c.runner in the queue's order (see above), rather than on a softRun.
+func (c *Comm) queueable(kind collKind) bool {
+	return kind > argsBody && c.runner.HW != nil && !c.rt.modelled
+}
+
+// enqueue starts the nonblocking collective op that a describes, of c,
+// in c's queue, hands it to the pool (give) and returns its collRequest.
+func (c *Comm) enqueue(op string, a collArgs) *collRequest {
+	cr := &collRequest{queued: true, args: a, op: op, c: c}
+	q := &c.queue
+	q.mu.Lock()
+	cr.tag = c.nextTag()
+	if q.tail == nil {
+		q.head = cr
+	} else {
+		q.tail.next = cr
+	}
+	q.tail = cr
+	q.n.Add(1)
+	if !q.armed {
+		q.armed = true
+		if q.timer == nil {
+			q.timer = time.AfterFunc(queueKick, c.kickQueue)
+		} else {
+			q.timer.Reset(queueKick)
+		}
+	}
+	q.mu.Unlock()
+	c.requestStarted()
+	c.rt.ep.StartBackground()
+	return cr
+}
+
+// kickQueue hands the queue's newest collective, and so every one before
+// it, to the pool: the queue's timer.
+func (c *Comm) kickQueue() {
+	q := &c.queue
+	q.mu.Lock()
+	q.armed = false
+	tail := q.tail
+	q.mu.Unlock()
+	if tail != nil {
+		tail.kick()
+	}
+}
+
+// kick hands the queued collective cr to the pool, once: the worker runs
+// the queue up to it, unless a Wait has claimed it.
+func (cr *collRequest) kick() {
+	if !cr.kicked.Load() && cr.kicked.CompareAndSwap(false, true) {
+		backgroundWorkers.Go(cr)
+	}
+}
+
+// pop takes the oldest collective of the queue, or nil.
+func (q *collQueue) pop() *collRequest {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	cr := q.head
+	if cr != nil {
+		q.head, cr.next = cr.next, nil
+		if q.head == nil {
+			q.tail = nil
+		}
+		q.n.Add(-1)
+	}
+	return cr
+}
+
+// runQueued runs c's queue up to target, which is then done: on a
+// worker of the pool (background) or for a caller that waits.
+func (c *Comm) runQueued(target *collRequest, background bool) {
+	if target.done.Load() {
+		return
+	}
+	c.collMu.Lock()
+	defer c.collMu.Unlock() // a user's reduction may panic
+	c.runPending(target, background)
+}
+
+// runPending runs c's queued collectives in order until target is done,
+// or all of them if target is nil. The caller holds c.collMu. Each stops
+// counting as the endpoint's background work (llc.Endpoint.StartBackground)
+// before it runs where a caller waits for it, whose waits then spin and
+// yield as a blocking call's do, and after it where a worker runs it.
+func (c *Comm) runPending(target *collRequest, background bool) {
+	ep := c.rt.ep
+	for target == nil || !target.done.Load() {
+		cr := c.queue.pop()
+		if cr == nil {
+			return
+		}
+		if !background {
+			ep.EndBackground()
+		}
+		c.net.tag = cr.tag
+		if err := cr.args.run(&c.runner); err != nil {
+			cr.err = fmt.Errorf("mpi: %s: %w", cr.op, err)
+		}
+		cr.args = collArgs{} // the buffers are the caller's again
+		if background {
+			ep.EndBackground()
+		}
+		cr.markDone(c)
+	}
+}
+
+// lockColl takes c.collMu for a blocking collective, once the nonblocking
+// ones started before it have run.
+func (c *Comm) lockColl() {
+	c.collMu.Lock()
+	if c.queue.n.Load() != 0 {
+		c.runPending(nil, false)
+	}
+}

@@ -1,0 +1,198 @@
+package mpi_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/rhinet-go/martini/mpi"
+)
+
+func init() {
+	scenarios["nbc-queue"] = scenarioNBCQueue
+}
+
+// TestNonblockingQueue: the commonest nonblocking collectives run as the
+// blocking ones do (the same algorithms, counted alike), in the order
+// the processes started them among the blocking calls, and progress
+// while their process waits for something else, without a Wait or a
+// Test: with the synchronisation network, and without it (-no-offload),
+// where they run on a Runner of their own.
+func TestNonblockingQueue(t *testing.T) {
+	t.Parallel()
+	runAt(t, "nbc-queue", []int{2, 3})
+	t.Run("no-offload/np=2", func(t *testing.T) {
+		t.Parallel()
+		runScenarioJob(t, 2, "nbc-queue", "-no-offload")
+	})
+}
+
+func scenarioNBCQueue(w *mpi.Comm) error {
+	if err := sameAlgorithms(w); err != nil {
+		return err
+	}
+	if err := queueOrder(w); err != nil {
+		return err
+	}
+	return queueProgress(w)
+}
+
+// sameAlgorithms checks that each nonblocking collective adds to the
+// counts what its blocking form adds.
+func sameAlgorithms(w *mpi.Comm) error {
+	buf, out := []int64{int64(w.Rank())}, make([]int64, w.Size())
+	pairs := []struct {
+		name     string
+		block    func() error
+		nonblock func() (*mpi.Request, error)
+	}{
+		{"Barrier", func() error { return mpi.Barrier(w) }, func() (*mpi.Request, error) { return mpi.Ibarrier(w) }},
+		{"Bcast", func() error { return mpi.Bcast(w, buf, 0) }, func() (*mpi.Request, error) { return mpi.Ibcast(w, buf, 0) }},
+		{"Allreduce", func() error { return mpi.Allreduce(w, buf, out[:1], mpi.Sum) },
+			func() (*mpi.Request, error) { return mpi.Iallreduce(w, buf, out[:1], mpi.Sum) }},
+		{"Allgather", func() error { return mpi.Allgather(w, buf, out) }, func() (*mpi.Request, error) { return mpi.Iallgather(w, buf, out) }},
+	}
+	for _, p := range pairs {
+		blocking, err := countsOf(p.block)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		nonblocking, err := countsOf(func() error {
+			r, err := p.nonblock()
+			if err == nil {
+				_, err = r.Wait()
+			}
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("I%s: %w", p.name, err)
+		}
+		if !slices.Equal(blocking, nonblocking) {
+			return fmt.Errorf("I%s ran by %v, %s by %v", p.name, nonblocking, p.name, blocking)
+		}
+	}
+	return nil
+}
+
+// countsOf runs f and returns the collective counts that grew, as
+// "collective/algorithm" keys.
+func countsOf(f func() error) ([]string, error) {
+	before, err := mpi.ReadStats()
+	if err != nil {
+		return nil, err
+	}
+	if err := f(); err != nil {
+		return nil, err
+	}
+	after, err := mpi.ReadStats()
+	if err != nil {
+		return nil, err
+	}
+	var grew []string
+	for k, n := range after.Collectives {
+		if n > before.Collectives[k] {
+			grew = append(grew, k)
+		}
+	}
+	slices.Sort(grew)
+	return grew, nil
+}
+
+// queueOrder starts nonblocking collectives, runs a blocking one between
+// them, and waits for them in reverse order: each gets its own data.
+func queueOrder(w *mpi.Comm) error {
+	n, rank := w.Size(), w.Rank()
+	const ops = 6
+	bufs := make([][]int32, ops)
+	reqs := make([]*mpi.Request, ops)
+	for i := range ops {
+		bufs[i] = []int32{int32(100*i + rank)}
+		var err error
+		if i%2 == 0 {
+			reqs[i], err = mpi.Ibcast(w, bufs[i], i%n)
+		} else {
+			reqs[i], err = mpi.Iallreduce(w, nil, bufs[i], mpi.Sum)
+		}
+		if err != nil {
+			return err
+		}
+		if i == ops/2 {
+			sum := []int32{1}
+			if err := mpi.Allreduce(w, nil, sum, mpi.Sum); err != nil || sum[0] != int32(n) {
+				return fmt.Errorf("the blocking Allreduce between the starts: %v, %v (want %d)", err, sum[0], n)
+			}
+		}
+	}
+	for i := ops - 1; i >= 0; i-- {
+		if _, err := reqs[i].Wait(); err != nil {
+			return err
+		}
+		want := int32(100*i + i%n) // the root's
+		if i%2 == 1 {
+			want = int32(100*i*n + n*(n-1)/2)
+		}
+		if bufs[i][0] != want {
+			return fmt.Errorf("operation %d got %d, want %d", i, bufs[i][0], want)
+		}
+	}
+	return nil
+}
+
+// queueProgress: rank 0 starts a barrier and waits for a message that
+// rank 1 sends only once its own barrier is through, and then a
+// broadcast that rank 0 polls with Test after sending what rank 1 waits
+// for before it starts its own.
+func queueProgress(w *mpi.Comm) error {
+	rank := w.Rank()
+	b, err := mpi.Ibarrier(w)
+	if err != nil {
+		return err
+	}
+	token := []int32{7}
+	switch rank {
+	case 0:
+		if _, err := mpi.Recv(w, token, 1, 3); err != nil {
+			return err
+		}
+	case 1:
+		if _, err := b.Wait(); err != nil {
+			return err
+		}
+		if err := mpi.Send(w, token, 0, 3); err != nil {
+			return err
+		}
+	}
+	if _, err := b.Wait(); err != nil {
+		return err
+	}
+	data := []int32{int32(rank)}
+	if rank == 1 {
+		if _, err := mpi.Recv(w, token, 0, 4); err != nil {
+			return err
+		}
+	}
+	r, err := mpi.Ibcast(w, data, 0)
+	if err != nil {
+		return err
+	}
+	if rank == 0 {
+		if err := mpi.Send(w, token, 1, 4); err != nil {
+			return err
+		}
+		for {
+			done, _, err := r.Test()
+			if err != nil {
+				return err
+			}
+			if done {
+				break
+			}
+		}
+	} else if _, err := r.Wait(); err != nil {
+		return err
+	}
+	if data[0] != 0 {
+		return fmt.Errorf("the broadcast brought %d, want 0", data[0])
+	}
+	return nil
+}
