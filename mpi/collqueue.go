@@ -53,7 +53,7 @@ func (c *Comm) queueable(kind collKind) bool {
 }
 
 // enqueue starts the nonblocking collective op that a describes, of c,
-// in c's queue, hands it to the pool (give) and returns its collRequest.
+// in c's queue, arming the queue's timer, and returns its collRequest.
 func (c *Comm) enqueue(op string, a collArgs) *collRequest {
 	cr := &collRequest{queued: true, args: a, op: op, c: c}
 	q := &c.queue
