@@ -117,9 +117,11 @@
 // operations are [Sum], [Prod], [Min], [Max], the logical and bitwise
 // ones, and [MinLoc] and [MaxLoc] on value/index pairs; NewOp makes
 // others. A nil send buffer means MPI_IN_PLACE. Each collective has a
-// nonblocking form, which progresses on a worker goroutine while the
-// caller computes (or on the caller's, in a Wait that comes before a
-// worker has begun it) and completes through the same Request as
+// nonblocking form, which runs on the goroutine of a Wait that comes for
+// it, or progresses on a worker goroutine while the caller computes (from
+// its start, or, for the commonest ones on a communicator with the NIC's
+// barrier, which run as the blocking calls do and in call order, from a
+// Test or some 50 µs on), and completes through the same Request as
 // point-to-point.
 //
 // Before moving data, the processes of a collective compare their
