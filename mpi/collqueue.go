@@ -24,8 +24,9 @@ import (
 // does other work. Each takes its tag when it starts, as a softRun's does,
 // so that the tags follow the calls' order whoever runs them.
 //
-// Under the timing model the nonblocking collectives keep the software
-// algorithms, as the recorded runs had them.
+// Where processes outnumber cores, and under the timing model, the
+// nonblocking collectives keep the software algorithms
+// (tuning.Waiting.QueueNonblocking).
 
 // collQueue holds the nonblocking collectives of a communicator started
 // and not yet run (Comm.queueable).
@@ -37,19 +38,24 @@ type collQueue struct {
 	// pool (kick) queueKick after it was armed.
 	timer *time.Timer
 	armed bool
+	// drain is the pool's job that runs the whole queue; kicked while it
+	// is given and has not begun, so that a queue has one at a time.
+	drain  queueDrain
+	kicked atomic.Bool
 }
 
 // queueKick is how long a queued collective waits for a Wait or a Test
 // before the pool's worker runs it. A Wait that comes sooner runs it on
 // its caller's goroutine, sparing the worker's wake-up, which costs most
-// where processes outnumber cores; a Test hands it to the worker at once
-// (kick), as the caller then does other work.
+// where processes outnumber cores; a Test hands the queue to the worker at
+// once (kick), as the caller then does other work, and so does the start
+// of a collective while another is in flight.
 const queueKick = 50 * time.Microsecond
 
 // queueable reports whether a nonblocking collective of kind runs on
 // c.runner in the queue's order (see above), rather than on a softRun.
 func (c *Comm) queueable(kind collKind) bool {
-	return kind > argsBody && c.runner.HW != nil && !c.rt.modelled
+	return kind > argsBody && c.runner.HW != nil && c.rt.queueNonblocking
 }
 
 // enqueue starts the nonblocking collective op that a describes, of c,
@@ -66,6 +72,7 @@ func (c *Comm) enqueue(op string, a collArgs) *collRequest {
 	}
 	q.tail = cr
 	q.n.Add(1)
+	others := c.rt.queued.Add(1) > 1
 	if !q.armed {
 		q.armed = true
 		if q.timer == nil {
@@ -77,28 +84,47 @@ func (c *Comm) enqueue(op string, a collArgs) *collRequest {
 	q.mu.Unlock()
 	c.requestStarted()
 	c.rt.ep.StartBackground()
+	if others {
+		// Several in flight: a Wait for one may wait for the others to
+		// progress, as the software path's would, from their start.
+		c.kickQueue()
+	}
 	return cr
 }
 
-// kickQueue hands the queue's newest collective, and so every one before
-// it, to the pool: the queue's timer.
+// kickQueue hands c's queue to the pool, whose worker runs all of it,
+// unless it is given already and has not begun: the queue's timer, a
+// Test, a start while others are in flight.
 func (c *Comm) kickQueue() {
 	q := &c.queue
 	q.mu.Lock()
 	q.armed = false
-	tail := q.tail
 	q.mu.Unlock()
-	if tail != nil {
-		tail.kick()
+	if q.n.Load() != 0 && !q.kicked.Load() && q.kicked.CompareAndSwap(false, true) {
+		backgroundWorkers.Go(&q.drain)
 	}
 }
 
-// kick hands the queued collective cr to the pool, once: the worker runs
-// the queue up to it, unless a Wait has claimed it.
-func (cr *collRequest) kick() {
-	if !cr.kicked.Load() && cr.kicked.CompareAndSwap(false, true) {
-		backgroundWorkers.Go(cr)
+// queueDrain is a communicator's queue as a job of the pool (poolJob);
+// initComm sets c.
+type queueDrain struct{ c *Comm }
+
+// claim gives the job to the worker that takes it: it is given once a
+// kick.
+func (d *queueDrain) claim() bool { return true }
+
+// run runs the whole queue, and hands it to the pool again if more came
+// meanwhile.
+func (d *queueDrain) run() {
+	c := d.c
+	q := &c.queue
+	q.kicked.Store(false) // a kick from now on gives the job again
+	if q.n.Load() == 0 {
+		return
 	}
+	c.collMu.Lock()
+	defer c.collMu.Unlock() // a user's reduction may panic
+	c.runPending(nil, true)
 }
 
 // pop takes the oldest collective of the queue, or nil.
@@ -116,15 +142,15 @@ func (q *collQueue) pop() *collRequest {
 	return cr
 }
 
-// runQueued runs c's queue up to target, which is then done: on a
-// worker of the pool (background) or for a caller that waits.
-func (c *Comm) runQueued(target *collRequest, background bool) {
+// runQueued runs c's queue up to target, which is then done, for a
+// caller that waits for it.
+func (c *Comm) runQueued(target *collRequest) {
 	if target.done.Load() {
 		return
 	}
 	c.collMu.Lock()
 	defer c.collMu.Unlock() // a user's reduction may panic
-	c.runPending(target, background)
+	c.runPending(target, false)
 }
 
 // runPending runs c's queued collectives in order until target is done,
@@ -139,6 +165,7 @@ func (c *Comm) runPending(target *collRequest, background bool) {
 		if cr == nil {
 			return
 		}
+		c.rt.queued.Add(-1)
 		if !background {
 			ep.EndBackground()
 		}

@@ -136,7 +136,7 @@ func initComm(c *Comm, s *runtimeState, id, rank int, world []int) {
 			c.local[w] = r
 		}
 	}
-	c.net.c = c
+	c.net.c, c.queue.drain.c = c, c
 	c.runner = collectives.Runner{Net: &c.net, Check: s.collCheck, Force: s.collForce, Stats: &s.collStats,
 		LinearExchanges: !s.modelled, CopyDuringCheck: !s.modelled, Processors: c.processors(), Tuning: s.collTuning}
 	c.manager = c.runner

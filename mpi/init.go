@@ -34,6 +34,11 @@ const (
 // runtimeState is the state of an initialized MPI process.
 type runtimeState struct {
 	job *launch.Job
+	// queued counts the nonblocking collectives in the communicators'
+	// queues (collqueue.go), not yet run; queueNonblocking lets them
+	// queue (tuning.Waiting.QueueNonblocking).
+	queued           atomic.Int64
+	queueNonblocking bool
 	// gcFloor is the collector's floor (see gcfloor.go), nil where the
 	// collector is tuned; dropped at Finalize.
 	gcFloor []byte
@@ -232,7 +237,7 @@ func initRuntime() (*runtimeState, error) {
 		offload: nets.Offload()}
 	wait := plan.Waiting
 	s.overlapLimit, s.runAhead, s.exchangeWhole = wait.OverlapLimit, wait.RunAhead, wait.RunAhead
-	s.wordBcastAhead = wait.WordBcastAhead
+	s.wordBcastAhead, s.queueNonblocking = wait.WordBcastAhead, wait.QueueNonblocking
 	s.initContexts()
 	s.softForce = collectives.Selection{}
 	for coll, alg := range force {

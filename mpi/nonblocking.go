@@ -42,7 +42,6 @@ type collRequest struct {
 	args   collArgs
 	tag    int32
 	next   *collRequest
-	kicked atomic.Bool // given to the pool (kick)
 }
 
 // wait waits until cr's operation is done. One whose worker has not begun
@@ -51,11 +50,7 @@ type collRequest struct {
 // goroutines or wake-ups of threads.
 func (cr *collRequest) wait() {
 	if cr.queued {
-		// A wait that claims it first spares the worker the queue's lock;
-		// one that does not waits there for the worker to run it (or runs
-		// it itself, if it gets there first: the queue runs it once).
-		cr.claim()
-		cr.c.runQueued(cr, false)
+		cr.c.runQueued(cr)
 		return
 	}
 	if cr.claim() {
@@ -102,16 +97,12 @@ func (cr *collRequest) markDone(c *Comm) {
 
 // claim reports whether the caller is the one to run cr's body (poolJob).
 func (cr *collRequest) claim() bool {
-	return (cr.body != nil || cr.soft != nil || cr.queued) && !cr.claimed.Load() && cr.claimed.CompareAndSwap(false, true)
+	return (cr.body != nil || cr.soft != nil) && !cr.claimed.Load() && cr.claimed.CompareAndSwap(false, true)
 }
 
 // run runs cr's body and completes cr (poolJob).
 func (cr *collRequest) run() {
 	c := cr.c
-	if cr.queued {
-		c.runQueued(cr, true)
-		return
-	}
 	var err error
 	if sr := cr.soft; sr != nil {
 		err = sr.args.run(&sr.u)

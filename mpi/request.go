@@ -86,7 +86,7 @@ func (p *pending) Done() bool {
 	case r.coll != nil:
 		if cr := r.coll; !cr.done.Load() {
 			if cr.queued {
-				cr.kick() // waited for without its Wait: the pool runs it
+				cr.c.kickQueue() // waited for without its Wait: the pool runs it
 			}
 			return false
 		}

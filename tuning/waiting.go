@@ -39,6 +39,14 @@ type Waiting struct {
 	// OverlapLimit bounds the collectives that overlap their argument
 	// check with their data (collectives.Runner.OverlapLimit).
 	OverlapLimit int
+	// QueueNonblocking lets the commonest nonblocking collectives run as
+	// the blocking ones do, one after another in the order they start
+	// (mpi's collqueue.go), with a core each and no timing model. Where
+	// processes outnumber cores they keep their software algorithms,
+	// which progress many in flight at once where the queue, whose calls
+	// each wait for every process to run, lost (docs/decisions.md,
+	// "Nonblocking collectives in the communicator's queue").
+	QueueNonblocking bool
 }
 
 // waitingFor is the Waiting of job on cpus CPUs, whose engine and
@@ -46,8 +54,9 @@ type Waiting struct {
 func waitingFor(job Job, cpus int, cfg llc.Config, collEager int) Waiting {
 	procs, modelled := job.Size, job.Caps.Modelled
 	w := Waiting{SpinFor: spinFor, BusySpin: busySpin, BusyYieldFor: busyYieldFor,
-		RunAhead:     runAhead(procs, cpus, modelled, job.Settings.RunAhead),
-		OverlapLimit: overlapLimit(cfg, collEager, procs, cpus, modelled)}
+		RunAhead:         runAhead(procs, cpus, modelled, job.Settings.RunAhead),
+		OverlapLimit:     overlapLimit(cfg, collEager, procs, cpus, modelled),
+		QueueNonblocking: procs <= cpus && !modelled}
 	w.WordBcastAhead = !w.RunAhead && !modelled && procs >= wordBcastAheadMin && job.Settings.RunAhead != launch.RunAheadOff
 	w.Spin, w.Yield = backoff(procs, cpus, job.Settings)
 	if job.Settings.Yield < 0 {
