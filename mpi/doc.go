@@ -120,9 +120,9 @@
 // nonblocking form, which runs on the goroutine of a Wait that comes for
 // it, or progresses on a worker goroutine while the caller computes (from
 // its start, or, for the commonest ones on a communicator with the NIC's
-// barrier, which run as the blocking calls do and in call order, from a
-// Test or some 50 µs on), and completes through the same Request as
-// point-to-point.
+// barrier and a core for each process, which run as the blocking calls
+// do and in call order, from a Test or some 50 µs on), and completes
+// through the same Request as point-to-point.
 //
 // Before moving data, the processes of a collective compare their
 // arguments (mpirun -no-coll-check turns this off): counts, roots,
