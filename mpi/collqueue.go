@@ -19,9 +19,10 @@ import (
 // c's collQueue, and each runs once every call before it has, under
 // collMu, by whoever comes first: a Wait for it or for a later one, a
 // blocking collective of c, which runs the queue before itself, or the
-// pool's worker, given it by a Test that finds it not done or by the
-// queue's timer (queueKick), which keep it progressing while the caller
-// does other work. Each takes its tag when it starts, as a softRun's does,
+// pool's worker, given the queue by a Test that finds one not done, by
+// the start of one while another is in flight, or by the queue's timer
+// (queueKick), which keep them progressing while the caller does other
+// work. Each takes its tag when it starts, as a softRun's does,
 // so that the tags follow the calls' order whoever runs them.
 //
 // Where processes outnumber cores, and under the timing model, the
@@ -113,8 +114,7 @@ type queueDrain struct{ c *Comm }
 // kick.
 func (d *queueDrain) claim() bool { return true }
 
-// run runs the whole queue, and hands it to the pool again if more came
-// meanwhile.
+// run runs the whole queue; a kick once it has begun gives the job again.
 func (d *queueDrain) run() {
 	c := d.c
 	q := &c.queue
