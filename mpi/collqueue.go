@@ -186,6 +186,20 @@ func (c *Comm) runPending(target *collRequest, background bool) {
 func (c *Comm) lockColl() {
 	c.collMu.Lock()
 	if c.queue.n.Load() != 0 {
-		c.runPending(nil, false)
+		c.runPendingHeld()
 	}
+}
+
+// runPendingHeld runs c's whole queue for lockColl, and gives c.collMu
+// back if a user's reduction panics, as the blocking calls' deferred
+// unlocks do.
+func (c *Comm) runPendingHeld() {
+	ran := false
+	defer func() {
+		if !ran {
+			c.collMu.Unlock()
+		}
+	}()
+	c.runPending(nil, false)
+	ran = true
 }
