@@ -77,8 +77,9 @@ func reductionArgs[T Type](kind collKind, send, recv []T, op Op, root int) collA
 
 // startArgs starts the collective that a describes and returns its
 // Request: in c's queue, to run on c's own Runner as a blocking call does,
-// where c has a synchronisation network (collqueue.go), else on a softRun
-// of its own, with the software algorithms (launchArgs). The operation's
+// where c has a synchronisation network and its processes a core each
+// (collqueue.go), else on a softRun of its own, with the software
+// algorithms (launchArgs). The operation's
 // messages get their tag now, in the caller's order of collective calls,
 // which every process shares.
 func (c *Comm) startArgs(op string, a collArgs) (*Request, error) {
