@@ -305,7 +305,7 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 		rec, key := keyedRecord(c, method == AlgNIC, o.key, input, size)
 		b := &u.board
 		var own ownCopy
-		if u.CopyDuringCheck && alg != AlgShared && o.invalid == nil && ownFirst(coll, alg) {
+		if u.CopyDuringCheck && o.invalid == nil && ownFirst(coll, alg) {
 			own = o.own
 		}
 		if err := publish(c, u.HW, method, rec, u.recordHash(key), datum, u.longestRecord(method), b, own); err != nil {

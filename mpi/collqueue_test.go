@@ -9,8 +9,8 @@ import (
 )
 
 func init() {
-	scenarios["nbc-queue"] = scenarioNBCQueue
-	scenarios["nbc-soft"] = scenarioNBCSoft
+	scenarios["nbc-queue"] = nbcScenario(true)
+	scenarios["nbc-soft"] = nbcScenario(false)
 }
 
 // TestNonblockingQueue: with a core each, the commonest nonblocking
@@ -40,24 +40,19 @@ func TestNonblockingQueue(t *testing.T) {
 	}
 }
 
-func scenarioNBCQueue(w *mpi.Comm) error {
-	if err := sameAlgorithms(w, true); err != nil {
-		return err
+// nbcScenario returns the scenario of TestNonblockingQueue whose
+// nonblocking collectives run by the algorithms of their blocking forms
+// (queued) or not (sameAlgorithms).
+func nbcScenario(queued bool) func(w *mpi.Comm) error {
+	return func(w *mpi.Comm) error {
+		if err := sameAlgorithms(w, queued); err != nil {
+			return err
+		}
+		if err := queueOrder(w); err != nil {
+			return err
+		}
+		return queueProgress(w)
 	}
-	if err := queueOrder(w); err != nil {
-		return err
-	}
-	return queueProgress(w)
-}
-
-func scenarioNBCSoft(w *mpi.Comm) error {
-	if err := sameAlgorithms(w, false); err != nil {
-		return err
-	}
-	if err := queueOrder(w); err != nil {
-		return err
-	}
-	return queueProgress(w)
 }
 
 // sameAlgorithms checks that each nonblocking collective adds to the
