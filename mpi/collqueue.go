@@ -62,7 +62,8 @@ func (c *Comm) queueable(kind collKind) bool {
 // enqueue starts the nonblocking collective op that a describes, of c,
 // in c's queue, arming the queue's timer, and returns its collRequest.
 func (c *Comm) enqueue(op string, a collArgs) *collRequest {
-	cr := &collRequest{queued: true, args: a, op: op, c: c}
+	cr := newCollRequest()
+	cr.queued, cr.args, cr.op, cr.c = true, a, op, c
 	q := &c.queue
 	q.mu.Lock()
 	cr.tag = c.nextTag()

@@ -42,6 +42,11 @@ type collRequest struct {
 	args   collArgs
 	tag    int32
 	next   *collRequest
+	// retired is set once markDone is over, the last use of a collRequest
+	// by whoever ran it: a queued one may then go back with its Request
+	// (Release) for the next queued collective (newCollRequest). One whose
+	// wait saw done before then goes to the garbage collector.
+	retired atomic.Bool
 }
 
 // wait waits until cr's operation is done. One whose worker has not begun
@@ -92,6 +97,7 @@ func (cr *collRequest) markDone(c *Comm) {
 		close(cr.finished)
 	}
 	cr.mu.Unlock()
+	cr.retired.Store(true)
 	c.rt.net.Wake()
 }
 

@@ -8,19 +8,25 @@ import (
 )
 
 // requestCaches holds each processor's Requests: those given back by
-// Release, for the next Isend or Irecv, and a batch of fresh ones. Taking
+// Release, for the next nonblocking call, and a batch of fresh ones; and
+// the state of the queued nonblocking collectives among them
+// (collRequest), for the next queued one (newCollRequest). Taking
 // or giving one is a look at the processor's own cache with the
 // goroutine pinned to it (internal/percpu): no locked instruction, where
 // a pool of single Requests put several of them, as a round of
 // nonblocking calls gives back, into its shared chain, at a locked
 // instruction each way, and allocating each fresh one on its own costs
 // the allocator some 300 instructions (callgrind). A cache keeps at most
-// cachedGiven Requests given back and one batch.
+// cachedGiven Requests given back, cachedGiven collRequests and one
+// batch.
 var requestCaches percpu.Values[requestCache]
 
 // requestCache is one processor's Requests (requestCaches).
 type requestCache struct {
 	given []*Request // given back by Release, zeroed, at most cachedGiven
+	// colls are the collRequests of queued collectives whose Requests
+	// were given back, zeroed, at most cachedGiven (newCollRequest).
+	colls []*collRequest
 	// batch is the fresh Requests; next, the next to hand out. A batch
 	// stays reachable while any of its Requests is: 7 KiB at most for a
 	// Request kept long.
@@ -74,6 +80,30 @@ func (c *requestCache) take() *Request {
 // collector.)
 func (c *requestCache) refill(b *[requestBatch]Request) { c.batch, c.next = b, 1 }
 
+// newCollRequest returns a zero collRequest for a queued collective: one
+// that Release gave back with its Request on this processor, else a
+// fresh one.
+func newCollRequest() *collRequest {
+	cr := requestCaches.Pin().takeColl()
+	requestCaches.Unpin()
+	if cr == nil {
+		cr = new(collRequest)
+	}
+	return cr
+}
+
+// takeColl returns the last collRequest kept (keepColl), or nil.
+func (c *requestCache) takeColl() *collRequest {
+	n := len(c.colls)
+	if n == 0 {
+		return nil
+	}
+	cr := c.colls[n-1]
+	c.colls[n-1] = nil
+	c.colls = c.colls[:n-1]
+	return cr
+}
+
 // give keeps r, zeroed, for a later take, if the cache has room.
 func (c *requestCache) give(r *Request) {
 	*r = Request{}
@@ -96,7 +126,26 @@ func (r *Request) Release() error {
 	if r == nil || atomic.LoadUint32(&r.final) == 0 {
 		return fmt.Errorf("mpi: Release: a request not completed, or persistent: %w", ErrRequest)
 	}
-	requestCaches.Pin().give(r)
+	c := requestCaches.Pin()
+	if r.coll != nil {
+		c.keepColl(r.coll)
+	}
+	c.give(r)
 	requestCaches.Unpin()
 	return nil
+}
+
+// keepColl keeps cr, zeroed, for a later newCollRequest, if it served a
+// queued collective whose run is over (collRequest.retired) and the
+// cache has room. A collRequest that ran on a Runner of its own stays the
+// pool's job's until the pool drops it, and goes to the collector.
+func (c *requestCache) keepColl(cr *collRequest) {
+	if !cr.queued || !cr.retired.Load() || len(c.colls) == cachedGiven {
+		return
+	}
+	*cr = collRequest{}
+	if c.colls == nil {
+		c.colls = make([]*collRequest, 0, cachedGiven)
+	}
+	c.colls = append(c.colls, cr)
 }

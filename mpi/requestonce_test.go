@@ -102,3 +102,37 @@ func zeroRequest(r *Request) bool {
 	return r.c == nil && r.peer == 0 && !r.recv && !r.pooled && r.final == 0 && r.harvested == 0 &&
 		r.finishing == 0 && r.sop == nil && r.rop == nil && r.status == (Status{}) && r.err == nil
 }
+
+// A processor's cache keeps the collRequest of a queued collective whose
+// run is over (retired), zeroed, for the next queued one, and at most
+// cachedGiven; not one still being completed (its runner may yet touch
+// it), nor one that ran on a Runner of its own (the pool's job until the
+// pool drops it).
+func TestCollRequestCache(t *testing.T) {
+	var c requestCache
+	used := func(queued, retired bool) *collRequest {
+		cr := &collRequest{queued: queued, op: "Ibcast", tag: 9, err: ErrRequest}
+		cr.done.Store(true)
+		cr.retired.Store(retired)
+		return cr
+	}
+	c.keepColl(used(true, false))
+	c.keepColl(used(false, true))
+	if cr := c.takeColl(); cr != nil {
+		t.Fatalf("kept %+v: not retired, or not queued", cr)
+	}
+	kept := used(true, true)
+	c.keepColl(kept)
+	if cr := c.takeColl(); cr != kept || cr.queued || cr.done.Load() || cr.retired.Load() || cr.op != "" || cr.err != nil || cr.tag != 0 {
+		t.Fatalf("took %p (%+v), want %p kept, zeroed", cr, cr, kept)
+	}
+	if cr := c.takeColl(); cr != nil {
+		t.Fatal("a collRequest taken twice")
+	}
+	for range 2 * cachedGiven {
+		c.keepColl(used(true, true))
+	}
+	if len(c.colls) != cachedGiven {
+		t.Fatalf("the cache keeps %d collRequests, want %d", len(c.colls), cachedGiven)
+	}
+}
