@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rhinet-go/martini/collectives"
+	"github.com/rhinet-go/martini/internal/memorder"
 )
 
 // collRequest is the state of a nonblocking collective operation. It runs
@@ -42,11 +43,13 @@ type collRequest struct {
 	args   collArgs
 	tag    int32
 	next   *collRequest
-	// retired is set once markDone is over, the last use of a collRequest
-	// by whoever ran it: a queued one may then go back with its Request
-	// (Release) for the next queued collective (newCollRequest). One whose
-	// wait saw done before then goes to the garbage collector.
-	retired atomic.Bool
+	// retired is set (1) once markDone is over, the last use of a
+	// collRequest by whoever ran it: a queued one may then go back with
+	// its Request (Release) for the next queued collective
+	// (newCollRequest). One whose wait saw done before then goes to the
+	// garbage collector. A release store (internal/memorder) sets it, read
+	// atomically: no locked instruction.
+	retired uint32
 }
 
 // wait waits until cr's operation is done. One whose worker has not begun
@@ -97,7 +100,7 @@ func (cr *collRequest) markDone(c *Comm) {
 		close(cr.finished)
 	}
 	cr.mu.Unlock()
-	cr.retired.Store(true)
+	memorder.StoreRelease32(&cr.retired, 1)
 	c.rt.net.Wake()
 }
 

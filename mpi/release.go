@@ -140,7 +140,7 @@ func (r *Request) Release() error {
 // cache has room. A collRequest that ran on a Runner of its own stays the
 // pool's job's until the pool drops it, and goes to the collector.
 func (c *requestCache) keepColl(cr *collRequest) {
-	if !cr.queued || !cr.retired.Load() || len(c.colls) == cachedGiven {
+	if !cr.queued || atomic.LoadUint32(&cr.retired) == 0 || len(c.colls) == cachedGiven {
 		return
 	}
 	*cr = collRequest{}

@@ -113,7 +113,9 @@ func TestCollRequestCache(t *testing.T) {
 	used := func(queued, retired bool) *collRequest {
 		cr := &collRequest{queued: queued, op: "Ibcast", tag: 9, err: ErrRequest}
 		cr.done.Store(true)
-		cr.retired.Store(retired)
+		if retired {
+			cr.retired = 1
+		}
 		return cr
 	}
 	c.keepColl(used(true, false))
@@ -123,7 +125,7 @@ func TestCollRequestCache(t *testing.T) {
 	}
 	kept := used(true, true)
 	c.keepColl(kept)
-	if cr := c.takeColl(); cr != kept || cr.queued || cr.done.Load() || cr.retired.Load() || cr.op != "" || cr.err != nil || cr.tag != 0 {
+	if cr := c.takeColl(); cr != kept || cr.queued || cr.done.Load() || cr.retired != 0 || cr.op != "" || cr.err != nil || cr.tag != 0 {
 		t.Fatalf("took %p (%+v), want %p kept, zeroed", cr, cr, kept)
 	}
 	if cr := c.takeColl(); cr != nil {
