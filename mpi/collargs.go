@@ -100,5 +100,7 @@ func (c *Comm) startArgs(op string, a collArgs) (*Request, error) {
 func (c *Comm) launchArgs(op string, a collArgs) *collRequest {
 	sr := c.softRunner()
 	sr.args = a
-	return c.give(&collRequest{soft: sr, op: op, c: c})
+	cr := newCollRequest()
+	cr.soft, cr.op, cr.c = sr, op, c
+	return c.give(cr)
 }

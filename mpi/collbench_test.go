@@ -191,10 +191,9 @@ func blockingAllocs(w *mpi.Comm) error {
 // nonblockingScratch checks that an 8-byte Iallreduce and its Wait
 // allocate less than 2 KiB: a nonblocking operation's Runner (1.3 KiB)
 // and its scratch memory (4 KiB or more) are those an earlier operation
-// gave back; and, where the Request is given back, nothing a call if the
-// operation queued on the communicator (its collRequest given back with
-// the Request), one object (its collRequest) if it ran on a Runner of its
-// own (soft).
+// gave back; and, where the Request is given back, nothing, its
+// collRequest going back with it, whether the operation queued on the
+// communicator or ran on a Runner of its own (soft).
 func nonblockingScratch(w *mpi.Comm, soft bool) error {
 	const ops = 2000
 	bytes, _, err := iallreduceAllocs(w, ops, false)
@@ -204,20 +203,22 @@ func nonblockingScratch(w *mpi.Comm, soft bool) error {
 	if per := bytes / ops; per >= 2<<10 {
 		return fmt.Errorf("Iallreduce 8 B: %d bytes allocated a call, want less than 2 KiB", per)
 	}
-	// With its Request given back, a queued operation allocates nothing:
-	// its collRequest goes back with the Request. One on a Runner of its
-	// own allocates its collRequest alone: the arguments ride in the
-	// Runner's softRun (collArgs), not in closures.
+	// With its Request given back, an operation allocates nothing: its
+	// collRequest goes back with the Request, and the arguments of one on
+	// a Runner of its own ride in the Runner's softRun (collArgs), not in
+	// closures.
 	bytes, objects, err := iallreduceAllocs(w, ops, true)
 	if err != nil {
 		return err
 	}
+	// The software path's softRun (a Runner and its scratch memory, in a
+	// sync.Pool) is allocated again after a collection empties the pool:
+	// a few objects of kilobytes in a run, where the queued path
+	// allocates a batch of the caches now and then.
 	perBytes, perObjects := bytes/ops, float64(objects)/ops
-	switch {
-	case !soft && perBytes > 16: // a batch of the caches now and then
-		return fmt.Errorf("Iallreduce 8 B, queued, its Request given back: %d bytes a call, want none", perBytes)
-	case soft && perObjects > 1.1:
-		return fmt.Errorf("Iallreduce 8 B, its Request given back: %.2f allocations a call, want 1", perObjects)
+	if !soft && perBytes > 16 || soft && perObjects > 0.05 {
+		return fmt.Errorf("Iallreduce 8 B, its Request given back: %d bytes and %.3f objects a call, want none",
+			perBytes, perObjects)
 	}
 	return nil
 }

@@ -115,6 +115,9 @@ type queueDrain struct{ c *Comm }
 // kick.
 func (d *queueDrain) claim() bool { return true }
 
+// left is poolJob's: a queue's job is the communicator's for its life.
+func (d *queueDrain) left() {}
+
 // run runs the whole queue; a kick once it has begun gives the job again.
 func (d *queueDrain) run() {
 	c := d.c

@@ -44,12 +44,13 @@ type collRequest struct {
 	tag    int32
 	next   *collRequest
 	// retired is set (1) once markDone is over, the last use of a
-	// collRequest by whoever ran it: a queued one may then go back with
-	// its Request (Release) for the next queued collective
-	// (newCollRequest). One whose wait saw done before then goes to the
-	// garbage collector. A release store (internal/memorder) sets it, read
-	// atomically: no locked instruction.
-	retired uint32
+	// collRequest by whoever ran it, and inPool while backgroundWorkers
+	// holds it (give to left): once the one is set and the other clear,
+	// it may go back with its Request (Release) for the next nonblocking
+	// collective (newCollRequest). One released before then goes to the
+	// garbage collector. Release stores (internal/memorder) set them,
+	// read atomically: no locked instruction.
+	retired, inPool uint32
 }
 
 // wait waits until cr's operation is done. One whose worker has not begun
@@ -62,6 +63,7 @@ func (cr *collRequest) wait() {
 		return
 	}
 	if cr.claim() {
+		backgroundWorkers.withdraw(cr) // the pool lets go of it: Release may keep it
 		// Not in the background any more: the caller's waits spin and
 		// yield as a blocking call's do (llc.Endpoint.SpinBusy).
 		cr.inline = true
@@ -103,6 +105,9 @@ func (cr *collRequest) markDone(c *Comm) {
 	memorder.StoreRelease32(&cr.retired, 1)
 	c.rt.net.Wake()
 }
+
+// left records that backgroundWorkers holds cr no more (poolJob).
+func (cr *collRequest) left() { memorder.StoreRelease32(&cr.inPool, 0) }
 
 // claim reports whether the caller is the one to run cr's body (poolJob).
 func (cr *collRequest) claim() bool {
@@ -190,7 +195,9 @@ func (sr *softRun) release() {
 // before a worker has begun it (collRequest.wait), and returns its
 // Request.
 func (c *Comm) launch(op string, f func() error) *Request {
-	return c.request(c.give(&collRequest{body: f, op: op, c: c}))
+	cr := newCollRequest()
+	cr.body, cr.op, cr.c = f, op, c
+	return c.request(c.give(cr))
 }
 
 // request returns the Request of cr, an operation of c, from the
@@ -205,6 +212,7 @@ func (c *Comm) request(cr *collRequest) *Request {
 func (c *Comm) give(cr *collRequest) *collRequest {
 	c.requestStarted()
 	c.rt.ep.StartBackground()
+	cr.inPool = 1
 	backgroundWorkers.Go(cr)
 	return cr
 }

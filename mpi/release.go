@@ -9,8 +9,8 @@ import (
 
 // requestCaches holds each processor's Requests: those given back by
 // Release, for the next nonblocking call, and a batch of fresh ones; and
-// the state of the queued nonblocking collectives among them
-// (collRequest), for the next queued one (newCollRequest). Taking
+// the state of the nonblocking collectives among them (collRequest), for
+// the next one (newCollRequest). Taking
 // or giving one is a look at the processor's own cache with the
 // goroutine pinned to it (internal/percpu): no locked instruction, where
 // a pool of single Requests put several of them, as a round of
@@ -24,8 +24,9 @@ var requestCaches percpu.Values[requestCache]
 // requestCache is one processor's Requests (requestCaches).
 type requestCache struct {
 	given []*Request // given back by Release, zeroed, at most cachedGiven
-	// colls are the collRequests of queued collectives whose Requests
-	// were given back, zeroed, at most cachedGiven (newCollRequest).
+	// colls are the collRequests of nonblocking collectives whose
+	// Requests were given back, zeroed, at most cachedGiven
+	// (newCollRequest).
 	colls []*collRequest
 	// batch is the fresh Requests; next, the next to hand out. A batch
 	// stays reachable while any of its Requests is: 7 KiB at most for a
@@ -80,9 +81,9 @@ func (c *requestCache) take() *Request {
 // collector.)
 func (c *requestCache) refill(b *[requestBatch]Request) { c.batch, c.next = b, 1 }
 
-// newCollRequest returns a zero collRequest for a queued collective: one
-// that Release gave back with its Request on this processor, else a
-// fresh one.
+// newCollRequest returns a zero collRequest for a nonblocking
+// collective: one that Release gave back with its Request on this
+// processor, else a fresh one.
 func newCollRequest() *collRequest {
 	cr := requestCaches.Pin().takeColl()
 	requestCaches.Unpin()
@@ -135,12 +136,11 @@ func (r *Request) Release() error {
 	return nil
 }
 
-// keepColl keeps cr, zeroed, for a later newCollRequest, if it served a
-// queued collective whose run is over (collRequest.retired) and the
-// cache has room. A collRequest that ran on a Runner of its own stays the
-// pool's job's until the pool drops it, and goes to the collector.
+// keepColl keeps cr, zeroed, for a later newCollRequest, if nothing
+// touches it any more (its run is over and the worker pool has let go of
+// it: collRequest.retired, inPool) and the cache has room.
 func (c *requestCache) keepColl(cr *collRequest) {
-	if !cr.queued || atomic.LoadUint32(&cr.retired) == 0 || len(c.colls) == cachedGiven {
+	if atomic.LoadUint32(&cr.retired) == 0 || atomic.LoadUint32(&cr.inPool) != 0 || len(c.colls) == cachedGiven {
 		return
 	}
 	*cr = collRequest{}

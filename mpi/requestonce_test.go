@@ -103,36 +103,41 @@ func zeroRequest(r *Request) bool {
 		r.finishing == 0 && r.sop == nil && r.rop == nil && r.status == (Status{}) && r.err == nil
 }
 
-// A processor's cache keeps the collRequest of a queued collective whose
-// run is over (retired), zeroed, for the next queued one, and at most
-// cachedGiven; not one still being completed (its runner may yet touch
-// it), nor one that ran on a Runner of its own (the pool's job until the
-// pool drops it).
+// A processor's cache keeps the collRequest of a nonblocking collective
+// whose run is over (retired) and which the worker pool has let go of
+// (inPool clear), zeroed, for the next one, and at most cachedGiven; not
+// one still being completed (its runner may yet touch it), nor one the
+// pool holds (a worker may yet take it from its queue).
 func TestCollRequestCache(t *testing.T) {
 	var c requestCache
-	used := func(queued, retired bool) *collRequest {
+	used := func(queued, retired, inPool bool) *collRequest {
 		cr := &collRequest{queued: queued, op: "Ibcast", tag: 9, err: ErrRequest}
 		cr.done.Store(true)
 		if retired {
 			cr.retired = 1
 		}
+		if inPool {
+			cr.inPool = 1
+		}
 		return cr
 	}
-	c.keepColl(used(true, false))
-	c.keepColl(used(false, true))
+	c.keepColl(used(true, false, false))
+	c.keepColl(used(false, true, true))
 	if cr := c.takeColl(); cr != nil {
-		t.Fatalf("kept %+v: not retired, or not queued", cr)
+		t.Fatalf("kept %+v: not retired, or held by the pool", cr)
 	}
-	kept := used(true, true)
-	c.keepColl(kept)
-	if cr := c.takeColl(); cr != kept || cr.queued || cr.done.Load() || cr.retired != 0 || cr.op != "" || cr.err != nil || cr.tag != 0 {
-		t.Fatalf("took %p (%+v), want %p kept, zeroed", cr, cr, kept)
+	for _, queued := range []bool{true, false} {
+		kept := used(queued, true, false)
+		c.keepColl(kept)
+		if cr := c.takeColl(); cr != kept || cr.queued || cr.done.Load() || cr.retired != 0 || cr.op != "" || cr.err != nil || cr.tag != 0 {
+			t.Fatalf("took %p (%+v), want %p kept (queued %v), zeroed", cr, cr, kept, queued)
+		}
 	}
 	if cr := c.takeColl(); cr != nil {
 		t.Fatal("a collRequest taken twice")
 	}
 	for range 2 * cachedGiven {
-		c.keepColl(used(true, true))
+		c.keepColl(used(true, true, false))
 	}
 	if len(c.colls) != cachedGiven {
 		t.Fatalf("the cache keeps %d collRequests, want %d", len(c.colls), cachedGiven)

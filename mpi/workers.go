@@ -16,6 +16,11 @@ type poolJob interface {
 	claim() bool
 	// run runs the job; only its claimer calls it.
 	run()
+	// left says that the pool holds the job no more: a worker took it
+	// from the queue (and ran it or found it claimed), or its claimer
+	// withdrew it (withdraw). The pool touches it no more, but a worker
+	// that claimed it runs it.
+	left()
 }
 
 // workerPool runs the bodies of nonblocking operations on goroutines kept
@@ -85,7 +90,12 @@ func (p *workerPool) take() poolJob {
 		j := p.queue[p.head]
 		p.queue[p.head] = nil
 		p.head++
-		if j.claim() {
+		if j == nil {
+			continue // withdrawn
+		}
+		claimed := j.claim()
+		j.left()
+		if claimed {
 			return j
 		}
 	}
@@ -96,6 +106,21 @@ func (p *workerPool) take() poolJob {
 		p.queue = p.queue[:0]
 	}
 	return nil
+}
+
+// withdraw takes j, which its caller has claimed, out of the queue if it
+// is still there, so that the pool lets go of it now rather than when a
+// worker comes to it (poolJob.left).
+func (p *workerPool) withdraw(j poolJob) {
+	p.mu.Lock()
+	for i := len(p.queue) - 1; i >= p.head; i-- {
+		if p.queue[i] == j {
+			p.queue[i] = nil
+			j.left()
+			break
+		}
+	}
+	p.mu.Unlock()
 }
 
 // queued reports whether jobs wait in the queue. The caller holds p.mu.

@@ -12,10 +12,12 @@ type funcJob struct {
 	f       func()
 	claimed atomic.Bool
 	runs    atomic.Int32
+	lefts   atomic.Int32
 }
 
 func (j *funcJob) claim() bool { return j.claimed.CompareAndSwap(false, true) }
 func (j *funcJob) run()        { j.runs.Add(1); j.f() }
+func (j *funcJob) left()       { j.lefts.Add(1) }
 
 // sleeping returns how many of p's workers sleep.
 func (p *workerPool) sleeping() int {
@@ -35,7 +37,9 @@ func (p *workerPool) idle() bool {
 // others' bodies wait; workers left idle sleep until the next job, at
 // most maxIdleWorkers of them, and a job given while one sleeps runs on
 // it rather than on a new goroutine; a job its caller claimed first is
-// not run again, and leaves its worker free for the next.
+// not run again, and leaves its worker free for the next; the pool lets
+// go of every job once (poolJob.left), a worker's or one its claimer
+// withdrew.
 func TestWorkerPool(t *testing.T) {
 	p := newWorkerPool()
 	const jobs = 3 * maxIdleWorkers
@@ -90,23 +94,32 @@ func TestWorkerPool(t *testing.T) {
 	waitSleeping(maxIdleWorkers)
 
 	// Jobs their callers claimed before any worker looked: the workers
-	// skip them and run the one after.
-	var stolen [3]*funcJob
+	// skip them and run the one after; half of them their callers also
+	// withdraw.
+	var stolen [6]*funcJob
 	for i := range stolen {
 		stolen[i] = &funcJob{f: func() {}}
 		p.Go(stolen[i])
 		if !stolen[i].claim() {
 			continue // a worker took it first
 		}
+		if i%2 == 1 {
+			p.withdraw(stolen[i])
+		}
 		stolen[i].run()
 	}
-	next := make(chan struct{})
-	p.Go(&funcJob{f: func() { close(next) }})
-	<-next
-	for i, j := range stolen {
+	next := &funcJob{f: func() {}}
+	ran1 := make(chan struct{})
+	next.f = func() { close(ran1) }
+	p.Go(next)
+	<-ran1
+	waitSleeping(maxIdleWorkers)
+	for i, j := range append(stolen[:], next) {
 		if n := j.runs.Load(); n != 1 {
 			t.Errorf("job %d ran %d times, want once", i, n)
 		}
+		if n := j.lefts.Load(); n != 1 {
+			t.Errorf("the pool let go of job %d %d times, want once", i, n)
+		}
 	}
-	waitSleeping(maxIdleWorkers)
 }
