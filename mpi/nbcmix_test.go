@@ -86,8 +86,8 @@ type nbcOp struct {
 // scenarioNBCMix keeps nbcWindow nonblocking collectives (and
 // point-to-point pairs) in flight on several communicators, completes
 // them with Wait, Test and their -all, -any and -some forms chosen at
-// random, checks each result, and starts another in its place until
-// MPI_TEST_NBC_OPS have completed.
+// random, checks each result, gives its Request back, and starts another
+// in its place until MPI_TEST_NBC_OPS have completed.
 func scenarioNBCMix(world *mpi.Comm) error {
 	total := nbcOps
 	if s := os.Getenv(envNBCOps); s != "" {
@@ -135,6 +135,13 @@ func scenarioNBCMix(world *mpi.Comm) error {
 			}
 			if err := ops[i].check(); err != nil {
 				return fmt.Errorf("operation %d: %w", done, err)
+			}
+			// Given back, as a C program's completion frees it: the next
+			// operations reuse its Request and its collective's state.
+			if r := ops[i].req; r != nil {
+				if err := r.Release(); err != nil {
+					return fmt.Errorf("operation %d: %w", done, err)
+				}
 			}
 			ops[i].check = nil
 			done++
