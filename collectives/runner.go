@@ -240,8 +240,8 @@ type opCall struct {
 }
 
 // ownFirst reports whether algorithm alg of coll copies the process's
-// own block first, as opCall.own describes it, unless the call's ownDone
-// says it is done.
+// own block first, as opCall.own describes it (skipping the copy where
+// the call's ownDone says the check's wait made it).
 func ownFirst(coll Collective, alg string) bool {
 	return coll == CollGather && alg == "linear"
 }

@@ -78,7 +78,7 @@ func (c *Comm) enqueue(op string, a collArgs) *collRequest {
 	if !q.armed {
 		q.armed = true
 		if q.timer == nil {
-			q.timer = time.AfterFunc(queueKick, c.kickQueue)
+			q.timer = time.AfterFunc(queueKick, c.timerKick)
 		} else {
 			q.timer.Reset(queueKick)
 		}
@@ -95,16 +95,24 @@ func (c *Comm) enqueue(op string, a collArgs) *collRequest {
 }
 
 // kickQueue hands c's queue to the pool, whose worker runs all of it,
-// unless it is given already and has not begun: the queue's timer, a
-// Test, a start while others are in flight.
+// unless it is given already and has not begun: a Test (every poll of
+// one: two atomic loads where there is nothing to do), a start while
+// others are in flight, the queue's timer (timerKick).
 func (c *Comm) kickQueue() {
+	q := &c.queue
+	if q.n.Load() != 0 && !q.kicked.Load() && q.kicked.CompareAndSwap(false, true) {
+		backgroundWorkers.Go(&q.drain)
+	}
+}
+
+// timerKick is the queue's timer: it is disarmed, so that the next start
+// arms it again, and kicks the queue.
+func (c *Comm) timerKick() {
 	q := &c.queue
 	q.mu.Lock()
 	q.armed = false
 	q.mu.Unlock()
-	if q.n.Load() != 0 && !q.kicked.Load() && q.kicked.CompareAndSwap(false, true) {
-		backgroundWorkers.Go(&q.drain)
-	}
+	c.kickQueue()
 }
 
 // queueDrain is a communicator's queue as a job of the pool (poolJob);
