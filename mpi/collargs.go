@@ -12,7 +12,7 @@ import "github.com/rhinet-go/martini/collectives"
 // when the call starts.
 type collArgs struct {
 	kind       collKind
-	body       collBody // argsBody's
+	body       collBody // argsBody's and argsTyped's
 	send, recv []byte
 	root, elem int
 	reducer    *collectives.Reducer
@@ -27,6 +27,11 @@ type collKind uint8
 const (
 	argsNone collKind = iota
 	argsBody
+	// argsTyped is the body of a typed form (IbcastType ...) of one of
+	// the kinds below, run as that kind is: in the communicator's queue
+	// where that kind queues (Comm.queueable), so that a process's call
+	// of the one form meets another's of the other, as MPI lets them.
+	argsTyped
 	argsBarrier
 	argsBcast
 	argsReduce
@@ -40,7 +45,7 @@ const (
 // run runs the collective that a describes on u.
 func (a *collArgs) run(u *collectives.Runner) error {
 	switch a.kind {
-	case argsBody:
+	case argsBody, argsTyped:
 		return a.body(u)
 	case argsBarrier:
 		return u.Barrier()

@@ -10,7 +10,8 @@ import (
 // Nonblocking collectives through the communicator's own Runner.
 //
 // On an intracommunicator whose network has a barrier (c.runner.HW), the
-// commonest nonblocking collectives (those collArgs describe) run as the
+// commonest nonblocking collectives (those collArgs describe, and their
+// typed forms: the processes' calls of either form must meet) run as the
 // blocking ones do, on c.runner, with the barrier's argument check and
 // the algorithms that use it, rather than on a softRun's software
 // algorithms, whose check is an exchange of messages. The barrier serves
