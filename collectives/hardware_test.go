@@ -208,7 +208,8 @@ func runRunners(t *testing.T, size int, hw, check bool, force Selection, f func(
 	errs := runRanksKill(t, size, func(n Net) error {
 		u := &Runner{Net: n, Check: check, Force: force, Stats: &Stats{}}
 		if h != nil {
-			u.HW = &memHW{h: h, rank: n.Rank()}
+			// Calls that move no data return at once (Empty).
+			u.HW, u.RunAhead, u.SkipEmpty = &memHW{h: h, rank: n.Rank()}, new(RunAhead), true
 		}
 		return f(u)
 	}, func() {

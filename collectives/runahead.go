@@ -66,11 +66,13 @@ type RunAheadBarrier interface {
 // RunAhead holds the unsettled comparisons of one Hardware's calls: the
 // Runners of a communicator that share a Hardware must share one. Set in
 // Runner.RunAhead, it lets the Runner's broadcasts and scatters run ahead
-// of their check where Runner.FanOutAhead is set, and makes every call
-// settle the comparisons left before it.
+// of their check where Runner.FanOutAhead is set, and its calls that move
+// no data return at once where Runner.SkipEmpty is (empty.go), and makes
+// every call settle the comparisons left before it.
 type RunAhead struct {
 	pending [maxRunAhead]unsettled
 	n       int
+	empty   emptyRun // the calls that returned at once, not yet compared
 	hw      RunAheadBarrier
 	size    int
 	mask    uint64
@@ -134,9 +136,19 @@ func (u *Runner) ringBarrier() (RunAheadBarrier, bool) {
 // settleAll settles every comparison a call left for later; a difference
 // waits in the RunAhead for withEarlier.
 func (u *Runner) settleAll() {
-	if p := u.RunAhead; p != nil && p.n > 0 {
+	if p := u.RunAhead; p != nil && p.n|p.empty.n != 0 {
+		u.settleAllNow(p)
+	}
+}
+
+// settleAllNow is settleAll where there is something to settle: the
+// calls that ran ahead, then the run of calls that moved no data, which
+// arrives before the call that arrives now.
+func (u *Runner) settleAllNow(p *RunAhead) {
+	if p.n > 0 {
 		p.settle(^uint64(0))
 	}
+	u.flushEmpty(p)
 }
 
 // Settle settles the argument checks that calls through u's Hardware left
@@ -280,6 +292,9 @@ func (p *RunAhead) differs() bool {
 // for later by counting it (p.n++) or settles itself.
 func (u *Runner) arriveAhead(rb RunAheadBarrier, rec [keySize]byte, hash uint64, datum *[DatumSize]byte) (*unsettled, error) {
 	p := u.RunAhead
+	if p.empty.n != 0 {
+		u.settleAllNow(p) // the run of calls that moved no data arrives first, at the keyed barrier
+	}
 	p.hw, p.size, p.mask = rb, u.Net.Size(), 1<<u.HW.KeyBits()-1
 	if p.stop == nil {
 		p.stop = p.differs

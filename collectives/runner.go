@@ -13,7 +13,8 @@ import (
 // comparison, so that every process fails instead of some waiting for the
 // one that gave up. A Runner runs one operation at a time; counts and
 // displacements are in bytes, and elem is the element size, compared
-// between processes like the counts.
+// between processes like the counts. A call that moves no data returns
+// at once (Empty).
 type Runner struct {
 	Net   Net
 	HW    Hardware  // the communicator's offload, or nil
@@ -81,6 +82,11 @@ type Runner struct {
 	Processors []int
 	// Tuning is what the host's class decides in the selection.
 	Tuning Tuning
+	// SkipEmpty lets the calls that move no data return at once, where
+	// the Hardware's barrier compares arguments, with a RunAhead (see
+	// Empty). Leave it off under a timing model, whose recorded runs
+	// passed the barrier.
+	SkipEmpty bool
 
 	hier   *hierarchy // the ranks by Processors, made at first use
 	c      call
@@ -376,23 +382,14 @@ func (u *Runner) Barrier() error { return u.withEarlier(u.barrier()) }
 // barrier is Barrier without the report of an earlier call's difference.
 func (u *Runner) barrier() error {
 	u.settleAll()
-	if hw := u.HW; hw != nil && len(u.Force) == 0 {
-		// The synchronisation network's barrier, without publish's
-		// generality.
-		n, mask := uint64(u.Net.Size()), uint64(1)<<hw.KeyBits()-1
+	if u.HW != nil && len(u.Force) == 0 {
 		var rec []byte
 		if u.Check {
 			rec = barrierKey[:]
 		}
-		if err := hw.Barrier(barrierHash&mask, nil, rec); err != nil {
-			return fmt.Errorf("barrier (%s): %w", AlgNIC, err)
-		}
+		err := u.hwBarrier(rec, barrierHash)
 		u.Stats.addAt(CollBarrier, statNIC)
-		if u.Check && hw.KeySum() != n*barrierHash&mask {
-			b := board{hw: hw, size: keySize, self: u.Net.Rank(), n: int(n), key: barrierHash & mask}
-			return b.verify(rec)
-		}
-		return nil
+		return err
 	}
 	alg := u.choose(CollBarrier, 0, true, false)
 	if alg == AlgNIC && u.HW == nil {
@@ -410,6 +407,22 @@ func (u *Runner) barrier() error {
 	}
 	u.Stats.add(CollBarrier, alg)
 	if u.Check {
+		return b.verify(rec)
+	}
+	return nil
+}
+
+// hwBarrier passes the synchronisation network's barrier, without
+// publish's generality, with rec (nil: no check), the encoded Key whose
+// keyHash is hash, and compares it with the other processes'.
+func (u *Runner) hwBarrier(rec []byte, hash uint64) error {
+	hw := u.HW
+	n, mask := uint64(u.Net.Size()), uint64(1)<<hw.KeyBits()-1
+	if err := hw.Barrier(hash&mask, nil, rec); err != nil {
+		return fmt.Errorf("barrier (%s): %w", AlgNIC, err)
+	}
+	if rec != nil && hw.KeySum() != n*hash&mask {
+		b := board{hw: hw, size: keySize, self: u.Net.Rank(), n: int(n), key: hash & mask}
 		return b.verify(rec)
 	}
 	return nil
@@ -443,6 +456,9 @@ func badUnits(coll Collective, length, unit int) error {
 
 // Bcast broadcasts buf from root.
 func (u *Runner) Bcast(buf []byte, root, elem int) error {
+	if len(buf) == 0 && bcastEmpty(buf, root, u.Net.Size()) && u.skipsEmpty() {
+		return u.skip(CollBcast, elem, root, nil)
+	}
 	if ok, err := u.smallBcast(buf, root, elem); ok {
 		return err
 	}
@@ -495,6 +511,9 @@ func fold(b *board, r Reducer, acc []byte, lo, hi, off int) {
 // send nil means in place at the root (its input is in recv); elsewhere it
 // is an empty vector.
 func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
+	if len(send) == 0 && reduceEmpty(send, recv, &r, root, u.Net.Rank(), u.Net.Size()) && u.skipsEmpty() {
+		return u.skip(CollReduce, 0, root, &r)
+	}
 	if ok, err := u.smallReduction(CollReduce, send, recv, &r, root); ok {
 		return err
 	}
@@ -537,6 +556,9 @@ func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
 // Allreduce combines the processes' send vectors with r into every
 // process's recv. send nil means in place (the input is in recv).
 func (u *Runner) Allreduce(send, recv []byte, r Reducer) error {
+	if len(recv) == 0 && allreduceEmpty(send, recv, &r) && u.skipsEmpty() {
+		return u.skip(CollAllreduce, 0, 0, &r)
+	}
 	if ok, err := u.smallReduction(CollAllreduce, send, recv, &r, 0); ok {
 		return err
 	}

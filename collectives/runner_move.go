@@ -30,6 +30,9 @@ func blocks(coll Collective, what string, total, n, elem int) (blk int, err erro
 // elsewhere it is an empty block.
 func (u *Runner) Gather(send, recv []byte, root, elem int) error {
 	n, rank := u.Net.Size(), u.Net.Rank()
+	if gatherEmpty(send, recv, root, rank, n) && u.skipsEmpty() {
+		return u.skip(CollGather, elem, root, nil)
+	}
 	blk, own := len(send), send
 	var split error
 	if send == nil && rank == root {
@@ -90,6 +93,9 @@ func (u *Runner) Gatherv(send, recv []byte, counts, displs []int, root, elem int
 // in send, the block size len(send)/size).
 func (u *Runner) Scatter(send, recv []byte, root, elem int) error {
 	n, rank := u.Net.Size(), u.Net.Rank()
+	if gatherEmpty(recv, send, root, rank, n) && u.skipsEmpty() {
+		return u.skip(CollScatter, elem, root, nil)
+	}
 	blk := len(recv)
 	var split error
 	if recv == nil && rank == root {
@@ -146,6 +152,9 @@ func (u *Runner) Scatterv(send []byte, counts, displs []int, recv []byte, root, 
 // i's at recv[i*len(send):]. send nil means in place (the block size is
 // len(recv)/size and the own block is in place).
 func (u *Runner) Allgather(send, recv []byte, elem int) error {
+	if allgatherEmpty(send, recv) && u.skipsEmpty() {
+		return u.skip(CollAllgather, elem, 0, nil)
+	}
 	n, rank := u.Net.Size(), u.Net.Rank()
 	blk, own := len(send), send
 	var split error
@@ -193,6 +202,9 @@ func (u *Runner) Allgatherv(send, recv []byte, counts, displs []int, elem int) e
 // to rank j, which receives rank i's at recv[i*blk:]. send nil means in
 // place (the blocks are taken from recv).
 func (u *Runner) Alltoall(send, recv []byte, elem int) error {
+	if alltoallEmpty(send, recv) && u.skipsEmpty() {
+		return u.skip(CollAlltoall, elem, 0, nil)
+	}
 	n, rank := u.Net.Size(), u.Net.Rank()
 	in, what := send, "send buffer"
 	if send == nil {

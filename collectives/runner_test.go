@@ -107,6 +107,11 @@ func inapplicable(coll Collective, alg string, n int, commutative, hw, fits bool
 	return false
 }
 
+// runsAlgorithm reports whether a call of bytes runs an algorithm: one
+// that moves none returns at once where the arguments are compared
+// through the Hardware's barrier (Runner.Empty).
+func runsAlgorithm(bytes int, hw bool) bool { return bytes > 0 || !hw }
+
 // forEachSetup runs body for every size, with and without hardware and
 // argument checks, and for every algorithm of coll (and the default "").
 func forEachSetup(t *testing.T, coll Collective, body func(t *testing.T, n int, hw, check bool, alg string)) {
@@ -166,7 +171,7 @@ func TestRunnerBcast(t *testing.T) {
 					want[i] = byte(i*7 + root + 1)
 				}
 				fits := size <= recordData(hw, n, CollBcast)
-				bad := inapplicable(CollBcast, alg, n, true, hw, fits)
+				bad := runsAlgorithm(size, hw) && inapplicable(CollBcast, alg, n, true, hw, fits)
 				errs := runRunners(t, n, hw, check, force(CollBcast, alg), func(u *Runner) error {
 					buf := make([]byte, size)
 					if u.Net.Rank() == root {
@@ -193,7 +198,7 @@ func TestRunnerAllreduce(t *testing.T) {
 				for _, cnt := range []int{0, 1, 5, 33, 9000} {
 					for _, inPlace := range []bool{false, true} {
 						length := cnt * rc.r.Elem
-						bad := inapplicable(CollAllreduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw, n, CollAllreduce))
+						bad := runsAlgorithm(length, hw) && inapplicable(CollAllreduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw, n, CollAllreduce))
 						want := rc.comb(0, n, cnt)
 						errs := runRunners(t, n, hw, check, force(CollAllreduce, alg), func(u *Runner) error {
 							return checkAllreduce(u, rc, cnt, inPlace, want)
@@ -262,7 +267,7 @@ func TestRunnerReduce(t *testing.T) {
 					for root := range n {
 						for _, inPlace := range []bool{false, true} {
 							length := cnt * rc.r.Elem
-							bad := inapplicable(CollReduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw, n, CollReduce))
+							bad := runsAlgorithm(length, hw) && inapplicable(CollReduce, alg, n, rc.r.Commutative, hw, length <= recordData(hw, n, CollReduce))
 							want := rc.comb(0, n, cnt)
 							errs := runRunners(t, n, hw, check, force(CollReduce, alg), func(u *Runner) error {
 								return checkReduce(u, rc, cnt, root, inPlace, want)
@@ -333,7 +338,7 @@ func TestRunnerMoves(t *testing.T) {
 						if coll == CollScatter || coll == CollAlltoall {
 							share = n * blk
 						}
-						bad := inapplicable(coll, alg, n, true, hw, share <= recordData(hw, n, coll))
+						bad := runsAlgorithm(blk, hw) && inapplicable(coll, alg, n, true, hw, share <= recordData(hw, n, coll))
 						for root := range n {
 							errs := runRunners(t, n, hw, check, force(coll, alg), func(u *Runner) error {
 								rank := u.Net.Rank()

@@ -1,6 +1,10 @@
 package mpi
 
-import "github.com/rhinet-go/martini/collectives"
+import (
+	"fmt"
+
+	"github.com/rhinet-go/martini/collectives"
+)
 
 // collArgs are a nonblocking collective, kept in the softRun that carries
 // the operation (Comm.startArgs): for the commonest kinds (Ibarrier,
@@ -73,6 +77,30 @@ func (a *collArgs) run(u *collectives.Runner) error {
 	return nil
 }
 
+// empty reports whether the collective that a describes moves no data
+// on c, its own arguments valid, where it would run on c's own Runner,
+// which then returns at once (c.runner's Empty); a softRun's compares
+// arguments by messages and runs every call.
+func (a *collArgs) empty(c *Comm) bool {
+	if int(a.kind) >= len(argsCollective) || a.err != nil || len(a.send) != 0 && len(a.recv) != 0 {
+		return false // (an empty call has an empty buffer)
+	}
+	k := argsCollective[a.kind]
+	return k.ok && c.queueable(a.kind) && c.runner.Empty(k.coll, a.send, a.recv, a.root, a.reducer)
+}
+
+// argsCollective names the collective of each kind of collArgs that
+// the Runner's Empty answers for (ok).
+var argsCollective = [...]struct {
+	coll collectives.Collective
+	ok   bool
+}{
+	argsBcast: {collectives.CollBcast, true}, argsReduce: {collectives.CollReduce, true},
+	argsAllreduce: {collectives.CollAllreduce, true}, argsGather: {collectives.CollGather, true},
+	argsScatter: {collectives.CollScatter, true}, argsAllgather: {collectives.CollAllgather, true},
+	argsAlltoall: {collectives.CollAlltoall, true},
+}
+
 // reductionArgs returns the collArgs of a reduction of kind with op on
 // elements of T.
 func reductionArgs[T Type](kind collKind, send, recv []T, op Op, root int) collArgs {
@@ -86,13 +114,29 @@ func reductionArgs[T Type](kind collKind, send, recv []T, op Op, root int) collA
 // (collqueue.go), else on a softRun of its own, with the software
 // algorithms (launchArgs). The operation's
 // messages get their tag now, in the caller's order of collective calls,
-// which every process shares.
+// which every process shares. One that moves no data (empty), with none
+// queued before it, takes its tag and completes at once.
 func (c *Comm) startArgs(op string, a collArgs) (*Request, error) {
 	if err := c.checkIntra(op); err != nil {
 		return nil, err
 	}
 	if cp := c.capturing.Load(); cp != nil {
-		return cp.record(c, func(d *Comm) *collRequest { return d.launchArgs(op, a) }), nil
+		captured := a // a copy: a's address, taken below, would move a to the heap
+		return cp.record(c, func(d *Comm) *collRequest { return d.launchArgs(op, captured) }), nil
+	}
+	if a.empty(c) && c.queue.n.Load() == 0 && c.collMu.TryLock() {
+		// Nothing to move, and nothing queued before it: c's Runner
+		// returns from it at once (its Empty), keeping it for the next
+		// call's check, and the Request completes from the start.
+		c.net.tag = c.nextTag()
+		err := a.run(&c.runner)
+		c.collMu.Unlock()
+		if err != nil {
+			return nil, fmt.Errorf("mpi: %s: %w", op, err)
+		}
+		r := newRequest()
+		r.c, r.null = c, true
+		return r, nil
 	}
 	if c.queueable(a.kind) {
 		return c.request(c.enqueue(op, a)), nil

@@ -1365,6 +1365,21 @@ func scenarioMismatch(w *mpi.Comm) error {
 				}
 				return mpi.Allreduce(w, i32(30000), i32(30000), op)
 			}},
+			// A call that moves no data returns at once where the NIC's
+			// barrier compares the calls: the next call (the Barrier
+			// below) compares it with the others' call.
+			{name: "Bcast of nothing against data", run: func() error { return mpi.Bcast(w, i32(pick(4, 0)), 0) }},
+			{name: "Ibcast of nothing against data", run: func() error {
+				q, err := mpi.Ibcast(w, i32(pick(4, 0)), 0)
+				if err == nil {
+					_, err = q.Wait()
+				}
+				return err
+			}},
+			{name: "Allgather of nothing against data", run: func() error {
+				k := pick(1, 0)
+				return mpi.Allgather(w, i32(k), i32(k*n))
+			}},
 			{name: "Barrier against Bcast", run: func() error {
 				if me == odd {
 					return mpi.Barrier(w)

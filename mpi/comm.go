@@ -186,16 +186,16 @@ func (c *Comm) setOffload(hwID int) {
 	}
 	c.hw = hw
 	c.runner.HW, c.manager.HW = c.hw, c.hw
-	if c.rt.runAhead || c.rt.wordBcastAhead {
-		// The user's broadcasts and scatters run ahead, and the
-		// reductions to a root of a data word (or, with a core each,
-		// the broadcasts of a data word alone); the management's calls
-		// only settle them.
-		c.runner.RunAhead = new(collectives.RunAhead)
-		c.runner.FanOutAhead, c.runner.WordBcastAhead = c.rt.runAhead, c.rt.wordBcastAhead
-		c.manager.RunAhead = c.runner.RunAhead
-		c.rt.keepAhead(c, true)
-	}
+	// The user's broadcasts and scatters may run ahead, and the
+	// reductions to a root of a data word (or, with a core each, the
+	// broadcasts of a data word alone); the user's calls that move no data
+	// return at once but under the timing model; the management's calls
+	// only settle them, and Finalize what is left.
+	c.runner.RunAhead = new(collectives.RunAhead)
+	c.runner.FanOutAhead, c.runner.WordBcastAhead = c.rt.runAhead, c.rt.wordBcastAhead
+	c.runner.SkipEmpty = !c.rt.modelled
+	c.manager.RunAhead = c.runner.RunAhead
+	c.rt.keepAhead(c, true)
 	c.runner.OverlapLimit, c.manager.OverlapLimit = c.rt.overlapLimit, c.rt.overlapLimit
 	// Multicast is no part of the Martini model: under it, broadcasts
 	// travel as the model's messages.

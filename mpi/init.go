@@ -110,9 +110,9 @@ type runtimeState struct {
 	// (releaseIdle).
 	freedBusy []*Comm
 
-	// aheadMu guards ahead: the communicators whose broadcasts may run
-	// ahead of their checks and that are not freed, which Finalize
-	// settles.
+	// aheadMu guards ahead: the communicators whose calls may leave
+	// their checks for later (see keepAhead) and that are not freed,
+	// which Finalize settles.
 	aheadMu sync.Mutex
 	ahead   map[*Comm]struct{}
 

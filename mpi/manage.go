@@ -417,8 +417,12 @@ func (c *Comm) Free() error {
 // ends the wait.
 func (c *Comm) release() error {
 	err := c.runOn(&c.manager, "Free", func(u *collectives.Runner) error {
+		// What is left to check arrives at the controller first: the
+		// calls that moved no data since the last arrival (collectives'
+		// Empty), which a process whose call moved some waits for.
+		serr := u.Settle()
 		u.HW = nil
-		return u.Barrier()
+		return errors.Join(serr, u.Barrier())
 	})
 	if err == nil && c.rank == 0 {
 		if err = c.hw.Free(); err != nil {

@@ -8,9 +8,9 @@ import (
 	"github.com/rhinet-go/martini/collectives"
 )
 
-// keepAhead adds c to the communicators whose broadcasts and scatters may
-// run ahead of their argument checks (keep), or removes it once it is
-// freed.
+// keepAhead adds c to the communicators whose calls may leave their
+// argument checks for later (keep: those with a barrier controller, see
+// setOffload), or removes it once it is freed.
 func (s *runtimeState) keepAhead(c *Comm, keep bool) {
 	s.aheadMu.Lock()
 	defer s.aheadMu.Unlock()
@@ -26,9 +26,12 @@ func (s *runtimeState) keepAhead(c *Comm, keep bool) {
 
 // settleAhead settles, in the order of their context ids, the broadcasts
 // and scatters that ran ahead of their checks on every communicator not
-// freed, and returns the differences no call reported. It waits only for
-// arrivals the other processes made in those calls, so the processes need
-// not settle their communicators in the same order.
+// freed, and the calls that moved no data since the last one that
+// arrived at its barrier (collectives' Empty), and returns the
+// differences no call reported. Settling waits only for arrivals the
+// other processes made in those calls; the calls that moved no data
+// arrive at the barrier, every process's the same in a correct program,
+// and the order of the context ids is one that the processes share.
 func (s *runtimeState) settleAhead() error {
 	s.aheadMu.Lock()
 	comms := make([]*Comm, 0, len(s.ahead))
