@@ -79,6 +79,26 @@ static void reductions(void) {
 		CHECK(r == rank * (rank + 1) / 2, "exscan %d", r);
 }
 
+/* Calls that move no data (count 0, NULL buffers) return at once and
+ * leave the calls after them in step. */
+static void empty(void) {
+	int v = rank + 1, r = 0, flag = 0;
+	MPI_Request req;
+	MPI_Bcast(NULL, 0, MPI_INT, 0, MPI_COMM_WORLD);
+	MPI_Allreduce(NULL, NULL, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Reduce(NULL, NULL, 0, MPI_DOUBLE, MPI_MAX, size - 1, MPI_COMM_WORLD);
+	MPI_Allgather(NULL, 0, MPI_INT, NULL, 0, MPI_INT, MPI_COMM_WORLD);
+	MPI_Alltoall(NULL, 0, MPI_INT, NULL, 0, MPI_INT, MPI_COMM_WORLD);
+	MPI_Ibcast(NULL, 0, MPI_INT, size - 1, MPI_COMM_WORLD, &req);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	CHECK(req == MPI_REQUEST_NULL, "ibcast of nothing: the request is not freed");
+	MPI_Iallreduce(NULL, NULL, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+	while (!flag)
+		MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+	MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	CHECK(r == size * (size + 1) / 2, "allreduce after the empty calls %d", r);
+}
+
 int main(int argc, char **argv) {
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -87,6 +107,7 @@ int main(int argc, char **argv) {
 	rooted();
 	everyone();
 	reductions();
+	empty();
 	printf("coll ok rank %d of %d\n", rank, size);
 	MPI_Finalize();
 	return 0;
