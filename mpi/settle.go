@@ -42,7 +42,11 @@ func (s *runtimeState) settleAhead() error {
 	slices.SortFunc(comms, func(a, b *Comm) int { return cmp.Compare(a.id, b.id) })
 	var errs []error
 	for _, c := range comms {
-		errs = append(errs, c.manage("Finalize", func(u *collectives.Runner) error { return u.Settle() }))
+		var serr error
+		if err := c.manage("Finalize", func(u *collectives.Runner) error { serr = u.Settle(); return serr }); err != nil {
+			// Settle's own error: Finalize names itself once, around them all.
+			errs = append(errs, cmp.Or(serr, err))
+		}
 	}
 	return errors.Join(errs...)
 }
