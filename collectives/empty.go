@@ -112,10 +112,8 @@ func EmptyCall(coll Collective, rank, n int, send, recv []byte, root int, r *Red
 		return gatherEmpty(send, recv, root, rank, n)
 	case CollScatter:
 		return gatherEmpty(recv, send, root, rank, n) // the same rules, send and receive swapped
-	case CollAllgather:
-		return allgatherEmpty(send, recv)
-	case CollAlltoall:
-		return alltoallEmpty(send, recv)
+	case CollAllgather, CollAlltoall:
+		return blocksEmpty(send, recv)
 	}
 	return false
 }
@@ -159,18 +157,9 @@ func gatherEmpty(send, recv []byte, root, rank, n int) bool {
 	return len(send) == 0 && uint(root) < uint(n)
 }
 
-// allgatherEmpty: an allgather of empty blocks (send nil: in place, the
-// block len(recv)/n bytes).
-func allgatherEmpty(send, recv []byte) bool {
-	if send == nil {
-		return len(recv) == 0
-	}
-	return len(send) == 0
-}
-
-// alltoallEmpty: an alltoall of empty blocks (send nil: in place, from
-// recv).
-func alltoallEmpty(send, recv []byte) bool {
+// blocksEmpty: an allgather or an alltoall of empty blocks (send nil: in
+// place, the blocks in recv).
+func blocksEmpty(send, recv []byte) bool {
 	if send == nil {
 		return len(recv) == 0
 	}

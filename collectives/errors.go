@@ -51,7 +51,7 @@ func checkRoot(op string, n Net, root int) error {
 
 // checkReducer reports a Reducer that cannot be applied.
 func checkReducer(op string, r Reducer) error {
-	if r.Apply == nil || r.Unit <= 0 {
+	if !usableReducer(&r) {
 		return fmt.Errorf("%s: %w: the Reducer has no Apply or no Unit", op, ErrOp)
 	}
 	return nil

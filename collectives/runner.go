@@ -456,7 +456,7 @@ func badUnits(coll Collective, length, unit int) error {
 
 // Bcast broadcasts buf from root.
 func (u *Runner) Bcast(buf []byte, root, elem int) error {
-	if len(buf) == 0 && bcastEmpty(buf, root, u.Net.Size()) && u.skipsEmpty() {
+	if len(buf) == 0 && bcastEmpty(buf, root, u.Net.Size()) && u.skipsEmpty() { // the length first: no look at Net otherwise
 		return u.skip(CollBcast, elem, root, nil)
 	}
 	if ok, err := u.smallBcast(buf, root, elem); ok {
@@ -511,7 +511,7 @@ func fold(b *board, r Reducer, acc []byte, lo, hi, off int) {
 // send nil means in place at the root (its input is in recv); elsewhere it
 // is an empty vector.
 func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
-	if len(send) == 0 && reduceEmpty(send, recv, &r, root, u.Net.Rank(), u.Net.Size()) && u.skipsEmpty() {
+	if len(send) == 0 && reduceEmpty(send, recv, &r, root, u.Net.Rank(), u.Net.Size()) && u.skipsEmpty() { // (as Bcast's)
 		return u.skip(CollReduce, 0, root, &r)
 	}
 	if ok, err := u.smallReduction(CollReduce, send, recv, &r, root); ok {
@@ -556,7 +556,7 @@ func (u *Runner) Reduce(send, recv []byte, r Reducer, root int) error {
 // Allreduce combines the processes' send vectors with r into every
 // process's recv. send nil means in place (the input is in recv).
 func (u *Runner) Allreduce(send, recv []byte, r Reducer) error {
-	if len(recv) == 0 && allreduceEmpty(send, recv, &r) && u.skipsEmpty() {
+	if allreduceEmpty(send, recv, &r) && u.skipsEmpty() {
 		return u.skip(CollAllreduce, 0, 0, &r)
 	}
 	if ok, err := u.smallReduction(CollAllreduce, send, recv, &r, 0); ok {

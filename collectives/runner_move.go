@@ -152,7 +152,7 @@ func (u *Runner) Scatterv(send []byte, counts, displs []int, recv []byte, root, 
 // i's at recv[i*len(send):]. send nil means in place (the block size is
 // len(recv)/size and the own block is in place).
 func (u *Runner) Allgather(send, recv []byte, elem int) error {
-	if allgatherEmpty(send, recv) && u.skipsEmpty() {
+	if blocksEmpty(send, recv) && u.skipsEmpty() {
 		return u.skip(CollAllgather, elem, 0, nil)
 	}
 	n, rank := u.Net.Size(), u.Net.Rank()
@@ -202,7 +202,7 @@ func (u *Runner) Allgatherv(send, recv []byte, counts, displs []int, elem int) e
 // to rank j, which receives rank i's at recv[i*blk:]. send nil means in
 // place (the blocks are taken from recv).
 func (u *Runner) Alltoall(send, recv []byte, elem int) error {
-	if alltoallEmpty(send, recv) && u.skipsEmpty() {
+	if blocksEmpty(send, recv) && u.skipsEmpty() {
 		return u.skip(CollAlltoall, elem, 0, nil)
 	}
 	n, rank := u.Net.Size(), u.Net.Rank()
