@@ -39,7 +39,10 @@ type board struct {
 // have published more or less).
 func (b *board) record(r int) []byte {
 	if b.hw != nil {
-		return b.hw.Payload(r, 0, 0)
+		if p := b.hw.Payload(r, 0, 0); p != nil {
+			return p
+		}
+		return b.ranAhead(r)
 	}
 	i := r
 	if b.rotated {
@@ -49,6 +52,19 @@ func (b *board) record(r int) []byte {
 		}
 	}
 	return b.recs[i*b.size : (i+1)*b.size]
+}
+
+// ranAhead returns the record rank r published for this barrier's
+// generation without a payload, where the hardware keeps one (a call
+// that ran ahead of its check arrived with its key alone; see RunAhead),
+// else nil.
+func (b *board) ranAhead(r int) []byte {
+	rb, ok := b.hw.(RunAheadBarrier)
+	if !ok {
+		return nil
+	}
+	rec := rb.RecordAt(r, rb.Generation())
+	return rec[:]
 }
 
 // data returns n bytes at offset off of what rank r published besides its

@@ -1210,6 +1210,9 @@ func scenarioMismatch(w *mpi.Comm) error {
 		// others: what the other ranks' errors may contain instead of
 		// wrapping ErrMismatch.
 		others string
+		// names: what every rank's difference must name (the call of
+		// the odd rank, as the others see it and as it sees itself).
+		names string
 	}
 	i32 := func(k int) []int32 { return make([]int32, k) }
 	f64 := func(k int) []float64 { return make([]float64, k) }
@@ -1380,18 +1383,27 @@ func scenarioMismatch(w *mpi.Comm) error {
 				k := pick(1, 0)
 				return mpi.Allgather(w, i32(k), i32(k*n))
 			}},
+			// Where the Bcast runs ahead of its check (ranks outnumbering
+			// cores), the Barrier's arrival and the Bcast's meet at the
+			// barrier: each side reads the other's call from its record.
 			{name: "Barrier against Bcast", run: func() error {
 				if me == odd {
 					return mpi.Barrier(w)
 				}
 				return mpi.Bcast(w, i32(2), 0)
-			}},
+			}, names: fmt.Sprintf("rank %d called barrier", odd)},
+			{name: "Barrier against Bcast of nothing", run: func() error {
+				if me == odd {
+					return mpi.Barrier(w)
+				}
+				return mpi.Bcast(w, i32(0), 0)
+			}, names: fmt.Sprintf("rank %d called barrier", odd)},
 			{name: "Allreduce against Reduce", run: func() error {
 				if me == odd {
 					return mpi.Reduce(w, i32(2), i32(2), mpi.Sum, 0)
 				}
 				return mpi.Allreduce(w, i32(2), i32(2), mpi.Sum)
-			}},
+			}, names: fmt.Sprintf("rank %d called reduce", odd)},
 			{name: "invalid root on one rank", run: func() error { return mpi.Bcast(w, i32(3), pick(0, -1)) }, own: "root -1"},
 			{name: "invalid Reduce root on one rank", run: func() error {
 				return mpi.Reduce(w, i32(3), i32(3), mpi.Sum, pick(0, n))
@@ -1464,6 +1476,13 @@ func scenarioMismatch(w *mpi.Comm) error {
 		case c.others != "" && strings.Contains(err.Error(), c.others):
 		case !errors.Is(err, mpi.ErrMismatch):
 			f.add("rank %d: %s: error %q does not wrap ErrMismatch", me, c.name, err)
+		case c.names != "" && !strings.Contains(err.Error(), c.names):
+			f.add("rank %d: %s: error %q does not name %q", me, c.name, err, c.names)
+		}
+		// A rank's call is read from what it published at the barrier,
+		// whichever way it arrived: never an empty record.
+		if err != nil && strings.Contains(err.Error(), "called invalid") {
+			f.add("rank %d: %s: error %q names a call not published", me, c.name, err)
 		}
 		// The communicator still works: the NIC's barrier, and software
 		// collectives whose messages are tagged by the count of calls.
