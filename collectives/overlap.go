@@ -70,12 +70,23 @@ type overlap struct {
 // overlapped, and with what.
 func (u *Runner) overlapped(o *opCall, alg string) (SplitBarrier, Interruptible, bool) {
 	if !u.Check || alg == AlgShared || alg == AlgNIC || o.invalid != nil || o.key.Counts != 0 || o.key.Bytes < 0 ||
-		o.bytes*u.Net.Size() > u.OverlapLimit || u.method() != AlgNIC {
+		overlapBytes(o.bytes, u.Net.Size()) > u.OverlapLimit || u.method() != AlgNIC {
 		return nil, nil, false
 	}
 	sb, ok := u.HW.(SplitBarrier)
 	in, ok2 := u.Net.(Interruptible)
 	return sb, in, ok && ok2
+}
+
+// overlapBytes is what Runner.OverlapLimit bounds of a call of bytes (a
+// block, a vector or a message) on n processes: bytes times n, which no
+// message of the call exceeds; at two processes bytes, every message of
+// a call between two being one block, vector or message.
+func overlapBytes(bytes, n int) int {
+	if n == 2 {
+		return bytes
+	}
+	return bytes * n
 }
 
 // runOverlapped runs one call with its check overlapped: arrive, move the

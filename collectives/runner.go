@@ -23,7 +23,7 @@ type Runner struct {
 	Stats *Stats    // where to count the calls, or nil
 	// OverlapLimit bounds the calls whose argument check overlaps their
 	// data (see SplitBarrier): their bytes times the communicator's size
-	// at most (0: none). The messages of a call interrupted by a
+	// at most, their bytes alone at two processes (0: none). The messages of a call interrupted by a
 	// difference are left unreceived: unless the Net withdraws the
 	// rendezvous requests of interrupted sends (as mpi's does), the limit
 	// must keep every one of them eager, since a rendezvous left

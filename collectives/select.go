@@ -119,6 +119,10 @@ const (
 	// wherever the input fits the record.
 	sharedPairReduce = 2 << 10
 	sharedPair       = 4 << 10
+	// sharedPairAllgather bounds an allgather's block at two processes:
+	// where both read the other's payload at once, one pair of messages
+	// (recursive doubling) wins from 4 KiB (docs/tuning.md).
+	sharedPairAllgather = 3 << 10
 	// sharedAllreduceMax bounds the vectors of all processes together
 	// that an allreduce on a power of two processes from 4 runs by
 	// AlgShared: at 64 KiB or more (16 KiB vectors at 4 processes, 8 KiB
@@ -175,6 +179,8 @@ func (u *Runner) sharedPays(c Collective, share int, method string) bool {
 		return true
 	case c == CollReduce || c == CollAllreduce || c == CollReduceScatterBlock || c == CollScan || c == CollExscan:
 		return share <= sharedPairReduce
+	case c == CollAllgather:
+		return share <= sharedPairAllgather
 	}
 	return share <= sharedPair
 }
@@ -305,13 +311,12 @@ func chooseRooted(u *Runner, x choice, pairMin int) string {
 // scatter at 2 processes take the linear algorithm (chooseRooted): its
 // block is then received in an exchange, by the root of a gather, and
 // by the receiver alone in a scatter, whose root copies its own block
-// meanwhile (CopyingExchanger): a gather's from 8 KiB, a scatter's
-// above 16 KiB, the collectives' eager limit with a core each on Intel,
-// up to which the tree's message goes eagerly and wins (docs/tuning.md,
+// meanwhile (CopyingExchanger): a gather's from 8 KiB, a scatter's from
+// 12 KiB, below which the tree's one eager message wins (docs/tuning.md,
 // "Gather and scatter at 2 processes", has the measurements).
 const (
 	pairGatherLinearMin  = 8 << 10
-	pairScatterLinearMin = 16<<10 + 1
+	pairScatterLinearMin = 12 << 10
 )
 
 // chooseAllgather: linear where the Runner lets it (at 2 processes from

@@ -3,7 +3,7 @@ package collectives
 import "testing"
 
 // TestSharedPays: at two processes AlgShared runs inputs up to the
-// measured crossovers (smaller for reductions), or without the hardware
+// measured crossovers (smaller for reductions and allgathers), or without the hardware
 // up to sharedPairMessages whatever the collective, beyond two wherever
 // the record holds them, but for the allreduces on a power of two
 // processes whose vectors come to 64 KiB together, and a data word
@@ -19,6 +19,9 @@ func TestSharedPays(t *testing.T) {
 		{2, true, CollBcast, sharedPair, true},
 		{2, true, CollBcast, sharedPair + 1, false},
 		{2, true, CollAlltoall, sharedPair + 1, false},
+		{2, true, CollAllgather, sharedPairAllgather, true},
+		{2, true, CollAllgather, sharedPairAllgather + 1, false},
+		{3, true, CollAllgather, sharedPair, true},
 		{2, true, CollAllreduce, sharedPairReduce, true},
 		{2, true, CollAllreduce, sharedPairReduce + 1, false},
 		{2, true, CollReduce, sharedPairReduce + 1, false},
@@ -233,7 +236,8 @@ func TestRootedSelection(t *testing.T) {
 		{2, pairScatterLinearMin, true, "linear", "linear"},
 		{2, pairScatterLinearMin, false, "binomial", "binomial"},
 		{2, longVector / 2, false, "linear", "linear"},
-		{4, pairScatterLinearMin, true, "linear", "linear"},
+		{4, longVector / 4, true, "linear", "linear"},
+		{4, pairScatterLinearMin, true, "binomial", "binomial"},
 		{4, pairGatherLinearMin, true, "binomial", "binomial"},
 		{8, longVector/8 - 1, true, "binomial", "binomial"},
 	} {
@@ -274,6 +278,38 @@ func TestAllreduceSelection(t *testing.T) {
 		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, LinearExchanges: true}
 		if got := u.choose(CollAllreduce, tc.bytes, tc.commutative, false); got != tc.want {
 			t.Errorf("%d processes, %d bytes, commutative %v: %s, want %s", tc.n, tc.bytes, tc.commutative, got, tc.want)
+		}
+	}
+}
+
+// interruptibleNet is a memNet whose waits may be interrupted, as far as
+// the choice of an overlapped check looks.
+type interruptibleNet struct{ *memNet }
+
+func (interruptibleNet) Interrupt(func() bool) {}
+
+// TestOverlapBound: a call overlaps its check while its bytes times the
+// processes stay within OverlapLimit, at two processes while its bytes
+// alone do (each message between two is one block, vector or message).
+func TestOverlapBound(t *testing.T) {
+	const limit = 16 << 10
+	for _, tc := range []struct {
+		n, bytes int
+		want     bool
+	}{
+		{2, limit, true},
+		{2, limit + 1, false},
+		{3, limit / 3, true},
+		{3, limit/3 + 1, false},
+		{4, limit / 4, true},
+		{4, limit/4 + 1, false},
+	} {
+		w := newMemWorld(tc.n)
+		u := &Runner{Net: interruptibleNet{&memNet{w: w}}, HW: &splitHW{memHW: &memHW{h: newMemHardware(tc.n)}},
+			Check: true, OverlapLimit: limit}
+		o := &opCall{key: Key{Coll: CollScatter, Bytes: tc.bytes}, bytes: tc.bytes}
+		if _, _, got := u.overlapped(o, "linear"); got != tc.want {
+			t.Errorf("%d processes, %d bytes: overlapped %v, want %v", tc.n, tc.bytes, got, tc.want)
 		}
 	}
 }

@@ -1270,6 +1270,13 @@ func scenarioMismatch(w *mpi.Comm) error {
 			{name: "medium Reduce roots", run: func() error {
 				return mpi.Reduce(w, i32(500), i32(500), mpi.Sum, pick(odd, 0))
 			}},
+			// Blocks of 12 KiB: at two processes their check overlaps
+			// their data too, which the difference must interrupt.
+			{name: "12 KiB Bcast roots", run: func() error { return mpi.Bcast(w, i32(3072), pick(0, 1)) }},
+			{name: "12 KiB Reduce roots", run: func() error {
+				return mpi.Reduce(w, i32(3072), i32(3072), mpi.Sum, pick(odd, 0))
+			}},
+			{name: "12 KiB Scatter roots", run: func() error { return mpi.Scatter(w, i32(3072*n), i32(3072), pick(0, odd)) }},
 			{name: "medium Allgather counts", run: func() error {
 				k := pick(200, 201)
 				return mpi.Allgather(w, i32(k), i32(k*n))
