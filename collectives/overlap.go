@@ -70,7 +70,7 @@ type overlap struct {
 // overlapped, and with what.
 func (u *Runner) overlapped(o *opCall, alg string) (SplitBarrier, Interruptible, bool) {
 	if !u.Check || alg == AlgShared || alg == AlgNIC || o.invalid != nil || o.key.Counts != 0 || o.key.Bytes < 0 ||
-		overlapBytes(o.bytes, u.Net.Size()) > u.OverlapLimit || u.method() != AlgNIC {
+		u.overlapBytes(o.bytes) > u.OverlapLimit || u.method() != AlgNIC {
 		return nil, nil, false
 	}
 	sb, ok := u.HW.(SplitBarrier)
@@ -78,12 +78,13 @@ func (u *Runner) overlapped(o *opCall, alg string) (SplitBarrier, Interruptible,
 	return sb, in, ok && ok2
 }
 
-// overlapBytes is what Runner.OverlapLimit bounds of a call of bytes (a
-// block, a vector or a message) on n processes: bytes times n, which no
-// message of the call exceeds; at two processes bytes, every message of
-// a call between two being one block, vector or message.
-func overlapBytes(bytes, n int) int {
-	if n == 2 {
+// overlapBytes is what OverlapLimit bounds of a call of bytes (a block,
+// a vector or a message): bytes times the processes, which no message of
+// the call exceeds; with PairOverlap, at two processes bytes alone, every
+// message of a call between two being one block, vector or message.
+func (u *Runner) overlapBytes(bytes int) int {
+	n := u.Net.Size()
+	if n == 2 && u.PairOverlap {
 		return bytes
 	}
 	return bytes * n

@@ -23,12 +23,19 @@ type Runner struct {
 	Stats *Stats    // where to count the calls, or nil
 	// OverlapLimit bounds the calls whose argument check overlaps their
 	// data (see SplitBarrier): their bytes times the communicator's size
-	// at most, their bytes alone at two processes (0: none). The messages of a call interrupted by a
-	// difference are left unreceived: unless the Net withdraws the
-	// rendezvous requests of interrupted sends (as mpi's does), the limit
-	// must keep every one of them eager, since a rendezvous left
-	// unreceived would hold its sender.
+	// at most, their bytes alone at two processes with PairOverlap (0:
+	// none). The messages
+	// of a call interrupted by a difference are left unreceived: unless
+	// the Net withdraws the rendezvous requests of interrupted sends (as
+	// mpi's does), the limit must keep every one of them eager, since a
+	// rendezvous left unreceived would hold its sender.
 	OverlapLimit int
+	// PairOverlap lets a call between two processes overlap its check
+	// while its bytes alone stay within OverlapLimit (each of its
+	// messages is one block, vector or message), where it would compare
+	// first from half of that. Leave it off under a timing model, whose
+	// recorded runs compared first.
+	PairOverlap bool
 	// BcastMulticast lets the selection broadcast by the Hardware's
 	// multicast (from 32 KiB at three or four ranks, 16 KiB at more),
 	// where it beats the binomial tree. Leave it off where multicast moves

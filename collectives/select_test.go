@@ -289,27 +289,31 @@ type interruptibleNet struct{ *memNet }
 func (interruptibleNet) Interrupt(func() bool) {}
 
 // TestOverlapBound: a call overlaps its check while its bytes times the
-// processes stay within OverlapLimit, at two processes while its bytes
-// alone do (each message between two is one block, vector or message).
+// processes stay within OverlapLimit, at two processes with PairOverlap
+// while its bytes alone do (each message between two is one block,
+// vector or message).
 func TestOverlapBound(t *testing.T) {
 	const limit = 16 << 10
 	for _, tc := range []struct {
 		n, bytes int
+		pair     bool
 		want     bool
 	}{
-		{2, limit, true},
-		{2, limit + 1, false},
-		{3, limit / 3, true},
-		{3, limit/3 + 1, false},
-		{4, limit / 4, true},
-		{4, limit/4 + 1, false},
+		{2, limit, true, true},
+		{2, limit + 1, true, false},
+		{2, limit / 2, false, true},
+		{2, limit/2 + 1, false, false},
+		{3, limit / 3, true, true},
+		{3, limit/3 + 1, true, false},
+		{4, limit / 4, true, true},
+		{4, limit/4 + 1, true, false},
 	} {
 		w := newMemWorld(tc.n)
 		u := &Runner{Net: interruptibleNet{&memNet{w: w}}, HW: &splitHW{memHW: &memHW{h: newMemHardware(tc.n)}},
-			Check: true, OverlapLimit: limit}
+			Check: true, OverlapLimit: limit, PairOverlap: tc.pair}
 		o := &opCall{key: Key{Coll: CollScatter, Bytes: tc.bytes}, bytes: tc.bytes}
 		if _, _, got := u.overlapped(o, "linear"); got != tc.want {
-			t.Errorf("%d processes, %d bytes: overlapped %v, want %v", tc.n, tc.bytes, got, tc.want)
+			t.Errorf("%d processes, %d bytes, pair overlap %v: overlapped %v, want %v", tc.n, tc.bytes, tc.pair, got, tc.want)
 		}
 	}
 }

@@ -197,6 +197,7 @@ func (c *Comm) setOffload(hwID int) {
 	c.manager.RunAhead = c.runner.RunAhead
 	c.rt.keepAhead(c, true)
 	c.runner.OverlapLimit, c.manager.OverlapLimit = c.rt.overlapLimit, c.rt.overlapLimit
+	c.runner.PairOverlap, c.manager.PairOverlap = !c.rt.modelled, !c.rt.modelled
 	// Multicast is no part of the Martini model: under it, broadcasts
 	// travel as the model's messages.
 	c.runner.BcastMulticast = !c.rt.modelled

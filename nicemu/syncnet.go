@@ -158,12 +158,12 @@ type barrierCtl struct {
 type barrierArrival struct {
 	// ring holds the key and data word of each of the last
 	// RecordRingDepth generations (by gen mod RecordRingDepth), and recs
-	// their records (BarrierArriveRecord's, or a payload's last bytes;
-	// see writeArrival). An entry also holds its
-	// generation, the last store of an arrival: a reader of a release
-	// (BarrierReleased, BarrierSum, BarrierDatum) or of one member's
-	// arrival (BarrierArrived) reads that member's entry of the
-	// generation alone, one line, whatever the member has done since.
+	// their records (BarrierArriveRecord's, or a payload's last bytes:
+	// see writeArrival). An entry also holds its generation, the last
+	// store of an arrival: a reader of a release (BarrierReleased,
+	// BarrierSum, BarrierDatum) or of one member's arrival
+	// (BarrierArrived) reads that member's entry of the generation alone,
+	// one line, whatever the member has done since.
 	ring [RecordRingDepth]ringEntry
 	recs [RecordRingDepth][RecordSize]byte
 }
