@@ -310,6 +310,12 @@ type Tuning struct {
 	// (Allreduce): measured to win there on some processors, to lose on
 	// others (docs/tuning.md, "Hierarchical collectives").
 	EarlyHierarchy bool
+	// PairAllgatherShared, if not 0, is the largest block of an
+	// allgather that AlgShared carries at two processes, where the two
+	// read each other's record at once (the other collectives' bound,
+	// sharedPair, otherwise): measured where one pair of messages wins
+	// sooner (docs/tuning.md, "AlgShared").
+	PairAllgatherShared int
 }
 
 // hierarchyEarlyMin is the smallest reduction AlgHierarchical takes.

@@ -119,10 +119,6 @@ const (
 	// wherever the input fits the record.
 	sharedPairReduce = 2 << 10
 	sharedPair       = 4 << 10
-	// sharedPairAllgather bounds an allgather's block at two processes:
-	// where both read the other's payload at once, one pair of messages
-	// (recursive doubling) wins from 4 KiB (docs/tuning.md).
-	sharedPairAllgather = 3 << 10
 	// sharedAllreduceMax bounds the vectors of all processes together
 	// that an allreduce on a power of two processes from 4 runs by
 	// AlgShared: at 64 KiB or more (16 KiB vectors at 4 processes, 8 KiB
@@ -179,8 +175,8 @@ func (u *Runner) sharedPays(c Collective, share int, method string) bool {
 		return true
 	case c == CollReduce || c == CollAllreduce || c == CollReduceScatterBlock || c == CollScan || c == CollExscan:
 		return share <= sharedPairReduce
-	case c == CollAllgather:
-		return share <= sharedPairAllgather
+	case c == CollAllgather && u.Tuning.PairAllgatherShared > 0:
+		return share <= u.Tuning.PairAllgatherShared
 	}
 	return share <= sharedPair
 }

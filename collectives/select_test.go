@@ -3,7 +3,8 @@ package collectives
 import "testing"
 
 // TestSharedPays: at two processes AlgShared runs inputs up to the
-// measured crossovers (smaller for reductions and allgathers), or without the hardware
+// measured crossovers (smaller for reductions, and for allgathers where
+// the host's tuning says), or without the hardware
 // up to sharedPairMessages whatever the collective, beyond two wherever
 // the record holds them, but for the allreduces on a power of two
 // processes whose vectors come to 64 KiB together, and a data word
@@ -19,9 +20,7 @@ func TestSharedPays(t *testing.T) {
 		{2, true, CollBcast, sharedPair, true},
 		{2, true, CollBcast, sharedPair + 1, false},
 		{2, true, CollAlltoall, sharedPair + 1, false},
-		{2, true, CollAllgather, sharedPairAllgather, true},
-		{2, true, CollAllgather, sharedPairAllgather + 1, false},
-		{3, true, CollAllgather, sharedPair, true},
+		{2, true, CollAllgather, sharedPair, true},
 		{2, true, CollAllreduce, sharedPairReduce, true},
 		{2, true, CollAllreduce, sharedPairReduce + 1, false},
 		{2, true, CollReduce, sharedPairReduce + 1, false},
@@ -59,6 +58,21 @@ func TestSharedPays(t *testing.T) {
 		}
 		if got := u.sharedPays(tc.coll, tc.share, u.method()); got != tc.want {
 			t.Errorf("%d processes, hardware %v, %v of %d bytes: sharedPays %v, want %v", tc.n, tc.hw, tc.coll, tc.share, got, tc.want)
+		}
+	}
+	// The host's bound of an allgather's block at two processes.
+	for _, tc := range []struct {
+		n, bound, share int
+		want            bool
+	}{
+		{2, 3 << 10, 3 << 10, true},
+		{2, 3 << 10, 3<<10 + 1, false},
+		{2, 0, sharedPair, true},
+		{3, 3 << 10, sharedPair, true},
+	} {
+		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, HW: &memHW{}, Tuning: Tuning{PairAllgatherShared: tc.bound}}
+		if got := u.sharedPays(CollAllgather, tc.share, u.method()); got != tc.want {
+			t.Errorf("%d processes, bound %d: allgather of %d bytes: sharedPays %v, want %v", tc.n, tc.bound, tc.share, got, tc.want)
 		}
 	}
 }

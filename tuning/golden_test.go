@@ -142,9 +142,10 @@ func TestGoldenThresholds(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := plan.Engine
-		got := fmt.Sprintf("%d,%d,%d,%d,%d,%d,%d,%d,%v,%d,%d,%d,%d,%v,%v",
+		got := fmt.Sprintf("%d,%d,%d,%d,%d,%d,%d,%d,%v,%d,%d,%d,%d,%v,%v,%d",
 			c.Eager, c.EagerLimit, c.EagerHintLimit, c.RingSize, c.RingCap, c.Rendezvous, c.ExchangePush, c.PackedRecords, c.SharedLines, c.QueueSize,
-			plan.CollectiveEagerLimit, plan.SingleCopyMin, plan.DistinctSingleCopyMin, plan.ConsumeReads, plan.Collectives.EarlyHierarchy)
+			plan.CollectiveEagerLimit, plan.SingleCopyMin, plan.DistinctSingleCopyMin, plan.ConsumeReads, plan.Collectives.EarlyHierarchy,
+			plan.Collectives.PairAllgatherShared)
 		if record {
 			row = append(row[:6], strings.Split(got, ",")...)
 			recorded = append(recorded, row)

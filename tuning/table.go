@@ -56,6 +56,9 @@ type Thresholds struct {
 	// EarlyHierarchy lets the balanced reductions run hierarchical from
 	// 16 KiB (collectives.Tuning), on any network.
 	EarlyHierarchy bool
+	// PairAllgatherShared is collectives.Tuning's: the largest allgather
+	// block AlgShared carries at two processes (0: as the others').
+	PairAllgatherShared int
 }
 
 // The eager limits that do not depend on the host (docs/tuning.md,
@@ -72,7 +75,8 @@ const (
 // (docs/tuning.md names the measurements behind every entry). A class
 // that is not listed takes the zero Thresholds.
 var table = map[Class]Thresholds{
-	{Intel, Core}:    {RingEagerLimit: 6 << 10, CollectiveEagerLimit: 16 << 10, SingleCopyMin: 8 << 10, ExchangePush: llc.ExchangePushMin, ConsumeReads: true, EarlyHierarchy: true},
+	{Intel, Core}: {RingEagerLimit: 6 << 10, CollectiveEagerLimit: 16 << 10, SingleCopyMin: 8 << 10, ExchangePush: llc.ExchangePushMin, ConsumeReads: true, EarlyHierarchy: true,
+		PairAllgatherShared: 3 << 10},
 	{Intel, Shared}:  {RingEagerLimit: 6 << 10, CollectiveEagerLimit: 32 << 10, SingleCopyMin: 32 << 10, ConsumeReads: true, EarlyHierarchy: true},
 	{Intel, Crowded}: {RingEagerLimit: 6 << 10, CollectiveEagerLimit: 32 << 10, SingleCopyMin: 32 << 10, ConsumeReads: true, EarlyHierarchy: true},
 	{AMD, Core}:      {ExchangePush: llc.ExchangePushMin, ConsumeReads: true},

@@ -23,8 +23,10 @@ func TestLookup(t *testing.T) {
 		procs int
 		want  Thresholds
 	}{
-		{Host{Intel, 2}, 2, Thresholds{RingEagerLimit: 6 << 10, CollectiveEagerLimit: 16 << 10, SingleCopyMin: 8 << 10, ExchangePush: llc.ExchangePushMin, ConsumeReads: true, EarlyHierarchy: true}},
-		{Host{Intel, 8}, 1, Thresholds{RingEagerLimit: 6 << 10, CollectiveEagerLimit: 16 << 10, SingleCopyMin: 8 << 10, ExchangePush: llc.ExchangePushMin, ConsumeReads: true, EarlyHierarchy: true}},
+		{Host{Intel, 2}, 2, Thresholds{RingEagerLimit: 6 << 10, CollectiveEagerLimit: 16 << 10, SingleCopyMin: 8 << 10, ExchangePush: llc.ExchangePushMin, ConsumeReads: true, EarlyHierarchy: true,
+			PairAllgatherShared: 3 << 10}},
+		{Host{Intel, 8}, 1, Thresholds{RingEagerLimit: 6 << 10, CollectiveEagerLimit: 16 << 10, SingleCopyMin: 8 << 10, ExchangePush: llc.ExchangePushMin, ConsumeReads: true, EarlyHierarchy: true,
+			PairAllgatherShared: 3 << 10}},
 		{Host{Intel, 2}, 3, Thresholds{RingEagerLimit: 6 << 10, CollectiveEagerLimit: 32 << 10, SingleCopyMin: 32 << 10, ConsumeReads: true, EarlyHierarchy: true}},
 		{Host{Intel, 2}, 8, Thresholds{RingEagerLimit: 6 << 10, CollectiveEagerLimit: 32 << 10, SingleCopyMin: 32 << 10, ConsumeReads: true, EarlyHierarchy: true}},
 		{Host{AMD, 2}, 2, Thresholds{ExchangePush: llc.ExchangePushMin, ConsumeReads: true}},
@@ -99,7 +101,8 @@ func TestForOverride(t *testing.T) {
 	job.Settings.Tune = "intel"
 	plan, err = For(job)
 	if err != nil || plan.Engine.EagerLimit != 6<<10 || plan.Engine.EagerHintLimit != EagerLimit || !plan.ConsumeReads ||
-		plan.SingleCopyMin != 8<<10 || !plan.Collectives.EarlyHierarchy || plan.Host != (Host{Intel, 2}) {
+		plan.SingleCopyMin != 8<<10 || !plan.Collectives.EarlyHierarchy || plan.Collectives.PairAllgatherShared != 3<<10 ||
+		plan.Host != (Host{Intel, 2}) {
 		t.Fatalf("MARTINI_TUNE=intel: %+v, %v", plan, err)
 	}
 	job.Settings.Tune = "intel:1" // two processes on one CPU
@@ -110,10 +113,11 @@ func TestForOverride(t *testing.T) {
 	if _, err := For(job); err == nil {
 		t.Fatal("MARTINI_TUNE=sparc: no error")
 	}
-	// Under a timing model only the collectives' host choice remains.
+	// Under a timing model only the collectives' host choice of the
+	// hierarchy remains.
 	job.Settings.Tune, job.Caps.Modelled = "intel", true
 	if plan, err = For(job); err != nil || plan.Engine.EagerLimit != ModelEagerLimit || plan.Engine.EagerHintLimit != 0 ||
-		plan.ConsumeReads || plan.SingleCopyMin != 0 || !plan.Collectives.EarlyHierarchy {
+		plan.ConsumeReads || plan.SingleCopyMin != 0 || !plan.Collectives.EarlyHierarchy || plan.Collectives.PairAllgatherShared != 0 {
 		t.Fatalf("modelled: %+v, %v", plan, err)
 	}
 }

@@ -76,7 +76,7 @@ func For(job Job) (Plan, error) {
 	}
 	cfg := engineConfig(job, th)
 	p := Plan{Engine: cfg, ConsumeReads: th.ConsumeReads, Host: host,
-		Collectives: collectives.Tuning{EarlyHierarchy: th.EarlyHierarchy}}
+		Collectives: collectives.Tuning{EarlyHierarchy: th.EarlyHierarchy, PairAllgatherShared: th.PairAllgatherShared}}
 	if ringTuned(job.Settings, cfg) {
 		if limit := min(th.CollectiveEagerLimit, cfg.EagerHintLimit); limit > cfg.EagerLimit {
 			p.CollectiveEagerLimit = limit
