@@ -54,17 +54,19 @@ func (b *board) record(r int) []byte {
 	return b.recs[i*b.size : (i+1)*b.size]
 }
 
-// ranAhead returns the record rank r published for this barrier's
-// generation without a payload, where the hardware keeps one (a call
-// that ran ahead of its check arrived with its key alone; see RunAhead),
-// else nil.
+// ranAhead returns the record rank r arrived with at this barrier's
+// generation without a payload (a call that ran ahead of its check; see
+// RunAhead), where the hardware keeps it and r's key is its; else nil.
 func (b *board) ranAhead(r int) []byte {
 	rb, ok := b.hw.(RunAheadBarrier)
 	if !ok {
 		return nil
 	}
-	rec := rb.RecordAt(r, rb.Generation())
-	return rec[:]
+	gen, mask := rb.Generation(), uint64(1)<<b.hw.KeyBits()-1
+	if rec := rb.RecordAt(r, gen); keyHash(rec[:])&mask == rb.KeyAt(r, gen)&mask {
+		return rec[:]
+	}
+	return nil
 }
 
 // data returns n bytes at offset off of what rank r published besides its

@@ -45,10 +45,13 @@ import (
 // generation alone; KeyAt, RecordAt and DatumAt return what member r
 // passed for a generation (DatumAt a pointer the caller must not write
 // through; ArriveRecord's nil datum passes none), once it has arrived
-// there and while the ring holds it; KeyWindowAt returns, likewise, a
-// hash of the keys member r passed for the KeyWindow generations up to
-// one, in order, which is the same for two members that passed the same
-// keys, and differs where one key differs.
+// there and while the ring holds it (RecordAt's record is that of an
+// ArriveRecord; after another arrival, whatever the ring held before);
+// PayloadAt returns the payload of a member's arrival by Barrier at a
+// generation while its slot holds it, else nil; KeyWindowAt returns, as
+// KeyAt, a hash of the keys member r passed for the KeyWindow
+// generations up to one, in order, which is the same for two members
+// that passed the same keys, and differs where one key differs.
 type RunAheadBarrier interface {
 	ArriveRecord(key uint64, rec [keySize]byte, datum *[DatumSize]byte) (uint64, error)
 	Generation() uint64
@@ -57,6 +60,7 @@ type RunAheadBarrier interface {
 	WaitArrivedAt(r int, gen uint64) error
 	KeyAt(r int, gen uint64) uint64
 	RecordAt(r int, gen uint64) [keySize]byte
+	PayloadAt(r int, gen uint64) []byte
 	DatumAt(r int, gen uint64) *[DatumSize]byte
 	KeyWindowAt(r int, gen uint64) uint64
 	KeyWindow() int
@@ -258,16 +262,35 @@ func (p *RunAhead) check(s *unsettled, wait bool) error {
 	if p.agree(s) {
 		return nil
 	}
-	err := verify(p.size, func(r int) Key {
-		rec := p.hw.RecordAt(r, s.gen)
-		return getKey(rec[:])
-	})
+	recs := make([][]byte, p.size) // (a difference: allocated once)
+	for r := range recs {
+		if recs[r] = p.recordAt(r, s.gen); recs[r] == nil {
+			return fmt.Errorf("%w: at %v; rank %d's call is no longer recorded", ErrMismatch, getKey(s.rec[:]), r)
+		}
+	}
+	err := verify(p.size, func(r int) Key { return getKey(recs[r]) })
 	if err == nil {
 		// The keys differ but the records agree: a rank entered the
 		// barrier by another call (a Barrier where the others broadcast).
 		err = fmt.Errorf("%w: the ranks' calls differ at %v", ErrMismatch, getKey(s.rec[:]))
 	}
 	return err
+}
+
+// recordAt returns the encoded Key of member r's call at generation gen:
+// its record, where its key is that record's (it arrived with it, as a
+// call that ran ahead), else the end of the payload it arrived with (a
+// call checked at the barrier: the collectives end their payloads with
+// the Key), while the slot holds it; nil if neither.
+func (p *RunAhead) recordAt(r int, gen uint64) []byte {
+	key := p.hw.KeyAt(r, gen) & p.mask
+	if rec := p.hw.RecordAt(r, gen); keyHash(rec[:])&p.mask == key {
+		return rec[:]
+	}
+	if pl := p.hw.PayloadAt(r, gen); len(pl) >= keySize {
+		return pl[len(pl)-keySize:]
+	}
+	return nil
 }
 
 // agree reports whether every member passed s's key for its generation.

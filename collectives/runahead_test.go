@@ -15,6 +15,7 @@ type scriptedRing struct {
 	gen      uint64
 	keys     map[uint64][]uint64
 	recs     map[uint64][][keySize]byte
+	payloads map[uint64][][]byte // by generation and member, if scripted
 	released map[uint64]bool
 	waited   []uint64
 	readings int // calls of LastReleased
@@ -69,6 +70,12 @@ func (s *scriptedRing) KeyWindowAt(r int, gen uint64) uint64 {
 func (s *scriptedRing) KeyWindow() int { return s.RingDepth() / 2 }
 func (s *scriptedRing) RecordAt(r int, gen uint64) [keySize]byte {
 	return s.recs[gen][r]
+}
+func (s *scriptedRing) PayloadAt(r int, gen uint64) []byte {
+	if p := s.payloads[gen]; p != nil {
+		return p[r]
+	}
+	return nil
 }
 func (s *scriptedRing) RingDepth() int { return 8 }
 func (s *scriptedRing) WaitReleasedAt(gen uint64) error {
@@ -436,9 +443,42 @@ func TestRunAheadSettleWindows(t *testing.T) {
 		t.Errorf("differences at 3 and 6: %v; want the first, in roots", err)
 	}
 	// The windows at 4 and 8 differ at member 1 (2 read each), the one at
-	// 10 agrees (3).
-	if s.keyReads != 8*n || s.windowReads != 7 {
-		t.Errorf("differences at 3 and 6: %d keys and %d windows read; want 24 (generations 1 to 8 one by one) and 7",
+	// 10 agrees (3). The keys: generations 1 to 8 one by one, and each
+	// member's again at the two differences, to find its record.
+	if s.keyReads != 8*n+2*n || s.windowReads != 7 {
+		t.Errorf("differences at 3 and 6: %d keys and %d windows read; want 30 (generations 1 to 8 one by one, and the records' at 3 and 6) and 7",
 			s.keyReads, s.windowReads)
+	}
+}
+
+// TestRunAheadNamesCheckedCalls: where a member met calls that ran ahead
+// with a call checked at the barrier (a Barrier, arriving with a
+// payload), the difference names that call from the end of its payload,
+// not from the record the ring held before; where the slot no longer
+// holds the payload, it says so.
+func TestRunAheadNamesCheckedCalls(t *testing.T) {
+	const n = 3
+	bcast := Key{Coll: CollBcast, Elem: 1, Bytes: 8}
+	stale := Key{Coll: CollAllreduce, Elem: 8, Bytes: 8}
+	for _, kept := range []bool{true, false} {
+		s := &scriptedRing{keys: map[uint64][]uint64{}, recs: map[uint64][][keySize]byte{}, released: map[uint64]bool{1: true},
+			payloads: map[uint64][][]byte{}}
+		hash := s.script(1, n, 1, bcast, stale) // member 1's record: an older call's
+		s.keys[1][1] = keyHash(barrierKey[:])   // its key: a Barrier's
+		if kept {
+			s.payloads[1] = make([][]byte, n)
+			s.payloads[1][1] = append([]byte("input before the key"), barrierKey[:]...)
+		}
+		p := &RunAhead{hw: s, size: n, mask: 1<<64 - 1}
+		u := unsettled{gen: 1, hash: hash}
+		bcast.put(u.rec[:])
+		err := p.check(&u, false)
+		want := "rank 1 called barrier"
+		if !kept {
+			want = "rank 1's call is no longer recorded"
+		}
+		if !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "allreduce") {
+			t.Errorf("payload kept %v: %v; want ErrMismatch naming %q", kept, err, want)
+		}
 	}
 }

@@ -76,8 +76,7 @@ const (
 	// half of them ahead of the slowest member; 32 is where broadcasts at
 	// 16 processes stopped gaining (docs/decisions.md).
 	RecordRingDepth = 32
-	// RecordSize is the size of the record an arrival publishes:
-	// BarrierArriveRecord's, or the last RecordSize bytes of a payload.
+	// RecordSize is the size of the record BarrierArriveRecord publishes.
 	RecordSize = 32
 
 	barrierCtlSize = 64
@@ -158,12 +157,11 @@ type barrierCtl struct {
 type barrierArrival struct {
 	// ring holds the key and data word of each of the last
 	// RecordRingDepth generations (by gen mod RecordRingDepth), and recs
-	// their records (BarrierArriveRecord's, or a payload's last bytes:
-	// see writeArrival). An entry also holds its generation, the last
-	// store of an arrival: a reader of a release (BarrierReleased,
-	// BarrierSum, BarrierDatum) or of one member's arrival
-	// (BarrierArrived) reads that member's entry of the generation alone,
-	// one line, whatever the member has done since.
+	// their records (BarrierArriveRecord's). An entry also holds its
+	// generation, the last store of an arrival: a reader of a release
+	// (BarrierReleased, BarrierSum, BarrierDatum) or of one member's
+	// arrival (BarrierArrived) reads that member's entry of the
+	// generation alone, one line, whatever the member has done since.
 	ring [RecordRingDepth]ringEntry
 	recs [RecordRingDepth][RecordSize]byte
 }
@@ -425,13 +423,6 @@ func (n *NIC) BarrierArriveData(id, member int, procs []int, key uint64, datum *
 // BarrierArriveParts is BarrierArriveData with the payload given in two
 // parts, head then tail, which the slot holds joined: the caller need not
 // join them first.
-//
-// The payload's last RecordSize bytes (zeros before a shorter one's) are
-// also the generation's record, which BarrierRecord returns as it returns
-// BarrierArriveRecord's: a caller that ends its payloads with a record of
-// its call (the collectives end theirs with the call's key) finds every
-// member's record of a generation there, whichever way the member
-// arrived, while the payload slots keep only the last two generations.
 func (n *NIC) BarrierArriveParts(id, member int, procs []int, key uint64, datum *[DatumSize]byte, head, tail []byte) (gen uint64, err error) {
 	if err := n.checkArrival(id, member, procs, len(head)+len(tail)); err != nil {
 		return 0, err
@@ -453,22 +444,7 @@ func writeArrival(a *barrierArrival, slot []byte, gen, key uint64, datum *[Datum
 		copy(slot[slotHeaderSize+n:], tail)
 	}
 	*slotHeader(slot) = gen<<payloadGenShift | uint64(len(head)+len(tail))
-	putRecord(&a.recs[gen%RecordRingDepth], head, tail)
 	putEntry(a, gen, key, datum)
-}
-
-// putRecord stores the last RecordSize bytes of the payload head then
-// tail into rec, zeros before a shorter payload's.
-func putRecord(rec *[RecordSize]byte, head, tail []byte) {
-	if len(tail) == 0 && len(head) >= RecordSize { // (most payloads come whole)
-		*rec = [RecordSize]byte(head[len(head)-RecordSize:])
-		return
-	}
-	var r [RecordSize]byte
-	t := copy(r[max(0, RecordSize-len(tail)):], tail[max(0, len(tail)-RecordSize):])
-	h := min(len(head), RecordSize-t)
-	copy(r[RecordSize-t-h:], head[len(head)-h:])
-	*rec = r
 }
 
 // BarrierArriveRecord enters controller id as BarrierArriveData does, but
@@ -616,10 +592,10 @@ func (n *NIC) BarrierArrived(id, member int, gen uint64) bool {
 	return arrivedAt(n.seg.arrival(id, member), gen)
 }
 
-// BarrierRecord returns the record member published for generation gen
-// of controller id: the one it passed to BarrierArriveRecord, or the last
-// RecordSize bytes of the payload of another arrival (BarrierArriveParts).
-// It is valid as BarrierKey's key (zeros for a bad id or member). Safe
+// BarrierRecord returns the record member passed to BarrierArriveRecord
+// for generation gen of controller id, valid as BarrierKey's key (zeros
+// for a bad id or member; for an arrival by BarrierArriveData, whatever
+// the ring held before). Safe
 // for concurrent use: the member wrote it before publishing gen.
 func (n *NIC) BarrierRecord(id, member int, gen uint64) [RecordSize]byte {
 	if uint(id) >= NumBarriers || uint(member) >= uint(len(n.procs)) {

@@ -935,50 +935,6 @@ func TestBarrierRecordRing(t *testing.T) {
 	}
 }
 
-// TestBarrierPayloadRecord checks that an arrival with a payload
-// publishes the payload's last RecordSize bytes as its generation's
-// record, given whole or in parts, zeros before a shorter payload's, so
-// that a member that arrived by a record reads the other's call there
-// after the payload slot has moved on.
-func TestBarrierPayloadRecord(t *testing.T) {
-	fast, slow, id, procs := newBarrierPair(t)
-	long := []byte(strings.Repeat("x", 40) + "the record of the call, 32 bytes")
-	var tail, short [RecordSize]byte
-	copy(tail[:], long[len(long)-RecordSize:])
-	copy(short[RecordSize-5:], "short")
-	cases := []struct {
-		name       string
-		head, tail []byte
-		want       [RecordSize]byte
-	}{
-		{"whole", long, nil, tail},
-		{"in parts, the record across them", long[:50], long[50:], tail},
-		{"in parts, the record in the tail", long[:8], long[8:], tail},
-		{"a short payload", []byte("sh"), []byte("ort"), short},
-		{"no payload", nil, nil, [RecordSize]byte{}},
-	}
-	for i, c := range cases {
-		g := uint64(i + 1)
-		if _, err := fast.BarrierArriveParts(id, 0, procs, 1, nil, c.head, c.tail); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := slow.BarrierArriveRecord(id, 1, procs, 1, [RecordSize]byte{}, nil); err != nil {
-			t.Fatal(err)
-		}
-		if r := slow.BarrierRecord(id, 0, g); r != c.want {
-			t.Errorf("%s: record %q, want %q", c.name, r, c.want)
-		}
-	}
-	// Two generations on, the slot of the first holds the third's
-	// payload; the ring still holds the first's record.
-	if p := slow.BarrierPayload(id, 0, 1); p != nil {
-		t.Errorf("generation 1's payload after generation 3's: %q", p)
-	}
-	if r := slow.BarrierRecord(id, 0, 1); r != tail {
-		t.Errorf("generation 1's record after generation 3's payload: %q", r)
-	}
-}
-
 // newBarrierPair returns the NICs of a job of two processes, a barrier
 // controller the first claimed, and the group of both.
 func newBarrierPair(t testing.TB) (fast, slow *NIC, id int, procs []int) {

@@ -305,6 +305,16 @@ func (g *SyncGroup) RecordAt(r int, gen uint64) [nicemu.RecordSize]byte {
 	return g.nic.BarrierRecord(g.id, r, gen)
 }
 
+// PayloadAt returns the payload member r passed for generation gen
+// while its slot holds it (the last two of its arrivals with a
+// payload), else nil.
+func (g *SyncGroup) PayloadAt(r int, gen uint64) []byte {
+	if g.port != nil {
+		return g.port.Payload(r, gen)
+	}
+	return g.nic.BarrierPayload(g.id, r, gen)
+}
+
 // RingDepth is how many generations of keys and records the ring keeps.
 func (g *SyncGroup) RingDepth() int { return nicemu.RecordRingDepth }
 
