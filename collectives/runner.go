@@ -24,11 +24,11 @@ type Runner struct {
 	// OverlapLimit bounds the calls whose argument check overlaps their
 	// data (see SplitBarrier): their bytes times the communicator's size
 	// at most, their bytes alone at two processes with PairOverlap (0:
-	// none). The messages
-	// of a call interrupted by a difference are left unreceived: unless
-	// the Net withdraws the rendezvous requests of interrupted sends (as
-	// mpi's does), the limit must keep every one of them eager, since a
-	// rendezvous left unreceived would hold its sender.
+	// none). The messages of a call interrupted by a difference are left
+	// unreceived: unless the Net withdraws the rendezvous requests of
+	// interrupted sends (as mpi's does), the limit must keep every one of
+	// them eager, since a rendezvous left unreceived would hold its
+	// sender.
 	OverlapLimit int
 	// PairOverlap lets a call between two processes overlap its check
 	// while its bytes alone stay within OverlapLimit (each of its
