@@ -56,17 +56,13 @@ func (b *board) record(r int) []byte {
 
 // ranAhead returns the record rank r arrived with at this barrier's
 // generation without a payload (a call that ran ahead of its check; see
-// RunAhead), where the hardware keeps it and r's key is its; else nil.
+// RunAhead), where the hardware keeps it (ranAheadRecord); else nil.
 func (b *board) ranAhead(r int) []byte {
 	rb, ok := b.hw.(RunAheadBarrier)
 	if !ok {
 		return nil
 	}
-	gen, mask := rb.Generation(), uint64(1)<<b.hw.KeyBits()-1
-	if rec := rb.RecordAt(r, gen); keyHash(rec[:])&mask == rb.KeyAt(r, gen)&mask {
-		return rec[:]
-	}
-	return nil
+	return ranAheadRecord(rb, r, rb.Generation(), uint64(1)<<b.hw.KeyBits()-1)
 }
 
 // data returns n bytes at offset off of what rank r published besides its

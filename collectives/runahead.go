@@ -283,14 +283,25 @@ func (p *RunAhead) check(s *unsettled, wait bool) error {
 // call checked at the barrier: the collectives end their payloads with
 // the Key), while the slot holds it; nil if neither.
 func (p *RunAhead) recordAt(r int, gen uint64) []byte {
-	key := p.hw.KeyAt(r, gen) & p.mask
-	if rec := p.hw.RecordAt(r, gen); keyHash(rec[:])&p.mask == key {
-		return rec[:]
+	if rec := ranAheadRecord(p.hw, r, gen, p.mask); rec != nil {
+		return rec
 	}
 	if pl := p.hw.PayloadAt(r, gen); len(pl) >= keySize {
 		return pl[len(pl)-keySize:]
 	}
 	return nil
+}
+
+// ranAheadRecord returns the record member r arrived with at generation
+// gen of rb, where r's key (masked by mask) is that record's: r arrived
+// with it, as a call that ran ahead. After an arrival with a payload the
+// ring holds an older call's record, and it returns nil.
+func ranAheadRecord(rb RunAheadBarrier, r int, gen, mask uint64) []byte {
+	rec := rb.RecordAt(r, gen)
+	if keyHash(rec[:])&mask != rb.KeyAt(r, gen)&mask {
+		return nil
+	}
+	return rec[:]
 }
 
 // agree reports whether every member passed s's key for its generation.

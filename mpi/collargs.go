@@ -85,20 +85,17 @@ func (a *collArgs) empty(c *Comm) bool {
 	if int(a.kind) >= len(argsCollective) || a.err != nil || len(a.send) != 0 && len(a.recv) != 0 {
 		return false // (an empty call has an empty buffer)
 	}
-	k := argsCollective[a.kind]
-	return k.ok && c.queueable(a.kind) && c.runner.Empty(k.coll, a.send, a.recv, a.root, a.reducer)
+	coll := argsCollective[a.kind]
+	return coll != 0 && c.queueable(a.kind) && c.runner.Empty(coll, a.send, a.recv, a.root, a.reducer)
 }
 
 // argsCollective names the collective of each kind of collArgs that
-// the Runner's Empty answers for (ok).
-var argsCollective = [...]struct {
-	coll collectives.Collective
-	ok   bool
-}{
-	argsBcast: {collectives.CollBcast, true}, argsReduce: {collectives.CollReduce, true},
-	argsAllreduce: {collectives.CollAllreduce, true}, argsGather: {collectives.CollGather, true},
-	argsScatter: {collectives.CollScatter, true}, argsAllgather: {collectives.CollAllgather, true},
-	argsAlltoall: {collectives.CollAlltoall, true},
+// the Runner's Empty answers for (0, no collective, for the others).
+var argsCollective = [...]collectives.Collective{
+	argsBcast: collectives.CollBcast, argsReduce: collectives.CollReduce,
+	argsAllreduce: collectives.CollAllreduce, argsGather: collectives.CollGather,
+	argsScatter: collectives.CollScatter, argsAllgather: collectives.CollAllgather,
+	argsAlltoall: collectives.CollAlltoall,
 }
 
 // reductionArgs returns the collArgs of a reduction of kind with op on
