@@ -75,7 +75,7 @@ const (
 // (docs/tuning.md names the measurements behind every entry). A class
 // that is not listed takes the zero Thresholds.
 var table = map[Class]Thresholds{
-	{Intel, Core}: {RingEagerLimit: 6 << 10, CollectiveEagerLimit: 16 << 10, SingleCopyMin: 8 << 10, ExchangePush: llc.ExchangePushMin, ConsumeReads: true, EarlyHierarchy: true,
+	{Intel, Core}: {RingEagerLimit: 8 << 10, CollectiveEagerLimit: 16 << 10, SingleCopyMin: 12 << 10, ExchangePush: llc.ExchangePushMin, ConsumeReads: true, EarlyHierarchy: true,
 		PairAllgatherShared: 3 << 10},
 	{Intel, Shared}:  {RingEagerLimit: 6 << 10, CollectiveEagerLimit: 32 << 10, SingleCopyMin: 32 << 10, ConsumeReads: true, EarlyHierarchy: true},
 	{Intel, Crowded}: {RingEagerLimit: 6 << 10, CollectiveEagerLimit: 32 << 10, SingleCopyMin: 32 << 10, ConsumeReads: true, EarlyHierarchy: true},

@@ -23,9 +23,9 @@ func TestLookup(t *testing.T) {
 		procs int
 		want  Thresholds
 	}{
-		{Host{Intel, 2}, 2, Thresholds{RingEagerLimit: 6 << 10, CollectiveEagerLimit: 16 << 10, SingleCopyMin: 8 << 10, ExchangePush: llc.ExchangePushMin, ConsumeReads: true, EarlyHierarchy: true,
+		{Host{Intel, 2}, 2, Thresholds{RingEagerLimit: 8 << 10, CollectiveEagerLimit: 16 << 10, SingleCopyMin: 12 << 10, ExchangePush: llc.ExchangePushMin, ConsumeReads: true, EarlyHierarchy: true,
 			PairAllgatherShared: 3 << 10}},
-		{Host{Intel, 8}, 1, Thresholds{RingEagerLimit: 6 << 10, CollectiveEagerLimit: 16 << 10, SingleCopyMin: 8 << 10, ExchangePush: llc.ExchangePushMin, ConsumeReads: true, EarlyHierarchy: true,
+		{Host{Intel, 8}, 1, Thresholds{RingEagerLimit: 8 << 10, CollectiveEagerLimit: 16 << 10, SingleCopyMin: 12 << 10, ExchangePush: llc.ExchangePushMin, ConsumeReads: true, EarlyHierarchy: true,
 			PairAllgatherShared: 3 << 10}},
 		{Host{Intel, 2}, 3, Thresholds{RingEagerLimit: 6 << 10, CollectiveEagerLimit: 32 << 10, SingleCopyMin: 32 << 10, ConsumeReads: true, EarlyHierarchy: true}},
 		{Host{Intel, 2}, 8, Thresholds{RingEagerLimit: 6 << 10, CollectiveEagerLimit: 32 << 10, SingleCopyMin: 32 << 10, ConsumeReads: true, EarlyHierarchy: true}},
@@ -100,8 +100,8 @@ func TestForOverride(t *testing.T) {
 	}
 	job.Settings.Tune = "intel"
 	plan, err = For(job)
-	if err != nil || plan.Engine.EagerLimit != 6<<10 || plan.Engine.EagerHintLimit != EagerLimit || !plan.ConsumeReads ||
-		plan.SingleCopyMin != 8<<10 || !plan.Collectives.EarlyHierarchy || plan.Collectives.PairAllgatherShared != 3<<10 ||
+	if err != nil || plan.Engine.EagerLimit != 8<<10 || plan.Engine.EagerHintLimit != EagerLimit || !plan.ConsumeReads ||
+		plan.SingleCopyMin != 12<<10 || !plan.Collectives.EarlyHierarchy || plan.Collectives.PairAllgatherShared != 3<<10 ||
 		plan.Host != (Host{Intel, 2}) {
 		t.Fatalf("MARTINI_TUNE=intel: %+v, %v", plan, err)
 	}
