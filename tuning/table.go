@@ -77,8 +77,8 @@ const (
 var table = map[Class]Thresholds{
 	{Intel, Core}: {RingEagerLimit: 8 << 10, CollectiveEagerLimit: 16 << 10, SingleCopyMin: 12 << 10, ExchangePush: llc.ExchangePushMin, ConsumeReads: true, EarlyHierarchy: true,
 		PairAllgatherShared: 3 << 10},
-	{Intel, Shared}:  {RingEagerLimit: 6 << 10, CollectiveEagerLimit: 32 << 10, SingleCopyMin: 32 << 10, ConsumeReads: true, EarlyHierarchy: true},
-	{Intel, Crowded}: {RingEagerLimit: 6 << 10, CollectiveEagerLimit: 32 << 10, SingleCopyMin: 32 << 10, ConsumeReads: true, EarlyHierarchy: true},
+	{Intel, Shared}:  {RingEagerLimit: 8 << 10, CollectiveEagerLimit: 32 << 10, SingleCopyMin: 32 << 10, ConsumeReads: true, EarlyHierarchy: true},
+	{Intel, Crowded}: {RingEagerLimit: 8 << 10, CollectiveEagerLimit: 32 << 10, SingleCopyMin: 32 << 10, ConsumeReads: true, EarlyHierarchy: true},
 	{AMD, Core}:      {ExchangePush: llc.ExchangePushMin, ConsumeReads: true},
 	{AMD, Crowded}:   {DistinctSingleCopyMin: 64 << 10},
 	{Generic, Core}:  {ExchangePush: llc.ExchangePushMin},
