@@ -78,26 +78,17 @@ func linearTogether(n, blk int) bool { return n > 4 || blk <= 64<<10 }
 func scatterBinomial(c *call, send, own []byte, root int) error {
 	size, blk := c.Size(), len(own)
 	v := (c.Rank() - root + size) % size
-	var tmp []byte
-	sub := size
-	switch {
-	case v == 0 && root == 0:
-		tmp = send
-	case v == 0:
-		// The blocks of ranks root, root+1, …, size-1, 0, …, root-1.
-		tmp = c.alloc(size * blk)
-		copy(tmp, send[root*blk:])
-		copy(tmp[(size-root)*blk:], send[:root*blk])
-	default:
-		parent := (v - lowBit(v) + root) % size
-		sub = min(lowBit(v), size-v)
-		if sub == 1 {
-			return c.end(c.recv(parent, own))
-		}
-		tmp = c.alloc(sub * blk)
-		if err := c.recv(parent, tmp); err != nil {
-			return c.end(err)
-		}
+	if v == 0 {
+		return c.end(scatterRoot(c, send, own, root))
+	}
+	parent := (v - lowBit(v) + root) % size
+	sub := min(lowBit(v), size-v)
+	if sub == 1 {
+		return c.end(c.recv(parent, own))
+	}
+	tmp := c.alloc(sub * blk)
+	if err := c.recv(parent, tmp); err != nil {
+		return c.end(err)
 	}
 	m := 1
 	for 2*m < sub {
@@ -110,6 +101,42 @@ func scatterBinomial(c *call, send, own []byte, root int) error {
 	}
 	copy(own, tmp[:blk])
 	return c.end(nil)
+}
+
+// scatterRoot is scatterBinomial's root: each child's subtree, the ranks
+// root+m, …, root+min(2m, size)-1 (modulo size), the largest first, is
+// sent from where those ranks' blocks lie in send, gathered into scratch
+// memory only where the range wraps past rank size-1 to rank 0
+// (subtreeRange); then the root copies its own block.
+func scatterRoot(c *call, send, own []byte, root int) error {
+	size, blk := c.Size(), len(own)
+	m := 1
+	for 2*m < size {
+		m <<= 1
+	}
+	for ; m >= 1 && m < size; m >>= 1 {
+		to, k := (root+m)%size, min(2*m, size)-m
+		src, ok := subtreeRange(send, to, k, blk)
+		if !ok {
+			src = c.alloc(k * blk)
+			copy(src[copy(src, send[to*blk:]):], send)
+		}
+		if err := c.pass(to, src); err != nil {
+			return err
+		}
+	}
+	copy(own, send[root*blk:(root+1)*blk]) // nothing to do in place
+	return nil
+}
+
+// subtreeRange returns the blocks of the k ranks from rank from on in
+// buf, blk bytes each, where they lie in one piece (ok); it reports false
+// where they wrap past the last rank to rank 0.
+func subtreeRange(buf []byte, from, k, blk int) (blocks []byte, ok bool) {
+	if end := (from + k) * blk; end <= len(buf) {
+		return buf[from*blk : end], true
+	}
+	return nil, false
 }
 
 // scattervAlgorithms are Scatterv's algorithms; send, counts and displs
