@@ -204,6 +204,9 @@ type isState struct {
 	// interleaved subsequences.
 	counts  *[isMaxBuckets]int32
 	partial *[4][isMaxBuckets]int32
+	// lines gathers the keys of each bucket's next line where the bucket
+	// sort goes through lines (is_lines.go), made at its first use.
+	lines *isLines
 	// bucketSize holds the local bucket sizes and, in its last
 	// isTestArraySize entries, the test keys found locally;
 	// bucketSizeTotals is their sum over all processes.
@@ -299,13 +302,7 @@ func (s *isState) rank(iteration int) error {
 	isBucketCount(counts, s.partial, keys, shift)
 	bs := s.bucketSize[:nb]
 	copy(bs, counts[:nb])
-	if s.np == 1 {
-		// Every key stays: a copy, where the bucket sort costs more than
-		// the ranking then saves.
-		copy(s.keyBuff1, keys)
-	} else {
-		isPartition(s.keyBuff1[:len(keys)], counts, nb, keys, shift)
-	}
+	s.partition(keys, shift)
 	// NPB counts one operation per key ranked: half of it is the bucket
 	// sort of this process's keys, half the ranking of those it receives
 	// (see below), so that the load imbalance of the buckets shows.
@@ -417,6 +414,26 @@ func (s *isState) rank(iteration int) error {
 
 	s.minKey, s.localKeys = minKey, localKeys
 	return nil
+}
+
+// partition sorts keys into keyBuff1 by bucket, s.counts holding the
+// number of keys of each (isPartition, through lines where isLinesFit),
+// and leaves there the place after each bucket's last key. On one process
+// every key stays: a copy, where the bucket sort costs more than the
+// ranking then saves.
+func (s *isState) partition(keys []int32, shift uint) {
+	buf := s.keyBuff1[:len(keys)]
+	switch {
+	case s.np == 1:
+		copy(buf, keys)
+	case isLinesFit(buf, keys):
+		if s.lines == nil {
+			s.lines = new(isLines)
+		}
+		isPartitionLines(buf, s.counts, s.nb, keys, shift, s.lines)
+	default:
+		isPartition(buf, s.counts, s.nb, keys, shift)
+	}
 }
 
 // isRankCounts is the local ranking: it counts the keys of each value in

@@ -141,19 +141,26 @@ func TestISRankCounts(t *testing.T) {
 // BenchmarkISPartition measures the bucket sort of class A's keys of
 // process 0 of 2.
 func BenchmarkISPartition(b *testing.B) {
-	p, _ := isParams('A')
-	keys := make([]int32, (1<<p.totalKeysLog2)/2)
-	isCreateSeq(keys, isFindMySeed(0, 2, 4<<p.totalKeysLog2, Seed, A), 1<<p.maxKeyLog2)
-	shift := uint(p.maxKeyLog2 - p.numBucketsLog2)
-	nb := 1 << p.numBucketsLog2
-	counts, partial := new([isMaxBuckets]int32), new([4][isMaxBuckets]int32)
-	isBucketCount(counts, partial, keys, shift)
+	keys, counts, shift, nb := isPartitionInput()
 	sizes := *counts
 	buf := make([]int32, len(keys))
 	for b.Loop() {
 		*counts = sizes
 		isPartition(buf, counts, nb, keys, shift)
 	}
+}
+
+// isPartitionInput returns class A's keys of process 0 of 2, the number
+// of keys of each bucket, the shift that gives a key's bucket and the
+// number of buckets.
+func isPartitionInput() (keys []int32, counts *[isMaxBuckets]int32, shift uint, nb int) {
+	p, _ := isParams('A')
+	keys = make([]int32, (1<<p.totalKeysLog2)/2)
+	isCreateSeq(keys, isFindMySeed(0, 2, 4<<p.totalKeysLog2, Seed, A), 1<<p.maxKeyLog2)
+	shift = uint(p.maxKeyLog2 - p.numBucketsLog2)
+	counts = new([isMaxBuckets]int32)
+	isBucketCount(counts, new([4][isMaxBuckets]int32), keys, shift)
+	return keys, counts, shift, 1 << p.numBucketsLog2
 }
 
 // TestISPartition checks the bucket sort: the keys come out sorted by

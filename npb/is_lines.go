@@ -1,0 +1,77 @@
+package npb
+
+import "unsafe"
+
+// IS's bucket sort through write-combining lines.
+//
+// isPartition's loop stores each key at the next place of its bucket:
+// 1,024 places in turn, each in a cache line that the L1 cache has
+// mostly let go of since its bucket's last key, and that the core must
+// fetch before it stores into it (a read for ownership). Stores leave the
+// core in order, so each such store holds up the ones behind it: on the
+// Intel Xeon VMs the loop took 5-6 ns a key, where a store in order took
+// 1. Here each bucket's keys gather in a line of their own (isLines, 64
+// KiB for the 1,024 buckets), and a full line goes to its place in one
+// piece by non-temporal stores, which write the whole line without
+// fetching it: 2.5-4 ns a key (docs/decisions.md, "IS's bucket sort
+// through write-combining lines").
+//
+// A line written so leaves the caches: where the keys fit in them, the
+// plain loop is the faster, and below isLinesMin keys it runs instead.
+
+// isLines holds, for each bucket, the keys of the line of the sorted
+// keys its next key goes to, at the line's places.
+type isLines [isMaxBuckets][16]int32
+
+// isLinesMin is the fewest keys that isPartition sorts through isLines:
+// 4 MiB of them, twice the Intel VMs' L2 cache. Class S's keys went
+// twice as slowly through lines as by the plain loop, a quarter of
+// class A's (at 16 processes) alike, class A's at 2 processes faster
+// (docs/decisions.md).
+const isLinesMin = 1 << 20
+
+// isPartitionLines is isPartition's bucket sort through lines, for buf
+// whose first key begins a cache line: counts holds the number of keys of
+// each of the nb buckets, and becomes the place in buf after each
+// bucket's last key. A bucket's first line, which it shares with the
+// bucket before, and its last, which it shares with the bucket after,
+// get only the bucket's own keys, by ordinary stores.
+func isPartitionLines(buf []int32, counts *[isMaxBuckets]int32, nb int, keys []int32, shift uint, lines *isLines) {
+	shift &= 31
+	var start [isMaxBuckets]int32
+	var at int32
+	for b, n := range counts[:nb] {
+		counts[b], start[b] = at, at
+		at += n
+	}
+	buf = buf[:at]
+	for _, k := range keys {
+		b := uint32(k) >> shift & (isMaxBuckets - 1)
+		p := counts[b]
+		counts[b] = p + 1
+		line := &lines[b]
+		line[p&15] = k
+		if p&15 == 15 {
+			if first := p - 15; first >= start[b] {
+				isStoreLine((*[16]int32)(buf[first:p+1]), line)
+			} else {
+				s := start[b]
+				copy(buf[s:p+1], line[s&15:])
+			}
+		}
+	}
+	isStoreFence()
+	for b, end := range counts[:nb] {
+		if end&15 != 0 {
+			first := max(end&^15, start[b])
+			copy(buf[first:end], lines[b][first&15:end&15])
+		}
+	}
+}
+
+// isLinesFit reports whether isPartition sorts keys into buf through
+// lines: where the CPU has the stores, there are isLinesMin keys or more,
+// and buf begins a cache line.
+func isLinesFit(buf, keys []int32) bool {
+	return isLineStores && len(keys) >= isLinesMin && len(buf) > 0 && uintptr(unsafe.Pointer(&buf[0]))%64 == 0
+}
