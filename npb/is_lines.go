@@ -13,8 +13,9 @@ import "unsafe"
 // 1. Here each bucket's keys gather in a line of their own (isLines, 64
 // KiB for the 1,024 buckets), and a full line goes to its place in one
 // piece by non-temporal stores, which write the whole line without
-// fetching it: 2.5-4 ns a key (docs/decisions.md, "IS's bucket sort
-// through write-combining lines").
+// fetching it; the loop is in assembly, its values in registers: about 2
+// ns a key (docs/decisions.md, "IS's bucket sort through write-combining
+// lines").
 //
 // A line written so leaves the caches: where the keys fit in them, the
 // plain loop is the faster, and below isLinesMin keys it runs instead.
@@ -24,11 +25,10 @@ import "unsafe"
 type isLines [isMaxBuckets][16]int32
 
 // isLinesMin is the fewest keys that isPartition sorts through isLines:
-// 4 MiB of them, twice the Intel VMs' L2 cache. Class S's keys went
-// twice as slowly through lines as by the plain loop, a quarter of
-// class A's (at 16 processes) alike, class A's at 2 processes faster
-// (docs/decisions.md).
-const isLinesMin = 1 << 20
+// 2 MiB of them, the Intel VMs' L2 cache. Class W's keys at 4 processes
+// (a quarter of that) took as long through lines as by the plain loop,
+// fewer longer, more less (docs/decisions.md).
+const isLinesMin = 1 << 19
 
 // isPartitionLines is isPartition's bucket sort through lines, for buf
 // whose first key begins a cache line: counts holds the number of keys of
@@ -37,7 +37,6 @@ const isLinesMin = 1 << 20
 // bucket before, and its last, which it shares with the bucket after,
 // get only the bucket's own keys, by ordinary stores.
 func isPartitionLines(buf []int32, counts *[isMaxBuckets]int32, nb int, keys []int32, shift uint, lines *isLines) {
-	shift &= 31
 	var start [isMaxBuckets]int32
 	var at int32
 	for b, n := range counts[:nb] {
@@ -45,20 +44,8 @@ func isPartitionLines(buf []int32, counts *[isMaxBuckets]int32, nb int, keys []i
 		at += n
 	}
 	buf = buf[:at]
-	for _, k := range keys {
-		b := uint32(k) >> shift & (isMaxBuckets - 1)
-		p := counts[b]
-		counts[b] = p + 1
-		line := &lines[b]
-		line[p&15] = k
-		if p&15 == 15 {
-			if first := p - 15; first >= start[b] {
-				isStoreLine((*[16]int32)(buf[first:p+1]), line)
-			} else {
-				s := start[b]
-				copy(buf[s:p+1], line[s&15:])
-			}
-		}
+	if len(keys) > 0 {
+		isScatterLines(&buf[0], keys, shift&31, counts, &start, lines)
 	}
 	isStoreFence()
 	for b, end := range counts[:nb] {
