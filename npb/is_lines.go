@@ -30,6 +30,10 @@ type isLines [isMaxBuckets][16]int32
 // fewer longer, more less (docs/decisions.md).
 const isLinesMin = 1 << 19
 
+// isScatterChunk is how many keys one call of isScatterLines takes, some
+// 100 µs of work.
+const isScatterChunk = 1 << 16
+
 // isPartitionLines is isPartition's bucket sort through lines, for buf
 // whose first key begins a cache line: counts holds the number of keys of
 // each of the nb buckets, and becomes the place in buf after each
@@ -44,8 +48,12 @@ func isPartitionLines(buf []int32, counts *[isMaxBuckets]int32, nb int, keys []i
 		at += n
 	}
 	buf = buf[:at]
-	if len(keys) > 0 {
-		isScatterLines(&buf[0], keys, shift&31, counts, &start, lines)
+	for len(keys) > 0 {
+		// A chunk at a time: the goroutine cannot be preempted inside
+		// the assembly.
+		n := min(len(keys), isScatterChunk)
+		isScatterLines(&buf[0], keys[:n], shift&31, counts, &start, lines)
+		keys = keys[n:]
 	}
 	isStoreFence()
 	for b, end := range counts[:nb] {
