@@ -8,14 +8,12 @@ import "unsafe"
 // 1,024 places in turn, each in a cache line that the L1 cache has
 // mostly let go of since its bucket's last key, and that the core must
 // fetch before it stores into it (a read for ownership). Stores leave the
-// core in order, so each such store holds up the ones behind it: on the
-// Intel Xeon VMs the loop took 5-6 ns a key, where a store in order took
-// 1. Here each bucket's keys gather in a line of their own (isLines, 64
-// KiB for the 1,024 buckets), and a full line goes to its place in one
-// piece by non-temporal stores, which write the whole line without
-// fetching it; the loop is in assembly, its values in registers: about 2
-// ns a key (docs/decisions.md, "IS's bucket sort through write-combining
-// lines").
+// core in order, so each such store holds up the ones behind it. Here
+// each bucket's keys gather in a line of their own (isLines, 64 KiB for
+// the 1,024 buckets), and a full line goes to its place in one piece by
+// non-temporal stores, which write the whole line without fetching it;
+// the loop is in assembly, its values in registers. docs/decisions.md
+// ("IS's bucket sort through write-combining lines") has the figures.
 //
 // A line written so leaves the caches: where the keys fit in them, the
 // plain loop is the faster, and below isLinesMin keys it runs instead.
@@ -25,13 +23,14 @@ import "unsafe"
 type isLines [isMaxBuckets][16]int32
 
 // isLinesMin is the fewest keys that isPartition sorts through isLines:
-// 2 MiB of them, the Intel VMs' L2 cache. Class W's keys at 4 processes
-// (a quarter of that) took as long through lines as by the plain loop,
-// fewer longer, more less (docs/decisions.md).
+// 2 MiB of them, about what an L2 cache holds; with fewer, the keys stay
+// in the caches and the plain loop was as fast or faster
+// (docs/decisions.md).
 const isLinesMin = 1 << 19
 
-// isScatterChunk is how many keys one call of isScatterLines takes, some
-// 100 µs of work.
+// isScatterChunk is how many keys one call of isScatterLines takes: a
+// short stretch of work, so that the goroutine can be preempted between
+// calls.
 const isScatterChunk = 1 << 16
 
 // isPartitionLines is isPartition's bucket sort through lines, for buf
