@@ -18,20 +18,31 @@ import (
 
 func init() { scenarios["crowded"] = scenarioCrowded }
 
-// scenarioCrowded runs small allreduces for a second (rank 0's clock;
-// several looks at the CPU's load), then barriers that rank 0 enters
-// late, so that every rank's waits sleep on the doorbell after the
-// others may have unpinned themselves.
+// scenarioCrowded runs small allreduces for a second at least (rank 0's
+// clock; several looks at the CPU's load), and on until a rank's waits
+// sleep beside another program or every rank has unpinned itself (what
+// the tests below look for, each rank's statistics), for at most
+// crowdedFor; then barriers that rank 0 enters late, so that every
+// rank's waits sleep on the doorbell after the others may have unpinned
+// themselves. Whether a rank looks at its CPU's load in a given spell
+// depends on how the scheduler runs the ranks beside the program, so a
+// loaded machine may take more than the second.
 func scenarioCrowded(w *mpi.Comm) error {
 	start := time.Now()
-	for more, sum := []int64{0}, []int64{1}; sum[0] > 0; {
-		more[0] = 0
-		if w.Rank() == 0 && time.Since(start) < time.Second {
-			more[0] = 1
-		}
-		if err := mpi.Allreduce(w, more, sum, mpi.Sum); err != nil {
+	seen := false
+	for state := []int64{1, 0, 0}; state[0] > 0; {
+		s, err := mpi.ReadStats()
+		if err != nil {
 			return err
 		}
+		state = []int64{0, oneIf(s.Wait.Beside), oneIf(s.Wait.Unpinned)}
+		if since := time.Since(start); w.Rank() == 0 && (since < time.Second || !seen && since < crowdedFor) {
+			state[0] = 1
+		}
+		if err := mpi.Allreduce(w, nil, state, mpi.Sum); err != nil {
+			return err
+		}
+		seen = state[1] > 0 || state[2] == int64(w.Size())
 	}
 	for range 3 {
 		if w.Rank() == 0 {
@@ -42,6 +53,17 @@ func scenarioCrowded(w *mpi.Comm) error {
 		}
 	}
 	return nil
+}
+
+// crowdedFor bounds scenarioCrowded's allreduces.
+const crowdedFor = 20 * time.Second
+
+// oneIf is 1 for true, 0 for false.
+func oneIf(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // TestCrowdedRanksUnpin: a job whose ranks outnumber its CPUs pins them
