@@ -193,7 +193,15 @@ func (e *Engine) sendRing(op *SendOp) bool {
 	c := e.sched.next()
 	c.Kind, c.Peer, c.Region, c.Off, c.Token, c.Signal = CmdWrite, op.Peer, r.region, rec, 0, layout.Signal(r.seq, size)
 	layout.PutMeta(c.Head[:recMeta], recEager, 0, op.Tag, op.Ctx, uint32(n), 0)
-	putPacked(c, rec, size, nil, op.Data)
+	if n == 8 { // the commonest: putPacked's record of one cell, without copy's call
+		binary.LittleEndian.PutUint16(c.Head[recEnd:], 1)
+		b := (*[MaxHead - recMeta]byte)(c.Head[recMeta:])
+		binary.LittleEndian.PutUint64(b[:], binary.LittleEndian.Uint64(op.Data))
+		*(*[MaxHead - recMeta - 8]byte)(b[8:]) = [MaxHead - recMeta - 8]byte{}
+		c.HeadLen, c.Data, c.SigOff = recSignal, nil, rec+recSignal
+	} else {
+		putPacked(c, rec, size, nil, op.Data)
+	}
 	e.stats.CommandsIssued++
 	e.stats.EagerSent++
 	e.stats.BytesSent += uint64(n)

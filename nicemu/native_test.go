@@ -130,17 +130,80 @@ func TestPushPacketMatchesKick(t *testing.T) {
 			errFast = kick(fast.n0, c.dst, c.sid, c.off, h, d, c.end, signal, c.op)
 		}
 		errSlow := kick(slow.n0, c.dst, c.sid, c.off, h, d, c.end, signal, c.op)
-		if (errFast == nil) != (errSlow == nil) {
-			t.Errorf("%s: errors %v and %v", c.name, errFast, errSlow)
+		compareKicked(t, c.name, fast, slow, errFast, errSlow)
+	}
+}
+
+// TestPushCellMatchesKick: PushCell, a packet of one cell, leaves the same
+// memory and request counts as the cell's image built first and kicked,
+// a BOTF from the Window or a PUSH from a buffer; where it declines, the
+// kick does the rest.
+func TestPushCellMatchesKick(t *testing.T) {
+	fast, slow := newWriteJob(t), newWriteJob(t)
+	for _, j := range []writeJob{fast, slow} {
+		for i := range j.mem {
+			j.mem[i] = 0xee
 		}
-		sf, ss := fast.n0.Stats(), slow.n0.Stats()
-		sf.PATLBHits, sf.PATLBMisses, ss.PATLBHits, ss.PATLBMisses = 0, 0, 0, 0 // the sources differ
-		if sf != ss {
-			t.Errorf("%s: stats\n%+v\nagainst\n%+v", c.name, sf, ss)
+	}
+	sid := fast.sid
+	var head [56]byte
+	for i := range head {
+		head[i] = byte(i + 1)
+	}
+	cases := []struct {
+		name     string
+		dst      int
+		sid      SID
+		off      uint64
+		op       Op
+		gathered bool // PushCell writes it
+	}{
+		{"a miss first", 1, sid, 0, OpBOTF, false},
+		{"a cell", 1, sid, 64, OpBOTF, true},
+		{"a cell by PUSH", 1, sid, 128, OpPush, true},
+		{"the last cell", 1, sid, 4032, OpBOTF, true},
+		{"across the end", 1, sid, 4040, OpBOTF, false},
+		{"ending off a word", 1, sid, 2004, OpBOTF, false},
+		{"by AOTF", 1, sid, 256, OpAOTF, false},
+		{"an unknown SID", 1, sid + 1, 0, OpBOTF, false},
+		{"an unknown process", 2, sid, 0, OpBOTF, false},
+	}
+	for i, c := range cases {
+		signal := uint64(i+1)<<32 | 64
+		img := make([]byte, 64)
+		copy(img, head[:])
+		binary.LittleEndian.PutUint64(img[56:], signal)
+		var errFast error
+		got := fast.n0.PushCell(c.dst, c.sid, c.off, &head, signal, c.op)
+		if got != c.gathered {
+			t.Errorf("%s: PushCell reported %v, want %v", c.name, got, c.gathered)
 		}
-		if !bytes.Equal(fast.mem, slow.mem) {
-			t.Errorf("%s: the target memory differs", c.name)
+		if !got {
+			errFast = kickWrite(fast.n0, c.dst, c.sid, c.off, img, c.op)
 		}
+		errSlow := kickWrite(slow.n0, c.dst, c.sid, c.off, img, c.op)
+		compareKicked(t, c.name, fast, slow, errFast, errSlow)
+	}
+	if st := fast.n0.Stats(); st.BOTF == 0 || st.Push == 0 {
+		t.Fatalf("no cell went through: %+v", st)
+	}
+}
+
+// compareKicked reports where the write jobs fast and slow, given the
+// same request, differ: its errors, their counts (but the PATLB's, as the
+// sources differ) or their target memory.
+func compareKicked(t *testing.T, name string, fast, slow writeJob, errFast, errSlow error) {
+	t.Helper()
+	if (errFast == nil) != (errSlow == nil) {
+		t.Errorf("%s: errors %v and %v", name, errFast, errSlow)
+	}
+	sf, ss := fast.n0.Stats(), slow.n0.Stats()
+	sf.PATLBHits, sf.PATLBMisses, ss.PATLBHits, ss.PATLBMisses = 0, 0, 0, 0
+	if sf != ss {
+		t.Errorf("%s: stats\n%+v\nagainst\n%+v", name, sf, ss)
+	}
+	if !bytes.Equal(fast.mem, slow.mem) {
+		t.Errorf("%s: the target memory differs", name)
 	}
 }
 

@@ -343,6 +343,35 @@ func (n *NIC) PushPacket(dst int, sid SID, off uint64, head, data []byte, end in
 	return true
 }
 
+// PushCell is PushPacket of a packet of one cell, the commonest (a ring
+// record of one cell): head's 56 bytes, then signal as the cell's last
+// word, stored word by word, the signal last. The request takes its
+// Window and is counted as one of op, OpBOTF or OpPush, whose data are
+// all in head, so that the initiator reads no buffer. It reports false,
+// having done nothing, where PushPacket would.
+func (n *NIC) PushCell(dst int, sid SID, off uint64, head *[56]byte, signal uint64, op Op) bool {
+	if n.timing != nil || n.clock != nil || op != OpBOTF && op != OpPush {
+		return false
+	}
+	pe, at, ok := n.nativeTarget(dst, sid, off, cellSize, op)
+	if !ok {
+		return false
+	}
+	n.windowDone()
+	n.patlb.touch(dst, at, cellSize) // RBend: DMA write
+	if mem := n.seg.mem[at : at+cellSize]; raceEnabled {
+		n.storePacket(mem, head[:], nil, signal) // copyWords, which the race detector sees
+	} else {
+		storeCell((*[cellSize]byte)(mem), head, signal)
+	}
+	n.stats.SegmentOps++
+	n.countWrite(op, cellSize)
+	if atomic.LoadUint32(&pe.sleepers) != 0 {
+		n.notify(dst)
+	}
+	return true
+}
+
 // windowDone takes the next Window for a request done at once, kicked
 // and completed, as window and kick leave it: under the native profile a
 // request completes before the next is written, so the Window is free.
@@ -438,6 +467,10 @@ func (n *NIC) storePacket(dst, head, data []byte, signal uint64) {
 	clear(dst[at:end])
 	atomic.StoreUint64((*uint64)(unsafe.Pointer(&dst[end])), signal)
 }
+
+// cellSize is the size of a packet of one cell (PushCell, storeCell): a
+// cache line.
+const cellSize = 64
 
 // storeCell stores a packet of one cell, the 56 bytes of head and then
 // signal, into segment memory at dst: word by word (a 56-byte array's

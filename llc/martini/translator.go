@@ -310,7 +310,8 @@ func (t *Translator) Execute(c *llc.Command) *llc.Event {
 
 // pushRecord writes c, a CmdWrite that is one packet whose last word is
 // its signal (a packed ring record, the command of a message that goes
-// through a ring), by NIC.PushPacket, and reports whether it did; it
+// through a ring), by NIC.PushPacket (NIC.PushCell for a record of one
+// cell, with fewer arguments and tests), and reports whether it did; it
 // reports false, having done nothing, where c goes execute's way. A
 // command with a token, whose completion is an event, goes that way.
 func (t *Translator) pushRecord(c *llc.Command) bool {
@@ -326,7 +327,12 @@ func (t *Translator) pushRecord(c *llc.Command) bool {
 	case path != packetBOTF:
 		return false
 	}
-	if !t.nic.PushPacket(c.Peer, nicemu.SID(c.Region), c.Off, head, c.Data, end, c.Signal, op) {
+	if len(head) == llc.MaxHead && len(c.Data) == 0 && end == llc.MaxHead {
+		// A record of one cell, the commonest packet.
+		if !t.nic.PushCell(c.Peer, nicemu.SID(c.Region), c.Off, (*[llc.MaxHead]byte)(head), c.Signal, op) {
+			return false
+		}
+	} else if !t.nic.PushPacket(c.Peer, nicemu.SID(c.Region), c.Off, head, c.Data, end, c.Signal, op) {
 		return false
 	}
 	t.mem.Wrote(c.Peer, shm.RingRecord)
