@@ -17,10 +17,7 @@ func TestPushNativeMatchesGeneral(t *testing.T) {
 		t.Fatalf("the jobs registered SIDs %d and %d", fast.sid, slow.sid)
 	}
 	sid := fast.sid
-	src := make([]byte, 1088)
-	for i := range src {
-		src[i] = byte(i + 1)
-	}
+	src := countingBytes(1088, 1)
 	cases := []struct {
 		name string
 		dst  int
@@ -81,14 +78,7 @@ func TestPushPacketMatchesKick(t *testing.T) {
 		}
 	}
 	sid := fast.sid
-	head := make([]byte, 56)
-	data := make([]byte, 1024)
-	for i := range head {
-		head[i] = byte(i + 1)
-	}
-	for i := range data {
-		data[i] = byte(i + 101)
-	}
+	head, data := countingBytes(56, 1), countingBytes(1024, 101)
 	// kick sends the packet's image as the request op: the way that
 	// stages it.
 	kick := func(n *NIC, dst int, sid SID, off uint64, head, data []byte, end int, signal uint64, op Op) error {
@@ -146,10 +136,7 @@ func TestPushCellMatchesKick(t *testing.T) {
 		}
 	}
 	sid := fast.sid
-	var head [56]byte
-	for i := range head {
-		head[i] = byte(i + 1)
-	}
+	head := [56]byte(countingBytes(56, 1))
 	cases := []struct {
 		name     string
 		dst      int
@@ -187,6 +174,15 @@ func TestPushCellMatchesKick(t *testing.T) {
 	if st := fast.n0.Stats(); st.BOTF == 0 || st.Push == 0 {
 		t.Fatalf("no cell went through: %+v", st)
 	}
+}
+
+// countingBytes returns n bytes that count up from first (mod 256).
+func countingBytes(n, first int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(first + i)
+	}
+	return b
 }
 
 // compareKicked reports where the write jobs fast and slow, given the
