@@ -134,18 +134,9 @@ func TestPayloadSizeByProfile(t *testing.T) {
 // time they do not.
 func TestStatsClock(t *testing.T) {
 	for _, clock := range []string{nicemu.ClockReal, nicemu.ClockVirtual} {
-		seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: 1, PGID: 7, Profile: nicemu.ProfileMartini, Clock: clock})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { seg.Close() })
-		nic, err := nicemu.Open(seg, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { nic.Close() })
+		tr := soloTranslator(t, nicemu.JobConfig{NProcs: 1, PGID: 7, Profile: nicemu.ProfileMartini, Clock: clock})
 		got := map[string]uint64{}
-		for _, s := range New(nic).Stats() {
+		for _, s := range tr.Stats() {
 			got[s.Name] = s.Value
 		}
 		for _, name := range []string{"vt-now-us", "vt-compute-us", "vt-compute-longest-us", "vt-compute-intervals", "vt-escapes"} {

@@ -12,7 +12,14 @@ import (
 // virtual time.
 func virtualTranslator(t *testing.T) *Translator {
 	t.Helper()
-	seg, err := nicemu.CreateSegment(nicemu.JobConfig{NProcs: 1, PGID: 9, Profile: nicemu.ProfileMartini, Clock: nicemu.ClockVirtual})
+	return soloTranslator(t, nicemu.JobConfig{NProcs: 1, PGID: 9, Profile: nicemu.ProfileMartini, Clock: nicemu.ClockVirtual})
+}
+
+// soloTranslator returns the translator of the one process of a job of
+// cfg, whose segment and NIC the test's end closes.
+func soloTranslator(t *testing.T, cfg nicemu.JobConfig) *Translator {
+	t.Helper()
+	seg, err := nicemu.CreateSegment(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

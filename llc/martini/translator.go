@@ -318,6 +318,29 @@ func (t *Translator) pushRecord(c *llc.Command) bool {
 	if c.Token != 0 {
 		return false
 	}
+	if t.cellBOTF(c) {
+		// A record of one cell by BOTF, the commonest packet: packet's
+		// answer, without its call.
+		if !t.nic.PushCell(c.Peer, nicemu.SID(c.Region), c.Off, (*[llc.MaxHead]byte)(c.Head[:]), c.Signal, nicemu.OpBOTF) {
+			return false
+		}
+	} else if !t.pushPacket(c) {
+		return false
+	}
+	t.mem.Wrote(c.Peer, shm.RingRecord)
+	return true
+}
+
+// cellBOTF reports whether c is a record of one cell, its head the whole
+// cell before the signal, that packet sends as a BOTF packet: one too
+// long for AOTF that BOTF carries.
+func (t *Translator) cellBOTF(c *llc.Command) bool {
+	return c.HeadLen == llc.MaxHead && len(c.Data) == 0 && c.Signal != 0 && c.SigOff == c.Off+llc.MaxHead &&
+		llc.MaxHead+8 > t.AOTFLimit && llc.MaxHead+8 <= t.BOTFLimit
+}
+
+// pushPacket is pushRecord's way for every packet but cellBOTF's.
+func (t *Translator) pushPacket(c *llc.Command) bool {
 	head := c.Head[:c.HeadLen]
 	end, path := t.packet(c, len(head)+len(c.Data))
 	op := nicemu.OpBOTF
@@ -328,15 +351,9 @@ func (t *Translator) pushRecord(c *llc.Command) bool {
 		return false
 	}
 	if len(head) == llc.MaxHead && len(c.Data) == 0 && end == llc.MaxHead {
-		// A record of one cell, the commonest packet.
-		if !t.nic.PushCell(c.Peer, nicemu.SID(c.Region), c.Off, (*[llc.MaxHead]byte)(head), c.Signal, op) {
-			return false
-		}
-	} else if !t.nic.PushPacket(c.Peer, nicemu.SID(c.Region), c.Off, head, c.Data, end, c.Signal, op) {
-		return false
+		return t.nic.PushCell(c.Peer, nicemu.SID(c.Region), c.Off, (*[llc.MaxHead]byte)(head), c.Signal, op)
 	}
-	t.mem.Wrote(c.Peer, shm.RingRecord)
-	return true
+	return t.nic.PushPacket(c.Peer, nicemu.SID(c.Region), c.Off, head, c.Data, end, c.Signal, op)
 }
 
 // failed returns the event of command c, which failed with err.
