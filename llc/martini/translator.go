@@ -294,7 +294,10 @@ func (t *Translator) NIC() *nicemu.NIC { return t.nic }
 // Execute performs one IR command on the NIC. A shared line's write, the
 // command of every small message between two processes of a host, is
 // tested for first, in a function small enough to inline where the
-// engine's driver calls it.
+// engine's driver calls it; then a ring record of one cell (cellBOTF),
+// then the other packets (pushRecord), whose call stays on the line it
+// had before the cell's test came: the profile-guided build inlines it
+// by its line.
 func (t *Translator) Execute(c *llc.Command) *llc.Event {
 	if c.Kind == llc.CmdWriteLine && c.Token == 0 {
 		if err := t.writeLine(c); err != nil {
@@ -302,7 +305,7 @@ func (t *Translator) Execute(c *llc.Command) *llc.Event {
 		}
 		return nil
 	}
-	if c.Kind == llc.CmdWrite && t.pushRecord(c) {
+	if c.Kind == llc.CmdWrite && (t.cellBOTF(c) && t.pushCell(c) || t.pushRecord(c)) {
 		return nil
 	}
 	return t.execute(c)
@@ -310,37 +313,13 @@ func (t *Translator) Execute(c *llc.Command) *llc.Event {
 
 // pushRecord writes c, a CmdWrite that is one packet whose last word is
 // its signal (a packed ring record, the command of a message that goes
-// through a ring), by NIC.PushPacket (NIC.PushCell for a record of one
-// cell, with fewer arguments and tests), and reports whether it did; it
+// through a ring), by NIC.PushPacket, and reports whether it did; it
 // reports false, having done nothing, where c goes execute's way. A
 // command with a token, whose completion is an event, goes that way.
 func (t *Translator) pushRecord(c *llc.Command) bool {
 	if c.Token != 0 {
 		return false
 	}
-	if t.cellBOTF(c) {
-		// A record of one cell by BOTF, the commonest packet: packet's
-		// answer, without its call.
-		if !t.nic.PushCell(c.Peer, nicemu.SID(c.Region), c.Off, (*[llc.MaxHead]byte)(c.Head[:]), c.Signal, nicemu.OpBOTF) {
-			return false
-		}
-	} else if !t.pushPacket(c) {
-		return false
-	}
-	t.mem.Wrote(c.Peer, shm.RingRecord)
-	return true
-}
-
-// cellBOTF reports whether c is a record of one cell, its head the whole
-// cell before the signal, that packet sends as a BOTF packet: one too
-// long for AOTF that BOTF carries.
-func (t *Translator) cellBOTF(c *llc.Command) bool {
-	return c.HeadLen == llc.MaxHead && len(c.Data) == 0 && c.Signal != 0 && c.SigOff == c.Off+llc.MaxHead &&
-		llc.MaxHead+8 > t.AOTFLimit && llc.MaxHead+8 <= t.BOTFLimit
-}
-
-// pushPacket is pushRecord's way for every packet but cellBOTF's.
-func (t *Translator) pushPacket(c *llc.Command) bool {
 	head := c.Head[:c.HeadLen]
 	end, path := t.packet(c, len(head)+len(c.Data))
 	op := nicemu.OpBOTF
@@ -350,10 +329,31 @@ func (t *Translator) pushPacket(c *llc.Command) bool {
 	case path != packetBOTF:
 		return false
 	}
-	if len(head) == llc.MaxHead && len(c.Data) == 0 && end == llc.MaxHead {
-		return t.nic.PushCell(c.Peer, nicemu.SID(c.Region), c.Off, (*[llc.MaxHead]byte)(head), c.Signal, op)
+	if !t.nic.PushPacket(c.Peer, nicemu.SID(c.Region), c.Off, head, c.Data, end, c.Signal, op) {
+		return false
 	}
-	return t.nic.PushPacket(c.Peer, nicemu.SID(c.Region), c.Off, head, c.Data, end, c.Signal, op)
+	t.mem.Wrote(c.Peer, shm.RingRecord)
+	return true
+}
+
+// cellBOTF reports whether c is a record of one cell, its head the whole
+// cell before the signal, without a token, that packet sends as a BOTF
+// packet: one too long for AOTF that BOTF carries.
+func (t *Translator) cellBOTF(c *llc.Command) bool {
+	return c.HeadLen == llc.MaxHead && len(c.Data) == 0 && c.Signal != 0 && c.SigOff == c.Off+llc.MaxHead && c.Token == 0 &&
+		llc.MaxHead+8 > t.AOTFLimit && llc.MaxHead+8 <= t.BOTFLimit
+}
+
+// pushCell writes c, a record of one cell that goes by BOTF (cellBOTF),
+// by NIC.PushCell, PushPacket's for a cell with fewer arguments and
+// tests, and reports whether it did; it reports false, having done
+// nothing, where pushRecord would.
+func (t *Translator) pushCell(c *llc.Command) bool {
+	if !t.nic.PushCell(c.Peer, nicemu.SID(c.Region), c.Off, (*[llc.MaxHead]byte)(c.Head[:]), c.Signal, nicemu.OpBOTF) {
+		return false
+	}
+	t.mem.Wrote(c.Peer, shm.RingRecord)
+	return true
 }
 
 // failed returns the event of command c, which failed with err.
