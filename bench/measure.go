@@ -183,71 +183,113 @@ func floats(b []byte) []float32 {
 // operation returns the function that performs the i-th operation of
 // benchmark at size on c.
 func operation(c *mpi.Comm, benchmark string, size int, bufs *buffers) func(i int) error {
-	n, r := c.Size(), c.Rank()
-	right, left := (r+1)%n, (r-1+n)%n
-	const tag = 1
 	switch benchmark {
 	case "PingPong":
-		return func(int) error {
-			s, rv := bufs.get(size)
-			switch r {
-			case 0:
-				if err := mpi.Send(c, s[:size], 1, tag); err != nil {
-					return err
-				}
-				_, err := mpi.Recv(c, rv[:size], 1, tag)
+		return pingPongOp(c, size, bufs)
+	case "PingPing":
+		return pingPingOp(c, size, bufs)
+	case "Sendrecv":
+		return sendrecvOp(c, size, bufs)
+	case "Exchange":
+		return exchangeOp(c, size, bufs)
+	case "Ibarrier", "Ibcast", "Ireduce", "Iallreduce", "Iallgather", "Ialltoall":
+		return nonblocking(c, benchmark, size, bufs)
+	}
+	return collective(c, benchmark, size, bufs)
+}
+
+// p2pTag is the tag of the point-to-point benchmarks' messages.
+const p2pTag = 1
+
+// pingPongOp returns PingPong's operation: rank 0 sends size bytes to
+// rank 1, which sends them back; the other ranks do nothing.
+func pingPongOp(c *mpi.Comm, size int, bufs *buffers) func(i int) error {
+	r := c.Rank()
+	return func(int) error {
+		s, rv := bufs.get(size)
+		switch r {
+		case 0:
+			if err := mpi.Send(c, s[:size], 1, p2pTag); err != nil {
 				return err
-			case 1:
-				if _, err := mpi.Recv(c, rv[:size], 0, tag); err != nil {
-					return err
-				}
-				return mpi.Send(c, s[:size], 0, tag)
 			}
+			_, err := mpi.Recv(c, rv[:size], 1, p2pTag)
+			return err
+		case 1:
+			if _, err := mpi.Recv(c, rv[:size], 0, p2pTag); err != nil {
+				return err
+			}
+			return mpi.Send(c, s[:size], 0, p2pTag)
+		}
+		return nil
+	}
+}
+
+// pingPingOp returns PingPing's operation: ranks 0 and 1 each send size
+// bytes to the other at once; the other ranks do nothing.
+func pingPingOp(c *mpi.Comm, size int, bufs *buffers) func(i int) error {
+	r := c.Rank()
+	return func(int) error {
+		if r > 1 {
 			return nil
 		}
-	case "PingPing":
-		return func(int) error {
-			if r > 1 {
-				return nil
-			}
-			s, rv := bufs.get(size)
-			req, err := mpi.Isend(c, s[:size], 1-r, tag)
-			if err != nil {
-				return err
-			}
-			if _, err := mpi.Recv(c, rv[:size], 1-r, tag); err != nil {
-				return err
-			}
-			return waitFree(req)
-		}
-	case "Sendrecv":
-		return func(int) error {
-			s, rv := bufs.get(size)
-			_, err := mpi.Sendrecv(c, s[:size], right, tag, rv[:size], left, tag)
+		s, rv := bufs.get(size)
+		req, err := mpi.Isend(c, s[:size], 1-r, p2pTag)
+		if err != nil {
 			return err
 		}
-	case "Exchange":
-		return func(int) error {
-			s, rv := bufs.get(size)
-			r1, err := mpi.Isend(c, s[:size], left, tag)
-			if err != nil {
-				return err
-			}
-			r2, err := mpi.Isend(c, s[:size], right, tag)
-			if err != nil {
-				return err
-			}
-			if _, err := mpi.Recv(c, rv[:size], left, tag); err != nil {
-				return err
-			}
-			if _, err := mpi.Recv(c, rv[size:2*size], right, tag); err != nil {
-				return err
-			}
-			if err := waitFree(r1); err != nil {
-				return err
-			}
-			return waitFree(r2)
+		if _, err := mpi.Recv(c, rv[:size], 1-r, p2pTag); err != nil {
+			return err
 		}
+		return waitFree(req)
+	}
+}
+
+// sendrecvOp returns Sendrecv's operation: every rank sends size bytes to
+// its right neighbour in a ring and receives from its left.
+func sendrecvOp(c *mpi.Comm, size int, bufs *buffers) func(i int) error {
+	n, r := c.Size(), c.Rank()
+	right, left := (r+1)%n, (r-1+n)%n
+	return func(int) error {
+		s, rv := bufs.get(size)
+		_, err := mpi.Sendrecv(c, s[:size], right, p2pTag, rv[:size], left, p2pTag)
+		return err
+	}
+}
+
+// exchangeOp returns Exchange's operation: every rank sends size bytes to
+// both its neighbours in a ring and receives from both.
+func exchangeOp(c *mpi.Comm, size int, bufs *buffers) func(i int) error {
+	n, r := c.Size(), c.Rank()
+	right, left := (r+1)%n, (r-1+n)%n
+	return func(int) error {
+		s, rv := bufs.get(size)
+		r1, err := mpi.Isend(c, s[:size], left, p2pTag)
+		if err != nil {
+			return err
+		}
+		r2, err := mpi.Isend(c, s[:size], right, p2pTag)
+		if err != nil {
+			return err
+		}
+		if _, err := mpi.Recv(c, rv[:size], left, p2pTag); err != nil {
+			return err
+		}
+		if _, err := mpi.Recv(c, rv[size:2*size], right, p2pTag); err != nil {
+			return err
+		}
+		if err := waitFree(r1); err != nil {
+			return err
+		}
+		return waitFree(r2)
+	}
+}
+
+// collective returns the operation of a blocking collective benchmark,
+// Alltoall for any name it does not know; the rooted ones move their root
+// round the ranks, operation by operation.
+func collective(c *mpi.Comm, benchmark string, size int, bufs *buffers) func(i int) error {
+	n := c.Size()
+	switch benchmark {
 	case "Barrier":
 		return func(int) error { return mpi.Barrier(c) }
 	case "Bcast":
@@ -280,8 +322,6 @@ func operation(c *mpi.Comm, benchmark string, size int, bufs *buffers) func(i in
 			s, rv := bufs.get(size)
 			return mpi.Scatter(c, s[:n*size], rv[:size], i%n)
 		}
-	case "Ibarrier", "Ibcast", "Ireduce", "Iallreduce", "Iallgather", "Ialltoall":
-		return nonblocking(c, benchmark, size, bufs)
 	}
 	return func(int) error { // Alltoall
 		s, rv := bufs.get(size)
@@ -398,7 +438,18 @@ func measureSize(c *mpi.Comm, benchmark string, size int, bufs *buffers, o Optio
 	if _, err := timed(c, op, warmup); err != nil {
 		return Row{}, err
 	}
-	reps, err := calibrate(func(n int) (float64, error) {
+	reps, err := calibrateReps(c, op, target)
+	if err != nil {
+		return Row{}, err
+	}
+	return sampleRow(c, benchmark, size, op, reps, o.Samples)
+}
+
+// calibrateReps returns the operations op of a sample of target seconds
+// (calibrate), each batch timed on every rank and its slowest rank's time
+// taken, so that every rank settles on the same count.
+func calibrateReps(c *mpi.Comm, op func(int) error, target float64) (int, error) {
+	return calibrate(func(n int) (float64, error) {
 		t, err := timed(c, op, n)
 		if err != nil {
 			return 0, err
@@ -407,12 +458,17 @@ func measureSize(c *mpi.Comm, benchmark string, size int, bufs *buffers, o Optio
 		err = mpi.Allreduce(c, []float64{t}, worst, mpi.Max)
 		return worst[0], err
 	}, target)
-	if err != nil {
-		return Row{}, err
-	}
-	row = Row{Bytes: size, Reps: reps}
+}
+
+// sampleRow runs samples samples of reps operations op of benchmark at
+// size and returns their row: each sample's time per operation (this
+// process's own for point-to-point benchmarks; for collectives, on rank
+// 0, the slowest rank's, with the fastest and the mean kept too), their
+// medians and, for point-to-point benchmarks, the bandwidth.
+func sampleRow(c *mpi.Comm, benchmark string, size int, op func(int) error, reps, samples int) (Row, error) {
+	row := Row{Bytes: size, Reps: reps}
 	var mins, maxs, avgs []float64
-	for range o.Samples {
+	for range samples {
 		t, err := timed(c, op, reps)
 		if err != nil {
 			return Row{}, err

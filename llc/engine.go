@@ -83,44 +83,72 @@ type Engine struct {
 
 // NewEngine checks cfg and returns an engine for it.
 func NewEngine(cfg Config) (*Engine, error) {
-	switch {
-	case cfg.Size < 1 || cfg.Self < 0 || cfg.Self >= cfg.Size:
-		return nil, fmt.Errorf("llc: process %d of %d", cfg.Self, cfg.Size)
-	case len(cfg.Boot) != cfg.Size && cfg.Eager != EagerQueue:
-		return nil, fmt.Errorf("llc: %d bootstrap regions for %d processes", len(cfg.Boot), cfg.Size)
-	case cfg.MaxRecord < 0:
-		return nil, fmt.Errorf("llc: largest queue record %d bytes", cfg.MaxRecord)
-	case cfg.QueuePeers != nil && len(cfg.QueuePeers) != cfg.Size:
-		return nil, fmt.Errorf("llc: queue peers given for %d processes of %d", len(cfg.QueuePeers), cfg.Size)
-	case cfg.Rendezvous > RndvSplit:
-		return nil, fmt.Errorf("llc: unknown rendezvous mode %d", cfg.Rendezvous)
-	case cfg.SharedLines && (cfg.Eager != EagerRings || slices.Contains(cfg.QueuePeers, true)):
-		return nil, fmt.Errorf("llc: shared lines need the rings of every peer (eager mode %v)", cfg.Eager)
-	case cfg.NoRendezvous && cfg.Eager != EagerQueue && cfg.EagerLimit < cell:
-		return nil, fmt.Errorf("llc: messages in parts through rings need an eager limit of at least %d bytes, not %d", cell, cfg.EagerLimit)
+	if err := checkConfig(cfg); err != nil {
+		return nil, err
 	}
 	if cfg.MaxRecord == 0 {
 		cfg.MaxRecord = MaxQueueRecord
 	}
+	if err := checkEager(&cfg); err != nil {
+		return nil, err
+	}
+	e := newEngine(cfg)
+	e.startEager()
+	return e, nil
+}
+
+// checkConfig checks cfg's general parameters, before those of its eager
+// mode (checkEager): the process and its job, the bootstrap regions, the
+// largest queue record, the queue peers, the rendezvous mode, and whether
+// the eager mode can carry the shared lines and messages in parts asked
+// for.
+func checkConfig(cfg Config) error {
+	switch {
+	case cfg.Size < 1 || cfg.Self < 0 || cfg.Self >= cfg.Size:
+		return fmt.Errorf("llc: process %d of %d", cfg.Self, cfg.Size)
+	case len(cfg.Boot) != cfg.Size && cfg.Eager != EagerQueue:
+		return fmt.Errorf("llc: %d bootstrap regions for %d processes", len(cfg.Boot), cfg.Size)
+	case cfg.MaxRecord < 0:
+		return fmt.Errorf("llc: largest queue record %d bytes", cfg.MaxRecord)
+	case cfg.QueuePeers != nil && len(cfg.QueuePeers) != cfg.Size:
+		return fmt.Errorf("llc: queue peers given for %d processes of %d", len(cfg.QueuePeers), cfg.Size)
+	case cfg.Rendezvous > RndvSplit:
+		return fmt.Errorf("llc: unknown rendezvous mode %d", cfg.Rendezvous)
+	case cfg.SharedLines && (cfg.Eager != EagerRings || slices.Contains(cfg.QueuePeers, true)):
+		return fmt.Errorf("llc: shared lines need the rings of every peer (eager mode %v)", cfg.Eager)
+	case cfg.NoRendezvous && cfg.Eager != EagerQueue && cfg.EagerLimit < cell:
+		return fmt.Errorf("llc: messages in parts through rings need an eager limit of at least %d bytes, not %d", cell, cfg.EagerLimit)
+	}
+	return nil
+}
+
+// checkEager checks the parameters of cfg's eager mode (its rings, its
+// receive queue), and those of the receive queue of the QueuePeers when
+// a ring mode reaches some peers through one.
+func checkEager(cfg *Config) error {
 	var err error
 	switch cfg.Eager {
 	case EagerRings:
-		err = checkRings(&cfg)
+		err = checkRings(cfg)
 	case EagerPM:
-		if err = checkRings(&cfg); err == nil {
-			err = checkPM(&cfg)
+		if err = checkRings(cfg); err == nil {
+			err = checkPM(cfg)
 		}
 	case EagerQueue:
-		err = checkQueue(&cfg)
+		err = checkQueue(cfg)
 	default:
 		err = fmt.Errorf("llc: unknown eager mode %d", cfg.Eager)
 	}
 	if err == nil && cfg.Eager != EagerQueue && slices.Contains(cfg.QueuePeers, true) {
-		err = checkQueue(&cfg) // the queue of the QueuePeers
+		err = checkQueue(cfg) // the queue of the QueuePeers
 	}
-	if err != nil {
-		return nil, err
-	}
+	return err
+}
+
+// newEngine returns an engine for the checked cfg, with the limits of the
+// paths its eager mode sends through (shared lines, rings) and of its
+// batches, which modes that report host work keep to one command.
+func newEngine(cfg Config) *Engine {
 	e := &Engine{
 		cfg:       cfg,
 		peers:     make([]peer, cfg.Size),
@@ -144,7 +172,15 @@ func NewEngine(cfg Config) (*Engine, error) {
 	}
 	e.extra = e.countsWork
 	e.events.eng = e
-	switch cfg.Eager {
+	return e
+}
+
+// startEager issues the first requests of the engine's eager mode, so
+// that peers can reach the process from the start: the watch for
+// connection requests of a ring mode, the receive queue of the peers
+// reached through one, and PM's connections to every process.
+func (e *Engine) startEager() {
+	switch e.cfg.Eager {
 	case EagerRings:
 		e.watchRequests()
 		e.startQueue(e.queuePeer)
@@ -155,7 +191,6 @@ func NewEngine(cfg Config) (*Engine, error) {
 	case EagerQueue:
 		e.startQueue(func(int) bool { return true })
 	}
-	return e, nil
 }
 
 // Config returns the engine's configuration.

@@ -156,6 +156,9 @@ func Init() error {
 	return nil
 }
 
+// initRuntime joins the job, opens its networks, starts the protocol
+// engine on them and records the rank initialized. A failure closes the
+// networks it opened and the job (abandonInit).
 func initRuntime() (*runtimeState, error) {
 	job, err := launch.FromEnv()
 	if err != nil {
@@ -163,18 +166,7 @@ func initRuntime() (*runtimeState, error) {
 	}
 	var nets *network.Nets
 	fail := func(err error) (*runtimeState, error) {
-		err = fmt.Errorf("mpi: Init: %w", err)
-		if job.Launcher == launch.LauncherPMI1 || job.Launcher == launch.LauncherPMI2 {
-			// Hydra ends the job, killing every process, once one closes
-			// its PMI connection (below) without finalizing: say why
-			// first, or the caller may never get to.
-			fmt.Fprintf(os.Stderr, "rank %d: %v\n", job.Rank, err)
-		}
-		if nets != nil {
-			nets.Close()
-		}
-		job.Close()
-		return nil, err
+		return nil, abandonInit(job, nets, err)
 	}
 	force, err := collectives.ParseSelection(job.Settings.Coll)
 	if err != nil {
@@ -193,21 +185,71 @@ func initRuntime() (*runtimeState, error) {
 		// does before any issues a request.
 		clock.Run()
 	}
-	res, err := bootstrap.Exchange(job, nets)
+	s, err := startRuntime(job, nets, clock, force)
 	if err != nil {
 		return fail(err)
+	}
+	if err := s.completeInit(clock); err != nil {
+		return fail(err)
+	}
+	return s, nil
+}
+
+// abandonInit ends an Init that failed with err after joining job: it
+// closes the networks (nets, nil if none was opened) and the job, so that
+// nothing of the failed Init stays open, and returns Init's error.
+func abandonInit(job *launch.Job, nets *network.Nets, err error) error {
+	err = fmt.Errorf("mpi: Init: %w", err)
+	if job.Launcher == launch.LauncherPMI1 || job.Launcher == launch.LauncherPMI2 {
+		// Hydra ends the job, killing every process, once one closes
+		// its PMI connection (below) without finalizing: say why
+		// first, or the caller may never get to.
+		fmt.Fprintf(os.Stderr, "rank %d: %v\n", job.Rank, err)
+	}
+	if nets != nil {
+		nets.Close()
+	}
+	job.Close()
+	return err
+}
+
+// startRuntime exchanges the processes' bootstrap regions over the opened
+// networks, plans the protocols for the job and its host (package
+// tuning), starts the engine, and returns the runtime's state around it.
+func startRuntime(job *launch.Job, nets *network.Nets, clock llc.Clock, force collectives.Selection) (*runtimeState, error) {
+	res, err := bootstrap.Exchange(job, nets)
+	if err != nil {
+		return nil, err
 	}
 	boot, worldOffload, processors := res.Boot, res.WorldBarrier, res.Processors
 	tr := nets.Network()
 	plan, err := tuning.For(tuning.Job{Rank: job.Rank, Size: job.Size, Boot: boot, Caps: nets.Caps(), QueuePeers: nets.QueuePeers(),
 		Memory: nets.MemorySize() - llc.BootSize(job.Size), Settings: job.Settings, Host: tuning.Detected()})
 	if err != nil {
-		return fail(fmt.Errorf("%s: %w", launch.EnvTune, err))
+		return nil, fmt.Errorf("%s: %w", launch.EnvTune, err)
 	}
 	cfg := plan.Engine
+	ep, err := startEndpoint(job, tr, cfg, clock)
+	if err != nil {
+		return nil, err
+	}
+	s := &runtimeState{job: job, net: tr, closeNet: nets.Close, ep: ep, stats: job.Settings.Stats, store: job.Store,
+		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force,
+		singleCopyMin: plan.SingleCopyMin, distinctSingleCopyMin: plan.DistinctSingleCopyMin,
+		collEager: plan.CollectiveEagerLimit, eagerLimit: cfg.EagerLimit, collTuning: plan.Collectives,
+		modelled: nets.Modelled(), consume: plan.ConsumeReads, processors: processors,
+		offload: nets.Offload()}
+	s.prepareCalls(plan.Waiting, force, worldOffload)
+	return s, nil
+}
+
+// startEndpoint starts an engine for cfg on the network tr and returns its
+// endpoint, once the engine's start-up commands are issued and, with the
+// vp eager transport, every process has its receive queue.
+func startEndpoint(job *launch.Job, tr network.Network, cfg llc.Config, clock llc.Clock) (*llc.Endpoint, error) {
 	eng, err := llc.NewEngine(cfg)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	ep := llc.NewEndpoint(eng, tr)
 	if cfg.Eager != llc.EagerRings || cfg.QueuePeers != nil {
@@ -215,7 +257,7 @@ func initRuntime() (*runtimeState, error) {
 		// or for the processes of other hosts) or the connections to
 		// every process (pm).
 		if err := ep.Start(); err != nil {
-			return fail(err)
+			return nil, err
 		}
 	}
 	if cfg.Eager == llc.EagerQueue && job.Size > 1 {
@@ -226,16 +268,17 @@ func initRuntime() (*runtimeState, error) {
 			fence = func() error { return clock.Fence(job.Store.Fence) }
 		}
 		if err := fence(); err != nil {
-			return fail(err)
+			return nil, err
 		}
 	}
-	s := &runtimeState{job: job, net: tr, closeNet: nets.Close, ep: ep, stats: job.Settings.Stats, store: job.Store,
-		collCheck: !job.Settings.NoCollCheck, noOffload: job.Settings.NoOffload, collForce: force,
-		singleCopyMin: plan.SingleCopyMin, distinctSingleCopyMin: plan.DistinctSingleCopyMin,
-		collEager: plan.CollectiveEagerLimit, eagerLimit: cfg.EagerLimit, collTuning: plan.Collectives,
-		modelled: nets.Modelled(), consume: plan.ConsumeReads, processors: processors,
-		offload: nets.Offload()}
-	wait := plan.Waiting
+	return ep, nil
+}
+
+// prepareCalls sets up what the program's calls rely on: how they wait
+// (the host's plan), the communicators' context ids, the forced
+// algorithms that need no NIC, the watch on the others' Finalize, and
+// World, with the networks' barrier controller for it (worldOffload).
+func (s *runtimeState) prepareCalls(wait tuning.Waiting, force collectives.Selection, worldOffload int) {
 	s.overlapLimit, s.runAhead, s.exchangeWhole = wait.OverlapLimit, wait.RunAhead, wait.RunAhead
 	s.wordBcastAhead, s.queueNonblocking = wait.WordBcastAhead, wait.QueueNonblocking
 	s.initContexts()
@@ -247,18 +290,26 @@ func initRuntime() (*runtimeState, error) {
 	}
 	s.ep.Spin, s.ep.Yield, s.ep.SpinFor, s.ep.YieldFor = wait.Spin, wait.Yield, wait.SpinFor, wait.YieldFor
 	s.ep.SpinBusy, s.ep.YieldBusyFor = wait.BusySpin, wait.BusyYieldFor
-	s.finals = newFinalWatch(job.Size)
+	s.finals = newFinalWatch(s.job.Size)
 	s.ep.Stalled = s.stalled
-	if job.UnpinsWhenCrowded() {
+	if s.job.UnpinsWhenCrowded() {
 		s.ep.Unpin = launch.Unpin
 	}
-	s.world = newComm(s, worldID, job.Rank, nil)
+	s.world = newComm(s, worldID, s.job.Rank, nil)
 	s.world.setOffload(worldOffload)
+}
+
+// completeInit ends the process's Init: it completes its binding to a CPU,
+// records the rank initialized for mpirun, and in virtual time binds the
+// clock to the caller's thread and starts every process from the same
+// time.
+func (s *runtimeState) completeInit(clock llc.Clock) error {
+	job := s.job
 	if err := job.SettleBinding(); err != nil {
-		return fail(err)
+		return err
 	}
 	if err := job.SetState(launch.RankInitialized); err != nil {
-		return fail(err)
+		return err
 	}
 	if clock != nil {
 		// Virtual time: the caller's thread is the one whose CPU time
@@ -266,11 +317,11 @@ func initRuntime() (*runtimeState, error) {
 		// from the same time.
 		clock.Bind()
 		if err := clock.Fence(job.Store.Fence); err != nil {
-			return fail(err)
+			return err
 		}
 		clock.Leave() // the fence was not computing
 	}
-	return s, nil
+	return nil
 }
 
 // singleCopy reports whether a collective's message of n bytes, whose

@@ -58,58 +58,118 @@ func MeasureHandoff(profile string) (time.Duration, error) {
 		return 0, fmt.Errorf("nicemu: measure handoff: %w", err)
 	}
 	defer seg.Close()
-	var nics [2]*NIC
-	var sids [2]SID
-	var words [2]*uint64
-	for p := range nics {
-		n, err := Open(seg, p)
-		if err != nil {
-			return 0, fmt.Errorf("nicemu: measure handoff: %w", err)
-		}
-		defer n.Close()
-		sid, mem, err := n.RegisterSegment(PageSize)
-		if err != nil {
-			return 0, fmt.Errorf("nicemu: measure handoff: %w", err)
-		}
-		nics[p], sids[p], words[p] = n, sid, (*uint64)(unsafe.Pointer(&mem[0]))
+	pair, err := openHandoffPair(seg)
+	if err != nil {
+		return 0, err
 	}
-	deadline := nanotime() + int64(handoffLimit)
-	var abort atomic.Bool
-	// hop writes i to the peer's word and waits for the peer's answer i.
-	hop := func(p int, i uint64, answer bool) error {
-		if answer {
-			if !await(words[p], i, deadline, &abort) {
-				return errHandoffTimeout
-			}
-		}
-		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], i)
-		if err := nics[p].BOTF(1-p, sids[1-p], 0, b[:]); err != nil {
-			return err
-		}
-		if !answer && !await(words[p], i, deadline, &abort) {
-			return errHandoffTimeout
-		}
-		return nil
-	}
-	total := uint64(handoffRounds * handoffBatches)
+	defer pair.close()
+	pair.deadline = nanotime() + int64(handoffLimit)
 	peer := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		for i := uint64(1); i <= total; i++ {
-			if err := hop(1, i, true); err != nil {
-				abort.Store(true)
-				peer <- err
-				return
-			}
-		}
-		peer <- nil
-	}()
+	go pair.answer(peer)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	halves, err := timeHops(pair.hop, &pair.abort)
+	if perr := <-peer; err == nil {
+		err = perr
+	}
+	if err == errHandoffTimeout {
+		return 0, nil // no two cores to spin on: no compensation
+	}
+	if err != nil {
+		return 0, fmt.Errorf("nicemu: measure handoff: %w", err)
+	}
+	slices.Sort(halves)
+	h := time.Duration(halves[len(halves)/2]) - p.modelWrite(OpBOTF, 8)
+	return min(max(h, 0), p.DMAOverhead+p.DMAWriteLatency), nil
+}
+
+// handoffPair holds the NICs of the two processes of MeasureHandoff's
+// segment, each with the word of its segment memory that the other one
+// writes.
+type handoffPair struct {
+	nics  [2]*NIC
+	sids  [2]SID
+	words [2]*uint64
+	// deadline ends the measurement (nanotime); abort stops the other
+	// side's waits once one side has failed.
+	deadline int64
+	abort    atomic.Bool
+}
+
+// openHandoffPair opens both processes of seg and registers the word each
+// one's peer writes. On failure it closes the NICs it opened, last first,
+// as the caller's close would.
+func openHandoffPair(seg *Segment) (*handoffPair, error) {
+	hp := &handoffPair{}
+	for p := range hp.nics {
+		n, err := Open(seg, p)
+		if err != nil {
+			hp.close()
+			return nil, fmt.Errorf("nicemu: measure handoff: %w", err)
+		}
+		hp.nics[p] = n
+		sid, mem, err := n.RegisterSegment(PageSize)
+		if err != nil {
+			hp.close()
+			return nil, fmt.Errorf("nicemu: measure handoff: %w", err)
+		}
+		hp.sids[p], hp.words[p] = sid, (*uint64)(unsafe.Pointer(&mem[0]))
+	}
+	return hp, nil
+}
+
+// close closes the NICs that are open, last first.
+func (hp *handoffPair) close() {
+	for p := len(hp.nics) - 1; p >= 0; p-- {
+		if hp.nics[p] != nil {
+			hp.nics[p].Close()
+		}
+	}
+}
+
+// hop writes i to the peer's word and waits for the peer's answer i.
+func (hp *handoffPair) hop(p int, i uint64, answer bool) error {
+	if answer {
+		if !await(hp.words[p], i, hp.deadline, &hp.abort) {
+			return errHandoffTimeout
+		}
+	}
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], i)
+	if err := hp.nics[p].BOTF(1-p, hp.sids[1-p], 0, b[:]); err != nil {
+		return err
+	}
+	if !answer && !await(hp.words[p], i, hp.deadline, &hp.abort) {
+		return errHandoffTimeout
+	}
+	return nil
+}
+
+// answer is the peer's side of the ping-pong, on a thread of its own: it
+// answers every hop of the measuring thread, and reports how it ended on
+// peer; a failure stops the measuring thread's wait (abort).
+func (hp *handoffPair) answer(peer chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	total := uint64(handoffRounds * handoffBatches)
+	for i := uint64(1); i <= total; i++ {
+		if err := hp.hop(1, i, true); err != nil {
+			hp.abort.Store(true)
+			peer <- err
+			return
+		}
+	}
+	peer <- nil
+}
+
+// timeHops times the measuring thread's side of the ping-pong in batches
+// of round trips, each timed whole so that the clock's own cost is spread
+// over the batch; it returns half of each batch's average round trip. A
+// failure sets abort, so that the peer's side stops waiting.
+func timeHops(hop func(p int, i uint64, answer bool) error, abort *atomic.Bool) ([]int64, error) {
 	halves := make([]int64, 0, handoffBatches)
 	var i uint64
+	var err error
 	for range handoffBatches {
 		start := nanotime()
 		for range handoffRounds {
@@ -124,18 +184,7 @@ func MeasureHandoff(profile string) (time.Duration, error) {
 		}
 		halves = append(halves, (nanotime()-start)/(2*handoffRounds))
 	}
-	if perr := <-peer; err == nil {
-		err = perr
-	}
-	if err == errHandoffTimeout {
-		return 0, nil // no two cores to spin on: no compensation
-	}
-	if err != nil {
-		return 0, fmt.Errorf("nicemu: measure handoff: %w", err)
-	}
-	slices.Sort(halves)
-	h := time.Duration(halves[len(halves)/2]) - p.modelWrite(OpBOTF, 8)
-	return min(max(h, 0), p.DMAOverhead+p.DMAWriteLatency), nil
+	return halves, err
 }
 
 var errHandoffTimeout = fmt.Errorf("nicemu: measure handoff: no answer within %v", handoffLimit)

@@ -137,41 +137,10 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 	for p := range n.procs {
 		n.procs[p] = seg.proc(p)
 	}
-	for w := range n.windows {
-		n.windows[w] = (*windowRegs)(unsafe.Pointer(&seg.mem[n.part+partWindows+w*WindowSize]))
-	}
-	n.cont = (*[NumWindows * 8]uint64)(unsafe.Pointer(&seg.mem[n.part+partCont]))
-	n.aotf = (*[NumAOTFPages]aotfHeader)(unsafe.Pointer(&seg.mem[n.part+partCtl+aotfOffset]))
-	n.box = (*mailbox)(unsafe.Pointer(&seg.mem[n.part+partCtl]))
-	for w := range n.issued {
-		n.issued[w] = atomic.LoadUint64(&n.cont[w*8])
-	}
-	for s := NumSIDs - 1; s >= 1; s-- {
-		if st := atomic.LoadUint64(&seg.sidEntry(pid, SID(s)).state); st&1 == 1 {
-			// A previous user of the slot left it registered: invalidate.
-			atomic.StoreUint64(&seg.sidEntry(pid, SID(s)).state, st+1)
-		}
-		n.freeSIDs = append(n.freeSIDs, SID(s))
-	}
-	if p, err := LookupProfile(seg.Profile()); err != nil {
+	n.mapRegisters()
+	n.reclaimSIDs()
+	if err := n.setTiming(); err != nil {
 		return nil, fmt.Errorf("nicemu: open: %w", err)
-	} else if p != nil {
-		res := make([]*nicResources, seg.NProcs())
-		for q := range res {
-			res[q] = seg.resources(q)
-		}
-		n.timing = newTiming(p, res[pid], res, seg.Handoff())
-		if seg.Clock() != ClockVirtual {
-			// In virtual time only the arrivals that moved the clock
-			// count (below): when data lands in real time must not
-			// change the timing.
-			n.timing.arrived = func() uint64 { return atomic.LoadUint64(&n.ent.arrivals) }
-		} else {
-			n.clock = newClock(seg, pid, seg.HostSpeed())
-			n.timing.now, n.timing.wait, n.timing.gate = n.clock.now, n.clock.advance, func(t int64) { n.clock.gate(t) }
-			n.timing.writing, n.timing.settled = n.clock.writing, n.clock.settled
-			n.timing.arrived = n.clock.arrivals.Load
-		}
 	}
 	if n.timing == nil && n.cma && os.Getenv(envNoHugePages) != "1" {
 		n.huge = newHugePages(&n.stats)
@@ -183,6 +152,65 @@ func Open(seg *Segment, pid int) (*NIC, error) {
 	atomic.StoreUint64(&n.ent.waitOn, waitNone)
 	atomic.StoreUint64(&n.ent.ospid, uint64(os.Getpid()))
 	return n, nil
+}
+
+// mapRegisters maps the registers of the process's partition (its
+// Windows, contflags, AOTF header buffer and bounce mailbox), and starts
+// each Window's request count at its contflag, so that the Window counts
+// as free and its numbering goes on from an earlier user of the slot.
+func (n *NIC) mapRegisters() {
+	mem := n.seg.mem
+	for w := range n.windows {
+		n.windows[w] = (*windowRegs)(unsafe.Pointer(&mem[n.part+partWindows+w*WindowSize]))
+	}
+	n.cont = (*[NumWindows * 8]uint64)(unsafe.Pointer(&mem[n.part+partCont]))
+	n.aotf = (*[NumAOTFPages]aotfHeader)(unsafe.Pointer(&mem[n.part+partCtl+aotfOffset]))
+	n.box = (*mailbox)(unsafe.Pointer(&mem[n.part+partCtl]))
+	for w := range n.issued {
+		n.issued[w] = atomic.LoadUint64(&n.cont[w*8])
+	}
+}
+
+// reclaimSIDs makes every SID of the process free, invalidating the
+// registrations an earlier user of the slot left, so that its peers can
+// no longer reach that memory through them.
+func (n *NIC) reclaimSIDs() {
+	for s := NumSIDs - 1; s >= 1; s-- {
+		if st := atomic.LoadUint64(&n.seg.sidEntry(n.pid, SID(s)).state); st&1 == 1 {
+			// A previous user of the slot left it registered: invalidate.
+			atomic.StoreUint64(&n.seg.sidEntry(n.pid, SID(s)).state, st+1)
+		}
+		n.freeSIDs = append(n.freeSIDs, SID(s))
+	}
+}
+
+// setTiming sets up the timing of the job's profile, none under the
+// native profile: the resources of every process's NIC whose use the
+// model charges, and the clock it charges against, real time or, in
+// virtual time, the process's virtual clock.
+func (n *NIC) setTiming() error {
+	seg, pid := n.seg, n.pid
+	p, err := LookupProfile(seg.Profile())
+	if err != nil || p == nil {
+		return err
+	}
+	res := make([]*nicResources, seg.NProcs())
+	for q := range res {
+		res[q] = seg.resources(q)
+	}
+	n.timing = newTiming(p, res[pid], res, seg.Handoff())
+	if seg.Clock() != ClockVirtual {
+		// In virtual time only the arrivals that moved the clock
+		// count (below): when data lands in real time must not
+		// change the timing.
+		n.timing.arrived = func() uint64 { return atomic.LoadUint64(&n.ent.arrivals) }
+	} else {
+		n.clock = newClock(seg, pid, seg.HostSpeed())
+		n.timing.now, n.timing.wait, n.timing.gate = n.clock.now, n.clock.advance, func(t int64) { n.clock.gate(t) }
+		n.timing.writing, n.timing.settled = n.clock.writing, n.clock.settled
+		n.timing.arrived = n.clock.arrivals.Load
+	}
+	return nil
 }
 
 // Profile returns the timing profile the NIC runs under: nil for native.

@@ -167,11 +167,44 @@ func roundUp(n, a int) int { return (n + a - 1) / a * a }
 // file (memfd): it has no name in /dev/shm, so nothing can leak when a
 // process dies. The launcher passes File() to every rank.
 func CreateSegment(cfg JobConfig) (*Segment, error) {
+	codes, err := checkJobConfig(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := settleHandoff(&cfg, codes); err != nil {
+		return nil, err
+	}
+	part := partitionSize(cfg.HeapSize, cfg.BounceSize)
+	size := PageSize + roundUp(cfg.NProcs*procEntrySize, PageSize) + cfg.NProcs*part
+	if codes.clock != 0 {
+		size += cfg.NProcs * stampAreaSize(cfg.HeapSize)
+	}
+	s, err := newSegmentFile(size)
+	if err != nil {
+		return nil, err
+	}
+	s.writeHeader(cfg, codes, part, size)
+	s.setGeometry()
+	s.stampPGIDTBL(cfg)
+	atomic.StoreUint64(&s.hdr.magic, segmentMagic)
+	return s, nil
+}
+
+// jobCodes are a JobConfig's named modes as the segment's header records
+// them: the timing profile, the clock mode and the computing mode.
+type jobCodes struct {
+	profile, clock, compute uint64
+}
+
+// checkJobConfig checks cfg before anything is created, filling in the
+// default heap and bounce sizes, and returns the codes of its modes; the
+// errors name what a launcher got wrong.
+func checkJobConfig(cfg *JobConfig) (jobCodes, error) {
 	if cfg.NProcs < 1 {
-		return nil, fmt.Errorf("nicemu: create segment: %d processes, need at least 1", cfg.NProcs)
+		return jobCodes{}, fmt.Errorf("nicemu: create segment: %d processes, need at least 1", cfg.NProcs)
 	}
 	if cfg.NProcs > MaxProcs {
-		return nil, fmt.Errorf("nicemu: create segment: %d processes, at most %d (the multicast destination bitmap)", cfg.NProcs, MaxProcs)
+		return jobCodes{}, fmt.Errorf("nicemu: create segment: %d processes, at most %d (the multicast destination bitmap)", cfg.NProcs, MaxProcs)
 	}
 	if cfg.HeapSize == 0 {
 		cfg.HeapSize = DefaultHeapSize
@@ -180,38 +213,50 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 		cfg.BounceSize = DefaultBounceSize
 	}
 	if cfg.BounceSize < PageSize || cfg.HeapSize < PageSize {
-		return nil, errors.New("nicemu: create segment: heap and bounce sizes must be at least one page")
+		return jobCodes{}, errors.New("nicemu: create segment: heap and bounce sizes must be at least one page")
 	}
 	profile, err := profileCode(cfg.Profile)
 	if err != nil {
-		return nil, fmt.Errorf("nicemu: create segment: %w", err)
+		return jobCodes{}, fmt.Errorf("nicemu: create segment: %w", err)
 	}
 	clock, err := clockCode(cfg.Clock)
 	if err != nil {
-		return nil, fmt.Errorf("nicemu: create segment: %w", err)
+		return jobCodes{}, fmt.Errorf("nicemu: create segment: %w", err)
 	}
 	if clock != 0 && profile == 0 {
-		return nil, fmt.Errorf("nicemu: create segment: virtual time needs a timing profile (%s)", ProfileMartini)
+		return jobCodes{}, fmt.Errorf("nicemu: create segment: virtual time needs a timing profile (%s)", ProfileMartini)
 	}
 	if cfg.HostSpeed < 0 || cfg.HostSpeed != cfg.HostSpeed {
-		return nil, fmt.Errorf("nicemu: create segment: host speed %v", cfg.HostSpeed)
+		return jobCodes{}, fmt.Errorf("nicemu: create segment: host speed %v", cfg.HostSpeed)
 	}
-	compute, err := checkCompute(cfg, clock)
+	compute, err := checkCompute(*cfg, clock)
 	if err != nil {
-		return nil, fmt.Errorf("nicemu: create segment: %w", err)
+		return jobCodes{}, fmt.Errorf("nicemu: create segment: %w", err)
 	}
-	if profile == 0 || clock != 0 {
+	return jobCodes{profile: profile, clock: clock, compute: compute}, nil
+}
+
+// settleHandoff sets cfg.Handoff to the compensation the job's processes
+// share: none without a timed profile or in virtual time, which need
+// none; otherwise the one given or, when none is, the one measured now.
+func settleHandoff(cfg *JobConfig, codes jobCodes) error {
+	if codes.profile == 0 || codes.clock != 0 {
 		cfg.Handoff = 0
-	} else if cfg.Handoff == 0 {
+		return nil
+	}
+	if cfg.Handoff == 0 {
+		var err error
 		if cfg.Handoff, err = MeasureHandoff(cfg.Profile); err != nil {
-			return nil, fmt.Errorf("nicemu: create segment: %w", err)
+			return fmt.Errorf("nicemu: create segment: %w", err)
 		}
 	}
-	part := partitionSize(cfg.HeapSize, cfg.BounceSize)
-	size := PageSize + roundUp(cfg.NProcs*procEntrySize, PageSize) + cfg.NProcs*part
-	if clock != 0 {
-		size += cfg.NProcs * stampAreaSize(cfg.HeapSize)
-	}
+	return nil
+}
+
+// newSegmentFile creates an anonymous memory file of size bytes and maps
+// it as a segment whose header is still zero. On failure it closes the
+// file, so that nothing is left open.
+func newSegmentFile(size int) (*Segment, error) {
 	fd, err := unix.MemfdCreate("martini-segment", unix.MFD_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("nicemu: create segment: memfd_create: %w", err)
@@ -226,6 +271,14 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 		f.Close()
 		return nil, err
 	}
+	return s, nil
+}
+
+// writeHeader records the job's geometry and modes (cfg, codes) in the
+// header of a new segment of partitions of part bytes and size bytes in
+// all. It leaves the magic number, which marks the header complete, to
+// the caller.
+func (s *Segment) writeHeader(cfg JobConfig, codes jobCodes, part, size int) {
 	h := s.hdr
 	h.version = segmentVersion
 	h.nprocs = uint64(cfg.NProcs)
@@ -234,13 +287,18 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 	h.heapSize = uint64(cfg.HeapSize)
 	h.bounceSize = uint64(cfg.BounceSize)
 	h.size = uint64(size)
-	h.profile = profile
+	h.profile = codes.profile
 	h.handoff = uint64(max(cfg.Handoff, 0))
-	h.clock = clock
+	h.clock = codes.clock
 	h.hostSpeed = math.Float64bits(cfg.HostSpeed)
-	h.compute = compute
+	h.compute = codes.compute
 	h.opRate = math.Float64bits(cfg.OpRate)
-	s.setGeometry()
+}
+
+// stampPGIDTBL writes every process slot's PGIDTBL entry: the job key (or
+// the foreign one cfg gives the slot) and the slot's PID, which only the
+// launcher writes, so that a process cannot forge them.
+func (s *Segment) stampPGIDTBL(cfg JobConfig) {
 	for p := 0; p < cfg.NProcs; p++ {
 		e := s.proc(p)
 		e.pgid = cfg.PGID
@@ -249,8 +307,6 @@ func CreateSegment(cfg JobConfig) (*Segment, error) {
 		}
 		e.pid = uint64(p)
 	}
-	atomic.StoreUint64(&h.magic, segmentMagic)
-	return s, nil
 }
 
 // AttachSegment maps a segment created by CreateSegment from an inherited

@@ -123,21 +123,33 @@ func cgProcGrid(np int) (npcols, nprows int) {
 func cgNewGrid(na, np, me int) *cgGrid {
 	g := &cgGrid{me: me}
 	g.npcols, g.nprows = cgProcGrid(np)
-	npcols, nprows := g.npcols, g.nprows
-	g.procRow = me / npcols
-	g.procCol = me - g.procRow*npcols
+	g.procRow = me / g.npcols
+	g.procCol = me - g.procRow*g.npcols
+	g.setBlock(na)
+	g.setTranspose()
+	g.setReduceSchedule()
+	g.exchRecvLen = g.lastcol - g.firstcol + 1
+	return g
+}
 
-	// split divides 1..n into parts pieces, the first n mod parts of them
-	// one longer, and returns the first element and the size of piece k.
-	split := func(n, parts, k int) (first, size int) {
-		extra := n - n/parts*parts
-		if k < extra {
-			size = n/parts + 1
-			return k*size + 1, size
-		}
-		size = n / parts
-		return extra*(size+1) + (k-extra)*size + 1, size
+// cgSplit divides 1..n into parts pieces, the first n mod parts of them
+// one longer, and returns the first element and the size of piece k: the
+// partition of rows and columns where na does not divide evenly.
+func cgSplit(n, parts, k int) (first, size int) {
+	extra := n - n/parts*parts
+	if k < extra {
+		size = n/parts + 1
+		return k*size + 1, size
 	}
+	size = n / parts
+	return extra*(size+1) + (k-extra)*size + 1, size
+}
+
+// setBlock sets the rows and columns of the process's block of the matrix
+// of order na: its process row's share of the rows and its process
+// column's share of the columns, as setup_submatrix_info splits them.
+func (g *cgGrid) setBlock(na int) {
+	npcols, nprows := g.npcols, g.nprows
 	if na/npcols*npcols == na {
 		colSize := na / npcols
 		g.firstcol = g.procCol*colSize + 1
@@ -145,25 +157,31 @@ func cgNewGrid(na, np, me int) *cgGrid {
 		rowSize := na / nprows
 		g.firstrow = g.procRow*rowSize + 1
 		g.lastrow = g.firstrow - 1 + rowSize
-	} else {
-		first, size := split(na, nprows, g.procRow)
-		g.firstrow, g.lastrow = first, first-1+size
-		if npcols == nprows {
-			first, size = split(na, npcols, g.procCol)
-			g.firstcol, g.lastcol = first, first-1+size
-		} else {
-			// Split like the rows, then halve each piece between the
-			// even and the odd process column.
-			first, size = split(na, npcols/2, g.procCol/2)
-			if me%2 == 0 {
-				g.firstcol, g.lastcol = first, first-1+(size-1)/2+1
-			} else {
-				g.firstcol = first + (size-1)/2 + 1
-				g.lastcol = g.firstcol - 1 + size/2
-			}
-		}
+		return
 	}
+	first, size := cgSplit(na, nprows, g.procRow)
+	g.firstrow, g.lastrow = first, first-1+size
+	if npcols == nprows {
+		first, size = cgSplit(na, npcols, g.procCol)
+		g.firstcol, g.lastcol = first, first-1+size
+		return
+	}
+	// Split like the rows, then halve each piece between the even and
+	// the odd process column.
+	first, size = cgSplit(na, npcols/2, g.procCol/2)
+	if g.me%2 == 0 {
+		g.firstcol, g.lastcol = first, first-1+(size-1)/2+1
+	} else {
+		g.firstcol = first + (size-1)/2 + 1
+		g.lastcol = g.firstcol - 1 + size/2
+	}
+}
 
+// setTranspose sets the piece of the row sums the process owns after the
+// row reduction and sends to its transpose process, and that process:
+// the exchange that turns a row piece of the product into a column piece.
+func (g *cgGrid) setTranspose() {
+	me, npcols, nprows := g.me, g.npcols, g.nprows
 	nrows := g.lastrow - g.firstrow + 1
 	if npcols == nprows {
 		g.sendStart, g.sendLen = 0, nrows
@@ -173,13 +191,19 @@ func cgNewGrid(na, np, me int) *cgGrid {
 		g.sendStart, g.sendLen = (1+nrows)/2, nrows/2
 	}
 
-	// The transpose process.
 	if npcols == nprows {
 		g.exchProc = me%nprows*nprows + me/nprows
 	} else {
 		g.exchProc = 2*(me/2%nprows*nprows+me/2/nprows) + me%2
 	}
+}
 
+// setReduceSchedule sets the steps of the row reduction: the partner of
+// each of the log2(npcols) exchanges and the pieces each sends and
+// receives, so that every process ends with the sum over its send piece.
+func (g *cgGrid) setReduceSchedule() {
+	me, npcols, nprows := g.me, g.npcols, g.nprows
+	nrows := g.lastrow - g.firstrow + 1
 	for i := npcols / 2; i > 0; i /= 2 {
 		g.l2npcols++
 	}
@@ -218,8 +242,6 @@ func cgNewGrid(na, np, me int) *cgGrid {
 		}
 		g.reduceRecvStarts[i] = g.sendStart
 	}
-	g.exchRecvLen = g.lastcol - g.firstcol + 1
-	return g
 }
 
 // cgSolver is one process's part of the CG benchmark: its block of the
@@ -453,56 +475,72 @@ func runCG(c *mpi.Comm, class Class, o Options) (*Result, error) {
 		return nil, fmt.Errorf("npb: cg: %d processes: %w (want a power of two)", c.Size(), ErrUnsupported)
 	}
 	s := cgNewSolver(c, pr)
-	fail := func(err error) (*Result, error) { return nil, fmt.Errorf("npb: cg: %w", err) }
+	if err := s.warmUp(); err != nil {
+		return nil, fmt.Errorf("npb: cg: %w", err)
+	}
+	rnorms, zetas, secs, err := s.timedIterations(pr)
+	if err != nil {
+		return nil, fmt.Errorf("npb: cg: %w", err)
+	}
+	return cgResult(c, class, pr, o, secs, rnorms, zetas), nil
+}
 
-	// One untimed outer iteration to touch all code and data, then the
-	// timed ones from x = (1, ..., 1) again.
+// warmUp runs one untimed outer iteration to touch all code and data, then
+// resets x to (1, ..., 1) for the timed ones and waits for all processes.
+func (s *cgSolver) warmUp() error {
 	cgOnes(s.x)
 	if _, err := s.conjGrad(); err != nil {
-		return fail(err)
+		return err
 	}
 	if _, err := s.powerStep(); err != nil {
-		return fail(err)
+		return err
 	}
 	cgOnes(s.x)
-	if err := mpi.Barrier(c); err != nil {
-		return fail(err)
-	}
+	return mpi.Barrier(s.c)
+}
 
-	// The timed outer iterations; rank 0 keeps ||r|| and zeta of each for
-	// NPB's iteration table.
-	rnorms := make([]float64, pr.niter)
-	zetas := make([]float64, pr.niter)
+// timedIterations runs the timed niter outer iterations and returns ||r||
+// and zeta of each, for NPB's iteration table, and the largest time over
+// the processes (on rank 0).
+func (s *cgSolver) timedIterations(pr cgParams) (rnorms, zetas []float64, secs float64, err error) {
+	rnorms = make([]float64, pr.niter)
+	zetas = make([]float64, pr.niter)
 	start := mpi.Wtime()
 	for it := range pr.niter {
 		rnorm, err := s.conjGrad()
 		if err != nil {
-			return fail(err)
+			return nil, nil, 0, err
 		}
 		xz, err := s.powerStep()
 		if err != nil {
-			return fail(err)
+			return nil, nil, 0, err
 		}
 		rnorms[it], zetas[it] = rnorm, pr.shift+1/xz
 	}
 	t := []float64{mpi.Wtime() - start}
 	tmax := []float64{0}
-	if err := mpi.Reduce(c, t, tmax, mpi.Max, 0); err != nil {
-		return fail(err)
+	if err := mpi.Reduce(s.c, t, tmax, mpi.Max, 0); err != nil {
+		return nil, nil, 0, err
 	}
+	return rnorms, zetas, tmax[0], nil
+}
 
+// cgResult returns the result of a run of secs seconds; on rank 0 it
+// verifies the last zeta and reports NPB's iteration table of ||r|| and
+// zeta with the verification.
+func cgResult(c *mpi.Comm, class Class, pr cgParams, o Options, secs float64, rnorms, zetas []float64) *Result {
 	res := &Result{
 		Kernel:     "CG",
 		Class:      class,
 		Size:       strconv.Itoa(pr.na),
 		Iterations: pr.niter,
 		NP:         c.Size(),
-		Seconds:    tmax[0],
-		Mops:       Mops(cgOps(pr), tmax[0]),
+		Seconds:    secs,
+		Mops:       Mops(cgOps(pr), secs),
 		Operation:  "floating point",
 	}
 	if c.Rank() != 0 {
-		return res, nil
+		return res
 	}
 	zeta := zetas[pr.niter-1]
 	if o.Corrupt {
@@ -515,7 +553,7 @@ func runCG(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	}
 	res.Verified = cgVerify(&b, zeta, pr.zeta)
 	res.Detail = b.String()
-	return res, nil
+	return res
 }
 
 // cgVerify compares zeta with the class's value as cg.f90 does and writes

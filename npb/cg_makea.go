@@ -95,16 +95,27 @@ func cgSprnvc(n, nonzer int, tran *float64) *cgSparseVectors {
 
 // cgMakea builds the block of g of NPB's matrix of order n (makea, then
 // sparse), drawing from the generator state *tran.
+//
+// makea lists the elements (row, column, value) of the outer products in
+// its block, then the diagonal; sparse bucket-sorts them by row, keeping
+// their order within a row, and sums the duplicates. Here a first pass
+// counts the elements of each row (cgRowStarts), a second puts them in
+// place (cgPlaceElements) and a third sums them (cgSumDuplicates).
 func cgMakea(n, nonzer int, shift float64, g *cgGrid, tran *float64) *cgMatrix {
 	sv := cgSprnvc(n, nonzer, tran)
-	nrows := g.lastrow - g.firstrow + 1
-	ncols := g.lastcol - g.firstcol + 1
-	ratio := math.Pow(cgRcond, 1/float64(n))
+	rowstr := cgRowStarts(sv, n, g)
+	a, colidx := cgPlaceElements(sv, n, shift, g, rowstr)
+	nza := cgSumDuplicates(rowstr, colidx, a, g.lastcol-g.firstcol+1)
+	return &cgMatrix{rowstr: rowstr, colidx: colidx[:nza:nza], a: a[:nza:nza]}
+}
 
-	// makea lists the elements (row, column, value) of the outer products
-	// in its block, then the diagonal; sparse bucket-sorts them by row,
-	// keeping their order within a row. Here a first pass counts the
-	// elements of each row and a second puts them in place.
+// cgRowStarts counts the elements makea lists in each row of g's block
+// (those of the outer products of the n vectors of sv, and the diagonal)
+// and returns where each row's elements start, rowstr[j] for local row j,
+// with rowstr[nrows] the count of all: the bucket sort's first pass, which
+// sizes the arrays before the elements are placed.
+func cgRowStarts(sv *cgSparseVectors, n int, g *cgGrid) []int {
+	nrows := g.lastrow - g.firstrow + 1
 	rowstr := make([]int, nrows+1)
 	inRows := func(k int32) bool { return int(k) >= g.firstrow && int(k) <= g.lastrow }
 	inCols := func(k int32) bool { return int(k) >= g.firstcol && int(k) <= g.lastcol }
@@ -129,9 +140,22 @@ func cgMakea(n, nonzer int, shift float64, g *cgGrid, tran *float64) *cgMatrix {
 	for j := 1; j <= nrows; j++ {
 		rowstr[j] += rowstr[j-1]
 	}
+	return rowstr
+}
+
+// cgPlaceElements lists makea's elements of g's block into their rows, as
+// cgRowStarts counted them: the outer products size_i·v_i·v_iᵀ of the n
+// vectors of sv, in makea's order, then the diagonal. It returns the
+// values and local columns, row by row from rowstr's starts, duplicates
+// not yet summed.
+func cgPlaceElements(sv *cgSparseVectors, n int, shift float64, g *cgGrid, rowstr []int) (a []float64, colidx []uint32) {
+	nrows := g.lastrow - g.firstrow + 1
+	ratio := math.Pow(cgRcond, 1/float64(n))
+	inRows := func(k int32) bool { return int(k) >= g.firstrow && int(k) <= g.lastrow }
+	inCols := func(k int32) bool { return int(k) >= g.firstcol && int(k) <= g.lastcol }
 	nnza := rowstr[nrows]
-	a := make([]float64, nnza)
-	colidx := make([]uint32, nnza)
+	a = make([]float64, nnza)
+	colidx = make([]uint32, nnza)
 	next := make([]int, nrows)
 	copy(next, rowstr[:nrows])
 
@@ -168,10 +192,17 @@ func cgMakea(n, nonzer int, shift float64, g *cgGrid, tran *float64) *cgMatrix {
 			colidx[k] = uint32(i - g.firstcol)
 		}
 	}
+	return a, colidx
+}
 
-	// sparse: sum the duplicates of each row, in place. The row's distinct
-	// columns keep the order in which their sums first became nonzero;
-	// columns whose sum is zero are dropped.
+// cgSumDuplicates is sparse's summing of the duplicates of each row, in
+// place in a and colidx, over a block of ncols columns, so that each row
+// holds NPB's nonzeros in NPB's order. The row's distinct columns keep
+// the order in which their sums first became nonzero; columns whose sum is
+// zero are dropped. It updates rowstr to the summed rows and returns the
+// number of nonzeros left.
+func cgSumDuplicates(rowstr []int, colidx []uint32, a []float64, ncols int) int {
+	nrows := len(rowstr) - 1
 	x := make([]float64, ncols)
 	mark := make([]bool, ncols)
 	nzloc := make([]uint32, 0, ncols)
@@ -201,5 +232,5 @@ func cgMakea(n, nonzer int, shift float64, g *cgGrid, tran *float64) *cgMatrix {
 		lo = hi
 		rowstr[j+1] = nza
 	}
-	return &cgMatrix{rowstr: rowstr, colidx: colidx[:nza:nza], a: a[:nza:nza]}
+	return nza
 }

@@ -304,19 +304,58 @@ func runEP(c *mpi.Comm, class Class, o Options) (*Result, error) {
 		return nil, fmt.Errorf("npb: ep: %d processes for %d batches: %w", np, nn, ErrUnsupported)
 	}
 	first, count := epShare(nn, np, rank)
+	t, secs, err := epTimed(c, epNewWork(), first, count)
+	if err != nil {
+		return nil, err
+	}
 
-	// Allocate and touch everything before the timed part, as ep.f90 does
-	// for x.
+	if o.Corrupt {
+		t.sx *= 1 + 1e-6
+	}
+	r := &Result{
+		Kernel:     "EP",
+		Class:      class,
+		Size:       fmt.Sprintf("%.0f", math.Ldexp(1, p.m+1)),
+		Iterations: 0,
+		NP:         np,
+		Seconds:    secs,
+		Mops:       Mops(math.Ldexp(1, p.m+1), secs),
+		Operation:  "Random numbers generated",
+	}
+	if rank != 0 {
+		return r, nil
+	}
+	r.Verified, r.Detail = epVerify(p, t, secs)
+	return r, nil
+}
+
+// epNewWork allocates a process's scratch space and touches it, so that
+// the timed part finds it ready, as ep.f90 does for x.
+func epNewWork() *epWork {
 	w := &epWork{x: make([]float64, 2*epNK)}
 	for i := range w.x {
 		w.x[i] = -1e99
 	}
+	return w
+}
+
+// epTotals are the tallies summed over all processes: the annulus counts
+// q, the sums sx and sy of |X| and |Y|, and the number of pairs gc.
+type epTotals struct {
+	q          []float64
+	sx, sy, gc float64
+}
+
+// epTimed is the timed part: it generates batches first …
+// first+count-1 with w's scratch space, sums the tallies over the
+// processes, and returns them with the largest time over the processes.
+func epTimed(c *mpi.Comm, w *epWork, first, count int) (epTotals, float64, error) {
 	var s epSums
 	local := make([]float64, epNQ+2)
 	total := make([]float64, epNQ+2)
 
 	if err := mpi.Barrier(c); err != nil {
-		return nil, fmt.Errorf("npb: ep: %w", err)
+		return epTotals{}, 0, fmt.Errorf("npb: ep: %w", err)
 	}
 	start := mpi.Wtime() // NPB times with MPI_Wtime: virtual time under -clock virtual
 
@@ -330,56 +369,41 @@ func runEP(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	}
 	local[epNQ], local[epNQ+1] = s.sx, s.sy
 	if err := mpi.Allreduce(c, local, total, mpi.Sum); err != nil {
-		return nil, fmt.Errorf("npb: ep: allreduce: %w", err)
+		return epTotals{}, 0, fmt.Errorf("npb: ep: allreduce: %w", err)
 	}
-	q := total[:epNQ]
-	sx, sy := total[epNQ], total[epNQ+1]
-	gc := 0.0
-	for _, v := range q {
-		gc += v
+	t := epTotals{q: total[:epNQ], sx: total[epNQ], sy: total[epNQ+1]}
+	for _, v := range t.q {
+		t.gc += v
 	}
 	elapsed := []float64{mpi.Wtime() - start}
 	tm := make([]float64, 1)
 	if err := mpi.Allreduce(c, elapsed, tm, mpi.Max); err != nil {
-		return nil, fmt.Errorf("npb: ep: allreduce: %w", err)
+		return epTotals{}, 0, fmt.Errorf("npb: ep: allreduce: %w", err)
 	}
+	return t, tm[0], nil
+}
 
-	if o.Corrupt {
-		sx *= 1 + 1e-6
-	}
-	r := &Result{
-		Kernel:     "EP",
-		Class:      class,
-		Size:       fmt.Sprintf("%.0f", math.Ldexp(1, p.m+1)),
-		Iterations: 0,
-		NP:         np,
-		Seconds:    tm[0],
-		Mops:       Mops(math.Ldexp(1, p.m+1), tm[0]),
-		Operation:  "Random numbers generated",
-	}
-	if rank != 0 {
-		return r, nil
-	}
-
-	// Verification (verify.f90): sx and sy within epsilon, then the
-	// number of pairs gc.
-	sxErr, syErr, gcErr := RelErr(sx, p.sx), RelErr(sy, p.sy), RelErr(gc, p.gc)
-	r.Verified = sxErr <= epEpsilon && syErr <= epEpsilon && gcErr <= epEpsilon
+// epVerify verifies the totals t as verify.f90 does, sx and sy within
+// epsilon, then the number of pairs gc, and returns the verdict with rank
+// 0's report of the run of secs seconds: the sums, the counts and their
+// comparison with the reference.
+func epVerify(p epClassParams, t epTotals, secs float64) (bool, string) {
+	sxErr, syErr, gcErr := RelErr(t.sx, p.sx), RelErr(t.sy, p.sy), RelErr(t.gc, p.gc)
+	verified := sxErr <= epEpsilon && syErr <= epEpsilon && gcErr <= epEpsilon
 
 	var b strings.Builder
 	fmt.Fprintf(&b, " EP Benchmark Results:\n\n")
-	fmt.Fprintf(&b, " CPU Time =%10.3f\n", tm[0])
+	fmt.Fprintf(&b, " CPU Time =%10.3f\n", secs)
 	fmt.Fprintf(&b, " N = 2^%5d\n", p.m)
-	fmt.Fprintf(&b, " No. Gaussian Pairs =%15.0f\n", gc)
-	fmt.Fprintf(&b, " Sums = %25.15E%25.15E\n", sx, sy)
+	fmt.Fprintf(&b, " No. Gaussian Pairs =%15.0f\n", t.gc)
+	fmt.Fprintf(&b, " Sums = %25.15E%25.15E\n", t.sx, t.sy)
 	fmt.Fprintf(&b, " Counts:\n")
-	for i, v := range q {
+	for i, v := range t.q {
 		fmt.Fprintf(&b, " %3d%15.0f\n", i, v)
 	}
 	fmt.Fprintf(&b, "\n Verification values (epsilon %.1E):\n", epEpsilon)
-	fmt.Fprintf(&b, "   sx: computed %22.15E  reference %22.15E  error %.3E\n", sx, p.sx, sxErr)
-	fmt.Fprintf(&b, "   sy: computed %22.15E  reference %22.15E  error %.3E\n", sy, p.sy, syErr)
-	fmt.Fprintf(&b, "   gc: computed %22.0f  reference %22.0f  error %.3E\n", gc, p.gc, gcErr)
-	r.Detail = b.String()
-	return r, nil
+	fmt.Fprintf(&b, "   sx: computed %22.15E  reference %22.15E  error %.3E\n", t.sx, p.sx, sxErr)
+	fmt.Fprintf(&b, "   sy: computed %22.15E  reference %22.15E  error %.3E\n", t.sy, p.sy, syErr)
+	fmt.Fprintf(&b, "   gc: computed %22.0f  reference %22.0f  error %.3E\n", t.gc, p.gc, gcErr)
+	return verified, b.String()
 }

@@ -58,80 +58,110 @@ type ftClassParams struct {
 func ftParams(class Class) (ftClassParams, bool) {
 	switch class {
 	case 'S':
-		return ftClassParams{64, 64, 64, 6, []complex128{
-			complex(5.546087004964e+02, 4.845363331978e+02),
-			complex(5.546385409189e+02, 4.865304269511e+02),
-			complex(5.546148406171e+02, 4.883910722336e+02),
-			complex(5.545423607415e+02, 4.901273169046e+02),
-			complex(5.544255039624e+02, 4.917475857993e+02),
-			complex(5.542683411902e+02, 4.932597244941e+02),
-		}}, true
+		return ftClassParams{64, 64, 64, 6, ftReferenceS()}, true
 	case 'W':
-		return ftClassParams{128, 128, 32, 6, []complex128{
-			complex(5.673612178944e+02, 5.293246849175e+02),
-			complex(5.631436885271e+02, 5.282149986629e+02),
-			complex(5.594024089970e+02, 5.270996558037e+02),
-			complex(5.560698047020e+02, 5.260027904925e+02),
-			complex(5.530898991250e+02, 5.249400845633e+02),
-			complex(5.504159734538e+02, 5.239212247086e+02),
-		}}, true
+		return ftClassParams{128, 128, 32, 6, ftReferenceW()}, true
 	case 'A':
-		return ftClassParams{256, 256, 128, 6, []complex128{
-			complex(5.046735008193e+02, 5.114047905510e+02),
-			complex(5.059412319734e+02, 5.098809666433e+02),
-			complex(5.069376896287e+02, 5.098144042213e+02),
-			complex(5.077892868474e+02, 5.101336130759e+02),
-			complex(5.085233095391e+02, 5.104914655194e+02),
-			complex(5.091487099959e+02, 5.107917842803e+02),
-		}}, true
+		return ftClassParams{256, 256, 128, 6, ftReferenceA()}, true
 	case 'B':
-		return ftClassParams{512, 256, 256, 20, []complex128{
-			complex(5.177643571579e+02, 5.077803458597e+02),
-			complex(5.154521291263e+02, 5.088249431599e+02),
-			complex(5.146409228649e+02, 5.096208912659e+02),
-			complex(5.142378756213e+02, 5.101023387619e+02),
-			complex(5.139626667737e+02, 5.103976610617e+02),
-			complex(5.137423460082e+02, 5.105948019802e+02),
-			complex(5.135547056878e+02, 5.107404165783e+02),
-			complex(5.133910925466e+02, 5.108576573661e+02),
-			complex(5.132470705390e+02, 5.109577278523e+02),
-			complex(5.131197729984e+02, 5.110460304483e+02),
-			complex(5.130070319283e+02, 5.111252433800e+02),
-			complex(5.129070537032e+02, 5.111968077718e+02),
-			complex(5.128182883502e+02, 5.112616233064e+02),
-			complex(5.127393733383e+02, 5.113203605551e+02),
-			complex(5.126691062020e+02, 5.113735928093e+02),
-			complex(5.126064276004e+02, 5.114218460548e+02),
-			complex(5.125504076570e+02, 5.114656139760e+02),
-			complex(5.125002331720e+02, 5.115053595966e+02),
-			complex(5.124551951846e+02, 5.115415130407e+02),
-			complex(5.124146770029e+02, 5.115744692211e+02),
-		}}, true
+		return ftClassParams{512, 256, 256, 20, ftReferenceB()}, true
 	case 'C':
-		return ftClassParams{512, 512, 512, 20, []complex128{
-			complex(5.195078707457e+02, 5.149019699238e+02),
-			complex(5.155422171134e+02, 5.127578201997e+02),
-			complex(5.144678022222e+02, 5.122251847514e+02),
-			complex(5.140150594328e+02, 5.121090289018e+02),
-			complex(5.137550426810e+02, 5.121143685824e+02),
-			complex(5.135811056728e+02, 5.121496764568e+02),
-			complex(5.134569343165e+02, 5.121870921893e+02),
-			complex(5.133651975661e+02, 5.122193250322e+02),
-			complex(5.132955192805e+02, 5.122454735794e+02),
-			complex(5.132410471738e+02, 5.122663649603e+02),
-			complex(5.131971141679e+02, 5.122830879827e+02),
-			complex(5.131605205716e+02, 5.122965869718e+02),
-			complex(5.131290734194e+02, 5.123075927445e+02),
-			complex(5.131012720314e+02, 5.123166486553e+02),
-			complex(5.130760908195e+02, 5.123241541685e+02),
-			complex(5.130528295923e+02, 5.123304037599e+02),
-			complex(5.130310107773e+02, 5.123356167976e+02),
-			complex(5.130103090133e+02, 5.123399592211e+02),
-			complex(5.129905029333e+02, 5.123435588985e+02),
-			complex(5.129714421109e+02, 5.123465164008e+02),
-		}}, true
+		return ftClassParams{512, 512, 512, 20, ftReferenceC()}, true
 	}
 	return ftClassParams{}, false
+}
+
+// ftReferenceS returns class S's reference checksums (verify in ft.f90),
+// one for each of its 6 iterations, in a new slice.
+func ftReferenceS() []complex128 {
+	return []complex128{
+		complex(5.546087004964e+02, 4.845363331978e+02),
+		complex(5.546385409189e+02, 4.865304269511e+02),
+		complex(5.546148406171e+02, 4.883910722336e+02),
+		complex(5.545423607415e+02, 4.901273169046e+02),
+		complex(5.544255039624e+02, 4.917475857993e+02),
+		complex(5.542683411902e+02, 4.932597244941e+02),
+	}
+}
+
+// ftReferenceW returns class W's reference checksums (verify in ft.f90),
+// one for each of its 6 iterations, in a new slice.
+func ftReferenceW() []complex128 {
+	return []complex128{
+		complex(5.673612178944e+02, 5.293246849175e+02),
+		complex(5.631436885271e+02, 5.282149986629e+02),
+		complex(5.594024089970e+02, 5.270996558037e+02),
+		complex(5.560698047020e+02, 5.260027904925e+02),
+		complex(5.530898991250e+02, 5.249400845633e+02),
+		complex(5.504159734538e+02, 5.239212247086e+02),
+	}
+}
+
+// ftReferenceA returns class A's reference checksums (verify in ft.f90),
+// one for each of its 6 iterations, in a new slice.
+func ftReferenceA() []complex128 {
+	return []complex128{
+		complex(5.046735008193e+02, 5.114047905510e+02),
+		complex(5.059412319734e+02, 5.098809666433e+02),
+		complex(5.069376896287e+02, 5.098144042213e+02),
+		complex(5.077892868474e+02, 5.101336130759e+02),
+		complex(5.085233095391e+02, 5.104914655194e+02),
+		complex(5.091487099959e+02, 5.107917842803e+02),
+	}
+}
+
+// ftReferenceB returns class B's reference checksums (verify in ft.f90),
+// one for each of its 20 iterations, in a new slice.
+func ftReferenceB() []complex128 {
+	return []complex128{
+		complex(5.177643571579e+02, 5.077803458597e+02),
+		complex(5.154521291263e+02, 5.088249431599e+02),
+		complex(5.146409228649e+02, 5.096208912659e+02),
+		complex(5.142378756213e+02, 5.101023387619e+02),
+		complex(5.139626667737e+02, 5.103976610617e+02),
+		complex(5.137423460082e+02, 5.105948019802e+02),
+		complex(5.135547056878e+02, 5.107404165783e+02),
+		complex(5.133910925466e+02, 5.108576573661e+02),
+		complex(5.132470705390e+02, 5.109577278523e+02),
+		complex(5.131197729984e+02, 5.110460304483e+02),
+		complex(5.130070319283e+02, 5.111252433800e+02),
+		complex(5.129070537032e+02, 5.111968077718e+02),
+		complex(5.128182883502e+02, 5.112616233064e+02),
+		complex(5.127393733383e+02, 5.113203605551e+02),
+		complex(5.126691062020e+02, 5.113735928093e+02),
+		complex(5.126064276004e+02, 5.114218460548e+02),
+		complex(5.125504076570e+02, 5.114656139760e+02),
+		complex(5.125002331720e+02, 5.115053595966e+02),
+		complex(5.124551951846e+02, 5.115415130407e+02),
+		complex(5.124146770029e+02, 5.115744692211e+02),
+	}
+}
+
+// ftReferenceC returns class C's reference checksums (verify in ft.f90),
+// one for each of its 20 iterations, in a new slice.
+func ftReferenceC() []complex128 {
+	return []complex128{
+		complex(5.195078707457e+02, 5.149019699238e+02),
+		complex(5.155422171134e+02, 5.127578201997e+02),
+		complex(5.144678022222e+02, 5.122251847514e+02),
+		complex(5.140150594328e+02, 5.121090289018e+02),
+		complex(5.137550426810e+02, 5.121143685824e+02),
+		complex(5.135811056728e+02, 5.121496764568e+02),
+		complex(5.134569343165e+02, 5.121870921893e+02),
+		complex(5.133651975661e+02, 5.122193250322e+02),
+		complex(5.132955192805e+02, 5.122454735794e+02),
+		complex(5.132410471738e+02, 5.122663649603e+02),
+		complex(5.131971141679e+02, 5.122830879827e+02),
+		complex(5.131605205716e+02, 5.122965869718e+02),
+		complex(5.131290734194e+02, 5.123075927445e+02),
+		complex(5.131012720314e+02, 5.123166486553e+02),
+		complex(5.130760908195e+02, 5.123241541685e+02),
+		complex(5.130528295923e+02, 5.123304037599e+02),
+		complex(5.130310107773e+02, 5.123356167976e+02),
+		complex(5.130103090133e+02, 5.123399592211e+02),
+		complex(5.129905029333e+02, 5.123435588985e+02),
+		complex(5.129714421109e+02, 5.123465164008e+02),
+	}
 }
 
 // ftMops returns FT's operation count (ft.f90, after the timed part):
@@ -180,18 +210,60 @@ func ftRun(c *mpi.Comm, class Class, o Options, np1 int) (*Result, error) {
 		return nil, fmt.Errorf("npb: ft: %w", err)
 	}
 
-	// The timed part: everything from the set-up to the verification.
-	start := mpi.Wtime() // NPB times with MPI_Wtime: virtual time under -clock virtual
-	if err := g.setup(); err != nil {
+	chk, secs, err := ftTimed(c, g, p, o)
+	if err != nil {
 		return nil, err
 	}
+	// Released on success only: on an error, some processes might never
+	// come to the collective Free.
+	if err := g.free(); err != nil {
+		return nil, err
+	}
+	r := &Result{
+		Kernel:     "FT",
+		Class:      class,
+		Size:       fmt.Sprintf("%dx%dx%d", p.nx, p.ny, p.nz),
+		Iterations: p.niter,
+		NP:         g.np,
+		Seconds:    secs,
+		Mops:       Mops(ftMops(p.nx, p.ny, p.nz, p.niter), secs),
+		Operation:  "floating point",
+		Verified:   chk.verified,
+	}
+	if g.rank != 0 {
+		return r, nil
+	}
+	r.Detail = ftReport(g, p, chk)
+	return r, nil
+}
+
+// ftChecks are the checksums of a run, one per iteration, and (on rank 0)
+// their relative errors against the class's reference checksums and
+// whether all of them are within ftEpsilon.
+type ftChecks struct {
+	sums     []complex128
+	errs     []float64
+	verified bool
+}
+
+// ftTimed is ft.f90's timed part, everything from the set-up to the
+// verification: the set-up and forward transform, niter evolutions each
+// with its inverse transform and checksum, and the comparison of the
+// checksums with the reference (on rank 0). It returns the checksums and
+// the largest time over the processes.
+func ftTimed(c *mpi.Comm, g *ftGrid, p ftClassParams, o Options) (*ftChecks, float64, error) {
+	start := mpi.Wtime() // NPB times with MPI_Wtime: virtual time under -clock virtual
+	if err := g.setup(); err != nil {
+		return nil, 0, err
+	}
+	var err error
 	sums := make([]complex128, p.niter)
 	for it := range p.niter {
 		if err := g.evolveInverse(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if sums[it], err = g.checksum(c); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	if o.Corrupt {
@@ -214,27 +286,14 @@ func ftRun(c *mpi.Comm, class Class, o Options, np1 int) (*Result, error) {
 
 	tm := make([]float64, 1)
 	if err := mpi.Allreduce(c, elapsed, tm, mpi.Max); err != nil {
-		return nil, fmt.Errorf("npb: ft: %w", err)
+		return nil, 0, fmt.Errorf("npb: ft: %w", err)
 	}
-	// Released on success only: on an error, some processes might never
-	// come to the collective Free.
-	if err := g.free(); err != nil {
-		return nil, err
-	}
-	r := &Result{
-		Kernel:     "FT",
-		Class:      class,
-		Size:       fmt.Sprintf("%dx%dx%d", p.nx, p.ny, p.nz),
-		Iterations: p.niter,
-		NP:         g.np,
-		Seconds:    tm[0],
-		Mops:       Mops(ftMops(p.nx, p.ny, p.nz, p.niter), tm[0]),
-		Operation:  "floating point",
-		Verified:   verified,
-	}
-	if g.rank != 0 {
-		return r, nil
-	}
+	return &ftChecks{sums: sums, errs: errs, verified: verified}, tm[0], nil
+}
+
+// ftReport returns rank 0's report of a run on g: the process grid and
+// layout, the checksums, and their comparison with the reference.
+func ftReport(g *ftGrid, p ftClassParams, chk *ftChecks) string {
 	var b strings.Builder
 	layout := "2D"
 	switch {
@@ -246,19 +305,18 @@ func ftRun(c *mpi.Comm, class Class, o Options, np1 int) (*Result, error) {
 	fmt.Fprintf(&b, " FT Benchmark Results:\n\n")
 	fmt.Fprintf(&b, " Processor array : %4dx%4d\n", g.np1, g.np2)
 	fmt.Fprintf(&b, " Layout type     : %s\n\n", layout)
-	for i, s := range sums {
+	for i, s := range chk.sums {
 		fmt.Fprintf(&b, " T =%5d     Checksum =%22.12E%22.12E\n", i+1, real(s), imag(s))
 	}
 	fmt.Fprintf(&b, "\n Verification values (epsilon %.1E):\n", ftEpsilon)
-	for i, s := range sums {
+	for i, s := range chk.sums {
 		fmt.Fprintf(&b, " %3d: computed (%19.12E, %19.12E)  reference (%19.12E, %19.12E)  error %.3E\n",
-			i+1, real(s), imag(s), real(p.ref[i]), imag(p.ref[i]), errs[i])
+			i+1, real(s), imag(s), real(p.ref[i]), imag(p.ref[i]), chk.errs[i])
 	}
-	if verified {
+	if chk.verified {
 		fmt.Fprintf(&b, " Result verification successful\n")
 	} else {
 		fmt.Fprintf(&b, " Result verification failed\n")
 	}
-	r.Detail = b.String()
-	return r, nil
+	return b.String()
 }

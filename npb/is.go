@@ -578,33 +578,11 @@ func runIS(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	seed := isFindMySeed(s.me, np, 4*totalKeys, Seed, A)
 	isCreateSeq(s.keyArray[:s.numKeys], seed, s.maxKey)
 
-	// One untimed ranking to touch all data and code, then the timed
-	// iterations.
-	if err := s.rank(1); err != nil {
-		return nil, wrap(err)
-	}
-	s.passed, s.failures = 0, s.failures[:0]
-	start := mpi.Wtime() // NPB times with MPI_Wtime: virtual time under -clock virtual
-	for it := 1; it <= isMaxIterations; it++ {
-		if err := s.rank(it); err != nil {
-			return nil, wrap(err)
-		}
-	}
-	elapsed := mpi.Wtime() - start
-	maxTime := make([]float64, 1)
-	if err := mpi.Reduce(c, []float64{elapsed}, maxTime, mpi.Max, 0); err != nil {
-		return nil, wrap(err)
-	}
-
-	bad, err := s.fullVerify()
+	maxTime, err := s.timedRankings()
 	if err != nil {
 		return nil, wrap(err)
 	}
-	if bad == 0 {
-		s.passed++
-	}
-
-	detail, passed, err := s.gatherVerification(bad)
+	detail, passed, err := s.verifyAll()
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -618,12 +596,48 @@ func runIS(c *mpi.Comm, class Class, o Options) (*Result, error) {
 		Size:       fmt.Sprint(totalKeys),
 		Iterations: isMaxIterations,
 		NP:         np,
-		Seconds:    maxTime[0],
-		Mops:       Mops(float64(isMaxIterations)*float64(totalKeys), maxTime[0]),
+		Seconds:    maxTime,
+		Mops:       Mops(float64(isMaxIterations)*float64(totalKeys), maxTime),
 		Operation:  "keys ranked",
 		Verified:   passed == want,
 		Detail:     detail,
 	}, nil
+}
+
+// timedRankings runs one untimed ranking to touch all data and code, then
+// the timed iterations with the partial verifications' counts reset, and
+// returns the largest time over the processes (on rank 0).
+func (s *isState) timedRankings() (float64, error) {
+	if err := s.rank(1); err != nil {
+		return 0, err
+	}
+	s.passed, s.failures = 0, s.failures[:0]
+	start := mpi.Wtime() // NPB times with MPI_Wtime: virtual time under -clock virtual
+	for it := 1; it <= isMaxIterations; it++ {
+		if err := s.rank(it); err != nil {
+			return 0, err
+		}
+	}
+	elapsed := mpi.Wtime() - start
+	maxTime := make([]float64, 1)
+	if err := mpi.Reduce(s.c, []float64{elapsed}, maxTime, mpi.Max, 0); err != nil {
+		return 0, err
+	}
+	return maxTime[0], nil
+}
+
+// verifyAll adds the full verification of the sorted keys to the partial
+// ones of the timed iterations and returns, on rank 0, the verification
+// report and the total of passed verifications over all processes.
+func (s *isState) verifyAll() (string, int, error) {
+	bad, err := s.fullVerify()
+	if err != nil {
+		return "", 0, err
+	}
+	if bad == 0 {
+		s.passed++
+	}
+	return s.gatherVerification(bad)
 }
 
 // gatherVerification collects every process's verification counts and

@@ -223,20 +223,7 @@ func runLU(c *mpi.Comm, class Class, o Options) (*Result, error) {
 		return nil, err
 	}
 	fail := func(err error) (*Result, error) { return nil, fmt.Errorf("npb: lu: %w", err) }
-
-	// Set up, one untimed step to touch everything, set up again, and
-	// the timed steps.
-	s.setbv()
-	s.setiv()
-	if err := s.erhs(); err != nil {
-		return fail(err)
-	}
-	if _, err := s.ssor(1); err != nil {
-		return fail(err)
-	}
-	s.setbv()
-	s.setiv()
-	st, err := s.ssor(p.itmax)
+	st, err := s.timedSSOR(p.itmax)
 	if err != nil {
 		return fail(err)
 	}
@@ -273,6 +260,23 @@ func runLU(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	res.Verified = luVerify(&b, p, rsdnm, errnm, frc)
 	res.Detail = b.String()
 	return res, nil
+}
+
+// timedSSOR sets up the problem, runs one untimed SSOR step to touch
+// everything, sets up again and runs the itmax timed steps (lu.f90's main
+// program); it returns the timed steps' norms, convergence and time.
+func (s *luSolver) timedSSOR(itmax int) (ssorStats, error) {
+	s.setbv()
+	s.setiv()
+	if err := s.erhs(); err != nil {
+		return ssorStats{}, err
+	}
+	if _, err := s.ssor(1); err != nil {
+		return ssorStats{}, err
+	}
+	s.setbv()
+	s.setiv()
+	return s.ssor(itmax)
 }
 
 // luVerify compares the norms and the surface integral with the class's

@@ -268,100 +268,117 @@ func runMG(c *mpi.Comm, class Class, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	lt := p.lt
-
-	// Initialisation, untimed: the right-hand side, then one V-cycle for
-	// startup (touching every array), then the right-hand side again
-	// with u = 0, as mg.f90 does.
-	if err := s.zran3(); err != nil {
+	if err := s.warmUp(); err != nil {
 		return nil, err
 	}
-	if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
-		return nil, err
-	}
-	if err := s.mg3P(false); err != nil {
-		return nil, err
-	}
-	if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
-		return nil, err
-	}
-	clear(s.u[lt])
-	if err := s.zran3(); err != nil {
-		return nil, err
-	}
-
-	// The timed part: the residual, nit V-cycles each followed by the
-	// residual, and the final norm.
-	if err := mpi.Barrier(c); err != nil {
-		return nil, fmt.Errorf("npb: mg: %w", err)
-	}
-	start := mpi.Wtime() // NPB times with MPI_Wtime: virtual time under -clock virtual
-	if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
-		return nil, err
-	}
-	if _, _, err := s.norm2u3(s.r[lt]); err != nil {
-		return nil, err
-	}
-	// Between two V-cycles the residual and the next restriction go
-	// together (residRestrict); the last residual is the norm's.
-	for it := range p.nit {
-		if err := s.mg3P(it > 0); err != nil {
-			return nil, err
-		}
-		if it < p.nit-1 {
-			err = s.residRestrict()
-		} else {
-			err = s.resid(lt, s.u[lt], s.v, s.r[lt])
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	rnm2, _, err := s.norm2u3(s.r[lt])
+	rnm2, secs, err := s.timedIterations(c, p.nit)
 	if err != nil {
 		return nil, err
 	}
-	elapsed := []float64{mpi.Wtime() - start}
-	tmax := []float64{0}
-	if err := mpi.Reduce(c, elapsed, tmax, mpi.Max, 0); err != nil {
-		return nil, fmt.Errorf("npb: mg: %w", err)
-	}
-
 	if o.Corrupt {
 		rnm2 *= 1 + 1e-6
 	}
-	nx := 1 << lt
+	nx := 1 << p.lt
 	r := &Result{
 		Kernel:     "MG",
 		Class:      class,
 		Size:       fmt.Sprintf("%dx%dx%d", nx, nx, nx),
 		Iterations: p.nit,
 		NP:         c.Size(),
-		Seconds:    tmax[0],
-		Mops:       Mops(mgOps(p), tmax[0]),
+		Seconds:    secs,
+		Mops:       Mops(mgOps(p), secs),
 		Operation:  "floating point",
 	}
 	if c.Rank() != 0 {
 		return r, nil
 	}
-
-	// Verification as mg.f90: the relative error of the L2 norm of the
-	// final residual against the class's reference (NaN fails).
-	e := RelErr(rnm2, p.verify)
-	r.Verified = !math.IsNaN(e) && e <= mgEpsilon
 	var b strings.Builder
-	fmt.Fprintf(&b, " Benchmark completed\n")
-	if r.Verified {
-		fmt.Fprintf(&b, " VERIFICATION SUCCESSFUL\n")
-		fmt.Fprintf(&b, " L2 Norm is %s\n", fortranE(rnm2, 13, 20))
-		fmt.Fprintf(&b, " Error is   %s\n", fortranE(e, 13, 20))
-		fmt.Fprintf(&b, " Reference  %s\n", fortranE(p.verify, 13, 20))
-	} else {
-		fmt.Fprintf(&b, " VERIFICATION FAILED\n")
-		fmt.Fprintf(&b, " L2 Norm is             %s\n", fortranE(rnm2, 13, 20))
-		fmt.Fprintf(&b, " The correct L2 Norm is %s\n", fortranE(p.verify, 13, 20))
-		fmt.Fprintf(&b, " Error is               %s (epsilon %.1E)\n", fortranE(e, 13, 20), mgEpsilon)
-	}
+	r.Verified = mgVerify(&b, rnm2, p.verify)
 	r.Detail = b.String()
 	return r, nil
+}
+
+// warmUp is the untimed initialisation: the right-hand side, then one
+// V-cycle for startup (touching every array), then the right-hand side
+// again with u = 0, as mg.f90 does.
+func (s *mgState) warmUp() error {
+	lt := s.g.lt
+	if err := s.zran3(); err != nil {
+		return err
+	}
+	if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
+		return err
+	}
+	if err := s.mg3P(false); err != nil {
+		return err
+	}
+	if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
+		return err
+	}
+	clear(s.u[lt])
+	return s.zran3()
+}
+
+// timedIterations is the timed part: the residual, nit V-cycles each
+// followed by the residual, and the final norm. It returns the L2 norm
+// of the final residual and the largest time over the processes (on
+// rank 0).
+func (s *mgState) timedIterations(c *mpi.Comm, nit int) (rnm2, secs float64, err error) {
+	lt := s.g.lt
+	if err := mpi.Barrier(c); err != nil {
+		return 0, 0, fmt.Errorf("npb: mg: %w", err)
+	}
+	start := mpi.Wtime() // NPB times with MPI_Wtime: virtual time under -clock virtual
+	if err := s.resid(lt, s.u[lt], s.v, s.r[lt]); err != nil {
+		return 0, 0, err
+	}
+	if _, _, err := s.norm2u3(s.r[lt]); err != nil {
+		return 0, 0, err
+	}
+	// Between two V-cycles the residual and the next restriction go
+	// together (residRestrict); the last residual is the norm's.
+	for it := range nit {
+		if err := s.mg3P(it > 0); err != nil {
+			return 0, 0, err
+		}
+		if it < nit-1 {
+			err = s.residRestrict()
+		} else {
+			err = s.resid(lt, s.u[lt], s.v, s.r[lt])
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	rnm2, _, err = s.norm2u3(s.r[lt])
+	if err != nil {
+		return 0, 0, err
+	}
+	elapsed := []float64{mpi.Wtime() - start}
+	tmax := []float64{0}
+	if err := mpi.Reduce(c, elapsed, tmax, mpi.Max, 0); err != nil {
+		return 0, 0, fmt.Errorf("npb: mg: %w", err)
+	}
+	return rnm2, tmax[0], nil
+}
+
+// mgVerify verifies as mg.f90 does, by the relative error of rnm2, the L2
+// norm of the final residual, against the class's reference want (NaN
+// fails), and writes NPB's verification lines to b.
+func mgVerify(b *strings.Builder, rnm2, want float64) bool {
+	e := RelErr(rnm2, want)
+	ok := !math.IsNaN(e) && e <= mgEpsilon
+	fmt.Fprintf(b, " Benchmark completed\n")
+	if ok {
+		fmt.Fprintf(b, " VERIFICATION SUCCESSFUL\n")
+		fmt.Fprintf(b, " L2 Norm is %s\n", fortranE(rnm2, 13, 20))
+		fmt.Fprintf(b, " Error is   %s\n", fortranE(e, 13, 20))
+		fmt.Fprintf(b, " Reference  %s\n", fortranE(want, 13, 20))
+	} else {
+		fmt.Fprintf(b, " VERIFICATION FAILED\n")
+		fmt.Fprintf(b, " L2 Norm is             %s\n", fortranE(rnm2, 13, 20))
+		fmt.Fprintf(b, " The correct L2 Norm is %s\n", fortranE(want, 13, 20))
+		fmt.Fprintf(b, " Error is               %s (epsilon %.1E)\n", fortranE(e, 13, 20), mgEpsilon)
+	}
+	return ok
 }

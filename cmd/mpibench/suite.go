@@ -91,58 +91,101 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 		fmt.Fprint(stderr, suiteUsage)
 		fs.PrintDefaults()
 	}
-	fs.IntVar(&o.np, "np", 2, "number of processes")
-	benchList := fs.String("bench", defaultBenchmarks, "benchmarks, comma-separated, or all")
-	sizeList := fs.String("sizes", defaultSizes, "message sizes in bytes: a list, ranges of powers of two (0-4m), k and m suffixes")
-	variantList := fs.String("variants", defaultVariants, "variants compared, `;`-separated: default, eager=BYTES, rndv=pull|push|split, path=botf|push|aotf, no-cma, no-hugepages, no-shared-lines, no-offload, coll=SELECTION, build=DIR (another build's mpibench, and its mpirun if DIR has one: two builds paired in one run)")
-	compare := fs.String("compare", "", "add the variants of comparison `groups`, comma-separated: "+strings.Join(bench.CompareGroups, ", ")+" (with -compare, -variants defaults to default alone)")
-	fs.DurationVar(&o.budget, "budget", 100*time.Millisecond, "time each message size of each benchmark may take")
-	fs.IntVar(&o.samples, "samples", 5, "timed samples per size (the table shows their median)")
-	offCache := fs.Bool("off-cache", false, "use buffers outside the caches (an arena twice the last-level cache)")
-	peer := fs.String("peer", "auto", "measure the system MPIs too, a column each: auto (every one on PATH: Open MPI by mpicc.openmpi and mpirun.openmpi, MPICH by mpicc.mpich and mpiexec.hydra, and whatever mpicc and mpirun are when they are another; also true), openmpi or mpich (that MPI alone, by its Debian names), openmpi,mpich or all (both, a column each, saying which is missing), or off (also false)")
-	fs.BoolVar(&o.interleave, "interleave", true, "measure benchmark by benchmark, each variant's job then the system MPI's, so that a machine whose speed changes during the run (a VM whose processors move) weighs on both alike; false: a job per variant, then the system MPI's, for all benchmarks")
-	fs.BoolVar(&o.noFloor, "no-floor", false, "skip the cross-core floor (a cache-line ping-pong between two processes), measured with PingPong")
-	fs.StringVar(&o.results, "results", bench.LocalResults, "directory of the JSON records and their README (empty: write none; "+bench.CommittedResults+": the committed records)")
-	short := fs.Bool("short", false, "a quick check: sizes "+shortSizes+", -budget "+shortBudget.String()+", -samples "+fmt.Sprint(shortSamples)+" (flags given explicitly win)")
-	fs.BoolVar(&o.quiet, "q", false, "quiet: no progress display and no IMB listings, only the comparison tables")
-	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a job, or the floor's measurement, that runs longer than this")
-	fs.StringVar(&o.mpirun, "mpirun", "", "this runtime's mpirun (default: built from the module)")
+	raw := o.defineFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
 		return nil, errUsage
 	}
-	bad := func(err error) (*suiteOptions, error) {
+	if err := o.fromFlags(fs, raw); err != nil {
 		fmt.Fprintf(stderr, "mpibench: %v\n", err)
 		return nil, errUsage
 	}
+	return o, nil
+}
+
+// suiteFlags are the flags of a run whose values the options do not hold
+// as given: suiteOptions.fromFlags reads and checks them into the options.
+type suiteFlags struct {
+	benchList, sizeList, variantList, compare, peer *string
+	offCache, short                                 *bool
+}
+
+// defineFlags defines every flag of a run on fs: those the options hold
+// as given are parsed into o, the others into the suiteFlags returned.
+func (o *suiteOptions) defineFlags(fs *flag.FlagSet) *suiteFlags {
+	f := &suiteFlags{}
+	fs.IntVar(&o.np, "np", 2, "number of processes")
+	f.benchList = fs.String("bench", defaultBenchmarks, "benchmarks, comma-separated, or all")
+	f.sizeList = fs.String("sizes", defaultSizes, "message sizes in bytes: a list, ranges of powers of two (0-4m), k and m suffixes")
+	f.variantList = fs.String("variants", defaultVariants, "variants compared, `;`-separated: default, eager=BYTES, rndv=pull|push|split, path=botf|push|aotf, no-cma, no-hugepages, no-shared-lines, no-offload, coll=SELECTION, build=DIR (another build's mpibench, and its mpirun if DIR has one: two builds paired in one run)")
+	f.compare = fs.String("compare", "", "add the variants of comparison `groups`, comma-separated: "+strings.Join(bench.CompareGroups, ", ")+" (with -compare, -variants defaults to default alone)")
+	fs.DurationVar(&o.budget, "budget", 100*time.Millisecond, "time each message size of each benchmark may take")
+	fs.IntVar(&o.samples, "samples", 5, "timed samples per size (the table shows their median)")
+	f.offCache = fs.Bool("off-cache", false, "use buffers outside the caches (an arena twice the last-level cache)")
+	f.peer = fs.String("peer", "auto", "measure the system MPIs too, a column each: auto (every one on PATH: Open MPI by mpicc.openmpi and mpirun.openmpi, MPICH by mpicc.mpich and mpiexec.hydra, and whatever mpicc and mpirun are when they are another; also true), openmpi or mpich (that MPI alone, by its Debian names), openmpi,mpich or all (both, a column each, saying which is missing), or off (also false)")
+	fs.BoolVar(&o.interleave, "interleave", true, "measure benchmark by benchmark, each variant's job then the system MPI's, so that a machine whose speed changes during the run (a VM whose processors move) weighs on both alike; false: a job per variant, then the system MPI's, for all benchmarks")
+	fs.BoolVar(&o.noFloor, "no-floor", false, "skip the cross-core floor (a cache-line ping-pong between two processes), measured with PingPong")
+	fs.StringVar(&o.results, "results", bench.LocalResults, "directory of the JSON records and their README (empty: write none; "+bench.CommittedResults+": the committed records)")
+	f.short = fs.Bool("short", false, "a quick check: sizes "+shortSizes+", -budget "+shortBudget.String()+", -samples "+fmt.Sprint(shortSamples)+" (flags given explicitly win)")
+	fs.BoolVar(&o.quiet, "q", false, "quiet: no progress display and no IMB listings, only the comparison tables")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a job, or the floor's measurement, that runs longer than this")
+	fs.StringVar(&o.mpirun, "mpirun", "", "this runtime's mpirun (default: built from the module)")
+	return f
+}
+
+// fromFlags completes o from the parsed flags of fs and f: it reads the
+// lists, applies -short and -compare, and checks the whole, returning
+// the first thing wrong.
+func (o *suiteOptions) fromFlags(fs *flag.FlagSet, f *suiteFlags) error {
 	if fs.NArg() > 0 {
-		return bad(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if *short {
-		applyShort(fs, sizeList, o)
+	if *f.short {
+		applyShort(fs, f.sizeList, o)
 	}
 	var err error
-	if o.benchmarks, err = bench.ParseBenchmarks(*benchList); err != nil {
-		return bad(err)
+	if o.benchmarks, err = bench.ParseBenchmarks(*f.benchList); err != nil {
+		return err
 	}
-	if o.sizes, err = bench.ParseSizes(*sizeList); err != nil {
-		return bad(err)
+	if o.sizes, err = bench.ParseSizes(*f.sizeList); err != nil {
+		return err
 	}
-	if *compare != "" && !isSet(fs, "variants") {
-		*variantList = "default"
+	if err := o.parseVariants(fs, f); err != nil {
+		return err
 	}
-	if o.variants, err = bench.ParseVariants(*variantList); err != nil {
-		return bad(err)
+	if err := o.check(); err != nil {
+		return err
 	}
-	for _, g := range strings.Split(*compare, ",") {
+	if o.peerNames, err = parsePeers(*f.peer); err != nil {
+		return err
+	}
+	o.peer = len(o.peerNames) > 0
+	if *f.offCache {
+		o.offCache = 2 * bench.ThisMachine().LastLevelCache()
+	}
+	return nil
+}
+
+// parseVariants sets the variants of the run: those of -variants (default
+// alone when -compare is given without it), then those of each -compare
+// group not already among them, each build=DIR made absolute and checked.
+func (o *suiteOptions) parseVariants(fs *flag.FlagSet, f *suiteFlags) error {
+	if *f.compare != "" && !isSet(fs, "variants") {
+		*f.variantList = "default"
+	}
+	var err error
+	if o.variants, err = bench.ParseVariants(*f.variantList); err != nil {
+		return err
+	}
+	for _, g := range strings.Split(*f.compare, ",") {
 		if g = strings.TrimSpace(g); g == "" {
 			continue
 		}
 		vs, err := bench.CompareGroup(g, o.benchmarks)
 		if err != nil {
-			return bad(err)
+			return err
 		}
 		for _, v := range vs {
 			if !slices.ContainsFunc(o.variants, func(w bench.Variant) bool { return w.Name == v.Name }) {
@@ -155,31 +198,31 @@ func parseSuiteFlags(args []string, stderr io.Writer) (*suiteOptions, error) {
 			continue
 		}
 		if err := resolveBuild(&o.variants[i]); err != nil {
-			return bad(err)
+			return err
 		}
 	}
+	return nil
+}
+
+// check checks the settings that a run needs to make sense: a variant,
+// enough processes for its benchmarks, and a positive budget, sample
+// count and timeout.
+func (o *suiteOptions) check() error {
 	switch {
 	case len(o.variants) == 0:
-		return bad(errors.New("no variant to run"))
+		return errors.New("no variant to run")
 	case o.np < 1:
-		return bad(fmt.Errorf("-np %d: need at least 1 process", o.np))
+		return fmt.Errorf("-np %d: need at least 1 process", o.np)
 	case o.np < 2 && slices.ContainsFunc(o.benchmarks, func(b string) bool { return !bench.IsCollective(b) }):
-		return bad(fmt.Errorf("-np %d: point-to-point benchmarks need at least 2 processes", o.np))
+		return fmt.Errorf("-np %d: point-to-point benchmarks need at least 2 processes", o.np)
 	case o.budget <= 0:
-		return bad(fmt.Errorf("-budget %v: must be positive", o.budget))
+		return fmt.Errorf("-budget %v: must be positive", o.budget)
 	case o.samples < 1:
-		return bad(fmt.Errorf("-samples %d: need at least 1", o.samples))
+		return fmt.Errorf("-samples %d: need at least 1", o.samples)
 	case o.timeout <= 0:
-		return bad(fmt.Errorf("-timeout %v: must be positive", o.timeout))
+		return fmt.Errorf("-timeout %v: must be positive", o.timeout)
 	}
-	if o.peerNames, err = parsePeers(*peer); err != nil {
-		return bad(err)
-	}
-	o.peer = len(o.peerNames) > 0
-	if *offCache {
-		o.offCache = 2 * bench.ThisMachine().LastLevelCache()
-	}
-	return o, nil
+	return nil
 }
 
 // parsePeers reads -peer: the names of the system MPIs to measure, [""]

@@ -65,62 +65,119 @@ func runUntilSignal(args []string) int {
 // runPrefix starts the line on which the worker's rank 0 reports its run.
 const runPrefix = "RUN "
 
+// run is the thesis command on args: a subcommand that they name, or
+// else the plain command. It returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if code, ok := runSubcommand(ctx, args, stdout, stderr); ok {
+		return code
+	}
+	o, code := parseThesisFlags(args, stderr)
+	if o == nil {
+		return code
+	}
+	return measureProfiles(ctx, o, stdout, stderr)
+}
+
+// runSubcommand runs the subcommand that args name, if they name one: a
+// job's worker process (worker, pmworker, nicworker) or the chapter 8
+// sweep (npb). It reports false when args name none, for the plain
+// command to run.
+func runSubcommand(ctx context.Context, args []string, stdout, stderr io.Writer) (int, bool) {
 	if len(args) > 0 && args[0] == "worker" {
-		return worker(args[1:], stdout, stderr)
+		return worker(args[1:], stdout, stderr), true
 	}
 	if len(args) > 0 && args[0] == "pmworker" {
-		return pmWorker(args[1:], stdout, stderr)
+		return pmWorker(args[1:], stdout, stderr), true
 	}
 	if len(args) > 0 && args[0] == "nicworker" { // the NICs' comparison (profiles.go)
-		return nicWorker(args[1:], stdout, stderr)
+		return nicWorker(args[1:], stdout, stderr), true
 	}
 	if len(args) > 0 && args[0] == "npb" {
-		return runNPBSweep(ctx, args[1:], stdout, stderr)
+		return runNPBSweep(ctx, args[1:], stdout, stderr), true
 	}
+	return 0, false
+}
+
+// thesisOptions are the checked flags of the plain command.
+type thesisOptions struct {
+	resultsDir, mpirun, calibration string
+	// profiles are the timing profiles to measure, in order.
+	profiles []string
+	quick    bool
+	// nics says whether a run in virtual time also compares the NICs.
+	nics    bool
+	timeout time.Duration
+	// vt are mpirun's flags of virtual time: nil in real time.
+	vt []string
+}
+
+// parseThesisFlags reads the flags of the plain command and checks them.
+// It returns nil and the exit status when the command is to stop there:
+// help asked for (0) or a bad command line (2, having said why).
+func parseThesisFlags(args []string, stderr io.Writer) (*thesisOptions, int) {
 	fs := flag.NewFlagSet("thesis", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: thesis [flags]\n       thesis npb [flags]   (chapter 8: NPB over PM/RHiNET and PM/RHiNET-VP; thesis npb -h)\n\nReproduces the thesis's NIC measurements under each timing profile and writes results/local/thesis.md (-results DIR for another directory).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	resultsDir := fs.String("results", bench.LocalResults, "the results directory: thesis.json is written there and the directory regenerated (thesis.md, plots/, README.md); "+bench.CommittedResults+" for the committed record")
+	o := &thesisOptions{}
+	fs.StringVar(&o.resultsDir, "results", bench.LocalResults, "the results directory: thesis.json is written there and the directory regenerated (thesis.md, plots/, README.md); "+bench.CommittedResults+" for the committed record")
 	profiles := fs.String("profiles", nicemu.ProfileMartini+","+nicemu.ProfileNative, "timing profiles to run, comma-separated")
-	mpirun := fs.String("mpirun", "", "the mpirun to use (default: build this module's)")
-	quick := fs.Bool("quick", false, "fewer repetitions and smaller transfers (a test run)")
-	timeout := fs.Duration("timeout", 5*time.Minute, "kill a job still running after this long")
+	fs.StringVar(&o.mpirun, "mpirun", "", "the mpirun to use (default: build this module's)")
+	fs.BoolVar(&o.quick, "quick", false, "fewer repetitions and smaller transfers (a test run)")
+	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "kill a job still running after this long")
 	clock := fs.String("clock", nicemu.ClockReal, "the timing profile's `clock`: real, or virtual (martini only; writes thesis-virtual.json)")
-	nics := fs.Bool("nics", true, "with -clock virtual, also run the NICs' comparison: the same MPI programs and NPB kernels under "+strings.Join(comparedProfiles, ", "))
-	calibration := fs.String("npb-calibration", defaultCalibration, "with -clock virtual, the thesis-npb record whose calibrations charge the NICs' NPB runs")
+	fs.BoolVar(&o.nics, "nics", true, "with -clock virtual, also run the NICs' comparison: the same MPI programs and NPB kernels under "+strings.Join(comparedProfiles, ", "))
+	fs.StringVar(&o.calibration, "npb-calibration", defaultCalibration, "with -clock virtual, the thesis-npb record whose calibrations charge the NICs' NPB runs")
 	hostSpeed := fs.String("host-speed", "0", "with -clock virtual, mpirun's -host-speed: 0 (the default) counts none of the benchmark loops' own computing, which the thesis's figures hold in the profile's costs")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return nil, 0
 		}
-		return 2
+		return nil, 2
 	}
-	vt, ok := virtualOptions(fs, *clock, *hostSpeed, stderr)
-	if !ok {
-		return 2
+	var ok bool
+	if o.vt, ok = virtualOptions(fs, *clock, *hostSpeed, stderr); !ok {
+		return nil, 2
 	}
-	if vt != nil && !isSet(fs, "profiles") {
+	if o.vt != nil && !isSet(fs, "profiles") {
 		*profiles = nicemu.ProfileMartini
 	}
-	names := strings.Split(*profiles, ",")
-	for _, n := range names {
-		if _, err := nicemu.LookupProfile(n); err != nil || n == "" {
-			fmt.Fprintf(stderr, "thesis: -profiles: %q is not one of %s\n", n, strings.Join(nicemu.Profiles(), ", "))
-			return 2
-		}
-		if vt != nil && n != nicemu.ProfileMartini {
-			fmt.Fprintf(stderr, "thesis: -clock virtual: the %s profile has no timing model to run in virtual time\n", n)
-			return 2
-		}
+	o.profiles = strings.Split(*profiles, ",")
+	if !checkProfiles(o.profiles, o.vt, stderr) {
+		return nil, 2
 	}
 	if fs.NArg() != 0 {
 		fs.Usage()
-		return 2
+		return nil, 2
 	}
+	return o, 0
+}
+
+// checkProfiles checks the names of -profiles: each a timing profile,
+// and in virtual time (vt not nil) only martini, whose timing model the
+// virtual clock runs. It reports false, having said why, for a bad one.
+func checkProfiles(names, vt []string, stderr io.Writer) bool {
+	for _, n := range names {
+		if _, err := nicemu.LookupProfile(n); err != nil || n == "" {
+			fmt.Fprintf(stderr, "thesis: -profiles: %q is not one of %s\n", n, strings.Join(nicemu.Profiles(), ", "))
+			return false
+		}
+		if vt != nil && n != nicemu.ProfileMartini {
+			fmt.Fprintf(stderr, "thesis: -clock virtual: the %s profile has no timing model to run in virtual time\n", n)
+			return false
+		}
+	}
+	return true
+}
+
+// measureProfiles runs a job under each profile of o, with this module's
+// mpirun built into a temporary directory unless -mpirun names one, then
+// the extra figures of virtual time, and writes the results: the plain
+// command's work once its flags are checked. It returns the exit status,
+// having said what failed.
+func measureProfiles(ctx context.Context, o *thesisOptions, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "thesis: %v\n", err)
 		return 1
@@ -129,40 +186,50 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	if *mpirun == "" {
+	if o.mpirun == "" {
 		dir, err := os.MkdirTemp("", "thesis")
 		if err != nil {
 			return fail(err)
 		}
 		defer os.RemoveAll(dir)
-		if *mpirun, err = mpirunbuild.Build(ctx, dir); err != nil {
+		if o.mpirun, err = mpirunbuild.Build(ctx, dir); err != nil {
 			return fail(err)
 		}
 	}
-	var runs []*nicbench.Run
-	for _, name := range names {
-		fmt.Fprintf(stderr, "thesis: measuring the %s profile\n", name)
-		r, err := runJob(ctx, *mpirun, self, name, vt, *quick, *timeout, stderr)
-		if err != nil {
-			return fail(err)
-		}
-		if r.PM, err = measurePM(ctx, *mpirun, self, name, vt, *quick, *timeout, stderr); err != nil {
-			return fail(err)
-		}
-		runs = append(runs, r)
+	runs, err := measureRuns(ctx, o, self, stderr)
+	if err != nil {
+		return fail(err)
 	}
 	file := nicbench.RecordFile
 	var more extraFigures
-	if vt != nil {
+	if o.vt != nil {
 		file = nicbench.VirtualRecordFile
-		if more, err = extras(ctx, *mpirun, self, *calibration, vt, *nics, *quick, *timeout, stderr); err != nil {
+		if more, err = extras(ctx, o.mpirun, self, o.calibration, o.vt, o.nics, o.quick, o.timeout, stderr); err != nil {
 			return fail(err)
 		}
 	}
-	if err := writeResults(*resultsDir, file, runs, more, *quick, stdout, stderr); err != nil {
+	if err := writeResults(o.resultsDir, file, runs, more, o.quick, stdout, stderr); err != nil {
 		return fail(err)
 	}
 	return 0
+}
+
+// measureRuns measures each profile of o in turn: its job's NIC figures,
+// then its PM figures, as the run of the profile in the record.
+func measureRuns(ctx context.Context, o *thesisOptions, self string, stderr io.Writer) ([]*nicbench.Run, error) {
+	var runs []*nicbench.Run
+	for _, name := range o.profiles {
+		fmt.Fprintf(stderr, "thesis: measuring the %s profile\n", name)
+		r, err := runJob(ctx, o.mpirun, self, name, o.vt, o.quick, o.timeout, stderr)
+		if err != nil {
+			return nil, err
+		}
+		if r.PM, err = measurePM(ctx, o.mpirun, self, name, o.vt, o.quick, o.timeout, stderr); err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
 }
 
 // runJob runs the worker under profile through mpirun and returns rank 0's
@@ -216,46 +283,14 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	if job.Size != 2 {
-		return fail(fmt.Errorf("%d processes: the measurements need 2", job.Size))
-	}
-	if job.Segment == nil {
-		return fail(errors.New("no segment: start the worker with mpirun"))
-	}
-	seg, err := nicemu.AttachSegment(job.Segment)
-	if err != nil {
-		return fail(err)
-	}
-	job.Segment = nil
-	if got := seg.Profile(); got != *profile {
-		return fail(fmt.Errorf("the job runs the %s profile, not %s", got, *profile))
-	}
-	nic, err := nicemu.Open(seg, job.Rank)
+	seg, nic, err := openWorkerNIC(job, *profile)
 	if err != nil {
 		return fail(err)
 	}
 	defer nic.Close()
-	pair, err := nicbench.NewPair(nic, job.Store, job.Rank)
+	r, err := measureWorker(job, seg, nic, *profile, *quick)
 	if err != nil {
 		return fail(err)
-	}
-	if err := job.SettleBinding(); err != nil {
-		return fail(err)
-	}
-	o := nicbench.DefaultOptions()
-	if *quick {
-		o.Reps, o.Samples, o.StreamBytes, o.MissReps = 200, 3, 1<<20, 20
-	}
-	r, err := pair.Measure(job.Store, *profile, o)
-	if err != nil {
-		return fail(err)
-	}
-	if c := nic.Clock(); c != nil {
-		c.Stop() // the peer's last requests need not wait for this clock
-	}
-	r.Handoff = seg.Handoff().Seconds() * 1e6
-	if seg.Clock() == nicemu.ClockVirtual {
-		r.Clock = nicemu.ClockVirtual
 	}
 	if err := job.Store.Fence(); err != nil {
 		return fail(err)
@@ -268,6 +303,61 @@ func worker(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s%s\n", runPrefix, line)
 	}
 	return 0
+}
+
+// openWorkerNIC checks that the worker runs in a job of two processes that
+// mpirun started under profile, attaches the job's NIC segment (taking it
+// from job) and opens this rank's NIC on it: the NIC that the worker
+// measures directly, below MPI.
+func openWorkerNIC(job *launch.Job, profile string) (*nicemu.Segment, *nicemu.NIC, error) {
+	if job.Size != 2 {
+		return nil, nil, fmt.Errorf("%d processes: the measurements need 2", job.Size)
+	}
+	if job.Segment == nil {
+		return nil, nil, errors.New("no segment: start the worker with mpirun")
+	}
+	seg, err := nicemu.AttachSegment(job.Segment)
+	if err != nil {
+		return nil, nil, err
+	}
+	job.Segment = nil
+	if got := seg.Profile(); got != profile {
+		return nil, nil, fmt.Errorf("the job runs the %s profile, not %s", got, profile)
+	}
+	nic, err := nicemu.Open(seg, job.Rank)
+	if err != nil {
+		return nil, nil, err
+	}
+	return seg, nic, nil
+}
+
+// measureWorker pairs this rank's NIC with the other's and measures the
+// pair (fewer repetitions when quick), then stops the NIC's clock and
+// completes the run with the segment's handoff and clock, for the record.
+func measureWorker(job *launch.Job, seg *nicemu.Segment, nic *nicemu.NIC, profile string, quick bool) (*nicbench.Run, error) {
+	pair, err := nicbench.NewPair(nic, job.Store, job.Rank)
+	if err != nil {
+		return nil, err
+	}
+	if err := job.SettleBinding(); err != nil {
+		return nil, err
+	}
+	o := nicbench.DefaultOptions()
+	if quick {
+		o.Reps, o.Samples, o.StreamBytes, o.MissReps = 200, 3, 1<<20, 20
+	}
+	r, err := pair.Measure(job.Store, profile, o)
+	if err != nil {
+		return nil, err
+	}
+	if c := nic.Clock(); c != nil {
+		c.Stop() // the peer's last requests need not wait for this clock
+	}
+	r.Handoff = seg.Handoff().Seconds() * 1e6
+	if seg.Clock() == nicemu.ClockVirtual {
+		r.Clock = nicemu.ClockVirtual
+	}
+	return r, nil
 }
 
 // writeResults prints the table and, unless dir is "", writes the record
@@ -331,6 +421,7 @@ func virtualOptions(fs *flag.FlagSet, clock, hostSpeed string, stderr io.Writer)
 	return nil, false
 }
 
+// isSet reports whether the command line set the flag name.
 func isSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })

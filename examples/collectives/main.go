@@ -19,6 +19,8 @@ func main() {
 	}
 }
 
+// run shows each collective in turn on the world communicator and on a
+// communicator of rows, and prints what they computed.
 func run() error {
 	if err := mpi.Init(); err != nil {
 		return err
@@ -27,25 +29,12 @@ func run() error {
 	w := mpi.World()
 	rank, size := w.Rank(), w.Size()
 
-	// Rank 0 broadcasts a parameter.
-	param := []float64{0}
-	if rank == 0 {
-		param[0] = 2.5
-	}
-	if err := mpi.Bcast(w, param, 0); err != nil {
+	sum, err := weightedSum(w, rank)
+	if err != nil {
 		return err
 	}
-
-	// Every rank contributes rank*param; all get the sum.
-	sum := []float64{0}
-	if err := mpi.Allreduce(w, []float64{float64(rank) * param[0]}, sum, mpi.Sum); err != nil {
-		return err
-	}
-
-	// Where is the maximum? MaxLoc works on (value, index) pairs.
-	val := []float64{float64((rank * 7) % size), float64(rank)}
-	loc := make([]float64, 2)
-	if err := mpi.Allreduce(w, val, loc, mpi.MaxLoc); err != nil {
+	loc, err := maxLoc(w, rank, size)
+	if err != nil {
 		return err
 	}
 
@@ -60,17 +49,8 @@ func run() error {
 		return err
 	}
 
-	// A nonblocking allreduce overlapping some local work.
-	in, out := []int64{int64(rank + 1)}, []int64{0}
-	req, err := mpi.Iallreduce(w, in, out, mpi.Prod)
+	product, err := overlappedProduct(w, rank)
 	if err != nil {
-		return err
-	}
-	local := 0
-	for i := range 1000 {
-		local += i
-	}
-	if _, err := req.Wait(); err != nil {
 		return err
 	}
 
@@ -79,8 +59,55 @@ func run() error {
 		return err
 	}
 	if rank == 0 {
-		fmt.Printf("sum %.1f, max %.0f at rank %.0f, product %d, squares %v\n", sum[0], loc[0], loc[1], out[0], gathered)
+		fmt.Printf("sum %.1f, max %.0f at rank %.0f, product %d, squares %v\n", sum, loc[0], loc[1], product, gathered)
 	}
 	fmt.Printf("rank %d: row %d of %d, row sum %d\n", rank, row.Rank(), row.Size(), rowSum[0])
 	return nil
+}
+
+// weightedSum shows a broadcast and an allreduce: rank 0 broadcasts a
+// parameter, and every rank contributes rank*param to the sum that all
+// get.
+func weightedSum(w *mpi.Comm, rank int) (float64, error) {
+	param := []float64{0}
+	if rank == 0 {
+		param[0] = 2.5
+	}
+	if err := mpi.Bcast(w, param, 0); err != nil {
+		return 0, err
+	}
+	sum := []float64{0}
+	if err := mpi.Allreduce(w, []float64{float64(rank) * param[0]}, sum, mpi.Sum); err != nil {
+		return 0, err
+	}
+	return sum[0], nil
+}
+
+// maxLoc shows where the maximum is: MaxLoc works on (value, index)
+// pairs, and every rank gets the largest value and the rank holding it.
+func maxLoc(w *mpi.Comm, rank, size int) ([]float64, error) {
+	val := []float64{float64((rank * 7) % size), float64(rank)}
+	loc := make([]float64, 2)
+	if err := mpi.Allreduce(w, val, loc, mpi.MaxLoc); err != nil {
+		return nil, err
+	}
+	return loc, nil
+}
+
+// overlappedProduct shows a nonblocking allreduce overlapping some local
+// work: the product of every rank's rank+1.
+func overlappedProduct(w *mpi.Comm, rank int) (int64, error) {
+	in, out := []int64{int64(rank + 1)}, []int64{0}
+	req, err := mpi.Iallreduce(w, in, out, mpi.Prod)
+	if err != nil {
+		return 0, err
+	}
+	local := 0
+	for i := range 1000 {
+		local += i
+	}
+	if _, err := req.Wait(); err != nil {
+		return 0, err
+	}
+	return out[0], nil
 }

@@ -224,6 +224,21 @@ func (o *options) defineFlags(fs *flag.FlagSet) *hostFlags {
 // defineProtocolFlags defines the flags forwarded to the ranks as
 // MARTINI_* settings.
 func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
+	o.defineMessageFlags(fs)
+	o.defineTransportFlags(fs)
+	o.defineEagerFlags(fs)
+	o.defineBindFlag(fs)
+	fs.BoolVar(&o.settings.NoCMA, "no-cma", false, "do not use cross-memory attach; copy through bounce buffers")
+	fs.BoolVar(&o.settings.NoHugePages, "no-hugepages", false, "do not collapse the memory that cross-memory copies use most into transparent huge pages")
+	fs.BoolVar(&o.settings.NoSharedLines, "no-shared-lines", false, "send every small message through the rings, none through the shared line of each pair of processes")
+	fs.BoolVar(&o.settings.Stats, "stats", false, "print per-rank statistics at Finalize")
+	o.defineCollectiveFlags(fs)
+}
+
+// defineMessageFlags defines the settings of how a message travels
+// between two ranks: the eager limit, the rendezvous protocol above it
+// and the path of small messages.
+func (o *options) defineMessageFlags(fs *flag.FlagSet) {
 	fs.Func("eager-limit", "send messages of up to `bytes` eagerly (suffixes k, m: KiB, MiB)", func(s string) error {
 		n, err := parseBytes(s)
 		if err != nil {
@@ -246,6 +261,11 @@ func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
 		o.settings.SendPath = s
 		return nil
 	})
+}
+
+// defineTransportFlags defines the settings of the network between the
+// ranks: which one, and how its TCP connections behave.
+func (o *options) defineTransportFlags(fs *flag.FlagSet) {
 	fs.Func("transport", "the network between the ranks, `auto|martini|tcp`: martini (the emulated NIC in shared memory) between ranks on one host, tcp between hosts (auto, the default), or one of them for every pair", func(s string) error {
 		if s != launch.TransportAuto && s != launch.TransportMartini && s != launch.TransportTCP {
 			return fmt.Errorf("want %s, %s or %s", launch.TransportAuto, launch.TransportMartini, launch.TransportTCP)
@@ -266,6 +286,11 @@ func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
 		o.settings.TCPSendBuffer = n
 		return err
 	})
+}
+
+// defineEagerFlags defines the settings of the eager transport: rings, or
+// the PM/RHiNET and PM/RHiNET-VP layers of the thesis and their sizes.
+func (o *options) defineEagerFlags(fs *flag.FlagSet) {
 	fs.Func("eager", "eager transport for small messages and control records, `rings|pm|vp`: a ring per sender connected on first use (the default), PM/RHiNET (rings all connected at start, 2 KB-aligned records) or PM/RHiNET-VP (one VPUSH receive queue for all senders); pm and vp send every message eagerly, one larger than a PM message as several without a handshake, as MPICH-SCore does without remote memory access", func(s string) error {
 		if s != launch.EagerRings && s != launch.EagerPM && s != launch.EagerVP {
 			return fmt.Errorf("want %s, %s or %s", launch.EagerRings, launch.EagerPM, launch.EagerVP)
@@ -276,6 +301,11 @@ func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.settings.PMRMA, "pm-rma", false, "with -eager pm: PM/RHiNET's remote memory access on, as the thesis's \"Zerocopy\" (Fig 8.9): a message above 16 KB goes by a rendezvous whose data one PUSH moves into the receiver's buffer, with no copy")
 	fs.Func("vp-queue", "with -eager vp: the record space of each process's PM/RHiNET-VP receive queue, `bytes` (a power of two; suffixes k, m; default 256k): the thesis gives no size, so it is the model's parameter to vary", powerOfTwo(&o.settings.VPQueue))
 	fs.Func("pm-ring", "with -eager pm: the record space of each of PM/RHiNET's rings, `bytes` (a power of two; suffixes k, m; default 256k; the thesis's testbed had 128k)", powerOfTwo(&o.settings.PMRing))
+}
+
+// defineBindFlag defines -bind-to, how the ranks are pinned to CPUs
+// (Open MPI's hwthread accepted, meaning core here).
+func (o *options) defineBindFlag(fs *flag.FlagSet) {
 	fs.Func("bind-to", "CPU binding of the ranks, `none|core|hwthread`: core (or hwthread, the same here) pins rank r to the r-th CPU (modulo the CPUs allowed; a CPU of each core before a second hardware thread of any; CPUs that other programs are pinned to come last), which keeps two busy ranks off one CPU when ranks sleep and wake; the default is core when a host runs two ranks or more that fill at least half of its CPUs, none otherwise", func(s string) error {
 		switch s {
 		case launch.BindNone, launch.BindCore:
@@ -287,10 +317,12 @@ func (o *options) defineProtocolFlags(fs *flag.FlagSet) {
 		}
 		return nil
 	})
-	fs.BoolVar(&o.settings.NoCMA, "no-cma", false, "do not use cross-memory attach; copy through bounce buffers")
-	fs.BoolVar(&o.settings.NoHugePages, "no-hugepages", false, "do not collapse the memory that cross-memory copies use most into transparent huge pages")
-	fs.BoolVar(&o.settings.NoSharedLines, "no-shared-lines", false, "send every small message through the rings, none through the shared line of each pair of processes")
-	fs.BoolVar(&o.settings.Stats, "stats", false, "print per-rank statistics at Finalize")
+}
+
+// defineCollectiveFlags defines the settings of the collectives: forced
+// algorithms, the host class of their thresholds, running ahead, the
+// argument check and the NIC's offload.
+func (o *options) defineCollectiveFlags(fs *flag.FlagSet) {
 	fs.Func("coll", "force collective algorithms, `coll=alg,...` (e.g. allreduce=ring,bcast=binomial)", func(s string) error {
 		if _, err := collectives.ParseSelection(s); err != nil {
 			return err
@@ -357,6 +389,7 @@ func (o *options) defineTimingFlags(fs *flag.FlagSet) {
 	})
 }
 
+// isSet reports whether the command line set the flag name.
 func isSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) {
@@ -367,8 +400,6 @@ func isSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// parseBytes parses a non-negative byte count with an optional k or m
-// (binary) suffix.
 // powerOfTwo is a flag's parser of a power of two of bytes into n.
 func powerOfTwo(n *int) func(string) error {
 	return func(s string) error {
@@ -381,6 +412,8 @@ func powerOfTwo(n *int) func(string) error {
 	}
 }
 
+// parseBytes parses a non-negative byte count with an optional k or m
+// (binary) suffix.
 func parseBytes(s string) (int, error) {
 	mult := 1
 	num := s

@@ -216,16 +216,7 @@ func (j *job) start(i int) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(j.path, j.opts.args...)
-	cmd.Dir = j.opts.wdir
-	vars, files := j.rankFiles(store)
-	cmd.Env = append(append(append(settingsEnv(j.opts.settings), j.opts.exports...),
-		launch.EnvRank+"="+strconv.Itoa(i),
-		launch.EnvSize+"="+strconv.Itoa(j.opts.np),
-		launch.EnvPGID+"="+launch.FormatPGID(j.pgid),
-		j.placement,
-	), vars...)
-	cmd.ExtraFiles = files
+	cmd := j.rankCommand(i, store)
 	if i == j.opts.stdinRank && j.stdin != nil {
 		in, err := forwardStdin(j.stdin)
 		if err != nil {
@@ -244,15 +235,7 @@ func (j *job) start(i int) error {
 	}
 
 	r := &rank{id: i}
-	// Hold j.mu so that an Abort arriving before the pid is known waits.
-	j.mu.Lock()
-	err = p.start()
-	if err == nil {
-		r.pid = p.pid
-		j.ranks = append(j.ranks, r)
-		j.procs.add(p)
-	}
-	j.mu.Unlock()
+	err = j.startRank(p, r)
 	store.Close()
 	if err != nil {
 		conn.Close()
@@ -261,7 +244,47 @@ func (j *job) start(i int) error {
 	if j.opts.verbose {
 		j.out.logf("rank %d: pid %d", i, r.pid)
 	}
+	j.superviseRank(i, conn, p, r)
+	return nil
+}
 
+// rankCommand returns the command of rank i: the program with its
+// arguments and working directory, and the environment and inherited
+// files (the segment, if any, and store, its end of the data-store
+// socket) by which the rank learns its place in the job.
+func (j *job) rankCommand(i int, store *os.File) *exec.Cmd {
+	cmd := exec.Command(j.path, j.opts.args...)
+	cmd.Dir = j.opts.wdir
+	vars, files := j.rankFiles(store)
+	cmd.Env = append(append(append(settingsEnv(j.opts.settings), j.opts.exports...),
+		launch.EnvRank+"="+strconv.Itoa(i),
+		launch.EnvSize+"="+strconv.Itoa(j.opts.np),
+		launch.EnvPGID+"="+launch.FormatPGID(j.pgid),
+		j.placement,
+	), vars...)
+	cmd.ExtraFiles = files
+	return cmd
+}
+
+// startRank starts p, the process of rank r, and adds both to the job.
+// It holds j.mu meanwhile, so that an Abort arriving before the pid is
+// known waits.
+func (j *job) startRank(p *process, r *rank) error {
+	j.mu.Lock()
+	err := p.start()
+	if err == nil {
+		r.pid = p.pid
+		j.ranks = append(j.ranks, r)
+		j.procs.add(p)
+	}
+	j.mu.Unlock()
+	return err
+}
+
+// superviseRank follows rank i once started as p: it serves the data
+// store on conn, forwards the rank's output and, once the rank has been
+// reaped, judges how it ended, each in goroutines of their own.
+func (j *job) superviseRank(i int, conn *os.File, p *process, r *rank) {
 	go func() {
 		if err := j.srv.Serve(i, conn); err != nil && j.opts.verbose && !errors.Is(err, datastore.ErrServerClosed) {
 			j.out.logf("rank %d: %v", i, err)
@@ -278,7 +301,6 @@ func (j *job) start(i int) error {
 		ws := p.wait(&j.procs)
 		j.judge(r, ws, j.rankState(i))
 	}()
-	return nil
 }
 
 // storeSocket returns both ends of a rank's data-store socket: mpirun's,

@@ -201,43 +201,46 @@ func (j *Job) UnpinsWhenCrowded() bool {
 	return j.Settings.Bind == "" && boundCPU.Load() >= 0 && j.LocalSize > allowedBefore.Count()
 }
 
+// fromEnv returns the job that the environment, read through getenv,
+// describes: an mpirun rank's where MARTINI_RANK is set, else a PMI
+// launcher's or a singleton's.
 func fromEnv(getenv func(string) string) (*Job, error) {
 	settings, err := ParseSettings(getenv)
 	if err != nil {
 		return nil, err
 	}
 	if getenv(EnvRank) == "" {
-		launched, err := pmi.Launched(getenv)
-		if err != nil {
-			return nil, fmt.Errorf("launch: %w", err)
-		}
-		if launched {
-			return pmiJob(getenv, settings)
-		}
-		j, err := Singleton()
-		if err != nil {
-			return nil, err
-		}
-		j.Settings = settings
-		warnAlone(getenv)
-		return j, nil
+		return unmanagedJob(getenv, settings)
 	}
+	return mpirunJob(getenv, settings)
+}
 
-	size, err := intVar(getenv, EnvSize)
+// unmanagedJob returns the job of a process that mpirun did not start:
+// a PMI launcher's job where its variables say one started it, else a
+// singleton, which warns when a launcher that speaks no PMI started
+// others beside it (warnAlone).
+func unmanagedJob(getenv func(string) string, settings Settings) (*Job, error) {
+	launched, err := pmi.Launched(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	if launched {
+		return pmiJob(getenv, settings)
+	}
+	j, err := Singleton()
 	if err != nil {
 		return nil, err
 	}
-	if size < 1 {
-		return nil, fmt.Errorf("launch: %s=%d: need at least 1 rank", EnvSize, size)
-	}
-	rank, err := intVar(getenv, EnvRank)
-	if err != nil {
-		return nil, err
-	}
-	if rank < 0 || rank >= size {
-		return nil, fmt.Errorf("launch: %s=%d: out of range for %s=%d", EnvRank, rank, EnvSize, size)
-	}
-	pgid, err := pgidVar(getenv)
+	j.Settings = settings
+	warnAlone(getenv)
+	return j, nil
+}
+
+// mpirunJob returns the job of a rank that mpirun started, taking over the
+// segment and data-store socket it inherited. A failure to open the data
+// store closes the segment, so that nothing inherited leaks.
+func mpirunJob(getenv func(string) string, settings Settings) (*Job, error) {
+	rank, size, pgid, err := rankVars(getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -275,6 +278,27 @@ func fromEnv(getenv func(string) string) (*Job, error) {
 		LocalSize: where.local,
 		TCPAddr:   where.tcpAddr,
 	}, nil
+}
+
+// rankVars reads who the rank is in its mpirun job: the job's size, the
+// rank, and the job key, checking that the rank lies within the job.
+func rankVars(getenv func(string) string) (rank, size int, pgid uint64, err error) {
+	if size, err = intVar(getenv, EnvSize); err != nil {
+		return 0, 0, 0, err
+	}
+	if size < 1 {
+		return 0, 0, 0, fmt.Errorf("launch: %s=%d: need at least 1 rank", EnvSize, size)
+	}
+	if rank, err = intVar(getenv, EnvRank); err != nil {
+		return 0, 0, 0, err
+	}
+	if rank < 0 || rank >= size {
+		return 0, 0, 0, fmt.Errorf("launch: %s=%d: out of range for %s=%d", EnvRank, rank, EnvSize, size)
+	}
+	if pgid, err = pgidVar(getenv); err != nil {
+		return 0, 0, 0, err
+	}
+	return rank, size, pgid, nil
 }
 
 // openStore opens the rank's connection to the data store: the socket it

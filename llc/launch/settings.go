@@ -2,7 +2,9 @@ package launch
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -214,93 +216,133 @@ func DefaultSettings() Settings {
 // (os.Getenv, usually). Unset or empty variables leave the default.
 func ParseSettings(getenv func(string) string) (Settings, error) {
 	s := DefaultSettings()
+	if err := s.parseMessaging(getenv); err != nil {
+		return s, err
+	}
+	if err := s.parseCollectives(getenv); err != nil {
+		return s, err
+	}
+	if err := s.parseEager(getenv); err != nil {
+		return s, err
+	}
+	if err := s.parseNetwork(getenv); err != nil {
+		return s, err
+	}
+	if err := s.parseCPUSharing(getenv); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// parseMessaging reads the settings of point-to-point messages and of
+// their waits: eager limit, spin and yield counts, rendezvous, copy
+// paths, and the statistics printed at Finalize.
+func (s *Settings) parseMessaging(getenv func(string) string) error {
 	var err error
 	if s.EagerLimit, err = countVar(getenv, EnvEagerLimit, "bytes"); err != nil {
-		return s, err
+		return err
 	}
 	if s.Spin, err = countVar(getenv, EnvSpin, "polls"); err != nil {
-		return s, err
+		return err
 	}
 	if s.Yield, err = countVar(getenv, EnvYield, "polls"); err != nil {
-		return s, err
+		return err
 	}
-	switch v := getenv(EnvRndv); v {
-	case "", RndvPull, RndvPush, RndvSplit:
-		s.Rndv = v
-	default:
-		return s, fmt.Errorf("launch: %s=%q: want %q, %q or %q", EnvRndv, v, RndvPull, RndvPush, RndvSplit)
+	if s.Rndv, err = choiceVar(getenv, EnvRndv, RndvPull, RndvPush, RndvSplit); err != nil {
+		return err
 	}
 	if s.NoCMA, err = boolVar(getenv, EnvNoCMA); err != nil {
-		return s, err
+		return err
 	}
 	if s.NoHugePages, err = boolVar(getenv, EnvNoHugePages); err != nil {
-		return s, err
+		return err
 	}
 	if s.NoSharedLines, err = boolVar(getenv, EnvNoSharedLines); err != nil {
-		return s, err
+		return err
 	}
-	if s.Stats, err = boolVar(getenv, EnvStats); err != nil {
-		return s, err
-	}
+	s.Stats, err = boolVar(getenv, EnvStats)
+	return err
+}
+
+// parseCollectives reads the collectives' settings (forced algorithms,
+// argument check, offload) and the host class whose thresholds the job
+// takes, which package tuning checks.
+func (s *Settings) parseCollectives(getenv func(string) string) error {
 	s.Coll = getenv(EnvColl)
 	s.Tune = getenv(EnvTune)
+	var err error
 	if s.NoCollCheck, err = boolVar(getenv, EnvNoCollCheck); err != nil {
-		return s, err
+		return err
 	}
-	if s.NoOffload, err = boolVar(getenv, EnvNoOffload); err != nil {
-		return s, err
+	s.NoOffload, err = boolVar(getenv, EnvNoOffload)
+	return err
+}
+
+// parseEager reads how small and eager messages travel, and the options
+// of the PM layers, which only their own eager transport accepts.
+func (s *Settings) parseEager(getenv func(string) string) error {
+	var err error
+	if s.SendPath, err = choiceVar(getenv, EnvSendPath, SendBOTF, SendPush, SendAOTF); err != nil {
+		return err
 	}
-	switch v := getenv(EnvSendPath); v {
-	case "", SendBOTF, SendPush, SendAOTF:
-		s.SendPath = v
-	default:
-		return s, fmt.Errorf("launch: %s=%q: want %q, %q or %q", EnvSendPath, v, SendBOTF, SendPush, SendAOTF)
-	}
-	switch v := getenv(EnvEager); v {
-	case "", EagerRings, EagerPM, EagerVP:
-		s.Eager = v
-	default:
-		return s, fmt.Errorf("launch: %s=%q: want %q, %q or %q", EnvEager, v, EagerRings, EagerPM, EagerVP)
+	if s.Eager, err = choiceVar(getenv, EnvEager, EagerRings, EagerPM, EagerVP); err != nil {
+		return err
 	}
 	if s.PMRMA, err = boolVar(getenv, EnvPMRMA); err != nil {
-		return s, err
+		return err
 	}
 	if s.PMRMA && s.Eager != EagerPM {
-		return s, fmt.Errorf("launch: %s=1: needs %s=%s (PM/RHiNET's remote memory access)", EnvPMRMA, EnvEager, EagerPM)
+		return fmt.Errorf("launch: %s=1: needs %s=%s (PM/RHiNET's remote memory access)", EnvPMRMA, EnvEager, EagerPM)
 	}
 	if s.VPQueue, err = bufferVar(getenv, EnvVPQueue, s.Eager, EagerVP, "PM/RHiNET-VP's receive queue"); err != nil {
-		return s, err
+		return err
 	}
-	if s.PMRing, err = bufferVar(getenv, EnvPMRing, s.Eager, EagerPM, "PM/RHiNET's rings"); err != nil {
-		return s, err
-	}
-	switch v := getenv(EnvTransport); v {
-	case "", TransportAuto, TransportMartini, TransportTCP:
-		s.Transport = v
-	default:
-		return s, fmt.Errorf("launch: %s=%q: want %q, %q or %q", EnvTransport, v, TransportAuto, TransportMartini, TransportTCP)
+	s.PMRing, err = bufferVar(getenv, EnvPMRing, s.Eager, EagerPM, "PM/RHiNET's rings")
+	return err
+}
+
+// parseNetwork reads the network between the ranks and the options of
+// its TCP connections.
+func (s *Settings) parseNetwork(getenv func(string) string) error {
+	var err error
+	if s.Transport, err = choiceVar(getenv, EnvTransport, TransportAuto, TransportMartini, TransportTCP); err != nil {
+		return err
 	}
 	if v := getenv(EnvTCPTimeout); v != "" {
 		if s.TCPTimeout, err = time.ParseDuration(v); err != nil || s.TCPTimeout <= 0 {
-			return s, fmt.Errorf("launch: %s=%q: want a positive duration, such as 20s", EnvTCPTimeout, v)
+			return fmt.Errorf("launch: %s=%q: want a positive duration, such as 20s", EnvTCPTimeout, v)
 		}
 	}
-	if s.TCPSendBuffer, err = countVar(getenv, EnvTCPSendBuffer, "bytes"); err != nil {
-		return s, err
+	s.TCPSendBuffer, err = countVar(getenv, EnvTCPSendBuffer, "bytes")
+	return err
+}
+
+// parseCPUSharing reads the settings that decide how the ranks share
+// their CPUs: whether collectives run ahead of their checks, and whether
+// each rank is pinned to a CPU.
+func (s *Settings) parseCPUSharing(getenv func(string) string) error {
+	var err error
+	if s.RunAhead, err = choiceVar(getenv, EnvRunAhead, RunAheadOn, RunAheadOff); err != nil {
+		return err
 	}
-	switch v := getenv(EnvRunAhead); v {
-	case "", RunAheadOn, RunAheadOff:
-		s.RunAhead = v
-	default:
-		return s, fmt.Errorf("launch: %s=%q: want %q or %q", EnvRunAhead, v, RunAheadOn, RunAheadOff)
+	s.Bind, err = choiceVar(getenv, EnvBind, BindNone, BindCore)
+	return err
+}
+
+// choiceVar parses a variable that holds one of values; it returns ""
+// when the variable is unset or empty. The error lists the values, so
+// that a misspelt one is easy to correct.
+func choiceVar(getenv func(string) string, name string, values ...string) (string, error) {
+	v := getenv(name)
+	if v == "" || slices.Contains(values, v) {
+		return v, nil
 	}
-	switch v := getenv(EnvBind); v {
-	case "", BindNone, BindCore:
-		s.Bind = v
-	default:
-		return s, fmt.Errorf("launch: %s=%q: want %q or %q", EnvBind, v, BindNone, BindCore)
+	quoted := make([]string, len(values))
+	for i, w := range values {
+		quoted[i] = fmt.Sprintf("%q", w)
 	}
-	return s, nil
+	last := len(quoted) - 1
+	return "", fmt.Errorf("launch: %s=%q: want %s or %s", name, v, strings.Join(quoted[:last], ", "), quoted[last])
 }
 
 // countVar parses a variable that holds a non-negative count of unit; it
@@ -333,6 +375,8 @@ func bufferVar(getenv func(string) string, name, eager, layer, what string) (int
 	return n, nil
 }
 
+// boolVar reads the switch name (1 or 0, as strconv.ParseBool takes
+// them); unset is false.
 func boolVar(getenv func(string) string, name string) (bool, error) {
 	v := getenv(name)
 	if v == "" {
@@ -349,71 +393,47 @@ func boolVar(getenv func(string) string, name string) (bool, error) {
 // ("NAME=value"), the form in which mpirun forwards them.
 func (s Settings) Env() []string {
 	var env []string
-	if s.EagerLimit >= 0 {
-		env = append(env, EnvEagerLimit+"="+strconv.Itoa(s.EagerLimit))
-	}
-	if s.Rndv != "" {
-		env = append(env, EnvRndv+"="+s.Rndv)
-	}
-	if s.NoCMA {
-		env = append(env, EnvNoCMA+"=1")
-	}
-	if s.NoHugePages {
-		env = append(env, EnvNoHugePages+"=1")
-	}
-	if s.NoSharedLines {
-		env = append(env, EnvNoSharedLines+"=1")
-	}
-	if s.Stats {
-		env = append(env, EnvStats+"=1")
-	}
-	if s.Coll != "" {
-		env = append(env, EnvColl+"="+s.Coll)
-	}
-	if s.Tune != "" {
-		env = append(env, EnvTune+"="+s.Tune)
-	}
-	if s.NoCollCheck {
-		env = append(env, EnvNoCollCheck+"=1")
-	}
-	if s.NoOffload {
-		env = append(env, EnvNoOffload+"=1")
-	}
-	if s.SendPath != "" {
-		env = append(env, EnvSendPath+"="+s.SendPath)
-	}
-	if s.Eager != "" {
-		env = append(env, EnvEager+"="+s.Eager)
-	}
-	if s.PMRMA {
-		env = append(env, EnvPMRMA+"=1")
-	}
-	if s.VPQueue > 0 {
-		env = append(env, EnvVPQueue+"="+strconv.Itoa(s.VPQueue))
-	}
-	if s.PMRing > 0 {
-		env = append(env, EnvPMRing+"="+strconv.Itoa(s.PMRing))
-	}
-	if s.Bind != "" {
-		env = append(env, EnvBind+"="+s.Bind)
-	}
-	if s.Spin >= 0 {
-		env = append(env, EnvSpin+"="+strconv.Itoa(s.Spin))
-	}
-	if s.Yield >= 0 {
-		env = append(env, EnvYield+"="+strconv.Itoa(s.Yield))
-	}
-	if s.Transport != "" {
-		env = append(env, EnvTransport+"="+s.Transport)
-	}
-	if s.TCPTimeout > 0 {
-		env = append(env, EnvTCPTimeout+"="+s.TCPTimeout.String())
-	}
-	if s.TCPSendBuffer >= 0 {
-		env = append(env, EnvTCPSendBuffer+"="+strconv.Itoa(s.TCPSendBuffer))
-	}
-	if s.RunAhead != "" {
-		env = append(env, EnvRunAhead+"="+s.RunAhead)
+	for _, v := range s.envVars() {
+		if v.set {
+			env = append(env, v.name+"="+v.value)
+		}
 	}
 	return env
+}
+
+// envVar is one setting as an environment entry: its variable, its value
+// there, and whether it is set (a setting not set is not forwarded, so
+// that the rank takes the library default).
+type envVar struct {
+	name, value string
+	set         bool
+}
+
+// envVars lists every setting as an environment entry, in the order in
+// which Env forwards them.
+func (s Settings) envVars() []envVar {
+	return []envVar{
+		{EnvEagerLimit, strconv.Itoa(s.EagerLimit), s.EagerLimit >= 0},
+		{EnvRndv, s.Rndv, s.Rndv != ""},
+		{EnvNoCMA, "1", s.NoCMA},
+		{EnvNoHugePages, "1", s.NoHugePages},
+		{EnvNoSharedLines, "1", s.NoSharedLines},
+		{EnvStats, "1", s.Stats},
+		{EnvColl, s.Coll, s.Coll != ""},
+		{EnvTune, s.Tune, s.Tune != ""},
+		{EnvNoCollCheck, "1", s.NoCollCheck},
+		{EnvNoOffload, "1", s.NoOffload},
+		{EnvSendPath, s.SendPath, s.SendPath != ""},
+		{EnvEager, s.Eager, s.Eager != ""},
+		{EnvPMRMA, "1", s.PMRMA},
+		{EnvVPQueue, strconv.Itoa(s.VPQueue), s.VPQueue > 0},
+		{EnvPMRing, strconv.Itoa(s.PMRing), s.PMRing > 0},
+		{EnvBind, s.Bind, s.Bind != ""},
+		{EnvSpin, strconv.Itoa(s.Spin), s.Spin >= 0},
+		{EnvYield, strconv.Itoa(s.Yield), s.Yield >= 0},
+		{EnvTransport, s.Transport, s.Transport != ""},
+		{EnvTCPTimeout, s.TCPTimeout.String(), s.TCPTimeout > 0},
+		{EnvTCPSendBuffer, strconv.Itoa(s.TCPSendBuffer), s.TCPSendBuffer >= 0},
+		{EnvRunAhead, s.RunAhead, s.RunAhead != ""},
+	}
 }

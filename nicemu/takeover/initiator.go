@@ -29,27 +29,7 @@ func (m *Module) stepInitiator(env Environment) outcome {
 		return raise(CauseSpecialRequest)
 
 	case StatePGID:
-		pgid, pid, ok := env.LookupPGIDTBL(q.Window)
-		r.PGID, r.PID = pgid, pid
-		switch {
-		case !ok:
-			r.Violation = RefusedInvalidWindow
-			return raise(CauseProtectionViolation)
-		case !env.SameJob(pgid, q.Target):
-			r.Violation = RefusedForeignJob
-			return raise(CauseProtectionViolation)
-		}
-		r.Violation = RefusedNone
-		switch q.Kind {
-		case RequestPull:
-			return goTo(StatePHDR)
-		case RequestBOTF:
-			return goTo(StateBHDR)
-		}
-		if r.Done < q.Length {
-			return goTo(StateIPA)
-		}
-		return goTo(StateCHK1) // an empty PUSH: a header-only packet
+		return r.checkJob(env)
 
 	case StateIPA:
 		r.translate(env, r.PGID, r.PID, q.LocalVA, q.Length)
@@ -71,33 +51,18 @@ func (m *Module) stepInitiator(env Environment) outcome {
 		if !env.DMADone(Initiator) {
 			return waitHere()
 		}
-		last := r.Done+r.PacketLen >= q.Length
-		r.Packet = Header{Type: PacketPush, SrcPGID: r.PGID, SrcPID: r.PID, DstPID: q.Target, SID: q.SID,
-			Offset: q.Offset + uint64(r.Done), Length: r.PacketLen, MessageLength: q.Length}
-		if last && q.FlagVA != 0 {
-			r.Packet.Ack, r.Packet.AckVA = true, q.FlagVA
-		}
-		m.effect(Effect{Op: EffectSendPacket, PGID: r.PGID, PID: r.PID, Packet: r.Packet})
-		r.Done += r.PacketLen
-		r.PacketLen, r.PacketDone = 0, 0
+		m.sendPush()
 		if r.Done < q.Length {
 			return goTo(StateIPA)
 		}
 		return goTo(StateCONT)
 
 	case StatePHDR:
-		r.Packet = Header{Type: PacketPullRequest, SrcPGID: r.PGID, SrcPID: r.PID, DstPID: q.Target, SID: q.SID,
-			Offset: q.Offset, Length: q.Length, MessageLength: q.Length, AckVA: q.FlagVA, ReplyVA: q.LocalVA}
-		m.effect(Effect{Op: EffectSendPacket, PGID: r.PGID, PID: r.PID, Packet: r.Packet})
+		m.sendRequestPacket(r.pullRequestHeader())
 		return goTo(StateCONT)
 
 	case StateBHDR:
-		// The image is the process's; only the PGID (and the source PID)
-		// are stamped from the PGIDTBL, so they cannot be forged.
-		r.Packet = Header{Type: q.PacketType, SrcPGID: r.PGID, SrcPID: r.PID, DstPID: q.Target, SID: q.SID,
-			Offset: q.Offset, Length: q.Length, MessageLength: q.Length, AckVA: q.FlagVA, ReplyVA: q.LocalVA,
-			Ack: q.PacketType == PacketPush && q.FlagVA != 0}
-		m.effect(Effect{Op: EffectSendPacket, PGID: r.PGID, PID: r.PID, Packet: r.Packet})
+		m.sendRequestPacket(r.botfHeader())
 		return goTo(StateCONT)
 
 	case StateCONT:
@@ -105,4 +70,76 @@ func (m *Module) stepInitiator(env Environment) outcome {
 		return goTo(StateIdle)
 	}
 	return waitHere() // not an Initiator state: the module hangs
+}
+
+// checkJob does PGID's work: it stamps the request with the PGID and PID
+// of the Window's PGIDTBL entry, raises a protection violation for a
+// Window without one or a target outside the job, so that a process
+// reaches only its own job, and chooses the request's path.
+func (r *InitiatorRegs) checkJob(env Environment) outcome {
+	q := &r.Request
+	pgid, pid, ok := env.LookupPGIDTBL(q.Window)
+	r.PGID, r.PID = pgid, pid
+	switch {
+	case !ok:
+		r.Violation = RefusedInvalidWindow
+		return raise(CauseProtectionViolation)
+	case !env.SameJob(pgid, q.Target):
+		r.Violation = RefusedForeignJob
+		return raise(CauseProtectionViolation)
+	}
+	r.Violation = RefusedNone
+	switch q.Kind {
+	case RequestPull:
+		return goTo(StatePHDR)
+	case RequestBOTF:
+		return goTo(StateBHDR)
+	}
+	if r.Done < q.Length {
+		return goTo(StateIPA)
+	}
+	return goTo(StateCHK1) // an empty PUSH: a header-only packet
+}
+
+// sendPush does CHK2's work once the packet's DMA reads are done: it sends
+// the packet as a push, asking for the ack on the last packet of a
+// request that has a flag, and moves the request's progress past it.
+func (m *Module) sendPush() {
+	r := &m.Regs.Initiator
+	q := &r.Request
+	last := r.Done+r.PacketLen >= q.Length
+	h := Header{Type: PacketPush, SrcPGID: r.PGID, SrcPID: r.PID, DstPID: q.Target, SID: q.SID,
+		Offset: q.Offset + uint64(r.Done), Length: r.PacketLen, MessageLength: q.Length}
+	if last && q.FlagVA != 0 {
+		h.Ack, h.AckVA = true, q.FlagVA
+	}
+	m.sendRequestPacket(h)
+	r.Done += r.PacketLen
+	r.PacketLen, r.PacketDone = 0, 0
+}
+
+// pullRequestHeader is PHDR's header-only pull request: the target's
+// reply lands at the request's local address.
+func (r *InitiatorRegs) pullRequestHeader() Header {
+	q := &r.Request
+	return Header{Type: PacketPullRequest, SrcPGID: r.PGID, SrcPID: r.PID, DstPID: q.Target, SID: q.SID,
+		Offset: q.Offset, Length: q.Length, MessageLength: q.Length, AckVA: q.FlagVA, ReplyVA: q.LocalVA}
+}
+
+// botfHeader is BHDR's packet: the process's own image, of which only the
+// PGID (and the source PID) are stamped from the PGIDTBL, so that they
+// cannot be forged.
+func (r *InitiatorRegs) botfHeader() Header {
+	q := &r.Request
+	return Header{Type: q.PacketType, SrcPGID: r.PGID, SrcPID: r.PID, DstPID: q.Target, SID: q.SID,
+		Offset: q.Offset, Length: q.Length, MessageLength: q.Length, AckVA: q.FlagVA, ReplyVA: q.LocalVA,
+		Ack: q.PacketType == PacketPush && q.FlagVA != 0}
+}
+
+// sendRequestPacket records h as the last header the Initiator built and
+// sends it from the Window's process.
+func (m *Module) sendRequestPacket(h Header) {
+	r := &m.Regs.Initiator
+	r.Packet = h
+	m.effect(Effect{Op: EffectSendPacket, PGID: r.PGID, PID: r.PID, Packet: r.Packet})
 }

@@ -63,19 +63,29 @@ func (m *Module) stepReplier(env Environment) outcome {
 			m.effect(Effect{Op: EffectSendPacket, PGID: p.SrcPGID, PID: r.PID, Packet: r.Reply})
 			return goTo(StateIdle)
 		}
-		last := r.Done+r.PacketLen >= r.Length
-		r.Reply = Header{Type: PacketPullReply, SrcPGID: p.SrcPGID, SrcPID: r.PID, DstPID: p.SrcPID,
-			Length: r.PacketLen, MessageLength: r.Length, ReplyVA: p.ReplyVA + uint64(r.Done)}
-		if last {
-			r.Reply.AckVA = p.AckVA
-		}
-		m.effect(Effect{Op: EffectSendPacket, PGID: p.SrcPGID, PID: r.PID, Packet: r.Reply})
-		r.Done += r.PacketLen
-		r.PacketLen, r.PacketDone = 0, 0
+		m.sendPullReply()
 		if r.Done < r.Length {
 			return goTo(StateRPA)
 		}
 		return goTo(StateIdle)
 	}
 	return waitHere() // not a Replier state: the module hangs
+}
+
+// sendPullReply does RSEND's work for a pull: it sends the packet just
+// read as a pull reply, which lands at the puller's reply address and,
+// as the last one, carries the flag address that completes the pull, and
+// moves the pull's progress past it.
+func (m *Module) sendPullReply() {
+	r := &m.Regs.Replier
+	p := &r.Packet
+	last := r.Done+r.PacketLen >= r.Length
+	r.Reply = Header{Type: PacketPullReply, SrcPGID: p.SrcPGID, SrcPID: r.PID, DstPID: p.SrcPID,
+		Length: r.PacketLen, MessageLength: r.Length, ReplyVA: p.ReplyVA + uint64(r.Done)}
+	if last {
+		r.Reply.AckVA = p.AckVA
+	}
+	m.effect(Effect{Op: EffectSendPacket, PGID: p.SrcPGID, PID: r.PID, Packet: r.Reply})
+	r.Done += r.PacketLen
+	r.PacketLen, r.PacketDone = 0, 0
 }

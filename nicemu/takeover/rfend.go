@@ -91,33 +91,14 @@ func (m *Module) stepRFend(env Environment) outcome {
 		return goTo(StateFLIT3)
 
 	case StateFLIT3:
-		if !env.PacketInHardware(p.Type) {
-			return raise(CauseSpecialPacket)
-		}
-		switch p.Type {
-		case PacketPush, PacketPullRequest:
-			return goTo(StateRVACHK)
-		case PacketPullReply:
-			r.VA = p.ReplyVA
-			return goTo(StateRVA)
-		case PacketAck:
-			r.VA = 0
-			return goTo(StateRVA)
-		}
-		return raise(CauseSpecialPacket)
+		return r.route(env)
 
 	case StateRVACHK, StateRVACHK2:
 		r.lookup(env)
 		return goTo(StateRVA)
 
 	case StateRVA:
-		if !r.translate() {
-			return raise(CauseRVATLBMiss)
-		}
-		if !m.claim(r.backEnd()) {
-			return waitHere()
-		}
-		return goTo(StateSET1)
+		return m.reserveBackEnd()
 
 	case StateSET1:
 		return goTo(StateSET2)
@@ -138,16 +119,59 @@ func (m *Module) stepRFend(env Environment) outcome {
 		return goTo(StateAOTFR)
 
 	case StateAOTFR:
-		if !r.translate() {
-			return raise(CauseRVATLBMiss)
-		}
-		if !m.claim(RBend) {
-			return waitHere()
-		}
-		m.handOver()
-		return goTo(StateIdle)
+		return m.handOverAOTF()
 	}
 	return waitHere() // not an RFend state: the module hangs
+}
+
+// route does FLIT3's work: it suspends on a packet type without a
+// hardware path, and sends a packet that names its memory by SID to the
+// RVATLB lookup, one whose header carries the address (pull reply, ack;
+// thesis l.1211) straight to RVA.
+func (r *RFendRegs) route(env Environment) outcome {
+	p := &r.Packet
+	if !env.PacketInHardware(p.Type) {
+		return raise(CauseSpecialPacket)
+	}
+	switch p.Type {
+	case PacketPush, PacketPullRequest:
+		return goTo(StateRVACHK)
+	case PacketPullReply:
+		r.VA = p.ReplyVA
+		return goTo(StateRVA)
+	case PacketAck:
+		r.VA = 0
+		return goTo(StateRVA)
+	}
+	return raise(CauseSpecialPacket)
+}
+
+// reserveBackEnd does RVA's work: it suspends on an RVATLB miss, so that
+// firmware can refill the RVATLB, and waits until the back end that takes
+// the packet is reserved for the hand-over (SET1 to SET4).
+func (m *Module) reserveBackEnd() outcome {
+	r := &m.Regs.RFend
+	if !r.translate() {
+		return raise(CauseRVATLBMiss)
+	}
+	if !m.claim(r.backEnd()) {
+		return waitHere()
+	}
+	return goTo(StateSET1)
+}
+
+// handOverAOTF does AOTFR's work: it suspends on an RVATLB miss, and
+// hands the 8-byte write to RBend once RBend can take it.
+func (m *Module) handOverAOTF() outcome {
+	r := &m.Regs.RFend
+	if !r.translate() {
+		return raise(CauseRVATLBMiss)
+	}
+	if !m.claim(RBend) {
+		return waitHere()
+	}
+	m.handOver()
+	return goTo(StateIdle)
 }
 
 // handOver starts the reserved back-end module with RFend's registers.

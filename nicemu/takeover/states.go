@@ -120,77 +120,48 @@ const (
 // numStates is the number of states; every state fits in a stateSet.
 const numStates = int(StateRSEND) + 1
 
+// stateNames are the states' names, indexed by state.
+var stateNames = [...]string{
+	StateIdle:    "IDLE",
+	StateMiss:    "MISS",
+	StatePGID:    "PGID",
+	StateIPA:     "IPA",
+	StateIPA2:    "IPA2",
+	StateCHK1:    "CHK1",
+	StateCHK2:    "CHK2",
+	StateCONT:    "CONT",
+	StatePHDR:    "PHDR",
+	StateBHDR:    "BHDR",
+	StateFLIT0:   "FLIT0",
+	StateFLIT1:   "FLIT1",
+	StateFLIT2:   "FLIT2",
+	StateFLIT3:   "FLIT3",
+	StateRVACHK:  "RVACHK",
+	StateRVACHK2: "RVACHK2",
+	StateRVA:     "RVA",
+	StateSET1:    "SET1",
+	StateSET2:    "SET2",
+	StateSET3:    "SET3",
+	StateSET4:    "SET4",
+	StateAOTF:    "AOTF",
+	StateAOTFR:   "AOTFR",
+	StateBPA:     "BPA",
+	StateBPA2:    "BPA2",
+	StateBDMA:    "BDMA",
+	StateBWAIT:   "BWAIT",
+	StateBHAND:   "BHAND",
+	StateRACK:    "RACK",
+	StateRPA:     "RPA",
+	StateRPA2:    "RPA2",
+	StateRDMA:    "RDMA",
+	StateRWAIT:   "RWAIT",
+	StateRSEND:   "RSEND",
+}
+
 // String returns the state's name.
 func (s State) String() string {
-	switch s {
-	case StateIdle:
-		return "IDLE"
-	case StateMiss:
-		return "MISS"
-	case StatePGID:
-		return "PGID"
-	case StateIPA:
-		return "IPA"
-	case StateIPA2:
-		return "IPA2"
-	case StateCHK1:
-		return "CHK1"
-	case StateCHK2:
-		return "CHK2"
-	case StateCONT:
-		return "CONT"
-	case StatePHDR:
-		return "PHDR"
-	case StateBHDR:
-		return "BHDR"
-	case StateFLIT0:
-		return "FLIT0"
-	case StateFLIT1:
-		return "FLIT1"
-	case StateFLIT2:
-		return "FLIT2"
-	case StateFLIT3:
-		return "FLIT3"
-	case StateRVACHK:
-		return "RVACHK"
-	case StateRVACHK2:
-		return "RVACHK2"
-	case StateRVA:
-		return "RVA"
-	case StateSET1:
-		return "SET1"
-	case StateSET2:
-		return "SET2"
-	case StateSET3:
-		return "SET3"
-	case StateSET4:
-		return "SET4"
-	case StateAOTF:
-		return "AOTF"
-	case StateAOTFR:
-		return "AOTFR"
-	case StateBPA:
-		return "BPA"
-	case StateBPA2:
-		return "BPA2"
-	case StateBDMA:
-		return "BDMA"
-	case StateBWAIT:
-		return "BWAIT"
-	case StateBHAND:
-		return "BHAND"
-	case StateRACK:
-		return "RACK"
-	case StateRPA:
-		return "RPA"
-	case StateRPA2:
-		return "RPA2"
-	case StateRDMA:
-		return "RDMA"
-	case StateRWAIT:
-		return "RWAIT"
-	case StateRSEND:
-		return "RSEND"
+	if int(s) < len(stateNames) && stateNames[s] != "" {
+		return stateNames[s]
 	}
 	return fmt.Sprintf("State(%d)", uint8(s))
 }

@@ -36,32 +36,13 @@ const (
 	exitUnverified = 3
 )
 
+// run is the npb command on args, one rank of the job: it runs the
+// kernel between mpi.Init and mpi.Finalize, and rank 0 reports it. It
+// returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("npb", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: mpirun -np N npb [flags] KERNEL\n\nKERNEL is one of %s; flags may come before or after it.\n\nFlags:\n", strings.Join(npb.Kernels(), ", "))
-		fs.PrintDefaults()
-	}
-	classFlag := fs.String("class", "S", "problem class: S, W, A, B or C")
-	results := fs.String("results", bench.LocalResults, "directory for the JSON record (empty: none)")
-	corrupt := fs.Bool("corrupt", false, "perturb the result before verification (to see UNSUCCESSFUL)")
-	cpuProfile := fs.String("cpuprofile", "", "write each rank's CPU profile of the kernel to `file`.RANK")
-	kernel, err := parseArgs(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		if !errors.Is(err, errParse) {
-			fmt.Fprintf(stderr, "npb: %v\n", err)
-			fs.Usage()
-		}
-		return exitUsage
-	}
-	class, err := npb.ParseClass(*classFlag)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
+	o, code := parseOptions(args, stderr)
+	if o == nil {
+		return code
 	}
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, describe(err))
@@ -72,14 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	w := mpi.World()
 	start := time.Now().UTC().Truncate(time.Second)
-	stopProfile, err := startProfile(*cpuProfile, w.Rank())
-	if err != nil {
-		return fail(err)
-	}
-	r, err := npb.Run(w, kernel, class, npb.Options{Corrupt: *corrupt})
-	if perr := stopProfile(); err == nil {
-		err = perr
-	}
+	r, err := runProfiled(w, o)
 	if errors.Is(err, npb.ErrUnsupported) {
 		// NPB refuses a process count or class it does not define before
 		// it starts: a usage error, on every rank alike.
@@ -98,11 +72,76 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if w.Rank() != 0 {
 		return exitOK
 	}
+	return report(r, start, o.results, stdout, stderr)
+}
+
+// options are the command line of a run: the kernel and its flags.
+type options struct {
+	kernel     string
+	class      npb.Class
+	results    string // the directory of the JSON record, "" for none
+	corrupt    bool   // perturb the result before verification
+	cpuProfile string // the CPU profiles' path, less its .RANK; "" for none
+}
+
+// parseOptions reads the command line. It returns nil and the exit
+// status when the command is to stop there: help asked for (exitOK) or a
+// bad command line (exitUsage, having said why).
+func parseOptions(args []string, stderr io.Writer) (*options, int) {
+	fs := flag.NewFlagSet("npb", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: mpirun -np N npb [flags] KERNEL\n\nKERNEL is one of %s; flags may come before or after it.\n\nFlags:\n", strings.Join(npb.Kernels(), ", "))
+		fs.PrintDefaults()
+	}
+	o := &options{}
+	classFlag := fs.String("class", "S", "problem class: S, W, A, B or C")
+	fs.StringVar(&o.results, "results", bench.LocalResults, "directory for the JSON record (empty: none)")
+	fs.BoolVar(&o.corrupt, "corrupt", false, "perturb the result before verification (to see UNSUCCESSFUL)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write each rank's CPU profile of the kernel to `file`.RANK")
+	var err error
+	if o.kernel, err = parseArgs(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, exitOK
+		}
+		if !errors.Is(err, errParse) {
+			fmt.Fprintf(stderr, "npb: %v\n", err)
+			fs.Usage()
+		}
+		return nil, exitUsage
+	}
+	if o.class, err = npb.ParseClass(*classFlag); err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, exitUsage
+	}
+	return o, exitOK
+}
+
+// runProfiled runs the kernel of o on w, under a CPU profile of this rank
+// when -cpuprofile asks for one; the profile is stopped, and its error
+// kept unless the run failed, however the run went.
+func runProfiled(w *mpi.Comm, o *options) (*npb.Result, error) {
+	stopProfile, err := startProfile(o.cpuProfile, w.Rank())
+	if err != nil {
+		return nil, err
+	}
+	r, err := npb.Run(w, o.kernel, o.class, npb.Options{Corrupt: o.corrupt})
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
+	return r, err
+}
+
+// report prints rank 0's NPB report of r and, unless dir is "", writes
+// its record into dir (started at start) and names it. It returns the
+// exit status: exitUnverified for a result that did not verify.
+func report(r *npb.Result, start time.Time, dir string, stdout, stderr io.Writer) int {
 	fmt.Fprint(stdout, r.Report())
-	if *results != "" {
-		path, err := save(r, start, *results)
+	if dir != "" {
+		path, err := save(r, start, dir)
 		if err != nil {
-			return fail(err)
+			fmt.Fprintln(stderr, describe(err))
+			return exitFailure
 		}
 		fmt.Fprintf(stdout, "\n Record: %s\n", path)
 	}
