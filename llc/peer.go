@@ -85,24 +85,7 @@ func (e *Engine) trySend(dst int) bool {
 		e.connect(dst)
 		return false
 	case connFailed:
-		if p.q.n == 0 {
-			return false
-		}
-		e.blocked--
-		// Rendezvous sends that never sent their RTS: forget them and
-		// their registration (one still in flight is released when it
-		// completes, see onRegSend).
-		for i := range p.q.n {
-			switch it := p.q.at(i); {
-			case it.op == nil || it.op.done:
-			case it.rndv:
-				e.dropRndvSend(it.op)
-			default:
-				e.dropSync(it.op)
-			}
-		}
-		p.failQueued(p.err)
-		return true
+		return e.failQueue(p)
 	case connQueue:
 		return e.trySendQueue(dst)
 	case connUp:
@@ -139,6 +122,29 @@ func (e *Engine) trySend(dst int) bool {
 		}
 	}
 	return wrote
+}
+
+// failQueue fails the sends queued to p, whose connection failed, with
+// its error, and reports whether there were any.
+func (e *Engine) failQueue(p *peer) bool {
+	if p.q.n == 0 {
+		return false
+	}
+	e.blocked--
+	// Rendezvous sends that never sent their RTS: forget them and
+	// their registration (one still in flight is released when it
+	// completes, see onRegSend).
+	for i := range p.q.n {
+		switch it := p.q.at(i); {
+		case it.op == nil || it.op.done:
+		case it.rndv:
+			e.dropRndvSend(it.op)
+		default:
+			e.dropSync(it.op)
+		}
+	}
+	p.failQueued(p.err)
+	return true
 }
 
 // queueControl sends a control record to dst, behind any queued records.

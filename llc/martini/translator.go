@@ -370,8 +370,6 @@ func (t *Translator) execute(c *llc.Command) *llc.Event {
 		mem []byte
 		err error
 	)
-	n := t.nic
-	sid := nicemu.SID(c.Region)
 	switch c.Kind {
 	case llc.CmdWrite:
 		if err = t.write(c); err == nil && c.Signal != 0 {
@@ -381,34 +379,8 @@ func (t *Translator) execute(c *llc.Command) *llc.Event {
 		if err = t.readOrHold(c); err == errHeld {
 			return nil
 		}
-	case llc.CmdCAS:
-		var ok bool
-		if val, ok = n.AtomicData(nicemu.OpCAS, c.Peer, sid, c.Off, c.Old, c.New); !ok {
-			val, err = n.CompareAndSwap(c.Peer, sid, c.Off, c.Old, c.New)
-		}
-	case llc.CmdFetchAdd:
-		var ok bool
-		if val, ok = n.AtomicData(nicemu.OpFAA, c.Peer, sid, c.Off, c.New, 0); !ok {
-			val, err = n.FetchAndAdd(c.Peer, sid, c.Off, c.New)
-		}
-	case llc.CmdRegister:
-		var s nicemu.SID
-		s, err = n.RegisterMemory(c.Data)
-		val = uint64(s)
-	case llc.CmdAlloc:
-		var s nicemu.SID
-		if s, mem, err = n.RegisterSegment(c.Size); err == nil {
-			// Tracked, so that the engine can ask to watch it.
-			t.mem.Track(llc.RegionID(s), mem)
-		}
-		val = uint64(s)
-	case llc.CmdRelease:
-		t.mem.Forget(c.Region)
-		err = n.Deregister(sid)
-	case llc.CmdAllocQueue:
-		var s nicemu.SID
-		s, mem, err = t.allocQueue(c.Size)
-		val = uint64(s)
+	case llc.CmdCAS, llc.CmdFetchAdd, llc.CmdRegister, llc.CmdAlloc, llc.CmdRelease, llc.CmdAllocQueue:
+		val, mem, err = t.executeMemory(c)
 	case llc.CmdEnqueue:
 		if err = t.enqueueOrHold(c); err == errHeld {
 			return nil
@@ -439,6 +411,46 @@ func (t *Translator) execute(c *llc.Command) *llc.Event {
 	*ev = llc.Event{}
 	ev.Kind, ev.Token, ev.Value, ev.Mem = llc.EvDone, c.Token, val, mem
 	return ev
+}
+
+// executeMemory carries out c, a command on memory rather than a message:
+// an atomic operation on a peer's word, or the registration, allocation or
+// release of a region, and returns the command's value and the memory it
+// allocated.
+func (t *Translator) executeMemory(c *llc.Command) (val uint64, mem []byte, err error) {
+	n := t.nic
+	sid := nicemu.SID(c.Region)
+	switch c.Kind {
+	case llc.CmdCAS:
+		var ok bool
+		if val, ok = n.AtomicData(nicemu.OpCAS, c.Peer, sid, c.Off, c.Old, c.New); !ok {
+			val, err = n.CompareAndSwap(c.Peer, sid, c.Off, c.Old, c.New)
+		}
+	case llc.CmdFetchAdd:
+		var ok bool
+		if val, ok = n.AtomicData(nicemu.OpFAA, c.Peer, sid, c.Off, c.New, 0); !ok {
+			val, err = n.FetchAndAdd(c.Peer, sid, c.Off, c.New)
+		}
+	case llc.CmdRegister:
+		var s nicemu.SID
+		s, err = n.RegisterMemory(c.Data)
+		val = uint64(s)
+	case llc.CmdAlloc:
+		var s nicemu.SID
+		if s, mem, err = n.RegisterSegment(c.Size); err == nil {
+			// Tracked, so that the engine can ask to watch it.
+			t.mem.Track(llc.RegionID(s), mem)
+		}
+		val = uint64(s)
+	case llc.CmdRelease:
+		t.mem.Forget(c.Region)
+		err = n.Deregister(sid)
+	case llc.CmdAllocQueue:
+		var s nicemu.SID
+		s, mem, err = t.allocQueue(c.Size)
+		val = uint64(s)
+	}
+	return val, mem, err
 }
 
 // write sends the header and data of a CmdWrite, then its signal word:
