@@ -354,9 +354,24 @@ func (s *cgSolver) assemble(out []float64) error {
 // conjGrad runs cgIters CG iterations on A·z = x from z = 0 and returns
 // ||x - A·z|| (conj_grad).
 func (s *cgSolver) conjGrad() (rnorm float64, err error) {
-	x, z, p, q, r := s.x, s.z, s.p, s.q, s.r
+	rho, err := s.startCG()
+	if err != nil {
+		return 0, err
+	}
+	for range cgIters {
+		if rho, err = s.stepCG(rho); err != nil {
+			return 0, err
+		}
+	}
+	return s.residualNorm()
+}
+
+// startCG sets up the CG iterations, z = 0 and p = r = x, and returns
+// rho = r·r over the whole vector, which the first iteration needs.
+func (s *cgSolver) startCG() (rho float64, err error) {
+	x, z, p, r := s.x, s.z, s.p, s.r
 	n := len(x)
-	z, p, q, r = z[:n], p[:n], q[:n], r[:n]
+	z, p, r = z[:n], p[:n], r[:n]
 	for j := range z {
 		z[j] = 0
 	}
@@ -369,60 +384,71 @@ func (s *cgSolver) conjGrad() (rnorm float64, err error) {
 		sum += v * v
 	}
 	mpi.Compute(2 * float64(n))
-	rho, err := s.rowSum1(sum)
-	if err != nil {
+	return s.rowSum1(sum)
+}
+
+// stepCG is one CG iteration: q = A·p, then z, r and p updated by the
+// step lengths alpha and beta. It takes rho = r·r and returns the new
+// one, which the next iteration takes.
+func (s *cgSolver) stepCG(rho float64) (float64, error) {
+	x, z, p, q, r := s.x, s.z, s.p, s.q, s.r
+	n := len(x)
+	z, p, q, r = z[:n], p[:n], q[:n], r[:n]
+
+	// q = A·p
+	s.block.mul(p, s.w)
+	mpi.Compute(s.mul)
+	if err := s.assemble(q); err != nil {
 		return 0, err
 	}
 
-	for range cgIters {
-		// q = A·p
-		s.block.mul(p, s.w)
-		mpi.Compute(s.mul)
-		if err := s.assemble(q); err != nil {
-			return 0, err
-		}
+	// alpha = rho / (p·q)
+	sum := 0.0
+	for j, v := range p {
+		sum += v * q[j]
+	}
+	d, err := s.rowSum1(sum)
+	if err != nil {
+		return 0, err
+	}
+	alpha := rho / d
+	rho0 := rho
 
-		// alpha = rho / (p·q)
-		sum = 0
-		for j, v := range p {
-			sum += v * q[j]
-		}
-		d, err := s.rowSum1(sum)
-		if err != nil {
-			return 0, err
-		}
-		alpha := rho / d
-		rho0 := rho
-
-		// z = z + alpha·p, r = r - alpha·q, and rho = r·r (fused: each
-		// element is computed as in the separate loops of cg.f90, and the
-		// sum is in the same order).
-		sum = 0
-		for j := range r {
-			z[j] += alpha * p[j]
-			rj := r[j] - alpha*q[j]
-			r[j] = rj
-			sum += rj * rj
-		}
-		if rho, err = s.rowSum1(sum); err != nil {
-			return 0, err
-		}
-
-		// p = r + beta·p
-		beta := rho / rho0
-		for j, v := range r {
-			p[j] = v + beta*p[j]
-		}
-		mpi.Compute(10 * float64(n)) // the five vector operations, 2 each
+	// z = z + alpha·p, r = r - alpha·q, and rho = r·r (fused: each
+	// element is computed as in the separate loops of cg.f90, and the
+	// sum is in the same order).
+	sum = 0
+	for j := range r {
+		z[j] += alpha * p[j]
+		rj := r[j] - alpha*q[j]
+		r[j] = rj
+		sum += rj * rj
+	}
+	if rho, err = s.rowSum1(sum); err != nil {
+		return 0, err
 	}
 
-	// The residual norm ||x - A·z||, with A·z formed into r.
-	s.block.mul(z, s.w)
+	// p = r + beta·p
+	beta := rho / rho0
+	for j, v := range r {
+		p[j] = v + beta*p[j]
+	}
+	mpi.Compute(10 * float64(n)) // the five vector operations, 2 each
+	return rho, nil
+}
+
+// residualNorm returns ||x - A·z||, the measure of how far the CG
+// iterations are from solving A·z = x, with A·z formed into r.
+func (s *cgSolver) residualNorm() (float64, error) {
+	x, r := s.x, s.r
+	n := len(x)
+	r = r[:n]
+	s.block.mul(s.z[:n], s.w)
 	mpi.Compute(s.mul)
 	if err := s.assemble(r); err != nil {
 		return 0, err
 	}
-	sum = 0
+	sum := 0.0
 	for j, v := range x {
 		d := v - r[j]
 		sum += d * d

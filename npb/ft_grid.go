@@ -295,33 +295,60 @@ func (g *ftGrid) transposeB(send, recv []complex128) error {
 // forward transforms u1 (layout 1) into u0 (layout 3); u1 is overwritten
 // (ft.f90's fft(1, u1, u0)).
 func (g *ftGrid) forward() error {
-	nx, ny, nz := g.nx, g.ny, g.nz
 	// Layout 2 is layout 1 itself in the 1-D layout; the y transforms
 	// go to transpose B's send buffer u2, their own block to out, where
 	// the z transforms will find it.
 	in, out := g.u1, g.u0
 	if g.np1 > 1 {
-		// x transforms in place (cffts1), then transpose A: cut the
-		// x-lines into the blocks of the row's processes
-		// (transpose_x_y_local) and exchange them into u0.
-		for k := range g.nzB {
-			g.fft.contiguous(1, g.plane1(g.u1, k), nx)
-			for yl := range g.nyA {
-				row := g.row1(g.u1, yl, k)
-				for q := range g.np1 {
-					copy(g.u2[q*g.blkA+g.nxA*(yl+g.nyA*k):][:g.nxA], row[q*g.nxA:])
-				}
-			}
-		}
-		g.declare(ftC2, nx)
-		if err := g.transposeA(g.u2, g.u0); err != nil {
+		if err := g.forwardX(); err != nil {
 			return err
 		}
 		in, out = g.u0, g.u1
 	}
+	g.forwardY(in, out)
+	if g.np1 == 1 {
+		g.declare(ftC2, g.nx)
+	}
+	g.declare(ftC2, g.ny)
+	if err := g.transposeB(g.u2, out); err != nil {
+		return err
+	}
+	g.forwardZ(out)
+	g.declare(ftC2, g.nz)
+	if g.np1 > 1 {
+		g.u0, g.u1 = g.u1, g.u0
+	}
+	return nil
+}
+
+// forwardX is the forward transform's first pass in the 2-D layout: the
+// x transforms of u1 in place (cffts1), then transpose A, which brings
+// each process the x-columns of layout 2: the x-lines are cut into the
+// blocks of the row's processes in u2 (transpose_x_y_local) and
+// exchanged into u0.
+func (g *ftGrid) forwardX() error {
+	nx := g.nx
 	for k := range g.nzB {
-		// y transforms (cffts2), written in transpose B's order; in the
-		// 1-D layout after the x transforms of the plane (cffts1).
+		g.fft.contiguous(1, g.plane1(g.u1, k), nx)
+		for yl := range g.nyA {
+			row := g.row1(g.u1, yl, k)
+			for q := range g.np1 {
+				copy(g.u2[q*g.blkA+g.nxA*(yl+g.nyA*k):][:g.nxA], row[q*g.nxA:])
+			}
+		}
+	}
+	g.declare(ftC2, nx)
+	return g.transposeA(g.u2, g.u0)
+}
+
+// forwardY is the y transforms of the forward transform (cffts2), from
+// in (layout 2) to transpose B's send buffer u2, in its order, and out
+// for this process's own block; in the 1-D layout it does the x
+// transforms of each plane first (cffts1), since layout 2 is layout 1
+// there.
+func (g *ftGrid) forwardY(in, out []complex128) {
+	nx, ny := g.nx, g.ny
+	for k := range g.nzB {
 		for y := range ny {
 			if g.np1 > 1 {
 				g.src[y] = g.rowInA(in, y, k)
@@ -335,37 +362,61 @@ func (g *ftGrid) forward() error {
 		}
 		g.fft.strided(1, ny, g.src, g.dst, g.nxA, nil)
 	}
-	if g.np1 == 1 {
-		g.declare(ftC2, nx)
-	}
-	g.declare(ftC2, ny)
-	if err := g.transposeB(g.u2, out); err != nil {
-		return err
-	}
-	// z transforms in place (cffts3, or cffts1 of layout 3).
+}
+
+// forwardZ is the last pass of the forward transform: the z transforms of
+// out (layout 3) in place (cffts3, or cffts1 of layout 3).
+func (g *ftGrid) forwardZ(out []complex128) {
+	nz := g.nz
 	for yl := range g.nyB {
 		for z := range nz {
 			g.src[z] = g.row3(out, yl, z)
 		}
 		g.fft.strided(1, nz, g.src, g.src, g.nxA, nil)
 	}
-	g.declare(ftC2, nz)
-	if g.np1 > 1 {
-		g.u0, g.u1 = g.u1, g.u0
-	}
-	return nil
 }
 
 // evolveInverse evolves u0 one time step (evolve) and transforms it back
 // into u1 (layout 1) (ft.f90's evolve and fft(-1, u1, u2)); the evolution
 // is done in the first pass of the z transforms.
 func (g *ftGrid) evolveInverse() error {
-	nx, ny, nz := g.nx, g.ny, g.nz
 	// Transpose B's receive buffer: u2, or u1 itself on one process.
 	recv := g.u1
 	if g.np > 1 {
 		recv = g.u2
 	}
+	g.evolveZ(recv)
+	g.declare(ftC3, 1)
+	g.declare(ftC4, g.nz)
+	if err := g.transposeB(g.u1, recv); err != nil {
+		return err
+	}
+	if g.np1 == 1 {
+		g.inverseYX(recv)
+		g.declare(ftC4, g.ny)
+		g.declare(ftC4, g.nx)
+		return nil
+	}
+	// 2-D layout: y transforms into transpose A's send buffer u1,
+	// exchanged into u2 and put together into x-lines in u1
+	// (transpose_x_y_finish), then the x transforms.
+	g.inverseY(recv)
+	g.declare(ftC4, g.ny)
+	if err := g.transposeA(g.u1, g.u2); err != nil {
+		return err
+	}
+	g.inverseX()
+	g.declare(ftC4, g.nx)
+	return nil
+}
+
+// evolveZ is the first pass of evolveInverse: the evolution of u0 and
+// the inverse z transforms in one sweep, one y-row of layout 3 at a
+// time, so that u0 is read once; it writes transpose B's send buffer u1,
+// and this process's own block straight to recv, transpose B's receive
+// buffer.
+func (g *ftGrid) evolveZ(recv []complex128) {
+	ny, nz := g.ny, g.nz
 	for yl := range g.nyB {
 		jj := ftWave(g.y3+yl, ny)
 		for z := range nz {
@@ -382,29 +433,29 @@ func (g *ftGrid) evolveInverse() error {
 		}
 		g.fft.strided(-1, nz, g.src, g.dst, g.nxA, &g.ev)
 	}
-	g.declare(ftC3, 1)
-	g.declare(ftC4, nz)
-	if err := g.transposeB(g.u1, recv); err != nil {
-		return err
-	}
-	if g.np1 == 1 {
-		for k := range g.nzB {
-			// y transforms from the receive buffer into u1,
-			// then the x transforms of the plane in place.
-			for y := range ny {
-				g.src[y] = g.rowB(recv, recv, y, k)
-				g.dst[y] = g.row1(g.u1, y, k)
-			}
-			g.fft.strided(-1, ny, g.src, g.dst, g.nxA, nil)
-			g.fft.contiguous(-1, g.plane1(g.u1, k), nx)
+}
+
+// inverseYX ends the inverse transform in the 1-D layout, where layout 2
+// is layout 1: plane by plane, the y transforms from transpose B's
+// receive buffer recv into u1, then the x transforms of the plane in
+// place, while it is in cache.
+func (g *ftGrid) inverseYX(recv []complex128) {
+	nx, ny := g.nx, g.ny
+	for k := range g.nzB {
+		for y := range ny {
+			g.src[y] = g.rowB(recv, recv, y, k)
+			g.dst[y] = g.row1(g.u1, y, k)
 		}
-		g.declare(ftC4, ny)
-		g.declare(ftC4, nx)
-		return nil
+		g.fft.strided(-1, ny, g.src, g.dst, g.nxA, nil)
+		g.fft.contiguous(-1, g.plane1(g.u1, k), nx)
 	}
-	// 2-D layout: y transforms into transpose A's send buffer u1,
-	// exchanged into u2 and put together into x-lines in u1
-	// (transpose_x_y_finish), then the x transforms.
+}
+
+// inverseY is the inverse y transforms in the 2-D layout, from transpose
+// B's receive buffer recv into transpose A's send buffer u1, in its
+// order.
+func (g *ftGrid) inverseY(recv []complex128) {
+	ny := g.ny
 	for k := range g.nzB {
 		for y := range ny {
 			g.src[y] = g.rowB(recv, recv, y, k)
@@ -412,10 +463,14 @@ func (g *ftGrid) evolveInverse() error {
 		}
 		g.fft.strided(-1, ny, g.src, g.dst, g.nxA, nil)
 	}
-	g.declare(ftC4, ny)
-	if err := g.transposeA(g.u1, g.u2); err != nil {
-		return err
-	}
+}
+
+// inverseX ends the inverse transform in the 2-D layout: it puts the
+// blocks transpose A left in u2 together into the x-lines of u1
+// (transpose_x_y_finish), then does the x transforms of each plane in
+// place.
+func (g *ftGrid) inverseX() {
+	nx := g.nx
 	for k := range g.nzB {
 		for yl := range g.nyA {
 			row := g.row1(g.u1, yl, k)
@@ -425,8 +480,6 @@ func (g *ftGrid) evolveInverse() error {
 		}
 		g.fft.contiguous(-1, g.plane1(g.u1, k), nx)
 	}
-	g.declare(ftC4, nx)
-	return nil
 }
 
 // declare declares c·ln d operations per point of this process

@@ -275,7 +275,41 @@ func (s *isState) rank(iteration int) error {
 	// drops the check for oversized shifts from the loops.
 	nb, shift := s.nb, s.shift&31
 	keys := s.keyArray[:s.numKeys]
+	s.bucketLocal(keys, iteration, shift)
+	// NPB counts one operation per key ranked: half of it is the bucket
+	// sort of this process's keys, half the ranking of those it receives
+	// (see below), so that the load imbalance of the buckets shows.
+	mpi.Compute(0.5 * float64(len(keys)))
 
+	if err := mpi.Allreduce(s.c, s.bucketSize, s.bucketSizeTotals, mpi.Sum); err != nil {
+		return err
+	}
+	totals := s.bucketSizeTotals[:nb] // the bucket sizes of all processes
+	s.assignBuckets(totals, len(keys))
+	if err := s.exchangeKeys(); err != nil {
+		return err
+	}
+
+	minKey, maxKey, m, localKeys := s.localRange(totals, shift)
+	// cnt[k-minKey] is the number of local keys ≤ k. (NPB leaves m out
+	// of the counts, to keep them within 32 bits.)
+	sp := s.self
+	cnt := isRankCounts(s.rankCounts, minKey, max(maxKey-minKey+1, 0),
+		s.keyBuff2[:sp.to], s.keyBuff1[sp.from:sp.from+sp.n], s.keyBuff2[sp.to+sp.n:localKeys])
+	mpi.Compute(0.5 * float64(localKeys))
+	s.partialVerify(iteration, cnt, minKey, maxKey, m)
+
+	s.minKey, s.localKeys = minKey, localKeys
+	return nil
+}
+
+// bucketLocal is the local half of a ranking: it alters two keys, so
+// that every iteration ranks a different sequence, puts the test keys
+// held here at the top of bucketSize, and counts and sorts the local keys
+// by bucket, leaving their counts in bucketSize for the Allreduce that
+// follows.
+func (s *isState) bucketLocal(keys []int32, iteration int, shift uint) {
+	nb := s.nb
 	// Alter two keys each iteration, so that the ranking differs.
 	if s.me == 0 {
 		keys[iteration] = int32(iteration)
@@ -293,29 +327,26 @@ func (s *isState) rank(iteration int) error {
 
 	// Count the keys of each bucket, then sort them into their buckets
 	// (is.c's bucket sort). Each process receives a run of consecutive
-	// buckets (below), so the keys it receives lie together, after those
-	// of the processes before it; and sorted by bucket they come to the
-	// ranking in clusters, each bucket's keys counted within that bucket's
-	// span of the counts (a few KiB), where keys in the order they were
-	// made would land all over the process's range of counts.
+	// buckets (assignBuckets), so the keys it receives lie together,
+	// after those of the processes before it; and sorted by bucket they
+	// come to the ranking in clusters, each bucket's keys counted within
+	// that bucket's span of the counts (a few KiB), where keys in the
+	// order they were made would land all over the process's range of
+	// counts.
 	counts := s.counts
 	isBucketCount(counts, s.partial, keys, shift)
-	bs := s.bucketSize[:nb]
-	copy(bs, counts[:nb])
+	copy(s.bucketSize, counts[:nb]) // the first nb: copy stops at counts' end
 	s.partition(keys, shift)
-	// NPB counts one operation per key ranked: half of it is the bucket
-	// sort of this process's keys, half the ranking of those it receives
-	// (see below), so that the load imbalance of the buckets shows.
-	mpi.Compute(0.5 * float64(len(keys)))
+}
 
-	if err := mpi.Allreduce(s.c, s.bucketSize, s.bucketSizeTotals, mpi.Sum); err != nil {
-		return err
-	}
-	totals := s.bucketSizeTotals[:nb]
-
-	// Give process j the buckets up to the one where the running total of
-	// all processes' keys reaches (j+1)·numKeys; the keys of this process
-	// in those buckets are sent to j.
+// assignBuckets shares the buckets out among the processes from the
+// bucket sizes summed over all of them, totals: process j gets the
+// buckets up to the one where the running total of all processes' keys
+// reaches (j+1)·numKeys, so that each ranks about as many keys, and this
+// process's keys in those buckets are to be sent to j. nkeys is the
+// number of local keys.
+func (s *isState) assignBuckets(totals []int32, nkeys int) {
+	bs := s.bucketSize[:len(totals)] // this process's bucket sizes
 	clear(s.distrib1)
 	clear(s.distrib2)
 	j := 0
@@ -340,11 +371,17 @@ func (s *isState) rank(iteration int) error {
 	// of buckets) get none: an empty range.
 	for ; j < s.np; j++ {
 		s.sendCount[j] = 0
-		s.sendDispl[j] = len(keys)
+		s.sendDispl[j] = nkeys
 		s.distrib1[j] = 1
 	}
+}
 
-	// Exchange the counts, then the keys.
+// exchangeKeys sends every process the keys of its buckets: it exchanges
+// the counts, so that each process knows where the keys from each other
+// one go, then the keys, into keyBuff2. The keys this process keeps stay
+// in keyBuff1 (s.self), since copying them would be work the ranking
+// does not need.
+func (s *isState) exchangeKeys() error {
 	if err := mpi.Alltoall(s.c, s.sendCount, s.recvCount); err != nil {
 		return err
 	}
@@ -360,38 +397,38 @@ func (s *isState) rank(iteration int) error {
 		s.keyBuff2 = make([]int32, total)
 		s.keyArray = append(s.keyArray, make([]int32, total-len(s.keyArray))...)
 	}
-	// The keys this process keeps do not go through the exchange.
 	me := s.me
 	s.self = isSelfPart{from: s.sendDispl[me], to: s.recvDispl[me], n: s.sendCount[me]}
 	s.sendCount[me], s.recvCount[me] = 0, 0
-	if err := mpi.Alltoallv(s.c, s.keyBuff1, s.sendCount, s.sendDispl, s.keyBuff2, s.recvCount, s.recvDispl); err != nil {
-		return err
-	}
+	return mpi.Alltoallv(s.c, s.keyBuff1, s.sendCount, s.sendDispl, s.keyBuff2, s.recvCount, s.recvDispl)
+}
 
-	// This process's key range is that of its buckets. m is the number of
-	// keys of the processes before it, localKeys the number it holds.
-	minKey := s.distrib1[s.me] << shift
-	maxKey := (s.distrib2[s.me]+1)<<shift - 1
-	var m int64
+// localRange returns this process's key range after the exchange, that of
+// its buckets, [minKey, maxKey]; m, the number of keys of the processes
+// before it, which the ranks of its keys start from; and localKeys, the
+// number of keys it holds. totals are the bucket sizes over all
+// processes.
+func (s *isState) localRange(totals []int32, shift uint) (minKey, maxKey int, m int64, localKeys int) {
+	shift &= 31 // below 32 anyway: no check for oversized shifts
+	minKey = s.distrib1[s.me] << shift
+	maxKey = (s.distrib2[s.me]+1)<<shift - 1
 	for k := 0; k < s.me; k++ {
 		for i := s.distrib1[k]; i <= s.distrib2[k]; i++ {
 			m += int64(totals[i])
 		}
 	}
-	localKeys := 0
 	for i := s.distrib1[s.me]; i <= s.distrib2[s.me]; i++ {
 		localKeys += int(totals[i])
 	}
+	return minKey, maxKey, m, localKeys
+}
 
-	// cnt[k-minKey] is the number of local keys ≤ k. (NPB leaves m out
-	// of the counts, to keep them within 32 bits.)
-	sp := s.self
-	cnt := isRankCounts(s.rankCounts, minKey, max(maxKey-minKey+1, 0),
-		s.keyBuff2[:sp.to], s.keyBuff1[sp.from:sp.from+sp.n], s.keyBuff2[sp.to+sp.n:localKeys])
-	mpi.Compute(0.5 * float64(localKeys))
-
-	// Partial verification: the rank of a test key in this range is the
-	// number of keys less than it.
+// partialVerify checks the ranks of the test keys in this process's range
+// [minKey, maxKey] against NPB's, counting the passes and recording the
+// failures: the rank of a key is the number of keys less than it, m
+// before this process and the local counts cnt after.
+func (s *isState) partialVerify(iteration int, cnt []int32, minKey, maxKey int, m int64) {
+	nb := s.nb
 	for i := range isTestArraySize {
 		k := int(s.bucketSizeTotals[nb+i])
 		if k < minKey || k > maxKey {
@@ -411,9 +448,6 @@ func (s *isState) rank(iteration int) error {
 			s.failures = append(s.failures, isFailure{iteration, i, got, want})
 		}
 	}
-
-	s.minKey, s.localKeys = minKey, localKeys
-	return nil
 }
 
 // partition sorts keys into keyBuff1 by bucket, s.counts holding the

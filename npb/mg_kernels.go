@@ -169,36 +169,8 @@ func mgRprj3Plane(rd, rc, ru []float64, nk [3]int, sp []float64, nj [3]int, d [3
 // A fine extent of 3 takes NPB's general form with the offsets d and t.
 // tmp is scratch space of at least 3·nz[0] values.
 func mgInterp(z []float64, nz [3]int, u []float64, nu [3]int, tmp []float64) {
-	mm1, mm2, mm3 := nz[0], nz[1], nz[2]
-	n1, n2 := nu[0], nu[1]
-	zs2, zs3 := mm1, mm1*mm2
-	us2, us3 := n1, n1*n2
 	if nu[0] != 3 && nu[1] != 3 && nu[2] != 3 {
-		// As NPB: for each coarse line, the line temporaries z1 =
-		// z(i2+1)+z, z2 = z(i3+1)+z and z3 = z(i2+1, i3+1)+z(i3+1)+z1,
-		// then one sweep for each of the four fine lines (2·i2+{0,1},
-		// 2·i3+{0,1}) it feeds. Four short sweeps with two streams each
-		// run faster than one with eight (fewer registers, no spills).
-		m := mm1 - 1
-		z1, z2, z3 := tmp[:mm1], tmp[mm1:2*mm1], tmp[2*mm1:3*mm1]
-		for i3 := 0; i3 < mm3-1; i3++ {
-			for i2 := 0; i2 < mm2-1; i2++ {
-				o := i2*zs2 + i3*zs3
-				zc := z[o:][:mm1] // (i2, i3)
-				mgInterpSums(z1, z2, z3, zc,
-					z[o+zs2:][:mm1],     // (i2+1, i3)
-					z[o+zs3:][:mm1],     // (i2, i3+1)
-					z[o+zs2+zs3:][:mm1]) // (i2+1, i3+1)
-				uo := 2*i2*us2 + 2*i3*us3
-				// NPB's u += z and u += 0.5·(z(i1+1)+z): 1·x is x and
-				// the sum's order does not change it, so the first line
-				// takes the others' form.
-				mgInterpLine(u[uo:][:2*m], zc, 1, 0.5)              // (2·i2, 2·i3)
-				mgInterpLine(u[uo+us2:][:2*m], z1, 0.5, 0.25)       // (2·i2+1, 2·i3)
-				mgInterpLine(u[uo+us3:][:2*m], z2, 0.5, 0.25)       // (2·i2, 2·i3+1)
-				mgInterpLine(u[uo+us2+us3:][:2*m], z3, 0.25, 0.125) // (2·i2+1, 2·i3+1)
-			}
-		}
+		mgInterpLines(z, nz, u, nu, tmp)
 		return
 	}
 
@@ -213,6 +185,49 @@ func mgInterp(z []float64, nz [3]int, u []float64, nu [3]int, tmp []float64) {
 			d[ax], t[ax] = 2, 1
 		}
 	}
+	mgInterpOnPlanes(z, nz, u, nu, d, t)
+	mgInterpMidPlanes(z, nz, u, nu, d, t)
+}
+
+// mgInterpLines is mgInterp where no fine extent is 3, as NPB: for each
+// coarse line, the line temporaries z1 = z(i2+1)+z, z2 = z(i3+1)+z and
+// z3 = z(i2+1, i3+1)+z(i3+1)+z1, then one sweep for each of the four fine
+// lines (2·i2+{0,1}, 2·i3+{0,1}) it feeds. Four short sweeps with two
+// streams each run faster than one with eight (fewer registers, no
+// spills).
+func mgInterpLines(z []float64, nz [3]int, u []float64, nu [3]int, tmp []float64) {
+	mm1, mm2, mm3 := nz[0], nz[1], nz[2]
+	n1, n2 := nu[0], nu[1]
+	zs2, zs3 := mm1, mm1*mm2
+	us2, us3 := n1, n1*n2
+	m := mm1 - 1
+	z1, z2, z3 := tmp[:mm1], tmp[mm1:2*mm1], tmp[2*mm1:3*mm1]
+	for i3 := 0; i3 < mm3-1; i3++ {
+		for i2 := 0; i2 < mm2-1; i2++ {
+			o := i2*zs2 + i3*zs3
+			zc := z[o:][:mm1] // (i2, i3)
+			mgInterpSums(z1, z2, z3, zc,
+				z[o+zs2:][:mm1],     // (i2+1, i3)
+				z[o+zs3:][:mm1],     // (i2, i3+1)
+				z[o+zs2+zs3:][:mm1]) // (i2+1, i3+1)
+			uo := 2*i2*us2 + 2*i3*us3
+			// NPB's u += z and u += 0.5·(z(i1+1)+z): 1·x is x and
+			// the sum's order does not change it, so the first line
+			// takes the others' form.
+			mgInterpLine(u[uo:][:2*m], zc, 1, 0.5)              // (2·i2, 2·i3)
+			mgInterpLine(u[uo+us2:][:2*m], z1, 0.5, 0.25)       // (2·i2+1, 2·i3)
+			mgInterpLine(u[uo+us3:][:2*m], z2, 0.5, 0.25)       // (2·i2, 2·i3+1)
+			mgInterpLine(u[uo+us2+us3:][:2*m], z3, 0.25, 0.125) // (2·i2+1, 2·i3+1)
+		}
+	}
+}
+
+// mgInterpOnPlanes is the first half of mgInterp's general form: the fine
+// planes 2·i3−d[2], which lie on coarse planes, and so take the coarse
+// points of one plane. d and t are mgInterp's offsets.
+func mgInterpOnPlanes(z []float64, nz [3]int, u []float64, nu [3]int, d, t [3]int) {
+	mm1, mm2, mm3 := nz[0], nz[1], nz[2]
+	n1, n2 := nu[0], nu[1]
 	// zi and ui index z and u with NPB's 1-based indices.
 	zi := func(i1, i2, i3 int) int { return (i1 - 1) + mm1*((i2-1)+mm2*(i3-1)) }
 	ui := func(i1, i2, i3 int) int { return (i1 - 1) + n1*((i2-1)+n2*(i3-1)) }
@@ -238,6 +253,17 @@ func mgInterp(z []float64, nz [3]int, u []float64, nu [3]int, tmp []float64) {
 			}
 		}
 	}
+}
+
+// mgInterpMidPlanes is the second half of mgInterp's general form: the fine
+// planes 2·i3−t[2], between coarse planes i3 and i3+1, and so take the
+// mean of the two. d and t are mgInterp's offsets.
+func mgInterpMidPlanes(z []float64, nz [3]int, u []float64, nu [3]int, d, t [3]int) {
+	mm1, mm2, mm3 := nz[0], nz[1], nz[2]
+	n1, n2 := nu[0], nu[1]
+	// zi and ui index z and u with NPB's 1-based indices.
+	zi := func(i1, i2, i3 int) int { return (i1 - 1) + mm1*((i2-1)+mm2*(i3-1)) }
+	ui := func(i1, i2, i3 int) int { return (i1 - 1) + n1*((i2-1)+n2*(i3-1)) }
 	for i3 := 1; i3 <= mm3-1; i3++ {
 		for i2 := d[1]; i2 <= mm2-1; i2++ {
 			for i1 := d[0]; i1 <= mm1-1; i1++ {

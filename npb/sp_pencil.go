@@ -55,6 +55,17 @@ func spPencils(c *adiCell, d int, f func(p spPencil)) {
 // speed of sound; at the grid's boundary points rows of the identity, as
 // NPB's lhsinit.
 func (s *spSolver) fill(c *adiCell, d int, p *spPencil, rows []float64) {
+	s.fillLineTerms(c, d, p)
+	spFillIdentity(p, rows)
+	s.fillInterior(c, d, p, rows)
+}
+
+// fillLineTerms sets, for each line of the pencil at the rows lo−1…hi+1
+// that fill's rows reach, the velocity normal to the sweep's axis in
+// s.cv and the largest of the viscous terms in s.rhon (NPB's cv and
+// rhon), row by row, so that fillInterior reads them for three rows at
+// once.
+func (s *spSolver) fillLineTerms(c *adiCell, d int, p *spPencil) {
 	k := s.k
 	ax := &k.dir[d]
 	n := d + 1 // the momentum component normal to the axis
@@ -71,12 +82,14 @@ func (s *spSolver) fill(c *adiCell, d int, p *spPencil, rows []float64) {
 			rhon[l] = spMax(spMax(dn+con43*ru1, d4+c1c5*ru1), spMax(dmax+ru1, d0))
 		}
 	}
-	// The constants in locals: the compiler reloads anything read through
-	// a pointer after each store to lhs.
-	dtt1, dtt2, c2dtt1 := ax.dtt1, ax.dtt2, ax.c2dtt1
-	speed := c.speed
+}
+
+// spFillIdentity sets rows of the identity in rows at the pencil's grid
+// boundary points and in the padding lanes, which the elimination then
+// goes through unchanged (NPB's lhsinit).
+func spFillIdentity(p *spPencil, rows []float64) {
+	na := p.na
 	y := newSPLaneLayout(p)
-	sl := y.stride(15)
 	for q := range p.n {
 		// Rows of the identity at the grid's boundary points and in the
 		// padding lanes.
@@ -91,6 +104,23 @@ func (s *spSolver) fill(c *adiCell, d int, p *spPencil, rows []float64) {
 			}
 		}
 	}
+}
+
+// fillInterior sets the rows of the pencil's updated points, lo…hi, from
+// the terms fillLineTerms left: the implicit convection and viscous
+// terms, the fourth-order dissipation, and the speed of sound for the
+// second and third factors; whole vectors where the lines lie side by
+// side (spFillLanes), else a point at a time.
+func (s *spSolver) fillInterior(c *adiCell, d int, p *spPencil, rows []float64) {
+	k := s.k
+	ax := &k.dir[d]
+	na := p.na
+	// The constants in locals: the compiler reloads anything read through
+	// a pointer after each store to lhs.
+	dtt1, dtt2, c2dtt1 := ax.dtt1, ax.dtt2, ax.c2dtt1
+	speed := c.speed
+	y := newSPLaneLayout(p)
+	sl := y.stride(15)
 	for q := p.lo; q <= p.hi; q++ {
 		cvm, cvp := s.cv[q*na:][:na], s.cv[(q+2)*na:][:na]
 		rm, r0, rp := s.rhon[q*na:][:na], s.rhon[(q+1)*na:][:na], s.rhon[(q+2)*na:][:na]
