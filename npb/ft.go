@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"math"
 	"math/cmplx"
+	"slices"
 	"strings"
 
 	"github.com/rhinet-go/martini/mpi"
@@ -54,66 +55,42 @@ type ftClassParams struct {
 }
 
 // ftParams returns the parameters of class (npbparams.h from setparams.c,
-// and verify in ft.f90).
+// and verify in ft.f90), its reference checksums in a slice of their own.
 func ftParams(class Class) (ftClassParams, bool) {
-	switch class {
-	case 'S':
-		return ftClassParams{64, 64, 64, 6, ftReferenceS()}, true
-	case 'W':
-		return ftClassParams{128, 128, 32, 6, ftReferenceW()}, true
-	case 'A':
-		return ftClassParams{256, 256, 128, 6, ftReferenceA()}, true
-	case 'B':
-		return ftClassParams{512, 256, 256, 20, ftReferenceB()}, true
-	case 'C':
-		return ftClassParams{512, 512, 512, 20, ftReferenceC()}, true
-	}
-	return ftClassParams{}, false
+	p, ok := ftClasses[class]
+	p.ref = slices.Clone(p.ref)
+	return p, ok
 }
 
-// ftReferenceS returns class S's reference checksums (verify in ft.f90),
-// one for each of its 6 iterations, in a new slice.
-func ftReferenceS() []complex128 {
-	return []complex128{
+// ftClasses holds each class's grid and iteration count (npbparams.h from
+// setparams.c) and its reference checksums (verify in ft.f90), one for
+// each iteration.
+var ftClasses = map[Class]ftClassParams{
+	'S': {64, 64, 64, 6, []complex128{
 		complex(5.546087004964e+02, 4.845363331978e+02),
 		complex(5.546385409189e+02, 4.865304269511e+02),
 		complex(5.546148406171e+02, 4.883910722336e+02),
 		complex(5.545423607415e+02, 4.901273169046e+02),
 		complex(5.544255039624e+02, 4.917475857993e+02),
 		complex(5.542683411902e+02, 4.932597244941e+02),
-	}
-}
-
-// ftReferenceW returns class W's reference checksums (verify in ft.f90),
-// one for each of its 6 iterations, in a new slice.
-func ftReferenceW() []complex128 {
-	return []complex128{
+	}},
+	'W': {128, 128, 32, 6, []complex128{
 		complex(5.673612178944e+02, 5.293246849175e+02),
 		complex(5.631436885271e+02, 5.282149986629e+02),
 		complex(5.594024089970e+02, 5.270996558037e+02),
 		complex(5.560698047020e+02, 5.260027904925e+02),
 		complex(5.530898991250e+02, 5.249400845633e+02),
 		complex(5.504159734538e+02, 5.239212247086e+02),
-	}
-}
-
-// ftReferenceA returns class A's reference checksums (verify in ft.f90),
-// one for each of its 6 iterations, in a new slice.
-func ftReferenceA() []complex128 {
-	return []complex128{
+	}},
+	'A': {256, 256, 128, 6, []complex128{
 		complex(5.046735008193e+02, 5.114047905510e+02),
 		complex(5.059412319734e+02, 5.098809666433e+02),
 		complex(5.069376896287e+02, 5.098144042213e+02),
 		complex(5.077892868474e+02, 5.101336130759e+02),
 		complex(5.085233095391e+02, 5.104914655194e+02),
 		complex(5.091487099959e+02, 5.107917842803e+02),
-	}
-}
-
-// ftReferenceB returns class B's reference checksums (verify in ft.f90),
-// one for each of its 20 iterations, in a new slice.
-func ftReferenceB() []complex128 {
-	return []complex128{
+	}},
+	'B': {512, 256, 256, 20, []complex128{
 		complex(5.177643571579e+02, 5.077803458597e+02),
 		complex(5.154521291263e+02, 5.088249431599e+02),
 		complex(5.146409228649e+02, 5.096208912659e+02),
@@ -134,13 +111,8 @@ func ftReferenceB() []complex128 {
 		complex(5.125002331720e+02, 5.115053595966e+02),
 		complex(5.124551951846e+02, 5.115415130407e+02),
 		complex(5.124146770029e+02, 5.115744692211e+02),
-	}
-}
-
-// ftReferenceC returns class C's reference checksums (verify in ft.f90),
-// one for each of its 20 iterations, in a new slice.
-func ftReferenceC() []complex128 {
-	return []complex128{
+	}},
+	'C': {512, 512, 512, 20, []complex128{
 		complex(5.195078707457e+02, 5.149019699238e+02),
 		complex(5.155422171134e+02, 5.127578201997e+02),
 		complex(5.144678022222e+02, 5.122251847514e+02),
@@ -161,7 +133,7 @@ func ftReferenceC() []complex128 {
 		complex(5.130103090133e+02, 5.123399592211e+02),
 		complex(5.129905029333e+02, 5.123435588985e+02),
 		complex(5.129714421109e+02, 5.123465164008e+02),
-	}
+	}},
 }
 
 // ftMops returns FT's operation count (ft.f90, after the timed part):
