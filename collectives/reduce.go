@@ -26,14 +26,8 @@ var reduceAlgorithms = []string{AlgBinomial, AlgReduceScatterGather, AlgRecursiv
 // in order, and rank 0 sends the result to root.
 func reduceBinomial(c *call, r Reducer, send, recv []byte, root int) error {
 	n, rank := c.Size(), c.Rank()
-	length := len(send)
-	if send == nil {
-		length = len(recv)
-	}
-	top := root
-	if !r.Commutative {
-		top = 0
-	}
+	length := reductionLength(send, recv)
+	top := binomialTop(r.Commutative, root)
 	// acc holds the combination of the ranks [rel, rel+mask); tmp
 	// receives a child's, of the ranks just above. Until the first child's
 	// arrives, acc is the input itself: a leaf sends it as it is, without
@@ -74,9 +68,7 @@ func reduceBinomial(c *call, r Reducer, send, recv []byte, root int) error {
 		if r.Commutative {
 			r.Apply(tmp, acc)
 		} else {
-			// acc (lower ranks) ∘ tmp (higher ranks), computed in tmp.
-			r.Apply(acc, tmp)
-			acc, tmp = tmp, acc
+			acc, tmp = combineInOrder(r.Apply, acc, tmp)
 		}
 	}
 	switch {
@@ -90,6 +82,34 @@ func reduceBinomial(c *call, r Reducer, send, recv []byte, root int) error {
 		return c.recv(top, recv)
 	}
 	return nil
+}
+
+// reductionLength is the length of the vectors of a reduction of send
+// into recv: send's, or recv's where send is nil (in place).
+func reductionLength(send, recv []byte) int {
+	if send == nil {
+		return len(recv)
+	}
+	return len(send)
+}
+
+// binomialTop is the rank at which reduceBinomial's tree combines the
+// operands: root, or rank 0 for an operation that is not commutative, so
+// that every combination joins adjacent rank ranges in order.
+func binomialTop(commutative bool, root int) int {
+	if !commutative {
+		return 0
+	}
+	return root
+}
+
+// combineInOrder combines a child's operand tmp (higher ranks) into acc
+// (lower ranks) by apply (a Reducer's Apply) for an operation that is not
+// commutative: acc ∘ tmp, computed in tmp, so it returns the two swapped,
+// the combination first.
+func combineInOrder(apply func(in, inout []byte), acc, tmp []byte) (combined, spare []byte) {
+	apply(acc, tmp)
+	return tmp, acc
 }
 
 // reduceInput is the rank's input to a reduction of length bytes: send,

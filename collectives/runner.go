@@ -288,34 +288,10 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 	}
 	u.settleAll()
 	if u.Check || alg == AlgShared {
-		// Inputs of a data word or less (by the size every rank agrees
-		// on) travel as the barrier's data words when the group is small
-		// enough.
 		inline := method == AlgNIC && alg == AlgShared && o.invalid == nil &&
 			o.shareLen <= DatumSize && c.Size() <= u.HW.InlineRanks()
-		var datum *[DatumSize]byte
-		switch {
-		case method == AlgNIC:
-			// Payloads may differ in size: publish no more than needed.
-			size = keySize
-			if alg == AlgShared && o.invalid == nil && !inline {
-				size += len(o.input)
-			}
-		case u.messageRecords(method):
-			// The length every process agrees on (its key holds it),
-			// whether or not its own input fills it: the records cross.
-			size = keySize
-			if alg == AlgShared && o.invalid == nil {
-				size += o.shareLen
-			}
-		}
-		var input []byte
-		if inline {
-			datum = u.wordOf(o.input)
-		} else if alg == AlgShared && o.invalid == nil {
-			input = o.input
-		}
-		rec, key := keyedRecord(c, method == AlgNIC, o.key, input, size)
+		input, datum := u.checkedInput(o, alg, inline)
+		rec, key := keyedRecord(c, method == AlgNIC, o.key, input, u.checkedSize(o, method, alg, inline, size))
 		b := &u.board
 		var own ownCopy
 		if u.CopyDuringCheck && o.invalid == nil && ownFirst(coll, alg) {
@@ -334,9 +310,7 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 			return err
 		}
 		if c.mismatch != nil {
-			// A record of another length where the keys agree, which
-			// hold the lengths: another call's, a difference all the same.
-			return fmt.Errorf("%v: %w", coll, c.mismatch)
+			return mismatchErr(coll, c.mismatch)
 		}
 		if alg == AlgShared {
 			u.Stats.addAt(coll, sharedStat(method))
@@ -351,6 +325,54 @@ func (u *Runner) run(o *opCall, data func(c *call, alg string) error, local func
 		return fmt.Errorf("%v (%s): %w", coll, alg, err)
 	}
 	return nil
+}
+
+// mismatchErr is the error of a call of coll whose check met a record of
+// another length where the keys agree, which hold the lengths: another
+// call's, a difference all the same.
+func mismatchErr(coll Collective, mismatch error) error {
+	return fmt.Errorf("%v: %w", coll, mismatch)
+}
+
+// checkedSize is the size of the record the process publishes in the
+// check of o by method before alg runs, from size, the most it carries
+// (recordSize). Payloads of the synchronisation network may differ in
+// size: it publishes no more than needed, its input only where alg is
+// AlgShared and it travels outside the barrier's data word (inline).
+// Records exchanged by messages (messageRecords) take the length every
+// process agrees on (its key holds it), whether or not its own input
+// fills it: the records cross.
+func (u *Runner) checkedSize(o *opCall, method, alg string, inline bool, size int) int {
+	switch {
+	case method == AlgNIC:
+		size = keySize
+		if alg == AlgShared && o.invalid == nil && !inline {
+			size += len(o.input)
+		}
+	case u.messageRecords(method):
+		size = keySize
+		if alg == AlgShared && o.invalid == nil {
+			size += o.shareLen
+		}
+	}
+	return size
+}
+
+// checkedInput is where the process's input to o travels in the check
+// before alg runs: as the barrier's data word (the datum) where it is
+// inline, in its record (the input) where alg is AlgShared and its
+// arguments are valid, nowhere otherwise. Inputs of a data word or less
+// (by the size every rank agrees on) are inline, travelling as the
+// barrier's data words, when the group is small enough: run decides, by
+// the synchronisation network's InlineRanks.
+func (u *Runner) checkedInput(o *opCall, alg string, inline bool) ([]byte, *[DatumSize]byte) {
+	if inline {
+		return nil, u.wordOf(o.input)
+	}
+	if alg == AlgShared && o.invalid == nil {
+		return o.input, nil
+	}
+	return nil, nil
 }
 
 // applicable reports whether alg can run the call.

@@ -145,13 +145,7 @@ func (t *Transport) frame(p *peer, in *inbound, h *header, sink llc.Sink) (bool,
 			sig, err = t.mem.Word(h.region, h.b)
 		}
 		if err != nil {
-			t.replyErr(p, fWriteErr, h.a, err)
-			// The writer learns it only after its write completed, and a
-			// record telling this process the data is there may follow:
-			// stop this process's engine rather than let it take what
-			// was not written.
-			t.late = append(t.late, llc.Event{Kind: llc.EvError,
-				Err: fmt.Errorf("tcp: a write of process %d into this process was refused: %w", p.id, err)})
+			t.refuseWrite(p, h, err)
 			dst, sig = nil, nil
 		}
 		if in.take(h.n, dst, finish{sig: sig, sigVal: h.c}) {
@@ -191,6 +185,17 @@ func (t *Transport) frame(p *peer, in *inbound, h *header, sink llc.Sink) (bool,
 		return false, fmt.Errorf("a frame of kind %d", h.kind)
 	}
 	return true, nil
+}
+
+// refuseWrite answers p's write h, whose memory err refused, with an
+// fWriteErr, and fails this process's engine at the next Poll: the
+// writer learns it only after its write completed, and a record telling
+// this process the data is there may follow, so the engine stops rather
+// than take what was not written. The caller then skips the write's data.
+func (t *Transport) refuseWrite(p *peer, h *header, err error) {
+	t.replyErr(p, fWriteErr, h.a, err)
+	t.late = append(t.late, llc.Event{Kind: llc.EvError,
+		Err: fmt.Errorf("tcp: a write of process %d into this process was refused: %w", p.id, err)})
 }
 
 // control acts on a frame of the connection's own life from p: the

@@ -243,13 +243,7 @@ func (t *Transport) Poll(sink llc.Sink) bool {
 	if t.closed {
 		return false
 	}
-	progressed := false
-	// Connections arrive once per pair: look at the listener now and
-	// then (a sleeper wakes on it), not at the cost of a system call per
-	// poll.
-	if t.polls++; t.polls%64 == 0 || len(t.incoming) > 0 {
-		progressed = t.accept()
-	}
+	progressed := t.pollListener()
 	for i := range t.peers {
 		p := &t.peers[i]
 		switch p.state {
@@ -300,6 +294,18 @@ func (t *Transport) Poll(sink llc.Sink) bool {
 	}
 	t.syncPollset()
 	return progressed
+}
+
+// pollListener accepts connections and reads their hellos (accept) on
+// one Poll in 64, or on every Poll while an accepted connection's hello
+// has not all arrived, and reports whether that progressed. Connections
+// arrive once per pair: the listener is looked at now and then (a
+// sleeper wakes on it), not at the cost of a system call per poll.
+func (t *Transport) pollListener() bool {
+	if t.polls++; t.polls%64 == 0 || len(t.incoming) > 0 {
+		return t.accept()
+	}
+	return false
 }
 
 // Stats returns the transport's counters.
