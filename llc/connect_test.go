@@ -120,15 +120,28 @@ func bootWord(c *cluster, p int, off uint64) uint64 {
 	return atomic.LoadUint64(word(c.net.mems[p], off))
 }
 
+// TestLazyConnect follows, command by command, the connection the first
+// send from process 0 to 1 makes, and the records of the sends after it.
 func TestLazyConnect(t *testing.T) {
 	c := newCluster(t, 2, nil)
 	c.tracing = true
-	boot := c.net.boot
-	e0, e1 := c.eng[0], c.eng[1]
 	data := pattern(1, 8)
 
-	// The first send takes the responder's common slot, watches its own
-	// transaction slot for the reply and writes the request.
+	s := lazyConnectRequest(t, c, data)
+	ring := lazyConnectReply(t, c)
+	lazyConnectFirstRecord(t, c, s, ring, data)
+	lazyConnectLaterSends(t, c, ring, data)
+	c.noErrs()
+	c.idle()
+}
+
+// lazyConnectRequest makes the first send of data, which takes the
+// responder's common slot, watches its own transaction slot for the reply
+// and writes the request, and nothing more until the responder polls.
+func lazyConnectRequest(t *testing.T, c *cluster, data []byte) *SendOp {
+	t.Helper()
+	boot := c.net.boot
+	e0 := c.eng[0]
 	s := c.send(0, 1, 5, 0, data)
 	if s.Done() {
 		t.Fatal("send done before the connection exists")
@@ -149,9 +162,16 @@ func TestLazyConnect(t *testing.T) {
 	if len(c.trace) != 3 {
 		t.Fatalf("initiator issued %v before the reply", c.trace[3:])
 	}
+	return s
+}
 
-	// The responder watches for the next request, allocates a ring,
-	// watches it, replies and frees its slot by compare-and-swap.
+// lazyConnectReply has the responder poll: it watches for the next
+// request, allocates a ring, watches it, replies and frees its slot by
+// compare-and-swap. It returns the ring's region.
+func lazyConnectReply(t *testing.T, c *cluster) RegionID {
+	t.Helper()
+	boot := c.net.boot
+	e1 := c.eng[1]
 	c.poll(1)
 	ring := c.net.next // the region the allocation got
 	checkTrace(t, c, 3, []cmdSig{
@@ -173,7 +193,14 @@ func TestLazyConnect(t *testing.T) {
 	if st := e1.State().Stats; st.RingsGranted != 1 || st.RingBytes != ringCtl+4096 || st.Connections != 0 {
 		t.Fatalf("responder counters %+v", st)
 	}
+	return ring
+}
 
+// lazyConnectFirstRecord has the initiator acknowledge the reply and write
+// the record of the first send s into ring, and the responder receive it.
+func lazyConnectFirstRecord(t *testing.T, c *cluster, s *SendOp, ring RegionID, data []byte) {
+	t.Helper()
+	boot := c.net.boot
 	// The initiator acknowledges and writes the record.
 	c.poll(0)
 	checkTrace(t, c, 8, []cmdSig{
@@ -191,10 +218,16 @@ func TestLazyConnect(t *testing.T) {
 	}
 	c.poll(1)
 	checkRecv(t, "first message", r, 0, 5, data)
+}
 
+// lazyConnectLaterSends checks that sends on the connection write into ring
+// at once: one command for a record of one cell or of up to PackedRecords
+// bytes, the payload cells first then the first cell for a longer one.
+func lazyConnectLaterSends(t *testing.T, c *cluster, ring RegionID, data []byte) {
+	t.Helper()
 	// Later sends write at once: one command.
 	n := len(c.trace)
-	s = c.send(0, 1, 5, 0, data)
+	s := c.send(0, 1, 5, 0, data)
 	checkSent(t, "second send", s)
 	checkTrace(t, c, n, []cmdSig{
 		{Src: 0, Kind: CmdWrite, Peer: 1, Region: ring, Off: ringCtl + cell, HeadLen: recSignal,
@@ -211,7 +244,7 @@ func TestLazyConnect(t *testing.T) {
 		{Src: 0, Kind: CmdWrite, Peer: 1, Region: ring, Off: ringCtl + 2*cell, Len: 100, HeadLen: recMeta,
 			Signal: signal(3, 3*cell), SigOff: ringCtl + 5*cell - 8, Rec: recEager},
 	})
-	r = c.recv(1, 0, 6, 0, 100)
+	r := c.recv(1, 0, 6, 0, 100)
 	c.poll(1)
 	checkRecv(t, "third message", r, 0, 6, big)
 	// In a longer record, the payload cells are written first, then the
@@ -228,11 +261,9 @@ func TestLazyConnect(t *testing.T) {
 	r = c.recv(1, 0, 7, 0, testPacked)
 	c.poll(1)
 	checkRecv(t, "fourth message", r, 0, 7, bigger)
-	if st := e0.State().Stats; st.EagerSent != 4 || st.BytesSent != 116+testPacked || st.ConnectRetries != 0 || st.ControlSent != 0 {
+	if st := c.eng[0].State().Stats; st.EagerSent != 4 || st.BytesSent != 116+testPacked || st.ConnectRetries != 0 || st.ControlSent != 0 {
 		t.Fatalf("initiator counters %+v", st)
 	}
-	c.noErrs()
-	c.idle()
 }
 
 func TestConnectRace(t *testing.T) {

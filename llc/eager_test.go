@@ -344,119 +344,175 @@ func (c *chargingTransport) Charge(w HostWork, n int) { c.charges = append(c.cha
 func TestHostWork(t *testing.T) {
 	t.Run("engine", func(t *testing.T) {
 		for _, eager := range []EagerMode{EagerRings, EagerPM, EagerQueue} {
-			const n = 3
-			c := newCluster(t, n, withEager(eager, func(_ int, cfg *Config) { cfg.RingSize = 1 << 14 }))
-			c.idle()
-			for i := range n {
-				c.connect(i, 1)
-			}
-			clear(c.work[0][:])
-			clear(c.work[1][:])
-			// One eager message 0 -> 1, one rendezvous message (RTS; FIN
-			// back).
-			s := c.send(0, 1, 1, 0, pattern(1, 100))
-			c.wait(s)
-			sr := c.send(0, 1, 2, 0, pattern(2, 5000))
-			// Two sends, each a copy from the user's buffer (the
-			// rendezvous message as the PM messages MPICH-SCore would
-			// send it in).
-			want0 := WorkCounts{WorkSend: 2, WorkCopies: 2, WorkCopy: 5100}
-			if eager == EagerRings {
-				want0 = WorkCounts{}
-			}
-			if c.work[0] != want0 {
-				t.Errorf("%v: sender's work %v, want %v", eager, c.work[0], want0)
-			}
-			c.poll(1)
-			// Two records taken: the eager message copied out (the RTS
-			// copies nothing until it is matched); PM/RHiNET zeroes both
-			// records.
-			var want1 WorkCounts
-			switch eager {
-			case EagerPM:
-				want1 = WorkCounts{WorkPoll: n, WorkRecv: 2, WorkCopies: 1, WorkCopy: 100, // every inbound ring
-					WorkZero: 2*recMeta + 100 + rtsSize}
-			case EagerQueue:
-				want1 = WorkCounts{WorkPoll: 1, WorkRecv: 2, WorkCopies: 1, WorkCopy: 100} // one queue
-			}
-			if c.work[1] != want1 {
-				t.Errorf("%v: receiver's work after one poll %v, want %v", eager, c.work[1], want1)
-			}
-			r := c.recv(1, 0, 1, 0, 100)
-			rr := c.recv(1, 0, 2, 0, 5000)
-			c.wait(r, rr, sr)
-			if eager != EagerRings && c.work[1][WorkSend] != 1 { // FIN
-				t.Errorf("%v: receiver's sends %d, want 1 (FIN)", eager, c.work[1][WorkSend])
-			}
-			if eager != EagerRings && (c.work[1][WorkCopies] != 2 || c.work[1][WorkCopy] != 5100) {
-				t.Errorf("%v: receiver's copies %d of %d bytes, want 2 of 5100", eager, c.work[1][WorkCopies], c.work[1][WorkCopy])
-			}
-			if eager == EagerRings {
-				for i, e := range c.eng {
-					if e.work != (WorkCounts{}) {
-						t.Errorf("rings: engine %d counted host work %v", i, e.work)
-					}
-				}
-			}
+			checkEngineHostWork(t, eager)
 		}
 	})
 	t.Run("endpoint", func(t *testing.T) {
 		for _, eager := range []EagerMode{EagerRings, EagerPM, EagerQueue} {
-			net := newMemNet(2)
-			var eps []*Endpoint
-			var trs []*chargingTransport
-			for i := range 2 {
-				cfg := withEager(eager, nil)
-				config := testConfig(net, i, 2)
-				cfg(i, &config)
-				e, err := NewEngine(config)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tr := &chargingTransport{memTransport: memTransport{net: net, self: i}}
-				ep := NewEndpoint(e, tr)
-				ep.Spin, ep.Yield = 50, 10
-				eps, trs = append(eps, ep), append(trs, tr)
-			}
-			for _, ep := range eps {
-				ep.Exclusive(func() {})
-			}
-			within(t, 10*time.Second, func() {
-				// Connect (rings) and settle (PM) with a message each way.
-				var wg sync.WaitGroup
-				for i, ep := range eps {
-					wg.Go(func() {
-						r := &RecvOp{Source: 1 - i, Tag: 9, Buf: make([]byte, 1)}
-						ep.Recv(r)
-						if err := ep.SendWait(1-i, 9, 0, []byte{1}); err != nil {
-							t.Error(err)
-						}
-						ep.Wait(r)
-						ep.WaitIdle()
-					})
-				}
-				wg.Wait()
-				trs[0].charges, trs[1].charges = nil, nil
-				if err := eps[0].SendWait(1, 3, 0, pattern(1, 50)); err != nil {
-					t.Error(err)
-				}
-				if _, err := eps[1].RecvWait(0, 3, 0, make([]byte, 50)); err != nil {
-					t.Error(err)
-				}
-			})
-			var want0, want1 []chargeRec
-			switch eager {
-			case EagerPM:
-				want0 = []chargeRec{{WorkSend, 1}, {WorkCopies, 1}, {WorkCopy, 50}}
-				want1 = []chargeRec{{WorkPoll, 2}, {WorkRecv, 1}, {WorkCopies, 1}, {WorkCopy, 50}, {WorkZero, recMeta + 50}}
-			case EagerQueue:
-				want0 = []chargeRec{{WorkSend, 1}, {WorkCopies, 1}, {WorkCopy, 50}}
-				want1 = []chargeRec{{WorkPoll, 1}, {WorkRecv, 1}, {WorkCopies, 1}, {WorkCopy, 50}}
-			}
-			if fmt.Sprint(trs[0].charges) != fmt.Sprint(want0) || fmt.Sprint(trs[1].charges) != fmt.Sprint(want1) {
-				t.Errorf("%v: charged %v to the sender and %v to the receiver, want %v and %v",
-					eager, trs[0].charges, trs[1].charges, want0, want1)
-			}
+			checkEndpointHostWork(t, eager)
 		}
 	})
+}
+
+// checkEngineHostWork sends one eager and one rendezvous message from
+// process 0 to 1 of a 3-process cluster with the eager transport, and
+// checks the host work each engine counts along the way.
+func checkEngineHostWork(t *testing.T, eager EagerMode) {
+	t.Helper()
+	const n = 3
+	c := newCluster(t, n, withEager(eager, func(_ int, cfg *Config) { cfg.RingSize = 1 << 14 }))
+	c.idle()
+	for i := range n {
+		c.connect(i, 1)
+	}
+	clear(c.work[0][:])
+	clear(c.work[1][:])
+	// One eager message 0 -> 1, one rendezvous message (RTS; FIN
+	// back).
+	s := c.send(0, 1, 1, 0, pattern(1, 100))
+	c.wait(s)
+	sr := c.send(0, 1, 2, 0, pattern(2, 5000))
+	checkSenderWork(t, c, eager)
+	c.poll(1)
+	checkFirstPollWork(t, c, eager, n)
+	r := c.recv(1, 0, 1, 0, 100)
+	rr := c.recv(1, 0, 2, 0, 5000)
+	c.wait(r, rr, sr)
+	checkReceiverWork(t, c, eager)
+}
+
+// checkSenderWork checks process 0's work for the two sends, each a copy
+// from the user's buffer (the rendezvous message as the PM messages
+// MPICH-SCore would send it in); none with EagerRings.
+func checkSenderWork(t *testing.T, c *cluster, eager EagerMode) {
+	t.Helper()
+	want0 := WorkCounts{WorkSend: 2, WorkCopies: 2, WorkCopy: 5100}
+	if eager == EagerRings {
+		want0 = WorkCounts{}
+	}
+	if c.work[0] != want0 {
+		t.Errorf("%v: sender's work %v, want %v", eager, c.work[0], want0)
+	}
+}
+
+// checkFirstPollWork checks process 1's work after its first poll of an
+// n-process cluster: two records taken, the eager message copied out (the
+// RTS copies nothing until it is matched); PM/RHiNET zeroes both records.
+func checkFirstPollWork(t *testing.T, c *cluster, eager EagerMode, n int) {
+	t.Helper()
+	var want1 WorkCounts
+	switch eager {
+	case EagerPM:
+		want1 = WorkCounts{WorkPoll: n, WorkRecv: 2, WorkCopies: 1, WorkCopy: 100, // every inbound ring
+			WorkZero: 2*recMeta + 100 + rtsSize}
+	case EagerQueue:
+		want1 = WorkCounts{WorkPoll: 1, WorkRecv: 2, WorkCopies: 1, WorkCopy: 100} // one queue
+	}
+	if c.work[1] != want1 {
+		t.Errorf("%v: receiver's work after one poll %v, want %v", eager, c.work[1], want1)
+	}
+}
+
+// checkReceiverWork checks process 1's work once both messages are
+// received: the FIN sent and both messages copied out; with EagerRings, no
+// engine counted any work.
+func checkReceiverWork(t *testing.T, c *cluster, eager EagerMode) {
+	t.Helper()
+	if eager != EagerRings && c.work[1][WorkSend] != 1 { // FIN
+		t.Errorf("%v: receiver's sends %d, want 1 (FIN)", eager, c.work[1][WorkSend])
+	}
+	if eager != EagerRings && (c.work[1][WorkCopies] != 2 || c.work[1][WorkCopy] != 5100) {
+		t.Errorf("%v: receiver's copies %d of %d bytes, want 2 of 5100", eager, c.work[1][WorkCopies], c.work[1][WorkCopy])
+	}
+	if eager == EagerRings {
+		for i, e := range c.eng {
+			if e.work != (WorkCounts{}) {
+				t.Errorf("rings: engine %d counted host work %v", i, e.work)
+			}
+		}
+	}
+}
+
+// checkEndpointHostWork sends one eager message between two Endpoints on
+// charging transports with the eager transport, and checks what each
+// Endpoint charged for it.
+func checkEndpointHostWork(t *testing.T, eager EagerMode) {
+	t.Helper()
+	eps, trs := newChargingEndpoints(t, eager)
+	within(t, 10*time.Second, func() {
+		settleEndpoints(t, eps)
+		trs[0].charges, trs[1].charges = nil, nil
+		if err := eps[0].SendWait(1, 3, 0, pattern(1, 50)); err != nil {
+			t.Error(err)
+		}
+		if _, err := eps[1].RecvWait(0, 3, 0, make([]byte, 50)); err != nil {
+			t.Error(err)
+		}
+	})
+	checkCharges(t, eager, trs)
+}
+
+// newChargingEndpoints makes two Endpoints on a memNet with the eager
+// transport, each on a chargingTransport, and has each take its engine
+// once.
+func newChargingEndpoints(t *testing.T, eager EagerMode) ([]*Endpoint, []*chargingTransport) {
+	t.Helper()
+	net := newMemNet(2)
+	var eps []*Endpoint
+	var trs []*chargingTransport
+	for i := range 2 {
+		cfg := withEager(eager, nil)
+		config := testConfig(net, i, 2)
+		cfg(i, &config)
+		e, err := NewEngine(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := &chargingTransport{memTransport: memTransport{net: net, self: i}}
+		ep := NewEndpoint(e, tr)
+		ep.Spin, ep.Yield = 50, 10
+		eps, trs = append(eps, ep), append(trs, tr)
+	}
+	for _, ep := range eps {
+		ep.Exclusive(func() {})
+	}
+	return eps, trs
+}
+
+// settleEndpoints connects (rings) and settles (PM) the two Endpoints with
+// a message each way, concurrently, and waits for both to go idle.
+func settleEndpoints(t *testing.T, eps []*Endpoint) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for i, ep := range eps {
+		wg.Go(func() {
+			r := &RecvOp{Source: 1 - i, Tag: 9, Buf: make([]byte, 1)}
+			ep.Recv(r)
+			if err := ep.SendWait(1-i, 9, 0, []byte{1}); err != nil {
+				t.Error(err)
+			}
+			ep.Wait(r)
+			ep.WaitIdle()
+		})
+	}
+	wg.Wait()
+}
+
+// checkCharges checks what the Endpoints charged to their transports for
+// one 50-byte eager message: nothing with EagerRings.
+func checkCharges(t *testing.T, eager EagerMode, trs []*chargingTransport) {
+	t.Helper()
+	var want0, want1 []chargeRec
+	switch eager {
+	case EagerPM:
+		want0 = []chargeRec{{WorkSend, 1}, {WorkCopies, 1}, {WorkCopy, 50}}
+		want1 = []chargeRec{{WorkPoll, 2}, {WorkRecv, 1}, {WorkCopies, 1}, {WorkCopy, 50}, {WorkZero, recMeta + 50}}
+	case EagerQueue:
+		want0 = []chargeRec{{WorkSend, 1}, {WorkCopies, 1}, {WorkCopy, 50}}
+		want1 = []chargeRec{{WorkPoll, 1}, {WorkRecv, 1}, {WorkCopies, 1}, {WorkCopy, 50}}
+	}
+	if fmt.Sprint(trs[0].charges) != fmt.Sprint(want0) || fmt.Sprint(trs[1].charges) != fmt.Sprint(want1) {
+		t.Errorf("%v: charged %v to the sender and %v to the receiver, want %v and %v",
+			eager, trs[0].charges, trs[1].charges, want0, want1)
+	}
 }

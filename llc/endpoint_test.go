@@ -69,103 +69,136 @@ func TestEndpointConcurrent(t *testing.T) {
 	}
 }
 
+// testEndpointConcurrent runs TestEndpointConcurrent's workers and probers
+// on two Endpoints with eager transport eager and rendezvous mode mode, and
+// checks that both Endpoints end healthy and idle.
 func testEndpointConcurrent(t *testing.T, eager EagerMode, mode RndvMode) {
-	const workers, msgs = 4, 30
 	eps := newEndpoints(t, 2, func(cfg *Config) {
 		cfg.Rendezvous, cfg.RingSize, cfg.EagerLimit = mode, 8192, 1024
 		cfg.Eager, cfg.QueueSize = eager, 8192
 	})
-	errc := make(chan error, 100)
-	report := func(format string, args ...any) {
-		select {
-		case errc <- fmt.Errorf(format, args...):
-		default:
-		}
-	}
-	worker := func(i, g int) {
-		ep, peer := eps[i], 1-i
-		tag := int32(g)
-		for k := range msgs {
-			data := epMessage(i, g, k)
-			want := epMessage(peer, g, k)
-			r := &RecvOp{Source: peer, Tag: tag, Buf: make([]byte, 8000)}
-			ep.Recv(r)
-			s := &SendOp{Peer: peer, Tag: tag, Data: data}
-			ep.Send(s)
-			switch g % 3 {
-			case 0:
-				ep.Wait(s)
-				ep.Wait(r)
-			case 1:
-				for !ep.Test(s) || !ep.Test(r) {
-					runtime.Gosched()
-				}
-			case 2:
-				ep.WaitFunc(func() bool { return s.Done() && r.Done() })
-			}
-			if s.Err() != nil || r.Err() != nil {
-				report("endpoint %d worker %d message %d: %v, %v", i, g, k, s.Err(), r.Err())
-				return
-			}
-			if r.Status != (Status{Source: peer, Tag: tag, Len: len(want)}) || !bytes.Equal(r.Buf[:len(want)], want) {
-				report("endpoint %d worker %d message %d: status %+v, want len %d; data intact %v",
-					i, g, k, r.Status, len(want), bytes.Equal(r.Buf[:min(len(want), r.Status.Len)], want[:min(len(want), r.Status.Len)]))
-				return
-			}
-		}
-	}
-	// prober receives what it probed first, and cancels a receive.
-	prober := func(i int) {
-		ep, peer := eps[i], 1-i
-		const tag = 100
-		for k := range 10 {
-			s := &SendOp{Peer: peer, Tag: tag, Data: epMessage(i, tag, k)}
-			ep.Send(s)
-			want := epMessage(peer, tag, k)
-			st, _ := ep.WaitProbe(peer, tag, 0)
-			if st != (Status{Source: peer, Tag: tag, Len: len(want)}) {
-				report("endpoint %d probe %d: %+v, want len %d", i, k, st, len(want))
-				return
-			}
-			r := &RecvOp{Source: AnySource, Tag: tag, Buf: make([]byte, st.Len)}
-			ep.Recv(r)
-			ep.Wait(r)
-			ep.Wait(s)
-			if r.Err() != nil || s.Err() != nil || !bytes.Equal(r.Buf, want) {
-				report("endpoint %d probed message %d: %v %v", i, k, r.Err(), s.Err())
-				return
-			}
-			c := &RecvOp{Source: peer, Tag: 999, Buf: make([]byte, 1)}
-			ep.Recv(c)
-			if !ep.Cancel(c) || !c.Cancelled() {
-				report("endpoint %d: cancel failed", i)
-				return
-			}
-		}
-	}
-	within(t, 60*time.Second, func() {
-		var all sync.WaitGroup
-		for i := range eps {
-			all.Add(1)
-			go func() {
-				defer all.Done()
-				var wg sync.WaitGroup
-				for g := range workers {
-					wg.Go(func() { worker(i, g) })
-				}
-				wg.Go(func() { prober(i) })
-				wg.Wait()
-				// Control records may still be queued once this
-				// endpoint's own operations are done.
-				eps[i].WaitIdle()
-			}()
-		}
-		all.Wait()
-	})
-	close(errc)
-	for err := range errc {
+	ec := &endpointConcurrency{eps: eps, errc: make(chan error, 100)}
+	within(t, 60*time.Second, ec.run)
+	close(ec.errc)
+	for err := range ec.errc {
 		t.Error(err)
 	}
+	checkEndpointsSettled(t, eps)
+}
+
+// Each Endpoint of testEndpointConcurrent has epConcWorkers workers, each
+// exchanging epConcMsgs messages with its peer.
+const epConcWorkers, epConcMsgs = 4, 30
+
+// endpointConcurrency is the goroutines of testEndpointConcurrent: on each
+// of eps, workers that exchange messages with the peer and a prober. They
+// report the first errors on errc.
+type endpointConcurrency struct {
+	eps  []*Endpoint
+	errc chan error
+}
+
+// report sends an error to errc unless errc is full.
+func (ec *endpointConcurrency) report(format string, args ...any) {
+	select {
+	case ec.errc <- fmt.Errorf(format, args...):
+	default:
+	}
+}
+
+// run starts, for each Endpoint, its workers and prober, and waits for
+// them and then for the Endpoint to go idle.
+func (ec *endpointConcurrency) run() {
+	var all sync.WaitGroup
+	for i := range ec.eps {
+		all.Add(1)
+		go func() {
+			defer all.Done()
+			var wg sync.WaitGroup
+			for g := range epConcWorkers {
+				wg.Go(func() { ec.worker(i, g) })
+			}
+			wg.Go(func() { ec.prober(i) })
+			wg.Wait()
+			// Control records may still be queued once this
+			// endpoint's own operations are done.
+			ec.eps[i].WaitIdle()
+		}()
+	}
+	all.Wait()
+}
+
+// worker g of Endpoint i exchanges its messages with the peer's worker g
+// (tag g), waiting for them in one of three ways, and checks what it
+// receives.
+func (ec *endpointConcurrency) worker(i, g int) {
+	ep, peer := ec.eps[i], 1-i
+	tag := int32(g)
+	for k := range epConcMsgs {
+		data := epMessage(i, g, k)
+		want := epMessage(peer, g, k)
+		r := &RecvOp{Source: peer, Tag: tag, Buf: make([]byte, 8000)}
+		ep.Recv(r)
+		s := &SendOp{Peer: peer, Tag: tag, Data: data}
+		ep.Send(s)
+		switch g % 3 {
+		case 0:
+			ep.Wait(s)
+			ep.Wait(r)
+		case 1:
+			for !ep.Test(s) || !ep.Test(r) {
+				runtime.Gosched()
+			}
+		case 2:
+			ep.WaitFunc(func() bool { return s.Done() && r.Done() })
+		}
+		if s.Err() != nil || r.Err() != nil {
+			ec.report("endpoint %d worker %d message %d: %v, %v", i, g, k, s.Err(), r.Err())
+			return
+		}
+		if r.Status != (Status{Source: peer, Tag: tag, Len: len(want)}) || !bytes.Equal(r.Buf[:len(want)], want) {
+			ec.report("endpoint %d worker %d message %d: status %+v, want len %d; data intact %v",
+				i, g, k, r.Status, len(want), bytes.Equal(r.Buf[:min(len(want), r.Status.Len)], want[:min(len(want), r.Status.Len)]))
+			return
+		}
+	}
+}
+
+// prober of Endpoint i receives what it probed first, and cancels a
+// receive.
+func (ec *endpointConcurrency) prober(i int) {
+	ep, peer := ec.eps[i], 1-i
+	const tag = 100
+	for k := range 10 {
+		s := &SendOp{Peer: peer, Tag: tag, Data: epMessage(i, tag, k)}
+		ep.Send(s)
+		want := epMessage(peer, tag, k)
+		st, _ := ep.WaitProbe(peer, tag, 0)
+		if st != (Status{Source: peer, Tag: tag, Len: len(want)}) {
+			ec.report("endpoint %d probe %d: %+v, want len %d", i, k, st, len(want))
+			return
+		}
+		r := &RecvOp{Source: AnySource, Tag: tag, Buf: make([]byte, st.Len)}
+		ep.Recv(r)
+		ep.Wait(r)
+		ep.Wait(s)
+		if r.Err() != nil || s.Err() != nil || !bytes.Equal(r.Buf, want) {
+			ec.report("endpoint %d probed message %d: %v %v", i, k, r.Err(), s.Err())
+			return
+		}
+		c := &RecvOp{Source: peer, Tag: 999, Buf: make([]byte, 1)}
+		ep.Recv(c)
+		if !ep.Cancel(c) || !c.Cancelled() {
+			ec.report("endpoint %d: cancel failed", i)
+			return
+		}
+	}
+}
+
+// checkEndpointsSettled checks that each of eps has no error, is idle, sent
+// both rendezvous and eager messages, and waited.
+func checkEndpointsSettled(t *testing.T, eps []*Endpoint) {
+	t.Helper()
 	for i, ep := range eps {
 		if err := ep.Err(); err != nil {
 			t.Fatalf("endpoint %d: %v", i, err)

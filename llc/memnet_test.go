@@ -147,125 +147,30 @@ func (m *memNet) exec(src int, c *Command) Event {
 	return ev
 }
 
+// do performs c on behalf of process src, the caller holding m.mu, and
+// returns the completion's value and memory.
 func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 	switch c.Kind {
 	case CmdWrite:
-		head := c.Head[:c.HeadLen]
-		dst, err := m.region(c.Peer, c.Region, c.Off, len(head)+len(c.Data))
-		if err != nil {
-			return 0, nil, err
-		}
-		var sig *uint64
-		if c.Signal != 0 {
-			if sig, err = m.word8(c.Peer, c.Region, c.SigOff); err != nil {
-				return 0, nil, err
-			}
-		}
-		// The first word of an aligned write is one store (a ring
-		// record's first word, which the receiver polls).
-		first := len(head) >= 8 && c.Off%8 == 0
-		if first {
-			copy(dst[8:], head[8:])
-		} else {
-			copy(dst, head)
-		}
-		copy(dst[len(head):], c.Data)
-		if first {
-			atomic.StoreUint64(word(dst, 0), binary.LittleEndian.Uint64(head))
-		}
-		if sig != nil {
-			atomic.StoreUint64(sig, c.Signal)
-			m.local[src].Wrote(c.Peer, 0)
-		}
+		return 0, nil, m.doWrite(src, c)
 	case CmdRead:
-		if len(c.Data) == 8 && c.Off%8 == 0 {
-			// A word (a consumer count): read it atomically, as the
-			// owner publishes it with an atomic store.
-			w, err := m.word8(c.Peer, c.Region, c.Off)
-			if err != nil {
-				return 0, nil, err
-			}
-			*word(c.Data, 0) = atomic.LoadUint64(w)
-			return 0, nil, nil
-		}
-		s, err := m.region(c.Peer, c.Region, c.Off, len(c.Data))
-		if err != nil {
-			return 0, nil, err
-		}
-		copy(c.Data, s)
+		return 0, nil, m.doRead(c)
 	case CmdCAS:
-		w, err := m.word8(c.Peer, c.Region, c.Off)
-		if err != nil {
-			return 0, nil, err
-		}
-		for {
-			old := atomic.LoadUint64(w)
-			if old != c.Old || atomic.CompareAndSwapUint64(w, old, c.New) {
-				return old, nil, nil
-			}
-		}
+		return m.doCAS(c)
 	case CmdFetchAdd:
-		w, err := m.word8(c.Peer, c.Region, c.Off)
-		if err != nil {
-			return 0, nil, err
-		}
-		return atomic.AddUint64(w, c.New) - c.New, nil, nil
+		return m.doFetchAdd(c)
 	case CmdRegister:
 		return uint64(m.register(src, c.Data)), nil, nil
 	case CmdAlloc:
-		if c.Size <= 0 {
-			return 0, nil, errBadCommand
-		}
-		mem := make([]byte, c.Size)
-		r := m.register(src, mem)
-		m.local[src].Track(r, mem)
-		return uint64(r), mem, nil
+		return m.doAlloc(src, c)
 	case CmdRelease:
-		if _, ok := m.procs[src][c.Region]; !ok {
-			return 0, nil, errNoRegion
-		}
-		delete(m.procs[src], c.Region)
-		m.local[src].Forget(c.Region)
+		return 0, nil, m.doRelease(src, c)
 	case CmdWatchRing, CmdWatchSlot:
 		return 0, nil, m.local[src].Watch(c)
 	case CmdWriteLine:
-		owner := src
-		if c.Size == LineInPeer {
-			owner = c.Peer
-		}
-		half, err := m.region(owner, c.Region, c.Off, LineHalf)
-		if err != nil {
-			return 0, nil, err
-		}
-		span, err := m.region(owner, c.Region, 0, int(layout.LineEnd(c.Off)))
-		if err != nil {
-			return 0, nil, err
-		}
-		shared, ext := layout.LineExt(span, c.Off)
-		at := c.SigOff - c.Off
-		if c.HeadLen%8 != 0 || uint64(c.HeadLen) > at || at > LineHalf-8 || len(c.Data) > layout.LineExtBody {
-			return 0, nil, errBadCommand
-		}
-		if layout.LineRestShared(len(c.Data)) {
-			copy(shared, c.Data)
-		} else {
-			copy(ext, c.Data)
-		}
-		copy(half, c.Head[:c.HeadLen])
-		atomic.StoreUint64(word(half, at), c.Signal)
-		m.local[src].Wrote(c.Peer, lineWrite(c))
+		return 0, nil, m.doWriteLine(src, c)
 	case CmdWatchLine:
-		var mem []byte
-		if c.Size == LineInPeer {
-			if c.Peer < 0 || c.Peer >= len(m.procs) {
-				return 0, nil, errBadPeer
-			}
-			var ok bool
-			if mem, ok = m.procs[c.Peer][c.Region]; !ok {
-				return 0, nil, errNoRegion
-			}
-		}
-		return 0, nil, m.local[src].WatchLine(c, mem)
+		return 0, nil, m.doWatchLine(src, c)
 	case CmdAllocQueue:
 		return m.allocQueue(src, c.Size)
 	case CmdEnqueue:
@@ -273,7 +178,152 @@ func (m *memNet) do(src int, c *Command) (val uint64, mem []byte, err error) {
 	default:
 		return 0, nil, errBadCommand
 	}
-	return 0, nil, nil
+}
+
+// doWrite performs CmdWrite: Head and Data into the peer's region, the
+// first word of an aligned write last as one store, then the signal word.
+func (m *memNet) doWrite(src int, c *Command) error {
+	head := c.Head[:c.HeadLen]
+	dst, err := m.region(c.Peer, c.Region, c.Off, len(head)+len(c.Data))
+	if err != nil {
+		return err
+	}
+	var sig *uint64
+	if c.Signal != 0 {
+		if sig, err = m.word8(c.Peer, c.Region, c.SigOff); err != nil {
+			return err
+		}
+	}
+	// The first word of an aligned write is one store (a ring
+	// record's first word, which the receiver polls).
+	first := len(head) >= 8 && c.Off%8 == 0
+	if first {
+		copy(dst[8:], head[8:])
+	} else {
+		copy(dst, head)
+	}
+	copy(dst[len(head):], c.Data)
+	if first {
+		atomic.StoreUint64(word(dst, 0), binary.LittleEndian.Uint64(head))
+	}
+	if sig != nil {
+		atomic.StoreUint64(sig, c.Signal)
+		m.local[src].Wrote(c.Peer, 0)
+	}
+	return nil
+}
+
+// doRead performs CmdRead into c.Data.
+func (m *memNet) doRead(c *Command) error {
+	if len(c.Data) == 8 && c.Off%8 == 0 {
+		// A word (a consumer count): read it atomically, as the
+		// owner publishes it with an atomic store.
+		w, err := m.word8(c.Peer, c.Region, c.Off)
+		if err != nil {
+			return err
+		}
+		*word(c.Data, 0) = atomic.LoadUint64(w)
+		return nil
+	}
+	s, err := m.region(c.Peer, c.Region, c.Off, len(c.Data))
+	if err != nil {
+		return err
+	}
+	copy(c.Data, s)
+	return nil
+}
+
+// doCAS performs CmdCAS and returns the word's old value.
+func (m *memNet) doCAS(c *Command) (uint64, []byte, error) {
+	w, err := m.word8(c.Peer, c.Region, c.Off)
+	if err != nil {
+		return 0, nil, err
+	}
+	for {
+		old := atomic.LoadUint64(w)
+		if old != c.Old || atomic.CompareAndSwapUint64(w, old, c.New) {
+			return old, nil, nil
+		}
+	}
+}
+
+// doFetchAdd performs CmdFetchAdd and returns the word's old value.
+func (m *memNet) doFetchAdd(c *Command) (uint64, []byte, error) {
+	w, err := m.word8(c.Peer, c.Region, c.Off)
+	if err != nil {
+		return 0, nil, err
+	}
+	return atomic.AddUint64(w, c.New) - c.New, nil, nil
+}
+
+// doAlloc performs CmdAlloc: a new region of src's, which its local memory
+// reads.
+func (m *memNet) doAlloc(src int, c *Command) (uint64, []byte, error) {
+	if c.Size <= 0 {
+		return 0, nil, errBadCommand
+	}
+	mem := make([]byte, c.Size)
+	r := m.register(src, mem)
+	m.local[src].Track(r, mem)
+	return uint64(r), mem, nil
+}
+
+// doRelease performs CmdRelease of one of src's regions.
+func (m *memNet) doRelease(src int, c *Command) error {
+	if _, ok := m.procs[src][c.Region]; !ok {
+		return errNoRegion
+	}
+	delete(m.procs[src], c.Region)
+	m.local[src].Forget(c.Region)
+	return nil
+}
+
+// doWriteLine performs CmdWriteLine: the rest of the message into the
+// line's shared part or extension, then Head and the signal word into its
+// half.
+func (m *memNet) doWriteLine(src int, c *Command) error {
+	owner := src
+	if c.Size == LineInPeer {
+		owner = c.Peer
+	}
+	half, err := m.region(owner, c.Region, c.Off, LineHalf)
+	if err != nil {
+		return err
+	}
+	span, err := m.region(owner, c.Region, 0, int(layout.LineEnd(c.Off)))
+	if err != nil {
+		return err
+	}
+	shared, ext := layout.LineExt(span, c.Off)
+	at := c.SigOff - c.Off
+	if c.HeadLen%8 != 0 || uint64(c.HeadLen) > at || at > LineHalf-8 || len(c.Data) > layout.LineExtBody {
+		return errBadCommand
+	}
+	if layout.LineRestShared(len(c.Data)) {
+		copy(shared, c.Data)
+	} else {
+		copy(ext, c.Data)
+	}
+	copy(half, c.Head[:c.HeadLen])
+	atomic.StoreUint64(word(half, at), c.Signal)
+	m.local[src].Wrote(c.Peer, lineWrite(c))
+	return nil
+}
+
+// doWatchLine performs CmdWatchLine, in src's memory or, for LineInPeer,
+// the peer's.
+func (m *memNet) doWatchLine(src int, c *Command) error {
+	var mem []byte
+	if c.Size == LineInPeer {
+		if c.Peer < 0 || c.Peer >= len(m.procs) {
+			return errBadPeer
+		}
+		var ok bool
+		if mem, ok = m.procs[c.Peer][c.Region]; !ok {
+			return errNoRegion
+		}
+	}
+	return m.local[src].WatchLine(c, mem)
 }
 
 // allocQueue makes the receive queue of process src, of size bytes, and

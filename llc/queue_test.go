@@ -8,55 +8,95 @@ import (
 	"testing"
 )
 
-// The test network's receive queues follow the layout of ir.go.
+// TestMemNetQueue checks that the test network's receive queues follow the
+// layout of ir.go.
 func TestMemNetQueue(t *testing.T) {
 	m := newMemNet(2)
-	exec := func(src int, c Command) Event { return m.exec(src, &c) }
+	q := &memQueueProbe{m: m, mem: allocMemNetQueue(t, m)}
+	fillMemNetQueue(t, q)
+	releaseMemNetQueue(t, q)
+	wrapMemNetQueue(t, q)
+	checkBadEnqueues(t, m)
+}
+
+// execCopy has m perform a copy of c on behalf of process src.
+func execCopy(m *memNet, src int, c Command) Event { return m.exec(src, &c) }
+
+// memQueueProbe enqueues to the 256-byte receive queue of process 1 of m
+// and reads it (mem).
+type memQueueProbe struct {
+	m   *memNet
+	mem []byte
+}
+
+// produced is the queue's produced count.
+func (q *memQueueProbe) produced() uint64 { return atomic.LoadUint64(word(q.mem, 0)) }
+
+// enq enqueues from process src a record of n bytes: up to 3 of Head, the
+// rest Data.
+func (q *memQueueProbe) enq(src, n int) Event {
+	c := Command{Kind: CmdEnqueue, Peer: 1, Token: 5, HeadLen: uint8(min(n, 3)), Data: pattern(n, max(n-3, 0))}
+	copy(c.Head[:], []byte{1, 2, 3})
+	return q.m.exec(src, &c)
+}
+
+// allocMemNetQueue checks that queues of bad sizes, and a second queue,
+// are refused, and returns the memory of the 256-byte queue it makes for
+// process 1.
+func allocMemNetQueue(t *testing.T, m *memNet) []byte {
+	t.Helper()
 	for _, size := range []int{0, QueueHeader, QueueHeader + 1000} {
-		if ev := exec(1, Command{Kind: CmdAllocQueue, Size: size, Token: 1}); ev.Kind != EvError {
+		if ev := execCopy(m, 1, Command{Kind: CmdAllocQueue, Size: size, Token: 1}); ev.Kind != EvError {
 			t.Errorf("queue of %d bytes: %+v, want an error", size, ev)
 		}
 	}
-	ev := exec(1, Command{Kind: CmdAllocQueue, Size: QueueHeader + 256, Token: 1})
+	ev := execCopy(m, 1, Command{Kind: CmdAllocQueue, Size: QueueHeader + 256, Token: 1})
 	if ev.Kind != EvDone || ev.Value == 0 || len(ev.Mem) != QueueHeader+256 {
 		t.Fatalf("alloc queue: %+v", ev)
 	}
 	mem := ev.Mem
-	if ev := exec(1, Command{Kind: CmdAllocQueue, Size: QueueHeader + 256, Token: 1}); ev.Kind != EvError {
+	if ev := execCopy(m, 1, Command{Kind: CmdAllocQueue, Size: QueueHeader + 256, Token: 1}); ev.Kind != EvError {
 		t.Fatalf("second queue: %+v", ev)
 	}
-	produced := func() uint64 { return atomic.LoadUint64(word(mem, 0)) }
-	enq := func(src, n int) Event {
-		c := Command{Kind: CmdEnqueue, Peer: 1, Token: 5, HeadLen: uint8(min(n, 3)), Data: pattern(n, max(n-3, 0))}
-		copy(c.Head[:], []byte{1, 2, 3})
-		return m.exec(src, &c)
-	}
+	return mem
+}
+
+// fillMemNetQueue enqueues records until the queue is full, checking their
+// headers and the produced count.
+func fillMemNetQueue(t *testing.T, q *memQueueProbe) {
+	t.Helper()
 	// Records of 1+8 -> 16 bytes, 100+8 -> 112 bytes.
-	if ev := enq(0, 1); ev.Kind != EvDone || ev.Token != 5 || produced() != 16 {
-		t.Fatalf("first record: %+v, produced %d", ev, produced())
+	if ev := q.enq(0, 1); ev.Kind != EvDone || ev.Token != 5 || q.produced() != 16 {
+		t.Fatalf("first record: %+v, produced %d", ev, q.produced())
 	}
-	rec := mem[QueueHeader:]
+	rec := q.mem[QueueHeader:]
 	if binary.LittleEndian.Uint32(rec) != 1 || binary.LittleEndian.Uint32(rec[4:]) != 0 || rec[8] != 1 {
 		t.Fatalf("first record: % x", rec[:16])
 	}
-	if ev := enq(1, 100); ev.Kind != EvDone || produced() != 128 {
-		t.Fatalf("second record: %+v, produced %d", ev, produced())
+	if ev := q.enq(1, 100); ev.Kind != EvDone || q.produced() != 128 {
+		t.Fatalf("second record: %+v, produced %d", ev, q.produced())
 	}
 	if got := binary.LittleEndian.Uint32(rec[16+4:]); got != 1 {
 		t.Fatalf("second record from process %d", got)
 	}
-	if ev := enq(0, 100); ev.Kind != EvDone || produced() != 240 {
-		t.Fatalf("third record: %+v, produced %d", ev, produced())
+	if ev := q.enq(0, 100); ev.Kind != EvDone || q.produced() != 240 {
+		t.Fatalf("third record: %+v, produced %d", ev, q.produced())
 	}
 	// 16 bytes are left before the end and none are released: full.
-	if ev := enq(0, 1); ev.Kind != EvDone || produced() != 256 {
-		t.Fatalf("fourth record: %+v, produced %d", ev, produced())
+	if ev := q.enq(0, 1); ev.Kind != EvDone || q.produced() != 256 {
+		t.Fatalf("fourth record: %+v, produced %d", ev, q.produced())
 	}
-	if ev := enq(0, 1); ev.Kind != EvError || !errors.Is(ev.Err, ErrQueueFull) || produced() != 256 {
-		t.Fatalf("record into a full queue: %+v, produced %d", ev, produced())
+	if ev := q.enq(0, 1); ev.Kind != EvError || !errors.Is(ev.Err, ErrQueueFull) || q.produced() != 256 {
+		t.Fatalf("record into a full queue: %+v, produced %d", ev, q.produced())
 	}
-	// Release the first two records: 128 bytes; a 112-byte record fits at
-	// the start without a wrap.
+}
+
+// releaseMemNetQueue checks that releases past what was produced or
+// backwards are refused, and releases the first two records: 128 bytes; a
+// 112-byte record fits at the start without a wrap.
+func releaseMemNetQueue(t *testing.T, q *memQueueProbe) {
+	t.Helper()
+	m := q.m
 	for _, off := range []uint64{257, 127 + 1<<20} {
 		if err := m.release(m.queues[1], off); err == nil {
 			t.Fatalf("release to %d succeeded", off)
@@ -68,40 +108,53 @@ func TestMemNetQueue(t *testing.T) {
 	if err := m.release(m.queues[1], 16); err == nil {
 		t.Fatal("release backwards succeeded")
 	}
-	if ev := enq(0, 100); ev.Kind != EvDone || produced() != 368 {
-		t.Fatalf("record after the release: %+v, produced %d", ev, produced())
+	if ev := q.enq(0, 100); ev.Kind != EvDone || q.produced() != 368 {
+		t.Fatalf("record after the release: %+v, produced %d", ev, q.produced())
 	}
-	// Release up to 256; a 112-byte record at position 112 fits before
-	// the end; the next one does not: it needs 32 skipped bytes and 112,
-	// and only 32 are free until the owner releases all.
+}
+
+// wrapMemNetQueue releases up to 256; a 112-byte record at position 112
+// fits before the end; the next one does not: it needs 32 skipped bytes and
+// 112, and only 32 are free until the owner releases all. Then it wraps,
+// behind a wrap marker.
+func wrapMemNetQueue(t *testing.T, q *memQueueProbe) {
+	t.Helper()
+	m := q.m
 	if err := m.release(m.queues[1], 256); err != nil {
 		t.Fatalf("release: %v", err)
 	}
-	if ev := enq(0, 100); ev.Kind != EvDone || produced() != 480 {
-		t.Fatalf("record at 112: %+v, produced %d", ev, produced())
+	if ev := q.enq(0, 100); ev.Kind != EvDone || q.produced() != 480 {
+		t.Fatalf("record at 112: %+v, produced %d", ev, q.produced())
 	}
-	if ev := enq(0, 100); ev.Kind != EvError || !errors.Is(ev.Err, ErrQueueFull) {
+	if ev := q.enq(0, 100); ev.Kind != EvError || !errors.Is(ev.Err, ErrQueueFull) {
 		t.Fatalf("record needing a wrap into 32 free bytes: %+v", ev)
 	}
 	if err := m.release(m.queues[1], 480); err != nil {
 		t.Fatalf("release: %v", err)
 	}
-	if ev := enq(0, 100); ev.Kind != EvDone || produced() != 480+32+112 {
-		t.Fatalf("wrapped record: %+v, produced %d", ev, produced())
+	if ev := q.enq(0, 100); ev.Kind != EvDone || q.produced() != 480+32+112 {
+		t.Fatalf("wrapped record: %+v, produced %d", ev, q.produced())
 	}
+	rec := q.mem[QueueHeader:]
 	if got := binary.LittleEndian.Uint32(rec[224:]); got != QueueWrap {
 		t.Fatalf("no wrap marker at 224: %#x", got)
 	}
 	if got := binary.LittleEndian.Uint32(rec[0:]); got != 100 {
 		t.Fatalf("wrapped record length %d", got)
 	}
+}
+
+// checkBadEnqueues checks that enqueues without a token, to a process
+// without a queue or outside the job, or too long, fail other than full.
+func checkBadEnqueues(t *testing.T, m *memNet) {
+	t.Helper()
 	for _, c := range []Command{
 		{Kind: CmdEnqueue, Peer: 1},                                                 // no token
 		{Kind: CmdEnqueue, Peer: 0, Token: 1},                                       // no queue
 		{Kind: CmdEnqueue, Peer: 2, Token: 1},                                       // no process
 		{Kind: CmdEnqueue, Peer: 1, Token: 1, Data: make([]byte, MaxQueueRecord+1)}, // too long
 	} {
-		if ev := exec(0, c); ev.Kind != EvError || errors.Is(ev.Err, ErrQueueFull) {
+		if ev := execCopy(m, 0, c); ev.Kind != EvError || errors.Is(ev.Err, ErrQueueFull) {
 			t.Errorf("%v: %+v, want an error other than full", traced{0, c}, ev)
 		}
 	}

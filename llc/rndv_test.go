@@ -46,98 +46,116 @@ func newPair(t *testing.T, mod func(i int, cfg *Config)) *cluster {
 	return c
 }
 
+// TestRendezvousCommands checks the commands each side of a rendezvous
+// transfer issues, pull and push, for receive buffers of every fit.
 func TestRendezvousCommands(t *testing.T) {
-	const size = 5000
-	for _, bufLen := range []int{size, size + 100, 3000, 0} {
-		n := min(size, bufLen)
-		t.Run(fmt.Sprintf("pull/buf=%d", bufLen), func(t *testing.T) {
-			c := newPair(t, func(_ int, cfg *Config) { cfg.Rendezvous = RndvPull })
-			c.tracing = true
-			data := pattern(3, size)
-			r := c.recv(1, 0, 3, 0, bufLen)
-			s := c.send(0, 1, 3, 0, data)
-			reg := c.net.next
-			checkSteps(t, "send", c.trace, []step{
-				{0, CmdRegister, 1, size, 0},
-				{0, CmdWrite, 1, 0, recRTS},
-			})
-			if c.trace[0].Token == 0 || c.trace[1].Token != 0 {
-				t.Fatal("tokens: want one on the registration only")
-			}
-			c.poll(1)
-			want := []step{{1, CmdRead, 0, n, 0}, {1, CmdWrite, 0, 0, recFIN}}
-			if n == 0 {
-				want = want[1:] // nothing to read
-			} else if c.trace[2].Region != reg || c.trace[2].Off != 0 {
-				t.Fatalf("read of region %d at %d, want region %d at 0", c.trace[2].Region, c.trace[2].Off, reg)
-			}
-			checkSteps(t, "receiver", c.trace[2:], want)
-			if !r.Done() || s.Done() {
-				t.Fatalf("after the read: receive done %v, send done %v", r.Done(), s.Done())
-			}
-			m := len(c.trace)
-			c.poll(0)
-			checkSteps(t, "sender on FIN", c.trace[m:], []step{{0, CmdRelease, 0, 0, 0}})
-			if c.trace[m].Region != reg {
-				t.Fatalf("released region %d, want %d", c.trace[m].Region, reg)
-			}
-			checkSent(t, "send", s)
-			checkRendezvousRecv(t, r, data, bufLen)
-			st0, st1 := c.eng[0].State().Stats, c.eng[1].State().Stats
-			if st0.RndvSent != 1 || st0.ControlSent != 1 || st1.RndvRecv != 1 || st1.ControlSent != 1 || st1.BytesRecv != size {
-				t.Fatalf("counters %+v / %+v", st0, st1)
-			}
-			c.idle()
-			if c.net.regions(0) != 2 || c.net.regions(1) != 2 {
-				t.Fatal("registration left behind")
-			}
-		})
-		t.Run(fmt.Sprintf("push/buf=%d", bufLen), func(t *testing.T) {
-			c := newPair(t, func(_ int, cfg *Config) { cfg.Rendezvous = RndvPush })
-			c.tracing = true
-			data := pattern(4, size)
-			r := c.recv(1, 0, 3, 0, bufLen)
-			s := c.send(0, 1, 3, 0, data)
-			checkSteps(t, "send", c.trace, []step{{0, CmdWrite, 1, 0, recRTS}})
-			c.poll(1)
-			reg := c.net.next
-			want := []step{{1, CmdRegister, 0, n, 0}, {1, CmdWrite, 0, 0, recCTS}}
-			if n == 0 {
-				want = want[1:] // nothing to grant
-			}
-			checkSteps(t, "receiver", c.trace[1:], want)
-			m := len(c.trace)
-			c.poll(0)
-			want = []step{{0, CmdWrite, 1, n, 0}, {0, CmdWrite, 1, 0, recPUT}}
-			if n == 0 {
-				want = want[1:]
-			} else if w := c.trace[m]; w.Region != reg || w.Off != 0 || w.Signal != 0 || w.HeadLen != 0 || w.Token == 0 {
-				t.Fatalf("data write %v, want region %d", w, reg)
-			}
-			checkSteps(t, "sender on CTS", c.trace[m:], want)
-			checkSent(t, "send", s)
-			if r.Done() {
-				t.Fatal("receive done before PUT")
-			}
-			m = len(c.trace)
-			c.poll(1)
-			want = []step{{1, CmdRelease, 0, 0, 0}}
-			if n == 0 {
-				want = nil
-			} else if c.trace[m].Region != reg {
-				t.Fatalf("released region %d, want %d", c.trace[m].Region, reg)
-			}
-			checkSteps(t, "receiver on PUT", c.trace[m:], want)
-			checkRendezvousRecv(t, r, data, bufLen)
-			st0, st1 := c.eng[0].State().Stats, c.eng[1].State().Stats
-			if st0.RndvSent != 1 || st0.ControlSent != 2 || st1.RndvRecv != 1 || st1.ControlSent != 1 {
-				t.Fatalf("counters %+v / %+v", st0, st1)
-			}
-			c.idle()
-			if c.net.regions(0) != 2 || c.net.regions(1) != 2 {
-				t.Fatal("registration left behind")
-			}
-		})
+	for _, bufLen := range []int{rndvCmdSize, rndvCmdSize + 100, 3000, 0} {
+		t.Run(fmt.Sprintf("pull/buf=%d", bufLen), func(t *testing.T) { testPullCommands(t, bufLen) })
+		t.Run(fmt.Sprintf("push/buf=%d", bufLen), func(t *testing.T) { testPushCommands(t, bufLen) })
+	}
+}
+
+// rndvCmdSize is the message size of TestRendezvousCommands.
+const rndvCmdSize = 5000
+
+// testPullCommands checks a pull rendezvous into a buffer of bufLen bytes:
+// the sender registers its data and sends an RTS, the receiver reads the
+// data and sends a FIN, and the sender releases the registration.
+func testPullCommands(t *testing.T, bufLen int) {
+	const size = rndvCmdSize
+	n := min(size, bufLen)
+	c := newPair(t, func(_ int, cfg *Config) { cfg.Rendezvous = RndvPull })
+	c.tracing = true
+	data := pattern(3, size)
+	r := c.recv(1, 0, 3, 0, bufLen)
+	s := c.send(0, 1, 3, 0, data)
+	reg := c.net.next
+	checkSteps(t, "send", c.trace, []step{
+		{0, CmdRegister, 1, size, 0},
+		{0, CmdWrite, 1, 0, recRTS},
+	})
+	if c.trace[0].Token == 0 || c.trace[1].Token != 0 {
+		t.Fatal("tokens: want one on the registration only")
+	}
+	c.poll(1)
+	want := []step{{1, CmdRead, 0, n, 0}, {1, CmdWrite, 0, 0, recFIN}}
+	if n == 0 {
+		want = want[1:] // nothing to read
+	} else if c.trace[2].Region != reg || c.trace[2].Off != 0 {
+		t.Fatalf("read of region %d at %d, want region %d at 0", c.trace[2].Region, c.trace[2].Off, reg)
+	}
+	checkSteps(t, "receiver", c.trace[2:], want)
+	if !r.Done() || s.Done() {
+		t.Fatalf("after the read: receive done %v, send done %v", r.Done(), s.Done())
+	}
+	m := len(c.trace)
+	c.poll(0)
+	checkSteps(t, "sender on FIN", c.trace[m:], []step{{0, CmdRelease, 0, 0, 0}})
+	if c.trace[m].Region != reg {
+		t.Fatalf("released region %d, want %d", c.trace[m].Region, reg)
+	}
+	checkSent(t, "send", s)
+	checkRendezvousRecv(t, r, data, bufLen)
+	st0, st1 := c.eng[0].State().Stats, c.eng[1].State().Stats
+	if st0.RndvSent != 1 || st0.ControlSent != 1 || st1.RndvRecv != 1 || st1.ControlSent != 1 || st1.BytesRecv != size {
+		t.Fatalf("counters %+v / %+v", st0, st1)
+	}
+	c.idle()
+	if c.net.regions(0) != 2 || c.net.regions(1) != 2 {
+		t.Fatal("registration left behind")
+	}
+}
+
+// testPushCommands checks a push rendezvous into a buffer of bufLen bytes:
+// the sender sends an RTS, the receiver registers its buffer and sends a
+// CTS, the sender writes the data and a PUT, and the receiver releases the
+// registration.
+func testPushCommands(t *testing.T, bufLen int) {
+	const size = rndvCmdSize
+	n := min(size, bufLen)
+	c := newPair(t, func(_ int, cfg *Config) { cfg.Rendezvous = RndvPush })
+	c.tracing = true
+	data := pattern(4, size)
+	r := c.recv(1, 0, 3, 0, bufLen)
+	s := c.send(0, 1, 3, 0, data)
+	checkSteps(t, "send", c.trace, []step{{0, CmdWrite, 1, 0, recRTS}})
+	c.poll(1)
+	reg := c.net.next
+	want := []step{{1, CmdRegister, 0, n, 0}, {1, CmdWrite, 0, 0, recCTS}}
+	if n == 0 {
+		want = want[1:] // nothing to grant
+	}
+	checkSteps(t, "receiver", c.trace[1:], want)
+	m := len(c.trace)
+	c.poll(0)
+	want = []step{{0, CmdWrite, 1, n, 0}, {0, CmdWrite, 1, 0, recPUT}}
+	if n == 0 {
+		want = want[1:]
+	} else if w := c.trace[m]; w.Region != reg || w.Off != 0 || w.Signal != 0 || w.HeadLen != 0 || w.Token == 0 {
+		t.Fatalf("data write %v, want region %d", w, reg)
+	}
+	checkSteps(t, "sender on CTS", c.trace[m:], want)
+	checkSent(t, "send", s)
+	if r.Done() {
+		t.Fatal("receive done before PUT")
+	}
+	m = len(c.trace)
+	c.poll(1)
+	want = []step{{1, CmdRelease, 0, 0, 0}}
+	if n == 0 {
+		want = nil
+	} else if c.trace[m].Region != reg {
+		t.Fatalf("released region %d, want %d", c.trace[m].Region, reg)
+	}
+	checkSteps(t, "receiver on PUT", c.trace[m:], want)
+	checkRendezvousRecv(t, r, data, bufLen)
+	st0, st1 := c.eng[0].State().Stats, c.eng[1].State().Stats
+	if st0.RndvSent != 1 || st0.ControlSent != 2 || st1.RndvRecv != 1 || st1.ControlSent != 1 {
+		t.Fatalf("counters %+v / %+v", st0, st1)
+	}
+	c.idle()
+	if c.net.regions(0) != 2 || c.net.regions(1) != 2 {
+		t.Fatal("registration left behind")
 	}
 }
 

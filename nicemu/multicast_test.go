@@ -365,26 +365,47 @@ func TestMulticastProtection(t *testing.T) {
 	slotsFree(t, seg, 2)
 }
 
+// The streams of TestMulticastConcurrent: mcSenders goroutines of the root
+// each multicast mcPerSender messages.
+const mcSenders, mcPerSender = 4, 150
+
+// mcStreamMsg is message i of stream s: 0, 8, 100 or 5000 bytes.
+func mcStreamMsg(s, i int) []byte {
+	return pattern([]int{0, 8, 100, 5000}[(s+i)%4], uint64(s)<<32|uint64(i))
+}
+
+// mcStreamTag is the tag of message i of stream s.
+func mcStreamTag(s, i int) uint64 { return uint64(s)<<32 | uint64(i) }
+
 // TestMulticastConcurrent has several goroutines of one NIC multicast
 // streams of messages (tags ordered per stream) to three processes, one of
 // which receives with two goroutines competing for the same messages.
 func TestMulticastConcurrent(t *testing.T) {
-	const senders, perSender = 4, 150
 	seg, nics := mcJob(t, 4)
 	root := nics[0]
 	dests := []int{1, 2, 3}
-	msg := func(s, i int) []byte {
-		return pattern([]int{0, 8, 100, 5000}[(s+i)%4], uint64(s)<<32|uint64(i))
-	}
-	tag := func(s, i int) uint64 { return uint64(s)<<32 | uint64(i) }
 	var wg sync.WaitGroup
-	for s := range senders {
+	startMulticastStreams(t, &wg, root, dests)
+	startInOrderReceivers(t, &wg, nics)
+	var taken [mcSenders][mcPerSender]atomic.Int32
+	startCompetingReceivers(t, &wg, nics[3], &taken)
+	wg.Wait()
+	checkTakenOnce(t, &taken)
+	checkStreamCounts(t, root, nics)
+	slotsFree(t, seg, 0)
+}
+
+// startMulticastStreams starts a goroutine per stream that multicasts its
+// messages from root to dests in order.
+func startMulticastStreams(t *testing.T, wg *sync.WaitGroup, root *NIC, dests []int) {
+	t.Helper()
+	for s := range mcSenders {
 		wg.Go(func() {
-			for i := range perSender {
+			for i := range mcPerSender {
 				var err error
 				if !awaitSync(root, 30*time.Second, func() bool {
 					var ok bool
-					ok, err = root.TryMulticast(dests, tag(s, i), msg(s, i))
+					ok, err = root.TryMulticast(dests, mcStreamTag(s, i), mcStreamMsg(s, i))
 					return ok || err != nil
 				}) || err != nil {
 					t.Errorf("sender %d message %d: %v", s, i, err)
@@ -393,24 +414,29 @@ func TestMulticastConcurrent(t *testing.T) {
 			}
 		})
 	}
-	// Processes 1 and 2: a goroutine per stream, taking its tags in order.
+}
+
+// startInOrderReceivers starts, at processes 1 and 2, a goroutine per stream
+// that takes its tags in order and checks their content.
+func startInOrderReceivers(t *testing.T, wg *sync.WaitGroup, nics []*NIC) {
+	t.Helper()
 	for _, p := range []int{1, 2} {
-		for s := range senders {
+		for s := range mcSenders {
 			wg.Go(func() {
 				n := nics[p]
 				buf := make([]byte, 8192)
-				for i := range perSender {
+				for i := range mcPerSender {
 					var l int
 					var ok bool
 					var err error
 					if !awaitSync(n, 30*time.Second, func() bool {
-						l, ok, err = n.TryDeliver(0, tag(s, i), buf)
+						l, ok, err = n.TryDeliver(0, mcStreamTag(s, i), buf)
 						return ok || err != nil
 					}) || err != nil {
 						t.Errorf("PID %d stream %d message %d never delivered: %v", p, s, i, err)
 						return
 					}
-					if !slices.Equal(buf[:l], msg(s, i)) {
+					if !slices.Equal(buf[:l], mcStreamMsg(s, i)) {
 						t.Errorf("PID %d stream %d message %d: wrong content", p, s, i)
 						return
 					}
@@ -418,25 +444,28 @@ func TestMulticastConcurrent(t *testing.T) {
 			})
 		}
 	}
-	// Process 3: two goroutines per stream compete; each message goes to
-	// exactly one of them.
-	var taken [senders][perSender]atomic.Int32
-	for s := range senders {
+}
+
+// startCompetingReceivers starts, at process 3 (n), two goroutines per
+// stream that compete for its messages, counting in taken each message
+// either takes and checking its content.
+func startCompetingReceivers(t *testing.T, wg *sync.WaitGroup, n *NIC, taken *[mcSenders][mcPerSender]atomic.Int32) {
+	t.Helper()
+	for s := range mcSenders {
 		var next atomic.Int64
 		for range 2 {
 			wg.Go(func() {
-				n := nics[3]
 				buf := make([]byte, 8192)
 				for {
 					i := int(next.Add(1) - 1)
-					if i >= perSender {
+					if i >= mcPerSender {
 						return
 					}
 					var l int
 					var ok bool
 					var err error
 					if !awaitSync(n, 30*time.Second, func() bool {
-						l, ok, err = n.TryDeliver(0, tag(s, i), buf)
+						l, ok, err = n.TryDeliver(0, mcStreamTag(s, i), buf)
 						return ok || err != nil
 					}) || err != nil {
 						t.Errorf("PID 3 stream %d message %d never delivered: %v", s, i, err)
@@ -446,7 +475,7 @@ func TestMulticastConcurrent(t *testing.T) {
 						t.Errorf("PID 3 took stream %d message %d twice", s, i)
 						return
 					}
-					if !slices.Equal(buf[:l], msg(s, i)) {
+					if !slices.Equal(buf[:l], mcStreamMsg(s, i)) {
 						t.Errorf("PID 3 stream %d message %d: wrong content", s, i)
 						return
 					}
@@ -454,23 +483,33 @@ func TestMulticastConcurrent(t *testing.T) {
 			})
 		}
 	}
-	wg.Wait()
-	for s := range senders {
-		for i := range perSender {
+}
+
+// checkTakenOnce checks that each message went to exactly one of process
+// 3's competing goroutines.
+func checkTakenOnce(t *testing.T, taken *[mcSenders][mcPerSender]atomic.Int32) {
+	t.Helper()
+	for s := range mcSenders {
+		for i := range mcPerSender {
 			if n := taken[s][i].Load(); n != 1 {
 				t.Errorf("PID 3 took stream %d message %d %d times", s, i, n)
 			}
 		}
 	}
-	if s := root.Stats(); s.Multicasts != senders*perSender {
-		t.Errorf("Stats.Multicasts = %d, want %d", s.Multicasts, senders*perSender)
+}
+
+// checkStreamCounts checks that the root counted every multicast and each
+// destination every delivery.
+func checkStreamCounts(t *testing.T, root *NIC, nics []*NIC) {
+	t.Helper()
+	if s := root.Stats(); s.Multicasts != mcSenders*mcPerSender {
+		t.Errorf("Stats.Multicasts = %d, want %d", s.Multicasts, mcSenders*mcPerSender)
 	}
 	for p := 1; p <= 3; p++ {
-		if d := nics[p].Stats().Deliveries; d != senders*perSender {
-			t.Errorf("PID %d Stats.Deliveries = %d, want %d", p, d, senders*perSender)
+		if d := nics[p].Stats().Deliveries; d != mcSenders*mcPerSender {
+			t.Errorf("PID %d Stats.Deliveries = %d, want %d", p, d, mcSenders*mcPerSender)
 		}
 	}
-	slotsFree(t, seg, 0)
 }
 
 // TestMulticastSameTagCompeting has two goroutines of one process take

@@ -183,11 +183,29 @@ func expectSyncRefused(tb testing.TB, n *NIC, v Violation, wantOp Op, wantTarget
 	return ae
 }
 
+// TestBarrierAllocFree checks that concurrent claims share out every barrier
+// controller exactly once, that a freed barrier comes back with fresh
+// counters, and that all can be freed and claimed again.
 func TestBarrierAllocFree(t *testing.T) {
 	seg := newSegment(t, testConfig(4))
 	nics := []*NIC{openNIC(t, seg, 0), openNIC(t, seg, 1), openNIC(t, seg, 2), openNIC(t, seg, 3)}
 
-	// Four processes, two goroutines each, claim every controller at once.
+	owner := claimEveryBarrier(t, nics)
+
+	// Free one (by a process of the job other than its claimer) and get it
+	// back; its counters start afresh.
+	const id = 77
+	freeHalfDoneBarrier(t, nics, owner, id)
+	reuseFreedBarrier(t, nics, id)
+
+	freeAndReclaimAllBarriers(t, nics)
+}
+
+// claimEveryBarrier has four processes, two goroutines each, claim every
+// controller at once, checks that each was handed out exactly once and that
+// none is left, and returns the goroutine that claimed each.
+func claimEveryBarrier(t *testing.T, nics []*NIC) map[int]int {
+	t.Helper()
 	var mu sync.Mutex
 	owner := make(map[int]int)
 	var wg sync.WaitGroup
@@ -223,10 +241,14 @@ func TestBarrierAllocFree(t *testing.T) {
 	if id, err := nics[0].AllocBarrier(); !errors.Is(err, ErrNoBarrier) || id != -1 {
 		t.Fatalf("AllocBarrier with all in use = %d, %v; want -1, ErrNoBarrier", id, err)
 	}
+	return owner
+}
 
-	// Free one (by a process of the job other than its claimer) and get it
-	// back; its counters start afresh.
-	const id = 77
+// freeHalfDoneBarrier completes three generations of barrier id, leaves a
+// fourth half done, has a process other than its claimer free it, and checks
+// that the freed barrier refuses a second free and arrivals.
+func freeHalfDoneBarrier(t *testing.T, nics []*NIC, owner map[int]int, id int) {
+	t.Helper()
 	claimer := nics[owner[id]%4]
 	other := nics[(owner[id]+1)%4]
 	procs := []int{claimer.PID()}
@@ -250,6 +272,13 @@ func TestBarrierAllocFree(t *testing.T) {
 		_, err := claimer.BarrierArrive(id, 0, procs, nil)
 		return err
 	})
+}
+
+// reuseFreedBarrier claims the freed barrier id again and checks that it
+// starts at generation 0 and that a group of two needs both arrivals to
+// complete generation 1.
+func reuseFreedBarrier(t *testing.T, nics []*NIC, id int) {
+	t.Helper()
 	got, err := nics[3].AllocBarrier()
 	if err != nil || got != id {
 		t.Fatalf("AllocBarrier after freeing %d = %d, %v", id, got, err)
@@ -274,8 +303,12 @@ func TestBarrierAllocFree(t *testing.T) {
 	if !nics[0].BarrierReleased(id, 2, 1) {
 		t.Fatalf("generation 1 not released after both arrivals")
 	}
+}
 
-	// Free everything; all can be claimed again.
+// freeAndReclaimAllBarriers frees every barrier and checks that all can be
+// claimed again, in order.
+func freeAndReclaimAllBarriers(t *testing.T, nics []*NIC) {
+	t.Helper()
 	for i := range NumBarriers {
 		if err := nics[i%4].FreeBarrier(i); err != nil {
 			t.Fatalf("FreeBarrier(%d): %v", i, err)
