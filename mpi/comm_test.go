@@ -118,7 +118,25 @@ func exerciseComm(c *mpi.Comm, name string, members []int, worldRank int) error 
 	if got := g.WorldRanks(); !slices.Equal(got, members) || g.Size() != n || g.Rank() != rank {
 		return fmt.Errorf("%s: group %v (size %d, rank %d), want %v (rank %d)", name, got, g.Size(), g.Rank(), members, rank)
 	}
-	// A ring with wildcards: Status.Source is a rank of c.
+	u := commUnderTest{c: c, name: name, members: members, worldRank: worldRank, rank: rank, n: n}
+	return firstError(u.ring, u.allreduces, u.bcasts, u.allgatherScan)
+}
+
+// commUnderTest is a communicator that exerciseComm runs traffic on: c,
+// named name, of the World ranks members, where this process is
+// worldRank, rank rank of n.
+type commUnderTest struct {
+	c               *mpi.Comm
+	name            string
+	members         []int
+	worldRank, rank int
+	n               int
+}
+
+// ring sends around a ring, received with wildcards: Status.Source is a
+// rank of c.
+func (u commUnderTest) ring() error {
+	c, name, members, worldRank, rank, n := u.c, u.name, u.members, u.worldRank, u.rank, u.n
 	right, left := (rank+1)%n, (rank-1+n)%n
 	for round := range 3 {
 		q, err := mpi.Isend(c, []int64{int64(worldRank), int64(round)}, right, 100+round+rank)
@@ -140,12 +158,22 @@ func exerciseComm(c *mpi.Comm, name string, members []int, worldRank int) error 
 			return fmt.Errorf("%s: ring Recv got %v, want [%d %d]", name, buf, members[left], round)
 		}
 	}
-	// Collectives: short ones (the NIC's, when the communicator has a
-	// barrier controller) and long ones.
+	return nil
+}
+
+// sum is the sum of the members' World ranks.
+func (u commUnderTest) sum() int {
 	sum := 0
-	for _, m := range members {
+	for _, m := range u.members {
 		sum += m
 	}
+	return sum
+}
+
+// allreduces runs a short Allreduce (the NIC's, when the communicator has
+// a barrier controller) and a long one.
+func (u commUnderTest) allreduces() error {
+	c, name, worldRank, n, sum := u.c, u.name, u.worldRank, u.n, u.sum()
 	got := []int64{0, 0}
 	if err := mpi.Allreduce(c, []int64{int64(worldRank), 1}, got, mpi.Sum); err != nil {
 		return fmt.Errorf("%s: Allreduce: %w", name, err)
@@ -166,6 +194,12 @@ func exerciseComm(c *mpi.Comm, name string, members []int, worldRank int) error 
 			return fmt.Errorf("%s: long Allreduce: element %d is %d, want %d", name, i, v, sum+n*i)
 		}
 	}
+	return nil
+}
+
+// bcasts runs Bcast from every root.
+func (u commUnderTest) bcasts() error {
+	c, name, members, worldRank, rank, n := u.c, u.name, u.members, u.worldRank, u.rank, u.n
 	for root := range n {
 		b := []int32{-1, -1}
 		if root == rank {
@@ -178,6 +212,12 @@ func exerciseComm(c *mpi.Comm, name string, members []int, worldRank int) error 
 			return fmt.Errorf("%s: Bcast from %d: %v", name, root, b)
 		}
 	}
+	return nil
+}
+
+// allgatherScan runs Allgather, Scan and Barrier.
+func (u commUnderTest) allgatherScan() error {
+	c, name, members, worldRank, rank, n := u.c, u.name, u.members, u.worldRank, u.rank, u.n
 	all := make([]int16, n)
 	if err := mpi.Allgather(c, []int16{int16(worldRank)}, all); err != nil {
 		return fmt.Errorf("%s: Allgather: %w", name, err)
@@ -204,30 +244,48 @@ func exerciseComm(c *mpi.Comm, name string, members []int, worldRank int) error 
 // communicators made by Dup, Split and Create, and checks that the
 // receive got only the World message sent last.
 func scenarioCommIsolation(w *mpi.Comm) error {
-	me, n := w.Rank(), w.Size()
 	worldBuf := []int64{-1, -1}
 	wreq, err := mpi.Irecv(w, worldBuf, mpi.AnySource, mpi.AnyTag)
 	if err != nil {
 		return err
 	}
+	var comms []*mpi.Comm
+	keep := func(c *mpi.Comm) { comms = append(comms, c) }
+	if err := firstError(
+		func() error { return isolationDup(w, keep) },
+		func() error { return isolationSplits(w, keep) },
+		func() error { return isolationTies(w, keep) },
+		func() error { return isolationCreate(w, keep) },
+	); err != nil {
+		return err
+	}
+	total, err := isolationWorldCollectives(w, wreq, worldBuf, comms)
+	if err != nil {
+		return err
+	}
+	return isolationWorldMessage(w, wreq, worldBuf, total)
+}
+
+// isolationDup exercises a Dup of World, which it keeps.
+func isolationDup(w *mpi.Comm, keep func(*mpi.Comm)) error {
+	me, n := w.Rank(), w.Size()
 	every := make([]int, n)
 	for r := range every {
 		every[r] = r
 	}
-	var comms []*mpi.Comm
-	keep := func(c *mpi.Comm) { comms = append(comms, c) }
-
 	dup, err := w.Dup()
 	if err != nil {
 		return fmt.Errorf("Dup: %w", err)
 	}
 	keep(dup)
-	if err := exerciseComm(dup, "Dup of World", every, me); err != nil {
-		return err
-	}
+	return exerciseComm(dup, "Dup of World", every, me)
+}
 
-	// Split by three colors, keys reversing the order; every fourth rank
-	// (of 5 and more) is left out.
+// isolationSplits exercises a Split by three colors, keys reversing the
+// order, where every fourth rank (of 5 and more) is left out; then a Dup
+// of the split and a split of that. It keeps them.
+func isolationSplits(w *mpi.Comm, keep func(*mpi.Comm)) error {
+	me, n := w.Rank(), w.Size()
 	color := func(r int) int {
 		if n >= 5 && r%4 == 3 {
 			return mpi.Undefined
@@ -248,46 +306,54 @@ func scenarioCommIsolation(w *mpi.Comm) error {
 		if err := exerciseComm(sp, fmt.Sprintf("Split color %d", color(me)), members, me); err != nil {
 			return err
 		}
-		// A Dup of the split, and a split of it by parity with equal keys
-		// (ties go by rank in the split).
-		d2, err := sp.Dup()
-		if err != nil {
-			return fmt.Errorf("Dup of a split: %w", err)
-		}
-		keep(d2)
-		if err := exerciseComm(d2, "Dup of a split", members, me); err != nil {
-			return err
-		}
-		half := func(r int) int { return r % 2 }
-		s2, err := d2.Split(half(me), 0)
-		if err != nil {
-			return fmt.Errorf("Split of a Dup of a split: %w", err)
-		}
-		keep(s2)
-		var sub []int
-		for _, m := range members {
-			if half(m) == half(me) {
-				sub = append(sub, m)
-			}
-		}
-		if err := exerciseComm(s2, "Split of a Dup of a split", sub, me); err != nil {
-			return err
+		return isolationSplitOfSplit(sp, members, me, keep)
+	}
+	return nil
+}
+
+// isolationSplitOfSplit exercises a Dup of the split sp of the World
+// ranks members, and a split of it by parity with equal keys (ties go by
+// rank in the split). It keeps them.
+func isolationSplitOfSplit(sp *mpi.Comm, members []int, me int, keep func(*mpi.Comm)) error {
+	d2, err := sp.Dup()
+	if err != nil {
+		return fmt.Errorf("Dup of a split: %w", err)
+	}
+	keep(d2)
+	if err := exerciseComm(d2, "Dup of a split", members, me); err != nil {
+		return err
+	}
+	half := func(r int) int { return r % 2 }
+	s2, err := d2.Split(half(me), 0)
+	if err != nil {
+		return fmt.Errorf("Split of a Dup of a split: %w", err)
+	}
+	keep(s2)
+	var sub []int
+	for _, m := range members {
+		if half(m) == half(me) {
+			sub = append(sub, m)
 		}
 	}
+	return exerciseComm(s2, "Split of a Dup of a split", sub, me)
+}
 
-	// Split with ties: keys (n-me)/2 order the pairs downwards, and a
-	// pair keeps its rank order.
+// isolationTies exercises a Split with ties: keys (n-me)/2 order the
+// pairs downwards, and a pair keeps its rank order. It keeps it.
+func isolationTies(w *mpi.Comm, keep func(*mpi.Comm)) error {
+	me, n := w.Rank(), w.Size()
 	ties, err := w.Split(0, (n-me)/2)
 	if err != nil {
 		return fmt.Errorf("Split with ties: %w", err)
 	}
 	keep(ties)
-	if err := exerciseComm(ties, "Split with tied keys", ranksWhere(n, func(int) bool { return true }, func(r int) int { return (n - r) / 2 }), me); err != nil {
-		return err
-	}
+	return exerciseComm(ties, "Split with tied keys", ranksWhere(n, func(int) bool { return true }, func(r int) int { return (n - r) / 2 }), me)
+}
 
-	// Create from the group of the even ranks, reversed: the others get
-	// nil.
+// isolationCreate exercises a Create from the group of the even ranks,
+// reversed, which it keeps: the others get nil.
+func isolationCreate(w *mpi.Comm, keep func(*mpi.Comm)) error {
+	me, n := w.Rank(), w.Size()
 	var evens []int
 	for r := n - 1; r >= 0; r-- {
 		if r%2 == 0 {
@@ -312,28 +378,40 @@ func scenarioCommIsolation(w *mpi.Comm) error {
 			return err
 		}
 	}
+	return nil
+}
 
-	// World collectives do not match the pending receive either.
+// isolationWorldCollectives runs World collectives, which do not match
+// the pending receive wreq either, then frees comms. It returns the sum
+// of the counts of communicators kept.
+func isolationWorldCollectives(w *mpi.Comm, wreq *mpi.Request, worldBuf []int64, comms []*mpi.Comm) (int64, error) {
 	if err := mpi.Barrier(w); err != nil {
-		return err
+		return 0, err
 	}
 	total := []int64{0}
 	if err := mpi.Allreduce(w, []int64{int64(len(comms))}, total, mpi.Sum); err != nil {
-		return err
+		return 0, err
 	}
 	if done, st, err := wreq.Test(); done || err != nil {
-		return fmt.Errorf("the wildcard receive on World completed (%+v, %v, %v) before any World message was sent", st, err, worldBuf)
+		return 0, fmt.Errorf("the wildcard receive on World completed (%+v, %v, %v) before any World message was sent", st, err, worldBuf)
 	}
 	for i, c := range comms {
 		if err := release(c); err != nil {
-			return fmt.Errorf("Free of communicator %d: %w", i, err)
+			return 0, fmt.Errorf("Free of communicator %d: %w", i, err)
 		}
 	}
 	if err := mpi.Barrier(w); err != nil {
-		return err
+		return 0, err
 	}
+	return total[0], nil
+}
+
+// isolationWorldMessage sends a World message to the right neighbour and
+// checks that the pending wildcard receive wreq gets it.
+func isolationWorldMessage(w *mpi.Comm, wreq *mpi.Request, worldBuf []int64, total int64) error {
+	me, n := w.Rank(), w.Size()
 	src := (me - 1 + n) % n
-	if err := mpi.Send(w, []int64{int64(1000 + me), total[0]}, (me+1)%n, 4242); err != nil {
+	if err := mpi.Send(w, []int64{int64(1000 + me), total}, (me+1)%n, 4242); err != nil {
 		return err
 	}
 	st, err := wreq.Wait()
@@ -343,8 +421,8 @@ func scenarioCommIsolation(w *mpi.Comm) error {
 	if err := checkStatus("the World message", st, src, 4242, 2, 16); err != nil {
 		return err
 	}
-	if worldBuf[0] != int64(1000+src) || worldBuf[1] != total[0] {
-		return fmt.Errorf("the World message: %v, want [%d %d]", worldBuf, 1000+src, total[0])
+	if worldBuf[0] != int64(1000+src) || worldBuf[1] != total {
+		return fmt.Errorf("the World message: %v, want [%d %d]", worldBuf, 1000+src, total)
 	}
 	return nil
 }
@@ -353,10 +431,53 @@ func scenarioCommIsolation(w *mpi.Comm) error {
 // and Create's errors.
 func scenarioCommGroups(w *mpi.Comm) error {
 	me, n := w.Rank(), w.Size()
+	gs, err := makeCommGroups(w)
+	if err != nil {
+		return err
+	}
+	if err := firstError(
+		func() error { return checkGroupAlgebra(gs, n) },
+		func() error { return checkTranslateRanks(gs, me, n) },
+		func() error { return checkInvalidGroupRanks(gs, n) },
+		func() error { return createFromGroups(w, gs) },
+		func() error { return createMismatched(w, gs) },
+	); err != nil {
+		return err
+	}
+	return createDisjoint(w)
+}
+
+// commGroups are the groups of scenarioCommGroups: World's, its reverse,
+// the odd ranks, and the lower half taken from the reverse.
+type commGroups struct {
+	g, rg, odd, low mpi.Group
+	rev             []int // the World ranks of rg
+	oddRanks        []int // the World ranks of odd
+	wantLow         []int // the World ranks of low
+}
+
+// makeCommGroups makes the groups of scenarioCommGroups by Incl and Excl
+// and checks their members.
+func makeCommGroups(w *mpi.Comm) (*commGroups, error) {
+	me, n := w.Rank(), w.Size()
 	g := w.Group()
 	if g.Size() != n || g.Rank() != me {
-		return fmt.Errorf("World's group: size %d rank %d", g.Size(), g.Rank())
+		return nil, fmt.Errorf("World's group: size %d rank %d", g.Size(), g.Rank())
 	}
+	gs := &commGroups{g: g}
+	if err := firstError(
+		func() error { return gs.reverse(me, n) },
+		func() error { return gs.odds(n) },
+		func() error { return gs.lowerHalf(n) },
+	); err != nil {
+		return nil, err
+	}
+	return gs, nil
+}
+
+// reverse makes rg, World's group in reverse, and checks it.
+func (gs *commGroups) reverse(me, n int) error {
+	g := gs.g
 	var rev []int
 	for r := n - 1; r >= 0; r-- {
 		rev = append(rev, r)
@@ -371,7 +492,14 @@ func scenarioCommGroups(w *mpi.Comm) error {
 	if rg.Equal(g) != (n == 1) || !rg.Equal(rg) {
 		return fmt.Errorf("Equal of World's group and its reverse: %v", rg.Equal(g))
 	}
-	// odd: the odd ranks; low: the lower half, from the reversed group.
+	gs.rev, gs.rg = rev, rg
+	return nil
+}
+
+// odds makes odd, the group of the odd ranks, and checks it and its
+// complement, the even ranks.
+func (gs *commGroups) odds(n int) error {
+	g := gs.g
 	var oddRanks []int
 	for r := 1; r < n; r += 2 {
 		oddRanks = append(oddRanks, r)
@@ -391,6 +519,14 @@ func scenarioCommGroups(w *mpi.Comm) error {
 	if !slices.Equal(evens.WorldRanks(), wantEvens) {
 		return fmt.Errorf("Excl(%v): %v, want %v", oddRanks, evens.WorldRanks(), wantEvens)
 	}
+	gs.oddRanks, gs.odd = oddRanks, odd
+	return nil
+}
+
+// lowerHalf makes low, the lower half of World's ranks, from the
+// reversed group, and checks it.
+func (gs *commGroups) lowerHalf(n int) error {
+	rev, rg := gs.rev, gs.rg
 	var lowIdx []int // ranks of rg holding World ranks below n/2
 	for i, r := range rev {
 		if r < (n+1)/2 {
@@ -408,8 +544,15 @@ func scenarioCommGroups(w *mpi.Comm) error {
 	if !slices.Equal(low.WorldRanks(), wantLow) {
 		return fmt.Errorf("Incl of the lower half: %v, want %v", low.WorldRanks(), wantLow)
 	}
-	// Union: odd, then the members of low not in it; Intersection and
-	// Difference in the first group's order.
+	gs.low, gs.wantLow = low, wantLow
+	return nil
+}
+
+// checkGroupAlgebra checks Union (odd, then the members of low not in
+// it), Intersection and Difference (in the first group's order), also
+// with World's group.
+func checkGroupAlgebra(gs *commGroups, n int) error {
+	g, rg, odd, low, oddRanks, wantLow := gs.g, gs.rg, gs.odd, gs.low, gs.oddRanks, gs.wantLow
 	evenLow := slices.DeleteFunc(slices.Clone(wantLow), func(r int) bool { return r%2 == 1 })
 	oddLow := slices.DeleteFunc(slices.Clone(wantLow), func(r int) bool { return r%2 == 0 })
 	want := append(slices.Clone(oddRanks), evenLow...)
@@ -426,7 +569,13 @@ func scenarioCommGroups(w *mpi.Comm) error {
 	if odd.Difference(g).Size() != 0 || g.Intersection(rg).Size() != n || !g.Union(rg).Equal(g) {
 		return errors.New("Difference, Intersection or Union with World's group is wrong")
 	}
-	// TranslateRanks from the reversed group to odd and to World's.
+	return nil
+}
+
+// checkTranslateRanks checks TranslateRanks from the reversed group to
+// odd and to World's, and odd's rank.
+func checkTranslateRanks(gs *commGroups, me, n int) error {
+	g, rg, odd, rev := gs.g, gs.rg, gs.odd, gs.rev
 	all := make([]int, n)
 	for i := range all {
 		all[i] = i
@@ -454,7 +603,13 @@ func scenarioCommGroups(w *mpi.Comm) error {
 	if (odd.Rank() == mpi.Undefined) != (me%2 == 0) {
 		return fmt.Errorf("odd.Rank() = %d on World rank %d", odd.Rank(), me)
 	}
-	// Invalid ranks.
+	return nil
+}
+
+// checkInvalidGroupRanks checks that Incl, Excl and TranslateRanks of
+// invalid ranks fail with ErrRank.
+func checkInvalidGroupRanks(gs *commGroups, n int) error {
+	g, rg := gs.g, gs.rg
 	if _, err := g.Incl(n); !errors.Is(err, mpi.ErrRank) {
 		return fmt.Errorf("Incl(%d): %v, want ErrRank", n, err)
 	}
@@ -467,57 +622,76 @@ func scenarioCommGroups(w *mpi.Comm) error {
 	if _, err := g.TranslateRanks([]int{n}, rg); !errors.Is(err, mpi.ErrRank) {
 		return fmt.Errorf("TranslateRanks(%d): %v, want ErrRank", n, err)
 	}
+	return nil
+}
 
-	// Create from the odd ranks, and from the lower half in the reversed
-	// order: ranks in the group's order; the others get nil.
+// createFromGroups runs Create from the odd ranks, from the lower half in
+// the reversed order, and from the empty group: ranks in the group's
+// order; the others get nil.
+func createFromGroups(w *mpi.Comm, gs *commGroups) error {
 	for _, c := range []struct {
 		name string
 		g    mpi.Group
-	}{{"odd ranks", odd}, {"lower half reversed", low}, {"empty group", mpi.Group{}}} {
-		nc, err := w.Create(c.g)
-		if err != nil {
-			return fmt.Errorf("Create of the %s: %w", c.name, err)
-		}
-		if c.g.Rank() == mpi.Undefined {
-			if nc != nil {
-				return fmt.Errorf("Create of the %s: a non-member got a communicator", c.name)
-			}
-			continue
-		}
-		if err := exerciseComm(nc, "Create of the "+c.name, c.g.WorldRanks(), me); err != nil {
-			return err
-		}
-		// Create again from the new communicator: its group, reversed.
-		var back []int
-		for i := nc.Size() - 1; i >= 0; i-- {
-			back = append(back, i)
-		}
-		sub, err := nc.Group().Incl(back...)
-		if err != nil {
-			return err
-		}
-		nc2, err := nc.Create(sub)
-		if err != nil {
-			return fmt.Errorf("Create from a created communicator: %w", err)
-		}
-		if err := exerciseComm(nc2, "Create from the "+c.name, sub.WorldRanks(), me); err != nil {
-			return err
-		}
-		// A group not a subset of the communicator fails everywhere.
-		if nc.Size() < n {
-			if bad, err := nc.Create(g); err == nil || bad != nil {
-				return fmt.Errorf("Create of World's group from the %s: %v, %v; want an error", c.name, bad, err)
-			}
-		}
-		if err := release(nc2); err != nil {
-			return err
-		}
-		if err := release(nc); err != nil {
+	}{{"odd ranks", gs.odd}, {"lower half reversed", gs.low}, {"empty group", mpi.Group{}}} {
+		if err := createFromGroup(w, c.name, c.g, gs.g); err != nil {
 			return err
 		}
 	}
-	// Groups that differ between processes make every process fail:
-	// different sizes, and the same size with other members.
+	return nil
+}
+
+// createFromGroup runs Create from the group grp, exercises the new
+// communicator, creates again from it (its group, reversed) and checks
+// that Create of g, World's group, from it fails if g is not a subset.
+func createFromGroup(w *mpi.Comm, name string, grp, g mpi.Group) error {
+	me, n := w.Rank(), w.Size()
+	nc, err := w.Create(grp)
+	if err != nil {
+		return fmt.Errorf("Create of the %s: %w", name, err)
+	}
+	if grp.Rank() == mpi.Undefined {
+		if nc != nil {
+			return fmt.Errorf("Create of the %s: a non-member got a communicator", name)
+		}
+		return nil
+	}
+	if err := exerciseComm(nc, "Create of the "+name, grp.WorldRanks(), me); err != nil {
+		return err
+	}
+	// Create again from the new communicator: its group, reversed.
+	var back []int
+	for i := nc.Size() - 1; i >= 0; i-- {
+		back = append(back, i)
+	}
+	sub, err := nc.Group().Incl(back...)
+	if err != nil {
+		return err
+	}
+	nc2, err := nc.Create(sub)
+	if err != nil {
+		return fmt.Errorf("Create from a created communicator: %w", err)
+	}
+	if err := exerciseComm(nc2, "Create from the "+name, sub.WorldRanks(), me); err != nil {
+		return err
+	}
+	// A group not a subset of the communicator fails everywhere.
+	if nc.Size() < n {
+		if bad, err := nc.Create(g); err == nil || bad != nil {
+			return fmt.Errorf("Create of World's group from the %s: %v, %v; want an error", name, bad, err)
+		}
+	}
+	if err := release(nc2); err != nil {
+		return err
+	}
+	return release(nc)
+}
+
+// createMismatched checks that groups that differ between processes make
+// every process fail: different sizes, and the same size with other
+// members; World works afterwards.
+func createMismatched(w *mpi.Comm, gs *commGroups) error {
+	me, n := w.Rank(), w.Size()
+	g, rg, odd, all := gs.g, gs.rg, gs.odd, allRanks(n)
 	if n > 1 {
 		mine := g
 		if me == n-1 {
@@ -537,7 +711,7 @@ func scenarioCommGroups(w *mpi.Comm) error {
 			return err
 		}
 	}
-	return createDisjoint(w)
+	return nil
 }
 
 // createDisjoint: the even ranks pass the group of the even ranks to

@@ -406,125 +406,180 @@ func orderTag(seq int) int { return 10 + seq%3 }
 // (eager and rendezvous) to rank 0, which receives them with specific and
 // wildcard sources and tags and checks that each sender's arrive in order.
 func scenarioOrder(w *mpi.Comm) error {
-	me, n := w.Rank(), w.Size()
 	E, err := eagerLimit()
 	if err != nil {
 		return err
 	}
-	if me != 0 {
-		// Batches of Isends alternate with blocking Sends.
-		for seq := 0; seq < orderMsgs; {
-			if seq%50 < 20 {
-				var reqs []*mpi.Request
-				for k := 0; k < 10 && seq < orderMsgs; k, seq = k+1, seq+1 {
-					r, err := mpi.Isend(w, pattern[byte](orderSize(seq, E), me, seq), 0, orderTag(seq))
-					if err != nil {
-						return err
-					}
-					reqs = append(reqs, r)
-				}
-				if _, err := mpi.Waitall(reqs); err != nil {
-					return fmt.Errorf("Isend batch: %w", err)
-				}
-				continue
-			}
-			if err := mpi.Send(w, pattern[byte](orderSize(seq, E), me, seq), 0, orderTag(seq)); err != nil {
-				return fmt.Errorf("Send %d: %w", seq, err)
-			}
-			seq++
-		}
-		return mpi.Barrier(w)
+	if w.Rank() != 0 {
+		return orderSend(w, E)
 	}
-
 	// Let the first messages arrive before their receives.
 	time.Sleep(100 * time.Millisecond)
-	next := make([]int, n) // next sequence number expected from each rank
+	return newOrderReceiver(w, E).receiveAll()
+}
+
+// orderSend sends the messages of a rank but 0 to rank 0: batches of
+// Isends alternate with blocking Sends.
+func orderSend(w *mpi.Comm, E int) error {
+	me := w.Rank()
+	for seq := 0; seq < orderMsgs; {
+		if seq%50 < 20 {
+			var reqs []*mpi.Request
+			for k := 0; k < 10 && seq < orderMsgs; k, seq = k+1, seq+1 {
+				r, err := mpi.Isend(w, pattern[byte](orderSize(seq, E), me, seq), 0, orderTag(seq))
+				if err != nil {
+					return err
+				}
+				reqs = append(reqs, r)
+			}
+			if _, err := mpi.Waitall(reqs); err != nil {
+				return fmt.Errorf("Isend batch: %w", err)
+			}
+			continue
+		}
+		if err := mpi.Send(w, pattern[byte](orderSize(seq, E), me, seq), 0, orderTag(seq)); err != nil {
+			return fmt.Errorf("Send %d: %w", seq, err)
+		}
+		seq++
+	}
+	return mpi.Barrier(w)
+}
+
+// orderReceiver is rank 0 of scenarioOrder, which receives the messages
+// of the others.
+type orderReceiver struct {
+	w    *mpi.Comm
+	n, E int
+	next []int // next sequence number expected from each rank
+	pick int   // the next sender to try
+}
+
+// newOrderReceiver returns rank 0's receiver, which expects message 0
+// of every other rank first.
+func newOrderReceiver(w *mpi.Comm, E int) *orderReceiver {
+	next := make([]int, w.Size())
 	next[0] = orderMsgs
-	pick := 1
-	sender := func() int { // a sender with messages left, round robin
-		for next[pick] >= orderMsgs {
-			pick = pick%(n-1) + 1
-		}
-		s := pick
-		pick = pick%(n-1) + 1
-		return s
+	return &orderReceiver{w: w, n: w.Size(), E: E, next: next, pick: 1}
+}
+
+// sender returns a sender with messages left, round robin.
+func (o *orderReceiver) sender() int {
+	n, next := o.n, o.next
+	for next[o.pick] >= orderMsgs {
+		o.pick = o.pick%(n-1) + 1
 	}
-	check := func(how string, st mpi.Status, buf []byte) error {
-		src := st.Source
-		if src < 1 || src >= n {
-			return fmt.Errorf("%s: message from rank %d", how, src)
-		}
-		seq := next[src]
-		if seq >= orderMsgs {
-			return fmt.Errorf("%s: message from rank %d after its last", how, src)
-		}
-		size := orderSize(seq, E)
-		if err := checkStatus(fmt.Sprintf("%s: message %d from %d", how, seq, src), st, src, orderTag(seq), size, size); err != nil {
-			return fmt.Errorf("%w (overtaken?)", err)
-		}
-		if d := diff(buf[:size], pattern[byte](size, src, seq)); d != "" {
-			return fmt.Errorf("%s: message %d from %d (%d bytes): %s (overtaken?)", how, seq, src, size, d)
-		}
-		next[src]++
-		return nil
+	s := o.pick
+	o.pick = o.pick%(n-1) + 1
+	return s
+}
+
+// check checks that the message received with status st into buf is the
+// next one of its sender.
+func (o *orderReceiver) check(how string, st mpi.Status, buf []byte) error {
+	n, E, next := o.n, o.E, o.next
+	src := st.Source
+	if src < 1 || src >= n {
+		return fmt.Errorf("%s: message from rank %d", how, src)
 	}
-	big := make([]byte, 70000+E+1)
-	total := (n - 1) * orderMsgs
+	seq := next[src]
+	if seq >= orderMsgs {
+		return fmt.Errorf("%s: message from rank %d after its last", how, src)
+	}
+	size := orderSize(seq, E)
+	if err := checkStatus(fmt.Sprintf("%s: message %d from %d", how, seq, src), st, src, orderTag(seq), size, size); err != nil {
+		return fmt.Errorf("%w (overtaken?)", err)
+	}
+	if d := diff(buf[:size], pattern[byte](size, src, seq)); d != "" {
+		return fmt.Errorf("%s: message %d from %d (%d bytes): %s (overtaken?)", how, seq, src, size, d)
+	}
+	next[src]++
+	return nil
+}
+
+// receiveAll receives every message, now a batch of Irecvs from one
+// sender, now one Recv with wildcards or not.
+func (o *orderReceiver) receiveAll() error {
+	big := make([]byte, 70000+o.E+1)
+	total := (o.n - 1) * orderMsgs
 	for got := 0; got < total; {
 		switch i := got % 7; {
 		case i == 6:
-			// A batch of Irecvs from one sender, matched in posting order.
-			s := sender()
-			k := min(8, orderMsgs-next[s])
-			reqs := make([]*mpi.Request, k)
-			bufs := make([][]byte, k)
-			for j := range k {
-				bufs[j] = make([]byte, len(big))
-				tag := mpi.AnyTag
-				if j%2 == 0 {
-					tag = orderTag(next[s] + j)
-				}
-				var err error
-				if reqs[j], err = mpi.Irecv(w, bufs[j], s, tag); err != nil {
-					return err
-				}
-			}
-			sts, err := mpi.Waitall(reqs)
+			k, err := o.irecvBatch(len(big))
 			if err != nil {
-				return fmt.Errorf("Irecv batch from %d: %w", s, err)
-			}
-			for j := range k {
-				if err := check("Irecv batch", sts[j], bufs[j]); err != nil {
-					return err
-				}
+				return err
 			}
 			got += k
 		default:
-			src, tag, how := mpi.AnySource, mpi.AnyTag, "Recv(AnySource, AnyTag)"
-			switch i % 3 {
-			case 1:
-				src = sender()
-				how = "Recv(source, AnyTag)"
-			case 2:
-				src = sender()
-				tag = orderTag(next[src])
-				how = "Recv(source, tag)"
-			}
-			st, err := mpi.Recv(w, big, src, tag)
-			if err != nil {
-				return fmt.Errorf("%s: %w", how, err)
-			}
-			if err := check(how, st, big); err != nil {
+			if err := o.recvOne(i, big); err != nil {
 				return err
 			}
 			got++
 		}
 	}
-	return mpi.Barrier(w)
+	return mpi.Barrier(o.w)
+}
+
+// irecvBatch receives a batch of up to 8 messages from one sender with
+// Irecvs into buffers of bufLen bytes, matched in posting order, and
+// returns how many.
+func (o *orderReceiver) irecvBatch(bufLen int) (int, error) {
+	w, next, check := o.w, o.next, o.check
+	s := o.sender()
+	k := min(8, orderMsgs-next[s])
+	reqs := make([]*mpi.Request, k)
+	bufs := make([][]byte, k)
+	for j := range k {
+		bufs[j] = make([]byte, bufLen)
+		tag := mpi.AnyTag
+		if j%2 == 0 {
+			tag = orderTag(next[s] + j)
+		}
+		var err error
+		if reqs[j], err = mpi.Irecv(w, bufs[j], s, tag); err != nil {
+			return 0, err
+		}
+	}
+	sts, err := mpi.Waitall(reqs)
+	if err != nil {
+		return 0, fmt.Errorf("Irecv batch from %d: %w", s, err)
+	}
+	for j := range k {
+		if err := check("Irecv batch", sts[j], bufs[j]); err != nil {
+			return 0, err
+		}
+	}
+	return k, nil
+}
+
+// recvOne receives one message into big, the i-th of a cycle of 7: from
+// any source with any tag, from a sender with any tag, or from a sender
+// with the tag of its next message.
+func (o *orderReceiver) recvOne(i int, big []byte) error {
+	w, next, sender, check := o.w, o.next, o.sender, o.check
+	src, tag, how := mpi.AnySource, mpi.AnyTag, "Recv(AnySource, AnyTag)"
+	switch i % 3 {
+	case 1:
+		src = sender()
+		how = "Recv(source, AnyTag)"
+	case 2:
+		src = sender()
+		tag = orderTag(next[src])
+		how = "Recv(source, tag)"
+	}
+	st, err := mpi.Recv(w, big, src, tag)
+	if err != nil {
+		return fmt.Errorf("%s: %w", how, err)
+	}
+	return check(how, st, big)
 }
 
 // ---- Status, Probe, Iprobe ----
 
+// scenarioProbe: between pairs of ranks, the even rank sends messages of
+// tags 3 to 7 (eager, rendezvous and empty) once the odd one has seen
+// that nothing is there; the odd one finds them with Iprobe and Probe,
+// by source, by tag and by wildcards, and checks their statuses and
+// counts before and after receiving them.
 func scenarioProbe(w *mpi.Comm) error {
 	me, n := w.Rank(), w.Size()
 	E, err := eagerLimit()
@@ -537,26 +592,7 @@ func scenarioProbe(w *mpi.Comm) error {
 	}
 	bigCount := E/16 + 100 // complex128: rendezvous
 	if me%2 == 0 {
-		// Wait until the receiver has seen that nothing is there.
-		if _, err := mpi.Recv(w, []int8{0}, partner, 1); err != nil {
-			return err
-		}
-		if err := mpi.Send(w, pattern[float64](7, 3), partner, 3); err != nil {
-			return err
-		}
-		if err := mpi.Send(w, pattern[int32](1000, 4), partner, 4); err != nil {
-			return err
-		}
-		if err := mpi.Send(w, pattern[complex128](bigCount, 5), partner, 5); err != nil {
-			return err
-		}
-		if err := mpi.Send(w, []uint16{}, partner, 6); err != nil {
-			return err
-		}
-		if err := mpi.Send(w, pattern[uint16](9, 7), partner, 7); err != nil {
-			return err
-		}
-		return mpi.Barrier(w)
+		return probeSender(w, partner, bigCount)
 	}
 
 	if ok, st, err := w.Iprobe(partner, mpi.AnyTag); err != nil || ok {
@@ -565,20 +601,62 @@ func scenarioProbe(w *mpi.Comm) error {
 	if err := mpi.Send(w, []int8{1}, partner, 1); err != nil {
 		return err
 	}
-	iprobe := func(src, tag int) (mpi.Status, error) {
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			ok, st, err := w.Iprobe(src, tag)
-			if err != nil || ok {
-				return st, err
-			}
-			if time.Now().After(deadline) {
-				return st, fmt.Errorf("Iprobe(%d, %d) found nothing in 20s", src, tag)
-			}
+	if err := firstError(
+		func() error { return probeTag3(w, partner) },
+		func() error { return probeTag4(w, partner) },
+		func() error { return probeTag5(w, partner, bigCount) },
+		func() error { return probeTags6And7(w, partner) },
+	); err != nil {
+		return err
+	}
+	if ok, st, err := w.Iprobe(mpi.AnySource, mpi.AnyTag); err != nil || ok {
+		return fmt.Errorf("Iprobe after everything was received: %v, %+v, %v", ok, st, err)
+	}
+	return mpi.Barrier(w)
+}
+
+// probeSender is the sender of scenarioProbe: it waits until the
+// receiver has seen that nothing is there, then sends tags 3 to 7.
+func probeSender(w *mpi.Comm, partner, bigCount int) error {
+	if _, err := mpi.Recv(w, []int8{0}, partner, 1); err != nil {
+		return err
+	}
+	if err := mpi.Send(w, pattern[float64](7, 3), partner, 3); err != nil {
+		return err
+	}
+	if err := mpi.Send(w, pattern[int32](1000, 4), partner, 4); err != nil {
+		return err
+	}
+	if err := mpi.Send(w, pattern[complex128](bigCount, 5), partner, 5); err != nil {
+		return err
+	}
+	if err := mpi.Send(w, []uint16{}, partner, 6); err != nil {
+		return err
+	}
+	if err := mpi.Send(w, pattern[uint16](9, 7), partner, 7); err != nil {
+		return err
+	}
+	return mpi.Barrier(w)
+}
+
+// iprobeWait calls Iprobe until it finds a message of src and tag, for
+// 20 seconds at most.
+func iprobeWait(w *mpi.Comm, src, tag int) (mpi.Status, error) {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ok, st, err := w.Iprobe(src, tag)
+		if err != nil || ok {
+			return st, err
+		}
+		if time.Now().After(deadline) {
+			return st, fmt.Errorf("Iprobe(%d, %d) found nothing in 20s", src, tag)
 		}
 	}
-	// Tag 3: 7 float64 by Iprobe(AnySource, tag).
-	st, err := iprobe(mpi.AnySource, 3)
+}
+
+// probeTag3 finds tag 3, 7 float64, by Iprobe(AnySource, tag).
+func probeTag3(w *mpi.Comm, partner int) error {
+	st, err := iprobeWait(w, mpi.AnySource, 3)
 	if err != nil {
 		return err
 	}
@@ -598,12 +676,18 @@ func scenarioProbe(w *mpi.Comm) error {
 	if d := diff(f, pattern[float64](7, 3)); d != "" {
 		return fmt.Errorf("tag 3: %s", d)
 	}
-	// Tag 4: 1000 int32 by Iprobe(source, AnyTag); probing twice sees the
-	// same message.
-	if st, err = iprobe(partner, mpi.AnyTag); err != nil {
+	return nil
+}
+
+// probeTag4 finds tag 4, 1000 int32, by Iprobe(source, AnyTag); probing
+// twice sees the same message.
+func probeTag4(w *mpi.Comm, partner int) error {
+	var st mpi.Status
+	var err error
+	if st, err = iprobeWait(w, partner, mpi.AnyTag); err != nil {
 		return err
 	}
-	st2, err := iprobe(partner, mpi.AnyTag)
+	st2, err := iprobeWait(w, partner, mpi.AnyTag)
 	if err != nil {
 		return err
 	}
@@ -623,7 +707,13 @@ func scenarioProbe(w *mpi.Comm) error {
 	if d := diff(ints[:1000], pattern[int32](1000, 4)); d != "" {
 		return fmt.Errorf("tag 4: %s", d)
 	}
-	// Tag 5: rendezvous by Probe.
+	return nil
+}
+
+// probeTag5 finds tag 5, a rendezvous message, by Probe.
+func probeTag5(w *mpi.Comm, partner, bigCount int) error {
+	var st mpi.Status
+	var err error
 	if st, err = w.Probe(mpi.AnySource, mpi.AnyTag); err != nil {
 		return err
 	}
@@ -640,7 +730,14 @@ func scenarioProbe(w *mpi.Comm) error {
 	if d := diff(cs, pattern[complex128](bigCount, 5)); d != "" {
 		return fmt.Errorf("tag 5: %s", d)
 	}
-	// Tag 6: empty. Tag 7 is behind it; Probe for 7 first.
+	return nil
+}
+
+// probeTags6And7: tag 6 is empty, and tag 7 is behind it; Probe for 7
+// first.
+func probeTags6And7(w *mpi.Comm, partner int) error {
+	var st mpi.Status
+	var err error
 	if st, err = w.Probe(partner, 7); err != nil {
 		return err
 	}
@@ -669,21 +766,41 @@ func scenarioProbe(w *mpi.Comm) error {
 	if d := diff(u, pattern[uint16](9, 7)); d != "" {
 		return fmt.Errorf("tag 7: %s", d)
 	}
-	if ok, st, err := w.Iprobe(mpi.AnySource, mpi.AnyTag); err != nil || ok {
-		return fmt.Errorf("Iprobe after everything was received: %v, %+v, %v", ok, st, err)
-	}
-	return mpi.Barrier(w)
+	return nil
 }
 
 // ---- Waitany, Testall, Testany, Test, Wait twice ----
 
+// requestsGoTag is the tag of the receiver's go in scenarioRequests.
+const requestsGoTag = 999
+
+// scenarioRequests checks nil requests, then, between pairs of ranks,
+// Waitany, Testall, Testany, Test and Wait twice on messages of mixed
+// sizes (eager and rendezvous), a round of each.
 func scenarioRequests(w *mpi.Comm) error {
 	me, n := w.Rank(), w.Size()
 	E, err := eagerLimit()
 	if err != nil {
 		return err
 	}
-	// A nil request is an error, not a crash.
+	if err := checkNilRequests(); err != nil {
+		return err
+	}
+	partner := me ^ 1
+	if partner >= n {
+		return mpi.Barrier(w)
+	}
+	sizes := []int{10, E + 5, 0, 3, 100000, 64}
+	if me%2 == 0 {
+		return requestsSender(w, partner, sizes)
+	}
+	rv := requestsReceiver{w: w, partner: partner, sizes: sizes}
+	return firstError(rv.waitany, rv.testall, rv.test, func() error { return mpi.Barrier(w) })
+}
+
+// checkNilRequests checks that a nil request is an error, not a crash,
+// and that Waitany, Testany and Testall on nothing return at once.
+func checkNilRequests() error {
 	var nilReq *mpi.Request
 	if _, err := nilReq.Wait(); !errors.Is(err, mpi.ErrRequest) {
 		return fmt.Errorf("Wait on a nil request: %v, want ErrRequest", err)
@@ -704,75 +821,92 @@ func scenarioRequests(w *mpi.Comm) error {
 	if ok, _, err := mpi.Testall(make([]*mpi.Request, 3)); !ok || err != nil {
 		return fmt.Errorf("Testall of nil requests = %v, %v; want true", ok, err)
 	}
-	partner := me ^ 1
-	if partner >= n {
-		return mpi.Barrier(w)
-	}
-	sizes := []int{10, E + 5, 0, 3, 100000, 64}
+	return nil
+}
+
+// requestsSender is the sender of scenarioRequests: each round waits for
+// the go of the receiver, then sends a message of each size, of tags
+// 0..k-1 in reverse order, and completes the sends with Testany.
+func requestsSender(w *mpi.Comm, partner int, sizes []int) error {
 	k := len(sizes)
-	const goTag = 999
-
-	if me%2 == 0 {
-		// The sender: each round waits for the go of the receiver, then
-		// sends k messages of tags 0..k-1 in reverse order.
-		for round := 0; round < 3; round++ {
-			if _, err := mpi.Recv(w, []byte{0}, partner, goTag); err != nil {
-				return err
-			}
-			var reqs []*mpi.Request
-			for i := k - 1; i >= 0; i-- {
-				r, err := mpi.Isend(w, pattern[int16](sizes[i], round, i), partner, i)
-				if err != nil {
-					return err
-				}
-				reqs = append(reqs, r)
-			}
-			// Complete the sends with Testany.
-			for left := len(reqs); left > 0; {
-				_, i, _, err := mpi.Testany(reqs)
-				if err != nil {
-					return fmt.Errorf("Testany on sends: %w", err)
-				}
-				if i != mpi.Undefined {
-					if reqs[i] != nil {
-						return fmt.Errorf("Testany returned %d but left the entry", i)
-					}
-					left--
-				}
-			}
-		}
-		return mpi.Barrier(w)
-	}
-
-	post := func(round int) ([]*mpi.Request, [][]int16, error) {
-		reqs := make([]*mpi.Request, k)
-		bufs := make([][]int16, k)
-		for i := range k {
-			bufs[i] = make([]int16, sizes[i])
-			var err error
-			if reqs[i], err = mpi.Irecv(w, bufs[i], partner, i); err != nil {
-				return nil, nil, err
-			}
-		}
-		return reqs, bufs, nil
-	}
-	checkOne := func(how string, round, i int, st mpi.Status, bufs [][]int16) error {
-		if err := checkStatus(fmt.Sprintf("%s round %d request %d", how, round, i), st, partner, i, sizes[i], 2*sizes[i]); err != nil {
+	for round := 0; round < 3; round++ {
+		if _, err := mpi.Recv(w, []byte{0}, partner, requestsGoTag); err != nil {
 			return err
 		}
-		if d := diff(bufs[i], pattern[int16](sizes[i], round, i)); d != "" {
-			return fmt.Errorf("%s round %d request %d: %s", how, round, i, d)
+		var reqs []*mpi.Request
+		for i := k - 1; i >= 0; i-- {
+			r, err := mpi.Isend(w, pattern[int16](sizes[i], round, i), partner, i)
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, r)
 		}
-		return nil
+		// Complete the sends with Testany.
+		for left := len(reqs); left > 0; {
+			_, i, _, err := mpi.Testany(reqs)
+			if err != nil {
+				return fmt.Errorf("Testany on sends: %w", err)
+			}
+			if i != mpi.Undefined {
+				if reqs[i] != nil {
+					return fmt.Errorf("Testany returned %d but left the entry", i)
+				}
+				left--
+			}
+		}
 	}
-	goAhead := func() error { return mpi.Send(w, []byte{1}, partner, goTag) }
+	return mpi.Barrier(w)
+}
 
-	// Round 0: Waitany.
-	reqs, bufs, err := post(0)
+// requestsReceiver is the receiver of scenarioRequests, of the messages
+// of partner.
+type requestsReceiver struct {
+	w       *mpi.Comm
+	partner int
+	sizes   []int
+}
+
+// post posts the receives of a round.
+func (rv requestsReceiver) post(round int) ([]*mpi.Request, [][]int16, error) {
+	w, partner, sizes, k := rv.w, rv.partner, rv.sizes, len(rv.sizes)
+	reqs := make([]*mpi.Request, k)
+	bufs := make([][]int16, k)
+	for i := range k {
+		bufs[i] = make([]int16, sizes[i])
+		var err error
+		if reqs[i], err = mpi.Irecv(w, bufs[i], partner, i); err != nil {
+			return nil, nil, err
+		}
+	}
+	return reqs, bufs, nil
+}
+
+// checkOne checks the status and data of request i of a round.
+func (rv requestsReceiver) checkOne(how string, round, i int, st mpi.Status, bufs [][]int16) error {
+	partner, sizes := rv.partner, rv.sizes
+	if err := checkStatus(fmt.Sprintf("%s round %d request %d", how, round, i), st, partner, i, sizes[i], 2*sizes[i]); err != nil {
+		return err
+	}
+	if d := diff(bufs[i], pattern[int16](sizes[i], round, i)); d != "" {
+		return fmt.Errorf("%s round %d request %d: %s", how, round, i, d)
+	}
+	return nil
+}
+
+// goAhead tells the sender to send a round.
+func (rv requestsReceiver) goAhead() error {
+	return mpi.Send(rv.w, []byte{1}, rv.partner, requestsGoTag)
+}
+
+// waitany is round 0: Waitany completes each request once, then returns
+// Undefined.
+func (rv requestsReceiver) waitany() error {
+	k, checkOne := len(rv.sizes), rv.checkOne
+	reqs, bufs, err := rv.post(0)
 	if err != nil {
 		return err
 	}
-	if err := goAhead(); err != nil {
+	if err := rv.goAhead(); err != nil {
 		return err
 	}
 	seen := make([]bool, k)
@@ -795,9 +929,15 @@ func scenarioRequests(w *mpi.Comm) error {
 	if i, _, err := mpi.Waitany(reqs); i != mpi.Undefined || err != nil {
 		return fmt.Errorf("Waitany with every request completed = %d, %v; want Undefined", i, err)
 	}
+	return nil
+}
 
-	// Round 1: Testall is false before the go, then polled to true.
-	if reqs, bufs, err = post(1); err != nil {
+// testall is round 1: Testall is false before the go, then polled to
+// true; Wait and Test after completion give the same result.
+func (rv requestsReceiver) testall() error {
+	k, checkOne := len(rv.sizes), rv.checkOne
+	reqs, bufs, err := rv.post(1)
+	if err != nil {
 		return err
 	}
 	if ok, _, err := mpi.Testall(reqs); ok || err != nil {
@@ -809,7 +949,7 @@ func scenarioRequests(w *mpi.Comm) error {
 	if ok, _, err := reqs[0].Test(); ok || err != nil {
 		return fmt.Errorf("Test before anything was sent = %v, %v", ok, err)
 	}
-	if err := goAhead(); err != nil {
+	if err := rv.goAhead(); err != nil {
 		return err
 	}
 	var sts []mpi.Status
@@ -841,12 +981,17 @@ func scenarioRequests(w *mpi.Comm) error {
 			return fmt.Errorf("Test after Wait: %v, %+v, %v; want %+v", ok, st, err, sts[i])
 		}
 	}
+	return nil
+}
 
-	// Round 2: Request.Test polling loops, then Wait twice.
-	if reqs, bufs, err = post(2); err != nil {
+// test is round 2: Request.Test polling loops, then Wait twice.
+func (rv requestsReceiver) test() error {
+	k, checkOne := len(rv.sizes), rv.checkOne
+	reqs, bufs, err := rv.post(2)
+	if err != nil {
 		return err
 	}
-	if err := goAhead(); err != nil {
+	if err := rv.goAhead(); err != nil {
 		return err
 	}
 	for i := k - 1; i >= 0; i-- {
@@ -872,8 +1017,7 @@ func scenarioRequests(w *mpi.Comm) error {
 			return fmt.Errorf("Wait twice: %+v, %v then %+v, %v", st1, err1, st2, err2)
 		}
 	}
-
-	return mpi.Barrier(w)
+	return nil
 }
 
 // ---- ProcNull ----
@@ -954,13 +1098,29 @@ func scenarioProcNull(w *mpi.Comm) error {
 
 // ---- errors ----
 
+// scenarioErrors checks the errors of point-to-point calls with invalid
+// ranks and tags, and of truncated messages of every protocol, and that
+// the job still works after them.
 func scenarioErrors(w *mpi.Comm) error {
-	me, n := w.Rank(), w.Size()
 	E, err := eagerLimit()
 	if err != nil {
 		return err
 	}
 	buf := make([]int, 4)
+	return firstError(
+		func() error { return errorsInvalidRanks(w, buf) },
+		func() error { return errorsInvalidTags(w, buf) },
+		func() error { return errorsTruncated(w, E) },
+		func() error { return errorsTruncatedLarge(w) },
+		func() error { return errorsTruncatedToNothing(w, E) },
+		func() error { return errorsJobStillWorks(w, E) },
+	)
+}
+
+// errorsInvalidRanks checks that every call with an invalid rank fails
+// with ErrRank, naming the rank.
+func errorsInvalidRanks(w *mpi.Comm, buf []int) error {
+	n := w.Size()
 	for _, dest := range []int{n, n + 5, -1, -3, math.MinInt} {
 		want := func(what string, err error) error {
 			if !errors.Is(err, mpi.ErrRank) {
@@ -997,6 +1157,13 @@ func scenarioErrors(w *mpi.Comm) error {
 			}
 		}
 	}
+	return nil
+}
+
+// errorsInvalidTags checks that every call with an invalid tag fails
+// with ErrTag, and that the largest tag works.
+func errorsInvalidTags(w *mpi.Comm, buf []int) error {
+	me := w.Rank()
 	for _, tag := range []int{-1, -2, -1000, mpi.TagUB + 1} {
 		if err := mpi.Send(w, buf, right(w), tag); !errors.Is(err, mpi.ErrTag) {
 			return fmt.Errorf("Send with tag %d: %v, want ErrTag", tag, err)
@@ -1017,92 +1184,119 @@ func scenarioErrors(w *mpi.Comm) error {
 	if _, err := mpi.Sendrecv(w, []int{me}, right(w), mpi.TagUB, buf[:1], left(w), mpi.TagUB); err != nil || buf[0] != left(w) {
 		return fmt.Errorf("Sendrecv with TagUB: %v, got %d", err, buf[0])
 	}
+	return nil
+}
 
-	// Truncation, eager and rendezvous, blocking and not: each rank sends
-	// to its right neighbour, which receives into a buffer too small.
+// errorsTruncated checks truncation, eager and rendezvous, blocking and
+// not: each rank sends to its right neighbour, which receives into a
+// buffer too small.
+func errorsTruncated(w *mpi.Comm, E int) error {
 	for k, size := range []int{100, E + 1000, 1 << 20} {
 		tag := 50 + k
-		small := 50
 		msg := pattern[byte](size, size)
-		// Blocking receive.
-		sreq, err := mpi.Isend(w, msg, right(w), tag)
-		if err != nil {
+		if err := truncatedRecv(w, msg, tag); err != nil {
 			return err
 		}
-		got := make([]byte, small)
-		st, err := mpi.Recv(w, got, left(w), tag)
-		if err := checkTruncated(fmt.Sprintf("Recv of %d bytes into %d", size, small), err, size, small); err != nil {
+		if err := truncatedIrecv(w, msg, tag); err != nil {
 			return err
-		}
-		if st.Bytes != size || st.Count != small || st.Source != left(w) || st.Tag != tag {
-			return fmt.Errorf("truncated Recv: status %+v, want Bytes %d Count %d", st, size, small)
-		}
-		if d := diff(got, msg[:small]); d != "" {
-			return fmt.Errorf("truncated Recv: the buffer does not hold the beginning: %s", d)
-		}
-		if _, err := sreq.Wait(); err != nil {
-			return fmt.Errorf("send of a message truncated at the receiver: %v", err)
-		}
-		// Nonblocking receive of float64 elements (8 per 64 bytes).
-		sreq, err = mpi.Isend(w, msg, right(w), tag)
-		if err != nil {
-			return err
-		}
-		fl := make([]float64, 3)
-		rreq, err := mpi.Irecv(w, fl, left(w), tag)
-		if err != nil {
-			return err
-		}
-		st, err = rreq.Wait()
-		if err := checkTruncated(fmt.Sprintf("Irecv of %d bytes into 24", size), err, size, 24); err != nil {
-			return err
-		}
-		st2, err2 := rreq.Wait()
-		if st2 != st || err2 == nil || err2.Error() != err.Error() {
-			return fmt.Errorf("second Wait of a truncated Irecv: %+v, %v; first %+v, %v", st2, err2, st, err)
-		}
-		if st.Count != 3 || st.Bytes != size {
-			return fmt.Errorf("truncated Irecv: status %+v, want Count 3 Bytes %d", st, size)
-		}
-		if _, err := sreq.Wait(); err != nil {
-			return fmt.Errorf("send of a message truncated at the receiver: %v", err)
 		}
 	}
+	return nil
+}
 
-	// A large rendezvous message into a large but too small buffer (with
-	// -rndv split, both halves of the transfer are cut).
-	{
-		const size, small = 1<<20 + 5, 700001
-		msg := pattern[byte](size, 11)
-		sreq, err := mpi.Isend(w, msg, right(w), 59)
-		if err != nil {
-			return err
-		}
-		got := make([]byte, small+8)
-		for i := small; i < len(got); i++ {
-			got[i] = 0xEE
-		}
-		st, err := mpi.Recv(w, got[:small], left(w), 59)
-		if err := checkTruncated(fmt.Sprintf("Recv of %d bytes into %d", size, small), err, size, small); err != nil {
-			return err
-		}
-		if st.Bytes != size || st.Count != small {
-			return fmt.Errorf("truncated Recv: status %+v, want Bytes %d Count %d", st, size, small)
-		}
-		if d := diff(got[:small], msg[:small]); d != "" {
-			return fmt.Errorf("truncated Recv of %d bytes into %d: %s", size, small, d)
-		}
-		for i := small; i < len(got); i++ {
-			if got[i] != 0xEE {
-				return fmt.Errorf("truncated Recv of %d bytes into %d wrote byte %d past the buffer", size, small, i)
-			}
-		}
-		if _, err := sreq.Wait(); err != nil {
-			return fmt.Errorf("send of a message truncated at the receiver: %v", err)
+// truncatedRecv sends msg to the right neighbour, which receives it
+// with Recv into 50 bytes.
+func truncatedRecv(w *mpi.Comm, msg []byte, tag int) error {
+	size, small := len(msg), 50
+	sreq, err := mpi.Isend(w, msg, right(w), tag)
+	if err != nil {
+		return err
+	}
+	got := make([]byte, small)
+	st, err := mpi.Recv(w, got, left(w), tag)
+	if err := checkTruncated(fmt.Sprintf("Recv of %d bytes into %d", size, small), err, size, small); err != nil {
+		return err
+	}
+	if st.Bytes != size || st.Count != small || st.Source != left(w) || st.Tag != tag {
+		return fmt.Errorf("truncated Recv: status %+v, want Bytes %d Count %d", st, size, small)
+	}
+	if d := diff(got, msg[:small]); d != "" {
+		return fmt.Errorf("truncated Recv: the buffer does not hold the beginning: %s", d)
+	}
+	if _, err := sreq.Wait(); err != nil {
+		return fmt.Errorf("send of a message truncated at the receiver: %v", err)
+	}
+	return nil
+}
+
+// truncatedIrecv sends msg to the right neighbour, which receives it
+// with Irecv into 3 float64 elements (8 per 64 bytes), and waits twice.
+func truncatedIrecv(w *mpi.Comm, msg []byte, tag int) error {
+	size := len(msg)
+	sreq, err := mpi.Isend(w, msg, right(w), tag)
+	if err != nil {
+		return err
+	}
+	fl := make([]float64, 3)
+	rreq, err := mpi.Irecv(w, fl, left(w), tag)
+	if err != nil {
+		return err
+	}
+	st, err := rreq.Wait()
+	if err := checkTruncated(fmt.Sprintf("Irecv of %d bytes into 24", size), err, size, 24); err != nil {
+		return err
+	}
+	st2, err2 := rreq.Wait()
+	if st2 != st || err2 == nil || err2.Error() != err.Error() {
+		return fmt.Errorf("second Wait of a truncated Irecv: %+v, %v; first %+v, %v", st2, err2, st, err)
+	}
+	if st.Count != 3 || st.Bytes != size {
+		return fmt.Errorf("truncated Irecv: status %+v, want Count 3 Bytes %d", st, size)
+	}
+	if _, err := sreq.Wait(); err != nil {
+		return fmt.Errorf("send of a message truncated at the receiver: %v", err)
+	}
+	return nil
+}
+
+// errorsTruncatedLarge sends a large rendezvous message into a large but
+// too small buffer (with -rndv split, both halves of the transfer are
+// cut), which must not be written past.
+func errorsTruncatedLarge(w *mpi.Comm) error {
+	const size, small = 1<<20 + 5, 700001
+	msg := pattern[byte](size, 11)
+	sreq, err := mpi.Isend(w, msg, right(w), 59)
+	if err != nil {
+		return err
+	}
+	got := make([]byte, small+8)
+	for i := small; i < len(got); i++ {
+		got[i] = 0xEE
+	}
+	st, err := mpi.Recv(w, got[:small], left(w), 59)
+	if err := checkTruncated(fmt.Sprintf("Recv of %d bytes into %d", size, small), err, size, small); err != nil {
+		return err
+	}
+	if st.Bytes != size || st.Count != small {
+		return fmt.Errorf("truncated Recv: status %+v, want Bytes %d Count %d", st, size, small)
+	}
+	if d := diff(got[:small], msg[:small]); d != "" {
+		return fmt.Errorf("truncated Recv of %d bytes into %d: %s", size, small, d)
+	}
+	for i := small; i < len(got); i++ {
+		if got[i] != 0xEE {
+			return fmt.Errorf("truncated Recv of %d bytes into %d wrote byte %d past the buffer", size, small, i)
 		}
 	}
+	if _, err := sreq.Wait(); err != nil {
+		return fmt.Errorf("send of a message truncated at the receiver: %v", err)
+	}
+	return nil
+}
 
-	// A rendezvous message into an empty buffer: nothing to transfer.
+// errorsTruncatedToNothing sends a rendezvous message into an empty
+// buffer: nothing to transfer.
+func errorsTruncatedToNothing(w *mpi.Comm, E int) error {
 	sreq, err := mpi.Isend(w, pattern[byte](E+1000, 3), right(w), 60)
 	if err != nil {
 		return err
@@ -1117,8 +1311,13 @@ func scenarioErrors(w *mpi.Comm) error {
 	if _, err := sreq.Wait(); err != nil {
 		return fmt.Errorf("send of a message truncated to nothing at the receiver: %v", err)
 	}
+	return nil
+}
 
-	// The job still works: a ring exchange of every protocol, a barrier.
+// errorsJobStillWorks checks that the job still works after the errors:
+// a ring exchange of every protocol, a barrier.
+func errorsJobStillWorks(w *mpi.Comm, E int) error {
+	me := w.Rank()
 	for _, size := range []int{1, E, E + 1, 300000} {
 		got := make([]byte, size)
 		st, err := mpi.Sendrecv(w, pattern[byte](size, me), right(w), 7, got, left(w), 7)
@@ -1149,101 +1348,140 @@ func checkTruncated(what string, err error, msg, buf int) error {
 
 // ---- lifecycle ----
 
+// rawLifecycle checks Init, Finalize and the state around them: every
+// call fails with ErrNotInitialized before Init and after Finalize, a
+// request of before Finalize too, and neither Init nor Finalize works
+// twice.
 func rawLifecycle() error {
-	notInit := func(what string, err error) error {
-		if !errors.Is(err, mpi.ErrNotInitialized) {
-			return fmt.Errorf("%s: error %v, want ErrNotInitialized", what, err)
-		}
-		return nil
-	}
-	calls := func(when string, w *mpi.Comm, r *mpi.Request) error {
-		buf := []int{1}
-		_, statsErr := mpi.ReadStats()
-		_, recvErr := mpi.Recv(w, buf, 0, 0)
-		_, isendErr := mpi.Isend(w, buf, 0, 0)
-		_, irecvErr := mpi.Irecv(w, buf, 0, 0)
-		_, srErr := mpi.Sendrecv(w, buf, 0, 0, buf, 0, 0)
-		_, _, iprobeErr := w.Iprobe(0, 0)
-		_, probeErr := w.Probe(0, 0)
-		for _, c := range []struct {
-			what string
-			err  error
-		}{
-			{"Send", mpi.Send(w, buf, 0, 0)}, {"Recv", recvErr}, {"Isend", isendErr}, {"Irecv", irecvErr},
-			{"Sendrecv", srErr}, {"Iprobe", iprobeErr}, {"Probe", probeErr}, {"Barrier", mpi.Barrier(w)},
-			{"ReadStats", statsErr},
-		} {
-			if err := notInit(when+": "+c.what, c.err); err != nil {
-				return err
-			}
-		}
-		if r != nil {
-			_, err := r.Wait()
-			if err := notInit(when+": Wait", err); err != nil {
-				return err
-			}
-			_, _, err = r.Test()
-			if err := notInit(when+": Test", err); err != nil {
-				return err
-			}
-			if _, err := mpi.Waitall([]*mpi.Request{r}); !errors.Is(err, mpi.ErrNotInitialized) {
-				return fmt.Errorf("%s: Waitall: %v, want ErrNotInitialized", when, err)
-			}
-			if _, _, err := mpi.Waitany([]*mpi.Request{r}); !errors.Is(err, mpi.ErrNotInitialized) {
-				return fmt.Errorf("%s: Waitany: %v, want ErrNotInitialized", when, err)
-			}
-		}
-		return nil
-	}
-
-	if mpi.Initialized() || mpi.Finalized() || mpi.World() != nil {
-		return errors.New("initialized before Init")
-	}
-	if err := calls("before Init", nil, nil); err != nil {
+	if err := lifecycleBeforeInit(); err != nil {
 		return err
 	}
-	if err := notInit("Finalize before Init", mpi.Finalize()); err != nil {
-		return err
-	}
-	if err := mpi.Init(); err != nil {
-		return err
-	}
-	if !mpi.Initialized() || mpi.Finalized() {
-		return errors.New("Initialized/Finalized wrong after Init")
-	}
-	if err := mpi.Init(); err == nil {
-		return errors.New("Init twice succeeded")
-	}
-	w := mpi.World()
-	if w.Rank() < 0 || w.Rank() >= w.Size() {
-		return fmt.Errorf("rank %d of %d", w.Rank(), w.Size())
-	}
-	t0 := mpi.Wtime()
-	if mpi.Wtick() <= 0 || mpi.Wtick() > 1e-3 {
-		return fmt.Errorf("Wtick %v", mpi.Wtick())
-	}
-	got := []int{-1}
-	if _, err := mpi.Sendrecv(w, []int{w.Rank()}, right(w), 1, got, left(w), 1); err != nil || got[0] != left(w) {
-		return fmt.Errorf("Sendrecv: %v, got %v", err, got)
-	}
-	// A request that completed before Finalize.
-	r, err := mpi.Isend(w, []int{1}, mpi.ProcNull, 0)
+	w, err := lifecycleInit()
 	if err != nil {
 		return err
 	}
-	if err := mpi.Barrier(w); err != nil {
+	t0 := mpi.Wtime()
+	r, err := lifecycleRun(w)
+	if err != nil {
 		return err
+	}
+	return lifecycleAfterFinalize(w, r, t0)
+}
+
+// wantNotInit checks that err, of what, wraps ErrNotInitialized.
+func wantNotInit(what string, err error) error {
+	if !errors.Is(err, mpi.ErrNotInitialized) {
+		return fmt.Errorf("%s: error %v, want ErrNotInitialized", what, err)
+	}
+	return nil
+}
+
+// lifecycleCalls checks that the calls on w, and on r if not nil, fail
+// with ErrNotInitialized.
+func lifecycleCalls(when string, w *mpi.Comm, r *mpi.Request) error {
+	buf := []int{1}
+	_, statsErr := mpi.ReadStats()
+	_, recvErr := mpi.Recv(w, buf, 0, 0)
+	_, isendErr := mpi.Isend(w, buf, 0, 0)
+	_, irecvErr := mpi.Irecv(w, buf, 0, 0)
+	_, srErr := mpi.Sendrecv(w, buf, 0, 0, buf, 0, 0)
+	_, _, iprobeErr := w.Iprobe(0, 0)
+	_, probeErr := w.Probe(0, 0)
+	for _, c := range []struct {
+		what string
+		err  error
+	}{
+		{"Send", mpi.Send(w, buf, 0, 0)}, {"Recv", recvErr}, {"Isend", isendErr}, {"Irecv", irecvErr},
+		{"Sendrecv", srErr}, {"Iprobe", iprobeErr}, {"Probe", probeErr}, {"Barrier", mpi.Barrier(w)},
+		{"ReadStats", statsErr},
+	} {
+		if err := wantNotInit(when+": "+c.what, c.err); err != nil {
+			return err
+		}
+	}
+	if r != nil {
+		_, err := r.Wait()
+		if err := wantNotInit(when+": Wait", err); err != nil {
+			return err
+		}
+		_, _, err = r.Test()
+		if err := wantNotInit(when+": Test", err); err != nil {
+			return err
+		}
+		if _, err := mpi.Waitall([]*mpi.Request{r}); !errors.Is(err, mpi.ErrNotInitialized) {
+			return fmt.Errorf("%s: Waitall: %v, want ErrNotInitialized", when, err)
+		}
+		if _, _, err := mpi.Waitany([]*mpi.Request{r}); !errors.Is(err, mpi.ErrNotInitialized) {
+			return fmt.Errorf("%s: Waitany: %v, want ErrNotInitialized", when, err)
+		}
+	}
+	return nil
+}
+
+// lifecycleBeforeInit checks the state before Init, and that the calls
+// and Finalize fail.
+func lifecycleBeforeInit() error {
+	if mpi.Initialized() || mpi.Finalized() || mpi.World() != nil {
+		return errors.New("initialized before Init")
+	}
+	if err := lifecycleCalls("before Init", nil, nil); err != nil {
+		return err
+	}
+	return wantNotInit("Finalize before Init", mpi.Finalize())
+}
+
+// lifecycleInit runs Init, checks the state after it, and that Init
+// twice fails; it returns World.
+func lifecycleInit() (*mpi.Comm, error) {
+	if err := mpi.Init(); err != nil {
+		return nil, err
+	}
+	if !mpi.Initialized() || mpi.Finalized() {
+		return nil, errors.New("Initialized/Finalized wrong after Init")
+	}
+	if err := mpi.Init(); err == nil {
+		return nil, errors.New("Init twice succeeded")
+	}
+	w := mpi.World()
+	if w.Rank() < 0 || w.Rank() >= w.Size() {
+		return nil, fmt.Errorf("rank %d of %d", w.Rank(), w.Size())
+	}
+	return w, nil
+}
+
+// lifecycleRun checks Wtick and a Sendrecv on w, then Finalizes; it
+// returns a request that completed before Finalize.
+func lifecycleRun(w *mpi.Comm) (*mpi.Request, error) {
+	if mpi.Wtick() <= 0 || mpi.Wtick() > 1e-3 {
+		return nil, fmt.Errorf("Wtick %v", mpi.Wtick())
+	}
+	got := []int{-1}
+	if _, err := mpi.Sendrecv(w, []int{w.Rank()}, right(w), 1, got, left(w), 1); err != nil || got[0] != left(w) {
+		return nil, fmt.Errorf("Sendrecv: %v, got %v", err, got)
+	}
+	r, err := mpi.Isend(w, []int{1}, mpi.ProcNull, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := mpi.Barrier(w); err != nil {
+		return nil, err
 	}
 	if err := mpi.Finalize(); err != nil {
-		return err
+		return nil, err
 	}
+	return r, nil
+}
+
+// lifecycleAfterFinalize checks the state after Finalize, that the calls
+// on w and r fail, and that Finalize twice and Init after Finalize fail.
+func lifecycleAfterFinalize(w *mpi.Comm, r *mpi.Request, t0 float64) error {
 	if mpi.Wtime() < t0 {
 		return errors.New("Wtime went backwards")
 	}
 	if mpi.Initialized() || !mpi.Finalized() || mpi.World() != nil {
 		return errors.New("Initialized/Finalized/World wrong after Finalize")
 	}
-	if err := calls("after Finalize", w, r); err != nil {
+	if err := lifecycleCalls("after Finalize", w, r); err != nil {
 		return err
 	}
 	if err := mpi.Finalize(); err == nil {
@@ -1342,23 +1580,57 @@ func scenarioConcurrency(w *mpi.Comm) error {
 
 // ---- NIC protection ----
 
+// protectionForged is the PGID that scenarioProtection forges; its BOTF
+// with it to a valid target writes protectionMarker at
+// protectionMarkerOff (in the unused part of the bootstrap lock cell) of
+// the right neighbour's bootstrap area.
+const (
+	protectionForged    = 0xbad0_0000_f00d
+	protectionMarker    = "MARTINI!"
+	protectionMarkerOff = 16
+)
+
+// nicAttempt is a request of scenarioProtection that the NIC must refuse
+// for the violation v.
+type nicAttempt struct {
+	what string
+	v    nicemu.Violation
+	do   func(nic *nicemu.NIC, boot []nicemu.SID) error
+}
+
+// scenarioProtection makes requests that the NIC must refuse, and one
+// with a forged PGID that it must correct, and checks the NIC's and the
+// segment's counts of them and that normal traffic still works.
 func scenarioProtection(w *mpi.Comm) error {
-	me, n := w.Rank(), w.Size()
-	dst := right(w)
 	before, err := readStats()
 	if err != nil {
 		return err
 	}
-	const forged = 0xbad0_0000_f00d
-	marker := []byte("MARTINI!")
-	const markerOff = 16 // in the unused part of the bootstrap lock cell
-	type attempt struct {
-		what string
-		v    nicemu.Violation
-		do   func(nic *nicemu.NIC, boot []nicemu.SID) error
+	attempts := protectionAttempts(right(w), w.Size())
+	refused, err := makeNICAttempts(attempts, right(w))
+	if err != nil {
+		return err
 	}
+	nAttempts := uint64(len(attempts))
+	if err := checkRefusalStats(before, nAttempts, refused); err != nil {
+		return err
+	}
+	// Everyone has made its attempts: the marker of the left neighbour is
+	// in this rank's bootstrap area, and the job-wide count is complete.
+	if err := mpi.Barrier(w); err != nil {
+		return err
+	}
+	if err := checkForgedLanded(w, nAttempts); err != nil {
+		return err
+	}
+	return protectionTrafficWorks(w, nAttempts)
+}
+
+// protectionAttempts returns the requests to dst, in a job of n
+// processes, that the NIC must refuse.
+func protectionAttempts(dst, n int) []nicAttempt {
 	eight := make([]byte, 8)
-	attempts := []attempt{
+	return []nicAttempt{
 		{"PUSH to an unregistered SID", nicemu.ViolationBadSID, func(nic *nicemu.NIC, boot []nicemu.SID) error {
 			return nic.Push(dst, nicemu.NumSIDs-1, 0, eight, nil)
 		}},
@@ -1385,12 +1657,20 @@ func scenarioProtection(w *mpi.Comm) error {
 			return nic.Push(n, 1, 0, eight, nil)
 		}},
 		{"BOTF with a forged PGID to an unregistered SID", nicemu.ViolationBadSID, func(nic *nicemu.NIC, boot []nicemu.SID) error {
-			return nic.BOTFImage(forged, dst, nicemu.NumSIDs-1, 0, eight)
+			return nic.BOTFImage(protectionForged, dst, nicemu.NumSIDs-1, 0, eight)
 		}},
 	}
+}
+
+// makeNICAttempts makes the attempts, then a BOTF with a forged PGID to
+// a valid target on dst, whose PGID is overwritten with the real one:
+// the write lands, and is counted. It returns the count of refusals for
+// each violation.
+func makeNICAttempts(attempts []nicAttempt, dst int) ([16]uint64, error) {
+	marker := []byte(protectionMarker)
 	var refused [16]uint64
 	var failures []string
-	err = mpi.WithNICForTest(func(nic *nicemu.NIC, boot []nicemu.SID) {
+	err := mpi.WithNICForTest(func(nic *nicemu.NIC, boot []nicemu.SID) {
 		for _, a := range attempts {
 			err := a.do(nic, boot)
 			var ae *nicemu.AccessError
@@ -1403,20 +1683,23 @@ func scenarioProtection(w *mpi.Comm) error {
 				refused[a.v]++
 			}
 		}
-		// A forged PGID on a valid target is overwritten with the real
-		// one: the write lands, and is counted.
-		if err := nic.BOTFImage(forged, dst, boot[dst], markerOff, marker); err != nil {
+		if err := nic.BOTFImage(protectionForged, dst, boot[dst], protectionMarkerOff, marker); err != nil {
 			failures = append(failures, fmt.Sprintf("BOTF with a forged PGID to a valid target: %v", err))
 		}
 	})
 	if err != nil {
-		return err
+		return refused, err
 	}
 	if len(failures) > 0 {
-		return errors.New(strings.Join(failures, "; "))
+		return refused, errors.New(strings.Join(failures, "; "))
 	}
+	return refused, nil
+}
+
+// checkRefusalStats checks the NIC's counts of refusals, for each
+// violation, and of PGID overwrites since before.
+func checkRefusalStats(before fullStats, nAttempts uint64, refused [16]uint64) error {
 	after, _ := readStats()
-	nAttempts := uint64(len(attempts))
 	if d := after.NIC.Refused - before.NIC.Refused; d != nAttempts {
 		return fmt.Errorf("NIC stats: %d refused requests counted, want %d", d, nAttempts)
 	}
@@ -1431,26 +1714,34 @@ func scenarioProtection(w *mpi.Comm) error {
 	if d := after.NIC.PGIDOverwrites - before.NIC.PGIDOverwrites; d != 2 {
 		return fmt.Errorf("NIC stats: %d PGID overwrites counted, want 2", d)
 	}
-	// Everyone has made its attempts: the marker of the left neighbour is
-	// in this rank's bootstrap area, and the job-wide count is complete.
-	if err := mpi.Barrier(w); err != nil {
-		return err
-	}
+	return nil
+}
+
+// checkForgedLanded checks that the marker of the left neighbour's BOTF
+// with a forged PGID is in this rank's bootstrap area, and the segment's
+// count of the job's refused requests.
+func checkForgedLanded(w *mpi.Comm, nAttempts uint64) error {
+	me, n := w.Rank(), w.Size()
 	var landed []byte
 	mpi.WithNICForTest(func(nic *nicemu.NIC, boot []nicemu.SID) {
-		buf := make([]byte, len(marker))
-		if err := nic.Pull(me, boot[me], markerOff, buf, nil); err == nil {
+		buf := make([]byte, len(protectionMarker))
+		if err := nic.Pull(me, boot[me], protectionMarkerOff, buf, nil); err == nil {
 			landed = buf
 		}
 	})
-	if string(landed) != string(marker) {
+	if string(landed) != protectionMarker {
 		return fmt.Errorf("the BOTF with a forged PGID from rank %d did not land: %q", left(w), landed)
 	}
 	if got, want := mpi.SegmentRefusedForTest(), uint64(n)*nAttempts; got != want {
 		return fmt.Errorf("segment: %d refused requests in the job, want %d", got, want)
 	}
+	return nil
+}
 
-	// Normal traffic still works, eager and rendezvous, in a ring.
+// protectionTrafficWorks checks that normal traffic still works after the
+// refusals, eager and rendezvous, in a ring, and is not counted refused.
+func protectionTrafficWorks(w *mpi.Comm, nAttempts uint64) error {
+	me, n := w.Rank(), w.Size()
 	E, _ := eagerLimit()
 	for _, size := range []int{0, 8, E, E + 1, 1 << 20} {
 		got := make([]byte, size)
@@ -1872,6 +2163,21 @@ func scenarioExhaust(w *mpi.Comm) error {
 	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
+	sent, err := exhaustSIDs(w, partner, msg)
+	if err != nil {
+		return err
+	}
+	defer exhaustWatchdog(me)()
+	if err := exhaustedStillTalks(w, partner, msg, got, sent); err != nil {
+		return err
+	}
+	return exhaustRecovered(w, partner, msg, got)
+}
+
+// exhaustSIDs makes more rendezvous Isends of msg to partner than the NIC
+// has SIDs: the excess must fail, naming the full SID table. It returns
+// the Isends that registered their buffers.
+func exhaustSIDs(w *mpi.Comm, partner int, msg []byte) ([]*mpi.Request, error) {
 	const N = nicemu.NumSIDs + 50
 	var sent []*mpi.Request
 	var failed int
@@ -1879,7 +2185,7 @@ func scenarioExhaust(w *mpi.Comm) error {
 	for i := range N {
 		r, err := mpi.Isend(w, msg, partner, 1)
 		if err != nil {
-			return fmt.Errorf("Isend %d: %w", i, err)
+			return nil, fmt.Errorf("Isend %d: %w", i, err)
 		}
 		switch done, _, err := r.Test(); {
 		case done && err != nil:
@@ -1888,19 +2194,25 @@ func scenarioExhaust(w *mpi.Comm) error {
 				firstErr = err
 			}
 		case done:
-			return fmt.Errorf("rendezvous Isend %d completed before the partner received it", i)
+			return nil, fmt.Errorf("rendezvous Isend %d completed before the partner received it", i)
 		default:
 			sent = append(sent, r)
 		}
 	}
 	if failed == 0 {
-		return fmt.Errorf("all %d rendezvous Isends registered their buffers, with %d SIDs", N, nicemu.NumSIDs)
+		return nil, fmt.Errorf("all %d rendezvous Isends registered their buffers, with %d SIDs", N, nicemu.NumSIDs)
 	}
 	if !strings.Contains(firstErr.Error(), "SID table full") {
-		return fmt.Errorf("the first failed Isend: %v; want an error naming the full SID table", firstErr)
+		return nil, fmt.Errorf("the first failed Isend: %v; want an error naming the full SID table", firstErr)
 	}
+	return sent, nil
+}
+
+// exhaustWatchdog stops the process if the rest of scenarioExhaust, up to
+// a call of the function it returns, takes more than 20 seconds: a
+// Sendrecv whose send cannot register must not hang.
+func exhaustWatchdog(me int) (stop func()) {
 	done := make(chan struct{})
-	defer close(done)
 	go func() {
 		select {
 		case <-done:
@@ -1909,6 +2221,14 @@ func scenarioExhaust(w *mpi.Comm) error {
 			os.Exit(1)
 		}
 	}()
+	return func() { close(done) }
+}
+
+// exhaustedStillTalks checks, with the SID table full, that a rendezvous
+// Sendrecv fails instead of waiting and that eager messages, which need
+// no registration, work; then the pending messages are received and the
+// Isends sent complete.
+func exhaustedStillTalks(w *mpi.Comm, partner int, msg, got []byte, sent []*mpi.Request) error {
 	if _, err := mpi.Sendrecv(w, msg, partner, 2, got, partner, 2); err == nil {
 		return errors.New("a rendezvous Sendrecv succeeded with the SID table full")
 	}
@@ -1928,10 +2248,12 @@ func scenarioExhaust(w *mpi.Comm) error {
 	if _, err := mpi.Waitall(sent); err != nil {
 		return fmt.Errorf("the Isends that registered: %w", err)
 	}
-	if err := mpi.Barrier(w); err != nil {
-		return err
-	}
-	// The SIDs are free again.
+	return mpi.Barrier(w)
+}
+
+// exhaustRecovered checks that the SIDs are free again: a rendezvous
+// Sendrecv works.
+func exhaustRecovered(w *mpi.Comm, partner int, msg, got []byte) error {
 	clear(got)
 	if _, err := mpi.Sendrecv(w, msg, partner, 4, got, partner, 4); err != nil {
 		return fmt.Errorf("rendezvous Sendrecv after the exhaustion: %w", err)
