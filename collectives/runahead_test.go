@@ -396,6 +396,25 @@ func TestWordBcastAhead(t *testing.T) {
 	}
 }
 
+// TestMessagesAhead checks that with MessagesAhead a broadcast of a data
+// word that runs ahead leaves the ring to the driver, which sends it by
+// messages, and that without it the word goes through the ring.
+func TestMessagesAhead(t *testing.T) {
+	const n = 3
+	s := &scriptedRing{keys: map[uint64][]uint64{}, recs: map[uint64][][keySize]byte{},
+		released: map[uint64]bool{}, datums: map[uint64][][DatumSize]byte{}}
+	hw := &ringHW{memHW: &memHW{h: newMemHardware(n), rank: 1}, scriptedRing: s}
+	u := &Runner{Net: &memNet{w: newMemWorld(n), rank: 1}, HW: hw, RunAhead: new(RunAhead), FanOutAhead: true,
+		MessagesAhead: true, Check: true}
+	if ok, err := u.smallBcast([]byte("mine!"), 1, 1); ok || err != nil || len(s.arrivals) != 0 {
+		t.Fatalf("with MessagesAhead: done %v, %v, %d arrivals in the ring; want the driver's, none", ok, err, len(s.arrivals))
+	}
+	u.MessagesAhead = false
+	if ok, err := u.smallBcast([]byte("mine!"), 1, 1); !ok || err != nil || len(s.arrivals) != 1 {
+		t.Fatalf("without MessagesAhead: done %v, %v, %d arrivals in the ring; want 1", ok, err, len(s.arrivals))
+	}
+}
+
 // ringHW is a Hardware with a RunAheadBarrier.
 type ringHW struct {
 	*memHW

@@ -104,6 +104,11 @@ func (u *Runner) smallBcast(buf []byte, root, elem int) (done bool, err error) {
 	if hw == nil || len(u.Force) != 0 || uint(root) >= uint(n) {
 		return false, nil
 	}
+	if u.MessagesAhead {
+		if _, ok := u.aheadBarrier(); ok {
+			return false, nil // the driver runs it ahead by messages (runAheadBarrier)
+		}
+	}
 	self := u.Net.Rank() == root
 	if len(buf) <= DatumSize {
 		if rb, ok := u.wordBcastBarrier(); ok {

@@ -16,6 +16,7 @@ import (
 // when the call starts.
 type collArgs struct {
 	kind       collKind
+	typed      collKind // argsTyped's: the collective it is a form of
 	body       collBody // argsBody's and argsTyped's
 	send, recv []byte
 	root, elem int
@@ -77,6 +78,17 @@ func (a *collArgs) run(u *collectives.Runner) error {
 	return nil
 }
 
+// fansOut reports whether a is a broadcast or a scatter, or a typed form
+// of one: the collectives whose root sends and returns where they run
+// ahead of their argument check (Comm.queueable).
+func (a *collArgs) fansOut() bool {
+	k := a.kind
+	if k == argsTyped {
+		k = a.typed
+	}
+	return k == argsBcast || k == argsScatter
+}
+
 // empty reports whether the collective that a describes moves no data
 // on c, its own arguments valid, where it would run on c's own Runner,
 // which then returns at once (c.runner's Empty); a softRun's compares
@@ -86,7 +98,7 @@ func (a *collArgs) empty(c *Comm) bool {
 		return false // (an empty call has an empty buffer)
 	}
 	coll := argsCollective[a.kind]
-	return coll != 0 && c.queueable(a.kind) && c.runner.Empty(coll, a.send, a.recv, a.root, a.reducer)
+	return coll != 0 && c.queueable(a) && c.runner.Empty(coll, a.send, a.recv, a.root, a.reducer)
 }
 
 // argsCollective names the collective of each kind of collArgs that
@@ -135,7 +147,7 @@ func (c *Comm) startArgs(op string, a collArgs) (*Request, error) {
 		r.c, r.null = c, true
 		return r, nil
 	}
-	if c.queueable(a.kind) {
+	if c.queueable(&a) {
 		return c.request(c.enqueue(op, a)), nil
 	}
 	return c.request(c.launchArgs(op, a)), nil

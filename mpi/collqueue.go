@@ -28,7 +28,11 @@ import (
 //
 // Where processes outnumber cores, and under the timing model, the
 // nonblocking collectives keep the software algorithms
-// (tuning.Waiting.QueueNonblocking).
+// (tuning.Waiting.QueueNonblocking), but for the broadcasts and the
+// scatters where processes outnumber cores: on c.runner they run ahead of
+// their check as the blocking ones do, the root sending and returning,
+// their data in messages at every size (collectives.Runner.MessagesAhead;
+// tuning.Waiting.QueueFanOut).
 
 // collQueue holds the nonblocking collectives of a communicator started
 // and not yet run (Comm.queueable).
@@ -54,10 +58,12 @@ type collQueue struct {
 // of a collective while another is in flight.
 const queueKick = 50 * time.Microsecond
 
-// queueable reports whether a nonblocking collective of kind runs on
+// queueable reports whether the nonblocking collective a runs on
 // c.runner in the queue's order (see above), rather than on a softRun.
-func (c *Comm) queueable(kind collKind) bool {
-	return kind > argsBody && c.runner.HW != nil && c.rt.queueNonblocking
+// The choice rests on the kind of collective alone, which the processes'
+// calls share, so that they all take the same path.
+func (c *Comm) queueable(a *collArgs) bool {
+	return a.kind > argsBody && c.runner.HW != nil && (c.rt.queueNonblocking || c.rt.queueFanOut && a.fansOut())
 }
 
 // enqueue starts the nonblocking collective op that a describes, of c,
@@ -183,7 +189,10 @@ func (c *Comm) runPending(target *collRequest, background bool) {
 			ep.EndBackground()
 		}
 		c.net.tag = cr.tag
-		if err := cr.args.run(&c.runner); err != nil {
+		c.runner.MessagesAhead = c.rt.queueFanOut
+		err := cr.args.run(&c.runner)
+		c.runner.MessagesAhead = false
+		if err != nil {
 			cr.err = fmt.Errorf("mpi: %s: %w", cr.op, err)
 		}
 		cr.args = collArgs{} // the buffers are the caller's again

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/rhinet-go/martini/mpi"
 )
@@ -42,17 +43,73 @@ func TestNonblockingQueue(t *testing.T) {
 
 // nbcScenario returns the scenario of TestNonblockingQueue whose
 // nonblocking collectives run by the algorithms of their blocking forms
-// (queued) or not (sameAlgorithms).
+// (queued) or not (sameAlgorithms), where processes outnumber cores with
+// the broadcasts queued all the same, ahead of their check (bcastAhead).
 func nbcScenario(queued bool) func(w *mpi.Comm) error {
 	return func(w *mpi.Comm) error {
 		if err := sameAlgorithms(w, queued); err != nil {
 			return err
+		}
+		if !queued {
+			if err := bcastAhead(w); err != nil {
+				return err
+			}
 		}
 		if err := queueOrder(w); err != nil {
 			return err
 		}
 		return queueProgress(w)
 	}
+}
+
+// bcastAheadWithin bounds the root's wait for its Ibcast in bcastAhead.
+const bcastAheadWithin = 10 * time.Second
+
+// bcastAhead checks that an Ibcast runs ahead of its argument check where
+// processes outnumber cores (tuning.Waiting.QueueFanOut): the root's
+// completes before the others start theirs, which they do only once the
+// root's message after it has come. On the software path the root's
+// check waits for the others' records, and the root reports it.
+func bcastAhead(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	data, token := []int64{-1}, []int32{0}
+	const tag = 9
+	if me == 0 {
+		data[0] = 4242
+		r, err := mpi.Ibcast(w, data, 0)
+		if err != nil {
+			return err
+		}
+		for deadline := time.Now().Add(bcastAheadWithin); ; {
+			done, _, err := r.Test()
+			if err != nil {
+				return err
+			}
+			if done {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the root's Ibcast did not complete in %v before the others started theirs: it did not run ahead of its check", bcastAheadWithin)
+			}
+		}
+		for dst := 1; dst < n; dst++ {
+			if err := mpi.Send(w, token, dst, tag); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, err := mpi.Recv(w, token, 0, tag); err != nil {
+		return err
+	}
+	r, err := mpi.Ibcast(w, data, 0)
+	if err == nil {
+		_, err = r.Wait()
+	}
+	if err == nil && data[0] != 4242 {
+		err = fmt.Errorf("the Ibcast ahead brought %d, want 4242", data[0])
+	}
+	return err
 }
 
 // sameAlgorithms checks that each nonblocking collective adds to the

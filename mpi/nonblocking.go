@@ -139,11 +139,11 @@ func (c *Comm) start(op string, f collBody) (*Request, error) {
 	return c.startArgs(op, collArgs{kind: argsBody, body: f})
 }
 
-// startTyped starts f, the body of a typed form of one of the collectives
-// that collArgs describes (IbcastType ...), as startArgs starts that
-// collective (argsTyped).
-func (c *Comm) startTyped(op string, f collBody) (*Request, error) {
-	return c.startArgs(op, collArgs{kind: argsTyped, body: f})
+// startTyped starts f, the body of a typed form of the collective that
+// collArgs describes as of (IbcastType's argsBcast ...), as startArgs
+// starts that collective (argsTyped).
+func (c *Comm) startTyped(op string, of collKind, f collBody) (*Request, error) {
+	return c.startArgs(op, collArgs{kind: argsTyped, typed: of, body: f})
 }
 
 // softRun is a Runner of its own for one collective operation, with the

@@ -116,7 +116,7 @@ func BcastType[T Type](c *Comm, buf []T, count int, dt *Datatype, root int) erro
 
 // IbcastType starts BcastType (MPI_Ibcast with a derived datatype).
 func IbcastType[T Type](c *Comm, buf []T, count int, dt *Datatype, root int) (*Request, error) {
-	return c.startTyped("IbcastType", bcastTypeBody(items[T]{buf, count, dt}, root))
+	return c.startTyped("IbcastType", argsBcast, bcastTypeBody(items[T]{buf, count, dt}, root))
 }
 
 func bcastTypeBody[T Type](it items[T], root int) collBody {
@@ -153,7 +153,7 @@ func GatherType[T Type](c *Comm, send []T, scount int, stype *Datatype, recv []T
 
 // IgatherType starts GatherType (MPI_Igather with derived datatypes).
 func IgatherType[T Type](c *Comm, send []T, scount int, stype *Datatype, recv []T, rcount int, rtype *Datatype, root int) (*Request, error) {
-	return c.startTyped("IgatherType", gatherTypeBody(items[T]{send, scount, stype}, send == nil, items[T]{recv, rcount, rtype}, root))
+	return c.startTyped("IgatherType", argsGather, gatherTypeBody(items[T]{send, scount, stype}, send == nil, items[T]{recv, rcount, rtype}, root))
 }
 
 func gatherTypeBody[T Type](s items[T], inPlace bool, r items[T], root int) collBody {
@@ -206,7 +206,7 @@ func ScatterType[T Type](c *Comm, send []T, scount int, stype *Datatype, recv []
 
 // IscatterType starts ScatterType (MPI_Iscatter with derived datatypes).
 func IscatterType[T Type](c *Comm, send []T, scount int, stype *Datatype, recv []T, rcount int, rtype *Datatype, root int) (*Request, error) {
-	return c.startTyped("IscatterType", scatterTypeBody(items[T]{send, scount, stype}, items[T]{recv, rcount, rtype}, recv == nil, root))
+	return c.startTyped("IscatterType", argsScatter, scatterTypeBody(items[T]{send, scount, stype}, items[T]{recv, rcount, rtype}, recv == nil, root))
 }
 
 func scatterTypeBody[T Type](s, r items[T], inPlace bool, root int) collBody {
@@ -258,7 +258,7 @@ func AllgatherType[T Type](c *Comm, send []T, scount int, stype *Datatype, recv 
 // IallgatherType starts AllgatherType (MPI_Iallgather with derived
 // datatypes).
 func IallgatherType[T Type](c *Comm, send []T, scount int, stype *Datatype, recv []T, rcount int, rtype *Datatype) (*Request, error) {
-	return c.startTyped("IallgatherType", allgatherTypeBody(items[T]{send, scount, stype}, send == nil, items[T]{recv, rcount, rtype}))
+	return c.startTyped("IallgatherType", argsAllgather, allgatherTypeBody(items[T]{send, scount, stype}, send == nil, items[T]{recv, rcount, rtype}))
 }
 
 func allgatherTypeBody[T Type](s items[T], inPlace bool, r items[T]) collBody {
@@ -298,7 +298,7 @@ func AlltoallType[T Type](c *Comm, send []T, scount int, stype *Datatype, recv [
 // IalltoallType starts AlltoallType (MPI_Ialltoall with derived
 // datatypes).
 func IalltoallType[T Type](c *Comm, send []T, scount int, stype *Datatype, recv []T, rcount int, rtype *Datatype) (*Request, error) {
-	return c.startTyped("IalltoallType", alltoallTypeBody(items[T]{send, scount, stype}, send == nil, items[T]{recv, rcount, rtype}))
+	return c.startTyped("IalltoallType", argsAlltoall, alltoallTypeBody(items[T]{send, scount, stype}, send == nil, items[T]{recv, rcount, rtype}))
 }
 
 func alltoallTypeBody[T Type](s items[T], inPlace bool, r items[T]) collBody {
