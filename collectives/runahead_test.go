@@ -396,9 +396,10 @@ func TestWordBcastAhead(t *testing.T) {
 	}
 }
 
-// TestMessagesAhead checks that with MessagesAhead a broadcast of a data
-// word that runs ahead leaves the ring to the driver, which sends it by
-// messages, and that without it the word goes through the ring.
+// TestMessagesAhead checks that with MessagesAhead a broadcast or a
+// scatter of a data word that runs ahead leaves the ring to the driver,
+// which sends it by messages, and that without it the word goes through
+// the ring.
 func TestMessagesAhead(t *testing.T) {
 	const n = 3
 	s := &scriptedRing{keys: map[uint64][]uint64{}, recs: map[uint64][][keySize]byte{},
@@ -408,6 +409,9 @@ func TestMessagesAhead(t *testing.T) {
 		MessagesAhead: true, Check: true}
 	if ok, err := u.smallBcast([]byte("mine!"), 1, 1); ok || err != nil || len(s.arrivals) != 0 {
 		t.Fatalf("with MessagesAhead: done %v, %v, %d arrivals in the ring; want the driver's, none", ok, err, len(s.arrivals))
+	}
+	if ok, err := u.smallScatter([]byte("abcdef"), make([]byte, 2), 2, 1, 1); ok || err != nil || len(s.arrivals) != 0 {
+		t.Fatalf("a scatter with MessagesAhead: done %v, %v, %d arrivals in the ring; want the driver's, none", ok, err, len(s.arrivals))
 	}
 	u.MessagesAhead = false
 	if ok, err := u.smallBcast([]byte("mine!"), 1, 1); !ok || err != nil || len(s.arrivals) != 1 {

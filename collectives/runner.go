@@ -81,12 +81,13 @@ type Runner struct {
 	// With a core each, from a few processes on, that is what a small
 	// broadcast costs most; its other calls keep their checks.
 	WordBcastAhead bool
-	// MessagesAhead sends this Runner's broadcasts by messages where they
-	// run ahead of their check (with FanOutAhead), at every size, rather
-	// than a data word's through the barrier's ring: the non-roots then
+	// MessagesAhead sends this Runner's broadcasts and scatters by
+	// messages where they run ahead of their check (with FanOutAhead), at
+	// every size, rather than a data word's through the barrier's ring
+	// (smallBcast, smallScatter): the non-roots then
 	// wait for a message, which their endpoints' progress brings, rather
 	// than for the root's arrival in the ring. Set for nonblocking
-	// broadcasts, many of which may be in flight: their waits in the ring
+	// ones, many of which may be in flight: their waits in the ring
 	// went to sleep (docs/decisions.md, "Nonblocking broadcasts and
 	// scatters queue where processes outnumber cores").
 	MessagesAhead bool

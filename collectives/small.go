@@ -235,7 +235,7 @@ func (u *Runner) smallScatter(send, recv []byte, blk, elem, root int) (done bool
 	}
 	inline := n*blk <= DatumSize && n <= hw.InlineRanks()
 	if rb, ok := u.runAheadBarrier(CollScatter); ok {
-		if !inline {
+		if !inline || u.MessagesAhead {
 			return false, nil // the driver runs it ahead
 		}
 		return true, u.withEarlier(u.scatterAhead(rb, send, recv, blk, elem, root))
