@@ -105,6 +105,22 @@ func TestBarrierPortRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	procs := []int{0, 1}
+	checkPortsNotOpened(t, n0, foreign, id, procs)
+	p, ok := n0.OpenBarrierPort(id, 0, procs)
+	if !ok {
+		t.Fatal("port refused")
+	}
+	checkPortPayloadLimit(t, n0, p)
+	checkPortAfterFree(t, n0, foreign, p, id)
+	if s := n0.Stats(); s.BarrierArrivals != 1 {
+		t.Errorf("%d arrivals counted, want the one accepted", s.BarrierArrivals)
+	}
+}
+
+// checkPortsNotOpened: no port opens for a bad controller, member or
+// group, nor for another job's process, and trying counts no refusal.
+func checkPortsNotOpened(t *testing.T, n0, foreign *NIC, id int, procs []int) {
+	t.Helper()
 	for _, c := range []struct {
 		id, member int
 		procs      []int
@@ -119,10 +135,12 @@ func TestBarrierPortRefusals(t *testing.T) {
 	if s := n0.Stats(); s.Refused != 0 {
 		t.Fatalf("opening ports counted %d refusals", s.Refused)
 	}
-	p, ok := n0.OpenBarrierPort(id, 0, procs)
-	if !ok {
-		t.Fatal("port refused")
-	}
+}
+
+// checkPortPayloadLimit: p refuses a payload past BarrierPayloadSize,
+// whole or in two parts, then takes one that fits.
+func checkPortPayloadLimit(t *testing.T, n0 *NIC, p *BarrierPort) {
+	t.Helper()
 	ae := expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, func() error {
 		_, err := p.ArriveData(1, nil, make([]byte, BarrierPayloadSize+1))
 		return err
@@ -144,6 +162,13 @@ func TestBarrierPortRefusals(t *testing.T) {
 	if got := string(p.Payload(0, 1)); got != "kept" {
 		t.Fatalf("payload %q, want %q", got, "kept")
 	}
+}
+
+// checkPortAfterFree frees controller id: p then refuses arrivals and
+// reads no payload, and once another job claims id, refuses them as
+// foreign.
+func checkPortAfterFree(t *testing.T, n0, foreign *NIC, p *BarrierPort, id int) {
+	t.Helper()
 	if err := n0.FreeBarrier(id); err != nil {
 		t.Fatal(err)
 	}
@@ -164,9 +189,6 @@ func TestBarrierPortRefusals(t *testing.T) {
 	})
 	if got := p.Payload(0, 1); got != nil {
 		t.Errorf("another job's controller's payload read: %q", got)
-	}
-	if s := n0.Stats(); s.BarrierArrivals != 1 {
-		t.Errorf("%d arrivals counted, want the one accepted", s.BarrierArrivals)
 	}
 }
 

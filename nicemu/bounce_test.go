@@ -67,6 +67,8 @@ func bounceJob(t *testing.T, nprocs, bounceSize int) (*Segment, []*NIC) {
 	return seg, nics
 }
 
+// TestBounce pushes and pulls each transfer size, aligned and not,
+// through the target's bounce buffer.
 func TestBounce(t *testing.T) {
 	const bs = 4096
 	_, nics := bounceJob(t, 2, bs)
@@ -78,78 +80,94 @@ func TestBounce(t *testing.T) {
 			t.Run(fmt.Sprintf("%d@%d", size, off), func(t *testing.T) {
 				chunks := uint64((size + bs - 1) / bs)
 				clear(region)
-				src := pattern(size, uint64(size)+off)
-				before, tbefore := n0.Stats(), n1.Stats()
-				s := serve(n1)
-				var ack uint64
-				err := n0.Push(1, sid, off, src, &ack)
-				s.halt()
-				if err != nil {
-					t.Fatalf("Push: %v", err)
-				}
-				if ack != 1 {
-					t.Errorf("ack flag not set")
-				}
-				checkBytes(t, "bounced PUSH", region[off:off+uint64(size)], src)
-				if firstDiff(region[:off], make([]byte, off)) >= 0 || region[off+uint64(size)] != 0 {
-					t.Errorf("PUSH wrote outside its range")
-				}
-				mid, tmid := n0.Stats(), n1.Stats()
-				if d := mid.BounceOps - before.BounceOps; d != chunks {
-					t.Errorf("Stats.BounceOps +%d, want +%d", d, chunks)
-				}
-				if d := mid.BounceBytes - before.BounceBytes; d != uint64(size) {
-					t.Errorf("Stats.BounceBytes +%d, want +%d", d, size)
-				}
-				if d := tmid.Served - tbefore.Served; d != chunks {
-					t.Errorf("target Stats.Served +%d, want +%d", d, chunks)
-				}
-				if d := mid.Push - before.Push; d != 1 {
-					t.Errorf("Stats.Push +%d, want +1", d)
-				}
-				if d := mid.Packets - before.Packets; d != packetsFor(size) {
-					t.Errorf("Stats.Packets +%d, want +%d", d, packetsFor(size))
-				}
-				if mid.CMAOps != 0 || mid.SegmentOps != 0 {
-					t.Errorf("CMAOps %d SegmentOps %d", mid.CMAOps, mid.SegmentOps)
-				}
-
-				want := pattern(size, 7777)
-				copy(region[off:], want)
-				got := make([]byte, size)
-				var done uint64
-				s = serve(n1)
-				err = n0.Pull(1, sid, off, got, &done)
-				s.halt()
-				if err != nil {
-					t.Fatalf("Pull: %v", err)
-				}
-				if done != 1 {
-					t.Errorf("done flag not set")
-				}
-				checkBytes(t, "bounced PULL", got, want)
-				after, tafter := n0.Stats(), n1.Stats()
-				if d := after.BounceOps - mid.BounceOps; d != chunks {
-					t.Errorf("Stats.BounceOps +%d, want +%d", d, chunks)
-				}
-				if d := after.BounceBytes - mid.BounceBytes; d != uint64(size) {
-					t.Errorf("Stats.BounceBytes +%d, want +%d", d, size)
-				}
-				if d := tafter.Served - tmid.Served; d != chunks {
-					t.Errorf("target Stats.Served +%d, want +%d", d, chunks)
-				}
-				if d := after.Pull - mid.Pull; d != 1 || after.PullBytes-mid.PullBytes != uint64(size) {
-					t.Errorf("Stats.Pull +%d PullBytes +%d", d, after.PullBytes-mid.PullBytes)
-				}
-				if after.CMAOps != 0 {
-					t.Errorf("CMAOps %d", after.CMAOps)
-				}
-				box := n1.box
-				if l, st := atomic.LoadUint64(&box.lock), atomic.LoadUint64(&box.state); l != 0 || st != boxIdle {
-					t.Errorf("mailbox left locked %d / state %d", l, st)
-				}
+				mid, tmid := checkBouncedPush(t, n0, n1, sid, region, off, size, chunks)
+				checkBouncedPull(t, n0, n1, sid, region, off, size, chunks, mid, tmid)
 			})
 		}
+	}
+}
+
+// checkBouncedPush pushes size bytes at off of n1's region, served by n1
+// in chunks bounces, and checks the data and n0's and n1's statistics,
+// which it returns.
+func checkBouncedPush(t *testing.T, n0, n1 *NIC, sid SID, region []byte, off uint64, size int, chunks uint64) (mid, tmid Stats) {
+	t.Helper()
+	src := pattern(size, uint64(size)+off)
+	before, tbefore := n0.Stats(), n1.Stats()
+	s := serve(n1)
+	var ack uint64
+	err := n0.Push(1, sid, off, src, &ack)
+	s.halt()
+	if err != nil {
+		t.Fatalf("Push: %v", err)
+	}
+	if ack != 1 {
+		t.Errorf("ack flag not set")
+	}
+	checkBytes(t, "bounced PUSH", region[off:off+uint64(size)], src)
+	if firstDiff(region[:off], make([]byte, off)) >= 0 || region[off+uint64(size)] != 0 {
+		t.Errorf("PUSH wrote outside its range")
+	}
+	mid, tmid = n0.Stats(), n1.Stats()
+	if d := mid.BounceOps - before.BounceOps; d != chunks {
+		t.Errorf("Stats.BounceOps +%d, want +%d", d, chunks)
+	}
+	if d := mid.BounceBytes - before.BounceBytes; d != uint64(size) {
+		t.Errorf("Stats.BounceBytes +%d, want +%d", d, size)
+	}
+	if d := tmid.Served - tbefore.Served; d != chunks {
+		t.Errorf("target Stats.Served +%d, want +%d", d, chunks)
+	}
+	if d := mid.Push - before.Push; d != 1 {
+		t.Errorf("Stats.Push +%d, want +1", d)
+	}
+	if d := mid.Packets - before.Packets; d != packetsFor(size) {
+		t.Errorf("Stats.Packets +%d, want +%d", d, packetsFor(size))
+	}
+	if mid.CMAOps != 0 || mid.SegmentOps != 0 {
+		t.Errorf("CMAOps %d SegmentOps %d", mid.CMAOps, mid.SegmentOps)
+	}
+	return mid, tmid
+}
+
+// checkBouncedPull pulls size bytes back from off of n1's region and
+// checks the data, the statistics since mid and tmid, and that n1's
+// mailbox is left idle.
+func checkBouncedPull(t *testing.T, n0, n1 *NIC, sid SID, region []byte, off uint64, size int, chunks uint64, mid, tmid Stats) {
+	t.Helper()
+	want := pattern(size, 7777)
+	copy(region[off:], want)
+	got := make([]byte, size)
+	var done uint64
+	s := serve(n1)
+	err := n0.Pull(1, sid, off, got, &done)
+	s.halt()
+	if err != nil {
+		t.Fatalf("Pull: %v", err)
+	}
+	if done != 1 {
+		t.Errorf("done flag not set")
+	}
+	checkBytes(t, "bounced PULL", got, want)
+	after, tafter := n0.Stats(), n1.Stats()
+	if d := after.BounceOps - mid.BounceOps; d != chunks {
+		t.Errorf("Stats.BounceOps +%d, want +%d", d, chunks)
+	}
+	if d := after.BounceBytes - mid.BounceBytes; d != uint64(size) {
+		t.Errorf("Stats.BounceBytes +%d, want +%d", d, size)
+	}
+	if d := tafter.Served - tmid.Served; d != chunks {
+		t.Errorf("target Stats.Served +%d, want +%d", d, chunks)
+	}
+	if d := after.Pull - mid.Pull; d != 1 || after.PullBytes-mid.PullBytes != uint64(size) {
+		t.Errorf("Stats.Pull +%d PullBytes +%d", d, after.PullBytes-mid.PullBytes)
+	}
+	if after.CMAOps != 0 {
+		t.Errorf("CMAOps %d", after.CMAOps)
+	}
+	box := n1.box
+	if l, st := atomic.LoadUint64(&box.lock), atomic.LoadUint64(&box.state); l != 0 || st != boxIdle {
+		t.Errorf("mailbox left locked %d / state %d", l, st)
 	}
 }
 
@@ -173,7 +191,7 @@ func TestBounceSegmentMemory(t *testing.T) {
 // mailbox, so neither blocks the other. A third process meanwhile competes
 // for PID 1's mailbox.
 func TestBounceBothWays(t *testing.T) {
-	const bs, size, rounds = 4096, 3*4096 + 5, 20
+	const bs, size, rounds = bothWaysBS, bothWaysSize, bothWaysRounds
 	_, nics := bounceJob(t, 3, bs)
 	regions := make([][]byte, 3)
 	sids := make([]SID, 3)
@@ -187,6 +205,22 @@ func TestBounceBothWays(t *testing.T) {
 	fillPattern(regions[0][2*size:], 3)
 	want0 := slices.Clone(regions[0][2*size:])
 	pulled := make([]byte, size)
+	runBothWays(t, nics, sids, pulled)
+	if t.Failed() {
+		return
+	}
+	checkBothWays(t, nics, regions, pulled, want0)
+}
+
+// TestBounceBothWays's bounce buffer size, transfer size and rounds.
+const bothWaysBS, bothWaysSize, bothWaysRounds = 4096, 3*4096 + 5, 20
+
+// runBothWays runs TestBounceBothWays's three processes' rounds at once,
+// each serving the others once done until all are, and reports their
+// errors, or that they did not finish in 20 s.
+func runBothWays(t *testing.T, nics []*NIC, sids []SID, pulled []byte) {
+	t.Helper()
+	const size, rounds = bothWaysSize, bothWaysRounds
 	var transfers, serving sync.WaitGroup
 	errs := make(chan error, 3)
 	done := make(chan struct{})
@@ -237,9 +271,13 @@ func TestBounceBothWays(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if t.Failed() {
-		return
-	}
+}
+
+// checkBothWays checks each region holds its last round's data, PID 2
+// pulled want0, and every transfer bounced and was served.
+func checkBothWays(t *testing.T, nics []*NIC, regions [][]byte, pulled, want0 []byte) {
+	t.Helper()
+	const bs, size, rounds = bothWaysBS, bothWaysSize, bothWaysRounds
 	checkBytes(t, "PID 1's first third", regions[1][:size], pattern(size, rounds-1))
 	checkBytes(t, "PID 0's first third", regions[0][:size], pattern(size, 100+rounds-1))
 	checkBytes(t, "PID 1's second third", regions[1][size:2*size], pattern(size, 200+rounds-1))
@@ -263,6 +301,17 @@ func TestBounceRefusedByTarget(t *testing.T) {
 	region := make([]byte, 2*PageSize)
 	sid := mustRegisterMemory(t, n1, region)
 
+	checkBounceRefusedAndRecovered(t, n0, n1, sid, region)
+	// Requests posted directly into the mailbox, as a faulty peer could.
+	checkPostedRefusals(t, n1, sid)
+	checkPostedAccepted(t, n1, sid)
+}
+
+// checkBounceRefusedAndRecovered: a bounce to a region n1 has forgotten
+// is refused without writing it and releases the mailbox; once restored,
+// the same bounce goes through.
+func checkBounceRefusedAndRecovered(t *testing.T, n0, n1 *NIC, sid SID, region []byte) {
+	t.Helper()
 	// The target forgets the region behind its SID table's back.
 	delete(n1.procRegions, sid)
 	s := serve(n1)
@@ -290,19 +339,28 @@ func TestBounceRefusedByTarget(t *testing.T) {
 		t.Fatalf("bounce after a refusal: %v", err)
 	}
 	checkBytes(t, "bounce after a refusal", region[:3*PageSize/2], pattern(3*PageSize/2, 2))
+}
 
-	// Requests posted directly into the mailbox, as a faulty peer could.
-	from := uint64(0)
-	post := func(op Op, sid SID, off, length uint64) (state, result uint64) {
-		box.op, box.sid, box.off, box.length, box.from = uint64(op), uint64(sid), off, length, from
-		atomic.StoreUint64(&box.state, boxPosted)
-		if !n1.Service() {
-			t.Fatalf("Service did not take a posted request")
-		}
-		state, result = atomic.LoadUint64(&box.state), box.result
-		atomic.StoreUint64(&box.state, boxIdle)
-		return state, result
+// postToMailbox posts a request from PID from straight into n's mailbox,
+// has n serve it, and returns the mailbox's state and result before
+// idling it.
+func postToMailbox(t *testing.T, n *NIC, from uint64, op Op, sid SID, off, length uint64) (state, result uint64) {
+	t.Helper()
+	box := n.box
+	box.op, box.sid, box.off, box.length, box.from = uint64(op), uint64(sid), off, length, from
+	atomic.StoreUint64(&box.state, boxPosted)
+	if !n.Service() {
+		t.Fatalf("Service did not take a posted request")
 	}
+	state, result = atomic.LoadUint64(&box.state), box.result
+	atomic.StoreUint64(&box.state, boxIdle)
+	return state, result
+}
+
+// checkPostedRefusals: n1 refuses posted requests outside the region
+// registered as sid, each with its violation.
+func checkPostedRefusals(t *testing.T, n1 *NIC, sid SID) {
+	t.Helper()
 	for _, c := range []struct {
 		name        string
 		op          Op
@@ -316,21 +374,26 @@ func TestBounceRefusedByTarget(t *testing.T) {
 		{"longer than the bounce buffer", OpPush, sid, 0, 2 * PageSize, ViolationBadRequest},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			state, result := post(c.op, c.sid, c.off, c.length)
+			state, result := postToMailbox(t, n1, 0, c.op, c.sid, c.off, c.length)
 			if state != boxRefused || Violation(result) != c.violation {
 				t.Errorf("state %d result %v, want refused %v", state, Violation(result), c.violation)
 			}
 		})
 	}
+}
+
+// checkPostedAccepted: an idle mailbox reports no work, and n1 serves a
+// valid posted request, even one from a forged initiator PID.
+func checkPostedAccepted(t *testing.T, n1 *NIC, sid SID) {
+	t.Helper()
 	if n1.Service() {
 		t.Errorf("Service with an idle mailbox reported work")
 	}
-	if state, _ := post(OpPull, sid, 8, 8); state != boxDone {
+	if state, _ := postToMailbox(t, n1, 0, OpPull, sid, 8, 8); state != boxDone {
 		t.Errorf("valid posted request: state %d", state)
 	}
 	// A forged initiator PID is not used to index the PGIDTBL.
-	from = 1 << 40
-	if state, _ := post(OpPull, sid, 8, 8); state != boxDone {
+	if state, _ := postToMailbox(t, n1, 1<<40, OpPull, sid, 8, 8); state != boxDone {
 		t.Errorf("request from PID 1<<40: state %d", state)
 	}
 }

@@ -36,66 +36,81 @@ func TestCMAInProcess(t *testing.T) {
 		for _, off := range []uint64{0, 3} {
 			t.Run(fmt.Sprintf("%d@%d", size, off), func(t *testing.T) {
 				clear(region)
-				src := pattern(size, uint64(size)+off)
-				before := n0.Stats()
-				var ack uint64
-				if err := n0.Push(1, sid, off, src, &ack); err != nil {
-					t.Fatalf("Push: %v", err)
-				}
-				if ack != 1 {
-					t.Errorf("ack flag not set")
-				}
-				checkBytes(t, "pushed region", region[off:off+uint64(size)], src)
-				if i := firstDiff(region[:off], make([]byte, off)); i >= 0 {
-					t.Errorf("Push wrote before its offset")
-				}
-				if region[off+uint64(size)] != 0 {
-					t.Errorf("Push wrote past its end")
-				}
-				mid := n0.Stats()
-				if d := mid.Push - before.Push; d != 1 {
-					t.Errorf("Stats.Push +%d, want +1", d)
-				}
-				if d := mid.PushBytes - before.PushBytes; d != uint64(size) {
-					t.Errorf("Stats.PushBytes +%d, want +%d", d, size)
-				}
-				if d := mid.Packets - before.Packets; d != packetsFor(size) {
-					t.Errorf("Stats.Packets +%d, want +%d", d, packetsFor(size))
-				}
-				if d := mid.CMAOps - before.CMAOps; d != 1 {
-					t.Errorf("Stats.CMAOps +%d, want +1", d)
-				}
-				if d := mid.CMABytes - before.CMABytes; d != uint64(size) {
-					t.Errorf("Stats.CMABytes +%d, want +%d", d, size)
-				}
-				if mid.SegmentOps != before.SegmentOps || mid.BounceOps != before.BounceOps {
-					t.Errorf("PUSH to process memory counted as segment or bounce transfer")
-				}
-
-				fillPattern(region[off:off+uint64(size)], 99)
-				want := slices.Clone(region[off : off+uint64(size)])
-				got := make([]byte, size)
-				var done uint64
-				if err := n0.Pull(1, sid, off, got, &done); err != nil {
-					t.Fatalf("Pull: %v", err)
-				}
-				if done != 1 {
-					t.Errorf("done flag not set")
-				}
-				checkBytes(t, "pulled data", got, want)
-				after := n0.Stats()
-				checkPullCounters(t, mid, after, size)
-				if d := after.CMAOps - mid.CMAOps; d != 1 {
-					t.Errorf("Stats.CMAOps +%d, want +1", d)
-				}
-				if after.SegmentOps != mid.SegmentOps || after.BounceOps != 0 {
-					t.Errorf("PULL from process memory counted as segment or bounce transfer")
-				}
+				mid := checkCMAPush(t, n0, sid, region, off, size)
+				checkCMAPull(t, n0, sid, region, off, size, mid)
 			})
 		}
 	}
 	if !n0.CMA() {
 		t.Errorf("NIC fell back to bounce buffers")
+	}
+}
+
+// checkCMAPush pushes size bytes to off of region, process memory of
+// PID 1, and checks the data lands there only and n0 counts one CMA
+// copy; it returns n0's statistics after.
+func checkCMAPush(t *testing.T, n0 *NIC, sid SID, region []byte, off uint64, size int) (mid Stats) {
+	t.Helper()
+	src := pattern(size, uint64(size)+off)
+	before := n0.Stats()
+	var ack uint64
+	if err := n0.Push(1, sid, off, src, &ack); err != nil {
+		t.Fatalf("Push: %v", err)
+	}
+	if ack != 1 {
+		t.Errorf("ack flag not set")
+	}
+	checkBytes(t, "pushed region", region[off:off+uint64(size)], src)
+	if i := firstDiff(region[:off], make([]byte, off)); i >= 0 {
+		t.Errorf("Push wrote before its offset")
+	}
+	if region[off+uint64(size)] != 0 {
+		t.Errorf("Push wrote past its end")
+	}
+	mid = n0.Stats()
+	if d := mid.Push - before.Push; d != 1 {
+		t.Errorf("Stats.Push +%d, want +1", d)
+	}
+	if d := mid.PushBytes - before.PushBytes; d != uint64(size) {
+		t.Errorf("Stats.PushBytes +%d, want +%d", d, size)
+	}
+	if d := mid.Packets - before.Packets; d != packetsFor(size) {
+		t.Errorf("Stats.Packets +%d, want +%d", d, packetsFor(size))
+	}
+	if d := mid.CMAOps - before.CMAOps; d != 1 {
+		t.Errorf("Stats.CMAOps +%d, want +1", d)
+	}
+	if d := mid.CMABytes - before.CMABytes; d != uint64(size) {
+		t.Errorf("Stats.CMABytes +%d, want +%d", d, size)
+	}
+	if mid.SegmentOps != before.SegmentOps || mid.BounceOps != before.BounceOps {
+		t.Errorf("PUSH to process memory counted as segment or bounce transfer")
+	}
+	return mid
+}
+
+// checkCMAPull refills size bytes at off of region, pulls them back and
+// checks the data and that n0 counts one CMA copy since mid.
+func checkCMAPull(t *testing.T, n0 *NIC, sid SID, region []byte, off uint64, size int, mid Stats) {
+	t.Helper()
+	fillPattern(region[off:off+uint64(size)], 99)
+	want := slices.Clone(region[off : off+uint64(size)])
+	got := make([]byte, size)
+	var done uint64
+	if err := n0.Pull(1, sid, off, got, &done); err != nil {
+		t.Fatalf("Pull: %v", err)
+	}
+	if done != 1 {
+		t.Errorf("done flag not set")
+	}
+	checkBytes(t, "pulled data", got, want)
+	after := n0.Stats()
+	checkPullCounters(t, mid, after, size)
+	if d := after.CMAOps - mid.CMAOps; d != 1 {
+		t.Errorf("Stats.CMAOps +%d, want +1", d)
+	}
+	if after.SegmentOps != mid.SegmentOps || after.BounceOps != 0 {
+		t.Errorf("PULL from process memory counted as segment or bounce transfer")
 	}
 }
 
@@ -121,37 +136,59 @@ const (
 
 func makeCmd(seq, kind, seed uint64) uint64 { return seq<<32 | kind<<24 | seed&0xffffff }
 
+// childMain is the child process: it opens its NIC and serves the
+// parent's commands until told to exit.
 func childMain() int {
-	fail := func(format string, args ...any) int {
-		fmt.Fprintf(os.Stderr, "nicemu child: "+format+"\n", args...)
-		return 2
+	n, ctl, buf, rc := openChildNIC()
+	if rc != 0 {
+		return rc
 	}
+	return serveChildCommands(n, ctl, buf)
+}
+
+// childFail reports a child's failure on its standard error and returns
+// its exit status.
+func childFail(format string, args ...any) int {
+	fmt.Fprintf(os.Stderr, "nicemu child: "+format+"\n", args...)
+	return 2
+}
+
+// openChildNIC opens the child's NIC as the environment says, registers
+// its control region and its patterned buffer and prints READY; rc is
+// the exit status of a failure, 0 on success.
+func openChildNIC() (n *NIC, ctl, buf []byte, rc int) {
 	pid, err1 := strconv.Atoi(os.Getenv("NICEMU_CHILD_PID"))
 	size, err2 := strconv.Atoi(os.Getenv("NICEMU_CHILD_SIZE"))
 	seed, err3 := strconv.ParseUint(os.Getenv("NICEMU_CHILD_SEED"), 10, 64)
 	if err1 != nil || err2 != nil || err3 != nil {
-		return fail("bad environment: %v %v %v", err1, err2, err3)
+		return nil, nil, nil, childFail("bad environment: %v %v %v", err1, err2, err3)
 	}
 	seg, err := AttachSegment(os.NewFile(3, "martini-segment"))
 	if err != nil {
-		return fail("%v", err)
+		return nil, nil, nil, childFail("%v", err)
 	}
-	n, err := Open(seg, pid)
+	n, err = Open(seg, pid)
 	if err != nil {
-		return fail("%v", err)
+		return nil, nil, nil, childFail("%v", err)
 	}
 	ctlSID, ctl, err := n.RegisterSegment(64)
 	if err != nil {
-		return fail("%v", err)
+		return nil, nil, nil, childFail("%v", err)
 	}
-	buf := make([]byte, size)
+	buf = make([]byte, size)
 	fillPattern(buf, seed)
 	bufSID, err := n.RegisterMemory(buf)
 	if err != nil {
-		return fail("%v", err)
+		return nil, nil, nil, childFail("%v", err)
 	}
 	fmt.Printf("READY %d %d\n", ctlSID, bufSID)
+	return n, ctl, buf, 0
+}
 
+// serveChildCommands answers each new command in ctl, serving bounce
+// requests and sleeping on the doorbell between them, until cmdExit or
+// a minute without a command.
+func serveChildCommands(n *NIC, ctl, buf []byte) int {
 	cmdWord, ackWord, statusWord := wordAt(ctl, ctlCmd), wordAt(ctl, ctlAck), wordAt(ctl, ctlStatus)
 	var last uint64
 	sleeps := 0
@@ -160,24 +197,11 @@ func childMain() int {
 		if cmd := atomic.LoadUint64(cmdWord); cmd != last {
 			last = cmd
 			idle = time.Now()
-			seed := cmd & 0xffffff
-			var status uint64
-			switch kind := cmd >> 24 & 0xff; kind {
-			case cmdVerify:
-				if i := firstDiff(buf, pattern(size, seed)); i >= 0 {
-					status = uint64(i) + 1
-				}
-			case cmdFill:
-				fillPattern(buf, seed)
-			case cmdPing:
-			case cmdExit:
-				st := n.Stats()
-				fmt.Printf("STATS served=%d sleeps=%d\n", st.Served, sleeps)
+			status, exit := runChildCommand(n, buf, cmd, sleeps)
+			if exit {
 				atomic.StoreUint64(statusWord, 0)
 				atomic.StoreUint64(ackWord, cmd)
 				return 0
-			default:
-				status = 1 << 40
 			}
 			atomic.StoreUint64(statusWord, status)
 			atomic.StoreUint64(ackWord, cmd)
@@ -187,7 +211,7 @@ func childMain() int {
 			continue
 		}
 		if time.Since(idle) > time.Minute {
-			return fail("no command for a minute, giving up")
+			return childFail("no command for a minute, giving up")
 		}
 		seen := n.ArmDoorbell()
 		if atomic.LoadUint64(cmdWord) != last || n.Service() {
@@ -197,6 +221,29 @@ func childMain() int {
 		sleeps++
 		n.WaitDoorbell(seen, time.Second)
 	}
+}
+
+// runChildCommand carries out cmd on buf and returns its status, or, for
+// cmdExit, prints the child's statistics and reports exit.
+func runChildCommand(n *NIC, buf []byte, cmd uint64, sleeps int) (status uint64, exit bool) {
+	size := len(buf)
+	seed := cmd & 0xffffff
+	switch kind := cmd >> 24 & 0xff; kind {
+	case cmdVerify:
+		if i := firstDiff(buf, pattern(size, seed)); i >= 0 {
+			status = uint64(i) + 1
+		}
+	case cmdFill:
+		fillPattern(buf, seed)
+	case cmdPing:
+	case cmdExit:
+		st := n.Stats()
+		fmt.Printf("STATS served=%d sleeps=%d\n", st.Served, sleeps)
+		return 0, true
+	default:
+		status = 1 << 40
+	}
+	return status, false
 }
 
 // child is the parent's handle on a rank process started by startChild.

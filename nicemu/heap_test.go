@@ -34,34 +34,59 @@ func freeBytes(h *heap) (n int) {
 	return n
 }
 
+// TestHeapAllocRelease allocates and releases in a heap of 64 aligned
+// units: packing, coalescing in any order, first fit and exhaustion.
 func TestHeapAllocRelease(t *testing.T) {
-	const base, size = 1 << 20, 64 * heapAlign
+	const base, size = heapTestBase, heapTestSize
 	h := newHeap(base, size)
+	a, b, c, d := allocPacked(t, &h)
+	// Release out of order: b, then d (no neighbours free), then c, which
+	// joins b and d, then a, which joins the front.
+	releaseCoalescing(t, &h, a, b, c, d)
+	// First fit reuses the lowest hole.
+	checkFirstFit(t, &h)
+	// Exhaustion, also by fragmentation.
+	checkHeapExhaustion(t, &h)
+}
+
+// The base and size of TestHeapAllocRelease's heap.
+const heapTestBase, heapTestSize = 1 << 20, 64 * heapAlign
+
+// allocPacked allocates 1 byte, one unit, one unit and a byte, and ten
+// units from the empty heap h, and checks they are aligned and packed.
+func allocPacked(t *testing.T, h *heap) (a, b, c, d int) {
+	t.Helper()
+	const base, size = heapTestBase, heapTestSize
 	a, err := h.alloc(1)
 	if err != nil || a != base {
 		t.Fatalf("alloc(1) = %d, %v", a, err)
 	}
-	b, _ := h.alloc(heapAlign)
-	c, _ := h.alloc(heapAlign + 1)
-	d, _ := h.alloc(10 * heapAlign)
+	b, _ = h.alloc(heapAlign)
+	c, _ = h.alloc(heapAlign + 1)
+	d, _ = h.alloc(10 * heapAlign)
 	if b != base+heapAlign || c != base+2*heapAlign || d != base+4*heapAlign {
 		t.Fatalf("allocations at %d %d %d, want 64-byte aligned and packed", b, c, d)
 	}
-	checkHeap(t, &h, base, size)
-	if got := freeBytes(&h); got != size-14*heapAlign {
+	checkHeap(t, h, base, size)
+	if got := freeBytes(h); got != size-14*heapAlign {
 		t.Fatalf("%d bytes free, want %d", got, size-14*heapAlign)
 	}
+	return a, b, c, d
+}
 
-	// Release out of order: b, then d (no neighbours free), then c, which
-	// joins b and d, then a, which joins the front.
+// releaseCoalescing releases allocPacked's b, d, c and a in that order
+// and checks the free list after each joins its neighbours.
+func releaseCoalescing(t *testing.T, h *heap, a, b, c, d int) {
+	t.Helper()
+	const base, size = heapTestBase, heapTestSize
 	h.release(b, heapAlign)
 	h.release(d, 10*heapAlign)
-	checkHeap(t, &h, base, size)
+	checkHeap(t, h, base, size)
 	if len(h.free) != 2 {
 		t.Fatalf("free list %+v, want 2 extents", h.free)
 	}
 	h.release(c, heapAlign+1)
-	checkHeap(t, &h, base, size)
+	checkHeap(t, h, base, size)
 	if len(h.free) != 1 || h.free[0].off != b {
 		t.Fatalf("free list %+v, want one extent from %d", h.free, b)
 	}
@@ -69,8 +94,13 @@ func TestHeapAllocRelease(t *testing.T) {
 	if !slices.Equal(h.free, []extent{{base, size}}) {
 		t.Fatalf("after releasing everything: %+v", h.free)
 	}
+}
 
-	// First fit reuses the lowest hole.
+// checkFirstFit: in the empty heap h, an allocation reuses the lowest
+// hole.
+func checkFirstFit(t *testing.T, h *heap) {
+	t.Helper()
+	const base, size = heapTestBase, heapTestSize
 	x, _ := h.alloc(2 * heapAlign)
 	y, _ := h.alloc(2 * heapAlign)
 	h.release(x, 2*heapAlign)
@@ -83,8 +113,14 @@ func TestHeapAllocRelease(t *testing.T) {
 	if !slices.Equal(h.free, []extent{{base, size}}) {
 		t.Fatalf("after releasing everything: %+v", h.free)
 	}
+}
 
-	// Exhaustion, also by fragmentation.
+// checkHeapExhaustion: in the empty heap h, an allocation larger than the
+// heap fails, one of all of it empties it, and with every other unit
+// free no two-unit allocation fits.
+func checkHeapExhaustion(t *testing.T, h *heap) {
+	t.Helper()
+	const base, size = heapTestBase, heapTestSize
 	if _, err := h.alloc(size + 1); err == nil || !strings.Contains(err.Error(), "exhausted") {
 		t.Fatalf("oversized alloc: %v", err)
 	}
@@ -107,9 +143,9 @@ func TestHeapAllocRelease(t *testing.T) {
 	for i := 0; i < 64; i += 2 {
 		h.release(offs[i], heapAlign)
 	}
-	checkHeap(t, &h, base, size)
+	checkHeap(t, h, base, size)
 	if _, err := h.alloc(2 * heapAlign); err == nil {
-		t.Fatalf("alloc larger than every hole succeeded with %d bytes in %d holes", freeBytes(&h), len(h.free))
+		t.Fatalf("alloc larger than every hole succeeded with %d bytes in %d holes", freeBytes(h), len(h.free))
 	}
 }
 

@@ -185,6 +185,26 @@ func expectRefused(tb testing.TB, n *NIC, v Violation, wantOp Op, wantTarget int
 		procBefore = atomic.LoadUint64(&seg.proc(wantTarget).refused)
 	}
 	err := op()
+	ae := refusalOf(tb, err, v, wantOp, wantTarget)
+	after := n.Stats()
+	checkRefusalCounted(tb, n, v, wantTarget, before, after, segBefore, procBefore)
+	checkLastErrorEvent(tb, n, ae)
+	// A refused request is not a request performed.
+	if after.Push != before.Push || after.Pull != before.Pull || after.BOTF != before.BOTF ||
+		after.AOTF != before.AOTF || after.CAS != before.CAS || after.FAA != before.FAA ||
+		after.PushBytes != before.PushBytes || after.PullBytes != before.PullBytes {
+		tb.Errorf("refused request counted as performed: before %+v after %+v", before, after)
+	}
+	if ae.Error() == "" {
+		tb.Errorf("empty error text")
+	}
+	return ae
+}
+
+// refusalOf returns err as an *AccessError, which must be a refusal of
+// violation v of wantOp aimed at wantTarget.
+func refusalOf(tb testing.TB, err error, v Violation, wantOp Op, wantTarget int) *AccessError {
+	tb.Helper()
 	if err == nil {
 		tb.Fatalf("request succeeded, want refusal %v", v)
 	}
@@ -198,7 +218,15 @@ func expectRefused(tb testing.TB, n *NIC, v Violation, wantOp Op, wantTarget int
 	if ae.Violation != v || ae.Op != wantOp || ae.Target != wantTarget {
 		tb.Fatalf("refused as %v/%v/target %d (%v), want %v/%v/target %d", ae.Op, ae.Violation, ae.Target, err, wantOp, v, wantTarget)
 	}
-	after := n.Stats()
+	return ae
+}
+
+// checkRefusalCounted checks one refusal of violation v was counted
+// between before and after in n's Stats, in the segment (from segBefore)
+// and in wantTarget's PGIDTBL entry (from procBefore), if a process.
+func checkRefusalCounted(tb testing.TB, n *NIC, v Violation, wantTarget int, before, after Stats, segBefore, procBefore uint64) {
+	tb.Helper()
+	seg := n.seg
 	if after.Refused != before.Refused+1 {
 		tb.Errorf("Stats.Refused %d -> %d, want +1", before.Refused, after.Refused)
 	}
@@ -219,6 +247,11 @@ func expectRefused(tb testing.TB, n *NIC, v Violation, wantOp Op, wantTarget int
 			tb.Errorf("PGIDTBL[%d].refused %d -> %d, want +1", wantTarget, procBefore, got)
 		}
 	}
+}
+
+// checkLastErrorEvent checks n's newest error event records ae.
+func checkLastErrorEvent(tb testing.TB, n *NIC, ae *AccessError) {
+	tb.Helper()
 	ev := n.ErrorEvents()
 	if len(ev) == 0 {
 		tb.Fatalf("no error event recorded")
@@ -228,16 +261,6 @@ func expectRefused(tb testing.TB, n *NIC, v Violation, wantOp Op, wantTarget int
 	if last != want {
 		tb.Errorf("last error event %+v, want %+v", last, want)
 	}
-	// A refused request is not a request performed.
-	if after.Push != before.Push || after.Pull != before.Pull || after.BOTF != before.BOTF ||
-		after.AOTF != before.AOTF || after.CAS != before.CAS || after.FAA != before.FAA ||
-		after.PushBytes != before.PushBytes || after.PullBytes != before.PullBytes {
-		tb.Errorf("refused request counted as performed: before %+v after %+v", before, after)
-	}
-	if ae.Error() == "" {
-		tb.Errorf("empty error text")
-	}
-	return ae
 }
 
 // checkPullCounters checks the counters one PULL of size bytes moves.

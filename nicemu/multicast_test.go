@@ -141,12 +141,27 @@ func TestMulticastManyProcs(t *testing.T) {
 	slotsFree(t, seg, 64)
 }
 
+// TestMulticastSlots checks a multicast takes no slot when all are in
+// use, a slot is freed only by its last destination's delivery, and
+// concurrent claims take every slot and no more.
 func TestMulticastSlots(t *testing.T) {
 	seg, nics := mcJob(t, 3)
 	n0, n1, n2 := nics[0], nics[1], nics[2]
 	a, b, c := pattern(100, 1), pattern(200, 2), pattern(300, 3)
-	// Every slot but two taken by messages to process 2 (tags 1000...),
-	// taken at the end.
+	fillMulticastSlots(t, n0, n2, a, b, c)
+	drainMulticastSlots(t, n0, n1, n2, a, b, c)
+	slotsFree(t, seg, 0)
+	// Concurrent claims: with every slot free, of more goroutines than
+	// slots exactly MulticastSlots succeed.
+	checkConcurrentSlotClaims(t, n0, n1)
+	slotsFree(t, seg, 0)
+}
+
+// fillMulticastSlots takes every slot of n0, all but two with messages to
+// process 2 (tags 1000...), then a to 1 and 2 and b to 1, and checks a
+// further multicast of c finds no slot, without waiting, error or count.
+func fillMulticastSlots(t *testing.T, n0, n2 *NIC, a, b, c []byte) {
+	t.Helper()
 	for s := range MulticastSlots - 2 {
 		mustMulticast(t, n0, []int{2}, uint64(1000+s), u64(uint64(s)))
 	}
@@ -161,6 +176,13 @@ func TestMulticastSlots(t *testing.T) {
 		t.Errorf("a multicast that found no slot was counted")
 	}
 	expectNoMessage(t, n2, 0, 3)
+}
+
+// drainMulticastSlots delivers fillMulticastSlots's messages: a's slot
+// frees only once both its destinations took it, and its reuse for c
+// leaves none for another; then every message is delivered.
+func drainMulticastSlots(t *testing.T, n0, n1, n2 *NIC, a, b, c []byte) {
+	t.Helper()
 	// One destination of two taking the message does not free its slot.
 	mustDeliver(t, n1, 0, 1, a)
 	if ok, err := n0.TryMulticast([]int{2}, 3, c); ok || err != nil {
@@ -177,9 +199,13 @@ func TestMulticastSlots(t *testing.T) {
 	for s := range MulticastSlots - 2 {
 		mustDeliver(t, n2, 0, uint64(1000+s), u64(uint64(s)))
 	}
-	slotsFree(t, seg, 0)
-	// Concurrent claims: with every slot free, of more goroutines than
-	// slots exactly MulticastSlots succeed.
+}
+
+// checkConcurrentSlotClaims has 2*MulticastSlots goroutines multicast from
+// n0 to process 1 at once and checks exactly MulticastSlots succeed and
+// n1 receives each of their messages intact.
+func checkConcurrentSlotClaims(t *testing.T, n0, n1 *NIC) {
+	t.Helper()
 	var wins atomic.Int64
 	var wg sync.WaitGroup
 	for g := range 2 * MulticastSlots {
@@ -210,7 +236,6 @@ func TestMulticastSlots(t *testing.T) {
 	if got != MulticastSlots {
 		t.Errorf("%d messages delivered, want %d", got, MulticastSlots)
 	}
-	slotsFree(t, seg, 0)
 }
 
 func TestMulticastTags(t *testing.T) {
@@ -515,59 +540,15 @@ func checkStreamCounts(t *testing.T, root *NIC, nics []*NIC) {
 // TestMulticastSameTagCompeting has two goroutines of one process take
 // messages that all carry the same tag: each is delivered once.
 func TestMulticastSameTagCompeting(t *testing.T) {
-	const count = 400
+	const count = sameTagCount
 	seg, nics := mcJob(t, 2)
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		for i := range count {
-			if !awaitSync(nics[0], 30*time.Second, func() bool {
-				ok, err := nics[0].TryMulticast([]int{1}, 42, u64(uint64(i)))
-				if err != nil {
-					t.Error(err)
-				}
-				return ok || err != nil
-			}) {
-				t.Errorf("message %d: no slot", i)
-				return
-			}
-		}
-	})
+	wg.Go(func() { sendSameTag(t, nics[0]) })
 	var got [count]atomic.Int32
 	var left atomic.Int64
 	left.Store(count)
 	for range 2 {
-		wg.Go(func() {
-			buf := make([]byte, 8)
-			for {
-				var l int
-				var ok bool
-				var err error
-				awaitSync(nics[1], 30*time.Second, func() bool {
-					l, ok, err = nics[1].TryDeliver(0, 42, buf)
-					return ok || err != nil || left.Load() <= 0
-				})
-				if err != nil || (ok && l != 8) {
-					t.Errorf("TryDeliver = %d, %v, %v", l, ok, err)
-					return
-				}
-				if !ok {
-					if left.Load() != 0 {
-						t.Errorf("no message for 30 s with %d left", left.Load())
-					}
-					return
-				}
-				i := int(binary.LittleEndian.Uint64(buf))
-				if i < 0 || i >= count {
-					t.Errorf("message carries %d", i)
-					return
-				}
-				if got[i].Add(1) > 1 {
-					t.Errorf("message %d delivered twice", i)
-					return
-				}
-				left.Add(-1)
-			}
-		})
+		wg.Go(func() { deliverSameTag(t, nics[1], &got, &left) })
 	}
 	wg.Wait()
 	for i := range count {
@@ -576,4 +557,62 @@ func TestMulticastSameTagCompeting(t *testing.T) {
 		}
 	}
 	slotsFree(t, seg, 0)
+}
+
+// sameTagCount is how many messages TestMulticastSameTagCompeting sends.
+const sameTagCount = 400
+
+// sendSameTag multicasts messages 0 to sameTagCount-1 from n to process 1,
+// all with tag 42, waiting up to 30 s for a slot for each.
+func sendSameTag(t *testing.T, n *NIC) {
+	t.Helper()
+	for i := range sameTagCount {
+		if !awaitSync(n, 30*time.Second, func() bool {
+			ok, err := n.TryMulticast([]int{1}, 42, u64(uint64(i)))
+			if err != nil {
+				t.Error(err)
+			}
+			return ok || err != nil
+		}) {
+			t.Errorf("message %d: no slot", i)
+			return
+		}
+	}
+}
+
+// deliverSameTag takes tag 42 messages from process 0 through n, counting
+// each in got and left, until none is left, checking none is delivered
+// twice and none waits 30 s.
+func deliverSameTag(t *testing.T, n *NIC, got *[sameTagCount]atomic.Int32, left *atomic.Int64) {
+	t.Helper()
+	buf := make([]byte, 8)
+	for {
+		var l int
+		var ok bool
+		var err error
+		awaitSync(n, 30*time.Second, func() bool {
+			l, ok, err = n.TryDeliver(0, 42, buf)
+			return ok || err != nil || left.Load() <= 0
+		})
+		if err != nil || (ok && l != 8) {
+			t.Errorf("TryDeliver = %d, %v, %v", l, ok, err)
+			return
+		}
+		if !ok {
+			if left.Load() != 0 {
+				t.Errorf("no message for 30 s with %d left", left.Load())
+			}
+			return
+		}
+		i := int(binary.LittleEndian.Uint64(buf))
+		if i < 0 || i >= sameTagCount {
+			t.Errorf("message carries %d", i)
+			return
+		}
+		if got[i].Add(1) > 1 {
+			t.Errorf("message %d delivered twice", i)
+			return
+		}
+		left.Add(-1)
+	}
 }

@@ -299,53 +299,78 @@ func TestPullAndAtomicDataMatchKick(t *testing.T) {
 		binary.LittleEndian.PutUint64(j.mem[swapAt:], 0)
 	}
 	sid := fast.sid
-	type result struct {
-		buf []byte
-		val uint64
-		err error
+	var cases []dataMatchCase
+	cases = append(cases, pullDataMatchCases(sid)...)
+	cases = append(cases, atomicDataMatchCases(sid, swapAt)...)
+	cases = append(cases, misaddressedDataMatchCases(sid)...)
+	checkDataMatchesKick(t, fast, slow, cases)
+	if w := binary.LittleEndian.Uint64(fast.mem[swapAt:]); w != 99 {
+		t.Errorf("the word at %d is %d after the compare-and-swap of 0 for 99, want 99", swapAt, w)
 	}
-	cases := []struct {
-		name  string
-		dst   int
-		sid   SID
-		off   uint64
-		n     int // bytes pulled; 0: an atomic
-		op    Op
-		arg0  uint64
-		taken bool
-	}{
+}
+
+// dataMatchCase is one PullData or AtomicData request that
+// TestPullAndAtomicDataMatchKick compares with the kicked operation.
+type dataMatchCase struct {
+	name  string
+	dst   int
+	sid   SID
+	off   uint64
+	n     int // bytes pulled; 0: an atomic
+	op    Op
+	arg0  uint64
+	taken bool
+}
+
+// dataMatchResult is what one request returned.
+type dataMatchResult struct {
+	buf []byte
+	val uint64
+	err error
+}
+
+// pullDataMatchCases are the pulls, taken and refused by PullData.
+func pullDataMatchCases(sid SID) []dataMatchCase {
+	return []dataMatchCase{
 		{"pull 8 bytes, a miss first", 1, sid, 0, 8, OpPull, 0, false},
 		{"pull 8 bytes", 1, sid, 8, 8, OpPull, 0, true},
 		{"pull 1 KiB", 1, sid, 1024, 1024, OpPull, 0, true},
 		{"pull ending off a word", 1, sid, 3, 8, OpPull, 0, false},
 		{"pull across the end", 1, sid, 4088, 16, OpPull, 0, false},
+	}
+}
+
+// atomicDataMatchCases are the atomics AtomicData takes; swapAt holds 0.
+func atomicDataMatchCases(sid SID, swapAt uint64) []dataMatchCase {
+	return []dataMatchCase{
 		{"fetch-and-add", 1, sid, 16, 0, OpFAA, 5, true},
 		{"compare-and-swap that swaps", 1, sid, swapAt, 0, OpCAS, 0, true},
 		{"compare-and-swap that does not", 1, sid, 24, 0, OpCAS, 1, true},
+	}
+}
+
+// misaddressedDataMatchCases are requests off a word, to an unknown SID
+// or to an unknown process, which the native paths refuse.
+func misaddressedDataMatchCases(sid SID) []dataMatchCase {
+	return []dataMatchCase{
 		{"an atomic off a word", 1, sid, 20, 0, OpFAA, 1, false},
 		{"an unknown SID", 1, sid + 1, 0, 0, OpFAA, 1, false},
 		{"an unknown process", 2, sid, 0, 8, OpPull, 0, false},
 	}
+}
+
+// checkDataMatchesKick runs each case natively on fast, falling back to
+// the kicked operation when refused, and kicked on slow, and checks
+// the results, the statistics and the target memory agree.
+func checkDataMatchesKick(t *testing.T, fast, slow writeJob, cases []dataMatchCase) {
+	t.Helper()
 	// Every pull lands in the same buffer, whose page the NIC's PATLB
 	// counts too: buffers at different addresses would share a set with
 	// the target's pages in one job and not in the other.
 	reply := make([]byte, 1024)
 	for _, c := range cases {
-		var got, want result
+		var got, want dataMatchResult
 		var ok bool
-		slowOp := func(n *NIC) (r result) {
-			switch c.op {
-			case OpPull:
-				clear(reply)
-				r.err = n.Pull(c.dst, c.sid, c.off, reply[:c.n], nil)
-				r.buf = bytes.Clone(reply[:c.n])
-			case OpCAS:
-				r.val, r.err = n.CompareAndSwap(c.dst, c.sid, c.off, c.arg0, 99)
-			default:
-				r.val, r.err = n.FetchAndAdd(c.dst, c.sid, c.off, c.arg0)
-			}
-			return r
-		}
 		if c.op == OpPull {
 			clear(reply)
 			ok = fast.n0.PullData(c.dst, c.sid, c.off, reply[:c.n])
@@ -357,9 +382,9 @@ func TestPullAndAtomicDataMatchKick(t *testing.T) {
 			t.Errorf("%s: reported %v, want %v", c.name, ok, c.taken)
 		}
 		if !ok {
-			got = slowOp(fast.n0)
+			got = kickDataMatchCase(fast.n0, c, reply)
 		}
-		want = slowOp(slow.n0)
+		want = kickDataMatchCase(slow.n0, c, reply)
 		if got.err != nil { // a refused request's value is stale
 			got.val, want.val = 0, 0
 		}
@@ -373,7 +398,20 @@ func TestPullAndAtomicDataMatchKick(t *testing.T) {
 			t.Errorf("%s: the target memory differs", c.name)
 		}
 	}
-	if w := binary.LittleEndian.Uint64(fast.mem[swapAt:]); w != 99 {
-		t.Errorf("the word at %d is %d after the compare-and-swap of 0 for 99, want 99", swapAt, w)
+}
+
+// kickDataMatchCase runs c on n by the kicked Pull, CompareAndSwap or
+// FetchAndAdd, pulling into reply.
+func kickDataMatchCase(n *NIC, c dataMatchCase, reply []byte) (r dataMatchResult) {
+	switch c.op {
+	case OpPull:
+		clear(reply)
+		r.err = n.Pull(c.dst, c.sid, c.off, reply[:c.n], nil)
+		r.buf = bytes.Clone(reply[:c.n])
+	case OpCAS:
+		r.val, r.err = n.CompareAndSwap(c.dst, c.sid, c.off, c.arg0, 99)
+	default:
+		r.val, r.err = n.FetchAndAdd(c.dst, c.sid, c.off, c.arg0)
 	}
+	return r
 }

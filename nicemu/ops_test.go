@@ -20,57 +20,73 @@ func TestPushPullSegment(t *testing.T) {
 		for _, off := range []uint64{0, 8, 3} {
 			t.Run(fmt.Sprintf("%d@%d", size, off), func(t *testing.T) {
 				clear(mem)
-				src := pattern(size, uint64(size)^off)
-				before := n0.Stats()
-				var ack uint64
-				if err := n0.Push(1, sid, off, src, &ack); err != nil {
-					t.Fatalf("Push: %v", err)
-				}
-				if ack != 1 {
-					t.Errorf("ack flag not set")
-				}
-				checkBytes(t, "pushed region", mem[off:off+uint64(size)], src)
-				if firstDiff(mem[:off], make([]byte, off)) >= 0 || mem[off+uint64(size)] != 0 {
-					t.Errorf("Push wrote outside [%d, %d)", off, off+uint64(size))
-				}
-				mid := n0.Stats()
-				if d := mid.Push - before.Push; d != 1 {
-					t.Errorf("Stats.Push +%d, want +1", d)
-				}
-				if d := mid.PushBytes - before.PushBytes; d != uint64(size) {
-					t.Errorf("Stats.PushBytes +%d, want +%d", d, size)
-				}
-				if d := mid.Packets - before.Packets; d != packetsFor(size) {
-					t.Errorf("Stats.Packets +%d, want +%d", d, packetsFor(size))
-				}
-				if d := mid.SegmentOps - before.SegmentOps; d != 1 {
-					t.Errorf("Stats.SegmentOps +%d, want +1", d)
-				}
-				if mid.CMAOps != 0 || mid.BounceOps != 0 {
-					t.Errorf("segment PUSH counted as CMA (%d) or bounce (%d)", mid.CMAOps, mid.BounceOps)
-				}
-
-				fillPattern(mem[off:off+uint64(size)], 1234)
-				want := slices.Clone(mem[off : off+uint64(size)])
-				got := make([]byte, size)
-				var done uint64
-				if err := n0.Pull(1, sid, off, got, &done); err != nil {
-					t.Fatalf("Pull: %v", err)
-				}
-				if done != 1 {
-					t.Errorf("done flag not set")
-				}
-				checkBytes(t, "pulled data", got, want)
-				after := n0.Stats()
-				checkPullCounters(t, mid, after, size)
-				if d := after.SegmentOps - mid.SegmentOps; d != 1 {
-					t.Errorf("Stats.SegmentOps +%d, want +1", d)
-				}
-				if after.Push != mid.Push || after.PushBytes != mid.PushBytes {
-					t.Errorf("PULL counted as PUSH")
-				}
+				mid := checkSegmentPush(t, n0, sid, mem, off, size)
+				checkSegmentPull(t, n0, sid, mem, off, size, mid)
 			})
 		}
+	}
+}
+
+// checkSegmentPush pushes size bytes to off of mem, segment memory of
+// PID 1, and checks the data lands there only and n0 counts one segment
+// copy; it returns n0's statistics after.
+func checkSegmentPush(t *testing.T, n0 *NIC, sid SID, mem []byte, off uint64, size int) (mid Stats) {
+	t.Helper()
+	src := pattern(size, uint64(size)^off)
+	before := n0.Stats()
+	var ack uint64
+	if err := n0.Push(1, sid, off, src, &ack); err != nil {
+		t.Fatalf("Push: %v", err)
+	}
+	if ack != 1 {
+		t.Errorf("ack flag not set")
+	}
+	checkBytes(t, "pushed region", mem[off:off+uint64(size)], src)
+	if firstDiff(mem[:off], make([]byte, off)) >= 0 || mem[off+uint64(size)] != 0 {
+		t.Errorf("Push wrote outside [%d, %d)", off, off+uint64(size))
+	}
+	mid = n0.Stats()
+	if d := mid.Push - before.Push; d != 1 {
+		t.Errorf("Stats.Push +%d, want +1", d)
+	}
+	if d := mid.PushBytes - before.PushBytes; d != uint64(size) {
+		t.Errorf("Stats.PushBytes +%d, want +%d", d, size)
+	}
+	if d := mid.Packets - before.Packets; d != packetsFor(size) {
+		t.Errorf("Stats.Packets +%d, want +%d", d, packetsFor(size))
+	}
+	if d := mid.SegmentOps - before.SegmentOps; d != 1 {
+		t.Errorf("Stats.SegmentOps +%d, want +1", d)
+	}
+	if mid.CMAOps != 0 || mid.BounceOps != 0 {
+		t.Errorf("segment PUSH counted as CMA (%d) or bounce (%d)", mid.CMAOps, mid.BounceOps)
+	}
+	return mid
+}
+
+// checkSegmentPull refills size bytes at off of mem, pulls them back and
+// checks the data and that n0 counts one segment copy, and no PUSH,
+// since mid.
+func checkSegmentPull(t *testing.T, n0 *NIC, sid SID, mem []byte, off uint64, size int, mid Stats) {
+	t.Helper()
+	fillPattern(mem[off:off+uint64(size)], 1234)
+	want := slices.Clone(mem[off : off+uint64(size)])
+	got := make([]byte, size)
+	var done uint64
+	if err := n0.Pull(1, sid, off, got, &done); err != nil {
+		t.Fatalf("Pull: %v", err)
+	}
+	if done != 1 {
+		t.Errorf("done flag not set")
+	}
+	checkBytes(t, "pulled data", got, want)
+	after := n0.Stats()
+	checkPullCounters(t, mid, after, size)
+	if d := after.SegmentOps - mid.SegmentOps; d != 1 {
+		t.Errorf("Stats.SegmentOps +%d, want +1", d)
+	}
+	if after.Push != mid.Push || after.PushBytes != mid.PushBytes {
+		t.Errorf("PULL counted as PUSH")
 	}
 }
 
@@ -187,43 +203,65 @@ func TestTLBCounters(t *testing.T) {
 	sid2, _ := mustRegisterSegment(t, n1, 64)
 	at := uint64(seg.sidEntry(1, sid).base) // segment offset of the region
 
-	type tlb struct{ rh, rm, ph, pm uint64 }
-	get := func() tlb {
-		s := n0.Stats()
-		return tlb{s.RVATLBHits, s.RVATLBMisses, s.PATLBHits, s.PATLBMisses}
-	}
-	check := func(what string, want tlb) {
-		t.Helper()
-		if got := get(); got != want {
-			t.Errorf("%s: RVATLB hits/misses %d/%d, PATLB %d/%d; want %d/%d, %d/%d",
-				what, got.rh, got.rm, got.ph, got.pm, want.rh, want.rm, want.ph, want.pm)
-		}
-	}
-	check("fresh NIC", tlb{})
-
+	checkTLB(t, n0, "fresh NIC", tlbCounts{})
 	src := make([]byte, 8)
+	want := checkPushTLB(t, n0, sid, sid2, src)
+	// An 8 KiB PULL from page 4 of the region: the target pages are new,
+	// the reply buffer's pages are too.
+	want = checkPullTLB(t, n0, sid, at, want)
+
+	// Refused requests miss the RVATLB without touching the PATLB.
+	if err := n0.Push(1, 999, 0, src, nil); err == nil {
+		t.Fatal("PUSH to an unregistered SID succeeded")
+	}
+	want.rm++
+	checkTLB(t, n0, "refused PUSH", want)
+}
+
+// tlbCounts are a NIC's RVATLB and PATLB hits and misses.
+type tlbCounts struct{ rh, rm, ph, pm uint64 }
+
+// checkTLB checks n's TLB counts are want after what.
+func checkTLB(t *testing.T, n *NIC, what string, want tlbCounts) {
+	t.Helper()
+	s := n.Stats()
+	if got := (tlbCounts{s.RVATLBHits, s.RVATLBMisses, s.PATLBHits, s.PATLBMisses}); got != want {
+		t.Errorf("%s: RVATLB hits/misses %d/%d, PATLB %d/%d; want %d/%d, %d/%d",
+			what, got.rh, got.rm, got.ph, got.pm, want.rh, want.rm, want.ph, want.pm)
+	}
+}
+
+// checkPushTLB pushes the 8 bytes of src to sid twice, then to sid2,
+// checking the TLB counts of a fresh n0 after each; it returns them.
+func checkPushTLB(t *testing.T, n0 *NIC, sid, sid2 SID, src []byte) tlbCounts {
+	t.Helper()
 	sp := pagesSpanned(addr(src), 8)
 	if err := n0.Push(1, sid, 0, src, nil); err != nil {
 		t.Fatal(err)
 	}
-	want := tlb{0, 1, 0, sp + 1}
-	check("first 8-byte PUSH", want)
+	want := tlbCounts{0, 1, 0, sp + 1}
+	checkTLB(t, n0, "first 8-byte PUSH", want)
 	if err := n0.Push(1, sid, 0, src, nil); err != nil {
 		t.Fatal(err)
 	}
 	want.rh++
 	want.ph += sp + 1
-	check("same PUSH again", want)
+	checkTLB(t, n0, "same PUSH again", want)
 	if err := n0.Push(1, sid2, 0, src, nil); err != nil {
 		t.Fatal(err)
 	}
 	want.rm++
 	want.ph += sp
 	want.pm++
-	check("PUSH to another SID", want)
+	checkTLB(t, n0, "PUSH to another SID", want)
+	return want
+}
 
-	// An 8 KiB PULL from page 4 of the region: the target pages are new,
-	// the reply buffer's pages are too.
+// checkPullTLB pulls 8 KiB from page 4 of sid's region, at segment offset
+// at, twice, checking the TLB counts after each from want; it returns
+// them.
+func checkPullTLB(t *testing.T, n0 *NIC, sid SID, at uint64, want tlbCounts) tlbCounts {
+	t.Helper()
 	buf := make([]byte, 8192)
 	bp := pagesSpanned(addr(buf), len(buf))
 	tp := pagesSpanned(at+4*PageSize, len(buf))
@@ -232,22 +270,18 @@ func TestTLBCounters(t *testing.T) {
 	}
 	want.rh++
 	want.pm += bp + tp
-	check("first 8 KiB PULL", want)
+	checkTLB(t, n0, "first 8 KiB PULL", want)
 	if err := n0.Pull(1, sid, 4*PageSize, buf, nil); err != nil {
 		t.Fatal(err)
 	}
 	want.rh++
 	want.ph += bp + tp
-	check("same PULL again", want)
-
-	// Refused requests miss the RVATLB without touching the PATLB.
-	if err := n0.Push(1, 999, 0, src, nil); err == nil {
-		t.Fatal("PUSH to an unregistered SID succeeded")
-	}
-	want.rm++
-	check("refused PUSH", want)
+	checkTLB(t, n0, "same PULL again", want)
+	return want
 }
 
+// TestCompareAndSwapFetchAndAdd checks remote compare-and-swap and
+// fetch-and-add, one at a time and from two processes at once.
 func TestCompareAndSwapFetchAndAdd(t *testing.T) {
 	seg := newSegment(t, testConfig(2))
 	n0 := openNIC(t, seg, 0)
@@ -255,7 +289,17 @@ func TestCompareAndSwapFetchAndAdd(t *testing.T) {
 	sid, mem := mustRegisterSegment(t, n1, 64)
 	w := wordAt(mem, 8)
 	atomic.StoreUint64(w, 5)
+	checkSequentialAtomics(t, n0, sid, mem, w)
+	// Concurrent FAA from two processes (two NICs, two goroutines) and CAS
+	// increments are all counted once.
+	checkConcurrentAtomics(t, n0, n1, sid, mem, w)
+}
 
+// checkSequentialAtomics runs a compare-and-swap that swaps, one that
+// does not, and two fetch-and-adds on w, word 8 of mem, which holds 5,
+// and checks the values, the neighbouring words and n0's counts.
+func checkSequentialAtomics(t *testing.T, n0 *NIC, sid SID, mem []byte, w *uint64) {
+	t.Helper()
 	old, err := n0.CompareAndSwap(1, sid, 8, 5, 42)
 	if err != nil || old != 5 || atomic.LoadUint64(w) != 42 {
 		t.Fatalf("successful CAS: old %d, %v, word %d", old, err, atomic.LoadUint64(w))
@@ -279,9 +323,13 @@ func TestCompareAndSwapFetchAndAdd(t *testing.T) {
 	if st.CAS != 2 || st.FAA != 2 || st.Packets != 8 || st.Refused != 0 {
 		t.Errorf("stats: CAS %d FAA %d Packets %d Refused %d", st.CAS, st.FAA, st.Packets, st.Refused)
 	}
+}
 
-	// Concurrent FAA from two processes (two NICs, two goroutines) and CAS
-	// increments are all counted once.
+// checkConcurrentAtomics has n0 and n1 each increment w by fetch-and-add
+// and word 16 of mem by compare-and-swap 2000 times at once, and checks
+// no increment is lost.
+func checkConcurrentAtomics(t *testing.T, n0, n1 *NIC, sid SID, mem []byte, w *uint64) {
+	t.Helper()
 	n2 := n1 // PID 1 incrementing its own word through its NIC
 	atomic.StoreUint64(w, 0)
 	const per = 2000
@@ -323,6 +371,22 @@ func TestAOTF(t *testing.T) {
 	if err := n0.SetAOTFHeader(5, 1, sid, off); err != nil {
 		t.Fatal(err)
 	}
+	checkAOTFStores(t, n0, mem, off)
+	// Refusals at store time.
+	checkAOTFStoreRefusals(t, n0)
+	// Refusals at header registration.
+	checkAOTFHeaderRefusals(t, n0, n1, sid)
+	// The NIC still works after the refusals.
+	if err := n0.AOTF(5, 8, 77); err != nil || atomic.LoadUint64(wordAt(mem, PageSize+8)) != 77 {
+		t.Errorf("AOTF after refusals: %v", err)
+	}
+}
+
+// checkAOTFStores stores through header page 5, whose header points at
+// off in mem, to three words of the page, and checks they land there,
+// nowhere else, and are counted.
+func checkAOTFStores(t *testing.T, n0 *NIC, mem []byte, off uint64) {
+	t.Helper()
 	for _, low := range []uint64{0, 0x18, PageSize - 8} {
 		v := 0xa0f0_0000 + low
 		if err := n0.AOTF(5, low, v); err != nil {
@@ -341,8 +405,12 @@ func TestAOTF(t *testing.T) {
 	if st.AOTF != 3 || st.PushBytes != 24 || st.Packets != 3 || st.Push != 0 {
 		t.Errorf("stats: AOTF %d PushBytes %d Packets %d Push %d", st.AOTF, st.PushBytes, st.Packets, st.Push)
 	}
+}
 
-	// Refusals at store time.
+// checkAOTFStoreRefusals: stores through a bad page or to a bad offset
+// are refused.
+func checkAOTFStoreRefusals(t *testing.T, n0 *NIC) {
+	t.Helper()
 	for _, c := range []struct {
 		name      string
 		page      int
@@ -359,7 +427,12 @@ func TestAOTF(t *testing.T) {
 			expectRefused(t, n0, c.violation, OpAOTF, -1, func() error { return n0.AOTF(c.page, c.low12, 1) })
 		})
 	}
-	// Refusals at header registration.
+}
+
+// checkAOTFHeaderRefusals: headers for a bad page, SID, offset or job are
+// refused, and a header is checked for the page's first word only.
+func checkAOTFHeaderRefusals(t *testing.T, n0, n1 *NIC, sid SID) {
+	t.Helper()
 	t.Run("header page out of range", func(t *testing.T) {
 		expectRefused(t, n0, ViolationBadRequest, OpAOTF, 1, func() error { return n0.SetAOTFHeader(NumAOTFPages, 1, sid, 0) })
 	})
@@ -391,10 +464,6 @@ func TestAOTF(t *testing.T) {
 			t.Errorf("AOTF to the region's last word: %v", err)
 		}
 	})
-	// The NIC still works after the refusals.
-	if err := n0.AOTF(5, 8, 77); err != nil || atomic.LoadUint64(wordAt(mem, PageSize+8)) != 77 {
-		t.Errorf("AOTF after refusals: %v", err)
-	}
 }
 
 func TestBOTF(t *testing.T) {

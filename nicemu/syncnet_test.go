@@ -18,6 +18,14 @@ import (
 
 // TestSyncLayout checks the sizes and offsets the sync region assumes.
 func TestSyncLayout(t *testing.T) {
+	t.Run("sizes", checkSyncSizes)
+	t.Run("regions", checkSyncRegions)
+	t.Run("segment", checkSyncRegionsInSegment)
+}
+
+// checkSyncSizes checks the sizes of the sync region's structures and
+// of a barrier payload slot.
+func checkSyncSizes(t *testing.T) {
 	sizes := []struct {
 		name      string
 		got, want uintptr
@@ -40,6 +48,12 @@ func TestSyncLayout(t *testing.T) {
 	if BarrierPayloadSize+8 != barrierSlotSize || BarrierPayloadSize > payloadLenMask {
 		t.Errorf("BarrierPayloadSize %d does not fit a %d-byte slot with its header", BarrierPayloadSize, barrierSlotSize)
 	}
+}
+
+// checkSyncRegions checks the sync region's parts are cache-line aligned,
+// in order without overlap, inside the region, page aligned where they
+// must be, and that a multicast bitmap holds MaxProcs bits.
+func checkSyncRegions(t *testing.T) {
 	regions := []struct {
 		name     string
 		off, end int
@@ -73,7 +87,12 @@ func TestSyncLayout(t *testing.T) {
 	if MaxProcs != mcBitmapSize*8 {
 		t.Errorf("MaxProcs %d, bitmap holds %d bits", MaxProcs, mcBitmapSize*8)
 	}
+}
 
+// checkSyncRegionsInSegment: every process's region lies inside its
+// partition, before the bounce buffer, the whole segment is mapped, and
+// no segment holds more than MaxProcs processes.
+func checkSyncRegionsInSegment(t *testing.T) {
 	// Every process's region lies inside its partition, before the bounce
 	// buffer, and the whole segment is mapped.
 	seg := newSegment(t, testConfig(3))
@@ -447,31 +466,65 @@ func TestBarrierGoroutinesOfOneNIC(t *testing.T) {
 // its arrival at g+2.
 func TestBarrierSlowReader(t *testing.T) {
 	fast, slow, id, procs := newBarrierPair(t)
+	bp := barrierPair{fast, slow, id, procs}
 	a0, a1 := []byte("fast, generation one"), []byte("slow, generation one")
 	b0, b1 := []byte("fast, generation two"), []byte("slow, generation two")
 	c0 := []byte("fast, generation three")
-	arrive := func(n *NIC, member int, payload []byte, want uint64) {
-		t.Helper()
-		if gen, err := n.BarrierArrive(id, member, procs, payload); err != nil || gen != want {
-			t.Fatalf("PID %d arrives: generation %d, %v; want %d", n.PID(), gen, err, want)
-		}
+	view := bp.releaseFirstGeneration(t, a0, a1)
+	bp.releaseWhileReading(t, view, a0, a1, b0, b1)
+	// The next-but-one arrival reuses the slot: generation 1 is gone.
+	bp.checkSlotReused(t, b0, c0)
+	// An empty payload is not a missing one.
+	bp.checkEmptyAndBadPayloads(t)
+}
+
+// barrierPair is newBarrierPair's two members of barrier id.
+type barrierPair struct {
+	fast, slow *NIC
+	id         int
+	procs      []int
+}
+
+// arrive has n arrive as member with payload and checks it reached
+// generation want.
+func (bp barrierPair) arrive(t *testing.T, n *NIC, member int, payload []byte, want uint64) {
+	t.Helper()
+	if gen, err := n.BarrierArrive(bp.id, member, bp.procs, payload); err != nil || gen != want {
+		t.Fatalf("PID %d arrives: generation %d, %v; want %d", n.PID(), gen, err, want)
 	}
-	arrive(slow, 1, a1, 1)
+}
+
+// releaseFirstGeneration has slow arrive with a1, then fast with a0,
+// checking generation 1 is released only by the second arrival; it
+// returns the slow member's view of a0.
+func (bp barrierPair) releaseFirstGeneration(t *testing.T, a0, a1 []byte) (view []byte) {
+	t.Helper()
+	fast, slow, id := bp.fast, bp.slow, bp.id
+	bp.arrive(t, slow, 1, a1, 1)
 	if slow.BarrierReleased(id, 2, 1) {
 		t.Fatal("generation 1 released after one arrival of two")
 	}
 	if p := slow.BarrierPayload(id, 0, 1); p != nil {
 		t.Fatalf("payload of a member that has not arrived: %q", p)
 	}
-	arrive(fast, 0, a0, 1)
+	bp.arrive(t, fast, 0, a0, 1)
 	if !slow.BarrierReleased(id, 2, 1) {
 		t.Fatal("generation 1 not released")
 	}
-	view := slow.BarrierPayload(id, 0, 1) // the slow member starts reading
+	view = slow.BarrierPayload(id, 0, 1) // the slow member starts reading
 	if string(view) != string(a0) {
 		t.Fatalf("generation 1 payload of member 0 = %q", view)
 	}
-	arrive(fast, 0, b0, 2) // the fast member is already at generation 2
+	return view
+}
+
+// releaseWhileReading has fast arrive at generation 2 with b0 while slow
+// still reads generation 1 through view, which stays intact, then slow
+// with b1, releasing generation 2 with both payloads.
+func (bp barrierPair) releaseWhileReading(t *testing.T, view, a0, a1, b0, b1 []byte) {
+	t.Helper()
+	fast, slow, id := bp.fast, bp.slow, bp.id
+	bp.arrive(t, fast, 0, b0, 2) // the fast member is already at generation 2
 	if got := slow.BarrierPayload(id, 0, 1); string(got) != string(a0) || string(view) != string(a0) {
 		t.Fatalf("after the fast member's next arrival, generation 1 reads %q (view %q), want %q", got, view, a0)
 	}
@@ -481,7 +534,7 @@ func TestBarrierSlowReader(t *testing.T) {
 	if slow.BarrierReleased(id, 2, 2) {
 		t.Fatal("generation 2 released with the slow member still reading generation 1")
 	}
-	arrive(slow, 1, b1, 2)
+	bp.arrive(t, slow, 1, b1, 2)
 	if !fast.BarrierReleased(id, 2, 2) {
 		t.Fatal("generation 2 not released")
 	}
@@ -490,8 +543,14 @@ func TestBarrierSlowReader(t *testing.T) {
 			t.Fatalf("generation 2 payload of member %d = %q, want %q", m, got, want)
 		}
 	}
-	// The next-but-one arrival reuses the slot: generation 1 is gone.
-	arrive(fast, 0, c0, 3)
+}
+
+// checkSlotReused has fast arrive at generation 3 with c0, which replaces
+// its generation 1 payload and leaves generation 2's b0.
+func (bp barrierPair) checkSlotReused(t *testing.T, b0, c0 []byte) {
+	t.Helper()
+	fast, slow, id := bp.fast, bp.slow, bp.id
+	bp.arrive(t, fast, 0, c0, 3)
 	if got := slow.BarrierPayload(id, 0, 1); got != nil {
 		t.Fatalf("generation 1 payload after the next-but-one arrival = %q, want nil", got)
 	}
@@ -501,8 +560,15 @@ func TestBarrierSlowReader(t *testing.T) {
 	if got := slow.BarrierPayload(id, 0, 2); string(got) != string(b0) {
 		t.Fatalf("generation 2 payload after the fast member's arrival at 3 = %q", got)
 	}
-	// An empty payload is not a missing one.
-	arrive(slow, 1, nil, 3)
+}
+
+// checkEmptyAndBadPayloads has slow arrive at generation 3 with no
+// payload, read as empty, not missing, and checks lookups of a bad id,
+// member or group size find nothing.
+func (bp barrierPair) checkEmptyAndBadPayloads(t *testing.T) {
+	t.Helper()
+	fast, slow, id := bp.fast, bp.slow, bp.id
+	bp.arrive(t, slow, 1, nil, 3)
 	if got := fast.BarrierPayload(id, 1, 3); got == nil || len(got) != 0 {
 		t.Fatalf("empty payload read as %q (nil %v)", got, got == nil)
 	}
@@ -559,6 +625,8 @@ func TestBarrierDoorbell(t *testing.T) {
 	}
 }
 
+// TestBarrierProtection checks that barrier requests to another job's
+// controller, or malformed, are refused and not counted.
 func TestBarrierProtection(t *testing.T) {
 	cfg := testConfig(3)
 	cfg.ForeignPGID = map[int]uint64{2: foreignPGID}
@@ -574,23 +642,33 @@ func TestBarrierProtection(t *testing.T) {
 	}
 	unclaimed := fid + 1
 	procs := []int{0, 1}
-	arrive := func(n *NIC, id, member int, procs []int, payload []byte) func() error {
-		return func() error {
-			gen, err := n.BarrierArrive(id, member, procs, payload)
-			if err != nil && gen != 0 {
-				t.Errorf("refused arrival returned generation %d", gen)
-			}
-			return err
-		}
-	}
+	checkForeignBarrierRefusals(t, n0, n1, foreign, id, fid)
+	checkBadBarrierRequests(t, n0, id, unclaimed, procs)
+	checkBarrierAfterRefusals(t, n0, n1, foreign, id, fid, procs)
+}
 
-	// Another job's process can neither arrive at nor free the job's
-	// controller, and the job cannot touch the other job's.
+// refusedArrival returns an arrival of member at barrier id through n,
+// which checks that a refused arrival returns generation 0.
+func refusedArrival(t *testing.T, n *NIC, id, member int, procs []int, payload []byte) func() error {
+	return func() error {
+		gen, err := n.BarrierArrive(id, member, procs, payload)
+		if err != nil && gen != 0 {
+			t.Errorf("refused arrival returned generation %d", gen)
+		}
+		return err
+	}
+}
+
+// checkForeignBarrierRefusals: another job's process can neither arrive
+// at nor free the job's controller id, nor read its payload, and the
+// job's processes cannot touch the other job's fid.
+func checkForeignBarrierRefusals(t *testing.T, n0, n1, foreign *NIC, id, fid int) {
+	t.Helper()
 	for _, c := range []struct {
 		n  *NIC
 		id int
 	}{{foreign, id}, {n0, fid}, {n1, fid}} {
-		ae := expectSyncRefused(t, c.n, ViolationForeignJob, OpBarrier, -1, arrive(c.n, c.id, 0, []int{c.n.PID()}, []byte("x")))
+		ae := expectSyncRefused(t, c.n, ViolationForeignJob, OpBarrier, -1, refusedArrival(t, c.n, c.id, 0, []int{c.n.PID()}, []byte("x")))
 		if ae.Offset != uint64(c.id) || ae.Length != 1 {
 			t.Errorf("AccessError %+v", ae)
 		}
@@ -599,23 +677,32 @@ func TestBarrierProtection(t *testing.T) {
 			t.Errorf("PID %d reads another job's barrier payload", c.n.PID())
 		}
 	}
-	// Bad ids, unclaimed controllers, bad members, oversized payloads.
+}
+
+// checkBadBarrierRequests: bad ids, unclaimed controllers, bad members or
+// groups and oversized payloads are refused.
+func checkBadBarrierRequests(t *testing.T, n0 *NIC, id, unclaimed int, procs []int) {
+	t.Helper()
 	for _, bad := range []int{-1, NumBarriers, 1 << 40, unclaimed} {
-		expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, arrive(n0, bad, 0, procs, nil))
+		expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, refusedArrival(t, n0, bad, 0, procs, nil))
 		expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, func() error { return n0.FreeBarrier(bad) })
 	}
-	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, arrive(n0, id, -1, procs, nil))
-	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, arrive(n0, id, 2, procs, nil))
-	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, arrive(n0, id, 0, nil, nil))
-	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, arrive(n0, id, 1, procs, nil)) // member 1 is PID 1
-	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, arrive(n0, id, 0, []int{0, 1, 0, 1}, nil))
-	ae := expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, arrive(n0, id, 0, procs, make([]byte, BarrierPayloadSize+1)))
+	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, refusedArrival(t, n0, id, -1, procs, nil))
+	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, refusedArrival(t, n0, id, 2, procs, nil))
+	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, refusedArrival(t, n0, id, 0, nil, nil))
+	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, refusedArrival(t, n0, id, 1, procs, nil)) // member 1 is PID 1
+	expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, refusedArrival(t, n0, id, 0, []int{0, 1, 0, 1}, nil))
+	ae := expectSyncRefused(t, n0, ViolationBadRequest, OpBarrier, -1, refusedArrival(t, n0, id, 0, procs, make([]byte, BarrierPayloadSize+1)))
 	if ae.Length != BarrierPayloadSize+1 {
 		t.Errorf("oversized payload refusal: %+v", ae)
 	}
+}
 
-	// None of it counted as an arrival: the group still works, with a
-	// payload of the largest size.
+// checkBarrierAfterRefusals: none of the refusals counted as an arrival:
+// the group still works, with a payload of the largest size, and so does
+// the foreign job's own controller.
+func checkBarrierAfterRefusals(t *testing.T, n0, n1, foreign *NIC, id, fid int, procs []int) {
+	t.Helper()
 	full0, full1 := pattern(BarrierPayloadSize, 1), pattern(BarrierPayloadSize, 2)
 	if gen, err := n0.BarrierArrive(id, 0, procs, full0); err != nil || gen != 1 {
 		t.Fatalf("arrival after refusals = %d, %v", gen, err)
@@ -793,7 +880,7 @@ func syncChildMain() int {
 // processes: the test (PID 0) and three children, which sleep on their
 // doorbells while they wait.
 func TestChildProcessSyncNet(t *testing.T) {
-	const nprocs, rounds, count = 4, 200, 12
+	const nprocs, rounds, count = syncNetProcs, syncNetRounds, syncNetCount
 	cfg := testConfig(nprocs)
 	cfg.HeapSize = 1 << 20
 	seg := newSegment(t, cfg)
@@ -805,21 +892,40 @@ func TestChildProcessSyncNet(t *testing.T) {
 	if j.id, err = j.n.AllocBarrier(); err != nil {
 		t.Fatal(err)
 	}
+	children := startSyncChildren(t, seg, j.id)
+	if err := j.run(); err != nil {
+		t.Fatalf("parent: %v", err)
+	}
+	checkSyncChildren(t, children)
+	checkSyncParent(t, seg, j)
+}
+
+// The size of TestChildProcessSyncNet's job: processes, barrier rounds
+// and multicasts from the parent.
+const syncNetProcs, syncNetRounds, syncNetCount = 4, 200, 12
+
+// syncChild is one child process of TestChildProcessSyncNet.
+type syncChild struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	done           chan error
+}
+
+// startSyncChildren starts PIDs 1 to syncNetProcs-1 on seg, in barrier id;
+// the test's end kills any that has not exited.
+func startSyncChildren(t *testing.T, seg *Segment, id int) []*syncChild {
+	t.Helper()
+	const nprocs, rounds, count = syncNetProcs, syncNetRounds, syncNetCount
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	type proc struct {
-		cmd            *exec.Cmd
-		stdout, stderr bytes.Buffer
-		done           chan error
-	}
-	var children []*proc
+	var children []*syncChild
 	for pid := 1; pid < nprocs; pid++ {
-		c := &proc{done: make(chan error, 1)}
+		c := &syncChild{done: make(chan error, 1)}
 		c.cmd = exec.Command(exe, "-test.run=^$")
 		c.cmd.Env = append(os.Environ(),
-			fmt.Sprintf("%s=%d %d %d %d %d", syncChildEnv, pid, nprocs, j.id, rounds, count),
+			fmt.Sprintf("%s=%d %d %d %d %d", syncChildEnv, pid, nprocs, id, rounds, count),
 			"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 		c.cmd.ExtraFiles = []*os.File{seg.File()}
 		c.cmd.Stdout, c.cmd.Stderr = &c.stdout, &c.stderr
@@ -836,9 +942,14 @@ func TestChildProcessSyncNet(t *testing.T) {
 		})
 		children = append(children, c)
 	}
-	if err := j.run(); err != nil {
-		t.Fatalf("parent: %v", err)
-	}
+	return children
+}
+
+// checkSyncChildren waits for each child to exit cleanly and checks the
+// statistics it printed.
+func checkSyncChildren(t *testing.T, children []*syncChild) {
+	t.Helper()
+	const nprocs, rounds, count = syncNetProcs, syncNetRounds, syncNetCount
 	for i, c := range children {
 		pid := i + 1
 		select {
@@ -860,6 +971,13 @@ func TestChildProcessSyncNet(t *testing.T) {
 		}
 		t.Logf("child %d rang %d doorbells", pid, wakeups)
 	}
+}
+
+// checkSyncParent checks the parent's statistics and the releases
+// counted across seg.
+func checkSyncParent(t *testing.T, seg *Segment, j *syncJob) {
+	t.Helper()
+	const nprocs, rounds, count = syncNetProcs, syncNetRounds, syncNetCount
 	s := j.n.Stats()
 	var nbytes uint64
 	for i := range count {
@@ -886,14 +1004,6 @@ func TestChildProcessSyncNet(t *testing.T) {
 // double-buffered payload of an earlier full arrival stays untouched.
 func TestBarrierRecordRing(t *testing.T) {
 	fast, slow, id, procs := newBarrierPair(t)
-	rec := func(who, g int) (r [RecordSize]byte) {
-		copy(r[:], fmt.Sprintf("member %d generation %d", who, g))
-		return r
-	}
-	datum := func(who, g int) (d [DatumSize]byte) {
-		copy(d[:], fmt.Sprintf("m%d g%d", who, g))
-		return d
-	}
 	// Generation 1: a full arrival of both, with payloads.
 	if _, err := fast.BarrierArriveData(id, 0, procs, 11, nil, []byte("fast payload")); err != nil {
 		t.Fatal(err)
@@ -901,10 +1011,31 @@ func TestBarrierRecordRing(t *testing.T) {
 	if _, err := slow.BarrierArriveData(id, 1, procs, 12, nil, []byte("slow payload")); err != nil {
 		t.Fatal(err)
 	}
-	// Generations 2 to RecordRingDepth: the fast member runs ahead.
+	runRecordsAhead(t, fast, slow, id, procs)
+	catchUpByRecords(t, fast, slow, id, procs)
+	checkRecordRingWraps(t, fast, slow, id, procs)
+}
+
+// ringRecord is member who's record for generation g.
+func ringRecord(who, g int) (r [RecordSize]byte) {
+	copy(r[:], fmt.Sprintf("member %d generation %d", who, g))
+	return r
+}
+
+// ringDatum is member who's data word for generation g.
+func ringDatum(who, g int) (d [DatumSize]byte) {
+	copy(d[:], fmt.Sprintf("m%d g%d", who, g))
+	return d
+}
+
+// runRecordsAhead has fast arrive by records for generations 2 to
+// RecordRingDepth without waiting, and checks what slow sees: generation
+// 1's payload and key, no release since, and fast's arrivals and data.
+func runRecordsAhead(t *testing.T, fast, slow *NIC, id int, procs []int) {
+	t.Helper()
 	for g := 2; g <= RecordRingDepth; g++ {
-		d := datum(0, g)
-		gen, err := fast.BarrierArriveRecord(id, 0, procs, uint64(100+g), rec(0, g), &d)
+		d := ringDatum(0, g)
+		gen, err := fast.BarrierArriveRecord(id, 0, procs, uint64(100+g), ringRecord(0, g), &d)
 		if err != nil || gen != uint64(g) {
 			t.Fatalf("record arrival %d: generation %d, %v", g, gen, err)
 		}
@@ -922,9 +1053,16 @@ func TestBarrierRecordRing(t *testing.T) {
 		t.Errorf("arrived: fast at %d %v, at %d %v; slow at 2 %v; want true, false, false", RecordRingDepth,
 			slow.BarrierArrived(id, 0, RecordRingDepth), RecordRingDepth+1, slow.BarrierArrived(id, 0, RecordRingDepth+1), slow.BarrierArrived(id, 1, 2))
 	}
-	if d := slow.BarrierDatum(id, 0, 7); d != datum(0, 7) {
+	if d := slow.BarrierDatum(id, 0, 7); d != ringDatum(0, 7) {
 		t.Errorf("the fast member's data word of generation 7, read ahead of the release: %q", d)
 	}
+}
+
+// catchUpByRecords has slow arrive by records for generations 2 to
+// RecordRingDepth, each releasing its generation, whose keys, records
+// and data words of both members it then checks.
+func catchUpByRecords(t *testing.T, fast, slow *NIC, id int, procs []int) {
+	t.Helper()
 	for g := 2; g <= RecordRingDepth; g++ {
 		if slow.BarrierReleased(id, 2, uint64(g)) {
 			t.Fatalf("generation %d released before the slow member arrived", g)
@@ -932,8 +1070,8 @@ func TestBarrierRecordRing(t *testing.T) {
 		if last := fast.BarrierLastReleased(id, 2); last != uint64(g-1) {
 			t.Fatalf("before the slow member's arrival %d: last released %d, want %d", g, last, g-1)
 		}
-		d := datum(1, g)
-		gen, err := slow.BarrierArriveRecord(id, 1, procs, uint64(200+g), rec(1, g), &d)
+		d := ringDatum(1, g)
+		gen, err := slow.BarrierArriveRecord(id, 1, procs, uint64(200+g), ringRecord(1, g), &d)
 		if err != nil || gen != uint64(g) || !slow.BarrierReleased(id, 2, uint64(g)) {
 			t.Fatalf("slow record arrival %d: generation %d, %v", g, gen, err)
 		}
@@ -941,14 +1079,21 @@ func TestBarrierRecordRing(t *testing.T) {
 			if k := slow.BarrierKey(id, m, uint64(g)); k != want {
 				t.Errorf("generation %d: member %d's key %d, want %d", g, m, k, want)
 			}
-			if r := fast.BarrierRecord(id, m, uint64(g)); r != rec(m, g) {
+			if r := fast.BarrierRecord(id, m, uint64(g)); r != ringRecord(m, g) {
 				t.Errorf("generation %d: member %d's record %q", g, m, r)
 			}
-			if d := fast.BarrierDatum(id, m, uint64(g)); d != datum(m, g) {
+			if d := fast.BarrierDatum(id, m, uint64(g)); d != ringDatum(m, g) {
 				t.Errorf("generation %d: member %d's data word %q", g, m, d)
 			}
 		}
 	}
+}
+
+// checkRecordRingWraps checks the last release of groups of one and of
+// three, that the next arrival replaces generation 1's key, and that a
+// record arrival as another member is refused.
+func checkRecordRingWraps(t *testing.T, fast, slow *NIC, id int, procs []int) {
+	t.Helper()
 	if last := fast.BarrierLastReleased(id, 1); last != RecordRingDepth {
 		t.Errorf("last released of the group of the fast member alone: %d, want %d", last, RecordRingDepth)
 	}
@@ -956,7 +1101,7 @@ func TestBarrierRecordRing(t *testing.T) {
 		t.Errorf("last released of a group larger than the job: %d, want 0", last)
 	}
 	// The ring wraps: the next arrival replaces generation 1's key.
-	if _, err := fast.BarrierArriveRecord(id, 0, procs, 999, rec(0, RecordRingDepth+1), nil); err != nil {
+	if _, err := fast.BarrierArriveRecord(id, 0, procs, 999, ringRecord(0, RecordRingDepth+1), nil); err != nil {
 		t.Fatal(err)
 	}
 	if k := slow.BarrierKey(id, 0, RecordRingDepth+1); k != 999 {

@@ -108,7 +108,7 @@ func TestVPUSHOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const count = 300
+	const count = vpushOrderCount
 	var wg sync.WaitGroup
 	var stop atomic.Bool
 	defer func() { stop.Store(true); wg.Wait() }() // before the segment is closed
@@ -118,26 +118,46 @@ func TestVPUSHOrder(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range count {
-				var p [8]byte
-				binary.LittleEndian.PutUint64(p[:], uint64(i))
-				for {
-					err := n.VPush(0, vmsg(n.PID(), append(p[:], make([]byte, i%8)...)))
-					if err == nil {
-						break
-					}
-					if !errors.Is(err, ErrVPUSHFull) {
-						errs <- err
-						return
-					}
-					if stop.Load() {
-						return
-					}
-				}
-			}
+			vpushCounted(n, &stop, errs)
 		}()
 	}
 	q := &queueReader{n: owner, mem: mem}
+	readVPUSHInOrder(t, q, errs)
+}
+
+// vpushOrderCount is how many messages each sender of TestVPUSHOrder
+// sends.
+const vpushOrderCount = 300
+
+// vpushCounted sends messages 0 to vpushOrderCount-1 from n to PID 0's
+// queue, message i padded by i%8 bytes, retrying while the queue is full
+// until stop; any other error goes to errs.
+func vpushCounted(n *NIC, stop *atomic.Bool, errs chan<- error) {
+	for i := range vpushOrderCount {
+		var p [8]byte
+		binary.LittleEndian.PutUint64(p[:], uint64(i))
+		for {
+			err := n.VPush(0, vmsg(n.PID(), append(p[:], make([]byte, i%8)...)))
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, ErrVPUSHFull) {
+				errs <- err
+				return
+			}
+			if stop.Load() {
+				return
+			}
+		}
+	}
+}
+
+// readVPUSHInOrder reads both senders' messages from q and checks each
+// sender's arrive in order with their lengths, stopping at a sender's
+// error or the first failure.
+func readVPUSHInOrder(t *testing.T, q *queueReader, errs <-chan error) {
+	t.Helper()
+	const count = vpushOrderCount
 	next := map[int]int{}
 	for got := 0; got < 2*count; {
 		src, payload, ok := q.next(t)

@@ -28,6 +28,19 @@ func TestVirtualRingRoom(t *testing.T) {
 		t.Fatal(err)
 	}
 	cb.Reach(time.Second) // the owner computes far ahead
+	read := startRingWait(t, seg, a, ca, sid)
+	cb.Look()
+	checkOnlyOwnRingWakes(t, seg, a, b, count, read)
+	checkPublicationTaken(t, seg, a, ca, cb)
+	checkMissedPublication(t, a, ca, sid)
+}
+
+// startRingWait has a pull PID 1's ring count at sid and wait for its
+// next publication, checking only a word of the owner's segment memory
+// can be waited on and the wait stops a's floor; it returns a's clock at
+// the wait.
+func startRingWait(t *testing.T, seg *Segment, a *NIC, ca *Clock, sid SID) (read time.Duration) {
+	t.Helper()
 	buf := make([]byte, 8)
 	if err := a.Pull(1, sid, 0, buf, nil); err != nil {
 		t.Fatal(err)
@@ -39,12 +52,19 @@ func TestVirtualRingRoom(t *testing.T) {
 	if a.AwaitRing(1, sid, 4093, seen) || a.AwaitRing(1, sid+100, 0, seen) {
 		t.Fatal("a wait for a word that is not the owner's segment memory")
 	}
-	read := ca.Now()
+	read = ca.Now()
 	ca.Waiting(true)
 	if f := seg.floor(0); f != math.MaxInt64 {
 		t.Fatalf("waiting for the count: floor %v", time.Duration(f))
 	}
-	cb.Look()
+	return read
+}
+
+// checkOnlyOwnRingWakes: a release of b's VPUSH queue and the publication
+// of another sender's ring leave a waiting; publishing a's ring with a
+// new count brings a's floor back to its clock at read.
+func checkOnlyOwnRingWakes(t *testing.T, seg *Segment, a, b *NIC, count *uint64, read time.Duration) {
+	t.Helper()
 	// Neither a release of the owner's VPUSH queue nor the publication of
 	// another sender's ring wakes the sender.
 	if err := b.ReleaseQueue(0); err != nil {
@@ -59,6 +79,13 @@ func TestVirtualRingRoom(t *testing.T) {
 	if f := seg.floor(0); f != int64(read) {
 		t.Errorf("after the publication: the sender's floor %v, want its clock %v", time.Duration(f), read)
 	}
+}
+
+// checkPublicationTaken: a takes the publication only once neither it nor
+// the owner can act before it, at the owner's clock plus 1 ns, leaving no
+// waiter or slot held in PID 1's room registers.
+func checkPublicationTaken(t *testing.T, seg *Segment, a *NIC, ca, cb *Clock) {
+	t.Helper()
 	ca.Look()
 	if a.PollRings() || !a.RingWaiting(1) {
 		t.Fatal("publication at 1 s taken while the owner runs at 1 s")
@@ -81,10 +108,14 @@ func TestVirtualRingRoom(t *testing.T) {
 			t.Errorf("slot %d still held: %#x", i, who)
 		}
 	}
+}
 
-	// A count published between the sender's read and its registration
-	// (here: the sender registers with a count it read before) is taken
-	// at once, at the owner's last publication or the sender's clock.
+// checkMissedPublication: a count published between the sender's read
+// and its registration (here: the sender registers with a count it read
+// before) is taken at once, at the owner's last publication or the
+// sender's clock, and counted as missed.
+func checkMissedPublication(t *testing.T, a *NIC, ca *Clock, sid SID) {
+	t.Helper()
 	ca.Run()
 	if !a.AwaitRing(1, sid, 0, 0) || !a.PollRings() || a.RingWaiting(1) {
 		t.Fatal("a count published before the registration is not taken")

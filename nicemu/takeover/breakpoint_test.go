@@ -66,13 +66,27 @@ func scenarioFirmware(onBreakpoint func(env Environment, m *Module) Action) func
 func TestBreakpointsOnEveryState(t *testing.T) {
 	base := newWorld(t, scenarioFirmware(nil))
 	want, all := scenario(t, base)
-	type modState struct {
-		id ModuleID
-		s  State
+	entered := scenarioStates(t, all)
+	for _, v := range entered {
+		t.Run(v.id.String()+"/"+v.s.String(), func(t *testing.T) {
+			checkBreakpointOn(t, v, want)
+		})
 	}
+}
+
+// modState is one state of one module.
+type modState struct {
+	id ModuleID
+	s  State
+}
+
+// scenarioStates returns the states the hardware enters in the trace all,
+// in order of first entry, and checks the scenario visits every state but
+// MISS, RVACHK2 only by Resume.
+func scenarioStates(t *testing.T, all []Event) (entered []modState) {
+	t.Helper()
 	// Breakpoints act on hardware transitions into a state; RVACHK2 is
 	// entered only by firmware (Resume), so it is visited but not entered.
-	var entered []modState
 	seen := make(map[modState]bool)
 	isEntered := make(map[modState]bool)
 	for _, e := range all {
@@ -97,52 +111,63 @@ func TestBreakpointsOnEveryState(t *testing.T) {
 			}
 		}
 	}
-	for _, v := range entered {
-		t.Run(v.id.String()+"/"+v.s.String(), func(t *testing.T) {
-			var hits []suspension
-			w := newWorld(t, scenarioFirmware(func(env Environment, m *Module) Action {
-				hits = append(hits, suspension{m.ID(), m.LastState(), m.Cause()})
-				return Resume(m.LastState())
-			}))
-			for _, n := range w.nics {
-				if err := n.Module(v.id).SetBreakpoint(v.s); err != nil {
-					t.Fatal(err)
-				}
+	return entered
+}
+
+// checkBreakpointOn runs the scenario with a breakpoint on v in every NIC,
+// resumed where it stopped, and checks each hit, that the module stopped
+// before acting, the effects against want, and the hit counters.
+func checkBreakpointOn(t *testing.T, v modState, want []taggedEffect) {
+	t.Helper()
+	var hits []suspension
+	w := newWorld(t, scenarioFirmware(func(env Environment, m *Module) Action {
+		hits = append(hits, suspension{m.ID(), m.LastState(), m.Cause()})
+		return Resume(m.LastState())
+	}))
+	for _, n := range w.nics {
+		if err := n.Module(v.id).SetBreakpoint(v.s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, tr := scenario(t, w)
+	if len(hits) == 0 {
+		t.Fatalf("breakpoint never hit")
+	}
+	for _, h := range hits {
+		if h != (suspension{v.id, v.s, CauseBreakpoint}) {
+			t.Errorf("hit %+v", h)
+		}
+	}
+	checkStoppedOnEntry(t, tr, v)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("effects differ from the run without breakpoint:\n got %v\nwant %v", got, want)
+	}
+	var total uint64
+	for _, n := range w.nics {
+		total += n.Counters().BreakpointHits
+	}
+	if total != uint64(len(hits)) {
+		t.Errorf("BreakpointHits %d, firmware saw %d", total, len(hits))
+	}
+}
+
+// checkStoppedOnEntry: in tr, every breakpoint exception of v's module
+// directly follows its transition into v's state, before it acts.
+func checkStoppedOnEntry(t *testing.T, tr []Event, v modState) {
+	t.Helper()
+	// The module entered the state and stopped before acting.
+	var prev *Event
+	for i := range tr {
+		e := &tr[i]
+		if e.Module != v.id {
+			continue
+		}
+		if e.Kind == EventException && e.Cause == CauseBreakpoint {
+			if prev == nil || prev.Kind != EventTransition || prev.To != v.s {
+				t.Errorf("breakpoint exception after %v", prev)
 			}
-			got, tr := scenario(t, w)
-			if len(hits) == 0 {
-				t.Fatalf("breakpoint never hit")
-			}
-			for _, h := range hits {
-				if h != (suspension{v.id, v.s, CauseBreakpoint}) {
-					t.Errorf("hit %+v", h)
-				}
-			}
-			// The module entered the state and stopped before acting.
-			var prev *Event
-			for i := range tr {
-				e := &tr[i]
-				if e.Module != v.id {
-					continue
-				}
-				if e.Kind == EventException && e.Cause == CauseBreakpoint {
-					if prev == nil || prev.Kind != EventTransition || prev.To != v.s {
-						t.Errorf("breakpoint exception after %v", prev)
-					}
-				}
-				prev = e
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("effects differ from the run without breakpoint:\n got %v\nwant %v", got, want)
-			}
-			var total uint64
-			for _, n := range w.nics {
-				total += n.Counters().BreakpointHits
-			}
-			if total != uint64(len(hits)) {
-				t.Errorf("BreakpointHits %d, firmware saw %d", total, len(hits))
-			}
-		})
+		}
+		prev = e
 	}
 }
 

@@ -12,6 +12,16 @@ func TestInvalidUse(t *testing.T) {
 	n := w.nics[0]
 	ini := n.Module(Initiator)
 
+	checkIdleModuleMisuse(t, ini)
+	// Suspend the Initiator at a breakpoint, then misuse the suspended module.
+	checkSuspendedModuleMisuse(t)
+	checkInvalidOperations(t, w, n, ini)
+}
+
+// checkIdleModuleMisuse: controlling a module that is not suspended, or
+// naming another module's state, is rejected.
+func checkIdleModuleMisuse(t *testing.T, ini *Module) {
+	t.Helper()
 	for _, c := range []struct {
 		name string
 		err  error
@@ -29,8 +39,13 @@ func TestInvalidUse(t *testing.T) {
 			t.Errorf("%s: %v, want %v", c.name, c.err, c.want)
 		}
 	}
+}
 
-	// Suspend the Initiator at a breakpoint, then misuse the suspended module.
+// checkSuspendedModuleMisuse suspends an Initiator at a breakpoint in a
+// second world: invalid actions are rejected without changing the module,
+// and only the first valid resume succeeds.
+func checkSuspendedModuleMisuse(t *testing.T) {
+	t.Helper()
 	fw := &recorder{decide: holdBreakpoints}
 	w2 := newWorld(t, func(PID) Firmware { return fw })
 	w2.warm()
@@ -64,8 +79,12 @@ func TestInvalidUse(t *testing.T) {
 	if err := m.Resume(StateIPA); !errors.Is(err, ErrNotSuspended) {
 		t.Errorf("second resume: %v", err)
 	}
+}
 
-	// Operations.
+// checkInvalidOperations: malformed requests and packets, a missing
+// environment or firmware, and detached modules are reported as errors.
+func checkInvalidOperations(t *testing.T, w *world, n *NIC, ini *Module) {
+	t.Helper()
 	if _, err := n.Issue(w.env, Request{Kind: RequestPush, Length: -1}, nil); !errors.Is(err, ErrInvalidRequest) {
 		t.Errorf("negative length: %v", err)
 	}

@@ -141,6 +141,18 @@ func equalInts(a, b []int) bool {
 func TestPullAndBOTFPaths(t *testing.T) {
 	w := newWorld(t, nil)
 	w.warm()
+	tr := issuePullRequest(t, w)
+	rx := w.deliver(tr)
+	checkPullReplies(t, rx)
+	checkPullWrites(t, rx)
+	checkBOTFPath(t, w)
+}
+
+// issuePullRequest has PID 0 pull 5000 bytes from PID 1 and checks the
+// Initiator sends one pull request header and reads nothing; it returns
+// the trace.
+func issuePullRequest(t *testing.T, w *world) []Event {
+	t.Helper()
 	tr := w.issue(0, Request{Kind: RequestPull, LocalVA: bufVA + 100, Length: 5000, Target: 1, SID: dataSID, Offset: 10, FlagVA: flagVA})
 	if got := path(tr, Initiator); got != "IDLE PGID PHDR CONT IDLE" {
 		t.Fatalf("PULL path %q", got)
@@ -154,7 +166,13 @@ func TestPullAndBOTFPaths(t *testing.T) {
 	if n := len(effects(tr, EffectDMARead)); n != 0 {
 		t.Errorf("a pull request read %d pieces", n)
 	}
-	rx := w.deliver(tr)
+	return tr
+}
+
+// checkPullReplies checks the Replier's path serving the pull in rx and
+// its three MTU-sized replies, the last carrying the completion flag.
+func checkPullReplies(t *testing.T, rx []Event) {
+	t.Helper()
 	// Source bytes [10, 5010) of the segment: the second reply packet,
 	// [2058, 4106), crosses a page and takes two pieces.
 	const replierPath = "IDLE RPA RPA2 RDMA RWAIT RSEND RPA RPA2 RDMA RPA RPA2 RDMA RWAIT RSEND RPA RPA2 RDMA RWAIT RSEND IDLE"
@@ -176,6 +194,12 @@ func TestPullAndBOTFPaths(t *testing.T) {
 			t.Errorf("reply %d: %+v", i, p)
 		}
 	}
+}
+
+// checkPullWrites: the requester receives the 5000 bytes, then the
+// completion flag as its last write.
+func checkPullWrites(t *testing.T, rx []Event) {
+	t.Helper()
 	var data, flag int
 	var lastWrite Effect
 	for _, e := range effects(rx, EffectDMAWrite) {
@@ -192,15 +216,20 @@ func TestPullAndBOTFPaths(t *testing.T) {
 	if data != 5000 || flag != FlagSize || !lastWrite.Flag || lastWrite.PA != flagPA(0) {
 		t.Errorf("requester got %d data bytes, %d flag bytes, last write %+v", data, flag, lastWrite)
 	}
+}
 
-	tr = w.issue(2, Request{Kind: RequestBOTF, PacketType: PacketPush, Length: 40, Target: 1, SID: dataSID, Offset: 8})
+// checkBOTFPath has PID 2 send a 40-byte BOTF push to PID 1 and checks
+// the Initiator's path, the packet and the write at the target.
+func checkBOTFPath(t *testing.T, w *world) {
+	t.Helper()
+	tr := w.issue(2, Request{Kind: RequestBOTF, PacketType: PacketPush, Length: 40, Target: 1, SID: dataSID, Offset: 8})
 	if got := path(tr, Initiator); got != "IDLE PGID BHDR CONT IDLE" {
 		t.Fatalf("BOTF path %q", got)
 	}
 	if pk := packets(tr); len(pk) != 1 || pk[0].SrcPGID != testPGID || pk[0].SrcPID != 2 || pk[0].Length != 40 {
 		t.Fatalf("BOTF packet %+v", pk)
 	}
-	rx = w.deliver(tr)
+	rx := w.deliver(tr)
 	if ws := effects(rx, EffectDMAWrite); len(ws) != 1 || ws[0].Effect.VA != bufVA+8 || ws[0].Effect.Length != 40 {
 		t.Errorf("BOTF write %v", ws)
 	}

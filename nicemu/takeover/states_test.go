@@ -62,7 +62,17 @@ func TestStatesOfModules(t *testing.T) {
 // TestRaisesTable pins the exception map: Table 7.1 and the last states of
 // §7.4.2, plus this package's timeout and RBend/Replier states.
 func TestRaisesTable(t *testing.T) {
-	want := map[ModuleID]map[State]CauseSet{
+	t.Run("per state", checkRaisesPerState)
+	t.Run("Table 7.1", checkRaisersPerCause)
+	// Thesis l.1991 and l.2068: nothing after RVA is suspendable, nor the
+	// Replier's ack path.
+	t.Run("not suspendable", checkUnsuspendableStates)
+}
+
+// raisingStates maps each module's states that raise exceptions to the
+// causes they raise.
+func raisingStates() map[ModuleID]map[State]CauseSet {
+	return map[ModuleID]map[State]CauseSet{
 		Initiator: {
 			StateIdle: causes(CauseSpecialRequest),
 			StatePGID: causes(CauseProtectionViolation),
@@ -85,6 +95,13 @@ func TestRaisesTable(t *testing.T) {
 			StateRWAIT: causes(CauseTimeout),
 		},
 	}
+}
+
+// checkRaisesPerState: every state of every module raises what
+// raisingStates says, none for an invalid state, and is suspendable
+// exactly when it raises something.
+func checkRaisesPerState(t *testing.T) {
+	want := raisingStates()
 	for id := ModuleID(0); id < NumModules; id++ {
 		for s := State(0); int(s) < numStates; s++ {
 			exp := want[id][s]
@@ -99,7 +116,11 @@ func TestRaisesTable(t *testing.T) {
 			}
 		}
 	}
-	// Table 7.1: which modules raise each exception.
+}
+
+// checkRaisersPerCause: the modules raising each exception are those of
+// Table 7.1.
+func checkRaisersPerCause(t *testing.T) {
 	table := map[Cause][]ModuleID{
 		CauseSpecialRequest:      {Initiator},
 		CauseProtectionViolation: {Initiator},
@@ -122,8 +143,11 @@ func TestRaisesTable(t *testing.T) {
 			t.Errorf("%v raised by %v, Table 7.1 says %v", c, got, mods)
 		}
 	}
-	// Thesis l.1991 and l.2068: nothing after RVA is suspendable, nor the
-	// Replier's ack path.
+}
+
+// checkUnsuspendableStates: the RFend's SET states and the Replier's RACK
+// are not suspendable.
+func checkUnsuspendableStates(t *testing.T) {
 	for _, s := range []State{StateSET1, StateSET2, StateSET3, StateSET4} {
 		if Suspendable(RFend, s) {
 			t.Errorf("RFend %v suspendable", s)

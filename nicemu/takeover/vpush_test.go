@@ -41,44 +41,8 @@ func TestVPUSHMessagesLandConsecutively(t *testing.T) {
 	for i, m := range msgs {
 		tr := w.issue(m.from, vpushRequest(m.n, m.flag))
 		rx := w.deliver(tr)
-		if got, want := path(rx, RFend), "IDLE FLIT0 FLIT1 FLIT2 FLIT3 RVACHK RVA MISS RVA SET1 SET2 SET3 SET4 IDLE"; got != want {
-			t.Fatalf("message %d: RFend path\n%q, want\n%q%s", i, got, want, dump(rx))
-		}
-		if got, want := path(rx, Replier), "IDLE RACK MISS IDLE"; got != want {
-			t.Errorf("message %d: Replier path %q, want %q", i, got, want)
-		}
-		var rfOps, repOps []FirmwareOp
-		for _, e := range rx {
-			if e.Kind == EventFirmware && e.Module == RFend {
-				rfOps = append(rfOps, e.Op)
-			}
-			if e.Kind == EventFirmware && e.Module == Replier {
-				repOps = append(repOps, e.Op)
-			}
-		}
-		if len(rfOps) != 3 || rfOps[0] != OpReserveSlot || rfOps[1] != OpWriteRegisters || rfOps[2] != OpSetBreakpoint {
-			t.Errorf("message %d: RFend firmware %v", i, rfOps)
-		}
-		if len(repOps) != 2 || repOps[0] != OpClearBreakpoint || repOps[1] != OpPublish {
-			t.Errorf("message %d: Replier firmware %v", i, repOps)
-		}
-		ws := effects(rx, EffectDMAWrite)
-		written := 0
-		for j, e := range ws {
-			if e.Soft || e.Effect.PID != 0 || e.Effect.Flag {
-				t.Errorf("message %d: write %v", i, e)
-			}
-			if j == 0 && e.Effect.VA != at {
-				t.Errorf("message %d landed at %#x, want %#x", i, e.Effect.VA, at)
-			}
-			written += e.Effect.Length
-		}
-		if written != m.n {
-			t.Errorf("message %d: %d bytes written, want %d", i, written, m.n)
-		}
-		if len(packets(rx)) != 0 {
-			t.Errorf("message %d: ack sent%s", i, dump(rx))
-		}
+		checkVPUSHTakeover(t, i, rx)
+		checkVPUSHLanded(t, i, rx, at, m.n)
 		at += uint64(m.n)
 		if q.Received != at-ringVA {
 			t.Errorf("message %d: receive pointer %d, want %d", i, q.Received, at-ringVA)
@@ -97,6 +61,57 @@ func TestVPUSHMessagesLandConsecutively(t *testing.T) {
 	rx := w.deliver(tr)
 	if path(rx, Replier) != "IDLE RACK RSEND IDLE" || len(ofKind(rx, RFend, EventTakeover)) != 0 {
 		t.Errorf("ordinary push disturbed%s", dump(rx))
+	}
+}
+
+// checkVPUSHTakeover checks message i's receive trace rx: the RFend is
+// taken over at RVA and resumed there, and the Replier stops at RACK,
+// each with the firmware operations of Fig 7.10.
+func checkVPUSHTakeover(t *testing.T, i int, rx []Event) {
+	t.Helper()
+	if got, want := path(rx, RFend), "IDLE FLIT0 FLIT1 FLIT2 FLIT3 RVACHK RVA MISS RVA SET1 SET2 SET3 SET4 IDLE"; got != want {
+		t.Fatalf("message %d: RFend path\n%q, want\n%q%s", i, got, want, dump(rx))
+	}
+	if got, want := path(rx, Replier), "IDLE RACK MISS IDLE"; got != want {
+		t.Errorf("message %d: Replier path %q, want %q", i, got, want)
+	}
+	var rfOps, repOps []FirmwareOp
+	for _, e := range rx {
+		if e.Kind == EventFirmware && e.Module == RFend {
+			rfOps = append(rfOps, e.Op)
+		}
+		if e.Kind == EventFirmware && e.Module == Replier {
+			repOps = append(repOps, e.Op)
+		}
+	}
+	if len(rfOps) != 3 || rfOps[0] != OpReserveSlot || rfOps[1] != OpWriteRegisters || rfOps[2] != OpSetBreakpoint {
+		t.Errorf("message %d: RFend firmware %v", i, rfOps)
+	}
+	if len(repOps) != 2 || repOps[0] != OpClearBreakpoint || repOps[1] != OpPublish {
+		t.Errorf("message %d: Replier firmware %v", i, repOps)
+	}
+}
+
+// checkVPUSHLanded: message i's n bytes are written by hardware into PID
+// 0's memory from at, with no flag, and no ack is sent.
+func checkVPUSHLanded(t *testing.T, i int, rx []Event, at uint64, n int) {
+	t.Helper()
+	ws := effects(rx, EffectDMAWrite)
+	written := 0
+	for j, e := range ws {
+		if e.Soft || e.Effect.PID != 0 || e.Effect.Flag {
+			t.Errorf("message %d: write %v", i, e)
+		}
+		if j == 0 && e.Effect.VA != at {
+			t.Errorf("message %d landed at %#x, want %#x", i, e.Effect.VA, at)
+		}
+		written += e.Effect.Length
+	}
+	if written != n {
+		t.Errorf("message %d: %d bytes written, want %d", i, written, n)
+	}
+	if len(packets(rx)) != 0 {
+		t.Errorf("message %d: ack sent%s", i, dump(rx))
 	}
 }
 
