@@ -33,20 +33,45 @@ func TestCollectiveEmpty(t *testing.T) {
 // empty broadcast and an empty allgather before the others can, which
 // must return without them.
 func scenarioEmpty(w *mpi.Comm) error {
+	n := w.Size()
+	calls := append(emptyRootedCalls(w), emptyAllCalls(w)...)
+	if err := runEmptyCalls(w, calls); err != nil {
+		return err
+	}
+	if err := emptyThenFree(w); err != nil {
+		return err
+	}
+	if n < 2 || os.Getenv(launch.EnvNoOffload) == "1" {
+		return nil
+	}
+	if err := emptyRankZeroFirst(w); err != nil {
+		return err
+	}
+	return inStep(w, len(calls))
+}
+
+// emptyCall is one collective call of scenarioEmpty that moves no data.
+type emptyCall struct {
+	name string
+	run  func() error
+}
+
+// emptyWait waits for q unless err is already an error.
+func emptyWait(q *mpi.Request, err error) error {
+	if err != nil {
+		return err
+	}
+	_, err = q.Wait()
+	return err
+}
+
+// emptyRootedCalls are the empty broadcasts and reductions, which have a
+// root.
+func emptyRootedCalls(w *mpi.Comm) []emptyCall {
 	me, n := w.Rank(), w.Size()
 	odd := me%2 == 1
 	none := []int32{}
-	wait := func(q *mpi.Request, err error) error {
-		if err != nil {
-			return err
-		}
-		_, err = q.Wait()
-		return err
-	}
-	calls := []struct {
-		name string
-		run  func() error
-	}{
+	return []emptyCall{
 		{"Bcast", func() error {
 			if odd {
 				return mpi.BcastType(w, none, 0, mpi.Element, n-1)
@@ -55,9 +80,9 @@ func scenarioEmpty(w *mpi.Comm) error {
 		}},
 		{"Ibcast", func() error {
 			if odd {
-				return wait(mpi.IbcastType(w, none, 0, mpi.Element, 0))
+				return emptyWait(mpi.IbcastType(w, none, 0, mpi.Element, 0))
 			}
-			return wait(mpi.Ibcast(w, none, 0))
+			return emptyWait(mpi.Ibcast(w, none, 0))
 		}},
 		{"Reduce", func() error { return mpi.Reduce(w, none, none, mpi.Sum, 0) }},
 		{"Reduce in place", func() error {
@@ -66,28 +91,44 @@ func scenarioEmpty(w *mpi.Comm) error {
 			}
 			return mpi.Reduce(w, none, nil, mpi.Max, 0)
 		}},
-		{"Ireduce", func() error { return wait(mpi.Ireduce(w, none, none, mpi.Sum, n-1)) }},
+		{"Ireduce", func() error { return emptyWait(mpi.Ireduce(w, none, none, mpi.Sum, n-1)) }},
+	}
+}
+
+// emptyAllCalls are the empty allreduces, gathers, scatters and
+// all-to-alls.
+func emptyAllCalls(w *mpi.Comm) []emptyCall {
+	me, n := w.Rank(), w.Size()
+	odd := me%2 == 1
+	none := []int32{}
+	return []emptyCall{
 		{"Allreduce", func() error {
 			if odd {
 				return mpi.Allreduce(w, nil, none, mpi.Sum)
 			}
 			return mpi.Allreduce(w, none, none, mpi.Sum)
 		}},
-		{"Iallreduce", func() error { return wait(mpi.Iallreduce(w, none, none, mpi.Sum)) }},
+		{"Iallreduce", func() error { return emptyWait(mpi.Iallreduce(w, none, none, mpi.Sum)) }},
 		{"Gather", func() error {
 			if odd {
 				return mpi.GatherType(w, none, 0, mpi.Element, none, 0, mpi.Element, 0)
 			}
 			return mpi.Gather(w, none, none, 0)
 		}},
-		{"Igather", func() error { return wait(mpi.Igather(w, none, none, n-1)) }},
+		{"Igather", func() error { return emptyWait(mpi.Igather(w, none, none, n-1)) }},
 		{"Scatter", func() error { return mpi.Scatter(w, none, none, 0) }},
-		{"Iscatter", func() error { return wait(mpi.Iscatter(w, none, none, 0)) }},
+		{"Iscatter", func() error { return emptyWait(mpi.Iscatter(w, none, none, 0)) }},
 		{"Allgather", func() error { return mpi.Allgather(w, none, none) }},
-		{"Iallgather", func() error { return wait(mpi.Iallgather(w, none, none)) }},
+		{"Iallgather", func() error { return emptyWait(mpi.Iallgather(w, none, none)) }},
 		{"Alltoall", func() error { return mpi.Alltoall(w, none, none) }},
-		{"Ialltoall", func() error { return wait(mpi.Ialltoall(w, none, none)) }},
+		{"Ialltoall", func() error { return emptyWait(mpi.Ialltoall(w, none, none)) }},
 	}
+}
+
+// runEmptyCalls makes each call and checks after it that the ranks are
+// still in step.
+func runEmptyCalls(w *mpi.Comm, calls []emptyCall) error {
+	me := w.Rank()
 	for k, c := range calls {
 		if err := c.run(); err != nil {
 			return fmt.Errorf("rank %d: empty %s: %w", me, c.name, err)
@@ -96,8 +137,14 @@ func scenarioEmpty(w *mpi.Comm) error {
 			return fmt.Errorf("rank %d: after the empty %s: %w", me, c.name, err)
 		}
 	}
-	// A communicator freed after calls that moved no data, their check
-	// still to come.
+	return nil
+}
+
+// emptyThenFree frees a communicator after calls that moved no data,
+// their check still to come.
+func emptyThenFree(w *mpi.Comm) error {
+	me := w.Rank()
+	none := []int32{}
 	d, err := w.Dup()
 	if err != nil {
 		return err
@@ -111,11 +158,14 @@ func scenarioEmpty(w *mpi.Comm) error {
 	if err := d.Free(); err != nil {
 		return fmt.Errorf("rank %d: Free after empty calls: %w", me, err)
 	}
-	if n < 2 || os.Getenv(launch.EnvNoOffload) == "1" {
-		return nil
-	}
-	// Rank 0's empty calls return before rank 1 makes its own: rank 1
-	// makes them only once rank 0 says it has returned.
+	return nil
+}
+
+// emptyRankZeroFirst has rank 0's empty calls return before rank 1 makes
+// its own: rank 1 makes them only once rank 0 says it has returned.
+func emptyRankZeroFirst(w *mpi.Comm) error {
+	me := w.Rank()
+	none := []int32{}
 	note := []int32{0}
 	switch me {
 	case 0:
@@ -141,7 +191,7 @@ func scenarioEmpty(w *mpi.Comm) error {
 			return fmt.Errorf("rank %d: empty Allgather: %w", me, err)
 		}
 	}
-	return inStep(w, len(calls))
+	return nil
 }
 
 // inStep checks a broadcast, an allreduce and a nonblocking allreduce of

@@ -763,10 +763,6 @@ func scenarioCommConcurrent(w *mpi.Comm) error {
 	for r := me % 2; r < n; r += 2 {
 		par = append(par, r)
 	}
-	rounds := 15
-	if raceEnabled {
-		rounds = 5
-	}
 	errs := make([]error, 3)
 	var wg sync.WaitGroup
 	for i, job := range []struct {
@@ -776,23 +772,7 @@ func scenarioCommConcurrent(w *mpi.Comm) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for round := range rounds {
-				if err := exerciseComm(job.c, fmt.Sprintf("communicator %d, round %d", i, round), job.members, me); err != nil {
-					errs[i] = err
-					return
-				}
-				// Nonblocking collectives of the goroutine's own
-				// communicator too.
-				out := []int32{0}
-				q, err := mpi.Iallreduce(job.c, []int32{int32(round + i)}, out, mpi.Max)
-				if err == nil {
-					_, err = q.Wait()
-				}
-				if err != nil || out[0] != int32(round+i) {
-					errs[i] = fmt.Errorf("communicator %d: Iallreduce: %v, %v", i, out, err)
-					return
-				}
-			}
+			errs[i] = concurrentRounds(job.c, i, job.members, me)
 		}()
 	}
 	wg.Wait()
@@ -802,11 +782,70 @@ func scenarioCommConcurrent(w *mpi.Comm) error {
 	return errors.Join(release(a), release(b), release(c))
 }
 
+// concurrentRounds exercises communicator i of scenarioCommConcurrent, c
+// of the World ranks members, round after round, with a nonblocking
+// allreduce after each.
+func concurrentRounds(c *mpi.Comm, i int, members []int, me int) error {
+	rounds := 15
+	if raceEnabled {
+		rounds = 5
+	}
+	for round := range rounds {
+		if err := exerciseComm(c, fmt.Sprintf("communicator %d, round %d", i, round), members, me); err != nil {
+			return err
+		}
+		// Nonblocking collectives of the goroutine's own
+		// communicator too.
+		out := []int32{0}
+		q, err := mpi.Iallreduce(c, []int32{int32(round + i)}, out, mpi.Max)
+		if err == nil {
+			_, err = q.Wait()
+		}
+		if err != nil || out[0] != int32(round+i) {
+			return fmt.Errorf("communicator %d: Iallreduce: %v, %v", i, out, err)
+		}
+	}
+	return nil
+}
+
 // scenarioCommFree checks the errors of freed communicators and of
 // World.Free, and that 300 Dup and Free in a row reuse context ids and
 // barrier controllers.
 func scenarioCommFree(w *mpi.Comm) error {
 	me, n := w.Rank(), w.Size()
+	if err := commFreedErrors(w); err != nil {
+		return err
+	}
+	// World still works.
+	if err := exerciseComm(w, "World after World.Free", allRanks(n), me); err != nil {
+		return err
+	}
+
+	offload := n > 1 && os.Getenv(launch.EnvNoOffload) != "1"
+	loops := 300
+	if err := commDupFreeLoop(w, loops); err != nil {
+		return err
+	}
+	if err := commSplitFreeLoop(w, loops/3); err != nil {
+		return err
+	}
+	// After all that, a new communicator still gets a barrier controller,
+	// once every process has freed the others.
+	return retryDup(w, func(d *mpi.Comm) (bool, error) {
+		nic, err := barrierCounts(func() error { return mpi.Barrier(d) })
+		if err != nil {
+			return false, err
+		}
+		if offload && nic != 1 {
+			return false, fmt.Errorf("after %d Dup and Free, a new communicator's Barrier used the NIC %d times, want 1", loops, nic)
+		}
+		return true, nil
+	})
+}
+
+// commFreedErrors checks that World.Free fails, and that every call on a
+// freed duplicate of World fails with ErrComm.
+func commFreedErrors(w *mpi.Comm) error {
 	if err := w.Free(); err == nil || !errors.Is(err, mpi.ErrComm) {
 		return fmt.Errorf("World.Free: %v, want an error wrapping ErrComm", err)
 	}
@@ -838,13 +877,13 @@ func scenarioCommFree(w *mpi.Comm) error {
 			return fmt.Errorf("%s on a freed communicator: %v, want ErrComm", c.name, err)
 		}
 	}
-	// World still works.
-	if err := exerciseComm(w, "World after World.Free", allRanks(n), me); err != nil {
-		return err
-	}
+	return nil
+}
 
-	offload := n > 1 && os.Getenv(launch.EnvNoOffload) != "1"
-	loops := 300
+// commDupFreeLoop duplicates World and frees the duplicate loops times,
+// checking an Allreduce on every 60th.
+func commDupFreeLoop(w *mpi.Comm, loops int) error {
+	n := w.Size()
 	for i := range loops {
 		d, err := w.Dup()
 		if err != nil {
@@ -860,8 +899,14 @@ func scenarioCommFree(w *mpi.Comm) error {
 			return fmt.Errorf("Free of Dup %d: %w", i, err)
 		}
 	}
-	// Split with Undefined colors and Free, as many times.
-	for i := range loops / 3 {
+	return nil
+}
+
+// commSplitFreeLoop splits World with Undefined colors and frees the
+// parts, loops times.
+func commSplitFreeLoop(w *mpi.Comm, loops int) error {
+	me := w.Rank()
+	for i := range loops {
 		color := mpi.Undefined
 		if (me+i)%3 != 0 {
 			color = 0
@@ -876,18 +921,7 @@ func scenarioCommFree(w *mpi.Comm) error {
 			}
 		}
 	}
-	// After all that, a new communicator still gets a barrier controller,
-	// once every process has freed the others.
-	return retryDup(w, func(d *mpi.Comm) (bool, error) {
-		nic, err := barrierCounts(func() error { return mpi.Barrier(d) })
-		if err != nil {
-			return false, err
-		}
-		if offload && nic != 1 {
-			return false, fmt.Errorf("after %d Dup and Free, a new communicator's Barrier used the NIC %d times, want 1", loops, nic)
-		}
-		return true, nil
-	})
+	return nil
 }
 
 // scenarioCommFreePending frees a communicator while point-to-point
@@ -901,22 +935,9 @@ func scenarioCommFreePending(w *mpi.Comm) error {
 		return err
 	}
 	sizes := []int{8, E + 1} // eager and rendezvous
-	var recvs, sends []*mpi.Request
-	bufs := make([][]byte, len(sizes))
-	for k, size := range sizes {
-		bufs[k] = make([]byte, size)
-		r, err := mpi.Irecv(d, bufs[k], left(d), k)
-		if err != nil {
-			return fmt.Errorf("Irecv of %d bytes: %w", size, err)
-		}
-		recvs = append(recvs, r)
-	}
-	for k, size := range sizes {
-		s, err := mpi.Isend(d, pattern[byte](size, me, k), right(d), k)
-		if err != nil {
-			return fmt.Errorf("Isend of %d bytes: %w", size, err)
-		}
-		sends = append(sends, s)
+	bufs, recvs, sends, err := startPendingP2P(d, sizes)
+	if err != nil {
+		return err
 	}
 	sum := []int64{0}
 	coll, err := mpi.Iallreduce(d, []int64{int64(me + 1)}, sum, mpi.Sum)
@@ -934,6 +955,53 @@ func scenarioCommFreePending(w *mpi.Comm) error {
 	if got := mpi.ContextIDForTest(d2); got == id {
 		return fmt.Errorf("a Dup made while requests of a freed communicator were pending got its context id %d", id)
 	}
+	if err := completePendingP2P(w, sizes, bufs, recvs, sends); err != nil {
+		return err
+	}
+	if _, err := coll.Wait(); err != nil || sum[0] != int64(n*(n+1)/2) {
+		return fmt.Errorf("Iallreduce completed after Free: %v, %v", sum, err)
+	}
+	// Every request has completed: the context id is free again, once
+	// every process has freed d (retryDup: Free does not wait for them).
+	if err := d2.Free(); err != nil {
+		return err
+	}
+	return retryDup(w, func(d *mpi.Comm) (bool, error) {
+		if got := mpi.ContextIDForTest(d); got != id {
+			return false, fmt.Errorf("after the requests completed, a Dup got context id %d, want the freed %d back", got, id)
+		}
+		return true, nil
+	})
+}
+
+// startPendingP2P posts on d a receive from the left of each size, then
+// a send to the right of each, and returns the receive buffers and the
+// requests.
+func startPendingP2P(d *mpi.Comm, sizes []int) (bufs [][]byte, recvs, sends []*mpi.Request, err error) {
+	me := d.Rank()
+	bufs = make([][]byte, len(sizes))
+	for k, size := range sizes {
+		bufs[k] = make([]byte, size)
+		r, err := mpi.Irecv(d, bufs[k], left(d), k)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("Irecv of %d bytes: %w", size, err)
+		}
+		recvs = append(recvs, r)
+	}
+	for k, size := range sizes {
+		s, err := mpi.Isend(d, pattern[byte](size, me, k), right(d), k)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("Isend of %d bytes: %w", size, err)
+		}
+		sends = append(sends, s)
+	}
+	return bufs, recvs, sends, nil
+}
+
+// completePendingP2P completes the requests of startPendingP2P after
+// their communicator was freed: the receives by Waitall, checking their
+// statuses and data, the sends by Waitany and then Test.
+func completePendingP2P(w *mpi.Comm, sizes []int, bufs [][]byte, recvs, sends []*mpi.Request) error {
 	sts, err := mpi.Waitall(recvs)
 	if err != nil {
 		return fmt.Errorf("Waitall on the freed communicator: %w", err)
@@ -960,20 +1028,7 @@ func scenarioCommFreePending(w *mpi.Comm) error {
 			}
 		}
 	}
-	if _, err := coll.Wait(); err != nil || sum[0] != int64(n*(n+1)/2) {
-		return fmt.Errorf("Iallreduce completed after Free: %v, %v", sum, err)
-	}
-	// Every request has completed: the context id is free again, once
-	// every process has freed d (retryDup: Free does not wait for them).
-	if err := d2.Free(); err != nil {
-		return err
-	}
-	return retryDup(w, func(d *mpi.Comm) (bool, error) {
-		if got := mpi.ContextIDForTest(d); got != id {
-			return false, fmt.Errorf("after the requests completed, a Dup got context id %d, want the freed %d back", got, id)
-		}
-		return true, nil
-	})
+	return nil
 }
 
 // dupToFree returns a duplicate of w for a scenario to free, its context
@@ -1008,22 +1063,59 @@ func scenarioCommFreeHeld(w *mpi.Comm) error {
 	in := make([]byte, 8)
 	var recv, send *mpi.Request
 	if me == 0 {
-		if recv, err = mpi.Irecv(d, in, 1, 5); err != nil {
+		if recv, send, err = heldStartAndFree(w, d, id, in, big); err != nil {
 			return err
-		}
-		if send, err = mpi.Isend(d, pattern[byte](big, 0, 6), 1, 6); err != nil {
-			return err
-		}
-		if err := d.Free(); err != nil {
-			return err
-		}
-		if mpi.ContextFreeForTest(w, id) {
-			return fmt.Errorf("context id %d free while a receive and a send of the freed communicator are in flight", id)
 		}
 	}
 	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
+	if err := heldCompleteReceive(w, d, id, in, recv); err != nil {
+		return err
+	}
+	if err := mpi.Barrier(w); err != nil {
+		return err
+	}
+	if err := heldCompleteSend(w, d, big, send); err != nil {
+		return err
+	}
+	if err := mpi.Barrier(w); err != nil || me != 0 {
+		return err
+	}
+	// The barrier controller's release (Free) ends in the background.
+	for deadline := time.Now().Add(10 * time.Second); !mpi.ContextFreeForTest(w, id); {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("context id %d not given back once the freed communicator's operations completed", id)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
+}
+
+// heldStartAndFree, on rank 0, posts a receive into in from rank 1 and a
+// rendezvous send of big bytes to it, frees d, and checks that its
+// context id id is still held.
+func heldStartAndFree(w, d *mpi.Comm, id int, in []byte, big int) (recv, send *mpi.Request, err error) {
+	if recv, err = mpi.Irecv(d, in, 1, 5); err != nil {
+		return nil, nil, err
+	}
+	if send, err = mpi.Isend(d, pattern[byte](big, 0, 6), 1, 6); err != nil {
+		return nil, nil, err
+	}
+	if err := d.Free(); err != nil {
+		return nil, nil, err
+	}
+	if mpi.ContextFreeForTest(w, id) {
+		return nil, nil, fmt.Errorf("context id %d free while a receive and a send of the freed communicator are in flight", id)
+	}
+	return recv, send, nil
+}
+
+// heldCompleteReceive has rank 1 send rank 0 the message that rank 0's
+// receive recv waits for, and rank 0 check it and that the context id id
+// is still held for the send.
+func heldCompleteReceive(w, d *mpi.Comm, id int, in []byte, recv *mpi.Request) error {
+	me := w.Rank()
 	if me == 1 {
 		if err := mpi.Send(d, pattern[byte](8, 1, 5), 0, 5); err != nil {
 			return err
@@ -1040,10 +1132,13 @@ func scenarioCommFreeHeld(w *mpi.Comm) error {
 			return fmt.Errorf("context id %d free while a rendezvous send of the freed communicator is in flight", id)
 		}
 	}
-	if err := mpi.Barrier(w); err != nil {
-		return err
-	}
-	switch me {
+	return nil
+}
+
+// heldCompleteSend has rank 0 wait for its rendezvous send, rank 1
+// receive and check it, and every rank but 0 free d.
+func heldCompleteSend(w, d *mpi.Comm, big int, send *mpi.Request) error {
+	switch w.Rank() {
 	case 0:
 		if _, err := send.Wait(); err != nil {
 			return err
@@ -1061,16 +1156,6 @@ func scenarioCommFreeHeld(w *mpi.Comm) error {
 		if err := d.Free(); err != nil {
 			return err
 		}
-	}
-	if err := mpi.Barrier(w); err != nil || me != 0 {
-		return err
-	}
-	// The barrier controller's release (Free) ends in the background.
-	for deadline := time.Now().Add(10 * time.Second); !mpi.ContextFreeForTest(w, id); {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("context id %d not given back once the freed communicator's operations completed", id)
-		}
-		time.Sleep(time.Millisecond)
 	}
 	return nil
 }
@@ -1137,46 +1222,15 @@ func barrierCounts(f func() error) (nic int, err error) {
 // Barrier and an Allreduce; then all are freed, and the controllers are
 // free again, or (keep) they are left to Finalize.
 func scenarioCommMany(w *mpi.Comm, keep bool) error {
-	me, n := w.Rank(), w.Size()
+	n := w.Size()
 	const many = 270
-	comms := make([]*mpi.Comm, 0, many)
-	for i := range many {
-		var c *mpi.Comm
-		var err error
-		if i%2 == 0 {
-			c, err = w.Dup()
-		} else {
-			c, err = w.Split(0, -me)
-		}
-		if err != nil {
-			return fmt.Errorf("communicator %d: %w", i, err)
-		}
-		comms = append(comms, c)
-	}
-	before, err := mpi.ReadStats()
+	comms, err := makeManyComms(w, many)
 	if err != nil {
 		return err
 	}
-	for i, c := range comms {
-		if err := mpi.Barrier(c); err != nil {
-			return fmt.Errorf("Barrier on communicator %d: %w", i, err)
-		}
-		got := []int64{0, 0}
-		if err := mpi.Allreduce(c, []int64{int64(me), int64(i)}, got, mpi.Sum); err != nil {
-			return fmt.Errorf("Allreduce on communicator %d: %w", i, err)
-		}
-		if got[0] != int64(n*(n-1)/2) || got[1] != int64(n*i) {
-			return fmt.Errorf("Allreduce on communicator %d: %v", i, got)
-		}
-	}
-	after, err := mpi.ReadStats()
+	nic, soft, err := manyBarrierCounts(w, comms)
 	if err != nil {
 		return err
-	}
-	nic := after.Collectives["barrier/nic"] - before.Collectives["barrier/nic"]
-	var soft uint64
-	for _, alg := range []string{"dissemination", "binomial"} {
-		soft += after.Collectives["barrier/"+alg] - before.Collectives["barrier/"+alg]
 	}
 	offload := n > 1 && os.Getenv(launch.EnvNoOffload) != "1"
 	switch {
@@ -1207,4 +1261,56 @@ func scenarioCommMany(w *mpi.Comm, keep bool) error {
 		}
 		return true, nil
 	})
+}
+
+// makeManyComms makes many communicators from w, Dup and Split in turn.
+func makeManyComms(w *mpi.Comm, many int) ([]*mpi.Comm, error) {
+	me := w.Rank()
+	comms := make([]*mpi.Comm, 0, many)
+	for i := range many {
+		var c *mpi.Comm
+		var err error
+		if i%2 == 0 {
+			c, err = w.Dup()
+		} else {
+			c, err = w.Split(0, -me)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("communicator %d: %w", i, err)
+		}
+		comms = append(comms, c)
+	}
+	return comms, nil
+}
+
+// manyBarrierCounts runs a Barrier and a checked Allreduce on each of
+// comms, and returns how many barriers ran on the NIC and how many in
+// software meanwhile.
+func manyBarrierCounts(w *mpi.Comm, comms []*mpi.Comm) (nic, soft uint64, err error) {
+	me, n := w.Rank(), w.Size()
+	before, err := mpi.ReadStats()
+	if err != nil {
+		return 0, 0, err
+	}
+	for i, c := range comms {
+		if err := mpi.Barrier(c); err != nil {
+			return 0, 0, fmt.Errorf("Barrier on communicator %d: %w", i, err)
+		}
+		got := []int64{0, 0}
+		if err := mpi.Allreduce(c, []int64{int64(me), int64(i)}, got, mpi.Sum); err != nil {
+			return 0, 0, fmt.Errorf("Allreduce on communicator %d: %w", i, err)
+		}
+		if got[0] != int64(n*(n-1)/2) || got[1] != int64(n*i) {
+			return 0, 0, fmt.Errorf("Allreduce on communicator %d: %v", i, got)
+		}
+	}
+	after, err := mpi.ReadStats()
+	if err != nil {
+		return 0, 0, err
+	}
+	nic = after.Collectives["barrier/nic"] - before.Collectives["barrier/nic"]
+	for _, alg := range []string{"dissemination", "binomial"} {
+		soft += after.Collectives["barrier/"+alg] - before.Collectives["barrier/"+alg]
+	}
+	return nic, soft, nil
 }

@@ -165,8 +165,7 @@ func TestDatatypes(t *testing.T) {
 func scenarioDatatypes(w *mpi.Comm) error {
 	me, n := w.Rank(), w.Size()
 	next, prev := (me+1)%n, (me+n-1)%n
-	const rows, cols = 300, 40 // a column of 300 int64: 2400 B; 40 of them: past the eager limit
-	col, err := mpi.Vector(rows, 1, cols)
+	col, err := mpi.Vector(dtRows, 1, dtCols)
 	if err != nil {
 		return err
 	}
@@ -174,21 +173,47 @@ func scenarioDatatypes(w *mpi.Comm) error {
 	if err != nil {
 		return err
 	}
-	mine := pattern[int64](rows*cols, me)
+	mine := pattern[int64](dtRows*dtCols, me)
 	var f failures
-	checkCols := func(what string, got []int64, from int, count int) {
-		src := pattern[int64](rows*cols, from)
-		for r := range rows {
-			for c := range count {
-				if got[r*cols+c] != src[r*cols+c] {
-					f.add("rank %d: %s: element (%d,%d) is %v, want %v", me, what, r, c, got[r*cols+c], src[r*cols+c])
-					return
-				}
+	if err := ringColumns(w, colType, mine, next, prev, &f); err != nil {
+		return err
+	}
+	if err := ringColumnAsElements(w, col, mine, next, prev, &f); err != nil {
+		return err
+	}
+	if err := ringColumnTruncated(w, col, mine, next, prev, &f); err != nil {
+		return err
+	}
+	if err := ringStructs(w, next, prev, &f); err != nil {
+		return err
+	}
+	return f.err()
+}
+
+// The matrix of scenarioDatatypes: a column of 300 int64 is 2400 B; 40 of
+// them are past the eager limit.
+const dtRows, dtCols = 300, 40
+
+// checkColumns records a failure where the first count columns of got
+// differ from those of the matrix of rank from.
+func checkColumns(f *failures, me int, what string, got []int64, from int, count int) {
+	src := pattern[int64](dtRows*dtCols, from)
+	for r := range dtRows {
+		for c := range count {
+			if got[r*dtCols+c] != src[r*dtCols+c] {
+				f.add("rank %d: %s: element (%d,%d) is %v, want %v", me, what, r, c, got[r*dtCols+c], src[r*dtCols+c])
+				return
 			}
 		}
 	}
-	for _, count := range []int{1, 3, cols} {
-		got := make([]int64, rows*cols)
+}
+
+// ringColumns passes 1, 3 and all columns around the ring with IrecvType
+// against SendType, then RecvType against IsendType.
+func ringColumns(w *mpi.Comm, colType *mpi.Datatype, mine []int64, next, prev int, f *failures) error {
+	me := w.Rank()
+	for _, count := range []int{1, 3, dtCols} {
+		got := make([]int64, dtRows*dtCols)
 		rq, err := mpi.IrecvType(w, got, count, colType, prev, count)
 		if err != nil {
 			return err
@@ -200,12 +225,12 @@ func scenarioDatatypes(w *mpi.Comm) error {
 		if err != nil {
 			return fmt.Errorf("IrecvType of %d columns: %w", count, err)
 		}
-		if st.Count != count*rows {
-			f.add("rank %d: IrecvType of %d columns: Count %d, want %d", me, count, st.Count, count*rows)
+		if st.Count != count*dtRows {
+			f.add("rank %d: IrecvType of %d columns: Count %d, want %d", me, count, st.Count, count*dtRows)
 		}
-		checkCols(fmt.Sprintf("%d columns, IrecvType", count), got, prev, count)
+		checkColumns(f, me, fmt.Sprintf("%d columns, IrecvType", count), got, prev, count)
 
-		got = make([]int64, rows*cols)
+		got = make([]int64, dtRows*dtCols)
 		sq, err := mpi.IsendType(w, mine, count, colType, next, 100+count)
 		if err != nil {
 			return err
@@ -216,11 +241,16 @@ func scenarioDatatypes(w *mpi.Comm) error {
 		if _, err := sq.Wait(); err != nil {
 			return err
 		}
-		checkCols(fmt.Sprintf("%d columns, RecvType", count), got, prev, count)
+		checkColumns(f, me, fmt.Sprintf("%d columns, RecvType", count), got, prev, count)
 	}
+	return nil
+}
 
-	// A plain Irecv of a typed send gets the packed elements.
-	packed := make([]int64, rows)
+// ringColumnAsElements checks that a plain Irecv of a typed send gets the
+// packed elements.
+func ringColumnAsElements(w *mpi.Comm, col *mpi.Datatype, mine []int64, next, prev int, f *failures) error {
+	me := w.Rank()
+	packed := make([]int64, dtRows)
 	rq, err := mpi.Irecv(w, packed, prev, 200)
 	if err != nil {
 		return err
@@ -231,17 +261,21 @@ func scenarioDatatypes(w *mpi.Comm) error {
 	if _, err := rq.Wait(); err != nil {
 		return err
 	}
-	src := pattern[int64](rows*cols, prev)
-	for r := range rows {
-		if packed[r] != src[r*cols] {
-			f.add("rank %d: a column received as plain elements: %d is %v, want %v", me, r, packed[r], src[r*cols])
+	src := pattern[int64](dtRows*dtCols, prev)
+	for r := range dtRows {
+		if packed[r] != src[r*dtCols] {
+			f.add("rank %d: a column received as plain elements: %d is %v, want %v", me, r, packed[r], src[r*dtCols])
 			break
 		}
 	}
+	return nil
+}
 
-	// Too small a datatype for the message: truncation, not corruption.
-	small, _ := mpi.Vector(2, 1, cols)
-	rq, err = mpi.IrecvType(w, make([]int64, rows*cols), 1, small, prev, 300)
+// ringColumnTruncated checks that too small a datatype for the message
+// gives truncation, not corruption.
+func ringColumnTruncated(w *mpi.Comm, col *mpi.Datatype, mine []int64, next, prev int, f *failures) error {
+	small, _ := mpi.Vector(2, 1, dtCols)
+	rq, err := mpi.IrecvType(w, make([]int64, dtRows*dtCols), 1, small, prev, 300)
 	if err != nil {
 		return err
 	}
@@ -249,10 +283,14 @@ func scenarioDatatypes(w *mpi.Comm) error {
 		return err
 	}
 	if _, err := rq.Wait(); !errors.Is(err, mpi.ErrTruncate) {
-		f.add("rank %d: a column into a two-element datatype: %v, want ErrTruncate", me, err)
+		f.add("rank %d: a column into a two-element datatype: %v, want ErrTruncate", w.Rank(), err)
 	}
+	return nil
+}
 
-	// Structs, both ways round the ring.
+// ringStructs passes structs both ways round the ring.
+func ringStructs(w *mpi.Comm, next, prev int, f *failures) error {
+	me := w.Rank()
 	ps := make([]particle, 50)
 	for i := range ps {
 		ps[i] = particle{X: float64(me), Y: float64(i), ID: int32(me*1000 + i), Flags: [3]uint8{uint8(me), 1, 2}}
@@ -275,7 +313,7 @@ func scenarioDatatypes(w *mpi.Comm) error {
 			break
 		}
 	}
-	return f.err()
+	return nil
 }
 
 func TestDatatypeDupAndTrueExtent(t *testing.T) {

@@ -48,7 +48,6 @@ func TestEagerTransport(t *testing.T) {
 // included, received from any source, and checks the counters of the
 // eager transport named by MARTINI_EAGER.
 func scenarioEager(w *mpi.Comm) error {
-	n, me := w.Size(), w.Rank()
 	E, err := eagerLimit()
 	if err != nil {
 		return err
@@ -58,37 +57,53 @@ func scenarioEager(w *mpi.Comm) error {
 	rec := llc.MaxQueueRecord - llc.RecordMeta
 	sizes := []int{0, 1, 100, rec, rec + 1, 2*rec + 1, E, E + 1, 100000}
 	for k, size := range sizes {
-		var reqs []*mpi.Request
-		for dst := range n {
-			r, err := mpi.Isend(w, pattern[byte](size, me, dst, k), dst, k)
-			if err != nil {
-				return err
-			}
-			reqs = append(reqs, r)
-		}
-		seen := make([]bool, n)
-		buf := make([]byte, size+1)
-		for range n {
-			st, err := mpi.Recv(w, buf, mpi.AnySource, k)
-			if err != nil {
-				return fmt.Errorf("%d bytes: %w", size, err)
-			}
-			src := st.Source
-			if src < 0 || src >= n || seen[src] {
-				return fmt.Errorf("%d bytes: a second message from rank %d", size, src)
-			}
-			seen[src] = true
-			if err := checkStatus(fmt.Sprintf("%d bytes from %d", size, src), st, src, k, size, size); err != nil {
-				return err
-			}
-			if d := diff(buf[:size], pattern[byte](size, src, me, k)); d != "" {
-				return fmt.Errorf("%d bytes from %d: %s", size, src, d)
-			}
-		}
-		if _, err := mpi.Waitall(reqs); err != nil {
+		if err := eagerExchange(w, k, size); err != nil {
 			return err
 		}
 	}
+	return eagerCheckStats(w, E, len(sizes))
+}
+
+// eagerExchange sends a message of size bytes with tag k to every rank
+// and receives one from every rank, from any source, checking each.
+func eagerExchange(w *mpi.Comm, k, size int) error {
+	n, me := w.Size(), w.Rank()
+	var reqs []*mpi.Request
+	for dst := range n {
+		r, err := mpi.Isend(w, pattern[byte](size, me, dst, k), dst, k)
+		if err != nil {
+			return err
+		}
+		reqs = append(reqs, r)
+	}
+	seen := make([]bool, n)
+	buf := make([]byte, size+1)
+	for range n {
+		st, err := mpi.Recv(w, buf, mpi.AnySource, k)
+		if err != nil {
+			return fmt.Errorf("%d bytes: %w", size, err)
+		}
+		src := st.Source
+		if src < 0 || src >= n || seen[src] {
+			return fmt.Errorf("%d bytes: a second message from rank %d", size, src)
+		}
+		seen[src] = true
+		if err := checkStatus(fmt.Sprintf("%d bytes from %d", size, src), st, src, k, size, size); err != nil {
+			return err
+		}
+		if d := diff(buf[:size], pattern[byte](size, src, me, k)); d != "" {
+			return fmt.Errorf("%d bytes from %d: %s", size, src, d)
+		}
+	}
+	_, err := mpi.Waitall(reqs)
+	return err
+}
+
+// eagerCheckStats checks the eager transport that ReadStats names, its
+// connections, and its counts of eager and rendezvous messages after
+// nsizes rounds of eagerExchange with eager limit E.
+func eagerCheckStats(w *mpi.Comm, E, nsizes int) error {
+	n := w.Size()
 	st, err := mpi.ReadStats()
 	if err != nil {
 		return err
@@ -119,14 +134,14 @@ func scenarioEager(w *mpi.Comm) error {
 	if os.Getenv(launch.EnvPMRMA) == "1" {
 		// MPICH-SCore over PM's remote memory access: eager up to 16 KB,
 		// a rendezvous above.
-		if E != launch.PMRMALimit || p.EagerSent != uint64((len(sizes)-2)*n) || p.RndvSent != uint64(2*n) {
-			return fmt.Errorf("pm with RMA: eager limit %d, counters %+v; want %d, %d eager messages, %d rendezvous", E, p, launch.PMRMALimit, (len(sizes)-2)*n, 2*n)
+		if E != launch.PMRMALimit || p.EagerSent != uint64((nsizes-2)*n) || p.RndvSent != uint64(2*n) {
+			return fmt.Errorf("pm with RMA: eager limit %d, counters %+v; want %d, %d eager messages, %d rendezvous", E, p, launch.PMRMALimit, (nsizes-2)*n, 2*n)
 		}
 		return nil
 	}
 	// Every message eager, above the eager limit in several records, as
 	// MPICH-SCore without remote memory access sends them.
-	if want := uint64(len(sizes) * n); p.EagerSent != want || p.RndvSent != 0 {
+	if want := uint64(nsizes * n); p.EagerSent != want || p.RndvSent != 0 {
 		return fmt.Errorf("counters %+v: want %d eager messages, no rendezvous", p, want)
 	}
 	return nil

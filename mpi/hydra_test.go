@@ -40,6 +40,25 @@ func TestHydra(t *testing.T) {
 		t.Skip("launches whole jobs; the race detector's run covers the same code in TestTCPNetwork")
 	}
 	t.Parallel()
+	hydraScenarios(t, hydra)
+	hydraOneProcess(t, hydra)
+	hydraPMIPort(t, hydra)
+	hydraExitBeforeInit(t, hydra)
+	t.Run("a rank fails", func(t *testing.T) {
+		t.Parallel()
+		stdout, stderr, err := hydratest.Run(hydra, []string{envScenario + "=fail-panic"}, 3, self)
+		if err == nil {
+			t.Fatalf("the job succeeded although rank 1 panicked:\n%s%s", stdout, stderr)
+		}
+		if !strings.Contains(stderr, "rank 1 panics on purpose") {
+			t.Errorf("no word of the panic:\n%s", stderr)
+		}
+	})
+}
+
+// hydraScenarios runs three scenarios as jobs of three processes under
+// hydra, through each PMI version.
+func hydraScenarios(t *testing.T, hydra string) {
 	for _, pmi := range []string{"1", "2"} {
 		for _, name := range []string{"sizes", "coll-move", "comm-groups"} {
 			t.Run(fmt.Sprintf("pmi-%s/%s", pmi, name), func(t *testing.T) {
@@ -57,8 +76,11 @@ func TestHydra(t *testing.T) {
 			})
 		}
 	}
-	// A job of one process: it is its host's only process, as a
-	// singleton is (no host of its own to exchange).
+}
+
+// hydraOneProcess runs a job of one process: it is its host's only
+// process, as a singleton is (no host of its own to exchange).
+func hydraOneProcess(t *testing.T, hydra string) {
 	for _, pmi := range []string{"1", "2"} {
 		t.Run(fmt.Sprintf("pmi-%s/n=1", pmi), func(t *testing.T) {
 			t.Parallel()
@@ -71,8 +93,12 @@ func TestHydra(t *testing.T) {
 			}
 		})
 	}
-	// With -pmi-port, Hydra's server listens on PMI_PORT instead of
-	// passing PMI_FD: the processes make one job, not singletons each.
+}
+
+// hydraPMIPort runs a job with -pmi-port, where Hydra's server listens on
+// PMI_PORT instead of passing PMI_FD: the processes make one job, not
+// singletons each.
+func hydraPMIPort(t *testing.T, hydra string) {
 	for _, pmi := range []string{"1", "2"} {
 		t.Run(fmt.Sprintf("pmi-%s/pmi-port", pmi), func(t *testing.T) {
 			t.Parallel()
@@ -89,9 +115,13 @@ func TestHydra(t *testing.T) {
 			}
 		})
 	}
-	// A rank that exits before Init: the others fail Init once the bound
-	// on its fence has passed, instead of waiting for it forever, and the
-	// job ends with none of its processes left.
+}
+
+// hydraExitBeforeInit runs a job with a rank that exits before Init: the
+// others fail Init once the bound on its fence has passed, instead of
+// waiting for it forever, and the job ends with none of its processes
+// left.
+func hydraExitBeforeInit(t *testing.T, hydra string) {
 	for _, pmi := range []string{"1", "2"} {
 		t.Run(fmt.Sprintf("pmi-%s/a rank exits before Init", pmi), func(t *testing.T) {
 			t.Parallel()
@@ -123,14 +153,4 @@ func TestHydra(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a rank fails", func(t *testing.T) {
-		t.Parallel()
-		stdout, stderr, err := hydratest.Run(hydra, []string{envScenario + "=fail-panic"}, 3, self)
-		if err == nil {
-			t.Fatalf("the job succeeded although rank 1 panicked:\n%s%s", stdout, stderr)
-		}
-		if !strings.Contains(stderr, "rank 1 panics on purpose") {
-			t.Errorf("no word of the panic:\n%s", stderr)
-		}
-	})
 }

@@ -487,6 +487,37 @@ func allFail(what string, err error, bad bool, class error) error {
 // every process of both groups must fail each, and then run a correct
 // Gather.
 func interCollErrors(x icx) error {
+	if err := interGatherErrors(x); err != nil {
+		return err
+	}
+	if err := interReduceBcastErrors(x); err != nil {
+		return err
+	}
+	if err := interRootErrors(x); err != nil {
+		return err
+	}
+	// One process's ReduceScatterBlock vector too long.
+	blk := len(x.theirs)
+	rsb := x.data(0, len(x.mine)*blk)
+	if x.me == 0 {
+		rsb = x.data(0, len(x.mine)*blk+len(x.mine))
+	}
+	err := mpi.ReduceScatterBlock(x.ic, rsb, make([]int64, blk+boolInt(x.me == 0)), mpi.Sum)
+	if err := allFail("ReduceScatterBlock with one process's blocks longer", err, false, nil); err != nil {
+		return err
+	}
+	// Still aligned: a correct Gather.
+	c := x.gather(x.rootArg(1, 0))
+	if _, err := c.run(true); err != nil {
+		return fmt.Errorf("Gather after the errors: %w", err)
+	}
+	return c.check()
+}
+
+// interGatherErrors gives a Gather a root out of range at one process of
+// group 1, then one with the root's receive buffer short by a block, then
+// an Alltoall with rank 0 of World's receive buffer short.
+func interGatherErrors(x icx) error {
 	leader1 := x.color == 1 && x.rank == 0 // a process of the group that names the root
 	r := len(x.theirs)
 	send := x.data(0, 2)
@@ -516,9 +547,15 @@ func interCollErrors(x icx) error {
 		recv = recv[:2*r-1]
 	}
 	err = mpi.Alltoall(x.ic, make([]int64, 2*r), recv)
-	if err := allFail("Alltoall with a short receive buffer", err, x.me == 0, mpi.ErrBuffer); err != nil {
-		return err
-	}
+	return allFail("Alltoall with a short receive buffer", err, x.me == 0, mpi.ErrBuffer)
+}
+
+// interReduceBcastErrors gives an Ireduce a nil send buffer at one
+// process of group 1, an Iallreduce a short receive buffer at rank 0 of
+// World, and a Bcast longer buffers in the receiving group than at the
+// root.
+func interReduceBcastErrors(x icx) error {
+	leader1 := x.color == 1 && x.rank == 0 // a process of the group that names the root
 	// In place at one process of group 1.
 	in := x.data(0, 3)
 	if leader1 {
@@ -547,28 +584,7 @@ func interCollErrors(x icx) error {
 		buf = make([]int64, 4)
 	}
 	err = mpi.Bcast(x.ic, buf, x.rootArg(0, 0))
-	if err := allFail("Bcast with the receivers' buffers longer than the root's", err, false, nil); err != nil {
-		return err
-	}
-	if err := interRootErrors(x); err != nil {
-		return err
-	}
-	// One process's ReduceScatterBlock vector too long.
-	blk := r
-	rsb := x.data(0, len(x.mine)*blk)
-	if x.me == 0 {
-		rsb = x.data(0, len(x.mine)*blk+len(x.mine))
-	}
-	err = mpi.ReduceScatterBlock(x.ic, rsb, make([]int64, blk+boolInt(x.me == 0)), mpi.Sum)
-	if err := allFail("ReduceScatterBlock with one process's blocks longer", err, false, nil); err != nil {
-		return err
-	}
-	// Still aligned: a correct Gather.
-	c := x.gather(x.rootArg(1, 0))
-	if _, err := c.run(true); err != nil {
-		return fmt.Errorf("Gather after the errors: %w", err)
-	}
-	return c.check()
+	return allFail("Bcast with the receivers' buffers longer than the root's", err, false, nil)
 }
 
 func boolInt(b bool) int {

@@ -105,60 +105,93 @@ func scenarioNBCMix(world *mpi.Comm) error {
 		}
 		comms[i] = c
 	}
-	post, complete, nap := nbcRand(0x10bc), nbcRand(0x10bc), nbcRand(0x10bc+world.Rank())
-	ops := make([]nbcOp, nbcWindow)
-	reqs := make([]*mpi.Request, nbcWindow)
-	posted, done := 0, 0
-	start := func(i int) error {
-		c := comms[post.intn(nbcComms)]
-		op, err := startNBC(c, post.intn(nbcCases))
-		if err != nil {
-			return err
-		}
-		ops[i], reqs[i] = op, op.req
-		posted++
-		return nil
+	m := &nbcMix{
+		comms: comms, total: total,
+		post: nbcRand(0x10bc), complete: nbcRand(0x10bc), nap: nbcRand(0x10bc + world.Rank()),
+		ops: make([]nbcOp, nbcWindow), reqs: make([]*mpi.Request, nbcWindow),
 	}
-	for i := range ops {
-		if err := start(i); err != nil {
-			return err
-		}
-	}
-	for done < total {
-		idx, err := completeNBC(complete.intn(8), &complete, reqs)
-		if err != nil {
-			return err
-		}
-		for _, i := range idx {
-			if ops[i].check == nil {
-				continue // already counted
-			}
-			if err := ops[i].check(); err != nil {
-				return fmt.Errorf("operation %d: %w", done, err)
-			}
-			// Given back, as a C program's completion frees it: the next
-			// operations reuse its Request and its collective's state.
-			if r := ops[i].req; r != nil {
-				if err := r.Release(); err != nil {
-					return fmt.Errorf("operation %d: %w", done, err)
-				}
-			}
-			ops[i].check = nil
-			done++
-			if posted < total {
-				if err := start(i); err != nil {
-					return err
-				}
-			}
-		}
-		if nap.intn(nbcNapChance) == 0 {
-			time.Sleep(nbcNap)
-		}
+	if err := m.run(); err != nil {
+		return err
 	}
 	for _, c := range comms {
 		if err := c.Free(); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// nbcMix is the state of scenarioNBCMix: its communicators, its random
+// sequences of operations, of completions and of naps, the operations in
+// flight and their requests, and how many it has started and completed
+// of the total.
+type nbcMix struct {
+	comms               []*mpi.Comm
+	post, complete, nap nbcRand
+	ops                 []nbcOp
+	reqs                []*mpi.Request
+	posted, done, total int
+}
+
+// start starts the next random operation in slot i.
+func (m *nbcMix) start(i int) error {
+	c := m.comms[m.post.intn(nbcComms)]
+	op, err := startNBC(c, m.post.intn(nbcCases))
+	if err != nil {
+		return err
+	}
+	m.ops[i], m.reqs[i] = op, op.req
+	m.posted++
+	return nil
+}
+
+// run fills the window, then completes operations by random means,
+// checking and giving back each and starting another in its place, until
+// the total have completed.
+func (m *nbcMix) run() error {
+	for i := range m.ops {
+		if err := m.start(i); err != nil {
+			return err
+		}
+	}
+	for m.done < m.total {
+		idx, err := completeNBC(m.complete.intn(8), &m.complete, m.reqs)
+		if err != nil {
+			return err
+		}
+		for _, i := range idx {
+			if err := m.finish(i); err != nil {
+				return err
+			}
+		}
+		if m.nap.intn(nbcNapChance) == 0 {
+			time.Sleep(nbcNap)
+		}
+	}
+	return nil
+}
+
+// finish checks the completed operation in slot i, unless already
+// counted, gives its Request back, and starts another while the total
+// is not yet posted.
+func (m *nbcMix) finish(i int) error {
+	if m.ops[i].check == nil {
+		return nil // already counted
+	}
+	if err := m.ops[i].check(); err != nil {
+		return fmt.Errorf("operation %d: %w", m.done, err)
+	}
+	// Given back, as a C program's completion frees it: the next
+	// operations reuse its Request and its collective's state.
+	if r := m.ops[i].req; r != nil {
+		if err := r.Release(); err != nil {
+			return fmt.Errorf("operation %d: %w", m.done, err)
+		}
+	}
+	m.ops[i].check = nil
+	m.done++
+	if m.posted < m.total {
+		return m.start(i)
 	}
 	return nil
 }
@@ -231,84 +264,18 @@ const nbcCases = 12
 // startNBC starts operation kind on c, with operands that make every
 // element of the result checkable.
 func startNBC(c *mpi.Comm, kind int) (nbcOp, error) {
-	me, n := c.Rank(), c.Size()
-	mine := make([]int32, nbcCount)
-	for i := range mine {
-		mine[i] = int32(me + i)
+	var s nbcStart
+	switch {
+	case kind < 4:
+		s = startNBCBcastReduce(c, kind)
+	case kind < 8:
+		s = startNBCGathers(c, kind)
+	default:
+		s = startNBCScansPairs(c, kind)
 	}
-	// The sums over every rank r of r+i, and over ranks up to me.
-	sumTo := func(k, i int) int32 { return int32(k*(k+1)/2 + i*(k+1)) }
-	recv := make([]int32, nbcCount*n)
-	for i := range recv {
-		recv[i] = -1
-	}
-	var req *mpi.Request
-	var err error
-	var want []int32 // what recv must hold (nil: nothing to check)
-	switch kind {
-	case 0:
-		buf := make([]int32, nbcCount)
-		if me == 0 {
-			copy(buf, mine)
-		}
-		req, err = mpi.Ibcast(c, buf, 0)
-		recv, want = buf, nbcSeq(nbcCount, 0)
-	case 1:
-		req, err = mpi.Ibarrier(c)
-	case 2:
-		req, err = mpi.Ireduce(c, mine, recv[:nbcCount], mpi.Sum, 0)
-		if me == 0 {
-			want = nbcFill(nbcCount, func(i int) int32 { return sumTo(n-1, i) })
-		}
-		recv = recv[:nbcCount]
-	case 3:
-		recv = recv[:nbcCount]
-		req, err = mpi.Iallreduce(c, mine, recv, mpi.Sum)
-		want = nbcFill(nbcCount, func(i int) int32 { return sumTo(n-1, i) })
-	case 4:
-		req, err = mpi.Igather(c, mine, recv, 0)
-		if me == 0 {
-			want = nbcFill(n*nbcCount, func(i int) int32 { return int32(i/nbcCount + i%nbcCount) })
-		}
-	case 5:
-		all := nbcFill(n*nbcCount, func(i int) int32 { return int32(i) })
-		recv = recv[:nbcCount]
-		req, err = mpi.Iscatter(c, all, recv, 0)
-		want = nbcSeq(nbcCount, int32(me*nbcCount))
-	case 6:
-		req, err = mpi.Iallgather(c, mine, recv)
-		want = nbcFill(n*nbcCount, func(i int) int32 { return int32(i/nbcCount + i%nbcCount) })
-	case 7:
-		send := nbcFill(n*nbcCount, func(i int) int32 { return int32(me*1000 + i) })
-		req, err = mpi.Ialltoall(c, send, recv)
-		want = nbcFill(n*nbcCount, func(i int) int32 { return int32((i/nbcCount)*1000 + me*nbcCount + i%nbcCount) })
-	case 8:
-		recv = recv[:nbcCount]
-		req, err = mpi.Iscan(c, mine, recv, mpi.Sum)
-		want = nbcFill(nbcCount, func(i int) int32 { return sumTo(me, i) })
-	case 9:
-		recv = recv[:nbcCount]
-		req, err = mpi.Iexscan(c, mine, recv, mpi.Sum)
-		if me > 0 {
-			want = nbcFill(nbcCount, func(i int) int32 { return sumTo(me-1, i) })
-		}
-	case 10:
-		send := nbcFill(n*nbcCount, func(i int) int32 { return int32(me + i/nbcCount) })
-		recv = recv[:nbcCount]
-		req, err = mpi.IreduceScatterBlock(c, send, recv, mpi.Sum)
-		want = nbcFill(nbcCount, func(int) int32 { return int32(n*(n-1)/2 + n*me) })
-	default: // even ranks send to the odd rank above them
-		recv = recv[:nbcCount]
-		switch {
-		case me%2 == 0 && me+1 < n:
-			req, err = mpi.Isend(c, mine, me+1, 5)
-		case me%2 == 1:
-			req, err = mpi.Irecv(c, recv, me-1, 5)
-			want = nbcSeq(nbcCount, int32(me-1))
-		}
-	}
+	req, recv, want, err := s.req, s.recv, s.want, s.err
 	if err != nil {
-		return nbcOp{}, fmt.Errorf("starting operation %d on a communicator of %d: %w", kind, n, err)
+		return nbcOp{}, fmt.Errorf("starting operation %d on a communicator of %d: %w", kind, c.Size(), err)
 	}
 	check := func() error {
 		if want != nil && !slices.Equal(recv, want) {
@@ -320,6 +287,123 @@ func startNBC(c *mpi.Comm, kind int) (nbcOp, error) {
 	// request, MPI's null request: the completion calls skip it, and
 	// Waitall, Testall and Wait count it as complete.
 	return nbcOp{req: req, check: check}, nil
+}
+
+// nbcStart is an operation that startNBC started: its request, the
+// buffer it receives into, what that must hold (nil: nothing to check),
+// and the error in starting it.
+type nbcStart struct {
+	req        *mpi.Request
+	recv, want []int32
+	err        error
+}
+
+// nbcOperands returns a rank's operand, me+i at i, and a receive buffer
+// of a block a rank, each element -1.
+func nbcOperands(me, n int) (mine, recv []int32) {
+	mine = make([]int32, nbcCount)
+	for i := range mine {
+		mine[i] = int32(me + i)
+	}
+	recv = make([]int32, nbcCount*n)
+	for i := range recv {
+		recv[i] = -1
+	}
+	return mine, recv
+}
+
+// nbcSumTo is the sum over the ranks r up to k of r+i.
+func nbcSumTo(k, i int) int32 { return int32(k*(k+1)/2 + i*(k+1)) }
+
+// startNBCBcastReduce starts kinds 0 to 3: Ibcast, Ibarrier, Ireduce and
+// Iallreduce.
+func startNBCBcastReduce(c *mpi.Comm, kind int) (s nbcStart) {
+	me, n := c.Rank(), c.Size()
+	mine, recv := nbcOperands(me, n)
+	switch kind {
+	case 0:
+		buf := make([]int32, nbcCount)
+		if me == 0 {
+			copy(buf, mine)
+		}
+		s.req, s.err = mpi.Ibcast(c, buf, 0)
+		recv, s.want = buf, nbcSeq(nbcCount, 0)
+	case 1:
+		s.req, s.err = mpi.Ibarrier(c)
+	case 2:
+		s.req, s.err = mpi.Ireduce(c, mine, recv[:nbcCount], mpi.Sum, 0)
+		if me == 0 {
+			s.want = nbcFill(nbcCount, func(i int) int32 { return nbcSumTo(n-1, i) })
+		}
+		recv = recv[:nbcCount]
+	case 3:
+		recv = recv[:nbcCount]
+		s.req, s.err = mpi.Iallreduce(c, mine, recv, mpi.Sum)
+		s.want = nbcFill(nbcCount, func(i int) int32 { return nbcSumTo(n-1, i) })
+	}
+	s.recv = recv
+	return s
+}
+
+// startNBCGathers starts kinds 4 to 7: Igather, Iscatter, Iallgather and
+// Ialltoall.
+func startNBCGathers(c *mpi.Comm, kind int) (s nbcStart) {
+	me, n := c.Rank(), c.Size()
+	mine, recv := nbcOperands(me, n)
+	switch kind {
+	case 4:
+		s.req, s.err = mpi.Igather(c, mine, recv, 0)
+		if me == 0 {
+			s.want = nbcFill(n*nbcCount, func(i int) int32 { return int32(i/nbcCount + i%nbcCount) })
+		}
+	case 5:
+		all := nbcFill(n*nbcCount, func(i int) int32 { return int32(i) })
+		recv = recv[:nbcCount]
+		s.req, s.err = mpi.Iscatter(c, all, recv, 0)
+		s.want = nbcSeq(nbcCount, int32(me*nbcCount))
+	case 6:
+		s.req, s.err = mpi.Iallgather(c, mine, recv)
+		s.want = nbcFill(n*nbcCount, func(i int) int32 { return int32(i/nbcCount + i%nbcCount) })
+	case 7:
+		send := nbcFill(n*nbcCount, func(i int) int32 { return int32(me*1000 + i) })
+		s.req, s.err = mpi.Ialltoall(c, send, recv)
+		s.want = nbcFill(n*nbcCount, func(i int) int32 { return int32((i/nbcCount)*1000 + me*nbcCount + i%nbcCount) })
+	}
+	s.recv = recv
+	return s
+}
+
+// startNBCScansPairs starts kinds 8 to 11: Iscan, Iexscan,
+// IreduceScatterBlock, and (any other kind) an Isend from each even rank
+// to the odd rank above it.
+func startNBCScansPairs(c *mpi.Comm, kind int) (s nbcStart) {
+	me, n := c.Rank(), c.Size()
+	mine, recv := nbcOperands(me, n)
+	recv = recv[:nbcCount]
+	switch kind {
+	case 8:
+		s.req, s.err = mpi.Iscan(c, mine, recv, mpi.Sum)
+		s.want = nbcFill(nbcCount, func(i int) int32 { return nbcSumTo(me, i) })
+	case 9:
+		s.req, s.err = mpi.Iexscan(c, mine, recv, mpi.Sum)
+		if me > 0 {
+			s.want = nbcFill(nbcCount, func(i int) int32 { return nbcSumTo(me-1, i) })
+		}
+	case 10:
+		send := nbcFill(n*nbcCount, func(i int) int32 { return int32(me + i/nbcCount) })
+		s.req, s.err = mpi.IreduceScatterBlock(c, send, recv, mpi.Sum)
+		s.want = nbcFill(nbcCount, func(int) int32 { return int32(n*(n-1)/2 + n*me) })
+	default: // even ranks send to the odd rank above them
+		switch {
+		case me%2 == 0 && me+1 < n:
+			s.req, s.err = mpi.Isend(c, mine, me+1, 5)
+		case me%2 == 1:
+			s.req, s.err = mpi.Irecv(c, recv, me-1, 5)
+			s.want = nbcSeq(nbcCount, int32(me-1))
+		}
+	}
+	s.recv = recv
+	return s
 }
 
 // nbcSeq is from, from+1, ... of length n.

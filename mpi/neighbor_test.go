@@ -318,6 +318,15 @@ func checkAlltoallv(h nbhood) error {
 // checkNonblocking starts an alltoall and an allgather, with a blocking
 // allgather on the same communicator in between, and completes them.
 func checkNonblocking(h nbhood) error {
+	if err := checkNonblockingFixed(h); err != nil {
+		return err
+	}
+	return checkNonblockingVector(h)
+}
+
+// checkNonblockingFixed starts IneighborAlltoall, runs a blocking
+// allgather, starts IneighborAllgather, completes both and checks them.
+func checkNonblockingFixed(h nbhood) error {
 	me := h.comm.Rank()
 	out, in := h.out(me), h.in(me)
 	send := make([]int64, len(out))
@@ -347,7 +356,17 @@ func checkNonblocking(h nbhood) error {
 			return fmt.Errorf("IneighborAllgather: %w", err)
 		}
 	}
+	return nil
+}
+
+// checkNonblockingVector starts IneighborAllgatherv and
+// IneighborAlltoallv with gaps between the blocks, completes both and
+// checks them.
+func checkNonblockingVector(h nbhood) error {
+	me := h.comm.Rank()
+	out, in := h.out(me), h.in(me)
 	var vr *mpi.Request
+	var err error
 	counts := make([]int, len(in))
 	for i := range counts {
 		counts[i] = 1

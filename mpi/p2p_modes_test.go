@@ -655,11 +655,6 @@ func scenarioCancel(w *mpi.Comm) error {
 	return freeRequests(w)
 }
 
-// scenarioCompletedRequests: a completed request keeps its own result,
-// and a Cancel of it touches nothing else, while later requests run on
-// the operations it gave back (a nonblocking call's operation goes back
-// to a pool once done): the even rank of each pair receives twice, the
-// odd one sends twice.
 // scenarioDoneAtStart has the odd rank of each pair send eagerly (Isend,
 // done as it starts), and the even one receive messages that are already
 // there when it posts the receive (Iprobe first): into a plain buffer,
@@ -667,30 +662,47 @@ func scenarioCancel(w *mpi.Comm) error {
 // still does at Wait though it is set after the receive is done. Each
 // request is then waited for twice and tested.
 func scenarioDoneAtStart(w *mpi.Comm) error {
-	const rows, cols, tagPlain, tagCol = 6, 4, 1, 2
 	partner := w.Rank() ^ 1
 	if partner >= w.Size() {
 		return nil
 	}
-	col, err := mpi.Vector(rows, 1, cols)
+	col, err := mpi.Vector(doneRows, 1, doneCols)
 	if err != nil {
 		return err
 	}
 	if w.Rank()%2 == 1 {
-		for _, m := range []struct {
-			tag  int
-			data []int64
-		}{{tagPlain, pattern[int64](5, 1)}, {tagCol, pattern[int64](rows, 2)}} {
-			r, err := mpi.Isend(w, m.data, partner, m.tag)
-			if err != nil {
-				return err
-			}
-			if err := waitTwice("Isend", r, mpi.Status{}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return doneAtStartSend(w, partner)
 	}
+	return doneAtStartRecv(w, partner, col)
+}
+
+// The column of scenarioDoneAtStart, of a doneRows by doneCols matrix,
+// and the tags of its plain message and of its column.
+const doneRows, doneCols, doneTagPlain, doneTagCol = 6, 4, 1, 2
+
+// doneAtStartSend sends the plain message and the column's elements,
+// each by an Isend waited for twice.
+func doneAtStartSend(w *mpi.Comm, partner int) error {
+	for _, m := range []struct {
+		tag  int
+		data []int64
+	}{{doneTagPlain, pattern[int64](5, 1)}, {doneTagCol, pattern[int64](doneRows, 2)}} {
+		r, err := mpi.Isend(w, m.data, partner, m.tag)
+		if err != nil {
+			return err
+		}
+		if err := waitTwice("Isend", r, mpi.Status{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// doneAtStartRecv probes until both messages are there, then receives
+// the plain one into a buffer and the other into the column col of a
+// matrix, each by a request waited for twice, and checks both.
+func doneAtStartRecv(w *mpi.Comm, partner int, col *mpi.Datatype) error {
+	const rows, cols, tagPlain, tagCol = doneRows, doneCols, doneTagPlain, doneTagCol
 	for _, tag := range []int{tagPlain, tagCol} {
 		for {
 			ok, _, err := w.Iprobe(partner, tag)
@@ -760,102 +772,143 @@ func waitTwice(what string, r *mpi.Request, want mpi.Status) error {
 // communicators freed after them and made again still match their own
 // messages. (TestFinishOnce checks that the result is recorded once.)
 func scenarioSharedCompletion(w *mpi.Comm) error {
-	const rounds, per, waiters = 50, 4, 4
+	const rounds = 50
 	for round := range rounds {
-		c, err := w.Dup()
-		if err != nil {
-			return err
-		}
-		var reqs []*mpi.Request
-		bufs := make([][]int32, per)
-		for i := range per {
-			bufs[i] = make([]int32, i+1)
-			r, err := mpi.Irecv(c, bufs[i], left(c), i)
-			if err != nil {
-				return err
-			}
-			reqs = append(reqs, r)
-		}
-		for i := range per {
-			out := make([]int32, i+1)
-			fill(out, c.Rank(), round)
-			r, err := mpi.Isend(c, out, right(c), i)
-			if err != nil {
-				return err
-			}
-			reqs = append(reqs, r)
-		}
-		sts := make([][waiters]mpi.Status, len(reqs))
-		errs := make([]error, waiters)
-		var wg sync.WaitGroup
-		for g := range waiters {
-			wg.Go(func() {
-				for k, r := range reqs {
-					if g%2 == 1 {
-						for done := false; !done && errs[g] == nil; {
-							done, sts[k][g], errs[g] = r.Test()
-						}
-					} else {
-						sts[k][g], errs[g] = r.Wait()
-					}
-					if errs[g] != nil {
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			return err
-		}
-		for i := range per {
-			want := make([]int32, i+1)
-			fill(want, left(c), round)
-			if !slices.Equal(bufs[i], want) {
-				return fmt.Errorf("round %d, receive %d: got %v, want %v", round, i, bufs[i], want)
-			}
-			for g := range waiters {
-				if st := sts[i][g]; st.Source != left(c) || st.Tag != i || st.Count != i+1 {
-					return fmt.Errorf("round %d, receive %d, waiter %d: status %+v", round, i, g, st)
-				}
-			}
-		}
-		if err := c.Free(); err != nil {
+		if err := sharedCompletionRound(w, round); err != nil {
 			return err
 		}
 	}
 	return mpi.Barrier(w)
 }
 
+// The receives (and sends) of a round of scenarioSharedCompletion, and
+// the goroutines that complete each.
+const sharedPer, sharedWaiters = 4, 4
+
+// sharedCompletionRound posts the receives and sends of a round on a
+// duplicate of w, has every waiter complete them all, checks the data and
+// what each waiter got, and frees the duplicate.
+func sharedCompletionRound(w *mpi.Comm, round int) error {
+	c, err := w.Dup()
+	if err != nil {
+		return err
+	}
+	var reqs []*mpi.Request
+	bufs := make([][]int32, sharedPer)
+	for i := range sharedPer {
+		bufs[i] = make([]int32, i+1)
+		r, err := mpi.Irecv(c, bufs[i], left(c), i)
+		if err != nil {
+			return err
+		}
+		reqs = append(reqs, r)
+	}
+	for i := range sharedPer {
+		out := make([]int32, i+1)
+		fill(out, c.Rank(), round)
+		r, err := mpi.Isend(c, out, right(c), i)
+		if err != nil {
+			return err
+		}
+		reqs = append(reqs, r)
+	}
+	sts, err := completeShared(reqs)
+	if err != nil {
+		return err
+	}
+	for i := range sharedPer {
+		want := make([]int32, i+1)
+		fill(want, left(c), round)
+		if !slices.Equal(bufs[i], want) {
+			return fmt.Errorf("round %d, receive %d: got %v, want %v", round, i, bufs[i], want)
+		}
+		for g := range sharedWaiters {
+			if st := sts[i][g]; st.Source != left(c) || st.Tag != i || st.Count != i+1 {
+				return fmt.Errorf("round %d, receive %d, waiter %d: status %+v", round, i, g, st)
+			}
+		}
+	}
+	return c.Free()
+}
+
+// completeShared completes every request of reqs from each of
+// sharedWaiters goroutines at once, the even ones by Wait and the odd
+// ones by Test, and returns the status each got of each.
+func completeShared(reqs []*mpi.Request) ([][sharedWaiters]mpi.Status, error) {
+	sts := make([][sharedWaiters]mpi.Status, len(reqs))
+	errs := make([]error, sharedWaiters)
+	var wg sync.WaitGroup
+	for g := range sharedWaiters {
+		wg.Go(func() {
+			for k, r := range reqs {
+				if g%2 == 1 {
+					for done := false; !done && errs[g] == nil; {
+						done, sts[k][g], errs[g] = r.Test()
+					}
+				} else {
+					sts[k][g], errs[g] = r.Wait()
+				}
+				if errs[g] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return sts, errors.Join(errs...)
+}
+
+// scenarioCompletedRequests: a completed request keeps its own result,
+// and a Cancel of it touches nothing else, while later requests run on
+// the operations it gave back (a nonblocking call's operation goes back
+// to a pool once done): the even rank of each pair receives twice, the
+// odd one sends twice.
 func scenarioCompletedRequests(w *mpi.Comm) error {
-	const tagA, tagB, goTag = 1, 2, 3
 	partner := w.Rank() ^ 1
 	if partner >= w.Size() {
 		return nil
 	}
 	if w.Rank()%2 == 1 {
-		s, err := mpi.Isend(w, pattern[int32](3, 0), partner, tagA)
-		if err != nil {
-			return err
-		}
-		if _, err := s.Wait(); err != nil {
-			return err
-		}
-		if _, err := mpi.Recv(w, []byte{0}, partner, goTag); err != nil {
-			return err
-		}
-		s2, err := mpi.Isend(w, pattern[int32](5, 1), partner, tagB)
-		if err != nil {
-			return err
-		}
-		if err := s.Cancel(); err != nil {
-			return fmt.Errorf("Cancel of a completed send: %w", err)
-		}
-		if st, err := s2.Wait(); err != nil || st.Cancelled {
-			return fmt.Errorf("the send after a completed one was cancelled: %+v %v", st, err)
-		}
-		return nil
+		return completedSender(w, partner)
 	}
+	return completedReceiver(w, partner)
+}
+
+// The tags of scenarioCompletedRequests: its first message, its second,
+// and the receiver's go-ahead for the second.
+const completedTagA, completedTagB, completedGoTag = 1, 2, 3
+
+// completedSender completes a send, and once the partner says go sends
+// again and cancels the completed send, which must not cancel the new one.
+func completedSender(w *mpi.Comm, partner int) error {
+	s, err := mpi.Isend(w, pattern[int32](3, 0), partner, completedTagA)
+	if err != nil {
+		return err
+	}
+	if _, err := s.Wait(); err != nil {
+		return err
+	}
+	if _, err := mpi.Recv(w, []byte{0}, partner, completedGoTag); err != nil {
+		return err
+	}
+	s2, err := mpi.Isend(w, pattern[int32](5, 1), partner, completedTagB)
+	if err != nil {
+		return err
+	}
+	if err := s.Cancel(); err != nil {
+		return fmt.Errorf("Cancel of a completed send: %w", err)
+	}
+	if st, err := s2.Wait(); err != nil || st.Cancelled {
+		return fmt.Errorf("the send after a completed one was cancelled: %+v %v", st, err)
+	}
+	return nil
+}
+
+// completedReceiver completes a receive, posts another, cancels the
+// completed one, and checks that the new one receives in full and that
+// the completed one keeps its status and data through Wait and Test.
+func completedReceiver(w *mpi.Comm, partner int) error {
+	const tagA, tagB = completedTagA, completedTagB
 	bufA, bufB := make([]int32, 3), make([]int32, 5)
 	r1, err := mpi.Irecv(w, bufA, partner, tagA)
 	if err != nil {
@@ -872,7 +925,7 @@ func scenarioCompletedRequests(w *mpi.Comm) error {
 	if err := r1.Cancel(); err != nil {
 		return fmt.Errorf("Cancel of a completed receive: %w", err)
 	}
-	if err := mpi.Send(w, []byte{1}, partner, goTag); err != nil {
+	if err := mpi.Send(w, []byte{1}, partner, completedGoTag); err != nil {
 		return err
 	}
 	st2, err := r2.Wait()

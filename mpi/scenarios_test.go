@@ -221,13 +221,32 @@ func typeName[T mpi.Type]() string {
 // typeRound exchanges count elements of T around the ring with Send/Recv,
 // shifts them with Sendrecv, and sends them all to all with Isend/Irecv.
 func typeRound[T mpi.Type](w *mpi.Comm, tag, count int) error {
-	me, n := w.Rank(), w.Size()
-	name := fmt.Sprintf("%s x %d", typeName[T](), count)
-	msg := func(src, dst, tag int) []T { return withSpecials(pattern[T](count, src, dst, tag)) }
-
-	// Ring with blocking calls: even ranks send first.
-	elem := int(unsafe.Sizeof(*new(T)))
 	buf := make([]T, count)
+	if err := typeRing(w, tag, buf); err != nil {
+		return err
+	}
+	clear(buf)
+	if err := typeShift(w, tag+1, buf); err != nil {
+		return err
+	}
+	return typeAllToAll[T](w, tag+2, count)
+}
+
+// typeMsg is the message of count elements of T that rank src sends rank
+// dst with tag, special values included.
+func typeMsg[T mpi.Type](count, src, dst, tag int) []T {
+	return withSpecials(pattern[T](count, src, dst, tag))
+}
+
+// typeRoundName names a round of count elements of T.
+func typeRoundName[T mpi.Type](count int) string { return fmt.Sprintf("%s x %d", typeName[T](), count) }
+
+// typeRing passes len(buf) elements of T to the right around the ring
+// with blocking calls, received into buf: even ranks send first.
+func typeRing[T mpi.Type](w *mpi.Comm, tag int, buf []T) error {
+	me, count := w.Rank(), len(buf)
+	name := typeRoundName[T](count)
+	elem := int(unsafe.Sizeof(*new(T)))
 	recv := func() error {
 		st, err := mpi.Recv(w, buf, left(w), tag)
 		if err != nil {
@@ -236,13 +255,13 @@ func typeRound[T mpi.Type](w *mpi.Comm, tag, count int) error {
 		if err := checkStatus(name+": ring Recv", st, left(w), tag, count, count*elem); err != nil {
 			return err
 		}
-		if d := diff(buf, msg(left(w), me, tag)); d != "" {
+		if d := diff(buf, typeMsg[T](count, left(w), me, tag)); d != "" {
 			return fmt.Errorf("%s: ring Recv from %d: %s", name, left(w), d)
 		}
 		return nil
 	}
 	send := func() error {
-		if err := mpi.Send(w, msg(me, right(w), tag), right(w), tag); err != nil {
+		if err := mpi.Send(w, typeMsg[T](count, me, right(w), tag), right(w), tag); err != nil {
 			return fmt.Errorf("%s: ring Send: %w", name, err)
 		}
 		return nil
@@ -256,26 +275,39 @@ func typeRound[T mpi.Type](w *mpi.Comm, tag, count int) error {
 			return err
 		}
 	}
+	return nil
+}
 
-	// Shift the other way with Sendrecv.
-	clear(buf)
-	st, err := mpi.Sendrecv(w, msg(me, left(w), tag+1), left(w), tag+1, buf, right(w), tag+1)
+// typeShift shifts len(buf) elements of T the other way round the ring
+// with Sendrecv, received into buf.
+func typeShift[T mpi.Type](w *mpi.Comm, tag int, buf []T) error {
+	me, count := w.Rank(), len(buf)
+	name := typeRoundName[T](count)
+	elem := int(unsafe.Sizeof(*new(T)))
+	st, err := mpi.Sendrecv(w, typeMsg[T](count, me, left(w), tag), left(w), tag, buf, right(w), tag)
 	if err != nil {
 		return fmt.Errorf("%s: Sendrecv: %w", name, err)
 	}
-	if err := checkStatus(name+": Sendrecv", st, right(w), tag+1, count, count*elem); err != nil {
+	if err := checkStatus(name+": Sendrecv", st, right(w), tag, count, count*elem); err != nil {
 		return err
 	}
-	if d := diff(buf, msg(right(w), me, tag+1)); d != "" {
+	if d := diff(buf, typeMsg[T](count, right(w), me, tag)); d != "" {
 		return fmt.Errorf("%s: Sendrecv from %d: %s", name, right(w), d)
 	}
+	return nil
+}
 
-	// All to all, self included, with nonblocking calls.
+// typeAllToAll sends count elements of T from every rank to every rank,
+// itself included, with nonblocking calls.
+func typeAllToAll[T mpi.Type](w *mpi.Comm, tag, count int) error {
+	me, n := w.Rank(), w.Size()
+	name := typeRoundName[T](count)
+	elem := int(unsafe.Sizeof(*new(T)))
 	bufs := make([][]T, n)
 	var reqs []*mpi.Request
 	for p := range n {
 		bufs[p] = make([]T, count)
-		r, err := mpi.Irecv(w, bufs[p], p, tag+2)
+		r, err := mpi.Irecv(w, bufs[p], p, tag)
 		if err != nil {
 			return fmt.Errorf("%s: Irecv from %d: %w", name, p, err)
 		}
@@ -283,7 +315,7 @@ func typeRound[T mpi.Type](w *mpi.Comm, tag, count int) error {
 	}
 	for i := range n {
 		p := (me + i) % n
-		r, err := mpi.Isend(w, msg(me, p, tag+2), p, tag+2)
+		r, err := mpi.Isend(w, typeMsg[T](count, me, p, tag), p, tag)
 		if err != nil {
 			return fmt.Errorf("%s: Isend to %d: %w", name, p, err)
 		}
@@ -294,10 +326,10 @@ func typeRound[T mpi.Type](w *mpi.Comm, tag, count int) error {
 		return fmt.Errorf("%s: all-to-all Waitall: %w", name, err)
 	}
 	for p := range n {
-		if err := checkStatus(fmt.Sprintf("%s: all-to-all from %d", name, p), sts[p], p, tag+2, count, count*elem); err != nil {
+		if err := checkStatus(fmt.Sprintf("%s: all-to-all from %d", name, p), sts[p], p, tag, count, count*elem); err != nil {
 			return err
 		}
-		if d := diff(bufs[p], msg(p, me, tag+2)); d != "" {
+		if d := diff(bufs[p], typeMsg[T](count, p, me, tag)); d != "" {
 			return fmt.Errorf("%s: all-to-all from %d: %s", name, p, d)
 		}
 	}
@@ -306,8 +338,10 @@ func typeRound[T mpi.Type](w *mpi.Comm, tag, count int) error {
 
 // ---- message sizes around the eager limit ----
 
+// scenarioSizes sends messages of sizes around the eager limit to the
+// right neighbour and to this rank itself, checking the protocol each
+// took and that the receives wrote nothing past the message.
 func scenarioSizes(w *mpi.Comm) error {
-	me := w.Rank()
 	E, err := eagerLimit()
 	if err != nil {
 		return err
@@ -326,60 +360,83 @@ func scenarioSizes(w *mpi.Comm) error {
 			sizes = append(sizes, s)
 		}
 	}
-	const slack = 16
 	for k, size := range sizes {
-		tag := 100 + k
-		// From the left neighbour, and from this rank itself.
-		var reqs []*mpi.Request
-		var bufs [][]byte
-		for _, src := range []int{left(w), me} {
-			b := make([]byte, size+slack)
-			for i := range b {
-				b[i] = 0xEE
-			}
-			r, err := mpi.Irecv(w, b, src, tag)
-			if err != nil {
-				return fmt.Errorf("%d bytes: Irecv from %d: %w", size, src, err)
-			}
-			reqs, bufs = append(reqs, r), append(bufs, b)
-		}
-		for _, dst := range []int{right(w), me} {
-			before, _ := mpi.ReadStats()
-			if err := mpi.Send(w, pattern[byte](size, dst, size), dst, tag); err != nil {
-				return fmt.Errorf("%d bytes: Send to %d: %w", size, dst, err)
-			}
-			after, _ := mpi.ReadStats()
-			de := after.Protocol.EagerSent - before.Protocol.EagerSent
-			dr := after.Protocol.RndvSent - before.Protocol.RndvSent
-			// The PM layers send every size eagerly (llc.Config.NoRendezvous).
-			rndv := size > E && !pmLayers()
-			want := "eager"
-			if rndv {
-				want = "rendezvous"
-			}
-			if (!rndv && (de != 1 || dr != 0)) || (rndv && (de != 0 || dr != 1)) {
-				return fmt.Errorf("%d bytes with eager limit %d: sending it counted %d eager and %d rendezvous sends, want one %s", size, E, de, dr, want)
-			}
-		}
-		sts, err := mpi.Waitall(reqs)
-		if err != nil {
-			return fmt.Errorf("%d bytes: Waitall: %w", size, err)
-		}
-		for i, src := range []int{left(w), me} {
-			if err := checkStatus(fmt.Sprintf("%d bytes from %d", size, src), sts[i], src, tag, size, size); err != nil {
-				return err
-			}
-			if d := diff(bufs[i][:size], pattern[byte](size, me, size)); d != "" {
-				return fmt.Errorf("%d bytes from %d: %s", size, src, d)
-			}
-			for j := size; j < size+slack; j++ {
-				if bufs[i][j] != 0xEE {
-					return fmt.Errorf("%d bytes from %d: byte %d past the message was overwritten", size, src, j)
-				}
-			}
+		if err := sizesRound(w, E, 100+k, size); err != nil {
+			return err
 		}
 	}
 	return mpi.Barrier(w)
+}
+
+// sizesSlack is the bytes past the message that each receive buffer of
+// scenarioSizes has, which must be left as they were.
+const sizesSlack = 16
+
+// sizesRound receives size bytes with tag from the left neighbour and
+// from this rank, sends them to the right neighbour and this rank, and
+// checks what arrived.
+func sizesRound(w *mpi.Comm, E, tag, size int) error {
+	me := w.Rank()
+	// From the left neighbour, and from this rank itself.
+	var reqs []*mpi.Request
+	var bufs [][]byte
+	for _, src := range []int{left(w), me} {
+		b := make([]byte, size+sizesSlack)
+		for i := range b {
+			b[i] = 0xEE
+		}
+		r, err := mpi.Irecv(w, b, src, tag)
+		if err != nil {
+			return fmt.Errorf("%d bytes: Irecv from %d: %w", size, src, err)
+		}
+		reqs, bufs = append(reqs, r), append(bufs, b)
+	}
+	for _, dst := range []int{right(w), me} {
+		if err := sizesSendCounted(w, E, tag, size, dst); err != nil {
+			return err
+		}
+	}
+	sts, err := mpi.Waitall(reqs)
+	if err != nil {
+		return fmt.Errorf("%d bytes: Waitall: %w", size, err)
+	}
+	for i, src := range []int{left(w), me} {
+		if err := checkStatus(fmt.Sprintf("%d bytes from %d", size, src), sts[i], src, tag, size, size); err != nil {
+			return err
+		}
+		if d := diff(bufs[i][:size], pattern[byte](size, me, size)); d != "" {
+			return fmt.Errorf("%d bytes from %d: %s", size, src, d)
+		}
+		for j := size; j < size+sizesSlack; j++ {
+			if bufs[i][j] != 0xEE {
+				return fmt.Errorf("%d bytes from %d: byte %d past the message was overwritten", size, src, j)
+			}
+		}
+	}
+	return nil
+}
+
+// sizesSendCounted sends size bytes with tag to dst and checks that it
+// was counted as one eager send, or one rendezvous past the eager limit
+// E.
+func sizesSendCounted(w *mpi.Comm, E, tag, size, dst int) error {
+	before, _ := mpi.ReadStats()
+	if err := mpi.Send(w, pattern[byte](size, dst, size), dst, tag); err != nil {
+		return fmt.Errorf("%d bytes: Send to %d: %w", size, dst, err)
+	}
+	after, _ := mpi.ReadStats()
+	de := after.Protocol.EagerSent - before.Protocol.EagerSent
+	dr := after.Protocol.RndvSent - before.Protocol.RndvSent
+	// The PM layers send every size eagerly (llc.Config.NoRendezvous).
+	rndv := size > E && !pmLayers()
+	want := "eager"
+	if rndv {
+		want = "rendezvous"
+	}
+	if (!rndv && (de != 1 || dr != 0)) || (rndv && (de != 0 || dr != 1)) {
+		return fmt.Errorf("%d bytes with eager limit %d: sending it counted %d eager and %d rendezvous sends, want one %s", size, E, de, dr, want)
+	}
+	return nil
 }
 
 func containsInt(s []int, v int) bool {
@@ -1022,9 +1079,39 @@ func (rv requestsReceiver) test() error {
 
 // ---- ProcNull ----
 
+// scenarioProcNull checks that every point-to-point call with ProcNull
+// as a peer completes at once, moving nothing, with ProcNull's status.
 func scenarioProcNull(w *mpi.Comm) error {
 	start := time.Now()
 	buf := []float32{1, 2, 3}
+	if err := procNullBlocking(w, buf); err != nil {
+		return err
+	}
+	if err := procNullNonblocking(w, buf); err != nil {
+		return err
+	}
+	st, err := mpi.Sendrecv(w, buf, mpi.ProcNull, 1, buf, mpi.ProcNull, 2)
+	if err != nil || st.Source != mpi.ProcNull {
+		return fmt.Errorf("Sendrecv with ProcNull: %+v, %v", st, err)
+	}
+	if err := procNullLineShift(w); err != nil {
+		return err
+	}
+	if ok, st, err := w.Iprobe(mpi.ProcNull, mpi.AnyTag); !ok || err != nil || st.Source != mpi.ProcNull {
+		return fmt.Errorf("Iprobe(ProcNull): %v, %+v, %v", ok, st, err)
+	}
+	if st, err := w.Probe(mpi.ProcNull, 3); err != nil || st.Source != mpi.ProcNull {
+		return fmt.Errorf("Probe(ProcNull): %+v, %v", st, err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		return fmt.Errorf("ProcNull operations took %v", d)
+	}
+	return mpi.Barrier(w)
+}
+
+// procNullBlocking sends buf to ProcNull and receives into it from
+// ProcNull, which must leave it as it was.
+func procNullBlocking(w *mpi.Comm, buf []float32) error {
 	if err := mpi.Send(w, buf, mpi.ProcNull, 5); err != nil {
 		return fmt.Errorf("Send to ProcNull: %w", err)
 	}
@@ -1038,6 +1125,12 @@ func scenarioProcNull(w *mpi.Comm) error {
 	if buf[0] != 1 || buf[1] != 2 || buf[2] != 3 {
 		return fmt.Errorf("Recv from ProcNull wrote the buffer: %v", buf)
 	}
+	return nil
+}
+
+// procNullNonblocking checks that an Isend to ProcNull and an Irecv
+// from it are complete at once, by Test and by Waitany.
+func procNullNonblocking(w *mpi.Comm, buf []float32) error {
 	rs, err := mpi.Isend(w, buf, mpi.ProcNull, 1)
 	if err != nil {
 		return err
@@ -1059,11 +1152,12 @@ func scenarioProcNull(w *mpi.Comm) error {
 	if i, st, err := mpi.Waitany(reqs); i != 1 || err != nil || st.Source != mpi.ProcNull {
 		return fmt.Errorf("Waitany of ProcNull requests: %d, %+v, %v", i, st, err)
 	}
-	st, err = mpi.Sendrecv(w, buf, mpi.ProcNull, 1, buf, mpi.ProcNull, 2)
-	if err != nil || st.Source != mpi.ProcNull {
-		return fmt.Errorf("Sendrecv with ProcNull: %+v, %v", st, err)
-	}
-	// Half ProcNull: a shift along a line, not a ring.
+	return nil
+}
+
+// procNullLineShift shifts ranks along a line, not a ring, with
+// Sendrecv: the ends send to or receive from ProcNull.
+func procNullLineShift(w *mpi.Comm) error {
 	me, n := w.Rank(), w.Size()
 	dest, src := me+1, me-1
 	if dest == n {
@@ -1073,7 +1167,7 @@ func scenarioProcNull(w *mpi.Comm) error {
 		src = mpi.ProcNull
 	}
 	got := []int{-7}
-	st, err = mpi.Sendrecv(w, []int{me}, dest, 3, got, src, 3)
+	st, err := mpi.Sendrecv(w, []int{me}, dest, 3, got, src, 3)
 	if err != nil {
 		return fmt.Errorf("line shift: %w", err)
 	}
@@ -1084,16 +1178,7 @@ func scenarioProcNull(w *mpi.Comm) error {
 	} else if st.Source != src || got[0] != src {
 		return fmt.Errorf("line shift: %+v, %v", st, got)
 	}
-	if ok, st, err := w.Iprobe(mpi.ProcNull, mpi.AnyTag); !ok || err != nil || st.Source != mpi.ProcNull {
-		return fmt.Errorf("Iprobe(ProcNull): %v, %+v, %v", ok, st, err)
-	}
-	if st, err := w.Probe(mpi.ProcNull, 3); err != nil || st.Source != mpi.ProcNull {
-		return fmt.Errorf("Probe(ProcNull): %+v, %v", st, err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		return fmt.Errorf("ProcNull operations took %v", d)
-	}
-	return mpi.Barrier(w)
+	return nil
 }
 
 // ---- errors ----
@@ -1495,8 +1580,10 @@ func lifecycleAfterFinalize(w *mpi.Comm, r *mpi.Request, t0 float64) error {
 
 // ---- goroutines ----
 
+// scenarioConcurrency exchanges messages around the ring from eight
+// goroutines of every process at once, each in turn by Sendrecv,
+// Isend/Irecv and Send/Recv, with barriers in a goroutine on the side.
 func scenarioConcurrency(w *mpi.Comm) error {
-	me := w.Rank()
 	E, err := eagerLimit()
 	if err != nil {
 		return err
@@ -1512,45 +1599,8 @@ func scenarioConcurrency(w *mpi.Comm) error {
 	for g := range goroutines {
 		wg.Go(func() {
 			for it := range iters {
-				tag := g*10000 + it
 				size := sizes[(g+it)%len(sizes)]
-				send := pattern[uint32](size/4, me, right(w), tag)
-				recv := make([]uint32, size/4)
-				var st mpi.Status
-				var err error
-				how := []string{"Sendrecv", "Isend/Irecv", "Send/Recv"}[it%3]
-				switch it % 3 {
-				case 0:
-					st, err = mpi.Sendrecv(w, send, right(w), tag, recv, left(w), tag)
-				case 1:
-					var rr, rs *mpi.Request
-					if rr, err = mpi.Irecv(w, recv, left(w), tag); err == nil {
-						if rs, err = mpi.Isend(w, send, right(w), tag); err == nil {
-							var sts []mpi.Status
-							sts, err = mpi.Waitall([]*mpi.Request{rs, rr})
-							st = sts[1]
-						}
-					}
-				case 2:
-					if me%2 == 0 {
-						if err = mpi.Send(w, send, right(w), tag); err == nil {
-							st, err = mpi.Recv(w, recv, left(w), tag)
-						}
-					} else {
-						if st, err = mpi.Recv(w, recv, left(w), tag); err == nil {
-							err = mpi.Send(w, send, right(w), tag)
-						}
-					}
-				}
-				if err == nil {
-					err = checkStatus(how, st, left(w), tag, size/4, size/4*4)
-				}
-				if err == nil {
-					if d := diff(recv, pattern[uint32](size/4, left(w), me, tag)); d != "" {
-						err = errors.New(d)
-					}
-				}
-				if err != nil {
+				if how, err := concurrencyStep(w, g*10000+it, it, size); err != nil {
 					errs <- fmt.Errorf("goroutine %d, iteration %d (%s, %d bytes): %w", g, it, how, size, err)
 					return
 				}
@@ -1576,6 +1626,49 @@ func scenarioConcurrency(w *mpi.Comm) error {
 		return errors.Join(all...)
 	}
 	return mpi.Barrier(w)
+}
+
+// concurrencyStep passes size bytes with tag to the right and receives
+// them from the left, by the way iteration it names, which it returns,
+// and checks the status and the data.
+func concurrencyStep(w *mpi.Comm, tag, it, size int) (how string, err error) {
+	me := w.Rank()
+	send := pattern[uint32](size/4, me, right(w), tag)
+	recv := make([]uint32, size/4)
+	var st mpi.Status
+	how = []string{"Sendrecv", "Isend/Irecv", "Send/Recv"}[it%3]
+	switch it % 3 {
+	case 0:
+		st, err = mpi.Sendrecv(w, send, right(w), tag, recv, left(w), tag)
+	case 1:
+		var rr, rs *mpi.Request
+		if rr, err = mpi.Irecv(w, recv, left(w), tag); err == nil {
+			if rs, err = mpi.Isend(w, send, right(w), tag); err == nil {
+				var sts []mpi.Status
+				sts, err = mpi.Waitall([]*mpi.Request{rs, rr})
+				st = sts[1]
+			}
+		}
+	case 2:
+		if me%2 == 0 {
+			if err = mpi.Send(w, send, right(w), tag); err == nil {
+				st, err = mpi.Recv(w, recv, left(w), tag)
+			}
+		} else {
+			if st, err = mpi.Recv(w, recv, left(w), tag); err == nil {
+				err = mpi.Send(w, send, right(w), tag)
+			}
+		}
+	}
+	if err == nil {
+		err = checkStatus(how, st, left(w), tag, size/4, size/4*4)
+	}
+	if err == nil {
+		if d := diff(recv, pattern[uint32](size/4, left(w), me, tag)); d != "" {
+			err = errors.New(d)
+		}
+	}
+	return how, err
 }
 
 // ---- NIC protection ----
@@ -1767,92 +1860,126 @@ func protectionTrafficWorks(w *mpi.Comm, nAttempts uint64) error {
 
 // ---- statistics ----
 
+// scenarioStats checks the counts of eager and rendezvous messages and
+// bytes that ReadStats reports on the sender (rank 0) and the receiver
+// (rank 1), and the paths their NICs moved the data by.
 func scenarioStats(w *mpi.Comm) error {
-	me := w.Rank()
 	st0, err := readStats()
 	if err != nil {
 		return err
 	}
-	E := st0.EagerLimit
-	push := st0.Rendezvous == "push"
-	noCMA := os.Getenv("MARTINI_NO_CMA") == "1"
 	if want := map[bool]string{true: "push", false: "pull"}[os.Getenv("MARTINI_RNDV") == "push"]; st0.Rendezvous != want {
 		return fmt.Errorf("ReadStats: rendezvous %q, want %q", st0.Rendezvous, want)
 	}
-	eager := []int{0, 1, 100, E}
-	rndv := []int{E + 1, 1 << 20, 3<<20 + 5}
-	var eagerBytes, rndvBytes uint64
-	for _, s := range eager {
-		eagerBytes += uint64(s)
-	}
-	for _, s := range rndv {
-		rndvBytes += uint64(s)
-	}
-	// The initiator of rendezvous transfers: the receiver reads (pull), the
-	// sender writes (push).
-	initiator := 1
-	if push {
-		initiator = 0
-	}
-	const goTag, reportTag = 1, 2
-	switch me {
+	p := newStatsPlan(st0)
+	switch w.Rank() {
 	case 0:
-		if _, err := mpi.Recv(w, []byte{0}, 1, goTag); err != nil {
-			return err
-		}
-		b, _ := readStats()
-		for _, s := range append(append([]int{}, eager...), rndv...) {
-			if err := mpi.Send(w, pattern[byte](s, s), 1, 3); err != nil {
-				return err
-			}
-		}
-		a, _ := readStats()
-		p := delta(a.Protocol, b.Protocol)
-		if p.EagerSent != uint64(len(eager)) || p.RndvSent != uint64(len(rndv)) || p.BytesSent != eagerBytes+rndvBytes {
-			return fmt.Errorf("sender: %d eager and %d rendezvous sends of %d bytes counted, want %d, %d, %d",
-				p.EagerSent, p.RndvSent, p.BytesSent, len(eager), len(rndv), eagerBytes+rndvBytes)
-		}
-		if a.Wait.Waits <= b.Wait.Waits {
-			return errors.New("sender: no waits counted")
-		}
-		other := make([]uint64, 2)
-		if _, err := mpi.Recv(w, other, 1, reportTag); err != nil {
-			return err
-		}
-		if err := checkPaths("sender", b.NIC, a.NIC, initiator == 0, noCMA, len(rndv), rndvBytes, other); err != nil {
+		if err := statsSender(w, p); err != nil {
 			return err
 		}
 	case 1:
-		b, _ := readStats()
-		if err := mpi.Send(w, []byte{1}, 0, goTag); err != nil {
-			return err
-		}
-		for _, s := range append(append([]int{}, eager...), rndv...) {
-			buf := make([]byte, s)
-			if _, err := mpi.Recv(w, buf, 0, 3); err != nil {
-				return err
-			}
-			if d := diff(buf, pattern[byte](s, s)); d != "" {
-				return fmt.Errorf("%d bytes: %s", s, d)
-			}
-		}
-		a, _ := readStats()
-		p := delta(a.Protocol, b.Protocol)
-		if p.EagerRecv != uint64(len(eager)) || p.RndvRecv != uint64(len(rndv)) || p.BytesRecv != eagerBytes+rndvBytes {
-			return fmt.Errorf("receiver: %d eager and %d rendezvous receives of %d bytes counted, want %d, %d, %d",
-				p.EagerRecv, p.RndvRecv, p.BytesRecv, len(eager), len(rndv), eagerBytes+rndvBytes)
-		}
-		// Tell the sender what this side's NIC did: bounce chunks it
-		// initiated or served.
-		report := []uint64{a.NIC.BounceOps - b.NIC.BounceOps, a.NIC.Served - b.NIC.Served}
-		if err := mpi.Send(w, report, 0, reportTag); err != nil {
-			return err
-		}
-		if err := checkPaths("receiver", b.NIC, a.NIC, initiator == 1, noCMA, len(rndv), rndvBytes, nil); err != nil {
+		if err := statsReceiver(w, p); err != nil {
 			return err
 		}
 	}
 	return mpi.Barrier(w)
+}
+
+// statsPlan is what scenarioStats sends: the sizes of its eager and its
+// rendezvous messages and their totals, which rank initiates rendezvous
+// transfers, and whether CMA is off.
+type statsPlan struct {
+	eager, rndv           []int
+	eagerBytes, rndvBytes uint64
+	initiator             int
+	noCMA                 bool
+}
+
+// The tags of scenarioStats: the receiver's go-ahead, and its report of
+// what its NIC did.
+const statsGoTag, statsReportTag = 1, 2
+
+// newStatsPlan makes the plan for the eager limit and rendezvous
+// protocol of st0.
+func newStatsPlan(st0 fullStats) statsPlan {
+	E := st0.EagerLimit
+	p := statsPlan{
+		eager: []int{0, 1, 100, E},
+		rndv:  []int{E + 1, 1 << 20, 3<<20 + 5},
+		noCMA: os.Getenv("MARTINI_NO_CMA") == "1",
+	}
+	for _, s := range p.eager {
+		p.eagerBytes += uint64(s)
+	}
+	for _, s := range p.rndv {
+		p.rndvBytes += uint64(s)
+	}
+	// The initiator of rendezvous transfers: the receiver reads (pull), the
+	// sender writes (push).
+	p.initiator = 1
+	if st0.Rendezvous == "push" {
+		p.initiator = 0
+	}
+	return p
+}
+
+// statsSender sends the messages of p to rank 1 once it says go, and
+// checks its counts and, with rank 1's report, its NIC's paths.
+func statsSender(w *mpi.Comm, p statsPlan) error {
+	if _, err := mpi.Recv(w, []byte{0}, 1, statsGoTag); err != nil {
+		return err
+	}
+	b, _ := readStats()
+	for _, s := range append(append([]int{}, p.eager...), p.rndv...) {
+		if err := mpi.Send(w, pattern[byte](s, s), 1, 3); err != nil {
+			return err
+		}
+	}
+	a, _ := readStats()
+	d := delta(a.Protocol, b.Protocol)
+	if d.EagerSent != uint64(len(p.eager)) || d.RndvSent != uint64(len(p.rndv)) || d.BytesSent != p.eagerBytes+p.rndvBytes {
+		return fmt.Errorf("sender: %d eager and %d rendezvous sends of %d bytes counted, want %d, %d, %d",
+			d.EagerSent, d.RndvSent, d.BytesSent, len(p.eager), len(p.rndv), p.eagerBytes+p.rndvBytes)
+	}
+	if a.Wait.Waits <= b.Wait.Waits {
+		return errors.New("sender: no waits counted")
+	}
+	other := make([]uint64, 2)
+	if _, err := mpi.Recv(w, other, 1, statsReportTag); err != nil {
+		return err
+	}
+	return checkPaths("sender", b.NIC, a.NIC, p.initiator == 0, p.noCMA, len(p.rndv), p.rndvBytes, other)
+}
+
+// statsReceiver tells rank 0 to go, receives and checks the messages of
+// p, checks its counts and its NIC's paths, and reports them to rank 0.
+func statsReceiver(w *mpi.Comm, p statsPlan) error {
+	b, _ := readStats()
+	if err := mpi.Send(w, []byte{1}, 0, statsGoTag); err != nil {
+		return err
+	}
+	for _, s := range append(append([]int{}, p.eager...), p.rndv...) {
+		buf := make([]byte, s)
+		if _, err := mpi.Recv(w, buf, 0, 3); err != nil {
+			return err
+		}
+		if d := diff(buf, pattern[byte](s, s)); d != "" {
+			return fmt.Errorf("%d bytes: %s", s, d)
+		}
+	}
+	a, _ := readStats()
+	d := delta(a.Protocol, b.Protocol)
+	if d.EagerRecv != uint64(len(p.eager)) || d.RndvRecv != uint64(len(p.rndv)) || d.BytesRecv != p.eagerBytes+p.rndvBytes {
+		return fmt.Errorf("receiver: %d eager and %d rendezvous receives of %d bytes counted, want %d, %d, %d",
+			d.EagerRecv, d.RndvRecv, d.BytesRecv, len(p.eager), len(p.rndv), p.eagerBytes+p.rndvBytes)
+	}
+	// Tell the sender what this side's NIC did: bounce chunks it
+	// initiated or served.
+	report := []uint64{a.NIC.BounceOps - b.NIC.BounceOps, a.NIC.Served - b.NIC.Served}
+	if err := mpi.Send(w, report, 0, statsReportTag); err != nil {
+		return err
+	}
+	return checkPaths("receiver", b.NIC, a.NIC, p.initiator == 1, p.noCMA, len(p.rndv), p.rndvBytes, nil)
 }
 
 func delta(a, b llcCounters) llcCounters {
@@ -2289,20 +2416,33 @@ func scenarioEngineFail(w *mpi.Comm) error {
 		return err
 	}
 	if me == 1 {
-		if _, err := mpi.Recv(w, []byte{0}, 0, 2); err != nil {
-			return err
-		}
-		var err error
-		mpi.WithNICForTest(func(nic *nicemu.NIC, boot []nicemu.SID) {
-			var b [8]byte
-			b[0], b[1] = 0xad, 0xde // process 0xdeac + 1
-			err = nic.Push(0, boot[0], bootReqOff, b[:], nil)
-		})
-		return err
+		return engineFailCorrupt(w)
 	}
 	if err := mpi.Send(w, []byte{1}, 1, 2); err != nil {
 		return err
 	}
+	return engineFailChecks(w)
+}
+
+// engineFailCorrupt, on rank 1, waits for rank 0's word and then writes
+// the corrupt connection request into rank 0's bootstrap area.
+func engineFailCorrupt(w *mpi.Comm) error {
+	if _, err := mpi.Recv(w, []byte{0}, 0, 2); err != nil {
+		return err
+	}
+	var err error
+	mpi.WithNICForTest(func(nic *nicemu.NIC, boot []nicemu.SID) {
+		var b [8]byte
+		b[0], b[1] = 0xad, 0xde // process 0xdeac + 1
+		err = nic.Push(0, boot[0], bootReqOff, b[:], nil)
+	})
+	return err
+}
+
+// engineFailChecks, on rank 0, checks that Probe, Iprobe, Send, Recv and
+// Barrier each report the failed engine, and exits the process if one
+// hangs for 20 seconds.
+func engineFailChecks(w *mpi.Comm) error {
 	done := make(chan struct{})
 	defer close(done)
 	go func() {

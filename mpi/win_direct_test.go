@@ -71,20 +71,7 @@ const slots = 4
 // loads and stores.
 func directRound(w *mpi.Comm, kind string, same []bool, network string, loadStore bool) error {
 	me, n := w.Rank(), w.Size()
-	var win *mpi.Win
-	var local []int64
-	var err error
-	unit := 1 // displacement units an int64
-	switch kind {
-	case "allocate", "create":
-		win, local, err = makeWin[int64](w, winKind(kind), slots*n)
-	case "shared":
-		win, local, err = mpi.WinAllocateShared[int64](w, slots*n)
-	case "bytes":
-		var b []byte
-		win, b, err = mpi.WinAllocate[byte](w, 8*slots*n)
-		local, unit = asInt64s(b), 8
-	}
+	win, local, unit, err := makeDirectWin(w, kind)
 	if err != nil {
 		return err
 	}
@@ -92,48 +79,15 @@ func directRound(w *mpi.Comm, kind string, same []bool, network string, loadStor
 		return err
 	}
 	for t := range n {
-		before, err := mpi.ReadStats()
-		if err != nil {
+		if err := directOpsCounted(win, kind, me, t, unit, same, network, loadStore); err != nil {
 			return err
-		}
-		if err := directOps(win, me, t, unit); err != nil {
-			return fmt.Errorf("target %d: %w", t, err)
-		}
-		after, _ := mpi.ReadStats()
-		ops := rmaCount(after.Protocol) - rmaCount(before.Protocol)
-		if direct := loadStore && same[t]; direct != (ops == 0) {
-			return fmt.Errorf("target %d (same host %v): %d operations through the network, want them by loads and stores: %v", t, same[t], ops, direct)
-		}
-		// Over TCP, the accumulate, the FetchAndOp and the CompareAndSwap
-		// are combinations the target applies, not its lock's round
-		// trips; on a window of int64 in the network's memory the
-		// CompareAndSwap stays the network's atomic.
-		combined := after.Protocol.RMACombines - before.Protocol.RMACombines
-		atomics := after.Protocol.RMAAtomics - before.Protocol.RMAAtomics
-		want, wantAtomics := uint64(0), atomics
-		if t != me && (network == "tcp" || !same[t]) {
-			want, wantAtomics = 3, 0
-			if kind == "allocate" {
-				want, wantAtomics = 2, 1
-			}
-		}
-		if combined != want || atomics != wantAtomics {
-			return fmt.Errorf("target %d (same host %v): %d combinations and %d atomics, want %d and %d", t, same[t], combined, atomics, want, wantAtomics)
 		}
 	}
 	if err := win.UnlockAll(); err != nil {
 		return err
 	}
-	for t := range n {
-		before, _ := mpi.ReadStats()
-		if err := errors.Join(win.Lock(mpi.LockExclusive, t), win.Unlock(t), win.Lock(mpi.LockShared, t), win.Unlock(t)); err != nil {
-			return fmt.Errorf("locks of target %d: %w", t, err)
-		}
-		after, _ := mpi.ReadStats()
-		ops := rmaCount(after.Protocol) - rmaCount(before.Protocol)
-		if direct := loadStore && same[t]; direct != (ops == 0) {
-			return fmt.Errorf("locks of target %d (same host %v): %d operations through the network, want them by the processor's atomics: %v", t, same[t], ops, direct)
-		}
+	if err := directLocks(win, n, same, loadStore); err != nil {
+		return err
 	}
 	if err := mpi.Barrier(w); err != nil {
 		return err
@@ -145,6 +99,78 @@ func directRound(w *mpi.Comm, kind string, same []bool, network string, loadStor
 		}
 	}
 	return win.Free()
+}
+
+// makeDirectWin makes the window of directRound as kind, and returns it,
+// its memory as int64, and its displacement units an int64.
+func makeDirectWin(w *mpi.Comm, kind string) (win *mpi.Win, local []int64, unit int, err error) {
+	n := w.Size()
+	unit = 1 // displacement units an int64
+	switch kind {
+	case "allocate", "create":
+		win, local, err = makeWin[int64](w, winKind(kind), slots*n)
+	case "shared":
+		win, local, err = mpi.WinAllocateShared[int64](w, slots*n)
+	case "bytes":
+		var b []byte
+		win, b, err = mpi.WinAllocate[byte](w, 8*slots*n)
+		local, unit = asInt64s(b), 8
+	}
+	return win, local, unit, err
+}
+
+// directOpsCounted runs directOps at target t and checks that they went
+// by loads and stores or through the network as they should, and the
+// combinations and atomics they counted.
+func directOpsCounted(win *mpi.Win, kind string, me, t, unit int, same []bool, network string, loadStore bool) error {
+	before, err := mpi.ReadStats()
+	if err != nil {
+		return err
+	}
+	if err := directOps(win, me, t, unit); err != nil {
+		return fmt.Errorf("target %d: %w", t, err)
+	}
+	after, _ := mpi.ReadStats()
+	ops := rmaCount(after.Protocol) - rmaCount(before.Protocol)
+	if direct := loadStore && same[t]; direct != (ops == 0) {
+		return fmt.Errorf("target %d (same host %v): %d operations through the network, want them by loads and stores: %v", t, same[t], ops, direct)
+	}
+	// Over TCP, the accumulate, the FetchAndOp and the CompareAndSwap
+	// are combinations the target applies, not its lock's round
+	// trips; on a window of int64 in the network's memory the
+	// CompareAndSwap stays the network's atomic.
+	combined := after.Protocol.RMACombines - before.Protocol.RMACombines
+	atomics := after.Protocol.RMAAtomics - before.Protocol.RMAAtomics
+	want, wantAtomics := uint64(0), atomics
+	if t != me && (network == "tcp" || !same[t]) {
+		want, wantAtomics = 3, 0
+		if kind == "allocate" {
+			want, wantAtomics = 2, 1
+		}
+	}
+	if combined != want || atomics != wantAtomics {
+		return fmt.Errorf("target %d (same host %v): %d combinations and %d atomics, want %d and %d", t, same[t], combined, atomics, want, wantAtomics)
+	}
+	return nil
+}
+
+// directLocks locks each of the n targets of win exclusively and shared,
+// and checks that the locks of a target on the same host went by the
+// processor's atomics where loadStore says so, and otherwise through the
+// network.
+func directLocks(win *mpi.Win, n int, same []bool, loadStore bool) error {
+	for t := range n {
+		before, _ := mpi.ReadStats()
+		if err := errors.Join(win.Lock(mpi.LockExclusive, t), win.Unlock(t), win.Lock(mpi.LockShared, t), win.Unlock(t)); err != nil {
+			return fmt.Errorf("locks of target %d: %w", t, err)
+		}
+		after, _ := mpi.ReadStats()
+		ops := rmaCount(after.Protocol) - rmaCount(before.Protocol)
+		if direct := loadStore && same[t]; direct != (ops == 0) {
+			return fmt.Errorf("locks of target %d (same host %v): %d operations through the network, want them by the processor's atomics: %v", t, same[t], ops, direct)
+		}
+	}
+	return nil
 }
 
 // directOps puts, gets, accumulates, fetches and adds, and swaps into

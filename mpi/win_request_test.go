@@ -208,27 +208,13 @@ func scenarioWinRequestErrors(w *mpi.Comm) error {
 		return err
 	}
 	buf := make([]int64, 2)
-	check := func(what string, r *mpi.Request, err, class error) error {
-		if r != nil || !errors.Is(err, class) {
-			return fmt.Errorf("%s: request %v, error %v; want no request and an error wrapping %v", what, r, err, class)
-		}
-		return nil
-	}
-	outside := func(what string) error {
-		r1, e1 := mpi.Rput(win, buf, 0, 0)
-		r2, e2 := mpi.Rget(win, buf, 0, 0)
-		r3, e3 := mpi.Raccumulate(win, buf, 0, 0, mpi.Sum)
-		r4, e4 := mpi.RgetAccumulate(win, buf, buf, 0, 0, mpi.Sum)
-		return errors.Join(check("Rput "+what, r1, e1, mpi.ErrRMASync), check("Rget "+what, r2, e2, mpi.ErrRMASync),
-			check("Raccumulate "+what, r3, e3, mpi.ErrRMASync), check("RgetAccumulate "+what, r4, e4, mpi.ErrRMASync))
-	}
-	if err := outside("outside an epoch"); err != nil {
+	if err := winRequestsOutside(win, buf, "outside an epoch"); err != nil {
 		return err
 	}
 	if err := win.Fence(); err != nil {
 		return err
 	}
-	if err := outside("in a fence epoch"); err != nil {
+	if err := winRequestsOutside(win, buf, "in a fence epoch"); err != nil {
 		return err
 	}
 	if err := win.Fence(); err != nil {
@@ -237,17 +223,54 @@ func scenarioWinRequestErrors(w *mpi.Comm) error {
 	if err := win.Lock(mpi.LockShared, 0); err != nil {
 		return err
 	}
+	if err := winRequestsLocked(w, win, buf); err != nil {
+		return err
+	}
+	if err := win.Unlock(0); err != nil {
+		return err
+	}
+	if err := mpi.Barrier(w); err != nil {
+		return err
+	}
+	return win.Free()
+}
+
+// winRequestRefused checks that what gave no request r and an error err
+// wrapping class.
+func winRequestRefused(what string, r *mpi.Request, err, class error) error {
+	if r != nil || !errors.Is(err, class) {
+		return fmt.Errorf("%s: request %v, error %v; want no request and an error wrapping %v", what, r, err, class)
+	}
+	return nil
+}
+
+// winRequestsOutside checks that Rput, Rget, Raccumulate and
+// RgetAccumulate are refused with ErrRMASync where no passive-target
+// epoch is open (the epoch, or none, that where names).
+func winRequestsOutside(win *mpi.Win, buf []int64, where string) error {
+	r1, e1 := mpi.Rput(win, buf, 0, 0)
+	r2, e2 := mpi.Rget(win, buf, 0, 0)
+	r3, e3 := mpi.Raccumulate(win, buf, 0, 0, mpi.Sum)
+	r4, e4 := mpi.RgetAccumulate(win, buf, buf, 0, 0, mpi.Sum)
+	return errors.Join(winRequestRefused("Rput "+where, r1, e1, mpi.ErrRMASync), winRequestRefused("Rget "+where, r2, e2, mpi.ErrRMASync),
+		winRequestRefused("Raccumulate "+where, r3, e3, mpi.ErrRMASync), winRequestRefused("RgetAccumulate "+where, r4, e4, mpi.ErrRMASync))
+}
+
+// winRequestsLocked checks, under a shared lock of rank 0, the errors of
+// a request-based operation past the end, of another type, and at a rank
+// not locked, and that an Rget cannot be cancelled but completes.
+func winRequestsLocked(w *mpi.Comm, win *mpi.Win, buf []int64) error {
 	r, err := mpi.Rput(win, buf, 0, 3)
-	if err := check("Rput past the end", r, err, mpi.ErrRMARange); err != nil {
+	if err := winRequestRefused("Rput past the end", r, err, mpi.ErrRMARange); err != nil {
 		return err
 	}
 	r, err = mpi.Raccumulate(win, []int32{1}, 0, 0, mpi.Sum)
-	if err := check("Raccumulate of another type", r, err, mpi.ErrWin); err != nil {
+	if err := winRequestRefused("Raccumulate of another type", r, err, mpi.ErrWin); err != nil {
 		return err
 	}
 	if w.Size() > 1 {
 		r, err = mpi.Rput(win, buf, 1, 0)
-		if err := check("Rput at a rank not locked", r, err, mpi.ErrRMASync); err != nil {
+		if err := winRequestRefused("Rput at a rank not locked", r, err, mpi.ErrRMASync); err != nil {
 			return err
 		}
 	}
@@ -258,14 +281,6 @@ func scenarioWinRequestErrors(w *mpi.Comm) error {
 	if err := r.Cancel(); !errors.Is(err, mpi.ErrRequest) {
 		return fmt.Errorf("Cancel of an Rget: %v, want ErrRequest", err)
 	}
-	if _, err := r.Wait(); err != nil {
-		return err
-	}
-	if err := win.Unlock(0); err != nil {
-		return err
-	}
-	if err := mpi.Barrier(w); err != nil {
-		return err
-	}
-	return win.Free()
+	_, err = r.Wait()
+	return err
 }

@@ -167,7 +167,22 @@ func sharedParts(c *mpi.Comm, opts ...mpi.WinOption) error {
 	if len(first) != 4+firstRank {
 		return fmt.Errorf("SharedQuery(ProcNull): %d elements, want rank %d's %d", len(first), firstRank, 4+firstRank)
 	}
-	target := firstRank
+	if err := sharedPutSeen(c, win, first, firstRank); err != nil {
+		return err
+	}
+	if err := sharedStoresSeen(c, win, local); err != nil {
+		return err
+	}
+	if err := mpi.Barrier(c); err != nil {
+		return err
+	}
+	return win.Free()
+}
+
+// sharedPutSeen has every rank Put into the part first of rank target,
+// and checks that the last rank's put shows in first.
+func sharedPutSeen(c *mpi.Comm, win *mpi.Win, first []int64, target int) error {
+	me, n := c.Rank(), c.Size()
 	if err := win.Lock(mpi.LockExclusive, target); err != nil {
 		return err
 	}
@@ -186,6 +201,14 @@ func sharedParts(c *mpi.Comm, opts ...mpi.WinOption) error {
 	if v := first[(n-1)%len(first)]; v != int64(100+n-1) {
 		return fmt.Errorf("the put of rank %d, read through the shared part: %d", n-1, v)
 	}
+	return nil
+}
+
+// sharedStoresSeen has every rank store into the last element of its part
+// local, and checks, after Sync and a barrier, every rank's part as
+// SharedQuery gives it.
+func sharedStoresSeen(c *mpi.Comm, win *mpi.Win, local []int64) error {
+	me, n := c.Rank(), c.Size()
 	if len(local) > 0 {
 		local[len(local)-1] = int64(1000 + me)
 	}
@@ -213,10 +236,7 @@ func sharedParts(c *mpi.Comm, opts ...mpi.WinOption) error {
 			return fmt.Errorf("rank %d's part: %v, want %d elements ending with %d", r, part, 4+r, 1000+r)
 		}
 	}
-	if err := mpi.Barrier(c); err != nil {
-		return err
-	}
-	return win.Free()
+	return nil
 }
 
 // sharedReuse allocates and frees windows that together far exceed a

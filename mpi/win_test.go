@@ -561,52 +561,14 @@ func scenarioWinErrors(w *mpi.Comm) error {
 		return err
 	}
 	buf := make([]int64, 4)
-	check := func(what string, err, class error) error {
-		if err == nil || !errors.Is(err, class) {
-			return fmt.Errorf("%s: %v, want an error wrapping %v", what, err, class)
-		}
-		return nil
-	}
-	for _, c := range []struct {
-		what  string
-		err   error
-		class error
-	}{
-		{"Put outside an epoch", mpi.Put(win, buf, 0, 0), mpi.ErrRMASync},
-		{"Get outside an epoch", mpi.Get(win, buf, 0, 0), mpi.ErrRMASync},
-		{"Unlock without Lock", win.Unlock(0), mpi.ErrRMASync},
-		{"UnlockAll without LockAll", win.UnlockAll(), mpi.ErrRMASync},
-		{"Complete without Start", win.Complete(), mpi.ErrRMASync},
-		{"Wait without Post", win.Wait(), mpi.ErrRMASync},
-		{"Flush outside a lock", win.Flush(0), mpi.ErrRMASync},
-		{"Lock of an invalid rank", win.Lock(mpi.LockShared, w.Size()), mpi.ErrRank},
-	} {
-		if err := check(c.what, c.err, c.class); err != nil {
-			return err
-		}
+	if err := checkWinErrCases(winNoEpochCases(w, win, buf)); err != nil {
+		return err
 	}
 	if err := win.Lock(mpi.LockShared, 0); err != nil {
 		return err
 	}
-	for _, c := range []struct {
-		what  string
-		err   error
-		class error
-	}{
-		{"Put past the end", mpi.Put(win, buf, 0, 7), mpi.ErrRMARange},
-		{"Get at a negative displacement", mpi.Get(win, buf, 0, -1), mpi.ErrRMARange},
-		{"Accumulate past the end", mpi.Accumulate(win, buf, 0, 8, mpi.Sum), mpi.ErrRMARange},
-		{"Accumulate of another type", mpi.Accumulate(win, []int32{1}, 0, 0, mpi.Sum), mpi.ErrWin},
-		{"GetAccumulate with a short result", mpi.GetAccumulate(win, buf, buf[:2], 0, 0, mpi.Sum), mpi.ErrCount},
-		{"Accumulate with MinLoc of an odd count", mpi.Accumulate(win, buf[:3], 0, 0, mpi.MinLoc), mpi.ErrCount},
-		{"Put at an invalid rank", mpi.Put(win, buf, -5, 0), mpi.ErrRank},
-		{"a second Lock", win.Lock(mpi.LockExclusive, 0), mpi.ErrRMASync},
-		{"Free while locked", win.Free(), mpi.ErrRMASync},
-		{"Fence while locked", win.Fence(), mpi.ErrRMASync},
-	} {
-		if err := check(c.what, c.err, c.class); err != nil {
-			return err
-		}
+	if err := checkWinErrCases(winLockedCases(win, buf)); err != nil {
+		return err
 	}
 	if _, err := mpi.CompareAndSwap(win, 0.5, 1.5, 0, 0); !errors.Is(err, mpi.ErrWin) {
 		return fmt.Errorf("CompareAndSwap of float64 on an int64 window: %v, want ErrWin", err)
@@ -625,13 +587,73 @@ func scenarioWinErrors(w *mpi.Comm) error {
 	if err := win.Free(); err != nil {
 		return err
 	}
-	if err := check("Put on a freed window", mpi.Put(win, buf, 0, 0), mpi.ErrWin); err != nil {
+	if err := winCheckErr("Put on a freed window", mpi.Put(win, buf, 0, 0), mpi.ErrWin); err != nil {
 		return err
 	}
-	if err := check("Free twice", win.Free(), mpi.ErrWin); err != nil {
+	if err := winCheckErr("Free twice", win.Free(), mpi.ErrWin); err != nil {
 		return err
 	}
 	return allocFailure(w)
+}
+
+// winErrCase is a misuse of a window: what it was, the error it
+// returned, and the class that error must wrap.
+type winErrCase struct {
+	what  string
+	err   error
+	class error
+}
+
+// winCheckErr checks that err, what returned, wraps class.
+func winCheckErr(what string, err, class error) error {
+	if err == nil || !errors.Is(err, class) {
+		return fmt.Errorf("%s: %v, want an error wrapping %v", what, err, class)
+	}
+	return nil
+}
+
+// checkWinErrCases checks each case in turn, up to the first wrong one.
+func checkWinErrCases(cases []winErrCase) error {
+	for _, c := range cases {
+		if err := winCheckErr(c.what, c.err, c.class); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// winNoEpochCases makes the calls on win, in no epoch, that must fail:
+// RMA and synchronisation calls outside an epoch, and a Lock of an
+// invalid rank.
+func winNoEpochCases(w *mpi.Comm, win *mpi.Win, buf []int64) []winErrCase {
+	return []winErrCase{
+		{"Put outside an epoch", mpi.Put(win, buf, 0, 0), mpi.ErrRMASync},
+		{"Get outside an epoch", mpi.Get(win, buf, 0, 0), mpi.ErrRMASync},
+		{"Unlock without Lock", win.Unlock(0), mpi.ErrRMASync},
+		{"UnlockAll without LockAll", win.UnlockAll(), mpi.ErrRMASync},
+		{"Complete without Start", win.Complete(), mpi.ErrRMASync},
+		{"Wait without Post", win.Wait(), mpi.ErrRMASync},
+		{"Flush outside a lock", win.Flush(0), mpi.ErrRMASync},
+		{"Lock of an invalid rank", win.Lock(mpi.LockShared, w.Size()), mpi.ErrRank},
+	}
+}
+
+// winLockedCases makes the calls on win, under a shared lock of rank 0,
+// that must fail: out of range, of the wrong type or count, at an invalid
+// rank, and synchronisation that the lock forbids.
+func winLockedCases(win *mpi.Win, buf []int64) []winErrCase {
+	return []winErrCase{
+		{"Put past the end", mpi.Put(win, buf, 0, 7), mpi.ErrRMARange},
+		{"Get at a negative displacement", mpi.Get(win, buf, 0, -1), mpi.ErrRMARange},
+		{"Accumulate past the end", mpi.Accumulate(win, buf, 0, 8, mpi.Sum), mpi.ErrRMARange},
+		{"Accumulate of another type", mpi.Accumulate(win, []int32{1}, 0, 0, mpi.Sum), mpi.ErrWin},
+		{"GetAccumulate with a short result", mpi.GetAccumulate(win, buf, buf[:2], 0, 0, mpi.Sum), mpi.ErrCount},
+		{"Accumulate with MinLoc of an odd count", mpi.Accumulate(win, buf[:3], 0, 0, mpi.MinLoc), mpi.ErrCount},
+		{"Put at an invalid rank", mpi.Put(win, buf, -5, 0), mpi.ErrRank},
+		{"a second Lock", win.Lock(mpi.LockExclusive, 0), mpi.ErrRMASync},
+		{"Free while locked", win.Free(), mpi.ErrRMASync},
+		{"Fence while locked", win.Fence(), mpi.ErrRMASync},
+	}
 }
 
 // allocFailure has rank 0 ask for more window memory than the NIC's
@@ -683,7 +705,7 @@ func TestWinVirtual(t *testing.T) {
 // byte 40, and an int32 compare-and-swap at byte 48 that only the first
 // process wins.
 func scenarioWinBytes(w *mpi.Comm) error {
-	me, size := w.Rank(), w.Size()
+	size := w.Size()
 	local := make([]byte, 64)
 	win, err := mpi.WinCreate(w, local)
 	if err != nil {
@@ -692,24 +714,9 @@ func scenarioWinBytes(w *mpi.Comm) error {
 	if err := win.LockAll(); err != nil {
 		return err
 	}
-	won := 0
-	for t := range size {
-		if err := mpi.Accumulate(win, []int32{1, 2, 3, int32(me)}, t, 0, mpi.Sum); err != nil {
-			return err
-		}
-		if err := mpi.Accumulate(win, []float64{float64(me) + 0.5, -float64(me)}, t, 16, mpi.Max); err != nil {
-			return err
-		}
-		if _, err := mpi.FetchAndOp(win, int64(me+1), t, 40, mpi.Sum); err != nil {
-			return err
-		}
-		old, err := mpi.CompareAndSwap(win, int32(0), int32(me+1), t, 48)
-		if err != nil {
-			return err
-		}
-		if old == 0 {
-			won++
-		}
+	won, err := winBytesAccumulate(win, w.Rank(), size)
+	if err != nil {
+		return err
 	}
 	if err := win.UnlockAll(); err != nil {
 		return err
@@ -725,6 +732,39 @@ func scenarioWinBytes(w *mpi.Comm) error {
 	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
+	if err := winBytesCheck(local, size); err != nil {
+		return err
+	}
+	return win.Free()
+}
+
+// winBytesAccumulate makes rank me's accumulations of scenarioWinBytes
+// at every target, and returns how many compare-and-swaps it won.
+func winBytesAccumulate(win *mpi.Win, me, size int) (won int, err error) {
+	for t := range size {
+		if err := mpi.Accumulate(win, []int32{1, 2, 3, int32(me)}, t, 0, mpi.Sum); err != nil {
+			return 0, err
+		}
+		if err := mpi.Accumulate(win, []float64{float64(me) + 0.5, -float64(me)}, t, 16, mpi.Max); err != nil {
+			return 0, err
+		}
+		if _, err := mpi.FetchAndOp(win, int64(me+1), t, 40, mpi.Sum); err != nil {
+			return 0, err
+		}
+		old, err := mpi.CompareAndSwap(win, int32(0), int32(me+1), t, 48)
+		if err != nil {
+			return 0, err
+		}
+		if old == 0 {
+			won++
+		}
+	}
+	return won, nil
+}
+
+// winBytesCheck checks the sums, maxima, counter and swapped word that
+// size processes left in the window's bytes local.
+func winBytesCheck(local []byte, size int) error {
 	le := binary.LittleEndian
 	for i, want := range []int32{int32(size), int32(2 * size), int32(3 * size), int32(size * (size - 1) / 2)} {
 		if got := int32(le.Uint32(local[4*i:])); got != want {
@@ -743,5 +783,5 @@ func scenarioWinBytes(w *mpi.Comm) error {
 	if got := int32(le.Uint32(local[48:])); got < 1 || int(got) > size {
 		return fmt.Errorf("swapped word is %d, want a rank + 1", got)
 	}
-	return win.Free()
+	return nil
 }

@@ -42,6 +42,14 @@ func (p *workerPool) idle() bool {
 // withdrew.
 func TestWorkerPool(t *testing.T) {
 	p := newWorkerPool()
+	poolRunsAllAtOnce(t, p)
+	poolKeepsSleepers(t, p)
+	poolSkipsClaimed(t, p)
+}
+
+// poolRunsAllAtOnce gives p 3*maxIdleWorkers jobs that block until
+// released, and checks that all start without waiting for one another.
+func poolRunsAllAtOnce(t *testing.T, p *workerPool) {
 	const jobs = 3 * maxIdleWorkers
 	release := make(chan struct{})
 	var started, ran sync.WaitGroup
@@ -59,43 +67,56 @@ func TestWorkerPool(t *testing.T) {
 	}
 	close(release)
 	ran.Wait()
-	waitSleeping := func(want int) {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); p.sleeping() != want; {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d workers asleep, want %d", p.sleeping(), want)
-			}
-			time.Sleep(time.Millisecond)
+}
+
+// waitPoolSleeping waits until want workers of p sleep, for ten seconds
+// at most.
+func waitPoolSleeping(t *testing.T, p *workerPool, want int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); p.sleeping() != want; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d workers asleep, want %d", p.sleeping(), want)
 		}
+		time.Sleep(time.Millisecond)
 	}
-	// A worker that has run its body but not yet looked at the queue
-	// again would take the next job before a sleeping one woke: the
-	// checks below begin once every live worker sleeps.
-	waitIdle := func() {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !p.idle(); {
-			if time.Now().After(deadline) {
-				t.Fatal("workers still awake with no job")
-			}
-			time.Sleep(time.Millisecond)
+}
+
+// waitPoolIdle waits until every live worker of p sleeps, for ten
+// seconds at most. A worker that has run its body but not yet looked at
+// the queue again would take the next job before a sleeping one woke:
+// the checks begin once every live worker sleeps.
+func waitPoolIdle(t *testing.T, p *workerPool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !p.idle(); {
+		if time.Now().After(deadline) {
+			t.Fatal("workers still awake with no job")
 		}
+		time.Sleep(time.Millisecond)
 	}
-	waitSleeping(maxIdleWorkers)
-	waitIdle()
+}
+
+// poolKeepsSleepers checks that maxIdleWorkers workers stay asleep after
+// the burst, that a job runs on one of them, and that a job that blocks
+// keeps one awake until it ends.
+func poolKeepsSleepers(t *testing.T, p *workerPool) {
+	waitPoolSleeping(t, p, maxIdleWorkers)
+	waitPoolIdle(t, p)
 	done := make(chan struct{})
 	p.Go(&funcJob{f: func() { close(done) }})
 	<-done
-	waitSleeping(maxIdleWorkers)
-	waitIdle()
+	waitPoolSleeping(t, p, maxIdleWorkers)
+	waitPoolIdle(t, p)
 	hold := make(chan struct{})
 	p.Go(&funcJob{f: func() { <-hold }})
-	waitSleeping(maxIdleWorkers - 1)
+	waitPoolSleeping(t, p, maxIdleWorkers-1)
 	close(hold)
-	waitSleeping(maxIdleWorkers)
+	waitPoolSleeping(t, p, maxIdleWorkers)
+}
 
-	// Jobs their callers claimed before any worker looked: the workers
-	// skip them and run the one after; half of them their callers also
-	// withdraw.
+// poolSkipsClaimed gives p jobs their callers claimed before any worker
+// looked: the workers skip them and run the one after; half of them
+// their callers also withdraw. Every job runs once and is let go once.
+func poolSkipsClaimed(t *testing.T, p *workerPool) {
 	var stolen [6]*funcJob
 	for i := range stolen {
 		stolen[i] = &funcJob{f: func() {}}
@@ -113,7 +134,7 @@ func TestWorkerPool(t *testing.T) {
 	next.f = func() { close(ran1) }
 	p.Go(next)
 	<-ran1
-	waitSleeping(maxIdleWorkers)
+	waitPoolSleeping(t, p, maxIdleWorkers)
 	for i, j := range append(stolen[:], next) {
 		if n := j.runs.Load(); n != 1 {
 			t.Errorf("job %d ran %d times, want once", i, n)
