@@ -31,22 +31,7 @@ const (
 // stopping the regeneration (a thesis record made the README's
 // regeneration fail on "unknown field runs").
 func TestRegenerateKinds(t *testing.T) {
-	suite, err := os.ReadFile(reportRecordPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := writeResultsDir(t, map[string]string{
-		"suite.json":   string(suite),
-		"npb-ep.json":  kindNPBRecord,
-		"thesis.json":  kindThesisRecord,
-		"broken.json":  `{"schema": 2, "time": `,
-		"future.json":  `{"schema": 99}`,
-		"other.json":   `{"hello": "world"}`,
-		"notes.txt":    "not a record",
-		"late.json":    kindThesisRecord,
-		"array.json":   `[1, 2]`,
-		"unknown.json": strings.Replace(kindNPBRecord, `"go_version"`, `"colour": "blue", "go_version"`, 1),
-	})
+	dir := writeKindsDir(t)
 	s, err := RegenerateExcept(dir, []Skipped{{"late.json", "its runs do not decode"}})
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +47,36 @@ func TestRegenerateKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := string(readme)
+	checkKindsSkipped(t, s.Skipped, out)
+	checkKindsREADME(t, dir, out)
+}
+
+// writeKindsDir writes a results directory of a record of every kind, a
+// thesis record to skip, and files that are no records.
+func writeKindsDir(t *testing.T) string {
+	t.Helper()
+	suite, err := os.ReadFile(reportRecordPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeResultsDir(t, map[string]string{
+		"suite.json":   string(suite),
+		"npb-ep.json":  kindNPBRecord,
+		"thesis.json":  kindThesisRecord,
+		"broken.json":  `{"schema": 2, "time": `,
+		"future.json":  `{"schema": 99}`,
+		"other.json":   `{"hello": "world"}`,
+		"notes.txt":    "not a record",
+		"late.json":    kindThesisRecord,
+		"array.json":   `[1, 2]`,
+		"unknown.json": strings.Replace(kindNPBRecord, `"go_version"`, `"colour": "blue", "go_version"`, 1),
+	})
+}
+
+// checkKindsSkipped checks that every file that is no record was skipped,
+// saying why, and named with why in the README out.
+func checkKindsSkipped(t *testing.T, got []Skipped, out string) {
+	t.Helper()
 	skipped := map[string]string{
 		"broken.json":  "not a JSON object: unexpected end of JSON input",
 		"future.json":  "record schema 99",
@@ -70,10 +85,10 @@ func TestRegenerateKinds(t *testing.T) {
 		"unknown.json": `unknown field "colour"`,
 		"late.json":    "its runs do not decode",
 	}
-	if len(s.Skipped) != len(skipped) {
-		t.Errorf("skipped %+v, want %d files", s.Skipped, len(skipped))
+	if len(got) != len(skipped) {
+		t.Errorf("skipped %+v, want %d files", got, len(skipped))
 	}
-	for _, sk := range s.Skipped {
+	for _, sk := range got {
 		if want := skipped[sk.Name]; want == "" || !strings.Contains(sk.Why, want) {
 			t.Errorf("skipped %s: %q, want it to say %q", sk.Name, sk.Why, want)
 		}
@@ -81,6 +96,12 @@ func TestRegenerateKinds(t *testing.T) {
 			t.Errorf("README lacks %q", line)
 		}
 	}
+}
+
+// checkKindsREADME checks the README's sections of every kind, and that it
+// does not name the directory dir.
+func checkKindsREADME(t *testing.T, dir, out string) {
+	t.Helper()
 	for _, want := range []string{
 		"1 benchmark suite run, 1 NPB kernel run, 1 thesis reproduction",
 		"## Files skipped",

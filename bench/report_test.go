@@ -378,7 +378,32 @@ func TestPlot(t *testing.T) {
 	}
 }
 
+// TestRegenerate regenerates the README of two records, the newer with
+// PingPong only, checks its text, summary cells and plots, and that a
+// second run writes the same README.
 func TestRegenerate(t *testing.T) {
+	dir := writeTwoRecords(t)
+	if s, err := Regenerate(dir); err != nil || s.Count(KindSuite) != 2 || len(s.Skipped) != 0 {
+		t.Fatalf("Regenerate: %v, %+v", err, s)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(readme)
+	checkRegeneratedText(t, out)
+	checkRegeneratedCells(t, out)
+	checkRegeneratedPlots(t, dir, out)
+
+	if again := regenerateREADME(t, dir); !bytes.Equal(readme, again) {
+		t.Errorf("README differs between two runs:\n%s\n----\n%s", readme, again)
+	}
+}
+
+// writeTwoRecords writes the report's record into a new directory, and a
+// newer one with PingPong only, and returns the directory.
+func writeTwoRecords(t *testing.T) string {
+	t.Helper()
 	raw, err := os.ReadFile(reportRecordPath)
 	if err != nil {
 		t.Fatal(err)
@@ -392,15 +417,13 @@ func TestRegenerate(t *testing.T) {
 	newer.Time = newer.Time.Add(48 * time.Hour)
 	newer.Series = newer.Series[:1]
 	writeRecordFile(t, dir, "2026-03-16-bench01.json", newer)
+	return dir
+}
 
-	if s, err := Regenerate(dir); err != nil || s.Count(KindSuite) != 2 || len(s.Skipped) != 0 {
-		t.Fatalf("Regenerate: %v, %+v", err, s)
-	}
-	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := string(readme)
+// checkRegeneratedText checks the README's headings, machine, records
+// (newest first) and plots' links.
+func checkRegeneratedText(t *testing.T, out string) {
+	t.Helper()
 	for _, w := range []string{
 		"# Benchmark results",
 		"A summary of the 2 records (*.json) in this directory: 2 benchmark suite runs.",
@@ -417,16 +440,26 @@ func TestRegenerate(t *testing.T) {
 			t.Errorf("README lacks %q:\n%s", w, out)
 		}
 	}
+}
+
+// checkRegeneratedCells: PingPong has the system MPI's column: both
+// medians and the ratio; Allreduce has this runtime's alone; the older
+// record's Allreduce is summarised and plotted.
+func checkRegeneratedCells(t *testing.T, out string) {
+	t.Helper()
 	cells := summaryRows(out)
-	// PingPong has the system MPI's column: both medians and the ratio;
-	// Allreduce has this runtime's alone; the older record's Allreduce is
-	// summarised and plotted.
 	if c := cells["PingPong 8"]; !regexp.MustCompile(`^\S+ / \S+ \(\d+\.\d\d\)$`).MatchString(c) {
 		t.Errorf("PingPong 8 B cell %q, want ours / peer (ratio)\n%s", c, out)
 	}
 	if c := cells["Allreduce 4 MiB"]; c != "1522" {
 		t.Errorf("Allreduce 4 MiB cell %q, want 1522\n%s", c, out)
 	}
+}
+
+// checkRegeneratedPlots checks that the README links the three plots it
+// should, each written in dir and not empty.
+func checkRegeneratedPlots(t *testing.T, dir, out string) {
+	t.Helper()
 	if strings.Contains(out, "2026-03-14-bench01-PingPong") || strings.Contains(out, "Allreduce-bandwidth") {
 		t.Errorf("README links a PingPong plot of the older record or a bandwidth plot of Allreduce:\n%s", out)
 	}
@@ -441,10 +474,6 @@ func TestRegenerate(t *testing.T) {
 		} else if fi.Size() == 0 {
 			t.Errorf("plot %s is empty", l[1])
 		}
-	}
-
-	if again := regenerateREADME(t, dir); !bytes.Equal(readme, again) {
-		t.Errorf("README differs between two runs:\n%s\n----\n%s", readme, again)
 	}
 }
 

@@ -15,32 +15,58 @@ func TestEmptyCall(t *testing.T) {
 	sum := mustReducer[int32](Sum)
 	none := []byte{}
 	four := make([]byte, 4)
-	cases := []struct {
-		name       string
-		coll       Collective
-		rank       int
-		send, recv []byte
-		root       int
-		r          *Reducer
-		want       bool
-	}{
+	cases := append(emptyBcastCases(none, four), emptyReduceCases(&sum, none, four)...)
+	cases = append(cases, emptyMoveCases(none, four)...)
+	cases = append(cases, emptyOtherCases(&sum, none)...)
+	checkRunnerEmpty(t, none)
+	checkEmptyCalls(t, cases)
+}
+
+// emptyCallCase is a call of rank (of 2) and whether it moves no data.
+type emptyCallCase struct {
+	name       string
+	coll       Collective
+	rank       int
+	send, recv []byte
+	root       int
+	r          *Reducer
+	want       bool
+}
+
+// emptyBcastCases are broadcasts, empty or not, with good roots and bad.
+func emptyBcastCases(none, four []byte) []emptyCallCase {
+	return []emptyCallCase{
 		{"bcast", CollBcast, 0, nil, none, 1, nil, true},
 		{"bcast data", CollBcast, 0, nil, four, 1, nil, false},
 		{"bcast bad root", CollBcast, 0, nil, none, 2, nil, false},
 		{"bcast negative root", CollBcast, 0, nil, none, -1, nil, false},
-		{"reduce", CollReduce, 0, none, nil, 1, &sum, true},
-		{"reduce root", CollReduce, 1, none, four, 1, &sum, true},
-		{"reduce in place", CollReduce, 1, nil, none, 1, &sum, true},
-		{"reduce in place data", CollReduce, 1, nil, four, 1, &sum, false},
-		{"reduce in place not root", CollReduce, 0, nil, none, 1, &sum, false},
-		{"reduce data", CollReduce, 0, four, nil, 1, &sum, false},
-		{"reduce bad root", CollReduce, 0, none, nil, 5, &sum, false},
+	}
+}
+
+// emptyReduceCases are reductions and allreductions, in place or not, at
+// the root or not, with reducers and without.
+func emptyReduceCases(sum *Reducer, none, four []byte) []emptyCallCase {
+	return []emptyCallCase{
+		{"reduce", CollReduce, 0, none, nil, 1, sum, true},
+		{"reduce root", CollReduce, 1, none, four, 1, sum, true},
+		{"reduce in place", CollReduce, 1, nil, none, 1, sum, true},
+		{"reduce in place data", CollReduce, 1, nil, four, 1, sum, false},
+		{"reduce in place not root", CollReduce, 0, nil, none, 1, sum, false},
+		{"reduce data", CollReduce, 0, four, nil, 1, sum, false},
+		{"reduce bad root", CollReduce, 0, none, nil, 5, sum, false},
 		{"reduce no reducer", CollReduce, 0, none, nil, 1, &Reducer{}, false},
 		{"reduce nil reducer", CollReduce, 0, none, nil, 1, nil, false},
-		{"allreduce", CollAllreduce, 0, none, none, 0, &sum, true},
-		{"allreduce in place", CollAllreduce, 0, nil, none, 0, &sum, true},
-		{"allreduce data", CollAllreduce, 0, none, four, 0, &sum, false},
+		{"allreduce", CollAllreduce, 0, none, none, 0, sum, true},
+		{"allreduce in place", CollAllreduce, 0, nil, none, 0, sum, true},
+		{"allreduce data", CollAllreduce, 0, none, four, 0, sum, false},
 		{"allreduce no reducer", CollAllreduce, 0, none, none, 0, &Reducer{}, false},
+	}
+}
+
+// emptyMoveCases are gathers, scatters, allgathers and alltoalls, in
+// place or not, at the root or not.
+func emptyMoveCases(none, four []byte) []emptyCallCase {
+	return []emptyCallCase{
 		{"gather", CollGather, 0, none, nil, 1, nil, true},
 		{"gather nil block", CollGather, 0, nil, nil, 1, nil, true},
 		{"gather root in place", CollGather, 1, nil, none, 1, nil, true},
@@ -56,9 +82,21 @@ func TestEmptyCall(t *testing.T) {
 		{"allgather in place data", CollAllgather, 0, nil, four, 0, nil, false},
 		{"alltoall", CollAlltoall, 0, none, none, 0, nil, true},
 		{"alltoall in place data", CollAlltoall, 0, nil, four, 0, nil, false},
-		{"barrier", CollBarrier, 0, nil, nil, 0, nil, false},
-		{"scan", CollScan, 0, none, none, 0, &sum, false},
 	}
+}
+
+// emptyOtherCases are a barrier and a scan, which are never empty.
+func emptyOtherCases(sum *Reducer, none []byte) []emptyCallCase {
+	return []emptyCallCase{
+		{"barrier", CollBarrier, 0, nil, nil, 0, nil, false},
+		{"scan", CollScan, 0, none, none, 0, sum, false},
+	}
+}
+
+// checkRunnerEmpty checks that only a Runner with the Hardware's barrier,
+// RunAhead and SkipEmpty returns from an empty call at once.
+func checkRunnerEmpty(t *testing.T, none []byte) {
+	t.Helper()
 	hw := newMemHardware(2)
 	skipping := func() *Runner {
 		return &Runner{Net: &memNet{w: newMemWorld(2)}, HW: &memHW{h: hw}, RunAhead: new(RunAhead), SkipEmpty: true}
@@ -78,6 +116,11 @@ func TestEmptyCall(t *testing.T) {
 			t.Errorf("with %s, a Runner returns from an empty call at once", name)
 		}
 	}
+}
+
+// checkEmptyCalls checks EmptyCall on every case.
+func checkEmptyCalls(t *testing.T, cases []emptyCallCase) {
+	t.Helper()
 	for _, c := range cases {
 		if got := EmptyCall(c.coll, c.rank, 2, c.send, c.recv, c.root, c.r); got != c.want {
 			t.Errorf("%s: Empty %v, want %v", c.name, got, c.want)

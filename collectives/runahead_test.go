@@ -211,27 +211,65 @@ func TestRunAheadOneReading(t *testing.T) {
 // arrive with their word and return, and its root waits for the release,
 // compares every key and combines the words in rank order.
 func TestSmallCallsAhead(t *testing.T) {
-	const n = 3
+	a := newAheadRing()
+	checkBcastsAhead(t, a)
+	sum, err := ReducerFor[int8](Sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReductionAheadNotRoot(t, a, &sum)
+	checkReductionAheadRoot(t, a, &sum)
+}
+
+// aheadRing is rank 1 of 3 running ahead through a scripted ring.
+type aheadRing struct {
+	s *scriptedRing
+	u *Runner
+}
+
+// aheadRanks is the number of ranks of an aheadRing.
+const aheadRanks = 3
+
+// newAheadRing makes rank 1's Runner, checking arguments, on a scripted
+// ring.
+func newAheadRing() *aheadRing {
+	const n = aheadRanks
 	s := &scriptedRing{keys: map[uint64][]uint64{}, recs: map[uint64][][keySize]byte{},
 		released: map[uint64]bool{}, datums: map[uint64][][DatumSize]byte{}}
 	hw := &ringHW{memHW: &memHW{h: newMemHardware(n), rank: 1}, scriptedRing: s}
 	u := &Runner{Net: &memNet{w: newMemWorld(n), rank: 1}, HW: hw, RunAhead: new(RunAhead), FanOutAhead: true, Check: true}
-	// script makes the next generation: every rank's Key k (its Op that
-	// of r) but rank odd's, which is other, and the ranks' words.
-	script := func(k Key, r Reducer, odd int, other Key, words ...string) {
-		k.Op, other.Op = opID(r), opID(r)
-		s.scriptWords(n, k, odd, other, words...)
-	}
-	bcast := func(root int) Key { return Key{Coll: CollBcast, Elem: 1, Root: root, Bytes: 5} }
+	return &aheadRing{s: s, u: u}
+}
 
+// script makes the next generation: every rank's Key k (its Op that of
+// r) but rank odd's, which is other, and the ranks' words.
+func (a *aheadRing) script(k Key, r Reducer, odd int, other Key, words ...string) {
+	k.Op, other.Op = opID(r), opID(r)
+	a.s.scriptWords(aheadRanks, k, odd, other, words...)
+}
+
+// aheadBcast is the key of a broadcast of 5 bytes from root.
+func aheadBcast(root int) Key { return Key{Coll: CollBcast, Elem: 1, Root: root, Bytes: 5} }
+
+// aheadReduce is the key of a reduction of 2 bytes by sum to root.
+func aheadReduce(sum *Reducer, root int) Key {
+	return Key{Coll: CollReduce, Elem: 1, Kind: uint8(sum.Kind), Root: root, Bytes: 2}
+}
+
+// checkBcastsAhead: as the root, rank 1 publishes its word and waits for
+// no one; from another root it takes the root's word and leaves the
+// check for later, unless the root's key differs, which fails at once.
+func checkBcastsAhead(t *testing.T, a *aheadRing) {
+	t.Helper()
+	s, u := a.s, a.u
 	// Rank 1 the root: it publishes its word and waits for no one.
-	script(bcast(1), Reducer{}, -1, Key{}, "", "mine!", "")
+	a.script(aheadBcast(1), Reducer{}, -1, Key{}, "", "mine!", "")
 	buf := []byte("mine!")
 	if ok, err := u.smallBcast(buf, 1, 1); !ok || err != nil || len(s.arrived) != 0 || string(s.arrivals[0][:5]) != "mine!" {
 		t.Fatalf("as the root: done %v, %v, waited for %v, published %q", ok, err, s.arrived, s.arrivals)
 	}
 	// From root 2: the root's word, the check left for later.
-	script(bcast(2), Reducer{}, -1, Key{}, "", "", "hello")
+	a.script(aheadBcast(2), Reducer{}, -1, Key{}, "", "", "hello")
 	if ok, err := u.smallBcast(buf, 2, 1); !ok || err != nil || string(buf) != "hello" || !slices.Equal(s.arrived, []int{2}) {
 		t.Fatalf("from root 2: done %v, %v, buffer %q, waited for %v; want hello from 2", ok, err, buf, s.arrived)
 	}
@@ -239,33 +277,37 @@ func TestSmallCallsAhead(t *testing.T) {
 		t.Errorf("%d calls left for later, waited for releases %v; want 2, none", u.RunAhead.n, s.waited)
 	}
 	// Root 0 broadcasts 6 bytes where this rank says 5: it fails at once.
-	other := bcast(0)
+	other := aheadBcast(0)
 	other.Bytes = 6
-	script(bcast(0), Reducer{}, 0, other, "garbage", "", "")
+	a.script(aheadBcast(0), Reducer{}, 0, other, "garbage", "", "")
 	copy(buf, "keep!")
 	if ok, err := u.smallBcast(buf, 0, 1); !ok || !errors.Is(err, ErrMismatch) || string(buf) != "keep!" {
 		t.Fatalf("from a root whose call differs: done %v, %v, buffer %q; want ErrMismatch, the buffer kept", ok, err, buf)
 	}
+}
 
-	sum, err := ReducerFor[int8](Sum)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reduce := func(root int) Key {
-		return Key{Coll: CollReduce, Elem: 1, Kind: uint8(sum.Kind), Root: root, Bytes: 2}
-	}
-	// Rank 1 not the root: it publishes its word and returns.
+// checkReductionAheadNotRoot: rank 1 not the root: it publishes its word
+// and returns.
+func checkReductionAheadNotRoot(t *testing.T, a *aheadRing, sum *Reducer) {
+	t.Helper()
+	s, u := a.s, a.u
 	s.arrived, s.waited = nil, nil
 	pending := u.RunAhead.n
-	script(reduce(0), sum, -1, Key{}, "\x01\x02", "\x10\x20", "\x03\x04")
-	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, nil, &sum, 0); !ok || err != nil ||
+	a.script(aheadReduce(sum, 0), *sum, -1, Key{}, "\x01\x02", "\x10\x20", "\x03\x04")
+	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, nil, sum, 0); !ok || err != nil ||
 		string(s.arrivals[len(s.arrivals)-1][:2]) != "\x10\x20" || len(s.waited) != 0 || u.RunAhead.n != pending+1 {
 		t.Fatalf("a reduction to root 0: done %v, %v, waited for %v, %d calls left for later (was %d)", ok, err, s.waited, u.RunAhead.n, pending)
 	}
-	// Rank 1 the root: every key compared, every word combined.
-	script(reduce(1), sum, -1, Key{}, "\x01\x02", "\x10\x20", "\x03\x04")
+}
+
+// checkReductionAheadRoot: rank 1 the root: every key compared, every
+// word combined, and a difference fails at once.
+func checkReductionAheadRoot(t *testing.T, a *aheadRing, sum *Reducer) {
+	t.Helper()
+	s, u := a.s, a.u
+	a.script(aheadReduce(sum, 1), *sum, -1, Key{}, "\x01\x02", "\x10\x20", "\x03\x04")
 	out := make([]byte, 2)
-	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, out, &sum, 1); !ok || err != nil || !slices.Equal(out, []byte{0x14, 0x26}) {
+	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, out, sum, 1); !ok || err != nil || !slices.Equal(out, []byte{0x14, 0x26}) {
 		t.Fatalf("as the root: done %v, %v, sum %x; want 1426", ok, err, out)
 	}
 	if !slices.Contains(s.waited, s.gen) || u.RunAhead.n > 0 && u.RunAhead.pending[u.RunAhead.n-1].gen == s.gen {
@@ -273,10 +315,10 @@ func TestSmallCallsAhead(t *testing.T) {
 			u.RunAhead.n > 0 && u.RunAhead.pending[u.RunAhead.n-1].gen == s.gen)
 	}
 	// As the root, a difference fails at once.
-	odd := reduce(1)
+	odd := aheadReduce(sum, 1)
 	odd.Bytes = 4
-	script(reduce(1), sum, 2, odd, "", "", "")
-	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, out, &sum, 1); !ok || !errors.Is(err, ErrMismatch) {
+	a.script(aheadReduce(sum, 1), *sum, 2, odd, "", "", "")
+	if ok, err := u.smallReduction(CollReduce, []byte{0x10, 0x20}, out, sum, 1); !ok || !errors.Is(err, ErrMismatch) {
 		t.Fatalf("as the root of differing calls: done %v, %v; want ErrMismatch", ok, err)
 	}
 }

@@ -321,14 +321,9 @@ func TestRunnerScan(t *testing.T) {
 	}
 }
 
+// TestRunnerMoves checks gather, scatter, allgather and alltoall, with
+// every setup and every root, for several block sizes.
 func TestRunnerMoves(t *testing.T) {
-	blockOf := func(from, to, blk int) []byte {
-		b := make([]byte, blk)
-		for i := range b {
-			b[i] = byte(from*31 + to*7 + i + 1)
-		}
-		return b
-	}
 	for _, blk := range []int{0, 3, 40, 3000} {
 		t.Run(fmt.Sprintf("blk%d", blk), func(t *testing.T) {
 			for _, coll := range []Collective{CollGather, CollScatter, CollAllgather, CollAlltoall} {
@@ -341,60 +336,7 @@ func TestRunnerMoves(t *testing.T) {
 						bad := runsAlgorithm(blk, hw) && inapplicable(coll, alg, n, true, hw, share <= recordData(hw, n, coll))
 						for root := range n {
 							errs := runRunners(t, n, hw, check, force(coll, alg), func(u *Runner) error {
-								rank := u.Net.Rank()
-								switch coll {
-								case CollGather:
-									recv := make([]byte, n*blk)
-									if err := u.Gather(blockOf(rank, 0, blk), recv, root, 1); err != nil {
-										return err
-									}
-									if rank == root {
-										for r := range n {
-											if !bytes.Equal(recv[r*blk:(r+1)*blk], blockOf(r, 0, blk)) {
-												return fmt.Errorf("block %d wrong", r)
-											}
-										}
-									}
-								case CollScatter:
-									var send []byte
-									if rank == root {
-										for r := range n {
-											send = append(send, blockOf(root, r, blk)...)
-										}
-									}
-									recv := make([]byte, blk)
-									if err := u.Scatter(send, recv, root, 1); err != nil {
-										return err
-									}
-									if !bytes.Equal(recv, blockOf(root, rank, blk)) {
-										return fmt.Errorf("block wrong")
-									}
-								case CollAllgather:
-									recv := make([]byte, n*blk)
-									if err := u.Allgather(blockOf(rank, 0, blk), recv, 1); err != nil {
-										return err
-									}
-									for r := range n {
-										if !bytes.Equal(recv[r*blk:(r+1)*blk], blockOf(r, 0, blk)) {
-											return fmt.Errorf("block %d wrong", r)
-										}
-									}
-								case CollAlltoall:
-									var send []byte
-									for r := range n {
-										send = append(send, blockOf(rank, r, blk)...)
-									}
-									recv := make([]byte, n*blk)
-									if err := u.Alltoall(send, recv, 1); err != nil {
-										return err
-									}
-									for r := range n {
-										if !bytes.Equal(recv[r*blk:(r+1)*blk], blockOf(r, rank, blk)) {
-											return fmt.Errorf("block from %d wrong", r)
-										}
-									}
-								}
-								return nil
+								return moveBlocks(u, coll, n, blk, root)
 							})
 							expectRun(t, errs, bad)
 							if coll == CollAllgather || coll == CollAlltoall {
@@ -406,6 +348,102 @@ func TestRunnerMoves(t *testing.T) {
 			}
 		})
 	}
+}
+
+// moveBlockOf returns the block of blk bytes that from sends to.
+func moveBlockOf(from, to, blk int) []byte {
+	b := make([]byte, blk)
+	for i := range b {
+		b[i] = byte(from*31 + to*7 + i + 1)
+	}
+	return b
+}
+
+// moveBlocks runs coll on u with blocks of blk bytes and root, and checks
+// the blocks this rank receives.
+func moveBlocks(u *Runner, coll Collective, n, blk, root int) error {
+	switch coll {
+	case CollGather:
+		return gatherMoved(u, n, blk, root)
+	case CollScatter:
+		return scatterMoved(u, n, blk, root)
+	case CollAllgather:
+		return allgatherMoved(u, n, blk)
+	case CollAlltoall:
+		return alltoallMoved(u, n, blk)
+	}
+	return nil
+}
+
+// gatherMoved gathers every rank's block at root, which checks them.
+func gatherMoved(u *Runner, n, blk, root int) error {
+	rank := u.Net.Rank()
+	recv := make([]byte, n*blk)
+	if err := u.Gather(moveBlockOf(rank, 0, blk), recv, root, 1); err != nil {
+		return err
+	}
+	if rank == root {
+		for r := range n {
+			if !bytes.Equal(recv[r*blk:(r+1)*blk], moveBlockOf(r, 0, blk)) {
+				return fmt.Errorf("block %d wrong", r)
+			}
+		}
+	}
+	return nil
+}
+
+// scatterMoved scatters root's blocks, and checks the one this rank gets.
+func scatterMoved(u *Runner, n, blk, root int) error {
+	rank := u.Net.Rank()
+	var send []byte
+	if rank == root {
+		for r := range n {
+			send = append(send, moveBlockOf(root, r, blk)...)
+		}
+	}
+	recv := make([]byte, blk)
+	if err := u.Scatter(send, recv, root, 1); err != nil {
+		return err
+	}
+	if !bytes.Equal(recv, moveBlockOf(root, rank, blk)) {
+		return fmt.Errorf("block wrong")
+	}
+	return nil
+}
+
+// allgatherMoved gathers every rank's block at every rank, and checks them.
+func allgatherMoved(u *Runner, n, blk int) error {
+	rank := u.Net.Rank()
+	recv := make([]byte, n*blk)
+	if err := u.Allgather(moveBlockOf(rank, 0, blk), recv, 1); err != nil {
+		return err
+	}
+	for r := range n {
+		if !bytes.Equal(recv[r*blk:(r+1)*blk], moveBlockOf(r, 0, blk)) {
+			return fmt.Errorf("block %d wrong", r)
+		}
+	}
+	return nil
+}
+
+// alltoallMoved sends a block from every rank to every rank, and checks
+// the blocks this rank gets.
+func alltoallMoved(u *Runner, n, blk int) error {
+	rank := u.Net.Rank()
+	var send []byte
+	for r := range n {
+		send = append(send, moveBlockOf(rank, r, blk)...)
+	}
+	recv := make([]byte, n*blk)
+	if err := u.Alltoall(send, recv, 1); err != nil {
+		return err
+	}
+	for r := range n {
+		if !bytes.Equal(recv[r*blk:(r+1)*blk], moveBlockOf(r, rank, blk)) {
+			return fmt.Errorf("block from %d wrong", r)
+		}
+	}
+	return nil
 }
 
 func TestRunnerReduceScatterBlock(t *testing.T) {
@@ -438,10 +476,20 @@ func TestRunnerReduceScatterBlock(t *testing.T) {
 // collective itself all fail with ErrMismatch when arguments are checked.
 func TestRunnerMismatch(t *testing.T) {
 	sum, _ := ReducerFor[int32](Sum)
-	cases := []struct {
-		name string
-		f    func(u *Runner) error
-	}{
+	cases := slices.Concat(mismatchBcastCases(), mismatchReduceCases(sum), mismatchOtherCases())
+	runMismatchCases(t, cases)
+}
+
+// mismatchCase is a call that processes make with arguments that differ.
+type mismatchCase struct {
+	name string
+	f    func(u *Runner) error
+}
+
+// mismatchBcastCases are broadcasts whose roots, counts or records'
+// lengths differ between processes.
+func mismatchBcastCases() []mismatchCase {
+	return []mismatchCase{
 		{"bcast-root", func(u *Runner) error { return u.Bcast(make([]byte, 8), u.Net.Rank()%2, 1) }},
 		{"bcast-count", func(u *Runner) error { return u.Bcast(make([]byte, 8+u.Net.Rank()), 0, 1) }},
 		{"bcast-large-count", func(u *Runner) error { return u.Bcast(make([]byte, 100000+u.Net.Rank()), 0, 1) }},
@@ -453,6 +501,13 @@ func TestRunnerMismatch(t *testing.T) {
 		{"bcast-record-lengths", func(u *Runner) error { return u.Bcast(make([]byte, 1000+2000*u.Net.Rank()), 0, 1) }},
 		{"bcast-record-shrinking", func(u *Runner) error { return u.Bcast(make([]byte, 1000+(8-u.Net.Rank())*700), 0, 1) }},
 		{"bcast-record-vs-key", func(u *Runner) error { return u.Bcast(make([]byte, 1000+40000*u.Net.Rank()), 0, 1) }},
+	}
+}
+
+// mismatchReduceCases are reductions whose counts, operations, paths,
+// roots or types differ between processes, or that meet a barrier.
+func mismatchReduceCases(sum Reducer) []mismatchCase {
+	return []mismatchCase{
 		{"allreduce-count", func(u *Runner) error {
 			b := make([]byte, 4*(1+u.Net.Rank()%2))
 			return u.Allreduce(slices.Clone(b), b, sum)
@@ -483,6 +538,13 @@ func TestRunnerMismatch(t *testing.T) {
 			}
 			return u.Allreduce(make([]byte, 8), make([]byte, 8), r)
 		}},
+	}
+}
+
+// mismatchOtherCases are gathers whose counts differ, a barrier met by a
+// broadcast, and a root that does not exist on one process.
+func mismatchOtherCases() []mismatchCase {
+	return []mismatchCase{
 		{"gather-count", func(u *Runner) error {
 			return u.Gather(make([]byte, 4+4*(u.Net.Rank()%2)), make([]byte, 64), 0, 4)
 		}},
@@ -508,6 +570,13 @@ func TestRunnerMismatch(t *testing.T) {
 			return u.Gatherv(make([]byte, 4+u.Net.Rank()%2), make([]byte, 4*n), counts, displs, 0, 1)
 		}},
 	}
+}
+
+// runMismatchCases runs every case on 2, 3, 5 and 8 processes, with and
+// without hardware, checking arguments, and wants every rank to fail
+// with a mismatch (naming rank 0's call where the records' lengths differ).
+func runMismatchCases(t *testing.T, cases []mismatchCase) {
+	t.Helper()
 	// What every rank's error names, where the records' lengths differ:
 	// rank 0's call, whose key every process must read.
 	says := map[string]string{

@@ -10,13 +10,27 @@ import "testing"
 // processes whose vectors come to 64 KiB together, and a data word
 // always.
 func TestSharedPays(t *testing.T) {
-	for _, tc := range []struct {
-		n     int
-		hw    bool
-		coll  Collective
-		share int
-		want  bool
-	}{
+	cases := append(sharedPaysPairHW(), sharedPaysPair()...)
+	cases = append(cases, sharedPaysBeyondTwo()...)
+	cases = append(cases, sharedPaysBeyondTwoHW()...)
+	checkSharedPays(t, cases)
+	checkSharedPaysBound(t)
+}
+
+// sharedPaysCase is a call of coll on n processes, with the hardware or
+// not, of share bytes, and whether AlgShared pays.
+type sharedPaysCase struct {
+	n     int
+	hw    bool
+	coll  Collective
+	share int
+	want  bool
+}
+
+// sharedPaysPairHW: at two processes with the hardware, up to the
+// measured crossovers (smaller for reductions), and a data word always.
+func sharedPaysPairHW() []sharedPaysCase {
+	return []sharedPaysCase{
 		{2, true, CollBcast, sharedPair, true},
 		{2, true, CollBcast, sharedPair + 1, false},
 		{2, true, CollAlltoall, sharedPair + 1, false},
@@ -25,10 +39,25 @@ func TestSharedPays(t *testing.T) {
 		{2, true, CollAllreduce, sharedPairReduce + 1, false},
 		{2, true, CollReduce, sharedPairReduce + 1, false},
 		{2, true, CollReduce, DatumSize, true},
+	}
+}
+
+// sharedPaysPair: at two processes without the hardware, up to
+// sharedPairMessages whatever the collective.
+func sharedPaysPair() []sharedPaysCase {
+	return []sharedPaysCase{
 		{2, false, CollBcast, sharedMessageRecord, true},
 		{2, false, CollBcast, sharedMessageRecord + 1, false},
 		{2, false, CollReduce, sharedMessageRecord, true},
 		{2, false, CollAlltoall, sharedMessageRecord + 1, false},
+	}
+}
+
+// sharedPaysBeyondTwo: beyond two processes without the hardware,
+// wherever the record holds the inputs, but for the allreduces on a power
+// of two processes whose vectors come to 64 KiB together.
+func sharedPaysBeyondTwo() []sharedPaysCase {
+	return []sharedPaysCase{
 		{3, false, CollAllreduce, 16 << 10, true},
 		{3, false, CollBcast, sharedMessageRecord, true},
 		{3, false, CollBcast, sharedMessageRecord + 1, false},
@@ -49,9 +78,21 @@ func TestSharedPays(t *testing.T) {
 		{4, false, CollBcast, sharedMessages / 3, true},
 		{12, false, CollAllreduce, sharedMessages / 11, true},
 		{12, false, CollAllreduce, sharedMessages/11 + 1, false},
+	}
+}
+
+// sharedPaysBeyondTwoHW: beyond two processes with the hardware.
+func sharedPaysBeyondTwoHW() []sharedPaysCase {
+	return []sharedPaysCase{
 		{4, true, CollReduce, 16 << 10, true},
 		{12, true, CollAllreduce, 16 << 10, true},
-	} {
+	}
+}
+
+// checkSharedPays checks sharedPays on every case.
+func checkSharedPays(t *testing.T, cases []sharedPaysCase) {
+	t.Helper()
+	for _, tc := range cases {
 		u := &Runner{Net: &memNet{w: newMemWorld(tc.n)}, LinearExchanges: true}
 		if tc.hw {
 			u.HW = &memHW{}
@@ -60,7 +101,12 @@ func TestSharedPays(t *testing.T) {
 			t.Errorf("%d processes, hardware %v, %v of %d bytes: sharedPays %v, want %v", tc.n, tc.hw, tc.coll, tc.share, got, tc.want)
 		}
 	}
-	// The host's bound of an allgather's block at two processes.
+}
+
+// checkSharedPaysBound checks the host's bound of an allgather's block at
+// two processes.
+func checkSharedPaysBound(t *testing.T) {
+	t.Helper()
 	for _, tc := range []struct {
 		n, bound, share int
 		want            bool

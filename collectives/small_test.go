@@ -497,64 +497,24 @@ func TestWordOf(t *testing.T) {
 // maps, which does not commute, comes out as d0 ∘ d1 ∘ … at every root, in
 // place or not.
 func TestPayloadReduceOrder(t *testing.T) {
-	// Each element is an affine map x -> m*x + c mod 2^32, m in the high
-	// half: a ∘ b is a after b.
-	compose := func(a, b uint64) uint64 {
-		am, ac, bm, bc := uint32(a>>32), uint32(a), uint32(b>>32), uint32(b)
-		return uint64(am*bm)<<32 | uint64(am*bc+ac)
-	}
 	op := NewOp("affine", func(in, inout []uint64) {
 		for i := range inout {
-			inout[i] = compose(in[i], inout[i])
+			inout[i] = composeAffine(in[i], inout[i])
 		}
 	}, false)
 	red, err := ReducerFor[uint64](op)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const elems = 8 // 64 bytes: the vectors travel as payloads
-	vector := func(r int) []uint64 {
-		v := make([]uint64, elems)
-		for j := range v {
-			v[j] = uint64(2*r+3+j)<<32 | uint64(7*r+j+1)
-		}
-		return v
-	}
-	bytesOf := func(v []uint64) []byte {
-		b := make([]byte, 8*len(v))
-		for j, x := range v {
-			binary.LittleEndian.PutUint64(b[8*j:], x)
-		}
-		return b
-	}
 	for _, n := range []int{2, 3} {
-		want := vector(n - 1)
+		want := affineVector(n - 1)
 		for r := n - 2; r >= 0; r-- {
-			for j, x := range vector(r) {
-				want[j] = compose(x, want[j])
+			for j, x := range affineVector(r) {
+				want[j] = composeAffine(x, want[j])
 			}
 		}
 		errs := runRunners(t, n, true, true, nil, func(u *Runner) error {
-			rank := u.Net.Rank()
-			for _, inPlace := range []bool{false, true} {
-				for root := range n {
-					send, recv := bytesOf(vector(rank)), make([]byte, 8*elems)
-					if inPlace && rank == root {
-						copy(recv, send)
-						send = nil
-					}
-					if err := u.Reduce(send, recv, red, root); err != nil {
-						return err
-					}
-					if rank == root && !bytes.Equal(recv, bytesOf(want)) {
-						return fmt.Errorf("reduce to %d, in place %v: wrong result", root, inPlace)
-					}
-				}
-			}
-			if u.c.Net != nil {
-				return fmt.Errorf("the driver took a call: %v", u.Stats.Counts())
-			}
-			return nil
+			return reduceAffineEverywhere(u, n, red, want)
 		})
 		for r, err := range errs {
 			if err != nil {
@@ -562,4 +522,59 @@ func TestPayloadReduceOrder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// composeAffine composes affine maps: each element is an affine map
+// x -> m*x + c mod 2^32, m in the high half: a ∘ b is a after b.
+func composeAffine(a, b uint64) uint64 {
+	am, ac, bm, bc := uint32(a>>32), uint32(a), uint32(b>>32), uint32(b)
+	return uint64(am*bm)<<32 | uint64(am*bc+ac)
+}
+
+// affineElems is the length of a rank's vector of affine maps: 64 bytes,
+// the vectors travel as payloads.
+const affineElems = 8
+
+// affineVector returns rank r's vector of affine maps.
+func affineVector(r int) []uint64 {
+	v := make([]uint64, affineElems)
+	for j := range v {
+		v[j] = uint64(2*r+3+j)<<32 | uint64(7*r+j+1)
+	}
+	return v
+}
+
+// affineBytes returns v's bytes, little-endian.
+func affineBytes(v []uint64) []byte {
+	b := make([]byte, 8*len(v))
+	for j, x := range v {
+		binary.LittleEndian.PutUint64(b[8*j:], x)
+	}
+	return b
+}
+
+// reduceAffineEverywhere reduces every rank's vector to every root of n,
+// in place or not, and wants every root to get want, with no call taken
+// by the driver.
+func reduceAffineEverywhere(u *Runner, n int, red Reducer, want []uint64) error {
+	rank := u.Net.Rank()
+	for _, inPlace := range []bool{false, true} {
+		for root := range n {
+			send, recv := affineBytes(affineVector(rank)), make([]byte, 8*affineElems)
+			if inPlace && rank == root {
+				copy(recv, send)
+				send = nil
+			}
+			if err := u.Reduce(send, recv, red, root); err != nil {
+				return err
+			}
+			if rank == root && !bytes.Equal(recv, affineBytes(want)) {
+				return fmt.Errorf("reduce to %d, in place %v: wrong result", root, inPlace)
+			}
+		}
+	}
+	if u.c.Net != nil {
+		return fmt.Errorf("the driver took a call: %v", u.Stats.Counts())
+	}
+	return nil
 }

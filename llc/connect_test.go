@@ -266,93 +266,107 @@ func lazyConnectLaterSends(t *testing.T, c *cluster, ring RegionID, data []byte)
 	}
 }
 
+// TestConnectRace checks connections that race: two initiators, two
+// engines that connect to each other, and many initiators.
 func TestConnectRace(t *testing.T) {
-	t.Run("two initiators", func(t *testing.T) {
-		c := newCluster(t, 3, nil)
-		d0, d1 := pattern(10, 40), pattern(11, 50)
-		s0 := &SendOp{Peer: 2, Tag: 1, Data: d0}
-		s1 := &SendOp{Peer: 2, Tag: 1, Data: d1}
-		c.eng[0].Submit(s0)
-		c.eng[1].Submit(s1)
-		c.drain(0) // wins the slot
-		c.drain(1) // loses it
-		if got := c.eng[1].State().Stats.ConnectRetries; got != 1 {
-			t.Fatalf("loser ConnectRetries = %d, want 1", got)
+	t.Run("two initiators", testConnectTwoInitiators)
+	t.Run("mutual", testConnectMutual)
+	t.Run("many initiators", testConnectManyInitiators)
+}
+
+// testConnectTwoInitiators: two engines connect to a third at once; the
+// loser of the slot retries of its own accord and both messages arrive.
+func testConnectTwoInitiators(t *testing.T) {
+	c := newCluster(t, 3, nil)
+	d0, d1 := pattern(10, 40), pattern(11, 50)
+	s0 := &SendOp{Peer: 2, Tag: 1, Data: d0}
+	s1 := &SendOp{Peer: 2, Tag: 1, Data: d1}
+	c.eng[0].Submit(s0)
+	c.eng[1].Submit(s1)
+	c.drain(0) // wins the slot
+	c.drain(1) // loses it
+	if got := c.eng[1].State().Stats.ConnectRetries; got != 1 {
+		t.Fatalf("loser ConnectRetries = %d, want 1", got)
+	}
+	if c.eng[1].peers[2].conn != connIdle {
+		t.Fatalf("loser state %d, want idle", c.eng[1].peers[2].conn)
+	}
+	if got := c.eng[0].State().Stats.ConnectRetries; got != 0 {
+		t.Fatalf("winner ConnectRetries = %d", got)
+	}
+	// The loser retries on its next poll of its own accord: in
+	// virtual time it does not wait for data meanwhile.
+	if !c.eng[1].State().Retrying || c.eng[0].State().Retrying {
+		t.Fatalf("Retrying: loser %v, winner %v; want true, false", c.eng[1].State().Retrying, c.eng[0].State().Retrying)
+	}
+	r0 := c.recv(2, 0, 1, 0, 64)
+	r1 := c.recv(2, 1, 1, 0, 64)
+	c.wait(s0, s1, r0, r1)
+	checkSent(t, "s0", s0)
+	checkSent(t, "s1", s1)
+	checkRecv(t, "from 0", r0, 0, 1, d0)
+	checkRecv(t, "from 1", r1, 1, 1, d1)
+	for i := range 2 {
+		if st := c.eng[i].State().Stats; st.Connections != 1 {
+			t.Errorf("engine %d: %d connections", i, st.Connections)
 		}
-		if c.eng[1].peers[2].conn != connIdle {
-			t.Fatalf("loser state %d, want idle", c.eng[1].peers[2].conn)
+	}
+	if st := c.eng[2].State().Stats; st.RingsGranted != 2 {
+		t.Errorf("responder granted %d rings", st.RingsGranted)
+	}
+	c.noErrs()
+	c.idle()
+}
+
+// testConnectMutual: two engines connect to each other at once, with no
+// retry, one connection and one ring granted each.
+func testConnectMutual(t *testing.T) {
+	c := newCluster(t, 2, nil)
+	s0 := &SendOp{Peer: 1, Tag: 2, Data: pattern(1, 3)}
+	s1 := &SendOp{Peer: 0, Tag: 3, Data: pattern(2, 5)}
+	c.eng[0].Submit(s0)
+	c.eng[1].Submit(s1)
+	r0 := c.recv(0, 1, 3, 0, 5)
+	r1 := c.recv(1, 0, 2, 0, 3)
+	c.wait(s0, s1, r0, r1)
+	checkRecv(t, "at 0", r0, 1, 3, pattern(2, 5))
+	checkRecv(t, "at 1", r1, 0, 2, pattern(1, 3))
+	for i := range 2 {
+		if st := c.eng[i].State().Stats; st.ConnectRetries != 0 || st.Connections != 1 || st.RingsGranted != 1 {
+			t.Errorf("engine %d counters %+v", i, st)
 		}
-		if got := c.eng[0].State().Stats.ConnectRetries; got != 0 {
-			t.Fatalf("winner ConnectRetries = %d", got)
-		}
-		// The loser retries on its next poll of its own accord: in
-		// virtual time it does not wait for data meanwhile.
-		if !c.eng[1].State().Retrying || c.eng[0].State().Retrying {
-			t.Fatalf("Retrying: loser %v, winner %v; want true, false", c.eng[1].State().Retrying, c.eng[0].State().Retrying)
-		}
-		r0 := c.recv(2, 0, 1, 0, 64)
-		r1 := c.recv(2, 1, 1, 0, 64)
-		c.wait(s0, s1, r0, r1)
-		checkSent(t, "s0", s0)
-		checkSent(t, "s1", s1)
-		checkRecv(t, "from 0", r0, 0, 1, d0)
-		checkRecv(t, "from 1", r1, 1, 1, d1)
-		for i := range 2 {
-			if st := c.eng[i].State().Stats; st.Connections != 1 {
-				t.Errorf("engine %d: %d connections", i, st.Connections)
-			}
-		}
-		if st := c.eng[2].State().Stats; st.RingsGranted != 2 {
-			t.Errorf("responder granted %d rings", st.RingsGranted)
-		}
-		c.noErrs()
-		c.idle()
-	})
-	t.Run("mutual", func(t *testing.T) {
-		c := newCluster(t, 2, nil)
-		s0 := &SendOp{Peer: 1, Tag: 2, Data: pattern(1, 3)}
-		s1 := &SendOp{Peer: 0, Tag: 3, Data: pattern(2, 5)}
-		c.eng[0].Submit(s0)
-		c.eng[1].Submit(s1)
-		r0 := c.recv(0, 1, 3, 0, 5)
-		r1 := c.recv(1, 0, 2, 0, 3)
-		c.wait(s0, s1, r0, r1)
-		checkRecv(t, "at 0", r0, 1, 3, pattern(2, 5))
-		checkRecv(t, "at 1", r1, 0, 2, pattern(1, 3))
-		for i := range 2 {
-			if st := c.eng[i].State().Stats; st.ConnectRetries != 0 || st.Connections != 1 || st.RingsGranted != 1 {
-				t.Errorf("engine %d counters %+v", i, st)
-			}
-		}
-		c.idle()
-	})
-	t.Run("many initiators", func(t *testing.T) {
-		const n = 6
-		c := newCluster(t, n, nil)
-		var ops []Completion
-		var recvs []*RecvOp
-		for i := range n - 1 {
-			ops = append(ops, c.send(i, n-1, 4, 0, pattern(i, i+1)))
-		}
-		for i := range n - 1 {
-			r := c.recv(n-1, i, 4, 0, 16)
-			recvs = append(recvs, r)
-			ops = append(ops, r)
-		}
-		c.wait(ops...)
-		var retries uint64
-		for i := range n - 1 {
-			checkRecv(t, fmt.Sprint("from ", i), recvs[i], i, 4, pattern(i, i+1))
-			retries += c.eng[i].State().Stats.ConnectRetries
-		}
-		if retries == 0 {
-			t.Error("no initiator lost the slot")
-		}
-		if st := c.eng[n-1].State().Stats; st.RingsGranted != n-1 {
-			t.Errorf("responder granted %d rings", st.RingsGranted)
-		}
-		c.idle()
-	})
+	}
+	c.idle()
+}
+
+// testConnectManyInitiators: five engines connect to a sixth at once; at
+// least one loses the slot, and every message arrives.
+func testConnectManyInitiators(t *testing.T) {
+	const n = 6
+	c := newCluster(t, n, nil)
+	var ops []Completion
+	var recvs []*RecvOp
+	for i := range n - 1 {
+		ops = append(ops, c.send(i, n-1, 4, 0, pattern(i, i+1)))
+	}
+	for i := range n - 1 {
+		r := c.recv(n-1, i, 4, 0, 16)
+		recvs = append(recvs, r)
+		ops = append(ops, r)
+	}
+	c.wait(ops...)
+	var retries uint64
+	for i := range n - 1 {
+		checkRecv(t, fmt.Sprint("from ", i), recvs[i], i, 4, pattern(i, i+1))
+		retries += c.eng[i].State().Stats.ConnectRetries
+	}
+	if retries == 0 {
+		t.Error("no initiator lost the slot")
+	}
+	if st := c.eng[n-1].State().Stats; st.RingsGranted != n-1 {
+		t.Errorf("responder granted %d rings", st.RingsGranted)
+	}
+	c.idle()
 }
 
 // A connection whose compare-and-swap fails fails the sends queued for

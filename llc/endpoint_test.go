@@ -232,53 +232,9 @@ func (c *chargeCounter) Charge(w HostWork, n int) { c.n[w] += n }
 func TestEndpointAllocs(t *testing.T) {
 	for _, eager := range []EagerMode{EagerRings, EagerPM, EagerQueue} {
 		t.Run(eager.String(), func(t *testing.T) {
-			net := newMemNet(2)
-			var eps []*Endpoint
-			var trs []*chargeCounter
-			for i := range 2 {
-				cfg := testConfig(net, i, 2)
-				cfg.Eager, cfg.QueueSize = eager, 4096
-				e, err := NewEngine(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tr := &chargeCounter{memTransport: memTransport{net: net, self: i}}
-				eps, trs = append(eps, NewEndpoint(e, tr)), append(trs, tr)
-			}
-			for _, ep := range eps {
-				ep.Exclusive(func() {})
-			}
-			// Connect 0 -> 1 (and settle PM's start-up): both poll until
-			// both are idle, since a process serves the connections of
-			// others while it polls.
-			within(t, 10*time.Second, func() {
-				var wg sync.WaitGroup
-				var idle atomic.Int32
-				settle := func(ep *Endpoint) {
-					ep.WaitIdle()
-					idle.Add(1)
-					ep.WaitFunc(func() bool { return idle.Load() == 2 })
-				}
-				wg.Go(func() { eps[0].SendWait(1, 1, 0, []byte("x")); settle(eps[0]) })
-				wg.Go(func() { eps[1].RecvWait(0, 1, 0, make([]byte, 1)); settle(eps[1]) })
-				wg.Wait()
-			})
-			data, buf := pattern(1, 100), make([]byte, 100)
-			bad := 0
-			round := func() {
-				if eps[0].SendWait(1, 2, 0, data) != nil {
-					bad++
-				}
-				if _, err := eps[1].RecvWait(0, 2, 0, buf); err != nil || !bytes.Equal(buf, data) {
-					bad++
-				}
-			}
-			for range 100 {
-				round()
-			}
-			if allocs := testing.AllocsPerRun(200, round); allocs != 0 || bad != 0 {
-				t.Fatalf("%.2f allocations per send and receive, %d failures", allocs, bad)
-			}
+			eps, trs := newChargedEndpoints(t, eager)
+			settleChargedEndpoints(t, eps)
+			checkEndpointRoundAllocs(t, eps)
 			for i, tr := range trs {
 				charged := tr.n[WorkSend] > 0
 				if i == 1 {
@@ -289,6 +245,70 @@ func TestEndpointAllocs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// newChargedEndpoints makes two exclusive Endpoints in eager mode, each on
+// a transport that counts the host work charged to it.
+func newChargedEndpoints(t *testing.T, eager EagerMode) ([]*Endpoint, []*chargeCounter) {
+	t.Helper()
+	net := newMemNet(2)
+	var eps []*Endpoint
+	var trs []*chargeCounter
+	for i := range 2 {
+		cfg := testConfig(net, i, 2)
+		cfg.Eager, cfg.QueueSize = eager, 4096
+		e, err := NewEngine(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := &chargeCounter{memTransport: memTransport{net: net, self: i}}
+		eps, trs = append(eps, NewEndpoint(e, tr)), append(trs, tr)
+	}
+	for _, ep := range eps {
+		ep.Exclusive(func() {})
+	}
+	return eps, trs
+}
+
+// settleChargedEndpoints connects 0 -> 1 (and settles PM's start-up):
+// both poll until both are idle, since a process serves the connections
+// of others while it polls.
+func settleChargedEndpoints(t *testing.T, eps []*Endpoint) {
+	t.Helper()
+	within(t, 10*time.Second, func() {
+		var wg sync.WaitGroup
+		var idle atomic.Int32
+		settle := func(ep *Endpoint) {
+			ep.WaitIdle()
+			idle.Add(1)
+			ep.WaitFunc(func() bool { return idle.Load() == 2 })
+		}
+		wg.Go(func() { eps[0].SendWait(1, 1, 0, []byte("x")); settle(eps[0]) })
+		wg.Go(func() { eps[1].RecvWait(0, 1, 0, make([]byte, 1)); settle(eps[1]) })
+		wg.Wait()
+	})
+}
+
+// checkEndpointRoundAllocs sends and receives 100 bytes 100 times, then
+// wants a blocking send and receive to allocate nothing and none to fail.
+func checkEndpointRoundAllocs(t *testing.T, eps []*Endpoint) {
+	t.Helper()
+	data, buf := pattern(1, 100), make([]byte, 100)
+	bad := 0
+	round := func() {
+		if eps[0].SendWait(1, 2, 0, data) != nil {
+			bad++
+		}
+		if _, err := eps[1].RecvWait(0, 2, 0, buf); err != nil || !bytes.Equal(buf, data) {
+			bad++
+		}
+	}
+	for range 100 {
+		round()
+	}
+	if allocs := testing.AllocsPerRun(200, round); allocs != 0 || bad != 0 {
+		t.Fatalf("%.2f allocations per send and receive, %d failures", allocs, bad)
 	}
 }
 

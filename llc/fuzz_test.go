@@ -19,81 +19,120 @@ func runRingSequence(t *testing.T, data []byte) {
 	if len(data) < 1 {
 		return
 	}
-	const ring, maxMsgs, maxSize = 1024, 48, 1600
-	mode := RndvMode(data[0] & 1)
-	self := data[0]&4 != 0
+	s := newRingSequence(t, data[0])
+	s.play(data[1:])
+	s.postDeferred()
+	s.check(t)
+}
+
+// ringSequenceMsg is a message of a ring sequence: its tag and data.
+type ringSequenceMsg struct {
+	tag  int32
+	data []byte
+}
+
+// ringSequence is the state of runRingSequence: the cluster, the
+// receiver, and the messages, sends and receives so far.
+type ringSequence struct {
+	c        *cluster
+	dst      int
+	self     bool
+	msgs     []ringSequenceMsg
+	sends    []*SendOp
+	recvs    []*RecvOp
+	recvMsg  []int // the message each receive must get
+	deferred []int // messages whose receive is posted at the end
+	nextOf   map[int32][]int
+}
+
+// The sizes of a ring sequence: the ring, and the most messages and
+// bytes in a message.
+const ringSeqRing, ringSeqMaxMsgs, ringSeqMaxSize = 1024, 48, 1600
+
+// newRingSequence sets up the cluster for the mode byte of a sequence
+// (data[0]).
+func newRingSequence(t *testing.T, mode0 byte) *ringSequence {
+	mode := RndvMode(mode0 & 1)
+	self := mode0&4 != 0
 	n, dst := 2, 1
 	if self {
 		n, dst = 1, 0
 	}
 	c := newCluster(t, n, func(_ int, cfg *Config) {
-		cfg.RingSize, cfg.EagerLimit, cfg.Rendezvous = ring, MaxEagerLimit(ring), mode
+		cfg.RingSize, cfg.EagerLimit, cfg.Rendezvous = ringSeqRing, MaxEagerLimit(ringSeqRing), mode
 	})
 	c.maxRounds = 100000
-	c.paused[dst] = data[0]&2 != 0 && !self
-	data = data[1:]
+	c.paused[dst] = mode0&2 != 0 && !self
+	return &ringSequence{c: c, dst: dst, self: self, nextOf: map[int32][]int{}}
+}
 
-	type msg struct {
-		tag  int32
-		data []byte
-	}
-	var (
-		msgs     []msg
-		sends    []*SendOp
-		recvs    []*RecvOp
-		recvMsg  []int // the message each receive must get
-		deferred []int // messages whose receive is posted at the end
-		nextOf   = map[int32][]int{}
-	)
-	post := func(i int) {
-		// Receives of a tag match that tag's messages in order: the k-th
-		// receive of tag t gets the k-th message of tag t.
-		tag := msgs[i].tag
-		want := nextOf[tag][0]
-		nextOf[tag] = nextOf[tag][1:]
-		recvs = append(recvs, c.recv(dst, 0, tag, 0, maxSize))
-		recvMsg = append(recvMsg, want)
-	}
-	for len(data) >= 3 && len(msgs) < maxMsgs {
-		size := int(binary.LittleEndian.Uint16(data)) % maxSize
+// post posts the receive of message i. Receives of a tag match that
+// tag's messages in order: the k-th receive of tag t gets the k-th
+// message of tag t.
+func (s *ringSequence) post(i int) {
+	tag := s.msgs[i].tag
+	want := s.nextOf[tag][0]
+	s.nextOf[tag] = s.nextOf[tag][1:]
+	s.recvs = append(s.recvs, s.c.recv(s.dst, 0, tag, 0, ringSeqMaxSize))
+	s.recvMsg = append(s.recvMsg, want)
+}
+
+// play sends the messages data describes, 3 bytes each, posting their
+// receives early or deferring them, toggling the pause and running rounds.
+func (s *ringSequence) play(data []byte) {
+	c := s.c
+	for len(data) >= 3 && len(s.msgs) < ringSeqMaxMsgs {
+		size := int(binary.LittleEndian.Uint16(data)) % ringSeqMaxSize
 		b := data[2]
 		data = data[3:]
-		i := len(msgs)
-		m := msg{tag: int32(b & 3), data: pattern(i, size)}
-		msgs = append(msgs, m)
-		nextOf[m.tag] = append(nextOf[m.tag], i)
+		i := len(s.msgs)
+		m := ringSequenceMsg{tag: int32(b & 3), data: pattern(i, size)}
+		s.msgs = append(s.msgs, m)
+		s.nextOf[m.tag] = append(s.nextOf[m.tag], i)
 		if b&4 != 0 {
-			post(i)
+			s.post(i)
 		} else {
-			deferred = append(deferred, i)
+			s.deferred = append(s.deferred, i)
 		}
-		sends = append(sends, c.send(0, dst, m.tag, 0, m.data))
-		if b&32 != 0 && !self {
-			c.paused[dst] = !c.paused[dst]
+		s.sends = append(s.sends, c.send(0, s.dst, m.tag, 0, m.data))
+		if b&32 != 0 && !s.self {
+			c.paused[s.dst] = !c.paused[s.dst]
 		}
 		c.rounds(int(b>>3) & 3)
 	}
-	c.paused[dst] = false
-	for _, i := range deferred {
-		post(i)
+}
+
+// postDeferred resumes the receiver and posts the deferred receives.
+func (s *ringSequence) postDeferred() {
+	s.c.paused[s.dst] = false
+	for _, i := range s.deferred {
+		s.post(i)
 	}
+}
+
+// check waits for every send and receive, checks that every message
+// arrived intact, and that the receiver holds the bootstrap area and a
+// ring once a message was sent.
+func (s *ringSequence) check(t *testing.T) {
+	t.Helper()
+	c := s.c
 	var all []Completion
-	for i := range msgs {
-		all = append(all, sends[i], recvs[i])
+	for i := range s.msgs {
+		all = append(all, s.sends[i], s.recvs[i])
 	}
 	c.wait(all...)
-	for k, r := range recvs {
-		i := recvMsg[k]
-		checkSent(t, fmt.Sprint("send ", i), sends[i])
-		checkRecv(t, fmt.Sprintf("receive %d (message %d)", k, i), r, 0, msgs[i].tag, msgs[i].data)
+	for k, r := range s.recvs {
+		i := s.recvMsg[k]
+		checkSent(t, fmt.Sprint("send ", i), s.sends[i])
+		checkRecv(t, fmt.Sprintf("receive %d (message %d)", k, i), r, 0, s.msgs[i].tag, s.msgs[i].data)
 	}
 	c.noErrs()
 	c.idle()
 	want := 1 // the bootstrap area, and a ring once a message was sent
-	if len(msgs) > 0 {
+	if len(s.msgs) > 0 {
 		want = 2
 	}
-	if got := c.net.regions(dst); got != want {
+	if got := c.net.regions(s.dst); got != want {
 		t.Fatalf("receiver has %d regions, want %d", got, want)
 	}
 }

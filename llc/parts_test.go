@@ -71,22 +71,46 @@ func TestQueuePartsSizes(t *testing.T) {
 // order; a message's receive completes only with its last part, and a
 // probe sees it only then.
 func TestQueuePartsInterleaved(t *testing.T) {
-	const recv = 2
 	c := newCluster(t, 3, partsConfig(64<<10))
 	c.hold[0], c.hold[1] = true, true
 	size := 3*(MaxQueueRecord-recMeta) + 5 // four records
+	sends, data := startInterleavedSends(c, size)
+	first := c.recv(interleavedRecv, AnySource, 4, 0, size)
+	deliverInterleavedParts(t, c, first)
+	if !first.Done() || sends[2].Done() || sends[3].Done() {
+		t.Fatalf("after the first messages: receive done %v, second sends done %v %v", first.Done(), sends[2].Done(), sends[3].Done())
+	}
+	checkRecv(t, "first message", first, 0, 4, data[0][0])
+	checkInterleavedRest(t, c, sends, data, size)
+}
+
+// interleavedRecv is the receiver of TestQueuePartsInterleaved.
+const interleavedRecv = 2
+
+// startInterleavedSends submits two messages of about size bytes from
+// each of 0 and 1, alternately, and returns the sends and their data
+// (by sender, then message).
+func startInterleavedSends(c *cluster, size int) ([]*SendOp, [2][2][]byte) {
 	var sends []*SendOp
 	var data [2][2][]byte
 	for k := range 2 {
 		for src := range 2 {
 			data[src][k] = pattern(src*10+k, size-k*100)
-			op := &SendOp{Peer: recv, Tag: 4, Data: data[src][k]}
+			op := &SendOp{Peer: interleavedRecv, Tag: 4, Data: data[src][k]}
 			c.eng[src].Submit(op)
 			c.drain(src)
 			sends = append(sends, op)
 		}
 	}
-	first := c.recv(recv, AnySource, 4, 0, size)
+	return sends, data
+}
+
+// deliverInterleavedParts delivers the four parts of each sender's first
+// message alternately: the receive first completes only with the last
+// part of 0's, and a probe sees 1's only with its last.
+func deliverInterleavedParts(t *testing.T, c *cluster, first *RecvOp) {
+	t.Helper()
+	const recv = interleavedRecv
 	for part := range 4 {
 		for src := range 2 {
 			cmds := c.take(src)
@@ -107,10 +131,13 @@ func TestQueuePartsInterleaved(t *testing.T) {
 			}
 		}
 	}
-	if !first.Done() || sends[2].Done() || sends[3].Done() {
-		t.Fatalf("after the first messages: receive done %v, second sends done %v %v", first.Done(), sends[2].Done(), sends[3].Done())
-	}
-	checkRecv(t, "first message", first, 0, 4, data[0][0])
+}
+
+// checkInterleavedRest releases the senders' commands and receives the
+// other three messages, matched by sender in order.
+func checkInterleavedRest(t *testing.T, c *cluster, sends []*SendOp, data [2][2][]byte, size int) {
+	t.Helper()
+	const recv = interleavedRecv
 	c.hold[0], c.hold[1] = false, false
 	for _, src := range []int{0, 1} {
 		c.drain(src)

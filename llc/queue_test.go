@@ -173,6 +173,24 @@ func queueRecKind(c Command) (uint8, int32) {
 func TestQueueInFlight(t *testing.T) {
 	c := newCluster(t, 3, withEager(EagerQueue, nil))
 	c.hold[0] = true
+	sends, first := startQueueInFlight(t, c)
+	checkQueueRefused(t, c, sends, first)
+	checkQueueInOrder(t, c, sends)
+	c.hold[0] = false
+	for i := range 3 {
+		r := c.recv(1, 0, AnyTag, 0, 100)
+		c.wait(r)
+		checkRecv(t, fmt.Sprint("message ", i), r, 0, int32(i), pattern(i, 10*i))
+	}
+	c.noErrs()
+	c.idle()
+}
+
+// startQueueInFlight sends three messages to 1 and one to 2 with engine
+// 0's commands held: one enqueue per peer is issued, and the one to 2
+// completes. It returns the sends to 1 and the enqueue held for them.
+func startQueueInFlight(t *testing.T, c *cluster) ([]*SendOp, Command) {
+	t.Helper()
 	var sends []*SendOp
 	for i := range 3 {
 		sends = append(sends, c.send(0, 1, int32(i), 0, pattern(i, 10*i)))
@@ -189,9 +207,14 @@ func TestQueueInFlight(t *testing.T) {
 	}
 	c.deliver(0, held[1])
 	checkSent(t, "send to 2", other)
+	return sends, held[0]
+}
 
-	// The queue of 1 is full: nothing more is issued until a poll.
-	c.failHeld(0, held[0], errFull)
+// checkQueueRefused: the queue of 1 is full: nothing more is issued until
+// a poll, which enqueues the record at the head again, twice refused too.
+func checkQueueRefused(t *testing.T, c *cluster, sends []*SendOp, first Command) {
+	t.Helper()
+	c.failHeld(0, first, errFull)
 	if st := c.eng[0].State().Stats; st.QueueFull != 1 || sends[0].Done() || c.eng[0].sched.len() != 0 {
 		t.Fatalf("after a full queue: QueueFull %d, first send done %v, %d commands", st.QueueFull, sends[0].Done(), c.eng[0].sched.len())
 	}
@@ -209,7 +232,12 @@ func TestQueueInFlight(t *testing.T) {
 	if st := c.eng[0].State().Stats; st.QueueFull != 3 {
 		t.Fatalf("QueueFull %d after three refusals", st.QueueFull)
 	}
-	// Room again: the records go in order, one completion at a time.
+}
+
+// checkQueueInOrder: room again: the records go in order, one completion
+// at a time.
+func checkQueueInOrder(t *testing.T, c *cluster, sends []*SendOp) {
+	t.Helper()
 	for i := range 3 {
 		if i == 0 {
 			c.poll(0)
@@ -226,14 +254,6 @@ func TestQueueInFlight(t *testing.T) {
 			t.Fatalf("send %d done before its record was enqueued", i+1)
 		}
 	}
-	c.hold[0] = false
-	for i := range 3 {
-		r := c.recv(1, 0, AnyTag, 0, 100)
-		c.wait(r)
-		checkRecv(t, fmt.Sprint("message ", i), r, 0, int32(i), pattern(i, 10*i))
-	}
-	c.noErrs()
-	c.idle()
 }
 
 // An enqueue that fails for another reason than a full queue stops the

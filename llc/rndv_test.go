@@ -250,28 +250,52 @@ func failCmd(match func(src int, c Command) bool) (func(int, Command) (Event, bo
 
 func tokenKind(c Command) tokKind { k, _ := splitToken(c.Token); return k }
 
+// TestRendezvousErrors: a failed command of a rendezvous, pulled or
+// pushed, fails the side it should, and the engines carry on.
 func TestRendezvousErrors(t *testing.T) {
-	tests := []struct {
-		name  string
-		mode  RndvMode
-		match func(src int, c Command) bool
-		// which side reports the error
-		sendErr, recvErr bool
-		// the message never reaches the receiver (the receive is cancelled)
-		lost bool
-		// the receiver learns of the failure from the sender's PUT, not
-		// from its own command
-		remote bool
-	}{
+	runRndvErrorCases(t, append(rndvPullErrorCases(), rndvPushErrorCases()...))
+}
+
+// rndvErrorCase is a rendezvous whose matching command fails.
+type rndvErrorCase struct {
+	name  string
+	mode  RndvMode
+	match func(src int, c Command) bool
+	// which side reports the error
+	sendErr, recvErr bool
+	// the message never reaches the receiver (the receive is cancelled)
+	lost bool
+	// the receiver learns of the failure from the sender's PUT, not
+	// from its own command
+	remote bool
+}
+
+// rndvPullErrorCases fail the receiver's read or the sender's
+// registration of a pulled rendezvous.
+func rndvPullErrorCases() []rndvErrorCase {
+	return []rndvErrorCase{
 		{"pull read fails", RndvPull,
 			func(src int, c Command) bool { return src == 1 && tokenKind(c) == tokPullDone }, false, true, false, false},
 		{"pull send registration fails", RndvPull,
 			func(src int, c Command) bool { return src == 0 && c.Kind == CmdRegister }, true, false, true, false},
+	}
+}
+
+// rndvPushErrorCases fail the receiver's registration or the sender's
+// write of a pushed rendezvous.
+func rndvPushErrorCases() []rndvErrorCase {
+	return []rndvErrorCase{
 		{"push receive registration fails", RndvPush,
 			func(src int, c Command) bool { return src == 1 && c.Kind == CmdRegister }, false, true, false, false},
 		{"push write fails", RndvPush,
 			func(src int, c Command) bool { return src == 0 && tokenKind(c) == tokPushDone }, true, true, false, true},
 	}
+}
+
+// runRndvErrorCases runs each case as a subtest: a rendezvous whose
+// command fails, an eager message behind it, then the engines carry on.
+func runRndvErrorCases(t *testing.T, tests []rndvErrorCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newPair(t, func(_ int, cfg *Config) { cfg.Rendezvous = tt.mode })
@@ -289,46 +313,59 @@ func TestRendezvousErrors(t *testing.T) {
 			if *failed != 1 {
 				t.Fatal("the command was not failed")
 			}
-			for _, x := range []struct {
-				what string
-				err  error
-				want bool
-			}{{"send", s.Err(), tt.sendErr}, {"receive", r.Err(), tt.recvErr}} {
-				if !x.want {
-					if x.err != nil {
-						t.Fatalf("%s error: %v", x.what, x.err)
-					}
-					continue
-				}
-				if x.what == "receive" && tt.remote {
-					if x.err == nil || errors.Is(x.err, ErrTruncated) || !strings.Contains(x.err.Error(), "process 0 failed to write") {
-						t.Fatalf("receive error %v, want the sender's failure", x.err)
-					}
-					continue
-				}
-				if !errors.Is(x.err, errInjected) || errors.Is(x.err, ErrTruncated) {
-					t.Fatalf("%s error %v, want the injected failure", x.what, x.err)
-				}
-			}
+			checkRndvErrors(t, tt, s, r)
 			if tt.lost {
 				if !cancelRecvOn(c.eng[1], r) {
 					t.Fatal("receive of a lost message could not be cancelled")
 				}
 			}
-			// The engines carry on: the next messages arrive.
-			r2 := c.recv(1, 0, 3, 0, 10)
-			c.wait(after, r2)
-			checkRecv(t, "message after", r2, 0, 3, pattern(6, 10))
-			s3 := c.send(0, 1, 2, 0, data)
-			r3 := c.recv(1, 0, 2, 0, len(data))
-			c.wait(s3, r3)
-			checkRecv(t, "rendezvous after", r3, 0, 2, data)
-			c.noErrs()
-			c.idle()
-			if c.net.regions(0) != 2 || c.net.regions(1) != 2 {
-				t.Fatalf("registrations left: %d, %d", c.net.regions(0), c.net.regions(1))
-			}
+			checkRndvCarriesOn(t, c, after, data)
 		})
+	}
+}
+
+// checkRndvErrors checks that the send and the receive fail as tt says:
+// with the injected failure, the sender's, or not at all.
+func checkRndvErrors(t *testing.T, tt rndvErrorCase, s *SendOp, r *RecvOp) {
+	t.Helper()
+	for _, x := range []struct {
+		what string
+		err  error
+		want bool
+	}{{"send", s.Err(), tt.sendErr}, {"receive", r.Err(), tt.recvErr}} {
+		if !x.want {
+			if x.err != nil {
+				t.Fatalf("%s error: %v", x.what, x.err)
+			}
+			continue
+		}
+		if x.what == "receive" && tt.remote {
+			if x.err == nil || errors.Is(x.err, ErrTruncated) || !strings.Contains(x.err.Error(), "process 0 failed to write") {
+				t.Fatalf("receive error %v, want the sender's failure", x.err)
+			}
+			continue
+		}
+		if !errors.Is(x.err, errInjected) || errors.Is(x.err, ErrTruncated) {
+			t.Fatalf("%s error %v, want the injected failure", x.what, x.err)
+		}
+	}
+}
+
+// checkRndvCarriesOn: the engines carry on: the eager message after and
+// another rendezvous of data arrive, and no registration is left.
+func checkRndvCarriesOn(t *testing.T, c *cluster, after *SendOp, data []byte) {
+	t.Helper()
+	r2 := c.recv(1, 0, 3, 0, 10)
+	c.wait(after, r2)
+	checkRecv(t, "message after", r2, 0, 3, pattern(6, 10))
+	s3 := c.send(0, 1, 2, 0, data)
+	r3 := c.recv(1, 0, 2, 0, len(data))
+	c.wait(s3, r3)
+	checkRecv(t, "rendezvous after", r3, 0, 2, data)
+	c.noErrs()
+	c.idle()
+	if c.net.regions(0) != 2 || c.net.regions(1) != 2 {
+		t.Fatalf("registrations left: %d, %d", c.net.regions(0), c.net.regions(1))
 	}
 }
 
@@ -566,12 +603,10 @@ func TestRendezvousExchangePush(t *testing.T) {
 	}
 }
 
+// testExchangePush runs each case of TestRendezvousExchangePush with the
+// rendezvous mode.
 func testExchangePush(t *testing.T, mode RndvMode) {
-	for _, tc := range []struct {
-		name          string
-		msg, buf      int
-		both, written bool
-	}{
+	for _, tc := range []exchangePushCase{
 		{"exchange", ExchangePushMin, ExchangePushMin, true, true},
 		{"exchange_truncated", 1 << 20, ExchangePushMin + 4096, true, true},
 		{"exchange_small", ExchangePushMin - 1, ExchangePushMin, true, false},
@@ -582,54 +617,84 @@ func testExchangePush(t *testing.T, mode RndvMode) {
 			c := newPair(t, func(_ int, cfg *Config) { cfg.Rendezvous, cfg.ExchangePush = mode, ExchangePushMin })
 			c.tracing = true
 			data := [2][]byte{pattern(8, tc.msg), pattern(9, tc.msg)}
-			var sends []*SendOp
-			var recvs [2]*RecvOp
-			for i := range 2 {
-				if i == 0 || tc.both {
-					recvs[1-i] = c.recv(1-i, i, 3, 0, tc.buf)
-					sends = append(sends, c.send(i, 1-i, 3, 0, data[i]))
-				}
-			}
-			for _, s := range sends {
-				c.wait(s)
-				checkSent(t, "send", s)
-			}
-			for i, r := range recvs {
-				if r == nil {
-					continue
-				}
-				c.wait(r)
-				if tc.msg > tc.buf {
-					if !errors.Is(r.Err(), ErrTruncated) || string(r.Buf) != string(data[1-i][:tc.buf]) {
-						t.Fatalf("truncated receive of %d: err %v, prefix intact %v", i, r.Err(), string(r.Buf) == string(data[1-i][:tc.buf]))
-					}
-				} else {
-					checkRecv(t, "receive", r, 1-i, 3, data[1-i])
-				}
-			}
-			c.idle()
-			if got := c.net.regions(0) + c.net.regions(1); got != 4 {
-				t.Fatalf("%d regions registered after the exchange, want 4 (the bootstrap areas and rings only)", got)
-			}
-			reads, writes := 0, 0
-			for _, cmd := range c.trace {
-				switch k, _ := splitToken(cmd.Token); k {
-				case tokPullDone:
-					reads++
-				case tokPushDone:
-					writes++
-				}
-			}
-			wantReads, wantWrites := len(sends), 0
-			switch {
-			case tc.written:
-				wantReads, wantWrites = 0, len(sends)
-			case mode == RndvSplit && min(tc.msg, tc.buf) >= SplitMin && !tc.both:
-				wantWrites = len(sends) // split in two
-			}
-			if reads != wantReads || writes != wantWrites {
-				t.Fatalf("%d reads and %d writes of data, want %d and %d", reads, writes, wantReads, wantWrites)
-			}
+			sends, recvs := startExchange(c, tc, data)
+			checkExchangeDelivered(t, c, tc, data, sends, recvs)
+			checkExchangeCommands(t, c, mode, tc, len(sends))
 		})
+	}
+}
+
+// exchangePushCase is a message of msg bytes into receives of buf, sent
+// both ways or one way, and whether its data should be written.
+type exchangePushCase struct {
+	name          string
+	msg, buf      int
+	both, written bool
+}
+
+// startExchange posts the receives and sends data from 0 to 1 and, where
+// tc says both, from 1 to 0.
+func startExchange(c *cluster, tc exchangePushCase, data [2][]byte) ([]*SendOp, [2]*RecvOp) {
+	var sends []*SendOp
+	var recvs [2]*RecvOp
+	for i := range 2 {
+		if i == 0 || tc.both {
+			recvs[1-i] = c.recv(1-i, i, 3, 0, tc.buf)
+			sends = append(sends, c.send(i, 1-i, 3, 0, data[i]))
+		}
+	}
+	return sends, recvs
+}
+
+// checkExchangeDelivered waits for the sends and receives: data arrive
+// intact, truncated receives fail as such, and nothing stays registered.
+func checkExchangeDelivered(t *testing.T, c *cluster, tc exchangePushCase, data [2][]byte, sends []*SendOp, recvs [2]*RecvOp) {
+	t.Helper()
+	for _, s := range sends {
+		c.wait(s)
+		checkSent(t, "send", s)
+	}
+	for i, r := range recvs {
+		if r == nil {
+			continue
+		}
+		c.wait(r)
+		if tc.msg > tc.buf {
+			if !errors.Is(r.Err(), ErrTruncated) || string(r.Buf) != string(data[1-i][:tc.buf]) {
+				t.Fatalf("truncated receive of %d: err %v, prefix intact %v", i, r.Err(), string(r.Buf) == string(data[1-i][:tc.buf]))
+			}
+		} else {
+			checkRecv(t, "receive", r, 1-i, 3, data[1-i])
+		}
+	}
+	c.idle()
+	if got := c.net.regions(0) + c.net.regions(1); got != 4 {
+		t.Fatalf("%d regions registered after the exchange, want 4 (the bootstrap areas and rings only)", got)
+	}
+}
+
+// checkExchangeCommands counts the reads and writes of data the engines
+// commanded: the nsends messages written where tc says so, split in two
+// one way, and read otherwise.
+func checkExchangeCommands(t *testing.T, c *cluster, mode RndvMode, tc exchangePushCase, nsends int) {
+	t.Helper()
+	reads, writes := 0, 0
+	for _, cmd := range c.trace {
+		switch k, _ := splitToken(cmd.Token); k {
+		case tokPullDone:
+			reads++
+		case tokPushDone:
+			writes++
+		}
+	}
+	wantReads, wantWrites := nsends, 0
+	switch {
+	case tc.written:
+		wantReads, wantWrites = 0, nsends
+	case mode == RndvSplit && min(tc.msg, tc.buf) >= SplitMin && !tc.both:
+		wantWrites = nsends // split in two
+	}
+	if reads != wantReads || writes != wantWrites {
+		t.Fatalf("%d reads and %d writes of data, want %d and %d", reads, writes, wantReads, wantWrites)
 	}
 }

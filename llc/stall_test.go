@@ -14,32 +14,58 @@ import (
 func TestEndpointStalled(t *testing.T) {
 	eps := newEndpoints(t, 2, nil)
 	ep := eps[0]
-	never := errors.New("never")
-	var (
-		mu   sync.Mutex
-		seen []Stall
-		fail = true
-	)
-	ep.Stalled = func(st Stall) error {
-		mu.Lock()
-		defer mu.Unlock()
-		seen = append(seen, st)
-		if fail && st.Quiet > 10*time.Millisecond {
-			return never
-		}
-		return nil
+	r := &stallRecorder{never: errors.New("never"), fail: true}
+	ep.Stalled = r.stalled
+	checkStallFailsAlone(t, ep, r)
+	checkStallLateMessage(t, eps, r)
+	checkStallFailsEngine(t, ep, r)
+}
+
+// stallRecorder records the stalls Stalled is asked about, and returns
+// never for those quiet past 10 ms while fail is set.
+type stallRecorder struct {
+	never error
+	mu    sync.Mutex
+	seen  []Stall
+	fail  bool
+}
+
+// stalled is the Endpoint's Stalled.
+func (r *stallRecorder) stalled(st Stall) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seen = append(r.seen, st)
+	if r.fail && st.Quiet > 10*time.Millisecond {
+		return r.never
 	}
-	last := func() Stall {
-		mu.Lock()
-		defer mu.Unlock()
-		return seen[len(seen)-1]
-	}
+	return nil
+}
+
+// last returns the last stall recorded.
+func (r *stallRecorder) last() Stall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen[len(r.seen)-1]
+}
+
+// setFail sets whether stalls fail.
+func (r *stallRecorder) setFail(fail bool) {
+	r.mu.Lock()
+	r.fail = fail
+	r.mu.Unlock()
+}
+
+// checkStallFailsAlone: the error fails an unmatched receive, a probe and
+// an mprobe alone, each stalled as it should be, and not the engine.
+func checkStallFailsAlone(t *testing.T, ep *Endpoint, r *stallRecorder) {
+	t.Helper()
+	never := r.never
 	within(t, 10*time.Second, func() {
 		if _, err := ep.RecvWait(1, 7, 2, make([]byte, 8)); !errors.Is(err, never) {
 			t.Errorf("RecvWait: %v, want %v", err, never)
 		}
 	})
-	if st := last(); st.Kind != StallRecv || st.Peer != 1 || st.Tag != 7 || st.Ctx != 2 {
+	if st := r.last(); st.Kind != StallRecv || st.Peer != 1 || st.Tag != 7 || st.Ctx != 2 {
 		t.Errorf("receive's stall %+v", st)
 	}
 	within(t, 10*time.Second, func() {
@@ -50,15 +76,20 @@ func TestEndpointStalled(t *testing.T) {
 			t.Errorf("WaitMprobe: %v, want %v", err, never)
 		}
 	})
-	if st := last(); st.Kind != StallProbe || st.Peer != 1 || st.Tag != 3 {
+	if st := r.last(); st.Kind != StallProbe || st.Peer != 1 || st.Tag != 3 {
 		t.Errorf("mprobe's stall %+v", st)
 	}
 	if err := ep.Err(); err != nil {
 		t.Fatalf("a failed receive or probe failed the engine: %v", err)
 	}
-	mu.Lock()
-	fail = false
-	mu.Unlock()
+}
+
+// checkStallLateMessage: a receive whose message comes while Stalled says
+// nil completes.
+func checkStallLateMessage(t *testing.T, eps []*Endpoint, r *stallRecorder) {
+	t.Helper()
+	ep := eps[0]
+	r.setFail(false)
 	go func() {
 		time.Sleep(50 * time.Millisecond)
 		eps[1].SendWait(0, 5, 0, []byte("late"))
@@ -68,16 +99,20 @@ func TestEndpointStalled(t *testing.T) {
 			t.Errorf("RecvWait of a late message: %+v, %v", st, err)
 		}
 	})
-	mu.Lock()
-	fail = true
-	mu.Unlock()
+}
+
+// checkStallFailsEngine: the error fails any other wait by the failure of
+// the engine.
+func checkStallFailsEngine(t *testing.T, ep *Endpoint, r *stallRecorder) {
+	t.Helper()
+	r.setFail(true)
 	within(t, 10*time.Second, func() {
 		ep.WaitFunc(func() bool { return ep.eng.State().Err != nil })
 	})
-	if st := last(); st.Kind != StallOther {
+	if st := r.last(); st.Kind != StallOther {
 		t.Errorf("other wait's stall %+v", st)
 	}
-	if err := ep.Err(); !errors.Is(err, never) {
-		t.Errorf("engine's error %v, want %v", err, never)
+	if err := ep.Err(); !errors.Is(err, r.never) {
+		t.Errorf("engine's error %v, want %v", err, r.never)
 	}
 }

@@ -16,59 +16,77 @@ func TestADIDecomposition(t *testing.T) {
 	const n = 13 // not divisible by 2, 3 or 4: cells of unequal sizes
 	for _, np := range []int{1, 4, 9, 16} {
 		p := adiCellsPerAxis(np)
-		owner := map[[3]int]int{}
-		grids := make([]*adiGrid, np)
-		for me := range np {
-			g, err := adiNewGrid([3]int{n, n, n}, np, me, false)
-			if err != nil {
-				t.Fatalf("np=%d me=%d: %v", np, me, err)
-			}
-			grids[me] = g
-			for d := range 3 {
-				seen := make([]bool, p)
-				for _, ci := range g.slice[d] {
-					seen[g.cells[ci].coord[d]] = true
-				}
-				for x, ok := range seen {
-					if !ok {
-						t.Errorf("np=%d me=%d: no cell at %d on axis %d", np, me, x, d)
-					}
-				}
-			}
-			for _, c := range g.cells {
-				if prev, dup := owner[c.coord]; dup {
-					t.Errorf("np=%d: cell %v held by %d and %d", np, c.coord, prev, me)
-				}
-				owner[c.coord] = me
-			}
-		}
+		grids, owner := adiOwners(t, n, np, p)
 		if len(owner) != p*p*p {
 			t.Fatalf("np=%d: %d cells, want %d", np, len(owner), p*p*p)
 		}
-		for me, g := range grids {
-			for _, c := range g.cells {
-				for d := range 3 {
-					// The cells tile the axis: the next one starts where
-					// this one ends.
-					next := c.coord
-					next[d]++
-					if next[d] == p {
-						if c.low[d]+c.size[d] != n || c.end[d] != 1 {
-							t.Errorf("np=%d: last cell on axis %d ends at %d (end flag %d), want %d", np, d, c.low[d]+c.size[d], c.end[d], n)
-						}
-						continue
+		checkADITiling(t, n, np, p, grids, owner)
+	}
+}
+
+// adiOwners makes the grids of every process of np on n points a side,
+// checks that each has one cell in every plane of the p cells of every
+// axis and that no cell is held twice, and returns the grids and the
+// owner of every cell.
+func adiOwners(t *testing.T, n, np, p int) ([]*adiGrid, map[[3]int]int) {
+	t.Helper()
+	owner := map[[3]int]int{}
+	grids := make([]*adiGrid, np)
+	for me := range np {
+		g, err := adiNewGrid([3]int{n, n, n}, np, me, false)
+		if err != nil {
+			t.Fatalf("np=%d me=%d: %v", np, me, err)
+		}
+		grids[me] = g
+		for d := range 3 {
+			seen := make([]bool, p)
+			for _, ci := range g.slice[d] {
+				seen[g.cells[ci].coord[d]] = true
+			}
+			for x, ok := range seen {
+				if !ok {
+					t.Errorf("np=%d me=%d: no cell at %d on axis %d", np, me, x, d)
+				}
+			}
+		}
+		for _, c := range g.cells {
+			if prev, dup := owner[c.coord]; dup {
+				t.Errorf("np=%d: cell %v held by %d and %d", np, c.coord, prev, me)
+			}
+			owner[c.coord] = me
+		}
+	}
+	return grids, owner
+}
+
+// checkADITiling checks that the cells tile the grid, and that the
+// neighbour of a cell along each axis belongs to the process's successor
+// on that axis, whose predecessor is the process.
+func checkADITiling(t *testing.T, n, np, p int, grids []*adiGrid, owner map[[3]int]int) {
+	t.Helper()
+	for me, g := range grids {
+		for _, c := range g.cells {
+			for d := range 3 {
+				// The cells tile the axis: the next one starts where
+				// this one ends.
+				next := c.coord
+				next[d]++
+				if next[d] == p {
+					if c.low[d]+c.size[d] != n || c.end[d] != 1 {
+						t.Errorf("np=%d: last cell on axis %d ends at %d (end flag %d), want %d", np, d, c.low[d]+c.size[d], c.end[d], n)
 					}
-					other := grids[owner[next]]
-					oc := other.cells[other.slice[d][next[d]]]
-					if oc.low[d] != c.low[d]+c.size[d] {
-						t.Errorf("np=%d: cell %v ends at %d, cell %v starts at %d", np, c.coord, c.low[d]+c.size[d], oc.coord, oc.low[d])
-					}
-					if owner[next] != g.succ[d] {
-						t.Errorf("np=%d me=%d: the neighbour of %v along +%d is held by %d, not the successor %d", np, me, c.coord, d, owner[next], g.succ[d])
-					}
-					if other.pred[d] != me {
-						t.Errorf("np=%d: the predecessor of %d on axis %d is %d, want %d", np, owner[next], d, other.pred[d], me)
-					}
+					continue
+				}
+				other := grids[owner[next]]
+				oc := other.cells[other.slice[d][next[d]]]
+				if oc.low[d] != c.low[d]+c.size[d] {
+					t.Errorf("np=%d: cell %v ends at %d, cell %v starts at %d", np, c.coord, c.low[d]+c.size[d], oc.coord, oc.low[d])
+				}
+				if owner[next] != g.succ[d] {
+					t.Errorf("np=%d me=%d: the neighbour of %v along +%d is held by %d, not the successor %d", np, me, c.coord, d, owner[next], g.succ[d])
+				}
+				if other.pred[d] != me {
+					t.Errorf("np=%d: the predecessor of %d on axis %d is %d, want %d", np, owner[next], d, other.pred[d], me)
 				}
 			}
 		}

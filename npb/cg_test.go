@@ -35,14 +35,28 @@ func TestCGResidual(t *testing.T) {
 // pointers, the sum of the values, the sum of value × column and the
 // generator state after makea, bit for bit.
 func TestCGMakea(t *testing.T) {
-	type block struct {
-		np, me                               int
-		firstrow, lastrow, firstcol, lastcol int
-		nnz, rowstrSum                       int
-		sum, colSum, tran                    uint64 // float64 bits
-	}
-	const tran = 0x42C114CC119CE680
-	blocks := []block{
+	pr, _ := cgClassParams('S')
+	checkCGMakeaBlocks(t, pr, append(cgEvenBlocks(), cgUnevenBlocks()...))
+	checkCGMakeaFirstRow(t, pr)
+}
+
+// cgMakeaBlock is a process's matrix block as NPB makes it: its partition,
+// the number of nonzeros, the sum of the row pointers, the sums of the
+// values and of value × column, and the generator state after makea.
+type cgMakeaBlock struct {
+	np, me                               int
+	firstrow, lastrow, firstcol, lastcol int
+	nnz, rowstrSum                       int
+	sum, colSum, tran                    uint64 // float64 bits
+}
+
+// cgMakeaTran is the generator state after makea, on every process.
+const cgMakeaTran = 0x42C114CC119CE680
+
+// cgEvenBlocks are blocks of 1, 2, 4 and 8 processes.
+func cgEvenBlocks() []cgMakeaBlock {
+	const tran = cgMakeaTran
+	return []cgMakeaBlock{
 		{1, 0, 1, 1400, 1, 1400, 78148, 54932084, 0xC0B2BC8F2FA9742D, 0xC14BD198BD3EB1C3, tran},
 		{2, 0, 1, 1400, 1, 700, 39163, 27715495, 0xC0A0954DA73501ED, 0xC1283672E68DA2AD, tran},
 		{2, 1, 1, 1400, 701, 1400, 38985, 27217990, 0xC0A4E3D0B81DE691, 0xC145C3FC039B48FD, tran},
@@ -53,13 +67,25 @@ func TestCGMakea(t *testing.T) {
 		{8, 0, 1, 700, 1, 350, 10115, 3616569, 0xC09EAD7B85229F13, 0xC11540A4E5152FDD, tran},
 		{8, 3, 1, 700, 1051, 1400, 9714, 3416415, 0x408CEE82E666B8A2, 0x41313F61082A3160, tran},
 		{8, 6, 701, 1400, 701, 1050, 9853, 3543966, 0xC0A19785BDEF911C, 0xC13E2B59CCF249D9, tran},
-		// 1400 is not a multiple of 16 process columns: NPB's uneven split.
+	}
+}
+
+// cgUnevenBlocks: 1400 is not a multiple of 16 process columns: NPB's
+// uneven split.
+func cgUnevenBlocks() []cgMakeaBlock {
+	const tran = cgMakeaTran
+	return []cgMakeaBlock{
 		{128, 0, 1, 175, 1, 88, 686, 64653, 0xC085A3BD73CE64F5, 0xC0DE2EC7DDDC2ED4, tran},
 		{128, 1, 1, 175, 89, 175, 663, 55535, 0xC085D7842335D758, 0xC0F683C9601380BD, tran},
 		{128, 17, 176, 350, 89, 175, 599, 51246, 0x4050369567DEBFFF, 0x40C07158183A9772, tran},
 		{128, 38, 351, 525, 526, 613, 553, 49444, 0x404E46FF5A63033D, 0x40E0E149F360460B, tran},
 	}
-	pr, _ := cgClassParams('S')
+}
+
+// checkCGMakeaBlocks checks each block's partition, and makea's block
+// checksums, against NPB's.
+func checkCGMakeaBlocks(t *testing.T, pr cgParams, blocks []cgMakeaBlock) {
+	t.Helper()
 	for _, b := range blocks {
 		g := cgNewGrid(pr.na, b.np, b.me)
 		if g.firstrow != b.firstrow || g.lastrow != b.lastrow || g.firstcol != b.firstcol || g.lastcol != b.lastcol {
@@ -87,8 +113,12 @@ func TestCGMakea(t *testing.T) {
 				b.nnz, b.rowstrSum, b.sum, b.colSum, b.tran)
 		}
 	}
+}
 
-	// The first nonzeros of row 1 at np = 1, as NPB orders them.
+// checkCGMakeaFirstRow checks the first nonzeros of row 1 at np = 1, as
+// NPB orders them.
+func checkCGMakeaFirstRow(t *testing.T, pr cgParams) {
+	t.Helper()
 	g := cgNewGrid(pr.na, 1, 0)
 	x := float64(Seed)
 	Randlc(&x, A)

@@ -157,80 +157,108 @@ func TestFTCfftz(t *testing.T) {
 	for _, n := range []int{2, 4, 8, 16, 128, 256, 512} {
 		for _, width := range []int{ftBlock, 64, 512} {
 			m, w := ftLog2(n), ftStridedWidth(n, width)
-			// Lines of width points in rows of width+3, and the same as
-			// blocks of w lines for ftRefCfftz.
-			data := make([]complex128, n*(width+3))
-			for i := range data {
-				data[i] = complex(math.Sin(float64(i)), math.Cos(float64(3*i+1)))
-			}
-			rows := func(d []complex128) [][]complex128 {
-				r := make([][]complex128, n)
-				for e := range r {
-					r[e] = d[e*(width+3):][:width]
-				}
-				return r
-			}
-			ex := make([]float64, 2*n+width)
-			for i := range ex {
-				ex[i] = math.Exp(-1e-3 * float64(i))
-			}
-			ev := &ftEvolution{ex: ex, base: make([]int, n), sq: make([]int, width)}
-			for e := range ev.base {
-				ev.base[e] = 2 * e
-			}
-			for i := range ev.sq {
-				ev.sq[i] = i
-			}
+			data := ftCfftzData(n, width)
+			ev := ftCfftzEvolution(n, width)
 			for _, is := range []int{1, -1, 0} {
 				// is = 0: backward with the evolution.
-				want := append([]complex128(nil), data...)
-				if is == 0 {
-					for e, row := range rows(want) {
-						for i := range row {
-							f := ex[ev.base[e]+ev.sq[i]]
-							row[i] = complex(real(row[i])*f, imag(row[i])*f)
-						}
-					}
-				}
-				evolved := append([]complex128(nil), want...)
-				p := w + 2
-				for ii := 0; ii < width; ii += w {
-					x := make([]complex128, p*n)
-					for e, row := range rows(want) {
-						copy(x[e*p:][:w], row[ii:])
-					}
-					ftRefCfftz(max(is, -1), m, n, w, p, f.u, x, make([]complex128, p*n))
-					for e, row := range rows(want) {
-						copy(row[ii:][:w], x[e*p:])
-					}
-				}
+				want, evolved := ftCfftzWant(&f, is, m, n, w, width, data, ev)
 				for _, inPlace := range []bool{false, true} {
-					in := append([]complex128(nil), data...)
-					out := in
-					if !inPlace {
-						out = make([]complex128, len(data))
-					}
-					var e *ftEvolution
-					if is == 0 {
-						e = ev
-					}
-					f.strided(max(is, -1), n, rows(in), rows(out), width, e)
-					wr := rows(want)
-					for r, row := range rows(out) {
-						for i := range row {
-							if g, v := row[i], wr[r][i]; g != v {
-								t.Fatalf("n=%d width=%d is=%d in place %v: element %d of line %d: %v, want %v", n, width, is, inPlace, r, i, g, v)
-							}
-						}
-					}
-					if !inPlace {
-						for i := range in {
-							if in[i] != evolved[i] {
-								t.Fatalf("n=%d width=%d is=%d: input element %d %v, want %v", n, width, is, i, in[i], evolved[i])
-							}
-						}
-					}
+					ftCheckCfftz(t, &f, is, n, width, inPlace, data, want, evolved, ev)
 				}
+			}
+		}
+	}
+}
+
+// ftCfftzData returns lines of width points in rows of width+3, and the
+// same as blocks of w lines for ftRefCfftz.
+func ftCfftzData(n, width int) []complex128 {
+	data := make([]complex128, n*(width+3))
+	for i := range data {
+		data[i] = complex(math.Sin(float64(i)), math.Cos(float64(3*i+1)))
+	}
+	return data
+}
+
+// ftCfftzRows returns the n rows of width points of d, in rows of width+3.
+func ftCfftzRows(d []complex128, n, width int) [][]complex128 {
+	r := make([][]complex128, n)
+	for e := range r {
+		r[e] = d[e*(width+3):][:width]
+	}
+	return r
+}
+
+// ftCfftzEvolution returns an evolution of n lines of width points.
+func ftCfftzEvolution(n, width int) *ftEvolution {
+	ex := make([]float64, 2*n+width)
+	for i := range ex {
+		ex[i] = math.Exp(-1e-3 * float64(i))
+	}
+	ev := &ftEvolution{ex: ex, base: make([]int, n), sq: make([]int, width)}
+	for e := range ev.base {
+		ev.base[e] = 2 * e
+	}
+	for i := range ev.sq {
+		ev.sq[i] = i
+	}
+	return ev
+}
+
+// ftCfftzWant returns data transformed by ftRefCfftz in blocks of w lines
+// (evolved first where is = 0), and data evolved alone.
+func ftCfftzWant(f *ftFFT, is, m, n, w, width int, data []complex128, ev *ftEvolution) (want, evolved []complex128) {
+	want = append([]complex128(nil), data...)
+	if is == 0 {
+		for e, row := range ftCfftzRows(want, n, width) {
+			for i := range row {
+				f := ev.ex[ev.base[e]+ev.sq[i]]
+				row[i] = complex(real(row[i])*f, imag(row[i])*f)
+			}
+		}
+	}
+	evolved = append([]complex128(nil), want...)
+	p := w + 2
+	for ii := 0; ii < width; ii += w {
+		x := make([]complex128, p*n)
+		for e, row := range ftCfftzRows(want, n, width) {
+			copy(x[e*p:][:w], row[ii:])
+		}
+		ftRefCfftz(max(is, -1), m, n, w, p, f.u, x, make([]complex128, p*n))
+		for e, row := range ftCfftzRows(want, n, width) {
+			copy(row[ii:][:w], x[e*p:])
+		}
+	}
+	return want, evolved
+}
+
+// ftCheckCfftz transforms data with f.strided, in place or not, and
+// checks the result against want and, out of place, the input against
+// evolved.
+func ftCheckCfftz(t *testing.T, f *ftFFT, is, n, width int, inPlace bool, data, want, evolved []complex128, ev *ftEvolution) {
+	t.Helper()
+	in := append([]complex128(nil), data...)
+	out := in
+	if !inPlace {
+		out = make([]complex128, len(data))
+	}
+	var e *ftEvolution
+	if is == 0 {
+		e = ev
+	}
+	f.strided(max(is, -1), n, ftCfftzRows(in, n, width), ftCfftzRows(out, n, width), width, e)
+	wr := ftCfftzRows(want, n, width)
+	for r, row := range ftCfftzRows(out, n, width) {
+		for i := range row {
+			if g, v := row[i], wr[r][i]; g != v {
+				t.Fatalf("n=%d width=%d is=%d in place %v: element %d of line %d: %v, want %v", n, width, is, inPlace, r, i, g, v)
+			}
+		}
+	}
+	if !inPlace {
+		for i := range in {
+			if in[i] != evolved[i] {
+				t.Fatalf("n=%d width=%d is=%d: input element %d %v, want %v", n, width, is, i, in[i], evolved[i])
 			}
 		}
 	}

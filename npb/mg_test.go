@@ -174,47 +174,65 @@ func TestMGOperators(t *testing.T) {
 		n := [3]int{h[0] + 2, h[1] + 2, h[2] + 2}
 		u := mgFullField(n, 1)
 		v := mgFullField(n, 2)
+		checkMGResidPsinv(t, h, n, u, v, &a, []*[4]float64{&c, &cb})
+		checkMGRprj3Interp(t, h, n, u, v)
+	}
+	checkMGShiftedRprj3(t)
+}
 
-		got, want := slices.Clone(v), slices.Clone(v)
-		mgResid(u, v, got, n, &a, false)
-		mgRefResid(u, v, want, n, &a)
-		if !slices.Equal(got, want) {
-			t.Errorf("%v: resid differs from NPB's", h)
-		}
-		// In place, as mg3P calls it on the coarse levels.
-		got = slices.Clone(v)
-		mgResid(u, got, got, n, &a, false)
-		if !slices.Equal(got, want) {
-			t.Errorf("%v: resid in place differs from NPB's", h)
-		}
+// checkMGResidPsinv checks resid, out of place and in place, and psinv
+// with each of cs, on the box h of n points with u and v.
+func checkMGResidPsinv(t *testing.T, h, n [3]int, u, v []float64, a *[4]float64, cs []*[4]float64) {
+	t.Helper()
+	got, want := slices.Clone(v), slices.Clone(v)
+	mgResid(u, v, got, n, a, false)
+	mgRefResid(u, v, want, n, a)
+	if !slices.Equal(got, want) {
+		t.Errorf("%v: resid differs from NPB's", h)
+	}
+	// In place, as mg3P calls it on the coarse levels.
+	got = slices.Clone(v)
+	mgResid(u, got, got, n, a, false)
+	if !slices.Equal(got, want) {
+		t.Errorf("%v: resid in place differs from NPB's", h)
+	}
 
-		for _, cc := range []*[4]float64{&c, &cb} {
-			got, want = slices.Clone(v), slices.Clone(v)
-			mgPsinv(u, got, n, cc, false)
-			mgRefPsinv(u, want, n, cc)
-			if !slices.Equal(got, want) {
-				t.Errorf("%v: psinv differs from NPB's", h)
-			}
-		}
-
-		nj := [3]int{h[0]/2 + 2, h[1]/2 + 2, h[2]/2 + 2}
-		s := mgFullField(nj, 3)
-		got, want = slices.Clone(s), slices.Clone(s)
-		mgRprj3(u, n, got, nj)
-		mgRefRprj3(u, n, want, nj)
-		if !slices.Equal(got, want) {
-			t.Errorf("%v: rprj3 differs from NPB's", h)
-		}
-
+	for _, cc := range cs {
 		got, want = slices.Clone(v), slices.Clone(v)
-		mgInterp(s, nj, got, n, make([]float64, 3*nj[0]))
-		mgRefInterp(s, nj, want, n)
+		mgPsinv(u, got, n, cc, false)
+		mgRefPsinv(u, want, n, cc)
 		if !slices.Equal(got, want) {
-			t.Errorf("%v: interp differs from NPB's", h)
+			t.Errorf("%v: psinv differs from NPB's", h)
 		}
 	}
-	// Restriction from fine boxes with a single interior point on some
-	// axis (many processes on a coarse level): NPB's shifted mapping.
+}
+
+// checkMGRprj3Interp checks rprj3 from the box h of n points onto the box
+// of half as many, and interp back, with u and v.
+func checkMGRprj3Interp(t *testing.T, h, n [3]int, u, v []float64) {
+	t.Helper()
+	nj := [3]int{h[0]/2 + 2, h[1]/2 + 2, h[2]/2 + 2}
+	s := mgFullField(nj, 3)
+	got, want := slices.Clone(s), slices.Clone(s)
+	mgRprj3(u, n, got, nj)
+	mgRefRprj3(u, n, want, nj)
+	if !slices.Equal(got, want) {
+		t.Errorf("%v: rprj3 differs from NPB's", h)
+	}
+
+	got, want = slices.Clone(v), slices.Clone(v)
+	mgInterp(s, nj, got, n, make([]float64, 3*nj[0]))
+	mgRefInterp(s, nj, want, n)
+	if !slices.Equal(got, want) {
+		t.Errorf("%v: interp differs from NPB's", h)
+	}
+}
+
+// checkMGShiftedRprj3 checks restriction from fine boxes with a single
+// interior point on some axis (many processes on a coarse level): NPB's
+// shifted mapping.
+func checkMGShiftedRprj3(t *testing.T) {
+	t.Helper()
 	for _, c := range []struct{ fine, coarse [3]int }{
 		{[3]int{1, 4, 2}, [3]int{1, 2, 1}},
 		{[3]int{4, 1, 1}, [3]int{2, 1, 1}},

@@ -30,18 +30,35 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// TestFlags checks the suite's flags: the defaults, explicit flags,
+// -short, -peer, and flags that must be refused with a message.
 func TestFlags(t *testing.T) {
 	var stderr bytes.Buffer
-	o, err := parseSuiteFlags(nil, &stderr)
+	t.Run("defaults", func(t *testing.T) { testFlagsDefaults(t, &stderr) })
+	t.Run("explicit", func(t *testing.T) { testFlagsExplicit(t, &stderr) })
+	t.Run("short", func(t *testing.T) { testFlagsShort(t, &stderr) })
+	t.Run("peer", func(t *testing.T) { testFlagsPeer(t, &stderr) })
+	t.Run("bad", func(t *testing.T) { testFlagsBad(t, &stderr) })
+}
+
+// testFlagsDefaults checks the options with no flags.
+func testFlagsDefaults(t *testing.T, stderr *bytes.Buffer) {
+	o, err := parseSuiteFlags(nil, stderr)
 	if err != nil {
-		t.Fatalf("defaults: %v\n%s", err, &stderr)
+		t.Fatalf("defaults: %v\n%s", err, stderr)
 	}
 	if o.np != 2 || len(o.benchmarks) != 4 || len(o.sizes) != 9 || len(o.variants) != 5 || !o.peer || o.results != bench.LocalResults || o.noFloor {
 		t.Errorf("defaults = %+v", o)
 	}
-	o, err = parseSuiteFlags([]string{"-np", "3", "-bench", "allreduce,bcast", "-compare", "coll,copy", "-sizes", "0-1k", "-peer", "off", "-q", "-no-floor"}, &stderr)
+}
+
+// testFlagsExplicit checks -np, -bench, -compare, -sizes, -peer, -q and
+// -no-floor, and that a collective's variant measures that collective
+// alone.
+func testFlagsExplicit(t *testing.T, stderr *bytes.Buffer) {
+	o, err := parseSuiteFlags([]string{"-np", "3", "-bench", "allreduce,bcast", "-compare", "coll,copy", "-sizes", "0-1k", "-peer", "off", "-q", "-no-floor"}, stderr)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, &stderr)
+		t.Fatalf("%v\n%s", err, stderr)
 	}
 	var names []string
 	for _, v := range o.variants {
@@ -60,19 +77,27 @@ func TestFlags(t *testing.T) {
 			t.Errorf("variant %s measures %v, want Allreduce alone", v.Name, got)
 		}
 	}
-	o, err = parseSuiteFlags([]string{"-short", "-peer=false"}, &stderr)
+}
+
+// testFlagsShort checks -short alone and with explicit flags.
+func testFlagsShort(t *testing.T, stderr *bytes.Buffer) {
+	o, err := parseSuiteFlags([]string{"-short", "-peer=false"}, stderr)
 	if err != nil {
-		t.Fatalf("-short: %v\n%s", err, &stderr)
+		t.Fatalf("-short: %v\n%s", err, stderr)
 	}
 	if len(o.sizes) != 3 || o.budget != shortBudget || o.samples != shortSamples || o.peer || len(o.variants) != 5 || len(o.benchmarks) != 4 {
 		t.Errorf("-short = %+v", o)
 	}
-	o, err = parseSuiteFlags([]string{"-short", "-sizes", "8", "-samples", "7"}, &stderr)
+	o, err = parseSuiteFlags([]string{"-short", "-sizes", "8", "-samples", "7"}, stderr)
 	if err != nil || len(o.sizes) != 1 || o.samples != 7 || o.budget != shortBudget {
 		t.Errorf("-short with explicit flags: %v, %+v", err, o)
 	}
+}
+
+// testFlagsPeer checks the peer implementations each -peer names.
+func testFlagsPeer(t *testing.T, stderr *bytes.Buffer) {
 	for peer, want := range map[string]string{"all": "openmpi,mpich", "mpich,openmpi,mpich": "mpich,openmpi", "auto": "", "off": "<none>"} {
-		o, err := parseSuiteFlags([]string{"-peer", peer}, &stderr)
+		o, err := parseSuiteFlags([]string{"-peer", peer}, stderr)
 		got := strings.Join(o.peerNames, ",")
 		if len(o.peerNames) == 0 {
 			got = "<none>"
@@ -81,6 +106,10 @@ func TestFlags(t *testing.T) {
 			t.Errorf("-peer %s: %v, names %q (peer %v), want %q", peer, err, got, o.peer, want)
 		}
 	}
+}
+
+// testFlagsBad checks that bad flags are refused, with a message.
+func testFlagsBad(t *testing.T, stderr *bytes.Buffer) {
 	for _, bad := range [][]string{
 		{"-np", "1"},               // point-to-point needs 2
 		{"-peer", "openmpi,lam"},   //
@@ -99,7 +128,7 @@ func TestFlags(t *testing.T) {
 		{"-bench", "Barrier", "-np", "0"},
 	} {
 		stderr.Reset()
-		if _, err := parseSuiteFlags(bad, &stderr); err == nil || stderr.Len() == 0 {
+		if _, err := parseSuiteFlags(bad, stderr); err == nil || stderr.Len() == 0 {
 			t.Errorf("%v: accepted (or no message): %v", bad, err)
 		}
 	}
@@ -128,7 +157,18 @@ func TestRunTiny(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	rec := onlyRecord(t, results)
+	checkTinyRecord(t, onlyRecord(t, results), out)
+	if _, err := os.Stat(filepath.Join(results, "README.md")); err != nil {
+		t.Errorf("no README regenerated: %v", err)
+	}
+	runTinyQuiet(t, ctx, mpirun, &stdout, &stderr)
+}
+
+// checkTinyRecord checks TestRunTiny's record: its series, measured
+// benchmark by benchmark and recorded variant by variant, the floor, and
+// every row.
+func checkTinyRecord(t *testing.T, rec *bench.Record, out string) {
+	t.Helper()
 	if len(rec.Series) != 6 || rec.Params.NP != 2 || len(rec.Notes) == 0 {
 		t.Fatalf("record: %d series, np %d, notes %v", len(rec.Series), rec.Params.NP, rec.Notes)
 	}
@@ -144,6 +184,13 @@ func TestRunTiny(t *testing.T) {
 		t.Errorf("series %v (interleaved %v), want %s", order, rec.Params.Interleaved, want)
 	}
 	checkFloor(t, rec, out)
+	checkTinyRows(t, rec)
+}
+
+// checkTinyRows checks that each series has a row per size (Barrier one,
+// of 0 bytes) with times, samples, repetitions and bandwidths.
+func checkTinyRows(t *testing.T, rec *bench.Record) {
+	t.Helper()
 	for _, s := range rec.Series {
 		want := 2
 		if s.Benchmark == "Barrier" {
@@ -162,19 +209,19 @@ func TestRunTiny(t *testing.T) {
 			}
 		}
 	}
-	if _, err := os.Stat(filepath.Join(results, "README.md")); err != nil {
-		t.Errorf("no README regenerated: %v", err)
-	}
+}
 
-	// Quiet: the tables alone. A forced algorithm that does not apply at
-	// a size (shared, above a barrier's payload) leaves that size out.
+// runTinyQuiet: quiet, the tables alone. A forced algorithm that does not
+// apply at a size (shared, above a barrier's payload) leaves that size out.
+func runTinyQuiet(t *testing.T, ctx context.Context, mpirun string, stdout, stderr *bytes.Buffer) {
+	t.Helper()
 	stdout.Reset()
-	code = run(ctx, []string{"-np", "2", "-bench", "Barrier,Bcast", "-sizes", "0,8,32k", "-variants", "coll=bcast=shared",
-		"-budget", "5ms", "-samples", "1", "-peer", "off", "-mpirun", mpirun, "-results", "", "-q"}, &stdout, &stderr)
-	out = stdout.String()
+	code := run(ctx, []string{"-np", "2", "-bench", "Barrier,Bcast", "-sizes", "0,8,32k", "-variants", "coll=bcast=shared",
+		"-budget", "5ms", "-samples", "1", "-peer", "off", "-mpirun", mpirun, "-results", "", "-q"}, stdout, stderr)
+	out := stdout.String()
 	if code != 0 || strings.Contains(out, "# Benchmarking") || !strings.Contains(out, "**Barrier**") ||
 		!strings.Contains(out, "**Bcast**") || strings.Contains(out, "32 KiB") {
-		t.Errorf("quiet run: exit %d\n%s\n%s", code, out, &stderr)
+		t.Errorf("quiet run: exit %d\n%s\n%s", code, out, stderr)
 	}
 }
 

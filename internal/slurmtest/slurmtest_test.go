@@ -110,72 +110,101 @@ func TestSrunPMI2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srun := func(t *testing.T, scenario string, n int) (string, time.Duration, error) {
-		return c.Srun(time.Minute, []string{envScenario + "=" + scenario},
-			"-n", fmt.Sprint(n), "--mpi=pmi2", "--overcommit", self)
+	j := &pmi2Jobs{c: c, self: self}
+	t.Run("hello", j.testHello)
+	t.Run("shared memory", j.testSharedMemory)
+	t.Run("collectives example", j.testCollectivesExample)
+	t.Run("npb", j.testNPB)
+	t.Run("abort", j.testAbort)
+	t.Run("killed", j.testKilled)
+}
+
+// pmi2Jobs runs jobs of this test binary, or of other programs, under
+// srun --mpi=pmi2 on c.
+type pmi2Jobs struct {
+	c    *slurmtest.Cluster
+	self string
+}
+
+// srun runs scenario of this test binary as n tasks.
+func (j *pmi2Jobs) srun(t *testing.T, scenario string, n int) (string, time.Duration, error) {
+	return j.c.Srun(time.Minute, []string{envScenario + "=" + scenario},
+		"-n", fmt.Sprint(n), "--mpi=pmi2", "--overcommit", j.self)
+}
+
+// testHello: every rank knows its rank and size, and a reduction works.
+func (j *pmi2Jobs) testHello(t *testing.T) {
+	const n = 3
+	out, _, err := j.srun(t, "hello", n)
+	if err != nil {
+		t.Fatalf("srun: %v\n%s", err, out)
 	}
-	t.Run("hello", func(t *testing.T) {
-		const n = 3
-		out, _, err := srun(t, "hello", n)
-		if err != nil {
-			t.Fatalf("srun: %v\n%s", err, out)
+	for r := range n {
+		contains(t, out, fmt.Sprintf("rank %d of %d: sum %d\n", r, n, n*(n-1)/2))
+	}
+}
+
+// testSharedMemory: the ranks of one node learn that they share it, map
+// one segment (made by the node's first rank) and talk over martini, not
+// TCP.
+func (j *pmi2Jobs) testSharedMemory(t *testing.T) {
+	const n = 3
+	out, _, err := j.srun(t, "peers", n)
+	if err != nil {
+		t.Fatalf("srun: %v\n%s", err, out)
+	}
+	for r := range n {
+		contains(t, out, fmt.Sprintf("rank %d of %d: network martini\n", r, n))
+	}
+	for p := 1; p < n; p++ {
+		contains(t, out, fmt.Sprintf("peer %d: tcp bytes 0\n", p))
+	}
+}
+
+// testCollectivesExample: the collectives example prints under srun what
+// it prints under mpirun.
+func (j *pmi2Jobs) testCollectivesExample(t *testing.T) {
+	const n = 4
+	mpirun, prog := mpiruntest.Program(t, "github.com/rhinet-go/martini/examples/collectives")
+	code, want := mpiruntest.Run(t, mpirun, "-np", fmt.Sprint(n), prog)
+	if code != 0 {
+		t.Fatalf("mpirun -np %d: exit %d\n%s", n, code, want)
+	}
+	out, _, err := j.c.Srun(time.Minute, nil, "-n", fmt.Sprint(n), "--mpi=pmi2", "--overcommit", prog)
+	if err != nil {
+		t.Fatalf("srun: %v\n%s", err, out)
+	}
+	if got, want := sortedLines(out), sortedLines(want); got != want {
+		t.Errorf("srun printed\n%s\nwant, as under mpirun,\n%s", got, want)
+	}
+}
+
+// testNPB: CG and MG verify as 4 processes.
+func (j *pmi2Jobs) testNPB(t *testing.T) {
+	prog := npbProgram(t)
+	for _, k := range []string{"CG", "MG"} {
+		out, _, err := j.c.Srun(5*time.Minute, nil, "-n", "4", "--mpi=pmi2", "--overcommit", prog, "-class", *npbClass, "-results", "", k)
+		if r := verified(t, k, out, err); r.NP != 4 {
+			t.Errorf("%s ran as %d processes, want 4", k, r.NP)
 		}
-		for r := range n {
-			contains(t, out, fmt.Sprintf("rank %d of %d: sum %d\n", r, n, n*(n-1)/2))
-		}
-	})
-	// The ranks of one node learn that they share it, map one segment
-	// (made by the node's first rank) and talk over martini, not TCP.
-	t.Run("shared memory", func(t *testing.T) {
-		const n = 3
-		out, _, err := srun(t, "peers", n)
-		if err != nil {
-			t.Fatalf("srun: %v\n%s", err, out)
-		}
-		for r := range n {
-			contains(t, out, fmt.Sprintf("rank %d of %d: network martini\n", r, n))
-		}
-		for p := 1; p < n; p++ {
-			contains(t, out, fmt.Sprintf("peer %d: tcp bytes 0\n", p))
-		}
-	})
-	t.Run("collectives example", func(t *testing.T) {
-		const n = 4
-		mpirun, prog := mpiruntest.Program(t, "github.com/rhinet-go/martini/examples/collectives")
-		code, want := mpiruntest.Run(t, mpirun, "-np", fmt.Sprint(n), prog)
-		if code != 0 {
-			t.Fatalf("mpirun -np %d: exit %d\n%s", n, code, want)
-		}
-		out, _, err := c.Srun(time.Minute, nil, "-n", fmt.Sprint(n), "--mpi=pmi2", "--overcommit", prog)
-		if err != nil {
-			t.Fatalf("srun: %v\n%s", err, out)
-		}
-		if got, want := sortedLines(out), sortedLines(want); got != want {
-			t.Errorf("srun printed\n%s\nwant, as under mpirun,\n%s", got, want)
-		}
-	})
-	t.Run("npb", func(t *testing.T) {
-		prog := npbProgram(t)
-		for _, k := range []string{"CG", "MG"} {
-			out, _, err := c.Srun(5*time.Minute, nil, "-n", "4", "--mpi=pmi2", "--overcommit", prog, "-class", *npbClass, "-results", "", k)
-			if r := verified(t, k, out, err); r.NP != 4 {
-				t.Errorf("%s ran as %d processes, want 4", k, r.NP)
-			}
-		}
-	})
-	t.Run("abort", func(t *testing.T) {
-		out, took, err := srun(t, "abort", 2)
-		ended(t, out, took, err, abortLimit, "rank 1 called Abort(7)")
-	})
-	t.Run("killed", func(t *testing.T) {
-		out, took, err := srun(t, "kill", 2)
-		ended(t, out, took, err, killLimit, "task 1: Killed")
-		// srun does not end the step when a task dies: rank 0, which
-		// shares rank 1's node and memory, ends it, naming rank 1.
-		if !strings.Contains(out, "mpi: rank 1 (pid ") || !strings.Contains(out, "ended without finalizing") {
-			t.Errorf("the output does not say that rank 0 ended the job for rank 1:\n%s", out)
-		}
-	})
+	}
+}
+
+// testAbort: a rank's Abort ends the job.
+func (j *pmi2Jobs) testAbort(t *testing.T) {
+	out, took, err := j.srun(t, "abort", 2)
+	ended(t, out, took, err, abortLimit, "rank 1 called Abort(7)")
+}
+
+// testKilled: a killed rank ends the job.
+func (j *pmi2Jobs) testKilled(t *testing.T) {
+	out, took, err := j.srun(t, "kill", 2)
+	ended(t, out, took, err, killLimit, "task 1: Killed")
+	// srun does not end the step when a task dies: rank 0, which
+	// shares rank 1's node and memory, ends it, naming rank 1.
+	if !strings.Contains(out, "mpi: rank 1 (pid ") || !strings.Contains(out, "ended without finalizing") {
+		t.Errorf("the output does not say that rank 0 ended the job for rank 1:\n%s", out)
+	}
 }
 
 // npbProgram builds the NPB command for t's jobs.

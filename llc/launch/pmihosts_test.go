@@ -18,23 +18,42 @@ import (
 // place among its host's, and listens for TCP on the address from which
 // its host reaches the first other host.
 func TestPlace(t *testing.T) {
-	a := hostCard{id: "boot net:[1] pid:[9]", name: "node", addrs: []string{"10.0.0.1/24"}}
-	b := hostCard{id: "boot net:[2] pid:[9]", name: "node", addrs: []string{"10.0.0.2/24", "172.17.0.1/16"}}
+	t.Run("two hosts", testPlaceTwoHosts)
+	t.Run("one host", testPlaceOneHost)
+	t.Run("two process namespaces", testPlaceTwoNamespaces)
+	t.Run("unreachable host", testPlaceUnreachable)
+}
+
+// placeCards returns two hosts of one name: a with one address, b with
+// two.
+func placeCards() (a, b hostCard) {
+	a = hostCard{id: "boot net:[1] pid:[9]", name: "node", addrs: []string{"10.0.0.1/24"}}
+	b = hostCard{id: "boot net:[2] pid:[9]", name: "node", addrs: []string{"10.0.0.2/24", "172.17.0.1/16"}}
+	return a, b
+}
+
+// placeRoute: the route to either host's address leaves from the other's.
+func placeRoute(dst netip.Addr) (netip.Addr, error) {
+	switch dst.String() {
+	case "10.0.0.1":
+		return netip.MustParseAddr("10.0.0.2"), nil
+	case "10.0.0.2":
+		return netip.MustParseAddr("10.0.0.1"), nil
+	}
+	return netip.Addr{}, errors.New("network is unreachable")
+}
+
+// placeOwn is the placing process's own addresses: loopback alone.
+var placeOwn = []netif.Addr{{Iface: "lo", Index: 1, Prefix: netip.MustParsePrefix("127.0.0.1/8")}}
+
+// testPlaceTwoHosts: five processes on two hosts of one name each learn
+// their place among their host's, and their TCP address.
+func testPlaceTwoHosts(t *testing.T) {
+	a, b := placeCards()
 	cards := []hostCard{a, b, a, b, b}
 	for i := range cards {
 		cards[i].pid = 100 + i
 	}
-	// The route to either host's address leaves from the other's.
-	route := func(dst netip.Addr) (netip.Addr, error) {
-		switch dst.String() {
-		case "10.0.0.1":
-			return netip.MustParseAddr("10.0.0.2"), nil
-		case "10.0.0.2":
-			return netip.MustParseAddr("10.0.0.1"), nil
-		}
-		return netip.Addr{}, errors.New("network is unreachable")
-	}
-	own := []netif.Addr{{Iface: "lo", Index: 1, Prefix: netip.MustParsePrefix("127.0.0.1/8")}}
 	for _, tc := range []struct {
 		rank, local, localSize, first int
 		host, tcp                     string
@@ -45,7 +64,7 @@ func TestPlace(t *testing.T) {
 		{4, 2, 3, 1, "node#1", "10.0.0.2", []hostProc{{1, 101}, {3, 103}, {4, 104}}},
 	} {
 		j := &Job{Rank: tc.rank, Size: len(cards)}
-		if err := j.place(cards, own, route); err != nil {
+		if err := j.place(cards, placeOwn, placeRoute); err != nil {
 			t.Fatalf("rank %d: %v", tc.rank, err)
 		}
 		if j.LocalRank != tc.local || j.LocalSize != tc.localSize || j.hostFirst != tc.first || j.Host != tc.host || j.TCPAddr != tc.tcp ||
@@ -63,28 +82,37 @@ func TestPlace(t *testing.T) {
 			t.Errorf("rank %d: makes no segment", tc.rank)
 		}
 	}
+}
 
-	// One host: loopback, and no host name of the job's own.
+// testPlaceOneHost: one host: loopback, and no host name of the job's own.
+func testPlaceOneHost(t *testing.T) {
+	a, _ := placeCards()
 	one := []hostCard{a, a, a}
 	j := &Job{Rank: 1, Size: 3}
-	if err := j.place(one, own, route); err != nil || j.Host != "" || j.TCPAddr != LoopbackAddr || j.LocalRank != 1 || j.LocalSize != 3 {
+	if err := j.place(one, placeOwn, placeRoute); err != nil || j.Host != "" || j.TCPAddr != LoopbackAddr || j.LocalRank != 1 || j.LocalSize != 3 {
 		t.Errorf("one host: %v, host %q, tcp %s, local %d of %d", err, j.Host, j.TCPAddr, j.LocalRank, j.LocalSize)
 	}
+}
 
-	// Two process namespaces of one network stack: two hosts, which
-	// reach each other over loopback.
+// testPlaceTwoNamespaces: two process namespaces of one network stack:
+// two hosts, which reach each other over loopback.
+func testPlaceTwoNamespaces(t *testing.T) {
+	a, _ := placeCards()
 	d := a
 	d.id = "boot net:[1] pid:[10]"
-	j = &Job{Rank: 1, Size: 2}
-	if err := j.place([]hostCard{a, d}, own, route); err != nil || j.Host != "node#1" || j.TCPAddr != LoopbackAddr || j.LocalSize != 1 {
+	j := &Job{Rank: 1, Size: 2}
+	if err := j.place([]hostCard{a, d}, placeOwn, placeRoute); err != nil || j.Host != "node#1" || j.TCPAddr != LoopbackAddr || j.LocalSize != 1 {
 		t.Errorf("one network, two process namespaces: %v, host %q, tcp %s, local size %d", err, j.Host, j.TCPAddr, j.LocalSize)
 	}
+}
 
-	// Another host reached by no route: an error naming it and its
-	// addresses.
+// testPlaceUnreachable: another host reached by no route: an error naming
+// it and its addresses.
+func testPlaceUnreachable(t *testing.T) {
+	a, _ := placeCards()
 	c := hostCard{id: "other", name: "far", pid: 7, addrs: []string{"192.0.2.1/24"}}
-	j = &Job{Rank: 0, Size: 2}
-	err := j.place([]hostCard{a, c}, own, route)
+	j := &Job{Rank: 0, Size: 2}
+	err := j.place([]hostCard{a, c}, placeOwn, placeRoute)
 	if err == nil || !strings.Contains(err.Error(), "host far of rank 1") || !strings.Contains(err.Error(), "192.0.2.1/24") {
 		t.Errorf("unreachable host: %v", err)
 	}

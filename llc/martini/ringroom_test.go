@@ -66,57 +66,15 @@ func TestVirtualRingFull(t *testing.T) {
 	var sent time.Duration
 	errs := make([]error, 2)
 	wg.Add(2)
-	start := func(i int) bool {
-		errs[i] = eps[i].Start()
-		return errs[i] == nil
-	}
 	go func() { // the sender
 		defer wg.Done()
 		defer trs[0].nic.Clock().Stop()
-		if !start(0) {
-			return
-		}
-		first := &llc.SendOp{Peer: 1, Tag: msgs, Data: make([]byte, 8)} // once it is in the ring, the ring is granted
-		eps[0].Send(first)
-		if eps[0].Wait(first); first.Err() != nil {
-			errs[0] = first.Err()
-			return
-		}
-		ops := make([]*llc.SendOp, msgs)
-		for i := range ops {
-			ops[i] = &llc.SendOp{Peer: 1, Tag: int32(i), Data: make([]byte, 1000)}
-			eps[0].Send(ops[i])
-		}
-		for _, op := range ops {
-			eps[0].Wait(op)
-			if errs[0] = op.Err(); errs[0] != nil {
-				return
-			}
-		}
-		sent = trs[0].nic.Clock().Now()
+		sent, errs[0] = ringFullSend(eps[0], trs[0], msgs)
 	}()
 	go func() { // the receiver computes, then receives
 		defer wg.Done()
 		defer trs[1].nic.Clock().Stop()
-		if !start(1) {
-			return
-		}
-		first := &llc.RecvOp{Source: 0, Tag: msgs, Buf: make([]byte, 8)}
-		eps[1].Recv(first)
-		if eps[1].Wait(first); first.Err() != nil {
-			errs[1] = first.Err()
-			return
-		}
-		trs[1].nic.Clock().Reach(trs[1].nic.Clock().Now() + compute)
-		buf := make([]byte, 1000)
-		for i := range msgs {
-			op := &llc.RecvOp{Source: 0, Tag: int32(i), Buf: buf}
-			eps[1].Recv(op)
-			eps[1].Wait(op)
-			if errs[1] = op.Err(); errs[1] != nil {
-				return
-			}
-		}
+		errs[1] = ringFullReceive(eps[1], trs[1], msgs, compute)
 	}()
 	wg.Wait()
 	for i, err := range errs {
@@ -124,7 +82,65 @@ func TestVirtualRingFull(t *testing.T) {
 			t.Fatalf("process %d: %v", i, err)
 		}
 	}
-	st := eps[0].Statistics().Protocol
+	checkRingFull(t, eps[0], trs, sent, compute)
+}
+
+// ringFullSend starts ep, sends a first message (once it is in the ring,
+// the ring is granted), then msgs of 1000 bytes, and returns the virtual
+// time at which the last completed.
+func ringFullSend(ep *llc.Endpoint, tr *Translator, msgs int) (time.Duration, error) {
+	if err := ep.Start(); err != nil {
+		return 0, err
+	}
+	first := &llc.SendOp{Peer: 1, Tag: int32(msgs), Data: make([]byte, 8)} // once it is in the ring, the ring is granted
+	ep.Send(first)
+	if ep.Wait(first); first.Err() != nil {
+		return 0, first.Err()
+	}
+	ops := make([]*llc.SendOp, msgs)
+	for i := range ops {
+		ops[i] = &llc.SendOp{Peer: 1, Tag: int32(i), Data: make([]byte, 1000)}
+		ep.Send(ops[i])
+	}
+	for _, op := range ops {
+		ep.Wait(op)
+		if err := op.Err(); err != nil {
+			return 0, err
+		}
+	}
+	return tr.nic.Clock().Now(), nil
+}
+
+// ringFullReceive starts ep, receives the first message, computes for
+// compute of virtual time, then receives the msgs messages.
+func ringFullReceive(ep *llc.Endpoint, tr *Translator, msgs int, compute time.Duration) error {
+	if err := ep.Start(); err != nil {
+		return err
+	}
+	first := &llc.RecvOp{Source: 0, Tag: int32(msgs), Buf: make([]byte, 8)}
+	ep.Recv(first)
+	if ep.Wait(first); first.Err() != nil {
+		return first.Err()
+	}
+	tr.nic.Clock().Reach(tr.nic.Clock().Now() + compute)
+	buf := make([]byte, 1000)
+	for i := range msgs {
+		op := &llc.RecvOp{Source: 0, Tag: int32(i), Buf: buf}
+		ep.Recv(op)
+		ep.Wait(op)
+		if err := op.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkRingFull checks that the sender's ring filled, that it read the
+// consumer count a handful of times, that its sends completed after the
+// receiver's computing, and that no process escaped the ordering.
+func checkRingFull(t *testing.T, sender *llc.Endpoint, trs [2]*Translator, sent, compute time.Duration) {
+	t.Helper()
+	st := sender.Statistics().Protocol
 	if st.RingFull == 0 {
 		t.Fatal("the ring never filled")
 	}

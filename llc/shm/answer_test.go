@@ -38,6 +38,46 @@ func TestLineAnswerTakesOwnExtension(t *testing.T) {
 // answerRounds is TestLineAnswerTakesOwnExtension with records of size
 // bytes.
 func answerRounds(t *testing.T, size int) {
+	a := newAnswerLine(t, size)
+	for _, step := range []answerStep{
+		{"an answer to a record in the own extension line", []Write{LineRecordOwnExt}, 2, true},
+		{"an answer to a record in the half", []Write{LineRecord}, 3, true},
+		{"a record that crosses process 0's", []Write{LineRecord}, 3, false},
+		{"an answer after a ring record", []Write{RingRecord}, 4, false},
+		{"an answer after a ring record and a line record", []Write{RingRecord, LineRecord}, 5, true},
+		{"an acknowledgement alone is no record", []Write{LineAck}, 5, true},
+	} {
+		a.step(t, step)
+	}
+}
+
+// answerStep is process 0's writes before process 1's next record, the
+// line records of process 0's that record acknowledges, and whether
+// process 0 stores into process 1's own extension lines.
+type answerStep struct {
+	name   string
+	writes []Write
+	acked  uint32
+	stored bool // process 0 stores into process 1's own extension lines
+}
+
+// answerLine is process 0's memory watching the line and the ring from
+// process 1, with records of size bytes.
+type answerLine struct {
+	size  int
+	m     *LocalMemory
+	half  []byte
+	ext   []byte
+	marks []*uint64 // the last word of each own extension line
+	lines int       // the own extension lines a record's rest takes
+	sink  lineSink
+	seq   uint32
+}
+
+// newAnswerLine watches the line from process 1, counts a line record of
+// process 0's, then watches the ring from process 1.
+func newAnswerLine(t *testing.T, size int) *answerLine {
+	t.Helper()
 	const region = 5
 	m := NewLocalMemory(0)
 	mem := make([]byte, layout.RingCtl+4096)
@@ -52,60 +92,53 @@ func answerRounds(t *testing.T, size int) {
 	if err := m.Watch(&llc.Command{Kind: llc.CmdWatchRing, Peer: 1, Region: region}); err != nil {
 		t.Fatal(err)
 	}
-	half := mem[theirs : theirs+layout.LineHalf]
-	_, ext := layout.LineExt(mem, theirs)
+	a := &answerLine{size: size, m: m, half: mem[theirs : theirs+layout.LineHalf]}
+	_, a.ext = layout.LineExt(mem, theirs)
 	// The last word of each own extension line; the record's rest takes
 	// lines of them.
-	marks := []*uint64{layout.Word(ext, layout.Cell-8), layout.Word(ext, 2*layout.Cell-8)}
-	lines := (size - layout.LineHalfBody + layout.Cell - 1) / layout.Cell
-	var sink lineSink
-	seq := uint32(0)
-	// peerRecord stores process 1's next record, which acknowledges acked
-	// of process 0's line records, and polls.
-	peerRecord := func(acked uint32, fill byte) {
-		t.Helper()
-		seq++
-		body := make([]byte, size)
-		for i := range body {
-			body[i] = fill + byte(i)
-		}
-		for _, w := range marks {
-			*w = ^uint64(0)
-		}
-		binary.LittleEndian.PutUint64(half[0:], 7)
-		copy(half[8:24], body)
-		copy(ext, body[layout.LineHalfBody:])
-		atomic.StoreUint64(layout.Word(half, layout.LineSig), layout.LineSignal(seq, testKind, 0, len(body), acked))
-		n := len(sink.bodies)
-		if !m.Poll(&sink) || len(sink.bodies) != n+1 {
-			t.Fatalf("%d bytes, record %d: not delivered", size, seq)
-		}
-		if got := sink.bodies[n]; string(got) != string(body) {
-			t.Fatalf("%d bytes, record %d: body % x, want % x", size, seq, got, body)
-		}
+	a.marks = []*uint64{layout.Word(a.ext, layout.Cell-8), layout.Word(a.ext, 2*layout.Cell-8)}
+	a.lines = (size - layout.LineHalfBody + layout.Cell - 1) / layout.Cell
+	return a
+}
+
+// peerRecord stores process 1's next record, which acknowledges acked
+// of process 0's line records, and polls.
+func (a *answerLine) peerRecord(t *testing.T, acked uint32, fill byte) {
+	t.Helper()
+	size, half, ext := a.size, a.half, a.ext
+	a.seq++
+	body := make([]byte, size)
+	for i := range body {
+		body[i] = fill + byte(i)
 	}
-	for _, step := range []struct {
-		name   string
-		writes []Write
-		acked  uint32
-		stored bool // process 0 stores into process 1's own extension lines
-	}{
-		{"an answer to a record in the own extension line", []Write{LineRecordOwnExt}, 2, true},
-		{"an answer to a record in the half", []Write{LineRecord}, 3, true},
-		{"a record that crosses process 0's", []Write{LineRecord}, 3, false},
-		{"an answer after a ring record", []Write{RingRecord}, 4, false},
-		{"an answer after a ring record and a line record", []Write{RingRecord, LineRecord}, 5, true},
-		{"an acknowledgement alone is no record", []Write{LineAck}, 5, true},
-	} {
-		for _, w := range step.writes {
-			m.Wrote(1, w)
-		}
-		peerRecord(step.acked, byte(16*seq))
-		for i, w := range marks {
-			want := step.stored && i < lines
-			if stored := atomic.LoadUint64(w) == 0; stored != want {
-				t.Errorf("%d bytes, %s: stored into the peer's extension line %d %v, want %v", size, step.name, i, stored, want)
-			}
+	for _, w := range a.marks {
+		*w = ^uint64(0)
+	}
+	binary.LittleEndian.PutUint64(half[0:], 7)
+	copy(half[8:24], body)
+	copy(ext, body[layout.LineHalfBody:])
+	atomic.StoreUint64(layout.Word(half, layout.LineSig), layout.LineSignal(a.seq, testKind, 0, len(body), acked))
+	n := len(a.sink.bodies)
+	if !a.m.Poll(&a.sink) || len(a.sink.bodies) != n+1 {
+		t.Fatalf("%d bytes, record %d: not delivered", size, a.seq)
+	}
+	if got := a.sink.bodies[n]; string(got) != string(body) {
+		t.Fatalf("%d bytes, record %d: body % x, want % x", size, a.seq, got, body)
+	}
+}
+
+// step makes process 0's writes, stores process 1's next record, and
+// checks which of the own extension lines process 0 stored into.
+func (a *answerLine) step(t *testing.T, step answerStep) {
+	t.Helper()
+	for _, w := range step.writes {
+		a.m.Wrote(1, w)
+	}
+	a.peerRecord(t, step.acked, byte(16*a.seq))
+	for i, w := range a.marks {
+		want := step.stored && i < a.lines
+		if stored := atomic.LoadUint64(w) == 0; stored != want {
+			t.Errorf("%d bytes, %s: stored into the peer's extension line %d %v, want %v", a.size, step.name, i, stored, want)
 		}
 	}
 }

@@ -92,6 +92,26 @@ func benchPingPongProcesses(b *testing.B, size int, eager llc.EagerMode, mod fun
 	if mod != nil {
 		mod(&cfg)
 	}
+	exited, addr1 := startEchoProcess(b, tr, boot0, size, &cfg)
+	if err := tr.SetPeers([]string{tr.Addr(), addr1}); err != nil {
+		b.Fatal(err)
+	}
+	ep, err := endpoint(tr, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	half := timePingPongs(b, ep, size)
+	b.StopTimer()
+	quitEchoProcess(b, ep, exited)
+	b.ReportMetric(half*1e9, "ns/halfRTT")
+	b.ReportMetric(float64(size)/half/1e6, "MB/s")
+}
+
+// startEchoProcess starts this test binary as the echo process, told the
+// address of tr, boot0, size and cfg, reads its address and boot area
+// into cfg.Boot[1], and returns a channel of its exit and its address.
+func startEchoProcess(b *testing.B, tr *Transport, boot0 llc.RegionID, size int, cfg *llc.Config) (chan error, string) {
+	b.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
@@ -114,13 +134,13 @@ func benchPingPongProcesses(b *testing.B, size int, eager llc.EagerMode, mod fun
 		b.Fatalf("reading the peer's address: %v", err)
 	}
 	go func() { exited <- cmd.Wait() }()
-	if err := tr.SetPeers([]string{tr.Addr(), addr1}); err != nil {
-		b.Fatal(err)
-	}
-	ep, err := endpoint(tr, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	return exited, addr1
+}
+
+// timePingPongs warms up with one ping-pong of size bytes, then times b.N
+// of them and returns the time of half a round trip in seconds.
+func timePingPongs(b *testing.B, ep *llc.Endpoint, size int) float64 {
+	b.Helper()
 	data, back := pattern(1, size), make([]byte, size)
 	if err := pingPong(ep, 1, 0, data); err != nil {
 		b.Fatal(err)
@@ -135,8 +155,13 @@ func benchPingPongProcesses(b *testing.B, size int, eager llc.EagerMode, mod fun
 			b.Fatal(err)
 		}
 	}
-	half := time.Since(start).Seconds() / float64(2*b.N)
-	b.StopTimer()
+	return time.Since(start).Seconds() / float64(2*b.N)
+}
+
+// quitEchoProcess tells the echo process to quit, and progresses until it
+// has left.
+func quitEchoProcess(b *testing.B, ep *llc.Endpoint, exited chan error) {
+	b.Helper()
 	if err := ep.SendWait(1, quitTag, 0, nil); err != nil {
 		b.Fatal(err)
 	}
@@ -151,8 +176,6 @@ func benchPingPongProcesses(b *testing.B, size int, eager llc.EagerMode, mod fun
 			ep.Progress()
 		}
 	}
-	b.ReportMetric(half*1e9, "ns/halfRTT")
-	b.ReportMetric(float64(size)/half/1e6, "MB/s")
 }
 
 // The same with the echo process a process of its own, as MPI ranks are
