@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -93,19 +92,7 @@ func checkCMAPush(t *testing.T, n0 *NIC, sid SID, region []byte, off uint64, siz
 // checks the data and that n0 counts one CMA copy since mid.
 func checkCMAPull(t *testing.T, n0 *NIC, sid SID, region []byte, off uint64, size int, mid Stats) {
 	t.Helper()
-	fillPattern(region[off:off+uint64(size)], 99)
-	want := slices.Clone(region[off : off+uint64(size)])
-	got := make([]byte, size)
-	var done uint64
-	if err := n0.Pull(1, sid, off, got, &done); err != nil {
-		t.Fatalf("Pull: %v", err)
-	}
-	if done != 1 {
-		t.Errorf("done flag not set")
-	}
-	checkBytes(t, "pulled data", got, want)
-	after := n0.Stats()
-	checkPullCounters(t, mid, after, size)
+	after := pullRefilled(t, n0, sid, region, off, size, 99, mid)
 	if d := after.CMAOps - mid.CMAOps; d != 1 {
 		t.Errorf("Stats.CMAOps +%d, want +1", d)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"unsafe"
@@ -293,4 +294,26 @@ func barrierGroup(tb testing.TB, n int) ([]*NIC, int, []int) {
 		tb.Fatal(err)
 	}
 	return nics, id, procs
+}
+
+// pullRefilled fills size bytes at off of mem, which peer 1 registered
+// as sid, with the pattern of seed, pulls them into a buffer of n0's,
+// checks the data, the done flag and the PULL counters since mid, and
+// returns n0's statistics after the pull.
+func pullRefilled(t *testing.T, n0 *NIC, sid SID, mem []byte, off uint64, size int, seed uint64, mid Stats) Stats {
+	t.Helper()
+	fillPattern(mem[off:off+uint64(size)], seed)
+	want := slices.Clone(mem[off : off+uint64(size)])
+	got := make([]byte, size)
+	var done uint64
+	if err := n0.Pull(1, sid, off, got, &done); err != nil {
+		t.Fatalf("Pull: %v", err)
+	}
+	if done != 1 {
+		t.Errorf("done flag not set")
+	}
+	checkBytes(t, "pulled data", got, want)
+	after := n0.Stats()
+	checkPullCounters(t, mid, after, size)
+	return after
 }

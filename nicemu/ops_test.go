@@ -2,7 +2,6 @@ package nicemu
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -69,19 +68,7 @@ func checkSegmentPush(t *testing.T, n0 *NIC, sid SID, mem []byte, off uint64, si
 // since mid.
 func checkSegmentPull(t *testing.T, n0 *NIC, sid SID, mem []byte, off uint64, size int, mid Stats) {
 	t.Helper()
-	fillPattern(mem[off:off+uint64(size)], 1234)
-	want := slices.Clone(mem[off : off+uint64(size)])
-	got := make([]byte, size)
-	var done uint64
-	if err := n0.Pull(1, sid, off, got, &done); err != nil {
-		t.Fatalf("Pull: %v", err)
-	}
-	if done != 1 {
-		t.Errorf("done flag not set")
-	}
-	checkBytes(t, "pulled data", got, want)
-	after := n0.Stats()
-	checkPullCounters(t, mid, after, size)
+	after := pullRefilled(t, n0, sid, mem, off, size, 1234, mid)
 	if d := after.SegmentOps - mid.SegmentOps; d != 1 {
 		t.Errorf("Stats.SegmentOps +%d, want +1", d)
 	}
