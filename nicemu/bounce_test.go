@@ -109,15 +109,7 @@ func checkBouncedPush(t *testing.T, n0, n1 *NIC, sid SID, region []byte, off uin
 		t.Errorf("PUSH wrote outside its range")
 	}
 	mid, tmid = n0.Stats(), n1.Stats()
-	if d := mid.BounceOps - before.BounceOps; d != chunks {
-		t.Errorf("Stats.BounceOps +%d, want +%d", d, chunks)
-	}
-	if d := mid.BounceBytes - before.BounceBytes; d != uint64(size) {
-		t.Errorf("Stats.BounceBytes +%d, want +%d", d, size)
-	}
-	if d := tmid.Served - tbefore.Served; d != chunks {
-		t.Errorf("target Stats.Served +%d, want +%d", d, chunks)
-	}
+	checkBounceCounters(t, before, mid, tbefore, tmid, size, chunks)
 	if d := mid.Push - before.Push; d != 1 {
 		t.Errorf("Stats.Push +%d, want +1", d)
 	}
@@ -150,15 +142,7 @@ func checkBouncedPull(t *testing.T, n0, n1 *NIC, sid SID, region []byte, off uin
 	}
 	checkBytes(t, "bounced PULL", got, want)
 	after, tafter := n0.Stats(), n1.Stats()
-	if d := after.BounceOps - mid.BounceOps; d != chunks {
-		t.Errorf("Stats.BounceOps +%d, want +%d", d, chunks)
-	}
-	if d := after.BounceBytes - mid.BounceBytes; d != uint64(size) {
-		t.Errorf("Stats.BounceBytes +%d, want +%d", d, size)
-	}
-	if d := tafter.Served - tmid.Served; d != chunks {
-		t.Errorf("target Stats.Served +%d, want +%d", d, chunks)
-	}
+	checkBounceCounters(t, mid, after, tmid, tafter, size, chunks)
 	if d := after.Pull - mid.Pull; d != 1 || after.PullBytes-mid.PullBytes != uint64(size) {
 		t.Errorf("Stats.Pull +%d PullBytes +%d", d, after.PullBytes-mid.PullBytes)
 	}
@@ -395,5 +379,22 @@ func checkPostedAccepted(t *testing.T, n1 *NIC, sid SID) {
 	// A forged initiator PID is not used to index the PGIDTBL.
 	if state, _ := postToMailbox(t, n1, 1<<40, OpPull, sid, 8, 8); state != boxDone {
 		t.Errorf("request from PID 1<<40: state %d", state)
+	}
+}
+
+// checkBounceCounters checks the counts of one request of size bytes
+// bounced through the target's mailbox in chunks between before and
+// after, and tbefore and tafter, the target's: the initiator's bounced
+// chunks and bytes, and the chunks the target served.
+func checkBounceCounters(t *testing.T, before, after, tbefore, tafter Stats, size int, chunks uint64) {
+	t.Helper()
+	if d := after.BounceOps - before.BounceOps; d != chunks {
+		t.Errorf("Stats.BounceOps +%d, want +%d", d, chunks)
+	}
+	if d := after.BounceBytes - before.BounceBytes; d != uint64(size) {
+		t.Errorf("Stats.BounceBytes +%d, want +%d", d, size)
+	}
+	if d := tafter.Served - tbefore.Served; d != chunks {
+		t.Errorf("target Stats.Served +%d, want +%d", d, chunks)
 	}
 }

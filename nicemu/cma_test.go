@@ -67,15 +67,7 @@ func checkCMAPush(t *testing.T, n0 *NIC, sid SID, region []byte, off uint64, siz
 		t.Errorf("Push wrote past its end")
 	}
 	mid = n0.Stats()
-	if d := mid.Push - before.Push; d != 1 {
-		t.Errorf("Stats.Push +%d, want +1", d)
-	}
-	if d := mid.PushBytes - before.PushBytes; d != uint64(size) {
-		t.Errorf("Stats.PushBytes +%d, want +%d", d, size)
-	}
-	if d := mid.Packets - before.Packets; d != packetsFor(size) {
-		t.Errorf("Stats.Packets +%d, want +%d", d, packetsFor(size))
-	}
+	checkPushCounters(t, before, mid, size)
 	if d := mid.CMAOps - before.CMAOps; d != 1 {
 		t.Errorf("Stats.CMAOps +%d, want +1", d)
 	}

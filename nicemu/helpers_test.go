@@ -278,6 +278,21 @@ func checkPullCounters(tb testing.TB, before, after Stats, size int) {
 	}
 }
 
+// checkPushCounters checks the counts of one PUSH of size bytes between
+// before and after: the request, its bytes and its packets.
+func checkPushCounters(tb testing.TB, before, after Stats, size int) {
+	tb.Helper()
+	if d := after.Push - before.Push; d != 1 {
+		tb.Errorf("Stats.Push +%d, want +1", d)
+	}
+	if d := after.PushBytes - before.PushBytes; d != uint64(size) {
+		tb.Errorf("Stats.PushBytes +%d, want +%d", d, size)
+	}
+	if d := after.Packets - before.Packets; d != packetsFor(size) {
+		tb.Errorf("Stats.Packets +%d, want +%d", d, packetsFor(size))
+	}
+}
+
 // barrierGroup opens the NICs of a segment of n processes and claims a
 // barrier controller for a group of all of them: the NICs by PID, the
 // controller's id and the group.

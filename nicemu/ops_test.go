@@ -45,15 +45,7 @@ func checkSegmentPush(t *testing.T, n0 *NIC, sid SID, mem []byte, off uint64, si
 		t.Errorf("Push wrote outside [%d, %d)", off, off+uint64(size))
 	}
 	mid = n0.Stats()
-	if d := mid.Push - before.Push; d != 1 {
-		t.Errorf("Stats.Push +%d, want +1", d)
-	}
-	if d := mid.PushBytes - before.PushBytes; d != uint64(size) {
-		t.Errorf("Stats.PushBytes +%d, want +%d", d, size)
-	}
-	if d := mid.Packets - before.Packets; d != packetsFor(size) {
-		t.Errorf("Stats.Packets +%d, want +%d", d, packetsFor(size))
-	}
+	checkPushCounters(t, before, mid, size)
 	if d := mid.SegmentOps - before.SegmentOps; d != 1 {
 		t.Errorf("Stats.SegmentOps +%d, want +1", d)
 	}

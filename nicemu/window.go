@@ -331,7 +331,7 @@ func (n *NIC) PushPacket(dst int, sid SID, off uint64, head, data []byte, end in
 	if mem := n.seg.mem[at : at+size]; size == 64 && len(head) == 56 && !raceEnabled {
 		// A ring record of one cell, the commonest packet: seven words,
 		// without memmove's call, then the signal.
-		storeCell((*[64]byte)(mem), (*[56]byte)(head), signal)
+		storeCell((*[cellSize]byte)(mem), (*[cellSize - 8]byte)(head), signal)
 	} else {
 		n.storePacket(mem, head, data, signal)
 	}
@@ -478,7 +478,7 @@ const cellSize = 64
 // signal, into segment memory at dst, a cell: three 16-byte moves and a
 // word (a 56-byte array's copy is a call to memmove), each of aligned
 // words, then the signal, last.
-func storeCell(dst *[64]byte, head *[56]byte, signal uint64) {
+func storeCell(dst *[cellSize]byte, head *[cellSize - 8]byte, signal uint64) {
 	*(*[16]byte)(dst[0:]) = *(*[16]byte)(head[0:])
 	*(*[16]byte)(dst[16:]) = *(*[16]byte)(head[16:])
 	*(*[16]byte)(dst[32:]) = *(*[16]byte)(head[32:])
