@@ -48,26 +48,9 @@ func TestCMAInProcess(t *testing.T) {
 // checkCMAPush pushes size bytes to off of region, process memory of
 // PID 1, and checks the data lands there only and n0 counts one CMA
 // copy; it returns n0's statistics after.
-func checkCMAPush(t *testing.T, n0 *NIC, sid SID, region []byte, off uint64, size int) (mid Stats) {
+func checkCMAPush(t *testing.T, n0 *NIC, sid SID, region []byte, off uint64, size int) Stats {
 	t.Helper()
-	src := pattern(size, uint64(size)+off)
-	before := n0.Stats()
-	var ack uint64
-	if err := n0.Push(1, sid, off, src, &ack); err != nil {
-		t.Fatalf("Push: %v", err)
-	}
-	if ack != 1 {
-		t.Errorf("ack flag not set")
-	}
-	checkBytes(t, "pushed region", region[off:off+uint64(size)], src)
-	if i := firstDiff(region[:off], make([]byte, off)); i >= 0 {
-		t.Errorf("Push wrote before its offset")
-	}
-	if region[off+uint64(size)] != 0 {
-		t.Errorf("Push wrote past its end")
-	}
-	mid = n0.Stats()
-	checkPushCounters(t, before, mid, size)
+	before, mid := pushChecked(t, n0, sid, region, off, pattern(size, uint64(size)+off))
 	if d := mid.CMAOps - before.CMAOps; d != 1 {
 		t.Errorf("Stats.CMAOps +%d, want +1", d)
 	}

@@ -278,6 +278,30 @@ func checkPullCounters(tb testing.TB, before, after Stats, size int) {
 	}
 }
 
+// pushChecked pushes src from n0 to off of mem, which peer 1 registered
+// as sid and which is zero around [off, off+len(src)), and checks the
+// acknowledgement, that the data land there and nowhere else, and the
+// PUSH counters; it returns n0's statistics before and after.
+func pushChecked(t *testing.T, n0 *NIC, sid SID, mem []byte, off uint64, src []byte) (before, after Stats) {
+	t.Helper()
+	size := len(src)
+	before = n0.Stats()
+	var ack uint64
+	if err := n0.Push(1, sid, off, src, &ack); err != nil {
+		t.Fatalf("Push: %v", err)
+	}
+	if ack != 1 {
+		t.Errorf("ack flag not set")
+	}
+	checkBytes(t, "pushed region", mem[off:off+uint64(size)], src)
+	if firstDiff(mem[:off], make([]byte, off)) >= 0 || mem[off+uint64(size)] != 0 {
+		t.Errorf("Push wrote outside [%d, %d)", off, off+uint64(size))
+	}
+	after = n0.Stats()
+	checkPushCounters(t, before, after, size)
+	return before, after
+}
+
 // checkPushCounters checks the counts of one PUSH of size bytes between
 // before and after: the request, its bytes and its packets.
 func checkPushCounters(tb testing.TB, before, after Stats, size int) {

@@ -29,23 +29,9 @@ func TestPushPullSegment(t *testing.T) {
 // checkSegmentPush pushes size bytes to off of mem, segment memory of
 // PID 1, and checks the data lands there only and n0 counts one segment
 // copy; it returns n0's statistics after.
-func checkSegmentPush(t *testing.T, n0 *NIC, sid SID, mem []byte, off uint64, size int) (mid Stats) {
+func checkSegmentPush(t *testing.T, n0 *NIC, sid SID, mem []byte, off uint64, size int) Stats {
 	t.Helper()
-	src := pattern(size, uint64(size)^off)
-	before := n0.Stats()
-	var ack uint64
-	if err := n0.Push(1, sid, off, src, &ack); err != nil {
-		t.Fatalf("Push: %v", err)
-	}
-	if ack != 1 {
-		t.Errorf("ack flag not set")
-	}
-	checkBytes(t, "pushed region", mem[off:off+uint64(size)], src)
-	if firstDiff(mem[:off], make([]byte, off)) >= 0 || mem[off+uint64(size)] != 0 {
-		t.Errorf("Push wrote outside [%d, %d)", off, off+uint64(size))
-	}
-	mid = n0.Stats()
-	checkPushCounters(t, before, mid, size)
+	before, mid := pushChecked(t, n0, sid, mem, off, pattern(size, uint64(size)^off))
 	if d := mid.SegmentOps - before.SegmentOps; d != 1 {
 		t.Errorf("Stats.SegmentOps +%d, want +1", d)
 	}
