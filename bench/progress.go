@@ -61,6 +61,13 @@ func (p *Progress) Step(what string) {
 	}
 }
 
+// Grow adds n steps to the total: a group of jobs measured again.
+func (p *Progress) Grow(n int) {
+	if p != nil {
+		p.total += n
+	}
+}
+
 // Done ends the display (on a terminal, clearing its line).
 func (p *Progress) Done() {
 	if p != nil && p.w != nil && p.terminal && p.shown {

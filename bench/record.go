@@ -96,11 +96,12 @@ type Series struct {
 	Source  string   `json:"source"` // SourceMartini or SourcePeer
 	NP      int      `json:"np"`
 	Rows    []Row    `json:"rows"`
-	// Floors are the cross-core floor's t (µs) measured right before and
-	// right after the jobs of this benchmark, in a run that interleaves
-	// them with the system MPI's: floors far apart say that the machine
-	// changed between the columns (a virtual machine whose processors
-	// moved). Empty otherwise.
+	// Floors are the cross-core floor's t (µs) measured right before,
+	// between and right after the jobs of this benchmark, in a run that
+	// interleaves them with the system MPI's: floors far apart say that
+	// the machine changed between the columns (a virtual machine whose
+	// processors moved). Empty otherwise. (Records from before the
+	// floors between the jobs hold two, before and after.)
 	Floors []float64 `json:"floors_usec,omitempty"`
 }
 

@@ -58,12 +58,12 @@ const FloorWhatPlain = "the time two processes take to pass one cache line back 
 	"the fastest exchange this machine can do, and a gauge of its speed"
 
 // DriftReason says in plain words that the machine's speed changed while
-// benchmark was measured: the cross-core floor was before µs before its
-// jobs and after µs after.
-func DriftReason(benchmark string, before, after float64) string {
+// benchmark was measured: floors lists the cross-core floor measured
+// before, between and after its jobs ("0.05, 0.19 and 0.06"), in µs.
+func DriftReason(benchmark, floors string) string {
 	return fmt.Sprintf("the machine's speed changed while %s was measured "+
-		"(its cross-core floor, %s, went from %.3g µs before to %.3g µs after), "+
-		"so its columns were not measured under the same conditions", benchmark, FloorWhatPlain, before, after)
+		"(its cross-core floor, %s, read %s µs around and between its jobs), "+
+		"so its columns were not measured under the same conditions", benchmark, FloorWhatPlain, floors)
 }
 
 // TrustWarning joins the reasons a run's figures cannot be trusted into

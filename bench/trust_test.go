@@ -50,8 +50,8 @@ func TestTrustWarning(t *testing.T) {
 	if w := TrustWarning([]string{"", ""}); w != "" {
 		t.Errorf("no reasons: %q", w)
 	}
-	drift := DriftReason("PingPong", 0.07, 0.31)
-	for _, want := range []string{"0.07 µs before to 0.31 µs after", "PingPong", "cross-core floor, the time two processes take"} {
+	drift := DriftReason("PingPong", "0.07, 0.31 and 0.08")
+	for _, want := range []string{"read 0.07, 0.31 and 0.08 µs around and between its jobs", "PingPong", "cross-core floor, the time two processes take"} {
 		if !strings.Contains(drift, want) {
 			t.Errorf("DriftReason = %q lacks %q", drift, want)
 		}

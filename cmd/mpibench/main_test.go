@@ -125,6 +125,7 @@ func testFlagsBad(t *testing.T, stderr *bytes.Buffer) {
 		{"-variants", "coll=x=y"},  //
 		{"-variants", "default=1"}, //
 		{"-timeout", "-1s"},        //
+		{"-retries", "-1"},         //
 		{"-bench", "Barrier", "-np", "0"},
 	} {
 		stderr.Reset()
@@ -414,28 +415,31 @@ func TestGroups(t *testing.T) {
 	}
 }
 
-// TestGroupFloors: the floors before and after a group's jobs land in
-// every series of them, and floors floorChange or more apart make a note
-// naming the group; an unknown floor marks nothing.
+// TestGroupFloors: the floors before, between and after a group's jobs
+// land in every series of them, and floors floorChange or more apart make
+// a note naming the group; an unknown floor marks nothing.
 func TestGroupFloors(t *testing.T) {
-	seq := []float64{0.03, 0.17, 0.18, 0}
-	f := &groupFloors{measure: func() float64 { v := seq[0]; seq = seq[1:]; return v }}
-	f.last = f.measure()
+	f := fakeFloors(0.03, 0.05, 0.17, 0.18, 0.18, 0)
 	jobs := [][]bench.Series{{{Benchmark: "Reduce"}}, {{Benchmark: "Reduce", Source: bench.SourcePeer}}}
+	f.begin()
+	f.between()
+	f.between()
 	note := f.mark(jobs, []string{"Reduce"})
-	if !strings.Contains(note, "while Reduce was measured") || !strings.Contains(note, "speed changed") {
+	if !strings.Contains(note, "while Reduce was measured") || !strings.Contains(note, "0.03, 0.05 and 0.17 µs") {
 		t.Errorf("note %q", note)
 	}
 	for _, job := range jobs {
-		if fl := job[0].Floors; len(fl) != 2 || fl[0] != 0.03 || fl[1] != 0.17 {
+		if fl := job[0].Floors; !slices.Equal(fl, []float64{0.03, 0.05, 0.17}) {
 			t.Errorf("%s floors %v", job[0].Source, fl)
 		}
 	}
 	rec := &bench.Record{Params: bench.Params{Benchmarks: []string{"Reduce"}}, Series: slices.Concat(jobs...)}
-	if warn := trustWarning(rec); !strings.Contains(warn, "0.03 µs before to 0.17 µs after") || !strings.Contains(warn, "while Reduce was measured") {
+	if warn := trustWarning(rec); !strings.Contains(warn, "read 0.03, 0.05 and 0.17 µs around and between its jobs") || !strings.Contains(warn, "while Reduce was measured") {
 		t.Errorf("the run's warning %q", warn)
 	}
 	jobs = [][]bench.Series{{{Benchmark: "Bcast"}}}
+	f.begin()
+	f.between()
 	if note := f.mark(jobs, []string{"Bcast"}); note != "" || len(jobs[0][0].Floors) != 2 {
 		t.Errorf("floors 0.17 and 0.18: note %q, floors %v", note, jobs[0][0].Floors)
 	}
@@ -443,8 +447,70 @@ func TestGroupFloors(t *testing.T) {
 		t.Errorf("a warning for floors 0.17 and 0.18: %q", warn)
 	}
 	jobs = [][]bench.Series{{{Benchmark: "Alltoall"}}}
+	f.begin()
+	f.between()
+	f.between()
 	if note := f.mark(jobs, []string{"Alltoall"}); note != "" || jobs[0][0].Floors != nil {
 		t.Errorf("an unknown floor: note %q, floors %v", note, jobs[0][0].Floors)
+	}
+}
+
+// fakeFloors returns groupFloors whose measurements are ts, in order, the
+// first taken as the floor before the first group, and 0 (unknown) once
+// they run out.
+func fakeFloors(ts ...float64) *groupFloors {
+	f := &groupFloors{measure: func() float64 {
+		if len(ts) == 0 {
+			return 0
+		}
+		v := ts[0]
+		ts = ts[1:]
+		return v
+	}}
+	f.last = f.measure()
+	return f
+}
+
+// TestGroupSteady: a group whose floors moved apart is measured again
+// until they agree, at most the retries allowed, with a note for each try
+// again; the floors that stand are the last try's; a job's error stops
+// the tries.
+func TestGroupSteady(t *testing.T) {
+	tests := []struct {
+		name    string
+		floors  []float64 // before the first try, then two jobs a try
+		retries int
+		tries   int
+		last    []float64
+	}{
+		{"steady", []float64{0.05, 0.06, 0.05}, 2, 1, []float64{0.05, 0.06, 0.05}},
+		{"again once", []float64{0.05, 0.19, 0.06, 0.05, 0.06}, 2, 2, []float64{0.06, 0.05, 0.06}},
+		{"the last try stands", []float64{0.05, 0.19, 0.2, 0.06, 0.2, 0.05, 0.2}, 2, 3, []float64{0.2, 0.05, 0.2}},
+		{"no retries", []float64{0.05, 0.19, 0.06}, 0, 1, []float64{0.05, 0.19, 0.06}},
+		{"floors unknown", []float64{0, 0, 0}, 2, 1, []float64{0, 0, 0}},
+	}
+	for _, tc := range tests {
+		f := fakeFloors(tc.floors...)
+		tries := 0
+		notes, err := f.steady(tc.retries, []string{"Reduce"}, func() error {
+			tries++
+			f.between()
+			f.between()
+			return nil
+		})
+		if err != nil || tries != tc.tries || len(notes) != tc.tries-1 || !slices.Equal(f.seen, tc.last) {
+			t.Errorf("%s: %d tries (want %d), notes %q, floors %v (want %v), err %v", tc.name, tries, tc.tries, notes, f.seen, tc.last, err)
+		}
+		for _, n := range notes {
+			if !strings.Contains(n, "while Reduce was measured") || !strings.HasSuffix(n, "measured again") {
+				t.Errorf("%s: note %q", tc.name, n)
+			}
+		}
+	}
+	f := fakeFloors(0.05, 0.19, 0.06)
+	failed := errors.New("the job failed")
+	if _, err := f.steady(2, []string{"Reduce"}, func() error { f.between(); return failed }); err != failed {
+		t.Errorf("a job's error: %v", err)
 	}
 }
 

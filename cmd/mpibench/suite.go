@@ -50,6 +50,7 @@ type suiteOptions struct {
 	peerNames  []string // the system MPIs by name (bench.PeerOpenMPI, bench.PeerMPICH); "" for every one found
 	interleave bool     // a job per benchmark, the system MPI's after each
 	noFloor    bool     // skip the cross-core floor
+	retries    int      // how many times a group whose floors moved apart is measured again
 	results    string   // directory of the records, "" for none
 	quiet      bool
 	timeout    time.Duration
@@ -126,6 +127,7 @@ func (o *suiteOptions) defineFlags(fs *flag.FlagSet) *suiteFlags {
 	f.offCache = fs.Bool("off-cache", false, "use buffers outside the caches (an arena twice the last-level cache)")
 	f.peer = fs.String("peer", "auto", "measure the system MPIs too, a column each: auto (every one on PATH: Open MPI by mpicc.openmpi and mpirun.openmpi, MPICH by mpicc.mpich and mpiexec.hydra, and whatever mpicc and mpirun are when they are another; also true), openmpi or mpich (that MPI alone, by its Debian names), openmpi,mpich or all (both, a column each, saying which is missing), or off (also false)")
 	fs.BoolVar(&o.interleave, "interleave", true, "measure benchmark by benchmark, each variant's job then the system MPI's, so that a machine whose speed changes during the run (a VM whose processors move) weighs on both alike; false: a job per variant, then the system MPI's, for all benchmarks")
+	fs.IntVar(&o.retries, "retries", 2, "measure a benchmark's jobs again, up to this many times, when the machine's speed changed while they ran (the cross-core floor, measured before, between and after them in a run with the system MPI, doubled or halved); 0: never")
 	fs.BoolVar(&o.noFloor, "no-floor", false, "skip the cross-core floor (a cache-line ping-pong between two processes), measured with PingPong")
 	fs.StringVar(&o.results, "results", bench.LocalResults, "directory of the JSON records and their README (empty: write none; "+bench.CommittedResults+": the committed records)")
 	f.short = fs.Bool("short", false, "a quick check: sizes "+shortSizes+", -budget "+shortBudget.String()+", -samples "+fmt.Sprint(shortSamples)+" (flags given explicitly win)")
@@ -205,8 +207,8 @@ func (o *suiteOptions) parseVariants(fs *flag.FlagSet, f *suiteFlags) error {
 }
 
 // check checks the settings that a run needs to make sense: a variant,
-// enough processes for its benchmarks, and a positive budget, sample
-// count and timeout.
+// enough processes for its benchmarks, a positive budget, sample count
+// and timeout, and retries that are not negative.
 func (o *suiteOptions) check() error {
 	switch {
 	case len(o.variants) == 0:
@@ -221,6 +223,8 @@ func (o *suiteOptions) check() error {
 		return fmt.Errorf("-samples %d: need at least 1", o.samples)
 	case o.timeout <= 0:
 		return fmt.Errorf("-timeout %v: must be positive", o.timeout)
+	case o.retries < 0:
+		return fmt.Errorf("-retries %d: must be 0 or more", o.retries)
 	}
 	return nil
 }
@@ -351,18 +355,10 @@ func measure(ctx context.Context, o *suiteOptions, rec *bench.Record, exe, tmp s
 	var theirs []bench.Series
 	floors := newGroupFloors(ctx, o, peer, exe)
 	for _, group := range o.groups() {
-		mine := make([][]bench.Series, len(o.variants))
-		for i, v := range o.variants {
-			series, err := runJob(ctx, o, v, o.benchmarksOf(v, group), exe, progress, stderr)
-			if err != nil {
-				progress.Done()
-				return fmt.Errorf("variant %s: %w", v.Name, err)
-			}
-			mine[i] = series
-		}
-		peers := peer.run(group)
-		if note := floors.mark(append(mine, peers...), group); note != "" {
-			rec.Notes = append(rec.Notes, note)
+		mine, peers, err := measureGroup(ctx, o, rec, group, exe, peer, floors, progress, stderr)
+		if err != nil {
+			progress.Done()
+			return err
 		}
 		for i := range mine {
 			ours[i] = append(ours[i], mine[i]...)
@@ -389,16 +385,49 @@ func measure(ctx context.Context, o *suiteOptions, rec *bench.Record, exe, tmp s
 	return nil
 }
 
-// groupFloors measures the cross-core floor between the groups of an
-// interleaved run with the system MPI, to tell whether the machine changed
-// while a benchmark's two columns were measured.
+// measureGroup runs the jobs of every variant and of the system MPI for
+// the benchmarks of group, with the cross-core floor measured before,
+// between and after them, again where the floors moved apart (steady);
+// rec notes each try again, and a last try whose floors still differ.
+func measureGroup(ctx context.Context, o *suiteOptions, rec *bench.Record, group []string, exe string, peer *peerJobs, floors *groupFloors, progress *bench.Progress, stderr io.Writer) (mine, peers [][]bench.Series, err error) {
+	tries := 0
+	notes, err := floors.steady(o.retries, group, func() error {
+		if tries++; tries > 1 {
+			progress.Grow(len(o.variants))
+		}
+		mine = make([][]bench.Series, len(o.variants))
+		for i, v := range o.variants {
+			series, err := runJob(ctx, o, v, o.benchmarksOf(v, group), exe, progress, stderr)
+			if err != nil {
+				return fmt.Errorf("variant %s: %w", v.Name, err)
+			}
+			mine[i] = series
+			floors.between()
+		}
+		peers = peer.run(group, floors.between)
+		return nil
+	})
+	rec.Notes = append(rec.Notes, notes...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if note := floors.mark(append(mine, peers...), group); note != "" {
+		rec.Notes = append(rec.Notes, note)
+	}
+	return mine, peers, nil
+}
+
+// groupFloors measures the cross-core floor around and between the jobs
+// of each group of an interleaved run with the system MPI, to tell
+// whether the machine changed while a benchmark's columns were measured.
 type groupFloors struct {
 	measure func() float64 // the floor's t in µs, 0 when not measured
 	last    float64
+	seen    []float64 // the floors of the group being measured, in order
 }
 
-// floorChange is how far apart (a ratio) the floors before and after a
-// group may be before the record notes that the machine changed.
+// floorChange is how far apart (a ratio) the floors around and between a
+// group's jobs may be before the run takes the machine to have changed.
 const floorChange = 2
 
 // newGroupFloors returns the floors of a run: measured (quickly: 3
@@ -420,32 +449,83 @@ func newGroupFloors(ctx context.Context, o *suiteOptions, peer *peerJobs, exe st
 	return f
 }
 
-// mark measures the floor after the jobs of group, sets the floors before
-// and after them in the series of those jobs (by job) and returns a note
-// when the two are floorChange or more apart ("" otherwise, or when
-// either is unknown).
+// begin starts the floors of a group's jobs with the last one measured,
+// the floor before them.
+func (f *groupFloors) begin() { f.seen = append(f.seen[:0], f.last) }
+
+// between measures the floor after a job of the group.
+func (f *groupFloors) between() {
+	f.last = f.measure()
+	f.seen = append(f.seen, f.last)
+}
+
+// steady runs the jobs of group (run, which measures the floor after each
+// job with between) until their floors say that the machine kept one
+// speed, at most retries times more: columns compare only when measured
+// at one speed (a virtual machine whose processors move apart and
+// together changes its speed for seconds at a time). It returns a note
+// for each try it made again, and run's error.
+func (f *groupFloors) steady(retries int, group []string, run func() error) (notes []string, err error) {
+	for try := 0; ; try++ {
+		f.begin()
+		if err := run(); err != nil {
+			return notes, err
+		}
+		if try >= retries || !f.apart() {
+			return notes, nil
+		}
+		notes = append(notes, f.note("measured again", group))
+	}
+}
+
+// apart reports whether the group's floors so far are floorChange or more
+// apart, all of them known.
+func (f *groupFloors) apart() bool { return floorsApart(f.seen) }
+
+// note says that the machine's speed changed while group was measured,
+// and what was done about it.
+func (f *groupFloors) note(done string, group []string) string {
+	return fmt.Sprintf("floor: the machine's speed changed while %s was measured (its cross-core floor before, between and after the jobs: %s µs); %s",
+		strings.Join(group, ","), floorList(f.seen), done)
+}
+
+// mark sets the floors of the group's jobs (before, between and after
+// them) in every series of jobs and returns a note when they are
+// floorChange or more apart ("" otherwise, or when any is unknown).
 func (f *groupFloors) mark(jobs [][]bench.Series, group []string) string {
-	before, after := f.last, f.measure()
-	f.last = after
-	if before <= 0 || after <= 0 {
+	if slices.ContainsFunc(f.seen, func(t float64) bool { return t <= 0 }) {
 		return ""
 	}
 	for _, series := range jobs {
 		for i := range series {
-			series[i].Floors = []float64{before, after}
+			series[i].Floors = slices.Clone(f.seen)
 		}
 	}
-	if !floorsApart(before, after) {
+	if !f.apart() {
 		return ""
 	}
-	return fmt.Sprintf("floor: the machine's speed changed while %s was measured: its cross-core floor was %.3g µs before and %.3g µs after",
-		strings.Join(group, ","), before, after)
+	return f.note("the columns were not measured at one speed", group)
 }
 
-// floorsApart reports whether floors a and b, both known, are floorChange
-// or more apart: the machine changed between them.
-func floorsApart(a, b float64) bool {
-	return a > 0 && b > 0 && max(a, b) >= floorChange*min(a, b)
+// floorsApart reports whether floors, all known and at least two, are
+// floorChange or more apart: the machine changed between them.
+func floorsApart(floors []float64) bool {
+	if len(floors) < 2 || slices.ContainsFunc(floors, func(t float64) bool { return t <= 0 }) {
+		return false
+	}
+	return slices.Max(floors) >= floorChange*slices.Min(floors)
+}
+
+// floorList formats floors as "0.05, 0.19 and 0.06".
+func floorList(floors []float64) string {
+	parts := make([]string, len(floors))
+	for i, t := range floors {
+		parts[i] = fmt.Sprintf("%.3g", t)
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // groups returns the groups of benchmarks measured one after the other:
@@ -654,7 +734,7 @@ func (j *peerJobs) measuring() bool {
 // run measures benchmarks on each system MPI, one job after the other.
 // After one's job fails it runs no more, and its note says why (the
 // series measured before stay).
-func (j *peerJobs) run(benchmarks []string) [][]bench.Series {
+func (j *peerJobs) run(benchmarks []string, after func()) [][]bench.Series {
 	o := j.o
 	var out [][]bench.Series
 	for _, job := range j.jobs {
@@ -662,6 +742,7 @@ func (j *peerJobs) run(benchmarks []string) [][]bench.Series {
 			continue
 		}
 		series, err := job.p.Run(j.ctx, job.bin, o.np, benchmarks, o.sizes, o.budget.Seconds(), o.samples, o.offCache)
+		after()
 		if err != nil {
 			job.note = fmt.Sprintf("system MPI (%s): %v", job.p.Version, err)
 			job.p = nil
@@ -747,23 +828,23 @@ func othersReason(others *bench.OthersCPU, cpus int) string {
 // trustWarning returns the run's one warning that its figures may be
 // wrong: busy (the machine was busy when it began, other programs kept it
 // busy while it ran: "" for neither) and each benchmark
-// whose floors, before and after its jobs, are floorChange or more apart
-// (bench.TrustWarning); "" when neither.
+// whose floors, before, between and after its jobs, are floorChange or
+// more apart (bench.TrustWarning); "" when neither.
 func trustWarning(rec *bench.Record, busy ...string) string {
 	reasons := append([]string(nil), busy...)
 	for _, b := range rec.Params.Benchmarks {
 		if f, ok := driftOf(rec, b); ok {
-			reasons = append(reasons, bench.DriftReason(b, f[0], f[1]))
+			reasons = append(reasons, bench.DriftReason(b, floorList(f)))
 		}
 	}
 	return bench.TrustWarning(reasons)
 }
 
-// driftOf returns the floors around benchmark b's jobs when they are
-// floorChange or more apart.
+// driftOf returns the floors around and between benchmark b's jobs when
+// they are floorChange or more apart.
 func driftOf(rec *bench.Record, b string) ([]float64, bool) {
 	for _, s := range rec.Series {
-		if f := s.Floors; s.Benchmark == b && len(f) == 2 && floorsApart(f[0], f[1]) {
+		if f := s.Floors; s.Benchmark == b && floorsApart(f) {
 			return f, true
 		}
 	}
