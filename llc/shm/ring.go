@@ -203,7 +203,9 @@ func (r *inRing) takeRing(sink llc.Sink, line *lineRecord, rounds int) bool {
 			if r.arrived != nil && !r.arrived(r.region, layout.RingCtl+r.consumed&(r.size-1), int(layout.Size(body, packed))) {
 				break
 			}
-			r.deliver(sink, rec[:layout.RecMeta], layout.Body(rec, body, packed))
+			// The record, in the ring's event (see llc.Sink).
+			r.ev.Kind, r.ev.Peer, r.ev.Head, r.ev.Data = llc.EvRecord, r.peer, rec[:layout.RecMeta], layout.Body(rec, body, packed)
+			sink.Step(&r.ev)
 		}
 		r.release(n)
 		progressed = true
@@ -218,13 +220,6 @@ func (r *inRing) takeRing(sink llc.Sink, line *lineRecord, rounds int) bool {
 // landed: a record or a wrap marker is there, or begins to be.
 func (r *inRing) landed() bool {
 	return atomic.LoadUint64(layout.Word(r.data, r.consumed&(r.size-1))) != 0
-}
-
-// deliver steps sink with the record of head and body from the ring's
-// peer, in the ring's event (see llc.Sink).
-func (r *inRing) deliver(sink llc.Sink, head, body []byte) {
-	r.ev.Kind, r.ev.Peer, r.ev.Head, r.ev.Data = llc.EvRecord, r.peer, head, body
-	sink.Step(&r.ev)
 }
 
 // lineRecord is the receiving side of one peer's line: that peer's half.
