@@ -266,7 +266,9 @@ func (ep *Endpoint) SendUnsolicited(op *SendOp) bool {
 func (ep *Endpoint) Recv(op *RecvOp) bool {
 	ep.lock()
 	ep.eng.recv(op) // Submit of a receive, without its dispatch on the type
-	ep.drain()
+	if ep.eng.HasReady() { // drain's test, without its call: a receive posted before its message issues nothing
+		ep.drainBatches()
+	}
 	done := op.done
 	ep.unlock()
 	return done
