@@ -50,7 +50,7 @@ type NIC struct {
 	stats  Stats
 
 	timing  *timing    // nil under the native profile
-	clock   *Clock     // nil unless the job runs in virtual time
+	clock   *Clock     // nil unless the job runs in virtual time (set only with timing)
 	visible int64      // virtual time: when the write being executed becomes visible
 	rooms   []roomWait // virtual time: the VPUSH queues it waits to have room in (vroom.go)
 	// ringWaits, in virtual time: the rings whose consumer count it

@@ -308,7 +308,7 @@ func (n *NIC) nativeTarget(dst int, sid SID, off, size uint64, op Op) (pe *procE
 // does not cover (a timing profile, a virtual clock, a refusal): the
 // caller then builds the image and kicks it.
 func (n *NIC) PushPacket(dst int, sid SID, off uint64, head, data []byte, end int, signal uint64, op Op) bool {
-	if n.timing != nil || n.clock != nil || len(head)+len(data) > end {
+	if n.timing != nil || len(head)+len(data) > end {
 		return false
 	}
 	if op == OpBOTF && end+8 > MaxBOTF || op != OpBOTF && op != OpPush {
@@ -350,7 +350,7 @@ func (n *NIC) PushPacket(dst int, sid SID, off uint64, head, data []byte, end in
 // all in head, so that the initiator reads no buffer. It reports false,
 // having done nothing, where PushPacket would.
 func (n *NIC) PushCell(dst int, sid SID, off uint64, head *[56]byte, signal uint64, op Op) bool {
-	if n.timing != nil || n.clock != nil || op != OpBOTF && op != OpPush {
+	if n.timing != nil || op != OpBOTF && op != OpPush {
 		return false
 	}
 	pe, at, ok := n.nativeTarget(dst, sid, off, cellSize, op)
@@ -396,7 +396,7 @@ func (n *NIC) windowDone() {
 // having done nothing, for a request it does not cover: the caller then
 // writes the Window and kicks it.
 func (n *NIC) PushData(dst int, sid SID, off uint64, data []byte, op Op) bool {
-	if n.timing != nil || n.clock != nil || op == OpBOTF && len(data) > MaxBOTF || op != OpBOTF && op != OpPush {
+	if n.timing != nil || op == OpBOTF && len(data) > MaxBOTF || op != OpBOTF && op != OpPush {
 		return false
 	}
 	if !n.pushNative(dst, sid, off, data, op) {
@@ -413,7 +413,7 @@ func (n *NIC) PushData(dst int, sid SID, off uint64, data []byte, op Op) bool {
 // general path. It reports false, having done nothing, for a request it
 // does not cover: the caller then pulls by the Window (Pull).
 func (n *NIC) PullData(src int, sid SID, off uint64, buf []byte) bool {
-	if n.timing != nil || n.clock != nil || len(buf) == 0 {
+	if n.timing != nil || len(buf) == 0 {
 		return false
 	}
 	_, at, ok := n.nativeTarget(src, sid, off, uint64(len(buf)), OpPull)
@@ -433,7 +433,7 @@ func (n *NIC) PullData(src int, sid SID, off uint64, buf []byte) bool {
 // PushData is. It reports false, having done nothing, for a request it
 // does not cover: the caller then uses those.
 func (n *NIC) AtomicData(op Op, dst int, sid SID, off, arg0, arg1 uint64) (uint64, bool) {
-	if n.timing != nil || n.clock != nil || op != OpCAS && op != OpFAA {
+	if n.timing != nil || op != OpCAS && op != OpFAA {
 		return 0, false
 	}
 	_, at, ok := n.nativeTarget(dst, sid, off, 8, op)
@@ -488,7 +488,7 @@ func storeCell(dst *[cellSize]byte, head *[cellSize - 8]byte, signal uint64) {
 
 // execPush is the common write path of PUSH, BOTF and AOTF.
 func (n *NIC) execPush(dst int, sid SID, off uint64, src []byte, op Op) error {
-	if n.timing == nil && n.clock == nil && n.pushNative(dst, sid, off, src, op) {
+	if n.timing == nil && n.pushNative(dst, sid, off, src, op) {
 		return nil
 	}
 	return n.pushGeneral(dst, sid, off, src, op)
