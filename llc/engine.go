@@ -282,6 +282,10 @@ func (e *Engine) Step(ev *Event) {
 		e.fail(fmt.Errorf("llc: corrupt record from process %d: body of %d bytes, its meta says %d", src, len(body), m.length))
 		return
 	}
+	if m.kind == recEager { // the path of every eager message, without dispatch's call
+		e.eagerArrived(src, m.tag, m.ctx, syncID(&m), body)
+		return
+	}
 	e.dispatch(src, &m, body)
 }
 
