@@ -270,7 +270,10 @@ func (ep *Endpoint) Recv(op *RecvOp) bool {
 		ep.drainBatches()
 	}
 	done := op.done
-	ep.unlock()
+	ep.mu.Unlock() // unlock's lines, inlined whatever the profile says (see Test)
+	if ep.clock != nil {
+		ep.clock.Leave()
+	}
 	return done
 }
 
