@@ -265,7 +265,7 @@ func (ep *Endpoint) SendUnsolicited(op *SendOp) bool {
 // Recv posts op and reports whether it is already done.
 func (ep *Endpoint) Recv(op *RecvOp) bool {
 	ep.lock()
-	ep.eng.recv(op) // Submit of a receive, without its dispatch on the type
+	ep.eng.recv(op)        // Submit of a receive, without its dispatch on the type
 	if ep.eng.HasReady() { // drain's test, without its call: a receive posted before its message issues nothing
 		ep.drainBatches()
 	}
