@@ -198,7 +198,10 @@ func (e *Engine) sendRing(op *SendOp) bool {
 		b := (*[MaxHead - recMeta]byte)(c.Head[recMeta:])
 		binary.LittleEndian.PutUint64(b[:], binary.LittleEndian.Uint64(op.Data))
 		*(*[MaxHead - recMeta - 8]byte)(b[8:]) = [MaxHead - recMeta - 8]byte{}
-		c.HeadLen, c.Data, c.SigOff = recSignal, nil, rec+recSignal
+		if c.Data != nil { // a recycled command's: a load, where a store costs the write barrier's test
+			c.Data = nil
+		}
+		c.HeadLen, c.SigOff = recSignal, rec+recSignal
 	} else {
 		putPacked(c, rec, size, nil, op.Data)
 	}
