@@ -217,12 +217,11 @@ func (g *SyncGroup) waitPublished(cond func(g *SyncGroup) bool) error {
 
 // publishRelease publishes that this process waits for the release of
 // generation gen (nicemu.NIC.WaitingForRelease), so that the processes
-// sharing its CPU know whether a yield to it would help; not with a port,
-// whose releases the NIC does not see.
+// sharing its CPU know whether a yield to it would help. A port's
+// arrivals are the NIC's, in the same members' areas: the NIC sees their
+// releases (BarrierReleased) as the port does.
 func (g *SyncGroup) publishRelease(gen uint64) {
-	if g.port == nil {
-		g.nic.WaitingForRelease(g.id, len(g.procs), gen)
-	}
+	g.nic.WaitingForRelease(g.id, len(g.procs), gen)
 }
 
 // ArriveRecord enters the barrier as Arrive does, publishing key, rec and
@@ -252,14 +251,18 @@ func (g *SyncGroup) ReleasedAt(gen uint64) bool {
 func (g *SyncGroup) LastReleased() uint64 { return g.nic.BarrierLastReleased(g.id, len(g.procs)) }
 
 // WaitReleasedAt waits until every member has arrived at generation gen,
-// or the engine fails.
+// or the engine fails. Unlike WaitReleased it publishes no wait: the
+// waits of calls that ran ahead (a reduction's root settling its check,
+// a process the ring holds back) published, the processes sharing its CPU
+// polled instead of yielding to it, and small reductions and gathers at
+// 4 processes on 2 cores took 1.4 times as long (docs/decisions.md,
+// "Barrier waits published through the port").
 func (g *SyncGroup) WaitReleasedAt(gen uint64) error {
 	if g.ReleasedAt(gen) {
 		return nil
 	}
 	g.at = gen
-	g.publishRelease(gen)
-	return g.waitPublished(releasedAt)
+	return g.wait(releasedAt)
 }
 
 func releasedAt(g *SyncGroup) bool { return g.ReleasedAt(g.at) }

@@ -106,6 +106,40 @@ func TestSyncGroupLooksWhileIdle(t *testing.T) {
 	}
 }
 
+// A member waiting at a barrier entered through its port publishes the
+// release it waits for, so that its mate on one CPU does not yield to it
+// until that comes: the NIC sees the port's arrivals.
+func TestSyncGroupPublishesRelease(t *testing.T) {
+	gs := syncPair(t, 0)
+	if gs[0].port == nil || gs[1].port == nil {
+		t.Fatal("the members have no barrier ports")
+	}
+	for _, g := range gs {
+		g.nic.PublishCPU(0) // mates
+	}
+	if !gs[0].nic.YieldHelps() {
+		t.Fatal("a mate that waits for nothing: no yield")
+	}
+	done := make(chan error, 1)
+	go func() { done <- gs[1].Barrier(1, nil, nil) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for gs[0].nic.YieldHelps() {
+		if time.Now().After(deadline) {
+			t.Fatal("member 1 waits at the barrier, and its mate would still yield to it")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := gs[0].Barrier(1, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !gs[0].nic.YieldHelps() {
+		t.Error("member 1 released and done: no yield")
+	}
+}
+
 // The synchronisation network's groups serve the collectives as their
 // Hardware, and let calls run ahead of their argument checks.
 var (
