@@ -78,15 +78,16 @@ func (a *collArgs) run(u *collectives.Runner) error {
 	return nil
 }
 
-// fansOut reports whether a is a broadcast or a scatter, or a typed form
-// of one: the collectives whose root sends and returns where they run
-// ahead of their argument check (Comm.queueable).
-func (a *collArgs) fansOut() bool {
+// rooted reports whether a is a broadcast, a scatter, a reduction or a
+// gather to a root, or a typed form of one: the collectives whose root
+// sends and returns, or whose other processes do, where they run ahead
+// of their argument check (Comm.queueable).
+func (a *collArgs) rooted() bool {
 	k := a.kind
 	if k == argsTyped {
 		k = a.typed
 	}
-	return k == argsBcast || k == argsScatter
+	return k == argsBcast || k == argsScatter || k == argsReduce || k == argsGather
 }
 
 // empty reports whether the collective that a describes moves no data

@@ -85,8 +85,20 @@ func BenchmarkBcast(b *testing.B) {
 	}
 }
 
+// BenchmarkIgather times a nonblocking gather to rank 0 waited for at
+// once, IMB-NBC's pure mode, with a core each and beyond (np 4 on the
+// 2-core VMs).
+func BenchmarkIgather(b *testing.B) {
+	for _, size := range []int{8, 1024} {
+		for _, np := range []int{2, 4} {
+			b.Run(fmt.Sprintf("%dB/np=%d", size, np), func(b *testing.B) { benchCollective(b, np, "igather", size) })
+		}
+	}
+}
+
 // scenarioBenchColl times MPI_BENCH_ITERS operations MPI_BENCH_COLL
-// (barrier, allreduce of float64 or bcast) of MPI_BENCH_SIZE bytes, and
+// (barrier, allreduce of float64, bcast, or igather to rank 0 waited for
+// at once) of MPI_BENCH_SIZE bytes, and
 // rank 0 prints the slowest rank's time per operation.
 func scenarioBenchColl(w *mpi.Comm) error {
 	size, iters, err := benchSettings()
@@ -103,8 +115,11 @@ func scenarioBenchColl(w *mpi.Comm) error {
 		op = func() error { return mpi.Allreduce(w, send, recv, mpi.Sum) }
 	case "bcast":
 		op = func() error { return mpi.Bcast(w, buf, 0) }
+	case "igather":
+		all := make([]byte, size*w.Size())
+		op = func() error { return waitFor(mpi.Igather(w, buf, all, 0)) }
 	default:
-		return fmt.Errorf("%s=%q: want barrier, allreduce or bcast", envBenchColl, coll)
+		return fmt.Errorf("%s=%q: want barrier, allreduce, bcast or igather", envBenchColl, coll)
 	}
 	run := func(n int) error {
 		for range n {
@@ -127,6 +142,16 @@ func scenarioBenchColl(w *mpi.Comm) error {
 		fmt.Printf("coll_ns=%.1f\n", worst[0])
 	}
 	return nil
+}
+
+// waitFor waits for the request r of a nonblocking call that returned
+// err.
+func waitFor(r *mpi.Request, err error) error {
+	if err != nil {
+		return err
+	}
+	_, err = r.Wait()
+	return err
 }
 
 // TestCollectiveAllocs checks that a barrier, a small allreduce and an

@@ -28,11 +28,13 @@ import (
 //
 // Where processes outnumber cores, and under the timing model, the
 // nonblocking collectives keep the software algorithms
-// (tuning.Waiting.QueueNonblocking), but for the broadcasts and the
-// scatters where processes outnumber cores: on c.runner they run ahead of
-// their check as the blocking ones do, the root sending and returning,
-// their data in messages at every size (collectives.Runner.MessagesAhead;
-// tuning.Waiting.QueueFanOut).
+// (tuning.Waiting.QueueNonblocking), but for the broadcasts, scatters,
+// reductions and gathers to a root where processes outnumber cores: on
+// c.runner they run ahead of their check as the blocking ones do, the
+// root of a broadcast or a scatter sending and returning, the others of
+// a reduction or a gather, the broadcasts' and scatters' data in
+// messages at every size (collectives.Runner.MessagesAhead;
+// tuning.Waiting.QueueRooted).
 
 // collQueue holds the nonblocking collectives of a communicator started
 // and not yet run (Comm.queueable).
@@ -63,7 +65,7 @@ const queueKick = 50 * time.Microsecond
 // The choice rests on the kind of collective alone, which the processes'
 // calls share, so that they all take the same path.
 func (c *Comm) queueable(a *collArgs) bool {
-	return a.kind > argsBody && c.runner.HW != nil && (c.rt.queueNonblocking || c.rt.queueFanOut && a.fansOut())
+	return a.kind > argsBody && c.runner.HW != nil && (c.rt.queueNonblocking || c.rt.queueRooted && a.rooted())
 }
 
 // enqueue starts the nonblocking collective op that a describes, of c,
@@ -189,7 +191,7 @@ func (c *Comm) runPending(target *collRequest, background bool) {
 			ep.EndBackground()
 		}
 		c.net.tag = cr.tag
-		c.runner.MessagesAhead = c.rt.queueFanOut
+		c.runner.MessagesAhead = c.rt.queueRooted
 		err := cr.args.run(&c.runner)
 		c.runner.MessagesAhead = false
 		if err != nil {

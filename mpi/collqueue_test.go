@@ -54,6 +54,9 @@ func nbcScenario(queued bool) func(w *mpi.Comm) error {
 			if err := bcastAhead(w); err != nil {
 				return err
 			}
+			if err := reduceAhead(w); err != nil {
+				return err
+			}
 		}
 		if err := queueOrder(w); err != nil {
 			return err
@@ -66,7 +69,7 @@ func nbcScenario(queued bool) func(w *mpi.Comm) error {
 const bcastAheadWithin = 10 * time.Second
 
 // bcastAhead checks that an Ibcast runs ahead of its argument check where
-// processes outnumber cores (tuning.Waiting.QueueFanOut): the root's
+// processes outnumber cores (tuning.Waiting.QueueRooted): the root's
 // completes before the others start theirs, which they do only once the
 // root's message after it has come. On the software path the root's
 // check waits for the others' records, and the root reports it.
@@ -80,17 +83,8 @@ func bcastAhead(w *mpi.Comm) error {
 		if err != nil {
 			return err
 		}
-		for deadline := time.Now().Add(bcastAheadWithin); ; {
-			done, _, err := r.Test()
-			if err != nil {
-				return err
-			}
-			if done {
-				break
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("the root's Ibcast did not complete in %v before the others started theirs: it did not run ahead of its check", bcastAheadWithin)
-			}
+		if err := completeWithin(r, bcastAheadWithin); err != nil {
+			return fmt.Errorf("the root's Ibcast, before the others started theirs: %w", err)
 		}
 		for dst := 1; dst < n; dst++ {
 			if err := mpi.Send(w, token, dst, tag); err != nil {
@@ -110,6 +104,56 @@ func bcastAhead(w *mpi.Comm) error {
 		err = fmt.Errorf("the Ibcast ahead brought %d, want 4242", data[0])
 	}
 	return err
+}
+
+// reduceAhead checks that an Ireduce runs ahead of its argument check
+// where processes outnumber cores (tuning.Waiting.QueueRooted): every
+// other process's completes before the root starts its own, which it
+// does only once their messages after them have come. On the software
+// path the others' checks wait for the root's record, and they report
+// it. The root's sum is every process's.
+func reduceAhead(w *mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	in, sum, token := []int64{int64(me + 1)}, []int64{0}, []int32{0}
+	const tag = 10
+	if me != 0 {
+		r, err := mpi.Ireduce(w, in, sum, mpi.Sum, 0)
+		if err != nil {
+			return err
+		}
+		if err := completeWithin(r, bcastAheadWithin); err != nil {
+			return fmt.Errorf("a non-root's Ireduce, before the root started its own: %w", err)
+		}
+		return mpi.Send(w, token, 0, tag)
+	}
+	for src := 1; src < n; src++ {
+		if _, err := mpi.Recv(w, token, src, tag); err != nil {
+			return err
+		}
+	}
+	r, err := mpi.Ireduce(w, in, sum, mpi.Sum, 0)
+	if err == nil {
+		_, err = r.Wait()
+	}
+	if want := int64(n * (n + 1) / 2); err == nil && sum[0] != want {
+		err = fmt.Errorf("the Ireduce ahead summed %d, want %d", sum[0], want)
+	}
+	return err
+}
+
+// completeWithin tests r until it completes, or fails once d has passed
+// (where r waits for processes that have not started theirs: it did not
+// run ahead of its check).
+func completeWithin(r *mpi.Request, d time.Duration) error {
+	for deadline := time.Now().Add(d); ; {
+		done, _, err := r.Test()
+		if err != nil || done {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not complete in %v: it did not run ahead of its check", d)
+		}
+	}
 }
 
 // sameAlgorithms checks that each nonblocking collective adds to the

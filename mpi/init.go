@@ -36,11 +36,11 @@ type runtimeState struct {
 	job *launch.Job
 	// queued counts the nonblocking collectives in the communicators'
 	// queues (collqueue.go), not yet run; queueNonblocking lets them
-	// queue, queueFanOut the broadcasts and scatters alone
-	// (tuning.Waiting's QueueNonblocking and QueueFanOut).
+	// queue, queueRooted the broadcasts, scatters, reductions and gathers
+	// to a root alone (tuning.Waiting's QueueNonblocking and QueueRooted).
 	queued           atomic.Int64
 	queueNonblocking bool
-	queueFanOut      bool
+	queueRooted      bool
 	// gcFloor is the collector's floor (see gcfloor.go), nil where the
 	// collector is tuned; dropped at Finalize.
 	gcFloor []byte
@@ -282,7 +282,7 @@ func startEndpoint(job *launch.Job, tr network.Network, cfg llc.Config, clock ll
 // World, with the networks' barrier controller for it (worldOffload).
 func (s *runtimeState) prepareCalls(wait tuning.Waiting, force collectives.Selection, worldOffload int) {
 	s.overlapLimit, s.runAhead, s.exchangeWhole = wait.OverlapLimit, wait.RunAhead, wait.RunAhead
-	s.wordBcastAhead, s.queueNonblocking, s.queueFanOut = wait.WordBcastAhead, wait.QueueNonblocking, wait.QueueFanOut
+	s.wordBcastAhead, s.queueNonblocking, s.queueRooted = wait.WordBcastAhead, wait.QueueNonblocking, wait.QueueRooted
 	s.initContexts()
 	s.softForce = collectives.Selection{}
 	for coll, alg := range force {

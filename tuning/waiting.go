@@ -43,20 +43,21 @@ type Waiting struct {
 	// the blocking ones do, one after another in the order they start
 	// (mpi's collqueue.go), with a core each and no timing model. Where
 	// processes outnumber cores they keep their software algorithms (but
-	// for the broadcasts and scatters, QueueFanOut),
+	// for the rooted ones, QueueRooted),
 	// which progress many in flight at once where the queue, whose calls
 	// each wait for every process to run, lost (docs/decisions.md,
 	// "Nonblocking collectives in the communicator's queue").
 	QueueNonblocking bool
-	// QueueFanOut lets the nonblocking broadcasts and scatters queue
-	// where the others do not but RunAhead is on (processes outnumber
-	// cores, no timing model): queued, they run ahead of their argument
-	// check as the blocking calls do, the root sending and returning, where
-	// the software path first compares the arguments by messages, rounds
-	// that each wait for the processes sharing a CPU to run
-	// (docs/decisions.md, "Nonblocking broadcasts and scatters queue where
-	// processes outnumber cores").
-	QueueFanOut bool
+	// QueueRooted lets the nonblocking broadcasts, scatters, reductions
+	// and gathers to a root queue where the others do not but RunAhead is
+	// on (processes outnumber cores, no timing model): queued, they run
+	// ahead of their argument check as the blocking calls do, the root of
+	// a broadcast or a scatter sending and returning, the others of a
+	// reduction or a gather, where the software path first compares the
+	// arguments by messages, rounds that each wait for the processes
+	// sharing a CPU to run (docs/decisions.md, "Nonblocking rooted
+	// collectives queue where processes outnumber cores").
+	QueueRooted bool
 }
 
 // waitingFor is the Waiting of job on cpus CPUs, whose engine and
@@ -67,7 +68,7 @@ func waitingFor(job Job, cpus int, cfg llc.Config, collEager int) Waiting {
 		RunAhead:         runAhead(procs, cpus, modelled, job.Settings.RunAhead),
 		OverlapLimit:     overlapLimit(cfg, collEager, procs, cpus, modelled),
 		QueueNonblocking: procs <= cpus && !modelled}
-	w.QueueFanOut = w.RunAhead && !modelled
+	w.QueueRooted = w.RunAhead && !modelled
 	w.WordBcastAhead = !w.RunAhead && !modelled && procs >= wordBcastAheadMin && job.Settings.RunAhead != launch.RunAheadOff
 	w.Spin, w.Yield = backoff(procs, cpus, job.Settings)
 	if job.Settings.Yield < 0 {

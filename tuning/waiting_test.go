@@ -85,7 +85,7 @@ func TestPlanWaitingFollowsHostClass(t *testing.T) {
 		t.Fatal(err)
 	}
 	if w := roomy.Waiting; w.RunAhead || w.Spin != 4000 || w.YieldFor != yieldFor || w.OverlapLimit == math.MaxInt ||
-		!w.QueueNonblocking || w.QueueFanOut {
+		!w.QueueNonblocking || w.QueueRooted {
 		t.Errorf("4 processes on 16 CPUs: %+v, want spinning, no run-ahead, a bounded overlap, every nonblocking collective queued", w)
 	}
 	job.Settings.Tune = "generic:2"
@@ -94,7 +94,7 @@ func TestPlanWaitingFollowsHostClass(t *testing.T) {
 		t.Fatal(err)
 	}
 	if w := crowded.Waiting; !w.RunAhead || w.Spin != oversubscribedSpin || w.Yield != oversubscribedYield || w.OverlapLimit != math.MaxInt ||
-		w.QueueNonblocking || !w.QueueFanOut {
+		w.QueueNonblocking || !w.QueueRooted {
 		t.Errorf("4 processes on -tune generic:2: %+v, want the oversubscribed choices, the broadcasts and scatters alone queued", w)
 	}
 	job.Caps.Modelled = true
@@ -102,7 +102,7 @@ func TestPlanWaitingFollowsHostClass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := modelled.Waiting; w.RunAhead || w.OverlapLimit == math.MaxInt || w.QueueNonblocking || w.QueueFanOut {
+	if w := modelled.Waiting; w.RunAhead || w.OverlapLimit == math.MaxInt || w.QueueNonblocking || w.QueueRooted {
 		t.Errorf("under the timing model: %+v, want no run-ahead, a bounded overlap, no nonblocking collective queued", w)
 	}
 }
