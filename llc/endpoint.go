@@ -158,14 +158,8 @@ func (ep *Endpoint) drain() {
 func (ep *Endpoint) drainBatches() {
 	for ep.eng.HasReady() {
 		rd := ep.eng.Ready()
-		if ep.charger != nil {
-			ep.charge(&rd.Work)
-		}
-		if rd.Err != nil {
-			ep.failed.Store(true)
-		}
-		for _, n := range rd.Notes {
-			ep.notes.push(n)
+		if ep.charger != nil || rd.Err != nil || len(rd.Notes) != 0 { // a message's batch has none of them
+			ep.batchExtras(rd)
 		}
 		for i := range rd.Commands {
 			if ev := ep.tr.Execute(&rd.Commands[i]); ev != nil {
@@ -173,6 +167,20 @@ func (ep *Endpoint) drainBatches() {
 			}
 		}
 		ep.eng.Advance()
+	}
+}
+
+// batchExtras takes what a batch carries beside its commands: its host
+// work to charge, the engine's failure, its notifications.
+func (ep *Endpoint) batchExtras(rd *Ready) {
+	if ep.charger != nil {
+		ep.charge(&rd.Work)
+	}
+	if rd.Err != nil {
+		ep.failed.Store(true)
+	}
+	for _, n := range rd.Notes {
+		ep.notes.push(n)
 	}
 }
 
