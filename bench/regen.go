@@ -53,10 +53,11 @@ func RegenerateExcept(dir string, bad []Skipped) (*Summary, error) {
 	return s, nil
 }
 
-// removeStalePlots removes the plots of dir/plots that are named after a
-// suite record of files but that readme no longer links (drawn by an
-// earlier report, of a record no longer the newest of its kind), with
-// the PNG beside each.
+// removeStalePlots removes the plots of dir/plots that readme no longer
+// links and that a report drew: named after a suite record of files
+// (of a record no longer the newest of its kind), or named as a report
+// names its plots, of a benchmark and a kind of plot, after a record
+// since removed; with the PNG beside each.
 func removeStalePlots(dir string, files []RecordFile, readme string) error {
 	var stems []string
 	for _, f := range files {
@@ -74,7 +75,7 @@ func removeStalePlots(dir string, files []RecordFile, readme string) error {
 	for _, e := range entries {
 		name := e.Name()
 		svg := strings.TrimSuffix(name, filepath.Ext(name)) + ".svg"
-		ours := slices.ContainsFunc(stems, func(stem string) bool { return strings.HasPrefix(name, stem) })
+		ours := isReportPlot(name) || slices.ContainsFunc(stems, func(stem string) bool { return strings.HasPrefix(name, stem) })
 		if !ours || strings.Contains(readme, "("+markdownLink(plotsDir+"/"+svg)+")") {
 			continue
 		}
@@ -83,6 +84,25 @@ func removeStalePlots(dir string, files []RecordFile, readme string) error {
 		}
 	}
 	return nil
+}
+
+// isReportPlot reports whether name is named as the report names its
+// plots: RECORD-BENCHMARK-KIND.svg or .png, BENCHMARK one of the suite's
+// and KIND one of its plots.
+func isReportPlot(name string) bool {
+	ext := filepath.Ext(name)
+	if ext != ".svg" && ext != ".png" {
+		return false
+	}
+	base := strings.TrimSuffix(name, ext)
+	for _, b := range AllBenchmarks() {
+		for _, p := range recordPlots(b) {
+			if suffix := "-" + b + "-" + p.kind; strings.HasSuffix(base, suffix) && len(base) > len(suffix) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // writeReadme writes the README of the records s read in dir into b and

@@ -554,11 +554,12 @@ func TestRegenerateAcrossProcessCounts(t *testing.T) {
 			t.Errorf("the plot does not show %q", want)
 		}
 	}
-	// A plot an earlier report drew of a record, now unlinked, goes; a
-	// file named after no record stays.
+	// A plot an earlier report drew of a record, now unlinked, goes, as
+	// does one of a record since removed; a file named otherwise stays.
 	stale := filepath.Join(dir, "plots", "2026-03-14-np2-PingPong-latency.png")
+	gone := filepath.Join(dir, "plots", "2026-03-01-np4-Ireduce-latency.svg")
 	other := filepath.Join(dir, "plots", "thesis-figure.svg")
-	for _, f := range []string{stale, other} {
+	for _, f := range []string{stale, gone, other} {
 		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -569,8 +570,11 @@ func TestRegenerateAcrossProcessCounts(t *testing.T) {
 	if _, err := os.Stat(stale); err == nil {
 		t.Error("a stale plot of a record survived the report")
 	}
+	if _, err := os.Stat(gone); err == nil {
+		t.Error("a plot of a removed record survived the report")
+	}
 	if _, err := os.Stat(other); err != nil {
-		t.Errorf("a plot named after no record was removed: %v", err)
+		t.Errorf("a file not named as the report names its plots was removed: %v", err)
 	}
 }
 
