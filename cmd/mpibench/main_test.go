@@ -492,7 +492,10 @@ func TestGroupSteady(t *testing.T) {
 	for _, tc := range tests {
 		f := fakeFloors(tc.floors...)
 		tries := 0
-		notes, err := f.steady(tc.retries, []string{"Reduce"}, func() error {
+		notes, err := f.steady(tc.retries, []string{"Reduce"}, func(again bool) error {
+			if again != (tries > 0) {
+				t.Errorf("%s: try %d told again %v", tc.name, tries+1, again)
+			}
 			tries++
 			f.between()
 			f.between()
@@ -509,7 +512,7 @@ func TestGroupSteady(t *testing.T) {
 	}
 	f := fakeFloors(0.05, 0.19, 0.06)
 	failed := errors.New("the job failed")
-	if _, err := f.steady(2, []string{"Reduce"}, func() error { f.between(); return failed }); err != failed {
+	if _, err := f.steady(2, []string{"Reduce"}, func(bool) error { f.between(); return failed }); err != failed {
 		t.Errorf("a job's error: %v", err)
 	}
 }

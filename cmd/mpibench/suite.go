@@ -390,9 +390,8 @@ func measure(ctx context.Context, o *suiteOptions, rec *bench.Record, exe, tmp s
 // between and after them, again where the floors moved apart (steady);
 // rec notes each try again, and a last try whose floors still differ.
 func measureGroup(ctx context.Context, o *suiteOptions, rec *bench.Record, group []string, exe string, peer *peerJobs, floors *groupFloors, progress *bench.Progress, stderr io.Writer) (mine, peers [][]bench.Series, err error) {
-	tries := 0
-	notes, err := floors.steady(o.retries, group, func() error {
-		if tries++; tries > 1 {
+	notes, err := floors.steady(o.retries, group, func(again bool) error {
+		if again {
 			progress.Grow(len(o.variants))
 		}
 		mine = make([][]bench.Series, len(o.variants))
@@ -460,15 +459,16 @@ func (f *groupFloors) between() {
 }
 
 // steady runs the jobs of group (run, which measures the floor after each
-// job with between) until their floors say that the machine kept one
+// job with between, and is told whether it runs them again) until their
+// floors say that the machine kept one
 // speed, at most retries times more: columns compare only when measured
 // at one speed (a virtual machine whose processors move apart and
 // together changes its speed for seconds at a time). It returns a note
 // for each try it made again, and run's error.
-func (f *groupFloors) steady(retries int, group []string, run func() error) (notes []string, err error) {
+func (f *groupFloors) steady(retries int, group []string, run func(again bool) error) (notes []string, err error) {
 	for try := 0; ; try++ {
 		f.begin()
-		if err := run(); err != nil {
+		if err := run(try > 0); err != nil {
 			return notes, err
 		}
 		if try >= retries || !f.apart() {
