@@ -180,7 +180,7 @@ func (u *Runner) smallMove(coll Collective, input, recv []byte, blk, elem, off i
 		return false, nil
 	}
 	if err == nil {
-		u.collectBlocks(recv, blk, off, inline)
+		u.collectBlocks(recv, blk, off, inline, input[off:off+blk])
 	}
 	return true, u.withEarlier(err)
 }
@@ -201,20 +201,32 @@ func (u *Runner) smallGather(own, recv []byte, blk, elem, root int) (done bool, 
 		return false, nil
 	}
 	if err == nil && u.Net.Rank() == root {
-		u.collectBlocks(recv, blk, 0, inline)
+		u.collectBlocks(recv, blk, 0, inline, own)
 	}
 	return true, u.withEarlier(err)
 }
 
 // collectBlocks copies into recv[r*blk:] the blk bytes at off of what
-// every rank r published at the last barrier: its data word (inline) or
-// its payload.
-func (u *Runner) collectBlocks(recv []byte, blk, off int, inline bool) {
+// every other rank r published at the last barrier: its data word
+// (inline) or its payload. This rank's block is own, the bytes it
+// published there, copied from where they are (unless they are in place
+// already) rather than read back through the Hardware.
+func (u *Runner) collectBlocks(recv []byte, blk, off int, inline bool, own []byte) {
+	if blk == 0 {
+		return
+	}
+	self := u.Net.Rank()
 	for r := range u.Net.Size() {
-		if inline {
-			copyBlock(recv[r*blk:(r+1)*blk], u.HW.Datum(r)[off:off+blk])
-		} else {
-			copyBlock(recv[r*blk:(r+1)*blk], u.HW.Payload(r, off, blk)[off:off+blk])
+		dst := recv[r*blk : (r+1)*blk]
+		switch {
+		case r == self:
+			if &own[0] != &dst[0] {
+				copyBlock(dst, own)
+			}
+		case inline:
+			copyBlock(dst, u.HW.Datum(r)[off:off+blk])
+		default:
+			copyBlock(dst, u.HW.Payload(r, off, blk)[off:off+blk])
 		}
 	}
 }
@@ -327,7 +339,9 @@ func (u *Runner) payloadReduction(coll Collective, input, recv []byte, r *Reduce
 	err = u.keyedBarrier(coll, u.reductionHash(coll, r, length, root), nil, pub)
 	switch {
 	case err != nil:
-	case own:
+	case own, coll == CollAllreduce && length > 0 && (self == n-1 || &input[0] != &recv[0]):
+		// This rank's vector from where it is, not read back through
+		// the Hardware.
 		b := board{hw: u.HW, n: n}
 		foldOwn(&b, *r, recv[:length], input[:length], self)
 	case coll == CollAllreduce || self == root:

@@ -109,6 +109,10 @@ func BenchmarkSelfIrecv8B(b *testing.B) { benchSelf(b, "bench-irecv", 8) }
 // BenchmarkSelfSendrecv8B: a Sendrecv of 8 bytes to itself.
 func BenchmarkSelfSendrecv8B(b *testing.B) { benchSelf(b, "bench-sendrecv", 8) }
 
+// BenchmarkSelfExchange8B: IMB's Exchange to itself, two Isends of 8
+// bytes, their two Recvs, and both Waits, the Requests given back.
+func BenchmarkSelfExchange8B(b *testing.B) { benchSelf(b, "bench-exchange", 8) }
+
 // BenchmarkIprobeEmpty: an Iprobe that finds nothing.
 func BenchmarkIprobeEmpty(b *testing.B) { benchSelf(b, "bench-iprobe", 0) }
 
@@ -173,6 +177,37 @@ func scenarioBenchSendrecv(w *mpi.Comm) error {
 	return timeSelfRounds(w, func(out, in []byte, me int) error {
 		_, err := mpi.Sendrecv(w, out, me, 0, in, me, 0)
 		return err
+	})
+}
+
+// scenarioBenchExchange times MPI_BENCH_ITERS rounds of IMB's Exchange
+// (the halo exchange of stencil codes), one rank to itself: two Isends of
+// MPI_BENCH_SIZE bytes, as to the left and to the right neighbour, their
+// two Recvs, then both Waits, the Requests given back.
+func scenarioBenchExchange(w *mpi.Comm) error {
+	return timeSelfRounds(w, func(out, in []byte, me int) error {
+		var rs [2]*mpi.Request
+		for i := range rs {
+			r, err := mpi.Isend(w, out, me, 0)
+			if err != nil {
+				return err
+			}
+			rs[i] = r
+		}
+		for range rs {
+			if _, err := mpi.Recv(w, in, me, 0); err != nil {
+				return err
+			}
+		}
+		for _, r := range rs {
+			if _, err := r.Wait(); err != nil {
+				return err
+			}
+			if err := r.Release(); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 

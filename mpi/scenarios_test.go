@@ -46,6 +46,7 @@ var scenarios = map[string]func(world *mpi.Comm) error{
 	"bench-self":      scenarioBenchSelf,
 	"bench-irecv":     scenarioBenchIrecv,
 	"bench-sendrecv":  scenarioBenchSendrecv,
+	"bench-exchange":  scenarioBenchExchange,
 	"bench-iprobe":    scenarioBenchIprobe,
 	"allocs":          scenarioAllocs,
 }
