@@ -2,8 +2,9 @@ package collectives
 
 // DatumSize is the size of the data word every rank passes to
 // Hardware.Barrier: inputs up to this size travel in the barrier itself
-// (on the martini network, in the line that says a member has arrived).
-const DatumSize = 40
+// (on the martini network, in the line that says a member has arrived,
+// and the line after it).
+const DatumSize = 104
 
 // PartsBarrier is a Hardware whose barrier takes its payload in two parts,
 // head then tail, and publishes them joined, as Barrier publishes payload:

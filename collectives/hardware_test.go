@@ -41,7 +41,7 @@ type memHW struct {
 	gen  int
 }
 
-const memPayloadSize = 120
+const memPayloadSize = 512
 
 func (m *memHW) PayloadSize() int   { return memPayloadSize }
 func (m *memHW) MulticastSize() int { return 100 } // small, to test pieces

@@ -419,6 +419,8 @@ func (u *Runner) wordOf(b []byte) *[DatumSize]byte {
 		*(*[8]byte)(w[:]) = [8]byte(b)
 	case 16:
 		*(*[16]byte)(w[:]) = [16]byte(b)
+	case 40:
+		*(*[40]byte)(w[:]) = [40]byte(b)
 	case DatumSize:
 		*w = [DatumSize]byte(b)
 	default:
@@ -435,6 +437,8 @@ func putWord(b []byte, w *[DatumSize]byte) {
 		*(*[8]byte)(b) = [8]byte(w[:8])
 	case 16:
 		*(*[16]byte)(b) = [16]byte(w[:16])
+	case 40:
+		*(*[40]byte)(b) = [40]byte(w[:40])
 	case DatumSize:
 		*(*[DatumSize]byte)(b) = *w
 	default:

@@ -44,7 +44,7 @@ const (
 	NumAOTFPages = 64
 
 	segmentMagic   = 0x4d415254494e4931 // "MARTINI1"
-	segmentVersion = 16                 // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff; 6: 2048 SIDs; 7: virtual time; 8: its write count; 9: 16-byte barrier data; 10: declared computing; 11: 16 multicast slots, heap high-water mark; 12: CPU and wait state of each process; 13: a barrier ring entry per cache line, with its generation; 14: releases, keys and 40-byte data in the ring entries, last generations in a region of their own; 15: the records of the shared lines in ring regions (llc/layout) carry 16 bytes of body in a half; 16: a shared extension line, halved as the shared line is
+	segmentVersion = 17                 // 2: sync region in every partition; 3: barrier arrival lines; 4: timing profile; 5: handoff; 6: 2048 SIDs; 7: virtual time; 8: its write count; 9: 16-byte barrier data; 10: declared computing; 11: 16 multicast slots, heap high-water mark; 12: CPU and wait state of each process; 13: a barrier ring entry per cache line, with its generation; 14: releases, keys and 40-byte data in the ring entries, last generations in a region of their own; 15: the records of the shared lines in ring regions (llc/layout) carry 16 bytes of body in a half; 16: a shared extension line, halved as the shared line is; 17: ring entries of two lines, 104-byte data words
 	sidEntrySize   = 64
 	procEntrySize  = 128
 )

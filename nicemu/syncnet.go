@@ -63,9 +63,13 @@ const (
 	// processes).
 	BarrierPayloadSize = barrierSlotSize - slotHeaderSize
 	// DatumSize is the size of the data word a member passes with an
-	// arrival (BarrierArriveData): it travels in the line that says the
-	// member has arrived, which the others read anyway, and fills it.
-	DatumSize = 40
+	// arrival (BarrierArriveData): its first DatumLine bytes travel in
+	// the line that says the member has arrived, which the others read
+	// anyway, and the rest in the line after it, which a reader of a
+	// longer word loads once it has seen the arrival.
+	DatumSize = DatumLine + lineSize
+	// DatumLine is how much of the data word shares the arrival's line.
+	DatumLine = 40
 
 	barrierSlotSize = 16<<10 + 64
 	slotHeaderSize  = 8  // a payload slot's header: generation and length
@@ -82,7 +86,7 @@ const (
 	barrierCtlSize = 64
 	arrivalSize    = RecordRingDepth*ringEntrySize + RecordRingDepth*RecordSize
 	lastSize       = 64
-	ringEntrySize  = 64
+	ringEntrySize  = 2 * lineSize
 
 	// ctlFreeing marks a controller that FreeBarrier is resetting.
 	ctlFreeing = math.MaxUint64
@@ -183,19 +187,21 @@ type barrierLast struct {
 // its key and its data word on the same line. window is the member's key
 // window at the generation (putEntry).
 //
-// An entry fills a cache line, so that the member's next arrivals write
-// lines other than the one the readers of this generation read. With the
-// generation read from a line of its own and two entries a line, the
-// root of a small broadcast, at its next arrival, waited for the other
+// An entry fills two cache lines, so that the member's next arrivals
+// write lines other than the ones the readers of this generation read.
+// With the generation read from a line of its own and two entries a line,
+// the root of a small broadcast, at its next arrival, waited for the other
 // core to give both lines back; with an entry a line and the generation
 // read from it, small broadcasts got slightly faster (docs/decisions.md,
-// ringEntry). The data word fills what the other words leave of the line
-// (docs/decisions.md, DatumSize).
+// ringEntry). The generation, the key and the window open the first line,
+// and the data word fills the rest of it (DatumLine bytes) and the second
+// line: a word of up to DatumLine bytes travels with the arrival, a
+// longer one a line more (docs/decisions.md, DatumSize).
 type ringEntry struct {
+	gen    uint64
 	key    uint64
 	window uint64
 	datum  [DatumSize]byte
-	gen    uint64
 }
 
 // KeyWindow is how many generations' keys a member's key window covers
@@ -237,7 +243,14 @@ func putEntry(a *barrierArrival, gen, key uint64, datum *[DatumSize]byte) {
 	}
 	e := &a.ring[gen%RecordRingDepth]
 	if datum != nil {
-		e.datum = *datum
+		// The word's second line is stored only where it changes: a
+		// short word leaves it as the entry's last arrival did, so
+		// that the arrival writes no line but the one its readers read
+		// (which the processor may have fetched beside it).
+		*(*[DatumLine]byte)(e.datum[:]) = [DatumLine]byte(datum[:DatumLine])
+		if ext := (*[DatumSize - DatumLine]byte)(datum[DatumLine:]); *(*[DatumSize - DatumLine]byte)(e.datum[DatumLine:]) != *ext {
+			*(*[DatumSize - DatumLine]byte)(e.datum[DatumLine:]) = *ext
+		}
 	}
 	e.key = key
 	e.window = prev*keyWindowBase + key - old*keyWindowTop
