@@ -102,3 +102,44 @@ func TestBarrierDatum(t *testing.T) {
 		t.Error("datum of a member outside the job or of a bad id is not zero")
 	}
 }
+
+// TestBarrierDatumReused: a ring entry taken again, RecordRingDepth
+// generations on, carries the new data word whole, whether its second
+// line (past DatumLine) changes, which putEntry stores, or stays as the
+// entry's last arrival left it, which it does not.
+func TestBarrierDatumReused(t *testing.T) {
+	const size = 2
+	seg := newSegment(t, testConfig(size))
+	nics := []*NIC{openNIC(t, seg, 0), openNIC(t, seg, 1)}
+	procs := []int{0, 1}
+	id, err := nics[0].AllocBarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first line changes every round; the second stays the same for
+	// two laps of the ring (so that the second lap finds it unchanged),
+	// then changes.
+	datum := func(round uint64, m int) (d [DatumSize]byte) {
+		for i := range d {
+			d[i] = byte(round) ^ byte(m)<<7 ^ byte(i)
+			if i >= DatumLine {
+				d[i] = byte(round/(2*RecordRingDepth)) ^ byte(m)<<7 ^ byte(i)<<1
+			}
+		}
+		return d
+	}
+	for round := uint64(1); round <= 3*RecordRingDepth; round++ {
+		var gen uint64
+		for m := range size {
+			d := datum(round, m)
+			if gen, err = nics[m].BarrierArriveData(id, m, procs, 1, &d, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for m := range size {
+			if got, want := nics[1-m].BarrierDatum(id, m, gen), datum(round, m); got != want {
+				t.Fatalf("round %d: datum of member %d = %x, want %x", round, m, got, want)
+			}
+		}
+	}
+}

@@ -165,7 +165,8 @@ type barrierArrival struct {
 	// generation, the last store of an arrival: a reader of a release
 	// (BarrierReleased, BarrierSum, BarrierDatum) or of one member's
 	// arrival (BarrierArrived) reads that member's entry of the
-	// generation alone, one line, whatever the member has done since.
+	// generation alone, its first line (and the second for a data word
+	// past DatumLine bytes), whatever the member has done since.
 	ring [RecordRingDepth]ringEntry
 	recs [RecordRingDepth][RecordSize]byte
 }
@@ -184,8 +185,8 @@ type barrierLast struct {
 
 // ringEntry is one generation's key and data word in a member's arrival
 // ring, with the generation: a reader finds that the member has arrived,
-// its key and its data word on the same line. window is the member's key
-// window at the generation (putEntry).
+// its key and the first DatumLine bytes of its data word on the same
+// line. window is the member's key window at the generation (putEntry).
 //
 // An entry fills two cache lines, so that the member's next arrivals
 // write lines other than the ones the readers of this generation read.
@@ -248,8 +249,9 @@ func putEntry(a *barrierArrival, gen, key uint64, datum *[DatumSize]byte) {
 		// that the arrival writes no line but the one its readers read
 		// (which the processor may have fetched beside it).
 		*(*[DatumLine]byte)(e.datum[:]) = [DatumLine]byte(datum[:DatumLine])
-		if ext := (*[DatumSize - DatumLine]byte)(datum[DatumLine:]); *(*[DatumSize - DatumLine]byte)(e.datum[DatumLine:]) != *ext {
-			*(*[DatumSize - DatumLine]byte)(e.datum[DatumLine:]) = *ext
+		rest, ext := (*[DatumSize - DatumLine]byte)(e.datum[DatumLine:]), (*[DatumSize - DatumLine]byte)(datum[DatumLine:])
+		if *rest != *ext {
+			*rest = *ext
 		}
 	}
 	e.key = key
