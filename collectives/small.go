@@ -331,7 +331,11 @@ func (u *Runner) payloadReduction(coll Collective, input, recv []byte, r *Reduce
 		return false, nil
 	}
 	n, self := u.Net.Size(), u.Net.Rank()
-	own := coll == CollReduce && self == root && (self == n-1 || len(input) == 0 || &input[0] != &recv[0])
+	// The own vector can be read where it is while the fold writes recv:
+	// it is not recv (a non-root's recv of a reduce is empty), or the
+	// fold copies it there first (the last rank's).
+	ownReadable := self == n-1 || len(input) == 0 || len(recv) == 0 || &input[0] != &recv[0]
+	own := coll == CollReduce && self == root && ownReadable
 	pub := input
 	if own {
 		pub = nil // the key alone
@@ -339,7 +343,7 @@ func (u *Runner) payloadReduction(coll Collective, input, recv []byte, r *Reduce
 	err = u.keyedBarrier(coll, u.reductionHash(coll, r, length, root), nil, pub)
 	switch {
 	case err != nil:
-	case own, coll == CollAllreduce && length > 0 && (self == n-1 || &input[0] != &recv[0]):
+	case own, coll == CollAllreduce && length > 0 && ownReadable:
 		// This rank's vector from where it is, not read back through
 		// the Hardware.
 		b := board{hw: u.HW, n: n}
