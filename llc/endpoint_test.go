@@ -87,8 +87,9 @@ func testEndpointConcurrent(t *testing.T, eager EagerMode, mode RndvMode) {
 }
 
 // Each Endpoint of testEndpointConcurrent has epConcWorkers workers, each
-// exchanging epConcMsgs messages with its peer.
-const epConcWorkers, epConcMsgs = 4, 30
+// exchanging epConcMsgs messages with its peer. Workers 3 and up make the
+// blocking calls, so that two of them wait in RecvWait at once.
+const epConcWorkers, epConcMsgs = 5, 30
 
 // endpointConcurrency is the goroutines of testEndpointConcurrent: on each
 // of eps, workers that exchange messages with the peer and a prober. They
@@ -129,7 +130,7 @@ func (ec *endpointConcurrency) run() {
 }
 
 // worker g of Endpoint i exchanges its messages with the peer's worker g
-// (tag g), waiting for them in one of three ways, and checks what it
+// (tag g), waiting for them in one of four ways, and checks what it
 // receives.
 func (ec *endpointConcurrency) worker(i, g int) {
 	ep, peer := ec.eps[i], 1-i
@@ -137,6 +138,12 @@ func (ec *endpointConcurrency) worker(i, g int) {
 	for k := range epConcMsgs {
 		data := epMessage(i, g, k)
 		want := epMessage(peer, g, k)
+		if g >= 3 {
+			if !ec.blocking(i, g, k, data, want) {
+				return
+			}
+			continue
+		}
 		r := &RecvOp{Source: peer, Tag: tag, Buf: make([]byte, 8000)}
 		ep.Recv(r)
 		s := &SendOp{Peer: peer, Tag: tag, Data: data}
@@ -162,6 +169,29 @@ func (ec *endpointConcurrency) worker(i, g int) {
 			return
 		}
 	}
+}
+
+// blocking is worker g's exchange of its k-th messages by SendWait and
+// RecvWait, in a ping-pong's order (Endpoint 0 sends first, so that a
+// rendezvous send does not wait for a peer that sends too). It reports
+// whether the exchange went well.
+func (ec *endpointConcurrency) blocking(i, g, k int, data, want []byte) bool {
+	ep, peer, tag := ec.eps[i], 1-i, int32(g)
+	buf := make([]byte, 8000)
+	var st Status
+	var err error
+	if i == 0 {
+		if err = ep.SendWait(peer, tag, 0, data); err == nil {
+			st, err = ep.RecvWait(peer, tag, 0, buf)
+		}
+	} else if st, err = ep.RecvWait(peer, tag, 0, buf); err == nil {
+		err = ep.SendWait(peer, tag, 0, data)
+	}
+	if err != nil || st != (Status{Source: peer, Tag: tag, Len: len(want)}) || !bytes.Equal(buf[:len(want)], want) {
+		ec.report("endpoint %d blocking worker %d message %d: %v, status %+v, want len %d", i, g, k, err, st, len(want))
+		return false
+	}
+	return true
 }
 
 // prober of Endpoint i receives what it probed first, and cancels a
@@ -242,6 +272,45 @@ func TestEndpointAllocs(t *testing.T) {
 				}
 				if charged != (eager != EagerRings) {
 					t.Fatalf("endpoint %d charged %v", i, tr.n)
+				}
+			}
+		})
+	}
+}
+
+// Two goroutines wait in RecvWait at once on one Endpoint, so that one
+// has the Endpoint's own operation and the other a recycled one; their
+// messages come in the opposite order of the receives, eager and by
+// rendezvous, and each receive gets its own.
+func TestEndpointRecvWaitConcurrent(t *testing.T) {
+	eps := newEndpoints(t, 2, func(cfg *Config) { cfg.EagerLimit = 1024 })
+	for round, size := range []int{8, 100, 5000} {
+		within(t, 10*time.Second, func() {
+			before := eps[1].WaitStats().Waits
+			var wg sync.WaitGroup
+			got := make([][]byte, 2)
+			for k := range 2 {
+				wg.Go(func() {
+					buf := make([]byte, size)
+					st, err := eps[1].RecvWait(0, int32(k), 0, buf)
+					if err != nil || st != (Status{Source: 0, Tag: int32(k), Len: size}) {
+						t.Errorf("round %d receive %d: %v, %+v", round, k, err, st)
+					}
+					got[k] = buf
+				})
+			}
+			for eps[1].WaitStats().Waits < before+2 { // both receives posted and waiting
+				time.Sleep(time.Millisecond)
+			}
+			for k := 1; k >= 0; k-- {
+				if err := eps[0].SendWait(1, int32(k), 0, pattern(round<<8|k, size)); err != nil {
+					t.Errorf("round %d send %d: %v", round, k, err)
+				}
+			}
+			wg.Wait()
+			for k := range 2 {
+				if !bytes.Equal(got[k], pattern(round<<8|k, size)) {
+					t.Errorf("round %d: receive %d got another message's data", round, k)
 				}
 			}
 		})

@@ -152,6 +152,36 @@ func BenchmarkEager64Line(b *testing.B) { benchLine(b, 64) }
 // whose body takes both of the writer's own extension lines.
 func BenchmarkEager128Line(b *testing.B) { benchLine(b, 128) }
 
+// BenchmarkEager8LineWait is BenchmarkEager8Line through the blocking
+// calls that MPI's Send and Recv make (Endpoint.SendWait and RecvWait):
+// each message is sent, then received by a RecvWait whose first poll
+// finds it, the messages alternating direction. Per iteration one
+// message.
+func BenchmarkEager8LineWait(b *testing.B) {
+	eps := pair(b, llc.RndvPull)
+	bufs := [2][]byte{make([]byte, 8), make([]byte, 8)}
+	for i := range 2 { // the connections, opened by a first message each way
+		exchange(b, [2]*llc.Endpoint{eps[i], eps[1-i]}, &llc.SendOp{Peer: 1 - i, Tag: 1, Data: bufs[i]},
+			&llc.RecvOp{Source: i, Tag: 1, Buf: bufs[1-i]})
+	}
+	sent := eps[0].Stats().LineSent + eps[1].Stats().LineSent
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		from, to := i&1, 1-i&1
+		if err := eps[from].SendWait(to, 1, 0, bufs[from]); err != nil {
+			b.Fatal(err)
+		}
+		if st, err := eps[to].RecvWait(from, 1, 0, bufs[to]); err != nil || st.Len != 8 {
+			b.Fatal(err, st.Len)
+		}
+	}
+	b.StopTimer()
+	if got := eps[0].Stats().LineSent + eps[1].Stats().LineSent - sent; got != uint64(b.N) {
+		b.Fatalf("%d of %d messages went through the shared line", got, b.N)
+	}
+}
+
 func benchLine(b *testing.B, size int) {
 	eps := pair(b, llc.RndvPull)
 	bufs := [2][]byte{make([]byte, size), make([]byte, size)}
