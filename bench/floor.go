@@ -35,12 +35,21 @@ type Floor struct {
 	// T is their median.
 	Samples []float64 `json:"samples_usec"`
 	T       float64   `json:"t_usec"`
+	// Compute is the compute gauge (gauge.go) of each of CPUs, measured
+	// right after the floor, in milliseconds: how fast each CPU ran
+	// ordinary instructions then, which the floor does not show. Empty
+	// in records from before the gauge.
+	Compute []float64 `json:"compute_msec,omitempty"`
 }
 
 // Describe writes the floor on one line, as the suite's listing shows it.
 func (f *Floor) Describe() string {
-	return fmt.Sprintf("# floor: %s (CPUs %d and %d): %s usec, half the round trip%s",
-		FloorWhat, f.CPUs[0], f.CPUs[1], formatUsec(f.T), samplesNote(len(f.Samples)))
+	gauge := ""
+	if len(f.Compute) == 2 {
+		gauge = fmt.Sprintf("; compute gauge %.3g and %.3g ms", f.Compute[0], f.Compute[1])
+	}
+	return fmt.Sprintf("# floor: %s (CPUs %d and %d): %s usec, half the round trip%s%s",
+		FloorWhat, f.CPUs[0], f.CPUs[1], formatUsec(f.T), samplesNote(len(f.Samples)), gauge)
 }
 
 // FloorOptions are the settings of MeasureFloor.
@@ -67,7 +76,8 @@ const (
 // process may run on fewer than two CPUs.
 var ErrFloorCPUs = errors.New("fewer than 2 CPUs allowed")
 
-// MeasureFloor measures the cross-core floor (Floor). command starts the
+// MeasureFloor measures the cross-core floor (Floor), then the compute
+// gauge of its two CPUs (Floor.Compute). command starts the
 // child process: a program that calls FloorChild with the arguments
 // MeasureFloor appends to command (in mpibench, its own executable and a
 // hidden argument). The child gets the shared line as its file
@@ -132,6 +142,10 @@ func measureFloorLocked(ctx context.Context, command []string, cpus [2]int, o Fl
 		return nil, err
 	case errChild != nil:
 		return nil, errChild
+	}
+	// The child is gone: the thread may take each CPU in turn.
+	if f.Compute, err = measureCompute(cpus[:]); err != nil {
+		return nil, err
 	}
 	return f, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,8 +57,21 @@ func TestMeasureFloor(t *testing.T) {
 			t.Errorf("sample %v in %+v", s, f)
 		}
 	}
-	if d := f.Describe(); !strings.Contains(d, FloorWhat) || !strings.Contains(d, formatUsec(f.T)+" usec") {
+	if len(f.Compute) != 2 || slices.ContainsFunc(f.Compute, func(ms float64) bool { return ms <= 0 || math.IsInf(ms, 0) || math.IsNaN(ms) }) {
+		t.Errorf("compute gauges %v", f.Compute)
+	}
+	if d := f.Describe(); !strings.Contains(d, FloorWhat) || !strings.Contains(d, formatUsec(f.T)+" usec") || !strings.Contains(d, "compute gauge") {
 		t.Errorf("Describe() = %q", d)
+	}
+}
+
+// TestComputeList: gauges listed as ComputeApart takes them.
+func TestComputeList(t *testing.T) {
+	if got := ComputeList([][]float64{{0.92, 0.934}, {1.7, 0.93}, {0.92, 0.92}}); got != "0.92/0.93, 1.7/0.93 and 0.92/0.92" {
+		t.Errorf("ComputeList = %q", got)
+	}
+	if got := ComputeList(nil); got != "" {
+		t.Errorf("ComputeList(nil) = %q", got)
 	}
 }
 

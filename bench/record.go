@@ -16,9 +16,11 @@ import (
 // "cpuid_package_threads", version 1's "cores" and "threads").
 // Version 3 adds the machine's cross-core floor ("floor"), which a record
 // need not have. Version 4 adds the warning that the figures may be wrong
-// ("warning"), present only when the run had one. Decode reads every
+// ("warning"), present only when the run had one. Version 5 adds the
+// compute gauges of the floor's CPUs ("compute_msec" of the floor and of
+// each series), which a record need not have. Decode reads every
 // version from oldestSchema on.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // LocalResults is the results directory that the commands measuring this
 // machine (mpibench, thesis, npb) write into by default: results/local,
@@ -103,6 +105,11 @@ type Series struct {
 	// processors moved). Empty otherwise. (Records from before the
 	// floors between the jobs hold two, before and after.)
 	Floors []float64 `json:"floors_usec,omitempty"`
+	// Compute are the compute gauges (Floor.Compute) of the floors'
+	// CPUs measured with each of Floors, in ms: a CPU whose gauges are
+	// far apart changed its speed between the columns. Empty in records
+	// from before the gauge.
+	Compute [][]float64 `json:"compute_msec,omitempty"`
 }
 
 // Row is one message size of a Series. Times are per operation, in

@@ -254,7 +254,7 @@ func TestWriteComparison(t *testing.T) {
 func TestWriteComparisonFloor(t *testing.T) {
 	rec := readReportRecord(t)
 	rec.Schema = SchemaVersion
-	rec.Floor = &Floor{CPUs: [2]int{0, 1}, RoundTrips: 50000, Samples: []float64{0.31, 0.3, 0.32}, T: 0.31}
+	rec.Floor = &Floor{CPUs: [2]int{0, 1}, RoundTrips: 50000, Samples: []float64{0.31, 0.3, 0.32}, T: 0.31, Compute: []float64{0.92, 1.7}}
 	var buf bytes.Buffer
 	if err := rec.Encode(&buf); err != nil {
 		t.Fatal(err)
@@ -538,9 +538,17 @@ func TestRegenerateAcrossProcessCounts(t *testing.T) {
 		for j := range rec.Series {
 			rec.Series[j].NP = np
 		}
+		if np == 4 { // a floor with its CPUs' gauges; the np 2 record has none
+			rec.Floor = &Floor{CPUs: [2]int{0, 1}, RoundTrips: 100, Samples: []float64{0.06}, T: 0.06, Compute: []float64{0.92, 1.7}}
+		}
 		writeRecordFile(t, dir, fmt.Sprintf("2026-03-1%d-np%d.json", 4+i, np), rec)
 	}
 	readme := regenerateREADME(t, dir)
+	for _, want := range []string{"median of the records: np 4 0.06 µs.", "median of the records: np 4 0.92/1.7 ms."} {
+		if !bytes.Contains(readme, []byte(want)) {
+			t.Errorf("README lacks %q", want)
+		}
+	}
 	links := regexp.MustCompile(`\]\((plots/[^)]+)\)`).FindAllStringSubmatch(string(readme), -1)
 	if len(links) != 2 || links[0][1] != "plots/2026-03-15-np4-PingPong-latency.svg" {
 		t.Fatalf("README links %v, want the newest record's PingPong latency and bandwidth", links)

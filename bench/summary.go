@@ -286,6 +286,9 @@ func writeMachineSection(b *bytes.Buffer, dir string, g machineGroup) error {
 	if floors := groupFloors(g); floors != "" {
 		fmt.Fprintf(b, "\nCross-core floor (%s), median of the records: %s.\n", FloorWhatPlain, floors)
 	}
+	if gauges := groupComputes(g); gauges != "" {
+		fmt.Fprintf(b, "\nCompute gauge of the floor's two CPUs (%s), median of the records: %s.\n", ComputeWhatPlain, gauges)
+	}
 	writeGroupWarnings(b, g)
 	fmt.Fprintln(b)
 	header := []string{"benchmark", "bytes"}
@@ -348,6 +351,25 @@ func groupFloors(g machineGroup) string {
 		}
 		if len(ts) > 0 {
 			parts = append(parts, fmt.Sprintf("np %d %s µs", set.np, formatUsec(median(ts))))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// groupComputes writes the median compute gauge of each of the floor's
+// CPUs over each process count's records that measured them: "np 2
+// 0.93/0.94 ms"; "" for none.
+func groupComputes(g machineGroup) string {
+	var parts []string
+	for _, set := range g.sets {
+		var cpu [2][]float64
+		for _, f := range set.files {
+			if fl := f.Record.Floor; fl != nil && len(fl.Compute) == 2 {
+				cpu[0], cpu[1] = append(cpu[0], fl.Compute[0]), append(cpu[1], fl.Compute[1])
+			}
+		}
+		if len(cpu[0]) > 0 {
+			parts = append(parts, fmt.Sprintf("np %d %s ms", set.np, ComputeList([][]float64{{median(cpu[0]), median(cpu[1])}})))
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -57,13 +58,80 @@ func LoadReason(load float64, cpus int) string {
 const FloorWhatPlain = "the time two processes take to pass one cache line back and forth: " +
 	"the fastest exchange this machine can do, and a gauge of its speed"
 
+// Drift is a benchmark whose jobs ran at more than one speed of the
+// machine, with what said so: the cross-core floors (µs) and the compute
+// gauges of the floor's CPUs (ms, one per CPU; nil when not measured)
+// measured around and between its jobs.
+type Drift struct {
+	Benchmark string
+	Floors    []float64
+	Compute   [][]float64
+}
+
 // DriftReason says in plain words that the machine's speed changed while
-// benchmark was measured: floors lists the cross-core floor measured
-// before, between and after its jobs ("0.05, 0.19 and 0.06"), in µs.
-func DriftReason(benchmark, floors string) string {
-	return fmt.Sprintf("the machine's speed changed while %s was measured "+
-		"(its cross-core floor, %s, read %s µs around and between its jobs), "+
-		"so its columns were not measured under the same conditions", benchmark, FloorWhatPlain, floors)
+// the benchmarks of drifts were measured, each with the range its floors
+// and gauges read ("" for none).
+func DriftReason(drifts []Drift) string {
+	if len(drifts) == 0 {
+		return ""
+	}
+	names := make([]string, len(drifts))
+	readings := make([]string, len(drifts))
+	gauged := false
+	for i, d := range drifts {
+		names[i] = d.Benchmark
+		readings[i] = fmt.Sprintf("%s: floor %s µs", d.Benchmark, spanText(d.Floors))
+		if len(d.Compute) > 0 {
+			gauged = true
+			cpus := make([]string, len(d.Compute[0]))
+			for cpu := range cpus {
+				col := make([]float64, len(d.Compute))
+				for k, g := range d.Compute {
+					col[k] = g[cpu]
+				}
+				cpus[cpu] = spanText(col)
+			}
+			readings[i] += fmt.Sprintf(", compute gauges %s ms", strings.Join(cpus, " and "))
+		}
+	}
+	what := fmt.Sprintf("the cross-core floor (%s)", FloorWhatPlain)
+	if gauged {
+		what += fmt.Sprintf(" or a CPU's compute gauge (%s)", ComputeWhatPlain)
+	}
+	return fmt.Sprintf("the machine's speed changed while %s %s measured, so %s columns were not measured under the same conditions: "+
+		"%s moved around and between the jobs (%s)", andList(names), plural(len(names), "was", "were"), plural(len(names), "its", "their"),
+		what, strings.Join(readings, "; "))
+}
+
+// ComputeWhatPlain explains the compute gauge to a reader who has not met
+// the term.
+const ComputeWhatPlain = "the time each CPU takes for a fixed loop of ordinary instructions, " +
+	"which a virtual machine's host can nearly double by running other work on the same core"
+
+// spanText formats the range of values: "0.05 to 0.19", or one value
+// where they all read alike to three digits.
+func spanText(values []float64) string {
+	lo, hi := fmt.Sprintf("%.3g", slices.Min(values)), fmt.Sprintf("%.3g", slices.Max(values))
+	if lo == hi {
+		return lo
+	}
+	return lo + " to " + hi
+}
+
+// andList joins names as "A", "A and B", "A, B and C".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// plural returns one for n of 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // TrustWarning joins the reasons a run's figures cannot be trusted into

@@ -50,11 +50,27 @@ func TestTrustWarning(t *testing.T) {
 	if w := TrustWarning([]string{"", ""}); w != "" {
 		t.Errorf("no reasons: %q", w)
 	}
-	drift := DriftReason("PingPong", "0.07, 0.31 and 0.08")
-	for _, want := range []string{"read 0.07, 0.31 and 0.08 µs around and between its jobs", "PingPong", "cross-core floor, the time two processes take"} {
+	drift := DriftReason([]Drift{{Benchmark: "PingPong", Floors: []float64{0.07, 0.31, 0.08}}})
+	for _, want := range []string{"while PingPong was measured, so its columns", "PingPong: floor 0.07 to 0.31 µs", "cross-core floor (the time two processes take"} {
 		if !strings.Contains(drift, want) {
 			t.Errorf("DriftReason = %q lacks %q", drift, want)
 		}
+	}
+	if strings.Contains(drift, "compute gauge") {
+		t.Errorf("DriftReason without gauges = %q", drift)
+	}
+	gauged := DriftReason([]Drift{
+		{Benchmark: "PingPong", Floors: []float64{0.06, 0.06, 0.06}, Compute: [][]float64{{0.92, 0.93}, {1.7, 0.93}, {0.92, 0.95}}},
+		{Benchmark: "Allreduce", Floors: []float64{0.05, 0.19}},
+	})
+	for _, want := range []string{"while PingPong and Allreduce were measured, so their columns", "compute gauge (the time each CPU takes",
+		"PingPong: floor 0.06 µs, compute gauges 0.92 to 1.7 and 0.93 to 0.95 ms; Allreduce: floor 0.05 to 0.19 µs)"} {
+		if !strings.Contains(gauged, want) {
+			t.Errorf("DriftReason = %q lacks %q", gauged, want)
+		}
+	}
+	if DriftReason(nil) != "" {
+		t.Error("DriftReason of no drifts is not empty")
 	}
 	w := TrustWarning([]string{LoadReason(3, 2), "", drift})
 	if !strings.HasPrefix(w, "The figures of this run may be wrong: other programs") || !strings.Contains(w, "; and the machine's speed changed") ||

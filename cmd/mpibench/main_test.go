@@ -434,7 +434,7 @@ func TestGroupFloors(t *testing.T) {
 		}
 	}
 	rec := &bench.Record{Params: bench.Params{Benchmarks: []string{"Reduce"}}, Series: slices.Concat(jobs...)}
-	if warn := trustWarning(rec); !strings.Contains(warn, "read 0.03, 0.05 and 0.17 µs around and between its jobs") || !strings.Contains(warn, "while Reduce was measured") {
+	if warn := trustWarning(rec); !strings.Contains(warn, "Reduce: floor 0.03 to 0.17 µs") || !strings.Contains(warn, "while Reduce was measured") {
 		t.Errorf("the run's warning %q", warn)
 	}
 	jobs = [][]bench.Series{{{Benchmark: "Bcast"}}}
@@ -459,16 +459,86 @@ func TestGroupFloors(t *testing.T) {
 // first taken as the floor before the first group, and 0 (unknown) once
 // they run out.
 func fakeFloors(ts ...float64) *groupFloors {
-	f := &groupFloors{measure: func() float64 {
-		if len(ts) == 0 {
-			return 0
+	speeds := make([]speed, len(ts))
+	for i, t := range ts {
+		speeds[i] = speed{floor: t}
+	}
+	return fakeSpeeds(speeds...)
+}
+
+// fakeSpeeds is fakeFloors of floors and compute gauges.
+func fakeSpeeds(ss ...speed) *groupFloors {
+	f := &groupFloors{measure: func() speed {
+		if len(ss) == 0 {
+			return speed{}
 		}
-		v := ts[0]
-		ts = ts[1:]
+		v := ss[0]
+		ss = ss[1:]
 		return v
 	}}
 	f.last = f.measure()
 	return f
+}
+
+// TestGroupCompute: a CPU whose compute gauge moved by
+// bench.ComputeChange or more between a group's jobs makes a note and a
+// warning, though the floors stayed; the gauges land in the series; a
+// group whose gauges stayed within it marks none.
+func TestGroupCompute(t *testing.T) {
+	fast, slow := []float64{0.92, 0.93}, []float64{1.7, 0.93}
+	f := fakeSpeeds(speed{0.06, fast}, speed{0.06, slow}, speed{0.06, fast}, speed{0.06, []float64{0.95, 0.96}})
+	jobs := [][]bench.Series{{{Benchmark: "PingPong"}}, {{Benchmark: "PingPong", Source: bench.SourcePeer}}}
+	f.begin()
+	f.between()
+	f.between()
+	note := f.mark(jobs, []string{"PingPong"})
+	if !strings.Contains(note, "while PingPong was measured") || !strings.Contains(note, "compute gauge: 0.92/0.93, 1.7/0.93 and 0.92/0.93 ms") {
+		t.Errorf("note %q", note)
+	}
+	for _, job := range jobs {
+		if c := job[0].Compute; len(c) != 3 || !slices.Equal(c[1], slow) {
+			t.Errorf("%s gauges %v", job[0].Source, c)
+		}
+	}
+	rec := &bench.Record{Params: bench.Params{Benchmarks: []string{"PingPong"}}, Series: slices.Concat(jobs...)}
+	if warn := trustWarning(rec); !strings.Contains(warn, "PingPong: floor 0.06 µs, compute gauges 0.92 to 1.7 and 0.93 ms") {
+		t.Errorf("the run's warning %q", warn)
+	}
+	jobs = [][]bench.Series{{{Benchmark: "Bcast"}}}
+	f.begin()
+	f.between()
+	if note := f.mark(jobs, []string{"Bcast"}); note != "" || len(jobs[0][0].Compute) != 2 {
+		t.Errorf("gauges within %g: note %q, gauges %v", bench.ComputeChange, note, jobs[0][0].Compute)
+	}
+	// Gauges apart, floors steady: one try, no note of a try again.
+	f = fakeSpeeds(speed{0.06, fast}, speed{0.06, slow}, speed{0.06, fast})
+	tries := 0
+	notes, err := f.steady(2, []string{"Reduce"}, func(bool) error { tries++; f.between(); f.between(); return nil })
+	if err != nil || tries != 1 || len(notes) != 0 {
+		t.Errorf("gauges apart: %d tries, notes %q, err %v; want one try", tries, notes, err)
+	}
+}
+
+// TestComputeApart: one CPU's gauges ComputeChange apart are apart,
+// whichever CPU; gauges within it, fewer than two, or any unknown, not.
+func TestComputeApart(t *testing.T) {
+	tests := []struct {
+		gauges [][]float64
+		want   bool
+	}{
+		{[][]float64{{0.92, 0.93}, {0.93, 1.7}}, true},
+		{[][]float64{{1.7, 0.93}, {0.92, 0.93}, {1.6, 0.94}}, true},
+		{[][]float64{{0.92, 0.93}, {1.1, 1.1}}, false},
+		{[][]float64{{0.92, 0.93}}, false},
+		{[][]float64{{0.92, 0.93}, {0, 1.7}}, false},
+		{[][]float64{{0.92, 0.93}, {1.7}}, false},
+		{nil, false},
+	}
+	for _, tc := range tests {
+		if got := bench.ComputeApart(tc.gauges); got != tc.want {
+			t.Errorf("ComputeApart(%v) = %v, want %v", tc.gauges, got, tc.want)
+		}
+	}
 }
 
 // TestGroupSteady: a group whose floors moved apart is measured again
@@ -501,7 +571,7 @@ func TestGroupSteady(t *testing.T) {
 			f.between()
 			return nil
 		})
-		if err != nil || tries != tc.tries || len(notes) != tc.tries-1 || !slices.Equal(f.seen, tc.last) {
+		if err != nil || tries != tc.tries || len(notes) != tc.tries-1 || !slices.Equal(f.floors(), tc.last) {
 			t.Errorf("%s: %d tries (want %d), notes %q, floors %v (want %v), err %v", tc.name, tries, tc.tries, notes, f.seen, tc.last, err)
 		}
 		for _, n := range notes {
@@ -560,7 +630,7 @@ func TestPrintWarningOnce(t *testing.T) {
 	if n := strings.Count(text, "WARNING"); n != 1 {
 		t.Errorf("%d warnings, want 1:\n%s", n, text)
 	}
-	for _, want := range []string{"busy", "load average 3.00 on 2 CPUs", "while PingPong was measured", "while Barrier was measured", "pass one cache line back and forth"} {
+	for _, want := range []string{"busy", "load average 3.00 on 2 CPUs", "while PingPong and Barrier were measured", "PingPong: floor 0.07 to 0.31 µs; Barrier: floor 0.31 to 0.9 µs", "pass one cache line back and forth"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}

@@ -416,13 +416,21 @@ func measureGroup(ctx context.Context, o *suiteOptions, rec *bench.Record, group
 	return mine, peers, nil
 }
 
-// groupFloors measures the cross-core floor around and between the jobs
-// of each group of an interleaved run with the system MPI, to tell
-// whether the machine changed while a benchmark's columns were measured.
+// groupFloors measures the cross-core floor and the compute gauge
+// (bench.Floor) around and between the jobs of each group of an
+// interleaved run with the system MPI, to tell whether the machine
+// changed while a benchmark's columns were measured.
 type groupFloors struct {
-	measure func() float64 // the floor's t in µs, 0 when not measured
-	last    float64
-	seen    []float64 // the floors of the group being measured, in order
+	measure func() speed
+	last    speed
+	seen    []speed // the speeds of the group being measured, in order
+}
+
+// speed is one measurement of groupFloors: the floor's t in µs and the
+// compute gauge of its CPUs in ms, 0 and nil when not measured.
+type speed struct {
+	floor   float64
+	compute []float64
 }
 
 // floorChange is how far apart (a ratio) the floors around and between a
@@ -430,19 +438,19 @@ type groupFloors struct {
 const floorChange = 2
 
 // newGroupFloors returns the floors of a run: measured (quickly: 3
-// samples of 10 ms) only when the run interleaves its jobs with the
-// system MPI's and does not skip the floor.
+// samples of 10 ms, and the gauge) only when the run interleaves its
+// jobs with the system MPI's and does not skip the floor.
 func newGroupFloors(ctx context.Context, o *suiteOptions, peer *peerJobs, exe string) *groupFloors {
-	f := &groupFloors{measure: func() float64 { return 0 }}
+	f := &groupFloors{measure: func() speed { return speed{} }}
 	if !o.interleave || o.noFloor || !peer.measuring() {
 		return f
 	}
-	f.measure = func() float64 {
+	f.measure = func() speed {
 		fl, err := bench.MeasureFloor(ctx, []string{exe, floorChildArg}, bench.FloorOptions{Samples: 3, Budget: 10 * time.Millisecond, Timeout: o.timeout})
 		if err != nil {
-			return 0
+			return speed{}
 		}
-		return fl.T
+		return speed{fl.T, fl.Compute}
 	}
 	f.last = f.measure()
 	return f
@@ -460,45 +468,84 @@ func (f *groupFloors) between() {
 
 // steady runs the jobs of group (run, which measures the floor after each
 // job with between, and is told whether it runs them again) until their
-// floors say that the machine kept one
-// speed, at most retries times more: columns compare only when measured
-// at one speed (a virtual machine whose processors move apart and
-// together changes its speed for seconds at a time). It returns a note
-// for each try it made again, and run's error.
+// floors say that the machine kept one speed, at most retries times
+// more: columns compare only when measured at one speed (a virtual
+// machine whose processors move apart and together changes its speed
+// for seconds at a time). It returns a note for each try it made again,
+// and run's error. The compute gauges are noted (mark) but make no try
+// again: where a host slows a CPU by sharing its core, the CPU changes
+// speed about as often as a job takes, so that a try again rarely finds
+// one speed throughout and only makes the run longer.
 func (f *groupFloors) steady(retries int, group []string, run func(again bool) error) (notes []string, err error) {
 	for try := 0; ; try++ {
 		f.begin()
 		if err := run(try > 0); err != nil {
 			return notes, err
 		}
-		if try >= retries || !f.apart() {
+		if try >= retries || !floorsApart(f.floors()) {
 			return notes, nil
 		}
 		notes = append(notes, f.note("measured again", group))
 	}
 }
 
+// floors returns the floors of the group so far.
+func (f *groupFloors) floors() []float64 {
+	out := make([]float64, len(f.seen))
+	for i, s := range f.seen {
+		out[i] = s.floor
+	}
+	return out
+}
+
+// computes returns the compute gauges of the group so far, nil unless
+// every one is known.
+func (f *groupFloors) computes() [][]float64 {
+	out := make([][]float64, len(f.seen))
+	for i, s := range f.seen {
+		if len(s.compute) == 0 {
+			return nil
+		}
+		out[i] = slices.Clone(s.compute)
+	}
+	return out
+}
+
 // apart reports whether the group's floors so far are floorChange or more
-// apart, all of them known.
-func (f *groupFloors) apart() bool { return floorsApart(f.seen) }
+// apart, or a CPU's compute gauges bench.ComputeChange, all of them
+// known.
+func (f *groupFloors) apart() bool {
+	return floorsApart(f.floors()) || bench.ComputeApart(f.computes())
+}
 
 // note says that the machine's speed changed while group was measured,
 // and what was done about it.
 func (f *groupFloors) note(done string, group []string) string {
-	return fmt.Sprintf("floor: the machine's speed changed while %s was measured (its cross-core floor before, between and after the jobs: %s µs); %s",
-		strings.Join(group, ","), floorList(f.seen), done)
+	return fmt.Sprintf("floor: the machine's speed changed while %s was measured (%s); %s",
+		strings.Join(group, ","), speedsText(f.floors(), f.computes()), done)
 }
 
-// mark sets the floors of the group's jobs (before, between and after
-// them) in every series of jobs and returns a note when they are
-// floorChange or more apart ("" otherwise, or when any is unknown).
+// speedsText lists the floors and gauges of a group's jobs.
+func speedsText(floors []float64, computes [][]float64) string {
+	text := fmt.Sprintf("its cross-core floor before, between and after the jobs: %s µs", floorList(floors))
+	if computes != nil {
+		text += fmt.Sprintf("; its CPUs' compute gauge: %s ms", bench.ComputeList(computes))
+	}
+	return text
+}
+
+// mark sets the floors and gauges of the group's jobs (before, between
+// and after them) in every series of jobs and returns a note when they
+// are apart ("" otherwise, or when any floor is unknown).
 func (f *groupFloors) mark(jobs [][]bench.Series, group []string) string {
-	if slices.ContainsFunc(f.seen, func(t float64) bool { return t <= 0 }) {
+	floors := f.floors()
+	if slices.ContainsFunc(floors, func(t float64) bool { return t <= 0 }) {
 		return ""
 	}
 	for _, series := range jobs {
 		for i := range series {
-			series[i].Floors = slices.Clone(f.seen)
+			series[i].Floors = slices.Clone(floors)
+			series[i].Compute = f.computes()
 		}
 	}
 	if !f.apart() {
@@ -827,26 +874,28 @@ func othersReason(others *bench.OthersCPU, cpus int) string {
 
 // trustWarning returns the run's one warning that its figures may be
 // wrong: busy (the machine was busy when it began, other programs kept it
-// busy while it ran: "" for neither) and each benchmark
-// whose floors, before, between and after its jobs, are floorChange or
-// more apart (bench.TrustWarning); "" when neither.
+// busy while it ran: "" for neither) and the benchmarks whose floors,
+// before, between and after their jobs, are floorChange or more apart, or
+// whose compute gauges are bench.ComputeChange (bench.TrustWarning); ""
+// when neither.
 func trustWarning(rec *bench.Record, busy ...string) string {
-	reasons := append([]string(nil), busy...)
+	var drifts []bench.Drift
 	for _, b := range rec.Params.Benchmarks {
-		if f, ok := driftOf(rec, b); ok {
-			reasons = append(reasons, bench.DriftReason(b, floorList(f)))
+		if s, ok := driftOf(rec, b); ok {
+			drifts = append(drifts, bench.Drift{Benchmark: b, Floors: s.Floors, Compute: s.Compute})
 		}
 	}
-	return bench.TrustWarning(reasons)
+	return bench.TrustWarning(append(slices.Clone(busy), bench.DriftReason(drifts)))
 }
 
-// driftOf returns the floors around and between benchmark b's jobs when
-// they are floorChange or more apart.
-func driftOf(rec *bench.Record, b string) ([]float64, bool) {
+// driftOf returns a series of benchmark b whose floors around and
+// between its jobs are floorChange or more apart, or whose compute gauges
+// are bench.ComputeChange.
+func driftOf(rec *bench.Record, b string) (bench.Series, bool) {
 	for _, s := range rec.Series {
-		if f := s.Floors; s.Benchmark == b && floorsApart(f) {
-			return f, true
+		if s.Benchmark == b && (floorsApart(s.Floors) || bench.ComputeApart(s.Compute)) {
+			return s, true
 		}
 	}
-	return nil, false
+	return bench.Series{}, false
 }
