@@ -519,6 +519,40 @@ func TestGroupCompute(t *testing.T) {
 	}
 }
 
+// TestGroupFloorsMeasured: a run measures the floors and gauges between
+// its jobs when it compares jobs, a pair of variants without a system
+// MPI too, and not for one variant alone or with -no-floor.
+func TestGroupFloorsMeasured(t *testing.T) {
+	if _, err := bench.MeasureFloor(context.Background(), []string{"true"}, bench.FloorOptions{Samples: 1, Budget: time.Millisecond}); errors.Is(err, bench.ErrFloorCPUs) {
+		t.Skipf("no floor here: %v", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := []bench.Variant{{Name: "default"}, {Name: "build=/old"}}
+	tests := []struct {
+		name     string
+		o        suiteOptions
+		measured bool
+	}{
+		{"two variants", suiteOptions{interleave: true, variants: two}, true},
+		{"one variant", suiteOptions{interleave: true, variants: two[:1]}, false},
+		{"-no-floor", suiteOptions{interleave: true, noFloor: true, variants: two}, false},
+		{"not interleaved", suiteOptions{variants: two}, false},
+	}
+	for _, tc := range tests {
+		tc.o.timeout = time.Minute
+		f := newGroupFloors(context.Background(), &tc.o, &peerJobs{}, exe)
+		if got := f.last.floor > 0; got != tc.measured {
+			t.Errorf("%s: floor %v, want one measured: %v", tc.name, f.last.floor, tc.measured)
+		}
+		if tc.measured && len(f.last.compute) != 2 {
+			t.Errorf("%s: gauges %v", tc.name, f.last.compute)
+		}
+	}
+}
+
 // TestComputeApart: one CPU's gauges ComputeChange apart are apart,
 // whichever CPU; gauges within it, fewer than two, or any unknown, not.
 func TestComputeApart(t *testing.T) {

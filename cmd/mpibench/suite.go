@@ -438,11 +438,12 @@ type speed struct {
 const floorChange = 2
 
 // newGroupFloors returns the floors of a run: measured (quickly: 3
-// samples of 10 ms, and the gauge) only when the run interleaves its
-// jobs with the system MPI's and does not skip the floor.
+// samples of 10 ms, and the gauge) only when the run interleaves jobs
+// that it compares, of the system MPI or of two variants or more (a pair
+// of builds), and does not skip the floor.
 func newGroupFloors(ctx context.Context, o *suiteOptions, peer *peerJobs, exe string) *groupFloors {
 	f := &groupFloors{measure: func() speed { return speed{} }}
-	if !o.interleave || o.noFloor || !peer.measuring() {
+	if !o.interleave || o.noFloor || !peer.measuring() && len(o.variants) < 2 {
 		return f
 	}
 	f.measure = func() speed {
