@@ -489,7 +489,9 @@ func summaryRows(out string) map[string]string {
 		for i := range cells {
 			cells[i] = strings.TrimSpace(cells[i])
 		}
-		rows[cells[1]+" "+cells[2]] = cells[3]
+		if k := cells[1] + " " + cells[2]; rows[k] == "" { // the summary's, not the pairs' after it
+			rows[k] = cells[3]
+		}
 	}
 	return rows
 }
@@ -639,5 +641,46 @@ func TestBothPeers(t *testing.T) {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README lacks %q:\n%s", want, readme)
 		}
+	}
+}
+
+// TestRegeneratePairs: records that ran the default beside another
+// variant get a table of the pairs' ratios, the default's time to the
+// variant's, over all runs and over those whose floors and gauges stayed
+// together; a variant without gauged runs has no column of the latter;
+// records of the default alone have no table.
+func TestRegeneratePairs(t *testing.T) {
+	dir := t.TempDir()
+	steady := [][]float64{{0.92, 0.93}, {0.93, 0.92}, {0.92, 0.94}}
+	moved := [][]float64{{0.92, 0.93}, {1.7, 0.92}, {0.92, 0.94}}
+	pair := func(i int, def, old float64, gauges [][]float64) *Record {
+		floors := []float64{0.06, 0.06, 0.06}
+		return &Record{Schema: SchemaVersion, Time: time.Date(2026, 12, 1, 12, 0, i, 0, time.UTC), Params: Params{NP: 2, Samples: 1, Benchmarks: []string{"PingPong"}},
+			Machine: Machine{CPU: "Test CPU", CPUs: 2},
+			Series: []Series{
+				{Benchmark: "PingPong", Variant: "default", Source: SourceMartini, NP: 2, Floors: floors, Compute: gauges, Rows: []Row{{Bytes: 8, T: def}}},
+				{Benchmark: "PingPong", Variant: "build=/old", Source: SourceMartini, NP: 2, Floors: floors, Compute: gauges, Rows: []Row{{Bytes: 8, T: old}}},
+				{Benchmark: "PingPong", Variant: "eager=0", Source: SourceMartini, NP: 2, Rows: []Row{{Bytes: 8, T: 2 * def}}},
+			}}
+	}
+	for i, r := range []*Record{pair(1, 0.9, 1, steady), pair(2, 1.2, 1, moved), pair(3, 0.95, 1, steady), pair(4, 1.0, 1, moved)} {
+		writeRecordFile(t, dir, fmt.Sprintf("2026-12-01-pair%d.json", i), r)
+	}
+	readme := string(regenerateREADME(t, dir))
+	// Ratios 0.9, 1.2, 0.95 and 1.0, of which 0.9 and 0.95 at one speed;
+	// eager=0's 2.0 in every run.
+	if want := "| PingPong  |     8 | 0.975 (0.900-1.000) of 4 | 0.925 (0.900-0.950) of 2 | 0.500 (0.500-0.500) of 4 |"; !strings.Contains(readme, want) {
+		t.Errorf("README lacks the pairs row %q:\n%s", want, readme)
+	}
+	if !regexp.MustCompile(`\| +np 2, build=/old \| +at one speed \| +np 2, eager=0 \|`).MatchString(readme) {
+		t.Errorf("pairs header:\n%s", readme)
+	}
+
+	alone := t.TempDir()
+	rec := pair(1, 0.9, 1, steady)
+	rec.Series = rec.Series[:1]
+	writeRecordFile(t, alone, "2026-12-01-alone.json", rec)
+	if out := string(regenerateREADME(t, alone)); strings.Contains(out, "Pairs:") {
+		t.Errorf("a table of pairs without a pair:\n%s", out)
 	}
 }

@@ -309,6 +309,9 @@ func writeMachineSection(b *bytes.Buffer, dir string, g machineGroup) error {
 	if err := MarkdownTable(b, header, rows); err != nil {
 		return fmt.Errorf("bench: summary of %s: %w", g.key, err)
 	}
+	if err := writeGroupPairs(b, g); err != nil {
+		return err
+	}
 	return writeGroupPlots(b, dir, g)
 }
 

@@ -416,7 +416,7 @@ func TestGroups(t *testing.T) {
 }
 
 // TestGroupFloors: the floors before, between and after a group's jobs
-// land in every series of them, and floors floorChange or more apart make
+// land in every series of them, and floors bench.FloorChange or more apart make
 // a note naming the group; an unknown floor marks nothing.
 func TestGroupFloors(t *testing.T) {
 	f := fakeFloors(0.03, 0.05, 0.17, 0.18, 0.18, 0)

@@ -433,10 +433,6 @@ type speed struct {
 	compute []float64
 }
 
-// floorChange is how far apart (a ratio) the floors around and between a
-// group's jobs may be before the run takes the machine to have changed.
-const floorChange = 2
-
 // newGroupFloors returns the floors of a run: measured (quickly: 3
 // samples of 10 ms, and the gauge) only when the run interleaves jobs
 // that it compares, of the system MPI or of two variants or more (a pair
@@ -483,7 +479,7 @@ func (f *groupFloors) steady(retries int, group []string, run func(again bool) e
 		if err := run(try > 0); err != nil {
 			return notes, err
 		}
-		if try >= retries || !floorsApart(f.floors()) {
+		if try >= retries || !bench.FloorsApart(f.floors()) {
 			return notes, nil
 		}
 		notes = append(notes, f.note("measured again", group))
@@ -512,11 +508,11 @@ func (f *groupFloors) computes() [][]float64 {
 	return out
 }
 
-// apart reports whether the group's floors so far are floorChange or more
+// apart reports whether the group's floors so far are bench.FloorChange or more
 // apart, or a CPU's compute gauges bench.ComputeChange, all of them
 // known.
 func (f *groupFloors) apart() bool {
-	return floorsApart(f.floors()) || bench.ComputeApart(f.computes())
+	return bench.FloorsApart(f.floors()) || bench.ComputeApart(f.computes())
 }
 
 // note says that the machine's speed changed while group was measured,
@@ -553,15 +549,6 @@ func (f *groupFloors) mark(jobs [][]bench.Series, group []string) string {
 		return ""
 	}
 	return f.note("the columns were not measured at one speed", group)
-}
-
-// floorsApart reports whether floors, all known and at least two, are
-// floorChange or more apart: the machine changed between them.
-func floorsApart(floors []float64) bool {
-	if len(floors) < 2 || slices.ContainsFunc(floors, func(t float64) bool { return t <= 0 }) {
-		return false
-	}
-	return slices.Max(floors) >= floorChange*slices.Min(floors)
 }
 
 // floorList formats floors as "0.05, 0.19 and 0.06".
@@ -876,7 +863,7 @@ func othersReason(others *bench.OthersCPU, cpus int) string {
 // trustWarning returns the run's one warning that its figures may be
 // wrong: busy (the machine was busy when it began, other programs kept it
 // busy while it ran: "" for neither) and the benchmarks whose floors,
-// before, between and after their jobs, are floorChange or more apart, or
+// before, between and after their jobs, are bench.FloorChange or more apart, or
 // whose compute gauges are bench.ComputeChange (bench.TrustWarning); ""
 // when neither.
 func trustWarning(rec *bench.Record, busy ...string) string {
@@ -890,11 +877,11 @@ func trustWarning(rec *bench.Record, busy ...string) string {
 }
 
 // driftOf returns a series of benchmark b whose floors around and
-// between its jobs are floorChange or more apart, or whose compute gauges
+// between its jobs are bench.FloorChange or more apart, or whose compute gauges
 // are bench.ComputeChange.
 func driftOf(rec *bench.Record, b string) (bench.Series, bool) {
 	for _, s := range rec.Series {
-		if s.Benchmark == b && (floorsApart(s.Floors) || bench.ComputeApart(s.Compute)) {
+		if s.Benchmark == b && (bench.FloorsApart(s.Floors) || bench.ComputeApart(s.Compute)) {
 			return s, true
 		}
 	}
