@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +51,21 @@ func (f *Floor) Describe() string {
 	}
 	return fmt.Sprintf("# floor: %s (CPUs %d and %d): %s usec, half the round trip%s%s",
 		FloorWhat, f.CPUs[0], f.CPUs[1], formatUsec(f.T), samplesNote(len(f.Samples)), gauge)
+}
+
+// FloorChange is how far apart (a ratio) the floors around and between a
+// benchmark's jobs may be before a run takes the machine to have changed:
+// a VM whose two CPUs share a cache at one moment and not the next moves
+// its floor four-fold and more.
+const FloorChange = 2
+
+// FloorsApart reports whether floors, all known and at least two, are
+// FloorChange or more apart: the machine changed between them.
+func FloorsApart(floors []float64) bool {
+	if len(floors) < 2 || slices.ContainsFunc(floors, func(t float64) bool { return t <= 0 }) {
+		return false
+	}
+	return slices.Max(floors) >= FloorChange*slices.Min(floors)
 }
 
 // FloorOptions are the settings of MeasureFloor.

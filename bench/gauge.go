@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 )
@@ -23,21 +22,6 @@ const (
 	gaugeIters   = 1 << 20
 	gaugeSamples = 3
 )
-
-// FloorChange is how far apart (a ratio) the floors around and between a
-// benchmark's jobs may be before a run takes the machine to have changed:
-// a VM whose two CPUs share a cache at one moment and not the next moves
-// its floor four-fold and more.
-const FloorChange = 2
-
-// FloorsApart reports whether floors, all known and at least two, are
-// FloorChange or more apart: the machine changed between them.
-func FloorsApart(floors []float64) bool {
-	if len(floors) < 2 || slices.ContainsFunc(floors, func(t float64) bool { return t <= 0 }) {
-		return false
-	}
-	return slices.Max(floors) >= FloorChange*slices.Min(floors)
-}
 
 // ComputeChange is how far apart (a ratio) one CPU's compute gauges may
 // be before a run takes that CPU's speed to have changed: well above the
