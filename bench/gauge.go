@@ -106,8 +106,5 @@ func ComputeList(gauges [][]float64) string {
 		}
 		parts[i] = strings.Join(cpus, "/")
 	}
-	if len(parts) < 2 {
-		return strings.Join(parts, "")
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	return AndList(parts)
 }

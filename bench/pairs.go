@@ -72,7 +72,7 @@ type benchSize struct {
 // other's floors and gauges (those of the benchmark's jobs, both)
 // say.
 func addPairs(into map[benchSize]*pairRatios, def, other Series) {
-	steady := len(other.Compute) > 0 && !FloorsApart(other.Floors) && !ComputeApart(other.Compute)
+	steady := len(other.Compute) > 0 && !other.SpeedChanged()
 	for _, r := range def.Rows {
 		t := rowAt(other, r.Bytes)
 		if r.T <= 0 || t <= 0 {

@@ -112,6 +112,12 @@ type Series struct {
 	Compute [][]float64 `json:"compute_msec,omitempty"`
 }
 
+// SpeedChanged reports whether s's floors around and between its jobs
+// are FloorChange or more apart, or a CPU's compute gauges
+// ComputeChange: its columns were measured at more than one speed of the
+// machine.
+func (s Series) SpeedChanged() bool { return FloorsApart(s.Floors) || ComputeApart(s.Compute) }
+
 // Row is one message size of a Series. Times are per operation, in
 // microseconds.
 type Row struct {

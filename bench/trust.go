@@ -99,7 +99,7 @@ func DriftReason(drifts []Drift) string {
 		what += fmt.Sprintf(" or a CPU's compute gauge (%s)", ComputeWhatPlain)
 	}
 	return fmt.Sprintf("the machine's speed changed while %s %s measured, so %s columns were not measured under the same conditions: "+
-		"%s moved around and between the jobs (%s)", andList(names), plural(len(names), "was", "were"), plural(len(names), "its", "their"),
+		"%s moved around and between the jobs (%s)", AndList(names), plural(len(names), "was", "were"), plural(len(names), "its", "their"),
 		what, strings.Join(readings, "; "))
 }
 
@@ -118,12 +118,12 @@ func spanText(values []float64) string {
 	return lo + " to " + hi
 }
 
-// andList joins names as "A", "A and B", "A, B and C".
-func andList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
+// AndList joins items as "A", "A and B", "A, B and C".
+func AndList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // plural returns one for n of 1, else many.

@@ -508,9 +508,9 @@ func (f *groupFloors) computes() [][]float64 {
 	return out
 }
 
-// apart reports whether the group's floors so far are bench.FloorChange or more
-// apart, or a CPU's compute gauges bench.ComputeChange, all of them
-// known.
+// apart reports whether the group's floors so far are
+// bench.FloorChange or more apart, or a CPU's compute gauges
+// bench.ComputeChange, all of them known.
 func (f *groupFloors) apart() bool {
 	return bench.FloorsApart(f.floors()) || bench.ComputeApart(f.computes())
 }
@@ -557,10 +557,7 @@ func floorList(floors []float64) string {
 	for i, t := range floors {
 		parts[i] = fmt.Sprintf("%.3g", t)
 	}
-	if len(parts) < 2 {
-		return strings.Join(parts, "")
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	return bench.AndList(parts)
 }
 
 // groups returns the groups of benchmarks measured one after the other:
@@ -881,7 +878,7 @@ func trustWarning(rec *bench.Record, busy ...string) string {
 // are bench.ComputeChange.
 func driftOf(rec *bench.Record, b string) (bench.Series, bool) {
 	for _, s := range rec.Series {
-		if s.Benchmark == b && (bench.FloorsApart(s.Floors) || bench.ComputeApart(s.Compute)) {
+		if s.Benchmark == b && s.SpeedChanged() {
 			return s, true
 		}
 	}
