@@ -80,11 +80,32 @@ type unexpected struct {
 	tag    int32
 	ctx    uint32
 	length int
+	// data is an eager payload: in small when it is that short, else a
+	// buffer of the engine's pool (ownData tells which).
 	data   []byte
+	small  [unexpSmall]byte
 	rndv   bool
 	rts    rts
 	syncID uint64 // a synchronous eager message's send id, to acknowledge; 0 if none
 	next   *unexpected
+}
+
+// unexpSmall is the longest eager payload that an unexpected message
+// keeps in itself, without a buffer of the pool: a word or two, the
+// payloads of most small messages, whose pool buffer's get and put cost
+// more than their copy.
+const unexpSmall = 16
+
+// ownData takes the pool's buffer that holds u's payload, or a copy of a
+// payload that u holds in itself, for whoever keeps it past u (a matched
+// probe's Matched).
+func (e *Engine) ownData(u *unexpected) []byte {
+	if u.rndv || u.length > unexpSmall {
+		return u.data
+	}
+	d := e.pool.get(u.length)
+	copy(d, u.data)
+	return d
 }
 
 // unexpQueue keeps unexpected messages in arrival order, with a free list
@@ -257,10 +278,15 @@ func (e *Engine) eagerArrived(src int, tag int32, ctx uint32, sync uint64, paylo
 	}
 	e.stats.Unexpected++
 	u := e.unexp.alloc()
-	u.src, u.tag, u.ctx, u.length, u.data, u.syncID = src, tag, ctx, len(payload), e.pool.get(len(payload)), sync
-	if len(payload) == 8 { // a word in one move, as RecvOp.deliver
-		*(*[8]byte)(u.data) = [8]byte(payload)
-	} else {
+	u.src, u.tag, u.ctx, u.length, u.syncID = src, tag, ctx, len(payload), sync
+	switch n := len(payload); {
+	case n == 8: // a word in one move, as RecvOp.deliver
+		*(*[8]byte)(u.small[:]) = [8]byte(payload)
+		u.data = u.small[:8]
+	case n <= unexpSmall:
+		u.data = u.small[:copy(u.small[:], payload)]
+	default:
+		u.data = e.pool.get(n)
 		memcopy.Small(u.data, payload)
 	}
 	e.unexp.push(u)
@@ -295,7 +321,9 @@ func (e *Engine) recv(op *RecvOp) {
 		} else {
 			op.deliver(u.src, u.tag, u.data[:u.length])
 			e.countTrunc(op)
-			e.pool.put(u.data)
+			if u.length > unexpSmall {
+				e.pool.put(u.data)
+			}
 			e.ackSync(u.src, u.syncID)
 		}
 		e.unexp.free(u)

@@ -29,7 +29,7 @@ func (e *Engine) mprobe(source int, tag int32, ctx uint32) (*Matched, bool) {
 	if u == nil {
 		return nil, false
 	}
-	m := &Matched{Status: Status{Source: u.src, Tag: u.tag, Len: u.length}, data: u.data, rndv: u.rndv, rts: u.rts}
+	m := &Matched{Status: Status{Source: u.src, Tag: u.tag, Len: u.length}, data: e.ownData(u), rndv: u.rndv, rts: u.rts}
 	e.ackSync(u.src, u.syncID)
 	e.unexp.free(u)
 	return m, true

@@ -43,6 +43,35 @@ func TestMprobe(t *testing.T) {
 	}
 }
 
+// A matched message short enough to be held in its unexpected entry
+// keeps its payload once that entry is given back and taken by the next
+// message to arrive.
+func TestMprobeSmallOutlivesEntry(t *testing.T) {
+	for _, size := range []int{0, 8, 13, 16} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			c := newCluster(t, 2, nil)
+			first, next := pattern(1, size), pattern(2, size)
+			s1 := c.send(0, 1, 4, 0, first)
+			c.run("arrived", func() bool { return c.eng[1].State().Stats.Unexpected == 1 })
+			m, ok := mprobeOn(c.eng[1], 0, 4, 0)
+			if !ok {
+				t.Fatal("Mprobe found nothing")
+			}
+			s2 := c.send(0, 1, 4, 0, next) // into the entry the first left
+			c.run("next arrived", func() bool { return c.eng[1].State().Stats.Unexpected == 2 })
+			r1 := &RecvOp{Buf: make([]byte, size)}
+			recvMatchedOn(c.eng[1], m, r1)
+			r2 := c.recv(1, 0, 4, 0, size)
+			c.drain(1)
+			c.wait(s1, s2, r1, r2)
+			checkRecv(t, "matched", r1, 0, 4, first)
+			checkRecv(t, "next", r2, 0, 4, next)
+			c.noErrs()
+			c.idle()
+		})
+	}
+}
+
 // Mprobe of a synchronous message acknowledges it: the match has
 // happened, though the data is received later.
 func TestMprobeAcksSync(t *testing.T) {

@@ -291,10 +291,18 @@ func (c *Comm) releaseContext() {
 // checkDest verifies that c can be used to send to rank dest (or ProcNull)
 // with tag.
 func (c *Comm) checkDest(op string, dest, tag int) error {
-	if c.usable() && uint(dest) < uint(c.size) && uint(tag) <= TagUB {
+	if c.destOK(dest, tag) {
 		return nil
 	}
 	return c.checkDestSlow(op, dest, tag)
+}
+
+// destOK is checkDest's verdict for a send to a rank (not ProcNull),
+// without its error: cheap enough to inline at every call, where
+// checkDest, with the call of its error, is not. The calls of every
+// message test it and take checkDestSlow where it fails.
+func (c *Comm) destOK(dest, tag int) bool {
+	return c.usable() && uint(dest) < uint(c.size) && uint(tag) <= TagUB
 }
 
 // checkDestSlow is checkDest with its errors.
@@ -314,10 +322,16 @@ func (c *Comm) checkDestSlow(op string, dest, tag int) error {
 // checkSource verifies that c can be used to receive from rank source
 // (or AnySource, or ProcNull) with tag (or AnyTag).
 func (c *Comm) checkSource(op string, source, tag int) error {
-	if c.usable() && uint(source) < uint(c.size) && uint(tag) <= TagUB {
+	if c.sourceOK(source, tag) {
 		return nil
 	}
 	return c.checkSourceSlow(op, source, tag)
+}
+
+// sourceOK is destOK of a receive from a rank or AnySource (not
+// ProcNull) with a tag or AnyTag.
+func (c *Comm) sourceOK(source, tag int) bool {
+	return c.usable() && (uint(source) < uint(c.size) || source == AnySource) && (uint(tag) <= TagUB || tag == AnyTag)
 }
 
 // checkSourceSlow is checkSource with its errors.

@@ -57,8 +57,10 @@ func wrapErr(op string, peer int, err error) error {
 // buf may be reused: for a message up to the eager limit once it is copied
 // into the destination's ring, for a larger one once the receiver has it.
 func Send[T Type](c *Comm, buf []T, dest, tag int) error {
-	if err := c.checkDest("Send", dest, tag); err != nil {
-		return err
+	if !c.destOK(dest, tag) {
+		if err := c.checkDestSlow("Send", dest, tag); err != nil {
+			return err
+		}
 	}
 	if dest == ProcNull {
 		return nil
@@ -70,8 +72,10 @@ func Send[T Type](c *Comm, buf []T, dest, tag int) error {
 // AnyTag) into buf. A message longer than buf is an error wrapping
 // ErrTruncate that gives both sizes; buf then holds its beginning.
 func Recv[T Type](c *Comm, buf []T, source, tag int) (Status, error) {
-	if err := c.checkSource("Recv", source, tag); err != nil {
-		return Status{}, err
+	if !c.sourceOK(source, tag) {
+		if err := c.checkSourceSlow("Recv", source, tag); err != nil {
+			return Status{}, err
+		}
 	}
 	if source == ProcNull {
 		return procNullStatus, nil
@@ -89,11 +93,13 @@ func Sendrecv[S, R Type](c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, s
 
 // sendrecv is Sendrecv for the call name.
 func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, recvbuf []R, source, recvtag int) (Status, error) {
-	if err := c.checkDest(name, dest, sendtag); err != nil {
-		return Status{}, err
-	}
-	if err := c.checkSource(name, source, recvtag); err != nil {
-		return Status{}, err
+	if !c.destOK(dest, sendtag) || !c.sourceOK(source, recvtag) {
+		if err := c.checkDestSlow(name, dest, sendtag); err != nil {
+			return Status{}, err
+		}
+		if err := c.checkSourceSlow(name, source, recvtag); err != nil {
+			return Status{}, err
+		}
 	}
 	ep := c.rt.ep
 	// The send starts before the receive is posted (neither looks at the
@@ -151,8 +157,10 @@ func sendrecv[S, R Type](name string, c *Comm, sendbuf []S, dest, sendtag int, r
 // Isend starts sending buf to rank dest of c with tag and returns a Request
 // to complete it. buf must not be modified until the request completes.
 func Isend[T Type](c *Comm, buf []T, dest, tag int) (*Request, error) {
-	if err := c.checkDest("Isend", dest, tag); err != nil {
-		return nil, err
+	if !c.destOK(dest, tag) {
+		if err := c.checkDestSlow("Isend", dest, tag); err != nil {
+			return nil, err
+		}
 	}
 	r := newRequest()
 	r.c, r.peer, r.elem = c, dest, sizeOf[T]()
@@ -173,8 +181,10 @@ func Irecv[T Type](c *Comm, buf []T, source, tag int) (*Request, error) {
 // irecv is Irecv, with unpack, if not nil, to run on the data once it is
 // in buf (IrecvType).
 func irecv[T Type](c *Comm, buf []T, source, tag int, unpack func(Status)) (*Request, error) {
-	if err := c.checkSource("Irecv", source, tag); err != nil {
-		return nil, err
+	if !c.sourceOK(source, tag) {
+		if err := c.checkSourceSlow("Irecv", source, tag); err != nil {
+			return nil, err
+		}
 	}
 	r := newRequest()
 	r.c, r.recv, r.peer, r.elem = c, true, source, sizeOf[T]()

@@ -37,15 +37,12 @@ func newInRing(peer int, region llc.RegionID, mem []byte) *inRing {
 	return &inRing{peer: peer, region: region, ctl: layout.Word(mem, 0), data: mem[layout.RingCtl:], size: uint64(len(mem) - layout.RingCtl)}
 }
 
-// peek returns the record at the consumer position, if its signal landed,
-// and whether it is packed (a wrap marker returns no record, and the
-// space to skip).
-func (r *inRing) peek() (rec []byte, size uint64, packed, ok bool) {
-	pos := r.consumed & (r.size - 1)
-	first := atomic.LoadUint64(layout.Word(r.data, pos))
-	if first == 0 {
-		return nil, 0, false, false
-	}
+// peek returns the record at the consumer position pos, whose first word
+// is first (not zero), if its signal landed, and whether it is packed (a
+// wrap marker returns no record, and the space to skip). The caller loads
+// the first word, so that the look that finds nothing there, which ends
+// every poll of a ring, costs no call.
+func (r *inRing) peek(pos, first uint64) (rec []byte, size uint64, packed, ok bool) {
 	if uint8(first) == layout.KindWrap {
 		if uint32(first>>32) != r.seq+1 {
 			return nil, 0, false, false // not yet (cannot happen with a correct peer)
@@ -183,12 +180,20 @@ func (r *inRing) take(sink llc.Sink) bool {
 func (r *inRing) takeRing(sink llc.Sink, line *lineRecord, rounds int) bool {
 	progressed := false
 	for k := 0; k < rounds; k++ {
-		rec, n, packed, ok := r.peek()
-		if !ok {
+		pos := r.consumed & (r.size - 1)
+		first := atomic.LoadUint64(layout.Word(r.data, pos))
+		if first == 0 { // nothing there (peek's first test, without its call)
 			if line != nil && !r.lineFirst && r.takeLine(sink) {
 				progressed, line = true, nil
 				continue
 			}
+			break
+		}
+		rec, n, packed, ok := r.peek(pos, first)
+		if !ok {
+			// A record is landing at the position: it is the ring's next,
+			// and the line's record is not (a line record's cell stays
+			// zero), so the line is not looked at.
 			break
 		}
 		r.lineFirst = false
