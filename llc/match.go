@@ -80,8 +80,8 @@ type unexpected struct {
 	tag    int32
 	ctx    uint32
 	length int
-	// data is an eager payload: in small when it is that short, else a
-	// buffer of the engine's pool (ownData tells which).
+	// data is an eager payload: in small when it is that short (length
+	// at most unexpSmall), else a buffer of the engine's pool.
 	data   []byte
 	small  [unexpSmall]byte
 	rndv   bool
