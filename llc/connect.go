@@ -55,8 +55,20 @@ func AllocBoot(tr Transport, self, size int) (RegionID, error) {
 	return RegionID(ev.Value), nil
 }
 
+// requestWatch is the state of the watch of this process's request
+// slot. others counts the connection requests served from other
+// processes, each of which makes one at most; watching tells whether the
+// slot is watched. Once every other process has asked, the slot is
+// watched only while this process's own connection to itself needs it,
+// and polls skip its look (watchRequests, onConnRequest, connect).
+type requestWatch struct {
+	others   int
+	watching bool
+}
+
 // watchRequests asks for the next connection request to this process.
 func (e *Engine) watchRequests() {
+	e.requests.watching = true
 	e.emit(&Command{Kind: CmdWatchSlot, Peer: e.cfg.Self, Region: e.cfg.Boot[e.cfg.Self], Off: bootReq, Size: 8, Token: token(tokConnReq, 0)})
 }
 
@@ -65,6 +77,9 @@ func (e *Engine) connect(dst int) {
 	p := &e.peers[dst]
 	if p.conn != connIdle {
 		return
+	}
+	if dst == e.cfg.Self && !e.requests.watching && e.cfg.Eager != EagerQueue {
+		e.watchRequests() // its own request comes after every other's
 	}
 	p.conn = connLocking
 	e.emit(&Command{Kind: CmdCAS, Peer: dst, Region: e.cfg.Boot[dst], Off: bootLock,
@@ -95,7 +110,10 @@ func (e *Engine) onConnCAS(dst int, ev *Event) {
 
 // onConnRequest serves a connection request aimed at this process: it
 // allocates a ring for the initiator, unless the ring memory cap is
-// reached, and watches for the next request.
+// reached, and watches for the next request where one may still come:
+// from another process that has not asked (each asks once at most: a
+// refused one does not retry), or from this process itself, whose
+// connection to itself, if it starts later, watches again (connect).
 func (e *Engine) onConnRequest(ev *Event) {
 	if ev.Kind != EvSignal {
 		e.fail(fmt.Errorf("llc: watching for connection requests: %w", ev.Err))
@@ -106,7 +124,14 @@ func (e *Engine) onConnRequest(ev *Event) {
 		e.fail(fmt.Errorf("llc: corrupt connection request %#x", ev.Value))
 		return
 	}
-	e.watchRequests()
+	w := &e.requests
+	w.watching = false
+	if from != e.cfg.Self {
+		w.others++
+	}
+	if w.others < e.cfg.Size-1 || e.peers[e.cfg.Self].conn == connLocking {
+		e.watchRequests()
+	}
 	size := ringCtl + e.cfg.RingSize
 	if e.granted+size > e.cfg.RingCap {
 		e.reply(from, 0, refusedCap)

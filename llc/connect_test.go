@@ -165,9 +165,10 @@ func lazyConnectRequest(t *testing.T, c *cluster, data []byte) *SendOp {
 	return s
 }
 
-// lazyConnectReply has the responder poll: it watches for the next
-// request, allocates a ring, watches it, replies and frees its slot by
-// compare-and-swap. It returns the ring's region.
+// lazyConnectReply has the responder poll: it allocates a ring, watches
+// it, replies and frees its slot by compare-and-swap. The job's only
+// other process has asked, so it watches for no more requests. It
+// returns the ring's region.
 func lazyConnectReply(t *testing.T, c *cluster) RegionID {
 	t.Helper()
 	boot := c.net.boot
@@ -175,7 +176,6 @@ func lazyConnectReply(t *testing.T, c *cluster) RegionID {
 	c.poll(1)
 	ring := c.net.next // the region the allocation got
 	checkTrace(t, c, 3, []cmdSig{
-		{Src: 1, Kind: CmdWatchSlot, Peer: 1, Region: boot[1], Off: bootReq, Size: 8, Token: true},
 		{Src: 1, Kind: CmdAlloc, Peer: 0, Size: ringCtl + 4096, Token: true},
 		{Src: 1, Kind: CmdWatchRing, Peer: 0, Region: ring},
 		{Src: 1, Kind: CmdWrite, Peer: 0, Region: boot[0], Off: txnOff(1) + 8, HeadLen: 16, Signal: 1, SigOff: txnOff(1)},
@@ -203,7 +203,7 @@ func lazyConnectFirstRecord(t *testing.T, c *cluster, s *SendOp, ring RegionID, 
 	boot := c.net.boot
 	// The initiator acknowledges and writes the record.
 	c.poll(0)
-	checkTrace(t, c, 8, []cmdSig{
+	checkTrace(t, c, 7, []cmdSig{
 		{Src: 0, Kind: CmdWrite, Peer: 1, Region: boot[1], Signal: 1, SigOff: bootTxn + cell*(2+0)},
 		{Src: 0, Kind: CmdWrite, Peer: 1, Region: ring, Off: ringCtl, HeadLen: recSignal,
 			Signal: signal(1, cell), SigOff: ringCtl + recSignal, Rec: recEager},
@@ -480,4 +480,31 @@ func checkNewEngine(t *testing.T, cfg Config, want string) {
 	case !strings.Contains(err.Error(), want):
 		t.Fatalf("error %q does not mention %q", err, want)
 	}
+}
+
+// TestRequestWatchEnds checks that a process watches its request slot
+// until every other process has connected to it, and again for its own
+// connection to itself: in a job of 3, process 2 watches after process
+// 0's request, not after process 1's, and a send to itself after that
+// connects and arrives, with no watch left after its request.
+func TestRequestWatchEnds(t *testing.T) {
+	c := newCluster(t, 3, nil)
+	watching := func(when string, want bool) {
+		t.Helper()
+		if got := c.eng[2].requests.watching; got != want {
+			t.Fatalf("%s: process 2 watches its request slot: %v, want %v", when, got, want)
+		}
+	}
+	watching("at the start", true)
+	c.connect(0, 2)
+	watching("after process 0's request", true)
+	c.connect(1, 2)
+	watching("after process 1's request", false)
+	data := pattern(3, 8)
+	s := c.send(2, 2, 5, 0, data)
+	r := c.recv(2, 2, 5, 0, len(data))
+	c.wait(s, r)
+	checkRecv(t, "to itself", r, 2, 5, data)
+	watching("after its own request", false)
+	c.noErrs()
 }

@@ -33,8 +33,8 @@ type Engine struct {
 	sched schedQueue
 	peers []peer
 
-	rings   int // rings granted to senders and watched
-	granted int // ring memory granted so far
+	rings, granted int          // rings granted to senders and watched, and their memory
+	requests       requestWatch // whether connection requests are still watched for
 
 	// lineLimit is the largest message that sendLine puts into a line:
 	// lineBody, or the eager limit where that is less; -1 without shared
@@ -264,7 +264,7 @@ func (e *Engine) Step(ev *Event) {
 	if e.err != nil {
 		return
 	}
-	if len(head) < recMeta || src < 0 || src >= e.cfg.Size {
+	if len(head) < recMeta || uint(src) >= uint(e.cfg.Size) {
 		e.fail(fmt.Errorf("llc: corrupt record: %d bytes of meta from process %d", len(head), src))
 		return
 	}

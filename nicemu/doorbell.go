@@ -210,10 +210,16 @@ func (n *NIC) pendingService() bool { return atomic.LoadUint64(&n.box.state) == 
 // process's mailbox, if any, and reports whether it did. The layer above
 // calls it from its progress loop.
 func (n *NIC) Service() bool {
-	b := n.box
-	if atomic.LoadUint64(&b.state) != boxPosted {
+	if atomic.LoadUint64(&n.box.state) != boxPosted {
 		return false
 	}
+	return n.serve()
+}
+
+// serve is Service's work where a request is posted: out of the line of
+// the progress loop's look, which finds none nearly always.
+func (n *NIC) serve() bool {
+	b := n.box
 	// Read the initiator before answering: once the state leaves
 	// boxPosted, the initiator may release the mailbox and another one
 	// may post (and overwrite from) before this process rings.

@@ -37,37 +37,6 @@ func newInRing(peer int, region llc.RegionID, mem []byte) *inRing {
 	return &inRing{peer: peer, region: region, ctl: layout.Word(mem, 0), data: mem[layout.RingCtl:], size: uint64(len(mem) - layout.RingCtl)}
 }
 
-// peek returns the record at the consumer position pos, whose first word
-// is first (not zero), if its signal landed, and whether it is packed (a
-// wrap marker returns no record, and the space to skip). The caller loads
-// the first word, so that the look that finds nothing there, which ends
-// every poll of a ring, costs no call.
-func (r *inRing) peek(pos, first uint64) (rec []byte, size uint64, packed, ok bool) {
-	if uint8(first) == layout.KindWrap {
-		if uint32(first>>32) != r.seq+1 {
-			return nil, 0, false, false // not yet (cannot happen with a correct peer)
-		}
-		return nil, r.size - pos, false, true
-	}
-	at := uint64(layout.RecSignal)
-	if end := uint64(uint16(first >> (8 * layout.RecEnd))); end > 0 {
-		at = end*layout.Cell - 8
-		packed = true
-	}
-	if pos+at >= r.size {
-		return nil, 0, false, false // cannot happen with a correct peer
-	}
-	sig := atomic.LoadUint64(layout.Word(r.data, pos+at))
-	if sig == 0 {
-		return nil, 0, false, false
-	}
-	size = sig & 0xffffffff
-	if uint32(sig>>32) != r.seq+1 || size < at+8 || pos+size > r.size {
-		return nil, 0, false, false // not yet (cannot happen with a correct peer)
-	}
-	return r.data[pos : pos+size], size, packed, true
-}
-
 // release moves the consumer position past the record of n bytes at it;
 // flush later hands its space back to the sender.
 func (r *inRing) release(n uint64) {
@@ -179,39 +148,56 @@ func (r *inRing) take(sink llc.Sink) bool {
 // in the ring's order).
 func (r *inRing) takeRing(sink llc.Sink, line *lineRecord, rounds int) bool {
 	progressed := false
+	data := r.data // its length is r.size: the tests against it spare the slicing's
 	for k := 0; k < rounds; k++ {
 		pos := r.consumed & (r.size - 1)
-		first := atomic.LoadUint64(layout.Word(r.data, pos))
-		if first == 0 { // nothing there (peek's first test, without its call)
+		first := atomic.LoadUint64(layout.Word(data, pos))
+		if first == 0 { // nothing there
 			if line != nil && !r.lineFirst && r.takeLine(sink) {
 				progressed, line = true, nil
 				continue
 			}
 			break
 		}
-		rec, n, packed, ok := r.peek(pos, first)
-		if !ok {
-			// A record is landing at the position: it is the ring's next,
-			// and the line's record is not (a line record's cell stays
-			// zero), so the line is not looked at.
-			break
-		}
-		r.lineFirst = false
-		if rec != nil {
-			body := int(binary.LittleEndian.Uint32(rec[12:16])) // meta.length
-			if layout.Size(body, packed) > uint64(len(rec)) {
-				sink.Step(&llc.Event{Kind: llc.EvError, Err: fmt.Errorf("corrupt ring record from process %d: a body of %d bytes in a record of %d", r.peer, body, len(rec))})
-				return true
-			}
-			// The record's own bytes, not the ring space it takes (EagerPM
-			// rounds that up to 2 KB).
-			if r.arrived != nil && !r.arrived(r.region, layout.RingCtl+r.consumed&(r.size-1), int(layout.Size(body, packed))) {
+		if uint8(first) == layout.KindWrap {
+			if !r.skipWrap(pos, first) {
 				break
 			}
-			// The record, in the ring's event (see llc.Sink).
-			r.ev.Kind, r.ev.Peer, r.ev.Head, r.ev.Data = llc.EvRecord, r.peer, rec[:layout.RecMeta], layout.Body(rec, body, packed)
-			sink.Step(&r.ev)
+			progressed = true
+			continue
 		}
+		// The record's signal word: the last of its cells for a packed
+		// record (its cell count in the first word), else at RecSignal.
+		// Until it lands with the ring's next sequence number the record
+		// is landing: it is the ring's next, and the line's record is not
+		// (a line record's cell stays zero), so the line is not looked at.
+		at, packed := uint64(layout.RecSignal), false
+		if end := uint64(uint16(first >> (8 * layout.RecEnd))); end > 0 {
+			at, packed = end*layout.Cell-8, true
+		}
+		if pos+at >= uint64(len(data)) {
+			break // cannot happen with a correct peer
+		}
+		sig := atomic.LoadUint64(layout.Word(data, pos+at))
+		n := sig & 0xffffffff
+		if sig == 0 || uint32(sig>>32) != r.seq+1 || n < at+8 || n > uint64(len(data))-pos {
+			break // landing (past sig == 0, cannot happen with a correct peer)
+		}
+		rec := data[pos : pos+n]
+		r.lineFirst = false
+		body := int(binary.LittleEndian.Uint32(rec[12:16])) // meta.length
+		if layout.Size(body, packed) > n {
+			sink.Step(&llc.Event{Kind: llc.EvError, Err: fmt.Errorf("corrupt ring record from process %d: a body of %d bytes in a record of %d", r.peer, body, n)})
+			return true
+		}
+		// The record's own bytes, not the ring space it takes (EagerPM
+		// rounds that up to 2 KB).
+		if r.arrived != nil && !r.arrived(r.region, layout.RingCtl+pos, int(layout.Size(body, packed))) {
+			break
+		}
+		// The record, in the ring's event (see llc.Sink).
+		r.ev.Kind, r.ev.Peer, r.ev.Head, r.ev.Data = llc.EvRecord, r.peer, rec[:layout.RecMeta], layout.Body(rec, body, packed)
+		sink.Step(&r.ev)
 		r.release(n)
 		progressed = true
 	}
@@ -219,6 +205,19 @@ func (r *inRing) takeRing(sink llc.Sink, line *lineRecord, rounds int) bool {
 		r.flush() // in virtual time, for a sender that waits for the count (LocalMemory.OnPublish)
 	}
 	return progressed
+}
+
+// skipWrap moves past the wrap marker at the consumer position pos, whose
+// first word is first, to the ring's start, and reports whether it did:
+// not where the marker's sequence number is not the ring's next (which
+// cannot happen with a correct peer).
+func (r *inRing) skipWrap(pos, first uint64) bool {
+	if uint32(first>>32) != r.seq+1 {
+		return false
+	}
+	r.lineFirst = false
+	r.release(r.size - pos)
+	return true
 }
 
 // landed reports whether the first word of the ring's next record has
