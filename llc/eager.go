@@ -482,6 +482,19 @@ type meta struct {
 
 func (m *meta) put(b []byte) { layout.PutMeta(b, m.kind, m.flags, m.tag, m.ctx, m.length, m.aux) }
 
+// metaTag, metaCtx and metaLength read one field of the meta at the
+// start of b; metaSync reads the send's id of a synchronous one (syncID),
+// whose flags are flags.
+func metaTag(b []byte) int32     { return int32(binary.LittleEndian.Uint32(b[4:])) }
+func metaCtx(b []byte) uint32    { return binary.LittleEndian.Uint32(b[8:]) }
+func metaLength(b []byte) uint32 { return binary.LittleEndian.Uint32(b[12:]) }
+func metaSync(flags uint8, b []byte) uint64 {
+	if flags&flagSync != 0 {
+		return binary.LittleEndian.Uint64(b[16:])
+	}
+	return 0
+}
+
 func (m *meta) get(b []byte) {
 	m.kind = b[0]
 	m.flags = b[1]

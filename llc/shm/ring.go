@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/rhinet-go/martini/internal/memcopy"
 	"github.com/rhinet-go/martini/internal/memorder"
@@ -149,7 +150,7 @@ func (r *inRing) take(sink llc.Sink) bool {
 func (r *inRing) takeRing(sink llc.Sink, line *lineRecord, rounds int) bool {
 	progressed := false
 	data := r.data // its length is r.size: the tests against it spare the slicing's
-	for k := 0; k < rounds; k++ {
+	for ; rounds > 0; rounds-- {
 		pos := r.consumed & (r.size - 1)
 		first := atomic.LoadUint64(layout.Word(data, pos))
 		if first == 0 { // nothing there
@@ -183,7 +184,9 @@ func (r *inRing) takeRing(sink llc.Sink, line *lineRecord, rounds int) bool {
 		if sig == 0 || uint32(sig>>32) != r.seq+1 || n < at+8 || n > uint64(len(data))-pos {
 			break // landing (past sig == 0, cannot happen with a correct peer)
 		}
-		rec := data[pos : pos+n]
+		// The record, n bytes at pos, which the tests above keep within
+		// data: made without the slicing's own tests of its bounds.
+		rec := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), pos)), n)
 		r.lineFirst = false
 		body := int(binary.LittleEndian.Uint32(rec[12:16])) // meta.length
 		if layout.Size(body, packed) > n {
