@@ -164,8 +164,8 @@ func (ep *Endpoint) drainBatches() {
 		if ep.charger != nil || rd.Err != nil || len(rd.Notes) != 0 { // a message's batch has none of them
 			ep.batchExtras(rd)
 		}
-		for i := range rd.Commands {
-			if ev := ep.tr.Execute(&rd.Commands[i]); ev != nil {
+		for i, cmds := 0, rd.Commands; i < len(cmds); i++ {
+			if ev := ep.tr.Execute(&cmds[i]); ev != nil {
 				ep.eng.Step(ev)
 			}
 		}

@@ -2399,25 +2399,21 @@ const bootReqOff = 64
 // scenarioEngineFail (2 ranks): rank 1 writes a corrupt connection request
 // (from a process that does not exist) into rank 0's bootstrap area, which
 // stops rank 0's protocol engine. Every call of rank 0 must then report
-// the failure instead of waiting for messages that cannot come.
+// the failure instead of waiting for messages that cannot come. Rank 1
+// sends rank 0 nothing before: a process watches its request slot only
+// until every other process has asked it for a connection.
 func scenarioEngineFail(w *mpi.Comm) error {
 	me := w.Rank()
 	if w.Size() != 2 {
 		return fmt.Errorf("needs 2 ranks, not %d", w.Size())
 	}
-	partner := 1 - me
-	E, _ := eagerLimit()
-	for _, size := range []int{8, E + 1} {
-		got := make([]byte, size)
-		if _, err := mpi.Sendrecv(w, pattern[byte](size, 1), partner, 1, got, partner, 1); err != nil {
-			return err
-		}
-	}
-	if err := mpi.Barrier(w); err != nil {
-		return err
-	}
 	if me == 1 {
 		return engineFailCorrupt(w)
+	}
+	// Rank 0's connection to rank 1, with a message through it, then the
+	// word that has rank 1 write the request.
+	if err := mpi.Send(w, pattern[byte](8, 1), 1, 1); err != nil {
+		return err
 	}
 	if err := mpi.Send(w, []byte{1}, 1, 2); err != nil {
 		return err
@@ -2425,9 +2421,17 @@ func scenarioEngineFail(w *mpi.Comm) error {
 	return engineFailChecks(w)
 }
 
-// engineFailCorrupt, on rank 1, waits for rank 0's word and then writes
-// the corrupt connection request into rank 0's bootstrap area.
+// engineFailCorrupt, on rank 1, receives rank 0's message and word and
+// then writes the corrupt connection request into rank 0's bootstrap
+// area.
 func engineFailCorrupt(w *mpi.Comm) error {
+	got := make([]byte, 8)
+	if _, err := mpi.Recv(w, got, 0, 1); err != nil {
+		return err
+	}
+	if d := diff(got, pattern[byte](8, 1)); d != "" {
+		return fmt.Errorf("rank 0's message: %s", d)
+	}
 	if _, err := mpi.Recv(w, []byte{0}, 0, 2); err != nil {
 		return err
 	}

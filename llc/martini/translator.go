@@ -643,15 +643,16 @@ func (t *Translator) push(peer int, sid nicemu.SID, off uint64, src []byte) erro
 	return t.nic.Push(peer, sid, off, src, nil)
 }
 
-// Poll serves bounce-buffer requests other processes posted to this one,
-// and delivers to sink what arrived in this process's rings, slots and
-// receive queue.
+// Poll delivers to sink what arrived in this process's rings, slots and
+// receive queue, and serves bounce-buffer requests other processes
+// posted to this one. (That look, which nearly always finds none, comes
+// second: its result then needs no keeping across the deliveries.)
 func (t *Translator) Poll(sink llc.Sink) bool {
 	if c := t.clock; c != nil {
 		c.Look()
 	}
-	p := t.nic.Service()
-	if t.mem.Poll(sink) {
+	p := t.mem.Poll(sink)
+	if t.nic.Service() {
 		p = true
 	}
 	if len(t.held) > 0 && t.pollRoom(sink) {
