@@ -23,7 +23,8 @@ import (
 // responder, polling, allocates a ring for the initiator (first come, first
 // served, within its total cap), answers in the initiator's transaction
 // slot, and releases the common slot; the initiator then writes an
-// acknowledgement into the responder's area.
+// acknowledgement into the responder's area. The responder stops polling
+// its slot once every other process has asked (requestWatch).
 const (
 	bootLock = 0
 	bootReq  = 64
