@@ -498,9 +498,9 @@ func metaSync(flags uint8, b []byte) uint64 {
 func (m *meta) get(b []byte) {
 	m.kind = b[0]
 	m.flags = b[1]
-	m.tag = int32(binary.LittleEndian.Uint32(b[4:]))
-	m.ctx = binary.LittleEndian.Uint32(b[8:])
-	m.length = binary.LittleEndian.Uint32(b[12:])
+	m.tag = metaTag(b)
+	m.ctx = metaCtx(b)
+	m.length = metaLength(b)
 	m.aux = binary.LittleEndian.Uint64(b[16:])
 }
 

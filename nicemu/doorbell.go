@@ -210,7 +210,7 @@ func (n *NIC) pendingService() bool { return atomic.LoadUint64(&n.box.state) == 
 // process's mailbox, if any, and reports whether it did. The layer above
 // calls it from its progress loop.
 func (n *NIC) Service() bool {
-	if atomic.LoadUint64(&n.box.state) != boxPosted {
+	if !n.pendingService() {
 		return false
 	}
 	return n.serve()
