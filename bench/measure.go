@@ -25,6 +25,9 @@ type Options struct {
 	OffCache int
 	// Progress, if not nil, is called on rank 0 before each size.
 	Progress func(benchmark string, size int)
+	// SampleFloor, if not nil, measures the job's cross-core floor after
+	// each sample (Row.SampleFloors).
+	SampleFloor *SampleFloor
 }
 
 // maxReps bounds the operations of one sample; warmup operations run
@@ -442,7 +445,7 @@ func measureSize(c *mpi.Comm, benchmark string, size int, bufs *buffers, o Optio
 	if err != nil {
 		return Row{}, err
 	}
-	return sampleRow(c, benchmark, size, op, reps, o.Samples)
+	return sampleRow(c, benchmark, size, op, reps, o.Samples, o.SampleFloor)
 }
 
 // calibrateReps returns the operations op of a sample of target seconds
@@ -464,15 +467,17 @@ func calibrateReps(c *mpi.Comm, op func(int) error, target float64) (int, error)
 // size and returns their row: each sample's time per operation (this
 // process's own for point-to-point benchmarks; for collectives, on rank
 // 0, the slowest rank's, with the fastest and the mean kept too), their
-// medians and, for point-to-point benchmarks, the bandwidth.
-func sampleRow(c *mpi.Comm, benchmark string, size int, op func(int) error, reps, samples int) (Row, error) {
+// medians and, for point-to-point benchmarks, the bandwidth; with a
+// floor, the job's floor after each sample, where rank 0 knows it.
+func sampleRow(c *mpi.Comm, benchmark string, size int, op func(int) error, reps, samples int, floor *SampleFloor) (Row, error) {
 	row := Row{Bytes: size, Reps: reps}
-	var mins, maxs, avgs []float64
+	var mins, maxs, avgs, floors []float64
 	for range samples {
 		t, err := timed(c, op, reps)
 		if err != nil {
 			return Row{}, err
 		}
+		floors = append(floors, floor.Measure())
 		per := t / float64(reps) * 1e6
 		if benchmark == "PingPong" {
 			per /= 2
@@ -492,6 +497,9 @@ func sampleRow(c *mpi.Comm, benchmark string, size int, op func(int) error, reps
 		}
 		row.Samples = append(row.Samples, hi[0])
 		mins, maxs, avgs = append(mins, lo[0]), append(maxs, hi[0]), append(avgs, sum[0]/float64(c.Size()))
+	}
+	if !slices.Contains(floors, 0) {
+		row.SampleFloors = floors
 	}
 	row.T = median(row.Samples)
 	if IsCollective(benchmark) {

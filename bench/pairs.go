@@ -70,20 +70,21 @@ type benchSize struct {
 // addPairs adds the ratios of def's times to other's, size by size, to
 // into: to the steady ones too where both jobs ran at one speed, as
 // other's floors and gauges (those of the benchmark's jobs, both)
-// say.
+// say, and where the rows' samples ran in one state (Row.Unmatched).
 func addPairs(into map[benchSize]*pairRatios, def, other Series) {
 	steady := len(other.Compute) > 0 && !other.SpeedChanged()
 	for _, r := range def.Rows {
-		t := rowAt(other, r.Bytes)
-		if r.T <= 0 || t <= 0 {
+		i := slices.IndexFunc(other.Rows, func(o Row) bool { return o.Bytes == r.Bytes })
+		if i < 0 || r.T <= 0 || other.Rows[i].T <= 0 {
 			continue
 		}
+		t := other.Rows[i].T
 		k := benchSize{def.Benchmark, r.Bytes}
 		if into[k] == nil {
 			into[k] = &pairRatios{}
 		}
 		into[k].all = append(into[k].all, r.T/t)
-		if steady {
+		if steady && !r.Unmatched && !other.Rows[i].Unmatched {
 			into[k].steady = append(into[k].steady, r.T/t)
 		}
 	}

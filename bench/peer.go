@@ -215,30 +215,46 @@ func (p *Peer) Build(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
-// Run runs the program Build made on np ranks under mpirun: the given
-// benchmarks (names as in AllBenchmarks) at the given sizes in bytes,
-// each size allowed budget seconds for samples timed samples, with
-// buffers rotated through more than offCache bytes when offCache > 0. It
-// returns one Series per benchmark, in the order given.
-func (p *Peer) Run(ctx context.Context, bin string, np int, benchmarks []string, sizes []int, budget float64, samples int, offCache int) ([]Series, error) {
-	if err := checkPeerRun(np, benchmarks, sizes, budget, samples, offCache); err != nil {
+// PeerJob says what Peer.Run measures: the benchmarks (names as in
+// AllBenchmarks) at the sizes in bytes on NP ranks, each size allowed
+// Budget seconds for Samples timed samples, with buffers rotated through
+// more than OffCache bytes when OffCache > 0.
+type PeerJob struct {
+	NP         int
+	Benchmarks []string
+	Sizes      []int
+	Budget     float64
+	Samples    int
+	OffCache   int
+	// SampleFloors: ranks 0 and 1 measure the job's cross-core floor
+	// after each sample (Row.SampleFloors), as SampleFloor does.
+	SampleFloors bool
+}
+
+// Run runs the program Build made under mpirun for job and returns one
+// Series per benchmark, in the order given.
+func (p *Peer) Run(ctx context.Context, bin string, job PeerJob) ([]Series, error) {
+	if err := checkPeerRun(job.NP, job.Benchmarks, job.Sizes, job.Budget, job.Samples, job.OffCache); err != nil {
 		return nil, err
 	}
-	args := []string{"-np", strconv.Itoa(np)}
+	args := []string{"-np", strconv.Itoa(job.NP)}
 	if p.openMPI() {
 		// More ranks than cores is what a laptop benchmark often wants.
 		args = append(args, "--oversubscribe")
 	}
-	sz := make([]string, len(sizes))
-	for i, s := range sizes {
+	sz := make([]string, len(job.Sizes))
+	for i, s := range job.Sizes {
 		sz[i] = strconv.Itoa(s)
 	}
 	args = append(args, bin,
-		"-bench", strings.Join(benchmarks, ","),
+		"-bench", strings.Join(job.Benchmarks, ","),
 		"-sizes", strings.Join(sz, ","),
-		"-budget", strconv.FormatFloat(budget, 'g', -1, 64),
-		"-samples", strconv.Itoa(samples),
-		"-offcache", strconv.Itoa(offCache))
+		"-budget", strconv.FormatFloat(job.Budget, 'g', -1, 64),
+		"-samples", strconv.Itoa(job.Samples),
+		"-offcache", strconv.Itoa(job.OffCache))
+	if job.SampleFloors {
+		args = append(args, "-samplefloors", "1")
+	}
 
 	cmd := exec.CommandContext(ctx, p.MPIRun, args...)
 	cmd.Env = peerEnv()
@@ -256,7 +272,7 @@ func (p *Peer) Run(ctx context.Context, bin string, np int, benchmarks []string,
 		}
 		return nil, fmt.Errorf("%s: %w", msg, err)
 	}
-	return parsePeerOutput(&stdout, np, benchmarks)
+	return parsePeerOutput(&stdout, job.NP, job.Benchmarks)
 }
 
 // checkPeerRun checks Run's arguments.
@@ -345,11 +361,14 @@ func parsePeerOutput(r io.Reader, np int, benchmarks []string) ([]Series, error)
 
 // parsePeerRow reads the fields of one line
 //
-//	ROW <benchmark> <bytes> <reps> <T> <TMin> <TMax> <TAvg> <MBps> <s1>,<s2>,...
+//	ROW <benchmark> <bytes> <reps> <T> <TMin> <TMax> <TAvg> <MBps> <s1>,<s2>,... <f1>,<f2>,...
+//
+// where the f are the job's floor after each sample, or "-" where it was
+// not measured.
 func parsePeerRow(f []string) (string, Row, error) {
 	var row Row
-	if len(f) != 10 {
-		return "", row, fmt.Errorf("%d fields, want 10", len(f))
+	if len(f) != 11 {
+		return "", row, fmt.Errorf("%d fields, want 11", len(f))
 	}
 	var err error
 	if row.Bytes, err = strconv.Atoi(f[2]); err != nil || row.Bytes < 0 {
@@ -369,6 +388,19 @@ func parsePeerRow(f []string) (string, Row, error) {
 			return "", row, err
 		}
 		row.Samples = append(row.Samples, v)
+	}
+	if f[10] == "-" {
+		return f[1], row, nil
+	}
+	for s := range strings.SplitSeq(f[10], ",") {
+		v, err := parsePeerFloat(s)
+		if err != nil || v == 0 {
+			return "", row, fmt.Errorf("bad floor %q", s)
+		}
+		row.SampleFloors = append(row.SampleFloors, v)
+	}
+	if len(row.SampleFloors) != len(row.Samples) {
+		return "", row, fmt.Errorf("%d floors for %d samples", len(row.SampleFloors), len(row.Samples))
 	}
 	return f[1], row, nil
 }

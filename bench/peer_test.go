@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -14,11 +15,11 @@ import (
 )
 
 func TestParsePeerOutput(t *testing.T) {
-	const out = `ROW PingPong 0 1000 0.5 0 0 0 0 0.5,0.6,0.4
+	const out = `ROW PingPong 0 1000 0.5 0 0 0 0 0.5,0.6,0.4 -
 some launcher chatter
-ROW PingPong 1024 500 2 0 0 0 512 2,2.5,1.5
+ROW PingPong 1024 500 2 0 0 0 512 2,2.5,1.5 0.05,0.2,0.06
 
-ROW Allreduce 8 2000 1.25 1 1.25 1.125 0 1.25,1.5,1e-3
+ROW Allreduce 8 2000 1.25 1 1.25 1.125 0 1.25,1.5,1e-3 -
 `
 	got, err := parsePeerOutput(strings.NewReader(out), 2, []string{"PingPong", "Allreduce", "Barrier"})
 	if err != nil {
@@ -27,7 +28,7 @@ ROW Allreduce 8 2000 1.25 1 1.25 1.125 0 1.25,1.5,1e-3
 	want := []Series{
 		{Benchmark: "PingPong", Variant: PeerVariant, Source: SourcePeer, NP: 2, Rows: []Row{
 			{Bytes: 0, Reps: 1000, Samples: []float64{0.5, 0.6, 0.4}, T: 0.5},
-			{Bytes: 1024, Reps: 500, Samples: []float64{2, 2.5, 1.5}, T: 2, MBps: 512},
+			{Bytes: 1024, Reps: 500, Samples: []float64{2, 2.5, 1.5}, T: 2, MBps: 512, SampleFloors: []float64{0.05, 0.2, 0.06}},
 		}},
 		{Benchmark: "Allreduce", Variant: PeerVariant, Source: SourcePeer, NP: 2, Rows: []Row{
 			{Bytes: 8, Reps: 2000, Samples: []float64{1.25, 1.5, 0.001}, T: 1.25, TMin: 1, TMax: 1.25, TAvg: 1.125},
@@ -39,15 +40,17 @@ ROW Allreduce 8 2000 1.25 1 1.25 1.125 0 1.25,1.5,1e-3
 	}
 
 	for _, bad := range []string{
-		"ROW PingPong 8 100 1 0 0 0 8\n",               // too few fields
-		"ROW PingPong 8 100 1 0 0 0 8 1,2 extra\n",     // too many fields
-		"ROW PingPong x 100 1 0 0 0 8 1,2,3\n",         // bad size
-		"ROW PingPong 8 0 1 0 0 0 8 1,2,3\n",           // no repetitions
-		"ROW PingPong 8 100 fast 0 0 0 8 1,2,3\n",      // bad time
-		"ROW PingPong 8 100 nan 0 0 0 8 1,2,3\n",       // not a number
-		"ROW PingPong 8 100 1 0 0 0 8 1,,3\n",          // empty sample
-		"ROW Alltoall 8 100 1 1 1 1 0 1,1,1\n",         // not asked for
-		"ROW PingPong 8 100 1 0 0 0 8 1,2,3\nROW oops", // truncated
+		"ROW PingPong 8 100 1 0 0 0 8 1,2\n",             // too few fields
+		"ROW PingPong 8 100 1 0 0 0 8 1,2 - extra\n",     // too many fields
+		"ROW PingPong x 100 1 0 0 0 8 1,2,3 -\n",         // bad size
+		"ROW PingPong 8 0 1 0 0 0 8 1,2,3 -\n",           // no repetitions
+		"ROW PingPong 8 100 fast 0 0 0 8 1,2,3 -\n",      // bad time
+		"ROW PingPong 8 100 nan 0 0 0 8 1,2,3 -\n",       // not a number
+		"ROW PingPong 8 100 1 0 0 0 8 1,,3 -\n",          // empty sample
+		"ROW PingPong 8 100 1 0 0 0 8 1,2,3 0.1,0.1\n",   // a floor missing
+		"ROW PingPong 8 100 1 0 0 0 8 1,2,3 0.1,0,0.1\n", // a floor of 0
+		"ROW Alltoall 8 100 1 1 1 1 0 1,1,1 -\n",         // not asked for
+		"ROW PingPong 8 100 1 0 0 0 8 1,2,3 -\nROW oops", // truncated
 	} {
 		if _, err := parsePeerOutput(strings.NewReader(bad), 2, []string{"PingPong", "Allreduce"}); err == nil {
 			t.Errorf("parsePeerOutput(%q): no error", bad)
@@ -116,7 +119,7 @@ func TestPeerRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Run(ctx, filepath.Join(dir, "no-such-program"), 2, []string{"Barrier"}, []int{0}, 0.01, 1, 0); err == nil {
+	if _, err := p.Run(ctx, filepath.Join(dir, "no-such-program"), PeerJob{NP: 2, Benchmarks: []string{"Barrier"}, Sizes: []int{0}, Budget: 0.01, Samples: 1}); err == nil {
 		t.Error("Run of a missing program: no error")
 	} else {
 		t.Logf("Run of a missing program: %v", err)
@@ -124,7 +127,7 @@ func TestPeerRun(t *testing.T) {
 	// Barrier and Ibarrier have no size: each is measured once, as 0
 	// bytes, although 0 is not among the sizes.
 	benchmarks := []string{"PingPong", "Allreduce", "Barrier", "Ibarrier", "Iallreduce", "Ialltoall"}
-	series, err := p.Run(ctx, bin, 2, benchmarks, []int{8, 1024}, 0.02, 3, 0)
+	series, err := p.Run(ctx, bin, PeerJob{NP: 2, Benchmarks: benchmarks, Sizes: []int{8, 1024}, Budget: 0.02, Samples: 3, SampleFloors: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,6 +149,9 @@ func TestPeerRun(t *testing.T) {
 			t.Logf("%s %d B: t=%.3g µs (%d reps, samples %v) %.4g MB/s", s.Benchmark, r.Bytes, r.T, r.Reps, r.Samples, r.MBps)
 			if r.T <= 0 || len(r.Samples) != 3 {
 				t.Errorf("%s %d B: t %g, %d samples", s.Benchmark, r.Bytes, r.T, len(r.Samples))
+			}
+			if runtime.NumCPU() >= 2 && (len(r.SampleFloors) != 3 || slices.Min(r.SampleFloors) <= 0) {
+				t.Errorf("%s %d B: the job's floors %v, want 3 measured", s.Benchmark, r.Bytes, r.SampleFloors)
 			}
 			if SizeLess(s.Benchmark) && r.Bytes != 0 {
 				t.Errorf("%s measured at %d bytes", s.Benchmark, r.Bytes)

@@ -18,9 +18,11 @@ import (
 // need not have. Version 4 adds the warning that the figures may be wrong
 // ("warning"), present only when the run had one. Version 5 adds the
 // compute gauges of the floor's CPUs ("compute_msec" of the floor and of
-// each series), which a record need not have. Decode reads every
-// version from oldestSchema on.
-const SchemaVersion = 5
+// each series), which a record need not have. Version 6 adds each row's
+// job floors ("sample_floors_usec") and what MatchSpeeds made of them
+// ("samples_left_out", "unmatched_speed"), which a row need not have.
+// Decode reads every version from oldestSchema on.
+const SchemaVersion = 6
 
 // LocalResults is the results directory that the commands measuring this
 // machine (mpibench, thesis, npb) write into by default: results/local,
@@ -137,6 +139,20 @@ type Row struct {
 	// it (MB = 10^6 bytes; Sendrecv counts the bytes twice, Exchange four
 	// times), from T; 0 for collectives.
 	MBps float64 `json:"mbytes_per_sec,omitempty"`
+	// SampleFloors are the job's own cross-core floor, in µs, measured
+	// between its ranks 0 and 1 right after each sample (SampleFloor):
+	// the state of the machine each sample ran in. Empty where the job
+	// did not measure it (more processes than CPUs, no shared memory,
+	// -no-floor) and in records from before it.
+	SampleFloors []float64 `json:"sample_floors_usec,omitempty"`
+	// LeftOut is how many samples T leaves out: samples taken while the
+	// job's floor read FloorChange times or more the lowest any column
+	// of the benchmark read at this size (MatchSpeeds).
+	LeftOut int `json:"samples_left_out,omitempty"`
+	// Unmatched: no sample of this row ran in the state of the
+	// machine the lowest floor says, so T compares with the other
+	// columns' across states; it is the median of all samples.
+	Unmatched bool `json:"unmatched_speed,omitempty"`
 }
 
 // Collective reports whether a Series is of a collective benchmark.

@@ -152,6 +152,20 @@ func fasterPeer(rec *Record, benchmark string, size int) (float64, string) {
 	return rowAt(series[best], size), series[best].Variant
 }
 
+// unmatchedAt reports whether a column of rec at benchmark and size ran
+// in another state of the machine than the others (Row.Unmatched).
+func unmatchedAt(rec *Record, benchmark string, size int) bool {
+	for _, s := range rec.Series {
+		if s.Benchmark != benchmark {
+			continue
+		}
+		if i := slices.IndexFunc(s.Rows, func(r Row) bool { return r.Bytes == size }); i >= 0 && s.Rows[i].Unmatched {
+			return true
+		}
+	}
+	return false
+}
+
 // rowAt returns the time of s at size, or 0 when s has no such row.
 func rowAt(s Series, size int) float64 {
 	if i := slices.IndexFunc(s.Rows, func(r Row) bool { return r.Bytes == size }); i >= 0 {
@@ -166,10 +180,16 @@ func rowAt(s Series, size int) float64 {
 // alone without a system MPI; cellMissing without either. Where the runs
 // measured several system MPIs, a run's is its faster one at that size,
 // and the cell names the one faster in most runs: "0.150 / 0.130 MPICH (1.15)".
+// A run whose columns at that point ran in different states of the
+// machine (Row.Unmatched) counts only where every run's did.
 func summaryCell(set suiteSet, benchmark string, size int) string {
+	files := slices.DeleteFunc(slices.Clone(set.files), func(f RecordFile) bool { return unmatchedAt(f.Record, benchmark, size) })
+	if len(files) == 0 {
+		files = set.files
+	}
 	var own, peer, ratios []float64
 	wins := map[string]int{}
-	for _, f := range set.files {
+	for _, f := range files {
 		to := 0.0
 		if o, ok := ownSeries(f.Record, benchmark); ok {
 			to = rowAt(o, size)

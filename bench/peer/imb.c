@@ -6,14 +6,16 @@
  *
  * Usage:
  *   mpirun -np N peer-imb -bench PingPong,Allreduce,... -sizes 0,1,2,4,...
- *          [-budget SECONDS] [-samples N] [-offcache BYTES]
+ *          [-budget SECONDS] [-samples N] [-offcache BYTES] [-samplefloors 1]
  *
  * For every benchmark and size, rank 0 prints one line to stdout:
- *   ROW <benchmark> <bytes> <reps> <T> <TMin> <TMax> <TAvg> <MBps> <s1>,<s2>,...
- * with times per operation in microseconds. Errors go to stderr, with a
- * non-zero exit status.
+ *   ROW <benchmark> <bytes> <reps> <T> <TMin> <TMax> <TAvg> <MBps> <s1>,<s2>,... <f1>,<f2>,...
+ * with times per operation in microseconds; the f are the job's own
+ * cross-core floor after each sample (-samplefloors 1: see
+ * bench/samplefloor.go), "-" where it was not measured. Errors go to
+ * stderr, with a non-zero exit status.
  *
- * Written for this project; C99 and MPI only.
+ * Written for this project; C99, MPI and GCC's __atomic builtins.
  */
 #include <mpi.h>
 
@@ -83,6 +85,7 @@ struct opts {
 	double budget;   /* seconds per size of each benchmark */
 	int samples;
 	long offcache;   /* bytes; 0 = off */
+	int samplefloors;
 };
 
 /*
@@ -234,6 +237,93 @@ static void bufs_next(struct bufs *bf, char **s, char **r)
 	*r = bf->rpool + k * bf->rstride;
 }
 
+/*
+ * The job's own floor (bench/samplefloor.go, which this mirrors): ranks 0
+ * and 1 pass a counter back and forth on a cache line of a shared-memory
+ * window, FLOOR_TRIPS round trips after each sample; rank 0 gives up
+ * after FLOOR_LIMIT seconds (two ranks on one CPU), and the floors of the
+ * job are unknown from then on.
+ */
+#define FLOOR_TRIPS 1000
+#define FLOOR_LIMIT 0.02
+#define FLOOR_STOP UINT64_MAX
+
+static MPI_Win floor_win = MPI_WIN_NULL;
+static uint64_t *floor_line; /* NULL: no floors */
+static uint64_t floor_next;
+
+/* floor_init allocates the line; without shared memory the job measures
+ * no floors. */
+static void floor_init(void)
+{
+	MPI_Aint size = rank == 0 ? 128 : 0, qsize;
+	int unit;
+	void *base;
+	char *p;
+
+	if (nprocs < 2 || MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &floor_win) != MPI_SUCCESS) {
+		floor_win = MPI_WIN_NULL;
+		return;
+	}
+	if (MPI_Win_shared_query(floor_win, 0, &qsize, &unit, &p) != MPI_SUCCESS || qsize < 128)
+		return;
+	p += (CACHE_LINE - (uintptr_t)p % CACHE_LINE) % CACHE_LINE;
+	floor_line = (uint64_t *)(void *)p;
+}
+
+static void floor_free(void)
+{
+	if (floor_win != MPI_WIN_NULL)
+		MPI_CHECK(MPI_Win_free(&floor_win));
+	floor_line = NULL;
+}
+
+/* floor_answer is rank 1's side of a measurement from base. */
+static void floor_answer(uint64_t base)
+{
+	uint64_t i, v;
+
+	for (i = 0; i < FLOOR_TRIPS; i++) {
+		while ((v = __atomic_load_n(floor_line, __ATOMIC_ACQUIRE)) != base + 2 * i + 1) {
+			if (v == FLOOR_STOP) {
+				floor_line = NULL;
+				return;
+			}
+		}
+		__atomic_store_n(floor_line, base + 2 * i + 2, __ATOMIC_RELEASE);
+	}
+}
+
+/* floor_measure returns, at rank 0, half the mean round trip of one
+ * measurement in µs; 0 elsewhere and where it is unknown. */
+static double floor_measure(void)
+{
+	uint64_t base = floor_next, i, sent;
+	double t0;
+	long spins;
+
+	if (floor_line == NULL || rank > 1)
+		return 0;
+	floor_next += 2 * FLOOR_TRIPS;
+	if (rank == 1) {
+		floor_answer(base);
+		return 0;
+	}
+	t0 = MPI_Wtime();
+	for (i = 0; i < FLOOR_TRIPS; i++) {
+		sent = base + 2 * i + 1;
+		__atomic_store_n(floor_line, sent, __ATOMIC_RELEASE);
+		for (spins = 0; __atomic_load_n(floor_line, __ATOMIC_ACQUIRE) == sent; spins++) {
+			if (spins % 1024 == 1023 && MPI_Wtime() - t0 > FLOOR_LIMIT &&
+			    __atomic_compare_exchange_n(floor_line, &sent, FLOOR_STOP, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				floor_line = NULL;
+				return 0;
+			}
+		}
+	}
+	return (MPI_Wtime() - t0) * 1e6 / (2 * FLOOR_TRIPS);
+}
+
 /* run_ops runs n operations of benchmark b with messages of size bytes. */
 static void run_ops(int b, int size, long n, struct bufs *bf)
 {
@@ -380,7 +470,7 @@ static double time_ops(int b, int size, long n, struct bufs *bf, MPI_Comm comm)
 
 /*
  * measure times benchmark b at size bytes and, on rank 0, prints its ROW
- * line. work holds 5*samples doubles.
+ * line. work holds 6*samples doubles.
  */
 static void measure(int b, int size, const struct opts *o, double *work)
 {
@@ -388,6 +478,7 @@ static void measure(int b, int size, const struct opts *o, double *work)
 	double target = o->budget / o->samples;
 	double *st = work, *smin = work + o->samples, *smax = work + 2 * o->samples;
 	double *savg = work + 3 * o->samples, *sorted = work + 4 * o->samples;
+	double *floors = work + 5 * o->samples;
 	double t, t0, el, per, red[3], tmed, tmin = 0, tmax = 0, tavg = 0, mbps = 0;
 	long n = 1, reps = 1;
 	int k;
@@ -443,6 +534,7 @@ static void measure(int b, int size, const struct opts *o, double *work)
 		t0 = MPI_Wtime();
 		run_ops(b, size, reps, &bf);
 		el = MPI_Wtime() - t0;
+		floors[k] = floor_measure();
 		per = el / (double)reps * 1e6;
 		if (b == PINGPONG)
 			per /= 2;
@@ -485,7 +577,15 @@ static void measure(int b, int size, const struct opts *o, double *work)
 	       bench_names[b], size, reps, tmed, tmin, tmax, tavg, mbps);
 	for (k = 0; k < o->samples; k++)
 		printf(k == 0 ? "%.6g" : ",%.6g", st[k]);
-	printf("\n");
+	for (k = 0; k < o->samples && floors[k] > 0; k++)
+		;
+	if (k < o->samples) {
+		printf(" -\n");
+	} else {
+		for (k = 0; k < o->samples; k++)
+			printf(k == 0 ? " %.6g" : ",%.6g", floors[k]);
+		printf("\n");
+	}
 	if (fflush(stdout) != 0 || ferror(stdout))
 		fatal("cannot write to stdout");
 }
@@ -611,6 +711,12 @@ static int parse_args(int argc, char **argv, struct opts *o, char *err, size_t e
 				return -1;
 			}
 			o->offcache = v;
+		} else if (strcmp(name, "-samplefloors") == 0) {
+			if (parse_long(val, 0, 1, &v) != 0) {
+				snprintf(err, errlen, "-samplefloors: bad value %s (0 or 1)", val);
+				return -1;
+			}
+			o->samplefloors = (int)v;
 		} else {
 			snprintf(err, errlen, "unknown flag %s", argv[i - 1]);
 			return -1;
@@ -618,7 +724,7 @@ static int parse_args(int argc, char **argv, struct opts *o, char *err, size_t e
 	}
 	if (!have_bench || !have_sizes) {
 		snprintf(err, errlen, "usage: %s -bench B1,B2,... -sizes S1,S2,... "
-		         "[-budget SECONDS] [-samples N] [-offcache BYTES]", argv[0]);
+		         "[-budget SECONDS] [-samples N] [-offcache BYTES] [-samplefloors 0|1]", argv[0]);
 		return -1;
 	}
 	for (i = 0; i < o->nbench; i++) {
@@ -657,9 +763,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "peer-imb: rank %d: MPI_Finalize failed\n", rank);
 		return 2;
 	}
-	work = malloc(5 * (size_t)o.samples * sizeof *work);
+	work = malloc(6 * (size_t)o.samples * sizeof *work);
 	if (work == NULL)
 		fatal("out of memory");
+	if (o.samplefloors)
+		floor_init();
 
 	for (i = 0; i < o.nbench; i++) {
 		int b = o.benches[i];
@@ -678,6 +786,7 @@ int main(int argc, char **argv)
 		}
 	}
 
+	floor_free();
 	free(work);
 	free(o.sizes);
 	if (MPI_Finalize() != MPI_SUCCESS) {

@@ -189,9 +189,11 @@ func checkTinyRecord(t *testing.T, rec *bench.Record, out string) {
 }
 
 // checkTinyRows checks that each series has a row per size (Barrier one,
-// of 0 bytes) with times, samples, repetitions and bandwidths.
+// of 0 bytes) with times, samples, repetitions and bandwidths, and the
+// job's floor after each sample where the machine has a CPU per rank.
 func checkTinyRows(t *testing.T, rec *bench.Record) {
 	t.Helper()
+	floors := rec.Machine.CPUs >= rec.Params.NP
 	for _, s := range rec.Series {
 		want := 2
 		if s.Benchmark == "Barrier" {
@@ -207,6 +209,9 @@ func checkTinyRows(t *testing.T, rec *bench.Record) {
 			if r.T <= 0 || len(r.Samples) != 2 || r.Reps < 1 || (s.Benchmark == "PingPong" && r.Bytes > 0 && r.MBps <= 0) ||
 				(s.Collective() && (r.TMin <= 0 || r.TMin > r.TMax)) {
 				t.Errorf("%s/%s: bad row %+v", s.Benchmark, s.Variant, r)
+			}
+			if floors && (len(r.SampleFloors) != len(r.Samples) || slices.Min(r.SampleFloors) <= 0) {
+				t.Errorf("%s/%s, %d bytes: the job's floors %v for %d samples", s.Benchmark, s.Variant, r.Bytes, r.SampleFloors, len(r.Samples))
 			}
 		}
 	}
@@ -513,7 +518,7 @@ func TestGroupCompute(t *testing.T) {
 	// Gauges apart, floors steady: one try, no note of a try again.
 	f = fakeSpeeds(speed{0.06, fast}, speed{0.06, slow}, speed{0.06, fast})
 	tries := 0
-	notes, err := f.steady(2, []string{"Reduce"}, func(bool) error { tries++; f.between(); f.between(); return nil })
+	notes, err := f.steady(2, []string{"Reduce"}, func(bool) error { tries++; f.between(); f.between(); return nil }, betweenJobs)
 	if err != nil || tries != 1 || len(notes) != 0 {
 		t.Errorf("gauges apart: %d tries, notes %q, err %v; want one try", tries, notes, err)
 	}
@@ -604,7 +609,7 @@ func TestGroupSteady(t *testing.T) {
 			f.between()
 			f.between()
 			return nil
-		})
+		}, betweenJobs)
 		if err != nil || tries != tc.tries || len(notes) != tc.tries-1 || !slices.Equal(f.floors(), tc.last) {
 			t.Errorf("%s: %d tries (want %d), notes %q, floors %v (want %v), err %v", tc.name, tries, tc.tries, notes, f.seen, tc.last, err)
 		}
@@ -616,10 +621,35 @@ func TestGroupSteady(t *testing.T) {
 	}
 	f := fakeFloors(0.05, 0.19, 0.06)
 	failed := errors.New("the job failed")
-	if _, err := f.steady(2, []string{"Reduce"}, func(bool) error { f.between(); return failed }); err != failed {
+	if _, err := f.steady(2, []string{"Reduce"}, func(bool) error { f.between(); return failed }, betweenJobs); err != failed {
 		t.Errorf("a job's error: %v", err)
 	}
+
+	// Judged by the jobs' own floors, the floors between the jobs do not
+	// count: floors apart but the jobs matched make one try; jobs that
+	// differ twice then match make three, with the jobs' notes.
+	f = fakeFloors(0.05, 0.19, 0.06, 0.05, 0.06, 0.05, 0.06)
+	tries := 0
+	matched := func() (string, bool) { return "", true }
+	if notes, _ := f.steady(2, []string{"Reduce"}, func(bool) error { tries++; f.between(); f.between(); return nil }, matched); tries != 1 || len(notes) != 0 {
+		t.Errorf("jobs matched, floors between apart: %d tries, notes %q", tries, notes)
+	}
+	tries = 0
+	differ := func() (string, bool) {
+		if tries < 3 {
+			return fmt.Sprintf("try %d differs", tries), true
+		}
+		return "", true
+	}
+	notes, _ := f.steady(5, []string{"Reduce"}, func(bool) error { tries++; return nil }, differ)
+	if tries != 3 || !slices.Equal(notes, []string{"try 1 differs", "try 2 differs"}) {
+		t.Errorf("jobs that differ twice: %d tries, notes %q", tries, notes)
+	}
 }
+
+// betweenJobs is steady's judge where the jobs measure no floors of their
+// own.
+func betweenJobs() (string, bool) { return "", false }
 
 // TestLoadReason: a load average of half the CPUs or more before the run
 // makes a reason to warn; a lower one, or one that cannot be read, none.

@@ -50,11 +50,15 @@ type suiteOptions struct {
 	peerNames  []string // the system MPIs by name (bench.PeerOpenMPI, bench.PeerMPICH); "" for every one found
 	interleave bool     // a job per benchmark, the system MPI's after each
 	noFloor    bool     // skip the cross-core floor
-	retries    int      // how many times a group whose floors moved apart is measured again
-	results    string   // directory of the records, "" for none
-	quiet      bool
-	timeout    time.Duration
-	mpirun     string // "" to build it
+	// sampleFloors: each job measures its own floor after each sample
+	// (bench.SampleFloor), where the floor is measured and the job has a
+	// CPU for each process.
+	sampleFloors bool
+	retries      int    // how many times a group whose floors moved apart is measured again
+	results      string // directory of the records, "" for none
+	quiet        bool
+	timeout      time.Duration
+	mpirun       string // "" to build it
 	// loadAverage reads the machine's load average before the run.
 	loadAverage bench.LoadAverage
 }
@@ -127,7 +131,7 @@ func (o *suiteOptions) defineFlags(fs *flag.FlagSet) *suiteFlags {
 	f.offCache = fs.Bool("off-cache", false, "use buffers outside the caches (an arena twice the last-level cache)")
 	f.peer = fs.String("peer", "auto", "measure the system MPIs too, a column each: auto (every one on PATH: Open MPI by mpicc.openmpi and mpirun.openmpi, MPICH by mpicc.mpich and mpiexec.hydra, and whatever mpicc and mpirun are when they are another; also true), openmpi or mpich (that MPI alone, by its Debian names), openmpi,mpich or all (both, a column each, saying which is missing), or off (also false)")
 	fs.BoolVar(&o.interleave, "interleave", true, "measure benchmark by benchmark, each variant's job then the system MPI's, so that a machine whose speed changes during the run (a VM whose processors move) weighs on both alike; false: a job per variant, then the system MPI's, for all benchmarks")
-	fs.IntVar(&o.retries, "retries", 2, "measure a benchmark's jobs again, up to this many times, when the machine's speed changed while they ran (the cross-core floor, measured before, between and after them in a run with the system MPI, doubled or halved); 0: never")
+	fs.IntVar(&o.retries, "retries", 2, "measure a benchmark's jobs again, up to this many times, when the machine's speed changed while they ran (the cross-core floor doubled or halved: the jobs' own after each sample, where they have a CPU per process, else the floor before, between and after them in a run with the system MPI); 0: never")
 	fs.BoolVar(&o.noFloor, "no-floor", false, "skip the cross-core floor (a cache-line ping-pong between two processes), measured with PingPong")
 	fs.StringVar(&o.results, "results", bench.LocalResults, "directory of the JSON records and their README (empty: write none; "+bench.CommittedResults+": the committed records)")
 	f.short = fs.Bool("short", false, "a quick check: sizes "+shortSizes+", -budget "+shortBudget.String()+", -samples "+fmt.Sprint(shortSamples)+" (flags given explicitly win)")
@@ -318,6 +322,7 @@ func runSuite(ctx context.Context, o *suiteOptions, stdout, stderr io.Writer) in
 		Params: bench.Params{NP: o.np, Benchmarks: o.benchmarks, Sizes: o.sizes, Budget: o.budget.Seconds(),
 			Samples: o.samples, OffCache: o.offCache > 0, Interleaved: o.interleave},
 	}
+	o.sampleFloors = !o.noFloor && o.np <= rec.Machine.CPUs
 	busy := o.loadReason(rec.Machine.CPUs)
 	others, _ := bench.StartOthersCPU() // nil where /proc cannot tell
 	if err := measure(ctx, o, rec, exe, tmp, stderr); err != nil {
@@ -387,9 +392,13 @@ func measure(ctx context.Context, o *suiteOptions, rec *bench.Record, exe, tmp s
 
 // measureGroup runs the jobs of every variant and of the system MPI for
 // the benchmarks of group, with the cross-core floor measured before,
-// between and after them, again where the floors moved apart (steady);
-// rec notes each try again, and a last try whose floors still differ.
+// between and after them, and compares the columns' samples of one state
+// of the machine (bench.MatchSpeeds). It measures them again where they
+// ran in different states (steady): by the jobs' own floors where they
+// measure them, else by the floors between the jobs. rec notes each try
+// again, and a last try whose columns still differ.
 func measureGroup(ctx context.Context, o *suiteOptions, rec *bench.Record, group []string, exe string, peer *peerJobs, floors *groupFloors, progress *bench.Progress, stderr io.Writer) (mine, peers [][]bench.Series, err error) {
+	var unmatched []string // MatchSpeeds' notes of the last try
 	notes, err := floors.steady(o.retries, group, func(again bool) error {
 		if again {
 			progress.Grow(len(o.variants))
@@ -404,7 +413,16 @@ func measureGroup(ctx context.Context, o *suiteOptions, rec *bench.Record, group
 			floors.between()
 		}
 		peers = peer.run(group, floors.between)
+		// The concatenated series share their rows with mine and
+		// peers, which MatchSpeeds sets.
+		unmatched = bench.MatchSpeeds(slices.Concat(append(mine, peers...)...))
 		return nil
+	}, func() (string, bool) {
+		if !o.sampleFloors || len(unmatched) == 0 {
+			return "", o.sampleFloors
+		}
+		return fmt.Sprintf("floor: by the jobs' own floors, the columns of %s ran in different states of the machine (%s); measured again",
+			strings.Join(group, ","), unmatched[0]), true
 	})
 	rec.Notes = append(rec.Notes, notes...)
 	if err != nil {
@@ -413,6 +431,7 @@ func measureGroup(ctx context.Context, o *suiteOptions, rec *bench.Record, group
 	if note := floors.mark(append(mine, peers...), group); note != "" {
 		rec.Notes = append(rec.Notes, note)
 	}
+	rec.Notes = append(rec.Notes, unmatched...)
 	return mine, peers, nil
 }
 
@@ -464,25 +483,32 @@ func (f *groupFloors) between() {
 }
 
 // steady runs the jobs of group (run, which measures the floor after each
-// job with between, and is told whether it runs them again) until their
-// floors say that the machine kept one speed, at most retries times
-// more: columns compare only when measured at one speed (a virtual
-// machine whose processors move apart and together changes its speed
-// for seconds at a time). It returns a note for each try it made again,
-// and run's error. The compute gauges are noted (mark) but make no try
-// again: where a host slows a CPU by sharing its core, the CPU changes
-// speed about as often as a job takes, so that a try again rarely finds
-// one speed throughout and only makes the run longer.
-func (f *groupFloors) steady(retries int, group []string, run func(again bool) error) (notes []string, err error) {
+// job with between, and is told whether it runs them again) until the
+// machine kept one speed, at most retries times more: columns compare
+// only when measured at one speed (a virtual machine whose processors
+// move apart and together changes its speed for seconds at a time). The
+// speed is judged by byJobs where it judges (the jobs' own floors): it
+// returns the note of a try again, "" for none, and whether it judged;
+// where it did not, the floors between the jobs judge. It returns a note
+// for each try it made again, and run's error. The compute gauges are
+// noted (mark) but make no try again: where a host slows a CPU by sharing
+// its core, the CPU changes speed about as often as a job takes, so that
+// a try again rarely finds one speed throughout and only makes the run
+// longer.
+func (f *groupFloors) steady(retries int, group []string, run func(again bool) error, byJobs func() (again string, judged bool)) (notes []string, err error) {
 	for try := 0; ; try++ {
 		f.begin()
 		if err := run(try > 0); err != nil {
 			return notes, err
 		}
-		if try >= retries || !bench.FloorsApart(f.floors()) {
+		note, judged := byJobs()
+		if !judged && bench.FloorsApart(f.floors()) {
+			note = f.note("measured again", group)
+		}
+		if try >= retries || note == "" {
 			return notes, nil
 		}
-		notes = append(notes, f.note("measured again", group))
+		notes = append(notes, note)
 	}
 }
 
@@ -773,7 +799,8 @@ func (j *peerJobs) run(benchmarks []string, after func()) [][]bench.Series {
 		if job.p == nil {
 			continue
 		}
-		series, err := job.p.Run(j.ctx, job.bin, o.np, benchmarks, o.sizes, o.budget.Seconds(), o.samples, o.offCache)
+		series, err := job.p.Run(j.ctx, job.bin, bench.PeerJob{NP: o.np, Benchmarks: benchmarks, Sizes: o.sizes,
+			Budget: o.budget.Seconds(), Samples: o.samples, OffCache: o.offCache, SampleFloors: o.sampleFloors})
 		after()
 		if err != nil {
 			job.note = fmt.Sprintf("system MPI (%s): %v", job.p.Version, err)

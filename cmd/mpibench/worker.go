@@ -37,8 +37,12 @@ func startCPUProfile(path string) (stop func(), err error) {
 
 // workerArgs returns the command line of a worker measuring benchmarks.
 func workerArgs(benchmarks []string, o *suiteOptions) []string {
-	return []string{"worker", "-bench", strings.Join(benchmarks, ","), "-sizes", bench.FormatSizes(o.sizes),
+	args := []string{"worker", "-bench", strings.Join(benchmarks, ","), "-sizes", bench.FormatSizes(o.sizes),
 		"-budget", o.budget.String(), "-samples", fmt.Sprint(o.samples), "-offcache", fmt.Sprint(o.offCache)}
+	if o.sampleFloors {
+		args = append(args, "-sample-floors")
+	}
+	return args
 }
 
 // worker is one rank of a benchmark job: it measures the benchmarks of
@@ -52,6 +56,7 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	budget := fs.Duration("budget", 100*time.Millisecond, "time per size")
 	samples := fs.Int("samples", 5, "samples per size")
 	offCache := fs.Int("offcache", 0, "off-cache arena bytes")
+	sampleFloors := fs.Bool("sample-floors", false, "measure the job's cross-core floor between ranks 0 and 1 after each sample")
 	cpuprofile := fs.String("cpuprofile", "", "write each rank's CPU profile to `prefix`.RANK")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -80,6 +85,12 @@ func worker(args []string, stdout, stderr io.Writer) int {
 		defer stop()
 	}
 	o.Progress = func(b string, size int) { fmt.Fprintf(stdout, "%s%s %d\n", progressPrefix, b, size) }
+	if *sampleFloors {
+		// Without shared memory (over TCP) the job measures without.
+		if o.SampleFloor, err = bench.NewSampleFloor(w); err == nil {
+			defer o.SampleFloor.Free()
+		}
+	}
 	for _, b := range benchmarks {
 		s, err := bench.Measure(w, b, o)
 		if err != nil {
