@@ -283,6 +283,7 @@ func writeSuiteSummary(b *bytes.Buffer, dir string, files []RecordFile) error {
 	fmt.Fprintln(b, "One section per machine (the CPU model and the CPUs a run could use), from the records of `go run ./cmd/mpibench`.")
 	fmt.Fprintln(b, "A cell is this runtime's default / the system MPI's time in µs, medians over the runs of that process count, and the median of the runs' ratios: below 1, this runtime is faster.")
 	fmt.Fprintln(b, "Where a run measured two system MPIs, its ratio is to the faster of them at that point, and the cell names the one faster in most runs.")
+	fmt.Fprintln(b, "A run whose columns at a point ran in different states of the machine, by the floors its jobs measured after each sample (docs/benchmarks.md, \"The jobs' own floor\"), is left out of that cell, unless every run there is such a run.")
 	fmt.Fprintln(b, "Collectives: the slowest rank's time. Every sample is in the records (*.json).")
 	for _, g := range groups {
 		if err := writeMachineSection(b, dir, g); err != nil {
