@@ -145,9 +145,10 @@ type Row struct {
 	// did not measure it (more processes than CPUs, no shared memory,
 	// -no-floor) and in records from before it.
 	SampleFloors []float64 `json:"sample_floors_usec,omitempty"`
-	// LeftOut is how many samples T leaves out: samples taken while the
-	// job's floor read FloorChange times or more the lowest any column
-	// of the benchmark read at this size (MatchSpeeds).
+	// LeftOut is how many samples T (and MBps) leave out: samples taken
+	// while the job's floor read FloorChange times or more the state the
+	// columns are compared in (MatchSpeeds). TMin, TMax and TAvg keep
+	// every sample.
 	LeftOut int `json:"samples_left_out,omitempty"`
 	// Unmatched: no sample of this row ran in the state of the
 	// machine the lowest floor says, so T compares with the other
