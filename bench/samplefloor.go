@@ -62,7 +62,10 @@ func NewSampleFloor(c *mpi.Comm) (*SampleFloor, error) {
 		return nil, fmt.Errorf("bench: the job's floor line: %w", err)
 	}
 	part, err := mpi.SharedQuery[uint64](win, 0)
-	if err != nil || len(part) < 16 {
+	if err == nil && len(part) < 16 {
+		err = fmt.Errorf("%d words, want 16", len(part))
+	}
+	if err != nil {
 		return nil, fmt.Errorf("bench: the job's floor line: rank 0's part: %w", errors.Join(err, win.Free()))
 	}
 	at := 0
@@ -72,7 +75,7 @@ func NewSampleFloor(c *mpi.Comm) (*SampleFloor, error) {
 	return &SampleFloor{win: win, line: (*atomic.Uint64)(unsafe.Pointer(&part[at])), rank: c.Rank(), size: c.Size()}, nil
 }
 
-// Free releases the line (collective).
+// Free releases the line (collective, before mpi.Finalize).
 func (f *SampleFloor) Free() error { return f.win.Free() }
 
 // Measure runs one measurement of the floor between ranks 0 and 1 and

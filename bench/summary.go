@@ -181,7 +181,8 @@ func rowAt(s Series, size int) float64 {
 // measured several system MPIs, a run's is its faster one at that size,
 // and the cell names the one faster in most runs: "0.150 / 0.130 MPICH (1.15)".
 // A run whose columns at that point ran in different states of the
-// machine (Row.Unmatched) counts only where every run's did.
+// machine (Row.Unmatched) is left out, unless every run there is such a
+// run.
 func summaryCell(set suiteSet, benchmark string, size int) string {
 	files := slices.DeleteFunc(slices.Clone(set.files), func(f RecordFile) bool { return unmatchedAt(f.Record, benchmark, size) })
 	if len(files) == 0 {

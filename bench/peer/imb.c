@@ -298,7 +298,7 @@ static void floor_answer(uint64_t base)
  * measurement in µs; 0 elsewhere and where it is unknown. */
 static double floor_measure(void)
 {
-	uint64_t base = floor_next, i, sent;
+	uint64_t base = floor_next, i, sent, expect;
 	double t0;
 	long spins;
 
@@ -314,8 +314,12 @@ static double floor_measure(void)
 		sent = base + 2 * i + 1;
 		__atomic_store_n(floor_line, sent, __ATOMIC_RELEASE);
 		for (spins = 0; __atomic_load_n(floor_line, __ATOMIC_ACQUIRE) == sent; spins++) {
-			if (spins % 1024 == 1023 && MPI_Wtime() - t0 > FLOOR_LIMIT &&
-			    __atomic_compare_exchange_n(floor_line, &sent, FLOOR_STOP, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			if (spins % 1024 != 1023 || MPI_Wtime() - t0 <= FLOOR_LIMIT)
+				continue;
+			/* Give up, unless the answer came meanwhile (the
+			 * exchange then fails, and the loop sees it). */
+			expect = sent;
+			if (__atomic_compare_exchange_n(floor_line, &expect, FLOOR_STOP, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 				floor_line = NULL;
 				return 0;
 			}

@@ -87,9 +87,7 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	o.Progress = func(b string, size int) { fmt.Fprintf(stdout, "%s%s %d\n", progressPrefix, b, size) }
 	if *sampleFloors {
 		// Without shared memory (over TCP) the job measures without.
-		if o.SampleFloor, err = bench.NewSampleFloor(w); err == nil {
-			defer o.SampleFloor.Free()
-		}
+		o.SampleFloor, _ = bench.NewSampleFloor(w)
 	}
 	for _, b := range benchmarks {
 		s, err := bench.Measure(w, b, o)
@@ -102,6 +100,11 @@ func worker(args []string, stdout, stderr io.Writer) int {
 				return fail(err)
 			}
 			fmt.Fprintf(stdout, "%s%s\n", seriesPrefix, line)
+		}
+	}
+	if o.SampleFloor != nil {
+		if err := o.SampleFloor.Free(); err != nil {
+			return fail(err)
 		}
 	}
 	if err := mpi.Finalize(); err != nil {
