@@ -65,6 +65,18 @@ func NewSampleFloor(c *mpi.Comm) (*SampleFloor, error) {
 	if err == nil && len(part) < 16 {
 		err = fmt.Errorf("%d words, want 16", len(part))
 	}
+	// Every rank learns whether all could map the line: a rank 1 that
+	// could, beside a rank 0 that could not, would wait for pings that
+	// never come.
+	ok, all := []int32{1}, []int32{0}
+	if err != nil {
+		ok[0] = 0
+	}
+	if aerr := mpi.Allreduce(c, ok, all, mpi.Min); aerr != nil {
+		err = errors.Join(err, aerr)
+	} else if all[0] == 0 && err == nil {
+		err = errors.New("another rank could not map it")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bench: the job's floor line: rank 0's part: %w", errors.Join(err, win.Free()))
 	}

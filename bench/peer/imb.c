@@ -252,30 +252,36 @@ static MPI_Win floor_win = MPI_WIN_NULL;
 static uint64_t *floor_line; /* NULL: no floors */
 static uint64_t floor_next;
 
-/* floor_init allocates the line; without shared memory the job measures
- * no floors. */
-static void floor_init(void)
-{
-	MPI_Aint size = rank == 0 ? 128 : 0, qsize;
-	int unit;
-	void *base;
-	char *p;
-
-	if (nprocs < 2 || MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &floor_win) != MPI_SUCCESS) {
-		floor_win = MPI_WIN_NULL;
-		return;
-	}
-	if (MPI_Win_shared_query(floor_win, 0, &qsize, &unit, &p) != MPI_SUCCESS || qsize < 128)
-		return;
-	p += (CACHE_LINE - (uintptr_t)p % CACHE_LINE) % CACHE_LINE;
-	floor_line = (uint64_t *)(void *)p;
-}
-
 static void floor_free(void)
 {
 	if (floor_win != MPI_WIN_NULL)
 		MPI_CHECK(MPI_Win_free(&floor_win));
 	floor_line = NULL;
+}
+
+/* floor_init allocates the line; without shared memory the job measures
+ * no floors. Every rank learns whether all could map it: a rank 1 that
+ * could, beside a rank 0 that could not, would wait for pings that never
+ * come. */
+static void floor_init(void)
+{
+	MPI_Aint size = rank == 0 ? 128 : 0, qsize;
+	int unit, ok, all;
+	void *base;
+	char *p = NULL;
+
+	if (nprocs < 2 || MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &floor_win) != MPI_SUCCESS) {
+		floor_win = MPI_WIN_NULL;
+		return;
+	}
+	ok = MPI_Win_shared_query(floor_win, 0, &qsize, &unit, &p) == MPI_SUCCESS && qsize >= 128;
+	MPI_CHECK(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+	if (!all) {
+		floor_free();
+		return;
+	}
+	p += (CACHE_LINE - (uintptr_t)p % CACHE_LINE) % CACHE_LINE;
+	floor_line = (uint64_t *)(void *)p;
 }
 
 /* floor_answer is rank 1's side of a measurement from base. */
