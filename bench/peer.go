@@ -234,7 +234,7 @@ type PeerJob struct {
 // Run runs the program Build made under mpirun for job and returns one
 // Series per benchmark, in the order given.
 func (p *Peer) Run(ctx context.Context, bin string, job PeerJob) ([]Series, error) {
-	if err := checkPeerRun(job.NP, job.Benchmarks, job.Sizes, job.Budget, job.Samples, job.OffCache); err != nil {
+	if err := job.check(); err != nil {
 		return nil, err
 	}
 	args := []string{"-np", strconv.Itoa(job.NP)}
@@ -275,31 +275,31 @@ func (p *Peer) Run(ctx context.Context, bin string, job PeerJob) ([]Series, erro
 	return parsePeerOutput(&stdout, job.NP, job.Benchmarks)
 }
 
-// checkPeerRun checks Run's arguments.
-func checkPeerRun(np int, benchmarks []string, sizes []int, budget float64, samples int, offCache int) error {
+// check checks Run's job.
+func (j PeerJob) check() error {
 	switch {
-	case np < 1:
-		return fmt.Errorf("bench: peer: %d ranks", np)
-	case len(benchmarks) == 0:
+	case j.NP < 1:
+		return fmt.Errorf("bench: peer: %d ranks", j.NP)
+	case len(j.Benchmarks) == 0:
 		return errors.New("bench: peer: no benchmark")
-	case len(sizes) == 0:
+	case len(j.Sizes) == 0:
 		return errors.New("bench: peer: no message size")
-	case !(budget > 0) || math.IsInf(budget, 0):
-		return fmt.Errorf("bench: peer: budget %g s, want > 0", budget)
-	case samples < 1:
-		return fmt.Errorf("bench: peer: %d samples, want 1 or more", samples)
-	case offCache < 0:
-		return fmt.Errorf("bench: peer: off-cache size %d", offCache)
+	case !(j.Budget > 0) || math.IsInf(j.Budget, 0):
+		return fmt.Errorf("bench: peer: budget %g s, want > 0", j.Budget)
+	case j.Samples < 1:
+		return fmt.Errorf("bench: peer: %d samples, want 1 or more", j.Samples)
+	case j.OffCache < 0:
+		return fmt.Errorf("bench: peer: off-cache size %d", j.OffCache)
 	}
-	for _, b := range benchmarks {
+	for _, b := range j.Benchmarks {
 		if !slices.Contains(AllBenchmarks(), b) {
 			return fmt.Errorf("bench: peer: unknown benchmark %q", b)
 		}
-		if !IsCollective(b) && np < 2 {
-			return fmt.Errorf("bench: peer: %s needs at least 2 ranks, have %d", b, np)
+		if !IsCollective(b) && j.NP < 2 {
+			return fmt.Errorf("bench: peer: %s needs at least 2 ranks, have %d", b, j.NP)
 		}
 	}
-	for _, s := range sizes {
+	for _, s := range j.Sizes {
 		if s < 0 || s > math.MaxInt32 {
 			return fmt.Errorf("bench: peer: message size %d out of range", s)
 		}

@@ -189,7 +189,7 @@ func MatchSpeeds(series []Series) []string {
 		}
 		if len(sizes) > 0 {
 			notes = append(notes, fmt.Sprintf("%s, %s: every sample at %s bytes ran while the job's own floor read %s µs, %d times or more the %s µs of another column's job there: these times compare across states of the machine",
-				s.Benchmark, s.Variant, AndList(sizes), usecRange(theirs), FloorChange, usecRange(others)))
+				s.Benchmark, s.Variant, AndList(sizes), spanText(theirs), FloorChange, spanText(others)))
 		}
 	}
 	return notes
@@ -205,24 +205,13 @@ func matchRow(r *Row, low float64, benchmark string) bool {
 			kept = append(kept, r.Samples[j])
 		}
 	}
-	r.LeftOut, r.Unmatched = len(r.Samples)-len(kept), len(kept) == 0
 	if len(kept) == 0 {
-		r.LeftOut = 0
+		r.Unmatched = true
 		return false
 	}
-	r.T = median(kept)
+	r.LeftOut, r.T = len(r.Samples)-len(kept), median(kept)
 	if r.MBps > 0 && r.T > 0 {
 		r.MBps = float64(r.Bytes*bytesFactor(benchmark)) / r.T
 	}
 	return true
-}
-
-// usecRange formats the range of ts, "0.21-0.25", or "0.21" for one
-// value.
-func usecRange(ts []float64) string {
-	lo, hi := fmt.Sprintf("%.3g", slices.Min(ts)), fmt.Sprintf("%.3g", slices.Max(ts))
-	if lo == hi {
-		return lo
-	}
-	return lo + "-" + hi
 }

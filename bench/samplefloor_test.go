@@ -46,7 +46,7 @@ func TestMatchSpeeds(t *testing.T) {
 	if pp.T != 0.245 || pp.LeftOut != 1 || pp.MBps != float64(8)/0.245 {
 		t.Errorf("PingPong 8 B: %+v, want 0.245 µs of 2 and its bandwidth", pp)
 	}
-	if want := "Bcast, default: every sample at 8 bytes ran while the job's own floor read 0.2-0.22 µs, 2 times or more the 0.06 µs of another column's job there"; len(notes) != 1 || !strings.HasPrefix(notes[0], want) {
+	if want := "Bcast, default: every sample at 8 bytes ran while the job's own floor read 0.2 to 0.22 µs, 2 times or more the 0.06 µs of another column's job there"; len(notes) != 1 || !strings.HasPrefix(notes[0], want) {
 		t.Errorf("notes %q, want one of Bcast 8 B's default", notes)
 	}
 }
